@@ -1,0 +1,32 @@
+/* Command-line parsing shared by the subcommands: `--name value`,
+ * `--name=value` and flags, with errors that name the option. */
+#ifndef CGM_CLI_ARGS_H
+#define CGM_CLI_ARGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct cli_args {
+  int argc;
+  char **argv;
+  int pos;            /* next argument to look at */
+  const char *value;  /* value of the option just matched */
+  char error[512];    /* first parse error */
+  const char *positional[16];
+  int npositional;
+} cli_args;
+
+void cli_args_init(cli_args *a, int argc, char **argv);
+/* True when there is another argument; positional ones are collected. */
+bool cli_next(cli_args *a);
+/* Matches the current option; for options with a value, a->value is set. */
+bool cli_flag(cli_args *a, const char *name);
+bool cli_opt(cli_args *a, const char *name);
+/* Value converters: record an error naming the option on bad input. */
+bool cli_int(cli_args *a, const char *name, int64_t lo, int64_t hi, int64_t *out);
+bool cli_double(cli_args *a, const char *name, double lo, double hi, double *out);
+/* Reports an unknown option. */
+void cli_unknown(cli_args *a);
+bool cli_failed(const cli_args *a);
+
+#endif

@@ -1,0 +1,69 @@
+/* cgmodel info A.mtx [--json]: the features of a matrix. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+
+static const char help[] = "usage: cgmodel info A.mtx [--json]\n"
+                           "Prints the matrix features the model uses: dimension x, nonzeros,\n"
+                           "row lengths, and for N = 1, 2, 4, 8 the stored blocks, e_N, d_N and\n"
+                           "the elements after MBR sorting and padding.\n";
+
+static void print_human(const char *path, const cgm_features *f, const cgm_mm_info *mm) {
+  printf("matrix        %s\n", path);
+  printf("dimension x   %d\n", f->x);
+  printf("nonzeros      %lld (%lld entries in the file, %s, %s%s)\n", (long long)f->nnz,
+         (long long)mm->entries_in_file,
+         mm->field == CGM_MM_PATTERN ? "pattern" : mm->field == CGM_MM_INTEGER ? "integer" : "real",
+         mm->symmetry == CGM_MM_SYMMETRIC ? "symmetric" : "general",
+         mm->duplicates_summed ? ", duplicates summed" : "");
+  printf("row length    min %d, max %d, avg %.2f, cv %.3f, empty rows %d\n", f->row_min,
+         f->row_max, f->row_avg, f->row_cv, f->empty_rows);
+  printf("symmetric     %s\n", f->symmetric ? "yes" : "no");
+  if (f->positive_diagonal) printf("diagonal      all entries present and > 0\n");
+  else printf("diagonal      row %d has a missing or non-positive diagonal: not SPD\n",
+              f->first_bad_diagonal + 1);
+  printf("\n%3s %12s %14s %7s %14s %10s %9s\n", "N", "blocks", "e_N", "d_N", "padded e_N",
+         "padding", "max/row");
+  for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
+    const cgm_block_features *bf = &f->block[b];
+    double pad = bf->elements ? (double)bf->padded_elements / (double)bf->elements - 1.0 : 0.0;
+    printf("%3d %12lld %14lld %7.3f %14lld %9.1f%% %9d\n", bf->n, (long long)bf->blocks,
+           (long long)bf->elements, bf->density, (long long)bf->padded_elements, 100.0 * pad,
+           bf->max_blocks_per_row);
+  }
+}
+
+int cmd_info(int argc, char **argv) {
+  cli_args a;
+  cli_args_init(&a, argc - 1, argv + 1);
+  int json = 0;
+  while (cli_next(&a)) {
+    if (cli_flag(&a, "--json")) json = 1;
+    else if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
+      fputs(help, stdout);
+      return 0;
+    } else cli_unknown(&a);
+  }
+  if (cli_failed(&a)) return cli_error("info", 2, "%s", a.error);
+  if (a.npositional != 1) return cli_error("info", 2, "expected one matrix file\n%s", help);
+  const char *path = a.positional[0];
+
+  cgm_error err = {0};
+  cgm_csr A;
+  cgm_mm_info mm;
+  if (cgm_mm_read_csr(path, &A, &mm, &err)) return cli_report("info", &err);
+  cgm_features f;
+  cgm_status st = cgm_features_compute(&A, &f, &err);
+  cgm_csr_free(&A);
+  if (st) return cli_report("info", &err);
+  if (json) {
+    cJSON *o = cli_features_json(&f, &mm);
+    cJSON_AddStringToObject(o, "matrix", path);
+    return cli_print_json(o);
+  }
+  print_human(path, &f, &mm);
+  return 0;
+}

@@ -1,0 +1,161 @@
+/* cgmodel solve A.mtx [...]: Jacobi-PCG on the chosen backend. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+
+static const char help[] =
+    "usage: cgmodel solve A.mtx [options]\n"
+    "  --rhs b.mtx            right-hand side (default: b = A * ones, so x = ones)\n"
+    "  --backend B            cpu | cuda | cusparse (default: cuda when a GPU is present)\n"
+    "  --block N              BCSR block size 1, 2, 4 or 8 (default 1)\n"
+    "  --bx K                 blocks of one block row per step, B_x (default 1)\n"
+    "  --gpus G               number of GPUs (cuda backend, default 1)\n"
+    "  --exchange E           nccl | p2p | host | halo (several GPUs)\n"
+    "  --precision P          double | single (default double)\n"
+    "  --tol T                relative residual target (default 1e-8 double, 1e-5 single)\n"
+    "  --maxiter K            iteration cap (default 10 x dimension, at least 1000)\n"
+    "  --check-every K        GPU: test convergence every K iterations\n"
+    "  --threads T            CPU threads (default: OpenMP's)\n"
+    "  -o x.mtx               write the solution\n"
+    "  --json                 one JSON object on stdout\n"
+    "Exit codes: 0 converged, 1 not converged (maxiter, breakdown, not SPD), 2 bad input,\n"
+    "3 device or runtime failure.\n";
+
+typedef struct {
+  const char *matrix, *rhs, *out;
+  int json;
+  cgm_solve_opts o;
+} solve_args;
+
+static int parse(int argc, char **argv, solve_args *s) {
+  cli_args a;
+  cli_args_init(&a, argc - 1, argv + 1);
+  memset(s, 0, sizeof *s);
+  s->o = cgm_solve_opts_default();
+  s->o.backend = cgm_cuda_device_count() > 0 ? CGM_BACKEND_CUDA : CGM_BACKEND_CPU;
+  int64_t v;
+  double d;
+  while (cli_next(&a)) {
+    if (cli_flag(&a, "--json")) s->json = 1;
+    else if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
+      fputs(help, stdout);
+      return -1;
+    } else if (cli_opt(&a, "--rhs")) s->rhs = a.value;
+    else if (cli_opt(&a, "-o")) s->out = a.value;
+    else if (cli_opt(&a, "--backend")) {
+      if (!cgm_backend_parse(a.value, &s->o.backend))
+        return cli_error("solve", 2, "--backend: '%s' is not cpu, cuda or cusparse", a.value);
+    } else if (cli_opt(&a, "--precision")) {
+      if (!cgm_precision_parse(a.value, &s->o.precision))
+        return cli_error("solve", 2, "--precision: '%s' is not single or double", a.value);
+    } else if (cli_opt(&a, "--exchange")) {
+      if (!cgm_exchange_parse(a.value, &s->o.exchange))
+        return cli_error("solve", 2, "--exchange: '%s' is not nccl, p2p, host or halo", a.value);
+    } else if (cli_int(&a, "--block", 1, 8, &v)) s->o.layout = cgm_bcsr_default_params((int)v);
+    else if (cli_int(&a, "--bx", 1, 1024, &v)) s->o.layout.bx = (int)v;
+    else if (cli_int(&a, "--gpus", 1, 1024, &v)) s->o.gpus = (int)v;
+    else if (cli_int(&a, "--maxiter", 1, 1000000000, &v)) s->o.maxiter = (int)v;
+    else if (cli_int(&a, "--check-every", 1, 100000, &v)) s->o.check_every = (int)v;
+    else if (cli_int(&a, "--threads", 1, 4096, &v)) s->o.threads = (int)v;
+    else if (cli_double(&a, "--tol", 1e-300, 1.0, &d)) s->o.tol = d;
+    else cli_unknown(&a);
+  }
+  if (cli_failed(&a)) return cli_error("solve", 2, "%s", a.error);
+  if (a.npositional != 1) return cli_error("solve", 2, "expected one matrix file\n%s", help);
+  s->matrix = a.positional[0];
+  return 0;
+}
+
+static void print_human(const solve_args *s, const cgm_csr *A, const cgm_solve_result *r,
+                        double tol, double solution_error) {
+  printf("matrix      %s (%d x %d, %lld nonzeros)\n", s->matrix, A->nrows, A->ncols,
+         (long long)A->nnz);
+  printf("backend     %s on %s, %s precision, block %d x %d, B_x %d\n",
+         cgm_backend_name(s->o.backend), r->device, cgm_precision_name(s->o.precision),
+         s->o.layout.n, s->o.layout.n, s->o.layout.bx);
+  if (r->converged) printf("converged   yes, %d iterations\n", r->iterations);
+  else printf("converged   NO after %d iterations: %s\n", r->iterations, r->stop_reason);
+  printf("residual    ||b - Ax|| / ||b|| = %.3e (solver estimate %.3e, target %.1e)\n",
+         r->relative_residual, r->solver_residual, tol);
+  if (solution_error >= 0) printf("error       ||x - 1|| / ||1|| = %.3e (b = A * ones)\n", solution_error);
+  printf("time        %.3f us per iteration (median), %.3f ms solve, %.3f ms setup\n",
+         1e6 * r->time_per_iter_s, 1e3 * r->time_solve_s, 1e3 * r->time_setup_s);
+}
+
+int cmd_solve(int argc, char **argv) {
+  solve_args s;
+  int rc = parse(argc, argv, &s);
+  if (rc) return rc < 0 ? 0 : rc;
+
+  cgm_error err = {0};
+  cgm_csr A;
+  if (cgm_mm_read_csr(s.matrix, &A, NULL, &err)) return cli_report("solve", &err);
+  double *b = NULL, *x = calloc((size_t)A.nrows + 1, sizeof *x);
+  int generated_rhs = !s.rhs;
+  if (!x) {
+    cgm_csr_free(&A);
+    return cli_error("solve", 3, "out of memory");
+  }
+  if (s.rhs) {
+    int32_t nb;
+    if (cgm_mm_read_vector(s.rhs, &b, &nb, &err)) {
+      rc = cli_report("solve", &err);
+      goto out;
+    }
+    if (nb != A.nrows) {
+      rc = cli_error("solve", 2, "%s has %d entries but %s has %d rows", s.rhs, nb, s.matrix,
+                     A.nrows);
+      goto out;
+    }
+  } else {
+    double *ones = malloc(((size_t)A.ncols + 1) * sizeof *ones);
+    b = malloc(((size_t)A.nrows + 1) * sizeof *b);
+    if (!ones || !b) {
+      free(ones);
+      rc = cli_error("solve", 3, "out of memory");
+      goto out;
+    }
+    for (int32_t i = 0; i < A.ncols; i++) ones[i] = 1.0;
+    cgm_csr_spmv(&A, ones, b);
+    free(ones);
+  }
+
+  cgm_solve_result r;
+  cgm_status st = cgm_solve(&A, b, x, &s.o, &r, &err);
+  if (st != CGM_OK && st != CGM_ENOCONV) {
+    rc = cli_report("solve", &err);
+    goto out;
+  }
+  double solution_error = -1.0;
+  if (generated_rhs && A.nrows == A.ncols) {
+    double e2 = 0.0;
+    for (int32_t i = 0; i < A.nrows; i++) e2 += (x[i] - 1.0) * (x[i] - 1.0);
+    solution_error = sqrt(e2 / A.nrows);
+  }
+  double tol = cgm_solve_tol(&s.o);
+  if (s.json) {
+    cJSON *j = cli_solve_json(&r, &s.o, tol, cgm_solve_maxiter(&s.o, A.nrows));
+    cJSON_AddStringToObject(j, "matrix", s.matrix);
+    if (solution_error >= 0) cJSON_AddNumberToObject(j, "solution_error", solution_error);
+    rc = cli_print_json(j);
+  } else {
+    print_human(&s, &A, &r, tol, solution_error);
+  }
+  if (st == CGM_ENOCONV) {
+    cli_report("solve", &err);
+    rc = 1;
+  }
+  if (s.out && st == CGM_OK) {
+    if (cgm_mm_write_vector(s.out, x, A.nrows, &err)) rc = cli_report("solve", &err);
+  }
+out:
+  free(b);
+  free(x);
+  cgm_csr_free(&A);
+  return rc;
+}

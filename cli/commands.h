@@ -1,0 +1,9 @@
+/* The subcommands; each returns the process exit code (DESIGN.md). */
+#ifndef CGM_CLI_COMMANDS_H
+#define CGM_CLI_COMMANDS_H
+
+int cmd_info(int argc, char **argv);
+int cmd_solve(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+
+#endif

@@ -1,0 +1,97 @@
+#define _POSIX_C_SOURCE 200809L
+#include "cli/output.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int cli_error(const char *cmd, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "cgmodel %s: error: ", cmd);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return code;
+}
+
+int cli_report(const char *cmd, const cgm_error *err) {
+  return cli_error(cmd, err->code ? (int)err->code : 3, "%s", err->msg);
+}
+
+int cli_print_json(cJSON *obj) {
+  char *s = obj ? cJSON_Print(obj) : NULL;
+  cJSON_Delete(obj);
+  if (!s) return cli_error("json", 3, "out of memory printing JSON");
+  int ok = puts(s) >= 0 && fflush(stdout) == 0;
+  cJSON_free(s);
+  return ok ? 0 : cli_error("json", 3, "cannot write to stdout");
+}
+
+int cli_stderr_is_tty(void) { return isatty(STDERR_FILENO); }
+
+static const char *field_name(cgm_mm_field f) {
+  return f == CGM_MM_PATTERN ? "pattern" : f == CGM_MM_INTEGER ? "integer" : "real";
+}
+
+cJSON *cli_features_json(const cgm_features *f, const cgm_mm_info *mm) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "x", f->x);
+  cJSON_AddNumberToObject(o, "nnz", (double)f->nnz);
+  cJSON_AddNumberToObject(o, "row_min", f->row_min);
+  cJSON_AddNumberToObject(o, "row_max", f->row_max);
+  cJSON_AddNumberToObject(o, "row_avg", f->row_avg);
+  cJSON_AddNumberToObject(o, "row_cv", f->row_cv);
+  cJSON_AddNumberToObject(o, "empty_rows", f->empty_rows);
+  cJSON_AddBoolToObject(o, "symmetric", f->symmetric);
+  cJSON_AddBoolToObject(o, "positive_diagonal", f->positive_diagonal);
+  if (f->first_bad_diagonal >= 0)
+    cJSON_AddNumberToObject(o, "first_bad_diagonal_row", f->first_bad_diagonal + 1);
+  if (mm) {
+    cJSON_AddStringToObject(o, "field", field_name(mm->field));
+    cJSON_AddStringToObject(o, "file_symmetry",
+                            mm->symmetry == CGM_MM_SYMMETRIC ? "symmetric" : "general");
+    cJSON_AddNumberToObject(o, "entries_in_file", (double)mm->entries_in_file);
+    cJSON_AddNumberToObject(o, "duplicates_summed", (double)mm->duplicates_summed);
+  }
+  cJSON *blocks = cJSON_AddArrayToObject(o, "blocks");
+  for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
+    const cgm_block_features *bf = &f->block[b];
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddNumberToObject(e, "N", bf->n);
+    cJSON_AddNumberToObject(e, "blocks", (double)bf->blocks);
+    cJSON_AddNumberToObject(e, "e_N", (double)bf->elements);
+    cJSON_AddNumberToObject(e, "d_N", bf->density);
+    cJSON_AddNumberToObject(e, "padded_blocks", (double)bf->padded_blocks);
+    cJSON_AddNumberToObject(e, "padded_elements", (double)bf->padded_elements);
+    cJSON_AddNumberToObject(e, "max_blocks_per_row", bf->max_blocks_per_row);
+    cJSON_AddItemToArray(blocks, e);
+  }
+  return o;
+}
+
+cJSON *cli_solve_json(const cgm_solve_result *r, const cgm_solve_opts *o, double tol, int maxiter) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddBoolToObject(j, "converged", r->converged);
+  cJSON_AddNumberToObject(j, "iterations", r->iterations);
+  cJSON_AddNumberToObject(j, "relative_residual", r->relative_residual);
+  cJSON_AddNumberToObject(j, "solver_residual", r->solver_residual);
+  cJSON_AddNumberToObject(j, "tol", tol);
+  cJSON_AddNumberToObject(j, "maxiter", maxiter);
+  cJSON_AddNumberToObject(j, "time_per_iter_s", r->time_per_iter_s);
+  cJSON_AddNumberToObject(j, "time_solve_s", r->time_solve_s);
+  cJSON_AddNumberToObject(j, "time_setup_s", r->time_setup_s);
+  cJSON_AddNumberToObject(j, "block", o->layout.n);
+  cJSON_AddNumberToObject(j, "bx", o->layout.bx);
+  cJSON_AddNumberToObject(j, "gpus", o->backend == CGM_BACKEND_CPU ? 0 : o->gpus);
+  cJSON_AddStringToObject(j, "precision", cgm_precision_name(o->precision));
+  cJSON_AddStringToObject(j, "backend", cgm_backend_name(o->backend));
+  if (o->backend == CGM_BACKEND_CUDA && o->gpus > 1)
+    cJSON_AddStringToObject(j, "exchange", cgm_exchange_name(o->exchange));
+  cJSON_AddStringToObject(j, "device", r->device);
+  cJSON_AddNumberToObject(j, "device_bytes", (double)r->device_bytes);
+  if (r->exchange_bytes) cJSON_AddNumberToObject(j, "exchange_bytes", (double)r->exchange_bytes);
+  if (r->stop_reason[0]) cJSON_AddStringToObject(j, "stop_reason", r->stop_reason);
+  return j;
+}

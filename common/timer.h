@@ -1,0 +1,10 @@
+/* Monotonic wall-clock time for host-side timing. */
+#ifndef CGM_COMMON_TIMER_H
+#define CGM_COMMON_TIMER_H
+
+/* Seconds since an arbitrary fixed point (CLOCK_MONOTONIC). */
+double cgm_now(void);
+/* Median of v[0..n) (sorts v in place); 0 when n == 0. */
+double cgm_median(double *v, int n);
+
+#endif

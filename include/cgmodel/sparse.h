@@ -1,0 +1,184 @@
+/* Sparse matrices: Matrix Market I/O, CSR, the BCSR multiple-block-row (MBR)
+ * layout of Verschoor & Jalba (2012), Sec. 3.3-3.7, matrix features and
+ * synthetic generators. Nothing here knows about GPUs or the database. */
+#ifndef CGMODEL_SPARSE_H
+#define CGMODEL_SPARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgmodel/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- CSR --- */
+
+/* Compressed sparse row, 0-based, columns sorted and unique within a row.
+ * Row and column counts fit in int32 (the GPU kernels index with int32);
+ * offsets into the nonzeros are int64. */
+typedef struct cgm_csr {
+  int32_t nrows, ncols;
+  int64_t nnz;
+  int64_t *rowptr; /* nrows + 1 */
+  int32_t *colidx; /* nnz */
+  double *val;     /* nnz */
+} cgm_csr;
+
+/* Allocates rowptr (zeroed), colidx and val for the given sizes. */
+cgm_status cgm_csr_alloc(cgm_csr *A, int32_t nrows, int32_t ncols, int64_t nnz, cgm_error *err);
+void cgm_csr_free(cgm_csr *A);
+/* y = A x (double, straightforward reference; OpenMP over rows). */
+void cgm_csr_spmv(const cgm_csr *A, const double *x, double *y);
+/* d[i] = A(i,i), 0 where the diagonal entry is absent. */
+void cgm_csr_diagonal(const cgm_csr *A, double *d);
+/* Returns true when A equals its transpose exactly (pattern and values). */
+bool cgm_csr_is_symmetric(const cgm_csr *A);
+/* Builds a CSR from coordinate triplets: sorts, sums duplicates (counted in
+ * *ndup if non-NULL). Indices must be in range (checked by the caller). */
+cgm_status cgm_csr_from_coo(int32_t nrows, int32_t ncols, int64_t n, const int32_t *ri,
+                            const int32_t *ci, const double *v, cgm_csr *A, int64_t *ndup,
+                            cgm_error *err);
+
+/* ------------------------------------------------------- Matrix Market --- */
+
+typedef enum { CGM_MM_REAL, CGM_MM_INTEGER, CGM_MM_PATTERN } cgm_mm_field;
+typedef enum { CGM_MM_GENERAL, CGM_MM_SYMMETRIC } cgm_mm_symmetry;
+
+/* What the reader saw in the file, for `cgmodel info` and error messages. */
+typedef struct cgm_mm_info {
+  cgm_mm_field field;
+  cgm_mm_symmetry symmetry;
+  int64_t entries_in_file;   /* the count on the size line */
+  int64_t duplicates_summed; /* coordinate entries that hit an earlier (i,j) */
+  int64_t file_bytes;
+} cgm_mm_info;
+
+/* Reads a coordinate matrix (real | integer | pattern; general | symmetric,
+ * the mirrored half expanded) into CSR. Duplicate entries are summed.
+ * Errors name the file and the line. info may be NULL. */
+cgm_status cgm_mm_read_csr(const char *path, cgm_csr *A, cgm_mm_info *info, cgm_error *err);
+
+/* Reads a dense vector: `array real|integer general` with one column, or a
+ * coordinate n x 1 matrix. *v is malloc'ed. */
+cgm_status cgm_mm_read_vector(const char *path, double **v, int32_t *n, cgm_error *err);
+
+/* Writes A as `coordinate real general` (or symmetric lower half if
+ * symmetric is true). Values round-trip exactly. */
+cgm_status cgm_mm_write_csr(const char *path, const cgm_csr *A, bool symmetric, cgm_error *err);
+/* Writes v as `array real general`, n x 1. Values round-trip exactly. */
+cgm_status cgm_mm_write_vector(const char *path, const double *v, int32_t n, cgm_error *err);
+
+/* ------------------------------------------------ BCSR in the MBR layout --- */
+
+/* The layout the SpMV kernels read (docs/bcsr-layout.md). The matrix is cut
+ * into N x N blocks. Block rows are sorted by their number of blocks
+ * (longest first, stable), then grouped into slices of `by` consecutive
+ * sorted block rows (B_y of the paper, Table 1). Inside a slice, step s holds
+ * the s-th group of `bx` blocks (B_x, Sec. 3.6) of every block row of the
+ * slice, so that all blocks processed in one step are contiguous in memory
+ * (block reordering, Sec. 3.4); shorter block rows are padded with empty
+ * blocks to the length of the longest one in their slice (Sec. 3.5).
+ *
+ *   slot q of step s of slice k: block row  j = q / bx  (0 <= j < by)
+ *                                  block     t = s * bx + q % bx of that row
+ *   block index:  slice_ptr[k] + s * (by * bx) + q
+ *   values:       val[block index * N*N + r * N + c]   (row-major in a block)
+ *   block column: bcol[block index]    (in block units, times N for x)
+ *   result row:   brow[k * by + j] * N + r   (-1: padding row, no result)
+ *
+ * Rows beyond nrows in the last block row (nrows not a multiple of N) get a
+ * 1 on the diagonal so that the padded system stays SPD; their b is 0. */
+typedef struct cgm_bcsr_params {
+  int n;  /* block dimension N: 1, 2, 4 or 8 */
+  int bx; /* B_x >= 1: blocks of one block row processed together per step */
+  int by; /* B_y >= 1: block rows per slice */
+} cgm_bcsr_params;
+
+/* The parameters the CUDA kernels use by default for block size n: one warp
+ * per slice, one thread per (block, row-in-block): by * bx * n = 32. */
+cgm_bcsr_params cgm_bcsr_default_params(int n);
+
+typedef struct cgm_bcsr {
+  cgm_bcsr_params p;
+  int32_t nrows;          /* rows of the matrix described (unpadded) */
+  int32_t ncols;          /* columns (unpadded) */
+  int32_t nbrows;         /* block rows: ceil(nrows / N) */
+  int32_t nbcols;         /* block columns: ceil(ncols / N) */
+  int32_t nslices;        /* ceil(nbrows / by) */
+  int64_t nblocks;        /* nonzero blocks stored (before padding) */
+  int64_t nblocks_padded; /* blocks after MBR padding = slice_ptr[nslices] */
+  int64_t *slice_ptr;     /* nslices + 1, offsets in blocks */
+  int32_t *bcol;          /* nblocks_padded */
+  double *val;            /* nblocks_padded * N * N */
+  int32_t *brow;          /* nslices * by; -1 for padding slots */
+  int32_t *brow_len;      /* nbrows: blocks in each (original) block row */
+} cgm_bcsr;
+
+/* Builds the layout of block rows [brow_begin, brow_end) of A (whole matrix:
+ * 0, ceil(nrows/N)). Block rows are numbered from brow_begin in `brow`, so a
+ * segment's result rows are local to it; columns stay global. */
+cgm_status cgm_bcsr_build(const cgm_csr *A, int32_t brow_begin, int32_t brow_end,
+                          cgm_bcsr_params p, cgm_bcsr *B, cgm_error *err);
+void cgm_bcsr_free(cgm_bcsr *B);
+/* Counts the blocks of block rows [brow_begin, brow_end) without building
+ * the layout: stored blocks, blocks after MBR padding, longest block row.
+ * Any output pointer may be NULL. */
+cgm_status cgm_bcsr_count(const cgm_csr *A, int32_t brow_begin, int32_t brow_end,
+                          cgm_bcsr_params p, int64_t *nblocks, int64_t *nblocks_padded,
+                          int32_t *max_row_blocks, cgm_error *err);
+/* Checks n in {1,2,4,8}, bx >= 1, by >= 1 and fills bx/by <= 0 with defaults. */
+cgm_status cgm_bcsr_params_check(cgm_bcsr_params *p, cgm_error *err);
+
+/* ------------------------------------------------------------ Features --- */
+
+#define CGM_NBLOCKSIZES 4
+extern const int cgm_block_sizes[CGM_NBLOCKSIZES]; /* 1, 2, 4, 8 */
+
+typedef struct cgm_block_features {
+  int n;                    /* N */
+  int64_t blocks;           /* nonzero N x N blocks */
+  int64_t elements;         /* e_N = blocks * N^2 (stored zeros included) */
+  double density;           /* d_N = nnz / e_N (Table 4/5 of the paper) */
+  int64_t padded_blocks;    /* blocks after MBR sorting + padding (default params) */
+  int64_t padded_elements;  /* padded_blocks * N^2 */
+  int32_t max_blocks_per_row;
+} cgm_block_features;
+
+typedef struct cgm_features {
+  int32_t x; /* dimension */
+  int64_t nnz;
+  int32_t row_min, row_max;
+  double row_avg, row_cv; /* mean and coefficient of variation of row lengths */
+  int32_t empty_rows;
+  bool symmetric;
+  bool positive_diagonal; /* every diagonal entry present and > 0 */
+  int32_t first_bad_diagonal; /* first row whose diagonal is missing or <= 0, or -1 */
+  cgm_block_features block[CGM_NBLOCKSIZES];
+} cgm_features;
+
+cgm_status cgm_features_compute(const cgm_csr *A, cgm_features *f, cgm_error *err);
+
+/* ---------------------------------------------------------- Generators --- */
+
+typedef enum { CGM_ROWDIST_UNIFORM, CGM_ROWDIST_POWERLAW } cgm_rowdist;
+
+/* 2D Poisson, 5-point stencil on an n x n grid (Dirichlet): n^2 rows. */
+cgm_status cgm_gen_poisson2d(int32_t n, cgm_csr *A, cgm_error *err);
+/* 3D Poisson, 7-point stencil on an n x n x n grid (Dirichlet): n^3 rows. */
+cgm_status cgm_gen_poisson3d(int32_t n, cgm_csr *A, cgm_error *err);
+/* 3D linear elasticity, trilinear hexahedra on an n x n x n element grid,
+ * 3 unknowns per node, clamped at the x = 0 face: 3 n (n+1)^2 rows. */
+cgm_status cgm_gen_elasticity3d(int32_t n, cgm_csr *A, cgm_error *err);
+/* Random SPD (symmetric, strictly diagonally dominant, positive diagonal)
+ * with rows of about `avg` nonzeros: uniform in [1, 2 avg - 1] or a power law
+ * with exponent `alpha` (> 1), capped at `maxlen`. Deterministic in seed. */
+cgm_status cgm_gen_random_spd(int32_t n, double avg, cgm_rowdist dist, double alpha,
+                              int32_t maxlen, uint64_t seed, cgm_csr *A, cgm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

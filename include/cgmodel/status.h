@@ -1,0 +1,49 @@
+/* Error reporting for libcgmodel.
+ *
+ * Library functions never print and never exit: they return a cgm_status and,
+ * when an error object is given, fill it with a message the CLI shows as is.
+ * The numeric values are the CLI's exit codes (DESIGN.md). */
+#ifndef CGMODEL_STATUS_H
+#define CGMODEL_STATUS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  CGM_OK = 0,
+  CGM_ENOCONV = 1,  /* solve stopped without converging: maxiter, breakdown, not SPD, NaN */
+  CGM_EINPUT = 2,   /* bad usage or bad input (file, option, database content) */
+  CGM_ERUNTIME = 3, /* device, memory, I/O or other runtime failure */
+} cgm_status;
+
+#define CGM_ERRMSG_MAX 1024
+
+typedef struct cgm_error {
+  cgm_status code;
+  char msg[CGM_ERRMSG_MAX];
+} cgm_error;
+
+/* Set *err (if non-NULL) to code and a printf-style message; returns code so
+ * that callers can write `return cgm_fail(err, CGM_EINPUT, "...")`. */
+cgm_status cgm_fail(cgm_error *err, cgm_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Prefix the message already in *err with more context ("file.mtx: ..."). */
+void cgm_error_prefix(cgm_error *err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+void cgm_error_clear(cgm_error *err);
+
+const char *cgm_status_name(cgm_status s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,4 @@
+/* Single-precision instance of the CPU Jacobi-PCG (cg_cpu_impl.h). */
+#define REAL float
+#define SFX _f32
+#include "solver/cpu/cg_cpu_impl.h"

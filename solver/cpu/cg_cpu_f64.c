@@ -1,0 +1,4 @@
+/* Double-precision instance of the CPU Jacobi-PCG (cg_cpu_impl.h). */
+#define REAL double
+#define SFX _f64
+#include "solver/cpu/cg_cpu_impl.h"

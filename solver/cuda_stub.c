@@ -1,0 +1,21 @@
+/* The CUDA entry points of a CPU-only build: no devices, clear errors. */
+#include "solver/backend.h"
+
+int cgm_cuda_device_count(void) { return 0; }
+bool cgm_have_cuda_build(void) { return false; }
+
+static cgm_status no_cuda(cgm_error *err) {
+  return cgm_fail(err, CGM_ERUNTIME,
+                  "this build of cgmodel has no CUDA backend (configured without a CUDA "
+                  "compiler); use --backend cpu or rebuild with nvcc available");
+}
+
+cgm_status cgm_cuda_device_info(int dev, cgm_device_info *info, cgm_error *err) {
+  return no_cuda(err);
+}
+cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
+  return no_cuda(err);
+}
+cgm_status cgm_cusparse_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
+  return no_cuda(err);
+}

@@ -1,0 +1,48 @@
+#include "cgmodel/solver.h"
+
+#include <string.h>
+
+static const char *backend_names[] = {"cpu", "cuda", "cusparse"};
+static const char *precision_names[] = {"double", "single"};
+static const char *exchange_names[] = {"nccl", "p2p", "host", "halo"};
+
+#define NAME_OF(table, i)                                                                          \
+  ((i) >= 0 && (size_t)(i) < sizeof table / sizeof *table ? table[i] : "unknown")
+
+const char *cgm_backend_name(cgm_backend b) { return NAME_OF(backend_names, (int)b); }
+const char *cgm_precision_name(cgm_precision p) { return NAME_OF(precision_names, (int)p); }
+const char *cgm_exchange_name(cgm_exchange e) { return NAME_OF(exchange_names, (int)e); }
+
+static bool parse(const char *s, const char *const *table, int n, int *out) {
+  for (int i = 0; i < n; i++)
+    if (s && strcmp(s, table[i]) == 0) {
+      *out = i;
+      return true;
+    }
+  return false;
+}
+
+bool cgm_backend_parse(const char *s, cgm_backend *b) {
+  int i;
+  if (!parse(s, backend_names, 3, &i)) return false;
+  *b = (cgm_backend)i;
+  return true;
+}
+
+bool cgm_precision_parse(const char *s, cgm_precision *p) {
+  int i;
+  if (s && (strcmp(s, "fp64") == 0 || strcmp(s, "fp32") == 0)) {
+    *p = s[2] == '6' ? CGM_PREC_DOUBLE : CGM_PREC_SINGLE;
+    return true;
+  }
+  if (!parse(s, precision_names, 2, &i)) return false;
+  *p = (cgm_precision)i;
+  return true;
+}
+
+bool cgm_exchange_parse(const char *s, cgm_exchange *e) {
+  int i;
+  if (!parse(s, exchange_names, 4, &i)) return false;
+  *e = (cgm_exchange)i;
+  return true;
+}

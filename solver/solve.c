@@ -1,0 +1,139 @@
+/* The solve driver: checks the input once for every backend, handles the
+ * trivial cases, dispatches, and recomputes the true residual afterwards. */
+#include "cgmodel/solver.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/backend.h"
+
+cgm_solve_opts cgm_solve_opts_default(void) {
+  cgm_solve_opts o;
+  memset(&o, 0, sizeof o);
+  o.backend = CGM_BACKEND_CPU;
+  o.precision = CGM_PREC_DOUBLE;
+  o.layout = cgm_bcsr_default_params(1);
+  o.gpus = 1;
+  o.exchange = CGM_EXCHANGE_NCCL;
+  return o;
+}
+
+double cgm_solve_tol(const cgm_solve_opts *o) {
+  if (o->tol > 0) return o->tol;
+  return o->precision == CGM_PREC_SINGLE ? 1e-5 : 1e-8;
+}
+
+int cgm_solve_maxiter(const cgm_solve_opts *o, int32_t dimension) {
+  if (o->maxiter > 0) return o->maxiter;
+  int64_t m = 10 * (int64_t)dimension;
+  if (m < 1000) m = 1000;
+  return m > 100000000 ? 100000000 : (int)m;
+}
+
+/* NaN/Inf anywhere in A or b is bad input: name the first place. */
+static cgm_status check_finite(const cgm_csr *A, const double *b, cgm_error *err) {
+  for (int32_t i = 0; i < A->nrows; i++)
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      if (!isfinite(A->val[k]))
+        return cgm_fail(err, CGM_EINPUT, "matrix entry (%d, %d) is %g: NaN/Inf is not allowed",
+                        i + 1, A->colidx[k] + 1, A->val[k]);
+  for (int32_t i = 0; i < A->nrows; i++)
+    if (!isfinite(b[i]))
+      return cgm_fail(err, CGM_EINPUT, "right-hand side entry %d is %g: NaN/Inf is not allowed",
+                      i + 1, b[i]);
+  return CGM_OK;
+}
+
+static cgm_status check_input(const cgm_csr *A, const double *b, const double *x,
+                              cgm_solve_result *res, cgm_error *err) {
+  if (A->nrows != A->ncols)
+    return cgm_fail(err, CGM_EINPUT, "matrix is %d x %d: CG needs a square matrix", A->nrows,
+                    A->ncols);
+  if (A->nrows == 0) return cgm_fail(err, CGM_EINPUT, "matrix is empty (0 x 0)");
+  cgm_status st = check_finite(A, b, err);
+  if (st) return st;
+  for (int32_t i = 0; i < A->nrows; i++)
+    if (!isfinite(x[i]))
+      return cgm_fail(err, CGM_EINPUT, "initial guess entry %d is %g", i + 1, x[i]);
+  if (!cgm_csr_is_symmetric(A))
+    return cgm_fail(err, CGM_EINPUT,
+                    "matrix is not symmetric: CG needs a symmetric positive definite matrix");
+  double *d = malloc((size_t)A->nrows * sizeof *d);
+  if (!d) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  cgm_csr_diagonal(A, d);
+  int32_t bad = -1;
+  for (int32_t i = 0; i < A->nrows && bad < 0; i++)
+    if (!(d[i] > 0.0)) bad = i;
+  double dbad = bad >= 0 ? d[bad] : 0.0;
+  free(d);
+  if (bad >= 0) {
+    snprintf(res->stop_reason, sizeof res->stop_reason,
+             "matrix is not positive definite: diagonal entry (%d, %d) is %s%.6g", bad + 1,
+             bad + 1, dbad == 0.0 ? "missing or " : "", dbad);
+    return cgm_fail(err, CGM_ENOCONV, "%s", res->stop_reason);
+  }
+  return CGM_OK;
+}
+
+/* ||b - A x|| / ||b|| in double with a long-double sum. */
+static double true_residual(const cgm_csr *A, const double *b, const double *x, double bnorm) {
+  long double s = 0.0L;
+#pragma omp parallel for schedule(static) reduction(+ : s)
+  for (int32_t i = 0; i < A->nrows; i++) {
+    long double ri = b[i];
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      ri -= (long double)A->val[k] * x[A->colidx[k]];
+    s += ri * ri;
+  }
+  return (double)(sqrtl(s) / bnorm);
+}
+
+cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_solve_opts *o,
+                     cgm_solve_result *res, cgm_error *err) {
+  memset(res, 0, sizeof *res);
+  cgm_problem pb;
+  memset(&pb, 0, sizeof pb);
+  pb.opts = *o;
+  cgm_status st = cgm_bcsr_params_check(&pb.opts.layout, err);
+  if (st) return st;
+  if (o->gpus < 1) return cgm_fail(err, CGM_EINPUT, "number of GPUs must be >= 1 (got %d)", o->gpus);
+  if (o->gpus > 1 && o->backend != CGM_BACKEND_CUDA)
+    return cgm_fail(err, CGM_EINPUT, "--gpus %d needs the cuda backend", o->gpus);
+  st = check_input(A, b, x, res, err);
+  if (st) return st;
+
+  double bb = 0.0;
+  for (int32_t i = 0; i < A->nrows; i++) bb += b[i] * b[i];
+  pb.A = A;
+  pb.b = b;
+  pb.x = x;
+  pb.bnorm = sqrt(bb);
+  pb.tol = cgm_solve_tol(o);
+  pb.maxiter = cgm_solve_maxiter(o, A->nrows);
+  if (pb.bnorm == 0.0) { /* b = 0: x = 0 is the exact solution */
+    memset(x, 0, (size_t)A->nrows * sizeof *x);
+    res->converged = true;
+    snprintf(res->device, sizeof res->device, "none (b = 0)");
+    return CGM_OK;
+  }
+
+  switch (o->backend) {
+  case CGM_BACKEND_CPU:
+    snprintf(res->device, sizeof res->device, "cpu (%d threads)",
+             o->threads > 0 ? o->threads : omp_get_max_threads());
+    if (o->threads > 0) omp_set_num_threads(o->threads);
+    st = o->precision == CGM_PREC_SINGLE ? cgm_cpu_cg_f32(&pb, res, err)
+                                         : cgm_cpu_cg_f64(&pb, res, err);
+    break;
+  case CGM_BACKEND_CUDA: st = cgm_cuda_cg(&pb, res, err); break;
+  case CGM_BACKEND_CUSPARSE: st = cgm_cusparse_cg(&pb, res, err); break;
+  default: return cgm_fail(err, CGM_EINPUT, "unknown backend %d", (int)o->backend);
+  }
+  if (st != CGM_OK && st != CGM_ENOCONV) return st;
+  res->relative_residual = true_residual(A, b, x, pb.bnorm);
+  if (st == CGM_ENOCONV) return cgm_fail(err, CGM_ENOCONV, "%s", res->stop_reason);
+  return CGM_OK;
+}

@@ -1,0 +1,263 @@
+/* BCSR in the multiple-block-row (MBR) layout of Verschoor & Jalba 2012,
+ * Sec. 3.3-3.7: block-row sorting (3.5), block reordering so that the blocks
+ * of one step are contiguous (3.4), padding with empty blocks to the longest
+ * block row of the slice, and B_x (3.6). docs/bcsr-layout.md draws it. */
+#include "cgmodel/sparse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const int cgm_block_sizes[CGM_NBLOCKSIZES] = {1, 2, 4, 8};
+
+cgm_bcsr_params cgm_bcsr_default_params(int n) {
+  /* One warp (32 threads) per slice, one thread per row of a block. */
+  cgm_bcsr_params p = {n, 1, n > 0 && n <= 32 ? 32 / n : 1};
+  return p;
+}
+
+cgm_status cgm_bcsr_params_check(cgm_bcsr_params *p, cgm_error *err) {
+  if (p->n != 1 && p->n != 2 && p->n != 4 && p->n != 8)
+    return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", p->n);
+  cgm_bcsr_params d = cgm_bcsr_default_params(p->n);
+  if (p->bx <= 0) p->bx = d.bx;
+  if (p->by <= 0) p->by = d.by;
+  if (p->bx > 1024 || p->by > 65536 || (int64_t)p->bx * p->by * p->n > 1024)
+    return cgm_fail(err, CGM_EINPUT,
+                    "layout B_x = %d, B_y = %d with N = %d needs more than 1024 threads per slice",
+                    p->bx, p->by, p->n);
+  return CGM_OK;
+}
+
+/* Merges the sorted column lists of the N rows of block row `br` into the
+ * sorted set of block columns; writes them to out (if non-NULL) and returns
+ * their count. `with_diag` adds the diagonal block (padded identity rows). */
+static int32_t block_row_columns(const cgm_csr *A, int32_t br, int n, bool with_diag,
+                                 int32_t *out) {
+  int64_t pos[8], end[8];
+  int nr = 0;
+  for (int r = 0; r < n; r++) {
+    int64_t i = (int64_t)br * n + r;
+    if (i >= A->nrows) break;
+    pos[nr] = A->rowptr[i];
+    end[nr] = A->rowptr[i + 1];
+    nr++;
+  }
+  int32_t count = 0, last = -1;
+  bool diag_pending = with_diag;
+  for (;;) {
+    int32_t best = INT32_MAX;
+    for (int r = 0; r < nr; r++)
+      if (pos[r] < end[r] && A->colidx[pos[r]] / n < best) best = A->colidx[pos[r]] / n;
+    if (diag_pending && br <= best) {
+      best = br;
+      diag_pending = false;
+    }
+    if (best == INT32_MAX) break;
+    for (int r = 0; r < nr; r++)
+      while (pos[r] < end[r] && A->colidx[pos[r]] / n == best) pos[r]++;
+    if (best != last) {
+      if (out) out[count] = best;
+      count++;
+      last = best;
+    }
+  }
+  return count;
+}
+
+/* Block rows that contain rows past nrows get an identity diagonal, so the
+ * diagonal block must exist there (square matrices only). */
+static bool needs_diag(const cgm_csr *A, int32_t br, int n) {
+  return A->nrows == A->ncols && (int64_t)(br + 1) * n > A->nrows;
+}
+
+/* Stable counting sort of block rows by length, longest first: rows of equal
+ * length keep their order, so regular matrices keep their locality. */
+static cgm_status sort_by_length(const int32_t *len, int32_t nb, int32_t *order, cgm_error *err) {
+  int32_t maxlen = 0;
+  for (int32_t b = 0; b < nb; b++)
+    if (len[b] > maxlen) maxlen = len[b];
+  int64_t *start = calloc((size_t)maxlen + 2, sizeof *start);
+  if (!start) return cgm_fail(err, CGM_ERUNTIME, "out of memory sorting %d block rows", nb);
+  for (int32_t b = 0; b < nb; b++) start[maxlen - len[b] + 1]++;
+  for (int32_t l = 0; l <= maxlen; l++) start[l + 1] += start[l];
+  for (int32_t b = 0; b < nb; b++) order[start[maxlen - len[b]]++] = b;
+  free(start);
+  return CGM_OK;
+}
+
+static cgm_status check_range(const cgm_csr *A, int32_t b0, int32_t b1, int n, cgm_error *err) {
+  int64_t nbrows = ((int64_t)A->nrows + n - 1) / n;
+  if (b0 < 0 || b1 < b0 || b1 > nbrows)
+    return cgm_fail(err, CGM_EINPUT, "block rows [%d, %d) outside [0, %lld)", b0, b1,
+                    (long long)nbrows);
+  return CGM_OK;
+}
+
+/* Lengths of the block rows of [b0, b1) and the MBR slice offsets. */
+static cgm_status layout_shape(const cgm_csr *A, int32_t b0, int32_t b1, cgm_bcsr_params p,
+                               int32_t *len, int32_t *order, int64_t *slice_ptr,
+                               cgm_error *err) {
+  int32_t nb = b1 - b0;
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int32_t b = 0; b < nb; b++)
+    len[b] = block_row_columns(A, b0 + b, p.n, needs_diag(A, b0 + b, p.n), NULL);
+  cgm_status st = sort_by_length(len, nb, order, err);
+  if (st) return st;
+  int32_t nslices = (nb + p.by - 1) / p.by;
+  slice_ptr[0] = 0;
+  for (int32_t k = 0; k < nslices; k++) {
+    int32_t longest = len[order[(int64_t)k * p.by]]; /* sorted: first is longest */
+    int64_t steps = (longest + p.bx - 1) / p.bx;
+    slice_ptr[k + 1] = slice_ptr[k] + steps * p.by * p.bx;
+  }
+  return CGM_OK;
+}
+
+cgm_status cgm_bcsr_count(const cgm_csr *A, int32_t brow_begin, int32_t brow_end,
+                          cgm_bcsr_params p, int64_t *nblocks, int64_t *nblocks_padded,
+                          int32_t *max_row_blocks, cgm_error *err) {
+  cgm_status st = cgm_bcsr_params_check(&p, err);
+  if (!st) st = check_range(A, brow_begin, brow_end, p.n, err);
+  if (st) return st;
+  int32_t nb = brow_end - brow_begin, nslices = (nb + p.by - 1) / p.by;
+  int32_t *len = malloc(((size_t)nb + 1) * sizeof *len);
+  int32_t *order = malloc(((size_t)nb + 1) * sizeof *order);
+  int64_t *slice_ptr = malloc(((size_t)nslices + 1) * sizeof *slice_ptr);
+  if (!len || !order || !slice_ptr) {
+    st = cgm_fail(err, CGM_ERUNTIME, "out of memory counting blocks of %d block rows", nb);
+  } else {
+    st = layout_shape(A, brow_begin, brow_end, p, len, order, slice_ptr, err);
+  }
+  if (!st) {
+    int64_t total = 0;
+    for (int32_t b = 0; b < nb; b++) total += len[b];
+    if (nblocks) *nblocks = total;
+    if (nblocks_padded) *nblocks_padded = slice_ptr[nslices];
+    if (max_row_blocks) *max_row_blocks = nb > 0 ? len[order[0]] : 0;
+  }
+  free(len);
+  free(order);
+  free(slice_ptr);
+  return st;
+}
+
+void cgm_bcsr_free(cgm_bcsr *B) {
+  if (!B) return;
+  free(B->slice_ptr);
+  free(B->bcol);
+  free(B->val);
+  free(B->brow);
+  free(B->brow_len);
+  memset(B, 0, sizeof *B);
+}
+
+/* Writes block row b (local) into slot j of slice k. */
+static void fill_block_row(const cgm_csr *A, cgm_bcsr *B, int32_t b0, int32_t b, int32_t k,
+                           int32_t j, int32_t *cols) {
+  const int n = B->p.n, bx = B->p.bx, by = B->p.by;
+  const int32_t br = b0 + b;
+  int32_t len = block_row_columns(A, br, n, needs_diag(A, br, n), cols);
+  int64_t steps = (B->slice_ptr[k + 1] - B->slice_ptr[k]) / ((int64_t)by * bx);
+  /* Position of the t-th block of this row in the slice. */
+#define BLOCK_INDEX(t) (B->slice_ptr[k] + ((t) / bx) * (int64_t)by * bx + (int64_t)j * bx + (t) % bx)
+  for (int64_t t = 0; t < steps * bx; t++) {
+    int64_t q = BLOCK_INDEX(t);
+    /* Padding blocks read x at the diagonal block, which the row reads anyway. */
+    B->bcol[q] = t < len ? cols[t] : (br < B->nbcols ? br : 0);
+  }
+  for (int r = 0; r < n; r++) {
+    int64_t i = (int64_t)br * n + r;
+    if (i >= A->nrows) {
+      if (needs_diag(A, br, n)) { /* identity row of the padding */
+        int32_t t = 0;
+        while (cols[t] != br) t++;
+        B->val[BLOCK_INDEX(t) * n * n + r * n + r] = 1.0;
+      }
+      continue;
+    }
+    int32_t t = 0; /* columns and block columns are both sorted: one walk */
+    for (int64_t m = A->rowptr[i]; m < A->rowptr[i + 1]; m++) {
+      int32_t bc = A->colidx[m] / n;
+      while (cols[t] != bc) t++;
+      B->val[BLOCK_INDEX(t) * n * n + r * n + A->colidx[m] % n] = A->val[m];
+    }
+  }
+#undef BLOCK_INDEX
+}
+
+cgm_status cgm_bcsr_build(const cgm_csr *A, int32_t brow_begin, int32_t brow_end,
+                          cgm_bcsr_params p, cgm_bcsr *B, cgm_error *err) {
+  memset(B, 0, sizeof *B);
+  cgm_status st = cgm_bcsr_params_check(&p, err);
+  if (!st) st = check_range(A, brow_begin, brow_end, p.n, err);
+  if (st) return st;
+  const int n = p.n;
+  int32_t nb = brow_end - brow_begin;
+  B->p = p;
+  B->nrows = (int32_t)((int64_t)brow_end * n > A->nrows ? A->nrows - (int64_t)brow_begin * n
+                                                         : (int64_t)nb * n);
+  B->ncols = A->ncols;
+  B->nbrows = nb;
+  B->nbcols = (int32_t)(((int64_t)A->ncols + n - 1) / n);
+  B->nslices = (nb + p.by - 1) / p.by;
+  B->slice_ptr = malloc(((size_t)B->nslices + 1) * sizeof *B->slice_ptr);
+  B->brow = malloc(((size_t)B->nslices * p.by + 1) * sizeof *B->brow);
+  B->brow_len = malloc(((size_t)nb + 1) * sizeof *B->brow_len);
+  int32_t *order = malloc(((size_t)nb + 1) * sizeof *order);
+  if (!B->slice_ptr || !B->brow || !B->brow_len || !order) {
+    free(order);
+    cgm_bcsr_free(B);
+    return cgm_fail(err, CGM_ERUNTIME, "out of memory for the layout of %d block rows", nb);
+  }
+  st = layout_shape(A, brow_begin, brow_end, p, B->brow_len, order, B->slice_ptr, err);
+  if (st) {
+    free(order);
+    cgm_bcsr_free(B);
+    return st;
+  }
+  for (int32_t b = 0; b < nb; b++) B->nblocks += B->brow_len[b];
+  B->nblocks_padded = B->slice_ptr[B->nslices];
+  for (int64_t s = 0; s < (int64_t)B->nslices * p.by; s++) B->brow[s] = s < nb ? order[s] : -1;
+  free(order);
+
+  size_t nq = (size_t)(B->nblocks_padded > 0 ? B->nblocks_padded : 1);
+  B->bcol = malloc(nq * sizeof *B->bcol);
+  B->val = calloc(nq * (size_t)n * n, sizeof *B->val); /* padding blocks stay zero */
+  if (!B->bcol || !B->val) {
+    int64_t bytes = B->nblocks_padded * (int64_t)(4 + 8 * n * n);
+    cgm_bcsr_free(B);
+    return cgm_fail(err, CGM_ERUNTIME, "out of memory for %lld blocks (%lld bytes) of the layout",
+                    (long long)nq, (long long)bytes);
+  }
+  int32_t maxlen = 0;
+  for (int32_t b = 0; b < nb; b++)
+    if (B->brow_len[b] > maxlen) maxlen = B->brow_len[b];
+  int fail = 0;
+#pragma omp parallel reduction(| : fail)
+  {
+    int32_t *cols = malloc(((size_t)maxlen + 1) * sizeof *cols);
+    if (!cols) fail = 1;
+#pragma omp for schedule(dynamic, 16)
+    for (int32_t k = 0; k < B->nslices; k++) {
+      if (!cols) continue;
+      for (int32_t j = 0; j < p.by; j++) {
+        int32_t b = B->brow[(int64_t)k * p.by + j];
+        if (b >= 0) {
+          fill_block_row(A, B, brow_begin, b, k, j, cols);
+          continue;
+        }
+        /* Padding slot: empty blocks at column 0 (never written back). */
+        int64_t steps = (B->slice_ptr[k + 1] - B->slice_ptr[k]) / ((int64_t)p.by * p.bx);
+        for (int64_t t = 0; t < steps * p.bx; t++)
+          B->bcol[B->slice_ptr[k] + (t / p.bx) * (int64_t)p.by * p.bx + (int64_t)j * p.bx +
+                  t % p.bx] = 0;
+      }
+    }
+    free(cols);
+  }
+  if (fail) {
+    cgm_bcsr_free(B);
+    return cgm_fail(err, CGM_ERUNTIME, "out of memory building the layout");
+  }
+  return CGM_OK;
+}
