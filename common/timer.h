@@ -2,9 +2,17 @@
 #ifndef CGM_COMMON_TIMER_H
 #define CGM_COMMON_TIMER_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Seconds since an arbitrary fixed point (CLOCK_MONOTONIC). */
 double cgm_now(void);
 /* Median of v[0..n) (sorts v in place); 0 when n == 0. */
 double cgm_median(double *v, int n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -6,6 +6,10 @@
 
 #include "cgmodel/solver.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cgm_problem {
   const cgm_csr *A; /* square, symmetric, finite, positive diagonal */
   const double *b;  /* nrows */
@@ -27,4 +31,7 @@ cgm_status cgm_cusparse_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_err
 /* Iteration times are kept for the first CGM_MAX_TIMED iterations only. */
 #define CGM_MAX_TIMED 65536
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -1,8 +1,231 @@
-/* placeholder: being written */
+/* Matrix Market writer (docs/matrix-market.md).
+ *
+ * Values are printed with the shortest of %.15g, %.16g and %.17g that reads
+ * back (strtod, or the reader's bit-identical parser) to the same double, so
+ * a written file reads back bit-identical. Output goes through a 1 MiB
+ * buffer and write(2); every write and the close are checked, and a partial
+ * regular file is removed on failure. */
+#define _POSIX_C_SOURCE 200809L
+
 #include "cgmodel/sparse.h"
-cgm_status cgm_mm_write_csr(const char *path, const cgm_csr *A, bool symmetric, cgm_error *err) {
-  return cgm_fail(err, CGM_ERUNTIME, "%s: writer not implemented yet", path);
+#include "sparse/mm_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define WBUF_SIZE ((size_t)1 << 20)
+#define WBUF_LINE 96 /* longest line written: "2147483647 2147483647 -x.xxxxe-308\n" */
+
+static bool same_bits(double a, double b) {
+  uint64_t x, y;
+  memcpy(&x, &a, sizeof x);
+  memcpy(&y, &b, sizeof y);
+  return x == y;
 }
+
+static inline char *put_u64(char *o, uint64_t x) {
+  char t[20];
+  int n = 0;
+  do {
+    t[n++] = (char)('0' + x % 10);
+    x /= 10;
+  } while (x);
+  while (n) *o++ = t[--n];
+  return o;
+}
+
+int cgm_mm_format_double(char *buf, double x) {
+  /* Integers below 1e15 in magnitude: %.15g prints exactly their digits. */
+  if (fabs(x) < 1e15 && x == trunc(x)) {
+    char *o = buf;
+    if (signbit(x)) *o++ = '-';
+    o = put_u64(o, (uint64_t)fabs(x));
+    *o = '\0';
+    return (int)(o - buf);
+  }
+  int n = 0;
+  for (int prec = 15; prec <= 17; prec++) {
+    n = snprintf(buf, 32, "%.*g", prec, x);
+    for (int k = 0; k < n; k++)
+      if (buf[k] == ',') buf[k] = '.'; /* a locale with a decimal comma */
+    if (prec == 17) break;           /* 17 significant digits always round-trip */
+    double y;
+    if (cgm_mm_parse_double(buf, (size_t)n, &y) == CGM_NUM_OK && same_bits(x, y)) break;
+  }
+  return n;
+}
+
+typedef struct {
+  const char *path;
+  int fd;
+  bool regular;
+  int errnum; /* first failure (errno) */
+  char *buf;
+  size_t len;
+} mmw;
+
+static void w_flush(mmw *w) {
+  size_t off = 0;
+  while (!w->errnum && off < w->len) {
+    ssize_t k = write(w->fd, w->buf + off, w->len - off);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      w->errnum = errno;
+    } else if (k == 0) {
+      w->errnum = EIO;
+    } else {
+      off += (size_t)k;
+    }
+  }
+  w->len = 0;
+}
+
+/* Room for one line; false once a write has failed. */
+static inline bool w_room(mmw *w) {
+  if (w->len + WBUF_LINE > WBUF_SIZE) w_flush(w);
+  return !w->errnum;
+}
+
+static bool open_errno_is_input(int e) {
+  return e == ENOENT || e == ENOTDIR || e == EISDIR || e == EACCES || e == EPERM || e == EROFS ||
+         e == ENAMETOOLONG || e == ELOOP || e == EEXIST;
+}
+
+static cgm_status w_open(mmw *w, const char *path, cgm_error *err) {
+  memset(w, 0, sizeof *w);
+  w->fd = -1;
+  w->path = path;
+  if (!path || !*path) return cgm_fail(err, CGM_EINPUT, "no output file name given");
+  w->buf = malloc(WBUF_SIZE);
+  if (!w->buf) return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory for the write buffer", path);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  if (fd < 0) {
+    int e = errno;
+    free(w->buf);
+    w->buf = NULL;
+    return cgm_fail(err, open_errno_is_input(e) ? CGM_EINPUT : CGM_ERUNTIME,
+                    "%s: cannot create: %s", path, strerror(e));
+  }
+  struct stat st;
+  w->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  w->fd = fd;
+  return CGM_OK;
+}
+
+/* Flushes and closes; on any failure removes a partial regular file. */
+static cgm_status w_close(mmw *w, cgm_error *err) {
+  if (!w->errnum) w_flush(w);
+  if (close(w->fd) != 0 && !w->errnum) w->errnum = errno;
+  free(w->buf);
+  w->buf = NULL;
+  if (!w->errnum) return CGM_OK;
+  /* Never unlink what is not a regular file (/dev/full, a pipe). */
+  if (w->regular) unlink(w->path);
+  return cgm_fail(err, CGM_ERUNTIME, "%s: write failed: %s%s", w->path, strerror(w->errnum),
+                  w->regular ? " (partial file removed)" : "");
+}
+
+static cgm_status check_csr(const cgm_csr *A, bool symmetric, const char *path, cgm_error *err) {
+  if (!A || (A->nrows > 0 && !A->rowptr) || (A->nnz > 0 && (!A->colidx || !A->val)))
+    return cgm_fail(err, CGM_EINPUT, "%s: no matrix to write", path);
+  if (A->nrows <= 0 || A->ncols <= 0)
+    return cgm_fail(err, CGM_EINPUT,
+                    "%s: cannot write an empty %d x %d matrix (Matrix Market readers reject it)",
+                    path, A->nrows, A->ncols);
+  if (A->rowptr[0] != 0 || A->rowptr[A->nrows] != A->nnz)
+    return cgm_fail(err, CGM_EINPUT, "%s: invalid CSR: rowptr[0] = %lld, rowptr[n] = %lld, nnz %lld",
+                    path, (long long)A->rowptr[0], (long long)A->rowptr[A->nrows],
+                    (long long)A->nnz);
+  for (int32_t i = 0; i < A->nrows; i++) {
+    if (A->rowptr[i + 1] < A->rowptr[i])
+      return cgm_fail(err, CGM_EINPUT, "%s: invalid CSR: rowptr decreases at row %d", path, i);
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+      if (A->colidx[k] < 0 || A->colidx[k] >= A->ncols)
+        return cgm_fail(err, CGM_EINPUT, "%s: invalid CSR: column %d out of range in row %d",
+                        path, A->colidx[k], i);
+      if (!isfinite(A->val[k]))
+        return cgm_fail(err, CGM_EINPUT,
+                        "%s: value at (%d,%d) is NaN/Inf: it cannot be written (readers reject "
+                        "non-finite values)",
+                        path, i + 1, A->colidx[k] + 1);
+    }
+  }
+  if (symmetric) {
+    if (A->nrows != A->ncols)
+      return cgm_fail(err, CGM_EINPUT, "%s: a %d x %d matrix cannot be written as symmetric", path,
+                      A->nrows, A->ncols);
+    if (!cgm_csr_is_symmetric(A))
+      return cgm_fail(err, CGM_EINPUT,
+                      "%s: the matrix is not symmetric: writing only its lower triangle would "
+                      "lose entries; write it as general",
+                      path);
+  }
+  return CGM_OK;
+}
+
+cgm_status cgm_mm_write_csr(const char *path, const cgm_csr *A, bool symmetric, cgm_error *err) {
+  cgm_status st = check_csr(A, symmetric, path ? path : "(null)", err);
+  if (st) return st;
+  int64_t count = A->nnz;
+  if (symmetric) {
+    count = 0;
+    for (int32_t i = 0; i < A->nrows; i++)
+      for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) count += A->colidx[k] <= i;
+  }
+  mmw w;
+  st = w_open(&w, path, err);
+  if (st) return st;
+  w.len = (size_t)snprintf(w.buf, WBUF_SIZE,
+                           "%%%%MatrixMarket matrix coordinate real %s\n%d %d %lld\n",
+                           symmetric ? "symmetric" : "general", A->nrows, A->ncols,
+                           (long long)count);
+  for (int32_t i = 0; i < A->nrows && !w.errnum; i++) {
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+      int32_t j = A->colidx[k];
+      if (symmetric && j > i) continue; /* upper triangle: implied by the lower */
+      if (!w_room(&w)) break;
+      char *o = w.buf + w.len;
+      o = put_u64(o, (uint64_t)i + 1);
+      *o++ = ' ';
+      o = put_u64(o, (uint64_t)j + 1);
+      *o++ = ' ';
+      o += cgm_mm_format_double(o, A->val[k]);
+      *o++ = '\n';
+      w.len = (size_t)(o - w.buf);
+    }
+  }
+  return w_close(&w, err);
+}
+
 cgm_status cgm_mm_write_vector(const char *path, const double *v, int32_t n, cgm_error *err) {
-  return cgm_fail(err, CGM_ERUNTIME, "%s: writer not implemented yet", path);
+  const char *p = path ? path : "(null)";
+  if (n <= 0)
+    return cgm_fail(err, CGM_EINPUT,
+                    "%s: cannot write an empty vector (%d values): Matrix Market readers reject it",
+                    p, n);
+  if (!v) return cgm_fail(err, CGM_EINPUT, "%s: no vector to write", p);
+  for (int32_t i = 0; i < n; i++)
+    if (!isfinite(v[i]))
+      return cgm_fail(err, CGM_EINPUT,
+                      "%s: value %d is NaN/Inf: it cannot be written (readers reject non-finite "
+                      "values)",
+                      p, i + 1);
+  mmw w;
+  cgm_status st = w_open(&w, path, err);
+  if (st) return st;
+  w.len = (size_t)snprintf(w.buf, WBUF_SIZE, "%%%%MatrixMarket matrix array real general\n%d 1\n", n);
+  for (int32_t i = 0; i < n; i++) {
+    if (!w_room(&w)) break;
+    char *o = w.buf + w.len;
+    o += cgm_mm_format_double(o, v[i]);
+    *o++ = '\n';
+    w.len = (size_t)(o - w.buf);
+  }
+  return w_close(&w, err);
 }

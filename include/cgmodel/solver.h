@@ -67,7 +67,7 @@ typedef struct cgm_solve_result {
   double time_setup_s;      /* layout build, upload, handles */
   int64_t device_bytes;     /* memory the configuration allocated on each device */
   int64_t exchange_bytes;   /* bytes moved between devices per iteration */
-  char device[128];         /* "cpu (N threads)", "NVIDIA H100 80GB HBM3", ... */
+  char device[256];         /* "cpu (N threads)", "NVIDIA H100 80GB HBM3", ... */
   char stop_reason[256];    /* empty when converged */
 } cgm_solve_result;
 
@@ -88,7 +88,7 @@ int cgm_cuda_device_count(void);
 bool cgm_have_cuda_build(void);
 
 typedef struct cgm_device_info {
-  char name[128];
+  char name[256];
   int cc_major, cc_minor;
   int sms;
   int64_t mem_total, mem_free;

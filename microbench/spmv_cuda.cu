@@ -1,0 +1,85 @@
+/* CUDA timings: the solver's SpMV kernel on its own, and the copy ceiling. */
+#include <stdlib.h>
+
+#include "common/timer.h"
+#include "microbench/microbench.h"
+#include "solver/cuda/cg_cuda.h"
+#include "solver/cuda/cuda_util.h"
+
+/* Times `reps` launches of enqueue() with events, after 3 warm-up runs. */
+template <typename F>
+static cgm_status time_median(cudaStream_t s, int reps, F enqueue, double *median_s,
+                              cgm_error *err) {
+  cudaEvent_t a, b;
+  CGM_CUDA_TRY(err, cudaEventCreate(&a));
+  CGM_CUDA_TRY(err, cudaEventCreate(&b));
+  double *t = (double *)malloc(sizeof(double) * (reps > 0 ? reps : 1));
+  cgm_status st = CGM_OK;
+  if (!t) {
+    st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+    goto out;
+  }
+  for (int i = 0; i < 3; i++) CGM_CUDA_GOTO(st, err, out, enqueue());
+  for (int i = 0; i < reps; i++) {
+    CGM_CUDA_GOTO(st, err, out, cudaEventRecord(a, s));
+    CGM_CUDA_GOTO(st, err, out, enqueue());
+    CGM_CUDA_GOTO(st, err, out, cudaEventRecord(b, s));
+    CGM_CUDA_GOTO(st, err, out, cudaEventSynchronize(b));
+    float ms;
+    CGM_CUDA_GOTO(st, err, out, cudaEventElapsedTime(&ms, a, b));
+    t[i] = ms * 1e-3;
+  }
+  *median_s = cgm_median(t, reps);
+out:
+  free(t);
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return st;
+}
+
+extern "C" cgm_status cgm_mb_spmv_seconds(int dev, const cgm_bcsr *B, cgm_precision prec,
+                                          int reps, double *median_s, cgm_error *err) {
+  cgm_status st = cgm_spmv_supported(B->p.n, B->p.bx, B->p.by, err);
+  if (st) return st;
+  cgm_cuda_dev d;
+  int64_t xlen = (int64_t)B->nbcols * B->p.n;
+  double *x = (double *)malloc(sizeof(double) * (size_t)(xlen > 0 ? xlen : 1));
+  if (!x) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  for (int64_t i = 0; i < xlen; i++) x[i] = 1.0 + 0.25 * (double)((i * 2654435761u) % 1000) / 1000;
+  st = cgm_cuda_dev_setup(&d, dev, B, prec, xlen, err);
+  if (!st) st = cgm_cuda_upload_vec(&d, d.v, x, xlen, 0, err);
+  if (!st) {
+    double *dot = d.partials + 4 * d.red_cap;
+    auto launch = [&]() {
+      return cgm_launch_spmv(&d.L, prec, d.v, d.u, d.v, dot, cgm_cuda_red(&d, 0), NULL, d.sms,
+                             d.stream);
+    };
+    st = time_median(d.stream, reps, launch, median_s, err);
+  }
+  free(x);
+  cgm_cuda_dev_free(&d);
+  return st;
+}
+
+extern "C" cgm_status cgm_mb_copy_bandwidth(int dev, int64_t bytes, int reps, double *bytes_per_s,
+                                            cgm_error *err) {
+  CGM_CUDA_TRY(err, cudaSetDevice(dev));
+  void *a = NULL, *b = NULL;
+  cudaStream_t s = NULL;
+  cgm_status st = CGM_OK;
+  double med = 0;
+  CGM_CUDA_GOTO(st, err, out, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CGM_CUDA_GOTO(st, err, out, cudaMalloc(&a, (size_t)bytes));
+  CGM_CUDA_GOTO(st, err, out, cudaMalloc(&b, (size_t)bytes));
+  CGM_CUDA_GOTO(st, err, out, cudaMemset(a, 0x3f, (size_t)bytes)); /* not zeros */
+  {
+    auto copy = [&]() { return cudaMemcpyAsync(b, a, (size_t)bytes, cudaMemcpyDeviceToDevice, s); };
+    st = time_median(s, reps, copy, &med, err);
+  }
+  if (!st) *bytes_per_s = 2.0 * (double)bytes / med;
+out:
+  cudaFree(a);
+  cudaFree(b);
+  if (s) cudaStreamDestroy(s);
+  return st;
+}

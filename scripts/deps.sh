@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages cgmodel needs when they are missing.
+# The CUDA toolkit is not installed here: without nvcc the build is CPU-only.
+set -euo pipefail
+pkgs=(build-essential cmake ninja-build pkg-config libgsl-dev libsqlite3-dev libcjson-dev
+      gnuplot-nox clang)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# nvcc is usually not on PATH by default: let CMake find the toolkit.
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  echo "deps: using /usr/local/cuda/bin/nvcc" >&2
+fi

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine over a copy of the repository with .carry/ carried
+# (scripts/device-pack.sh). The carried binaries hold the absolute paths of
+# the build machine (/work/main), so that path is linked to this copy.
+# Usage: scripts/device-run.sh test [ctest args...] | exec COMMAND...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+if [ "$root" != /work/main ] && [ ! -e /work/main ]; then
+  mkdir -p /work && ln -s "$root" /work/main
+fi
+[ -e build-dev ] || ln -s .carry/build-dev build-dev
+export LD_LIBRARY_PATH=$root/.carry/build-dev/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export PATH=$root/build-dev/cli:$PATH
+what=${1:-test}
+shift || true
+case "$what" in
+  test) cd /work/main/build-dev && ctest --output-on-failure "$@" ;;
+  exec) "$@" ;;
+  *) echo "usage: $0 test [ctest args] | exec CMD..." >&2; exit 2 ;;
+esac

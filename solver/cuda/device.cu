@@ -1,0 +1,47 @@
+/* Device discovery: how many GPUs, and what they are (stored beside every
+ * calibration). */
+#include <stdio.h>
+#include <string.h>
+
+#include "solver/backend.h"
+#include "solver/cuda/cuda_util.h"
+
+extern "C" bool cgm_have_cuda_build(void) { return true; }
+
+extern "C" int cgm_cuda_device_count(void) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError(); /* no driver or no device: a CPU machine */
+    return 0;
+  }
+  return n;
+}
+
+extern "C" cgm_status cgm_cuda_device_info(int dev, cgm_device_info *info, cgm_error *err) {
+  memset(info, 0, sizeof *info);
+  int n = cgm_cuda_device_count();
+  if (dev < 0 || dev >= n)
+    return cgm_fail(err, CGM_EINPUT, "CUDA device %d does not exist (%d present)", dev, n);
+  cudaDeviceProp p;
+  CGM_CUDA_TRY(err, cudaGetDeviceProperties(&p, dev));
+  snprintf(info->name, sizeof info->name, "%s", p.name);
+  info->cc_major = p.major;
+  info->cc_minor = p.minor;
+  info->sms = p.multiProcessorCount;
+  info->l2_bytes = p.l2CacheSize;
+  info->bus_width_bits = p.memoryBusWidth;
+  CGM_CUDA_TRY(err, cudaDeviceGetAttribute(&info->clock_khz, cudaDevAttrClockRate, dev));
+  CGM_CUDA_TRY(err, cudaDeviceGetAttribute(&info->mem_clock_khz, cudaDevAttrMemoryClockRate, dev));
+  CGM_CUDA_TRY(err, cudaDriverGetVersion(&info->driver_version));
+  CGM_CUDA_TRY(err, cudaRuntimeGetVersion(&info->runtime_version));
+  int cur;
+  CGM_CUDA_TRY(err, cudaGetDevice(&cur));
+  CGM_CUDA_TRY(err, cudaSetDevice(dev));
+  size_t fr = 0, tot = 0;
+  cudaError_t ce = cudaMemGetInfo(&fr, &tot);
+  cudaSetDevice(cur);
+  CGM_CUDA_TRY(err, ce);
+  info->mem_free = (int64_t)fr;
+  info->mem_total = (int64_t)tot;
+  return CGM_OK;
+}

@@ -1,0 +1,108 @@
+/* The CUDA kernels of the solver behind a plain C interface. The solver
+ * (cg_cuda.cu) and the microbenchmarks (microbench/) launch exactly these.
+ *
+ * Scalars never leave the device during an iteration: every reduction ends
+ * in a "last block" that sums the per-block partials in a fixed order
+ * (deterministic results) and writes one slot of cgm_cg_state; the next
+ * kernel derives alpha or beta from the slots in its prologue. A graph of K
+ * iterations uses slots 0..K-1; slot i-1 (mod K) is the previous iteration.
+ * Once `done` is set, every later kernel returns at once, so a graph can run
+ * past convergence without changing x. */
+#ifndef CGM_SOLVER_CUDA_KERNELS_H
+#define CGM_SOLVER_CUDA_KERNELS_H
+
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+
+#include "cgmodel/solver.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The MBR layout (cgm_bcsr) as uploaded to one device. */
+typedef struct cgm_dev_layout {
+  int n, bx, by;
+  int32_t nslices;
+  int32_t nbrows;
+  int64_t nblocks_padded;
+  const int64_t *slice_ptr; /* nslices + 1 */
+  const int32_t *bcol;      /* nblocks_padded */
+  const int32_t *brow;      /* nslices * by */
+  const void *val;          /* nblocks_padded * n * n elements of the precision */
+} cgm_dev_layout;
+
+#define CGM_MAX_SLOTS 64
+
+typedef struct cgm_cg_slot {
+  double pq; /* p . A p of the iteration (SpMV + CG3) */
+  double rz; /* r . D^-1 r after the update (CG4) */
+  double rr; /* r . r after the update (CG4, the stop test) */
+} cgm_cg_slot;
+
+enum {
+  CGM_RUN = 0,
+  CGM_RUN_CONVERGED = 1,
+  CGM_RUN_BREAKDOWN = 2, /* p . A p <= 0: not positive definite */
+  CGM_RUN_NONFINITE = 3, /* NaN or Inf in a reduction */
+  CGM_RUN_MAXITER = 4,
+};
+
+typedef struct cgm_cg_state {
+  cgm_cg_slot slot[CGM_MAX_SLOTS]; /* reduced over all devices */
+  double thr;                      /* (tol * ||b||)^2 */
+  double rr_last;                  /* r . r of the last completed iteration */
+  double bad;                      /* the value that stopped the run */
+  int done;                        /* CGM_RUN_* */
+  int iter;                        /* completed iterations */
+  int maxiter;                     /* CG5 stops the run here */
+} cgm_cg_state;
+
+/* Scratch of the last-block reductions: per-block partials and a counter
+ * that the last block resets. One per kernel that reduces. */
+typedef struct cgm_reduce_buf {
+  double *partials; /* 2 * capacity */
+  unsigned *counter;
+  int capacity; /* most blocks a reducing launch may use */
+} cgm_reduce_buf;
+
+/* Threads per block and grid the SpMV uses for a layout (the grid is capped
+ * at one full wave of the device, then loops over slices). */
+void cgm_spmv_config(const cgm_dev_layout *L, int sms, int *threads, int *blocks);
+/* Checks that the CUDA kernels support these layout parameters. */
+cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_error *err);
+
+/* y = A x over the MBR layout. When dot_out is non-NULL, the last block
+ * writes sum_i p_rows[i] * y[i] there (CG3 fused into the SpMV). When guard
+ * is non-NULL and guard->done is set, returns at once. */
+cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision prec, const void *x, void *y,
+                            const void *p_rows, double *dot_out, cgm_reduce_buf red,
+                            const cgm_cg_state *guard, int sms, cudaStream_t s);
+
+/* Grid of the fixed-grid vector kernels for n elements (Sec. 5.1). */
+int cgm_vector_blocks(int64_t n, int sms);
+
+/* CG1: r = b - u, v = D^-1 r; out[0] = r . v, out[1] = r . r. */
+cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void *b, const void *u,
+                           const void *dinv, void *r, void *v, double *out, cgm_reduce_buf red,
+                           int sms, cudaStream_t s);
+/* CG4 (+ CG2's r.r): alpha = rz[prev] / pq[slot]; x += alpha v; r -= alpha u;
+ * out[0] = r . D^-1 r, out[1] = r . r. Sets done on breakdown. */
+cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st, int slot, int prev,
+                           void *x, void *r, const void *v, const void *u, const void *dinv,
+                           double *out, cgm_reduce_buf red, int sms, cudaStream_t s);
+/* CG5: the stop test on rr[slot], then beta = rz[slot] / rz[prev] and
+ * v = D^-1 r + beta v. Counts the iteration. */
+cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int slot, int prev,
+                           void *v, const void *r, const void *dinv, int sms, cudaStream_t s);
+/* out[0] = x . y (the plain vector reduction of the paper's Table 2). */
+cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void *x, const void *y,
+                           double *out, cgm_reduce_buf red, int sms, cudaStream_t s);
+
+/* Vector lengths are padded to this many elements (16-byte accesses). */
+#define CGM_VEC_ALIGN 4
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,169 @@
+/* SpMV over the BCSR MBR layout (paper Sec. 3.3-3.7), one kernel family
+ * parameterised by precision, block size N and B_x.
+ *
+ * Mapping: a slice (B_y block rows) is processed by S = B_y * B_x * N
+ * threads; thread t of a slice owns row r = t % N of block slot t / N, i.e.
+ * block row j = t / (B_x N) and sub-block k = (t / N) % B_x. Step s of the
+ * slice stores its B_y * B_x blocks contiguously, row-major inside a block,
+ * so in every step thread t reads the N values at offset s*S*N + t*N: the
+ * warp reads one contiguous range (coalesced, 16-byte loads where N allows).
+ * The N threads of a block read the same block column (broadcast) and the
+ * N consecutive x entries of that block column (vector gather through the
+ * read-only cache). The B_x partial rows of a block row are added with warp
+ * shuffles; the result goes to its original row (block-row sorting, 3.5).
+ * The grid is one wave of resident blocks looping over slice groups, so the
+ * fused dot (CG3) needs only a few hundred partials. */
+#include "solver/cuda/cuda_util.h"
+#include "solver/cuda/device_util.cuh"
+#include "solver/cuda/kernels.h"
+
+namespace cgm {
+
+constexpr int kSpmvThreads = 256;
+
+/* Steps unrolled per loop trip: enough loads in flight without spilling. */
+template <typename T, int N> __host__ __device__ constexpr int spmv_unroll() {
+  return N * (int)sizeof(T) <= 16 ? 4 : (N * (int)sizeof(T) <= 32 ? 2 : 1);
+}
+
+template <typename T, int N, int BX>
+__global__ void __launch_bounds__(kSpmvThreads)
+    spmv_mbr(cgm_dev_layout L, const T *__restrict__ x, T *__restrict__ y,
+             const T *__restrict__ p_rows, double *dot_out, cgm_reduce_buf red,
+             const cgm_cg_state *guard) {
+  if (guard && guard->done) return;
+  const T *__restrict__ val = static_cast<const T *>(L.val);
+  const int S = L.by * BX * N;                     /* threads per slice */
+  const int spb = blockDim.x / S;                  /* slices per block */
+  const int t = threadIdx.x % S, q = t / N, r = t % N;
+  const int64_t ngroups = (L.nslices + spb - 1) / spb;
+  constexpr int U = spmv_unroll<T, N>();
+  double dot = 0.0;
+  for (int64_t g = blockIdx.x; g < ngroups; g += gridDim.x) {
+    const int64_t slice = g * spb + threadIdx.x / S;
+    T acc = 0;
+    if (slice < L.nslices) {
+      const int64_t base = L.slice_ptr[slice];
+      const int64_t steps = (L.slice_ptr[slice + 1] - base) / (S / N);
+      const T *a = val + base * (N * N) + (int64_t)t * N;
+      const int32_t *c = L.bcol + base + q;
+      const int64_t astep = (int64_t)S * N, cstep = S / N;
+      int64_t s = 0;
+      for (; s + U <= steps; s += U) {
+        T av[U][N], xv[U][N];
+        int32_t col[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+          load_row<T, N, true>(a + (s + u) * astep, av[u]);
+          col[u] = __ldcs(c + (s + u) * cstep);
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) load_row<T, N, false>(x + (int64_t)col[u] * N, xv[u]);
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+          for (int e = 0; e < N; e++) acc += av[u][e] * xv[u][e];
+      }
+      for (; s < steps; s++) {
+        T av[N], xv[N];
+        load_row<T, N, true>(a + s * astep, av);
+        load_row<T, N, false>(x + (int64_t)__ldcs(c + s * cstep) * N, xv);
+#pragma unroll
+        for (int e = 0; e < N; e++) acc += av[e] * xv[e];
+      }
+    }
+    /* B_x threads (N lanes apart) hold parts of the same row. */
+#pragma unroll
+    for (int off = N; off < N * BX; off <<= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+    if (slice < L.nslices && (q % BX) == 0) {
+      const int32_t b = L.brow[slice * L.by + q / BX];
+      if (b >= 0) {
+        const int64_t row = (int64_t)b * N + r;
+        y[row] = acc;
+        if (dot_out) dot += (double)p_rows[row] * (double)acc;
+      }
+    }
+  }
+  if (dot_out) {
+    double v[1] = {dot};
+    last_block_sum<1>(v, red, dot_out);
+  }
+}
+
+template <typename T, int N, int BX>
+static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const void *p,
+                          double *dot, cgm_reduce_buf red, const cgm_cg_state *guard, int sms,
+                          cudaStream_t s) {
+  int threads, blocks;
+  cgm_spmv_config(L, sms, &threads, &blocks);
+  if (blocks == 0) return cudaSuccess;
+  spmv_mbr<T, N, BX><<<blocks, threads, 0, s>>>(*L, static_cast<const T *>(x),
+                                                static_cast<T *>(y), static_cast<const T *>(p),
+                                                dot, red, guard);
+  return cudaGetLastError();
+}
+
+template <typename T, int N>
+static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, const void *p,
+                             double *dot, cgm_reduce_buf red, const cgm_cg_state *guard, int sms,
+                             cudaStream_t s) {
+  switch (L->bx) {
+  case 1: return launch<T, N, 1>(L, x, y, p, dot, red, guard, sms, s);
+  case 2: return launch<T, N, 2>(L, x, y, p, dot, red, guard, sms, s);
+  case 4:
+    if constexpr (N <= 8) return launch<T, N, 4>(L, x, y, p, dot, red, guard, sms, s);
+    break;
+  case 8:
+    if constexpr (N <= 4) return launch<T, N, 8>(L, x, y, p, dot, red, guard, sms, s);
+    break;
+  }
+  return cudaErrorInvalidValue;
+}
+
+template <typename T>
+static cudaError_t launch_n(const cgm_dev_layout *L, const void *x, void *y, const void *p,
+                            double *dot, cgm_reduce_buf red, const cgm_cg_state *guard, int sms,
+                            cudaStream_t s) {
+  switch (L->n) {
+  case 1: return launch_bx<T, 1>(L, x, y, p, dot, red, guard, sms, s);
+  case 2: return launch_bx<T, 2>(L, x, y, p, dot, red, guard, sms, s);
+  case 4: return launch_bx<T, 4>(L, x, y, p, dot, red, guard, sms, s);
+  case 8: return launch_bx<T, 8>(L, x, y, p, dot, red, guard, sms, s);
+  }
+  return cudaErrorInvalidValue;
+}
+
+} // namespace cgm
+
+extern "C" cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_error *err) {
+  if (n != 1 && n != 2 && n != 4 && n != 8)
+    return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
+  if (bx != 1 && bx != 2 && bx != 4 && bx != 8)
+    return cgm_fail(err, CGM_EINPUT, "the CUDA kernels need B_x in {1, 2, 4, 8} (got %d)", bx);
+  if (n * bx > 32)
+    return cgm_fail(err, CGM_EINPUT, "the CUDA kernels need N * B_x <= 32 (got %d * %d)", n, bx);
+  int S = by * bx * n;
+  if (S > cgm::kSpmvThreads || cgm::kSpmvThreads % S != 0)
+    return cgm_fail(err, CGM_EINPUT,
+                    "the CUDA kernels need B_y * B_x * N to divide %d (got %d * %d * %d = %d)",
+                    cgm::kSpmvThreads, by, bx, n, S);
+  return CGM_OK;
+}
+
+extern "C" void cgm_spmv_config(const cgm_dev_layout *L, int sms, int *threads, int *blocks) {
+  const int S = L->by * L->bx * L->n;
+  const int spb = cgm::kSpmvThreads / S;
+  *threads = cgm::kSpmvThreads;
+  int64_t groups = (L->nslices + spb - 1) / spb;
+  int64_t wave = (int64_t)sms * (2048 / cgm::kSpmvThreads);
+  *blocks = (int)(groups < wave ? groups : wave);
+}
+
+extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision prec,
+                                       const void *x, void *y, const void *p_rows,
+                                       double *dot_out, cgm_reduce_buf red,
+                                       const cgm_cg_state *guard, int sms, cudaStream_t s) {
+  if (prec == CGM_PREC_SINGLE)
+    return cgm::launch_n<float>(L, x, y, p_rows, dot_out, red, guard, sms, s);
+  return cgm::launch_n<double>(L, x, y, p_rows, dot_out, red, guard, sms, s);
+}

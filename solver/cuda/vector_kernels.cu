@@ -1,0 +1,209 @@
+/* The fused vector kernels of Algorithm 2 (paper Table 2), fixed-grid as in
+ * Sec. 5.1: a grid of at most one resident wave loops over the vectors with
+ * 16-byte accesses. Reductions accumulate in double in both precisions. */
+#include <math.h>
+
+#include "solver/cuda/cuda_util.h"
+#include "solver/cuda/device_util.cuh"
+#include "solver/cuda/kernels.h"
+
+namespace cgm {
+
+constexpr int kVecThreads = 256;
+
+/* 16 bytes of T: 2 doubles or 4 floats. Vectors are padded to CGM_VEC_ALIGN. */
+template <typename T> struct Pack {
+  static constexpr int V = 16 / sizeof(T);
+  T v[V];
+};
+
+/* Plain loads: some of these vectors are written by the same kernel, which
+ * rules out the read-only path. */
+template <typename T> __device__ __forceinline__ Pack<T> ld(const T *p, int64_t i) {
+  Pack<T> out;
+  uint4 w = reinterpret_cast<const uint4 *>(p)[i];
+  memcpy(out.v, &w, 16);
+  return out;
+}
+
+template <typename T> __device__ __forceinline__ void st(T *p, int64_t i, const Pack<T> &a) {
+  uint4 w;
+  memcpy(&w, a.v, 16);
+  reinterpret_cast<uint4 *>(p)[i] = w;
+}
+
+/* CG1: r = b - u, v = D^-1 r, (r.v, r.r). */
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    cg1(int64_t np, const T *b, const T *u, const T *dinv, T *r, T *v, double *out,
+        cgm_reduce_buf red) {
+  double s[2] = {0.0, 0.0};
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < np;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    Pack<T> pb = ld(b, i), pu = ld(u, i), pd = ld(dinv, i), pr, pv;
+#pragma unroll
+    for (int e = 0; e < Pack<T>::V; e++) {
+      pr.v[e] = pb.v[e] - pu.v[e];
+      pv.v[e] = pd.v[e] * pr.v[e];
+      s[0] += (double)pr.v[e] * (double)pv.v[e];
+      s[1] += (double)pr.v[e] * (double)pr.v[e];
+    }
+    st(r, i, pr);
+    st(v, i, pv);
+  }
+  last_block_sum<2>(s, red, out);
+}
+
+/* CG4 (+ CG2): x += alpha v, r -= alpha u, (r.D^-1 r, r.r). */
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    cg4(int64_t np, cgm_cg_state *state, int slot, int prev, T *x, T *r, const T *v, const T *u,
+        const T *dinv, double *out, cgm_reduce_buf red) {
+  if (state->done) return;
+  const double pq = state->slot[slot].pq;
+  if (!(pq > 0.0) || !isfinite(pq)) { /* every block sees the same value */
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+      state->done = isfinite(pq) ? CGM_RUN_BREAKDOWN : CGM_RUN_NONFINITE;
+      state->bad = pq;
+    }
+    return;
+  }
+  const T alpha = (T)(state->slot[prev].rz / pq);
+  double s[2] = {0.0, 0.0};
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < np;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    Pack<T> px = ld(x, i), pr = ld(r, i), pv = ld(v, i), pu = ld(u, i), pd = ld(dinv, i);
+#pragma unroll
+    for (int e = 0; e < Pack<T>::V; e++) {
+      px.v[e] += alpha * pv.v[e];
+      pr.v[e] -= alpha * pu.v[e];
+      s[0] += (double)pr.v[e] * (double)(pd.v[e] * pr.v[e]);
+      s[1] += (double)pr.v[e] * (double)pr.v[e];
+    }
+    st(x, i, px);
+    st(r, i, pr);
+  }
+  last_block_sum<2>(s, red, out);
+}
+
+/* CG5: stop test, then v = D^-1 r + beta v. */
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    cg5(int64_t np, cgm_cg_state *state, int slot, int prev, T *v, const T *r, const T *dinv) {
+  if (state->done) return;
+  const double rz = state->slot[slot].rz, rr = state->slot[slot].rr;
+  const double rz_prev = state->slot[prev].rz;
+  const bool converged = rr <= state->thr;
+  const bool bad = !isfinite(rr) || !isfinite(rz) || !(rz_prev > 0.0);
+  if (blockIdx.x == 0 && threadIdx.x == 0) { /* one writer; no block reads these */
+    state->iter++;
+    state->rr_last = rr;
+    if (converged) state->done = CGM_RUN_CONVERGED;
+    else if (bad) {
+      state->done = CGM_RUN_NONFINITE;
+      state->bad = isfinite(rr) ? rz : rr;
+    } else if (state->iter >= state->maxiter) {
+      state->done = CGM_RUN_MAXITER;
+    }
+  }
+  if (converged || bad) return; /* at maxiter v is still updated: harmless */
+  const T beta = (T)(rz / rz_prev);
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < np;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    Pack<T> pv = ld(v, i), pr = ld(r, i), pd = ld(dinv, i);
+#pragma unroll
+    for (int e = 0; e < Pack<T>::V; e++) pv.v[e] = pd.v[e] * pr.v[e] + beta * pv.v[e];
+    st(v, i, pv);
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    dot(int64_t np, const T *x, const T *y, double *out, cgm_reduce_buf red) {
+  double s[1] = {0.0};
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < np;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    Pack<T> px = ld(x, i), py = ld(y, i);
+#pragma unroll
+    for (int e = 0; e < Pack<T>::V; e++) s[0] += (double)px.v[e] * (double)py.v[e];
+  }
+  last_block_sum<1>(s, red, out);
+}
+
+/* Packs of 16 bytes in a padded vector of n elements. */
+static int64_t packs(cgm_precision prec, int64_t n) {
+  int64_t padded = (n + CGM_VEC_ALIGN - 1) / CGM_VEC_ALIGN * CGM_VEC_ALIGN;
+  return padded / (prec == CGM_PREC_SINGLE ? 4 : 2);
+}
+
+} // namespace cgm
+
+extern "C" int cgm_vector_blocks(int64_t n, int sms) {
+  int64_t need = (n / 2 + cgm::kVecThreads - 1) / cgm::kVecThreads; /* >= packs of doubles */
+  int64_t wave = (int64_t)sms * (2048 / cgm::kVecThreads);
+  if (need < 1) need = 1;
+  return (int)(need < wave ? need : wave);
+}
+
+#define F(p) static_cast<float *>(p)
+#define CF(p) static_cast<const float *>(p)
+
+extern "C" cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void *b, const void *u,
+                                      const void *dinv, void *r, void *v, double *out,
+                                      cgm_reduce_buf red, int sms, cudaStream_t s) {
+  int blocks = cgm_vector_blocks(n, sms);
+  int64_t np = cgm::packs(prec, n);
+  if (prec == CGM_PREC_SINGLE)
+    cgm::cg1<float><<<blocks, cgm::kVecThreads, 0, s>>>(np, CF(b), CF(u), CF(dinv), F(r), F(v),
+                                                        out, red);
+  else
+    cgm::cg1<double><<<blocks, cgm::kVecThreads, 0, s>>>(
+        np, static_cast<const double *>(b), static_cast<const double *>(u),
+        static_cast<const double *>(dinv), static_cast<double *>(r), static_cast<double *>(v), out,
+        red);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st, int slot,
+                                      int prev, void *x, void *r, const void *v, const void *u,
+                                      const void *dinv, double *out, cgm_reduce_buf red, int sms,
+                                      cudaStream_t s) {
+  int blocks = cgm_vector_blocks(n, sms);
+  int64_t np = cgm::packs(prec, n);
+  if (prec == CGM_PREC_SINGLE)
+    cgm::cg4<float><<<blocks, cgm::kVecThreads, 0, s>>>(np, st, slot, prev, F(x), F(r), CF(v),
+                                                        CF(u), CF(dinv), out, red);
+  else
+    cgm::cg4<double><<<blocks, cgm::kVecThreads, 0, s>>>(
+        np, st, slot, prev, static_cast<double *>(x), static_cast<double *>(r),
+        static_cast<const double *>(v), static_cast<const double *>(u),
+        static_cast<const double *>(dinv), out, red);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int slot,
+                                      int prev, void *v, const void *r, const void *dinv, int sms,
+                                      cudaStream_t s) {
+  int blocks = cgm_vector_blocks(n, sms);
+  int64_t np = cgm::packs(prec, n);
+  if (prec == CGM_PREC_SINGLE)
+    cgm::cg5<float><<<blocks, cgm::kVecThreads, 0, s>>>(np, st, slot, prev, F(v), CF(r), CF(dinv));
+  else
+    cgm::cg5<double><<<blocks, cgm::kVecThreads, 0, s>>>(np, st, slot, prev,
+                                                         static_cast<double *>(v),
+                                                         static_cast<const double *>(r),
+                                                         static_cast<const double *>(dinv));
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void *x, const void *y,
+                                      double *out, cgm_reduce_buf red, int sms, cudaStream_t s) {
+  int blocks = cgm_vector_blocks(n, sms);
+  int64_t np = cgm::packs(prec, n);
+  if (prec == CGM_PREC_SINGLE)
+    cgm::dot<float><<<blocks, cgm::kVecThreads, 0, s>>>(np, CF(x), CF(y), out, red);
+  else
+    cgm::dot<double><<<blocks, cgm::kVecThreads, 0, s>>>(np, static_cast<const double *>(x),
+                                                         static_cast<const double *>(y), out, red);
+  return cudaGetLastError();
+}

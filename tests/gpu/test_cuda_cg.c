@@ -1,0 +1,175 @@
+/* CUDA CG (our kernels and the cuSPARSE baseline) against the CPU backend:
+ * every N and precision, real and synthetic matrices, 1 row, an arrow matrix
+ * (one very long row), the true residual recomputed here in long double;
+ * and the GPU failure modes. Skipped (77) without a GPU. */
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+
+#include "cgmodel/solver.h"
+#include "test_util.h"
+
+static double residual(const cgm_csr *A, const double *b, const double *x) {
+  long double rr = 0, bb = 0;
+  for (int32_t i = 0; i < A->nrows; i++) {
+    long double r = b[i];
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) r -= (long double)A->val[k] * x[A->colidx[k]];
+    rr += r * r;
+    bb += (long double)b[i] * b[i];
+  }
+  return (double)sqrtl(rr / bb);
+}
+
+static double *rhs(const cgm_csr *A) {
+  double *x = malloc(A->ncols * sizeof *x), *b = malloc(A->nrows * sizeof *b);
+  for (int32_t i = 0; i < A->ncols; i++) x[i] = 1.0 + 0.5 * sin(0.1 * i);
+  cgm_csr_spmv(A, x, b);
+  free(x);
+  return b;
+}
+
+static cgm_status run(const cgm_csr *A, const double *b, double *x, cgm_backend be, int n,
+                      cgm_precision p, cgm_solve_result *r, cgm_error *err) {
+  cgm_solve_opts o = cgm_solve_opts_default();
+  o.backend = be;
+  o.precision = p;
+  o.layout = cgm_bcsr_default_params(n);
+  memset(x, 0, A->nrows * sizeof *x);
+  return cgm_solve(A, b, x, &o, r, err);
+}
+
+static void check_matrix(const char *what, const cgm_csr *A) {
+  double *b = rhs(A), *xc = malloc(A->nrows * sizeof *xc), *xg = malloc(A->nrows * sizeof *xg);
+  for (int pr = 0; pr < 2; pr++) {
+    cgm_precision p = (cgm_precision)pr;
+    double tol = p == CGM_PREC_SINGLE ? 1e-5 : 1e-8;
+    cgm_solve_result rc, rg;
+    cgm_error err = {0};
+    cgm_status sc = run(A, b, xc, CGM_BACKEND_CPU, 1, p, &rc, &err);
+    CHECK_MSG(sc == CGM_OK, "%s cpu %s: %s", what, cgm_precision_name(p), err.msg);
+    for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
+      int n = cgm_block_sizes[bi];
+      cgm_status sg = run(A, b, xg, CGM_BACKEND_CUDA, n, p, &rg, &err);
+      CHECK_MSG(sg == CGM_OK, "%s cuda N=%d %s: %s", what, n, cgm_precision_name(p), err.msg);
+      double res = residual(A, b, xg);
+      /* fp32: the recursive residual may drift from the true one by a few eps * cond. */
+      CHECK_MSG(res <= (p == CGM_PREC_SINGLE ? 20 : 1.01) * tol, "%s N=%d %s: residual %.3g",
+                what, n, cgm_precision_name(p), res);
+      int slack = p == CGM_PREC_SINGLE ? 2 + rc.iterations / 5 : 1 + rc.iterations / 50;
+      CHECK_MSG(abs(rg.iterations - rc.iterations) <= slack, "%s N=%d %s: %d iterations vs %d on the CPU",
+                what, n, cgm_precision_name(p), rg.iterations, rc.iterations);
+      double num = 0, den = 0;
+      for (int32_t i = 0; i < A->nrows; i++) num += (xg[i] - xc[i]) * (xg[i] - xc[i]), den += xc[i] * xc[i];
+      fprintf(stderr, "%-14s N=%d %-6s cuda %4d it  cpu %4d it  residual %.2e  |xg-xc|/|xc| %.2e  %.1f us/it\n",
+              what, n, cgm_precision_name(p), rg.iterations, rc.iterations, res, sqrt(num / den),
+              1e6 * rg.time_per_iter_s);
+      CHECK(rg.time_per_iter_s > 0);
+    }
+    cgm_status ss = run(A, b, xg, CGM_BACKEND_CUSPARSE, 1, p, &rg, &err);
+    CHECK_MSG(ss == CGM_OK, "%s cusparse %s: %s", what, cgm_precision_name(p), err.msg);
+    CHECK_MSG(residual(A, b, xg) <= (p == CGM_PREC_SINGLE ? 20 : 1.01) * tol, "%s cusparse residual %.3g",
+              what, residual(A, b, xg));
+  }
+  free(b), free(xc), free(xg);
+}
+
+/* Arrow: a dense first row/column on a diagonally dominant tridiagonal. */
+static void arrow(int32_t n, cgm_csr *A) {
+  int64_t cap = 5 * (int64_t)n;
+  int32_t *ri = malloc(cap * sizeof *ri), *ci = malloc(cap * sizeof *ci);
+  double *v = malloc(cap * sizeof *v);
+  int64_t k = 0;
+  for (int32_t i = 0; i < n; i++) {
+    ri[k] = i, ci[k] = i, v[k] = i == 0 ? 1.0 * n : 4.0, k++;
+    if (i > 0) ri[k] = i, ci[k] = i - 1, v[k] = -1, k++, ri[k] = i - 1, ci[k] = i, v[k] = -1, k++;
+    if (i > 1) ri[k] = 0, ci[k] = i, v[k] = 0.5, k++, ri[k] = i, ci[k] = 0, v[k] = 0.5, k++;
+  }
+  cgm_error err;
+  CHECK_OK(cgm_csr_from_coo(n, n, k, ri, ci, v, A, NULL, &err));
+  free(ri), free(ci), free(v);
+}
+
+static void failures(void) {
+  cgm_error err = {0};
+  cgm_solve_result r;
+  /* Indefinite: breakdown detected on the device, exit code 1. */
+  {
+    cgm_csr A;
+    CHECK_OK(cgm_gen_poisson2d(20, &A, &err));
+    for (int32_t i = 0; i < A.nrows; i++)
+      for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
+        if (A.colidx[k] == i && i % 2) A.val[k] = 0.5; /* still > 0, but indefinite */
+    double *b = rhs(&A), *x = malloc(A.nrows * sizeof *x);
+    for (int be = 1; be <= 2; be++) {
+      cgm_status st = run(&A, b, x, (cgm_backend)be, 1, CGM_PREC_DOUBLE, &r, &err);
+      CHECK_MSG(st == CGM_ENOCONV && strstr(err.msg, "not positive definite"), "%s: %d %s",
+                cgm_backend_name((cgm_backend)be), st, err.msg);
+    }
+    free(b), free(x);
+    cgm_csr_free(&A);
+  }
+  /* maxiter: exit 1 with the residual reached. */
+  {
+    cgm_csr A;
+    CHECK_OK(cgm_gen_poisson3d(20, &A, &err));
+    double *b = rhs(&A), *x = calloc(A.nrows, sizeof *x);
+    cgm_solve_opts o = cgm_solve_opts_default();
+    o.backend = CGM_BACKEND_CUDA;
+    o.maxiter = 5;
+    CHECK(cgm_solve(&A, b, x, &o, &r, &err) == CGM_ENOCONV);
+    CHECK_MSG(r.iterations == 5 && strstr(err.msg, "maximum of 5"), "%d: %s", r.iterations, err.msg);
+    CHECK_NEAR(r.relative_residual, residual(&A, b, x), 1e-6);
+    /* Does not fit: take most of the GPU's memory first, then ask. */
+    size_t fr, tot;
+    void *hog = NULL;
+    CHECK(cudaMemGetInfo(&fr, &tot) == cudaSuccess);
+    if (cudaMalloc(&hog, fr - (300u << 20)) == cudaSuccess) {
+      o.maxiter = 0;
+      cgm_status st = cgm_solve(&A, b, x, &o, &r, &err);
+      CHECK_MSG(st == CGM_EINPUT && strstr(err.msg, "does not fit"), "%d %s", st, err.msg);
+      cudaFree(hog);
+    }
+    free(b), free(x);
+    cgm_csr_free(&A);
+  }
+}
+
+int main(void) {
+  if (cgm_cuda_device_count() < 1) {
+    fprintf(stderr, "no GPU: skipped\n");
+    return CGM_TEST_SKIP;
+  }
+  cgm_error err;
+  cgm_csr A;
+  CHECK_OK(cgm_gen_poisson3d(31, &A, &err));
+  check_matrix("poisson3d 31", &A);
+  cgm_csr_free(&A);
+  CHECK_OK(cgm_gen_elasticity3d(8, &A, &err));
+  check_matrix("elasticity 8", &A);
+  cgm_csr_free(&A);
+  CHECK_OK(cgm_gen_random_spd(20000, 8, CGM_ROWDIST_POWERLAW, 2.5, 0, 7, &A, &err));
+  check_matrix("random pl", &A);
+  cgm_csr_free(&A);
+  arrow(5001, &A);
+  check_matrix("arrow 5001", &A);
+  cgm_csr_free(&A);
+  { /* one row */
+    int32_t ri[] = {0}, ci[] = {0};
+    double v[] = {3.0};
+    CHECK_OK(cgm_csr_from_coo(1, 1, 1, ri, ci, v, &A, NULL, &err));
+    check_matrix("1 row", &A);
+    cgm_csr_free(&A);
+  }
+  const char *real[] = {"bcsstk16", "bcsstk13", "msc01050", "nos4", "LF10", "gr_30_30", "1138_bus"};
+  for (size_t i = 0; i < sizeof real / sizeof *real; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.mtx", CGM_DATA_DIR, real[i]);
+    if (cgm_mm_read_csr(path, &A, NULL, &err)) {
+      CHECK_MSG(0, "%s", err.msg);
+      continue;
+    }
+    check_matrix(real[i], &A);
+    cgm_csr_free(&A);
+  }
+  failures();
+  TEST_MAIN_END();
+}
