@@ -71,7 +71,7 @@ extern "C" cgm_status cgm_mb_copy_bandwidth(int dev, int64_t bytes, int reps, do
   CGM_CUDA_GOTO(st, err, out, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   CGM_CUDA_GOTO(st, err, out, cudaMalloc(&a, (size_t)bytes));
   CGM_CUDA_GOTO(st, err, out, cudaMalloc(&b, (size_t)bytes));
-  CGM_CUDA_GOTO(st, err, out, cudaMemset(a, 0x3f, (size_t)bytes)); /* not zeros */
+  CGM_CUDA_GOTO(st, err, out, cudaMemsetAsync(a, 0x3f, (size_t)bytes, s)); /* not zeros */
   {
     auto copy = [&]() { return cudaMemcpyAsync(b, a, (size_t)bytes, cudaMemcpyDeviceToDevice, s); };
     st = time_median(s, reps, copy, &med, err);

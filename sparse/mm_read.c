@@ -28,7 +28,9 @@
 
 /* ============================================================ numbers === */
 
-static inline bool is_digit(unsigned char c) { return (unsigned)(c - '0') < 10u; }
+static inline bool is_digit(unsigned char c) {
+  return (unsigned)(c - '0') < 10u;
+}
 
 /* Separators inside a line. '\r' counts as blank so CRLF files read. */
 static inline bool is_blank(unsigned char c) {
@@ -37,9 +39,13 @@ static inline bool is_blank(unsigned char c) {
 
 /* Where a token may end: a blank, the end of the line or a NUL (the writer's
  * and the test's NUL-terminated strings). */
-static inline bool is_tok_end(unsigned char c) { return is_blank(c) || c == '\n' || c == '\0'; }
+static inline bool is_tok_end(unsigned char c) {
+  return is_blank(c) || c == '\n' || c == '\0';
+}
 
-static inline int lower_ascii(int c) { return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c; }
+static inline int lower_ascii(int c) {
+  return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c;
+}
 
 /* 10^0 .. 10^22: exactly representable in a double. */
 static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
@@ -710,8 +716,8 @@ static const uint64_t pow5_128[2 * (POW5_MAX - POW5_MIN + 1)] = {
  * ndig <= 19 (mant holds every significant digit). */
 typedef struct {
   bool neg;
-  bool frac;     /* a '.' or an exponent was present (not an integer literal) */
-  int64_t ndig;  /* significant digits (leading zeros not counted) */
+  bool frac;    /* a '.' or an exponent was present (not an integer literal) */
+  int64_t ndig; /* significant digits (leading zeros not counted) */
   int64_t exp10;
   uint64_t mant; /* meaningless when ndig > 19 (it wraps) */
 } decnum;
@@ -959,23 +965,23 @@ cgm_num_result cgm_mm_parse_double(const char *s, size_t len, double *out) {
 
 /* ============================================================ reader === */
 
-#define MM_CHUNK ((size_t)4 << 20)  /* read size */
+#define MM_CHUNK ((size_t)4 << 20)     /* read size */
 #define MM_LINE_MAX ((size_t)64 << 20) /* longest line accepted */
 
 typedef struct {
   const char *path;
   cgm_error *err;
   int fd;
-  char *buf;      /* allocated cap + 1 bytes: room for a sentinel '\n' */
+  char *buf; /* allocated cap + 1 bytes: room for a sentinel '\n' */
   size_t cap;
-  size_t len;     /* bytes in buf */
-  char *p;        /* parse position */
-  char *end;      /* just past the last complete line in buf */
+  size_t len; /* bytes in buf */
+  char *p;    /* parse position */
+  char *end;  /* just past the last complete line in buf */
   bool eof;
-  int64_t line;   /* number of the line that starts at p */
-  int64_t nread;  /* bytes read from the file */
-  int64_t fsize;  /* size of a regular file, -1 otherwise */
-  cgm_status st;  /* the status of the last error reported */
+  int64_t line;  /* number of the line that starts at p */
+  int64_t nread; /* bytes read from the file */
+  int64_t fsize; /* size of a regular file, -1 otherwise */
+  cgm_status st; /* the status of the last error reported */
 } mmr;
 
 typedef struct {
@@ -1011,8 +1017,8 @@ static cgm_status fail_at(mmr *r, int64_t line, cgm_status code, const char *fmt
 
 /* Bytes that never occur in a text file. */
 static inline bool is_binary_byte(unsigned char c) {
-  return c == 0 || c == 0x7f || (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\v' &&
-                                 c != '\f');
+  return c == 0 || c == 0x7f ||
+         (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f');
 }
 
 /* First binary byte in [s, e), or -1. */
@@ -1039,8 +1045,10 @@ static const char *tok_desc(char *dst, size_t dn, const char *s) {
       break;
     }
     unsigned char c = (unsigned char)*s;
-    if (c >= 0x20 && c < 0x7f && c != '\'') dst[o++] = (char)c;
-    else o += (size_t)snprintf(dst + o, dn - o, "\\x%02x", c);
+    if (c >= 0x20 && c < 0x7f && c != '\'')
+      dst[o++] = (char)c;
+    else
+      o += (size_t)snprintf(dst + o, dn - o, "\\x%02x", c);
   }
   dst[o] = '\0';
   return dst;
@@ -1064,6 +1072,14 @@ static cgm_status fail_line(mmr *r, int64_t line, const char *ls, const char *fm
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   return fail_at(r, line, CGM_EINPUT, "%s", msg);
+}
+
+/* Why a value is NaN/Inf: spelled so, or a number beyond the double range. */
+static const char *nonfinite_why(const char *s) {
+  s += *s == '+' || *s == '-';
+  return is_digit((unsigned char)*s) || *s == '.'
+             ? "beyond the double range: only finite values are accepted"
+             : "only finite values are accepted";
 }
 
 static cgm_status mmr_open(mmr *r, const char *path, cgm_error *err) {
@@ -1216,8 +1232,10 @@ static const char *tok_copy(char *dst, size_t dn, const char *s, size_t n) {
       break;
     }
     unsigned char c = (unsigned char)s[k];
-    if (c >= 0x20 && c < 0x7f && c != '\'') dst[o++] = (char)c;
-    else o += (size_t)snprintf(dst + o, dn - o, "\\x%02x", c);
+    if (c >= 0x20 && c < 0x7f && c != '\'')
+      dst[o++] = (char)c;
+    else
+      o += (size_t)snprintf(dst + o, dn - o, "\\x%02x", c);
   }
   dst[o] = '\0';
   return dst;
@@ -1249,9 +1267,12 @@ static int parse_size_int(const char *s, size_t n, int64_t *out) {
 static const char *field_name(const mm_header *h) {
   if (h->complex_field) return "complex";
   switch (h->field) {
-  case CGM_MM_REAL: return "real";
-  case CGM_MM_INTEGER: return "integer";
-  case CGM_MM_PATTERN: return "pattern";
+  case CGM_MM_REAL:
+    return "real";
+  case CGM_MM_INTEGER:
+    return "integer";
+  case CGM_MM_PATTERN:
+    return "pattern";
   }
   return "?";
 }
@@ -1270,13 +1291,20 @@ static cgm_status read_header(mmr *r, mm_header *h, bool want_vector) {
   const unsigned char *u = (const unsigned char *)r->buf;
   size_t n = r->len;
   const char *comp = NULL;
-  if (n >= 2 && u[0] == 0x1f && u[1] == 0x8b) comp = "gzip";
-  else if (n >= 4 && u[0] == 0x28 && u[1] == 0xb5 && u[2] == 0x2f && u[3] == 0xfd) comp = "zstd";
-  else if (n >= 6 && memcmp(u, "\xfd" "7zXZ\0", 6) == 0) comp = "xz";
-  else if (n >= 4 && memcmp(u, "BZh", 3) == 0 && u[3] >= '1' && u[3] <= '9') comp = "bzip2";
-  else if (n >= 4 && memcmp(u, "PK\x03\x04", 4) == 0) comp = "zip";
-  if (comp)
-    return fail_at(r, 1, CGM_EINPUT, "compressed file (%s): decompress it first", comp);
+  if (n >= 2 && u[0] == 0x1f && u[1] == 0x8b)
+    comp = "gzip";
+  else if (n >= 4 && u[0] == 0x28 && u[1] == 0xb5 && u[2] == 0x2f && u[3] == 0xfd)
+    comp = "zstd";
+  else if (n >= 6 && memcmp(u,
+                            "\xfd"
+                            "7zXZ\0",
+                            6) == 0)
+    comp = "xz";
+  else if (n >= 4 && memcmp(u, "BZh", 3) == 0 && u[3] >= '1' && u[3] <= '9')
+    comp = "bzip2";
+  else if (n >= 4 && memcmp(u, "PK\x03\x04", 4) == 0)
+    comp = "zip";
+  if (comp) return fail_at(r, 1, CGM_EINPUT, "compressed file (%s): decompress it first", comp);
 
   f = next_line(r, &ls, &le, &ln);
   if (f <= 0) return f < 0 ? r->st : fail_at(r, 1, CGM_EINPUT, "empty file");
@@ -1307,24 +1335,34 @@ static cgm_status read_header(mmr *r, mm_header *h, bool want_vector) {
   if (!kw_eq(t[1], tl[1], "matrix"))
     return fail_at(r, ln, CGM_EINPUT, "unsupported object '%s': only 'matrix' is supported",
                    tok_copy(tb, sizeof tb, t[1], tl[1]));
-  if (kw_eq(t[2], tl[2], "coordinate")) h->array = false;
-  else if (kw_eq(t[2], tl[2], "array")) h->array = true;
+  if (kw_eq(t[2], tl[2], "coordinate"))
+    h->array = false;
+  else if (kw_eq(t[2], tl[2], "array"))
+    h->array = true;
   else
     return fail_at(r, ln, CGM_EINPUT, "unknown format '%s' (expected coordinate or array)",
                    tok_copy(tb, sizeof tb, t[2], tl[2]));
-  if (kw_eq(t[3], tl[3], "real")) h->field = CGM_MM_REAL;
-  else if (kw_eq(t[3], tl[3], "integer")) h->field = CGM_MM_INTEGER;
-  else if (kw_eq(t[3], tl[3], "pattern")) h->field = CGM_MM_PATTERN;
-  else if (kw_eq(t[3], tl[3], "complex")) h->complex_field = true;
+  if (kw_eq(t[3], tl[3], "real"))
+    h->field = CGM_MM_REAL;
+  else if (kw_eq(t[3], tl[3], "integer"))
+    h->field = CGM_MM_INTEGER;
+  else if (kw_eq(t[3], tl[3], "pattern"))
+    h->field = CGM_MM_PATTERN;
+  else if (kw_eq(t[3], tl[3], "complex"))
+    h->complex_field = true;
   else
     return fail_at(r, ln, CGM_EINPUT,
                    "unknown field '%s' (expected real, integer, pattern or complex)",
                    tok_copy(tb, sizeof tb, t[3], tl[3]));
   bool skew = false, herm = false;
-  if (kw_eq(t[4], tl[4], "general")) h->sym = CGM_MM_GENERAL;
-  else if (kw_eq(t[4], tl[4], "symmetric")) h->sym = CGM_MM_SYMMETRIC;
-  else if (kw_eq(t[4], tl[4], "skew-symmetric")) skew = true;
-  else if (kw_eq(t[4], tl[4], "hermitian")) herm = true;
+  if (kw_eq(t[4], tl[4], "general"))
+    h->sym = CGM_MM_GENERAL;
+  else if (kw_eq(t[4], tl[4], "symmetric"))
+    h->sym = CGM_MM_SYMMETRIC;
+  else if (kw_eq(t[4], tl[4], "skew-symmetric"))
+    skew = true;
+  else if (kw_eq(t[4], tl[4], "hermitian"))
+    herm = true;
   else
     return fail_at(r, ln, CGM_EINPUT,
                    "unknown symmetry '%s' (expected general, symmetric, skew-symmetric or "
@@ -1341,8 +1379,9 @@ static cgm_status read_header(mmr *r, mm_header *h, bool want_vector) {
     return fail_at(r, ln, CGM_EINPUT,
                    "skew-symmetric matrices are not supported: CG needs a real SPD matrix");
   if (h->array && h->field == CGM_MM_PATTERN)
-    return fail_at(r, ln, CGM_EINPUT, "'array pattern' is not valid Matrix Market: pattern "
-                                      "needs the coordinate format");
+    return fail_at(r, ln, CGM_EINPUT,
+                   "'array pattern' is not valid Matrix Market: pattern "
+                   "needs the coordinate format");
   if (h->array && !want_vector)
     return fail_at(r, ln, CGM_EINPUT,
                    "dense 'array' format is not supported for matrices: use the coordinate format");
@@ -1373,8 +1412,8 @@ static cgm_status read_header(mmr *r, mm_header *h, bool want_vector) {
   p = ls;
   for (int k = 0; k < want; k++) {
     if (!next_tok(&p, le, &st[k], &sl[k]))
-      return fail_at(r, ln, CGM_EINPUT, "bad size line: expected '%s', found %d number%s", shape,
-                     k, k == 1 ? "" : "s");
+      return fail_at(r, ln, CGM_EINPUT, "bad size line: expected '%s', found %d number%s", shape, k,
+                     k == 1 ? "" : "s");
     int e = parse_size_int(st[k], sl[k], &sv[k]);
     if (e == 1)
       return fail_at(r, ln, CGM_EINPUT, "bad size line: %s '%s' is not a number (expected '%s')",
@@ -1548,10 +1587,9 @@ static cgm_status read_coordinate(mmr *r, const mm_header *h, coo *c, int64_t *n
         if (nr == CGM_NUM_NOMEM)
           return fail_at(r, line, CGM_ERUNTIME, "out of memory parsing a value");
         if (nr == CGM_NUM_NONFINITE)
-          return fail_line(r, line, ls, "NaN/Inf value '%s' (only finite values are accepted)",
-                           tok_desc(tb, sizeof tb, vs));
-        return fail_line(r, line, ls, "bad value '%s': not a number",
-                         tok_desc(tb, sizeof tb, vs));
+          return fail_line(r, line, ls, "NaN/Inf value '%s' (%s)", tok_desc(tb, sizeof tb, vs),
+                           nonfinite_why(vs));
+        return fail_line(r, line, ls, "bad value '%s': not a number", tok_desc(tb, sizeof tb, vs));
       }
       if (integer && frac)
         return fail_line(r, line, ls, "non-integer value '%s' in an integer matrix",
@@ -1561,8 +1599,7 @@ static cgm_status read_coordinate(mmr *r, const mm_header *h, coo *c, int64_t *n
     while (is_blank((unsigned char)*p)) p++;
     if (*p != '\n') {
       if (!values)
-        return fail_line(r, line, ls,
-                         "value '%s' present in a pattern matrix (expected 'ROW COL')",
+        return fail_line(r, line, ls, "value '%s' present in a pattern matrix (expected 'ROW COL')",
                          tok_desc(tb, sizeof tb, p));
       return fail_line(r, line, ls, "extra token '%s' after the entry (expected 'ROW COL VALUE')",
                        tok_desc(tb, sizeof tb, p));
@@ -1703,8 +1740,8 @@ static cgm_status read_array(mmr *r, const mm_header *h, double *v) {
     int f = next_line(r, &ls, &le, &ln);
     if (f < 0) return r->st;
     if (f == 0)
-      return fail_at(r, r->line,
-                     CGM_EINPUT, "unexpected end of file after %lld of the %lld values declared on "
+      return fail_at(r, r->line, CGM_EINPUT,
+                     "unexpected end of file after %lld of the %lld values declared on "
                      "line %lld (truncated file?)",
                      (long long)k, (long long)L, (long long)h->size_line);
     const char *p = ls;
@@ -1721,8 +1758,8 @@ static cgm_status read_array(mmr *r, const mm_header *h, double *v) {
     if (nr == CGM_NUM_OK && (!is_tok_end((unsigned char)*ve) || *ve == '\0')) nr = CGM_NUM_BAD;
     if (nr == CGM_NUM_NOMEM) return fail_at(r, ln, CGM_ERUNTIME, "out of memory parsing a value");
     if (nr == CGM_NUM_NONFINITE)
-      return fail_line(r, ln, ls, "NaN/Inf value '%s' (only finite values are accepted)",
-                       tok_desc(tb, sizeof tb, p));
+      return fail_line(r, ln, ls, "NaN/Inf value '%s' (%s)", tok_desc(tb, sizeof tb, p),
+                       nonfinite_why(p));
     if (nr != CGM_NUM_OK)
       return fail_line(r, ln, ls, "bad value '%s': not a number", tok_desc(tb, sizeof tb, p));
     if (h->field == CGM_MM_INTEGER && frac)

@@ -88,7 +88,7 @@ cgm_status cgm_cuda_dev_setup(cgm_cuda_dev *d, int dev, const cgm_bcsr *B, cgm_p
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->partials, (size_t)3 * 2 * d->red_cap * 8));
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->counters, 3 * sizeof(unsigned)));
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->state, sizeof(cgm_cg_state)));
-  CGM_CUDA_TRY(err, cudaMemset(d->counters, 0, 3 * sizeof(unsigned)));
+  CGM_CUDA_TRY(err, cudaMemsetAsync(d->counters, 0, 3 * sizeof(unsigned), d->stream));
   for (int i = 0; i < 2; i++)
     CGM_CUDA_TRY(err, cudaMallocHost((void **)&d->host_state[i], sizeof(cgm_cg_state)));
   for (int i = 0; i < 3; i++) CGM_CUDA_TRY(err, cudaEventCreate(&d->ev[i]));
@@ -97,16 +97,19 @@ cgm_status cgm_cuda_dev_setup(cgm_cuda_dev *d, int dev, const cgm_bcsr *B, cgm_p
     float *tmp = (float *)malloc((size_t)(nval > 0 ? nval : 1) * sizeof(float));
     if (!tmp) return cgm_fail(err, CGM_ERUNTIME, "out of host memory converting the matrix");
     for (int64_t i = 0; i < nval; i++) tmp[i] = (float)B->val[i];
-    cudaError_t e = cudaMemcpy(d->val, tmp, (size_t)nval * w, cudaMemcpyHostToDevice);
+    cudaError_t e = cudaMemcpyAsync(d->val, tmp, (size_t)nval * w, cudaMemcpyHostToDevice, d->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream); /* before tmp is freed */
     free(tmp);
     CGM_CUDA_TRY(err, e);
   } else {
-    CGM_CUDA_TRY(err, cudaMemcpy(d->val, B->val, (size_t)nval * w, cudaMemcpyHostToDevice));
+    CGM_CUDA_TRY(err, cudaMemcpyAsync(d->val, B->val, (size_t)nval * w, cudaMemcpyHostToDevice, d->stream));
   }
-  CGM_CUDA_TRY(err, cudaMemcpy(d->slice_ptr, B->slice_ptr, ((size_t)B->nslices + 1) * 8,
-                               cudaMemcpyHostToDevice));
-  CGM_CUDA_TRY(err, cudaMemcpy(d->bcol, B->bcol, (size_t)B->nblocks_padded * 4, cudaMemcpyHostToDevice));
-  CGM_CUDA_TRY(err, cudaMemcpy(d->brow, B->brow, (size_t)B->nslices * B->p.by * 4, cudaMemcpyHostToDevice));
+  CGM_CUDA_TRY(err, cudaMemcpyAsync(d->slice_ptr, B->slice_ptr, ((size_t)B->nslices + 1) * 8,
+                                    cudaMemcpyHostToDevice, d->stream));
+  CGM_CUDA_TRY(err, cudaMemcpyAsync(d->bcol, B->bcol, (size_t)B->nblocks_padded * 4,
+                                    cudaMemcpyHostToDevice, d->stream));
+  CGM_CUDA_TRY(err, cudaMemcpyAsync(d->brow, B->brow, (size_t)B->nslices * B->p.by * 4,
+                                    cudaMemcpyHostToDevice, d->stream));
   d->L.n = n;
   d->L.bx = B->p.bx;
   d->L.by = B->p.by;
@@ -119,8 +122,12 @@ cgm_status cgm_cuda_dev_setup(cgm_cuda_dev *d, int dev, const cgm_bcsr *B, cgm_p
   d->L.val = d->val;
   /* Padding stays zero forever: only the rows of the layout are written. */
   void *zero[] = {d->x, d->r, d->u, d->dinv};
-  for (size_t i = 0; i < 4; i++) CGM_CUDA_TRY(err, cudaMemset(zero[i], 0, (size_t)d->np * w));
-  CGM_CUDA_TRY(err, cudaMemset(d->v, 0, (size_t)d->x_len * w));
+  for (size_t i = 0; i < 4; i++)
+    CGM_CUDA_TRY(err, cudaMemsetAsync(zero[i], 0, (size_t)d->np * w, d->stream));
+  CGM_CUDA_TRY(err, cudaMemsetAsync(d->v, 0, (size_t)d->x_len * w, d->stream));
+  /* Every transfer is ordered on d->stream, never on the legacy default
+   * stream, which a non-blocking stream does not wait for. */
+  CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
   return CGM_OK;
 }
 
@@ -143,7 +150,8 @@ cgm_status cgm_cuda_upload_vec(const cgm_cuda_dev *d, void *dst, const double *s
     if (d->prec == CGM_PREC_SINGLE) ((float *)tmp)[i] = (float)v;
     else ((double *)tmp)[i] = v;
   }
-  cudaError_t e = cudaMemcpy(dst, tmp, (size_t)n * w, cudaMemcpyHostToDevice);
+  cudaError_t e = cudaMemcpyAsync(dst, tmp, (size_t)n * w, cudaMemcpyHostToDevice, d->stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream); /* before tmp is freed */
   free(tmp);
   CGM_CUDA_TRY(err, e);
   return CGM_OK;
@@ -154,7 +162,8 @@ cgm_status cgm_cuda_download_vec(const cgm_cuda_dev *d, const void *src, double 
   const size_t w = elem(d->prec);
   void *tmp = malloc((size_t)(n > 0 ? n : 1) * w);
   if (!tmp) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-  cudaError_t e = cudaMemcpy(tmp, src, (size_t)n * w, cudaMemcpyDeviceToHost);
+  cudaError_t e = cudaMemcpyAsync(tmp, src, (size_t)n * w, cudaMemcpyDeviceToHost, d->stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream);
   if (e == cudaSuccess)
     for (int64_t i = 0; i < n; i++)
       dst[i] = d->prec == CGM_PREC_SINGLE ? (double)((float *)tmp)[i] : ((double *)tmp)[i];
@@ -281,7 +290,7 @@ cgm_status cgm_cuda_solve_loop(cgm_cuda_dev *devs, int G, const cgm_problem *pb,
   h.thr = (pb->tol * pb->bnorm) * (pb->tol * pb->bnorm);
   h.maxiter = pb->maxiter;
   CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
-  CGM_CUDA_TRY(err, cudaMemcpy(d->state, &h, sizeof h, cudaMemcpyHostToDevice));
+  CGM_CUDA_TRY(err, cudaMemcpyAsync(d->state, &h, sizeof h, cudaMemcpyHostToDevice, d->stream));
   CGM_CUDA_TRY(err, cgm_launch_spmv(&d->L, d->prec, d->x, d->u, NULL, NULL, cgm_cuda_red(d, 0), NULL,
                                     d->sms, d->stream));
   CGM_CUDA_TRY(err, cgm_launch_cg1(d->prec, d->rows, d->r, d->u, d->dinv, d->r, d->v,
@@ -379,7 +388,11 @@ cgm_status cgm_cuda_spmv_host(int dev, const cgm_bcsr *B, cgm_precision prec, co
                                 cgm_cuda_red(&d, 0), NULL, d.sms, d.stream));
   CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d.stream));
   if ((st = cgm_cuda_download_vec(&d, d.u, y, d.rows, err))) goto out;
-  if (dot) CGM_CUDA_GOTO(st, err, out, cudaMemcpy(dot, d.partials + 4 * d.red_cap, 8, cudaMemcpyDeviceToHost));
+  if (dot) {
+    CGM_CUDA_GOTO(st, err, out, cudaMemcpyAsync(dot, d.partials + 4 * d.red_cap, 8,
+                                                cudaMemcpyDeviceToHost, d.stream));
+    CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d.stream));
+  }
 out:
   free(h);
   cgm_cuda_dev_free(&d);

@@ -20,14 +20,18 @@
 namespace cgm {
 
 constexpr int kSpmvThreads = 256;
+constexpr int kSpmvBlocksPerSM = 4; /* matches the register cap of __launch_bounds__ */
 
-/* Steps unrolled per loop trip: enough loads in flight without spilling. */
+/* Steps per loop trip: 8 for rows of at most 8 bytes (a 7-point stencil
+ * fits in one trip), fewer for wide rows to stay clear of spills. Steps past
+ * the end of a slice are predicated off, so a short slice costs one trip:
+ * one round trip for values and columns, one for the gathered x. */
 template <typename T, int N> __host__ __device__ constexpr int spmv_unroll() {
-  return N * (int)sizeof(T) <= 16 ? 4 : (N * (int)sizeof(T) <= 32 ? 2 : 1);
+  return N * (int)sizeof(T) <= 8 ? 8 : (N * (int)sizeof(T) <= 16 ? 4 : (N * (int)sizeof(T) <= 32 ? 2 : 1));
 }
 
 template <typename T, int N, int BX>
-__global__ void __launch_bounds__(kSpmvThreads)
+__global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 registers */
     spmv_mbr(cgm_dev_layout L, const T *__restrict__ x, T *__restrict__ y,
              const T *__restrict__ p_rows, double *dot_out, cgm_reduce_buf red,
              const cgm_cg_state *guard) {
@@ -36,52 +40,65 @@ __global__ void __launch_bounds__(kSpmvThreads)
   const int S = L.by * BX * N;                     /* threads per slice */
   const int spb = blockDim.x / S;                  /* slices per block */
   const int t = threadIdx.x % S, q = t / N, r = t % N;
+  const bool writer = (q % BX) == 0;               /* sub-block 0 writes the row */
   const int64_t ngroups = (L.nslices + spb - 1) / spb;
   constexpr int U = spmv_unroll<T, N>();
+  const int64_t astep = (int64_t)S * N;            /* elements per step */
+  const int cstep = S / N;                         /* blocks per step */
   double dot = 0.0;
   for (int64_t g = blockIdx.x; g < ngroups; g += gridDim.x) {
     const int64_t slice = g * spb + threadIdx.x / S;
+    const bool live = slice < L.nslices;
     T acc = 0;
-    if (slice < L.nslices) {
+    int64_t row = -1;
+    T p_own = 0;
+    if (live) {
+      /* Independent loads first: slice bounds, the destination row and, for
+       * the fused dot, the own entry of p. */
       const int64_t base = L.slice_ptr[slice];
-      const int64_t steps = (L.slice_ptr[slice + 1] - base) / (S / N);
+      const int steps = (int)((L.slice_ptr[slice + 1] - base) / cstep);
+      if (writer) {
+        const int32_t b = L.brow[slice * L.by + q / BX];
+        if (b >= 0) {
+          row = (int64_t)b * N + r;
+          if (dot_out) p_own = p_rows[row];
+        }
+      }
       const T *a = val + base * (N * N) + (int64_t)t * N;
       const int32_t *c = L.bcol + base + q;
-      const int64_t astep = (int64_t)S * N, cstep = S / N;
-      int64_t s = 0;
-      for (; s + U <= steps; s += U) {
+      for (int s = 0; s < steps; s += U) {
         T av[U][N], xv[U][N];
         int32_t col[U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
-          load_row<T, N, true>(a + (s + u) * astep, av[u]);
-          col[u] = __ldcs(c + (s + u) * cstep);
+          if (s + u < steps) {
+            load_row<T, N, true>(a + (int64_t)(s + u) * astep, av[u]);
+            col[u] = __ldcs(c + (int64_t)(s + u) * cstep);
+          } else {
+#pragma unroll
+            for (int e = 0; e < N; e++) av[u][e] = 0;
+            col[u] = -1;
+          }
         }
 #pragma unroll
-        for (int u = 0; u < U; u++) load_row<T, N, false>(x + (int64_t)col[u] * N, xv[u]);
+        for (int u = 0; u < U; u++) {
+          if (col[u] >= 0) load_row<T, N, false>(x + (int64_t)col[u] * N, xv[u]);
+          else
+#pragma unroll
+            for (int e = 0; e < N; e++) xv[u][e] = 0;
+        }
 #pragma unroll
         for (int u = 0; u < U; u++)
 #pragma unroll
           for (int e = 0; e < N; e++) acc += av[u][e] * xv[u][e];
       }
-      for (; s < steps; s++) {
-        T av[N], xv[N];
-        load_row<T, N, true>(a + s * astep, av);
-        load_row<T, N, false>(x + (int64_t)__ldcs(c + s * cstep) * N, xv);
-#pragma unroll
-        for (int e = 0; e < N; e++) acc += av[e] * xv[e];
-      }
     }
     /* B_x threads (N lanes apart) hold parts of the same row. */
 #pragma unroll
     for (int off = N; off < N * BX; off <<= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
-    if (slice < L.nslices && (q % BX) == 0) {
-      const int32_t b = L.brow[slice * L.by + q / BX];
-      if (b >= 0) {
-        const int64_t row = (int64_t)b * N + r;
-        y[row] = acc;
-        if (dot_out) dot += (double)p_rows[row] * (double)acc;
-      }
+    if (row >= 0) {
+      y[row] = acc;
+      if (dot_out) dot += (double)p_own * (double)acc;
     }
   }
   if (dot_out) {
@@ -155,7 +172,7 @@ extern "C" void cgm_spmv_config(const cgm_dev_layout *L, int sms, int *threads, 
   const int spb = cgm::kSpmvThreads / S;
   *threads = cgm::kSpmvThreads;
   int64_t groups = (L->nslices + spb - 1) / spb;
-  int64_t wave = (int64_t)sms * (2048 / cgm::kSpmvThreads);
+  int64_t wave = (int64_t)sms * cgm::kSpmvBlocksPerSM;
   *blocks = (int)(groups < wave ? groups : wave);
 }
 
