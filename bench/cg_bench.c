@@ -39,13 +39,14 @@ static double spmv_bytes(int64_t blocks, int64_t slots, int64_t nslices, int n, 
 }
 
 int main(int argc, char **argv) {
-  int iters = 200, reps = 50, p0 = 0, p1 = 1;
+  int iters = 200, reps = 50, p0 = 0, p1 = 1, only_n = 0;
   const char *csv = NULL;
   int first = 1;
   for (; first < argc && argv[first][0] == '-'; first++) {
     if (!strcmp(argv[first], "--iters") && first + 1 < argc) iters = atoi(argv[++first]);
     else if (!strcmp(argv[first], "--reps") && first + 1 < argc) reps = atoi(argv[++first]);
     else if (!strcmp(argv[first], "--csv") && first + 1 < argc) csv = argv[++first];
+    else if (!strcmp(argv[first], "--block") && first + 1 < argc) only_n = atoi(argv[++first]);
     else if (!strcmp(argv[first], "--precision") && first + 1 < argc) {
       const char *p = argv[++first];
       p0 = !strcmp(p, "single") ? 1 : 0;
@@ -132,6 +133,7 @@ int main(int argc, char **argv) {
       for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
         const cgm_block_features *bf = &f.block[bi];
         int n = bf->n;
+        if (only_n && n != only_n) continue;
         cgm_bcsr B;
         double spmv_s = NAN, gbs = NAN;
         if (cgm_bcsr_build(&A, 0, (A.nrows + n - 1) / n, cgm_bcsr_default_params(n), &B, &err) == CGM_OK) {

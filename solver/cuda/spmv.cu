@@ -20,14 +20,23 @@
 namespace cgm {
 
 constexpr int kSpmvThreads = 256;
-constexpr int kSpmvBlocksPerSM = 4; /* matches the register cap of __launch_bounds__ */
+#ifndef CGM_SPMV_BLOCKS_PER_SM
+#define CGM_SPMV_BLOCKS_PER_SM 4
+#endif
+constexpr int kSpmvBlocksPerSM = CGM_SPMV_BLOCKS_PER_SM; /* register cap of __launch_bounds__ */
 
 /* Steps per loop trip: 8 for rows of at most 8 bytes (a 7-point stencil
  * fits in one trip), fewer for wide rows to stay clear of spills. Steps past
  * the end of a slice are predicated off, so a short slice costs one trip:
  * one round trip for values and columns, one for the gathered x. */
+#ifndef CGM_SPMV_MAX_UNROLL
+#define CGM_SPMV_MAX_UNROLL 8
+#endif
 template <typename T, int N> __host__ __device__ constexpr int spmv_unroll() {
-  return N * (int)sizeof(T) <= 8 ? 8 : (N * (int)sizeof(T) <= 16 ? 4 : (N * (int)sizeof(T) <= 32 ? 2 : 1));
+  return (N * (int)sizeof(T) <= 8 ? 8 : (N * (int)sizeof(T) <= 16 ? 4 : (N * (int)sizeof(T) <= 32 ? 2 : 1))) >
+                 CGM_SPMV_MAX_UNROLL
+             ? CGM_SPMV_MAX_UNROLL
+             : (N * (int)sizeof(T) <= 8 ? 8 : (N * (int)sizeof(T) <= 16 ? 4 : (N * (int)sizeof(T) <= 32 ? 2 : 1)));
 }
 
 template <typename T, int N, int BX>
@@ -46,23 +55,38 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
   const int64_t astep = (int64_t)S * N;            /* elements per step */
   const int cstep = S / N;                         /* blocks per step */
   double dot = 0.0;
+  /* The slice bounds and the destination row of the next group are loaded
+   * while the current group runs: a group then starts with its data loads
+   * instead of waiting one memory latency for slice_ptr. */
+  const int slot_j = q / BX;
+  auto header = [&](int64_t g, int64_t &b0, int64_t &b1, int32_t &b) {
+    const int64_t sl = g * spb + threadIdx.x / S;
+    if (g < ngroups && sl < L.nslices) {
+      b0 = L.slice_ptr[sl];
+      b1 = L.slice_ptr[sl + 1];
+      b = writer ? L.brow[sl * L.by + slot_j] : -1;
+    } else {
+      b0 = b1 = 0;
+      b = -1;
+    }
+  };
+  int64_t nb0, nb1;
+  int32_t nbr;
+  header(blockIdx.x, nb0, nb1, nbr);
   for (int64_t g = blockIdx.x; g < ngroups; g += gridDim.x) {
     const int64_t slice = g * spb + threadIdx.x / S;
     const bool live = slice < L.nslices;
+    const int64_t base = nb0;
+    const int steps = (int)((nb1 - nb0) / cstep);
+    const int32_t b = nbr;
+    header(g + gridDim.x, nb0, nb1, nbr);
     T acc = 0;
     int64_t row = -1;
     T p_own = 0;
     if (live) {
-      /* Independent loads first: slice bounds, the destination row and, for
-       * the fused dot, the own entry of p. */
-      const int64_t base = L.slice_ptr[slice];
-      const int steps = (int)((L.slice_ptr[slice + 1] - base) / cstep);
-      if (writer) {
-        const int32_t b = L.brow[slice * L.by + q / BX];
-        if (b >= 0) {
-          row = (int64_t)b * N + r;
-          if (dot_out) p_own = p_rows[row];
-        }
+      if (b >= 0) {
+        row = (int64_t)b * N + r;
+        if (dot_out) p_own = p_rows[row];
       }
       const T *a = val + base * (N * N) + (int64_t)t * N;
       const int32_t *c = L.bcol + base + q;

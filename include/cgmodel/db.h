@@ -1,0 +1,181 @@
+/* The cgmodel database: one embedded SQLite file holding devices,
+ * calibrations with their samples and fits, matrices (features),
+ * predictions and solves. Writes happen in transactions (WAL journal), so an
+ * interrupted calibration never damages earlier ones. Holds no model logic. */
+#ifndef CGMODEL_DB_H
+#define CGMODEL_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgmodel/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cgm_db cgm_db;
+
+/* The schema version this build writes and reads. */
+#define CGM_DB_SCHEMA_VERSION 1
+
+/* $CGMODEL_DB, else $XDG_DATA_HOME/cgmodel/cgmodel.db, else
+ * $HOME/.local/share/cgmodel/cgmodel.db. Returns buf. */
+const char *cgm_db_default_path(char *buf, size_t size);
+
+/* Opens (creating the file and its directory when `create` is true) and
+ * migrates an older schema. Errors: not a database / corrupt file, a schema
+ * newer than this build, read-only file when writing is needed. path NULL
+ * means the default path. */
+cgm_status cgm_db_open(const char *path, bool create, cgm_db **db, cgm_error *err);
+void cgm_db_close(cgm_db *db);
+const char *cgm_db_path(const cgm_db *db);
+
+/* Explicit transactions; a calibration is one transaction. */
+cgm_status cgm_db_begin(cgm_db *db, cgm_error *err);
+cgm_status cgm_db_commit(cgm_db *db, cgm_error *err);
+void cgm_db_rollback(cgm_db *db);
+
+/* ------------------------------------------------------------- devices --- */
+
+typedef struct cgm_db_device {
+  int64_t id;
+  char name[256];  /* "cpu", "cuda:0", ... at calibration time */
+  char model[256]; /* "NVIDIA H200", "AMD EPYC 7B13 (2 threads)" */
+  char kind[16];   /* "cpu" or "cuda" */
+  int cc_major, cc_minor, sms, threads;
+  int64_t mem_total;
+  int clock_khz, mem_clock_khz, bus_width_bits;
+  int driver_version, runtime_version;
+  char host[128];
+} cgm_db_device;
+
+/* Finds a device with the same kind, model and host, else inserts it. */
+cgm_status cgm_db_device_get_or_add(cgm_db *db, cgm_db_device *dev, cgm_error *err);
+
+/* -------------------------------------------------------- calibrations --- */
+
+typedef struct cgm_db_calibration {
+  int64_t id;
+  int64_t device_id;
+  char created[32];       /* UTC, ISO 8601 */
+  char tool_version[32];
+  char options[512];      /* JSON of the options used */
+  double seconds;         /* wall time of the calibration */
+  int complete;           /* 1 once all its fits were stored */
+} cgm_db_calibration;
+
+cgm_status cgm_db_calibration_add(cgm_db *db, cgm_db_calibration *cal, cgm_error *err);
+cgm_status cgm_db_calibration_finish(cgm_db *db, int64_t cal_id, double seconds, cgm_error *err);
+/* The newest complete calibration of a device (CGM_EINPUT when none). */
+cgm_status cgm_db_calibration_latest(cgm_db *db, int64_t device_id, cgm_db_calibration *cal,
+                                     cgm_error *err);
+
+/* One measured throughput point. */
+typedef struct cgm_db_sample {
+  char kernel[32];  /* "load", "cg1", "cg4", "cg5", "red", "spmv", "xfer", "sync" ... */
+  char variant[32]; /* "fixed", "variable", "nccl", "halo", ... ("" if none) */
+  int precision;    /* cgm_precision */
+  int block;        /* N for spmv, vectors for load, GPUs for xfer, else 0 */
+  double m;         /* transactions (elements) */
+  double bytes;     /* bytes moved */
+  double seconds;   /* median time */
+  char source[64];  /* matrix or generator it came from ("" if none) */
+} cgm_db_sample;
+
+cgm_status cgm_db_sample_add(cgm_db *db, int64_t cal_id, const cgm_db_sample *s, cgm_error *err);
+/* Calls fn for every sample of a calibration (stops early when fn returns
+ * non-zero). */
+cgm_status cgm_db_samples(cgm_db *db, int64_t cal_id,
+                          int (*fn)(const cgm_db_sample *s, void *ctx), void *ctx, cgm_error *err);
+
+/* A fitted curve. */
+typedef struct cgm_db_fit {
+  char kernel[32];
+  char variant[32];
+  int precision;
+  int block;
+  int kind; /* cgm_fit_kind */
+  double mu, sigma, nu;
+  double se_mu, se_sigma, se_nu;
+  double r2, rms;
+  int n;
+  int converged;
+  char message[160];
+} cgm_db_fit;
+
+cgm_status cgm_db_fit_add(cgm_db *db, int64_t cal_id, const cgm_db_fit *f, cgm_error *err);
+/* Looks up one fit of a calibration (CGM_EINPUT when absent). */
+cgm_status cgm_db_fit_get(cgm_db *db, int64_t cal_id, const char *kernel, const char *variant,
+                          int precision, int block, int kind, cgm_db_fit *f, cgm_error *err);
+cgm_status cgm_db_fits(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_fit *f, void *ctx),
+                       void *ctx, cgm_error *err);
+
+/* ------------------------------------------- matrices, predictions, solves --- */
+
+typedef struct cgm_db_matrix {
+  int64_t id;
+  char name[128];     /* file name without directory, or generator spec */
+  char path[512];
+  int64_t file_bytes; /* with name: identifies the matrix */
+  int32_t x;
+  int64_t nnz;
+  char features[4096]; /* JSON of cgm_features */
+} cgm_db_matrix;
+
+/* Finds by (name, file_bytes, x, nnz), else inserts. */
+cgm_status cgm_db_matrix_get_or_add(cgm_db *db, cgm_db_matrix *m, cgm_error *err);
+
+typedef struct cgm_db_solve {
+  int64_t id;
+  int64_t matrix_id;
+  int64_t calibration_id; /* the calibration the prediction used, 0 if none */
+  char created[32];
+  char backend[16];
+  char precision[8];
+  char exchange[8];
+  char devices[64]; /* "cpu", "cuda:0", "cuda:0,1,2,3" */
+  int block, bx, gpus;
+  int iterations, converged;
+  double relative_residual;
+  double time_per_iter_s;           /* measured */
+  double predicted_time_per_iter_s; /* NaN when no calibration existed */
+  char model[16];                   /* "refined" or "paper" */
+} cgm_db_solve;
+
+cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *s, cgm_error *err);
+cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx), void *ctx,
+                         cgm_error *err);
+
+typedef struct cgm_db_prediction {
+  int64_t id;
+  int64_t matrix_id;
+  int64_t calibration_id;
+  char created[32];
+  char backend[16];
+  char precision[8];
+  int block, gpus;
+  double time_per_iter_s;
+  double gflops_raw, gflops_real;
+  int64_t memory_bytes;
+  int fits; /* 1 when it fits in the devices' memory */
+  char model[16];
+} cgm_db_prediction;
+
+cgm_status cgm_db_prediction_add(cgm_db *db, cgm_db_prediction *p, cgm_error *err);
+
+/* ------------------------------------------------------------ listing --- */
+
+/* Every calibration (newest first) with its device. */
+cgm_status cgm_db_calibrations(cgm_db *db,
+                               int (*fn)(const cgm_db_calibration *c, const cgm_db_device *d,
+                                         void *ctx),
+                               void *ctx, cgm_error *err);
+cgm_status cgm_db_device_get(cgm_db *db, int64_t id, cgm_db_device *d, cgm_error *err);
+cgm_status cgm_db_calibration_get(cgm_db *db, int64_t id, cgm_db_calibration *c, cgm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

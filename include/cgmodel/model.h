@@ -1,0 +1,95 @@
+/* The performance model of Verschoor & Jalba 2012, Sec. 5: the sigmoid
+ * throughput curve (Eq. 3) fitted with Levenberg-Marquardt, and the
+ * per-iteration time, flops and performance (Eqs. 4-9). Never touches a
+ * device. Units: m in elements ("transactions"), throughput in GB/s (as the
+ * paper's nu), times in seconds. */
+#ifndef CGMODEL_MODEL_H
+#define CGMODEL_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cgmodel/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------ Eq. 3 --- */
+
+typedef struct cgm_sigmoid {
+  double mu;    /* log2 of the transactions at half the peak */
+  double sigma; /* width of the rise, in log2 units */
+  double nu;    /* peak throughput, GB/s */
+} cgm_sigmoid;
+
+/* B(m) = nu / (1 + exp(-(log2 m - mu) / sigma))   [GB/s], Eq. 3 */
+double cgm_sigmoid_eval(const cgm_sigmoid *s, double m);
+/* Eq. 5 with the element width: T(m) = width * m / B(m)   [s]
+ * (the paper's 4m/B is width = 4, single precision). */
+double cgm_sigmoid_time(const cgm_sigmoid *s, double m, double width);
+
+/* ------------------------------------------------------------ fitting --- */
+
+typedef enum {
+  CGM_FIT_AVG = 0, /* least squares through all samples (Table 3 "avg") */
+  CGM_FIT_MAX = 1, /* the envelope of the samples (Table 3 "max") */
+} cgm_fit_kind;
+
+typedef struct cgm_fit {
+  cgm_sigmoid p;
+  double se_mu, se_sigma, se_nu; /* standard errors from the covariance */
+  double r2;                     /* coefficient of determination on the fitted points */
+  double rms;                    /* root mean square residual, GB/s */
+  int n;                         /* samples used */
+  int iterations;
+  bool converged;
+  char message[160]; /* why it did not converge, or "" */
+} cgm_fit;
+
+/* Fits Eq. 3 to n samples (m[i] transactions, b[i] GB/s) with GSL's
+ * gsl_multifit_nlinear (trust region, Levenberg-Marquardt), from several
+ * robust starting points. The max fit fits the per-bin maxima (bins of
+ * 0.5 in log2 m) and then lifts nu until no sample is above the curve by
+ * more than the noise. Degenerate data (n < 4, fewer than 3 distinct m,
+ * non-positive or non-finite values) is CGM_EINPUT. A fit that does not
+ * converge returns CGM_OK with out->converged = false and the reason. */
+cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind kind,
+                           cgm_fit *out, cgm_error *err);
+
+/* ------------------------------------------------- the paper's Eqs. 4-9 --- */
+
+/* The fitted curves the paper's model uses for one device and precision,
+ * with the transaction counts of Tables 2 and 3. */
+typedef struct cgm_paper_params {
+  cgm_sigmoid spmv[4]; /* N = 1, 2, 4, 8 (Table 3), m = 2e */
+  cgm_sigmoid cg2;     /* m = 2x (Table 2) */
+  cgm_sigmoid cg3;     /* m = 3x */
+  cgm_sigmoid cg4;     /* m = 9x */
+  cgm_sigmoid cg5;     /* m = 6x */
+  cgm_sigmoid red;     /* m = x */
+  cgm_sigmoid idc;     /* inter-device communication, Sec. 5.5 */
+  double t_sync;       /* average synchronisation time, s (Eq. 9) */
+  double width;        /* element width in bytes: 4 single, 8 double */
+} cgm_paper_params;
+
+/* Index of block size N in the spmv array (-1 if N is not 1, 2, 4, 8). */
+int cgm_block_index(int n);
+/* Eq. 4: T(x, e) = T_spmv(e) + T_CG2(x) + T_CG3(x) + T_CG4(x) + T_CG5(x) + 3 T_red(x),
+ * each term Eq. 5 with its Table 2/3 transaction count. */
+double cgm_paper_time(const cgm_paper_params *p, int n, double x, double e);
+/* Eq. 6: F(x, e) = 2e + 15x */
+double cgm_paper_flops(double x, double e);
+/* Eq. 8: F(x, e, d_N) = 2 e d_N + 15x */
+double cgm_paper_flops_real(double x, double e, double d);
+/* Eq. 7: P = F / T in GFLOPS (raw with Eq. 6). */
+double cgm_paper_gflops(const cgm_paper_params *p, int n, double x, double e);
+/* Eq. 9: T_p = max_i T_i(x/n, e/n) + T_idc(x n) + 4 T_sync, the host-staged
+ * exchange of x n elements; with direct (peer) copies T_idc(x). */
+double cgm_paper_time_parallel(const cgm_paper_params *p, int n, double x, double e, int gpus,
+                               bool direct);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
