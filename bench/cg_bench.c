@@ -17,20 +17,8 @@
 #include <string.h>
 
 #include "cgmodel/cgmodel.h"
+#include "bench/bench_cases.h"
 #include "microbench/microbench.h"
-
-static int load_case(const char *spec, cgm_csr *A, cgm_error *err) {
-  const char *colon = strchr(spec, ':');
-  if (!colon) return cgm_mm_read_csr(spec, A, NULL, err);
-  int n = atoi(colon + 1);
-  size_t k = (size_t)(colon - spec);
-  if (strncmp(spec, "poisson3d", k) == 0) return cgm_gen_poisson3d(n, A, err);
-  if (strncmp(spec, "poisson2d", k) == 0) return cgm_gen_poisson2d(n, A, err);
-  if (strncmp(spec, "elasticity3d", k) == 0) return cgm_gen_elasticity3d(n, A, err);
-  if (strncmp(spec, "random", k) == 0)
-    return cgm_gen_random_spd(n, 16, CGM_ROWDIST_POWERLAW, 2.5, 0, 1, A, err);
-  return cgm_fail(err, CGM_EINPUT, "unknown case '%s'", spec);
-}
 
 /* Bytes of one SpMV over a layout with `blocks` blocks. */
 static double spmv_bytes(int64_t blocks, int64_t slots, int64_t nslices, int n, int64_t rows, int w) {
@@ -85,7 +73,7 @@ int main(int argc, char **argv) {
   int rc = 0;
   for (int c = first; c < argc; c++) {
     cgm_csr A;
-    if (load_case(argv[c], &A, &err)) {
+    if (bench_load_case(argv[c], &A, &err)) {
       fprintf(stderr, "cg_bench: %s: %s\n", argv[c], err.msg);
       rc = 2;
       continue;
@@ -99,7 +87,7 @@ int main(int argc, char **argv) {
     double *b = malloc(sizeof(double) * A.nrows), *x = malloc(sizeof(double) * A.nrows);
     for (int32_t i = 0; i < A.nrows; i++) x[i] = 1.0 + 0.1 * sin(i);
     cgm_csr_spmv(&A, x, b);
-    const char *name = strrchr(argv[c], '/') ? strrchr(argv[c], '/') + 1 : argv[c];
+    const char *name = bench_case_name(argv[c]);
     for (int pr = p0; pr <= p1; pr++) {
       cgm_precision prec = (cgm_precision)pr;
       int w = prec == CGM_PREC_SINGLE ? 4 : 8;

@@ -55,8 +55,8 @@ int cmd_gen(int argc, char **argv) {
   } else return cli_error("gen", 2, "unknown kind '%s'\n%s", kind, help);
   if (st) return cli_report("gen", &err);
   st = cgm_mm_write_csr(out, &A, symmetric, &err);
-  fprintf(stderr, "cgmodel gen: %s: %d x %d, %lld nonzeros\n", out, A.nrows, A.ncols,
-          (long long)A.nnz);
+  if (!st) fprintf(stderr, "cgmodel gen: %s: %d x %d, %lld nonzeros\n", out, A.nrows, A.ncols,
+                   (long long)A.nnz);
   cgm_csr_free(&A);
   return st ? cli_report("gen", &err) : 0;
 }

@@ -15,7 +15,7 @@ static const char help[] =
     "  --block N              BCSR block size 1, 2, 4 or 8 (default 1)\n"
     "  --bx K                 blocks of one block row per step, B_x (default 1)\n"
     "  --gpus G               number of GPUs (cuda backend, default 1)\n"
-    "  --exchange E           nccl | p2p | host | halo (several GPUs)\n"
+    "  --exchange E           halo | p2p | host | nccl (several GPUs; default halo)\n"
     "  --precision P          double | single (default double)\n"
     "  --tol T                relative residual target (default 1e-8 double, 1e-5 single)\n"
     "  --maxiter K            iteration cap (default 10 x dimension, at least 1000)\n"
@@ -56,7 +56,7 @@ static int parse(int argc, char **argv, solve_args *s) {
     } else if (cli_opt(&a, "--exchange")) {
       if (!cgm_exchange_parse(a.value, &s->o.exchange))
         return cli_error("solve", 2, "--exchange: '%s' is not nccl, p2p, host or halo", a.value);
-    } else if (cli_int(&a, "--block", 1, 8, &v)) s->o.layout = cgm_bcsr_default_params((int)v);
+    } else if (cli_int(&a, "--block", 1, 8, &v)) s->o.layout.n = (int)v, s->o.layout.by = 0;
     else if (cli_int(&a, "--bx", 1, 1024, &v)) s->o.layout.bx = (int)v;
     else if (cli_int(&a, "--gpus", 1, 1024, &v)) s->o.gpus = (int)v;
     else if (cli_int(&a, "--maxiter", 1, 1000000000, &v)) s->o.maxiter = (int)v;

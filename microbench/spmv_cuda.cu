@@ -49,10 +49,12 @@ extern "C" cgm_status cgm_mb_spmv_seconds(int dev, const cgm_bcsr *B, cgm_precis
   st = cgm_cuda_dev_setup(&d, dev, B, prec, xlen, err);
   if (!st) st = cgm_cuda_upload_vec(&d, d.v, x, xlen, 0, err);
   if (!st) {
-    double *dot = d.partials + 4 * d.red_cap;
+    cgm_out dot;
+    dot.p[0] = d.dot_tmp;
+    dot.n = 1;
     auto launch = [&]() {
-      return cgm_launch_spmv(&d.L, prec, d.v, d.u, d.v, dot, cgm_cuda_red(&d, 0), NULL, d.sms,
-                             d.stream);
+      return cgm_launch_spmv(&d.A.L, prec, d.v, d.u, d.v, &dot, NULL, cgm_cuda_red(&d, 0), NULL,
+                             d.sms, d.stream);
     };
     st = time_median(d.stream, reps, launch, median_s, err);
   }

@@ -7,7 +7,6 @@
  * describes the procedure (starts, avg vs max fit, checks). */
 #include "cgmodel/model.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +35,9 @@ static const double LOG_CLAMP = 40.0;
 
 static once_flag gsl_once = ONCE_FLAG_INIT;
 /* GSL's default handler calls abort(); the library must return errors instead. */
-static void gsl_quiet(void) { gsl_set_error_handler_off(); }
+static void gsl_quiet(void) {
+  gsl_set_error_handler_off();
+}
 
 /* ----------------------------------------------------------------- model --- */
 
@@ -52,7 +53,9 @@ static double logistic(double z) {
   return ez / (1.0 + ez);
 }
 
-static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+static double clampd(double v, double lo, double hi) {
+  return v < lo ? lo : v > hi ? hi : v;
+}
 
 static void unpack(const gsl_vector *q, double *mu, double *sigma, double *nu) {
   *mu = gsl_vector_get(q, 0);
@@ -90,11 +93,12 @@ static int model_df(const gsl_vector *q, void *params, gsl_matrix *J) {
 
 typedef struct {
   double mu, sigma, nu;
+  double se_mu, se_sigma, se_nu;
   double chi2;
   int iterations;
   int gsl_status;
   bool ok;          /* GSL converged and the curve passed physical() */
-  char reason[120]; /* why not ok */
+  char reason[100]; /* why not ok */
 } fit_run;
 
 static void run_lm(gsl_multifit_nlinear_workspace *w, gsl_multifit_nlinear_fdf *fdf, double mu0,
@@ -118,8 +122,9 @@ static void run_lm(gsl_multifit_nlinear_workspace *w, gsl_multifit_nlinear_fdf *
 }
 
 /* A converged minimum can still be a curve the data do not determine (the
- * solver ran off to a limit): reject those. u_lo..u_hi is the data's range
- * in log2 m and bmax the largest sample. */
+ * solver ran off to a limit, or the samples see only part of the sigmoid):
+ * reject those. u_lo..u_hi is the data's range in log2 m and bmax the
+ * largest sample. The standard errors must already be in r. */
 static bool physical(fit_run *r, double u_lo, double u_hi, double bmax) {
   double span = u_hi - u_lo;
   if (!isfinite(r->mu) || !isfinite(r->sigma) || !isfinite(r->nu) || !isfinite(r->chi2))
@@ -128,16 +133,21 @@ static bool physical(fit_run *r, double u_lo, double u_hi, double bmax) {
     snprintf(r->reason, sizeof r->reason, "sigma = %.3g: a step, not a sigmoid", r->sigma);
   else if (r->sigma > 10.0 * fmax(span, 1.0))
     snprintf(r->reason, sizeof r->reason,
-             "sigma = %.3g: the rise is much wider than the data (%.3g in log2 m)", r->sigma,
-             span);
+             "sigma = %.3g: the rise is much wider than the data (%.3g in log2 m)", r->sigma, span);
   else if (r->nu > 10.0 * bmax)
     snprintf(r->reason, sizeof r->reason,
              "nu = %.4g GB/s: over 10x the largest sample (%.4g), the plateau is not sampled",
              r->nu, bmax);
   else if (r->mu < u_lo - 10.0 || r->mu > u_hi + 10.0)
     snprintf(r->reason, sizeof r->reason,
-             "mu = %.4g: over 10 doublings outside the data (log2 m in [%.4g, %.4g])", r->mu,
-             u_lo, u_hi);
+             "mu = %.4g: over 10 doublings outside the data (log2 m in [%.4g, %.4g])", r->mu, u_lo,
+             u_hi);
+  else if (!(r->se_mu < fmax(span, 1.0)) || !(r->se_sigma < r->sigma) || !(r->se_nu < r->nu))
+    snprintf(r->reason, sizeof r->reason,
+             "not determined by the data: se mu %.3g, sigma %.3g, nu %.3g", r->se_mu, r->se_sigma,
+             r->se_nu);
+  else if (r->chi2 > 0.0 && (r->se_mu == 0.0 || r->se_sigma == 0.0 || r->se_nu == 0.0))
+    snprintf(r->reason, sizeof r->reason, "singular Jacobian: a parameter has no effect");
   else
     return true;
   return false;
@@ -168,30 +178,44 @@ static double half_point(const double *u, const double *b, size_t n, double leve
 
 /* ------------------------------------------------- fit one point set --- */
 
-typedef struct {
-  fit_run best;
-  double se_mu, se_sigma, se_nu;
-} fit_result;
+/* Standard errors of (mu, sigma, nu): (J^T J)^-1 with J the Jacobian in
+ * those parameters, scaled by the residual variance chi^2 / (n - 3). */
+static void std_errors(const fit_data *d, fit_run *r, gsl_matrix *J, gsl_matrix *C) {
+  double q[FIT_P] = {r->mu, log(r->sigma), log(r->nu)};
+  gsl_vector_view qv = gsl_vector_view_array(q, FIT_P);
+  model_df(&qv.vector, (void *)d, J);
+  for (size_t i = 0; i < d->n; i++) { /* chain rule back from ln sigma, ln nu */
+    gsl_matrix_set(J, i, 1, gsl_matrix_get(J, i, 1) / r->sigma);
+    gsl_matrix_set(J, i, 2, gsl_matrix_get(J, i, 2) / r->nu);
+  }
+  double s2 = r->chi2 / (double)(d->n - FIT_P);
+  r->se_mu = r->se_sigma = r->se_nu = NAN;
+  if (isfinite(s2) && gsl_multifit_nlinear_covar(J, 0.0, C) == GSL_SUCCESS) {
+    r->se_mu = sqrt(s2 * gsl_matrix_get(C, 0, 0));
+    r->se_sigma = sqrt(s2 * gsl_matrix_get(C, 1, 1));
+    r->se_nu = sqrt(s2 * gsl_matrix_get(C, 2, 2));
+  }
+}
 
 /* Multi-start LM on (u, b), u sorted ascending, n >= 4 with >= 3 distinct u.
  * Keeps the converged run with the smallest chi^2; if none converged, the
  * run with the smallest chi^2 and ok = false. CGM_ERUNTIME if GSL cannot
  * allocate. */
-static cgm_status fit_points(const double *u, const double *b, size_t n, fit_result *res,
+static cgm_status fit_points(const double *u, const double *b, size_t n, fit_run *best,
                              cgm_error *err) {
-  memset(res, 0, sizeof *res);
+  memset(best, 0, sizeof *best);
   fit_data d = {u, b, n};
   gsl_multifit_nlinear_fdf fdf = {
       .f = model_f, .df = model_df, .fvv = NULL, .n = n, .p = FIT_P, .params = &d};
   gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
   fp.trs = gsl_multifit_nlinear_trs_lm;
-  gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp,
-                                                                 n, FIT_P);
+  gsl_multifit_nlinear_workspace *w =
+      gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, n, FIT_P);
   gsl_matrix *J = gsl_matrix_alloc(n, FIT_P), *C = gsl_matrix_alloc(FIT_P, FIT_P);
   if (!w || !J || !C) {
     if (w) gsl_multifit_nlinear_free(w);
-    gsl_matrix_free(J); /* gsl_matrix_free(NULL) is a no-op */
-    gsl_matrix_free(C);
+    if (J) gsl_matrix_free(J);
+    if (C) gsl_matrix_free(C);
     return cgm_fail(err, CGM_ERUNTIME, "fit: out of memory for %zu samples", n);
   }
 
@@ -206,30 +230,12 @@ static cgm_status fit_points(const double *u, const double *b, size_t n, fit_res
     for (size_t s = 0; s < sizeof SIGMA_STARTS / sizeof SIGMA_STARTS[0]; s++) {
       fit_run r;
       run_lm(w, &fdf, mu_starts[a], SIGMA_STARTS[s], nu0, &r);
+      std_errors(&d, &r, J, C);
       if (r.gsl_status == GSL_SUCCESS) r.ok = physical(&r, u[0], u[n - 1], bmax);
       /* A converged run beats any unconverged one; then the smaller chi^2. */
-      bool better = !have || (r.ok && !res->best.ok) ||
-                    (r.ok == res->best.ok && r.chi2 < res->best.chi2);
-      if (better) res->best = r, have = true;
+      bool better = !have || (r.ok && !best->ok) || (r.ok == best->ok && r.chi2 < best->chi2);
+      if (better) *best = r, have = true;
     }
-
-  /* Standard errors: (J^T J)^-1 in (mu, sigma, nu), scaled by the residual
-   * variance chi^2 / (n - 3). */
-  double qb[FIT_P] = {res->best.mu, log(res->best.sigma), log(res->best.nu)};
-  gsl_vector_view qv = gsl_vector_view_array(qb, FIT_P);
-  model_df(&qv.vector, &d, J);
-  for (size_t i = 0; i < n; i++) { /* chain rule back from ln sigma, ln nu */
-    gsl_matrix_set(J, i, 1, gsl_matrix_get(J, i, 1) / res->best.sigma);
-    gsl_matrix_set(J, i, 2, gsl_matrix_get(J, i, 2) / res->best.nu);
-  }
-  double s2 = res->best.chi2 / (double)(n - FIT_P);
-  if (gsl_multifit_nlinear_covar(J, 0.0, C) == GSL_SUCCESS) {
-    res->se_mu = sqrt(s2 * gsl_matrix_get(C, 0, 0));
-    res->se_sigma = sqrt(s2 * gsl_matrix_get(C, 1, 1));
-    res->se_nu = sqrt(s2 * gsl_matrix_get(C, 2, 2));
-  } else {
-    res->se_mu = res->se_sigma = res->se_nu = NAN;
-  }
   gsl_multifit_nlinear_free(w);
   gsl_matrix_free(J);
   gsl_matrix_free(C);
@@ -238,8 +244,8 @@ static cgm_status fit_points(const double *u, const double *b, size_t n, fit_res
 
 /* rms and R^2 = 1 - SS_res / SS_tot of the curve s on (u, b). R^2 is NaN
  * when every b is equal (SS_tot = 0: nothing to explain). */
-static void goodness(const cgm_sigmoid *s, const double *u, const double *b, size_t n,
-                     double *rms, double *r2) {
+static void goodness(const cgm_sigmoid *s, const double *u, const double *b, size_t n, double *rms,
+                     double *r2) {
   double mean = 0.0, ss_res = 0.0, ss_tot = 0.0;
   for (size_t i = 0; i < n; i++) mean += b[i];
   mean /= (double)n;
@@ -263,8 +269,8 @@ static int by_u(const void *pa, const void *pb) {
   return (a->u > c->u) - (a->u < c->u);
 }
 
-cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind kind,
-                           cgm_fit *out, cgm_error *err) {
+cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind kind, cgm_fit *out,
+                           cgm_error *err) {
   if (!out) return cgm_fail(err, CGM_EINPUT, "fit: no output");
   memset(out, 0, sizeof *out);
   if (kind != CGM_FIT_AVG && kind != CGM_FIT_MAX)
@@ -322,18 +328,18 @@ cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind
     nfit = N;
   }
 
-  fit_result fr;
+  fit_run fr;
   st = fit_points(u, bb, nfit, &fr, err);
   if (st != CGM_OK) goto done;
 
-  out->p = (cgm_sigmoid){fr.best.mu, fr.best.sigma, fr.best.nu};
+  out->p = (cgm_sigmoid){fr.mu, fr.sigma, fr.nu};
   out->se_mu = fr.se_mu, out->se_sigma = fr.se_sigma, out->se_nu = fr.se_nu;
   out->n = (int)nfit;
-  out->iterations = fr.best.iterations;
-  out->converged = fr.best.ok;
-  if (!fr.best.ok)
-    snprintf(out->message, sizeof out->message, "no start converged; best (chi^2 = %.4g): %s",
-             fr.best.chi2, fr.best.reason);
+  out->iterations = fr.iterations;
+  out->converged = fr.ok;
+  if (!fr.ok)
+    snprintf(out->message, sizeof out->message, "not converged (chi^2 %.4g): %s", fr.chi2,
+             fr.reason);
   goodness(&out->p, u, bb, nfit, &out->rms, &out->r2);
 
   /* Max fit: scale the curve up (nu only: mu and sigma, the shape, stay)
@@ -345,9 +351,15 @@ cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind
     double k = 1.0;
     for (size_t i = 0; i < N; i++)
       k = fmax(k, (smp[i].b - tol) / cgm_sigmoid_eval(&out->p, exp2(smp[i].u)));
-    out->p.nu *= k;
-    out->se_nu *= k; /* same relative error */
-    goodness(&out->p, u, bb, nfit, &out->rms, &out->r2);
+    if (isfinite(k)) {
+      out->p.nu *= k;
+      out->se_nu *= k; /* same relative error */
+      goodness(&out->p, u, bb, nfit, &out->rms, &out->r2);
+    } else { /* a sample where the curve underflows to 0: no finite lift */
+      out->converged = false;
+      snprintf(out->message, sizeof out->message,
+               "max fit: a sample lies where the fitted curve is 0, nu cannot be lifted");
+    }
   }
 
 done:

@@ -8,11 +8,16 @@
 
 int cgm_block_index(int n) {
   switch (n) {
-  case 1: return 0;
-  case 2: return 1;
-  case 4: return 2;
-  case 8: return 3;
-  default: return -1;
+  case 1:
+    return 0;
+  case 2:
+    return 1;
+  case 4:
+    return 2;
+  case 8:
+    return 3;
+  default:
+    return -1;
   }
 }
 
@@ -30,10 +35,14 @@ double cgm_paper_time(const cgm_paper_params *p, int n, double x, double e) {
 
 /* Eq. 6: 2 flops per stored element in the SpMV, and 15x in the vector
  * kernels: CG2..CG5 (1 + 1 + 6 + 4, Table 2) and three reductions (1 each). */
-double cgm_paper_flops(double x, double e) { return 2.0 * e + 15.0 * x; }
+double cgm_paper_flops(double x, double e) {
+  return 2.0 * e + 15.0 * x;
+}
 
 /* Eq. 8: only the d_N fraction of the stored elements is non-zero. */
-double cgm_paper_flops_real(double x, double e, double d) { return 2.0 * e * d + 15.0 * x; }
+double cgm_paper_flops_real(double x, double e, double d) {
+  return 2.0 * e * d + 15.0 * x;
+}
 
 /* Eq. 7, raw performance (Eq. 6 flops), in GFLOPS. */
 double cgm_paper_gflops(const cgm_paper_params *p, int n, double x, double e) {

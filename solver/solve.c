@@ -17,7 +17,9 @@ cgm_solve_opts cgm_solve_opts_default(void) {
   o.precision = CGM_PREC_DOUBLE;
   o.layout = cgm_bcsr_default_params(1);
   o.gpus = 1;
-  o.exchange = CGM_EXCHANGE_NCCL;
+  /* halo: the fastest mode measured, and NCCL hung on the 4 x H200 node
+   * (docs/perf.md). */
+  o.exchange = CGM_EXCHANGE_HALO;
   return o;
 }
 
@@ -78,8 +80,26 @@ static cgm_status check_input(const cgm_csr *A, const double *b, const double *x
   return CGM_OK;
 }
 
-/* ||b - A x|| / ||b|| in double with a long-double sum. */
-static double true_residual(const cgm_csr *A, const double *b, const double *x, double bnorm) {
+/* ||v||_2 without overflow or underflow (scaled sum of squares, as BLAS
+ * dnrm2). */
+static double norm2(const double *v, int32_t n) {
+  double scale = 0.0, ssq = 1.0;
+  for (int32_t i = 0; i < n; i++) {
+    double a = fabs(v[i]);
+    if (a == 0.0) continue;
+    if (scale < a) {
+      ssq = 1.0 + ssq * (scale / a) * (scale / a);
+      scale = a;
+    } else {
+      ssq += (a / scale) * (a / scale);
+    }
+  }
+  return scale * sqrt(ssq);
+}
+
+/* ||b - A x|| / ||b|| for ||b|| = 1 (the driver solves the scaled system),
+ * with a long-double sum. */
+static double true_residual(const cgm_csr *A, const double *b, const double *x) {
   long double s = 0.0L;
 #pragma omp parallel for schedule(static) reduction(+ : s)
   for (int32_t i = 0; i < A->nrows; i++) {
@@ -88,7 +108,22 @@ static double true_residual(const cgm_csr *A, const double *b, const double *x, 
       ri -= (long double)A->val[k] * x[A->colidx[k]];
     s += ri * ri;
   }
-  return (double)(sqrtl(s) / bnorm);
+  return (double)sqrtl(s);
+}
+
+static cgm_status run_backend(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
+  const cgm_solve_opts *o = &pb->opts;
+  switch (o->backend) {
+  case CGM_BACKEND_CPU:
+    snprintf(res->device, sizeof res->device, "cpu (%d threads)",
+             o->threads > 0 ? o->threads : omp_get_max_threads());
+    if (o->threads > 0) omp_set_num_threads(o->threads);
+    return o->precision == CGM_PREC_SINGLE ? cgm_cpu_cg_f32(pb, res, err)
+                                           : cgm_cpu_cg_f64(pb, res, err);
+  case CGM_BACKEND_CUDA: return cgm_cuda_cg(pb, res, err);
+  case CGM_BACKEND_CUSPARSE: return cgm_cusparse_cg(pb, res, err);
+  }
+  return cgm_fail(err, CGM_EINPUT, "unknown backend %d", (int)o->backend);
 }
 
 cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_solve_opts *o,
@@ -103,37 +138,70 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
   if (o->gpus > 1 && o->backend != CGM_BACKEND_CUDA)
     return cgm_fail(err, CGM_EINPUT, "--gpus %d needs the cuda backend", o->gpus);
   st = check_input(A, b, x, res, err);
-  if (st) return st;
+  if (st) {
+    /* Refused before iterating: report the residual of the initial guess. */
+    if (st == CGM_ENOCONV) {
+      double bn = norm2(b, A->nrows);
+      double *bs = malloc(((size_t)A->nrows + 1) * sizeof *bs);
+      double *xs = malloc(((size_t)A->nrows + 1) * sizeof *xs);
+      if (bs && xs && bn > 0) {
+        for (int32_t i = 0; i < A->nrows; i++) bs[i] = b[i] / bn, xs[i] = x[i] / bn;
+        res->relative_residual = true_residual(A, bs, xs);
+      }
+      free(bs);
+      free(xs);
+    }
+    return st;
+  }
 
-  double bb = 0.0;
-  for (int32_t i = 0; i < A->nrows; i++) bb += b[i] * b[i];
   pb.A = A;
-  pb.b = b;
-  pb.x = x;
-  pb.bnorm = sqrt(bb);
   pb.tol = cgm_solve_tol(o);
   pb.maxiter = cgm_solve_maxiter(o, A->nrows);
-  if (pb.bnorm == 0.0) { /* b = 0: x = 0 is the exact solution */
+  const double bnorm = norm2(b, A->nrows);
+  if (bnorm == 0.0) { /* b = 0: x = 0 is the exact solution */
     memset(x, 0, (size_t)A->nrows * sizeof *x);
     res->converged = true;
     snprintf(res->device, sizeof res->device, "none (b = 0)");
     return CGM_OK;
   }
-
-  switch (o->backend) {
-  case CGM_BACKEND_CPU:
-    snprintf(res->device, sizeof res->device, "cpu (%d threads)",
-             o->threads > 0 ? o->threads : omp_get_max_threads());
-    if (o->threads > 0) omp_set_num_threads(o->threads);
-    st = o->precision == CGM_PREC_SINGLE ? cgm_cpu_cg_f32(&pb, res, err)
-                                         : cgm_cpu_cg_f64(&pb, res, err);
-    break;
-  case CGM_BACKEND_CUDA: st = cgm_cuda_cg(&pb, res, err); break;
-  case CGM_BACKEND_CUSPARSE: st = cgm_cusparse_cg(&pb, res, err); break;
-  default: return cgm_fail(err, CGM_EINPUT, "unknown backend %d", (int)o->backend);
+  /* CG is scale invariant: solve A y = b / ||b|| and return x = ||b|| y, so
+   * no norm or dot product under- or overflows whatever the scale of b. */
+  double *bs = malloc(((size_t)A->nrows + 1) * sizeof *bs);
+  double *ys = malloc(((size_t)A->nrows + 1) * sizeof *ys);
+  if (!bs || !ys) {
+    free(bs);
+    free(ys);
+    return cgm_fail(err, CGM_ERUNTIME, "out of memory for %d rows", A->nrows);
   }
-  if (st != CGM_OK && st != CGM_ENOCONV) return st;
-  res->relative_residual = true_residual(A, b, x, pb.bnorm);
+  for (int32_t i = 0; i < A->nrows; i++) bs[i] = b[i] / bnorm, ys[i] = x[i] / bnorm;
+  pb.b = bs;
+  pb.x = ys;
+  pb.bnorm = 1.0;
+  st = run_backend(&pb, res, err);
+  if (st == CGM_OK || st == CGM_ENOCONV) {
+    res->relative_residual = true_residual(A, bs, ys);
+    for (int32_t i = 0; i < A->nrows; i++) x[i] = ys[i] * bnorm;
+    /* Converged means the recomputed residual meets the target: a solver's
+     * recursive residual can drift from it (single precision, ill
+     * conditioning). */
+    if (st == CGM_OK && !(res->relative_residual <= pb.tol)) {
+      res->converged = false;
+      snprintf(res->stop_reason, sizeof res->stop_reason,
+               "the solver's residual estimate reached %.3g but the recomputed ||b - Ax||/||b|| is "
+               "%.3g, above the target %.3g%s",
+               res->solver_residual, res->relative_residual, pb.tol,
+               o->precision == CGM_PREC_SINGLE
+                   ? ": single precision cannot reach it on this matrix (use --precision double "
+                     "or a larger --tol)"
+                   : "");
+      st = CGM_ENOCONV;
+    }
+    if (st == CGM_ENOCONV && !res->stop_reason[0])
+      snprintf(res->stop_reason, sizeof res->stop_reason, "%.250s",
+               err && err->msg[0] ? err->msg : "did not converge");
+  }
+  free(bs);
+  free(ys);
   if (st == CGM_ENOCONV) return cgm_fail(err, CGM_ENOCONV, "%s", res->stop_reason);
-  return CGM_OK;
+  return st;
 }

@@ -3,6 +3,7 @@
  * of one step are contiguous (3.4), padding with empty blocks to the longest
  * block row of the slice, and B_x (3.6). docs/bcsr-layout.md draws it. */
 #include "cgmodel/sparse.h"
+#include "sparse/bcsr_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,19 @@ static bool needs_diag(const cgm_csr *A, int32_t br, int n) {
   return A->nrows == A->ncols && (int64_t)(br + 1) * n > A->nrows;
 }
 
+int32_t cgm_block_row_columns(const cgm_csr *A, int32_t br, int n, int32_t *out) {
+  return block_row_columns(A, br, n, needs_diag(A, br, n), out);
+}
+
+cgm_status cgm_bcsr_row_blocks(const cgm_csr *A, int n, int32_t *len, cgm_error *err) {
+  if (n != 1 && n != 2 && n != 4 && n != 8)
+    return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
+  int32_t nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int32_t b = 0; b < nb; b++) len[b] = cgm_block_row_columns(A, b, n, NULL);
+  return CGM_OK;
+}
+
 /* Stable counting sort of block rows by length, longest first: rows of equal
  * length keep their order, so regular matrices keep their locality. */
 static cgm_status sort_by_length(const int32_t *len, int32_t nb, int32_t *order, cgm_error *err) {
@@ -93,14 +107,25 @@ static cgm_status check_range(const cgm_csr *A, int32_t b0, int32_t b1, int n, c
   return CGM_OK;
 }
 
-/* Lengths of the block rows of [b0, b1) and the MBR slice offsets. */
-static cgm_status layout_shape(const cgm_csr *A, int32_t b0, int32_t b1, cgm_bcsr_params p,
+/* The block rows a layout covers: a contiguous range [b0, b0 + nb) or an
+ * ascending list of global block rows. */
+typedef struct {
+  int32_t b0, nb;
+  const int32_t *rows; /* NULL: contiguous */
+} selection;
+
+static int32_t sel_row(const selection *sel, int32_t i) { return sel->rows ? sel->rows[i] : sel->b0 + i; }
+
+/* Lengths of the selected block rows and the MBR slice offsets. */
+static cgm_status layout_shape(const cgm_csr *A, const selection *sel, cgm_bcsr_params p,
                                int32_t *len, int32_t *order, int64_t *slice_ptr,
                                cgm_error *err) {
-  int32_t nb = b1 - b0;
+  int32_t nb = sel->nb;
 #pragma omp parallel for schedule(dynamic, 256)
-  for (int32_t b = 0; b < nb; b++)
-    len[b] = block_row_columns(A, b0 + b, p.n, needs_diag(A, b0 + b, p.n), NULL);
+  for (int32_t b = 0; b < nb; b++) {
+    int32_t br = sel_row(sel, b);
+    len[b] = block_row_columns(A, br, p.n, needs_diag(A, br, p.n), NULL);
+  }
   cgm_status st = sort_by_length(len, nb, order, err);
   if (st) return st;
   int32_t nslices = (nb + p.by - 1) / p.by;
@@ -126,7 +151,8 @@ cgm_status cgm_bcsr_count(const cgm_csr *A, int32_t brow_begin, int32_t brow_end
   if (!len || !order || !slice_ptr) {
     st = cgm_fail(err, CGM_ERUNTIME, "out of memory counting blocks of %d block rows", nb);
   } else {
-    st = layout_shape(A, brow_begin, brow_end, p, len, order, slice_ptr, err);
+    selection sel = {brow_begin, nb, NULL};
+    st = layout_shape(A, &sel, p, len, order, slice_ptr, err);
   }
   if (!st) {
     int64_t total = 0;
@@ -151,11 +177,10 @@ void cgm_bcsr_free(cgm_bcsr *B) {
   memset(B, 0, sizeof *B);
 }
 
-/* Writes block row b (local) into slot j of slice k. */
-static void fill_block_row(const cgm_csr *A, cgm_bcsr *B, int32_t b0, int32_t b, int32_t k,
-                           int32_t j, int32_t *cols) {
+/* Writes global block row br into slot j of slice k. */
+static void fill_block_row(const cgm_csr *A, cgm_bcsr *B, int32_t br, int32_t k, int32_t j,
+                           int32_t *cols) {
   const int n = B->p.n, bx = B->p.bx, by = B->p.by;
-  const int32_t br = b0 + b;
   int32_t len = block_row_columns(A, br, n, needs_diag(A, br, n), cols);
   int64_t steps = (B->slice_ptr[k + 1] - B->slice_ptr[k]) / ((int64_t)by * bx);
   /* Position of the t-th block of this row in the slice. */
@@ -185,40 +210,55 @@ static void fill_block_row(const cgm_csr *A, cgm_bcsr *B, int32_t b0, int32_t b,
 #undef BLOCK_INDEX
 }
 
-cgm_status cgm_bcsr_build(const cgm_csr *A, int32_t brow_begin, int32_t brow_end,
-                          cgm_bcsr_params p, cgm_bcsr *B, cgm_error *err) {
-  memset(B, 0, sizeof *B);
-  cgm_status st = cgm_bcsr_params_check(&p, err);
-  if (!st) st = check_range(A, brow_begin, brow_end, p.n, err);
-  if (st) return st;
+/* The builder over a selection of block rows; brow holds global - base. */
+static cgm_status build_sel(const cgm_csr *A, const selection *sel, int32_t base,
+                            cgm_bcsr_params p, cgm_bcsr *B, cgm_error *err) {
   const int n = p.n;
-  int32_t nb = brow_end - brow_begin;
+  const int32_t nb = sel->nb;
+  const int32_t last = nb > 0 ? sel_row(sel, nb - 1) : base - 1;
   B->p = p;
-  B->nrows = (int32_t)((int64_t)brow_end * n > A->nrows ? A->nrows - (int64_t)brow_begin * n
-                                                         : (int64_t)nb * n);
+  {
+    int64_t covered = 0; /* matrix rows inside the selected block rows */
+    for (int32_t b = 0; b < nb; b++) {
+      int64_t r0 = (int64_t)sel_row(sel, b) * n, r1 = r0 + n > A->nrows ? A->nrows : r0 + n;
+      covered += r1 - r0;
+    }
+    B->nrows = (int32_t)covered;
+  }
   B->ncols = A->ncols;
   B->nbrows = nb;
+  B->brow_span = last - base + 1 > 0 ? last - base + 1 : 0;
   B->nbcols = (int32_t)(((int64_t)A->ncols + n - 1) / n);
   B->nslices = (nb + p.by - 1) / p.by;
   B->slice_ptr = malloc(((size_t)B->nslices + 1) * sizeof *B->slice_ptr);
   B->brow = malloc(((size_t)B->nslices * p.by + 1) * sizeof *B->brow);
-  B->brow_len = malloc(((size_t)nb + 1) * sizeof *B->brow_len);
+  B->brow_len = calloc((size_t)B->brow_span + 1, sizeof *B->brow_len);
+  int32_t *len = malloc(((size_t)nb + 1) * sizeof *len);
   int32_t *order = malloc(((size_t)nb + 1) * sizeof *order);
-  if (!B->slice_ptr || !B->brow || !B->brow_len || !order) {
+  if (!B->slice_ptr || !B->brow || !B->brow_len || !order || !len) {
     free(order);
+    free(len);
     cgm_bcsr_free(B);
     return cgm_fail(err, CGM_ERUNTIME, "out of memory for the layout of %d block rows", nb);
   }
-  st = layout_shape(A, brow_begin, brow_end, p, B->brow_len, order, B->slice_ptr, err);
+  cgm_status st = layout_shape(A, sel, p, len, order, B->slice_ptr, err);
   if (st) {
     free(order);
+    free(len);
     cgm_bcsr_free(B);
     return st;
   }
-  for (int32_t b = 0; b < nb; b++) B->nblocks += B->brow_len[b];
+  int32_t maxlen = 0;
+  for (int32_t b = 0; b < nb; b++) {
+    B->nblocks += len[b];
+    B->brow_len[sel_row(sel, b) - base] = len[b];
+    if (len[b] > maxlen) maxlen = len[b];
+  }
   B->nblocks_padded = B->slice_ptr[B->nslices];
-  for (int64_t s = 0; s < (int64_t)B->nslices * p.by; s++) B->brow[s] = s < nb ? order[s] : -1;
+  for (int64_t s = 0; s < (int64_t)B->nslices * p.by; s++)
+    B->brow[s] = s < nb ? sel_row(sel, order[s]) - base : -1;
   free(order);
+  free(len);
 
   size_t nq = (size_t)(B->nblocks_padded > 0 ? B->nblocks_padded : 1);
   B->bcol = malloc(nq * sizeof *B->bcol);
@@ -229,9 +269,6 @@ cgm_status cgm_bcsr_build(const cgm_csr *A, int32_t brow_begin, int32_t brow_end
     return cgm_fail(err, CGM_ERUNTIME, "out of memory for %lld blocks (%lld bytes) of the layout",
                     (long long)nq, (long long)bytes);
   }
-  int32_t maxlen = 0;
-  for (int32_t b = 0; b < nb; b++)
-    if (B->brow_len[b] > maxlen) maxlen = B->brow_len[b];
   int fail = 0;
 #pragma omp parallel reduction(| : fail)
   {
@@ -243,14 +280,15 @@ cgm_status cgm_bcsr_build(const cgm_csr *A, int32_t brow_begin, int32_t brow_end
       for (int32_t j = 0; j < p.by; j++) {
         int32_t b = B->brow[(int64_t)k * p.by + j];
         if (b >= 0) {
-          fill_block_row(A, B, brow_begin, b, k, j, cols);
+          fill_block_row(A, B, b + base, k, j, cols);
           continue;
         }
-        /* Padding slot: empty blocks at column 0 (never written back). */
+        /* Padding slot: empty blocks (never written back) reading the
+         * first block column of the selection, which is local to it. */
         int64_t steps = (B->slice_ptr[k + 1] - B->slice_ptr[k]) / ((int64_t)p.by * p.bx);
         for (int64_t t = 0; t < steps * p.bx; t++)
           B->bcol[B->slice_ptr[k] + (t / p.bx) * (int64_t)p.by * p.bx + (int64_t)j * p.bx +
-                  t % p.bx] = 0;
+                  t % p.bx] = base < B->nbcols ? base : 0;
       }
     }
     free(cols);
@@ -260,4 +298,29 @@ cgm_status cgm_bcsr_build(const cgm_csr *A, int32_t brow_begin, int32_t brow_end
     return cgm_fail(err, CGM_ERUNTIME, "out of memory building the layout");
   }
   return CGM_OK;
+}
+
+cgm_status cgm_bcsr_build(const cgm_csr *A, int32_t brow_begin, int32_t brow_end,
+                          cgm_bcsr_params p, cgm_bcsr *B, cgm_error *err) {
+  memset(B, 0, sizeof *B);
+  cgm_status st = cgm_bcsr_params_check(&p, err);
+  if (!st) st = check_range(A, brow_begin, brow_end, p.n, err);
+  if (st) return st;
+  selection sel = {brow_begin, brow_end - brow_begin, NULL};
+  return build_sel(A, &sel, brow_begin, p, B, err);
+}
+
+cgm_status cgm_bcsr_build_rows(const cgm_csr *A, const int32_t *rows, int32_t nrows_sel,
+                               int32_t base, cgm_bcsr_params p, cgm_bcsr *B, cgm_error *err) {
+  memset(B, 0, sizeof *B);
+  cgm_status st = cgm_bcsr_params_check(&p, err);
+  if (st) return st;
+  int64_t nbrows = ((int64_t)A->nrows + p.n - 1) / p.n;
+  for (int32_t i = 0; i < nrows_sel; i++)
+    if (rows[i] < base || rows[i] >= nbrows || (i > 0 && rows[i] <= rows[i - 1]))
+      return cgm_fail(err, CGM_EINPUT,
+                      "block row list must be ascending within [%d, %lld) (entry %d is %d)", base,
+                      (long long)nbrows, i, rows[i]);
+  selection sel = {base, nrows_sel, rows};
+  return build_sel(A, &sel, base, p, B, err);
 }

@@ -25,10 +25,10 @@ typedef enum { CGM_PREC_DOUBLE = 0, CGM_PREC_SINGLE = 1 } cgm_precision;
 
 /* How the multi-GPU solver assembles the vector the SpMV reads. */
 typedef enum {
-  CGM_EXCHANGE_NCCL = 0, /* all-gather of the whole vector through NCCL */
+  CGM_EXCHANGE_NCCL = 0, /* all-gather of the whole vector through NCCL (hung on 4 x H200: docs/perf.md) */
   CGM_EXCHANGE_P2P = 1,  /* direct peer copies of the whole vector */
   CGM_EXCHANGE_HOST = 2, /* the paper's host-staged copy, x*n elements (Eq. 9) */
-  CGM_EXCHANGE_HALO = 3, /* only the entries each segment reads, overlapped */
+  CGM_EXCHANGE_HALO = 3, /* only the entries each segment reads, overlapped (the default) */
 } cgm_exchange;
 
 const char *cgm_backend_name(cgm_backend b);
@@ -51,7 +51,7 @@ typedef struct cgm_solve_opts {
   int threads;     /* CPU: OpenMP threads, <= 0: the OpenMP default */
 } cgm_solve_opts;
 
-/* Defaults: CPU, double, N = 1, 1 GPU, NCCL, default tolerance. */
+/* Defaults: CPU, double, N = 1, 1 GPU, halo exchange, default tolerance. */
 cgm_solve_opts cgm_solve_opts_default(void);
 /* The tolerance and iteration cap the solver will really use. */
 double cgm_solve_tol(const cgm_solve_opts *o);

@@ -114,7 +114,8 @@ typedef struct cgm_bcsr {
   int32_t *bcol;          /* nblocks_padded */
   double *val;            /* nblocks_padded * N * N */
   int32_t *brow;          /* nslices * by; -1 for padding slots */
-  int32_t *brow_len;      /* nbrows: blocks in each (original) block row */
+  int32_t brow_span;      /* entries of brow_len (= nbrows unless built from a row list) */
+  int32_t *brow_len;      /* brow_span: blocks of each block row, by its brow number */
 } cgm_bcsr;
 
 /* Builds the layout of block rows [brow_begin, brow_end) of A (whole matrix:
@@ -122,6 +123,10 @@ typedef struct cgm_bcsr {
  * segment's result rows are local to it; columns stay global. */
 cgm_status cgm_bcsr_build(const cgm_csr *A, int32_t brow_begin, int32_t brow_end,
                           cgm_bcsr_params p, cgm_bcsr *B, cgm_error *err);
+/* Builds the layout of an ascending list of global block rows (the interior
+ * or boundary rows of a multi-GPU segment); brow holds row - base. */
+cgm_status cgm_bcsr_build_rows(const cgm_csr *A, const int32_t *rows, int32_t nrows_sel,
+                               int32_t base, cgm_bcsr_params p, cgm_bcsr *B, cgm_error *err);
 void cgm_bcsr_free(cgm_bcsr *B);
 /* Counts the blocks of block rows [brow_begin, brow_end) without building
  * the layout: stored blocks, blocks after MBR padding, longest block row.
@@ -131,6 +136,44 @@ cgm_status cgm_bcsr_count(const cgm_csr *A, int32_t brow_begin, int32_t brow_end
                           int32_t *max_row_blocks, cgm_error *err);
 /* Checks n in {1,2,4,8}, bx >= 1, by >= 1 and fills bx/by <= 0 with defaults. */
 cgm_status cgm_bcsr_params_check(cgm_bcsr_params *p, cgm_error *err);
+
+/* ------------------------------------------------- multi-GPU partitions --- */
+
+/* Blocks of every block row: len[b] for b < ceil(nrows / N). */
+cgm_status cgm_bcsr_row_blocks(const cgm_csr *A, int n, int32_t *len, cgm_error *err);
+
+/* Splits the block rows into `parts` segments of consecutive block rows with
+ * a similar number of blocks (paper Sec. 4.1); bounds[0..parts] are block
+ * rows, each a multiple of `align` (so segment vectors stay 16-byte
+ * aligned), except the last. Fails when there are fewer block rows than
+ * segments. */
+cgm_status cgm_partition(const cgm_csr *A, int n, int parts, int align, int32_t *bounds,
+                         cgm_error *err);
+
+#define CGM_MAX_PARTS 16
+
+/* What segment `seg` of a partition reads from the others. */
+typedef struct cgm_halo {
+  int32_t b0, b1;  /* own block rows */
+  int32_t nhalo;   /* foreign block columns the segment reads */
+  int32_t *cols;   /* nhalo, ascending global block columns */
+  int32_t owner[CGM_MAX_PARTS + 1]; /* cols[owner[j] .. owner[j+1]) belong to segment j */
+  int32_t ninterior, nboundary;
+  int32_t *interior; /* own block rows that read only own columns (ascending) */
+  int32_t *boundary; /* own block rows that read some foreign column (ascending) */
+} cgm_halo;
+
+cgm_status cgm_halo_build(const cgm_csr *A, int n, const int32_t *bounds, int parts, int seg,
+                          cgm_halo *h, cgm_error *err);
+void cgm_halo_free(cgm_halo *h);
+/* Rewrites a segment layout's block columns for the local vector
+ * [own block rows | halo]: own column c -> c - b0, foreign -> (b1 - b0) + its
+ * index in cols. */
+void cgm_halo_remap(const cgm_halo *h, cgm_bcsr *B);
+
+/* Rewrites a layout's block columns for a vector of equal chunks (an
+ * all-gather): global block column c of segment j -> j * chunk + (c - bounds[j]). */
+void cgm_chunk_remap(cgm_bcsr *B, const int32_t *bounds, int parts, int32_t chunk);
 
 /* ------------------------------------------------------------ Features --- */
 

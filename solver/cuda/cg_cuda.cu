@@ -1,8 +1,27 @@
-/* Jacobi-PCG on one GPU with our kernels (Algorithm 2, fused as in
- * kernels.h): SpMV+CG3, CG4(+CG2), CG5 per iteration, alpha and beta kept on
- * the device, K iterations captured in a CUDA graph, and the host looking at
- * the state once per graph while the next graph already runs. */
+/* Jacobi-PCG on 1..G GPUs of one node with our kernels (Algorithm 2, fused
+ * as in kernels.h): SpMV+CG3, CG4(+CG2), CG5 per iteration with alpha and
+ * beta kept on the devices.
+ *
+ * The matrix is split into segments of consecutive block rows with similar
+ * block counts (Sec. 4.1), each sorted on its own GPU. What the SpMV reads
+ * from other GPUs is assembled by one of four exchange modes:
+ *   nccl  the whole vector by ncclAllGather over equal chunks (segments
+ *         padded to the longest, block columns remapped to chunk
+ *         positions); scalars by ncclAllReduce
+ *   p2p   the whole vector by peer stores from a copy kernel (a peer
+ *         memcpy cannot be captured in a graph); every GPU writes its
+ *         partial sums into every GPU's state, which adds them in order
+ *   halo  only the entries each segment reads, packed straight into the
+ *         peers' vectors on a second stream while the interior rows (those
+ *         that read nothing foreign) are multiplied; scalars as p2p
+ *   host  the paper's way: vector and partial sums through host memory
+ *         (x n elements a iteration, Eq. 9), host-driven, no graph
+ * Except for host, K iterations of all GPUs are captured in one CUDA graph
+ * (cross-device dependencies as graph edges) and the host looks at the
+ * state once per graph while the next graph runs. One GPU is the same code
+ * with nothing to exchange. */
 #include <math.h>
+#include <nccl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,200 +32,377 @@
 #include "solver/cuda/cuda_util.h"
 #include "solver/cuda/kernels.h"
 
-/* Bytes of one element of the precision. */
+#define NCCL_GOTO(st, err, label, call)                                                            \
+  do {                                                                                             \
+    ncclResult_t _nr = (call);                                                                     \
+    if (_nr != ncclSuccess) {                                                                      \
+      st = cgm_fail((err), CGM_ERUNTIME, "NCCL error %s in %s at %s:%d", ncclGetErrorString(_nr), \
+                    #call, __FILE__, __LINE__);                                                    \
+      goto label;                                                                                  \
+    }                                                                                              \
+  } while (0)
+
 static size_t elem(cgm_precision p) { return p == CGM_PREC_SINGLE ? 4 : 8; }
 
-int64_t cgm_cuda_vec_len(int64_t n) { return (n + CGM_VEC_ALIGN - 1) / CGM_VEC_ALIGN * CGM_VEC_ALIGN; }
+typedef enum { MODE_ONE, MODE_NCCL, MODE_P2P, MODE_HALO, MODE_HOST } mode_t_;
 
-cgm_status cgm_cuda_check_fit(const cgm_bcsr *B, cgm_precision prec, int64_t halo_rows, int dev,
-                              int64_t *needed, cgm_error *err) {
-  int64_t np = cgm_cuda_vec_len((int64_t)B->nbrows * B->p.n);
-  *needed = cgm_footprint_bytes(np, B->nblocks_padded, (int64_t)B->nslices * B->p.by, B->p.n, prec,
-                                halo_rows);
-  size_t fr = 0, tot = 0;
-  CGM_CUDA_TRY(err, cudaMemGetInfo(&fr, &tot));
-  /* Leave room for the CUDA context's own allocations and cuSPARSE/NCCL. */
-  int64_t avail = (int64_t)fr - (int64_t)(256 << 20);
-  if (*needed > avail)
-    return cgm_fail(err, CGM_EINPUT,
-                    "the matrix does not fit on GPU %d: this configuration needs %.2f GiB, %.2f GiB "
-                    "are free (%.2f GiB total); use more GPUs, single precision or another "
-                    "block size",
-                    dev, *needed / 1073741824.0, fr / 1073741824.0, tot / 1073741824.0);
+typedef struct solver {
+  int G, K, n;
+  mode_t_ mode;
+  cgm_precision prec;
+  int32_t bounds[CGM_MAX_GPUS + 1]; /* segment block rows */
+  int64_t chunk;                    /* rows per all-gather chunk (nccl) */
+  cgm_cuda_dev dev[CGM_MAX_GPUS];
+  ncclComm_t comm[CGM_MAX_GPUS];
+  int have_comm;
+  int pack_recorded;      /* ev_pack was recorded in the current capture */
+  int64_t exchange_elems; /* per iteration */
+  void *host_v;           /* pinned: host mode */
+  double *host_red;       /* pinned: host mode partials */
+} solver;
+
+/* ------------------------------------------------------------- setup --- */
+
+static cgm_status enable_peers(int G, cgm_error *err) {
+  for (int g = 0; g < G; g++) {
+    CGM_CUDA_TRY(err, cudaSetDevice(g));
+    for (int k = 0; k < G; k++) {
+      if (k == g) continue;
+      int ok = 0;
+      CGM_CUDA_TRY(err, cudaDeviceCanAccessPeer(&ok, g, k));
+      if (!ok)
+        return cgm_fail(err, CGM_EINPUT,
+                        "peer access is unavailable between GPU %d and GPU %d: use --exchange "
+                        "nccl or --exchange host",
+                        g, k);
+      cudaError_t e = cudaDeviceEnablePeerAccess(k, 0);
+      if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+      else CGM_CUDA_TRY(err, e);
+    }
+  }
   return CGM_OK;
 }
 
-void cgm_cuda_dev_free(cgm_cuda_dev *d) {
-  if (d->dev < 0) return;
-  cudaSetDevice(d->dev);
-  void *ptrs[] = {d->val, d->slice_ptr, d->bcol, d->brow, d->x, d->r, d->v,
-                  d->u, d->dinv, d->partials, d->counters, d->state};
-  for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++) cudaFree(ptrs[i]);
-  for (int i = 0; i < 2; i++) {
-    if (d->graph_exec[i]) cudaGraphExecDestroy(d->graph_exec[i]);
-    if (d->host_state[i]) cudaFreeHost(d->host_state[i]);
+/* Host-side layouts of one segment: the whole segment (global columns), or
+ * with a halo its interior and boundary rows over [own | halo] columns. */
+typedef struct seg_host {
+  cgm_bcsr A, B;
+  cgm_halo h;
+  int64_t v_len, v_off;
+} seg_host;
+
+static void seg_free(seg_host *s) {
+  cgm_bcsr_free(&s->A);
+  cgm_bcsr_free(&s->B);
+  cgm_halo_free(&s->h);
+}
+
+static cgm_status seg_build(const cgm_csr *A, const solver *S, cgm_bcsr_params p, int g,
+                            seg_host *s, cgm_error *err) {
+  memset(s, 0, sizeof *s);
+  const int32_t b0 = S->bounds[g], b1 = S->bounds[g + 1];
+  const int64_t nb_all = ((int64_t)A->nrows + p.n - 1) / p.n;
+  if (S->mode == MODE_NCCL) { /* equal chunks for the all-gather */
+    cgm_status st = cgm_bcsr_build(A, b0, b1, p, &s->A, err);
+    if (st) return st;
+    cgm_chunk_remap(&s->A, S->bounds, S->G, (int32_t)(S->chunk / p.n));
+    s->v_len = S->chunk * S->G;
+    s->v_off = S->chunk * g;
+    return CGM_OK;
   }
-  for (int i = 0; i < 3; i++)
-    if (d->ev[i]) cudaEventDestroy(d->ev[i]);
-  if (d->stream) cudaStreamDestroy(d->stream);
-  (void)cudaGetLastError();
-  memset(d, 0, sizeof *d);
-  d->dev = -1;
+  if (S->mode != MODE_HALO) {
+    s->v_len = nb_all * p.n;
+    s->v_off = (int64_t)b0 * p.n;
+    return cgm_bcsr_build(A, b0, b1, p, &s->A, err);
+  }
+  cgm_status st = cgm_halo_build(A, p.n, S->bounds, S->G, g, &s->h, err);
+  if (!st) st = cgm_bcsr_build_rows(A, s->h.interior, s->h.ninterior, b0, p, &s->A, err);
+  if (!st) st = cgm_bcsr_build_rows(A, s->h.boundary, s->h.nboundary, b0, p, &s->B, err);
+  if (st) return st;
+  cgm_halo_remap(&s->h, &s->A);
+  cgm_halo_remap(&s->h, &s->B);
+  s->v_len = ((int64_t)(b1 - b0) + s->h.nhalo) * p.n;
+  s->v_off = 0;
+  return CGM_OK;
 }
 
-/* cudaMalloc that counts what it takes. */
-static cudaError_t dmalloc(cgm_cuda_dev *d, void **p, size_t bytes) {
-  cudaError_t e = cudaMalloc(p, bytes ? bytes : 16);
-  if (e == cudaSuccess) d->bytes += (int64_t)(bytes ? bytes : 16);
-  return e;
+static int64_t seg_bytes(const seg_host *s, int64_t rows, cgm_precision prec) {
+  int64_t halo = s->v_len - rows;
+  int64_t b = cgm_footprint_bytes(cgm_cuda_vec_len(rows), s->A.nblocks_padded,
+                                  (int64_t)s->A.nslices * s->A.p.by, s->A.p.n, prec,
+                                  halo > 0 ? halo : 0);
+  if (s->B.nbrows)
+    b += s->B.nblocks_padded * (s->B.p.n * s->B.p.n * (int64_t)elem(prec) + 4) +
+         (int64_t)s->B.nslices * s->B.p.by * 4 + ((int64_t)s->B.nslices + 1) * 8;
+  return b + (int64_t)s->h.nhalo * s->A.p.n * 4; /* send lists */
 }
 
-cgm_status cgm_cuda_dev_setup(cgm_cuda_dev *d, int dev, const cgm_bcsr *B, cgm_precision prec,
-                              int64_t x_len, cgm_error *err) {
-  memset(d, 0, sizeof *d);
-  d->dev = dev;
-  d->prec = prec;
-  CGM_CUDA_TRY(err, cudaSetDevice(dev));
-  CGM_CUDA_TRY(err, cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, dev));
-  CGM_CUDA_TRY(err, cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
-  const size_t w = elem(prec);
-  const int n = B->p.n;
-  d->rows = (int64_t)B->nbrows * n;
-  d->np = cgm_cuda_vec_len(d->rows);
-  d->x_len = cgm_cuda_vec_len(x_len > d->rows ? x_len : d->rows);
-  const int64_t nval = B->nblocks_padded * n * n;
-  CGM_CUDA_TRY(err, dmalloc(d, &d->val, (size_t)nval * w));
-  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->slice_ptr, ((size_t)B->nslices + 1) * 8));
-  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->bcol, (size_t)B->nblocks_padded * 4));
-  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->brow, (size_t)B->nslices * B->p.by * 4));
-  /* v is the vector the SpMV gathers from: on several GPUs it holds the
-   * whole (or halo-extended) vector, the local part at v_local. */
-  void **vecs[] = {&d->x, &d->r, &d->u, &d->dinv};
-  for (size_t i = 0; i < 4; i++) CGM_CUDA_TRY(err, dmalloc(d, vecs[i], (size_t)d->np * w));
-  CGM_CUDA_TRY(err, dmalloc(d, &d->v, (size_t)d->x_len * w));
-  d->red_cap = 4096;
-  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->partials, (size_t)3 * 2 * d->red_cap * 8));
-  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->counters, 3 * sizeof(unsigned)));
-  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->state, sizeof(cgm_cg_state)));
-  CGM_CUDA_TRY(err, cudaMemsetAsync(d->counters, 0, 3 * sizeof(unsigned), d->stream));
-  for (int i = 0; i < 2; i++)
-    CGM_CUDA_TRY(err, cudaMallocHost((void **)&d->host_state[i], sizeof(cgm_cg_state)));
-  for (int i = 0; i < 3; i++) CGM_CUDA_TRY(err, cudaEventCreate(&d->ev[i]));
-  /* Upload the layout; single precision converts the values on the host. */
-  if (prec == CGM_PREC_SINGLE) {
-    float *tmp = (float *)malloc((size_t)(nval > 0 ? nval : 1) * sizeof(float));
-    if (!tmp) return cgm_fail(err, CGM_ERUNTIME, "out of host memory converting the matrix");
-    for (int64_t i = 0; i < nval; i++) tmp[i] = (float)B->val[i];
-    cudaError_t e = cudaMemcpyAsync(d->val, tmp, (size_t)nval * w, cudaMemcpyHostToDevice, d->stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream); /* before tmp is freed */
-    free(tmp);
-    CGM_CUDA_TRY(err, e);
+/* Send lists of the halo mode: segment j sends to k the entries of k's halo
+ * it owns, packed straight into k's vector after k's own rows. */
+static cgm_status setup_halo_sends(solver *S, const seg_host *seg, cgm_error *err) {
+  const int n = S->n;
+  for (int j = 0; j < S->G; j++) {
+    cgm_cuda_dev *d = &S->dev[j];
+    int64_t total = 0;
+    for (int k = 0; k < S->G; k++)
+      total += (int64_t)(seg[k].h.owner[j + 1] - seg[k].h.owner[j]) * n;
+    int32_t *idx = (int32_t *)malloc(sizeof(int32_t) * (size_t)(total > 0 ? total : 1));
+    if (!idx) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+    memset(&d->pack, 0, sizeof d->pack);
+    int64_t e = 0;
+    int nd = 0;
+    for (int k = 0; k < S->G; k++) {
+      const cgm_halo *h = &seg[k].h;
+      int32_t c0 = h->owner[j], c1 = h->owner[j + 1];
+      if (c1 == c0) continue;
+      d->pack.off[nd] = e;
+      for (int32_t c = c0; c < c1; c++)
+        for (int t = 0; t < n; t++) idx[e++] = (h->cols[c] - S->bounds[j]) * n + t;
+      const cgm_cuda_dev *dk = &S->dev[k];
+      d->pack.dst[nd] = (char *)dk->v + ((int64_t)(h->b1 - h->b0) + c0) * n * elem(S->prec);
+      nd++;
+    }
+    d->pack.off[nd] = e;
+    d->pack.ndst = nd;
+    S->exchange_elems += e;
+    cudaError_t ce = cudaSetDevice(d->dev);
+    if (ce == cudaSuccess) ce = cudaMalloc((void **)&d->send_idx, sizeof(int32_t) * (size_t)(e > 0 ? e : 1));
+    if (ce == cudaSuccess) {
+      d->bytes += sizeof(int32_t) * (e > 0 ? e : 1);
+      ce = cudaMemcpyAsync(d->send_idx, idx, sizeof(int32_t) * (size_t)e, cudaMemcpyHostToDevice,
+                           d->stream);
+    }
+    if (ce == cudaSuccess) ce = cudaStreamSynchronize(d->stream);
+    free(idx);
+    CGM_CUDA_TRY(err, ce);
+    d->pack.idx = d->send_idx;
+  }
+  return CGM_OK;
+}
+
+/* --------------------------------------------------------- iteration --- */
+
+/* Where device g's reduction results go, and how many partials a consumer
+ * adds: every device's state (p2p, halo), the own total (one GPU), or the
+ * own local partial that NCCL or the host reduces. */
+static void outputs(const solver *S, int g, int slot, int which, cgm_out *o) {
+  o->n = 0;
+  if (S->mode == MODE_P2P || S->mode == MODE_HALO) {
+    for (int k = 0; k < S->G; k++) o->p[o->n++] = &S->dev[k].state->slot[g][slot].pq + which;
+  } else if (S->mode == MODE_ONE) {
+    o->p[o->n++] = &S->dev[g].state->slot[0][slot].pq + which;
   } else {
-    CGM_CUDA_TRY(err, cudaMemcpyAsync(d->val, B->val, (size_t)nval * w, cudaMemcpyHostToDevice, d->stream));
+    o->p[o->n++] = &S->dev[g].state->local[slot].pq + which;
   }
-  CGM_CUDA_TRY(err, cudaMemcpyAsync(d->slice_ptr, B->slice_ptr, ((size_t)B->nslices + 1) * 8,
-                                    cudaMemcpyHostToDevice, d->stream));
-  CGM_CUDA_TRY(err, cudaMemcpyAsync(d->bcol, B->bcol, (size_t)B->nblocks_padded * 4,
-                                    cudaMemcpyHostToDevice, d->stream));
-  CGM_CUDA_TRY(err, cudaMemcpyAsync(d->brow, B->brow, (size_t)B->nslices * B->p.by * 4,
-                                    cudaMemcpyHostToDevice, d->stream));
-  d->L.n = n;
-  d->L.bx = B->p.bx;
-  d->L.by = B->p.by;
-  d->L.nslices = B->nslices;
-  d->L.nbrows = B->nbrows;
-  d->L.nblocks_padded = B->nblocks_padded;
-  d->L.slice_ptr = d->slice_ptr;
-  d->L.bcol = d->bcol;
-  d->L.brow = d->brow;
-  d->L.val = d->val;
-  /* Padding stays zero forever: only the rows of the layout are written. */
-  void *zero[] = {d->x, d->r, d->u, d->dinv};
-  for (size_t i = 0; i < 4; i++)
-    CGM_CUDA_TRY(err, cudaMemsetAsync(zero[i], 0, (size_t)d->np * w, d->stream));
-  CGM_CUDA_TRY(err, cudaMemsetAsync(d->v, 0, (size_t)d->x_len * w, d->stream));
-  /* Every transfer is ordered on d->stream, never on the legacy default
-   * stream, which a non-blocking stream does not wait for. */
-  CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
-  return CGM_OK;
 }
 
-cgm_reduce_buf cgm_cuda_red(const cgm_cuda_dev *d, int which) {
-  cgm_reduce_buf r;
-  r.partials = d->partials + (size_t)which * 2 * d->red_cap;
-  r.counter = d->counters + which;
-  r.capacity = d->red_cap;
-  return r;
+static int nparts(const solver *S) {
+  return S->mode == MODE_P2P || S->mode == MODE_HALO ? S->G : 1;
 }
 
-/* Copies n doubles (converted to the precision) into a device vector. */
-cgm_status cgm_cuda_upload_vec(const cgm_cuda_dev *d, void *dst, const double *src, int64_t n,
-                               double pad_value, cgm_error *err) {
-  const size_t w = elem(d->prec);
-  void *tmp = malloc((size_t)(n > 0 ? n : 1) * w);
-  if (!tmp) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-  for (int64_t i = 0; i < n; i++) {
-    double v = src ? src[i] : pad_value;
-    if (d->prec == CGM_PREC_SINGLE) ((float *)tmp)[i] = (float)v;
-    else ((double *)tmp)[i] = v;
+/* Every device waits for the latest `which` event of all others. */
+static cudaError_t all_to_all(solver *S, cudaEvent_t cgm_cuda_dev::*which) {
+  if (S->G == 1) return cudaSuccess;
+  for (int g = 0; g < S->G; g++) {
+    cudaError_t e = cudaSetDevice(S->dev[g].dev);
+    if (e == cudaSuccess) e = cudaEventRecord(S->dev[g].*which, S->dev[g].stream);
+    if (e) return e;
   }
-  cudaError_t e = cudaMemcpyAsync(dst, tmp, (size_t)n * w, cudaMemcpyHostToDevice, d->stream);
-  if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream); /* before tmp is freed */
-  free(tmp);
-  CGM_CUDA_TRY(err, e);
-  return CGM_OK;
+  for (int k = 0; k < S->G; k++) {
+    cudaError_t e = cudaSetDevice(S->dev[k].dev);
+    for (int g = 0; g < S->G && e == cudaSuccess; g++)
+      if (g != k) e = cudaStreamWaitEvent(S->dev[k].stream, S->dev[g].*which, 0);
+    if (e) return e;
+  }
+  return cudaSuccess;
 }
 
-cgm_status cgm_cuda_download_vec(const cgm_cuda_dev *d, const void *src, double *dst, int64_t n,
-                                 cgm_error *err) {
-  const size_t w = elem(d->prec);
-  void *tmp = malloc((size_t)(n > 0 ? n : 1) * w);
-  if (!tmp) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-  cudaError_t e = cudaMemcpyAsync(tmp, src, (size_t)n * w, cudaMemcpyDeviceToHost, d->stream);
-  if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream);
-  if (e == cudaSuccess)
-    for (int64_t i = 0; i < n; i++)
-      dst[i] = d->prec == CGM_PREC_SINGLE ? (double)((float *)tmp)[i] : ((double *)tmp)[i];
-  free(tmp);
-  CGM_CUDA_TRY(err, e);
-  return CGM_OK;
+static cudaError_t nccl_allreduce(solver *S, int slot, int which, int count) {
+  ncclDataType_t t = ncclFloat64;
+  if (ncclGroupStart() != ncclSuccess) return cudaErrorUnknown;
+  for (int g = 0; g < S->G; g++) {
+    cgm_cg_state *st = S->dev[g].state;
+    if (ncclAllReduce(&st->local[slot].pq + which, &st->slot[0][slot].pq + which, count, t,
+                      ncclSum, S->comm[g], S->dev[g].stream) != ncclSuccess) {
+      ncclGroupEnd();
+      return cudaErrorUnknown;
+    }
+  }
+  return ncclGroupEnd() == ncclSuccess ? cudaSuccess : cudaErrorUnknown;
 }
 
-/* One iteration (slot i of K) on one device. */
-static cudaError_t enqueue_iteration(cgm_cuda_dev *d, int i, int K) {
-  const int prev = (i + K - 1) % K;
-  cgm_cg_state *st = d->state;
-  cudaError_t e = cgm_launch_spmv(&d->L, d->prec, d->v, d->u, d->v, &st->slot[i].pq,
-                                  cgm_cuda_red(d, 0), st, d->sms, d->stream);
-  if (e == cudaSuccess)
-    e = cgm_launch_cg4(d->prec, d->rows, st, i, prev, d->x, d->r, d->v, d->u, d->dinv,
-                       &st->slot[i].rz, cgm_cuda_red(d, 1), d->sms, d->stream);
-  if (e == cudaSuccess)
-    e = cgm_launch_cg5(d->prec, d->rows, st, i, prev, d->v, d->r, d->dinv, d->sms, d->stream);
+/* The whole-vector or halo exchange after CG5 (and once after CG1). */
+static cudaError_t exchange(solver *S) {
+  const size_t w = elem(S->prec);
+  const int n = S->n;
+  if (S->mode == MODE_P2P) {
+    for (int g = 0; g < S->G; g++) {
+      cgm_cuda_dev *d = &S->dev[g];
+      void *dst[CGM_MAX_GPUS];
+      int nd = 0;
+      for (int k = 0; k < S->G; k++)
+        if (k != g) dst[nd++] = (char *)S->dev[k].v + d->v_off * w;
+      cudaError_t e = cudaSetDevice(d->dev);
+      if (e == cudaSuccess)
+        e = cgm_launch_scatter((char *)d->v + d->v_off * w, cgm_cuda_vec_len(d->rows) * (int64_t)w,
+                               dst, nd, d->state, d->sms, d->stream);
+      if (e) return e;
+    }
+    return all_to_all(S, &cgm_cuda_dev::ev_c);
+  }
+  if (S->mode == MODE_NCCL) {
+    ncclDataType_t t = S->prec == CGM_PREC_SINGLE ? ncclFloat32 : ncclFloat64;
+    if (ncclGroupStart() != ncclSuccess) return cudaErrorUnknown;
+    for (int g = 0; g < S->G; g++) { /* in place: the own chunk is at g * chunk */
+      char *v = (char *)S->dev[g].v;
+      if (ncclAllGather(v + S->chunk * g * w, v, (size_t)S->chunk, t, S->comm[g],
+                        S->dev[g].stream) != ncclSuccess) {
+        ncclGroupEnd();
+        return cudaErrorUnknown;
+      }
+    }
+    return ncclGroupEnd() == ncclSuccess ? cudaSuccess : cudaErrorUnknown;
+  }
+  (void)n;
+  if (S->mode == MODE_HALO) { /* pack on the comm stream, after the own CG5 */
+    for (int g = 0; g < S->G; g++) {
+      cgm_cuda_dev *d = &S->dev[g];
+      cudaError_t e = cudaSetDevice(d->dev);
+      if (e == cudaSuccess) e = cudaEventRecord(d->ev_fork, d->stream);
+      if (e == cudaSuccess) e = cudaStreamWaitEvent(d->comm, d->ev_fork, 0);
+      if (e == cudaSuccess) e = cgm_launch_pack(S->prec, d->v, &d->pack, d->state, d->sms, d->comm);
+      if (e == cudaSuccess) e = cudaEventRecord(d->ev_pack, d->comm);
+      if (e) return e;
+    }
+    S->pack_recorded = 1;
+  }
+  return cudaSuccess;
+}
+
+/* SpMV + CG3 on every device, the reduction of p . A p. */
+static cudaError_t spmv_all(solver *S, int slot) {
+  for (int g = 0; g < S->G; g++) {
+    cgm_cuda_dev *d = &S->dev[g];
+    cudaError_t e = cudaSetDevice(d->dev);
+    if (e) return e;
+    cgm_out out;
+    outputs(S, g, slot, 0, &out);
+    void *v_own = (char *)d->v + d->v_off * elem(S->prec);
+    if (S->mode != MODE_HALO) {
+      e = cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, &out, NULL, cgm_cuda_red(d, 0),
+                          d->state, d->sms, d->stream);
+    } else {
+      /* Interior rows first (no foreign data), then the boundary rows once
+       * every neighbour's halo has arrived. */
+      cgm_out tmp;
+      tmp.p[0] = d->dot_tmp;
+      tmp.n = 1;
+      if (d->A.present)
+        e = cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, d->B.present ? &tmp : &out, NULL,
+                            cgm_cuda_red(d, 0), d->state, d->sms, d->stream);
+      /* The first iteration of a graph reads halos that an earlier graph
+       * (or the set-up) delivered before this graph could start. */
+      for (int j = 0; j < S->G && e == cudaSuccess && S->pack_recorded; j++) {
+        const cgm_cuda_dev *dj = &S->dev[j];
+        for (int k = 0; k < dj->pack.ndst; k++)
+          if (dj->pack.dst[k] >= d->v && (char *)dj->pack.dst[k] < (char *)d->v + d->v_len * elem(S->prec))
+            e = cudaStreamWaitEvent(d->stream, dj->ev_pack, 0);
+      }
+      if (e == cudaSuccess && d->B.present)
+        e = cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, &out,
+                            d->A.present ? d->dot_tmp : NULL, cgm_cuda_red(d, 3), d->state, d->sms,
+                            d->stream);
+    }
+    if (e) return e;
+  }
+  if (S->mode == MODE_NCCL) return nccl_allreduce(S, slot, 0, 1);
+  return all_to_all(S, &cgm_cuda_dev::ev_a);
+}
+
+static cudaError_t cg4_all(solver *S, int slot, int prev) {
+  for (int g = 0; g < S->G; g++) {
+    cgm_cuda_dev *d = &S->dev[g];
+    cgm_out out;
+    outputs(S, g, slot, 1, &out);
+    cudaError_t e = cudaSetDevice(d->dev);
+    if (e == cudaSuccess)
+      e = cgm_launch_cg4(S->prec, d->rows, d->state, nparts(S), slot, prev, d->x, d->r,
+                         (char *)d->v + d->v_off * elem(S->prec), d->u, d->dinv, &out,
+                         cgm_cuda_red(d, 1), d->sms, d->stream);
+    if (e) return e;
+  }
+  if (S->mode == MODE_NCCL) return nccl_allreduce(S, slot, 1, 2);
+  return all_to_all(S, &cgm_cuda_dev::ev_b);
+}
+
+static cudaError_t cg5_all(solver *S, int slot, int prev) {
+  for (int g = 0; g < S->G; g++) {
+    cgm_cuda_dev *d = &S->dev[g];
+    cudaError_t e = cudaSetDevice(d->dev);
+    if (e == cudaSuccess)
+      e = cgm_launch_cg5(S->prec, d->rows, d->state, nparts(S), slot, prev,
+                         (char *)d->v + d->v_off * elem(S->prec), d->r, d->dinv, d->sms, d->stream);
+    if (e) return e;
+  }
+  return exchange(S);
+}
+
+static cudaError_t iteration(solver *S, int slot) {
+  const int prev = (slot + S->K - 1) % S->K;
+  cudaError_t e = spmv_all(S, slot);
+  if (e == cudaSuccess) e = cg4_all(S, slot, prev);
+  if (e == cudaSuccess) e = cg5_all(S, slot, prev);
   return e;
 }
 
-cgm_status cgm_cuda_capture(cgm_cuda_dev *d, int K, cgm_error *err) {
-  for (int g = 0; g < 2; g++) {
+/* K iterations of every device in one graph; device 0's stream leads, the
+ * others fork from and join into it. */
+static cgm_status capture(solver *S, cgm_error *err) {
+  cgm_cuda_dev *d0 = &S->dev[0];
+  for (int gi = 0; gi < 2; gi++) {
     cudaGraph_t graph;
-    CGM_CUDA_TRY(err, cudaStreamBeginCapture(d->stream, cudaStreamCaptureModeThreadLocal));
-    cudaError_t e = cudaSuccess;
-    for (int i = 0; i < K && e == cudaSuccess; i++) e = enqueue_iteration(d, i, K);
+    CGM_CUDA_TRY(err, cudaSetDevice(d0->dev));
+    /* Thread-local: NCCL's own threads make CUDA calls while we capture. */
+    CGM_CUDA_TRY(err, cudaStreamBeginCapture(d0->stream, cudaStreamCaptureModeThreadLocal));
+    S->pack_recorded = 0;
+    cudaError_t e = cudaEventRecord(d0->ev_fork, d0->stream);
+    for (int g = 0; g < S->G && e == cudaSuccess; g++) {
+      e = cudaSetDevice(S->dev[g].dev);
+      if (e == cudaSuccess && g > 0) e = cudaStreamWaitEvent(S->dev[g].stream, d0->ev_fork, 0);
+      if (e == cudaSuccess && S->mode == MODE_HALO)
+        e = cudaStreamWaitEvent(S->dev[g].comm, d0->ev_fork, 0);
+    }
+    for (int i = 0; i < S->K && e == cudaSuccess; i++) e = iteration(S, i);
+    /* Join: comm streams into their device stream, every device into 0. */
+    for (int g = 0; g < S->G && e == cudaSuccess; g++) {
+      cgm_cuda_dev *d = &S->dev[g];
+      e = cudaSetDevice(d->dev);
+      if (e == cudaSuccess && S->mode == MODE_HALO) {
+        e = cudaEventRecord(d->ev_pack, d->comm);
+        if (e == cudaSuccess) e = cudaStreamWaitEvent(d->stream, d->ev_pack, 0);
+      }
+      if (e == cudaSuccess && g > 0) {
+        e = cudaEventRecord(d->ev_c, d->stream);
+        if (e == cudaSuccess) e = cudaSetDevice(d0->dev);
+        if (e == cudaSuccess) e = cudaStreamWaitEvent(d0->stream, d->ev_c, 0);
+      }
+    }
+    if (e == cudaSuccess) e = cudaSetDevice(d0->dev);
     if (e == cudaSuccess)
-      e = cudaMemcpyAsync(d->host_state[g], d->state, sizeof(cgm_cg_state), cudaMemcpyDeviceToHost,
-                          d->stream);
-    cudaError_t e2 = cudaStreamEndCapture(d->stream, &graph);
+      e = cudaMemcpyAsync(d0->host_state[gi], d0->state, sizeof(cgm_cg_state),
+                          cudaMemcpyDeviceToHost, d0->stream);
+    cudaSetDevice(d0->dev);
+    cudaError_t e2 = cudaStreamEndCapture(d0->stream, &graph);
     CGM_CUDA_TRY(err, e);
     CGM_CUDA_TRY(err, e2);
-    e = cudaGraphInstantiate(&d->graph_exec[g], graph, 0);
+    e = cudaGraphInstantiate(&d0->graph_exec[gi], graph, 0);
     cudaGraphDestroy(graph);
     CGM_CUDA_TRY(err, e);
   }
   return CGM_OK;
 }
 
-/* Stop reasons from the device state. */
-void cgm_cuda_stop_reason(const cgm_cg_state *h, double bnorm, double tol, cgm_solve_result *res) {
+static void stop_reason(const cgm_cg_state *h, double bnorm, double tol, cgm_solve_result *res) {
   switch (h->done) {
   case CGM_RUN_BREAKDOWN:
     snprintf(res->stop_reason, sizeof res->stop_reason,
@@ -226,103 +422,24 @@ void cgm_cuda_stop_reason(const cgm_cg_state *h, double bnorm, double tol, cgm_s
   }
 }
 
-cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
-  if (pb->opts.gpus > 1) return cgm_cuda_cg_multi(pb, res, err);
-  const cgm_csr *A = pb->A;
-  const cgm_bcsr_params p = pb->opts.layout;
-  cgm_status st = cgm_spmv_supported(p.n, p.bx, p.by, err);
-  if (st) return st;
-  int ndev = cgm_cuda_device_count();
-  if (ndev < 1) return cgm_fail(err, CGM_ERUNTIME, "no CUDA device is present");
-  double t0 = cgm_now();
-  cgm_bcsr B;
-  st = cgm_bcsr_build(A, 0, (A->nrows + p.n - 1) / p.n, p, &B, err);
-  if (st) return st;
-  cgm_cuda_dev d;
-  memset(&d, 0, sizeof d);
-  d.dev = -1;
-  int64_t needed;
-  double *diag = NULL;
-  CGM_CUDA_GOTO(st, err, out, cudaSetDevice(0));
-  st = cgm_cuda_check_fit(&B, pb->opts.precision, 0, 0, &needed, err);
-  if (st) goto out;
-  st = cgm_cuda_dev_setup(&d, 0, &B, pb->opts.precision, 0, err);
-  if (st) goto out;
-  {
-    cudaDeviceProp prop;
-    CGM_CUDA_GOTO(st, err, out, cudaGetDeviceProperties(&prop, 0));
-    snprintf(res->device, sizeof res->device, "%s", prop.name);
-  }
-  /* D^-1 (identity on padded rows), b into r, x0 into x. */
-  diag = (double *)malloc(((size_t)d.rows + 1) * sizeof *diag);
-  if (!diag) {
-    st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-    goto out;
-  }
-  cgm_csr_diagonal(A, diag);
-  for (int64_t i = 0; i < d.rows; i++) diag[i] = i < A->nrows ? 1.0 / diag[i] : 1.0;
-  if ((st = cgm_cuda_upload_vec(&d, d.dinv, diag, d.rows, 0, err))) goto out;
-  if ((st = cgm_cuda_upload_vec(&d, d.r, pb->b, A->nrows, 0, err))) goto out;
-  if ((st = cgm_cuda_upload_vec(&d, d.x, pb->x, A->nrows, 0, err))) goto out;
-  st = cgm_cuda_solve_loop(&d, 1, pb, res, err);
-  if (st == CGM_OK || st == CGM_ENOCONV) {
-    cgm_status st2 = cgm_cuda_download_vec(&d, d.x, pb->x, A->nrows, err);
-    if (st2) st = st2;
-  }
-  res->time_setup_s = (cgm_now() - t0) - res->time_solve_s;
-  res->device_bytes = d.bytes;
-out:
-  free(diag);
-  cgm_cuda_dev_free(&d);
-  cgm_bcsr_free(&B);
-  return st;
-}
-
-cgm_status cgm_cuda_solve_loop(cgm_cuda_dev *devs, int G, const cgm_problem *pb,
-                               cgm_solve_result *res, cgm_error *err) {
-  int K = pb->opts.check_every > 0 ? pb->opts.check_every : 32;
-  if (K > CGM_MAX_SLOTS) K = CGM_MAX_SLOTS;
-  if (K < 2) K = 2;
-  cgm_cuda_dev *d = &devs[0];
-  /* CG1: u = A x0, r = b - u, v = D^-1 r, (r.z, r.r) into the slot before 0. */
-  cgm_cg_state h;
-  memset(&h, 0, sizeof h);
-  h.thr = (pb->tol * pb->bnorm) * (pb->tol * pb->bnorm);
-  h.maxiter = pb->maxiter;
-  CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
-  CGM_CUDA_TRY(err, cudaMemcpyAsync(d->state, &h, sizeof h, cudaMemcpyHostToDevice, d->stream));
-  CGM_CUDA_TRY(err, cgm_launch_spmv(&d->L, d->prec, d->x, d->u, NULL, NULL, cgm_cuda_red(d, 0), NULL,
-                                    d->sms, d->stream));
-  CGM_CUDA_TRY(err, cgm_launch_cg1(d->prec, d->rows, d->r, d->u, d->dinv, d->r, d->v,
-                                   &d->state->slot[K - 1].rz, cgm_cuda_red(d, 2), d->sms,
-                                   d->stream));
-  CGM_CUDA_TRY(err, cudaMemcpyAsync(&h, d->state, sizeof h, cudaMemcpyDeviceToHost, d->stream));
-  CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
-  double rr0 = h.slot[K - 1].rr;
-  if (!isfinite(rr0) || !isfinite(h.slot[K - 1].rz))
-    return cgm_fail(err, CGM_ENOCONV, "NaN or Inf in the initial residual");
-  if (rr0 <= h.thr) {
-    res->converged = true;
-    res->solver_residual = sqrt(rr0) / pb->bnorm;
-    return CGM_OK;
-  }
-  cgm_status st = cgm_cuda_capture(d, K, err);
-  if (st) return st;
-
-  /* Two graphs alternate: graph g+1 is queued before the host waits for g. */
+/* The graph loop: graph g+1 is queued before the host waits for graph g.
+ * Graph g copies device 0's state into host_state[g % 2] and is followed by
+ * event ev[g % 3]; its time is ev[(g - 1) % 3] -> ev[g % 3]. */
+static cgm_status graph_loop(solver *S, const cgm_problem *pb, cgm_solve_result *res,
+                             const cgm_cg_state **fin, cgm_error *err) {
+  cgm_cuda_dev *d = &S->dev[0];
+  const int K = S->K;
   int nbatch_max = pb->maxiter / K + 3;
   double *batch = (double *)malloc(((size_t)nbatch_max + 1) * sizeof *batch);
   int *active = (int *)malloc(((size_t)nbatch_max + 1) * sizeof *active);
-  if (!batch || !active) {
-    free(batch);
-    free(active);
-    return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-  }
-  /* Graph g copies the state into host_state[g % 2] and is followed by
-   * event ev[g % 3]; the time of graph g is ev[(g - 1) % 3] -> ev[g % 3]. */
+  cgm_status st = CGM_OK;
   int nb = 0, last_iter = 0;
-  const cgm_cg_state *fin = NULL;
   double t_start = cgm_now();
+  if (!batch || !active) {
+    st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+    goto out;
+  }
+  CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
   CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[2], d->stream));
   CGM_CUDA_GOTO(st, err, out, cudaGraphLaunch(d->graph_exec[0], d->stream));
   CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[0], d->stream));
@@ -340,21 +457,17 @@ cgm_status cgm_cuda_solve_loop(cgm_cuda_dev *devs, int G, const cgm_problem *pb,
     last_iter = hs->iter;
     nb++;
     if (hs->done || g + 1 >= nbatch_max) {
-      fin = hs;
+      *fin = hs;
       break;
     }
   }
   CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d->stream));
   res->time_solve_s = cgm_now() - t_start;
-  res->iterations = fin->iter;
-  res->solver_residual = sqrt(fin->rr_last) / pb->bnorm;
-  res->converged = fin->done == CGM_RUN_CONVERGED;
   {
-    /* Median over full batches after the first (warm-up); per iteration. */
+    /* Median over full graphs after the first (warm-up), per iteration. */
     double *tt = (double *)malloc(((size_t)nb + 1) * sizeof *tt);
-    int nt = 0;
+    int nt = 0, isum = 0;
     double tsum = 0.0;
-    int isum = 0;
     for (int b = 0; b < nb; b++) {
       tsum += batch[b];
       isum += active[b];
@@ -363,38 +476,385 @@ cgm_status cgm_cuda_solve_loop(cgm_cuda_dev *devs, int G, const cgm_problem *pb,
     res->time_per_iter_s = nt > 0 ? cgm_median(tt, nt) : (isum > 0 ? tsum / isum : 0.0);
     free(tt);
   }
-  if (!res->converged) {
-    cgm_cuda_stop_reason(fin, pb->bnorm, pb->tol, res);
-    st = CGM_ENOCONV;
-  }
 out:
   free(batch);
   free(active);
   return st;
 }
 
-cgm_status cgm_cuda_spmv_host(int dev, const cgm_bcsr *B, cgm_precision prec, const double *x,
-                              double *y, double *dot, cgm_error *err) {
-  cgm_cuda_dev d;
-  int64_t xlen = (int64_t)B->nbcols * B->p.n;
-  cgm_status st = cgm_spmv_supported(B->p.n, B->p.bx, B->p.by, err);
-  if (st) return st;
-  st = cgm_cuda_dev_setup(&d, dev, B, prec, xlen, err);
-  double *h = NULL;
-  if (st) goto out;
-  if ((st = cgm_cuda_upload_vec(&d, d.v, x, xlen, 0, err))) goto out;
-  CGM_CUDA_GOTO(st, err, out,
-                cgm_launch_spmv(&d.L, prec, d.v, d.u, d.v, d.partials + 4 * d.red_cap,
-                                cgm_cuda_red(&d, 0), NULL, d.sms, d.stream));
-  CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d.stream));
-  if ((st = cgm_cuda_download_vec(&d, d.u, y, d.rows, err))) goto out;
-  if (dot) {
-    CGM_CUDA_GOTO(st, err, out, cudaMemcpyAsync(dot, d.partials + 4 * d.red_cap, 8,
-                                                cudaMemcpyDeviceToHost, d.stream));
-    CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d.stream));
+/* The paper's host-driven loop (Algorithm 2 with Algorithm 1's reductions):
+ * partial sums and the vector go through pinned host memory. */
+static cudaError_t host_reduce(solver *S, int slot, int which, int count) {
+  for (int g = 0; g < S->G; g++) {
+    cgm_cuda_dev *d = &S->dev[g];
+    cudaError_t e = cudaSetDevice(d->dev);
+    if (e == cudaSuccess)
+      e = cudaMemcpyAsync(S->host_red + 3 * g, &d->state->local[slot].pq + which,
+                          sizeof(double) * count, cudaMemcpyDeviceToHost, d->stream);
+    if (e) return e;
+  }
+  for (int g = 0; g < S->G; g++) { /* SyncGPUs() */
+    cudaError_t e = cudaStreamSynchronize(S->dev[g].stream);
+    if (e) return e;
+  }
+  double tot[3] = {0, 0, 0};
+  for (int g = 0; g < S->G; g++)
+    for (int c = 0; c < count; c++) tot[c] += S->host_red[3 * g + c];
+  for (int g = 0; g < S->G; g++) {
+    cgm_cuda_dev *d = &S->dev[g];
+    cudaError_t e = cudaSetDevice(d->dev);
+    if (e == cudaSuccess)
+      e = cudaMemcpyAsync(&d->state->slot[0][slot].pq + which, tot, sizeof(double) * count,
+                          cudaMemcpyHostToDevice, d->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream); /* tot is on the stack */
+    if (e) return e;
+  }
+  return cudaSuccess;
+}
+
+static cudaError_t host_exchange(solver *S) {
+  const size_t w = elem(S->prec);
+  for (int g = 0; g < S->G; g++) { /* v_host,i <- v_i */
+    cgm_cuda_dev *d = &S->dev[g];
+    cudaError_t e = cudaSetDevice(d->dev);
+    if (e == cudaSuccess)
+      e = cudaMemcpyAsync((char *)S->host_v + d->v_off * w, (char *)d->v + d->v_off * w,
+                          (size_t)d->rows * w, cudaMemcpyDeviceToHost, d->stream);
+    if (e) return e;
+  }
+  for (int g = 0; g < S->G; g++) { /* SyncGPUs() */
+    cudaError_t e = cudaStreamSynchronize(S->dev[g].stream);
+    if (e) return e;
+  }
+  for (int g = 0; g < S->G; g++) { /* v <- v_host,j for j != i */
+    cgm_cuda_dev *d = &S->dev[g];
+    cudaError_t e = cudaSetDevice(d->dev);
+    for (int j = 0; j < S->G && e == cudaSuccess; j++) {
+      if (j == g) continue;
+      const cgm_cuda_dev *dj = &S->dev[j];
+      e = cudaMemcpyAsync((char *)d->v + dj->v_off * w, (char *)S->host_v + dj->v_off * w,
+                          (size_t)dj->rows * w, cudaMemcpyHostToDevice, d->stream);
+    }
+    if (e) return e;
+  }
+  return cudaSuccess;
+}
+
+static cgm_status host_loop(solver *S, const cgm_problem *pb, cgm_solve_result *res,
+                            cgm_cg_state *fin, cgm_error *err) {
+  const size_t w = elem(S->prec);
+  int ntimed = pb->maxiter < CGM_MAX_TIMED ? pb->maxiter : CGM_MAX_TIMED, it = 0;
+  double *times = (double *)malloc(((size_t)ntimed + 1) * sizeof *times);
+  cgm_status st = CGM_OK;
+  double t0 = cgm_now(), tprev = t0;
+  if (!times) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  for (;;) {
+    const int slot = it % 2, prev = 1 - slot;
+    for (int g = 0; g < S->G; g++) {
+      cgm_cuda_dev *d = &S->dev[g];
+      cgm_out o;
+      outputs(S, g, slot, 0, &o);
+      CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
+      CGM_CUDA_GOTO(st, err, out,
+                    cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, (char *)d->v + d->v_off * w, &o,
+                                    NULL, cgm_cuda_red(d, 0), d->state, d->sms, d->stream));
+    }
+    CGM_CUDA_GOTO(st, err, out, host_reduce(S, slot, 0, 1));
+    for (int g = 0; g < S->G; g++) {
+      cgm_cuda_dev *d = &S->dev[g];
+      cgm_out o;
+      outputs(S, g, slot, 1, &o);
+      CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
+      CGM_CUDA_GOTO(st, err, out,
+                    cgm_launch_cg4(S->prec, d->rows, d->state, 1, slot, prev, d->x, d->r,
+                                   (char *)d->v + d->v_off * w, d->u, d->dinv, &o,
+                                   cgm_cuda_red(d, 1), d->sms, d->stream));
+    }
+    CGM_CUDA_GOTO(st, err, out, host_reduce(S, slot, 1, 2));
+    for (int g = 0; g < S->G; g++) {
+      cgm_cuda_dev *d = &S->dev[g];
+      CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
+      CGM_CUDA_GOTO(st, err, out,
+                    cgm_launch_cg5(S->prec, d->rows, d->state, 1, slot, prev,
+                                   (char *)d->v + d->v_off * w, d->r, d->dinv, d->sms, d->stream));
+    }
+    CGM_CUDA_GOTO(st, err, out, host_exchange(S));
+    cgm_cuda_dev *d0 = &S->dev[0];
+    CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d0->dev));
+    CGM_CUDA_GOTO(st, err, out, cudaMemcpyAsync(fin, d0->state, sizeof *fin, cudaMemcpyDeviceToHost, d0->stream));
+    for (int g = 0; g < S->G; g++) CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(S->dev[g].stream));
+    it++;
+    double now = cgm_now();
+    if (it <= ntimed) times[it - 1] = now - tprev;
+    tprev = now;
+    if (fin->done) break;
+  }
+  res->time_solve_s = cgm_now() - t0;
+  {
+    int nt = it < ntimed ? it : ntimed;
+    res->time_per_iter_s = nt > 1 ? cgm_median(times + 1, nt - 1) : (nt ? times[0] : 0.0);
   }
 out:
-  free(h);
-  cgm_cuda_dev_free(&d);
+  free(times);
+  return st;
+}
+
+/* ------------------------------------------------------------ driver --- */
+
+static mode_t_ pick_mode(const cgm_solve_opts *o) {
+  if (o->gpus <= 1) return MODE_ONE;
+  switch (o->exchange) {
+  case CGM_EXCHANGE_P2P: return MODE_P2P;
+  case CGM_EXCHANGE_HALO: return MODE_HALO;
+  case CGM_EXCHANGE_HOST: return MODE_HOST;
+  default: return MODE_NCCL;
+  }
+}
+
+/* CG1 on every device: u = A x0, r = b - u, v = D^-1 r; the partial sums go
+ * through the host once, then every state starts identical. */
+static cgm_status cg1(solver *S, const cgm_problem *pb, double *rz_rr, cgm_error *err) {
+  const size_t w = elem(S->prec);
+  double tot[2] = {0, 0};
+  for (int g = 0; g < S->G; g++) {
+    cgm_cuda_dev *d = &S->dev[g];
+    CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
+    void *v_own = (char *)d->v + d->v_off * w;
+    CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, NULL, NULL,
+                                      cgm_cuda_red(d, 0), NULL, d->sms, d->stream));
+    if (d->B.present)
+      CGM_CUDA_TRY(err, cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, NULL, NULL,
+                                        cgm_cuda_red(d, 3), NULL, d->sms, d->stream));
+    /* r holds b: r = b - u in place; v_own = D^-1 r. */
+    CGM_CUDA_TRY(err, cgm_launch_cg1(S->prec, d->rows, d->r, d->u, d->dinv, d->r, v_own,
+                                     d->dot_tmp, cgm_cuda_red(d, 2), d->sms, d->stream));
+    double part[2];
+    CGM_CUDA_TRY(err, cudaMemcpyAsync(part, d->dot_tmp, sizeof part, cudaMemcpyDeviceToHost, d->stream));
+    CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
+    tot[0] += part[0];
+    tot[1] += part[1];
+  }
+  cgm_cg_state h;
+  memset(&h, 0, sizeof h);
+  h.thr = (pb->tol * pb->bnorm) * (pb->tol * pb->bnorm);
+  h.maxiter = pb->maxiter;
+  h.slot[0][S->K - 1].rz = tot[0]; /* the slot before slot 0; other devices' parts stay 0 */
+  h.slot[0][S->K - 1].rr = tot[1];
+  for (int g = 0; g < S->G; g++) {
+    cgm_cuda_dev *d = &S->dev[g];
+    CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
+    CGM_CUDA_TRY(err, cudaMemcpyAsync(d->state, &h, sizeof h, cudaMemcpyHostToDevice, d->stream));
+    CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
+  }
+  rz_rr[0] = tot[0];
+  rz_rr[1] = tot[1];
+  /* The first iteration's SpMV needs the whole new v. */
+  if (S->mode == MODE_HOST) CGM_CUDA_TRY(err, host_exchange(S));
+  else CGM_CUDA_TRY(err, exchange(S));
+  for (int g = 0; g < S->G; g++) {
+    CGM_CUDA_TRY(err, cudaSetDevice(S->dev[g].dev));
+    CGM_CUDA_TRY(err, cudaDeviceSynchronize());
+  }
+  return CGM_OK;
+}
+
+/* Uploads D^-1, b (into r), x0 (own rows) and x0 into v (everything the
+ * first SpMV reads: the whole vector, or own rows and halo). */
+static cgm_status upload_vectors(solver *S, const cgm_problem *pb, const seg_host *seg,
+                                 cgm_error *err) {
+  const cgm_csr *A = pb->A;
+  const int n = S->n;
+  const int64_t nglob = (int64_t)S->bounds[S->G] * n;
+  int64_t blen = nglob > S->chunk * S->G ? nglob : S->chunk * S->G;
+  double *buf = (double *)malloc(sizeof(double) * (size_t)(blen + 1));
+  double *diag = (double *)malloc(sizeof(double) * (size_t)(A->nrows + 1));
+  cgm_status st = CGM_OK;
+  if (!buf || !diag) {
+    st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+    goto out;
+  }
+  cgm_csr_diagonal(A, diag);
+  for (int g = 0; g < S->G && !st; g++) {
+    cgm_cuda_dev *d = &S->dev[g];
+    const int64_t r0 = (int64_t)S->bounds[g] * n;
+    for (int64_t i = 0; i < d->rows; i++) buf[i] = r0 + i < A->nrows ? 1.0 / diag[r0 + i] : 1.0;
+    if ((st = cgm_cuda_upload_vec(d, d->dinv, buf, d->rows, 0, err))) break;
+    for (int64_t i = 0; i < d->rows; i++) buf[i] = r0 + i < A->nrows ? pb->b[r0 + i] : 0.0;
+    if ((st = cgm_cuda_upload_vec(d, d->r, buf, d->rows, 0, err))) break;
+    for (int64_t i = 0; i < d->rows; i++) buf[i] = r0 + i < A->nrows ? pb->x[r0 + i] : 0.0;
+    if ((st = cgm_cuda_upload_vec(d, d->x, buf, d->rows, 0, err))) break;
+    /* v = x0 as the SpMV of CG1 sees it */
+    if (S->mode == MODE_HALO) {
+      const cgm_halo *h = &seg[g].h;
+      int64_t own = (int64_t)(h->b1 - h->b0) * n;
+      for (int32_t c = 0; c < h->nhalo; c++)
+        for (int t = 0; t < n; t++) {
+          int64_t gi = (int64_t)h->cols[c] * n + t;
+          buf[own + (int64_t)c * n + t] = gi < A->nrows ? pb->x[gi] : 0.0;
+        }
+      st = cgm_cuda_upload_vec(d, d->v, buf, own + (int64_t)h->nhalo * n, 0, err);
+    } else if (S->mode == MODE_NCCL) { /* chunk j holds segment j's rows */
+      for (int j = 0; j < S->G; j++)
+        for (int64_t i = 0; i < S->chunk; i++) {
+          int64_t gi = (int64_t)S->bounds[j] * n + i;
+          bool in = gi < (int64_t)S->bounds[j + 1] * n && gi < A->nrows;
+          buf[j * S->chunk + i] = in ? pb->x[gi] : 0.0;
+        }
+      st = cgm_cuda_upload_vec(d, d->v, buf, S->chunk * S->G, 0, err);
+    } else {
+      for (int64_t i = 0; i < nglob; i++) buf[i] = i < A->nrows ? pb->x[i] : 0.0;
+      st = cgm_cuda_upload_vec(d, d->v, buf, nglob, 0, err);
+    }
+  }
+out:
+  free(buf);
+  free(diag);
+  return st;
+}
+
+cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
+  const cgm_csr *A = pb->A;
+  const cgm_bcsr_params p = pb->opts.layout;
+  cgm_status st = cgm_spmv_supported(p.n, p.bx, p.by, err);
+  if (st) return st;
+  const int ndev = cgm_cuda_device_count();
+  const int G = pb->opts.gpus;
+  if (ndev < 1) return cgm_fail(err, CGM_ERUNTIME, "no CUDA device is present");
+  if (G > ndev)
+    return cgm_fail(err, CGM_EINPUT, "--gpus %d: only %d GPU%s present", G, ndev,
+                    ndev == 1 ? " is" : "s are");
+  if (G > CGM_MAX_GPUS)
+    return cgm_fail(err, CGM_EINPUT, "--gpus %d: at most %d GPUs are supported", G, CGM_MAX_GPUS);
+  double t0 = cgm_now();
+  solver *S = (solver *)calloc(1, sizeof *S);
+  seg_host *seg = (seg_host *)calloc(CGM_MAX_GPUS, sizeof *seg);
+  const cgm_cg_state *fin = NULL;
+  cgm_cg_state host_fin;
+  if (!S || !seg) {
+    free(S);
+    free(seg);
+    return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  }
+  for (int g = 0; g < CGM_MAX_GPUS; g++) S->dev[g].dev = -1;
+  S->G = G;
+  S->n = p.n;
+  S->prec = pb->opts.precision;
+  S->mode = pick_mode(&pb->opts);
+  S->K = pb->opts.check_every > 0 ? pb->opts.check_every : 32;
+  if (S->K > CGM_MAX_SLOTS) S->K = CGM_MAX_SLOTS;
+  if (S->K < 2 || S->mode == MODE_HOST) S->K = 2;
+  /* Segments start at multiples of 4 rows: 16-byte aligned vectors. */
+  if ((st = cgm_partition(A, p.n, G, p.n >= 4 ? 1 : 4 / p.n, S->bounds, err))) goto out;
+  if (S->mode == MODE_P2P || S->mode == MODE_HALO)
+    if ((st = enable_peers(G, err))) goto out;
+  for (int g = 0; g < G; g++) { /* the longest segment, 16-byte aligned and whole blocks */
+    int64_t rows = (int64_t)(S->bounds[g + 1] - S->bounds[g]) * p.n;
+    int64_t q = p.n >= 4 ? p.n : 4;
+    rows = (rows + q - 1) / q * q;
+    if (rows > S->chunk) S->chunk = rows;
+  }
+  /* Build every segment on the host and check that it fits before any
+   * device allocation. */
+  for (int g = 0; g < G && !st; g++) {
+    st = seg_build(A, S, p, g, &seg[g], err);
+    if (st) break;
+    int64_t avail, total, rows = (int64_t)(S->bounds[g + 1] - S->bounds[g]) * p.n;
+    int64_t need = seg_bytes(&seg[g], rows, S->prec);
+    if ((st = cgm_cuda_free_bytes(g, &avail, &total, err))) break;
+    if (need > avail)
+      st = cgm_fail(err, CGM_EINPUT,
+                    "the matrix does not fit on GPU %d: this configuration needs %.2f GiB there, "
+                    "%.2f GiB are free (%.2f GiB total); use more GPUs, single precision or "
+                    "another block size",
+                    g, need / 1073741824.0, (avail + (256 << 20)) / 1073741824.0,
+                    total / 1073741824.0);
+  }
+  if (st) goto out;
+  for (int g = 0; g < G && !st; g++) {
+    cgm_cuda_dev *d = &S->dev[g];
+    int64_t rows = (int64_t)(S->bounds[g + 1] - S->bounds[g]) * p.n;
+    st = cgm_cuda_dev_init(d, g, S->prec, rows, seg[g].v_len, err);
+    if (!st) st = cgm_cuda_matrix_upload(d, &seg[g].A, &d->A, err);
+    if (!st && S->mode == MODE_HALO) st = cgm_cuda_matrix_upload(d, &seg[g].B, &d->B, err);
+    d->v_off = seg[g].v_off;
+  }
+  if (st) goto out;
+  if (S->mode == MODE_HALO && (st = setup_halo_sends(S, seg, err))) goto out;
+  if (S->mode == MODE_P2P) S->exchange_elems = (int64_t)(G - 1) * S->bounds[G] * p.n;
+  if (S->mode == MODE_NCCL) S->exchange_elems = (int64_t)(G - 1) * G * S->chunk;
+  if (S->mode == MODE_HOST) {
+    S->exchange_elems = (int64_t)G * S->bounds[G] * p.n;
+    CGM_CUDA_GOTO(st, err, out, cudaMallocHost(&S->host_v, elem(S->prec) * (size_t)S->bounds[G] * p.n));
+    CGM_CUDA_GOTO(st, err, out, cudaMallocHost((void **)&S->host_red, sizeof(double) * 3 * G));
+  }
+  if (S->mode == MODE_NCCL) {
+    int devs[CGM_MAX_GPUS];
+    for (int g = 0; g < G; g++) devs[g] = g;
+    NCCL_GOTO(st, err, out, ncclCommInitAll(S->comm, G, devs));
+    S->have_comm = 1;
+  }
+  for (int g = 0; g < G; g++)
+    res->device_bytes = S->dev[g].bytes > res->device_bytes ? S->dev[g].bytes : res->device_bytes;
+  if ((st = upload_vectors(S, pb, seg, err))) goto out;
+  for (int g = 0; g < G; g++) seg_free(&seg[g]); /* the host copies are no longer needed */
+  {
+    cudaDeviceProp prop;
+    CGM_CUDA_GOTO(st, err, out, cudaGetDeviceProperties(&prop, 0));
+    if (G > 1) snprintf(res->device, sizeof res->device, "%d x %.200s", G, prop.name);
+    else snprintf(res->device, sizeof res->device, "%.200s", prop.name);
+  }
+  res->exchange_bytes = S->exchange_elems * (int64_t)elem(S->prec);
+  {
+    double rzrr[2] = {0.0, 0.0};
+    if ((st = cg1(S, pb, rzrr, err))) goto out;
+    if (!isfinite(rzrr[0]) || !isfinite(rzrr[1])) {
+      snprintf(res->stop_reason, sizeof res->stop_reason, "NaN or Inf in the initial residual");
+      st = CGM_ENOCONV;
+      goto download;
+    }
+    if (rzrr[1] <= (pb->tol * pb->bnorm) * (pb->tol * pb->bnorm)) {
+      res->converged = true;
+      res->solver_residual = sqrt(rzrr[1]) / pb->bnorm;
+      goto download;
+    }
+  }
+  res->time_setup_s = cgm_now() - t0;
+  if (S->mode == MODE_HOST) {
+    st = host_loop(S, pb, res, &host_fin, err);
+    fin = &host_fin;
+  } else {
+    if ((st = capture(S, err))) goto out;
+    st = graph_loop(S, pb, res, &fin, err);
+  }
+  if (st) goto out;
+  res->iterations = fin->iter;
+  res->solver_residual = sqrt(fin->rr_last) / pb->bnorm;
+  res->converged = fin->done == CGM_RUN_CONVERGED;
+  if (!res->converged) {
+    stop_reason(fin, pb->bnorm, pb->tol, res);
+    st = CGM_ENOCONV;
+  }
+download:
+  for (int g = 0; g < G; g++) {
+    cgm_cuda_dev *d = &S->dev[g];
+    int64_t r0 = (int64_t)S->bounds[g] * p.n, cnt = d->rows;
+    if (r0 + cnt > A->nrows) cnt = A->nrows - r0;
+    if (cnt <= 0) continue;
+    cgm_status st2 = cgm_cuda_download_vec(d, d->x, pb->x + r0, cnt, err);
+    if (st2) {
+      st = st2;
+      break;
+    }
+  }
+  if (res->time_setup_s == 0.0) res->time_setup_s = cgm_now() - t0;
+out:
+  for (int g = 0; g < CGM_MAX_GPUS; g++) seg_free(&seg[g]);
+  if (S->have_comm)
+    for (int g = 0; g < G; g++) ncclCommDestroy(S->comm[g]);
+  if (S->host_v) cudaFreeHost(S->host_v);
+  if (S->host_red) cudaFreeHost(S->host_red);
+  for (int g = 0; g < CGM_MAX_GPUS; g++) cgm_cuda_dev_free(&S->dev[g]);
+  free(seg);
+  free(S);
   return st;
 }

@@ -1,5 +1,5 @@
-/* The CUDA solver's per-device state and the steps the single- and
- * multi-GPU drivers share. */
+/* The CUDA solver's per-device resources (cuda_dev.cu) and the helpers the
+ * driver (cg_cuda.cu), the tests and the microbenchmarks share. */
 #ifndef CGM_SOLVER_CUDA_CG_CUDA_H
 #define CGM_SOLVER_CUDA_CG_CUDA_H
 
@@ -12,36 +12,52 @@
 extern "C" {
 #endif
 
+/* A layout uploaded to a device. */
+typedef struct cgm_dev_matrix {
+  cgm_dev_layout L;
+  void *val;
+  int64_t *slice_ptr;
+  int32_t *bcol, *brow;
+  int present; /* 0 when the layout has no block rows */
+} cgm_dev_matrix;
+
 typedef struct cgm_cuda_dev {
   int dev; /* CUDA device ordinal, -1 when unused */
   int sms;
   cgm_precision prec;
-  cudaStream_t stream;
-  cgm_dev_layout L;
-  int64_t rows;  /* rows of the layout (block rows * N) */
-  int64_t np;    /* padded length of the local vectors */
-  int64_t x_len; /* padded length of v, the vector the SpMV gathers from */
-  void *val;
-  int64_t *slice_ptr;
-  int32_t *bcol, *brow;
-  void *x, *r, *v, *u, *dinv; /* v: the search direction (p of the paper's v) */
+  cudaStream_t stream; /* the solver's work */
+  cudaStream_t comm;   /* the halo exchange, beside the interior SpMV */
+  cgm_dev_matrix A;    /* the segment (or, with a halo, its interior rows) */
+  cgm_dev_matrix B;    /* the boundary rows that read the halo */
+  int64_t rows;        /* own rows (block rows * N) */
+  int64_t np;          /* padded length of the own vectors */
+  int64_t v_len;       /* padded length of v, the vector the SpMV gathers */
+  int64_t v_off;       /* offset of the own rows in v */
+  void *x, *r, *v, *u, *dinv;
   double *partials;
   unsigned *counters;
   int red_cap;
+  double *dot_tmp; /* the interior rows' part of p . A p */
   cgm_cg_state *state;
   cgm_cg_state *host_state[2]; /* pinned: one per graph */
   cudaGraphExec_t graph_exec[2];
-  cudaEvent_t ev[3];
+  cudaEvent_t ev[3];               /* timing of graph replays */
+  cudaEvent_t ev_a, ev_b, ev_c, ev_pack, ev_fork; /* cross-device dependencies */
+  cgm_pack pack;
+  int32_t *send_idx;
   int64_t bytes; /* device memory allocated */
 } cgm_cuda_dev;
 
 int64_t cgm_cuda_vec_len(int64_t n);
-/* Refuses (CGM_EINPUT, with needed and free bytes) a layout that does not fit
- * on the current device. */
-cgm_status cgm_cuda_check_fit(const cgm_bcsr *B, cgm_precision prec, int64_t halo_rows, int dev,
-                              int64_t *needed, cgm_error *err);
-/* Allocates and uploads a layout on device dev; x_len > rows makes room for
- * the whole gathered vector (several GPUs). */
+/* Allocates vectors, reduction scratch and the state on device dev for
+ * `rows` own rows and a gathered vector of v_len entries (v_len <= rows:
+ * the own vector). */
+cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64_t rows,
+                             int64_t v_len, cgm_error *err);
+/* Uploads a layout into m (values converted to the precision). */
+cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_matrix *m,
+                                  cgm_error *err);
+/* cgm_cuda_dev_init + upload of B as the whole matrix (one device). */
 cgm_status cgm_cuda_dev_setup(cgm_cuda_dev *d, int dev, const cgm_bcsr *B, cgm_precision prec,
                               int64_t x_len, cgm_error *err);
 void cgm_cuda_dev_free(cgm_cuda_dev *d);
@@ -50,11 +66,9 @@ cgm_status cgm_cuda_upload_vec(const cgm_cuda_dev *d, void *dst, const double *s
                                double pad_value, cgm_error *err);
 cgm_status cgm_cuda_download_vec(const cgm_cuda_dev *d, const void *src, double *dst, int64_t n,
                                  cgm_error *err);
-cgm_status cgm_cuda_capture(cgm_cuda_dev *d, int K, cgm_error *err);
-cgm_status cgm_cuda_solve_loop(cgm_cuda_dev *devs, int G, const cgm_problem *pb,
-                               cgm_solve_result *res, cgm_error *err);
-void cgm_cuda_stop_reason(const cgm_cg_state *h, double bnorm, double tol, cgm_solve_result *res);
-cgm_status cgm_cuda_cg_multi(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err);
+/* Free memory on the current device minus a reserve for the CUDA context,
+ * cuSPARSE and NCCL. */
+cgm_status cgm_cuda_free_bytes(int dev, int64_t *avail, int64_t *total, cgm_error *err);
 
 /* y = B x on device dev with our SpMV kernel (tests, microbenchmarks): x has
  * nbcols * N entries, y nbrows * N. When dot is non-NULL it receives the

@@ -56,10 +56,12 @@ __device__ __forceinline__ void block_sum(double (&v)[NV]) {
 }
 
 /* Every block calls this with its partial sums; the last block to arrive
- * adds all partials in block order (deterministic) and writes out[0..NV).
- * Returns true in the last block. */
+ * adds all partials in block order (deterministic), plus add[0..NV) when
+ * given, and writes the totals to every destination of out. Returns true in
+ * the last block. */
 template <int NV>
-__device__ __forceinline__ bool last_block_sum(double (&v)[NV], cgm_reduce_buf red, double *out) {
+__device__ __forceinline__ bool last_block_sum(double (&v)[NV], cgm_reduce_buf red,
+                                               const cgm_out &out, const double *add) {
   __shared__ bool is_last;
   block_sum<NV>(v);
   if (threadIdx.x == 0) {
@@ -81,10 +83,22 @@ __device__ __forceinline__ bool last_block_sum(double (&v)[NV], cgm_reduce_buf r
   block_sum<NV>(t);
   if (threadIdx.x == 0) {
 #pragma unroll
-    for (int k = 0; k < NV; k++) out[k] = t[k];
+    for (int k = 0; k < NV; k++) {
+      if (add) t[k] += add[k];
+      for (int d = 0; d < out.n; d++) out.p[d][k] = t[k];
+    }
     *red.counter = 0;
   }
   return true;
+}
+
+/* Single destination. */
+template <int NV>
+__device__ __forceinline__ bool last_block_sum(double (&v)[NV], cgm_reduce_buf red, double *out) {
+  cgm_out o;
+  o.p[0] = out;
+  o.n = 1;
+  return last_block_sum<NV>(v, red, o, nullptr);
 }
 
 } // namespace cgm

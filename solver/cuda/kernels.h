@@ -48,8 +48,16 @@ enum {
   CGM_RUN_MAXITER = 4,
 };
 
+#define CGM_MAX_GPUS 8
+
+/* slot[j][i]: device j's partial sums for slot i. With several GPUs every
+ * device holds every device's partials (peers write theirs in) and adds
+ * them in the order j = 0, 1, ...: all devices get bit-identical scalars.
+ * With one GPU, or after a reduction by NCCL or the host, slot[0] holds the
+ * total. local[i] is this device's own partial when it is reduced outside. */
 typedef struct cgm_cg_state {
-  cgm_cg_slot slot[CGM_MAX_SLOTS]; /* reduced over all devices */
+  cgm_cg_slot slot[CGM_MAX_GPUS][CGM_MAX_SLOTS];
+  cgm_cg_slot local[CGM_MAX_SLOTS];
   double thr;                      /* (tol * ||b||)^2 */
   double rr_last;                  /* r . r of the last completed iteration */
   double bad;                      /* the value that stopped the run */
@@ -66,18 +74,27 @@ typedef struct cgm_reduce_buf {
   int capacity; /* most blocks a reducing launch may use */
 } cgm_reduce_buf;
 
+/* Where a reduction's last block writes its sums: every destination gets
+ * the same values (own state, and peers' states on several GPUs). */
+typedef struct cgm_out {
+  double *p[CGM_MAX_GPUS];
+  int n;
+} cgm_out;
+
 /* Threads per block and grid the SpMV uses for a layout (the grid is capped
  * at one full wave of the device, then loops over slices). */
 void cgm_spmv_config(const cgm_dev_layout *L, int sms, int *threads, int *blocks);
 /* Checks that the CUDA kernels support these layout parameters. */
 cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_error *err);
 
-/* y = A x over the MBR layout. When dot_out is non-NULL, the last block
- * writes sum_i p_rows[i] * y[i] there (CG3 fused into the SpMV). When guard
- * is non-NULL and guard->done is set, returns at once. */
+/* y = A x over the MBR layout. When dot is non-NULL, the last block writes
+ * dot_add[0] (if non-NULL) + sum_i p_rows[i] * y[i] to every destination
+ * (CG3 fused into the SpMV). When guard is non-NULL and guard->done is set,
+ * returns at once. */
 cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision prec, const void *x, void *y,
-                            const void *p_rows, double *dot_out, cgm_reduce_buf red,
-                            const cgm_cg_state *guard, int sms, cudaStream_t s);
+                            const void *p_rows, const cgm_out *dot, const double *dot_add,
+                            cgm_reduce_buf red, const cgm_cg_state *guard, int sms,
+                            cudaStream_t s);
 
 /* Grid of the fixed-grid vector kernels for n elements (Sec. 5.1). */
 int cgm_vector_blocks(int64_t n, int sms);
@@ -86,15 +103,32 @@ int cgm_vector_blocks(int64_t n, int sms);
 cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void *b, const void *u,
                            const void *dinv, void *r, void *v, double *out, cgm_reduce_buf red,
                            int sms, cudaStream_t s);
-/* CG4 (+ CG2's r.r): alpha = rz[prev] / pq[slot]; x += alpha v; r -= alpha u;
- * out[0] = r . D^-1 r, out[1] = r . r. Sets done on breakdown. */
-cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st, int slot, int prev,
-                           void *x, void *r, const void *v, const void *u, const void *dinv,
-                           double *out, cgm_reduce_buf red, int sms, cudaStream_t s);
+/* CG4 (+ CG2's r.r): alpha = rz[prev] / pq[slot], each the sum of the
+ * first `nparts` partials; x += alpha v; r -= alpha u; writes
+ * (r . D^-1 r, r . r) to every destination of out. Sets done on breakdown. */
+cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
+                           int prev, void *x, void *r, const void *v, const void *u,
+                           const void *dinv, const cgm_out *out, cgm_reduce_buf red, int sms,
+                           cudaStream_t s);
 /* CG5: the stop test on rr[slot], then beta = rz[slot] / rz[prev] and
  * v = D^-1 r + beta v. Counts the iteration. */
-cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int slot, int prev,
-                           void *v, const void *r, const void *dinv, int sms, cudaStream_t s);
+cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
+                           int prev, void *v, const void *r, const void *dinv, int sms,
+                           cudaStream_t s);
+/* Halo exchange: writes v_own[idx[e]] to the destinations, e in
+ * [off[k], off[k+1]) going to dst[k] + (e - off[k]) (peer memory). */
+typedef struct cgm_pack {
+  const int32_t *idx;
+  int64_t off[CGM_MAX_GPUS + 1];
+  void *dst[CGM_MAX_GPUS];
+  int ndst;
+} cgm_pack;
+cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, const cgm_pack *pk,
+                            const cgm_cg_state *guard, int sms, cudaStream_t s);
+/* Whole-vector exchange by peer stores: copies `bytes` (a multiple of 16,
+ * 16-byte aligned) from src to every dst[0..ndst), read once. */
+cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst, int ndst,
+                               const cgm_cg_state *guard, int sms, cudaStream_t s);
 /* out[0] = x . y (the plain vector reduction of the paper's Table 2). */
 cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void *x, const void *y,
                            double *out, cgm_reduce_buf red, int sms, cudaStream_t s);

@@ -42,8 +42,9 @@ template <typename T, int N> __host__ __device__ constexpr int spmv_unroll() {
 template <typename T, int N, int BX>
 __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 registers */
     spmv_mbr(cgm_dev_layout L, const T *__restrict__ x, T *__restrict__ y,
-             const T *__restrict__ p_rows, double *dot_out, cgm_reduce_buf red,
-             const cgm_cg_state *guard) {
+             const T *__restrict__ p_rows, cgm_out dot_out, const double *dot_add,
+             cgm_reduce_buf red, const cgm_cg_state *guard) {
+  const bool want_dot = dot_out.n > 0;
   if (guard && guard->done) return;
   const T *__restrict__ val = static_cast<const T *>(L.val);
   const int S = L.by * BX * N;                     /* threads per slice */
@@ -86,7 +87,7 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
     if (live) {
       if (b >= 0) {
         row = (int64_t)b * N + r;
-        if (dot_out) p_own = p_rows[row];
+        if (want_dot) p_own = p_rows[row];
       }
       const T *a = val + base * (N * N) + (int64_t)t * N;
       const int32_t *c = L.bcol + base + q;
@@ -122,40 +123,40 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
     for (int off = N; off < N * BX; off <<= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
     if (row >= 0) {
       y[row] = acc;
-      if (dot_out) dot += (double)p_own * (double)acc;
+      if (want_dot) dot += (double)p_own * (double)acc;
     }
   }
-  if (dot_out) {
+  if (want_dot) {
     double v[1] = {dot};
-    last_block_sum<1>(v, red, dot_out);
+    last_block_sum<1>(v, red, dot_out, dot_add);
   }
 }
 
 template <typename T, int N, int BX>
 static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const void *p,
-                          double *dot, cgm_reduce_buf red, const cgm_cg_state *guard, int sms,
-                          cudaStream_t s) {
+                          const cgm_out &dot, const double *add, cgm_reduce_buf red,
+                          const cgm_cg_state *guard, int sms, cudaStream_t s) {
   int threads, blocks;
   cgm_spmv_config(L, sms, &threads, &blocks);
   if (blocks == 0) return cudaSuccess;
   spmv_mbr<T, N, BX><<<blocks, threads, 0, s>>>(*L, static_cast<const T *>(x),
                                                 static_cast<T *>(y), static_cast<const T *>(p),
-                                                dot, red, guard);
+                                                dot, add, red, guard);
   return cudaGetLastError();
 }
 
 template <typename T, int N>
 static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, const void *p,
-                             double *dot, cgm_reduce_buf red, const cgm_cg_state *guard, int sms,
-                             cudaStream_t s) {
+                             const cgm_out &dot, const double *add, cgm_reduce_buf red,
+                             const cgm_cg_state *guard, int sms, cudaStream_t s) {
   switch (L->bx) {
-  case 1: return launch<T, N, 1>(L, x, y, p, dot, red, guard, sms, s);
-  case 2: return launch<T, N, 2>(L, x, y, p, dot, red, guard, sms, s);
+  case 1: return launch<T, N, 1>(L, x, y, p, dot, add, red, guard, sms, s);
+  case 2: return launch<T, N, 2>(L, x, y, p, dot, add, red, guard, sms, s);
   case 4:
-    if constexpr (N <= 8) return launch<T, N, 4>(L, x, y, p, dot, red, guard, sms, s);
+    if constexpr (N <= 8) return launch<T, N, 4>(L, x, y, p, dot, add, red, guard, sms, s);
     break;
   case 8:
-    if constexpr (N <= 4) return launch<T, N, 8>(L, x, y, p, dot, red, guard, sms, s);
+    if constexpr (N <= 4) return launch<T, N, 8>(L, x, y, p, dot, add, red, guard, sms, s);
     break;
   }
   return cudaErrorInvalidValue;
@@ -163,13 +164,13 @@ static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, co
 
 template <typename T>
 static cudaError_t launch_n(const cgm_dev_layout *L, const void *x, void *y, const void *p,
-                            double *dot, cgm_reduce_buf red, const cgm_cg_state *guard, int sms,
-                            cudaStream_t s) {
+                            const cgm_out &dot, const double *add, cgm_reduce_buf red,
+                            const cgm_cg_state *guard, int sms, cudaStream_t s) {
   switch (L->n) {
-  case 1: return launch_bx<T, 1>(L, x, y, p, dot, red, guard, sms, s);
-  case 2: return launch_bx<T, 2>(L, x, y, p, dot, red, guard, sms, s);
-  case 4: return launch_bx<T, 4>(L, x, y, p, dot, red, guard, sms, s);
-  case 8: return launch_bx<T, 8>(L, x, y, p, dot, red, guard, sms, s);
+  case 1: return launch_bx<T, 1>(L, x, y, p, dot, add, red, guard, sms, s);
+  case 2: return launch_bx<T, 2>(L, x, y, p, dot, add, red, guard, sms, s);
+  case 4: return launch_bx<T, 4>(L, x, y, p, dot, add, red, guard, sms, s);
+  case 8: return launch_bx<T, 8>(L, x, y, p, dot, add, red, guard, sms, s);
   }
   return cudaErrorInvalidValue;
 }
@@ -202,9 +203,13 @@ extern "C" void cgm_spmv_config(const cgm_dev_layout *L, int sms, int *threads, 
 
 extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision prec,
                                        const void *x, void *y, const void *p_rows,
-                                       double *dot_out, cgm_reduce_buf red,
-                                       const cgm_cg_state *guard, int sms, cudaStream_t s) {
+                                       const cgm_out *dot, const double *dot_add,
+                                       cgm_reduce_buf red, const cgm_cg_state *guard, int sms,
+                                       cudaStream_t s) {
+  cgm_out none;
+  none.n = 0;
+  const cgm_out &d = dot ? *dot : none;
   if (prec == CGM_PREC_SINGLE)
-    return cgm::launch_n<float>(L, x, y, p_rows, dot_out, red, guard, sms, s);
-  return cgm::launch_n<double>(L, x, y, p_rows, dot_out, red, guard, sms, s);
+    return cgm::launch_n<float>(L, x, y, p_rows, d, dot_add, red, guard, sms, s);
+  return cgm::launch_n<double>(L, x, y, p_rows, d, dot_add, red, guard, sms, s);
 }

@@ -54,21 +54,28 @@ __global__ void __launch_bounds__(kVecThreads)
   last_block_sum<2>(s, red, out);
 }
 
+/* Sum of the first nparts device partials of a slot, in device order. */
+__device__ __forceinline__ double parts_sum(const cgm_cg_state *st, int nparts, int slot, int which) {
+  double s = 0.0;
+  for (int j = 0; j < nparts; j++) s += (&st->slot[j][slot].pq)[which];
+  return s;
+}
+
 /* CG4 (+ CG2): x += alpha v, r -= alpha u, (r.D^-1 r, r.r). */
 template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
-    cg4(int64_t np, cgm_cg_state *state, int slot, int prev, T *x, T *r, const T *v, const T *u,
-        const T *dinv, double *out, cgm_reduce_buf red) {
+    cg4(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *r, const T *v,
+        const T *u, const T *dinv, cgm_out out, cgm_reduce_buf red) {
   if (state->done) return;
-  const double pq = state->slot[slot].pq;
-  if (!(pq > 0.0) || !isfinite(pq)) { /* every block sees the same value */
+  const double pq = parts_sum(state, nparts, slot, 0);
+  if (!(pq > 0.0) || !isfinite(pq)) { /* every block (and device) sees the same value */
     if (blockIdx.x == 0 && threadIdx.x == 0) {
       state->done = isfinite(pq) ? CGM_RUN_BREAKDOWN : CGM_RUN_NONFINITE;
       state->bad = pq;
     }
     return;
   }
-  const T alpha = (T)(state->slot[prev].rz / pq);
+  const T alpha = (T)(parts_sum(state, nparts, prev, 1) / pq);
   double s[2] = {0.0, 0.0};
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < np;
        i += (int64_t)gridDim.x * blockDim.x) {
@@ -83,16 +90,17 @@ __global__ void __launch_bounds__(kVecThreads)
     st(x, i, px);
     st(r, i, pr);
   }
-  last_block_sum<2>(s, red, out);
+  last_block_sum<2>(s, red, out, nullptr);
 }
 
 /* CG5: stop test, then v = D^-1 r + beta v. */
 template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
-    cg5(int64_t np, cgm_cg_state *state, int slot, int prev, T *v, const T *r, const T *dinv) {
+    cg5(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *v, const T *r,
+        const T *dinv) {
   if (state->done) return;
-  const double rz = state->slot[slot].rz, rr = state->slot[slot].rr;
-  const double rz_prev = state->slot[prev].rz;
+  const double rz = parts_sum(state, nparts, slot, 1), rr = parts_sum(state, nparts, slot, 2);
+  const double rz_prev = parts_sum(state, nparts, prev, 1);
   const bool converged = rr <= state->thr;
   const bool bad = !isfinite(rr) || !isfinite(rz) || !(rz_prev > 0.0);
   if (blockIdx.x == 0 && threadIdx.x == 0) { /* one writer; no block reads these */
@@ -117,6 +125,21 @@ __global__ void __launch_bounds__(kVecThreads)
   }
 }
 
+/* Halo exchange: gathers the entries each peer reads and stores them
+ * straight into its vector (peer memory over NVLink). */
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    pack(const T *__restrict__ v_own, cgm_pack pk, const cgm_cg_state *guard) {
+  if (guard && guard->done) return;
+  const int64_t total = pk.off[pk.ndst];
+  for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total;
+       e += (int64_t)gridDim.x * blockDim.x) {
+    int k = 0;
+    while (e >= pk.off[k + 1]) k++;
+    static_cast<T *>(pk.dst[k])[e - pk.off[k]] = v_own[pk.idx[e]];
+  }
+}
+
 template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     dot(int64_t np, const T *x, const T *y, double *out, cgm_reduce_buf red) {
@@ -128,6 +151,21 @@ __global__ void __launch_bounds__(kVecThreads)
     for (int e = 0; e < Pack<T>::V; e++) s[0] += (double)px.v[e] * (double)py.v[e];
   }
   last_block_sum<1>(s, red, out);
+}
+
+/* The own chunk to every peer (p2p exchange): read once, stored ndst times. */
+struct Dsts {
+  uint4 *p[CGM_MAX_GPUS];
+  int n;
+};
+__global__ void __launch_bounds__(kVecThreads)
+    scatter(const uint4 *__restrict__ src, int64_t n16, Dsts d, const cgm_cg_state *guard) {
+  if (guard && guard->done) return;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n16;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    uint4 w = src[i];
+    for (int k = 0; k < d.n; k++) d.p[k][i] = w;
+  }
 }
 
 /* Packs of 16 bytes in a padded vector of n elements. */
@@ -164,35 +202,50 @@ extern "C" cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void 
   return cudaGetLastError();
 }
 
-extern "C" cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st, int slot,
-                                      int prev, void *x, void *r, const void *v, const void *u,
-                                      const void *dinv, double *out, cgm_reduce_buf red, int sms,
+extern "C" cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st,
+                                      int nparts, int slot, int prev, void *x, void *r,
+                                      const void *v, const void *u, const void *dinv,
+                                      const cgm_out *out, cgm_reduce_buf red, int sms,
                                       cudaStream_t s) {
   int blocks = cgm_vector_blocks(n, sms);
   int64_t np = cgm::packs(prec, n);
   if (prec == CGM_PREC_SINGLE)
-    cgm::cg4<float><<<blocks, cgm::kVecThreads, 0, s>>>(np, st, slot, prev, F(x), F(r), CF(v),
-                                                        CF(u), CF(dinv), out, red);
+    cgm::cg4<float><<<blocks, cgm::kVecThreads, 0, s>>>(np, st, nparts, slot, prev, F(x), F(r),
+                                                        CF(v), CF(u), CF(dinv), *out, red);
   else
     cgm::cg4<double><<<blocks, cgm::kVecThreads, 0, s>>>(
-        np, st, slot, prev, static_cast<double *>(x), static_cast<double *>(r),
+        np, st, nparts, slot, prev, static_cast<double *>(x), static_cast<double *>(r),
         static_cast<const double *>(v), static_cast<const double *>(u),
-        static_cast<const double *>(dinv), out, red);
+        static_cast<const double *>(dinv), *out, red);
   return cudaGetLastError();
 }
 
-extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int slot,
-                                      int prev, void *v, const void *r, const void *dinv, int sms,
-                                      cudaStream_t s) {
+extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st,
+                                      int nparts, int slot, int prev, void *v, const void *r,
+                                      const void *dinv, int sms, cudaStream_t s) {
   int blocks = cgm_vector_blocks(n, sms);
   int64_t np = cgm::packs(prec, n);
   if (prec == CGM_PREC_SINGLE)
-    cgm::cg5<float><<<blocks, cgm::kVecThreads, 0, s>>>(np, st, slot, prev, F(v), CF(r), CF(dinv));
+    cgm::cg5<float><<<blocks, cgm::kVecThreads, 0, s>>>(np, st, nparts, slot, prev, F(v), CF(r),
+                                                        CF(dinv));
   else
-    cgm::cg5<double><<<blocks, cgm::kVecThreads, 0, s>>>(np, st, slot, prev,
+    cgm::cg5<double><<<blocks, cgm::kVecThreads, 0, s>>>(np, st, nparts, slot, prev,
                                                          static_cast<double *>(v),
                                                          static_cast<const double *>(r),
                                                          static_cast<const double *>(dinv));
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, const cgm_pack *pk,
+                                       const cgm_cg_state *guard, int sms, cudaStream_t s) {
+  int64_t total = pk->off[pk->ndst];
+  if (total == 0) return cudaSuccess;
+  int blocks = cgm_vector_blocks(2 * total, sms);
+  if (prec == CGM_PREC_SINGLE)
+    cgm::pack<float><<<blocks, cgm::kVecThreads, 0, s>>>(CF(v_own), *pk, guard);
+  else
+    cgm::pack<double><<<blocks, cgm::kVecThreads, 0, s>>>(static_cast<const double *>(v_own), *pk,
+                                                          guard);
   return cudaGetLastError();
 }
 
@@ -205,5 +258,17 @@ extern "C" cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void 
   else
     cgm::dot<double><<<blocks, cgm::kVecThreads, 0, s>>>(np, static_cast<const double *>(x),
                                                          static_cast<const double *>(y), out, red);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst, int ndst,
+                                          const cgm_cg_state *guard, int sms, cudaStream_t s) {
+  if (bytes <= 0 || ndst <= 0) return cudaSuccess;
+  cgm::Dsts d;
+  d.n = ndst;
+  for (int k = 0; k < ndst && k < CGM_MAX_GPUS; k++) d.p[k] = static_cast<uint4 *>(dst[k]);
+  int64_t n16 = bytes / 16;
+  cgm::scatter<<<cgm_vector_blocks(2 * n16, sms), cgm::kVecThreads, 0, s>>>(
+      static_cast<const uint4 *>(src), n16, d, guard);
   return cudaGetLastError();
 }

@@ -8,7 +8,17 @@ quantities the tests compare with what cgmodel prints. Standard library only
                                            (b = A * ones without --rhs)
   mmtool.py vector x.mtx                   length, max |x_i|, RMS of x - 1 (one line)
   mmtool.py features A.mtx                 the features `cgmodel info --json` reports, as JSON
-  mmtool.py check-info A.mtx info.json     compares the two; prints mismatches, exit 1 if any
+  mmtool.py check-info [--manifest MANIFEST.tsv] A.mtx info.json...
+                                           compares `cgmodel info --json` with the
+                                           features recomputed here (and with the
+                                           MANIFEST row of the matrix); pairs repeat;
+                                           prints mismatches, exit 1 if any
+  mmtool.py check-solves LIST              LIST: lines `A.mtx<TAB>out.json<TAB>x.mtx[<TAB>b.mtx[<TAB>EXPR]]`
+                                           of converged `cgmodel solve --json -o x.mtx`
+                                           runs; checks the JSON against x (see
+                                           check_solve) and that the Python EXPR over
+                                           the JSON object j holds; prints problems,
+                                           exit 1 if any
   mmtool.py write-vector OUT N EXPR        writes an `array real general` N x 1 vector,
                                            entry i (0-based) = EXPR evaluated with i and math
 """
@@ -104,6 +114,14 @@ def read_vector(path):
     return v
 
 
+def norm2(v):
+    """||v||_2 without underflow or overflow (scaled like BLAS dnrm2)."""
+    scale = max((abs(t) for t in v), default=0.0)
+    if scale == 0.0 or not math.isfinite(scale):
+        return scale
+    return scale * math.sqrt(math.fsum((t / scale) ** 2 for t in v))
+
+
 def matvec(nrows, entries, x):
     rows = [[] for _ in range(nrows)]
     for (i, j), a in entries.items():
@@ -116,14 +134,14 @@ def residuals(a_path, x_paths, b_path=None):
     b = read_vector(b_path) if b_path else matvec(nrows, entries, [1.0] * ncols)
     if len(b) != nrows:
         raise MMError(f"{b_path}: {len(b)} entries, the matrix has {nrows} rows")
-    bn = math.sqrt(math.fsum(bi * bi for bi in b))
+    bn = norm2(b)
     out = []
     for x_path in x_paths:
         x = read_vector(x_path)
         if len(x) != ncols:
             raise MMError(f"{x_path}: {len(x)} entries, the matrix has {ncols} columns")
         ax = matvec(nrows, entries, x)
-        rn = math.sqrt(math.fsum((bi - yi) ** 2 for bi, yi in zip(b, ax)))
+        rn = norm2([bi - yi for bi, yi in zip(b, ax)])
         out.append(rn / bn if bn > 0 else rn)
     return out
 
@@ -178,11 +196,11 @@ def close(a, b):
     return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
 
-def check_info(a_path, info_path):
+def check_info(a_path, info_path, manifest=None):
     want = features(a_path)
     with open(info_path) as f:
         got = json.load(f)
-    bad = []
+    bad = check_manifest(a_path, got, manifest) if manifest is not None else []
     for k, v in want.items():
         if k == "blocks":
             continue
@@ -208,6 +226,95 @@ def check_info(a_path, info_path):
     return not bad
 
 
+def check_manifest(a_path, got, manifest):
+    import os
+    name = os.path.basename(a_path)[:-4] if a_path.endswith(".mtx") else os.path.basename(a_path)
+    row = manifest.get(name)
+    if row is None:
+        return [f"{name} is not in the MANIFEST"]
+    bad = []
+    want = {"x": int(row["rows"]), "entries_in_file": int(row["nnz_stored"]),
+            "field": row["field"], "file_symmetry": row["symmetry"]}
+    for k, v in want.items():
+        if got.get(k) != v:
+            bad.append(f"{k}: cgmodel {got.get(k)!r}, MANIFEST {v!r}")
+    if row["spd_hint"] == "yes" and not (got.get("symmetric") and got.get("positive_diagonal")):
+        bad.append("SPD in the MANIFEST but not symmetric with a positive diagonal")
+    return bad
+
+
+def read_manifest(path):
+    with open(path) as f:
+        head = f.readline().rstrip("\n").split("\t")
+        return {r[0]: dict(zip(head, r)) for r in
+                (line.rstrip("\n").split("\t") for line in f) if r and r[0]}
+
+
+REQUIRED_SOLVE_KEYS = ("converged", "iterations", "relative_residual", "time_per_iter_s",
+                       "block", "gpus", "precision", "backend")
+
+
+def check_solve(a_path, json_path, x_path, b_path, cache, expr=None):
+    """A converged solve: the required keys (DESIGN.md), relative_residual <= tol,
+    the residual of the written x recomputed here within 5% of tol of the
+    reported one, x of the right length, and solution_error (b = A * ones)
+    equal to the RMS of x - 1."""
+    bad = []
+    with open(json_path) as f:
+        j = json.load(f)
+    for k in REQUIRED_SOLVE_KEYS:
+        if k not in j:
+            bad.append(f"key {k} missing")
+    if bad:
+        return bad
+    if expr:
+        try:
+            ok = eval(expr, {"j": j, "math": math})
+        except Exception as e:  # a key missing, a wrong type
+            ok, expr = False, f"{expr} ({type(e).__name__}: {e})"
+        if not ok:
+            bad.append(f"does not hold: {expr}")
+    tol = j.get("tol")
+    if j["converged"] is not True:
+        bad.append(f"converged is {j['converged']!r}")
+    if not isinstance(tol, (int, float)) or not (j["relative_residual"] <= tol):
+        bad.append(f"relative_residual {j['relative_residual']!r} > tol {tol!r}")
+    if not (isinstance(j["iterations"], int) and j["iterations"] >= 0):
+        bad.append(f"iterations {j['iterations']!r}")
+    if not j["time_per_iter_s"] >= 0:
+        bad.append(f"time_per_iter_s {j['time_per_iter_s']!r}")
+    key = (a_path, b_path)
+    if key not in cache:
+        nrows, ncols, entries, _, _ = read_matrix(a_path)
+        b = read_vector(b_path) if b_path else matvec(nrows, entries, [1.0] * ncols)
+        cache.clear()
+        cache[key] = (nrows, ncols, entries, b)
+    nrows, ncols, entries, b = cache[key]
+    x = read_vector(x_path)
+    if len(x) != ncols:
+        bad.append(f"{x_path} has {len(x)} entries, the matrix {ncols} columns")
+        return bad
+    if not all(math.isfinite(v) for v in x):
+        bad.append(f"{x_path} has NaN/Inf")
+        return bad
+    ax = matvec(nrows, entries, x)
+    bn = norm2(b)
+    rn = norm2([u - v for u, v in zip(b, ax)])
+    res = rn / bn if bn > 0 else rn
+    if not res <= 1.05 * tol:
+        bad.append(f"recomputed ||b - Ax|| / ||b|| = {res:.3e} > tol {tol:.1e} "
+                   f"(cgmodel says {j['relative_residual']:.3e})")
+    elif abs(res - j["relative_residual"]) > 0.05 * tol:
+        bad.append(f"recomputed residual {res:.6e} differs from the reported "
+                   f"{j['relative_residual']:.6e}")
+    if not b_path:
+        err = math.sqrt(math.fsum((v - 1.0) ** 2 for v in x) / len(x))
+        se = j.get("solution_error")
+        if not isinstance(se, (int, float)) or abs(se - err) > 1e-9 * max(1.0, err):
+            bad.append(f"solution_error {se!r}, RMS of x - 1 is {err!r}")
+    return bad
+
+
 def main(argv):
     cmd = argv[1] if len(argv) > 1 else ""
     try:
@@ -225,8 +332,34 @@ def main(argv):
             print(len(v), max((abs(x) for x in v), default=0.0), repr(err))
         elif cmd == "features" and len(argv) == 3:
             print(json.dumps(features(argv[2]), indent=1))
-        elif cmd == "check-info" and len(argv) == 4:
-            return 0 if check_info(argv[2], argv[3]) else 1
+        elif cmd == "check-info" and len(argv) >= 4:
+            args, manifest = argv[2:], None
+            if args[0] == "--manifest":
+                manifest, args = read_manifest(args[1]), args[2:]
+            if not args or len(args) % 2:
+                raise MMError("check-info: give pairs of A.mtx info.json")
+            ok = [check_info(args[k], args[k + 1], manifest) for k in range(0, len(args), 2)]
+            return 0 if all(ok) else 1
+        elif cmd == "check-solves" and len(argv) == 3:
+            cache, nbad, n = {}, 0, 0
+            with open(argv[2]) as f:
+                for line in f:
+                    t = line.rstrip("\n").split("\t")
+                    if len(t) < 3:
+                        continue
+                    n += 1
+                    try:
+                        bad = check_solve(t[0], t[1], t[2], t[3] if len(t) > 3 and t[3] else None,
+                                          cache, t[4] if len(t) > 4 else None)
+                    except (MMError, OSError, ValueError) as e:
+                        bad = [str(e)]
+                    for b in bad:
+                        print(f"{t[1]}: {b}")
+                    nbad += bool(bad)
+            if n == 0:
+                print("check-solves: no solves listed")
+                return 1
+            return 1 if nbad else 0
         elif cmd == "write-vector" and len(argv) == 5:
             n = int(argv[3])
             with open(argv[2], "w") as f:

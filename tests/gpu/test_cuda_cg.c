@@ -54,7 +54,9 @@ static void check_matrix(const char *what, const cgm_csr *A) {
       /* fp32: the recursive residual may drift from the true one by a few eps * cond. */
       CHECK_MSG(res <= (p == CGM_PREC_SINGLE ? 20 : 1.01) * tol, "%s N=%d %s: residual %.3g",
                 what, n, cgm_precision_name(p), res);
-      int slack = p == CGM_PREC_SINGLE ? 2 + rc.iterations / 5 : 1 + rc.iterations / 50;
+      /* Reduction order differs between the CPU (thread count) and the GPU:
+       * ill-conditioned matrices move by a few percent. */
+      int slack = p == CGM_PREC_SINGLE ? 2 + rc.iterations / 5 : 1 + rc.iterations / 25;
       CHECK_MSG(abs(rg.iterations - rc.iterations) <= slack, "%s N=%d %s: %d iterations vs %d on the CPU",
                 what, n, cgm_precision_name(p), rg.iterations, rc.iterations);
       double num = 0, den = 0;
@@ -129,6 +131,10 @@ static void failures(void) {
       CHECK_MSG(st == CGM_EINPUT && strstr(err.msg, "does not fit"), "%d %s", st, err.msg);
       cudaFree(hog);
     }
+    /* More GPUs than present. */
+    o.gpus = cgm_cuda_device_count() + 1;
+    cgm_status st = cgm_solve(&A, b, x, &o, &r, &err);
+    CHECK_MSG(st == CGM_EINPUT && strstr(err.msg, "present"), "%d %s", st, err.msg);
     free(b), free(x);
     cgm_csr_free(&A);
   }

@@ -11,7 +11,9 @@
 
 static uint64_t rng_state;
 
-static void rng_seed(uint64_t s) { rng_state = s; }
+static void rng_seed(uint64_t s) {
+  rng_state = s;
+}
 
 /* splitmix64 */
 static uint64_t rng_next(void) {
@@ -22,7 +24,9 @@ static uint64_t rng_next(void) {
 }
 
 /* uniform in (0, 1): never 0, so log() in Box-Muller is finite */
-static double rng_uniform(void) { return ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0; }
+static double rng_uniform(void) {
+  return ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0;
+}
 
 /* standard normal, Box-Muller (one of the pair; simplicity over speed) */
 static double rng_normal(void) {
@@ -46,11 +50,17 @@ static int sweep(double *m, int per) {
 /* ------------------------------------------- recovery of known curves --- */
 
 /* Relative Gaussian noise `noise` (b = B (1 + noise z)). The tolerances grow
- * linearly with the noise, from these values at 1%: they are about 5-10x the
- * standard errors the fit reports at 1% (se_mu ~ 0.01, se_sigma ~ 0.01,
- * se_nu ~ 0.1% of nu for these sweeps), so they fail on a biased fitter,
- * not on an unlucky seed; the 4-standard-error check is the tight one. */
-static const double TOL_MU = 0.1, TOL_SIGMA_REL = 0.05, TOL_NU_REL = 0.02;
+ * linearly with the noise, from these values at 1%. At 1% the fit reports
+ * se_mu ~ 0.006, se_sigma ~ 0.4% and se_nu ~ 0.1% for these sweeps, so the
+ * tolerances are 8, 7 and 10 standard errors; in a 500-seed Monte Carlo
+ * of these three curves at 1, 3 and 5% the worst errors were 0.030 x, 1.5% x
+ * and 0.61% x (noise / 1%), so they hold with a margin of 1.6 and fail on a
+ * biased fitter. The 4-standard-error check is the tight one: with relative
+ * noise the OLS standard errors understate the spread (the plateau is
+ * noisier than the average residual; the Monte Carlo's rms of err/se was
+ * 1.1-1.5 for mu, 1.0-1.1 for sigma, 1.4-1.8 for nu), so some ~1% of seeds
+ * would fail it for nu; these seeds pass. */
+static const double TOL_MU = 0.05, TOL_SIGMA_REL = 0.03, TOL_NU_REL = 0.01;
 
 static void recover(const char *what, cgm_sigmoid truth, double noise, uint64_t seed) {
   double m[NS], b[NS];
@@ -81,8 +91,10 @@ static void recover(const char *what, cgm_sigmoid truth, double noise, uint64_t 
   CHECK(f.se_mu > 0 && f.se_sigma > 0 && f.se_nu > 0);
   /* with relative noise s the rms residual is about s times the rms of B */
   CHECK(f.rms > 0.3 * noise * truth.nu && f.rms < noise * truth.nu);
-  if (noise <= 0.01) CHECK_MSG(f.r2 > 0.99, "%s: R^2 = %g", what, f.r2);
-  else CHECK_MSG(f.r2 > 0.9, "%s: R^2 = %g", what, f.r2);
+  if (noise <= 0.01)
+    CHECK_MSG(f.r2 > 0.99, "%s: R^2 = %g", what, f.r2);
+  else
+    CHECK_MSG(f.r2 > 0.98, "%s: R^2 = %g", what, f.r2);
 }
 
 /* Fig. 5's fixed-grid curve sampled without noise on a grid of 2^0.5 steps:
@@ -111,38 +123,40 @@ static void fig5_exact(void) {
 
 /* Samples below a known envelope: b = E(m) U(0.5, 1). The bins of 0.5 in
  * log2 m hold 2 sizes x 8 samples = 16 samples, whose maximum is E times
- * about 1 - 0.5/17 = 0.97 on average: the max fit must find E's nu within
- * 3%, and the average fit the mean 0.75 E (clearly lower). */
+ * about 1 - 0.5/17 = 0.97; the lift then brings nu to about the top sample
+ * minus the rms, ~0.98 E. Tolerances from a 1000-seed Monte Carlo of both
+ * envelopes: the max fit's nu was within 5% of E in 99.75% of seeds
+ * (within 3% in 86%), mu within 0.31, sigma within 12%; the average fit's
+ * nu, the mean 0.75 E, was in [0.709, 0.798] E. */
 static void envelope(const char *what, cgm_sigmoid env, uint64_t seed) {
   enum { P8 = 8 };
   double m[SIZES * P8], b[SIZES * P8];
   int n = sweep(m, P8);
   rng_seed(seed);
   for (int i = 0; i < n; i++) b[i] = cgm_sigmoid_eval(&env, m[i]) * (0.5 + 0.5 * rng_uniform());
-  cgm_fit fmax, favg;
+  cgm_fit fm, favg;
   cgm_error err = {0};
-  CHECK_OK(cgm_fit_sigmoid(m, b, n, CGM_FIT_MAX, &fmax, &err));
+  CHECK_OK(cgm_fit_sigmoid(m, b, n, CGM_FIT_MAX, &fm, &err));
   CHECK_OK(cgm_fit_sigmoid(m, b, n, CGM_FIT_AVG, &favg, &err));
-  CHECK_MSG(fmax.converged && favg.converged, "%s: max '%s', avg '%s'", what, fmax.message,
+  CHECK_MSG(fm.converged && favg.converged, "%s: max '%s', avg '%s'", what, fm.message,
             favg.message);
   printf("envelope %-13s max: mu %.3f sigma %.3f nu %.2f (%+.2f%%, n %d)   avg: mu %.3f sigma "
          "%.3f nu %.2f (%.3f of the envelope)\n",
-         what, fmax.p.mu, fmax.p.sigma, fmax.p.nu, 100 * (fmax.p.nu / env.nu - 1), fmax.n,
-         favg.p.mu, favg.p.sigma, favg.p.nu, favg.p.nu / env.nu);
-  CHECK(fmax.n == 35 && favg.n == n); /* 2^10..2^27 in bins of 0.5: 35 bins */
-  CHECK_MSG(fabs(fmax.p.nu / env.nu - 1) < 0.03, "%s: max nu %g vs %g", what, fmax.p.nu, env.nu);
-  CHECK_MSG(fabs(fmax.p.mu - env.mu) < 0.2, "%s: max mu %g vs %g", what, fmax.p.mu, env.mu);
-  CHECK_MSG(fabs(fmax.p.sigma / env.sigma - 1) < 0.1, "%s: max sigma %g vs %g", what,
-            fmax.p.sigma, env.sigma);
-  CHECK_MSG(fabs(favg.p.nu / env.nu - 0.75) < 0.03, "%s: avg nu %g", what, favg.p.nu);
-  CHECK(favg.p.nu < 0.85 * fmax.p.nu);
+         what, fm.p.mu, fm.p.sigma, fm.p.nu, 100 * (fm.p.nu / env.nu - 1), fm.n, favg.p.mu,
+         favg.p.sigma, favg.p.nu, favg.p.nu / env.nu);
+  CHECK(fm.n == 35 && favg.n == n); /* 2^10..2^27 in bins of 0.5: 35 bins */
+  CHECK_MSG(fabs(fm.p.nu / env.nu - 1) < 0.05, "%s: max nu %g vs %g", what, fm.p.nu, env.nu);
+  CHECK_MSG(fabs(fm.p.mu - env.mu) < 0.35, "%s: max mu %g vs %g", what, fm.p.mu, env.mu);
+  CHECK_MSG(fabs(fm.p.sigma / env.sigma - 1) < 0.15, "%s: max sigma %g vs %g", what, fm.p.sigma,
+            env.sigma);
+  CHECK_MSG(fabs(favg.p.nu / env.nu - 0.75) < 0.06, "%s: avg nu %g", what, favg.p.nu);
+  CHECK(favg.p.nu < 0.85 * fm.p.nu);
   /* the envelope property: no sample above the max curve by more than the
    * max fit's rms (the lift's tolerance), and some sample near it */
   double worst = -INFINITY;
-  for (int i = 0; i < n; i++) worst = fmax(worst, b[i] - cgm_sigmoid_eval(&fmax.p, m[i]));
-  CHECK_MSG(worst <= fmax.rms * (1 + 1e-9), "%s: a sample is %g above, rms %g", what, worst,
-            fmax.rms);
-  CHECK(worst > -3 * fmax.rms);
+  for (int i = 0; i < n; i++) worst = fmax(worst, b[i] - cgm_sigmoid_eval(&fm.p, m[i]));
+  CHECK_MSG(worst <= fm.rms * (1 + 1e-9), "%s: a sample is %g above, rms %g", what, worst, fm.rms);
+  CHECK(worst > -3 * fm.rms);
 }
 
 /* Fewer than 4 bins: the max fit fits all points and lifts nu onto the
@@ -216,8 +230,9 @@ static void no_convergence(const char *what, const double *m, const double *b, i
     cgm_fit f;
     cgm_error err = {0};
     CHECK_OK(cgm_fit_sigmoid(m, b, n, (cgm_fit_kind)kind, &f, &err));
-    printf("%s (%s): converged %d, mu %.4g sigma %.4g nu %.4g: %s\n", what, kind ? "max" : "avg",
-           f.converged, f.p.mu, f.p.sigma, f.p.nu, f.message);
+    printf("%s (%s): converged %d, mu %.4g (se %.3g) sigma %.4g (se %.3g) nu %.4g (se %.3g): %s\n",
+           what, kind ? "max" : "avg", f.converged, f.p.mu, f.se_mu, f.p.sigma, f.se_sigma, f.p.nu,
+           f.se_nu, f.message);
     CHECK_MSG(!f.converged, "%s: mu %g sigma %g nu %g", what, f.p.mu, f.p.sigma, f.p.nu);
     CHECK(f.message[0] != '\0');
   }

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Quick multi-GPU check on a GPU machine: every exchange mode on a small
+# Poisson problem through the CLI, each under its own time limit.
+#   scripts/device-run.sh exec bench/multi_smoke.sh [GPUS]
+set -uo pipefail
+g=${1:-2}
+cg=build-dev/cli/cgmodel
+$cg gen poisson3d --n 30 -o /tmp/p30.mtx 2>/dev/null
+for m in nccl p2p halo host; do
+  timeout 25 $cg solve /tmp/p30.mtx --gpus "$g" --exchange "$m" --json > /tmp/out.json 2>/tmp/err.txt
+  rc=$?
+  python3 -c "import json;j=json.load(open('/tmp/out.json'));print('$m', 'G=$g', 'rc=$rc', j['converged'], j['iterations'], '%.2e'%j['relative_residual'], '%.1f us/it'%(1e6*j['time_per_iter_s']), j.get('exchange_bytes'))" 2>/dev/null || { echo "$m G=$g rc=$rc"; head -c 600 /tmp/err.txt; }
+done

@@ -1,0 +1,540 @@
+/* Opening, checking and migrating the database file, transactions, and the
+ * error wording shared by db/records.c. The rule throughout: a file that is
+ * not ours, is damaged or is newer than us is refused without a single byte
+ * written to it. */
+#define _POSIX_C_SOURCE 200809L
+#include "db/db_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ helpers --- */
+
+void cgm_db__copy(char *dst, size_t size, const char *src) {
+  if (size == 0) return;
+  if (!src) src = "";
+  size_t n = strnlen(src, size);
+  if (n >= size) {
+    n = size - 1;
+    /* Back up over UTF-8 continuation bytes so no character is cut. */
+    while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80) n--;
+  }
+  memcpy(dst, src, n);
+  dst[n] = '\0';
+}
+
+void cgm_db__now(char *buf, size_t size) {
+  struct timespec ts;
+  struct tm tm;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  gmtime_r(&ts.tv_sec, &tm);
+  char day[24];
+  strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm);
+  /* Milliseconds keep two calibrations of the same second in order. */
+  snprintf(buf, size, "%s.%03dZ", day, (int)(ts.tv_nsec / 1000000));
+}
+
+cgm_status cgm_db__sqlfail(cgm_db *db, cgm_error *err, int rc, const char *what) {
+  const char *path = db->path ? db->path : "(database)";
+  /* Copy the message first: the rollback below replaces it. */
+  char msg[256];
+  cgm_db__copy(msg, sizeof msg, db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));
+  int prim = rc & 0xff;
+
+  /* After these SQLite may already have rolled back, or may leave a
+   * transaction with a failed write in it; either way it must not be
+   * committed, so end it here. */
+  bool rolled_back = false;
+  if (db->h && (prim == SQLITE_FULL || prim == SQLITE_IOERR || prim == SQLITE_NOMEM ||
+                prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)) {
+    if (!sqlite3_get_autocommit(db->h)) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+  }
+  if (db->in_txn && db->h && sqlite3_get_autocommit(db->h)) {
+    db->txn_aborted = true;
+    rolled_back = true;
+  }
+  const char *after =
+      rolled_back ? "; the transaction was rolled back, earlier data is intact" : "";
+
+  switch (prim) {
+  case SQLITE_FULL:
+    return cgm_fail(err, CGM_ERUNTIME,
+                    "%s: disk full while %s (SQLite: %s)%s; free some space and run it again", path,
+                    what, msg, rolled_back ? after : "; nothing of it was written");
+  case SQLITE_READONLY:
+    return cgm_fail(err, CGM_EINPUT, "%s: the database is read-only: failed %s (SQLite: %s)%s",
+                    path, what, msg, after);
+  case SQLITE_CORRUPT:
+  case SQLITE_NOTADB:
+    return cgm_fail(err, CGM_EINPUT,
+                    "%s: the file is corrupt or not a cgmodel database (SQLite: %s, while %s)%s; "
+                    "cgmodel did not repair or replace it",
+                    path, msg, what, after);
+  case SQLITE_BUSY:
+  case SQLITE_LOCKED:
+    return cgm_fail(err, CGM_ERUNTIME,
+                    "%s: the database stayed locked by another process for %d s while %s "
+                    "(SQLite: %s)%s",
+                    path, CGM_DB_BUSY_TIMEOUT_MS / 1000, what, msg, after);
+  case SQLITE_CONSTRAINT:
+    return cgm_fail(err, CGM_EINPUT, "%s: refused %s (SQLite: %s)%s", path, what, msg, after);
+  default:
+    return cgm_fail(err, CGM_ERUNTIME, "%s: failed %s (SQLite: %s)%s", path, what, msg, after);
+  }
+}
+
+cgm_status cgm_db__writable(cgm_db *db, cgm_error *err) {
+  if (!db->readonly) return CGM_OK;
+  return cgm_fail(err, CGM_EINPUT, "%s: the database is read-only (%s): it cannot be written",
+                  db->path, db->ro_reason);
+}
+
+cgm_status cgm_db__prepare(cgm_db *db, const char *sql, sqlite3_stmt **st, cgm_error *err) {
+  int rc = sqlite3_prepare_v2(db->h, sql, -1, st, NULL);
+  if (rc != SQLITE_OK) {
+    sqlite3_finalize(*st);
+    *st = NULL;
+    return cgm_db__sqlfail(db, err, rc, "preparing a query");
+  }
+  return CGM_OK;
+}
+
+cgm_status cgm_db__exec(cgm_db *db, const char *sql, const char *what, cgm_error *err) {
+  int rc = sqlite3_exec(db->h, sql, NULL, NULL, NULL);
+  return rc == SQLITE_OK ? CGM_OK : cgm_db__sqlfail(db, err, rc, what);
+}
+
+/* cgm_db__exec, retried on SQLITE_BUSY until the busy timeout has passed:
+ * switching a new file to WAL while other processes open it can get BUSY
+ * at once, without SQLite calling the busy handler (its deadlock rule). */
+static cgm_status exec_retry(cgm_db *db, const char *sql, const char *what, cgm_error *err) {
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (;;) {
+    int rc = sqlite3_exec(db->h, sql, NULL, NULL, NULL);
+    if (rc == SQLITE_OK) return CGM_OK;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    double ms = 1e3 * (double)(t.tv_sec - t0.tv_sec) + 1e-6 * (double)(t.tv_nsec - t0.tv_nsec);
+    if ((rc & 0xff) != SQLITE_BUSY || ms > CGM_DB_BUSY_TIMEOUT_MS)
+      return cgm_db__sqlfail(db, err, rc, what);
+    sqlite3_sleep(5);
+  }
+}
+
+/* One integer from a statement such as "PRAGMA user_version". */
+static int query_int(sqlite3 *h, const char *sql, int *out) {
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+      *out = sqlite3_column_int(st, 0);
+      rc = SQLITE_OK;
+    } else if (rc == SQLITE_DONE) {
+      rc = SQLITE_ERROR; /* every statement used here returns a row */
+    }
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* ------------------------------------------------------------- paths --- */
+
+/* snprintf-style: the length the path needs, -1 when no variable is set. */
+static int default_path(char *buf, size_t size) {
+  const char *p = getenv("CGMODEL_DB");
+  if (p && *p) return snprintf(buf, size, "%s", p);
+  /* XDG says a relative $XDG_DATA_HOME is invalid and must be ignored. */
+  p = getenv("XDG_DATA_HOME");
+  if (p && p[0] == '/') return snprintf(buf, size, "%s/cgmodel/cgmodel.db", p);
+  p = getenv("HOME");
+  if (p && *p) return snprintf(buf, size, "%s/.local/share/cgmodel/cgmodel.db", p);
+  return -1;
+}
+
+const char *cgm_db_default_path(char *buf, size_t size) {
+  if (!buf || size == 0) return buf;
+  int n = default_path(buf, size);
+  /* A cut path names some other file: better none. */
+  if (n < 0 || (size_t)n >= size) buf[0] = '\0';
+  return buf;
+}
+
+/* The directory part of path ("." when there is none); malloc'ed. */
+static char *dir_of(const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) return strdup(".");
+  if (slash == path) return strdup("/");
+  return strndup(path, (size_t)(slash - path));
+}
+
+/* mkdir -p of path's directory. */
+static cgm_status make_parent_dirs(const char *path, cgm_error *err) {
+  char *dir = dir_of(path);
+  if (!dir) return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory", path);
+  cgm_status s = CGM_OK;
+  size_t n = strlen(dir);
+  for (size_t i = 1; i <= n && s == CGM_OK; i++) {
+    if (dir[i] != '/' && dir[i] != '\0') continue;
+    char c = dir[i];
+    dir[i] = '\0';
+    struct stat sb;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+      int e = errno;
+      bool ro = e == EACCES || e == EPERM || e == EROFS;
+      s = cgm_fail(err, ro ? CGM_EINPUT : CGM_ERUNTIME, "%s: cannot create the directory %s: %s%s",
+                   path, dir, strerror(e), ro ? " (read-only)" : "");
+    } else if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+      s = cgm_fail(err, CGM_EINPUT, "%s: cannot create the directory %s: a file is in the way",
+                   path, dir);
+    }
+    dir[i] = c;
+  }
+  free(dir);
+  return s;
+}
+
+/* "file:" URI of path with immutable=1 (RFC 3986 escapes for SQLite). */
+static char *immutable_uri(const char *path) {
+  static const char tail[] = "?immutable=1";
+  size_t n = strlen(path);
+  char *uri = malloc(5 + 3 * n + sizeof tail);
+  if (!uri) return NULL;
+  char *o = uri;
+  memcpy(o, "file:", 5);
+  o += 5;
+  for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+    if (*p == '%' || *p == '?' || *p == '#' || *p <= 0x20 || *p >= 0x7F) {
+      o += sprintf(o, "%%%02X", *p);
+    } else {
+      *o++ = (char)*p;
+    }
+  }
+  memcpy(o, tail, sizeof tail);
+  return uri;
+}
+
+/* -------------------------------------------------------------- open --- */
+
+static bool forced_readonly(void) {
+  const char *v = getenv("CGMODEL_DB_READONLY");
+  return v && *v && strcmp(v, "0") != 0;
+}
+
+static cgm_status corrupt(cgm_db *db, const char *detail, cgm_error *err) {
+  return cgm_fail(err, CGM_EINPUT,
+                  "%s: the file is corrupt or not a cgmodel database (%s); it was left untouched: "
+                  "move it aside, or choose another file with --db or $CGMODEL_DB",
+                  db->path, detail);
+}
+
+/* Decides between read-write and read-only before SQLite opens anything. */
+static cgm_status choose_mode(cgm_db *db, bool create, cgm_error *err) {
+  struct stat sb;
+  bool exists = stat(db->path, &sb) == 0;
+  if (!exists && errno != ENOENT) {
+    int e = errno;
+    return cgm_fail(err, e == EACCES || e == ENOTDIR ? CGM_EINPUT : CGM_ERUNTIME,
+                    "%s: cannot open: %s", db->path, strerror(e));
+  }
+  if (exists && S_ISDIR(sb.st_mode))
+    return cgm_fail(err, CGM_EINPUT, "%s: is a directory, not a database file", db->path);
+  if (!exists && !create)
+    return cgm_fail(err, CGM_EINPUT,
+                    "%s: no cgmodel database here (`cgmodel calibrate` creates it; --db or "
+                    "$CGMODEL_DB choose another file)",
+                    db->path);
+
+  if (forced_readonly()) {
+    db->ro_reason = "CGMODEL_DB_READONLY is set";
+  } else if (exists && access(db->path, W_OK) != 0) {
+    db->ro_reason = errno == EROFS ? "its file system is read-only" : "the file is read-only";
+  } else if (exists) {
+    /* WAL needs to create PATH-wal and PATH-shm beside the file. */
+    char *dir = dir_of(db->path);
+    if (!dir) return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory", db->path);
+    if (access(dir, W_OK) != 0)
+      db->ro_reason =
+          errno == EROFS ? "its file system is read-only" : "its directory is read-only";
+    free(dir);
+  }
+  db->readonly = db->ro_reason != NULL;
+  if (db->readonly && create)
+    return cgm_fail(err, CGM_EINPUT,
+                    "%s: the database is read-only (%s) and cgmodel needs to write to it: %s",
+                    db->path, db->ro_reason,
+                    forced_readonly() ? "unset CGMODEL_DB_READONLY"
+                                      : "fix its permissions, or choose another file with --db or "
+                                        "$CGMODEL_DB");
+  if (exists) return CGM_OK;
+  cgm_status s = make_parent_dirs(db->path, err);
+  if (s != CGM_OK) return s;
+  char *dir = dir_of(db->path);
+  if (!dir) return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory", db->path);
+  if (access(dir, W_OK) != 0)
+    s = cgm_fail(err, CGM_EINPUT, "%s: cannot create the database: %s is %s", db->path, dir,
+                 errno == EROFS ? "on a read-only file system" : "read-only (no write permission)");
+  free(dir);
+  return s;
+}
+
+static cgm_status sqlite_open(cgm_db *db, const char *name, int flags, cgm_error *err) {
+  int rc = sqlite3_open_v2(name, &db->h, flags, NULL);
+  if (rc != SQLITE_OK) return cgm_db__sqlfail(db, err, rc, "opening the database");
+  sqlite3_extended_result_codes(db->h, 1);
+  sqlite3_busy_timeout(db->h, CGM_DB_BUSY_TIMEOUT_MS);
+  return CGM_OK;
+}
+
+/* A failed read while checking the file: damage gets the corrupt message. */
+static cgm_status read_fail(cgm_db *db, int rc, const char *what, cgm_error *err) {
+  int prim = rc & 0xff;
+  if (prim == SQLITE_NOTADB || prim == SQLITE_CORRUPT)
+    return corrupt(db, sqlite3_errmsg(db->h), err);
+  return cgm_db__sqlfail(db, err, rc, what);
+}
+
+/* Checks that the file is an intact cgmodel database of a version we
+ * understand (or an empty file), without writing; *version gets its schema
+ * version, *empty whether it has no schema at all. */
+static cgm_status inspect(cgm_db *db, int *version, bool *empty, cgm_error *err) {
+  int rc = query_int(db->h, "PRAGMA user_version", version);
+  int objects = 0;
+  if (rc == SQLITE_OK) rc = query_int(db->h, "SELECT count(*) FROM sqlite_master", &objects);
+  if (rc != SQLITE_OK) return read_fail(db, rc, "reading the schema version", err);
+  *empty = *version == 0 && objects == 0;
+  if (*empty) return CGM_OK;
+
+  int ours = cgm_db__is_ours(db->h, &rc);
+  if (ours < 0) return read_fail(db, rc, "reading the meta table", err);
+  if (!ours)
+    return cgm_fail(err, CGM_EINPUT,
+                    "%s: not a cgmodel database (a SQLite file with other tables); it was left "
+                    "untouched: choose another file with --db or $CGMODEL_DB",
+                    db->path);
+  /* Before the integrity check: a newer schema may use SQL this SQLite
+   * cannot parse, which it would report as corruption. */
+  if (*version > CGM_DB_SCHEMA_VERSION)
+    return cgm_fail(err, CGM_EINPUT,
+                    "%s: database schema version %d is newer than this cgmodel understands (%d): "
+                    "upgrade cgmodel",
+                    db->path, *version, CGM_DB_SCHEMA_VERSION);
+
+  /* quick_check reads every page (about 40 ms for 8 MB): damage found now
+   * is reported before anything is written. */
+  sqlite3_stmt *st = NULL;
+  rc = sqlite3_prepare_v2(db->h, "PRAGMA quick_check(1)", -1, &st, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) {
+    const char *r = (const char *)sqlite3_column_text(st, 0);
+    if (!r || strcmp(r, "ok") != 0) {
+      /* Its first finding, on one line: "*** in database main ***\nOn tree
+       * page 50 cell 31: ..." */
+      static const char banner[] = "*** in database main ***";
+      if (r && strncmp(r, banner, sizeof banner - 1) == 0) r += sizeof banner - 1;
+      while (r && (*r == '\n' || *r == ' ')) r++;
+      char detail[300];
+      snprintf(detail, sizeof detail, "SQLite quick_check: %s", r ? r : "no result");
+      for (char *c = detail; *c; c++)
+        if (*c == '\n') *c = ' ';
+      sqlite3_finalize(st);
+      return corrupt(db, detail, err);
+    }
+    rc = SQLITE_OK;
+  }
+  sqlite3_finalize(st);
+  return rc == SQLITE_OK ? CGM_OK : read_fail(db, rc, "checking the database", err);
+}
+
+/* Brings an empty file or an older schema to CGM_DB_SCHEMA_VERSION in one
+ * transaction. BEGIN IMMEDIATE and the second look at the version make two
+ * processes opening a new file at once migrate it exactly once. */
+static cgm_status upgrade(cgm_db *db, cgm_error *err) {
+  cgm_status s =
+      cgm_db__exec(db, "BEGIN IMMEDIATE", "locking the database to set up its schema", err);
+  if (s != CGM_OK) return s;
+  int version = 0, objects = 0;
+  int rc = query_int(db->h, "PRAGMA user_version", &version);
+  if (rc == SQLITE_OK) rc = query_int(db->h, "SELECT count(*) FROM sqlite_master", &objects);
+  if (rc != SQLITE_OK) {
+    s = cgm_db__sqlfail(db, err, rc, "reading the schema version");
+  } else if (version == 0 && objects > 0) {
+    s = cgm_fail(err, CGM_EINPUT,
+                 "%s: not a cgmodel database (another program created tables in it)", db->path);
+  } else if (version < CGM_DB_SCHEMA_VERSION) {
+    s = cgm_db__migrate(db, version, err);
+  }
+  if (s == CGM_OK) s = cgm_db__exec(db, "COMMIT", "storing the new schema", err);
+  if (s != CGM_OK && !sqlite3_get_autocommit(db->h))
+    sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+  return s;
+}
+
+/* After a failed first read of a read-only connection: whether it failed
+ * only because PATH-shm cannot be created, with no PATH-wal whose commits
+ * reading the main file alone would miss. */
+static bool needs_immutable(cgm_db *db) {
+  int rc = sqlite3_extended_errcode(db->h);
+  if (rc != SQLITE_READONLY_DIRECTORY && rc != SQLITE_READONLY_CANTINIT &&
+      (rc & 0xff) != SQLITE_CANTOPEN)
+    return false;
+  size_t n = strlen(db->path);
+  char *wal = malloc(n + 5);
+  if (!wal) return false;
+  memcpy(wal, db->path, n);
+  memcpy(wal + n, "-wal", 5);
+  struct stat sb;
+  bool pending = stat(wal, &sb) == 0 && sb.st_size > 0;
+  free(wal);
+  return !pending;
+}
+
+static cgm_status open_checked(cgm_db *db, bool create, cgm_error *err) {
+  cgm_status s = choose_mode(db, create, err);
+  if (s != CGM_OK) return s;
+  int flags = db->readonly ? SQLITE_OPEN_READONLY
+                           : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+  s = sqlite_open(db, db->path, flags, err);
+  if (s != CGM_OK) return s;
+
+  int version = 0;
+  bool empty = false;
+  s = inspect(db, &version, &empty, err);
+  if (s != CGM_OK && db->readonly && needs_immutable(db)) {
+    /* A read-only WAL file in a directory we cannot write: SQLite cannot
+     * create PATH-shm, so no process has the file open for writing now, and
+     * without a -wal file the main file holds everything: read it as
+     * immutable (SQLite's documented way for this case). */
+    sqlite3_close_v2(db->h);
+    db->h = NULL;
+    char *uri = immutable_uri(db->path);
+    if (!uri) return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory", db->path);
+    s = sqlite_open(db, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, err);
+    free(uri);
+    if (s == CGM_OK) s = inspect(db, &version, &empty, err);
+    if (s == CGM_OK) cgm_error_clear(err); /* the first try's message */
+  }
+  if (s != CGM_OK) return s;
+
+  if (!db->readonly) {
+    /* Persistent; a no-op once set. A file system without shared memory
+     * may refuse WAL: SQLite then keeps its rollback journal, still safe. */
+    s = exec_retry(db, "PRAGMA journal_mode = WAL", "switching to the WAL journal", err);
+    if (s != CGM_OK) return s;
+  }
+  s = cgm_db__exec(db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL",
+                   "setting up the connection", err);
+  if (s != CGM_OK) return s;
+
+  if (version < CGM_DB_SCHEMA_VERSION) {
+    if (db->readonly)
+      return cgm_fail(err, CGM_EINPUT,
+                      "%s: %s (schema version %d, this cgmodel uses %d) and the database is "
+                      "read-only (%s): open it once with write access to set it up",
+                      db->path,
+                      empty ? "the database is empty" : "the database has an older schema", version,
+                      CGM_DB_SCHEMA_VERSION, db->ro_reason);
+    s = upgrade(db, err);
+  }
+  return s;
+}
+
+cgm_status cgm_db_open(const char *path, bool create, cgm_db **out, cgm_error *err) {
+  if (!out) return cgm_fail(err, CGM_EINPUT, "cgm_db_open: no output handle");
+  *out = NULL;
+  cgm_db *db = calloc(1, sizeof *db);
+  if (!db) return cgm_fail(err, CGM_ERUNTIME, "out of memory opening the database");
+  if (path) {
+    db->path = strdup(path);
+  } else {
+    int n = default_path(NULL, 0);
+    if (n < 0) {
+      free(db);
+      return cgm_fail(err, CGM_EINPUT,
+                      "no database path: set $CGMODEL_DB, $XDG_DATA_HOME or $HOME, or pass --db");
+    }
+    db->path = malloc((size_t)n + 1);
+    if (db->path) default_path(db->path, (size_t)n + 1);
+  }
+  if (!db->path) {
+    free(db);
+    return cgm_fail(err, CGM_ERUNTIME, "out of memory opening the database");
+  }
+  cgm_status s = db->path[0] ? open_checked(db, create, err)
+                             : cgm_fail(err, CGM_EINPUT, "the database path is empty");
+  if (s != CGM_OK) {
+    cgm_db_close(db);
+    return s;
+  }
+  *out = db;
+  return CGM_OK;
+}
+
+void cgm_db_close(cgm_db *db) {
+  if (!db) return;
+  if (db->h) {
+    if (!sqlite3_get_autocommit(db->h)) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close_v2(db->h);
+  }
+  free(db->path);
+  free(db);
+}
+
+const char *cgm_db_path(const cgm_db *db) {
+  return db ? db->path : NULL;
+}
+
+/* ------------------------------------------------------ transactions --- */
+
+cgm_status cgm_db_begin(cgm_db *db, cgm_error *err) {
+  if (!db) return cgm_fail(err, CGM_EINPUT, "cgm_db_begin: no database");
+  cgm_status s = cgm_db__writable(db, err);
+  if (s != CGM_OK) return s;
+  if (db->in_txn)
+    return cgm_fail(err, CGM_EINPUT, "%s: a transaction is already open (they do not nest)",
+                    db->path);
+  /* IMMEDIATE takes the write lock now, through the busy timeout; a
+   * deferred transaction that upgrades later can fail at once with BUSY. */
+  s = cgm_db__exec(db, "BEGIN IMMEDIATE", "starting a transaction", err);
+  if (s != CGM_OK) return s;
+  db->in_txn = true;
+  db->txn_aborted = false;
+  return CGM_OK;
+}
+
+cgm_status cgm_db_commit(cgm_db *db, cgm_error *err) {
+  if (!db) return cgm_fail(err, CGM_EINPUT, "cgm_db_commit: no database");
+  if (!db->in_txn) return cgm_fail(err, CGM_EINPUT, "%s: no transaction to commit", db->path);
+  if (db->txn_aborted || sqlite3_get_autocommit(db->h)) {
+    db->in_txn = db->txn_aborted = false;
+    return cgm_fail(err, CGM_ERUNTIME,
+                    "%s: the transaction was rolled back after an earlier error; nothing of it "
+                    "was stored",
+                    db->path);
+  }
+  int rc = sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL);
+  cgm_status s = rc == SQLITE_OK ? CGM_OK : cgm_db__sqlfail(db, err, rc, "committing");
+  /* A failed COMMIT may leave the transaction open: end it, nothing half. */
+  if (!sqlite3_get_autocommit(db->h)) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+  db->in_txn = db->txn_aborted = false;
+  return s;
+}
+
+void cgm_db_rollback(cgm_db *db) {
+  if (!db) return;
+  if (db->h && !sqlite3_get_autocommit(db->h)) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+  db->in_txn = db->txn_aborted = false;
+}
+
+cgm_status cgm_db_set_max_pages(cgm_db *db, long pages, cgm_error *err) {
+  if (!db) return cgm_fail(err, CGM_EINPUT, "cgm_db_set_max_pages: no database");
+  char sql[64];
+  /* PRAGMA takes no bound parameters; pages is a number. */
+  snprintf(sql, sizeof sql, "PRAGMA max_page_count = %ld", pages);
+  return cgm_db__exec(db, sql, "limiting the file size", err);
+}

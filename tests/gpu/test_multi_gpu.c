@@ -1,0 +1,121 @@
+/* CG on several GPUs: for every exchange mode, block sizes 1 and 4, both
+ * precisions, the solution matches the one-GPU solution (iterations equal
+ * or within one, residual recomputed here), including a matrix with fewer
+ * block rows than 2 G; and bad configurations are refused. Needs 2 GPUs
+ * (skipped, 77, otherwise); uses up to 4. */
+#include <stdint.h>
+
+#include "cgmodel/solver.h"
+#include "test_util.h"
+
+static double residual(const cgm_csr *A, const double *b, const double *x) {
+  long double rr = 0, bb = 0;
+  for (int32_t i = 0; i < A->nrows; i++) {
+    long double r = b[i];
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) r -= (long double)A->val[k] * x[A->colidx[k]];
+    rr += r * r;
+    bb += (long double)b[i] * b[i];
+  }
+  return (double)sqrtl(rr / bb);
+}
+
+static cgm_status run(const cgm_csr *A, const double *b, double *x, int gpus, cgm_exchange ex, int n,
+                      cgm_precision p, cgm_solve_result *r, cgm_error *err) {
+  cgm_solve_opts o = cgm_solve_opts_default();
+  o.backend = CGM_BACKEND_CUDA;
+  o.gpus = gpus;
+  o.exchange = ex;
+  o.precision = p;
+  o.layout = cgm_bcsr_default_params(n);
+  memset(x, 0, sizeof(double) * A->nrows);
+  return cgm_solve(A, b, x, &o, r, err);
+}
+
+static void compare(const char *what, const cgm_csr *A, int ming, int maxg, int n0, int n1) {
+  double *b = malloc(sizeof(double) * A->nrows), *x1 = malloc(sizeof(double) * A->nrows);
+  double *xg = malloc(sizeof(double) * A->nrows), *ones = malloc(sizeof(double) * A->ncols);
+  for (int32_t i = 0; i < A->ncols; i++) ones[i] = 1.0 + 0.25 * cos(0.3 * i);
+  cgm_csr_spmv(A, ones, b);
+  const int ns[] = {n0, n1};
+  for (int pr = 0; pr < 2; pr++)
+    for (int ni = 0; ni < 2; ni++) {
+      cgm_precision p = (cgm_precision)pr;
+      double tol = p == CGM_PREC_SINGLE ? 1e-5 : 1e-8;
+      cgm_solve_result r1, rg;
+      cgm_error err = {0};
+      CHECK_MSG(run(A, b, x1, 1, CGM_EXCHANGE_NCCL, ns[ni], p, &r1, &err) == CGM_OK, "%s 1 GPU: %s", what, err.msg);
+      for (int G = ming; G <= maxg; G++)
+        for (int ei = 0; ei < 4; ei++) {
+          const cgm_exchange order[] = {CGM_EXCHANGE_HALO, CGM_EXCHANGE_P2P, CGM_EXCHANGE_HOST,
+                                        CGM_EXCHANGE_NCCL};
+          cgm_exchange ex = order[ei];
+          cgm_status st = run(A, b, xg, G, ex, ns[ni], p, &rg, &err);
+          CHECK_MSG(st == CGM_OK, "%s G=%d %s N=%d %s: %s", what, G, cgm_exchange_name(ex),
+                    ns[ni], cgm_precision_name(p), err.msg);
+          double res = residual(A, b, xg);
+          int slack = p == CGM_PREC_SINGLE ? 1 + r1.iterations / 10 : 1;
+          CHECK_MSG(abs(rg.iterations - r1.iterations) <= slack && res <= (p == CGM_PREC_SINGLE ? 20 : 1.01) * tol,
+                    "%s G=%d %s N=%d %s: %d iterations (1 GPU: %d), residual %.3g", what, G,
+                    cgm_exchange_name(ex), ns[ni], cgm_precision_name(p), rg.iterations,
+                    r1.iterations, res);
+          fprintf(stderr, "%-14s G=%d %-5s N=%d %-6s %4d it (1 GPU %4d)  residual %.2e  %8.1f us/it  %lld B/it\n",
+                  what, G, cgm_exchange_name(ex), ns[ni], cgm_precision_name(p), rg.iterations,
+                  r1.iterations, res, 1e6 * rg.time_per_iter_s, (long long)rg.exchange_bytes);
+        }
+    }
+  free(b), free(x1), free(xg), free(ones);
+}
+
+int main(void) {
+  int ndev = cgm_cuda_device_count();
+  if (ndev < 2) {
+    fprintf(stderr, "fewer than 2 GPUs: skipped\n");
+    return CGM_TEST_SKIP;
+  }
+  int maxg = ndev < 4 ? ndev : 4;
+  cgm_error err = {0};
+  cgm_csr A;
+  CHECK_OK(cgm_gen_poisson3d(40, &A, &err));
+  compare("poisson3d 40", &A, 2, maxg, 1, 4);
+  cgm_csr_free(&A);
+  CHECK_OK(cgm_gen_elasticity3d(10, &A, &err));
+  compare("elasticity 10", &A, 2, maxg, 1, 4);
+  cgm_csr_free(&A);
+  CHECK_OK(cgm_gen_random_spd(30000, 10, CGM_ROWDIST_POWERLAW, 2.5, 0, 5, &A, &err));
+  compare("random pl", &A, 2, maxg, 1, 4);
+  cgm_csr_free(&A);
+  /* Fewer block rows than 2 G: a 1D Laplacian of 4 (2G - 1) - 1 rows has
+   * 2G - 1 block rows of size 4, the last one padded. */
+  for (int G = 2; G <= maxg; G++) {
+    int32_t rows = 4 * (2 * G - 1) - 1;
+    int32_t *ri = malloc(sizeof(int32_t) * 3 * rows), *ci = malloc(sizeof(int32_t) * 3 * rows);
+    double *v = malloc(sizeof(double) * 3 * rows);
+    int64_t k = 0;
+    for (int32_t i = 0; i < rows; i++) {
+      ri[k] = i, ci[k] = i, v[k++] = 2.5;
+      if (i > 0) ri[k] = i, ci[k] = i - 1, v[k++] = -1.0;
+      if (i + 1 < rows) ri[k] = i, ci[k] = i + 1, v[k++] = -1.0;
+    }
+    CHECK_OK(cgm_csr_from_coo(rows, rows, k, ri, ci, v, &A, NULL, &err));
+    char what[32];
+    snprintf(what, sizeof what, "%d rows", rows);
+    compare(what, &A, G, G, 4, 4);
+    cgm_csr_free(&A);
+    free(ri), free(ci), free(v);
+  }
+  CHECK_OK(cgm_gen_poisson2d(7, &A, &err));
+  /* More GPUs than present, and more GPUs than block rows. */
+  double *b = malloc(sizeof(double) * A.nrows), *x = calloc(A.nrows, sizeof(double));
+  for (int32_t i = 0; i < A.nrows; i++) b[i] = 1.0;
+  cgm_solve_result r;
+  cgm_status st = (cgm_status)0;
+  st = run(&A, b, x, ndev + 1, CGM_EXCHANGE_NCCL, 1, CGM_PREC_DOUBLE, &r, &err);
+  CHECK_MSG(st == CGM_EINPUT && strstr(err.msg, "present"), "%d %s", st, err.msg);
+  cgm_csr_free(&A);
+  CHECK_OK(cgm_gen_poisson2d(2, &A, &err)); /* 4 rows: one block row of 4 */
+  st = run(&A, b, x, 2, CGM_EXCHANGE_NCCL, 4, CGM_PREC_DOUBLE, &r, &err);
+  CHECK_MSG(st == CGM_EINPUT && strstr(err.msg, "too few"), "%d %s", st, err.msg);
+  free(b), free(x);
+  cgm_csr_free(&A);
+  TEST_MAIN_END();
+}
