@@ -18,7 +18,7 @@
 
 #include "cgmodel/cgmodel.h"
 #include "bench/bench_cases.h"
-#include "microbench/microbench.h"
+#include "cgmodel/microbench.h"
 
 /* Bytes of one SpMV over a layout with `blocks` blocks. */
 static double spmv_bytes(int64_t blocks, int64_t slots, int64_t nslices, int n, int64_t rows, int w) {

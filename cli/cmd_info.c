@@ -60,7 +60,7 @@ int cmd_info(int argc, char **argv) {
   cgm_csr_free(&A);
   if (st) return cli_report("info", &err);
   if (json) {
-    cJSON *o = cli_features_json(&f, &mm);
+    cJSON *o = cgm_features_json(&f, &mm);
     cJSON_AddStringToObject(o, "matrix", path);
     return cli_print_json(o);
   }

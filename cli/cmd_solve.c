@@ -4,8 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
+#include "cgmodel/pipeline.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/dbopen.h"
 #include "cli/output.h"
 
 static const char help[] =
@@ -22,13 +26,17 @@ static const char help[] =
     "  --check-every K        GPU: test convergence every K iterations\n"
     "  --threads T            CPU threads (default: OpenMP's)\n"
     "  -o x.mtx               write the solution\n"
+    "  --auto                 let the tuner pick backend, block size, GPUs and precision\n"
+    "                         (needs a calibration: cgmodel calibrate)\n"
+    "  --db FILE              database for the prediction and the record of this solve\n"
+    "  --no-record            do not store this solve in the database\n"
     "  --json                 one JSON object on stdout\n"
     "Exit codes: 0 converged, 1 not converged (maxiter, breakdown, not SPD), 2 bad input,\n"
     "3 device or runtime failure.\n";
 
 typedef struct {
-  const char *matrix, *rhs, *out;
-  int json;
+  const char *matrix, *rhs, *out, *db;
+  int json, autotune, record, explicit_backend, explicit_precision;
   cgm_solve_opts o;
 } solve_args;
 
@@ -36,21 +44,27 @@ static int parse(int argc, char **argv, solve_args *s) {
   cli_args a;
   cli_args_init(&a, argc - 1, argv + 1);
   memset(s, 0, sizeof *s);
+  s->record = 1;
   s->o = cgm_solve_opts_default();
   s->o.backend = cgm_cuda_device_count() > 0 ? CGM_BACKEND_CUDA : CGM_BACKEND_CPU;
   int64_t v;
   double d;
   while (cli_next(&a)) {
     if (cli_flag(&a, "--json")) s->json = 1;
+    else if (cli_flag(&a, "--auto")) s->autotune = 1;
+    else if (cli_flag(&a, "--no-record")) s->record = 0;
+    else if (cli_opt(&a, "--db")) s->db = a.value;
     else if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
       fputs(help, stdout);
       return -1;
     } else if (cli_opt(&a, "--rhs")) s->rhs = a.value;
     else if (cli_opt(&a, "-o")) s->out = a.value;
     else if (cli_opt(&a, "--backend")) {
+      s->explicit_backend = 1;
       if (!cgm_backend_parse(a.value, &s->o.backend))
         return cli_error("solve", 2, "--backend: '%s' is not cpu, cuda or cusparse", a.value);
     } else if (cli_opt(&a, "--precision")) {
+      s->explicit_precision = 1;
       if (!cgm_precision_parse(a.value, &s->o.precision))
         return cli_error("solve", 2, "--precision: '%s' is not single or double", a.value);
     } else if (cli_opt(&a, "--exchange")) {
@@ -85,6 +99,52 @@ static void print_human(const solve_args *s, const cgm_csr *A, const cgm_solve_r
   if (solution_error >= 0) printf("error       ||x - 1|| / ||1|| = %.3e (b = A * ones)\n", solution_error);
   printf("time        %.3f us per iteration (median), %.3f ms solve, %.3f ms setup\n",
          1e6 * r->time_per_iter_s, 1e3 * r->time_solve_s, 1e3 * r->time_setup_s);
+}
+
+/* This machine's calibrated devices (CPU, and GPUs of a calibrated model). */
+static int local_devices(cgm_tuner_device *devs, int ndev, int *cpu, int *gpu) {
+  cgm_db_device d;
+  cgm_error e = {0};
+  *cpu = *gpu = -1;
+  if (!cgm_describe_cpu(&d, 0, &e)) *cpu = cgm_find_device(devs, ndev, true, d.model);
+  if (cgm_cuda_device_count() > 0 && !cgm_describe_cuda(0, &d, &e)) {
+    *gpu = cgm_find_device(devs, ndev, false, d.model);
+    if (*gpu >= 0 && devs[*gpu].gpus > cgm_cuda_device_count()) devs[*gpu].gpus = cgm_cuda_device_count();
+  }
+  return 0;
+}
+
+/* --auto: the tuner's choice among this machine's calibrated devices. */
+static int autotune(solve_args *s, const cgm_csr *A, const cgm_features *f, cgm_tuner_device *devs,
+                    int ndev, char *why, size_t nwhy) {
+  int cpu, gpu;
+  local_devices(devs, ndev, &cpu, &gpu);
+  cgm_tuner_device local[2];
+  int nl = 0;
+  if (gpu >= 0 && (!s->explicit_backend || s->o.backend != CGM_BACKEND_CPU)) local[nl++] = devs[gpu];
+  if (cpu >= 0 && (!s->explicit_backend || s->o.backend == CGM_BACKEND_CPU)) local[nl++] = devs[cpu];
+  if (nl == 0)
+    return cli_error("solve", 2,
+                     "--auto: no calibration of this machine's devices; run 'cgmodel calibrate' first");
+  cgm_tuner_opts to = cgm_tuner_opts_default();
+  to.precisions = s->explicit_precision ? 1u << s->o.precision : 3u;
+  to.exchanges = (1u << CGM_EXCHANGE_HALO) | (1u << CGM_EXCHANGE_P2P);
+  cgm_candidate *c = NULL;
+  int nc = 0;
+  cgm_error err = {0};
+  if (cgm_tuner_candidates(A, f, local, nl, &to, &c, &nc, &err)) return cli_report("solve", &err);
+  int best = cgm_tuner_choose(c, nc, local, why, nwhy);
+  if (best < 0) {
+    free(c);
+    return cli_error("solve", 2, "--auto: %s", why);
+  }
+  s->o.backend = c[best].backend;
+  s->o.precision = c[best].precision;
+  s->o.layout = cgm_bcsr_default_params(c[best].block);
+  s->o.gpus = c[best].gpus > 0 ? c[best].gpus : 1;
+  s->o.exchange = c[best].exchange;
+  free(c);
+  return 0;
 }
 
 int cmd_solve(int argc, char **argv) {
@@ -125,6 +185,44 @@ int cmd_solve(int argc, char **argv) {
     free(ones);
   }
 
+  /* The database: the calibration for --auto and the prediction, and the
+   * record of this solve (created when missing). */
+  cgm_db *db = NULL;
+  cgm_tuner_device *devs = NULL;
+  int ndev = 0;
+  cgm_features f;
+  char why[512] = "";
+  double predicted = NAN;
+  int64_t cal_id = 0;
+  if ((s.record || s.autotune) && cgm_features_compute(&A, &f, &err) == CGM_OK) {
+    int need = s.autotune;
+    rc = cli_db_open("solve", s.db, s.record, &db);
+    if (rc && need) goto out;
+    rc = 0;
+    if (db && cgm_load_devices(db, NULL, &devs, &ndev, &err)) {
+      if (need) {
+        rc = cli_report("solve", &err);
+        goto out;
+      }
+      ndev = 0;
+    }
+    if (s.autotune && (rc = autotune(&s, &A, &f, devs, ndev, why, sizeof why))) goto out;
+    int cpu, gpu;
+    local_devices(devs, ndev, &cpu, &gpu);
+    int d = s.o.backend == CGM_BACKEND_CPU ? cpu : gpu;
+    if (d >= 0 && s.o.threads <= 0) {
+      cgm_error e2 = {0};
+      cgm_solve_opts po = s.o;
+      (void)cgm_bcsr_params_check(&po.layout, &e2);
+      if (cgm_predict_config(&A, &f, &devs[d], &po, &predicted, &e2) == CGM_OK && isfinite(predicted))
+        cal_id = devs[d].calibration_id;
+    }
+    if (s.autotune && !s.json) fprintf(stderr, "cgmodel solve --auto: %s\n", why);
+  } else if (s.autotune) {
+    rc = cli_report("solve", &err);
+    goto out;
+  }
+
   cgm_solve_result r;
   cgm_status st = cgm_solve(&A, b, x, &s.o, &r, &err);
   if (st != CGM_OK && st != CGM_ENOCONV) {
@@ -138,13 +236,26 @@ int cmd_solve(int argc, char **argv) {
     solution_error = sqrt(e2 / A.nrows);
   }
   double tol = cgm_solve_tol(&s.o);
+  if (db && s.record) {
+    struct stat sb;
+    const char *name = strrchr(s.matrix, '/') ? strrchr(s.matrix, '/') + 1 : s.matrix;
+    cgm_error e2 = {0};
+    if (cgm_record_solve(db, name, s.matrix, stat(s.matrix, &sb) == 0 ? (int64_t)sb.st_size : 0, &f,
+                         &s.o, &r, predicted, cal_id, &e2))
+      fprintf(stderr, "cgmodel solve: warning: the solve was not recorded: %s\n", e2.msg);
+  }
   if (s.json) {
     cJSON *j = cli_solve_json(&r, &s.o, tol, cgm_solve_maxiter(&s.o, A.nrows));
     cJSON_AddStringToObject(j, "matrix", s.matrix);
+    if (isfinite(predicted)) cJSON_AddNumberToObject(j, "predicted_time_per_iter_s", predicted);
+    if (s.autotune) cJSON_AddStringToObject(j, "auto", why);
     if (solution_error >= 0) cJSON_AddNumberToObject(j, "solution_error", solution_error);
     rc = cli_print_json(j);
   } else {
     print_human(&s, &A, &r, tol, solution_error);
+    if (isfinite(predicted))
+      printf("predicted   %.3f us per iteration (%+.1f%% against the measured time)\n",
+             1e6 * predicted, 100.0 * (predicted / r.time_per_iter_s - 1.0));
   }
   if (st == CGM_ENOCONV) {
     cli_report("solve", &err);
@@ -154,6 +265,8 @@ int cmd_solve(int argc, char **argv) {
     if (cgm_mm_write_vector(s.out, x, A.nrows, &err)) rc = cli_report("solve", &err);
   }
 out:
+  free(devs);
+  if (db) cgm_db_close(db);
   free(b);
   free(x);
   cgm_csr_free(&A);

@@ -5,5 +5,9 @@
 int cmd_info(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
+int cmd_db(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 
 #endif

@@ -10,9 +10,13 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  info      A.mtx [--json]                      features of a matrix\n"
-    "  solve     A.mtx [--rhs b.mtx] [--backend cpu|cuda|cusparse] [--block N]\n"
+    "  solve     A.mtx [--rhs b.mtx] [--auto | --backend cpu|cuda|cusparse --block N --gpus G]\n"
     "            [--precision single|double] [--tol T] [--maxiter K] [-o x.mtx] [--json]\n"
     "  gen       poisson2d|poisson3d|elasticity3d|random --n SIZE -o A.mtx\n"
+    "  calibrate [--devices cpu|cuda:all|cuda:0,1] [--quick] [--db FILE]\n"
+    "  predict   A.mtx [--gpus G] [--block N|auto] [--precision P] [--db FILE] [--json]\n"
+    "  validate  LIST_OR_DIR [--gpus G] [--json]   predicted against measured, and tuner regret\n"
+    "  db        list | show ID | export ID -o FILE | solves\n"
     "  version   print the version\n"
     "\n"
     "Run 'cgmodel <command> --help' for the options of a command.\n"
@@ -28,6 +32,10 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "info") == 0) return cmd_info(argc - 1, argv + 1);
   if (strcmp(cmd, "solve") == 0) return cmd_solve(argc - 1, argv + 1);
   if (strcmp(cmd, "gen") == 0) return cmd_gen(argc - 1, argv + 1);
+  if (strcmp(cmd, "calibrate") == 0) return cmd_calibrate(argc - 1, argv + 1);
+  if (strcmp(cmd, "predict") == 0) return cmd_predict(argc - 1, argv + 1);
+  if (strcmp(cmd, "db") == 0) return cmd_db(argc - 1, argv + 1);
+  if (strcmp(cmd, "validate") == 0) return cmd_validate(argc - 1, argv + 1);
   if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
     printf("cgmodel %s (%s)\n", cgm_version(),
            cgm_have_cuda_build() ? "CUDA backend" : "CPU-only build");

@@ -31,46 +31,6 @@ int cli_print_json(cJSON *obj) {
 
 int cli_stderr_is_tty(void) { return isatty(STDERR_FILENO); }
 
-static const char *field_name(cgm_mm_field f) {
-  return f == CGM_MM_PATTERN ? "pattern" : f == CGM_MM_INTEGER ? "integer" : "real";
-}
-
-cJSON *cli_features_json(const cgm_features *f, const cgm_mm_info *mm) {
-  cJSON *o = cJSON_CreateObject();
-  cJSON_AddNumberToObject(o, "x", f->x);
-  cJSON_AddNumberToObject(o, "nnz", (double)f->nnz);
-  cJSON_AddNumberToObject(o, "row_min", f->row_min);
-  cJSON_AddNumberToObject(o, "row_max", f->row_max);
-  cJSON_AddNumberToObject(o, "row_avg", f->row_avg);
-  cJSON_AddNumberToObject(o, "row_cv", f->row_cv);
-  cJSON_AddNumberToObject(o, "empty_rows", f->empty_rows);
-  cJSON_AddBoolToObject(o, "symmetric", f->symmetric);
-  cJSON_AddBoolToObject(o, "positive_diagonal", f->positive_diagonal);
-  if (f->first_bad_diagonal >= 0)
-    cJSON_AddNumberToObject(o, "first_bad_diagonal_row", f->first_bad_diagonal + 1);
-  if (mm) {
-    cJSON_AddStringToObject(o, "field", field_name(mm->field));
-    cJSON_AddStringToObject(o, "file_symmetry",
-                            mm->symmetry == CGM_MM_SYMMETRIC ? "symmetric" : "general");
-    cJSON_AddNumberToObject(o, "entries_in_file", (double)mm->entries_in_file);
-    cJSON_AddNumberToObject(o, "duplicates_summed", (double)mm->duplicates_summed);
-  }
-  cJSON *blocks = cJSON_AddArrayToObject(o, "blocks");
-  for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
-    const cgm_block_features *bf = &f->block[b];
-    cJSON *e = cJSON_CreateObject();
-    cJSON_AddNumberToObject(e, "N", bf->n);
-    cJSON_AddNumberToObject(e, "blocks", (double)bf->blocks);
-    cJSON_AddNumberToObject(e, "e_N", (double)bf->elements);
-    cJSON_AddNumberToObject(e, "d_N", bf->density);
-    cJSON_AddNumberToObject(e, "padded_blocks", (double)bf->padded_blocks);
-    cJSON_AddNumberToObject(e, "padded_elements", (double)bf->padded_elements);
-    cJSON_AddNumberToObject(e, "max_blocks_per_row", bf->max_blocks_per_row);
-    cJSON_AddItemToArray(blocks, e);
-  }
-  return o;
-}
-
 cJSON *cli_solve_json(const cgm_solve_result *r, const cgm_solve_opts *o, double tol, int maxiter) {
   cJSON *j = cJSON_CreateObject();
   cJSON_AddBoolToObject(j, "converged", r->converged);

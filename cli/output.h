@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include "cgmodel/cgmodel.h"
+#include "pipeline/json.h"
 
 /* "cgmodel <cmd>: error: <msg>" on stderr; returns code. */
 int cli_error(const char *cmd, int code, const char *fmt, ...)
@@ -18,7 +19,6 @@ int cli_report(const char *cmd, const cgm_error *err);
 /* Prints the object on stdout, frees it; returns 3 if printing failed. */
 int cli_print_json(cJSON *obj);
 
-cJSON *cli_features_json(const cgm_features *f, const cgm_mm_info *mm);
 cJSON *cli_solve_json(const cgm_solve_result *r, const cgm_solve_opts *o, double tol, int maxiter);
 
 /* True when stderr is a terminal (progress is shown only then). */

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "common/timer.h"
-#include "microbench/microbench.h"
+#include "cgmodel/microbench.h"
 #include "solver/cuda/cg_cuda.h"
 #include "solver/cuda/cuda_util.h"
 

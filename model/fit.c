@@ -45,6 +45,7 @@ typedef struct {
   const double *u; /* log2 m, sorted ascending */
   const double *b; /* GB/s */
   size_t n;
+  bool relative; /* residuals relative to the sample: (B - b) / b */
 } fit_data;
 
 static double logistic(double z) {
@@ -68,8 +69,10 @@ static int model_f(const gsl_vector *q, void *params, gsl_vector *r) {
   const fit_data *d = params;
   double mu, sigma, nu;
   unpack(q, &mu, &sigma, &nu);
-  for (size_t i = 0; i < d->n; i++)
-    gsl_vector_set(r, i, nu * logistic((d->u[i] - mu) / sigma) - d->b[i]);
+  for (size_t i = 0; i < d->n; i++) {
+    double ri = nu * logistic((d->u[i] - mu) / sigma) - d->b[i];
+    gsl_vector_set(r, i, d->relative ? ri / d->b[i] : ri);
+  }
   return GSL_SUCCESS;
 }
 
@@ -82,9 +85,10 @@ static int model_df(const gsl_vector *q, void *params, gsl_matrix *J) {
   for (size_t i = 0; i < d->n; i++) {
     double z = (d->u[i] - mu) / sigma;
     double g = logistic(z), gp = g * logistic(-z);
-    gsl_matrix_set(J, i, 0, -nu * gp / sigma);
-    gsl_matrix_set(J, i, 1, -nu * gp * z);
-    gsl_matrix_set(J, i, 2, nu * g);
+    double wt = d->relative ? 1.0 / d->b[i] : 1.0;
+    gsl_matrix_set(J, i, 0, -wt * nu * gp / sigma);
+    gsl_matrix_set(J, i, 1, -wt * nu * gp * z);
+    gsl_matrix_set(J, i, 2, wt * nu * g);
   }
   return GSL_SUCCESS;
 }
@@ -201,10 +205,10 @@ static void std_errors(const fit_data *d, fit_run *r, gsl_matrix *J, gsl_matrix 
  * Keeps the converged run with the smallest chi^2; if none converged, the
  * run with the smallest chi^2 and ok = false. CGM_ERUNTIME if GSL cannot
  * allocate. */
-static cgm_status fit_points(const double *u, const double *b, size_t n, fit_run *best,
-                             cgm_error *err) {
+static cgm_status fit_points(const double *u, const double *b, size_t n, bool relative,
+                             fit_run *best, cgm_error *err) {
   memset(best, 0, sizeof *best);
-  fit_data d = {u, b, n};
+  fit_data d = {u, b, n, relative};
   gsl_multifit_nlinear_fdf fdf = {
       .f = model_f, .df = model_df, .fvv = NULL, .n = n, .p = FIT_P, .params = &d};
   gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
@@ -273,7 +277,7 @@ cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind
                            cgm_error *err) {
   if (!out) return cgm_fail(err, CGM_EINPUT, "fit: no output");
   memset(out, 0, sizeof *out);
-  if (kind != CGM_FIT_AVG && kind != CGM_FIT_MAX)
+  if (kind != CGM_FIT_AVG && kind != CGM_FIT_MAX && kind != CGM_FIT_REL)
     return cgm_fail(err, CGM_EINPUT, "fit: unknown fit kind %d", (int)kind);
   if (n < 4)
     return cgm_fail(err, CGM_EINPUT, "degenerate data: %d samples, the fit needs at least 4", n);
@@ -322,14 +326,14 @@ cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind
       u[nfit] = smp[top].u, bb[nfit] = smp[top].b, nfit++;
     }
   }
-  bool all_points = kind == CGM_FIT_AVG || nfit < 4;
+  bool all_points = kind != CGM_FIT_MAX || nfit < 4;
   if (all_points) { /* too few bins: fit everything, then lift to the top sample */
     for (size_t i = 0; i < N; i++) u[i] = smp[i].u, bb[i] = smp[i].b;
     nfit = N;
   }
 
   fit_run fr;
-  st = fit_points(u, bb, nfit, &fr, err);
+  st = fit_points(u, bb, nfit, kind == CGM_FIT_REL, &fr, err);
   if (st != CGM_OK) goto done;
 
   out->p = (cgm_sigmoid){fr.mu, fr.sigma, fr.nu};

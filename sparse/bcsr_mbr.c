@@ -167,6 +167,34 @@ cgm_status cgm_bcsr_count(const cgm_csr *A, int32_t brow_begin, int32_t brow_end
   return st;
 }
 
+cgm_status cgm_bcsr_count_rows(const cgm_csr *A, const int32_t *rows, int32_t nrows_sel,
+                               cgm_bcsr_params p, int64_t *nblocks, int64_t *nblocks_padded,
+                               int32_t *nslices, cgm_error *err) {
+  cgm_status st = cgm_bcsr_params_check(&p, err);
+  if (st) return st;
+  int32_t nsl = (nrows_sel + p.by - 1) / p.by;
+  int32_t *len = malloc(((size_t)nrows_sel + 1) * sizeof *len);
+  int32_t *order = malloc(((size_t)nrows_sel + 1) * sizeof *order);
+  int64_t *slice_ptr = malloc(((size_t)nsl + 1) * sizeof *slice_ptr);
+  if (!len || !order || !slice_ptr) {
+    st = cgm_fail(err, CGM_ERUNTIME, "out of memory counting blocks of %d block rows", nrows_sel);
+  } else {
+    selection sel = {0, nrows_sel, rows};
+    st = layout_shape(A, &sel, p, len, order, slice_ptr, err);
+  }
+  if (!st) {
+    int64_t total = 0;
+    for (int32_t b = 0; b < nrows_sel; b++) total += len[b];
+    if (nblocks) *nblocks = total;
+    if (nblocks_padded) *nblocks_padded = slice_ptr[nsl];
+    if (nslices) *nslices = nsl;
+  }
+  free(len);
+  free(order);
+  free(slice_ptr);
+  return st;
+}
+
 void cgm_bcsr_free(cgm_bcsr *B) {
   if (!B) return;
   free(B->slice_ptr);

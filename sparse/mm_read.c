@@ -967,6 +967,11 @@ cgm_num_result cgm_mm_parse_double(const char *s, size_t len, double *out) {
 
 #define MM_CHUNK ((size_t)4 << 20)     /* read size */
 #define MM_LINE_MAX ((size_t)64 << 20) /* longest line accepted */
+/* A file may declare at most max(MM_ROWS_FREE, its size in bytes) rows (a
+ * vector that many values): the CSR row pointer (8 bytes a row) or the dense
+ * vector then takes at most 8 times the file, as the entries do, and a
+ * 40-byte size line cannot make the reader allocate and touch gigabytes. */
+#define MM_ROWS_FREE ((int64_t)1 << 20)
 
 typedef struct {
   const char *path;
@@ -1277,6 +1282,22 @@ static const char *field_name(const mm_header *h) {
   return "?";
 }
 
+/* The row-count bound of MM_ROWS_FREE for a file of `bytes` bytes. */
+static cgm_status check_rows(mmr *r, const mm_header *h, bool vector, int64_t bytes) {
+  if (h->rows <= MM_ROWS_FREE || h->rows <= bytes) return CGM_OK;
+  if (vector)
+    return fail_at(r, h->size_line, CGM_EINPUT,
+                   "a vector of %lld values is too long for a file of %lld bytes: at most %lld "
+                   "(or one per byte of the file), as it would take %lld bytes",
+                   (long long)h->rows, (long long)bytes, (long long)MM_ROWS_FREE,
+                   (long long)h->rows * 8);
+  return fail_at(r, h->size_line, CGM_EINPUT,
+                 "matrix %lld x %lld has too many rows for a file of %lld bytes: at most %lld (or "
+                 "one per byte of the file), as the row pointer alone would take %lld bytes",
+                 (long long)h->rows, (long long)h->cols, (long long)bytes, (long long)MM_ROWS_FREE,
+                 (long long)(h->rows + 1) * 8);
+}
+
 /* Banner, comments, size line. want_vector: the caller reads a vector
  * (array allowed, one column required). */
 static cgm_status read_header(mmr *r, mm_header *h, bool want_vector) {
@@ -1456,6 +1477,8 @@ static cgm_status read_header(mmr *r, mm_header *h, bool want_vector) {
                      "the size line declares %lld entries, but a file of %lld bytes can hold at "
                      "most %lld (truncated file?)",
                      (long long)h->entries, (long long)r->fsize, (long long)fit);
+    /* a pipe is checked once its size is known, after the entries */
+    return check_rows(r, h, want_vector, r->fsize);
   }
   return CGM_OK;
 }
@@ -1685,6 +1708,7 @@ cgm_status cgm_mm_read_csr(const char *path, cgm_csr *A, cgm_mm_info *info, cgm_
     info->entries_in_file = h.entries;
   }
   if (!st) st = read_coordinate(&r, &h, &c, &ndiag);
+  if (!st && r.fsize < 0) st = check_rows(&r, &h, false, r.nread);
   if (!st && h.sym == CGM_MM_SYMMETRIC) {
     /* expand: the mirror of every off-diagonal entry */
     int64_t off = c.n - ndiag, n = c.n;
@@ -1729,10 +1753,17 @@ cgm_status cgm_mm_read_csr(const char *path, cgm_csr *A, cgm_mm_info *info, cgm_
   return st;
 }
 
-/* Array values, one per line, column-major (one column here). */
-static cgm_status read_array(mmr *r, const mm_header *h, double *v) {
+/* Array values, one per line, column-major (one column here), into *vp
+ * (malloc'ed here: h->entries values for a regular file, whose size bounds
+ * them; grown as values arrive from a pipe). */
+static cgm_status read_array(mmr *r, const mm_header *h, double **vp) {
   char tb[96];
   const int64_t L = h->entries;
+  int64_t cap = r->fsize >= 0 || L < (1 << 16) ? L : (1 << 16);
+  double *v = malloc((size_t)cap * sizeof *v);
+  if (!v)
+    return fail_at(r, h->size_line, CGM_ERUNTIME, "out of memory for %lld values", (long long)cap);
+  *vp = v;
   int64_t k = 0;
   while (k < L) {
     char *ls, *le;
@@ -1769,6 +1800,14 @@ static cgm_status read_array(mmr *r, const mm_header *h, double *v) {
     if (*ve != '\n')
       return fail_line(r, ln, ls, "extra token '%s' (an array file has one value per line)",
                        tok_desc(tb, sizeof tb, ve));
+    if (k == cap) { /* size unknown (a pipe): grow */
+      int64_t ncap = cap < L / 2 ? 2 * cap : L;
+      double *nv = realloc(v, (size_t)ncap * sizeof *v);
+      if (!nv)
+        return fail_at(r, ln, CGM_ERUNTIME, "out of memory for %lld values", (long long)ncap);
+      *vp = v = nv;
+      cap = ncap;
+    }
     v[k++] = x;
   }
   for (;;) {
@@ -1798,18 +1837,19 @@ cgm_status cgm_mm_read_vector(const char *path, double **v, int32_t *n, cgm_erro
   mm_header h;
   double *x = NULL;
   st = read_header(&r, &h, true);
-  if (!st) {
-    x = calloc((size_t)h.rows, sizeof *x);
-    if (!x)
-      st = cgm_fail(err, CGM_ERUNTIME, "%s: out of memory for a vector of %lld values", path,
-                    (long long)h.rows);
-  }
   if (!st && h.array) {
-    st = read_array(&r, &h, x);
+    st = read_array(&r, &h, &x);
   } else if (!st) {
     coo c = {0};
     int64_t nd = 0;
     st = read_coordinate(&r, &h, &c, &nd);
+    if (!st && r.fsize < 0) st = check_rows(&r, &h, true, r.nread);
+    if (!st) {
+      x = calloc((size_t)h.rows, sizeof *x);
+      if (!x)
+        st = cgm_fail(err, CGM_ERUNTIME, "%s: out of memory for a vector of %lld values", path,
+                      (long long)h.rows);
+    }
     if (!st)
       for (int64_t k = 0; k < c.n; k++) x[c.ri[k]] += c.v ? c.v[k] : 1.0;
     coo_free(&c);

@@ -41,7 +41,10 @@ cgm_status cgm_partition(const cgm_csr *A, int n, int parts, int align, int32_t 
     int64_t target = total * k / parts;
     while (b < nb && run + len[b] <= target) run += len[b++];
     int32_t cut = (int32_t)(((int64_t)b + align / 2) / align * align);
-    int32_t lo = bounds[k - 1] + align, hi = nb - (parts - k) * align;
+    /* At least `align` block rows per segment but the last, which needs one;
+     * both limits are multiples of align (hi >= lo by the check above). */
+    int32_t lo = bounds[k - 1] + align;
+    int32_t hi = (int32_t)(((int64_t)nb - 1 - (int64_t)(parts - k - 1) * align) / align * align);
     if (cut < lo) cut = lo;
     if (cut > hi) cut = hi;
     bounds[k] = cut;

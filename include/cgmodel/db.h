@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cgmodel/sample.h"
 #include "cgmodel/status.h"
 
 #ifdef __cplusplus
@@ -72,17 +73,8 @@ cgm_status cgm_db_calibration_finish(cgm_db *db, int64_t cal_id, double seconds,
 cgm_status cgm_db_calibration_latest(cgm_db *db, int64_t device_id, cgm_db_calibration *cal,
                                      cgm_error *err);
 
-/* One measured throughput point. */
-typedef struct cgm_db_sample {
-  char kernel[32];  /* "load", "cg1", "cg4", "cg5", "red", "spmv", "xfer", "sync" ... */
-  char variant[32]; /* "fixed", "variable", "nccl", "halo", ... ("" if none) */
-  int precision;    /* cgm_precision */
-  int block;        /* N for spmv, vectors for load, GPUs for xfer, else 0 */
-  double m;         /* transactions (elements) */
-  double bytes;     /* bytes moved */
-  double seconds;   /* median time */
-  char source[64];  /* matrix or generator it came from ("" if none) */
-} cgm_db_sample;
+/* One measured throughput point (cgmodel/sample.h). */
+typedef cgm_sample cgm_db_sample;
 
 cgm_status cgm_db_sample_add(cgm_db *db, int64_t cal_id, const cgm_db_sample *s, cgm_error *err);
 /* Calls fn for every sample of a calibration (stops early when fn returns

@@ -34,6 +34,8 @@ double cgm_sigmoid_time(const cgm_sigmoid *s, double m, double width);
 typedef enum {
   CGM_FIT_AVG = 0, /* least squares through all samples (Table 3 "avg") */
   CGM_FIT_MAX = 1, /* the envelope of the samples (Table 3 "max") */
+  CGM_FIT_REL = 2, /* least squares of the relative residuals (B - b) / b: every size
+                      weighs the same, as a prediction of time needs (the refined model) */
 } cgm_fit_kind;
 
 typedef struct cgm_fit {
@@ -88,6 +90,62 @@ double cgm_paper_gflops(const cgm_paper_params *p, int n, double x, double e);
  * exchange of x n elements; with direct (peer) copies T_idc(x). */
 double cgm_paper_time_parallel(const cgm_paper_params *p, int n, double x, double e, int gpus,
                                bool direct);
+
+/* ------------------------------------------- the refined model (default) --- */
+
+/* Bytes our SpMV moves over an MBR layout: the stored blocks (values and
+ * block column), the result row of every slot, the slice offsets, the
+ * gathered vector once and the result once. The refined model's m is these
+ * bytes over the element width (docs/model.md). */
+double cgm_spmv_bytes(int64_t blocks_padded, int64_t slots, int64_t nslices, int n, int64_t rows,
+                      int width);
+/* Vector passes of the fused kernels (Table 2 recounted for ours): CG4 reads
+ * x, r, v, u, D^-1 and writes x, r; CG5 reads v, r, D^-1 and writes v. */
+#define CGM_CG4_PASSES 7
+#define CGM_CG5_PASSES 4
+/* Bytes of one iteration of the cuSPARSE baseline on CSR with nnz entries
+ * and x rows: the matrix (value and 32-bit column), the row offsets, and its
+ * 21 vector passes (SpMV 2, dot 2, two axpy 6, dot 1, Jacobi 3, dot 2,
+ * scal 2, axpy 3). */
+double cgm_cusparse_bytes(int64_t nnz, int64_t x, int width);
+
+/* What one GPU (or the CPU) holds of a configuration. */
+typedef struct cgm_segment_shape {
+  int64_t rows;       /* own rows (padded to the block size) */
+  double spmv_bytes;  /* cgm_spmv_bytes of its layout(s) */
+} cgm_segment_shape;
+
+/* The calibrated curves of one device and precision. */
+typedef struct cgm_device_model {
+  cgm_sigmoid spmv[4];
+  bool have_spmv[4];
+  cgm_sigmoid cg4, cg5;
+  bool have_vec;
+  cgm_sigmoid cusparse;
+  bool have_cusparse;
+  cgm_sigmoid red; /* the plain dot (the paper's Red, and its CG2/CG3) */
+  bool have_red;
+  /* Multi-GPU: the per-iteration cost of exchanging and synchronising, a
+   * sigmoid over the bytes each exchange mode moves, per GPU count. */
+  cgm_sigmoid xfer[4][9]; /* [exchange][gpus] */
+  bool have_xfer[4][9];
+  double width;
+} cgm_device_model;
+
+/* Refined Eq. 4/9: the slowest segment's SpMV + CG4 + CG5 (each Eq. 5 with
+ * its own bytes) plus, on several GPUs, the exchange cost of the mode.
+ * Returns NaN when a needed curve is missing. */
+double cgm_refined_time(const cgm_device_model *m, int n, int gpus, int exchange,
+                        const cgm_segment_shape *segs, double exchange_bytes);
+/* The paper's Eqs. 4-9 with this device's curves: Table 2/3 transaction
+ * counts (m = 2e for the SpMV, e the unpadded stored elements), CG2, CG3 and
+ * Red timed by the dot's curve (the CG5 curve where no dot was measured),
+ * T_idc the host-staged (or, direct, the peer) exchange curve with T_sync
+ * folded in. NaN when a curve is missing. */
+double cgm_paper_device_time(const cgm_device_model *m, int n, double x, double e, int gpus,
+                             bool direct);
+/* The cuSPARSE baseline: one curve over its iteration bytes. */
+double cgm_refined_cusparse_time(const cgm_device_model *m, int64_t nnz, int64_t x);
 
 #ifdef __cplusplus
 }

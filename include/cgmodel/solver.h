@@ -98,6 +98,20 @@ typedef struct cgm_device_info {
 } cgm_device_info;
 cgm_status cgm_cuda_device_info(int dev, cgm_device_info *info, cgm_error *err);
 
+/* ------------------------------------------------ multi-GPU geometry --- */
+
+/* Segments start at multiples of this many block rows so that every
+ * segment's vectors are 16-byte aligned. */
+int cgm_partition_align(int n);
+/* Rows per chunk of the NCCL all-gather: the longest segment rounded up to
+ * whole blocks and 16 bytes. */
+int64_t cgm_chunk_rows(const int32_t *bounds, int gpus, int n);
+/* Elements an exchange mode moves between devices per iteration: the whole
+ * vector to G - 1 others (p2p), G chunks to G - 1 others (nccl), x n through
+ * the host (host, Eq. 9), or the halos. */
+int64_t cgm_exchange_elements(cgm_exchange mode, int gpus, int64_t rows_total, int64_t chunk_rows,
+                              int64_t halo_elems);
+
 /* ---------------------------------------------------------- Footprint --- */
 
 /* Bytes each device must hold for a solve of this layout on `gpus` devices:

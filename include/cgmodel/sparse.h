@@ -134,6 +134,11 @@ void cgm_bcsr_free(cgm_bcsr *B);
 cgm_status cgm_bcsr_count(const cgm_csr *A, int32_t brow_begin, int32_t brow_end,
                           cgm_bcsr_params p, int64_t *nblocks, int64_t *nblocks_padded,
                           int32_t *max_row_blocks, cgm_error *err);
+/* Counts the layout of an ascending list of block rows (cgm_bcsr_build_rows)
+ * without building it. */
+cgm_status cgm_bcsr_count_rows(const cgm_csr *A, const int32_t *rows, int32_t nrows_sel,
+                               cgm_bcsr_params p, int64_t *nblocks, int64_t *nblocks_padded,
+                               int32_t *nslices, cgm_error *err);
 /* Checks n in {1,2,4,8}, bx >= 1, by >= 1 and fills bx/by <= 0 with defaults. */
 cgm_status cgm_bcsr_params_check(cgm_bcsr_params *p, cgm_error *err);
 
@@ -220,6 +225,9 @@ cgm_status cgm_gen_elasticity3d(int32_t n, cgm_csr *A, cgm_error *err);
  * with exponent `alpha` (> 1), capped at `maxlen`. Deterministic in seed. */
 cgm_status cgm_gen_random_spd(int32_t n, double avg, cgm_rowdist dist, double alpha,
                               int32_t maxlen, uint64_t seed, cgm_csr *A, cgm_error *err);
+
+/* A = P (x) (J + I): every N x N block dense (d_N = 1), SPD when P is. */
+cgm_status cgm_gen_kron(const cgm_csr *P, int n, cgm_csr *A, cgm_error *err);
 
 #ifdef __cplusplus
 }

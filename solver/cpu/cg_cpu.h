@@ -12,4 +12,13 @@ double cgm_cpu_spmv_f64(const cgm_bcsr *B, const double *val, const double *x, d
 double cgm_cpu_spmv_f32(const cgm_bcsr *B, const float *val, const float *x, float *y,
                         const float *p);
 
+/* CG4: x += t v, r -= t u; returns r . D^-1 r and stores r . r. */
+double cgm_cpu_cg4_f64(int64_t np, double t, double *x, double *r, const double *v, const double *u,
+                       const double *dinv, double *rr_out);
+double cgm_cpu_cg4_f32(int64_t np, float t, float *x, float *r, const float *v, const float *u,
+                       const float *dinv, double *rr_out);
+/* CG5: v = D^-1 r + s v. */
+void cgm_cpu_cg5_f64(int64_t np, double s, double *v, const double *r, const double *dinv);
+void cgm_cpu_cg5_f32(int64_t np, float s, float *v, const float *r, const float *dinv);
+
 #endif

@@ -23,26 +23,49 @@
 #define CGM_CAT(a, b) CGM_CAT_(a, b)
 #define FN(name) CGM_CAT(name, SFX)
 
+/* One slice, step-major (the blocks of a step are contiguous, Sec. 3.4),
+ * with N a compile-time constant so the block products unroll and
+ * vectorise. acc holds the slice's by * N row sums. */
+#define CGM_SLICE_KERNEL(NB)                                                                       \
+  static void FN(slice_n##NB)(const cgm_bcsr *B, const REAL *val, const REAL *x, int32_t k,       \
+                              REAL *acc) {                                                         \
+    const int bx = B->p.bx, by = B->p.by;                                                          \
+    const int64_t step_blocks = (int64_t)by * bx, base = B->slice_ptr[k];                          \
+    const int64_t steps = (B->slice_ptr[k + 1] - base) / step_blocks;                              \
+    for (int m = 0; m < by * NB; m++) acc[m] = 0;                                                  \
+    for (int64_t s = 0; s < steps; s++) {                                                          \
+      int64_t q = base + s * step_blocks;                                                          \
+      for (int j = 0; j < by; j++)                                                                 \
+        for (int kx = 0; kx < bx; kx++, q++) {                                                     \
+          const REAL *a = val + q * (NB * NB);                                                     \
+          const REAL *xv = x + (int64_t)B->bcol[q] * NB;                                           \
+          REAL *yr = acc + j * NB;                                                                 \
+          for (int r = 0; r < NB; r++) {                                                           \
+            REAL t = 0;                                                                            \
+            for (int c = 0; c < NB; c++) t += a[r * NB + c] * xv[c];                               \
+            yr[r] += t;                                                                            \
+          }                                                                                        \
+        }                                                                                          \
+    }                                                                                              \
+  }
+CGM_SLICE_KERNEL(1)
+CGM_SLICE_KERNEL(2)
+CGM_SLICE_KERNEL(4)
+CGM_SLICE_KERNEL(8)
+#undef CGM_SLICE_KERNEL
+
 double FN(cgm_cpu_spmv)(const cgm_bcsr *B, const REAL *val, const REAL *x, REAL *y,
                         const REAL *p) {
-  const int n = B->p.n, bx = B->p.bx, by = B->p.by, nn = n * n;
-  const int64_t step_blocks = (int64_t)by * bx;
+  const int n = B->p.n, by = B->p.by;
   double dot = 0.0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : dot)
   for (int32_t k = 0; k < B->nslices; k++) {
     REAL acc[1024]; /* by * n <= 1024: cgm_bcsr_params_check */
-    for (int m = 0; m < by * n; m++) acc[m] = 0;
-    /* Step-major: the blocks of one step are contiguous (Sec. 3.4). */
-    for (int64_t q = B->slice_ptr[k]; q < B->slice_ptr[k + 1]; q++) {
-      int j = (int)((q - B->slice_ptr[k]) % step_blocks) / bx;
-      const REAL *a = val + q * nn;
-      const REAL *xv = x + (int64_t)B->bcol[q] * n;
-      REAL *yr = acc + j * n;
-      for (int r = 0; r < n; r++) {
-        REAL s = 0;
-        for (int c = 0; c < n; c++) s += a[r * n + c] * xv[c];
-        yr[r] += s;
-      }
+    switch (n) {
+    case 1: FN(slice_n1)(B, val, x, k, acc); break;
+    case 2: FN(slice_n2)(B, val, x, k, acc); break;
+    case 4: FN(slice_n4)(B, val, x, k, acc); break;
+    default: FN(slice_n8)(B, val, x, k, acc); break;
     }
     for (int j = 0; j < by; j++) {
       int32_t b = B->brow[(int64_t)k * by + j];
@@ -55,6 +78,26 @@ double FN(cgm_cpu_spmv)(const cgm_bcsr *B, const REAL *val, const REAL *x, REAL 
     }
   }
   return dot;
+}
+
+double FN(cgm_cpu_cg4)(int64_t np, REAL t, REAL *x, REAL *r, const REAL *v, const REAL *u,
+                       const REAL *dinv, double *rr_out) {
+  double rz = 0.0, rr = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : rz, rr)
+  for (int64_t i = 0; i < np; i++) {
+    x[i] += t * v[i];
+    REAL ri = r[i] - t * u[i];
+    r[i] = ri;
+    rz += (double)ri * (double)(dinv[i] * ri);
+    rr += (double)ri * (double)ri;
+  }
+  *rr_out = rr;
+  return rz;
+}
+
+void FN(cgm_cpu_cg5)(int64_t np, REAL s, REAL *v, const REAL *r, const REAL *dinv) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < np; i++) v[i] = dinv[i] * r[i] + s * v[i];
 }
 
 cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
@@ -127,16 +170,7 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
     }
     const REAL t = (REAL)(rz / vu);
     /* CG4 (+ CG2's r.r) */
-    double rz_new = 0.0;
-    rr = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : rz_new, rr)
-    for (int64_t i = 0; i < np; i++) {
-      x[i] += t * v[i];
-      REAL ri = r[i] - t * u[i];
-      r[i] = ri;
-      rz_new += (double)ri * (double)(dinv[i] * ri);
-      rr += (double)ri * (double)ri;
-    }
+    double rz_new = FN(cgm_cpu_cg4)(np, t, x, r, v, u, dinv, &rr);
     it++;
     relres = sqrt(rr) / pb->bnorm;
     if (!isfinite(relres) || !isfinite(rz_new)) {
@@ -150,8 +184,7 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
       /* CG5: v = D^-1 r + s v */
       const REAL s = (REAL)(rz_new / rz);
       rz = rz_new;
-#pragma omp parallel for schedule(static)
-      for (int64_t i = 0; i < np; i++) v[i] = dinv[i] * r[i] + s * v[i];
+      FN(cgm_cpu_cg5)(np, s, v, r, dinv);
     }
     double now = cgm_now();
     if (it <= ntimed) times[it - 1] = now - t_prev;

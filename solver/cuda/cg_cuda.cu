@@ -744,15 +744,10 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   if (S->K > CGM_MAX_SLOTS) S->K = CGM_MAX_SLOTS;
   if (S->K < 2 || S->mode == MODE_HOST) S->K = 2;
   /* Segments start at multiples of 4 rows: 16-byte aligned vectors. */
-  if ((st = cgm_partition(A, p.n, G, p.n >= 4 ? 1 : 4 / p.n, S->bounds, err))) goto out;
+  if ((st = cgm_partition(A, p.n, G, cgm_partition_align(p.n), S->bounds, err))) goto out;
   if (S->mode == MODE_P2P || S->mode == MODE_HALO)
     if ((st = enable_peers(G, err))) goto out;
-  for (int g = 0; g < G; g++) { /* the longest segment, 16-byte aligned and whole blocks */
-    int64_t rows = (int64_t)(S->bounds[g + 1] - S->bounds[g]) * p.n;
-    int64_t q = p.n >= 4 ? p.n : 4;
-    rows = (rows + q - 1) / q * q;
-    if (rows > S->chunk) S->chunk = rows;
-  }
+  S->chunk = cgm_chunk_rows(S->bounds, G, p.n);
   /* Build every segment on the host and check that it fits before any
    * device allocation. */
   for (int g = 0; g < G && !st; g++) {
@@ -780,10 +775,10 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   }
   if (st) goto out;
   if (S->mode == MODE_HALO && (st = setup_halo_sends(S, seg, err))) goto out;
-  if (S->mode == MODE_P2P) S->exchange_elems = (int64_t)(G - 1) * S->bounds[G] * p.n;
-  if (S->mode == MODE_NCCL) S->exchange_elems = (int64_t)(G - 1) * G * S->chunk;
+  if (S->mode != MODE_HALO) /* the halo's count comes from its send lists */
+    S->exchange_elems = cgm_exchange_elements(pb->opts.exchange, G, (int64_t)S->bounds[G] * p.n,
+                                              S->chunk, 0);
   if (S->mode == MODE_HOST) {
-    S->exchange_elems = (int64_t)G * S->bounds[G] * p.n;
     CGM_CUDA_GOTO(st, err, out, cudaMallocHost(&S->host_v, elem(S->prec) * (size_t)S->bounds[G] * p.n));
     CGM_CUDA_GOTO(st, err, out, cudaMallocHost((void **)&S->host_red, sizeof(double) * 3 * G));
   }

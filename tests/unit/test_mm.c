@@ -916,6 +916,112 @@ static void test_pipe(void) {
   unlink(fifo);
 }
 
+/* Serves text once through the FIFO at path (a child process writes it and
+ * exits); returns the child's pid, or -1 when FIFOs are unavailable. */
+static pid_t serve_fifo(const char *path, const char *text, size_t len) {
+  unlink(path);
+  if (mkfifo(path, 0600) != 0) return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    int out = open(path, O_WRONLY);
+    size_t off = 0;
+    while (out >= 0 && off < len) {
+      ssize_t k = write(out, text + off, len - off);
+      if (k <= 0) break;
+      off += (size_t)k;
+    }
+    _exit(0);
+  }
+  return pid;
+}
+
+/* The row-count bound (docs/matrix-market.md, "Resource bounds"): a size
+ * line may declare at most max(2^20, file bytes) rows, so that a 60-byte
+ * file cannot make the reader allocate and touch 12 GB of row pointers (found
+ * by tests/fuzz/fuzz_pipeline: "1500000000 3 1"). Regular files are checked
+ * at the size line, pipes once their size is known; a vector read from a pipe
+ * grows as values arrive. */
+static void test_resource_bounds(void) {
+  char tp[512], fifo[512];
+  tmp_path(tp, sizeof tp, "bounds.mtx");
+  tmp_path(fifo, sizeof fifo, "bounds.fifo");
+  const char huge[] = "%%MatrixMarket matrix coordinate real general\n1500000000 3 1\n1 1 1\n";
+  const char hugev[] = "%%MatrixMarket matrix coordinate real general\n1500000000 1 1\n1 1 1\n";
+  write_text(tp, huge, sizeof huge - 1);
+  check_failure(tp, false, CGM_EINPUT, 2, "too many rows for a file of 67 bytes: at most 1048576");
+  write_text(tp, hugev, sizeof hugev - 1);
+  check_failure(tp, true, CGM_EINPUT, 2, "vector of 1500000000 values is too long");
+  pid_t pid = serve_fifo(fifo, huge, sizeof huge - 1);
+  if (pid > 0) {
+    check_failure(fifo, false, CGM_EINPUT, 2, "too many rows for a file of 67 bytes");
+    waitpid(pid, NULL, 0);
+  }
+  pid = serve_fifo(fifo, hugev, sizeof hugev - 1);
+  if (pid > 0) {
+    check_failure(fifo, true, CGM_EINPUT, 2, "too long for a file of 67 bytes");
+    waitpid(pid, NULL, 0);
+  }
+  /* an array vector from a pipe that declares 2e9 values is not allocated
+   * up front: it ends as a truncated file */
+  const char arr[] = "%%MatrixMarket matrix array real general\n2000000000 1\n1.5\n";
+  pid = serve_fifo(fifo, arr, sizeof arr - 1);
+  if (pid > 0) {
+    check_failure(fifo, true, CGM_EINPUT, 4, "after 1 of the 2000000000 values");
+    waitpid(pid, NULL, 0);
+  }
+
+  /* the edge: 2^20 rows read from any file, 2^20 + 1 need as many bytes */
+  cgm_csr A;
+  cgm_error err = {0};
+  const char edge[] = "%%MatrixMarket matrix coordinate real general\n1048576 1048576 0\n";
+  write_text(tp, edge, sizeof edge - 1);
+  CHECK_OK(cgm_mm_read_csr(tp, &A, NULL, &err));
+  CHECK(A.nrows == 1048576 && A.nnz == 0 && A.rowptr && A.rowptr[1048576] == 0);
+  cgm_csr_free(&A);
+  const char over[] = "%%MatrixMarket matrix coordinate real general\n1048577 1048577 0\n";
+  write_text(tp, over, sizeof over - 1);
+  check_failure(tp, false, CGM_EINPUT, 2, "at most 1048576 (or one per byte of the file)");
+  /* a file with as many bytes as rows reads (here: a long comment) */
+  {
+    size_t pad = 1100000;
+    char *t = malloc(pad + 200);
+    int h = sprintf(t, "%%%%MatrixMarket matrix coordinate real general\n%%");
+    memset(t + h, 'x', pad);
+    int e = sprintf(t + h + pad, "\n1100000 1100000 1\n1100000 1 2.5\n");
+    write_text(tp, t, (size_t)h + pad + (size_t)e);
+    CHECK_OK(cgm_mm_read_csr(tp, &A, NULL, &err));
+    CHECK(A.nrows == 1100000 && A.nnz == 1 && A.colidx[0] == 0 && A.val[0] == 2.5);
+    cgm_csr_free(&A);
+    pid = serve_fifo(fifo, t, (size_t)h + pad + (size_t)e);
+    if (pid > 0) {
+      CHECK_OK(cgm_mm_read_csr(fifo, &A, NULL, &err));
+      CHECK(A.nrows == 1100000 && A.nnz == 1);
+      cgm_csr_free(&A);
+      waitpid(pid, NULL, 0);
+    }
+    free(t);
+  }
+  /* an array vector from a pipe longer than the first allocation */
+  {
+    const int32_t n = 100000;
+    char *t = malloc((size_t)n * 12 + 100);
+    size_t len = (size_t)sprintf(t, "%%%%MatrixMarket matrix array real general\n%d 1\n", n);
+    for (int32_t i = 0; i < n; i++) len += (size_t)sprintf(t + len, "%d.25\n", i);
+    pid = serve_fifo(fifo, t, len);
+    if (pid > 0) {
+      double *v = NULL;
+      int32_t m = 0;
+      CHECK_OK(cgm_mm_read_vector(fifo, &v, &m, &err));
+      CHECK(m == n && v && v[0] == 0.25 && v[n - 1] == n - 1 + 0.25);
+      free(v);
+      waitpid(pid, NULL, 0);
+    }
+    free(t);
+  }
+  unlink(tp);
+  unlink(fifo);
+}
+
 /* Random mutations of small valid files: every outcome is either a matrix or
  * an error "path:LINE: ..." with CGM_EINPUT, never a crash (ASan build). */
 static void test_fuzz(void) {
@@ -1005,6 +1111,7 @@ int main(void) {
   test_bad_inputs();
   test_good_inputs();
   test_pipe();
+  test_resource_bounds();
   test_fuzz();
 
   const char *names[] = {"rt.mtx",       "w_err.mtx", "long_line.mtx", "high_bytes.mtx",

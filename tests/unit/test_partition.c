@@ -113,5 +113,37 @@ int main(void) {
   int32_t bounds[CGM_MAX_PARTS + 1];
   CHECK(cgm_partition(&A, 8, 4, 1, bounds, &err) == CGM_EINPUT && strstr(err.msg, "too few"));
   cgm_csr_free(&A);
+  /* Cuts stay multiples of align near the end too (found by
+   * tests/fuzz/fuzz_pipeline, corpus file partition_align_small.mtx: a 6 x 6
+   * matrix split in 2 with align 4 gave bounds [0, 2, 6]). */
+  {
+    const int32_t ri[] = {0, 2, 5}, ci[] = {0, 2, 5};
+    const double v[] = {1.5, 0.4, 1};
+    CHECK_OK(cgm_csr_from_coo(6, 6, 3, ri, ci, v, &A, NULL, &err));
+    CHECK_OK(cgm_partition(&A, 1, 2, 4, bounds, &err));
+    CHECK_MSG(bounds[0] == 0 && bounds[1] == 4 && bounds[2] == 6, "6 rows in 2: [0, %d, %d]",
+              bounds[1], bounds[2]);
+    CHECK_OK(cgm_partition(&A, 1, 3, 2, bounds, &err));
+    CHECK(bounds[1] == 2 && bounds[2] == 4 && bounds[3] == 6);
+    cgm_csr_free(&A);
+  }
+  /* 1001 rows, the weight in the last one: the balanced cut (1000) is past
+   * nb - align (997), which used to be taken as is. */
+  {
+    const int32_t nr = 1001;
+    int32_t *ri = malloc(2 * nr * sizeof *ri), *ci = malloc(2 * nr * sizeof *ci);
+    double *v = malloc(2 * nr * sizeof *v);
+    int64_t k = 0;
+    for (int32_t i = 0; i < nr - 1; i++) ri[k] = i, ci[k] = i, v[k++] = 4;
+    for (int32_t j = 0; j < nr; j++) ri[k] = nr - 1, ci[k] = j, v[k++] = 1;
+    CHECK_OK(cgm_csr_from_coo(nr, nr, k, ri, ci, v, &A, NULL, &err));
+    CHECK_OK(cgm_partition(&A, 1, 2, 4, bounds, &err));
+    CHECK_MSG(bounds[1] % 4 == 0 && bounds[1] < nr && bounds[2] == nr, "1001 rows in 2: [0, %d, %d]",
+              bounds[1], bounds[2]);
+    check("1001 rows, heavy last", &A, 1, 2);
+    check("1001 rows, heavy last", &A, 2, 3);
+    cgm_csr_free(&A);
+    free(ri), free(ci), free(v);
+  }
   TEST_MAIN_END();
 }

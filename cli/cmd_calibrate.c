@@ -1,0 +1,89 @@
+/* cgmodel calibrate: measure this machine's devices and store the fits. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cgmodel/pipeline.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/dbopen.h"
+#include "cli/output.h"
+
+static const char help[] =
+    "usage: cgmodel calibrate [--devices cpu|cuda:all|cuda:0,1|cpu,cuda:all] [--quick]\n"
+    "                         [--precision single|double|both] [--threads T] [--db FILE] [--json]\n"
+    "Runs the microbenchmarks (the solver's own kernels over sizes and block sizes, plain loads,\n"
+    "the cuSPARSE baseline and, on several GPUs, every exchange mode), fits Eq. 3 to each, and\n"
+    "stores samples and fits in the database. Default devices: the CPU and every GPU.\n";
+
+int cmd_calibrate(int argc, char **argv) {
+  cli_args a;
+  cli_args_init(&a, argc - 1, argv + 1);
+  cgm_calibrate_opts o;
+  memset(&o, 0, sizeof o);
+  o.precisions = 3;
+  const char *db_path = NULL;
+  int json = 0;
+  int64_t v;
+  snprintf(o.devices, sizeof o.devices, "%s", cgm_cuda_device_count() > 0 ? "cpu,cuda:all" : "cpu");
+  while (cli_next(&a)) {
+    if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
+      fputs(help, stdout);
+      return 0;
+    } else if (cli_flag(&a, "--quick")) o.quick = true;
+    else if (cli_flag(&a, "--json")) json = 1;
+    else if (cli_opt(&a, "--db")) db_path = a.value;
+    else if (cli_opt(&a, "--devices")) snprintf(o.devices, sizeof o.devices, "%s", a.value);
+    else if (cli_opt(&a, "--precision")) {
+      cgm_precision p;
+      if (!strcmp(a.value, "both")) o.precisions = 3;
+      else if (cgm_precision_parse(a.value, &p)) o.precisions = 1u << p;
+      else return cli_error("calibrate", 2, "--precision: '%s' is not single, double or both", a.value);
+    } else if (cli_int(&a, "--threads", 1, 4096, &v)) o.threads = (int)v;
+    else cli_unknown(&a);
+  }
+  if (cli_failed(&a)) return cli_error("calibrate", 2, "%s", a.error);
+  if (a.npositional) return cli_error("calibrate", 2, "unexpected argument '%s'\n%s", a.positional[0], help);
+  cgm_db *db;
+  int rc = cli_db_open("calibrate", db_path, true, &db);
+  if (rc) return rc;
+  o.progress = cli_progress;
+  cgm_calibration_report rep;
+  cgm_error err = {0};
+  cgm_status st = cgm_calibrate(db, &o, &rep, &err);
+  cli_progress_end();
+  if (st) {
+    cgm_db_close(db);
+    return cli_report("calibrate", &err);
+  }
+  if (json) {
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "database", cgm_db_path(db));
+    cJSON *arr = cJSON_AddArrayToObject(j, "calibrations");
+    for (int i = 0; i < rep.count; i++) {
+      cJSON *c = cJSON_CreateObject();
+      cJSON_AddNumberToObject(c, "id", (double)rep.cal[i].id);
+      cJSON_AddStringToObject(c, "device", rep.cal[i].device);
+      cJSON_AddStringToObject(c, "model", rep.cal[i].model);
+      cJSON_AddNumberToObject(c, "gpus", rep.cal[i].gpus);
+      cJSON_AddNumberToObject(c, "samples", rep.cal[i].samples);
+      cJSON_AddNumberToObject(c, "fits", rep.cal[i].fits);
+      cJSON_AddNumberToObject(c, "fits_failed", rep.cal[i].fits_failed);
+      cJSON_AddNumberToObject(c, "seconds", rep.cal[i].seconds);
+      if (rep.cal[i].failed[0]) cJSON_AddStringToObject(c, "failed", rep.cal[i].failed);
+      cJSON_AddItemToArray(arr, c);
+    }
+    cgm_db_close(db);
+    return cli_print_json(j);
+  }
+  printf("database %s\n", cgm_db_path(db));
+  for (int i = 0; i < rep.count; i++) {
+    printf("calibration %lld: %s (%s%s), %d samples, %d fits (%d did not converge), %.1f s\n",
+           (long long)rep.cal[i].id, rep.cal[i].device, rep.cal[i].model,
+           rep.cal[i].gpus > 1 ? ", several GPUs" : "", rep.cal[i].samples, rep.cal[i].fits,
+           rep.cal[i].fits_failed, rep.cal[i].seconds);
+    if (rep.cal[i].failed[0]) printf("  not converged: %s\n", rep.cal[i].failed);
+  }
+  printf("see them with: cgmodel db show ID\n");
+  cgm_db_close(db);
+  return 0;
+}

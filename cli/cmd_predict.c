@@ -1,0 +1,152 @@
+/* cgmodel predict A.mtx: every configuration of the calibrated devices,
+ * timed by the model, and the recommendation. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmodel/pipeline.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/dbopen.h"
+#include "cli/output.h"
+
+static const char help[] =
+    "usage: cgmodel predict A.mtx [--gpus G] [--block N|auto] [--precision single|double|both]\n"
+    "                       [--exchange halo|p2p|host|nccl|all] [--model refined|paper]\n"
+    "                       [--devices cpu|cuda|all] [--no-cusparse] [--db FILE] [--json]\n"
+    "Predicts the time per iteration of every configuration (block size x GPU count x\n"
+    "precision x backend) of the calibrated devices, marks those that do not fit in GPU\n"
+    "memory, and recommends the fastest (ties go to fewer GPUs).\n";
+
+static const char *target_name(const cgm_candidate *c, const cgm_tuner_device *d) {
+  static char buf[300];
+  if (c->backend == CGM_BACKEND_CPU) snprintf(buf, sizeof buf, "cpu");
+  else snprintf(buf, sizeof buf, "%.200s", d[c->device].name);
+  return buf;
+}
+
+static cJSON *candidate_json(const cgm_candidate *c, const cgm_tuner_device *d) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "device", target_name(c, d));
+  cJSON_AddStringToObject(o, "backend", cgm_backend_name(c->backend));
+  cJSON_AddNumberToObject(o, "block", c->block);
+  cJSON_AddNumberToObject(o, "gpus", c->gpus);
+  cJSON_AddStringToObject(o, "precision", cgm_precision_name(c->precision));
+  if (c->gpus > 1) cJSON_AddStringToObject(o, "exchange", cgm_exchange_name(c->exchange));
+  cJSON_AddNumberToObject(o, "time_per_iter_s", c->time_per_iter_s);
+  cJSON_AddNumberToObject(o, "gflops_raw", c->gflops_raw);
+  cJSON_AddNumberToObject(o, "gflops_real", c->gflops_real);
+  if (isfinite(c->speedup)) cJSON_AddNumberToObject(o, "speedup", c->speedup);
+  cJSON_AddNumberToObject(o, "memory_bytes", (double)c->memory_bytes);
+  cJSON_AddNumberToObject(o, "exchange_bytes", c->exchange_bytes);
+  cJSON_AddBoolToObject(o, "fits", c->fits);
+  return o;
+}
+
+int cmd_predict(int argc, char **argv) {
+  cli_args a;
+  cli_args_init(&a, argc - 1, argv + 1);
+  cgm_tuner_opts to = cgm_tuner_opts_default();
+  const char *db_path = NULL, *kind = NULL;
+  int json = 0;
+  int64_t v;
+  while (cli_next(&a)) {
+    if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
+      fputs(help, stdout);
+      return 0;
+    } else if (cli_flag(&a, "--json")) json = 1;
+    else if (cli_flag(&a, "--no-cusparse")) to.cusparse = false;
+    else if (cli_opt(&a, "--db")) db_path = a.value;
+    else if (cli_int(&a, "--gpus", 1, 16, &v)) to.max_gpus = (int)v;
+    else if (cli_opt(&a, "--block")) {
+      if (!strcmp(a.value, "auto")) to.block = 0;
+      else if (!strcmp(a.value, "1") || !strcmp(a.value, "2") || !strcmp(a.value, "4") ||
+               !strcmp(a.value, "8"))
+        to.block = atoi(a.value);
+      else return cli_error("predict", 2, "--block: '%s' is not 1, 2, 4, 8 or auto", a.value);
+    } else if (cli_opt(&a, "--precision")) {
+      cgm_precision p;
+      if (!strcmp(a.value, "both")) to.precisions = 3;
+      else if (cgm_precision_parse(a.value, &p)) to.precisions = 1u << p;
+      else return cli_error("predict", 2, "--precision: '%s' is not single, double or both", a.value);
+    } else if (cli_opt(&a, "--exchange")) {
+      cgm_exchange e;
+      if (!strcmp(a.value, "all")) to.exchanges = 0xf;
+      else if (cgm_exchange_parse(a.value, &e)) to.exchanges = 1u << e;
+      else return cli_error("predict", 2, "--exchange: '%s' is not halo, p2p, host, nccl or all", a.value);
+    } else if (cli_opt(&a, "--model")) {
+      if (!strcmp(a.value, "paper")) to.paper = true;
+      else if (strcmp(a.value, "refined")) return cli_error("predict", 2, "--model: '%s' is not refined or paper", a.value);
+    } else if (cli_opt(&a, "--devices")) {
+      if (!strcmp(a.value, "cpu") || !strcmp(a.value, "cuda")) kind = a.value;
+      else if (strcmp(a.value, "all")) return cli_error("predict", 2, "--devices: '%s' is not cpu, cuda or all", a.value);
+    } else cli_unknown(&a);
+  }
+  if (cli_failed(&a)) return cli_error("predict", 2, "%s", a.error);
+  if (a.npositional != 1) return cli_error("predict", 2, "expected one matrix file\n%s", help);
+  const char *path = a.positional[0];
+  cgm_db *db;
+  int rc = cli_db_open("predict", db_path, false, &db);
+  if (rc) return rc;
+  cgm_error err = {0};
+  cgm_tuner_device *devs = NULL;
+  int ndev = 0;
+  cgm_csr A;
+  cgm_mm_info mm;
+  cgm_features f;
+  cgm_candidate *c = NULL;
+  int nc = 0;
+  memset(&A, 0, sizeof A);
+  if (cgm_load_devices(db, kind, &devs, &ndev, &err)) {
+    rc = cli_report("predict", &err);
+    goto out;
+  }
+  if (ndev == 0) {
+    rc = cli_error("predict", 2, "no calibration for %s devices in %s: run 'cgmodel calibrate%s' first",
+                   kind ? kind : "any", cgm_db_path(db), kind && !strcmp(kind, "cuda") ? " --devices cuda:all" : "");
+    goto out;
+  }
+  if (cgm_mm_read_csr(path, &A, &mm, &err) || cgm_features_compute(&A, &f, &err) ||
+      cgm_tuner_candidates(&A, &f, devs, ndev, &to, &c, &nc, &err)) {
+    rc = cli_report("predict", &err);
+    goto out;
+  }
+  {
+    char why[512];
+    int best = cgm_tuner_choose(c, nc, devs, why, sizeof why);
+    if (json) {
+      cJSON *o = cJSON_CreateObject();
+      cJSON_AddStringToObject(o, "matrix", path);
+      cJSON_AddStringToObject(o, "model", to.paper ? "paper" : "refined");
+      cJSON_AddItemToObject(o, "features", cgm_features_json(&f, &mm));
+      cJSON *arr = cJSON_AddArrayToObject(o, "candidates");
+      for (int i = 0; i < nc; i++) cJSON_AddItemToArray(arr, candidate_json(&c[i], devs));
+      if (best >= 0) cJSON_AddItemToObject(o, "choice", candidate_json(&c[best], devs));
+      else cJSON_AddNullToObject(o, "choice");
+      cJSON_AddStringToObject(o, "reason", why);
+      rc = cli_print_json(o);
+    } else {
+      printf("matrix      %s: x = %d, nnz = %lld, rows %d..%d (avg %.1f)\n", path, f.x,
+             (long long)f.nnz, f.row_min, f.row_max, f.row_avg);
+      printf("recommended %s\n\n", why);
+      printf("%-34s %-8s %-6s %2s %4s %-5s %11s %8s %8s %7s %9s %s\n", "device", "backend", "prec",
+             "N", "GPUs", "xchg", "us/iter", "GFLOPS", "real", "speedup", "memory", "");
+      for (int i = 0; i < nc; i++) {
+        const cgm_candidate *k = &c[i];
+        printf("%-34.34s %-8s %-6s %2d %4d %-5s %11.2f %8.2f %8.2f %7.2f %8.2fG %s%s\n",
+               target_name(k, devs), cgm_backend_name(k->backend), cgm_precision_name(k->precision),
+               k->block, k->gpus, k->gpus > 1 ? cgm_exchange_name(k->exchange) : "-",
+               1e6 * k->time_per_iter_s, k->gflops_raw, k->gflops_real,
+               isfinite(k->speedup) ? k->speedup : 1.0, k->memory_bytes / 1073741824.0,
+               k->fits ? "" : "DOES NOT FIT", i == best ? " <- choice" : "");
+      }
+    }
+  }
+out:
+  free(c);
+  free(devs);
+  cgm_csr_free(&A);
+  cgm_db_close(db);
+  return rc;
+}

@@ -1,0 +1,18 @@
+/* Opening the database for a subcommand, and the progress line. */
+#ifndef CGM_CLI_DBOPEN_H
+#define CGM_CLI_DBOPEN_H
+
+#include <stdbool.h>
+
+#include "cgmodel/db.h"
+
+/* Opens --db FILE, $CGMODEL_DB or the default path; with create false a
+ * missing file is reported as "no calibration yet" (exit 2). Prints the
+ * error and returns the exit code, or 0 with *db set. */
+int cli_db_open(const char *cmd, const char *path, bool create, cgm_db **db);
+
+/* Progress on stderr when it is a terminal: "stage [#####     ] 42%". */
+void cli_progress(void *ctx, const char *stage, double done);
+void cli_progress_end(void);
+
+#endif

@@ -1,0 +1,77 @@
+/* The steps that connect the components (DESIGN.md's pipeline): calibrate
+ * (microbench -> fits -> db), the device models a prediction uses (db ->
+ * model), and the record of every solve beside its prediction. Sequencing
+ * only: the logic lives in the components. */
+#ifndef CGMODEL_PIPELINE_H
+#define CGMODEL_PIPELINE_H
+
+#include <stdbool.h>
+
+#include "cgmodel/db.h"
+#include "cgmodel/microbench.h"
+#include "cgmodel/tuner.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cgm_calibrate_opts {
+  char devices[128];    /* "cpu", "cuda:all", "cuda:0,1", "cpu,cuda:all" */
+  bool quick;
+  unsigned precisions;  /* bit (1 << cgm_precision) */
+  int threads;          /* CPU threads (<= 0: default) */
+  cgm_mb_progress progress;
+  void *progress_ctx;
+} cgm_calibrate_opts;
+
+#define CGM_MAX_CALIBRATED 9
+
+typedef struct cgm_calibration_report {
+  int count;
+  struct {
+    int64_t id;
+    char device[32];  /* "cpu", "cuda:0" */
+    char model[256];
+    int gpus;
+    int samples, fits, fits_failed;
+    double seconds;
+    char failed[512]; /* the fits that did not converge */
+  } cal[CGM_MAX_CALIBRATED];
+} cgm_calibration_report;
+
+/* Calibrates every device of the list: runs the sweeps, fits Eq. 3 (average
+ * and maximum) to every kernel, and stores the samples and the converged
+ * fits in one transaction at the end (an interrupted run stores nothing). */
+cgm_status cgm_calibrate(cgm_db *db, const cgm_calibrate_opts *o, cgm_calibration_report *rep,
+                         cgm_error *err);
+
+/* The hardware this process runs on, as database device records: the CPU
+ * and every CUDA device. */
+cgm_status cgm_describe_cpu(cgm_db_device *d, int threads, cgm_error *err);
+cgm_status cgm_describe_cuda(int dev, cgm_db_device *d, cgm_error *err);
+
+/* The newest complete calibration of every device in the database, as the
+ * tuner's devices (kind "cpu", "cuda" or NULL for both). *devs is malloc'ed;
+ * *count may be 0. */
+cgm_status cgm_load_devices(cgm_db *db, const char *kind, cgm_tuner_device **devs, int *count,
+                            cgm_error *err);
+/* The calibrated device matching this machine's CPU or CUDA device `dev`
+ * (by model); -1 when none. */
+int cgm_find_device(const cgm_tuner_device *devs, int count, bool cpu, const char *model);
+
+/* Predicted time per iteration of one configuration (NaN if the calibration
+ * lacks a curve). */
+cgm_status cgm_predict_config(const cgm_csr *A, const cgm_features *f, const cgm_tuner_device *dev,
+                              const cgm_solve_opts *o, double *seconds, cgm_error *err);
+
+/* Stores a solve and its prediction (NaN: none). */
+cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *path,
+                            int64_t file_bytes, const cgm_features *f, const cgm_solve_opts *o,
+                            const cgm_solve_result *r, double predicted, int64_t calibration_id,
+                            cgm_error *err);
+
+
+#ifdef __cplusplus
+}
+#endif
+#endif

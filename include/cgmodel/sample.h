@@ -1,0 +1,29 @@
+/* One measured throughput point of a kernel: what the microbenchmarks
+ * produce, the database stores and the fitter reads. */
+#ifndef CGMODEL_SAMPLE_H
+#define CGMODEL_SAMPLE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cgm_sample {
+  char kernel[32];  /* "load", "cg4", "cg5", "red", "spmv", "cusparse", "xfer", "sync" */
+  char variant[32]; /* "fixed", "variable", "dense", "real", "halo", ... ("" if none) */
+  int precision;    /* cgm_precision */
+  int block;        /* N for spmv, vectors for load, GPUs for xfer and sync, else 0 */
+  double m;         /* transactions: elements of the precision moved (bytes / width) */
+  double bytes;     /* bytes moved */
+  double seconds;   /* median time */
+  char source[64];  /* matrix or generator it came from ("" if none) */
+} cgm_sample;
+
+/* Throughput of a sample in GB/s (what Eq. 3 models). */
+static inline double cgm_sample_gbps(const cgm_sample *s) {
+  return s->seconds > 0 ? s->bytes / s->seconds * 1e-9 : 0.0;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

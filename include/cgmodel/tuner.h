@@ -1,0 +1,77 @@
+/* The search over configurations: every block size x GPU count x precision x
+ * backend (and exchange mode on several GPUs) of the calibrated devices,
+ * timed by the model, checked against device memory; the fastest wins, ties
+ * go to fewer GPUs. Also the speed-up map grids. */
+#ifndef CGMODEL_TUNER_H
+#define CGMODEL_TUNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgmodel/model.h"
+#include "cgmodel/solver.h"
+#include "cgmodel/sparse.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A calibrated device as the tuner sees it. */
+typedef struct cgm_tuner_device {
+  char name[256];     /* "cpu (AMD EPYC ...)" or "NVIDIA H200" */
+  bool is_cpu;
+  int gpus;           /* GPUs of this model in the calibrated node */
+  int64_t mem_bytes;  /* per GPU (0: unknown, assume it fits) */
+  int64_t calibration_id;
+  bool have[2];                /* per precision */
+  cgm_device_model model[2];   /* per precision */
+} cgm_tuner_device;
+
+typedef struct cgm_candidate {
+  int device;              /* index into the device list */
+  cgm_backend backend;
+  cgm_precision precision;
+  int block, gpus;
+  cgm_exchange exchange;   /* several GPUs only */
+  double time_per_iter_s;  /* NaN when the calibration lacks a curve */
+  double gflops_raw;       /* Eq. 7: (2 e_N + 15 x) / T */
+  double gflops_real;      /* Eq. 8: (2 nnz + 15 x) / T */
+  double speedup;          /* over 1 GPU, same device, block, precision */
+  double exchange_bytes;   /* per iteration */
+  int64_t memory_bytes;    /* per GPU (host memory for the CPU) */
+  bool fits;
+} cgm_candidate;
+
+typedef struct cgm_tuner_opts {
+  int max_gpus;        /* <= 0: every GPU of the device */
+  int block;           /* 0: every block size */
+  unsigned precisions; /* bit (1 << cgm_precision) */
+  unsigned exchanges;  /* bit (1 << cgm_exchange) considered on several GPUs */
+  bool cusparse;       /* the cuSPARSE baseline as a candidate */
+  bool paper;          /* time by the paper's Eqs. 4-9 instead of the refined model */
+} cgm_tuner_opts;
+
+cgm_tuner_opts cgm_tuner_opts_default(void);
+
+/* Every candidate for matrix A on the devices; *out is malloc'ed. */
+cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
+                                const cgm_tuner_device *devs, int ndev, const cgm_tuner_opts *o,
+                                cgm_candidate **out, int *count, cgm_error *err);
+
+/* The fastest candidate that fits (ties within 1% go to fewer GPUs, then to
+ * the CPU); -1 when none. `why` gets one line of explanation. */
+int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *devs, char *why,
+                     size_t nwhy);
+
+/* What one GPU holds of a configuration, and the exchange elements: the
+ * same partition, halo and layout the solver would build. */
+cgm_status cgm_tuner_shapes(const cgm_csr *A, int n, int gpus, cgm_exchange mode,
+                            int64_t *rows, int64_t *blocks_padded, int64_t *slots,
+                            int64_t *nslices, int64_t *halo_rows, int64_t *exchange_elems,
+                            cgm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,356 @@
+/* The sweeps of a `cuda:K` device. Kernels are timed the way the solver runs
+ * them: R launches captured in a CUDA graph, the median over replays after a
+ * warm-up replay, divided by R (so launch gaps are those of the solver's
+ * graphs). The CG kernels and the SpMV are the solver's own launchers; the
+ * plain loads (paper Fig. 5) are a kernel of their own here, since the
+ * solver has none. The cuSPARSE baseline and multi-GPU iterations are timed
+ * through cgm_solve itself. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmodel/model.h"
+#include "common/timer.h"
+#include "microbench/sweep_plan.h"
+#include "solver/cuda/cg_cuda.h"
+#include "solver/cuda/cuda_util.h"
+
+namespace {
+
+struct run_t {
+  const cgm_mb_opts *o;
+  cgm_mb_sink sink;
+  cgm_mb_progress progress;
+  void *ctx;
+  double done, total;
+  int dev, prec, sms;
+};
+
+cgm_status emit(run_t *R, const cgm_sample *s, const char *stage, cgm_error *err) {
+  if (R->sink && R->sink(R->ctx, s)) return cgm_fail(err, CGM_ERUNTIME, "calibration stopped");
+  R->done += 1;
+  if (R->progress) R->progress(R->ctx, stage, R->total > 0 ? R->done / R->total : 0);
+  return CGM_OK;
+}
+
+/* Seconds per launch of enqueue(), R launches per graph. */
+template <typename F>
+cgm_status graph_time(cudaStream_t s, int R, int replays, F enqueue, double *out, cgm_error *err) {
+  cudaGraph_t g = nullptr;
+  cudaGraphExec_t ge = nullptr;
+  cudaEvent_t a = nullptr, b = nullptr;
+  double *t = (double *)malloc(sizeof(double) * replays);
+  cgm_status st = CGM_OK;
+  if (!t) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  CGM_CUDA_GOTO(st, err, out, cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  {
+    cudaError_t e = cudaSuccess;
+    for (int i = 0; i < R && e == cudaSuccess; i++) e = enqueue();
+    cudaError_t e2 = cudaStreamEndCapture(s, &g);
+    CGM_CUDA_GOTO(st, err, out, e);
+    CGM_CUDA_GOTO(st, err, out, e2);
+  }
+  CGM_CUDA_GOTO(st, err, out, cudaGraphInstantiate(&ge, g, 0));
+  CGM_CUDA_GOTO(st, err, out, cudaEventCreate(&a));
+  CGM_CUDA_GOTO(st, err, out, cudaEventCreate(&b));
+  CGM_CUDA_GOTO(st, err, out, cudaGraphLaunch(ge, s)); /* warm-up */
+  for (int i = 0; i < replays; i++) {
+    CGM_CUDA_GOTO(st, err, out, cudaEventRecord(a, s));
+    CGM_CUDA_GOTO(st, err, out, cudaGraphLaunch(ge, s));
+    CGM_CUDA_GOTO(st, err, out, cudaEventRecord(b, s));
+    CGM_CUDA_GOTO(st, err, out, cudaEventSynchronize(b));
+    float ms;
+    CGM_CUDA_GOTO(st, err, out, cudaEventElapsedTime(&ms, a, b));
+    t[i] = ms * 1e-3 / R;
+  }
+  *out = cgm_median(t, replays);
+out:
+  if (ge) cudaGraphExecDestroy(ge);
+  if (g) cudaGraphDestroy(g);
+  if (a) cudaEventDestroy(a);
+  if (b) cudaEventDestroy(b);
+  free(t);
+  return st;
+}
+
+/* Launches per graph: enough work to dwarf the replay's own overhead. */
+int launches_for(double bytes) { return bytes < 1e7 ? 32 : (bytes < 1e8 ? 8 : 2); }
+
+/* ------------------------------------------------------------ loads --- */
+
+template <typename T>
+__global__ void load_fixed(const T *__restrict__ base, int nvec, int64_t m, double *out) {
+  double s = 0;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < m;
+       i += (int64_t)gridDim.x * blockDim.x)
+    for (int k = 0; k < nvec; k++) s += (double)base[k * m + i];
+  if (s == -1.0) out[blockIdx.x] = s; /* never true for our data: keeps the loads alive */
+}
+
+template <typename T>
+__global__ void load_variable(const T *__restrict__ base, int nvec, int64_t m, double *out) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  double s = 0;
+  for (int k = 0; k < nvec; k++) s += (double)base[k * m + i];
+  if (s == -1.0) out[blockIdx.x] = s;
+}
+
+template <typename T>
+__global__ void fill(T *p, int64_t n) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    double f = (double)i * 0.6180339887498949;
+    p[i] = (T)(1.0 + 0.25 * (f - floor(f)));
+  }
+}
+
+template <typename T>
+cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_error *err) {
+  mb_range rg = mb_vector_range(true, R->o->quick);
+  const int w = sizeof(T);
+  const int64_t mmax = (int64_t)1 << rg.hi;
+  /* 8 vectors of the largest size: loads use up to 8, CG4 five */
+  T *base = nullptr;
+  double *sink = nullptr;
+  cgm_cg_state *st_dev = nullptr;
+  cgm_status st = CGM_OK;
+  CGM_CUDA_GOTO(st, err, out, cudaMalloc(&base, sizeof(T) * 8 * mmax));
+  CGM_CUDA_GOTO(st, err, out, cudaMalloc(&sink, sizeof(double) * 8192 * 2 + 64));
+  CGM_CUDA_GOTO(st, err, out, cudaMalloc(&st_dev, sizeof(cgm_cg_state)));
+  fill<T><<<R->sms * 8, 256, 0, s>>>(base, 8 * mmax);
+  CGM_CUDA_GOTO(st, err, out, cudaGetLastError());
+  {
+    /* A state that keeps CG4 and CG5 computing: finite scalars, never done. */
+    cgm_cg_state h;
+    memset(&h, 0, sizeof h);
+    h.slot[0][0].pq = 1.0;
+    h.slot[0][0].rz = 1.0;
+    h.slot[0][0].rr = 1.0;
+    h.slot[0][1].rz = 1.0;
+    h.thr = 0.0;
+    h.maxiter = INT_MAX;
+    CGM_CUDA_GOTO(st, err, out, cudaMemcpyAsync(st_dev, &h, sizeof h, cudaMemcpyHostToDevice, s));
+  }
+  {
+    unsigned *counter = (unsigned *)(sink + 8192 * 2); /* zeroed below */
+    CGM_CUDA_GOTO(st, err, out, cudaMemsetAsync(counter, 0, 16, s));
+    cgm_reduce_buf red = {sink, counter, 4096};
+    cgm_out o;
+    o.p[0] = &st_dev->local[0].rz;
+    o.n = 1;
+    for (int e = rg.lo; e <= rg.hi && !st; e += rg.step) {
+      const int64_t m = (int64_t)1 << e;
+      T *v[5];
+      for (int k = 0; k < 5; k++) v[k] = base + k * m;
+      double t;
+      cgm_sample smp;
+      /* paper Fig. 5: n = 1, 2, 4, 8 vectors, fixed and variable grids */
+      for (int nvec = 1; nvec <= 8 && !st; nvec *= 2) {
+        int R1 = launches_for((double)nvec * m * w);
+        auto fixed = [&]() {
+          load_fixed<T><<<R->sms * 8, 256, 0, s>>>(base, nvec, m, sink);
+          return cudaGetLastError();
+        };
+        auto variable = [&]() {
+          load_variable<T><<<(unsigned)((m + 255) / 256), 256, 0, s>>>(base, nvec, m, sink);
+          return cudaGetLastError();
+        };
+        if ((st = graph_time(s, R1, R->o->quick ? 5 : 11, fixed, &t, err))) break;
+        mb_sample(&smp, "load", "fixed", R->prec, nvec, (double)nvec * m * w, w, t, "");
+        if ((st = emit(R, &smp, "load", err))) break;
+        if ((st = graph_time(s, R1, R->o->quick ? 5 : 11, variable, &t, err))) break;
+        mb_sample(&smp, "load", "variable", R->prec, nvec, (double)nvec * m * w, w, t, "");
+        st = emit(R, &smp, "load", err);
+      }
+      if (st) break;
+      int Rk = launches_for((double)CGM_CG4_PASSES * m * w);
+      auto cg4 = [&]() {
+        return cgm_launch_cg4((cgm_precision)R->prec, m, st_dev, 1, 0, 1, v[0], v[1], v[2], v[3],
+                              v[4], &o, red, R->sms, s);
+      };
+      auto cg5 = [&]() {
+        return cgm_launch_cg5((cgm_precision)R->prec, m, st_dev, 1, 0, 1, v[2], v[1], v[4], R->sms, s);
+      };
+      auto dot = [&]() {
+        return cgm_launch_dot((cgm_precision)R->prec, m, v[0], v[1], sink + 8192, red, R->sms, s);
+      };
+      if ((st = graph_time(s, Rk, R->o->quick ? 5 : 11, cg4, &t, err))) break;
+      mb_sample(&smp, "cg4", "", R->prec, 0, (double)CGM_CG4_PASSES * m * w, w, t, "");
+      if ((st = emit(R, &smp, "cg4", err))) break;
+      if ((st = graph_time(s, Rk, R->o->quick ? 5 : 11, cg5, &t, err))) break;
+      mb_sample(&smp, "cg5", "", R->prec, 0, (double)CGM_CG5_PASSES * m * w, w, t, "");
+      if ((st = emit(R, &smp, "cg5", err))) break;
+      if ((st = graph_time(s, Rk, R->o->quick ? 5 : 11, dot, &t, err))) break;
+      mb_sample(&smp, "red", "", R->prec, 0, 2.0 * m * w, w, t, "");
+      st = emit(R, &smp, "red", err);
+    }
+  }
+out:
+  cudaFree(base);
+  cudaFree(sink);
+  cudaFree(st_dev);
+  return st;
+}
+
+/* ------------------------------------------------------------- SpMV --- */
+
+struct spmv_ctx {
+  run_t *R;
+  int n;
+};
+
+cgm_status spmv_one(void *ctx, const cgm_csr *A, const char *variant, const char *source,
+                    cgm_error *err) {
+  spmv_ctx *c = (spmv_ctx *)ctx;
+  run_t *R = c->R;
+  const int n = c->n, w = R->prec == CGM_PREC_SINGLE ? 4 : 8;
+  cgm_bcsr B;
+  cgm_status st = cgm_bcsr_build(A, 0, (A->nrows + n - 1) / n, cgm_bcsr_default_params(n), &B, err);
+  if (st) return st;
+  int64_t xlen = (int64_t)B.nbcols * n;
+  double *x = (double *)malloc(sizeof(double) * (size_t)(xlen + 1));
+  cgm_cuda_dev d;
+  memset(&d, 0, sizeof d);
+  d.dev = -1;
+  if (!x) {
+    st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+    goto out;
+  }
+  for (int64_t i = 0; i < xlen; i++) x[i] = mb_value(i);
+  if ((st = cgm_cuda_dev_setup(&d, R->dev, &B, (cgm_precision)R->prec, xlen, err))) goto out;
+  if ((st = cgm_cuda_upload_vec(&d, d.v, x, xlen, 0, err))) goto out;
+  {
+    double bytes = cgm_spmv_bytes(B.nblocks_padded, (int64_t)B.nslices * B.p.by, B.nslices, n,
+                                  (int64_t)B.nbrows * n, w);
+    cgm_out o;
+    o.p[0] = d.dot_tmp;
+    o.n = 1;
+    auto launch = [&]() {
+      return cgm_launch_spmv(&d.A.L, (cgm_precision)R->prec, d.v, d.u, d.v, &o, NULL,
+                             cgm_cuda_red(&d, 0), NULL, d.sms, d.stream);
+    };
+    double t = 0.0;
+    if ((st = graph_time(d.stream, launches_for(bytes), R->o->quick ? 5 : 11, launch, &t, err)))
+      goto out;
+    cgm_sample smp;
+    mb_sample(&smp, "spmv", variant, R->prec, n, bytes, w, t, source);
+    st = emit(R, &smp, "spmv", err);
+  }
+out:
+  free(x);
+  cgm_cuda_dev_free(&d);
+  cgm_bcsr_free(&B);
+  return st;
+}
+
+/* ------------------------------------- whole iterations through solve --- */
+
+/* Poisson 3D grids from 16^3 to 256^3 (quick: every other). */
+int grid_sizes(bool quick, int *k) {
+  const int all[] = {16, 24, 32, 48, 64, 96, 128, 160, 192, 224, 256};
+  int c = 0;
+  for (int i = 0; i < 11; i += quick ? 2 : 1) k[c++] = all[i];
+  return c;
+}
+
+cgm_status solve_sample(run_t *R, const cgm_csr *A, cgm_backend be, int gpus, cgm_exchange ex,
+                        cgm_solve_result *res, cgm_error *err) {
+  double *b = (double *)malloc(sizeof(double) * A->nrows), *x = (double *)malloc(sizeof(double) * A->nrows);
+  if (!b || !x) {
+    free(b);
+    free(x);
+    return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  }
+  for (int32_t i = 0; i < A->nrows; i++) x[i] = mb_value(i);
+  cgm_csr_spmv(A, x, b);
+  memset(x, 0, sizeof(double) * A->nrows);
+  cgm_solve_opts o = cgm_solve_opts_default();
+  o.backend = be;
+  o.gpus = gpus;
+  o.exchange = ex;
+  o.precision = (cgm_precision)R->prec;
+  o.maxiter = R->o->quick ? 64 : 160;
+  o.tol = 1e-300; /* a fixed number of iterations */
+  cgm_status st = cgm_solve(A, b, x, &o, res, err);
+  free(b);
+  free(x);
+  return st == CGM_ENOCONV ? CGM_OK : st;
+}
+
+cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
+  int ks[16];
+  int nk = grid_sizes(R->o->quick, ks);
+  const int w = R->prec == CGM_PREC_SINGLE ? 4 : 8;
+  for (int i = 0; i < nk; i++) {
+    cgm_csr A;
+    cgm_status st = cgm_gen_poisson3d(ks[i], &A, err);
+    if (st) return st;
+    char src[64];
+    snprintf(src, sizeof src, "poisson3d:%d", ks[i]);
+    cgm_solve_result res;
+    cgm_sample smp;
+    st = solve_sample(R, &A, CGM_BACKEND_CUSPARSE, 1, CGM_EXCHANGE_HALO, &res, err);
+    if (!st) {
+      mb_sample(&smp, "cusparse", "", R->prec, 0, cgm_cusparse_bytes(A.nnz, A.nrows, w), w,
+                res.time_per_iter_s, src);
+      st = emit(R, &smp, "cusparse", err);
+    }
+    /* Several GPUs: every exchange mode but NCCL (docs/perf.md). */
+    const cgm_exchange modes[] = {CGM_EXCHANGE_HALO, CGM_EXCHANGE_P2P, CGM_EXCHANGE_HOST};
+    for (int G = 2; G <= R->o->gpus && G <= CGM_MAX_GPUS && !st; G++)
+      for (int mi = 0; mi < 3 && !st; mi++) {
+        st = solve_sample(R, &A, CGM_BACKEND_CUDA, G, modes[mi], &res, err);
+        if (st) break;
+        mb_sample(&smp, "mgpu", cgm_exchange_name(modes[mi]), R->prec, G,
+                  (double)res.exchange_bytes, w, res.time_per_iter_s, src);
+        st = emit(R, &smp, "mgpu", err);
+      }
+    cgm_csr_free(&A);
+    if (st) return st;
+  }
+  return CGM_OK;
+}
+
+} // namespace
+
+extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
+                                      cgm_mb_progress progress, void *ctx, cgm_error *err) {
+  run_t R;
+  memset(&R, 0, sizeof R);
+  R.o = o;
+  R.sink = sink;
+  R.progress = progress;
+  R.ctx = ctx;
+  R.dev = atoi(o->device + 5);
+  if (R.dev < 0 || R.dev >= cgm_cuda_device_count())
+    return cgm_fail(err, CGM_EINPUT, "%s: no such CUDA device (%d present)", o->device,
+                    cgm_cuda_device_count());
+  CGM_CUDA_TRY(err, cudaSetDevice(R.dev));
+  CGM_CUDA_TRY(err, cudaDeviceGetAttribute(&R.sms, cudaDevAttrMultiProcessorCount, R.dev));
+  mb_range vr = mb_vector_range(true, o->quick);
+  int ks[16], nk = grid_sizes(o->quick, ks);
+  for (int p = 0; p < 2; p++) {
+    if (!(o->precisions & (1u << p))) continue;
+    R.total += ((vr.hi - vr.lo) / vr.step + 1) * (8 + 3);
+    for (int b = 0; b < CGM_NBLOCKSIZES; b++) R.total += mb_matrix_count(cgm_block_sizes[b], true, o->quick);
+    R.total += nk * (1 + 3 * (o->gpus > 1 ? o->gpus - 1 : 0));
+  }
+  cudaStream_t s;
+  CGM_CUDA_TRY(err, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cgm_status st = CGM_OK;
+  for (int p = 0; p < 2 && !st; p++) {
+    if (!(o->precisions & (1u << p))) continue;
+    R.prec = p;
+    st = p == CGM_PREC_SINGLE ? vector_sweeps<float>(&R, s, err) : vector_sweeps<double>(&R, s, err);
+    for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
+      spmv_ctx c = {&R, cgm_block_sizes[b]};
+      st = mb_for_each_matrix(c.n, true, o->quick, spmv_one, &c, err);
+    }
+    if (!st) st = iteration_sweeps(&R, err);
+  }
+  cudaStreamDestroy(s);
+  return st;
+}

@@ -1,0 +1,118 @@
+/* The sizes and matrices every device is calibrated on. The dense-block
+ * matrices are Kronecker products P (x) (J + I) of a 3D Poisson pattern (the
+ * locality of a structured mesh) and of random SPD patterns with uniform and
+ * power-law row lengths (the spreads of Sec. 5.3); the "real" ones are the
+ * generators' Poisson, elasticity and random matrices blocked at N. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "microbench/sweep_plan.h"
+
+mb_range mb_vector_range(bool cuda, bool quick) {
+  if (cuda) return quick ? (mb_range){10, 26, 2} : (mb_range){10, 27, 1};
+  return quick ? (mb_range){10, 20, 2} : (mb_range){10, 24, 1};
+}
+
+mb_range mb_matrix_range(bool cuda, bool quick) {
+  if (cuda) return quick ? (mb_range){12, 24, 2} : (mb_range){12, 27, 1};
+  return quick ? (mb_range){12, 20, 2} : (mb_range){12, 23, 1};
+}
+
+void mb_sample(cgm_sample *s, const char *kernel, const char *variant, int precision, int block,
+               double bytes, int width, double seconds, const char *source) {
+  memset(s, 0, sizeof *s);
+  snprintf(s->kernel, sizeof s->kernel, "%s", kernel);
+  snprintf(s->variant, sizeof s->variant, "%s", variant ? variant : "");
+  snprintf(s->source, sizeof s->source, "%s", source ? source : "");
+  s->precision = precision;
+  s->block = block;
+  s->bytes = bytes;
+  s->m = bytes / width;
+  s->seconds = seconds;
+}
+
+double mb_value(int64_t i) {
+  double f = (double)i * 0.6180339887498949;
+  return 1.0 + 0.25 * (f - floor(f));
+}
+
+/* Grid sizes whose 7-point stencil pattern has about `elems` / (n^2) entries. */
+static int poisson_k(double elems, int n) {
+  int k = (int)lround(cbrt(elems / (7.0 * n * n)));
+  return k < 2 ? 2 : k;
+}
+
+/* The walk: 3 dense kinds and 3 real kinds per size. */
+enum { KIND_DENSE_POISSON, KIND_DENSE_UNIFORM, KIND_DENSE_POWERLAW, KIND_REAL_POISSON,
+       KIND_REAL_ELASTICITY, KIND_REAL_RANDOM, KINDS };
+
+static cgm_status make(int kind, int n, double elems, cgm_csr *A, char *src, size_t nsrc,
+                       cgm_error *err) {
+  cgm_csr P;
+  cgm_status st;
+  int32_t rows;
+  switch (kind) {
+  case KIND_DENSE_POISSON: {
+    int k = poisson_k(elems, n);
+    snprintf(src, nsrc, "poisson3d:%d (x) %d", k, n);
+    if ((st = cgm_gen_poisson3d(k, &P, err))) return st;
+    break;
+  }
+  case KIND_DENSE_UNIFORM:
+  case KIND_DENSE_POWERLAW: {
+    /* 16 blocks a row on average */
+    rows = (int32_t)(elems / (16.0 * n * n));
+    if (rows < 64) rows = 64;
+    bool pl = kind == KIND_DENSE_POWERLAW;
+    snprintf(src, nsrc, "random:%d %s (x) %d", rows, pl ? "powerlaw" : "uniform", n);
+    st = cgm_gen_random_spd(rows, 16, pl ? CGM_ROWDIST_POWERLAW : CGM_ROWDIST_UNIFORM, 2.5, 0,
+                            (uint64_t)rows, &P, err);
+    if (st) return st;
+    break;
+  }
+  case KIND_REAL_POISSON: {
+    int k = poisson_k(elems, 1);
+    snprintf(src, nsrc, "poisson3d:%d", k);
+    return cgm_gen_poisson3d(k, A, err);
+  }
+  case KIND_REAL_ELASTICITY: {
+    /* 3 n (n+1)^2 rows of up to 81 entries: about 243 n^3 */
+    int k = (int)lround(cbrt(elems / 243.0));
+    if (k < 2) k = 2;
+    snprintf(src, nsrc, "elasticity3d:%d", k);
+    return cgm_gen_elasticity3d(k, A, err);
+  }
+  default: {
+    rows = (int32_t)(elems / 8.0);
+    if (rows < 64) rows = 64;
+    snprintf(src, nsrc, "random:%d powerlaw", rows);
+    return cgm_gen_random_spd(rows, 8, CGM_ROWDIST_POWERLAW, 2.5, 0, 7, A, err);
+  }
+  }
+  st = cgm_gen_kron(&P, n, A, err);
+  cgm_csr_free(&P);
+  return st;
+}
+
+int mb_matrix_count(int n, bool cuda, bool quick) {
+  (void)n;
+  mb_range r = mb_matrix_range(cuda, quick);
+  return ((r.hi - r.lo) / r.step + 1) * KINDS;
+}
+
+cgm_status mb_for_each_matrix(int n, bool cuda, bool quick, mb_matrix_fn fn, void *ctx,
+                              cgm_error *err) {
+  mb_range r = mb_matrix_range(cuda, quick);
+  for (int e = r.lo; e <= r.hi; e += r.step)
+    for (int kind = 0; kind < KINDS; kind++) {
+      cgm_csr A;
+      char src[64];
+      cgm_status st = make(kind, n, ldexp(1.0, e), &A, src, sizeof src, err);
+      if (st) return st;
+      st = fn(ctx, &A, kind < KIND_REAL_POISSON ? "dense" : "real", src, err);
+      cgm_csr_free(&A);
+      if (st) return st;
+    }
+  return CGM_OK;
+}

@@ -1,0 +1,43 @@
+/* What the sweeps measure, shared by the CPU and CUDA sweeps: vector sizes
+ * and the matrices of the SpMV sweeps. */
+#ifndef CGM_MICROBENCH_SWEEP_PLAN_H
+#define CGM_MICROBENCH_SWEEP_PLAN_H
+
+#include <stdbool.h>
+
+#include "cgmodel/microbench.h"
+#include "cgmodel/sparse.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* log2 of the vector sizes (CG kernels, loads): lo..hi by step. */
+typedef struct {
+  int lo, hi, step;
+} mb_range;
+mb_range mb_vector_range(bool cuda, bool quick);
+/* log2 of the matrix element counts of the SpMV sweeps. */
+mb_range mb_matrix_range(bool cuda, bool quick);
+
+/* Called for every matrix of the SpMV sweep of block size n: `variant` is
+ * "dense" (every block full: Kronecker products, Sec. 5.3) or "real"
+ * (Poisson, elasticity, random SPD). A failure stops the walk. */
+typedef cgm_status (*mb_matrix_fn)(void *ctx, const cgm_csr *A, const char *variant,
+                                   const char *source, cgm_error *err);
+cgm_status mb_for_each_matrix(int n, bool cuda, bool quick, mb_matrix_fn fn, void *ctx,
+                              cgm_error *err);
+/* Number of matrices mb_for_each_matrix visits (for progress). */
+int mb_matrix_count(int n, bool cuda, bool quick);
+
+/* Fills a sample. */
+void mb_sample(cgm_sample *s, const char *kernel, const char *variant, int precision, int block,
+               double bytes, int width, double seconds, const char *source);
+
+/* Deterministic non-zero fill: 1 + 0.25 frac(i * golden ratio). */
+double mb_value(int64_t i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

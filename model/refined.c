@@ -1,0 +1,81 @@
+#define _DEFAULT_SOURCE /* M_LN2 */
+/* The refined model (docs/model.md): Eq. 4 and Eq. 9 with what the paper
+ * leaves out. Every kernel is timed by Eq. 5 over the bytes it really moves:
+ * the SpMV over the padded MBR layout of each GPU's own segment (not e or
+ * e/n), CG4 and CG5 over that segment's rows; several GPUs add the fitted
+ * cost of the exchange mode for the bytes it moves (whole vector or halo). */
+#include <math.h>
+
+#include "cgmodel/model.h"
+
+double cgm_spmv_bytes(int64_t blocks_padded, int64_t slots, int64_t nslices, int n, int64_t rows,
+                      int width) {
+  return (double)blocks_padded * ((double)n * n * width + 4.0) + 4.0 * (double)slots +
+         8.0 * (double)(nslices + 1) + 2.0 * (double)rows * width;
+}
+
+double cgm_cusparse_bytes(int64_t nnz, int64_t x, int width) {
+  return (double)nnz * (width + 4.0) + 4.0 * (double)(x + 1) + 21.0 * (double)x * width;
+}
+
+/* Eq. 5 over bytes: T = bytes / B(bytes / width), made monotone. With
+ * sigma ln 2 < 1, Eq. 5 has a minimum at log2 m* = mu - sigma ln E,
+ * E = sigma ln 2 / (1 - sigma ln 2), and below m* it grows as m shrinks
+ * (T ~ m^(1 - 1/(sigma ln 2))): extrapolated under the calibrated sizes it
+ * predicts that less data takes longer. A kernel's time never falls with
+ * more data, so the refined model uses T(max(m, m*)): the latency floor. */
+static double t_bytes(const cgm_sigmoid *s, double bytes, double width) {
+  if (!(bytes > 0)) return 0.0;
+  double m = bytes / width;
+  const double k = s->sigma * M_LN2;
+  if (k < 1.0 && k > 0.0) {
+    double mstar = exp2(s->mu - s->sigma * log(k / (1.0 - k)));
+    if (m < mstar) m = mstar;
+  }
+  return cgm_sigmoid_time(s, m, width);
+}
+
+double cgm_refined_time(const cgm_device_model *m, int n, int gpus, int exchange,
+                        const cgm_segment_shape *segs, double exchange_bytes) {
+  int bi = cgm_block_index(n);
+  if (bi < 0 || gpus < 1 || gpus > 8 || !m->have_spmv[bi] || !m->have_vec) return NAN;
+  const double w = m->width;
+  double worst = 0.0;
+  for (int g = 0; g < gpus; g++) {
+    double x = (double)segs[g].rows;
+    double t = t_bytes(&m->spmv[bi], segs[g].spmv_bytes, w) +
+               t_bytes(&m->cg4, CGM_CG4_PASSES * x * w, w) +
+               t_bytes(&m->cg5, CGM_CG5_PASSES * x * w, w);
+    if (t > worst) worst = t;
+  }
+  if (gpus == 1) return worst;
+  if (exchange < 0 || exchange > 3 || !m->have_xfer[exchange][gpus]) return NAN;
+  /* The exchange's curve includes the cross-GPU synchronisation: at small
+   * sizes it is the constant latency of the sigmoid's foot. */
+  double b = exchange_bytes > w ? exchange_bytes : w;
+  return worst + t_bytes(&m->xfer[exchange][gpus], b, w);
+}
+
+double cgm_refined_cusparse_time(const cgm_device_model *m, int64_t nnz, int64_t x) {
+  if (!m->have_cusparse) return NAN;
+  return t_bytes(&m->cusparse, cgm_cusparse_bytes(nnz, x, (int)m->width), m->width);
+}
+
+double cgm_paper_device_time(const cgm_device_model *m, int n, double x, double e, int gpus,
+                             bool direct) {
+  int bi = cgm_block_index(n);
+  if (bi < 0 || !m->have_spmv[bi] || !m->have_vec) return NAN;
+  cgm_paper_params p;
+  for (int b = 0; b < 4; b++) p.spmv[b] = m->spmv[b];
+  p.red = m->have_red ? m->red : m->cg5;
+  p.cg2 = p.cg3 = p.red;
+  p.cg4 = m->cg4;
+  p.cg5 = m->cg5;
+  p.width = m->width;
+  p.t_sync = 0.0;
+  if (gpus <= 1) return cgm_paper_time(&p, n, x, e);
+  int ex = direct ? 1 /* p2p */ : 2 /* host */;
+  if (gpus > 8 || !m->have_xfer[ex][gpus]) return NAN;
+  p.idc = m->xfer[ex][gpus];
+  return cgm_paper_time_parallel(&p, n, x, e, gpus, direct);
+}

@@ -1,0 +1,306 @@
+/* cgmodel calibrate: sweeps -> Eq. 3 fits -> database.
+ *
+ * Groups of samples (kernel, variant, precision, block) get an average and a
+ * maximum fit (Table 3). The SpMV gets one more group, "all" (dense-block and
+ * realistic matrices together), which the refined model uses. Whole
+ * multi-GPU iterations ("mgpu") become exchange samples ("xfer"): the
+ * iteration time minus what the single-GPU curves predict for the slowest
+ * segment, over the bytes the mode moves. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cgmodel/cgmodel.h"
+#include "cgmodel/pipeline.h"
+#include "common/timer.h"
+
+typedef struct {
+  cgm_sample *v;
+  int n, cap;
+} sample_vec;
+
+static int collect(void *ctx, const cgm_sample *s) {
+  sample_vec *sv = ctx;
+  if (sv->n == sv->cap) {
+    int nc = sv->cap ? 2 * sv->cap : 1024;
+    cgm_sample *nv = realloc(sv->v, sizeof *nv * (size_t)nc);
+    if (!nv) return 1;
+    sv->v = nv;
+    sv->cap = nc;
+  }
+  sv->v[sv->n++] = *s;
+  return 0;
+}
+
+static bool same_group(const cgm_sample *a, const char *kernel, const char *variant, int prec,
+                       int block) {
+  return !strcmp(a->kernel, kernel) && (!variant || !strcmp(a->variant, variant)) &&
+         a->precision == prec && a->block == block;
+}
+
+/* Fits one group (variant NULL: any) and appends both fits. */
+static cgm_status fit_group(const sample_vec *sv, const char *kernel, const char *variant,
+                            const char *store_variant, int prec, int block, cgm_db_fit *fits,
+                            int *nfits, int max_fits, cgm_calibration_report *rep, int ri) {
+  int cnt = 0;
+  for (int i = 0; i < sv->n; i++) cnt += same_group(&sv->v[i], kernel, variant, prec, block);
+  if (cnt < 4 || *nfits + 3 > max_fits) return CGM_OK;
+  double *m = malloc(sizeof(double) * cnt), *b = malloc(sizeof(double) * cnt);
+  if (!m || !b) {
+    free(m);
+    free(b);
+    return CGM_ERUNTIME;
+  }
+  int k = 0;
+  for (int i = 0; i < sv->n; i++)
+    if (same_group(&sv->v[i], kernel, variant, prec, block)) {
+      m[k] = sv->v[i].m;
+      b[k] = cgm_sample_gbps(&sv->v[i]);
+      k++;
+    }
+  for (int kind = 0; kind < 3; kind++) {
+    cgm_fit f;
+    cgm_error e = {0};
+    cgm_status st = cgm_fit_sigmoid(m, b, cnt, (cgm_fit_kind)kind, &f, &e);
+    cgm_db_fit *o = &fits[*nfits];
+    memset(o, 0, sizeof *o);
+    snprintf(o->kernel, sizeof o->kernel, "%s", kernel);
+    snprintf(o->variant, sizeof o->variant, "%s", store_variant);
+    o->precision = prec;
+    o->block = block;
+    o->kind = kind;
+    if (st) { /* degenerate data: reported, not stored */
+      rep->cal[ri].fits_failed++;
+      size_t l = strlen(rep->cal[ri].failed);
+      snprintf(rep->cal[ri].failed + l, sizeof rep->cal[ri].failed - l, "%s%s/%s/%s/%d/%s (%s)",
+               l ? "; " : "", kernel, store_variant, cgm_precision_name(prec), block,
+               kind == CGM_FIT_MAX ? "max" : kind == CGM_FIT_REL ? "rel" : "avg", e.msg);
+      continue;
+    }
+    o->mu = f.p.mu;
+    o->sigma = f.p.sigma;
+    o->nu = f.p.nu;
+    o->se_mu = f.se_mu;
+    o->se_sigma = f.se_sigma;
+    o->se_nu = f.se_nu;
+    o->r2 = f.r2;
+    o->rms = f.rms;
+    o->n = f.n;
+    o->converged = f.converged;
+    snprintf(o->message, sizeof o->message, "%s", f.message);
+    if (!f.converged) {
+      rep->cal[ri].fits_failed++;
+      size_t l = strlen(rep->cal[ri].failed);
+      snprintf(rep->cal[ri].failed + l, sizeof rep->cal[ri].failed - l, "%s%s/%s/%s/%d/%s (%s)",
+               l ? "; " : "", kernel, store_variant, cgm_precision_name(prec), block,
+               kind == CGM_FIT_MAX ? "max" : kind == CGM_FIT_REL ? "rel" : "avg", f.message);
+    }
+    (*nfits)++; /* stored with its converged flag: the model skips it */
+  }
+  free(m);
+  free(b);
+  return CGM_OK;
+}
+
+/* The single-GPU curves of the fits just made, for the overhead of mgpu. */
+static void model_from_fits(const cgm_db_fit *fits, int nfits, int prec, cgm_device_model *m) {
+  memset(m, 0, sizeof *m);
+  m->width = prec == CGM_PREC_SINGLE ? 4 : 8;
+  bool c4 = false, c5 = false;
+  for (int i = 0; i < nfits; i++) {
+    const cgm_db_fit *f = &fits[i];
+    if (f->precision != prec || f->kind != CGM_FIT_REL || !f->converged) continue;
+    cgm_sigmoid s = {f->mu, f->sigma, f->nu};
+    int bi = cgm_block_index(f->block);
+    if (!strcmp(f->kernel, "spmv") && !strcmp(f->variant, "all") && bi >= 0)
+      m->spmv[bi] = s, m->have_spmv[bi] = true;
+    else if (!strcmp(f->kernel, "cg4")) m->cg4 = s, c4 = true;
+    else if (!strcmp(f->kernel, "cg5")) m->cg5 = s, c5 = true;
+  }
+  m->have_vec = c4 && c5;
+}
+
+/* mgpu samples -> xfer samples (overhead over exchange bytes). */
+static cgm_status derive_xfer(sample_vec *sv, const cgm_db_fit *fits, int nfits, cgm_error *err) {
+  int n0 = sv->n;
+  for (int i = 0; i < n0; i++) {
+    cgm_sample s = sv->v[i];
+    if (strcmp(s.kernel, "mgpu") != 0) continue;
+    int k = 0;
+    cgm_exchange ex;
+    if (sscanf(s.source, "poisson3d:%d", &k) != 1 || !cgm_exchange_parse(s.variant, &ex)) continue;
+    cgm_device_model m;
+    model_from_fits(fits, nfits, s.precision, &m);
+    cgm_csr A;
+    cgm_status st = cgm_gen_poisson3d(k, &A, err);
+    if (st) return st;
+    int64_t rows[CGM_MAX_PARTS], bp[CGM_MAX_PARTS], sl[CGM_MAX_PARTS], ns[CGM_MAX_PARTS],
+        halo[CGM_MAX_PARTS], xe;
+    st = cgm_tuner_shapes(&A, 1, s.block, ex, rows, bp, sl, ns, halo, &xe, err);
+    cgm_csr_free(&A);
+    if (st) return st;
+    const int w = (int)m.width;
+    double worst = 0;
+    for (int g = 0; g < s.block; g++) {
+      cgm_segment_shape seg = {rows[g], cgm_spmv_bytes(bp[g], sl[g], ns[g], 1, rows[g], w)};
+      double t = cgm_refined_time(&m, 1, 1, 0, &seg, 0);
+      if (isfinite(t) && t > worst) worst = t;
+    }
+    /* What the exchange and the cross-GPU synchronisation cost; never below
+     * 5% of the iteration (the compute estimate has its own error). */
+    double over = s.seconds - worst;
+    if (over < 0.05 * s.seconds) over = 0.05 * s.seconds;
+    cgm_sample x = s;
+    snprintf(x.kernel, sizeof x.kernel, "xfer");
+    x.bytes = s.bytes > w ? s.bytes : w;
+    x.m = x.bytes / w;
+    x.seconds = over;
+    if (collect(sv, &x)) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  }
+  return CGM_OK;
+}
+
+static cgm_status fit_all(sample_vec *sv, unsigned precisions, cgm_db_fit **out, int *nfits,
+                          cgm_calibration_report *rep, int ri, cgm_error *err) {
+  const int max_fits = 768;
+  cgm_db_fit *fits = calloc(max_fits, sizeof *fits);
+  if (!fits) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  *nfits = 0;
+  const char *vec[] = {"cg4", "cg5", "red", "cusparse"};
+  for (int p = 0; p < 2; p++) {
+    if (!(precisions & (1u << p))) continue;
+    for (int v = 0; v < 4; v++) fit_group(sv, vec[v], "", "", p, 0, fits, nfits, max_fits, rep, ri);
+    for (int nv = 1; nv <= 8; nv *= 2) {
+      fit_group(sv, "load", "fixed", "fixed", p, nv, fits, nfits, max_fits, rep, ri);
+      fit_group(sv, "load", "variable", "variable", p, nv, fits, nfits, max_fits, rep, ri);
+    }
+    for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
+      int n = cgm_block_sizes[b];
+      fit_group(sv, "spmv", "dense", "dense", p, n, fits, nfits, max_fits, rep, ri);
+      fit_group(sv, "spmv", "real", "real", p, n, fits, nfits, max_fits, rep, ri);
+      fit_group(sv, "spmv", NULL, "all", p, n, fits, nfits, max_fits, rep, ri);
+    }
+  }
+  cgm_status st = derive_xfer(sv, fits, *nfits, err);
+  if (st) {
+    free(fits);
+    return st;
+  }
+  for (int p = 0; p < 2; p++)
+    for (int ex = 0; ex < 4; ex++)
+      for (int G = 2; G <= 8; G++)
+        fit_group(sv, "xfer", cgm_exchange_name((cgm_exchange)ex), cgm_exchange_name((cgm_exchange)ex),
+                  p, G, fits, nfits, max_fits, rep, ri);
+  *out = fits;
+  return CGM_OK;
+}
+
+/* One device: sweeps, fits, one transaction. */
+static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const char *device,
+                                int gpus, cgm_calibration_report *rep, cgm_error *err) {
+  if (rep->count >= CGM_MAX_CALIBRATED) return cgm_fail(err, CGM_EINPUT, "too many devices");
+  int ri = rep->count++;
+  snprintf(rep->cal[ri].device, sizeof rep->cal[ri].device, "%s", device);
+  rep->cal[ri].gpus = gpus;
+  cgm_db_device dev;
+  cgm_status st = strcmp(device, "cpu") == 0 ? cgm_describe_cpu(&dev, o->threads, err)
+                                             : cgm_describe_cuda(atoi(device + 5), &dev, err);
+  if (st) return st;
+  snprintf(rep->cal[ri].model, sizeof rep->cal[ri].model, "%s", dev.model);
+  double t0 = cgm_now();
+  sample_vec sv = {0};
+  cgm_mb_opts mo;
+  memset(&mo, 0, sizeof mo);
+  snprintf(mo.device, sizeof mo.device, "%s", device);
+  mo.gpus = gpus;
+  mo.quick = o->quick;
+  mo.precisions = o->precisions;
+  mo.threads = o->threads;
+  st = cgm_mb_run(&mo, collect, o->progress, &sv, err);
+  if (!st && o->progress) o->progress(o->progress_ctx, "fits", 1.0);
+  cgm_db_fit *fits = NULL;
+  int nfits = 0;
+  if (!st) st = fit_all(&sv, o->precisions, &fits, &nfits, rep, ri, err);
+  /* Store: device, calibration, samples and fits in one transaction. */
+  if (!st) st = cgm_db_begin(db, err);
+  if (!st) {
+    cgm_db_calibration cal;
+    memset(&cal, 0, sizeof cal);
+    if (!(st = cgm_db_device_get_or_add(db, &dev, err))) {
+      cal.device_id = dev.id;
+      snprintf(cal.tool_version, sizeof cal.tool_version, "%s", cgm_version());
+      cJSON *j = cJSON_CreateObject();
+      cJSON_AddStringToObject(j, "device", device);
+      cJSON_AddNumberToObject(j, "gpus", gpus);
+      cJSON_AddBoolToObject(j, "quick", o->quick);
+      cJSON *pr = cJSON_AddArrayToObject(j, "precisions");
+      for (int p = 0; p < 2; p++)
+        if (o->precisions & (1u << p))
+          cJSON_AddItemToArray(pr, cJSON_CreateString(cgm_precision_name((cgm_precision)p)));
+      char *txt = cJSON_PrintUnformatted(j);
+      snprintf(cal.options, sizeof cal.options, "%s", txt ? txt : "{}");
+      cJSON_free(txt);
+      cJSON_Delete(j);
+      st = cgm_db_calibration_add(db, &cal, err);
+    }
+    for (int i = 0; i < sv.n && !st; i++) {
+      if (!strcmp(sv.v[i].kernel, "xfer")) continue; /* derived, not measured */
+      st = cgm_db_sample_add(db, cal.id, &sv.v[i], err);
+    }
+    for (int i = 0; i < nfits && !st; i++) st = cgm_db_fit_add(db, cal.id, &fits[i], err);
+    double secs = cgm_now() - t0;
+    if (!st) st = cgm_db_calibration_finish(db, cal.id, secs, err);
+    if (!st) st = cgm_db_commit(db, err);
+    else cgm_db_rollback(db);
+    rep->cal[ri].id = cal.id;
+    rep->cal[ri].seconds = secs;
+    rep->cal[ri].samples = sv.n;
+    rep->cal[ri].fits = nfits;
+  }
+  free(sv.v);
+  free(fits);
+  return st;
+}
+
+cgm_status cgm_calibrate(cgm_db *db, const cgm_calibrate_opts *o, cgm_calibration_report *rep,
+                         cgm_error *err) {
+  memset(rep, 0, sizeof *rep);
+  char list[128];
+  snprintf(list, sizeof list, "%s", o->devices[0] ? o->devices : "cpu");
+  const int ndev = cgm_cuda_device_count();
+  char *save = NULL;
+  for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    cgm_status st;
+    if (!strcmp(tok, "cpu")) {
+      st = calibrate_one(db, o, "cpu", 1, rep, err);
+    } else if (!strcmp(tok, "cuda:all") || !strcmp(tok, "cuda")) {
+      if (ndev < 1)
+        return cgm_fail(err, CGM_EINPUT, "--devices %s: no CUDA device is present%s", tok,
+                        cgm_have_cuda_build() ? "" : " (this build has no CUDA backend)");
+      /* GPUs of one model share a calibration; the count sizes the
+       * multi-GPU sweeps. */
+      st = calibrate_one(db, o, "cuda:0", ndev, rep, err);
+    } else if (!strncmp(tok, "cuda:", 5) || (tok[0] >= '0' && tok[0] <= '9')) {
+      /* "cuda:0,1": the first is measured, the count sizes the multi-GPU
+       * sweeps; the remaining numbers of the list are consumed here. */
+      int first = atoi(tok[0] == 'c' ? tok + 5 : tok), count = 1;
+      char *peek;
+      while ((peek = strtok_r(NULL, ",", &save)) && peek[0] >= '0' && peek[0] <= '9') count++;
+      if (first < 0 || first >= ndev)
+        return cgm_fail(err, CGM_EINPUT, "--devices: CUDA device %d does not exist (%d present)",
+                        first, ndev);
+      char name[32];
+      snprintf(name, sizeof name, "cuda:%d", first);
+      st = calibrate_one(db, o, name, count, rep, err);
+      if (!st && peek && !strcmp(peek, "cpu")) st = calibrate_one(db, o, "cpu", 1, rep, err);
+    } else {
+      return cgm_fail(err, CGM_EINPUT, "--devices: '%s' is not cpu, cuda:all or cuda:K[,K...]", tok);
+    }
+    if (st) return st;
+  }
+  return CGM_OK;
+}

@@ -1,0 +1,247 @@
+/* Devices: what this machine has, what the database holds for them, and the
+ * record of every solve beside its prediction. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "cgmodel/pipeline.h"
+#include "pipeline/json.h"
+
+cgm_status cgm_describe_cpu(cgm_db_device *d, int threads, cgm_error *err) {
+  memset(d, 0, sizeof *d);
+  snprintf(d->name, sizeof d->name, "cpu");
+  snprintf(d->kind, sizeof d->kind, "cpu");
+  d->threads = threads > 0 ? threads : omp_get_max_threads();
+  char model[200] = "unknown CPU";
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (f) {
+    char line[512];
+    while (fgets(line, sizeof line, f))
+      if (!strncmp(line, "model name", 10)) {
+        char *c = strchr(line, ':');
+        if (c) {
+          c++;
+          while (*c == ' ' || *c == '\t') c++;
+          c[strcspn(c, "\n")] = 0;
+          snprintf(model, sizeof model, "%s", c);
+        }
+        break;
+      }
+    fclose(f);
+  }
+  /* The thread count is part of the device: its curves depend on it. */
+  snprintf(d->model, sizeof d->model, "%s (%d threads)", model, d->threads);
+  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && psize > 0) d->mem_total = (int64_t)pages * psize;
+  if (gethostname(d->host, sizeof d->host) != 0) snprintf(d->host, sizeof d->host, "unknown");
+  d->host[sizeof d->host - 1] = 0;
+  (void)err;
+  return CGM_OK;
+}
+
+cgm_status cgm_describe_cuda(int dev, cgm_db_device *d, cgm_error *err) {
+  memset(d, 0, sizeof *d);
+  cgm_device_info info;
+  cgm_status st = cgm_cuda_device_info(dev, &info, err);
+  if (st) return st;
+  snprintf(d->name, sizeof d->name, "cuda:%d", dev);
+  snprintf(d->kind, sizeof d->kind, "cuda");
+  snprintf(d->model, sizeof d->model, "%s", info.name);
+  d->cc_major = info.cc_major;
+  d->cc_minor = info.cc_minor;
+  d->sms = info.sms;
+  d->mem_total = info.mem_total;
+  d->clock_khz = info.clock_khz;
+  d->mem_clock_khz = info.mem_clock_khz;
+  d->bus_width_bits = info.bus_width_bits;
+  d->driver_version = info.driver_version;
+  d->runtime_version = info.runtime_version;
+  if (gethostname(d->host, sizeof d->host) != 0) snprintf(d->host, sizeof d->host, "unknown");
+  d->host[sizeof d->host - 1] = 0;
+  return CGM_OK;
+}
+
+/* ------------------------------------------------ database -> models --- */
+
+typedef struct {
+  cgm_tuner_device *t;
+} fit_ctx;
+
+static int take_fit(const cgm_db_fit *f, void *ctx) {
+  cgm_tuner_device *t = ((fit_ctx *)ctx)->t;
+  /* The refined model times kernels with the relative fits. */
+  if (!f->converged || f->kind != CGM_FIT_REL || f->precision < 0 || f->precision > 1) return 0;
+  cgm_device_model *m = &t->model[f->precision];
+  cgm_sigmoid s = {f->mu, f->sigma, f->nu};
+  int bi = cgm_block_index(f->block);
+  cgm_exchange ex;
+  if (!strcmp(f->kernel, "spmv") && !strcmp(f->variant, "all") && bi >= 0) {
+    m->spmv[bi] = s;
+    m->have_spmv[bi] = true;
+  } else if (!strcmp(f->kernel, "cg4")) {
+    m->cg4 = s;
+  } else if (!strcmp(f->kernel, "cg5")) {
+    m->cg5 = s;
+  } else if (!strcmp(f->kernel, "red")) {
+    m->red = s;
+    m->have_red = true;
+  } else if (!strcmp(f->kernel, "cusparse")) {
+    m->cusparse = s;
+    m->have_cusparse = true;
+  } else if (!strcmp(f->kernel, "xfer") && cgm_exchange_parse(f->variant, &ex) && f->block >= 2 &&
+             f->block <= 8) {
+    m->xfer[ex][f->block] = s;
+    m->have_xfer[ex][f->block] = true;
+  }
+  t->have[f->precision] = true;
+  return 0;
+}
+
+typedef struct {
+  cgm_db *db;
+  const char *kind;
+  cgm_tuner_device *v;
+  int n, cap;
+  int64_t seen[64]; /* device ids already taken (newest calibration first) */
+  int nseen;
+  cgm_status st;
+  cgm_error *err;
+} load_ctx;
+
+static int take_calibration(const cgm_db_calibration *c, const cgm_db_device *d, void *ctx) {
+  load_ctx *L = ctx;
+  if (!c->complete || (L->kind && strcmp(L->kind, d->kind))) return 0;
+  for (int i = 0; i < L->nseen; i++)
+    if (L->seen[i] == d->id) return 0;
+  if (L->nseen < 64) L->seen[L->nseen++] = d->id;
+  if (L->n == L->cap) {
+    int nc = L->cap ? 2 * L->cap : 8;
+    cgm_tuner_device *nv = realloc(L->v, sizeof *nv * (size_t)nc);
+    if (!nv) {
+      L->st = cgm_fail(L->err, CGM_ERUNTIME, "out of memory");
+      return 1;
+    }
+    L->v = nv;
+    L->cap = nc;
+  }
+  cgm_tuner_device *t = &L->v[L->n];
+  memset(t, 0, sizeof *t);
+  snprintf(t->name, sizeof t->name, "%s", d->model);
+  t->is_cpu = !strcmp(d->kind, "cpu");
+  t->mem_bytes = t->is_cpu ? 0 : d->mem_total;
+  t->calibration_id = c->id;
+  t->gpus = 1;
+  cJSON *j = cJSON_Parse(c->options);
+  const cJSON *g = j ? cJSON_GetObjectItemCaseSensitive(j, "gpus") : NULL;
+  if (cJSON_IsNumber(g) && g->valueint >= 1) t->gpus = g->valueint;
+  cJSON_Delete(j);
+  for (int p = 0; p < 2; p++) t->model[p].width = p == CGM_PREC_SINGLE ? 4 : 8;
+  L->n++; /* its fits are read after the listing ends */
+  return 0;
+}
+
+cgm_status cgm_load_devices(cgm_db *db, const char *kind, cgm_tuner_device **devs, int *count,
+                            cgm_error *err) {
+  load_ctx L;
+  memset(&L, 0, sizeof L);
+  L.db = db;
+  L.kind = kind;
+  L.err = err;
+  *devs = NULL;
+  *count = 0;
+  cgm_status st = cgm_db_calibrations(db, take_calibration, &L, err);
+  if (!st) st = L.st;
+  for (int i = 0; i < L.n && !st; i++) {
+    fit_ctx fc = {&L.v[i]};
+    st = cgm_db_fits(db, L.v[i].calibration_id, take_fit, &fc, err);
+    for (int p = 0; p < 2; p++) {
+      cgm_device_model *m = &L.v[i].model[p];
+      m->have_vec = m->cg4.nu > 0 && m->cg5.nu > 0;
+    }
+  }
+  if (st) {
+    free(L.v);
+    return st;
+  }
+  *devs = L.v;
+  *count = L.n;
+  return CGM_OK;
+}
+
+int cgm_find_device(const cgm_tuner_device *devs, int count, bool cpu, const char *model) {
+  for (int i = 0; i < count; i++)
+    if (devs[i].is_cpu == cpu && !strcmp(devs[i].name, model)) return i;
+  return -1;
+}
+
+cgm_status cgm_predict_config(const cgm_csr *A, const cgm_features *f, const cgm_tuner_device *dev,
+                              const cgm_solve_opts *o, double *seconds, cgm_error *err) {
+  *seconds = NAN;
+  const int pr = o->precision;
+  if (!dev->have[pr]) return CGM_OK;
+  if (o->backend == CGM_BACKEND_CUSPARSE) {
+    *seconds = cgm_refined_cusparse_time(&dev->model[pr], f->nnz, f->x);
+    return CGM_OK;
+  }
+  const int n = o->layout.n, G = o->backend == CGM_BACKEND_CPU ? 1 : o->gpus;
+  const int w = pr == CGM_PREC_SINGLE ? 4 : 8;
+  if (G < 1 || G > CGM_MAX_PARTS) return CGM_OK;
+  int64_t rows[CGM_MAX_PARTS], bp[CGM_MAX_PARTS], sl[CGM_MAX_PARTS], ns[CGM_MAX_PARTS],
+      halo[CGM_MAX_PARTS], xe = 0;
+  cgm_status st = cgm_tuner_shapes(A, n, G, o->exchange, rows, bp, sl, ns, halo, &xe, err);
+  if (st) return st;
+  cgm_segment_shape segs[CGM_MAX_PARTS];
+  for (int g = 0; g < G; g++) {
+    segs[g].rows = rows[g];
+    segs[g].spmv_bytes = cgm_spmv_bytes(bp[g], sl[g], ns[g], n, rows[g], w);
+  }
+  *seconds = cgm_refined_time(&dev->model[pr], n, G, o->exchange, segs, (double)xe * w);
+  return CGM_OK;
+}
+
+cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *path,
+                            int64_t file_bytes, const cgm_features *f, const cgm_solve_opts *o,
+                            const cgm_solve_result *r, double predicted, int64_t calibration_id,
+                            cgm_error *err) {
+  cgm_db_matrix m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "%s", matrix_name);
+  snprintf(m.path, sizeof m.path, "%s", path ? path : "");
+  m.file_bytes = file_bytes;
+  m.x = f->x;
+  m.nnz = f->nnz;
+  cJSON *j = cgm_features_json(f, NULL);
+  char *txt = j ? cJSON_PrintUnformatted(j) : NULL;
+  snprintf(m.features, sizeof m.features, "%s", txt ? txt : "{}");
+  cJSON_free(txt);
+  cJSON_Delete(j);
+  cgm_status st = cgm_db_matrix_get_or_add(db, &m, err);
+  if (st) return st;
+  cgm_db_solve s;
+  memset(&s, 0, sizeof s);
+  s.matrix_id = m.id;
+  s.calibration_id = calibration_id > 0 ? calibration_id : 0;
+  snprintf(s.backend, sizeof s.backend, "%s", cgm_backend_name(o->backend));
+  snprintf(s.precision, sizeof s.precision, "%s", cgm_precision_name(o->precision));
+  snprintf(s.exchange, sizeof s.exchange, "%s",
+           o->backend == CGM_BACKEND_CUDA && o->gpus > 1 ? cgm_exchange_name(o->exchange) : "");
+  if (o->backend == CGM_BACKEND_CPU) snprintf(s.devices, sizeof s.devices, "cpu");
+  else if (o->gpus > 1) snprintf(s.devices, sizeof s.devices, "cuda:0-%d", o->gpus - 1);
+  else snprintf(s.devices, sizeof s.devices, "cuda:0");
+  s.block = o->layout.n;
+  s.bx = o->layout.bx;
+  s.gpus = o->backend == CGM_BACKEND_CPU ? 0 : o->gpus;
+  s.iterations = r->iterations;
+  s.converged = r->converged;
+  s.relative_residual = r->relative_residual;
+  s.time_per_iter_s = r->time_per_iter_s;
+  s.predicted_time_per_iter_s = predicted;
+  snprintf(s.model, sizeof s.model, "refined");
+  return cgm_db_solve_add(db, &s, err);
+}

@@ -1,0 +1,227 @@
+/* The configuration search (issue: predict, tuner). Shapes are exact: the
+ * partition, halos and MBR layouts the solver would build are counted here
+ * (without their values), so the model sees each GPU's real segment (x_i,
+ * padded e_i) instead of the paper's x/n and e/n. */
+#include "cgmodel/tuner.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+cgm_tuner_opts cgm_tuner_opts_default(void) {
+  cgm_tuner_opts o;
+  memset(&o, 0, sizeof o);
+  o.precisions = 1u << CGM_PREC_DOUBLE;
+  o.exchanges = 1u << CGM_EXCHANGE_HALO;
+  o.cusparse = true;
+  return o;
+}
+
+cgm_status cgm_tuner_shapes(const cgm_csr *A, int n, int gpus, cgm_exchange mode,
+                            int64_t *rows, int64_t *blocks_padded, int64_t *slots,
+                            int64_t *nslices, int64_t *halo_rows, int64_t *exchange_elems,
+                            cgm_error *err) {
+  int32_t bounds[CGM_MAX_PARTS + 1];
+  cgm_bcsr_params p = cgm_bcsr_default_params(n);
+  cgm_status st = cgm_partition(A, n, gpus, cgm_partition_align(n), bounds, err);
+  if (st) return st;
+  int64_t halo_total = 0, rows_total = (int64_t)bounds[gpus] * n;
+  for (int g = 0; g < gpus && !st; g++) {
+    const int32_t b0 = bounds[g], b1 = bounds[g + 1];
+    rows[g] = (int64_t)(b1 - b0) * n;
+    halo_rows[g] = 0;
+    if (gpus == 1 || mode != CGM_EXCHANGE_HALO) {
+      int64_t nb;
+      st = cgm_bcsr_count(A, b0, b1, p, &nb, &blocks_padded[g], NULL, err);
+      nslices[g] = (b1 - b0 + p.by - 1) / p.by;
+      slots[g] = nslices[g] * p.by;
+      /* the whole (or chunked) vector beside the own rows */
+      halo_rows[g] = gpus == 1 ? 0 : rows_total - rows[g];
+      continue;
+    }
+    cgm_halo h;
+    if ((st = cgm_halo_build(A, n, bounds, gpus, g, &h, err))) break;
+    int64_t nb, pa = 0, pb = 0;
+    int32_t sa = 0, sb = 0;
+    st = cgm_bcsr_count_rows(A, h.interior, h.ninterior, p, &nb, &pa, &sa, err);
+    if (!st) st = cgm_bcsr_count_rows(A, h.boundary, h.nboundary, p, &nb, &pb, &sb, err);
+    blocks_padded[g] = pa + pb;
+    nslices[g] = sa + sb + (sa && sb ? 1 : 0); /* two layouts: one more offset */
+    slots[g] = (int64_t)(sa + sb) * p.by;
+    halo_rows[g] = (int64_t)h.nhalo * n;
+    halo_total += halo_rows[g];
+    cgm_halo_free(&h);
+  }
+  if (st) return st;
+  *exchange_elems = cgm_exchange_elements(mode, gpus, rows_total, cgm_chunk_rows(bounds, gpus, n),
+                                          halo_total);
+  return CGM_OK;
+}
+
+/* Adds one candidate. */
+static cgm_status push(cgm_candidate **v, int *n, int *cap, const cgm_candidate *c, cgm_error *err) {
+  if (*n == *cap) {
+    int nc = *cap ? 2 * *cap : 64;
+    cgm_candidate *nv = realloc(*v, sizeof **v * (size_t)nc);
+    if (!nv) return cgm_fail(err, CGM_ERUNTIME, "out of memory listing configurations");
+    *v = nv;
+    *cap = nc;
+  }
+  (*v)[(*n)++] = *c;
+  return CGM_OK;
+}
+
+static double flops(double e, double x) { return 2.0 * e + 15.0 * x; } /* Eq. 6 and 8 */
+
+cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
+                                const cgm_tuner_device *devs, int ndev, const cgm_tuner_opts *o,
+                                cgm_candidate **out, int *count, cgm_error *err) {
+  *out = NULL;
+  *count = 0;
+  int cap = 0;
+  cgm_status st = CGM_OK;
+  int maxg_all = 1;
+  for (int d = 0; d < ndev; d++)
+    if (!devs[d].is_cpu && devs[d].gpus > maxg_all) maxg_all = devs[d].gpus;
+  if (o->max_gpus > 0 && o->max_gpus < maxg_all) maxg_all = o->max_gpus;
+  if (maxg_all > CGM_MAX_PARTS) maxg_all = CGM_MAX_PARTS;
+  const double x = f->x, nnz = (double)f->nnz;
+  for (int bi = 0; bi < CGM_NBLOCKSIZES && !st; bi++) {
+    const int n = cgm_block_sizes[bi];
+    if (o->block && o->block != n) continue;
+    const double e = (double)f->block[bi].elements;
+    for (int G = 1; G <= maxg_all && !st; G++)
+      for (int ex = 0; ex < 4 && !st; ex++) {
+        if (G == 1 ? ex != CGM_EXCHANGE_HALO : !(o->exchanges & (1u << ex))) continue;
+        int64_t rows[CGM_MAX_PARTS], bp[CGM_MAX_PARTS], sl[CGM_MAX_PARTS], ns[CGM_MAX_PARTS],
+            halo[CGM_MAX_PARTS], xe = 0;
+        cgm_error e2 = {0};
+        if (cgm_tuner_shapes(A, n, G, (cgm_exchange)ex, rows, bp, sl, ns, halo, &xe, &e2))
+          continue; /* too few block rows for G segments: not a candidate */
+        for (int d = 0; d < ndev && !st; d++) {
+          const cgm_tuner_device *dv = &devs[d];
+          if (dv->is_cpu ? G > 1 : G > dv->gpus) continue;
+          for (int pr = 0; pr < 2 && !st; pr++) {
+            if (!(o->precisions & (1u << pr)) || !dv->have[pr]) continue;
+            const int w = pr == CGM_PREC_SINGLE ? 4 : 8;
+            cgm_segment_shape segs[CGM_MAX_PARTS];
+            int64_t mem = 0;
+            for (int g = 0; g < G; g++) {
+              segs[g].rows = rows[g];
+              segs[g].spmv_bytes = cgm_spmv_bytes(bp[g], sl[g], ns[g], n, rows[g], w);
+              int64_t m = cgm_footprint_bytes((rows[g] + 3) / 4 * 4, bp[g], sl[g], n,
+                                              (cgm_precision)pr, halo[g]);
+              if (m > mem) mem = m;
+            }
+            cgm_candidate c;
+            memset(&c, 0, sizeof c);
+            c.device = d;
+            c.backend = dv->is_cpu ? CGM_BACKEND_CPU : CGM_BACKEND_CUDA;
+            c.precision = (cgm_precision)pr;
+            c.block = n;
+            c.gpus = dv->is_cpu ? 0 : G;
+            c.exchange = (cgm_exchange)ex;
+            c.exchange_bytes = (double)xe * w;
+            c.time_per_iter_s =
+                o->paper ? cgm_paper_device_time(&dv->model[pr], n, x, e, G, ex != CGM_EXCHANGE_HOST)
+                         : cgm_refined_time(&dv->model[pr], n, G, ex, segs, c.exchange_bytes);
+            c.gflops_raw = flops(e, x) / c.time_per_iter_s * 1e-9;
+            c.gflops_real = flops(nnz, x) / c.time_per_iter_s * 1e-9;
+            c.memory_bytes = mem;
+            c.fits = dv->is_cpu || dv->mem_bytes <= 0 || mem <= dv->mem_bytes;
+            c.speedup = NAN;
+            st = push(out, count, &cap, &c, err);
+          }
+        }
+      }
+  }
+  /* The cuSPARSE baseline: CSR on one GPU, no block size. */
+  for (int d = 0; d < ndev && !st && o->cusparse; d++) {
+    const cgm_tuner_device *dv = &devs[d];
+    if (dv->is_cpu) continue;
+    for (int pr = 0; pr < 2 && !st; pr++) {
+      if (!(o->precisions & (1u << pr)) || !dv->have[pr] || !dv->model[pr].have_cusparse) continue;
+      const int w = pr == CGM_PREC_SINGLE ? 4 : 8;
+      cgm_candidate c;
+      memset(&c, 0, sizeof c);
+      c.device = d;
+      c.backend = CGM_BACKEND_CUSPARSE;
+      c.precision = (cgm_precision)pr;
+      c.block = 1;
+      c.gpus = 1;
+      c.time_per_iter_s = cgm_refined_cusparse_time(&dv->model[pr], f->nnz, f->x);
+      c.gflops_raw = c.gflops_real = flops(nnz, x) / c.time_per_iter_s * 1e-9;
+      c.memory_bytes = (int64_t)(nnz * (w + 4) + 4.0 * (x + 1) + 6.0 * x * w);
+      c.fits = dv->mem_bytes <= 0 || c.memory_bytes <= dv->mem_bytes;
+      c.speedup = 1.0;
+      st = push(out, count, &cap, &c, err);
+    }
+  }
+  if (st) {
+    free(*out);
+    *out = NULL;
+    *count = 0;
+    return st;
+  }
+  /* Speed-up over one GPU of the same device, block and precision. */
+  for (int i = 0; i < *count; i++) {
+    cgm_candidate *c = &(*out)[i];
+    if (c->backend != CGM_BACKEND_CUDA) {
+      if (c->backend == CGM_BACKEND_CPU) c->speedup = 1.0;
+      continue;
+    }
+    for (int j = 0; j < *count; j++) {
+      const cgm_candidate *b = &(*out)[j];
+      if (b->backend == CGM_BACKEND_CUDA && b->gpus == 1 && b->device == c->device &&
+          b->block == c->block && b->precision == c->precision)
+        c->speedup = b->time_per_iter_s / c->time_per_iter_s;
+    }
+  }
+  return CGM_OK;
+}
+
+int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *devs, char *why,
+                     size_t nwhy) {
+  int best = -1;
+  for (int i = 0; i < count; i++) {
+    if (!c[i].fits || !isfinite(c[i].time_per_iter_s)) continue;
+    if (best < 0) {
+      best = i;
+      continue;
+    }
+    double tb = c[best].time_per_iter_s, ti = c[i].time_per_iter_s;
+    /* Within 1%: fewer GPUs win (the CPU counts as none). */
+    if (ti < tb * 0.99 || (ti <= tb * 1.01 && c[i].gpus < c[best].gpus)) best = i;
+  }
+  if (why && nwhy) {
+    if (best < 0) {
+      snprintf(why, nwhy, "no configuration fits and has a calibration");
+    } else {
+      const cgm_candidate *b = &c[best];
+      /* The runner-up with a different GPU count tells why this count. */
+      int alt = -1;
+      for (int i = 0; i < count; i++)
+        if (i != best && c[i].fits && isfinite(c[i].time_per_iter_s) && c[i].gpus != b->gpus &&
+            (alt < 0 || c[i].time_per_iter_s < c[alt].time_per_iter_s))
+          alt = i;
+      char target[160];
+      if (b->backend == CGM_BACKEND_CPU) snprintf(target, sizeof target, "the CPU");
+      else if (b->gpus > 1)
+        snprintf(target, sizeof target, "%d x %.100s (%s exchange)", b->gpus, devs[b->device].name,
+                 cgm_exchange_name(b->exchange));
+      else snprintf(target, sizeof target, "1 x %.100s", devs[b->device].name);
+      char tail[200] = "", who[32];
+      if (alt >= 0) {
+        if (c[alt].backend == CGM_BACKEND_CPU) snprintf(who, sizeof who, "the CPU");
+        else snprintf(who, sizeof who, "%d GPU%s", c[alt].gpus, c[alt].gpus > 1 ? "s" : "");
+        snprintf(tail, sizeof tail, "; the best on %s would take %.3g us (%.2fx)", who,
+                 1e6 * c[alt].time_per_iter_s, c[alt].time_per_iter_s / b->time_per_iter_s);
+      }
+      snprintf(why, nwhy, "%s, %s, %s block %d: %.3g us per iteration predicted%s",
+               target, cgm_backend_name(b->backend), cgm_precision_name(b->precision), b->block,
+               1e6 * b->time_per_iter_s, tail);
+    }
+  }
+  return best;
+}
