@@ -29,6 +29,7 @@ static const char help[] =
     "  --auto                 let the tuner pick backend, block size, GPUs and precision\n"
     "                         (needs a calibration: cgmodel calibrate)\n"
     "  --db FILE              database for the prediction and the record of this solve\n"
+    "                         (solves are recorded once a database exists: calibrate makes it)\n"
     "  --no-record            do not store this solve in the database\n"
     "  --json                 one JSON object on stdout\n"
     "Exit codes: 0 converged, 1 not converged (maxiter, breakdown, not SPD), 2 bad input,\n"
@@ -186,7 +187,8 @@ int cmd_solve(int argc, char **argv) {
   }
 
   /* The database: the calibration for --auto and the prediction, and the
-   * record of this solve (created when missing). */
+   * record of this solve. Solves are recorded once a database exists
+   * (calibrate creates it); a solve never creates one. */
   cgm_db *db = NULL;
   cgm_tuner_device *devs = NULL;
   int ndev = 0;
@@ -196,9 +198,14 @@ int cmd_solve(int argc, char **argv) {
   int64_t cal_id = 0;
   if ((s.record || s.autotune) && cgm_features_compute(&A, &f, &err) == CGM_OK) {
     int need = s.autotune;
-    rc = cli_db_open("solve", s.db, s.record, &db);
-    if (rc && need) goto out;
-    rc = 0;
+    char dbpath[1024];
+    struct stat sbuf;
+    const char *p = s.db ? s.db : cgm_db_default_path(dbpath, sizeof dbpath);
+    if (need || stat(p, &sbuf) == 0) {
+      rc = cli_db_open("solve", s.db, false, &db);
+      if (rc && need) goto out;
+      rc = 0;
+    }
     if (db && cgm_load_devices(db, NULL, &devs, &ndev, &err)) {
       if (need) {
         rc = cli_report("solve", &err);

@@ -69,37 +69,50 @@ cgm_status cgm_describe_cuda(int dev, cgm_db_device *d, cgm_error *err) {
 
 /* ------------------------------------------------ database -> models --- */
 
+/* The refined model times kernels with the relative fits; where one did not
+ * converge it falls back to the average fit, then to the maximum fit (never
+ * to a fit that did not converge). prio[] remembers what each curve holds. */
 typedef struct {
   cgm_tuner_device *t;
+  int prio[2][64];
 } fit_ctx;
 
+static int fit_rank(int kind) { return kind == CGM_FIT_REL ? 3 : kind == CGM_FIT_AVG ? 2 : 1; }
+
+/* Slot of a curve in prio: spmv 0-3, cg4 4, cg5 5, red 6, cusparse 7,
+ * xfer 8 + 8 exchange + gpus (up to 8 + 3 * 8 + 8 = 40). */
+static bool take(fit_ctx *c, int prec, int slot, int kind) {
+  int r = fit_rank(kind);
+  if (c->prio[prec][slot] >= r) return false;
+  c->prio[prec][slot] = r;
+  return true;
+}
+
 static int take_fit(const cgm_db_fit *f, void *ctx) {
-  cgm_tuner_device *t = ((fit_ctx *)ctx)->t;
-  /* The refined model times kernels with the relative fits. */
-  if (!f->converged || f->kind != CGM_FIT_REL || f->precision < 0 || f->precision > 1) return 0;
-  cgm_device_model *m = &t->model[f->precision];
+  fit_ctx *c = ctx;
+  cgm_tuner_device *t = c->t;
+  if (!f->converged || f->precision < 0 || f->precision > 1) return 0;
+  const int pr = f->precision;
+  cgm_device_model *m = &t->model[pr];
   cgm_sigmoid s = {f->mu, f->sigma, f->nu};
   int bi = cgm_block_index(f->block);
   cgm_exchange ex;
   if (!strcmp(f->kernel, "spmv") && !strcmp(f->variant, "all") && bi >= 0) {
-    m->spmv[bi] = s;
-    m->have_spmv[bi] = true;
+    if (take(c, pr, bi, f->kind)) m->spmv[bi] = s, m->have_spmv[bi] = true;
   } else if (!strcmp(f->kernel, "cg4")) {
-    m->cg4 = s;
+    if (take(c, pr, 4, f->kind)) m->cg4 = s;
   } else if (!strcmp(f->kernel, "cg5")) {
-    m->cg5 = s;
+    if (take(c, pr, 5, f->kind)) m->cg5 = s;
   } else if (!strcmp(f->kernel, "red")) {
-    m->red = s;
-    m->have_red = true;
+    if (take(c, pr, 6, f->kind)) m->red = s, m->have_red = true;
   } else if (!strcmp(f->kernel, "cusparse")) {
-    m->cusparse = s;
-    m->have_cusparse = true;
+    if (take(c, pr, 7, f->kind)) m->cusparse = s, m->have_cusparse = true;
   } else if (!strcmp(f->kernel, "xfer") && cgm_exchange_parse(f->variant, &ex) && f->block >= 2 &&
              f->block <= 8) {
-    m->xfer[ex][f->block] = s;
-    m->have_xfer[ex][f->block] = true;
+    if (take(c, pr, 8 + 8 * (int)ex + f->block, f->kind))
+      m->xfer[ex][f->block] = s, m->have_xfer[ex][f->block] = true;
   }
-  t->have[f->precision] = true;
+  t->have[pr] = true;
   return 0;
 }
 
@@ -158,7 +171,9 @@ cgm_status cgm_load_devices(cgm_db *db, const char *kind, cgm_tuner_device **dev
   cgm_status st = cgm_db_calibrations(db, take_calibration, &L, err);
   if (!st) st = L.st;
   for (int i = 0; i < L.n && !st; i++) {
-    fit_ctx fc = {&L.v[i]};
+    fit_ctx fc;
+    memset(&fc, 0, sizeof fc);
+    fc.t = &L.v[i];
     st = cgm_db_fits(db, L.v[i].calibration_id, take_fit, &fc, err);
     for (int p = 0; p < 2; p++) {
       cgm_device_model *m = &L.v[i].model[p];

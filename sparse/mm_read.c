@@ -971,7 +971,7 @@ cgm_num_result cgm_mm_parse_double(const char *s, size_t len, double *out) {
  * vector that many values): the CSR row pointer (8 bytes a row) or the dense
  * vector then takes at most 8 times the file, as the entries do, and a
  * 40-byte size line cannot make the reader allocate and touch gigabytes. */
-#define MM_ROWS_FREE ((int64_t)1 << 20)
+#define MM_ROWS_FREE ((int64_t)1 << 16)
 
 typedef struct {
   const char *path;

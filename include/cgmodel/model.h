@@ -144,6 +144,12 @@ double cgm_refined_time(const cgm_device_model *m, int n, int gpus, int exchange
  * folded in. NaN when a curve is missing. */
 double cgm_paper_device_time(const cgm_device_model *m, int n, double x, double e, int gpus,
                              bool direct);
+/* The speed-up maps (paper Fig. 8): a matrix of dimension x with e stored
+ * elements in dense N x N blocks spread evenly over the rows (the paper's
+ * assumption; no padding), on `gpus` GPUs whose segments have x/gpus rows,
+ * exchanging the whole vector with `exchange` (p2p or host: the map knows no
+ * halo). NaN when a curve is missing. */
+double cgm_map_time(const cgm_device_model *m, int n, int gpus, int exchange, double x, double e);
 /* The cuSPARSE baseline: one curve over its iteration bytes. */
 double cgm_refined_cusparse_time(const cgm_device_model *m, int64_t nnz, int64_t x);
 

@@ -32,6 +32,9 @@ export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cgm-e2e.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# Every solve records itself in the database: keep the tests' records (and
+# calibrations) out of the user's default database.
+export CGMODEL_DB=$TMP/cgmodel.db
 OUT=$TMP/last.out # stdout of the last run_cmd
 ERR=$TMP/last.err # stderr of the last run_cmd
 RC=0              # exit status of the last run_cmd

@@ -24,7 +24,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 
 /* Rows up to which the write + read round trip is run (the writer walks
  * every row). */
-#define ROUND_TRIP_MAX_ROWS (1 << 20)
+#define ROUND_TRIP_MAX_ROWS (1 << 16)
 
 static void check_matrix(const uint8_t *data, size_t size) {
   cgm_csr A;

@@ -936,7 +936,7 @@ static pid_t serve_fifo(const char *path, const char *text, size_t len) {
 }
 
 /* The row-count bound (docs/matrix-market.md, "Resource bounds"): a size
- * line may declare at most max(2^20, file bytes) rows, so that a 60-byte
+ * line may declare at most max(2^16, file bytes) rows, so that a 60-byte
  * file cannot make the reader allocate and touch 12 GB of row pointers (found
  * by tests/fuzz/fuzz_pipeline: "1500000000 3 1"). Regular files are checked
  * at the size line, pipes once their size is known; a vector read from a pipe
@@ -948,7 +948,7 @@ static void test_resource_bounds(void) {
   const char huge[] = "%%MatrixMarket matrix coordinate real general\n1500000000 3 1\n1 1 1\n";
   const char hugev[] = "%%MatrixMarket matrix coordinate real general\n1500000000 1 1\n1 1 1\n";
   write_text(tp, huge, sizeof huge - 1);
-  check_failure(tp, false, CGM_EINPUT, 2, "too many rows for a file of 67 bytes: at most 1048576");
+  check_failure(tp, false, CGM_EINPUT, 2, "too many rows for a file of 67 bytes: at most 65536");
   write_text(tp, hugev, sizeof hugev - 1);
   check_failure(tp, true, CGM_EINPUT, 2, "vector of 1500000000 values is too long");
   pid_t pid = serve_fifo(fifo, huge, sizeof huge - 1);
@@ -970,32 +970,32 @@ static void test_resource_bounds(void) {
     waitpid(pid, NULL, 0);
   }
 
-  /* the edge: 2^20 rows read from any file, 2^20 + 1 need as many bytes */
+  /* the edge: 2^16 rows read from any file, 2^16 + 1 need as many bytes */
   cgm_csr A;
   cgm_error err = {0};
-  const char edge[] = "%%MatrixMarket matrix coordinate real general\n1048576 1048576 0\n";
+  const char edge[] = "%%MatrixMarket matrix coordinate real general\n65536 65536 0\n";
   write_text(tp, edge, sizeof edge - 1);
   CHECK_OK(cgm_mm_read_csr(tp, &A, NULL, &err));
-  CHECK(A.nrows == 1048576 && A.nnz == 0 && A.rowptr && A.rowptr[1048576] == 0);
+  CHECK(A.nrows == 65536 && A.nnz == 0 && A.rowptr && A.rowptr[65536] == 0);
   cgm_csr_free(&A);
-  const char over[] = "%%MatrixMarket matrix coordinate real general\n1048577 1048577 0\n";
+  const char over[] = "%%MatrixMarket matrix coordinate real general\n65537 65537 0\n";
   write_text(tp, over, sizeof over - 1);
-  check_failure(tp, false, CGM_EINPUT, 2, "at most 1048576 (or one per byte of the file)");
+  check_failure(tp, false, CGM_EINPUT, 2, "at most 65536 (or one per byte of the file)");
   /* a file with as many bytes as rows reads (here: a long comment) */
   {
-    size_t pad = 1100000;
+    size_t pad = 100000;
     char *t = malloc(pad + 200);
     int h = sprintf(t, "%%%%MatrixMarket matrix coordinate real general\n%%");
     memset(t + h, 'x', pad);
-    int e = sprintf(t + h + pad, "\n1100000 1100000 1\n1100000 1 2.5\n");
+    int e = sprintf(t + h + pad, "\n100000 100000 1\n100000 1 2.5\n");
     write_text(tp, t, (size_t)h + pad + (size_t)e);
     CHECK_OK(cgm_mm_read_csr(tp, &A, NULL, &err));
-    CHECK(A.nrows == 1100000 && A.nnz == 1 && A.colidx[0] == 0 && A.val[0] == 2.5);
+    CHECK(A.nrows == 100000 && A.nnz == 1 && A.colidx[0] == 0 && A.val[0] == 2.5);
     cgm_csr_free(&A);
     pid = serve_fifo(fifo, t, (size_t)h + pad + (size_t)e);
     if (pid > 0) {
       CHECK_OK(cgm_mm_read_csr(fifo, &A, NULL, &err));
-      CHECK(A.nrows == 1100000 && A.nnz == 1);
+      CHECK(A.nrows == 100000 && A.nnz == 1);
       cgm_csr_free(&A);
       waitpid(pid, NULL, 0);
     }

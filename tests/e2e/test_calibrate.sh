@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The pipeline on the CPU device end to end: calibrate --quick stores fits
+# that reproduce the kernels' own measured times; db list/show/export; predict
+# gives every configuration with the keys of DESIGN.md and a choice; solve
+# records its time beside the prediction; --auto runs the tuner's choice;
+# validate reports Table 6 groups; and every missing-calibration path fails
+# clearly.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh" "$@"
+
+A=$DATA/bcsstk16.mtx
+
+# ---- no calibration yet: clear errors, exit 2, nothing created by reads
+expect_fail 2 "cgmodel calibrate" "$CGM" predict "$A"
+assert_no_file "$CGMODEL_DB" "predict without a database must not create one"
+expect_fail 2 "cgmodel calibrate" "$CGM" solve "$A" --auto --backend cpu
+expect_exit 0 "$CGM" solve "$A" --backend cpu
+assert_no_file "$CGMODEL_DB" "a solve must not create a database"
+expect_fail 2 "cgmodel calibrate" "$CGM" db list
+expect_fail 2 "calibrate" "$CGM" calibrate --devices tpu:0
+expect_fail 2 "no CUDA device" "$CGM" calibrate --devices cuda:all
+
+# ---- calibrate the CPU (quick, double), as JSON
+expect_exit 0 "$CGM" calibrate --devices cpu --quick --precision double --json
+cp "$OUT" "$TMP/cal.json"
+json_check "$TMP/cal.json" 'len(j["calibrations"]) == 1 and j["calibrations"][0]["device"] == "cpu"' "one CPU calibration"
+json_check "$TMP/cal.json" 'j["calibrations"][0]["samples"] >= 100 and j["calibrations"][0]["fits"] >= 30' "samples and fits stored"
+ID=$(json_get "$TMP/cal.json" calibrations.0.id)
+
+# ---- db list / show / export
+expect_exit 0 "$CGM" db list --json
+json_check "$OUT" "any(c['id'] == $ID and c['complete'] and c['device']['kind'] == 'cpu' for c in j['calibrations'])" "db list shows it"
+expect_exit 0 "$CGM" db show "$ID"
+last_stdout_contains "spmv"
+last_stdout_contains "cg4"
+expect_exit 0 "$CGM" db export "$ID" -o "$TMP/export.json"
+# The relative fits reproduce the kernels' own measured times: median
+# |T_fit / T_measured - 1| <= 15% over the samples of each kernel.
+json_check "$TMP/export.json" '
+(lambda fits, smp: all(
+  sorted(abs(f["nu"] / (1 + math.exp(-(math.log2(s["m"]) - f["mu"]) / f["sigma"])) / s["gbps"] - 1)
+         for s in smp if s["kernel"] == f["kernel"] and s["block"] == f["block"]
+         and s["precision"] == f["precision"])[
+    len([1 for s in smp if s["kernel"] == f["kernel"] and s["block"] == f["block"]
+         and s["precision"] == f["precision"]]) // 2] <= 0.15
+  for f in fits))(
+  [f for f in j["fits"] if f["kind"] == "rel" and f["converged"]
+   and f["kernel"] in ("cg4", "cg5") or (f["kernel"] == "spmv" and f["variant"] == "all"
+   and f["kind"] == "rel" and f["converged"])],
+  j["samples"])' "fits reproduce the measured kernel times within 15% (median)"
+expect_fail 2 "calibration ID" "$CGM" db show abc
+expect_fail 2 "no calibration with id 999" "$CGM" db show 999
+
+# ---- predict: every configuration, the keys of DESIGN.md, a choice
+expect_exit 0 "$CGM" predict "$A" --json
+cp "$OUT" "$TMP/pred.json"
+json_check "$TMP/pred.json" 'j["features"]["x"] == 4884 and len(j["features"]["blocks"]) == 4' "features in predict"
+json_check "$TMP/pred.json" 'len(j["candidates"]) == 4 and all(k in c for c in j["candidates"] for k in ("block", "gpus", "precision", "time_per_iter_s", "gflops_raw", "gflops_real", "speedup"))' "candidates with the DESIGN.md keys"
+json_check "$TMP/pred.json" 'j["choice"]["time_per_iter_s"] == min(c["time_per_iter_s"] for c in j["candidates"])' "the choice is the fastest"
+json_check "$TMP/pred.json" 'all(c["gflops_real"] <= c["gflops_raw"] + 1e-9 for c in j["candidates"])' "real performance <= raw (Eq. 8 vs 7)"
+expect_exit 0 "$CGM" predict "$A" --json --model paper
+json_check "$OUT" 'j["model"] == "paper" and all(c["time_per_iter_s"] > 0 for c in j["candidates"])' "paper mode predicts"
+expect_exit 0 "$CGM" predict "$A"
+last_stdout_contains "recommended"
+expect_fail 2 "--block" "$CGM" predict "$A" --block 3
+
+# ---- solve records measured beside predicted; --auto runs the choice
+expect_exit 0 "$CGM" solve "$A" --backend cpu --block 4 --json
+json_check "$OUT" '"predicted_time_per_iter_s" in j and j["predicted_time_per_iter_s"] > 0' "solve reports its prediction"
+expect_exit 0 "$CGM" solve "$A" --auto --json
+cp "$OUT" "$TMP/auto.json"
+json_check "$TMP/auto.json" 'j["converged"] and j["backend"] == "cpu" and "auto" in j' "--auto solved on the CPU"
+CHOICE_N=$(json_get "$TMP/pred.json" choice.block)
+json_check "$TMP/auto.json" "j['block'] == $CHOICE_N" "--auto ran the block size predict recommends"
+expect_exit 0 "$CGM" db solves --json
+json_check "$OUT" 'len(j["solves"]) >= 2 and all("predicted_time_per_iter_s" in s for s in j["solves"])' "solves stored with predictions"
+expect_exit 0 "$CGM" solve "$A" --backend cpu --no-record --json
+expect_exit 0 "$CGM" db solves --json
+json_check "$OUT" 'len(j["solves"]) == 2' "--no-record stores nothing"
+
+# ---- validate: Table 6 groups and the tuner's regret, and the CSV
+mkdir -p "$TMP/set"
+cp "$DATA/bcsstk16.mtx" "$DATA/msc01050.mtx" "$DATA/gr_30_30.mtx" "$DATA/west0479.mtx" "$TMP/set/"
+expect_exit 0 "$CGM" validate "$TMP/set" --iters 20 --json --csv "$TMP/val.csv"
+cp "$OUT" "$TMP/val.json"
+json_check "$TMP/val.json" 'j["matrices"] == 3 and len(j["groups"]) == 4' "3 SPD matrices (west0479 skipped), 4 block sizes"
+json_check "$TMP/val.json" 'all(g["count"] == 3 and g["avg_rel_error"] >= 0 for g in j["groups"])' "every group measured"
+json_check "$TMP/val.json" '1.0 <= j["tuner"]["mean_regret"]' "regret >= 1"
+assert_py "$(wc -l < "$TMP/val.csv") == 13" "CSV: header + 12 rows"
+expect_fail 2 "no matrices" "$CGM" validate "$TMP/nowhere"
+
+# ---- a corrupt database is refused with the path, and left alone
+printf 'garbage%.0s' $(seq 1 600) > "$TMP/bad.db"
+cp "$TMP/bad.db" "$TMP/bad.copy"
+expect_fail 2 "bad.db" "$CGM" predict "$A" --db "$TMP/bad.db"
+assert_py "$(cmp -s "$TMP/bad.db" "$TMP/bad.copy" && echo 1 || echo 0) == 1" "corrupt database untouched"
+finish
