@@ -127,6 +127,32 @@ typedef struct {
   cgm_error *err;
 } load_ctx;
 
+/* The device record and calibration as the tuner's device, without curves. */
+static void fill_device(const cgm_db_calibration *c, const cgm_db_device *d, cgm_tuner_device *t) {
+  memset(t, 0, sizeof *t);
+  snprintf(t->name, sizeof t->name, "%s", d->model);
+  t->is_cpu = !strcmp(d->kind, "cpu");
+  t->mem_bytes = t->is_cpu ? 0 : d->mem_total;
+  t->calibration_id = c->id;
+  t->gpus = 1;
+  cJSON *j = cJSON_Parse(c->options);
+  const cJSON *g = j ? cJSON_GetObjectItemCaseSensitive(j, "gpus") : NULL;
+  if (cJSON_IsNumber(g) && g->valueint >= 1) t->gpus = g->valueint;
+  cJSON_Delete(j);
+  for (int p = 0; p < 2; p++) t->model[p].width = p == CGM_PREC_SINGLE ? 4 : 8;
+}
+
+/* Reads the fits of kind `fit_kind` of the device's calibration. */
+static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_error *err) {
+  fit_ctx fc = {t, fit_kind};
+  cgm_status st = cgm_db_fits(db, t->calibration_id, take_fit, &fc, err);
+  for (int p = 0; p < 2; p++) {
+    cgm_device_model *m = &t->model[p];
+    m->have_vec = m->cg4.nu > 0 && m->cg5.nu > 0;
+  }
+  return st;
+}
+
 static int take_calibration(const cgm_db_calibration *c, const cgm_db_device *d, void *ctx) {
   load_ctx *L = ctx;
   if (!c->complete || (L->kind && strcmp(L->kind, d->kind))) return 0;
@@ -143,24 +169,13 @@ static int take_calibration(const cgm_db_calibration *c, const cgm_db_device *d,
     L->v = nv;
     L->cap = nc;
   }
-  cgm_tuner_device *t = &L->v[L->n];
-  memset(t, 0, sizeof *t);
-  snprintf(t->name, sizeof t->name, "%s", d->model);
-  t->is_cpu = !strcmp(d->kind, "cpu");
-  t->mem_bytes = t->is_cpu ? 0 : d->mem_total;
-  t->calibration_id = c->id;
-  t->gpus = 1;
-  cJSON *j = cJSON_Parse(c->options);
-  const cJSON *g = j ? cJSON_GetObjectItemCaseSensitive(j, "gpus") : NULL;
-  if (cJSON_IsNumber(g) && g->valueint >= 1) t->gpus = g->valueint;
-  cJSON_Delete(j);
-  for (int p = 0; p < 2; p++) t->model[p].width = p == CGM_PREC_SINGLE ? 4 : 8;
+  fill_device(c, d, &L->v[L->n]);
   L->n++; /* its fits are read after the listing ends */
   return 0;
 }
 
-cgm_status cgm_load_devices(cgm_db *db, const char *kind, cgm_tuner_device **devs, int *count,
-                            cgm_error *err) {
+cgm_status cgm_load_devices_kind(cgm_db *db, const char *kind, int fit_kind, cgm_tuner_device **devs,
+                                 int *count, cgm_error *err) {
   load_ctx L;
   memset(&L, 0, sizeof L);
   L.db = db;
@@ -170,16 +185,7 @@ cgm_status cgm_load_devices(cgm_db *db, const char *kind, cgm_tuner_device **dev
   *count = 0;
   cgm_status st = cgm_db_calibrations(db, take_calibration, &L, err);
   if (!st) st = L.st;
-  for (int i = 0; i < L.n && !st; i++) {
-    fit_ctx fc;
-    memset(&fc, 0, sizeof fc);
-    fc.t = &L.v[i];
-    st = cgm_db_fits(db, L.v[i].calibration_id, take_fit, &fc, err);
-    for (int p = 0; p < 2; p++) {
-      cgm_device_model *m = &L.v[i].model[p];
-      m->have_vec = m->cg4.nu > 0 && m->cg5.nu > 0;
-    }
-  }
+  for (int i = 0; i < L.n && !st; i++) st = load_fits(db, &L.v[i], fit_kind, err);
   if (st) {
     free(L.v);
     return st;
@@ -187,6 +193,22 @@ cgm_status cgm_load_devices(cgm_db *db, const char *kind, cgm_tuner_device **dev
   *devs = L.v;
   *count = L.n;
   return CGM_OK;
+}
+
+cgm_status cgm_load_devices(cgm_db *db, const char *kind, cgm_tuner_device **devs, int *count,
+                            cgm_error *err) {
+  return cgm_load_devices_kind(db, kind, CGM_FIT_REL, devs, count, err);
+}
+
+cgm_status cgm_load_calibration(cgm_db *db, int64_t cal_id, int fit_kind, cgm_tuner_device *dev,
+                                cgm_error *err) {
+  cgm_db_calibration c;
+  cgm_db_device d;
+  cgm_status st = cgm_db_calibration_get(db, cal_id, &c, err);
+  if (!st) st = cgm_db_device_get(db, c.device_id, &d, err);
+  if (st) return st;
+  fill_device(&c, &d, dev);
+  return load_fits(db, dev, fit_kind, err);
 }
 
 int cgm_find_device(const cgm_tuner_device *devs, int count, bool cpu, const char *model) {

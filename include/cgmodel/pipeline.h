@@ -55,6 +55,14 @@ cgm_status cgm_describe_cuda(int dev, cgm_db_device *d, cgm_error *err);
  * *count may be 0. */
 cgm_status cgm_load_devices(cgm_db *db, const char *kind, cgm_tuner_device **devs, int *count,
                             cgm_error *err);
+/* The same with the curves of another fit kind (cgm_fit_kind: the maps draw
+ * the maximum fits too); cgm_load_devices is CGM_FIT_REL. */
+cgm_status cgm_load_devices_kind(cgm_db *db, const char *kind, int fit_kind, cgm_tuner_device **devs,
+                                 int *count, cgm_error *err);
+/* One calibration (complete or not) as a tuner device, with its fits of
+ * kind `fit_kind`. CGM_EINPUT when there is no such calibration. */
+cgm_status cgm_load_calibration(cgm_db *db, int64_t cal_id, int fit_kind, cgm_tuner_device *dev,
+                                cgm_error *err);
 /* The calibrated device matching this machine's CPU or CUDA device `dev`
  * (by model); -1 when none. */
 int cgm_find_device(const cgm_tuner_device *devs, int count, bool cpu, const char *model);

@@ -1,0 +1,31 @@
+# cgmodel plot accuracy: the model's predicted time per iteration against the
+# measured one for every solve in the database (the idea of Verschoor & Jalba
+# 2012, Fig. 10 and Table 6). Points on the line y = x are exact; the dashed
+# lines are +-20%. Colour: block size; point: backend and GPU count. The key
+# gives each group's count and average relative error |pred - meas| / meas.
+#
+# Variables set before this template (cgmodel writes them at the top of FILE.gp):
+#   solves      one index block per group: measured_s predicted_s rel_error block gpus solve_id matrix_id
+#   plot_title  with the overall average relative error
+#   lo, hi      the range of both axes (seconds)
+#   ngroups, gtitle[g], gcolor[g], gpt[g]   each group's key entry, colour and point type
+#   fs          the font size
+
+set title plot_title font sprintf(',%d', fs + 1) noenhanced
+set logscale xy
+set xrange [lo:hi]
+set yrange [lo:hi]
+set size ratio -1
+set format x '10^{%L}'
+set format y '10^{%L}'
+set xlabel 'measured time per iteration (s)'
+set ylabel 'predicted time per iteration (s)'
+set grid xtics ytics mxtics mytics lc rgb '#e4e4e4' lw 1, lc rgb '#f2f2f2' lw 1
+set border lc rgb '#444444'
+set key outside right top Left reverse samplen 1.5 spacing 1.1 font sprintf(',%d', fs - 1) noenhanced
+set samples 200
+plot x with lines lw 1.5 lc rgb '#333333' title 'y = x (exact)', \
+     1.2 * x with lines dt 2 lc rgb '#999999' title '±20%', \
+     x / 1.2 with lines dt 2 lc rgb '#999999' notitle, \
+     for [g = 1:ngroups] solves index (g - 1) using 1:2 with points pt gpt[g] ps 1.3 \
+         lc rgb gcolor[g] title gtitle[g]

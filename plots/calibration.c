@@ -1,0 +1,407 @@
+/* cgmodel plot calibration: the measured throughput of every kernel and its
+ * Eq. 3 fits (the paper's Figs. 5, 6a and 7), one panel per kernel family. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmodel/solver.h"
+#include "plots/plot_internal.h"
+
+typedef struct {
+  cgm_sample *v;
+  int n, cap;
+} svec;
+
+typedef struct {
+  cgm_db_fit *v;
+  int n, cap;
+} fvec;
+
+static int take_sample(const cgm_db_sample *s, void *ctx) {
+  svec *sv = ctx;
+  if (sv->n == sv->cap) {
+    int nc = sv->cap ? 2 * sv->cap : 256;
+    cgm_sample *nv = realloc(sv->v, sizeof *nv * (size_t)nc);
+    if (!nv) return 1;
+    sv->v = nv;
+    sv->cap = nc;
+  }
+  sv->v[sv->n++] = *s;
+  return 0;
+}
+
+static int take_fit(const cgm_db_fit *f, void *ctx) {
+  fvec *fv = ctx;
+  if (fv->n == fv->cap) {
+    int nc = fv->cap ? 2 * fv->cap : 64;
+    cgm_db_fit *nv = realloc(fv->v, sizeof *nv * (size_t)nc);
+    if (!nv) return 1;
+    fv->v = nv;
+    fv->cap = nc;
+  }
+  fv->v[fv->n++] = *f;
+  return 0;
+}
+
+/* One plotted element: a series of samples or a fitted curve. */
+typedef struct {
+  bool is_sample;
+  int index; /* index block in its file */
+  char title[160];
+  const char *color;
+  int pt;    /* samples */
+  int dt;    /* curves */
+} element;
+
+typedef struct {
+  char title[160];
+  int e0, e1; /* elements [e0, e1], 1-based */
+} panel;
+
+typedef struct {
+  plot_job *j;
+  const svec *sv;
+  const fvec *fv;
+  int prec;
+  unsigned kinds;
+  FILE *fs, *fc;
+  int nseries, ncurves;
+  element *el;
+  int nel, cap;
+  panel pn[12];
+  int npanels;
+  int skipped_fits;
+  char skipped[512];
+  double mlo, mhi; /* m range of the panel being built */
+} cal_build;
+
+static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                                     "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+static const char *const kind_name[] = {"avg", "max", "rel"};
+static const int kind_dt[] = {1, 2, 3};
+
+static element *add_element(cal_build *B) {
+  if (B->nel == B->cap) {
+    int nc = B->cap ? 2 * B->cap : 64;
+    element *nv = realloc(B->el, sizeof *nv * (size_t)nc);
+    if (!nv) return NULL;
+    B->el = nv;
+    B->cap = nc;
+  }
+  element *e = &B->el[B->nel++];
+  memset(e, 0, sizeof *e);
+  return e;
+}
+
+static bool match(const char *kernel, const char *variant, int block, int prec, const char *k,
+                  const char *v, int b, int p) {
+  return !strcmp(kernel, k) && !strcmp(variant, v) && block == b && prec == p;
+}
+
+/* The samples of (kernel, variant, block) as one index block; false if none. */
+static cgm_status add_samples(cal_build *B, const char *kernel, const char *variant, int block,
+                              const char *title, const char *color, int pt, bool *any) {
+  int cnt = 0;
+  for (int i = 0; i < B->sv->n; i++) {
+    const cgm_sample *s = &B->sv->v[i];
+    if (match(s->kernel, s->variant, s->block, s->precision, kernel, variant, block, B->prec) &&
+        s->m > 0 && s->seconds > 0)
+      cnt++;
+  }
+  *any = cnt > 0;
+  if (!cnt) return CGM_OK;
+  if (B->nseries) fputs("\n\n", B->fs);
+  fprintf(B->fs, "# series %d: kernel %s variant %s block %d precision %s, %d samples\n", B->nseries,
+          kernel, *variant ? variant : "-", block, cgm_precision_name((cgm_precision)B->prec), cnt);
+  fprintf(B->fs, "# m bytes seconds gbps source\n");
+  for (int i = 0; i < B->sv->n; i++) {
+    const cgm_sample *s = &B->sv->v[i];
+    if (!match(s->kernel, s->variant, s->block, s->precision, kernel, variant, block, B->prec) ||
+        !(s->m > 0 && s->seconds > 0))
+      continue;
+    fprintf(B->fs, "%.9g %.9g %.9g %.9g %s\n", s->m, s->bytes, s->seconds, cgm_sample_gbps(s),
+            s->source[0] ? s->source : "-");
+    if (s->m < B->mlo) B->mlo = s->m;
+    if (s->m > B->mhi) B->mhi = s->m;
+  }
+  element *e = add_element(B);
+  if (!e) return CGM_ERUNTIME;
+  e->is_sample = true;
+  e->index = B->nseries++;
+  snprintf(e->title, sizeof e->title, "%s", title);
+  e->color = color;
+  e->pt = pt;
+  return CGM_OK;
+}
+
+/* The fits of (kernel, variant, block) the caller asked for, as curves over
+ * the panel's m range. */
+static cgm_status add_fits(cal_build *B, const char *kernel, const char *variant, int block,
+                           const char *prefix, const char *color) {
+  for (int kind = 0; kind < 3; kind++) {
+    if (!(B->kinds & (1u << kind))) continue;
+    for (int i = 0; i < B->fv->n; i++) {
+      const cgm_db_fit *f = &B->fv->v[i];
+      if (f->kind != kind || !match(f->kernel, f->variant, f->block, f->precision, kernel, variant, block, B->prec))
+        continue;
+      if (!f->converged || !(f->nu > 0) || !(f->sigma > 0) || !isfinite(f->mu)) {
+        B->skipped_fits++;
+        size_t l = strlen(B->skipped);
+        if (l < sizeof B->skipped - 64) {
+          char nb[16] = "";
+          if (block) snprintf(nb, sizeof nb, "/N=%d", block);
+          snprintf(B->skipped + l, sizeof B->skipped - l, "%s%s%s%s%s/%s", l ? ", " : "", kernel,
+                   *variant ? "/" : "", variant, nb, kind_name[kind]);
+        }
+        continue;
+      }
+      double lo = B->mlo < B->mhi ? log2(B->mlo) - 1 : f->mu - 6 * f->sigma;
+      double hi = B->mlo < B->mhi ? log2(B->mhi) + 1 : f->mu + 6 * f->sigma;
+      if (B->ncurves) fputs("\n\n", B->fc);
+      fprintf(B->fc, "# curve %d: kernel %s variant %s block %d precision %s, %s fit: mu %.6g sigma %.6g nu %.6g GB/s\n",
+              B->ncurves, kernel, *variant ? variant : "-", block,
+              cgm_precision_name((cgm_precision)B->prec), kind_name[kind], f->mu, f->sigma, f->nu);
+      fprintf(B->fc, "# m gbps (Eq. 3)\n");
+      cgm_sigmoid sg = {f->mu, f->sigma, f->nu};
+      const int np = 160;
+      for (int k = 0; k < np; k++) {
+        double m = exp2(lo + (hi - lo) * k / (np - 1));
+        fprintf(B->fc, "%.9g %.9g\n", m, cgm_sigmoid_eval(&sg, m));
+      }
+      element *e = add_element(B);
+      if (!e) return CGM_ERUNTIME;
+      e->is_sample = false;
+      e->index = B->ncurves++;
+      snprintf(e->title, sizeof e->title, "%s%s μ=%.2f σ=%.2f ν=%.3g", prefix, kind_name[kind], f->mu,
+               f->sigma, f->nu);
+      e->color = color;
+      e->dt = kind_dt[kind];
+    }
+  }
+  return CGM_OK;
+}
+
+static void panel_begin(cal_build *B, const char *title) {
+  snprintf(B->pn[B->npanels].title, sizeof B->pn[0].title, "%s", title);
+  B->pn[B->npanels].e0 = B->nel + 1;
+  B->mlo = INFINITY;
+  B->mhi = 0;
+}
+
+/* Keeps the panel if it holds samples. */
+static void panel_end(cal_build *B, bool any) {
+  if (!any) return; /* its elements stay in the files but no panel shows them */
+  B->pn[B->npanels].e1 = B->nel;
+  B->npanels++;
+}
+
+static cgm_status build(cal_build *B, int gpus) {
+  cgm_status st = CGM_OK;
+  bool any, some;
+  char title[160];
+  /* Plain loads (CUDA): one panel per grid kind, one colour per vector count. */
+  static const char *const grids[] = {"fixed", "variable"};
+  for (int g = 0; g < 2 && !st; g++) {
+    snprintf(title, sizeof title, "plain loads, %s grid", grids[g]);
+    panel_begin(B, title);
+    some = false;
+    for (int b = 0, nv = 1; nv <= 8 && !st; nv *= 2, b++) {
+      char t[64], pre[32];
+      snprintf(t, sizeof t, "n = %d vector%s", nv, nv > 1 ? "s" : "");
+      snprintf(pre, sizeof pre, "n=%d ", nv);
+      st = add_samples(B, "load", grids[g], nv, t, colors[b], 7, &any);
+      if (!st && any) st = add_fits(B, "load", grids[g], nv, pre, colors[b]);
+      some |= any;
+    }
+    panel_end(B, some);
+  }
+  /* The CG vector kernels and the cuSPARSE baseline's whole iteration. */
+  static const char *const vec[] = {"cg4", "cg5", "red", "cusparse"};
+  static const char *const vec_title[] = {"CG4 (x, r update, r·r)", "CG5 (v update)", "Red (dot)",
+                                          "cuSPARSE CSR iteration"};
+  panel_begin(B, "CG vector kernels");
+  some = false;
+  for (int v = 0; v < 4 && !st; v++) {
+    char pre[32];
+    snprintf(pre, sizeof pre, "%s ", vec[v]);
+    st = add_samples(B, vec[v], "", 0, vec_title[v], colors[v], 7, &any);
+    if (!st && any) st = add_fits(B, vec[v], "", 0, pre, colors[v]);
+    some |= any;
+  }
+  panel_end(B, some);
+  /* SpMV, one panel per block size. */
+  for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
+    const int n = cgm_block_sizes[b];
+    snprintf(title, sizeof title, "SpMV, %d×%d blocks", n, n);
+    panel_begin(B, title);
+    bool d = false, r = false;
+    st = add_samples(B, "spmv", "dense", n, "dense-block matrices", colors[b], 7, &d);
+    if (!st) st = add_samples(B, "spmv", "real", n, "real matrices", colors[b], 9, &r);
+    if (!st && (d || r)) st = add_fits(B, "spmv", "all", n, "", colors[b]);
+    panel_end(B, d || r);
+  }
+  /* Transfers: whole multi-GPU iterations and the fitted exchange cost. */
+  if (!st) {
+    int G = gpus;
+    if (G <= 0)
+      for (int i = 0; i < B->sv->n; i++)
+        if (!strcmp(B->sv->v[i].kernel, "mgpu") && B->sv->v[i].precision == B->prec && B->sv->v[i].block > G)
+          G = B->sv->v[i].block;
+    if (G >= 2) {
+      snprintf(title, sizeof title, "exchange on %d GPUs (points: whole iterations)", G);
+      panel_begin(B, title);
+      some = false;
+      static const cgm_exchange modes[] = {CGM_EXCHANGE_HALO, CGM_EXCHANGE_P2P, CGM_EXCHANGE_HOST,
+                                           CGM_EXCHANGE_NCCL};
+      for (int k = 0; k < 4 && !st; k++) {
+        const char *mode = cgm_exchange_name(modes[k]);
+        char t[64], pre[32];
+        snprintf(t, sizeof t, "%s", mode);
+        snprintf(pre, sizeof pre, "%s ", mode);
+        st = add_samples(B, "mgpu", mode, G, t, colors[k], 7, &any);
+        if (!st && any) st = add_fits(B, "xfer", mode, G, pre, colors[k]);
+        some |= any;
+      }
+      panel_end(B, some);
+    }
+  }
+  return st;
+}
+
+cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_opts *co,
+                                const cgm_plot_opts *o, cgm_plot_files *files, cgm_error *err) {
+  plot_job J;
+  cgm_status st = plot_begin(&J, o, "calibration.gp", files, err);
+  if (st) return st;
+  cgm_db_calibration cal;
+  cgm_db_device dev;
+  if ((st = cgm_db_calibration_get(db, cal_id, &cal, err)) ||
+      (st = cgm_db_device_get(db, cal.device_id, &dev, err)))
+    return st;
+  svec sv = {0};
+  fvec fv = {0};
+  cal_build B;
+  memset(&B, 0, sizeof B);
+  FILE *ff = NULL, *fs = NULL, *fc = NULL, *gp = NULL;
+  char rs[600], rc[600], rf[600];
+  if ((st = cgm_db_samples(db, cal_id, take_sample, &sv, err)) ||
+      (st = cgm_db_fits(db, cal_id, take_fit, &fv, err)))
+    goto out;
+  int prec = co && co->precision >= 0 ? co->precision : -1;
+  if (prec < 0) {
+    prec = CGM_PREC_SINGLE;
+    for (int i = 0; i < sv.n; i++)
+      if (sv.v[i].precision == CGM_PREC_DOUBLE) prec = CGM_PREC_DOUBLE;
+  }
+  int have = 0;
+  for (int i = 0; i < sv.n; i++) have += sv.v[i].precision == prec;
+  if (!have) {
+    st = cgm_fail(err, CGM_EINPUT, "calibration %lld holds no %s-precision samples", (long long)cal_id,
+                  cgm_precision_name((cgm_precision)prec));
+    goto out;
+  }
+  B.j = &J;
+  B.sv = &sv;
+  B.fv = &fv;
+  B.prec = prec;
+  B.kinds = co && co->fits ? co->fits : 7u;
+  if (!(fs = plot_data_open(&J, "samples.dat", rs, sizeof rs, err)) ||
+      !(fc = plot_data_open(&J, "curves.dat", rc, sizeof rc, err)) ||
+      !(ff = plot_data_open(&J, "fits.dat", rf, sizeof rf, err))) {
+    st = err && err->code ? err->code : CGM_ERUNTIME;
+    goto out;
+  }
+  fprintf(fs, "# cgmodel calibration %lld (%s %s, %s): measured throughput, GB/s = bytes / seconds / 1e9\n",
+          (long long)cal_id, dev.kind, dev.model, cal.created);
+  fprintf(fc, "# cgmodel calibration %lld: Eq. 3, B(m) = nu / (1 + exp(-(log2 m - mu) / sigma)) GB/s\n",
+          (long long)cal_id);
+  B.fs = fs;
+  B.fc = fc;
+  if ((st = build(&B, co ? co->gpus : 0))) {
+    if (!err->msg[0]) cgm_fail(err, st, "out of memory");
+    goto out;
+  }
+  /* Every fit of the calibration, drawn or not. */
+  fprintf(ff, "# cgmodel calibration %lld (%s %s): every Eq. 3 fit; kind avg = least squares, max = "
+              "envelope, rel = relative least squares (the model's)\n", (long long)cal_id, dev.kind, dev.model);
+  fprintf(ff, "# kernel variant precision block kind mu sigma nu se_mu se_sigma se_nu r2 rms n converged\n");
+  for (int i = 0; i < fv.n; i++) {
+    const cgm_db_fit *f = &fv.v[i];
+    fprintf(ff, "%s %s %s %d %s ", f->kernel, f->variant[0] ? f->variant : "-",
+            cgm_precision_name((cgm_precision)f->precision), f->block,
+            f->kind >= 0 && f->kind < 3 ? kind_name[f->kind] : "?");
+    const double v[] = {f->mu, f->sigma, f->nu, f->se_mu, f->se_sigma, f->se_nu, f->r2, f->rms};
+    for (int k = 0; k < 8; k++) {
+      gp_num(ff, v[k]);
+      fputc(' ', ff);
+    }
+    fprintf(ff, "%d %d\n", f->n, f->converged);
+  }
+  st = plot_data_close(&J, fs, rs, err);
+  fs = NULL;
+  if (!st) st = plot_data_close(&J, fc, rc, err);
+  fc = NULL;
+  if (!st) st = plot_data_close(&J, ff, rf, err);
+  ff = NULL;
+  if (st) goto out;
+  if (B.npanels == 0) {
+    st = cgm_fail(err, CGM_EINPUT, "calibration %lld has no samples of a kernel that is plotted",
+                  (long long)cal_id);
+    goto out;
+  }
+  files->panels = B.npanels;
+  if (B.skipped_fits)
+    plot_note(files, "%d fit%s did not converge and %s not drawn: %s", B.skipped_fits,
+              B.skipped_fits > 1 ? "s" : "", B.skipped_fits > 1 ? "are" : "is", B.skipped);
+  int cols = B.npanels <= 3 ? B.npanels : B.npanels == 4 ? 2 : 3;
+  int rows = (B.npanels + cols - 1) / cols;
+  /* Many panels: a larger picture unless a size was asked for. */
+  if ((!o->width || o->width <= 0) && rows > 2) {
+    J.width = 1500;
+    J.height = 1100;
+  }
+  if (!(gp = plot_script_open(&J, "cgmodel plot calibration", err))) {
+    st = err && err->code ? err->code : CGM_ERUNTIME;
+    goto out;
+  }
+  fprintf(gp, "samples = '%s'\ncurves = '%s'\nfits = '%s'\n", rs, rc, rf);
+  char ttl[600];
+  snprintf(ttl, sizeof ttl, "calibration %lld: %s (%s), %s precision, %s", (long long)cal_id, dev.model,
+           dev.kind, cgm_precision_name((cgm_precision)prec), cal.created);
+  fprintf(gp, "plot_title = ");
+  gp_string(gp, ttl);
+  fprintf(gp, "\nrows = %d\ncols = %d\nnpanels = %d\n", rows, cols, B.npanels);
+  fprintf(gp, "array ptitle[%d]\narray e0[%d]\narray e1[%d]\n", B.npanels, B.npanels, B.npanels);
+  for (int p = 0; p < B.npanels; p++) {
+    fprintf(gp, "ptitle[%d] = ", p + 1);
+    gp_string(gp, B.pn[p].title);
+    fprintf(gp, "; e0[%d] = %d; e1[%d] = %d\n", p + 1, B.pn[p].e0, p + 1, B.pn[p].e1);
+  }
+  /* Element k: file, index block, key title, and line style 100 + k. */
+  int ne = B.nel > 0 ? B.nel : 1;
+  fprintf(gp, "array efile[%d]\narray eindex[%d]\narray ecol[%d]\narray etitle[%d]\n", ne, ne, ne, ne);
+  for (int k = 0; k < B.nel; k++) {
+    const element *e = &B.el[k];
+    fprintf(gp, "efile[%d] = %s; eindex[%d] = %d; ecol[%d] = %d; etitle[%d] = ", k + 1,
+            e->is_sample ? "samples" : "curves", k + 1, e->index, k + 1, e->is_sample ? 4 : 2, k + 1);
+    gp_string(gp, e->title);
+    if (e->is_sample)
+      fprintf(gp, "\nset style line %d lt nodraw lc rgb '%s' pt %d ps 0.9\n", 100 + k + 1, e->color, e->pt);
+    else
+      fprintf(gp, "\nset style line %d lc rgb '%s' lw 2 dt %d pt 7 ps 0\n", 100 + k + 1, e->color, e->dt);
+  }
+  st = plot_script_finish(&J, gp, err); /* closes gp */
+  gp = NULL;
+  if (st) goto out;
+  st = plot_run(&J, err);
+out:
+  if (fs) fclose(fs);
+  if (fc) fclose(fc);
+  if (ff) fclose(ff);
+  if (gp) fclose(gp);
+  free(B.el);
+  free(sv.v);
+  free(fv.v);
+  return st;
+}

@@ -1,0 +1,53 @@
+/* Shared by the plots: where the picture, its data and its script go, the
+ * script's header, and running gnuplot. */
+#ifndef CGM_PLOTS_INTERNAL_H
+#define CGM_PLOTS_INTERNAL_H
+
+#include <stdio.h>
+
+#include "cgmodel/plots.h"
+
+typedef struct plot_job {
+  cgm_plot_format fmt;
+  int width, height;
+  char gnuplot[1024];  /* full path */
+  char tmpl[1024];     /* full path of the template */
+  char dir[1024];      /* directory of the picture ("." if none given) */
+  char base[512];      /* picture name without directory and extension */
+  char picture[1024];  /* as given */
+  cgm_plot_files *files;
+} plot_job;
+
+/* Checks the output name, finds gnuplot and the template `name` (e.g.
+ * "calibration.gp"); fills the job. */
+cgm_status plot_begin(plot_job *j, const cgm_plot_opts *o, const char *name, cgm_plot_files *files,
+                      cgm_error *err);
+
+/* Opens FILE-<suffix> for writing (suffix "samples.dat"); records it in
+ * files->data. `rel` gets the name relative to the picture's directory. */
+FILE *plot_data_open(plot_job *j, const char *suffix, char *rel, size_t nrel, cgm_error *err);
+/* Closes a data file, reporting a write error. */
+cgm_status plot_data_close(plot_job *j, FILE *f, const char *rel, cgm_error *err);
+
+/* Opens FILE.gp and writes its header: how to re-run it, the encoding, the
+ * terminal (by format and size) and the output name. The caller adds its
+ * variables, then plot_script_finish appends the template and closes. */
+FILE *plot_script_open(plot_job *j, const char *what, cgm_error *err);
+cgm_status plot_script_finish(plot_job *j, FILE *f, cgm_error *err);
+
+/* Runs gnuplot on FILE.gp in the picture's directory. */
+cgm_status plot_run(plot_job *j, cgm_error *err);
+
+/* A gnuplot double-quoted string literal (backslashes and quotes escaped). */
+void gp_string(FILE *f, const char *s);
+/* A number for gnuplot data: %.9g, or NaN. */
+void gp_num(FILE *f, double v);
+
+/* Appends one line to files->note ("; " between). */
+void plot_note(cgm_plot_files *files, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#endif
