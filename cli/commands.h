@@ -9,5 +9,7 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_map(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 #endif

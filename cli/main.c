@@ -16,6 +16,8 @@ static const char usage[] =
     "  calibrate [--devices cpu|cuda:all|cuda:0,1] [--quick] [--db FILE]\n"
     "  predict   A.mtx [--gpus G] [--block N|auto] [--precision P] [--db FILE] [--json]\n"
     "  validate  LIST_OR_DIR [--gpus G] [--json]   predicted against measured, and tuner regret\n"
+    "  map       [--gpus G] [--block N] [--max|--avg] [--mark A.mtx] -o FILE.png|.svg   Fig. 8 maps\n"
+    "  plot      calibration|accuracy -o FILE.png|.svg   calibration fits, predicted vs measured\n"
     "  db        list | show ID | export ID -o FILE | solves\n"
     "  version   print the version\n"
     "\n"
@@ -36,6 +38,8 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "predict") == 0) return cmd_predict(argc - 1, argv + 1);
   if (strcmp(cmd, "db") == 0) return cmd_db(argc - 1, argv + 1);
   if (strcmp(cmd, "validate") == 0) return cmd_validate(argc - 1, argv + 1);
+  if (strcmp(cmd, "map") == 0) return cmd_map(argc - 1, argv + 1);
+  if (strcmp(cmd, "plot") == 0) return cmd_plot(argc - 1, argv + 1);
   if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
     printf("cgmodel %s (%s)\n", cgm_version(),
            cgm_have_cuda_build() ? "CUDA backend" : "CPU-only build");

@@ -75,14 +75,18 @@ cgm_status cgm_describe_cuda(int dev, cgm_db_device *d, cgm_error *err) {
 typedef struct {
   cgm_tuner_device *t;
   int prio[2][64];
+  int want; /* CGM_FIT_REL: with the fallbacks; another kind: only that kind (the maps) */
 } fit_ctx;
 
-static int fit_rank(int kind) { return kind == CGM_FIT_REL ? 3 : kind == CGM_FIT_AVG ? 2 : 1; }
+static int fit_rank(int want, int kind) {
+  if (want != CGM_FIT_REL) return kind == want ? 3 : 0;
+  return kind == CGM_FIT_REL ? 3 : kind == CGM_FIT_AVG ? 2 : 1;
+}
 
 /* Slot of a curve in prio: spmv 0-3, cg4 4, cg5 5, red 6, cusparse 7,
  * xfer 8 + 8 exchange + gpus (up to 8 + 3 * 8 + 8 = 40). */
 static bool take(fit_ctx *c, int prec, int slot, int kind) {
-  int r = fit_rank(kind);
+  int r = fit_rank(c->want, kind);
   if (c->prio[prec][slot] >= r) return false;
   c->prio[prec][slot] = r;
   return true;
@@ -142,9 +146,13 @@ static void fill_device(const cgm_db_calibration *c, const cgm_db_device *d, cgm
   for (int p = 0; p < 2; p++) t->model[p].width = p == CGM_PREC_SINGLE ? 4 : 8;
 }
 
-/* Reads the fits of kind `fit_kind` of the device's calibration. */
+/* Reads the device's curves: CGM_FIT_REL with the fallbacks above, any other
+ * kind alone. */
 static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_error *err) {
-  fit_ctx fc = {t, fit_kind};
+  fit_ctx fc;
+  memset(&fc, 0, sizeof fc);
+  fc.t = t;
+  fc.want = fit_kind;
   cgm_status st = cgm_db_fits(db, t->calibration_id, take_fit, &fc, err);
   for (int p = 0; p < 2; p++) {
     cgm_device_model *m = &t->model[p];

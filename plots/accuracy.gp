@@ -9,9 +9,9 @@
 #   plot_title  with the overall average relative error
 #   lo, hi      the range of both axes (seconds)
 #   ngroups, gtitle[g], gcolor[g], gpt[g]   each group's key entry, colour and point type
-#   fs          the font size
+#   fs, @Fm2 @Fm1 @F0 @Fp1 @Fp2 @Fb   the font size and font macros (',8' .. ',12', bold)
 
-set title plot_title font sprintf(',%d', fs + 1) noenhanced
+set title plot_title font @Fp1 noenhanced
 set logscale xy
 set xrange [lo:hi]
 set yrange [lo:hi]
@@ -22,7 +22,7 @@ set xlabel 'measured time per iteration (s)'
 set ylabel 'predicted time per iteration (s)'
 set grid xtics ytics mxtics mytics lc rgb '#e4e4e4' lw 1, lc rgb '#f2f2f2' lw 1
 set border lc rgb '#444444'
-set key outside right top Left reverse samplen 1.5 spacing 1.1 font sprintf(',%d', fs - 1) noenhanced
+set key outside right top Left reverse samplen 1.5 spacing 1.1 font @Fm1 noenhanced
 set samples 200
 plot x with lines lw 1.5 lc rgb '#333333' title 'y = x (exact)', \
      1.2 * x with lines dt 2 lc rgb '#999999' title '±20%', \

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgmodel/cgmodel.h"
 #include "plots/plot_internal.h"
 
 cgm_status cgm_plot_format_of(const char *path, cgm_plot_format *fmt, cgm_error *err) {
@@ -115,8 +116,10 @@ cgm_status plot_begin(plot_job *j, const cgm_plot_opts *o, const char *name, cgm
 }
 
 static void full_path(const plot_job *j, const char *rel, char *out, size_t n) {
-  if (!strcmp(j->dir, ".") && j->picture[0] != '.') snprintf(out, n, "%s", rel);
-  else snprintf(out, n, "%s/%s", j->dir, rel);
+  int k;
+  if (!strcmp(j->dir, ".") && j->picture[0] != '.') k = snprintf(out, n, "%s", rel);
+  else k = snprintf(out, n, "%s/%s", j->dir, rel);
+  if (k < 0 || (size_t)k >= n) out[0] = 0; /* cannot happen: plot_begin limits the path */
 }
 
 FILE *plot_data_open(plot_job *j, const char *suffix, char *rel, size_t nrel, cgm_error *err) {
@@ -183,6 +186,9 @@ FILE *plot_script_open(plot_job *j, const char *what, cgm_error *err) {
   int fs = (int)(10.0 * sqrt((double)j->width * j->height / (1200.0 * 800.0)) + 0.5);
   if (fs < 7) fs = 7;
   fprintf(f, "fs = %d\n", fs);
+  /* Font macros for the templates (font options take no expressions): @Fm2 .. @Fp2, @Fb. */
+  fprintf(f, "Fm2 = \"',%d'\"; Fm1 = \"',%d'\"; F0 = \"',%d'\"; Fp1 = \"',%d'\"; Fp2 = \"',%d'\"; "
+             "Fb = \"',%d:Bold'\"\n", fs - 2, fs - 1, fs, fs + 1, fs + 2, fs);
   fprintf(f, "set terminal %s size %d,%d enhanced font 'Sans,%d' background rgb 'white'\n",
           j->fmt == CGM_PLOT_SVG ? "svg" : "pngcairo", j->width, j->height, fs);
   fprintf(f, "out = '%s.%s'\nset output out\n", j->base, ext);

@@ -107,6 +107,77 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Where a line's label goes: the middle of the segment at the median x. */
+static void label_pos(const segs *C, int from, double *x, double *y) {
+  *x = *y = NAN;
+  int n = C->n - from;
+  if (n <= 0) return;
+  double *mx = malloc(sizeof(double) * n);
+  if (!mx) return;
+  for (int k = 0; k < n; k++) mx[k] = 0.5 * (C->seg[from + k][0] + C->seg[from + k][2]);
+  qsort(mx, n, sizeof *mx, cmp_double);
+  double med = mx[n / 2], best = INFINITY;
+  free(mx);
+  for (int k = from; k < C->n; k++) {
+    double d = fabs(0.5 * (C->seg[k][0] + C->seg[k][2]) - med);
+    if (d < best) {
+      best = d;
+      *x = 0.5 * (C->seg[k][0] + C->seg[k][2]);
+      *y = 0.5 * (C->seg[k][1] + C->seg[k][3]);
+    }
+  }
+}
+
+/* Iso-GFLOPS lines of v at 1-2-5 levels inside (lo, hi), as index block
+ * `block` of fi (segments with their level) and fl (label positions). */
+static int isolines(FILE *fi, FILE *fl, int block, const double *v, const double *lx, const double *le,
+                    int nx, int ne, double lo, double hi) {
+  if (block) {
+    fputs("\n\n", fi);
+    fputs("\n\n", fl);
+  }
+  fprintf(fi, "# block %d: iso-GFLOPS lines of GFLOPS_%s: log10x log10e GFLOPS (a NaN line after every segment)\n", block, block ? "G" : "1");
+  fprintf(fl, "# block %d: label positions of the iso-GFLOPS lines of GFLOPS_%s: log10x log10e GFLOPS\n",
+          block, block ? "G" : "1");
+  int written = 0;
+  if (lo > 0 && hi > lo) {
+    double lev[64];
+    int nl = 0;
+    for (int k = (int)floor(log10(lo)); k <= (int)ceil(log10(hi)) && nl < 60; k++)
+      for (int m = 0; m < 3; m++) {
+        double L = (m == 0 ? 1 : m == 1 ? 2 : 5) * pow(10, k);
+        if (L > lo * 1.05 && L < hi / 1.05) lev[nl++] = L;
+      }
+    if (nl > 8) { /* only the decades */
+      int k = 0;
+      for (int i = 0; i < nl; i++) {
+        double r = log10(lev[i]);
+        if (fabs(r - round(r)) < 1e-9) lev[k++] = lev[i];
+      }
+      nl = k;
+    }
+    for (int i = 0; i < nl; i++) {
+      segs C = {0};
+      if (contour(v, lx, le, nx, ne, lev[i], &C)) {
+        free(C.seg);
+        return 1;
+      }
+      for (int k = 0; k < C.n; k++)
+        fprintf(fi, "%.5f %.5f %g\n%.5f %.5f %g\nNaN NaN NaN\n", C.seg[k][0], C.seg[k][1], lev[i],
+                C.seg[k][2], C.seg[k][3], lev[i]);
+      double x, y;
+      label_pos(&C, 0, &x, &y);
+      if (isfinite(x)) fprintf(fl, "%.5f %.5f %g\n", x, y, lev[i]), written++;
+      free(C.seg);
+    }
+  }
+  if (!written) { /* keep the block: gnuplot's index counts blocks */
+    fprintf(fi, "NaN NaN NaN\n");
+    fprintf(fl, "NaN NaN NaN\n");
+  }
+  return 0;
+}
+
 cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
                         const cgm_plot_opts *o, cgm_plot_files *files, cgm_error *err) {
   plot_job J;
@@ -146,11 +217,12 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
   }
   const int nx = cgm_map_grid_nx(), ne = cgm_map_grid_ne();
   double *lx = malloc(sizeof(double) * nx), *le = malloc(sizeof(double) * ne);
-  double *S = malloc(sizeof(double) * nx * ne);
+  double *S = malloc(sizeof(double) * nx * ne), *G1 = malloc(sizeof(double) * nx * ne),
+         *GG = malloc(sizeof(double) * nx * ne);
   segs C = {0};
-  FILE *fg = NULL, *fc = NULL, *fm = NULL, *gp = NULL;
-  char rg[600], rc[600], rm[600] = "";
-  if (!lx || !le || !S) {
+  FILE *fg = NULL, *fc = NULL, *fm = NULL, *fi = NULL, *fl = NULL, *gp = NULL;
+  char rg[600], rc[600], rm[600] = "", ri[600], rl[600];
+  if (!lx || !le || !S || !G1 || !GG) {
     st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
     goto out;
   }
@@ -160,9 +232,14 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
     st = err && err->code ? err->code : CGM_ERUNTIME;
     goto out;
   }
-  fprintf(fg, "# cgmodel map: %s (calibration %lld), %s precision, %dx%d blocks, %s fits, %d GPU%s, %s exchange\n",
-          dev->name, (long long)dev->calibration_id, cgm_precision_name((cgm_precision)pr), mo->block,
-          mo->block, fits, multi ? G : 1, multi ? "s" : "", cgm_exchange_name((cgm_exchange)mo->exchange));
+  if (multi)
+    fprintf(fg, "# cgmodel map: %s (calibration %lld), %s precision, %dx%d blocks, %s fits, 1 and %d GPUs, %s exchange\n",
+            dev->name, (long long)dev->calibration_id, cgm_precision_name((cgm_precision)pr), mo->block,
+            mo->block, fits, G, cgm_exchange_name((cgm_exchange)mo->exchange));
+  else
+    fprintf(fg, "# cgmodel map: %s (calibration %lld), %s precision, %dx%d blocks, %s fits, one device\n",
+            dev->name, (long long)dev->calibration_id, cgm_precision_name((cgm_precision)pr), mo->block,
+            mo->block, fits);
   fprintf(fg, "# x: dimension, e: stored elements (dense %dx%d blocks); inside = 1 between the diagonal "
               "(e = x) and dense (e = x^2) matrices\n", mo->block, mo->block);
   fprintf(fg, "# T: predicted time per iteration (s); GFLOPS = (2e + 15x) / T / 1e9 (Eqs. 6-7); "
@@ -180,6 +257,8 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
       double g1 = t1 > 0 ? F / t1 * 1e-9 : NAN, gg = tg > 0 ? F / tg * 1e-9 : NAN;
       double s = t1 > 0 && tg > 0 ? t1 / tg : NAN;
       S[i * ne + j] = s;
+      G1[i * ne + j] = g1;
+      GG[i * ne + j] = gg;
       if (in) {
         if (isfinite(g1)) finite_in++;
         const double gv[2] = {g1, gg};
@@ -223,32 +302,31 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
     goto out;
   }
   fprintf(fc, "# cgmodel map: the contour S = T_1 / T_%d = 1 inside the region, as segments\n", G);
-  fprintf(fc, "# log10x log10e\n");
+  fprintf(fc, "# log10x log10e (a NaN line after every segment)\n");
   for (int k = 0; k < C.n; k++)
-    fprintf(fc, "%.5f %.5f\n%.5f %.5f\n\n", C.seg[k][0], C.seg[k][1], C.seg[k][2], C.seg[k][3]);
-  if (C.n > 0) { /* the label goes on the segment at the median x */
-    double *mx = malloc(sizeof(double) * C.n);
-    if (mx) {
-      for (int k = 0; k < C.n; k++) mx[k] = 0.5 * (C.seg[k][0] + C.seg[k][2]);
-      qsort(mx, C.n, sizeof *mx, cmp_double);
-      double med = mx[C.n / 2];
-      free(mx);
-      double best = INFINITY;
-      for (int k = 0; k < C.n; k++) {
-        double d = fabs(0.5 * (C.seg[k][0] + C.seg[k][2]) - med);
-        if (d < best) {
-          best = d;
-          labx = 0.5 * (C.seg[k][0] + C.seg[k][2]);
-          laby = 0.5 * (C.seg[k][1] + C.seg[k][3]);
-        }
-      }
-    }
-  }
+    fprintf(fc, "%.5f %.5f\n%.5f %.5f\nNaN NaN\n", C.seg[k][0], C.seg[k][1], C.seg[k][2], C.seg[k][3]);
+  label_pos(&C, 0, &labx, &laby);
   if ((st = plot_data_close(&J, fc, rc, err))) {
     fc = NULL;
     goto out;
   }
   fc = NULL;
+  /* Iso-GFLOPS lines of both panels, on the shared colour scale's levels. */
+  if (!(fi = plot_data_open(&J, "isolines.dat", ri, sizeof ri, err)) ||
+      !(fl = plot_data_open(&J, "isolabels.dat", rl, sizeof rl, err))) {
+    st = err && err->code ? err->code : CGM_ERUNTIME;
+    goto out;
+  }
+  if (isolines(fi, fl, 0, G1, lx, le, nx, ne, gmin, gmax) ||
+      isolines(fi, fl, 1, multi ? GG : NULL, lx, le, multi ? nx : 0, ne, gmin, gmax)) {
+    st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
+    goto out;
+  }
+  st = plot_data_close(&J, fi, ri, err);
+  fi = NULL;
+  if (!st) st = plot_data_close(&J, fl, rl, err);
+  fl = NULL;
+  if (st) goto out;
   if (mo->nmarks > 0) {
     if (!(fm = plot_data_open(&J, "marks.dat", rm, sizeof rm, err))) {
       st = err && err->code ? err->code : CGM_ERUNTIME;
@@ -279,7 +357,8 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
     st = err && err->code ? err->code : CGM_ERUNTIME;
     goto out;
   }
-  fprintf(gp, "grid = '%s'\ncontour = '%s'\nmarks = '%s'\nnmarks = %d\n", rg, rc, rm, mo->nmarks);
+  fprintf(gp, "grid = '%s'\ncontour = '%s'\nisolines = '%s'\nisolabels = '%s'\nmarks = '%s'\nnmarks = %d\n",
+          rg, rc, ri, rl, rm, mo->nmarks);
   char t[600];
   snprintf(t, sizeof t, "%s, %s precision, %d×%d blocks, %s fits", dev->name,
            cgm_precision_name((cgm_precision)pr), mo->block, mo->block, fits);
@@ -321,5 +400,9 @@ out:
   free(lx);
   free(le);
   free(S);
+  free(G1);
+  free(GG);
+  if (fi) fclose(fi);
+  if (fl) fclose(fl);
   return st;
 }

@@ -1451,7 +1451,7 @@ static cgm_status read_header(mmr *r, mm_header *h, bool want_vector) {
                    tok_copy(tb, sizeof tb, xt, xl), shape);
   h->rows = sv[0];
   h->cols = sv[1];
-  h->entries = h->array ? sv[0] * sv[1] : sv[2]; /* both < 2^31 here once checked below */
+  h->entries = h->array ? 0 : sv[2]; /* an array's rows x cols once both are < 2^31 (below) */
   if (h->rows == 0 || h->cols == 0)
     return fail_at(r, ln, CGM_EINPUT, "empty matrix: %lld rows, %lld columns", (long long)h->rows,
                    (long long)h->cols);
@@ -1460,6 +1460,7 @@ static cgm_status read_header(mmr *r, mm_header *h, bool want_vector) {
                    "matrix %lld x %lld is too large: rows and columns must be at most %d (int32 "
                    "indices)",
                    (long long)h->rows, (long long)h->cols, INT32_MAX);
+  if (h->array) h->entries = h->rows * h->cols; /* < 2^62: no overflow */
   if (h->sym == CGM_MM_SYMMETRIC && h->rows != h->cols)
     return fail_at(r, ln, CGM_EINPUT, "symmetric matrix must be square, not %lld x %lld",
                    (long long)h->rows, (long long)h->cols);

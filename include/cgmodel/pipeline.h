@@ -55,8 +55,9 @@ cgm_status cgm_describe_cuda(int dev, cgm_db_device *d, cgm_error *err);
  * *count may be 0. */
 cgm_status cgm_load_devices(cgm_db *db, const char *kind, cgm_tuner_device **devs, int *count,
                             cgm_error *err);
-/* The same with the curves of another fit kind (cgm_fit_kind: the maps draw
- * the maximum fits too); cgm_load_devices is CGM_FIT_REL. */
+/* The same with the curves of one fit kind (cgm_fit_kind): CGM_FIT_REL is
+ * cgm_load_devices (with its fallbacks to avg and max fits); any other kind
+ * takes only that kind's converged fits (the maps draw the maximum fits). */
 cgm_status cgm_load_devices_kind(cgm_db *db, const char *kind, int fit_kind, cgm_tuner_device **devs,
                                  int *count, cgm_error *err);
 /* One calibration (complete or not) as a tuner device, with its fits of

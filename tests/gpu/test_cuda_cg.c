@@ -6,18 +6,9 @@
 #include <stdint.h>
 
 #include "cgmodel/solver.h"
+#include "test_linalg.h"
 #include "test_util.h"
 
-static double residual(const cgm_csr *A, const double *b, const double *x) {
-  long double rr = 0, bb = 0;
-  for (int32_t i = 0; i < A->nrows; i++) {
-    long double r = b[i];
-    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) r -= (long double)A->val[k] * x[A->colidx[k]];
-    rr += r * r;
-    bb += (long double)b[i] * b[i];
-  }
-  return (double)sqrtl(rr / bb);
-}
 
 static double *rhs(const cgm_csr *A) {
   double *x = malloc(A->ncols * sizeof *x), *b = malloc(A->nrows * sizeof *b);
@@ -50,7 +41,7 @@ static void check_matrix(const char *what, const cgm_csr *A) {
       int n = cgm_block_sizes[bi];
       cgm_status sg = run(A, b, xg, CGM_BACKEND_CUDA, n, p, &rg, &err);
       CHECK_MSG(sg == CGM_OK, "%s cuda N=%d %s: %s", what, n, cgm_precision_name(p), err.msg);
-      double res = residual(A, b, xg);
+      double res = test_residual(A, b, xg);
       /* fp32: the recursive residual may drift from the true one by a few eps * cond. */
       CHECK_MSG(res <= (p == CGM_PREC_SINGLE ? 20 : 1.01) * tol, "%s N=%d %s: residual %.3g",
                 what, n, cgm_precision_name(p), res);
@@ -68,8 +59,8 @@ static void check_matrix(const char *what, const cgm_csr *A) {
     }
     cgm_status ss = run(A, b, xg, CGM_BACKEND_CUSPARSE, 1, p, &rg, &err);
     CHECK_MSG(ss == CGM_OK, "%s cusparse %s: %s", what, cgm_precision_name(p), err.msg);
-    CHECK_MSG(residual(A, b, xg) <= (p == CGM_PREC_SINGLE ? 20 : 1.01) * tol, "%s cusparse residual %.3g",
-              what, residual(A, b, xg));
+    CHECK_MSG(test_residual(A, b, xg) <= (p == CGM_PREC_SINGLE ? 20 : 1.01) * tol, "%s cusparse residual %.3g",
+              what, test_residual(A, b, xg));
   }
   free(b), free(xc), free(xg);
 }
@@ -119,7 +110,7 @@ static void failures(void) {
     o.maxiter = 5;
     CHECK(cgm_solve(&A, b, x, &o, &r, &err) == CGM_ENOCONV);
     CHECK_MSG(r.iterations == 5 && strstr(err.msg, "maximum of 5"), "%d: %s", r.iterations, err.msg);
-    CHECK_NEAR(r.relative_residual, residual(&A, b, x), 1e-6);
+    CHECK_NEAR(r.relative_residual, test_residual(&A, b, x), 1e-6);
     /* Does not fit: leave 64 MiB free (less than the solver's reserve for the
      * CUDA context and libraries), then ask. */
     size_t fr, tot;

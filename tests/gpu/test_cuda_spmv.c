@@ -6,16 +6,12 @@
 
 #include "cgmodel/solver.h"
 #include "solver/cuda/cg_cuda.h"
+#include "test_linalg.h"
 #include "test_util.h"
 
 static uint64_t rng_state = 12345;
-static uint64_t rng(void) {
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-static double urand(void) { return (double)(rng() >> 11) * 0x1.0p-53; }
+static uint64_t rng(void) { return test_rng(&rng_state); }
+static double urand(void) { return test_urand(&rng_state); }
 
 static void random_matrix(int32_t n, int avg, cgm_csr *A) {
   int64_t cap = (int64_t)n * (2 * avg + 2) + 2 * n + 8;

@@ -6,18 +6,9 @@
 #include <stdint.h>
 
 #include "cgmodel/solver.h"
+#include "test_linalg.h"
 #include "test_util.h"
 
-static double residual(const cgm_csr *A, const double *b, const double *x) {
-  long double rr = 0, bb = 0;
-  for (int32_t i = 0; i < A->nrows; i++) {
-    long double r = b[i];
-    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) r -= (long double)A->val[k] * x[A->colidx[k]];
-    rr += r * r;
-    bb += (long double)b[i] * b[i];
-  }
-  return (double)sqrtl(rr / bb);
-}
 
 static cgm_status run(const cgm_csr *A, const double *b, double *x, int gpus, cgm_exchange ex, int n,
                       cgm_precision p, cgm_solve_result *r, cgm_error *err) {
@@ -52,7 +43,7 @@ static void compare(const char *what, const cgm_csr *A, int ming, int maxg, int 
           cgm_status st = run(A, b, xg, G, ex, ns[ni], p, &rg, &err);
           CHECK_MSG(st == CGM_OK, "%s G=%d %s N=%d %s: %s", what, G, cgm_exchange_name(ex),
                     ns[ni], cgm_precision_name(p), err.msg);
-          double res = residual(A, b, xg);
+          double res = test_residual(A, b, xg);
           int slack = p == CGM_PREC_SINGLE ? 1 + r1.iterations / 10 : 1;
           CHECK_MSG(abs(rg.iterations - r1.iterations) <= slack && res <= (p == CGM_PREC_SINGLE ? 20 : 1.01) * tol,
                     "%s G=%d %s N=%d %s: %d iterations (1 GPU: %d), residual %.3g", what, G,

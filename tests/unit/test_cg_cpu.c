@@ -4,19 +4,10 @@
 #include <stdint.h>
 
 #include "cgmodel/solver.h"
+#include "test_linalg.h"
 #include "test_util.h"
 
 /* ||b - A x|| / ||b|| with long double accumulation, independent of the solver. */
-static double residual(const cgm_csr *A, const double *b, const double *x) {
-  long double rr = 0, bb = 0;
-  for (int32_t i = 0; i < A->nrows; i++) {
-    long double r = b[i];
-    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) r -= (long double)A->val[k] * x[A->colidx[k]];
-    rr += r * r;
-    bb += (long double)b[i] * b[i];
-  }
-  return (double)sqrtl(rr / bb);
-}
 
 /* b = A * ones */
 static double *rhs_ones(const cgm_csr *A) {
@@ -50,7 +41,7 @@ static void test_poisson(void) {
     int n = cgm_block_sizes[bi];
     cgm_solve_result r = solve(&A, b, x, n, CGM_PREC_DOUBLE, CGM_OK);
     its[bi] = r.iterations;
-    double res = residual(&A, b, x);
+    double res = test_residual(&A, b, x);
     CHECK_MSG(res <= 1e-8, "N=%d residual %g", n, res);
     CHECK_NEAR(r.relative_residual, res, 1e-3); /* the driver's recomputation agrees */
     CHECK(r.converged && r.iterations > 5 && r.iterations < 200);
@@ -60,7 +51,7 @@ static void test_poisson(void) {
     CHECK(r.time_per_iter_s > 0 && r.time_per_iter_s < 1.0);
     /* single precision: 1e-5 target */
     r = solve(&A, b, x, n, CGM_PREC_SINGLE, CGM_OK);
-    res = residual(&A, b, x);
+    res = test_residual(&A, b, x);
     CHECK_MSG(res <= 5e-5, "fp32 N=%d residual %g", n, res);
   }
   /* Block size changes the order of additions only: iteration counts agree. */
@@ -83,7 +74,7 @@ static void test_jacobi_scaling(void) {
   double *b = rhs_ones(&A), *bs = rhs_ones(&S), *x = malloc(A.nrows * sizeof *x);
   cgm_solve_result r1 = solve(&A, b, x, 1, CGM_PREC_DOUBLE, CGM_OK);
   cgm_solve_result r2 = solve(&S, bs, x, 1, CGM_PREC_DOUBLE, CGM_OK);
-  CHECK(residual(&S, bs, x) <= 1e-8);
+  CHECK(test_residual(&S, bs, x) <= 1e-8);
   CHECK_MSG(abs(r1.iterations - r2.iterations) <= 3, "%d vs %d", r1.iterations, r2.iterations);
   free(d), free(b), free(bs), free(x);
   cgm_csr_free(&A);
@@ -152,7 +143,7 @@ static void test_failures(void) {
   CHECK(cgm_solve(&P, b, x, &o, &r, &err) == CGM_ENOCONV);
   CHECK(r.iterations == 3 && !r.converged && strstr(err.msg, "maximum of 3 iterations"));
   CHECK(r.relative_residual > 1e-8 && r.relative_residual < 1.0);
-  CHECK_NEAR(r.relative_residual, residual(&P, b, x), 1e-6);
+  CHECK_NEAR(r.relative_residual, test_residual(&P, b, x), 1e-6);
   o.maxiter = 0;
   /* b = 0: x = 0 at once, even from a nonzero start. */
   for (int32_t i = 0; i < P.nrows; i++) b[i] = 0.0, x[i] = 3.0;

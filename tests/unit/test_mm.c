@@ -961,6 +961,12 @@ static void test_resource_bounds(void) {
     check_failure(fifo, true, CGM_EINPUT, 2, "too long for a file of 67 bytes");
     waitpid(pid, NULL, 0);
   }
+  /* an array's rows x cols is computed only once both are in range (it
+   * overflowed int64 before: UBSan, found by tests/fuzz/fuzz_mm, corpus file
+   * array_size_overflow.mtx) */
+  const char ovf[] = "%%MatrixMarket matrix array real general\n27283942 1061728394283945\n1\n";
+  write_text(tp, ovf, sizeof ovf - 1);
+  check_failure(tp, true, CGM_EINPUT, 2, "27283942 x 1061728394283945 is too large");
   /* an array vector from a pipe that declares 2e9 values is not allocated
    * up front: it ends as a truncated file */
   const char arr[] = "%%MatrixMarket matrix array real general\n2000000000 1\n1.5\n";

@@ -1,0 +1,31 @@
+/* What `cgmodel plot` and `cgmodel map` share (defined in cmd_plot.c):
+ * the picture options, finding the gnuplot templates, picking a
+ * calibration, and printing what was written. */
+#ifndef CGM_CLI_PLOTCLI_H
+#define CGM_CLI_PLOTCLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cgmodel/db.h"
+#include "cgmodel/plots.h"
+#include "cli/args.h"
+
+/* --size WxH: true when matched (errors recorded in a). */
+bool cli_plot_size(cli_args *a, int *w, int *h);
+/* The template directories to search (':'-separated): $CGMODEL_PLOTS_DIR,
+ * the installed share/cgmodel/plots beside the executable, the install
+ * prefix's, the source tree's plots/ (first when running from the build tree). */
+const char *cli_plot_scripts(void);
+/* Checks -o (exit 2) and that gnuplot exists (exit 3) before anything is
+ * read; prints the error and returns the exit code, or 0. */
+int cli_plot_precheck(const char *cmd, const char *out);
+/* The calibration to draw: `cal_id` > 0 as given; else the newest complete
+ * one of `device`: "latest" (any), "cpu", "cuda", "gpu-first" (the newest CUDA
+ * calibration, else the newest CPU one) or a numeric device id. Prints the
+ * error and returns the exit code, or 0 with *out set. */
+int cli_plot_pick(const char *cmd, cgm_db *db, int64_t cal_id, const char *device, int64_t *out);
+/* Prints the files written (stdout) and the note (stderr); returns 0. */
+int cli_plot_done(const char *cmd, const cgm_plot_files *f);
+
+#endif
