@@ -22,7 +22,9 @@
  * with nothing to exchange. */
 #include <math.h>
 #include <nccl.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,15 +34,6 @@
 #include "solver/cuda/cuda_util.h"
 #include "solver/cuda/kernels.h"
 
-#define NCCL_GOTO(st, err, label, call)                                                            \
-  do {                                                                                             \
-    ncclResult_t _nr = (call);                                                                     \
-    if (_nr != ncclSuccess) {                                                                      \
-      st = cgm_fail((err), CGM_ERUNTIME, "NCCL error %s in %s at %s:%d", ncclGetErrorString(_nr), \
-                    #call, __FILE__, __LINE__);                                                    \
-      goto label;                                                                                  \
-    }                                                                                              \
-  } while (0)
 
 static size_t elem(cgm_precision p) { return p == CGM_PREC_SINGLE ? 4 : 8; }
 
@@ -55,6 +48,7 @@ typedef struct solver {
   cgm_cuda_dev dev[CGM_MAX_GPUS];
   ncclComm_t comm[CGM_MAX_GPUS];
   int have_comm;
+  int hung;               /* a watchdog fired: abort, do not wait, on the way out */
   int pack_recorded;      /* ev_pack was recorded in the current capture */
   int64_t exchange_elems; /* per iteration */
   void *host_v;           /* pinned: host mode */
@@ -422,6 +416,80 @@ static void stop_reason(const cgm_cg_state *h, double bnorm, double tol, cgm_sol
   }
 }
 
+/* ---------------------------------------------------------- watchdogs --- */
+
+/* A solve must not hang: the exchange (NCCL in particular, which hung on the
+ * 4 x H200 node) gets CGMODEL_EXCHANGE_TIMEOUT seconds (default 120) without
+ * progress before the solve gives up with an error. */
+static double exchange_timeout(void) {
+  const char *v = getenv("CGMODEL_EXCHANGE_TIMEOUT");
+  double t = v ? atof(v) : 0.0;
+  return t > 0 ? t : 120.0;
+}
+
+/* cudaEventSynchronize with a deadline: cudaErrorTimeout when it passes. */
+static cudaError_t event_wait(cudaEvent_t ev, double timeout_s) {
+  double end = cgm_now() + timeout_s;
+  for (;;) {
+    cudaError_t e = cudaEventQuery(ev);
+    if (e != cudaErrorNotReady) return e;
+    if (cgm_now() > end) return cudaErrorTimeout;
+    struct timespec ts = {0, 20000}; /* 20 us */
+    nanosleep(&ts, NULL);
+  }
+}
+
+typedef struct {
+  ncclComm_t *comms;
+  int G;
+  ncclResult_t res;
+  volatile int done;
+} nccl_init_job;
+
+static void *nccl_init_thread(void *arg) {
+  nccl_init_job *j = (nccl_init_job *)arg;
+  int devs[CGM_MAX_GPUS];
+  for (int g = 0; g < j->G; g++) devs[g] = g;
+  j->res = ncclCommInitAll(j->comms, j->G, devs);
+  __atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+  return NULL;
+}
+
+/* ncclCommInitAll under the exchange timeout. If it does not return, the
+ * thread is left behind (NCCL offers no way to cancel it) and the error says
+ * which exchange to use instead. */
+static cgm_status nccl_init(solver *S, cgm_error *err) {
+  nccl_init_job *j = (nccl_init_job *)calloc(1, sizeof *j);
+  if (!j) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  j->comms = S->comm;
+  j->G = S->G;
+  pthread_t th;
+  if (pthread_create(&th, NULL, nccl_init_thread, j) != 0) {
+    free(j);
+    return cgm_fail(err, CGM_ERUNTIME, "cannot start a thread for NCCL's set-up");
+  }
+  double end = cgm_now() + exchange_timeout();
+  while (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE) && cgm_now() < end) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+  if (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE)) {
+    pthread_detach(th); /* j stays allocated: the thread still owns it */
+    return cgm_fail(err, CGM_ERUNTIME,
+                    "NCCL did not set up its communicators for %d GPUs in %.0f s; use --exchange "
+                    "halo (or p2p) instead of nccl",
+                    S->G, exchange_timeout());
+  }
+  pthread_join(th, NULL);
+  ncclResult_t r = j->res;
+  free(j);
+  if (r != ncclSuccess)
+    return cgm_fail(err, CGM_ERUNTIME, "NCCL error %s setting up %d GPUs", ncclGetErrorString(r),
+                    S->G);
+  S->have_comm = 1;
+  return CGM_OK;
+}
+
 /* The graph loop: graph g+1 is queued before the host waits for graph g.
  * Graph g copies device 0's state into host_state[g % 2] and is followed by
  * event ev[g % 3]; its time is ev[(g - 1) % 3] -> ev[g % 3]. */
@@ -448,7 +516,19 @@ static cgm_status graph_loop(solver *S, const cgm_problem *pb, cgm_solve_result 
       CGM_CUDA_GOTO(st, err, out, cudaGraphLaunch(d->graph_exec[(g + 1) % 2], d->stream));
       CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[(g + 1) % 3], d->stream));
     }
-    CGM_CUDA_GOTO(st, err, out, cudaEventSynchronize(d->ev[g % 3]));
+    {
+      cudaError_t we = S->G > 1 ? event_wait(d->ev[g % 3], exchange_timeout())
+                                : cudaEventSynchronize(d->ev[g % 3]);
+      if (we == cudaErrorTimeout) {
+        st = cgm_fail(err, CGM_ERUNTIME,
+                      "the %d GPUs made no progress for %.0f s (%s exchange); the solve was "
+                      "abandoned: use --exchange halo",
+                      S->G, exchange_timeout(), cgm_exchange_name(pb->opts.exchange));
+        S->hung = 1;
+        goto out;
+      }
+      CGM_CUDA_GOTO(st, err, out, we);
+    }
     float ms = 0;
     CGM_CUDA_GOTO(st, err, out, cudaEventElapsedTime(&ms, d->ev[(g + 2) % 3], d->ev[g % 3]));
     const cgm_cg_state *hs = d->host_state[g % 2];
@@ -651,9 +731,21 @@ static cgm_status cg1(solver *S, const cgm_problem *pb, double *rz_rr, cgm_error
   /* The first iteration's SpMV needs the whole new v. */
   if (S->mode == MODE_HOST) CGM_CUDA_TRY(err, host_exchange(S));
   else CGM_CUDA_TRY(err, exchange(S));
-  for (int g = 0; g < S->G; g++) {
-    CGM_CUDA_TRY(err, cudaSetDevice(S->dev[g].dev));
-    CGM_CUDA_TRY(err, cudaDeviceSynchronize());
+  for (int g = 0; g < S->G; g++) { /* under the watchdog: NCCL may hang here */
+    cgm_cuda_dev *d = &S->dev[g];
+    CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
+    CGM_CUDA_TRY(err, cudaEventRecord(d->ev_a, d->stream));
+    if (S->mode == MODE_HALO) CGM_CUDA_TRY(err, cudaEventRecord(d->ev_b, d->comm));
+    cudaError_t we = event_wait(d->ev_a, exchange_timeout());
+    if (we == cudaSuccess && S->mode == MODE_HALO) we = event_wait(d->ev_b, exchange_timeout());
+    if (we == cudaErrorTimeout) {
+      S->hung = 1;
+      return cgm_fail(err, CGM_ERUNTIME,
+                      "the first exchange between %d GPUs made no progress for %.0f s; use "
+                      "--exchange halo",
+                      S->G, exchange_timeout());
+    }
+    CGM_CUDA_TRY(err, we);
   }
   return CGM_OK;
 }
@@ -783,10 +875,7 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     CGM_CUDA_GOTO(st, err, out, cudaMallocHost((void **)&S->host_red, sizeof(double) * 3 * G));
   }
   if (S->mode == MODE_NCCL) {
-    int devs[CGM_MAX_GPUS];
-    for (int g = 0; g < G; g++) devs[g] = g;
-    NCCL_GOTO(st, err, out, ncclCommInitAll(S->comm, G, devs));
-    S->have_comm = 1;
+    if ((st = nccl_init(S, err))) goto out;
   }
   for (int g = 0; g < G; g++)
     res->device_bytes = S->dev[g].bytes > res->device_bytes ? S->dev[g].bytes : res->device_bytes;
@@ -845,7 +934,10 @@ download:
 out:
   for (int g = 0; g < CGM_MAX_GPUS; g++) seg_free(&seg[g]);
   if (S->have_comm)
-    for (int g = 0; g < G; g++) ncclCommDestroy(S->comm[g]);
+    for (int g = 0; g < G; g++) {
+      if (S->hung) ncclCommAbort(S->comm[g]); /* unblocks NCCL's kernels */
+      else ncclCommDestroy(S->comm[g]);
+    }
   if (S->host_v) cudaFreeHost(S->host_v);
   if (S->host_red) cudaFreeHost(S->host_red);
   for (int g = 0; g < CGM_MAX_GPUS; g++) cgm_cuda_dev_free(&S->dev[g]);
