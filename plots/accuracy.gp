@@ -7,25 +7,37 @@
 # Variables set before this template (cgmodel writes them at the top of FILE.gp):
 #   solves      one index block per group: measured_s predicted_s rel_error block gpus solve_id matrix_id
 #   plot_title  with the overall average relative error
-#   lo, hi      the range of both axes (seconds)
+#   lo, hi      the range of both axes (seconds; the axes show microseconds)
 #   ngroups, gtitle[g], gcolor[g], gpt[g]   each group's key entry, colour and point type
 #   fs, @Fm2 @Fm1 @F0 @Fp1 @Fp2 @Fb   the font size and font macros (',8' .. ',12', bold)
 
 set title plot_title font @Fp1 noenhanced
 set logscale xy
-set xrange [lo:hi]
-set yrange [lo:hi]
+us = 1e6  # the axes are in microseconds
+set xrange [lo * us:hi * us]
+set yrange [lo * us:hi * us]
 set size ratio -1
-set format x '10^{%L}'
-set format y '10^{%L}'
-set xlabel 'measured time per iteration (s)'
-set ylabel 'predicted time per iteration (s)'
+# Tics at 1, 2, 5 x 10^k (those inside the range show).
+set xtics () font @Fm1
+set ytics () font @Fm1
+do for [k = -3:9] {
+  do for [f in "1 2 5"] {
+    v = real(f) * 10.0**k
+    set xtics add (sprintf('%g', v) v)
+    set ytics add (sprintf('%g', v) v)
+  }
+}
+set mxtics 10
+set mytics 10
+set xlabel 'measured time per iteration (µs)'
+set ylabel 'predicted time per iteration (µs)'
 set grid xtics ytics mxtics mytics lc rgb '#e4e4e4' lw 1, lc rgb '#f2f2f2' lw 1
 set border lc rgb '#444444'
-set key outside right top Left reverse samplen 1.5 spacing 1.1 font @Fm1 noenhanced
+set key outside right top Left reverse samplen 1.5 spacing 1.1 font @Fm1 noenhanced \
+    title 'group: solves, average relative error' left
 set samples 200
 plot x with lines lw 1.5 lc rgb '#333333' title 'y = x (exact)', \
      1.2 * x with lines dt 2 lc rgb '#999999' title '±20%', \
      x / 1.2 with lines dt 2 lc rgb '#999999' notitle, \
-     for [g = 1:ngroups] solves index (g - 1) using 1:2 with points pt gpt[g] ps 1.3 \
+     for [g = 1:ngroups] solves index (g - 1) using ($1 * us):($2 * us) with points pt gpt[g] ps 1.3 \
          lc rgb gcolor[g] title gtitle[g]

@@ -138,7 +138,8 @@ static cgm_status add_samples(cal_build *B, const char *kernel, const char *vari
 /* The fits of (kernel, variant, block) the caller asked for, as curves over
  * the panel's m range. */
 static cgm_status add_fits(cal_build *B, const char *kernel, const char *variant, int block,
-                           const char *prefix, const char *color) {
+                           const char *prefix, const char *color, int *drawn) {
+  *drawn = 0;
   for (int kind = 0; kind < 3; kind++) {
     if (!(B->kinds & (1u << kind))) continue;
     for (int i = 0; i < B->fv->n; i++) {
@@ -173,10 +174,11 @@ static cgm_status add_fits(cal_build *B, const char *kernel, const char *variant
       if (!e) return CGM_ERUNTIME;
       e->is_sample = false;
       e->index = B->ncurves++;
-      snprintf(e->title, sizeof e->title, "%s%s μ=%.2f σ=%.2f ν=%.3g", prefix, kind_name[kind], f->mu,
+      snprintf(e->title, sizeof e->title, "%s%s μ=%.2f σ=%.2f ν=%.4g", prefix, kind_name[kind], f->mu,
                f->sigma, f->nu);
       e->color = color;
       e->dt = kind_dt[kind];
+      (*drawn)++;
     }
   }
   return CGM_OK;
@@ -196,6 +198,32 @@ static void panel_end(cal_build *B, bool any) {
   B->npanels++;
 }
 
+static bool has_samples(const cal_build *B, const char *kernel, const char *variant, int block) {
+  for (int i = 0; i < B->sv->n; i++) {
+    const cgm_sample *s = &B->sv->v[i];
+    if (match(s->kernel, s->variant, s->block, s->precision, kernel, variant, block, B->prec)) return true;
+  }
+  return false;
+}
+
+/* One kernel's samples and its fits (fit_variant of fit_kernel) in one
+ * colour. In a crowded panel (compact) the samples get no key entry of their
+ * own when a fit names them. */
+static cgm_status add_group(cal_build *B, const char *kernel, const char *variant, int block,
+                            const char *fit_kernel, const char *fit_variant, const char *title,
+                            const char *prefix, const char *color, bool compact, bool *any) {
+  cgm_status st = add_samples(B, kernel, variant, block, title, color, 7, any);
+  if (st || !*any) return st;
+  int si = B->nel - 1, drawn = 0;
+  st = add_fits(B, fit_kernel, fit_variant, block, prefix, color, &drawn);
+  if (!st && compact && drawn) B->el[si].title[0] = 0;
+  if (!st && !drawn) {
+    size_t l = strlen(B->el[si].title);
+    snprintf(B->el[si].title + l, sizeof B->el[si].title - l, " (no fit drawn)");
+  }
+  return st;
+}
+
 static cgm_status build(cal_build *B, int gpus) {
   cgm_status st = CGM_OK;
   bool any, some;
@@ -206,12 +234,13 @@ static cgm_status build(cal_build *B, int gpus) {
     snprintf(title, sizeof title, "plain loads, %s grid", grids[g]);
     panel_begin(B, title);
     some = false;
+    int groups = 0;
+    for (int nv = 1; nv <= 8; nv *= 2) groups += has_samples(B, "load", grids[g], nv);
     for (int b = 0, nv = 1; nv <= 8 && !st; nv *= 2, b++) {
       char t[64], pre[32];
       snprintf(t, sizeof t, "n = %d vector%s", nv, nv > 1 ? "s" : "");
       snprintf(pre, sizeof pre, "n=%d ", nv);
-      st = add_samples(B, "load", grids[g], nv, t, colors[b], 7, &any);
-      if (!st && any) st = add_fits(B, "load", grids[g], nv, pre, colors[b]);
+      st = add_group(B, "load", grids[g], nv, "load", grids[g], t, pre, colors[b], groups > 2, &any);
       some |= any;
     }
     panel_end(B, some);
@@ -222,11 +251,12 @@ static cgm_status build(cal_build *B, int gpus) {
                                           "cuSPARSE CSR iteration"};
   panel_begin(B, "CG vector kernels");
   some = false;
+  int vgroups = 0;
+  for (int v = 0; v < 4; v++) vgroups += has_samples(B, vec[v], "", 0);
   for (int v = 0; v < 4 && !st; v++) {
     char pre[32];
     snprintf(pre, sizeof pre, "%s ", vec[v]);
-    st = add_samples(B, vec[v], "", 0, vec_title[v], colors[v], 7, &any);
-    if (!st && any) st = add_fits(B, vec[v], "", 0, pre, colors[v]);
+    st = add_group(B, vec[v], "", 0, vec[v], "", vec_title[v], pre, colors[v], vgroups > 2, &any);
     some |= any;
   }
   panel_end(B, some);
@@ -238,7 +268,8 @@ static cgm_status build(cal_build *B, int gpus) {
     bool d = false, r = false;
     st = add_samples(B, "spmv", "dense", n, "dense-block matrices", colors[b], 7, &d);
     if (!st) st = add_samples(B, "spmv", "real", n, "real matrices", colors[b], 9, &r);
-    if (!st && (d || r)) st = add_fits(B, "spmv", "all", n, "", colors[b]);
+    int drawn = 0;
+    if (!st && (d || r)) st = add_fits(B, "spmv", "all", n, "", colors[b], &drawn);
     panel_end(B, d || r);
   }
   /* Transfers: whole multi-GPU iterations and the fitted exchange cost. */
@@ -254,13 +285,13 @@ static cgm_status build(cal_build *B, int gpus) {
       some = false;
       static const cgm_exchange modes[] = {CGM_EXCHANGE_HALO, CGM_EXCHANGE_P2P, CGM_EXCHANGE_HOST,
                                            CGM_EXCHANGE_NCCL};
+      int groups = 0;
+      for (int k = 0; k < 4; k++) groups += has_samples(B, "mgpu", cgm_exchange_name(modes[k]), G);
       for (int k = 0; k < 4 && !st; k++) {
         const char *mode = cgm_exchange_name(modes[k]);
-        char t[64], pre[32];
-        snprintf(t, sizeof t, "%s", mode);
+        char pre[32];
         snprintf(pre, sizeof pre, "%s ", mode);
-        st = add_samples(B, "mgpu", mode, G, t, colors[k], 7, &any);
-        if (!st && any) st = add_fits(B, "xfer", mode, G, pre, colors[k]);
+        st = add_group(B, "mgpu", mode, G, "xfer", mode, mode, pre, colors[k], groups > 2, &any);
         some |= any;
       }
       panel_end(B, some);
@@ -305,7 +336,7 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
   B.sv = &sv;
   B.fv = &fv;
   B.prec = prec;
-  B.kinds = co && co->fits ? co->fits : 7u;
+  B.kinds = co && co->fits ? co->fits : (1u << CGM_FIT_AVG) | (1u << CGM_FIT_MAX);
   if (!(fs = plot_data_open(&J, "samples.dat", rs, sizeof rs, err)) ||
       !(fc = plot_data_open(&J, "curves.dat", rc, sizeof rc, err)) ||
       !(ff = plot_data_open(&J, "fits.dat", rf, sizeof rf, err))) {
@@ -359,7 +390,7 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
   /* Many panels: a larger picture unless a size was asked for. */
   if ((!o->width || o->width <= 0) && rows > 2) {
     J.width = 1500;
-    J.height = 1100;
+    J.height = 1200;
   }
   if (!(gp = plot_script_open(&J, "cgmodel plot calibration", err))) {
     st = err && err->code ? err->code : CGM_ERUNTIME;
@@ -373,10 +404,19 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
   gp_string(gp, ttl);
   fprintf(gp, "\nrows = %d\ncols = %d\nnpanels = %d\n", rows, cols, B.npanels);
   fprintf(gp, "array ptitle[%d]\narray e0[%d]\narray e1[%d]\n", B.npanels, B.npanels, B.npanels);
+  /* Headroom above the data for the key (top left): its height over the
+   * panel's, from the number of entries and the font size. */
+  fprintf(gp, "array head[%d]\n", B.npanels);
+  const int fsz = plot_font_size(&J);
+  const double ph = (0.84 * J.height - (rows - 1) * 0.11 * J.height) / rows;
   for (int p = 0; p < B.npanels; p++) {
+    int entries = 0;
+    for (int k = B.pn[p].e0; k <= B.pn[p].e1; k++) entries += B.el[k - 1].title[0] != 0;
+    double kh = entries * (fsz - 2) * 1.45 + 12, a = kh < 0.8 * ph ? kh / (ph - kh) : 4.0;
     fprintf(gp, "ptitle[%d] = ", p + 1);
     gp_string(gp, B.pn[p].title);
-    fprintf(gp, "; e0[%d] = %d; e1[%d] = %d\n", p + 1, B.pn[p].e0, p + 1, B.pn[p].e1);
+    fprintf(gp, "; e0[%d] = %d; e1[%d] = %d; head[%d] = %.3f\n", p + 1, B.pn[p].e0, p + 1, B.pn[p].e1,
+            p + 1, a);
   }
   /* Element k: file, index block, key title, and line style 100 + k. */
   int ne = B.nel > 0 ? B.nel : 1;
@@ -387,9 +427,10 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
             e->is_sample ? "samples" : "curves", k + 1, e->index, k + 1, e->is_sample ? 4 : 2, k + 1);
     gp_string(gp, e->title);
     if (e->is_sample)
-      fprintf(gp, "\nset style line %d lt nodraw lc rgb '%s' pt %d ps 0.9\n", 100 + k + 1, e->color, e->pt);
+      fprintf(gp, "\nset style line %d lt nodraw lc rgb '%s' pt %d ps %.2f\n", 100 + k + 1, e->color, e->pt,
+              J.fmt == CGM_PLOT_SVG ? 0.7 : 0.9);
     else
-      fprintf(gp, "\nset style line %d lc rgb '%s' lw 2 dt %d pt 7 ps 0\n", 100 + k + 1, e->color, e->dt);
+      fprintf(gp, "\nset style line %d lc rgb '%s' lw 2 dt %d pt -1\n", 100 + k + 1, e->color, e->dt);
   }
   st = plot_script_finish(&J, gp, err); /* closes gp */
   gp = NULL;

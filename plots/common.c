@@ -166,6 +166,12 @@ void gp_num(FILE *f, double v) {
   else fputs("NaN", f);
 }
 
+int plot_font_size(const plot_job *j) {
+  /* Font sizes scale with the picture (10 pt at 1200 x 800). */
+  int fs = (int)(10.0 * sqrt((double)j->width * j->height / (1200.0 * 800.0)) + 0.5);
+  return fs < 7 ? 7 : fs > 40 ? 40 : fs;
+}
+
 FILE *plot_script_open(plot_job *j, const char *what, cgm_error *err) {
   char rel[600];
   snprintf(rel, sizeof rel, "%s.gp", j->base);
@@ -182,13 +188,15 @@ FILE *plot_script_open(plot_job *j, const char *what, cgm_error *err) {
   fprintf(f, "# template plots/%s of cgmodel.\n", strrchr(j->tmpl, '/') + 1);
   fprintf(f, "set encoding utf8\n");
   fprintf(f, "width = %d\nheight = %d\n", j->width, j->height);
-  /* Font sizes scale with the picture (10 pt at 1200 x 800). */
-  int fs = (int)(10.0 * sqrt((double)j->width * j->height / (1200.0 * 800.0)) + 0.5);
-  if (fs < 7) fs = 7;
+  /* pngcairo draws a point as 4/3 pixels, svg as one: the same picture needs
+   * 4/3 larger numbers in svg. */
+  const int fs0 = plot_font_size(j);
+  const int fs = j->fmt == CGM_PLOT_SVG ? (int)(fs0 * 4.0 / 3.0 + 0.5) : fs0;
+  const int d = j->fmt == CGM_PLOT_SVG ? 3 : 2, d1 = 1;
   fprintf(f, "fs = %d\n", fs);
   /* Font macros for the templates (font options take no expressions): @Fm2 .. @Fp2, @Fb. */
   fprintf(f, "Fm2 = \"',%d'\"; Fm1 = \"',%d'\"; F0 = \"',%d'\"; Fp1 = \"',%d'\"; Fp2 = \"',%d'\"; "
-             "Fb = \"',%d:Bold'\"\n", fs - 2, fs - 1, fs, fs + 1, fs + 2, fs);
+             "Fb = \"',%d:Bold'\"\n", fs - d, fs - d1, fs, fs + d1, fs + d, fs);
   fprintf(f, "set terminal %s size %d,%d enhanced font 'Sans,%d' background rgb 'white'\n",
           j->fmt == CGM_PLOT_SVG ? "svg" : "pngcairo", j->width, j->height, fs);
   fprintf(f, "out = '%s.%s'\nset output out\n", j->base, ext);

@@ -35,6 +35,9 @@ cgm_status plot_data_close(plot_job *j, FILE *f, const char *rel, cgm_error *err
 FILE *plot_script_open(plot_job *j, const char *what, cgm_error *err);
 cgm_status plot_script_finish(plot_job *j, FILE *f, cgm_error *err);
 
+/* The base font size (pt) of the picture: 10 at 1200 x 800, scaled with it. */
+int plot_font_size(const plot_job *j);
+
 /* Runs gnuplot on FILE.gp in the picture's directory. */
 cgm_status plot_run(plot_job *j, cgm_error *err);
 

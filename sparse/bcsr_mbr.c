@@ -195,6 +195,30 @@ cgm_status cgm_bcsr_count_rows(const cgm_csr *A, const int32_t *rows, int32_t nr
   return st;
 }
 
+int64_t cgm_bcsr_padded_count(const int32_t *len, int32_t nb, cgm_bcsr_params p) {
+  /* The layout sorts block rows by length (longest first) and pads each
+   * slice of B_y to its longest: only the multiset of lengths matters.
+   * Counting sort, then walk the slices. */
+  int32_t maxlen = 0;
+  for (int32_t b = 0; b < nb; b++)
+    if (len[b] > maxlen) maxlen = len[b];
+  int64_t *hist = calloc((size_t)maxlen + 1, sizeof *hist);
+  if (!hist) return -1;
+  for (int32_t b = 0; b < nb; b++) hist[len[b]]++;
+  int64_t padded = 0, in_slice = 0;
+  for (int32_t l = maxlen; l >= 0; l--) {
+    int64_t c = hist[l];
+    while (c > 0) {
+      if (in_slice == 0) padded += (int64_t)((l + p.bx - 1) / p.bx) * p.by * p.bx; /* a new slice starts */
+      int64_t take = p.by - in_slice < c ? p.by - in_slice : c;
+      in_slice = (in_slice + take) % p.by;
+      c -= take;
+    }
+  }
+  free(hist);
+  return padded;
+}
+
 void cgm_bcsr_free(cgm_bcsr *B) {
   if (!B) return;
   free(B->slice_ptr);

@@ -8,28 +8,20 @@
 #include "cgmodel/sparse.h"
 #include "sparse/bcsr_internal.h"
 
-cgm_status cgm_partition(const cgm_csr *A, int n, int parts, int align, int32_t *bounds,
-                         cgm_error *err) {
+cgm_status cgm_partition_lengths(const int32_t *len, int32_t nb, int parts, int align,
+                                 int32_t *bounds, cgm_error *err) {
   if (parts < 1 || parts > CGM_MAX_PARTS)
     return cgm_fail(err, CGM_EINPUT, "number of segments must be in [1, %d] (got %d)",
                     CGM_MAX_PARTS, parts);
   if (align < 1) align = 1;
-  int32_t nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
   if (parts == 1) { /* one segment: nothing to align */
     bounds[0] = 0;
     bounds[1] = nb;
     return CGM_OK;
   }
   if ((int64_t)nb < (int64_t)(parts - 1) * align + 1)
-    return cgm_fail(err, CGM_EINPUT,
-                    "the matrix has %d block rows of size %d: too few for %d GPUs", nb, n, parts);
-  int32_t *len = malloc(((size_t)nb + 1) * sizeof *len);
-  if (!len) return cgm_fail(err, CGM_ERUNTIME, "out of memory partitioning %d block rows", nb);
-  cgm_status st = cgm_bcsr_row_blocks(A, n, len, err);
-  if (st) {
-    free(len);
-    return st;
-  }
+    return cgm_fail(err, CGM_EINPUT, "the matrix has %d block rows: too few for %d GPUs", nb,
+                    parts);
   int64_t total = 0;
   for (int32_t b = 0; b < nb; b++) total += len[b];
   /* Cut where the running block count passes k/parts of the total, at the
@@ -48,12 +40,86 @@ cgm_status cgm_partition(const cgm_csr *A, int n, int parts, int align, int32_t 
     if (cut < lo) cut = lo;
     if (cut > hi) cut = hi;
     bounds[k] = cut;
-    /* restart the running sum at the cut */
-    run = 0;
-    for (b = 0; b < cut; b++) run += len[b];
+    /* continue the running sum from the cut */
+    while (b < cut) run += len[b++];
+    while (b > cut) run -= len[--b];
   }
   bounds[parts] = nb;
+  return CGM_OK;
+}
+
+cgm_status cgm_partition(const cgm_csr *A, int n, int parts, int align, int32_t *bounds,
+                         cgm_error *err) {
+  if (n != 1 && n != 2 && n != 4 && n != 8)
+    return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
+  int32_t nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
+  if (parts < 1 || parts == 1 || parts > CGM_MAX_PARTS)
+    return cgm_partition_lengths(NULL, nb, parts, align, bounds, err);
+  int32_t *len = malloc(((size_t)nb + 1) * sizeof *len);
+  if (!len) return cgm_fail(err, CGM_ERUNTIME, "out of memory partitioning %d block rows", nb);
+  cgm_status st = cgm_bcsr_row_blocks(A, n, len, err);
+  if (!st) {
+    st = cgm_partition_lengths(len, nb, parts, align, bounds, err);
+    if (st == CGM_EINPUT) /* say which block size */
+      cgm_fail(err, CGM_EINPUT, "the matrix has %d block rows of size %d: too few for %d GPUs",
+               nb, n, parts);
+  }
   free(len);
+  return st;
+}
+
+cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **bcol,
+                             cgm_error *err) {
+  *bptr = NULL;
+  *bcol = NULL;
+  if (n != 1 && n != 2 && n != 4 && n != 8)
+    return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
+  int32_t nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
+  int64_t *p = malloc(((size_t)nb + 1) * sizeof *p);
+  if (!p) return cgm_fail(err, CGM_ERUNTIME, "out of memory for the block pattern");
+  p[0] = 0;
+  int32_t *len = malloc(((size_t)nb + 1) * sizeof *len);
+  if (!len) {
+    free(p);
+    return cgm_fail(err, CGM_ERUNTIME, "out of memory for the block pattern");
+  }
+  cgm_status st = cgm_bcsr_row_blocks(A, n, len, err);
+  for (int32_t b = 0; b < nb && !st; b++) p[b + 1] = p[b] + len[b];
+  free(len);
+  int32_t *c = st ? NULL : malloc(((size_t)p[nb] + 1) * sizeof *c);
+  if (!st && !c) st = cgm_fail(err, CGM_ERUNTIME, "out of memory for %lld blocks", (long long)p[nb]);
+  if (st) {
+    free(p);
+    return st;
+  }
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int32_t b = 0; b < nb; b++) cgm_block_row_columns(A, b, n, c + p[b]);
+  *bptr = p;
+  *bcol = c;
+  return CGM_OK;
+}
+
+cgm_status cgm_halo_sizes(const int64_t *bptr, const int32_t *bcol, int32_t nbcols,
+                          const int32_t *bounds, int parts, int seg, int32_t *nhalo,
+                          unsigned char *is_boundary, cgm_error *err) {
+  const int32_t b0 = bounds[seg], b1 = bounds[seg + 1];
+  unsigned char *mark = calloc((size_t)nbcols / 8 + 1, 1);
+  if (!mark) return cgm_fail(err, CGM_ERUNTIME, "out of memory sizing the halo of segment %d", seg);
+  int64_t count = 0;
+  for (int32_t b = b0; b < b1; b++) {
+    unsigned char bnd = 0;
+    for (int64_t q = bptr[b]; q < bptr[b + 1]; q++) {
+      int32_t c = bcol[q];
+      if (c >= b0 && c < b1) continue;
+      bnd = 1;
+      unsigned char bit = (unsigned char)(1u << (c & 7));
+      if (!(mark[c >> 3] & bit)) mark[c >> 3] |= bit, count++;
+    }
+    is_boundary[b - b0] = bnd;
+  }
+  free(mark);
+  *nhalo = (int32_t)count;
+  (void)parts;
   return CGM_OK;
 }
 

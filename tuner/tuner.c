@@ -18,45 +18,105 @@ cgm_tuner_opts cgm_tuner_opts_default(void) {
   return o;
 }
 
-cgm_status cgm_tuner_shapes(const cgm_csr *A, int n, int gpus, cgm_exchange mode,
-                            int64_t *rows, int64_t *blocks_padded, int64_t *slots,
-                            int64_t *nslices, int64_t *halo_rows, int64_t *exchange_elems,
-                            cgm_error *err) {
+/* One block size's pattern, computed once and shared by every GPU count and
+ * exchange mode: partitions, padded counts (from the block rows' lengths)
+ * and halos are then cheap scans. */
+typedef struct {
+  int n;
+  int32_t nb, nbcols;
+  int64_t *bptr;
+  int32_t *bcol, *len;
+} pattern;
+
+static void pattern_free(pattern *p) {
+  free(p->bptr);
+  free(p->bcol);
+  free(p->len);
+  memset(p, 0, sizeof *p);
+}
+
+static cgm_status pattern_make(const cgm_csr *A, int n, pattern *p, cgm_error *err) {
+  memset(p, 0, sizeof *p);
+  p->n = n;
+  p->nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
+  p->nbcols = (int32_t)(((int64_t)A->ncols + n - 1) / n);
+  cgm_status st = cgm_block_pattern(A, n, &p->bptr, &p->bcol, err);
+  if (st) return st;
+  p->len = malloc(((size_t)p->nb + 1) * sizeof *p->len);
+  if (!p->len) {
+    pattern_free(p);
+    return cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  }
+  for (int32_t b = 0; b < p->nb; b++) p->len[b] = (int32_t)(p->bptr[b + 1] - p->bptr[b]);
+  return CGM_OK;
+}
+
+/* The shapes of (gpus, mode) from a pattern. */
+static cgm_status shapes(const pattern *pt, int gpus, cgm_exchange mode, int64_t *rows,
+                         int64_t *blocks_padded, int64_t *slots, int64_t *nslices,
+                         int64_t *halo_rows, int64_t *exchange_elems, cgm_error *err) {
+  const int n = pt->n;
   int32_t bounds[CGM_MAX_PARTS + 1];
   cgm_bcsr_params p = cgm_bcsr_default_params(n);
-  cgm_status st = cgm_partition(A, n, gpus, cgm_partition_align(n), bounds, err);
+  cgm_status st = cgm_partition_lengths(pt->len, pt->nb, gpus, cgm_partition_align(n), bounds, err);
   if (st) return st;
   int64_t halo_total = 0, rows_total = (int64_t)bounds[gpus] * n;
+  int32_t *sub = NULL;
+  unsigned char *bnd = NULL;
+  if (gpus > 1 && mode == CGM_EXCHANGE_HALO) {
+    sub = malloc(((size_t)pt->nb + 1) * sizeof *sub);
+    bnd = malloc((size_t)pt->nb + 1);
+    if (!sub || !bnd) {
+      free(sub);
+      free(bnd);
+      return cgm_fail(err, CGM_ERUNTIME, "out of memory");
+    }
+  }
   for (int g = 0; g < gpus && !st; g++) {
-    const int32_t b0 = bounds[g], b1 = bounds[g + 1];
-    rows[g] = (int64_t)(b1 - b0) * n;
+    const int32_t b0 = bounds[g], b1 = bounds[g + 1], nrow = b1 - b0;
+    rows[g] = (int64_t)nrow * n;
     halo_rows[g] = 0;
     if (gpus == 1 || mode != CGM_EXCHANGE_HALO) {
-      int64_t nb;
-      st = cgm_bcsr_count(A, b0, b1, p, &nb, &blocks_padded[g], NULL, err);
-      nslices[g] = (b1 - b0 + p.by - 1) / p.by;
+      blocks_padded[g] = cgm_bcsr_padded_count(pt->len + b0, nrow, p);
+      nslices[g] = (nrow + p.by - 1) / p.by;
       slots[g] = nslices[g] * p.by;
-      /* the whole (or chunked) vector beside the own rows */
-      halo_rows[g] = gpus == 1 ? 0 : rows_total - rows[g];
+      halo_rows[g] = gpus == 1 ? 0 : rows_total - rows[g]; /* the whole vector beside */
       continue;
     }
-    cgm_halo h;
-    if ((st = cgm_halo_build(A, n, bounds, gpus, g, &h, err))) break;
-    int64_t nb, pa = 0, pb = 0;
-    int32_t sa = 0, sb = 0;
-    st = cgm_bcsr_count_rows(A, h.interior, h.ninterior, p, &nb, &pa, &sa, err);
-    if (!st) st = cgm_bcsr_count_rows(A, h.boundary, h.nboundary, p, &nb, &pb, &sb, err);
+    /* Interior and boundary rows, each its own layout. */
+    int32_t nhalo = 0;
+    if ((st = cgm_halo_sizes(pt->bptr, pt->bcol, pt->nbcols, bounds, gpus, g, &nhalo, bnd, err))) break;
+    int32_t ni = 0, nbd = 0;
+    for (int32_t b = 0; b < nrow; b++)
+      if (!bnd[b]) sub[ni++] = pt->len[b0 + b];
+    for (int32_t b = 0; b < nrow; b++)
+      if (bnd[b]) sub[ni + nbd++] = pt->len[b0 + b];
+    int64_t pa = cgm_bcsr_padded_count(sub, ni, p), pb = cgm_bcsr_padded_count(sub + ni, nbd, p);
+    int32_t sa = (ni + p.by - 1) / p.by, sb = (nbd + p.by - 1) / p.by;
     blocks_padded[g] = pa + pb;
     nslices[g] = sa + sb + (sa && sb ? 1 : 0); /* two layouts: one more offset */
     slots[g] = (int64_t)(sa + sb) * p.by;
-    halo_rows[g] = (int64_t)h.nhalo * n;
+    halo_rows[g] = (int64_t)nhalo * n;
     halo_total += halo_rows[g];
-    cgm_halo_free(&h);
   }
+  free(sub);
+  free(bnd);
   if (st) return st;
   *exchange_elems = cgm_exchange_elements(mode, gpus, rows_total, cgm_chunk_rows(bounds, gpus, n),
                                           halo_total);
   return CGM_OK;
+}
+
+cgm_status cgm_tuner_shapes(const cgm_csr *A, int n, int gpus, cgm_exchange mode,
+                            int64_t *rows, int64_t *blocks_padded, int64_t *slots,
+                            int64_t *nslices, int64_t *halo_rows, int64_t *exchange_elems,
+                            cgm_error *err) {
+  pattern pt;
+  cgm_status st = pattern_make(A, n, &pt, err);
+  if (st) return st;
+  st = shapes(&pt, gpus, mode, rows, blocks_padded, slots, nslices, halo_rows, exchange_elems, err);
+  pattern_free(&pt);
+  return st;
 }
 
 /* Adds one candidate. */
@@ -91,13 +151,15 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
     const int n = cgm_block_sizes[bi];
     if (o->block && o->block != n) continue;
     const double e = (double)f->block[bi].elements;
+    pattern pt;
+    if ((st = pattern_make(A, n, &pt, err))) break;
     for (int G = 1; G <= maxg_all && !st; G++)
       for (int ex = 0; ex < 4 && !st; ex++) {
         if (G == 1 ? ex != CGM_EXCHANGE_HALO : !(o->exchanges & (1u << ex))) continue;
         int64_t rows[CGM_MAX_PARTS], bp[CGM_MAX_PARTS], sl[CGM_MAX_PARTS], ns[CGM_MAX_PARTS],
             halo[CGM_MAX_PARTS], xe = 0;
         cgm_error e2 = {0};
-        if (cgm_tuner_shapes(A, n, G, (cgm_exchange)ex, rows, bp, sl, ns, halo, &xe, &e2))
+        if (shapes(&pt, G, (cgm_exchange)ex, rows, bp, sl, ns, halo, &xe, &e2))
           continue; /* too few block rows for G segments: not a candidate */
         for (int d = 0; d < ndev && !st; d++) {
           const cgm_tuner_device *dv = &devs[d];
@@ -135,6 +197,7 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
           }
         }
       }
+    pattern_free(&pt);
   }
   /* The cuSPARSE baseline: CSR on one GPU, no block size. */
   for (int d = 0; d < ndev && !st && o->cusparse; d++) {

@@ -155,6 +155,18 @@ cgm_status cgm_bcsr_row_blocks(const cgm_csr *A, int n, int32_t *len, cgm_error 
 cgm_status cgm_partition(const cgm_csr *A, int n, int parts, int align, int32_t *bounds,
                          cgm_error *err);
 
+/* The same from the block counts of the block rows. */
+cgm_status cgm_partition_lengths(const int32_t *len, int32_t nb, int parts, int align,
+                                 int32_t *bounds, cgm_error *err);
+
+/* The blocks of every block row as a pattern: block row b has the block
+ * columns bcol[bptr[b] .. bptr[b+1]), ascending (*bptr, *bcol malloc'ed). */
+cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **bcol,
+                             cgm_error *err);
+/* Blocks after MBR sorting and padding, from the block rows' lengths alone
+ * (-1 when out of memory): what cgm_bcsr_count gives, without the matrix. */
+int64_t cgm_bcsr_padded_count(const int32_t *len, int32_t nb, cgm_bcsr_params p);
+
 #define CGM_MAX_PARTS 16
 
 /* What segment `seg` of a partition reads from the others. */
@@ -170,6 +182,11 @@ typedef struct cgm_halo {
 
 cgm_status cgm_halo_build(const cgm_csr *A, int n, const int32_t *bounds, int parts, int seg,
                           cgm_halo *h, cgm_error *err);
+/* The size of segment seg's halo from a block pattern, and which of its
+ * block rows read a foreign column (is_boundary[b - bounds[seg]]). */
+cgm_status cgm_halo_sizes(const int64_t *bptr, const int32_t *bcol, int32_t nbcols,
+                          const int32_t *bounds, int parts, int seg, int32_t *nhalo,
+                          unsigned char *is_boundary, cgm_error *err);
 void cgm_halo_free(cgm_halo *h);
 /* Rewrites a segment layout's block columns for the local vector
  * [own block rows | halo]: own column c -> c - b0, foreign -> (b1 - b0) + its

@@ -1028,6 +1028,35 @@ static void test_resource_bounds(void) {
   unlink(fifo);
 }
 
+/* Duplicates of finite values that sum beyond the double range are refused
+ * like an Inf in the file (the CSR had +Inf before: found by tests/fuzz). */
+static void test_sum_overflow(void) {
+  char tp[512];
+  tmp_path(tp, sizeof tp, "sum_overflow.mtx");
+  const char gen[] = "%%MatrixMarket matrix coordinate real general\n2 2 3\n2 1 1e308\n1 1 "
+                     "1\n2 1 1e308\n";
+  write_text(tp, gen, sizeof gen - 1);
+  check_failure(tp, false, CGM_EINPUT, 0, "duplicate entries of (2,1) sum to +Inf");
+  const char sym[] = "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n3 1 -1.5e308\n3 1 "
+                     "-1e308\n";
+  write_text(tp, sym, sizeof sym - 1);
+  check_failure(tp, false, CGM_EINPUT, 0, "duplicate entries of (1,3) sum to -Inf");
+  const char vec[] = "%%MatrixMarket matrix coordinate real general\n3 1 2\n2 1 1e308\n2 1 "
+                     "1e308\n";
+  write_text(tp, vec, sizeof vec - 1);
+  check_failure(tp, true, CGM_EINPUT, 0, "duplicate entries of row 2 sum to +Inf");
+  /* a sum that comes back into range is fine */
+  const char ok[] = "%%MatrixMarket matrix coordinate real general\n1 1 3\n1 1 1e308\n1 1 "
+                    "-1e308\n1 1 1e308\n";
+  write_text(tp, ok, sizeof ok - 1);
+  cgm_csr A;
+  cgm_error err = {0};
+  CHECK_OK(cgm_mm_read_csr(tp, &A, NULL, &err));
+  CHECK(A.nnz == 1 && A.val[0] == 1e308);
+  cgm_csr_free(&A);
+  unlink(tp);
+}
+
 /* Random mutations of small valid files: every outcome is either a matrix or
  * an error "path:LINE: ..." with CGM_EINPUT, never a crash (ASan build). */
 static void test_fuzz(void) {
@@ -1118,6 +1147,7 @@ int main(void) {
   test_good_inputs();
   test_pipe();
   test_resource_bounds();
+  test_sum_overflow();
   test_fuzz();
 
   const char *names[] = {"rt.mtx",       "w_err.mtx", "long_line.mtx", "high_bytes.mtx",

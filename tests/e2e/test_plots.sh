@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# The pictures from a CPU calibration: plot calibration, map and plot accuracy
+# write a PNG or an SVG of the asked size, keep their data and gnuplot script
+# next to it (and the script draws the picture again), the data holds what the
+# database holds; and every way to fail fails clearly: no calibration (2), an
+# output name that is not .png/.svg (2), no gnuplot (3).
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh" "$@"
+
+A=$DATA/bcsstk16.mtx
+P=$TMP/pics
+mkdir -p "$P"
+
+# png_size FILE W H: a PNG (signature, IHDR first) of W x H pixels.
+png_size() {
+  local msg
+  if msg=$(python3 - "$1" "$2" "$3" 2>&1 <<'EOF'
+import struct, sys
+d = open(sys.argv[1], "rb").read(24)
+if d[:8] != b"\x89PNG\r\n\x1a\n" or d[12:16] != b"IHDR":
+    print("not a PNG"); sys.exit(1)
+w, h = struct.unpack(">II", d[16:24])
+if (w, h) != (int(sys.argv[2]), int(sys.argv[3])):
+    print(f"{w}x{h}"); sys.exit(1)
+EOF
+  ); then pass; else fail "$1: PNG of $2x$3 ($msg)"; fi
+}
+# svg_size FILE W H: XML whose root is <svg> with width W and height H.
+svg_size() {
+  local msg
+  if msg=$(python3 - "$1" "$2" "$3" 2>&1 <<'EOF'
+import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+if r.tag != "{http://www.w3.org/2000/svg}svg":
+    print(f"root {r.tag}"); sys.exit(1)
+w, h = r.get("width"), r.get("height")
+if (w, h) != (sys.argv[2], sys.argv[3]):
+    print(f"{w}x{h}"); sys.exit(1)
+EOF
+  ); then pass; else fail "$1: SVG of $2x$3 ($msg)"; fi
+}
+# data_lines FILE: the data lines (not comments, not blank) of a data file.
+data_lines() { grep -cv '^\s*\(#\|$\)' "$1"; }
+
+# ---- no calibration yet: exit 2, nothing created
+expect_fail 2 "cgmodel calibrate" "$CGM" plot calibration -o "$P/c.png"
+expect_fail 2 "cgmodel calibrate" "$CGM" map -o "$P/m.png"
+expect_fail 2 "cgmodel calibrate" "$CGM" plot accuracy -o "$P/a.png"
+assert_no_file "$CGMODEL_DB" "a plot must not create a database"
+assert_no_file "$P/c.png" "no picture without a calibration"
+
+# ---- the output name and gnuplot are checked first
+expect_fail 2 "must end in .png or .svg" "$CGM" plot calibration -o "$P/c.jpg"
+expect_fail 2 "must end in .png or .svg" "$CGM" map -o "$P/m.pdf"
+expect_fail 2 "must end in .png or .svg" "$CGM" plot accuracy -o "$P/a"
+expect_fail 2 "-o FILE.png" "$CGM" plot calibration
+expect_fail 3 "gnuplot" env PATH=/nonexistent "$CGM" plot calibration -o "$P/c.png"
+last_stderr_contains "gnuplot-nox"
+expect_fail 3 "gnuplot" env PATH=/nonexistent "$CGM" map -o "$P/m.png"
+expect_fail 2 "'calibration' or 'accuracy'" "$CGM" plot pictures -o "$P/c.png"
+expect_fail 2 "--size" "$CGM" plot calibration -o "$P/c.png" --size 10x10
+
+if ! command -v gnuplot >/dev/null; then
+  echo "test_plots: gnuplot is not installed (scripts/deps.sh): the pictures are not checked" >&2
+  finish
+fi
+
+# ---- calibrate the CPU
+expect_exit 0 "$CGM" calibrate --devices cpu --quick --precision double --json
+cp "$OUT" "$TMP/cal.json"
+ID=$(json_get "$TMP/cal.json" calibrations.0.id)
+expect_exit 0 "$CGM" db export "$ID" -o "$TMP/export.json"
+
+# ---- plot calibration: PNG at the default size, its data and script
+expect_exit 0 "$CGM" plot calibration -o "$P/cal.png"
+png_size "$P/cal.png" 1200 800
+last_stdout_contains "$P/cal.gp"
+for f in cal.gp cal-samples.dat cal-curves.dat cal-fits.dat; do assert_file_exists "$P/$f" "plot calibration keeps $f"; done
+# Every sample of the calibration, once, under its kernel.
+if msg=$(python3 - "$TMP/export.json" "$P/cal-samples.dat" 2>&1 <<'EOF'
+import collections, json, re, sys
+j = json.load(open(sys.argv[1]))
+want = collections.Counter(s["kernel"] for s in j["samples"] if s["precision"] == "double")
+got, kernel = collections.Counter(), None
+for line in open(sys.argv[2]):
+    m = re.match(r"# series \d+: kernel (\S+) ", line)
+    if m: kernel = m.group(1)
+    elif line.strip() and not line.startswith("#"):
+        got[kernel] += 1
+        m_, b, s, gbps = map(float, line.split()[:4])
+        assert abs(gbps - b / s * 1e-9) <= 1e-6 * gbps, line
+if got != want:
+    print(f"samples per kernel: plotted {dict(got)}, database {dict(want)}"); sys.exit(1)
+EOF
+); then pass; else fail "cal-samples.dat holds the calibration's samples ($msg)"; fi
+# Every fit of the calibration is listed; a curve for every converged avg and max fit drawn.
+assert_py "$(data_lines "$P/cal-fits.dat") == $(python3 -c "import json; print(len(json.load(open('$TMP/export.json'))['fits']))")" \
+  "cal-fits.dat: one line per fit"
+NCURVES=$(grep -c '^# curve' "$P/cal-curves.dat")
+WANT=$(python3 -c "
+import json; j = json.load(open('$TMP/export.json'))
+print(sum(1 for f in j['fits'] if f['converged'] and f['kind'] in ('avg', 'max')
+          and (f['kernel'] in ('cg4', 'cg5', 'red', 'cusparse') or (f['kernel'] == 'spmv' and f['variant'] == 'all'))))")
+assert_eq "$NCURVES" "$WANT" "one curve per converged avg/max fit of a plotted kernel"
+# the script draws it again, from the picture's directory
+rm -f "$P/cal.png"
+run_cmd bash -c "cd '$P' && gnuplot cal.gp"
+assert_eq "$RC" 0 "gnuplot cal.gp runs on its own"
+png_size "$P/cal.png" 1200 800
+
+# SVG of an asked size; every fit kind
+expect_exit 0 "$CGM" plot calibration -o "$P/cal.svg" --size 900x700 --fits avg,max,rel --calibration "$ID"
+svg_size "$P/cal.svg" 900 700
+NREL=$(grep -c 'rel fit' "$P/cal-curves.dat")
+WANT=$(python3 -c "
+import json; j = json.load(open('$TMP/export.json'))
+print(sum(1 for f in j['fits'] if f['converged'] and f['kind'] == 'rel'
+          and (f['kernel'] in ('cg4', 'cg5', 'red', 'cusparse') or (f['kernel'] == 'spmv' and f['variant'] == 'all'))))")
+assert_eq "$NREL" "$WANT" "--fits rel: one curve per converged relative fit"
+expect_exit 0 "$CGM" plot calibration -o "$P/cal2.png" --device cpu
+expect_fail 2 "no complete calibration of device cuda" "$CGM" plot calibration -o "$P/x.png" --device cuda
+expect_fail 2 "no calibration with id 999" "$CGM" plot calibration -o "$P/x.png" --calibration 999
+expect_fail 2 "no single-precision samples" "$CGM" plot calibration -o "$P/x.png" --precision single
+expect_fail 2 "does not exist" "$CGM" plot calibration -o "$TMP/nowhere/x.png"
+
+# ---- map: a CPU draws the one-device panel only, and says so. The map needs
+# converged curves (any kind: the loader falls back rel -> avg -> max) of CG4,
+# CG5 and the SpMV of its block size; a noisy (or sanitized) calibration may
+# have none, and then the map must refuse clearly.
+MAPN=$(python3 -c "
+import json; j = json.load(open('$TMP/export.json'))
+ok = lambda k, v, b: any(f['converged'] and f['kernel'] == k and f['variant'] == v and f['block'] == b
+                         and f['precision'] == 'double' for f in j['fits'])
+ns = [n for n in (4, 8, 2, 1) if ok('spmv', 'all', n)] if ok('cg4', '', 0) and ok('cg5', '', 0) else []
+print(ns[0] if ns else '')")
+if [ -z "$MAPN" ]; then
+  expect_fail 2 "no converged" "$CGM" map -o "$P/map.png"
+  echo "test_plots: calibration $ID has no converged curves to map (noisy or sanitized build): the map's picture is not checked" >&2
+else
+expect_exit 0 "$CGM" map -o "$P/map.png" --mark "$A" --block "$MAPN"
+png_size "$P/map.png" 1200 800
+last_stderr_contains "speed-up panel is not meaningful"
+for f in map.gp map-grid.dat map-contour.dat map-isolines.dat map-isolabels.dat map-marks.dat; do
+  assert_file_exists "$P/$f" "map keeps $f"
+done
+# The grid: x 10^2..10^8 and e 10^3..10^10, 10 points a decade (61 x 71); inside
+# exactly between e = x and e = x^2; GFLOPS = (2e + 15x) / T; NaN outside.
+if msg=$(python3 - "$P/map-grid.dat" 2>&1 <<'EOF'
+import math, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")]
+assert len(rows) == 61 * 71, f"{len(rows)} points"
+xs = sorted({float(r[2]) for r in rows}); es = sorted({float(r[3]) for r in rows})
+assert len(xs) == 61 and len(es) == 71, f"{len(xs)} x, {len(es)} e"
+assert abs(xs[0] / 1e2 - 1) < 1e-4 and abs(xs[-1] / 1e8 - 1) < 1e-4, (xs[0], xs[-1])
+assert abs(es[0] / 1e3 - 1) < 1e-4 and abs(es[-1] / 1e10 - 1) < 1e-4, (es[0], es[-1])
+finite = 0
+for r in rows:
+    x, e, inside, t1, g1 = float(r[2]), float(r[3]), int(r[4]), float(r[5]), float(r[7])
+    assert inside == (x * (1 - 1e-4) <= e <= x * x * (1 + 1e-4)), r
+    if not inside:
+        assert math.isnan(g1), r
+    elif not math.isnan(g1):
+        finite += 1
+        assert abs(g1 - (2 * e + 15 * x) / t1 * 1e-9) <= 1e-4 * g1, r
+    assert math.isnan(float(r[6])) and math.isnan(float(r[9])), "no G-GPU values on a CPU"
+assert finite > 1000, f"only {finite} finite points inside"
+EOF
+); then pass; else fail "map-grid.dat: the documented grid ($msg)"; fi
+run_cmd "$CGM" info "$A" --json
+BI=$(python3 -c "print({1: 0, 2: 1, 4: 2, 8: 3}[$MAPN])")
+EN=$(json_get "$OUT" "blocks.$BI.e_N")
+assert_eq "$(data_lines "$P/map-marks.dat")" 1 "one marked matrix"
+assert_eq "$(grep -v '^#' "$P/map-marks.dat" | awk '{ print $3, $4, $5 }')" "4884 $EN \"bcsstk16\"" "the mark is (x, e_N) of bcsstk16"
+expect_exit 0 "$CGM" map -o "$P/map.svg" --size 1000x640 --block "$MAPN" --gpus 2
+svg_size "$P/map.svg" 1000 640
+last_stderr_contains "CPU calibration"
+fi
+# --max needs converged maximum fits: a picture, or a clear refusal
+run_cmd "$CGM" map -o "$P/mapmax.png" --max
+if [ "$RC" -eq 0 ]; then png_size "$P/mapmax.png" 1200 800
+elif [ "$RC" -eq 2 ] && grep -q "no converged max fits" "$ERR"; then pass
+else fail "map --max: exit $RC"; show_last; fi
+expect_fail 2 "--block" "$CGM" map -o "$P/x.png" --block 3
+expect_fail 2 "--exchange" "$CGM" map -o "$P/x.png" --exchange halo
+expect_fail 2 "nonexistent.mtx" "$CGM" map -o "$P/x.png" --mark "$TMP/nonexistent.mtx"
+
+# ---- plot accuracy: no solve yet, then every solve with a prediction
+expect_fail 2 "no solve" "$CGM" plot accuracy -o "$P/acc.png"
+expect_exit 0 "$CGM" solve "$A" --backend cpu --block 1
+expect_exit 0 "$CGM" solve "$A" --backend cpu --block 4
+expect_exit 0 "$CGM" solve "$DATA/gr_30_30.mtx" --backend cpu --block 2
+expect_exit 0 "$CGM" db solves --json
+NPRED=$(python3 -c "import json; print(sum('predicted_time_per_iter_s' in s for s in json.load(open('$OUT'))['solves']))")
+if [ "$NPRED" -gt 0 ]; then
+  expect_exit 0 "$CGM" plot accuracy -o "$P/acc.png"
+  png_size "$P/acc.png" 1200 800
+  assert_eq "$(data_lines "$P/acc-solves.dat")" "$NPRED" "acc-solves.dat: one line per solve with a prediction"
+  expect_exit 0 "$CGM" plot accuracy -o "$P/acc.svg" --size 640x480
+  svg_size "$P/acc.svg" 640 480
+else # a noisy calibration whose fits did not converge predicts nothing
+  expect_fail 2 "no solve" "$CGM" plot accuracy -o "$P/acc.png"
+fi
+finish
