@@ -75,7 +75,7 @@ static int fit_json(const cgm_db_fit *f, void *ctx) {
   cJSON_AddStringToObject(o, "variant", f->variant);
   cJSON_AddStringToObject(o, "precision", cgm_precision_name((cgm_precision)f->precision));
   cJSON_AddNumberToObject(o, "block", f->block);
-  cJSON_AddStringToObject(o, "kind", f->kind == CGM_FIT_MAX ? "max" : f->kind == CGM_FIT_REL ? "rel" : "avg");
+  cJSON_AddStringToObject(o, "kind", cgm_fit_kind_name(f->kind));
   cJSON_AddNumberToObject(o, "mu", f->mu);
   cJSON_AddNumberToObject(o, "sigma", f->sigma);
   cJSON_AddNumberToObject(o, "nu", f->nu);
@@ -85,6 +85,8 @@ static int fit_json(const cgm_db_fit *f, void *ctx) {
   if (isfinite(f->r2)) cJSON_AddNumberToObject(o, "r2", f->r2);
   cJSON_AddNumberToObject(o, "rms", f->rms);
   cJSON_AddNumberToObject(o, "n", f->n);
+  if (f->m_lo > 0) cJSON_AddNumberToObject(o, "m_lo", f->m_lo); /* where the fit's regime starts */
+  if (f->m_hi > 0) cJSON_AddNumberToObject(o, "m_hi", f->m_hi); /* ... and ends */
   cJSON_AddBoolToObject(o, "converged", f->converged);
   if (f->message[0]) cJSON_AddStringToObject(o, "message", f->message);
   cJSON_AddItemToArray((cJSON *)ctx, o);
@@ -95,7 +97,7 @@ static int fit_print(const cgm_db_fit *f, void *ctx) {
   (void)ctx;
   printf("  %-8s %-9s %-6s %2d %s  mu %6.2f  sigma %5.2f  nu %8.2f GB/s  R^2 %6.4f  n %3d%s\n",
          f->kernel, f->variant, cgm_precision_name((cgm_precision)f->precision), f->block,
-         f->kind == CGM_FIT_MAX ? "max" : f->kind == CGM_FIT_REL ? "rel" : "avg", f->mu, f->sigma, f->nu, f->r2, f->n,
+         cgm_fit_kind_name(f->kind), f->mu, f->sigma, f->nu, f->r2, f->n,
          f->converged ? "" : "  NOT CONVERGED");
   return 0;
 }

@@ -102,7 +102,7 @@ int cmd_map(int argc, char **argv) {
                      dev.gpus, dev.gpus > 1 ? "s" : "");
   }
   if (!rc) {
-    cgm_map_opts mo = {block, gpus, prec, exchange, fit_kind == CGM_FIT_MAX ? "max" : "avg", marks, nmarks};
+    cgm_map_opts mo = {block, gpus, prec, exchange, fit_kind == CGM_FIT_MAX ? "max" : "avg (relative)", marks, nmarks};
     cgm_plot_opts o = {out, w, h, cli_plot_scripts()};
     cgm_plot_files files;
     if (cgm_plot_map(&dev, &mo, &o, &files, &err)) rc = cli_report("map", &err);

@@ -428,7 +428,7 @@ cgm_status cgm_db_samples(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_sam
 
 #define FIT_COLS                                                                                   \
   "kernel, variant, precision, block, kind, mu, sigma, nu, se_mu, se_sigma, se_nu, r2, rms, n, "   \
-  "converged, message"
+  "converged, message, m_lo, m_hi"
 
 static void read_fit(reader *r, cgm_db_fit *f) {
   memset(f, 0, sizeof *f);
@@ -448,6 +448,8 @@ static void read_fit(reader *r, cgm_db_fit *f) {
   f->n = r_int(r);
   f->converged = r_int(r);
   R_FIELD(r, f->message);
+  f->m_lo = r_double(r);
+  f->m_hi = r_double(r);
 }
 
 cgm_status cgm_db_fit_add(cgm_db *db, int64_t cal_id, const cgm_db_fit *f, cgm_error *err) {
@@ -457,7 +459,7 @@ cgm_status cgm_db_fit_add(cgm_db *db, int64_t cal_id, const cgm_db_fit *f, cgm_e
   binder b;
   s = start(db,
             "INSERT INTO fits (calibration_id, " FIT_COLS ") "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, cal_id);
@@ -477,6 +479,8 @@ cgm_status cgm_db_fit_add(cgm_db *db, int64_t cal_id, const cgm_db_fit *f, cgm_e
   b_int(&b, f->n);
   b_int(&b, f->converged ? 1 : 0);
   B_FIELD(&b, f->message);
+  b_double(&b, f->m_lo);
+  b_double(&b, f->m_hi);
   char what[160];
   snprintf(what, sizeof what,
            "adding the fit of %.32s/%.32s (precision %d, block %d, kind %d) to "

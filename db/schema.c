@@ -134,7 +134,13 @@ static const char migration_1[] =
     "CREATE INDEX solves_matrix ON solves (matrix_id);\n"
     "CREATE INDEX solves_calibration ON solves (calibration_id);";
 
-static const char *const migrations[] = {migration_1};
+/* Version 2: the range of transactions each fit was fitted on (NULL: the
+ * whole curve), so a curve can be made of fits of adjacent regimes (a CPU's
+ * caches, then its memory). */
+static const char migration_2[] = "ALTER TABLE fits ADD COLUMN m_lo REAL;\n"
+                                  "ALTER TABLE fits ADD COLUMN m_hi REAL;";
+
+static const char *const migrations[] = {migration_1, migration_2};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == CGM_DB_SCHEMA_VERSION,
                "one migration per schema version");

@@ -277,7 +277,7 @@ cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind
                            cgm_error *err) {
   if (!out) return cgm_fail(err, CGM_EINPUT, "fit: no output");
   memset(out, 0, sizeof *out);
-  if (kind != CGM_FIT_AVG && kind != CGM_FIT_MAX && kind != CGM_FIT_REL)
+  if (kind != CGM_FIT_AVG && kind != CGM_FIT_MAX && kind != CGM_FIT_REL && kind != CGM_FIT_REL_HI)
     return cgm_fail(err, CGM_EINPUT, "fit: unknown fit kind %d", (int)kind);
   if (n < 4)
     return cgm_fail(err, CGM_EINPUT, "degenerate data: %d samples, the fit needs at least 4", n);
@@ -333,10 +333,12 @@ cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind
   }
 
   fit_run fr;
-  st = fit_points(u, bb, nfit, kind == CGM_FIT_REL, &fr, err);
+  st = fit_points(u, bb, nfit, kind == CGM_FIT_REL || kind == CGM_FIT_REL_HI, &fr, err);
   if (st != CGM_OK) goto done;
 
   out->p = (cgm_sigmoid){fr.mu, fr.sigma, fr.nu};
+  out->m_lo = exp2(smp[0].u);
+  out->m_hi = exp2(smp[N - 1].u);
   out->se_mu = fr.se_mu, out->se_sigma = fr.se_sigma, out->se_nu = fr.se_nu;
   out->n = (int)nfit;
   out->iterations = fr.iterations;
@@ -369,4 +371,9 @@ cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind
 done:
   free(smp), free(u), free(bb);
   return st;
+}
+
+const char *cgm_fit_kind_name(int kind) {
+  static const char *const names[] = {"avg", "max", "rel", "rel-hi"};
+  return kind >= 0 && kind < 4 ? names[kind] : "?";
 }

@@ -18,21 +18,32 @@ double cgm_cusparse_bytes(int64_t nnz, int64_t x, int width) {
   return (double)nnz * (width + 4.0) + 4.0 * (double)(x + 1) + 21.0 * (double)x * width;
 }
 
-/* Eq. 5 over bytes: T = bytes / B(bytes / width), made monotone. With
- * sigma ln 2 < 1, Eq. 5 has a minimum at log2 m* = mu - sigma ln E,
- * E = sigma ln 2 / (1 - sigma ln 2), and below m* it grows as m shrinks
- * (T ~ m^(1 - 1/(sigma ln 2))): extrapolated under the calibrated sizes it
- * predicts that less data takes longer. A kernel's time never falls with
- * more data, so the refined model uses T(max(m, m*)): the latency floor. */
-static double t_bytes(const cgm_sigmoid *s, double bytes, double width) {
-  if (!(bytes > 0)) return 0.0;
-  double m = bytes / width;
+/* Eq. 5, made monotone. With sigma ln 2 < 1, Eq. 5 has a minimum at
+ * log2 m* = mu - sigma ln E, E = sigma ln 2 / (1 - sigma ln 2), and below m*
+ * it grows as m shrinks (T ~ m^(1 - 1/(sigma ln 2))): extrapolated under the
+ * calibrated sizes it predicts that less data takes longer. A kernel's time
+ * never falls with more data, so the refined model uses T(max(m, m*)): the
+ * latency floor. */
+static double t_floor(const cgm_sigmoid *s, double m, double width) {
   const double k = s->sigma * M_LN2;
   if (k < 1.0 && k > 0.0) {
     double mstar = exp2(s->mu - s->sigma * log(k / (1.0 - k)));
     if (m < mstar) m = mstar;
   }
   return cgm_sigmoid_time(s, m, width);
+}
+
+/* Eq. 5 over bytes: T = bytes / B(bytes / width). */
+static double t_bytes(const cgm_sigmoid *s, double bytes, double width) {
+  return bytes > 0 ? t_floor(s, bytes / width, width) : 0.0;
+}
+
+/* A curve with its optional second regime past split_m. */
+static double t_curve(const cgm_sigmoid *s, const cgm_regime *r, double bytes, double width) {
+  if (!(bytes > 0)) return 0.0;
+  double m = bytes / width;
+  if (r && r->have && m > r->split_m) return cgm_sigmoid_time(&r->hi, m, width);
+  return t_floor(s, m, width);
 }
 
 double cgm_refined_time(const cgm_device_model *m, int n, int gpus, int exchange,
@@ -43,9 +54,9 @@ double cgm_refined_time(const cgm_device_model *m, int n, int gpus, int exchange
   double worst = 0.0;
   for (int g = 0; g < gpus; g++) {
     double x = (double)segs[g].rows;
-    double t = t_bytes(&m->spmv[bi], segs[g].spmv_bytes, w) +
-               t_bytes(&m->cg4, CGM_CG4_PASSES * x * w, w) +
-               t_bytes(&m->cg5, CGM_CG5_PASSES * x * w, w);
+    double t = t_curve(&m->spmv[bi], &m->spmv_hi[bi], segs[g].spmv_bytes, w) +
+               t_curve(&m->cg4, &m->cg4_hi, CGM_CG4_PASSES * x * w, w) +
+               t_curve(&m->cg5, &m->cg5_hi, CGM_CG5_PASSES * x * w, w);
     if (t > worst) worst = t;
   }
   if (gpus == 1) return worst;

@@ -16,6 +16,7 @@
 
 #include "cgmodel/cgmodel.h"
 #include "cgmodel/pipeline.h"
+#include "pipeline/curves.h"
 #include "common/timer.h"
 
 typedef struct {
@@ -42,30 +43,187 @@ static bool same_group(const cgm_sample *a, const char *kernel, const char *vari
          a->precision == prec && a->block == block;
 }
 
-/* Fits one group (variant NULL: any) and appends both fits. */
+static int by_m(const void *a, const void *b) {
+  double x = ((const double *)a)[0], y = ((const double *)b)[0];
+  return (x > y) - (x < y);
+}
+
+/* Per-bin medians of (m, b) pairs sorted by m, bins 0.5 wide in log2 m:
+ * med[k] over samples start[k] .. start[k + 1] - 1. Returns the bin count. */
+enum { MAXBINS = 128 };
+static int bin_medians(const double *pts, int n, double *med, int *start) {
+  int nb = 0;
+  const double lo_u = log2(pts[0]);
+  for (int i = 0; i < n && nb < MAXBINS;) {
+    int j = i;
+    double key = floor((log2(pts[2 * i]) - lo_u) / 0.5);
+    while (j < n && floor((log2(pts[2 * j]) - lo_u) / 0.5) == key) j++;
+    double v[64];
+    int k = 0;
+    for (int t = i; t < j && k < 64; t++) v[k++] = pts[2 * t + 1];
+    med[nb] = cgm_median(v, k);
+    start[nb++] = i;
+    i = j;
+  }
+  start[nb] = n;
+  return nb;
+}
+
+/* Where the throughput falls for good past its peak (a CPU's data leaving
+ * its caches): the first m past the last bin whose median is within 80% of
+ * the peak's, when at least 3 samples lie past it and 4 before; else 0. */
+static double split_point(const double *pts, int n) {
+  double med[MAXBINS];
+  int start[MAXBINS + 1];
+  int nb = bin_medians(pts, n, med, start), peak = 0, last = 0;
+  for (int k = 1; k < nb; k++)
+    if (med[k] > med[peak]) peak = k;
+  for (int k = 0; k < nb; k++)
+    if (med[k] >= 0.8 * med[peak]) last = k;
+  int cut = start[last + 1];
+  return cut >= 4 && n - cut >= 3 ? pts[2 * cut] : 0.0;
+}
+
+/* A constant throughput as Eq. 3 (mu far below the samples: B = nu): the
+ * median of the samples, where Eq. 3 cannot be fitted (a CPU's curve past its
+ * caches, or flat over every size measured). */
+static void constant_fit(const double *m, const double *b, int n, const char *why, cgm_fit *f) {
+  double *v = malloc(sizeof(double) * (size_t)n);
+  double c = 0;
+  if (v) {
+    memcpy(v, b, sizeof(double) * (size_t)n);
+    c = cgm_median(v, n);
+    free(v);
+  }
+  double mean = 0, ss = 0, st = 0;
+  for (int i = 0; i < n; i++) mean += b[i] / n;
+  for (int i = 0; i < n; i++) ss += (b[i] - c) * (b[i] - c), st += (b[i] - mean) * (b[i] - mean);
+  memset(f, 0, sizeof *f);
+  f->p = (cgm_sigmoid){log2(m[0]) - 40.0, 1.0, c};
+  f->se_mu = f->se_sigma = f->se_nu = NAN;
+  f->r2 = st > 0 ? 1.0 - ss / st : NAN;
+  f->rms = sqrt(ss / n);
+  f->n = n;
+  f->m_lo = m[0];
+  f->m_hi = m[n - 1];
+  f->converged = c > 0;
+  snprintf(f->message, sizeof f->message, "constant: the median of %d samples%s%.100s", n,
+           *why ? " (Eq. 3: " : "", *why ? why : "");
+  if (*why) snprintf(f->message + strlen(f->message), sizeof f->message - strlen(f->message), ")");
+}
+
+/* A power law B ~ m^k as Eq. 3 (mu far above the samples, u = log2 m): the
+ * least-squares line of ln B over u, for a piece that still rises where Eq. 3's plateau is not sampled (a CPU
+ * whose caches end before its throughput saturates). Flat or falling data
+ * (under 2% per doubling) get the constant; a rise steeper than 65% per
+ * doubling (time falling with size) gets nothing: false. */
+static bool power_fit(const double *m, const double *b, int n, const char *why, cgm_fit *f) {
+  double su = 0, sy = 0, suu = 0, suy = 0;
+  for (int i = 0; i < n; i++) {
+    double u = log2(m[i]), y = log(b[i]);
+    su += u, sy += y, suu += u * u, suy += u * y;
+  }
+  double den = n * suu - su * su;
+  double c = den > 0 ? (n * suy - su * sy) / den : 0.0; /* d ln B / d log2 m */
+  if (!isfinite(c) || c > 0.5) return false;
+  if (c < 0.02) {
+    constant_fit(m, b, n, why, f);
+    return true;
+  }
+  double a = (sy - c * su) / n, umax = log2(m[n - 1]);
+  constant_fit(m, b, n, why, f); /* the bookkeeping; the curve below */
+  /* Eq. 3 far below its mu: B = nu e^((u - mu) / sigma), so ln B = a + c u
+   * gives sigma = 1 / c and ln nu = a + c mu; mu 40 sigma past the largest
+   * sample leaves Eq. 3's saturation a factor e^-40 there. */
+  f->p.sigma = 1.0 / c;
+  f->p.mu = umax + 40.0 * f->p.sigma;
+  f->p.nu = exp(a + c * f->p.mu);
+  double ss = 0, st = 0, mean = 0;
+  for (int i = 0; i < n; i++) mean += b[i] / n;
+  for (int i = 0; i < n; i++) {
+    double r = b[i] - cgm_sigmoid_eval(&f->p, m[i]);
+    ss += r * r, st += (b[i] - mean) * (b[i] - mean);
+  }
+  f->r2 = st > 0 ? 1.0 - ss / st : NAN;
+  f->rms = sqrt(ss / n);
+  snprintf(f->message, sizeof f->message, "power law: B ~ m^%.3f over %d samples (Eq. 3: %.100s)",
+           c / log(2.0), n, why);
+  return true;
+}
+
+static void report_failure(cgm_calibration_report *rep, int ri, const char *kernel,
+                           const char *variant, int prec, int block, int kind, const char *why) {
+  rep->cal[ri].fits_failed++;
+  size_t l = strlen(rep->cal[ri].failed);
+  snprintf(rep->cal[ri].failed + l, sizeof rep->cal[ri].failed - l, "%s%s/%s/%s/%d/%s (%s)",
+           l ? "; " : "", kernel, variant, cgm_precision_name((cgm_precision)prec), block,
+           cgm_fit_kind_name(kind), why);
+}
+
+/* Fits one group (variant NULL: any): avg, max and rel fits, and where the
+ * curve falls past its peak, rel over the sizes up to it and rel-hi past it. */
 static cgm_status fit_group(const sample_vec *sv, const char *kernel, const char *variant,
                             const char *store_variant, int prec, int block, cgm_db_fit *fits,
                             int *nfits, int max_fits, cgm_calibration_report *rep, int ri) {
   int cnt = 0;
   for (int i = 0; i < sv->n; i++) cnt += same_group(&sv->v[i], kernel, variant, prec, block);
-  if (cnt < 4 || *nfits + 3 > max_fits) return CGM_OK;
-  double *m = malloc(sizeof(double) * cnt), *b = malloc(sizeof(double) * cnt);
-  if (!m || !b) {
-    free(m);
-    free(b);
+  if (cnt < 4 || *nfits + 4 > max_fits) return CGM_OK;
+  double *pts = malloc(sizeof(double) * 2 * cnt), *m = malloc(sizeof(double) * cnt),
+         *b = malloc(sizeof(double) * cnt);
+  if (!pts || !m || !b) {
+    free(pts), free(m), free(b);
     return CGM_ERUNTIME;
   }
   int k = 0;
   for (int i = 0; i < sv->n; i++)
     if (same_group(&sv->v[i], kernel, variant, prec, block)) {
-      m[k] = sv->v[i].m;
-      b[k] = cgm_sample_gbps(&sv->v[i]);
+      pts[2 * k] = sv->v[i].m;
+      pts[2 * k + 1] = cgm_sample_gbps(&sv->v[i]);
       k++;
     }
-  for (int kind = 0; kind < 3; kind++) {
+  qsort(pts, (size_t)cnt, 2 * sizeof(double), by_m);
+  double split = split_point(pts, cnt);
+  bool cap = false; /* the rel piece is a power law without a piece past it */
+  for (int kind = 0; kind < 4; kind++) {
+    /* the samples this fit sees */
+    int lo = 0, hi = cnt;
+    if (kind == CGM_FIT_REL && split > 0)
+      while (hi > 0 && pts[2 * (hi - 1)] >= split) hi--;
+    if (kind == CGM_FIT_REL_HI) {
+      if (!(split > 0) && !cap) continue;
+      if (split > 0)
+        while (lo < cnt && pts[2 * lo] < split) lo++;
+    }
+    int nf = hi - lo;
+    for (int i = 0; i < nf; i++) m[i] = pts[2 * (lo + i)], b[i] = pts[2 * (lo + i) + 1];
     cgm_fit f;
     cgm_error e = {0};
-    cgm_status st = cgm_fit_sigmoid(m, b, cnt, (cgm_fit_kind)kind, &f, &e);
+    cgm_status st = CGM_OK;
+    if (kind == CGM_FIT_REL_HI && cap) {
+      /* A power law stops at the largest size measured: past it, the
+       * throughput it reached there (never extrapolated upwards). */
+      const cgm_db_fit *r = &fits[*nfits - 1];
+      cgm_sigmoid s = {r->mu, r->sigma, r->nu};
+      double top = cgm_sigmoid_eval(&s, pts[2 * (cnt - 1)]);
+      constant_fit(&pts[2 * (cnt - 1)], &top, 1, "", &f);
+      snprintf(f.message, sizeof f.message, "constant: the power law's value at the largest sample");
+    } else if (kind == CGM_FIT_REL_HI && nf < 6) {
+      constant_fit(m, b, nf, "", &f); /* past a CPU's cache peak, few samples */
+    } else {
+      st = cgm_fit_sigmoid(m, b, nf, (cgm_fit_kind)kind, &f, &e);
+      /* The relative pieces, which the model times with, fall back where
+       * Eq. 3 cannot be fitted: a power law or a constant (power_fit). */
+      char why[160];
+      snprintf(why, sizeof why, "%.150s", st ? e.msg : f.message);
+      if (kind >= CGM_FIT_REL && (st || !f.converged) && nf >= 3 && power_fit(m, b, nf, why, &f)) {
+        st = CGM_OK;
+        cap = kind == CGM_FIT_REL && !(split > 0) && f.p.mu > log2(m[nf - 1]) + 20 * f.p.sigma;
+      }
+    }
+    if (st) { /* degenerate data: reported, not stored */
+      report_failure(rep, ri, kernel, store_variant, prec, block, kind, e.msg);
+      continue;
+    }
     cgm_db_fit *o = &fits[*nfits];
     memset(o, 0, sizeof *o);
     snprintf(o->kernel, sizeof o->kernel, "%s", kernel);
@@ -73,14 +231,6 @@ static cgm_status fit_group(const sample_vec *sv, const char *kernel, const char
     o->precision = prec;
     o->block = block;
     o->kind = kind;
-    if (st) { /* degenerate data: reported, not stored */
-      rep->cal[ri].fits_failed++;
-      size_t l = strlen(rep->cal[ri].failed);
-      snprintf(rep->cal[ri].failed + l, sizeof rep->cal[ri].failed - l, "%s%s/%s/%s/%d/%s (%s)",
-               l ? "; " : "", kernel, store_variant, cgm_precision_name(prec), block,
-               kind == CGM_FIT_MAX ? "max" : kind == CGM_FIT_REL ? "rel" : "avg", e.msg);
-      continue;
-    }
     o->mu = f.p.mu;
     o->sigma = f.p.sigma;
     o->nu = f.p.nu;
@@ -91,16 +241,14 @@ static cgm_status fit_group(const sample_vec *sv, const char *kernel, const char
     o->rms = f.rms;
     o->n = f.n;
     o->converged = f.converged;
+    /* The regimes' fits cover their sizes; the others the whole curve. */
+    o->m_lo = kind == CGM_FIT_REL_HI ? f.m_lo : NAN;
+    o->m_hi = kind == CGM_FIT_REL && (split > 0 || cap) ? f.m_hi : NAN;
     snprintf(o->message, sizeof o->message, "%s", f.message);
-    if (!f.converged) {
-      rep->cal[ri].fits_failed++;
-      size_t l = strlen(rep->cal[ri].failed);
-      snprintf(rep->cal[ri].failed + l, sizeof rep->cal[ri].failed - l, "%s%s/%s/%s/%d/%s (%s)",
-               l ? "; " : "", kernel, store_variant, cgm_precision_name(prec), block,
-               kind == CGM_FIT_MAX ? "max" : kind == CGM_FIT_REL ? "rel" : "avg", f.message);
-    }
+    if (!f.converged) report_failure(rep, ri, kernel, store_variant, prec, block, kind, f.message);
     (*nfits)++; /* stored with its converged flag: the model skips it */
   }
+  free(pts);
   free(m);
   free(b);
   return CGM_OK;
@@ -110,18 +258,23 @@ static cgm_status fit_group(const sample_vec *sv, const char *kernel, const char
 static void model_from_fits(const cgm_db_fit *fits, int nfits, int prec, cgm_device_model *m) {
   memset(m, 0, sizeof *m);
   m->width = prec == CGM_PREC_SINGLE ? 4 : 8;
-  bool c4 = false, c5 = false;
   for (int i = 0; i < nfits; i++) {
     const cgm_db_fit *f = &fits[i];
-    if (f->precision != prec || f->kind != CGM_FIT_REL || !f->converged) continue;
+    if (f->precision != prec || !f->converged || (f->kind != CGM_FIT_REL && f->kind != CGM_FIT_REL_HI))
+      continue;
+    cgm_regime *hi;
+    bool *have;
+    cgm_sigmoid *c = pipeline_kernel_curve(m, f, &hi, &have);
+    if (!c) continue;
     cgm_sigmoid s = {f->mu, f->sigma, f->nu};
-    int bi = cgm_block_index(f->block);
-    if (!strcmp(f->kernel, "spmv") && !strcmp(f->variant, "all") && bi >= 0)
-      m->spmv[bi] = s, m->have_spmv[bi] = true;
-    else if (!strcmp(f->kernel, "cg4")) m->cg4 = s, c4 = true;
-    else if (!strcmp(f->kernel, "cg5")) m->cg5 = s, c5 = true;
+    if (f->kind == CGM_FIT_REL_HI) {
+      *hi = (cgm_regime){s, f->m_lo, f->m_lo > 0};
+      continue;
+    }
+    *c = s;
+    if (have) *have = true;
   }
-  m->have_vec = c4 && c5;
+  m->have_vec = m->cg4.nu > 0 && m->cg5.nu > 0;
 }
 
 /* mgpu samples -> xfer samples (overhead over exchange bytes). */
@@ -166,7 +319,7 @@ static cgm_status derive_xfer(sample_vec *sv, const cgm_db_fit *fits, int nfits,
 
 static cgm_status fit_all(sample_vec *sv, unsigned precisions, cgm_db_fit **out, int *nfits,
                           cgm_calibration_report *rep, int ri, cgm_error *err) {
-  const int max_fits = 768;
+  const int max_fits = 1024;
   cgm_db_fit *fits = calloc(max_fits, sizeof *fits);
   if (!fits) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
   *nfits = 0;

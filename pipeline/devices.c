@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "cgmodel/pipeline.h"
+#include "pipeline/curves.h"
 #include "pipeline/json.h"
 
 cgm_status cgm_describe_cpu(cgm_db_device *d, int threads, cgm_error *err) {
@@ -92,21 +93,40 @@ static bool take(fit_ctx *c, int prec, int slot, int kind) {
   return true;
 }
 
+/* A curve's second regime (CGM_FIT_REL_HI): used past the first transaction
+ * count it was fitted on, and only with the relative fits (the avg and max
+ * fits span every size by themselves). */
+static void take_regime(fit_ctx *c, const cgm_db_fit *f) {
+  if (c->want != CGM_FIT_REL) return;
+  cgm_regime *hi;
+  bool *have;
+  if (pipeline_kernel_curve(&c->t->model[f->precision], f, &hi, &have))
+    *hi = (cgm_regime){{f->mu, f->sigma, f->nu}, f->m_lo, f->m_lo > 0};
+}
+
 static int take_fit(const cgm_db_fit *f, void *ctx) {
   fit_ctx *c = ctx;
   cgm_tuner_device *t = c->t;
   if (!f->converged || f->precision < 0 || f->precision > 1) return 0;
+  if (f->kind == CGM_FIT_REL_HI) {
+    take_regime(c, f);
+    return 0;
+  }
   const int pr = f->precision;
   cgm_device_model *m = &t->model[pr];
   cgm_sigmoid s = {f->mu, f->sigma, f->nu};
   int bi = cgm_block_index(f->block);
   cgm_exchange ex;
-  if (!strcmp(f->kernel, "spmv") && !strcmp(f->variant, "all") && bi >= 0) {
-    if (take(c, pr, bi, f->kind)) m->spmv[bi] = s, m->have_spmv[bi] = true;
-  } else if (!strcmp(f->kernel, "cg4")) {
-    if (take(c, pr, 4, f->kind)) m->cg4 = s;
-  } else if (!strcmp(f->kernel, "cg5")) {
-    if (take(c, pr, 5, f->kind)) m->cg5 = s;
+  cgm_regime *hi;
+  bool *have;
+  cgm_sigmoid *curve = pipeline_kernel_curve(m, f, &hi, &have);
+  if (curve) {
+    /* slots: spmv 0-3, cg4 4, cg5 5 */
+    int slot = have ? bi : !strcmp(f->kernel, "cg4") ? 4 : 5;
+    if (take(c, pr, slot, f->kind)) {
+      *curve = s;
+      if (have) *have = true;
+    }
   } else if (!strcmp(f->kernel, "red")) {
     if (take(c, pr, 6, f->kind)) m->red = s, m->have_red = true;
   } else if (!strcmp(f->kernel, "cusparse")) {

@@ -131,7 +131,7 @@ cgm_status cgm_plot_accuracy(cgm_db *db, const cgm_plot_opts *o, cgm_plot_files 
     st = err && err->code ? err->code : CGM_ERUNTIME;
   if (!st) {
     static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#7f7f7f"};
-    fprintf(gp, "solves = '%s'\n", rd);
+    gp_var(gp, "solves", rd);
     char t[300];
     snprintf(t, sizeof t, "predicted against measured time per iteration: %d solve%s, average relative "
              "error %.1f%%", S.n, S.n > 1 ? "s" : "", 100 * sum_all / S.n);

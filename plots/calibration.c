@@ -78,8 +78,7 @@ typedef struct {
 
 static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
                                      "#9467bd", "#8c564b", "#e377c2", "#17becf"};
-static const char *const kind_name[] = {"avg", "max", "rel"};
-static const int kind_dt[] = {1, 2, 3};
+static const int kind_dt[] = {1, 2, 3, 3};
 
 static element *add_element(cal_build *B) {
   if (B->nel == B->cap) {
@@ -137,11 +136,24 @@ static cgm_status add_samples(cal_build *B, const char *kernel, const char *vari
 
 /* The fits of (kernel, variant, block) the caller asked for, as curves over
  * the panel's m range. */
+/* The other piece of a piecewise curve (rel-hi for rel, rel for rel-hi), or
+ * NULL. */
+static const cgm_db_fit *other_piece(const cal_build *B, const cgm_db_fit *f) {
+  for (int i = 0; i < B->fv->n; i++) {
+    const cgm_db_fit *g = &B->fv->v[i];
+    if (g != f && g->kind >= CGM_FIT_REL && g->kind != f->kind && g->converged &&
+        match(g->kernel, g->variant, g->block, g->precision, f->kernel, f->variant, f->block, f->precision))
+      return g;
+  }
+  return NULL;
+}
+
 static cgm_status add_fits(cal_build *B, const char *kernel, const char *variant, int block,
                            const char *prefix, const char *color, int *drawn) {
   *drawn = 0;
-  for (int kind = 0; kind < 3; kind++) {
-    if (!(B->kinds & (1u << kind))) continue;
+  for (int kind = 0; kind < 4; kind++) {
+    /* rel-hi is the second piece of rel: drawn with it */
+    if (!(B->kinds & (1u << (kind == CGM_FIT_REL_HI ? CGM_FIT_REL : kind)))) continue;
     for (int i = 0; i < B->fv->n; i++) {
       const cgm_db_fit *f = &B->fv->v[i];
       if (f->kind != kind || !match(f->kernel, f->variant, f->block, f->precision, kernel, variant, block, B->prec))
@@ -153,16 +165,21 @@ static cgm_status add_fits(cal_build *B, const char *kernel, const char *variant
           char nb[16] = "";
           if (block) snprintf(nb, sizeof nb, "/N=%d", block);
           snprintf(B->skipped + l, sizeof B->skipped - l, "%s%s%s%s%s/%s", l ? ", " : "", kernel,
-                   *variant ? "/" : "", variant, nb, kind_name[kind]);
+                   *variant ? "/" : "", variant, nb, cgm_fit_kind_name(kind));
         }
         continue;
       }
       double lo = B->mlo < B->mhi ? log2(B->mlo) - 1 : f->mu - 6 * f->sigma;
       double hi = B->mlo < B->mhi ? log2(B->mhi) + 1 : f->mu + 6 * f->sigma;
+      /* A piecewise curve: rel up to where rel-hi takes over (its m_lo),
+       * rel-hi from there, as the model uses them. */
+      const cgm_db_fit *other = kind >= CGM_FIT_REL ? other_piece(B, f) : NULL;
+      if (other && kind == CGM_FIT_REL && other->m_lo > 0) hi = fmin(hi, log2(other->m_lo));
+      if (other && kind == CGM_FIT_REL_HI && f->m_lo > 0) lo = fmax(lo, log2(f->m_lo));
       if (B->ncurves) fputs("\n\n", B->fc);
       fprintf(B->fc, "# curve %d: kernel %s variant %s block %d precision %s, %s fit: mu %.6g sigma %.6g nu %.6g GB/s\n",
               B->ncurves, kernel, *variant ? variant : "-", block,
-              cgm_precision_name((cgm_precision)B->prec), kind_name[kind], f->mu, f->sigma, f->nu);
+              cgm_precision_name((cgm_precision)B->prec), cgm_fit_kind_name(kind), f->mu, f->sigma, f->nu);
       fprintf(B->fc, "# m gbps (Eq. 3)\n");
       cgm_sigmoid sg = {f->mu, f->sigma, f->nu};
       const int np = 160;
@@ -174,7 +191,7 @@ static cgm_status add_fits(cal_build *B, const char *kernel, const char *variant
       if (!e) return CGM_ERUNTIME;
       e->is_sample = false;
       e->index = B->ncurves++;
-      snprintf(e->title, sizeof e->title, "%s%s μ=%.2f σ=%.2f ν=%.4g", prefix, kind_name[kind], f->mu,
+      snprintf(e->title, sizeof e->title, "%s%s μ=%.2f σ=%.2f ν=%.4g", prefix, cgm_fit_kind_name(kind), f->mu,
                f->sigma, f->nu);
       e->color = color;
       e->dt = kind_dt[kind];
@@ -355,13 +372,13 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
   }
   /* Every fit of the calibration, drawn or not. */
   fprintf(ff, "# cgmodel calibration %lld (%s %s): every Eq. 3 fit; kind avg = least squares, max = "
-              "envelope, rel = relative least squares (the model's)\n", (long long)cal_id, dev.kind, dev.model);
+              "envelope, rel = relative least squares (the model's), rel-hi = its piece past a CPU's cache peak\n", (long long)cal_id, dev.kind, dev.model);
   fprintf(ff, "# kernel variant precision block kind mu sigma nu se_mu se_sigma se_nu r2 rms n converged\n");
   for (int i = 0; i < fv.n; i++) {
     const cgm_db_fit *f = &fv.v[i];
     fprintf(ff, "%s %s %s %d %s ", f->kernel, f->variant[0] ? f->variant : "-",
             cgm_precision_name((cgm_precision)f->precision), f->block,
-            f->kind >= 0 && f->kind < 3 ? kind_name[f->kind] : "?");
+            cgm_fit_kind_name(f->kind));
     const double v[] = {f->mu, f->sigma, f->nu, f->se_mu, f->se_sigma, f->se_nu, f->r2, f->rms};
     for (int k = 0; k < 8; k++) {
       gp_num(ff, v[k]);
@@ -396,7 +413,9 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
     st = err && err->code ? err->code : CGM_ERUNTIME;
     goto out;
   }
-  fprintf(gp, "samples = '%s'\ncurves = '%s'\nfits = '%s'\n", rs, rc, rf);
+  gp_var(gp, "samples", rs);
+  gp_var(gp, "curves", rc);
+  gp_var(gp, "fits", rf);
   char ttl[600];
   snprintf(ttl, sizeof ttl, "calibration %lld: %s (%s), %s precision, %s", (long long)cal_id, dev.model,
            dev.kind, cgm_precision_name((cgm_precision)prec), cal.created);

@@ -161,6 +161,12 @@ void gp_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+void gp_var(FILE *f, const char *name, const char *value) {
+  fprintf(f, "%s = ", name);
+  gp_string(f, value);
+  fputc('\n', f);
+}
+
 void gp_num(FILE *f, double v) {
   if (isfinite(v)) fprintf(f, "%.9g", v);
   else fputs("NaN", f);
@@ -199,7 +205,10 @@ FILE *plot_script_open(plot_job *j, const char *what, cgm_error *err) {
              "Fb = \"',%d:Bold'\"\n", fs - d, fs - d1, fs, fs + d1, fs + d, fs);
   fprintf(f, "set terminal %s size %d,%d enhanced font 'Sans,%d' background rgb 'white'\n",
           j->fmt == CGM_PLOT_SVG ? "svg" : "pngcairo", j->width, j->height, fs);
-  fprintf(f, "out = '%s.%s'\nset output out\n", j->base, ext);
+  char out[600];
+  snprintf(out, sizeof out, "%s.%s", j->base, ext);
+  gp_var(f, "out", out);
+  fprintf(f, "set output out\n");
   return f;
 }
 

@@ -301,7 +301,10 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
     st = err && err->code ? err->code : CGM_ERUNTIME;
     goto out;
   }
-  fprintf(fc, "# cgmodel map: the contour S = T_1 / T_%d = 1 inside the region, as segments\n", G);
+  if (multi)
+    fprintf(fc, "# cgmodel map: the contour S = T_1 / T_%d = 1 inside the region, as segments\n", G);
+  else
+    fprintf(fc, "# cgmodel map: one device, no speed-up: no S = 1 contour\n");
   fprintf(fc, "# log10x log10e (a NaN line after every segment)\n");
   for (int k = 0; k < C.n; k++)
     fprintf(fc, "%.5f %.5f\n%.5f %.5f\nNaN NaN\n", C.seg[k][0], C.seg[k][1], C.seg[k][2], C.seg[k][3]);
@@ -357,8 +360,12 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
     st = err && err->code ? err->code : CGM_ERUNTIME;
     goto out;
   }
-  fprintf(gp, "grid = '%s'\ncontour = '%s'\nisolines = '%s'\nisolabels = '%s'\nmarks = '%s'\nnmarks = %d\n",
-          rg, rc, ri, rl, rm, mo->nmarks);
+  gp_var(gp, "grid", rg);
+  gp_var(gp, "contour", rc);
+  gp_var(gp, "isolines", ri);
+  gp_var(gp, "isolabels", rl);
+  gp_var(gp, "marks", rm);
+  fprintf(gp, "nmarks = %d\n", mo->nmarks);
   char t[600];
   snprintf(t, sizeof t, "%s, %s precision, %d×%d blocks, %s fits", dev->name,
            cgm_precision_name((cgm_precision)pr), mo->block, mo->block, fits);

@@ -28,6 +28,9 @@ set ylabel 'stored elements e' font @Fm1
 set cbtics font @Fm1
 set logscale cb
 set format cb '%g'
+# Colour-bar tics at 1, 2, 5 x 10^k (those inside the range show), or at the
+# decades only over a wide range: `steps = ...; eval cbt` after each cbrange.
+cbt = "set cbtics (); do for [k = -6:6] { do for [f in steps] { v = real(f) * 10.0**k; set cbtics add (sprintf('%g', v) v) } }"
 set grid xtics ytics front lc rgb '#999999' lw 0.5 dt 3
 set border front lc rgb '#444444'
 unset key
@@ -70,6 +73,8 @@ if (multi) {
   # left column: GFLOPS on one GPU (top) and on G (bottom); right: the speed-up
   eval gflops_palette
   set cbrange [gmin:gmax]
+  steps = gmax / gmin > 10**3.5 ? "1" : "1 2 5"
+  eval cbt
   set cblabel 'GFLOPS (raw)' font @Fm1 offset -0.5, 0
   set title sprintf('raw GFLOPS, 1 %s (dashed: iso-GFLOPS)', device) font @F0
   eval place(0.07, 0.33, 0.56, 0.89)
@@ -79,6 +84,8 @@ if (multi) {
   eval draw(gfg, iso(1))
   eval speedup_palette
   set cbrange [smin:smax]
+  steps = smax / smin > 10**3.5 ? "1" : "1 2 5"
+  eval cbt
   set cblabel 'speed-up S = T_1 / T_G' font @Fm1 offset 0, 0
   set title sprintf('speed-up of %d GPUs over 1 (thick line: S = 1)', gpus) font @F0
   eval place(0.47, 0.88, 0.08, 0.89)
@@ -92,6 +99,8 @@ if (multi) {
 } else {
   eval gflops_palette
   set cbrange [gmin:gmax]
+  steps = gmax / gmin > 10**3.5 ? "1" : "1 2 5"
+  eval cbt
   set cblabel 'GFLOPS (raw, Eqs. 6-7)' font @Fm1
   set title sprintf('raw GFLOPS, 1 %s (dashed: iso-GFLOPS lines)', device) font @F0
   eval place(0.08, 0.86, 0.09, 0.88)

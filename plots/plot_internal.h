@@ -43,6 +43,8 @@ cgm_status plot_run(plot_job *j, cgm_error *err);
 
 /* A gnuplot double-quoted string literal (backslashes and quotes escaped). */
 void gp_string(FILE *f, const char *s);
+/* `name = "value"\n` (a gnuplot string variable, value escaped). */
+void gp_var(FILE *f, const char *name, const char *value);
 /* A number for gnuplot data: %.9g, or NaN. */
 void gp_num(FILE *f, double v);
 

@@ -38,6 +38,8 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 mkdir -p "$bdir/artifacts"
 art=$(cd "$bdir/artifacts" && pwd)
+bin=$(cd "$bdir/tests/fuzz" && pwd)
+dict="$PWD/tests/fuzz/mm.dict"
 work=$(mktemp -d "${TMPDIR:-/tmp}/cgm-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -45,18 +47,18 @@ failed=0
 summary=()
 for h in "${harnesses[@]}"; do
   mkdir -p "$work/$h"
-  cp tests/fuzz/corpus/* "$work/$h/"
+  cp -r tests/fuzz/corpus/. "$work/$h/"
   log="$work/$h.log"
   echo "fuzz: $h for ${secs} s ..." >&2
   rc=0
   # run from the scratch dir: libFuzzer writes nothing into the repo
-  (cd "$work" && "$OLDPWD/$bdir/tests/fuzz/$h" -max_total_time="$secs" -max_len=65536 -timeout=10 \
-     -rss_limit_mb=2048 -dict="$OLDPWD/tests/fuzz/mm.dict" -print_final_stats=1 \
+  (cd "$work" && "$bin/$h" -max_total_time="$secs" -max_len=65536 -timeout=10 \
+     -rss_limit_mb=2048 -dict="$dict" -print_final_stats=1 \
      -artifact_prefix="$art/$h-" "$work/$h") >"$log" 2>&1 || rc=$?
   cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 || true)
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-  units=$(ls "$work/$h" | wc -l)
+  units=$(find "$work/$h" -type f | wc -l)
   if [ "$rc" -ne 0 ]; then
     failed=1
     echo "fuzz: $h FAILED (exit $rc); the log's end:" >&2
@@ -66,7 +68,7 @@ for h in "${harnesses[@]}"; do
     summary+=("$h: ${secs} s, ${runs:-?} runs, ${eps:-?} exec/s, ${cov:-?}, corpus ${units} files")
   fi
   if [ -n "${FUZZ_KEEP:-}" ]; then
-    mkdir -p "$FUZZ_KEEP/$h" && cp "$work/$h"/* "$FUZZ_KEEP/$h/" && cp "$log" "$FUZZ_KEEP/$h.log"
+    mkdir -p "$FUZZ_KEEP/$h" && cp -r "$work/$h/." "$FUZZ_KEEP/$h/" && cp "$log" "$FUZZ_KEEP/$h.log"
   fi
 done
 printf 'fuzz: %s\n' "${summary[@]}"

@@ -84,16 +84,21 @@ bool cgm_csr_is_symmetric(const cgm_csr *A) {
 typedef struct {
   int32_t col;
   double val;
+  int64_t pos; /* input position: ties keep it, so duplicates sum in file order */
 } entry;
 
+/* By column, then input position: a stable order whatever the C library's
+ * qsort does, so duplicates of (i,j) and (j,i) of a symmetric file sum in
+ * the same order and the matrix stays exactly symmetric. */
 static int cmp_entry(const void *a, const void *b) {
-  int32_t x = ((const entry *)a)->col, y = ((const entry *)b)->col;
-  return (x > y) - (x < y);
+  const entry *p = a, *q = b;
+  if (p->col != q->col) return (p->col > q->col) - (p->col < q->col);
+  return (p->pos > q->pos) - (p->pos < q->pos);
 }
 
-/* Sorts one row by column. Rows from files and generators are nearly always
- * in order already; short rows use insertion sort, long unsorted ones qsort
- * (stable enough: equal columns are summed afterwards, order irrelevant). */
+/* Sorts one row by column, stably. Rows from files and generators are nearly
+ * always in order already; short rows use insertion sort, long unsorted ones
+ * qsort with the input position as tie-break. */
 static void sort_row(int32_t *col, double *val, int64_t len) {
   int64_t k = 1;
   while (k < len && col[k - 1] <= col[k]) k++;
@@ -101,7 +106,7 @@ static void sort_row(int32_t *col, double *val, int64_t len) {
   if (len > 32) {
     entry *tmp = malloc((size_t)len * sizeof *tmp);
     if (tmp) {
-      for (int64_t m = 0; m < len; m++) tmp[m] = (entry){col[m], val[m]};
+      for (int64_t m = 0; m < len; m++) tmp[m] = (entry){col[m], val[m], m};
       qsort(tmp, (size_t)len, sizeof *tmp, cmp_entry);
       for (int64_t m = 0; m < len; m++) col[m] = tmp[m].col, val[m] = tmp[m].val;
       free(tmp);

@@ -1734,7 +1734,7 @@ cgm_status cgm_mm_read_csr(const char *path, cgm_csr *A, cgm_mm_info *info, cgm_
     if (st) cgm_error_prefix(err, "%s: ", path);
   }
   /* Finite values can sum to +-Inf ("1 1 1e308" twice): refused like an Inf
-   * in the file (found by tests/fuzz/fuzz_mm's finiteness check). */
+   * in the file (fuzz_mm's finiteness check; docs/reliability.md). */
   if (!st && ndup > 0)
     for (int32_t i = 0; i < A->nrows && !st; i++)
       for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)

@@ -19,7 +19,7 @@ extern "C" {
 typedef struct cgm_db cgm_db;
 
 /* The schema version this build writes and reads. */
-#define CGM_DB_SCHEMA_VERSION 1
+#define CGM_DB_SCHEMA_VERSION 2
 
 /* $CGMODEL_DB, else $XDG_DATA_HOME/cgmodel/cgmodel.db, else
  * $HOME/.local/share/cgmodel/cgmodel.db. Returns buf. */
@@ -95,6 +95,7 @@ typedef struct cgm_db_fit {
   int n;
   int converged;
   char message[160];
+  double m_lo, m_hi; /* transactions the fit covers (NaN: unbounded) */
 } cgm_db_fit;
 
 cgm_status cgm_db_fit_add(cgm_db *db, int64_t cal_id, const cgm_db_fit *f, cgm_error *err);

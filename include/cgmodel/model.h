@@ -36,6 +36,8 @@ typedef enum {
   CGM_FIT_MAX = 1, /* the envelope of the samples (Table 3 "max") */
   CGM_FIT_REL = 2, /* least squares of the relative residuals (B - b) / b: every size
                       weighs the same, as a prediction of time needs (the refined model) */
+  CGM_FIT_REL_HI = 3, /* the same past the throughput peak, where a curve falls again (a
+                         CPU's data leaving its caches): see cgm_regime */
 } cgm_fit_kind;
 
 typedef struct cgm_fit {
@@ -44,6 +46,7 @@ typedef struct cgm_fit {
   double r2;                     /* coefficient of determination on the fitted points */
   double rms;                    /* root mean square residual, GB/s */
   int n;                         /* samples used */
+  double m_lo, m_hi;             /* transactions of the samples fitted */
   int iterations;
   bool converged;
   char message[160]; /* why it did not converge, or "" */
@@ -58,6 +61,9 @@ typedef struct cgm_fit {
  * converge returns CGM_OK with out->converged = false and the reason. */
 cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind kind,
                            cgm_fit *out, cgm_error *err);
+
+/* "avg", "max", "rel", "rel-hi"; "?" for another value. */
+const char *cgm_fit_kind_name(int kind);
 
 /* ------------------------------------------------- the paper's Eqs. 4-9 --- */
 
@@ -109,6 +115,15 @@ double cgm_spmv_bytes(int64_t blocks_padded, int64_t slots, int64_t nslices, int
  * scal 2, axpy 3). */
 double cgm_cusparse_bytes(int64_t nnz, int64_t x, int width);
 
+/* A curve's second regime: past split_m transactions, hi replaces the
+ * curve (a CPU's throughput peaks while the data fit in its caches and falls
+ * to its memory's past them; Eq. 3 cannot bend down). */
+typedef struct cgm_regime {
+  cgm_sigmoid hi;
+  double split_m;
+  bool have;
+} cgm_regime;
+
 /* What one GPU (or the CPU) holds of a configuration. */
 typedef struct cgm_segment_shape {
   int64_t rows;       /* own rows (padded to the block size) */
@@ -123,6 +138,7 @@ typedef struct cgm_device_model {
   bool have_vec;
   cgm_sigmoid cusparse;
   bool have_cusparse;
+  cgm_regime spmv_hi[4], cg4_hi, cg5_hi; /* second regimes, where calibrated */
   cgm_sigmoid red; /* the plain dot (the paper's Red, and its CG2/CG3) */
   bool have_red;
   /* Multi-GPU: the per-iteration cost of exchanging and synchronising, a

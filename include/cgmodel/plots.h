@@ -25,7 +25,8 @@
 extern "C" {
 #endif
 
-/* Default picture size in pixels (every command). */
+/* Default picture size in pixels (a calibration of more than six panels:
+ * 1500 x 1200). */
 #define CGM_PLOT_WIDTH 1200
 #define CGM_PLOT_HEIGHT 800
 
@@ -60,7 +61,7 @@ cgm_status cgm_plot_find_gnuplot(char *path, size_t size, cgm_error *err);
 
 typedef struct cgm_calplot_opts {
   int precision;  /* cgm_precision; -1: double when calibrated, else single */
-  unsigned fits;  /* bit (1 << cgm_fit_kind) of the fits to draw; 0: avg, max and rel */
+  unsigned fits;  /* bit (1 << cgm_fit_kind) of the fits to draw; 0: avg and max */
   int gpus;       /* the GPU count of the transfers panel; 0: the largest measured */
 } cgm_calplot_opts;
 
@@ -96,7 +97,7 @@ typedef struct cgm_map_opts {
   int gpus;            /* G >= 1 (1: the one-device panel only) */
   int precision;       /* cgm_precision */
   int exchange;        /* cgm_exchange: p2p or host (the map knows no halo) */
-  const char *fits;    /* "max" or "avg": for the title */
+  const char *fits;    /* the fits' name for the title ("max", "avg (relative)") */
   const cgm_map_mark *marks;
   int nmarks;
 } cgm_map_opts;
@@ -110,7 +111,8 @@ typedef struct cgm_map_opts {
  * only the one-device panel (files->note says why).
  * Data: FILE-grid.dat (every grid point: log10 x, log10 e, x, e, inside,
  * T_1, T_G, GFLOPS_1, GFLOPS_G, S; NaN where masked or missing; a blank line
- * after every x), FILE-contour.dat (the segments of S = 1), FILE-marks.dat.
+ * after every x), FILE-contour.dat (the segments of S = 1), FILE-isolines.dat
+ * and FILE-isolabels.dat (iso-GFLOPS lines and their labels), FILE-marks.dat.
  * CGM_EINPUT when the device has no curves for the block size and precision. */
 cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
                         const cgm_plot_opts *o, cgm_plot_files *files, cgm_error *err);

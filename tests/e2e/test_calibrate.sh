@@ -35,19 +35,45 @@ last_stdout_contains "spmv"
 last_stdout_contains "cg4"
 expect_exit 0 "$CGM" db export "$ID" -o "$TMP/export.json"
 # The relative fits reproduce the kernels' own measured times: median
-# |T_fit / T_measured - 1| <= 15% over the samples of each kernel.
-json_check "$TMP/export.json" '
-(lambda fits, smp: all(
-  sorted(abs(f["nu"] / (1 + math.exp(-(math.log2(s["m"]) - f["mu"]) / f["sigma"])) / s["gbps"] - 1)
-         for s in smp if s["kernel"] == f["kernel"] and s["block"] == f["block"]
-         and s["precision"] == f["precision"])[
-    len([1 for s in smp if s["kernel"] == f["kernel"] and s["block"] == f["block"]
-         and s["precision"] == f["precision"]]) // 2] <= 0.15
-  for f in fits))(
-  [f for f in j["fits"] if f["kind"] == "rel" and f["converged"]
-   and f["kernel"] in ("cg4", "cg5") or (f["kernel"] == "spmv" and f["variant"] == "all"
-   and f["kind"] == "rel" and f["converged"])],
-  j["samples"])' "fits reproduce the measured kernel times within 15% (median)"
+# |T_fit / T_measured - 1| over the samples of each kernel, the curve being rel
+# up to where rel-hi (a CPU's cache peak passed) takes over: <= 15% for the
+# vector kernels, <= 25% for the SpMV, whose CPU throughput at one size spans
+# 2x between matrices (x's cache reuse: random vs stencil), which a model of
+# bytes alone cannot see (docs/model.md). Not in
+# a sanitized build (CGM_TEST_SANITIZED), whose timings are not the kernels'.
+if [ -n "${CGM_TEST_SANITIZED:-}" ]; then
+  echo "note: sanitized build: the accuracy check of the fits is skipped" >&2
+elif msg=$(python3 - "$TMP/export.json" <<'PY' 2>&1
+import json, math, sys
+j = json.load(open(sys.argv[1]))
+def eq3(f, m):
+    return f["nu"] / (1 + math.exp(-(math.log2(m) - f["mu"]) / f["sigma"]))
+curves = {}
+for f in j["fits"]:
+    if f["kind"] in ("rel", "rel-hi") and f["converged"] and (
+            f["kernel"] in ("cg4", "cg5") or (f["kernel"] == "spmv" and f["variant"] == "all")):
+        curves.setdefault((f["kernel"], f["block"], f["precision"]), {})[f["kind"]] = f
+bad = []
+for key, c in curves.items():
+    if "rel" not in c:
+        bad.append(f"{key}: a rel-hi fit without a rel fit")
+        continue
+    hi = c.get("rel-hi")
+    errs = sorted(abs(eq3(hi if hi and s["m"] >= hi["m_lo"] else c["rel"], s["m"]) / s["gbps"] - 1)
+                  for s in j["samples"]
+                  if (s["kernel"], s["block"], s["precision"]) == key)
+    if not errs or errs[len(errs) // 2] > (0.25 if key[0] == "spmv" else 0.15):
+        bad.append(f"{key}: median error {errs[len(errs) // 2] if errs else 'no samples'}")
+if len(curves) < 6:
+    bad.append(f"only {len(curves)} curves")
+print("; ".join(bad))
+sys.exit(1 if bad else 0)
+PY
+); then
+  pass "fits reproduce the measured kernel times (median)"
+else
+  fail "fits reproduce the measured kernel times (median): $msg"
+fi
 expect_fail 2 "calibration ID" "$CGM" db show abc
 expect_fail 2 "no calibration with id 999" "$CGM" db show 999
 

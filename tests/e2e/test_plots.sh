@@ -42,13 +42,6 @@ EOF
 # data_lines FILE: the data lines (not comments, not blank) of a data file.
 data_lines() { grep -cv '^\s*\(#\|$\)' "$1"; }
 
-# ---- no calibration yet: exit 2, nothing created
-expect_fail 2 "cgmodel calibrate" "$CGM" plot calibration -o "$P/c.png"
-expect_fail 2 "cgmodel calibrate" "$CGM" map -o "$P/m.png"
-expect_fail 2 "cgmodel calibrate" "$CGM" plot accuracy -o "$P/a.png"
-assert_no_file "$CGMODEL_DB" "a plot must not create a database"
-assert_no_file "$P/c.png" "no picture without a calibration"
-
 # ---- the output name and gnuplot are checked first
 expect_fail 2 "must end in .png or .svg" "$CGM" plot calibration -o "$P/c.jpg"
 expect_fail 2 "must end in .png or .svg" "$CGM" map -o "$P/m.pdf"
@@ -64,6 +57,13 @@ if ! command -v gnuplot >/dev/null; then
   echo "test_plots: gnuplot is not installed (scripts/deps.sh): the pictures are not checked" >&2
   finish
 fi
+
+# ---- no calibration yet: exit 2, nothing created
+expect_fail 2 "cgmodel calibrate" "$CGM" plot calibration -o "$P/c.png"
+expect_fail 2 "cgmodel calibrate" "$CGM" map -o "$P/m.png"
+expect_fail 2 "cgmodel calibrate" "$CGM" plot accuracy -o "$P/a.png"
+assert_no_file "$CGMODEL_DB" "a plot must not create a database"
+assert_no_file "$P/c.png" "no picture without a calibration"
 
 # ---- calibrate the CPU
 expect_exit 0 "$CGM" calibrate --devices cpu --quick --precision double --json

@@ -478,7 +478,9 @@ static void test_round_trips(void) {
                   .rms = 12.5,
                   .n = 40,
                   .converged = 0,
-                  .message = "singular Jacobian"};
+                  .message = "singular Jacobian",
+                  .m_lo = 1024,
+                  .m_hi = 3.5e7};
   CHECK_OK(cgm_db_fit_add(db, cal.id, &f, &e));
   cgm_db_fit g = {.kernel = "spmv", .precision = 2, .block = 4, .kind = 0, .mu = 1, .n = 3};
   CHECK_OK(cgm_db_fit_add(db, cal.id, &g, &e));
@@ -489,12 +491,14 @@ static void test_round_trips(void) {
   CHECK(!strcmp(fb.kernel, "spmv") && fb.variant[0] == '\0' && fb.precision == 2 && fb.block == 4 &&
         fb.kind == 1 && fb.mu == 17.5 && fb.sigma == 1.25 && fb.nu == 3891.5 && isnan(fb.se_mu) &&
         fb.se_sigma == 0.01 && isinf(fb.se_nu) && fb.r2 == 0.999 && fb.rms == 12.5 && fb.n == 40 &&
-        fb.converged == 0 && !strcmp(fb.message, "singular Jacobian"));
+        fb.converged == 0 && !strcmp(fb.message, "singular Jacobian") && fb.m_lo == 1024 &&
+        fb.m_hi == 3.5e7);
   CHECK(cgm_db_fit_get(db, cal.id, "spmv", "", 2, 8, 1, &fb, &e) == CGM_EINPUT);
   CHECK_ERR(e, CGM_EINPUT, "no fit of spmv");
   c.n = 0;
   CHECK_OK(cgm_db_fits(db, cal.id, collect_fit, &c, &e));
   CHECK(c.n == 2 && c.f[0].kind == 1 && c.f[1].kind == 0 && c.f[1].n == 3);
+  CHECK(c.f[1].m_lo == 0 && c.f[1].m_hi == 0); /* zero stays zero */
 
   /* matrices: get_or_add identifies by (name, file_bytes, x, nnz). */
   cgm_db_matrix m = {0};
@@ -1193,6 +1197,41 @@ static void test_migration(void) {
   }
 }
 
+/* A version-1 database (no m_lo, m_hi in fits) with a fit in it: opening
+ * migrates it to the current version, and the old fit reads back whole,
+ * with an unknown (NaN) range. */
+static void test_migration_v1(void) {
+  char p[512];
+  tmp_path(p, sizeof p, "v1.db");
+  cgm_db *db = NULL;
+  cgm_error e = {0};
+  CHECK_OK(cgm_db_open(p, true, &db, &e));
+  if (!db) return;
+  cgm_db_device d = cpu_device("node1");
+  CHECK_OK(cgm_db_device_get_or_add(db, &d, &e));
+  cgm_db_calibration cal = {.device_id = d.id};
+  CHECK_OK(cgm_db_calibration_add(db, &cal, &e));
+  cgm_db_fit f = {.kernel = "cg4", .precision = 1, .kind = 2, .mu = 20, .sigma = 2, .nu = 40, .n = 9,
+                  .converged = 1, .m_lo = 64, .m_hi = 1e6};
+  CHECK_OK(cgm_db_fit_add(db, cal.id, &f, &e));
+  cgm_db_close(db);
+  sqlite3 *h = NULL;
+  CHECK(sqlite3_open(p, &h) == SQLITE_OK);
+  CHECK(sqlite3_exec(h, "ALTER TABLE fits DROP COLUMN m_lo; ALTER TABLE fits DROP COLUMN m_hi; "
+                        "PRAGMA user_version = 1",
+                     NULL, NULL, NULL) == SQLITE_OK);
+  sqlite3_close(h);
+  CHECK_OK(cgm_db_open(p, false, &db, &e));
+  if (!db) return;
+  CHECK(sql_int(db, "PRAGMA user_version") == CGM_DB_SCHEMA_VERSION);
+  cgm_db_fit fb;
+  CHECK_OK(cgm_db_fit_get(db, cal.id, "cg4", "", 1, 0, 2, &fb, &e));
+  CHECK(fb.mu == 20 && fb.sigma == 2 && fb.nu == 40 && fb.n == 9 && fb.converged == 1 &&
+        isnan(fb.m_lo) && isnan(fb.m_hi));
+  cgm_db_close(db);
+  remove_db(p);
+}
+
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
   (void)sb;
   (void)flag;
@@ -1221,6 +1260,7 @@ int main(void) {
   test_readonly();
   test_disk_full();
   test_migration();
+  test_migration_v1();
   chmod(tmpdir, 0700);
   nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   TEST_MAIN_END();

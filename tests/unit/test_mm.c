@@ -1029,7 +1029,7 @@ static void test_resource_bounds(void) {
 }
 
 /* Duplicates of finite values that sum beyond the double range are refused
- * like an Inf in the file (the CSR had +Inf before: found by tests/fuzz). */
+ * like an Inf in the file (the CSR had +Inf before; docs/reliability.md, finding 4). */
 static void test_sum_overflow(void) {
   char tp[512];
   tmp_path(tp, sizeof tp, "sum_overflow.mtx");

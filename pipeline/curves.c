@@ -1,0 +1,24 @@
+/* Fits -> the kernel curves of a device model. */
+#include <string.h>
+
+#include "pipeline/curves.h"
+
+cgm_sigmoid *pipeline_kernel_curve(cgm_device_model *m, const cgm_db_fit *f, cgm_regime **hi,
+                                   bool **have) {
+  int bi = cgm_block_index(f->block);
+  *have = NULL;
+  if (!strcmp(f->kernel, "spmv") && !strcmp(f->variant, "all") && bi >= 0) {
+    *hi = &m->spmv_hi[bi];
+    *have = &m->have_spmv[bi];
+    return &m->spmv[bi];
+  }
+  if (!strcmp(f->kernel, "cg4")) {
+    *hi = &m->cg4_hi;
+    return &m->cg4;
+  }
+  if (!strcmp(f->kernel, "cg5")) {
+    *hi = &m->cg5_hi;
+    return &m->cg5;
+  }
+  return NULL;
+}
