@@ -1204,6 +1204,30 @@ static int next_line(mmr *r, char **ls, char **le, int64_t *lineno) {
   return 1;
 }
 
+/* After the L declared entries (values) only blank lines and comments may
+ * follow; the first other line is an error naming it (with its first token
+ * when show_token). */
+static cgm_status expect_end(mmr *r, const char *what, int64_t L, int64_t size_line, bool show_token) {
+  for (;;) {
+    char *ls, *le;
+    int64_t ln;
+    int f = next_line(r, &ls, &le, &ln);
+    if (f < 0) return r->st;
+    if (f == 0) return CGM_OK;
+    int b = find_binary(ls, le);
+    if (b >= 0) return fail_binary(r, ln, b);
+    const char *q = ls;
+    while (q < le && is_blank((unsigned char)*q)) q++;
+    if (q == le || *q == '%') continue;
+    char tb[96];
+    if (!show_token)
+      return fail_at(r, ln, CGM_EINPUT, "more %s than the %lld declared on line %lld", what,
+                     (long long)L, (long long)size_line);
+    return fail_at(r, ln, CGM_EINPUT, "more %s than the %lld declared on line %lld (found '%s')",
+                   what, (long long)L, (long long)size_line, tok_desc(tb, sizeof tb, q));
+  }
+}
+
 /* Next blank-separated token in [*pp, le); false when none is left. */
 static bool next_tok(const char **pp, const char *le, const char **ts, size_t *tl) {
   const char *p = *pp;
@@ -1675,22 +1699,7 @@ static cgm_status read_coordinate(mmr *r, const mm_header *h, coo *c, int64_t *n
   r->line = line;
 
   /* only blank lines and comments may follow */
-  for (;;) {
-    char *ls, *le;
-    int64_t ln;
-    int f = next_line(r, &ls, &le, &ln);
-    if (f < 0) return r->st;
-    if (f == 0) break;
-    int b = find_binary(ls, le);
-    if (b >= 0) return fail_binary(r, ln, b);
-    const char *q = ls;
-    while (q < le && is_blank((unsigned char)*q)) q++;
-    if (q == le || *q == '%') continue;
-    return fail_at(r, ln, CGM_EINPUT,
-                   "more entries than the %lld declared on line %lld (found '%s')", (long long)L,
-                   (long long)h->size_line, tok_desc(tb, sizeof tb, q));
-  }
-  return CGM_OK;
+  return expect_end(r, "entries", L, h->size_line, true);
 }
 
 cgm_status cgm_mm_read_csr(const char *path, cgm_csr *A, cgm_mm_info *info, cgm_error *err) {
@@ -1824,21 +1833,7 @@ static cgm_status read_array(mmr *r, const mm_header *h, double **vp) {
     }
     v[k++] = x;
   }
-  for (;;) {
-    char *ls, *le;
-    int64_t ln;
-    int f = next_line(r, &ls, &le, &ln);
-    if (f < 0) return r->st;
-    if (f == 0) break;
-    int b = find_binary(ls, le);
-    if (b >= 0) return fail_binary(r, ln, b);
-    const char *q = ls;
-    while (q < le && is_blank((unsigned char)*q)) q++;
-    if (q == le || *q == '%') continue;
-    return fail_at(r, ln, CGM_EINPUT, "more values than the %lld declared on line %lld",
-                   (long long)L, (long long)h->size_line);
-  }
-  return CGM_OK;
+  return expect_end(r, "values", L, h->size_line, false);
 }
 
 cgm_status cgm_mm_read_vector(const char *path, double **v, int32_t *n, cgm_error *err) {
