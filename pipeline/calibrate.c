@@ -48,109 +48,6 @@ static int by_m(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Per-bin medians of (m, b) pairs sorted by m, bins 0.5 wide in log2 m:
- * med[k] over samples start[k] .. start[k + 1] - 1. Returns the bin count. */
-enum { MAXBINS = 128 };
-static int bin_medians(const double *pts, int n, double *med, int *start) {
-  int nb = 0;
-  const double lo_u = log2(pts[0]);
-  for (int i = 0; i < n && nb < MAXBINS;) {
-    int j = i;
-    double key = floor((log2(pts[2 * i]) - lo_u) / 0.5);
-    while (j < n && floor((log2(pts[2 * j]) - lo_u) / 0.5) == key) j++;
-    double v[64];
-    int k = 0;
-    for (int t = i; t < j && k < 64; t++) v[k++] = pts[2 * t + 1];
-    med[nb] = cgm_median(v, k);
-    start[nb++] = i;
-    i = j;
-  }
-  start[nb] = n;
-  return nb;
-}
-
-/* Where the throughput falls for good past its peak (a CPU's data leaving
- * its caches): the first m past the last bin whose median is within 80% of
- * the peak's, when at least 3 samples lie past it and 4 before; else 0. */
-static double split_point(const double *pts, int n) {
-  double med[MAXBINS];
-  int start[MAXBINS + 1];
-  int nb = bin_medians(pts, n, med, start), peak = 0, last = 0;
-  for (int k = 1; k < nb; k++)
-    if (med[k] > med[peak]) peak = k;
-  for (int k = 0; k < nb; k++)
-    if (med[k] >= 0.8 * med[peak]) last = k;
-  int cut = start[last + 1];
-  return cut >= 4 && n - cut >= 3 ? pts[2 * cut] : 0.0;
-}
-
-/* A constant throughput as Eq. 3 (mu far below the samples: B = nu): the
- * median of the samples, where Eq. 3 cannot be fitted (a CPU's curve past its
- * caches, or flat over every size measured). */
-static void constant_fit(const double *m, const double *b, int n, const char *why, cgm_fit *f) {
-  double *v = malloc(sizeof(double) * (size_t)n);
-  double c = 0;
-  if (v) {
-    memcpy(v, b, sizeof(double) * (size_t)n);
-    c = cgm_median(v, n);
-    free(v);
-  }
-  double mean = 0, ss = 0, st = 0;
-  for (int i = 0; i < n; i++) mean += b[i] / n;
-  for (int i = 0; i < n; i++) ss += (b[i] - c) * (b[i] - c), st += (b[i] - mean) * (b[i] - mean);
-  memset(f, 0, sizeof *f);
-  f->p = (cgm_sigmoid){log2(m[0]) - 40.0, 1.0, c};
-  f->se_mu = f->se_sigma = f->se_nu = NAN;
-  f->r2 = st > 0 ? 1.0 - ss / st : NAN;
-  f->rms = sqrt(ss / n);
-  f->n = n;
-  f->m_lo = m[0];
-  f->m_hi = m[n - 1];
-  f->converged = c > 0;
-  snprintf(f->message, sizeof f->message, "constant: the median of %d samples%s%.100s", n,
-           *why ? " (Eq. 3: " : "", *why ? why : "");
-  if (*why) snprintf(f->message + strlen(f->message), sizeof f->message - strlen(f->message), ")");
-}
-
-/* A power law B ~ m^k as Eq. 3 (mu far above the samples, u = log2 m): the
- * least-squares line of ln B over u, for a piece that still rises where Eq. 3's plateau is not sampled (a CPU
- * whose caches end before its throughput saturates). Flat or falling data
- * (under 2% per doubling) get the constant; a rise steeper than 65% per
- * doubling (time falling with size) gets nothing: false. */
-static bool power_fit(const double *m, const double *b, int n, const char *why, cgm_fit *f) {
-  double su = 0, sy = 0, suu = 0, suy = 0;
-  for (int i = 0; i < n; i++) {
-    double u = log2(m[i]), y = log(b[i]);
-    su += u, sy += y, suu += u * u, suy += u * y;
-  }
-  double den = n * suu - su * su;
-  double c = den > 0 ? (n * suy - su * sy) / den : 0.0; /* d ln B / d log2 m */
-  if (!isfinite(c) || c > 0.5) return false;
-  if (c < 0.02) {
-    constant_fit(m, b, n, why, f);
-    return true;
-  }
-  double a = (sy - c * su) / n, umax = log2(m[n - 1]);
-  constant_fit(m, b, n, why, f); /* the bookkeeping; the curve below */
-  /* Eq. 3 far below its mu: B = nu e^((u - mu) / sigma), so ln B = a + c u
-   * gives sigma = 1 / c and ln nu = a + c mu; mu 40 sigma past the largest
-   * sample leaves Eq. 3's saturation a factor e^-40 there. */
-  f->p.sigma = 1.0 / c;
-  f->p.mu = umax + 40.0 * f->p.sigma;
-  f->p.nu = exp(a + c * f->p.mu);
-  double ss = 0, st = 0, mean = 0;
-  for (int i = 0; i < n; i++) mean += b[i] / n;
-  for (int i = 0; i < n; i++) {
-    double r = b[i] - cgm_sigmoid_eval(&f->p, m[i]);
-    ss += r * r, st += (b[i] - mean) * (b[i] - mean);
-  }
-  f->r2 = st > 0 ? 1.0 - ss / st : NAN;
-  f->rms = sqrt(ss / n);
-  snprintf(f->message, sizeof f->message, "power law: B ~ m^%.3f over %d samples (Eq. 3: %.100s)",
-           c / log(2.0), n, why);
-  return true;
-}
-
 static void report_failure(cgm_calibration_report *rep, int ri, const char *kernel,
                            const char *variant, int prec, int block, int kind, const char *why) {
   rep->cal[ri].fits_failed++;
@@ -182,43 +79,23 @@ static cgm_status fit_group(const sample_vec *sv, const char *kernel, const char
       k++;
     }
   qsort(pts, (size_t)cnt, 2 * sizeof(double), by_m);
-  double split = split_point(pts, cnt);
-  bool cap = false; /* the rel piece is a power law without a piece past it */
+  /* avg and max: Eq. 3 over every sample (Table 3); rel: the model's curve,
+   * piecewise where it needs (cgm_fit_curve), stored as rel and rel-hi. */
+  cgm_curve_fit cf;
+  bool have_curve = false;
   for (int kind = 0; kind < 4; kind++) {
-    /* the samples this fit sees */
-    int lo = 0, hi = cnt;
-    if (kind == CGM_FIT_REL && split > 0)
-      while (hi > 0 && pts[2 * (hi - 1)] >= split) hi--;
-    if (kind == CGM_FIT_REL_HI) {
-      if (!(split > 0) && !cap) continue;
-      if (split > 0)
-        while (lo < cnt && pts[2 * lo] < split) lo++;
-    }
-    int nf = hi - lo;
-    for (int i = 0; i < nf; i++) m[i] = pts[2 * (lo + i)], b[i] = pts[2 * (lo + i) + 1];
+    for (int i = 0; i < cnt; i++) m[i] = pts[2 * i], b[i] = pts[2 * i + 1];
     cgm_fit f;
     cgm_error e = {0};
     cgm_status st = CGM_OK;
-    if (kind == CGM_FIT_REL_HI && cap) {
-      /* A power law stops at the largest size measured: past it, the
-       * throughput it reached there (never extrapolated upwards). */
-      const cgm_db_fit *r = &fits[*nfits - 1];
-      cgm_sigmoid s = {r->mu, r->sigma, r->nu};
-      double top = cgm_sigmoid_eval(&s, pts[2 * (cnt - 1)]);
-      constant_fit(&pts[2 * (cnt - 1)], &top, 1, "", &f);
-      snprintf(f.message, sizeof f.message, "constant: the power law's value at the largest sample");
-    } else if (kind == CGM_FIT_REL_HI && nf < 6) {
-      constant_fit(m, b, nf, "", &f); /* past a CPU's cache peak, few samples */
+    if (kind < CGM_FIT_REL) st = cgm_fit_sigmoid(m, b, cnt, (cgm_fit_kind)kind, &f, &e);
+    else if (kind == CGM_FIT_REL) {
+      st = cgm_fit_curve(m, b, cnt, &cf, &e);
+      have_curve = !st;
+      if (!st) f = cf.lo;
     } else {
-      st = cgm_fit_sigmoid(m, b, nf, (cgm_fit_kind)kind, &f, &e);
-      /* The relative pieces, which the model times with, fall back where
-       * Eq. 3 cannot be fitted: a power law or a constant (power_fit). */
-      char why[160];
-      snprintf(why, sizeof why, "%.150s", st ? e.msg : f.message);
-      if (kind >= CGM_FIT_REL && (st || !f.converged) && nf >= 3 && power_fit(m, b, nf, why, &f)) {
-        st = CGM_OK;
-        cap = kind == CGM_FIT_REL && !(split > 0) && f.p.mu > log2(m[nf - 1]) + 20 * f.p.sigma;
-      }
+      if (!have_curve || !cf.have_hi) continue;
+      f = cf.hi;
     }
     if (st) { /* degenerate data: reported, not stored */
       report_failure(rep, ri, kernel, store_variant, prec, block, kind, e.msg);
@@ -241,9 +118,9 @@ static cgm_status fit_group(const sample_vec *sv, const char *kernel, const char
     o->rms = f.rms;
     o->n = f.n;
     o->converged = f.converged;
-    /* The regimes' fits cover their sizes; the others the whole curve. */
-    o->m_lo = kind == CGM_FIT_REL_HI ? f.m_lo : NAN;
-    o->m_hi = kind == CGM_FIT_REL && (split > 0 || cap) ? f.m_hi : NAN;
+    /* The pieces of a piecewise curve cover their sizes; the others all. */
+    o->m_lo = kind == CGM_FIT_REL_HI ? cf.split : NAN;
+    o->m_hi = kind == CGM_FIT_REL && cf.have_hi ? f.m_hi : NAN;
     snprintf(o->message, sizeof o->message, "%s", f.message);
     if (!f.converged) report_failure(rep, ri, kernel, store_variant, prec, block, kind, f.message);
     (*nfits)++; /* stored with its converged flag: the model skips it */
@@ -353,6 +230,43 @@ static cgm_status fit_all(sample_vec *sv, unsigned precisions, cgm_db_fit **out,
 }
 
 /* One device: sweeps, fits, one transaction. */
+/* The test of cgm_check_cpu_timings: the median time of the 3 smallest CG4
+ * sizes against the 3 largest (undisturbed, a ratio near m_small / m_large,
+ * under 1e-2; disturbed, near 1). */
+cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err) {
+  for (int p = 0; p < 2; p++) {
+    double m[256], t[256];
+    int n = 0;
+    for (int i = 0; i < count && n < 256; i++)
+      if (!strcmp(v[i].kernel, "cg4") && v[i].precision == p)
+        m[n] = v[i].m, t[n] = v[i].seconds, n++;
+    if (n < 8) continue;
+    for (int i = 1; i < n; i++) /* by m (insertion: n is small) */
+      for (int j = i; j > 0 && m[j - 1] > m[j]; j--) {
+        double a = m[j], b = t[j];
+        m[j] = m[j - 1], t[j] = t[j - 1], m[j - 1] = a, t[j - 1] = b;
+      }
+    double lo[3] = {t[0], t[1], t[2]}, hi[3] = {t[n - 3], t[n - 2], t[n - 1]};
+    double ts = cgm_median(lo, 3), tl = cgm_median(hi, 3);
+    if (ts > 0.1 * tl) {
+      char load[64] = "";
+      FILE *f = fopen("/proc/loadavg", "r");
+      double l1;
+      if (f) {
+        if (fscanf(f, "%lf", &l1) == 1) snprintf(load, sizeof load, " (load average %.2f)", l1);
+        fclose(f);
+      }
+      return cgm_fail(err, CGM_ERUNTIME,
+                      "CPU timings disturbed: CG4 on %.0f elements took %.3g ms, %.0f%% of the %.3g ms "
+                      "on %.0f elements, where the time should grow with the size: other processes "
+                      "compete for the cores%s. Nothing was stored; calibrate the CPU on an idle "
+                      "machine, or with --threads below the idle cores",
+                      m[1], 1e3 * ts, 100 * ts / tl, 1e3 * tl, m[n - 2], load);
+    }
+  }
+  return CGM_OK;
+}
+
 static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const char *device,
                                 int gpus, cgm_calibration_report *rep, cgm_error *err) {
   if (rep->count >= CGM_MAX_CALIBRATED) return cgm_fail(err, CGM_EINPUT, "too many devices");
@@ -374,6 +288,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   mo.precisions = o->precisions;
   mo.threads = o->threads;
   st = cgm_mb_run(&mo, collect, o->progress, &sv, err);
+  if (!st && !strcmp(device, "cpu")) st = cgm_check_cpu_timings(sv.v, sv.n, err);
   if (!st && o->progress) o->progress(o->progress_ctx, "fits", 1.0);
   cgm_db_fit *fits = NULL;
   int nfits = 0;

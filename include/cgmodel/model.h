@@ -62,6 +62,28 @@ typedef struct cgm_fit {
 cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind kind,
                            cgm_fit *out, cgm_error *err);
 
+/* The relative curve of a kernel as the refined model uses it (kind rel,
+ * and rel-hi where it has a second piece). When the throughput falls for
+ * good past its peak (below 80% of it, with 3 or more samples past the last
+ * bin within 80% and 4 before: a CPU's data leaving its caches), the curve
+ * splits there. lo covers the samples below the split (all without one):
+ * Eq. 3 on relative residuals; where it does not converge, a power law
+ * B ~ m^k (rising 2-65% per doubling) or the median, written as Eq. 3 (mu
+ * far above or below the samples), lo.message saying which and why. hi
+ * covers m >= split: Eq. 3 with 6 or more samples when it converges, else
+ * their median; a power-law lo without a split gets a constant hi from its
+ * largest sample on (never extrapolated upwards). Samples in any order.
+ * CGM_EINPUT for degenerate data (n < 4, non-positive or non-finite); CGM_OK
+ * with lo.converged false when nothing fits. */
+typedef struct cgm_curve_fit {
+  cgm_fit lo, hi;
+  bool have_hi;
+  double split; /* first m of hi */
+} cgm_curve_fit;
+
+cgm_status cgm_fit_curve(const double *m, const double *b, int n, cgm_curve_fit *out,
+                         cgm_error *err);
+
 /* "avg", "max", "rel", "rel-hi"; "?" for another value. */
 const char *cgm_fit_kind_name(int kind);
 

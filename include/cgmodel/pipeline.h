@@ -45,6 +45,14 @@ typedef struct cgm_calibration_report {
 cgm_status cgm_calibrate(cgm_db *db, const cgm_calibrate_opts *o, cgm_calibration_report *rep,
                          cgm_error *err);
 
+/* CPU timings that other processes disturbed: an OpenMP barrier waiting for
+ * a preempted thread costs a scheduler time slice (milliseconds) whatever
+ * the size, so the smallest CG4 takes about as long as the largest. Such a
+ * calibration would mislead every prediction: CGM_ERUNTIME with what was
+ * seen (calibrate then stores nothing). CGM_OK with fewer than 8 CG4
+ * samples of a precision. */
+cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err);
+
 /* The hardware this process runs on, as database device records: the CPU
  * and every CUDA device. */
 cgm_status cgm_describe_cpu(cgm_db_device *d, int threads, cgm_error *err);
