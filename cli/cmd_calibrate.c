@@ -43,12 +43,14 @@ int cmd_calibrate(int argc, char **argv) {
   }
   if (cli_failed(&a)) return cli_error("calibrate", 2, "%s", a.error);
   if (a.npositional) return cli_error("calibrate", 2, "unexpected argument '%s'\n%s", a.positional[0], help);
+  cgm_error err = {0};
+  cgm_calibrate_plan_t plan; /* checked before the database is created */
+  if (cgm_calibrate_plan(o.devices, &plan, &err)) return cli_report("calibrate", &err);
   cgm_db *db;
   int rc = cli_db_open("calibrate", db_path, true, &db);
   if (rc) return rc;
   o.progress = cli_progress;
   cgm_calibration_report rep;
-  cgm_error err = {0};
   cgm_status st = cgm_calibrate(db, &o, &rep, &err);
   cli_progress_end();
   if (st) {

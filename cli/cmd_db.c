@@ -95,7 +95,7 @@ static int fit_json(const cgm_db_fit *f, void *ctx) {
 
 static int fit_print(const cgm_db_fit *f, void *ctx) {
   (void)ctx;
-  printf("  %-8s %-9s %-6s %2d %s  mu %6.2f  sigma %5.2f  nu %8.2f GB/s  R^2 %6.4f  n %3d%s\n",
+  printf("  %-8s %-9s %-6s %2d %-6s  mu %6.2f  sigma %5.2f  nu %8.2f GB/s  R^2 %6.4f  n %3d%s\n",
          f->kernel, f->variant, cgm_precision_name((cgm_precision)f->precision), f->block,
          cgm_fit_kind_name(f->kind), f->mu, f->sigma, f->nu, f->r2, f->n,
          f->converged ? "" : "  NOT CONVERGED");

@@ -33,7 +33,7 @@ static const char help[] =
     "  family; default: the newest calibration, double precision when calibrated.\n"
     "accuracy: predicted against measured time per iteration of every solve in the database.\n"
     "The data files (FILE-*.dat) and the gnuplot script (FILE.gp) are written next to the\n"
-    "picture; default size 1200x800 (1500x1100 for a calibration of more than 6 panels).\n";
+    "picture; default size 1200x800 (1500x1200 for a calibration of more than 6 panels).\n";
 
 bool cli_plot_size(cli_args *a, int *w, int *h) {
   if (!cli_opt(a, "--size")) return false;

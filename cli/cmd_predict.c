@@ -48,6 +48,7 @@ int cmd_predict(int argc, char **argv) {
   cli_args a;
   cli_args_init(&a, argc - 1, argv + 1);
   cgm_tuner_opts to = cgm_tuner_opts_default();
+  to.precisions = 3u; /* every calibrated precision, as solve --auto */
   const char *db_path = NULL, *kind = NULL;
   int json = 0;
   int64_t v;
@@ -58,7 +59,7 @@ int cmd_predict(int argc, char **argv) {
     } else if (cli_flag(&a, "--json")) json = 1;
     else if (cli_flag(&a, "--no-cusparse")) to.cusparse = false;
     else if (cli_opt(&a, "--db")) db_path = a.value;
-    else if (cli_int(&a, "--gpus", 1, 16, &v)) to.max_gpus = (int)v;
+    else if (cli_int(&a, "--gpus", 1, 8, &v)) to.max_gpus = (int)v;
     else if (cli_opt(&a, "--block")) {
       if (!strcmp(a.value, "auto")) to.block = 0;
       else if (!strcmp(a.value, "1") || !strcmp(a.value, "2") || !strcmp(a.value, "4") ||
@@ -129,7 +130,8 @@ int cmd_predict(int argc, char **argv) {
     } else {
       printf("matrix      %s: x = %d, nnz = %lld, rows %d..%d (avg %.1f)\n", path, f.x,
              (long long)f.nnz, f.row_min, f.row_max, f.row_avg);
-      printf("recommended %s\n\n", why);
+      if (best >= 0) printf("recommended %s\n\n", why);
+      else printf("recommended none (%s)\n\n", why);
       printf("%-34s %-8s %-6s %2s %4s %-5s %11s %8s %8s %7s %9s %s\n", "device", "backend", "prec",
              "N", "GPUs", "xchg", "us/iter", "GFLOPS", "real", "speedup", "memory", "");
       for (int i = 0; i < nc; i++) {
@@ -142,6 +144,9 @@ int cmd_predict(int argc, char **argv) {
                k->fits ? "" : "DOES NOT FIT", i == best ? " <- choice" : "");
       }
     }
+    /* Nothing to recommend: the table (or JSON) stands, and exit 1 says so
+     * (as a solve that did not converge: a result, but a negative one). */
+    if (best < 0 && !rc) rc = cli_error("predict", 1, "%s", why);
   }
 out:
   free(c);

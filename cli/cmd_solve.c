@@ -38,6 +38,7 @@ static const char help[] =
 typedef struct {
   const char *matrix, *rhs, *out, *db;
   int json, autotune, record, explicit_backend, explicit_precision;
+  const char *layout_option; /* the first of --block, --bx, --gpus, --exchange given */
   cgm_solve_opts o;
 } solve_args;
 
@@ -69,11 +70,19 @@ static int parse(int argc, char **argv, solve_args *s) {
       if (!cgm_precision_parse(a.value, &s->o.precision))
         return cli_error("solve", 2, "--precision: '%s' is not single or double", a.value);
     } else if (cli_opt(&a, "--exchange")) {
+      if (!s->layout_option) s->layout_option = "--exchange";
       if (!cgm_exchange_parse(a.value, &s->o.exchange))
         return cli_error("solve", 2, "--exchange: '%s' is not nccl, p2p, host or halo", a.value);
-    } else if (cli_int(&a, "--block", 1, 8, &v)) s->o.layout.n = (int)v, s->o.layout.by = 0;
-    else if (cli_int(&a, "--bx", 1, 1024, &v)) s->o.layout.bx = (int)v;
-    else if (cli_int(&a, "--gpus", 1, 1024, &v)) s->o.gpus = (int)v;
+    } else if (cli_int(&a, "--block", 1, 8, &v)) {
+      s->o.layout.n = (int)v, s->o.layout.by = 0;
+      if (!s->layout_option) s->layout_option = "--block";
+    } else if (cli_int(&a, "--bx", 1, 1024, &v)) {
+      s->o.layout.bx = (int)v;
+      if (!s->layout_option) s->layout_option = "--bx";
+    } else if (cli_int(&a, "--gpus", 1, 1024, &v)) {
+      s->o.gpus = (int)v;
+      if (!s->layout_option) s->layout_option = "--gpus";
+    }
     else if (cli_int(&a, "--maxiter", 1, 1000000000, &v)) s->o.maxiter = (int)v;
     else if (cli_int(&a, "--check-every", 1, 100000, &v)) s->o.check_every = (int)v;
     else if (cli_int(&a, "--threads", 1, 4096, &v)) s->o.threads = (int)v;
@@ -81,6 +90,9 @@ static int parse(int argc, char **argv, solve_args *s) {
     else cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("solve", 2, "%s", a.error);
+  if (s->autotune && s->layout_option)
+    return cli_error("solve", 2, "--auto chooses the block size, B_x, GPUs and exchange: drop %s (or --auto)",
+                     s->layout_option);
   if (a.npositional != 1) return cli_error("solve", 2, "expected one matrix file\n%s", help);
   s->matrix = a.positional[0];
   return 0;

@@ -115,7 +115,7 @@ int cmd_validate(int argc, char **argv) {
     else if (cli_opt(&a, "--db")) db_path = a.value;
     else if (cli_opt(&a, "--csv")) csv = a.value;
     else if (cli_opt(&a, "--backend")) backends = a.value;
-    else if (cli_int(&a, "--gpus", 1, 16, &v)) maxg = (int)v;
+    else if (cli_int(&a, "--gpus", 1, 8, &v)) maxg = (int)v;
     else if (cli_int(&a, "--iters", 10, 100000, &v)) iters = (int)v;
     else if (cli_opt(&a, "--precision")) {
       cgm_precision p;
@@ -125,6 +125,9 @@ int cmd_validate(int argc, char **argv) {
     } else cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("validate", 2, "%s", a.error);
+  if (strcmp(backends, "all") && strcmp(backends, "cpu") && strcmp(backends, "cuda") &&
+      strcmp(backends, "cusparse"))
+    return cli_error("validate", 2, "--backend: '%s' is not cpu, cuda, cusparse or all", backends);
   if (a.npositional != 1) return cli_error("validate", 2, "expected a directory or list file\n%s", help);
   int nm = 0;
   char **mats = matrix_list(a.positional[0], &nm);
@@ -177,6 +180,12 @@ int cmd_validate(int argc, char **argv) {
     }
     const char *name = strrchr(mats[mi], '/') ? strrchr(mats[mi], '/') + 1 : mats[mi];
     double *b = malloc(sizeof(double) * A.nrows), *x = malloc(sizeof(double) * A.nrows);
+    if (!b || !x) {
+      free(b), free(x);
+      cgm_csr_free(&A);
+      rc = cli_error("validate", 3, "out of memory");
+      goto out;
+    }
     for (int32_t i = 0; i < A.nrows; i++) x[i] = 1.0;
     cgm_csr_spmv(&A, x, b);
     int first = R.n;
@@ -207,7 +216,7 @@ int cmd_validate(int argc, char **argv) {
             r.block = o.layout.n;
             r.gpus = be == CGM_BACKEND_CPU ? 0 : G;
             if (cgm_predict_config(&A, &f, dv, &o, &r.pred, &e)) continue; /* too few block rows */
-            r.pred_paper = cgm_paper_device_time(&dv->model[pr], r.block, f.x,
+            r.pred_paper = cgm_paper_device_time(&dv->paper[pr], r.block, f.x,
                                                  (double)f.block[bi].elements, G, true);
             if (be == CGM_BACKEND_CUSPARSE) r.pred_paper = NAN;
             cgm_solve_result res;
@@ -247,6 +256,11 @@ int cmd_validate(int argc, char **argv) {
     if (!json && cli_stderr_is_tty()) fprintf(stderr, "\r%d/%d matrices", mi + 1, nm);
   }
   if (!json && cli_stderr_is_tty()) fputc('\n', stderr);
+  if (R.n == 0) {
+    rc = cli_error("validate", 2, "nothing was measured: no matrix of %s could be predicted and run "
+                   "on the calibrated devices (the notes above say why)", a.positional[0]);
+    goto out;
+  }
   if (csv) {
     FILE *f = fopen(csv, "w");
     if (!f) {

@@ -51,10 +51,13 @@ static int by_m(const void *a, const void *b) {
 static void report_failure(cgm_calibration_report *rep, int ri, const char *kernel,
                            const char *variant, int prec, int block, int kind, const char *why) {
   rep->cal[ri].fits_failed++;
-  size_t l = strlen(rep->cal[ri].failed);
-  snprintf(rep->cal[ri].failed + l, sizeof rep->cal[ri].failed - l, "%s%s/%s/%s/%d/%s (%s)",
-           l ? "; " : "", kernel, variant, cgm_precision_name((cgm_precision)prec), block,
-           cgm_fit_kind_name(kind), why);
+  char *buf = rep->cal[ri].failed;
+  const size_t cap = sizeof rep->cal[ri].failed, l = strlen(buf);
+  if (l >= 3 && !strcmp(buf + l - 3, "...")) return; /* already full */
+  int w = snprintf(buf + l, cap - l, "%s%s/%s/%s/%d/%s (%s)", l ? "; " : "", kernel, variant,
+                   cgm_precision_name((cgm_precision)prec), block, cgm_fit_kind_name(kind), why);
+  if (w < 0 || (size_t)w >= cap - l) /* cut: end with a mark, on the last whole item */
+    snprintf(buf + l, cap - l, "%s", l ? "; ..." : "...");
 }
 
 /* Fits one group (variant NULL: any): avg, max and rel fits, and where the
@@ -334,41 +337,68 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   return st;
 }
 
-cgm_status cgm_calibrate(cgm_db *db, const cgm_calibrate_opts *o, cgm_calibration_report *rep,
-                         cgm_error *err) {
-  memset(rep, 0, sizeof *rep);
+cgm_status cgm_calibrate_plan(const char *devices, cgm_calibrate_plan_t *plan, cgm_error *err) {
+  memset(plan, 0, sizeof *plan);
   char list[128];
-  snprintf(list, sizeof list, "%s", o->devices[0] ? o->devices : "cpu");
+  snprintf(list, sizeof list, "%s", devices && devices[0] ? devices : "cpu");
   const int ndev = cgm_cuda_device_count();
   char *save = NULL;
-  for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    cgm_status st;
+  char *tok = strtok_r(list, ",", &save);
+  while (tok) {
+    if (plan->count == CGM_MAX_CALIBRATED)
+      return cgm_fail(err, CGM_EINPUT, "--devices: more than %d devices", CGM_MAX_CALIBRATED);
+    char *name = plan->device[plan->count];
+    int *gpus = &plan->gpus[plan->count];
+    char *next = strtok_r(NULL, ",", &save);
     if (!strcmp(tok, "cpu")) {
-      st = calibrate_one(db, o, "cpu", 1, rep, err);
+      snprintf(name, 32, "cpu");
+      *gpus = 1;
     } else if (!strcmp(tok, "cuda:all") || !strcmp(tok, "cuda")) {
       if (ndev < 1)
         return cgm_fail(err, CGM_EINPUT, "--devices %s: no CUDA device is present%s", tok,
                         cgm_have_cuda_build() ? "" : " (this build has no CUDA backend)");
       /* GPUs of one model share a calibration; the count sizes the
        * multi-GPU sweeps. */
-      st = calibrate_one(db, o, "cuda:0", ndev, rep, err);
-    } else if (!strncmp(tok, "cuda:", 5) || (tok[0] >= '0' && tok[0] <= '9')) {
-      /* "cuda:0,1": the first is measured, the count sizes the multi-GPU
-       * sweeps; the remaining numbers of the list are consumed here. */
-      int first = atoi(tok[0] == 'c' ? tok + 5 : tok), count = 1;
-      char *peek;
-      while ((peek = strtok_r(NULL, ",", &save)) && peek[0] >= '0' && peek[0] <= '9') count++;
-      if (first < 0 || first >= ndev)
-        return cgm_fail(err, CGM_EINPUT, "--devices: CUDA device %d does not exist (%d present)",
-                        first, ndev);
-      char name[32];
-      snprintf(name, sizeof name, "cuda:%d", first);
-      st = calibrate_one(db, o, name, count, rep, err);
-      if (!st && peek && !strcmp(peek, "cpu")) st = calibrate_one(db, o, "cpu", 1, rep, err);
+      snprintf(name, 32, "cuda:0");
+      *gpus = ndev;
+    } else if (!strncmp(tok, "cuda:", 5)) {
+      /* "cuda:K": one GPU; "cuda:0,1,2": GPUs 0..K-1 of the node (the
+       * multi-GPU sweeps run on the first K; GPU 0 is measured alone). */
+      char *end;
+      long first = strtol(tok + 5, &end, 10);
+      int count = 1;
+      if (end == tok + 5 || *end) return cgm_fail(err, CGM_EINPUT, "--devices: '%s' is not cuda:K", tok);
+      while (next && next[0] >= '0' && next[0] <= '9') {
+        long k = strtol(next, &end, 10);
+        if (*end || k != first + count)
+          return cgm_fail(err, CGM_EINPUT,
+                          "--devices: '%s' after cuda:%ld: list consecutive GPUs (cuda:0,1,2)", next, first);
+        count++;
+        next = strtok_r(NULL, ",", &save);
+      }
+      if (first != 0 && count > 1)
+        return cgm_fail(err, CGM_EINPUT, "--devices: cuda:%ld,...: several GPUs start at cuda:0 (the "
+                        "multi-GPU sweeps use GPUs 0..K-1)", first);
+      if (first + count > ndev)
+        return cgm_fail(err, CGM_EINPUT, "--devices: CUDA device %ld does not exist (%d present)",
+                        first + count - 1, ndev);
+      snprintf(name, 32, "cuda:%ld", first);
+      *gpus = count;
     } else {
-      return cgm_fail(err, CGM_EINPUT, "--devices: '%s' is not cpu, cuda:all or cuda:K[,K...]", tok);
+      return cgm_fail(err, CGM_EINPUT, "--devices: '%s' is not cpu, cuda:all or cuda:0[,1...]", tok);
     }
-    if (st) return st;
+    plan->count++;
+    tok = next;
   }
   return CGM_OK;
+}
+
+cgm_status cgm_calibrate(cgm_db *db, const cgm_calibrate_opts *o, cgm_calibration_report *rep,
+                         cgm_error *err) {
+  memset(rep, 0, sizeof *rep);
+  cgm_calibrate_plan_t plan;
+  cgm_status st = cgm_calibrate_plan(o->devices, &plan, err);
+  for (int i = 0; i < plan.count && !st; i++)
+    st = calibrate_one(db, o, plan.device[i], plan.gpus[i], rep, err);
+  return st;
 }

@@ -37,7 +37,7 @@ cgm_status cgm_describe_cpu(cgm_db_device *d, int threads, cgm_error *err) {
     fclose(f);
   }
   /* The thread count is part of the device: its curves depend on it. */
-  snprintf(d->model, sizeof d->model, "%s (%d threads)", model, d->threads);
+  snprintf(d->model, sizeof d->model, "%s (%d thread%s)", model, d->threads, d->threads == 1 ? "" : "s");
   long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
   if (pages > 0 && psize > 0) d->mem_total = (int64_t)pages * psize;
   if (gethostname(d->host, sizeof d->host) != 0) snprintf(d->host, sizeof d->host, "unknown");
@@ -73,13 +73,18 @@ cgm_status cgm_describe_cuda(int dev, cgm_db_device *d, cgm_error *err) {
 /* The refined model times kernels with the relative fits; where one did not
  * converge it falls back to the average fit, then to the maximum fit (never
  * to a fit that did not converge). prio[] remembers what each curve holds. */
+enum { WANT_PAPER = -1 }; /* the paper's model: avg fits (Sec. 6.2), else max, else rel */
+
 typedef struct {
   cgm_tuner_device *t;
+  cgm_device_model *models; /* [2], per precision: t->model or t->paper */
   int prio[2][64];
-  int want; /* CGM_FIT_REL: with the fallbacks; another kind: only that kind (the maps) */
+  int want; /* CGM_FIT_REL: with the fallbacks; WANT_PAPER; another kind: only that kind (the maps) */
 } fit_ctx;
 
 static int fit_rank(int want, int kind) {
+  if (want == WANT_PAPER)
+    return kind == CGM_FIT_AVG ? 3 : kind == CGM_FIT_MAX ? 2 : kind == CGM_FIT_REL ? 1 : 0;
   if (want != CGM_FIT_REL) return kind == want ? 3 : 0;
   return kind == CGM_FIT_REL ? 3 : kind == CGM_FIT_AVG ? 2 : 1;
 }
@@ -100,7 +105,7 @@ static void take_regime(fit_ctx *c, const cgm_db_fit *f) {
   if (c->want != CGM_FIT_REL) return;
   cgm_regime *hi;
   bool *have;
-  if (pipeline_kernel_curve(&c->t->model[f->precision], f, &hi, &have))
+  if (pipeline_kernel_curve(&c->models[f->precision], f, &hi, &have))
     *hi = (cgm_regime){{f->mu, f->sigma, f->nu}, f->m_lo, f->m_lo > 0};
 }
 
@@ -113,7 +118,7 @@ static int take_fit(const cgm_db_fit *f, void *ctx) {
     return 0;
   }
   const int pr = f->precision;
-  cgm_device_model *m = &t->model[pr];
+  cgm_device_model *m = &c->models[pr];
   cgm_sigmoid s = {f->mu, f->sigma, f->nu};
   int bi = cgm_block_index(f->block);
   cgm_exchange ex;
@@ -163,20 +168,25 @@ static void fill_device(const cgm_db_calibration *c, const cgm_db_device *d, cgm
   const cJSON *g = j ? cJSON_GetObjectItemCaseSensitive(j, "gpus") : NULL;
   if (cJSON_IsNumber(g) && g->valueint >= 1) t->gpus = g->valueint;
   cJSON_Delete(j);
-  for (int p = 0; p < 2; p++) t->model[p].width = p == CGM_PREC_SINGLE ? 4 : 8;
+  for (int p = 0; p < 2; p++) t->model[p].width = t->paper[p].width = p == CGM_PREC_SINGLE ? 4 : 8;
 }
 
-/* Reads the device's curves: CGM_FIT_REL with the fallbacks above, any other
- * kind alone. */
+/* Reads the device's curves into t->model: CGM_FIT_REL with the fallbacks
+ * above, any other kind alone; and the paper's (avg, else max) into
+ * t->paper. */
 static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_error *err) {
-  fit_ctx fc;
-  memset(&fc, 0, sizeof fc);
-  fc.t = t;
-  fc.want = fit_kind;
-  cgm_status st = cgm_db_fits(db, t->calibration_id, take_fit, &fc, err);
-  for (int p = 0; p < 2; p++) {
-    cgm_device_model *m = &t->model[p];
-    m->have_vec = m->cg4.nu > 0 && m->cg5.nu > 0;
+  cgm_status st = CGM_OK;
+  for (int pass = 0; pass < 2 && !st; pass++) {
+    fit_ctx fc;
+    memset(&fc, 0, sizeof fc);
+    fc.t = t;
+    fc.want = pass ? WANT_PAPER : fit_kind;
+    fc.models = pass ? t->paper : t->model;
+    st = cgm_db_fits(db, t->calibration_id, take_fit, &fc, err);
+    for (int p = 0; p < 2; p++) {
+      cgm_device_model *m = &fc.models[p];
+      m->have_vec = m->cg4.nu > 0 && m->cg5.nu > 0;
+    }
   }
   return st;
 }

@@ -187,7 +187,6 @@ FILE *plot_script_open(plot_job *j, const char *what, cgm_error *err) {
     cgm_fail(err, CGM_ERUNTIME, "cannot write %s: %s", j->files->script, strerror(errno));
     return NULL;
   }
-  const char *ext = j->fmt == CGM_PLOT_SVG ? "svg" : "png";
   fprintf(f, "# %s, drawn by cgmodel %s. Draw it again (edit freely) with:\n", what, cgm_version());
   fprintf(f, "#   cd <the directory of this file> && gnuplot %s.gp\n", j->base);
   fprintf(f, "# The data files are next to the picture; the part after the variables is the\n");
@@ -205,9 +204,9 @@ FILE *plot_script_open(plot_job *j, const char *what, cgm_error *err) {
              "Fb = \"',%d:Bold'\"\n", fs - d, fs - d1, fs, fs + d1, fs + d, fs);
   fprintf(f, "set terminal %s size %d,%d enhanced font 'Sans,%d' background rgb 'white'\n",
           j->fmt == CGM_PLOT_SVG ? "svg" : "pngcairo", j->width, j->height, fs);
-  char out[600];
-  snprintf(out, sizeof out, "%s.%s", j->base, ext);
-  gp_var(f, "out", out);
+  /* the picture's own name, its extension's case kept (FILE.PNG too) */
+  const char *slash = strrchr(j->picture, '/');
+  gp_var(f, "out", slash ? slash + 1 : j->picture);
   fprintf(f, "set output out\n");
   return f;
 }

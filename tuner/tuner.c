@@ -186,7 +186,7 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
             c.exchange = (cgm_exchange)ex;
             c.exchange_bytes = (double)xe * w;
             c.time_per_iter_s =
-                o->paper ? cgm_paper_device_time(&dv->model[pr], n, x, e, G, ex != CGM_EXCHANGE_HOST)
+                o->paper ? cgm_paper_device_time(&dv->paper[pr], n, x, e, G, ex != CGM_EXCHANGE_HOST)
                          : cgm_refined_time(&dv->model[pr], n, G, ex, segs, c.exchange_bytes);
             c.gflops_raw = flops(e, x) / c.time_per_iter_s * 1e-9;
             c.gflops_real = flops(nnz, x) / c.time_per_iter_s * 1e-9;
@@ -259,7 +259,19 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
   }
   if (why && nwhy) {
     if (best < 0) {
-      snprintf(why, nwhy, "no configuration fits and has a calibration");
+      int big = 0, nocurve = 0;
+      for (int i = 0; i < count; i++) {
+        if (!c[i].fits) big++;
+        else if (!isfinite(c[i].time_per_iter_s)) nocurve++;
+      }
+      if (count == 0)
+        snprintf(why, nwhy, "no configuration to run: no calibrated device has curves for the "
+                            "precision and backends asked (cgmodel calibrate --precision ...)");
+      else
+        snprintf(why, nwhy,
+                 "no configuration to run: %d of %d do not fit in memory, %d have no converged curve "
+                 "in their calibration (cgmodel db show ID lists the fits)",
+                 big, count, nocurve);
     } else {
       const cgm_candidate *b = &c[best];
       /* The runner-up with a different GPU count tells why this count. */

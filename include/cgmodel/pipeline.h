@@ -39,9 +39,22 @@ typedef struct cgm_calibration_report {
   } cal[CGM_MAX_CALIBRATED];
 } cgm_calibration_report;
 
-/* Calibrates every device of the list: runs the sweeps, fits Eq. 3 (average
- * and maximum) to every kernel, and stores the samples and the converged
- * fits in one transaction at the end (an interrupted run stores nothing). */
+/* The devices a --devices list names, checked against this machine: "cpu",
+ * "cuda:all" (GPU 0, the multi-GPU sweeps over every GPU), "cuda:K" (one
+ * GPU), "cuda:0,1,..,K-1" (the first K GPUs), comma-separated. CGM_EINPUT naming the bad item. */
+typedef struct cgm_calibrate_plan_t {
+  int count;
+  char device[CGM_MAX_CALIBRATED][32];
+  int gpus[CGM_MAX_CALIBRATED];
+} cgm_calibrate_plan_t;
+cgm_status cgm_calibrate_plan(const char *devices, cgm_calibrate_plan_t *plan, cgm_error *err);
+
+/* Calibrates every device of the list (cgm_calibrate_plan): runs the
+ * sweeps, fits Eq. 3 to every kernel (avg, max, and the model's relative
+ * curve, rel and rel-hi: cgm_fit_curve), and stores the samples and every
+ * fit, converged or flagged not, in one transaction at the end (an
+ * interrupted run stores nothing; disturbed CPU timings are refused:
+ * cgm_check_cpu_timings). */
 cgm_status cgm_calibrate(cgm_db *db, const cgm_calibrate_opts *o, cgm_calibration_report *rep,
                          cgm_error *err);
 

@@ -25,7 +25,8 @@ typedef struct cgm_tuner_device {
   int64_t mem_bytes;  /* per GPU (0: unknown, assume it fits) */
   int64_t calibration_id;
   bool have[2];                /* per precision */
-  cgm_device_model model[2];   /* per precision */
+  cgm_device_model model[2];   /* per precision: the refined model's curves */
+  cgm_device_model paper[2];   /* the paper's model: its avg fits (Sec. 6.2), else max, else rel */
 } cgm_tuner_device;
 
 typedef struct cgm_candidate {
