@@ -21,7 +21,8 @@
 #include "cgmodel/microbench.h"
 
 /* Bytes of one SpMV over a layout with `blocks` blocks. */
-static double spmv_bytes(int64_t blocks, int64_t slots, int64_t nslices, int n, int64_t rows, int w) {
+static double spmv_bytes(int64_t blocks, int64_t slots, int64_t nslices, int n, int64_t rows,
+                         int w) {
   return (double)blocks * (n * n * w + 4) + (double)slots * 4 + (double)(nslices + 1) * 8 +
          2.0 * rows * w;
 }
@@ -31,10 +32,14 @@ int main(int argc, char **argv) {
   const char *csv = NULL;
   int first = 1;
   for (; first < argc && argv[first][0] == '-'; first++) {
-    if (!strcmp(argv[first], "--iters") && first + 1 < argc) iters = atoi(argv[++first]);
-    else if (!strcmp(argv[first], "--reps") && first + 1 < argc) reps = atoi(argv[++first]);
-    else if (!strcmp(argv[first], "--csv") && first + 1 < argc) csv = argv[++first];
-    else if (!strcmp(argv[first], "--block") && first + 1 < argc) only_n = atoi(argv[++first]);
+    if (!strcmp(argv[first], "--iters") && first + 1 < argc)
+      iters = atoi(argv[++first]);
+    else if (!strcmp(argv[first], "--reps") && first + 1 < argc)
+      reps = atoi(argv[++first]);
+    else if (!strcmp(argv[first], "--csv") && first + 1 < argc)
+      csv = argv[++first];
+    else if (!strcmp(argv[first], "--block") && first + 1 < argc)
+      only_n = atoi(argv[++first]);
     else if (!strcmp(argv[first], "--precision") && first + 1 < argc) {
       const char *p = argv[++first];
       p0 = !strcmp(p, "single") ? 1 : 0;
@@ -65,11 +70,12 @@ int main(int argc, char **argv) {
   printf("# %d CG iterations per run (median over graphs of 32), SpMV median of %d\n", iters, reps);
   FILE *out = csv ? fopen(csv, "w") : NULL;
   if (out)
-    fprintf(out, "case,rows,nnz,precision,backend,N,d_N,padded_ratio,spmv_s,spmv_GBps,spmv_frac_copy,"
-                 "iter_s,floor_s,iter_over_floor,cusparse_iter_s,speedup_vs_cusparse\n");
+    fprintf(out,
+            "case,rows,nnz,precision,backend,N,d_N,padded_ratio,spmv_s,spmv_GBps,spmv_frac_copy,"
+            "iter_s,floor_s,iter_over_floor,cusparse_iter_s,speedup_vs_cusparse\n");
   printf("%-22s %9s %10s %-6s %-8s %2s %5s %6s %9s %6s %10s %10s %6s %8s\n", "case", "rows", "nnz",
-         "prec", "backend", "N", "d_N", "pad", "SpMV GB/s", "%copy", "us/iter", "floor us", "x floor",
-         "vs cuSP");
+         "prec", "backend", "N", "d_N", "pad", "SpMV GB/s", "%copy", "us/iter", "floor us",
+         "x floor", "vs cuSP");
   int rc = 0;
   for (int c = first; c < argc; c++) {
     cgm_csr A;
@@ -116,19 +122,22 @@ int main(int argc, char **argv) {
              "-", 1e6 * t_cusparse, 1e6 * floor_s, t_cusparse / floor_s, "1.00");
       if (out)
         fprintf(out, "%s,%d,%lld,%s,cusparse,,,,,,,%.9g,%.9g,%.4f,%.9g,1\n", name, A.nrows,
-                (long long)A.nnz, cgm_precision_name(prec), t_cusparse, floor_s, t_cusparse / floor_s,
-                t_cusparse);
+                (long long)A.nnz, cgm_precision_name(prec), t_cusparse, floor_s,
+                t_cusparse / floor_s, t_cusparse);
       for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
         const cgm_block_features *bf = &f.block[bi];
         int n = bf->n;
         if (only_n && n != only_n) continue;
         cgm_bcsr B;
         double spmv_s = NAN, gbs = NAN;
-        if (cgm_bcsr_build(&A, 0, (A.nrows + n - 1) / n, cgm_bcsr_default_params(n), &B, &err) == CGM_OK) {
+        if (cgm_bcsr_build(&A, 0, (A.nrows + n - 1) / n, cgm_bcsr_default_params(n), &B, &err) ==
+            CGM_OK) {
           if (cgm_mb_spmv_seconds(0, &B, prec, reps, &spmv_s, &err) == CGM_OK)
             gbs = spmv_bytes(B.nblocks_padded, (int64_t)B.nslices * B.p.by, B.nslices, n,
-                             (int64_t)B.nbrows * n, w) / spmv_s;
-          else fprintf(stderr, "cg_bench: %s spmv N=%d: %s\n", name, n, err.msg);
+                             (int64_t)B.nbrows * n, w) /
+                  spmv_s;
+          else
+            fprintf(stderr, "cg_bench: %s spmv N=%d: %s\n", name, n, err.msg);
           cgm_bcsr_free(&B);
         }
         o = cgm_solve_opts_default();
@@ -142,13 +151,15 @@ int main(int argc, char **argv) {
         double t = st == CGM_OK || st == CGM_ENOCONV ? r.time_per_iter_s : NAN;
         if (isnan(t)) fprintf(stderr, "cg_bench: %s cuda N=%d: %s\n", name, n, err.msg);
         double pad = bf->elements ? (double)bf->padded_elements / bf->elements : 0;
-        printf("%-22s %9d %10lld %-6s %-8s %2d %5.2f %6.3f %9.0f %5.0f%% %10.1f %10.1f %6.2f %8.2f\n",
-               name, A.nrows, (long long)A.nnz, cgm_precision_name(prec), "cuda", n, bf->density, pad,
-               gbs / 1e9, 100 * gbs / copy_bw, 1e6 * t, 1e6 * floor_s, t / floor_s, t_cusparse / t);
+        printf(
+            "%-22s %9d %10lld %-6s %-8s %2d %5.2f %6.3f %9.0f %5.0f%% %10.1f %10.1f %6.2f %8.2f\n",
+            name, A.nrows, (long long)A.nnz, cgm_precision_name(prec), "cuda", n, bf->density, pad,
+            gbs / 1e9, 100 * gbs / copy_bw, 1e6 * t, 1e6 * floor_s, t / floor_s, t_cusparse / t);
         if (out)
-          fprintf(out, "%s,%d,%lld,%s,cuda,%d,%.4f,%.4f,%.9g,%.6g,%.4f,%.9g,%.9g,%.4f,%.9g,%.4f\n", name,
-                  A.nrows, (long long)A.nnz, cgm_precision_name(prec), n, bf->density, pad, spmv_s,
-                  gbs / 1e9, gbs / copy_bw, t, floor_s, t / floor_s, t_cusparse, t_cusparse / t);
+          fprintf(out, "%s,%d,%lld,%s,cuda,%d,%.4f,%.4f,%.9g,%.6g,%.4f,%.9g,%.9g,%.4f,%.9g,%.4f\n",
+                  name, A.nrows, (long long)A.nnz, cgm_precision_name(prec), n, bf->density, pad,
+                  spmv_s, gbs / 1e9, gbs / copy_bw, t, floor_s, t / floor_s, t_cusparse,
+                  t_cusparse / t);
         fflush(stdout);
       }
     }

@@ -40,10 +40,14 @@ int main(int argc, char **argv) {
   const char *csv = NULL;
   int first = 1;
   for (; first < argc && argv[first][0] == '-'; first++) {
-    if (!strcmp(argv[first], "--iters") && first + 1 < argc) iters = atoi(argv[++first]);
-    else if (!strcmp(argv[first], "--block") && first + 1 < argc) n = atoi(argv[++first]);
-    else if (!strcmp(argv[first], "--gpus") && first + 1 < argc) maxg = atoi(argv[++first]);
-    else if (!strcmp(argv[first], "--csv") && first + 1 < argc) csv = argv[++first];
+    if (!strcmp(argv[first], "--iters") && first + 1 < argc)
+      iters = atoi(argv[++first]);
+    else if (!strcmp(argv[first], "--block") && first + 1 < argc)
+      n = atoi(argv[++first]);
+    else if (!strcmp(argv[first], "--gpus") && first + 1 < argc)
+      maxg = atoi(argv[++first]);
+    else if (!strcmp(argv[first], "--csv") && first + 1 < argc)
+      csv = argv[++first];
     else if (!strcmp(argv[first], "--exchange") && first + 1 < argc) {
       cgm_exchange e;
       if (!cgm_exchange_parse(argv[++first], &e)) {
@@ -51,8 +55,7 @@ int main(int argc, char **argv) {
         return 2;
       }
       mode_mask = 1 << e;
-    }
-    else if (!strcmp(argv[first], "--precision") && first + 1 < argc)
+    } else if (!strcmp(argv[first], "--precision") && first + 1 < argc)
       prec = !strcmp(argv[++first], "single") ? CGM_PREC_SINGLE : CGM_PREC_DOUBLE;
     else {
       fprintf(stderr, "multi_bench: unknown option %s\n", argv[first]);
@@ -60,7 +63,8 @@ int main(int argc, char **argv) {
     }
   }
   if (first >= argc || maxg < 1) {
-    fprintf(stderr, "usage: multi_bench [--iters K] [--block N] [--precision P] [--gpus G] CASE...\n");
+    fprintf(stderr,
+            "usage: multi_bench [--iters K] [--block N] [--precision P] [--gpus G] CASE...\n");
     return 2;
   }
   setvbuf(stdout, NULL, _IOLBF, 0); /* progress survives a timeout */
@@ -75,7 +79,8 @@ int main(int argc, char **argv) {
   printf("%-16s %10s %11s %5s %-6s %11s %8s %14s\n", "case", "rows", "nnz", "GPUs", "mode",
          "us/iter", "speedup", "bytes/iter");
   FILE *out = csv ? fopen(csv, "w") : NULL;
-  if (out) fprintf(out, "case,rows,nnz,precision,block,gpus,exchange,iter_s,speedup,exchange_bytes\n");
+  if (out)
+    fprintf(out, "case,rows,nnz,precision,block,gpus,exchange,iter_s,speedup,exchange_bytes\n");
   for (int c = first; c < argc; c++) {
     cgm_csr A;
     if (bench_load_case(argv[c], &A, &err)) {
@@ -88,17 +93,18 @@ int main(int argc, char **argv) {
     const char *name = bench_case_name(argv[c]);
     int64_t xb = 0;
     double t1 = run(&A, b, x, 1, CGM_EXCHANGE_NCCL, n, prec, iters, &xb);
-    printf("%-16s %10d %11lld %5d %-6s %11.1f %8.2f %14s\n", name, A.nrows, (long long)A.nnz, 1, "-",
-           1e6 * t1, 1.0, "0");
+    printf("%-16s %10d %11lld %5d %-6s %11.1f %8.2f %14s\n", name, A.nrows, (long long)A.nnz, 1,
+           "-", 1e6 * t1, 1.0, "0");
     if (out)
       fprintf(out, "%s,%d,%lld,%s,%d,1,,%.9g,1,0\n", name, A.nrows, (long long)A.nnz,
               cgm_precision_name(prec), n, t1);
     for (int G = 2; G <= maxg; G++)
       for (int ex = 0; ex < 4; ex++) {
         if (!(mode_mask & (1 << ex))) continue;
-        double t = run(&A, b, x, G, (cgm_exchange)ex, n, prec, ex == CGM_EXCHANGE_HOST ? iters / 4 : iters, &xb);
-        printf("%-16s %10d %11lld %5d %-6s %11.1f %8.2f %14lld\n", name, A.nrows, (long long)A.nnz, G,
-               cgm_exchange_name((cgm_exchange)ex), 1e6 * t, t1 / t, (long long)xb);
+        double t = run(&A, b, x, G, (cgm_exchange)ex, n, prec,
+                       ex == CGM_EXCHANGE_HOST ? iters / 4 : iters, &xb);
+        printf("%-16s %10d %11lld %5d %-6s %11.1f %8.2f %14lld\n", name, A.nrows, (long long)A.nnz,
+               G, cgm_exchange_name((cgm_exchange)ex), 1e6 * t, t1 / t, (long long)xb);
         if (out)
           fprintf(out, "%s,%d,%lld,%s,%d,%d,%s,%.9g,%.4f,%lld\n", name, A.nrows, (long long)A.nnz,
                   cgm_precision_name(prec), n, G, cgm_exchange_name((cgm_exchange)ex), t, t1 / t,

@@ -12,7 +12,9 @@ void cli_args_init(cli_args *a, int argc, char **argv) {
   a->argv = argv;
 }
 
-bool cli_failed(const cli_args *a) { return a->error[0] != '\0'; }
+bool cli_failed(const cli_args *a) {
+  return a->error[0] != '\0';
+}
 
 static void set_error(cli_args *a, const char *fmt, const char *x, const char *y) {
   if (!a->error[0]) snprintf(a->error, sizeof a->error, fmt, x, y);
@@ -22,8 +24,10 @@ bool cli_next(cli_args *a) {
   while (a->pos < a->argc && !cli_failed(a)) {
     const char *s = a->argv[a->pos];
     if (s[0] == '-' && s[1] != '\0') return true;
-    if (a->npositional < 16) a->positional[a->npositional++] = s;
-    else set_error(a, "too many arguments (at '%s')%s", s, "");
+    if (a->npositional < 16)
+      a->positional[a->npositional++] = s;
+    else
+      set_error(a, "too many arguments (at '%s')%s", s, "");
     a->pos++;
   }
   return false;

@@ -9,9 +9,9 @@
 typedef struct cli_args {
   int argc;
   char **argv;
-  int pos;            /* next argument to look at */
-  const char *value;  /* value of the option just matched */
-  char error[512];    /* first parse error */
+  int pos;           /* next argument to look at */
+  const char *value; /* value of the option just matched */
+  char error[512];   /* first parse error */
   const char *positional[16];
   int npositional;
 } cli_args;

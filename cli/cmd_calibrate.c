@@ -29,20 +29,31 @@ int cmd_calibrate(int argc, char **argv) {
     if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
       fputs(help, stdout);
       return 0;
-    } else if (cli_flag(&a, "--quick")) o.quick = true;
-    else if (cli_flag(&a, "--json")) json = 1;
-    else if (cli_opt(&a, "--db")) db_path = a.value;
-    else if (cli_opt(&a, "--devices")) snprintf(o.devices, sizeof o.devices, "%s", a.value);
+    } else if (cli_flag(&a, "--quick"))
+      o.quick = true;
+    else if (cli_flag(&a, "--json"))
+      json = 1;
+    else if (cli_opt(&a, "--db"))
+      db_path = a.value;
+    else if (cli_opt(&a, "--devices"))
+      snprintf(o.devices, sizeof o.devices, "%s", a.value);
     else if (cli_opt(&a, "--precision")) {
       cgm_precision p;
-      if (!strcmp(a.value, "both")) o.precisions = 3;
-      else if (cgm_precision_parse(a.value, &p)) o.precisions = 1u << p;
-      else return cli_error("calibrate", 2, "--precision: '%s' is not single, double or both", a.value);
-    } else if (cli_int(&a, "--threads", 1, 4096, &v)) o.threads = (int)v;
-    else cli_unknown(&a);
+      if (!strcmp(a.value, "both"))
+        o.precisions = 3;
+      else if (cgm_precision_parse(a.value, &p))
+        o.precisions = 1u << p;
+      else
+        return cli_error("calibrate", 2, "--precision: '%s' is not single, double or both",
+                         a.value);
+    } else if (cli_int(&a, "--threads", 1, 4096, &v))
+      o.threads = (int)v;
+    else
+      cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("calibrate", 2, "%s", a.error);
-  if (a.npositional) return cli_error("calibrate", 2, "unexpected argument '%s'\n%s", a.positional[0], help);
+  if (a.npositional)
+    return cli_error("calibrate", 2, "unexpected argument '%s'\n%s", a.positional[0], help);
   cgm_error err = {0};
   cgm_calibrate_plan_t plan; /* checked before the database is created */
   if (cgm_calibrate_plan(o.devices, &plan, &err)) return cli_report("calibrate", &err);

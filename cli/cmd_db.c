@@ -10,11 +10,10 @@
 #include "cli/dbopen.h"
 #include "cli/output.h"
 
-static const char help[] =
-    "usage: cgmodel db list [--db FILE] [--json]\n"
-    "       cgmodel db show ID [--db FILE] [--json]\n"
-    "       cgmodel db export ID -o FILE.json [--db FILE]\n"
-    "       cgmodel db solves [--db FILE] [--json]\n";
+static const char help[] = "usage: cgmodel db list [--db FILE] [--json]\n"
+                           "       cgmodel db show ID [--db FILE] [--json]\n"
+                           "       cgmodel db export ID -o FILE.json [--db FILE]\n"
+                           "       cgmodel db solves [--db FILE] [--json]\n";
 
 static cJSON *device_json(const cgm_db_device *d) {
   cJSON *o = cJSON_CreateObject();
@@ -160,9 +159,9 @@ static int solve_print(const cgm_db_solve *s, void *ctx) {
       cJSON_AddNumberToObject(o, "predicted_time_per_iter_s", s->predicted_time_per_iter_s);
     cJSON_AddItemToArray(arr, o);
   } else {
-    printf("%5lld  %-20s  matrix %-4lld %-8s %-6s N=%d G=%d  %9.2f us/it measured", (long long)s->id,
-           s->created, (long long)s->matrix_id, s->backend, s->precision, s->block, s->gpus,
-           1e6 * s->time_per_iter_s);
+    printf("%5lld  %-20s  matrix %-4lld %-8s %-6s N=%d G=%d  %9.2f us/it measured",
+           (long long)s->id, s->created, (long long)s->matrix_id, s->backend, s->precision,
+           s->block, s->gpus, 1e6 * s->time_per_iter_s);
     if (isfinite(s->predicted_time_per_iter_s))
       printf("  %9.2f predicted (%+.1f%%)", 1e6 * s->predicted_time_per_iter_s,
              100 * (s->predicted_time_per_iter_s / s->time_per_iter_s - 1));
@@ -180,13 +179,18 @@ int cmd_db(int argc, char **argv) {
     if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
       fputs(help, stdout);
       return 0;
-    } else if (cli_flag(&a, "--json")) json = 1;
-    else if (cli_opt(&a, "--db")) db_path = a.value;
-    else if (cli_opt(&a, "-o")) out = a.value;
-    else cli_unknown(&a);
+    } else if (cli_flag(&a, "--json"))
+      json = 1;
+    else if (cli_opt(&a, "--db"))
+      db_path = a.value;
+    else if (cli_opt(&a, "-o"))
+      out = a.value;
+    else
+      cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("db", 2, "%s", a.error);
-  if (a.npositional < 1) return cli_error("db", 2, "expected list, show, export or solves\n%s", help);
+  if (a.npositional < 1)
+    return cli_error("db", 2, "expected list, show, export or solves\n%s", help);
   const char *what = a.positional[0];
   int64_t id = 0;
   if (!strcmp(what, "show") || !strcmp(what, "export")) {
@@ -203,8 +207,11 @@ int cmd_db(int argc, char **argv) {
   cgm_error err = {0};
   if (!strcmp(what, "list")) {
     list_ctx L = {json ? cJSON_CreateArray() : NULL, json};
-    if (!json) printf("  ID  created (UTC)         kind  model                                         time\n");
-    if (cgm_db_calibrations(db, list_one, &L, &err)) rc = cli_report("db", &err);
+    if (!json)
+      printf(
+          "  ID  created (UTC)         kind  model                                         time\n");
+    if (cgm_db_calibrations(db, list_one, &L, &err))
+      rc = cli_report("db", &err);
     else if (json) {
       cJSON *o = cJSON_CreateObject();
       cJSON_AddItemToObject(o, "calibrations", L.arr);
@@ -220,7 +227,8 @@ int cmd_db(int argc, char **argv) {
     } else {
       cgm_db_calibration c;
       cgm_db_device d;
-      if (cgm_db_calibration_get(db, id, &c, &err) || cgm_db_device_get(db, c.device_id, &d, &err)) {
+      if (cgm_db_calibration_get(db, id, &c, &err) ||
+          cgm_db_device_get(db, c.device_id, &d, &err)) {
         rc = cli_report("db", &err);
       } else {
         printf("calibration %lld, %s, cgmodel %s, %.1f s%s\n", (long long)c.id, c.created,
@@ -241,8 +249,10 @@ int cmd_db(int argc, char **argv) {
       int ok = f && fputs(txt, f) >= 0 && fputc('\n', f) != EOF;
       if (f && fclose(f) != 0) ok = 0;
       cJSON_free(txt);
-      if (!ok) rc = cli_error("db", 3, "cannot write %s", out);
-      else fprintf(stderr, "cgmodel db: calibration %lld written to %s\n", (long long)id, out);
+      if (!ok)
+        rc = cli_error("db", 3, "cannot write %s", out);
+      else
+        fprintf(stderr, "cgmodel db: calibration %lld written to %s\n", (long long)id, out);
     }
   } else if (!strcmp(what, "solves")) {
     cJSON *arr = json ? cJSON_CreateArray() : NULL;

@@ -26,15 +26,19 @@ int cmd_gen(int argc, char **argv) {
     if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
       fputs(help, stdout);
       return 0;
-    } else if (cli_flag(&a, "--symmetric")) symmetric = 1;
-    else if (cli_opt(&a, "-o")) out = a.value;
-    else if (cli_opt(&a, "--dist")) dist = a.value;
+    } else if (cli_flag(&a, "--symmetric"))
+      symmetric = 1;
+    else if (cli_opt(&a, "-o"))
+      out = a.value;
+    else if (cli_opt(&a, "--dist"))
+      dist = a.value;
     else if (cli_int(&a, "--n", 1, 2147483647, &n)) {
     } else if (cli_int(&a, "--maxlen", 1, 2147483647, &maxlen)) {
     } else if (cli_int(&a, "--seed", 0, INT64_MAX, &seed)) {
     } else if (cli_double(&a, "--avg", 1.0, 1e6, &avg)) {
     } else if (cli_double(&a, "--alpha", 1.01, 100.0, &alpha)) {
-    } else cli_unknown(&a);
+    } else
+      cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("gen", 2, "%s", a.error);
   if (a.npositional != 1 || !out || n <= 0)
@@ -43,20 +47,28 @@ int cmd_gen(int argc, char **argv) {
   cgm_error err = {0};
   cgm_csr A;
   cgm_status st;
-  if (strcmp(kind, "poisson2d") == 0) st = cgm_gen_poisson2d((int32_t)n, &A, &err);
-  else if (strcmp(kind, "poisson3d") == 0) st = cgm_gen_poisson3d((int32_t)n, &A, &err);
-  else if (strcmp(kind, "elasticity3d") == 0) st = cgm_gen_elasticity3d((int32_t)n, &A, &err);
+  if (strcmp(kind, "poisson2d") == 0)
+    st = cgm_gen_poisson2d((int32_t)n, &A, &err);
+  else if (strcmp(kind, "poisson3d") == 0)
+    st = cgm_gen_poisson3d((int32_t)n, &A, &err);
+  else if (strcmp(kind, "elasticity3d") == 0)
+    st = cgm_gen_elasticity3d((int32_t)n, &A, &err);
   else if (strcmp(kind, "random") == 0) {
     cgm_rowdist d;
-    if (strcmp(dist, "uniform") == 0) d = CGM_ROWDIST_UNIFORM;
-    else if (strcmp(dist, "powerlaw") == 0) d = CGM_ROWDIST_POWERLAW;
-    else return cli_error("gen", 2, "--dist: '%s' is not uniform or powerlaw", dist);
+    if (strcmp(dist, "uniform") == 0)
+      d = CGM_ROWDIST_UNIFORM;
+    else if (strcmp(dist, "powerlaw") == 0)
+      d = CGM_ROWDIST_POWERLAW;
+    else
+      return cli_error("gen", 2, "--dist: '%s' is not uniform or powerlaw", dist);
     st = cgm_gen_random_spd((int32_t)n, avg, d, alpha, (int32_t)maxlen, (uint64_t)seed, &A, &err);
-  } else return cli_error("gen", 2, "unknown kind '%s'\n%s", kind, help);
+  } else
+    return cli_error("gen", 2, "unknown kind '%s'\n%s", kind, help);
   if (st) return cli_report("gen", &err);
   st = cgm_mm_write_csr(out, &A, symmetric, &err);
-  if (!st) fprintf(stderr, "cgmodel gen: %s: %d x %d, %lld nonzeros\n", out, A.nrows, A.ncols,
-                   (long long)A.nnz);
+  if (!st)
+    fprintf(stderr, "cgmodel gen: %s: %d x %d, %lld nonzeros\n", out, A.nrows, A.ncols,
+            (long long)A.nnz);
   cgm_csr_free(&A);
   return st ? cli_report("gen", &err) : 0;
 }

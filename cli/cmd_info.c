@@ -16,15 +16,19 @@ static void print_human(const char *path, const cgm_features *f, const cgm_mm_in
   printf("dimension x   %d\n", f->x);
   printf("nonzeros      %lld (%lld entries in the file, %s, %s%s)\n", (long long)f->nnz,
          (long long)mm->entries_in_file,
-         mm->field == CGM_MM_PATTERN ? "pattern" : mm->field == CGM_MM_INTEGER ? "integer" : "real",
+         mm->field == CGM_MM_PATTERN   ? "pattern"
+         : mm->field == CGM_MM_INTEGER ? "integer"
+                                       : "real",
          mm->symmetry == CGM_MM_SYMMETRIC ? "symmetric" : "general",
          mm->duplicates_summed ? ", duplicates summed" : "");
-  printf("row length    min %d, max %d, avg %.2f, cv %.3f, empty rows %d\n", f->row_min,
-         f->row_max, f->row_avg, f->row_cv, f->empty_rows);
+  printf("row length    min %d, max %d, avg %.2f, cv %.3f, empty rows %d\n", f->row_min, f->row_max,
+         f->row_avg, f->row_cv, f->empty_rows);
   printf("symmetric     %s\n", f->symmetric ? "yes" : "no");
-  if (f->positive_diagonal) printf("diagonal      all entries present and > 0\n");
-  else printf("diagonal      row %d has a missing or non-positive diagonal: not SPD\n",
-              f->first_bad_diagonal + 1);
+  if (f->positive_diagonal)
+    printf("diagonal      all entries present and > 0\n");
+  else
+    printf("diagonal      row %d has a missing or non-positive diagonal: not SPD\n",
+           f->first_bad_diagonal + 1);
   printf("\n%3s %12s %14s %7s %14s %10s %9s\n", "N", "blocks", "e_N", "d_N", "padded e_N",
          "padding", "max/row");
   for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
@@ -41,11 +45,13 @@ int cmd_info(int argc, char **argv) {
   cli_args_init(&a, argc - 1, argv + 1);
   int json = 0;
   while (cli_next(&a)) {
-    if (cli_flag(&a, "--json")) json = 1;
+    if (cli_flag(&a, "--json"))
+      json = 1;
     else if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
       fputs(help, stdout);
       return 0;
-    } else cli_unknown(&a);
+    } else
+      cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("info", 2, "%s", a.error);
   if (a.npositional != 1) return cli_error("info", 2, "expected one matrix file\n%s", help);

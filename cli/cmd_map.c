@@ -21,7 +21,8 @@ static const char help[] =
     "(e = x^2) matrices; the thick line is S = 1. Defaults: the newest GPU calibration (else the\n"
     "CPU's), every GPU it measured, N = 4, --avg (the relative fits the predictions use; --max:\n"
     "the maximum fits), double precision when calibrated, p2p exchange. --mark puts a matrix\n"
-    "(x, e_N) on the maps; repeat it for several. A CPU calibration draws the one-device panel only.\n";
+    "(x, e_N) on the maps; repeat it for several. A CPU calibration draws the one-device panel "
+    "only.\n";
 
 #define MAX_MARKS 64
 
@@ -37,34 +38,50 @@ int cmd_map(int argc, char **argv) {
     if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
       fputs(help, stdout);
       return 0;
-    } else if (cli_opt(&a, "--db")) db_path = a.value;
-    else if (cli_opt(&a, "-o")) out = a.value;
+    } else if (cli_opt(&a, "--db"))
+      db_path = a.value;
+    else if (cli_opt(&a, "-o"))
+      out = a.value;
     else if (cli_plot_size(&a, &w, &h)) {
-    } else if (cli_flag(&a, "--max")) fit_kind = CGM_FIT_MAX;
-    else if (cli_flag(&a, "--avg")) fit_kind = CGM_FIT_REL;
-    else if (cli_int(&a, "--gpus", 1, 8, &v)) gpus = (int)v;
-    else if (cli_int(&a, "--calibration", 1, INT64_MAX, &v)) cal_id = v;
-    else if (cli_opt(&a, "--device")) device = a.value;
+    } else if (cli_flag(&a, "--max"))
+      fit_kind = CGM_FIT_MAX;
+    else if (cli_flag(&a, "--avg"))
+      fit_kind = CGM_FIT_REL;
+    else if (cli_int(&a, "--gpus", 1, 8, &v))
+      gpus = (int)v;
+    else if (cli_int(&a, "--calibration", 1, INT64_MAX, &v))
+      cal_id = v;
+    else if (cli_opt(&a, "--device"))
+      device = a.value;
     else if (cli_opt(&a, "--block")) {
-      if (!strcmp(a.value, "1") || !strcmp(a.value, "2") || !strcmp(a.value, "4") || !strcmp(a.value, "8"))
+      if (!strcmp(a.value, "1") || !strcmp(a.value, "2") || !strcmp(a.value, "4") ||
+          !strcmp(a.value, "8"))
         block = atoi(a.value);
-      else return cli_error("map", 2, "--block: '%s' is not 1, 2, 4 or 8", a.value);
+      else
+        return cli_error("map", 2, "--block: '%s' is not 1, 2, 4 or 8", a.value);
     } else if (cli_opt(&a, "--precision")) {
       cgm_precision p;
       if (!cgm_precision_parse(a.value, &p))
         return cli_error("map", 2, "--precision: '%s' is not single or double", a.value);
       prec = p;
     } else if (cli_opt(&a, "--exchange")) {
-      if (!strcmp(a.value, "p2p")) exchange = CGM_EXCHANGE_P2P;
-      else if (!strcmp(a.value, "host")) exchange = CGM_EXCHANGE_HOST;
-      else return cli_error("map", 2, "--exchange: '%s' is not p2p or host (the map exchanges the whole vector)", a.value);
+      if (!strcmp(a.value, "p2p"))
+        exchange = CGM_EXCHANGE_P2P;
+      else if (!strcmp(a.value, "host"))
+        exchange = CGM_EXCHANGE_HOST;
+      else
+        return cli_error("map", 2,
+                         "--exchange: '%s' is not p2p or host (the map exchanges the whole vector)",
+                         a.value);
     } else if (cli_opt(&a, "--mark")) {
       if (nmarks == MAX_MARKS) return cli_error("map", 2, "--mark: at most %d matrices", MAX_MARKS);
       mark_path[nmarks++] = a.value;
-    } else cli_unknown(&a);
+    } else
+      cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("map", 2, "%s", a.error);
-  if (a.npositional) return cli_error("map", 2, "unexpected argument '%s'\n%s", a.positional[0], help);
+  if (a.npositional)
+    return cli_error("map", 2, "unexpected argument '%s'\n%s", a.positional[0], help);
   int rc = cli_plot_precheck("map", out);
   if (rc) return rc;
   /* The matrices first: a bad one is reported before anything is drawn. */
@@ -95,18 +112,24 @@ int cmd_map(int argc, char **argv) {
   rc = cli_plot_pick("map", db, cal_id, device ? device : "gpu-first", &id);
   if (!rc && cgm_load_calibration(db, id, fit_kind, &dev, &err)) rc = cli_report("map", &err);
   if (!rc) {
-    if (prec < 0) prec = dev.have[CGM_PREC_DOUBLE] || !dev.have[CGM_PREC_SINGLE] ? CGM_PREC_DOUBLE : CGM_PREC_SINGLE;
+    if (prec < 0)
+      prec = dev.have[CGM_PREC_DOUBLE] || !dev.have[CGM_PREC_SINGLE] ? CGM_PREC_DOUBLE
+                                                                     : CGM_PREC_SINGLE;
     if (gpus == 0) gpus = dev.is_cpu ? 1 : (dev.gpus < 8 ? dev.gpus : 8);
     if (!dev.is_cpu && gpus > dev.gpus)
       rc = cli_error("map", 2, "--gpus %d: calibration %lld measured %d GPU%s", gpus, (long long)id,
                      dev.gpus, dev.gpus > 1 ? "s" : "");
   }
   if (!rc) {
-    cgm_map_opts mo = {block, gpus, prec, exchange, fit_kind == CGM_FIT_MAX ? "max" : "avg (relative)", marks, nmarks};
+    cgm_map_opts mo = {
+        block, gpus,  prec, exchange, fit_kind == CGM_FIT_MAX ? "max" : "avg (relative)",
+        marks, nmarks};
     cgm_plot_opts o = {out, w, h, cli_plot_scripts()};
     cgm_plot_files files;
-    if (cgm_plot_map(&dev, &mo, &o, &files, &err)) rc = cli_report("map", &err);
-    else rc = cli_plot_done("map", &files);
+    if (cgm_plot_map(&dev, &mo, &o, &files, &err))
+      rc = cli_report("map", &err);
+    else
+      rc = cli_plot_done("map", &files);
   }
   cgm_db_close(db);
   return rc;

@@ -39,10 +39,12 @@ bool cli_plot_size(cli_args *a, int *w, int *h) {
   if (!cli_opt(a, "--size")) return false;
   int x, y;
   char c;
-  if (sscanf(a->value, "%dx%d%c", &x, &y, &c) != 2 || x < 200 || y < 150 || x > 20000 || y > 20000) {
+  if (sscanf(a->value, "%dx%d%c", &x, &y, &c) != 2 || x < 200 || y < 150 || x > 20000 ||
+      y > 20000) {
     if (!a->error[0])
       snprintf(a->error, sizeof a->error,
-               "option --size: '%s' is not WIDTHxHEIGHT in pixels (200x150 .. 20000x20000)", a->value);
+               "option --size: '%s' is not WIDTHxHEIGHT in pixels (200x150 .. 20000x20000)",
+               a->value);
     return true;
   }
   *w = x;
@@ -134,14 +136,17 @@ int cli_plot_pick(const char *cmd, cgm_db *db, int64_t cal_id, const char *devic
     char *end;
     P.dev_id = strtoll(P.device, &end, 10);
     if (P.dev_id <= 0 || *end)
-      return cli_error(cmd, 2, "--device: '%s' is not latest, cpu, cuda or a device id "
-                       "(see 'cgmodel db list --json')", P.device);
+      return cli_error(cmd, 2,
+                       "--device: '%s' is not latest, cpu, cuda or a device id "
+                       "(see 'cgmodel db list --json')",
+                       P.device);
   }
   if (cgm_db_calibrations(db, pick_one, &P, &err)) return cli_report(cmd, &err);
   if (!P.found) P.found = P.found_cpu;
   if (!P.found) {
     if (!strcmp(P.device, "latest") || !strcmp(P.device, "gpu-first"))
-      return cli_error(cmd, 2, "no calibration in %s: run 'cgmodel calibrate' first", cgm_db_path(db));
+      return cli_error(cmd, 2, "no calibration in %s: run 'cgmodel calibrate' first",
+                       cgm_db_path(db));
     return cli_error(cmd, 2, "no complete calibration of device %s in %s (see 'cgmodel db list')",
                      P.device, cgm_db_path(db));
   }
@@ -169,12 +174,17 @@ int cmd_plot(int argc, char **argv) {
     if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
       fputs(help, stdout);
       return 0;
-    } else if (cli_opt(&a, "--db")) db_path = a.value;
-    else if (cli_opt(&a, "-o")) out = a.value;
+    } else if (cli_opt(&a, "--db"))
+      db_path = a.value;
+    else if (cli_opt(&a, "-o"))
+      out = a.value;
     else if (cli_plot_size(&a, &w, &h)) {
-    } else if (cli_int(&a, "--calibration", 1, INT64_MAX, &v)) cal_id = v, cal_only = true;
-    else if (cli_opt(&a, "--device")) device = a.value, cal_only = true;
-    else if (cli_int(&a, "--gpus", 2, 8, &v)) co.gpus = (int)v, cal_only = true;
+    } else if (cli_int(&a, "--calibration", 1, INT64_MAX, &v))
+      cal_id = v, cal_only = true;
+    else if (cli_opt(&a, "--device"))
+      device = a.value, cal_only = true;
+    else if (cli_int(&a, "--gpus", 2, 8, &v))
+      co.gpus = (int)v, cal_only = true;
     else if (cli_opt(&a, "--precision")) {
       cgm_precision p;
       if (!cgm_precision_parse(a.value, &p))
@@ -187,16 +197,22 @@ int cmd_plot(int argc, char **argv) {
       co.fits = 0;
       cal_only = true;
       for (char *s = NULL, *t = strtok_r(list, ",", &s); t; t = strtok_r(NULL, ",", &s)) {
-        if (!strcmp(t, "avg")) co.fits |= 1u << CGM_FIT_AVG;
-        else if (!strcmp(t, "max")) co.fits |= 1u << CGM_FIT_MAX;
-        else if (!strcmp(t, "rel")) co.fits |= 1u << CGM_FIT_REL;
-        else return cli_error("plot", 2, "--fits: '%s' is not avg, max or rel", t);
+        if (!strcmp(t, "avg"))
+          co.fits |= 1u << CGM_FIT_AVG;
+        else if (!strcmp(t, "max"))
+          co.fits |= 1u << CGM_FIT_MAX;
+        else if (!strcmp(t, "rel"))
+          co.fits |= 1u << CGM_FIT_REL;
+        else
+          return cli_error("plot", 2, "--fits: '%s' is not avg, max or rel", t);
       }
       if (!co.fits) return cli_error("plot", 2, "--fits: give avg, max and/or rel");
-    } else cli_unknown(&a);
+    } else
+      cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("plot", 2, "%s", a.error);
-  if (a.npositional != 1 || (strcmp(a.positional[0], "calibration") && strcmp(a.positional[0], "accuracy")))
+  if (a.npositional != 1 ||
+      (strcmp(a.positional[0], "calibration") && strcmp(a.positional[0], "accuracy")))
     return cli_error("plot", 2, "expected 'calibration' or 'accuracy'\n%s", help);
   const bool calib = !strcmp(a.positional[0], "calibration");
   if (!calib && cal_only)

@@ -21,8 +21,10 @@ static const char help[] =
 
 static const char *target_name(const cgm_candidate *c, const cgm_tuner_device *d) {
   static char buf[300];
-  if (c->backend == CGM_BACKEND_CPU) snprintf(buf, sizeof buf, "cpu");
-  else snprintf(buf, sizeof buf, "%.200s", d[c->device].name);
+  if (c->backend == CGM_BACKEND_CPU)
+    snprintf(buf, sizeof buf, "cpu");
+  else
+    snprintf(buf, sizeof buf, "%.200s", d[c->device].name);
   return buf;
 }
 
@@ -56,33 +58,51 @@ int cmd_predict(int argc, char **argv) {
     if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
       fputs(help, stdout);
       return 0;
-    } else if (cli_flag(&a, "--json")) json = 1;
-    else if (cli_flag(&a, "--no-cusparse")) to.cusparse = false;
-    else if (cli_opt(&a, "--db")) db_path = a.value;
-    else if (cli_int(&a, "--gpus", 1, 8, &v)) to.max_gpus = (int)v;
+    } else if (cli_flag(&a, "--json"))
+      json = 1;
+    else if (cli_flag(&a, "--no-cusparse"))
+      to.cusparse = false;
+    else if (cli_opt(&a, "--db"))
+      db_path = a.value;
+    else if (cli_int(&a, "--gpus", 1, 8, &v))
+      to.max_gpus = (int)v;
     else if (cli_opt(&a, "--block")) {
-      if (!strcmp(a.value, "auto")) to.block = 0;
+      if (!strcmp(a.value, "auto"))
+        to.block = 0;
       else if (!strcmp(a.value, "1") || !strcmp(a.value, "2") || !strcmp(a.value, "4") ||
                !strcmp(a.value, "8"))
         to.block = atoi(a.value);
-      else return cli_error("predict", 2, "--block: '%s' is not 1, 2, 4, 8 or auto", a.value);
+      else
+        return cli_error("predict", 2, "--block: '%s' is not 1, 2, 4, 8 or auto", a.value);
     } else if (cli_opt(&a, "--precision")) {
       cgm_precision p;
-      if (!strcmp(a.value, "both")) to.precisions = 3;
-      else if (cgm_precision_parse(a.value, &p)) to.precisions = 1u << p;
-      else return cli_error("predict", 2, "--precision: '%s' is not single, double or both", a.value);
+      if (!strcmp(a.value, "both"))
+        to.precisions = 3;
+      else if (cgm_precision_parse(a.value, &p))
+        to.precisions = 1u << p;
+      else
+        return cli_error("predict", 2, "--precision: '%s' is not single, double or both", a.value);
     } else if (cli_opt(&a, "--exchange")) {
       cgm_exchange e;
-      if (!strcmp(a.value, "all")) to.exchanges = 0xf;
-      else if (cgm_exchange_parse(a.value, &e)) to.exchanges = 1u << e;
-      else return cli_error("predict", 2, "--exchange: '%s' is not halo, p2p, host, nccl or all", a.value);
+      if (!strcmp(a.value, "all"))
+        to.exchanges = 0xf;
+      else if (cgm_exchange_parse(a.value, &e))
+        to.exchanges = 1u << e;
+      else
+        return cli_error("predict", 2, "--exchange: '%s' is not halo, p2p, host, nccl or all",
+                         a.value);
     } else if (cli_opt(&a, "--model")) {
-      if (!strcmp(a.value, "paper")) to.paper = true;
-      else if (strcmp(a.value, "refined")) return cli_error("predict", 2, "--model: '%s' is not refined or paper", a.value);
+      if (!strcmp(a.value, "paper"))
+        to.paper = true;
+      else if (strcmp(a.value, "refined"))
+        return cli_error("predict", 2, "--model: '%s' is not refined or paper", a.value);
     } else if (cli_opt(&a, "--devices")) {
-      if (!strcmp(a.value, "cpu") || !strcmp(a.value, "cuda")) kind = a.value;
-      else if (strcmp(a.value, "all")) return cli_error("predict", 2, "--devices: '%s' is not cpu, cuda or all", a.value);
-    } else cli_unknown(&a);
+      if (!strcmp(a.value, "cpu") || !strcmp(a.value, "cuda"))
+        kind = a.value;
+      else if (strcmp(a.value, "all"))
+        return cli_error("predict", 2, "--devices: '%s' is not cpu, cuda or all", a.value);
+    } else
+      cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("predict", 2, "%s", a.error);
   if (a.npositional != 1) return cli_error("predict", 2, "expected one matrix file\n%s", help);
@@ -104,8 +124,10 @@ int cmd_predict(int argc, char **argv) {
     goto out;
   }
   if (ndev == 0) {
-    rc = cli_error("predict", 2, "no calibration for %s devices in %s: run 'cgmodel calibrate%s' first",
-                   kind ? kind : "any", cgm_db_path(db), kind && !strcmp(kind, "cuda") ? " --devices cuda:all" : "");
+    rc = cli_error("predict", 2,
+                   "no calibration for %s devices in %s: run 'cgmodel calibrate%s' first",
+                   kind ? kind : "any", cgm_db_path(db),
+                   kind && !strcmp(kind, "cuda") ? " --devices cuda:all" : "");
     goto out;
   }
   if (cgm_mm_read_csr(path, &A, &mm, &err) || cgm_features_compute(&A, &f, &err) ||
@@ -123,15 +145,19 @@ int cmd_predict(int argc, char **argv) {
       cJSON_AddItemToObject(o, "features", cgm_features_json(&f, &mm));
       cJSON *arr = cJSON_AddArrayToObject(o, "candidates");
       for (int i = 0; i < nc; i++) cJSON_AddItemToArray(arr, candidate_json(&c[i], devs));
-      if (best >= 0) cJSON_AddItemToObject(o, "choice", candidate_json(&c[best], devs));
-      else cJSON_AddNullToObject(o, "choice");
+      if (best >= 0)
+        cJSON_AddItemToObject(o, "choice", candidate_json(&c[best], devs));
+      else
+        cJSON_AddNullToObject(o, "choice");
       cJSON_AddStringToObject(o, "reason", why);
       rc = cli_print_json(o);
     } else {
       printf("matrix      %s: x = %d, nnz = %lld, rows %d..%d (avg %.1f)\n", path, f.x,
              (long long)f.nnz, f.row_min, f.row_max, f.row_avg);
-      if (best >= 0) printf("recommended %s\n\n", why);
-      else printf("recommended none (%s)\n\n", why);
+      if (best >= 0)
+        printf("recommended %s\n\n", why);
+      else
+        printf("recommended none (%s)\n\n", why);
       printf("%-34s %-8s %-6s %2s %4s %-5s %11s %8s %8s %7s %9s %s\n", "device", "backend", "prec",
              "N", "GPUs", "xchg", "us/iter", "GFLOPS", "real", "speedup", "memory", "");
       for (int i = 0; i < nc; i++) {

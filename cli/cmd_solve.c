@@ -52,15 +52,21 @@ static int parse(int argc, char **argv, solve_args *s) {
   int64_t v;
   double d;
   while (cli_next(&a)) {
-    if (cli_flag(&a, "--json")) s->json = 1;
-    else if (cli_flag(&a, "--auto")) s->autotune = 1;
-    else if (cli_flag(&a, "--no-record")) s->record = 0;
-    else if (cli_opt(&a, "--db")) s->db = a.value;
+    if (cli_flag(&a, "--json"))
+      s->json = 1;
+    else if (cli_flag(&a, "--auto"))
+      s->autotune = 1;
+    else if (cli_flag(&a, "--no-record"))
+      s->record = 0;
+    else if (cli_opt(&a, "--db"))
+      s->db = a.value;
     else if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
       fputs(help, stdout);
       return -1;
-    } else if (cli_opt(&a, "--rhs")) s->rhs = a.value;
-    else if (cli_opt(&a, "-o")) s->out = a.value;
+    } else if (cli_opt(&a, "--rhs"))
+      s->rhs = a.value;
+    else if (cli_opt(&a, "-o"))
+      s->out = a.value;
     else if (cli_opt(&a, "--backend")) {
       s->explicit_backend = 1;
       if (!cgm_backend_parse(a.value, &s->o.backend))
@@ -82,16 +88,21 @@ static int parse(int argc, char **argv, solve_args *s) {
     } else if (cli_int(&a, "--gpus", 1, 1024, &v)) {
       s->o.gpus = (int)v;
       if (!s->layout_option) s->layout_option = "--gpus";
-    }
-    else if (cli_int(&a, "--maxiter", 1, 1000000000, &v)) s->o.maxiter = (int)v;
-    else if (cli_int(&a, "--check-every", 1, 100000, &v)) s->o.check_every = (int)v;
-    else if (cli_int(&a, "--threads", 1, 4096, &v)) s->o.threads = (int)v;
-    else if (cli_double(&a, "--tol", 1e-300, 1.0, &d)) s->o.tol = d;
-    else cli_unknown(&a);
+    } else if (cli_int(&a, "--maxiter", 1, 1000000000, &v))
+      s->o.maxiter = (int)v;
+    else if (cli_int(&a, "--check-every", 1, 100000, &v))
+      s->o.check_every = (int)v;
+    else if (cli_int(&a, "--threads", 1, 4096, &v))
+      s->o.threads = (int)v;
+    else if (cli_double(&a, "--tol", 1e-300, 1.0, &d))
+      s->o.tol = d;
+    else
+      cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("solve", 2, "%s", a.error);
   if (s->autotune && s->layout_option)
-    return cli_error("solve", 2, "--auto chooses the block size, B_x, GPUs and exchange: drop %s (or --auto)",
+    return cli_error("solve", 2,
+                     "--auto chooses the block size, B_x, GPUs and exchange: drop %s (or --auto)",
                      s->layout_option);
   if (a.npositional != 1) return cli_error("solve", 2, "expected one matrix file\n%s", help);
   s->matrix = a.positional[0];
@@ -105,11 +116,14 @@ static void print_human(const solve_args *s, const cgm_csr *A, const cgm_solve_r
   printf("backend     %s on %s, %s precision, block %d x %d, B_x %d\n",
          cgm_backend_name(s->o.backend), r->device, cgm_precision_name(s->o.precision),
          s->o.layout.n, s->o.layout.n, s->o.layout.bx);
-  if (r->converged) printf("converged   yes, %d iterations\n", r->iterations);
-  else printf("converged   NO after %d iterations: %s\n", r->iterations, r->stop_reason);
+  if (r->converged)
+    printf("converged   yes, %d iterations\n", r->iterations);
+  else
+    printf("converged   NO after %d iterations: %s\n", r->iterations, r->stop_reason);
   printf("residual    ||b - Ax|| / ||b|| = %.3e (solver estimate %.3e, target %.1e)\n",
          r->relative_residual, r->solver_residual, tol);
-  if (solution_error >= 0) printf("error       ||x - 1|| / ||1|| = %.3e (b = A * ones)\n", solution_error);
+  if (solution_error >= 0)
+    printf("error       ||x - 1|| / ||1|| = %.3e (b = A * ones)\n", solution_error);
   printf("time        %.3f us per iteration (median), %.3f ms solve, %.3f ms setup\n",
          1e6 * r->time_per_iter_s, 1e3 * r->time_solve_s, 1e3 * r->time_setup_s);
 }
@@ -122,7 +136,8 @@ static int local_devices(cgm_tuner_device *devs, int ndev, int *cpu, int *gpu) {
   if (!cgm_describe_cpu(&d, 0, &e)) *cpu = cgm_find_device(devs, ndev, true, d.model);
   if (cgm_cuda_device_count() > 0 && !cgm_describe_cuda(0, &d, &e)) {
     *gpu = cgm_find_device(devs, ndev, false, d.model);
-    if (*gpu >= 0 && devs[*gpu].gpus > cgm_cuda_device_count()) devs[*gpu].gpus = cgm_cuda_device_count();
+    if (*gpu >= 0 && devs[*gpu].gpus > cgm_cuda_device_count())
+      devs[*gpu].gpus = cgm_cuda_device_count();
   }
   return 0;
 }
@@ -134,11 +149,14 @@ static int autotune(solve_args *s, const cgm_csr *A, const cgm_features *f, cgm_
   local_devices(devs, ndev, &cpu, &gpu);
   cgm_tuner_device local[2];
   int nl = 0;
-  if (gpu >= 0 && (!s->explicit_backend || s->o.backend != CGM_BACKEND_CPU)) local[nl++] = devs[gpu];
-  if (cpu >= 0 && (!s->explicit_backend || s->o.backend == CGM_BACKEND_CPU)) local[nl++] = devs[cpu];
+  if (gpu >= 0 && (!s->explicit_backend || s->o.backend != CGM_BACKEND_CPU))
+    local[nl++] = devs[gpu];
+  if (cpu >= 0 && (!s->explicit_backend || s->o.backend == CGM_BACKEND_CPU))
+    local[nl++] = devs[cpu];
   if (nl == 0)
-    return cli_error("solve", 2,
-                     "--auto: no calibration of this machine's devices; run 'cgmodel calibrate' first");
+    return cli_error(
+        "solve", 2,
+        "--auto: no calibration of this machine's devices; run 'cgmodel calibrate' first");
   cgm_tuner_opts to = cgm_tuner_opts_default();
   to.precisions = s->explicit_precision ? 1u << s->o.precision : 3u;
   to.exchanges = (1u << CGM_EXCHANGE_HALO) | (1u << CGM_EXCHANGE_P2P);
@@ -233,7 +251,8 @@ int cmd_solve(int argc, char **argv) {
       cgm_error e2 = {0};
       cgm_solve_opts po = s.o;
       (void)cgm_bcsr_params_check(&po.layout, &e2);
-      if (cgm_predict_config(&A, &f, &devs[d], &po, &predicted, &e2) == CGM_OK && isfinite(predicted))
+      if (cgm_predict_config(&A, &f, &devs[d], &po, &predicted, &e2) == CGM_OK &&
+          isfinite(predicted))
         cal_id = devs[d].calibration_id;
     }
     if (s.autotune && !s.json) fprintf(stderr, "cgmodel solve --auto: %s\n", why);

@@ -111,24 +111,35 @@ int cmd_validate(int argc, char **argv) {
     if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
       fputs(help, stdout);
       return 0;
-    } else if (cli_flag(&a, "--json")) json = 1;
-    else if (cli_opt(&a, "--db")) db_path = a.value;
-    else if (cli_opt(&a, "--csv")) csv = a.value;
-    else if (cli_opt(&a, "--backend")) backends = a.value;
-    else if (cli_int(&a, "--gpus", 1, 8, &v)) maxg = (int)v;
-    else if (cli_int(&a, "--iters", 10, 100000, &v)) iters = (int)v;
+    } else if (cli_flag(&a, "--json"))
+      json = 1;
+    else if (cli_opt(&a, "--db"))
+      db_path = a.value;
+    else if (cli_opt(&a, "--csv"))
+      csv = a.value;
+    else if (cli_opt(&a, "--backend"))
+      backends = a.value;
+    else if (cli_int(&a, "--gpus", 1, 8, &v))
+      maxg = (int)v;
+    else if (cli_int(&a, "--iters", 10, 100000, &v))
+      iters = (int)v;
     else if (cli_opt(&a, "--precision")) {
       cgm_precision p;
-      if (!strcmp(a.value, "both")) precisions = 3;
-      else if (cgm_precision_parse(a.value, &p)) precisions = 1u << p;
-      else return cli_error("validate", 2, "--precision: '%s' is not single, double or both", a.value);
-    } else cli_unknown(&a);
+      if (!strcmp(a.value, "both"))
+        precisions = 3;
+      else if (cgm_precision_parse(a.value, &p))
+        precisions = 1u << p;
+      else
+        return cli_error("validate", 2, "--precision: '%s' is not single, double or both", a.value);
+    } else
+      cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("validate", 2, "%s", a.error);
   if (strcmp(backends, "all") && strcmp(backends, "cpu") && strcmp(backends, "cuda") &&
       strcmp(backends, "cusparse"))
     return cli_error("validate", 2, "--backend: '%s' is not cpu, cuda, cusparse or all", backends);
-  if (a.npositional != 1) return cli_error("validate", 2, "expected a directory or list file\n%s", help);
+  if (a.npositional != 1)
+    return cli_error("validate", 2, "expected a directory or list file\n%s", help);
   int nm = 0;
   char **mats = matrix_list(a.positional[0], &nm);
   if (!mats || nm == 0) {
@@ -159,7 +170,8 @@ int cmd_validate(int argc, char **argv) {
   bool want_cuda = !strcmp(backends, "all") || !strcmp(backends, "cuda");
   bool want_cusp = !strcmp(backends, "all") || !strcmp(backends, "cusparse");
   if ((want_cpu ? cpu : -1) < 0 && (want_cuda || want_cusp ? gpu : -1) < 0) {
-    rc = cli_error("validate", 2, "no calibration of this machine's devices in %s: run 'cgmodel calibrate'",
+    rc = cli_error("validate", 2,
+                   "no calibration of this machine's devices in %s: run 'cgmodel calibrate'",
                    cgm_db_path(db));
     goto out;
   }
@@ -174,7 +186,8 @@ int cmd_validate(int argc, char **argv) {
       continue;
     }
     if (cgm_features_compute(&A, &f, &e) || !f.symmetric || !f.positive_diagonal) {
-      fprintf(stderr, "cgmodel validate: skipped %s: not symmetric with a positive diagonal\n", mats[mi]);
+      fprintf(stderr, "cgmodel validate: skipped %s: not symmetric with a positive diagonal\n",
+              mats[mi]);
       cgm_csr_free(&A);
       continue;
     }
@@ -240,7 +253,8 @@ int cmd_validate(int argc, char **argv) {
      * against the best measured configuration. */
     int best_pred = -1, best_meas = -1;
     for (int i = first; i < R.n; i++) {
-      if (isfinite(R.v[i].pred) && (best_pred < 0 || R.v[i].pred < R.v[best_pred].pred)) best_pred = i;
+      if (isfinite(R.v[i].pred) && (best_pred < 0 || R.v[i].pred < R.v[best_pred].pred))
+        best_pred = i;
       if (best_meas < 0 || R.v[i].meas < R.v[best_meas].meas) best_meas = i;
     }
     if (best_pred >= 0 && best_meas >= 0) {
@@ -257,8 +271,10 @@ int cmd_validate(int argc, char **argv) {
   }
   if (!json && cli_stderr_is_tty()) fputc('\n', stderr);
   if (R.n == 0) {
-    rc = cli_error("validate", 2, "nothing was measured: no matrix of %s could be predicted and run "
-                   "on the calibrated devices (the notes above say why)", a.positional[0]);
+    rc = cli_error("validate", 2,
+                   "nothing was measured: no matrix of %s could be predicted and run "
+                   "on the calibrated devices (the notes above say why)",
+                   a.positional[0]);
     goto out;
   }
   if (csv) {
@@ -267,12 +283,14 @@ int cmd_validate(int argc, char **argv) {
       rc = cli_error("validate", 3, "cannot write %s", csv);
       goto out;
     }
-    fprintf(f, "matrix,backend,precision,block,gpus,predicted_s,predicted_paper_s,measured_s,rel_error,rel_error_paper\n");
+    fprintf(f, "matrix,backend,precision,block,gpus,predicted_s,predicted_paper_s,measured_s,rel_"
+               "error,rel_error_paper\n");
     for (int i = 0; i < R.n; i++) {
       const row *r = &R.v[i];
-      fprintf(f, "%s,%s,%s,%d,%d,%.9g,%.9g,%.9g,%.6f,%.6f\n", r->matrix, cgm_backend_name(r->backend),
-              cgm_precision_name(r->precision), r->block, r->gpus, r->pred, r->pred_paper, r->meas,
-              fabs(r->pred - r->meas) / r->meas, fabs(r->pred_paper - r->meas) / r->meas);
+      fprintf(f, "%s,%s,%s,%d,%d,%.9g,%.9g,%.9g,%.6f,%.6f\n", r->matrix,
+              cgm_backend_name(r->backend), cgm_precision_name(r->precision), r->block, r->gpus,
+              r->pred, r->pred_paper, r->meas, fabs(r->pred - r->meas) / r->meas,
+              fabs(r->pred_paper - r->meas) / r->meas);
     }
     fclose(f);
   }
@@ -315,8 +333,8 @@ int cmd_validate(int argc, char **argv) {
         cJSON_AddItemToArray(groups, g);
       } else {
         printf("%-8s %-6s %2d %4d %5d %9.1f%% %10.4f %9.1f%% %9.1f%% %11.1f%%\n",
-               cgm_backend_name(p->backend), cgm_precision_name(p->precision), p->block, p->gpus, k1,
-               100 * avg, var, 100 * med, 100 * p90, 100 * pavg);
+               cgm_backend_name(p->backend), cgm_precision_name(p->precision), p->block, p->gpus,
+               k1, 100 * avg, var, 100 * med, 100 * p90, 100 * pavg);
       }
     }
     free(e1);
@@ -334,9 +352,10 @@ int cmd_validate(int argc, char **argv) {
       rc = cli_print_json(o);
     } else {
       cJSON_Delete(groups);
-      printf("tuner: choice within 5%% of the best measured on %d of %d matrices; mean regret %.3f, "
-             "worst %.3f\n",
-             within5, nregret, nregret ? regret_sum / nregret : NAN, regret_max);
+      printf(
+          "tuner: choice within 5%% of the best measured on %d of %d matrices; mean regret %.3f, "
+          "worst %.3f\n",
+          within5, nregret, nregret ? regret_sum / nregret : NAN, regret_max);
     }
   }
 out:

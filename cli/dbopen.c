@@ -12,7 +12,8 @@ int cli_db_open(const char *cmd, const char *path, bool create, cgm_db **db) {
   const char *p = path ? path : cgm_db_default_path(buf, sizeof buf);
   struct stat sb;
   if (!create && stat(p, &sb) != 0)
-    return cli_error(cmd, 2, "no calibration yet: %s does not exist; run 'cgmodel calibrate' first", p);
+    return cli_error(cmd, 2, "no calibration yet: %s does not exist; run 'cgmodel calibrate' first",
+                     p);
   cgm_error err = {0};
   if (cgm_db_open(p, create, db, &err)) return cli_report(cmd, &err);
   return 0;

@@ -29,7 +29,9 @@ int cli_print_json(cJSON *obj) {
   return ok ? 0 : cli_error("json", 3, "cannot write to stdout");
 }
 
-int cli_stderr_is_tty(void) { return isatty(STDERR_FILENO); }
+int cli_stderr_is_tty(void) {
+  return isatty(STDERR_FILENO);
+}
 
 cJSON *cli_solve_json(const cgm_solve_result *r, const cgm_solve_opts *o, double tol, int maxiter) {
   cJSON *j = cJSON_CreateObject();

@@ -38,12 +38,18 @@ void cgm_error_clear(cgm_error *err) {
 
 const char *cgm_status_name(cgm_status s) {
   switch (s) {
-  case CGM_OK: return "ok";
-  case CGM_ENOCONV: return "not converged";
-  case CGM_EINPUT: return "bad input";
-  case CGM_ERUNTIME: return "runtime failure";
+  case CGM_OK:
+    return "ok";
+  case CGM_ENOCONV:
+    return "not converged";
+  case CGM_EINPUT:
+    return "bad input";
+  case CGM_ERUNTIME:
+    return "runtime failure";
   }
   return "unknown";
 }
 
-const char *cgm_version(void) { return CGM_VERSION_STRING; }
+const char *cgm_version(void) {
+  return CGM_VERSION_STRING;
+}

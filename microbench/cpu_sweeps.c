@@ -66,8 +66,10 @@ static void run_cg4(void *p) {
 
 static void run_cg5(void *p) {
   vec_args *a = p;
-  if (a->prec == CGM_PREC_SINGLE) cgm_cpu_cg5_f32(a->np, 0.5f, a->v, a->r, a->d);
-  else cgm_cpu_cg5_f64(a->np, 0.5, a->v, a->r, a->d);
+  if (a->prec == CGM_PREC_SINGLE)
+    cgm_cpu_cg5_f32(a->np, 0.5f, a->v, a->r, a->d);
+  else
+    cgm_cpu_cg5_f64(a->np, 0.5, a->v, a->r, a->d);
 }
 
 static cgm_status vector_sweep(cpu_run *R, cgm_error *err) {
@@ -87,8 +89,10 @@ static cgm_status vector_sweep(cpu_run *R, cgm_error *err) {
   for (int64_t i = 0; i < nmax; i++)
     for (int b = 0; b < 5; b++) {
       double v = mb_value(i * 5 + b);
-      if (w == 4) ((float *)buf[b])[i] = (float)v;
-      else ((double *)buf[b])[i] = v;
+      if (w == 4)
+        ((float *)buf[b])[i] = (float)v;
+      else
+        ((double *)buf[b])[i] = v;
     }
   for (int e = rg.lo; e <= rg.hi && !st; e += rg.step) {
     vec_args a = {R->prec, (int64_t)1 << e, buf[0], buf[1], buf[2], buf[3], buf[4]};
@@ -123,8 +127,10 @@ typedef struct {
 
 static void run_spmv(void *p) {
   spmv_args *a = p;
-  if (a->prec == CGM_PREC_SINGLE) cgm_cpu_spmv_f32(a->B, a->val, a->x, a->y, a->x);
-  else cgm_cpu_spmv_f64(a->B, a->val, a->x, a->y, a->x);
+  if (a->prec == CGM_PREC_SINGLE)
+    cgm_cpu_spmv_f32(a->B, a->val, a->x, a->y, a->x);
+  else
+    cgm_cpu_spmv_f64(a->B, a->val, a->x, a->y, a->x);
 }
 
 static cgm_status spmv_one(void *ctx, const cgm_csr *A, const char *variant, const char *source,
@@ -142,8 +148,10 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, const char *variant, con
     st = cgm_fail(err, CGM_ERUNTIME, "out of memory for the SpMV sweep");
   } else {
     for (int64_t i = 0; i < rows; i++) {
-      if (w == 4) ((float *)x)[i] = (float)mb_value(i);
-      else ((double *)x)[i] = mb_value(i);
+      if (w == 4)
+        ((float *)x)[i] = (float)mb_value(i);
+      else
+        ((double *)x)[i] = mb_value(i);
     }
     if (R->prec == CGM_PREC_SINGLE)
       for (int64_t i = 0; i < nv; i++) ((float *)val)[i] = (float)B.val[i];
@@ -170,7 +178,8 @@ cgm_status cgm_mb_run_cpu(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progres
   for (int p = 0; p < 2; p++) {
     if (!(o->precisions & (1u << p))) continue;
     R.total += 2 * ((vr.hi - vr.lo) / vr.step + 1);
-    for (int b = 0; b < CGM_NBLOCKSIZES; b++) R.total += mb_matrix_count(cgm_block_sizes[b], false, o->quick);
+    for (int b = 0; b < CGM_NBLOCKSIZES; b++)
+      R.total += mb_matrix_count(cgm_block_sizes[b], false, o->quick);
   }
   for (int p = 0; p < 2; p++) {
     if (!(o->precisions & (1u << p))) continue;

@@ -76,7 +76,9 @@ out:
 }
 
 /* Launches per graph: enough work to dwarf the replay's own overhead. */
-int launches_for(double bytes) { return bytes < 1e7 ? 32 : (bytes < 1e8 ? 8 : 2); }
+int launches_for(double bytes) {
+  return bytes < 1e7 ? 32 : (bytes < 1e8 ? 8 : 2);
+}
 
 /* ------------------------------------------------------------ loads --- */
 
@@ -98,8 +100,7 @@ __global__ void load_variable(const T *__restrict__ base, int nvec, int64_t m, d
   if (s == -1.0) out[blockIdx.x] = s;
 }
 
-template <typename T>
-__global__ void fill(T *p, int64_t n) {
+template <typename T> __global__ void fill(T *p, int64_t n) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     double f = (double)i * 0.6180339887498949;
@@ -107,8 +108,7 @@ __global__ void fill(T *p, int64_t n) {
   }
 }
 
-template <typename T>
-cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_error *err) {
+template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_error *err) {
   mb_range rg = mb_vector_range(true, R->o->quick);
   const int w = sizeof(T);
   const int64_t mmax = (int64_t)1 << rg.hi;
@@ -172,7 +172,8 @@ cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_error *err) {
                               v[4], &o, red, R->sms, s);
       };
       auto cg5 = [&]() {
-        return cgm_launch_cg5((cgm_precision)R->prec, m, st_dev, 1, 0, 1, v[2], v[1], v[4], R->sms, s);
+        return cgm_launch_cg5((cgm_precision)R->prec, m, st_dev, 1, 0, 1, v[2], v[1], v[4], R->sms,
+                              s);
       };
       auto dot = [&]() {
         return cgm_launch_dot((cgm_precision)R->prec, m, v[0], v[1], sink + 8192, red, R->sms, s);
@@ -258,7 +259,8 @@ int grid_sizes(bool quick, int *k) {
 
 cgm_status solve_sample(run_t *R, const cgm_csr *A, cgm_backend be, int gpus, cgm_exchange ex,
                         cgm_solve_result *res, cgm_error *err) {
-  double *b = (double *)malloc(sizeof(double) * A->nrows), *x = (double *)malloc(sizeof(double) * A->nrows);
+  double *b = (double *)malloc(sizeof(double) * A->nrows),
+         *x = (double *)malloc(sizeof(double) * A->nrows);
   if (!b || !x) {
     free(b);
     free(x);
@@ -335,7 +337,8 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
   for (int p = 0; p < 2; p++) {
     if (!(o->precisions & (1u << p))) continue;
     R.total += ((vr.hi - vr.lo) / vr.step + 1) * (8 + 3);
-    for (int b = 0; b < CGM_NBLOCKSIZES; b++) R.total += mb_matrix_count(cgm_block_sizes[b], true, o->quick);
+    for (int b = 0; b < CGM_NBLOCKSIZES; b++)
+      R.total += mb_matrix_count(cgm_block_sizes[b], true, o->quick);
     R.total += nk * (1 + 3 * (o->gpus > 1 ? o->gpus - 1 : 0));
   }
   cudaStream_t s;
@@ -344,7 +347,8 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
   for (int p = 0; p < 2 && !st; p++) {
     if (!(o->precisions & (1u << p))) continue;
     R.prec = p;
-    st = p == CGM_PREC_SINGLE ? vector_sweeps<float>(&R, s, err) : vector_sweeps<double>(&R, s, err);
+    st =
+        p == CGM_PREC_SINGLE ? vector_sweeps<float>(&R, s, err) : vector_sweeps<double>(&R, s, err);
     for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
       spmv_ctx c = {&R, cgm_block_sizes[b]};
       st = mb_for_each_matrix(c.n, true, o->quick, spmv_one, &c, err);

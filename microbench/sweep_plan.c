@@ -45,8 +45,15 @@ static int poisson_k(double elems, int n) {
 }
 
 /* The walk: 3 dense kinds and 3 real kinds per size. */
-enum { KIND_DENSE_POISSON, KIND_DENSE_UNIFORM, KIND_DENSE_POWERLAW, KIND_REAL_POISSON,
-       KIND_REAL_ELASTICITY, KIND_REAL_RANDOM, KINDS };
+enum {
+  KIND_DENSE_POISSON,
+  KIND_DENSE_UNIFORM,
+  KIND_DENSE_POWERLAW,
+  KIND_REAL_POISSON,
+  KIND_REAL_ELASTICITY,
+  KIND_REAL_RANDOM,
+  KINDS
+};
 
 static cgm_status make(int kind, int n, double elems, cgm_csr *A, char *src, size_t nsrc,
                        cgm_error *err) {

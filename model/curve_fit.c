@@ -82,10 +82,10 @@ static void constant_fit(const double *m, const double *b, int n, const char *wh
 }
 
 /* A power law B ~ m^k as Eq. 3 (mu far above the samples, u = log2 m): the
- * least-squares line of ln B over u, for a piece that still rises where Eq. 3's plateau is not sampled (a CPU
- * whose caches end before its throughput saturates). Flat or falling data
- * (under 2% per doubling) get the constant; a rise steeper than 65% per
- * doubling (time falling with size) gets nothing: false. */
+ * least-squares line of ln B over u, for a piece that still rises where Eq. 3's plateau is not
+ * sampled (a CPU whose caches end before its throughput saturates). Flat or falling data (under 2%
+ * per doubling) get the constant; a rise steeper than 65% per doubling (time falling with size)
+ * gets nothing: false. */
 static bool power_fit(const double *m, const double *b, int n, const char *why, cgm_fit *f) {
   double su = 0, sy = 0, suu = 0, suy = 0;
   for (int i = 0; i < n; i++) {
@@ -123,7 +123,8 @@ static bool power_fit(const double *m, const double *b, int n, const char *why, 
 cgm_status cgm_fit_curve(const double *m, const double *b, int n, cgm_curve_fit *out,
                          cgm_error *err) {
   memset(out, 0, sizeof *out);
-  if (n < 4) return cgm_fail(err, CGM_EINPUT, "degenerate data: %d samples, the fit needs at least 4", n);
+  if (n < 4)
+    return cgm_fail(err, CGM_EINPUT, "degenerate data: %d samples, the fit needs at least 4", n);
   double *pts = malloc(sizeof(double) * 2 * (size_t)n), *mm = malloc(sizeof(double) * (size_t)n),
          *bb = malloc(sizeof(double) * (size_t)n);
   cgm_status st = CGM_OK;
@@ -133,8 +134,9 @@ cgm_status cgm_fit_curve(const double *m, const double *b, int n, cgm_curve_fit 
   }
   for (int i = 0; i < n; i++) {
     if (!(m[i] > 0) || !(b[i] > 0) || !isfinite(m[i]) || !isfinite(b[i])) {
-      st = cgm_fail(err, CGM_EINPUT, "degenerate data: sample %d (m %g, B %g) is not positive and finite",
-                    i, m[i], b[i]);
+      st = cgm_fail(err, CGM_EINPUT,
+                    "degenerate data: sample %d (m %g, B %g) is not positive and finite", i, m[i],
+                    b[i]);
       goto done;
     }
     pts[2 * i] = m[i], pts[2 * i + 1] = b[i];
@@ -157,7 +159,8 @@ cgm_status cgm_fit_curve(const double *m, const double *b, int n, cgm_curve_fit 
   if (st || !out->lo.converged) {
     char why[160];
     snprintf(why, sizeof why, "%.150s", st ? e.msg : out->lo.message);
-    if (nlo >= 3 && power_fit(mm, bb, nlo, why, &out->lo)) fallback = true, st = CGM_OK;
+    if (nlo >= 3 && power_fit(mm, bb, nlo, why, &out->lo))
+      fallback = true, st = CGM_OK;
     else if (st) {
       if (err) *err = e;
       goto done;

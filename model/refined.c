@@ -96,9 +96,9 @@ double cgm_map_time(const cgm_device_model *m, int n, int gpus, int exchange, do
   const int w = (int)m->width;
   double rows = x / gpus, blocks = e / ((double)n * n) / gpus;
   double slots = rows / n, nslices = slots / (32.0 / n);
-  cgm_segment_shape s = {(int64_t)ceil(rows), cgm_spmv_bytes((int64_t)ceil(blocks), (int64_t)ceil(slots),
-                                                            (int64_t)ceil(nslices), n,
-                                                            (int64_t)ceil(rows), w)};
+  cgm_segment_shape s = {(int64_t)ceil(rows),
+                         cgm_spmv_bytes((int64_t)ceil(blocks), (int64_t)ceil(slots),
+                                        (int64_t)ceil(nslices), n, (int64_t)ceil(rows), w)};
   cgm_segment_shape segs[8];
   for (int g = 0; g < gpus && g < 8; g++) segs[g] = s;
   double xbytes = exchange == 2 /* host: x n */ ? x * gpus * w : (gpus - 1) * x * w;

@@ -91,7 +91,8 @@ static cgm_status fit_group(const sample_vec *sv, const char *kernel, const char
     cgm_fit f;
     cgm_error e = {0};
     cgm_status st = CGM_OK;
-    if (kind < CGM_FIT_REL) st = cgm_fit_sigmoid(m, b, cnt, (cgm_fit_kind)kind, &f, &e);
+    if (kind < CGM_FIT_REL)
+      st = cgm_fit_sigmoid(m, b, cnt, (cgm_fit_kind)kind, &f, &e);
     else if (kind == CGM_FIT_REL) {
       st = cgm_fit_curve(m, b, cnt, &cf, &e);
       have_curve = !st;
@@ -140,7 +141,8 @@ static void model_from_fits(const cgm_db_fit *fits, int nfits, int prec, cgm_dev
   m->width = prec == CGM_PREC_SINGLE ? 4 : 8;
   for (int i = 0; i < nfits; i++) {
     const cgm_db_fit *f = &fits[i];
-    if (f->precision != prec || !f->converged || (f->kind != CGM_FIT_REL && f->kind != CGM_FIT_REL_HI))
+    if (f->precision != prec || !f->converged ||
+        (f->kind != CGM_FIT_REL && f->kind != CGM_FIT_REL_HI))
       continue;
     cgm_regime *hi;
     bool *have;
@@ -226,8 +228,8 @@ static cgm_status fit_all(sample_vec *sv, unsigned precisions, cgm_db_fit **out,
   for (int p = 0; p < 2; p++)
     for (int ex = 0; ex < 4; ex++)
       for (int G = 2; G <= 8; G++)
-        fit_group(sv, "xfer", cgm_exchange_name((cgm_exchange)ex), cgm_exchange_name((cgm_exchange)ex),
-                  p, G, fits, nfits, max_fits, rep, ri);
+        fit_group(sv, "xfer", cgm_exchange_name((cgm_exchange)ex),
+                  cgm_exchange_name((cgm_exchange)ex), p, G, fits, nfits, max_fits, rep, ri);
   *out = fits;
   return CGM_OK;
 }
@@ -259,12 +261,13 @@ cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err)
         if (fscanf(f, "%lf", &l1) == 1) snprintf(load, sizeof load, " (load average %.2f)", l1);
         fclose(f);
       }
-      return cgm_fail(err, CGM_ERUNTIME,
-                      "CPU timings disturbed: CG4 on %.0f elements took %.3g ms, %.0f%% of the %.3g ms "
-                      "on %.0f elements, where the time should grow with the size: other processes "
-                      "compete for the cores%s. Nothing was stored; calibrate the CPU on an idle "
-                      "machine, or with --threads below the idle cores",
-                      m[1], 1e3 * ts, 100 * ts / tl, 1e3 * tl, m[n - 2], load);
+      return cgm_fail(
+          err, CGM_ERUNTIME,
+          "CPU timings disturbed: CG4 on %.0f elements took %.3g ms, %.0f%% of the %.3g ms "
+          "on %.0f elements, where the time should grow with the size: other processes "
+          "compete for the cores%s. Nothing was stored; calibrate the CPU on an idle "
+          "machine, or with --threads below the idle cores",
+          m[1], 1e3 * ts, 100 * ts / tl, 1e3 * tl, m[n - 2], load);
     }
   }
   return CGM_OK;
@@ -325,8 +328,10 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
     for (int i = 0; i < nfits && !st; i++) st = cgm_db_fit_add(db, cal.id, &fits[i], err);
     double secs = cgm_now() - t0;
     if (!st) st = cgm_db_calibration_finish(db, cal.id, secs, err);
-    if (!st) st = cgm_db_commit(db, err);
-    else cgm_db_rollback(db);
+    if (!st)
+      st = cgm_db_commit(db, err);
+    else
+      cgm_db_rollback(db);
     rep->cal[ri].id = cal.id;
     rep->cal[ri].seconds = secs;
     rep->cal[ri].samples = sv.n;
@@ -367,25 +372,30 @@ cgm_status cgm_calibrate_plan(const char *devices, cgm_calibrate_plan_t *plan, c
       char *end;
       long first = strtol(tok + 5, &end, 10);
       int count = 1;
-      if (end == tok + 5 || *end) return cgm_fail(err, CGM_EINPUT, "--devices: '%s' is not cuda:K", tok);
+      if (end == tok + 5 || *end)
+        return cgm_fail(err, CGM_EINPUT, "--devices: '%s' is not cuda:K", tok);
       while (next && next[0] >= '0' && next[0] <= '9') {
         long k = strtol(next, &end, 10);
         if (*end || k != first + count)
           return cgm_fail(err, CGM_EINPUT,
-                          "--devices: '%s' after cuda:%ld: list consecutive GPUs (cuda:0,1,2)", next, first);
+                          "--devices: '%s' after cuda:%ld: list consecutive GPUs (cuda:0,1,2)",
+                          next, first);
         count++;
         next = strtok_r(NULL, ",", &save);
       }
       if (first != 0 && count > 1)
-        return cgm_fail(err, CGM_EINPUT, "--devices: cuda:%ld,...: several GPUs start at cuda:0 (the "
-                        "multi-GPU sweeps use GPUs 0..K-1)", first);
+        return cgm_fail(err, CGM_EINPUT,
+                        "--devices: cuda:%ld,...: several GPUs start at cuda:0 (the "
+                        "multi-GPU sweeps use GPUs 0..K-1)",
+                        first);
       if (first + count > ndev)
         return cgm_fail(err, CGM_EINPUT, "--devices: CUDA device %ld does not exist (%d present)",
                         first + count - 1, ndev);
       snprintf(name, 32, "cuda:%ld", first);
       *gpus = count;
     } else {
-      return cgm_fail(err, CGM_EINPUT, "--devices: '%s' is not cpu, cuda:all or cuda:0[,1...]", tok);
+      return cgm_fail(err, CGM_EINPUT, "--devices: '%s' is not cpu, cuda:all or cuda:0[,1...]",
+                      tok);
     }
     plan->count++;
     tok = next;

@@ -37,7 +37,8 @@ cgm_status cgm_describe_cpu(cgm_db_device *d, int threads, cgm_error *err) {
     fclose(f);
   }
   /* The thread count is part of the device: its curves depend on it. */
-  snprintf(d->model, sizeof d->model, "%s (%d thread%s)", model, d->threads, d->threads == 1 ? "" : "s");
+  snprintf(d->model, sizeof d->model, "%s (%d thread%s)", model, d->threads,
+           d->threads == 1 ? "" : "s");
   long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
   if (pages > 0 && psize > 0) d->mem_total = (int64_t)pages * psize;
   if (gethostname(d->host, sizeof d->host) != 0) snprintf(d->host, sizeof d->host, "unknown");
@@ -79,7 +80,8 @@ typedef struct {
   cgm_tuner_device *t;
   cgm_device_model *models; /* [2], per precision: t->model or t->paper */
   int prio[2][64];
-  int want; /* CGM_FIT_REL: with the fallbacks; WANT_PAPER; another kind: only that kind (the maps) */
+  int want; /* CGM_FIT_REL: with the fallbacks; WANT_PAPER; another kind: only that kind (the maps)
+             */
 } fit_ctx;
 
 static int fit_rank(int want, int kind) {
@@ -212,8 +214,8 @@ static int take_calibration(const cgm_db_calibration *c, const cgm_db_device *d,
   return 0;
 }
 
-cgm_status cgm_load_devices_kind(cgm_db *db, const char *kind, int fit_kind, cgm_tuner_device **devs,
-                                 int *count, cgm_error *err) {
+cgm_status cgm_load_devices_kind(cgm_db *db, const char *kind, int fit_kind,
+                                 cgm_tuner_device **devs, int *count, cgm_error *err) {
   load_ctx L;
   memset(&L, 0, sizeof L);
   L.db = db;
@@ -306,9 +308,12 @@ cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *pat
   snprintf(s.precision, sizeof s.precision, "%s", cgm_precision_name(o->precision));
   snprintf(s.exchange, sizeof s.exchange, "%s",
            o->backend == CGM_BACKEND_CUDA && o->gpus > 1 ? cgm_exchange_name(o->exchange) : "");
-  if (o->backend == CGM_BACKEND_CPU) snprintf(s.devices, sizeof s.devices, "cpu");
-  else if (o->gpus > 1) snprintf(s.devices, sizeof s.devices, "cuda:0-%d", o->gpus - 1);
-  else snprintf(s.devices, sizeof s.devices, "cuda:0");
+  if (o->backend == CGM_BACKEND_CPU)
+    snprintf(s.devices, sizeof s.devices, "cpu");
+  else if (o->gpus > 1)
+    snprintf(s.devices, sizeof s.devices, "cuda:0-%d", o->gpus - 1);
+  else
+    snprintf(s.devices, sizeof s.devices, "cuda:0");
   s.block = o->layout.n;
   s.bx = o->layout.bx;
   s.gpus = o->backend == CGM_BACKEND_CPU ? 0 : o->gpus;

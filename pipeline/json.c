@@ -39,4 +39,3 @@ cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm) {
   }
   return o;
 }
-

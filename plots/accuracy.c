@@ -65,7 +65,8 @@ cgm_status cgm_plot_accuracy(cgm_db *db, const cgm_plot_opts *o, cgm_plot_files 
   if (S.n == 0) {
     st = cgm_fail(err, CGM_EINPUT,
                   "no solve in %s has a prediction: run 'cgmodel calibrate', then 'cgmodel solve' "
-                  "(or 'cgmodel validate')", cgm_db_path(db));
+                  "(or 'cgmodel validate')",
+                  cgm_db_path(db));
     goto out;
   }
   qsort(S.v, S.n, sizeof *S.v, cmp_solve);
@@ -75,13 +76,15 @@ cgm_status cgm_plot_accuracy(cgm_db *db, const cgm_plot_opts *o, cgm_plot_files 
     st = err && err->code ? err->code : CGM_ERUNTIME;
     goto out;
   }
-  fprintf(fd, "# cgmodel plot accuracy: every solve of %s with a prediction, one index block per group\n",
-          cgm_db_path(db));
+  fprintf(
+      fd,
+      "# cgmodel plot accuracy: every solve of %s with a prediction, one index block per group\n",
+      cgm_db_path(db));
   fprintf(fd, "# relative error = |predicted - measured| / measured\n");
   /* Group by group: index block, title, style. */
   int ng = 0;
   double sum_all = 0, lo = INFINITY, hi = 0;
-  char (*title)[160] = calloc((size_t)S.n, sizeof *title);
+  char(*title)[160] = calloc((size_t)S.n, sizeof *title);
   int *color = calloc((size_t)S.n, sizeof *color), *pt = calloc((size_t)S.n, sizeof *pt);
   if (!title || !color || !pt) {
     free(title);
@@ -96,13 +99,16 @@ cgm_status cgm_plot_accuracy(cgm_db *db, const cgm_plot_opts *o, cgm_plot_files 
     while (k < S.n && same_group(&S.v[k], &S.v[i])) sum += rel_err(&S.v[k++]);
     const cgm_db_solve *g = &S.v[i];
     if (ng) fputs("\n\n", fd);
-    fprintf(fd, "# group %d: backend %s precision %s block %d gpus %d: %d solves, average relative error %.4f\n",
+    fprintf(fd,
+            "# group %d: backend %s precision %s block %d gpus %d: %d solves, average relative "
+            "error %.4f\n",
             ng, g->backend, g->precision, g->block, g->gpus, k - i, sum / (k - i));
     fprintf(fd, "# measured_s predicted_s rel_error block gpus solve_id matrix_id\n");
     for (int q = i; q < k; q++) {
       const cgm_db_solve *s = &S.v[q];
-      fprintf(fd, "%.9g %.9g %.6g %d %d %lld %lld\n", s->time_per_iter_s, s->predicted_time_per_iter_s,
-              rel_err(s), s->block, s->gpus, (long long)s->id, (long long)s->matrix_id);
+      fprintf(fd, "%.9g %.9g %.6g %d %d %lld %lld\n", s->time_per_iter_s,
+              s->predicted_time_per_iter_s, rel_err(s), s->block, s->gpus, (long long)s->id,
+              (long long)s->matrix_id);
       const double v[2] = {s->time_per_iter_s, s->predicted_time_per_iter_s};
       for (int c = 0; c < 2; c++) {
         if (v[c] < lo) lo = v[c];
@@ -110,17 +116,24 @@ cgm_status cgm_plot_accuracy(cgm_db *db, const cgm_plot_opts *o, cgm_plot_files 
       }
     }
     char who[64];
-    if (!strcmp(g->backend, "cpu")) snprintf(who, sizeof who, "CPU");
-    else if (!strcmp(g->backend, "cuda")) snprintf(who, sizeof who, "%d GPU%s", g->gpus, g->gpus > 1 ? "s" : "");
-    else snprintf(who, sizeof who, "%s%s", g->backend, g->gpus > 1 ? " (several GPUs)" : "");
-    snprintf(title[ng], sizeof title[ng], "%s%s%s, %d×%d: %d solve%s, %.1f%%", who, one_prec ? "" : ", ",
-             one_prec ? "" : g->precision, g->block, g->block, k - i, k - i > 1 ? "s" : "",
-             100 * sum / (k - i));
+    if (!strcmp(g->backend, "cpu"))
+      snprintf(who, sizeof who, "CPU");
+    else if (!strcmp(g->backend, "cuda"))
+      snprintf(who, sizeof who, "%d GPU%s", g->gpus, g->gpus > 1 ? "s" : "");
+    else
+      snprintf(who, sizeof who, "%s%s", g->backend, g->gpus > 1 ? " (several GPUs)" : "");
+    snprintf(title[ng], sizeof title[ng], "%s%s%s, %d×%d: %d solve%s, %.1f%%", who,
+             one_prec ? "" : ", ", one_prec ? "" : g->precision, g->block, g->block, k - i,
+             k - i > 1 ? "s" : "", 100 * sum / (k - i));
     /* colour: block size; point: backend and GPU count */
     int bi = cgm_block_index(g->block);
     color[ng] = bi < 0 ? 4 : bi;
-    pt[ng] = !strcmp(g->backend, "cpu") ? 7 : !strcmp(g->backend, "cusparse") ? 3
-             : g->gpus <= 1 ? 5 : g->gpus == 2 ? 9 : g->gpus <= 4 ? 13 : 11;
+    pt[ng] = !strcmp(g->backend, "cpu")        ? 7
+             : !strcmp(g->backend, "cusparse") ? 3
+             : g->gpus <= 1                    ? 5
+             : g->gpus == 2                    ? 9
+             : g->gpus <= 4                    ? 13
+                                               : 11;
     sum_all += sum;
     ng++;
     i = k;
@@ -133,8 +146,10 @@ cgm_status cgm_plot_accuracy(cgm_db *db, const cgm_plot_opts *o, cgm_plot_files 
     static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#7f7f7f"};
     gp_var(gp, "solves", rd);
     char t[300];
-    snprintf(t, sizeof t, "predicted against measured time per iteration: %d solve%s, average relative "
-             "error %.1f%%", S.n, S.n > 1 ? "s" : "", 100 * sum_all / S.n);
+    snprintf(t, sizeof t,
+             "predicted against measured time per iteration: %d solve%s, average relative "
+             "error %.1f%%",
+             S.n, S.n > 1 ? "s" : "", 100 * sum_all / S.n);
     fprintf(gp, "plot_title = ");
     gp_string(gp, t);
     fprintf(gp, "\nlo = %.6g; hi = %.6g\nngroups = %d\n", lo / 1.6, hi * 1.6, ng);

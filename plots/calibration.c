@@ -50,8 +50,8 @@ typedef struct {
   int index; /* index block in its file */
   char title[160];
   const char *color;
-  int pt;    /* samples */
-  int dt;    /* curves */
+  int pt; /* samples */
+  int dt; /* curves */
 } element;
 
 typedef struct {
@@ -111,8 +111,9 @@ static cgm_status add_samples(cal_build *B, const char *kernel, const char *vari
   *any = cnt > 0;
   if (!cnt) return CGM_OK;
   if (B->nseries) fputs("\n\n", B->fs);
-  fprintf(B->fs, "# series %d: kernel %s variant %s block %d precision %s, %d samples\n", B->nseries,
-          kernel, *variant ? variant : "-", block, cgm_precision_name((cgm_precision)B->prec), cnt);
+  fprintf(B->fs, "# series %d: kernel %s variant %s block %d precision %s, %d samples\n",
+          B->nseries, kernel, *variant ? variant : "-", block,
+          cgm_precision_name((cgm_precision)B->prec), cnt);
   fprintf(B->fs, "# m bytes seconds gbps source\n");
   for (int i = 0; i < B->sv->n; i++) {
     const cgm_sample *s = &B->sv->v[i];
@@ -142,7 +143,8 @@ static const cgm_db_fit *other_piece(const cal_build *B, const cgm_db_fit *f) {
   for (int i = 0; i < B->fv->n; i++) {
     const cgm_db_fit *g = &B->fv->v[i];
     if (g != f && g->kind >= CGM_FIT_REL && g->kind != f->kind && g->converged &&
-        match(g->kernel, g->variant, g->block, g->precision, f->kernel, f->variant, f->block, f->precision))
+        match(g->kernel, g->variant, g->block, g->precision, f->kernel, f->variant, f->block,
+              f->precision))
       return g;
   }
   return NULL;
@@ -156,7 +158,8 @@ static cgm_status add_fits(cal_build *B, const char *kernel, const char *variant
     if (!(B->kinds & (1u << (kind == CGM_FIT_REL_HI ? CGM_FIT_REL : kind)))) continue;
     for (int i = 0; i < B->fv->n; i++) {
       const cgm_db_fit *f = &B->fv->v[i];
-      if (f->kind != kind || !match(f->kernel, f->variant, f->block, f->precision, kernel, variant, block, B->prec))
+      if (f->kind != kind ||
+          !match(f->kernel, f->variant, f->block, f->precision, kernel, variant, block, B->prec))
         continue;
       if (!f->converged || !(f->nu > 0) || !(f->sigma > 0) || !isfinite(f->mu)) {
         B->skipped_fits++;
@@ -177,9 +180,12 @@ static cgm_status add_fits(cal_build *B, const char *kernel, const char *variant
       if (other && kind == CGM_FIT_REL && other->m_lo > 0) hi = fmin(hi, log2(other->m_lo));
       if (other && kind == CGM_FIT_REL_HI && f->m_lo > 0) lo = fmax(lo, log2(f->m_lo));
       if (B->ncurves) fputs("\n\n", B->fc);
-      fprintf(B->fc, "# curve %d: kernel %s variant %s block %d precision %s, %s fit: mu %.6g sigma %.6g nu %.6g GB/s\n",
+      fprintf(B->fc,
+              "# curve %d: kernel %s variant %s block %d precision %s, %s fit: mu %.6g sigma %.6g "
+              "nu %.6g GB/s\n",
               B->ncurves, kernel, *variant ? variant : "-", block,
-              cgm_precision_name((cgm_precision)B->prec), cgm_fit_kind_name(kind), f->mu, f->sigma, f->nu);
+              cgm_precision_name((cgm_precision)B->prec), cgm_fit_kind_name(kind), f->mu, f->sigma,
+              f->nu);
       fprintf(B->fc, "# m gbps (Eq. 3)\n");
       cgm_sigmoid sg = {f->mu, f->sigma, f->nu};
       const int np = 160;
@@ -191,8 +197,8 @@ static cgm_status add_fits(cal_build *B, const char *kernel, const char *variant
       if (!e) return CGM_ERUNTIME;
       e->is_sample = false;
       e->index = B->ncurves++;
-      snprintf(e->title, sizeof e->title, "%s%s μ=%.2f σ=%.2f ν=%.4g", prefix, cgm_fit_kind_name(kind), f->mu,
-               f->sigma, f->nu);
+      snprintf(e->title, sizeof e->title, "%s%s μ=%.2f σ=%.2f ν=%.4g", prefix,
+               cgm_fit_kind_name(kind), f->mu, f->sigma, f->nu);
       e->color = color;
       e->dt = kind_dt[kind];
       (*drawn)++;
@@ -218,7 +224,8 @@ static void panel_end(cal_build *B, bool any) {
 static bool has_samples(const cal_build *B, const char *kernel, const char *variant, int block) {
   for (int i = 0; i < B->sv->n; i++) {
     const cgm_sample *s = &B->sv->v[i];
-    if (match(s->kernel, s->variant, s->block, s->precision, kernel, variant, block, B->prec)) return true;
+    if (match(s->kernel, s->variant, s->block, s->precision, kernel, variant, block, B->prec))
+      return true;
   }
   return false;
 }
@@ -257,7 +264,8 @@ static cgm_status build(cal_build *B, int gpus) {
       char t[64], pre[32];
       snprintf(t, sizeof t, "n = %d vector%s", nv, nv > 1 ? "s" : "");
       snprintf(pre, sizeof pre, "n=%d ", nv);
-      st = add_group(B, "load", grids[g], nv, "load", grids[g], t, pre, colors[b], groups > 2, &any);
+      st =
+          add_group(B, "load", grids[g], nv, "load", grids[g], t, pre, colors[b], groups > 2, &any);
       some |= any;
     }
     panel_end(B, some);
@@ -294,7 +302,8 @@ static cgm_status build(cal_build *B, int gpus) {
     int G = gpus;
     if (G <= 0)
       for (int i = 0; i < B->sv->n; i++)
-        if (!strcmp(B->sv->v[i].kernel, "mgpu") && B->sv->v[i].precision == B->prec && B->sv->v[i].block > G)
+        if (!strcmp(B->sv->v[i].kernel, "mgpu") && B->sv->v[i].precision == B->prec &&
+            B->sv->v[i].block > G)
           G = B->sv->v[i].block;
     if (G >= 2) {
       snprintf(title, sizeof title, "exchange on %d GPUs (points: whole iterations)", G);
@@ -345,8 +354,8 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
   int have = 0;
   for (int i = 0; i < sv.n; i++) have += sv.v[i].precision == prec;
   if (!have) {
-    st = cgm_fail(err, CGM_EINPUT, "calibration %lld holds no %s-precision samples", (long long)cal_id,
-                  cgm_precision_name((cgm_precision)prec));
+    st = cgm_fail(err, CGM_EINPUT, "calibration %lld holds no %s-precision samples",
+                  (long long)cal_id, cgm_precision_name((cgm_precision)prec));
     goto out;
   }
   B.j = &J;
@@ -360,9 +369,12 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
     st = err && err->code ? err->code : CGM_ERUNTIME;
     goto out;
   }
-  fprintf(fs, "# cgmodel calibration %lld (%s %s, %s): measured throughput, GB/s = bytes / seconds / 1e9\n",
-          (long long)cal_id, dev.kind, dev.model, cal.created);
-  fprintf(fc, "# cgmodel calibration %lld: Eq. 3, B(m) = nu / (1 + exp(-(log2 m - mu) / sigma)) GB/s\n",
+  fprintf(
+      fs,
+      "# cgmodel calibration %lld (%s %s, %s): measured throughput, GB/s = bytes / seconds / 1e9\n",
+      (long long)cal_id, dev.kind, dev.model, cal.created);
+  fprintf(fc,
+          "# cgmodel calibration %lld: Eq. 3, B(m) = nu / (1 + exp(-(log2 m - mu) / sigma)) GB/s\n",
           (long long)cal_id);
   B.fs = fs;
   B.fc = fc;
@@ -371,14 +383,17 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
     goto out;
   }
   /* Every fit of the calibration, drawn or not. */
-  fprintf(ff, "# cgmodel calibration %lld (%s %s): every Eq. 3 fit; kind avg = least squares, max = "
-              "envelope, rel = relative least squares (the model's), rel-hi = its piece past a CPU's cache peak\n", (long long)cal_id, dev.kind, dev.model);
-  fprintf(ff, "# kernel variant precision block kind mu sigma nu se_mu se_sigma se_nu r2 rms n converged\n");
+  fprintf(ff,
+          "# cgmodel calibration %lld (%s %s): every Eq. 3 fit; kind avg = least squares, max = "
+          "envelope, rel = relative least squares (the model's), rel-hi = its piece past a CPU's "
+          "cache peak\n",
+          (long long)cal_id, dev.kind, dev.model);
+  fprintf(ff, "# kernel variant precision block kind mu sigma nu se_mu se_sigma se_nu r2 rms n "
+              "converged\n");
   for (int i = 0; i < fv.n; i++) {
     const cgm_db_fit *f = &fv.v[i];
     fprintf(ff, "%s %s %s %d %s ", f->kernel, f->variant[0] ? f->variant : "-",
-            cgm_precision_name((cgm_precision)f->precision), f->block,
-            cgm_fit_kind_name(f->kind));
+            cgm_precision_name((cgm_precision)f->precision), f->block, cgm_fit_kind_name(f->kind));
     const double v[] = {f->mu, f->sigma, f->nu, f->se_mu, f->se_sigma, f->se_nu, f->r2, f->rms};
     for (int k = 0; k < 8; k++) {
       gp_num(ff, v[k]);
@@ -417,8 +432,8 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
   gp_var(gp, "curves", rc);
   gp_var(gp, "fits", rf);
   char ttl[600];
-  snprintf(ttl, sizeof ttl, "calibration %lld: %s (%s), %s precision, %s", (long long)cal_id, dev.model,
-           dev.kind, cgm_precision_name((cgm_precision)prec), cal.created);
+  snprintf(ttl, sizeof ttl, "calibration %lld: %s (%s), %s precision, %s", (long long)cal_id,
+           dev.model, dev.kind, cgm_precision_name((cgm_precision)prec), cal.created);
   fprintf(gp, "plot_title = ");
   gp_string(gp, ttl);
   fprintf(gp, "\nrows = %d\ncols = %d\nnpanels = %d\n", rows, cols, B.npanels);
@@ -434,22 +449,25 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
     double kh = entries * (fsz - 2) * 1.45 + 12, a = kh < 0.8 * ph ? kh / (ph - kh) : 4.0;
     fprintf(gp, "ptitle[%d] = ", p + 1);
     gp_string(gp, B.pn[p].title);
-    fprintf(gp, "; e0[%d] = %d; e1[%d] = %d; head[%d] = %.3f\n", p + 1, B.pn[p].e0, p + 1, B.pn[p].e1,
-            p + 1, a);
+    fprintf(gp, "; e0[%d] = %d; e1[%d] = %d; head[%d] = %.3f\n", p + 1, B.pn[p].e0, p + 1,
+            B.pn[p].e1, p + 1, a);
   }
   /* Element k: file, index block, key title, and line style 100 + k. */
   int ne = B.nel > 0 ? B.nel : 1;
-  fprintf(gp, "array efile[%d]\narray eindex[%d]\narray ecol[%d]\narray etitle[%d]\n", ne, ne, ne, ne);
+  fprintf(gp, "array efile[%d]\narray eindex[%d]\narray ecol[%d]\narray etitle[%d]\n", ne, ne, ne,
+          ne);
   for (int k = 0; k < B.nel; k++) {
     const element *e = &B.el[k];
     fprintf(gp, "efile[%d] = %s; eindex[%d] = %d; ecol[%d] = %d; etitle[%d] = ", k + 1,
-            e->is_sample ? "samples" : "curves", k + 1, e->index, k + 1, e->is_sample ? 4 : 2, k + 1);
+            e->is_sample ? "samples" : "curves", k + 1, e->index, k + 1, e->is_sample ? 4 : 2,
+            k + 1);
     gp_string(gp, e->title);
     if (e->is_sample)
-      fprintf(gp, "\nset style line %d lt nodraw lc rgb '%s' pt %d ps %.2f\n", 100 + k + 1, e->color, e->pt,
-              J.fmt == CGM_PLOT_SVG ? 0.7 : 0.9);
+      fprintf(gp, "\nset style line %d lt nodraw lc rgb '%s' pt %d ps %.2f\n", 100 + k + 1,
+              e->color, e->pt, J.fmt == CGM_PLOT_SVG ? 0.7 : 0.9);
     else
-      fprintf(gp, "\nset style line %d lc rgb '%s' lw 2 dt %d pt -1\n", 100 + k + 1, e->color, e->dt);
+      fprintf(gp, "\nset style line %d lc rgb '%s' lw 2 dt %d pt -1\n", 100 + k + 1, e->color,
+              e->dt);
   }
   st = plot_script_finish(&J, gp, err); /* closes gp */
   gp = NULL;

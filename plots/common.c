@@ -19,8 +19,10 @@
 cgm_status cgm_plot_format_of(const char *path, cgm_plot_format *fmt, cgm_error *err) {
   const char *slash = path ? strrchr(path, '/') : NULL;
   const char *dot = path ? strrchr(slash ? slash : path, '.') : NULL;
-  if (dot && !strcasecmp(dot, ".png")) *fmt = CGM_PLOT_PNG;
-  else if (dot && !strcasecmp(dot, ".svg")) *fmt = CGM_PLOT_SVG;
+  if (dot && !strcasecmp(dot, ".png"))
+    *fmt = CGM_PLOT_PNG;
+  else if (dot && !strcasecmp(dot, ".svg"))
+    *fmt = CGM_PLOT_SVG;
   else
     return cgm_fail(err, CGM_EINPUT, "-o %s: the picture must end in .png or .svg",
                     path && *path ? path : "''");
@@ -37,8 +39,10 @@ cgm_status cgm_plot_find_gnuplot(char *path, size_t size, cgm_error *err) {
     const char *e = strchr(s, ':');
     size_t n = e ? (size_t)(e - s) : strlen(s);
     char cand[1024];
-    if (n == 0) snprintf(cand, sizeof cand, "./gnuplot");
-    else snprintf(cand, sizeof cand, "%.*s/gnuplot", (int)(n < 1000 ? n : 1000), s);
+    if (n == 0)
+      snprintf(cand, sizeof cand, "./gnuplot");
+    else
+      snprintf(cand, sizeof cand, "%.*s/gnuplot", (int)(n < 1000 ? n : 1000), s);
     struct stat sb;
     if (stat(cand, &sb) == 0 && S_ISREG(sb.st_mode) && access(cand, X_OK) == 0) {
       snprintf(path, size, "%s", cand);
@@ -47,9 +51,10 @@ cgm_status cgm_plot_find_gnuplot(char *path, size_t size, cgm_error *err) {
     if (!e) break;
     s = e + 1;
   }
-  return cgm_fail(err, CGM_ERUNTIME,
-                  "gnuplot is not installed (not found on PATH): the pictures are drawn by gnuplot; "
-                  "install it (Debian/Ubuntu: apt-get install gnuplot-nox, or scripts/deps.sh)");
+  return cgm_fail(
+      err, CGM_ERUNTIME,
+      "gnuplot is not installed (not found on PATH): the pictures are drawn by gnuplot; "
+      "install it (Debian/Ubuntu: apt-get install gnuplot-nox, or scripts/deps.sh)");
 }
 
 void plot_note(cgm_plot_files *files, const char *fmt, ...) {
@@ -86,7 +91,8 @@ cgm_status plot_begin(plot_job *j, const cgm_plot_opts *o, const char *name, cgm
   memset(j, 0, sizeof *j);
   memset(files, 0, sizeof *files);
   j->files = files;
-  if (!o || !o->out || !*o->out) return cgm_fail(err, CGM_EINPUT, "no output picture (-o FILE.png|FILE.svg)");
+  if (!o || !o->out || !*o->out)
+    return cgm_fail(err, CGM_EINPUT, "no output picture (-o FILE.png|FILE.svg)");
   if (strlen(o->out) >= 900) return cgm_fail(err, CGM_EINPUT, "-o: the path is too long");
   cgm_status st = cgm_plot_format_of(o->out, &j->fmt, err);
   if (st) return st;
@@ -103,8 +109,11 @@ cgm_status plot_begin(plot_job *j, const cgm_plot_opts *o, const char *name, cgm
                     name, o->scripts_dir && *o->scripts_dir ? o->scripts_dir : "(no directory)");
   snprintf(j->picture, sizeof j->picture, "%s", o->out);
   const char *slash = strrchr(o->out, '/');
-  if (slash) snprintf(j->dir, sizeof j->dir, "%.*s", (int)(slash - o->out == 0 ? 1 : slash - o->out), o->out);
-  else snprintf(j->dir, sizeof j->dir, ".");
+  if (slash)
+    snprintf(j->dir, sizeof j->dir, "%.*s", (int)(slash - o->out == 0 ? 1 : slash - o->out),
+             o->out);
+  else
+    snprintf(j->dir, sizeof j->dir, ".");
   const char *b = slash ? slash + 1 : o->out;
   const char *dot = strrchr(b, '.');
   snprintf(j->base, sizeof j->base, "%.*s", (int)(dot - b), b);
@@ -117,8 +126,10 @@ cgm_status plot_begin(plot_job *j, const cgm_plot_opts *o, const char *name, cgm
 
 static void full_path(const plot_job *j, const char *rel, char *out, size_t n) {
   int k;
-  if (!strcmp(j->dir, ".") && j->picture[0] != '.') k = snprintf(out, n, "%s", rel);
-  else k = snprintf(out, n, "%s/%s", j->dir, rel);
+  if (!strcmp(j->dir, ".") && j->picture[0] != '.')
+    k = snprintf(out, n, "%s", rel);
+  else
+    k = snprintf(out, n, "%s/%s", j->dir, rel);
   if (k < 0 || (size_t)k >= n) out[0] = 0; /* cannot happen: plot_begin limits the path */
 }
 
@@ -168,8 +179,10 @@ void gp_var(FILE *f, const char *name, const char *value) {
 }
 
 void gp_num(FILE *f, double v) {
-  if (isfinite(v)) fprintf(f, "%.9g", v);
-  else fputs("NaN", f);
+  if (isfinite(v))
+    fprintf(f, "%.9g", v);
+  else
+    fputs("NaN", f);
 }
 
 int plot_font_size(const plot_job *j) {
@@ -200,8 +213,10 @@ FILE *plot_script_open(plot_job *j, const char *what, cgm_error *err) {
   const int d = j->fmt == CGM_PLOT_SVG ? 3 : 2, d1 = 1;
   fprintf(f, "fs = %d\n", fs);
   /* Font macros for the templates (font options take no expressions): @Fm2 .. @Fp2, @Fb. */
-  fprintf(f, "Fm2 = \"',%d'\"; Fm1 = \"',%d'\"; F0 = \"',%d'\"; Fp1 = \"',%d'\"; Fp2 = \"',%d'\"; "
-             "Fb = \"',%d:Bold'\"\n", fs - d, fs - d1, fs, fs + d1, fs + d, fs);
+  fprintf(f,
+          "Fm2 = \"',%d'\"; Fm1 = \"',%d'\"; F0 = \"',%d'\"; Fp1 = \"',%d'\"; Fp2 = \"',%d'\"; "
+          "Fb = \"',%d:Bold'\"\n",
+          fs - d, fs - d1, fs, fs + d1, fs + d, fs);
   fprintf(f, "set terminal %s size %d,%d enhanced font 'Sans,%d' background rgb 'white'\n",
           j->fmt == CGM_PLOT_SVG ? "svg" : "pngcairo", j->width, j->height, fs);
   /* the picture's own name, its extension's case kept (FILE.PNG too) */
@@ -277,12 +292,13 @@ cgm_status plot_run(plot_job *j, cgm_error *err) {
   close(pfd[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return cgm_fail(err, CGM_ERUNTIME, "waiting for gnuplot: %s", strerror(errno));
+    if (errno != EINTR)
+      return cgm_fail(err, CGM_ERUNTIME, "waiting for gnuplot: %s", strerror(errno));
   while (len > 0 && (msg[len - 1] == '\n' || msg[len - 1] == ' ')) msg[--len] = 0;
   const char *tail = len > 400 ? msg + len - 400 : msg;
   if (!WIFEXITED(status))
-    return cgm_fail(err, CGM_ERUNTIME, "gnuplot was killed (signal %d) drawing %s", WTERMSIG(status),
-                    j->picture);
+    return cgm_fail(err, CGM_ERUNTIME, "gnuplot was killed (signal %d) drawing %s",
+                    WTERMSIG(status), j->picture);
   if (WEXITSTATUS(status) == 127)
     return cgm_fail(err, CGM_ERUNTIME, "cannot run %s (gnuplot)", j->gnuplot);
   if (WEXITSTATUS(status) == 126)

@@ -18,9 +18,15 @@ int cgm_map_grid_ne(void) {
 }
 
 /* The meaningful region in log10 space: diagonal (e = x) .. dense (e = x^2). */
-static double in1(double lx, double le) { return le - lx; }     /* >= 0 */
-static double in2(double lx, double le) { return 2 * lx - le; } /* >= 0 */
-static bool inside(double lx, double le) { return in1(lx, le) >= -1e-9 && in2(lx, le) >= -1e-9; }
+static double in1(double lx, double le) {
+  return le - lx;
+} /* >= 0 */
+static double in2(double lx, double le) {
+  return 2 * lx - le;
+} /* >= 0 */
+static bool inside(double lx, double le) {
+  return in1(lx, le) >= -1e-9 && in2(lx, le) >= -1e-9;
+}
 
 /* Clips segment p-q to the half-plane g >= 0 (g linear); false if nothing is left. */
 static bool clip(double p[2], double q[2], double (*g)(double, double)) {
@@ -29,8 +35,10 @@ static bool clip(double p[2], double q[2], double (*g)(double, double)) {
   if (a >= 0 && b >= 0) return true;
   double t = a / (a - b);
   double r[2] = {p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])};
-  if (a < 0) p[0] = r[0], p[1] = r[1];
-  else q[0] = r[0], q[1] = r[1];
+  if (a < 0)
+    p[0] = r[0], p[1] = r[1];
+  else
+    q[0] = r[0], q[1] = r[1];
   return true;
 }
 
@@ -64,7 +72,8 @@ static int contour(const double *v, const double *lx, const double *le, int nx, 
   for (int i = 0; i + 1 < nx; i++)
     for (int j = 0; j + 1 < ne; j++) {
       /* corners counter-clockwise: (i,j) (i+1,j) (i+1,j+1) (i,j+1) */
-      const double c[4] = {v[i * ne + j], v[(i + 1) * ne + j], v[(i + 1) * ne + j + 1], v[i * ne + j + 1]};
+      const double c[4] = {v[i * ne + j], v[(i + 1) * ne + j], v[(i + 1) * ne + j + 1],
+                           v[i * ne + j + 1]};
       const double cx[4] = {lx[i], lx[i + 1], lx[i + 1], lx[i]};
       const double cy[4] = {le[j], le[j], le[j + 1], le[j + 1]};
       bool ok = true;
@@ -93,7 +102,8 @@ static int contour(const double *v, const double *lx, const double *le, int nx, 
           }
         }
         for (int s = 0; s < np / 2; s++) {
-          double p[2] = {px[pairs[s][0]], py[pairs[s][0]]}, q[2] = {px[pairs[s][1]], py[pairs[s][1]]};
+          double p[2] = {px[pairs[s][0]], py[pairs[s][0]]},
+                 q[2] = {px[pairs[s][1]], py[pairs[s][1]]};
           if (clip(p, q, in1) && clip(p, q, in2) && (p[0] != q[0] || p[1] != q[1]))
             if (seg_add(S, p, q)) return 1;
         }
@@ -130,15 +140,20 @@ static void label_pos(const segs *C, int from, double *x, double *y) {
 
 /* Iso-GFLOPS lines of v at 1-2-5 levels inside (lo, hi), as index block
  * `block` of fi (segments with their level) and fl (label positions). */
-static int isolines(FILE *fi, FILE *fl, int block, const double *v, const double *lx, const double *le,
-                    int nx, int ne, double lo, double hi) {
+static int isolines(FILE *fi, FILE *fl, int block, const double *v, const double *lx,
+                    const double *le, int nx, int ne, double lo, double hi) {
   if (block) {
     fputs("\n\n", fi);
     fputs("\n\n", fl);
   }
-  fprintf(fi, "# block %d: iso-GFLOPS lines of GFLOPS_%s: log10x log10e GFLOPS (a NaN line after every segment)\n", block, block ? "G" : "1");
-  fprintf(fl, "# block %d: label positions of the iso-GFLOPS lines of GFLOPS_%s: log10x log10e GFLOPS\n",
+  fprintf(fi,
+          "# block %d: iso-GFLOPS lines of GFLOPS_%s: log10x log10e GFLOPS (a NaN line after every "
+          "segment)\n",
           block, block ? "G" : "1");
+  fprintf(
+      fl,
+      "# block %d: label positions of the iso-GFLOPS lines of GFLOPS_%s: log10x log10e GFLOPS\n",
+      block, block ? "G" : "1");
   int written = 0;
   if (lo > 0 && hi > lo) {
     double lev[64];
@@ -178,8 +193,8 @@ static int isolines(FILE *fi, FILE *fl, int block, const double *v, const double
   return 0;
 }
 
-cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
-                        const cgm_plot_opts *o, cgm_plot_files *files, cgm_error *err) {
+cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, const cgm_plot_opts *o,
+                        cgm_plot_files *files, cgm_error *err) {
   plot_job J;
   cgm_status st = plot_begin(&J, o, "map.gp", files, err);
   if (st) return st;
@@ -204,13 +219,17 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
   int G = mo->gpus;
   bool multi = G > 1;
   if (dev->is_cpu) {
-    plot_note(files, "%s is a CPU calibration (one device, no GPUs): the speed-up panel is not "
-                     "meaningful, only the one-device panel is drawn", dev->name);
+    plot_note(files,
+              "%s is a CPU calibration (one device, no GPUs): the speed-up panel is not "
+              "meaningful, only the one-device panel is drawn",
+              dev->name);
     multi = false;
   } else if (multi && !m->have_xfer[mo->exchange][G]) {
-    plot_note(files, "calibration %lld has no %s fit of the %s exchange on %d GPUs: only the "
-                     "one-device panel is drawn, no speed-up",
-              (long long)dev->calibration_id, fits, cgm_exchange_name((cgm_exchange)mo->exchange), G);
+    plot_note(files,
+              "calibration %lld has no %s fit of the %s exchange on %d GPUs: only the "
+              "one-device panel is drawn, no speed-up",
+              (long long)dev->calibration_id, fits, cgm_exchange_name((cgm_exchange)mo->exchange),
+              G);
     multi = false;
   } else if (!multi) {
     plot_note(files, "1 GPU: only the one-device panel is drawn, no speed-up (--gpus G for G > 1)");
@@ -233,15 +252,22 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
     goto out;
   }
   if (multi)
-    fprintf(fg, "# cgmodel map: %s (calibration %lld), %s precision, %dx%d blocks, %s fits, 1 and %d GPUs, %s exchange\n",
-            dev->name, (long long)dev->calibration_id, cgm_precision_name((cgm_precision)pr), mo->block,
-            mo->block, fits, G, cgm_exchange_name((cgm_exchange)mo->exchange));
+    fprintf(fg,
+            "# cgmodel map: %s (calibration %lld), %s precision, %dx%d blocks, %s fits, 1 and %d "
+            "GPUs, %s exchange\n",
+            dev->name, (long long)dev->calibration_id, cgm_precision_name((cgm_precision)pr),
+            mo->block, mo->block, fits, G, cgm_exchange_name((cgm_exchange)mo->exchange));
   else
-    fprintf(fg, "# cgmodel map: %s (calibration %lld), %s precision, %dx%d blocks, %s fits, one device\n",
-            dev->name, (long long)dev->calibration_id, cgm_precision_name((cgm_precision)pr), mo->block,
-            mo->block, fits);
-  fprintf(fg, "# x: dimension, e: stored elements (dense %dx%d blocks); inside = 1 between the diagonal "
-              "(e = x) and dense (e = x^2) matrices\n", mo->block, mo->block);
+    fprintf(
+        fg,
+        "# cgmodel map: %s (calibration %lld), %s precision, %dx%d blocks, %s fits, one device\n",
+        dev->name, (long long)dev->calibration_id, cgm_precision_name((cgm_precision)pr), mo->block,
+        mo->block, fits);
+  fprintf(
+      fg,
+      "# x: dimension, e: stored elements (dense %dx%d blocks); inside = 1 between the diagonal "
+      "(e = x) and dense (e = x^2) matrices\n",
+      mo->block, mo->block);
   fprintf(fg, "# T: predicted time per iteration (s); GFLOPS = (2e + 15x) / T / 1e9 (Eqs. 6-7); "
               "S = T_1 / T_G; GFLOPS and S are NaN outside\n");
   fprintf(fg, "# log10x log10e x e inside T_1 T_G GFLOPS_1 GFLOPS_G S\n");
@@ -287,7 +313,8 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
   }
   fg = NULL;
   if (finite_in == 0) {
-    st = cgm_fail(err, CGM_EINPUT, "the model predicts no time anywhere on the map for calibration %lld",
+    st = cgm_fail(err, CGM_EINPUT,
+                  "the model predicts no time anywhere on the map for calibration %lld",
                   (long long)dev->calibration_id);
     goto out;
   }
@@ -302,12 +329,14 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
     goto out;
   }
   if (multi)
-    fprintf(fc, "# cgmodel map: the contour S = T_1 / T_%d = 1 inside the region, as segments\n", G);
+    fprintf(fc, "# cgmodel map: the contour S = T_1 / T_%d = 1 inside the region, as segments\n",
+            G);
   else
     fprintf(fc, "# cgmodel map: one device, no speed-up: no S = 1 contour\n");
   fprintf(fc, "# log10x log10e (a NaN line after every segment)\n");
   for (int k = 0; k < C.n; k++)
-    fprintf(fc, "%.5f %.5f\n%.5f %.5f\nNaN NaN\n", C.seg[k][0], C.seg[k][1], C.seg[k][2], C.seg[k][3]);
+    fprintf(fc, "%.5f %.5f\n%.5f %.5f\nNaN NaN\n", C.seg[k][0], C.seg[k][1], C.seg[k][2],
+            C.seg[k][3]);
   label_pos(&C, 0, &labx, &laby);
   if ((st = plot_data_close(&J, fc, rc, err))) {
     fc = NULL;
@@ -343,7 +372,8 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
       fprintf(fm, "%.5f %.5f %.9g %.9g ", mlx, mle, mk->x, mk->e);
       gp_string(fm, mk->name);
       fputc('\n', fm);
-      if (mk->x < CGM_MAP_X_LO || mk->x > CGM_MAP_X_HI || mk->e < CGM_MAP_E_LO || mk->e > CGM_MAP_E_HI)
+      if (mk->x < CGM_MAP_X_LO || mk->x > CGM_MAP_X_HI || mk->e < CGM_MAP_E_LO ||
+          mk->e > CGM_MAP_E_HI)
         outside++;
     }
     if (outside)
@@ -375,8 +405,8 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
   gp_string(gp, dev->is_cpu ? "CPU" : "GPU");
   fprintf(gp, "\ngpus = %d\nmulti = %d\n", G, multi ? 1 : 0);
   fprintf(gp, "exchange = '%s'\n", cgm_exchange_name((cgm_exchange)mo->exchange));
-  fprintf(gp, "lxlo = %g; lxhi = %g; lelo = %g; lehi = %g\n", log10(CGM_MAP_X_LO), log10(CGM_MAP_X_HI),
-          log10(CGM_MAP_E_LO), log10(CGM_MAP_E_HI));
+  fprintf(gp, "lxlo = %g; lxhi = %g; lelo = %g; lehi = %g\n", log10(CGM_MAP_X_LO),
+          log10(CGM_MAP_X_HI), log10(CGM_MAP_E_LO), log10(CGM_MAP_E_HI));
   /* Colour ranges: GFLOPS shared by both panels, S symmetric around 1 in log. */
   if (!(gmax > 0)) gmin = 0.1, gmax = 1;
   if (gmax < gmin * 1.01) gmax = gmin * 1.01;

@@ -10,11 +10,11 @@
 typedef struct plot_job {
   cgm_plot_format fmt;
   int width, height;
-  char gnuplot[1024];  /* full path */
-  char tmpl[1024];     /* full path of the template */
-  char dir[1024];      /* directory of the picture ("." if none given) */
-  char base[512];      /* picture name without directory and extension */
-  char picture[1024];  /* as given */
+  char gnuplot[1024]; /* full path */
+  char tmpl[1024];    /* full path of the template */
+  char dir[1024];     /* directory of the picture ("." if none given) */
+  char base[512];     /* picture name without directory and extension */
+  char picture[1024]; /* as given */
   cgm_plot_files *files;
 } plot_job;
 

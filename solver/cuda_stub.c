@@ -1,8 +1,12 @@
 /* The CUDA entry points of a CPU-only build: no devices, clear errors. */
 #include "solver/backend.h"
 
-int cgm_cuda_device_count(void) { return 0; }
-bool cgm_have_cuda_build(void) { return false; }
+int cgm_cuda_device_count(void) {
+  return 0;
+}
+bool cgm_have_cuda_build(void) {
+  return false;
+}
 
 static cgm_status no_cuda(cgm_error *err) {
   return cgm_fail(err, CGM_ERUNTIME,

@@ -9,9 +9,15 @@ static const char *exchange_names[] = {"nccl", "p2p", "host", "halo"};
 #define NAME_OF(table, i)                                                                          \
   ((i) >= 0 && (size_t)(i) < sizeof table / sizeof *table ? table[i] : "unknown")
 
-const char *cgm_backend_name(cgm_backend b) { return NAME_OF(backend_names, (int)b); }
-const char *cgm_precision_name(cgm_precision p) { return NAME_OF(precision_names, (int)p); }
-const char *cgm_exchange_name(cgm_exchange e) { return NAME_OF(exchange_names, (int)e); }
+const char *cgm_backend_name(cgm_backend b) {
+  return NAME_OF(backend_names, (int)b);
+}
+const char *cgm_precision_name(cgm_precision p) {
+  return NAME_OF(precision_names, (int)p);
+}
+const char *cgm_exchange_name(cgm_exchange e) {
+  return NAME_OF(exchange_names, (int)e);
+}
 
 static bool parse(const char *s, const char *const *table, int n, int *out) {
   for (int i = 0; i < n; i++)

@@ -73,8 +73,8 @@ static cgm_status check_input(const cgm_csr *A, const double *b, const double *x
   free(d);
   if (bad >= 0) {
     snprintf(res->stop_reason, sizeof res->stop_reason,
-             "matrix is not positive definite: diagonal entry (%d, %d) is %s%.6g", bad + 1,
-             bad + 1, dbad == 0.0 ? "missing or " : "", dbad);
+             "matrix is not positive definite: diagonal entry (%d, %d) is %s%.6g", bad + 1, bad + 1,
+             dbad == 0.0 ? "missing or " : "", dbad);
     return cgm_fail(err, CGM_ENOCONV, "%s", res->stop_reason);
   }
   return CGM_OK;
@@ -120,8 +120,10 @@ static cgm_status run_backend(const cgm_problem *pb, cgm_solve_result *res, cgm_
     if (o->threads > 0) omp_set_num_threads(o->threads);
     return o->precision == CGM_PREC_SINGLE ? cgm_cpu_cg_f32(pb, res, err)
                                            : cgm_cpu_cg_f64(pb, res, err);
-  case CGM_BACKEND_CUDA: return cgm_cuda_cg(pb, res, err);
-  case CGM_BACKEND_CUSPARSE: return cgm_cusparse_cg(pb, res, err);
+  case CGM_BACKEND_CUDA:
+    return cgm_cuda_cg(pb, res, err);
+  case CGM_BACKEND_CUSPARSE:
+    return cgm_cusparse_cg(pb, res, err);
   }
   return cgm_fail(err, CGM_EINPUT, "unknown backend %d", (int)o->backend);
 }
@@ -134,7 +136,8 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
   pb.opts = *o;
   cgm_status st = cgm_bcsr_params_check(&pb.opts.layout, err);
   if (st) return st;
-  if (o->gpus < 1) return cgm_fail(err, CGM_EINPUT, "number of GPUs must be >= 1 (got %d)", o->gpus);
+  if (o->gpus < 1)
+    return cgm_fail(err, CGM_EINPUT, "number of GPUs must be >= 1 (got %d)", o->gpus);
   if (o->gpus > 1 && o->backend != CGM_BACKEND_CUDA)
     return cgm_fail(err, CGM_EINPUT, "--gpus %d needs the cuda backend", o->gpus);
   st = check_input(A, b, x, res, err);

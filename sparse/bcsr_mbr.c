@@ -114,12 +114,13 @@ typedef struct {
   const int32_t *rows; /* NULL: contiguous */
 } selection;
 
-static int32_t sel_row(const selection *sel, int32_t i) { return sel->rows ? sel->rows[i] : sel->b0 + i; }
+static int32_t sel_row(const selection *sel, int32_t i) {
+  return sel->rows ? sel->rows[i] : sel->b0 + i;
+}
 
 /* Lengths of the selected block rows and the MBR slice offsets. */
 static cgm_status layout_shape(const cgm_csr *A, const selection *sel, cgm_bcsr_params p,
-                               int32_t *len, int32_t *order, int64_t *slice_ptr,
-                               cgm_error *err) {
+                               int32_t *len, int32_t *order, int64_t *slice_ptr, cgm_error *err) {
   int32_t nb = sel->nb;
 #pragma omp parallel for schedule(dynamic, 256)
   for (int32_t b = 0; b < nb; b++) {
@@ -138,9 +139,9 @@ static cgm_status layout_shape(const cgm_csr *A, const selection *sel, cgm_bcsr_
   return CGM_OK;
 }
 
-cgm_status cgm_bcsr_count(const cgm_csr *A, int32_t brow_begin, int32_t brow_end,
-                          cgm_bcsr_params p, int64_t *nblocks, int64_t *nblocks_padded,
-                          int32_t *max_row_blocks, cgm_error *err) {
+cgm_status cgm_bcsr_count(const cgm_csr *A, int32_t brow_begin, int32_t brow_end, cgm_bcsr_params p,
+                          int64_t *nblocks, int64_t *nblocks_padded, int32_t *max_row_blocks,
+                          cgm_error *err) {
   cgm_status st = cgm_bcsr_params_check(&p, err);
   if (!st) st = check_range(A, brow_begin, brow_end, p.n, err);
   if (st) return st;
@@ -209,7 +210,8 @@ int64_t cgm_bcsr_padded_count(const int32_t *len, int32_t nb, cgm_bcsr_params p)
   for (int32_t l = maxlen; l >= 0; l--) {
     int64_t c = hist[l];
     while (c > 0) {
-      if (in_slice == 0) padded += (int64_t)((l + p.bx - 1) / p.bx) * p.by * p.bx; /* a new slice starts */
+      if (in_slice == 0)
+        padded += (int64_t)((l + p.bx - 1) / p.bx) * p.by * p.bx; /* a new slice starts */
       int64_t take = p.by - in_slice < c ? p.by - in_slice : c;
       in_slice = (in_slice + take) % p.by;
       c -= take;
@@ -236,7 +238,8 @@ static void fill_block_row(const cgm_csr *A, cgm_bcsr *B, int32_t br, int32_t k,
   int32_t len = block_row_columns(A, br, n, needs_diag(A, br, n), cols);
   int64_t steps = (B->slice_ptr[k + 1] - B->slice_ptr[k]) / ((int64_t)by * bx);
   /* Position of the t-th block of this row in the slice. */
-#define BLOCK_INDEX(t) (B->slice_ptr[k] + ((t) / bx) * (int64_t)by * bx + (int64_t)j * bx + (t) % bx)
+#define BLOCK_INDEX(t)                                                                             \
+  (B->slice_ptr[k] + ((t) / bx) * (int64_t)by * bx + (int64_t)j * bx + (t) % bx)
   for (int64_t t = 0; t < steps * bx; t++) {
     int64_t q = BLOCK_INDEX(t);
     /* Padding blocks read x at the diagonal block, which the row reads anyway. */
@@ -263,8 +266,8 @@ static void fill_block_row(const cgm_csr *A, cgm_bcsr *B, int32_t br, int32_t k,
 }
 
 /* The builder over a selection of block rows; brow holds global - base. */
-static cgm_status build_sel(const cgm_csr *A, const selection *sel, int32_t base,
-                            cgm_bcsr_params p, cgm_bcsr *B, cgm_error *err) {
+static cgm_status build_sel(const cgm_csr *A, const selection *sel, int32_t base, cgm_bcsr_params p,
+                            cgm_bcsr *B, cgm_error *err) {
   const int n = p.n;
   const int32_t nb = sel->nb;
   const int32_t last = nb > 0 ? sel_row(sel, nb - 1) : base - 1;
@@ -352,8 +355,8 @@ static cgm_status build_sel(const cgm_csr *A, const selection *sel, int32_t base
   return CGM_OK;
 }
 
-cgm_status cgm_bcsr_build(const cgm_csr *A, int32_t brow_begin, int32_t brow_end,
-                          cgm_bcsr_params p, cgm_bcsr *B, cgm_error *err) {
+cgm_status cgm_bcsr_build(const cgm_csr *A, int32_t brow_begin, int32_t brow_end, cgm_bcsr_params p,
+                          cgm_bcsr *B, cgm_error *err) {
   memset(B, 0, sizeof *B);
   cgm_status st = cgm_bcsr_params_check(&p, err);
   if (!st) st = check_range(A, brow_begin, brow_end, p.n, err);

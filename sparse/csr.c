@@ -56,8 +56,10 @@ static int64_t find_entry(const cgm_csr *A, int32_t i, int32_t j) {
   while (lo <= hi) {
     int64_t mid = lo + (hi - lo) / 2;
     if (A->colidx[mid] == j) return mid;
-    if (A->colidx[mid] < j) lo = mid + 1;
-    else hi = mid - 1;
+    if (A->colidx[mid] < j)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
   }
   return -1;
 }

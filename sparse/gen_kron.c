@@ -6,11 +6,13 @@
 #include "cgmodel/sparse.h"
 
 cgm_status cgm_gen_kron(const cgm_csr *P, int n, cgm_csr *A, cgm_error *err) {
-  if (n < 1 || n > 64) return cgm_fail(err, CGM_EINPUT, "block size must be in [1, 64] (got %d)", n);
+  if (n < 1 || n > 64)
+    return cgm_fail(err, CGM_EINPUT, "block size must be in [1, 64] (got %d)", n);
   int64_t rows = (int64_t)P->nrows * n, cols = (int64_t)P->ncols * n, nnz = P->nnz * n * n;
   if (rows > INT32_MAX || cols > INT32_MAX)
-    return cgm_fail(err, CGM_EINPUT, "Kronecker product with %d x %d blocks has %lld rows: too many",
-                    n, n, (long long)rows);
+    return cgm_fail(err, CGM_EINPUT,
+                    "Kronecker product with %d x %d blocks has %lld rows: too many", n, n,
+                    (long long)rows);
   cgm_status st = cgm_csr_alloc(A, (int32_t)rows, (int32_t)cols, nnz, err);
   if (st) return st;
   for (int32_t i = 0; i < P->nrows; i++)

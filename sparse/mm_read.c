@@ -1207,7 +1207,8 @@ static int next_line(mmr *r, char **ls, char **le, int64_t *lineno) {
 /* After the L declared entries (values) only blank lines and comments may
  * follow; the first other line is an error naming it (with its first token
  * when show_token). */
-static cgm_status expect_end(mmr *r, const char *what, int64_t L, int64_t size_line, bool show_token) {
+static cgm_status expect_end(mmr *r, const char *what, int64_t L, int64_t size_line,
+                             bool show_token) {
   for (;;) {
     char *ls, *le;
     int64_t ln;

@@ -61,8 +61,8 @@ cgm_status cgm_partition(const cgm_csr *A, int n, int parts, int align, int32_t 
   if (!st) {
     st = cgm_partition_lengths(len, nb, parts, align, bounds, err);
     if (st == CGM_EINPUT) /* say which block size */
-      cgm_fail(err, CGM_EINPUT, "the matrix has %d block rows of size %d: too few for %d GPUs",
-               nb, n, parts);
+      cgm_fail(err, CGM_EINPUT, "the matrix has %d block rows of size %d: too few for %d GPUs", nb,
+               n, parts);
   }
   free(len);
   return st;
@@ -87,7 +87,8 @@ cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **
   for (int32_t b = 0; b < nb && !st; b++) p[b + 1] = p[b] + len[b];
   free(len);
   int32_t *c = st ? NULL : malloc(((size_t)p[nb] + 1) * sizeof *c);
-  if (!st && !c) st = cgm_fail(err, CGM_ERUNTIME, "out of memory for %lld blocks", (long long)p[nb]);
+  if (!st && !c)
+    st = cgm_fail(err, CGM_ERUNTIME, "out of memory for %lld blocks", (long long)p[nb]);
   if (st) {
     free(p);
     return st;
@@ -176,16 +177,20 @@ cgm_status cgm_halo_build(const cgm_csr *A, int n, const int32_t *bounds, int pa
   for (int32_t c = 0; c < nbcols; c++)
     if (mark[c]) h->cols[k++] = c;
   for (int32_t b = 0; b < b1 - b0; b++) {
-    if (is_bnd[b]) h->boundary[nbd++] = b0 + b;
-    else h->interior[ni++] = b0 + b;
+    if (is_bnd[b])
+      h->boundary[nbd++] = b0 + b;
+    else
+      h->interior[ni++] = b0 + b;
   }
   /* owner[j] = first halo column at or after segment j's first block row. */
   for (int j = 0; j <= parts; j++) {
     int32_t lo = 0, hi = h->nhalo;
     while (lo < hi) {
       int32_t mid = lo + (hi - lo) / 2;
-      if (h->cols[mid] < bounds[j]) lo = mid + 1;
-      else hi = mid;
+      if (h->cols[mid] < bounds[j])
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     h->owner[j] = lo;
   }
@@ -199,8 +204,10 @@ static int32_t find(const int32_t *v, int32_t n, int32_t c) {
   while (lo <= hi) {
     int32_t mid = lo + (hi - lo) / 2;
     if (v[mid] == c) return mid;
-    if (v[mid] < c) lo = mid + 1;
-    else hi = mid - 1;
+    if (v[mid] < c)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
   }
   return -1;
 }

@@ -16,7 +16,9 @@ static inline uint64_t test_rng(uint64_t *state) {
   return z ^ (z >> 31);
 }
 /* Uniform in [0, 1) with 53 random bits. */
-static inline double test_urand(uint64_t *state) { return (double)(test_rng(state) >> 11) * 0x1.0p-53; }
+static inline double test_urand(uint64_t *state) {
+  return (double)(test_rng(state) >> 11) * 0x1.0p-53;
+}
 
 /* ||b - A x|| / ||b|| with long-double sums. */
 static inline double test_residual(const cgm_csr *A, const double *b, const double *x) {

@@ -34,7 +34,7 @@ static int cgm_test_failures = 0;
     double _a = (double)(a), _b = (double)(b), _t = (double)(tol);                                 \
     double _s = fabs(_b) > 1.0 ? fabs(_b) : 1.0;                                                   \
     if (!(fabs(_a - _b) <= _t * _s)) {                                                             \
-      fprintf(stderr, "%s:%d: CHECK_NEAR failed: %s = %.17g, %s = %.17g, tol %g\n", __FILE__,     \
+      fprintf(stderr, "%s:%d: CHECK_NEAR failed: %s = %.17g, %s = %.17g, tol %g\n", __FILE__,      \
               __LINE__, #a, _a, #b, _b, _t);                                                       \
       cgm_test_failures++;                                                                         \
     }                                                                                              \
@@ -47,14 +47,14 @@ static int cgm_test_failures = 0;
     (void)_e;                                                                                      \
     cgm_status _st = (call);                                                                       \
     if (_st != CGM_OK) {                                                                           \
-      fprintf(stderr, "%s:%d: %s returned %d\n", __FILE__, __LINE__, #call, (int)_st);            \
+      fprintf(stderr, "%s:%d: %s returned %d\n", __FILE__, __LINE__, #call, (int)_st);             \
       cgm_test_failures++;                                                                         \
     }                                                                                              \
   } while (0)
 
 #define TEST_MAIN_END()                                                                            \
   do {                                                                                             \
-    if (cgm_test_failures) fprintf(stderr, "%d check(s) failed\n", cgm_test_failures);            \
+    if (cgm_test_failures) fprintf(stderr, "%d check(s) failed\n", cgm_test_failures);             \
     return cgm_test_failures ? 1 : 0;                                                              \
   } while (0)
 

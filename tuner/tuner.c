@@ -85,7 +85,8 @@ static cgm_status shapes(const pattern *pt, int gpus, cgm_exchange mode, int64_t
     }
     /* Interior and boundary rows, each its own layout. */
     int32_t nhalo = 0;
-    if ((st = cgm_halo_sizes(pt->bptr, pt->bcol, pt->nbcols, bounds, gpus, g, &nhalo, bnd, err))) break;
+    if ((st = cgm_halo_sizes(pt->bptr, pt->bcol, pt->nbcols, bounds, gpus, g, &nhalo, bnd, err)))
+      break;
     int32_t ni = 0, nbd = 0;
     for (int32_t b = 0; b < nrow; b++)
       if (!bnd[b]) sub[ni++] = pt->len[b0 + b];
@@ -102,15 +103,14 @@ static cgm_status shapes(const pattern *pt, int gpus, cgm_exchange mode, int64_t
   free(sub);
   free(bnd);
   if (st) return st;
-  *exchange_elems = cgm_exchange_elements(mode, gpus, rows_total, cgm_chunk_rows(bounds, gpus, n),
-                                          halo_total);
+  *exchange_elems =
+      cgm_exchange_elements(mode, gpus, rows_total, cgm_chunk_rows(bounds, gpus, n), halo_total);
   return CGM_OK;
 }
 
-cgm_status cgm_tuner_shapes(const cgm_csr *A, int n, int gpus, cgm_exchange mode,
-                            int64_t *rows, int64_t *blocks_padded, int64_t *slots,
-                            int64_t *nslices, int64_t *halo_rows, int64_t *exchange_elems,
-                            cgm_error *err) {
+cgm_status cgm_tuner_shapes(const cgm_csr *A, int n, int gpus, cgm_exchange mode, int64_t *rows,
+                            int64_t *blocks_padded, int64_t *slots, int64_t *nslices,
+                            int64_t *halo_rows, int64_t *exchange_elems, cgm_error *err) {
   pattern pt;
   cgm_status st = pattern_make(A, n, &pt, err);
   if (st) return st;
@@ -120,7 +120,8 @@ cgm_status cgm_tuner_shapes(const cgm_csr *A, int n, int gpus, cgm_exchange mode
 }
 
 /* Adds one candidate. */
-static cgm_status push(cgm_candidate **v, int *n, int *cap, const cgm_candidate *c, cgm_error *err) {
+static cgm_status push(cgm_candidate **v, int *n, int *cap, const cgm_candidate *c,
+                       cgm_error *err) {
   if (*n == *cap) {
     int nc = *cap ? 2 * *cap : 64;
     cgm_candidate *nv = realloc(*v, sizeof **v * (size_t)nc);
@@ -132,7 +133,9 @@ static cgm_status push(cgm_candidate **v, int *n, int *cap, const cgm_candidate 
   return CGM_OK;
 }
 
-static double flops(double e, double x) { return 2.0 * e + 15.0 * x; } /* Eq. 6 and 8 */
+static double flops(double e, double x) {
+  return 2.0 * e + 15.0 * x;
+} /* Eq. 6 and 8 */
 
 cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
                                 const cgm_tuner_device *devs, int ndev, const cgm_tuner_opts *o,
@@ -186,8 +189,9 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
             c.exchange = (cgm_exchange)ex;
             c.exchange_bytes = (double)xe * w;
             c.time_per_iter_s =
-                o->paper ? cgm_paper_device_time(&dv->paper[pr], n, x, e, G, ex != CGM_EXCHANGE_HOST)
-                         : cgm_refined_time(&dv->model[pr], n, G, ex, segs, c.exchange_bytes);
+                o->paper
+                    ? cgm_paper_device_time(&dv->paper[pr], n, x, e, G, ex != CGM_EXCHANGE_HOST)
+                    : cgm_refined_time(&dv->model[pr], n, G, ex, segs, c.exchange_bytes);
             c.gflops_raw = flops(e, x) / c.time_per_iter_s * 1e-9;
             c.gflops_real = flops(nnz, x) / c.time_per_iter_s * 1e-9;
             c.memory_bytes = mem;
@@ -261,17 +265,21 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
     if (best < 0) {
       int big = 0, nocurve = 0;
       for (int i = 0; i < count; i++) {
-        if (!c[i].fits) big++;
-        else if (!isfinite(c[i].time_per_iter_s)) nocurve++;
+        if (!c[i].fits)
+          big++;
+        else if (!isfinite(c[i].time_per_iter_s))
+          nocurve++;
       }
       if (count == 0)
-        snprintf(why, nwhy, "no configuration to run: no calibrated device has curves for the "
-                            "precision and backends asked (cgmodel calibrate --precision ...)");
-      else
         snprintf(why, nwhy,
-                 "no configuration to run: %d of %d do not fit in memory, %d have no converged curve "
-                 "in their calibration (cgmodel db show ID lists the fits)",
-                 big, count, nocurve);
+                 "no configuration to run: no calibrated device has curves for the "
+                 "precision and backends asked (cgmodel calibrate --precision ...)");
+      else
+        snprintf(
+            why, nwhy,
+            "no configuration to run: %d of %d do not fit in memory, %d have no converged curve "
+            "in their calibration (cgmodel db show ID lists the fits)",
+            big, count, nocurve);
     } else {
       const cgm_candidate *b = &c[best];
       /* The runner-up with a different GPU count tells why this count. */
@@ -281,20 +289,24 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
             (alt < 0 || c[i].time_per_iter_s < c[alt].time_per_iter_s))
           alt = i;
       char target[160];
-      if (b->backend == CGM_BACKEND_CPU) snprintf(target, sizeof target, "the CPU");
+      if (b->backend == CGM_BACKEND_CPU)
+        snprintf(target, sizeof target, "the CPU");
       else if (b->gpus > 1)
         snprintf(target, sizeof target, "%d x %.100s (%s exchange)", b->gpus, devs[b->device].name,
                  cgm_exchange_name(b->exchange));
-      else snprintf(target, sizeof target, "1 x %.100s", devs[b->device].name);
+      else
+        snprintf(target, sizeof target, "1 x %.100s", devs[b->device].name);
       char tail[200] = "", who[32];
       if (alt >= 0) {
-        if (c[alt].backend == CGM_BACKEND_CPU) snprintf(who, sizeof who, "the CPU");
-        else snprintf(who, sizeof who, "%d GPU%s", c[alt].gpus, c[alt].gpus > 1 ? "s" : "");
+        if (c[alt].backend == CGM_BACKEND_CPU)
+          snprintf(who, sizeof who, "the CPU");
+        else
+          snprintf(who, sizeof who, "%d GPU%s", c[alt].gpus, c[alt].gpus > 1 ? "s" : "");
         snprintf(tail, sizeof tail, "; the best on %s would take %.3g us (%.2fx)", who,
                  1e6 * c[alt].time_per_iter_s, c[alt].time_per_iter_s / b->time_per_iter_s);
       }
-      snprintf(why, nwhy, "%s, %s, %s block %d: %.3g us per iteration predicted%s",
-               target, cgm_backend_name(b->backend), cgm_precision_name(b->precision), b->block,
+      snprintf(why, nwhy, "%s, %s, %s block %d: %.3g us per iteration predicted%s", target,
+               cgm_backend_name(b->backend), cgm_precision_name(b->precision), b->block,
                1e6 * b->time_per_iter_s, tail);
     }
   }

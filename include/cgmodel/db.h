@@ -60,11 +60,11 @@ cgm_status cgm_db_device_get_or_add(cgm_db *db, cgm_db_device *dev, cgm_error *e
 typedef struct cgm_db_calibration {
   int64_t id;
   int64_t device_id;
-  char created[32];       /* UTC, ISO 8601 */
+  char created[32]; /* UTC, ISO 8601 */
   char tool_version[32];
-  char options[512];      /* JSON of the options used */
-  double seconds;         /* wall time of the calibration */
-  int complete;           /* 1 once all its fits were stored */
+  char options[512]; /* JSON of the options used */
+  double seconds;    /* wall time of the calibration */
+  int complete;      /* 1 once all its fits were stored */
 } cgm_db_calibration;
 
 cgm_status cgm_db_calibration_add(cgm_db *db, cgm_db_calibration *cal, cgm_error *err);
@@ -79,8 +79,8 @@ typedef cgm_sample cgm_db_sample;
 cgm_status cgm_db_sample_add(cgm_db *db, int64_t cal_id, const cgm_db_sample *s, cgm_error *err);
 /* Calls fn for every sample of a calibration (stops early when fn returns
  * non-zero). */
-cgm_status cgm_db_samples(cgm_db *db, int64_t cal_id,
-                          int (*fn)(const cgm_db_sample *s, void *ctx), void *ctx, cgm_error *err);
+cgm_status cgm_db_samples(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_sample *s, void *ctx),
+                          void *ctx, cgm_error *err);
 
 /* A fitted curve. */
 typedef struct cgm_db_fit {
@@ -109,7 +109,7 @@ cgm_status cgm_db_fits(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_fit *f
 
 typedef struct cgm_db_matrix {
   int64_t id;
-  char name[128];     /* file name without directory, or generator spec */
+  char name[128]; /* file name without directory, or generator spec */
   char path[512];
   int64_t file_bytes; /* with name: identifies the matrix */
   int32_t x;

@@ -42,8 +42,8 @@ typedef void (*cgm_mb_progress)(void *ctx, const char *stage, double done);
  * plain loads (paper Fig. 5), the dot reduction, the cuSPARSE baseline's
  * iteration and, with gpus > 1, whole multi-GPU iterations per exchange
  * mode. Inputs are never zero; each sample is a median after warm-up. */
-cgm_status cgm_mb_run(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress,
-                      void *ctx, cgm_error *err);
+cgm_status cgm_mb_run(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress, void *ctx,
+                      cgm_error *err);
 
 /* The CUDA part of cgm_mb_run (CGM_ERUNTIME in a CPU-only build). */
 cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress,

@@ -32,10 +32,10 @@ double cgm_sigmoid_time(const cgm_sigmoid *s, double m, double width);
 /* ------------------------------------------------------------ fitting --- */
 
 typedef enum {
-  CGM_FIT_AVG = 0, /* least squares through all samples (Table 3 "avg") */
-  CGM_FIT_MAX = 1, /* the envelope of the samples (Table 3 "max") */
-  CGM_FIT_REL = 2, /* least squares of the relative residuals (B - b) / b: every size
-                      weighs the same, as a prediction of time needs (the refined model) */
+  CGM_FIT_AVG = 0,    /* least squares through all samples (Table 3 "avg") */
+  CGM_FIT_MAX = 1,    /* the envelope of the samples (Table 3 "max") */
+  CGM_FIT_REL = 2,    /* least squares of the relative residuals (B - b) / b: every size
+                         weighs the same, as a prediction of time needs (the refined model) */
   CGM_FIT_REL_HI = 3, /* the same past the throughput peak, where a curve falls again (a
                          CPU's data leaving its caches): see cgm_regime */
 } cgm_fit_kind;
@@ -59,8 +59,8 @@ typedef struct cgm_fit {
  * more than the noise. Degenerate data (n < 4, fewer than 3 distinct m,
  * non-positive or non-finite values) is CGM_EINPUT. A fit that does not
  * converge returns CGM_OK with out->converged = false and the reason. */
-cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind kind,
-                           cgm_fit *out, cgm_error *err);
+cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind kind, cgm_fit *out,
+                           cgm_error *err);
 
 /* The relative curve of a kernel as the refined model uses it (kind rel,
  * and rel-hi where it has a second piece). When the throughput falls for
@@ -148,8 +148,8 @@ typedef struct cgm_regime {
 
 /* What one GPU (or the CPU) holds of a configuration. */
 typedef struct cgm_segment_shape {
-  int64_t rows;       /* own rows (padded to the block size) */
-  double spmv_bytes;  /* cgm_spmv_bytes of its layout(s) */
+  int64_t rows;      /* own rows (padded to the block size) */
+  double spmv_bytes; /* cgm_spmv_bytes of its layout(s) */
 } cgm_segment_shape;
 
 /* The calibrated curves of one device and precision. */
@@ -161,7 +161,7 @@ typedef struct cgm_device_model {
   cgm_sigmoid cusparse;
   bool have_cusparse;
   cgm_regime spmv_hi[4], cg4_hi, cg5_hi; /* second regimes, where calibrated */
-  cgm_sigmoid red; /* the plain dot (the paper's Red, and its CG2/CG3) */
+  cgm_sigmoid red;                       /* the plain dot (the paper's Red, and its CG2/CG3) */
   bool have_red;
   /* Multi-GPU: the per-iteration cost of exchanging and synchronising, a
    * sigmoid over the bytes each exchange mode moves, per GPU count. */

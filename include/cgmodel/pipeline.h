@@ -16,10 +16,10 @@ extern "C" {
 #endif
 
 typedef struct cgm_calibrate_opts {
-  char devices[128];    /* "cpu", "cuda:all", "cuda:0,1", "cpu,cuda:all" */
+  char devices[128]; /* "cpu", "cuda:all", "cuda:0,1", "cpu,cuda:all" */
   bool quick;
-  unsigned precisions;  /* bit (1 << cgm_precision) */
-  int threads;          /* CPU threads (<= 0: default) */
+  unsigned precisions; /* bit (1 << cgm_precision) */
+  int threads;         /* CPU threads (<= 0: default) */
   cgm_mb_progress progress;
   void *progress_ctx;
 } cgm_calibrate_opts;
@@ -30,7 +30,7 @@ typedef struct cgm_calibration_report {
   int count;
   struct {
     int64_t id;
-    char device[32];  /* "cpu", "cuda:0" */
+    char device[32]; /* "cpu", "cuda:0" */
     char model[256];
     int gpus;
     int samples, fits, fits_failed;
@@ -79,8 +79,8 @@ cgm_status cgm_load_devices(cgm_db *db, const char *kind, cgm_tuner_device **dev
 /* The same with the curves of one fit kind (cgm_fit_kind): CGM_FIT_REL is
  * cgm_load_devices (with its fallbacks to avg and max fits); any other kind
  * takes only that kind's converged fits (the maps draw the maximum fits). */
-cgm_status cgm_load_devices_kind(cgm_db *db, const char *kind, int fit_kind, cgm_tuner_device **devs,
-                                 int *count, cgm_error *err);
+cgm_status cgm_load_devices_kind(cgm_db *db, const char *kind, int fit_kind,
+                                 cgm_tuner_device **devs, int *count, cgm_error *err);
 /* One calibration (complete or not) as a tuner device, with its fits of
  * kind `fit_kind`. CGM_EINPUT when there is no such calibration. */
 cgm_status cgm_load_calibration(cgm_db *db, int64_t cal_id, int fit_kind, cgm_tuner_device *dev,
@@ -99,7 +99,6 @@ cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *pat
                             int64_t file_bytes, const cgm_features *f, const cgm_solve_opts *o,
                             const cgm_solve_result *r, double predicted, int64_t calibration_id,
                             cgm_error *err);
-
 
 #ifdef __cplusplus
 }

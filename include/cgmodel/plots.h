@@ -45,8 +45,8 @@ typedef struct cgm_plot_files {
   char script[1024];
   char data[6][1024];
   int ndata;
-  int panels;       /* panels drawn */
-  char note[1024];  /* one line for the user ("" if none): fits not drawn, panels skipped */
+  int panels;      /* panels drawn */
+  char note[1024]; /* one line for the user ("" if none): fits not drawn, panels skipped */
 } cgm_plot_files;
 
 /* The format of an output name by its extension (.png, .svg, any case);
@@ -60,9 +60,9 @@ cgm_status cgm_plot_find_gnuplot(char *path, size_t size, cgm_error *err);
 /* ------------------------------------------------------- calibration --- */
 
 typedef struct cgm_calplot_opts {
-  int precision;  /* cgm_precision; -1: double when calibrated, else single */
-  unsigned fits;  /* bit (1 << cgm_fit_kind) of the fits to draw; 0: avg and max */
-  int gpus;       /* the GPU count of the transfers panel; 0: the largest measured */
+  int precision; /* cgm_precision; -1: double when calibrated, else single */
+  unsigned fits; /* bit (1 << cgm_fit_kind) of the fits to draw; 0: avg and max */
+  int gpus;      /* the GPU count of the transfers panel; 0: the largest measured */
 } cgm_calplot_opts;
 
 /* The samples of calibration `cal_id` (throughput bytes / seconds in GB/s
@@ -93,11 +93,11 @@ typedef struct cgm_map_mark {
 } cgm_map_mark;
 
 typedef struct cgm_map_opts {
-  int block;           /* N = 1, 2, 4, 8 */
-  int gpus;            /* G >= 1 (1: the one-device panel only) */
-  int precision;       /* cgm_precision */
-  int exchange;        /* cgm_exchange: p2p or host (the map knows no halo) */
-  const char *fits;    /* the fits' name for the title ("max", "avg (relative)") */
+  int block;        /* N = 1, 2, 4, 8 */
+  int gpus;         /* G >= 1 (1: the one-device panel only) */
+  int precision;    /* cgm_precision */
+  int exchange;     /* cgm_exchange: p2p or host (the map knows no halo) */
+  const char *fits; /* the fits' name for the title ("max", "avg (relative)") */
   const cgm_map_mark *marks;
   int nmarks;
 } cgm_map_opts;
@@ -114,8 +114,8 @@ typedef struct cgm_map_opts {
  * after every x), FILE-contour.dat (the segments of S = 1), FILE-isolines.dat
  * and FILE-isolabels.dat (iso-GFLOPS lines and their labels), FILE-marks.dat.
  * CGM_EINPUT when the device has no curves for the block size and precision. */
-cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
-                        const cgm_plot_opts *o, cgm_plot_files *files, cgm_error *err);
+cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, const cgm_plot_opts *o,
+                        cgm_plot_files *files, cgm_error *err);
 
 /* The grid size of cgm_plot_map along x and e. */
 int cgm_map_grid_nx(void);

@@ -25,7 +25,8 @@ typedef enum { CGM_PREC_DOUBLE = 0, CGM_PREC_SINGLE = 1 } cgm_precision;
 
 /* How the multi-GPU solver assembles the vector the SpMV reads. */
 typedef enum {
-  CGM_EXCHANGE_NCCL = 0, /* all-gather of the whole vector through NCCL (hung on 4 x H200: docs/perf.md) */
+  CGM_EXCHANGE_NCCL =
+      0, /* all-gather of the whole vector through NCCL (hung on 4 x H200: docs/perf.md) */
   CGM_EXCHANGE_P2P = 1,  /* direct peer copies of the whole vector */
   CGM_EXCHANGE_HOST = 2, /* the paper's host-staged copy, x*n elements (Eq. 9) */
   CGM_EXCHANGE_HALO = 3, /* only the entries each segment reads, overlapped (the default) */

@@ -121,8 +121,8 @@ typedef struct cgm_bcsr {
 /* Builds the layout of block rows [brow_begin, brow_end) of A (whole matrix:
  * 0, ceil(nrows/N)). Block rows are numbered from brow_begin in `brow`, so a
  * segment's result rows are local to it; columns stay global. */
-cgm_status cgm_bcsr_build(const cgm_csr *A, int32_t brow_begin, int32_t brow_end,
-                          cgm_bcsr_params p, cgm_bcsr *B, cgm_error *err);
+cgm_status cgm_bcsr_build(const cgm_csr *A, int32_t brow_begin, int32_t brow_end, cgm_bcsr_params p,
+                          cgm_bcsr *B, cgm_error *err);
 /* Builds the layout of an ascending list of global block rows (the interior
  * or boundary rows of a multi-GPU segment); brow holds row - base. */
 cgm_status cgm_bcsr_build_rows(const cgm_csr *A, const int32_t *rows, int32_t nrows_sel,
@@ -131,9 +131,9 @@ void cgm_bcsr_free(cgm_bcsr *B);
 /* Counts the blocks of block rows [brow_begin, brow_end) without building
  * the layout: stored blocks, blocks after MBR padding, longest block row.
  * Any output pointer may be NULL. */
-cgm_status cgm_bcsr_count(const cgm_csr *A, int32_t brow_begin, int32_t brow_end,
-                          cgm_bcsr_params p, int64_t *nblocks, int64_t *nblocks_padded,
-                          int32_t *max_row_blocks, cgm_error *err);
+cgm_status cgm_bcsr_count(const cgm_csr *A, int32_t brow_begin, int32_t brow_end, cgm_bcsr_params p,
+                          int64_t *nblocks, int64_t *nblocks_padded, int32_t *max_row_blocks,
+                          cgm_error *err);
 /* Counts the layout of an ascending list of block rows (cgm_bcsr_build_rows)
  * without building it. */
 cgm_status cgm_bcsr_count_rows(const cgm_csr *A, const int32_t *rows, int32_t nrows_sel,
@@ -171,9 +171,9 @@ int64_t cgm_bcsr_padded_count(const int32_t *len, int32_t nb, cgm_bcsr_params p)
 
 /* What segment `seg` of a partition reads from the others. */
 typedef struct cgm_halo {
-  int32_t b0, b1;  /* own block rows */
-  int32_t nhalo;   /* foreign block columns the segment reads */
-  int32_t *cols;   /* nhalo, ascending global block columns */
+  int32_t b0, b1;                   /* own block rows */
+  int32_t nhalo;                    /* foreign block columns the segment reads */
+  int32_t *cols;                    /* nhalo, ascending global block columns */
   int32_t owner[CGM_MAX_PARTS + 1]; /* cols[owner[j] .. owner[j+1]) belong to segment j */
   int32_t ninterior, nboundary;
   int32_t *interior; /* own block rows that read only own columns (ascending) */
@@ -203,12 +203,12 @@ void cgm_chunk_remap(cgm_bcsr *B, const int32_t *bounds, int parts, int32_t chun
 extern const int cgm_block_sizes[CGM_NBLOCKSIZES]; /* 1, 2, 4, 8 */
 
 typedef struct cgm_block_features {
-  int n;                    /* N */
-  int64_t blocks;           /* nonzero N x N blocks */
-  int64_t elements;         /* e_N = blocks * N^2 (stored zeros included) */
-  double density;           /* d_N = nnz / e_N (Table 4/5 of the paper) */
-  int64_t padded_blocks;    /* blocks after MBR sorting + padding (default params) */
-  int64_t padded_elements;  /* padded_blocks * N^2 */
+  int n;                   /* N */
+  int64_t blocks;          /* nonzero N x N blocks */
+  int64_t elements;        /* e_N = blocks * N^2 (stored zeros included) */
+  double density;          /* d_N = nnz / e_N (Table 4/5 of the paper) */
+  int64_t padded_blocks;   /* blocks after MBR sorting + padding (default params) */
+  int64_t padded_elements; /* padded_blocks * N^2 */
   int32_t max_blocks_per_row;
 } cgm_block_features;
 
@@ -219,7 +219,7 @@ typedef struct cgm_features {
   double row_avg, row_cv; /* mean and coefficient of variation of row lengths */
   int32_t empty_rows;
   bool symmetric;
-  bool positive_diagonal; /* every diagonal entry present and > 0 */
+  bool positive_diagonal;     /* every diagonal entry present and > 0 */
   int32_t first_bad_diagonal; /* first row whose diagonal is missing or <= 0, or -1 */
   cgm_block_features block[CGM_NBLOCKSIZES];
 } cgm_features;
@@ -240,8 +240,8 @@ cgm_status cgm_gen_elasticity3d(int32_t n, cgm_csr *A, cgm_error *err);
 /* Random SPD (symmetric, strictly diagonally dominant, positive diagonal)
  * with rows of about `avg` nonzeros: uniform in [1, 2 avg - 1] or a power law
  * with exponent `alpha` (> 1), capped at `maxlen`. Deterministic in seed. */
-cgm_status cgm_gen_random_spd(int32_t n, double avg, cgm_rowdist dist, double alpha,
-                              int32_t maxlen, uint64_t seed, cgm_csr *A, cgm_error *err);
+cgm_status cgm_gen_random_spd(int32_t n, double avg, cgm_rowdist dist, double alpha, int32_t maxlen,
+                              uint64_t seed, cgm_csr *A, cgm_error *err);
 
 /* A = P (x) (J + I): every N x N block dense (d_N = 1), SPD when P is. */
 cgm_status cgm_gen_kron(const cgm_csr *P, int n, cgm_csr *A, cgm_error *err);

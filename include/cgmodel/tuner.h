@@ -19,28 +19,28 @@ extern "C" {
 
 /* A calibrated device as the tuner sees it. */
 typedef struct cgm_tuner_device {
-  char name[256];     /* "cpu (AMD EPYC ...)" or "NVIDIA H200" */
+  char name[256]; /* "cpu (AMD EPYC ...)" or "NVIDIA H200" */
   bool is_cpu;
-  int gpus;           /* GPUs of this model in the calibrated node */
-  int64_t mem_bytes;  /* per GPU (0: unknown, assume it fits) */
+  int gpus;          /* GPUs of this model in the calibrated node */
+  int64_t mem_bytes; /* per GPU (0: unknown, assume it fits) */
   int64_t calibration_id;
-  bool have[2];                /* per precision */
-  cgm_device_model model[2];   /* per precision: the refined model's curves */
-  cgm_device_model paper[2];   /* the paper's model: its avg fits (Sec. 6.2), else max, else rel */
+  bool have[2];              /* per precision */
+  cgm_device_model model[2]; /* per precision: the refined model's curves */
+  cgm_device_model paper[2]; /* the paper's model: its avg fits (Sec. 6.2), else max, else rel */
 } cgm_tuner_device;
 
 typedef struct cgm_candidate {
-  int device;              /* index into the device list */
+  int device; /* index into the device list */
   cgm_backend backend;
   cgm_precision precision;
   int block, gpus;
-  cgm_exchange exchange;   /* several GPUs only */
-  double time_per_iter_s;  /* NaN when the calibration lacks a curve */
-  double gflops_raw;       /* Eq. 7: (2 e_N + 15 x) / T */
-  double gflops_real;      /* Eq. 8: (2 nnz + 15 x) / T */
-  double speedup;          /* over 1 GPU, same device, block, precision */
-  double exchange_bytes;   /* per iteration */
-  int64_t memory_bytes;    /* per GPU (host memory for the CPU) */
+  cgm_exchange exchange;  /* several GPUs only */
+  double time_per_iter_s; /* NaN when the calibration lacks a curve */
+  double gflops_raw;      /* Eq. 7: (2 e_N + 15 x) / T */
+  double gflops_real;     /* Eq. 8: (2 nnz + 15 x) / T */
+  double speedup;         /* over 1 GPU, same device, block, precision */
+  double exchange_bytes;  /* per iteration */
+  int64_t memory_bytes;   /* per GPU (host memory for the CPU) */
   bool fits;
 } cgm_candidate;
 
@@ -67,10 +67,9 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
 
 /* What one GPU holds of a configuration, and the exchange elements: the
  * same partition, halo and layout the solver would build. */
-cgm_status cgm_tuner_shapes(const cgm_csr *A, int n, int gpus, cgm_exchange mode,
-                            int64_t *rows, int64_t *blocks_padded, int64_t *slots,
-                            int64_t *nslices, int64_t *halo_rows, int64_t *exchange_elems,
-                            cgm_error *err);
+cgm_status cgm_tuner_shapes(const cgm_csr *A, int n, int gpus, cgm_exchange mode, int64_t *rows,
+                            int64_t *blocks_padded, int64_t *slots, int64_t *nslices,
+                            int64_t *halo_rows, int64_t *exchange_elems, cgm_error *err);
 
 #ifdef __cplusplus
 }

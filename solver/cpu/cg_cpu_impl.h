@@ -27,7 +27,7 @@
  * with N a compile-time constant so the block products unroll and
  * vectorise. acc holds the slice's by * N row sums. */
 #define CGM_SLICE_KERNEL(NB)                                                                       \
-  static void FN(slice_n##NB)(const cgm_bcsr *B, const REAL *val, const REAL *x, int32_t k,       \
+  static void FN(slice_n##NB)(const cgm_bcsr *B, const REAL *val, const REAL *x, int32_t k,        \
                               REAL *acc) {                                                         \
     const int bx = B->p.bx, by = B->p.by;                                                          \
     const int64_t step_blocks = (int64_t)by * bx, base = B->slice_ptr[k];                          \
@@ -54,18 +54,25 @@ CGM_SLICE_KERNEL(4)
 CGM_SLICE_KERNEL(8)
 #undef CGM_SLICE_KERNEL
 
-double FN(cgm_cpu_spmv)(const cgm_bcsr *B, const REAL *val, const REAL *x, REAL *y,
-                        const REAL *p) {
+double FN(cgm_cpu_spmv)(const cgm_bcsr *B, const REAL *val, const REAL *x, REAL *y, const REAL *p) {
   const int n = B->p.n, by = B->p.by;
   double dot = 0.0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : dot)
   for (int32_t k = 0; k < B->nslices; k++) {
     REAL acc[1024]; /* by * n <= 1024: cgm_bcsr_params_check */
     switch (n) {
-    case 1: FN(slice_n1)(B, val, x, k, acc); break;
-    case 2: FN(slice_n2)(B, val, x, k, acc); break;
-    case 4: FN(slice_n4)(B, val, x, k, acc); break;
-    default: FN(slice_n8)(B, val, x, k, acc); break;
+    case 1:
+      FN(slice_n1)(B, val, x, k, acc);
+      break;
+    case 2:
+      FN(slice_n2)(B, val, x, k, acc);
+      break;
+    case 4:
+      FN(slice_n4)(B, val, x, k, acc);
+      break;
+    default:
+      FN(slice_n8)(B, val, x, k, acc);
+      break;
     }
     for (int j = 0; j < by; j++) {
       int32_t b = B->brow[(int64_t)k * by + j];
@@ -117,14 +124,13 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
   double *times = malloc(((size_t)ntimed + 1) * sizeof *times);
   int own_val = sizeof(REAL) != sizeof(double);
   if (own_val) {
-    val = malloc((size_t)(B.nblocks_padded > 0 ? B.nblocks_padded : 1) * B.p.n * B.p.n *
-                 sizeof *val);
+    val =
+        malloc((size_t)(B.nblocks_padded > 0 ? B.nblocks_padded : 1) * B.p.n * B.p.n * sizeof *val);
   } else {
     val = (REAL *)(void *)B.val;
   }
   if (!x || !r || !v || !u || !dinv || !diag || !times || !val) {
-    st = cgm_fail(err, CGM_ERUNTIME, "out of memory for the CG vectors (%lld rows)",
-                  (long long)np);
+    st = cgm_fail(err, CGM_ERUNTIME, "out of memory for the CG vectors (%lld rows)", (long long)np);
     goto done;
   }
   if (own_val) {

@@ -34,8 +34,9 @@
 #include "solver/cuda/cuda_util.h"
 #include "solver/cuda/kernels.h"
 
-
-static size_t elem(cgm_precision p) { return p == CGM_PREC_SINGLE ? 4 : 8; }
+static size_t elem(cgm_precision p) {
+  return p == CGM_PREC_SINGLE ? 4 : 8;
+}
 
 typedef enum { MODE_ONE, MODE_NCCL, MODE_P2P, MODE_HALO, MODE_HOST } mode_t_;
 
@@ -70,8 +71,10 @@ static cgm_status enable_peers(int G, cgm_error *err) {
                         "nccl or --exchange host",
                         g, k);
       cudaError_t e = cudaDeviceEnablePeerAccess(k, 0);
-      if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
-      else CGM_CUDA_TRY(err, e);
+      if (e == cudaErrorPeerAccessAlreadyEnabled)
+        (void)cudaGetLastError();
+      else
+        CGM_CUDA_TRY(err, e);
     }
   }
   return CGM_OK;
@@ -122,9 +125,9 @@ static cgm_status seg_build(const cgm_csr *A, const solver *S, cgm_bcsr_params p
 
 static int64_t seg_bytes(const seg_host *s, int64_t rows, cgm_precision prec) {
   int64_t halo = s->v_len - rows;
-  int64_t b = cgm_footprint_bytes(cgm_cuda_vec_len(rows), s->A.nblocks_padded,
-                                  (int64_t)s->A.nslices * s->A.p.by, s->A.p.n, prec,
-                                  halo > 0 ? halo : 0);
+  int64_t b =
+      cgm_footprint_bytes(cgm_cuda_vec_len(rows), s->A.nblocks_padded,
+                          (int64_t)s->A.nslices * s->A.p.by, s->A.p.n, prec, halo > 0 ? halo : 0);
   if (s->B.nbrows)
     b += s->B.nblocks_padded * (s->B.p.n * s->B.p.n * (int64_t)elem(prec) + 4) +
          (int64_t)s->B.nslices * s->B.p.by * 4 + ((int64_t)s->B.nslices + 1) * 8;
@@ -160,7 +163,8 @@ static cgm_status setup_halo_sends(solver *S, const seg_host *seg, cgm_error *er
     d->pack.ndst = nd;
     S->exchange_elems += e;
     cudaError_t ce = cudaSetDevice(d->dev);
-    if (ce == cudaSuccess) ce = cudaMalloc((void **)&d->send_idx, sizeof(int32_t) * (size_t)(e > 0 ? e : 1));
+    if (ce == cudaSuccess)
+      ce = cudaMalloc((void **)&d->send_idx, sizeof(int32_t) * (size_t)(e > 0 ? e : 1));
     if (ce == cudaSuccess) {
       d->bytes += sizeof(int32_t) * (e > 0 ? e : 1);
       ce = cudaMemcpyAsync(d->send_idx, idx, sizeof(int32_t) * (size_t)e, cudaMemcpyHostToDevice,
@@ -216,8 +220,8 @@ static cudaError_t nccl_allreduce(solver *S, int slot, int which, int count) {
   if (ncclGroupStart() != ncclSuccess) return cudaErrorUnknown;
   for (int g = 0; g < S->G; g++) {
     cgm_cg_state *st = S->dev[g].state;
-    if (ncclAllReduce(&st->local[slot].pq + which, &st->slot[0][slot].pq + which, count, t,
-                      ncclSum, S->comm[g], S->dev[g].stream) != ncclSuccess) {
+    if (ncclAllReduce(&st->local[slot].pq + which, &st->slot[0][slot].pq + which, count, t, ncclSum,
+                      S->comm[g], S->dev[g].stream) != ncclSuccess) {
       ncclGroupEnd();
       return cudaErrorUnknown;
     }
@@ -299,7 +303,8 @@ static cudaError_t spmv_all(solver *S, int slot) {
       for (int j = 0; j < S->G && e == cudaSuccess && S->pack_recorded; j++) {
         const cgm_cuda_dev *dj = &S->dev[j];
         for (int k = 0; k < dj->pack.ndst; k++)
-          if (dj->pack.dst[k] >= d->v && (char *)dj->pack.dst[k] < (char *)d->v + d->v_len * elem(S->prec))
+          if (dj->pack.dst[k] >= d->v &&
+              (char *)dj->pack.dst[k] < (char *)d->v + d->v_len * elem(S->prec))
             e = cudaStreamWaitEvent(d->stream, dj->ev_pack, 0);
       }
       if (e == cudaSuccess && d->B.present)
@@ -412,7 +417,8 @@ static void stop_reason(const cgm_cg_state *h, double bnorm, double tol, cgm_sol
              "maximum of %d iterations reached with relative residual %.3g (target %.3g)",
              h->maxiter, sqrt(h->rr_last) / bnorm, tol);
     break;
-  default: break;
+  default:
+    break;
   }
 }
 
@@ -661,8 +667,10 @@ static cgm_status host_loop(solver *S, const cgm_problem *pb, cgm_solve_result *
     CGM_CUDA_GOTO(st, err, out, host_exchange(S));
     cgm_cuda_dev *d0 = &S->dev[0];
     CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d0->dev));
-    CGM_CUDA_GOTO(st, err, out, cudaMemcpyAsync(fin, d0->state, sizeof *fin, cudaMemcpyDeviceToHost, d0->stream));
-    for (int g = 0; g < S->G; g++) CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(S->dev[g].stream));
+    CGM_CUDA_GOTO(st, err, out,
+                  cudaMemcpyAsync(fin, d0->state, sizeof *fin, cudaMemcpyDeviceToHost, d0->stream));
+    for (int g = 0; g < S->G; g++)
+      CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(S->dev[g].stream));
     it++;
     double now = cgm_now();
     if (it <= ntimed) times[it - 1] = now - tprev;
@@ -684,10 +692,14 @@ out:
 static mode_t_ pick_mode(const cgm_solve_opts *o) {
   if (o->gpus <= 1) return MODE_ONE;
   switch (o->exchange) {
-  case CGM_EXCHANGE_P2P: return MODE_P2P;
-  case CGM_EXCHANGE_HALO: return MODE_HALO;
-  case CGM_EXCHANGE_HOST: return MODE_HOST;
-  default: return MODE_NCCL;
+  case CGM_EXCHANGE_P2P:
+    return MODE_P2P;
+  case CGM_EXCHANGE_HALO:
+    return MODE_HALO;
+  case CGM_EXCHANGE_HOST:
+    return MODE_HOST;
+  default:
+    return MODE_NCCL;
   }
 }
 
@@ -706,10 +718,11 @@ static cgm_status cg1(solver *S, const cgm_problem *pb, double *rz_rr, cgm_error
       CGM_CUDA_TRY(err, cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, NULL, NULL,
                                         cgm_cuda_red(d, 3), NULL, d->sms, d->stream));
     /* r holds b: r = b - u in place; v_own = D^-1 r. */
-    CGM_CUDA_TRY(err, cgm_launch_cg1(S->prec, d->rows, d->r, d->u, d->dinv, d->r, v_own,
-                                     d->dot_tmp, cgm_cuda_red(d, 2), d->sms, d->stream));
+    CGM_CUDA_TRY(err, cgm_launch_cg1(S->prec, d->rows, d->r, d->u, d->dinv, d->r, v_own, d->dot_tmp,
+                                     cgm_cuda_red(d, 2), d->sms, d->stream));
     double part[2];
-    CGM_CUDA_TRY(err, cudaMemcpyAsync(part, d->dot_tmp, sizeof part, cudaMemcpyDeviceToHost, d->stream));
+    CGM_CUDA_TRY(err,
+                 cudaMemcpyAsync(part, d->dot_tmp, sizeof part, cudaMemcpyDeviceToHost, d->stream));
     CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
     tot[0] += part[0];
     tot[1] += part[1];
@@ -729,8 +742,10 @@ static cgm_status cg1(solver *S, const cgm_problem *pb, double *rz_rr, cgm_error
   rz_rr[0] = tot[0];
   rz_rr[1] = tot[1];
   /* The first iteration's SpMV needs the whole new v. */
-  if (S->mode == MODE_HOST) CGM_CUDA_TRY(err, host_exchange(S));
-  else CGM_CUDA_TRY(err, exchange(S));
+  if (S->mode == MODE_HOST)
+    CGM_CUDA_TRY(err, host_exchange(S));
+  else
+    CGM_CUDA_TRY(err, exchange(S));
   for (int g = 0; g < S->G; g++) { /* under the watchdog: NCCL may hang here */
     cgm_cuda_dev *d = &S->dev[g];
     CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
@@ -868,10 +883,11 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   if (st) goto out;
   if (S->mode == MODE_HALO && (st = setup_halo_sends(S, seg, err))) goto out;
   if (S->mode != MODE_HALO) /* the halo's count comes from its send lists */
-    S->exchange_elems = cgm_exchange_elements(pb->opts.exchange, G, (int64_t)S->bounds[G] * p.n,
-                                              S->chunk, 0);
+    S->exchange_elems =
+        cgm_exchange_elements(pb->opts.exchange, G, (int64_t)S->bounds[G] * p.n, S->chunk, 0);
   if (S->mode == MODE_HOST) {
-    CGM_CUDA_GOTO(st, err, out, cudaMallocHost(&S->host_v, elem(S->prec) * (size_t)S->bounds[G] * p.n));
+    CGM_CUDA_GOTO(st, err, out,
+                  cudaMallocHost(&S->host_v, elem(S->prec) * (size_t)S->bounds[G] * p.n));
     CGM_CUDA_GOTO(st, err, out, cudaMallocHost((void **)&S->host_red, sizeof(double) * 3 * G));
   }
   if (S->mode == MODE_NCCL) {
@@ -884,8 +900,10 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   {
     cudaDeviceProp prop;
     CGM_CUDA_GOTO(st, err, out, cudaGetDeviceProperties(&prop, 0));
-    if (G > 1) snprintf(res->device, sizeof res->device, "%d x %.200s", G, prop.name);
-    else snprintf(res->device, sizeof res->device, "%.200s", prop.name);
+    if (G > 1)
+      snprintf(res->device, sizeof res->device, "%d x %.200s", G, prop.name);
+    else
+      snprintf(res->device, sizeof res->device, "%.200s", prop.name);
   }
   res->exchange_bytes = S->exchange_elems * (int64_t)elem(S->prec);
   {
@@ -935,8 +953,10 @@ out:
   for (int g = 0; g < CGM_MAX_GPUS; g++) seg_free(&seg[g]);
   if (S->have_comm)
     for (int g = 0; g < G; g++) {
-      if (S->hung) ncclCommAbort(S->comm[g]); /* unblocks NCCL's kernels */
-      else ncclCommDestroy(S->comm[g]);
+      if (S->hung)
+        ncclCommAbort(S->comm[g]); /* unblocks NCCL's kernels */
+      else
+        ncclCommDestroy(S->comm[g]);
     }
   if (S->host_v) cudaFreeHost(S->host_v);
   if (S->host_red) cudaFreeHost(S->host_red);

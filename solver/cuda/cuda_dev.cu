@@ -8,7 +8,9 @@
 #include "solver/cuda/cg_cuda.h"
 #include "solver/cuda/cuda_util.h"
 
-static size_t elem(cgm_precision p) { return p == CGM_PREC_SINGLE ? 4 : 8; }
+static size_t elem(cgm_precision p) {
+  return p == CGM_PREC_SINGLE ? 4 : 8;
+}
 
 int64_t cgm_cuda_vec_len(int64_t n) {
   return (n + CGM_VEC_ALIGN - 1) / CGM_VEC_ALIGN * CGM_VEC_ALIGN;
@@ -48,14 +50,15 @@ void cgm_cuda_dev_free(cgm_cuda_dev *d) {
   cudaSetDevice(d->dev);
   matrix_free(&d->A);
   matrix_free(&d->B);
-  void *ptrs[] = {d->x,        d->r,     d->v,       d->u,       d->dinv,
+  void *ptrs[] = {d->x,        d->r,        d->v,     d->u,       d->dinv,
                   d->partials, d->counters, d->state, d->dot_tmp, d->send_idx};
   for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++) cudaFree(ptrs[i]);
   for (int i = 0; i < 2; i++) {
     if (d->graph_exec[i]) cudaGraphExecDestroy(d->graph_exec[i]);
     if (d->host_state[i]) cudaFreeHost(d->host_state[i]);
   }
-  cudaEvent_t evs[] = {d->ev[0], d->ev[1], d->ev[2], d->ev_a, d->ev_b, d->ev_c, d->ev_pack, d->ev_fork};
+  cudaEvent_t evs[] = {d->ev[0], d->ev[1], d->ev[2],   d->ev_a,
+                       d->ev_b,  d->ev_c,  d->ev_pack, d->ev_fork};
   for (size_t i = 0; i < sizeof evs / sizeof *evs; i++)
     if (evs[i]) cudaEventDestroy(evs[i]);
   if (d->stream) cudaStreamDestroy(d->stream);
@@ -118,13 +121,14 @@ cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_ma
     float *tmp = (float *)malloc((size_t)(nval > 0 ? nval : 1) * sizeof(float));
     if (!tmp) return cgm_fail(err, CGM_ERUNTIME, "out of host memory converting the matrix");
     for (int64_t i = 0; i < nval; i++) tmp[i] = (float)B->val[i];
-    cudaError_t e = cudaMemcpyAsync(m->val, tmp, (size_t)nval * w, cudaMemcpyHostToDevice, d->stream);
+    cudaError_t e =
+        cudaMemcpyAsync(m->val, tmp, (size_t)nval * w, cudaMemcpyHostToDevice, d->stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream); /* before tmp is freed */
     free(tmp);
     CGM_CUDA_TRY(err, e);
   } else {
-    CGM_CUDA_TRY(err, cudaMemcpyAsync(m->val, B->val, (size_t)nval * w, cudaMemcpyHostToDevice,
-                                      d->stream));
+    CGM_CUDA_TRY(
+        err, cudaMemcpyAsync(m->val, B->val, (size_t)nval * w, cudaMemcpyHostToDevice, d->stream));
   }
   CGM_CUDA_TRY(err, cudaMemcpyAsync(m->slice_ptr, B->slice_ptr, ((size_t)B->nslices + 1) * 8,
                                     cudaMemcpyHostToDevice, d->stream));
@@ -169,8 +173,10 @@ cgm_status cgm_cuda_upload_vec(const cgm_cuda_dev *d, void *dst, const double *s
   if (!tmp) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
   for (int64_t i = 0; i < n; i++) {
     double v = src ? src[i] : pad_value;
-    if (d->prec == CGM_PREC_SINGLE) ((float *)tmp)[i] = (float)v;
-    else ((double *)tmp)[i] = v;
+    if (d->prec == CGM_PREC_SINGLE)
+      ((float *)tmp)[i] = (float)v;
+    else
+      ((double *)tmp)[i] = v;
   }
   cudaError_t e = cudaSetDevice(d->dev);
   if (e == cudaSuccess)

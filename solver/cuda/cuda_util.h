@@ -11,9 +11,9 @@
   do {                                                                                             \
     cudaError_t _ce = (call);                                                                      \
     if (_ce != cudaSuccess) {                                                                      \
-      (void)cudaGetLastError(); /* clear sticky-free errors so later calls can report */          \
-      return cgm_fail((err), CGM_ERUNTIME, "CUDA error %s (%s) in %s at %s:%d", cudaGetErrorName(_ce), \
-                      cudaGetErrorString(_ce), #call, __FILE__, __LINE__);                         \
+      (void)cudaGetLastError(); /* clear sticky-free errors so later calls can report */           \
+      return cgm_fail((err), CGM_ERUNTIME, "CUDA error %s (%s) in %s at %s:%d",                    \
+                      cudaGetErrorName(_ce), cudaGetErrorString(_ce), #call, __FILE__, __LINE__);  \
     }                                                                                              \
   } while (0)
 
@@ -23,8 +23,8 @@
     cudaError_t _ce = (call);                                                                      \
     if (_ce != cudaSuccess) {                                                                      \
       (void)cudaGetLastError();                                                                    \
-      st = cgm_fail((err), CGM_ERUNTIME, "CUDA error %s (%s) in %s at %s:%d", cudaGetErrorName(_ce), \
-                    cudaGetErrorString(_ce), #call, __FILE__, __LINE__);                           \
+      st = cgm_fail((err), CGM_ERUNTIME, "CUDA error %s (%s) in %s at %s:%d",                      \
+                    cudaGetErrorName(_ce), cudaGetErrorString(_ce), #call, __FILE__, __LINE__);    \
       goto label;                                                                                  \
     }                                                                                              \
   } while (0)

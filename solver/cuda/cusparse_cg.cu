@@ -18,7 +18,7 @@
   do {                                                                                             \
     cusparseStatus_t _s = (call);                                                                  \
     if (_s != CUSPARSE_STATUS_SUCCESS) {                                                           \
-      st = cgm_fail((err), CGM_ERUNTIME, "cuSPARSE error %s in %s at %s:%d",                      \
+      st = cgm_fail((err), CGM_ERUNTIME, "cuSPARSE error %s in %s at %s:%d",                       \
                     cusparseGetErrorString(_s), #call, __FILE__, __LINE__);                        \
       goto out;                                                                                    \
     }                                                                                              \
@@ -27,7 +27,7 @@
   do {                                                                                             \
     cublasStatus_t _s = (call);                                                                    \
     if (_s != CUBLAS_STATUS_SUCCESS) {                                                             \
-      st = cgm_fail((err), CGM_ERUNTIME, "cuBLAS error %d in %s at %s:%d", (int)_s, #call,        \
+      st = cgm_fail((err), CGM_ERUNTIME, "cuBLAS error %d in %s at %s:%d", (int)_s, #call,         \
                     __FILE__, __LINE__);                                                           \
       goto out;                                                                                    \
     }                                                                                              \
@@ -66,8 +66,7 @@ cublasStatus_t scal(cublasHandle_t h, int n, double a, float *x) {
   return cublasSscal(h, n, &af, x, 1);
 }
 
-template <typename T>
-cgm_status run(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
+template <typename T> cgm_status run(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
   const cgm_csr *A = pb->A;
   const int n = A->nrows;
   const cudaDataType dt = sizeof(T) == 4 ? CUDA_R_32F : CUDA_R_64F;
@@ -96,7 +95,8 @@ cgm_status run(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
     snprintf(res->device, sizeof res->device, "%s", prop.name);
     size_t fr, tot;
     CGM_CUDA_GOTO(st, err, out, cudaMemGetInfo(&fr, &tot));
-    int64_t need = A->nnz * (int64_t)(w + idxw) + ((int64_t)n + 1) * (int64_t)idxw + 6 * (int64_t)n * (int64_t)w;
+    int64_t need = A->nnz * (int64_t)(w + idxw) + ((int64_t)n + 1) * (int64_t)idxw +
+                   6 * (int64_t)n * (int64_t)w;
     if (need > (int64_t)fr - (256 << 20)) {
       st = cgm_fail(err, CGM_EINPUT,
                     "the matrix does not fit on GPU 0 for cuSPARSE: needs %.2f GiB, %.2f GiB free",
@@ -109,9 +109,11 @@ cgm_status run(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
   CGM_CUDA_GOTO(st, err, out, cudaMalloc((void **)&val, (size_t)A->nnz * w + 8));
   {
     T **vecs[] = {&x, &r, &z, &p, &q, &dinv};
-    for (int i = 0; i < 6; i++) CGM_CUDA_GOTO(st, err, out, cudaMalloc((void **)vecs[i], (size_t)n * w));
+    for (int i = 0; i < 6; i++)
+      CGM_CUDA_GOTO(st, err, out, cudaMalloc((void **)vecs[i], (size_t)n * w));
   }
-  res->device_bytes = (int64_t)(((size_t)n + 1) * idxw + (size_t)A->nnz * (idxw + w) + 6 * (size_t)n * w);
+  res->device_bytes =
+      (int64_t)(((size_t)n + 1) * idxw + (size_t)A->nnz * (idxw + w) + 6 * (size_t)n * w);
   /* Upload: indices in the width cuSPARSE gets, values in the precision. */
   hidx = malloc(((size_t)(A->nnz > n ? A->nnz : n) + 1) * idxw);
   hv = (T *)malloc(((size_t)(A->nnz > n ? A->nnz : n) + 1) * w);
@@ -120,15 +122,21 @@ cgm_status run(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
     goto out;
   }
   for (int64_t i = 0; i <= n; i++)
-    if (idx64) ((int64_t *)hidx)[i] = A->rowptr[i];
-    else ((int32_t *)hidx)[i] = (int32_t)A->rowptr[i];
-  CGM_CUDA_GOTO(st, err, out, cudaMemcpy(rowptr, hidx, ((size_t)n + 1) * idxw, cudaMemcpyHostToDevice));
+    if (idx64)
+      ((int64_t *)hidx)[i] = A->rowptr[i];
+    else
+      ((int32_t *)hidx)[i] = (int32_t)A->rowptr[i];
+  CGM_CUDA_GOTO(st, err, out,
+                cudaMemcpy(rowptr, hidx, ((size_t)n + 1) * idxw, cudaMemcpyHostToDevice));
   for (int64_t k = 0; k < A->nnz; k++) {
-    if (idx64) ((int64_t *)hidx)[k] = A->colidx[k];
-    else ((int32_t *)hidx)[k] = A->colidx[k];
+    if (idx64)
+      ((int64_t *)hidx)[k] = A->colidx[k];
+    else
+      ((int32_t *)hidx)[k] = A->colidx[k];
     hv[k] = (T)A->val[k];
   }
-  CGM_CUDA_GOTO(st, err, out, cudaMemcpy(colidx, hidx, (size_t)A->nnz * idxw, cudaMemcpyHostToDevice));
+  CGM_CUDA_GOTO(st, err, out,
+                cudaMemcpy(colidx, hidx, (size_t)A->nnz * idxw, cudaMemcpyHostToDevice));
   CGM_CUDA_GOTO(st, err, out, cudaMemcpy(val, hv, (size_t)A->nnz * w, cudaMemcpyHostToDevice));
   {
     double *d = (double *)malloc((size_t)n * sizeof *d);
@@ -177,8 +185,8 @@ cgm_status run(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
     double tstart = cgm_now(), tprev = tstart;
     if (sqrt(rr) / pb->bnorm <= pb->tol) st = CGM_OK;
     while (st != CGM_OK && itn < pb->maxiter) {
-      CUSPARSE_TRY(err, cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vp, &zero,
-                                     vq, dt, CUSPARSE_SPMV_ALG_DEFAULT, buf));
+      CUSPARSE_TRY(err, cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vp, &zero, vq,
+                                     dt, CUSPARSE_SPMV_ALG_DEFAULT, buf));
       CUBLAS_TRY(err, dot(bl, n, p, q, &pq));
       if (!(pq > 0) || !isfinite(pq)) {
         snprintf(res->stop_reason, sizeof res->stop_reason,
@@ -195,7 +203,8 @@ cgm_status run(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
         snprintf(res->stop_reason, sizeof res->stop_reason, "NaN or Inf at iteration %d", itn);
         break;
       }
-      if (sqrt(rr) / pb->bnorm <= pb->tol) st = CGM_OK;
+      if (sqrt(rr) / pb->bnorm <= pb->tol)
+        st = CGM_OK;
       else {
         jacobi<T><<<1024, 256>>>(n, dinv, r, z);
         CGM_CUDA_GOTO(st, err, out, cudaGetLastError());

@@ -6,7 +6,9 @@
 #include "solver/backend.h"
 #include "solver/cuda/cuda_util.h"
 
-extern "C" bool cgm_have_cuda_build(void) { return true; }
+extern "C" bool cgm_have_cuda_build(void) {
+  return true;
+}
 
 extern "C" int cgm_cuda_device_count(void) {
   int n = 0;

@@ -58,12 +58,12 @@ enum {
 typedef struct cgm_cg_state {
   cgm_cg_slot slot[CGM_MAX_GPUS][CGM_MAX_SLOTS];
   cgm_cg_slot local[CGM_MAX_SLOTS];
-  double thr;                      /* (tol * ||b||)^2 */
-  double rr_last;                  /* r . r of the last completed iteration */
-  double bad;                      /* the value that stopped the run */
-  int done;                        /* CGM_RUN_* */
-  int iter;                        /* completed iterations */
-  int maxiter;                     /* CG5 stops the run here */
+  double thr;     /* (tol * ||b||)^2 */
+  double rr_last; /* r . r of the last completed iteration */
+  double bad;     /* the value that stopped the run */
+  int done;       /* CGM_RUN_* */
+  int iter;       /* completed iterations */
+  int maxiter;    /* CG5 stops the run here */
 } cgm_cg_state;
 
 /* Scratch of the last-block reductions: per-block partials and a counter
@@ -93,8 +93,7 @@ cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_error *err);
  * returns at once. */
 cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision prec, const void *x, void *y,
                             const void *p_rows, const cgm_out *dot, const double *dot_add,
-                            cgm_reduce_buf red, const cgm_cg_state *guard, int sms,
-                            cudaStream_t s);
+                            cgm_reduce_buf red, const cgm_cg_state *guard, int sms, cudaStream_t s);
 
 /* Grid of the fixed-grid vector kernels for n elements (Sec. 5.1). */
 int cgm_vector_blocks(int64_t n, int sms);
@@ -130,8 +129,8 @@ cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, const cgm_pac
 cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst, int ndst,
                                const cgm_cg_state *guard, int sms, cudaStream_t s);
 /* out[0] = x . y (the plain vector reduction of the paper's Table 2). */
-cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void *x, const void *y,
-                           double *out, cgm_reduce_buf red, int sms, cudaStream_t s);
+cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void *x, const void *y, double *out,
+                           cgm_reduce_buf red, int sms, cudaStream_t s);
 
 /* Vector lengths are padded to this many elements (16-byte accesses). */
 #define CGM_VEC_ALIGN 4

@@ -33,10 +33,14 @@ constexpr int kSpmvBlocksPerSM = CGM_SPMV_BLOCKS_PER_SM; /* register cap of __la
 #define CGM_SPMV_MAX_UNROLL 8
 #endif
 template <typename T, int N> __host__ __device__ constexpr int spmv_unroll() {
-  return (N * (int)sizeof(T) <= 8 ? 8 : (N * (int)sizeof(T) <= 16 ? 4 : (N * (int)sizeof(T) <= 32 ? 2 : 1))) >
+  return (N * (int)sizeof(T) <= 8
+              ? 8
+              : (N * (int)sizeof(T) <= 16 ? 4 : (N * (int)sizeof(T) <= 32 ? 2 : 1))) >
                  CGM_SPMV_MAX_UNROLL
              ? CGM_SPMV_MAX_UNROLL
-             : (N * (int)sizeof(T) <= 8 ? 8 : (N * (int)sizeof(T) <= 16 ? 4 : (N * (int)sizeof(T) <= 32 ? 2 : 1)));
+             : (N * (int)sizeof(T) <= 8
+                    ? 8
+                    : (N * (int)sizeof(T) <= 16 ? 4 : (N * (int)sizeof(T) <= 32 ? 2 : 1)));
 }
 
 template <typename T, int N, int BX>
@@ -47,14 +51,14 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
   const bool want_dot = dot_out.n > 0;
   if (guard && guard->done) return;
   const T *__restrict__ val = static_cast<const T *>(L.val);
-  const int S = L.by * BX * N;                     /* threads per slice */
-  const int spb = blockDim.x / S;                  /* slices per block */
+  const int S = L.by * BX * N;    /* threads per slice */
+  const int spb = blockDim.x / S; /* slices per block */
   const int t = threadIdx.x % S, q = t / N, r = t % N;
-  const bool writer = (q % BX) == 0;               /* sub-block 0 writes the row */
+  const bool writer = (q % BX) == 0; /* sub-block 0 writes the row */
   const int64_t ngroups = (L.nslices + spb - 1) / spb;
   constexpr int U = spmv_unroll<T, N>();
-  const int64_t astep = (int64_t)S * N;            /* elements per step */
-  const int cstep = S / N;                         /* blocks per step */
+  const int64_t astep = (int64_t)S * N; /* elements per step */
+  const int cstep = S / N;              /* blocks per step */
   double dot = 0.0;
   /* The slice bounds and the destination row of the next group are loaded
    * while the current group runs: a group then starts with its data loads
@@ -107,7 +111,8 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
-          if (col[u] >= 0) load_row<T, N, false>(x + (int64_t)col[u] * N, xv[u]);
+          if (col[u] >= 0)
+            load_row<T, N, false>(x + (int64_t)col[u] * N, xv[u]);
           else
 #pragma unroll
             for (int e = 0; e < N; e++) xv[u][e] = 0;
@@ -139,9 +144,8 @@ static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const
   int threads, blocks;
   cgm_spmv_config(L, sms, &threads, &blocks);
   if (blocks == 0) return cudaSuccess;
-  spmv_mbr<T, N, BX><<<blocks, threads, 0, s>>>(*L, static_cast<const T *>(x),
-                                                static_cast<T *>(y), static_cast<const T *>(p),
-                                                dot, add, red, guard);
+  spmv_mbr<T, N, BX><<<blocks, threads, 0, s>>>(*L, static_cast<const T *>(x), static_cast<T *>(y),
+                                                static_cast<const T *>(p), dot, add, red, guard);
   return cudaGetLastError();
 }
 
@@ -150,8 +154,10 @@ static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, co
                              const cgm_out &dot, const double *add, cgm_reduce_buf red,
                              const cgm_cg_state *guard, int sms, cudaStream_t s) {
   switch (L->bx) {
-  case 1: return launch<T, N, 1>(L, x, y, p, dot, add, red, guard, sms, s);
-  case 2: return launch<T, N, 2>(L, x, y, p, dot, add, red, guard, sms, s);
+  case 1:
+    return launch<T, N, 1>(L, x, y, p, dot, add, red, guard, sms, s);
+  case 2:
+    return launch<T, N, 2>(L, x, y, p, dot, add, red, guard, sms, s);
   case 4:
     if constexpr (N <= 8) return launch<T, N, 4>(L, x, y, p, dot, add, red, guard, sms, s);
     break;
@@ -167,10 +173,14 @@ static cudaError_t launch_n(const cgm_dev_layout *L, const void *x, void *y, con
                             const cgm_out &dot, const double *add, cgm_reduce_buf red,
                             const cgm_cg_state *guard, int sms, cudaStream_t s) {
   switch (L->n) {
-  case 1: return launch_bx<T, 1>(L, x, y, p, dot, add, red, guard, sms, s);
-  case 2: return launch_bx<T, 2>(L, x, y, p, dot, add, red, guard, sms, s);
-  case 4: return launch_bx<T, 4>(L, x, y, p, dot, add, red, guard, sms, s);
-  case 8: return launch_bx<T, 8>(L, x, y, p, dot, add, red, guard, sms, s);
+  case 1:
+    return launch_bx<T, 1>(L, x, y, p, dot, add, red, guard, sms, s);
+  case 2:
+    return launch_bx<T, 2>(L, x, y, p, dot, add, red, guard, sms, s);
+  case 4:
+    return launch_bx<T, 4>(L, x, y, p, dot, add, red, guard, sms, s);
+  case 8:
+    return launch_bx<T, 8>(L, x, y, p, dot, add, red, guard, sms, s);
   }
   return cudaErrorInvalidValue;
 }
@@ -201,11 +211,10 @@ extern "C" void cgm_spmv_config(const cgm_dev_layout *L, int sms, int *threads, 
   *blocks = (int)(groups < wave ? groups : wave);
 }
 
-extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision prec,
-                                       const void *x, void *y, const void *p_rows,
-                                       const cgm_out *dot, const double *dot_add,
-                                       cgm_reduce_buf red, const cgm_cg_state *guard, int sms,
-                                       cudaStream_t s) {
+extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision prec, const void *x,
+                                       void *y, const void *p_rows, const cgm_out *dot,
+                                       const double *dot_add, cgm_reduce_buf red,
+                                       const cgm_cg_state *guard, int sms, cudaStream_t s) {
   cgm_out none;
   none.n = 0;
   const cgm_out &d = dot ? *dot : none;

@@ -55,7 +55,8 @@ __global__ void __launch_bounds__(kVecThreads)
 }
 
 /* Sum of the first nparts device partials of a slot, in device order. */
-__device__ __forceinline__ double parts_sum(const cgm_cg_state *st, int nparts, int slot, int which) {
+__device__ __forceinline__ double parts_sum(const cgm_cg_state *st, int nparts, int slot,
+                                            int which) {
   double s = 0.0;
   for (int j = 0; j < nparts; j++) s += (&st->slot[j][slot].pq)[which];
   return s;
@@ -106,7 +107,8 @@ __global__ void __launch_bounds__(kVecThreads)
   if (blockIdx.x == 0 && threadIdx.x == 0) { /* one writer; no block reads these */
     state->iter++;
     state->rr_last = rr;
-    if (converged) state->done = CGM_RUN_CONVERGED;
+    if (converged)
+      state->done = CGM_RUN_CONVERGED;
     else if (bad) {
       state->done = CGM_RUN_NONFINITE;
       state->bad = isfinite(rr) ? rz : rr;
@@ -192,8 +194,8 @@ extern "C" cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void 
   int blocks = cgm_vector_blocks(n, sms);
   int64_t np = cgm::packs(prec, n);
   if (prec == CGM_PREC_SINGLE)
-    cgm::cg1<float><<<blocks, cgm::kVecThreads, 0, s>>>(np, CF(b), CF(u), CF(dinv), F(r), F(v),
-                                                        out, red);
+    cgm::cg1<float>
+        <<<blocks, cgm::kVecThreads, 0, s>>>(np, CF(b), CF(u), CF(dinv), F(r), F(v), out, red);
   else
     cgm::cg1<double><<<blocks, cgm::kVecThreads, 0, s>>>(
         np, static_cast<const double *>(b), static_cast<const double *>(u),
@@ -202,11 +204,10 @@ extern "C" cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void 
   return cudaGetLastError();
 }
 
-extern "C" cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st,
-                                      int nparts, int slot, int prev, void *x, void *r,
-                                      const void *v, const void *u, const void *dinv,
-                                      const cgm_out *out, cgm_reduce_buf red, int sms,
-                                      cudaStream_t s) {
+extern "C" cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
+                                      int slot, int prev, void *x, void *r, const void *v,
+                                      const void *u, const void *dinv, const cgm_out *out,
+                                      cgm_reduce_buf red, int sms, cudaStream_t s) {
   int blocks = cgm_vector_blocks(n, sms);
   int64_t np = cgm::packs(prec, n);
   if (prec == CGM_PREC_SINGLE)
@@ -220,19 +221,18 @@ extern "C" cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_stat
   return cudaGetLastError();
 }
 
-extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st,
-                                      int nparts, int slot, int prev, void *v, const void *r,
-                                      const void *dinv, int sms, cudaStream_t s) {
+extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
+                                      int slot, int prev, void *v, const void *r, const void *dinv,
+                                      int sms, cudaStream_t s) {
   int blocks = cgm_vector_blocks(n, sms);
   int64_t np = cgm::packs(prec, n);
   if (prec == CGM_PREC_SINGLE)
-    cgm::cg5<float><<<blocks, cgm::kVecThreads, 0, s>>>(np, st, nparts, slot, prev, F(v), CF(r),
-                                                        CF(dinv));
+    cgm::cg5<float>
+        <<<blocks, cgm::kVecThreads, 0, s>>>(np, st, nparts, slot, prev, F(v), CF(r), CF(dinv));
   else
-    cgm::cg5<double><<<blocks, cgm::kVecThreads, 0, s>>>(np, st, nparts, slot, prev,
-                                                         static_cast<double *>(v),
-                                                         static_cast<const double *>(r),
-                                                         static_cast<const double *>(dinv));
+    cgm::cg5<double><<<blocks, cgm::kVecThreads, 0, s>>>(
+        np, st, nparts, slot, prev, static_cast<double *>(v), static_cast<const double *>(r),
+        static_cast<const double *>(dinv));
   return cudaGetLastError();
 }
 
@@ -244,8 +244,8 @@ extern "C" cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, co
   if (prec == CGM_PREC_SINGLE)
     cgm::pack<float><<<blocks, cgm::kVecThreads, 0, s>>>(CF(v_own), *pk, guard);
   else
-    cgm::pack<double><<<blocks, cgm::kVecThreads, 0, s>>>(static_cast<const double *>(v_own), *pk,
-                                                          guard);
+    cgm::pack<double>
+        <<<blocks, cgm::kVecThreads, 0, s>>>(static_cast<const double *>(v_own), *pk, guard);
   return cudaGetLastError();
 }
 
@@ -261,8 +261,9 @@ extern "C" cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void 
   return cudaGetLastError();
 }
 
-extern "C" cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst, int ndst,
-                                          const cgm_cg_state *guard, int sms, cudaStream_t s) {
+extern "C" cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst,
+                                          int ndst, const cgm_cg_state *guard, int sms,
+                                          cudaStream_t s) {
   if (bytes <= 0 || ndst <= 0) return cudaSuccess;
   cgm::Dsts d;
   d.n = ndst;

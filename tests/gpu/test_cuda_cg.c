@@ -9,7 +9,6 @@
 #include "test_linalg.h"
 #include "test_util.h"
 
-
 static double *rhs(const cgm_csr *A) {
   double *x = malloc(A->ncols * sizeof *x), *b = malloc(A->nrows * sizeof *b);
   for (int32_t i = 0; i < A->ncols; i++) x[i] = 1.0 + 0.5 * sin(0.1 * i);
@@ -43,24 +42,28 @@ static void check_matrix(const char *what, const cgm_csr *A) {
       CHECK_MSG(sg == CGM_OK, "%s cuda N=%d %s: %s", what, n, cgm_precision_name(p), err.msg);
       double res = test_residual(A, b, xg);
       /* fp32: the recursive residual may drift from the true one by a few eps * cond. */
-      CHECK_MSG(res <= (p == CGM_PREC_SINGLE ? 20 : 1.01) * tol, "%s N=%d %s: residual %.3g",
-                what, n, cgm_precision_name(p), res);
+      CHECK_MSG(res <= (p == CGM_PREC_SINGLE ? 20 : 1.01) * tol, "%s N=%d %s: residual %.3g", what,
+                n, cgm_precision_name(p), res);
       /* Reduction order differs between the CPU (thread count) and the GPU:
        * ill-conditioned matrices move by a few percent. */
       int slack = p == CGM_PREC_SINGLE ? 2 + rc.iterations / 5 : 1 + rc.iterations / 25;
-      CHECK_MSG(abs(rg.iterations - rc.iterations) <= slack, "%s N=%d %s: %d iterations vs %d on the CPU",
-                what, n, cgm_precision_name(p), rg.iterations, rc.iterations);
+      CHECK_MSG(abs(rg.iterations - rc.iterations) <= slack,
+                "%s N=%d %s: %d iterations vs %d on the CPU", what, n, cgm_precision_name(p),
+                rg.iterations, rc.iterations);
       double num = 0, den = 0;
-      for (int32_t i = 0; i < A->nrows; i++) num += (xg[i] - xc[i]) * (xg[i] - xc[i]), den += xc[i] * xc[i];
-      fprintf(stderr, "%-14s N=%d %-6s cuda %4d it  cpu %4d it  residual %.2e  |xg-xc|/|xc| %.2e  %.1f us/it\n",
-              what, n, cgm_precision_name(p), rg.iterations, rc.iterations, res, sqrt(num / den),
-              1e6 * rg.time_per_iter_s);
+      for (int32_t i = 0; i < A->nrows; i++)
+        num += (xg[i] - xc[i]) * (xg[i] - xc[i]), den += xc[i] * xc[i];
+      fprintf(
+          stderr,
+          "%-14s N=%d %-6s cuda %4d it  cpu %4d it  residual %.2e  |xg-xc|/|xc| %.2e  %.1f us/it\n",
+          what, n, cgm_precision_name(p), rg.iterations, rc.iterations, res, sqrt(num / den),
+          1e6 * rg.time_per_iter_s);
       CHECK(rg.time_per_iter_s > 0);
     }
     cgm_status ss = run(A, b, xg, CGM_BACKEND_CUSPARSE, 1, p, &rg, &err);
     CHECK_MSG(ss == CGM_OK, "%s cusparse %s: %s", what, cgm_precision_name(p), err.msg);
-    CHECK_MSG(test_residual(A, b, xg) <= (p == CGM_PREC_SINGLE ? 20 : 1.01) * tol, "%s cusparse residual %.3g",
-              what, test_residual(A, b, xg));
+    CHECK_MSG(test_residual(A, b, xg) <= (p == CGM_PREC_SINGLE ? 20 : 1.01) * tol,
+              "%s cusparse residual %.3g", what, test_residual(A, b, xg));
   }
   free(b), free(xc), free(xg);
 }
@@ -109,7 +112,8 @@ static void failures(void) {
     o.backend = CGM_BACKEND_CUDA;
     o.maxiter = 5;
     CHECK(cgm_solve(&A, b, x, &o, &r, &err) == CGM_ENOCONV);
-    CHECK_MSG(r.iterations == 5 && strstr(err.msg, "maximum of 5"), "%d: %s", r.iterations, err.msg);
+    CHECK_MSG(r.iterations == 5 && strstr(err.msg, "maximum of 5"), "%d: %s", r.iterations,
+              err.msg);
     CHECK_NEAR(r.relative_residual, test_residual(&A, b, x), 1e-6);
     /* Does not fit: leave 64 MiB free (less than the solver's reserve for the
      * CUDA context and libraries), then ask. */

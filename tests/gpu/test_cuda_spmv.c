@@ -10,8 +10,12 @@
 #include "test_util.h"
 
 static uint64_t rng_state = 12345;
-static uint64_t rng(void) { return test_rng(&rng_state); }
-static double urand(void) { return test_urand(&rng_state); }
+static uint64_t rng(void) {
+  return test_rng(&rng_state);
+}
+static double urand(void) {
+  return test_urand(&rng_state);
+}
 
 static void random_matrix(int32_t n, int avg, cgm_csr *A) {
   int64_t cap = (int64_t)n * (2 * avg + 2) + 2 * n + 8;
@@ -21,7 +25,8 @@ static void random_matrix(int32_t n, int avg, cgm_csr *A) {
   for (int32_t i = 0; i < n; i++) {
     if (i % 13 == 4) continue; /* empty row */
     int len = (int)(rng() % (2 * avg + 1));
-    for (int m = 0; m < len; m++) ri[k] = i, ci[k] = (int32_t)(rng() % n), v[k] = urand() - 0.5, k++;
+    for (int m = 0; m < len; m++)
+      ri[k] = i, ci[k] = (int32_t)(rng() % n), v[k] = urand() - 0.5, k++;
   }
   for (int32_t j = 0; j < n && k < cap; j += 1 + (int32_t)(rng() % 2)) /* one long row */
     ri[k] = n / 2, ci[k] = j, v[k] = urand(), k++;
@@ -43,7 +48,8 @@ static void compare(const char *what, const cgm_csr *A, int n, int bx, cgm_preci
     return;
   }
   int64_t nx = (int64_t)B.nbcols * n, ny = (int64_t)B.nbrows * n;
-  double *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y), *yref = malloc((A->nrows + 1) * sizeof *yref);
+  double *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y),
+         *yref = malloc((A->nrows + 1) * sizeof *yref);
   for (int64_t i = 0; i < nx; i++) x[i] = i < A->ncols ? urand() - 0.25 : 0.0;
   /* In single precision the reference uses the rounded inputs. */
   cgm_csr R = *A;
@@ -70,8 +76,8 @@ static void compare(const char *what, const cgm_csr *A, int n, int bx, cgm_preci
   }
   double rel = den > 0 ? sqrt(num / den) : sqrt(num);
   double tol = prec == CGM_PREC_SINGLE ? 2e-6 : 1e-14;
-  CHECK_MSG(rel <= tol * 10 && maxrow <= tol * 64, "%s N=%d bx=%d %s: rel %.3g, worst row %.3g", what,
-            n, bx, cgm_precision_name(prec), rel, maxrow);
+  CHECK_MSG(rel <= tol * 10 && maxrow <= tol * 64, "%s N=%d bx=%d %s: rel %.3g, worst row %.3g",
+            what, n, bx, cgm_precision_name(prec), rel, maxrow);
   for (int64_t i = A->nrows; i < ny; i++) CHECK(y[i] == x[i]); /* identity padding rows */
   if (A->nrows == A->ncols) CHECK_NEAR(dot, dref, prec == CGM_PREC_SINGLE ? 1e-4 : 1e-11);
   free(x), free(y), free(yref), free(vr);
@@ -119,7 +125,8 @@ int main(void) {
     CHECK_OK(cgm_gen_poisson3d(216, &A, &err));
     CHECK(A.nrows > 10000000);
     for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++)
-      for (int pr = 0; pr < 2; pr++) compare("poisson3d 216", &A, cgm_block_sizes[bi], 1, (cgm_precision)pr);
+      for (int pr = 0; pr < 2; pr++)
+        compare("poisson3d 216", &A, cgm_block_sizes[bi], 1, (cgm_precision)pr);
     cgm_csr_free(&A);
   }
   TEST_MAIN_END();

@@ -9,9 +9,8 @@
 #include "test_linalg.h"
 #include "test_util.h"
 
-
-static cgm_status run(const cgm_csr *A, const double *b, double *x, int gpus, cgm_exchange ex, int n,
-                      cgm_precision p, cgm_solve_result *r, cgm_error *err) {
+static cgm_status run(const cgm_csr *A, const double *b, double *x, int gpus, cgm_exchange ex,
+                      int n, cgm_precision p, cgm_solve_result *r, cgm_error *err) {
   cgm_solve_opts o = cgm_solve_opts_default();
   o.backend = CGM_BACKEND_CUDA;
   o.gpus = gpus;
@@ -34,22 +33,26 @@ static void compare(const char *what, const cgm_csr *A, int ming, int maxg, int 
       double tol = p == CGM_PREC_SINGLE ? 1e-5 : 1e-8;
       cgm_solve_result r1, rg;
       cgm_error err = {0};
-      CHECK_MSG(run(A, b, x1, 1, CGM_EXCHANGE_NCCL, ns[ni], p, &r1, &err) == CGM_OK, "%s 1 GPU: %s", what, err.msg);
+      CHECK_MSG(run(A, b, x1, 1, CGM_EXCHANGE_NCCL, ns[ni], p, &r1, &err) == CGM_OK, "%s 1 GPU: %s",
+                what, err.msg);
       for (int G = ming; G <= maxg; G++)
         for (int ei = 0; ei < 4; ei++) {
           const cgm_exchange order[] = {CGM_EXCHANGE_HALO, CGM_EXCHANGE_P2P, CGM_EXCHANGE_HOST,
                                         CGM_EXCHANGE_NCCL};
           cgm_exchange ex = order[ei];
           cgm_status st = run(A, b, xg, G, ex, ns[ni], p, &rg, &err);
-          CHECK_MSG(st == CGM_OK, "%s G=%d %s N=%d %s: %s", what, G, cgm_exchange_name(ex),
-                    ns[ni], cgm_precision_name(p), err.msg);
+          CHECK_MSG(st == CGM_OK, "%s G=%d %s N=%d %s: %s", what, G, cgm_exchange_name(ex), ns[ni],
+                    cgm_precision_name(p), err.msg);
           double res = test_residual(A, b, xg);
           int slack = p == CGM_PREC_SINGLE ? 1 + r1.iterations / 10 : 1;
-          CHECK_MSG(abs(rg.iterations - r1.iterations) <= slack && res <= (p == CGM_PREC_SINGLE ? 20 : 1.01) * tol,
+          CHECK_MSG(abs(rg.iterations - r1.iterations) <= slack &&
+                        res <= (p == CGM_PREC_SINGLE ? 20 : 1.01) * tol,
                     "%s G=%d %s N=%d %s: %d iterations (1 GPU: %d), residual %.3g", what, G,
                     cgm_exchange_name(ex), ns[ni], cgm_precision_name(p), rg.iterations,
                     r1.iterations, res);
-          fprintf(stderr, "%-14s G=%d %-5s N=%d %-6s %4d it (1 GPU %4d)  residual %.2e  %8.1f us/it  %lld B/it\n",
+          fprintf(stderr,
+                  "%-14s G=%d %-5s N=%d %-6s %4d it (1 GPU %4d)  residual %.2e  %8.1f us/it  %lld "
+                  "B/it\n",
                   what, G, cgm_exchange_name(ex), ns[ni], cgm_precision_name(p), rg.iterations,
                   r1.iterations, res, 1e6 * rg.time_per_iter_s, (long long)rg.exchange_bytes);
         }

@@ -9,8 +9,12 @@
 #include "test_util.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rng(void) { return test_rng(&rng_state); }
-static double urand(void) { return test_urand(&rng_state); }
+static uint64_t rng(void) {
+  return test_rng(&rng_state);
+}
+static double urand(void) {
+  return test_urand(&rng_state);
+}
 
 /* A random square matrix with a dense diagonal, empty rows (apart from the
  * diagonal being dropped for some), and one very long row. */
@@ -23,7 +27,8 @@ static void random_matrix(int32_t n, int avg, cgm_csr *A) {
     if (i % 17 == 5) continue; /* empty row */
     ri[k] = i, ci[k] = i, v[k] = 4.0 + urand(), k++;
     int len = (int)(rng() % (2 * avg + 1));
-    for (int m = 0; m < len; m++) ri[k] = i, ci[k] = (int32_t)(rng() % n), v[k] = urand() - 0.5, k++;
+    for (int m = 0; m < len; m++)
+      ri[k] = i, ci[k] = (int32_t)(rng() % n), v[k] = urand() - 0.5, k++;
   }
   int32_t longrow = n / 3; /* one row touching up to n columns */
   for (int32_t j = 0; j < n && k < cap; j += 1 + (int32_t)(rng() % 3))
@@ -51,7 +56,8 @@ static void check_layout(const cgm_csr *A, const cgm_bcsr *B, int32_t b0) {
   for (int32_t b = 0; b < B->nbrows; b++) CHECK(seen[b] == 1);
   free(seen);
   /* Lengths non-increasing along the sorted slots; slices sized by their first row. */
-  for (int64_t s = 1; s < B->nbrows; s++) CHECK(B->brow_len[B->brow[s - 1]] >= B->brow_len[B->brow[s]]);
+  for (int64_t s = 1; s < B->nbrows; s++)
+    CHECK(B->brow_len[B->brow[s - 1]] >= B->brow_len[B->brow[s]]);
   int64_t nb = 0;
   for (int32_t k = 0; k < B->nslices; k++) {
     int64_t steps = (B->slice_ptr[k + 1] - B->slice_ptr[k]) / ((int64_t)by * bx);
@@ -105,7 +111,8 @@ static void check_layout(const cgm_csr *A, const cgm_bcsr *B, int32_t b0) {
 static void check_spmv(const cgm_csr *A, const cgm_bcsr *B) {
   const int n = B->p.n;
   int64_t np = (int64_t)B->nbcols * n, nr = (int64_t)B->nbrows * n;
-  double *x = malloc(np * sizeof *x), *y = malloc(nr * sizeof *y), *yref = malloc(A->nrows * sizeof *yref);
+  double *x = malloc(np * sizeof *x), *y = malloc(nr * sizeof *y),
+         *yref = malloc(A->nrows * sizeof *yref);
   float *xf = malloc(np * sizeof *xf), *yf = malloc(nr * sizeof *yf);
   float *vf = malloc(B->nblocks_padded * n * n * sizeof *vf + 4);
   for (int64_t i = 0; i < np; i++) x[i] = i < A->ncols ? urand() - 0.3 : 0.0, xf[i] = (float)x[i];
@@ -181,7 +188,8 @@ int main(void) {
       CHECK_OK(cgm_bcsr_build_rows(&A, rows, cnt, base, cgm_bcsr_default_params(n), &B, &err));
       CHECK(B.nbrows == cnt && B.brow_span == rows[cnt - 1] - base + 1);
       int64_t nx = (int64_t)B.nbcols * n, ny = (int64_t)B.brow_span * n;
-      double *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y), *yref = malloc(A.nrows * sizeof *yref);
+      double *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y),
+             *yref = malloc(A.nrows * sizeof *yref);
       for (int64_t i = 0; i < nx; i++) x[i] = i < A.ncols ? urand() : 0.0;
       for (int64_t i = 0; i < ny; i++) y[i] = -77.0;
       cgm_csr_spmv(&A, x, yref);
@@ -191,14 +199,17 @@ int main(void) {
         int selected = c < cnt && rows[c] == b;
         for (int r = 0; r < n; r++) {
           int64_t i = (int64_t)b * n + r, yi = (int64_t)(b - base) * n + r;
-          if (!selected) CHECK(y[yi] == -77.0);
-          else if (i < A.nrows) CHECK_NEAR(y[yi], yref[i], 1e-13);
+          if (!selected)
+            CHECK(y[yi] == -77.0);
+          else if (i < A.nrows)
+            CHECK_NEAR(y[yi], yref[i], 1e-13);
         }
         c += selected;
       }
       cgm_bcsr_free(&B);
       int32_t bad[] = {base + 2, base + 1};
-      CHECK(cgm_bcsr_build_rows(&A, bad, 2, base, cgm_bcsr_default_params(n), &B, &err) == CGM_EINPUT);
+      CHECK(cgm_bcsr_build_rows(&A, bad, 2, base, cgm_bcsr_default_params(n), &B, &err) ==
+            CGM_EINPUT);
       free(x), free(y), free(yref), free(rows);
     }
     cgm_csr_free(&A);

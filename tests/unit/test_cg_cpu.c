@@ -27,7 +27,8 @@ static cgm_solve_result solve(const cgm_csr *A, const double *b, double *x, int 
   cgm_error err = {0};
   memset(x, 0, A->nrows * sizeof *x);
   cgm_status st = cgm_solve(A, b, x, &o, &r, &err);
-  CHECK_MSG(st == want, "N=%d %s: status %d, want %d: %s", n, cgm_precision_name(p), st, want, err.msg);
+  CHECK_MSG(st == want, "N=%d %s: status %d, want %d: %s", n, cgm_precision_name(p), st, want,
+            err.msg);
   return r;
 }
 
@@ -81,7 +82,8 @@ static void test_jacobi_scaling(void) {
   cgm_csr_free(&S);
 }
 
-static void make(cgm_csr *A, int32_t n, int64_t nnz, const int32_t *ri, const int32_t *ci, const double *v) {
+static void make(cgm_csr *A, int32_t n, int64_t nnz, const int32_t *ri, const int32_t *ci,
+                 const double *v) {
   cgm_error err;
   CHECK_OK(cgm_csr_from_coo(n, n, nnz, ri, ci, v, A, NULL, &err));
 }

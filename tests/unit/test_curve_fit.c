@@ -20,14 +20,16 @@ static double noisy(double v, double amp) {
 
 /* The curve as the model evaluates it: hi from split on, lo below. */
 static double curve_at(const cgm_curve_fit *c, double m) {
-  return c->have_hi && m >= c->split ? cgm_sigmoid_eval(&c->hi.p, m) : cgm_sigmoid_eval(&c->lo.p, m);
+  return c->have_hi && m >= c->split ? cgm_sigmoid_eval(&c->hi.p, m)
+                                     : cgm_sigmoid_eval(&c->lo.p, m);
 }
 
 static void test_gpu_sigmoid(void) {
   const cgm_sigmoid truth = {18.0, 1.5, 3000.0};
   double m[60], b[60];
   int n = 0;
-  for (double u = 10; u <= 28; u += 0.5, n++) m[n] = exp2(u), b[n] = noisy(cgm_sigmoid_eval(&truth, m[n]), 0.02);
+  for (double u = 10; u <= 28; u += 0.5, n++)
+    m[n] = exp2(u), b[n] = noisy(cgm_sigmoid_eval(&truth, m[n]), 0.02);
   cgm_curve_fit c;
   cgm_error e = {0};
   CHECK_OK(cgm_fit_curve(m, b, n, &c, &e));
@@ -56,7 +58,8 @@ static void test_cpu_cache_peak(void) {
   cgm_curve_fit c;
   cgm_error e = {0};
   CHECK_OK(cgm_fit_curve(m, b, n, &c, &e));
-  CHECK_MSG(c.have_hi && c.split >= exp2(21.5) && c.split <= exp2(22.5), "split %g (want 2^22)", c.split);
+  CHECK_MSG(c.have_hi && c.split >= exp2(21.5) && c.split <= exp2(22.5), "split %g (want 2^22)",
+            c.split);
   CHECK_MSG(c.lo.converged && c.hi.converged, "%s / %s", c.lo.message, c.hi.message);
   /* the memory level past the peak, and every sample within the noise */
   CHECK_NEAR(curve_at(&c, exp2(25)), 15.0, 0.04);
@@ -116,8 +119,10 @@ static void test_disturbed_timings(void) {
     }
     cgm_error e = {0};
     cgm_status st = cgm_check_cpu_timings(s, 13, &e);
-    if (disturbed) CHECK_MSG(st == CGM_ERUNTIME && strstr(e.msg, "disturbed"), "%d %s", st, e.msg);
-    else CHECK_MSG(st == CGM_OK, "%s", e.msg);
+    if (disturbed)
+      CHECK_MSG(st == CGM_ERUNTIME && strstr(e.msg, "disturbed"), "%d %s", st, e.msg);
+    else
+      CHECK_MSG(st == CGM_OK, "%s", e.msg);
     /* too few samples to tell: accepted */
     CHECK(cgm_check_cpu_timings(s, 7, &e) == CGM_OK);
   }

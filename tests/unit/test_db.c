@@ -1211,14 +1211,23 @@ static void test_migration_v1(void) {
   CHECK_OK(cgm_db_device_get_or_add(db, &d, &e));
   cgm_db_calibration cal = {.device_id = d.id};
   CHECK_OK(cgm_db_calibration_add(db, &cal, &e));
-  cgm_db_fit f = {.kernel = "cg4", .precision = 1, .kind = 2, .mu = 20, .sigma = 2, .nu = 40, .n = 9,
-                  .converged = 1, .m_lo = 64, .m_hi = 1e6};
+  cgm_db_fit f = {.kernel = "cg4",
+                  .precision = 1,
+                  .kind = 2,
+                  .mu = 20,
+                  .sigma = 2,
+                  .nu = 40,
+                  .n = 9,
+                  .converged = 1,
+                  .m_lo = 64,
+                  .m_hi = 1e6};
   CHECK_OK(cgm_db_fit_add(db, cal.id, &f, &e));
   cgm_db_close(db);
   sqlite3 *h = NULL;
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
-  CHECK(sqlite3_exec(h, "ALTER TABLE fits DROP COLUMN m_lo; ALTER TABLE fits DROP COLUMN m_hi; "
-                        "PRAGMA user_version = 1",
+  CHECK(sqlite3_exec(h,
+                     "ALTER TABLE fits DROP COLUMN m_lo; ALTER TABLE fits DROP COLUMN m_hi; "
+                     "PRAGMA user_version = 1",
                      NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
   CHECK_OK(cgm_db_open(p, false, &db, &e));

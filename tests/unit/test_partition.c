@@ -56,12 +56,14 @@ static void check(const char *what, const cgm_csr *A, int n, int parts) {
     for (int part = 0; part < 2; part++) {
       if (!counts[part]) continue;
       cgm_bcsr B;
-      CHECK_OK(cgm_bcsr_build_rows(A, lists[part], counts[part], b0, cgm_bcsr_default_params(n), &B, &err));
+      CHECK_OK(cgm_bcsr_build_rows(A, lists[part], counts[part], b0, cgm_bcsr_default_params(n), &B,
+                                   &err));
       /* Interior rows read only own columns. */
       if (part == 0)
         for (int64_t q = 0; q < B.nblocks_padded; q++) CHECK(B.bcol[q] >= b0 && B.bcol[q] < b1);
       cgm_halo_remap(&h, &B);
-      for (int64_t q = 0; q < B.nblocks_padded; q++) CHECK(B.bcol[q] >= 0 && B.bcol[q] < nown + h.nhalo);
+      for (int64_t q = 0; q < B.nblocks_padded; q++)
+        CHECK(B.bcol[q] >= 0 && B.bcol[q] < nown + h.nhalo);
       double *ytmp = malloc(((int64_t)B.brow_span * n + 1) * sizeof *ytmp);
       cgm_cpu_spmv_f64(&B, B.val, xl, ytmp, NULL);
       for (int32_t i = 0; i < counts[part]; i++)
@@ -79,7 +81,8 @@ static void check(const char *what, const cgm_csr *A, int n, int parts) {
       double e = fabs(yl[i] - yref[gi]);
       if (!(e <= maxerr)) maxerr = e; /* NaN (row never written) propagates */
     }
-    CHECK_MSG(maxerr < 1e-12, "%s N=%d parts=%d seg %d: distributed SpMV off by %g", what, n, parts, k, maxerr);
+    CHECK_MSG(maxerr < 1e-12, "%s N=%d parts=%d seg %d: distributed SpMV off by %g", what, n, parts,
+              k, maxerr);
     free(xl), free(yl);
     cgm_halo_free(&h);
   }
@@ -138,8 +141,8 @@ int main(void) {
     for (int32_t j = 0; j < nr; j++) ri[k] = nr - 1, ci[k] = j, v[k++] = 1;
     CHECK_OK(cgm_csr_from_coo(nr, nr, k, ri, ci, v, &A, NULL, &err));
     CHECK_OK(cgm_partition(&A, 1, 2, 4, bounds, &err));
-    CHECK_MSG(bounds[1] % 4 == 0 && bounds[1] < nr && bounds[2] == nr, "1001 rows in 2: [0, %d, %d]",
-              bounds[1], bounds[2]);
+    CHECK_MSG(bounds[1] % 4 == 0 && bounds[1] < nr && bounds[2] == nr,
+              "1001 rows in 2: [0, %d, %d]", bounds[1], bounds[2]);
     check("1001 rows, heavy last", &A, 1, 2);
     check("1001 rows, heavy last", &A, 2, 3);
     cgm_csr_free(&A);

@@ -18,12 +18,14 @@ static cgm_tuner_device gpu(int64_t mem) {
   for (int p = 0; p < 2; p++) {
     cgm_device_model *m = &d.model[p];
     m->width = p ? 4 : 8;
-    for (int b = 0; b < 4; b++) m->spmv[b] = (cgm_sigmoid){20.0, 1.4, 2600.0}, m->have_spmv[b] = true;
+    for (int b = 0; b < 4; b++)
+      m->spmv[b] = (cgm_sigmoid){20.0, 1.4, 2600.0}, m->have_spmv[b] = true;
     m->cg4 = (cgm_sigmoid){19.5, 1.4, 2900.0};
     m->cg5 = (cgm_sigmoid){19.0, 1.4, 2900.0};
     m->have_vec = true;
     for (int ex = 0; ex < 4; ex++)
-      for (int g = 2; g <= 8; g++) m->xfer[ex][g] = (cgm_sigmoid){17.0, 1.44, 300.0}, m->have_xfer[ex][g] = true;
+      for (int g = 2; g <= 8; g++)
+        m->xfer[ex][g] = (cgm_sigmoid){17.0, 1.44, 300.0}, m->have_xfer[ex][g] = true;
     d.have[p] = true;
   }
   return d;
@@ -117,7 +119,8 @@ int main(void) {
   for (int p = 0; p < 2; p++)
     for (int b = 0; b < 4; b++) nocurve.model[p].have_spmv[b] = false;
   CHECK(choose(&A, &nocurve, &g, &t) == -1);
-  CHECK_MSG(strstr(last_why, " 0 of ") && strstr(last_why, "have no converged curve"), "%s", last_why);
+  CHECK_MSG(strstr(last_why, " 0 of ") && strstr(last_why, "have no converged curve"), "%s",
+            last_why);
   cgm_csr_free(&A);
 
   /* Monotone in the bytes, even where Eq. 5 is not (sigma ln 2 < 1). */
