@@ -115,6 +115,12 @@ if "$CGM" version | grep -q "CPU-only build"; then
   # Without --backend the CPU is used when there is no GPU.
   expect_exit 0 "$CGM" solve "$A" --json
   json_check "$OUT" 'j["backend"] == "cpu"' "default backend without a GPU is cpu"
+elif ! nvidia-smi -L >/dev/null 2>&1; then
+  # A CUDA build on a machine without a GPU: the CUDA runtime's answer, exit 3.
+  expect_fail 3 "no CUDA device is present" solve "$A" --backend cuda
+  expect_fail 3 "no CUDA device" solve "$A" --backend cusparse --json
+  expect_exit 0 "$CGM" solve "$A" --json
+  json_check "$OUT" 'j["backend"] == "cpu"' "default backend without a GPU is cpu"
 fi
 
 finish
