@@ -305,8 +305,12 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
         snprintf(tail, sizeof tail, "; the best on %s would take %.3g us (%.2fx)", who,
                  1e6 * c[alt].time_per_iter_s, c[alt].time_per_iter_s / b->time_per_iter_s);
       }
-      snprintf(why, nwhy, "%s, %s, %s block %d: %.3g us per iteration predicted%s", target,
-               cgm_backend_name(b->backend), cgm_precision_name(b->precision), b->block,
+      /* "the CPU, single precision, 8x8 blocks: ...", "1 x H200, cusparse, ..." */
+      char backend[40] = "";
+      if (b->backend != CGM_BACKEND_CPU)
+        snprintf(backend, sizeof backend, "%s, ", cgm_backend_name(b->backend));
+      snprintf(why, nwhy, "%s, %s%s precision, %dx%d blocks: %.3g us per iteration predicted%s",
+               target, backend, cgm_precision_name(b->precision), b->block, b->block,
                1e6 * b->time_per_iter_s, tail);
     }
   }
