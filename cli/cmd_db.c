@@ -1,4 +1,4 @@
-/* cgmodel db list|show ID|export ID -o FILE|solves: what the database holds. */
+/* cgmodel db list|show ID|export ID -o FILE|solves|refit ID: what the database holds. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,10 @@
 static const char help[] = "usage: cgmodel db list [--db FILE] [--json]\n"
                            "       cgmodel db show ID [--db FILE] [--json]\n"
                            "       cgmodel db export ID -o FILE.json [--db FILE]\n"
-                           "       cgmodel db solves [--db FILE] [--json]\n";
+                           "       cgmodel db solves [--db FILE] [--json]\n"
+                           "       cgmodel db refit ID [--db FILE]\n"
+                           "refit: fits a calibration anew from its stored samples (after an upgrade\n"
+                           "of cgmodel's fits), replacing its fits; nothing is measured again.\n";
 
 static cJSON *device_json(const cgm_db_device *d) {
   cJSON *o = cJSON_CreateObject();
@@ -190,10 +193,10 @@ int cmd_db(int argc, char **argv) {
   }
   if (cli_failed(&a)) return cli_error("db", 2, "%s", a.error);
   if (a.npositional < 1)
-    return cli_error("db", 2, "expected list, show, export or solves\n%s", help);
+    return cli_error("db", 2, "expected list, show, export, solves or refit\n%s", help);
   const char *what = a.positional[0];
   int64_t id = 0;
-  if (!strcmp(what, "show") || !strcmp(what, "export")) {
+  if (!strcmp(what, "show") || !strcmp(what, "export") || !strcmp(what, "refit")) {
     char *end;
     if (a.npositional != 2 || (id = strtoll(a.positional[1], &end, 10)) <= 0 || *end)
       return cli_error("db", 2, "db %s needs a calibration ID (see 'cgmodel db list')", what);
@@ -253,6 +256,16 @@ int cmd_db(int argc, char **argv) {
         rc = cli_error("db", 3, "cannot write %s", out);
       else
         fprintf(stderr, "cgmodel db: calibration %lld written to %s\n", (long long)id, out);
+    }
+  } else if (!strcmp(what, "refit")) {
+    cgm_calibration_report rep;
+    if (cgm_refit(db, id, &rep, &err)) {
+      rc = cli_report("db", &err);
+    } else {
+      printf("calibration %lld: %s (%s), %d samples, %d fits (%d did not converge)\n",
+             (long long)id, rep.cal[0].device, rep.cal[0].model, rep.cal[0].samples,
+             rep.cal[0].fits, rep.cal[0].fits_failed);
+      if (rep.cal[0].failed[0]) printf("  not converged: %s\n", rep.cal[0].failed);
     }
   } else if (!strcmp(what, "solves")) {
     cJSON *arr = json ? cJSON_CreateArray() : NULL;

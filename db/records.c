@@ -489,6 +489,19 @@ cgm_status cgm_db_fit_add(cgm_db *db, int64_t cal_id, const cgm_db_fit *f, cgm_e
   return run(db, &b, what, err);
 }
 
+cgm_status cgm_db_fits_delete(cgm_db *db, int64_t cal_id, cgm_error *err) {
+  if (!db) return cgm_fail(err, CGM_EINPUT, "no database");
+  cgm_status s = cgm_db__writable(db, err);
+  if (s != CGM_OK) return s;
+  binder b;
+  s = start(db, "DELETE FROM fits WHERE calibration_id = ?", &b, err);
+  if (s != CGM_OK) return s;
+  b_int(&b, cal_id);
+  char what[80];
+  snprintf(what, sizeof what, "deleting the fits of calibration %lld", (long long)cal_id);
+  return run(db, &b, what, err);
+}
+
 cgm_status cgm_db_fit_get(cgm_db *db, int64_t cal_id, const char *kernel, const char *variant,
                           int precision, int block, int kind, cgm_db_fit *f, cgm_error *err) {
   if (!kernel || !f) return cgm_fail(err, CGM_EINPUT, "cgm_db_fit_get: no kernel or output");

@@ -203,46 +203,52 @@ struct spmv_ctx {
   int n;
 };
 
+/* One matrix, every precision asked for: the host-side blocking (the costly
+ * part of a sweep over matrices of up to 2^26 elements) is done once. */
 cgm_status spmv_one(void *ctx, const cgm_csr *A, const char *variant, const char *source,
                     cgm_error *err) {
   spmv_ctx *c = (spmv_ctx *)ctx;
   run_t *R = c->R;
-  const int n = c->n, w = R->prec == CGM_PREC_SINGLE ? 4 : 8;
+  const int n = c->n;
   cgm_bcsr B;
   cgm_status st = cgm_bcsr_build(A, 0, (A->nrows + n - 1) / n, cgm_bcsr_default_params(n), &B, err);
   if (st) return st;
   int64_t xlen = (int64_t)B.nbcols * n;
   double *x = (double *)malloc(sizeof(double) * (size_t)(xlen + 1));
-  cgm_cuda_dev d;
-  memset(&d, 0, sizeof d);
-  d.dev = -1;
   if (!x) {
-    st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-    goto out;
+    cgm_bcsr_free(&B);
+    return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
   }
   for (int64_t i = 0; i < xlen; i++) x[i] = mb_value(i);
-  if ((st = cgm_cuda_dev_setup(&d, R->dev, &B, (cgm_precision)R->prec, xlen, err))) goto out;
-  if ((st = cgm_cuda_upload_vec(&d, d.v, x, xlen, 0, err))) goto out;
-  {
-    double bytes = cgm_spmv_bytes(B.nblocks_padded, (int64_t)B.nslices * B.p.by, B.nslices, n,
-                                  (int64_t)B.nbrows * n, w);
-    cgm_out o;
-    o.p[0] = d.dot_tmp;
-    o.n = 1;
-    auto launch = [&]() {
-      return cgm_launch_spmv(&d.A.L, (cgm_precision)R->prec, d.v, d.u, d.v, &o, NULL,
-                             cgm_cuda_red(&d, 0), NULL, d.sms, d.stream);
-    };
-    double t = 0.0;
-    if ((st = graph_time(d.stream, launches_for(bytes), R->o->quick ? 5 : 11, launch, &t, err)))
-      goto out;
-    cgm_sample smp;
-    mb_sample(&smp, "spmv", variant, R->prec, n, bytes, w, t, source);
-    st = emit(R, &smp, "spmv", err);
+  for (int p = 0; p < 2 && !st; p++) {
+    if (!(R->o->precisions & (1u << p))) continue;
+    R->prec = p;
+    const int w = p == CGM_PREC_SINGLE ? 4 : 8;
+    cgm_cuda_dev d;
+    memset(&d, 0, sizeof d);
+    d.dev = -1;
+    if (!(st = cgm_cuda_dev_setup(&d, R->dev, &B, (cgm_precision)p, xlen, err)) &&
+        !(st = cgm_cuda_upload_vec(&d, d.v, x, xlen, 0, err))) {
+      double bytes = cgm_spmv_bytes(B.nblocks_padded, (int64_t)B.nslices * B.p.by, B.nslices, n,
+                                    (int64_t)B.nbrows * n, w);
+      cgm_out o;
+      o.p[0] = d.dot_tmp;
+      o.n = 1;
+      auto launch = [&]() {
+        return cgm_launch_spmv(&d.A.L, (cgm_precision)p, d.v, d.u, d.v, &o, NULL,
+                               cgm_cuda_red(&d, 0), NULL, d.sms, d.stream);
+      };
+      double t = 0.0;
+      if (!(st = graph_time(d.stream, launches_for(bytes), R->o->quick ? 5 : 11, launch, &t,
+                            err))) {
+        cgm_sample smp;
+        mb_sample(&smp, "spmv", variant, p, n, bytes, w, t, source);
+        st = emit(R, &smp, "spmv", err);
+      }
+    }
+    cgm_cuda_dev_free(&d);
   }
-out:
   free(x);
-  cgm_cuda_dev_free(&d);
   cgm_bcsr_free(&B);
   return st;
 }
@@ -349,11 +355,15 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
     R.prec = p;
     st =
         p == CGM_PREC_SINGLE ? vector_sweeps<float>(&R, s, err) : vector_sweeps<double>(&R, s, err);
-    for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
-      spmv_ctx c = {&R, cgm_block_sizes[b]};
-      st = mb_for_each_matrix(c.n, true, o->quick, spmv_one, &c, err);
-    }
-    if (!st) st = iteration_sweeps(&R, err);
+  }
+  for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
+    spmv_ctx c = {&R, cgm_block_sizes[b]};
+    st = mb_for_each_matrix(c.n, true, o->quick, spmv_one, &c, err);
+  }
+  for (int p = 0; p < 2 && !st; p++) {
+    if (!(o->precisions & (1u << p))) continue;
+    R.prec = p;
+    st = iteration_sweeps(&R, err);
   }
   cudaStreamDestroy(s);
   return st;

@@ -1,8 +1,12 @@
 /* cgmodel calibrate: sweeps -> Eq. 3 fits -> database.
  *
  * Groups of samples (kernel, variant, precision, block) get an average and a
- * maximum fit (Table 3). The SpMV gets one more group, "all" (dense-block and
- * realistic matrices together), which the refined model uses. Whole
+ * maximum fit (Table 3). The SpMV gets two more groups: "all" (dense-block and
+ * realistic matrices together) and "mesh" (those of them on 3D meshes:
+ * Poisson and elasticity, blocked or not), which the refined model uses: its
+ * byte count reads x once, as a mesh's local columns do; scattered columns
+ * and power-law rows run slower than any bandwidth curve over bytes says
+ * (docs/model.md). Whole
  * multi-GPU iterations ("mgpu") become exchange samples ("xfer"): the
  * iteration time minus what the single-GPU curves predict for the slowest
  * segment, over the bytes the mode moves. */
@@ -37,10 +41,19 @@ static int collect(void *ctx, const cgm_sample *s) {
   return 0;
 }
 
+/* The pseudo-variant MESH groups the SpMV samples of 3D meshes, whichever
+ * variant (dense-block or real) measured them. */
+static const char MESH[] = "\001mesh";
+
+static bool on_mesh(const cgm_sample *a) {
+  return !strncmp(a->source, "poisson3d:", 10) || !strncmp(a->source, "elasticity3d:", 13);
+}
+
 static bool same_group(const cgm_sample *a, const char *kernel, const char *variant, int prec,
                        int block) {
-  return !strcmp(a->kernel, kernel) && (!variant || !strcmp(a->variant, variant)) &&
-         a->precision == prec && a->block == block;
+  if (strcmp(a->kernel, kernel) || a->precision != prec || a->block != block) return false;
+  if (variant == MESH) return on_mesh(a);
+  return !variant || !strcmp(a->variant, variant);
 }
 
 static int by_m(const void *a, const void *b) {
@@ -218,6 +231,7 @@ static cgm_status fit_all(sample_vec *sv, unsigned precisions, cgm_db_fit **out,
       fit_group(sv, "spmv", "dense", "dense", p, n, fits, nfits, max_fits, rep, ri);
       fit_group(sv, "spmv", "real", "real", p, n, fits, nfits, max_fits, rep, ri);
       fit_group(sv, "spmv", NULL, "all", p, n, fits, nfits, max_fits, rep, ri);
+      fit_group(sv, "spmv", MESH, "mesh", p, n, fits, nfits, max_fits, rep, ri);
     }
   }
   cgm_status st = derive_xfer(sv, fits, *nfits, err);
@@ -337,6 +351,56 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
     rep->cal[ri].samples = sv.n;
     rep->cal[ri].fits = nfits;
   }
+  free(sv.v);
+  free(fits);
+  return st;
+}
+
+static int collect_db(const cgm_db_sample *s, void *ctx) { return collect(ctx, s); }
+
+cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cgm_error *err) {
+  memset(rep, 0, sizeof *rep);
+  cgm_db_calibration cal;
+  cgm_db_device dev;
+  cgm_status st = cgm_db_calibration_get(db, cal_id, &cal, err);
+  if (!st) st = cgm_db_device_get(db, cal.device_id, &dev, err);
+  if (st) return st;
+  if (!cal.complete)
+    return cgm_fail(err, CGM_EINPUT, "calibration %lld was not completed: nothing to refit",
+                    (long long)cal_id);
+  rep->count = 1;
+  rep->cal[0].id = cal_id;
+  snprintf(rep->cal[0].device, sizeof rep->cal[0].device, "%s", dev.name);
+  snprintf(rep->cal[0].model, sizeof rep->cal[0].model, "%s", dev.model);
+  rep->cal[0].gpus = 1;
+  cJSON *j = cJSON_Parse(cal.options);
+  const cJSON *g = j ? cJSON_GetObjectItemCaseSensitive(j, "gpus") : NULL;
+  if (cJSON_IsNumber(g) && g->valueint >= 1) rep->cal[0].gpus = g->valueint;
+  cJSON_Delete(j);
+  double t0 = cgm_now();
+  sample_vec sv = {0};
+  st = cgm_db_samples(db, cal_id, collect_db, &sv, err);
+  unsigned precisions = 0;
+  for (int i = 0; i < sv.n; i++)
+    if (sv.v[i].precision >= 0 && sv.v[i].precision < 2) precisions |= 1u << sv.v[i].precision;
+  if (!st && !precisions)
+    st = cgm_fail(err, CGM_EINPUT, "calibration %lld holds no samples", (long long)cal_id);
+  cgm_db_fit *fits = NULL;
+  int nfits = 0;
+  if (!st) st = fit_all(&sv, precisions, &fits, &nfits, rep, 0, err);
+  /* Old fits out, new ones in: one transaction, so a failure keeps the old. */
+  if (!st) st = cgm_db_begin(db, err);
+  if (!st) {
+    st = cgm_db_fits_delete(db, cal_id, err);
+    for (int i = 0; i < nfits && !st; i++) st = cgm_db_fit_add(db, cal_id, &fits[i], err);
+    if (!st)
+      st = cgm_db_commit(db, err);
+    else
+      cgm_db_rollback(db);
+  }
+  rep->cal[0].samples = sv.n;
+  rep->cal[0].fits = nfits;
+  rep->cal[0].seconds = cgm_now() - t0;
   free(sv.v);
   free(fits);
   return st;

@@ -7,7 +7,10 @@ cgm_sigmoid *pipeline_kernel_curve(cgm_device_model *m, const cgm_db_fit *f, cgm
                                    bool **have) {
   int bi = cgm_block_index(f->block);
   *have = NULL;
-  if (!strcmp(f->kernel, "spmv") && !strcmp(f->variant, "all") && bi >= 0) {
+  /* The mesh curve; a database from before it has the "all" curve alone
+   * (cgm_refit adds the mesh curve). The loader's ranks keep mesh first. */
+  if (!strcmp(f->kernel, "spmv") && (!strcmp(f->variant, "mesh") || !strcmp(f->variant, "all")) &&
+      bi >= 0) {
     *hi = &m->spmv_hi[bi];
     *have = &m->have_spmv[bi];
     return &m->spmv[bi];

@@ -80,6 +80,7 @@ typedef struct {
   cgm_tuner_device *t;
   cgm_device_model *models; /* [2], per precision: t->model or t->paper */
   int prio[2][64];
+  char held[2][64][8]; /* the variant of the curve a slot holds ("mesh", "all", "") */
   int want; /* CGM_FIT_REL: with the fallbacks; WANT_PAPER; another kind: only that kind (the maps)
              */
 } fit_ctx;
@@ -93,10 +94,14 @@ static int fit_rank(int want, int kind) {
 
 /* Slot of a curve in prio: spmv 0-3, cg4 4, cg5 5, red 6, cusparse 7,
  * xfer 8 + 8 exchange + gpus (up to 8 + 3 * 8 + 8 = 40). */
-static bool take(fit_ctx *c, int prec, int slot, int kind) {
-  int r = fit_rank(c->want, kind);
+static bool take(fit_ctx *c, int prec, int slot, int kind, const char *variant) {
+  /* Of two SpMV curves of one rank, the refined model takes the mesh curve
+   * (pipeline/calibrate.c); the paper's model keeps the "all" curve. */
+  int r = 2 * fit_rank(c->want, kind) + (c->want != WANT_PAPER && !strcmp(variant, "mesh"));
+  if (r < 2) return false;
   if (c->prio[prec][slot] >= r) return false;
   c->prio[prec][slot] = r;
+  snprintf(c->held[prec][slot], sizeof c->held[prec][slot], "%s", variant);
   return true;
 }
 
@@ -107,7 +112,11 @@ static void take_regime(fit_ctx *c, const cgm_db_fit *f) {
   if (c->want != CGM_FIT_REL) return;
   cgm_regime *hi;
   bool *have;
-  if (pipeline_kernel_curve(&c->models[f->precision], f, &hi, &have))
+  if (!pipeline_kernel_curve(&c->models[f->precision], f, &hi, &have)) return;
+  /* only beside the relative fit of the same group */
+  int slot = have ? cgm_block_index(f->block) : !strcmp(f->kernel, "cg4") ? 4 : 5;
+  if (c->prio[f->precision][slot] / 2 == fit_rank(CGM_FIT_REL, CGM_FIT_REL) &&
+      !strcmp(c->held[f->precision][slot], f->variant))
     *hi = (cgm_regime){{f->mu, f->sigma, f->nu}, f->m_lo, f->m_lo > 0};
 }
 
@@ -130,17 +139,18 @@ static int take_fit(const cgm_db_fit *f, void *ctx) {
   if (curve) {
     /* slots: spmv 0-3, cg4 4, cg5 5 */
     int slot = have ? bi : !strcmp(f->kernel, "cg4") ? 4 : 5;
-    if (take(c, pr, slot, f->kind)) {
+    if (take(c, pr, slot, f->kind, f->variant)) {
       *curve = s;
+      *hi = (cgm_regime){0}; /* a regime of another group does not apply */
       if (have) *have = true;
     }
   } else if (!strcmp(f->kernel, "red")) {
-    if (take(c, pr, 6, f->kind)) m->red = s, m->have_red = true;
+    if (take(c, pr, 6, f->kind, f->variant)) m->red = s, m->have_red = true;
   } else if (!strcmp(f->kernel, "cusparse")) {
-    if (take(c, pr, 7, f->kind)) m->cusparse = s, m->have_cusparse = true;
+    if (take(c, pr, 7, f->kind, f->variant)) m->cusparse = s, m->have_cusparse = true;
   } else if (!strcmp(f->kernel, "xfer") && cgm_exchange_parse(f->variant, &ex) && f->block >= 2 &&
              f->block <= 8) {
-    if (take(c, pr, 8 + 8 * (int)ex + f->block, f->kind))
+    if (take(c, pr, 8 + 8 * (int)ex + f->block, f->kind, f->variant))
       m->xfer[ex][f->block] = s, m->have_xfer[ex][f->block] = true;
   }
   t->have[pr] = true;

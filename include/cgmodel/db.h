@@ -99,6 +99,8 @@ typedef struct cgm_db_fit {
 } cgm_db_fit;
 
 cgm_status cgm_db_fit_add(cgm_db *db, int64_t cal_id, const cgm_db_fit *f, cgm_error *err);
+/* Removes every fit of a calibration (cgm_refit stores new ones). */
+cgm_status cgm_db_fits_delete(cgm_db *db, int64_t cal_id, cgm_error *err);
 /* Looks up one fit of a calibration (CGM_EINPUT when absent). */
 cgm_status cgm_db_fit_get(cgm_db *db, int64_t cal_id, const char *kernel, const char *variant,
                           int precision, int block, int kind, cgm_db_fit *f, cgm_error *err);

@@ -58,6 +58,11 @@ cgm_status cgm_calibrate_plan(const char *devices, cgm_calibrate_plan_t *plan, c
 cgm_status cgm_calibrate(cgm_db *db, const cgm_calibrate_opts *o, cgm_calibration_report *rep,
                          cgm_error *err);
 
+/* Fits a stored calibration anew from its samples (after a change to the
+ * fits, without measuring again) and replaces its fits in one transaction.
+ * rep->cal[0] tells the device, sample and fit counts, failed fits. */
+cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cgm_error *err);
+
 /* CPU timings that other processes disturbed: an OpenMP barrier waiting for
  * a preempted thread costs a scheduler time slice (milliseconds) whatever
  * the size, so the smallest CG4 takes about as long as the largest. Such a

