@@ -10,13 +10,14 @@
 #include "cli/dbopen.h"
 #include "cli/output.h"
 
-static const char help[] = "usage: cgmodel db list [--db FILE] [--json]\n"
-                           "       cgmodel db show ID [--db FILE] [--json]\n"
-                           "       cgmodel db export ID -o FILE.json [--db FILE]\n"
-                           "       cgmodel db solves [--db FILE] [--json]\n"
-                           "       cgmodel db refit ID [--db FILE]\n"
-                           "refit: fits a calibration anew from its stored samples (after an upgrade\n"
-                           "of cgmodel's fits), replacing its fits; nothing is measured again.\n";
+static const char help[] =
+    "usage: cgmodel db list [--db FILE] [--json]\n"
+    "       cgmodel db show ID [--db FILE] [--json]\n"
+    "       cgmodel db export ID -o FILE.json [--db FILE]\n"
+    "       cgmodel db solves [--db FILE] [--json]\n"
+    "       cgmodel db refit ID [--db FILE]\n"
+    "refit: fits a calibration anew from its stored samples (after an upgrade\n"
+    "of cgmodel's fits), replacing its fits; nothing is measured again.\n";
 
 static cJSON *device_json(const cgm_db_device *d) {
   cJSON *o = cJSON_CreateObject();

@@ -239,8 +239,8 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, const char *variant, const char
                                cgm_cuda_red(&d, 0), NULL, d.sms, d.stream);
       };
       double t = 0.0;
-      if (!(st = graph_time(d.stream, launches_for(bytes), R->o->quick ? 5 : 11, launch, &t,
-                            err))) {
+      if (!(st =
+                graph_time(d.stream, launches_for(bytes), R->o->quick ? 5 : 11, launch, &t, err))) {
         cgm_sample smp;
         mb_sample(&smp, "spmv", variant, p, n, bytes, w, t, source);
         st = emit(R, &smp, "spmv", err);

@@ -356,7 +356,9 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   return st;
 }
 
-static int collect_db(const cgm_db_sample *s, void *ctx) { return collect(ctx, s); }
+static int collect_db(const cgm_db_sample *s, void *ctx) {
+  return collect(ctx, s);
+}
 
 cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cgm_error *err) {
   memset(rep, 0, sizeof *rep);
