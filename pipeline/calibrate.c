@@ -372,7 +372,7 @@ cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cg
                     (long long)cal_id);
   rep->count = 1;
   rep->cal[0].id = cal_id;
-  snprintf(rep->cal[0].device, sizeof rep->cal[0].device, "%s", dev.name);
+  snprintf(rep->cal[0].device, sizeof rep->cal[0].device, "%.31s", dev.name);
   snprintf(rep->cal[0].model, sizeof rep->cal[0].model, "%s", dev.model);
   rep->cal[0].gpus = 1;
   cJSON *j = cJSON_Parse(cal.options);

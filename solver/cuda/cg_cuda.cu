@@ -49,6 +49,7 @@ typedef struct solver {
   cgm_cuda_dev dev[CGM_MAX_GPUS];
   ncclComm_t comm[CGM_MAX_GPUS];
   int have_comm;
+  int nccl_stuck;         /* ncclCommInitAll never returned: see nccl_init */
   int hung;               /* a watchdog fired: abort, do not wait, on the way out */
   int pack_recorded;      /* ev_pack was recorded in the current capture */
   int64_t exchange_elems; /* per iteration */
@@ -57,6 +58,11 @@ typedef struct solver {
 } solver;
 
 /* ------------------------------------------------------------- setup --- */
+
+/* Peer access stays enabled for the process's life: remembered here so a
+ * second solve does not call again into "already enabled" (an API error
+ * compute-sanitizer reports). Solves run one at a time (DESIGN.md). */
+static bool peer_on[CGM_MAX_GPUS][CGM_MAX_GPUS];
 
 static cgm_status enable_peers(int G, cgm_error *err) {
   for (int g = 0; g < G; g++) {
@@ -70,11 +76,13 @@ static cgm_status enable_peers(int G, cgm_error *err) {
                         "peer access is unavailable between GPU %d and GPU %d: use --exchange "
                         "nccl or --exchange host",
                         g, k);
+      if (peer_on[g][k]) continue;
       cudaError_t e = cudaDeviceEnablePeerAccess(k, 0);
-      if (e == cudaErrorPeerAccessAlreadyEnabled)
+      if (e == cudaErrorPeerAccessAlreadyEnabled) /* by someone else in this process */
         (void)cudaGetLastError();
       else
         CGM_CUDA_TRY(err, e);
+      peer_on[g][k] = true;
     }
   }
   return CGM_OK;
@@ -480,7 +488,12 @@ static cgm_status nccl_init(solver *S, cgm_error *err) {
     nanosleep(&ts, NULL);
   }
   if (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE)) {
-    pthread_detach(th); /* j stays allocated: the thread still owns it */
+    /* j and S->comm stay allocated (the thread still writes them), and so
+     * do the device buffers: freeing them would synchronise with whatever
+     * NCCL left running and hang the caller, which must rather see this
+     * error and end the process. */
+    pthread_detach(th);
+    S->nccl_stuck = 1;
     return cgm_fail(err, CGM_ERUNTIME,
                     "NCCL did not set up its communicators for %d GPUs in %.0f s; use --exchange "
                     "halo (or p2p) instead of nccl",
@@ -951,6 +964,10 @@ download:
   if (res->time_setup_s == 0.0) res->time_setup_s = cgm_now() - t0;
 out:
   for (int g = 0; g < CGM_MAX_GPUS; g++) seg_free(&seg[g]);
+  if (S->nccl_stuck) { /* left to the process's end: see nccl_init */
+    free(seg);
+    return st;
+  }
   if (S->have_comm)
     for (int g = 0; g < G; g++) {
       if (S->hung)
