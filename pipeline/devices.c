@@ -108,13 +108,19 @@ static bool take(fit_ctx *c, int prec, int slot, int kind, const char *variant) 
 /* A curve's second regime (CGM_FIT_REL_HI): used past the first transaction
  * count it was fitted on, and only with the relative fits (the avg and max
  * fits span every size by themselves). */
+/* The prio slot of a kernel curve (pipeline_kernel_curve): the SpMV's by
+ * block size (have set), CG4 4, CG5 5. */
+static int curve_slot(const cgm_db_fit *f, const bool *have) {
+  return have ? cgm_block_index(f->block) : !strcmp(f->kernel, "cg4") ? 4 : 5;
+}
+
 static void take_regime(fit_ctx *c, const cgm_db_fit *f) {
   if (c->want != CGM_FIT_REL) return;
   cgm_regime *hi;
   bool *have;
   if (!pipeline_kernel_curve(&c->models[f->precision], f, &hi, &have)) return;
   /* only beside the relative fit of the same group */
-  int slot = have ? cgm_block_index(f->block) : !strcmp(f->kernel, "cg4") ? 4 : 5;
+  int slot = curve_slot(f, have);
   if (c->prio[f->precision][slot] / 2 == fit_rank(CGM_FIT_REL, CGM_FIT_REL) &&
       !strcmp(c->held[f->precision][slot], f->variant))
     *hi = (cgm_regime){{f->mu, f->sigma, f->nu}, f->m_lo, f->m_lo > 0};
@@ -131,14 +137,13 @@ static int take_fit(const cgm_db_fit *f, void *ctx) {
   const int pr = f->precision;
   cgm_device_model *m = &c->models[pr];
   cgm_sigmoid s = {f->mu, f->sigma, f->nu};
-  int bi = cgm_block_index(f->block);
   cgm_exchange ex;
   cgm_regime *hi;
   bool *have;
   cgm_sigmoid *curve = pipeline_kernel_curve(m, f, &hi, &have);
   if (curve) {
     /* slots: spmv 0-3, cg4 4, cg5 5 */
-    int slot = have ? bi : !strcmp(f->kernel, "cg4") ? 4 : 5;
+    int slot = curve_slot(f, have);
     if (take(c, pr, slot, f->kind, f->variant)) {
       *curve = s;
       *hi = (cgm_regime){0}; /* a regime of another group does not apply */
