@@ -3,8 +3,9 @@
  * warm-up replay, divided by R (so launch gaps are those of the solver's
  * graphs). The CG kernels and the SpMV are the solver's own launchers; the
  * plain loads (paper Fig. 5) are a kernel of their own here, since the
- * solver has none. The cuSPARSE baseline and multi-GPU iterations are timed
- * through cgm_solve itself. */
+ * solver has none. The cuSPARSE baseline, our solver's whole iterations
+ * (iter_sweeps.c) and multi-GPU iterations are timed through cgm_solve
+ * itself. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -29,7 +30,7 @@ struct run_t {
 };
 
 cgm_status emit(run_t *R, const cgm_sample *s, const char *stage, cgm_error *err) {
-  if (R->sink && R->sink(R->ctx, s)) return cgm_fail(err, CGM_ERUNTIME, "calibration stopped");
+  if (s && R->sink && R->sink(R->ctx, s)) return cgm_fail(err, CGM_ERUNTIME, "calibration stopped");
   R->done += 1;
   if (R->progress) R->progress(R->ctx, stage, R->total > 0 ? R->done / R->total : 0);
   return CGM_OK;
@@ -73,6 +74,10 @@ out:
   if (b) cudaEventDestroy(b);
   free(t);
   return st;
+}
+
+cgm_status emit_any(void *R, const cgm_sample *s, const char *stage, cgm_error *err) {
+  return emit((run_t *)R, s, stage, err);
 }
 
 /* Launches per graph: enough work to dwarf the replay's own overhead. */
@@ -265,27 +270,12 @@ int grid_sizes(bool quick, int *k) {
 
 cgm_status solve_sample(run_t *R, const cgm_csr *A, cgm_backend be, int gpus, cgm_exchange ex,
                         cgm_solve_result *res, cgm_error *err) {
-  double *b = (double *)malloc(sizeof(double) * A->nrows),
-         *x = (double *)malloc(sizeof(double) * A->nrows);
-  if (!b || !x) {
-    free(b);
-    free(x);
-    return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-  }
-  for (int32_t i = 0; i < A->nrows; i++) x[i] = mb_value(i);
-  cgm_csr_spmv(A, x, b);
-  memset(x, 0, sizeof(double) * A->nrows);
   cgm_solve_opts o = cgm_solve_opts_default();
   o.backend = be;
   o.gpus = gpus;
   o.exchange = ex;
   o.precision = (cgm_precision)R->prec;
-  o.maxiter = R->o->quick ? 64 : 160;
-  o.tol = 1e-300; /* a fixed number of iterations */
-  cgm_status st = cgm_solve(A, b, x, &o, res, err);
-  free(b);
-  free(x);
-  return st == CGM_ENOCONV ? CGM_OK : st;
+  return mb_solve_timed(A, &o, R->o->quick ? 64 : 160, res, err);
 }
 
 cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
@@ -319,7 +309,11 @@ cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
     cgm_csr_free(&A);
     if (st) return st;
   }
-  return CGM_OK;
+  /* Our solver's whole iterations on one GPU, every block size. */
+  cgm_solve_opts o = cgm_solve_opts_default();
+  o.backend = CGM_BACKEND_CUDA;
+  o.precision = (cgm_precision)R->prec;
+  return mb_iteration_sweeps(&o, R->o->quick, emit_any, R, err);
 }
 
 } // namespace
@@ -345,7 +339,7 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
     R.total += ((vr.hi - vr.lo) / vr.step + 1) * (8 + 3);
     for (int b = 0; b < CGM_NBLOCKSIZES; b++)
       R.total += mb_matrix_count(cgm_block_sizes[b], true, o->quick);
-    R.total += nk * (1 + 3 * (o->gpus > 1 ? o->gpus - 1 : 0));
+    R.total += nk * (1 + 3 * (o->gpus > 1 ? o->gpus - 1 : 0)) + mb_iteration_count(true, o->quick);
   }
   cudaStream_t s;
   CGM_CUDA_TRY(err, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));

@@ -34,6 +34,25 @@ int mb_matrix_count(int n, bool cuda, bool quick);
 void mb_sample(cgm_sample *s, const char *kernel, const char *variant, int precision, int block,
                double bytes, int width, double seconds, const char *source);
 
+/* Takes one sample of a sweep (NULL: a measurement that gave none, counted
+ * for the progress); `run` is the caller's. */
+typedef cgm_status (*mb_emit_fn)(void *run, const cgm_sample *s, const char *stage, cgm_error *err);
+/* Solves A x = A 1 from x = 0 for exactly maxiter iterations (tolerance
+ * 1e-300) with base's backend, precision, layout and GPUs; CGM_ENOCONV is
+ * success. */
+cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
+                          cgm_solve_result *res, cgm_error *err);
+/* Whole iterations of the solver with base's backend and precision at every
+ * block size: kernel "iter", variant "mesh" (3D Poisson and elasticity;
+ * bytes = cgm_iter_bytes of the layout) and, on a GPU, "row" (arrows of
+ * 4096 rows whose longest block row has 2 .. 512 blocks; bytes = its
+ * elements times the width). A solve that stops before its iterations
+ * gives no sample. */
+cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, mb_emit_fn emit, void *run,
+                               cgm_error *err);
+/* Number of solves mb_iteration_sweeps makes (for progress). */
+int mb_iteration_count(bool cuda, bool quick);
+
 /* Deterministic non-zero fill: 1 + 0.25 frac(i * golden ratio). */
 double mb_value(int64_t i);
 

@@ -1,9 +1,11 @@
 #define _DEFAULT_SOURCE /* M_LN2 */
 /* The refined model (docs/model.md): Eq. 4 and Eq. 9 with what the paper
- * leaves out. Every kernel is timed by Eq. 5 over the bytes it really moves:
- * the SpMV over the padded MBR layout of each GPU's own segment (not e or
- * e/n), CG4 and CG5 over that segment's rows; several GPUs add the fitted
- * cost of the exchange mode for the bytes it moves (whole vector or halo). */
+ * leaves out. Every term is Eq. 5 over the bytes it really moves: the
+ * padded MBR layout of each GPU's own segment (not e or e/n) and its rows;
+ * where the calibration timed whole iterations, one curve over the
+ * iteration's bytes replaces the sum of the kernels, bounded below by the
+ * longest row's critical path; several GPUs add the fitted cost of the
+ * exchange mode for the bytes it moves (whole vector or halo). */
 #include <math.h>
 
 #include "cgmodel/model.h"
@@ -12,6 +14,14 @@ double cgm_spmv_bytes(int64_t blocks_padded, int64_t slots, int64_t nslices, int
                       int width) {
   return (double)blocks_padded * ((double)n * n * width + 4.0) + 4.0 * (double)slots +
          8.0 * (double)(nslices + 1) + 2.0 * (double)rows * width;
+}
+
+double cgm_iter_bytes(double spmv_bytes, int64_t rows, int width) {
+  return spmv_bytes + (double)(CGM_CG4_PASSES + CGM_CG5_PASSES) * (double)rows * width;
+}
+
+double cgm_row_elements(int32_t max_row, int n) {
+  return (double)max_row * n * n;
 }
 
 double cgm_cusparse_bytes(int64_t nnz, int64_t x, int width) {
@@ -49,14 +59,25 @@ static double t_curve(const cgm_sigmoid *s, const cgm_regime *r, double bytes, d
 double cgm_refined_time(const cgm_device_model *m, int n, int gpus, int exchange,
                         const cgm_segment_shape *segs, double exchange_bytes) {
   int bi = cgm_block_index(n);
-  if (bi < 0 || gpus < 1 || gpus > 8 || !m->have_spmv[bi] || !m->have_vec) return NAN;
+  if (bi < 0 || gpus < 1 || gpus > 8 || !(m->have_iter[bi] || (m->have_spmv[bi] && m->have_vec)))
+    return NAN;
   const double w = m->width;
   double worst = 0.0;
   for (int g = 0; g < gpus; g++) {
-    double x = (double)segs[g].rows;
-    double t = t_curve(&m->spmv[bi], &m->spmv_hi[bi], segs[g].spmv_bytes, w) +
-               t_curve(&m->cg4, &m->cg4_hi, CGM_CG4_PASSES * x * w, w) +
-               t_curve(&m->cg5, &m->cg5_hi, CGM_CG5_PASSES * x * w, w);
+    double x = (double)segs[g].rows, t;
+    if (m->have_iter[bi]) /* the whole iteration, measured as the solver runs it */
+      t = t_curve(&m->iter[bi], &m->iter_hi[bi],
+                  cgm_iter_bytes(segs[g].spmv_bytes, segs[g].rows, (int)w), w);
+    else
+      t = t_curve(&m->spmv[bi], &m->spmv_hi[bi], segs[g].spmv_bytes, w) +
+          t_curve(&m->cg4, &m->cg4_hi, CGM_CG4_PASSES * x * w, w) +
+          t_curve(&m->cg5, &m->cg5_hi, CGM_CG5_PASSES * x * w, w);
+    /* One thread walks the longest block row: its chain of dependent loads
+     * is a floor no bandwidth makes shorter (bcsstk08: 339 entries, 3x). */
+    if (m->have_row[bi] && segs[g].max_row > 0) {
+      double tr = t_curve(&m->row[bi], &m->row_hi[bi], cgm_row_elements(segs[g].max_row, n) * w, w);
+      if (tr > t) t = tr;
+    }
     if (t > worst) worst = t;
   }
   if (gpus == 1) return worst;
@@ -98,7 +119,8 @@ double cgm_map_time(const cgm_device_model *m, int n, int gpus, int exchange, do
   double slots = rows / n, nslices = slots / (32.0 / n);
   cgm_segment_shape s = {(int64_t)ceil(rows),
                          cgm_spmv_bytes((int64_t)ceil(blocks), (int64_t)ceil(slots),
-                                        (int64_t)ceil(nslices), n, (int64_t)ceil(rows), w)};
+                                        (int64_t)ceil(nslices), n, (int64_t)ceil(rows), w),
+                         0 /* rows of even length: no critical path of its own */};
   cgm_segment_shape segs[8];
   for (int g = 0; g < gpus && g < 8; g++) segs[g] = s;
   double xbytes = exchange == 2 /* host: x n */ ? x * gpus * w : (gpus - 1) * x * w;

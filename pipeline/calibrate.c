@@ -159,7 +159,8 @@ static void model_from_fits(const cgm_db_fit *fits, int nfits, int prec, cgm_dev
       continue;
     cgm_regime *hi;
     bool *have;
-    cgm_sigmoid *c = pipeline_kernel_curve(m, f, &hi, &have);
+    int slot;
+    cgm_sigmoid *c = pipeline_kernel_curve(m, f, &hi, &have, &slot);
     if (!c) continue;
     cgm_sigmoid s = {f->mu, f->sigma, f->nu};
     if (f->kind == CGM_FIT_REL_HI) {
@@ -186,15 +187,15 @@ static cgm_status derive_xfer(sample_vec *sv, const cgm_db_fit *fits, int nfits,
     cgm_csr A;
     cgm_status st = cgm_gen_poisson3d(k, &A, err);
     if (st) return st;
-    int64_t rows[CGM_MAX_PARTS], bp[CGM_MAX_PARTS], sl[CGM_MAX_PARTS], ns[CGM_MAX_PARTS],
-        halo[CGM_MAX_PARTS], xe;
-    st = cgm_tuner_shapes(&A, 1, s.block, ex, rows, bp, sl, ns, halo, &xe, err);
+    cgm_tuner_segment sg[CGM_MAX_PARTS];
+    int64_t xe;
+    st = cgm_tuner_shapes(&A, 1, s.block, ex, sg, &xe, err);
     cgm_csr_free(&A);
     if (st) return st;
     const int w = (int)m.width;
     double worst = 0;
     for (int g = 0; g < s.block; g++) {
-      cgm_segment_shape seg = {rows[g], cgm_spmv_bytes(bp[g], sl[g], ns[g], 1, rows[g], w)};
+      cgm_segment_shape seg = cgm_tuner_segment_shape(&sg[g], 1, w);
       double t = cgm_refined_time(&m, 1, 1, 0, &seg, 0);
       if (isfinite(t) && t > worst) worst = t;
     }
@@ -232,6 +233,8 @@ static cgm_status fit_all(sample_vec *sv, unsigned precisions, cgm_db_fit **out,
       fit_group(sv, "spmv", "real", "real", p, n, fits, nfits, max_fits, rep, ri);
       fit_group(sv, "spmv", NULL, "all", p, n, fits, nfits, max_fits, rep, ri);
       fit_group(sv, "spmv", MESH, "mesh", p, n, fits, nfits, max_fits, rep, ri);
+      fit_group(sv, "iter", "mesh", "mesh", p, n, fits, nfits, max_fits, rep, ri);
+      fit_group(sv, "iter", "row", "row", p, n, fits, nfits, max_fits, rep, ri);
     }
   }
   cgm_status st = derive_xfer(sv, fits, *nfits, err);

@@ -4,7 +4,7 @@
 #include "pipeline/curves.h"
 
 cgm_sigmoid *pipeline_kernel_curve(cgm_device_model *m, const cgm_db_fit *f, cgm_regime **hi,
-                                   bool **have) {
+                                   bool **have, int *slot) {
   int bi = cgm_block_index(f->block);
   *have = NULL;
   /* The mesh curve; a database from before it has the "all" curve alone
@@ -13,14 +13,25 @@ cgm_sigmoid *pipeline_kernel_curve(cgm_device_model *m, const cgm_db_fit *f, cgm
       bi >= 0) {
     *hi = &m->spmv_hi[bi];
     *have = &m->have_spmv[bi];
+    *slot = PIPELINE_SLOT_SPMV + bi;
     return &m->spmv[bi];
+  }
+  if (!strcmp(f->kernel, "iter") && bi >= 0) {
+    bool mesh = !strcmp(f->variant, "mesh");
+    if (!mesh && strcmp(f->variant, "row")) return NULL;
+    *hi = mesh ? &m->iter_hi[bi] : &m->row_hi[bi];
+    *have = mesh ? &m->have_iter[bi] : &m->have_row[bi];
+    *slot = (mesh ? PIPELINE_SLOT_ITER : PIPELINE_SLOT_ROW) + bi;
+    return mesh ? &m->iter[bi] : &m->row[bi];
   }
   if (!strcmp(f->kernel, "cg4")) {
     *hi = &m->cg4_hi;
+    *slot = PIPELINE_SLOT_CG4;
     return &m->cg4;
   }
   if (!strcmp(f->kernel, "cg5")) {
     *hi = &m->cg5_hi;
+    *slot = PIPELINE_SLOT_CG5;
     return &m->cg5;
   }
   return NULL;

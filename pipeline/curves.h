@@ -8,10 +8,25 @@
 #include "cgmodel/db.h"
 #include "cgmodel/model.h"
 
-/* The kernel curve of a spmv ("all" variant), cg4 or cg5 fit: its sigmoid,
- * its second regime and, for SpMV, its have flag (NULL for cg4/cg5). NULL
- * for another kernel. */
+/* The loader's slots, one per curve of a precision (its rank of fit kinds):
+ * spmv 0-3, cg4 4, cg5 5, red 6, cusparse 7, xfer 8 + 8 exchange + gpus
+ * (up to 47), iteration 48-51, row 52-55. */
+enum {
+  PIPELINE_SLOT_SPMV = 0,
+  PIPELINE_SLOT_CG4 = 4,
+  PIPELINE_SLOT_CG5 = 5,
+  PIPELINE_SLOT_RED = 6,
+  PIPELINE_SLOT_CUSPARSE = 7,
+  PIPELINE_SLOT_XFER = 8,
+  PIPELINE_SLOT_ITER = 48,
+  PIPELINE_SLOT_ROW = 52,
+  PIPELINE_SLOTS = 56
+};
+
+/* The curve of a spmv ("mesh" or "all" variant), iter ("mesh" or "row"), cg4
+ * or cg5 fit: its sigmoid, its second regime, its have flag (NULL for cg4
+ * and cg5) and its slot. NULL for another kernel. */
 cgm_sigmoid *pipeline_kernel_curve(cgm_device_model *m, const cgm_db_fit *f, cgm_regime **hi,
-                                   bool **have);
+                                   bool **have, int *slot);
 
 #endif

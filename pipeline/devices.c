@@ -79,8 +79,8 @@ enum { WANT_PAPER = -1 }; /* the paper's model: avg fits (Sec. 6.2), else max, e
 typedef struct {
   cgm_tuner_device *t;
   cgm_device_model *models; /* [2], per precision: t->model or t->paper */
-  int prio[2][64];
-  char held[2][64][8]; /* the variant of the curve a slot holds ("mesh", "all", "") */
+  int prio[2][PIPELINE_SLOTS];
+  char held[2][PIPELINE_SLOTS][8]; /* the variant of the curve a slot holds ("mesh", "all", "") */
   int want; /* CGM_FIT_REL: with the fallbacks; WANT_PAPER; another kind: only that kind (the maps)
              */
 } fit_ctx;
@@ -92,8 +92,6 @@ static int fit_rank(int want, int kind) {
   return kind == CGM_FIT_REL ? 3 : kind == CGM_FIT_AVG ? 2 : 1;
 }
 
-/* Slot of a curve in prio: spmv 0-3, cg4 4, cg5 5, red 6, cusparse 7,
- * xfer 8 + 8 exchange + gpus (up to 8 + 3 * 8 + 8 = 40). */
 static bool take(fit_ctx *c, int prec, int slot, int kind, const char *variant) {
   /* Of two SpMV curves of one rank, the refined model takes the mesh curve
    * (pipeline/calibrate.c); the paper's model keeps the "all" curve. */
@@ -108,19 +106,13 @@ static bool take(fit_ctx *c, int prec, int slot, int kind, const char *variant) 
 /* A curve's second regime (CGM_FIT_REL_HI): used past the first transaction
  * count it was fitted on, and only with the relative fits (the avg and max
  * fits span every size by themselves). */
-/* The prio slot of a kernel curve (pipeline_kernel_curve): the SpMV's by
- * block size (have set), CG4 4, CG5 5. */
-static int curve_slot(const cgm_db_fit *f, const bool *have) {
-  return have ? cgm_block_index(f->block) : !strcmp(f->kernel, "cg4") ? 4 : 5;
-}
-
 static void take_regime(fit_ctx *c, const cgm_db_fit *f) {
   if (c->want != CGM_FIT_REL) return;
   cgm_regime *hi;
   bool *have;
-  if (!pipeline_kernel_curve(&c->models[f->precision], f, &hi, &have)) return;
+  int slot;
+  if (!pipeline_kernel_curve(&c->models[f->precision], f, &hi, &have, &slot)) return;
   /* only beside the relative fit of the same group */
-  int slot = curve_slot(f, have);
   if (c->prio[f->precision][slot] / 2 == fit_rank(CGM_FIT_REL, CGM_FIT_REL) &&
       !strcmp(c->held[f->precision][slot], f->variant))
     *hi = (cgm_regime){{f->mu, f->sigma, f->nu}, f->m_lo, f->m_lo > 0};
@@ -140,22 +132,22 @@ static int take_fit(const cgm_db_fit *f, void *ctx) {
   cgm_exchange ex;
   cgm_regime *hi;
   bool *have;
-  cgm_sigmoid *curve = pipeline_kernel_curve(m, f, &hi, &have);
+  int slot;
+  cgm_sigmoid *curve = pipeline_kernel_curve(m, f, &hi, &have, &slot);
   if (curve) {
-    /* slots: spmv 0-3, cg4 4, cg5 5 */
-    int slot = curve_slot(f, have);
     if (take(c, pr, slot, f->kind, f->variant)) {
       *curve = s;
       *hi = (cgm_regime){0}; /* a regime of another group does not apply */
       if (have) *have = true;
     }
   } else if (!strcmp(f->kernel, "red")) {
-    if (take(c, pr, 6, f->kind, f->variant)) m->red = s, m->have_red = true;
+    if (take(c, pr, PIPELINE_SLOT_RED, f->kind, f->variant)) m->red = s, m->have_red = true;
   } else if (!strcmp(f->kernel, "cusparse")) {
-    if (take(c, pr, 7, f->kind, f->variant)) m->cusparse = s, m->have_cusparse = true;
+    if (take(c, pr, PIPELINE_SLOT_CUSPARSE, f->kind, f->variant))
+      m->cusparse = s, m->have_cusparse = true;
   } else if (!strcmp(f->kernel, "xfer") && cgm_exchange_parse(f->variant, &ex) && f->block >= 2 &&
              f->block <= 8) {
-    if (take(c, pr, 8 + 8 * (int)ex + f->block, f->kind, f->variant))
+    if (take(c, pr, PIPELINE_SLOT_XFER + 8 * (int)ex + f->block, f->kind, f->variant))
       m->xfer[ex][f->block] = s, m->have_xfer[ex][f->block] = true;
   }
   t->have[pr] = true;
@@ -284,15 +276,12 @@ cgm_status cgm_predict_config(const cgm_csr *A, const cgm_features *f, const cgm
   const int n = o->layout.n, G = o->backend == CGM_BACKEND_CPU ? 1 : o->gpus;
   const int w = pr == CGM_PREC_SINGLE ? 4 : 8;
   if (G < 1 || G > CGM_MAX_PARTS) return CGM_OK;
-  int64_t rows[CGM_MAX_PARTS], bp[CGM_MAX_PARTS], sl[CGM_MAX_PARTS], ns[CGM_MAX_PARTS],
-      halo[CGM_MAX_PARTS], xe = 0;
-  cgm_status st = cgm_tuner_shapes(A, n, G, o->exchange, rows, bp, sl, ns, halo, &xe, err);
+  cgm_tuner_segment sg[CGM_MAX_PARTS];
+  int64_t xe = 0;
+  cgm_status st = cgm_tuner_shapes(A, n, G, o->exchange, sg, &xe, err);
   if (st) return st;
   cgm_segment_shape segs[CGM_MAX_PARTS];
-  for (int g = 0; g < G; g++) {
-    segs[g].rows = rows[g];
-    segs[g].spmv_bytes = cgm_spmv_bytes(bp[g], sl[g], ns[g], n, rows[g], w);
-  }
+  for (int g = 0; g < G; g++) segs[g] = cgm_tuner_segment_shape(&sg[g], n, w);
   *seconds = cgm_refined_time(&dev->model[pr], n, G, o->exchange, segs, (double)xe * w);
   return CGM_OK;
 }

@@ -306,6 +306,24 @@ static cgm_status build(cal_build *B, int gpus) {
     if (!st && (d || r)) st = add_fits(B, "spmv", var, n, pre, colors[b], &drawn);
     panel_end(B, d || r);
   }
+  /* Our solver's whole iterations (the refined model's curves): over the
+   * iteration's bytes on meshes, and over the longest row's elements. */
+  static const char *const iv[] = {"mesh", "row"};
+  static const char *const iv_title[] = {"whole CG iterations, 3D meshes",
+                                         "whole CG iterations, one long row (arrow)"};
+  for (int v = 0; v < 2 && !st; v++) {
+    panel_begin(B, iv_title[v]);
+    some = false;
+    for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
+      const int n = cgm_block_sizes[b];
+      char t[32], pre[32];
+      snprintf(t, sizeof t, "%d×%d blocks", n, n);
+      snprintf(pre, sizeof pre, "N=%d ", n);
+      st = add_group(B, "iter", iv[v], n, "iter", iv[v], t, pre, colors[b], true, &any);
+      some |= any;
+    }
+    panel_end(B, some);
+  }
   /* Transfers: whole multi-GPU iterations and the fitted exchange cost. */
   if (!st) {
     int G = gpus;

@@ -51,10 +51,16 @@ static cgm_status pattern_make(const cgm_csr *A, int n, pattern *p, cgm_error *e
   return CGM_OK;
 }
 
+static int32_t longest(const int32_t *len, int32_t count) {
+  int32_t m = 0;
+  for (int32_t i = 0; i < count; i++)
+    if (len[i] > m) m = len[i];
+  return m;
+}
+
 /* The shapes of (gpus, mode) from a pattern. */
-static cgm_status shapes(const pattern *pt, int gpus, cgm_exchange mode, int64_t *rows,
-                         int64_t *blocks_padded, int64_t *slots, int64_t *nslices,
-                         int64_t *halo_rows, int64_t *exchange_elems, cgm_error *err) {
+static cgm_status shapes(const pattern *pt, int gpus, cgm_exchange mode, cgm_tuner_segment *seg,
+                         int64_t *exchange_elems, cgm_error *err) {
   const int n = pt->n;
   int32_t bounds[CGM_MAX_PARTS + 1];
   cgm_bcsr_params p = cgm_bcsr_default_params(n);
@@ -74,13 +80,15 @@ static cgm_status shapes(const pattern *pt, int gpus, cgm_exchange mode, int64_t
   }
   for (int g = 0; g < gpus && !st; g++) {
     const int32_t b0 = bounds[g], b1 = bounds[g + 1], nrow = b1 - b0;
-    rows[g] = (int64_t)nrow * n;
-    halo_rows[g] = 0;
+    cgm_tuner_segment *s = &seg[g];
+    memset(s, 0, sizeof *s);
+    s->rows = (int64_t)nrow * n;
+    s->max_row = longest(pt->len + b0, nrow);
     if (gpus == 1 || mode != CGM_EXCHANGE_HALO) {
-      blocks_padded[g] = cgm_bcsr_padded_count(pt->len + b0, nrow, p);
-      nslices[g] = (nrow + p.by - 1) / p.by;
-      slots[g] = nslices[g] * p.by;
-      halo_rows[g] = gpus == 1 ? 0 : rows_total - rows[g]; /* the whole vector beside */
+      s->blocks_padded = cgm_bcsr_padded_count(pt->len + b0, nrow, p);
+      s->nslices = (nrow + p.by - 1) / p.by;
+      s->slots = s->nslices * p.by;
+      s->halo_rows = gpus == 1 ? 0 : rows_total - s->rows; /* the whole vector beside */
       continue;
     }
     /* Interior and boundary rows, each its own layout. */
@@ -94,11 +102,11 @@ static cgm_status shapes(const pattern *pt, int gpus, cgm_exchange mode, int64_t
       if (bnd[b]) sub[ni + nbd++] = pt->len[b0 + b];
     int64_t pa = cgm_bcsr_padded_count(sub, ni, p), pb = cgm_bcsr_padded_count(sub + ni, nbd, p);
     int32_t sa = (ni + p.by - 1) / p.by, sb = (nbd + p.by - 1) / p.by;
-    blocks_padded[g] = pa + pb;
-    nslices[g] = sa + sb + (sa && sb ? 1 : 0); /* two layouts: one more offset */
-    slots[g] = (int64_t)(sa + sb) * p.by;
-    halo_rows[g] = (int64_t)nhalo * n;
-    halo_total += halo_rows[g];
+    s->blocks_padded = pa + pb;
+    s->nslices = sa + sb + (sa && sb ? 1 : 0); /* two layouts: one more offset */
+    s->slots = (int64_t)(sa + sb) * p.by;
+    s->halo_rows = (int64_t)nhalo * n;
+    halo_total += s->halo_rows;
   }
   free(sub);
   free(bnd);
@@ -108,15 +116,21 @@ static cgm_status shapes(const pattern *pt, int gpus, cgm_exchange mode, int64_t
   return CGM_OK;
 }
 
-cgm_status cgm_tuner_shapes(const cgm_csr *A, int n, int gpus, cgm_exchange mode, int64_t *rows,
-                            int64_t *blocks_padded, int64_t *slots, int64_t *nslices,
-                            int64_t *halo_rows, int64_t *exchange_elems, cgm_error *err) {
+cgm_status cgm_tuner_shapes(const cgm_csr *A, int n, int gpus, cgm_exchange mode,
+                            cgm_tuner_segment *seg, int64_t *exchange_elems, cgm_error *err) {
   pattern pt;
   cgm_status st = pattern_make(A, n, &pt, err);
   if (st) return st;
-  st = shapes(&pt, gpus, mode, rows, blocks_padded, slots, nslices, halo_rows, exchange_elems, err);
+  st = shapes(&pt, gpus, mode, seg, exchange_elems, err);
   pattern_free(&pt);
   return st;
+}
+
+cgm_segment_shape cgm_tuner_segment_shape(const cgm_tuner_segment *s, int n, int width) {
+  cgm_segment_shape m = {s->rows,
+                         cgm_spmv_bytes(s->blocks_padded, s->slots, s->nslices, n, s->rows, width),
+                         s->max_row};
+  return m;
 }
 
 /* Adds one candidate. */
@@ -159,10 +173,10 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
     for (int G = 1; G <= maxg_all && !st; G++)
       for (int ex = 0; ex < 4 && !st; ex++) {
         if (G == 1 ? ex != CGM_EXCHANGE_HALO : !(o->exchanges & (1u << ex))) continue;
-        int64_t rows[CGM_MAX_PARTS], bp[CGM_MAX_PARTS], sl[CGM_MAX_PARTS], ns[CGM_MAX_PARTS],
-            halo[CGM_MAX_PARTS], xe = 0;
+        cgm_tuner_segment sg[CGM_MAX_PARTS];
+        int64_t xe = 0;
         cgm_error e2 = {0};
-        if (shapes(&pt, G, (cgm_exchange)ex, rows, bp, sl, ns, halo, &xe, &e2))
+        if (shapes(&pt, G, (cgm_exchange)ex, sg, &xe, &e2))
           continue; /* too few block rows for G segments: not a candidate */
         for (int d = 0; d < ndev && !st; d++) {
           const cgm_tuner_device *dv = &devs[d];
@@ -173,10 +187,9 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
             cgm_segment_shape segs[CGM_MAX_PARTS];
             int64_t mem = 0;
             for (int g = 0; g < G; g++) {
-              segs[g].rows = rows[g];
-              segs[g].spmv_bytes = cgm_spmv_bytes(bp[g], sl[g], ns[g], n, rows[g], w);
-              int64_t m = cgm_footprint_bytes((rows[g] + 3) / 4 * 4, bp[g], sl[g], n,
-                                              (cgm_precision)pr, halo[g]);
+              segs[g] = cgm_tuner_segment_shape(&sg[g], n, w);
+              int64_t m = cgm_footprint_bytes((sg[g].rows + 3) / 4 * 4, sg[g].blocks_padded,
+                                              sg[g].slots, n, (cgm_precision)pr, sg[g].halo_rows);
               if (m > mem) mem = m;
             }
             cgm_candidate c;

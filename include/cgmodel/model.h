@@ -131,6 +131,13 @@ double cgm_spmv_bytes(int64_t blocks_padded, int64_t slots, int64_t nslices, int
  * x, r, v, u, D^-1 and writes x, r; CG5 reads v, r, D^-1 and writes v. */
 #define CGM_CG4_PASSES 7
 #define CGM_CG5_PASSES 4
+/* Bytes of one whole iteration of ours: the SpMV (+ CG3) of the segment,
+ * CG4 and CG5 over its rows. The iteration curve's m is these bytes over
+ * the element width. */
+double cgm_iter_bytes(double spmv_bytes, int64_t rows, int width);
+/* The elements one thread walks along the longest block row of max_row
+ * blocks (N x N each): the row curve's m. */
+double cgm_row_elements(int32_t max_row, int n);
 /* Bytes of one iteration of the cuSPARSE baseline on CSR with nnz entries
  * and x rows: the matrix (value and 32-bit column), the row offsets, and its
  * 21 vector passes (SpMV 2, dot 2, two axpy 6, dot 1, Jacobi 3, dot 2,
@@ -150,6 +157,7 @@ typedef struct cgm_regime {
 typedef struct cgm_segment_shape {
   int64_t rows;      /* own rows (padded to the block size) */
   double spmv_bytes; /* cgm_spmv_bytes of its layout(s) */
+  int32_t max_row;   /* blocks in its longest block row (0: unknown) */
 } cgm_segment_shape;
 
 /* The calibrated curves of one device and precision. */
@@ -161,7 +169,14 @@ typedef struct cgm_device_model {
   cgm_sigmoid cusparse;
   bool have_cusparse;
   cgm_regime spmv_hi[4], cg4_hi, cg5_hi; /* second regimes, where calibrated */
-  cgm_sigmoid red;                       /* the plain dot (the paper's Red, and its CG2/CG3) */
+  /* Whole iterations of our solver per block size (beyond the paper): over
+   * the iteration's bytes on 3D meshes ("iter"/"mesh"), and over the
+   * longest block row on a matrix with one long row ("iter"/"row"). Where
+   * calibrated they replace the sum of the kernel curves. */
+  cgm_sigmoid iter[4], row[4];
+  cgm_regime iter_hi[4], row_hi[4];
+  bool have_iter[4], have_row[4];
+  cgm_sigmoid red; /* the plain dot (the paper's Red, and its CG2/CG3) */
   bool have_red;
   /* Multi-GPU: the per-iteration cost of exchanging and synchronising, a
    * sigmoid over the bytes each exchange mode moves, per GPU count. */
@@ -170,8 +185,10 @@ typedef struct cgm_device_model {
   double width;
 } cgm_device_model;
 
-/* Refined Eq. 4/9: the slowest segment's SpMV + CG4 + CG5 (each Eq. 5 with
- * its own bytes) plus, on several GPUs, the exchange cost of the mode.
+/* Refined Eq. 4/9: the slowest segment's iteration plus, on several GPUs,
+ * the exchange cost of the mode. A segment's iteration is the iteration
+ * curve over its bytes where calibrated, else SpMV + CG4 + CG5 (each Eq. 5
+ * with its own bytes); never less than the row curve over its longest row.
  * Returns NaN when a needed curve is missing. */
 double cgm_refined_time(const cgm_device_model *m, int n, int gpus, int exchange,
                         const cgm_segment_shape *segs, double exchange_bytes);

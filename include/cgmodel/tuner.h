@@ -65,11 +65,22 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
 int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *devs, char *why,
                      size_t nwhy);
 
-/* What one GPU holds of a configuration, and the exchange elements: the
- * same partition, halo and layout the solver would build. */
-cgm_status cgm_tuner_shapes(const cgm_csr *A, int n, int gpus, cgm_exchange mode, int64_t *rows,
-                            int64_t *blocks_padded, int64_t *slots, int64_t *nslices,
-                            int64_t *halo_rows, int64_t *exchange_elems, cgm_error *err);
+/* What one GPU holds of a configuration: the same partition, halo and layout
+ * the solver would build. */
+typedef struct cgm_tuner_segment {
+  int64_t rows;          /* own rows (whole block rows) */
+  int64_t blocks_padded; /* MBR blocks, padding included (interior + boundary with the halo) */
+  int64_t slots, nslices;
+  int64_t halo_rows; /* vector rows it holds beside its own */
+  int32_t max_row;   /* blocks in its longest block row: one thread walks it */
+} cgm_tuner_segment;
+
+/* The segments of (n, gpus, mode) and the vector elements exchanged per
+ * iteration. */
+cgm_status cgm_tuner_shapes(const cgm_csr *A, int n, int gpus, cgm_exchange mode,
+                            cgm_tuner_segment *seg, int64_t *exchange_elems, cgm_error *err);
+/* The model's view of a segment at element width `width`. */
+cgm_segment_shape cgm_tuner_segment_shape(const cgm_tuner_segment *s, int n, int width);
 
 #ifdef __cplusplus
 }

@@ -72,22 +72,6 @@ static void check_matrix(const char *what, const cgm_csr *A) {
   free(b), free(xc), free(xg);
 }
 
-/* Arrow: a dense first row/column on a diagonally dominant tridiagonal. */
-static void arrow(int32_t n, cgm_csr *A) {
-  int64_t cap = 5 * (int64_t)n;
-  int32_t *ri = malloc(cap * sizeof *ri), *ci = malloc(cap * sizeof *ci);
-  double *v = malloc(cap * sizeof *v);
-  int64_t k = 0;
-  for (int32_t i = 0; i < n; i++) {
-    ri[k] = i, ci[k] = i, v[k] = i == 0 ? 1.0 * n : 4.0, k++;
-    if (i > 0) ri[k] = i, ci[k] = i - 1, v[k] = -1, k++, ri[k] = i - 1, ci[k] = i, v[k] = -1, k++;
-    if (i > 1) ri[k] = 0, ci[k] = i, v[k] = 0.5, k++, ri[k] = i, ci[k] = 0, v[k] = 0.5, k++;
-  }
-  cgm_error err;
-  CHECK_OK(cgm_csr_from_coo(n, n, k, ri, ci, v, A, NULL, &err));
-  free(ri), free(ci), free(v);
-}
-
 static void failures(void) {
   cgm_error err = {0};
   cgm_solve_result r;
@@ -156,7 +140,7 @@ int main(void) {
   CHECK_OK(cgm_gen_random_spd(small ? 2000 : 20000, 8, CGM_ROWDIST_POWERLAW, 2.5, 0, 7, &A, &err));
   check_matrix("random pl", &A);
   cgm_csr_free(&A);
-  arrow(small ? 501 : 5001, &A);
+  CHECK_OK(cgm_gen_arrow(small ? 501 : 5001, small ? 501 : 5001, &A, &err));
   check_matrix("arrow 5001", &A);
   cgm_csr_free(&A);
   { /* one row */

@@ -422,7 +422,42 @@ static void test_random_stats(void) {
   cgm_csr_free(&P);
 }
 
+/* ----------------------------------------------------------------- arrow */
+
+/* One row of len entries (row 0), the others 2-4: the longest block row of
+ * the layout is ceil(len / N) blocks or so; SPD by diagonal dominance. */
+static void test_arrow(void) {
+  cgm_error e = {0};
+  cgm_csr A;
+  const int32_t n = 300, lens[] = {1, 2, 3, 40, 300};
+  for (int i = 0; i < 5; i++) {
+    CHECK_OK(cgm_gen_arrow(n, lens[i], &A, &e));
+    char what[32];
+    snprintf(what, sizeof what, "arrow len %d", lens[i]);
+    check_random_spd(&A, what);
+    int32_t row0 = (int32_t)(A.rowptr[1] - A.rowptr[0]), other = 0;
+    for (int32_t r = 1; r < n; r++)
+      if (A.rowptr[r + 1] - A.rowptr[r] > other) other = (int32_t)(A.rowptr[r + 1] - A.rowptr[r]);
+    /* row 0: its diagonal, column 1, and columns 2 .. len - 1 */
+    int32_t want = lens[i] > 2 ? lens[i] : 2;
+    CHECK_MSG(row0 == want && other <= 4, "%s: row 0 has %d entries (want %d), others up to %d",
+              what, row0, want, other);
+    cgm_features f;
+    CHECK_OK(cgm_features_compute(&A, &f, &e));
+    /* 8x8: block row 0 reads block columns 0 .. max(len - 1, 8) / 8 (row 7
+     * reads column 8); the tridiagonal's block rows read 3. */
+    int32_t wb = (want - 1 > 8 ? want - 1 : 8) / 8 + 1;
+    if (wb < 3) wb = 3;
+    CHECK_MSG(f.block[3].max_blocks_per_row == wb, "%s: %d blocks, want %d", what,
+              f.block[3].max_blocks_per_row, wb);
+    cgm_csr_free(&A);
+  }
+  CHECK(cgm_gen_arrow(10, 11, &A, &e) == CGM_EINPUT && strstr(e.msg, "len"));
+  CHECK(cgm_gen_arrow(0, 1, &A, &e) == CGM_EINPUT);
+}
+
 int main(void) {
+  test_arrow();
   test_elasticity();
   test_random_errors();
   test_random_small();

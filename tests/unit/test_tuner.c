@@ -2,6 +2,7 @@
  * layouts the solver builds; a tiny matrix does not pick 4 GPUs; a matrix
  * that fits only across 4 GPUs picks 4; the refined time is monotone in
  * the bytes; ties go to fewer GPUs. */
+#define _DEFAULT_SOURCE /* M_LN2 */
 #include <stdint.h>
 
 #include "cgmodel/tuner.h"
@@ -37,16 +38,20 @@ static void shapes_match_layouts(void) {
   CHECK_OK(cgm_gen_poisson3d(20, &A, &err));
   for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
     int n = cgm_block_sizes[bi];
-    int64_t rows[16], bp[16], sl[16], ns[16], halo[16], xe;
-    CHECK_OK(cgm_tuner_shapes(&A, n, 1, CGM_EXCHANGE_HALO, rows, bp, sl, ns, halo, &xe, &err));
+    cgm_tuner_segment sg[16];
+    int64_t xe;
+    CHECK_OK(cgm_tuner_shapes(&A, n, 1, CGM_EXCHANGE_HALO, sg, &xe, &err));
     cgm_bcsr B;
     CHECK_OK(cgm_bcsr_build(&A, 0, (A.nrows + n - 1) / n, cgm_bcsr_default_params(n), &B, &err));
-    CHECK(rows[0] == (int64_t)B.nbrows * n && bp[0] == B.nblocks_padded && ns[0] == B.nslices &&
-          sl[0] == (int64_t)B.nslices * B.p.by && xe == 0);
+    CHECK(sg[0].rows == (int64_t)B.nbrows * n && sg[0].blocks_padded == B.nblocks_padded &&
+          sg[0].nslices == B.nslices && sg[0].slots == (int64_t)B.nslices * B.p.by && xe == 0);
+    cgm_features f;
+    CHECK_OK(cgm_features_compute(&A, &f, &err));
+    CHECK(sg[0].max_row == f.block[bi].max_blocks_per_row);
     cgm_bcsr_free(&B);
     /* Three GPUs with the halo: the segments cover the rows; the halo is
      * what the partition says. */
-    CHECK_OK(cgm_tuner_shapes(&A, n, 3, CGM_EXCHANGE_HALO, rows, bp, sl, ns, halo, &xe, &err));
+    CHECK_OK(cgm_tuner_shapes(&A, n, 3, CGM_EXCHANGE_HALO, sg, &xe, &err));
     int32_t bounds[4];
     CHECK_OK(cgm_partition(&A, n, 3, cgm_partition_align(n), bounds, &err));
     int64_t hsum = 0, rsum = 0;
@@ -54,13 +59,14 @@ static void shapes_match_layouts(void) {
       cgm_halo h;
       CHECK_OK(cgm_halo_build(&A, n, bounds, 3, g, &h, &err));
       hsum += (int64_t)h.nhalo * n;
-      rsum += rows[g];
-      CHECK(halo[g] == (int64_t)h.nhalo * n);
+      rsum += sg[g].rows;
+      CHECK(sg[g].halo_rows == (int64_t)h.nhalo * n);
+      CHECK(sg[g].max_row >= 1 && sg[g].max_row <= sg[0].max_row + 7);
       cgm_halo_free(&h);
     }
     CHECK(xe == hsum && rsum == (int64_t)bounds[3] * n);
     /* Whole-vector modes move (G - 1) x rows. */
-    CHECK_OK(cgm_tuner_shapes(&A, n, 3, CGM_EXCHANGE_P2P, rows, bp, sl, ns, halo, &xe, &err));
+    CHECK_OK(cgm_tuner_shapes(&A, n, 3, CGM_EXCHANGE_P2P, sg, &xe, &err));
     CHECK(xe == 2 * rsum);
   }
   cgm_csr_free(&A);
@@ -147,5 +153,25 @@ int main(void) {
   /* A missing curve gives NaN, not a guess. */
   one.have_spmv[0] = false;
   CHECK(isnan(cgm_refined_time(&one, 1, 1, 0, &s1, 0)));
+  /* The iteration curve replaces the kernel sum: Eq. 5 over the
+   * iteration's bytes (SpMV + 11 vector passes); the kernel curves are not
+   * read (the SpMV's is gone). Block size 4: index 2. */
+  one.iter[2] = (cgm_sigmoid){16.0, 1.0, 200.0};
+  one.have_iter[2] = true;
+  cgm_segment_shape s4 = {4096, 8.0 * 100000, 3};
+  double bytes = 8.0 * 100000 + 11.0 * 4096 * 8, mi = bytes / 8;
+  double t_iter = bytes / (200.0 / (1.0 + exp(-(log2(mi) - 16.0))) * 1e9);
+  CHECK_NEAR(cgm_refined_time(&one, 4, 1, 0, &s4, 0), t_iter, 1e-9 * t_iter);
+  CHECK(isnan(cgm_refined_time(&one, 1, 1, 0, &s4, 0))); /* no curve for N = 1 */
+  /* The longest row bounds it from below: with a row curve T = a + c L
+   * (Eq. 3 with sigma = 1 / ln 2, mu = log2(a / c), nu = w / c), 3 blocks
+   * of 16 elements are under the iteration's time, 3000 blocks are not. */
+  const double a = 10e-6, c = 0.12e-6 / 16; /* s, s per element of the row */
+  one.row[2] = (cgm_sigmoid){log2(a / c), 1.0 / M_LN2, 8.0 / c * 1e-9};
+  one.have_row[2] = true;
+  CHECK_NEAR(cgm_refined_time(&one, 4, 1, 0, &s4, 0), t_iter > a + c * 48 ? t_iter : a + c * 48,
+             1e-9);
+  s4.max_row = 3000;
+  CHECK_NEAR(cgm_refined_time(&one, 4, 1, 0, &s4, 0), a + c * 48000, 1e-6 * (a + c * 48000));
   TEST_MAIN_END();
 }
