@@ -1,6 +1,5 @@
 /* The sweeps of the `cpu` device: the CPU backend's own CG4, CG5 and SpMV
- * (solver/cpu), timed with the monotonic clock, median after warm-up, and
- * whole iterations through cgm_solve (iter_sweeps.c). */
+ * (solver/cpu), timed with the monotonic clock, median after warm-up. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -42,7 +41,7 @@ static double time_kernel(kernel_fn fn, void *arg, int reps, double min_s) {
 }
 
 static cgm_status emit(cpu_run *R, const cgm_sample *s, const char *stage, cgm_error *err) {
-  if (s && R->sink && R->sink(R->ctx, s)) return cgm_fail(err, CGM_ERUNTIME, "calibration stopped");
+  if (R->sink && R->sink(R->ctx, s)) return cgm_fail(err, CGM_ERUNTIME, "calibration stopped");
   R->done += 1;
   if (R->progress) R->progress(R->ctx, stage, R->total > 0 ? R->done / R->total : 0);
   return CGM_OK;
@@ -171,10 +170,6 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, const char *variant, con
   return st;
 }
 
-static cgm_status emit_any(void *R, const cgm_sample *s, const char *stage, cgm_error *err) {
-  return emit(R, s, stage, err);
-}
-
 cgm_status cgm_mb_run_cpu(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress,
                           void *ctx, cgm_error *err) {
   if (o->threads > 0) omp_set_num_threads(o->threads);
@@ -185,7 +180,6 @@ cgm_status cgm_mb_run_cpu(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progres
     R.total += 2 * ((vr.hi - vr.lo) / vr.step + 1);
     for (int b = 0; b < CGM_NBLOCKSIZES; b++)
       R.total += mb_matrix_count(cgm_block_sizes[b], false, o->quick);
-    R.total += mb_iteration_count(false, o->quick);
   }
   for (int p = 0; p < 2; p++) {
     if (!(o->precisions & (1u << p))) continue;
@@ -194,13 +188,6 @@ cgm_status cgm_mb_run_cpu(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progres
     for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
       spmv_ctx c = {&R, cgm_block_sizes[b]};
       st = mb_for_each_matrix(c.n, false, o->quick, spmv_one, &c, err);
-    }
-    if (!st) {
-      cgm_solve_opts so = cgm_solve_opts_default();
-      so.backend = CGM_BACKEND_CPU;
-      so.precision = (cgm_precision)p;
-      so.threads = o->threads;
-      st = mb_iteration_sweeps(&so, o->quick, emit_any, &R, err);
     }
     if (st) return st;
   }

@@ -76,6 +76,10 @@ out:
   return st;
 }
 
+/* The largest Poisson grid of our solver's iteration sweeps: 4M rows, far
+ * past a Hopper's 50 MB L2. */
+enum { ITER_MAX_GRID = 160 };
+
 cgm_status emit_any(void *R, const cgm_sample *s, const char *stage, cgm_error *err) {
   return emit((run_t *)R, s, stage, err);
 }
@@ -313,7 +317,7 @@ cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
   cgm_solve_opts o = cgm_solve_opts_default();
   o.backend = CGM_BACKEND_CUDA;
   o.precision = (cgm_precision)R->prec;
-  return mb_iteration_sweeps(&o, R->o->quick, emit_any, R, err);
+  return mb_iteration_sweeps(&o, R->o->quick, ITER_MAX_GRID, emit_any, R, err);
 }
 
 } // namespace
@@ -339,7 +343,8 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
     R.total += ((vr.hi - vr.lo) / vr.step + 1) * (8 + 3);
     for (int b = 0; b < CGM_NBLOCKSIZES; b++)
       R.total += mb_matrix_count(cgm_block_sizes[b], true, o->quick);
-    R.total += nk * (1 + 3 * (o->gpus > 1 ? o->gpus - 1 : 0)) + mb_iteration_count(true, o->quick);
+    R.total += nk * (1 + 3 * (o->gpus > 1 ? o->gpus - 1 : 0)) +
+               mb_iteration_count(o->quick, ITER_MAX_GRID);
   }
   cudaStream_t s;
   CGM_CUDA_TRY(err, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));

@@ -1,9 +1,10 @@
 /* Whole iterations of our solver, timed through cgm_solve itself, for the
- * refined model's iteration and row curves (docs/model.md): the sum of
- * three separately timed kernels misses what an iteration of the solver
- * really costs at small sizes (one launch floor for the whole graph, not
- * three), and a bandwidth curve misses the thread that walks the longest
- * row alone. */
+ * refined model's iteration and row curves of a GPU (docs/model.md): the
+ * sum of three separately timed kernels misses what an iteration of the
+ * solver really costs at small sizes (one launch floor for the whole graph,
+ * not three), and a bandwidth curve misses the thread that walks the
+ * longest row alone. A CPU has neither (its kernels' sum is its iteration,
+ * and its threads share the rows): its model keeps the kernel curves. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,20 +32,18 @@ cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxi
   return st == CGM_ENOCONV ? CGM_OK : st;
 }
 
-/* The meshes: 3D Poisson (7 entries a row) and elasticity (81), from a few
- * rows (the launch floor) to past the caches. A CPU stops earlier: its
- * iterations are 100x slower. */
-static int mesh_list(bool cuda, bool quick, int *kind, int *k) {
-  static const int pc[] = {4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128}, pq[] = {4, 8, 16, 32, 64, 128};
-  static const int ec[] = {2, 4, 6, 8, 12, 16, 24, 32}, eq[] = {3, 8, 16, 24};
-  static const int cpc[] = {4, 8, 12, 16, 24, 32, 48, 64, 96}, cpq[] = {4, 8, 16, 32, 64};
-  static const int cec[] = {2, 4, 8, 12, 16, 24}, ceq[] = {3, 8, 16};
-  const int *p = cuda ? (quick ? pq : pc) : (quick ? cpq : cpc);
-  const int *e = cuda ? (quick ? eq : ec) : (quick ? ceq : cec);
-  int np = cuda ? (quick ? 6 : 11) : (quick ? 5 : 9), ne = cuda ? (quick ? 4 : 8) : (quick ? 3 : 6);
+/* The meshes: 3D Poisson from 512 rows (the launch floor) to past the
+ * caches. Its rows are short (7 entries), so the curve is the bandwidth's
+ * and the floor's alone; long rows are the row curve's (elasticity's 81
+ * entries a row make its small grids slower than their bytes say). Smaller
+ * grids converge to an underflow before the iterations are done. */
+static int mesh_list(bool quick, int max_grid, int *k) {
+  static const int full[] = {8, 12, 16, 24, 32, 48, 64, 96, 128, 160},
+                   fast[] = {8, 16, 32, 64, 128};
+  const int *p = quick ? fast : full;
   int c = 0;
-  for (int i = 0; i < np; i++) kind[c] = 0, k[c++] = p[i];
-  for (int i = 0; i < ne; i++) kind[c] = 1, k[c++] = e[i];
+  for (int i = 0; i < (quick ? 5 : 10); i++)
+    if (p[i] <= max_grid) k[c++] = p[i];
   return c;
 }
 
@@ -57,9 +56,9 @@ static int row_list(bool quick, int *L) {
 
 enum { ARROW_ROWS = 4096 };
 
-int mb_iteration_count(bool cuda, bool quick) {
-  int kind[32], k[32], L[16];
-  return CGM_NBLOCKSIZES * (mesh_list(cuda, quick, kind, k) + (cuda ? row_list(quick, L) : 0));
+int mb_iteration_count(bool quick, int max_grid) {
+  int k[32], L[16];
+  return CGM_NBLOCKSIZES * (mesh_list(quick, max_grid, k) + row_list(quick, L));
 }
 
 /* One solve -> one sample (none when the solver stopped before maxiter: a
@@ -82,22 +81,18 @@ static cgm_status one(const cgm_csr *A, const cgm_solve_opts *o, int maxiter, co
   return emit(run, &smp, "iter", err);
 }
 
-cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, mb_emit_fn emit, void *run,
-                               cgm_error *err) {
-  const bool cuda = base->backend != CGM_BACKEND_CPU;
-  const int maxiter = cuda ? (quick ? 64 : 160) : (quick ? 16 : 40);
-  int kind[32], k[32], L[16];
-  /* The row curve is a GPU's: there one thread walks a row while the
-   * others idle at the floor. A CPU thread takes a share of the rows, and
-   * its time is its share, which the mesh curve already counts. */
-  const int nm = mesh_list(cuda, quick, kind, k), nl = cuda ? row_list(quick, L) : 0;
+cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_grid,
+                               mb_emit_fn emit, void *run, cgm_error *err) {
+  /* Graphs of 32 iterations: the first is the warm-up, the others timed. */
+  const int maxiter = quick ? 96 : 160;
+  int k[32], L[16];
+  const int nm = mesh_list(quick, max_grid, k), nl = row_list(quick, L);
   cgm_status st = CGM_OK;
   for (int i = 0; i < nm && !st; i++) {
     cgm_csr A;
     char src[64];
-    snprintf(src, sizeof src, "%s:%d", kind[i] ? "elasticity3d" : "poisson3d", k[i]);
-    st = kind[i] ? cgm_gen_elasticity3d(k[i], &A, err) : cgm_gen_poisson3d(k[i], &A, err);
-    if (st) break;
+    snprintf(src, sizeof src, "poisson3d:%d", k[i]);
+    if ((st = cgm_gen_poisson3d(k[i], &A, err))) break;
     for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
       cgm_solve_opts o = *base;
       o.layout = cgm_bcsr_default_params(cgm_block_sizes[b]);

@@ -43,15 +43,16 @@ typedef cgm_status (*mb_emit_fn)(void *run, const cgm_sample *s, const char *sta
 cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
                           cgm_solve_result *res, cgm_error *err);
 /* Whole iterations of the solver with base's backend and precision at every
- * block size: kernel "iter", variant "mesh" (3D Poisson and elasticity;
- * bytes = cgm_iter_bytes of the layout) and, on a GPU, "row" (arrows of
+ * block size: kernel "iter", variant "mesh" (3D Poisson grids up to
+ * max_grid^3; bytes = cgm_iter_bytes of the layout) and "row" (arrows of
  * 4096 rows whose longest block row has 2 .. 512 blocks; bytes = its
- * elements times the width). A solve that stops before its iterations
- * gives no sample. */
-cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, mb_emit_fn emit, void *run,
-                               cgm_error *err);
+ * elements times the width). A solve that stops before its iterations (its
+ * residual underflowed) gives no sample. The GPU sweeps use it; the tests
+ * run it on the CPU backend with small grids. */
+cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_grid,
+                               mb_emit_fn emit, void *run, cgm_error *err);
 /* Number of solves mb_iteration_sweeps makes (for progress). */
-int mb_iteration_count(bool cuda, bool quick);
+int mb_iteration_count(bool quick, int max_grid);
 
 /* Deterministic non-zero fill: 1 + 0.25 frac(i * golden ratio). */
 double mb_value(int64_t i);

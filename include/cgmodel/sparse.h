@@ -243,9 +243,10 @@ cgm_status cgm_gen_elasticity3d(int32_t n, cgm_csr *A, cgm_error *err);
 cgm_status cgm_gen_random_spd(int32_t n, double avg, cgm_rowdist dist, double alpha, int32_t maxlen,
                               uint64_t seed, cgm_csr *A, cgm_error *err);
 
-/* The arrow: a tridiagonal of n rows (4 on the diagonal, -1 beside) whose
- * row and column 0 also touch columns 2 .. len - 1 (0.5 each): one row of
- * len entries, SPD (strictly diagonally dominant). 1 <= len <= n. */
+/* The arrow: a tridiagonal of n rows (2 + 2/64 on the diagonal, -1 beside)
+ * whose row and column 0 also touch columns 2 .. len - 1 (1/64 each): one
+ * row of len entries; SPD (strictly diagonally dominant) with a condition
+ * number near 129. 1 <= len <= n. */
 cgm_status cgm_gen_arrow(int32_t n, int32_t len, cgm_csr *A, cgm_error *err);
 
 /* A = P (x) (J + I): every N x N block dense (d_N = 1), SPD when P is. */

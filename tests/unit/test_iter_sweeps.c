@@ -1,0 +1,78 @@
+/* The iteration sweeps (microbench/iter_sweeps.c), run on the CPU backend
+ * with small grids: one sample per solve that ran all its iterations, its
+ * bytes the layout's own (recounted here from the BCSR the solver builds),
+ * the row samples' m the longest block row's elements (recounted from the
+ * features), and a sink that refuses stops the sweep. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cgmodel/model.h"
+#include "microbench/sweep_plan.h"
+#include "test_util.h"
+
+typedef struct {
+  cgm_sample v[256];
+  int n, emits, stop_at;
+} sink;
+
+static cgm_status take(void *run, const cgm_sample *s, const char *stage, cgm_error *err) {
+  sink *k = run;
+  CHECK(!strcmp(stage, "iter"));
+  if (++k->emits == k->stop_at) return cgm_fail(err, CGM_ERUNTIME, "stopped");
+  if (s && k->n < 256) k->v[k->n++] = *s;
+  return CGM_OK;
+}
+
+int main(void) {
+  cgm_error err = {0};
+  static sink k;
+  cgm_solve_opts o = cgm_solve_opts_default();
+  o.backend = CGM_BACKEND_CPU;
+  o.precision = CGM_PREC_DOUBLE;
+  CHECK_OK(mb_iteration_sweeps(&o, true, 16, take, &k, &err));
+  CHECK_MSG(k.emits == mb_iteration_count(true, 16), "%d emits, %d counted", k.emits,
+            mb_iteration_count(true, 16));
+  int mesh = 0, rows = 0;
+  double last_row_m[9] = {0};
+  for (int i = 0; i < k.n; i++) {
+    const cgm_sample *s = &k.v[i];
+    const int n = s->block, w = 8;
+    CHECK(!strcmp(s->kernel, "iter") && s->precision == CGM_PREC_DOUBLE && s->seconds > 0 &&
+          s->m == s->bytes / w);
+    cgm_csr A;
+    int g = 0, len = 0, nr = 0;
+    if (!strcmp(s->variant, "mesh")) {
+      mesh++;
+      CHECK(sscanf(s->source, "poisson3d:%d", &g) == 1 && g >= 8 && g <= 16);
+      CHECK_OK(cgm_gen_poisson3d(g, &A, &err));
+      cgm_bcsr B;
+      CHECK_OK(cgm_bcsr_build(&A, 0, (A.nrows + n - 1) / n, cgm_bcsr_default_params(n), &B, &err));
+      int64_t r = (int64_t)B.nbrows * n;
+      double want = cgm_spmv_bytes(B.nblocks_padded, (int64_t)B.nslices * B.p.by, B.nslices, n, r, w) +
+                    11.0 * r * w; /* CG4 7 passes, CG5 4 */
+      CHECK_MSG(s->bytes == want, "%s N=%d: %.0f bytes, want %.0f", s->source, n, s->bytes, want);
+      cgm_bcsr_free(&B);
+    } else {
+      rows++;
+      CHECK(!strcmp(s->variant, "row"));
+      CHECK(sscanf(s->source, "arrow:%d,%d", &nr, &len) == 2 && nr == 4096);
+      CHECK_OK(cgm_gen_arrow(nr, len, &A, &err));
+      cgm_features f;
+      CHECK_OK(cgm_features_compute(&A, &f, &err));
+      int bi = cgm_block_index(n);
+      CHECK_MSG(s->m == (double)f.block[bi].max_blocks_per_row * n * n, "%s N=%d: m %.0f",
+                s->source, n, s->m);
+      CHECK_MSG(s->m > last_row_m[n], "%s N=%d: the rows grow", s->source, n);
+      last_row_m[n] = s->m;
+    }
+    cgm_csr_free(&A);
+  }
+  /* Poisson 8 and 16 at 4 block sizes; arrows of 2, 8, 32, 128, 512 blocks */
+  CHECK_MSG(mesh == 8 && rows == 20, "%d mesh and %d row samples", mesh, rows);
+  /* A sink that refuses stops the sweep with its error. */
+  static sink k2;
+  k2.stop_at = 3;
+  CHECK(mb_iteration_sweeps(&o, true, 16, take, &k2, &err) == CGM_ERUNTIME &&
+        strstr(err.msg, "stopped") && k2.emits == 3);
+  TEST_MAIN_END();
+}
