@@ -27,6 +27,14 @@ static cgm_status run(const cgm_csr *A, const double *b, double *x, cgm_backend 
   return cgm_solve(A, b, x, &o, r, err);
 }
 
+/* Converged, or in single precision honestly out of reach (the true
+ * residual a little above the target: bcsstk13 on an H100 at 1.01e-5 for
+ * 1e-5, the arrow at 1.4e-5): the callers check the solution either way. */
+static bool ok_or_honest(cgm_status st, cgm_precision p, const cgm_error *err) {
+  return st == CGM_OK ||
+         (p == CGM_PREC_SINGLE && st == CGM_ENOCONV && strstr(err->msg, "single precision"));
+}
+
 static void check_matrix(const char *what, const cgm_csr *A) {
   double *b = rhs(A), *xc = malloc(A->nrows * sizeof *xc), *xg = malloc(A->nrows * sizeof *xg);
   for (int pr = 0; pr < 2; pr++) {
@@ -35,11 +43,12 @@ static void check_matrix(const char *what, const cgm_csr *A) {
     cgm_solve_result rc, rg;
     cgm_error err = {0};
     cgm_status sc = run(A, b, xc, CGM_BACKEND_CPU, 1, p, &rc, &err);
-    CHECK_MSG(sc == CGM_OK, "%s cpu %s: %s", what, cgm_precision_name(p), err.msg);
+    CHECK_MSG(ok_or_honest(sc, p, &err), "%s cpu %s: %s", what, cgm_precision_name(p), err.msg);
     for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
       int n = cgm_block_sizes[bi];
       cgm_status sg = run(A, b, xg, CGM_BACKEND_CUDA, n, p, &rg, &err);
-      CHECK_MSG(sg == CGM_OK, "%s cuda N=%d %s: %s", what, n, cgm_precision_name(p), err.msg);
+      CHECK_MSG(ok_or_honest(sg, p, &err), "%s cuda N=%d %s: %s", what, n, cgm_precision_name(p),
+                err.msg);
       double res = test_residual(A, b, xg);
       /* fp32: the recursive residual may drift from the true one by a few eps * cond. */
       CHECK_MSG(res <= (p == CGM_PREC_SINGLE ? 20 : 1.01) * tol, "%s N=%d %s: residual %.3g", what,
@@ -61,11 +70,8 @@ static void check_matrix(const char *what, const cgm_csr *A) {
       CHECK(rg.time_per_iter_s > 0);
     }
     cgm_status ss = run(A, b, xg, CGM_BACKEND_CUSPARSE, 1, p, &rg, &err);
-    /* fp32 on an ill-conditioned matrix (bcsstk13: the true residual 1.01e-5
-     * for a target of 1e-5 on an H100) may only be reported, honestly, as
-     * out of reach; the solution must still be as good as our kernels'. */
-    bool honest = p == CGM_PREC_SINGLE && ss == CGM_ENOCONV && strstr(err.msg, "single precision");
-    CHECK_MSG(ss == CGM_OK || honest, "%s cusparse %s: %s", what, cgm_precision_name(p), err.msg);
+    CHECK_MSG(ok_or_honest(ss, p, &err), "%s cusparse %s: %s", what, cgm_precision_name(p),
+              err.msg);
     CHECK_MSG(test_residual(A, b, xg) <= (p == CGM_PREC_SINGLE ? 20 : 1.01) * tol,
               "%s cusparse residual %.3g", what, test_residual(A, b, xg));
   }
