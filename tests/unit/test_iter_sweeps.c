@@ -48,8 +48,9 @@ int main(void) {
       cgm_bcsr B;
       CHECK_OK(cgm_bcsr_build(&A, 0, (A.nrows + n - 1) / n, cgm_bcsr_default_params(n), &B, &err));
       int64_t r = (int64_t)B.nbrows * n;
-      double want = cgm_spmv_bytes(B.nblocks_padded, (int64_t)B.nslices * B.p.by, B.nslices, n, r, w) +
-                    11.0 * r * w; /* CG4 7 passes, CG5 4 */
+      double want =
+          cgm_spmv_bytes(B.nblocks_padded, (int64_t)B.nslices * B.p.by, B.nslices, n, r, w) +
+          11.0 * r * w; /* CG4 7 passes, CG5 4 */
       CHECK_MSG(s->bytes == want, "%s N=%d: %.0f bytes, want %.0f", s->source, n, s->bytes, want);
       cgm_bcsr_free(&B);
     } else {

@@ -1,0 +1,116 @@
+/* Where does NCCL's set-up stop on a node? Runs ncclCommInitAll over the
+ * first G GPUs in one of four situations and one all-gather, printing the
+ * time of every step (stderr, unbuffered), so a hang shows its place:
+ *   fresh   : at the start of the process (as NCCL's own tests do)
+ *   alloc   : after a buffer and a stream on every GPU (as the solver does)
+ *   thread  : alloc, and ncclCommInitAll on another thread (the solver's
+ *             watchdog)
+ *   peers   : alloc after enabling peer access between every pair
+ * Usage: nccl_probe fresh|alloc|thread|peers [G] */
+#define _POSIX_C_SOURCE 200809L
+#include <cuda_runtime.h>
+#include <nccl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double t0;
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+#define STEP(...) (fprintf(stderr, "[%7.3f s] ", now() - t0), fprintf(stderr, __VA_ARGS__), fputc('\n', stderr))
+#define CU(x)                                                                                      \
+  do {                                                                                             \
+    cudaError_t e_ = (x);                                                                          \
+    if (e_ != cudaSuccess) {                                                                       \
+      STEP("%s: %s", #x, cudaGetErrorString(e_));                                                  \
+      return 1;                                                                                    \
+    }                                                                                              \
+  } while (0)
+#define NC(x)                                                                                      \
+  do {                                                                                             \
+    ncclResult_t r_ = (x);                                                                         \
+    if (r_ != ncclSuccess) {                                                                       \
+      STEP("%s: %s", #x, ncclGetErrorString(r_));                                                  \
+      return 1;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+enum { MAXG = 8, COUNT = 1 << 20 };
+static ncclComm_t comm[MAXG];
+static int G, devs[MAXG];
+static ncclResult_t init_res;
+
+static void *init_thread(void *arg) {
+  (void)arg;
+  init_res = ncclCommInitAll(comm, G, devs);
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  t0 = now();
+  const char *mode = argc > 1 ? argv[1] : "fresh";
+  int have = 0;
+  CU(cudaGetDeviceCount(&have));
+  G = argc > 2 ? atoi(argv[2]) : have;
+  if (G < 1 || G > MAXG || G > have) {
+    STEP("need 1 <= G <= %d GPUs (have %d)", MAXG, have);
+    return 2;
+  }
+  int ver = 0;
+  NC(ncclGetVersion(&ver));
+  STEP("mode %s, %d GPUs, NCCL %d", mode, G, ver);
+  for (int g = 0; g < G; g++) devs[g] = g;
+  float *buf[MAXG] = {0};
+  cudaStream_t s[MAXG];
+  int fresh = !strcmp(mode, "fresh");
+  if (fresh) {
+    STEP("ncclCommInitAll ...");
+    NC(ncclCommInitAll(comm, G, devs));
+    STEP("ncclCommInitAll returned");
+  }
+  if (!strcmp(mode, "peers"))
+    for (int a = 0; a < G; a++) {
+      CU(cudaSetDevice(a));
+      for (int b = 0; b < G; b++)
+        if (a != b) CU(cudaDeviceEnablePeerAccess(b, 0));
+    }
+  for (int g = 0; g < G; g++) {
+    CU(cudaSetDevice(g));
+    CU(cudaMalloc((void **)&buf[g], sizeof(float) * COUNT * G));
+    CU(cudaMemset(buf[g], 0, sizeof(float) * COUNT * G));
+    CU(cudaStreamCreateWithFlags(&s[g], cudaStreamNonBlocking));
+  }
+  STEP("buffers and streams ready");
+  if (!fresh) {
+    if (!strcmp(mode, "thread")) {
+      pthread_t th;
+      STEP("ncclCommInitAll on a thread ...");
+      if (pthread_create(&th, NULL, init_thread, NULL)) return 1;
+      pthread_join(th, NULL);
+      NC(init_res);
+    } else {
+      STEP("ncclCommInitAll ...");
+      NC(ncclCommInitAll(comm, G, devs));
+    }
+    STEP("ncclCommInitAll returned");
+  }
+  NC(ncclGroupStart());
+  for (int g = 0; g < G; g++)
+    NC(ncclAllGather(buf[g] + (size_t)g * COUNT, buf[g], COUNT, ncclFloat32, comm[g], s[g]));
+  NC(ncclGroupEnd());
+  STEP("all-gather queued");
+  for (int g = 0; g < G; g++) {
+    CU(cudaSetDevice(g));
+    CU(cudaStreamSynchronize(s[g]));
+  }
+  STEP("all-gather done");
+  for (int g = 0; g < G; g++) NC(ncclCommDestroy(comm[g]));
+  for (int g = 0; g < G; g++) cudaFree(buf[g]);
+  STEP("done");
+  return 0;
+}
