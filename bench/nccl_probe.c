@@ -6,7 +6,9 @@
  *   thread  : alloc, and ncclCommInitAll on another thread (the solver's
  *             watchdog)
  *   peers   : alloc after enabling peer access between every pair
- * Usage: nccl_probe fresh|alloc|thread|peers [G] */
+ *   graph   : alloc, and the all-gather captured in one CUDA graph over
+ *             every GPU's stream (as the solver runs it), launched twice
+ * Usage: nccl_probe fresh|alloc|thread|peers|graph [G] */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -22,7 +24,8 @@ static double now(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
-#define STEP(...) (fprintf(stderr, "[%7.3f s] ", now() - t0), fprintf(stderr, __VA_ARGS__), fputc('\n', stderr))
+#define STEP(...)                                                                                  \
+  (fprintf(stderr, "[%7.3f s] ", now() - t0), fprintf(stderr, __VA_ARGS__), fputc('\n', stderr))
 #define CU(x)                                                                                      \
   do {                                                                                             \
     cudaError_t e_ = (x);                                                                          \
@@ -99,11 +102,43 @@ int main(int argc, char **argv) {
     }
     STEP("ncclCommInitAll returned");
   }
-  NC(ncclGroupStart());
-  for (int g = 0; g < G; g++)
-    NC(ncclAllGather(buf[g] + (size_t)g * COUNT, buf[g], COUNT, ncclFloat32, comm[g], s[g]));
-  NC(ncclGroupEnd());
-  STEP("all-gather queued");
+  cudaGraphExec_t ge = NULL;
+  if (!strcmp(mode, "graph")) { /* stream 0 forks to the others and joins them */
+    cudaEvent_t fork, join[MAXG];
+    CU(cudaSetDevice(0));
+    CU(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    for (int g = 0; g < G; g++) {
+      CU(cudaSetDevice(g));
+      CU(cudaEventCreateWithFlags(&join[g], cudaEventDisableTiming));
+    }
+    CU(cudaSetDevice(0));
+    CU(cudaStreamBeginCapture(s[0], cudaStreamCaptureModeThreadLocal));
+    CU(cudaEventRecord(fork, s[0]));
+    for (int g = 1; g < G; g++) CU(cudaStreamWaitEvent(s[g], fork, 0));
+    NC(ncclGroupStart());
+    for (int g = 0; g < G; g++)
+      NC(ncclAllGather(buf[g] + (size_t)g * COUNT, buf[g], COUNT, ncclFloat32, comm[g], s[g]));
+    NC(ncclGroupEnd());
+    for (int g = 1; g < G; g++) {
+      CU(cudaSetDevice(g));
+      CU(cudaEventRecord(join[g], s[g]));
+      CU(cudaSetDevice(0));
+      CU(cudaStreamWaitEvent(s[0], join[g], 0));
+    }
+    cudaGraph_t graph;
+    CU(cudaStreamEndCapture(s[0], &graph));
+    STEP("all-gather captured");
+    CU(cudaGraphInstantiate(&ge, graph, 0));
+    STEP("graph instantiated");
+    for (int rep = 0; rep < 2; rep++) CU(cudaGraphLaunch(ge, s[0]));
+    STEP("graph launched twice");
+  } else {
+    NC(ncclGroupStart());
+    for (int g = 0; g < G; g++)
+      NC(ncclAllGather(buf[g] + (size_t)g * COUNT, buf[g], COUNT, ncclFloat32, comm[g], s[g]));
+    NC(ncclGroupEnd());
+    STEP("all-gather queued");
+  }
   for (int g = 0; g < G; g++) {
     CU(cudaSetDevice(g));
     CU(cudaStreamSynchronize(s[g]));

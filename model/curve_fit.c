@@ -3,7 +3,7 @@
  * differs"): below a throughput peak that falls for good (a CPU's caches),
  * Eq. 3 fitted to relative residuals, else a power law or a constant; past
  * it, Eq. 3 or a constant. */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* M_LN2 */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,9 +83,12 @@ static void constant_fit(const double *m, const double *b, int n, const char *wh
 
 /* A power law B ~ m^k as Eq. 3 (mu far above the samples, u = log2 m): the
  * least-squares line of ln B over u, for a piece that still rises where Eq. 3's plateau is not
- * sampled (a CPU whose caches end before its throughput saturates). Flat or falling data (under 2%
- * per doubling) get the constant; a rise steeper than 65% per doubling (time falling with size)
- * gets nothing: false. */
+ * sampled (a CPU whose caches end before its throughput saturates; a GPU exchange that moves so
+ * few bytes that its time is its latency: B ~ m, k = 1). Flat or falling data (under 2% per
+ * doubling) get the constant; a rise steeper than B ~ m (time falling with size: an exchange's
+ * overhead derived from whole iterations, noise on a latency) is taken as B ~ m, a constant time
+ * (the geometric mean of the samples'): never less time for more data. False for non-finite
+ * data. */
 static bool power_fit(const double *m, const double *b, int n, const char *why, cgm_fit *f) {
   double su = 0, sy = 0, suu = 0, suy = 0;
   for (int i = 0; i < n; i++) {
@@ -94,7 +97,8 @@ static bool power_fit(const double *m, const double *b, int n, const char *why, 
   }
   double den = n * suu - su * su;
   double c = den > 0 ? (n * suy - su * sy) / den : 0.0; /* d ln B / d log2 m */
-  if (!isfinite(c) || c > 0.5) return false;
+  if (!isfinite(c)) return false;
+  if (c > M_LN2) c = M_LN2; /* a constant time */
   if (c < 0.02) {
     constant_fit(m, b, n, why, f);
     return true;

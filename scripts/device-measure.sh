@@ -79,9 +79,14 @@ echo "cgmodel: $("$cgm" version); GPUs: $gpu; budget $budget s" | tee -a "$summa
 export CGMODEL_DB=$out/cal.db
 
 if [ "$gpu" -gt 1 ] && [ -x "$build/bench/nccl_probe" ]; then
-  for mode in fresh alloc thread peers; do
+  for mode in fresh alloc thread peers graph; do
     NCCL_DEBUG=INFO step "00-nccl-$mode" 20 "$build/bench/nccl_probe" "$mode"
   done
+  # and the solver itself: where does it stop?
+  "$cgm" gen poisson3d --n 40 -o "$out/p40.mtx" >/dev/null 2>&1
+  NCCL_DEBUG=INFO CGMODEL_EXCHANGE_TIMEOUT=8 step 00-nccl-solve 25 "$cgm" solve "$out/p40.mtx" \
+    --gpus 2 --exchange nccl --json
+  rm -f "$out/p40.mtx"
   export CGM_TEST_EXCHANGES=halo,p2p,host # NCCL: the probes above
 fi
 if [ "$gpu" -gt 0 ]; then

@@ -212,8 +212,7 @@ static int32_t find(const int32_t *v, int32_t n, int32_t c) {
   return -1;
 }
 
-void cgm_halo_remap(const cgm_halo *h, cgm_bcsr *B) {
-  const int32_t nown = h->b1 - h->b0;
+void cgm_halo_remap(const cgm_halo *h, int32_t halo_start, cgm_bcsr *B) {
 #pragma omp parallel for schedule(static)
   for (int64_t q = 0; q < B->nblocks_padded; q++) {
     int32_t c = B->bcol[q];
@@ -222,10 +221,10 @@ void cgm_halo_remap(const cgm_halo *h, cgm_bcsr *B) {
     } else {
       int32_t i = find(h->cols, h->nhalo, c);
       /* Absent only for padding blocks (zero values): read the own first entry. */
-      B->bcol[q] = i >= 0 ? nown + i : 0;
+      B->bcol[q] = i >= 0 ? halo_start + i : 0;
     }
   }
-  B->nbcols = nown + h->nhalo;
+  B->nbcols = halo_start + h->nhalo;
 }
 
 void cgm_chunk_remap(cgm_bcsr *B, const int32_t *bounds, int parts, int32_t chunk) {

@@ -94,6 +94,7 @@ typedef struct seg_host {
   cgm_bcsr A, B;
   cgm_halo h;
   int64_t v_len, v_off;
+  int32_t halo_start; /* halo: its first block column in the local vector */
 } seg_host;
 
 static void seg_free(seg_host *s) {
@@ -124,9 +125,14 @@ static cgm_status seg_build(const cgm_csr *A, const solver *S, cgm_bcsr_params p
   if (!st) st = cgm_bcsr_build_rows(A, s->h.interior, s->h.ninterior, b0, p, &s->A, err);
   if (!st) st = cgm_bcsr_build_rows(A, s->h.boundary, s->h.nboundary, b0, p, &s->B, err);
   if (st) return st;
-  cgm_halo_remap(&s->h, &s->A);
-  cgm_halo_remap(&s->h, &s->B);
-  s->v_len = ((int64_t)(b1 - b0) + s->h.nhalo) * p.n;
+  /* The halo starts past the own rows padded to 16 bytes: the vector
+   * kernels (CG1, CG5) write v in 16-byte packs, and the last segment's rows
+   * need not fill its last pack; a halo right behind them would be
+   * overwritten while the peers deliver it. n divides the padded length. */
+  s->halo_start = (int32_t)(cgm_cuda_vec_len((int64_t)(b1 - b0) * p.n) / p.n);
+  cgm_halo_remap(&s->h, s->halo_start, &s->A);
+  cgm_halo_remap(&s->h, s->halo_start, &s->B);
+  s->v_len = ((int64_t)s->halo_start + s->h.nhalo) * p.n;
   s->v_off = 0;
   return CGM_OK;
 }
@@ -164,7 +170,7 @@ static cgm_status setup_halo_sends(solver *S, const seg_host *seg, cgm_error *er
       for (int32_t c = c0; c < c1; c++)
         for (int t = 0; t < n; t++) idx[e++] = (h->cols[c] - S->bounds[j]) * n + t;
       const cgm_cuda_dev *dk = &S->dev[k];
-      d->pack.dst[nd] = (char *)dk->v + ((int64_t)(h->b1 - h->b0) + c0) * n * elem(S->prec);
+      d->pack.dst[nd] = (char *)dk->v + ((int64_t)seg[k].halo_start + c0) * n * elem(S->prec);
       nd++;
     }
     d->pack.off[nd] = e;
@@ -785,7 +791,8 @@ static cgm_status upload_vectors(solver *S, const cgm_problem *pb, const seg_hos
   const cgm_csr *A = pb->A;
   const int n = S->n;
   const int64_t nglob = (int64_t)S->bounds[S->G] * n;
-  int64_t blen = nglob > S->chunk * S->G ? nglob : S->chunk * S->G;
+  /* + the halo layout's gap of up to CGM_VEC_ALIGN entries */
+  int64_t blen = (nglob > S->chunk * S->G ? nglob : S->chunk * S->G) + CGM_VEC_ALIGN;
   double *buf = (double *)malloc(sizeof(double) * (size_t)(blen + 1));
   double *diag = (double *)malloc(sizeof(double) * (size_t)(A->nrows + 1));
   cgm_status st = CGM_OK;
@@ -806,7 +813,8 @@ static cgm_status upload_vectors(solver *S, const cgm_problem *pb, const seg_hos
     /* v = x0 as the SpMV of CG1 sees it */
     if (S->mode == MODE_HALO) {
       const cgm_halo *h = &seg[g].h;
-      int64_t own = (int64_t)(h->b1 - h->b0) * n;
+      int64_t own = (int64_t)seg[g].halo_start * n;
+      for (int64_t i = d->rows; i < own; i++) buf[i] = 0.0; /* the gap */
       for (int32_t c = 0; c < h->nhalo; c++)
         for (int t = 0; t < n; t++) {
           int64_t gi = (int64_t)h->cols[c] * n + t;

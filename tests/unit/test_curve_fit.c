@@ -94,6 +94,24 @@ static void test_power_law(void) {
   }
 }
 
+/* An exchange whose time is its latency (15 us whatever the bytes: B ~ m,
+ * the plateau never sampled): Eq. 3 does not converge, the curve is B ~ m
+ * and gives back the time, past the largest sample too (a constant B
+ * there). */
+static void test_latency_bound(void) {
+  double m[16], b[16];
+  int n = 0;
+  for (double u = 8; u <= 15.5; u += 0.5, n++)
+    m[n] = exp2(u), b[n] = 8.0 * m[n] / noisy(15e-6, 0.02) * 1e-9;
+  cgm_curve_fit c;
+  cgm_error e = {0};
+  CHECK_OK(cgm_fit_curve(m, b, n, &c, &e));
+  CHECK_MSG(c.lo.converged, "%s", c.lo.message);
+  for (double u = 8; u <= 15.5; u += 1)
+    CHECK_NEAR(8.0 * exp2(u) / (curve_at(&c, exp2(u)) * 1e9), 15e-6, 0.05 * 15e-6);
+  CHECK(curve_at(&c, exp2(20)) <= curve_at(&c, exp2(15.5)) * 1.0001);
+}
+
 static void test_degenerate(void) {
   double m[] = {1e3, 2e3, 4e3, 8e3}, b[] = {1, 2, -3, 4};
   cgm_curve_fit c;
@@ -132,6 +150,7 @@ int main(void) {
   test_gpu_sigmoid();
   test_cpu_cache_peak();
   test_power_law();
+  test_latency_bound();
   test_degenerate();
   test_disturbed_timings();
   TEST_MAIN_END();

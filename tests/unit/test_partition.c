@@ -44,12 +44,14 @@ static void check(const char *what, const cgm_csr *A, int n, int parts) {
       for (int32_t i = h.owner[j]; i < h.owner[j + 1]; i++)
         CHECK(h.cols[i] >= bounds[j] && h.cols[i] < bounds[j + 1] && j != k);
     CHECK(h.owner[0] == 0 && h.owner[parts] == h.nhalo);
-    /* Local vector [own | halo] and the two layouts. */
-    int64_t lx = (int64_t)(nown + h.nhalo) * n;
+    /* Local vector [own | gap of 3 blocks | halo] and the two layouts. */
+    const int32_t hs = nown + 3;
+    int64_t lx = (int64_t)(hs + h.nhalo) * n;
     double *xl = malloc((lx + 1) * sizeof *xl), *yl = malloc(((int64_t)nown * n + 1) * sizeof *yl);
     for (int64_t i = 0; i < (int64_t)nown * n; i++) xl[i] = x[(int64_t)b0 * n + i];
     for (int32_t i = 0; i < h.nhalo; i++)
-      for (int e = 0; e < n; e++) xl[((int64_t)nown + i) * n + e] = x[(int64_t)h.cols[i] * n + e];
+      for (int e = 0; e < n; e++) xl[((int64_t)hs + i) * n + e] = x[(int64_t)h.cols[i] * n + e];
+    for (int64_t i = (int64_t)nown * n; i < (int64_t)hs * n; i++) xl[i] = NAN; /* never read */
     for (int64_t i = 0; i < (int64_t)nown * n; i++) yl[i] = NAN;
     const int32_t *lists[2] = {h.interior, h.boundary};
     const int32_t counts[2] = {h.ninterior, h.nboundary};
@@ -61,9 +63,10 @@ static void check(const char *what, const cgm_csr *A, int n, int parts) {
       /* Interior rows read only own columns. */
       if (part == 0)
         for (int64_t q = 0; q < B.nblocks_padded; q++) CHECK(B.bcol[q] >= b0 && B.bcol[q] < b1);
-      cgm_halo_remap(&h, &B);
+      cgm_halo_remap(&h, hs, &B);
       for (int64_t q = 0; q < B.nblocks_padded; q++)
-        CHECK(B.bcol[q] >= 0 && B.bcol[q] < nown + h.nhalo);
+        CHECK(B.bcol[q] >= 0 &&
+              (B.bcol[q] < nown || (B.bcol[q] >= hs && B.bcol[q] < hs + h.nhalo)));
       double *ytmp = malloc(((int64_t)B.brow_span * n + 1) * sizeof *ytmp);
       cgm_cpu_spmv_f64(&B, B.val, xl, ytmp, NULL);
       for (int32_t i = 0; i < counts[part]; i++)
