@@ -7,7 +7,9 @@
  *             watchdog)
  *   peers   : alloc after enabling peer access between every pair
  *   graph   : alloc, and the all-gather captured in one CUDA graph over
- *             every GPU's stream (as the solver runs it), launched twice
+ *             every GPU's stream (as the solver runs it), launched twice;
+ *             the graph is destroyed before the communicators (with
+ *             PROBE_KEEP_GRAPH=1 it is not, and ncclCommDestroy hangs)
  * Usage: nccl_probe fresh|alloc|thread|peers|graph [G] */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime.h>
@@ -144,6 +146,11 @@ int main(int argc, char **argv) {
     CU(cudaStreamSynchronize(s[g]));
   }
   STEP("all-gather done");
+  /* A graph that captured NCCL work holds the communicator:
+   * ncclCommDestroy waits for it, so the graph goes first (without this
+   * line "graph" hangs here). */
+  if (ge && getenv("PROBE_KEEP_GRAPH") == NULL) CU(cudaGraphExecDestroy(ge));
+  STEP("graph destroyed (or none)");
   for (int g = 0; g < G; g++) NC(ncclCommDestroy(comm[g]));
   for (int g = 0; g < G; g++) cudaFree(buf[g]);
   STEP("done");

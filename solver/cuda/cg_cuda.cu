@@ -976,6 +976,10 @@ out:
     free(seg);
     return st;
   }
+  /* Graphs first: a graph that captured NCCL collectives holds its
+   * communicator, and ncclCommDestroy waits for it forever (on the H200
+   * nodes: the "NCCL hang" of docs/perf.md). */
+  for (int g = 0; g < CGM_MAX_GPUS; g++) cgm_cuda_dev_drop_graphs(&S->dev[g]);
   if (S->have_comm)
     for (int g = 0; g < G; g++) {
       if (S->hung)

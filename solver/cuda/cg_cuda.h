@@ -61,6 +61,9 @@ cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_ma
 cgm_status cgm_cuda_dev_setup(cgm_cuda_dev *d, int dev, const cgm_bcsr *B, cgm_precision prec,
                               int64_t x_len, cgm_error *err);
 void cgm_cuda_dev_free(cgm_cuda_dev *d);
+/* Destroys the device's graphs (before ncclCommDestroy: a graph holding
+ * captured NCCL work keeps its communicator from being destroyed). */
+void cgm_cuda_dev_drop_graphs(cgm_cuda_dev *d);
 cgm_reduce_buf cgm_cuda_red(const cgm_cuda_dev *d, int which);
 cgm_status cgm_cuda_upload_vec(const cgm_cuda_dev *d, void *dst, const double *src, int64_t n,
                                double pad_value, cgm_error *err);

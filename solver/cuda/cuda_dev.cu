@@ -45,18 +45,26 @@ static void matrix_free(cgm_dev_matrix *m) {
   memset(m, 0, sizeof *m);
 }
 
+void cgm_cuda_dev_drop_graphs(cgm_cuda_dev *d) {
+  if (d->dev < 0) return;
+  cudaSetDevice(d->dev);
+  for (int i = 0; i < 2; i++) {
+    if (d->graph_exec[i]) cudaGraphExecDestroy(d->graph_exec[i]);
+    d->graph_exec[i] = NULL;
+  }
+}
+
 void cgm_cuda_dev_free(cgm_cuda_dev *d) {
   if (d->dev < 0) return;
+  cgm_cuda_dev_drop_graphs(d);
   cudaSetDevice(d->dev);
   matrix_free(&d->A);
   matrix_free(&d->B);
   void *ptrs[] = {d->x,        d->r,        d->v,     d->u,       d->dinv,
                   d->partials, d->counters, d->state, d->dot_tmp, d->send_idx};
   for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++) cudaFree(ptrs[i]);
-  for (int i = 0; i < 2; i++) {
-    if (d->graph_exec[i]) cudaGraphExecDestroy(d->graph_exec[i]);
+  for (int i = 0; i < 2; i++)
     if (d->host_state[i]) cudaFreeHost(d->host_state[i]);
-  }
   cudaEvent_t evs[] = {d->ev[0], d->ev[1], d->ev[2],   d->ev_a,
                        d->ev_b,  d->ev_c,  d->ev_pack, d->ev_fork};
   for (size_t i = 0; i < sizeof evs / sizeof *evs; i++)
