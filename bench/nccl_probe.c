@@ -105,6 +105,7 @@ int main(int argc, char **argv) {
     STEP("ncclCommInitAll returned");
   }
   cudaGraphExec_t ge = NULL;
+  cudaGraph_t graph = NULL;
   if (!strcmp(mode, "graph")) { /* stream 0 forks to the others and joins them */
     cudaEvent_t fork, join[MAXG];
     CU(cudaSetDevice(0));
@@ -127,7 +128,6 @@ int main(int argc, char **argv) {
       CU(cudaSetDevice(0));
       CU(cudaStreamWaitEvent(s[0], join[g], 0));
     }
-    cudaGraph_t graph;
     CU(cudaStreamEndCapture(s[0], &graph));
     STEP("all-gather captured");
     CU(cudaGraphInstantiate(&ge, graph, 0));
@@ -149,7 +149,10 @@ int main(int argc, char **argv) {
   /* A graph that captured NCCL work holds the communicator:
    * ncclCommDestroy waits for it, so the graph goes first (without this
    * line "graph" hangs here). */
-  if (ge && getenv("PROBE_KEEP_GRAPH") == NULL) CU(cudaGraphExecDestroy(ge));
+  if (ge && getenv("PROBE_KEEP_GRAPH") == NULL) {
+    CU(cudaGraphExecDestroy(ge)); /* the template and its instance both hold NCCL's work */
+    CU(cudaGraphDestroy(graph));
+  }
   STEP("graph destroyed (or none)");
   for (int g = 0; g < G; g++) NC(ncclCommDestroy(comm[g]));
   for (int g = 0; g < G; g++) cudaFree(buf[g]);

@@ -301,10 +301,11 @@ cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
                 res.time_per_iter_s, src);
       st = emit(R, &smp, "cusparse", err);
     }
-    /* Several GPUs: every exchange mode but NCCL (docs/perf.md). */
-    const cgm_exchange modes[] = {CGM_EXCHANGE_HALO, CGM_EXCHANGE_P2P, CGM_EXCHANGE_HOST};
+    /* Several GPUs: every exchange mode. */
+    const cgm_exchange modes[] = {CGM_EXCHANGE_HALO, CGM_EXCHANGE_P2P, CGM_EXCHANGE_HOST,
+                                  CGM_EXCHANGE_NCCL};
     for (int G = 2; G <= R->o->gpus && G <= CGM_MAX_GPUS && !st; G++)
-      for (int mi = 0; mi < 3 && !st; mi++) {
+      for (int mi = 0; mi < 4 && !st; mi++) {
         st = solve_sample(R, &A, CGM_BACKEND_CUDA, G, modes[mi], &res, err);
         if (st) break;
         mb_sample(&smp, "mgpu", cgm_exchange_name(modes[mi]), R->prec, G,
@@ -344,7 +345,7 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
     R.total += ((vr.hi - vr.lo) / vr.step + 1) * (8 + 3);
     for (int b = 0; b < CGM_NBLOCKSIZES; b++)
       R.total += mb_matrix_count(cgm_block_sizes[b], true, o->quick);
-    R.total += nk * (1 + 3 * (o->gpus > 1 ? o->gpus - 1 : 0)) +
+    R.total += nk * (1 + 4 * (o->gpus > 1 ? o->gpus - 1 : 0)) +
                mb_iteration_count(o->quick, ITER_MAX_GRID);
   }
   cudaStream_t s;
