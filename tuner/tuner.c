@@ -103,6 +103,9 @@ static cgm_status shapes(const pattern *pt, int gpus, cgm_exchange mode, cgm_tun
     int64_t pa = cgm_bcsr_padded_count(sub, ni, p), pb = cgm_bcsr_padded_count(sub + ni, nbd, p);
     int32_t sa = (ni + p.by - 1) / p.by, sb = (nbd + p.by - 1) / p.by;
     s->blocks_padded = pa + pb;
+    /* The interior and the boundary rows are two SpMV launches, one after
+     * the other: their longest rows are walked in turn. */
+    s->max_row = longest(sub, ni) + longest(sub + ni, nbd);
     s->nslices = sa + sb + (sa && sb ? 1 : 0); /* two layouts: one more offset */
     s->slots = (int64_t)(sa + sb) * p.by;
     s->halo_rows = (int64_t)nhalo * n;
