@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgmodel/solver.h"
+
 void cli_args_init(cli_args *a, int argc, char **argv) {
   memset(a, 0, sizeof *a);
   a->argc = argc;
@@ -106,4 +108,15 @@ bool cli_double(cli_args *a, const char *name, double lo, double hi, double *out
 void cli_unknown(cli_args *a) {
   set_error(a, "unknown option '%s'%s", a->argv[a->pos], "");
   a->pos++;
+}
+
+bool cli_precisions(const char *s, unsigned *out) {
+  cgm_precision p;
+  if (!strcmp(s, "both"))
+    *out = (1u << CGM_PREC_SINGLE) | (1u << CGM_PREC_DOUBLE);
+  else if (cgm_precision_parse(s, &p))
+    *out = 1u << p;
+  else
+    return false;
+  return true;
 }

@@ -38,12 +38,7 @@ int cmd_calibrate(int argc, char **argv) {
     else if (cli_opt(&a, "--devices"))
       snprintf(o.devices, sizeof o.devices, "%s", a.value);
     else if (cli_opt(&a, "--precision")) {
-      cgm_precision p;
-      if (!strcmp(a.value, "both"))
-        o.precisions = 3;
-      else if (cgm_precision_parse(a.value, &p))
-        o.precisions = 1u << p;
-      else
+      if (!cli_precisions(a.value, &o.precisions))
         return cli_error("calibrate", 2, "--precision: '%s' is not single, double or both",
                          a.value);
     } else if (cli_int(&a, "--threads", 1, 4096, &v))

@@ -75,12 +75,7 @@ int cmd_predict(int argc, char **argv) {
       else
         return cli_error("predict", 2, "--block: '%s' is not 1, 2, 4, 8 or auto", a.value);
     } else if (cli_opt(&a, "--precision")) {
-      cgm_precision p;
-      if (!strcmp(a.value, "both"))
-        to.precisions = 3;
-      else if (cgm_precision_parse(a.value, &p))
-        to.precisions = 1u << p;
-      else
+      if (!cli_precisions(a.value, &to.precisions))
         return cli_error("predict", 2, "--precision: '%s' is not single, double or both", a.value);
     } else if (cli_opt(&a, "--exchange")) {
       cgm_exchange e;

@@ -124,12 +124,7 @@ int cmd_validate(int argc, char **argv) {
     else if (cli_int(&a, "--iters", 10, 100000, &v))
       iters = (int)v;
     else if (cli_opt(&a, "--precision")) {
-      cgm_precision p;
-      if (!strcmp(a.value, "both"))
-        precisions = 3;
-      else if (cgm_precision_parse(a.value, &p))
-        precisions = 1u << p;
-      else
+      if (!cli_precisions(a.value, &precisions))
         return cli_error("validate", 2, "--precision: '%s' is not single, double or both", a.value);
     } else
       cli_unknown(&a);

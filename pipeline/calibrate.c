@@ -23,24 +23,6 @@
 #include "pipeline/curves.h"
 #include "common/timer.h"
 
-typedef struct {
-  cgm_sample *v;
-  int n, cap;
-} sample_vec;
-
-static int collect(void *ctx, const cgm_sample *s) {
-  sample_vec *sv = ctx;
-  if (sv->n == sv->cap) {
-    int nc = sv->cap ? 2 * sv->cap : 1024;
-    cgm_sample *nv = realloc(sv->v, sizeof *nv * (size_t)nc);
-    if (!nv) return 1;
-    sv->v = nv;
-    sv->cap = nc;
-  }
-  sv->v[sv->n++] = *s;
-  return 0;
-}
-
 /* The pseudo-variant MESH groups the SpMV samples of 3D meshes, whichever
  * variant (dense-block or real) measured them. */
 static const char MESH[] = "\001mesh";
@@ -75,7 +57,7 @@ static void report_failure(cgm_calibration_report *rep, int ri, const char *kern
 
 /* Fits one group (variant NULL: any): avg, max and rel fits, and where the
  * curve falls past its peak, rel over the sizes up to it and rel-hi past it. */
-static cgm_status fit_group(const sample_vec *sv, const char *kernel, const char *variant,
+static cgm_status fit_group(const cgm_sample_vec *sv, const char *kernel, const char *variant,
                             const char *store_variant, int prec, int block, cgm_db_fit *fits,
                             int *nfits, int max_fits, cgm_calibration_report *rep, int ri) {
   int cnt = 0;
@@ -174,7 +156,8 @@ static void model_from_fits(const cgm_db_fit *fits, int nfits, int prec, cgm_dev
 }
 
 /* mgpu samples -> xfer samples (overhead over exchange bytes). */
-static cgm_status derive_xfer(sample_vec *sv, const cgm_db_fit *fits, int nfits, cgm_error *err) {
+static cgm_status derive_xfer(cgm_sample_vec *sv, const cgm_db_fit *fits, int nfits,
+                              cgm_error *err) {
   int n0 = sv->n;
   for (int i = 0; i < n0; i++) {
     cgm_sample s = sv->v[i];
@@ -208,12 +191,12 @@ static cgm_status derive_xfer(sample_vec *sv, const cgm_db_fit *fits, int nfits,
     x.bytes = s.bytes > w ? s.bytes : w;
     x.m = x.bytes / w;
     x.seconds = over;
-    if (collect(sv, &x)) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
+    if (cgm_sample_vec_push(sv, &x)) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
   }
   return CGM_OK;
 }
 
-static cgm_status fit_all(sample_vec *sv, unsigned precisions, cgm_db_fit **out, int *nfits,
+static cgm_status fit_all(cgm_sample_vec *sv, unsigned precisions, cgm_db_fit **out, int *nfits,
                           cgm_calibration_report *rep, int ri, cgm_error *err) {
   const int max_fits = 1024;
   cgm_db_fit *fits = calloc(max_fits, sizeof *fits);
@@ -302,7 +285,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   if (st) return st;
   snprintf(rep->cal[ri].model, sizeof rep->cal[ri].model, "%s", dev.model);
   double t0 = cgm_now();
-  sample_vec sv = {0};
+  cgm_sample_vec sv = {0};
   cgm_mb_opts mo;
   memset(&mo, 0, sizeof mo);
   snprintf(mo.device, sizeof mo.device, "%s", device);
@@ -310,7 +293,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   mo.quick = o->quick;
   mo.precisions = o->precisions;
   mo.threads = o->threads;
-  st = cgm_mb_run(&mo, collect, o->progress, &sv, err);
+  st = cgm_mb_run(&mo, cgm_sample_vec_push, o->progress, &sv, err);
   if (!st && !strcmp(device, "cpu")) st = cgm_check_cpu_timings(sv.v, sv.n, err);
   if (!st && o->progress) o->progress(o->progress_ctx, "fits", 1.0);
   cgm_db_fit *fits = NULL;
@@ -360,7 +343,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
 }
 
 static int collect_db(const cgm_db_sample *s, void *ctx) {
-  return collect(ctx, s);
+  return cgm_sample_vec_push(ctx, s);
 }
 
 cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cgm_error *err) {
@@ -383,7 +366,7 @@ cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cg
   if (cJSON_IsNumber(g) && g->valueint >= 1) rep->cal[0].gpus = g->valueint;
   cJSON_Delete(j);
   double t0 = cgm_now();
-  sample_vec sv = {0};
+  cgm_sample_vec sv = {0};
   st = cgm_db_samples(db, cal_id, collect_db, &sv, err);
   unsigned precisions = 0;
   for (int i = 0; i < sv.n; i++)

@@ -9,26 +9,12 @@
 #include "plots/plot_internal.h"
 
 typedef struct {
-  cgm_sample *v;
-  int n, cap;
-} svec;
-
-typedef struct {
   cgm_db_fit *v;
   int n, cap;
 } fvec;
 
 static int take_sample(const cgm_db_sample *s, void *ctx) {
-  svec *sv = ctx;
-  if (sv->n == sv->cap) {
-    int nc = sv->cap ? 2 * sv->cap : 256;
-    cgm_sample *nv = realloc(sv->v, sizeof *nv * (size_t)nc);
-    if (!nv) return 1;
-    sv->v = nv;
-    sv->cap = nc;
-  }
-  sv->v[sv->n++] = *s;
-  return 0;
+  return cgm_sample_vec_push(ctx, s);
 }
 
 static int take_fit(const cgm_db_fit *f, void *ctx) {
@@ -61,7 +47,7 @@ typedef struct {
 
 typedef struct {
   plot_job *j;
-  const svec *sv;
+  const cgm_sample_vec *sv;
   const fvec *fv;
   int prec;
   unsigned kinds;
@@ -363,7 +349,7 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
   if ((st = cgm_db_calibration_get(db, cal_id, &cal, err)) ||
       (st = cgm_db_device_get(db, cal.device_id, &dev, err)))
     return st;
-  svec sv = {0};
+  cgm_sample_vec sv = {0};
   fvec fv = {0};
   cal_build B;
   memset(&B, 0, sizeof B);

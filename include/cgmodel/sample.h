@@ -18,6 +18,16 @@ typedef struct cgm_sample {
   char source[64];  /* matrix or generator it came from ("" if none) */
 } cgm_sample;
 
+/* A growing array of samples (free v when done). */
+typedef struct cgm_sample_vec {
+  cgm_sample *v;
+  int n, cap;
+} cgm_sample_vec;
+
+/* Appends a copy of s to the cgm_sample_vec `vec`: 0, or 1 when out of
+ * memory (a microbenchmark sink's convention: non-zero stops the run). */
+int cgm_sample_vec_push(void *vec, const cgm_sample *s);
+
 /* Throughput of a sample in GB/s (what Eq. 3 models). */
 static inline double cgm_sample_gbps(const cgm_sample *s) {
   return s->seconds > 0 ? s->bytes / s->seconds * 1e-9 : 0.0;
