@@ -29,14 +29,14 @@ static void print_human(const char *path, const cgm_features *f, const cgm_mm_in
   else
     printf("diagonal      row %d has a missing or non-positive diagonal: not SPD\n",
            f->first_bad_diagonal + 1);
-  printf("\n%3s %12s %14s %7s %14s %10s %9s\n", "N", "blocks", "e_N", "d_N", "padded e_N",
-         "padding", "max/row");
+  printf("\n%3s %12s %14s %7s %14s %10s %9s %4s\n", "N", "blocks", "e_N", "d_N", "padded e_N",
+         "padding", "max/row", "B_x");
   for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
     const cgm_block_features *bf = &f->block[b];
     double pad = bf->elements ? (double)bf->padded_elements / (double)bf->elements - 1.0 : 0.0;
-    printf("%3d %12lld %14lld %7.3f %14lld %9.1f%% %9d\n", bf->n, (long long)bf->blocks,
+    printf("%3d %12lld %14lld %7.3f %14lld %9.1f%% %9d %4d\n", bf->n, (long long)bf->blocks,
            (long long)bf->elements, bf->density, (long long)bf->padded_elements, 100.0 * pad,
-           bf->max_blocks_per_row);
+           bf->max_blocks_per_row, bf->bx);
   }
 }
 

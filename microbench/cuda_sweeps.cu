@@ -178,11 +178,11 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
       int Rk = launches_for((double)CGM_CG4_PASSES * m * w);
       auto cg4 = [&]() {
         return cgm_launch_cg4((cgm_precision)R->prec, m, st_dev, 1, 0, 1, v[0], v[1], v[2], v[3],
-                              v[4], &o, red, R->sms, s);
+                              v[4], &o, red, NULL, R->sms, s);
       };
       auto cg5 = [&]() {
-        return cgm_launch_cg5((cgm_precision)R->prec, m, st_dev, 1, 0, 1, v[2], v[1], v[4], R->sms,
-                              s);
+        return cgm_launch_cg5((cgm_precision)R->prec, m, st_dev, 1, 0, 1, v[2], v[1], v[4], NULL,
+                              R->sms, s);
       };
       auto dot = [&]() {
         return cgm_launch_dot((cgm_precision)R->prec, m, v[0], v[1], sink + 8192, red, R->sms, s);
@@ -245,7 +245,7 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, const char *variant, const char
       o.n = 1;
       auto launch = [&]() {
         return cgm_launch_spmv(&d.A.L, (cgm_precision)p, d.v, d.u, d.v, &o, NULL,
-                               cgm_cuda_red(&d, 0), NULL, d.sms, d.stream);
+                               cgm_cuda_red(&d, 0), NULL, NULL, d.sms, d.stream);
       };
       double t = 0.0;
       if (!(st =

@@ -54,7 +54,7 @@ extern "C" cgm_status cgm_mb_spmv_seconds(int dev, const cgm_bcsr *B, cgm_precis
     dot.n = 1;
     auto launch = [&]() {
       return cgm_launch_spmv(&d.A.L, prec, d.v, d.u, d.v, &dot, NULL, cgm_cuda_red(&d, 0), NULL,
-                             d.sms, d.stream);
+                             NULL, d.sms, d.stream);
     };
     st = time_median(d.stream, reps, launch, median_s, err);
   }

@@ -35,6 +35,7 @@ cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm) {
     cJSON_AddNumberToObject(e, "padded_blocks", (double)bf->padded_blocks);
     cJSON_AddNumberToObject(e, "padded_elements", (double)bf->padded_elements);
     cJSON_AddNumberToObject(e, "max_blocks_per_row", bf->max_blocks_per_row);
+    cJSON_AddNumberToObject(e, "bx", bf->bx);
     cJSON_AddItemToArray(blocks, e);
   }
   return o;

@@ -16,6 +16,8 @@ cgm_solve_opts cgm_solve_opts_default(void) {
   o.backend = CGM_BACKEND_CPU;
   o.precision = CGM_PREC_DOUBLE;
   o.layout = cgm_bcsr_default_params(1);
+  o.layout.bx = 0; /* B_x and B_y chosen for the matrix (cgm_bcsr_params_for) */
+  o.layout.by = 0;
   o.gpus = 1;
   /* halo: the fastest mode measured, and NCCL hung on the 4 x H200 node
    * (docs/perf.md). */
@@ -134,6 +136,11 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
   cgm_problem pb;
   memset(&pb, 0, sizeof pb);
   pb.opts = *o;
+  if (pb.opts.layout.bx <= 0 && A && pb.opts.layout.n >= 1 && pb.opts.layout.n <= 32) {
+    cgm_bcsr_params q = cgm_bcsr_params_for(A, pb.opts.layout.n);
+    pb.opts.layout.bx = q.bx;
+    if (pb.opts.layout.by <= 0) pb.opts.layout.by = q.by;
+  }
   cgm_status st = cgm_bcsr_params_check(&pb.opts.layout, err);
   if (st) return st;
   if (o->gpus < 1)

@@ -44,11 +44,12 @@ cgm_status cgm_features_compute(const cgm_csr *A, cgm_features *f, cgm_error *er
     cgm_block_features *bf = &f->block[b];
     int n = cgm_block_sizes[b];
     bf->n = n;
-    cgm_bcsr_params p = cgm_bcsr_default_params(n);
+    cgm_bcsr_params p = cgm_bcsr_params_for(A, n); /* as the solver lays it out */
     int32_t nbrows = (int32_t)(((int64_t)A->nrows + n - 1) / n);
     cgm_status st = cgm_bcsr_count(A, 0, nbrows, p, &bf->blocks, &bf->padded_blocks,
                                    &bf->max_blocks_per_row, err);
     if (st) return st;
+    bf->bx = p.bx;
     bf->elements = bf->blocks * n * n;
     bf->padded_elements = bf->padded_blocks * n * n;
     bf->density = bf->elements > 0 ? (double)A->nnz / (double)bf->elements : 0.0;

@@ -23,6 +23,7 @@ cgm_tuner_opts cgm_tuner_opts_default(void) {
  * and halos are then cheap scans. */
 typedef struct {
   int n;
+  cgm_bcsr_params lp; /* the layout the solver chooses (cgm_bcsr_params_for) */
   int32_t nb, nbcols;
   int64_t *bptr;
   int32_t *bcol, *len;
@@ -38,6 +39,7 @@ static void pattern_free(pattern *p) {
 static cgm_status pattern_make(const cgm_csr *A, int n, pattern *p, cgm_error *err) {
   memset(p, 0, sizeof *p);
   p->n = n;
+  p->lp = cgm_bcsr_params_for(A, n);
   p->nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
   p->nbcols = (int32_t)(((int64_t)A->ncols + n - 1) / n);
   cgm_status st = cgm_block_pattern(A, n, &p->bptr, &p->bcol, err);
@@ -51,11 +53,12 @@ static cgm_status pattern_make(const cgm_csr *A, int n, pattern *p, cgm_error *e
   return CGM_OK;
 }
 
-static int32_t longest(const int32_t *len, int32_t count) {
+/* The longest walk of one SpMV thread: the longest block row over B_x. */
+static int32_t longest_walk(const int32_t *len, int32_t count, int bx) {
   int32_t m = 0;
   for (int32_t i = 0; i < count; i++)
     if (len[i] > m) m = len[i];
-  return m;
+  return (m + bx - 1) / bx;
 }
 
 /* The shapes of (gpus, mode) from a pattern. */
@@ -63,7 +66,7 @@ static cgm_status shapes(const pattern *pt, int gpus, cgm_exchange mode, cgm_tun
                          int64_t *exchange_elems, cgm_error *err) {
   const int n = pt->n;
   int32_t bounds[CGM_MAX_PARTS + 1];
-  cgm_bcsr_params p = cgm_bcsr_default_params(n);
+  const cgm_bcsr_params p = pt->lp;
   cgm_status st = cgm_partition_lengths(pt->len, pt->nb, gpus, cgm_partition_align(n), bounds, err);
   if (st) return st;
   int64_t halo_total = 0, rows_total = (int64_t)bounds[gpus] * n;
@@ -83,7 +86,7 @@ static cgm_status shapes(const pattern *pt, int gpus, cgm_exchange mode, cgm_tun
     cgm_tuner_segment *s = &seg[g];
     memset(s, 0, sizeof *s);
     s->rows = (int64_t)nrow * n;
-    s->max_row = longest(pt->len + b0, nrow);
+    s->max_row = longest_walk(pt->len + b0, nrow, p.bx);
     if (gpus == 1 || mode != CGM_EXCHANGE_HALO) {
       s->blocks_padded = cgm_bcsr_padded_count(pt->len + b0, nrow, p);
       s->nslices = (nrow + p.by - 1) / p.by;
@@ -105,7 +108,7 @@ static cgm_status shapes(const pattern *pt, int gpus, cgm_exchange mode, cgm_tun
     s->blocks_padded = pa + pb;
     /* The interior and the boundary rows are two SpMV launches, one after
      * the other: their longest rows are walked in turn. */
-    s->max_row = longest(sub, ni) + longest(sub + ni, nbd);
+    s->max_row = longest_walk(sub, ni, p.bx) + longest_walk(sub + ni, nbd, p.bx);
     s->nslices = sa + sb + (sa && sb ? 1 : 0); /* two layouts: one more offset */
     s->slots = (int64_t)(sa + sb) * p.by;
     s->halo_rows = (int64_t)nhalo * n;

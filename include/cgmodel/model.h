@@ -157,7 +157,7 @@ typedef struct cgm_regime {
 typedef struct cgm_segment_shape {
   int64_t rows;      /* own rows (padded to the block size) */
   double spmv_bytes; /* cgm_spmv_bytes of its layout(s) */
-  int32_t max_row;   /* blocks in its longest block row (0: unknown) */
+  int32_t max_row;   /* blocks one thread walks along its longest block row (0: unknown) */
 } cgm_segment_shape;
 
 /* The calibrated curves of one device and precision. */

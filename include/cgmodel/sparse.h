@@ -100,6 +100,12 @@ typedef struct cgm_bcsr_params {
 /* The parameters the CUDA kernels use by default for block size n: one warp
  * per slice, one thread per (block, row-in-block): by * bx * n = 32. */
 cgm_bcsr_params cgm_bcsr_default_params(int n);
+/* The parameters for A at block size n: B_x grows (2, 4, 8, with
+ * N * B_x <= 32) while a block row holds more than 16 blocks per thread on
+ * average, so that long rows are walked by several threads; B_y keeps one
+ * warp per slice. The solver (when B_x is left 0), the tuner and validate
+ * all choose by this rule. */
+cgm_bcsr_params cgm_bcsr_params_for(const cgm_csr *A, int n);
 
 typedef struct cgm_bcsr {
   cgm_bcsr_params p;
@@ -209,9 +215,10 @@ typedef struct cgm_block_features {
   int64_t blocks;          /* nonzero N x N blocks */
   int64_t elements;        /* e_N = blocks * N^2 (stored zeros included) */
   double density;          /* d_N = nnz / e_N (Table 4/5 of the paper) */
-  int64_t padded_blocks;   /* blocks after MBR sorting + padding (default params) */
+  int64_t padded_blocks;   /* blocks after MBR sorting + padding (cgm_bcsr_params_for) */
   int64_t padded_elements; /* padded_blocks * N^2 */
   int32_t max_blocks_per_row;
+  int bx; /* B_x of that layout */
 } cgm_block_features;
 
 typedef struct cgm_features {

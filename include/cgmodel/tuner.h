@@ -72,8 +72,9 @@ typedef struct cgm_tuner_segment {
   int64_t blocks_padded; /* MBR blocks, padding included (interior + boundary with the halo) */
   int64_t slots, nslices;
   int64_t halo_rows; /* vector rows it holds beside its own */
-  int32_t max_row;   /* blocks in its longest block row, walked by one thread (halo on
-                      * several GPUs: the interior's plus the boundary's: two launches) */
+  int32_t max_row;   /* blocks one SpMV thread walks along its longest block row (its
+                      * length over B_x; halo on several GPUs: the interior's plus the
+                      * boundary's: two launches) */
 } cgm_tuner_segment;
 
 /* The segments of (n, gpus, mode) and the vector elements exchanged per

@@ -17,9 +17,12 @@
  *   host  the paper's way: vector and partial sums through host memory
  *         (x n elements a iteration, Eq. 9), host-driven, no graph
  * Except for host, K iterations of all GPUs are captured in one CUDA graph
- * (cross-device dependencies as graph edges) and the host looks at the
- * state once per graph while the next graph runs. One GPU is the same code
- * with nothing to exchange. */
+ * and the host looks at the state once per graph while the next graph runs.
+ * Cross-device dependencies: with p2p and halo, flags in device memory that
+ * the kernels raise and spin on (cgm_sync in kernels.h; graph edges between
+ * devices cost ~15 us each on 4 x H200, CGMODEL_SYNC=events brings them
+ * back for comparison); with nccl, its collectives. One GPU is the same
+ * code with nothing to exchange. */
 #include <math.h>
 #include <nccl.h>
 #include <pthread.h>
@@ -49,12 +52,14 @@ typedef struct solver {
   cgm_cuda_dev dev[CGM_MAX_GPUS];
   ncclComm_t comm[CGM_MAX_GPUS];
   int have_comm;
-  int nccl_stuck;         /* ncclCommInitAll never returned: see nccl_init */
-  int hung;               /* a watchdog fired: abort, do not wait, on the way out */
-  int pack_recorded;      /* ev_pack was recorded in the current capture */
-  int64_t exchange_elems; /* per iteration */
-  void *host_v;           /* pinned: host mode */
-  double *host_red;       /* pinned: host mode partials */
+  int nccl_stuck;                   /* ncclCommInitAll never returned: see nccl_init */
+  int hung;                         /* a watchdog fired: abort, do not wait, on the way out */
+  int pack_recorded;                /* ev_pack was recorded in the current capture */
+  int flags;                        /* cross-device sync by flags (cgm_sync), not graph edges */
+  unsigned send_mask[CGM_MAX_GPUS]; /* halo: the devices segment g sends to */
+  int64_t exchange_elems;           /* per iteration */
+  void *host_v;                     /* pinned: host mode */
+  double *host_red;                 /* pinned: host mode partials */
 } solver;
 
 /* ------------------------------------------------------------- setup --- */
@@ -171,6 +176,7 @@ static cgm_status setup_halo_sends(solver *S, const seg_host *seg, cgm_error *er
         for (int t = 0; t < n; t++) idx[e++] = (h->cols[c] - S->bounds[j]) * n + t;
       const cgm_cuda_dev *dk = &S->dev[k];
       d->pack.dst[nd] = (char *)dk->v + ((int64_t)seg[k].halo_start + c0) * n * elem(S->prec);
+      S->send_mask[j] |= 1u << k;
       nd++;
     }
     d->pack.off[nd] = e;
@@ -212,9 +218,38 @@ static int nparts(const solver *S) {
   return S->mode == MODE_P2P || S->mode == MODE_HALO ? S->G : 1;
 }
 
+/* Flags (cgm_sync): device g waits for the `wait_kind` flags of the
+ * devices in wait_mask to reach tick(wait_off), and raises its own
+ * `raise_kind` flag in the states of raise_mask to tick(raise_off). */
+static cgm_sync sync_for(const solver *S, int g, unsigned wait_mask, int wait_kind, int wait_off,
+                         unsigned raise_mask, int raise_kind, int raise_off) {
+  cgm_sync y;
+  memset(&y, 0, sizeof y);
+  if (!S->flags) return y;
+  y.wait_mask = wait_mask;
+  y.wait_kind = wait_kind;
+  y.wait_off = wait_off;
+  y.raise_off = raise_off;
+  for (int k = 0; k < S->G; k++)
+    if ((raise_mask >> k) & 1u) y.raise[y.nraise++] = &S->dev[k].state->flag[raise_kind][g];
+  return y;
+}
+
+static unsigned all_mask(const solver *S) {
+  return (1u << S->G) - 1u;
+}
+
+/* The devices whose halo packs write into device g's vector. */
+static unsigned recv_mask(const solver *S, int g) {
+  unsigned m = 0;
+  for (int j = 0; j < S->G; j++)
+    if ((S->send_mask[j] >> g) & 1u) m |= 1u << j;
+  return m;
+}
+
 /* Every device waits for the latest `which` event of all others. */
 static cudaError_t all_to_all(solver *S, cudaEvent_t cgm_cuda_dev::*which) {
-  if (S->G == 1) return cudaSuccess;
+  if (S->G == 1 || S->flags) return cudaSuccess;
   for (int g = 0; g < S->G; g++) {
     cudaError_t e = cudaSetDevice(S->dev[g].dev);
     if (e == cudaSuccess) e = cudaEventRecord(S->dev[g].*which, S->dev[g].stream);
@@ -243,8 +278,9 @@ static cudaError_t nccl_allreduce(solver *S, int slot, int which, int count) {
   return ncclGroupEnd() == ncclSuccess ? cudaSuccess : cudaErrorUnknown;
 }
 
-/* The whole-vector or halo exchange after CG5 (and once after CG1). */
-static cudaError_t exchange(solver *S) {
+/* The whole-vector or halo exchange after CG5 at `slot` (and once after CG1,
+ * slot -1). */
+static cudaError_t exchange(solver *S, int slot) {
   const size_t w = elem(S->prec);
   const int n = S->n;
   if (S->mode == MODE_P2P) {
@@ -254,10 +290,11 @@ static cudaError_t exchange(solver *S) {
       int nd = 0;
       for (int k = 0; k < S->G; k++)
         if (k != g) dst[nd++] = (char *)S->dev[k].v + d->v_off * w;
+      cgm_sync y = sync_for(S, g, 0, 0, 0, all_mask(S) & ~(1u << g), CGM_FLAG_VEC, slot + 2);
       cudaError_t e = cudaSetDevice(d->dev);
       if (e == cudaSuccess)
         e = cgm_launch_scatter((char *)d->v + d->v_off * w, cgm_cuda_vec_len(d->rows) * (int64_t)w,
-                               dst, nd, d->state, d->sms, d->stream);
+                               dst, nd, d->state, &y, cgm_cuda_red(d, 4), d->sms, d->stream);
       if (e) return e;
     }
     return all_to_all(S, &cgm_cuda_dev::ev_c);
@@ -279,10 +316,13 @@ static cudaError_t exchange(solver *S) {
   if (S->mode == MODE_HALO) { /* pack on the comm stream, after the own CG5 */
     for (int g = 0; g < S->G; g++) {
       cgm_cuda_dev *d = &S->dev[g];
+      cgm_sync y = sync_for(S, g, 0, 0, 0, S->send_mask[g], CGM_FLAG_VEC, slot + 2);
       cudaError_t e = cudaSetDevice(d->dev);
       if (e == cudaSuccess) e = cudaEventRecord(d->ev_fork, d->stream);
       if (e == cudaSuccess) e = cudaStreamWaitEvent(d->comm, d->ev_fork, 0);
-      if (e == cudaSuccess) e = cgm_launch_pack(S->prec, d->v, &d->pack, d->state, d->sms, d->comm);
+      if (e == cudaSuccess)
+        e = cgm_launch_pack(S->prec, d->v, &d->pack, d->state, &y, cgm_cuda_red(d, 4), d->sms,
+                            d->comm);
       if (e == cudaSuccess) e = cudaEventRecord(d->ev_pack, d->comm);
       if (e) return e;
     }
@@ -300,31 +340,40 @@ static cudaError_t spmv_all(solver *S, int slot) {
     cgm_out out;
     outputs(S, g, slot, 0, &out);
     void *v_own = (char *)d->v + d->v_off * elem(S->prec);
+    /* The sum p . A p goes to every device, with the PQ flag. */
     if (S->mode != MODE_HALO) {
+      cgm_sync y = sync_for(S, g, all_mask(S) & ~(1u << g), CGM_FLAG_VEC, slot + 1, all_mask(S),
+                            CGM_FLAG_PQ, slot + 1);
       e = cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, &out, NULL, cgm_cuda_red(d, 0),
-                          d->state, d->sms, d->stream);
+                          d->state, &y, d->sms, d->stream);
     } else {
       /* Interior rows first (no foreign data), then the boundary rows once
-       * every neighbour's halo has arrived. */
+       * every neighbour's halo has arrived. The boundary launch finishes
+       * the sum; without boundary rows the interior one does, and a segment
+       * with neither still launches (one block) to deliver its zero. */
+      const bool last_is_a = d->A.present && !d->B.present;
       cgm_out tmp;
       tmp.p[0] = d->dot_tmp;
       tmp.n = 1;
+      cgm_sync ya = sync_for(S, g, 0, 0, 0, last_is_a ? all_mask(S) : 0u, CGM_FLAG_PQ, slot + 1);
       if (d->A.present)
-        e = cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, d->B.present ? &tmp : &out, NULL,
-                            cgm_cuda_red(d, 0), d->state, d->sms, d->stream);
+        e = cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, last_is_a ? &out : &tmp, NULL,
+                            cgm_cuda_red(d, 0), d->state, &ya, d->sms, d->stream);
       /* The first iteration of a graph reads halos that an earlier graph
        * (or the set-up) delivered before this graph could start. */
-      for (int j = 0; j < S->G && e == cudaSuccess && S->pack_recorded; j++) {
+      for (int j = 0; j < S->G && e == cudaSuccess && S->pack_recorded && !S->flags; j++) {
         const cgm_cuda_dev *dj = &S->dev[j];
         for (int k = 0; k < dj->pack.ndst; k++)
           if (dj->pack.dst[k] >= d->v &&
               (char *)dj->pack.dst[k] < (char *)d->v + d->v_len * elem(S->prec))
             e = cudaStreamWaitEvent(d->stream, dj->ev_pack, 0);
       }
-      if (e == cudaSuccess && d->B.present)
+      cgm_sync yb = sync_for(S, g, recv_mask(S, g), CGM_FLAG_VEC, slot + 1, all_mask(S),
+                             CGM_FLAG_PQ, slot + 1);
+      if (e == cudaSuccess && (d->B.present || (S->flags && !d->A.present)))
         e = cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, &out,
-                            d->A.present ? d->dot_tmp : NULL, cgm_cuda_red(d, 3), d->state, d->sms,
-                            d->stream);
+                            d->A.present ? d->dot_tmp : NULL, cgm_cuda_red(d, 3), d->state, &yb,
+                            d->sms, d->stream);
     }
     if (e) return e;
   }
@@ -337,11 +386,13 @@ static cudaError_t cg4_all(solver *S, int slot, int prev) {
     cgm_cuda_dev *d = &S->dev[g];
     cgm_out out;
     outputs(S, g, slot, 1, &out);
+    cgm_sync y =
+        sync_for(S, g, all_mask(S), CGM_FLAG_PQ, slot + 1, all_mask(S), CGM_FLAG_RZ, slot + 1);
     cudaError_t e = cudaSetDevice(d->dev);
     if (e == cudaSuccess)
       e = cgm_launch_cg4(S->prec, d->rows, d->state, nparts(S), slot, prev, d->x, d->r,
                          (char *)d->v + d->v_off * elem(S->prec), d->u, d->dinv, &out,
-                         cgm_cuda_red(d, 1), d->sms, d->stream);
+                         cgm_cuda_red(d, 1), &y, d->sms, d->stream);
     if (e) return e;
   }
   if (S->mode == MODE_NCCL) return nccl_allreduce(S, slot, 1, 2);
@@ -351,13 +402,15 @@ static cudaError_t cg4_all(solver *S, int slot, int prev) {
 static cudaError_t cg5_all(solver *S, int slot, int prev) {
   for (int g = 0; g < S->G; g++) {
     cgm_cuda_dev *d = &S->dev[g];
+    cgm_sync y = sync_for(S, g, all_mask(S), CGM_FLAG_RZ, slot + 1, 0, 0, 0);
     cudaError_t e = cudaSetDevice(d->dev);
     if (e == cudaSuccess)
       e = cgm_launch_cg5(S->prec, d->rows, d->state, nparts(S), slot, prev,
-                         (char *)d->v + d->v_off * elem(S->prec), d->r, d->dinv, d->sms, d->stream);
+                         (char *)d->v + d->v_off * elem(S->prec), d->r, d->dinv, &y, d->sms,
+                         d->stream);
     if (e) return e;
   }
-  return exchange(S);
+  return exchange(S, slot);
 }
 
 static cudaError_t iteration(solver *S, int slot) {
@@ -394,6 +447,8 @@ static cgm_status capture(solver *S, cgm_error *err) {
         e = cudaEventRecord(d->ev_pack, d->comm);
         if (e == cudaSuccess) e = cudaStreamWaitEvent(d->stream, d->ev_pack, 0);
       }
+      /* Everything of this graph on the device is done: the next ticks. */
+      if (e == cudaSuccess && S->flags) e = cgm_launch_epoch(d->state, d->stream);
       if (e == cudaSuccess && g > 0) {
         e = cudaEventRecord(d->ev_c, d->stream);
         if (e == cudaSuccess) e = cudaSetDevice(d0->dev);
@@ -426,6 +481,12 @@ static void stop_reason(const cgm_cg_state *h, double bnorm, double tol, cgm_sol
     snprintf(res->stop_reason, sizeof res->stop_reason,
              "NaN or Inf in a reduction at iteration %d (value %g)", h->iter + 1, h->bad);
     break;
+  case CGM_RUN_TIMEOUT:
+    snprintf(res->stop_reason, sizeof res->stop_reason,
+             "a GPU waited more than %.0f s for another GPU's data at iteration %d; the solve was "
+             "abandoned",
+             h->wait_ns * 1e-9, h->iter + 1);
+    break;
   case CGM_RUN_MAXITER:
     snprintf(res->stop_reason, sizeof res->stop_reason,
              "maximum of %d iterations reached with relative residual %.3g (target %.3g)",
@@ -445,6 +506,14 @@ static double exchange_timeout(void) {
   const char *v = getenv("CGMODEL_EXCHANGE_TIMEOUT");
   double t = v ? atof(v) : 0.0;
   return t > 0 ? t : 120.0;
+}
+
+/* The host's deadline for a graph. With flags the devices watch each other
+ * (cgm_cg_state.wait_ns, half the exchange timeout) and end the run
+ * themselves, which the host reports with the iteration; its own deadline
+ * is the last resort. */
+static double host_timeout(const solver *S) {
+  return exchange_timeout() + (S->flags ? 5.0 : 0.0);
 }
 
 /* cudaEventSynchronize with a deadline: cudaErrorTimeout when it passes. */
@@ -542,13 +611,13 @@ static cgm_status graph_loop(solver *S, const cgm_problem *pb, cgm_solve_result 
       CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[(g + 1) % 3], d->stream));
     }
     {
-      cudaError_t we = S->G > 1 ? event_wait(d->ev[g % 3], exchange_timeout())
-                                : cudaEventSynchronize(d->ev[g % 3]);
+      cudaError_t we =
+          S->G > 1 ? event_wait(d->ev[g % 3], host_timeout(S)) : cudaEventSynchronize(d->ev[g % 3]);
       if (we == cudaErrorTimeout) {
         st = cgm_fail(err, CGM_ERUNTIME,
                       "the %d GPUs made no progress for %.0f s (%s exchange); the solve was "
                       "abandoned: use --exchange halo",
-                      S->G, exchange_timeout(), cgm_exchange_name(pb->opts.exchange));
+                      S->G, host_timeout(S), cgm_exchange_name(pb->opts.exchange));
         S->hung = 1;
         goto out;
       }
@@ -662,7 +731,7 @@ static cgm_status host_loop(solver *S, const cgm_problem *pb, cgm_solve_result *
       CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
       CGM_CUDA_GOTO(st, err, out,
                     cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, (char *)d->v + d->v_off * w, &o,
-                                    NULL, cgm_cuda_red(d, 0), d->state, d->sms, d->stream));
+                                    NULL, cgm_cuda_red(d, 0), d->state, NULL, d->sms, d->stream));
     }
     CGM_CUDA_GOTO(st, err, out, host_reduce(S, slot, 0, 1));
     for (int g = 0; g < S->G; g++) {
@@ -673,7 +742,7 @@ static cgm_status host_loop(solver *S, const cgm_problem *pb, cgm_solve_result *
       CGM_CUDA_GOTO(st, err, out,
                     cgm_launch_cg4(S->prec, d->rows, d->state, 1, slot, prev, d->x, d->r,
                                    (char *)d->v + d->v_off * w, d->u, d->dinv, &o,
-                                   cgm_cuda_red(d, 1), d->sms, d->stream));
+                                   cgm_cuda_red(d, 1), NULL, d->sms, d->stream));
     }
     CGM_CUDA_GOTO(st, err, out, host_reduce(S, slot, 1, 2));
     for (int g = 0; g < S->G; g++) {
@@ -681,7 +750,8 @@ static cgm_status host_loop(solver *S, const cgm_problem *pb, cgm_solve_result *
       CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
       CGM_CUDA_GOTO(st, err, out,
                     cgm_launch_cg5(S->prec, d->rows, d->state, 1, slot, prev,
-                                   (char *)d->v + d->v_off * w, d->r, d->dinv, d->sms, d->stream));
+                                   (char *)d->v + d->v_off * w, d->r, d->dinv, NULL, d->sms,
+                                   d->stream));
     }
     CGM_CUDA_GOTO(st, err, out, host_exchange(S));
     cgm_cuda_dev *d0 = &S->dev[0];
@@ -732,10 +802,10 @@ static cgm_status cg1(solver *S, const cgm_problem *pb, double *rz_rr, cgm_error
     CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
     void *v_own = (char *)d->v + d->v_off * w;
     CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, NULL, NULL,
-                                      cgm_cuda_red(d, 0), NULL, d->sms, d->stream));
+                                      cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream));
     if (d->B.present)
       CGM_CUDA_TRY(err, cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, NULL, NULL,
-                                        cgm_cuda_red(d, 3), NULL, d->sms, d->stream));
+                                        cgm_cuda_red(d, 3), NULL, NULL, d->sms, d->stream));
     /* r holds b: r = b - u in place; v_own = D^-1 r. */
     CGM_CUDA_TRY(err, cgm_launch_cg1(S->prec, d->rows, d->r, d->u, d->dinv, d->r, v_own, d->dot_tmp,
                                      cgm_cuda_red(d, 2), d->sms, d->stream));
@@ -750,6 +820,10 @@ static cgm_status cg1(solver *S, const cgm_problem *pb, double *rz_rr, cgm_error
   memset(&h, 0, sizeof h);
   h.thr = (pb->tol * pb->bnorm) * (pb->tol * pb->bnorm);
   h.maxiter = pb->maxiter;
+  h.K = S->K;
+  /* Half the host's watchdog: a device that waits too long for a peer
+   * stops the run itself, and the host reports it. */
+  h.wait_ns = (unsigned long long)(exchange_timeout() * 0.5e9);
   h.slot[0][S->K - 1].rz = tot[0]; /* the slot before slot 0; other devices' parts stay 0 */
   h.slot[0][S->K - 1].rr = tot[1];
   for (int g = 0; g < S->G; g++) {
@@ -764,20 +838,20 @@ static cgm_status cg1(solver *S, const cgm_problem *pb, double *rz_rr, cgm_error
   if (S->mode == MODE_HOST)
     CGM_CUDA_TRY(err, host_exchange(S));
   else
-    CGM_CUDA_TRY(err, exchange(S));
+    CGM_CUDA_TRY(err, exchange(S, -1));
   for (int g = 0; g < S->G; g++) { /* under the watchdog: NCCL may hang here */
     cgm_cuda_dev *d = &S->dev[g];
     CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
     CGM_CUDA_TRY(err, cudaEventRecord(d->ev_a, d->stream));
     if (S->mode == MODE_HALO) CGM_CUDA_TRY(err, cudaEventRecord(d->ev_b, d->comm));
-    cudaError_t we = event_wait(d->ev_a, exchange_timeout());
-    if (we == cudaSuccess && S->mode == MODE_HALO) we = event_wait(d->ev_b, exchange_timeout());
+    cudaError_t we = event_wait(d->ev_a, host_timeout(S));
+    if (we == cudaSuccess && S->mode == MODE_HALO) we = event_wait(d->ev_b, host_timeout(S));
     if (we == cudaErrorTimeout) {
       S->hung = 1;
       return cgm_fail(err, CGM_ERUNTIME,
                       "the first exchange between %d GPUs made no progress for %.0f s; use "
                       "--exchange halo",
-                      S->G, exchange_timeout());
+                      S->G, host_timeout(S));
     }
     CGM_CUDA_TRY(err, we);
   }
@@ -871,6 +945,10 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   S->K = pb->opts.check_every > 0 ? pb->opts.check_every : 32;
   if (S->K > CGM_MAX_SLOTS) S->K = CGM_MAX_SLOTS;
   if (S->K < 2 || S->mode == MODE_HOST) S->K = 2;
+  {
+    const char *sy = getenv("CGMODEL_SYNC");
+    S->flags = (S->mode == MODE_P2P || S->mode == MODE_HALO) && !(sy && !strcmp(sy, "events"));
+  }
   /* Segments start at multiples of 4 rows: 16-byte aligned vectors. */
   if ((st = cgm_partition(A, p.n, G, cgm_partition_align(p.n), S->bounds, err))) goto out;
   if (S->mode == MODE_P2P || S->mode == MODE_HALO)
@@ -953,6 +1031,12 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   res->iterations = fin->iter;
   res->solver_residual = sqrt(fin->rr_last) / pb->bnorm;
   res->converged = fin->done == CGM_RUN_CONVERGED;
+  if (fin->done == CGM_RUN_TIMEOUT) {
+    stop_reason(fin, pb->bnorm, pb->tol, res);
+    st = cgm_fail(err, CGM_ERUNTIME, "%s (%s exchange)", res->stop_reason,
+                  cgm_exchange_name(pb->opts.exchange));
+    goto out;
+  }
   if (!res->converged) {
     stop_reason(fin, pb->bnorm, pb->tol, res);
     st = CGM_ENOCONV;

@@ -93,11 +93,11 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
   for (size_t i = 0; i < 4; i++) CGM_CUDA_TRY(err, dmalloc(d, vecs[i], (size_t)d->np * w));
   CGM_CUDA_TRY(err, dmalloc(d, &d->v, (size_t)d->v_len * w));
   d->red_cap = 4096;
-  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->partials, (size_t)4 * 2 * d->red_cap * 8));
-  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->counters, 4 * sizeof(unsigned)));
+  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->partials, (size_t)5 * 2 * d->red_cap * 8));
+  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->counters, 5 * sizeof(unsigned)));
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->dot_tmp, 2 * sizeof(double)));
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->state, sizeof(cgm_cg_state)));
-  CGM_CUDA_TRY(err, cudaMemsetAsync(d->counters, 0, 4 * sizeof(unsigned), d->stream));
+  CGM_CUDA_TRY(err, cudaMemsetAsync(d->counters, 0, 5 * sizeof(unsigned), d->stream));
   CGM_CUDA_TRY(err, cudaMemsetAsync(d->state, 0, sizeof(cgm_cg_state), d->stream));
   for (int i = 0; i < 2; i++)
     CGM_CUDA_TRY(err, cudaMallocHost((void **)&d->host_state[i], sizeof(cgm_cg_state)));
@@ -227,7 +227,7 @@ cgm_status cgm_cuda_spmv_host(int dev, const cgm_bcsr *B, cgm_precision prec, co
     o.n = 1;
     CGM_CUDA_GOTO(st, err, out,
                   cgm_launch_spmv(&d.A.L, prec, d.v, d.u, d.v, &o, NULL, cgm_cuda_red(&d, 0), NULL,
-                                  d.sms, d.stream));
+                                  NULL, d.sms, d.stream));
   }
   CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d.stream));
   if ((st = cgm_cuda_download_vec(&d, d.u, y, d.rows, err))) goto out;

@@ -3,6 +3,7 @@
 #ifndef CGM_SOLVER_CUDA_DEVICE_UTIL_CUH
 #define CGM_SOLVER_CUDA_DEVICE_UTIL_CUH
 
+#include <cuda/atomic>
 #include <stdint.h>
 #include <string.h>
 
@@ -55,13 +56,91 @@ __device__ __forceinline__ void block_sum(double (&v)[NV]) {
   __syncthreads(); /* sh may be reused by the caller */
 }
 
+/* ------------------------------------------ flags between GPUs (cgm_sync) */
+
+__device__ __forceinline__ unsigned long long sync_tick(const cgm_cg_state *st, int off) {
+  return st->epoch * (unsigned long long)st->K + (unsigned long long)(long long)off;
+}
+
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+  return t;
+}
+
+/* Every thread of the block calls this before it reads what the producers
+ * of s.wait_mask store. Thread 0 spins (acquire, system scope) on the flags;
+ * false when the run stopped meanwhile or the wait timed out (then done is
+ * CGM_RUN_TIMEOUT and every later kernel returns at once). */
+__device__ __forceinline__ bool sync_wait(cgm_cg_state *st, const cgm_sync &s) {
+  if (!s.wait_mask) return true;
+  __shared__ int ok;
+  if (threadIdx.x == 0) {
+    const unsigned long long want = sync_tick(st, s.wait_off), t0 = global_ns();
+    int good = 1;
+    for (int j = 0; j < CGM_MAX_GPUS && good; j++) {
+      if (!((s.wait_mask >> j) & 1u)) continue;
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> f(st->flag[s.wait_kind][j]);
+      while (f.load(cuda::memory_order_acquire) < want) {
+        volatile int *done = &st->done;
+        if (*done) {
+          good = 0;
+          break;
+        }
+        if (st->wait_ns && global_ns() - t0 > st->wait_ns) {
+          atomicCAS(&st->done, CGM_RUN, CGM_RUN_TIMEOUT);
+          good = 0;
+          break;
+        }
+        __nanosleep(32);
+      }
+    }
+    ok = good;
+  }
+  __syncthreads();
+  return ok != 0;
+}
+
+/* One thread, after the stores the consumers read (its own, or its
+ * block's and earlier blocks' as in sync_raise_all): one system-scope
+ * release fence, then the flags. */
+__device__ __forceinline__ void sync_raise(const cgm_cg_state *st, const cgm_sync &s) {
+  if (s.nraise == 0) return;
+  const unsigned long long v = sync_tick(st, s.raise_off);
+  cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_system);
+  for (int k = 0; k < s.nraise; k++) {
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> f(*s.raise[k]);
+    f.store(v, cuda::memory_order_relaxed);
+  }
+}
+
+/* For kernels whose stores to the consumers are spread over all blocks
+ * (pack, scatter): each block's barrier, then its thread 0 fences (a
+ * cumulative release, as in a grid barrier) and counts the block in; the
+ * last block raises the flags. */
+__device__ __forceinline__ void sync_raise_all(const cgm_cg_state *st, const cgm_sync &s,
+                                               unsigned *counter) {
+  if (s.nraise == 0) return;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence_system();
+    if (atomicAdd(counter, 1u) == gridDim.x - 1) {
+      __threadfence_system();
+      *counter = 0;
+      sync_raise(st, s);
+    }
+  }
+}
+
 /* Every block calls this with its partial sums; the last block to arrive
  * adds all partials in block order (deterministic), plus add[0..NV) when
  * given, and writes the totals to every destination of out. Returns true in
  * the last block. */
 template <int NV>
 __device__ __forceinline__ bool last_block_sum(double (&v)[NV], cgm_reduce_buf red,
-                                               const cgm_out &out, const double *add) {
+                                               const cgm_out &out, const double *add,
+                                               const cgm_cg_state *st = nullptr,
+                                               const cgm_sync *sync = nullptr) {
   __shared__ bool is_last;
   block_sum<NV>(v);
   if (threadIdx.x == 0) {
@@ -88,6 +167,7 @@ __device__ __forceinline__ bool last_block_sum(double (&v)[NV], cgm_reduce_buf r
       for (int d = 0; d < out.n; d++) out.p[d][k] = t[k];
     }
     *red.counter = 0;
+    if (sync) sync_raise(st, *sync);
   }
   return true;
 }

@@ -46,9 +46,29 @@ enum {
   CGM_RUN_BREAKDOWN = 2, /* p . A p <= 0: not positive definite */
   CGM_RUN_NONFINITE = 3, /* NaN or Inf in a reduction */
   CGM_RUN_MAXITER = 4,
+  CGM_RUN_TIMEOUT = 5, /* a device waited too long for a peer's flag */
 };
 
 #define CGM_MAX_GPUS 8
+
+/* Flags between GPUs (p2p and halo exchanges). A cross-device edge of a
+ * CUDA graph costs about 15 us on 4 x H200 and an iteration needs three, so
+ * instead a producer's last block stores its results into the consumers'
+ * memory, fences, and raises its flag there to a tick; a consumer's blocks
+ * spin on the flags of the producers they need before they read. Ticks
+ * count iterations: tick(off) = epoch * K + off, where epoch counts the
+ * graphs of K iterations completed (a kernel at the end of each graph adds
+ * one) and off is slot + 1 for the SpMV's and CG4's sums and for the vector
+ * an SpMV at `slot` reads (the exchange after CG5 at slot s raises s + 2). */
+enum { CGM_FLAG_PQ = 0, CGM_FLAG_RZ = 1, CGM_FLAG_VEC = 2, CGM_NFLAGS = 3 };
+typedef struct cgm_sync {
+  unsigned wait_mask; /* bit j: wait for device j's flag (0: no wait) */
+  int wait_kind;      /* CGM_FLAG_* */
+  int wait_off;       /* wait until flag >= tick(wait_off) */
+  int nraise;
+  int raise_off;                           /* raise to tick(raise_off) */
+  unsigned long long *raise[CGM_MAX_GPUS]; /* flags in consumers' states */
+} cgm_sync;
 
 /* slot[j][i]: device j's partial sums for slot i. With several GPUs every
  * device holds every device's partials (peers write theirs in) and adds
@@ -58,12 +78,17 @@ enum {
 typedef struct cgm_cg_state {
   cgm_cg_slot slot[CGM_MAX_GPUS][CGM_MAX_SLOTS];
   cgm_cg_slot local[CGM_MAX_SLOTS];
-  double thr;     /* (tol * ||b||)^2 */
-  double rr_last; /* r . r of the last completed iteration */
-  double bad;     /* the value that stopped the run */
-  int done;       /* CGM_RUN_* */
-  int iter;       /* completed iterations */
-  int maxiter;    /* CG5 stops the run here */
+  double thr;                 /* (tol * ||b||)^2 */
+  double rr_last;             /* r . r of the last completed iteration */
+  double bad;                 /* the value that stopped the run */
+  int done;                   /* CGM_RUN_* */
+  int iter;                   /* completed iterations */
+  int maxiter;                /* CG5 stops the run here */
+  int K;                      /* iterations per graph (the ticks of cgm_sync) */
+  unsigned long long epoch;   /* graphs completed */
+  unsigned long long wait_ns; /* how long a flag wait may spin (0: forever) */
+  /* flag[kind][j]: raised by device j (cgm_sync) */
+  unsigned long long flag[CGM_NFLAGS][CGM_MAX_GPUS];
 } cgm_cg_state;
 
 /* Scratch of the last-block reductions: per-block partials and a counter
@@ -90,10 +115,12 @@ cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_error *err);
 /* y = A x over the MBR layout. When dot is non-NULL, the last block writes
  * dot_add[0] (if non-NULL) + sum_i p_rows[i] * y[i] to every destination
  * (CG3 fused into the SpMV). When guard is non-NULL and guard->done is set,
- * returns at once. */
+ * returns at once. sync (NULL: none; needs guard): wait before reading x,
+ * raise after the dot. */
 cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision prec, const void *x, void *y,
                             const void *p_rows, const cgm_out *dot, const double *dot_add,
-                            cgm_reduce_buf red, const cgm_cg_state *guard, int sms, cudaStream_t s);
+                            cgm_reduce_buf red, cgm_cg_state *guard, const cgm_sync *sync, int sms,
+                            cudaStream_t s);
 
 /* Grid of the fixed-grid vector kernels for n elements (Sec. 5.1). */
 int cgm_vector_blocks(int64_t n, int sms);
@@ -104,16 +131,18 @@ cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void *b, const v
                            int sms, cudaStream_t s);
 /* CG4 (+ CG2's r.r): alpha = rz[prev] / pq[slot], each the sum of the
  * first `nparts` partials; x += alpha v; r -= alpha u; writes
- * (r . D^-1 r, r . r) to every destination of out. Sets done on breakdown. */
+ * (r . D^-1 r, r . r) to every destination of out. Sets done on breakdown.
+ * sync (NULL: none): wait for the pq partials, raise after the sums. */
 cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
                            int prev, void *x, void *r, const void *v, const void *u,
-                           const void *dinv, const cgm_out *out, cgm_reduce_buf red, int sms,
-                           cudaStream_t s);
+                           const void *dinv, const cgm_out *out, cgm_reduce_buf red,
+                           const cgm_sync *sync, int sms, cudaStream_t s);
 /* CG5: the stop test on rr[slot], then beta = rz[slot] / rz[prev] and
- * v = D^-1 r + beta v. Counts the iteration. */
+ * v = D^-1 r + beta v. Counts the iteration. sync: wait for the rz
+ * partials (its raise is unused). */
 cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
-                           int prev, void *v, const void *r, const void *dinv, int sms,
-                           cudaStream_t s);
+                           int prev, void *v, const void *r, const void *dinv, const cgm_sync *sync,
+                           int sms, cudaStream_t s);
 /* Halo exchange: writes v_own[idx[e]] to the destinations, e in
  * [off[k], off[k+1]) going to dst[k] + (e - off[k]) (peer memory). */
 typedef struct cgm_pack {
@@ -122,12 +151,19 @@ typedef struct cgm_pack {
   void *dst[CGM_MAX_GPUS];
   int ndst;
 } cgm_pack;
+/* sync (NULL: none): raise once every block's stores are out (the last
+ * block, counted in red.counter; red.partials is unused). */
 cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, const cgm_pack *pk,
-                            const cgm_cg_state *guard, int sms, cudaStream_t s);
+                            const cgm_cg_state *guard, const cgm_sync *sync, cgm_reduce_buf red,
+                            int sms, cudaStream_t s);
 /* Whole-vector exchange by peer stores: copies `bytes` (a multiple of 16,
- * 16-byte aligned) from src to every dst[0..ndst), read once. */
+ * 16-byte aligned) from src to every dst[0..ndst), read once. sync as for
+ * the pack. */
 cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst, int ndst,
-                               const cgm_cg_state *guard, int sms, cudaStream_t s);
+                               const cgm_cg_state *guard, const cgm_sync *sync, cgm_reduce_buf red,
+                               int sms, cudaStream_t s);
+/* epoch += 1: the last kernel of a graph on every device (cgm_sync). */
+cudaError_t cgm_launch_epoch(cgm_cg_state *st, cudaStream_t s);
 /* out[0] = x . y (the plain vector reduction of the paper's Table 2). */
 cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void *x, const void *y, double *out,
                            cgm_reduce_buf red, int sms, cudaStream_t s);

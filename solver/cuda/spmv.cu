@@ -47,9 +47,10 @@ template <typename T, int N, int BX>
 __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 registers */
     spmv_mbr(cgm_dev_layout L, const T *__restrict__ x, T *__restrict__ y,
              const T *__restrict__ p_rows, cgm_out dot_out, const double *dot_add,
-             cgm_reduce_buf red, const cgm_cg_state *guard) {
+             cgm_reduce_buf red, cgm_cg_state *guard, cgm_sync sync) {
   const bool want_dot = dot_out.n > 0;
   if (guard && guard->done) return;
+  if (!sync_wait(guard, sync)) return; /* x's foreign entries have arrived */
   const T *__restrict__ val = static_cast<const T *>(L.val);
   const int S = L.by * BX * N;    /* threads per slice */
   const int spb = blockDim.x / S; /* slices per block */
@@ -133,36 +134,40 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
   }
   if (want_dot) {
     double v[1] = {dot};
-    last_block_sum<1>(v, red, dot_out, dot_add);
+    last_block_sum<1>(v, red, dot_out, dot_add, guard, &sync);
   }
 }
 
 template <typename T, int N, int BX>
 static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const void *p,
                           const cgm_out &dot, const double *add, cgm_reduce_buf red,
-                          const cgm_cg_state *guard, int sms, cudaStream_t s) {
+                          cgm_cg_state *guard, const cgm_sync &sync, int sms, cudaStream_t s) {
   int threads, blocks;
   cgm_spmv_config(L, sms, &threads, &blocks);
-  if (blocks == 0) return cudaSuccess;
+  if (blocks == 0) {
+    if (dot.n == 0) return cudaSuccess;
+    blocks = 1; /* no rows, but the dot (0 + add) and its flags are expected */
+  }
   spmv_mbr<T, N, BX><<<blocks, threads, 0, s>>>(*L, static_cast<const T *>(x), static_cast<T *>(y),
-                                                static_cast<const T *>(p), dot, add, red, guard);
+                                                static_cast<const T *>(p), dot, add, red, guard,
+                                                sync);
   return cudaGetLastError();
 }
 
 template <typename T, int N>
 static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, const void *p,
                              const cgm_out &dot, const double *add, cgm_reduce_buf red,
-                             const cgm_cg_state *guard, int sms, cudaStream_t s) {
+                             cgm_cg_state *guard, const cgm_sync &sync, int sms, cudaStream_t s) {
   switch (L->bx) {
   case 1:
-    return launch<T, N, 1>(L, x, y, p, dot, add, red, guard, sms, s);
+    return launch<T, N, 1>(L, x, y, p, dot, add, red, guard, sync, sms, s);
   case 2:
-    return launch<T, N, 2>(L, x, y, p, dot, add, red, guard, sms, s);
+    return launch<T, N, 2>(L, x, y, p, dot, add, red, guard, sync, sms, s);
   case 4:
-    if constexpr (N <= 8) return launch<T, N, 4>(L, x, y, p, dot, add, red, guard, sms, s);
+    if constexpr (N <= 8) return launch<T, N, 4>(L, x, y, p, dot, add, red, guard, sync, sms, s);
     break;
   case 8:
-    if constexpr (N <= 4) return launch<T, N, 8>(L, x, y, p, dot, add, red, guard, sms, s);
+    if constexpr (N <= 4) return launch<T, N, 8>(L, x, y, p, dot, add, red, guard, sync, sms, s);
     break;
   }
   return cudaErrorInvalidValue;
@@ -171,16 +176,16 @@ static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, co
 template <typename T>
 static cudaError_t launch_n(const cgm_dev_layout *L, const void *x, void *y, const void *p,
                             const cgm_out &dot, const double *add, cgm_reduce_buf red,
-                            const cgm_cg_state *guard, int sms, cudaStream_t s) {
+                            cgm_cg_state *guard, const cgm_sync &sync, int sms, cudaStream_t s) {
   switch (L->n) {
   case 1:
-    return launch_bx<T, 1>(L, x, y, p, dot, add, red, guard, sms, s);
+    return launch_bx<T, 1>(L, x, y, p, dot, add, red, guard, sync, sms, s);
   case 2:
-    return launch_bx<T, 2>(L, x, y, p, dot, add, red, guard, sms, s);
+    return launch_bx<T, 2>(L, x, y, p, dot, add, red, guard, sync, sms, s);
   case 4:
-    return launch_bx<T, 4>(L, x, y, p, dot, add, red, guard, sms, s);
+    return launch_bx<T, 4>(L, x, y, p, dot, add, red, guard, sync, sms, s);
   case 8:
-    return launch_bx<T, 8>(L, x, y, p, dot, add, red, guard, sms, s);
+    return launch_bx<T, 8>(L, x, y, p, dot, add, red, guard, sync, sms, s);
   }
   return cudaErrorInvalidValue;
 }
@@ -214,11 +219,15 @@ extern "C" void cgm_spmv_config(const cgm_dev_layout *L, int sms, int *threads, 
 extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision prec, const void *x,
                                        void *y, const void *p_rows, const cgm_out *dot,
                                        const double *dot_add, cgm_reduce_buf red,
-                                       const cgm_cg_state *guard, int sms, cudaStream_t s) {
+                                       cgm_cg_state *guard, const cgm_sync *sync, int sms,
+                                       cudaStream_t s) {
   cgm_out none;
   none.n = 0;
+  cgm_sync nosync;
+  memset(&nosync, 0, sizeof nosync);
+  const cgm_sync &sy = sync ? *sync : nosync;
   const cgm_out &d = dot ? *dot : none;
   if (prec == CGM_PREC_SINGLE)
-    return cgm::launch_n<float>(L, x, y, p_rows, d, dot_add, red, guard, sms, s);
-  return cgm::launch_n<double>(L, x, y, p_rows, d, dot_add, red, guard, sms, s);
+    return cgm::launch_n<float>(L, x, y, p_rows, d, dot_add, red, guard, sy, sms, s);
+  return cgm::launch_n<double>(L, x, y, p_rows, d, dot_add, red, guard, sy, sms, s);
 }

@@ -66,8 +66,9 @@ __device__ __forceinline__ double parts_sum(const cgm_cg_state *st, int nparts, 
 template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     cg4(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *r, const T *v,
-        const T *u, const T *dinv, cgm_out out, cgm_reduce_buf red) {
+        const T *u, const T *dinv, cgm_out out, cgm_reduce_buf red, cgm_sync sync) {
   if (state->done) return;
+  if (!sync_wait(state, sync)) return;
   const double pq = parts_sum(state, nparts, slot, 0);
   if (!(pq > 0.0) || !isfinite(pq)) { /* every block (and device) sees the same value */
     if (blockIdx.x == 0 && threadIdx.x == 0) {
@@ -91,15 +92,16 @@ __global__ void __launch_bounds__(kVecThreads)
     st(x, i, px);
     st(r, i, pr);
   }
-  last_block_sum<2>(s, red, out, nullptr);
+  last_block_sum<2>(s, red, out, nullptr, state, &sync);
 }
 
 /* CG5: stop test, then v = D^-1 r + beta v. */
 template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     cg5(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *v, const T *r,
-        const T *dinv) {
+        const T *dinv, cgm_sync sync) {
   if (state->done) return;
+  if (!sync_wait(state, sync)) return;
   const double rz = parts_sum(state, nparts, slot, 1), rr = parts_sum(state, nparts, slot, 2);
   const double rz_prev = parts_sum(state, nparts, prev, 1);
   const bool converged = rr <= state->thr;
@@ -131,7 +133,8 @@ __global__ void __launch_bounds__(kVecThreads)
  * straight into its vector (peer memory over NVLink). */
 template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
-    pack(const T *__restrict__ v_own, cgm_pack pk, const cgm_cg_state *guard) {
+    pack(const T *__restrict__ v_own, cgm_pack pk, const cgm_cg_state *guard, cgm_sync sync,
+         unsigned *counter) {
   if (guard && guard->done) return;
   const int64_t total = pk.off[pk.ndst];
   for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total;
@@ -140,6 +143,7 @@ __global__ void __launch_bounds__(kVecThreads)
     while (e >= pk.off[k + 1]) k++;
     static_cast<T *>(pk.dst[k])[e - pk.off[k]] = v_own[pk.idx[e]];
   }
+  sync_raise_all(guard, sync, counter);
 }
 
 template <typename T>
@@ -161,13 +165,26 @@ struct Dsts {
   int n;
 };
 __global__ void __launch_bounds__(kVecThreads)
-    scatter(const uint4 *__restrict__ src, int64_t n16, Dsts d, const cgm_cg_state *guard) {
+    scatter(const uint4 *__restrict__ src, int64_t n16, Dsts d, const cgm_cg_state *guard,
+            cgm_sync sync, unsigned *counter) {
   if (guard && guard->done) return;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n16;
        i += (int64_t)gridDim.x * blockDim.x) {
     uint4 w = src[i];
     for (int k = 0; k < d.n; k++) d.p[k][i] = w;
   }
+  sync_raise_all(guard, sync, counter);
+}
+
+__global__ void epoch_next(cgm_cg_state *st) {
+  st->epoch++;
+}
+
+/* The kernels take cgm_sync by value; NULL means no wait and no raise. */
+static cgm_sync sync_or_none(const cgm_sync *s) {
+  cgm_sync none;
+  memset(&none, 0, sizeof none);
+  return s ? *s : none;
 }
 
 /* Packs of 16 bytes in a padded vector of n elements. */
@@ -207,45 +224,50 @@ extern "C" cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void 
 extern "C" cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
                                       int slot, int prev, void *x, void *r, const void *v,
                                       const void *u, const void *dinv, const cgm_out *out,
-                                      cgm_reduce_buf red, int sms, cudaStream_t s) {
+                                      cgm_reduce_buf red, const cgm_sync *sync, int sms,
+                                      cudaStream_t s) {
+  const cgm_sync sy = cgm::sync_or_none(sync);
   int blocks = cgm_vector_blocks(n, sms);
   int64_t np = cgm::packs(prec, n);
   if (prec == CGM_PREC_SINGLE)
     cgm::cg4<float><<<blocks, cgm::kVecThreads, 0, s>>>(np, st, nparts, slot, prev, F(x), F(r),
-                                                        CF(v), CF(u), CF(dinv), *out, red);
+                                                        CF(v), CF(u), CF(dinv), *out, red, sy);
   else
     cgm::cg4<double><<<blocks, cgm::kVecThreads, 0, s>>>(
         np, st, nparts, slot, prev, static_cast<double *>(x), static_cast<double *>(r),
         static_cast<const double *>(v), static_cast<const double *>(u),
-        static_cast<const double *>(dinv), *out, red);
+        static_cast<const double *>(dinv), *out, red, sy);
   return cudaGetLastError();
 }
 
 extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
                                       int slot, int prev, void *v, const void *r, const void *dinv,
-                                      int sms, cudaStream_t s) {
+                                      const cgm_sync *sync, int sms, cudaStream_t s) {
+  const cgm_sync sy = cgm::sync_or_none(sync);
   int blocks = cgm_vector_blocks(n, sms);
   int64_t np = cgm::packs(prec, n);
   if (prec == CGM_PREC_SINGLE)
     cgm::cg5<float>
-        <<<blocks, cgm::kVecThreads, 0, s>>>(np, st, nparts, slot, prev, F(v), CF(r), CF(dinv));
+        <<<blocks, cgm::kVecThreads, 0, s>>>(np, st, nparts, slot, prev, F(v), CF(r), CF(dinv), sy);
   else
     cgm::cg5<double><<<blocks, cgm::kVecThreads, 0, s>>>(
         np, st, nparts, slot, prev, static_cast<double *>(v), static_cast<const double *>(r),
-        static_cast<const double *>(dinv));
+        static_cast<const double *>(dinv), sy);
   return cudaGetLastError();
 }
 
 extern "C" cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, const cgm_pack *pk,
-                                       const cgm_cg_state *guard, int sms, cudaStream_t s) {
+                                       const cgm_cg_state *guard, const cgm_sync *sync,
+                                       cgm_reduce_buf red, int sms, cudaStream_t s) {
+  const cgm_sync sy = cgm::sync_or_none(sync);
   int64_t total = pk->off[pk->ndst];
-  if (total == 0) return cudaSuccess;
+  if (total == 0 && sy.nraise == 0) return cudaSuccess;
   int blocks = cgm_vector_blocks(2 * total, sms);
   if (prec == CGM_PREC_SINGLE)
-    cgm::pack<float><<<blocks, cgm::kVecThreads, 0, s>>>(CF(v_own), *pk, guard);
+    cgm::pack<float><<<blocks, cgm::kVecThreads, 0, s>>>(CF(v_own), *pk, guard, sy, red.counter);
   else
-    cgm::pack<double>
-        <<<blocks, cgm::kVecThreads, 0, s>>>(static_cast<const double *>(v_own), *pk, guard);
+    cgm::pack<double><<<blocks, cgm::kVecThreads, 0, s>>>(static_cast<const double *>(v_own), *pk,
+                                                          guard, sy, red.counter);
   return cudaGetLastError();
 }
 
@@ -262,14 +284,21 @@ extern "C" cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void 
 }
 
 extern "C" cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst,
-                                          int ndst, const cgm_cg_state *guard, int sms,
-                                          cudaStream_t s) {
-  if (bytes <= 0 || ndst <= 0) return cudaSuccess;
+                                          int ndst, const cgm_cg_state *guard, const cgm_sync *sync,
+                                          cgm_reduce_buf red, int sms, cudaStream_t s) {
+  const cgm_sync sy = cgm::sync_or_none(sync);
+  if ((bytes <= 0 || ndst <= 0) && sy.nraise == 0) return cudaSuccess;
+  if (ndst < 0) ndst = 0;
   cgm::Dsts d;
   d.n = ndst;
   for (int k = 0; k < ndst && k < CGM_MAX_GPUS; k++) d.p[k] = static_cast<uint4 *>(dst[k]);
   int64_t n16 = bytes / 16;
   cgm::scatter<<<cgm_vector_blocks(2 * n16, sms), cgm::kVecThreads, 0, s>>>(
-      static_cast<const uint4 *>(src), n16, d, guard);
+      static_cast<const uint4 *>(src), n16, d, guard, sy, red.counter);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cgm_launch_epoch(cgm_cg_state *st, cudaStream_t s) {
+  cgm::epoch_next<<<1, 1, 0, s>>>(st);
   return cudaGetLastError();
 }

@@ -146,6 +146,14 @@ def residuals(a_path, x_paths, b_path=None):
     return out
 
 
+def auto_bx(nrows, nnz, n):
+    """B_x of the solver's layout (cgm_bcsr_params_for)."""
+    bx, rowlen = 1, nnz / nrows / n if nrows else 0.0
+    while bx < 8 and rowlen / bx > 16.0 and n * bx * 2 <= 32:
+        bx *= 2
+    return bx
+
+
 def features(path):
     nrows, ncols, entries, field, sym = read_matrix(path)
     lens = [0] * nrows
@@ -167,18 +175,21 @@ def features(path):
         if nrows % n and nrows == ncols:  # identity rows of the padding: diagonal block
             cols[nbr - 1].add(nbr - 1)
         blen = [len(c) for c in cols]
-        # MBR with the default parameters: B_x = 1, B_y = 32 / N; block rows
-        # sorted by length, longest first (stable); every block row of a slice
-        # padded to the longest one of its slice, empty slots included.
-        by = 32 // n
+        # MBR as the solver lays it out: B_x doubles (to 8, N B_x <= 32) while
+        # the average scalar row over N exceeds 16 B_x, B_y = 32 / (N B_x);
+        # block rows sorted by length, longest first (stable); every block
+        # row of a slice padded to the longest one of its slice rounded up to
+        # B_x, empty slots included.
+        bx = auto_bx(nrows, len(entries), n)
+        by = max(1, 32 // (n * bx))
         order = sorted(range(nbr), key=lambda b: -blen[b])
-        padded = sum(blen[order[k]] * by for k in range(0, nbr, by))
+        padded = sum(-(-blen[order[k]] // bx) * bx * by for k in range(0, nbr, by))
         nb = sum(blen)
         blocks.append({
             "N": n, "blocks": nb, "e_N": nb * n * n,
             "d_N": len(entries) / (nb * n * n) if nb else 0.0,
             "padded_blocks": padded, "padded_elements": padded * n * n,
-            "max_blocks_per_row": max(blen) if blen else 0,
+            "max_blocks_per_row": max(blen) if blen else 0, "bx": bx,
         })
     return {
         "x": nrows, "nnz": len(entries), "row_min": min(lens), "row_max": max(lens),
@@ -267,9 +278,17 @@ def check_solve(a_path, json_path, x_path, b_path, cache, expr=None):
             bad.append(f"key {k} missing")
     if bad:
         return bad
+    key = (a_path, b_path)
+    if key not in cache:
+        nrows, ncols, entries, _, _ = read_matrix(a_path)
+        b = read_vector(b_path) if b_path else matvec(nrows, entries, [1.0] * ncols)
+        cache.clear()
+        cache[key] = (nrows, ncols, entries, b)
+    nrows, ncols, entries, b = cache[key]
     if expr:
         try:
-            ok = eval(expr, {"j": j, "math": math})
+            env = {"j": j, "math": math, "bx_for": lambda n: auto_bx(nrows, len(entries), n)}
+            ok = eval(expr, env)
         except Exception as e:  # a key missing, a wrong type
             ok, expr = False, f"{expr} ({type(e).__name__}: {e})"
         if not ok:
@@ -283,13 +302,6 @@ def check_solve(a_path, json_path, x_path, b_path, cache, expr=None):
         bad.append(f"iterations {j['iterations']!r}")
     if not j["time_per_iter_s"] >= 0:
         bad.append(f"time_per_iter_s {j['time_per_iter_s']!r}")
-    key = (a_path, b_path)
-    if key not in cache:
-        nrows, ncols, entries, _, _ = read_matrix(a_path)
-        b = read_vector(b_path) if b_path else matvec(nrows, entries, [1.0] * ncols)
-        cache.clear()
-        cache[key] = (nrows, ncols, entries, b)
-    nrows, ncols, entries, b = cache[key]
     x = read_vector(x_path)
     if len(x) != ncols:
         bad.append(f"{x_path} has {len(x)} entries, the matrix {ncols} columns")

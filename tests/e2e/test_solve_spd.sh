@@ -23,8 +23,9 @@ solve_ok() {
 D='j["precision"] == "double" and j["backend"] == "cpu" and j["gpus"] == 0'
 n=0
 for name in $(spd_matrices); do
-  solve_ok "$name" b1 "$D and j['block'] == 1 and j['bx'] == 1 and j['tol'] == 1e-8" --block 1
-  solve_ok "$name" b4 "$D and j['block'] == 4 and j['tol'] == 1e-8" --block 4
+  # B_x as the solver chooses it for the matrix (cgm_bcsr_params_for)
+  solve_ok "$name" b1 "$D and j['block'] == 1 and j['bx'] == bx_for(1) and j['tol'] == 1e-8" --block 1
+  solve_ok "$name" b4 "$D and j['block'] == 4 and j['bx'] == bx_for(4) and j['tol'] == 1e-8" --block 4
   n=$((n + 1))
 done
 assert_py "$n >= 28" "SPD matrices in MANIFEST.tsv ($n)"

@@ -4,8 +4,14 @@
  * block rows than 2 G; and bad configurations are refused. Needs 2 GPUs
  * (skipped, 77, otherwise); uses up to 4. CGM_TEST_EXCHANGES=halo,p2p,host
  * limits the modes (NCCL's set-up hung on the lent nodes: docs/perf.md); a
- * NCCL failure is reported once, then NCCL is not tried again. */
+ * NCCL failure is reported once, then NCCL is not tried again. The GPUs
+ * wait for each other through flags in device memory; the graph-edge
+ * variant (CGMODEL_SYNC=events) is checked once too, and the flags'
+ * watchdog: with a 1 us deadline a solve ends cleanly, by converging or by
+ * the "waited" error, never by hanging or with a wrong answer. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "cgmodel/solver.h"
 #include "test_linalg.h"
@@ -111,6 +117,40 @@ int main(void) {
     cgm_csr_free(&A);
     free(ri), free(ci), free(v);
   }
+  CHECK_OK(cgm_gen_poisson3d(24, &A, &err));
+  setenv("CGMODEL_SYNC", "events", 1);
+  compare("poisson3d 24 (events)", &A, 2, maxg, 1, 4);
+  unsetenv("CGMODEL_SYNC");
+  {
+    double *b = malloc(sizeof(double) * A.nrows), *x = malloc(sizeof(double) * A.nrows);
+    for (int32_t i = 0; i < A.nrows; i++) b[i] = 1.0 + (i % 7) * 0.1;
+    setenv("CGMODEL_EXCHANGE_TIMEOUT", "0.000001", 1);
+    int timeouts = 0;
+    for (int ei = 0; ei < 2; ei++) {
+      cgm_exchange ex = ei ? CGM_EXCHANGE_P2P : CGM_EXCHANGE_HALO;
+      cgm_solve_result r;
+      cgm_status st = run(&A, b, x, maxg, ex, 1, CGM_PREC_DOUBLE, &r, &err);
+      if (st == CGM_OK)
+        CHECK_MSG(test_residual(&A, b, x) <= 1.01e-8, "watchdog %s: residual %.3g",
+                  cgm_exchange_name(ex), test_residual(&A, b, x));
+      else {
+        CHECK_MSG(st == CGM_ERUNTIME && strstr(err.msg, "waited more than"), "watchdog %s: %d %s",
+                  cgm_exchange_name(ex), st, err.msg);
+        timeouts++;
+      }
+      fprintf(stderr, "watchdog (1 us) %s, %d GPUs: %s\n", cgm_exchange_name(ex), maxg,
+              st == CGM_OK ? "converged" : err.msg);
+    }
+    unsetenv("CGMODEL_EXCHANGE_TIMEOUT");
+    /* The devices are usable afterwards. */
+    cgm_solve_result r;
+    CHECK_MSG(run(&A, b, x, maxg, CGM_EXCHANGE_HALO, 1, CGM_PREC_DOUBLE, &r, &err) == CGM_OK &&
+                  test_residual(&A, b, x) <= 1.01e-8,
+              "after the watchdog: %s", err.msg);
+    fprintf(stderr, "watchdog fired in %d of 2 solves; the next solve converged\n", timeouts);
+    free(b), free(x);
+  }
+  cgm_csr_free(&A);
   CHECK_OK(cgm_gen_poisson2d(7, &A, &err));
   /* More GPUs than present, and more GPUs than block rows. */
   double *b = malloc(sizeof(double) * A.nrows), *x = calloc(A.nrows, sizeof(double));

@@ -242,5 +242,30 @@ int main(void) {
     CHECK(nbp >= nb && nbp <= nb + 32 * 7 * 4); /* at most a few mixed slices per length */
     cgm_csr_free(&A);
   }
+  /* The layout chosen per matrix (cgm_bcsr_params_for): short rows keep
+   * B_x = 1; elasticity's 81-entry rows get B_x = 8, 4, 2, 1 for N = 1, 2,
+   * 4, 8 (average row / N over 16, N B_x <= 32), one warp per slice, and
+   * the kernels accept every choice. */
+  {
+    cgm_error err = {0};
+    cgm_csr P, E;
+    CHECK_OK(cgm_gen_poisson3d(10, &P, &err));
+    CHECK_OK(cgm_gen_elasticity3d(16, &E, &err)); /* rows avg 71.7 entries */
+    const int want_e[] = {8, 4, 2, 1};
+    for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
+      int n = cgm_block_sizes[bi];
+      cgm_bcsr_params pp = cgm_bcsr_params_for(&P, n), pe = cgm_bcsr_params_for(&E, n);
+      CHECK_MSG(pp.n == n && pp.bx == 1 && pp.by == 32 / n, "poisson N=%d: bx %d by %d", n, pp.bx,
+                pp.by);
+      CHECK_MSG(pe.bx == want_e[bi] && pe.by * pe.bx * n == 32, "elasticity N=%d: bx %d by %d", n,
+                pe.bx, pe.by);
+      cgm_bcsr B;
+      CHECK_OK(cgm_bcsr_build(&E, 0, (E.nrows + n - 1) / n, pe, &B, &err));
+      CHECK(B.p.bx == pe.bx && B.nblocks_padded % pe.bx == 0);
+      cgm_bcsr_free(&B);
+    }
+    cgm_csr_free(&P);
+    cgm_csr_free(&E);
+  }
   TEST_MAIN_END();
 }
