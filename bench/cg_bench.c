@@ -130,7 +130,7 @@ int main(int argc, char **argv) {
         if (only_n && n != only_n) continue;
         cgm_bcsr B;
         double spmv_s = NAN, gbs = NAN;
-        if (cgm_bcsr_build(&A, 0, (A.nrows + n - 1) / n, cgm_bcsr_params_for(&A, n), &B, &err) ==
+        if (cgm_bcsr_build(&A, 0, (A.nrows + n - 1) / n, cgm_bcsr_params_for(&A, n, 1), &B, &err) ==
             CGM_OK) {
           if (cgm_mb_spmv_seconds(0, &B, prec, reps, &spmv_s, &err) == CGM_OK)
             gbs = spmv_bytes(B.nblocks_padded, (int64_t)B.nslices * B.p.by, B.nslices, n,
@@ -143,7 +143,7 @@ int main(int argc, char **argv) {
         o = cgm_solve_opts_default();
         o.backend = CGM_BACKEND_CUDA;
         o.precision = prec;
-        o.layout = cgm_bcsr_params_for(&A, n);
+        o.layout = cgm_bcsr_params_for(&A, n, 1);
         o.maxiter = iters;
         o.tol = 1e-300;
         memset(x, 0, sizeof(double) * A.nrows);

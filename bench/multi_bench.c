@@ -23,7 +23,7 @@ static double run(const cgm_csr *A, const double *b, double *x, int G, cgm_excha
   o.gpus = G;
   o.exchange = ex;
   o.precision = p;
-  o.layout = cgm_bcsr_params_for(A, n);
+  o.layout = cgm_bcsr_params_for(A, n, G);
   o.maxiter = iters;
   o.tol = 1e-300;
   cgm_solve_result r;

@@ -171,7 +171,7 @@ static int autotune(solve_args *s, const cgm_csr *A, const cgm_features *f, cgm_
   }
   s->o.backend = c[best].backend;
   s->o.precision = c[best].precision;
-  s->o.layout = cgm_bcsr_params_for(A, c[best].block);
+  s->o.layout = cgm_bcsr_params_for(A, c[best].block, c[best].gpus > 0 ? c[best].gpus : 1);
   s->o.gpus = c[best].gpus > 0 ? c[best].gpus : 1;
   s->o.exchange = c[best].exchange;
   free(c);
@@ -187,7 +187,7 @@ int cmd_solve(int argc, char **argv) {
   cgm_csr A;
   if (cgm_mm_read_csr(s.matrix, &A, NULL, &err)) return cli_report("solve", &err);
   if (s.o.layout.bx <= 0 && s.o.layout.n >= 1 && s.o.layout.n <= 8) { /* shown and recorded */
-    cgm_bcsr_params q = cgm_bcsr_params_for(&A, s.o.layout.n);
+    cgm_bcsr_params q = cgm_bcsr_params_for(&A, s.o.layout.n, s.o.gpus);
     s.o.layout.bx = q.bx;
     if (s.o.layout.by <= 0) s.o.layout.by = q.by;
   }

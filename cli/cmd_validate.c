@@ -212,7 +212,7 @@ int cmd_validate(int argc, char **argv) {
             cgm_solve_opts o = cgm_solve_opts_default();
             o.backend = (cgm_backend)be;
             o.precision = (cgm_precision)pr;
-            o.layout = cgm_bcsr_params_for(&A, cgm_block_sizes[bi]);
+            o.layout = cgm_bcsr_params_for(&A, cgm_block_sizes[bi], G);
             o.gpus = G;
             o.maxiter = iters;
             o.tol = 1e-300;

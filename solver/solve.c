@@ -137,7 +137,7 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
   memset(&pb, 0, sizeof pb);
   pb.opts = *o;
   if (pb.opts.layout.bx <= 0 && A && pb.opts.layout.n >= 1 && pb.opts.layout.n <= 32) {
-    cgm_bcsr_params q = cgm_bcsr_params_for(A, pb.opts.layout.n);
+    cgm_bcsr_params q = cgm_bcsr_params_for(A, pb.opts.layout.n, o->gpus);
     pb.opts.layout.bx = q.bx;
     if (pb.opts.layout.by <= 0) pb.opts.layout.by = q.by;
   }

@@ -17,17 +17,27 @@ cgm_bcsr_params cgm_bcsr_default_params(int n) {
 }
 
 /* Each SpMV thread walks its block row's blocks / B_x blocks as a chain of
- * dependent loads. When every row is long (FEM elasticity: 81 entries) that
- * walk, not bandwidth, sets the time once a GPU holds fewer rows than it has
- * threads (4 x H200: elasticity 32^3 at N = 1 took 79 us on 2, 3 and 4 GPUs
- * alike, 50 us on one). The average scalar row length / N estimates the
+ * dependent loads. When every row is long (FEM elasticity: 81 entries) and
+ * a GPU holds fewer rows than it has threads, that walk, not bandwidth, sets
+ * the time (4 x H200: elasticity 32^3 at N = 1 took 79 us on 2, 3 and 4 GPUs
+ * alike, 50 us on one; with B_x = 8 42-48 us). Where the rows fill the GPU,
+ * more lanes per row only add padding and shuffles (N = 2, B_x = 4 on one
+ * GPU: 52 us against 44). The average scalar row length / N estimates the
  * blocks of a block row without building it. */
-cgm_bcsr_params cgm_bcsr_params_for(const cgm_csr *A, int n) {
+cgm_bcsr_params cgm_bcsr_params_choose(int n, double avg_row, int64_t rows_per_gpu) {
   cgm_bcsr_params p = cgm_bcsr_default_params(n);
-  const double len = A->nrows > 0 && n > 0 ? (double)A->nnz / A->nrows / n : 0.0;
-  while (p.bx < 8 && len / p.bx > 16.0 && n * p.bx * 2 <= 32) p.bx *= 2;
+  const double len = n > 0 ? avg_row / n : 0.0;
+  while (p.bx < 8 && len / p.bx > 16.0 && n * p.bx * 2 <= 32 &&
+         rows_per_gpu * p.bx * 2 <= CGM_BX_THREADS)
+    p.bx *= 2;
   p.by = 32 / (n * p.bx) > 0 ? 32 / (n * p.bx) : 1;
   return p;
+}
+
+cgm_bcsr_params cgm_bcsr_params_for(const cgm_csr *A, int n, int gpus) {
+  const double avg = A->nrows > 0 ? (double)A->nnz / A->nrows : 0.0;
+  if (gpus < 1) gpus = 1;
+  return cgm_bcsr_params_choose(n, avg, ((int64_t)A->nrows + gpus - 1) / gpus);
 }
 
 cgm_status cgm_bcsr_params_check(cgm_bcsr_params *p, cgm_error *err) {

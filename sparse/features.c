@@ -44,7 +44,7 @@ cgm_status cgm_features_compute(const cgm_csr *A, cgm_features *f, cgm_error *er
     cgm_block_features *bf = &f->block[b];
     int n = cgm_block_sizes[b];
     bf->n = n;
-    cgm_bcsr_params p = cgm_bcsr_params_for(A, n); /* as the solver lays it out */
+    cgm_bcsr_params p = cgm_bcsr_params_for(A, n, 1); /* as on one GPU */
     int32_t nbrows = (int32_t)(((int64_t)A->nrows + n - 1) / n);
     cgm_status st = cgm_bcsr_count(A, 0, nbrows, p, &bf->blocks, &bf->padded_blocks,
                                    &bf->max_blocks_per_row, err);

@@ -23,7 +23,8 @@ cgm_tuner_opts cgm_tuner_opts_default(void) {
  * and halos are then cheap scans. */
 typedef struct {
   int n;
-  cgm_bcsr_params lp; /* the layout the solver chooses (cgm_bcsr_params_for) */
+  double avg_row; /* scalar entries per row: the layout's B_x (cgm_bcsr_params_for) */
+  int64_t rows;
   int32_t nb, nbcols;
   int64_t *bptr;
   int32_t *bcol, *len;
@@ -39,7 +40,8 @@ static void pattern_free(pattern *p) {
 static cgm_status pattern_make(const cgm_csr *A, int n, pattern *p, cgm_error *err) {
   memset(p, 0, sizeof *p);
   p->n = n;
-  p->lp = cgm_bcsr_params_for(A, n);
+  p->avg_row = A->nrows > 0 ? (double)A->nnz / A->nrows : 0.0;
+  p->rows = A->nrows;
   p->nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
   p->nbcols = (int32_t)(((int64_t)A->ncols + n - 1) / n);
   cgm_status st = cgm_block_pattern(A, n, &p->bptr, &p->bcol, err);
@@ -66,7 +68,7 @@ static cgm_status shapes(const pattern *pt, int gpus, cgm_exchange mode, cgm_tun
                          int64_t *exchange_elems, cgm_error *err) {
   const int n = pt->n;
   int32_t bounds[CGM_MAX_PARTS + 1];
-  const cgm_bcsr_params p = pt->lp;
+  const cgm_bcsr_params p = cgm_bcsr_params_choose(n, pt->avg_row, (pt->rows + gpus - 1) / gpus);
   cgm_status st = cgm_partition_lengths(pt->len, pt->nb, gpus, cgm_partition_align(n), bounds, err);
   if (st) return st;
   int64_t halo_total = 0, rows_total = (int64_t)bounds[gpus] * n;

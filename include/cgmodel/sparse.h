@@ -100,12 +100,17 @@ typedef struct cgm_bcsr_params {
 /* The parameters the CUDA kernels use by default for block size n: one warp
  * per slice, one thread per (block, row-in-block): by * bx * n = 32. */
 cgm_bcsr_params cgm_bcsr_default_params(int n);
-/* The parameters for A at block size n: B_x grows (2, 4, 8, with
- * N * B_x <= 32) while a block row holds more than 16 blocks per thread on
- * average, so that long rows are walked by several threads; B_y keeps one
- * warp per slice. The solver (when B_x is left 0), the tuner and validate
+/* The parameters for A at block size n on `gpus` GPUs: B_x doubles (to 2,
+ * 4, 8, with N * B_x <= 32) while a block row holds more than 16 blocks per
+ * thread on average and the threads of one GPU's segment (its rows times
+ * B_x) stay within CGM_BX_THREADS, so that long rows are walked by several
+ * threads where the rows alone would not fill the GPU; B_y keeps one warp
+ * per slice. The solver (when B_x is left 0), the tuner, validate and info
  * all choose by this rule. */
-cgm_bcsr_params cgm_bcsr_params_for(const cgm_csr *A, int n);
+#define CGM_BX_THREADS 262144 /* resident threads of an H100 or H200: 132 SMs x 2048 */
+cgm_bcsr_params cgm_bcsr_params_for(const cgm_csr *A, int n, int gpus);
+/* The same rule from the average scalar row length and the rows per GPU. */
+cgm_bcsr_params cgm_bcsr_params_choose(int n, double avg_row, int64_t rows_per_gpu);
 
 typedef struct cgm_bcsr {
   cgm_bcsr_params p;

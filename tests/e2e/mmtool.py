@@ -146,10 +146,12 @@ def residuals(a_path, x_paths, b_path=None):
     return out
 
 
-def auto_bx(nrows, nnz, n):
-    """B_x of the solver's layout (cgm_bcsr_params_for)."""
-    bx, rowlen = 1, nnz / nrows / n if nrows else 0.0
-    while bx < 8 and rowlen / bx > 16.0 and n * bx * 2 <= 32:
+def auto_bx(nrows, nnz, n, gpus=1):
+    """B_x of the solver's layout (cgm_bcsr_params_for): doubles while the
+    average row over N exceeds 16 B_x, N B_x <= 32 and one GPU's rows times
+    B_x stay within 262144 threads."""
+    bx, rowlen, rows = 1, nnz / nrows / n if nrows else 0.0, -(-nrows // gpus)
+    while bx < 8 and rowlen / bx > 16.0 and n * bx * 2 <= 32 and rows * bx * 2 <= 262144:
         bx *= 2
     return bx
 

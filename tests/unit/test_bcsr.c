@@ -254,7 +254,7 @@ int main(void) {
     const int want_e[] = {8, 4, 2, 1};
     for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
       int n = cgm_block_sizes[bi];
-      cgm_bcsr_params pp = cgm_bcsr_params_for(&P, n), pe = cgm_bcsr_params_for(&E, n);
+      cgm_bcsr_params pp = cgm_bcsr_params_for(&P, n, 1), pe = cgm_bcsr_params_for(&E, n, 1);
       CHECK_MSG(pp.n == n && pp.bx == 1 && pp.by == 32 / n, "poisson N=%d: bx %d by %d", n, pp.bx,
                 pp.by);
       CHECK_MSG(pe.bx == want_e[bi] && pe.by * pe.bx * n == 32, "elasticity N=%d: bx %d by %d", n,
@@ -266,6 +266,13 @@ int main(void) {
     }
     cgm_csr_free(&P);
     cgm_csr_free(&E);
+    /* Rows that fill a GPU keep one lane per row: 81-entry rows get
+     * B_x = 8 on 25K rows per GPU, 2 on 100K (4 would pass 2^18 threads),
+     * 1 on 1M. */
+    CHECK(cgm_bcsr_params_choose(1, 81.0, 25000).bx == 8);
+    CHECK(cgm_bcsr_params_choose(1, 81.0, 100000).bx == 2);
+    CHECK(cgm_bcsr_params_choose(1, 81.0, 1000000).bx == 1);
+    CHECK(cgm_bcsr_params_choose(8, 400.0, 1000).bx == 4); /* N B_x <= 32 */
   }
   TEST_MAIN_END();
 }
