@@ -17,18 +17,23 @@ cgm_bcsr_params cgm_bcsr_default_params(int n) {
 }
 
 /* Each SpMV thread walks its block row's blocks / B_x blocks as a chain of
- * dependent loads. When every row is long (FEM elasticity: 81 entries) and
- * a GPU holds fewer rows than it has threads, that walk, not bandwidth, sets
- * the time (4 x H200: elasticity 32^3 at N = 1 took 79 us on 2, 3 and 4 GPUs
- * alike, 50 us on one; with B_x = 8 42-48 us). Where the rows fill the GPU,
- * more lanes per row only add padding and shuffles (N = 2, B_x = 4 on one
- * GPU: 52 us against 44). The average scalar row length / N estimates the
- * blocks of a block row without building it. */
+ * dependent loads. When every row is long (FEM elasticity: 81 entries) that
+ * walk, not bandwidth, sets the time where a GPU holds few rows. Measured on
+ * H200 (us per iteration, B_x = 1 -> the B_x this rule gives):
+ *   N = 1: elasticity 32^3 on 4 GPUs (26K rows each) 78 -> 42 (B_x 8), on
+ *          one (105K rows) 49.6 -> 50.0; 40^3 (202K rows) 88 -> 80;
+ *          bcsstk16 (4.9K rows) 22.7 -> 14.7 (B_x 4);
+ *   N = 2: elasticity 32^3 on 4 GPUs 60 -> 46 (B_x 4), but on one GPU
+ *          43.6 -> 51.5 (B_x 4) and 54.7 (B_x 2): with 2 x 16-byte rows per
+ *          lane the walk is short enough once the rows fill the GPU;
+ *   N = 4: 66 -> 48 on 4 GPUs, 47.9 -> 49.3 on one.
+ * Hence the larger thread budget at N = 1. The average scalar row length /
+ * N estimates the blocks of a block row without building it. */
 cgm_bcsr_params cgm_bcsr_params_choose(int n, double avg_row, int64_t rows_per_gpu) {
   cgm_bcsr_params p = cgm_bcsr_default_params(n);
   const double len = n > 0 ? avg_row / n : 0.0;
-  while (p.bx < 8 && len / p.bx > 16.0 && n * p.bx * 2 <= 32 &&
-         rows_per_gpu * p.bx * 2 <= CGM_BX_THREADS)
+  const int64_t budget = n == 1 ? CGM_BX_THREADS : CGM_BX_THREADS_N;
+  while (p.bx < 8 && len / p.bx > 16.0 && n * p.bx * 2 <= 32 && rows_per_gpu * p.bx * 2 <= budget)
     p.bx *= 2;
   p.by = 32 / (n * p.bx) > 0 ? 32 / (n * p.bx) : 1;
   return p;

@@ -483,7 +483,7 @@ static void stop_reason(const cgm_cg_state *h, double bnorm, double tol, cgm_sol
     break;
   case CGM_RUN_TIMEOUT:
     snprintf(res->stop_reason, sizeof res->stop_reason,
-             "a GPU waited more than %.0f s for another GPU's data at iteration %d; the solve was "
+             "a GPU waited more than %.3g s for another GPU's data at iteration %d; the solve was "
              "abandoned",
              h->wait_ns * 1e-9, h->iter + 1);
     break;

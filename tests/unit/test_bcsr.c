@@ -266,12 +266,14 @@ int main(void) {
     }
     cgm_csr_free(&P);
     cgm_csr_free(&E);
-    /* Rows that fill a GPU keep one lane per row: 81-entry rows get
-     * B_x = 8 on 25K rows per GPU, 2 on 100K (4 would pass 2^18 threads),
-     * 1 on 1M. */
-    CHECK(cgm_bcsr_params_choose(1, 81.0, 25000).bx == 8);
-    CHECK(cgm_bcsr_params_choose(1, 81.0, 100000).bx == 2);
+    /* Rows that fill a GPU keep one lane per row: 81-entry rows at N = 1
+     * get B_x = 8 on 100K rows per GPU, 2 on 300K (4 would pass 2^20
+     * threads), 1 on 1M; at N = 2 (2^16 threads) 4 on 10K, 1 on 100K. */
+    CHECK(cgm_bcsr_params_choose(1, 81.0, 100000).bx == 8);
+    CHECK(cgm_bcsr_params_choose(1, 81.0, 300000).bx == 2);
     CHECK(cgm_bcsr_params_choose(1, 81.0, 1000000).bx == 1);
+    CHECK(cgm_bcsr_params_choose(2, 81.0, 10000).bx == 4);
+    CHECK(cgm_bcsr_params_choose(2, 81.0, 100000).bx == 1);
     CHECK(cgm_bcsr_params_choose(8, 400.0, 1000).bx == 4); /* N B_x <= 32 */
   }
   TEST_MAIN_END();
