@@ -27,13 +27,14 @@ cgm_bcsr_params cgm_bcsr_default_params(int n) {
  *          43.6 -> 51.5 (B_x 4) and 54.7 (B_x 2): with 2 x 16-byte rows per
  *          lane the walk is short enough once the rows fill the GPU;
  *   N = 4: 66 -> 48 on 4 GPUs, 47.9 -> 49.3 on one.
- * Hence the larger thread budget at N = 1. The average scalar row length /
- * N estimates the blocks of a block row without building it. */
+ * At N >= 2 the gains were on GPU counts where N = 1 with several lanes is
+ * faster still, and the model, calibrated with one lane per row, missed
+ * those layouts by up to 36% (bcsstk16, N = 2, B_x = 2): N >= 2 keeps
+ * B_x = 1. The average scalar row length estimates a row's entries. */
 cgm_bcsr_params cgm_bcsr_params_choose(int n, double avg_row, int64_t rows_per_gpu) {
   cgm_bcsr_params p = cgm_bcsr_default_params(n);
   const double len = n > 0 ? avg_row / n : 0.0;
-  const int64_t budget = n == 1 ? CGM_BX_THREADS : CGM_BX_THREADS_N;
-  while (p.bx < 8 && len / p.bx > 16.0 && n * p.bx * 2 <= 32 && rows_per_gpu * p.bx * 2 <= budget)
+  while (n == 1 && p.bx < 8 && len / p.bx > 16.0 && rows_per_gpu * p.bx * 2 <= CGM_BX_THREADS)
     p.bx *= 2;
   p.by = 32 / (n * p.bx) > 0 ? 32 / (n * p.bx) : 1;
   return p;

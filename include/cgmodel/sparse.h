@@ -100,15 +100,14 @@ typedef struct cgm_bcsr_params {
 /* The parameters the CUDA kernels use by default for block size n: one warp
  * per slice, one thread per (block, row-in-block): by * bx * n = 32. */
 cgm_bcsr_params cgm_bcsr_default_params(int n);
-/* The parameters for A at block size n on `gpus` GPUs: B_x doubles (to 2,
- * 4, 8, with N * B_x <= 32) while a block row holds more than 16 blocks per
- * thread on average and one GPU's rows times B_x stay within
- * CGM_BX_THREADS (N = 1) or CGM_BX_THREADS_N (N >= 2), so that long rows
- * are walked by several threads where that pays (measured on H200, see
- * cgm_bcsr_params_choose); B_y keeps one warp per slice. The solver (when
- * B_x is left 0), the tuner, validate and info all choose by this rule. */
+/* The parameters for A at block size n on `gpus` GPUs. At N = 1, B_x
+ * doubles (to 2, 4, 8) while a row holds more than 16 entries per thread on
+ * average and one GPU's rows times B_x stay within CGM_BX_THREADS, so that
+ * long rows are walked by several threads where that pays (measured on
+ * H200, see cgm_bcsr_params_choose); at N >= 2 B_x = 1. B_y keeps one warp
+ * per slice. The solver (when B_x is left 0), the tuner, validate and info
+ * all choose by this rule. */
 #define CGM_BX_THREADS (1 << 20)
-#define CGM_BX_THREADS_N (1 << 16)
 cgm_bcsr_params cgm_bcsr_params_for(const cgm_csr *A, int n, int gpus);
 /* The same rule from the average scalar row length and the rows per GPU. */
 cgm_bcsr_params cgm_bcsr_params_choose(int n, double avg_row, int64_t rows_per_gpu);

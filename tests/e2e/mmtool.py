@@ -147,12 +147,11 @@ def residuals(a_path, x_paths, b_path=None):
 
 
 def auto_bx(nrows, nnz, n, gpus=1):
-    """B_x of the solver's layout (cgm_bcsr_params_for): doubles while the
-    average row over N exceeds 16 B_x, N B_x <= 32 and one GPU's rows times
-    B_x stay within 2^20 threads (N = 1) or 2^16 (N >= 2)."""
+    """B_x of the solver's layout (cgm_bcsr_params_for): at N = 1 it doubles
+    while the average row exceeds 16 B_x and one GPU's rows times B_x stay
+    within 2^20 threads; at N >= 2 it is 1."""
     bx, rowlen, rows = 1, nnz / nrows / n if nrows else 0.0, -(-nrows // gpus)
-    budget = 1 << 20 if n == 1 else 1 << 16
-    while bx < 8 and rowlen / bx > 16.0 and n * bx * 2 <= 32 and rows * bx * 2 <= budget:
+    while n == 1 and bx < 8 and rowlen / bx > 16.0 and rows * bx * 2 <= 1 << 20:
         bx *= 2
     return bx
 
