@@ -460,11 +460,11 @@ static cgm_status capture(solver *S, cgm_error *err) {
       e = cudaMemcpyAsync(d0->host_state[gi], d0->state, sizeof(cgm_cg_state),
                           cudaMemcpyDeviceToHost, d0->stream);
     cudaSetDevice(d0->dev);
-    cudaError_t e2 = cudaStreamEndCapture(d0->stream, &graph);
-    CGM_CUDA_TRY(err, e);
-    CGM_CUDA_TRY(err, e2);
-    e = cudaGraphInstantiate(&d0->graph_exec[gi], graph, 0);
-    cudaGraphDestroy(graph);
+    graph = NULL;
+    cudaError_t e2 = cudaStreamEndCapture(d0->stream, &graph); /* always: leaves capture mode */
+    if (e == cudaSuccess) e = e2;
+    if (e == cudaSuccess) e = cudaGraphInstantiate(&d0->graph_exec[gi], graph, 0);
+    if (graph) cudaGraphDestroy(graph);
     CGM_CUDA_TRY(err, e);
   }
   return CGM_OK;

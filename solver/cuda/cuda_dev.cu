@@ -84,7 +84,13 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
   CGM_CUDA_TRY(err, cudaSetDevice(dev));
   CGM_CUDA_TRY(err, cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, dev));
   CGM_CUDA_TRY(err, cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
-  CGM_CUDA_TRY(err, cudaStreamCreateWithFlags(&d->comm, cudaStreamNonBlocking));
+  /* The halo pack runs on `comm` beside kernels that may spin on flags
+   * (cgm_sync) and fill the GPU: at the highest priority its blocks are
+   * placed first as slots free up, so a peer never waits on a pack that
+   * cannot get onto this GPU. */
+  int prio_low = 0, prio_high = 0;
+  CGM_CUDA_TRY(err, cudaDeviceGetStreamPriorityRange(&prio_low, &prio_high));
+  CGM_CUDA_TRY(err, cudaStreamCreateWithPriority(&d->comm, cudaStreamNonBlocking, prio_high));
   const size_t w = elem(prec);
   d->rows = rows;
   d->np = cgm_cuda_vec_len(rows);

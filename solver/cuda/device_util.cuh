@@ -68,8 +68,21 @@ __device__ __forceinline__ unsigned long long global_ns() {
   return t;
 }
 
+/* Whether the run has stopped, read once per block: `done` may be set by
+ * another block (CG4's breakdown, CG5's stop test, a wait's timeout) while
+ * this one starts, and every thread must take the same branch before the
+ * barriers that follow. All threads of the block call it. */
+__device__ __forceinline__ bool block_stopped(const cgm_cg_state *st) {
+  __shared__ int stopped;
+  if (!st) return false;
+  if (threadIdx.x == 0) stopped = *(const volatile int *)&st->done;
+  __syncthreads();
+  return stopped != 0;
+}
+
 /* Every thread of the block calls this before it reads what the producers
- * of s.wait_mask store. Thread 0 spins (acquire, system scope) on the flags;
+ * of s.wait_mask store. Thread 0 spins (relaxed loads, then one acquire
+ * fence at system scope) on the flags;
  * false when the run stopped meanwhile or the wait timed out (then done is
  * CGM_RUN_TIMEOUT and every later kernel returns at once). */
 __device__ __forceinline__ bool sync_wait(cgm_cg_state *st, const cgm_sync &s) {
@@ -81,7 +94,7 @@ __device__ __forceinline__ bool sync_wait(cgm_cg_state *st, const cgm_sync &s) {
     for (int j = 0; j < CGM_MAX_GPUS && good; j++) {
       if (!((s.wait_mask >> j) & 1u)) continue;
       cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> f(st->flag[s.wait_kind][j]);
-      while (f.load(cuda::memory_order_acquire) < want) {
+      while (f.load(cuda::memory_order_relaxed) < want) {
         volatile int *done = &st->done;
         if (*done) {
           good = 0;
@@ -95,6 +108,8 @@ __device__ __forceinline__ bool sync_wait(cgm_cg_state *st, const cgm_sync &s) {
         __nanosleep(32);
       }
     }
+    /* One acquire for all the flags read: relaxed polls leave L1 alone. */
+    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
     ok = good;
   }
   __syncthreads();

@@ -67,7 +67,7 @@ template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     cg4(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *r, const T *v,
         const T *u, const T *dinv, cgm_out out, cgm_reduce_buf red, cgm_sync sync) {
-  if (state->done) return;
+  if (block_stopped(state)) return;
   if (!sync_wait(state, sync)) return;
   const double pq = parts_sum(state, nparts, slot, 0);
   if (!(pq > 0.0) || !isfinite(pq)) { /* every block (and device) sees the same value */
@@ -100,7 +100,7 @@ template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     cg5(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *v, const T *r,
         const T *dinv, cgm_sync sync) {
-  if (state->done) return;
+  if (block_stopped(state)) return;
   if (!sync_wait(state, sync)) return;
   const double rz = parts_sum(state, nparts, slot, 1), rr = parts_sum(state, nparts, slot, 2);
   const double rz_prev = parts_sum(state, nparts, prev, 1);
@@ -135,7 +135,7 @@ template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     pack(const T *__restrict__ v_own, cgm_pack pk, const cgm_cg_state *guard, cgm_sync sync,
          unsigned *counter) {
-  if (guard && guard->done) return;
+  if (block_stopped(guard)) return;
   const int64_t total = pk.off[pk.ndst];
   for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total;
        e += (int64_t)gridDim.x * blockDim.x) {
@@ -167,7 +167,7 @@ struct Dsts {
 __global__ void __launch_bounds__(kVecThreads)
     scatter(const uint4 *__restrict__ src, int64_t n16, Dsts d, const cgm_cg_state *guard,
             cgm_sync sync, unsigned *counter) {
-  if (guard && guard->done) return;
+  if (block_stopped(guard)) return;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n16;
        i += (int64_t)gridDim.x * blockDim.x) {
     uint4 w = src[i];

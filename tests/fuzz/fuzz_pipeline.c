@@ -214,12 +214,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
 
-  /* a few layouts per block size: the default, B_x > 1, B_y = 1, and one
-   * picked by the input's last byte */
+  /* a few layouts per block size: the solver's choice, B_x > 1, B_y = 1,
+   * and one picked by the input's last byte */
   const uint8_t pick = size ? data[size - 1] : 0;
   for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
     const int n = cgm_block_sizes[bi];
-    cgm_bcsr_params ps[4] = {cgm_bcsr_default_params(n),
+    cgm_bcsr_params ps[4] = {cgm_bcsr_params_for(&A, n, 1),
                              {n, 2, 32 / n},
                              {n, 4, 1},
                              {n, 1 + (pick & 7), 1 + (pick >> 3)}};
@@ -268,8 +268,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       const int n = cgm_block_sizes[bi];
       int64_t nblocks, npadded;
       int32_t maxrow;
-      FUZZ_REQUIRE(cgm_bcsr_count(&A, 0, (int32_t)ceil_div(A.nrows, n), cgm_bcsr_default_params(n),
-                                  &nblocks, &npadded, &maxrow, &err) == CGM_OK);
+      /* the features describe the layout the solver picks on one GPU */
+      const cgm_bcsr_params lp = cgm_bcsr_params_for(&A, n, 1);
+      FUZZ_REQUIRE(lp.n == n && lp.bx >= 1 && lp.bx <= 8 && lp.by >= 1 && bf->bx == lp.bx);
+      FUZZ_REQUIRE(cgm_bcsr_count(&A, 0, (int32_t)ceil_div(A.nrows, n), lp, &nblocks, &npadded,
+                                  &maxrow, &err) == CGM_OK);
       FUZZ_REQUIRE(bf->n == n && bf->blocks == nblocks && bf->padded_blocks == npadded);
       FUZZ_REQUIRE(bf->max_blocks_per_row == maxrow);
       FUZZ_REQUIRE(bf->elements == nblocks * n * n && bf->padded_elements == npadded * n * n);

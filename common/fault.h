@@ -1,0 +1,26 @@
+/* Fault injection for the tests: makes the K-th checked CUDA call of the
+ * process fail, so that every error path of the CUDA code (the message, the
+ * exit status, the freeing of what was allocated) is exercised on a real
+ * device. Off unless armed: by cgm_fault_arm() or CGMODEL_FAULT_CUDA=K in
+ * the environment (read once). */
+#ifndef CGM_COMMON_FAULT_H
+#define CGM_COMMON_FAULT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Called by every checked CUDA call (CGM_CUDA_TRY, CGM_CUDA_GOTO): nonzero
+ * when this call is the armed one, which then fails without being made. */
+int cgm_fault_hit(void);
+/* Arms the k-th checked call from now (k <= 0: disarmed) and restarts the
+ * count. */
+void cgm_fault_arm(long k);
+/* Checked calls counted since the last cgm_fault_arm. */
+long cgm_fault_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
