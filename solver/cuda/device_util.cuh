@@ -123,10 +123,14 @@ __device__ __forceinline__ void sync_raise(const cgm_cg_state *st, const cgm_syn
   if (s.nraise == 0) return;
   const unsigned long long v = sync_tick(st, s.raise_off);
   cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_system);
-  for (int k = 0; k < s.nraise; k++) {
-    cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> f(*s.raise[k]);
-    f.store(v, cuda::memory_order_relaxed);
-  }
+  /* Constant indices: a kernel parameter indexed at run time is copied to
+   * local memory by every thread at the kernel's start. */
+#pragma unroll
+  for (int k = 0; k < CGM_MAX_GPUS; k++)
+    if (k < s.nraise) {
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> f(*s.raise[k]);
+      f.store(v, cuda::memory_order_relaxed);
+    }
 }
 
 /* For kernels whose stores to the consumers are spread over all blocks
@@ -156,6 +160,7 @@ __device__ __forceinline__ bool last_block_sum(double (&v)[NV], cgm_reduce_buf r
                                                const cgm_out &out, const double *add,
                                                const cgm_cg_state *st = nullptr,
                                                const cgm_sync *sync = nullptr) {
+  /* sync points at the caller's kernel parameter: only constant-index reads */
   __shared__ bool is_last;
   block_sum<NV>(v);
   if (threadIdx.x == 0) {

@@ -49,7 +49,9 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
              const T *__restrict__ p_rows, cgm_out dot_out, const double *dot_add,
              cgm_reduce_buf red, cgm_cg_state *guard, cgm_sync sync) {
   const bool want_dot = dot_out.n > 0;
-  if (block_stopped(guard)) return;
+  /* Only a waiting SpMV can see `done` change under it (a timeout of one
+   * of its blocks); otherwise the per-thread read is uniform and cheaper. */
+  if (sync.wait_mask ? block_stopped(guard) : (guard && guard->done)) return;
   if (!sync_wait(guard, sync)) return; /* x's foreign entries have arrived */
   const T *__restrict__ val = static_cast<const T *>(L.val);
   const int S = L.by * BX * N;    /* threads per slice */
