@@ -823,7 +823,10 @@ static cgm_status cg1(solver *S, const cgm_problem *pb, double *rz_rr, cgm_error
   h.K = S->K;
   /* Half the host's watchdog: a device that waits too long for a peer
    * stops the run itself, and the host reports it. */
-  h.wait_ns = (unsigned long long)(exchange_timeout() * 0.5e9);
+  {
+    double half = exchange_timeout() * 0.5;
+    h.wait_ns = (unsigned long long)((half < 1e6 ? half : 1e6) * 1e9); /* <= 11.6 days */
+  }
   h.slot[0][S->K - 1].rz = tot[0]; /* the slot before slot 0; other devices' parts stay 0 */
   h.slot[0][S->K - 1].rr = tot[1];
   for (int g = 0; g < S->G; g++) {
