@@ -291,7 +291,6 @@ extern "C" cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *
                                           cgm_reduce_buf red, int sms, cudaStream_t s) {
   const cgm_sync sy = cgm::sync_or_none(sync);
   if ((bytes <= 0 || ndst <= 0) && sy.nraise == 0) return cudaSuccess;
-  if (ndst < 0) ndst = 0;
   cgm::Dsts d;
   d.n = ndst;
   for (int k = 0; k < ndst && k < CGM_MAX_GPUS; k++) d.p[k] = static_cast<uint4 *>(dst[k]);
