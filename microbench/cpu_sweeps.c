@@ -139,7 +139,8 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, const char *variant, con
   cpu_run *R = c->R;
   const int n = c->n, w = R->prec == CGM_PREC_SINGLE ? 4 : 8;
   cgm_bcsr B;
-  cgm_status st = cgm_bcsr_build(A, 0, (A->nrows + n - 1) / n, cgm_bcsr_default_params(n), &B, err);
+  cgm_status st =
+      cgm_bcsr_build(A, 0, (A->nrows + n - 1) / n, cgm_bcsr_params_for(A, n, 1), &B, err);
   if (st) return st;
   int64_t rows = (int64_t)B.nbrows * n, nv = B.nblocks_padded * n * n;
   void *x = malloc((size_t)(rows + 1) * w), *y = malloc((size_t)(rows + 1) * w);

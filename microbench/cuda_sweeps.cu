@@ -220,7 +220,8 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, const char *variant, const char
   run_t *R = c->R;
   const int n = c->n;
   cgm_bcsr B;
-  cgm_status st = cgm_bcsr_build(A, 0, (A->nrows + n - 1) / n, cgm_bcsr_default_params(n), &B, err);
+  cgm_status st =
+      cgm_bcsr_build(A, 0, (A->nrows + n - 1) / n, cgm_bcsr_params_for(A, n, 1), &B, err);
   if (st) return st;
   int64_t xlen = (int64_t)B.nbcols * n;
   double *x = (double *)malloc(sizeof(double) * (size_t)(xlen + 1));
