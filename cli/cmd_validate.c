@@ -15,6 +15,7 @@
 #include "cli/dbopen.h"
 #include "cli/output.h"
 #include "common/timer.h"
+#include "common/grow.h"
 
 static const char help[] =
     "usage: cgmodel validate LIST_OR_DIR [--gpus G] [--backend cpu|cuda|cusparse|all]\n"
@@ -40,13 +41,9 @@ typedef struct {
 } rows;
 
 static int push(rows *r, const row *x) {
-  if (r->n == r->cap) {
-    int nc = r->cap ? 2 * r->cap : 256;
-    row *nv = realloc(r->v, sizeof *nv * (size_t)nc);
-    if (!nv) return 1;
-    r->v = nv;
-    r->cap = nc;
-  }
+  row *nv = cgm_grow(r->v, r->n, &r->cap, sizeof *nv, 256);
+  if (!nv) return 1;
+  r->v = nv;
   r->v[r->n++] = *x;
   return 0;
 }
@@ -55,36 +52,54 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The matrix paths of a directory (*.mtx, sorted) or a list file. */
+/* Appends path (owned) to v; false, path freed, when memory runs out. */
+static bool add_path(char ***v, int *n, int *cap, char *path) {
+  char **nv = path ? cgm_grow(*v, *n, cap, sizeof *nv, 64) : NULL;
+  if (!nv) {
+    free(path);
+    return false;
+  }
+  *v = nv;
+  nv[(*n)++] = path;
+  return true;
+}
+
+/* The matrix paths of a directory (*.mtx, sorted) or a list file; NULL with
+ * *n = -1 when memory runs out. */
 static char **matrix_list(const char *arg, int *n) {
   struct stat sb;
   char **v = NULL;
   int cap = 0;
+  bool ok = true;
   *n = 0;
   if (stat(arg, &sb) != 0) return NULL;
   if (S_ISDIR(sb.st_mode)) {
     DIR *d = opendir(arg);
     struct dirent *e;
-    while (d && (e = readdir(d))) {
+    while (ok && d && (e = readdir(d))) {
       size_t l = strlen(e->d_name);
       if (l < 5 || strcmp(e->d_name + l - 4, ".mtx")) continue;
-      if (*n == cap) v = realloc(v, sizeof *v * (size_t)(cap = cap ? 2 * cap : 64));
-      v[*n] = malloc(strlen(arg) + l + 2);
-      sprintf(v[*n], "%s/%s", arg, e->d_name);
-      (*n)++;
+      char *path = malloc(strlen(arg) + l + 2);
+      if (path) sprintf(path, "%s/%s", arg, e->d_name);
+      ok = add_path(&v, n, &cap, path);
     }
     if (d) closedir(d);
-    qsort(v, (size_t)*n, sizeof *v, cmp_str);
+    if (ok) qsort(v, (size_t)*n, sizeof *v, cmp_str);
   } else {
     FILE *f = fopen(arg, "r");
     char line[1024];
-    while (f && fgets(line, sizeof line, f)) {
+    while (ok && f && fgets(line, sizeof line, f)) {
       line[strcspn(line, "\r\n")] = 0;
       if (!line[0] || line[0] == '#') continue;
-      if (*n == cap) v = realloc(v, sizeof *v * (size_t)(cap = cap ? 2 * cap : 64));
-      v[(*n)++] = strdup(line);
+      ok = add_path(&v, n, &cap, strdup(line));
     }
     if (f) fclose(f);
+  }
+  if (!ok) {
+    for (int i = 0; i < *n; i++) free(v[i]);
+    free(v);
+    *n = -1;
+    return NULL;
   }
   return v;
 }
@@ -137,6 +152,7 @@ int cmd_validate(int argc, char **argv) {
     return cli_error("validate", 2, "expected a directory or list file\n%s", help);
   int nm = 0;
   char **mats = matrix_list(a.positional[0], &nm);
+  if (nm < 0) return cli_error("validate", 3, "out of memory listing the matrices");
   if (!mats || nm == 0) {
     free(mats);
     return cli_error("validate", 2, "%s: no matrices (a directory of .mtx files or a list file)",

@@ -3,16 +3,13 @@
 #include <stdlib.h>
 
 #include "cgmodel/sample.h"
+#include "common/grow.h"
 
 int cgm_sample_vec_push(void *vec, const cgm_sample *s) {
   cgm_sample_vec *sv = vec;
-  if (sv->n == sv->cap) {
-    int nc = sv->cap ? 2 * sv->cap : 1024;
-    cgm_sample *nv = realloc(sv->v, sizeof *nv * (size_t)nc);
-    if (!nv) return 1;
-    sv->v = nv;
-    sv->cap = nc;
-  }
+  cgm_sample *nv = cgm_grow(sv->v, sv->n, &sv->cap, sizeof *nv, 1024);
+  if (!nv) return 1;
+  sv->v = nv;
   sv->v[sv->n++] = *s;
   return 0;
 }

@@ -13,6 +13,7 @@
 #include "cgmodel/pipeline.h"
 #include "pipeline/curves.h"
 #include "pipeline/json.h"
+#include "common/grow.h"
 
 cgm_status cgm_describe_cpu(cgm_db_device *d, int threads, cgm_error *err) {
   memset(d, 0, sizeof *d);
@@ -206,16 +207,12 @@ static int take_calibration(const cgm_db_calibration *c, const cgm_db_device *d,
   for (int i = 0; i < L->nseen; i++)
     if (L->seen[i] == d->id) return 0;
   if (L->nseen < 64) L->seen[L->nseen++] = d->id;
-  if (L->n == L->cap) {
-    int nc = L->cap ? 2 * L->cap : 8;
-    cgm_tuner_device *nv = realloc(L->v, sizeof *nv * (size_t)nc);
-    if (!nv) {
-      L->st = cgm_fail(L->err, CGM_ERUNTIME, "out of memory");
-      return 1;
-    }
-    L->v = nv;
-    L->cap = nc;
+  cgm_tuner_device *nv = cgm_grow(L->v, L->n, &L->cap, sizeof *nv, 8);
+  if (!nv) {
+    L->st = cgm_fail(L->err, CGM_ERUNTIME, "out of memory");
+    return 1;
   }
+  L->v = nv;
   fill_device(c, d, &L->v[L->n]);
   L->n++; /* its fits are read after the listing ends */
   return 0;

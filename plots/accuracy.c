@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "plots/plot_internal.h"
+#include "common/grow.h"
 
 typedef struct {
   cgm_db_solve *v;
@@ -17,13 +18,9 @@ static int take_solve(const cgm_db_solve *s, void *ctx) {
   if (!(isfinite(s->predicted_time_per_iter_s) && s->predicted_time_per_iter_s > 0 &&
         isfinite(s->time_per_iter_s) && s->time_per_iter_s > 0))
     return 0;
-  if (S->n == S->cap) {
-    int nc = S->cap ? 2 * S->cap : 64;
-    cgm_db_solve *nv = realloc(S->v, sizeof *nv * (size_t)nc);
-    if (!nv) return 1;
-    S->v = nv;
-    S->cap = nc;
-  }
+  cgm_db_solve *nv = cgm_grow(S->v, S->n, &S->cap, sizeof *nv, 64);
+  if (!nv) return 1;
+  S->v = nv;
   S->v[S->n++] = *s;
   return 0;
 }

@@ -7,6 +7,7 @@
 
 #include "cgmodel/solver.h"
 #include "plots/plot_internal.h"
+#include "common/grow.h"
 
 typedef struct {
   cgm_db_fit *v;
@@ -19,13 +20,9 @@ static int take_sample(const cgm_db_sample *s, void *ctx) {
 
 static int take_fit(const cgm_db_fit *f, void *ctx) {
   fvec *fv = ctx;
-  if (fv->n == fv->cap) {
-    int nc = fv->cap ? 2 * fv->cap : 64;
-    cgm_db_fit *nv = realloc(fv->v, sizeof *nv * (size_t)nc);
-    if (!nv) return 1;
-    fv->v = nv;
-    fv->cap = nc;
-  }
+  cgm_db_fit *nv = cgm_grow(fv->v, fv->n, &fv->cap, sizeof *nv, 64);
+  if (!nv) return 1;
+  fv->v = nv;
   fv->v[fv->n++] = *f;
   return 0;
 }
@@ -67,13 +64,9 @@ static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
 static const int kind_dt[] = {1, 2, 3, 3};
 
 static element *add_element(cal_build *B) {
-  if (B->nel == B->cap) {
-    int nc = B->cap ? 2 * B->cap : 64;
-    element *nv = realloc(B->el, sizeof *nv * (size_t)nc);
-    if (!nv) return NULL;
-    B->el = nv;
-    B->cap = nc;
-  }
+  element *nv = cgm_grow(B->el, B->nel, &B->cap, sizeof *nv, 64);
+  if (!nv) return NULL;
+  B->el = nv;
   element *e = &B->el[B->nel++];
   memset(e, 0, sizeof *e);
   return e;

@@ -9,6 +9,7 @@
 
 #include "cgmodel/solver.h"
 #include "plots/plot_internal.h"
+#include "common/grow.h"
 
 int cgm_map_grid_nx(void) {
   return (int)lround(log10(CGM_MAP_X_HI / CGM_MAP_X_LO)) * CGM_MAP_PER_DECADE + 1;
@@ -48,13 +49,9 @@ typedef struct {
 } segs;
 
 static int seg_add(segs *S, const double p[2], const double q[2]) {
-  if (S->n == S->cap) {
-    int nc = S->cap ? 2 * S->cap : 256;
-    double(*nv)[4] = realloc(S->seg, sizeof *nv * (size_t)nc);
-    if (!nv) return 1;
-    S->seg = nv;
-    S->cap = nc;
-  }
+  double(*nv)[4] = cgm_grow(S->seg, S->n, &S->cap, sizeof *nv, 256);
+  if (!nv) return 1;
+  S->seg = nv;
   S->seg[S->n][0] = p[0];
   S->seg[S->n][1] = p[1];
   S->seg[S->n][2] = q[0];

@@ -3,6 +3,7 @@
  * (without their values), so the model sees each GPU's real segment (x_i,
  * padded e_i) instead of the paper's x/n and e/n. */
 #include "cgmodel/tuner.h"
+#include "common/grow.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -144,13 +145,9 @@ cgm_segment_shape cgm_tuner_segment_shape(const cgm_tuner_segment *s, int n, int
 /* Adds one candidate. */
 static cgm_status push(cgm_candidate **v, int *n, int *cap, const cgm_candidate *c,
                        cgm_error *err) {
-  if (*n == *cap) {
-    int nc = *cap ? 2 * *cap : 64;
-    cgm_candidate *nv = realloc(*v, sizeof **v * (size_t)nc);
-    if (!nv) return cgm_fail(err, CGM_ERUNTIME, "out of memory listing configurations");
-    *v = nv;
-    *cap = nc;
-  }
+  cgm_candidate *nv = cgm_grow(*v, *n, cap, sizeof *nv, 64);
+  if (!nv) return cgm_fail(err, CGM_ERUNTIME, "out of memory listing configurations");
+  *v = nv;
   (*v)[(*n)++] = *c;
   return CGM_OK;
 }
