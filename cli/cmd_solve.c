@@ -186,11 +186,7 @@ int cmd_solve(int argc, char **argv) {
   cgm_error err = {0};
   cgm_csr A;
   if (cgm_mm_read_csr(s.matrix, &A, NULL, &err)) return cli_report("solve", &err);
-  if (s.o.layout.bx <= 0 && s.o.layout.n >= 1 && s.o.layout.n <= 8) { /* shown and recorded */
-    cgm_bcsr_params q = cgm_bcsr_params_for(&A, s.o.layout.n, s.o.gpus);
-    s.o.layout.bx = q.bx;
-    if (s.o.layout.by <= 0) s.o.layout.by = q.by;
-  }
+  cgm_bcsr_params_resolve(&s.o.layout, &A, s.o.gpus); /* shown and recorded as run */
   double *b = NULL, *x = calloc((size_t)A.nrows + 1, sizeof *x);
   int generated_rhs = !s.rhs;
   if (!x) {

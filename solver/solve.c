@@ -136,11 +136,7 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
   cgm_problem pb;
   memset(&pb, 0, sizeof pb);
   pb.opts = *o;
-  if (pb.opts.layout.bx <= 0 && A && pb.opts.layout.n >= 1 && pb.opts.layout.n <= 32) {
-    cgm_bcsr_params q = cgm_bcsr_params_for(A, pb.opts.layout.n, o->gpus);
-    pb.opts.layout.bx = q.bx;
-    if (pb.opts.layout.by <= 0) pb.opts.layout.by = q.by;
-  }
+  cgm_bcsr_params_resolve(&pb.opts.layout, A, o->gpus);
   cgm_status st = cgm_bcsr_params_check(&pb.opts.layout, err);
   if (st) return st;
   if (o->gpus < 1)

@@ -46,6 +46,13 @@ cgm_bcsr_params cgm_bcsr_params_for(const cgm_csr *A, int n, int gpus) {
   return cgm_bcsr_params_choose(n, avg, ((int64_t)A->nrows + gpus - 1) / gpus);
 }
 
+void cgm_bcsr_params_resolve(cgm_bcsr_params *p, const cgm_csr *A, int gpus) {
+  if (p->bx > 0 || !A || p->n < 1) return;
+  cgm_bcsr_params q = cgm_bcsr_params_for(A, p->n, gpus);
+  p->bx = q.bx;
+  if (p->by <= 0) p->by = q.by;
+}
+
 cgm_status cgm_bcsr_params_check(cgm_bcsr_params *p, cgm_error *err) {
   if (p->n != 1 && p->n != 2 && p->n != 4 && p->n != 8)
     return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", p->n);

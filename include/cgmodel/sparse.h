@@ -111,6 +111,10 @@ cgm_bcsr_params cgm_bcsr_default_params(int n);
 cgm_bcsr_params cgm_bcsr_params_for(const cgm_csr *A, int n, int gpus);
 /* The same rule from the average scalar row length and the rows per GPU. */
 cgm_bcsr_params cgm_bcsr_params_choose(int n, double avg_row, int64_t rows_per_gpu);
+/* Fills B_x (and B_y, when also 0) of p by that rule when B_x is 0: what
+ * `solve` shows and records, and what cgm_solve then runs. A B_x given
+ * stays; an invalid N is left to cgm_bcsr_params_check. */
+void cgm_bcsr_params_resolve(cgm_bcsr_params *p, const cgm_csr *A, int gpus);
 
 typedef struct cgm_bcsr {
   cgm_bcsr_params p;
