@@ -10,7 +10,7 @@
  *
  * usage: cg_bench [--iters K] [--reps R] [--precision double|single|both]
  *                 [--csv FILE] CASE...
- *   CASE: poisson3d:N | poisson2d:N | elasticity3d:N | random:N | PATH.mtx */
+ *   CASE: poisson3d:N | poisson2d:N | elasticity3d:N | random:N | kronB:M | PATH.mtx */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -39,7 +39,7 @@ out:
 
 extern "C" cgm_status cgm_mb_spmv_seconds(int dev, const cgm_bcsr *B, cgm_precision prec, int reps,
                                           double *median_s, cgm_error *err) {
-  cgm_status st = cgm_spmv_supported(B->p.n, B->p.bx, B->p.by, err);
+  cgm_status st = cgm_spmv_supported(B->p.n, B->p.bx, B->p.by, prec, err);
   if (st) return st;
   cgm_cuda_dev d;
   int64_t xlen = (int64_t)B->nbcols * B->p.n;

@@ -5,7 +5,7 @@
 # Steps, each writing $OUT/measure/NN-step.out (stdout) and .log (stderr), each under its own time
 # limit, the whole under --budget seconds (default 540: one device call):
 #   0 on several GPUs: where NCCL's set-up stops (bench/nccl_probe, each way, 20 s each)
-#   1 the GPU tests (ctest -L gpu; on several GPUs every exchange but NCCL)
+#   1 the GPU tests (ctest -L gpu; on several GPUs every exchange but NCCL; --no-tests: skip 1, 2)
 #   2 compute-sanitizer memcheck (spmv, cg) and racecheck (spmv, cg small)
 #   3 calibrate --devices cuda:all (full; --quick for the quick sweep), timed
 #   4 validate over data/matrices and generated Poisson / elasticity (--gpus G: on 1..G GPUs;
@@ -23,6 +23,7 @@ cd "$(dirname "$0")/.." || exit 2
 quick=""
 budget=540
 sanitize=1
+tests=1
 time_quick=0
 vgpus=""
 vprec=both
@@ -32,11 +33,12 @@ while [ $# -gt 0 ]; do
     --quick) quick=--quick ;;
     --budget) budget=$2; shift ;;
     --no-sanitizer) sanitize=0 ;;
+    --no-tests) tests=0; sanitize=0 ;;
     --time-quick) time_quick=1 ;;
     --gpus) vgpus="--gpus $2"; shift ;;
     --precision) vprec=$2; shift ;;
     --iters) viters=$2; shift ;;
-    *) echo "usage: $0 [--quick] [--budget SECONDS] [--no-sanitizer] [--time-quick] [--gpus G] [--precision P] [--iters K]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--quick] [--budget SECONDS] [--no-sanitizer] [--no-tests] [--time-quick] [--gpus G] [--precision P] [--iters K]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -94,7 +96,7 @@ if [ "$gpu" -gt 1 ] && [ -x "$build/bench/nccl_probe" ]; then
   grep -q "00-nccl-solve: exit 0" "$summary" || export CGM_TEST_EXCHANGES=halo,p2p,host
 fi
 if [ "$gpu" -gt 0 ]; then
-  step 01-gpu-tests 200 ctest --test-dir "$build" -L gpu --output-on-failure
+  [ $tests = 1 ] && step 01-gpu-tests 200 ctest --test-dir "$build" -L gpu --output-on-failure
   if [ $sanitize = 1 ] && { command -v compute-sanitizer >/dev/null || [ -x /usr/local/cuda/bin/compute-sanitizer ]; }; then
     cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     export CGM_GPU_TEST_SMALL=1

@@ -17,7 +17,8 @@
  *   host  the paper's way: vector and partial sums through host memory
  *         (x n elements a iteration, Eq. 9), host-driven, no graph
  * Except for host, K iterations of all GPUs are captured in one CUDA graph
- * and the host looks at the state once per graph while the next graph runs.
+ * and the host looks at the state once per graph while the next graph runs
+ * (CGMODEL_GRAPHS=0: the same batch enqueued anew each time).
  * Cross-device dependencies: with p2p and halo, flags in device memory that
  * the kernels raise and spin on (cgm_sync in kernels.h; graph edges between
  * devices cost ~15 us each on 4 x H200, CGMODEL_SYNC=events brings them
@@ -56,6 +57,7 @@ typedef struct solver {
   int hung;                         /* a watchdog fired: abort, do not wait, on the way out */
   int pack_recorded;                /* ev_pack was recorded in the current capture */
   int flags;                        /* cross-device sync by flags (cgm_sync), not graph edges */
+  int graphs;                       /* batches replayed from CUDA graphs (CGMODEL_GRAPHS != 0) */
   unsigned send_mask[CGM_MAX_GPUS]; /* halo: the devices segment g sends to */
   int64_t exchange_elems;           /* per iteration */
   void *host_v;                     /* pinned: host mode */
@@ -421,44 +423,56 @@ static cudaError_t iteration(solver *S, int slot) {
   return e;
 }
 
-/* K iterations of every device in one graph; device 0's stream leads, the
- * others fork from and join into it. */
+/* K iterations of every device, enqueued on the streams; device 0's stream
+ * leads, the others fork from and join into it. Ends with device 0's state
+ * copied to host_state[gi] and device 0 current. */
+static cudaError_t enqueue_batch(solver *S, int gi) {
+  cgm_cuda_dev *d0 = &S->dev[0];
+  S->pack_recorded = 0;
+  cudaError_t e = cudaSetDevice(d0->dev);
+  if (e == cudaSuccess) e = cudaEventRecord(d0->ev_fork, d0->stream);
+  for (int g = 0; g < S->G && e == cudaSuccess; g++) {
+    e = cudaSetDevice(S->dev[g].dev);
+    if (e == cudaSuccess && g > 0) e = cudaStreamWaitEvent(S->dev[g].stream, d0->ev_fork, 0);
+    if (e == cudaSuccess && S->mode == MODE_HALO)
+      e = cudaStreamWaitEvent(S->dev[g].comm, d0->ev_fork, 0);
+  }
+  for (int i = 0; i < S->K && e == cudaSuccess; i++) e = iteration(S, i);
+  /* Join: comm streams into their device stream, every device into 0. */
+  for (int g = 0; g < S->G && e == cudaSuccess; g++) {
+    cgm_cuda_dev *d = &S->dev[g];
+    e = cudaSetDevice(d->dev);
+    if (e == cudaSuccess && S->mode == MODE_HALO) {
+      e = cudaEventRecord(d->ev_pack, d->comm);
+      if (e == cudaSuccess) e = cudaStreamWaitEvent(d->stream, d->ev_pack, 0);
+    }
+    /* Everything of this batch on the device is done: the next ticks. */
+    if (e == cudaSuccess && S->flags) e = cgm_launch_epoch(d->state, d->stream);
+    if (e == cudaSuccess && g > 0) {
+      e = cudaEventRecord(d->ev_c, d->stream);
+      if (e == cudaSuccess) e = cudaSetDevice(d0->dev);
+      if (e == cudaSuccess) e = cudaStreamWaitEvent(d0->stream, d->ev_c, 0);
+    }
+  }
+  if (e == cudaSuccess) e = cudaSetDevice(d0->dev);
+  if (e == cudaSuccess)
+    e = cudaMemcpyAsync(d0->host_state[gi], d0->state, sizeof(cgm_cg_state), cudaMemcpyDeviceToHost,
+                        d0->stream);
+  return e;
+}
+
+/* The batch captured once in a CUDA graph (two, one per host_state
+ * buffer), unless CGMODEL_GRAPHS=0: then every batch is enqueued anew
+ * (compute-sanitizer's racecheck cannot follow graphs spanning devices). */
 static cgm_status capture(solver *S, cgm_error *err) {
   cgm_cuda_dev *d0 = &S->dev[0];
+  if (!S->graphs) return CGM_OK;
   for (int gi = 0; gi < 2; gi++) {
     cudaGraph_t graph;
     CGM_CUDA_TRY(err, cudaSetDevice(d0->dev));
     /* Thread-local: NCCL's own threads make CUDA calls while we capture. */
     CGM_CUDA_TRY(err, cudaStreamBeginCapture(d0->stream, cudaStreamCaptureModeThreadLocal));
-    S->pack_recorded = 0;
-    cudaError_t e = cudaEventRecord(d0->ev_fork, d0->stream);
-    for (int g = 0; g < S->G && e == cudaSuccess; g++) {
-      e = cudaSetDevice(S->dev[g].dev);
-      if (e == cudaSuccess && g > 0) e = cudaStreamWaitEvent(S->dev[g].stream, d0->ev_fork, 0);
-      if (e == cudaSuccess && S->mode == MODE_HALO)
-        e = cudaStreamWaitEvent(S->dev[g].comm, d0->ev_fork, 0);
-    }
-    for (int i = 0; i < S->K && e == cudaSuccess; i++) e = iteration(S, i);
-    /* Join: comm streams into their device stream, every device into 0. */
-    for (int g = 0; g < S->G && e == cudaSuccess; g++) {
-      cgm_cuda_dev *d = &S->dev[g];
-      e = cudaSetDevice(d->dev);
-      if (e == cudaSuccess && S->mode == MODE_HALO) {
-        e = cudaEventRecord(d->ev_pack, d->comm);
-        if (e == cudaSuccess) e = cudaStreamWaitEvent(d->stream, d->ev_pack, 0);
-      }
-      /* Everything of this graph on the device is done: the next ticks. */
-      if (e == cudaSuccess && S->flags) e = cgm_launch_epoch(d->state, d->stream);
-      if (e == cudaSuccess && g > 0) {
-        e = cudaEventRecord(d->ev_c, d->stream);
-        if (e == cudaSuccess) e = cudaSetDevice(d0->dev);
-        if (e == cudaSuccess) e = cudaStreamWaitEvent(d0->stream, d->ev_c, 0);
-      }
-    }
-    if (e == cudaSuccess) e = cudaSetDevice(d0->dev);
-    if (e == cudaSuccess)
-      e = cudaMemcpyAsync(d0->host_state[gi], d0->state, sizeof(cgm_cg_state),
-                          cudaMemcpyDeviceToHost, d0->stream);
+    cudaError_t e = enqueue_batch(S, gi);
     cudaSetDevice(d0->dev);
     graph = NULL;
     cudaError_t e2 = cudaStreamEndCapture(d0->stream, &graph); /* always: leaves capture mode */
@@ -468,6 +482,11 @@ static cgm_status capture(solver *S, cgm_error *err) {
     CGM_CUDA_TRY(err, e);
   }
   return CGM_OK;
+}
+
+static cudaError_t launch_batch(solver *S, int gi) {
+  if (!S->graphs) return enqueue_batch(S, gi);
+  return cudaGraphLaunch(S->dev[0].graph_exec[gi], S->dev[0].stream);
 }
 
 static void stop_reason(const cgm_cg_state *h, double bnorm, double tol, cgm_solve_result *res) {
@@ -603,11 +622,11 @@ static cgm_status graph_loop(solver *S, const cgm_problem *pb, cgm_solve_result 
   }
   CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
   CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[2], d->stream));
-  CGM_CUDA_GOTO(st, err, out, cudaGraphLaunch(d->graph_exec[0], d->stream));
+  CGM_CUDA_GOTO(st, err, out, launch_batch(S, 0));
   CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[0], d->stream));
   for (int g = 0;; g++) {
     if (g + 1 < nbatch_max) {
-      CGM_CUDA_GOTO(st, err, out, cudaGraphLaunch(d->graph_exec[(g + 1) % 2], d->stream));
+      CGM_CUDA_GOTO(st, err, out, launch_batch(S, (g + 1) % 2));
       CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[(g + 1) % 3], d->stream));
     }
     {
@@ -920,7 +939,7 @@ out:
 cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
   const cgm_csr *A = pb->A;
   const cgm_bcsr_params p = pb->opts.layout;
-  cgm_status st = cgm_spmv_supported(p.n, p.bx, p.by, err);
+  cgm_status st = cgm_spmv_supported(p.n, p.bx, p.by, pb->opts.precision, err);
   if (st) return st;
   const int ndev = cgm_cuda_device_count();
   const int G = pb->opts.gpus;
@@ -951,6 +970,8 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   {
     const char *sy = getenv("CGMODEL_SYNC");
     S->flags = (S->mode == MODE_P2P || S->mode == MODE_HALO) && !(sy && !strcmp(sy, "events"));
+    const char *gr = getenv("CGMODEL_GRAPHS");
+    S->graphs = !(gr && !strcmp(gr, "0"));
   }
   /* Segments start at multiples of 4 rows: 16-byte aligned vectors. */
   if ((st = cgm_partition(A, p.n, G, cgm_partition_align(p.n), S->bounds, err))) goto out;

@@ -222,7 +222,7 @@ cgm_status cgm_cuda_spmv_host(int dev, const cgm_bcsr *B, cgm_precision prec, co
                               double *y, double *dot, cgm_error *err) {
   cgm_cuda_dev d;
   int64_t xlen = (int64_t)B->nbcols * B->p.n;
-  cgm_status st = cgm_spmv_supported(B->p.n, B->p.bx, B->p.by, err);
+  cgm_status st = cgm_spmv_supported(B->p.n, B->p.bx, B->p.by, prec, err);
   if (st) return st;
   st = cgm_cuda_dev_setup(&d, dev, B, prec, xlen, err);
   if (st) goto out;

@@ -108,9 +108,11 @@ typedef struct cgm_out {
 
 /* Threads per block and grid the SpMV uses for a layout (the grid is capped
  * at one full wave of the device, then loops over slices). */
-void cgm_spmv_config(const cgm_dev_layout *L, int sms, int *threads, int *blocks);
-/* Checks that the CUDA kernels support these layout parameters. */
-cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_error *err);
+void cgm_spmv_config(const cgm_dev_layout *L, cgm_precision prec, int sms, int *threads,
+                     int *blocks);
+/* Checks that the CUDA kernels support these layout parameters (8 x 8 fp64
+ * blocks take two threads per block row). */
+cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_precision prec, cgm_error *err);
 
 /* y = A x over the MBR layout. When dot is non-NULL, the last block writes
  * dot_add[0] (if non-NULL) + sum_i p_rows[i] * y[i] to every destination

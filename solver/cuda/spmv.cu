@@ -12,7 +12,12 @@
  * read-only cache). The B_x partial rows of a block row are added with warp
  * shuffles; the result goes to its original row (block-row sorting, 3.5).
  * The grid is one wave of resident blocks looping over slice groups, so the
- * fused dot (CG3) needs only a few hundred partials. */
+ * fused dot (CG3) needs only a few hundred partials.
+ * Rows of 64 bytes (8 x 8 fp64 blocks) are split over H = 2 adjacent
+ * threads, each reading half of the row and the matching half of x: the
+ * same addresses, half the registers per step, so the loop can hold two
+ * steps in flight (one 64-byte row per thread was register-bound at 59-65%
+ * of the copy bandwidth, docs/perf.md). */
 #include "solver/cuda/cuda_util.h"
 #include "solver/cuda/device_util.cuh"
 #include "solver/cuda/kernels.h"
@@ -28,19 +33,21 @@ constexpr int kSpmvBlocksPerSM = CGM_SPMV_BLOCKS_PER_SM; /* register cap of __la
 /* Steps per loop trip: 8 for rows of at most 8 bytes (a 7-point stencil
  * fits in one trip), fewer for wide rows to stay clear of spills. Steps past
  * the end of a slice are predicated off, so a short slice costs one trip:
- * one round trip for values and columns, one for the gathered x. */
+ * one round trip for values and columns, one for the gathered x. NE is the
+ * elements a thread holds of a row (N / H). */
 #ifndef CGM_SPMV_MAX_UNROLL
 #define CGM_SPMV_MAX_UNROLL 8
 #endif
-template <typename T, int N> __host__ __device__ constexpr int spmv_unroll() {
-  return (N * (int)sizeof(T) <= 8
-              ? 8
-              : (N * (int)sizeof(T) <= 16 ? 4 : (N * (int)sizeof(T) <= 32 ? 2 : 1))) >
-                 CGM_SPMV_MAX_UNROLL
-             ? CGM_SPMV_MAX_UNROLL
-             : (N * (int)sizeof(T) <= 8
-                    ? 8
-                    : (N * (int)sizeof(T) <= 16 ? 4 : (N * (int)sizeof(T) <= 32 ? 2 : 1)));
+template <typename T, int NE> __host__ __device__ constexpr int spmv_unroll() {
+  constexpr int b = NE * (int)sizeof(T);
+  constexpr int u = b <= 8 ? 8 : (b <= 16 ? 4 : (b <= 32 ? 2 : 1));
+  return u > CGM_SPMV_MAX_UNROLL ? CGM_SPMV_MAX_UNROLL : u;
+}
+
+/* Threads per block row of a block: 2 for 64-byte rows while the B_x
+ * partners stay inside one warp, else 1. */
+template <typename T, int N, int BX> __host__ __device__ constexpr int spmv_split() {
+  return (N * (int)sizeof(T) > 32 && 2 * N * BX <= 32) ? 2 : 1;
 }
 
 template <typename T, int N, int BX>
@@ -54,14 +61,15 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
   if (sync.wait_mask ? block_stopped(guard) : (guard && guard->done)) return;
   if (!sync_wait(guard, sync)) return; /* x's foreign entries have arrived */
   const T *__restrict__ val = static_cast<const T *>(L.val);
-  const int S = L.by * BX * N;    /* threads per slice */
-  const int spb = blockDim.x / S; /* slices per block */
-  const int t = threadIdx.x % S, q = t / N, r = t % N;
-  const bool writer = (q % BX) == 0; /* sub-block 0 writes the row */
+  constexpr int H = spmv_split<T, N, BX>(), NE = N / H;
+  const int S = L.by * BX * N * H; /* threads per slice */
+  const int spb = blockDim.x / S;  /* slices per block */
+  const int t = threadIdx.x % S, h = t % H, q = t / (N * H), r = (t / H) % N;
+  const bool writer = (q % BX) == 0 && h == 0; /* sub-block 0 writes the row */
   const int64_t ngroups = (L.nslices + spb - 1) / spb;
-  constexpr int U = spmv_unroll<T, N>();
-  const int64_t astep = (int64_t)S * N; /* elements per step */
-  const int cstep = S / N;              /* blocks per step */
+  constexpr int U = spmv_unroll<T, NE>();
+  const int64_t astep = (int64_t)S * NE; /* elements per step */
+  const int cstep = S / (N * H);         /* blocks per step */
   double dot = 0.0;
   /* The slice bounds and the destination row of the next group are loaded
    * while the current group runs: a group then starts with its data loads
@@ -96,39 +104,43 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
         row = (int64_t)b * N + r;
         if (want_dot) p_own = p_rows[row];
       }
-      const T *a = val + base * (N * N) + (int64_t)t * N;
+      const T *a = val + base * (N * N) + (int64_t)t * NE;
       const int32_t *c = L.bcol + base + q;
       for (int s = 0; s < steps; s += U) {
-        T av[U][N], xv[U][N];
+        T av[U][NE], xv[U][NE];
         int32_t col[U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
           if (s + u < steps) {
-            load_row<T, N, true>(a + (int64_t)(s + u) * astep, av[u]);
+            load_row<T, NE, true>(a + (int64_t)(s + u) * astep, av[u]);
             col[u] = __ldcs(c + (int64_t)(s + u) * cstep);
           } else {
 #pragma unroll
-            for (int e = 0; e < N; e++) av[u][e] = 0;
+            for (int e = 0; e < NE; e++) av[u][e] = 0;
             col[u] = -1;
           }
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
           if (col[u] >= 0)
-            load_row<T, N, false>(x + (int64_t)col[u] * N, xv[u]);
+            load_row<T, NE, false>(x + (int64_t)col[u] * N + h * NE, xv[u]);
           else
 #pragma unroll
-            for (int e = 0; e < N; e++) xv[u][e] = 0;
+            for (int e = 0; e < NE; e++) xv[u][e] = 0;
         }
 #pragma unroll
         for (int u = 0; u < U; u++)
 #pragma unroll
-          for (int e = 0; e < N; e++) acc += av[u][e] * xv[u][e];
+          for (int e = 0; e < NE; e++) acc += av[u][e] * xv[u][e];
       }
     }
-    /* B_x threads (N lanes apart) hold parts of the same row. */
+    /* The H halves (adjacent lanes) and the B_x threads (N H lanes apart)
+     * hold parts of the same row. */
 #pragma unroll
-    for (int off = N; off < N * BX; off <<= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+    for (int off = 1; off < H; off <<= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+#pragma unroll
+    for (int off = N * H; off < N * H * BX; off <<= 1)
+      acc += __shfl_xor_sync(0xffffffffu, acc, off);
     if (row >= 0) {
       y[row] = acc;
       if (want_dot) dot += (double)p_own * (double)acc;
@@ -145,7 +157,7 @@ static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const
                           const cgm_out &dot, const double *add, cgm_reduce_buf red,
                           cgm_cg_state *guard, const cgm_sync &sync, int sms, cudaStream_t s) {
   int threads, blocks;
-  cgm_spmv_config(L, sms, &threads, &blocks);
+  cgm_spmv_config(L, sizeof(T) == 4 ? CGM_PREC_SINGLE : CGM_PREC_DOUBLE, sms, &threads, &blocks);
   if (blocks == 0) {
     if (dot.n == 0) return cudaSuccess;
     blocks = 1; /* no rows, but the dot (0 + add) and its flags are expected */
@@ -194,24 +206,33 @@ static cudaError_t launch_n(const cgm_dev_layout *L, const void *x, void *y, con
 
 } // namespace cgm
 
-extern "C" cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_error *err) {
+/* H threads per block row (spmv_split) for a layout at run time. */
+static int spmv_split_rt(int n, int bx, cgm_precision prec) {
+  const int w = prec == CGM_PREC_SINGLE ? 4 : 8;
+  return (n * w > 32 && 2 * n * bx <= 32) ? 2 : 1;
+}
+
+extern "C" cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_precision prec,
+                                         cgm_error *err) {
   if (n != 1 && n != 2 && n != 4 && n != 8)
     return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
   if (bx != 1 && bx != 2 && bx != 4 && bx != 8)
     return cgm_fail(err, CGM_EINPUT, "the CUDA kernels need B_x in {1, 2, 4, 8} (got %d)", bx);
   if (n * bx > 32)
     return cgm_fail(err, CGM_EINPUT, "the CUDA kernels need N * B_x <= 32 (got %d * %d)", n, bx);
-  int S = by * bx * n;
+  const int h = spmv_split_rt(n, bx, prec);
+  int S = by * bx * n * h;
   if (S > cgm::kSpmvThreads || cgm::kSpmvThreads % S != 0)
     return cgm_fail(err, CGM_EINPUT,
-                    "the CUDA kernels need B_y * B_x * N to divide %d (got %d * %d * %d = %d)",
-                    cgm::kSpmvThreads, by, bx, n, S);
+                    "the CUDA kernels need B_y * B_x * N%s to divide %d (got %d * %d * %d%s = %d)",
+                    h > 1 ? " * 2" : "", cgm::kSpmvThreads, by, bx, n, h > 1 ? " * 2" : "", S);
   return CGM_OK;
 }
 
-extern "C" void cgm_spmv_config(const cgm_dev_layout *L, int sms, int *threads, int *blocks) {
-  const int S = L->by * L->bx * L->n;
-  const int spb = cgm::kSpmvThreads / S;
+extern "C" void cgm_spmv_config(const cgm_dev_layout *L, cgm_precision prec, int sms, int *threads,
+                                int *blocks) {
+  const int S = L->by * L->bx * L->n * spmv_split_rt(L->n, L->bx, prec);
+  const int spb = S <= cgm::kSpmvThreads ? cgm::kSpmvThreads / S : 1;
   *threads = cgm::kSpmvThreads;
   int64_t groups = (L->nslices + spb - 1) / spb;
   int64_t wave = (int64_t)sms * cgm::kSpmvBlocksPerSM;

@@ -6,9 +6,9 @@
  * limits the modes (NCCL's set-up hung on the lent nodes: docs/perf.md); a
  * NCCL failure is reported once, then NCCL is not tried again. The GPUs
  * wait for each other through flags in device memory; the graph-edge
- * variant (CGMODEL_SYNC=events) is checked once too, and the flags'
- * watchdog: with a 1 us deadline a solve ends cleanly, by converging or by
- * the "waited" error, never by hanging or with a wrong answer. */
+ * variant (CGMODEL_SYNC=events) and batches enqueued without graphs
+ * (CGMODEL_GRAPHS=0) are checked once too, and the flags' watchdog: with a 1 us deadline a solve
+ * ends cleanly, by converging or by the "waited" error, never by hanging or with a wrong answer. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdint.h>
 #include <stdlib.h>
@@ -121,6 +121,10 @@ int main(void) {
   setenv("CGMODEL_SYNC", "events", 1);
   compare("poisson3d 24 (events)", &A, 2, maxg, 1, 4);
   unsetenv("CGMODEL_SYNC");
+  /* Batches enqueued without graphs (what compute-sanitizer runs). */
+  setenv("CGMODEL_GRAPHS", "0", 1);
+  compare("poisson3d 24 (no graphs)", &A, 2, maxg, 1, 4);
+  unsetenv("CGMODEL_GRAPHS");
   {
     double *b = malloc(sizeof(double) * A.nrows), *x = malloc(sizeof(double) * A.nrows);
     for (int32_t i = 0; i < A.nrows; i++) b[i] = 1.0 + (i % 7) * 0.1;
