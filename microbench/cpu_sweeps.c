@@ -114,11 +114,6 @@ out:
 /* --------------------------------------------------------------- SpMV --- */
 
 typedef struct {
-  cpu_run *R;
-  int n;
-} spmv_ctx;
-
-typedef struct {
   const cgm_bcsr *B;
   int prec;
   const void *val, *x;
@@ -133,11 +128,10 @@ static void run_spmv(void *p) {
     cgm_cpu_spmv_f64(a->B, a->val, a->x, a->y, a->x);
 }
 
-static cgm_status spmv_one(void *ctx, const cgm_csr *A, const char *variant, const char *source,
-                           cgm_error *err) {
-  spmv_ctx *c = ctx;
-  cpu_run *R = c->R;
-  const int n = c->n, w = R->prec == CGM_PREC_SINGLE ? 4 : 8;
+static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant,
+                           const char *source, cgm_error *err) {
+  cpu_run *R = ctx;
+  const int w = R->prec == CGM_PREC_SINGLE ? 4 : 8;
   cgm_bcsr B;
   cgm_status st =
       cgm_bcsr_build(A, 0, (A->nrows + n - 1) / n, cgm_bcsr_params_for(A, n, 1), &B, err);
@@ -179,17 +173,14 @@ cgm_status cgm_mb_run_cpu(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progres
   for (int p = 0; p < 2; p++) {
     if (!(o->precisions & (1u << p))) continue;
     R.total += 2 * ((vr.hi - vr.lo) / vr.step + 1);
-    for (int b = 0; b < CGM_NBLOCKSIZES; b++)
-      R.total += mb_matrix_count(cgm_block_sizes[b], false, o->quick);
+    R.total += CGM_NBLOCKSIZES * mb_matrix_count(false, o->quick);
   }
   for (int p = 0; p < 2; p++) {
     if (!(o->precisions & (1u << p))) continue;
     R.prec = p;
     cgm_status st = vector_sweep(&R, err);
-    for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
-      spmv_ctx c = {&R, cgm_block_sizes[b]};
-      st = mb_for_each_matrix(c.n, false, o->quick, spmv_one, &c, err);
-    }
+    if (!st)
+      st = mb_for_each_matrix(cgm_block_sizes, CGM_NBLOCKSIZES, false, o->quick, spmv_one, &R, err);
     if (st) return st;
   }
   return CGM_OK;

@@ -222,18 +222,11 @@ out:
 
 /* ------------------------------------------------------------- SpMV --- */
 
-struct spmv_ctx {
-  run_t *R;
-  int n;
-};
-
 /* One matrix, every precision asked for: the host-side blocking (the costly
  * part of a sweep over matrices of up to 2^26 elements) is done once. */
-cgm_status spmv_one(void *ctx, const cgm_csr *A, const char *variant, const char *source,
+cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, const char *source,
                     cgm_error *err) {
-  spmv_ctx *c = (spmv_ctx *)ctx;
-  run_t *R = c->R;
-  const int n = c->n;
+  run_t *R = (run_t *)ctx;
   cgm_bcsr B;
   cgm_status st =
       cgm_bcsr_build(A, 0, (A->nrows + n - 1) / n, cgm_bcsr_params_for(A, n, 1), &B, err);
@@ -360,8 +353,7 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
   for (int p = 0; p < 2; p++) {
     if (!(o->precisions & (1u << p))) continue;
     R.total += ((vr.hi - vr.lo) / vr.step + 1) * (8 + 3);
-    for (int b = 0; b < CGM_NBLOCKSIZES; b++)
-      R.total += mb_matrix_count(cgm_block_sizes[b], true, o->quick);
+    R.total += CGM_NBLOCKSIZES * mb_matrix_count(true, o->quick);
     R.total += nk * (1 + 4 * (o->gpus > 1 ? o->gpus - 1 : 0)) +
                mb_iteration_count(o->quick, ITER_MAX_GRID);
   }
@@ -374,10 +366,8 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
     st =
         p == CGM_PREC_SINGLE ? vector_sweeps<float>(&R, s, err) : vector_sweeps<double>(&R, s, err);
   }
-  for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
-    spmv_ctx c = {&R, cgm_block_sizes[b]};
-    st = mb_for_each_matrix(c.n, true, o->quick, spmv_one, &c, err);
-  }
+  if (!st)
+    st = mb_for_each_matrix(cgm_block_sizes, CGM_NBLOCKSIZES, true, o->quick, spmv_one, &R, err);
   for (int p = 0; p < 2 && !st; p++) {
     if (!(o->precisions & (1u << p))) continue;
     R.prec = p;

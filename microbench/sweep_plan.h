@@ -20,15 +20,18 @@ mb_range mb_vector_range(bool cuda, bool quick);
 /* log2 of the matrix element counts of the SpMV sweeps. */
 mb_range mb_matrix_range(bool cuda, bool quick);
 
-/* Called for every matrix of the SpMV sweep of block size n: `variant` is
- * "dense" (every block full: Kronecker products, Sec. 5.3) or "real"
- * (Poisson, elasticity, random SPD). A failure stops the walk. */
-typedef cgm_status (*mb_matrix_fn)(void *ctx, const cgm_csr *A, const char *variant,
+/* Called for every matrix of the SpMV sweep and every block size n in ns:
+ * `variant` is "dense" (every block full: Kronecker products, Sec. 5.3) or
+ * "real" (Poisson, elasticity, random SPD; made once for all n). Matrices
+ * whose layout at n would store more than 4 x 2^hi elements (padding) are
+ * skipped at that n. A failure stops the walk. */
+typedef cgm_status (*mb_matrix_fn)(void *ctx, const cgm_csr *A, int n, const char *variant,
                                    const char *source, cgm_error *err);
-cgm_status mb_for_each_matrix(int n, bool cuda, bool quick, mb_matrix_fn fn, void *ctx,
-                              cgm_error *err);
-/* Number of matrices mb_for_each_matrix visits (for progress). */
-int mb_matrix_count(int n, bool cuda, bool quick);
+cgm_status mb_for_each_matrix(const int *ns, int nn, bool cuda, bool quick, mb_matrix_fn fn,
+                              void *ctx, cgm_error *err);
+/* Number of matrices mb_for_each_matrix generates (for progress; the
+ * skipped ones included). */
+int mb_matrix_count(bool cuda, bool quick);
 
 /* Fills a sample. */
 void mb_sample(cgm_sample *s, const char *kernel, const char *variant, int precision, int block,
