@@ -7,7 +7,8 @@
 #   0 on several GPUs: where NCCL's set-up stops (bench/nccl_probe, each way, 20 s each)
 #   1 the GPU tests (ctest -L gpu; on several GPUs every exchange but NCCL; --no-tests: skip 1, 2)
 #   2 compute-sanitizer memcheck (spmv, cg) and racecheck (spmv, cg small)
-#   3 calibrate --devices cuda:all (full; --quick for the quick sweep), timed
+#   3 calibrate --devices cuda:all (full; --quick for the quick sweep), timed; --db FILE: none,
+#     validate with the calibration in a copy of FILE
 #   4 validate over data/matrices and generated Poisson / elasticity (--gpus G: on 1..G GPUs;
 #     --precision: single, double or both)
 #   5 with --time-quick: a quick calibration into its own database, timed
@@ -28,6 +29,7 @@ time_quick=0
 vgpus=""
 vprec=both
 viters=100
+usedb=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=--quick ;;
@@ -38,7 +40,8 @@ while [ $# -gt 0 ]; do
     --gpus) vgpus="--gpus $2"; shift ;;
     --precision) vprec=$2; shift ;;
     --iters) viters=$2; shift ;;
-    *) echo "usage: $0 [--quick] [--budget SECONDS] [--no-sanitizer] [--no-tests] [--time-quick] [--gpus G] [--precision P] [--iters K]" >&2; exit 2 ;;
+    --db) usedb=$(realpath "$2"); shift ;;
+    *) echo "usage: $0 [--quick] [--budget SECONDS] [--no-sanitizer] [--no-tests] [--time-quick] [--gpus G] [--precision P] [--iters K] [--db FILE]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -110,13 +113,18 @@ else
   devices=cpu
 fi
 
-step 03-calibrate 330 "$cgm" calibrate --devices "$devices" --precision both $quick --json
-if ! grep -q "exit 0" <(tail -1 "$summary") && [ -z "$quick" ]; then
+if [ -n "$usedb" ]; then
+  cp "$usedb" "$CGMODEL_DB"
+  echo "03-calibrate: none, the calibration of $usedb" | tee -a "$summary"
+else
+  step 03-calibrate 330 "$cgm" calibrate --devices "$devices" --precision both $quick --json
+fi
+if [ -z "$usedb" ] && ! grep -q "exit 0" <(tail -1 "$summary") && [ -z "$quick" ]; then
   # the full sweep did not finish in time: the quick one, so validate has a model
   rm -f "$CGMODEL_DB"
   step 03-calibrate-quick 150 "$cgm" calibrate --devices "$devices" --precision both --quick --json
 fi
-grep -E '"(seconds|samples|fits|fits_failed)"' "$out"/03-calibrate*.out | tr -d '\t' >>"$summary"
+[ -n "$usedb" ] || grep -E '"(seconds|samples|fits|fits_failed)"' "$out"/03-calibrate*.out | tr -d '\t' >>"$summary"
 
 # Matrices: the bundled SPD ones (validate skips the others), and generated
 # Poisson 3D and elasticity of several sizes (in and out of the caches).

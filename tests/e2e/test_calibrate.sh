@@ -149,6 +149,7 @@ json_check "$TMP/val.json" '1.0 <= j["tuner"]["mean_regret"]' "regret >= 1"
 assert_py "$(wc -l < "$TMP/val.csv") == 13" "CSV: header + 12 rows"
 expect_fail 2 "no matrices" "$CGM" validate "$TMP/nowhere"
 expect_fail 2 "--backend: 'foo' is not cpu, cuda, cusparse or all" "$CGM" validate "$TMP/set" --backend foo
+expect_fail 2 "option --repeat: '0' is not an integer in [1, 99]" "$CGM" validate "$TMP/set" --repeat 0
 mkdir -p "$TMP/unsym" && cp "$DATA/west0479.mtx" "$TMP/unsym/"
 expect_fail 2 "nothing was measured" "$CGM" validate "$TMP/unsym" --iters 20
 
