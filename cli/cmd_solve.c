@@ -17,7 +17,7 @@ static const char help[] =
     "  --rhs b.mtx            right-hand side (default: b = A * ones, so x = ones)\n"
     "  --backend B            cpu | cuda | cusparse (default: cuda when a GPU is present)\n"
     "  --block N              BCSR block size 1, 2, 4 or 8 (default 1)\n"
-    "  --bx K                 blocks of one block row per step, B_x (default 1)\n"
+    "  --bx K                 blocks of one block row per step, B_x (default: per matrix)\n"
     "  --gpus G               number of GPUs (cuda backend, default 1)\n"
     "  --exchange E           halo | p2p | host | nccl (several GPUs; default halo)\n"
     "  --precision P          double | single (default double)\n"

@@ -6,7 +6,8 @@
 # limit, the whole under --budget seconds (default 540: one device call):
 #   0 on several GPUs: where NCCL's set-up stops (bench/nccl_probe, each way, 20 s each)
 #   1 the GPU tests (ctest -L gpu; on several GPUs every exchange but NCCL; --no-tests: skip 1, 2)
-#   2 compute-sanitizer memcheck (spmv, cg) and racecheck (spmv, cg small)
+#   2 compute-sanitizer memcheck (spmv, cg) and racecheck (spmv, cg small); on several GPUs
+#     both on 2-GPU solves of every exchange but NCCL (CGMODEL_GRAPHS=0)
 #   3 calibrate --devices cuda:all (full; --quick for the quick sweep), timed; --db FILE: none,
 #     validate with the calibration in a copy of FILE
 #   4 validate over data/matrices and generated Poisson / elasticity (--gpus G: on 1..G GPUs;
@@ -107,6 +108,20 @@ if [ "$gpu" -gt 0 ]; then
     step 02-memcheck-cg 90 "$cs" --tool memcheck --leak-check full --error-exitcode 1 "$build/tests/gpu/test_cuda_cg"
     step 02-racecheck-cg 90 "$cs" --tool racecheck --error-exitcode 1 "$build/tests/gpu/test_cuda_cg"
     unset CGM_GPU_TEST_SMALL
+    if [ "$gpu" -gt 1 ]; then
+      # two GPUs, every exchange but NCCL, batches enqueued without graphs
+      # (racecheck cannot follow graphs that span devices); a hang ends by
+      # the device watchdog (half the exchange timeout)
+      "$cgm" gen poisson3d --n 20 -o "$out/p20.mtx" >/dev/null 2>&1
+      for ex in halo p2p host; do
+        for tool in racecheck memcheck; do
+          CGMODEL_GRAPHS=0 CGMODEL_EXCHANGE_TIMEOUT=60 CUDA_VISIBLE_DEVICES=0,1 \
+            step "02-$tool-2gpu-$ex" 120 "$cs" --tool "$tool" --error-exitcode 1 "$cgm" solve \
+            "$out/p20.mtx" --gpus 2 --exchange "$ex" --no-record --json
+        done
+      done
+      rm -f "$out/p20.mtx"
+    fi
   fi
   devices=cuda:all
 else
