@@ -252,13 +252,15 @@ int cmd_validate(int argc, char **argv) {
             cgm_solve_result res;
             double reps[99];
             cgm_status st = CGM_OK;
+            int nrep = 0;
             for (int k = 0; k < repeat && (st == CGM_OK || st == CGM_ENOCONV); k++) {
               memset(x, 0, sizeof(double) * A.nrows);
               st = cgm_solve(&A, b, x, &o, &res, &e);
-              reps[k] = res.time_per_iter_s;
+              reps[nrep++] = res.time_per_iter_s;
+              if (res.iterations < iters) break; /* skipped below: no need to repeat */
             }
             if (st != CGM_OK && st != CGM_ENOCONV) continue;
-            res.time_per_iter_s = cgm_median(reps, repeat);
+            res.time_per_iter_s = cgm_median(reps, nrep); /* stored with the last run's record */
             /* A solve that stopped before K iterations (a diagonal matrix:
              * exact after one) was timed over a partial batch and its
              * warm-up: no steady state to compare with. */

@@ -41,8 +41,8 @@ static double time_kernel(kernel_fn fn, void *arg, int reps, double min_s) {
 }
 
 static cgm_status emit(cpu_run *R, const cgm_sample *s, const char *stage, cgm_error *err) {
-  if (R->sink && R->sink(R->ctx, s)) return cgm_fail(err, CGM_ERUNTIME, "calibration stopped");
-  R->done += 1;
+  if (s && R->sink && R->sink(R->ctx, s)) return cgm_fail(err, CGM_ERUNTIME, "calibration stopped");
+  R->done += 1; /* s NULL: a skipped matrix, progress only */
   if (R->progress) R->progress(R->ctx, stage, R->total > 0 ? R->done / R->total : 0);
   return CGM_OK;
 }
@@ -131,6 +131,7 @@ static void run_spmv(void *p) {
 static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant,
                            const char *source, cgm_error *err) {
   cpu_run *R = ctx;
+  if (!A) return emit(R, NULL, "spmv", err); /* skipped */
   const int w = R->prec == CGM_PREC_SINGLE ? 4 : 8;
   cgm_bcsr B;
   cgm_status st =

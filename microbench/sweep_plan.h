@@ -24,7 +24,8 @@ mb_range mb_matrix_range(bool cuda, bool quick);
  * `variant` is "dense" (every block full: Kronecker products, Sec. 5.3) or
  * "real" (Poisson, elasticity, random SPD; made once for all n). Matrices
  * whose layout at n would store more than 4 x 2^hi elements (padding) are
- * skipped at that n. A failure stops the walk. */
+ * skipped at that n: fn gets A = NULL (for the progress). A failure stops
+ * the walk. */
 typedef cgm_status (*mb_matrix_fn)(void *ctx, const cgm_csr *A, int n, const char *variant,
                                    const char *source, cgm_error *err);
 cgm_status mb_for_each_matrix(const int *ns, int nn, bool cuda, bool quick, mb_matrix_fn fn,

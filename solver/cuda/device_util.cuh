@@ -80,6 +80,14 @@ __device__ __forceinline__ bool block_stopped(const cgm_cg_state *st) {
   return stopped != 0;
 }
 
+/* The entry test of a kernel that may wait on flags: with flags, `done`
+ * can change under a waiting block (a timeout), so it is read once per
+ * block; without, the per-thread read is uniform where it matters and saves
+ * a barrier (0.7 us an iteration at Poisson 32^3 on an H100). */
+__device__ __forceinline__ bool run_stopped(const cgm_cg_state *st, const cgm_sync &s) {
+  return s.wait_mask ? block_stopped(st) : (st && st->done != 0);
+}
+
 /* Every thread of the block calls this before it reads what the producers
  * of s.wait_mask store. Thread 0 spins (relaxed loads, then one acquire
  * fence at system scope) on the flags;

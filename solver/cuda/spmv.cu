@@ -56,9 +56,7 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
              const T *__restrict__ p_rows, cgm_out dot_out, const double *dot_add,
              cgm_reduce_buf red, cgm_cg_state *guard, cgm_sync sync) {
   const bool want_dot = dot_out.n > 0;
-  /* Only a waiting SpMV can see `done` change under it (a timeout of one
-   * of its blocks); otherwise the per-thread read is uniform and cheaper. */
-  if (sync.wait_mask ? block_stopped(guard) : (guard && guard->done)) return;
+  if (run_stopped(guard, sync)) return;
   if (!sync_wait(guard, sync)) return; /* x's foreign entries have arrived */
   const T *__restrict__ val = static_cast<const T *>(L.val);
   constexpr int H = spmv_split<T, N, BX>(), NE = N / H;
@@ -156,6 +154,9 @@ template <typename T, int N, int BX>
 static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const void *p,
                           const cgm_out &dot, const double *add, cgm_reduce_buf red,
                           cgm_cg_state *guard, const cgm_sync &sync, int sms, cudaStream_t s) {
+  /* A slice wider than a block (a layout cgm_spmv_supported refuses)
+   * would leave the kernel no slice per block. */
+  if (L->by * BX * N * spmv_split<T, N, BX>() > kSpmvThreads) return cudaErrorInvalidValue;
   int threads, blocks;
   cgm_spmv_config(L, sizeof(T) == 4 ? CGM_PREC_SINGLE : CGM_PREC_DOUBLE, sms, &threads, &blocks);
   if (blocks == 0) {

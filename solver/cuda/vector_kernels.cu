@@ -67,10 +67,7 @@ template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     cg4(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *r, const T *v,
         const T *u, const T *dinv, cgm_out out, cgm_reduce_buf red, cgm_sync sync) {
-  /* With flags, `done` can change under a waiting block (a timeout), so it
-   * is read once per block; alone on one GPU the per-thread read is uniform
-   * where it matters and saves a barrier (0.7 us an iteration at 32^3). */
-  if (sync.wait_mask ? block_stopped(state) : state->done != 0) return;
+  if (run_stopped(state, sync)) return;
   if (!sync_wait(state, sync)) return;
   const double pq = parts_sum(state, nparts, slot, 0);
   if (!(pq > 0.0) || !isfinite(pq)) { /* every block (and device) sees the same value */
@@ -103,7 +100,7 @@ template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     cg5(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *v, const T *r,
         const T *dinv, cgm_sync sync) {
-  if (sync.wait_mask ? block_stopped(state) : state->done != 0) return; /* as in cg4 */
+  if (run_stopped(state, sync)) return;
   if (!sync_wait(state, sync)) return;
   const double rz = parts_sum(state, nparts, slot, 1), rr = parts_sum(state, nparts, slot, 2);
   const double rz_prev = parts_sum(state, nparts, prev, 1);
