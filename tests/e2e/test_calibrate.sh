@@ -147,6 +147,8 @@ json_check "$TMP/val.json" 'j["matrices"] == 3 and len(j["groups"]) == 4' "3 SPD
 json_check "$TMP/val.json" 'all(g["count"] == 3 and g["avg_rel_error"] >= 0 for g in j["groups"])' "every group measured"
 json_check "$TMP/val.json" '1.0 <= j["tuner"]["mean_regret"]' "regret >= 1"
 assert_py "$(wc -l < "$TMP/val.csv") == 13" "CSV: header + 12 rows"
+expect_exit 0 "$CGM" db solves --json
+json_check "$OUT" 'len(j["solves"]) == 14' "one solve per configuration (median of --repeat 3), not per run"
 expect_fail 2 "no matrices" "$CGM" validate "$TMP/nowhere"
 expect_fail 2 "--backend: 'foo' is not cpu, cuda, cusparse or all" "$CGM" validate "$TMP/set" --backend foo
 expect_fail 2 "option --repeat: '0' is not an integer in [1, 99]" "$CGM" validate "$TMP/set" --repeat 0
