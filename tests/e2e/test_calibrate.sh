@@ -44,9 +44,8 @@ expect_exit 0 "$CGM" db export "$ID" -o "$TMP/export.json"
 # between matrices (x's cache reuse: random vs stencil), which a model of bytes
 # alone cannot see (docs/model.md); garbage fits are off by far more. Not in
 # a sanitized build (CGM_TEST_SANITIZED), whose timings are not the kernels'.
-if [ -n "${CGM_TEST_SANITIZED:-}" ]; then
-  echo "note: sanitized build: the accuracy check of the fits is skipped" >&2
-elif msg=$(python3 - "$TMP/export.json" <<'PY' 2>&1
+fits_check() { # EXPORT.json: prints what is off, fails when something is
+  python3 - "$1" <<'PY' 2>&1
 import json, math, sys
 j = json.load(open(sys.argv[1]))
 def eq3(f, m):
@@ -77,10 +76,21 @@ if len(curves) < 6:
 print("; ".join(bad))
 sys.exit(1 if bad else 0)
 PY
-); then
+}
+# Timings of a 2-core VM wander now and then (one CI run in ~25 saw the SpMV
+# median at 41%): a miss is measured once more, in a database of its own, and
+# only a second miss fails. Fits that are wrong miss both times.
+if [ -n "${CGM_TEST_SANITIZED:-}" ]; then
+  echo "note: sanitized build: the accuracy check of the fits is skipped" >&2
+elif msg=$(fits_check "$TMP/export.json"); then
   pass "fits reproduce the measured kernel times (median)"
+elif CGMODEL_DB=$TMP/again.db "$CGM" calibrate --devices cpu --quick --precision double >/dev/null 2>&1 &&
+  CGMODEL_DB=$TMP/again.db "$CGM" db export 1 -o "$TMP/again.json" >/dev/null 2>&1 &&
+  msg2=$(fits_check "$TMP/again.json"); then
+  echo "note: the first calibration's fits missed ($msg); a second calibration's passed" >&2
+  pass "fits reproduce the measured kernel times (median, second calibration)"
 else
-  fail "fits reproduce the measured kernel times (median): $msg"
+  fail "fits reproduce the measured kernel times (median): $msg; a second calibration: ${msg2:-failed}"
 fi
 expect_fail 2 "calibration ID" "$CGM" db show abc
 expect_fail 2 "no calibration with id 999" "$CGM" db show 999
