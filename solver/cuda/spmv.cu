@@ -44,10 +44,11 @@ template <typename T, int NE> __host__ __device__ constexpr int spmv_unroll() {
   return u > CGM_SPMV_MAX_UNROLL ? CGM_SPMV_MAX_UNROLL : u;
 }
 
-/* Threads per block row of a block: 2 for 64-byte rows while the B_x
- * partners stay inside one warp, else 1. */
-template <typename T, int N, int BX> __host__ __device__ constexpr int spmv_split() {
-  return (N * (int)sizeof(T) > 32 && 2 * N * BX <= 32) ? 2 : 1;
+/* Threads per block row of a block (w: bytes of an element): 2 for 64-byte
+ * rows while the B_x partners stay inside one warp, else 1. The kernels
+ * take it at compile time, the launch configuration at run time. */
+__host__ __device__ constexpr int spmv_split(int w, int n, int bx) {
+  return (n * w > 32 && 2 * n * bx <= 32) ? 2 : 1;
 }
 
 template <typename T, int N, int BX>
@@ -59,7 +60,7 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
   if (run_stopped(guard, sync)) return;
   if (!sync_wait(guard, sync)) return; /* x's foreign entries have arrived */
   const T *__restrict__ val = static_cast<const T *>(L.val);
-  constexpr int H = spmv_split<T, N, BX>(), NE = N / H;
+  constexpr int H = spmv_split((int)sizeof(T), N, BX), NE = N / H;
   const int S = L.by * BX * N * H; /* threads per slice */
   const int spb = blockDim.x / S;  /* slices per block */
   const int t = threadIdx.x % S, h = t % H, q = t / (N * H), r = (t / H) % N;
@@ -156,7 +157,8 @@ static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const
                           cgm_cg_state *guard, const cgm_sync &sync, int sms, cudaStream_t s) {
   /* A slice wider than a block (a layout cgm_spmv_supported refuses)
    * would leave the kernel no slice per block. */
-  if (L->by * BX * N * spmv_split<T, N, BX>() > kSpmvThreads) return cudaErrorInvalidValue;
+  if (L->by * BX * N * spmv_split((int)sizeof(T), N, BX) > kSpmvThreads)
+    return cudaErrorInvalidValue;
   int threads, blocks;
   cgm_spmv_config(L, sizeof(T) == 4 ? CGM_PREC_SINGLE : CGM_PREC_DOUBLE, sms, &threads, &blocks);
   if (blocks == 0) {
@@ -207,10 +209,8 @@ static cudaError_t launch_n(const cgm_dev_layout *L, const void *x, void *y, con
 
 } // namespace cgm
 
-/* H threads per block row (spmv_split) for a layout at run time. */
-static int spmv_split_rt(int n, int bx, cgm_precision prec) {
-  const int w = prec == CGM_PREC_SINGLE ? 4 : 8;
-  return (n * w > 32 && 2 * n * bx <= 32) ? 2 : 1;
+static int elem_bytes(cgm_precision prec) {
+  return prec == CGM_PREC_SINGLE ? 4 : 8;
 }
 
 extern "C" cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_precision prec,
@@ -221,7 +221,7 @@ extern "C" cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_precision pr
     return cgm_fail(err, CGM_EINPUT, "the CUDA kernels need B_x in {1, 2, 4, 8} (got %d)", bx);
   if (n * bx > 32)
     return cgm_fail(err, CGM_EINPUT, "the CUDA kernels need N * B_x <= 32 (got %d * %d)", n, bx);
-  const int h = spmv_split_rt(n, bx, prec);
+  const int h = cgm::spmv_split(elem_bytes(prec), n, bx);
   int S = by * bx * n * h;
   if (S > cgm::kSpmvThreads || cgm::kSpmvThreads % S != 0)
     return cgm_fail(err, CGM_EINPUT,
@@ -232,7 +232,7 @@ extern "C" cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_precision pr
 
 extern "C" void cgm_spmv_config(const cgm_dev_layout *L, cgm_precision prec, int sms, int *threads,
                                 int *blocks) {
-  const int S = L->by * L->bx * L->n * spmv_split_rt(L->n, L->bx, prec);
+  const int S = L->by * L->bx * L->n * cgm::spmv_split(elem_bytes(prec), L->n, L->bx);
   const int spb = S <= cgm::kSpmvThreads ? cgm::kSpmvThreads / S : 1;
   *threads = cgm::kSpmvThreads;
   int64_t groups = (L->nslices + spb - 1) / spb;
