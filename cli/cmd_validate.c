@@ -23,10 +23,10 @@ static const char help[] =
     "                        [--csv FILE] [--db FILE] [--json]\n"
     "For every SPD matrix (*.mtx of a directory, or one path per line of a list file) and every\n"
     "configuration of this machine's calibrated devices: predict (refined and paper models),\n"
-    "run K iterations R times (default 3; the median time counts) and compare. Reports per block "
-    "size and GPU count the average relative\n"
-    "error and its variance (Table 6), the median and 90th percentile, and the tuner's regret\n"
-    "(measured time of its choice over the best measured).\n";
+    "run K iterations R times (default 3; the median time counts) and compare. Reports per\n"
+    "block size and GPU count the average relative error and its variance (Table 6), the median\n"
+    "and 90th percentile, and the tuner's regret (measured time of its choice over the best\n"
+    "measured).\n";
 
 typedef struct {
   char matrix[128];
