@@ -56,9 +56,22 @@ static int row_list(bool quick, int *L) {
 
 enum { ARROW_ROWS = 4096 };
 
+/* The bands' block rows, in blocks. 8192 rows with every row long is a
+ * grid that fills a third to half of a 132-SM GPU: small FEM matrices
+ * (bcsstk16: 4884 rows; elasticity 16^3: 14739) where the walk, not the
+ * bandwidth, sets the time. Longer bands are bandwidth-bound. */
+static int band_list(bool quick, int *L) {
+  int c = 0;
+  for (int l = 2; l <= 128; l *= quick ? 4 : 2) L[c++] = l;
+  return c;
+}
+
+enum { BAND_ROWS = 8192 };
+
 int mb_iteration_count(bool quick, int max_grid) {
   int k[32], L[16];
-  return CGM_NBLOCKSIZES * (mesh_list(quick, max_grid, k) + row_list(quick, L));
+  return CGM_NBLOCKSIZES *
+         (mesh_list(quick, max_grid, k) + row_list(quick, L) + band_list(quick, L));
 }
 
 /* One solve -> one sample (none when the solver stopped before maxiter: a
@@ -66,16 +79,27 @@ int mb_iteration_count(bool quick, int max_grid) {
 static cgm_status one(const cgm_csr *A, const cgm_solve_opts *o, int maxiter, const char *variant,
                       const char *source, mb_emit_fn emit, void *run, cgm_error *err) {
   const int n = o->layout.n, w = o->precision == CGM_PREC_SINGLE ? 4 : 8;
-  cgm_tuner_segment sg;
-  int64_t xe;
-  cgm_status st = cgm_tuner_shapes(A, n, 1, CGM_EXCHANGE_HALO, &sg, &xe, err);
-  if (st) return st;
+  double bytes;
+  cgm_status st;
+  if (!strcmp(variant, "mesh")) { /* the layout's bytes, as the tuner counts them */
+    cgm_tuner_segment sg;
+    int64_t xe;
+    if ((st = cgm_tuner_shapes(A, n, 1, CGM_EXCHANGE_HALO, &sg, &xe, err))) return st;
+    cgm_segment_shape s = cgm_tuner_segment_shape(&sg, n, w);
+    bytes = cgm_iter_bytes(s.spmv_bytes, s.rows, w);
+  } else { /* the walk of the longest block row with this layout's B_x */
+    int64_t *bptr;
+    int32_t *bcol, longest = 0;
+    if ((st = cgm_block_pattern(A, n, &bptr, &bcol, err))) return st;
+    for (int32_t b = 0; b < (A->nrows + n - 1) / n; b++)
+      if (bptr[b + 1] - bptr[b] > longest) longest = (int32_t)(bptr[b + 1] - bptr[b]);
+    free(bptr), free(bcol);
+    const int bx = o->layout.bx > 0 ? o->layout.bx : 1;
+    bytes = cgm_row_elements((longest + bx - 1) / bx, n) * w;
+  }
   cgm_solve_result res;
   if ((st = mb_solve_timed(A, o, maxiter, &res, err))) return st;
   if (res.iterations < maxiter || !(res.time_per_iter_s > 0)) return emit(run, NULL, "iter", err);
-  cgm_segment_shape s = cgm_tuner_segment_shape(&sg, n, w);
-  double bytes = !strcmp(variant, "row") ? cgm_row_elements(sg.max_row, n) * w
-                                         : cgm_iter_bytes(s.spmv_bytes, s.rows, w);
   cgm_sample smp;
   mb_sample(&smp, "iter", variant, o->precision, n, bytes, w, res.time_per_iter_s, source);
   return emit(run, &smp, "iter", err);
@@ -111,6 +135,21 @@ cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_g
       cgm_solve_opts o = *base;
       o.layout = cgm_bcsr_default_params(n);
       st = one(&A, &o, maxiter, "row", src, emit, run, err);
+      cgm_csr_free(&A);
+    }
+  const int nband = band_list(quick, L);
+  for (int i = 0; i < nband && !st; i++)
+    for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
+      const int n = cgm_block_sizes[b];
+      /* rows i - h .. i + h: about 2h / N + 1 block columns a block row */
+      const int32_t h = (L[i] - 1) * n / 2 > 0 ? (L[i] - 1) * n / 2 : 1;
+      cgm_csr A;
+      char src[64];
+      snprintf(src, sizeof src, "band:%d,%d", BAND_ROWS, h);
+      if ((st = cgm_gen_band(BAND_ROWS, h, &A, err))) break;
+      cgm_solve_opts o = *base;
+      o.layout = cgm_bcsr_default_params(n); /* one lane a row, as the arrows: walks 2 .. 128 */
+      st = one(&A, &o, maxiter, "band", src, emit, run, err);
       cgm_csr_free(&A);
     }
   return st;

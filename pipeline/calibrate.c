@@ -218,6 +218,7 @@ static cgm_status fit_all(cgm_sample_vec *sv, unsigned precisions, cgm_db_fit **
       fit_group(sv, "spmv", MESH, "mesh", p, n, fits, nfits, max_fits, rep, ri);
       fit_group(sv, "iter", "mesh", "mesh", p, n, fits, nfits, max_fits, rep, ri);
       fit_group(sv, "iter", "row", "row", p, n, fits, nfits, max_fits, rep, ri);
+      fit_group(sv, "iter", "band", "band", p, n, fits, nfits, max_fits, rep, ri);
     }
   }
   cgm_status st = derive_xfer(sv, fits, *nfits, err);

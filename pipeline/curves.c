@@ -17,12 +17,25 @@ cgm_sigmoid *pipeline_kernel_curve(cgm_device_model *m, const cgm_db_fit *f, cgm
     return &m->spmv[bi];
   }
   if (!strcmp(f->kernel, "iter") && bi >= 0) {
-    bool mesh = !strcmp(f->variant, "mesh");
-    if (!mesh && strcmp(f->variant, "row")) return NULL;
-    *hi = mesh ? &m->iter_hi[bi] : &m->row_hi[bi];
-    *have = mesh ? &m->have_iter[bi] : &m->have_row[bi];
-    *slot = (mesh ? PIPELINE_SLOT_ITER : PIPELINE_SLOT_ROW) + bi;
-    return mesh ? &m->iter[bi] : &m->row[bi];
+    if (!strcmp(f->variant, "mesh")) {
+      *hi = &m->iter_hi[bi];
+      *have = &m->have_iter[bi];
+      *slot = PIPELINE_SLOT_ITER + bi;
+      return &m->iter[bi];
+    }
+    if (!strcmp(f->variant, "row")) {
+      *hi = &m->row_hi[bi];
+      *have = &m->have_row[bi];
+      *slot = PIPELINE_SLOT_ROW + bi;
+      return &m->row[bi];
+    }
+    if (!strcmp(f->variant, "band")) {
+      *hi = &m->band_hi[bi];
+      *have = &m->have_band[bi];
+      *slot = PIPELINE_SLOT_BAND + bi;
+      return &m->band[bi];
+    }
+    return NULL;
   }
   if (!strcmp(f->kernel, "cg4")) {
     *hi = &m->cg4_hi;

@@ -20,7 +20,8 @@ enum {
   PIPELINE_SLOT_XFER = 8,
   PIPELINE_SLOT_ITER = 48,
   PIPELINE_SLOT_ROW = 52,
-  PIPELINE_SLOTS = 56
+  PIPELINE_SLOT_BAND = 56,
+  PIPELINE_SLOTS = 60
 };
 
 /* The curve of a spmv ("mesh" or "all" variant), iter ("mesh" or "row"), cg4

@@ -287,10 +287,11 @@ static cgm_status build(cal_build *B, int gpus) {
   }
   /* Our solver's whole iterations (the refined model's curves): over the
    * iteration's bytes on meshes, and over the longest row's elements. */
-  static const char *const iv[] = {"mesh", "row"};
+  static const char *const iv[] = {"mesh", "row", "band"};
   static const char *const iv_title[] = {"whole CG iterations, 3D meshes",
-                                         "whole CG iterations, one long row (arrow)"};
-  for (int v = 0; v < 2 && !st; v++) {
+                                         "whole CG iterations, one long row (arrow)",
+                                         "whole CG iterations, every row long (band)"};
+  for (int v = 0; v < 3 && !st; v++) {
     panel_begin(B, iv_title[v]);
     some = false;
     for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {

@@ -158,6 +158,7 @@ typedef struct cgm_segment_shape {
   int64_t rows;      /* own rows (padded to the block size) */
   double spmv_bytes; /* cgm_spmv_bytes of its layout(s) */
   int32_t max_row;   /* blocks one thread walks along its longest block row (0: unknown) */
+  double mean_row;   /* blocks one thread walks on average (0: unknown) */
 } cgm_segment_shape;
 
 /* The calibrated curves of one device and precision. */
@@ -171,11 +172,12 @@ typedef struct cgm_device_model {
   cgm_regime spmv_hi[4], cg4_hi, cg5_hi; /* second regimes, where calibrated */
   /* Whole iterations of our solver per block size (beyond the paper): over
    * the iteration's bytes on 3D meshes ("iter"/"mesh"), and over the
-   * longest block row on a matrix with one long row ("iter"/"row"). Where
-   * calibrated they replace the sum of the kernel curves. */
-  cgm_sigmoid iter[4], row[4];
-  cgm_regime iter_hi[4], row_hi[4];
-  bool have_iter[4], have_row[4];
+   * longest block row on a matrix with one long row ("iter"/"row") and on
+   * one whose every row is that long ("iter"/"band"). Where calibrated
+   * they replace the sum of the kernel curves. */
+  cgm_sigmoid iter[4], row[4], band[4];
+  cgm_regime iter_hi[4], row_hi[4], band_hi[4];
+  bool have_iter[4], have_row[4], have_band[4];
   cgm_sigmoid red; /* the plain dot (the paper's Red, and its CG2/CG3) */
   bool have_red;
   /* Multi-GPU: the per-iteration cost of exchanging and synchronising, a
@@ -188,7 +190,9 @@ typedef struct cgm_device_model {
 /* Refined Eq. 4/9: the slowest segment's iteration plus, on several GPUs,
  * the exchange cost of the mode. A segment's iteration is the iteration
  * curve over its bytes where calibrated, else SpMV + CG4 + CG5 (each Eq. 5
- * with its own bytes); never less than the row curve over its longest row.
+ * with its own bytes); never less than the walk of its longest row: the
+ * row curve (one long row) moved toward the band curve (every row long) by
+ * the share mean_row / max_row.
  * Returns NaN when a needed curve is missing. */
 double cgm_refined_time(const cgm_device_model *m, int n, int gpus, int exchange,
                         const cgm_segment_shape *segs, double exchange_bytes);

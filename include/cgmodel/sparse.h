@@ -267,6 +267,12 @@ cgm_status cgm_gen_random_spd(int32_t n, double avg, cgm_rowdist dist, double al
  * number near 129. 1 <= len <= n. */
 cgm_status cgm_gen_arrow(int32_t n, int32_t len, cgm_csr *A, cgm_error *err);
 
+/* The band: every row i touches columns i - h .. i + h (clipped at the
+ * edges): -1 beside the diagonal, -c/h farther, 2 + 2c + 2 (h - 1) c/h on
+ * it (c = 1/64); SPD (strictly diagonally dominant) with a condition number
+ * under 131. 1 <= h < n. */
+cgm_status cgm_gen_band(int32_t n, int32_t h, cgm_csr *A, cgm_error *err);
+
 /* A = P (x) (J + I): every N x N block dense (d_N = 1), SPD when P is. */
 cgm_status cgm_gen_kron(const cgm_csr *P, int n, cgm_csr *A, cgm_error *err);
 

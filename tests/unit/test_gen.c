@@ -456,8 +456,52 @@ static void test_arrow(void) {
   CHECK(cgm_gen_arrow(0, 1, &A, &e) == CGM_EINPUT);
 }
 
+/* ------------------------------------------------------------------ band */
+
+/* Every row i holds columns i - h .. i + h (clipped): 2h + 1 entries inside,
+ * h + 1 at the ends; SPD by diagonal dominance; its block rows are about
+ * 2h / N + 1 blocks long, all of them (the walk of every SpMV thread). */
+static void test_band(void) {
+  cgm_error e = {0};
+  cgm_csr A;
+  const int32_t n = 200, hs[] = {1, 4, 20, 199};
+  for (int i = 0; i < 4; i++) {
+    const int32_t h = hs[i];
+    CHECK_OK(cgm_gen_band(n, h, &A, &e));
+    char what[32];
+    snprintf(what, sizeof what, "band h %d", h);
+    check_random_spd(&A, what);
+    for (int32_t r = 0; r < n; r++) {
+      int32_t lo = r - h < 0 ? 0 : r - h, hi = r + h >= n ? n - 1 : r + h;
+      int64_t len = A.rowptr[r + 1] - A.rowptr[r];
+      CHECK_MSG(len == hi - lo + 1 && A.colidx[A.rowptr[r]] == lo &&
+                    A.colidx[A.rowptr[r + 1] - 1] == hi,
+                "%s: row %d has %lld entries from %d (want %d from %d)", what, r, (long long)len,
+                A.colidx[A.rowptr[r]], hi - lo + 1, lo);
+    }
+    cgm_features f;
+    CHECK_OK(cgm_features_compute(&A, &f, &e));
+    for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
+      const int bn = cgm_block_sizes[b];
+      /* block row k spans rows kN .. kN + N - 1, columns kN - h .. kN + N - 1 + h */
+      int32_t want = 0;
+      for (int32_t k = 0; k * bn < n; k++) {
+        int32_t c0 = k * bn - h < 0 ? 0 : k * bn - h;
+        int32_t c1 = k * bn + bn - 1 + h >= n ? n - 1 : k * bn + bn - 1 + h;
+        if (c1 / bn - c0 / bn + 1 > want) want = c1 / bn - c0 / bn + 1;
+      }
+      CHECK_MSG(f.block[b].max_blocks_per_row == want, "%s N=%d: %d blocks, want %d", what, bn,
+                f.block[b].max_blocks_per_row, want);
+    }
+    cgm_csr_free(&A);
+  }
+  CHECK(cgm_gen_band(10, 10, &A, &e) == CGM_EINPUT && strstr(e.msg, "h"));
+  CHECK(cgm_gen_band(10, 0, &A, &e) == CGM_EINPUT);
+}
+
 int main(void) {
   test_arrow();
+  test_band();
   test_elasticity();
   test_random_errors();
   test_random_small();

@@ -1,8 +1,8 @@
 /* The iteration sweeps (microbench/iter_sweeps.c), run on the CPU backend
  * with small grids: one sample per solve that ran all its iterations, its
  * bytes the layout's own (recounted here from the BCSR the solver builds),
- * the row samples' m the longest block row's elements (recounted from the
- * features), and a sink that refuses stops the sweep. */
+ * the row and band samples' m the longest block row's elements (recounted
+ * from the features), and a sink that refuses stops the sweep. */
 #include <stdio.h>
 #include <string.h>
 
@@ -32,8 +32,8 @@ int main(void) {
   CHECK_OK(mb_iteration_sweeps(&o, true, 16, take, &k, &err));
   CHECK_MSG(k.emits == mb_iteration_count(true, 16), "%d emits, %d counted", k.emits,
             mb_iteration_count(true, 16));
-  int mesh = 0, rows = 0;
-  double last_row_m[9] = {0};
+  int mesh = 0, rows = 0, bands = 0;
+  double last_row_m[9] = {0}, last_band_m[9] = {0};
   for (int i = 0; i < k.n; i++) {
     const cgm_sample *s = &k.v[i];
     const int n = s->block, w = 8;
@@ -54,22 +54,33 @@ int main(void) {
       CHECK_MSG(s->bytes == want, "%s N=%d: %.0f bytes, want %.0f", s->source, n, s->bytes, want);
       cgm_bcsr_free(&B);
     } else {
-      rows++;
-      CHECK(!strcmp(s->variant, "row"));
-      CHECK(sscanf(s->source, "arrow:%d,%d", &nr, &len) == 2 && nr == 4096);
-      CHECK_OK(cgm_gen_arrow(nr, len, &A, &err));
+      const bool band = !strcmp(s->variant, "band");
+      CHECK(band || !strcmp(s->variant, "row"));
+      if (band) {
+        bands++;
+        CHECK(sscanf(s->source, "band:%d,%d", &nr, &len) == 2 && nr == 8192);
+        CHECK_OK(cgm_gen_band(nr, len, &A, &err));
+      } else {
+        rows++;
+        CHECK(sscanf(s->source, "arrow:%d,%d", &nr, &len) == 2 && nr == 4096);
+        CHECK_OK(cgm_gen_arrow(nr, len, &A, &err));
+      }
+      /* one lane a row (B_x = 1): the walk is the longest block row */
       cgm_features f;
       CHECK_OK(cgm_features_compute(&A, &f, &err));
       int bi = cgm_block_index(n);
       CHECK_MSG(s->m == (double)f.block[bi].max_blocks_per_row * n * n, "%s N=%d: m %.0f",
                 s->source, n, s->m);
-      CHECK_MSG(s->m > last_row_m[n], "%s N=%d: the rows grow", s->source, n);
-      last_row_m[n] = s->m;
+      double *last = band ? last_band_m : last_row_m;
+      CHECK_MSG(s->m > last[n], "%s N=%d: the rows grow", s->source, n);
+      last[n] = s->m;
     }
     cgm_csr_free(&A);
   }
-  /* Poisson 8 and 16 at 4 block sizes; arrows of 2, 8, 32, 128, 512 blocks */
-  CHECK_MSG(mesh == 8 && rows == 20, "%d mesh and %d row samples", mesh, rows);
+  /* Poisson 8 and 16 at 4 block sizes; arrows of 2, 8, 32, 128, 512 blocks;
+   * bands of 2, 8, 32, 128 */
+  CHECK_MSG(mesh == 8 && rows == 20 && bands == 16, "%d mesh, %d row and %d band samples", mesh,
+            rows, bands);
   /* A sink that refuses stops the sweep with its error. */
   static sink k2;
   k2.stop_at = 3;
