@@ -66,8 +66,6 @@ static int band_list(bool quick, int *L) {
   return c;
 }
 
-enum { BAND_ROWS = 8192 };
-
 int mb_iteration_count(bool quick, int max_grid) {
   int k[32], L[16];
   return CGM_NBLOCKSIZES *
@@ -145,8 +143,8 @@ cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_g
       const int32_t h = (L[i] - 1) * n / 2 > 0 ? (L[i] - 1) * n / 2 : 1;
       cgm_csr A;
       char src[64];
-      snprintf(src, sizeof src, "band:%d,%d", BAND_ROWS, h);
-      if ((st = cgm_gen_band(BAND_ROWS, h, &A, err))) break;
+      snprintf(src, sizeof src, "band:%d,%d", CGM_BAND_ROWS, h);
+      if ((st = cgm_gen_band(CGM_BAND_ROWS, h, &A, err))) break;
       cgm_solve_opts o = *base;
       o.layout = cgm_bcsr_default_params(n); /* one lane a row, as the arrows: walks 2 .. 128 */
       st = one(&A, &o, maxiter, "band", src, emit, run, err);

@@ -77,12 +77,13 @@ double cgm_refined_time(const cgm_device_model *m, int n, int gpus, int exchange
      * Alone it walks at the row curve's pace; when every thread walks as
      * long (FEM rows on a grid that does not fill the GPU) each step waits
      * longer, the band curve's pace (elasticity 16^3 at N = 2: 40 us where
-     * the row curve said 24). Between the two, by the share of the longest
-     * walk the average thread walks. */
+     * the row curve said 24). Between the two, by the walking the segment
+     * does against the band's (CGM_BAND_ROWS rows, each the longest): a few
+     * long rows, or a small matrix (bcsstk02: 66 rows), walk nearly alone. */
     const double L = segs[g].max_row;
     if (L > 0 && (m->have_row[bi] || m->have_band[bi])) {
       const double e = cgm_row_elements(segs[g].max_row, n) * w;
-      double f = segs[g].mean_row / L;
+      double f = (double)segs[g].rows * segs[g].mean_row / (CGM_BAND_ROWS * L);
       f = f > 1.0 ? 1.0 : (f > 0.0 ? f : 0.0);
       double tr;
       if (!m->have_band[bi])

@@ -153,6 +153,10 @@ typedef struct cgm_regime {
   bool have;
 } cgm_regime;
 
+/* The rows of the calibration's band matrices (every row as long): the
+ * walking load the band curve was timed under. */
+#define CGM_BAND_ROWS 8192
+
 /* What one GPU (or the CPU) holds of a configuration. */
 typedef struct cgm_segment_shape {
   int64_t rows;      /* own rows (padded to the block size) */
@@ -192,7 +196,7 @@ typedef struct cgm_device_model {
  * curve over its bytes where calibrated, else SpMV + CG4 + CG5 (each Eq. 5
  * with its own bytes); never less than the walk of its longest row: the
  * row curve (one long row) moved toward the band curve (every row long) by
- * the share mean_row / max_row.
+ * the share rows * mean_row / (CGM_BAND_ROWS * max_row), at most 1.
  * Returns NaN when a needed curve is missing. */
 double cgm_refined_time(const cgm_device_model *m, int n, int gpus, int exchange,
                         const cgm_segment_shape *segs, double exchange_bytes);

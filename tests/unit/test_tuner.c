@@ -187,14 +187,17 @@ int main(void) {
   s4.max_row = 3000;
   CHECK_NEAR(cgm_refined_time(&one, 4, 1, 0, &s4, 0), a + c * 48000, 1e-6 * (a + c * 48000));
   /* With a band curve (every row long: T = a + 2.5 c L), the walk moves
-   * from the row curve to the band curve by mean_row / max_row: a lone
-   * long row (mean 3 of 3000) stays near the row curve, half (1500) is
-   * half-way, all (3000) is the band's; no mean (0) is the row curve. */
+   * from the row curve to the band curve by the segment's walking against
+   * the band's, rows mean_row / (CGM_BAND_ROWS max_row): 4096 rows of 3000
+   * blocks are half the band's 8192 (half-way), 4096 of 6000 on average
+   * or more are all of it; a lone long row (mean 3) stays near the row
+   * curve, no mean (0) is the row curve. */
   one.band[2] = (cgm_sigmoid){log2(a / (2.5 * c)), 1.0 / M_LN2, 8.0 / (2.5 * c) * 1e-9};
   one.have_band[2] = true;
   const double ta = a + c * 48000, tb = a + 2.5 * c * 48000;
-  const double means[] = {0, 3, 1500, 3000, 6000};
-  const double shares[] = {0, 0.001, 0.5, 1, 1};
+  CHECK(CGM_BAND_ROWS == 8192 && s4.rows == 4096);
+  const double means[] = {0, 3, 3000, 6000, 12000};
+  const double shares[] = {0, 0.0005, 0.5, 1, 1};
   for (int i = 0; i < 5; i++) {
     s4.mean_row = means[i];
     double want_t = ta + shares[i] * (tb - ta);
