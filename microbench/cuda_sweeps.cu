@@ -242,14 +242,24 @@ cgm_status pool_setup(layout_pool *P, const cgm_dev_layout *L, int w, int want, 
   const size_t rb = (size_t)L->nslices * L->by * sizeof(int32_t);
   auto up = [](size_t b) { return (b + 255) & ~(size_t)255; };
   const size_t one = up(vb) + up(cb) + up(sb) + up(rb);
-  /* at most 1 GB of copies: past the L2 many times over at any size */
+  /* At most 1 GB of copies, past the L2 many times over at any size; none
+   * where one copy is twice the L2 already. */
   int k = want < layout_pool::MAX ? want : layout_pool::MAX;
   while (k > 1 && (double)(k - 1) * one > 1e9) k--;
+  int dev = 0, l2 = 0;
+  if (cudaGetDevice(&dev) == cudaSuccess &&
+      cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) == cudaSuccess &&
+      (double)one > 2.0 * l2)
+    k = 1;
   P->L[0] = *L;
   P->k = 1;
   if (k < 2) return CGM_OK;
   cgm_status st = CGM_OK;
-  CGM_CUDA_GOTO(st, err, out, cudaMalloc(&P->mem, (k - 1) * one));
+  if (cudaMalloc(&P->mem, (k - 1) * one) != cudaSuccess) {
+    (void)cudaGetLastError(); /* no room for copies: time the one matrix */
+    P->mem = nullptr;
+    return CGM_OK;
+  }
   for (int c = 1; c < k; c++) {
     char *b = (char *)P->mem + (c - 1) * one;
     cgm_dev_layout C = *L;
@@ -266,6 +276,9 @@ cgm_status pool_setup(layout_pool *P, const cgm_dev_layout *L, int w, int want, 
     C.brow = (const int32_t *)b;
     P->L[c] = C;
   }
+  /* A device-to-device cudaMemcpy returns before it is done, and the
+   * sweep's stream does not wait for the legacy stream it ran on. */
+  CGM_CUDA_GOTO(st, err, out, cudaDeviceSynchronize());
   P->k = k;
 out:
   return st;

@@ -56,10 +56,10 @@ static int row_list(bool quick, int *L) {
 
 enum { ARROW_ROWS = 4096 };
 
-/* The bands' block rows, in blocks. 8192 rows with every row long is a
- * grid that fills a third to half of a 132-SM GPU: small FEM matrices
- * (bcsstk16: 4884 rows; elasticity 16^3: 14739) where the walk, not the
- * bandwidth, sets the time. Longer bands are bandwidth-bound. */
+/* The bands' block rows, in blocks. CGM_BAND_ROWS = 8192 rows, every one
+ * long, are 32 SpMV blocks of 256 threads (a quarter of a 132-SM GPU): the
+ * small FEM matrices (bcsstk16: 4884 rows; elasticity 16^3: 13872) where
+ * the walk, not the bandwidth, sets the time. */
 static int band_list(bool quick, int *L) {
   int c = 0;
   for (int l = 2; l <= 128; l *= quick ? 4 : 2) L[c++] = l;
@@ -92,7 +92,9 @@ static cgm_status one(const cgm_csr *A, const cgm_solve_opts *o, int maxiter, co
     for (int32_t b = 0; b < (A->nrows + n - 1) / n; b++)
       if (bptr[b + 1] - bptr[b] > longest) longest = (int32_t)(bptr[b + 1] - bptr[b]);
     free(bptr), free(bcol);
-    const int bx = o->layout.bx > 0 ? o->layout.bx : 1;
+    cgm_bcsr_params lp = o->layout; /* B_x 0: the solver's choice for the matrix */
+    cgm_bcsr_params_resolve(&lp, A, 1);
+    const int bx = lp.bx > 0 ? lp.bx : 1;
     bytes = cgm_row_elements((longest + bx - 1) / bx, n) * w;
   }
   cgm_solve_result res;
@@ -139,14 +141,15 @@ cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_g
   for (int i = 0; i < nband && !st; i++)
     for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
       const int n = cgm_block_sizes[b];
-      /* rows i - h .. i + h: about 2h / N + 1 block columns a block row */
-      const int32_t h = (L[i] - 1) * n / 2 > 0 ? (L[i] - 1) * n / 2 : 1;
+      /* rows i - h .. i + h: block rows of about L + 1 blocks, each L its
+       * own h (N = 1: 2h + 1 = L + 1) */
+      const int32_t h = n == 1 ? L[i] / 2 : (L[i] - 1) * n / 2;
       cgm_csr A;
       char src[64];
       snprintf(src, sizeof src, "band:%d,%d", CGM_BAND_ROWS, h);
       if ((st = cgm_gen_band(CGM_BAND_ROWS, h, &A, err))) break;
       cgm_solve_opts o = *base;
-      o.layout = cgm_bcsr_default_params(n); /* one lane a row, as the arrows: walks 2 .. 128 */
+      o.layout = cgm_bcsr_default_params(n); /* one lane a row, as the arrows: walks 3 .. 129 */
       st = one(&A, &o, maxiter, "band", src, emit, run, err);
       cgm_csr_free(&A);
     }

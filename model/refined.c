@@ -85,16 +85,12 @@ double cgm_refined_time(const cgm_device_model *m, int n, int gpus, int exchange
       const double e = cgm_row_elements(segs[g].max_row, n) * w;
       double f = (double)segs[g].rows * segs[g].mean_row / (CGM_BAND_ROWS * L);
       f = f > 1.0 ? 1.0 : (f > 0.0 ? f : 0.0);
-      double tr;
-      if (!m->have_band[bi])
-        tr = t_curve(&m->row[bi], &m->row_hi[bi], e, w);
-      else if (!m->have_row[bi])
-        tr = t_curve(&m->band[bi], &m->band_hi[bi], e, w);
-      else {
-        const double ta = t_curve(&m->row[bi], &m->row_hi[bi], e, w),
-                     tb = t_curve(&m->band[bi], &m->band_hi[bi], e, w);
-        tr = ta + f * (tb - ta);
-      }
+      /* without a row curve, the band's share of the band curve alone; the
+       * band never lowers the floor (its curve extrapolated past its 128
+       * blocks may fall under the row curve's, fitted to 512) */
+      const double ta = m->have_row[bi] ? t_curve(&m->row[bi], &m->row_hi[bi], e, w) : 0.0;
+      const double tb = m->have_band[bi] ? t_curve(&m->band[bi], &m->band_hi[bi], e, w) : 0.0;
+      const double tr = ta + f * (tb > ta ? tb - ta : 0.0);
       if (tr > t) t = tr;
     }
     if (t > worst) worst = t;

@@ -10,6 +10,8 @@ cgm_status cgm_gen_band(int32_t n, int32_t h, cgm_csr *A, cgm_error *err) {
   if (n < 1 || h < 1 || h >= n)
     return cgm_fail(err, CGM_EINPUT, "band: need 1 <= h < n (got n = %d, h = %d)", n, h);
   const int64_t cap = (int64_t)n * (2 * (int64_t)h + 1);
+  if (cap > ((int64_t)1 << 40) || n > (1 << 30))
+    return cgm_fail(err, CGM_EINPUT, "band: %d rows of half-width %d is too large", n, h);
   int32_t *ri = malloc(sizeof *ri * (size_t)cap), *ci = malloc(sizeof *ci * (size_t)cap);
   double *v = malloc(sizeof *v * (size_t)cap);
   if (!ri || !ci || !v) {
@@ -23,7 +25,7 @@ cgm_status cgm_gen_band(int32_t n, int32_t h, cgm_csr *A, cgm_error *err) {
   const double c = 1.0 / 64, e = c / h;
   int64_t k = 0;
   for (int32_t i = 0; i < n; i++) {
-    const int32_t lo = i - h < 0 ? 0 : i - h, hi = i + h >= n ? n - 1 : i + h;
+    const int32_t lo = i < h ? 0 : i - h, hi = h > n - 1 - i ? n - 1 : i + h;
     for (int32_t j = lo; j <= hi; j++) {
       const int32_t d = j > i ? j - i : i - j;
       ri[k] = i;

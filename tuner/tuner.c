@@ -64,11 +64,11 @@ static int32_t longest_walk(const int32_t *len, int32_t count, int bx) {
   return (m + bx - 1) / bx;
 }
 
-/* The average walk over those rows. */
-static double mean_walk(const int32_t *len, int32_t count, int bx) {
+/* The walks of those rows, summed. */
+static double total_walk(const int32_t *len, int32_t count, int bx) {
   double s = 0.0;
   for (int32_t i = 0; i < count; i++) s += (len[i] + bx - 1) / bx;
-  return count > 0 ? s / count : 0.0;
+  return s;
 }
 
 /* The shapes of (gpus, mode) from a pattern. */
@@ -97,7 +97,7 @@ static cgm_status shapes(const pattern *pt, int gpus, cgm_exchange mode, cgm_tun
     memset(s, 0, sizeof *s);
     s->rows = (int64_t)nrow * n;
     s->max_row = longest_walk(pt->len + b0, nrow, p.bx);
-    s->mean_row = mean_walk(pt->len + b0, nrow, p.bx);
+    s->mean_row = nrow > 0 ? total_walk(pt->len + b0, nrow, p.bx) / nrow : 0.0;
     if (gpus == 1 || mode != CGM_EXCHANGE_HALO) {
       s->blocks_padded = cgm_bcsr_padded_count(pt->len + b0, nrow, p);
       s->nslices = (nrow + p.by - 1) / p.by;
@@ -120,7 +120,7 @@ static cgm_status shapes(const pattern *pt, int gpus, cgm_exchange mode, cgm_tun
     /* The interior and the boundary rows are two SpMV launches, one after
      * the other: their longest rows are walked in turn. */
     s->max_row = longest_walk(sub, ni, p.bx) + longest_walk(sub + ni, nbd, p.bx);
-    s->mean_row = mean_walk(sub, ni, p.bx) + mean_walk(sub + ni, nbd, p.bx);
+    s->mean_row = nrow > 0 ? total_walk(sub, nrow, p.bx) / nrow : 0.0; /* both launches' rows */
     s->nslices = sa + sb + (sa && sb ? 1 : 0); /* two layouts: one more offset */
     s->slots = (int64_t)(sa + sb) * p.by;
     s->halo_rows = (int64_t)nhalo * n;

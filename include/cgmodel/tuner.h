@@ -75,8 +75,8 @@ typedef struct cgm_tuner_segment {
   int32_t max_row;   /* blocks one SpMV thread walks along its longest block row (its
                       * length over B_x; halo on several GPUs: the interior's plus the
                       * boundary's: two launches) */
-  double mean_row;   /* blocks one SpMV thread walks on average (over all rows; halo: the
-                      * interior's average plus the boundary's) */
+  double mean_row;   /* blocks one SpMV thread walks on average over all its rows (halo:
+                      * interior and boundary rows together) */
 } cgm_tuner_segment;
 
 /* The segments of (n, gpus, mode) and the vector elements exchanged per

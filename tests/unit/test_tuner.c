@@ -48,6 +48,8 @@ static void shapes_match_layouts(void) {
     cgm_features f;
     CHECK_OK(cgm_features_compute(&A, &f, &err));
     CHECK(sg[0].max_row == f.block[bi].max_blocks_per_row);
+    /* one lane a row (B_x = 1): the mean walk is the mean block row */
+    CHECK_NEAR(sg[0].mean_row, (double)f.block[bi].blocks / B.nbrows, 1e-12);
     cgm_bcsr_free(&B);
     /* Three GPUs with the halo: the segments cover the rows; the halo is
      * what the partition says. */
@@ -70,6 +72,13 @@ static void shapes_match_layouts(void) {
           lb = (int32_t)(bptr[h.boundary[i] + 1] - bptr[h.boundary[i]]);
       CHECK_MSG(sg[g].max_row == li + lb, "N=%d seg %d: max_row %d, want %d + %d", n, g,
                 sg[g].max_row, li, lb);
+      /* the mean walk is over all the segment's rows, interior and boundary */
+      double wsum = 0;
+      for (int32_t i = 0; i < h.ninterior; i++)
+        wsum += bptr[h.interior[i] + 1] - bptr[h.interior[i]];
+      for (int32_t i = 0; i < h.nboundary; i++)
+        wsum += bptr[h.boundary[i] + 1] - bptr[h.boundary[i]];
+      CHECK_NEAR(sg[g].mean_row, wsum / (h.ninterior + h.nboundary), 1e-9);
       hsum += (int64_t)h.nhalo * n;
       rsum += sg[g].rows;
       CHECK(sg[g].halo_rows == (int64_t)h.nhalo * n);
@@ -82,6 +91,23 @@ static void shapes_match_layouts(void) {
     CHECK_OK(cgm_tuner_shapes(&A, n, 3, CGM_EXCHANGE_P2P, sg, &xe, &err));
     CHECK(xe == 2 * rsum);
   }
+  cgm_csr_free(&A);
+  /* Long rows at N = 1 are spread over B_x lanes (here 8: 81 entries a
+   * row): the walks are ceil(len / 8), the longest and the mean. */
+  CHECK_OK(cgm_gen_band(4096, 40, &A, &err));
+  cgm_tuner_segment s1;
+  int64_t x1;
+  CHECK_OK(cgm_tuner_shapes(&A, 1, 1, CGM_EXCHANGE_HALO, &s1, &x1, &err));
+  CHECK(cgm_bcsr_params_for(&A, 1, 1).bx == 8);
+  double wsum = 0;
+  int64_t wmax = 0;
+  for (int32_t i = 0; i < A.nrows; i++) {
+    int64_t w = (A.rowptr[i + 1] - A.rowptr[i] + 7) / 8;
+    wsum += (double)w;
+    if (w > wmax) wmax = w;
+  }
+  CHECK(s1.max_row == wmax && wmax == 11);
+  CHECK_NEAR(s1.mean_row, wsum / A.nrows, 1e-12);
   cgm_csr_free(&A);
 }
 
@@ -196,16 +222,28 @@ int main(void) {
   one.have_band[2] = true;
   const double ta = a + c * 48000, tb = a + 2.5 * c * 48000;
   CHECK(CGM_BAND_ROWS == 8192 && s4.rows == 4096);
-  const double means[] = {0, 3, 3000, 6000, 12000};
-  const double shares[] = {0, 0.0005, 0.5, 1, 1};
-  for (int i = 0; i < 5; i++) {
+  const int64_t rows[] = {4096, 4096, 4096, 4096, 8192, 16384};
+  const double means[] = {0, 3, 1500, 3000, 3000, 3000};
+  const double shares[] = {0, 0.0005, 0.25, 0.5, 1, 1};
+  for (int i = 0; i < 6; i++) {
+    s4.rows = rows[i];
     s4.mean_row = means[i];
     double want_t = ta + shares[i] * (tb - ta);
-    CHECK_NEAR(cgm_refined_time(&one, 4, 1, 0, &s4, 0), want_t, 1e-6 * want_t);
+    double t = cgm_refined_time(&one, 4, 1, 0, &s4, 0);
+    CHECK_MSG(fabs(t - want_t) <= 1e-6 * want_t, "rows %lld mean %g: %g s, want %g",
+              (long long)rows[i], means[i], t, want_t);
   }
-  /* The band curve alone (no row curve) is the walk's floor at any share. */
+  s4.rows = 4096;
+  /* A band curve under the row curve never lowers the floor. */
+  cgm_sigmoid keep = one.band[2];
+  one.band[2] = (cgm_sigmoid){log2(a / (0.5 * c)), 1.0 / M_LN2, 8.0 / (0.5 * c) * 1e-9};
+  s4.mean_row = 3000;
+  CHECK_NEAR(cgm_refined_time(&one, 4, 1, 0, &s4, 0), ta, 1e-6 * ta);
+  one.band[2] = keep;
+  /* The band curve alone (no row curve) is the walk's floor by its share:
+   * half the band's walking, half its time (above the iteration's). */
   one.have_row[2] = false;
-  s4.mean_row = 3;
-  CHECK_NEAR(cgm_refined_time(&one, 4, 1, 0, &s4, 0), tb, 1e-6 * tb);
+  s4.mean_row = 3000;
+  CHECK_NEAR(cgm_refined_time(&one, 4, 1, 0, &s4, 0), 0.5 * tb, 1e-6 * tb);
   TEST_MAIN_END();
 }
