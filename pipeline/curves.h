@@ -10,7 +10,7 @@
 
 /* The loader's slots, one per curve of a precision (its rank of fit kinds):
  * spmv 0-3, cg4 4, cg5 5, red 6, cusparse 7, xfer 8 + 8 exchange + gpus
- * (up to 47), iteration 48-51, row 52-55. */
+ * (up to 47), iteration 48-51, row 52-55, band 56-59. */
 enum {
   PIPELINE_SLOT_SPMV = 0,
   PIPELINE_SLOT_CG4 = 4,
@@ -24,7 +24,7 @@ enum {
   PIPELINE_SLOTS = 60
 };
 
-/* The curve of a spmv ("mesh" or "all" variant), iter ("mesh" or "row"), cg4
+/* The curve of a spmv ("mesh" or "all" variant), iter ("mesh", "row" or "band"), cg4
  * or cg5 fit: its sigmoid, its second regime, its have flag (NULL for cg4
  * and cg5) and its slot. NULL for another kernel. */
 cgm_sigmoid *pipeline_kernel_curve(cgm_device_model *m, const cgm_db_fit *f, cgm_regime **hi,
