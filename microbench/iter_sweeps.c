@@ -3,8 +3,8 @@
  * sum of three separately timed kernels misses what an iteration of the
  * solver really costs at small sizes (one launch floor for the whole graph,
  * not three), and a bandwidth curve misses the thread that walks the
- * longest row, alone (arrows) or among as long ones (bands). A CPU has neither (its kernels' sum is its iteration,
- * and its threads share the rows): its model keeps the kernel curves. */
+ * longest row, alone (arrows) or among as long ones (bands). A CPU has neither (its kernels' sum is
+ * its iteration, and its threads share the rows): its model keeps the kernel curves. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -51,9 +51,9 @@ cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxi
  * max_grid^3; bytes = cgm_iter_bytes of the layout), "row" (arrows of
  * 4096 rows whose longest block row has 2 .. 512 blocks) and "band"
  * (CGM_BAND_ROWS rows, every block row about 3 .. 129 blocks); for those
- * two, bytes = the longest walk's elements times the width. A solve that stops before its iterations (its
- * residual underflowed) gives no sample. The GPU sweeps use it; the tests
- * run it on the CPU backend with small grids. */
+ * two, bytes = the longest walk's elements times the width. A solve that stops before its
+ * iterations (its residual underflowed) gives no sample. The GPU sweeps use it; the tests run it on
+ * the CPU backend with small grids. */
 cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_grid,
                                mb_emit_fn emit, void *run, cgm_error *err);
 /* Number of solves mb_iteration_sweeps makes (for progress). */
