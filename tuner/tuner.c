@@ -97,6 +97,7 @@ static cgm_status shapes(const pattern *pt, int gpus, cgm_exchange mode, cgm_tun
     memset(s, 0, sizeof *s);
     s->rows = (int64_t)nrow * n;
     s->max_row = longest_walk(pt->len + b0, nrow, p.bx);
+    /* over all its rows: with the halo, the interior's and the boundary's together */
     s->mean_row = nrow > 0 ? total_walk(pt->len + b0, nrow, p.bx) / nrow : 0.0;
     if (gpus == 1 || mode != CGM_EXCHANGE_HALO) {
       s->blocks_padded = cgm_bcsr_padded_count(pt->len + b0, nrow, p);
@@ -120,7 +121,6 @@ static cgm_status shapes(const pattern *pt, int gpus, cgm_exchange mode, cgm_tun
     /* The interior and the boundary rows are two SpMV launches, one after
      * the other: their longest rows are walked in turn. */
     s->max_row = longest_walk(sub, ni, p.bx) + longest_walk(sub + ni, nbd, p.bx);
-    s->mean_row = nrow > 0 ? total_walk(sub, nrow, p.bx) / nrow : 0.0; /* both launches' rows */
     s->nslices = sa + sb + (sa && sb ? 1 : 0); /* two layouts: one more offset */
     s->slots = (int64_t)(sa + sb) * p.by;
     s->halo_rows = (int64_t)nhalo * n;
