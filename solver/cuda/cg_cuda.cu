@@ -58,6 +58,7 @@ typedef struct solver {
   int pack_recorded;                /* ev_pack was recorded in the current capture */
   int flags;                        /* cross-device sync by flags (cgm_sync), not graph edges */
   int graphs;                       /* batches replayed from CUDA graphs (CGMODEL_GRAPHS != 0) */
+  int pdl;                          /* one GPU: kernels overlap their predecessor's tail */
   unsigned send_mask[CGM_MAX_GPUS]; /* halo: the devices segment g sends to */
   int64_t exchange_elems;           /* per iteration */
   void *host_v;                     /* pinned: host mode */
@@ -227,6 +228,7 @@ static cgm_sync sync_for(const solver *S, int g, unsigned wait_mask, int wait_ki
                          unsigned raise_mask, int raise_kind, int raise_off) {
   cgm_sync y;
   memset(&y, 0, sizeof y);
+  y.overlap = S->pdl;
   if (!S->flags) return y;
   y.wait_mask = wait_mask;
   y.wait_kind = wait_kind;
@@ -972,6 +974,11 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     S->flags = (S->mode == MODE_P2P || S->mode == MODE_HALO) && !(sy && !strcmp(sy, "events"));
     const char *gr = getenv("CGMODEL_GRAPHS");
     S->graphs = !(gr && !strcmp(gr, "0"));
+    /* Programmatic dependent launch on one GPU only: with several, a
+     * kernel scheduled early could hold the SMs that the halo pack needs
+     * while peers spin on its flags (docs/perf.md). */
+    const char *pd = getenv("CGMODEL_PDL");
+    S->pdl = S->mode == MODE_ONE && !(pd && !strcmp(pd, "0"));
   }
   /* Segments start at multiples of 4 rows: 16-byte aligned vectors. */
   if ((st = cgm_partition(A, p.n, G, cgm_partition_align(p.n), S->bounds, err))) goto out;

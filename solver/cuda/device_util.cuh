@@ -56,6 +56,17 @@ __device__ __forceinline__ void block_sum(double (&v)[NV]) {
   __syncthreads(); /* sh may be reused by the caller */
 }
 
+/* The first statement of a kernel that may be launched with PDL
+ * (launch.cuh): let the next kernel of the stream be scheduled now (it too
+ * waits before touching memory), then wait until the previous kernel has
+ * finished and flushed. Both are no-ops without a programmatic edge. */
+__device__ __forceinline__ void pdl_begin() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 /* ------------------------------------------ flags between GPUs (cgm_sync) */
 
 __device__ __forceinline__ unsigned long long sync_tick(const cgm_cg_state *st, int off) {

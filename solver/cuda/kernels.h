@@ -68,6 +68,7 @@ typedef struct cgm_sync {
   int nraise;
   int raise_off;                           /* raise to tick(raise_off) */
   unsigned long long *raise[CGM_MAX_GPUS]; /* flags in consumers' states */
+  int overlap; /* launch with programmatic dependent launch (launch.cuh) */
 } cgm_sync;
 
 /* slot[j][i]: device j's partial sums for slot i. With several GPUs every

@@ -21,6 +21,7 @@
 #include "solver/cuda/cuda_util.h"
 #include "solver/cuda/device_util.cuh"
 #include "solver/cuda/kernels.h"
+#include "solver/cuda/launch.cuh"
 
 namespace cgm {
 
@@ -56,6 +57,7 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
     spmv_mbr(cgm_dev_layout L, const T *__restrict__ x, T *__restrict__ y,
              const T *__restrict__ p_rows, cgm_out dot_out, const double *dot_add,
              cgm_reduce_buf red, cgm_cg_state *guard, cgm_sync sync) {
+  pdl_begin();
   const bool want_dot = dot_out.n > 0;
   if (run_stopped(guard, sync)) return;
   if (!sync_wait(guard, sync)) return; /* x's foreign entries have arrived */
@@ -165,10 +167,9 @@ static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const
     if (dot.n == 0) return cudaSuccess;
     blocks = 1; /* no rows, but the dot (0 + add) and its flags are expected */
   }
-  spmv_mbr<T, N, BX><<<blocks, threads, 0, s>>>(*L, static_cast<const T *>(x), static_cast<T *>(y),
-                                                static_cast<const T *>(p), dot, add, red, guard,
-                                                sync);
-  return cudaGetLastError();
+  return launch_k(sync.overlap, spmv_mbr<T, N, BX>, blocks, threads, s, *L,
+                  static_cast<const T *>(x), static_cast<T *>(y), static_cast<const T *>(p), dot,
+                  add, red, guard, sync);
 }
 
 template <typename T, int N>

@@ -6,6 +6,7 @@
 #include "solver/cuda/cuda_util.h"
 #include "solver/cuda/device_util.cuh"
 #include "solver/cuda/kernels.h"
+#include "solver/cuda/launch.cuh"
 
 namespace cgm {
 
@@ -67,6 +68,7 @@ template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     cg4(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *r, const T *v,
         const T *u, const T *dinv, cgm_out out, cgm_reduce_buf red, cgm_sync sync) {
+  pdl_begin();
   if (run_stopped(state, sync)) return;
   if (!sync_wait(state, sync)) return;
   const double pq = parts_sum(state, nparts, slot, 0);
@@ -100,6 +102,7 @@ template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     cg5(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *v, const T *r,
         const T *dinv, cgm_sync sync) {
+  pdl_begin();
   if (run_stopped(state, sync)) return;
   if (!sync_wait(state, sync)) return;
   const double rz = parts_sum(state, nparts, slot, 1), rr = parts_sum(state, nparts, slot, 2);
@@ -230,14 +233,12 @@ extern "C" cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_stat
   int blocks = cgm_vector_blocks(n, sms);
   int64_t np = cgm::packs(prec, n);
   if (prec == CGM_PREC_SINGLE)
-    cgm::cg4<float><<<blocks, cgm::kVecThreads, 0, s>>>(np, st, nparts, slot, prev, F(x), F(r),
-                                                        CF(v), CF(u), CF(dinv), *out, red, sy);
-  else
-    cgm::cg4<double><<<blocks, cgm::kVecThreads, 0, s>>>(
-        np, st, nparts, slot, prev, static_cast<double *>(x), static_cast<double *>(r),
-        static_cast<const double *>(v), static_cast<const double *>(u),
-        static_cast<const double *>(dinv), *out, red, sy);
-  return cudaGetLastError();
+    return cgm::launch_k(sy.overlap, cgm::cg4<float>, blocks, cgm::kVecThreads, s, np, st, nparts,
+                         slot, prev, F(x), F(r), CF(v), CF(u), CF(dinv), *out, red, sy);
+  return cgm::launch_k(sy.overlap, cgm::cg4<double>, blocks, cgm::kVecThreads, s, np, st, nparts,
+                       slot, prev, static_cast<double *>(x), static_cast<double *>(r),
+                       static_cast<const double *>(v), static_cast<const double *>(u),
+                       static_cast<const double *>(dinv), *out, red, sy);
 }
 
 extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
@@ -247,13 +248,11 @@ extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_stat
   int blocks = cgm_vector_blocks(n, sms);
   int64_t np = cgm::packs(prec, n);
   if (prec == CGM_PREC_SINGLE)
-    cgm::cg5<float>
-        <<<blocks, cgm::kVecThreads, 0, s>>>(np, st, nparts, slot, prev, F(v), CF(r), CF(dinv), sy);
-  else
-    cgm::cg5<double><<<blocks, cgm::kVecThreads, 0, s>>>(
-        np, st, nparts, slot, prev, static_cast<double *>(v), static_cast<const double *>(r),
-        static_cast<const double *>(dinv), sy);
-  return cudaGetLastError();
+    return cgm::launch_k(sy.overlap, cgm::cg5<float>, blocks, cgm::kVecThreads, s, np, st, nparts,
+                         slot, prev, F(v), CF(r), CF(dinv), sy);
+  return cgm::launch_k(sy.overlap, cgm::cg5<double>, blocks, cgm::kVecThreads, s, np, st, nparts,
+                       slot, prev, static_cast<double *>(v), static_cast<const double *>(r),
+                       static_cast<const double *>(dinv), sy);
 }
 
 extern "C" cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, const cgm_pack *pk,
