@@ -43,8 +43,9 @@ int main(void) {
     int g = 0, len = 0, nr = 0;
     if (!strcmp(s->variant, "mesh")) {
       mesh++;
-      CHECK(sscanf(s->source, "poisson3d:%d", &g) == 1 && g >= 8 && g <= 16);
-      CHECK_OK(cgm_gen_poisson3d(g, &A, &err));
+      int dim = 0;
+      CHECK(sscanf(s->source, "poisson%dd:%d", &dim, &g) == 2 && g == 16 && (dim == 2 || dim == 3));
+      CHECK_OK(dim == 2 ? cgm_gen_poisson2d(g, &A, &err) : cgm_gen_poisson3d(g, &A, &err));
       cgm_bcsr B;
       CHECK_OK(cgm_bcsr_build(&A, 0, (A.nrows + n - 1) / n, cgm_bcsr_default_params(n), &B, &err));
       int64_t r = (int64_t)B.nbrows * n;
@@ -77,7 +78,7 @@ int main(void) {
     }
     cgm_csr_free(&A);
   }
-  /* Poisson 8 and 16 at 4 block sizes; arrows of 2, 8, 32, 512 blocks;
+  /* Poisson 16^2 and 16^3 at 4 block sizes; arrows of 2, 8, 32, 512 blocks;
    * bands of 2, 8, 32, 128 (walks of about 3, 9, 33, 129) */
   CHECK_MSG(mesh == 8 && rows == 16 && bands == 16, "%d mesh, %d row and %d band samples", mesh,
             rows, bands);
