@@ -162,13 +162,15 @@ static cgm_status derive_xfer(cgm_sample_vec *sv, const cgm_db_fit *fits, int nf
   for (int i = 0; i < n0; i++) {
     cgm_sample s = sv->v[i];
     if (strcmp(s.kernel, "mgpu") != 0) continue;
-    int k = 0;
+    int dim = 0, k = 0;
     cgm_exchange ex;
-    if (sscanf(s.source, "poisson3d:%d", &k) != 1 || !cgm_exchange_parse(s.variant, &ex)) continue;
+    if (sscanf(s.source, "poisson%dd:%d", &dim, &k) != 2 || (dim != 2 && dim != 3) ||
+        !cgm_exchange_parse(s.variant, &ex))
+      continue;
     cgm_device_model m;
     model_from_fits(fits, nfits, s.precision, &m);
     cgm_csr A;
-    cgm_status st = cgm_gen_poisson3d(k, &A, err);
+    cgm_status st = dim == 2 ? cgm_gen_poisson2d(k, &A, err) : cgm_gen_poisson3d(k, &A, err);
     if (st) return st;
     cgm_tuner_segment sg[CGM_MAX_PARTS];
     int64_t xe;
