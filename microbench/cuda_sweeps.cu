@@ -367,6 +367,18 @@ static int grid_sizes(bool quick, grid *k) {
   return c;
 }
 
+/* Iterations of a whole-solve sample: graphs of 32, the first the warm-up,
+ * then 3 timed (quick) or 4. */
+int solve_iters(const run_t *R) {
+  return R->o->quick ? 128 : 160;
+}
+
+/* A solve that stopped early (converged to an underflow) timed too few
+ * graphs to be a steady state: no sample, as in the iteration sweep. */
+bool steady(const run_t *R, const cgm_solve_result *res) {
+  return res->iterations >= solve_iters(R) && res->time_per_iter_s > 0;
+}
+
 cgm_status solve_sample(run_t *R, const cgm_csr *A, cgm_backend be, int gpus, cgm_exchange ex,
                         cgm_solve_result *res, cgm_error *err) {
   cgm_solve_opts o = cgm_solve_opts_default();
@@ -374,8 +386,7 @@ cgm_status solve_sample(run_t *R, const cgm_csr *A, cgm_backend be, int gpus, cg
   o.gpus = gpus;
   o.exchange = ex;
   o.precision = (cgm_precision)R->prec;
-  /* graphs of 32 iterations, the first the warm-up: 3 timed (quick), 4 */
-  return mb_solve_timed(A, &o, R->o->quick ? 128 : 160, res, err);
+  return mb_solve_timed(A, &o, solve_iters(R), res, err);
 }
 
 cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
@@ -395,7 +406,7 @@ cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
     if (!st) {
       mb_sample(&smp, "cusparse", "", R->prec, 0, cgm_cusparse_bytes(A.nnz, A.nrows, w), w,
                 res.time_per_iter_s, src);
-      st = emit(R, &smp, "cusparse", err);
+      st = emit(R, steady(R, &res) ? &smp : NULL, "cusparse", err);
     }
     /* Several GPUs: every exchange mode. */
     const cgm_exchange modes[] = {CGM_EXCHANGE_HALO, CGM_EXCHANGE_P2P, CGM_EXCHANGE_HOST,
@@ -406,7 +417,7 @@ cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
         if (st) break;
         mb_sample(&smp, "mgpu", cgm_exchange_name(modes[mi]), R->prec, G,
                   (double)res.exchange_bytes, w, res.time_per_iter_s, src);
-        st = emit(R, &smp, "mgpu", err);
+        st = emit(R, steady(R, &res) ? &smp : NULL, "mgpu", err);
       }
     cgm_csr_free(&A);
     if (st) return st;

@@ -1025,6 +1025,10 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   }
   for (int g = 0; g < G; g++)
     res->device_bytes = S->dev[g].bytes > res->device_bytes ? S->dev[g].bytes : res->device_bytes;
+  if (S->pdl) { /* the kernels must hold the wait: code built for sm_90 or later */
+    CGM_CUDA_GOTO(st, err, out, cudaSetDevice(S->dev[0].dev));
+    S->pdl = cgm_pdl_supported();
+  }
   if ((st = upload_vectors(S, pb, seg, err))) goto out;
   for (int g = 0; g < G; g++) seg_free(&seg[g]); /* the host copies are no longer needed */
   {

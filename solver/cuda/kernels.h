@@ -166,6 +166,11 @@ cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst,
                                const cgm_cg_state *guard, const cgm_sync *sync, cgm_reduce_buf red,
                                int sms, cudaStream_t s);
 /* epoch += 1: the last kernel of a graph on every device (cgm_sync). */
+/* Whether the kernels launched with cgm_sync.overlap were built with the
+ * wait of programmatic dependent launch (PTX and binary for sm_90 or
+ * later) for the current device; without it they must not overlap. */
+int cgm_pdl_supported(void);
+
 cudaError_t cgm_launch_epoch(cgm_cg_state *st, cudaStream_t s);
 /* out[0] = x . y (the plain vector reduction of the paper's Table 2). */
 cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void *x, const void *y, double *out,

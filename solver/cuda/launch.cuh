@@ -9,20 +9,17 @@
 #define CGM_SOLVER_CUDA_LAUNCH_CUH
 
 #include <cuda_runtime.h>
-#include <string.h>
 
 namespace cgm {
 
 template <typename... P, typename... A>
 static cudaError_t launch_k(bool overlap, void (*kernel)(P...), int blocks, int threads,
                             cudaStream_t s, A... args) {
-  cudaLaunchConfig_t cfg;
-  memset(&cfg, 0, sizeof cfg);
+  cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)blocks);
   cfg.blockDim = dim3((unsigned)threads);
   cfg.stream = s;
-  cudaLaunchAttribute at[1];
-  memset(at, 0, sizeof at);
+  cudaLaunchAttribute at[1] = {};
   at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   at[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = at;

@@ -300,3 +300,12 @@ extern "C" cudaError_t cgm_launch_epoch(cgm_cg_state *st, cudaStream_t s) {
   cgm::epoch_next<<<1, 1, 0, s>>>(st);
   return cudaGetLastError();
 }
+
+extern "C" int cgm_pdl_supported(void) {
+  cudaFuncAttributes a;
+  if (cudaFuncGetAttributes(&a, cgm::cg5<double>) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return a.ptxVersion >= 90 && a.binaryVersion >= 90;
+}

@@ -2,6 +2,7 @@
  * every N and precision, real and synthetic matrices, 1 row, an arrow matrix
  * (one very long row), the true residual recomputed here in long double;
  * and the GPU failure modes. Skipped (77) without a GPU. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 
@@ -129,6 +130,37 @@ static void failures(void) {
   }
 }
 
+/* Programmatic dependent launch changes when a kernel is scheduled, never
+ * what it computes: with it (the default) and without (CGMODEL_PDL=0), and
+ * with the batches enqueued instead of replayed (CGMODEL_GRAPHS=0), the
+ * same iterations and a bit-identical solution at every N. */
+static void check_pdl(const char *what, const cgm_csr *A) {
+  double *b = rhs(A), *x0 = malloc(A->nrows * sizeof *x0), *x1 = malloc(A->nrows * sizeof *x1);
+  for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
+    const int n = cgm_block_sizes[bi];
+    cgm_solve_result r0, r1;
+    cgm_error err = {0};
+    CHECK_OK(run(A, b, x0, CGM_BACKEND_CUDA, n, CGM_PREC_DOUBLE, &r0, &err));
+    const char *env[][2] = {{"CGMODEL_PDL", "0"}, {"CGMODEL_GRAPHS", "0"}};
+    for (int k = 0; k < 2; k++) {
+      const char *was = getenv(env[k][0]); /* the caller's setting comes back */
+      char keep[64] = "";
+      if (was) snprintf(keep, sizeof keep, "%s", was);
+      setenv(env[k][0], env[k][1], 1);
+      cgm_status st = run(A, b, x1, CGM_BACKEND_CUDA, n, CGM_PREC_DOUBLE, &r1, &err);
+      if (was)
+        setenv(env[k][0], keep, 1);
+      else
+        unsetenv(env[k][0]);
+      CHECK_OK(st);
+      CHECK_MSG(r1.iterations == r0.iterations && !memcmp(x0, x1, A->nrows * sizeof *x0),
+                "%s N=%d %s=%s: %d iterations against %d, or another solution", what, n, env[k][0],
+                env[k][1], r1.iterations, r0.iterations);
+    }
+  }
+  free(b), free(x0), free(x1);
+}
+
 int main(void) {
   if (cgm_cuda_device_count() < 1) {
     fprintf(stderr, "no GPU: skipped\n");
@@ -139,9 +171,11 @@ int main(void) {
   const int small = getenv("CGM_GPU_TEST_SMALL") != NULL;
   CHECK_OK(cgm_gen_poisson3d(small ? 9 : 31, &A, &err));
   check_matrix("poisson3d", &A);
+  check_pdl("poisson3d", &A);
   cgm_csr_free(&A);
   CHECK_OK(cgm_gen_elasticity3d(small ? 3 : 8, &A, &err));
   check_matrix("elasticity", &A);
+  check_pdl("elasticity", &A);
   cgm_csr_free(&A);
   CHECK_OK(cgm_gen_random_spd(small ? 2000 : 20000, 8, CGM_ROWDIST_POWERLAW, 2.5, 0, 7, &A, &err));
   check_matrix("random pl", &A);
