@@ -351,19 +351,14 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
 
 /* ------------------------------------- whole iterations through solve --- */
 
-/* A 2D Poisson grid of 16^2 (256 rows: the floor of the smallest matrices,
- * as in the iteration sweep), then 3D grids from 8^3 to 256^3 (quick:
+/* The 2D floor grid (mb_grid), then 3D grids from 8^3 to 256^3 (quick:
  * every other): from halos of a few hundred bytes, where an exchange is its
  * latency, to 16.8M rows. */
-struct grid {
-  int dim, n;
-};
-
-static int grid_sizes(bool quick, grid *k) {
+static int grid_sizes(bool quick, mb_grid *k) {
   const int all[] = {8, 12, 16, 24, 32, 48, 64, 96, 128, 160, 192, 224, 256};
   int c = 0;
-  k[c++] = grid{2, 16};
-  for (int i = 0; i < 13; i += quick ? 2 : 1) k[c++] = grid{3, all[i]};
+  k[c++] = mb_grid{MB_FLOOR_GRID_DIM, MB_FLOOR_GRID_N};
+  for (int i = 0; i < 13; i += quick ? 2 : 1) k[c++] = mb_grid{3, all[i]};
   return c;
 }
 
@@ -390,16 +385,14 @@ cgm_status solve_sample(run_t *R, const cgm_csr *A, cgm_backend be, int gpus, cg
 }
 
 cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
-  grid ks[16];
+  mb_grid ks[16];
   int nk = grid_sizes(R->o->quick, ks);
   const int w = R->prec == CGM_PREC_SINGLE ? 4 : 8;
   for (int i = 0; i < nk; i++) {
     cgm_csr A;
-    cgm_status st =
-        ks[i].dim == 2 ? cgm_gen_poisson2d(ks[i].n, &A, err) : cgm_gen_poisson3d(ks[i].n, &A, err);
-    if (st) return st;
     char src[64];
-    snprintf(src, sizeof src, "poisson%dd:%d", ks[i].dim, ks[i].n);
+    cgm_status st = mb_grid_make(ks[i], &A, src, sizeof src, err);
+    if (st) return st;
     cgm_solve_result res;
     cgm_sample smp;
     st = solve_sample(R, &A, CGM_BACKEND_CUSPARSE, 1, CGM_EXCHANGE_HALO, &res, err);
@@ -446,7 +439,7 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
   CGM_CUDA_TRY(err, cudaSetDevice(R.dev));
   CGM_CUDA_TRY(err, cudaDeviceGetAttribute(&R.sms, cudaDevAttrMultiProcessorCount, R.dev));
   mb_range vr = mb_vector_range(true, o->quick);
-  grid ks[16];
+  mb_grid ks[16];
   int nk = grid_sizes(o->quick, ks);
   for (int p = 0; p < 2; p++) {
     if (!(o->precisions & (1u << p))) continue;

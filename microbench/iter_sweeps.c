@@ -32,26 +32,20 @@ cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxi
   return st == CGM_ENOCONV ? CGM_OK : st;
 }
 
-/* The meshes: 3D Poisson from 512 rows to past the caches, below them a
- * 2D Poisson grid of 256 rows for the floor of the smallest matrices (with
- * programmatic dependent launch a tiny matrix's iteration is 0.5-1.5 us
- * under that of Poisson 8^3 at N >= 2). The rows are short (5-7 entries),
- * so the curve is the bandwidth's and the floor's alone; long rows are the
- * row curve's (elasticity's 81 entries a row make its small grids slower
- * than their bytes say). Smaller grids, and 3D grids under 8^3, converge to
- * an underflow before the iterations are done (2D 16^2 runs 160 iterations
- * in both precisions). Quick: the 2D grid replaces 8^3. */
-typedef struct {
-  int dim, n;
-} mesh;
-
-static int mesh_list(bool quick, int max_grid, mesh *k) {
+/* The meshes: the 2D floor grid (mb_grid), then 3D Poisson from 512 rows
+ * to past the caches. With programmatic dependent launch a tiny matrix's
+ * iteration is 0.5-1.5 us under that of Poisson 8^3 at N >= 2, hence the
+ * floor grid. The rows are short (5-7 entries), so the curve is the
+ * bandwidth's and the floor's alone; long rows are the row curve's
+ * (elasticity's 81 entries a row make its small grids slower than their
+ * bytes say). Quick: the floor grid replaces 8^3. */
+static int mesh_list(bool quick, int max_grid, mb_grid *k) {
   static const int full[] = {8, 12, 16, 24, 32, 48, 64, 96, 128, 160}, fast[] = {16, 32, 64, 128};
   const int *p = quick ? fast : full;
   int c = 0;
-  k[c++] = (mesh){2, 16};
+  k[c++] = (mb_grid){MB_FLOOR_GRID_DIM, MB_FLOOR_GRID_N};
   for (int i = 0; i < (quick ? 4 : 10); i++)
-    if (p[i] <= max_grid) k[c++] = (mesh){3, p[i]};
+    if (p[i] <= max_grid) k[c++] = (mb_grid){3, p[i]};
   return c;
 }
 
@@ -82,7 +76,7 @@ static int band_list(bool quick, int *L) {
 }
 
 int mb_iteration_count(bool quick, int max_grid) {
-  mesh k[32];
+  mb_grid k[32];
   int L[16];
   return CGM_NBLOCKSIZES *
          (mesh_list(quick, max_grid, k) + row_list(quick, L) + band_list(quick, L));
@@ -125,17 +119,14 @@ cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_g
                                mb_emit_fn emit, void *run, cgm_error *err) {
   /* Graphs of 32 iterations: the first is the warm-up, the others timed. */
   const int maxiter = quick ? 96 : 160;
-  mesh k[32];
+  mb_grid k[32];
   int L[16];
   const int nm = mesh_list(quick, max_grid, k), nl = row_list(quick, L);
   cgm_status st = CGM_OK;
   for (int i = 0; i < nm && !st; i++) {
     cgm_csr A;
     char src[64];
-    snprintf(src, sizeof src, "poisson%dd:%d", k[i].dim, k[i].n);
-    if ((st = k[i].dim == 2 ? cgm_gen_poisson2d(k[i].n, &A, err)
-                            : cgm_gen_poisson3d(k[i].n, &A, err)))
-      break;
+    if ((st = mb_grid_make(k[i], &A, src, sizeof src, err))) break;
     for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
       cgm_solve_opts o = *base;
       o.layout = cgm_bcsr_default_params(cgm_block_sizes[b]);

@@ -148,3 +148,8 @@ cgm_status mb_for_each_matrix(const int *ns, int nn, bool cuda, bool quick, mb_m
     }
   return CGM_OK;
 }
+
+cgm_status mb_grid_make(mb_grid g, cgm_csr *A, char *src, size_t len, cgm_error *err) {
+  snprintf(src, len, "poisson%dd:%d", g.dim, g.n);
+  return cgm_gen_poisson(g.dim, g.n, A, err);
+}

@@ -34,6 +34,18 @@ cgm_status mb_for_each_matrix(const int *ns, int nn, bool cuda, bool quick, mb_m
  * skipped ones included). */
 int mb_matrix_count(bool cuda, bool quick);
 
+/* A Poisson grid of the whole-iteration sweeps (2D or 3D; source
+ * "poisson<dim>d:<n>"). Both the iteration sweep and the whole solves on
+ * several GPUs start at the 2D floor grid: 16^2 = 256 rows, the floor of
+ * the smallest matrices (docs/model.md); a 3D grid under 8^3 converges to
+ * an underflow before its iterations are done. */
+typedef struct {
+  int dim, n;
+} mb_grid;
+enum { MB_FLOOR_GRID_DIM = 2, MB_FLOOR_GRID_N = 16 };
+/* Generates grid g and writes its sample source to src. */
+cgm_status mb_grid_make(mb_grid g, cgm_csr *A, char *src, size_t len, cgm_error *err);
+
 /* Fills a sample. */
 void mb_sample(cgm_sample *s, const char *kernel, const char *variant, int precision, int block,
                double bytes, int width, double seconds, const char *source);

@@ -170,7 +170,7 @@ static cgm_status derive_xfer(cgm_sample_vec *sv, const cgm_db_fit *fits, int nf
     cgm_device_model m;
     model_from_fits(fits, nfits, s.precision, &m);
     cgm_csr A;
-    cgm_status st = dim == 2 ? cgm_gen_poisson2d(k, &A, err) : cgm_gen_poisson3d(k, &A, err);
+    cgm_status st = cgm_gen_poisson(dim, k, &A, err);
     if (st) return st;
     cgm_tuner_segment sg[CGM_MAX_PARTS];
     int64_t xe;

@@ -5,7 +5,9 @@
 
 #include <stdlib.h>
 
-static cgm_status poisson(int dim, int32_t n, cgm_csr *A, cgm_error *err) {
+cgm_status cgm_gen_poisson(int dim, int32_t n, cgm_csr *A, cgm_error *err) {
+  if (dim != 2 && dim != 3)
+    return cgm_fail(err, CGM_EINPUT, "Poisson grids are 2D or 3D (got %dD)", dim);
   if (n < 1) return cgm_fail(err, CGM_EINPUT, "grid size must be >= 1 (got %d)", n);
   int64_t rows = dim == 2 ? (int64_t)n * n : (int64_t)n * n * n;
   if (rows > INT32_MAX)
@@ -43,9 +45,9 @@ static cgm_status poisson(int dim, int32_t n, cgm_csr *A, cgm_error *err) {
 }
 
 cgm_status cgm_gen_poisson2d(int32_t n, cgm_csr *A, cgm_error *err) {
-  return poisson(2, n, A, err);
+  return cgm_gen_poisson(2, n, A, err);
 }
 
 cgm_status cgm_gen_poisson3d(int32_t n, cgm_csr *A, cgm_error *err) {
-  return poisson(3, n, A, err);
+  return cgm_gen_poisson(3, n, A, err);
 }

@@ -252,6 +252,8 @@ typedef enum { CGM_ROWDIST_UNIFORM, CGM_ROWDIST_POWERLAW } cgm_rowdist;
 cgm_status cgm_gen_poisson2d(int32_t n, cgm_csr *A, cgm_error *err);
 /* 3D Poisson, 7-point stencil on an n x n x n grid (Dirichlet): n^3 rows. */
 cgm_status cgm_gen_poisson3d(int32_t n, cgm_csr *A, cgm_error *err);
+/* Either of the two by dimension (2 or 3). */
+cgm_status cgm_gen_poisson(int dim, int32_t n, cgm_csr *A, cgm_error *err);
 /* 3D linear elasticity, trilinear hexahedra on an n x n x n element grid,
  * 3 unknowns per node, clamped at the x = 0 face: 3 n (n+1)^2 rows. */
 cgm_status cgm_gen_elasticity3d(int32_t n, cgm_csr *A, cgm_error *err);

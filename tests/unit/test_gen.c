@@ -499,7 +499,27 @@ static void test_band(void) {
   CHECK(cgm_gen_band(10, 0, &A, &e) == CGM_EINPUT);
 }
 
+/* cgm_gen_poisson by dimension: the 2D and 3D generators themselves
+ * (same rows and entries), and a clear refusal of another dimension. */
+static void test_poisson_dim(void) {
+  cgm_error err = {0};
+  for (int dim = 2; dim <= 3; dim++) {
+    cgm_csr A, B;
+    CHECK_OK(cgm_gen_poisson(dim, 5, &A, &err));
+    CHECK_OK(dim == 2 ? cgm_gen_poisson2d(5, &B, &err) : cgm_gen_poisson3d(5, &B, &err));
+    CHECK(A.nrows == (dim == 2 ? 25 : 125) && A.nrows == B.nrows && A.nnz == B.nnz &&
+          !memcmp(A.rowptr, B.rowptr, sizeof *A.rowptr * (A.nrows + 1)) &&
+          !memcmp(A.colidx, B.colidx, sizeof *A.colidx * A.nnz) &&
+          !memcmp(A.val, B.val, sizeof *A.val * A.nnz));
+    cgm_csr_free(&A);
+    cgm_csr_free(&B);
+  }
+  cgm_csr C;
+  CHECK(cgm_gen_poisson(4, 5, &C, &err) == CGM_EINPUT && strstr(err.msg, "2D or 3D"));
+}
+
 int main(void) {
+  test_poisson_dim();
   test_arrow();
   test_band();
   test_elasticity();
