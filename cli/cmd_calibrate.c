@@ -78,6 +78,9 @@ int cmd_calibrate(int argc, char **argv) {
       cJSON_AddNumberToObject(c, "fits_failed", rep.cal[i].fits_failed);
       cJSON_AddNumberToObject(c, "seconds", rep.cal[i].seconds);
       if (rep.cal[i].failed[0]) cJSON_AddStringToObject(c, "failed", rep.cal[i].failed);
+      cJSON *stages = cJSON_AddObjectToObject(c, "stages");
+      for (int k = 0; k < rep.cal[i].nstages; k++)
+        cJSON_AddNumberToObject(stages, rep.cal[i].stage[k].name, rep.cal[i].stage[k].seconds);
       cJSON_AddItemToArray(arr, c);
     }
     cgm_db_close(db);
@@ -90,6 +93,10 @@ int cmd_calibrate(int argc, char **argv) {
            rep.cal[i].gpus > 1 ? ", several GPUs" : "", rep.cal[i].samples, rep.cal[i].fits,
            rep.cal[i].fits_failed, rep.cal[i].seconds);
     if (rep.cal[i].failed[0]) printf("  not converged: %s\n", rep.cal[i].failed);
+    printf("  time:");
+    for (int k = 0; k < rep.cal[i].nstages; k++)
+      printf("%s %s %.1f s", k ? "," : "", rep.cal[i].stage[k].name, rep.cal[i].stage[k].seconds);
+    printf("\n");
   }
   printf("see them with: cgmodel db show ID\n");
   cgm_db_close(db);

@@ -187,6 +187,7 @@ cgm_status cgm_mb_run_cpu(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progres
     R.total += 2 * ((vr.hi - vr.lo) / vr.step + 1);
     R.total += CGM_NBLOCKSIZES * mb_matrix_count(false, o->quick);
   }
+  if (progress) progress(ctx, "setup", 0);
   for (int p = 0; p < 2; p++) {
     if (!(o->precisions & (1u << p))) continue;
     R.prec = p;

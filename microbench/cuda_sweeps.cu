@@ -450,6 +450,7 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
   }
   cudaStream_t s;
   CGM_CUDA_TRY(err, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  if (progress) progress(ctx, "setup", 0); /* the context is up */
   cgm_status st = CGM_OK;
   for (int p = 0; p < 2 && !st; p++) {
     if (!(o->precisions & (1u << p))) continue;

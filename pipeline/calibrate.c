@@ -241,6 +241,41 @@ static cgm_status fit_all(cgm_sample_vec *sv, unsigned precisions, cgm_db_fit **
   return CGM_OK;
 }
 
+/* The sweeps' sink and progress, with a clock of the stages (the report's
+ * "where the time went"). The sweeps report after each measurement, so the
+ * time since the previous report is the named stage's. */
+typedef struct {
+  cgm_sample_vec *sv;
+  const cgm_calibrate_opts *o;
+  cgm_calibration_report *rep;
+  int ri;
+  double since;
+} stage_clock;
+
+static void stage_mark(stage_clock *c, const char *stage) {
+  double now = cgm_now();
+  cgm_stage_time *t = c->rep->cal[c->ri].stage;
+  int *n = &c->rep->cal[c->ri].nstages, k = 0;
+  while (k < *n && strcmp(t[k].name, stage)) k++;
+  if (k == *n && k < CGM_MAX_STAGES) {
+    snprintf(t[k].name, sizeof t[k].name, "%s", stage);
+    t[k].seconds = 0;
+    (*n)++;
+  }
+  if (k < *n) t[k].seconds += now - c->since;
+  c->since = now;
+}
+
+static int clock_sink(void *ctx, const cgm_sample *s) {
+  return cgm_sample_vec_push(((stage_clock *)ctx)->sv, s);
+}
+
+static void clock_progress(void *ctx, const char *stage, double done) {
+  stage_clock *c = ctx;
+  stage_mark(c, stage);
+  if (c->o->progress) c->o->progress(c->o->progress_ctx, stage, done);
+}
+
 /* One device: sweeps, fits, one transaction. */
 /* The test of cgm_check_cpu_timings: the median time of the 3 smallest CG4
  * sizes against the 3 largest (undisturbed, a ratio near m_small / m_large,
@@ -300,13 +335,15 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   mo.quick = o->quick;
   mo.precisions = o->precisions;
   mo.threads = o->threads;
-  st = cgm_mb_run(&mo, cgm_sample_vec_push, o->progress, &sv, err);
+  stage_clock clk = {&sv, o, rep, ri, t0};
+  st = cgm_mb_run(&mo, clock_sink, clock_progress, &clk, err);
   if (!st && !strcmp(device, "cpu")) st = cgm_check_cpu_timings(sv.v, sv.n, err);
   if (!st && o->progress) o->progress(o->progress_ctx, "fits", 1.0);
   cgm_db_fit *fits = NULL;
   int nfits = 0;
   if (!st) st = fit_all(&sv, o->precisions, &fits, &nfits, rep, ri, err);
   /* Store: device, calibration, samples and fits in one transaction. */
+  stage_mark(&clk, "fits");
   if (!st) st = cgm_db_begin(db, err);
   if (!st) {
     cgm_db_calibration cal;
@@ -334,6 +371,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
     }
     for (int i = 0; i < nfits && !st; i++) st = cgm_db_fit_add(db, cal.id, &fits[i], err);
     double secs = cgm_now() - t0;
+    stage_mark(&clk, "store");
     if (!st) st = cgm_db_calibration_finish(db, cal.id, secs, err);
     if (!st)
       st = cgm_db_commit(db, err);

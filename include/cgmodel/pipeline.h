@@ -25,6 +25,12 @@ typedef struct cgm_calibrate_opts {
 } cgm_calibrate_opts;
 
 #define CGM_MAX_CALIBRATED 9
+#define CGM_MAX_STAGES 16
+
+typedef struct cgm_stage_time {
+  char name[16];
+  double seconds;
+} cgm_stage_time;
 
 typedef struct cgm_calibration_report {
   int count;
@@ -36,6 +42,11 @@ typedef struct cgm_calibration_report {
     int samples, fits, fits_failed;
     double seconds;
     char failed[512]; /* the fits that did not converge */
+    /* Where the seconds went, in order: "setup" (the device's start: the
+     * CUDA context), each sweep's stage (load, cg4, spmv, iter, ...), "fits"
+     * and "store". */
+    int nstages;
+    cgm_stage_time stage[CGM_MAX_STAGES];
   } cal[CGM_MAX_CALIBRATED];
 } cgm_calibration_report;
 

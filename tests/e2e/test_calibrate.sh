@@ -27,6 +27,8 @@ expect_exit 0 "$CGM" calibrate --devices cpu --quick --precision double --json
 cp "$OUT" "$TMP/cal.json"
 json_check "$TMP/cal.json" 'len(j["calibrations"]) == 1 and j["calibrations"][0]["device"] == "cpu"' "one CPU calibration"
 json_check "$TMP/cal.json" 'j["calibrations"][0]["samples"] >= 100 and j["calibrations"][0]["fits"] >= 30' "samples and fits stored"
+json_check "$TMP/cal.json" 'list(j["calibrations"][0]["stages"])[0] == "setup" and list(j["calibrations"][0]["stages"])[-2:] == ["fits", "store"] and "spmv" in j["calibrations"][0]["stages"]' "stage times: setup, the sweeps, fits, store"
+json_check "$TMP/cal.json" 'abs(sum(j["calibrations"][0]["stages"].values()) - j["calibrations"][0]["seconds"]) <= 0.02 * j["calibrations"][0]["seconds"]' "the stage times add up to the calibration's seconds"
 ID=$(json_get "$TMP/cal.json" calibrations.0.id)
 
 # ---- db list / show / export
