@@ -58,7 +58,7 @@ typedef struct solver {
   int pack_recorded;                /* ev_pack was recorded in the current capture */
   int flags;                        /* cross-device sync by flags (cgm_sync), not graph edges */
   int graphs;                       /* batches replayed from CUDA graphs (CGMODEL_GRAPHS != 0) */
-  int pdl;                          /* one GPU: kernels overlap their predecessor's tail */
+  int pdl;                          /* kernels overlap their predecessor's tail (launch.cuh) */
   unsigned send_mask[CGM_MAX_GPUS]; /* halo: the devices segment g sends to */
   int64_t exchange_elems;           /* per iteration */
   void *host_v;                     /* pinned: host mode */
@@ -374,6 +374,9 @@ static cudaError_t spmv_all(solver *S, int slot) {
       }
       cgm_sync yb = sync_for(S, g, recv_mask(S, g), CGM_FLAG_VEC, slot + 1, all_mask(S),
                              CGM_FLAG_PQ, slot + 1);
+      /* Its blocks spin until the peers' packs arrive, and the peers spin
+       * on ours: one block per SM stays free for the own pack. */
+      yb.leave = yb.wait_mask ? 1 : 0;
       if (e == cudaSuccess && (d->B.present || (S->flags && !d->A.present)))
         e = cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, &out,
                             d->A.present ? d->dot_tmp : NULL, cgm_cuda_red(d, 3), d->state, &yb,
@@ -974,11 +977,14 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     S->flags = (S->mode == MODE_P2P || S->mode == MODE_HALO) && !(sy && !strcmp(sy, "events"));
     const char *gr = getenv("CGMODEL_GRAPHS");
     S->graphs = !(gr && !strcmp(gr, "0"));
-    /* Programmatic dependent launch on one GPU only: with several, a
-     * kernel scheduled early could hold the SMs that the halo pack needs
-     * while peers spin on its flags (docs/perf.md). */
+    /* Programmatic dependent launch: on one GPU, and on several with the
+     * flags (p2p, halo). There a kernel that spins on flags lets its
+     * successor in only after its wait (pdl_begin), and the boundary SpMV
+     * leaves room for the pack (cgm_sync.leave), so no block scheduled
+     * early can hold the SMs that a peer's progress needs. Not with NCCL,
+     * the host or graph edges between devices (CGMODEL_SYNC=events). */
     const char *pd = getenv("CGMODEL_PDL");
-    S->pdl = S->mode == MODE_ONE && !(pd && !strcmp(pd, "0"));
+    S->pdl = (S->mode == MODE_ONE || S->flags) && !(pd && !strcmp(pd, "0"));
   }
   /* Segments start at multiples of 4 rows: 16-byte aligned vectors. */
   if ((st = cgm_partition(A, p.n, G, cgm_partition_align(p.n), S->bounds, err))) goto out;

@@ -56,15 +56,30 @@ __device__ __forceinline__ void block_sum(double (&v)[NV]) {
   __syncthreads(); /* sh may be reused by the caller */
 }
 
-/* The first statement of a kernel that may be launched with PDL
- * (launch.cuh): let the next kernel of the stream be scheduled now (it too
- * waits before touching memory), then wait until the previous kernel has
- * finished and flushed. Both are no-ops without a programmatic edge. */
-__device__ __forceinline__ void pdl_begin() {
+/* Programmatic dependent launch (launch.cuh). pdl_trigger lets the next
+ * kernel of the stream be scheduled (its blocks then sit in their own
+ * wait); pdl_wait waits until the previous kernel has finished and
+ * flushed. Both are no-ops without a programmatic edge. */
+__device__ __forceinline__ void pdl_trigger() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void pdl_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
+}
+
+/* The first statement of a kernel that may be launched with PDL: trigger,
+ * then wait. A kernel that spins on flags (s.wait_mask) triggers only once
+ * its wait is over (sync_wait): otherwise its successor's blocks, resident
+ * and waiting behind it, could fill the SMs that a peer's progress needs
+ * (the halo pack on the other stream) while this kernel spins. */
+__device__ __forceinline__ void pdl_begin(const cgm_sync &s) {
+  if (!s.wait_mask) pdl_trigger();
+  pdl_wait();
 }
 
 /* ------------------------------------------ flags between GPUs (cgm_sync) */
@@ -132,6 +147,7 @@ __device__ __forceinline__ bool sync_wait(cgm_cg_state *st, const cgm_sync &s) {
     ok = good;
   }
   __syncthreads();
+  pdl_trigger(); /* the wait is over (pdl_begin) */
   return ok != 0;
 }
 

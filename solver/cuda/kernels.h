@@ -69,6 +69,8 @@ typedef struct cgm_sync {
   int raise_off;                           /* raise to tick(raise_off) */
   unsigned long long *raise[CGM_MAX_GPUS]; /* flags in consumers' states */
   int overlap; /* launch with programmatic dependent launch (launch.cuh) */
+  int leave;   /* SpMV: blocks per SM its grid leaves free for the kernel of another
+                  stream that its wait depends on (the own halo pack) */
 } cgm_sync;
 
 /* slot[j][i]: device j's partial sums for slot i. With several GPUs every

@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
     spmv_mbr(cgm_dev_layout L, const T *__restrict__ x, T *__restrict__ y,
              const T *__restrict__ p_rows, cgm_out dot_out, const double *dot_add,
              cgm_reduce_buf red, cgm_cg_state *guard, cgm_sync sync) {
-  pdl_begin();
+  pdl_begin(sync);
   const bool want_dot = dot_out.n > 0;
   if (run_stopped(guard, sync)) return;
   if (!sync_wait(guard, sync)) return; /* x's foreign entries have arrived */
@@ -163,6 +163,9 @@ static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const
     return cudaErrorInvalidValue;
   int threads, blocks;
   cgm_spmv_config(L, sizeof(T) == 4 ? CGM_PREC_SINGLE : CGM_PREC_DOUBLE, sms, &threads, &blocks);
+  if (sync.leave > 0 && sync.leave < kSpmvBlocksPerSM &&
+      blocks > (kSpmvBlocksPerSM - sync.leave) * sms)
+    blocks = (kSpmvBlocksPerSM - sync.leave) * sms;
   if (blocks == 0) {
     if (dot.n == 0) return cudaSuccess;
     blocks = 1; /* no rows, but the dot (0 + add) and its flags are expected */

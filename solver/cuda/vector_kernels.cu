@@ -68,7 +68,7 @@ template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     cg4(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *r, const T *v,
         const T *u, const T *dinv, cgm_out out, cgm_reduce_buf red, cgm_sync sync) {
-  pdl_begin();
+  pdl_begin(sync);
   if (run_stopped(state, sync)) return;
   if (!sync_wait(state, sync)) return;
   const double pq = parts_sum(state, nparts, slot, 0);
@@ -102,7 +102,7 @@ template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     cg5(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *v, const T *r,
         const T *dinv, cgm_sync sync) {
-  pdl_begin();
+  pdl_begin(sync);
   if (run_stopped(state, sync)) return;
   if (!sync_wait(state, sync)) return;
   const double rz = parts_sum(state, nparts, slot, 1), rr = parts_sum(state, nparts, slot, 2);

@@ -7,8 +7,10 @@
  * NCCL failure is reported once, then NCCL is not tried again. The GPUs
  * wait for each other through flags in device memory; the graph-edge
  * variant (CGMODEL_SYNC=events) and batches enqueued without graphs
- * (CGMODEL_GRAPHS=0) are checked once too, and the flags' watchdog: with a 1 us deadline a solve
- * ends cleanly, by converging or by the "waited" error, never by hanging or with a wrong answer. */
+ * (CGMODEL_GRAPHS=0) are checked once too, launches without PDL
+ * (CGMODEL_PDL=0) give a bit-identical solution, and the flags' watchdog: with a 1 us deadline a
+ * solve ends cleanly, by converging or by the "waited" error, never by hanging or with a wrong
+ * answer. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdint.h>
 #include <stdlib.h>
@@ -127,6 +129,29 @@ int main(void) {
     setenv("CGMODEL_GRAPHS", "0", 1);
     compare("poisson3d 24 (no graphs)", &A, 2, maxg, 1, 4);
     unsetenv("CGMODEL_GRAPHS");
+  }
+  /* Programmatic dependent launch (on with the flags) changes when kernels
+   * start, never what they compute: with CGMODEL_PDL=0 the same iterations
+   * and a bit-identical solution, for halo and p2p, N = 1 and 4. */
+  if (!getenv("CGMODEL_PDL")) {
+    double *b = malloc(sizeof(double) * A.nrows), *x0 = malloc(sizeof(double) * A.nrows),
+           *x1 = malloc(sizeof(double) * A.nrows);
+    for (int32_t i = 0; i < A.nrows; i++) b[i] = 1.0 + (i % 7) * 0.1;
+    for (int ei = 0; ei < 2; ei++)
+      for (int n = 1; n <= 4; n += 3) {
+        cgm_exchange ex = ei ? CGM_EXCHANGE_P2P : CGM_EXCHANGE_HALO;
+        cgm_solve_result r0, r1;
+        CHECK_OK(run(&A, b, x0, maxg, ex, n, CGM_PREC_DOUBLE, &r0, &err));
+        setenv("CGMODEL_PDL", "0", 1);
+        cgm_status st = run(&A, b, x1, maxg, ex, n, CGM_PREC_DOUBLE, &r1, &err);
+        unsetenv("CGMODEL_PDL");
+        CHECK_OK(st);
+        CHECK_MSG(r0.iterations == r1.iterations && !memcmp(x0, x1, sizeof(double) * A.nrows),
+                  "%s N=%d on %d GPUs, CGMODEL_PDL=0: %d iterations against %d, or another "
+                  "solution",
+                  cgm_exchange_name(ex), n, maxg, r1.iterations, r0.iterations);
+      }
+    free(b), free(x0), free(x1);
   }
   {
     double *b = malloc(sizeof(double) * A.nrows), *x = malloc(sizeof(double) * A.nrows);
