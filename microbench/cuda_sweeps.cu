@@ -301,10 +301,17 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
       if (R->o->precisions & (1u << p)) st = emit(R, NULL, "spmv", err);
     return st;
   }
+  /* Sub-stages for the report's clock (pipeline/calibrate.c): the time
+   * up to each call is that stage's. */
+  auto mark = [&](const char *stage) {
+    if (R->progress) R->progress(R->ctx, stage, R->total > 0 ? R->done / R->total : 0);
+  };
+  mark("spmv:make"); /* the generator, in mb_for_each_matrix */
   cgm_bcsr B;
   cgm_status st =
       cgm_bcsr_build(A, 0, (A->nrows + n - 1) / n, cgm_bcsr_params_for(A, n, 1), &B, err);
   if (st) return st;
+  mark("spmv:block");
   int64_t xlen = (int64_t)B.nbcols * n;
   double *x = (double *)malloc(sizeof(double) * (size_t)(xlen + 1));
   if (!x) {
@@ -334,8 +341,9 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
                                cgm_cuda_red(&d, 0), NULL, NULL, d.sms, d.stream);
       };
       double t = 0.0;
-      if (!(st = pool_setup(&P, &d.A.L, w, nl, err)) &&
-          !(st = graph_time(d.stream, nl, R->o->quick ? 5 : 11, launch, &t, err))) {
+      st = pool_setup(&P, &d.A.L, w, nl, err);
+      mark("spmv:upload"); /* device set-up, the matrix and its copies */
+      if (!st && !(st = graph_time(d.stream, nl, R->o->quick ? 5 : 11, launch, &t, err))) {
         cgm_sample smp;
         mb_sample(&smp, "spmv", variant, p, n, bytes, w, t, source);
         st = emit(R, &smp, "spmv", err);
@@ -343,6 +351,7 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
       pool_free(&P);
     }
     cgm_cuda_dev_free(&d);
+    mark("spmv:free");
   }
   free(x);
   cgm_bcsr_free(&B);
@@ -384,42 +393,56 @@ cgm_status solve_sample(run_t *R, const cgm_csr *A, cgm_backend be, int gpus, cg
   return mb_solve_timed(A, &o, solve_iters(R), res, err);
 }
 
+/* The whole-solve samples (cuSPARSE; on several GPUs every exchange mode)
+ * of every grid, each grid made once for both precisions (a 256^3 grid
+ * takes the host a second or two), then our solver's whole iterations on
+ * one GPU per precision and block size. */
 cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
   mb_grid ks[16];
   int nk = grid_sizes(R->o->quick, ks);
-  const int w = R->prec == CGM_PREC_SINGLE ? 4 : 8;
   for (int i = 0; i < nk; i++) {
     cgm_csr A;
     char src[64];
     cgm_status st = mb_grid_make(ks[i], &A, src, sizeof src, err);
     if (st) return st;
-    cgm_solve_result res;
-    cgm_sample smp;
-    st = solve_sample(R, &A, CGM_BACKEND_CUSPARSE, 1, CGM_EXCHANGE_HALO, &res, err);
-    if (!st) {
-      mb_sample(&smp, "cusparse", "", R->prec, 0, cgm_cusparse_bytes(A.nnz, A.nrows, w), w,
-                res.time_per_iter_s, src);
-      st = emit(R, steady(R, &res) ? &smp : NULL, "cusparse", err);
-    }
-    /* Several GPUs: every exchange mode. */
-    const cgm_exchange modes[] = {CGM_EXCHANGE_HALO, CGM_EXCHANGE_P2P, CGM_EXCHANGE_HOST,
-                                  CGM_EXCHANGE_NCCL};
-    for (int G = 2; G <= R->o->gpus && G <= CGM_MAX_GPUS && !st; G++)
-      for (int mi = 0; mi < 4 && !st; mi++) {
-        st = solve_sample(R, &A, CGM_BACKEND_CUDA, G, modes[mi], &res, err);
-        if (st) break;
-        mb_sample(&smp, "mgpu", cgm_exchange_name(modes[mi]), R->prec, G,
-                  (double)res.exchange_bytes, w, res.time_per_iter_s, src);
-        st = emit(R, steady(R, &res) ? &smp : NULL, "mgpu", err);
+    for (int p = 0; p < 2 && !st; p++) {
+      if (!(R->o->precisions & (1u << p))) continue;
+      R->prec = p;
+      const int w = p == CGM_PREC_SINGLE ? 4 : 8;
+      cgm_solve_result res;
+      cgm_sample smp;
+      st = solve_sample(R, &A, CGM_BACKEND_CUSPARSE, 1, CGM_EXCHANGE_HALO, &res, err);
+      if (!st) {
+        mb_sample(&smp, "cusparse", "", p, 0, cgm_cusparse_bytes(A.nnz, A.nrows, w), w,
+                  res.time_per_iter_s, src);
+        st = emit(R, steady(R, &res) ? &smp : NULL, "cusparse", err);
       }
+      /* Several GPUs: every exchange mode. */
+      const cgm_exchange modes[] = {CGM_EXCHANGE_HALO, CGM_EXCHANGE_P2P, CGM_EXCHANGE_HOST,
+                                    CGM_EXCHANGE_NCCL};
+      for (int G = 2; G <= R->o->gpus && G <= CGM_MAX_GPUS && !st; G++)
+        for (int mi = 0; mi < 4 && !st; mi++) {
+          st = solve_sample(R, &A, CGM_BACKEND_CUDA, G, modes[mi], &res, err);
+          if (st) break;
+          mb_sample(&smp, "mgpu", cgm_exchange_name(modes[mi]), p, G, (double)res.exchange_bytes, w,
+                    res.time_per_iter_s, src);
+          st = emit(R, steady(R, &res) ? &smp : NULL, "mgpu", err);
+        }
+    }
     cgm_csr_free(&A);
     if (st) return st;
   }
   /* Our solver's whole iterations on one GPU, every block size. */
-  cgm_solve_opts o = cgm_solve_opts_default();
-  o.backend = CGM_BACKEND_CUDA;
-  o.precision = (cgm_precision)R->prec;
-  return mb_iteration_sweeps(&o, R->o->quick, ITER_MAX_GRID, emit_any, R, err);
+  for (int p = 0; p < 2; p++) {
+    if (!(R->o->precisions & (1u << p))) continue;
+    R->prec = p;
+    cgm_solve_opts o = cgm_solve_opts_default();
+    o.backend = CGM_BACKEND_CUDA;
+    o.precision = (cgm_precision)p;
+    cgm_status st = mb_iteration_sweeps(&o, R->o->quick, ITER_MAX_GRID, emit_any, R, err);
+    if (st) return st;
+  }
+  return CGM_OK;
 }
 
 } // namespace
@@ -460,11 +483,7 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
   }
   if (!st)
     st = mb_for_each_matrix(cgm_block_sizes, CGM_NBLOCKSIZES, true, o->quick, spmv_one, &R, err);
-  for (int p = 0; p < 2 && !st; p++) {
-    if (!(o->precisions & (1u << p))) continue;
-    R.prec = p;
-    st = iteration_sweeps(&R, err);
-  }
+  if (!st) st = iteration_sweeps(&R, err);
   cudaStreamDestroy(s);
   return st;
 }
