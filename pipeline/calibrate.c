@@ -276,7 +276,6 @@ static void clock_progress(void *ctx, const char *stage, double done) {
   if (c->o->progress) c->o->progress(c->o->progress_ctx, stage, done);
 }
 
-/* One device: sweeps, fits, one transaction. */
 /* The test of cgm_check_cpu_timings: the median time of the 3 smallest CG4
  * sizes against the 3 largest (undisturbed, a ratio near m_small / m_large,
  * under 1e-2; disturbed, near 1). */
@@ -315,6 +314,7 @@ cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err)
   return CGM_OK;
 }
 
+/* One device: sweeps, fits, one transaction. */
 static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const char *device,
                                 int gpus, cgm_calibration_report *rep, cgm_error *err) {
   if (rep->count >= CGM_MAX_CALIBRATED) return cgm_fail(err, CGM_EINPUT, "too many devices");
