@@ -320,7 +320,10 @@ static cudaError_t exchange(solver *S, int slot) {
   if (S->mode == MODE_HALO) { /* pack on the comm stream, after the own CG5 */
     for (int g = 0; g < S->G; g++) {
       cgm_cuda_dev *d = &S->dev[g];
-      cgm_sync y = sync_for(S, g, 0, 0, 0, S->send_mask[g], CGM_FLAG_VEC, slot + 2);
+      /* The pack also raises its own device's flag, which the boundary SpMV
+       * waits for (below). */
+      unsigned to = S->send_mask[g] | (S->flags && S->send_mask[g] ? 1u << g : 0u);
+      cgm_sync y = sync_for(S, g, 0, 0, 0, to, CGM_FLAG_VEC, slot + 2);
       cudaError_t e = cudaSetDevice(d->dev);
       if (e == cudaSuccess) e = cudaEventRecord(d->ev_fork, d->stream);
       if (e == cudaSuccess) e = cudaStreamWaitEvent(d->comm, d->ev_fork, 0);
@@ -360,6 +363,10 @@ static cudaError_t spmv_all(solver *S, int slot) {
       tmp.p[0] = d->dot_tmp;
       tmp.n = 1;
       cgm_sync ya = sync_for(S, g, 0, 0, 0, last_is_a ? all_mask(S) : 0u, CGM_FLAG_PQ, slot + 1);
+      /* No PDL into the interior SpMV: scheduled early, its full grid would
+       * hold the SMs when the pack (after CG5, on the other stream) becomes
+       * ready, and the pack would wait for the whole interior SpMV. */
+      ya.overlap = 0;
       if (d->A.present)
         e = cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, last_is_a ? &out : &tmp, NULL,
                             cgm_cuda_red(d, 0), d->state, &ya, d->sms, d->stream);
@@ -375,8 +382,12 @@ static cudaError_t spmv_all(solver *S, int slot) {
       cgm_sync yb = sync_for(S, g, recv_mask(S, g), CGM_FLAG_VEC, slot + 1, all_mask(S),
                              CGM_FLAG_PQ, slot + 1);
       /* Its blocks spin until the peers' packs arrive, and the peers spin
-       * on ours: one block per SM stays free for the own pack. */
+       * on ours: one block per SM stays free for the own pack. It also waits
+       * for the own pack, so CG4's blocks (full occupancy, spinning on the
+       * peers' sums, let in by PDL once this wait is over) never take the
+       * SMs from a pack still pending here. */
       yb.leave = yb.wait_mask ? 1 : 0;
+      if (yb.wait_mask && S->send_mask[g]) yb.wait_mask |= 1u << g;
       if (e == cudaSuccess && (d->B.present || (S->flags && !d->A.present)))
         e = cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, &out,
                             d->A.present ? d->dot_tmp : NULL, cgm_cuda_red(d, 3), d->state, &yb,

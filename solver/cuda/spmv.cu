@@ -30,6 +30,7 @@ constexpr int kSpmvThreads = 256;
 #define CGM_SPMV_BLOCKS_PER_SM 4
 #endif
 constexpr int kSpmvBlocksPerSM = CGM_SPMV_BLOCKS_PER_SM; /* register cap of __launch_bounds__ */
+static_assert(kSpmvBlocksPerSM >= 2, "cgm_sync.leave keeps one block per SM free for the pack");
 
 /* Steps per loop trip: 8 for rows of at most 8 bytes (a 7-point stencil
  * fits in one trip), fewer for wide rows to stay clear of spills. Steps past
