@@ -29,10 +29,16 @@ struct run_t {
   int dev, prec, sms;
 };
 
+/* Tells the progress (and the calibration's stage clock) that `stage` ran
+ * until now. */
+void report(run_t *R, const char *stage) {
+  if (R->progress) R->progress(R->ctx, stage, R->total > 0 ? R->done / R->total : 0);
+}
+
 cgm_status emit(run_t *R, const cgm_sample *s, const char *stage, cgm_error *err) {
   if (s && R->sink && R->sink(R->ctx, s)) return cgm_fail(err, CGM_ERUNTIME, "calibration stopped");
   R->done += 1;
-  if (R->progress) R->progress(R->ctx, stage, R->total > 0 ? R->done / R->total : 0);
+  report(R, stage);
   return CGM_OK;
 }
 
@@ -301,17 +307,13 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
       if (R->o->precisions & (1u << p)) st = emit(R, NULL, "spmv", err);
     return st;
   }
-  /* Sub-stages for the report's clock (pipeline/calibrate.c): the time
-   * up to each call is that stage's. */
-  auto mark = [&](const char *stage) {
-    if (R->progress) R->progress(R->ctx, stage, R->total > 0 ? R->done / R->total : 0);
-  };
-  mark("spmv:make"); /* the generator, in mb_for_each_matrix */
+  /* Sub-stages for the calibration's clock (pipeline/calibrate.c). */
+  report(R, "spmv:make"); /* the generator, in mb_for_each_matrix */
   cgm_bcsr B;
   cgm_status st =
       cgm_bcsr_build(A, 0, (A->nrows + n - 1) / n, cgm_bcsr_params_for(A, n, 1), &B, err);
   if (st) return st;
-  mark("spmv:block");
+  report(R, "spmv:block");
   int64_t xlen = (int64_t)B.nbcols * n;
   double *x = (double *)malloc(sizeof(double) * (size_t)(xlen + 1));
   if (!x) {
@@ -342,7 +344,7 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
       };
       double t = 0.0;
       st = pool_setup(&P, &d.A.L, w, nl, err);
-      mark("spmv:upload"); /* device set-up, the matrix and its copies */
+      report(R, "spmv:upload"); /* device set-up, the matrix and its copies */
       if (!st && !(st = graph_time(d.stream, nl, R->o->quick ? 5 : 11, launch, &t, err))) {
         cgm_sample smp;
         mb_sample(&smp, "spmv", variant, p, n, bytes, w, t, source);
@@ -351,7 +353,7 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
       pool_free(&P);
     }
     cgm_cuda_dev_free(&d);
-    mark("spmv:free");
+    report(R, "spmv:free");
   }
   free(x);
   cgm_bcsr_free(&B);

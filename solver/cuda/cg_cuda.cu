@@ -251,6 +251,12 @@ static unsigned recv_mask(const solver *S, int g) {
   return m;
 }
 
+/* Halo with flags: device g's pack also raises g's own flag, which g's
+ * boundary SpMV waits for (spmv_all). */
+static unsigned own_pack_flag(const solver *S, int g) {
+  return S->flags && S->send_mask[g] ? 1u << g : 0u;
+}
+
 /* Every device waits for the latest `which` event of all others. */
 static cudaError_t all_to_all(solver *S, cudaEvent_t cgm_cuda_dev::*which) {
   if (S->G == 1 || S->flags) return cudaSuccess;
@@ -320,10 +326,8 @@ static cudaError_t exchange(solver *S, int slot) {
   if (S->mode == MODE_HALO) { /* pack on the comm stream, after the own CG5 */
     for (int g = 0; g < S->G; g++) {
       cgm_cuda_dev *d = &S->dev[g];
-      /* The pack also raises its own device's flag, which the boundary SpMV
-       * waits for (below). */
-      unsigned to = S->send_mask[g] | (S->flags && S->send_mask[g] ? 1u << g : 0u);
-      cgm_sync y = sync_for(S, g, 0, 0, 0, to, CGM_FLAG_VEC, slot + 2);
+      cgm_sync y =
+          sync_for(S, g, 0, 0, 0, S->send_mask[g] | own_pack_flag(S, g), CGM_FLAG_VEC, slot + 2);
       cudaError_t e = cudaSetDevice(d->dev);
       if (e == cudaSuccess) e = cudaEventRecord(d->ev_fork, d->stream);
       if (e == cudaSuccess) e = cudaStreamWaitEvent(d->comm, d->ev_fork, 0);
@@ -387,7 +391,7 @@ static cudaError_t spmv_all(solver *S, int slot) {
        * peers' sums, let in by PDL once this wait is over) never take the
        * SMs from a pack still pending here. */
       yb.leave = yb.wait_mask ? 1 : 0;
-      if (yb.wait_mask && S->send_mask[g]) yb.wait_mask |= 1u << g;
+      if (yb.wait_mask) yb.wait_mask |= own_pack_flag(S, g);
       if (e == cudaSuccess && (d->B.present || (S->flags && !d->A.present)))
         e = cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, &out,
                             d->A.present ? d->dot_tmp : NULL, cgm_cuda_red(d, 3), d->state, &yb,
