@@ -153,7 +153,7 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
     unsigned *counter = (unsigned *)(sink + 8192 * 2); /* zeroed below */
     CGM_CUDA_GOTO(st, err, out, cudaMemsetAsync(counter, 0, 16, s));
     cgm_reduce_buf red = {sink, counter, 4096};
-    cgm_out o;
+    cgm_out o = {};
     o.p[0] = &st_dev->local[0].rz;
     o.n = 1;
     for (int e = rg.lo; e <= rg.hi && !st; e += rg.step) {
@@ -332,7 +332,7 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
         !(st = cgm_cuda_upload_vec(&d, d.v, x, xlen, 0, err))) {
       double bytes = cgm_spmv_bytes(B.nblocks_padded, (int64_t)B.nslices * B.p.by, B.nslices, n,
                                     (int64_t)B.nbrows * n, w);
-      cgm_out o;
+      cgm_out o = {};
       o.p[0] = d.dot_tmp;
       o.n = 1;
       const int nl = launches_for(bytes);

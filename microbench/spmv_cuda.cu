@@ -49,7 +49,7 @@ extern "C" cgm_status cgm_mb_spmv_seconds(int dev, const cgm_bcsr *B, cgm_precis
   st = cgm_cuda_dev_setup(&d, dev, B, prec, xlen, err);
   if (!st) st = cgm_cuda_upload_vec(&d, d.v, x, xlen, 0, err);
   if (!st) {
-    cgm_out dot;
+    cgm_out dot = {};
     dot.p[0] = d.dot_tmp;
     dot.n = 1;
     auto launch = [&]() {

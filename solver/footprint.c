@@ -9,8 +9,8 @@ int64_t cgm_footprint_bytes(int64_t rows_padded, int64_t blocks_padded, int64_t 
   int64_t matrix = blocks_padded * (n * n * w + 4) /* values + block columns */
                    + slots * 4                     /* result row of each slot */
                    + (slots + 1) * 8;              /* slice offsets (upper bound) */
-  /* x, r, v (with room for the halo), u, D^-1 */
-  int64_t vectors = 5 * rows_padded * w + halo_rows * w;
+  /* x, r, v (with room for the halo), u, D^-1, s (the single-reduction CG) */
+  int64_t vectors = 6 * rows_padded * w + halo_rows * w;
   int64_t scratch = 1 << 20; /* reduction partials and device scalars */
   return matrix + vectors + scratch;
 }

@@ -59,6 +59,7 @@ typedef struct solver {
   int flags;                        /* cross-device sync by flags (cgm_sync), not graph edges */
   int graphs;                       /* batches replayed from CUDA graphs (CGMODEL_GRAPHS != 0) */
   int pdl;                          /* kernels overlap their predecessor's tail (launch.cuh) */
+  int cgg;                          /* the single-reduction CG (cgm_launch_cgg), not CG4 + CG5 */
   unsigned send_mask[CGM_MAX_GPUS]; /* halo: the devices segment g sends to */
   int64_t exchange_elems;           /* per iteration */
   void *host_v;                     /* pinned: host mode */
@@ -208,6 +209,7 @@ static cgm_status setup_halo_sends(solver *S, const seg_host *seg, cgm_error *er
  * own local partial that NCCL or the host reduces. */
 static void outputs(const solver *S, int g, int slot, int which, cgm_out *o) {
   o->n = 0;
+  o->carry = NULL;
   if (S->mode == MODE_P2P || S->mode == MODE_HALO) {
     for (int k = 0; k < S->G; k++) o->p[o->n++] = &S->dev[k].state->slot[g][slot].pq + which;
   } else if (S->mode == MODE_ONE) {
@@ -348,8 +350,11 @@ static cudaError_t spmv_all(solver *S, int slot) {
     cgm_cuda_dev *d = &S->dev[g];
     cudaError_t e = cudaSetDevice(d->dev);
     if (e) return e;
-    cgm_out out;
+    cgm_out out = {};
     outputs(S, g, slot, 0, &out);
+    /* The single-reduction CG's r . u and r . r partials (its update's, or
+     * CG1's) ride with u . A u. */
+    if (S->cgg) out.carry = &d->state->local[slot].rz;
     void *v_own = (char *)d->v + d->v_off * elem(S->prec);
     /* The sum p . A p goes to every device, with the PQ flag. */
     if (S->mode != MODE_HALO) {
@@ -363,7 +368,7 @@ static cudaError_t spmv_all(solver *S, int slot) {
        * the sum; without boundary rows the interior one does, and a segment
        * with neither still launches (one block) to deliver its zero. */
       const bool last_is_a = d->A.present && !d->B.present;
-      cgm_out tmp;
+      cgm_out tmp = {};
       tmp.p[0] = d->dot_tmp;
       tmp.n = 1;
       cgm_sync ya = sync_for(S, g, 0, 0, 0, last_is_a ? all_mask(S) : 0u, CGM_FLAG_PQ, slot + 1);
@@ -399,14 +404,14 @@ static cudaError_t spmv_all(solver *S, int slot) {
     }
     if (e) return e;
   }
-  if (S->mode == MODE_NCCL) return nccl_allreduce(S, slot, 0, 1);
+  if (S->mode == MODE_NCCL) return nccl_allreduce(S, slot, 0, S->cgg ? 3 : 1);
   return all_to_all(S, &cgm_cuda_dev::ev_a);
 }
 
 static cudaError_t cg4_all(solver *S, int slot, int prev) {
   for (int g = 0; g < S->G; g++) {
     cgm_cuda_dev *d = &S->dev[g];
-    cgm_out out;
+    cgm_out out = {};
     outputs(S, g, slot, 1, &out);
     cgm_sync y =
         sync_for(S, g, all_mask(S), CGM_FLAG_PQ, slot + 1, all_mask(S), CGM_FLAG_RZ, slot + 1);
@@ -435,9 +440,30 @@ static cudaError_t cg5_all(solver *S, int slot, int prev) {
   return exchange(S, slot);
 }
 
+/* The single-reduction CG's update on every device, after all SpMV sums
+ * (the PQ flags); its own partials of the next r . u and r . r stay local
+ * until the next SpMV carries them. */
+static cudaError_t cgg_all(solver *S, int slot, int prev) {
+  for (int g = 0; g < S->G; g++) {
+    cgm_cuda_dev *d = &S->dev[g];
+    cgm_out out = {};
+    out.p[0] = &d->state->local[(slot + 1) % S->K].rz;
+    out.n = 1;
+    cgm_sync y = sync_for(S, g, all_mask(S), CGM_FLAG_PQ, slot + 1, 0, 0, 0);
+    cudaError_t e = cudaSetDevice(d->dev);
+    if (e == cudaSuccess)
+      e = cgm_launch_cgg(S->prec, d->rows, d->state, nparts(S), slot, prev, d->x,
+                         (char *)d->v + d->v_off * elem(S->prec), d->r /* p */, d->u, d->s,
+                         d->dinv, &out, cgm_cuda_red(d, 1), &y, d->sms, d->stream);
+    if (e) return e;
+  }
+  return exchange(S, slot);
+}
+
 static cudaError_t iteration(solver *S, int slot) {
   const int prev = (slot + S->K - 1) % S->K;
   cudaError_t e = spmv_all(S, slot);
+  if (S->cgg) return e == cudaSuccess ? cgg_all(S, slot, prev) : e;
   if (e == cudaSuccess) e = cg4_all(S, slot, prev);
   if (e == cudaSuccess) e = cg5_all(S, slot, prev);
   return e;
@@ -466,8 +492,9 @@ static cudaError_t enqueue_batch(solver *S, int gi) {
       e = cudaEventRecord(d->ev_pack, d->comm);
       if (e == cudaSuccess) e = cudaStreamWaitEvent(d->stream, d->ev_pack, 0);
     }
-    /* Everything of this batch on the device is done: the next ticks. */
-    if (e == cudaSuccess && S->flags) e = cgm_launch_epoch(d->state, d->stream);
+    /* Everything of this batch on the device is done: the next ticks (and
+     * the single-reduction CG's iteration count). */
+    if (e == cudaSuccess && (S->flags || S->cgg)) e = cgm_launch_epoch(d->state, d->stream);
     if (e == cudaSuccess && g > 0) {
       e = cudaEventRecord(d->ev_c, d->stream);
       if (e == cudaSuccess) e = cudaSetDevice(d0->dev);
@@ -765,7 +792,7 @@ static cgm_status host_loop(solver *S, const cgm_problem *pb, cgm_solve_result *
     const int slot = it % 2, prev = 1 - slot;
     for (int g = 0; g < S->G; g++) {
       cgm_cuda_dev *d = &S->dev[g];
-      cgm_out o;
+      cgm_out o = {};
       outputs(S, g, slot, 0, &o);
       CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
       CGM_CUDA_GOTO(st, err, out,
@@ -775,7 +802,7 @@ static cgm_status host_loop(solver *S, const cgm_problem *pb, cgm_solve_result *
     CGM_CUDA_GOTO(st, err, out, host_reduce(S, slot, 0, 1));
     for (int g = 0; g < S->G; g++) {
       cgm_cuda_dev *d = &S->dev[g];
-      cgm_out o;
+      cgm_out o = {};
       outputs(S, g, slot, 1, &o);
       CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
       CGM_CUDA_GOTO(st, err, out,
@@ -835,7 +862,7 @@ static mode_t_ pick_mode(const cgm_solve_opts *o) {
  * through the host once, then every state starts identical. */
 static cgm_status cg1(solver *S, const cgm_problem *pb, double *rz_rr, cgm_error *err) {
   const size_t w = elem(S->prec);
-  double tot[2] = {0, 0};
+  double tot[2] = {0, 0}, part[CGM_MAX_GPUS][2];
   for (int g = 0; g < S->G; g++) {
     cgm_cuda_dev *d = &S->dev[g];
     CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
@@ -848,12 +875,14 @@ static cgm_status cg1(solver *S, const cgm_problem *pb, double *rz_rr, cgm_error
     /* r holds b: r = b - u in place; v_own = D^-1 r. */
     CGM_CUDA_TRY(err, cgm_launch_cg1(S->prec, d->rows, d->r, d->u, d->dinv, d->r, v_own, d->dot_tmp,
                                      cgm_cuda_red(d, 2), d->sms, d->stream));
-    double part[2];
-    CGM_CUDA_TRY(err,
-                 cudaMemcpyAsync(part, d->dot_tmp, sizeof part, cudaMemcpyDeviceToHost, d->stream));
+    CGM_CUDA_TRY(err, cudaMemcpyAsync(part[g], d->dot_tmp, sizeof part[g], cudaMemcpyDeviceToHost,
+                                      d->stream));
+    /* The single-reduction CG keeps p in r: p = 0 before the first step. */
+    if (S->cgg)
+      CGM_CUDA_TRY(err, cudaMemsetAsync(d->r, 0, (size_t)d->np * w, d->stream));
     CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
-    tot[0] += part[0];
-    tot[1] += part[1];
+    tot[0] += part[g][0];
+    tot[1] += part[g][1];
   }
   cgm_cg_state h;
   memset(&h, 0, sizeof h);
@@ -870,6 +899,10 @@ static cgm_status cg1(solver *S, const cgm_problem *pb, double *rz_rr, cgm_error
   h.slot[0][S->K - 1].rr = tot[1];
   for (int g = 0; g < S->G; g++) {
     cgm_cuda_dev *d = &S->dev[g];
+    /* The single-reduction CG: the first SpMV carries each device's own
+     * partials, summed in device order like every later pair. */
+    h.local[0].rz = part[g][0];
+    h.local[0].rr = part[g][1];
     CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
     CGM_CUDA_TRY(err, cudaMemcpyAsync(d->state, &h, sizeof h, cudaMemcpyHostToDevice, d->stream));
     CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
@@ -1000,6 +1033,12 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
      * the host or graph edges between devices (CGMODEL_SYNC=events). */
     const char *pd = getenv("CGMODEL_PDL");
     S->pdl = (S->mode == MODE_ONE || S->flags) && !(pd && !strcmp(pd, "0"));
+    /* The single-reduction CG on several GPUs: one all-GPU reduction and
+     * one kernel an iteration fewer (docs/multi-gpu.md). CGMODEL_CG=classic
+     * or cgg chooses; the host-staged mode is the paper's Algorithm 2. */
+    const char *cg = getenv("CGMODEL_CG");
+    S->cgg = S->mode != MODE_HOST &&
+             (cg ? !strcmp(cg, "cgg") : S->G > 1);
   }
   /* Segments start at multiples of 4 rows: 16-byte aligned vectors. */
   if ((st = cgm_partition(A, p.n, G, cgm_partition_align(p.n), S->bounds, err))) goto out;

@@ -34,6 +34,7 @@ typedef struct cgm_cuda_dev {
   int64_t v_len;       /* padded length of v, the vector the SpMV gathers */
   int64_t v_off;       /* offset of the own rows in v */
   void *x, *r, *v, *u, *dinv;
+  void *s; /* single-reduction CG: s = A p (p lives in r, which that CG no longer needs) */
   double *partials;
   unsigned *counters;
   int red_cap;

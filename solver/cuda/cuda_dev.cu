@@ -60,7 +60,7 @@ void cgm_cuda_dev_free(cgm_cuda_dev *d) {
   cudaSetDevice(d->dev);
   matrix_free(&d->A);
   matrix_free(&d->B);
-  void *ptrs[] = {d->x,        d->r,        d->v,     d->u,       d->dinv,
+  void *ptrs[] = {d->x,        d->r,     d->v,       d->u,        d->dinv, d->s,
                   d->partials, d->counters, d->state, d->dot_tmp, d->send_idx};
   for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++) cudaFree(ptrs[i]);
   for (int i = 0; i < 2; i++)
@@ -95,8 +95,8 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
   d->rows = rows;
   d->np = cgm_cuda_vec_len(rows);
   d->v_len = cgm_cuda_vec_len(v_len > rows ? v_len : rows);
-  void **vecs[] = {&d->x, &d->r, &d->u, &d->dinv};
-  for (size_t i = 0; i < 4; i++) CGM_CUDA_TRY(err, dmalloc(d, vecs[i], (size_t)d->np * w));
+  void **vecs[] = {&d->x, &d->r, &d->u, &d->dinv, &d->s};
+  for (size_t i = 0; i < 5; i++) CGM_CUDA_TRY(err, dmalloc(d, vecs[i], (size_t)d->np * w));
   CGM_CUDA_TRY(err, dmalloc(d, &d->v, (size_t)d->v_len * w));
   d->red_cap = 4096;
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->partials, (size_t)5 * 2 * d->red_cap * 8));
@@ -112,8 +112,8 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
   for (size_t i = 0; i < 5; i++)
     CGM_CUDA_TRY(err, cudaEventCreateWithFlags(dep[i], cudaEventDisableTiming));
   /* Padding stays zero forever: only the rows of the layout are written. */
-  void *zero[] = {d->x, d->r, d->u, d->dinv};
-  for (size_t i = 0; i < 4; i++)
+  void *zero[] = {d->x, d->r, d->u, d->dinv, d->s};
+  for (size_t i = 0; i < 5; i++)
     CGM_CUDA_TRY(err, cudaMemsetAsync(zero[i], 0, (size_t)d->np * w, d->stream));
   CGM_CUDA_TRY(err, cudaMemsetAsync(d->v, 0, (size_t)d->v_len * w, d->stream));
   CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
@@ -228,7 +228,7 @@ cgm_status cgm_cuda_spmv_host(int dev, const cgm_bcsr *B, cgm_precision prec, co
   if (st) goto out;
   if ((st = cgm_cuda_upload_vec(&d, d.v, x, xlen, 0, err))) goto out;
   {
-    cgm_out o;
+    cgm_out o = {};
     o.p[0] = d.dot_tmp;
     o.n = 1;
     CGM_CUDA_GOTO(st, err, out,

@@ -221,6 +221,13 @@ __device__ __forceinline__ bool last_block_sum(double (&v)[NV], cgm_reduce_buf r
       if (add) t[k] += add[k];
       for (int d = 0; d < out.n; d++) out.p[d][k] = t[k];
     }
+    if (out.carry) {
+      const double c0 = __ldcg(out.carry), c1 = __ldcg(out.carry + 1);
+      for (int d = 0; d < out.n; d++) {
+        out.p[d][NV] = c0;
+        out.p[d][NV + 1] = c1;
+      }
+    }
     *red.counter = 0;
     if (sync) sync_raise(st, *sync);
   }
@@ -233,6 +240,7 @@ __device__ __forceinline__ bool last_block_sum(double (&v)[NV], cgm_reduce_buf r
   cgm_out o;
   o.p[0] = out;
   o.n = 1;
+  o.carry = nullptr;
   return last_block_sum<NV>(v, red, o, nullptr);
 }
 

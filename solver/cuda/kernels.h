@@ -90,6 +90,7 @@ typedef struct cgm_cg_state {
   int K;                      /* iterations per graph (the ticks of cgm_sync) */
   unsigned long long epoch;   /* graphs completed */
   unsigned long long wait_ns; /* how long a flag wait may spin (0: forever) */
+  double inv_alpha[CGM_MAX_SLOTS]; /* single-reduction CG: 1 / alpha of each slot */
   /* flag[kind][j]: raised by device j (cgm_sync) */
   unsigned long long flag[CGM_NFLAGS][CGM_MAX_GPUS];
 } cgm_cg_state;
@@ -107,6 +108,10 @@ typedef struct cgm_reduce_buf {
 typedef struct cgm_out {
   double *p[CGM_MAX_GPUS];
   int n;
+  /* NULL, or two doubles written after the sums (outputs NV, NV + 1): the
+   * single-reduction CG's r . D^-1 r and r . r partials ride with the
+   * SpMV's u . A u to the same destinations, under the same flag. */
+  const double *carry;
 } cgm_out;
 
 /* Threads per block and grid the SpMV uses for a layout (the grid is capped
@@ -148,6 +153,22 @@ cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st, int 
 cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
                            int prev, void *v, const void *r, const void *dinv, const cgm_sync *sync,
                            int sms, cudaStream_t s);
+/* The single-reduction CG (Chronopoulos and Gear 1989) with Jacobi, one
+ * kernel after the SpMV w = A u, whose reduction delivers delta = u . w and
+ * carries gamma = r . u and r . r (slot `slot`, the first `nparts`
+ * partials summed): the stop test on r . r, then
+ *   beta = gamma / gamma[prev], den = delta - beta gamma / alpha[prev]
+ *   (= p . A p), alpha = gamma / den,
+ *   p = u + beta p, s = w + beta s (= A p), x += alpha p, u -= alpha D^-1 s,
+ * and this device's (r . u, r . r) of the new residual r = D u to out.
+ * The residual is kept preconditioned (u, no r): 10 vector passes here, 12
+ * an iteration with the SpMV's 2, against 13 in CG4 + CG5. Counts the
+ * iteration (epoch * K + slot are done before it). sync: wait for the
+ * SpMV's sums. */
+cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
+                           int prev, void *x, void *u, void *p, const void *w, void *s,
+                           const void *dinv, const cgm_out *out, cgm_reduce_buf red,
+                           const cgm_sync *sync, int sms, cudaStream_t stream);
 /* Halo exchange: writes v_own[idx[e]] to the destinations, e in
  * [off[k], off[k+1]) going to dst[k] + (e - off[k]) (peer memory). */
 typedef struct cgm_pack {

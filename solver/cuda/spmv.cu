@@ -250,7 +250,7 @@ extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision pr
                                        const double *dot_add, cgm_reduce_buf red,
                                        cgm_cg_state *guard, const cgm_sync *sync, int sms,
                                        cudaStream_t s) {
-  cgm_out none;
+  cgm_out none = {};
   none.n = 0;
   cgm_sync nosync;
   memset(&nosync, 0, sizeof nosync);

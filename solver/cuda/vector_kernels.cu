@@ -132,6 +132,74 @@ __global__ void __launch_bounds__(kVecThreads)
   }
 }
 
+/* The single-reduction CG's update (kernels.h, cgm_launch_cgg): every
+ * scalar from the sums of one reduction, then one pass over the vectors. */
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    cgg(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *u, T *p,
+        const T *w, T *s, const T *dinv, cgm_out out, cgm_reduce_buf red, cgm_sync sync) {
+  pdl_begin(sync);
+  if (run_stopped(state, sync)) return;
+  if (!sync_wait(state, sync)) return;
+  const double delta = parts_sum(state, nparts, slot, 0), gamma = parts_sum(state, nparts, slot, 1);
+  const double rr = parts_sum(state, nparts, slot, 2);
+  const double gamma_prev = parts_sum(state, nparts, prev, 1);
+  const double beta = gamma / gamma_prev;
+  /* p . A p of the new direction; inv_alpha[prev] is 0 before the first
+   * iteration, where p = s = 0 and beta does not matter. */
+  const double den = delta - beta * gamma * state->inv_alpha[prev];
+  /* Iterations done before this one: the epoch advances only between graphs,
+   * so every block reads the same count (state->iter is written below). */
+  const int done_before = (int)(state->epoch * (unsigned long long)state->K + (unsigned)slot);
+  int stop = CGM_RUN;
+  double bad = 0.0;
+  if (rr <= state->thr) {
+    stop = CGM_RUN_CONVERGED;
+  } else if (!isfinite(rr) || !isfinite(gamma) || !isfinite(delta) || !isfinite(den)) {
+    stop = CGM_RUN_NONFINITE;
+    bad = isfinite(rr) ? (isfinite(gamma) ? delta : gamma) : rr;
+  } else if (!(den > 0.0) || !(gamma > 0.0) || !(gamma_prev > 0.0)) {
+    stop = CGM_RUN_BREAKDOWN; /* not positive definite (A or the diagonal) */
+    bad = den > 0.0 ? gamma : den;
+  } else if (done_before >= state->maxiter) {
+    stop = CGM_RUN_MAXITER;
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) { /* one writer; no block reads these */
+    state->iter = stop == CGM_RUN ? done_before + 1 : done_before;
+    state->rr_last = rr;
+    if (stop != CGM_RUN) {
+      state->done = stop;
+      state->bad = bad;
+    } else {
+      state->inv_alpha[slot] = den / gamma;
+    }
+  }
+  if (stop != CGM_RUN) return;
+  const T alpha = (T)(gamma / den), tb = (T)beta;
+  double acc[2] = {0.0, 0.0};
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < np;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    Pack<T> pu = ld(u, i), pp = ld(p, i), pw = ld(w, i), ps = ld(s, i), px = ld(x, i),
+            pd = ld(dinv, i);
+#pragma unroll
+    for (int e = 0; e < Pack<T>::V; e++) {
+      pp.v[e] = pu.v[e] + tb * pp.v[e];
+      ps.v[e] = pw.v[e] + tb * ps.v[e];
+      px.v[e] += alpha * pp.v[e];
+      pu.v[e] -= alpha * (pd.v[e] * ps.v[e]);
+      /* r = D u; padding has dinv = 0 and u = 0 */
+      const double r = pd.v[e] != (T)0 ? (double)pu.v[e] / (double)pd.v[e] : 0.0;
+      acc[0] += r * (double)pu.v[e];
+      acc[1] += r * r;
+    }
+    st(p, i, pp);
+    st(s, i, ps);
+    st(x, i, px);
+    st(u, i, pu);
+  }
+  last_block_sum<2>(acc, red, out, nullptr);
+}
+
 /* Halo exchange: gathers the entries each peer reads and stores them
  * straight into its vector (peer memory over NVLink). */
 template <typename T>
@@ -253,6 +321,24 @@ extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_stat
   return cgm::launch_k(sy.overlap, cgm::cg5<double>, blocks, cgm::kVecThreads, s, np, st, nparts,
                        slot, prev, static_cast<double *>(v), static_cast<const double *>(r),
                        static_cast<const double *>(dinv), sy);
+}
+
+extern "C" cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_state *st,
+                                      int nparts, int slot, int prev, void *x, void *u, void *p,
+                                      const void *w, void *s, const void *dinv, const cgm_out *out,
+                                      cgm_reduce_buf red, const cgm_sync *sync, int sms,
+                                      cudaStream_t stream) {
+  const cgm_sync sy = cgm::sync_or_none(sync);
+  int blocks = cgm_vector_blocks(n, sms);
+  int64_t np = cgm::packs(prec, n);
+  if (prec == CGM_PREC_SINGLE)
+    return cgm::launch_k(sy.overlap, cgm::cgg<float>, blocks, cgm::kVecThreads, stream, np, st,
+                         nparts, slot, prev, F(x), F(u), F(p), CF(w), F(s), CF(dinv), *out, red,
+                         sy);
+  return cgm::launch_k(sy.overlap, cgm::cgg<double>, blocks, cgm::kVecThreads, stream, np, st,
+                       nparts, slot, prev, static_cast<double *>(x), static_cast<double *>(u),
+                       static_cast<double *>(p), static_cast<const double *>(w),
+                       static_cast<double *>(s), static_cast<const double *>(dinv), *out, red, sy);
 }
 
 extern "C" cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, const cgm_pack *pk,

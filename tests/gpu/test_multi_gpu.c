@@ -7,7 +7,8 @@
  * NCCL failure is reported once, then NCCL is not tried again. The GPUs
  * wait for each other through flags in device memory; the graph-edge
  * variant (CGMODEL_SYNC=events) and batches enqueued without graphs
- * (CGMODEL_GRAPHS=0) are checked once too, launches without PDL
+ * (CGMODEL_GRAPHS=0) are checked once too, and so is CG4 + CG5 in place of
+ * the single-reduction CG (CGMODEL_CG=classic), launches without PDL
  * (CGMODEL_PDL=0) give a bit-identical solution, and the flags' watchdog: with a 1 us deadline a
  * solve ends cleanly, by converging or by the "waited" error, never by hanging or with a wrong
  * answer. */
@@ -123,6 +124,11 @@ int main(void) {
   setenv("CGMODEL_SYNC", "events", 1);
   compare("poisson3d 24 (events)", &A, 2, maxg, 1, 4);
   unsetenv("CGMODEL_SYNC");
+  /* Several GPUs run the single-reduction CG; CG4 + CG5 (CGMODEL_CG=classic)
+   * still work there. */
+  setenv("CGMODEL_CG", "classic", 1);
+  compare("poisson3d 24 (classic)", &A, 2, maxg, 1, 4);
+  unsetenv("CGMODEL_CG");
   /* Batches enqueued without graphs (what compute-sanitizer runs); a
    * CGMODEL_GRAPHS=0 of the caller's stays for the rest of the test. */
   if (!getenv("CGMODEL_GRAPHS")) {
