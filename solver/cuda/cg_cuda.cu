@@ -1,6 +1,12 @@
-/* Jacobi-PCG on 1..G GPUs of one node with our kernels (Algorithm 2, fused
- * as in kernels.h): SpMV+CG3, CG4(+CG2), CG5 per iteration with alpha and
- * beta kept on the devices.
+/* Jacobi-PCG on 1..G GPUs of one node with our kernels, alpha and beta kept
+ * on the devices. Two iterations (kernels.h):
+ *   cgg      (default) the single-reduction CG of Chronopoulos and Gear:
+ *            SpMV w = A u with u . w, carrying r . u and r . r, then one
+ *            update kernel; one reduction (across GPUs: one flag wait) and
+ *            two kernels an iteration, 12 vector passes
+ *   classic  the paper's Algorithm 2 fused: SpMV+CG3, CG4(+CG2), CG5; two
+ *            reductions and three kernels, 13 vector passes
+ *            (CGMODEL_CG=classic; always in the host-staged mode)
  *
  * The matrix is split into segments of consecutive block rows with similar
  * block counts (Sec. 4.1), each sorted on its own GPU. What the SpMV reads
@@ -453,8 +459,8 @@ static cudaError_t cgg_all(solver *S, int slot, int prev) {
     cudaError_t e = cudaSetDevice(d->dev);
     if (e == cudaSuccess)
       e = cgm_launch_cgg(S->prec, d->rows, d->state, nparts(S), slot, prev, d->x,
-                         (char *)d->v + d->v_off * elem(S->prec), d->r /* p */, d->u, d->s,
-                         d->dinv, &out, cgm_cuda_red(d, 1), &y, d->sms, d->stream);
+                         (char *)d->v + d->v_off * elem(S->prec), d->r /* p */, d->u, d->s, d->dinv,
+                         &out, cgm_cuda_red(d, 1), &y, d->sms, d->stream);
     if (e) return e;
   }
   return exchange(S, slot);
@@ -878,8 +884,7 @@ static cgm_status cg1(solver *S, const cgm_problem *pb, double *rz_rr, cgm_error
     CGM_CUDA_TRY(err, cudaMemcpyAsync(part[g], d->dot_tmp, sizeof part[g], cudaMemcpyDeviceToHost,
                                       d->stream));
     /* The single-reduction CG keeps p in r: p = 0 before the first step. */
-    if (S->cgg)
-      CGM_CUDA_TRY(err, cudaMemsetAsync(d->r, 0, (size_t)d->np * w, d->stream));
+    if (S->cgg) CGM_CUDA_TRY(err, cudaMemsetAsync(d->r, 0, (size_t)d->np * w, d->stream));
     CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
     tot[0] += part[g][0];
     tot[1] += part[g][1];
@@ -1033,12 +1038,17 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
      * the host or graph edges between devices (CGMODEL_SYNC=events). */
     const char *pd = getenv("CGMODEL_PDL");
     S->pdl = (S->mode == MODE_ONE || S->flags) && !(pd && !strcmp(pd, "0"));
-    /* The single-reduction CG on several GPUs: one all-GPU reduction and
-     * one kernel an iteration fewer (docs/multi-gpu.md). CGMODEL_CG=classic
-     * or cgg chooses; the host-staged mode is the paper's Algorithm 2. */
+    /* The single-reduction CG (cgm_launch_cgg): one all-GPU reduction and
+     * one kernel an iteration fewer than CG4 + CG5, and one vector pass
+     * fewer, so also faster on one GPU (docs/perf.md, ninth session).
+     * CGMODEL_CG=classic brings Algorithm 2's CG4 + CG5 back; the
+     * host-staged mode is always the paper's Algorithm 2. */
     const char *cg = getenv("CGMODEL_CG");
-    S->cgg = S->mode != MODE_HOST &&
-             (cg ? !strcmp(cg, "cgg") : S->G > 1);
+    if (cg && strcmp(cg, "classic") && strcmp(cg, "cgg")) {
+      st = cgm_fail(err, CGM_EINPUT, "CGMODEL_CG=%s: expected classic or cgg", cg);
+      goto out;
+    }
+    S->cgg = S->mode != MODE_HOST && !(cg && !strcmp(cg, "classic"));
   }
   /* Segments start at multiples of 4 rows: 16-byte aligned vectors. */
   if ((st = cgm_partition(A, p.n, G, cgm_partition_align(p.n), S->bounds, err))) goto out;

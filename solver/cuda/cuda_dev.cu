@@ -60,7 +60,7 @@ void cgm_cuda_dev_free(cgm_cuda_dev *d) {
   cudaSetDevice(d->dev);
   matrix_free(&d->A);
   matrix_free(&d->B);
-  void *ptrs[] = {d->x,        d->r,     d->v,       d->u,        d->dinv, d->s,
+  void *ptrs[] = {d->x,        d->r,        d->v,     d->u,       d->dinv,    d->s,
                   d->partials, d->counters, d->state, d->dot_tmp, d->send_idx};
   for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++) cudaFree(ptrs[i]);
   for (int i = 0; i < 2; i++)

@@ -323,9 +323,9 @@ extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_stat
                        static_cast<const double *>(dinv), sy);
 }
 
-extern "C" cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_state *st,
-                                      int nparts, int slot, int prev, void *x, void *u, void *p,
-                                      const void *w, void *s, const void *dinv, const cgm_out *out,
+extern "C" cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
+                                      int slot, int prev, void *x, void *u, void *p, const void *w,
+                                      void *s, const void *dinv, const cgm_out *out,
                                       cgm_reduce_buf red, const cgm_sync *sync, int sms,
                                       cudaStream_t stream) {
   const cgm_sync sy = cgm::sync_or_none(sync);

@@ -124,8 +124,8 @@ int main(void) {
   setenv("CGMODEL_SYNC", "events", 1);
   compare("poisson3d 24 (events)", &A, 2, maxg, 1, 4);
   unsetenv("CGMODEL_SYNC");
-  /* Several GPUs run the single-reduction CG; CG4 + CG5 (CGMODEL_CG=classic)
-   * still work there. */
+  /* The single-reduction CG is the default; CG4 + CG5 (CGMODEL_CG=classic)
+   * still work on several GPUs. */
   setenv("CGMODEL_CG", "classic", 1);
   compare("poisson3d 24 (classic)", &A, 2, maxg, 1, 4);
   unsetenv("CGMODEL_CG");
