@@ -81,16 +81,21 @@ typedef struct cgm_sync {
 typedef struct cgm_cg_state {
   cgm_cg_slot slot[CGM_MAX_GPUS][CGM_MAX_SLOTS];
   cgm_cg_slot local[CGM_MAX_SLOTS];
-  double thr;                      /* (tol * ||b||)^2 */
-  double rr_last;                  /* r . r of the last completed iteration */
-  double bad;                      /* the value that stopped the run */
-  int done;                        /* CGM_RUN_* */
-  int iter;                        /* completed iterations */
-  int maxiter;                     /* CG5 stops the run here */
-  int K;                           /* iterations per graph (the ticks of cgm_sync) */
-  unsigned long long epoch;        /* graphs completed */
-  unsigned long long wait_ns;      /* how long a flag wait may spin (0: forever) */
-  double inv_alpha[CGM_MAX_SLOTS]; /* single-reduction CG: 1 / alpha of each slot */
+  double thr;                 /* (tol * ||b||)^2 */
+  double rr_last;             /* r . r of the last completed iteration */
+  double bad;                 /* the value that stopped the run */
+  int done;                   /* CGM_RUN_* */
+  int iter;                   /* completed iterations */
+  int maxiter;                /* CG5 stops the run here */
+  int K;                      /* iterations per graph (the ticks of cgm_sync) */
+  unsigned long long epoch;   /* graphs completed */
+  unsigned long long wait_ns; /* how long a flag wait may spin (0: forever) */
+  /* The single-reduction CG's own history, written by this device only
+   * (block 0 of cgg): 1 / alpha and gamma = r . D^-1 r of each slot. A
+   * peer's SpMV may already overwrite slot[][prev] while cgg reads it when
+   * K = 2, so gamma_prev is not taken from there. */
+  double inv_alpha[CGM_MAX_SLOTS];
+  double gamma[CGM_MAX_SLOTS];
   /* flag[kind][j]: raised by device j (cgm_sync) */
   unsigned long long flag[CGM_NFLAGS][CGM_MAX_GPUS];
 } cgm_cg_state;

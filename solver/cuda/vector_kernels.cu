@@ -143,11 +143,12 @@ __global__ void __launch_bounds__(kVecThreads)
   if (!sync_wait(state, sync)) return;
   const double delta = parts_sum(state, nparts, slot, 0), gamma = parts_sum(state, nparts, slot, 1);
   const double rr = parts_sum(state, nparts, slot, 2);
-  const double gamma_prev = parts_sum(state, nparts, prev, 1);
-  const double beta = gamma / gamma_prev;
-  /* p . A p of the new direction; inv_alpha[prev] is 0 before the first
-   * iteration, where p = s = 0 and beta does not matter. */
-  const double den = delta - beta * gamma * state->inv_alpha[prev];
+  /* The first step (inv_alpha[prev] = 0 from the set-up) has p = u, s = w:
+   * beta = 0 whatever p and s hold. */
+  const bool first = state->inv_alpha[prev] == 0.0;
+  const double gamma_prev = state->gamma[prev];
+  const double beta = first ? 0.0 : gamma / gamma_prev;
+  const double den = delta - beta * gamma * state->inv_alpha[prev]; /* p . A p */
   /* Iterations done before this one: the epoch advances only between graphs,
    * so every block reads the same count (state->iter is written below). */
   const int done_before = (int)(state->epoch * (unsigned long long)state->K + (unsigned)slot);
@@ -156,11 +157,12 @@ __global__ void __launch_bounds__(kVecThreads)
   if (rr <= state->thr) {
     stop = CGM_RUN_CONVERGED;
   } else if (!isfinite(rr) || !isfinite(gamma) || !isfinite(delta) || !isfinite(den)) {
-    stop = CGM_RUN_NONFINITE;
-    bad = isfinite(rr) ? (isfinite(gamma) ? delta : gamma) : rr;
-  } else if (!(den > 0.0) || !(gamma > 0.0) || !(gamma_prev > 0.0)) {
-    stop = CGM_RUN_BREAKDOWN; /* not positive definite (A or the diagonal) */
-    bad = den > 0.0 ? gamma : den;
+    stop = CGM_RUN_NONFINITE; /* bad: the first of them that is not finite */
+    bad = !isfinite(rr) ? rr : !isfinite(gamma) ? gamma : !isfinite(delta) ? delta : den;
+  } else if (!(gamma > 0.0) || !(den > 0.0)) {
+    /* r . D^-1 r <= 0 (a diagonal entry <= 0) or p . A p <= 0 */
+    stop = CGM_RUN_BREAKDOWN;
+    bad = gamma > 0.0 ? den : gamma;
   } else if (done_before >= state->maxiter) {
     stop = CGM_RUN_MAXITER;
   }
@@ -172,6 +174,7 @@ __global__ void __launch_bounds__(kVecThreads)
       state->bad = bad;
     } else {
       state->inv_alpha[slot] = den / gamma;
+      state->gamma[slot] = gamma;
     }
   }
   if (stop != CGM_RUN) return;
