@@ -3,8 +3,10 @@
  *
  * Bytes (docs/perf.md): SpMV moves the stored layout (values, block columns,
  * result rows, slice offsets) plus x once and y once; an iteration moves the
- * SpMV bytes plus 7 vector passes in CG4 (x, r, v, u, D^-1 read; x, r
- * written) and 4 in CG5 (v, r, D^-1 read; v written). The floor is the
+ * SpMV bytes plus the vector passes of the CG that runs: 10 in the
+ * single-reduction CG's update (the default), or with CGMODEL_CG=classic 7
+ * in CG4 (x, r, v, u, D^-1 read; x, r written) and 4 in CG5 (v, r, D^-1
+ * read; v written). The floor is the
  * smallest of these over the block sizes, with the unpadded blocks of the
  * block size, divided by the measured device-to-device copy bandwidth.
  *
@@ -19,6 +21,7 @@
 #include "cgmodel/cgmodel.h"
 #include "bench/bench_cases.h"
 #include "cgmodel/microbench.h"
+#include "cgmodel/model.h"
 
 /* Bytes of one SpMV over a layout with `blocks` blocks. */
 static double spmv_bytes(int64_t blocks, int64_t slots, int64_t nslices, int n, int64_t rows,
@@ -67,7 +70,12 @@ int main(int argc, char **argv) {
   }
   printf("# device: %s, %d SMs, L2 %.0f MB; device-to-device copy %.0f GB/s (read + write)\n",
          dev.name, dev.sms, dev.l2_bytes / 1e6, copy_bw / 1e9);
-  printf("# %d CG iterations per run (median over graphs of 32), SpMV median of %d\n", iters, reps);
+  {
+    const char *cgv = getenv("CGMODEL_CG");
+    printf("# %d CG iterations per run (median over graphs of 32), SpMV median of %d; %s CG, the "
+           "floor counts its vector passes\n",
+           iters, reps, cgv && !strcmp(cgv, "classic") ? "classic" : "single-reduction");
+  }
   FILE *out = csv ? fopen(csv, "w") : NULL;
   if (out)
     fprintf(out,
@@ -109,11 +117,14 @@ int main(int argc, char **argv) {
       double t_cusparse = st == CGM_OK || st == CGM_ENOCONV ? r.time_per_iter_s : NAN;
       if (isnan(t_cusparse)) fprintf(stderr, "cg_bench: %s cusparse: %s\n", name, err.msg);
       /* The floor: the fewest bytes over block sizes, unpadded. */
+      const char *cgv = getenv("CGMODEL_CG");
+      const double passes =
+          cgv && !strcmp(cgv, "classic") ? CGM_CG4_PASSES + CGM_CG5_PASSES : CGM_CGG_PASSES;
       double floor_bytes = INFINITY;
       for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
         const cgm_block_features *bf = &f.block[bi];
         int64_t rows = ((int64_t)A.nrows + bf->n - 1) / bf->n * bf->n;
-        double by = spmv_bytes(bf->blocks, 0, 0, bf->n, rows, w) + 11.0 * rows * w;
+        double by = spmv_bytes(bf->blocks, 0, 0, bf->n, rows, w) + passes * rows * w;
         if (by < floor_bytes) floor_bytes = by;
       }
       double floor_s = floor_bytes / copy_bw;

@@ -131,6 +131,9 @@ double cgm_spmv_bytes(int64_t blocks_padded, int64_t slots, int64_t nslices, int
  * x, r, v, u, D^-1 and writes x, r; CG5 reads v, r, D^-1 and writes v. */
 #define CGM_CG4_PASSES 7
 #define CGM_CG5_PASSES 4
+/* The single-reduction CG's update kernel (the solver's default on a GPU):
+ * reads u, p, w, s, x, D^-1, writes p, s, x, u. */
+#define CGM_CGG_PASSES 10
 /* Bytes of one whole iteration of ours: the SpMV (+ CG3) of the segment,
  * CG4 and CG5 over its rows. The iteration curve's m is these bytes over
  * the element width. */

@@ -141,7 +141,7 @@ static cgm_status seg_build(const cgm_csr *A, const solver *S, cgm_bcsr_params p
   if (!st) st = cgm_bcsr_build_rows(A, s->h.boundary, s->h.nboundary, b0, p, &s->B, err);
   if (st) return st;
   /* The halo starts past the own rows padded to 16 bytes: the vector
-   * kernels (CG1, CG5) write v in 16-byte packs, and the last segment's rows
+   * kernels (CG1, CG5, cgg) write v in 16-byte packs, and the last segment's rows
    * need not fill its last pack; a halo right behind them would be
    * overwritten while the peers deliver it. n divides the padded length. */
   s->halo_start = (int32_t)(cgm_cuda_vec_len((int64_t)(b1 - b0) * p.n) / p.n);
@@ -296,7 +296,7 @@ static cudaError_t nccl_allreduce(solver *S, int slot, int which, int count) {
   return ncclGroupEnd() == ncclSuccess ? cudaSuccess : cudaErrorUnknown;
 }
 
-/* The whole-vector or halo exchange after CG5 at `slot` (and once after CG1,
+/* The whole-vector or halo exchange after CG5 or cgg at `slot` (and once after CG1,
  * slot -1). */
 static cudaError_t exchange(solver *S, int slot) {
   const size_t w = elem(S->prec);
@@ -331,7 +331,7 @@ static cudaError_t exchange(solver *S, int slot) {
     return ncclGroupEnd() == ncclSuccess ? cudaSuccess : cudaErrorUnknown;
   }
   (void)n;
-  if (S->mode == MODE_HALO) { /* pack on the comm stream, after the own CG5 */
+  if (S->mode == MODE_HALO) { /* pack on the comm stream, after the own CG5 or cgg */
     for (int g = 0; g < S->G; g++) {
       cgm_cuda_dev *d = &S->dev[g];
       cgm_sync y =
@@ -350,7 +350,8 @@ static cudaError_t exchange(solver *S, int slot) {
   return cudaSuccess;
 }
 
-/* SpMV + CG3 on every device, the reduction of p . A p. */
+/* SpMV + CG3 on every device, the reduction of p . A p (cgg: u . A u, with
+ * the carried r . u and r . r). */
 static cudaError_t spmv_all(solver *S, int slot) {
   for (int g = 0; g < S->G; g++) {
     cgm_cuda_dev *d = &S->dev[g];
@@ -379,7 +380,7 @@ static cudaError_t spmv_all(solver *S, int slot) {
       tmp.n = 1;
       cgm_sync ya = sync_for(S, g, 0, 0, 0, last_is_a ? all_mask(S) : 0u, CGM_FLAG_PQ, slot + 1);
       /* No PDL into the interior SpMV: scheduled early, its full grid would
-       * hold the SMs when the pack (after CG5, on the other stream) becomes
+       * hold the SMs when the pack (after CG5 or cgg, on the other stream) becomes
        * ready, and the pack would wait for the whole interior SpMV. */
       ya.overlap = 0;
       if (d->A.present)

@@ -35,9 +35,12 @@ typedef struct cgm_dev_layout {
 #define CGM_MAX_SLOTS 64
 
 typedef struct cgm_cg_slot {
-  double pq; /* p . A p of the iteration (SpMV + CG3) */
-  double rz; /* r . D^-1 r after the update (CG4) */
-  double rr; /* r . r after the update (CG4, the stop test) */
+  /* classic: p . A p (SpMV + CG3), then r . D^-1 r and r . r after CG4's update;
+   * single-reduction CG: u . A u (the SpMV), and r . u and r . r of the residual
+   * the SpMV read, carried by it from the previous update (cgm_out.carry) */
+  double pq;
+  double rz;
+  double rr; /* the stop test */
 } cgm_cg_slot;
 
 enum {
@@ -59,7 +62,7 @@ enum {
  * count iterations: tick(off) = epoch * K + off, where epoch counts the
  * graphs of K iterations completed (a kernel at the end of each graph adds
  * one) and off is slot + 1 for the SpMV's and CG4's sums and for the vector
- * an SpMV at `slot` reads (the exchange after CG5 at slot s raises s + 2). */
+ * an SpMV at `slot` reads (the exchange after CG5 or cgg at slot s raises s + 2). */
 enum { CGM_FLAG_PQ = 0, CGM_FLAG_RZ = 1, CGM_FLAG_VEC = 2, CGM_NFLAGS = 3 };
 typedef struct cgm_sync {
   unsigned wait_mask; /* bit j: wait for device j's flag (0: no wait) */
@@ -86,7 +89,7 @@ typedef struct cgm_cg_state {
   double bad;                 /* the value that stopped the run */
   int done;                   /* CGM_RUN_* */
   int iter;                   /* completed iterations */
-  int maxiter;                /* CG5 stops the run here */
+  int maxiter;                /* CG5 (or cgg) stops the run here */
   int K;                      /* iterations per graph (the ticks of cgm_sync) */
   unsigned long long epoch;   /* graphs completed */
   unsigned long long wait_ns; /* how long a flag wait may spin (0: forever) */

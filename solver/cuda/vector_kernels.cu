@@ -1,4 +1,5 @@
-/* The fused vector kernels of Algorithm 2 (paper Table 2), fixed-grid as in
+/* The fused vector kernels of Algorithm 2 (paper Table 2) and the
+ * single-reduction CG's update (cgg), fixed-grid as in
  * Sec. 5.1: a grid of at most one resident wave loops over the vectors with
  * 16-byte accesses. Reductions accumulate in double in both precisions. */
 #include <math.h>
