@@ -118,6 +118,7 @@ int cmd_predict(int argc, char **argv) {
     rc = cli_report("predict", &err);
     goto out;
   }
+  cli_warn_stale_cg("predict", devs, ndev);
   if (ndev == 0) {
     rc = cli_error("predict", 2,
                    "no calibration for %s devices in %s: run 'cgmodel calibrate%s' first",

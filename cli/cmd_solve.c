@@ -244,6 +244,7 @@ int cmd_solve(int argc, char **argv) {
       }
       ndev = 0;
     }
+    if (s.autotune) cli_warn_stale_cg("solve", devs, ndev);
     if (s.autotune && (rc = autotune(&s, &A, &f, devs, ndev, why, sizeof why))) goto out;
     int cpu, gpu;
     local_devices(devs, ndev, &cpu, &gpu);

@@ -174,6 +174,7 @@ int cmd_validate(int argc, char **argv) {
     rc = cli_report("validate", &err);
     goto out;
   }
+  cli_warn_stale_cg("validate", devs, ndev);
   {
     cgm_db_device d;
     if (!cgm_describe_cpu(&d, 0, &err)) cpu = cgm_find_device(devs, ndev, true, d.model);

@@ -29,6 +29,13 @@ int cli_print_json(cJSON *obj) {
   return ok ? 0 : cli_error("json", 3, "cannot write to stdout");
 }
 
+void cli_warn_stale_cg(const char *cmd, const cgm_tuner_device *devs, int n) {
+  char msg[512];
+  for (int i = 0; i < n; i++)
+    if (cgm_calibration_cg_stale(&devs[i], msg, sizeof msg))
+      fprintf(stderr, "cgmodel %s: warning: %s\n", cmd, msg);
+}
+
 int cli_stderr_is_tty(void) {
   return isatty(STDERR_FILENO);
 }

@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include "cgmodel/cgmodel.h"
+#include "cgmodel/pipeline.h"
 #include "pipeline/json.h"
 
 /* "cgmodel <cmd>: error: <msg>" on stderr; returns code. */
@@ -20,6 +21,10 @@ int cli_report(const char *cmd, const cgm_error *err);
 int cli_print_json(cJSON *obj);
 
 cJSON *cli_solve_json(const cgm_solve_result *r, const cgm_solve_opts *o, double tol, int maxiter);
+
+/* "cgmodel <cmd>: warning: ..." on stderr for every GPU device whose
+ * calibration timed another CG than the solver runs now. */
+void cli_warn_stale_cg(const char *cmd, const cgm_tuner_device *devs, int n);
 
 /* True when stderr is a terminal (progress is shown only then). */
 int cli_stderr_is_tty(void);

@@ -174,11 +174,33 @@ static void fill_device(const cgm_db_calibration *c, const cgm_db_device *d, cgm
   t->mem_bytes = t->is_cpu ? 0 : d->mem_total;
   t->calibration_id = c->id;
   t->gpus = 1;
+  cgm_calibration_cg(c->options, t->is_cpu, t->cg, sizeof t->cg);
   cJSON *j = cJSON_Parse(c->options);
   const cJSON *g = j ? cJSON_GetObjectItemCaseSensitive(j, "gpus") : NULL;
   if (cJSON_IsNumber(g) && g->valueint >= 1) t->gpus = g->valueint;
   cJSON_Delete(j);
   for (int p = 0; p < 2; p++) t->model[p].width = t->paper[p].width = p == CGM_PREC_SINGLE ? 4 : 8;
+}
+
+void cgm_calibration_cg(const char *options_json, bool is_cpu, char *out, size_t n) {
+  if (n == 0) return;
+  out[0] = '\0';
+  if (is_cpu) return;
+  cJSON *j = cJSON_Parse(options_json ? options_json : "");
+  const cJSON *cg = j ? cJSON_GetObjectItemCaseSensitive(j, "cg") : NULL;
+  snprintf(out, n, "%s", cJSON_IsString(cg) && cg->valuestring ? cg->valuestring : "classic");
+  cJSON_Delete(j);
+}
+
+bool cgm_calibration_cg_stale(const cgm_tuner_device *d, char *msg, size_t n) {
+  const char *now = cgm_gpu_cg_variant();
+  if (d->is_cpu || !strcmp(d->cg, now)) return false;
+  snprintf(msg, n,
+           "calibration %lld of %s timed the %s CG, the solver now runs the %s CG "
+           "(CGMODEL_CG): its GPU predictions are off by the difference; recalibrate, or set "
+           "CGMODEL_CG=%s",
+           (long long)d->calibration_id, d->name, d->cg, now, d->cg);
+  return true;
 }
 
 /* Reads the device's curves into t->model: CGM_FIT_REL with the fallbacks

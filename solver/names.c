@@ -1,5 +1,6 @@
 #include "cgmodel/solver.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char *backend_names[] = {"cpu", "cuda", "cusparse"};
@@ -17,6 +18,11 @@ const char *cgm_precision_name(cgm_precision p) {
 }
 const char *cgm_exchange_name(cgm_exchange e) {
   return NAME_OF(exchange_names, (int)e);
+}
+
+const char *cgm_gpu_cg_variant(void) {
+  const char *cg = getenv("CGMODEL_CG");
+  return cg && strcmp(cg, "classic") == 0 ? "classic" : "cgg";
 }
 
 static bool parse(const char *s, const char *const *table, int n, int *out) {

@@ -104,6 +104,14 @@ cgm_status cgm_load_calibration(cgm_db *db, int64_t cal_id, int fit_kind, cgm_tu
 /* The calibrated device matching this machine's CPU or CUDA device `dev`
  * (by model); -1 when none. */
 int cgm_find_device(const cgm_tuner_device *devs, int count, bool cpu, const char *model);
+/* The CG whose iterations a GPU calibration timed, from its options JSON:
+ * "cgg" or "classic" ("classic" when not recorded: calibrated before the
+ * single-reduction CG became the default); "" for a CPU calibration. */
+void cgm_calibration_cg(const char *options_json, bool is_cpu, char *out, size_t n);
+/* True, with a warning in msg, when a GPU device's calibration timed another
+ * CG than the one the solver runs now (cgm_gpu_cg_variant): its predictions
+ * are then off by that CG's difference (docs/perf.md). */
+bool cgm_calibration_cg_stale(const cgm_tuner_device *d, char *msg, size_t n);
 
 /* Predicted time per iteration of one configuration (NaN if the calibration
  * lacks a curve). */

@@ -35,6 +35,9 @@ typedef enum {
 const char *cgm_backend_name(cgm_backend b);
 const char *cgm_precision_name(cgm_precision p);
 const char *cgm_exchange_name(cgm_exchange e);
+/* The CG our CUDA kernels run: "cgg", the single-reduction CG (default), or
+ * "classic", Algorithm 2's CG4 + CG5 (CGMODEL_CG=classic). */
+const char *cgm_gpu_cg_variant(void);
 /* Parse names as the CLI spells them; return false when unknown. */
 bool cgm_backend_parse(const char *s, cgm_backend *b);
 bool cgm_precision_parse(const char *s, cgm_precision *p);

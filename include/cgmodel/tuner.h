@@ -24,6 +24,7 @@ typedef struct cgm_tuner_device {
   int gpus;          /* GPUs of this model in the calibrated node */
   int64_t mem_bytes; /* per GPU (0: unknown, assume it fits) */
   int64_t calibration_id;
+  char cg[16];               /* GPU: the CG its whole-iteration curves timed (cgm_calibration_cg) */
   bool have[2];              /* per precision */
   cgm_device_model model[2]; /* per precision: the refined model's curves */
   cgm_device_model paper[2]; /* the paper's model: its avg fits (Sec. 6.2), else max, else rel */

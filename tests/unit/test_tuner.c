@@ -1,12 +1,46 @@
 /* The tuner and the refined model on constructed devices: shapes equal the
  * layouts the solver builds; a tiny matrix does not pick 4 GPUs; a matrix
  * that fits only across 4 GPUs picks 4; the refined time is monotone in
- * the bytes; ties go to fewer GPUs. */
-#define _DEFAULT_SOURCE /* M_LN2 */
+ * the bytes; ties go to fewer GPUs; a GPU calibration names the CG it
+ * timed, and one that timed another CG than the solver runs is flagged. */
+#define _DEFAULT_SOURCE /* M_LN2, setenv */
 #include <stdint.h>
+#include <stdlib.h>
 
+#include "cgmodel/pipeline.h"
 #include "cgmodel/tuner.h"
 #include "test_util.h"
+
+static void stale_cg(void) {
+  char cg[16], msg[512];
+  cgm_calibration_cg("{\"device\":\"cuda\",\"gpus\":1}", false, cg, sizeof cg);
+  CHECK_MSG(!strcmp(cg, "classic"), "unrecorded GPU calibration: '%s'", cg);
+  cgm_calibration_cg("{\"cg\":\"cgg\"}", false, cg, sizeof cg);
+  CHECK_MSG(!strcmp(cg, "cgg"), "recorded: '%s'", cg);
+  cgm_calibration_cg("not json", false, cg, sizeof cg);
+  CHECK(!strcmp(cg, "classic"));
+  cgm_calibration_cg("{\"cg\":\"cgg\"}", true, cg, sizeof cg);
+  CHECK(cg[0] == '\0'); /* a CPU calibration times no GPU CG */
+  cgm_tuner_device d;
+  memset(&d, 0, sizeof d);
+  snprintf(d.name, sizeof d.name, "NVIDIA H100");
+  d.calibration_id = 7;
+  snprintf(d.cg, sizeof d.cg, "classic");
+  unsetenv("CGMODEL_CG");
+  CHECK(!strcmp(cgm_gpu_cg_variant(), "cgg"));
+  CHECK(cgm_calibration_cg_stale(&d, msg, sizeof msg));
+  CHECK_MSG(strstr(msg, "calibration 7") && strstr(msg, "classic CG") && strstr(msg, "recalibrate"),
+            "%s", msg);
+  setenv("CGMODEL_CG", "classic", 1);
+  CHECK(!cgm_calibration_cg_stale(&d, msg, sizeof msg));
+  snprintf(d.cg, sizeof d.cg, "cgg");
+  CHECK(cgm_calibration_cg_stale(&d, msg, sizeof msg));
+  unsetenv("CGMODEL_CG");
+  CHECK(!cgm_calibration_cg_stale(&d, msg, sizeof msg));
+  d.is_cpu = true;
+  d.cg[0] = '\0';
+  CHECK(!cgm_calibration_cg_stale(&d, msg, sizeof msg));
+}
 
 /* An H100-like GPU: SpMV and vector curves rising to ~2.9 TB/s, the
  * exchange costing ~10 us plus its bytes at ~300 GB/s. */
@@ -245,5 +279,6 @@ int main(void) {
   one.have_row[2] = false;
   s4.mean_row = 3000;
   CHECK_NEAR(cgm_refined_time(&one, 4, 1, 0, &s4, 0), 0.5 * tb, 1e-6 * tb);
+  stale_cg();
   TEST_MAIN_END();
 }
