@@ -71,7 +71,11 @@ int main(int argc, char **argv) {
   printf("# device: %s, %d SMs, L2 %.0f MB; device-to-device copy %.0f GB/s (read + write)\n",
          dev.name, dev.sms, dev.l2_bytes / 1e6, copy_bw / 1e9);
   {
-    const char *cgv = getenv("CGMODEL_CG");
+    const char *cgv = cgm_gpu_cg_variant();
+    if (!cgv) {
+      fprintf(stderr, "cg_bench: CGMODEL_CG must be classic or cgg\n");
+      return 2;
+    }
     printf("# %d CG iterations per run (median over graphs of 32), SpMV median of %d; %s CG, the "
            "floor counts its vector passes\n",
            iters, reps, cgv && !strcmp(cgv, "classic") ? "classic" : "single-reduction");
@@ -117,7 +121,7 @@ int main(int argc, char **argv) {
       double t_cusparse = st == CGM_OK || st == CGM_ENOCONV ? r.time_per_iter_s : NAN;
       if (isnan(t_cusparse)) fprintf(stderr, "cg_bench: %s cusparse: %s\n", name, err.msg);
       /* The floor: the fewest bytes over block sizes, unpadded. */
-      const char *cgv = getenv("CGMODEL_CG");
+      const char *cgv = cgm_gpu_cg_variant();
       const double passes =
           cgv && !strcmp(cgv, "classic") ? CGM_CG4_PASSES + CGM_CG5_PASSES : CGM_CGG_PASSES;
       double floor_bytes = INFINITY;

@@ -244,11 +244,12 @@ int cmd_solve(int argc, char **argv) {
       }
       ndev = 0;
     }
-    if (s.autotune) cli_warn_stale_cg("solve", devs, ndev);
     if (s.autotune && (rc = autotune(&s, &A, &f, devs, ndev, why, sizeof why))) goto out;
     int cpu, gpu;
     local_devices(devs, ndev, &cpu, &gpu);
     int d = s.o.backend == CGM_BACKEND_CPU ? cpu : gpu;
+    /* Our kernels' prediction from a calibration of another CG. */
+    if (d >= 0 && s.o.backend == CGM_BACKEND_CUDA) cli_warn_stale_cg("solve", &devs[d], 1);
     if (d >= 0 && s.o.threads <= 0) {
       cgm_error e2 = {0};
       cgm_solve_opts po = s.o;

@@ -174,7 +174,6 @@ int cmd_validate(int argc, char **argv) {
     rc = cli_report("validate", &err);
     goto out;
   }
-  cli_warn_stale_cg("validate", devs, ndev);
   {
     cgm_db_device d;
     if (!cgm_describe_cpu(&d, 0, &err)) cpu = cgm_find_device(devs, ndev, true, d.model);
@@ -184,6 +183,7 @@ int cmd_validate(int argc, char **argv) {
   bool want_cpu = !strcmp(backends, "all") || !strcmp(backends, "cpu");
   bool want_cuda = !strcmp(backends, "all") || !strcmp(backends, "cuda");
   bool want_cusp = !strcmp(backends, "all") || !strcmp(backends, "cusparse");
+  if (want_cuda && gpu >= 0) cli_warn_stale_cg("validate", &devs[gpu], 1);
   if ((want_cpu ? cpu : -1) < 0 && (want_cuda || want_cusp ? gpu : -1) < 0) {
     rc = cli_error("validate", 2,
                    "no calibration of this machine's devices in %s: run 'cgmodel calibrate'",

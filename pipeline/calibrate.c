@@ -356,7 +356,8 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
       cJSON_AddNumberToObject(j, "gpus", gpus);
       cJSON_AddBoolToObject(j, "quick", o->quick);
       /* The CG whose iterations the GPU sweeps timed (cgm_calibration_cg). */
-      if (strcmp(device, "cpu") != 0) cJSON_AddStringToObject(j, "cg", cgm_gpu_cg_variant());
+      if (strcmp(device, "cpu") != 0 && cgm_gpu_cg_variant())
+        cJSON_AddStringToObject(j, "cg", cgm_gpu_cg_variant());
       cJSON *pr = cJSON_AddArrayToObject(j, "precisions");
       for (int p = 0; p < 2; p++)
         if (o->precisions & (1u << p))

@@ -188,13 +188,14 @@ void cgm_calibration_cg(const char *options_json, bool is_cpu, char *out, size_t
   if (is_cpu) return;
   cJSON *j = cJSON_Parse(options_json ? options_json : "");
   const cJSON *cg = j ? cJSON_GetObjectItemCaseSensitive(j, "cg") : NULL;
-  snprintf(out, n, "%s", cJSON_IsString(cg) && cg->valuestring ? cg->valuestring : "classic");
+  const char *v = cJSON_IsString(cg) && cg->valuestring ? cg->valuestring : "classic";
+  snprintf(out, n, "%s", !strcmp(v, "cgg") || !strcmp(v, "classic") ? v : "unknown");
   cJSON_Delete(j);
 }
 
 bool cgm_calibration_cg_stale(const cgm_tuner_device *d, char *msg, size_t n) {
   const char *now = cgm_gpu_cg_variant();
-  if (d->is_cpu || !strcmp(d->cg, now)) return false;
+  if (d->is_cpu || !now || !strcmp(d->cg, now)) return false; /* no valid CG: the solver refuses */
   snprintf(msg, n,
            "calibration %lld of %s timed the %s CG, the solver now runs the %s CG "
            "(CGMODEL_CG): its GPU predictions are off by the difference; recalibrate, or set "

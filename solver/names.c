@@ -22,7 +22,8 @@ const char *cgm_exchange_name(cgm_exchange e) {
 
 const char *cgm_gpu_cg_variant(void) {
   const char *cg = getenv("CGMODEL_CG");
-  return cg && strcmp(cg, "classic") == 0 ? "classic" : "cgg";
+  if (!cg || strcmp(cg, "cgg") == 0) return "cgg";
+  return strcmp(cg, "classic") == 0 ? "classic" : NULL;
 }
 
 static bool parse(const char *s, const char *const *table, int n, int *out) {

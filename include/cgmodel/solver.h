@@ -35,8 +35,9 @@ typedef enum {
 const char *cgm_backend_name(cgm_backend b);
 const char *cgm_precision_name(cgm_precision p);
 const char *cgm_exchange_name(cgm_exchange e);
-/* The CG our CUDA kernels run: "cgg", the single-reduction CG (default), or
- * "classic", Algorithm 2's CG4 + CG5 (CGMODEL_CG=classic). */
+/* The CG our CUDA kernels run: "cgg", the single-reduction CG (default, or
+ * CGMODEL_CG=cgg), or "classic", Algorithm 2's CG4 + CG5 (CGMODEL_CG=classic);
+ * NULL when CGMODEL_CG holds anything else (the solver refuses to run). */
 const char *cgm_gpu_cg_variant(void);
 /* Parse names as the CLI spells them; return false when unknown. */
 bool cgm_backend_parse(const char *s, cgm_backend *b);

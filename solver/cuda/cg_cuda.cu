@@ -1045,12 +1045,13 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
      * fewer, so also faster on one GPU (docs/perf.md, ninth session).
      * CGMODEL_CG=classic brings Algorithm 2's CG4 + CG5 back; the
      * host-staged mode is always the paper's Algorithm 2. */
-    const char *cg = getenv("CGMODEL_CG");
-    if (cg && strcmp(cg, "classic") && strcmp(cg, "cgg")) {
-      st = cgm_fail(err, CGM_EINPUT, "CGMODEL_CG=%s: expected classic or cgg", cg);
+    const char *cg = cgm_gpu_cg_variant();
+    if (!cg) {
+      st =
+          cgm_fail(err, CGM_EINPUT, "CGMODEL_CG=%s: expected classic or cgg", getenv("CGMODEL_CG"));
       goto out;
     }
-    S->cgg = S->mode != MODE_HOST && !(cg && !strcmp(cg, "classic"));
+    S->cgg = S->mode != MODE_HOST && !strcmp(cg, "cgg");
   }
   /* Segments start at multiples of 4 rows: 16-byte aligned vectors. */
   if ((st = cgm_partition(A, p.n, G, cgm_partition_align(p.n), S->bounds, err))) goto out;

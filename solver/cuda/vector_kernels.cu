@@ -144,8 +144,9 @@ __global__ void __launch_bounds__(kVecThreads)
   if (!sync_wait(state, sync)) return;
   const double delta = parts_sum(state, nparts, slot, 0), gamma = parts_sum(state, nparts, slot, 1);
   const double rr = parts_sum(state, nparts, slot, 2);
-  /* The first step (inv_alpha[prev] = 0 from the set-up) has p = u, s = w:
-   * beta = 0 whatever p and s hold. */
+  /* The first step (inv_alpha[prev] = 0 from the set-up): beta = 0, so p = u
+   * and s = w, given that p and s start at zero (cg1, cgm_cuda_dev_init):
+   * 0 times a NaN would not vanish. */
   const bool first = state->inv_alpha[prev] == 0.0;
   const double gamma_prev = state->gamma[prev];
   const double beta = first ? 0.0 : gamma / gamma_prev;

@@ -19,6 +19,8 @@ static void stale_cg(void) {
   CHECK_MSG(!strcmp(cg, "cgg"), "recorded: '%s'", cg);
   cgm_calibration_cg("not json", false, cg, sizeof cg);
   CHECK(!strcmp(cg, "classic"));
+  cgm_calibration_cg("{\"cg\":\"foo\"}", false, cg, sizeof cg);
+  CHECK_MSG(!strcmp(cg, "unknown"), "an unknown CG: '%s'", cg);
   cgm_calibration_cg("{\"cg\":\"cgg\"}", true, cg, sizeof cg);
   CHECK(cg[0] == '\0'); /* a CPU calibration times no GPU CG */
   cgm_tuner_device d;
@@ -37,6 +39,13 @@ static void stale_cg(void) {
   CHECK(cgm_calibration_cg_stale(&d, msg, sizeof msg));
   unsetenv("CGMODEL_CG");
   CHECK(!cgm_calibration_cg_stale(&d, msg, sizeof msg));
+  setenv("CGMODEL_CG", "bogus", 1); /* refused by the solver: nothing to compare */
+  CHECK(cgm_gpu_cg_variant() == NULL);
+  snprintf(d.cg, sizeof d.cg, "classic");
+  CHECK(!cgm_calibration_cg_stale(&d, msg, sizeof msg));
+  setenv("CGMODEL_CG", "cgg", 1);
+  CHECK(!strcmp(cgm_gpu_cg_variant(), "cgg") && cgm_calibration_cg_stale(&d, msg, sizeof msg));
+  unsetenv("CGMODEL_CG");
   d.is_cpu = true;
   d.cg[0] = '\0';
   CHECK(!cgm_calibration_cg_stale(&d, msg, sizeof msg));
