@@ -159,9 +159,9 @@ static void model_from_fits(const cgm_db_fit *fits, int nfits, int prec, cgm_dev
   m->have_vec = m->cg4.nu > 0 && m->cg5.nu > 0;
 }
 
-/* mgpu samples -> xfer samples (overhead over exchange bytes). */
-static cgm_status derive_xfer(cgm_sample_vec *sv, const cgm_db_fit *fits, int nfits,
-                              cgm_error *err) {
+/* mgpu samples -> xfer samples (overhead over exchange bytes; curves.h). */
+cgm_status pipeline_derive_xfer(cgm_sample_vec *sv, const cgm_db_fit *fits, int nfits,
+                                cgm_error *err) {
   int n0 = sv->n;
   for (int i = 0; i < n0; i++) {
     cgm_sample s = sv->v[i];
@@ -227,7 +227,7 @@ static cgm_status fit_all(cgm_sample_vec *sv, unsigned precisions, cgm_db_fit **
       fit_group(sv, "iter", "band", "band", p, n, fits, nfits, max_fits, rep, ri);
     }
   }
-  cgm_status st = derive_xfer(sv, fits, *nfits, err);
+  cgm_status st = pipeline_derive_xfer(sv, fits, *nfits, err);
   if (st) {
     free(fits);
     return st;

@@ -7,6 +7,7 @@
 
 #include "cgmodel/db.h"
 #include "cgmodel/model.h"
+#include "cgmodel/sample.h"
 
 /* The loader's slots, one per curve of a precision (its rank of fit kinds):
  * spmv 0-3, cg4 4, cg5 5, red 6, cusparse 7, xfer 8 + 8 exchange + gpus
@@ -29,5 +30,14 @@ enum {
  * and cg5) and its slot. NULL for another kernel. */
 cgm_sigmoid *pipeline_kernel_curve(cgm_device_model *m, const cgm_db_fit *f, cgm_regime **hi,
                                    bool **have, int *slot);
+
+/* Calibration: for every "mgpu" sample of a Poisson grid (source
+ * "poisson2d:K" or "poisson3d:K"), an "xfer" sample (same variant, GPUs,
+ * precision and bytes, m = bytes / width) whose time is the measured
+ * iteration minus the slowest GPU's compute time predicted by the fits
+ * (the single-GPU curves), never below 5% of the iteration: what the
+ * exchange and the synchronisation cost. Other samples are left alone. */
+cgm_status pipeline_derive_xfer(cgm_sample_vec *sv, const cgm_db_fit *fits, int nfits,
+                                cgm_error *err);
 
 #endif
