@@ -70,16 +70,17 @@ int main(int argc, char **argv) {
   }
   printf("# device: %s, %d SMs, L2 %.0f MB; device-to-device copy %.0f GB/s (read + write)\n",
          dev.name, dev.sms, dev.l2_bytes / 1e6, copy_bw / 1e9);
-  {
-    const char *cgv = cgm_gpu_cg_variant();
-    if (!cgv) {
-      fprintf(stderr, "cg_bench: CGMODEL_CG must be classic or cgg\n");
-      return 2;
-    }
-    printf("# %d CG iterations per run (median over graphs of 32), SpMV median of %d; %s CG, the "
-           "floor counts its vector passes\n",
-           iters, reps, cgv && !strcmp(cgv, "classic") ? "classic" : "single-reduction");
+  const char *cgv = cgm_gpu_cg_variant();
+  if (!cgv) {
+    fprintf(stderr, "cg_bench: CGMODEL_CG must be classic or cgg\n");
+    return 2;
   }
+  const bool classic = !strcmp(cgv, "classic");
+  /* The vector passes of an iteration after its SpMV, in the CG that runs. */
+  const double passes = classic ? CGM_CG4_PASSES + CGM_CG5_PASSES : CGM_CGG_PASSES;
+  printf("# %d CG iterations per run (median over graphs of 32), SpMV median of %d; %s CG, the "
+         "floor counts its vector passes\n",
+         iters, reps, classic ? "classic" : "single-reduction");
   FILE *out = csv ? fopen(csv, "w") : NULL;
   if (out)
     fprintf(out,
@@ -121,9 +122,6 @@ int main(int argc, char **argv) {
       double t_cusparse = st == CGM_OK || st == CGM_ENOCONV ? r.time_per_iter_s : NAN;
       if (isnan(t_cusparse)) fprintf(stderr, "cg_bench: %s cusparse: %s\n", name, err.msg);
       /* The floor: the fewest bytes over block sizes, unpadded. */
-      const char *cgv = cgm_gpu_cg_variant();
-      const double passes =
-          cgv && !strcmp(cgv, "classic") ? CGM_CG4_PASSES + CGM_CG5_PASSES : CGM_CGG_PASSES;
       double floor_bytes = INFINITY;
       for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
         const cgm_block_features *bf = &f.block[bi];
