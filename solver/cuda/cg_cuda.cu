@@ -28,8 +28,14 @@
  * Cross-device dependencies: with p2p and halo, flags in device memory that
  * the kernels raise and spin on (cgm_sync in kernels.h; graph edges between
  * devices cost ~15 us each on 4 x H200, CGMODEL_SYNC=events brings them
- * back for comparison); with nccl, its collectives. One GPU is the same
- * code with nothing to exchange. */
+ * back for comparison); with nccl, its collectives. Two refinements, each
+ * with a switch that turns it off (CGMODEL_LATE=0, CGMODEL_LL=0):
+ *   - halo: the pack's last block waits for the peers' packs, so the
+ *     boundary SpMV, which follows the own pack, starts without a wait;
+ *   - cgg: the SpMV sums go to every GPU as ll words (data and tick in one
+ *     8-byte store, cgm_cg_state.ll), which cgg polls: no system-scope
+ *     fence on either side (2.6 against 1.3 us one way on 4 x H200).
+ * One GPU is the same code with nothing to exchange. */
 #include <math.h>
 #include <nccl.h>
 #include <pthread.h>
@@ -66,11 +72,42 @@ typedef struct solver {
   int graphs;                       /* batches replayed from CUDA graphs (CGMODEL_GRAPHS != 0) */
   int pdl;                          /* kernels overlap their predecessor's tail (launch.cuh) */
   int cgg;                          /* the single-reduction CG (cgm_launch_cgg), not CG4 + CG5 */
+  int late;                         /* halo with flags: the pack waits for the peers' packs */
+  int ll;                           /* cgg with flags: the SpMV sums travel as ll words */
   unsigned send_mask[CGM_MAX_GPUS]; /* halo: the devices segment g sends to */
   int64_t exchange_elems;           /* per iteration */
   void *host_v;                     /* pinned: host mode */
   double *host_red;                 /* pinned: host mode partials */
+#ifdef CGM_TRACE
+  unsigned long long *trace[CGM_MAX_GPUS]; /* trace.cuh */
+#endif
 } solver;
+
+#ifdef CGM_TRACE
+static const size_t kTraceBytes = sizeof(unsigned long long) * CGM_TR_N * (CGM_TRACE_LEN + 1);
+
+/* Appends every device's stamps to $CGMODEL_TRACE_FILE: one line per
+ * device and kind, "G g kind count stamp...". Diagnostic builds only. */
+static void trace_dump(solver *S) {
+  const char *path = getenv("CGMODEL_TRACE_FILE");
+  FILE *f = path ? fopen(path, "a") : NULL;
+  unsigned long long *h = (unsigned long long *)malloc(kTraceBytes);
+  for (int g = 0; f && h && g < S->G; g++) {
+    if (!S->trace[g] || cudaSetDevice(S->dev[g].dev) ||
+        cudaMemcpy(h, S->trace[g], kTraceBytes, cudaMemcpyDeviceToHost))
+      continue;
+    for (int k = 0; k < CGM_TR_N; k++) {
+      unsigned long long c = h[k], first = c > CGM_TRACE_LEN ? c - CGM_TRACE_LEN : 0;
+      fprintf(f, "%d %d %d %llu", S->G, g, k, c);
+      for (unsigned long long i = first; i < c; i++)
+        fprintf(f, " %llu", h[CGM_TR_N + k * CGM_TRACE_LEN + i % CGM_TRACE_LEN]);
+      fputc('\n', f);
+    }
+  }
+  free(h);
+  if (f) fclose(f);
+}
+#endif
 
 /* ------------------------------------------------------------- setup --- */
 
@@ -336,6 +373,11 @@ static cudaError_t exchange(solver *S, int slot) {
       cgm_cuda_dev *d = &S->dev[g];
       cgm_sync y =
           sync_for(S, g, 0, 0, 0, S->send_mask[g] | own_pack_flag(S, g), CGM_FLAG_VEC, slot + 2);
+      if (S->late) { /* the pack ends once the peers' packs are in here too */
+        y.wait_mask = recv_mask(S, g);
+        y.wait_kind = CGM_FLAG_VEC;
+        y.wait_off = slot + 2;
+      }
       cudaError_t e = cudaSetDevice(d->dev);
       if (e == cudaSuccess) e = cudaEventRecord(d->ev_fork, d->stream);
       if (e == cudaSuccess) e = cudaStreamWaitEvent(d->comm, d->ev_fork, 0);
@@ -362,11 +404,19 @@ static cudaError_t spmv_all(solver *S, int slot) {
     /* The single-reduction CG's r . u and r . r partials (its update's, or
      * CG1's) ride with u . A u. */
     if (S->cgg) out.carry = &d->state->local[slot].rz;
+    /* With the ll words the sums need no PQ flag (no system-scope fence on
+     * either side): cgg waits for the words themselves. */
+    if (S->ll) {
+      for (int k = 0; k < S->G; k++) out.p[k] = (double *)S->dev[k].state->ll[g];
+      out.ll = S->G;
+      out.n = 0;
+    }
     void *v_own = (char *)d->v + d->v_off * elem(S->prec);
     /* The sum p . A p goes to every device, with the PQ flag. */
     if (S->mode != MODE_HALO) {
       cgm_sync y = sync_for(S, g, all_mask(S) & ~(1u << g), CGM_FLAG_VEC, slot + 1, all_mask(S),
                             CGM_FLAG_PQ, slot + 1);
+      if (S->ll) y.nraise = 0;
       e = cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, &out, NULL, cgm_cuda_red(d, 0),
                           d->state, &y, d->sms, d->stream);
     } else {
@@ -383,7 +433,28 @@ static cudaError_t spmv_all(solver *S, int slot) {
        * hold the SMs when the pack (after CG5 or cgg, on the other stream) becomes
        * ready, and the pack would wait for the whole interior SpMV. */
       ya.overlap = 0;
-      if (d->A.present)
+      if (S->ll) ya.nraise = 0;
+      cgm_sync yb = sync_for(S, g, recv_mask(S, g), CGM_FLAG_VEC, slot + 1, all_mask(S),
+                             CGM_FLAG_PQ, slot + 1);
+      /* Without S->late (CGMODEL_LATE=0): its blocks spin until the peers'
+       * packs arrive, and the peers spin on ours: one block per SM stays free
+       * for the own pack. It also waits for the own pack, so CG4's blocks
+       * (full occupancy, spinning on the peers' sums, let in by PDL once this
+       * wait is over) never take the SMs from a pack still pending here. */
+      yb.leave = yb.wait_mask ? 1 : 0;
+      if (yb.wait_mask) yb.wait_mask |= own_pack_flag(S, g);
+      if (S->ll) yb.nraise = 0;
+      /* S->late: the own pack's last block waits for the peers' packs
+       * (exchange), and the boundary SpMV follows the own pack (the event
+       * below): no wait at its start (it cost 3-4 us there, a system-scope
+       * fence and a poll per block), and nothing resident spins while a
+       * pack needs SMs. The pack's wait is over long before the interior
+       * SpMV is (docs/perf.md, tenth session). */
+      if (S->late) {
+        yb.wait_mask = 0;
+        yb.leave = 0;
+      }
+      if (e == cudaSuccess && d->A.present)
         e = cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, last_is_a ? &out : &tmp, NULL,
                             cgm_cuda_red(d, 0), d->state, &ya, d->sms, d->stream);
       /* The first iteration of a graph reads halos that an earlier graph
@@ -395,15 +466,8 @@ static cudaError_t spmv_all(solver *S, int slot) {
               (char *)dj->pack.dst[k] < (char *)d->v + d->v_len * elem(S->prec))
             e = cudaStreamWaitEvent(d->stream, dj->ev_pack, 0);
       }
-      cgm_sync yb = sync_for(S, g, recv_mask(S, g), CGM_FLAG_VEC, slot + 1, all_mask(S),
-                             CGM_FLAG_PQ, slot + 1);
-      /* Its blocks spin until the peers' packs arrive, and the peers spin
-       * on ours: one block per SM stays free for the own pack. It also waits
-       * for the own pack, so CG4's blocks (full occupancy, spinning on the
-       * peers' sums, let in by PDL once this wait is over) never take the
-       * SMs from a pack still pending here. */
-      yb.leave = yb.wait_mask ? 1 : 0;
-      if (yb.wait_mask) yb.wait_mask |= own_pack_flag(S, g);
+      if (e == cudaSuccess && S->late && S->pack_recorded)
+        e = cudaStreamWaitEvent(d->stream, d->ev_pack, 0);
       if (e == cudaSuccess && (d->B.present || (S->flags && !d->A.present)))
         e = cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, &out,
                             d->A.present ? d->dot_tmp : NULL, cgm_cuda_red(d, 3), d->state, &yb,
@@ -457,6 +521,7 @@ static cudaError_t cgg_all(solver *S, int slot, int prev) {
     out.p[0] = &d->state->local[(slot + 1) % S->K].rz;
     out.n = 1;
     cgm_sync y = sync_for(S, g, all_mask(S), CGM_FLAG_PQ, slot + 1, 0, 0, 0);
+    y.ll = S->ll;
     cudaError_t e = cudaSetDevice(d->dev);
     if (e == cudaSuccess)
       e = cgm_launch_cgg(S->prec, d->rows, d->state, nparts(S), slot, prev, d->x,
@@ -910,6 +975,13 @@ static cgm_status cg1(solver *S, const cgm_problem *pb, double *rz_rr, cgm_error
      * partials, summed in device order like every later pair. */
     h.local[0].rz = part[g][0];
     h.local[0].rr = part[g][1];
+#ifdef CGM_TRACE
+    h.trace = NULL;
+    if (cudaSetDevice(d->dev) == cudaSuccess &&
+        cudaMalloc((void **)&S->trace[g], kTraceBytes) == cudaSuccess &&
+        cudaMemset(S->trace[g], 0, kTraceBytes) == cudaSuccess)
+      h.trace = S->trace[g];
+#endif
     CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
     CGM_CUDA_TRY(err, cudaMemcpyAsync(d->state, &h, sizeof h, cudaMemcpyHostToDevice, d->stream));
     CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
@@ -1052,6 +1124,10 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
       goto out;
     }
     S->cgg = S->mode != MODE_HOST && !strcmp(cg, "cgg");
+    const char *lt = getenv("CGMODEL_LATE");
+    S->late = S->mode == MODE_HALO && S->flags && !(lt && !strcmp(lt, "0"));
+    const char *ll = getenv("CGMODEL_LL");
+    S->ll = S->cgg && S->flags && !(ll && !strcmp(ll, "0"));
   }
   /* Segments start at multiples of 4 rows: 16-byte aligned vectors. */
   if ((st = cgm_partition(A, p.n, G, cgm_partition_align(p.n), S->bounds, err))) goto out;
@@ -1135,6 +1211,9 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     if ((st = capture(S, err))) goto out;
     st = graph_loop(S, pb, res, &fin, err);
   }
+#ifdef CGM_TRACE
+  trace_dump(S);
+#endif
   if (st) goto out;
   res->iterations = fin->iter;
   res->solver_residual = sqrt(fin->rr_last) / pb->bnorm;
@@ -1181,6 +1260,10 @@ out:
     }
   if (S->host_v) cudaFreeHost(S->host_v);
   if (S->host_red) cudaFreeHost(S->host_red);
+#ifdef CGM_TRACE
+  for (int g = 0; g < CGM_MAX_GPUS; g++)
+    if (S->trace[g] && cudaSetDevice(S->dev[g].dev) == cudaSuccess) cudaFree(S->trace[g]);
+#endif
   for (int g = 0; g < CGM_MAX_GPUS; g++) cgm_cuda_dev_free(&S->dev[g]);
   free(seg);
   free(S);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "solver/cuda/kernels.h"
+#include "solver/cuda/trace.cuh"
 
 namespace cgm {
 
@@ -114,38 +115,41 @@ __device__ __forceinline__ bool run_stopped(const cgm_cg_state *st, const cgm_sy
   return s.wait_mask ? block_stopped(st) : (st && st->done != 0);
 }
 
-/* Every thread of the block calls this before it reads what the producers
- * of s.wait_mask store. Thread 0 spins (relaxed loads, then one acquire
- * fence at system scope) on the flags;
- * false when the run stopped meanwhile or the wait timed out (then done is
+/* One thread spins (relaxed loads, then one acquire fence at system scope)
+ * until the `kind` flags of the devices in mask reach tick(off); false when
+ * the run stopped meanwhile or the wait timed out (then done is
  * CGM_RUN_TIMEOUT and every later kernel returns at once). */
+__device__ __forceinline__ bool flags_wait(cgm_cg_state *st, unsigned mask, int kind, int off) {
+  const unsigned long long want = sync_tick(st, off), t0 = global_ns();
+  bool good = true;
+  for (int j = 0; j < CGM_MAX_GPUS && good; j++) {
+    if (!((mask >> j) & 1u)) continue;
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> f(st->flag[kind][j]);
+    while (f.load(cuda::memory_order_relaxed) < want) {
+      volatile int *done = &st->done;
+      if (*done) {
+        good = false;
+        break;
+      }
+      if (st->wait_ns && global_ns() - t0 > st->wait_ns) {
+        atomicCAS(&st->done, CGM_RUN, CGM_RUN_TIMEOUT);
+        good = false;
+        break;
+      }
+      __nanosleep(32);
+    }
+  }
+  /* One acquire for all the flags read: relaxed polls leave L1 alone. */
+  cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
+  return good;
+}
+
+/* Every thread of the block calls this before it reads what the producers
+ * of s.wait_mask store; thread 0 waits (flags_wait). */
 __device__ __forceinline__ bool sync_wait(cgm_cg_state *st, const cgm_sync &s) {
   if (!s.wait_mask) return true;
   __shared__ int ok;
-  if (threadIdx.x == 0) {
-    const unsigned long long want = sync_tick(st, s.wait_off), t0 = global_ns();
-    int good = 1;
-    for (int j = 0; j < CGM_MAX_GPUS && good; j++) {
-      if (!((s.wait_mask >> j) & 1u)) continue;
-      cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> f(st->flag[s.wait_kind][j]);
-      while (f.load(cuda::memory_order_relaxed) < want) {
-        volatile int *done = &st->done;
-        if (*done) {
-          good = 0;
-          break;
-        }
-        if (st->wait_ns && global_ns() - t0 > st->wait_ns) {
-          atomicCAS(&st->done, CGM_RUN, CGM_RUN_TIMEOUT);
-          good = 0;
-          break;
-        }
-        __nanosleep(32);
-      }
-    }
-    /* One acquire for all the flags read: relaxed polls leave L1 alone. */
-    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
-    ok = good;
-  }
+  if (threadIdx.x == 0) ok = flags_wait(st, s.wait_mask, s.wait_kind, s.wait_off);
   __syncthreads();
   pdl_trigger(); /* the wait is over (pdl_begin) */
   return ok != 0;
@@ -171,10 +175,12 @@ __device__ __forceinline__ void sync_raise(const cgm_cg_state *st, const cgm_syn
 /* For kernels whose stores to the consumers are spread over all blocks
  * (pack, scatter): each block's barrier, then its thread 0 fences (a
  * cumulative release, as in a grid barrier) and counts the block in; the
- * last block raises the flags. */
-__device__ __forceinline__ void sync_raise_all(const cgm_cg_state *st, const cgm_sync &s,
-                                               unsigned *counter) {
-  if (s.nraise == 0) return;
+ * last block raises the flags, then, with a wait_mask, waits for those
+ * flags of the peers (the halo pack: so whatever runs after the pack on the
+ * device needs no wait of its own). */
+__device__ __forceinline__ void sync_raise_all(cgm_cg_state *st, const cgm_sync &s,
+                                               unsigned *counter, int trace_what = -1) {
+  if (s.nraise == 0 && s.wait_mask == 0) return;
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence_system();
@@ -182,8 +188,87 @@ __device__ __forceinline__ void sync_raise_all(const cgm_cg_state *st, const cgm
       __threadfence_system();
       *counter = 0;
       sync_raise(st, s);
+      if (trace_what >= 0) trace_at(st, trace_what);
+      if (s.wait_mask) flags_wait(st, s.wait_mask, s.wait_kind, s.wait_off);
     }
   }
+}
+
+/* cgm_out.ll: the NV sums and the carry (3 doubles in all) as 8-byte words
+ * of 32 data bits under the raise's tick, to every destination. Each word
+ * is one store, data and flag at once: no fence. */
+template <int NV>
+__device__ __forceinline__ void ll_send(const cgm_cg_state *st, const cgm_sync &s,
+                                        const cgm_out &out, const double (&t)[NV],
+                                        const double (&c)[2]) {
+  static_assert(NV + 2 <= CGM_LL_WORDS / 2, "three doubles at most");
+  const unsigned long long tick = sync_tick(st, s.raise_off) << 32;
+  unsigned long long w[CGM_LL_WORDS] = {};
+#pragma unroll
+  for (int k = 0; k < NV + 2; k++) {
+    const unsigned long long b = (unsigned long long)__double_as_longlong(k < NV ? t[k] : c[k - NV]);
+    w[2 * k] = tick | (b & 0xffffffffull);
+    w[2 * k + 1] = tick | (b >> 32);
+  }
+  const unsigned slot = (unsigned)(sync_tick(st, s.raise_off) % CGM_LL_SLOTS);
+#pragma unroll
+  for (int d = 0; d < CGM_MAX_GPUS; d++)
+    if (d < out.ll) {
+      volatile unsigned long long *q =
+          reinterpret_cast<unsigned long long(*)[CGM_LL_WORDS]>(out.p[d])[slot];
+#pragma unroll
+      for (int k = 0; k < CGM_LL_WORDS; k++) q[k] = w[k];
+    }
+}
+
+/* The reader of cgm_out.ll (cgg on several GPUs): waits until the words of
+ * devices 0..nparts-1 for tick(off) are in, then adds each sum in device
+ * order (as parts_sum). All threads of the block call it; false when the
+ * run stopped or the wait timed out (as flags_wait). */
+__device__ __forceinline__ bool ll_wait(cgm_cg_state *st, int nparts, int off, double (&sum)[3]) {
+  __shared__ double sh[3];
+  __shared__ unsigned long long words[CGM_MAX_GPUS * CGM_LL_WORDS];
+  __shared__ int ok;
+  if (threadIdx.x < 32) {
+    const unsigned long long tick = sync_tick(st, off);
+    const unsigned want = (unsigned)tick, slot = (unsigned)(tick % CGM_LL_SLOTS);
+    const unsigned long long t0 = global_ns();
+    bool good = true;
+    for (int l = threadIdx.x; l < nparts * CGM_LL_WORDS; l += 32) {
+      volatile unsigned long long *p = &st->ll[l / CGM_LL_WORDS][slot][l % CGM_LL_WORDS];
+      unsigned long long w;
+      while ((unsigned)((w = *p) >> 32) != want) {
+        if (*(volatile int *)&st->done) {
+          good = false;
+          break;
+        }
+        if (st->wait_ns && global_ns() - t0 > st->wait_ns) {
+          atomicCAS(&st->done, CGM_RUN, CGM_RUN_TIMEOUT);
+          good = false;
+          break;
+        }
+        __nanosleep(32);
+      }
+      words[l] = w;
+    }
+    good = __all_sync(0xffffffffu, good);
+    __syncwarp();
+    if (threadIdx.x == 0) {
+      ok = good;
+      for (int k = 0; k < 3; k++) {
+        double a = 0.0;
+        for (int j = 0; j < nparts; j++) {
+          const unsigned long long *q = words + j * CGM_LL_WORDS + 2 * k;
+          a += __longlong_as_double((long long)((q[0] & 0xffffffffull) | (q[1] << 32)));
+        }
+        sh[k] = a;
+      }
+    }
+  }
+  __syncthreads();
+  pdl_trigger(); /* the wait is over (pdl_begin) */
+  for (int k = 0; k < 3; k++) sum[k] = sh[k];
+  return ok != 0;
 }
 
 /* Every block calls this with its partial sums; the last block to arrive
@@ -207,6 +292,17 @@ __device__ __forceinline__ bool last_block_sum(double (&v)[NV], cgm_reduce_buf r
   }
   __syncthreads();
   if (!is_last) return false;
+  /* What thread 0 adds and forwards, loaded beside the partials rather
+   * than after them: one memory round trip fewer on the way to the peers. */
+  double a[NV], c[2] = {0.0, 0.0};
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int k = 0; k < NV; k++) a[k] = add ? __ldcg(add + k) : 0.0;
+    if (out.carry) {
+      c[0] = __ldcg(out.carry);
+      c[1] = __ldcg(out.carry + 1);
+    }
+  }
   double t[NV];
 #pragma unroll
   for (int k = 0; k < NV; k++) {
@@ -218,17 +314,17 @@ __device__ __forceinline__ bool last_block_sum(double (&v)[NV], cgm_reduce_buf r
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int k = 0; k < NV; k++) {
-      if (add) t[k] += add[k];
+      if (add) t[k] += a[k];
       for (int d = 0; d < out.n; d++) out.p[d][k] = t[k];
     }
-    if (out.carry) {
-      const double c0 = __ldcg(out.carry), c1 = __ldcg(out.carry + 1);
+    if (out.carry)
       for (int d = 0; d < out.n; d++) {
-        out.p[d][NV] = c0;
-        out.p[d][NV + 1] = c1;
+        out.p[d][NV] = c[0];
+        out.p[d][NV + 1] = c[1];
       }
-    }
     *red.counter = 0;
+    if constexpr (NV + 2 <= CGM_LL_WORDS / 2)
+      if (out.ll && sync) ll_send(st, *sync, out, t, c);
     if (sync) sync_raise(st, *sync);
   }
   return true;
@@ -240,6 +336,7 @@ __device__ __forceinline__ bool last_block_sum(double (&v)[NV], cgm_reduce_buf r
   cgm_out o;
   o.p[0] = out;
   o.n = 1;
+  o.ll = 0;
   o.carry = nullptr;
   return last_block_sum<NV>(v, red, o, nullptr);
 }

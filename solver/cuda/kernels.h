@@ -33,6 +33,8 @@ typedef struct cgm_dev_layout {
 } cgm_dev_layout;
 
 #define CGM_MAX_SLOTS 64
+#define CGM_LL_SLOTS 4 /* > the iterations a device can run ahead of another */
+#define CGM_LL_WORDS 6 /* u . A u, r . u, r . r: two words each */
 
 typedef struct cgm_cg_slot {
   /* classic: p . A p (SpMV + CG3), then r . D^-1 r and r . r after CG4's update;
@@ -64,12 +66,29 @@ enum {
  * one) and off is slot + 1 for the SpMV's and CG4's sums and for the vector
  * an SpMV at `slot` reads (the exchange after CG5 or cgg at slot s raises s + 2). */
 enum { CGM_FLAG_PQ = 0, CGM_FLAG_RZ = 1, CGM_FLAG_VEC = 2, CGM_NFLAGS = 3 };
+
+/* The diagnostic timeline (trace.cuh, -DCGMODEL_TRACE=ON): what is stamped. */
+enum {
+  CGM_TR_UPD_IN,   /* update kernel (cgg, CG4): entry */
+  CGM_TR_UPD_GO,   /* its flag wait is over */
+  CGM_TR_UPD_END,  /* its last block */
+  CGM_TR_PACK_IN,  /* halo pack: entry */
+  CGM_TR_PACK_END, /* its last block, flags raised */
+  CGM_TR_SPA_IN,   /* SpMV (interior, or the whole segment): entry */
+  CGM_TR_SPA_END,  /* its last block */
+  CGM_TR_SPB_IN,   /* boundary SpMV: entry */
+  CGM_TR_SPB_GO,   /* its flag wait is over */
+  CGM_TR_SPB_END,  /* its last block, sums and flags sent */
+  CGM_TR_N
+};
+#define CGM_TRACE_LEN 4096
 typedef struct cgm_sync {
   unsigned wait_mask; /* bit j: wait for device j's flag (0: no wait) */
   int wait_kind;      /* CGM_FLAG_* */
   int wait_off;       /* wait until flag >= tick(wait_off) */
   int nraise;
-  int raise_off;                           /* raise to tick(raise_off) */
+  int raise_off; /* raise to tick(raise_off) */
+  int ll;        /* cgg: the wait_mask devices' sums come as cgm_cg_state.ll words, no flags */
   unsigned long long *raise[CGM_MAX_GPUS]; /* flags in consumers' states */
   int overlap; /* launch with programmatic dependent launch (launch.cuh) */
   int leave;   /* SpMV: blocks per SM its grid leaves free for the kernel of another
@@ -101,6 +120,14 @@ typedef struct cgm_cg_state {
   double gamma[CGM_MAX_SLOTS];
   /* flag[kind][j]: raised by device j (cgm_sync) */
   unsigned long long flag[CGM_NFLAGS][CGM_MAX_GPUS];
+  /* ll[j][tick % CGM_LL_SLOTS]: device j's SpMV sums for the single-reduction
+   * CG on several GPUs, each double as two words of 32 data bits under the
+   * 32-bit tick of its iteration (cgm_out.ll): one 8-byte store carries data
+   * and flag together, so neither side needs a system-scope fence. */
+  unsigned long long ll[CGM_MAX_GPUS][CGM_LL_SLOTS][CGM_LL_WORDS];
+#ifdef CGM_TRACE
+  unsigned long long *trace; /* CGM_TR_N counters, then CGM_TR_N x CGM_TRACE_LEN stamps */
+#endif
 } cgm_cg_state;
 
 /* Scratch of the last-block reductions: per-block partials and a counter
@@ -116,6 +143,10 @@ typedef struct cgm_reduce_buf {
 typedef struct cgm_out {
   double *p[CGM_MAX_GPUS];
   int n;
+  /* ll > 0: no p[] sums; instead the sums and the carry (3 doubles) go as
+   * ll words (cgm_cg_state.ll) to p[0..ll), each the ll[this device] of a
+   * destination state, under the tick of the raise (cgm_sync.raise_off). */
+  int ll;
   /* NULL, or two doubles written after the sums (outputs NV, NV + 1): the
    * single-reduction CG's r . D^-1 r and r . r partials ride with the
    * SpMV's u . A u to the same destinations, under the same flag. */
@@ -186,15 +217,16 @@ typedef struct cgm_pack {
   int ndst;
 } cgm_pack;
 /* sync (NULL: none): raise once every block's stores are out (the last
- * block, counted in red.counter; red.partials is unused). */
+ * block, counted in red.counter; red.partials is unused); with a wait_mask
+ * the last block then waits for those devices' flags (sync_raise_all). */
 cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, const cgm_pack *pk,
-                            const cgm_cg_state *guard, const cgm_sync *sync, cgm_reduce_buf red,
-                            int sms, cudaStream_t s);
+                            cgm_cg_state *guard, const cgm_sync *sync, cgm_reduce_buf red, int sms,
+                            cudaStream_t s);
 /* Whole-vector exchange by peer stores: copies `bytes` (a multiple of 16,
  * 16-byte aligned) from src to every dst[0..ndst), read once. sync as for
  * the pack. */
 cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst, int ndst,
-                               const cgm_cg_state *guard, const cgm_sync *sync, cgm_reduce_buf red,
+                               cgm_cg_state *guard, const cgm_sync *sync, cgm_reduce_buf red,
                                int sms, cudaStream_t s);
 /* epoch += 1: the last kernel of a graph on every device (cgm_sync). */
 /* Whether the kernels launched with cgm_sync.overlap were built with the

@@ -59,9 +59,11 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
              const T *__restrict__ p_rows, cgm_out dot_out, const double *dot_add,
              cgm_reduce_buf red, cgm_cg_state *guard, cgm_sync sync) {
   pdl_begin(sync);
-  const bool want_dot = dot_out.n > 0;
+  trace_first(guard, dot_add ? CGM_TR_SPB_IN : CGM_TR_SPA_IN); /* B adds A's sum */
+  const bool want_dot = dot_out.n > 0 || dot_out.ll > 0;
   if (run_stopped(guard, sync)) return;
   if (!sync_wait(guard, sync)) return; /* x's foreign entries have arrived */
+  if (dot_add) trace_first(guard, CGM_TR_SPB_GO);
   const T *__restrict__ val = static_cast<const T *>(L.val);
   constexpr int H = spmv_split((int)sizeof(T), N, BX), NE = N / H;
   const int S = L.by * BX * N * H; /* threads per slice */
@@ -150,7 +152,8 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
   }
   if (want_dot) {
     double v[1] = {dot};
-    last_block_sum<1>(v, red, dot_out, dot_add, guard, &sync);
+    if (last_block_sum<1>(v, red, dot_out, dot_add, guard, &sync) && threadIdx.x == 0)
+      trace_at(guard, dot_add ? CGM_TR_SPB_END : CGM_TR_SPA_END);
   }
 }
 
@@ -168,7 +171,7 @@ static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const
       blocks > (kSpmvBlocksPerSM - sync.leave) * sms)
     blocks = (kSpmvBlocksPerSM - sync.leave) * sms;
   if (blocks == 0) {
-    if (dot.n == 0) return cudaSuccess;
+    if (dot.n == 0 && dot.ll == 0) return cudaSuccess;
     blocks = 1; /* no rows, but the dot (0 + add) and its flags are expected */
   }
   return launch_k(sync.overlap, spmv_mbr<T, N, BX>, blocks, threads, s, *L,

@@ -140,10 +140,17 @@ __global__ void __launch_bounds__(kVecThreads)
     cgg(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *u, T *p,
         const T *w, T *s, const T *dinv, cgm_out out, cgm_reduce_buf red, cgm_sync sync) {
   pdl_begin(sync);
+  trace_first(state, CGM_TR_UPD_IN);
   if (run_stopped(state, sync)) return;
-  if (!sync_wait(state, sync)) return;
-  const double delta = parts_sum(state, nparts, slot, 0), gamma = parts_sum(state, nparts, slot, 1);
-  const double rr = parts_sum(state, nparts, slot, 2);
+  double sums[3];
+  if (sync.ll) { /* several GPUs: the sums come as words with their tick */
+    if (!ll_wait(state, nparts, sync.wait_off, sums)) return;
+  } else {
+    if (!sync_wait(state, sync)) return;
+    for (int k = 0; k < 3; k++) sums[k] = parts_sum(state, nparts, slot, k);
+  }
+  trace_first(state, CGM_TR_UPD_GO);
+  const double delta = sums[0], gamma = sums[1], rr = sums[2];
   /* The first step (inv_alpha[prev] = 0 from the set-up): beta = 0, so p = u
    * and s = w, given that p and s start at zero (cg1, cgm_cuda_dev_init):
    * 0 times a NaN would not vanish. */
@@ -202,16 +209,18 @@ __global__ void __launch_bounds__(kVecThreads)
     st(x, i, px);
     st(u, i, pu);
   }
-  last_block_sum<2>(acc, red, out, nullptr);
+  if (last_block_sum<2>(acc, red, out, nullptr) && threadIdx.x == 0)
+    trace_at(state, CGM_TR_UPD_END);
 }
 
 /* Halo exchange: gathers the entries each peer reads and stores them
  * straight into its vector (peer memory over NVLink). */
 template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
-    pack(const T *__restrict__ v_own, cgm_pack pk, const cgm_cg_state *guard, cgm_sync sync,
+    pack(const T *__restrict__ v_own, cgm_pack pk, cgm_cg_state *guard, cgm_sync sync,
          unsigned *counter) {
   if (block_stopped(guard)) return;
+  trace_first(guard, CGM_TR_PACK_IN);
   const int64_t total = pk.off[pk.ndst];
   for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total;
        e += (int64_t)gridDim.x * blockDim.x) {
@@ -219,7 +228,7 @@ __global__ void __launch_bounds__(kVecThreads)
     while (e >= pk.off[k + 1]) k++;
     static_cast<T *>(pk.dst[k])[e - pk.off[k]] = v_own[pk.idx[e]];
   }
-  sync_raise_all(guard, sync, counter);
+  sync_raise_all(guard, sync, counter, CGM_TR_PACK_END);
 }
 
 template <typename T>
@@ -241,8 +250,8 @@ struct Dsts {
   int n;
 };
 __global__ void __launch_bounds__(kVecThreads)
-    scatter(const uint4 *__restrict__ src, int64_t n16, Dsts d, const cgm_cg_state *guard,
-            cgm_sync sync, unsigned *counter) {
+    scatter(const uint4 *__restrict__ src, int64_t n16, Dsts d, cgm_cg_state *guard, cgm_sync sync,
+            unsigned *counter) {
   if (block_stopped(guard)) return;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n16;
        i += (int64_t)gridDim.x * blockDim.x) {
@@ -347,11 +356,11 @@ extern "C" cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_stat
 }
 
 extern "C" cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, const cgm_pack *pk,
-                                       const cgm_cg_state *guard, const cgm_sync *sync,
+                                       cgm_cg_state *guard, const cgm_sync *sync,
                                        cgm_reduce_buf red, int sms, cudaStream_t s) {
   const cgm_sync sy = cgm::sync_or_none(sync);
   int64_t total = pk->off[pk->ndst];
-  if (total == 0 && sy.nraise == 0) return cudaSuccess;
+  if (total == 0 && sy.nraise == 0 && sy.wait_mask == 0) return cudaSuccess;
   int blocks = cgm_vector_blocks(2 * total, sms);
   if (prec == CGM_PREC_SINGLE)
     cgm::pack<float><<<blocks, cgm::kVecThreads, 0, s>>>(CF(v_own), *pk, guard, sy, red.counter);
@@ -374,7 +383,7 @@ extern "C" cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void 
 }
 
 extern "C" cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst,
-                                          int ndst, const cgm_cg_state *guard, const cgm_sync *sync,
+                                          int ndst, cgm_cg_state *guard, const cgm_sync *sync,
                                           cgm_reduce_buf red, int sms, cudaStream_t s) {
   const cgm_sync sy = cgm::sync_or_none(sync);
   if ((bytes <= 0 || ndst <= 0) && sy.nraise == 0) return cudaSuccess;

@@ -9,8 +9,10 @@
  * variant (CGMODEL_SYNC=events) and batches enqueued without graphs
  * (CGMODEL_GRAPHS=0) are checked once too, and so is CG4 + CG5 in place of
  * the single-reduction CG (CGMODEL_CG=classic) and two iterations per graph
- * (the reduction slots reused soonest), launches without PDL
- * (CGMODEL_PDL=0) give a bit-identical solution, and the flags' watchdog: with a 1 us deadline a
+ * (the reduction slots reused soonest); launches without PDL
+ * (CGMODEL_PDL=0), without the pack's wait for the peers (CGMODEL_LATE=0) and
+ * without the ll words (CGMODEL_LL=0) give a bit-identical solution; and the
+ * flags' watchdog: with a 1 us deadline a
  * solve ends cleanly, by converging or by the "waited" error, never by hanging or with a wrong
  * answer. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
@@ -145,10 +147,14 @@ int main(void) {
     compare("poisson3d 24 (no graphs)", &A, 2, maxg, 1, 4);
     unsetenv("CGMODEL_GRAPHS");
   }
-  /* Programmatic dependent launch (on with the flags) changes when kernels
-   * start, never what they compute: with CGMODEL_PDL=0 the same iterations
-   * and a bit-identical solution, for halo and p2p, N = 1 and 4. */
-  if (!getenv("CGMODEL_PDL")) {
+  /* What changes only how the GPUs wait, never what they compute, gives
+   * the same iterations and a bit-identical solution when turned off, for
+   * halo and p2p, N = 1 and 4: programmatic dependent launch (on with the
+   * flags), the pack that waits for the peers' packs (halo), and the sums
+   * sent as ll words (the single-reduction CG; same sums, same order). */
+  const char *knobs[] = {"CGMODEL_PDL", "CGMODEL_LATE", "CGMODEL_LL"};
+  for (int kn = 0; kn < 3; kn++) {
+    if (getenv(knobs[kn])) continue;
     double *b = malloc(sizeof(double) * A.nrows), *x0 = malloc(sizeof(double) * A.nrows),
            *x1 = malloc(sizeof(double) * A.nrows);
     for (int32_t i = 0; i < A.nrows; i++) b[i] = 1.0 + (i % 7) * 0.1;
@@ -157,14 +163,13 @@ int main(void) {
         cgm_exchange ex = ei ? CGM_EXCHANGE_P2P : CGM_EXCHANGE_HALO;
         cgm_solve_result r0, r1;
         CHECK_OK(run(&A, b, x0, maxg, ex, n, CGM_PREC_DOUBLE, &r0, &err));
-        setenv("CGMODEL_PDL", "0", 1);
+        setenv(knobs[kn], "0", 1);
         cgm_status st = run(&A, b, x1, maxg, ex, n, CGM_PREC_DOUBLE, &r1, &err);
-        unsetenv("CGMODEL_PDL");
+        unsetenv(knobs[kn]);
         CHECK_OK(st);
         CHECK_MSG(r0.iterations == r1.iterations && !memcmp(x0, x1, sizeof(double) * A.nrows),
-                  "%s N=%d on %d GPUs, CGMODEL_PDL=0: %d iterations against %d, or another "
-                  "solution",
-                  cgm_exchange_name(ex), n, maxg, r1.iterations, r0.iterations);
+                  "%s N=%d on %d GPUs, %s=0: %d iterations against %d, or another solution",
+                  cgm_exchange_name(ex), n, maxg, knobs[kn], r1.iterations, r0.iterations);
       }
     free(b), free(x0), free(x1);
   }
