@@ -68,6 +68,35 @@ cgm_status cgm_partition(const cgm_csr *A, int n, int parts, int align, int32_t 
   return st;
 }
 
+cgm_status cgm_partition_boundary(const cgm_csr *A, int n, int parts, int align, double extra,
+                                  int32_t *bounds, cgm_error *err) {
+  if (parts < 2 || extra <= 0.0) return CGM_OK;
+  if (n != 1 && n != 2 && n != 4 && n != 8)
+    return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
+  const int32_t nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
+  int32_t *len = malloc(((size_t)nb + 1) * sizeof *len);
+  if (!len) return cgm_fail(err, CGM_ERUNTIME, "out of memory partitioning %d block rows", nb);
+  cgm_status st = cgm_bcsr_row_blocks(A, n, len, err);
+  for (int g = 0; g < parts && !st; g++) {
+    const int32_t lo = bounds[g], hi = bounds[g + 1];
+    for (int32_t b = lo; b < hi; b++) {
+      bool boundary = false;
+      for (int32_t i = b * n; i < (b + 1) * n && i < A->nrows && !boundary; i++)
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+          const int32_t c = A->colidx[k] / n;
+          if (c < lo || c >= hi) {
+            boundary = true;
+            break;
+          }
+        }
+      if (boundary) len[b] += (int32_t)(extra * len[b] + 0.5);
+    }
+  }
+  if (!st) st = cgm_partition_lengths(len, nb, parts, align, bounds, err);
+  free(len);
+  return st;
+}
+
 cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **bcol,
                              cgm_error *err) {
   *bptr = NULL;

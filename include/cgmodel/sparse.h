@@ -170,6 +170,14 @@ cgm_status cgm_bcsr_row_blocks(const cgm_csr *A, int n, int32_t *len, cgm_error 
 cgm_status cgm_partition(const cgm_csr *A, int n, int parts, int align, int32_t *bounds,
                          cgm_error *err);
 
+/* Re-cuts the segments of `bounds` (from cgm_partition) with each boundary
+ * block row, one that reads a block column of another segment, counted
+ * (1 + extra) times its blocks: with the halo exchange such a row costs
+ * more (a second, smaller SpMV), and a segment with two neighbours has
+ * twice the boundary rows of one with one (docs/perf.md, tenth session). */
+cgm_status cgm_partition_boundary(const cgm_csr *A, int n, int parts, int align, double extra,
+                                  int32_t *bounds, cgm_error *err);
+
 /* The same from the block counts of the block rows. */
 cgm_status cgm_partition_lengths(const int32_t *len, int32_t nb, int parts, int align,
                                  int32_t *bounds, cgm_error *err);

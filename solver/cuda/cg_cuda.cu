@@ -1131,6 +1131,17 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   }
   /* Segments start at multiples of 4 rows: 16-byte aligned vectors. */
   if ((st = cgm_partition(A, p.n, G, cgm_partition_align(p.n), S->bounds, err))) goto out;
+  /* Halo: a boundary row costs more than an interior one (the second SpMV),
+   * and a segment between two others has twice the boundary rows. Counting
+   * each boundary row 1.7 times evens the GPUs out: on 4 x H200 the middle
+   * GPUs of Poisson 256^3 ended their iteration 2.5 us after the outer ones
+   * (docs/perf.md, tenth session). CGMODEL_BALANCE=0: the paper's cut. */
+  if (S->mode == MODE_HALO && G > 1) {
+    const char *bal = getenv("CGMODEL_BALANCE");
+    if (!(bal && !strcmp(bal, "0")) &&
+        (st = cgm_partition_boundary(A, p.n, G, cgm_partition_align(p.n), 0.7, S->bounds, err)))
+      goto out;
+  }
   if (S->mode == MODE_P2P || S->mode == MODE_HALO)
     if ((st = enable_peers(G, err))) goto out;
   S->chunk = cgm_chunk_rows(S->bounds, G, p.n);

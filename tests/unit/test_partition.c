@@ -2,7 +2,10 @@
  * exactly the foreign columns read, and an emulated distributed SpMV
  * (interior + boundary layouts over [own | halo] vectors) that equals the
  * global CSR SpMV. */
+#include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cgmodel/sparse.h"
 #include "solver/cpu/cg_cpu.h"
@@ -106,6 +109,36 @@ int main(void) {
     CHECK_OK(cgm_halo_build(&A, 1, bounds, 2, 0, &h, &err));
     CHECK_MSG(h.nhalo == 17 * 17, "halo of the first half: %d entries (one plane is 289)", h.nhalo);
     cgm_halo_free(&h);
+  }
+  cgm_csr_free(&A);
+  /* Boundary rows weighted (halo): a 32^3 slab split in 4 has two planes of
+   * boundary rows in each middle segment and one in each end; with each
+   * boundary row counted 1.7 times, the middle segments give up rows to the
+   * ends, symmetrically, and the weighted counts stay balanced; with no
+   * extra weight the cuts do not move. */
+  {
+    CHECK_OK(cgm_gen_poisson3d(32, &A, &err));
+    int32_t b0[5], b1[5];
+    CHECK_OK(cgm_partition(&A, 1, 4, 4, b0, &err));
+    memcpy(b1, b0, sizeof b0);
+    CHECK_OK(cgm_partition_boundary(&A, 1, 4, 4, 0.0, b1, &err));
+    CHECK(!memcmp(b0, b1, sizeof b0));
+    CHECK_OK(cgm_partition_boundary(&A, 1, 4, 4, 0.7, b1, &err));
+    const int32_t plane = 32 * 32;
+    int32_t rows[4];
+    for (int k = 0; k < 4; k++) rows[k] = b1[k + 1] - b1[k];
+    CHECK_MSG(rows[0] > rows[1] && rows[3] > rows[2] && rows[0] - rows[1] < plane &&
+                  abs(rows[0] - rows[3]) <= 8 && abs(rows[1] - rows[2]) <= 8,
+              "weighted slabs: %d %d %d %d rows", rows[0], rows[1], rows[2], rows[3]);
+    /* Weighted: (rows + 0.7 * boundary rows) * 7 blocks, within a cut's
+     * granularity of each other (one plane of boundary rows per neighbour). */
+    double w[4];
+    for (int k = 0; k < 4; k++) w[k] = rows[k] + 0.7 * plane * (k == 0 || k == 3 ? 1 : 2);
+    for (int k = 1; k < 4; k++)
+      CHECK_MSG(fabs(w[k] - w[0]) < 0.02 * w[0], "weighted slab %d: %.0f against %.0f", k, w[k],
+                w[0]);
+    cgm_csr_free(&A);
+    CHECK_OK(cgm_gen_poisson3d(17, &A, &err));
   }
   cgm_csr_free(&A);
   CHECK_OK(cgm_gen_random_spd(3000, 8, CGM_ROWDIST_POWERLAW, 2.5, 0, 3, &A, &err));
