@@ -115,6 +115,19 @@ __device__ __forceinline__ bool run_stopped(const cgm_cg_state *st, const cgm_sy
   return s.wait_mask ? block_stopped(st) : (st && st->done != 0);
 }
 
+/* One turn of a spin loop that started at t0: true when the run has
+ * stopped or the wait has lasted longer than st->wait_ns (then it marks the
+ * run CGM_RUN_TIMEOUT); otherwise a short sleep. */
+__device__ __forceinline__ bool wait_ends(cgm_cg_state *st, unsigned long long t0) {
+  if (*(volatile int *)&st->done) return true;
+  if (st->wait_ns && global_ns() - t0 > st->wait_ns) {
+    atomicCAS(&st->done, CGM_RUN, CGM_RUN_TIMEOUT);
+    return true;
+  }
+  __nanosleep(32);
+  return false;
+}
+
 /* One thread spins (relaxed loads, then one acquire fence at system scope)
  * until the `kind` flags of the devices in mask reach tick(off); false when
  * the run stopped meanwhile or the wait timed out (then done is
@@ -126,17 +139,10 @@ __device__ __forceinline__ bool flags_wait(cgm_cg_state *st, unsigned mask, int 
     if (!((mask >> j) & 1u)) continue;
     cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> f(st->flag[kind][j]);
     while (f.load(cuda::memory_order_relaxed) < want) {
-      volatile int *done = &st->done;
-      if (*done) {
+      if (wait_ends(st, t0)) {
         good = false;
         break;
       }
-      if (st->wait_ns && global_ns() - t0 > st->wait_ns) {
-        atomicCAS(&st->done, CGM_RUN, CGM_RUN_TIMEOUT);
-        good = false;
-        break;
-      }
-      __nanosleep(32);
     }
   }
   /* One acquire for all the flags read: relaxed polls leave L1 alone. */
@@ -238,16 +244,10 @@ __device__ __forceinline__ bool ll_wait(cgm_cg_state *st, int nparts, int off, d
       volatile unsigned long long *p = &st->ll[l / CGM_LL_WORDS][slot][l % CGM_LL_WORDS];
       unsigned long long w;
       while ((unsigned)((w = *p) >> 32) != want) {
-        if (*(volatile int *)&st->done) {
+        if (wait_ends(st, t0)) {
           good = false;
           break;
         }
-        if (st->wait_ns && global_ns() - t0 > st->wait_ns) {
-          atomicCAS(&st->done, CGM_RUN, CGM_RUN_TIMEOUT);
-          good = false;
-          break;
-        }
-        __nanosleep(32);
       }
       words[l] = w;
     }
