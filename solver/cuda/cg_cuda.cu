@@ -297,9 +297,10 @@ static unsigned recv_mask(const solver *S, int g) {
 }
 
 /* Halo with flags: device g's pack also raises g's own flag, which g's
- * boundary SpMV waits for (spmv_all). */
+ * boundary SpMV waits for (spmv_all). Not with S->late: there the boundary
+ * SpMV follows the own pack by an event and waits for no flag. */
 static unsigned own_pack_flag(const solver *S, int g) {
-  return S->flags && S->send_mask[g] ? 1u << g : 0u;
+  return S->flags && !S->late && S->send_mask[g] ? 1u << g : 0u;
 }
 
 /* Every device waits for the latest `which` event of all others. */
@@ -434,8 +435,14 @@ static cudaError_t spmv_all(solver *S, int slot) {
        * ready, and the pack would wait for the whole interior SpMV. */
       ya.overlap = 0;
       if (S->ll) ya.nraise = 0;
-      cgm_sync yb = sync_for(S, g, recv_mask(S, g), CGM_FLAG_VEC, slot + 1, all_mask(S),
-                             CGM_FLAG_PQ, slot + 1);
+      /* S->late: the own pack's last block waits for the peers' packs
+       * (exchange), and the boundary SpMV follows the own pack (the event
+       * below): no wait at its start (it cost 3-4 us there, a system-scope
+       * fence and a poll per block), and nothing resident spins while a
+       * pack needs SMs. The pack's wait is over long before the interior
+       * SpMV is (docs/perf.md, tenth session). */
+      cgm_sync yb = sync_for(S, g, S->late ? 0u : recv_mask(S, g), CGM_FLAG_VEC, slot + 1,
+                             all_mask(S), CGM_FLAG_PQ, slot + 1);
       /* Without S->late (CGMODEL_LATE=0): its blocks spin until the peers'
        * packs arrive, and the peers spin on ours: one block per SM stays free
        * for the own pack. It also waits for the own pack, so CG4's blocks
@@ -444,16 +451,6 @@ static cudaError_t spmv_all(solver *S, int slot) {
       yb.leave = yb.wait_mask ? 1 : 0;
       if (yb.wait_mask) yb.wait_mask |= own_pack_flag(S, g);
       if (S->ll) yb.nraise = 0;
-      /* S->late: the own pack's last block waits for the peers' packs
-       * (exchange), and the boundary SpMV follows the own pack (the event
-       * below): no wait at its start (it cost 3-4 us there, a system-scope
-       * fence and a poll per block), and nothing resident spins while a
-       * pack needs SMs. The pack's wait is over long before the interior
-       * SpMV is (docs/perf.md, tenth session). */
-      if (S->late) {
-        yb.wait_mask = 0;
-        yb.leave = 0;
-      }
       if (e == cudaSuccess && d->A.present)
         e = cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, last_is_a ? &out : &tmp, NULL,
                             cgm_cuda_red(d, 0), d->state, &ya, d->sms, d->stream);
