@@ -5,6 +5,7 @@
 #include "cgmodel/pipeline.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/env.h"
 #include "cli/dbopen.h"
 #include "cli/output.h"
 
@@ -47,6 +48,8 @@ int cmd_calibrate(int argc, char **argv) {
       cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("calibrate", 2, "%s", a.error);
+  char emsg[256];
+  if (cli_env_gpu_opts(&o.gpu, emsg, sizeof emsg)) return cli_error("calibrate", 2, "%s", emsg);
   if (a.npositional)
     return cli_error("calibrate", 2, "unexpected argument '%s'\n%s", a.positional[0], help);
   cgm_error err = {0};

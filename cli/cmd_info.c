@@ -62,7 +62,7 @@ int cmd_info(int argc, char **argv) {
   cgm_mm_info mm;
   if (cgm_mm_read_csr(path, &A, &mm, &err)) return cli_report("info", &err);
   cgm_features f;
-  cgm_status st = cgm_features_compute(&A, &f, &err);
+  cgm_status st = cgm_plan_features(&A, &f, &err);
   cgm_csr_free(&A);
   if (st) return cli_report("info", &err);
   if (json) {

@@ -47,7 +47,7 @@ int cmd_map(int argc, char **argv) {
       fit_kind = CGM_FIT_MAX;
     else if (cli_flag(&a, "--avg"))
       fit_kind = CGM_FIT_REL;
-    else if (cli_int(&a, "--gpus", 1, 8, &v))
+    else if (cli_int(&a, "--gpus", 1, CGM_MAX_GPUS, &v))
       gpus = (int)v;
     else if (cli_int(&a, "--calibration", 1, INT64_MAX, &v))
       cal_id = v;
@@ -92,7 +92,7 @@ int cmd_map(int argc, char **argv) {
     cgm_csr A;
     cgm_features f;
     memset(&A, 0, sizeof A);
-    if (cgm_mm_read_csr(mark_path[k], &A, NULL, &err) || cgm_features_compute(&A, &f, &err)) {
+    if (cgm_mm_read_csr(mark_path[k], &A, NULL, &err) || cgm_plan_features(&A, &f, &err)) {
       cgm_csr_free(&A);
       return cli_report("map", &err);
     }

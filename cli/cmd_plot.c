@@ -183,7 +183,7 @@ int cmd_plot(int argc, char **argv) {
       cal_id = v, cal_only = true;
     else if (cli_opt(&a, "--device"))
       device = a.value, cal_only = true;
-    else if (cli_int(&a, "--gpus", 2, 8, &v))
+    else if (cli_int(&a, "--gpus", 2, CGM_MAX_GPUS, &v))
       co.gpus = (int)v, cal_only = true;
     else if (cli_opt(&a, "--precision")) {
       cgm_precision p;

@@ -8,6 +8,7 @@
 #include "cgmodel/pipeline.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/env.h"
 #include "cli/dbopen.h"
 #include "cli/output.h"
 
@@ -64,7 +65,7 @@ int cmd_predict(int argc, char **argv) {
       to.cusparse = false;
     else if (cli_opt(&a, "--db"))
       db_path = a.value;
-    else if (cli_int(&a, "--gpus", 1, 8, &v))
+    else if (cli_int(&a, "--gpus", 1, CGM_MAX_GPUS, &v))
       to.max_gpus = (int)v;
     else if (cli_opt(&a, "--block")) {
       if (!strcmp(a.value, "auto"))
@@ -118,7 +119,13 @@ int cmd_predict(int argc, char **argv) {
     rc = cli_report("predict", &err);
     goto out;
   }
-  cli_warn_stale_cg("predict", devs, ndev);
+  cgm_gpu_opts gpu;
+  char emsg[256];
+  if (cli_env_gpu_opts(&gpu, emsg, sizeof emsg)) {
+    rc = cli_error("predict", 2, "%s", emsg);
+    goto out;
+  }
+  cli_warn_stale_cg("predict", devs, ndev, &gpu);
   if (ndev == 0) {
     rc = cli_error("predict", 2,
                    "no calibration for %s devices in %s: run 'cgmodel calibrate%s' first",
@@ -126,7 +133,7 @@ int cmd_predict(int argc, char **argv) {
                    kind && !strcmp(kind, "cuda") ? " --devices cuda:all" : "");
     goto out;
   }
-  if (cgm_mm_read_csr(path, &A, &mm, &err) || cgm_features_compute(&A, &f, &err) ||
+  if (cgm_mm_read_csr(path, &A, &mm, &err) || cgm_plan_features(&A, &f, &err) ||
       cgm_tuner_candidates(&A, &f, devs, ndev, &to, &c, &nc, &err)) {
     rc = cli_report("predict", &err);
     goto out;

@@ -9,6 +9,7 @@
 #include "cgmodel/pipeline.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/env.h"
 #include "cli/dbopen.h"
 #include "cli/output.h"
 
@@ -85,7 +86,7 @@ static int parse(int argc, char **argv, solve_args *s) {
     } else if (cli_int(&a, "--bx", 1, 1024, &v)) {
       s->o.layout.bx = (int)v;
       if (!s->layout_option) s->layout_option = "--bx";
-    } else if (cli_int(&a, "--gpus", 1, 1024, &v)) {
+    } else if (cli_int(&a, "--gpus", 1, CGM_MAX_GPUS, &v)) {
       s->o.gpus = (int)v;
       if (!s->layout_option) s->layout_option = "--gpus";
     } else if (cli_int(&a, "--maxiter", 1, 1000000000, &v))
@@ -100,6 +101,8 @@ static int parse(int argc, char **argv, solve_args *s) {
       cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("solve", 2, "%s", a.error);
+  char emsg[256];
+  if (cli_env_gpu_opts(&s->o.gpu, emsg, sizeof emsg)) return cli_error("solve", 2, "%s", emsg);
   if (s->autotune && s->layout_option)
     return cli_error("solve", 2,
                      "--auto chooses the block size, B_x, GPUs and exchange: drop %s (or --auto)",
@@ -171,7 +174,7 @@ static int autotune(solve_args *s, const cgm_csr *A, const cgm_features *f, cgm_
   }
   s->o.backend = c[best].backend;
   s->o.precision = c[best].precision;
-  s->o.layout = cgm_bcsr_params_for(A, c[best].block, c[best].gpus > 0 ? c[best].gpus : 1);
+  s->o.layout = cgm_plan_layout_params(A, c[best].block, c[best].gpus > 0 ? c[best].gpus : 1);
   s->o.gpus = c[best].gpus > 0 ? c[best].gpus : 1;
   s->o.exchange = c[best].exchange;
   free(c);
@@ -186,7 +189,7 @@ int cmd_solve(int argc, char **argv) {
   cgm_error err = {0};
   cgm_csr A;
   if (cgm_mm_read_csr(s.matrix, &A, NULL, &err)) return cli_report("solve", &err);
-  cgm_bcsr_params_resolve(&s.o.layout, &A, s.o.gpus); /* shown and recorded as run */
+  cgm_plan_layout_resolve(&s.o.layout, &A, s.o.gpus); /* shown and recorded as run */
   double *b = NULL, *x = calloc((size_t)A.nrows + 1, sizeof *x);
   int generated_rhs = !s.rhs;
   if (!x) {
@@ -227,7 +230,7 @@ int cmd_solve(int argc, char **argv) {
   char why[512] = "";
   double predicted = NAN;
   int64_t cal_id = 0;
-  if ((s.record || s.autotune) && cgm_features_compute(&A, &f, &err) == CGM_OK) {
+  if ((s.record || s.autotune) && cgm_plan_features(&A, &f, &err) == CGM_OK) {
     int need = s.autotune;
     char dbpath[1024];
     struct stat sbuf;
@@ -249,7 +252,8 @@ int cmd_solve(int argc, char **argv) {
     local_devices(devs, ndev, &cpu, &gpu);
     int d = s.o.backend == CGM_BACKEND_CPU ? cpu : gpu;
     /* Our kernels' prediction from a calibration of another CG. */
-    if (d >= 0 && s.o.backend == CGM_BACKEND_CUDA) cli_warn_stale_cg("solve", &devs[d], 1);
+    if (d >= 0 && s.o.backend == CGM_BACKEND_CUDA)
+      cli_warn_stale_cg("solve", &devs[d], 1, &s.o.gpu);
     if (d >= 0 && s.o.threads <= 0) {
       cgm_error e2 = {0};
       cgm_solve_opts po = s.o;

@@ -12,6 +12,7 @@
 #include "cgmodel/pipeline.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/env.h"
 #include "cli/dbopen.h"
 #include "cli/output.h"
 #include "common/timer.h"
@@ -135,7 +136,7 @@ int cmd_validate(int argc, char **argv) {
       csv = a.value;
     else if (cli_opt(&a, "--backend"))
       backends = a.value;
-    else if (cli_int(&a, "--gpus", 1, 8, &v))
+    else if (cli_int(&a, "--gpus", 1, CGM_MAX_GPUS, &v))
       maxg = (int)v;
     else if (cli_int(&a, "--iters", 10, 100000, &v))
       iters = (int)v;
@@ -183,7 +184,13 @@ int cmd_validate(int argc, char **argv) {
   bool want_cpu = !strcmp(backends, "all") || !strcmp(backends, "cpu");
   bool want_cuda = !strcmp(backends, "all") || !strcmp(backends, "cuda");
   bool want_cusp = !strcmp(backends, "all") || !strcmp(backends, "cusparse");
-  if (want_cuda && gpu >= 0) cli_warn_stale_cg("validate", &devs[gpu], 1);
+  cgm_gpu_opts gpu_opts;
+  char emsg[256];
+  if (cli_env_gpu_opts(&gpu_opts, emsg, sizeof emsg)) {
+    rc = cli_error("validate", 2, "%s", emsg);
+    goto out;
+  }
+  if (want_cuda && gpu >= 0) cli_warn_stale_cg("validate", &devs[gpu], 1, &gpu_opts);
   if ((want_cpu ? cpu : -1) < 0 && (want_cuda || want_cusp ? gpu : -1) < 0) {
     rc = cli_error("validate", 2,
                    "no calibration of this machine's devices in %s: run 'cgmodel calibrate'",
@@ -200,7 +207,7 @@ int cmd_validate(int argc, char **argv) {
       fprintf(stderr, "cgmodel validate: skipped %s\n", e.msg);
       continue;
     }
-    if (cgm_features_compute(&A, &f, &e) || !f.symmetric || !f.positive_diagonal) {
+    if (cgm_plan_features(&A, &f, &e) || !f.symmetric || !f.positive_diagonal) {
       fprintf(stderr, "cgmodel validate: skipped %s: not symmetric with a positive diagonal\n",
               mats[mi]);
       cgm_csr_free(&A);
@@ -230,9 +237,10 @@ int cmd_validate(int argc, char **argv) {
           if (be == CGM_BACKEND_CUSPARSE && bi > 0) continue;
           for (int G = 1; G <= gmax; G++) {
             cgm_solve_opts o = cgm_solve_opts_default();
+            o.gpu = gpu_opts;
             o.backend = (cgm_backend)be;
             o.precision = (cgm_precision)pr;
-            o.layout = cgm_bcsr_params_for(&A, cgm_block_sizes[bi], G);
+            o.layout = cgm_plan_layout_params(&A, cgm_block_sizes[bi], G);
             o.gpus = G;
             o.maxiter = iters;
             o.tol = 1e-300;

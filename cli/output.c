@@ -29,10 +29,11 @@ int cli_print_json(cJSON *obj) {
   return ok ? 0 : cli_error("json", 3, "cannot write to stdout");
 }
 
-void cli_warn_stale_cg(const char *cmd, const cgm_tuner_device *devs, int n) {
+void cli_warn_stale_cg(const char *cmd, const cgm_tuner_device *devs, int n,
+                       const cgm_gpu_opts *gpu) {
   char msg[512];
   for (int i = 0; i < n; i++)
-    if (cgm_calibration_cg_stale(&devs[i], msg, sizeof msg))
+    if (cgm_calibration_cg_stale(&devs[i], gpu, msg, sizeof msg))
       fprintf(stderr, "cgmodel %s: warning: %s\n", cmd, msg);
 }
 

@@ -24,7 +24,8 @@ cJSON *cli_solve_json(const cgm_solve_result *r, const cgm_solve_opts *o, double
 
 /* "cgmodel <cmd>: warning: ..." on stderr for every GPU device whose
  * calibration timed another CG than the solver runs now. */
-void cli_warn_stale_cg(const char *cmd, const cgm_tuner_device *devs, int n);
+void cli_warn_stale_cg(const char *cmd, const cgm_tuner_device *devs, int n,
+                       const cgm_gpu_opts *gpu);
 
 /* True when stderr is a terminal (progress is shown only then). */
 int cli_stderr_is_tty(void);

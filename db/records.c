@@ -644,8 +644,8 @@ cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *sv, cgm_error *err) {
   s = start(db,
             "INSERT INTO solves (matrix_id, calibration_id, created, backend, precision, exchange, "
             "devices, block, bx, gpus, iterations, converged, relative_residual, "
-            "time_per_iter_s, predicted_time_per_iter_s, model) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "time_per_iter_s, predicted_time_per_iter_s, model, options) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, sv->matrix_id);
@@ -664,6 +664,8 @@ cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *sv, cgm_error *err) {
   b_double(&b, sv->time_per_iter_s);
   b_double(&b, sv->predicted_time_per_iter_s); /* NaN -> NULL */
   B_FIELD(&b, sv->model);
+  if (!sv->options[0]) snprintf(sv->options, sizeof sv->options, "{}");
+  B_FIELD(&b, sv->options);
   s = run(db, &b, "adding a solve", err);
   if (s == CGM_OK) sv->id = sqlite3_last_insert_rowid(db->h);
   return s;
@@ -696,6 +698,7 @@ static int solve_row(sqlite3_stmt *st, void *ctx) {
   sv.time_per_iter_s = r_double(&r);
   sv.predicted_time_per_iter_s = r_double(&r);
   R_FIELD(&r, sv.model);
+  R_FIELD(&r, sv.options);
   return it->fn(&sv, it->ctx);
 }
 
@@ -706,8 +709,8 @@ cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx)
   cgm_status s = start(db,
                        "SELECT id, matrix_id, calibration_id, created, backend, precision, "
                        "exchange, devices, block, bx, gpus, iterations, converged, "
-                       "relative_residual, time_per_iter_s, predicted_time_per_iter_s, model "
-                       "FROM solves ORDER BY id",
+                       "relative_residual, time_per_iter_s, predicted_time_per_iter_s, model, "
+                       "options FROM solves ORDER BY id",
                        &b, err);
   if (s != CGM_OK) return s;
   solve_iter it = {fn, ctx};

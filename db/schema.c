@@ -140,7 +140,12 @@ static const char migration_1[] =
 static const char migration_2[] = "ALTER TABLE fits ADD COLUMN m_lo REAL;\n"
                                   "ALTER TABLE fits ADD COLUMN m_hi REAL;";
 
-static const char *const migrations[] = {migration_1, migration_2};
+/* Version 3: what a solve ran with beyond its configuration (the tolerance,
+ * the iteration cap, the GPU solver's options), as JSON. */
+static const char migration_3[] =
+    "ALTER TABLE solves ADD COLUMN options TEXT NOT NULL DEFAULT '{}';";
+
+static const char *const migrations[] = {migration_1, migration_2, migration_3};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == CGM_DB_SCHEMA_VERSION,
                "one migration per schema version");

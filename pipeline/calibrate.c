@@ -21,8 +21,10 @@
 
 #include "cgmodel/cgmodel.h"
 #include "cgmodel/pipeline.h"
-#include "pipeline/curves.h"
 #include "common/timer.h"
+#include "microbench/microbench.h"
+#include "pipeline/curves.h"
+#include "pipeline/json.h"
 
 /* The pseudo-variant MESH groups the SpMV samples of Poisson grids,
  * whichever variant (dense-block or real) measured them, as the iteration
@@ -161,7 +163,7 @@ static void model_from_fits(const cgm_db_fit *fits, int nfits, int prec, cgm_dev
 
 /* mgpu samples -> xfer samples (overhead over exchange bytes; curves.h). */
 cgm_status pipeline_derive_xfer(cgm_sample_vec *sv, const cgm_db_fit *fits, int nfits,
-                                cgm_error *err) {
+                                const cgm_gpu_opts *gpu, cgm_error *err) {
   int n0 = sv->n;
   for (int i = 0; i < n0; i++) {
     cgm_sample s = sv->v[i];
@@ -176,22 +178,29 @@ cgm_status pipeline_derive_xfer(cgm_sample_vec *sv, const cgm_db_fit *fits, int 
     cgm_csr A;
     cgm_status st = cgm_gen_poisson(dim, k, &A, err);
     if (st) return st;
-    cgm_tuner_segment sg[CGM_MAX_PARTS];
-    int64_t xe;
-    st = cgm_tuner_shapes(&A, 1, s.block, ex, sg, &xe, err);
+    /* The plan the sweep's solve ran (its gpu options: the cut), one
+     * segment at a time through the one-GPU curves. */
+    cgm_plan_opts po = cgm_plan_opts_default();
+    po.backend = CGM_BACKEND_CUDA;
+    po.precision = (cgm_precision)s.precision;
+    po.gpus = s.block;
+    po.exchange = ex;
+    po.balance = gpu->balance;
+    cgm_plan plan;
+    st = cgm_plan_make(&A, &po, &plan, err);
     cgm_csr_free(&A);
     if (st) return st;
-    const int w = (int)m.width;
     double worst = 0;
     for (int g = 0; g < s.block; g++) {
-      cgm_segment_shape seg = cgm_tuner_segment_shape(&sg[g], 1, w);
-      double t = cgm_refined_time(&m, 1, 1, 0, &seg, 0);
+      const cgm_segment_shape seg = cgm_refined_shape(&plan, g);
+      double t = cgm_refined_segment_time(&m, 1, &seg);
       if (isfinite(t) && t > worst) worst = t;
     }
     /* What the exchange and the cross-GPU synchronisation cost; never below
      * 5% of the iteration (the compute estimate has its own error). */
     double over = s.seconds - worst;
     if (over < 0.05 * s.seconds) over = 0.05 * s.seconds;
+    const double w = m.width;
     cgm_sample x = s;
     snprintf(x.kernel, sizeof x.kernel, "xfer");
     x.bytes = s.bytes > w ? s.bytes : w;
@@ -202,8 +211,9 @@ cgm_status pipeline_derive_xfer(cgm_sample_vec *sv, const cgm_db_fit *fits, int 
   return CGM_OK;
 }
 
-static cgm_status fit_all(cgm_sample_vec *sv, unsigned precisions, cgm_db_fit **out, int *nfits,
-                          cgm_calibration_report *rep, int ri, cgm_error *err) {
+static cgm_status fit_all(cgm_sample_vec *sv, unsigned precisions, const cgm_gpu_opts *gpu,
+                          cgm_db_fit **out, int *nfits, cgm_calibration_report *rep, int ri,
+                          cgm_error *err) {
   const int max_fits = 1024;
   cgm_db_fit *fits = calloc(max_fits, sizeof *fits);
   if (!fits) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
@@ -227,7 +237,7 @@ static cgm_status fit_all(cgm_sample_vec *sv, unsigned precisions, cgm_db_fit **
       fit_group(sv, "iter", "band", "band", p, n, fits, nfits, max_fits, rep, ri);
     }
   }
-  cgm_status st = pipeline_derive_xfer(sv, fits, *nfits, err);
+  cgm_status st = pipeline_derive_xfer(sv, fits, *nfits, gpu, err);
   if (st) {
     free(fits);
     return st;
@@ -335,13 +345,14 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   mo.quick = o->quick;
   mo.precisions = o->precisions;
   mo.threads = o->threads;
+  mo.gpu = o->gpu;
   stage_clock clk = {&sv, o, rep, ri, t0};
   st = cgm_mb_run(&mo, clock_sink, clock_progress, &clk, err);
   if (!st && !strcmp(device, "cpu")) st = cgm_check_cpu_timings(sv.v, sv.n, err);
   if (!st && o->progress) o->progress(o->progress_ctx, "fits", 1.0);
   cgm_db_fit *fits = NULL;
   int nfits = 0;
-  if (!st) st = fit_all(&sv, o->precisions, &fits, &nfits, rep, ri, err);
+  if (!st) st = fit_all(&sv, o->precisions, &o->gpu, &fits, &nfits, rep, ri, err);
   /* Store: device, calibration, samples and fits in one transaction. */
   stage_mark(&clk, "fits");
   if (!st) st = cgm_db_begin(db, err);
@@ -355,9 +366,12 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
       cJSON_AddStringToObject(j, "device", device);
       cJSON_AddNumberToObject(j, "gpus", gpus);
       cJSON_AddBoolToObject(j, "quick", o->quick);
-      /* The CG whose iterations the GPU sweeps timed (cgm_calibration_cg). */
-      if (strcmp(device, "cpu") != 0 && cgm_gpu_cg_variant())
-        cJSON_AddStringToObject(j, "cg", cgm_gpu_cg_variant());
+      /* The CG whose iterations the GPU sweeps timed (cgm_calibration_cg),
+       * and every option of the solver they ran. */
+      if (strcmp(device, "cpu") != 0) {
+        cJSON_AddStringToObject(j, "cg", cgm_cg_variant_name(o->gpu.cg));
+        cJSON_AddItemToObject(j, "gpu", cgm_gpu_opts_json(&o->gpu));
+      }
       cJSON *pr = cJSON_AddArrayToObject(j, "precisions");
       for (int p = 0; p < 2; p++)
         if (o->precisions & (1u << p))
@@ -412,6 +426,8 @@ cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cg
   cJSON *j = cJSON_Parse(cal.options);
   const cJSON *g = j ? cJSON_GetObjectItemCaseSensitive(j, "gpus") : NULL;
   if (cJSON_IsNumber(g) && g->valueint >= 1) rep->cal[0].gpus = g->valueint;
+  /* the solver options the sweeps ran with (the defaults where not recorded) */
+  cgm_gpu_opts gpu = cgm_gpu_opts_from_json(j ? cJSON_GetObjectItemCaseSensitive(j, "gpu") : NULL);
   cJSON_Delete(j);
   double t0 = cgm_now();
   cgm_sample_vec sv = {0};
@@ -423,7 +439,7 @@ cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cg
     st = cgm_fail(err, CGM_EINPUT, "calibration %lld holds no samples", (long long)cal_id);
   cgm_db_fit *fits = NULL;
   int nfits = 0;
-  if (!st) st = fit_all(&sv, precisions, &fits, &nfits, rep, 0, err);
+  if (!st) st = fit_all(&sv, precisions, &gpu, &fits, &nfits, rep, 0, err);
   /* Old fits out, new ones in: one transaction, so a failure keeps the old. */
   if (!st) st = cgm_db_begin(db, err);
   if (!st) {

@@ -193,9 +193,10 @@ void cgm_calibration_cg(const char *options_json, bool is_cpu, char *out, size_t
   cJSON_Delete(j);
 }
 
-bool cgm_calibration_cg_stale(const cgm_tuner_device *d, char *msg, size_t n) {
-  const char *now = cgm_gpu_cg_variant();
-  if (d->is_cpu || !now || !strcmp(d->cg, now)) return false; /* no valid CG: the solver refuses */
+bool cgm_calibration_cg_stale(const cgm_tuner_device *d, const cgm_gpu_opts *gpu, char *msg,
+                              size_t n) {
+  const char *now = cgm_cg_variant_name(gpu->cg);
+  if (d->is_cpu || !strcmp(d->cg, now)) return false;
   snprintf(msg, n,
            "calibration %lld of %s timed the %s CG, the solver now runs the %s CG "
            "(CGMODEL_CG): its GPU predictions are off by the difference; recalibrate, or set "
@@ -293,16 +294,10 @@ cgm_status cgm_predict_config(const cgm_csr *A, const cgm_features *f, const cgm
     *seconds = cgm_refined_cusparse_time(&dev->model[pr], f->nnz, f->x);
     return CGM_OK;
   }
-  const int n = o->layout.n, G = o->backend == CGM_BACKEND_CPU ? 1 : o->gpus;
-  const int w = pr == CGM_PREC_SINGLE ? 4 : 8;
-  if (G < 1 || G > CGM_MAX_PARTS) return CGM_OK;
-  cgm_tuner_segment sg[CGM_MAX_PARTS];
-  int64_t xe = 0;
-  cgm_status st = cgm_tuner_shapes(A, n, G, o->exchange, sg, &xe, err);
+  cgm_plan plan;
+  cgm_status st = cgm_solve_plan(A, o, &plan, err);
   if (st) return st;
-  cgm_segment_shape segs[CGM_MAX_PARTS];
-  for (int g = 0; g < G; g++) segs[g] = cgm_tuner_segment_shape(&sg[g], n, w);
-  *seconds = cgm_refined_time(&dev->model[pr], n, G, o->exchange, segs, (double)xe * w);
+  *seconds = cgm_refined_time(&dev->model[pr], &plan);
   return CGM_OK;
 }
 
@@ -347,5 +342,10 @@ cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *pat
   s.time_per_iter_s = r->time_per_iter_s;
   s.predicted_time_per_iter_s = predicted;
   snprintf(s.model, sizeof s.model, "refined");
+  cJSON *oj = cgm_solve_opts_json(o);
+  char *otxt = oj ? cJSON_PrintUnformatted(oj) : NULL;
+  snprintf(s.options, sizeof s.options, "%s", otxt ? otxt : "{}");
+  cJSON_free(otxt);
+  cJSON_Delete(oj);
   return cgm_db_solve_add(db, &s, err);
 }

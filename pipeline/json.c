@@ -40,3 +40,43 @@ cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm) {
   }
   return o;
 }
+
+cJSON *cgm_gpu_opts_json(const cgm_gpu_opts *g) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "cg", cgm_cg_variant_name(g->cg));
+  cJSON_AddBoolToObject(o, "graphs", g->graphs);
+  cJSON_AddBoolToObject(o, "pdl", g->pdl);
+  cJSON_AddBoolToObject(o, "flags", g->flags);
+  cJSON_AddBoolToObject(o, "late", g->late);
+  cJSON_AddBoolToObject(o, "ll", g->ll);
+  cJSON_AddBoolToObject(o, "balance", g->balance);
+  return o;
+}
+
+static bool get_bool(const cJSON *j, const char *key, bool dflt) {
+  const cJSON *v = j ? cJSON_GetObjectItemCaseSensitive(j, key) : NULL;
+  return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
+}
+
+cgm_gpu_opts cgm_gpu_opts_from_json(const cJSON *j) {
+  cgm_gpu_opts g = cgm_gpu_opts_default();
+  const cJSON *cg = j ? cJSON_GetObjectItemCaseSensitive(j, "cg") : NULL;
+  if (cJSON_IsString(cg)) cgm_cg_variant_parse(cg->valuestring, &g.cg);
+  g.graphs = get_bool(j, "graphs", g.graphs);
+  g.pdl = get_bool(j, "pdl", g.pdl);
+  g.flags = get_bool(j, "flags", g.flags);
+  g.late = get_bool(j, "late", g.late);
+  g.ll = get_bool(j, "ll", g.ll);
+  g.balance = get_bool(j, "balance", g.balance);
+  return g;
+}
+
+cJSON *cgm_solve_opts_json(const cgm_solve_opts *o) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddNumberToObject(j, "tol", cgm_solve_tol(o));
+  cJSON_AddNumberToObject(j, "maxiter", o->maxiter);
+  cJSON_AddNumberToObject(j, "check_every", o->check_every);
+  cJSON_AddNumberToObject(j, "threads", o->threads);
+  if (o->backend == CGM_BACKEND_CUDA) cJSON_AddItemToObject(j, "gpu", cgm_gpu_opts_json(&o->gpu));
+  return j;
+}

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgmodel/solver.h"
+#include "cgmodel/plan.h"
 #include "plots/plot_internal.h"
 #include "common/grow.h"
 

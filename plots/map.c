@@ -7,14 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgmodel/solver.h"
+#include "cgmodel/plan.h"
 #include "plots/plot_internal.h"
 #include "common/grow.h"
 
-int cgm_map_grid_nx(void) {
+static int map_grid_nx(void) {
   return (int)lround(log10(CGM_MAP_X_HI / CGM_MAP_X_LO)) * CGM_MAP_PER_DECADE + 1;
 }
-int cgm_map_grid_ne(void) {
+static int map_grid_ne(void) {
   return (int)lround(log10(CGM_MAP_E_HI / CGM_MAP_E_LO)) * CGM_MAP_PER_DECADE + 1;
 }
 
@@ -190,6 +190,22 @@ static int isolines(FILE *fi, FILE *fl, int block, const double *v, const double
   return 0;
 }
 
+/* The predicted time of the map's matrix (cgm_plan_uniform) on `gpus`
+ * GPUs; NaN where the model has no curve for it. */
+static double map_time(const cgm_device_model *m, int pr, const cgm_map_opts *mo, int gpus,
+                       double x, double e) {
+  cgm_plan_opts po = cgm_plan_opts_default();
+  po.backend = CGM_BACKEND_CUDA;
+  po.precision = (cgm_precision)pr;
+  po.layout.n = mo->block;
+  po.gpus = gpus;
+  po.exchange = (cgm_exchange)mo->exchange;
+  cgm_plan plan;
+  cgm_error e2 = {0};
+  if (cgm_plan_uniform(x, e, &po, &plan, &e2)) return NAN;
+  return cgm_refined_time(m, &plan);
+}
+
 cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, const cgm_plot_opts *o,
                         cgm_plot_files *files, cgm_error *err) {
   plot_job J;
@@ -231,7 +247,7 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, con
   } else if (!multi) {
     plot_note(files, "1 GPU: only the one-device panel is drawn, no speed-up (--gpus G for G > 1)");
   }
-  const int nx = cgm_map_grid_nx(), ne = cgm_map_grid_ne();
+  const int nx = map_grid_nx(), ne = map_grid_ne();
   double *lx = malloc(sizeof(double) * nx), *le = malloc(sizeof(double) * ne);
   double *S = malloc(sizeof(double) * nx * ne), *G1 = malloc(sizeof(double) * nx * ne),
          *GG = malloc(sizeof(double) * nx * ne);
@@ -274,8 +290,8 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, con
     for (int j = 0; j < ne; j++) {
       double x = pow(10, lx[i]), e = pow(10, le[j]);
       bool in = inside(lx[i], le[j]);
-      double t1 = cgm_map_time(m, mo->block, 1, mo->exchange, x, e);
-      double tg = multi ? cgm_map_time(m, mo->block, G, mo->exchange, x, e) : NAN;
+      double t1 = map_time(m, pr, mo, 1, x, e);
+      double tg = multi ? map_time(m, pr, mo, G, x, e) : NAN;
       double F = cgm_paper_flops(x, e);
       double g1 = t1 > 0 ? F / t1 * 1e-9 : NAN, gg = tg > 0 ? F / tg * 1e-9 : NAN;
       double s = t1 > 0 && tg > 0 ? t1 / tg : NAN;

@@ -18,6 +18,7 @@ typedef struct cgm_problem {
   double tol;       /* relative residual target */
   int maxiter;
   cgm_solve_opts opts; /* layout parameters already checked and defaulted */
+  cgm_plan plan;       /* what to build (cgm_solve_plan) */
 } cgm_problem;
 
 /* Each returns CGM_OK (converged), CGM_ENOCONV (maxiter, breakdown) with

@@ -10,19 +10,53 @@
 
 #include "solver/backend.h"
 
+cgm_gpu_opts cgm_gpu_opts_default(void) {
+  cgm_gpu_opts g;
+  memset(&g, 0, sizeof g);
+  g.cg = CGM_CG_CGG;
+  g.graphs = g.pdl = g.flags = g.late = g.ll = g.balance = true;
+  return g;
+}
+
 cgm_solve_opts cgm_solve_opts_default(void) {
   cgm_solve_opts o;
   memset(&o, 0, sizeof o);
-  o.backend = CGM_BACKEND_CPU;
-  o.precision = CGM_PREC_DOUBLE;
-  o.layout = cgm_bcsr_default_params(1);
-  o.layout.bx = 0; /* B_x and B_y chosen for the matrix (cgm_bcsr_params_for) */
-  o.layout.by = 0;
-  o.gpus = 1;
+  const cgm_plan_opts p = cgm_plan_opts_default();
+  o.backend = p.backend;
+  o.precision = p.precision;
+  o.layout = p.layout; /* B_x and B_y chosen for the matrix (cgm_plan_layout_params) */
+  o.gpus = p.gpus;
   /* halo: the fastest mode measured, and NCCL hung on the 4 x H200 node
    * (docs/perf.md). */
-  o.exchange = CGM_EXCHANGE_HALO;
+  o.exchange = p.exchange;
+  o.gpu = cgm_gpu_opts_default();
   return o;
+}
+
+cgm_status cgm_solve_plan(const cgm_csr *A, const cgm_solve_opts *o, cgm_plan *p, cgm_error *err) {
+  cgm_plan_opts po = cgm_plan_opts_default();
+  po.backend = o->backend;
+  po.precision = o->precision;
+  po.layout = o->layout;
+  po.gpus = o->backend == CGM_BACKEND_CUDA ? o->gpus : 1;
+  po.exchange = o->exchange;
+  po.balance = o->gpu.balance;
+  return cgm_plan_make(A, &po, p, err);
+}
+
+static const char *cg_names[] = {"cgg", "classic"};
+
+const char *cgm_cg_variant_name(cgm_cg_variant v) {
+  return (unsigned)v < 2 ? cg_names[v] : "unknown";
+}
+
+bool cgm_cg_variant_parse(const char *s, cgm_cg_variant *v) {
+  for (int i = 0; i < 2; i++)
+    if (s && !strcmp(s, cg_names[i])) {
+      *v = (cgm_cg_variant)i;
+      return true;
+    }
+  return false;
 }
 
 double cgm_solve_tol(const cgm_solve_opts *o) {
@@ -136,7 +170,7 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
   cgm_problem pb;
   memset(&pb, 0, sizeof pb);
   pb.opts = *o;
-  cgm_bcsr_params_resolve(&pb.opts.layout, A, o->gpus);
+  cgm_plan_layout_resolve(&pb.opts.layout, A, o->gpus);
   cgm_status st = cgm_bcsr_params_check(&pb.opts.layout, err);
   if (st) return st;
   if (o->gpus < 1)
@@ -160,6 +194,10 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
     return st;
   }
 
+  /* What the backend builds: the CPU and cuSPARSE one segment, our CUDA
+   * kernels the plan's segments. */
+  if ((st = cgm_solve_plan(A, &pb.opts, &pb.plan, err))) return st;
+  pb.opts.layout = pb.plan.o.layout;
   pb.A = A;
   pb.tol = cgm_solve_tol(o);
   pb.maxiter = cgm_solve_maxiter(o, A->nrows);

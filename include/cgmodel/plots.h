@@ -13,6 +13,8 @@
 #ifndef CGMODEL_PLOTS_H
 #define CGMODEL_PLOTS_H
 
+#include "cgmodel/export.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -51,11 +53,11 @@ typedef struct cgm_plot_files {
 
 /* The format of an output name by its extension (.png, .svg, any case);
  * CGM_EINPUT naming the file otherwise. */
-cgm_status cgm_plot_format_of(const char *path, cgm_plot_format *fmt, cgm_error *err);
+CGM_API cgm_status cgm_plot_format_of(const char *path, cgm_plot_format *fmt, cgm_error *err);
 
 /* The full path of gnuplot found on $PATH; CGM_ERUNTIME naming gnuplot and
  * its Debian package when there is none. */
-cgm_status cgm_plot_find_gnuplot(char *path, size_t size, cgm_error *err);
+CGM_API cgm_status cgm_plot_find_gnuplot(char *path, size_t size, cgm_error *err);
 
 /* ------------------------------------------------------- calibration --- */
 
@@ -75,8 +77,9 @@ typedef struct cgm_calplot_opts {
  * fitted curves, one index block each), FILE-fits.dat (every fit of the
  * calibration, converged or not). CGM_EINPUT when the calibration has no
  * samples of the precision. */
-cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_opts *co,
-                                const cgm_plot_opts *o, cgm_plot_files *files, cgm_error *err);
+CGM_API cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_opts *co,
+                                        const cgm_plot_opts *o, cgm_plot_files *files,
+                                        cgm_error *err);
 
 /* -------------------------------------------------------------- map --- */
 
@@ -103,7 +106,8 @@ typedef struct cgm_map_opts {
 } cgm_map_opts;
 
 /* Fig. 8 for one calibrated device: predicted raw performance (Eqs. 6-7,
- * (2e + 15x) / T, T by cgm_map_time) on one device and on G, and the
+ * (2e + 15x) / T, T the refined model's on cgm_plan_uniform) on one device
+ * and on G, and the
  * speed-up T_1 / T_G, over the dimension x (10^2..10^8) and the stored
  * elements e (10^3..10^10), only between the diagonal (e = x) and dense
  * (e = x^2) matrices; the contour S = 1 drawn thick. Grid points where a
@@ -114,12 +118,8 @@ typedef struct cgm_map_opts {
  * after every x), FILE-contour.dat (the segments of S = 1), FILE-isolines.dat
  * and FILE-isolabels.dat (iso-GFLOPS lines and their labels), FILE-marks.dat.
  * CGM_EINPUT when the device has no curves for the block size and precision. */
-cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, const cgm_plot_opts *o,
-                        cgm_plot_files *files, cgm_error *err);
-
-/* The grid size of cgm_plot_map along x and e. */
-int cgm_map_grid_nx(void);
-int cgm_map_grid_ne(void);
+CGM_API cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
+                                const cgm_plot_opts *o, cgm_plot_files *files, cgm_error *err);
 
 /* --------------------------------------------------------- accuracy --- */
 
@@ -129,8 +129,8 @@ int cgm_map_grid_ne(void);
  * relative error |pred - meas| / meas of every group and of all.
  * Data: FILE-solves.dat (one index block per group). CGM_EINPUT when no
  * solve has a prediction. */
-cgm_status cgm_plot_accuracy(cgm_db *db, const cgm_plot_opts *o, cgm_plot_files *files,
-                             cgm_error *err);
+CGM_API cgm_status cgm_plot_accuracy(cgm_db *db, const cgm_plot_opts *o, cgm_plot_files *files,
+                                     cgm_error *err);
 
 #ifdef __cplusplus
 }

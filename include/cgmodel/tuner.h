@@ -1,7 +1,7 @@
 /* The search over configurations: every block size x GPU count x precision x
  * backend (and exchange mode on several GPUs) of the calibrated devices,
- * timed by the model, checked against device memory; the fastest wins, ties
- * go to fewer GPUs. Also the speed-up map grids. */
+ * each timed by the model on its plan and checked against device memory;
+ * the fastest wins, ties go to fewer GPUs. */
 #ifndef CGMODEL_TUNER_H
 #define CGMODEL_TUNER_H
 
@@ -9,8 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cgmodel/export.h"
 #include "cgmodel/model.h"
-#include "cgmodel/solver.h"
+#include "cgmodel/plan.h"
 #include "cgmodel/sparse.h"
 
 #ifdef __cplusplus
@@ -54,38 +55,18 @@ typedef struct cgm_tuner_opts {
   bool paper;          /* time by the paper's Eqs. 4-9 instead of the refined model */
 } cgm_tuner_opts;
 
-cgm_tuner_opts cgm_tuner_opts_default(void);
+CGM_API cgm_tuner_opts cgm_tuner_opts_default(void);
 
 /* Every candidate for matrix A on the devices; *out is malloc'ed. */
-cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
-                                const cgm_tuner_device *devs, int ndev, const cgm_tuner_opts *o,
-                                cgm_candidate **out, int *count, cgm_error *err);
+CGM_API cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
+                                        const cgm_tuner_device *devs, int ndev,
+                                        const cgm_tuner_opts *o, cgm_candidate **out, int *count,
+                                        cgm_error *err);
 
 /* The fastest candidate that fits (ties within 1% go to fewer GPUs, then to
  * the CPU); -1 when none. `why` gets one line of explanation. */
-int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *devs, char *why,
-                     size_t nwhy);
-
-/* What one GPU holds of a configuration: the same partition, halo and layout
- * the solver would build. */
-typedef struct cgm_tuner_segment {
-  int64_t rows;          /* own rows (whole block rows) */
-  int64_t blocks_padded; /* MBR blocks, padding included (interior + boundary with the halo) */
-  int64_t slots, nslices;
-  int64_t halo_rows; /* vector rows it holds beside its own */
-  int32_t max_row;   /* blocks one SpMV thread walks along its longest block row (its
-                      * length over B_x; halo on several GPUs: the interior's plus the
-                      * boundary's: two launches) */
-  double mean_row;   /* blocks one SpMV thread walks on average over all its rows (halo:
-                      * interior and boundary rows together) */
-} cgm_tuner_segment;
-
-/* The segments of (n, gpus, mode) and the vector elements exchanged per
- * iteration. */
-cgm_status cgm_tuner_shapes(const cgm_csr *A, int n, int gpus, cgm_exchange mode,
-                            cgm_tuner_segment *seg, int64_t *exchange_elems, cgm_error *err);
-/* The model's view of a segment at element width `width`. */
-cgm_segment_shape cgm_tuner_segment_shape(const cgm_tuner_segment *s, int n, int width);
+CGM_API int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *devs,
+                             char *why, size_t nwhy);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "solver/backend.h"
-#include "solver/cuda/cuda_util.h"
+#include "kernels/cuda_util.h"
 
 extern "C" bool cgm_have_cuda_build(void) {
   return true;

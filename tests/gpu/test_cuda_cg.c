@@ -2,11 +2,11 @@
  * every N and precision, real and synthetic matrices, 1 row, an arrow matrix
  * (one very long row), the true residual recomputed here in long double;
  * and the GPU failure modes. Skipped (77) without a GPU. */
-#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 
 #include "cgmodel/solver.h"
+#include "cli/env.h"
 #include "test_linalg.h"
 #include "test_util.h"
 
@@ -18,9 +18,14 @@ static double *rhs(const cgm_csr *A) {
   return b;
 }
 
+/* The GPU options of every solve here: the defaults, or what the CGMODEL_*
+ * variables say (ctest runs this test again with CGMODEL_CG=classic). */
+static cgm_gpu_opts gpu_opts;
+
 static cgm_status run(const cgm_csr *A, const double *b, double *x, cgm_backend be, int n,
                       cgm_precision p, cgm_solve_result *r, cgm_error *err) {
   cgm_solve_opts o = cgm_solve_opts_default();
+  o.gpu = gpu_opts;
   o.backend = be;
   o.precision = p;
   o.layout = cgm_bcsr_default_params(n);
@@ -131,9 +136,9 @@ static void failures(void) {
 }
 
 /* Programmatic dependent launch changes when a kernel is scheduled, never
- * what it computes: with it (the default) and without (CGMODEL_PDL=0), and
- * with the batches enqueued instead of replayed (CGMODEL_GRAPHS=0), the
- * same iterations and a bit-identical solution at every N. */
+ * what it computes: with it (the default) and without (pdl off), and with
+ * the batches enqueued instead of replayed (graphs off), the same
+ * iterations and a bit-identical solution at every N. */
 static void check_pdl(const char *what, const cgm_csr *A) {
   double *b = rhs(A), *x0 = malloc(A->nrows * sizeof *x0), *x1 = malloc(A->nrows * sizeof *x1);
   for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
@@ -141,21 +146,17 @@ static void check_pdl(const char *what, const cgm_csr *A) {
     cgm_solve_result r0, r1;
     cgm_error err = {0};
     CHECK_OK(run(A, b, x0, CGM_BACKEND_CUDA, n, CGM_PREC_DOUBLE, &r0, &err));
-    const char *env[][2] = {{"CGMODEL_PDL", "0"}, {"CGMODEL_GRAPHS", "0"}};
+    const char *knob[] = {"pdl", "graphs"};
     for (int k = 0; k < 2; k++) {
-      const char *was = getenv(env[k][0]); /* the caller's setting comes back */
-      char keep[64] = "";
-      if (was) snprintf(keep, sizeof keep, "%s", was);
-      setenv(env[k][0], env[k][1], 1);
+      const cgm_gpu_opts keep = gpu_opts;
+      if (k == 0) gpu_opts.pdl = false;
+      if (k == 1) gpu_opts.graphs = false;
       cgm_status st = run(A, b, x1, CGM_BACKEND_CUDA, n, CGM_PREC_DOUBLE, &r1, &err);
-      if (was)
-        setenv(env[k][0], keep, 1);
-      else
-        unsetenv(env[k][0]);
+      gpu_opts = keep;
       CHECK_OK(st);
       CHECK_MSG(r1.iterations == r0.iterations && !memcmp(x0, x1, A->nrows * sizeof *x0),
-                "%s N=%d %s=%s: %d iterations against %d, or another solution", what, n, env[k][0],
-                env[k][1], r1.iterations, r0.iterations);
+                "%s N=%d %s off: %d iterations against %d, or another solution", what, n, knob[k],
+                r1.iterations, r0.iterations);
     }
   }
   free(b), free(x0), free(x1);
@@ -168,6 +169,12 @@ int main(void) {
   }
   cgm_error err;
   cgm_csr A;
+  char msg[256];
+  if (cli_env_gpu_opts(&gpu_opts, msg, sizeof msg)) {
+    fprintf(stderr, "%s\n", msg);
+    return 1;
+  }
+  fprintf(stderr, "the %s CG\n", cgm_cg_variant_name(gpu_opts.cg));
   const int small = getenv("CGM_GPU_TEST_SMALL") != NULL;
   CHECK_OK(cgm_gen_poisson3d(small ? 9 : 31, &A, &err));
   check_matrix("poisson3d", &A);

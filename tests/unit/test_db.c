@@ -544,7 +544,9 @@ static void test_round_trips(void) {
   CHECK(v.id > 0 && is_iso_utc(v.created));
   CHECK(sql_int(db, "SELECT count(*) FROM solves WHERE predicted_time_per_iter_s IS NULL AND "
                     "calibration_id IS NULL") == 1);
+  CHECK(!strcmp(v.options, "{}")); /* none given: an empty object */
   cgm_db_solve w = v;
+  snprintf(w.options, sizeof w.options, "{\"tol\":1e-10,\"gpu\":{\"cg\":\"classic\"}}");
   w.calibration_id = cal.id;
   w.predicted_time_per_iter_s = 1.5e-4;
   w.converged = 0;
@@ -566,7 +568,7 @@ static void test_round_trips(void) {
           deq(a->relative_residual, b->relative_residual) &&
           deq(a->time_per_iter_s, b->time_per_iter_s) &&
           deq(a->predicted_time_per_iter_s, b->predicted_time_per_iter_s) &&
-          !strcmp(a->model, b->model));
+          !strcmp(a->model, b->model) && !strcmp(a->options, b->options));
   }
   CHECK(c.n == 2 && isnan(c.v[0].predicted_time_per_iter_s) && c.v[0].calibration_id == 0);
   cgm_db_solve nomatrix = v;
@@ -1227,7 +1229,7 @@ static void test_migration_v1(void) {
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
   CHECK(sqlite3_exec(h,
                      "ALTER TABLE fits DROP COLUMN m_lo; ALTER TABLE fits DROP COLUMN m_hi; "
-                     "PRAGMA user_version = 1",
+                     "ALTER TABLE solves DROP COLUMN options; PRAGMA user_version = 1",
                      NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
   CHECK_OK(cgm_db_open(p, false, &db, &e));
@@ -1237,6 +1239,36 @@ static void test_migration_v1(void) {
   CHECK_OK(cgm_db_fit_get(db, cal.id, "cg4", "", 1, 0, 2, &fb, &e));
   CHECK(fb.mu == 20 && fb.sigma == 2 && fb.nu == 40 && fb.n == 9 && fb.converged == 1 &&
         isnan(fb.m_lo) && isnan(fb.m_hi));
+  cgm_db_close(db);
+  remove_db(p);
+}
+
+/* A version-2 database (solves without options) with a solve in it:
+ * opening migrates it, and the old solve reads back with "{}". */
+static void test_migration_v2(void) {
+  char p[512];
+  tmp_path(p, sizeof p, "v2.db");
+  cgm_db *db = NULL;
+  cgm_error e = {0};
+  CHECK_OK(cgm_db_open(p, true, &db, &e));
+  if (!db) return;
+  cgm_db_matrix m = {.name = "a.mtx", .x = 3, .nnz = 7};
+  CHECK_OK(cgm_db_matrix_get_or_add(db, &m, &e));
+  cgm_db_solve v = {.matrix_id = m.id, .backend = "cpu", .iterations = 5, .options = "{\"x\":1}"};
+  CHECK_OK(cgm_db_solve_add(db, &v, &e));
+  cgm_db_close(db);
+  sqlite3 *h = NULL;
+  CHECK(sqlite3_open(p, &h) == SQLITE_OK);
+  CHECK(sqlite3_exec(h, "ALTER TABLE solves DROP COLUMN options; PRAGMA user_version = 2", NULL,
+                     NULL, NULL) == SQLITE_OK);
+  sqlite3_close(h);
+  CHECK_OK(cgm_db_open(p, false, &db, &e));
+  if (!db) return;
+  CHECK(sql_int(db, "PRAGMA user_version") == CGM_DB_SCHEMA_VERSION);
+  static collect c; /* large: off the stack */
+  memset(&c, 0, sizeof c);
+  CHECK_OK(cgm_db_solves(db, collect_solve, &c, &e));
+  CHECK(c.n == 1 && c.v[0].iterations == 5 && !strcmp(c.v[0].options, "{}"));
   cgm_db_close(db);
   remove_db(p);
 }
@@ -1270,6 +1302,7 @@ int main(void) {
   test_disk_full();
   test_migration();
   test_migration_v1();
+  test_migration_v2();
   chmod(tmpdir, 0700);
   nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   TEST_MAIN_END();

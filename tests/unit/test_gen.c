@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgmodel/plan.h"
 #include "cgmodel/sparse.h"
 #include "test_util.h"
 
@@ -443,7 +444,7 @@ static void test_arrow(void) {
     CHECK_MSG(row0 == want && other <= 4, "%s: row 0 has %d entries (want %d), others up to %d",
               what, row0, want, other);
     cgm_features f;
-    CHECK_OK(cgm_features_compute(&A, &f, &e));
+    CHECK_OK(cgm_plan_features(&A, &f, &e));
     /* 8x8: block row 0 reads block columns 0 .. max(len - 1, 8) / 8 (row 7
      * reads column 8); the tridiagonal's block rows read 3. */
     int32_t wb = (want - 1 > 8 ? want - 1 : 8) / 8 + 1;
@@ -480,7 +481,7 @@ static void test_band(void) {
                 A.colidx[A.rowptr[r]], hi - lo + 1, lo);
     }
     cgm_features f;
-    CHECK_OK(cgm_features_compute(&A, &f, &e));
+    CHECK_OK(cgm_plan_features(&A, &f, &e));
     for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
       const int bn = cgm_block_sizes[b];
       /* block row k spans rows kN .. kN + N - 1, columns kN - h .. kN + N - 1 + h */

@@ -1,7 +1,7 @@
 /* Microbenchmarks: timings of the solver's own kernels (never copies) and of
  * the device's memory system, medians after warm-up. */
-#ifndef CGM_MICROBENCH_H
-#define CGM_MICROBENCH_H
+#ifndef CGM_MICROBENCH_MICROBENCH_H
+#define CGM_MICROBENCH_MICROBENCH_H
 
 #include <stdbool.h>
 
@@ -29,6 +29,7 @@ typedef struct cgm_mb_opts {
   bool quick;          /* fewer sizes and repetitions */
   unsigned precisions; /* bit (1 << cgm_precision) per precision to measure */
   int threads;         /* CPU: OpenMP threads (<= 0: the default) */
+  cgm_gpu_opts gpu;    /* CUDA: how whole solves run (the iteration and multi-GPU sweeps) */
 } cgm_mb_opts;
 
 /* Receives every sample as it is measured; a non-zero return stops the run

@@ -4,10 +4,10 @@
  * 16-byte accesses. Reductions accumulate in double in both precisions. */
 #include <math.h>
 
-#include "solver/cuda/cuda_util.h"
-#include "solver/cuda/device_util.cuh"
-#include "solver/cuda/kernels.h"
-#include "solver/cuda/launch.cuh"
+#include "kernels/cuda_util.h"
+#include "kernels/device_util.cuh"
+#include "kernels/kernels.h"
+#include "kernels/launch.cuh"
 
 namespace cgm {
 

@@ -4,10 +4,10 @@
  * last block its end (%globaltimer, ns); cg_cuda.cu writes the stamps of
  * each device to $CGMODEL_TRACE_FILE after a solve (bench/trace_timeline.py
  * reads them). */
-#ifndef CGM_SOLVER_CUDA_TRACE_CUH
-#define CGM_SOLVER_CUDA_TRACE_CUH
+#ifndef CGM_KERNELS_TRACE_CUH
+#define CGM_KERNELS_TRACE_CUH
 
-#include "solver/cuda/kernels.h"
+#include "kernels/kernels.h"
 
 namespace cgm {
 

@@ -1,14 +1,14 @@
 /* Device-side helpers shared by the kernels: wide loads, block reductions
  * and the deterministic last-block reduction. */
-#ifndef CGM_SOLVER_CUDA_DEVICE_UTIL_CUH
-#define CGM_SOLVER_CUDA_DEVICE_UTIL_CUH
+#ifndef CGM_KERNELS_DEVICE_UTIL_CUH
+#define CGM_KERNELS_DEVICE_UTIL_CUH
 
 #include <cuda/atomic>
 #include <stdint.h>
 #include <string.h>
 
-#include "solver/cuda/kernels.h"
-#include "solver/cuda/trace.cuh"
+#include "kernels/kernels.h"
+#include "kernels/trace.cuh"
 
 namespace cgm {
 
@@ -36,8 +36,7 @@ __device__ __forceinline__ void load_row(const T *p, T (&out)[N]) {
 }
 
 /* Sums NV doubles over the block; thread 0 gets the totals. */
-template <int NV>
-__device__ __forceinline__ void block_sum(double (&v)[NV]) {
+template <int NV> __device__ __forceinline__ void block_sum(double (&v)[NV]) {
   __shared__ double sh[NV][32];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = (blockDim.x + 31) >> 5;
 #pragma unroll
@@ -212,7 +211,8 @@ __device__ __forceinline__ void ll_send(const cgm_cg_state *st, const cgm_sync &
   unsigned long long w[CGM_LL_WORDS] = {};
 #pragma unroll
   for (int k = 0; k < NV + 2; k++) {
-    const unsigned long long b = (unsigned long long)__double_as_longlong(k < NV ? t[k] : c[k - NV]);
+    const unsigned long long b =
+        (unsigned long long)__double_as_longlong(k < NV ? t[k] : c[k - NV]);
     w[2 * k] = tick | (b & 0xffffffffull);
     w[2 * k + 1] = tick | (b >> 32);
   }
@@ -276,10 +276,9 @@ __device__ __forceinline__ bool ll_wait(cgm_cg_state *st, int nparts, int off, d
  * given, and writes the totals to every destination of out. Returns true in
  * the last block. */
 template <int NV>
-__device__ __forceinline__ bool last_block_sum(double (&v)[NV], cgm_reduce_buf red,
-                                               const cgm_out &out, const double *add,
-                                               const cgm_cg_state *st = nullptr,
-                                               const cgm_sync *sync = nullptr) {
+__device__ __forceinline__ bool
+last_block_sum(double (&v)[NV], cgm_reduce_buf red, const cgm_out &out, const double *add,
+               const cgm_cg_state *st = nullptr, const cgm_sync *sync = nullptr) {
   /* sync points at the caller's kernel parameter: only constant-index reads */
   __shared__ bool is_last;
   block_sum<NV>(v);

@@ -1,12 +1,14 @@
-/* The CUDA solver's per-device resources (cuda_dev.cu) and the helpers the
- * driver (cg_cuda.cu), the tests and the microbenchmarks share. */
-#ifndef CGM_SOLVER_CUDA_CG_CUDA_H
-#define CGM_SOLVER_CUDA_CG_CUDA_H
+/* Per-device resources of our kernels (cuda_dev.cu): vectors, uploaded
+ * layouts, reduction scratch and the CG state; what the CUDA solver, the
+ * tests and the microbenchmarks share. */
+#ifndef CGM_KERNELS_CUDA_DEV_H
+#define CGM_KERNELS_CUDA_DEV_H
 
 #include <cuda_runtime_api.h>
 
-#include "solver/backend.h"
-#include "solver/cuda/kernels.h"
+#include "cgmodel/plan.h"
+#include "cgmodel/sparse.h"
+#include "kernels/kernels.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,7 +51,6 @@ typedef struct cgm_cuda_dev {
   int64_t bytes; /* device memory allocated */
 } cgm_cuda_dev;
 
-int64_t cgm_cuda_vec_len(int64_t n);
 /* Allocates vectors, reduction scratch and the state on device dev for
  * `rows` own rows and a gathered vector of v_len entries (v_len <= rows:
  * the own vector). */

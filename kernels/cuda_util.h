@@ -1,7 +1,7 @@
 /* Error handling for CUDA host code: every runtime call and every launch is
  * checked and turned into a cgm_error naming the call, file and line. */
-#ifndef CGM_SOLVER_CUDA_UTIL_H
-#define CGM_SOLVER_CUDA_UTIL_H
+#ifndef CGM_KERNELS_CUDA_UTIL_H
+#define CGM_KERNELS_CUDA_UTIL_H
 
 #include <cuda_runtime.h>
 

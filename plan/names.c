@@ -1,6 +1,6 @@
-#include "cgmodel/solver.h"
+/* The names of the configuration's choices, as the command line spells them. */
+#include "cgmodel/plan.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static const char *backend_names[] = {"cpu", "cuda", "cusparse"};
@@ -20,10 +20,8 @@ const char *cgm_exchange_name(cgm_exchange e) {
   return NAME_OF(exchange_names, (int)e);
 }
 
-const char *cgm_gpu_cg_variant(void) {
-  const char *cg = getenv("CGMODEL_CG");
-  if (!cg || strcmp(cg, "cgg") == 0) return "cgg";
-  return strcmp(cg, "classic") == 0 ? "classic" : NULL;
+int cgm_precision_width(cgm_precision p) {
+  return p == CGM_PREC_SINGLE ? 4 : 8;
 }
 
 static bool parse(const char *s, const char *const *table, int n, int *out) {

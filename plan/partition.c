@@ -1,18 +1,35 @@
 /* Splitting a matrix over several GPUs: segments of consecutive block rows
  * with similar block counts (paper Sec. 4.1), and what each segment reads
  * from the others (its halo), so that only those entries need exchanging
- * (seeds 003, 004) and the rows that read none can run during the exchange. */
+ * (as in Agullo et al., "Task-based Conjugate-Gradient for multi-GPUs
+ * platforms", INRIA RR-8192, 2012, and Cevahir, Nukada, Matsuoka, "CG on
+ * GPU-enhanced clusters") and the rows that read none can run during the
+ * exchange. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgmodel/sparse.h"
+#include "plan/partition.h"
 #include "sparse/bcsr_internal.h"
+
+int cgm_partition_align(int n) {
+  return n >= 4 ? 1 : 4 / n;
+}
+
+int64_t cgm_chunk_rows(const int32_t *bounds, int gpus, int n) {
+  int64_t q = n >= 4 ? n : 4, chunk = 0;
+  for (int g = 0; g < gpus; g++) {
+    int64_t rows = (int64_t)(bounds[g + 1] - bounds[g]) * n;
+    rows = (rows + q - 1) / q * q;
+    if (rows > chunk) chunk = rows;
+  }
+  return chunk;
+}
 
 cgm_status cgm_partition_lengths(const int32_t *len, int32_t nb, int parts, int align,
                                  int32_t *bounds, cgm_error *err) {
-  if (parts < 1 || parts > CGM_MAX_PARTS)
-    return cgm_fail(err, CGM_EINPUT, "number of segments must be in [1, %d] (got %d)",
-                    CGM_MAX_PARTS, parts);
+  if (parts < 1 || parts > CGM_MAX_GPUS)
+    return cgm_fail(err, CGM_EINPUT, "number of segments must be in [1, %d] (got %d)", CGM_MAX_GPUS,
+                    parts);
   if (align < 1) align = 1;
   if (parts == 1) { /* one segment: nothing to align */
     bounds[0] = 0;
@@ -53,7 +70,7 @@ cgm_status cgm_partition(const cgm_csr *A, int n, int parts, int align, int32_t 
   if (n != 1 && n != 2 && n != 4 && n != 8)
     return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
   int32_t nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
-  if (parts < 1 || parts == 1 || parts > CGM_MAX_PARTS)
+  if (parts < 1 || parts == 1 || parts > CGM_MAX_GPUS)
     return cgm_partition_lengths(NULL, nb, parts, align, bounds, err);
   int32_t *len = malloc(((size_t)nb + 1) * sizeof *len);
   if (!len) return cgm_fail(err, CGM_ERUNTIME, "out of memory partitioning %d block rows", nb);
@@ -68,74 +85,52 @@ cgm_status cgm_partition(const cgm_csr *A, int n, int parts, int align, int32_t 
   return st;
 }
 
+cgm_status cgm_partition_balance(const int64_t *bptr, const int32_t *bcol, const int32_t *len,
+                                 int32_t nb, int parts, int align, double extra, int32_t *bounds,
+                                 cgm_error *err) {
+  if (parts < 2 || extra <= 0.0) return CGM_OK;
+  int32_t *w = malloc(((size_t)nb + 1) * sizeof *w);
+  if (!w) return cgm_fail(err, CGM_ERUNTIME, "out of memory partitioning %d block rows", nb);
+  for (int g = 0; g < parts; g++) {
+    const int32_t lo = bounds[g], hi = bounds[g + 1];
+#pragma omp parallel for schedule(dynamic, 256)
+    for (int32_t b = lo; b < hi; b++) {
+      bool boundary = false;
+      for (int64_t q = bptr[b]; q < bptr[b + 1] && !boundary; q++)
+        boundary = bcol[q] < lo || bcol[q] >= hi;
+      w[b] = boundary ? len[b] + (int32_t)(extra * len[b] + 0.5) : len[b];
+    }
+  }
+  cgm_status st = cgm_partition_lengths(w, nb, parts, align, bounds, err);
+  free(w);
+  return st;
+}
+
 cgm_status cgm_partition_boundary(const cgm_csr *A, int n, int parts, int align, double extra,
                                   int32_t *bounds, cgm_error *err) {
   if (parts < 2 || extra <= 0.0) return CGM_OK;
-  if (n != 1 && n != 2 && n != 4 && n != 8)
-    return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
+  int64_t *bptr = NULL;
+  int32_t *bcol = NULL, *len = NULL;
+  cgm_status st = cgm_block_pattern(A, n, &bptr, &bcol, err);
   const int32_t nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
-  int32_t *len = malloc(((size_t)nb + 1) * sizeof *len);
-  if (!len) return cgm_fail(err, CGM_ERUNTIME, "out of memory partitioning %d block rows", nb);
-  cgm_status st = cgm_bcsr_row_blocks(A, n, len, err);
-  for (int g = 0; g < parts && !st; g++) {
-    const int32_t lo = bounds[g], hi = bounds[g + 1];
-    for (int32_t b = lo; b < hi; b++) {
-      bool boundary = false;
-      for (int32_t i = b * n; i < (b + 1) * n && i < A->nrows && !boundary; i++)
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-          const int32_t c = A->colidx[k] / n;
-          if (c < lo || c >= hi) {
-            boundary = true;
-            break;
-          }
-        }
-      if (boundary) len[b] += (int32_t)(extra * len[b] + 0.5);
-    }
-  }
-  if (!st) st = cgm_partition_lengths(len, nb, parts, align, bounds, err);
+  if (!st && !(len = malloc(((size_t)nb + 1) * sizeof *len)))
+    st = cgm_fail(err, CGM_ERUNTIME, "out of memory partitioning %d block rows", nb);
+  for (int32_t b = 0; b < nb && !st; b++) len[b] = (int32_t)(bptr[b + 1] - bptr[b]);
+  if (!st) st = cgm_partition_balance(bptr, bcol, len, nb, parts, align, extra, bounds, err);
+  free(bptr);
+  free(bcol);
   free(len);
   return st;
 }
 
-cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **bcol,
-                             cgm_error *err) {
-  *bptr = NULL;
-  *bcol = NULL;
-  if (n != 1 && n != 2 && n != 4 && n != 8)
-    return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
-  int32_t nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
-  int64_t *p = malloc(((size_t)nb + 1) * sizeof *p);
-  if (!p) return cgm_fail(err, CGM_ERUNTIME, "out of memory for the block pattern");
-  p[0] = 0;
-  int32_t *len = malloc(((size_t)nb + 1) * sizeof *len);
-  if (!len) {
-    free(p);
-    return cgm_fail(err, CGM_ERUNTIME, "out of memory for the block pattern");
-  }
-  cgm_status st = cgm_bcsr_row_blocks(A, n, len, err);
-  for (int32_t b = 0; b < nb && !st; b++) p[b + 1] = p[b] + len[b];
-  free(len);
-  int32_t *c = st ? NULL : malloc(((size_t)p[nb] + 1) * sizeof *c);
-  if (!st && !c)
-    st = cgm_fail(err, CGM_ERUNTIME, "out of memory for %lld blocks", (long long)p[nb]);
-  if (st) {
-    free(p);
-    return st;
-  }
-#pragma omp parallel for schedule(dynamic, 256)
-  for (int32_t b = 0; b < nb; b++) cgm_block_row_columns(A, b, n, c + p[b]);
-  *bptr = p;
-  *bcol = c;
-  return CGM_OK;
-}
-
 cgm_status cgm_halo_sizes(const int64_t *bptr, const int32_t *bcol, int32_t nbcols,
                           const int32_t *bounds, int parts, int seg, int32_t *nhalo,
-                          unsigned char *is_boundary, cgm_error *err) {
+                          int32_t *from_owner, unsigned char *is_boundary, cgm_error *err) {
   const int32_t b0 = bounds[seg], b1 = bounds[seg + 1];
   unsigned char *mark = calloc((size_t)nbcols / 8 + 1, 1);
   if (!mark) return cgm_fail(err, CGM_ERUNTIME, "out of memory sizing the halo of segment %d", seg);
   int64_t count = 0;
+  int32_t per[CGM_MAX_GPUS] = {0};
   for (int32_t b = b0; b < b1; b++) {
     unsigned char bnd = 0;
     for (int64_t q = bptr[b]; q < bptr[b + 1]; q++) {
@@ -143,13 +138,18 @@ cgm_status cgm_halo_sizes(const int64_t *bptr, const int32_t *bcol, int32_t nbco
       if (c >= b0 && c < b1) continue;
       bnd = 1;
       unsigned char bit = (unsigned char)(1u << (c & 7));
-      if (!(mark[c >> 3] & bit)) mark[c >> 3] |= bit, count++;
+      if (mark[c >> 3] & bit) continue;
+      mark[c >> 3] |= bit, count++;
+      int j = 0;
+      while (j + 1 < parts && c >= bounds[j + 1]) j++;
+      per[j]++;
     }
     is_boundary[b - b0] = bnd;
   }
   free(mark);
   *nhalo = (int32_t)count;
-  (void)parts;
+  if (from_owner)
+    for (int j = 0; j < parts; j++) from_owner[j] = per[j];
   return CGM_OK;
 }
 
@@ -164,7 +164,7 @@ void cgm_halo_free(cgm_halo *h) {
 cgm_status cgm_halo_build(const cgm_csr *A, int n, const int32_t *bounds, int parts, int seg,
                           cgm_halo *h, cgm_error *err) {
   memset(h, 0, sizeof *h);
-  if (seg < 0 || seg >= parts || parts > CGM_MAX_PARTS)
+  if (seg < 0 || seg >= parts || parts > CGM_MAX_GPUS)
     return cgm_fail(err, CGM_EINPUT, "segment %d of %d does not exist", seg, parts);
   const int32_t b0 = bounds[seg], b1 = bounds[seg + 1];
   const int32_t nbcols = (int32_t)(((int64_t)A->ncols + n - 1) / n);

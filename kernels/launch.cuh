@@ -5,8 +5,8 @@
  * kernel boundaries of an iteration. Every kernel launched this way starts
  * with pdl_begin() (device_util.cuh), so it reads and writes nothing before
  * its predecessor has finished and its stores are visible. */
-#ifndef CGM_SOLVER_CUDA_LAUNCH_CUH
-#define CGM_SOLVER_CUDA_LAUNCH_CUH
+#ifndef CGM_KERNELS_LAUNCH_CUH
+#define CGM_KERNELS_LAUNCH_CUH
 
 #include <cuda_runtime.h>
 

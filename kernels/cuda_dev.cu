@@ -5,15 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver/cuda/cg_cuda.h"
-#include "solver/cuda/cuda_util.h"
+#include "kernels/cuda_dev.h"
+#include "kernels/cuda_util.h"
 
 static size_t elem(cgm_precision p) {
-  return p == CGM_PREC_SINGLE ? 4 : 8;
-}
-
-int64_t cgm_cuda_vec_len(int64_t n) {
-  return (n + CGM_VEC_ALIGN - 1) / CGM_VEC_ALIGN * CGM_VEC_ALIGN;
+  return (size_t)cgm_precision_width(p);
 }
 
 /* cudaMalloc that counts what it takes. */
@@ -93,12 +89,17 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
   CGM_CUDA_TRY(err, cudaStreamCreateWithPriority(&d->comm, cudaStreamNonBlocking, prio_high));
   const size_t w = elem(prec);
   d->rows = rows;
-  d->np = cgm_cuda_vec_len(rows);
-  d->v_len = cgm_cuda_vec_len(v_len > rows ? v_len : rows);
+  d->np = cgm_vec_len(rows);
+  d->v_len = cgm_vec_len(v_len > rows ? v_len : rows);
   void **vecs[] = {&d->x, &d->r, &d->u, &d->dinv, &d->s};
   for (size_t i = 0; i < 5; i++) CGM_CUDA_TRY(err, dmalloc(d, vecs[i], (size_t)d->np * w));
   CGM_CUDA_TRY(err, dmalloc(d, &d->v, (size_t)d->v_len * w));
   d->red_cap = 4096;
+  /* The plan counts this scratch as CGM_DEVICE_SCRATCH_BYTES at most. */
+  static_assert(5 * 2 * 4096 * 8 + 5 * sizeof(unsigned) + 2 * sizeof(double) +
+                        sizeof(cgm_cg_state) <=
+                    CGM_DEVICE_SCRATCH_BYTES,
+                "the plan's device scratch is too small");
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->partials, (size_t)5 * 2 * d->red_cap * 8));
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->counters, 5 * sizeof(unsigned)));
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->dot_tmp, 2 * sizeof(double)));

@@ -18,10 +18,10 @@
  * same addresses, half the registers per step, so the loop can hold two
  * steps in flight (one 64-byte row per thread was register-bound at 59-65%
  * of the copy bandwidth, docs/perf.md). */
-#include "solver/cuda/cuda_util.h"
-#include "solver/cuda/device_util.cuh"
-#include "solver/cuda/kernels.h"
-#include "solver/cuda/launch.cuh"
+#include "kernels/cuda_util.h"
+#include "kernels/device_util.cuh"
+#include "kernels/kernels.h"
+#include "kernels/launch.cuh"
 
 namespace cgm {
 

@@ -8,13 +8,13 @@
  * iterations uses slots 0..K-1; slot i-1 (mod K) is the previous iteration.
  * Once `done` is set, every later kernel returns at once, so a graph can run
  * past convergence without changing x. */
-#ifndef CGM_SOLVER_CUDA_KERNELS_H
-#define CGM_SOLVER_CUDA_KERNELS_H
+#ifndef CGM_KERNELS_KERNELS_H
+#define CGM_KERNELS_KERNELS_H
 
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 
-#include "cgmodel/solver.h"
+#include "cgmodel/plan.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,8 +53,6 @@ enum {
   CGM_RUN_MAXITER = 4,
   CGM_RUN_TIMEOUT = 5, /* a device waited too long for a peer's flag */
 };
-
-#define CGM_MAX_GPUS 8
 
 /* Flags between GPUs (p2p and halo exchanges). A cross-device edge of a
  * CUDA graph costs about 15 us on 4 x H200 and an iteration needs three, so
@@ -238,9 +236,6 @@ cudaError_t cgm_launch_epoch(cgm_cg_state *st, cudaStream_t s);
 /* out[0] = x . y (the plain vector reduction of the paper's Table 2). */
 cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void *x, const void *y, double *out,
                            cgm_reduce_buf red, int sms, cudaStream_t s);
-
-/* Vector lengths are padded to this many elements (16-byte accesses). */
-#define CGM_VEC_ALIGN 4
 
 #ifdef __cplusplus
 }

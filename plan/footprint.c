@@ -1,0 +1,44 @@
+/* The memory a configuration needs on each device, counted from what the
+ * backends allocate: the CUDA solver's list is solver/cuda/cuda_dev.cu
+ * (vectors, layouts, scratch) and its halo send lists; the CPU's is the
+ * layout and the CG vectors in host memory; cuSPARSE's is its CSR copy and
+ * vectors. The plan checks configurations against device memory with it,
+ * before anything is allocated. */
+#include "cgmodel/plan.h"
+
+int64_t cgm_vec_len(int64_t n) {
+  return (n + CGM_VEC_ALIGN - 1) / CGM_VEC_ALIGN * CGM_VEC_ALIGN;
+}
+
+/* An uploaded MBR layout: values, block columns, result rows, slice offsets. */
+static int64_t layout_bytes(const cgm_plan_layout *L, const cgm_bcsr_params *p, int64_t w) {
+  return L->blocks_padded * ((int64_t)p->n * p->n * w + 4) + (int64_t)L->nslices * p->by * 4 +
+         ((int64_t)L->nslices + 1) * 8;
+}
+
+static int64_t segment_bytes(const cgm_plan *p, const cgm_plan_segment *s) {
+  const int64_t w = cgm_precision_width(p->o.precision);
+  switch (p->o.backend) {
+  case CGM_BACKEND_CUSPARSE: /* CSR (value and 32-bit column, row offsets) and six vectors */
+    return p->nnz * (w + 4) + 4 * ((int64_t)p->nrows + 1) + 6 * (int64_t)p->nrows * w;
+  case CGM_BACKEND_CPU: /* the layout and six vectors (x, r, p, q, z, D^-1) */
+    return layout_bytes(&s->part[0], &p->o.layout, w) + 6 * s->rows * w;
+  case CGM_BACKEND_CUDA:
+    break;
+  }
+  /* x, r, u, D^-1, s of the own rows, and v, the gathered vector */
+  const int64_t own = cgm_vec_len(s->rows);
+  const int64_t gathered = cgm_vec_len(s->v_len > s->rows ? s->v_len : s->rows);
+  int64_t b = (5 * own + gathered) * w + CGM_DEVICE_SCRATCH_BYTES;
+  for (int k = 0; k < s->nparts; k++) b += layout_bytes(&s->part[k], &p->o.layout, w);
+  return b + s->sends * 4; /* the halo's send list */
+}
+
+void cgm_plan_set_precision(cgm_plan *p, cgm_precision prec) {
+  p->o.precision = prec;
+  p->device_bytes = 0;
+  for (int g = 0; g < p->nseg; g++) {
+    p->seg[g].device_bytes = segment_bytes(p, &p->seg[g]);
+    if (p->seg[g].device_bytes > p->device_bytes) p->device_bytes = p->seg[g].device_bytes;
+  }
+}
