@@ -35,6 +35,7 @@ cgm_status cgm_cuda_free_bytes(int dev, int64_t *avail, int64_t *total, cgm_erro
 
 static void matrix_free(cgm_dev_matrix *m) {
   cudaFree(m->val);
+  cudaFree(m->val_hi);
   cudaFree(m->slice_ptr);
   cudaFree(m->bcol);
   cudaFree(m->brow);
@@ -56,8 +57,8 @@ void cgm_cuda_dev_free(cgm_cuda_dev *d) {
   cudaSetDevice(d->dev);
   matrix_free(&d->A);
   matrix_free(&d->B);
-  void *ptrs[] = {d->x,        d->r,        d->v,     d->u,       d->dinv,    d->s,
-                  d->partials, d->counters, d->state, d->dot_tmp, d->send_idx};
+  void *ptrs[] = {d->x,        d->r,     d->v,       d->u,        d->dinv, d->s,    d->partials,
+                  d->counters, d->state, d->dot_tmp, d->send_idx, d->b,    d->x_hi, d->y_hi};
   for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++) cudaFree(ptrs[i]);
   for (int i = 0; i < 2; i++)
     if (d->host_state[i]) cudaFreeHost(d->host_state[i]);
@@ -76,7 +77,8 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
                              int64_t v_len, cgm_error *err) {
   memset(d, 0, sizeof *d);
   d->dev = dev;
-  d->prec = prec;
+  d->mixed = prec == CGM_PREC_MIXED;
+  d->prec = cgm_precision_iter(prec);
   CGM_CUDA_TRY(err, cudaSetDevice(dev));
   CGM_CUDA_TRY(err, cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, dev));
   CGM_CUDA_TRY(err, cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
@@ -87,24 +89,31 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
   int prio_low = 0, prio_high = 0;
   CGM_CUDA_TRY(err, cudaDeviceGetStreamPriorityRange(&prio_low, &prio_high));
   CGM_CUDA_TRY(err, cudaStreamCreateWithPriority(&d->comm, cudaStreamNonBlocking, prio_high));
-  const size_t w = elem(prec);
+  const size_t w = elem(d->prec);
   d->rows = rows;
   d->np = cgm_vec_len(rows);
   d->v_len = cgm_vec_len(v_len > rows ? v_len : rows);
   void **vecs[] = {&d->x, &d->r, &d->u, &d->dinv, &d->s};
   for (size_t i = 0; i < 5; i++) CGM_CUDA_TRY(err, dmalloc(d, vecs[i], (size_t)d->np * w));
   CGM_CUDA_TRY(err, dmalloc(d, &d->v, (size_t)d->v_len * w));
+  /* b for the true residual, in double unless the solve is all single */
+  CGM_CUDA_TRY(err, dmalloc(d, &d->b, (size_t)d->np * (prec == CGM_PREC_SINGLE ? 4 : 8)));
+  if (d->mixed) {
+    CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->x_hi, (size_t)d->np * 8));
+    CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->y_hi, (size_t)d->np * 8));
+  }
   d->red_cap = 4096;
-  /* The plan counts this scratch as CGM_DEVICE_SCRATCH_BYTES at most. */
-  static_assert(5 * 2 * 4096 * 8 + 5 * sizeof(unsigned) + 2 * sizeof(double) +
+  /* Five reduction buffers of 2 values a block, and CGM_RED_RELIABLE of 4;
+   * the plan counts this scratch as CGM_DEVICE_SCRATCH_BYTES at most. */
+  static_assert((5 * 2 + 4) * 4096 * 8 + 6 * sizeof(unsigned) + 8 * sizeof(double) +
                         sizeof(cgm_cg_state) <=
                     CGM_DEVICE_SCRATCH_BYTES,
                 "the plan's device scratch is too small");
-  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->partials, (size_t)5 * 2 * d->red_cap * 8));
-  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->counters, 5 * sizeof(unsigned)));
-  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->dot_tmp, 2 * sizeof(double)));
+  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->partials, (size_t)(5 * 2 + 4) * d->red_cap * 8));
+  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->counters, 6 * sizeof(unsigned)));
+  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->dot_tmp, 8 * sizeof(double)));
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->state, sizeof(cgm_cg_state)));
-  CGM_CUDA_TRY(err, cudaMemsetAsync(d->counters, 0, 5 * sizeof(unsigned), d->stream));
+  CGM_CUDA_TRY(err, cudaMemsetAsync(d->counters, 0, 6 * sizeof(unsigned), d->stream));
   CGM_CUDA_TRY(err, cudaMemsetAsync(d->state, 0, sizeof(cgm_cg_state), d->stream));
   for (int i = 0; i < 2; i++)
     CGM_CUDA_TRY(err, cudaMallocHost((void **)&d->host_state[i], sizeof(cgm_cg_state)));
@@ -116,6 +125,12 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
   void *zero[] = {d->x, d->r, d->u, d->dinv, d->s};
   for (size_t i = 0; i < 5; i++)
     CGM_CUDA_TRY(err, cudaMemsetAsync(zero[i], 0, (size_t)d->np * w, d->stream));
+  CGM_CUDA_TRY(
+      err, cudaMemsetAsync(d->b, 0, (size_t)d->np * (prec == CGM_PREC_SINGLE ? 4 : 8), d->stream));
+  if (d->mixed) {
+    CGM_CUDA_TRY(err, cudaMemsetAsync(d->x_hi, 0, (size_t)d->np * 8, d->stream));
+    CGM_CUDA_TRY(err, cudaMemsetAsync(d->y_hi, 0, (size_t)d->np * 8, d->stream));
+  }
   CGM_CUDA_TRY(err, cudaMemsetAsync(d->v, 0, (size_t)d->v_len * w, d->stream));
   CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
   return CGM_OK;
@@ -129,10 +144,15 @@ cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_ma
   const int64_t nval = B->nblocks_padded * n * n;
   CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
   CGM_CUDA_TRY(err, dmalloc(d, &m->val, (size_t)nval * w));
+  if (d->mixed) CGM_CUDA_TRY(err, dmalloc(d, (void **)&m->val_hi, (size_t)nval * 8));
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&m->slice_ptr, ((size_t)B->nslices + 1) * 8));
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&m->bcol, (size_t)B->nblocks_padded * 4));
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&m->brow, (size_t)B->nslices * B->p.by * 4));
-  if (d->prec == CGM_PREC_SINGLE) {
+  if (d->mixed) { /* the values once, in double; their single copy made on the device */
+    CGM_CUDA_TRY(err, cudaMemcpyAsync(m->val_hi, B->val, (size_t)nval * 8, cudaMemcpyHostToDevice,
+                                      d->stream));
+    CGM_CUDA_TRY(err, cgm_launch_to_single(m->val_hi, (float *)m->val, nval, d->sms, d->stream));
+  } else if (d->prec == CGM_PREC_SINGLE) {
     float *tmp = (float *)malloc((size_t)(nval > 0 ? nval : 1) * sizeof(float));
     if (!tmp) return cgm_fail(err, CGM_ERUNTIME, "out of host memory converting the matrix");
     for (int64_t i = 0; i < nval; i++) tmp[i] = (float)B->val[i];
@@ -162,6 +182,8 @@ cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_ma
   m->L.bcol = m->bcol;
   m->L.brow = m->brow;
   m->L.val = m->val;
+  m->L_hi = m->L;
+  m->L_hi.val = m->val_hi;
   m->present = B->nbrows > 0;
   return CGM_OK;
 }
@@ -199,6 +221,22 @@ cgm_status cgm_cuda_upload_vec(const cgm_cuda_dev *d, void *dst, const double *s
   if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream); /* before tmp is freed */
   free(tmp);
   CGM_CUDA_TRY(err, e);
+  return CGM_OK;
+}
+
+cgm_status cgm_cuda_upload_double(const cgm_cuda_dev *d, double *dst, const double *src, int64_t n,
+                                  cgm_error *err) {
+  CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
+  CGM_CUDA_TRY(err, cudaMemcpyAsync(dst, src, (size_t)n * 8, cudaMemcpyHostToDevice, d->stream));
+  CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
+  return CGM_OK;
+}
+
+cgm_status cgm_cuda_download_double(const cgm_cuda_dev *d, const double *src, double *dst,
+                                    int64_t n, cgm_error *err) {
+  CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
+  CGM_CUDA_TRY(err, cudaMemcpyAsync(dst, src, (size_t)n * 8, cudaMemcpyDeviceToHost, d->stream));
+  CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
   return CGM_OK;
 }
 

@@ -52,6 +52,7 @@ enum {
   CGM_RUN_NONFINITE = 3, /* NaN or Inf in a reduction */
   CGM_RUN_MAXITER = 4,
   CGM_RUN_TIMEOUT = 5, /* a device waited too long for a peer's flag */
+  CGM_RUN_STALLED = 6, /* the true residual stopped falling (the host's reliable updates) */
 };
 
 /* Flags between GPUs (p2p and halo exchanges). A cross-device edge of a
@@ -101,14 +102,18 @@ typedef struct cgm_sync {
 typedef struct cgm_cg_state {
   cgm_cg_slot slot[CGM_MAX_GPUS][CGM_MAX_SLOTS];
   cgm_cg_slot local[CGM_MAX_SLOTS];
-  double thr;                 /* (tol * ||b||)^2 */
-  double rr_last;             /* r . r of the last completed iteration */
-  double bad;                 /* the value that stopped the run */
-  int done;                   /* CGM_RUN_* */
-  int iter;                   /* completed iterations */
-  int maxiter;                /* CG5 (or cgg) stops the run here */
-  int K;                      /* iterations per graph (the ticks of cgm_sync) */
-  unsigned long long epoch;   /* graphs completed */
+  double thr;               /* (tol * ||b||)^2 */
+  double rr_last;           /* r . r of the last completed iteration */
+  double bad;               /* the value that stopped the run */
+  int done;                 /* CGM_RUN_* */
+  int iter;                 /* completed iterations */
+  int maxiter;              /* CG5 (or cgg) stops the run here */
+  int K;                    /* iterations per graph (the ticks of cgm_sync) */
+  unsigned long long epoch; /* graphs completed */
+  /* A run resumed after a replacement of its residual (reliable updates)
+   * counts its iterations on from iter_base at epoch epoch_base. */
+  int iter_base;
+  unsigned long long epoch_base;
   unsigned long long wait_ns; /* how long a flag wait may spin (0: forever) */
   /* The single-reduction CG's own history, written by this device only
    * (block 0 of cgg): 1 / alpha and gamma = r . D^-1 r of each slot. A
@@ -233,6 +238,26 @@ cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst,
 int cgm_pdl_supported(void);
 
 cudaError_t cgm_launch_epoch(cgm_cg_state *st, cudaStream_t s);
+
+/* Reliable updates on one GPU (the single-reduction CG), between graphs:
+ * fold: x_hi += x_lo, x_lo = 0 (mixed precision), out[0] = x_hi . x_hi;
+ * replace: r = b - y in the residual's precision rprec (y = A x from the
+ * SpMV), u = D^-1 r in the iteration's iprec (single or double; double
+ * only with double), out[0] = r . r, out[1..2] = the carry r . u and r . r
+ * of the rounded u (r = u / D^-1, as cgg computes it), out[3] = x . x when x
+ * is non-NULL (red: a buffer of 4 values);
+ * resume: the carry of the next graph's slot 0 from out[1..2], the run
+ * going on with its iteration count; restart: its next step starts a new
+ * direction (beta = 0: after a claimed convergence the last slot's scalars
+ * are not the last step's). */
+cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, double *out, cgm_reduce_buf red,
+                            int sms, cudaStream_t s);
+cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t n, const void *b,
+                               const void *y, const void *dinv, void *u, const void *x, double *out,
+                               cgm_reduce_buf red, int sms, cudaStream_t s);
+cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, int restart, cudaStream_t s);
+/* dst = (float) src: mixed precision's values, from the double copy. */
+cudaError_t cgm_launch_to_single(const double *src, float *dst, int64_t n, int sms, cudaStream_t s);
 /* out[0] = x . y (the plain vector reduction of the paper's Table 2). */
 cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void *x, const void *y, double *out,
                            cgm_reduce_buf red, int sms, cudaStream_t s);

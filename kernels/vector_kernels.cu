@@ -159,8 +159,11 @@ __global__ void __launch_bounds__(kVecThreads)
   const double beta = first ? 0.0 : gamma / gamma_prev;
   const double den = delta - beta * gamma * state->inv_alpha[prev]; /* p . A p */
   /* Iterations done before this one: the epoch advances only between graphs,
-   * so every block reads the same count (state->iter is written below). */
-  const int done_before = (int)(state->epoch * (unsigned long long)state->K + (unsigned)slot);
+   * so every block reads the same count (state->iter is written below);
+   * a run resumed after a replacement counts on from where it stopped. */
+  const int done_before =
+      state->iter_base +
+      (int)((state->epoch - state->epoch_base) * (unsigned long long)state->K + (unsigned)slot);
   int stop = CGM_RUN;
   double bad = 0.0;
   if (rr <= state->thr) {
@@ -211,6 +214,62 @@ __global__ void __launch_bounds__(kVecThreads)
   }
   if (last_block_sum<2>(acc, red, out, nullptr) && threadIdx.x == 0)
     trace_at(state, CGM_TR_UPD_END);
+}
+
+/* Reliable updates (kernels.h): x_hi += x_lo, x_lo = 0, out[0] = x_hi . x_hi. */
+__global__ void __launch_bounds__(kVecThreads)
+    fold(int64_t n, double *x_hi, float *x_lo, double *out, cgm_reduce_buf red) {
+  double s[1] = {0.0};
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    const double x = x_hi[i] + (double)x_lo[i];
+    x_hi[i] = x;
+    x_lo[i] = 0.0f;
+    s[0] += x * x;
+  }
+  last_block_sum<1>(s, red, out);
+}
+
+/* r = b - y in R, u = D^-1 r rounded to T: the iteration's preconditioned
+ * residual as cgg keeps it; out[0] = r . r, out[1..2] = the carry of the
+ * rounded u (r' = u / D^-1: r' . u, r' . r'), out[3] = x . x when x is
+ * given. Scalar loops: it runs a few times a solve. */
+template <typename R, typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    replace(int64_t n, const R *b, const R *y, const T *dinv, T *u, const T *x, double *out,
+            cgm_reduce_buf red) {
+  double s[4] = {0.0, 0.0, 0.0, 0.0};
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    const R r = b[i] - y[i];
+    const T d = dinv[i], ui = (T)((R)d * r);
+    u[i] = ui;
+    s[0] += (double)r * (double)r;
+    const double rr = d != (T)0 ? (double)ui / (double)d : 0.0;
+    s[1] += rr * (double)ui;
+    s[2] += rr * rr;
+    if (x) s[3] += (double)x[i] * (double)x[i];
+  }
+  last_block_sum<4>(s, red, out);
+}
+
+/* The state after a replacement (one GPU): the next step's carry from
+ * out[1..2], the run going on, its count resumed from where it stopped;
+ * restart: the next step starts a new direction (beta = 0). */
+__global__ void resume(cgm_cg_state *st, const double *out, int restart) {
+  st->local[0].rz = out[1];
+  st->local[0].rr = out[2];
+  st->rr_last = out[2];
+  st->done = CGM_RUN;
+  st->iter_base = st->iter;
+  st->epoch_base = st->epoch;
+  if (restart) st->inv_alpha[st->K - 1] = 0.0;
+}
+
+__global__ void __launch_bounds__(kVecThreads) to_single(int64_t n, const double *src, float *dst) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    dst[i] = (float)src[i];
 }
 
 /* Halo exchange: gathers the entries each peer reads and stores them
@@ -393,6 +452,44 @@ extern "C" cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *
   int64_t n16 = bytes / 16;
   cgm::scatter<<<cgm_vector_blocks(2 * n16, sms), cgm::kVecThreads, 0, s>>>(
       static_cast<const uint4 *>(src), n16, d, guard, sy, red.counter);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, double *out,
+                                       cgm_reduce_buf red, int sms, cudaStream_t s) {
+  cgm::fold<<<cgm_vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, x_hi, x_lo, out, red);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t n,
+                                          const void *b, const void *y, const void *dinv, void *u,
+                                          const void *x, double *out, cgm_reduce_buf red, int sms,
+                                          cudaStream_t s) {
+  const int blocks = cgm_vector_blocks(n, sms);
+  if (iprec == CGM_PREC_DOUBLE)
+    cgm::replace<double, double><<<blocks, cgm::kVecThreads, 0, s>>>(
+        n, static_cast<const double *>(b), static_cast<const double *>(y),
+        static_cast<const double *>(dinv), static_cast<double *>(u), static_cast<const double *>(x),
+        out, red);
+  else if (rprec == CGM_PREC_DOUBLE)
+    cgm::replace<double, float><<<blocks, cgm::kVecThreads, 0, s>>>(
+        n, static_cast<const double *>(b), static_cast<const double *>(y), CF(dinv), F(u), CF(x),
+        out, red);
+  else
+    cgm::replace<float, float>
+        <<<blocks, cgm::kVecThreads, 0, s>>>(n, CF(b), CF(y), CF(dinv), F(u), CF(x), out, red);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, int restart,
+                                         cudaStream_t s) {
+  cgm::resume<<<1, 1, 0, s>>>(st, out, restart);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cgm_launch_to_single(const double *src, float *dst, int64_t n, int sms,
+                                            cudaStream_t s) {
+  cgm::to_single<<<cgm_vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, src, dst);
   return cudaGetLastError();
 }
 

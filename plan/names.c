@@ -4,7 +4,7 @@
 #include <string.h>
 
 static const char *backend_names[] = {"cpu", "cuda", "cusparse"};
-static const char *precision_names[] = {"double", "single"};
+static const char *precision_names[] = {"double", "single", "mixed"};
 static const char *exchange_names[] = {"nccl", "p2p", "host", "halo"};
 
 #define NAME_OF(table, i)                                                                          \
@@ -21,7 +21,11 @@ const char *cgm_exchange_name(cgm_exchange e) {
 }
 
 int cgm_precision_width(cgm_precision p) {
-  return p == CGM_PREC_SINGLE ? 4 : 8;
+  return p == CGM_PREC_DOUBLE ? 8 : 4;
+}
+
+cgm_precision cgm_precision_iter(cgm_precision p) {
+  return p == CGM_PREC_MIXED ? CGM_PREC_SINGLE : p;
 }
 
 static bool parse(const char *s, const char *const *table, int n, int *out) {
@@ -46,7 +50,7 @@ bool cgm_precision_parse(const char *s, cgm_precision *p) {
     *p = s[2] == '6' ? CGM_PREC_DOUBLE : CGM_PREC_SINGLE;
     return true;
   }
-  if (!parse(s, precision_names, 2, &i)) return false;
+  if (!parse(s, precision_names, CGM_NPRECISIONS, &i)) return false;
   *p = (cgm_precision)i;
   return true;
 }

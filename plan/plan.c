@@ -39,7 +39,7 @@ cgm_plan_opts cgm_plan_opts_default(void) {
 static cgm_status check_opts(const cgm_plan_opts *o, cgm_error *err) {
   if ((unsigned)o->backend > CGM_BACKEND_CUSPARSE)
     return cgm_fail(err, CGM_EINPUT, "unknown backend %d", (int)o->backend);
-  if ((unsigned)o->precision > CGM_PREC_SINGLE)
+  if ((unsigned)o->precision >= CGM_NPRECISIONS)
     return cgm_fail(err, CGM_EINPUT, "unknown precision %d", (int)o->precision);
   if ((unsigned)o->exchange >= CGM_NEXCHANGES)
     return cgm_fail(err, CGM_EINPUT, "unknown exchange %d", (int)o->exchange);
@@ -53,6 +53,14 @@ static cgm_status check_opts(const cgm_plan_opts *o, cgm_error *err) {
                     CGM_MAX_GPUS);
   if (o->gpus > 1 && o->backend != CGM_BACKEND_CUDA)
     return cgm_fail(err, CGM_EINPUT, "--gpus %d needs the cuda backend", o->gpus);
+  if (o->precision == CGM_PREC_MIXED && o->backend == CGM_BACKEND_CUSPARSE)
+    return cgm_fail(err, CGM_EINPUT,
+                    "mixed precision runs our kernels: use --backend cuda or cpu with it");
+  if (o->precision == CGM_PREC_MIXED && o->gpus > 1)
+    return cgm_fail(err, CGM_EINPUT,
+                    "mixed precision runs on one GPU (--gpus 1) or the CPU; on %d GPUs use "
+                    "double precision",
+                    o->gpus);
   return CGM_OK;
 }
 

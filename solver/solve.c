@@ -21,6 +21,7 @@ cgm_gpu_opts cgm_gpu_opts_default(void) {
 cgm_solve_opts cgm_solve_opts_default(void) {
   cgm_solve_opts o;
   memset(&o, 0, sizeof o);
+  o.fallback = true;
   const cgm_plan_opts p = cgm_plan_opts_default();
   o.backend = p.backend;
   o.precision = p.precision;
@@ -60,8 +61,22 @@ bool cgm_cg_variant_parse(const char *s, cgm_cg_variant *v) {
 }
 
 double cgm_solve_tol(const cgm_solve_opts *o) {
-  if (o->tol > 0) return o->tol;
-  return o->precision == CGM_PREC_SINGLE ? 1e-5 : 1e-8;
+  return o->tol > 0 ? o->tol : 1e-8;
+}
+
+void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iterations, char *buf,
+                            size_t n) {
+  const char *why =
+      p == CGM_PREC_SINGLE ? "single precision cannot reach it on this matrix (use --precision "
+                             "mixed or double, or a larger --tol)"
+      : p == CGM_PREC_MIXED
+          ? "the single-precision iteration is too inexact for this matrix (use --precision double)"
+          : "the tolerance is below what double precision attains for this matrix and right-hand "
+            "side (use a larger --tol)";
+  snprintf(buf, n,
+           "the true residual ||b - Ax||/||b|| stopped falling at %.3g after %d iterations, above "
+           "the target %.3g: %s",
+           relres, iterations, tol, why);
 }
 
 int cgm_solve_maxiter(const cgm_solve_opts *o, int32_t dimension) {
@@ -116,6 +131,18 @@ static cgm_status check_input(const cgm_csr *A, const double *b, const double *x
   return CGM_OK;
 }
 
+/* max_i sum_j |a_ij| (>= ||A||_2 for a symmetric A). */
+static double inf_norm(const cgm_csr *A) {
+  double m = 0.0;
+#pragma omp parallel for schedule(static) reduction(max : m)
+  for (int32_t i = 0; i < A->nrows; i++) {
+    double s = 0.0;
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) s += fabs(A->val[k]);
+    if (s > m) m = s;
+  }
+  return m;
+}
+
 /* ||v||_2 without overflow or underflow (scaled sum of squares, as BLAS
  * dnrm2). */
 static double norm2(const double *v, int32_t n) {
@@ -154,8 +181,8 @@ static cgm_status run_backend(const cgm_problem *pb, cgm_solve_result *res, cgm_
     snprintf(res->device, sizeof res->device, "cpu (%d threads)",
              o->threads > 0 ? o->threads : omp_get_max_threads());
     if (o->threads > 0) omp_set_num_threads(o->threads);
-    return o->precision == CGM_PREC_SINGLE ? cgm_cpu_cg_f32(pb, res, err)
-                                           : cgm_cpu_cg_f64(pb, res, err);
+    return o->precision == CGM_PREC_DOUBLE ? cgm_cpu_cg_f64(pb, res, err)
+                                           : cgm_cpu_cg_f32(pb, res, err);
   case CGM_BACKEND_CUDA:
     return cgm_cuda_cg(pb, res, err);
   case CGM_BACKEND_CUSPARSE:
@@ -199,6 +226,7 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
   if ((st = cgm_solve_plan(A, &pb.opts, &pb.plan, err))) return st;
   pb.opts.layout = pb.plan.o.layout;
   pb.A = A;
+  pb.anorm = inf_norm(A);
   pb.tol = cgm_solve_tol(o);
   pb.maxiter = cgm_solve_maxiter(o, A->nrows);
   const double bnorm = norm2(b, A->nrows);
@@ -222,6 +250,23 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
   pb.x = ys;
   pb.bnorm = 1.0;
   st = run_backend(&pb, res, err);
+  if (st == CGM_ENOCONV && res->stalled && o->precision == CGM_PREC_MIXED && o->fallback) {
+    /* The single-precision iteration could take the true residual no
+     * lower (a condition number near 1 / the unit roundoff of single):
+     * double precision goes on from the solution reached. */
+    cgm_solve_result first = *res;
+    cgm_error e2 = {0};
+    cgm_plan_set_precision(&pb.plan, CGM_PREC_DOUBLE);
+    pb.opts.precision = CGM_PREC_DOUBLE;
+    memset(res, 0, sizeof *res);
+    st = run_backend(&pb, res, &e2);
+    if (err && st != CGM_OK) *err = e2;
+    res->fallback_iterations = first.iterations;
+    res->iterations += first.iterations;
+    res->time_setup_s += first.time_setup_s;
+    res->time_solve_s += first.time_solve_s;
+    if (first.device_bytes > res->device_bytes) res->device_bytes = first.device_bytes;
+  }
   if (st == CGM_OK || st == CGM_ENOCONV) {
     res->relative_residual = true_residual(A, bs, ys);
     for (int32_t i = 0; i < A->nrows; i++) x[i] = ys[i] * bnorm;
@@ -235,8 +280,8 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
                "%.3g, above the target %.3g%s",
                res->solver_residual, res->relative_residual, pb.tol,
                o->precision == CGM_PREC_SINGLE
-                   ? ": single precision cannot reach it on this matrix (use --precision double "
-                     "or a larger --tol)"
+                   ? ": single precision cannot reach it on this matrix (use --precision mixed "
+                     "or double, or a larger --tol)"
                    : "");
       st = CGM_ENOCONV;
     }

@@ -30,7 +30,12 @@ typedef enum {
   CGM_BACKEND_CUSPARSE = 2, /* cusparseSpMV on CSR, the vendor baseline */
 } cgm_backend;
 
-typedef enum { CGM_PREC_DOUBLE = 0, CGM_PREC_SINGLE = 1 } cgm_precision;
+/* The arithmetic of a solve. Mixed precision iterates in single precision
+ * (the matrix, vectors and kernels of the single path, at its bandwidth)
+ * while the solution and the true residual are kept in double, with
+ * reliable updates (docs/accuracy.md): it reaches what double reaches. */
+typedef enum { CGM_PREC_DOUBLE = 0, CGM_PREC_SINGLE = 1, CGM_PREC_MIXED = 2 } cgm_precision;
+#define CGM_NPRECISIONS 3
 
 /* How the multi-GPU solver assembles the vector the SpMV reads. */
 typedef enum {
@@ -48,8 +53,12 @@ CGM_API const char *cgm_exchange_name(cgm_exchange e);
 CGM_API bool cgm_backend_parse(const char *s, cgm_backend *b);
 CGM_API bool cgm_precision_parse(const char *s, cgm_precision *p);
 CGM_API bool cgm_exchange_parse(const char *s, cgm_exchange *e);
-/* Bytes of one vector element in a precision: 8 or 4. */
+/* Bytes of one element of the iteration's vectors: 8 double, 4 single and
+ * mixed. */
 CGM_API int cgm_precision_width(cgm_precision p);
+/* The precision the iteration runs in (mixed: single), whose calibrated
+ * curves time it. */
+CGM_API cgm_precision cgm_precision_iter(cgm_precision p);
 
 /* ------------------------------------------------------- the layout --- */
 

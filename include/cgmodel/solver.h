@@ -52,10 +52,15 @@ typedef struct cgm_solve_opts {
   cgm_bcsr_params layout; /* n in {1,2,4,8}; bx, by <= 0 pick the defaults */
   int gpus;               /* number of GPUs (CUDA backend), >= 1 */
   cgm_exchange exchange;
-  double tol;       /* relative residual ||r||/||b||; <= 0: 1e-8 double, 1e-5 single */
-  int maxiter;      /* <= 0: 10 * dimension, at least 1000 */
-  int check_every;  /* GPU: test convergence every k iterations (<= 0: automatic) */
-  int threads;      /* CPU: OpenMP threads, <= 0: the OpenMP default */
+  double tol;      /* the true relative residual ||b - Ax||/||b|| to reach (recomputed in
+                      double) whatever the precision; <= 0: 1e-8 */
+  int maxiter;     /* <= 0: 10 * dimension, at least 1000 */
+  int check_every; /* GPU: test convergence every k iterations (<= 0: automatic) */
+  int threads;     /* CPU: OpenMP threads, <= 0: the OpenMP default */
+  /* Mixed precision whose single-precision iteration stops making progress
+   * (cgm_solve_result.stalled) goes on in double from where it is (default;
+   * cgm_solve_result.fallback_iterations says so). */
+  bool fallback;
   cgm_gpu_opts gpu; /* CUDA backend */
 } cgm_solve_opts;
 
@@ -78,8 +83,10 @@ typedef struct cgm_solve_result {
   double time_setup_s;      /* layout build, upload, handles */
   int64_t device_bytes;     /* memory the configuration allocated on each device */
   int64_t exchange_bytes;   /* bytes moved between devices per iteration */
-  char device[256];         /* "cpu (N threads)", "NVIDIA H100 80GB HBM3", ... */
-  char stop_reason[256];    /* empty when converged */
+  bool stalled;            /* stopped because the true residual stopped falling in this precision */
+  int fallback_iterations; /* mixed precision that went on in double: its iterations before */
+  char device[256];        /* "cpu (N threads)", "NVIDIA H100 80GB HBM3", ... */
+  char stop_reason[256];   /* empty when converged */
 } cgm_solve_result;
 
 /* Solves A x = b. x holds the initial guess on entry (zeros are fine) and the

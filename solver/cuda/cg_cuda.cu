@@ -122,6 +122,8 @@ static void stop_reason(const cgm_cg_state *h, double bnorm, double tol, cgm_sol
              "abandoned",
              h->wait_ns * 1e-9, h->iter + 1);
     break;
+  case CGM_RUN_STALLED:
+    break; /* the driver's own message (cgm_cuda_cg) */
   case CGM_RUN_MAXITER:
     snprintf(res->stop_reason, sizeof res->stop_reason,
              "maximum of %d iterations reached with relative residual %.3g (target %.3g)",
@@ -155,16 +157,27 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
     cgm_cuda_dev *d = &S->dev[g];
     CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
     void *v_own = (char *)d->v + d->v_off * w;
-    CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, NULL, NULL,
-                                      cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream));
-    if (d->B.present)
-      CGM_CUDA_TRY(err, cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, NULL, NULL,
-                                        cgm_cuda_red(d, 3), NULL, NULL, d->sms, d->stream));
-    /* r holds b: r = b - u in place; v_own = D^-1 r. */
-    CGM_CUDA_TRY(err, cgm_launch_cg1(S->prec, d->rows, d->r, d->u, d->dinv, d->r, v_own, d->dot_tmp,
-                                     cgm_cuda_red(d, 2), d->sms, d->stream));
-    CGM_CUDA_TRY(err, cudaMemcpyAsync(part[g], d->dot_tmp, sizeof part[g], cudaMemcpyDeviceToHost,
-                                      d->stream));
+    if (d->mixed) {
+      /* The true residual in double (reliable.cu): b - A x0 with the double
+       * values, v = D^-1 r in single, and its carry. */
+      double rt, xn;
+      cgm_status st = gs_replace(S, 0, &rt, &xn, err);
+      if (st) return st;
+      S->rt0 = rt;
+      CGM_CUDA_TRY(err, cudaMemcpyAsync(part[g], d->dot_tmp + 1, sizeof part[g],
+                                        cudaMemcpyDeviceToHost, d->stream));
+    } else {
+      CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, NULL, NULL,
+                                        cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream));
+      if (d->B.present)
+        CGM_CUDA_TRY(err, cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, NULL, NULL,
+                                          cgm_cuda_red(d, 3), NULL, NULL, d->sms, d->stream));
+      /* r = b - u; v_own = D^-1 r. */
+      CGM_CUDA_TRY(err, cgm_launch_cg1(S->prec, d->rows, d->b, d->u, d->dinv, d->r, v_own,
+                                       d->dot_tmp, cgm_cuda_red(d, 2), d->sms, d->stream));
+      CGM_CUDA_TRY(err, cudaMemcpyAsync(part[g], d->dot_tmp, sizeof part[g], cudaMemcpyDeviceToHost,
+                                        d->stream));
+    }
     /* The single-reduction CG keeps p in r: p = 0 before the first step. */
     if (S->cgg) CGM_CUDA_TRY(err, cudaMemsetAsync(d->r, 0, (size_t)d->np * w, d->stream));
     CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
@@ -203,6 +216,7 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
   }
   rz_rr[0] = tot[0];
   rz_rr[1] = tot[1];
+  if (!S->dev[0].mixed) S->rt0 = sqrt(tot[1]);
   /* The first iteration's SpMV needs the whole new v. */
   if (S->mode == MODE_HOST)
     CGM_CUDA_TRY(err, gs_host_exchange(S));
@@ -227,8 +241,9 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
   return CGM_OK;
 }
 
-/* Uploads D^-1, b (into r), x0 (own rows) and x0 into v (everything the
- * first SpMV reads: the whole vector, or own rows and halo). */
+/* Uploads D^-1, b, x0 (own rows) and x0 into v (everything the first SpMV
+ * reads: the whole vector, or own rows and halo); in mixed precision x0
+ * goes to x_hi, and the correction x starts at zero. */
 static cgm_status upload_vectors(gpu_solver *S, const cgm_problem *pb, const cgm_seg_host *seg,
                                  cgm_error *err) {
   const cgm_csr *A = pb->A;
@@ -250,8 +265,15 @@ static cgm_status upload_vectors(gpu_solver *S, const cgm_problem *pb, const cgm
     for (int64_t i = 0; i < d->rows; i++) buf[i] = r0 + i < A->nrows ? 1.0 / diag[r0 + i] : 1.0;
     if ((st = cgm_cuda_upload_vec(d, d->dinv, buf, d->rows, 0, err))) break;
     for (int64_t i = 0; i < d->rows; i++) buf[i] = r0 + i < A->nrows ? pb->b[r0 + i] : 0.0;
-    if ((st = cgm_cuda_upload_vec(d, d->r, buf, d->rows, 0, err))) break;
+    if ((st = pb->opts.precision == CGM_PREC_SINGLE
+                  ? cgm_cuda_upload_vec(d, d->b, buf, d->rows, 0, err)
+                  : cgm_cuda_upload_double(d, (double *)d->b, buf, d->rows, err)))
+      break;
     for (int64_t i = 0; i < d->rows; i++) buf[i] = r0 + i < A->nrows ? pb->x[r0 + i] : 0.0;
+    if (d->mixed) { /* the solution in double; the iteration solves for its correction */
+      if ((st = cgm_cuda_upload_double(d, d->x_hi, buf, d->rows, err))) break;
+      continue;
+    }
     if ((st = cgm_cuda_upload_vec(d, d->x, buf, d->rows, 0, err))) break;
     /* v = x0 as the SpMV of CG1 sees it */
     if (S->mode == MODE_HALO) {
@@ -286,8 +308,15 @@ out:
 cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
   const cgm_csr *A = pb->A;
   const cgm_bcsr_params p = pb->opts.layout;
-  cgm_status st = cgm_spmv_supported(p.n, p.bx, p.by, pb->opts.precision, err);
+  const cgm_precision prec = pb->opts.precision;
+  cgm_status st = cgm_spmv_supported(p.n, p.bx, p.by, cgm_precision_iter(prec), err);
+  if (!st && prec == CGM_PREC_MIXED) /* the true residual's SpMV runs in double */
+    st = cgm_spmv_supported(p.n, p.bx, p.by, CGM_PREC_DOUBLE, err);
   if (st) return st;
+  if (prec == CGM_PREC_MIXED && pb->opts.gpu.cg != CGM_CG_CGG)
+    return cgm_fail(err, CGM_EINPUT,
+                    "mixed precision runs the single-reduction CG (its reliable updates): drop "
+                    "CGMODEL_CG=classic");
   const int ndev = cgm_cuda_device_count();
   const int G = pb->opts.gpus;
   if (ndev < 1) return cgm_fail(err, CGM_ERUNTIME, "no CUDA device is present");
@@ -308,7 +337,7 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   for (int g = 0; g < CGM_MAX_GPUS; g++) S->dev[g].dev = -1;
   S->G = G;
   S->n = p.n;
-  S->prec = pb->opts.precision;
+  S->prec = cgm_precision_iter(prec);
   S->plan = &pb->plan;
   S->bounds = pb->plan.bounds;
   S->chunk = pb->plan.chunk_rows;
@@ -335,6 +364,11 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   S->cgg = S->mode != MODE_HOST && go->cg == CGM_CG_CGG;
   S->late = S->mode == MODE_HALO && S->flags && go->late;
   S->ll = S->cgg && S->flags && go->ll;
+  /* Reliable updates on one GPU with the single-reduction CG: the true
+   * residual before a claimed convergence, and in single and mixed
+   * precision whenever the iterated one has fallen by CGM_RELIABLE_DELTA. */
+  S->reliable = S->mode == MODE_ONE && S->cgg;
+  S->reduced = prec != CGM_PREC_DOUBLE;
   if (S->mode == MODE_P2P || S->mode == MODE_HALO)
     if ((st = gs_enable_peers(G, err))) goto out;
   /* Every segment's memory is the plan's, checked before any device
@@ -355,7 +389,7 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   for (int g = 0; g < G && !st; g++) {
     cgm_cuda_dev *d = &S->dev[g];
     int64_t rows = (int64_t)(S->bounds[g + 1] - S->bounds[g]) * p.n;
-    st = cgm_cuda_dev_init(d, g, S->prec, rows, seg[g].v_len, err);
+    st = cgm_cuda_dev_init(d, g, prec, rows, seg[g].v_len, err);
     if (!st) st = cgm_cuda_matrix_upload(d, &seg[g].A, &d->A, err);
     if (!st && S->mode == MODE_HALO) st = cgm_cuda_matrix_upload(d, &seg[g].B, &d->B, err);
     d->v_off = seg[g].v_off;
@@ -424,6 +458,11 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   }
   if (!res->converged) {
     stop_reason(fin, pb->bnorm, pb->tol, res);
+    if (fin->done == CGM_RUN_STALLED) {
+      cgm_solve_stall_reason(prec, res->solver_residual, pb->tol, fin->iter, res->stop_reason,
+                             sizeof res->stop_reason);
+      res->stalled = true;
+    }
     st = CGM_ENOCONV;
   }
 download:
@@ -432,7 +471,19 @@ download:
     int64_t r0 = (int64_t)S->bounds[g] * p.n, cnt = d->rows;
     if (r0 + cnt > A->nrows) cnt = A->nrows - r0;
     if (cnt <= 0) continue;
-    cgm_status st2 = cgm_cuda_download_vec(d, d->x, pb->x + r0, cnt, err);
+    cgm_status st2 = CGM_OK;
+    if (d->mixed) { /* the solution is x_hi + x */
+      cudaError_t ce = cudaSetDevice(d->dev);
+      if (ce == cudaSuccess)
+        ce = cgm_launch_fold(d->rows, d->x_hi, (float *)d->x, d->dot_tmp + 3,
+                             cgm_cuda_red(d, CGM_RED_RELIABLE), d->sms, d->stream);
+      if (ce != cudaSuccess)
+        st2 =
+            cgm_fail(err, CGM_ERUNTIME, "CUDA error %s folding the solution", cudaGetErrorName(ce));
+      if (!st2) st2 = cgm_cuda_download_double(d, d->x_hi, pb->x + r0, cnt, err);
+    } else {
+      st2 = cgm_cuda_download_vec(d, d->x, pb->x + r0, cnt, err);
+    }
     if (st2) {
       st = st2;
       break;

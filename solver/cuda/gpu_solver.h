@@ -7,6 +7,7 @@
  *   graph.cu      batches of iterations in CUDA graphs, the host's loop over
  *                 them and the watchdogs
  *   host_loop.cu  the paper's host-staged loop (the host exchange)
+ *   reliable.cu   the true residual replacing the iterated one (one GPU)
  *   startup.cu    peer access and NCCL's communicators */
 #ifndef CGM_SOLVER_CUDA_GPU_SOLVER_H
 #define CGM_SOLVER_CUDA_GPU_SOLVER_H
@@ -40,6 +41,11 @@ typedef struct gpu_solver {
   int cgg;                          /* the single-reduction CG (cgm_launch_cgg), not CG4 + CG5 */
   int late;                         /* halo with flags: the pack waits for the peers' packs */
   int ll;                           /* cgg with flags: the SpMV sums travel as ll words */
+  int reliable;                     /* one GPU, cgg: reliable updates (reliable.cu) */
+  int reduced;                      /* single or mixed precision: also when the iterated
+                                       residual has fallen by CGM_RELIABLE_DELTA */
+  double rt0;                       /* the true residual after CG1 */
+  cgm_cg_state final;               /* the state reported when the host ended the run */
   double timeout_s;                 /* no progress for this long: the solve fails */
   const char *trace_file;           /* diagnostic builds: where the timeline goes */
   unsigned send_mask[CGM_MAX_GPUS]; /* halo: the devices segment g sends to */
@@ -121,6 +127,11 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
 /* host_loop.cu */
 cgm_status gs_host_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,
                         cgm_cg_state *fin, cgm_error *err);
+
+/* reliable.cu: replaces the iterated residual by the true one after the
+ * stream's work, resuming the run (restart: from a new direction); *rt the
+ * true residual's norm, *xn the solution's. */
+cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_error *err);
 
 /* startup.cu */
 cgm_status gs_enable_peers(int G, cgm_error *err);

@@ -1,5 +1,6 @@
 /* Batches of K iterations captured in CUDA graphs and the host's loop over
  * them, with the watchdogs that keep a solve from hanging (gpu_solver.h). */
+#include <math.h>
 #include <time.h>
 
 #include "common/timer.h"
@@ -92,18 +93,71 @@ static cudaError_t launch_batch(gpu_solver *S, int gi) {
   return cudaGraphLaunch(S->dev[0].graph_exec[gi], S->dev[0].stream);
 }
 
+/* The host's part of the reliable updates (one GPU): when the iterated
+ * residual claims convergence, or (single and mixed precision) has fallen
+ * by CGM_RELIABLE_DELTA since the last replacement or not for a window of
+ * iterations, the true residual replaces it between two graphs. */
+typedef struct reliable {
+  bool on, reduced;
+  double thr; /* tol ||b|| */
+  double ref; /* the true residual at the last replacement */
+  int last;   /* its iteration */
+  cgm_reliable stall;
+} reliable;
+
+static bool reliable_due(const reliable *R, const cgm_cg_state *hs) {
+  if (!R->on) return false;
+  if (hs->done == CGM_RUN_CONVERGED) return true;
+  if (hs->done != CGM_RUN || !R->reduced) return false;
+  return sqrt(hs->rr_last) <= CGM_RELIABLE_DELTA * R->ref ||
+         hs->iter - R->last >= cgm_reliable_window(hs->iter);
+}
+
+/* Replaces the residual after the stream's work; *stop set when the solve
+ * ends here (converged, or stalled), with S->final the state to report. */
+static cgm_status reliable_step(gpu_solver *S, reliable *R, const cgm_cg_state *hs, bool *stop,
+                                cgm_error *err) {
+  const bool claimed = hs->done == CGM_RUN_CONVERGED;
+  double rt, xn;
+  cgm_status st = gs_replace(S, claimed, &rt, &xn, err);
+  if (st) return st;
+  S->final = *hs;
+  S->final.rr_last = rt * rt;
+  *stop = true;
+  if (rt <= R->thr) {
+    S->final.done = CGM_RUN_CONVERGED;
+  } else if (cgm_reliable_stalled(&R->stall, claimed, sqrt(hs->rr_last), rt, xn, hs->iter)) {
+    S->final.done = CGM_RUN_STALLED;
+  } else {
+    *stop = false;
+    R->ref = rt;
+    R->last = hs->iter;
+  }
+  return CGM_OK;
+}
+
 /* The graph loop: graph g+1 is queued before the host waits for graph g.
  * Graph g copies device 0's state into host_state[g % 2] and is followed by
- * event ev[g % 3]; its time is ev[(g - 1) % 3] -> ev[g % 3]. */
+ * event ev[g % 3]; its time is ev[(g - 1) % 3] -> ev[g % 3]. A replacement
+ * waits for the graph in flight (none is queued behind it), runs, and the
+ * next graph's time starts after it. */
 cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,
                          const cgm_cg_state **fin, cgm_error *err) {
   cgm_cuda_dev *d = &S->dev[0];
   const int K = S->K;
-  int nbatch_max = pb->maxiter / K + 3;
+  /* graphs stopped early by a claim the true residual refutes: a few more */
+  int nbatch_max = pb->maxiter / K + 3 + (S->reliable ? 256 : 0);
   double *batch = (double *)malloc(((size_t)nbatch_max + 1) * sizeof *batch);
   int *active = (int *)malloc(((size_t)nbatch_max + 1) * sizeof *active);
   cgm_status st = CGM_OK;
   int nb = 0, last_iter = 0;
+  bool pending = false, queued = false;
+  reliable R = {S->reliable != 0,
+                S->reduced != 0,
+                pb->tol * pb->bnorm,
+                S->rt0,
+                0,
+                cgm_reliable_start(S->rt0, cgm_residual_roundoff(pb->opts.precision), pb->anorm)};
   double t_start = cgm_now();
   if (!batch || !active) {
     st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
@@ -114,9 +168,11 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
   CGM_CUDA_GOTO(st, err, out, launch_batch(S, 0));
   CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[0], d->stream));
   for (int g = 0;; g++) {
-    if (g + 1 < nbatch_max) {
+    queued = false;
+    if (g + 1 < nbatch_max && !pending) {
       CGM_CUDA_GOTO(st, err, out, launch_batch(S, (g + 1) % 2));
       CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[(g + 1) % 3], d->stream));
+      queued = true;
     }
     {
       cudaError_t we = S->G > 1 ? gs_event_wait(d->ev[g % 3], gs_host_timeout(S))
@@ -138,6 +194,27 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
     active[nb] = hs->iter - last_iter;
     last_iter = hs->iter;
     nb++;
+    const bool ended = hs->done != CGM_RUN && hs->done != CGM_RUN_CONVERGED;
+    if (!ended && (pending || reliable_due(&R, hs))) {
+      if (queued) { /* after the graph in flight, with nothing queued behind it */
+        pending = true;
+        continue;
+      }
+      pending = false;
+      bool stop = false;
+      if ((st = reliable_step(S, &R, hs, &stop, err))) goto out;
+      if (stop) {
+        *fin = &S->final;
+        break;
+      }
+      /* the next graph's time starts here */
+      CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[g % 3], d->stream));
+      if (g + 1 < nbatch_max) {
+        CGM_CUDA_GOTO(st, err, out, launch_batch(S, (g + 1) % 2));
+        CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[(g + 1) % 3], d->stream));
+      }
+      continue;
+    }
     if (hs->done || g + 1 >= nbatch_max) {
       *fin = hs;
       break;

@@ -22,10 +22,15 @@ static double *rhs(const cgm_csr *A) {
  * variables say (ctest runs this test again with CGMODEL_CG=classic). */
 static cgm_gpu_opts gpu_opts;
 
+static double tol_of(cgm_precision p) {
+  return p == CGM_PREC_SINGLE ? 1e-5 : 1e-8;
+}
+
 static cgm_status run(const cgm_csr *A, const double *b, double *x, cgm_backend be, int n,
                       cgm_precision p, cgm_solve_result *r, cgm_error *err) {
   cgm_solve_opts o = cgm_solve_opts_default();
   o.gpu = gpu_opts;
+  o.tol = tol_of(p); /* the true residual's target, whatever the precision */
   o.backend = be;
   o.precision = p;
   o.layout = cgm_bcsr_default_params(n);
@@ -41,11 +46,46 @@ static bool ok_or_honest(cgm_status st, cgm_precision p, const cgm_error *err) {
          (p == CGM_PREC_SINGLE && st == CGM_ENOCONV && strstr(err->msg, "single precision"));
 }
 
+/* Mixed precision reaches what double reaches at 1e-8 .. 1e-12 on one GPU
+ * (reliable updates: the true residual in double replaces the iterated one
+ * whenever it has fallen tenfold), the residual recomputed here in long
+ * double; its iterations stay near double's on a well-conditioned matrix. */
+static void check_mixed(const char *what, const cgm_csr *A, double ratio) {
+  if (gpu_opts.cg != CGM_CG_CGG) return;
+  double *b = rhs(A), *x = malloc(A->nrows * sizeof *x);
+  const double tols[] = {1e-8, 1e-10, 1e-12};
+  for (int k = 0; k < 3; k++) {
+    cgm_solve_opts o = cgm_solve_opts_default();
+    o.gpu = gpu_opts;
+    o.backend = CGM_BACKEND_CUDA;
+    o.tol = tols[k];
+    cgm_solve_result rd, rm;
+    cgm_error err = {0};
+    memset(x, 0, A->nrows * sizeof *x);
+    CHECK_OK(cgm_solve(A, b, x, &o, &rd, &err));
+    o.precision = CGM_PREC_MIXED;
+    memset(x, 0, A->nrows * sizeof *x);
+    cgm_status st = cgm_solve(A, b, x, &o, &rm, &err);
+    double res = test_residual(A, b, x);
+    CHECK_MSG(st == CGM_OK && res <= tols[k], "%s mixed tol %g: %d, residual %.3g (%s)", what,
+              tols[k], st, res, err.msg);
+    CHECK_MSG(rm.iterations <= ratio * rd.iterations + 64, "%s tol %g: mixed %d, double %d it",
+              what, tols[k], rm.iterations, rd.iterations);
+    fprintf(stderr, "%-14s mixed tol %g: %d it (double %d), residual %.2e, %.1f us/it (%.1f)\n",
+            what, tols[k], rm.iterations, rd.iterations, res, 1e6 * rm.time_per_iter_s,
+            1e6 * rd.time_per_iter_s);
+  }
+  free(b), free(x);
+}
+
 static void check_matrix(const char *what, const cgm_csr *A) {
   double *b = rhs(A), *xc = malloc(A->nrows * sizeof *xc), *xg = malloc(A->nrows * sizeof *xg);
-  for (int pr = 0; pr < 2; pr++) {
+  for (int pr = 0; pr < CGM_NPRECISIONS; pr++) {
     cgm_precision p = (cgm_precision)pr;
-    double tol = p == CGM_PREC_SINGLE ? 1e-5 : 1e-8;
+    /* mixed precision runs our kernels on one GPU with the single-reduction CG */
+    const bool mixed_ok = gpu_opts.cg == CGM_CG_CGG;
+    if (p == CGM_PREC_MIXED && !mixed_ok) continue;
+    double tol = tol_of(p);
     cgm_solve_result rc, rg;
     cgm_error err = {0};
     cgm_status sc = run(A, b, xc, CGM_BACKEND_CPU, 1, p, &rc, &err);
@@ -56,12 +96,15 @@ static void check_matrix(const char *what, const cgm_csr *A) {
       CHECK_MSG(ok_or_honest(sg, p, &err), "%s cuda N=%d %s: %s", what, n, cgm_precision_name(p),
                 err.msg);
       double res = test_residual(A, b, xg);
-      /* fp32: the recursive residual may drift from the true one by a few eps * cond. */
-      CHECK_MSG(res <= (p == CGM_PREC_SINGLE ? 20 : 1.01) * tol, "%s N=%d %s: residual %.3g", what,
-                n, cgm_precision_name(p), res);
+      /* the tolerance holds on the true residual (recomputed here in long
+       * double) in every precision: converged means reached */
+      CHECK_MSG(sg != CGM_OK || res <= 1.01 * tol, "%s N=%d %s: residual %.3g", what, n,
+                cgm_precision_name(p), res);
       /* Reduction order differs between the CPU (thread count) and the GPU:
-       * ill-conditioned matrices move by a few percent. */
-      int slack = p == CGM_PREC_SINGLE ? 2 + rc.iterations / 5 : 1 + rc.iterations / 25;
+       * ill-conditioned matrices move by a few percent; the reduced
+       * precisions replace their residual at other iterations (every
+       * graph of 32 on a GPU, every iteration on the CPU). */
+      int slack = p != CGM_PREC_DOUBLE ? 40 + rc.iterations / 3 : 1 + rc.iterations / 25;
       CHECK_MSG(abs(rg.iterations - rc.iterations) <= slack,
                 "%s N=%d %s: %d iterations vs %d on the CPU", what, n, cgm_precision_name(p),
                 rg.iterations, rc.iterations);
@@ -75,6 +118,7 @@ static void check_matrix(const char *what, const cgm_csr *A) {
           1e6 * rg.time_per_iter_s);
       CHECK(rg.time_per_iter_s > 0);
     }
+    if (p == CGM_PREC_MIXED) continue; /* cuSPARSE has no mixed precision */
     cgm_status ss = run(A, b, xg, CGM_BACKEND_CUSPARSE, 1, p, &rg, &err);
     CHECK_MSG(ok_or_honest(ss, p, &err), "%s cusparse %s: %s", what, cgm_precision_name(p),
               err.msg);
@@ -179,6 +223,7 @@ int main(void) {
   CHECK_OK(cgm_gen_poisson3d(small ? 9 : 31, &A, &err));
   check_matrix("poisson3d", &A);
   check_pdl("poisson3d", &A);
+  check_mixed("poisson3d", &A, 1.5);
   cgm_csr_free(&A);
   CHECK_OK(cgm_gen_elasticity3d(small ? 3 : 8, &A, &err));
   check_matrix("elasticity", &A);

@@ -31,6 +31,7 @@ static cgm_status run(const cgm_csr *A, const double *b, double *x, int gpus, cg
   cgm_solve_opts o = cgm_solve_opts_default();
   o.check_every = check_every;
   o.gpu = gpu_opts;
+  o.tol = p == CGM_PREC_SINGLE ? 1e-5 : 1e-8; /* on the true residual in every precision */
   o.backend = CGM_BACKEND_CUDA;
   o.gpus = gpus;
   o.exchange = ex;

@@ -34,15 +34,21 @@ static void check_layout(const char *what, const cgm_bcsr *B, const cgm_plan_lay
 }
 
 /* What the CUDA solver allocates on a device for a built segment
- * (kernels/cuda_dev.cu and the halo send list), recounted here. */
+ * (kernels/cuda_dev.cu and the halo send list), recounted here: five own
+ * vectors and the gathered one in the iteration's precision, b (double
+ * unless all single), mixed precision's solution and A x in double and its
+ * double values, the layouts, the send list, the scratch. */
 static int64_t built_bytes(const cgm_plan *p, const cgm_seg_host *s, int64_t rows, int64_t sends) {
-  const int64_t w = cgm_precision_width(p->o.precision), n = p->o.layout.n;
-  int64_t v = s->v_len > rows ? s->v_len : rows;
-  int64_t b = 5 * cgm_vec_len(rows) * w + cgm_vec_len(v) * w + CGM_DEVICE_SCRATCH_BYTES;
+  const cgm_precision prec = p->o.precision;
+  const int64_t w = prec == CGM_PREC_DOUBLE ? 8 : 4, n = p->o.layout.n;
+  int64_t v = s->v_len > rows ? s->v_len : rows, own = cgm_vec_len(rows);
+  int64_t b = 5 * own * w + cgm_vec_len(v) * w + own * (prec == CGM_PREC_SINGLE ? 4 : 8) +
+              CGM_DEVICE_SCRATCH_BYTES;
   const cgm_bcsr *L[2] = {&s->A, &s->B};
   for (int k = 0; k < p->seg[0].nparts; k++)
     b += L[k]->nblocks_padded * (n * n * w + 4) + (int64_t)L[k]->nslices * L[k]->p.by * 4 +
          ((int64_t)L[k]->nslices + 1) * 8;
+  if (prec == CGM_PREC_MIXED) b += 2 * own * 8 + s->A.nblocks_padded * n * n * 8;
   return b + sends * 4;
 }
 
@@ -114,6 +120,18 @@ static void check_matrix(const char *name, const cgm_csr *A) {
             CHECK_MSG(p.seg[j].device_bytes == want, "%s seg %d: %lld bytes, planned %lld", what, j,
                       (long long)want, (long long)p.seg[j].device_bytes);
           }
+          if (G == 1) /* one GPU in every precision (mixed runs on one alone) */
+            for (int pr = 0; pr < CGM_NPRECISIONS; pr++) {
+              cgm_plan q1 = p;
+              cgm_plan_set_precision(&q1, (cgm_precision)pr);
+              CHECK(q1.seg[0].device_bytes == built_bytes(&q1, &seg[0], q1.seg[0].rows, 0));
+            }
+          if (G == 1) /* one GPU in every precision (mixed runs on one alone) */
+            for (int pr = 0; pr < CGM_NPRECISIONS; pr++) {
+              cgm_plan q1 = p;
+              cgm_plan_set_precision(&q1, (cgm_precision)pr);
+              CHECK(q1.seg[0].device_bytes == built_bytes(&q1, &seg[0], q1.seg[0].rows, 0));
+            }
           if (G > 1 && ex == CGM_EXCHANGE_HALO) CHECK(p.exchange_elems == sent);
           if (G > 1 && ex == CGM_EXCHANGE_P2P)
             CHECK(p.exchange_elems == (int64_t)(G - 1) * p.bounds[G] * n);
