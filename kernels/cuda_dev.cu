@@ -103,13 +103,13 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
     CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->y_hi, (size_t)d->np * 8));
   }
   d->red_cap = 4096;
-  /* Five reduction buffers of 2 values a block, and CGM_RED_RELIABLE of 4;
+  /* Five reduction buffers of 2 values a block, and CGM_RED_RELIABLE of 5;
    * the plan counts this scratch as CGM_DEVICE_SCRATCH_BYTES at most. */
-  static_assert((5 * 2 + 4) * 4096 * 8 + 6 * sizeof(unsigned) + 8 * sizeof(double) +
+  static_assert((5 * 2 + 5) * 4096 * 8 + 6 * sizeof(unsigned) + 8 * sizeof(double) +
                         sizeof(cgm_cg_state) <=
                     CGM_DEVICE_SCRATCH_BYTES,
                 "the plan's device scratch is too small");
-  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->partials, (size_t)(5 * 2 + 4) * d->red_cap * 8));
+  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->partials, (size_t)(5 * 2 + 5) * d->red_cap * 8));
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->counters, 6 * sizeof(unsigned)));
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->dot_tmp, 8 * sizeof(double)));
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->state, sizeof(cgm_cg_state)));

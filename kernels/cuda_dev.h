@@ -60,7 +60,7 @@ typedef struct cgm_cuda_dev {
  * `rows` own rows and a gathered vector of v_len entries (v_len <= rows:
  * the own vector), in precision prec (mixed: single vectors, and the
  * solution, b and A x in double). What it allocates is what the plan
- * counts (plan/footprint.c). Reduction buffer CGM_RED_RELIABLE holds 4
+ * counts (plan/footprint.c). Reduction buffer CGM_RED_RELIABLE holds 5
  * values a block, the others 2. */
 cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64_t rows,
                              int64_t v_len, cgm_error *err);

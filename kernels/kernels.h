@@ -245,7 +245,7 @@ cudaError_t cgm_launch_epoch(cgm_cg_state *st, cudaStream_t s);
  * SpMV), u = D^-1 r in the iteration's iprec (single or double; double
  * only with double), out[0] = r . r, out[1..2] = the carry r . u and r . r
  * of the rounded u (r = u / D^-1, as cgg computes it), out[3] = x . x when x
- * is non-NULL (red: a buffer of 4 values);
+ * is non-NULL, out[4] = s . u of the rounded u (red: a buffer of 5 values);
  * resume: the carry of the next graph's slot 0 from out[1..2], the run
  * going on with its iteration count; restart: its next step starts a new
  * direction (beta = 0: after a claimed convergence the last slot's scalars
@@ -253,8 +253,9 @@ cudaError_t cgm_launch_epoch(cgm_cg_state *st, cudaStream_t s);
 cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, double *out, cgm_reduce_buf red,
                             int sms, cudaStream_t s);
 cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t n, const void *b,
-                               const void *y, const void *dinv, void *u, const void *x, double *out,
-                               cgm_reduce_buf red, int sms, cudaStream_t s);
+                               const void *y, const void *dinv, void *u, const void *x,
+                               const void *s, double *out, cgm_reduce_buf red, int sms,
+                               cudaStream_t stream);
 cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, int restart, cudaStream_t s);
 /* dst = (float) src: mixed precision's values, from the double copy. */
 cudaError_t cgm_launch_to_single(const double *src, float *dst, int64_t n, int sms, cudaStream_t s);

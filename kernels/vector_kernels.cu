@@ -233,12 +233,13 @@ __global__ void __launch_bounds__(kVecThreads)
 /* r = b - y in R, u = D^-1 r rounded to T: the iteration's preconditioned
  * residual as cgg keeps it; out[0] = r . r, out[1..2] = the carry of the
  * rounded u (r' = u / D^-1: r' . u, r' . r'), out[3] = x . x when x is
- * given. Scalar loops: it runs a few times a solve. */
+ * given, out[4] = s . u (s = A p, for the next step's p . A p). Scalar
+ * loops: it runs a few times a solve. */
 template <typename R, typename T>
 __global__ void __launch_bounds__(kVecThreads)
-    replace(int64_t n, const R *b, const R *y, const T *dinv, T *u, const T *x, double *out,
-            cgm_reduce_buf red) {
-  double s[4] = {0.0, 0.0, 0.0, 0.0};
+    replace(int64_t n, const R *b, const R *y, const T *dinv, T *u, const T *x, const T *sp,
+            double *out, cgm_reduce_buf red) {
+  double s[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     const R r = b[i] - y[i];
@@ -249,21 +250,35 @@ __global__ void __launch_bounds__(kVecThreads)
     s[1] += rr * (double)ui;
     s[2] += rr * rr;
     if (x) s[3] += (double)x[i] * (double)x[i];
+    s[4] += (double)sp[i] * (double)ui;
   }
-  last_block_sum<4>(s, red, out);
+  last_block_sum<5>(s, red, out);
 }
 
 /* The state after a replacement (one GPU): the next step's carry from
- * out[1..2], the run going on, its count resumed from where it stopped;
- * restart: the next step starts a new direction (beta = 0). */
+ * out[1..2], the run going on, its count resumed from where it stopped.
+ * cgg takes p . A p of the next direction p' = u + beta p from the
+ * recurrence delta - beta gamma / alpha, which holds because the residual
+ * CG computed is orthogonal to the last one; the replaced one is not
+ * quite, so the direct value delta + 2 beta s . u + beta^2 p . A p (s =
+ * A p, p . A p = gamma_prev / alpha_prev) goes in through 1 / alpha of the
+ * last slot. restart: the next step starts a new direction (beta = 0: after
+ * a claimed convergence the last slot's scalars are not the last step's). */
 __global__ void resume(cgm_cg_state *st, const double *out, int restart) {
-  st->local[0].rz = out[1];
+  const int last = st->K - 1;
+  const double gamma = out[1], gamma_prev = st->gamma[last], inv_alpha = st->inv_alpha[last];
+  st->local[0].rz = gamma;
   st->local[0].rr = out[2];
   st->rr_last = out[2];
   st->done = CGM_RUN;
   st->iter_base = st->iter;
   st->epoch_base = st->epoch;
-  if (restart) st->inv_alpha[st->K - 1] = 0.0;
+  if (restart || !(gamma > 0.0) || !(gamma_prev > 0.0) || inv_alpha == 0.0) {
+    st->inv_alpha[last] = 0.0;
+  } else {
+    const double beta = gamma / gamma_prev, den_prev = gamma_prev * inv_alpha;
+    st->inv_alpha[last] = -(2.0 * out[4] + beta * den_prev) / gamma;
+  }
 }
 
 __global__ void __launch_bounds__(kVecThreads) to_single(int64_t n, const double *src, float *dst) {
@@ -463,21 +478,21 @@ extern "C" cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, dou
 
 extern "C" cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t n,
                                           const void *b, const void *y, const void *dinv, void *u,
-                                          const void *x, double *out, cgm_reduce_buf red, int sms,
-                                          cudaStream_t s) {
+                                          const void *x, const void *sp, double *out,
+                                          cgm_reduce_buf red, int sms, cudaStream_t s) {
   const int blocks = cgm_vector_blocks(n, sms);
   if (iprec == CGM_PREC_DOUBLE)
     cgm::replace<double, double><<<blocks, cgm::kVecThreads, 0, s>>>(
         n, static_cast<const double *>(b), static_cast<const double *>(y),
         static_cast<const double *>(dinv), static_cast<double *>(u), static_cast<const double *>(x),
-        out, red);
+        static_cast<const double *>(sp), out, red);
   else if (rprec == CGM_PREC_DOUBLE)
     cgm::replace<double, float><<<blocks, cgm::kVecThreads, 0, s>>>(
         n, static_cast<const double *>(b), static_cast<const double *>(y), CF(dinv), F(u), CF(x),
-        out, red);
+        CF(sp), out, red);
   else
-    cgm::replace<float, float>
-        <<<blocks, cgm::kVecThreads, 0, s>>>(n, CF(b), CF(y), CF(dinv), F(u), CF(x), out, red);
+    cgm::replace<float, float><<<blocks, cgm::kVecThreads, 0, s>>>(n, CF(b), CF(y), CF(dinv), F(u),
+                                                                   CF(x), CF(sp), out, red);
   return cudaGetLastError();
 }
 

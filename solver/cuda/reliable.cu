@@ -15,17 +15,18 @@ cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_er
                                       d->stream));
     CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L_hi, CGM_PREC_DOUBLE, d->x_hi, d->y_hi, NULL, NULL,
                                       NULL, cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream));
-    CGM_CUDA_TRY(err, cgm_launch_replace(CGM_PREC_DOUBLE, CGM_PREC_SINGLE, d->rows, d->b, d->y_hi,
-                                         d->dinv, d->v, NULL, d->dot_tmp, red, d->sms, d->stream));
+    CGM_CUDA_TRY(err,
+                 cgm_launch_replace(CGM_PREC_DOUBLE, CGM_PREC_SINGLE, d->rows, d->b, d->y_hi,
+                                    d->dinv, d->v, NULL, d->s, d->dot_tmp, red, d->sms, d->stream));
   } else {
     /* u (A u's place) is free between iterations: A x goes there */
     CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L, S->prec, d->x, d->u, NULL, NULL, NULL,
                                       cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream));
     CGM_CUDA_TRY(err, cgm_launch_replace(S->prec, S->prec, d->rows, d->b, d->u, d->dinv, d->v, d->x,
-                                         d->dot_tmp, red, d->sms, d->stream));
+                                         d->s, d->dot_tmp, red, d->sms, d->stream));
   }
   CGM_CUDA_TRY(err, cgm_launch_resume(d->state, d->dot_tmp, restart, d->stream));
-  double out[4];
+  double out[5];
   CGM_CUDA_TRY(err,
                cudaMemcpyAsync(out, d->dot_tmp, sizeof out, cudaMemcpyDeviceToHost, d->stream));
   CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
