@@ -239,24 +239,27 @@ int cgm_pdl_supported(void);
 
 cudaError_t cgm_launch_epoch(cgm_cg_state *st, cudaStream_t s);
 
-/* Reliable updates on one GPU (the single-reduction CG), between graphs:
+/* Reliable updates on one GPU, between graphs:
  * fold: x_hi += x_lo, x_lo = 0 (mixed precision), out[0] = x_hi . x_hi;
  * replace: r = b - y in the residual's precision rprec (y = A x from the
- * SpMV), u = D^-1 r in the iteration's iprec (single or double; double
- * only with double), out[0] = r . r, out[1..2] = the carry r . u and r . r
- * of the rounded u (r = u / D^-1, as cgg computes it), out[3] = x . x when x
- * is non-NULL, out[4] = s . u of the rounded u (red: a buffer of 5 values);
- * resume: the carry of the next graph's slot 0 from out[1..2], the run
- * going on with its iteration count; restart: its next step starts a new
+ * SpMV) rounded into the iteration's iprec (single or double; double only
+ * with double): cgg keeps u = D^-1 r in z, Algorithm 2 keeps r in z and,
+ * given v, restarts its direction there (v = D^-1 r); out[0] = r . r,
+ * out[1..2] = r . D^-1 r and r . r of what the iteration keeps, out[3] =
+ * x . x when x is given, out[4] = s . u when s is given (cgg's s = A p;
+ * red: a buffer of 5 values);
+ * resume: those sums for the next graph's first step, the run going on
+ * with its iteration count; restart (cgg): its next step starts a new
  * direction (beta = 0: after a claimed convergence the last slot's scalars
  * are not the last step's). */
 cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, double *out, cgm_reduce_buf red,
                             int sms, cudaStream_t s);
-cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t n, const void *b,
-                               const void *y, const void *dinv, void *u, const void *x,
-                               const void *s, double *out, cgm_reduce_buf red, int sms,
-                               cudaStream_t stream);
-cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, int restart, cudaStream_t s);
+cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t n, int cgg,
+                               const void *b, const void *y, const void *dinv, void *z, void *v,
+                               const void *x, const void *s, double *out, cgm_reduce_buf red,
+                               int sms, cudaStream_t stream);
+cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, int cgg, int restart,
+                              cudaStream_t s);
 /* dst = (float) src: mixed precision's values, from the double copy. */
 cudaError_t cgm_launch_to_single(const double *src, float *dst, int64_t n, int sms, cudaStream_t s);
 /* out[0] = x . y (the plain vector reduction of the paper's Table 2). */

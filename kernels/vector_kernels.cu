@@ -230,33 +230,47 @@ __global__ void __launch_bounds__(kVecThreads)
   last_block_sum<1>(s, red, out);
 }
 
-/* r = b - y in R, u = D^-1 r rounded to T: the iteration's preconditioned
- * residual as cgg keeps it; out[0] = r . r, out[1..2] = the carry of the
- * rounded u (r' = u / D^-1: r' . u, r' . r'), out[3] = x . x when x is
- * given, out[4] = s . u (s = A p, for the next step's p . A p). Scalar
- * loops: it runs a few times a solve. */
+/* r = b - y in R (the true residual), rounded into the iteration in T:
+ * cgg keeps it preconditioned, u = D^-1 r (into z); Algorithm 2 keeps r
+ * (into z) and, restarting, the new direction v = D^-1 r. out[0] = r . r in
+ * R, out[1..2] = r' . D^-1 r' and r' . r' of the rounded residual r' (cgg:
+ * r' = u / D^-1, as cgg computes them), out[3] = x . x when x is given,
+ * out[4] = s . u when s is given (cgg: s = A p, for the next step's
+ * p . A p). Scalar loops: it runs a few times a solve. */
 template <typename R, typename T>
 __global__ void __launch_bounds__(kVecThreads)
-    replace(int64_t n, const R *b, const R *y, const T *dinv, T *u, const T *x, const T *sp,
-            double *out, cgm_reduce_buf red) {
+    replace(int64_t n, int cgg, const R *b, const R *y, const T *dinv, T *z, T *v, const T *x,
+            const T *sp, double *out, cgm_reduce_buf red) {
   double s[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     const R r = b[i] - y[i];
-    const T d = dinv[i], ui = (T)((R)d * r);
-    u[i] = ui;
+    const T d = dinv[i];
     s[0] += (double)r * (double)r;
-    const double rr = d != (T)0 ? (double)ui / (double)d : 0.0;
-    s[1] += rr * (double)ui;
+    double rr, zz;
+    if (cgg) {
+      const T ui = (T)((R)d * r);
+      z[i] = ui;
+      rr = d != (T)0 ? (double)ui / (double)d : 0.0;
+      zz = ui;
+      if (sp) s[4] += (double)sp[i] * (double)ui;
+    } else {
+      const T ri = (T)r;
+      z[i] = ri;
+      rr = ri;
+      zz = (double)(d * ri);
+      if (v) v[i] = d * ri;
+    }
+    s[1] += rr * zz;
     s[2] += rr * rr;
     if (x) s[3] += (double)x[i] * (double)x[i];
-    s[4] += (double)sp[i] * (double)ui;
   }
   last_block_sum<5>(s, red, out);
 }
 
-/* The state after a replacement (one GPU): the next step's carry from
- * out[1..2], the run going on, its count resumed from where it stopped.
+/* The state after a replacement (one GPU): the next step's sums of the
+ * replaced residual (out[1..2]), the run going on, its count resumed from
+ * where it stopped. Algorithm 2 reads r . D^-1 r of the slot before slot 0.
  * cgg takes p . A p of the next direction p' = u + beta p from the
  * recurrence delta - beta gamma / alpha, which holds because the residual
  * CG computed is orthogonal to the last one; the replaced one is not
@@ -264,15 +278,20 @@ __global__ void __launch_bounds__(kVecThreads)
  * A p, p . A p = gamma_prev / alpha_prev) goes in through 1 / alpha of the
  * last slot. restart: the next step starts a new direction (beta = 0: after
  * a claimed convergence the last slot's scalars are not the last step's). */
-__global__ void resume(cgm_cg_state *st, const double *out, int restart) {
+__global__ void resume(cgm_cg_state *st, const double *out, int cgg, int restart) {
   const int last = st->K - 1;
-  const double gamma = out[1], gamma_prev = st->gamma[last], inv_alpha = st->inv_alpha[last];
-  st->local[0].rz = gamma;
-  st->local[0].rr = out[2];
   st->rr_last = out[2];
   st->done = CGM_RUN;
   st->iter_base = st->iter;
   st->epoch_base = st->epoch;
+  if (!cgg) {
+    st->slot[0][last].rz = out[1];
+    st->slot[0][last].rr = out[2];
+    return;
+  }
+  const double gamma = out[1], gamma_prev = st->gamma[last], inv_alpha = st->inv_alpha[last];
+  st->local[0].rz = gamma;
+  st->local[0].rr = out[2];
   if (restart || !(gamma > 0.0) || !(gamma_prev > 0.0) || inv_alpha == 0.0) {
     st->inv_alpha[last] = 0.0;
   } else {
@@ -477,28 +496,29 @@ extern "C" cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, dou
 }
 
 extern "C" cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t n,
-                                          const void *b, const void *y, const void *dinv, void *u,
-                                          const void *x, const void *sp, double *out,
-                                          cgm_reduce_buf red, int sms, cudaStream_t s) {
+                                          int cgg, const void *b, const void *y, const void *dinv,
+                                          void *z, void *v, const void *x, const void *sp,
+                                          double *out, cgm_reduce_buf red, int sms,
+                                          cudaStream_t s) {
   const int blocks = cgm_vector_blocks(n, sms);
   if (iprec == CGM_PREC_DOUBLE)
     cgm::replace<double, double><<<blocks, cgm::kVecThreads, 0, s>>>(
-        n, static_cast<const double *>(b), static_cast<const double *>(y),
-        static_cast<const double *>(dinv), static_cast<double *>(u), static_cast<const double *>(x),
-        static_cast<const double *>(sp), out, red);
+        n, cgg, static_cast<const double *>(b), static_cast<const double *>(y),
+        static_cast<const double *>(dinv), static_cast<double *>(z), static_cast<double *>(v),
+        static_cast<const double *>(x), static_cast<const double *>(sp), out, red);
   else if (rprec == CGM_PREC_DOUBLE)
     cgm::replace<double, float><<<blocks, cgm::kVecThreads, 0, s>>>(
-        n, static_cast<const double *>(b), static_cast<const double *>(y), CF(dinv), F(u), CF(x),
-        CF(sp), out, red);
+        n, cgg, static_cast<const double *>(b), static_cast<const double *>(y), CF(dinv), F(z),
+        F(v), CF(x), CF(sp), out, red);
   else
-    cgm::replace<float, float><<<blocks, cgm::kVecThreads, 0, s>>>(n, CF(b), CF(y), CF(dinv), F(u),
-                                                                   CF(x), CF(sp), out, red);
+    cgm::replace<float, float><<<blocks, cgm::kVecThreads, 0, s>>>(
+        n, cgg, CF(b), CF(y), CF(dinv), F(z), F(v), CF(x), CF(sp), out, red);
   return cudaGetLastError();
 }
 
-extern "C" cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, int restart,
+extern "C" cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, int cgg, int restart,
                                          cudaStream_t s) {
-  cgm::resume<<<1, 1, 0, s>>>(st, out, restart);
+  cgm::resume<<<1, 1, 0, s>>>(st, out, cgg, restart);
   return cudaGetLastError();
 }
 

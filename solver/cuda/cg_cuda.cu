@@ -161,7 +161,7 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
       /* The true residual in double (reliable.cu): b - A x0 with the double
        * values, v = D^-1 r in single, and its carry. */
       double rt, xn;
-      cgm_status st = gs_replace(S, 0, &rt, &xn, err);
+      cgm_status st = gs_replace(S, 1, &rt, &xn, err); /* Algorithm 2: v = D^-1 r */
       if (st) return st;
       S->rt0 = rt;
       CGM_CUDA_TRY(err, cudaMemcpyAsync(part[g], d->dot_tmp + 1, sizeof part[g],
@@ -313,10 +313,7 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   if (!st && prec == CGM_PREC_MIXED) /* the true residual's SpMV runs in double */
     st = cgm_spmv_supported(p.n, p.bx, p.by, CGM_PREC_DOUBLE, err);
   if (st) return st;
-  if (prec == CGM_PREC_MIXED && pb->opts.gpu.cg != CGM_CG_CGG)
-    return cgm_fail(err, CGM_EINPUT,
-                    "mixed precision runs the single-reduction CG (its reliable updates): drop "
-                    "CGMODEL_CG=classic");
+
   const int ndev = cgm_cuda_device_count();
   const int G = pb->opts.gpus;
   if (ndev < 1) return cgm_fail(err, CGM_ERUNTIME, "no CUDA device is present");
@@ -361,13 +358,17 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
    * one kernel an iteration fewer than CG4 + CG5, and one vector pass
    * fewer, so also faster on one GPU (docs/perf.md). The host-staged mode
    * is always the paper's Algorithm 2. */
-  S->cgg = S->mode != MODE_HOST && go->cg == CGM_CG_CGG;
+  /* Single and mixed precision run Algorithm 2: its p . A p is computed,
+   * where the single-reduction CG takes it from a recurrence that loses its
+   * accuracy in single precision once the residual falls past ~1e-7 (the
+   * run broke down there on an H100). */
+  S->cgg = S->mode != MODE_HOST && go->cg == CGM_CG_CGG && prec == CGM_PREC_DOUBLE;
   S->late = S->mode == MODE_HALO && S->flags && go->late;
   S->ll = S->cgg && S->flags && go->ll;
-  /* Reliable updates on one GPU with the single-reduction CG: the true
-   * residual before a claimed convergence, and in single and mixed
-   * precision whenever the iterated one has fallen by CGM_RELIABLE_DELTA. */
-  S->reliable = S->mode == MODE_ONE && S->cgg;
+  /* Reliable updates on one GPU: the true residual before a claimed
+   * convergence, and in single and mixed precision whenever the iterated
+   * one has fallen by CGM_RELIABLE_DELTA. */
+  S->reliable = S->mode == MODE_ONE;
   S->reduced = prec != CGM_PREC_DOUBLE;
   if (S->mode == MODE_P2P || S->mode == MODE_HALO)
     if ((st = gs_enable_peers(G, err))) goto out;

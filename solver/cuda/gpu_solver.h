@@ -41,7 +41,7 @@ typedef struct gpu_solver {
   int cgg;                          /* the single-reduction CG (cgm_launch_cgg), not CG4 + CG5 */
   int late;                         /* halo with flags: the pack waits for the peers' packs */
   int ll;                           /* cgg with flags: the SpMV sums travel as ll words */
-  int reliable;                     /* one GPU, cgg: reliable updates (reliable.cu) */
+  int reliable;                     /* one GPU: reliable updates (reliable.cu) */
   int reduced;                      /* single or mixed precision: also when the iterated
                                        residual has fallen by CGM_RELIABLE_DELTA */
   double rt0;                       /* the true residual after CG1 */

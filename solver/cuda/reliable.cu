@@ -9,23 +9,28 @@
 cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_error *err) {
   cgm_cuda_dev *d = &S->dev[0];
   const cgm_reduce_buf red = cgm_cuda_red(d, CGM_RED_RELIABLE);
+  /* Where the iteration keeps its residual: cgg preconditioned in v (the
+   * vector its SpMV reads) with s = A p beside; Algorithm 2 in r, with its
+   * direction in v (restarted from the new residual after a claim). */
+  void *z = S->cgg ? d->v : d->r, *v = S->cgg || !restart ? NULL : d->v;
+  const void *sp = S->cgg ? d->s : NULL;
   CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
   if (d->mixed) {
     CGM_CUDA_TRY(err, cgm_launch_fold(d->rows, d->x_hi, (float *)d->x, d->dot_tmp + 3, red, d->sms,
                                       d->stream));
     CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L_hi, CGM_PREC_DOUBLE, d->x_hi, d->y_hi, NULL, NULL,
                                       NULL, cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream));
-    CGM_CUDA_TRY(err,
-                 cgm_launch_replace(CGM_PREC_DOUBLE, CGM_PREC_SINGLE, d->rows, d->b, d->y_hi,
-                                    d->dinv, d->v, NULL, d->s, d->dot_tmp, red, d->sms, d->stream));
+    CGM_CUDA_TRY(err, cgm_launch_replace(CGM_PREC_DOUBLE, CGM_PREC_SINGLE, d->rows, S->cgg, d->b,
+                                         d->y_hi, d->dinv, z, v, NULL, sp, d->dot_tmp, red, d->sms,
+                                         d->stream));
   } else {
-    /* u (A u's place) is free between iterations: A x goes there */
+    /* u (A's product's place) is free between iterations: A x goes there */
     CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L, S->prec, d->x, d->u, NULL, NULL, NULL,
                                       cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream));
-    CGM_CUDA_TRY(err, cgm_launch_replace(S->prec, S->prec, d->rows, d->b, d->u, d->dinv, d->v, d->x,
-                                         d->s, d->dot_tmp, red, d->sms, d->stream));
+    CGM_CUDA_TRY(err, cgm_launch_replace(S->prec, S->prec, d->rows, S->cgg, d->b, d->u, d->dinv, z,
+                                         v, d->x, sp, d->dot_tmp, red, d->sms, d->stream));
   }
-  CGM_CUDA_TRY(err, cgm_launch_resume(d->state, d->dot_tmp, restart, d->stream));
+  CGM_CUDA_TRY(err, cgm_launch_resume(d->state, d->dot_tmp, S->cgg, restart, d->stream));
   double out[5];
   CGM_CUDA_TRY(err,
                cudaMemcpyAsync(out, d->dot_tmp, sizeof out, cudaMemcpyDeviceToHost, d->stream));
