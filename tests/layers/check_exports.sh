@@ -8,7 +8,9 @@ lib=$1 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' |
-  grep -v -E '^(_init|_fini|_edata|_end|__bss_start)$' | sort -u >"$tmp/exported"
+  grep -v -E '^(_init|_fini|_edata|_end|__bss_start)$' |
+  # AddressSanitizer adds one-definition-rule indicators for exported data
+  grep -v -E '^__odr_asan[._]' | sort -u >"$tmp/exported"
 grep -h -o -E 'CGM_API [^;{]*\bcgm_[a-z0-9_]+ *(\(|\[)' "$src"/include/cgmodel/*.h |
   grep -o -E 'cgm_[a-z0-9_]+ *(\(|\[)' | tr -d '([ ' | sort -u >"$tmp/declared"
 bad=0
