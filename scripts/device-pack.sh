@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the tree that travels to a lent GPU machine (DEVICE.md): GSL, SQLite
-# and cudart linked statically, cJSON's shared library copied beside it, no
-# object files. The result is .carry/build-dev; name `.carry` in the device
-# call's carry list and run scripts/device-run.sh there.
+# Builds the tree that travels to a lent GPU machine (docs/architecture.md,
+# "Working with the GPU machines"): GSL, SQLite and cudart linked statically,
+# cJSON's shared library copied beside it, no object files. The result is
+# .carry/build-dev; name `.carry` in the device call's carry list and run
+# scripts/device-run.sh there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh build-dev -DCGMODEL_STATIC_DEPS=ON -DCMAKE_CUDA_ARCHITECTURES=90

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The pipeline on the CPU device end to end: calibrate --quick stores fits
 # that reproduce the kernels' own measured times; db list/show/export; predict
-# gives every configuration with the keys of DESIGN.md and a choice; solve
+# gives every configuration with the keys of docs/cli.md and a choice; solve
 # records its time beside the prediction; --auto runs the tuner's choice;
 # validate reports Table 6 groups; and every missing-calibration path fails
 # clearly.
@@ -97,11 +97,11 @@ fi
 expect_fail 2 "calibration ID" "$CGM" db show abc
 expect_fail 2 "no calibration with id 999" "$CGM" db show 999
 
-# ---- predict: every configuration, the keys of DESIGN.md, a choice
+# ---- predict: every configuration, the keys of docs/cli.md, a choice
 expect_exit 0 "$CGM" predict "$A" --json
 cp "$OUT" "$TMP/pred.json"
 json_check "$TMP/pred.json" 'j["features"]["x"] == 4884 and len(j["features"]["blocks"]) == 4' "features in predict"
-json_check "$TMP/pred.json" 'len(j["candidates"]) == 4 and all(k in c for c in j["candidates"] for k in ("block", "gpus", "precision", "time_per_iter_s", "gflops_raw", "gflops_real", "speedup"))' "candidates with the DESIGN.md keys"
+json_check "$TMP/pred.json" 'len(j["candidates"]) == 4 and all(k in c for c in j["candidates"] for k in ("block", "gpus", "precision", "time_per_iter_s", "gflops_raw", "gflops_real", "speedup"))' "candidates with the docs/cli.md keys"
 json_check "$TMP/pred.json" 'j["choice"]["time_per_iter_s"] == min(c["time_per_iter_s"] for c in j["candidates"])' "the choice is the fastest"
 json_check "$TMP/pred.json" 'all(c["gflops_real"] <= c["gflops_raw"] + 1e-9 for c in j["candidates"])' "real performance <= raw (Eq. 8 vs 7)"
 expect_exit 0 "$CGM" predict "$A" --json --model paper

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # cgmodel solve on what it must refuse or cannot solve: every case checks the
-# exit code (DESIGN.md: 1 not converged / not SPD, 2 bad usage or input, 3
-# runtime failure) AND the message, and that nothing looking like a result is
-# printed for exit 2 and 3.
+# exit code (docs/cli.md, "Exit codes": 1 not converged / not SPD, 2 bad usage
+# or input, 3 runtime failure) AND the message, and that nothing looking like a
+# result is printed for exit 2 and 3.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh" "$@"
 
