@@ -65,11 +65,7 @@ int cmd_info(int argc, char **argv) {
   cgm_status st = cgm_plan_features(&A, &f, &err);
   cgm_csr_free(&A);
   if (st) return cli_report("info", &err);
-  if (json) {
-    cJSON *o = cgm_features_json(&f, &mm);
-    cJSON_AddStringToObject(o, "matrix", path);
-    return cli_print_json(o);
-  }
+  if (json) return cli_print_json(cgm_info_json(path, &f, &mm));
   print_human(path, &f, &mm);
   return 0;
 }

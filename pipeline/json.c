@@ -1,3 +1,11 @@
+/* Every JSON object cgmodel writes, built from the library's records and
+ * the steps' reports: the command line's --json output, and what the
+ * database stores as JSON (features, options). One place, so a key is
+ * spelled once and the outputs stay alike. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "pipeline/json.h"
 
 static const char *field_name(cgm_mm_field f) {
@@ -79,4 +87,205 @@ cJSON *cgm_solve_opts_json(const cgm_solve_opts *o) {
   cJSON_AddNumberToObject(j, "threads", o->threads);
   if (o->backend == CGM_BACKEND_CUDA) cJSON_AddItemToObject(j, "gpu", cgm_gpu_opts_json(&o->gpu));
   return j;
+}
+
+int pipeline_calibration_gpus(const char *options_json) {
+  cJSON *j = cJSON_Parse(options_json ? options_json : "");
+  const cJSON *g = j ? cJSON_GetObjectItemCaseSensitive(j, "gpus") : NULL;
+  const int gpus = cJSON_IsNumber(g) && g->valueint >= 1 ? g->valueint : 1;
+  cJSON_Delete(j);
+  return gpus;
+}
+
+cJSON *cgm_calibration_options_json(const char *device, int gpus, const cgm_calibrate_opts *o) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "device", device);
+  cJSON_AddNumberToObject(j, "gpus", gpus);
+  cJSON_AddBoolToObject(j, "quick", o->quick);
+  /* The CG whose iterations the GPU sweeps timed (cgm_calibration_cg),
+   * and every option of the solver they ran. */
+  if (strcmp(device, "cpu") != 0) {
+    cJSON_AddStringToObject(j, "cg", cgm_cg_variant_name(o->gpu.cg));
+    cJSON_AddItemToObject(j, "gpu", cgm_gpu_opts_json(&o->gpu));
+  }
+  cJSON *pr = cJSON_AddArrayToObject(j, "precisions");
+  for (int p = 0; p < 2; p++)
+    if (o->precisions & (1u << p))
+      cJSON_AddItemToArray(pr, cJSON_CreateString(cgm_precision_name((cgm_precision)p)));
+  return j;
+}
+
+/* ------------------------------------------------- command results --- */
+
+cJSON *cgm_info_json(const char *path, const cgm_features *f, const cgm_mm_info *mm) {
+  cJSON *o = cgm_features_json(f, mm);
+  cJSON_AddStringToObject(o, "matrix", path);
+  return o;
+}
+
+cJSON *cgm_calibration_report_json(const cgm_calibration_report *rep, const char *database) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "database", database);
+  cJSON *arr = cJSON_AddArrayToObject(j, "calibrations");
+  for (int i = 0; i < rep->count; i++) {
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddNumberToObject(c, "id", (double)rep->cal[i].id);
+    cJSON_AddStringToObject(c, "device", rep->cal[i].device);
+    cJSON_AddStringToObject(c, "model", rep->cal[i].model);
+    cJSON_AddNumberToObject(c, "gpus", rep->cal[i].gpus);
+    cJSON_AddNumberToObject(c, "samples", rep->cal[i].samples);
+    cJSON_AddNumberToObject(c, "fits", rep->cal[i].fits);
+    cJSON_AddNumberToObject(c, "fits_failed", rep->cal[i].fits_failed);
+    cJSON_AddNumberToObject(c, "seconds", rep->cal[i].seconds);
+    if (rep->cal[i].failed[0]) cJSON_AddStringToObject(c, "failed", rep->cal[i].failed);
+    cJSON *stages = cJSON_AddObjectToObject(c, "stages");
+    for (int k = 0; k < rep->cal[i].nstages; k++)
+      cJSON_AddNumberToObject(stages, rep->cal[i].stage[k].name, rep->cal[i].stage[k].seconds);
+    cJSON_AddItemToArray(arr, c);
+  }
+  return j;
+}
+
+/* ------------------------------------------------ database records --- */
+
+static cJSON *device_json(const cgm_db_device *d) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "id", (double)d->id);
+  cJSON_AddStringToObject(o, "kind", d->kind);
+  cJSON_AddStringToObject(o, "model", d->model);
+  cJSON_AddStringToObject(o, "host", d->host);
+  if (!strcmp(d->kind, "cuda")) {
+    char cc[16];
+    snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
+    cJSON_AddStringToObject(o, "compute_capability", cc);
+    cJSON_AddNumberToObject(o, "sms", d->sms);
+    cJSON_AddNumberToObject(o, "clock_khz", d->clock_khz);
+    cJSON_AddNumberToObject(o, "memory_clock_khz", d->mem_clock_khz);
+    cJSON_AddNumberToObject(o, "bus_width_bits", d->bus_width_bits);
+    cJSON_AddNumberToObject(o, "driver_version", d->driver_version);
+    cJSON_AddNumberToObject(o, "runtime_version", d->runtime_version);
+  } else {
+    cJSON_AddNumberToObject(o, "threads", d->threads);
+  }
+  cJSON_AddNumberToObject(o, "memory_bytes", (double)d->mem_total);
+  return o;
+}
+
+/* A calibration with its device (the options as the object they are). */
+static cJSON *calibration_json(const cgm_db_calibration *c, const cgm_db_device *d) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "id", (double)c->id);
+  cJSON_AddStringToObject(o, "created", c->created);
+  cJSON_AddStringToObject(o, "tool_version", c->tool_version);
+  cJSON *opt = cJSON_Parse(c->options);
+  if (opt) cJSON_AddItemToObject(o, "options", opt);
+  cJSON_AddNumberToObject(o, "seconds", c->seconds);
+  cJSON_AddBoolToObject(o, "complete", c->complete);
+  cJSON_AddItemToObject(o, "device", device_json(d));
+  return o;
+}
+
+static int add_calibration(const cgm_db_calibration *c, const cgm_db_device *d, void *ctx) {
+  cJSON_AddItemToArray((cJSON *)ctx, calibration_json(c, d));
+  return 0;
+}
+
+static int add_fit(const cgm_db_fit *f, void *ctx) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "kernel", f->kernel);
+  cJSON_AddStringToObject(o, "variant", f->variant);
+  cJSON_AddStringToObject(o, "precision", cgm_precision_name((cgm_precision)f->precision));
+  cJSON_AddNumberToObject(o, "block", f->block);
+  cJSON_AddStringToObject(o, "kind", cgm_fit_kind_name(f->kind));
+  cJSON_AddNumberToObject(o, "mu", f->mu);
+  cJSON_AddNumberToObject(o, "sigma", f->sigma);
+  cJSON_AddNumberToObject(o, "nu", f->nu);
+  cJSON_AddNumberToObject(o, "se_mu", f->se_mu);
+  cJSON_AddNumberToObject(o, "se_sigma", f->se_sigma);
+  cJSON_AddNumberToObject(o, "se_nu", f->se_nu);
+  if (isfinite(f->r2)) cJSON_AddNumberToObject(o, "r2", f->r2);
+  cJSON_AddNumberToObject(o, "rms", f->rms);
+  cJSON_AddNumberToObject(o, "n", f->n);
+  if (f->m_lo > 0) cJSON_AddNumberToObject(o, "m_lo", f->m_lo); /* where the fit's regime starts */
+  if (f->m_hi > 0) cJSON_AddNumberToObject(o, "m_hi", f->m_hi); /* ... and ends */
+  cJSON_AddBoolToObject(o, "converged", f->converged);
+  if (f->message[0]) cJSON_AddStringToObject(o, "message", f->message);
+  cJSON_AddItemToArray((cJSON *)ctx, o);
+  return 0;
+}
+
+static int add_sample(const cgm_db_sample *s, void *ctx) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "kernel", s->kernel);
+  cJSON_AddStringToObject(o, "variant", s->variant);
+  cJSON_AddStringToObject(o, "precision", cgm_precision_name((cgm_precision)s->precision));
+  cJSON_AddNumberToObject(o, "block", s->block);
+  cJSON_AddNumberToObject(o, "m", s->m);
+  cJSON_AddNumberToObject(o, "bytes", s->bytes);
+  cJSON_AddNumberToObject(o, "seconds", s->seconds);
+  cJSON_AddNumberToObject(o, "gbps", cgm_sample_gbps(s));
+  if (s->source[0]) cJSON_AddStringToObject(o, "source", s->source);
+  cJSON_AddItemToArray((cJSON *)ctx, o);
+  return 0;
+}
+
+static int add_solve(const cgm_db_solve *s, void *ctx) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "id", (double)s->id);
+  cJSON_AddNumberToObject(o, "matrix_id", (double)s->matrix_id);
+  cJSON_AddStringToObject(o, "created", s->created);
+  cJSON_AddStringToObject(o, "backend", s->backend);
+  cJSON_AddStringToObject(o, "precision", s->precision);
+  cJSON_AddNumberToObject(o, "block", s->block);
+  cJSON_AddNumberToObject(o, "gpus", s->gpus);
+  cJSON_AddNumberToObject(o, "iterations", s->iterations);
+  cJSON_AddBoolToObject(o, "converged", s->converged);
+  cJSON_AddNumberToObject(o, "time_per_iter_s", s->time_per_iter_s);
+  if (isfinite(s->predicted_time_per_iter_s))
+    cJSON_AddNumberToObject(o, "predicted_time_per_iter_s", s->predicted_time_per_iter_s);
+  cJSON_AddItemToArray((cJSON *)ctx, o);
+  return 0;
+}
+
+/* {key: []}, and the array a listing fills. */
+static cJSON *listing(const char *key, cJSON **arr) {
+  cJSON *o = cJSON_CreateObject();
+  *arr = cJSON_AddArrayToObject(o, key);
+  return o;
+}
+
+cgm_status cgm_db_calibrations_json(cgm_db *db, cJSON **out, cgm_error *err) {
+  cJSON *arr, *o = listing("calibrations", &arr);
+  cgm_status st = cgm_db_calibrations(db, add_calibration, arr, err);
+  if (st) cJSON_Delete(o);
+  *out = st ? NULL : o;
+  return st;
+}
+
+cgm_status cgm_db_solves_json(cgm_db *db, cJSON **out, cgm_error *err) {
+  cJSON *arr, *o = listing("solves", &arr);
+  cgm_status st = cgm_db_solves(db, add_solve, arr, err);
+  if (st) cJSON_Delete(o);
+  *out = st ? NULL : o;
+  return st;
+}
+
+cgm_status cgm_db_calibration_json(cgm_db *db, int64_t id, bool samples, cJSON **out,
+                                   cgm_error *err) {
+  cgm_db_calibration c;
+  cgm_db_device d;
+  *out = NULL;
+  cgm_status st = cgm_db_calibration_get(db, id, &c, err);
+  if (!st) st = cgm_db_device_get(db, c.device_id, &d, err);
+  if (st) return st;
+  cJSON *o = calibration_json(&c, &d);
+  st = cgm_db_fits(db, id, add_fit, cJSON_AddArrayToObject(o, "fits"), err);
+  if (!st && samples)
+    st = cgm_db_samples(db, id, add_sample, cJSON_AddArrayToObject(o, "samples"), err);
+  if (st) {
+    cJSON_Delete(o);
+    return st;
+  }
+  *out = o;
+  return CGM_OK;
 }

@@ -11,6 +11,7 @@
 
 #include "cgmodel/pipeline.h"
 #include "pipeline/curves.h"
+#include "pipeline/json.h"
 #include "common/grow.h"
 
 /* The refined model times kernels with the relative fits; where one did not
@@ -114,12 +115,8 @@ static void fill_device(const cgm_db_calibration *c, const cgm_db_device *d, cgm
   t->is_cpu = !strcmp(d->kind, "cpu");
   t->mem_bytes = t->is_cpu ? 0 : d->mem_total;
   t->calibration_id = c->id;
-  t->gpus = 1;
   cgm_calibration_cg(c->options, t->is_cpu, t->cg, sizeof t->cg);
-  cJSON *j = cJSON_Parse(c->options);
-  const cJSON *g = j ? cJSON_GetObjectItemCaseSensitive(j, "gpus") : NULL;
-  if (cJSON_IsNumber(g) && g->valueint >= 1) t->gpus = g->valueint;
-  cJSON_Delete(j);
+  t->gpus = pipeline_calibration_gpus(c->options);
   for (int p = 0; p < 2; p++) t->model[p].width = t->paper[p].width = p == CGM_PREC_SINGLE ? 4 : 8;
 }
 
