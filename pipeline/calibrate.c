@@ -25,6 +25,7 @@
 #include "microbench/microbench.h"
 #include "pipeline/curves.h"
 #include "pipeline/json.h"
+#include "pipeline/steps.h"
 
 /* The pseudo-variant MESH groups the SpMV samples of Poisson grids,
  * whichever variant (dense-block or real) measured them, as the iteration
@@ -399,8 +400,7 @@ cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cg
   memset(rep, 0, sizeof *rep);
   cgm_db_calibration cal;
   cgm_db_device dev;
-  cgm_status st = cgm_db_calibration_get(db, cal_id, &cal, err);
-  if (!st) st = cgm_db_device_get(db, cal.device_id, &dev, err);
+  cgm_status st = pipeline_calibration_get(db, cal_id, &cal, &dev, err);
   if (st) return st;
   if (!cal.complete)
     return cgm_fail(err, CGM_EINPUT, "calibration %lld was not completed: nothing to refit",

@@ -1,6 +1,7 @@
 /* This machine: its CPU and GPUs as device records (what calibrate stores
  * and what a calibrated device must be called to be one of them), and the
- * calibrated device that is one of them. */
+ * calibrated devices that are this machine's, for the steps that run
+ * (solve's prediction and --auto, validate). */
 #define _POSIX_C_SOURCE 200809L
 #include <omp.h>
 #include <stdio.h>
@@ -64,8 +65,27 @@ cgm_status cgm_describe_cuda(int dev, cgm_db_device *d, cgm_error *err) {
   return CGM_OK;
 }
 
+void cgm_host_describe(cgm_host *h) {
+  memset(h, 0, sizeof *h);
+  cgm_db_device d;
+  cgm_error e = {0};
+  /* The CPU at OpenMP's default thread count: a solve without --threads
+   * runs with it, so only that calibration predicts it. */
+  if (!cgm_describe_cpu(&d, 0, &e)) snprintf(h->cpu, sizeof h->cpu, "%s", d.model);
+  h->gpus = cgm_cuda_device_count();
+  /* GPU 0 stands for the GPUs: a solve on G GPUs uses 0 .. G-1. */
+  if (h->gpus > 0 && !cgm_describe_cuda(0, &d, &e)) snprintf(h->gpu, sizeof h->gpu, "%s", d.model);
+}
+
 int cgm_find_device(const cgm_tuner_device *devs, int count, bool cpu, const char *model) {
   for (int i = 0; i < count; i++)
     if (devs[i].is_cpu == cpu && !strcmp(devs[i].name, model)) return i;
   return -1;
+}
+
+cgm_host_devices cgm_host_match(const cgm_host *h, const cgm_tuner_device *devs, int count) {
+  cgm_host_devices m = {-1, -1};
+  if (h->cpu[0]) m.cpu = cgm_find_device(devs, count, true, h->cpu);
+  if (h->gpus > 0 && h->gpu[0]) m.gpu = cgm_find_device(devs, count, false, h->gpu);
+  return m;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pipeline/json.h"
+#include "pipeline/steps.h"
 
 static const char *field_name(cgm_mm_field f) {
   return f == CGM_MM_PATTERN ? "pattern" : f == CGM_MM_INTEGER ? "integer" : "real";
@@ -120,6 +121,105 @@ cJSON *cgm_calibration_options_json(const char *device, int gpus, const cgm_cali
 cJSON *cgm_info_json(const char *path, const cgm_features *f, const cgm_mm_info *mm) {
   cJSON *o = cgm_features_json(f, mm);
   cJSON_AddStringToObject(o, "matrix", path);
+  return o;
+}
+
+cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
+  const cgm_solve_result *r = &rep->result;
+  const cgm_solve_opts *o = &rep->opts;
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddBoolToObject(j, "converged", r->converged);
+  cJSON_AddNumberToObject(j, "iterations", r->iterations);
+  cJSON_AddNumberToObject(j, "relative_residual", r->relative_residual);
+  cJSON_AddNumberToObject(j, "solver_residual", r->solver_residual);
+  cJSON_AddNumberToObject(j, "tol", rep->tol);
+  cJSON_AddNumberToObject(j, "maxiter", rep->maxiter);
+  cJSON_AddNumberToObject(j, "time_per_iter_s", r->time_per_iter_s);
+  cJSON_AddNumberToObject(j, "time_solve_s", r->time_solve_s);
+  cJSON_AddNumberToObject(j, "time_setup_s", r->time_setup_s);
+  cJSON_AddNumberToObject(j, "block", o->layout.n);
+  cJSON_AddNumberToObject(j, "bx", o->layout.bx);
+  cJSON_AddNumberToObject(j, "gpus", o->backend == CGM_BACKEND_CPU ? 0 : o->gpus);
+  cJSON_AddStringToObject(j, "precision", cgm_precision_name(o->precision));
+  cJSON_AddStringToObject(j, "backend", cgm_backend_name(o->backend));
+  if (o->backend == CGM_BACKEND_CUDA && o->gpus > 1)
+    cJSON_AddStringToObject(j, "exchange", cgm_exchange_name(o->exchange));
+  cJSON_AddStringToObject(j, "device", r->device);
+  cJSON_AddNumberToObject(j, "device_bytes", (double)r->device_bytes);
+  if (r->exchange_bytes) cJSON_AddNumberToObject(j, "exchange_bytes", (double)r->exchange_bytes);
+  if (r->stop_reason[0]) cJSON_AddStringToObject(j, "stop_reason", r->stop_reason);
+  cJSON_AddStringToObject(j, "matrix", rep->matrix);
+  if (isfinite(rep->predicted))
+    cJSON_AddNumberToObject(j, "predicted_time_per_iter_s", rep->predicted);
+  if (rep->autotuned) cJSON_AddStringToObject(j, "auto", rep->why);
+  if (rep->solution_error >= 0) cJSON_AddNumberToObject(j, "solution_error", rep->solution_error);
+  /* The phases before the solver's own (setup and iterations, above). */
+  cJSON_AddNumberToObject(j, "time_read_s", rep->time_read_s);
+  cJSON_AddNumberToObject(j, "time_analyse_s", rep->time_analyse_s);
+  return j;
+}
+
+static cJSON *candidate_json(const cgm_candidate *c, const cgm_tuner_device *d) {
+  char device[256];
+  cgm_candidate_device(c, d, device, sizeof device);
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "device", device);
+  cJSON_AddStringToObject(o, "backend", cgm_backend_name(c->backend));
+  cJSON_AddNumberToObject(o, "block", c->block);
+  cJSON_AddNumberToObject(o, "gpus", c->gpus);
+  cJSON_AddStringToObject(o, "precision", cgm_precision_name(c->precision));
+  if (c->gpus > 1) cJSON_AddStringToObject(o, "exchange", cgm_exchange_name(c->exchange));
+  cJSON_AddNumberToObject(o, "time_per_iter_s", c->time_per_iter_s);
+  cJSON_AddNumberToObject(o, "gflops_raw", c->gflops_raw);
+  cJSON_AddNumberToObject(o, "gflops_real", c->gflops_real);
+  if (isfinite(c->speedup)) cJSON_AddNumberToObject(o, "speedup", c->speedup);
+  cJSON_AddNumberToObject(o, "memory_bytes", (double)c->memory_bytes);
+  cJSON_AddNumberToObject(o, "exchange_bytes", c->exchange_bytes);
+  cJSON_AddBoolToObject(o, "fits", c->fits);
+  return o;
+}
+
+cJSON *cgm_predict_json(const cgm_predict_opts *o, const cgm_predict_report *r) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "matrix", o->matrix);
+  cJSON_AddStringToObject(j, "model", o->tuner.paper ? "paper" : "refined");
+  cJSON_AddItemToObject(j, "features", cgm_features_json(&r->features, &r->mm));
+  cJSON *arr = cJSON_AddArrayToObject(j, "candidates");
+  for (int i = 0; i < r->ncand; i++)
+    cJSON_AddItemToArray(arr, candidate_json(&r->cand[i], r->devs));
+  if (r->choice >= 0)
+    cJSON_AddItemToObject(j, "choice", candidate_json(&r->cand[r->choice], r->devs));
+  else
+    cJSON_AddNullToObject(j, "choice");
+  cJSON_AddStringToObject(j, "reason", r->why);
+  return j;
+}
+
+cJSON *cgm_validate_json(const cgm_validate_report *r) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "matrices", r->regret_count);
+  cJSON_AddNumberToObject(o, "measurements", r->nrows);
+  cJSON *groups = cJSON_AddArrayToObject(o, "groups");
+  for (int i = 0; i < r->ngroups; i++) {
+    const cgm_validate_group *p = &r->groups[i];
+    cJSON *g = cJSON_CreateObject();
+    cJSON_AddStringToObject(g, "backend", cgm_backend_name(p->backend));
+    cJSON_AddStringToObject(g, "precision", cgm_precision_name(p->precision));
+    cJSON_AddNumberToObject(g, "block", p->block);
+    cJSON_AddNumberToObject(g, "gpus", p->gpus);
+    cJSON_AddNumberToObject(g, "count", p->count);
+    cJSON_AddNumberToObject(g, "avg_rel_error", p->avg_rel_error);
+    cJSON_AddNumberToObject(g, "variance", p->variance);
+    cJSON_AddNumberToObject(g, "median_rel_error", p->median_rel_error);
+    cJSON_AddNumberToObject(g, "p90_rel_error", p->p90_rel_error);
+    if (p->paper_count) cJSON_AddNumberToObject(g, "paper_avg_rel_error", p->paper_avg_rel_error);
+    cJSON_AddItemToArray(groups, g);
+  }
+  cJSON *t = cJSON_AddObjectToObject(o, "tuner");
+  cJSON_AddNumberToObject(t, "mean_regret", r->mean_regret);
+  cJSON_AddNumberToObject(t, "max_regret", r->max_regret);
+  cJSON_AddNumberToObject(t, "within_5_percent",
+                          r->regret_count ? (double)r->within_5 / r->regret_count : NAN);
   return o;
 }
 
@@ -275,8 +375,7 @@ cgm_status cgm_db_calibration_json(cgm_db *db, int64_t id, bool samples, cJSON *
   cgm_db_calibration c;
   cgm_db_device d;
   *out = NULL;
-  cgm_status st = cgm_db_calibration_get(db, id, &c, err);
-  if (!st) st = cgm_db_device_get(db, c.device_id, &d, err);
+  cgm_status st = pipeline_calibration_get(db, id, &c, &d, err);
   if (st) return st;
   cJSON *o = calibration_json(&c, &d);
   st = cgm_db_fits(db, id, add_fit, cJSON_AddArrayToObject(o, "fits"), err);

@@ -36,6 +36,13 @@ int pipeline_calibration_gpus(const char *options_json);
 
 /* info --json: the features, the reader's counts and the path. */
 cJSON *cgm_info_json(const char *path, const cgm_features *f, const cgm_mm_info *mm);
+/* solve --json. */
+cJSON *cgm_solve_report_json(const cgm_solve_report *r);
+/* predict --json: the matrix, the model, its features, every candidate and
+ * the choice (null when none) with its reason. */
+cJSON *cgm_predict_json(const cgm_predict_opts *o, const cgm_predict_report *r);
+/* validate --json: counts, the groups (Table 6) and the tuner's regret. */
+cJSON *cgm_validate_json(const cgm_validate_report *r);
 /* calibrate --json: the database and one object per calibration made. */
 cJSON *cgm_calibration_report_json(const cgm_calibration_report *rep, const char *database);
 

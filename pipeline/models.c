@@ -12,6 +12,7 @@
 #include "cgmodel/pipeline.h"
 #include "pipeline/curves.h"
 #include "pipeline/json.h"
+#include "pipeline/steps.h"
 #include "common/grow.h"
 
 /* The refined model times kernels with the relative fits; where one did not
@@ -210,8 +211,7 @@ cgm_status cgm_load_calibration(cgm_db *db, int64_t cal_id, int fit_kind, cgm_tu
                                 cgm_error *err) {
   cgm_db_calibration c;
   cgm_db_device d;
-  cgm_status st = cgm_db_calibration_get(db, cal_id, &c, err);
-  if (!st) st = cgm_db_device_get(db, c.device_id, &d, err);
+  cgm_status st = pipeline_calibration_get(db, cal_id, &c, &d, err);
   if (st) return st;
   fill_device(&c, &d, dev);
   return load_fits(db, dev, fit_kind, err);

@@ -5,11 +5,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
 #include "cgmodel/pipeline.h"
 #include "pipeline/json.h"
+#include "pipeline/steps.h"
 
 /* The JSON text of obj (freed) in buf, "{}" when it could not be made. */
 static void json_text(cJSON *obj, char *buf, size_t n) {
@@ -58,4 +60,18 @@ cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *pat
   snprintf(s.model, sizeof s.model, "refined");
   json_text(cgm_solve_opts_json(o), s.options, sizeof s.options);
   return cgm_db_solve_add(db, &s, err);
+}
+
+const char *pipeline_file_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+cgm_status pipeline_record_file(cgm_db *db, const char *path, const cgm_features *f,
+                                const cgm_solve_opts *o, const cgm_solve_result *r,
+                                double predicted, int64_t calibration_id, cgm_error *err) {
+  struct stat sb;
+  return cgm_record_solve(db, pipeline_file_name(path), path,
+                          stat(path, &sb) == 0 ? (int64_t)sb.st_size : 0, f, o, r, predicted,
+                          calibration_id, err);
 }
