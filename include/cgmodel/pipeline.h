@@ -167,6 +167,26 @@ CGM_API bool cgm_calibration_cg_stale(const cgm_tuner_device *d, const cgm_gpu_o
  * creates a database. */
 CGM_API cgm_status cgm_open_database(const char *path, bool create, cgm_db **db, cgm_error *err);
 
+/* Which calibration a picture (plot calibration, map) draws. */
+typedef enum {
+  CGM_PICK_LATEST = 0,    /* the newest complete calibration of any device */
+  CGM_PICK_CPU = 1,       /* the newest complete one of a CPU */
+  CGM_PICK_CUDA = 2,      /* the newest complete one of a GPU */
+  CGM_PICK_GPU_FIRST = 3, /* of a GPU, else of a CPU */
+  CGM_PICK_DEVICE = 4,    /* the newest complete one of the device device_id */
+} cgm_pick_kind;
+
+typedef struct cgm_calibration_pick {
+  int64_t calibration_id; /* > 0: this calibration, complete or not (it must exist) */
+  cgm_pick_kind kind;     /* else: which devices' newest complete calibration */
+  int64_t device_id;      /* of CGM_PICK_DEVICE (cgmodel db list --json shows the ids) */
+} cgm_calibration_pick;
+
+/* The calibration p picks, in *id. CGM_EINPUT naming what was looked for
+ * when there is none. */
+CGM_API cgm_status cgm_pick_calibration(cgm_db *db, const cgm_calibration_pick *p, int64_t *id,
+                                        cgm_error *err);
+
 /* ---------------------------- one configuration, and its record --- */
 
 /* Predicted time per iteration of one configuration (NaN if the calibration

@@ -3,8 +3,8 @@
  * (cgm_autotune) on constructed devices; solve end to end (cgm_run_solve)
  * with and without a database; validate's tuner choice and regret on a
  * calibrated CPU database made here, where the tuner and "the smallest
- * prediction" disagree; the matrix lists; and the keys of the JSON
- * builders, in order. */
+ * prediction" disagree; the matrix lists; the calibration a picture
+ * draws; and the keys of the JSON builders, in order. */
 #define _DEFAULT_SOURCE /* mkdtemp */
 #include <stdint.h>
 #include <stdlib.h>
@@ -221,6 +221,15 @@ static void cpu_times(cgm_db *db, const cgm_csr *A, const cgm_features *f, doubl
   free(devs);
 }
 
+/* A Poisson grid of n x n written to the file `name` of the test's folder
+ * (its path in path). */
+static void grid_file(const char *name, int n, cgm_csr *A, char *path, size_t np) {
+  cgm_error err = {0};
+  tmp_path(path, np, name);
+  CHECK_OK(cgm_gen_poisson2d(n, A, &err));
+  CHECK_OK(cgm_mm_write_csr(path, A, false, &err));
+}
+
 static int count_solves(const cgm_db_solve *s, void *ctx) {
   (void)s;
   ++*(int *)ctx;
@@ -252,11 +261,9 @@ static void test_validate(void) {
   cgm_error err = {0};
   char dbp[512], mtx[512], bad[512];
   tmp_path(dbp, sizeof dbp, "validate.db");
-  tmp_path(mtx, sizeof mtx, "grid.mtx");
   tmp_path(bad, sizeof bad, "unsym.mtx");
   cgm_csr A;
-  CHECK_OK(cgm_gen_poisson2d(40, &A, &err));
-  CHECK_OK(cgm_mm_write_csr(mtx, &A, false, &err));
+  grid_file("grid.mtx", 40, &A, mtx, sizeof mtx);
   cgm_features f;
   CHECK_OK(cgm_plan_features(&A, &f, &err));
   /* An unsymmetric matrix: skipped with a note. */
@@ -364,12 +371,10 @@ static void test_run_solve(void) {
   cgm_error err = {0};
   char dbp[512], mtx[512], rhs[512], none[512];
   tmp_path(dbp, sizeof dbp, "solve.db");
-  tmp_path(mtx, sizeof mtx, "solve.mtx");
   tmp_path(rhs, sizeof rhs, "short.mtx");
   tmp_path(none, sizeof none, "none.db");
   cgm_csr A;
-  CHECK_OK(cgm_gen_poisson2d(30, &A, &err));
-  CHECK_OK(cgm_mm_write_csr(mtx, &A, true, &err));
+  grid_file("solve.mtx", 30, &A, mtx, sizeof mtx);
   double b[5] = {1, 2, 3, 4, 5};
   CHECK_OK(cgm_mm_write_vector(rhs, b, 5, &err));
   cgm_db *db = NULL;
@@ -612,6 +617,30 @@ static void test_json(void) {
   cJSON_Delete(j);
 }
 
+/* cgm_pick_calibration on a database of one CPU calibration. */
+static void test_pick(cgm_db *db, int64_t cal) {
+  cgm_error err = {0};
+  cgm_db_calibration c;
+  CHECK_OK(cgm_db_calibration_get(db, cal, &c, &err));
+  const cgm_pick_kind found[] = {CGM_PICK_LATEST, CGM_PICK_CPU, CGM_PICK_GPU_FIRST,
+                                 CGM_PICK_DEVICE};
+  for (int i = 0; i < 4; i++) {
+    cgm_calibration_pick p = {0, found[i], c.device_id};
+    int64_t id = 0;
+    CHECK_OK(cgm_pick_calibration(db, &p, &id, &err));
+    CHECK_MSG(id == cal, "pick %d: %lld", (int)found[i], (long long)id);
+  }
+  int64_t id = 0;
+  cgm_calibration_pick p = {0, CGM_PICK_CUDA, 0};
+  CHECK(cgm_pick_calibration(db, &p, &id, &err) == CGM_EINPUT);
+  CHECK_MSG(strstr(err.msg, "no complete calibration of device cuda"), "%s", err.msg);
+  p = (cgm_calibration_pick){0, CGM_PICK_DEVICE, c.device_id + 1};
+  CHECK(cgm_pick_calibration(db, &p, &id, &err) == CGM_EINPUT);
+  CHECK(strstr(err.msg, "of device ") && id == 0);
+  p = (cgm_calibration_pick){cal + 1, CGM_PICK_LATEST, 0};
+  CHECK(cgm_pick_calibration(db, &p, &id, &err) == CGM_EINPUT);
+}
+
 /* The database records' JSON (db list, show, export, solves), from a
  * database made here. */
 static void test_db_json(void) {
@@ -640,6 +669,7 @@ static void test_db_json(void) {
   CHECK_OK(cgm_db_solves_json(db, &j, &err));
   CHECK_KEYS(j, "solves");
   cJSON_Delete(j);
+  test_pick(db, cal);
   cgm_db_close(db);
 }
 
