@@ -89,19 +89,18 @@ int cmd_validate(int argc, char **argv) {
       cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("validate", 2, "%s", a.error);
-  if (strcmp(backends, "all") && strcmp(backends, "cpu") && strcmp(backends, "cuda") &&
-      strcmp(backends, "cusparse"))
+  cgm_validate_opts o;
+  memset(&o, 0, sizeof o);
+  cgm_backend b;
+  if (!strcmp(backends, "all"))
+    o.backends = (1u << CGM_BACKEND_CPU) | (1u << CGM_BACKEND_CUDA) | (1u << CGM_BACKEND_CUSPARSE);
+  else if (cgm_backend_parse(backends, &b))
+    o.backends = 1u << b;
+  else
     return cli_error("validate", 2, "--backend: '%s' is not cpu, cuda, cusparse or all", backends);
   if (a.npositional != 1)
     return cli_error("validate", 2, "expected a directory or list file\n%s", help);
-  cgm_validate_opts o;
-  memset(&o, 0, sizeof o);
   o.source = a.positional[0];
-  o.backends = !strcmp(backends, "all") ? (1u << CGM_BACKEND_CPU) | (1u << CGM_BACKEND_CUDA) |
-                                              (1u << CGM_BACKEND_CUSPARSE)
-               : !strcmp(backends, "cpu")  ? 1u << CGM_BACKEND_CPU
-               : !strcmp(backends, "cuda") ? 1u << CGM_BACKEND_CUDA
-                                           : 1u << CGM_BACKEND_CUSPARSE;
   o.precisions = precisions;
   o.max_gpus = maxg;
   o.iters = iters;

@@ -122,8 +122,8 @@ typedef struct cgm_host {
 /* Describes this machine (its CPU and GPU 0, and the GPU count). */
 CGM_API void cgm_host_describe(cgm_host *h);
 
-/* The calibrated device matching this machine's CPU or CUDA device `dev`
- * (by model); -1 when none. */
+/* The index in devs of the calibrated CPU (cpu) or GPU of this model; -1
+ * when none. */
 CGM_API int cgm_find_device(const cgm_tuner_device *devs, int count, bool cpu, const char *model);
 
 /* Which of the calibrated devices are this machine's. */
@@ -201,10 +201,20 @@ CGM_API cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const c
                                     const cgm_solve_opts *o, const cgm_solve_result *r,
                                     double predicted, int64_t calibration_id, cgm_error *err);
 
+/* ------------------------------------------ matrices (matrices.c) --- */
+
 /* Reads a matrix file and computes its features (cgm_plan_features), for
  * the steps that need the features alone. mm may be NULL. */
 CGM_API cgm_status cgm_matrix_features(const char *path, cgm_features *f, cgm_mm_info *mm,
                                        cgm_error *err);
+
+/* The matrix paths of a directory (its *.mtx files, sorted by name) or of a
+ * list file (one path a line; empty lines and '#' lines skipped). *paths
+ * (and each path) is malloc'ed: cgm_matrix_paths_free. CGM_EINPUT when
+ * there are none ("PATH: no matrices ..."). */
+CGM_API cgm_status cgm_matrix_paths(const char *dir_or_list, char ***paths, int *count,
+                                    cgm_error *err);
+CGM_API void cgm_matrix_paths_free(char **paths, int count);
 
 /* ------------------------------------------- predict (predict.c) --- */
 
@@ -299,7 +309,8 @@ typedef struct cgm_solve_report {
   int maxiter;
   double solution_error;  /* b = A * ones: ||x - 1|| / ||1||; < 0 with a right-hand side given */
   double predicted;       /* the model's time per iteration of the configuration run (NaN:
-                             no calibration of its device, or --threads given) */
+                             no calibration of its device, or threads given: a
+                             calibration is of the default thread count) */
   int64_t calibration_id; /* the calibration of that prediction (0: none) */
   bool autotuned;         /* autotune chose the configuration: why says how */
   bool auto_none;         /* autotune found nothing to run (the call returned CGM_EINPUT) */
@@ -322,15 +333,8 @@ CGM_API void cgm_solve_report_free(cgm_solve_report *r);
 
 /* ------------------------------------------ validate (validate.c) --- */
 
-/* The matrix paths of a directory (its *.mtx files, sorted by name) or of a
- * list file (one path a line; empty lines and '#' lines skipped). *paths
- * (and each path) is malloc'ed: cgm_matrix_paths_free. CGM_EINPUT when
- * there are none ("PATH: no matrices ..."). */
-CGM_API cgm_status cgm_matrix_paths(const char *dir_or_list, char ***paths, int *count,
-                                    cgm_error *err);
-CGM_API void cgm_matrix_paths_free(char **paths, int count);
-
-/* Called after each matrix validate measured: matrices done, of total. */
+/* Called after each matrix of the list, measured or skipped: matrices
+ * done, of total. */
 typedef void (*cgm_validate_progress_fn)(void *ctx, int done, int total);
 
 typedef struct cgm_validate_opts {
