@@ -179,28 +179,35 @@ static void add_fit(cgm_db *db, int64_t cal, const char *kernel, const char *var
   CHECK_OK(cgm_db_fit_add(db, cal, &f, &err));
 }
 
-/* A complete calibration of the test CPU with the SpMV's rate at N = 1, 2,
- * 4, 8 given (GB/s); returns its id. */
-static int64_t calibrate(cgm_db *db, const double nu[4]) {
+/* A complete calibration of a device (kind "cpu" or "cuda") with the
+ * SpMV's rate at N = 1, 2, 4, 8 and the vector kernels' given (GB/s);
+ * returns its id. */
+static int64_t calibrate_device(cgm_db *db, const char *kind, const char *model, const double nu[4],
+                                double vec) {
   cgm_error err = {0};
   cgm_db_device d;
   memset(&d, 0, sizeof d);
-  snprintf(d.name, sizeof d.name, "cpu");
-  snprintf(d.kind, sizeof d.kind, "cpu");
-  snprintf(d.model, sizeof d.model, "%s", test_cpu);
+  snprintf(d.name, sizeof d.name, "%s", strcmp(kind, "cpu") ? "cuda:0" : "cpu");
+  snprintf(d.kind, sizeof d.kind, "%s", kind);
+  snprintf(d.model, sizeof d.model, "%s", model);
   snprintf(d.host, sizeof d.host, "testhost");
   d.threads = 2;
   CHECK_OK(cgm_db_device_get_or_add(db, &d, &err));
   cgm_db_calibration c;
   memset(&c, 0, sizeof c);
   c.device_id = d.id;
-  snprintf(c.options, sizeof c.options, "{\"device\":\"cpu\",\"gpus\":1}");
+  snprintf(c.options, sizeof c.options, "{\"device\":\"%s\",\"gpus\":1}", d.name);
   CHECK_OK(cgm_db_calibration_add(db, &c, &err));
-  add_fit(db, c.id, "cg4", "", 0, 20.0);
-  add_fit(db, c.id, "cg5", "", 0, 20.0);
+  add_fit(db, c.id, "cg4", "", 0, vec);
+  add_fit(db, c.id, "cg5", "", 0, vec);
   for (int b = 0; b < 4; b++) add_fit(db, c.id, "spmv", "mesh", cgm_block_sizes[b], nu[b]);
   CHECK_OK(cgm_db_calibration_finish(db, c.id, 1.0, &err));
   return c.id;
+}
+
+/* The same of the test CPU. */
+static int64_t calibrate(cgm_db *db, const double nu[4]) {
+  return calibrate_device(db, "cpu", test_cpu, nu, 20.0);
 }
 
 /* The refined model's time of the CPU candidates at N = 1 and 2 (as the
@@ -292,8 +299,14 @@ static void test_validate(void) {
   cpu_times(db, &A, &f, t);
   CHECK_MSG(t[1] < t[0] && t[1] > 0.99 * t[0], "N = 1 %g s, N = 2 %g s", t[0], t[1]);
 
+  /* A GPU here, calibrated 100x faster than the CPU, whose runs fail
+   * (a CPU-only build, or no GPU after all): the tuner must choose among
+   * what was measured, never the GPU. Its calibration is of the classic
+   * CG (none recorded): a warning. */
+  calibrate_device(db, "cuda", "Test GPU", (double[4]){1000.0, 1000.0, 1000.0, 1000.0}, 2000.0);
+
   char *mats[] = {mtx, bad};
-  cgm_host h = host(test_cpu, "", 0);
+  cgm_host h = host(test_cpu, "Test GPU", 1);
   notes n = {0};
   cgm_validate_opts o;
   memset(&o, 0, sizeof o);
@@ -314,6 +327,7 @@ static void test_validate(void) {
   CHECK_MSG(r.nrows == 4 && r.ngroups == 4 && r.nmatrices == 1, "%d rows, %d groups, %d matrices",
             r.nrows, r.ngroups, r.nmatrices);
   CHECK(n.progress == 2 && n.info == 1 && strstr(n.last, "unsym.mtx: not symmetric"));
+  CHECK(n.warning == 1);
   if (r.nmatrices == 1 && r.nrows == 4) {
     const cgm_validate_matrix *m = &r.matrices[0];
     CHECK(!strcmp(m->matrix, "grid.mtx"));
@@ -349,6 +363,7 @@ static void test_validate(void) {
   cgm_validate_report_free(&r);
 
   /* Only the GPU asked for, and none here: refused, nothing measured. */
+  h.gpus = 0;
   o.backends = 1u << CGM_BACKEND_CUDA;
   CHECK(cgm_validate(db, &o, &r, &err) == CGM_EINPUT);
   CHECK_MSG(strstr(err.msg, "no calibration of this machine's devices"), "%s", err.msg);
