@@ -67,25 +67,7 @@ int cmd_calibrate(int argc, char **argv) {
     return cli_report("calibrate", &err);
   }
   if (json) {
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "database", cgm_db_path(db));
-    cJSON *arr = cJSON_AddArrayToObject(j, "calibrations");
-    for (int i = 0; i < rep.count; i++) {
-      cJSON *c = cJSON_CreateObject();
-      cJSON_AddNumberToObject(c, "id", (double)rep.cal[i].id);
-      cJSON_AddStringToObject(c, "device", rep.cal[i].device);
-      cJSON_AddStringToObject(c, "model", rep.cal[i].model);
-      cJSON_AddNumberToObject(c, "gpus", rep.cal[i].gpus);
-      cJSON_AddNumberToObject(c, "samples", rep.cal[i].samples);
-      cJSON_AddNumberToObject(c, "fits", rep.cal[i].fits);
-      cJSON_AddNumberToObject(c, "fits_failed", rep.cal[i].fits_failed);
-      cJSON_AddNumberToObject(c, "seconds", rep.cal[i].seconds);
-      if (rep.cal[i].failed[0]) cJSON_AddStringToObject(c, "failed", rep.cal[i].failed);
-      cJSON *stages = cJSON_AddObjectToObject(c, "stages");
-      for (int k = 0; k < rep.cal[i].nstages; k++)
-        cJSON_AddNumberToObject(stages, rep.cal[i].stage[k].name, rep.cal[i].stage[k].seconds);
-      cJSON_AddItemToArray(arr, c);
-    }
+    cJSON *j = cgm_calibration_report_json(&rep, cgm_db_path(db));
     cgm_db_close(db);
     return cli_print_json(j);
   }

@@ -58,18 +58,10 @@ int cmd_info(int argc, char **argv) {
   const char *path = a.positional[0];
 
   cgm_error err = {0};
-  cgm_csr A;
   cgm_mm_info mm;
-  if (cgm_mm_read_csr(path, &A, &mm, &err)) return cli_report("info", &err);
   cgm_features f;
-  cgm_status st = cgm_plan_features(&A, &f, &err);
-  cgm_csr_free(&A);
-  if (st) return cli_report("info", &err);
-  if (json) {
-    cJSON *o = cgm_features_json(&f, &mm);
-    cJSON_AddStringToObject(o, "matrix", path);
-    return cli_print_json(o);
-  }
+  if (cgm_matrix_features(path, &f, &mm, &err)) return cli_report("info", &err);
+  if (json) return cli_print_json(cgm_info_json(path, &f, &mm));
   print_human(path, &f, &mm);
   return 0;
 }

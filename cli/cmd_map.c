@@ -89,14 +89,8 @@ int cmd_map(int argc, char **argv) {
   cgm_map_mark marks[MAX_MARKS];
   const int bi = cgm_block_index(block);
   for (int k = 0; k < nmarks; k++) {
-    cgm_csr A;
     cgm_features f;
-    memset(&A, 0, sizeof A);
-    if (cgm_mm_read_csr(mark_path[k], &A, NULL, &err) || cgm_plan_features(&A, &f, &err)) {
-      cgm_csr_free(&A);
-      return cli_report("map", &err);
-    }
-    cgm_csr_free(&A);
+    if (cgm_matrix_features(mark_path[k], &f, NULL, &err)) return cli_report("map", &err);
     const char *b = strrchr(mark_path[k], '/');
     b = b ? b + 1 : mark_path[k];
     size_t l = strlen(b);

@@ -93,64 +93,26 @@ int cli_plot_precheck(const char *cmd, const char *out) {
   return 0;
 }
 
-typedef struct {
-  const char *device;
-  int64_t dev_id;
-  int64_t found, found_cpu;
-} pick_ctx;
-
-static int pick_one(const cgm_db_calibration *c, const cgm_db_device *d, void *ctx) {
-  pick_ctx *P = ctx;
-  if (!c->complete) return 0;
-  const char *w = P->device;
-  if (!strcmp(w, "latest")) {
-    P->found = c->id;
-    return 1;
-  }
-  if (!strcmp(w, "gpu-first")) {
-    if (!strcmp(d->kind, "cuda")) {
-      P->found = c->id;
-      return 1;
-    }
-    if (!P->found_cpu) P->found_cpu = c->id;
-    return 0;
-  }
-  if ((!strcmp(w, "cpu") || !strcmp(w, "cuda")) ? !strcmp(d->kind, w) : d->id == P->dev_id) {
-    P->found = c->id;
-    return 1;
-  }
-  return 0;
-}
-
 int cli_plot_pick(const char *cmd, cgm_db *db, int64_t cal_id, const char *device, int64_t *out) {
-  cgm_error err = {0};
-  if (cal_id > 0) {
-    cgm_db_calibration c;
-    if (cgm_db_calibration_get(db, cal_id, &c, &err)) return cli_report(cmd, &err);
-    *out = cal_id;
-    return 0;
-  }
-  pick_ctx P = {device ? device : "latest", 0, 0, 0};
-  if (strcmp(P.device, "latest") && strcmp(P.device, "cpu") && strcmp(P.device, "cuda") &&
-      strcmp(P.device, "gpu-first")) {
+  cgm_calibration_pick p = {cal_id, CGM_PICK_LATEST, 0};
+  const char *w = device ? device : "latest";
+  static const char *const words[] = {"latest", "cpu", "cuda", "gpu-first"};
+  static const cgm_pick_kind kinds[] = {CGM_PICK_LATEST, CGM_PICK_CPU, CGM_PICK_CUDA,
+                                        CGM_PICK_GPU_FIRST};
+  p.kind = CGM_PICK_DEVICE;
+  for (int i = 0; i < 4; i++)
+    if (!strcmp(w, words[i])) p.kind = kinds[i];
+  if (cal_id <= 0 && p.kind == CGM_PICK_DEVICE) {
     char *end;
-    P.dev_id = strtoll(P.device, &end, 10);
-    if (P.dev_id <= 0 || *end)
+    p.device_id = strtoll(w, &end, 10);
+    if (p.device_id <= 0 || *end)
       return cli_error(cmd, 2,
                        "--device: '%s' is not latest, cpu, cuda or a device id "
                        "(see 'cgmodel db list --json')",
-                       P.device);
+                       w);
   }
-  if (cgm_db_calibrations(db, pick_one, &P, &err)) return cli_report(cmd, &err);
-  if (!P.found) P.found = P.found_cpu;
-  if (!P.found) {
-    if (!strcmp(P.device, "latest") || !strcmp(P.device, "gpu-first"))
-      return cli_error(cmd, 2, "no calibration in %s: run 'cgmodel calibrate' first",
-                       cgm_db_path(db));
-    return cli_error(cmd, 2, "no complete calibration of device %s in %s (see 'cgmodel db list')",
-                     P.device, cgm_db_path(db));
-  }
-  *out = P.found;
+  cgm_error err = {0};
+  if (cgm_pick_calibration(db, &p, out, &err)) return cli_report(cmd, &err);
   return 0;
 }
 

@@ -8,8 +8,8 @@
 #include "cgmodel/pipeline.h"
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/env.h"
 #include "cli/dbopen.h"
+#include "cli/env.h"
 #include "cli/output.h"
 
 static const char help[] =
@@ -19,33 +19,6 @@ static const char help[] =
     "Predicts the time per iteration of every configuration (block size x GPU count x\n"
     "precision x backend) of the calibrated devices, marks those that do not fit in GPU\n"
     "memory, and recommends the fastest (ties go to fewer GPUs).\n";
-
-static const char *target_name(const cgm_candidate *c, const cgm_tuner_device *d) {
-  static char buf[300];
-  if (c->backend == CGM_BACKEND_CPU)
-    snprintf(buf, sizeof buf, "cpu");
-  else
-    snprintf(buf, sizeof buf, "%.200s", d[c->device].name);
-  return buf;
-}
-
-static cJSON *candidate_json(const cgm_candidate *c, const cgm_tuner_device *d) {
-  cJSON *o = cJSON_CreateObject();
-  cJSON_AddStringToObject(o, "device", target_name(c, d));
-  cJSON_AddStringToObject(o, "backend", cgm_backend_name(c->backend));
-  cJSON_AddNumberToObject(o, "block", c->block);
-  cJSON_AddNumberToObject(o, "gpus", c->gpus);
-  cJSON_AddStringToObject(o, "precision", cgm_precision_name(c->precision));
-  if (c->gpus > 1) cJSON_AddStringToObject(o, "exchange", cgm_exchange_name(c->exchange));
-  cJSON_AddNumberToObject(o, "time_per_iter_s", c->time_per_iter_s);
-  cJSON_AddNumberToObject(o, "gflops_raw", c->gflops_raw);
-  cJSON_AddNumberToObject(o, "gflops_real", c->gflops_real);
-  if (isfinite(c->speedup)) cJSON_AddNumberToObject(o, "speedup", c->speedup);
-  cJSON_AddNumberToObject(o, "memory_bytes", (double)c->memory_bytes);
-  cJSON_AddNumberToObject(o, "exchange_bytes", c->exchange_bytes);
-  cJSON_AddBoolToObject(o, "fits", c->fits);
-  return o;
-}
 
 int cmd_predict(int argc, char **argv) {
   cli_args a;
@@ -102,85 +75,54 @@ int cmd_predict(int argc, char **argv) {
   }
   if (cli_failed(&a)) return cli_error("predict", 2, "%s", a.error);
   if (a.npositional != 1) return cli_error("predict", 2, "expected one matrix file\n%s", help);
-  const char *path = a.positional[0];
+  cgm_predict_opts po;
+  memset(&po, 0, sizeof po);
+  po.matrix = a.positional[0];
+  po.kind = kind;
+  po.tuner = to;
+  po.note = cli_note;
+  static char cmd[] = "predict";
+  po.note_ctx = cmd;
   cgm_db *db;
   int rc = cli_db_open("predict", db_path, false, &db);
   if (rc) return rc;
-  cgm_error err = {0};
-  cgm_tuner_device *devs = NULL;
-  int ndev = 0;
-  cgm_csr A;
-  cgm_mm_info mm;
-  cgm_features f;
-  cgm_candidate *c = NULL;
-  int nc = 0;
-  memset(&A, 0, sizeof A);
-  if (cgm_load_devices(db, kind, &devs, &ndev, &err)) {
-    rc = cli_report("predict", &err);
-    goto out;
-  }
-  cgm_gpu_opts gpu;
   char emsg[256];
-  if (cli_env_gpu_opts(&gpu, emsg, sizeof emsg)) {
-    rc = cli_error("predict", 2, "%s", emsg);
-    goto out;
+  if (cli_env_gpu_opts(&po.gpu, emsg, sizeof emsg)) {
+    cgm_db_close(db);
+    return cli_error("predict", 2, "%s", emsg);
   }
-  cli_warn_stale_cg("predict", devs, ndev, &gpu);
-  if (ndev == 0) {
-    rc = cli_error("predict", 2,
-                   "no calibration for %s devices in %s: run 'cgmodel calibrate%s' first",
-                   kind ? kind : "any", cgm_db_path(db),
-                   kind && !strcmp(kind, "cuda") ? " --devices cuda:all" : "");
-    goto out;
-  }
-  if (cgm_mm_read_csr(path, &A, &mm, &err) || cgm_plan_features(&A, &f, &err) ||
-      cgm_tuner_candidates(&A, &f, devs, ndev, &to, &c, &nc, &err)) {
+  cgm_error err = {0};
+  cgm_predict_report r;
+  if (cgm_predict(db, &po, &r, &err)) {
     rc = cli_report("predict", &err);
-    goto out;
-  }
-  {
-    char why[512];
-    int best = cgm_tuner_choose(c, nc, devs, why, sizeof why);
-    if (json) {
-      cJSON *o = cJSON_CreateObject();
-      cJSON_AddStringToObject(o, "matrix", path);
-      cJSON_AddStringToObject(o, "model", to.paper ? "paper" : "refined");
-      cJSON_AddItemToObject(o, "features", cgm_features_json(&f, &mm));
-      cJSON *arr = cJSON_AddArrayToObject(o, "candidates");
-      for (int i = 0; i < nc; i++) cJSON_AddItemToArray(arr, candidate_json(&c[i], devs));
-      if (best >= 0)
-        cJSON_AddItemToObject(o, "choice", candidate_json(&c[best], devs));
-      else
-        cJSON_AddNullToObject(o, "choice");
-      cJSON_AddStringToObject(o, "reason", why);
-      rc = cli_print_json(o);
-    } else {
-      printf("matrix      %s: x = %d, nnz = %lld, rows %d..%d (avg %.1f)\n", path, f.x,
-             (long long)f.nnz, f.row_min, f.row_max, f.row_avg);
-      if (best >= 0)
-        printf("recommended %s\n\n", why);
-      else
-        printf("recommended none (%s)\n\n", why);
-      printf("%-34s %-8s %-6s %2s %4s %-5s %11s %8s %8s %7s %9s %s\n", "device", "backend", "prec",
-             "N", "GPUs", "xchg", "us/iter", "GFLOPS", "real", "speedup", "memory", "");
-      for (int i = 0; i < nc; i++) {
-        const cgm_candidate *k = &c[i];
-        printf("%-34.34s %-8s %-6s %2d %4d %-5s %11.2f %8.2f %8.2f %7.2f %8.2fG %s%s\n",
-               target_name(k, devs), cgm_backend_name(k->backend), cgm_precision_name(k->precision),
-               k->block, k->gpus, k->gpus > 1 ? cgm_exchange_name(k->exchange) : "-",
-               1e6 * k->time_per_iter_s, k->gflops_raw, k->gflops_real,
-               isfinite(k->speedup) ? k->speedup : 1.0, k->memory_bytes / 1073741824.0,
-               k->fits ? "" : "DOES NOT FIT", i == best ? " <- choice" : "");
-      }
+  } else if (json) {
+    rc = cli_print_json(cgm_predict_json(&po, &r));
+  } else {
+    const cgm_features *f = &r.features;
+    printf("matrix      %s: x = %d, nnz = %lld, rows %d..%d (avg %.1f)\n", po.matrix, f->x,
+           (long long)f->nnz, f->row_min, f->row_max, f->row_avg);
+    if (r.choice >= 0)
+      printf("recommended %s\n\n", r.why);
+    else
+      printf("recommended none (%s)\n\n", r.why);
+    printf("%-34s %-8s %-6s %2s %4s %-5s %11s %8s %8s %7s %9s %s\n", "device", "backend", "prec",
+           "N", "GPUs", "xchg", "us/iter", "GFLOPS", "real", "speedup", "memory", "");
+    for (int i = 0; i < r.ncand; i++) {
+      const cgm_candidate *k = &r.cand[i];
+      char device[256];
+      cgm_candidate_device(k, r.devs, device, sizeof device);
+      printf("%-34.34s %-8s %-6s %2d %4d %-5s %11.2f %8.2f %8.2f %7.2f %8.2fG %s%s\n", device,
+             cgm_backend_name(k->backend), cgm_precision_name(k->precision), k->block, k->gpus,
+             k->gpus > 1 ? cgm_exchange_name(k->exchange) : "-", 1e6 * k->time_per_iter_s,
+             k->gflops_raw, k->gflops_real, isfinite(k->speedup) ? k->speedup : 1.0,
+             k->memory_bytes / 1073741824.0, k->fits ? "" : "DOES NOT FIT",
+             i == r.choice ? " <- choice" : "");
     }
-    /* Nothing to recommend: the table (or JSON) stands, and exit 1 says so
-     * (as a solve that did not converge: a result, but a negative one). */
-    if (best < 0 && !rc) rc = cli_error("predict", 1, "%s", why);
   }
-out:
-  free(c);
-  free(devs);
-  cgm_csr_free(&A);
+  /* Nothing to recommend: the table (or JSON) stands, and exit 1 says so
+   * (as a solve that did not converge: a result, but a negative one). */
+  if (r.choice < 0 && !rc) rc = cli_error("predict", 1, "%s", r.why);
+  cgm_predict_report_free(&r);
   cgm_db_close(db);
   return rc;
 }

@@ -25,6 +25,7 @@
 #include "microbench/microbench.h"
 #include "pipeline/curves.h"
 #include "pipeline/json.h"
+#include "pipeline/steps.h"
 
 /* The pseudo-variant MESH groups the SpMV samples of Poisson grids,
  * whichever variant (dense-block or real) measured them, as the iteration
@@ -362,20 +363,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
     if (!(st = cgm_db_device_get_or_add(db, &dev, err))) {
       cal.device_id = dev.id;
       snprintf(cal.tool_version, sizeof cal.tool_version, "%s", cgm_version());
-      cJSON *j = cJSON_CreateObject();
-      cJSON_AddStringToObject(j, "device", device);
-      cJSON_AddNumberToObject(j, "gpus", gpus);
-      cJSON_AddBoolToObject(j, "quick", o->quick);
-      /* The CG whose iterations the GPU sweeps timed (cgm_calibration_cg),
-       * and every option of the solver they ran. */
-      if (strcmp(device, "cpu") != 0) {
-        cJSON_AddStringToObject(j, "cg", cgm_cg_variant_name(o->gpu.cg));
-        cJSON_AddItemToObject(j, "gpu", cgm_gpu_opts_json(&o->gpu));
-      }
-      cJSON *pr = cJSON_AddArrayToObject(j, "precisions");
-      for (int p = 0; p < 2; p++)
-        if (o->precisions & (1u << p))
-          cJSON_AddItemToArray(pr, cJSON_CreateString(cgm_precision_name((cgm_precision)p)));
+      cJSON *j = cgm_calibration_options_json(device, gpus, o);
       char *txt = cJSON_PrintUnformatted(j);
       snprintf(cal.options, sizeof cal.options, "%s", txt ? txt : "{}");
       cJSON_free(txt);
@@ -412,8 +400,7 @@ cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cg
   memset(rep, 0, sizeof *rep);
   cgm_db_calibration cal;
   cgm_db_device dev;
-  cgm_status st = cgm_db_calibration_get(db, cal_id, &cal, err);
-  if (!st) st = cgm_db_device_get(db, cal.device_id, &dev, err);
+  cgm_status st = pipeline_calibration_get(db, cal_id, &cal, &dev, err);
   if (st) return st;
   if (!cal.complete)
     return cgm_fail(err, CGM_EINPUT, "calibration %lld was not completed: nothing to refit",
@@ -422,10 +409,8 @@ cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cg
   rep->cal[0].id = cal_id;
   snprintf(rep->cal[0].device, sizeof rep->cal[0].device, "%.31s", dev.name);
   snprintf(rep->cal[0].model, sizeof rep->cal[0].model, "%s", dev.model);
-  rep->cal[0].gpus = 1;
+  rep->cal[0].gpus = pipeline_calibration_gpus(cal.options);
   cJSON *j = cJSON_Parse(cal.options);
-  const cJSON *g = j ? cJSON_GetObjectItemCaseSensitive(j, "gpus") : NULL;
-  if (cJSON_IsNumber(g) && g->valueint >= 1) rep->cal[0].gpus = g->valueint;
   /* the solver options the sweeps ran with (the defaults where not recorded) */
   cgm_gpu_opts gpu = cgm_gpu_opts_from_json(j ? cJSON_GetObjectItemCaseSensitive(j, "gpu") : NULL);
   cJSON_Delete(j);

@@ -1,76 +1,19 @@
-/* Devices: what this machine has, what the database holds for them, and the
- * record of every solve beside its prediction. */
-#define _POSIX_C_SOURCE 200809L
-#include <math.h>
-#include <omp.h>
+/* The database's calibrations as the tuner's device models: the newest
+ * complete calibration of each device, its fits placed in the model's
+ * curves with the fallbacks the refined model needs (a relative fit that
+ * did not converge gives way to the average, then the maximum fit), and
+ * the paper's model from the average fits. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "cgmodel/pipeline.h"
 #include "pipeline/curves.h"
 #include "pipeline/json.h"
+#include "pipeline/steps.h"
 #include "common/grow.h"
-
-cgm_status cgm_describe_cpu(cgm_db_device *d, int threads, cgm_error *err) {
-  memset(d, 0, sizeof *d);
-  snprintf(d->name, sizeof d->name, "cpu");
-  snprintf(d->kind, sizeof d->kind, "cpu");
-  d->threads = threads > 0 ? threads : omp_get_max_threads();
-  char model[200] = "unknown CPU";
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (f) {
-    char line[512];
-    while (fgets(line, sizeof line, f))
-      if (!strncmp(line, "model name", 10)) {
-        char *c = strchr(line, ':');
-        if (c) {
-          c++;
-          while (*c == ' ' || *c == '\t') c++;
-          c[strcspn(c, "\n")] = 0;
-          snprintf(model, sizeof model, "%s", c);
-        }
-        break;
-      }
-    fclose(f);
-  }
-  /* The thread count is part of the device: its curves depend on it. */
-  snprintf(d->model, sizeof d->model, "%s (%d thread%s)", model, d->threads,
-           d->threads == 1 ? "" : "s");
-  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
-  if (pages > 0 && psize > 0) d->mem_total = (int64_t)pages * psize;
-  if (gethostname(d->host, sizeof d->host) != 0) snprintf(d->host, sizeof d->host, "unknown");
-  d->host[sizeof d->host - 1] = 0;
-  (void)err;
-  return CGM_OK;
-}
-
-cgm_status cgm_describe_cuda(int dev, cgm_db_device *d, cgm_error *err) {
-  memset(d, 0, sizeof *d);
-  cgm_device_info info;
-  cgm_status st = cgm_cuda_device_info(dev, &info, err);
-  if (st) return st;
-  snprintf(d->name, sizeof d->name, "cuda:%d", dev);
-  snprintf(d->kind, sizeof d->kind, "cuda");
-  snprintf(d->model, sizeof d->model, "%s", info.name);
-  d->cc_major = info.cc_major;
-  d->cc_minor = info.cc_minor;
-  d->sms = info.sms;
-  d->mem_total = info.mem_total;
-  d->clock_khz = info.clock_khz;
-  d->mem_clock_khz = info.mem_clock_khz;
-  d->bus_width_bits = info.bus_width_bits;
-  d->driver_version = info.driver_version;
-  d->runtime_version = info.runtime_version;
-  if (gethostname(d->host, sizeof d->host) != 0) snprintf(d->host, sizeof d->host, "unknown");
-  d->host[sizeof d->host - 1] = 0;
-  return CGM_OK;
-}
-
-/* ------------------------------------------------ database -> models --- */
 
 /* The refined model times kernels with the relative fits; where one did not
  * converge it falls back to the average fit, then to the maximum fit (never
@@ -173,12 +116,8 @@ static void fill_device(const cgm_db_calibration *c, const cgm_db_device *d, cgm
   t->is_cpu = !strcmp(d->kind, "cpu");
   t->mem_bytes = t->is_cpu ? 0 : d->mem_total;
   t->calibration_id = c->id;
-  t->gpus = 1;
   cgm_calibration_cg(c->options, t->is_cpu, t->cg, sizeof t->cg);
-  cJSON *j = cJSON_Parse(c->options);
-  const cJSON *g = j ? cJSON_GetObjectItemCaseSensitive(j, "gpus") : NULL;
-  if (cJSON_IsNumber(g) && g->valueint >= 1) t->gpus = g->valueint;
-  cJSON_Delete(j);
+  t->gpus = pipeline_calibration_gpus(c->options);
   for (int p = 0; p < 2; p++) t->model[p].width = t->paper[p].width = p == CGM_PREC_SINGLE ? 4 : 8;
 }
 
@@ -272,80 +211,8 @@ cgm_status cgm_load_calibration(cgm_db *db, int64_t cal_id, int fit_kind, cgm_tu
                                 cgm_error *err) {
   cgm_db_calibration c;
   cgm_db_device d;
-  cgm_status st = cgm_db_calibration_get(db, cal_id, &c, err);
-  if (!st) st = cgm_db_device_get(db, c.device_id, &d, err);
+  cgm_status st = pipeline_calibration_get(db, cal_id, &c, &d, err);
   if (st) return st;
   fill_device(&c, &d, dev);
   return load_fits(db, dev, fit_kind, err);
-}
-
-int cgm_find_device(const cgm_tuner_device *devs, int count, bool cpu, const char *model) {
-  for (int i = 0; i < count; i++)
-    if (devs[i].is_cpu == cpu && !strcmp(devs[i].name, model)) return i;
-  return -1;
-}
-
-cgm_status cgm_predict_config(const cgm_csr *A, const cgm_features *f, const cgm_tuner_device *dev,
-                              const cgm_solve_opts *o, double *seconds, cgm_error *err) {
-  *seconds = NAN;
-  const int pr = o->precision;
-  if (!dev->have[pr]) return CGM_OK;
-  if (o->backend == CGM_BACKEND_CUSPARSE) {
-    *seconds = cgm_refined_cusparse_time(&dev->model[pr], f->nnz, f->x);
-    return CGM_OK;
-  }
-  cgm_plan plan;
-  cgm_status st = cgm_solve_plan(A, o, &plan, err);
-  if (st) return st;
-  *seconds = cgm_refined_time(&dev->model[pr], &plan);
-  return CGM_OK;
-}
-
-cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *path,
-                            int64_t file_bytes, const cgm_features *f, const cgm_solve_opts *o,
-                            const cgm_solve_result *r, double predicted, int64_t calibration_id,
-                            cgm_error *err) {
-  cgm_db_matrix m;
-  memset(&m, 0, sizeof m);
-  snprintf(m.name, sizeof m.name, "%s", matrix_name);
-  snprintf(m.path, sizeof m.path, "%s", path ? path : "");
-  m.file_bytes = file_bytes;
-  m.x = f->x;
-  m.nnz = f->nnz;
-  cJSON *j = cgm_features_json(f, NULL);
-  char *txt = j ? cJSON_PrintUnformatted(j) : NULL;
-  snprintf(m.features, sizeof m.features, "%s", txt ? txt : "{}");
-  cJSON_free(txt);
-  cJSON_Delete(j);
-  cgm_status st = cgm_db_matrix_get_or_add(db, &m, err);
-  if (st) return st;
-  cgm_db_solve s;
-  memset(&s, 0, sizeof s);
-  s.matrix_id = m.id;
-  s.calibration_id = calibration_id > 0 ? calibration_id : 0;
-  snprintf(s.backend, sizeof s.backend, "%s", cgm_backend_name(o->backend));
-  snprintf(s.precision, sizeof s.precision, "%s", cgm_precision_name(o->precision));
-  snprintf(s.exchange, sizeof s.exchange, "%s",
-           o->backend == CGM_BACKEND_CUDA && o->gpus > 1 ? cgm_exchange_name(o->exchange) : "");
-  if (o->backend == CGM_BACKEND_CPU)
-    snprintf(s.devices, sizeof s.devices, "cpu");
-  else if (o->gpus > 1)
-    snprintf(s.devices, sizeof s.devices, "cuda:0-%d", o->gpus - 1);
-  else
-    snprintf(s.devices, sizeof s.devices, "cuda:0");
-  s.block = o->layout.n;
-  s.bx = o->layout.bx;
-  s.gpus = o->backend == CGM_BACKEND_CPU ? 0 : o->gpus;
-  s.iterations = r->iterations;
-  s.converged = r->converged;
-  s.relative_residual = r->relative_residual;
-  s.time_per_iter_s = r->time_per_iter_s;
-  s.predicted_time_per_iter_s = predicted;
-  snprintf(s.model, sizeof s.model, "refined");
-  cJSON *oj = cgm_solve_opts_json(o);
-  char *otxt = oj ? cJSON_PrintUnformatted(oj) : NULL;
-  snprintf(s.options, sizeof s.options, "%s", otxt ? otxt : "{}");
-  cJSON_free(otxt);
-  cJSON_Delete(oj);
-  return cgm_db_solve_add(db, &s, err);
 }

@@ -1,0 +1,71 @@
+/* Predictions: one configuration's time per iteration (what a solve or a
+ * validation run is compared with), and every configuration of the
+ * calibrated devices for one matrix with the tuner's choice (predict). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmodel/pipeline.h"
+
+cgm_status cgm_predict_config(const cgm_csr *A, const cgm_features *f, const cgm_tuner_device *dev,
+                              const cgm_solve_opts *o, double *seconds, cgm_error *err) {
+  *seconds = NAN;
+  const int pr = o->precision;
+  if (!dev->have[pr]) return CGM_OK;
+  if (o->backend == CGM_BACKEND_CUSPARSE) {
+    *seconds = cgm_refined_cusparse_time(&dev->model[pr], f->nnz, f->x);
+    return CGM_OK;
+  }
+  cgm_plan plan;
+  cgm_status st = cgm_solve_plan(A, o, &plan, err);
+  if (st) return st;
+  *seconds = cgm_refined_time(&dev->model[pr], &plan);
+  return CGM_OK;
+}
+
+void cgm_candidate_device(const cgm_candidate *c, const cgm_tuner_device *devs, char *out,
+                          size_t n) {
+  if (c->backend == CGM_BACKEND_CPU)
+    snprintf(out, n, "cpu");
+  else
+    snprintf(out, n, "%.200s", devs[c->device].name);
+}
+
+void cgm_predict_report_free(cgm_predict_report *r) {
+  free(r->devs);
+  free(r->cand);
+  r->devs = NULL;
+  r->cand = NULL;
+  r->ndev = r->ncand = 0;
+}
+
+cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report *r,
+                       cgm_error *err) {
+  memset(r, 0, sizeof *r);
+  r->choice = -1;
+  cgm_status st = cgm_load_devices(db, o->kind, &r->devs, &r->ndev, err);
+  if (st) return st;
+  /* Said before anything else: a stale calibration misleads every
+   * prediction below. */
+  char msg[512];
+  for (int i = 0; i < r->ndev; i++)
+    if (o->note && cgm_calibration_cg_stale(&r->devs[i], &o->gpu, msg, sizeof msg))
+      o->note(o->note_ctx, CGM_NOTE_WARNING, msg);
+  if (r->ndev == 0)
+    return cgm_fail(err, CGM_EINPUT,
+                    "no calibration for %s devices in %s: run 'cgmodel calibrate%s' first",
+                    o->kind ? o->kind : "any", cgm_db_path(db),
+                    o->kind && !strcmp(o->kind, "cuda") ? " --devices cuda:all" : "");
+  cgm_csr A;
+  memset(&A, 0, sizeof A);
+  st = cgm_mm_read_csr(o->matrix, &A, &r->mm, err);
+  if (!st) st = cgm_plan_features(&A, &r->features, err);
+  if (!st)
+    st = cgm_tuner_candidates(&A, &r->features, r->devs, r->ndev, &o->tuner, &r->cand, &r->ncand,
+                              err);
+  cgm_csr_free(&A);
+  if (st) return st;
+  r->choice = cgm_tuner_choose(r->cand, r->ncand, r->devs, r->why, sizeof r->why);
+  return CGM_OK;
+}
