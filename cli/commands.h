@@ -1,4 +1,4 @@
-/* The subcommands; each returns the process exit code (DESIGN.md). */
+/* The subcommands; each returns the process exit code (docs/cli.md). */
 #ifndef CGM_CLI_COMMANDS_H
 #define CGM_CLI_COMMANDS_H
 

@@ -1,4 +1,4 @@
-/* The steps that connect the components (DESIGN.md's pipeline): calibrate
+/* The steps that connect the components (docs/architecture.md's pipeline): calibrate
  * (microbench -> fits -> db), the device models a prediction uses (db ->
  * model), this machine's calibrated devices, and what each command does end
  * to end (predict, solve with its autotuning, validate) with the record of

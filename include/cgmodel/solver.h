@@ -93,7 +93,8 @@ typedef struct cgm_solve_result {
  * solution on return. A must be square; symmetry, NaN/Inf and the diagonal are
  * checked before any iteration. Returns CGM_OK when converged, CGM_ENOCONV
  * (with res filled in) when maxiter was reached or CG broke down, CGM_EINPUT
- * for bad input and CGM_ERUNTIME for device failures. */
+ * for bad input and CGM_ERUNTIME for device failures. CUDA solves are not
+ * reentrant: run one at a time in a process (CPU solves may overlap). */
 CGM_API cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_solve_opts *o,
                              cgm_solve_result *res, cgm_error *err);
 

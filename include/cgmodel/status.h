@@ -2,7 +2,7 @@
  *
  * Library functions never print and never exit: they return a cgm_status and,
  * when an error object is given, fill it with a message the CLI shows as is.
- * The numeric values are the CLI's exit codes (DESIGN.md). */
+ * The numeric values are the CLI's exit codes (docs/cli.md). */
 #ifndef CGMODEL_STATUS_H
 #define CGMODEL_STATUS_H
 

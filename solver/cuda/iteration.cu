@@ -70,7 +70,7 @@ static cudaError_t spmv_all(gpu_solver *S, int slot) {
        * below): no wait at its start (it cost 3-4 us there, a system-scope
        * fence and a poll per block), and nothing resident spins while a
        * pack needs SMs. The pack's wait is over long before the interior
-       * SpMV is (docs/perf.md, tenth session). */
+       * SpMV is (docs/perf.md, "Where the 20 us went"). */
       cgm_sync yb = gs_sync_for(S, g, S->late ? 0u : gs_recv_mask(S, g), CGM_FLAG_VEC, slot + 1,
                                 gs_all_mask(S), CGM_FLAG_PQ, slot + 1);
       /* Without S->late (CGMODEL_LATE=0): its blocks spin until the peers'

@@ -9,7 +9,8 @@
 
 /* Peer access stays enabled for the process's life: remembered here so a
  * second solve does not call again into "already enabled" (an API error
- * compute-sanitizer reports). Solves run one at a time (DESIGN.md). */
+ * compute-sanitizer reports). Not locked: the library runs one GPU solve at
+ * a time in a process (include/cgmodel/solver.h). */
 static bool peer_on[CGM_MAX_GPUS][CGM_MAX_GPUS];
 
 cgm_status gs_enable_peers(int G, cgm_error *err) {
