@@ -83,7 +83,7 @@ int cmd_validate(int argc, char **argv) {
     else if (cli_int(&a, "--repeat", 1, 99, &v))
       repeat = (int)v;
     else if (cli_opt(&a, "--precision")) {
-      if (!cli_precisions(a.value, &precisions))
+      if (!cli_precisions(a.value, false, &precisions))
         return cli_error("validate", 2, "--precision: '%s' is not single, double or both", a.value);
     } else
       cli_unknown(&a);
