@@ -359,6 +359,9 @@ typedef struct cgm_validate_opts {
   int max_gpus;         /* the most GPUs tried for cuda; <= 0: every GPU present (at most as
                            many as the GPU calibration measured) */
   int iters;            /* iterations of one run (tolerance 1e-300: every run does them all) */
+  double total_tol;     /* > 0: total-time mode: every run solves to this tolerance, and the
+                           predicted and measured times are setup + solve (the tuner's total,
+                           its K estimated as for a matrix never solved) */
   int repeat;           /* runs per configuration; the median time counts (1..99) */
   cgm_gpu_opts gpu;     /* the GPU solver's options of every run */
   const cgm_host *host; /* this machine; NULL: cgm_host_describe */
