@@ -160,6 +160,8 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
                           rep->time_read_s + rep->time_analyse_s + r->time_setup_s +
                               r->time_solve_s);
   if (r->stalled) cJSON_AddBoolToObject(j, "stalled", true);
+  if (r->attainable_residual > 0)
+    cJSON_AddNumberToObject(j, "attainable_residual", r->attainable_residual);
   if (r->fallback_iterations > 0)
     cJSON_AddNumberToObject(j, "fallback_iterations", r->fallback_iterations);
   if (rep->autotuned) {

@@ -277,6 +277,19 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
   }
   if (st == CGM_OK || st == CGM_ENOCONV) {
     res->relative_residual = true_residual(A, bs, ys);
+    /* The least relative residual the arithmetic that forms it can show
+     * for this A and b: u ||A|| ||x|| / ||b|| (||b|| = 1 here). A tolerance
+     * below it is unreachable in this precision, whatever the solver does. */
+    res->attainable_residual = cgm_residual_roundoff(o->precision) * pb.anorm * norm2(ys, A->nrows);
+    if (st == CGM_ENOCONV && res->stalled &&
+        res->relative_residual <= 100 * res->attainable_residual &&
+        strlen(res->stop_reason) + 160 < sizeof res->stop_reason) {
+      const size_t k = strlen(res->stop_reason);
+      snprintf(res->stop_reason + k, sizeof res->stop_reason - k,
+               "; the least residual %s precision can show for this matrix and right-hand side "
+               "is about %.2g (u ||A|| ||x|| / ||b||)",
+               o->precision == CGM_PREC_SINGLE ? "single" : "double", res->attainable_residual);
+    }
     for (int32_t i = 0; i < A->nrows; i++) x[i] = ys[i] * bnorm;
     /* Converged means the recomputed residual meets the target: a solver's
      * recursive residual can drift from it (single precision, ill

@@ -86,8 +86,11 @@ typedef struct cgm_solve_result {
   int64_t exchange_bytes;   /* bytes moved between devices per iteration */
   bool stalled;            /* stopped because the true residual stopped falling in this precision */
   int fallback_iterations; /* mixed precision that went on in double: its iterations before */
+  double attainable_residual; /* u ||A||_inf ||x|| / ||b||, u the unit roundoff of the arithmetic
+                                 that forms the residual: the least relative residual it can show
+                                 for this A and b (a tolerance below it is out of reach) */
   char device[256];        /* "cpu (N threads)", "NVIDIA H100 80GB HBM3", ... */
-  char stop_reason[256];   /* empty when converged */
+  char stop_reason[512];   /* empty when converged */
 } cgm_solve_result;
 
 /* Solves A x = b. x holds the initial guess on entry (zeros are fine) and the
