@@ -143,6 +143,31 @@ static double inf_norm(const cgm_csr *A) {
   return m;
 }
 
+/* A breakdown (p . Ap <= 0) blames the matrix only when that is
+ * established: a negative Ritz value of a short Lanczos run in double. In
+ * single precision, or after a long drift, rounding alone can break CG on
+ * an SPD matrix; the message then says so instead. */
+static void breakdown_verdict(const cgm_csr *A, cgm_precision p, cgm_solve_result *res) {
+  static const char blame[] = ", the matrix is not positive definite";
+  char *tail = strstr(res->stop_reason, blame);
+  if (strncmp(res->stop_reason, "CG breakdown", 12) != 0 || !tail) return;
+  double ritz = 0;
+  cgm_error e = {0};
+  const int steps = 60;
+  if (cgm_lanczos_min(A, steps, &ritz, &e) != CGM_OK) return; /* the plain message stands */
+  const double anorm = inf_norm(A);
+  const size_t room = sizeof res->stop_reason - (size_t)(tail - res->stop_reason);
+  if (ritz < -1e-10 * anorm)
+    snprintf(tail, room,
+             ", the matrix is not positive definite (it has an eigenvalue at or below %.3g)", ritz);
+  else
+    snprintf(tail, room,
+             " in %s precision, yet no negative eigenvalue was found (Lanczos, %d steps: smallest "
+             "Ritz value %.3g): lost to rounding, not shown to be the matrix's fault%s",
+             cgm_precision_name(p), steps, ritz,
+             p == CGM_PREC_DOUBLE ? "" : "; use --precision double or mixed");
+}
+
 /* ||v||_2 without overflow or underflow (scaled sum of squares, as BLAS
  * dnrm2). */
 static double norm2(const double *v, int32_t n) {
@@ -275,6 +300,7 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
     res->time_solve_s += first.time_solve_s;
     if (first.device_bytes > res->device_bytes) res->device_bytes = first.device_bytes;
   }
+  if (st == CGM_ENOCONV) breakdown_verdict(A, o->precision, res);
   if (st == CGM_OK || st == CGM_ENOCONV) {
     res->relative_residual = true_residual(A, bs, ys);
     /* The least relative residual the arithmetic that forms it can show
