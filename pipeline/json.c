@@ -242,6 +242,8 @@ cJSON *cgm_validate_json(const cgm_validate_report *r) {
   cJSON_AddNumberToObject(t, "max_regret", r->max_regret);
   cJSON_AddNumberToObject(t, "within_5_percent",
                           r->regret_count ? (double)r->within_5 / r->regret_count : NAN);
+  cJSON_AddNumberToObject(t, "within_10_percent",
+                          r->regret_count ? (double)r->within_10 / r->regret_count : NAN);
   return o;
 }
 

@@ -284,6 +284,7 @@ static void regret(cgm_validate_report *R) {
     sum += g;
     if (g > R->max_regret) R->max_regret = g;
     if (g <= 1.05) R->within_5++;
+    if (g <= 1.10) R->within_10++;
   }
   R->mean_regret = R->regret_count ? sum / R->regret_count : NAN;
 }

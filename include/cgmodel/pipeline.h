@@ -414,6 +414,7 @@ typedef struct cgm_validate_report {
   int nmatrices;
   int regret_count;   /* matrices with a tuner choice */
   int within_5;       /* of them, with a regret of at most 1.05 */
+  int within_10;      /* of them, with a regret of at most 1.10 */
   double mean_regret; /* NaN when regret_count is 0 */
   double max_regret;  /* 0 when regret_count is 0 */
 } cgm_validate_report;
