@@ -117,7 +117,9 @@ int cmd_predict(int argc, char **argv) {
       printf("recommended none (%s)\n\n", r.why);
     printf("iterations  %.0f in double precision to tol %.3g (%s)\n\n", r.iterations,
            to.tol > 0 ? to.tol : 1e-8,
-           !strcmp(r.k_source, "estimate")   ? "estimated: give --iters-hint K, or solve once"
+           !strcmp(r.k_source, "estimate")
+               ? "estimated from the size: give --iters-hint K, or solve once"
+           : !strcmp(r.k_source, "probe")    ? "extrapolated from 50 CPU iterations"
            : !strcmp(r.k_source, "database") ? "a recorded solve of this matrix"
                                              : "--iters-hint");
     printf("%-34s %-8s %-6s %2s %4s %-5s %11s %8s %7s %9s %9s %9s %s\n", "device", "backend",

@@ -70,7 +70,11 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
       to.iterations =
           pipeline_known_iterations(db, pipeline_file_name(o->matrix), (int64_t)r->mm.file_bytes,
                                     &r->features, to.tol > 0 ? to.tol : 1e-8);
-      snprintf(r->k_source, sizeof r->k_source, to.iterations > 0 ? "database" : "estimate");
+      snprintf(r->k_source, sizeof r->k_source, "database");
+      if (!(to.iterations > 0)) {
+        to.iterations = pipeline_probe_iterations(&A, to.tol > 0 ? to.tol : 1e-8);
+        snprintf(r->k_source, sizeof r->k_source, to.iterations > 0 ? "probe" : "estimate");
+      }
     }
     if (!(to.iterations > 0)) to.iterations = cgm_iterations_estimate(A.nrows, to.tol);
     r->iterations = to.iterations;

@@ -86,7 +86,11 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
       c.iterations =
           pipeline_known_iterations(*db, pipeline_file_name(o->matrix),
                                     stat(o->matrix, &fs) == 0 ? (int64_t)fs.st_size : 0, f, c.tol);
-      snprintf(r->k_source, sizeof r->k_source, c.iterations > 0 ? "database" : "estimate");
+      snprintf(r->k_source, sizeof r->k_source, "database");
+      if (!(c.iterations > 0)) {
+        c.iterations = pipeline_probe_iterations(A, c.tol);
+        snprintf(r->k_source, sizeof r->k_source, c.iterations > 0 ? "probe" : "estimate");
+      }
     }
     st = cgm_autotune(A, f, devs, ndev, host, &c, &r->opts, &ar, err);
     r->choice = ar.choice;

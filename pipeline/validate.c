@@ -194,6 +194,7 @@ static cgm_status tune_matrix(validation *v, const cgm_csr *A, const cgm_feature
   to.max_gpus = v->maxg;
   if (O->total_tol > 0) {
     to.tol = O->total_tol;
+    to.iterations = pipeline_probe_iterations(A, to.tol); /* as solve --auto on a new matrix */
     to.precisions = O->precisions | (1u << CGM_PREC_MIXED);
   }
   cgm_candidate *c = NULL;
