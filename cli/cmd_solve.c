@@ -23,6 +23,9 @@ static const char help[] =
     "  --maxiter K            iteration cap (default 10 x dimension, at least 1000)\n"
     "  --check-every K        GPU: test convergence every K iterations\n"
     "  --threads T            CPU threads (default: OpenMP's)\n"
+    "  --monitor [K]          print the relative residual on stderr every K iterations\n"
+    "                         (default 1; GPU: at the convergence checks that follow);\n"
+    "                         --json adds residual_history\n"
     "  -o x.mtx               write the solution\n"
     "  --auto                 let the tuner pick backend, block size, GPUs and precision\n"
     "                         (needs a calibration: cgmodel calibrate)\n"
@@ -39,6 +42,12 @@ typedef struct {
   const char *layout_option; /* the first of --block, --bx, --gpus, --exchange given */
   cgm_solve_opts o;
 } solve_args;
+
+/* --monitor: the solver's relative residual as it goes, on stderr. */
+static void print_residual(void *ctx, int iteration, double relres) {
+  (void)ctx;
+  fprintf(stderr, "cgmodel solve: iteration %d relative residual %.6e\n", iteration, relres);
+}
 
 static int parse(int argc, char **argv, solve_args *s) {
   cli_args a;
@@ -90,6 +99,8 @@ static int parse(int argc, char **argv, solve_args *s) {
       s->o.maxiter = (int)v;
     else if (cli_int(&a, "--check-every", 1, 100000, &v))
       s->o.check_every = (int)v;
+    else if (cli_flag_or_int(&a, "--monitor", 1, 1000000000, 1, &v))
+      s->o.monitor_every = (int)v, s->o.monitor = print_residual;
     else if (cli_int(&a, "--threads", 1, 4096, &v))
       s->o.threads = (int)v;
     else if (cli_double(&a, "--tol", 1e-300, 1.0, &d))

@@ -156,6 +156,13 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   /* The phases before the solver's own (setup and iterations, above). */
   cJSON_AddNumberToObject(j, "time_read_s", rep->time_read_s);
   cJSON_AddNumberToObject(j, "time_analyse_s", rep->time_analyse_s);
+  if (rep->residual_history) {
+    cJSON *h = cJSON_AddArrayToObject(j, "residual_history");
+    for (int i = 0; h && i < rep->nhistory; i++) {
+      cJSON *pair = cJSON_CreateDoubleArray(rep->residual_history + 2 * i, 2);
+      if (pair) cJSON_AddItemToArray(h, pair);
+    }
+  }
   return j;
 }
 

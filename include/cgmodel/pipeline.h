@@ -318,6 +318,10 @@ typedef struct cgm_solve_report {
   double time_read_s;     /* reading A and b (or b = A * ones) */
   double time_analyse_s;  /* the features, the database, the prediction and autotune's choice */
   double *x;              /* the solution (nrows, malloc'ed); NULL until solved */
+  /* solve.monitor set: every (iteration, relative residual) it was called
+   * with, in pairs (2 * nhistory doubles, malloc'ed); NULL otherwise. */
+  double *residual_history;
+  int nhistory;
 } cgm_solve_report;
 
 /* What `cgmodel solve` does end to end: reads A and b (or b = A * ones),
