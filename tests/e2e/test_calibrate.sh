@@ -162,6 +162,15 @@ json_check "$OUT" 'len(j["solves"]) >= 2 and all("predicted_time_per_iter_s" in 
 expect_exit 0 "$CGM" solve "$A" --backend cpu --no-record --json
 expect_exit 0 "$CGM" db solves --json
 json_check "$OUT" 'len(j["solves"]) == 2' "--no-record stores nothing"
+# What a solve refuses, predict refuses with its message (exit 2), and a
+# refused solve (nothing run, nothing timed) is no measurement to record.
+expect_fail 2 "$DATA/west0479.mtx: matrix is not symmetric" "$CGM" predict "$DATA/west0479.mtx"
+expect_fail 2 "$DATA/zenios.mtx: matrix is not positive definite: diagonal entry (1, 1) is missing or 0" \
+  "$CGM" predict "$DATA/zenios.mtx" --json
+expect_exit 1 "$CGM" solve "$DATA/zenios.mtx" --backend cpu
+last_stderr_contains "matrix is not positive definite: diagonal entry (1, 1) is missing or 0"
+expect_exit 0 "$CGM" db solves --json
+json_check "$OUT" 'len(j["solves"]) == 2' "a refused solve is not recorded"
 
 # ---- validate: Table 6 groups and the tuner's regret, and the CSV
 mkdir -p "$TMP/set"
