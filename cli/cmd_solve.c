@@ -11,7 +11,7 @@
 #include "cli/output.h"
 
 static const char help[] =
-    "usage: cgmodel solve A.mtx [options]\n"
+    "usage: cgmodel solve A.mtx [options]      (A.mtx '-': standard input)\n"
     "  --rhs b.mtx            right-hand side (default: b = A * ones, so x = ones)\n"
     "  --backend B            cpu | cuda | cusparse (default: cuda when a GPU is present)\n"
     "  --block N              BCSR block size 1, 2, 4 or 8 (default 1)\n"
@@ -116,7 +116,10 @@ static int parse(int argc, char **argv, solve_args *s) {
                      "--auto chooses the block size, B_x, GPUs and exchange: drop %s (or --auto)",
                      s->layout_option);
   if (a.npositional != 1) return cli_error("solve", 2, "expected one matrix file\n%s", help);
-  s->matrix = a.positional[0];
+  if (!strcmp(a.positional[0], "-") && s->rhs && !strcmp(s->rhs, "-"))
+    return cli_error("solve", 2, "the matrix and --rhs cannot both be standard input ('-')");
+  s->matrix = cli_input_path(a.positional[0]);
+  s->rhs = cli_input_path(s->rhs);
   return 0;
 }
 

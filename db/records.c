@@ -699,6 +699,7 @@ static int solve_row(sqlite3_stmt *st, void *ctx) {
   sv.predicted_time_per_iter_s = r_double(&r);
   R_FIELD(&r, sv.model);
   R_FIELD(&r, sv.options);
+  R_FIELD(&r, sv.matrix);
   return it->fn(&sv, it->ctx);
 }
 
@@ -707,10 +708,11 @@ cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx)
   if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_solves: no callback");
   binder b;
   cgm_status s = start(db,
-                       "SELECT id, matrix_id, calibration_id, created, backend, precision, "
-                       "exchange, devices, block, bx, gpus, iterations, converged, "
-                       "relative_residual, time_per_iter_s, predicted_time_per_iter_s, model, "
-                       "options FROM solves ORDER BY id",
+                       "SELECT s.id, s.matrix_id, s.calibration_id, s.created, s.backend, "
+                       "s.precision, s.exchange, s.devices, s.block, s.bx, s.gpus, s.iterations, "
+                       "s.converged, s.relative_residual, s.time_per_iter_s, "
+                       "s.predicted_time_per_iter_s, s.model, s.options, m.name FROM solves s "
+                       "LEFT JOIN matrices m ON m.id = s.matrix_id ORDER BY s.id",
                        &b, err);
   if (s != CGM_OK) return s;
   solve_iter it = {fn, ctx};

@@ -340,6 +340,7 @@ static int add_solve(const cgm_db_solve *s, void *ctx) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "id", (double)s->id);
   cJSON_AddNumberToObject(o, "matrix_id", (double)s->matrix_id);
+  cJSON_AddStringToObject(o, "matrix", s->matrix);
   cJSON_AddStringToObject(o, "created", s->created);
   cJSON_AddStringToObject(o, "backend", s->backend);
   cJSON_AddStringToObject(o, "precision", s->precision);

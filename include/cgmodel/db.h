@@ -145,6 +145,7 @@ typedef struct cgm_db_solve {
   double predicted_time_per_iter_s; /* NaN when no calibration existed */
   char model[16];                   /* "refined" or "paper" */
   char options[1024]; /* JSON: tolerance, iteration cap, GPU options (cgm_solve_opts_json) */
+  char matrix[128];   /* read by cgm_db_solves: the matrix's name (cgm_db_matrix.name) */
 } cgm_db_solve;
 
 CGM_API cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *s, cgm_error *err);

@@ -122,6 +122,9 @@ CGM_API cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err);
 CGM_API int cgm_cuda_device_count(void);
 /* True when this library was built with the CUDA backend. */
 CGM_API bool cgm_have_cuda_build(void);
+/* The CUDA runtime this library uses (cudaRuntimeGetVersion: 12030 is
+ * 12.3); 0 in a CPU-only build. Needs no GPU. */
+CGM_API int cgm_cuda_runtime_version(void);
 
 typedef struct cgm_device_info {
   char name[256];

@@ -123,6 +123,8 @@ expect_exit 0 "$CGM" predict "$A" --json
 json_check "$OUT" 'len(j["candidates"]) == 4 and all(c["time_per_iter_s"] > 0 for c in j["candidates"])' "predicts from the all curves alone"
 expect_exit 0 "$CGM" db refit "$ID"
 last_stdout_contains "calibration $ID: cpu"
+expect_exit 0 "$CGM" db refit "$ID" --json
+json_check "$OUT" "len(j['calibrations']) == 1 and j['calibrations'][0]['id'] == $ID and j['calibrations'][0]['fits'] > 0" "db refit --json: the calibration refitted"
 expect_exit 0 "$CGM" db export "$ID" -o "$TMP/refit.json"
 assert_py "$(python3 -c "
 import json
@@ -159,6 +161,9 @@ CHOICE_N=$(json_get "$TMP/pred.json" choice.block)
 json_check "$TMP/auto.json" "j['block'] == $CHOICE_N" "--auto ran the block size predict recommends"
 expect_exit 0 "$CGM" db solves --json
 json_check "$OUT" 'len(j["solves"]) >= 2 and all("predicted_time_per_iter_s" in s for s in j["solves"])' "solves stored with predictions"
+json_check "$OUT" 'all(s["matrix"] == "bcsstk16.mtx" for s in j["solves"])' "db solves --json: the matrix by name"
+expect_exit 0 "$CGM" db solves
+last_stdout_contains "  bcsstk16.mtx "
 expect_exit 0 "$CGM" solve "$A" --backend cpu --no-record --json
 expect_exit 0 "$CGM" db solves --json
 json_check "$OUT" 'len(j["solves"]) == 2' "--no-record stores nothing"
