@@ -99,7 +99,7 @@ typedef struct cgm_map_opts {
   int block;        /* N = 1, 2, 4, 8 */
   int gpus;         /* G >= 1 (1: the one-device panel only) */
   int precision;    /* cgm_precision */
-  int exchange;     /* cgm_exchange: p2p or host (the map knows no halo) */
+  int exchange;     /* cgm_exchange (halo: of a band matrix, cgm_plan_uniform) */
   const char *fits; /* the fits' name for the title ("max", "avg (relative)") */
   const cgm_map_mark *marks;
   int nmarks;

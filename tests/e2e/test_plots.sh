@@ -180,6 +180,82 @@ assert_eq "$(grep -v '^#' "$P/map-marks.dat" | awk '{ print $3, $4, $5 }')" "488
 expect_exit 0 "$CGM" map -o "$P/map.svg" --size 1000x640 --block "$MAPN" --gpus 2
 svg_size "$P/map.svg" 1000 640
 last_stderr_contains "CPU calibration"
+# Colour-bar tics: at least 4, inside the colour range.
+cbtics_check() {
+  local msg
+  if msg=$(python3 - "$1" 2>&1 <<'EOF'
+import re, sys
+gp = open(sys.argv[1]).read()
+v = dict(re.findall(r"^(gmin|gmax|smin|smax) = (\S+)", gp.replace("; ", "\n"), re.M))
+for var, lo, hi in (("gflops_tics", "gmin", "gmax"), ("speedup_tics", "smin", "smax")):
+    m = re.search(r'^%s = "set cbtics \((.*)\)"$' % var, gp, re.M)
+    assert m, var + " missing"
+    tics = [float(t.split()[-1]) for t in m.group(1).split(",")]
+    assert len(tics) >= 4, (var, tics)
+    assert all(float(v[lo]) * (1 - 1e-6) <= t <= float(v[hi]) * (1 + 1e-6) for t in tics), (var, tics, v)
+EOF
+  ); then pass; else fail "$1: colour-bar tics ($msg)"; fi
+}
+cbtics_check "$P/map.gp"
+
+# ---- map of several GPUs from a synthetic GPU calibration: the CPU's
+# curves copied under a 4-GPU device of 1 GiB, with exchange curves for p2p
+# and halo (the CG5 curve's shape). --exchange halo maps the band matrix's
+# halo: never more than p2p's whole vector, nothing on the diagonal; what
+# does not fit in 1 GiB is masked (NaN, fits = 0), for p2p more than halo.
+SYN=$TMP/synthetic-gpu.db
+cp "$CGMODEL_DB" "$SYN"
+python3 - "$SYN" "$ID" <<'EOF'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); cal = int(sys.argv[2])
+c.execute("INSERT INTO devices (name, model, kind, mem_total, host) VALUES ('cuda:0', 'Synthetic GPU', 'cuda', ?, 'test')", (1 << 30,))
+dev = c.execute("SELECT last_insert_rowid()").fetchone()[0]
+c.execute("INSERT INTO calibrations (device_id, created, tool_version, options, seconds, complete) "
+          "VALUES (?, '2100-01-01T00:00:00Z', 'test', '{\"gpus\": 4}', 1, 1)", (dev,))
+new = c.execute("SELECT last_insert_rowid()").fetchone()[0]
+cols = "kernel, variant, precision, block, kind, mu, sigma, nu, se_mu, se_sigma, se_nu, r2, rms, n, converged, message"
+c.execute(f"INSERT INTO fits (calibration_id, {cols}) SELECT ?, {cols} FROM fits WHERE calibration_id = ?", (new, cal))
+for ex in ("p2p", "halo"):
+    for g in (2, 3, 4):
+        c.execute(f"INSERT INTO fits (calibration_id, {cols}) SELECT ?, 'xfer', ?, precision, ?, kind, mu, sigma, nu, "
+                  "se_mu, se_sigma, se_nu, r2, rms, n, converged, message FROM fits WHERE calibration_id = ? AND kernel = 'cg5'",
+                  (new, ex, g, cal))
+c.commit()
+EOF
+for ex in p2p halo; do
+  expect_exit 0 "$CGM" map --db "$SYN" --device cuda --gpus 4 --exchange "$ex" --block "$MAPN" -o "$P/map-$ex.png"
+  png_size "$P/map-$ex.png" 1200 800
+  last_stderr_contains "does not fit in the 1.0 GiB of a GPU"
+  cbtics_check "$P/map-$ex.gp"
+  if grep -q "^exchange = '$ex'" "$P/map-$ex.gp"; then pass; else fail "map-$ex.gp: exchange $ex"; fi
+done
+if msg=$(python3 - "$P/map-p2p-grid.dat" "$P/map-halo-grid.dat" 2>&1 <<'EOF'
+import math, sys
+rows = lambda f: [l.split() for l in open(f) if l.strip() and not l.startswith("#")]
+p2p, halo = rows(sys.argv[1]), rows(sys.argv[2])
+assert len(p2p) == len(halo) == 61 * 71
+less = masked = diag = 0
+for a, b in zip(p2p, halo):
+    x, e, inside = float(a[2]), float(a[3]), int(a[4])
+    # one GPU fits alike; the halo's gathered vector is smaller: it fits where p2p does
+    assert len(a) == 12 and a[10] == b[10] and b[11] >= a[11], (a, b)
+    tp, th = float(a[6]), float(b[6])
+    for r, t in ((a, tp), (b, th)):
+        assert r[11] == "1" or math.isnan(t), r                 # masked: no time
+        assert r[10] == "1" or math.isnan(float(r[5])), r
+    if a[11] == "0":
+        masked += inside
+        continue
+    if not inside or math.isnan(tp):
+        continue
+    assert th <= tp * 1.01, (x, e, tp, th)                      # never more than the whole vector
+    less += th < tp * 0.999
+    if abs(e / x - 1) < 1e-3 and th < tp * 0.999:              # nothing to exchange on the diagonal:
+        diag += 1                                               # faster once p2p's vector costs time
+assert masked > 0, "1 GiB masks nothing"
+assert less > 100 and diag > 3, (less, diag)
+EOF
+); then pass; else fail "map --exchange halo against p2p ($msg)"; fi
 fi
 # --max needs converged maximum fits: a picture, or a clear refusal
 run_cmd "$CGM" map -o "$P/mapmax.png" --max
@@ -187,7 +263,7 @@ if [ "$RC" -eq 0 ]; then png_size "$P/mapmax.png" 1200 800
 elif [ "$RC" -eq 2 ] && grep -q "no converged max fits" "$ERR"; then pass
 else fail "map --max: exit $RC"; show_last; fi
 expect_fail 2 "--block" "$CGM" map -o "$P/x.png" --block 3
-expect_fail 2 "--exchange" "$CGM" map -o "$P/x.png" --exchange halo
+expect_fail 2 "--exchange: 'ring' is not halo, p2p, host or nccl" "$CGM" map -o "$P/x.png" --exchange ring
 expect_fail 2 "nonexistent.mtx" "$CGM" map -o "$P/x.png" --mark "$TMP/nonexistent.mtx"
 
 # ---- plot accuracy: no solve yet, then every solve with a prediction
