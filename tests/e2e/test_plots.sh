@@ -102,9 +102,14 @@ import json; j = json.load(open('$TMP/export.json'))
 # the SpMV panel draws the mesh curve where the calibration has one, else "all"
 mesh = {(f['block'], f['precision']) for f in j['fits'] if f['kernel'] == 'spmv' and f['variant'] == 'mesh'}
 spmv = lambda f: f['variant'] == ('mesh' if (f['block'], f['precision']) in mesh else 'all')
-print(sum(1 for f in j['fits'] if f['converged'] and f['kind'] in ('avg', 'max')
+print(sum(1 for f in j['fits'] if f['converged'] and f['kind'] in ('avg', 'rel', 'rel-hi')
           and (f['kernel'] in ('cg4', 'cg5', 'red', 'cusparse') or (f['kernel'] == 'spmv' and spmv(f)) or f['kernel'] == 'iter')))")
-assert_eq "$NCURVES" "$WANT" "one curve per converged avg/max fit of a plotted kernel"
+assert_eq "$NCURVES" "$WANT" "by default one curve per converged avg and rel fit (the model's) of a plotted kernel"
+assert_eq "$(grep -c '^# curve.* max fit' "$P/cal-curves.dat")" 0 "no max fit by default"
+# The keys lie below the panels, outside the data: each panel's key sits at
+# screen coordinates under its bottom margin.
+if grep -q 'set key at screen pl, screen pb - xlab' "$P/cal.gp" && grep -q '^keyrows = [1-9]' "$P/cal.gp"; then
+  pass; else fail "cal.gp: keys below the panels"; fi
 # the script draws it again, from the picture's directory
 rm -f "$P/cal.png"
 run_cmd bash -c "cd '$P' && gnuplot cal.gp"
@@ -279,6 +284,42 @@ if [ "$NPRED" -gt 0 ]; then
   assert_eq "$(data_lines "$P/acc-solves.dat")" "$NPRED" "acc-solves.dat: one line per solve with a prediction"
   expect_exit 0 "$CGM" plot accuracy -o "$P/acc.svg" --size 640x480
   svg_size "$P/acc.svg" 640 480
+  # One colour per block size, one marker per backend and precision: the key
+  # has one entry of each with its count; every data line names its matrix.
+  if msg=$(python3 - "$P/acc.gp" "$P/acc-solves.dat" "$NPRED" 2>&1 <<'EOF'
+import re, sys
+gp = open(sys.argv[1]).read(); n = int(sys.argv[3])
+kt = re.findall(r'^ktitle\[\d+\] = "([^"]*)"', gp, re.M)
+nb = int(re.search(r"nblockkeys = (\d+)", gp).group(1))
+blocks = [t for t in kt[:nb]]; markers = kt[nb:]
+assert [b.split(":")[0] for b in blocks] == sorted({b.split(":")[0] for b in blocks}, key=lambda s: int(s.split("×")[0])), blocks
+rows = [l for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")]
+assert {b.split(":")[0] for b in blocks} == {"%s×%s" % (l.split()[3], l.split()[3]) for l in rows}, blocks
+assert markers == [m for m in markers if m.startswith("CPU, double:")], markers
+count = lambda ts: sum(int(re.search(r": (\d+) solve", t).group(1)) for t in ts)
+assert count(blocks) == n and count(markers) == n, (blocks, markers, n)
+assert all(re.search(r'"(bcsstk16|gr_30_30)\.mtx"$', l.strip()) for l in rows), rows[:3]
+EOF
+  ); then pass; else fail "plot accuracy: key and matrix names ($msg)"; fi
+  # --label-worst K: the K largest relative errors, named; --calibration ID:
+  # that calibration's solves only (this one has them all; another none).
+  expect_exit 0 "$CGM" plot accuracy -o "$P/worst.png" --label-worst 2 --calibration "$ID"
+  png_size "$P/worst.png" 1200 800
+  if msg=$(python3 - "$P/worst-worst.dat" "$P/acc-solves.dat" 2>&1 <<'EOF'
+import sys
+rows = lambda f: [l.split() for l in open(f) if l.strip() and not l.startswith("#")]
+w, s = rows(sys.argv[1]), rows(sys.argv[2])
+errs = sorted((float(r[2]) for r in s), reverse=True)
+want = 2 if len(s) >= 2 else len(s)
+assert len(w) == want, (len(w), want)
+assert [float(r[2]) for r in w] == errs[:want], ([r[2] for r in w], errs)
+assert all(r[4].startswith('"') and ".mtx (" in " ".join(r[4:]) for r in w), w
+EOF
+  ); then pass; else fail "plot accuracy --label-worst 2 ($msg)"; fi
+  expect_fail 2 "no solve in" "$CGM" plot accuracy -o "$P/x.png" --calibration 999
+  last_stderr_contains "from calibration 999"
+  expect_fail 2 "--label-worst is for plot accuracy" "$CGM" plot calibration -o "$P/x.png" --label-worst 2
+  expect_fail 2 "plot accuracy takes only" "$CGM" plot accuracy -o "$P/x.png" --fits avg
 else # a noisy calibration whose fits did not converge predicts nothing
   expect_fail 2 "no solve" "$CGM" plot accuracy -o "$P/acc.png"
 fi
