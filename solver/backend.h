@@ -111,6 +111,10 @@ static inline void cgm_monitor_report(const cgm_solve_opts *o, int *last, int it
 void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iterations, char *buf,
                             size_t n);
 
+/* The smallest Ritz value of `steps` Lanczos steps on A in double
+ * (definite.c): below zero proves A indefinite. */
+cgm_status cgm_lanczos_min(const cgm_csr *A, int steps, double *ritz_min, cgm_error *err);
+
 #ifdef __cplusplus
 }
 #endif
