@@ -326,7 +326,7 @@ static void test_validate(void) {
   CHECK_OK(cgm_validate(db, &o, &r, &err));
   CHECK_MSG(r.nrows == 4 && r.ngroups == 4 && r.nmatrices == 1, "%d rows, %d groups, %d matrices",
             r.nrows, r.ngroups, r.nmatrices);
-  CHECK(n.progress == 2 && n.info == 1 && strstr(n.last, "unsym.mtx: not symmetric"));
+  CHECK(n.progress == 2 && n.info == 1 && strstr(n.last, "unsym.mtx: matrix is not symmetric"));
   CHECK(n.warning == 1);
   if (r.nmatrices == 1 && r.nrows == 4) {
     const cgm_validate_matrix *m = &r.matrices[0];
