@@ -98,8 +98,8 @@ typedef struct cgm_solve_result {
   double attainable_residual; /* u ||A||_inf ||x|| / ||b||, u the unit roundoff of the arithmetic
                                  that forms the residual: the least relative residual it can show
                                  for this A and b (a tolerance below it is out of reach) */
-  char device[256];        /* "cpu (N threads)", "NVIDIA H100 80GB HBM3", ... */
-  char stop_reason[512];   /* empty when converged */
+  char device[256];           /* "cpu (N threads)", "NVIDIA H100 80GB HBM3", ... */
+  char stop_reason[512];      /* empty when converged */
   /* Refused before any iteration (the matrix is not positive definite):
    * nothing was run or timed, so there is no measurement to record. */
   bool refused;

@@ -548,11 +548,12 @@ static void test_json(void) {
   snprintf(s.why, sizeof s.why, "2 x GPU");
   s.solution_error = 0.5;
   j = cgm_solve_report_json(&s);
-  CHECK_KEYS(j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
-                "time_per_iter_s,time_solve_s,time_setup_s,block,bx,gpus,precision,backend,"
-                "exchange,device,device_bytes,exchange_bytes,stop_reason,matrix,"
-                "predicted_time_per_iter_s,auto,solution_error,time_read_s,time_analyse_s,time_total_s,"
-                  "predicted");
+  CHECK_KEYS(
+      j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
+         "time_per_iter_s,time_solve_s,time_setup_s,block,bx,gpus,precision,backend,"
+         "exchange,device,device_bytes,exchange_bytes,stop_reason,matrix,"
+         "predicted_time_per_iter_s,auto,solution_error,time_read_s,time_analyse_s,time_total_s,"
+         "predicted");
   CHECK(cJSON_GetObjectItem(j, "gpus")->valueint == 2 &&
         !strcmp(cJSON_GetObjectItem(j, "auto")->valuestring, "2 x GPU"));
   cJSON_Delete(j);
