@@ -9,7 +9,8 @@
 static const char help[] = "usage: cgmodel info A.mtx [--json]\n"
                            "Prints the matrix features the model uses: dimension x, nonzeros,\n"
                            "row lengths, and for N = 1, 2, 4, 8 the stored blocks, e_N, d_N and\n"
-                           "the elements after MBR sorting and padding.\n";
+                           "the elements after MBR sorting and padding. A.mtx '-': standard\n"
+                           "input.\n";
 
 static void print_human(const char *path, const cgm_features *f, const cgm_mm_info *mm) {
   printf("matrix        %s\n", path);
@@ -55,7 +56,7 @@ int cmd_info(int argc, char **argv) {
   }
   if (cli_failed(&a)) return cli_error("info", 2, "%s", a.error);
   if (a.npositional != 1) return cli_error("info", 2, "expected one matrix file\n%s", help);
-  const char *path = a.positional[0];
+  const char *path = cli_input_path(a.positional[0]);
 
   cgm_error err = {0};
   cgm_mm_info mm;

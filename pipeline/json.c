@@ -173,6 +173,13 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
     cJSON_AddNumberToObject(p, "time_per_iter_s", rep->choice.time_per_iter_s);
     cJSON_AddNumberToObject(p, "total_s", rep->choice.total_s);
   }
+  if (rep->residual_history) {
+    cJSON *h = cJSON_AddArrayToObject(j, "residual_history");
+    for (int i = 0; h && i < rep->nhistory; i++) {
+      cJSON *pair = cJSON_CreateDoubleArray(rep->residual_history + 2 * i, 2);
+      if (pair) cJSON_AddItemToArray(h, pair);
+    }
+  }
   return j;
 }
 
@@ -357,6 +364,7 @@ static int add_solve(const cgm_db_solve *s, void *ctx) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "id", (double)s->id);
   cJSON_AddNumberToObject(o, "matrix_id", (double)s->matrix_id);
+  cJSON_AddStringToObject(o, "matrix", s->matrix);
   cJSON_AddStringToObject(o, "created", s->created);
   cJSON_AddStringToObject(o, "backend", s->backend);
   cJSON_AddStringToObject(o, "precision", s->precision);

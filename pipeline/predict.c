@@ -61,6 +61,13 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
   cgm_csr A;
   memset(&A, 0, sizeof A);
   st = cgm_mm_read_csr(o->matrix, &A, &r->mm, err);
+  /* What a solve would refuse has no time to predict: bad input here
+   * (exit 2), whatever a solve would call it. */
+  if (!st && (st = cgm_solve_check_matrix(&A, err))) {
+    st = CGM_EINPUT;
+    if (err) err->code = CGM_EINPUT;
+    cgm_error_prefix(err, "%s: ", o->matrix);
+  }
   if (!st) st = cgm_plan_features(&A, &r->features, err);
   cgm_tuner_opts to = o->tuner;
   if (!st) {

@@ -14,7 +14,38 @@
 
 void cgm_solve_report_free(cgm_solve_report *r) {
   free(r->x);
+  free(r->residual_history);
   r->x = NULL;
+  r->residual_history = NULL;
+  r->nhistory = 0;
+}
+
+/* The solver's monitor calls, kept in the report's residual_history and
+ * passed on to the caller's monitor. */
+typedef struct {
+  cgm_solve_report *r;
+  size_t cap;
+  void (*fn)(void *ctx, int iteration, double relative_residual);
+  void *ctx;
+} history;
+
+static void keep_history(void *ctx, int iteration, double relres) {
+  history *h = ctx;
+  cgm_solve_report *r = h->r;
+  if ((size_t)r->nhistory >= h->cap) {
+    size_t cap = h->cap ? 2 * h->cap : 64;
+    double *p = realloc(r->residual_history, 2 * cap * sizeof *p);
+    if (p) { /* out of memory: the history stops growing, the solve goes on */
+      r->residual_history = p;
+      h->cap = cap;
+    }
+  }
+  if ((size_t)r->nhistory < h->cap) {
+    r->residual_history[2 * r->nhistory] = iteration;
+    r->residual_history[2 * r->nhistory + 1] = relres;
+    r->nhistory++;
+  }
+  h->fn(h->ctx, iteration, relres);
 }
 
 static void note(const cgm_run_solve_opts *o, cgm_note_kind kind, const char *msg) {
@@ -160,7 +191,13 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   }
   r->time_analyse_s = cgm_now() - t1;
   if (!st) {
-    st = cgm_solve(&A, b, x, &r->opts, &r->result, err);
+    history h = {r, 0, r->opts.monitor, r->opts.monitor_ctx};
+    cgm_solve_opts so = r->opts;
+    if (so.monitor) {
+      so.monitor = keep_history;
+      so.monitor_ctx = &h;
+    }
+    st = cgm_solve(&A, b, x, &so, &r->result, err);
     r->solved = st == CGM_OK || st == CGM_ENOCONV;
   }
   if (r->solved) {
@@ -173,7 +210,8 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
     r->maxiter = cgm_solve_maxiter(&r->opts, A.nrows);
     cgm_error e = {0};
     char msg[1100];
-    if (db && o->record &&
+    /* A refused solve ran nothing: no measurement to record. */
+    if (db && o->record && !r->result.refused &&
         pipeline_record_file(db, o->matrix, &f, &r->opts, &r->result, r->predicted,
                              r->calibration_id, &e)) {
       snprintf(msg, sizeof msg, "the solve was not recorded: %s", e.msg);

@@ -300,8 +300,9 @@ static cgm_status validate_one(validation *v, cgm_db *db, const char *path, cgm_
     note(O, CGM_NOTE_INFO, "skipped %s", e.msg);
     return CGM_OK;
   }
-  if (cgm_plan_features(&A, &f, &e) || !f.symmetric || !f.positive_diagonal) {
-    note(O, CGM_NOTE_INFO, "skipped %s: not symmetric with a positive diagonal", path);
+  /* What a solve would refuse, refused here with its message. */
+  if (cgm_solve_check_matrix(&A, &e) || cgm_plan_features(&A, &f, &e)) {
+    note(O, CGM_NOTE_INFO, "skipped %s: %s", path, e.msg);
     cgm_csr_free(&A);
     return CGM_OK;
   }

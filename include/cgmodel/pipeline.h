@@ -236,10 +236,10 @@ typedef struct cgm_predict_report {
   cgm_mm_info mm;      /* what the reader saw in the file */
   cgm_candidate *cand; /* every configuration, timed (malloc'ed) */
   int ncand;
-  int choice;    /* index in cand of the tuner's choice; -1: nothing to recommend */
-  char why[512]; /* the choice and why, or why there is none (cgm_tuner_choose) */
-  double iterations;    /* double precision's K the totals use */
-  char k_source[16];    /* where K came from: "hint", "database" or "estimate" */
+  int choice;        /* index in cand of the tuner's choice; -1: nothing to recommend */
+  char why[512];     /* the choice and why, or why there is none (cgm_tuner_choose) */
+  double iterations; /* double precision's K the totals use */
+  char k_source[16]; /* where K came from: "hint", "database" or "estimate" */
 } cgm_predict_report;
 
 /* Every configuration of the calibrated devices for one matrix, timed by
@@ -331,6 +331,10 @@ typedef struct cgm_solve_report {
                              iterations and total in `choice` */
   cgm_candidate choice;   /* autotune's choice as the tuner timed it */
   double *x;              /* the solution (nrows, malloc'ed); NULL until solved */
+  /* solve.monitor set: every (iteration, relative residual) it was called
+   * with, in pairs (2 * nhistory doubles, malloc'ed); NULL otherwise. */
+  double *residual_history;
+  int nhistory;
 } cgm_solve_report;
 
 /* What `cgmodel solve` does end to end: reads A and b (or b = A * ones),

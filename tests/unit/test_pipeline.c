@@ -326,7 +326,7 @@ static void test_validate(void) {
   CHECK_OK(cgm_validate(db, &o, &r, &err));
   CHECK_MSG(r.nrows == 4 && r.ngroups == 4 && r.nmatrices == 1, "%d rows, %d groups, %d matrices",
             r.nrows, r.ngroups, r.nmatrices);
-  CHECK(n.progress == 2 && n.info == 1 && strstr(n.last, "unsym.mtx: not symmetric"));
+  CHECK(n.progress == 2 && n.info == 1 && strstr(n.last, "unsym.mtx: matrix is not symmetric"));
   CHECK(n.warning == 1);
   if (r.nmatrices == 1 && r.nrows == 4) {
     const cgm_validate_matrix *m = &r.matrices[0];
@@ -548,11 +548,12 @@ static void test_json(void) {
   snprintf(s.why, sizeof s.why, "2 x GPU");
   s.solution_error = 0.5;
   j = cgm_solve_report_json(&s);
-  CHECK_KEYS(j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
-                "time_per_iter_s,time_solve_s,time_setup_s,block,bx,gpus,precision,backend,"
-                "exchange,device,device_bytes,exchange_bytes,stop_reason,matrix,"
-                "predicted_time_per_iter_s,auto,solution_error,time_read_s,time_analyse_s,time_total_s,"
-                  "predicted");
+  CHECK_KEYS(
+      j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
+         "time_per_iter_s,time_solve_s,time_setup_s,block,bx,gpus,precision,backend,"
+         "exchange,device,device_bytes,exchange_bytes,stop_reason,matrix,"
+         "predicted_time_per_iter_s,auto,solution_error,time_read_s,time_analyse_s,time_total_s,"
+         "predicted");
   CHECK(cJSON_GetObjectItem(j, "gpus")->valueint == 2 &&
         !strcmp(cJSON_GetObjectItem(j, "auto")->valuestring, "2 x GPU"));
   cJSON_Delete(j);
