@@ -45,6 +45,13 @@ cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm) {
     cJSON_AddNumberToObject(e, "padded_elements", (double)bf->padded_elements);
     cJSON_AddNumberToObject(e, "max_blocks_per_row", bf->max_blocks_per_row);
     cJSON_AddNumberToObject(e, "bx", bf->bx);
+    /* x locality in double precision; the single-precision counts beside */
+    cJSON_AddNumberToObject(e, "x_sectors", (double)bf->x_sectors[0]);
+    cJSON_AddNumberToObject(e, "x_sectors_min", (double)bf->x_sectors_min[0]);
+    cJSON_AddNumberToObject(e, "x_bytes_moved", 32.0 * (double)bf->x_sectors[0]);
+    cJSON_AddNumberToObject(e, "x_locality", bf->x_locality[0]);
+    cJSON_AddNumberToObject(e, "x_sectors_single", (double)bf->x_sectors[1]);
+    cJSON_AddNumberToObject(e, "x_locality_single", bf->x_locality[1]);
     cJSON_AddItemToArray(blocks, e);
   }
   return o;
