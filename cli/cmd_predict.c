@@ -101,9 +101,13 @@ int cmd_predict(int argc, char **argv) {
     const cgm_features *f = &r.features;
     printf("matrix      %s: x = %d, nnz = %lld, rows %d..%d (avg %.1f)\n", po.matrix, f->x,
            (long long)f->nnz, f->row_min, f->row_max, f->row_avg);
-    if (r.choice >= 0)
-      printf("recommended %s\n\n", r.why);
-    else
+    if (r.choice >= 0) {
+      printf("recommended %s\n", r.why);
+      if (r.have_reorder)
+        printf("reorder     %s; bandwidth %lld, %lld after RCM\n", r.reorder.why,
+               (long long)r.reorder.bandwidth_none, (long long)r.reorder.bandwidth_rcm);
+      printf("\n");
+    } else
       printf("recommended none (%s)\n\n", r.why);
     printf("%-34s %-8s %-6s %2s %4s %-5s %11s %8s %8s %7s %9s %s\n", "device", "backend", "prec",
            "N", "GPUs", "xchg", "us/iter", "GFLOPS", "real", "speedup", "memory", "");

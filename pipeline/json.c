@@ -131,6 +131,19 @@ cJSON *cgm_info_json(const char *path, const cgm_features *f, const cgm_mm_info 
   return o;
 }
 
+cJSON *cgm_reorder_advice_json(const cgm_reorder_advice *a) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "choice", a->rcm ? "rcm" : "none");
+  if (isfinite(a->t_iter_none)) cJSON_AddNumberToObject(j, "time_per_iter_s", a->t_iter_none);
+  if (isfinite(a->t_iter_rcm)) cJSON_AddNumberToObject(j, "time_per_iter_rcm_s", a->t_iter_rcm);
+  cJSON_AddNumberToObject(j, "reorder_s", a->cost_s);
+  cJSON_AddNumberToObject(j, "iterations", a->iterations);
+  cJSON_AddNumberToObject(j, "bandwidth", (double)a->bandwidth_none);
+  cJSON_AddNumberToObject(j, "bandwidth_rcm", (double)a->bandwidth_rcm);
+  cJSON_AddStringToObject(j, "why", a->why);
+  return j;
+}
+
 cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   const cgm_solve_result *r = &rep->result;
   const cgm_solve_opts *o = &rep->opts;
@@ -156,6 +169,10 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   if (r->exchange_bytes) cJSON_AddNumberToObject(j, "exchange_bytes", (double)r->exchange_bytes);
   if (r->stop_reason[0]) cJSON_AddStringToObject(j, "stop_reason", r->stop_reason);
   cJSON_AddStringToObject(j, "matrix", rep->matrix);
+  cJSON_AddStringToObject(j, "reorder", cgm_reorder_name(o->reorder));
+  if (r->reordered) cJSON_AddNumberToObject(j, "time_reorder_s", r->time_reorder_s);
+  if (rep->have_reorder)
+    cJSON_AddItemToObject(j, "reorder_advice", cgm_reorder_advice_json(&rep->reorder));
   if (isfinite(rep->predicted))
     cJSON_AddNumberToObject(j, "predicted_time_per_iter_s", rep->predicted);
   if (rep->autotuned) cJSON_AddStringToObject(j, "auto", rep->why);
@@ -199,6 +216,7 @@ cJSON *cgm_predict_json(const cgm_predict_opts *o, const cgm_predict_report *r) 
   else
     cJSON_AddNullToObject(j, "choice");
   cJSON_AddStringToObject(j, "reason", r->why);
+  if (r->have_reorder) cJSON_AddItemToObject(j, "reorder", cgm_reorder_advice_json(&r->reorder));
   return j;
 }
 

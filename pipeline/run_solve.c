@@ -106,6 +106,20 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
       r->calibration_id = devs[d].calibration_id;
   }
   if (o->autotune) note(o, CGM_NOTE_INFO, r->why);
+  /* --reorder auto: the model weighs RCM's cost against the iterations */
+  /* (and --reorder rcm predicts the numbering that runs) */
+  if (r->opts.reorder != CGM_REORDER_NONE && d >= 0 && r->opts.backend != CGM_BACKEND_CUSPARSE) {
+    cgm_error e = {0};
+    if (cgm_reorder_decide(A, f, &devs[d], &r->opts, &r->reorder, &e) == CGM_OK) {
+      r->have_reorder = true;
+      if (r->opts.reorder == CGM_REORDER_AUTO) {
+        r->opts.reorder = r->reorder.rcm ? CGM_REORDER_RCM : CGM_REORDER_NONE;
+        note(o, CGM_NOTE_INFO, r->reorder.why);
+      }
+      if (r->opts.reorder == CGM_REORDER_RCM && r->calibration_id)
+        r->predicted = r->reorder.t_iter_rcm;
+    }
+  }
   free(devs);
   return CGM_OK;
 }
@@ -143,6 +157,8 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
       st = fs;
   }
   r->time_analyse_s = cgm_now() - t1;
+  /* auto without a model to decide by: as numbered */
+  if (r->opts.reorder == CGM_REORDER_AUTO) r->opts.reorder = CGM_REORDER_NONE;
   if (!st) {
     st = cgm_solve(&A, b, x, &r->opts, &r->result, err);
     r->solved = st == CGM_OK || st == CGM_ENOCONV;

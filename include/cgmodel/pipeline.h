@@ -195,6 +195,14 @@ CGM_API cgm_status cgm_predict_config(const cgm_csr *A, const cgm_features *f,
                                       const cgm_tuner_device *dev, const cgm_solve_opts *o,
                                       double *seconds, cgm_error *err);
 
+/* Whether reverse Cuthill-McKee pays for configuration o on device dev:
+ * RCM computed and timed here (the cost), both numberings predicted
+ * (cgm_predict_config), K from cgm_tuner_reorder_iterations, the choice by
+ * cgm_tuner_reorder. */
+CGM_API cgm_status cgm_reorder_decide(const cgm_csr *A, const cgm_features *f,
+                                      const cgm_tuner_device *dev, const cgm_solve_opts *o,
+                                      cgm_reorder_advice *a, cgm_error *err);
+
 /* Stores a solve and its prediction (NaN: none). */
 CGM_API cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *path,
                                     int64_t file_bytes, const cgm_features *f,
@@ -236,6 +244,8 @@ typedef struct cgm_predict_report {
   int ncand;
   int choice;    /* index in cand of the tuner's choice; -1: nothing to recommend */
   char why[512]; /* the choice and why, or why there is none (cgm_tuner_choose) */
+  bool have_reorder;          /* solve --reorder auto's decision for the choice: */
+  cgm_reorder_advice reorder; /* cgm_reorder_decide (not for the cuSPARSE baseline) */
 } cgm_predict_report;
 
 /* Every configuration of the calibrated devices for one matrix, timed by
@@ -315,6 +325,8 @@ typedef struct cgm_solve_report {
   bool autotuned;         /* autotune chose the configuration: why says how */
   bool auto_none;         /* autotune found nothing to run (the call returned CGM_EINPUT) */
   char why[512];          /* autotune's choice, or why nothing */
+  bool have_reorder;      /* --reorder auto was decided by the model: reorder says how */
+  cgm_reorder_advice reorder;
   double time_read_s;     /* reading A and b (or b = A * ones) */
   double time_analyse_s;  /* the features, the database, the prediction and autotune's choice */
   double *x;              /* the solution (nrows, malloc'ed); NULL until solved */

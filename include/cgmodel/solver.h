@@ -46,6 +46,15 @@ typedef struct cgm_gpu_opts {
 /* The defaults: every refinement on, the single-reduction CG. */
 CGM_API cgm_gpu_opts cgm_gpu_opts_default(void);
 
+/* Symmetric reorderings of the unknowns (docs/cli.md, solve --reorder). */
+typedef enum {
+  CGM_REORDER_AUTO = 0, /* the tuner decides (the default of the command line) */
+  CGM_REORDER_NONE = 1,
+  CGM_REORDER_RCM = 2, /* reverse Cuthill-McKee (cgm_rcm) */
+} cgm_reorder;
+CGM_API const char *cgm_reorder_name(cgm_reorder r);
+CGM_API bool cgm_reorder_parse(const char *s, cgm_reorder *r);
+
 typedef struct cgm_solve_opts {
   cgm_backend backend;
   cgm_precision precision;
@@ -62,6 +71,10 @@ typedef struct cgm_solve_opts {
    * cgm_solve_result.fallback_iterations says so). */
   bool fallback;
   cgm_gpu_opts gpu; /* CUDA backend */
+  /* Reorder the unknowns before the solve (on the host, during setup; the
+   * solution comes back in the original numbering). cgm_solve treats auto
+   * as none: the pipeline resolves it from the model (cgm_tuner_reorder). */
+  cgm_reorder reorder;
 } cgm_solve_opts;
 
 /* Defaults: CPU, double, N = 1, 1 GPU, halo exchange, default tolerance. */
@@ -85,6 +98,8 @@ typedef struct cgm_solve_result {
   int64_t exchange_bytes;   /* bytes moved between devices per iteration */
   bool stalled;            /* stopped because the true residual stopped falling in this precision */
   int fallback_iterations; /* mixed precision that went on in double: its iterations before */
+  bool reordered;          /* solved in the reverse Cuthill-McKee numbering */
+  double time_reorder_s;   /* the ordering and the permuted copy (host), part of setup */
   char device[256];        /* "cpu (N threads)", "NVIDIA H100 80GB HBM3", ... */
   char stop_reason[256];   /* empty when converged */
 } cgm_solve_result;
