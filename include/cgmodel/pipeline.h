@@ -388,8 +388,11 @@ typedef struct cgm_validate_group {
   double variance;            /* its variance, */
   double median_rel_error;    /* median */
   double p90_rel_error;       /* and 90th percentile (NaN when count is 0) */
+  double mean_signed_error;   /* (predicted - measured) / measured, averaged: the bias
+                                 (< 0: the model predicts low); NaN when count is 0 */
   int paper_count;            /* rows with a paper prediction */
   double paper_avg_rel_error; /* NaN when paper_count is 0 */
+  double paper_mean_signed_error; /* NaN when paper_count is 0 */
 } cgm_validate_group;
 
 /* The tuner on one matrix: its choice among the configurations measured. */
