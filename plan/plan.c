@@ -131,8 +131,8 @@ static cgm_status part_sectors(const cgm_plan_pattern *pt, const int32_t *rows, 
   if (!st) st = cgm_bcsr_sort_rows(len, count, order, err);
   static const int widths[CGM_NSECTOR_WIDTHS] = {8, 4};
   for (int w = 0; w < CGM_NSECTOR_WIDTHS && !st; w++) {
-    int64_t k = cgm_layout_x_sectors(pt->bptr, pt->bcol, pt->nbcols, rows, order, count, p->by,
-                                     pt->n, widths[w]);
+    int64_t k = cgm_layout_x_sectors(pt->bptr, pt->bcol, pt->nbcols, rows, order, count, p->bx,
+                                     p->by, pt->n, widths[w]);
     if (k < 0)
       st = cgm_fail(err, CGM_ERUNTIME, "out of memory counting sectors of x");
     else

@@ -31,10 +31,13 @@ cgm_status cgm_bcsr_sort_rows(const int32_t *len, int32_t nb, int32_t *order, cg
  * x locality): block row rows[order[k]] is the k-th of the layout (order
  * from cgm_bcsr_sort_rows over the same list), slices are by consecutive
  * ones, block row b reads block columns bcol[bptr[b] .. bptr[b+1]), each N
- * entries of x. O(blocks + nbcols) time; -1 when out of memory. */
+ * entries of x, and, where it is padded (shorter than its slice's steps of
+ * bx), its own diagonal block column; a slice with padding slots reads
+ * block column 0 (docs/bcsr-layout.md). O(blocks + nbcols) time; -1 when
+ * out of memory. */
 int64_t cgm_layout_x_sectors(const int64_t *bptr, const int32_t *bcol, int32_t nbcols,
-                             const int32_t *rows, const int32_t *order, int32_t nb, int by, int n,
-                             int width);
+                             const int32_t *rows, const int32_t *order, int32_t nb, int bx, int by,
+                             int n, int width);
 
 /* The x locality of A's layout with parameters p at both widths (x_sectors,
  * x_sectors_min, x_locality of bf). O(nnz + x) time, O(nnz) memory. */

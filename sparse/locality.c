@@ -11,11 +11,25 @@
 
 #define SECTOR_BYTES 32
 
+/* The sectors of block column c that slice `mark` had not read yet. */
+static int read_column(int32_t *stamp, int32_t mark, int32_t c, int n, int width) {
+  const int64_t first = (int64_t)c * n * width; /* byte offsets of its N entries */
+  const int64_t s0 = first / SECTOR_BYTES, s1 = (first + (int64_t)n * width - 1) / SECTOR_BYTES;
+  int k = 0;
+  for (int64_t s = s0; s <= s1; s++)
+    if (stamp[s] != mark) {
+      stamp[s] = mark;
+      k++;
+    }
+  return k;
+}
+
 int64_t cgm_layout_x_sectors(const int64_t *bptr, const int32_t *bcol, int32_t nbcols,
-                             const int32_t *rows, const int32_t *order, int32_t nb, int by, int n,
-                             int width) {
+                             const int32_t *rows, const int32_t *order, int32_t nb, int bx, int by,
+                             int n, int width) {
   if (nb <= 0) return 0;
   if (by < 1) by = 1;
+  if (bx < 1) bx = 1;
   const int64_t nsec = ((int64_t)nbcols * n * width + SECTOR_BYTES - 1) / SECTOR_BYTES;
   /* stamp[s] = 1 + the last slice that read sector s: one array, no clearing */
   int32_t *stamp = calloc((size_t)nsec + 1, sizeof *stamp);
@@ -24,18 +38,15 @@ int64_t cgm_layout_x_sectors(const int64_t *bptr, const int32_t *bcol, int32_t n
   const int32_t nslices = (nb + by - 1) / by;
   for (int32_t k = 0; k < nslices; k++) {
     const int32_t mark = k + 1;
+    /* the slice's longest row (the first: sorted) sets its steps of B_x */
+    const int64_t len0 = bptr[rows[order[k * by]] + 1] - bptr[rows[order[k * by]]];
+    const int64_t longest = (len0 + bx - 1) / bx * bx;
     for (int32_t j = k * by; j < nb && j < (k + 1) * by; j++) {
       const int32_t b = rows[order[j]];
-      for (int64_t q = bptr[b]; q < bptr[b + 1]; q++) {
-        const int64_t first = (int64_t)bcol[q] * n * width; /* byte offsets of its N entries */
-        const int64_t s0 = first / SECTOR_BYTES, s1 = (first + (int64_t)n * width - 1) / SECTOR_BYTES;
-        for (int64_t s = s0; s <= s1; s++)
-          if (stamp[s] != mark) {
-            stamp[s] = mark;
-            total++;
-          }
-      }
+      for (int64_t q = bptr[b]; q < bptr[b + 1]; q++) total += read_column(stamp, mark, bcol[q], n, width);
+      if (bptr[b + 1] - bptr[b] < longest) total += read_column(stamp, mark, b, n, width); /* its padding: its diagonal */
     }
+    if ((k + 1) * (int64_t)by > nb) total += read_column(stamp, mark, 0, n, width); /* padding slots: column 0 */
   }
   free(stamp);
   return total;
@@ -74,7 +85,8 @@ cgm_status cgm_x_locality(const cgm_csr *A, cgm_bcsr_params p, cgm_block_feature
   }
   static const int widths[CGM_NSECTOR_WIDTHS] = {8, 4};
   for (int w = 0; w < CGM_NSECTOR_WIDTHS && !st; w++) {
-    const int64_t s = cgm_layout_x_sectors(bptr, bcol, nbcols, rows, order, nb, p.by, n, widths[w]);
+    const int64_t s = cgm_layout_x_sectors(bptr, bcol, nbcols, rows, order, nb, p.bx, p.by, n,
+                                           widths[w]);
     if (s < 0) {
       st = cgm_fail(err, CGM_ERUNTIME, "out of memory counting the sectors of x");
       break;

@@ -236,16 +236,20 @@ CGM_API double cgm_refined_time(const cgm_device_model *m, const cgm_plan *p);
 CGM_API double cgm_paper_device_time(const cgm_device_model *m, int n, double x, double e, int gpus,
                                      bool direct);
 /* Fits the locality coefficient c to measured iterations: count segments
- * (one GPU or the CPU each) of the same device model, with their measured
- * seconds, c minimising the squared relative error of
- * cgm_refined_segment_time with x_coef = c (golden section over [0, 16],
- * after a grid). The shapes must vary in x_sector_bytes at fixed other bytes
- * (the locality sweep: one mesh under several numberings). CGM_EINPUT with
- * fewer than 3 samples, or when no shape reads x in more sectors than its
- * contiguous estimate. *rms: the relative rms error at c. */
-CGM_API cgm_status cgm_fit_x_coef(const cgm_device_model *m, int n, const cgm_segment_shape *shapes,
-                                  const double *seconds, int count, double *coef, double *rms,
-                                  cgm_error *err);
+ * (one GPU or the CPU each) of the same device model, at block sizes
+ * blocks[i], with their measured seconds. With groups (group[i]: the mesh
+ * of sample i, the same bytes under several numberings) each time is taken
+ * relative to its group's most local sample (fewest x sectors), measured
+ * and predicted, so the model's own error on a mesh, the same under every
+ * numbering, does not move c; without (NULL) the times themselves. c
+ * minimises the squared relative error of cgm_refined_segment_time with
+ * x_coef = c (a grid over [0, 16], then a golden section). CGM_EINPUT with
+ * fewer than 3 samples, a time not positive, a sample the model cannot
+ * time, or when no shape reads x in more sectors than its contiguous
+ * estimate. *rms: the relative rms error at c. */
+CGM_API cgm_status cgm_fit_x_coef(const cgm_device_model *m, const int *blocks, const int *group,
+                                  const cgm_segment_shape *shapes, const double *seconds, int count,
+                                  double *coef, double *rms, cgm_error *err);
 
 /* The cuSPARSE baseline: one curve over its iteration bytes. */
 CGM_API double cgm_refined_cusparse_time(const cgm_device_model *m, int64_t nnz, int64_t x);

@@ -61,6 +61,8 @@ typedef struct cgm_calibration_report {
     int samples, fits, fits_failed;
     double seconds;
     char failed[512]; /* the fits that did not converge */
+    double x_coef[2]; /* the locality coefficient per precision (docs/model.md) */
+    bool have_x_coef[2];
     /* Where the seconds went, in order: "setup" (the device's start: the
      * CUDA context), each sweep's stage (load, cg4, spmv, iter, ...), "fits"
      * and "store". */
