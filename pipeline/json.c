@@ -266,6 +266,11 @@ cJSON *cgm_calibration_report_json(const cgm_calibration_report *rep, const char
     cJSON_AddNumberToObject(c, "fits_failed", rep->cal[i].fits_failed);
     cJSON_AddNumberToObject(c, "seconds", rep->cal[i].seconds);
     if (rep->cal[i].failed[0]) cJSON_AddStringToObject(c, "failed", rep->cal[i].failed);
+    /* the locality term's coefficient per precision, where it was fitted */
+    cJSON *xc = cJSON_AddObjectToObject(c, "x_coef");
+    for (int p = 0; p < 2; p++)
+      if (rep->cal[i].have_x_coef[p])
+        cJSON_AddNumberToObject(xc, cgm_precision_name((cgm_precision)p), rep->cal[i].x_coef[p]);
     cJSON *stages = cJSON_AddObjectToObject(c, "stages");
     for (int k = 0; k < rep->cal[i].nstages; k++)
       cJSON_AddNumberToObject(stages, rep->cal[i].stage[k].name, rep->cal[i].stage[k].seconds);

@@ -149,7 +149,7 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   const double t1 = cgm_now();
   r->time_read_s = t1 - t0;
   /* The features only when something needs them: the record, or --auto. */
-  if (!st && (o->record || o->autotune)) {
+  if (!st && (o->record || o->autotune || r->opts.reorder != CGM_REORDER_NONE)) {
     cgm_status fs = cgm_plan_features(&A, &f, err);
     if (!fs)
       st = analyse(o, &A, &f, r, &db, err);
