@@ -234,13 +234,14 @@ cJSON *cgm_validate_json(const cgm_validate_report *r) {
     cJSON_AddNumberToObject(g, "gpus", p->gpus);
     cJSON_AddNumberToObject(g, "count", p->count);
     cJSON_AddNumberToObject(g, "avg_rel_error", p->avg_rel_error);
+    if (p->count) cJSON_AddNumberToObject(g, "mean_signed_error", p->mean_signed_error);
     cJSON_AddNumberToObject(g, "variance", p->variance);
     cJSON_AddNumberToObject(g, "median_rel_error", p->median_rel_error);
-    if (p->count) cJSON_AddNumberToObject(g, "mean_signed_error", p->mean_signed_error);
     cJSON_AddNumberToObject(g, "p90_rel_error", p->p90_rel_error);
-    if (p->paper_count) cJSON_AddNumberToObject(g, "paper_avg_rel_error", p->paper_avg_rel_error);
-    if (p->paper_count)
+    if (p->paper_count) {
+      cJSON_AddNumberToObject(g, "paper_avg_rel_error", p->paper_avg_rel_error);
       cJSON_AddNumberToObject(g, "paper_mean_signed_error", p->paper_mean_signed_error);
+    }
     cJSON_AddItemToArray(groups, g);
   }
   cJSON *t = cJSON_AddObjectToObject(o, "tuner");
