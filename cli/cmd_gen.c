@@ -44,8 +44,7 @@ int cmd_gen(int argc, char **argv) {
     else if (cli_opt(&a, "--with"))
       with = a.value;
     else if (cli_int(&a, "--k", 1, 2147483647, &k)) {
-    }
-    else if (cli_int(&a, "--n", 1, 2147483647, &n)) {
+    } else if (cli_int(&a, "--n", 1, 2147483647, &n)) {
     } else if (cli_int(&a, "--maxlen", 1, 2147483647, &maxlen)) {
     } else if (cli_int(&a, "--seed", 0, INT64_MAX, &seed)) {
     } else if (cli_double(&a, "--avg", 1.0, 1e6, &avg)) {

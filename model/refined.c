@@ -93,7 +93,8 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
   double x = (double)s->rows, t;
   /* the gathers of x as the slices read them, where the locality term is
    * calibrated: scattered columns move a sector for every few entries */
-  const double spmv = s->spmv_bytes + (m->have_x_coef ? cgm_x_extra_bytes(m->x_coef, s, (int)w) : 0.0);
+  const double spmv =
+      s->spmv_bytes + (m->have_x_coef ? cgm_x_extra_bytes(m->x_coef, s, (int)w) : 0.0);
   if (m->have_iter[bi]) /* the whole iteration, measured as the solver runs it */
     t = t_curve(&m->iter[bi], &m->iter_hi[bi], cgm_iter_bytes(spmv, s->rows, (int)w), w);
   else

@@ -341,7 +341,8 @@ static cgm_status fit_locality(const cgm_calibrate_opts *o, const char *device,
   int n = 0;
   cgm_status st = cgm_mb_locality_sweep(&base, o->precisions, o->quick, &s, &n, err);
   if (st) return st;
-  int *blocks = malloc(((size_t)n + 1) * sizeof *blocks), *group = malloc(((size_t)n + 1) * sizeof *group);
+  int *blocks = malloc(((size_t)n + 1) * sizeof *blocks),
+      *group = malloc(((size_t)n + 1) * sizeof *group);
   cgm_segment_shape *shapes = malloc(((size_t)n + 1) * sizeof *shapes);
   double *secs = malloc(((size_t)n + 1) * sizeof *secs);
   if (!blocks || !group || !shapes || !secs) st = cgm_fail(err, CGM_ERUNTIME, "out of memory");

@@ -64,8 +64,7 @@ static cgm_status check_opts(const cgm_plan_opts *o, cgm_error *err) {
   return CGM_OK;
 }
 
-static cgm_status pattern_make(const cgm_csr *A, int n, cgm_plan_pattern **out,
-                               cgm_error *err) {
+static cgm_status pattern_make(const cgm_csr *A, int n, cgm_plan_pattern **out, cgm_error *err) {
   *out = NULL;
   if (n != 1 && n != 2 && n != 4 && n != 8)
     return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);

@@ -32,7 +32,8 @@ cgm_solve_opts cgm_solve_opts_default(void) {
    * (docs/perf.md). */
   o.exchange = p.exchange;
   o.gpu = cgm_gpu_opts_default();
-  o.reorder = CGM_REORDER_NONE; /* the library solves as given; the command line's default is auto */
+  o.reorder =
+      CGM_REORDER_NONE; /* the library solves as given; the command line's default is auto */
   return o;
 }
 

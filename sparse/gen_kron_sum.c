@@ -13,8 +13,9 @@ cgm_status cgm_gen_kron_sum(const cgm_csr *A, int32_t k, cgm_csr *B, cgm_error *
   if (k < 1) return cgm_fail(err, CGM_EINPUT, "Kronecker sum with k = %d layers (need k >= 1)", k);
   const int64_t rows = (int64_t)A->nrows * k;
   if (rows > INT32_MAX)
-    return cgm_fail(err, CGM_EINPUT, "Kronecker sum of %d rows and %d layers has %lld rows: too many",
-                    A->nrows, k, (long long)rows);
+    return cgm_fail(err, CGM_EINPUT,
+                    "Kronecker sum of %d rows and %d layers has %lld rows: too many", A->nrows, k,
+                    (long long)rows);
   /* A's entries in every layer, the layer's diagonal 2 and its neighbours
    * -1; the diagonals add up in cgm_csr_from_coo */
   const int64_t n = A->nnz * k + rows + 2 * (int64_t)A->nrows * (k - 1);

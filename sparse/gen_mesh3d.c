@@ -47,7 +47,8 @@ static int knn(const double *p, const int32_t *cell_start, int g, int32_t i, int
           for (int32_t j = cell_start[cell]; j < cell_start[cell + 1]; j++) {
             if (j == i) continue;
             double dd = 0;
-            for (int a = 0; a < 3; a++) dd += (p[3 * j + a] - p[3 * i + a]) * (p[3 * j + a] - p[3 * i + a]);
+            for (int a = 0; a < 3; a++)
+              dd += (p[3 * j + a] - p[3 * i + a]) * (p[3 * j + a] - p[3 * i + a]);
             if (found == k && dd >= d2[k - 1]) continue;
             int q = found < k ? found++ : k - 1;
             while (q > 0 && d2[q - 1] > dd) {
@@ -64,10 +65,11 @@ static int knn(const double *p, const int32_t *cell_start, int g, int32_t i, int
   }
 }
 
-cgm_status cgm_gen_mesh3d(int32_t points, int k, cgm_numbering numbering, uint64_t seed,
-                          cgm_csr *A, cgm_error *err) {
+cgm_status cgm_gen_mesh3d(int32_t points, int k, cgm_numbering numbering, uint64_t seed, cgm_csr *A,
+                          cgm_error *err) {
   memset(A, 0, sizeof *A);
-  if (points < 2) return cgm_fail(err, CGM_EINPUT, "a mesh needs at least 2 points (got %d)", points);
+  if (points < 2)
+    return cgm_fail(err, CGM_EINPUT, "a mesh needs at least 2 points (got %d)", points);
   if (k < 1 || k > 64 || k >= points)
     return cgm_fail(err, CGM_EINPUT, "k = %d neighbours: need 1 <= k <= 64 and k < %d points", k,
                     points);
@@ -77,9 +79,11 @@ cgm_status cgm_gen_mesh3d(int32_t points, int k, cgm_numbering numbering, uint64
   int g = (int)cbrt(points / 2.0); /* about two points a cell */
   if (g < 1) g = 1;
   const int64_t ncell = (int64_t)g * g * g;
-  double *raw = malloc((size_t)points * 3 * sizeof *raw), *p = malloc((size_t)points * 3 * sizeof *p);
+  double *raw = malloc((size_t)points * 3 * sizeof *raw),
+         *p = malloc((size_t)points * 3 * sizeof *p);
   int32_t *cell_start = calloc((size_t)ncell + 2, sizeof *cell_start);
-  int32_t *cellof = malloc((size_t)points * sizeof *cellof), *id = malloc((size_t)points * sizeof *id);
+  int32_t *cellof = malloc((size_t)points * sizeof *cellof),
+          *id = malloc((size_t)points * sizeof *id);
   int64_t *edge = malloc((size_t)points * k * sizeof *edge);
   int32_t nb[64];
   double d2[64];

@@ -43,10 +43,13 @@ int64_t cgm_layout_x_sectors(const int64_t *bptr, const int32_t *bcol, int32_t n
     const int64_t longest = (len0 + bx - 1) / bx * bx;
     for (int32_t j = k * by; j < nb && j < (k + 1) * by; j++) {
       const int32_t b = rows[order[j]];
-      for (int64_t q = bptr[b]; q < bptr[b + 1]; q++) total += read_column(stamp, mark, bcol[q], n, width);
-      if (bptr[b + 1] - bptr[b] < longest) total += read_column(stamp, mark, b, n, width); /* its padding: its diagonal */
+      for (int64_t q = bptr[b]; q < bptr[b + 1]; q++)
+        total += read_column(stamp, mark, bcol[q], n, width);
+      if (bptr[b + 1] - bptr[b] < longest)
+        total += read_column(stamp, mark, b, n, width); /* its padding: its diagonal */
     }
-    if ((k + 1) * (int64_t)by > nb) total += read_column(stamp, mark, 0, n, width); /* padding slots: column 0 */
+    if ((k + 1) * (int64_t)by > nb)
+      total += read_column(stamp, mark, 0, n, width); /* padding slots: column 0 */
   }
   free(stamp);
   return total;
@@ -85,8 +88,8 @@ cgm_status cgm_x_locality(const cgm_csr *A, cgm_bcsr_params p, cgm_block_feature
   }
   static const int widths[CGM_NSECTOR_WIDTHS] = {8, 4};
   for (int w = 0; w < CGM_NSECTOR_WIDTHS && !st; w++) {
-    const int64_t s = cgm_layout_x_sectors(bptr, bcol, nbcols, rows, order, nb, p.bx, p.by, n,
-                                           widths[w]);
+    const int64_t s =
+        cgm_layout_x_sectors(bptr, bcol, nbcols, rows, order, nb, p.bx, p.by, n, widths[w]);
     if (s < 0) {
       st = cgm_fail(err, CGM_ERUNTIME, "out of memory counting the sectors of x");
       break;

@@ -20,8 +20,8 @@ cgm_status cgm_csr_permute(const cgm_csr *A, const int32_t *perm, cgm_csr *B, cg
   for (int32_t i = 0; i < n; i++) {
     if (perm[i] < 0 || perm[i] >= n || inv[perm[i]] >= 0) {
       free(inv);
-      return cgm_fail(err, CGM_EINPUT, "entry %d of the permutation (%d) repeats or is out of range",
-                      i, perm[i]);
+      return cgm_fail(err, CGM_EINPUT,
+                      "entry %d of the permutation (%d) repeats or is out of range", i, perm[i]);
     }
     inv[perm[i]] = i;
   }
@@ -94,9 +94,9 @@ int64_t cgm_csr_bandwidth(const cgm_csr *A) {
  * degree (Cuthill-McKee). Appends the nodes to order from *len on; returns
  * the number of levels and in *last_start the position of the last
  * level's first node. key is scratch of the longest row. */
-static int32_t bfs(const cgm_csr *A, const int32_t *deg, const unsigned char *placed,
-                   int32_t root, int32_t *seen, int32_t stamp, int32_t *order, int32_t *len,
-                   int64_t *key, int32_t *last_start) {
+static int32_t bfs(const cgm_csr *A, const int32_t *deg, const unsigned char *placed, int32_t root,
+                   int32_t *seen, int32_t stamp, int32_t *order, int32_t *len, int64_t *key,
+                   int32_t *last_start) {
   int32_t head = *len, levels = 0;
   order[(*len)++] = root;
   seen[root] = stamp;

@@ -244,8 +244,8 @@ typedef struct cgm_predict_report {
   cgm_mm_info mm;      /* what the reader saw in the file */
   cgm_candidate *cand; /* every configuration, timed (malloc'ed) */
   int ncand;
-  int choice;    /* index in cand of the tuner's choice; -1: nothing to recommend */
-  char why[512]; /* the choice and why, or why there is none (cgm_tuner_choose) */
+  int choice;                 /* index in cand of the tuner's choice; -1: nothing to recommend */
+  char why[512];              /* the choice and why, or why there is none (cgm_tuner_choose) */
   bool have_reorder;          /* solve --reorder auto's decision for the choice: */
   cgm_reorder_advice reorder; /* cgm_reorder_decide (not for the cuSPARSE baseline) */
 } cgm_predict_report;
@@ -329,9 +329,9 @@ typedef struct cgm_solve_report {
   char why[512];          /* autotune's choice, or why nothing */
   bool have_reorder;      /* --reorder auto was decided by the model: reorder says how */
   cgm_reorder_advice reorder;
-  double time_read_s;     /* reading A and b (or b = A * ones) */
-  double time_analyse_s;  /* the features, the database, the prediction and autotune's choice */
-  double *x;              /* the solution (nrows, malloc'ed); NULL until solved */
+  double time_read_s;    /* reading A and b (or b = A * ones) */
+  double time_analyse_s; /* the features, the database, the prediction and autotune's choice */
+  double *x;             /* the solution (nrows, malloc'ed); NULL until solved */
 } cgm_solve_report;
 
 /* What `cgmodel solve` does end to end: reads A and b (or b = A * ones),
@@ -385,15 +385,15 @@ typedef struct cgm_validate_group {
   cgm_backend backend;
   cgm_precision precision;
   int block, gpus;
-  int count;                  /* rows with a refined prediction */
-  double avg_rel_error;       /* |predicted - measured| / measured: average, */
-  double variance;            /* its variance, */
-  double median_rel_error;    /* median */
-  double p90_rel_error;       /* and 90th percentile (NaN when count is 0) */
-  double mean_signed_error;   /* (predicted - measured) / measured, averaged: the bias
-                                 (< 0: the model predicts low); NaN when count is 0 */
-  int paper_count;            /* rows with a paper prediction */
-  double paper_avg_rel_error; /* NaN when paper_count is 0 */
+  int count;                      /* rows with a refined prediction */
+  double avg_rel_error;           /* |predicted - measured| / measured: average, */
+  double variance;                /* its variance, */
+  double median_rel_error;        /* median */
+  double p90_rel_error;           /* and 90th percentile (NaN when count is 0) */
+  double mean_signed_error;       /* (predicted - measured) / measured, averaged: the bias
+                                     (< 0: the model predicts low); NaN when count is 0 */
+  int paper_count;                /* rows with a paper prediction */
+  double paper_avg_rel_error;     /* NaN when paper_count is 0 */
   double paper_mean_signed_error; /* NaN when paper_count is 0 */
 } cgm_validate_group;
 

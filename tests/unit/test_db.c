@@ -1303,7 +1303,8 @@ static void test_migration_v3(void) {
   bool found = true;
   CHECK_OK(cgm_db_coef_get(db, cal.id, CGM_DB_COEF_X_SECTOR, 0, &c, &found, &e));
   CHECK(!found);
-  cgm_db_coef w = {.name = CGM_DB_COEF_X_SECTOR, .precision = 0, .value = 0.25, .rms = 0.01, .n = 8};
+  cgm_db_coef w = {
+      .name = CGM_DB_COEF_X_SECTOR, .precision = 0, .value = 0.25, .rms = 0.01, .n = 8};
   CHECK_OK(cgm_db_coef_add(db, cal.id, &w, &e));
   w.value = 0.5;
   CHECK_OK(cgm_db_coef_add(db, cal.id, &w, &e));

@@ -127,7 +127,7 @@ static void test_term(void) {
   cgm_device_model m = model();
   cgm_segment_shape s = {100000, 8.0 * 1e6, 0, 0.0, 0.0};
   const double t0 = cgm_refined_segment_time(&m, 1, &s);
-  s.x_sector_bytes = 5.0 * 100000 * 8; /* x read 5 times over */
+  s.x_sector_bytes = 5.0 * 100000 * 8;              /* x read 5 times over */
   CHECK(cgm_refined_segment_time(&m, 1, &s) == t0); /* no coefficient: as before */
   CHECK(cgm_x_extra_bytes(0.5, &s, 8) == 0.5 * 4.0 * 100000 * 8);
   CHECK(cgm_x_extra_bytes(0.0, &s, 8) == 0.0);

@@ -40,8 +40,7 @@ static void test_permute(void) {
   CHECK_OK(cgm_csr_permute(&A, perm, &B, &e));
   CHECK(B.nnz == A.nnz && cgm_csr_is_symmetric(&B));
   for (int32_t i = 0; i < 49; i++) {
-    for (int32_t j = 0; j < 49; j++)
-      CHECK(entry(&B, i, j) == entry(&A, perm[i], perm[j]));
+    for (int32_t j = 0; j < 49; j++) CHECK(entry(&B, i, j) == entry(&A, perm[i], perm[j]));
     for (int64_t k = B.rowptr[i] + 1; k < B.rowptr[i + 1]; k++)
       CHECK(B.colidx[k - 1] < B.colidx[k]); /* sorted */
   }
