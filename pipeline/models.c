@@ -3,8 +3,8 @@
  * curves with the fallbacks the refined model needs (a relative fit that
  * did not converge gives way to the average, then the maximum fit), and
  * the paper's model from the average fits. */
-#include <stdio.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
