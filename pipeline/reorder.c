@@ -11,7 +11,8 @@
 #include "common/timer.h"
 
 cgm_status cgm_reorder_decide(const cgm_csr *A, const cgm_features *f, const cgm_tuner_device *dev,
-                              const cgm_solve_opts *o, cgm_reorder_advice *a, cgm_error *err) {
+                              const cgm_solve_opts *o, double iterations, cgm_reorder_advice *a,
+                              cgm_error *err) {
   memset(a, 0, sizeof *a);
   a->t_iter_none = a->t_iter_rcm = NAN;
   const double t0 = cgm_now();
@@ -28,7 +29,8 @@ cgm_status cgm_reorder_decide(const cgm_csr *A, const cgm_features *f, const cgm
   if (!st) {
     a->bandwidth_none = cgm_csr_bandwidth(A);
     a->bandwidth_rcm = cgm_csr_bandwidth(&B);
-    a->iterations = cgm_tuner_reorder_iterations(A->nrows, cgm_solve_maxiter(o, A->nrows));
+    a->iterations =
+        iterations > 0 ? iterations : cgm_iterations_estimate(A->nrows, cgm_solve_tol(o));
     cgm_tuner_reorder(a);
   }
   cgm_csr_free(&B);

@@ -47,6 +47,23 @@ static cgm_status right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *A,
   return CGM_OK;
 }
 
+/* K, the iterations a solve is expected to take (the tuner's totals and
+ * --reorder auto): --iters-hint, else the database's record of a converged
+ * solve of this matrix at tol; 0 when neither knows (the caller estimates).
+ * src says which: "hint", "database" or "estimate". */
+static double known_iterations(const cgm_run_solve_opts *o, cgm_db *db, const cgm_features *f,
+                               double tol, char *src, size_t n) {
+  double k = o->iters_hint;
+  snprintf(src, n, "hint");
+  if (!(k > 0)) {
+    struct stat fs;
+    k = pipeline_known_iterations(db, pipeline_file_name(o->matrix),
+                                  stat(o->matrix, &fs) == 0 ? (int64_t)fs.st_size : 0, f, tol);
+    snprintf(src, n, k > 0 ? "database" : "estimate");
+  }
+  return k;
+}
+
 /* The database, the calibrations and this machine's devices: --auto's
  * choice (applied to r->opts) and the prediction of the configuration that
  * will run. Solves are recorded once a database exists (calibrate creates
@@ -77,7 +94,11 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
   const cgm_host *host = o->host ? o->host : &here;
   if (o->autotune) {
     cgm_autotune_result ar;
-    st = cgm_autotune(A, f, devs, ndev, host, &o->constraints, &r->opts, &ar, err);
+    cgm_autotune_opts c = o->constraints;
+    c.tol = cgm_solve_tol(&r->opts);
+    c.iterations = known_iterations(o, *db, f, c.tol, r->k_source, sizeof r->k_source);
+    st = cgm_autotune(A, f, devs, ndev, host, &c, &r->opts, &ar, err);
+    r->choice = ar.choice;
     snprintf(r->why, sizeof r->why, "%s", ar.why);
     if (!st && !ar.chosen) {
       r->auto_none = true;
@@ -110,7 +131,11 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
   /* (and --reorder rcm predicts the numbering that runs) */
   if (r->opts.reorder != CGM_REORDER_NONE && d >= 0 && r->opts.backend != CGM_BACKEND_CUSPARSE) {
     cgm_error e = {0};
-    if (cgm_reorder_decide(A, f, &devs[d], &r->opts, &r->reorder, &e) == CGM_OK) {
+    const double tol = cgm_solve_tol(&r->opts);
+    char src[16];
+    double k = known_iterations(o, *db, f, tol, src, sizeof src);
+    if (!(k > 0)) k = cgm_iterations_estimate(A->nrows, tol);
+    if (cgm_reorder_decide(A, f, &devs[d], &r->opts, k, &r->reorder, &e) == CGM_OK) {
       r->have_reorder = true;
       if (r->opts.reorder == CGM_REORDER_AUTO) {
         r->opts.reorder = r->reorder.rcm ? CGM_REORDER_RCM : CGM_REORDER_NONE;

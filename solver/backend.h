@@ -96,6 +96,10 @@ static inline double cgm_residual_roundoff(cgm_precision p) {
 void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iterations, char *buf,
                             size_t n);
 
+/* The smallest Ritz value of `steps` Lanczos steps on A in double
+ * (definite.c): below zero proves A indefinite. */
+cgm_status cgm_lanczos_min(const cgm_csr *A, int steps, double *ritz_min, cgm_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -146,6 +146,31 @@ static double inf_norm(const cgm_csr *A) {
   return m;
 }
 
+/* A breakdown (p . Ap <= 0) blames the matrix only when that is
+ * established: a negative Ritz value of a short Lanczos run in double. In
+ * single precision, or after a long drift, rounding alone can break CG on
+ * an SPD matrix; the message then says so instead. */
+static void breakdown_verdict(const cgm_csr *A, cgm_precision p, cgm_solve_result *res) {
+  static const char blame[] = ", the matrix is not positive definite";
+  char *tail = strstr(res->stop_reason, blame);
+  if (strncmp(res->stop_reason, "CG breakdown", 12) != 0 || !tail) return;
+  double ritz = 0;
+  cgm_error e = {0};
+  const int steps = 60;
+  if (cgm_lanczos_min(A, steps, &ritz, &e) != CGM_OK) return; /* the plain message stands */
+  const double anorm = inf_norm(A);
+  const size_t room = sizeof res->stop_reason - (size_t)(tail - res->stop_reason);
+  if (ritz < -1e-10 * anorm)
+    snprintf(tail, room,
+             ", the matrix is not positive definite (it has an eigenvalue at or below %.3g)", ritz);
+  else
+    snprintf(tail, room,
+             " in %s precision, yet no negative eigenvalue was found (Lanczos, %d steps: smallest "
+             "Ritz value %.3g): lost to rounding, not shown to be the matrix's fault%s",
+             cgm_precision_name(p), steps, ritz,
+             p == CGM_PREC_DOUBLE ? "" : "; use --precision double or mixed");
+}
+
 /* ||v||_2 without overflow or underflow (scaled sum of squares, as BLAS
  * dnrm2). */
 static double norm2(const double *v, int32_t n) {
@@ -253,10 +278,18 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   pb.x = ys;
   pb.bnorm = 1.0;
   st = run_backend(&pb, res, err);
-  if (st == CGM_ENOCONV && res->stalled && o->precision == CGM_PREC_MIXED && o->fallback) {
-    /* The single-precision iteration could take the true residual no
-     * lower (a condition number near 1 / the unit roundoff of single):
-     * double precision goes on from the solution reached. */
+  /* Mixed precision promises what double reaches: a single-precision
+   * iteration that stopped short of the iteration cap (its true residual
+   * would fall no lower: a condition number near 1 / the unit roundoff of
+   * single; or its recurrence broke down in rounding, as on tiny
+   * ill-conditioned matrices) hands over to double precision, from the
+   * solution reached when that is finite, else from the initial guess. */
+  if (st == CGM_ENOCONV && o->precision == CGM_PREC_MIXED && o->fallback &&
+      res->iterations < pb.maxiter) {
+    bool finite = true;
+    for (int32_t i = 0; i < A->nrows && finite; i++) finite = isfinite(ys[i]);
+    if (!finite)
+      for (int32_t i = 0; i < A->nrows; i++) ys[i] = x[i] / bnorm;
     cgm_solve_result first = *res;
     cgm_error e2 = {0};
     cgm_plan_set_precision(&pb.plan, CGM_PREC_DOUBLE);
@@ -270,8 +303,22 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     res->time_solve_s += first.time_solve_s;
     if (first.device_bytes > res->device_bytes) res->device_bytes = first.device_bytes;
   }
+  if (st == CGM_ENOCONV) breakdown_verdict(A, o->precision, res);
   if (st == CGM_OK || st == CGM_ENOCONV) {
     res->relative_residual = true_residual(A, bs, ys);
+    /* The least relative residual the arithmetic that forms it can show
+     * for this A and b: u ||A|| ||x|| / ||b|| (||b|| = 1 here). A tolerance
+     * below it is unreachable in this precision, whatever the solver does. */
+    res->attainable_residual = cgm_residual_roundoff(o->precision) * pb.anorm * norm2(ys, A->nrows);
+    if (st == CGM_ENOCONV && res->stalled &&
+        res->relative_residual <= 100 * res->attainable_residual &&
+        strlen(res->stop_reason) + 160 < sizeof res->stop_reason) {
+      const size_t k = strlen(res->stop_reason);
+      snprintf(res->stop_reason + k, sizeof res->stop_reason - k,
+               "; the least residual %s precision can show for this matrix and right-hand side "
+               "is about %.2g (u ||A|| ||x|| / ||b||)",
+               o->precision == CGM_PREC_SINGLE ? "single" : "double", res->attainable_residual);
+    }
     for (int32_t i = 0; i < A->nrows; i++) x[i] = ys[i] * bnorm;
     /* Converged means the recomputed residual meets the target: a solver's
      * recursive residual can drift from it (single precision, ill

@@ -66,9 +66,10 @@ typedef struct cgm_solve_opts {
   int maxiter;     /* <= 0: 10 * dimension, at least 1000 */
   int check_every; /* GPU: test convergence every k iterations (<= 0: automatic) */
   int threads;     /* CPU: OpenMP threads, <= 0: the OpenMP default */
-  /* Mixed precision whose single-precision iteration stops making progress
-   * (cgm_solve_result.stalled) goes on in double from where it is (default;
-   * cgm_solve_result.fallback_iterations says so). */
+  /* Mixed precision whose single-precision iteration stops short of the
+   * iteration cap (stalled, or broken down in rounding) goes on in double
+   * from where it is (default; cgm_solve_result.fallback_iterations says
+   * so). */
   bool fallback;
   cgm_gpu_opts gpu; /* CUDA backend */
   /* Reorder the unknowns before the solve (on the host, during setup; the
@@ -98,10 +99,13 @@ typedef struct cgm_solve_result {
   int64_t exchange_bytes;   /* bytes moved between devices per iteration */
   bool stalled;            /* stopped because the true residual stopped falling in this precision */
   int fallback_iterations; /* mixed precision that went on in double: its iterations before */
-  bool reordered;          /* solved in the reverse Cuthill-McKee numbering */
-  double time_reorder_s;   /* the ordering and the permuted copy (host), part of setup */
-  char device[256];        /* "cpu (N threads)", "NVIDIA H100 80GB HBM3", ... */
-  char stop_reason[256];   /* empty when converged */
+  double attainable_residual; /* u ||A||_inf ||x|| / ||b||, u the unit roundoff of the arithmetic
+                                 that forms the residual: the least relative residual it can show
+                                 for this A and b (a tolerance below it is out of reach) */
+  bool reordered;             /* solved in the reverse Cuthill-McKee numbering */
+  double time_reorder_s;      /* the ordering and the permuted copy (host), part of setup */
+  char device[256];           /* "cpu (N threads)", "NVIDIA H100 80GB HBM3", ... */
+  char stop_reason[512];      /* empty when converged */
 } cgm_solve_result;
 
 /* Solves A x = b. x holds the initial guess on entry (zeros are fine) and the
