@@ -12,7 +12,8 @@
 cgm_status cgm_predict_config(const cgm_csr *A, const cgm_features *f, const cgm_tuner_device *dev,
                               const cgm_solve_opts *o, double *seconds, cgm_error *err) {
   *seconds = NAN;
-  const int pr = o->precision;
+  /* the curves of the precision the iteration runs in (mixed: single's) */
+  const int pr = (int)cgm_precision_iter(o->precision);
   if (!dev->have[pr]) return CGM_OK;
   if (o->backend == CGM_BACKEND_CUSPARSE) {
     *seconds = cgm_refined_cusparse_time(&dev->model[pr], f->nnz, f->x);

@@ -3,10 +3,12 @@
  * rows read A's columns k apart: x is gathered from k times farther than
  * in A, the locality the model's x term is about. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cgmodel/sparse.h"
 
 cgm_status cgm_gen_kron_sum(const cgm_csr *A, int32_t k, cgm_csr *B, cgm_error *err) {
+  memset(B, 0, sizeof *B); /* empty on failure, as every generator leaves it */
   if (A->nrows != A->ncols)
     return cgm_fail(err, CGM_EINPUT, "Kronecker sum of a %d x %d matrix: not square", A->nrows,
                     A->ncols);

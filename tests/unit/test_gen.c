@@ -545,6 +545,7 @@ static void test_mesh3d(void) {
   double da = 0, dr = 0;
   for (int32_t i = 0; i < A.nrows; i++) da += entry(&A, i, i), dr += entry(&R, i, i);
   CHECK_NEAR(da, dr, 1e-12);
+  cgm_csr_free(&B);
   CHECK(cgm_gen_mesh3d(5, 5, CGM_NUMBERING_SORTED, 1, &B, &e) == CGM_EINPUT);
   cgm_csr_free(&A);
   cgm_csr_free(&B);
