@@ -125,9 +125,13 @@ int cmd_predict(int argc, char **argv) {
     const cgm_features *f = &r.features;
     printf("matrix      %s: x = %d, nnz = %lld, rows %d..%d (avg %.1f)\n", po.matrix, f->x,
            (long long)f->nnz, f->row_min, f->row_max, f->row_avg);
-    if (r.choice >= 0)
-      printf("recommended %s\n\n", r.why);
-    else
+    if (r.choice >= 0) {
+      printf("recommended %s\n", r.why);
+      if (r.have_reorder)
+        printf("reorder     %s; bandwidth %lld, %lld after RCM\n", r.reorder.why,
+               (long long)r.reorder.bandwidth_none, (long long)r.reorder.bandwidth_rcm);
+      printf("\n");
+    } else
       printf("recommended none (%s)\n\n", r.why);
     printf("iterations  %.0f in double precision to tol %.3g (%s)\n\n", r.iterations,
            to.tol > 0 ? to.tol : 1e-8,

@@ -533,6 +533,58 @@ cgm_status cgm_db_fit_get(cgm_db *db, int64_t cal_id, const char *kernel, const 
                   block, kind);
 }
 
+/* -------------------------------------------------------- coefficients --- */
+
+cgm_status cgm_db_coef_add(cgm_db *db, int64_t cal_id, const cgm_db_coef *c, cgm_error *err) {
+  if (!db || !c) return cgm_fail(err, CGM_EINPUT, "cgm_db_coef_add: no database or coefficient");
+  cgm_status s = cgm_db__writable(db, err);
+  if (s != CGM_OK) return s;
+  binder b;
+  s = start(db,
+            "INSERT OR REPLACE INTO coefficients (calibration_id, name, precision, value, rms, n) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            &b, err);
+  if (s != CGM_OK) return s;
+  b_int(&b, cal_id);
+  B_FIELD(&b, c->name);
+  b_int(&b, c->precision);
+  b_double(&b, c->value);
+  b_double(&b, c->rms);
+  b_int(&b, c->n);
+  char what[128];
+  snprintf(what, sizeof what, "adding the coefficient %.32s (precision %d) to calibration %lld",
+           c->name, c->precision, (long long)cal_id);
+  return run(db, &b, what, err);
+}
+
+cgm_status cgm_db_coef_get(cgm_db *db, int64_t cal_id, const char *name, int precision,
+                           cgm_db_coef *c, bool *found, cgm_error *err) {
+  *found = false;
+  if (!db || !name || !c) return cgm_fail(err, CGM_EINPUT, "cgm_db_coef_get: no name or output");
+  memset(c, 0, sizeof *c);
+  binder b;
+  cgm_status s = start(db,
+                       "SELECT name, precision, value, rms, n FROM coefficients WHERE "
+                       "calibration_id = ? AND name = ? AND precision = ?",
+                       &b, err);
+  if (s != CGM_OK) return s;
+  b_int(&b, cal_id);
+  b_text(&b, name, strlen(name));
+  b_int(&b, precision);
+  s = first_row(db, &b, found, "reading a coefficient", err);
+  if (s != CGM_OK) return s;
+  if (*found) {
+    reader r = {b.st, 0};
+    R_FIELD(&r, c->name);
+    c->precision = r_int(&r);
+    c->value = r_double(&r);
+    c->rms = r_double(&r);
+    c->n = r_int(&r);
+  }
+  sqlite3_finalize(b.st);
+  return CGM_OK;
+}
+
 typedef struct fit_iter {
   int (*fn)(const cgm_db_fit *f, void *ctx);
   void *ctx;

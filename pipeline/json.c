@@ -45,6 +45,13 @@ cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm) {
     cJSON_AddNumberToObject(e, "padded_elements", (double)bf->padded_elements);
     cJSON_AddNumberToObject(e, "max_blocks_per_row", bf->max_blocks_per_row);
     cJSON_AddNumberToObject(e, "bx", bf->bx);
+    /* x locality in double precision; the single-precision counts beside */
+    cJSON_AddNumberToObject(e, "x_sectors", (double)bf->x_sectors[0]);
+    cJSON_AddNumberToObject(e, "x_sectors_min", (double)bf->x_sectors_min[0]);
+    cJSON_AddNumberToObject(e, "x_bytes_moved", 32.0 * (double)bf->x_sectors[0]);
+    cJSON_AddNumberToObject(e, "x_locality", bf->x_locality[0]);
+    cJSON_AddNumberToObject(e, "x_sectors_single", (double)bf->x_sectors[1]);
+    cJSON_AddNumberToObject(e, "x_locality_single", bf->x_locality[1]);
     cJSON_AddItemToArray(blocks, e);
   }
   return o;
@@ -124,6 +131,19 @@ cJSON *cgm_info_json(const char *path, const cgm_features *f, const cgm_mm_info 
   return o;
 }
 
+cJSON *cgm_reorder_advice_json(const cgm_reorder_advice *a) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "choice", a->rcm ? "rcm" : "none");
+  if (isfinite(a->t_iter_none)) cJSON_AddNumberToObject(j, "time_per_iter_s", a->t_iter_none);
+  if (isfinite(a->t_iter_rcm)) cJSON_AddNumberToObject(j, "time_per_iter_rcm_s", a->t_iter_rcm);
+  cJSON_AddNumberToObject(j, "reorder_s", a->cost_s);
+  cJSON_AddNumberToObject(j, "iterations", a->iterations);
+  cJSON_AddNumberToObject(j, "bandwidth", (double)a->bandwidth_none);
+  cJSON_AddNumberToObject(j, "bandwidth_rcm", (double)a->bandwidth_rcm);
+  cJSON_AddStringToObject(j, "why", a->why);
+  return j;
+}
+
 cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   const cgm_solve_result *r = &rep->result;
   const cgm_solve_opts *o = &rep->opts;
@@ -149,6 +169,10 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   if (r->exchange_bytes) cJSON_AddNumberToObject(j, "exchange_bytes", (double)r->exchange_bytes);
   if (r->stop_reason[0]) cJSON_AddStringToObject(j, "stop_reason", r->stop_reason);
   cJSON_AddStringToObject(j, "matrix", rep->matrix);
+  cJSON_AddStringToObject(j, "reorder", cgm_reorder_name(o->reorder));
+  if (r->reordered) cJSON_AddNumberToObject(j, "time_reorder_s", r->time_reorder_s);
+  if (rep->have_reorder)
+    cJSON_AddItemToObject(j, "reorder_advice", cgm_reorder_advice_json(&rep->reorder));
   if (isfinite(rep->predicted))
     cJSON_AddNumberToObject(j, "predicted_time_per_iter_s", rep->predicted);
   if (rep->autotuned) cJSON_AddStringToObject(j, "auto", rep->why);
@@ -221,6 +245,7 @@ cJSON *cgm_predict_json(const cgm_predict_opts *o, const cgm_predict_report *r) 
   cJSON_AddStringToObject(j, "reason", r->why);
   cJSON_AddNumberToObject(j, "iterations", r->iterations);
   cJSON_AddStringToObject(j, "iterations_source", r->k_source);
+  if (r->have_reorder) cJSON_AddItemToObject(j, "reorder", cgm_reorder_advice_json(&r->reorder));
   return j;
 }
 
@@ -238,10 +263,14 @@ cJSON *cgm_validate_json(const cgm_validate_report *r) {
     cJSON_AddNumberToObject(g, "gpus", p->gpus);
     cJSON_AddNumberToObject(g, "count", p->count);
     cJSON_AddNumberToObject(g, "avg_rel_error", p->avg_rel_error);
+    if (p->count) cJSON_AddNumberToObject(g, "mean_signed_error", p->mean_signed_error);
     cJSON_AddNumberToObject(g, "variance", p->variance);
     cJSON_AddNumberToObject(g, "median_rel_error", p->median_rel_error);
     cJSON_AddNumberToObject(g, "p90_rel_error", p->p90_rel_error);
-    if (p->paper_count) cJSON_AddNumberToObject(g, "paper_avg_rel_error", p->paper_avg_rel_error);
+    if (p->paper_count) {
+      cJSON_AddNumberToObject(g, "paper_avg_rel_error", p->paper_avg_rel_error);
+      cJSON_AddNumberToObject(g, "paper_mean_signed_error", p->paper_mean_signed_error);
+    }
     cJSON_AddItemToArray(groups, g);
   }
   cJSON *t = cJSON_AddObjectToObject(o, "tuner");
@@ -269,6 +298,11 @@ cJSON *cgm_calibration_report_json(const cgm_calibration_report *rep, const char
     cJSON_AddNumberToObject(c, "fits_failed", rep->cal[i].fits_failed);
     cJSON_AddNumberToObject(c, "seconds", rep->cal[i].seconds);
     if (rep->cal[i].failed[0]) cJSON_AddStringToObject(c, "failed", rep->cal[i].failed);
+    /* the locality term's coefficient per precision, where it was fitted */
+    cJSON *xc = cJSON_AddObjectToObject(c, "x_coef");
+    for (int p = 0; p < 2; p++)
+      if (rep->cal[i].have_x_coef[p])
+        cJSON_AddNumberToObject(xc, cgm_precision_name((cgm_precision)p), rep->cal[i].x_coef[p]);
     cJSON *stages = cJSON_AddObjectToObject(c, "stages");
     for (int k = 0; k < rep->cal[i].nstages; k++)
       cJSON_AddNumberToObject(stages, rep->cal[i].stage[k].name, rep->cal[i].stage[k].seconds);

@@ -12,7 +12,8 @@
 cgm_status cgm_predict_config(const cgm_csr *A, const cgm_features *f, const cgm_tuner_device *dev,
                               const cgm_solve_opts *o, double *seconds, cgm_error *err) {
   *seconds = NAN;
-  const int pr = o->precision;
+  /* the curves of the precision the iteration runs in (mixed: single's) */
+  const int pr = (int)cgm_precision_iter(o->precision);
   if (!dev->have[pr]) return CGM_OK;
   if (o->backend == CGM_BACKEND_CUSPARSE) {
     *seconds = cgm_refined_cusparse_time(&dev->model[pr], f->nnz, f->x);
@@ -87,8 +88,21 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
     r->iterations = to.iterations;
     st = cgm_tuner_candidates(&A, &r->features, r->devs, r->ndev, &to, &r->cand, &r->ncand, err);
   }
+  if (!st) r->choice = cgm_tuner_choose(r->cand, r->ncand, r->devs, r->why, sizeof r->why);
+  if (!st && r->choice >= 0 && r->cand[r->choice].backend != CGM_BACKEND_CUSPARSE) {
+    /* what solve --reorder auto would do with the choice, over the same K */
+    const cgm_candidate *c = &r->cand[r->choice];
+    cgm_solve_opts so = cgm_solve_opts_default();
+    so.backend = c->backend;
+    so.precision = c->precision;
+    so.gpus = c->gpus > 0 ? c->gpus : 1;
+    so.layout = cgm_plan_layout_params(&A, c->block, so.gpus);
+    so.exchange = c->exchange;
+    so.gpu = o->gpu;
+    st = cgm_reorder_decide(&A, &r->features, &r->devs[c->device], &so, r->iterations, &r->reorder,
+                            err);
+    r->have_reorder = st == CGM_OK;
+  }
   cgm_csr_free(&A);
-  if (st) return st;
-  r->choice = cgm_tuner_choose(r->cand, r->ncand, r->devs, r->why, sizeof r->why);
-  return CGM_OK;
+  return st;
 }

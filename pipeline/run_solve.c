@@ -78,6 +78,27 @@ static cgm_status right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *A,
   return CGM_OK;
 }
 
+/* K, the iterations a solve is expected to take (the tuner's totals and
+ * --reorder auto): --iters-hint, else the database's record of a converged
+ * solve of this matrix at tol; 0 when neither knows (the caller estimates).
+ * src says which: "hint", "database" or "estimate". */
+static double known_iterations(const cgm_run_solve_opts *o, cgm_db *db, const cgm_csr *A,
+                               const cgm_features *f, double tol, char *src, size_t n) {
+  double k = o->iters_hint;
+  snprintf(src, n, "hint");
+  if (!(k > 0)) {
+    struct stat fs;
+    k = pipeline_known_iterations(db, pipeline_file_name(o->matrix),
+                                  stat(o->matrix, &fs) == 0 ? (int64_t)fs.st_size : 0, f, tol);
+    snprintf(src, n, "database");
+  }
+  if (!(k > 0)) {
+    k = pipeline_probe_iterations(A, tol);
+    snprintf(src, n, k > 0 ? "probe" : "estimate");
+  }
+  return k;
+}
+
 /* The database, the calibrations and this machine's devices: --auto's
  * choice (applied to r->opts) and the prediction of the configuration that
  * will run. Solves are recorded once a database exists (calibrate creates
@@ -110,19 +131,7 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
     cgm_autotune_result ar;
     cgm_autotune_opts c = o->constraints;
     c.tol = cgm_solve_tol(&r->opts);
-    c.iterations = o->iters_hint;
-    snprintf(r->k_source, sizeof r->k_source, "hint");
-    if (!(c.iterations > 0)) {
-      struct stat fs;
-      c.iterations =
-          pipeline_known_iterations(*db, pipeline_file_name(o->matrix),
-                                    stat(o->matrix, &fs) == 0 ? (int64_t)fs.st_size : 0, f, c.tol);
-      snprintf(r->k_source, sizeof r->k_source, "database");
-      if (!(c.iterations > 0)) {
-        c.iterations = pipeline_probe_iterations(A, c.tol);
-        snprintf(r->k_source, sizeof r->k_source, c.iterations > 0 ? "probe" : "estimate");
-      }
-    }
+    c.iterations = known_iterations(o, *db, A, f, c.tol, r->k_source, sizeof r->k_source);
     st = cgm_autotune(A, f, devs, ndev, host, &c, &r->opts, &ar, err);
     r->choice = ar.choice;
     snprintf(r->why, sizeof r->why, "%s", ar.why);
@@ -153,6 +162,27 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
       r->calibration_id = devs[d].calibration_id;
   }
   if (o->autotune) note(o, CGM_NOTE_INFO, r->why);
+  /* --reorder auto: the model weighs RCM's cost against the iterations */
+  /* (and --reorder rcm predicts the numbering that runs) */
+  if (r->opts.reorder != CGM_REORDER_NONE && d >= 0 && r->opts.backend != CGM_BACKEND_CUSPARSE) {
+    cgm_error e = {0};
+    const double tol = cgm_solve_tol(&r->opts);
+    char src[16];
+    /* --auto found K already (the probe costs up to ~0.1 s: once) */
+    double k = r->autotuned && r->choice.iterations > 0
+                   ? r->choice.iterations
+                   : known_iterations(o, *db, A, f, tol, src, sizeof src);
+    if (!(k > 0)) k = cgm_iterations_estimate(A->nrows, tol);
+    if (cgm_reorder_decide(A, f, &devs[d], &r->opts, k, &r->reorder, &e) == CGM_OK) {
+      r->have_reorder = true;
+      if (r->opts.reorder == CGM_REORDER_AUTO) {
+        r->opts.reorder = r->reorder.rcm ? CGM_REORDER_RCM : CGM_REORDER_NONE;
+        note(o, CGM_NOTE_INFO, r->reorder.why);
+      }
+      if (r->opts.reorder == CGM_REORDER_RCM && r->calibration_id)
+        r->predicted = r->reorder.t_iter_rcm;
+    }
+  }
   free(devs);
   return CGM_OK;
 }
@@ -182,7 +212,7 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   const double t1 = cgm_now();
   r->time_read_s = t1 - t0;
   /* The features only when something needs them: the record, or --auto. */
-  if (!st && (o->record || o->autotune)) {
+  if (!st && (o->record || o->autotune || r->opts.reorder != CGM_REORDER_NONE)) {
     cgm_status fs = cgm_plan_features(&A, &f, err);
     if (!fs)
       st = analyse(o, &A, &f, r, &db, err);
@@ -190,6 +220,8 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
       st = fs;
   }
   r->time_analyse_s = cgm_now() - t1;
+  /* auto without a model to decide by: as numbered */
+  if (r->opts.reorder == CGM_REORDER_AUTO) r->opts.reorder = CGM_REORDER_NONE;
   if (!st) {
     history h = {r, 0, r->opts.monitor, r->opts.monitor_ctx};
     cgm_solve_opts so = r->opts;

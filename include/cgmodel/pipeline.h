@@ -61,6 +61,8 @@ typedef struct cgm_calibration_report {
     int samples, fits, fits_failed;
     double seconds;
     char failed[512]; /* the fits that did not converge */
+    double x_coef[2]; /* the locality coefficient per precision (docs/model.md) */
+    bool have_x_coef[2];
     /* Where the seconds went, in order: "setup" (the device's start: the
      * CUDA context), each sweep's stage (load, cg4, spmv, iter, ...), "fits"
      * and "store". */
@@ -195,6 +197,14 @@ CGM_API cgm_status cgm_predict_config(const cgm_csr *A, const cgm_features *f,
                                       const cgm_tuner_device *dev, const cgm_solve_opts *o,
                                       double *seconds, cgm_error *err);
 
+/* Whether reverse Cuthill-McKee pays for configuration o on device dev
+ * over K = iterations (<= 0: cgm_iterations_estimate): RCM computed and
+ * timed here (the cost), both numberings predicted (cgm_predict_config),
+ * the choice by cgm_tuner_reorder. */
+CGM_API cgm_status cgm_reorder_decide(const cgm_csr *A, const cgm_features *f,
+                                      const cgm_tuner_device *dev, const cgm_solve_opts *o,
+                                      double iterations, cgm_reorder_advice *a, cgm_error *err);
+
 /* Stores a solve and its prediction (NaN: none). */
 CGM_API cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *path,
                                     int64_t file_bytes, const cgm_features *f,
@@ -236,10 +246,12 @@ typedef struct cgm_predict_report {
   cgm_mm_info mm;      /* what the reader saw in the file */
   cgm_candidate *cand; /* every configuration, timed (malloc'ed) */
   int ncand;
-  int choice;        /* index in cand of the tuner's choice; -1: nothing to recommend */
-  char why[512];     /* the choice and why, or why there is none (cgm_tuner_choose) */
-  double iterations; /* double precision's K the totals use */
-  char k_source[16]; /* where K came from: "hint", "database" or "estimate" */
+  int choice;                 /* index in cand of the tuner's choice; -1: nothing to recommend */
+  char why[512];              /* the choice and why, or why there is none (cgm_tuner_choose) */
+  double iterations;          /* double precision's K the totals use */
+  char k_source[16];          /* where K came from: "hint", "database", "probe" or "estimate" */
+  bool have_reorder;          /* solve --reorder auto's decision for the choice: */
+  cgm_reorder_advice reorder; /* cgm_reorder_decide (not for the cuSPARSE baseline) */
 } cgm_predict_report;
 
 /* Every configuration of the calibrated devices for one matrix, timed by
@@ -335,6 +347,8 @@ typedef struct cgm_solve_report {
    * with, in pairs (2 * nhistory doubles, malloc'ed); NULL otherwise. */
   double *residual_history;
   int nhistory;
+  bool have_reorder;      /* --reorder auto was decided by the model: reorder says how */
+  cgm_reorder_advice reorder;
 } cgm_solve_report;
 
 /* What `cgmodel solve` does end to end: reads A and b (or b = A * ones),
@@ -391,13 +405,16 @@ typedef struct cgm_validate_group {
   cgm_backend backend;
   cgm_precision precision;
   int block, gpus;
-  int count;                  /* rows with a refined prediction */
-  double avg_rel_error;       /* |predicted - measured| / measured: average, */
-  double variance;            /* its variance, */
-  double median_rel_error;    /* median */
-  double p90_rel_error;       /* and 90th percentile (NaN when count is 0) */
-  int paper_count;            /* rows with a paper prediction */
-  double paper_avg_rel_error; /* NaN when paper_count is 0 */
+  int count;                      /* rows with a refined prediction */
+  double avg_rel_error;           /* |predicted - measured| / measured: average, */
+  double variance;                /* its variance, */
+  double median_rel_error;        /* median */
+  double p90_rel_error;           /* and 90th percentile (NaN when count is 0) */
+  double mean_signed_error;       /* (predicted - measured) / measured, averaged: the bias
+                                     (< 0: the model predicts low); NaN when count is 0 */
+  int paper_count;                /* rows with a paper prediction */
+  double paper_avg_rel_error;     /* NaN when paper_count is 0 */
+  double paper_mean_signed_error; /* NaN when paper_count is 0 */
 } cgm_validate_group;
 
 /* The tuner on one matrix: its choice among the configurations measured. */

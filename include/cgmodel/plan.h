@@ -126,6 +126,10 @@ typedef struct cgm_plan_segment {
   int64_t v_len;        /* entries of the vector the SpMV gathers */
   int64_t sends;        /* halo: vector entries this device sends per iteration */
   int64_t device_bytes; /* memory it allocates (CUDA: device; CPU: host; cuSPARSE: device) */
+  /* 32-byte sectors of x its SpMV's slices read, summed over its layouts
+   * (cgm_block_features.x_sectors, per element width); 0: not counted (a
+   * plan made without the block columns, or a uniform one) */
+  int64_t x_sectors[CGM_NSECTOR_WIDTHS];
 } cgm_plan_segment;
 
 typedef struct cgm_plan {

@@ -46,6 +46,15 @@ typedef struct cgm_gpu_opts {
 /* The defaults: every refinement on, the single-reduction CG. */
 CGM_API cgm_gpu_opts cgm_gpu_opts_default(void);
 
+/* Symmetric reorderings of the unknowns (docs/cli.md, solve --reorder). */
+typedef enum {
+  CGM_REORDER_AUTO = 0, /* the tuner decides (the default of the command line) */
+  CGM_REORDER_NONE = 1,
+  CGM_REORDER_RCM = 2, /* reverse Cuthill-McKee (cgm_rcm) */
+} cgm_reorder;
+CGM_API const char *cgm_reorder_name(cgm_reorder r);
+CGM_API bool cgm_reorder_parse(const char *s, cgm_reorder *r);
+
 typedef struct cgm_solve_opts {
   cgm_backend backend;
   cgm_precision precision;
@@ -72,6 +81,10 @@ typedef struct cgm_solve_opts {
   void (*monitor)(void *ctx, int iteration, double relative_residual);
   void *monitor_ctx;
   int monitor_every;
+  /* Reorder the unknowns before the solve (on the host, during setup; the
+   * solution comes back in the original numbering). cgm_solve treats auto
+   * as none: the pipeline resolves it from the model (cgm_tuner_reorder). */
+  cgm_reorder reorder;
 } cgm_solve_opts;
 
 /* Defaults: CPU, double, N = 1, 1 GPU, halo exchange, default tolerance. */
@@ -103,6 +116,8 @@ typedef struct cgm_solve_result {
   /* Refused before any iteration (the matrix is not positive definite):
    * nothing was run or timed, so there is no measurement to record. */
   bool refused;
+  bool reordered;             /* solved in the reverse Cuthill-McKee numbering */
+  double time_reorder_s;      /* the ordering and the permuted copy (host), part of setup */
 } cgm_solve_result;
 
 /* Solves A x = b. x holds the initial guess on entry (zeros are fine) and the

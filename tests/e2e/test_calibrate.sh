@@ -27,7 +27,9 @@ expect_exit 0 "$CGM" calibrate --devices cpu --quick --precision double --json
 cp "$OUT" "$TMP/cal.json"
 json_check "$TMP/cal.json" 'len(j["calibrations"]) == 1 and j["calibrations"][0]["device"] == "cpu"' "one CPU calibration"
 json_check "$TMP/cal.json" 'j["calibrations"][0]["samples"] >= 100 and j["calibrations"][0]["fits"] >= 30' "samples and fits stored"
-json_check "$TMP/cal.json" 'list(j["calibrations"][0]["stages"])[0] == "setup" and list(j["calibrations"][0]["stages"])[-2:] == ["fits", "store"] and "spmv" in j["calibrations"][0]["stages"]' "stage times: setup, the sweeps, fits, store"
+json_check "$TMP/cal.json" 'list(j["calibrations"][0]["stages"])[0] == "setup" and list(j["calibrations"][0]["stages"])[-3:] == ["fits", "locality", "store"] and "spmv" in j["calibrations"][0]["stages"]' "stage times: setup, the sweeps, fits, locality, store"
+# The locality sweep's coefficient (docs/model.md): fitted, >= 0, stored.
+json_check "$TMP/cal.json" '0 <= j["calibrations"][0]["x_coef"]["double"] <= 16' "the locality coefficient is fitted"
 json_check "$TMP/cal.json" 'abs(sum(j["calibrations"][0]["stages"].values()) - j["calibrations"][0]["seconds"]) <= 0.02 * j["calibrations"][0]["seconds"]' "the stage times add up to the calibration's seconds"
 ID=$(json_get "$TMP/cal.json" calibrations.0.id)
 
@@ -108,6 +110,9 @@ expect_exit 0 "$CGM" predict "$A" --json --model paper
 json_check "$OUT" 'j["model"] == "paper" and all(c["time_per_iter_s"] > 0 for c in j["candidates"])' "paper mode predicts"
 expect_exit 0 "$CGM" predict "$A"
 last_stdout_contains "recommended"
+# solve --reorder auto's decision for the choice: both numberings predicted
+last_stdout_contains "bandwidth"
+json_check "$TMP/pred.json" 'j["reorder"]["choice"] in ("rcm", "none") and j["reorder"]["time_per_iter_s"] > 0 and j["reorder"]["time_per_iter_rcm_s"] > 0 and j["reorder"]["bandwidth_rcm"] > 0 and j["reorder"]["iterations"] > 0' "predict: the reorder decision"
 expect_fail 2 "--block" "$CGM" predict "$A" --block 3
 
 # ---- db refit: a database from before the mesh curves (only the "all"
@@ -183,6 +188,20 @@ expect_exit 1 "$CGM" solve "$DATA/zenios.mtx" --backend cpu
 last_stderr_contains "matrix is not positive definite: diagonal entry (1, 1) is missing or 0"
 expect_exit 0 "$CGM" db solves --json
 json_check "$OUT" 'len(j["solves"]) == 2' "a refused solve is not recorded"
+# --reorder: rcm solves in the RCM numbering and returns x in the file's
+# (its residual recomputed on A); auto (the default) says what the model
+# weighed; none does not reorder.
+expect_exit 0 "$CGM" solve "$A" --backend cpu --reorder rcm --no-record --json -o "$TMP/rcm.x.mtx"
+cp "$OUT" "$TMP/rcm.json"
+json_check "$TMP/rcm.json" 'j["converged"] and j["reorder"] == "rcm" and j["time_reorder_s"] > 0 and j["predicted_time_per_iter_s"] > 0' "--reorder rcm"
+printf '%s\t%s\t%s\n' "$A" "$TMP/rcm.json" "$TMP/rcm.x.mtx" >"$TMP/rcm.tsv"
+if $MMTOOL check-solves "$TMP/rcm.tsv" >"$TMP/check.txt" 2>&1; then pass; else
+  fail "the reordered solve does not solve A:"; sed 's/^/  /' "$TMP/check.txt" >&2; fi
+expect_exit 0 "$CGM" solve "$A" --backend cpu --no-record --json
+json_check "$OUT" 'j["reorder"] in ("rcm", "none") and j["reorder_advice"]["choice"] == j["reorder"]' "--reorder auto decides by the model"
+expect_exit 0 "$CGM" solve "$A" --backend cpu --reorder none --no-record --json
+json_check "$OUT" 'j["reorder"] == "none" and "time_reorder_s" not in j' "--reorder none"
+expect_fail 2 "--reorder: 'amd' is not auto, none or rcm" "$CGM" solve "$A" --reorder amd
 
 # ---- validate: Table 6 groups and the tuner's regret, and the CSV
 mkdir -p "$TMP/set"
@@ -192,6 +211,11 @@ cp "$OUT" "$TMP/val.json"
 json_check "$TMP/val.json" 'j["matrices"] == 3 and len(j["groups"]) == 4' "3 SPD matrices (west0479 skipped), 4 block sizes"
 json_check "$TMP/val.json" 'all(g["count"] == 3 and g["avg_rel_error"] >= 0 for g in j["groups"])' "every group measured"
 json_check "$TMP/val.json" '1.0 <= j["tuner"]["mean_regret"]' "regret >= 1"
+json_check "$TMP/val.json" 'all(abs(g["mean_signed_error"]) <= g["avg_rel_error"] + 1e-12 for g in j["groups"])' "the bias is at most the mean absolute error"
+assert_py "$(python3 -c "
+import csv
+r = list(csv.DictReader(open('$TMP/val.csv')))
+print(int(all(abs(abs(float(x['signed_error'])) - float(x['rel_error'])) < 1e-5 for x in r)))") == 1" "CSV: signed errors beside the absolute ones"
 assert_py "$(wc -l < "$TMP/val.csv") == 13" "CSV: header + 12 rows"
 expect_exit 0 "$CGM" db solves --json
 json_check "$OUT" 'len(j["solves"]) == 14' "one solve per configuration (median of --repeat 3), not per run"

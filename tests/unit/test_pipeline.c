@@ -536,7 +536,7 @@ static void test_json(void) {
   cJSON *j = cgm_solve_report_json(&s);
   CHECK_KEYS(j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
                 "time_per_iter_s,time_solve_s,time_setup_s,block,bx,gpus,precision,backend,device,"
-                "device_bytes,matrix,time_read_s,time_analyse_s,time_total_s");
+                "device_bytes,matrix,reorder,time_read_s,time_analyse_s,time_total_s");
   CHECK(cJSON_GetObjectItem(j, "time_read_s")->valuedouble == 0.25);
   cJSON_Delete(j);
   s.opts.backend = CGM_BACKEND_CUDA;
@@ -551,7 +551,7 @@ static void test_json(void) {
   CHECK_KEYS(
       j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
          "time_per_iter_s,time_solve_s,time_setup_s,block,bx,gpus,precision,backend,"
-         "exchange,device,device_bytes,exchange_bytes,stop_reason,matrix,"
+         "exchange,device,device_bytes,exchange_bytes,stop_reason,matrix,reorder,"
          "predicted_time_per_iter_s,auto,solution_error,time_read_s,time_analyse_s,time_total_s,"
          "predicted");
   CHECK(cJSON_GetObjectItem(j, "gpus")->valueint == 2 &&
@@ -613,7 +613,7 @@ static void test_json(void) {
              "p90_rel_error");
   CHECK_KEYS(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "groups"), 1),
              "backend,precision,block,gpus,count,avg_rel_error,variance,median_rel_error,"
-             "p90_rel_error,paper_avg_rel_error");
+             "p90_rel_error,paper_avg_rel_error,paper_mean_signed_error");
   CHECK_KEYS(cJSON_GetObjectItem(j, "tuner"), "mean_regret,max_regret,within_5_percent,within_10_percent");
   cJSON_Delete(j);
 
@@ -627,7 +627,7 @@ static void test_json(void) {
   j = cgm_calibration_report_json(&cr, "x.db");
   CHECK_KEYS(j, "database,calibrations");
   CHECK_KEYS(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "calibrations"), 0),
-             "id,device,model,gpus,samples,fits,fits_failed,seconds,stages");
+             "id,device,model,gpus,samples,fits,fits_failed,seconds,x_coef,stages");
   CHECK_KEYS(
       cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "calibrations"), 0), "stages"),
       "setup,fits");
