@@ -57,14 +57,15 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
                     "no calibration for %s devices in %s: run 'cgmodel calibrate%s' first",
                     o->kind ? o->kind : "any", cgm_db_path(db),
                     o->kind && !strcmp(o->kind, "cuda") ? " --devices cuda:all" : "");
-  cgm_csr A;
-  memset(&A, 0, sizeof A);
-  st = cgm_mm_read_csr(o->matrix, &A, &r->mm, err);
-  if (!st) st = cgm_plan_features(&A, &r->features, err);
+  cgm_csr file;
+  memset(&file, 0, sizeof file);
+  if (!o->csr) st = cgm_mm_read_csr(o->matrix, &file, &r->mm, err);
+  const cgm_csr *A = o->csr ? o->csr : &file;
+  if (!st) st = cgm_plan_features(A, &r->features, err);
   if (!st)
-    st = cgm_tuner_candidates(&A, &r->features, r->devs, r->ndev, &o->tuner, &r->cand, &r->ncand,
+    st = cgm_tuner_candidates(A, &r->features, r->devs, r->ndev, &o->tuner, &r->cand, &r->ncand,
                               err);
-  cgm_csr_free(&A);
+  cgm_csr_free(&file);
   if (st) return st;
   r->choice = cgm_tuner_choose(r->cand, r->ncand, r->devs, r->why, sizeof r->why);
   return CGM_OK;
