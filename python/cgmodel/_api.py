@@ -278,7 +278,7 @@ class SolveResult:
 def solve(
     A,
     b=None,
-    tol: Optional[float] = None,
+    tol: float = 1e-8,
     precision: Optional[str] = None,
     backend: Optional[str] = None,
     auto: bool = False,
@@ -295,8 +295,10 @@ def solve(
 ):
     """Solves A x = b with Jacobi-preconditioned CG, as `cgmodel solve`.
 
-    b None: b = A * ones (x is then all ones). tol None: 1e-8 in double,
-    1e-5 in single; precision None: double (or the tuner's with auto).
+    b None: b = A * ones (x is then all ones). tol: the true relative
+    residual ||b - A x|| / ||b|| to reach, whatever the precision;
+    precision None: double (or the tuner's choice with auto); backend
+    None: cuda when a GPU is present, else cpu (as the command line).
     auto lets the tuner choose among this machine's calibrated devices.
     db: the database of the prediction, the record and auto (None: the
     command line's default path); the solve is recorded, under `name`,
