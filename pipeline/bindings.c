@@ -13,7 +13,9 @@
 #include "cgmodel/pipeline.h"
 #include "pipeline/json.h"
 
-void cgm_json_free(char *text) { cJSON_free(text); }
+void cgm_json_free(char *text) {
+  cJSON_free(text);
+}
 
 /* The options object: NULL or "" is {}. Every key must be one of `known`
  * (a typo is refused, not ignored). */
@@ -92,9 +94,10 @@ static cgm_status finish(cJSON *j, char **out, cgm_error *err) {
 /* The notes a step makes while it runs, kept for the result's "notes". */
 static void collect_note(void *ctx, cgm_note_kind kind, const char *msg) {
   cJSON *notes = ctx, *n = cJSON_CreateObject();
-  cJSON_AddStringToObject(n, "kind", kind == CGM_NOTE_ERROR     ? "error"
-                                     : kind == CGM_NOTE_WARNING ? "warning"
-                                                                : "info");
+  cJSON_AddStringToObject(n, "kind",
+                          kind == CGM_NOTE_ERROR     ? "error"
+                          : kind == CGM_NOTE_WARNING ? "warning"
+                                                     : "info");
   cJSON_AddStringToObject(n, "message", msg);
   cJSON_AddItemToArray(notes, n);
 }
@@ -112,7 +115,7 @@ cgm_status cgm_json_info(const cgm_csr *A, const char *name, char **out, cgm_err
 }
 
 cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out, cgm_error *err) {
-  static const char *const known[] = {"db",    "name",     "gpus",  "block",    "precision",
+  static const char *const known[] = {"db",    "name",     "gpus",    "block",    "precision",
                                       "model", "exchange", "devices", "cusparse", NULL};
   *out = NULL;
   cgm_status st = cgm_csr_check(A, err);
@@ -128,8 +131,7 @@ cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out, c
   po.gpu = cgm_gpu_opts_default();
   po.csr = A;
   po.matrix = "matrix";
-  const char *db_path = NULL, *precision = NULL, *model = NULL, *exchange = NULL,
-             *devices = NULL;
+  const char *db_path = NULL, *precision = NULL, *model = NULL, *exchange = NULL, *devices = NULL;
   double gpus = 0, block = 0;
   if (!st) st = get_string(o, "db", &db_path, err);
   if (!st) st = get_string(o, "name", &po.matrix, err);
@@ -159,8 +161,8 @@ cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out, c
     else if (cgm_exchange_parse(exchange, &e))
       po.tuner.exchanges = 1u << e;
     else
-      st = cgm_fail(err, CGM_EINPUT, "exchange: '%s' is not halo, p2p, host, nccl or all",
-                    exchange);
+      st =
+          cgm_fail(err, CGM_EINPUT, "exchange: '%s' is not halo, p2p, host, nccl or all", exchange);
   }
   if (!st && devices) {
     if (!strcmp(devices, "cpu") || !strcmp(devices, "cuda"))
@@ -193,9 +195,9 @@ cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out, c
 
 cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const char *options,
                           char **out, cgm_error *err) {
-  static const char *const known[] = {
-      "db",  "name",  "record",  "auto",        "backend", "precision", "block", "bx",
-      "gpus", "exchange", "tol", "maxiter", "check_every", "threads", NULL};
+  static const char *const known[] = {"db",        "name",    "record",      "auto",    "backend",
+                                      "precision", "block",   "bx",          "gpus",    "exchange",
+                                      "tol",       "maxiter", "check_every", "threads", NULL};
   *out = NULL;
   cgm_status st = cgm_csr_check(A, err);
   if (st) return st;

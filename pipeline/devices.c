@@ -18,8 +18,8 @@ typedef struct {
 
 /* The newest complete calibration of a model of this kind, and whether
  * this build's solver would be mispredicted by it. */
-static void match(const cgm_db_calibration *c, const cgm_db_device *d, bool cpu,
-                  const char *model, const cgm_gpu_opts *gpu, cgm_devices_calibration *out) {
+static void match(const cgm_db_calibration *c, const cgm_db_device *d, bool cpu, const char *model,
+                  const cgm_gpu_opts *gpu, cgm_devices_calibration *out) {
   if (out->found || !c->complete || strcmp(d->kind, cpu ? "cpu" : "cuda") ||
       strcmp(d->model, model))
     return;

@@ -84,9 +84,8 @@ cgm_status cgm_csr_check(const cgm_csr *A, cgm_error *err) {
         return cgm_fail(err, CGM_EINPUT, "CSR row %d: column %d out of range 0..%d", i,
                         A->colidx[k], A->ncols - 1);
       if (k > A->rowptr[i] && A->colidx[k] <= A->colidx[k - 1])
-        return cgm_fail(err, CGM_EINPUT,
-                        "CSR row %d: columns not sorted and unique (%d after %d)", i,
-                        A->colidx[k], A->colidx[k - 1]);
+        return cgm_fail(err, CGM_EINPUT, "CSR row %d: columns not sorted and unique (%d after %d)",
+                        i, A->colidx[k], A->colidx[k - 1]);
     }
   }
   return CGM_OK;
