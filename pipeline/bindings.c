@@ -72,16 +72,29 @@ static cgm_status get_bool(const cJSON *o, const char *key, bool *b, cgm_error *
   return CGM_OK;
 }
 
-/* "single", "double", "both" as bits (1 << cgm_precision). */
-static bool precisions_parse(const char *s, unsigned *out) {
-  cgm_precision p;
-  if (!strcmp(s, "both"))
-    *out = (1u << CGM_PREC_SINGLE) | (1u << CGM_PREC_DOUBLE);
-  else if (cgm_precision_parse(s, &p))
-    *out = 1u << p;
-  else
-    return false;
-  return true;
+/* "both" or a comma-separated list of single, double (and mixed when
+ * `mixed`), each once, as bits (1 << cgm_precision): the command line's
+ * --precision of predict and calibrate. */
+static bool precisions_parse(const char *s, bool mixed, unsigned *out) {
+  if (!strcmp(s, "both")) {
+    *out = (1u << CGM_PREC_SINGLE) | (1u << CGM_PREC_DOUBLE) | (mixed ? 1u << CGM_PREC_MIXED : 0u);
+    return true;
+  }
+  unsigned set = 0;
+  for (const char *t = s; *t;) {
+    size_t n = strcspn(t, ",");
+    char name[16];
+    cgm_precision p;
+    if (n == 0 || n >= sizeof name) return false;
+    memcpy(name, t, n);
+    name[n] = '\0';
+    if (!cgm_precision_parse(name, &p) || (p == CGM_PREC_MIXED && !mixed) || (set & (1u << p)))
+      return false;
+    set |= 1u << p;
+    t += n + (t[n] == ',');
+  }
+  *out = set;
+  return set != 0;
 }
 
 /* Takes the printed object: its text for the caller, the object freed. */
@@ -127,13 +140,18 @@ cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out, c
   cgm_predict_opts po;
   memset(&po, 0, sizeof po);
   po.tuner = cgm_tuner_opts_default();
-  po.tuner.precisions = 3u; /* every calibrated precision, as predict and solve --auto */
+  /* every precision, as predict and solve --auto */
+  po.tuner.precisions = (1u << CGM_PREC_DOUBLE) | (1u << CGM_PREC_SINGLE) | (1u << CGM_PREC_MIXED);
   po.gpu = cgm_gpu_opts_default();
   po.csr = A;
   po.matrix = "matrix";
   const char *db_path = NULL, *precision = NULL, *model = NULL, *exchange = NULL, *devices = NULL;
-  double gpus = 0, block = 0;
+  double gpus = 0, block = 0, tol = po.tuner.tol, iters = 0;
   if (!st) st = get_string(o, "db", &db_path, err);
+  if (!st) st = get_number(o, "tol", 1e-300, 1.0, false, &tol, err);
+  if (!st) st = get_number(o, "iters_hint", 1.0, 1e9, false, &iters, err);
+  po.tuner.tol = tol;
+  po.iters_hint = iters;
   if (!st) st = get_string(o, "name", &po.matrix, err);
   if (!st) st = get_number(o, "gpus", 1, CGM_MAX_GPUS, true, &gpus, err);
   if (!st) st = get_number(o, "block", 0, 8, true, &block, err);
@@ -146,8 +164,9 @@ cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out, c
   po.tuner.block = (int)block;
   if (!st && block != 0 && block != 1 && block != 2 && block != 4 && block != 8)
     st = cgm_fail(err, CGM_EINPUT, "block: %g is not 1, 2, 4, 8 or 0 (all)", block);
-  if (!st && precision && !precisions_parse(precision, &po.tuner.precisions))
-    st = cgm_fail(err, CGM_EINPUT, "precision: '%s' is not single, double or both", precision);
+  if (!st && precision && !precisions_parse(precision, true, &po.tuner.precisions))
+    st = cgm_fail(err, CGM_EINPUT,
+                  "precision: '%s' is not a list of double, single, mixed (or both)", precision);
   if (!st && model) {
     if (!strcmp(model, "paper"))
       po.tuner.paper = true;
@@ -229,10 +248,11 @@ cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const ch
   if (!st) st = get_number(o, "maxiter", 1, 1e9, true, &maxiter, err);
   if (!st) st = get_number(o, "check_every", 1, 100000, true, &check, err);
   if (!st) st = get_number(o, "threads", 1, 4096, true, &threads, err);
+  if (!st) st = get_number(o, "iters_hint", 1.0, 1e9, false, &ro.iters_hint, err);
   if (!st && backend && !cgm_backend_parse(backend, &ro.solve.backend))
     st = cgm_fail(err, CGM_EINPUT, "backend: '%s' is not cpu, cuda or cusparse", backend);
   if (!st && precision && !cgm_precision_parse(precision, &ro.solve.precision))
-    st = cgm_fail(err, CGM_EINPUT, "precision: '%s' is not single or double", precision);
+    st = cgm_fail(err, CGM_EINPUT, "precision: '%s' is not double, mixed or single", precision);
   if (!st && exchange && !cgm_exchange_parse(exchange, &ro.solve.exchange))
     st = cgm_fail(err, CGM_EINPUT, "exchange: '%s' is not nccl, p2p, host or halo", exchange);
   const char *layout = get(o, "block")  ? "block"
@@ -300,7 +320,7 @@ cgm_status cgm_json_calibrate(const char *options, char **out, cgm_error *err) {
   if (!st) st = get_number(o, "threads", 1, 4096, true, &threads, err);
   co.threads = (int)threads;
   if (!st && devices) snprintf(co.devices, sizeof co.devices, "%s", devices);
-  if (!st && precision && !precisions_parse(precision, &co.precisions))
+  if (!st && precision && !precisions_parse(precision, false, &co.precisions))
     st = cgm_fail(err, CGM_EINPUT, "precision: '%s' is not single, double or both", precision);
   if (!st && !db_path) st = cgm_fail(err, CGM_EINPUT, "calibrate needs a database path");
   cgm_calibrate_plan_t plan; /* checked before the database is created */

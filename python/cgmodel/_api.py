@@ -191,6 +191,9 @@ class Candidate:
     fits: bool
     exchange: Optional[str] = None
     speedup: Optional[float] = None
+    setup_s: Optional[float] = None  # predicted setup before the first iteration
+    iterations: Optional[float] = None  # the iterations the total counts in this precision
+    total_s: Optional[float] = None  # setup + iterations x time per iteration
 
 
 @dataclasses.dataclass(frozen=True)
@@ -203,6 +206,8 @@ class Prediction:
     model: str
     features: Features
     notes: List[str]
+    iterations: Optional[float] = None  # double precision's K the totals use
+    iterations_source: Optional[str] = None  # "hint", "database" or "estimate"
 
 
 def predict(
@@ -214,6 +219,8 @@ def predict(
     model: str = "refined",
     devices: str = "all",
     cusparse: bool = True,
+    tol: Optional[float] = None,
+    iters_hint: Optional[float] = None,
     db=None,
     name: str = "matrix",
 ) -> Prediction:
@@ -231,12 +238,23 @@ def predict(
         model=model,
         devices=devices,
         cusparse=cusparse,
+        tol=tol,
+        iters_hint=iters_hint,
     )
     _, j = call_json("cgm_json_predict", ctypes.byref(M.csr), opts)[:2]
     notes = _notes(j)
     cands = [_from_dict(Candidate, c) for c in j["candidates"]]
     choice = _from_dict(Candidate, j["choice"]) if j.get("choice") else None
-    return Prediction(cands, choice, j["reason"], j["model"], _features(j["features"]), notes)
+    return Prediction(
+        cands,
+        choice,
+        j["reason"],
+        j["model"],
+        _features(j["features"]),
+        notes,
+        j.get("iterations"),
+        j.get("iterations_source"),
+    )
 
 
 # ------------------------------------------------------------------ solve ---
@@ -272,6 +290,10 @@ class SolveResult:
     predicted_time_per_iter_s: Optional[float] = None
     auto: Optional[str] = None
     solution_error: Optional[float] = None
+    time_total_s: Optional[float] = None
+    stalled: bool = False
+    fallback_iterations: int = 0
+    predicted: Optional[dict] = None  # auto: the tuner's setup_s, iterations, total_s, ...
     notes: List[str] = dataclasses.field(default_factory=list)
 
 
@@ -291,11 +313,13 @@ def solve(
     maxiter: Optional[int] = None,
     check_every: Optional[int] = None,
     threads: Optional[int] = None,
+    iters_hint: Optional[float] = None,
     name: str = "matrix",
 ):
     """Solves A x = b with Jacobi-preconditioned CG, as `cgmodel solve`.
 
-    b None: b = A * ones (x is then all ones). tol: the true relative
+    b None: b = A * ones (x is then all ones). precision: double, mixed
+    or single. tol: the true relative
     residual ||b - A x|| / ||b|| to reach, whatever the precision;
     precision None: double (or the tuner's choice with auto); backend
     None: cuda when a GPU is present, else cpu (as the command line).
@@ -325,6 +349,7 @@ def solve(
         maxiter=maxiter,
         check_every=check_every,
         threads=threads,
+        iters_hint=iters_hint,
     )
     ptr = ctypes.POINTER(ctypes.c_double)
     _, j, _msg = call_json(
