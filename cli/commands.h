@@ -12,5 +12,6 @@ int cmd_validate(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
 
 #endif

@@ -25,6 +25,7 @@ static const char usage[] =
     "  db        list | show ID | export ID -o FILE | solves | refit ID\n"
     "  help      [COMMAND]                           this text, or a command's options\n"
     "  version   print the version, the commit and the CUDA runtime\n"
+    "  devices   [--db FILE] [--json]               GPUs, CPU, NCCL/MPI and their calibrations\n"
     "\n"
     "A.mtx may be '-': the matrix is read from standard input.\n"
     "Run 'cgmodel <command> --help' for the options of a command.\n"
@@ -39,7 +40,7 @@ static const command commands[] = {
     {"info", cmd_info},           {"solve", cmd_solve},     {"gen", cmd_gen},
     {"calibrate", cmd_calibrate}, {"predict", cmd_predict}, {"db", cmd_db},
     {"validate", cmd_validate},   {"map", cmd_map},         {"plot", cmd_plot},
-    {"version", cmd_version},
+    {"version", cmd_version},     {"devices", cmd_devices},
 };
 
 static const command *find(const char *name) {

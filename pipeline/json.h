@@ -48,6 +48,9 @@ cJSON *cgm_validate_json(const cgm_validate_report *r);
 /* calibrate --json: the database and one object per calibration made. */
 cJSON *cgm_calibration_report_json(const cgm_calibration_report *rep, const char *database);
 
+/* devices --json. */
+cJSON *cgm_devices_json(const cgm_devices_report *r);
+
 /* db list --json: {"calibrations": [...]}, each with its device. */
 cgm_status cgm_db_calibrations_json(cgm_db *db, cJSON **out, cgm_error *err);
 /* db show --json and db export: one calibration with its device, its fits

@@ -56,8 +56,14 @@ static void note(const cgm_run_solve_opts *o, cgm_note_kind kind, const char *ms
 static cgm_status right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *A, double **b,
                                   bool *generated, cgm_error *err) {
   *b = NULL;
-  *generated = !o->rhs;
-  if (o->rhs) {
+  *generated = !o->rhs && !(o->csr && o->b);
+  if (o->csr && o->b) {
+    *b = malloc(((size_t)A->nrows + 1) * sizeof **b);
+    if (!*b) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
+    memcpy(*b, o->b, (size_t)A->nrows * sizeof **b);
+    return CGM_OK;
+  }
+  if (o->rhs && !o->csr) {
     int32_t nb;
     cgm_status st = cgm_mm_read_vector(o->rhs, b, &nb, err);
     if (st) return st;
@@ -194,28 +200,30 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   r->predicted = NAN;
   r->solution_error = -1.0;
   const double t0 = cgm_now();
-  cgm_csr A;
-  cgm_status st = cgm_mm_read_csr(o->matrix, &A, NULL, err);
+  cgm_csr file;
+  memset(&file, 0, sizeof file);
+  cgm_status st = o->csr ? CGM_OK : cgm_mm_read_csr(o->matrix, &file, NULL, err);
   if (st) return st;
-  r->nrows = A.nrows;
-  r->ncols = A.ncols;
-  r->nnz = A.nnz;
-  cgm_plan_layout_resolve(&r->opts.layout, &A, r->opts.gpus); /* reported and recorded as run */
-  double *b = NULL, *x = calloc((size_t)A.nrows + 1, sizeof *x);
+  const cgm_csr *A = o->csr ? o->csr : &file;
+  r->nrows = A->nrows;
+  r->ncols = A->ncols;
+  r->nnz = A->nnz;
+  cgm_plan_layout_resolve(&r->opts.layout, A, r->opts.gpus); /* reported and recorded as run */
+  double *b = NULL, *x = calloc((size_t)A->nrows + 1, sizeof *x);
   bool generated = false;
   cgm_db *db = NULL;
   cgm_features f;
   if (!x)
     st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
   else
-    st = right_hand_side(o, &A, &b, &generated, err);
+    st = right_hand_side(o, A, &b, &generated, err);
   const double t1 = cgm_now();
   r->time_read_s = t1 - t0;
   /* The features only when something needs them: the record, or --auto. */
   if (!st && (o->record || o->autotune || r->opts.reorder != CGM_REORDER_NONE)) {
-    cgm_status fs = cgm_plan_features(&A, &f, err);
+    cgm_status fs = cgm_plan_features(A, &f, err);
     if (!fs)
-      st = analyse(o, &A, &f, r, &db, err);
+      st = analyse(o, A, &f, r, &db, err);
     else if (o->autotune)
       st = fs;
   }
@@ -229,17 +237,17 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
       so.monitor = keep_history;
       so.monitor_ctx = &h;
     }
-    st = cgm_solve(&A, b, x, &so, &r->result, err);
+    st = cgm_solve(A, b, x, &so, &r->result, err);
     r->solved = st == CGM_OK || st == CGM_ENOCONV;
   }
   if (r->solved) {
-    if (generated && A.nrows == A.ncols) {
+    if (generated && A->nrows == A->ncols) {
       double e2 = 0.0;
-      for (int32_t i = 0; i < A.nrows; i++) e2 += (x[i] - 1.0) * (x[i] - 1.0);
-      r->solution_error = sqrt(e2 / A.nrows);
+      for (int32_t i = 0; i < A->nrows; i++) e2 += (x[i] - 1.0) * (x[i] - 1.0);
+      r->solution_error = sqrt(e2 / A->nrows);
     }
     r->tol = cgm_solve_tol(&r->opts);
-    r->maxiter = cgm_solve_maxiter(&r->opts, A.nrows);
+    r->maxiter = cgm_solve_maxiter(&r->opts, A->nrows);
     cgm_error e = {0};
     char msg[1100];
     /* A refused solve ran nothing: no measurement to record. */
@@ -255,6 +263,6 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   if (db) cgm_db_close(db);
   free(b);
   free(x);
-  cgm_csr_free(&A);
+  cgm_csr_free(&file);
   return st;
 }

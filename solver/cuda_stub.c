@@ -20,6 +20,10 @@ static cgm_status no_cuda(cgm_error *err) {
 cgm_status cgm_cuda_device_info(int dev, cgm_device_info *info, cgm_error *err) {
   return no_cuda(err);
 }
+cgm_status cgm_cuda_can_access_peer(int a, int b, bool *ok, cgm_error *err) {
+  *ok = false;
+  return no_cuda(err);
+}
 cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
   return no_cuda(err);
 }

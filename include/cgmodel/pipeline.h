@@ -237,6 +237,8 @@ typedef struct cgm_predict_opts {
                            the database's record of this matrix at tuner.tol, else estimated) */
   cgm_note_fn note;     /* warnings (stale calibrations); NULL: none */
   void *note_ctx;
+  const cgm_csr *csr;   /* a matrix in memory (bindings): used instead of reading `matrix`,
+                           which then only names it; NULL: read the file */
 } cgm_predict_opts;
 
 typedef struct cgm_predict_report {
@@ -317,6 +319,10 @@ typedef struct cgm_run_solve_opts {
   cgm_note_fn note;              /* the tuner's choice (info), stale calibrations and a record not
                                     stored (warnings), a database that would not open (error) */
   void *note_ctx;
+  const cgm_csr *csr; /* a matrix in memory (bindings): used instead of reading `matrix`, which
+                         then only names it in the report and the record; NULL: read the file */
+  const double *b;    /* with csr: the right-hand side (csr->nrows, checked finite by the
+                         solver); NULL: b = A * ones */
 } cgm_run_solve_opts;
 
 typedef struct cgm_solve_report {
@@ -455,6 +461,79 @@ typedef struct cgm_validate_report {
 CGM_API cgm_status cgm_validate(cgm_db *db, const cgm_validate_opts *o, cgm_validate_report *r,
                                 cgm_error *err);
 CGM_API void cgm_validate_report_free(cgm_validate_report *r);
+
+/* ------------------------------------------- devices (devices.c) --- */
+
+/* A device's newest complete calibration in the database. */
+typedef struct cgm_devices_calibration {
+  bool found;
+  int64_t id;
+  char created[32];      /* UTC, ISO 8601 */
+  char tool_version[32]; /* the cgmodel that made it */
+  bool stale;            /* this build would mispredict with it: stale_why says why */
+  char stale_why[256];
+  char refresh[96]; /* the command that calibrates the device anew */
+} cgm_devices_calibration;
+
+typedef struct cgm_devices_report {
+  char version[32];
+  bool cuda_build;      /* the CUDA backend is compiled in */
+  bool nccl;            /* NCCL is compiled in (the nccl exchange) */
+  bool mpi;             /* several nodes over MPI: not built yet, always false */
+  char cpu_model[256];  /* as /proc/cpuinfo names it */
+  char cpu_device[256]; /* as calibrations name it: with OpenMP's default thread count */
+  int cores;            /* online processors */
+  int threads;          /* OpenMP's default thread count */
+  int64_t host_memory;  /* bytes */
+  cgm_devices_calibration cpu_cal;
+  int gpus_present; /* CUDA devices present; the first CGM_MAX_GPUS are described */
+  int gpus;
+  struct {
+    char name[256];
+    int64_t memory_bytes;
+    int sms, cc_major, cc_minor;
+    cgm_devices_calibration cal; /* of its model */
+  } gpu[CGM_MAX_GPUS];
+  bool peer[CGM_MAX_GPUS][CGM_MAX_GPUS]; /* GPU a can access GPU b's memory */
+  char database[1024];                   /* the database looked in ("" when none given) */
+  bool database_present;                 /* it exists and opened */
+  char database_error[CGM_ERRMSG_MAX];    /* why it did not open or read */
+} cgm_devices_report;
+
+/* This machine's devices and their calibrations in the database at db_path
+ * (NULL: none looked up; a missing or unreadable database is reported, not
+ * an error: the hardware is still described). gpu: the options the solver
+ * runs with (a GPU calibration of another CG is stale). */
+CGM_API cgm_status cgm_devices(const char *db_path, const cgm_gpu_opts *gpu,
+                               cgm_devices_report *r, cgm_error *err);
+
+/* ------------------------------------------ bindings (bindings.c) --- */
+
+/* The steps for a language binding (python/cgmodel, docs/python.md): the
+ * matrix and vectors by pointer, the options as a JSON object's text (NULL
+ * or "": all defaults, as the command line's; an unknown key or a bad value
+ * is CGM_EINPUT naming it), the result in *out as the JSON text the command
+ * line prints with --json, plus "notes" (the step's notes: kind and
+ * message) for predict and solve. *out is for cgm_json_free; NULL after an
+ * error. A is checked first (cgm_csr_check). */
+CGM_API void cgm_json_free(char *text);
+/* info --json of A (square); `name` is its "matrix". */
+CGM_API cgm_status cgm_json_info(const cgm_csr *A, const char *name, char **out, cgm_error *err);
+/* predict --json. Options: db (required), name, gpus, block (0: all), precision (a list of
+ * single, double, mixed, or both), model (refined, paper), exchange (halo, p2p, host, nccl,
+ * all), devices (cpu, cuda, all), cusparse (boolean), tol, iters_hint. */
+CGM_API cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out,
+                                    cgm_error *err);
+/* solve --json; x (A->nrows) gets the solution when the solver ran (CGM_OK or CGM_ENOCONV,
+ * with *out set). b: NULL for b = A * ones. Options: db (the prediction and record, as
+ * cgm_run_solve's db_path), name, record, auto, backend, precision, block, bx, gpus, exchange,
+ * tol, maxiter, check_every, threads, iters_hint. */
+CGM_API cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x,
+                                  const char *options, char **out, cgm_error *err);
+/* calibrate --json. Options: db (required, created), devices, quick, precision, threads. */
+CGM_API cgm_status cgm_json_calibrate(const char *options, char **out, cgm_error *err);
+/* devices --json (cgm_devices with the default GPU options); db_path may be NULL. */
+CGM_API cgm_status cgm_json_devices(const char *db_path, char **out, cgm_error *err);
 
 #ifdef __cplusplus
 }

@@ -155,6 +155,9 @@ typedef struct cgm_device_info {
   int64_t l2_bytes;
 } cgm_device_info;
 CGM_API cgm_status cgm_cuda_device_info(int dev, cgm_device_info *info, cgm_error *err);
+/* Whether GPU a can read GPU b's memory directly (cudaDeviceCanAccessPeer;
+ * true for a == b): what the p2p and halo exchanges need. */
+CGM_API cgm_status cgm_cuda_can_access_peer(int a, int b, bool *ok, cgm_error *err);
 
 #ifdef __cplusplus
 }

@@ -40,6 +40,12 @@ CGM_API void cgm_csr_spmv(const cgm_csr *A, const double *x, double *y);
 CGM_API void cgm_csr_diagonal(const cgm_csr *A, double *d);
 /* Returns true when A equals its transpose exactly (pattern and values). */
 CGM_API bool cgm_csr_is_symmetric(const cgm_csr *A);
+/* Checks a CSR made elsewhere (a binding's arrays) before anything reads it:
+ * sizes >= 0, rowptr starting at 0, non-decreasing and ending at nnz,
+ * columns in range and strictly increasing within each row. CGM_EINPUT
+ * naming the first row that breaks one. Values are not looked at (the
+ * solver checks them). */
+CGM_API cgm_status cgm_csr_check(const cgm_csr *A, cgm_error *err);
 /* Builds a CSR from coordinate triplets: sorts, sums duplicates (counted in
  * *ndup if non-NULL). Indices must be in range (checked by the caller). */
 CGM_API cgm_status cgm_csr_from_coo(int32_t nrows, int32_t ncols, int64_t n, const int32_t *ri,
