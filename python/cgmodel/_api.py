@@ -139,6 +139,14 @@ class BlockFeatures:
     padded_elements: int
     max_blocks_per_row: int
     bx: int
+    # x locality (docs/model.md): 32-byte sectors of x the SpMV's warps read,
+    # the least they could, the bytes moved and their ratio; double, then single
+    x_sectors: int = 0
+    x_sectors_min: int = 0
+    x_bytes_moved: float = 0.0
+    x_locality: float = 1.0
+    x_sectors_single: int = 0
+    x_locality_single: float = 1.0
 
 
 @dataclasses.dataclass(frozen=True)
