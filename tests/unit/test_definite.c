@@ -28,8 +28,8 @@ int main(void) {
     for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
       if (A.colidx[k] == i) A.val[k] -= 0.5;
   CHECK_OK(cgm_lanczos_min(&A, 60, &ritz, &err));
-  CHECK_MSG(ritz < -0.4 && ritz >= lmin - 0.5 - 1e-9, "indefinite: smallest Ritz %g (lambda_min %g)",
-            ritz, lmin - 0.5);
+  CHECK_MSG(ritz < -0.4 && ritz >= lmin - 0.5 - 1e-9,
+            "indefinite: smallest Ritz %g (lambda_min %g)", ritz, lmin - 0.5);
   /* the solve's breakdown message names it as indefinite, with the value */
   double *b = malloc(sizeof(double) * A.nrows), *x = calloc((size_t)A.nrows, sizeof(double));
   for (int32_t i = 0; i < A.nrows; i++) b[i] = 1.0 + (i % 7);
