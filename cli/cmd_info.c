@@ -11,7 +11,8 @@ static const char help[] = "usage: cgmodel info A.mtx [--json]\n"
                            "row lengths, and for N = 1, 2, 4, 8 the stored blocks, e_N, d_N and\n"
                            "the elements after MBR sorting and padding, and the x locality:\n"
                            "the bytes of x the SpMV's warps read (32-byte sectors) over the\n"
-                           "least they could (1 = contiguous; docs/model.md).\n";
+                           "least they could (1 = contiguous; docs/model.md). A.mtx '-':\n"
+                           "standard input.\n";
 
 static void print_human(const char *path, const cgm_features *f, const cgm_mm_info *mm) {
   printf("matrix        %s\n", path);
@@ -58,7 +59,7 @@ int cmd_info(int argc, char **argv) {
   }
   if (cli_failed(&a)) return cli_error("info", 2, "%s", a.error);
   if (a.npositional != 1) return cli_error("info", 2, "expected one matrix file\n%s", help);
-  const char *path = a.positional[0];
+  const char *path = cli_input_path(a.positional[0]);
 
   cgm_error err = {0};
   cgm_mm_info mm;

@@ -56,9 +56,9 @@ static void print_table(const cgm_validate_report *r) {
            100 * g->median_rel_error, 100 * g->p90_rel_error, 100 * g->paper_avg_rel_error,
            100 * g->paper_mean_signed_error);
   }
-  printf("tuner: choice within 5%% of the best measured on %d of %d matrices; mean regret %.3f, "
-         "worst %.3f\n",
-         r->within_5, r->regret_count, r->mean_regret, r->max_regret);
+  printf("tuner: choice within 5%% of the best measured on %d of %d matrices (within 10%% on %d); "
+         "mean regret %.3f, worst %.3f\n",
+         r->within_5, r->regret_count, r->within_10, r->mean_regret, r->max_regret);
 }
 
 int cmd_validate(int argc, char **argv) {

@@ -764,6 +764,7 @@ static int solve_row(sqlite3_stmt *st, void *ctx) {
   R_FIELD(&r, sv.options);
   sv.time_setup_s = r_double(&r);
   sv.layout_bytes = r_int64(&r);
+  R_FIELD(&r, sv.matrix);
   return it->fn(&sv, it->ctx);
 }
 
@@ -772,10 +773,12 @@ cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx)
   if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_solves: no callback");
   binder b;
   cgm_status s = start(db,
-                       "SELECT id, matrix_id, calibration_id, created, backend, precision, "
-                       "exchange, devices, block, bx, gpus, iterations, converged, "
-                       "relative_residual, time_per_iter_s, predicted_time_per_iter_s, model, "
-                       "options, time_setup_s, layout_bytes FROM solves ORDER BY id",
+                       "SELECT s.id, s.matrix_id, s.calibration_id, s.created, s.backend, "
+                       "s.precision, s.exchange, s.devices, s.block, s.bx, s.gpus, s.iterations, "
+                       "s.converged, s.relative_residual, s.time_per_iter_s, "
+                       "s.predicted_time_per_iter_s, s.model, s.options, s.time_setup_s, "
+                       "s.layout_bytes, m.name FROM solves s LEFT JOIN matrices m ON m.id = "
+                       "s.matrix_id ORDER BY s.id",
                        &b, err);
   if (s != CGM_OK) return s;
   solve_iter it = {fn, ctx};

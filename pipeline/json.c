@@ -197,6 +197,13 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
     cJSON_AddNumberToObject(p, "time_per_iter_s", rep->choice.time_per_iter_s);
     cJSON_AddNumberToObject(p, "total_s", rep->choice.total_s);
   }
+  if (rep->residual_history) {
+    cJSON *h = cJSON_AddArrayToObject(j, "residual_history");
+    for (int i = 0; h && i < rep->nhistory; i++) {
+      cJSON *pair = cJSON_CreateDoubleArray(rep->residual_history + 2 * i, 2);
+      if (pair) cJSON_AddItemToArray(h, pair);
+    }
+  }
   return j;
 }
 
@@ -271,6 +278,8 @@ cJSON *cgm_validate_json(const cgm_validate_report *r) {
   cJSON_AddNumberToObject(t, "max_regret", r->max_regret);
   cJSON_AddNumberToObject(t, "within_5_percent",
                           r->regret_count ? (double)r->within_5 / r->regret_count : NAN);
+  cJSON_AddNumberToObject(t, "within_10_percent",
+                          r->regret_count ? (double)r->within_10 / r->regret_count : NAN);
   return o;
 }
 
@@ -389,6 +398,7 @@ static int add_solve(const cgm_db_solve *s, void *ctx) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "id", (double)s->id);
   cJSON_AddNumberToObject(o, "matrix_id", (double)s->matrix_id);
+  cJSON_AddStringToObject(o, "matrix", s->matrix);
   cJSON_AddStringToObject(o, "created", s->created);
   cJSON_AddStringToObject(o, "backend", s->backend);
   cJSON_AddStringToObject(o, "precision", s->precision);

@@ -62,6 +62,13 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
   cgm_csr A;
   memset(&A, 0, sizeof A);
   st = cgm_mm_read_csr(o->matrix, &A, &r->mm, err);
+  /* What a solve would refuse has no time to predict: bad input here
+   * (exit 2), whatever a solve would call it. */
+  if (!st && (st = cgm_solve_check_matrix(&A, err))) {
+    st = CGM_EINPUT;
+    if (err) err->code = CGM_EINPUT;
+    cgm_error_prefix(err, "%s: ", o->matrix);
+  }
   if (!st) st = cgm_plan_features(&A, &r->features, err);
   cgm_tuner_opts to = o->tuner;
   if (!st) {
@@ -71,7 +78,11 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
       to.iterations =
           pipeline_known_iterations(db, pipeline_file_name(o->matrix), (int64_t)r->mm.file_bytes,
                                     &r->features, to.tol > 0 ? to.tol : 1e-8);
-      snprintf(r->k_source, sizeof r->k_source, to.iterations > 0 ? "database" : "estimate");
+      snprintf(r->k_source, sizeof r->k_source, "database");
+      if (!(to.iterations > 0)) {
+        to.iterations = pipeline_probe_iterations(&A, to.tol > 0 ? to.tol : 1e-8);
+        snprintf(r->k_source, sizeof r->k_source, to.iterations > 0 ? "probe" : "estimate");
+      }
     }
     if (!(to.iterations > 0)) to.iterations = cgm_iterations_estimate(A.nrows, to.tol);
     r->iterations = to.iterations;
@@ -88,9 +99,9 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
     so.layout = cgm_plan_layout_params(&A, c->block, so.gpus);
     so.exchange = c->exchange;
     so.gpu = o->gpu;
-    st = cgm_reorder_decide(&A, &r->features, &r->devs[c->device], &so, r->iterations, &r->reorder,
-                            err);
-    r->have_reorder = st == CGM_OK;
+    cgm_error e = {0}; /* an advice that cannot be given is left out, not an error */
+    r->have_reorder = cgm_reorder_decide(&A, &r->features, &r->devs[c->device], &so, r->iterations,
+                                         &r->reorder, &e) == CGM_OK;
   }
   cgm_csr_free(&A);
   return st;

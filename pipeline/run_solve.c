@@ -14,7 +14,38 @@
 
 void cgm_solve_report_free(cgm_solve_report *r) {
   free(r->x);
+  free(r->residual_history);
   r->x = NULL;
+  r->residual_history = NULL;
+  r->nhistory = 0;
+}
+
+/* The solver's monitor calls, kept in the report's residual_history and
+ * passed on to the caller's monitor. */
+typedef struct {
+  cgm_solve_report *r;
+  size_t cap;
+  void (*fn)(void *ctx, int iteration, double relative_residual);
+  void *ctx;
+} history;
+
+static void keep_history(void *ctx, int iteration, double relres) {
+  history *h = ctx;
+  cgm_solve_report *r = h->r;
+  if ((size_t)r->nhistory >= h->cap) {
+    size_t cap = h->cap ? 2 * h->cap : 64;
+    double *p = realloc(r->residual_history, 2 * cap * sizeof *p);
+    if (p) { /* out of memory: the history stops growing, the solve goes on */
+      r->residual_history = p;
+      h->cap = cap;
+    }
+  }
+  if ((size_t)r->nhistory < h->cap) {
+    r->residual_history[2 * r->nhistory] = iteration;
+    r->residual_history[2 * r->nhistory + 1] = relres;
+    r->nhistory++;
+  }
+  h->fn(h->ctx, iteration, relres);
 }
 
 static void note(const cgm_run_solve_opts *o, cgm_note_kind kind, const char *msg) {
@@ -49,17 +80,22 @@ static cgm_status right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *A,
 
 /* K, the iterations a solve is expected to take (the tuner's totals and
  * --reorder auto): --iters-hint, else the database's record of a converged
- * solve of this matrix at tol; 0 when neither knows (the caller estimates).
- * src says which: "hint", "database" or "estimate". */
-static double known_iterations(const cgm_run_solve_opts *o, cgm_db *db, const cgm_features *f,
-                               double tol, char *src, size_t n) {
+ * solve of this matrix at tol, else a probe of it; 0 when none tells (the
+ * caller estimates). src says which: "hint", "database", "probe" or
+ * "estimate". */
+static double known_iterations(const cgm_run_solve_opts *o, cgm_db *db, const cgm_csr *A,
+                               const cgm_features *f, double tol, char *src, size_t n) {
   double k = o->iters_hint;
   snprintf(src, n, "hint");
   if (!(k > 0)) {
     struct stat fs;
     k = pipeline_known_iterations(db, pipeline_file_name(o->matrix),
                                   stat(o->matrix, &fs) == 0 ? (int64_t)fs.st_size : 0, f, tol);
-    snprintf(src, n, k > 0 ? "database" : "estimate");
+    snprintf(src, n, "database");
+    if (!(k > 0)) {
+      k = pipeline_probe_iterations(A, tol);
+      snprintf(src, n, k > 0 ? "probe" : "estimate");
+    }
   }
   return k;
 }
@@ -96,7 +132,7 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
     cgm_autotune_result ar;
     cgm_autotune_opts c = o->constraints;
     c.tol = cgm_solve_tol(&r->opts);
-    c.iterations = known_iterations(o, *db, f, c.tol, r->k_source, sizeof r->k_source);
+    c.iterations = known_iterations(o, *db, A, f, c.tol, r->k_source, sizeof r->k_source);
     st = cgm_autotune(A, f, devs, ndev, host, &c, &r->opts, &ar, err);
     r->choice = ar.choice;
     snprintf(r->why, sizeof r->why, "%s", ar.why);
@@ -133,7 +169,7 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
     cgm_error e = {0};
     const double tol = cgm_solve_tol(&r->opts);
     char src[16];
-    double k = known_iterations(o, *db, f, tol, src, sizeof src);
+    double k = known_iterations(o, *db, A, f, tol, src, sizeof src);
     if (!(k > 0)) k = cgm_iterations_estimate(A->nrows, tol);
     if (cgm_reorder_decide(A, f, &devs[d], &r->opts, k, &r->reorder, &e) == CGM_OK) {
       r->have_reorder = true;
@@ -185,7 +221,13 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   /* auto without a model to decide by: as numbered */
   if (r->opts.reorder == CGM_REORDER_AUTO) r->opts.reorder = CGM_REORDER_NONE;
   if (!st) {
-    st = cgm_solve(&A, b, x, &r->opts, &r->result, err);
+    history h = {r, 0, r->opts.monitor, r->opts.monitor_ctx};
+    cgm_solve_opts so = r->opts;
+    if (so.monitor) {
+      so.monitor = keep_history;
+      so.monitor_ctx = &h;
+    }
+    st = cgm_solve(&A, b, x, &so, &r->result, err);
     r->solved = st == CGM_OK || st == CGM_ENOCONV;
   }
   if (r->solved) {
@@ -198,7 +240,8 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
     r->maxiter = cgm_solve_maxiter(&r->opts, A.nrows);
     cgm_error e = {0};
     char msg[1100];
-    if (db && o->record &&
+    /* A refused solve ran nothing: no measurement to record. */
+    if (db && o->record && !r->result.refused &&
         pipeline_record_file(db, o->matrix, &f, &r->opts, &r->result, r->predicted,
                              r->calibration_id, &e)) {
       snprintf(msg, sizeof msg, "the solve was not recorded: %s", e.msg);

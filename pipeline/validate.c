@@ -194,6 +194,7 @@ static cgm_status tune_matrix(validation *v, const cgm_csr *A, const cgm_feature
   to.max_gpus = v->maxg;
   if (O->total_tol > 0) {
     to.tol = O->total_tol;
+    to.iterations = pipeline_probe_iterations(A, to.tol); /* as solve --auto on a new matrix */
     to.precisions = O->precisions | (1u << CGM_PREC_MIXED);
   }
   cgm_candidate *c = NULL;
@@ -292,6 +293,7 @@ static void regret(cgm_validate_report *R) {
     sum += g;
     if (g > R->max_regret) R->max_regret = g;
     if (g <= 1.05) R->within_5++;
+    if (g <= 1.10) R->within_10++;
   }
   R->mean_regret = R->regret_count ? sum / R->regret_count : NAN;
 }
@@ -306,8 +308,9 @@ static cgm_status validate_one(validation *v, cgm_db *db, const char *path, cgm_
     note(O, CGM_NOTE_INFO, "skipped %s", e.msg);
     return CGM_OK;
   }
-  if (cgm_plan_features(&A, &f, &e) || !f.symmetric || !f.positive_diagonal) {
-    note(O, CGM_NOTE_INFO, "skipped %s: not symmetric with a positive diagonal", path);
+  /* What a solve would refuse, refused here with its message. */
+  if (cgm_solve_check_matrix(&A, &e) || cgm_plan_features(&A, &f, &e)) {
+    note(O, CGM_NOTE_INFO, "skipped %s: %s", path, e.msg);
     cgm_csr_free(&A);
     return CGM_OK;
   }

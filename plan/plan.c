@@ -286,8 +286,7 @@ cgm_status cgm_plan_uniform(double x, double e, const cgm_plan_opts *o, cgm_plan
   cgm_status st = check_opts(o, err);
   if (st) return st;
   const int G = o->gpus, n = o->layout.n;
-  if (G > 1 && o->exchange == CGM_EXCHANGE_HALO)
-    return cgm_fail(err, CGM_EINPUT, "a uniform matrix has no halo: choose p2p, host or nccl");
+  const bool halo = G > 1 && o->exchange == CGM_EXCHANGE_HALO;
   if (!(x >= 1 && x < 2e9 && e >= 1))
     return cgm_fail(err, CGM_EINPUT, "a uniform matrix of %g rows and %g elements", x, e);
   p->o = *o;
@@ -310,10 +309,33 @@ cgm_status cgm_plan_uniform(double x, double e, const cgm_plan_opts *o, cgm_plan
     s->v_len = G > 1 ? p->nrows : s->rows;
     s->halo_rows = s->v_len - s->rows;
     p->bounds[g] = s->b0;
+    if (halo) { /* the band: `reach` rows on either side of the diagonal */
+      const double reach = fmax(0.0, 0.5 * (e / x - 1)), before = g * rows,
+                   after = (G - 1 - g) * rows;
+      const int32_t nhalo =
+          (int32_t)fmin(ceil((fmin(reach, before) + fmin(reach, after)) / n), ceil((x - rows) / n));
+      /* the boundary block rows: those within reach of a neighbour */
+      const int32_t bnd =
+          (int32_t)fmin((double)brows, (g > 0) * ceil(reach / n) + (g < G - 1) * ceil(reach / n));
+      const int64_t blocks = s->part[0].blocks;
+      s->nparts = 2;
+      s->part[1] = s->part[0];
+      s->part[1].brows = bnd;
+      s->part[1].blocks = s->part[1].blocks_padded = brows ? blocks * bnd / brows : 0;
+      s->part[1].nslices = (bnd + p->o.layout.by - 1) / p->o.layout.by;
+      s->part[0].brows = brows - bnd;
+      s->part[0].blocks = s->part[0].blocks_padded = blocks - s->part[1].blocks;
+      s->part[0].nslices = (s->part[0].brows + p->o.layout.by - 1) / p->o.layout.by;
+      s->nhalo = nhalo;
+      s->halo_rows = (int64_t)nhalo * n;
+      s->v_len = cgm_vec_len(s->rows) + s->halo_rows;
+      s->sends = s->halo_rows; /* the band is symmetric: it sends what it receives */
+      p->exchange_elems += s->halo_rows;
+    }
   }
   p->bounds[G] = G * brows;
   p->chunk_rows = G > 1 ? cgm_vec_len(p->seg[0].rows) : 0;
-  p->exchange_elems = cgm_exchange_elements(o->exchange, G, p->nrows, p->chunk_rows, 0);
+  if (!halo) p->exchange_elems = cgm_exchange_elements(o->exchange, G, p->nrows, p->chunk_rows, 0);
   cgm_plan_set_precision(p, o->precision);
   return CGM_OK;
 }

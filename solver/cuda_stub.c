@@ -7,6 +7,9 @@ int cgm_cuda_device_count(void) {
 bool cgm_have_cuda_build(void) {
   return false;
 }
+int cgm_cuda_runtime_version(void) {
+  return 0;
+}
 
 static cgm_status no_cuda(cgm_error *err) {
   return cgm_fail(err, CGM_ERUNTIME,

@@ -89,31 +89,16 @@ int cgm_solve_maxiter(const cgm_solve_opts *o, int32_t dimension) {
   return m > 100000000 ? 100000000 : (int)m;
 }
 
-/* NaN/Inf anywhere in A or b is bad input: name the first place. */
-static cgm_status check_finite(const cgm_csr *A, const double *b, cgm_error *err) {
+cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err) {
+  if (A->nrows != A->ncols)
+    return cgm_fail(err, CGM_EINPUT, "matrix is %d x %d: CG needs a square matrix", A->nrows,
+                    A->ncols);
+  if (A->nrows == 0) return cgm_fail(err, CGM_EINPUT, "matrix is empty (0 x 0)");
   for (int32_t i = 0; i < A->nrows; i++)
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
       if (!isfinite(A->val[k]))
         return cgm_fail(err, CGM_EINPUT, "matrix entry (%d, %d) is %g: NaN/Inf is not allowed",
                         i + 1, A->colidx[k] + 1, A->val[k]);
-  for (int32_t i = 0; i < A->nrows; i++)
-    if (!isfinite(b[i]))
-      return cgm_fail(err, CGM_EINPUT, "right-hand side entry %d is %g: NaN/Inf is not allowed",
-                      i + 1, b[i]);
-  return CGM_OK;
-}
-
-static cgm_status check_input(const cgm_csr *A, const double *b, const double *x,
-                              cgm_solve_result *res, cgm_error *err) {
-  if (A->nrows != A->ncols)
-    return cgm_fail(err, CGM_EINPUT, "matrix is %d x %d: CG needs a square matrix", A->nrows,
-                    A->ncols);
-  if (A->nrows == 0) return cgm_fail(err, CGM_EINPUT, "matrix is empty (0 x 0)");
-  cgm_status st = check_finite(A, b, err);
-  if (st) return st;
-  for (int32_t i = 0; i < A->nrows; i++)
-    if (!isfinite(x[i]))
-      return cgm_fail(err, CGM_EINPUT, "initial guess entry %d is %g", i + 1, x[i]);
   if (!cgm_csr_is_symmetric(A))
     return cgm_fail(err, CGM_EINPUT,
                     "matrix is not symmetric: CG needs a symmetric positive definite matrix");
@@ -125,13 +110,32 @@ static cgm_status check_input(const cgm_csr *A, const double *b, const double *x
     if (!(d[i] > 0.0)) bad = i;
   double dbad = bad >= 0 ? d[bad] : 0.0;
   free(d);
-  if (bad >= 0) {
-    snprintf(res->stop_reason, sizeof res->stop_reason,
-             "matrix is not positive definite: diagonal entry (%d, %d) is %s%.6g", bad + 1, bad + 1,
-             dbad == 0.0 ? "missing or " : "", dbad);
-    return cgm_fail(err, CGM_ENOCONV, "%s", res->stop_reason);
-  }
+  if (bad >= 0)
+    return cgm_fail(err, CGM_ENOCONV,
+                    "matrix is not positive definite: diagonal entry (%d, %d) is %s%.6g", bad + 1,
+                    bad + 1, dbad == 0.0 ? "missing or " : "", dbad);
   return CGM_OK;
+}
+
+/* The right-hand side and the initial guess first (NaN/Inf there is bad
+ * input whatever the matrix), then the matrix as cgm_solve_check_matrix. */
+static cgm_status check_input(const cgm_csr *A, const double *b, const double *x,
+                              cgm_solve_result *res, cgm_error *err) {
+  for (int32_t i = 0; i < A->nrows; i++)
+    if (!isfinite(b[i]))
+      return cgm_fail(err, CGM_EINPUT, "right-hand side entry %d is %g: NaN/Inf is not allowed",
+                      i + 1, b[i]);
+  for (int32_t i = 0; i < A->nrows; i++)
+    if (!isfinite(x[i]))
+      return cgm_fail(err, CGM_EINPUT, "initial guess entry %d is %g", i + 1, x[i]);
+  cgm_error e = {0};
+  cgm_status st = cgm_solve_check_matrix(A, &e);
+  if (st == CGM_ENOCONV) {
+    res->refused = true;
+    snprintf(res->stop_reason, sizeof res->stop_reason, "%.511s", e.msg);
+  }
+  if (st && err) *err = e;
+  return st;
 }
 
 /* max_i sum_j |a_ij| (>= ||A||_2 for a symmetric A). */
@@ -219,6 +223,19 @@ static cgm_status run_backend(const cgm_problem *pb, cgm_solve_result *res, cgm_
   return cgm_fail(err, CGM_EINPUT, "unknown backend %d", (int)o->backend);
 }
 
+/* The monitor of a double-precision run that goes on from a mixed one:
+ * its iterations count on from the first run's. */
+typedef struct {
+  void (*fn)(void *ctx, int iteration, double relative_residual);
+  void *ctx;
+  int offset;
+} monitor_shift;
+
+static void shifted_monitor(void *ctx, int iteration, double relative_residual) {
+  const monitor_shift *m = ctx;
+  m->fn(m->ctx, m->offset + iteration, relative_residual);
+}
+
 static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
                                  const cgm_solve_opts *o, cgm_solve_result *res, cgm_error *err) {
   memset(res, 0, sizeof *res);
@@ -294,6 +311,11 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     cgm_error e2 = {0};
     cgm_plan_set_precision(&pb.plan, CGM_PREC_DOUBLE);
     pb.opts.precision = CGM_PREC_DOUBLE;
+    monitor_shift shift = {o->monitor, o->monitor_ctx, first.iterations};
+    if (o->monitor) {
+      pb.opts.monitor = shifted_monitor;
+      pb.opts.monitor_ctx = &shift;
+    }
     memset(res, 0, sizeof *res);
     st = run_backend(&pb, res, &e2);
     if (err && st != CGM_OK) *err = e2;

@@ -165,6 +165,7 @@ typedef struct cgm_db_solve {
   char options[1024];   /* JSON: tolerance, iteration cap, GPU options (cgm_solve_opts_json) */
   double time_setup_s;  /* measured layout build + upload (NaN: not known) */
   int64_t layout_bytes; /* the layout's bytes (cgm_solve_result.device_bytes; 0: not known) */
+  char matrix[128];     /* read by cgm_db_solves: the matrix's name (cgm_db_matrix.name) */
 } cgm_db_solve;
 
 CGM_API cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *s, cgm_error *err);

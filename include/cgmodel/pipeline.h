@@ -342,9 +342,13 @@ typedef struct cgm_solve_report {
                              "database", "estimate"); its choice has the predicted setup,
                              iterations and total in `choice` */
   cgm_candidate choice;   /* autotune's choice as the tuner timed it */
-  bool have_reorder;      /* --reorder auto was decided by the model: reorder says how */
+  double *x;              /* the solution (nrows, malloc'ed); NULL until solved */
+  /* solve.monitor set: every (iteration, relative residual) it was called
+   * with, in pairs (2 * nhistory doubles, malloc'ed); NULL otherwise. */
+  double *residual_history;
+  int nhistory;
+  bool have_reorder; /* --reorder auto was decided by the model: reorder says how */
   cgm_reorder_advice reorder;
-  double *x; /* the solution (nrows, malloc'ed); NULL until solved */
 } cgm_solve_report;
 
 /* What `cgmodel solve` does end to end: reads A and b (or b = A * ones),
@@ -431,6 +435,7 @@ typedef struct cgm_validate_report {
   int nmatrices;
   int regret_count;   /* matrices with a tuner choice */
   int within_5;       /* of them, with a regret of at most 1.05 */
+  int within_10;      /* of them, with a regret of at most 1.10 */
   double mean_regret; /* NaN when regret_count is 0 */
   double max_regret;  /* 0 when regret_count is 0 */
 } cgm_validate_report;

@@ -72,6 +72,15 @@ typedef struct cgm_solve_opts {
    * so). */
   bool fallback;
   cgm_gpu_opts gpu; /* CUDA backend */
+  /* Progress: when set, called with the solver's relative residual estimate
+   * at iteration 0, every monitor_every iterations (<= 0: 1) on the CPU, at
+   * each convergence check on a GPU (no extra synchronisation), and at the
+   * last iteration (whose value is cgm_solve_result.solver_residual).
+   * Iterations count on across a mixed-precision fallback. cuSPARSE does not
+   * call it. */
+  void (*monitor)(void *ctx, int iteration, double relative_residual);
+  void *monitor_ctx;
+  int monitor_every;
   /* Reorder the unknowns before the solve (on the host, during setup; the
    * solution comes back in the original numbering). cgm_solve treats auto
    * as none: the pipeline resolves it from the model (cgm_tuner_reorder). */
@@ -106,6 +115,9 @@ typedef struct cgm_solve_result {
   double time_reorder_s;      /* the ordering and the permuted copy (host), part of setup */
   char device[256];           /* "cpu (N threads)", "NVIDIA H100 80GB HBM3", ... */
   char stop_reason[512];      /* empty when converged */
+  /* Refused before any iteration (the matrix is not positive definite):
+   * nothing was run or timed, so there is no measurement to record. */
+  bool refused;
 } cgm_solve_result;
 
 /* Solves A x = b. x holds the initial guess on entry (zeros are fine) and the
@@ -116,6 +128,11 @@ typedef struct cgm_solve_result {
  * reentrant: run one at a time in a process (CPU solves may overlap). */
 CGM_API cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_solve_opts *o,
                              cgm_solve_result *res, cgm_error *err);
+/* What cgm_solve checks of A before iterating, with the same messages: square,
+ * not empty, finite values, symmetric (CGM_EINPUT), and a positive diagonal
+ * (CGM_ENOCONV: a matrix that is not positive definite, as a solve reports it).
+ * predict and validate use it to refuse what a solve would refuse. */
+CGM_API cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err);
 
 /* ------------------------------------------------------------ Devices --- */
 
@@ -124,6 +141,9 @@ CGM_API cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const
 CGM_API int cgm_cuda_device_count(void);
 /* True when this library was built with the CUDA backend. */
 CGM_API bool cgm_have_cuda_build(void);
+/* The CUDA runtime this library uses (cudaRuntimeGetVersion: 12030 is
+ * 12.3); 0 in a CPU-only build. Needs no GPU. */
+CGM_API int cgm_cuda_runtime_version(void);
 
 typedef struct cgm_device_info {
   char name[256];

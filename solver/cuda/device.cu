@@ -10,6 +10,15 @@ extern "C" bool cgm_have_cuda_build(void) {
   return true;
 }
 
+extern "C" int cgm_cuda_runtime_version(void) {
+  int v = 0;
+  if (cudaRuntimeGetVersion(&v) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return v;
+}
+
 extern "C" int cgm_cuda_device_count(void) {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {

@@ -128,6 +128,8 @@ expect_exit 0 "$CGM" predict "$A" --json
 json_check "$OUT" 'len(j["candidates"]) == 4 and all(c["time_per_iter_s"] > 0 for c in j["candidates"])' "predicts from the all curves alone"
 expect_exit 0 "$CGM" db refit "$ID"
 last_stdout_contains "calibration $ID: cpu"
+expect_exit 0 "$CGM" db refit "$ID" --json
+json_check "$OUT" "len(j['calibrations']) == 1 and j['calibrations'][0]['id'] == $ID and j['calibrations'][0]['fits'] > 0" "db refit --json: the calibration refitted"
 expect_exit 0 "$CGM" db export "$ID" -o "$TMP/refit.json"
 assert_py "$(python3 -c "
 import json
@@ -163,16 +165,29 @@ json_check "$TMP/auto.json" 'j["converged"] and j["backend"] == "cpu" and "auto"
 # the tuner's K: a converged double solve of this matrix at 1e-8 is on record (above)
 json_check "$TMP/auto.json" 'j["predicted"]["iterations_source"] == "database" and j["predicted"]["total_s"] > j["predicted"]["setup_s"] > 0' "--auto's K from the recorded solve"
 expect_exit 0 "$CGM" solve "$A" --auto --json --tol 1e-11 --no-record
-json_check "$OUT" 'j["predicted"]["iterations_source"] == "estimate" and j["relative_residual"] <= 1e-11' "no record at 1e-11: K estimated, the tolerance met"
+json_check "$OUT" 'j["predicted"]["iterations_source"] == "probe" and j["relative_residual"] <= 1e-11' "no record at 1e-11: K from the probe, the tolerance met"
+json_check "$OUT" '0.3 * j["iterations"] <= j["predicted"]["iterations"] <= 3 * j["iterations"]' "the probe's K within 3x of the iterations run"
 expect_exit 0 "$CGM" solve "$A" --auto --json --tol 1e-11 --no-record --iters-hint 77
 json_check "$OUT" 'j["predicted"]["iterations_source"] == "hint" and j["predicted"]["iterations"] in (77, 93)' "--iters-hint is K (mixed: x1.2)"
 CHOICE_N=$(json_get "$TMP/pred.json" choice.block)
 json_check "$TMP/auto.json" "j['block'] == $CHOICE_N" "--auto ran the block size predict recommends"
 expect_exit 0 "$CGM" db solves --json
 json_check "$OUT" 'len(j["solves"]) >= 2 and all("predicted_time_per_iter_s" in s for s in j["solves"])' "solves stored with predictions"
+json_check "$OUT" 'all(s["matrix"] == "bcsstk16.mtx" for s in j["solves"])' "db solves --json: the matrix by name"
+expect_exit 0 "$CGM" db solves
+last_stdout_contains "  bcsstk16.mtx "
 expect_exit 0 "$CGM" solve "$A" --backend cpu --no-record --json
 expect_exit 0 "$CGM" db solves --json
 json_check "$OUT" 'len(j["solves"]) == 2' "--no-record stores nothing"
+# What a solve refuses, predict refuses with its message (exit 2), and a
+# refused solve (nothing run, nothing timed) is no measurement to record.
+expect_fail 2 "$DATA/west0479.mtx: matrix is not symmetric" "$CGM" predict "$DATA/west0479.mtx"
+expect_fail 2 "$DATA/zenios.mtx: matrix is not positive definite: diagonal entry (1, 1) is missing or 0" \
+  "$CGM" predict "$DATA/zenios.mtx" --json
+expect_exit 1 "$CGM" solve "$DATA/zenios.mtx" --backend cpu
+last_stderr_contains "matrix is not positive definite: diagonal entry (1, 1) is missing or 0"
+expect_exit 0 "$CGM" db solves --json
+json_check "$OUT" 'len(j["solves"]) == 2' "a refused solve is not recorded"
 # --reorder: rcm solves in the RCM numbering and returns x in the file's
 # (its residual recomputed on A); auto (the default) says what the model
 # weighed; none does not reorder.
