@@ -220,7 +220,13 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   const double t1 = cgm_now();
   r->time_read_s = t1 - t0;
   /* The features only when something needs them: the record, or --auto. */
-  if (!st && (o->record || o->autotune || r->opts.reorder != CGM_REORDER_NONE)) {
+  /* --reorder auto decides by a calibration: without a database to hold
+   * one it stays as numbered, and the features (every block size's
+   * pattern, ~0.5 s at 1M rows) are not worth computing */
+  struct stat dbs;
+  const bool have_db = o->db_path && stat(o->db_path, &dbs) == 0;
+  if (!st && (o->record || o->autotune || (r->opts.reorder == CGM_REORDER_AUTO && have_db) ||
+              r->opts.reorder == CGM_REORDER_RCM)) {
     cgm_status fs = cgm_plan_features(A, &f, err);
     if (!fs)
       st = analyse(o, A, &f, r, &db, err);
