@@ -786,7 +786,7 @@ cgm_num_result cgm_mm_parse_double(const char *s, size_t len, double *out) {
   const char *e;
   bool frac;
   double v = 0.0;
-  cgm_num_result r = mm_parse_number(b, &e, &v, &frac);
+  cgm_num_result r = mm_parse_number(b, b + len, &e, &v, &frac);
   if (r == CGM_NUM_OK && e != b + len) r = CGM_NUM_BAD;
   if (r == CGM_NUM_NONFINITE && len > 0) {
     /* only a whole-token nan/inf/infinity counts as one; "info" is bad */

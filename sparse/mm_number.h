@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -78,11 +79,55 @@ typedef struct {
   uint64_t mant; /* meaningless when ndig > 19 (it wraps) */
 } mm_decnum;
 
+/* Eight ASCII digits at p, as one number (SWAR, as in fast_float): the
+ * long mantissas of real data are read eight digits a step. */
+static inline bool mm_is_8digits(uint64_t v) {
+  return !(((v + UINT64_C(0x4646464646464646)) | (v - UINT64_C(0x3030303030303030))) &
+           UINT64_C(0x8080808080808080));
+}
+
+static inline uint64_t mm_load8(const char *p) {
+  uint64_t v;
+  memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  return v;
+}
+
+static inline uint32_t mm_parse_8digits(uint64_t v) {
+  v -= UINT64_C(0x3030303030303030);
+  v = (v * 10) + (v >> 8);
+  v = (((v & UINT64_C(0x000000FF000000FF)) * UINT64_C(0x000F424000000064)) +
+       (((v >> 16) & UINT64_C(0x000000FF000000FF)) * UINT64_C(0x0000271000000001))) >>
+      32;
+  return (uint32_t)v;
+}
+
+/* Digits from p into *m (wrapping past 19 digits, like the loop it
+ * replaces: the caller counts digits and falls back to strtod), eight at a
+ * time while the 8 bytes lie before end. Returns the first non-digit. */
+static inline const char *mm_scan_digits(const char *p, const char *end, uint64_t *m) {
+  uint64_t x = *m;
+  while (end - p >= 8) {
+    uint64_t v = mm_load8(p);
+    if (!mm_is_8digits(v)) break;
+    x = x * 100000000u + mm_parse_8digits(v);
+    p += 8;
+  }
+  while (mm_is_digit((unsigned char)*p)) x = x * 10 + (uint64_t)(*p++ - '0');
+  *m = x;
+  return p;
+}
+
 /* Scans the longest prefix of s of the form [+-] digits [. digits]
  * [(e|E) [+-] digits] with at least one mantissa digit. Returns its end, or
- * NULL when there is no mantissa digit. An 'e' not followed by exponent digits
+ * NULL when there is no mantissa digit. end is the end of the buffer (the
+ * token need not reach it): the eight-digit steps never load a byte at or
+ * after it; the byte-by-byte scan stops at the first non-digit, which the
+ * buffer's final newline guarantees. An 'e' not followed by exponent digits
  * is not consumed (strtod does the same), so the caller sees it as garbage. */
-static inline const char *mm_scan_decimal(const char *s, mm_decnum *d) {
+static inline const char *mm_scan_decimal(const char *s, const char *end, mm_decnum *d) {
   const char *p = s;
   d->neg = false;
   d->frac = false;
@@ -99,7 +144,7 @@ static inline const char *mm_scan_decimal(const char *s, mm_decnum *d) {
     any = true;
   }
   const char *ds = p;
-  while (mm_is_digit((unsigned char)*p)) m = m * 10 + (uint64_t)(*p++ - '0');
+  p = mm_scan_digits(p, end, &m);
   int64_t nd = p - ds;
   int64_t e = 0;
   if (nd) any = true;
@@ -110,7 +155,7 @@ static inline const char *mm_scan_decimal(const char *s, mm_decnum *d) {
     if (nd == 0)
       while (*p == '0') p++; /* 0.000ddd: zeros that are not significant */
     const char *fd = p;
-    while (mm_is_digit((unsigned char)*p)) m = m * 10 + (uint64_t)(*p++ - '0');
+    p = mm_scan_digits(p, end, &m);
     nd += p - fd;
     e = -(int64_t)(p - fs);
     if (p > fs) any = true;
@@ -152,19 +197,32 @@ int cgm_num_eisel_lemire(int64_t q, uint64_t w, bool neg, double *out);
 /* strtod on the token [s, e), which mm_scan_decimal has validated. */
 cgm_num_result cgm_num_strtod(const char *s, const char *e, double *out);
 
-/* Parses the number starting at s; *endp is where the scan stopped (the
- * caller checks that a token boundary follows). NaN/Inf spellings are
- * recognised to give them their own message. */
-static inline cgm_num_result mm_parse_number(const char *s, const char **endp, double *out,
-                                             bool *frac) {
+/* Forced inline: mm_parse_number runs once per value in the entry loop. */
+#if defined(__GNUC__)
+#define MM_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define MM_ALWAYS_INLINE
+#endif
+
+/* Parses the number starting at s, in a buffer that ends at end; *endp is
+ * where the scan stopped (the caller checks that a token boundary follows).
+ * NaN/Inf spellings are recognised to give them their own message. */
+static inline MM_ALWAYS_INLINE cgm_num_result mm_parse_number(const char *s, const char *end,
+                                                              const char **endp, double *out,
+                                                              bool *frac) {
   mm_decnum d;
-  const char *e = mm_scan_decimal(s, &d);
+  const char *e = mm_scan_decimal(s, end, &d);
   if (!e) {
+    /* Each byte is looked at only when the one before matched a letter: a
+     * token at the very end of a mapped file ends with its newline, and
+     * nothing after that may be read. */
     const char *p = s + (*s == '+' || *s == '-');
-    int c0 = mm_lower_ascii((unsigned char)p[0]), c1 = mm_lower_ascii((unsigned char)p[1]),
-        c2 = mm_lower_ascii((unsigned char)p[2]);
     *endp = s;
-    if ((c0 == 'n' && c1 == 'a' && c2 == 'n') || (c0 == 'i' && c1 == 'n' && c2 == 'f'))
+    int c0 = mm_lower_ascii((unsigned char)p[0]);
+    if ((c0 == 'n' && mm_lower_ascii((unsigned char)p[1]) == 'a' &&
+         mm_lower_ascii((unsigned char)p[2]) == 'n') ||
+        (c0 == 'i' && mm_lower_ascii((unsigned char)p[1]) == 'n' &&
+         mm_lower_ascii((unsigned char)p[2]) == 'f'))
       return CGM_NUM_NONFINITE;
     return CGM_NUM_BAD;
   }

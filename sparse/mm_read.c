@@ -1,52 +1,58 @@
-/* Matrix Market reader (docs/matrix-market.md): the grammar.
+/* Matrix Market reader (docs/matrix-market.md): the grammar, read in
+ * parallel without changing a bit of what a line-by-line reader gives.
  *
- * The file is read in large chunks (4 MiB, or the whole file when smaller)
- * and parsed with a hand-written pointer walk: every chunk handed to the
- * scanner ends with a '\n' (a sentinel one is appended after a last line
- * without it), so the scanners need no end checks inside a line. Integers
- * are parsed by hand; values by sparse/mm_number.h, bit-identical to strtod.
- * Entries go to coordinate arrays and then through cgm_csr_from_coo (sorts
- * rows, sums duplicates).
+ * The text comes from sparse/mm_source.c in pieces of whole lines, each
+ * ending with '\n', so the scanners need no end checks inside a line. The
+ * header (banner, comments, size line) is read line by line. The body is
+ * cut into chunks at line boundaries, parsed by OpenMP tasks on every
+ * thread while the source reads or inflates the next pieces. A chunk knows
+ * neither the number of its first line nor how many entries come before
+ * it, so it counts its own lines and entries, stops at its first error, and
+ * keeps that error with a line number relative to the chunk. Walking the
+ * chunks in file order afterwards gives every global line number, the entry
+ * that is one too many, the first entry of each triangle of a symmetric
+ * file, and so the error a line-by-line reader stops at first: the same
+ * message whatever the number of threads or chunks. Entries go to buckets
+ * per block of rows (sparse/mm_entries.c), from which the CSR is assembled
+ * in parallel, bit-identical whatever the parallelism. Values are parsed by
+ * sparse/mm_number.h, bit-identical to strtod.
  *
  * Every error names the file and the line: "path:LINE: message". */
 #define _POSIX_C_SOURCE 200809L
 
 #include "cgmodel/sparse.h"
+#include "sparse/mm_entries.h"
 #include "sparse/mm_internal.h"
+#include "sparse/mm_source.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-/* ============================================================ reader === */
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
-#define MM_CHUNK ((size_t)4 << 20)     /* read size */
-#define MM_LINE_MAX ((size_t)64 << 20) /* longest line accepted */
 /* A file may declare at most max(MM_ROWS_FREE, its size in bytes) rows (a
  * vector that many values): the CSR row pointer (8 bytes a row) or the dense
  * vector then takes at most 8 times the file, as the entries do, and a
  * 40-byte size line cannot make the reader allocate and touch gigabytes. */
 #define MM_ROWS_FREE ((int64_t)1 << 16)
 
+/* Chunks per piece of text at most: a tiny chunk_bytes on a large file
+ * gets larger chunks rather than millions of them. */
+#define MM_MAX_CHUNKS_PER_PIECE ((int64_t)1 << 16)
+
 typedef struct {
   const char *path;
   cgm_error *err;
-  int fd;
-  char *buf; /* allocated cap + 1 bytes: room for a sentinel '\n' */
-  size_t cap;
-  size_t len; /* bytes in buf */
-  char *p;    /* parse position */
-  char *end;  /* just past the last complete line in buf */
-  bool eof;
-  int64_t line;  /* number of the line that starts at p */
-  int64_t nread; /* bytes read from the file */
-  int64_t fsize; /* size of a regular file, -1 otherwise */
+  mm_source src;
+  char *p, *end; /* the lines of the current piece the header has not read */
+  int64_t line;  /* number of the line at p */
   cgm_status st; /* the status of the last error reported */
 } mmr;
 
@@ -58,12 +64,6 @@ typedef struct {
   int64_t rows, cols, entries;
   int64_t size_line;
 } mm_header;
-
-typedef struct {
-  int32_t *ri, *ci;
-  double *v; /* NULL for pattern */
-  int64_t n, cap;
-} coo;
 
 static cgm_status fail_at(mmr *r, int64_t line, cgm_status code, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -120,26 +120,6 @@ static const char *tok_desc(char *dst, size_t dn, const char *s) {
   return dst;
 }
 
-/* An error on the data line that starts at ls: reported as binary data when
- * the line holds such bytes, else with the message given. */
-static cgm_status fail_line(mmr *r, int64_t line, const char *ls, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-
-static cgm_status fail_line(mmr *r, int64_t line, const char *ls, const char *fmt, ...) {
-  const char *le = memchr(ls, '\n', (size_t)(r->end - ls));
-  int b = find_binary(ls, le ? le : r->end);
-  if (b >= 0) return fail_binary(r, line, b);
-  char msg[CGM_ERRMSG_MAX];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  return fail_at(r, line, CGM_EINPUT, "%s", msg);
-}
-
 /* Why a value is NaN/Inf: spelled so, or a number beyond the double range. */
 static const char *nonfinite_why(const char *s) {
   s += *s == '+' || *s == '-';
@@ -147,149 +127,65 @@ static const char *nonfinite_why(const char *s) {
              ? "beyond the double range: only finite values are accepted"
              : "only finite values are accepted";
 }
-
-static cgm_status mmr_open(mmr *r, const char *path, cgm_error *err) {
-  memset(r, 0, sizeof *r);
-  r->path = path ? path : "(null)";
-  r->err = err;
-  r->fd = -1;
-  r->line = 1;
-  r->fsize = -1;
-  if (!path || !*path) return cgm_fail(err, CGM_EINPUT, "no Matrix Market file name given");
-  int fd = open(path, O_RDONLY);
-  if (fd < 0) return cgm_fail(err, CGM_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    int e = errno;
-    close(fd);
-    return cgm_fail(err, CGM_EINPUT, "%s: cannot open: %s", path, strerror(e));
-  }
-  if (S_ISDIR(st.st_mode)) {
-    close(fd);
-    return cgm_fail(err, CGM_EINPUT, "%s: cannot read: %s", path, strerror(EISDIR));
-  }
-  size_t cap = MM_CHUNK;
-  if (S_ISREG(st.st_mode)) {
-    r->fsize = (int64_t)st.st_size;
-    /* small file: one buffer holds it all, and the read after it sees EOF */
-    if ((uint64_t)st.st_size < cap) cap = (size_t)st.st_size + 64;
-  }
-  r->buf = malloc(cap + 1);
-  if (!r->buf) {
-    close(fd);
-    return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory for a %zu-byte read buffer", path, cap);
-  }
-  r->fd = fd;
-  r->cap = cap;
-  r->p = r->end = r->buf;
-  return CGM_OK;
+static cgm_status fail_source(mmr *r, int64_t line) {
+  return fail_at(r, line, r->src.fail_code, "%s", r->src.fail_msg);
 }
 
-static void mmr_close(mmr *r) {
-  if (r->fd >= 0) close(r->fd);
-  free(r->buf);
-  r->fd = -1;
-  r->buf = NULL;
+/* A line of MM_LINE_MAX bytes or more, or one holding binary bytes, is an
+ * error whatever else it holds, and the one a line-by-line reader reports
+ * for it: it meets the length, and the binary bytes, before it parses the
+ * line. Writes that message for the line [ls, le) and returns true, or
+ * returns false. */
+static bool line_defect(const char *ls, const char *le, char *msg, size_t mn) {
+  int b;
+  if ((size_t)(le - ls) >= MM_LINE_MAX) {
+    b = find_binary(ls, ls + MM_LINE_MAX);
+    if (b < 0) {
+      snprintf(msg, mn, "line longer than %zu MiB: not a Matrix Market file", MM_LINE_MAX >> 20);
+      return true;
+    }
+  } else {
+    b = find_binary(ls, le);
+    if (b < 0) return false;
+  }
+  snprintf(msg, mn, "binary data (byte 0x%02x): not a Matrix Market text file", b);
+  return true;
 }
 
-/* Makes [p, end) hold at least one complete line. Returns 1 when it does, 0
- * at the end of the input, -1 after reporting an error. */
-static int mmr_fill(mmr *r) {
+/* Makes [p, end) hold at least one line. 1, 0 at the end of the text, -1
+ * after reporting an error. */
+static int fill(mmr *r) {
   if (r->p < r->end) return 1;
-  size_t keep = r->len - (size_t)(r->p - r->buf);
-  if (keep && r->p != r->buf) memmove(r->buf, r->p, keep);
-  r->len = keep;
-  r->p = r->end = r->buf;
-  size_t scanned = 0; /* buf[0, scanned) holds no '\n' */
-  for (;;) {
-    for (size_t k = r->len; k > scanned; k--) {
-      if (r->buf[k - 1] == '\n') {
-        r->end = r->buf + k;
-        return 1;
-      }
-    }
-    scanned = r->len;
-    if (r->eof) {
-      if (r->len == 0) return 0;
-      r->buf[r->len++] = '\n'; /* last line without a newline: the +1 byte */
-      r->end = r->buf + r->len;
-      return 1;
-    }
-    if (r->len == r->cap) { /* a line longer than the buffer */
-      int b = find_binary(r->buf, r->buf + r->len);
-      if (b >= 0) {
-        fail_binary(r, r->line, b);
-        return -1;
-      }
-      if (r->cap >= MM_LINE_MAX) {
-        fail_at(r, r->line, CGM_EINPUT, "line longer than %zu MiB: not a Matrix Market file",
-                MM_LINE_MAX >> 20);
-        return -1;
-      }
-      size_t ncap = 2 * r->cap;
-      char *nb = realloc(r->buf, ncap + 1);
-      if (!nb) {
-        fail_at(r, r->line, CGM_ERUNTIME, "out of memory for a %zu-byte line buffer", ncap);
-        return -1;
-      }
-      r->buf = nb;
-      r->cap = ncap;
-      r->p = r->end = r->buf;
-    }
-    ssize_t k = read(r->fd, r->buf + r->len, r->cap - r->len);
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      fail_at(r, r->line, errno == EISDIR ? CGM_EINPUT : CGM_ERUNTIME, "read error: %s",
-              strerror(errno));
-      return -1;
-    }
-    if (k == 0) {
-      r->eof = true;
-      continue;
-    }
-    r->len += (size_t)k;
-    r->nread += k;
+  char *p;
+  size_t n;
+  int f = mm_source_next(&r->src, &p, &n);
+  if (f < 0) {
+    fail_source(r, r->line);
+    return -1;
   }
+  if (f == 0) return 0;
+  r->p = p;
+  r->end = p + n;
+  return 1;
 }
 
-/* The next line as [*ls, *le), *le at its '\n'; *lineno its number.
- * Returns 1, 0 at the end of the input, -1 after an error. */
+/* The next header line as [*ls, *le), *le at its '\n'; *lineno its number.
+ * Returns 1, 0 at the end of the text, -1 after an error. */
 static int next_line(mmr *r, char **ls, char **le, int64_t *lineno) {
-  int f = mmr_fill(r);
+  int f = fill(r);
   if (f <= 0) return f;
   *ls = r->p;
   *le = memchr(r->p, '\n', (size_t)(r->end - r->p));
   *lineno = r->line++;
   r->p = *le + 1;
+  char msg[128];
+  if ((size_t)(*le - *ls) >= MM_LINE_MAX && line_defect(*ls, *le, msg, sizeof msg)) {
+    fail_at(r, *lineno, CGM_EINPUT, "%s", msg);
+    return -1;
+  }
   return 1;
 }
 
-/* After the L declared entries (values) only blank lines and comments may
- * follow; the first other line is an error naming it (with its first token
- * when show_token). */
-static cgm_status expect_end(mmr *r, const char *what, int64_t L, int64_t size_line,
-                             bool show_token) {
-  for (;;) {
-    char *ls, *le;
-    int64_t ln;
-    int f = next_line(r, &ls, &le, &ln);
-    if (f < 0) return r->st;
-    if (f == 0) return CGM_OK;
-    int b = find_binary(ls, le);
-    if (b >= 0) return fail_binary(r, ln, b);
-    const char *q = ls;
-    while (q < le && mm_is_blank((unsigned char)*q)) q++;
-    if (q == le || *q == '%') continue;
-    char tb[96];
-    if (!show_token)
-      return fail_at(r, ln, CGM_EINPUT, "more %s than the %lld declared on line %lld", what,
-                     (long long)L, (long long)size_line);
-    return fail_at(r, ln, CGM_EINPUT, "more %s than the %lld declared on line %lld (found '%s')",
-                   what, (long long)L, (long long)size_line, tok_desc(tb, sizeof tb, q));
-  }
-}
-
-/* Next blank-separated token in [*pp, le); false when none is left. */
 static bool next_tok(const char **pp, const char *le, const char **ts, size_t *tl) {
   const char *p = *pp;
   while (p < le && mm_is_blank((unsigned char)*p)) p++;
@@ -390,13 +286,18 @@ static cgm_status read_header(mmr *r, mm_header *h, bool want_vector) {
   memset(h, 0, sizeof *h);
   char *ls = NULL, *le = NULL;
   int64_t ln = 1;
-  int f = mmr_fill(r);
+  if (r->src.gzip && !mm_source_have_gzip())
+    return fail_at(r, 1, CGM_EINPUT,
+                   "compressed file (gzip): this build cannot read gzip files (built without "
+                   "zlib); decompress it first");
+  int f = fill(r);
   if (f < 0) return r->st;
   if (f == 0) return fail_at(r, 1, CGM_EINPUT, "empty file: expected a %%%%MatrixMarket banner");
 
-  /* compressed files, recognised by their magic number */
-  const unsigned char *u = (const unsigned char *)r->buf;
-  size_t n = r->len;
+  /* compressed files, recognised by their magic number (a gzip file's text
+   * is checked again: gzip inside gzip) */
+  const unsigned char *u = (const unsigned char *)r->p;
+  size_t n = (size_t)(r->end - r->p);
   const char *comp = NULL;
   if (n >= 2 && u[0] == 0x1f && u[1] == 0x8b)
     comp = "gzip";
@@ -556,99 +457,139 @@ static cgm_status read_header(mmr *r, mm_header *h, bool want_vector) {
                    (long long)h->rows, (long long)h->cols);
   /* Never trust the count for an allocation: every entry needs a line of at
    * least "i j\n" (4 bytes), "i j v\n" (6) or, in an array, "v\n" (2). */
-  if (r->fsize >= 0) {
+  if (r->src.fsize >= 0) {
     int64_t minline = h->array ? 2 : h->field == CGM_MM_PATTERN ? 4 : 6;
-    int64_t fit = (r->fsize + 1) / minline;
+    int64_t fit = (r->src.fsize + 1) / minline;
     if (h->entries > fit)
       return fail_at(r, ln, CGM_EINPUT,
                      "the size line declares %lld entries, but a file of %lld bytes can hold at "
                      "most %lld (truncated file?)",
-                     (long long)h->entries, (long long)r->fsize, (long long)fit);
+                     (long long)h->entries, (long long)r->src.fsize, (long long)fit);
     /* a pipe is checked once its size is known, after the entries */
-    return check_rows(r, h, want_vector, r->fsize);
+    return check_rows(r, h, want_vector, r->src.fsize);
   }
   return CGM_OK;
 }
+/* ================================================== the body, in chunks === */
 
-static void coo_free(coo *c) {
-  free(c->ri);
-  free(c->ci);
-  free(c->v);
-  memset(c, 0, sizeof *c);
+enum { CH_PENDING, CH_DONE, CH_ERROR, CH_SKIPPED };
+
+typedef struct {
+  int64_t idx;
+  const char *s, *e; /* whole lines: e[-1] == '\n' */
+  int state;
+  int64_t nlines; /* lines parsed (up to the error) */
+  int64_t ndata;  /* entries (values) parsed (up to the error) */
+  /* the first error, its line counted from the chunk's first line (0) */
+  int64_t err_line;
+  bool err_data; /* on a data line (the entry number ndata); else a comment or blank line */
+  cgm_status err_code;
+  char *err_msg; /* NULL when there was no memory for it */
+  /* symmetric files: the first entry below (lo) and above (up) the
+   * diagonal, by line and entry number in the chunk; line -1: none */
+  int64_t lo_line, lo_idx, up_line, up_idx;
+  uint64_t lo_i, lo_j, up_i, up_j;
+  mm_bucket bk[]; /* one per block of rows */
+} mm_chunk;
+
+typedef struct {
+  bool array; /* one value per line, else coordinate entries */
+  bool values, integer, sym;
+  const char *field;
+  uint64_t M, N;
+  int nb, shift; /* row blocks of 2^shift rows */
+  int threads;
+  int64_t chunk_bytes; /* <= 0: from each piece's size */
+  mm_chunk **ch;
+  int64_t nch, cap;
+  _Atomic int64_t first_err; /* the lowest chunk with an error: later ones need not run */
+  bool src_failed;           /* the source failed after the last chunk */
+  bool nomem;                /* no memory for a chunk: stopped after the last one */
+} body;
+
+static bool stop_requested(body *X, const mm_chunk *ch) {
+  return atomic_load_explicit(&X->first_err, memory_order_relaxed) < ch->idx;
 }
 
-static bool coo_reserve(coo *c, int64_t cap, bool values) {
-  if (cap <= c->cap) return true;
-  if ((uint64_t)cap > SIZE_MAX / sizeof(double)) return false;
-  size_t n = (size_t)(cap > 0 ? cap : 1);
-  int32_t *ri = realloc(c->ri, n * sizeof *ri);
-  if (ri) c->ri = ri;
-  int32_t *ci = realloc(c->ci, n * sizeof *ci);
-  if (ci) c->ci = ci;
-  double *v = values ? realloc(c->v, n * sizeof *v) : NULL;
-  if (v) c->v = v;
-  if (!ri || !ci || (values && !v)) return false;
-  c->cap = cap;
-  return true;
+/* Records the chunk's first error, on its line `line` that starts at ls.
+ * A line too long or with binary bytes is reported as such (line_defect);
+ * code CGM_ERUNTIME (out of memory) is reported as given. */
+static void chunk_fail(body *X, mm_chunk *ch, int64_t line, const char *ls, bool data,
+                       cgm_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 7, 8)))
+#endif
+    ;
+
+static void chunk_fail(body *X, mm_chunk *ch, int64_t line, const char *ls, bool data,
+                       cgm_status code, const char *fmt, ...) {
+  char msg[CGM_ERRMSG_MAX];
+  const char *le = memchr(ls, '\n', (size_t)(ch->e - ls));
+  if (code != CGM_EINPUT || !line_defect(ls, le, msg, sizeof msg)) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+  } else {
+    code = CGM_EINPUT;
+  }
+  size_t n = strlen(msg) + 1;
+  ch->err_msg = malloc(n);
+  if (ch->err_msg) memcpy(ch->err_msg, msg, n);
+  ch->err_line = line;
+  ch->err_data = data;
+  ch->err_code = code;
+  ch->state = CH_ERROR;
+  int64_t cur = atomic_load(&X->first_err);
+  while (ch->idx < cur && !atomic_compare_exchange_weak(&X->first_err, &cur, ch->idx)) {
+  }
 }
 
-/* Reads the entry lines of a coordinate file into c (1-based indices made
- * 0-based, range-checked), then checks that only blank lines or comments
- * follow. *ndiag counts the diagonal entries. */
-static cgm_status read_coordinate(mmr *r, const mm_header *h, coo *c, int64_t *ndiag) {
-  const bool values = h->field != CGM_MM_PATTERN;
-  const bool integer = h->field == CGM_MM_INTEGER;
-  const bool sym = h->sym == CGM_MM_SYMMETRIC;
-  const uint64_t M = (uint64_t)h->rows, N = (uint64_t)h->cols;
-  const int64_t L = h->entries;
-  int64_t cap0 = r->fsize >= 0 ? L : (L < (1 << 16) ? L : (1 << 16));
-  if (!coo_reserve(c, cap0, values))
-    return fail_at(r, h->size_line, CGM_ERUNTIME, "out of memory for %lld entries",
-                   (long long)cap0);
+/* Entry lines "ROW COL [VALUE]" into the chunk's buckets; comments and blank
+ * lines skipped. Every check and message is that of a line-by-line reader;
+ * only what depends on other chunks (the entry count, both triangles) is
+ * left to merge(). */
+static void parse_coordinate(body *X, mm_chunk *ch) {
+  const bool values = X->values, integer = X->integer, sym = X->sym;
+  const bool late_mirror = X->nb == 1; /* the assembly adds the mirrors */
+  const uint64_t M = X->M, N = X->N;
+  const int shift = X->shift;
+  mm_bucket *const bk = ch->bk;
+  const char *p = ch->s, *const end = ch->e;
+  int64_t line = 0, k = 0;
   char tb[96];
-  int64_t nd = 0;
-  /* symmetric: the first off-diagonal entry of each triangle, to report a
-   * file that holds both */
-  int64_t lo_line = 0, up_line = 0;
-  uint64_t lo_i = 0, lo_j = 0, up_i = 0, up_j = 0;
-
-  char *p = r->p, *end = r->end;
-  int64_t line = r->line;
-  int64_t k = 0;
-  int32_t *ri = c->ri, *ci = c->ci;
-  double *vv = c->v;
-  while (k < L) {
-    if (p >= end) {
-      r->p = p;
-      r->line = line;
-      int f = mmr_fill(r);
-      if (f < 0) return r->st;
-      if (f == 0)
-        return fail_at(r, line, CGM_EINPUT,
-                       "unexpected end of file after %lld of the %lld entries declared on line "
-                       "%lld (truncated file?)",
-                       (long long)k, (long long)L, (long long)h->size_line);
-      p = r->p;
-      end = r->end;
+#define FAIL(data, code, ...)                                                                      \
+  do {                                                                                             \
+    ch->nlines = line;                                                                             \
+    ch->ndata = k;                                                                                 \
+    chunk_fail(X, ch, line, ls, data, code, __VA_ARGS__);                                          \
+    return;                                                                                        \
+  } while (0)
+  while (p < end) {
+    if ((line & 8191) == 0 && line && stop_requested(X, ch)) {
+      ch->state = CH_SKIPPED;
+      return;
     }
-    char *ls = p;
+    const char *ls = p;
     while (*p == ' ' || *p == '\t') p++;
     if (!mm_is_digit((unsigned char)*p)) {
       if (*p == '\n' || *p == '%' || mm_is_blank((unsigned char)*p)) {
-        char *le = memchr(p, '\n', (size_t)(end - p));
-        int b = find_binary(p, le);
-        if (b >= 0) return fail_binary(r, line, b);
+        const char *le = memchr(p, '\n', (size_t)(end - p));
         const char *q = p;
         while (q < le && mm_is_blank((unsigned char)*q)) q++;
-        if (q < le && *q != '%')
-          return fail_line(r, line, ls, "bad row index '%s' (expected an integer in 1..%llu)",
-                           tok_desc(tb, sizeof tb, q), (unsigned long long)M);
+        bool data = q < le && *q != '%';
+        /* chunk_fail words it: too long, or the binary byte */
+        if ((size_t)(le - ls) >= MM_LINE_MAX || find_binary(p, le) >= 0)
+          FAIL(data, CGM_EINPUT, "%s", "binary data");
+        if (data)
+          FAIL(true, CGM_EINPUT, "bad row index '%s' (expected an integer in 1..%llu)",
+               tok_desc(tb, sizeof tb, q), (unsigned long long)M);
         p = le + 1;
         line++;
         continue;
       }
-      return fail_line(r, line, ls, "bad row index '%s' (expected an integer in 1..%llu)",
-                       tok_desc(tb, sizeof tb, p), (unsigned long long)M);
+      FAIL(true, CGM_EINPUT, "bad row index '%s' (expected an integer in 1..%llu)",
+           tok_desc(tb, sizeof tb, p), (unsigned long long)M);
     }
     /* row index */
     const char *ts = p;
@@ -657,10 +598,10 @@ static cgm_status read_coordinate(mmr *r, const mm_header *h, coo *c, int64_t *n
     if (p - ts > 19) i = UINT64_MAX;
     if (*p != ' ' && *p != '\t') {
       if (*p == '\n' || mm_is_blank((unsigned char)*p))
-        return fail_line(r, line, ls, "missing column index (expected '%s')",
-                         values ? "ROW COL VALUE" : "ROW COL");
-      return fail_line(r, line, ls, "bad row index '%s' (expected an integer in 1..%llu)",
-                       tok_desc(tb, sizeof tb, ts), (unsigned long long)M);
+        FAIL(true, CGM_EINPUT, "missing column index (expected '%s')",
+             values ? "ROW COL VALUE" : "ROW COL");
+      FAIL(true, CGM_EINPUT, "bad row index '%s' (expected an integer in 1..%llu)",
+           tok_desc(tb, sizeof tb, ts), (unsigned long long)M);
     }
     while (*p == ' ' || *p == '\t') p++;
     /* column index */
@@ -670,267 +611,489 @@ static cgm_status read_coordinate(mmr *r, const mm_header *h, coo *c, int64_t *n
     if (p - ts > 19) j = UINT64_MAX;
     if (p == ts || !mm_is_tok_end((unsigned char)*p) || *p == '\0') {
       if (*p == '\n' || mm_is_blank((unsigned char)*p))
-        return fail_line(r, line, ls, "missing column index (expected '%s')",
-                         values ? "ROW COL VALUE" : "ROW COL");
-      return fail_line(r, line, ls, "bad column index '%s' (expected an integer in 1..%llu)",
-                       tok_desc(tb, sizeof tb, ts), (unsigned long long)N);
+        FAIL(true, CGM_EINPUT, "missing column index (expected '%s')",
+             values ? "ROW COL VALUE" : "ROW COL");
+      FAIL(true, CGM_EINPUT, "bad column index '%s' (expected an integer in 1..%llu)",
+           tok_desc(tb, sizeof tb, ts), (unsigned long long)N);
     }
     if (i - 1 >= M)
-      return fail_line(r, line, ls, "row index %s out of range 1..%llu",
-                       tok_desc(tb, sizeof tb, ls + strspn(ls, " \t")), (unsigned long long)M);
+      FAIL(true, CGM_EINPUT, "row index %s out of range 1..%llu",
+           tok_desc(tb, sizeof tb, ls + strspn(ls, " \t")), (unsigned long long)M);
     if (j - 1 >= N)
-      return fail_line(r, line, ls, "column index %s out of range 1..%llu",
-                       tok_desc(tb, sizeof tb, ts), (unsigned long long)N);
+      FAIL(true, CGM_EINPUT, "column index %s out of range 1..%llu", tok_desc(tb, sizeof tb, ts),
+           (unsigned long long)N);
     /* value */
     double v = 1.0;
     if (values) {
       while (*p == ' ' || *p == '\t') p++;
       if (*p == '\n' || mm_is_blank((unsigned char)*p))
-        return fail_line(r, line, ls, "missing value (expected 'ROW COL VALUE' in a %s matrix)",
-                         field_name(h));
+        FAIL(true, CGM_EINPUT, "missing value (expected 'ROW COL VALUE' in a %s matrix)", X->field);
       const char *vs = p, *ve;
       bool frac = false;
-      cgm_num_result nr = mm_parse_number(vs, &ve, &v, &frac);
+      cgm_num_result nr = mm_parse_number(vs, end, &ve, &v, &frac);
       if (nr == CGM_NUM_OK && !mm_is_tok_end((unsigned char)*ve)) nr = CGM_NUM_BAD;
       if (nr == CGM_NUM_OK && *ve == '\0') nr = CGM_NUM_BAD;
       if (nr != CGM_NUM_OK) {
-        if (nr == CGM_NUM_NOMEM)
-          return fail_at(r, line, CGM_ERUNTIME, "out of memory parsing a value");
+        if (nr == CGM_NUM_NOMEM) FAIL(true, CGM_ERUNTIME, "out of memory parsing a value");
         if (nr == CGM_NUM_NONFINITE)
-          return fail_line(r, line, ls, "NaN/Inf value '%s' (%s)", tok_desc(tb, sizeof tb, vs),
-                           nonfinite_why(vs));
-        return fail_line(r, line, ls, "bad value '%s': not a number", tok_desc(tb, sizeof tb, vs));
+          FAIL(true, CGM_EINPUT, "NaN/Inf value '%s' (%s)", tok_desc(tb, sizeof tb, vs),
+               nonfinite_why(vs));
+        FAIL(true, CGM_EINPUT, "bad value '%s': not a number", tok_desc(tb, sizeof tb, vs));
       }
       if (integer && frac)
-        return fail_line(r, line, ls, "non-integer value '%s' in an integer matrix",
-                         tok_desc(tb, sizeof tb, vs));
-      p = (char *)ve;
+        FAIL(true, CGM_EINPUT, "non-integer value '%s' in an integer matrix",
+             tok_desc(tb, sizeof tb, vs));
+      p = ve;
     }
     while (mm_is_blank((unsigned char)*p)) p++;
     if (*p != '\n') {
       if (!values)
-        return fail_line(r, line, ls, "value '%s' present in a pattern matrix (expected 'ROW COL')",
-                         tok_desc(tb, sizeof tb, p));
-      return fail_line(r, line, ls, "extra token '%s' after the entry (expected 'ROW COL VALUE')",
-                       tok_desc(tb, sizeof tb, p));
+        FAIL(true, CGM_EINPUT, "value '%s' present in a pattern matrix (expected 'ROW COL')",
+             tok_desc(tb, sizeof tb, p));
+      FAIL(true, CGM_EINPUT, "extra token '%s' after the entry (expected 'ROW COL VALUE')",
+           tok_desc(tb, sizeof tb, p));
     }
+    if ((size_t)(p - ls) >= MM_LINE_MAX) FAIL(true, CGM_EINPUT, "%s", "line too long");
     p++;
-    if (i == j) {
-      nd++;
-    } else if (sym) {
+    if (sym && i != j) {
       if (i > j) {
-        if (!lo_line) lo_line = line, lo_i = i, lo_j = j;
-        if (up_line)
-          return fail_at(r, line, CGM_EINPUT,
-                         "symmetric file has entries in both triangles: (%llu,%llu) is below the "
-                         "diagonal, but line %lld has (%llu,%llu) above it; a symmetric file "
-                         "stores one triangle only (both would be counted twice)",
-                         (unsigned long long)i, (unsigned long long)j, (long long)up_line,
-                         (unsigned long long)up_i, (unsigned long long)up_j);
+        if (ch->lo_line < 0) ch->lo_line = line, ch->lo_idx = k, ch->lo_i = i, ch->lo_j = j;
       } else {
-        if (!up_line) up_line = line, up_i = i, up_j = j;
-        if (lo_line)
-          return fail_at(r, line, CGM_EINPUT,
-                         "symmetric file has entries in both triangles: (%llu,%llu) is above the "
-                         "diagonal, but line %lld has (%llu,%llu) below it; a symmetric file "
-                         "stores one triangle only (both would be counted twice)",
-                         (unsigned long long)i, (unsigned long long)j, (long long)lo_line,
-                         (unsigned long long)lo_i, (unsigned long long)lo_j);
+        if (ch->up_line < 0) ch->up_line = line, ch->up_idx = k, ch->up_i = i, ch->up_j = j;
       }
     }
-    line++;
-    if (k == c->cap) { /* size unknown (a pipe): grow */
-      int64_t ncap = c->cap < L / 2 ? 2 * c->cap : L;
-      if (ncap < 16) ncap = 16 < L ? 16 : L;
-      if (!coo_reserve(c, ncap, values))
-        return fail_at(r, line - 1, CGM_ERUNTIME, "out of memory for %lld entries",
-                       (long long)ncap);
-      ri = c->ri;
-      ci = c->ci;
-      vv = c->v;
+    const int32_t r0 = (int32_t)(i - 1), c0 = (int32_t)(j - 1);
+    if (!mm_bucket_push(&bk[r0 >> shift], r0, c0, v))
+      FAIL(true, CGM_ERUNTIME, "out of memory after %lld entries", (long long)k);
+    if (sym && i != j) {
+      if (late_mirror)
+        bk[0].nmirror++;
+      else if (!mm_bucket_push(&bk[c0 >> shift], c0, r0, v))
+        FAIL(true, CGM_ERUNTIME, "out of memory after %lld entries", (long long)k);
     }
-    ri[k] = (int32_t)(i - 1);
-    ci[k] = (int32_t)(j - 1);
-    if (values) vv[k] = v;
+    line++;
     k++;
   }
-  c->n = k;
-  *ndiag = nd;
-  r->p = p;
-  r->line = line;
-
-  /* only blank lines and comments may follow */
-  return expect_end(r, "entries", L, h->size_line, true);
+  ch->nlines = line;
+  ch->ndata = k;
+  ch->state = CH_DONE;
 }
 
-cgm_status cgm_mm_read_csr(const char *path, cgm_csr *A, cgm_mm_info *info, cgm_error *err) {
+/* Array values, one per line. */
+static void parse_array(body *X, mm_chunk *ch) {
+  const char *p = ch->s, *const end = ch->e;
+  int64_t line = 0, k = 0;
+  char tb[96];
+  while (p < end) {
+    if ((line & 8191) == 0 && line && stop_requested(X, ch)) {
+      ch->state = CH_SKIPPED;
+      return;
+    }
+    const char *ls = p, *le = memchr(p, '\n', (size_t)(end - p));
+    const char *q = ls;
+    while (q < le && mm_is_blank((unsigned char)*q)) q++;
+    bool data = q < le && *q != '%';
+    if ((size_t)(le - ls) >= MM_LINE_MAX) FAIL(data, CGM_EINPUT, "%s", "line too long");
+    if (!data) {
+      if (find_binary(ls, le) >= 0) FAIL(false, CGM_EINPUT, "%s", "binary data");
+      p = le + 1;
+      line++;
+      continue;
+    }
+    const char *ve;
+    bool frac = false;
+    double x = 0.0;
+    cgm_num_result nr = mm_parse_number(q, end, &ve, &x, &frac);
+    if (nr == CGM_NUM_OK && (!mm_is_tok_end((unsigned char)*ve) || *ve == '\0')) nr = CGM_NUM_BAD;
+    if (nr == CGM_NUM_NOMEM) FAIL(true, CGM_ERUNTIME, "out of memory parsing a value");
+    if (nr == CGM_NUM_NONFINITE)
+      FAIL(true, CGM_EINPUT, "NaN/Inf value '%s' (%s)", tok_desc(tb, sizeof tb, q),
+           nonfinite_why(q));
+    if (nr != CGM_NUM_OK)
+      FAIL(true, CGM_EINPUT, "bad value '%s': not a number", tok_desc(tb, sizeof tb, q));
+    if (X->integer && frac)
+      FAIL(true, CGM_EINPUT, "non-integer value '%s' in an integer matrix",
+           tok_desc(tb, sizeof tb, q));
+    while (mm_is_blank((unsigned char)*ve)) ve++;
+    if (*ve != '\n')
+      FAIL(true, CGM_EINPUT, "extra token '%s' (an array file has one value per line)",
+           tok_desc(tb, sizeof tb, ve));
+    if (!mm_bucket_push(&ch->bk[0], 0, 0, x))
+      FAIL(true, CGM_ERUNTIME, "out of memory after %lld values", (long long)k);
+    p = le + 1;
+    line++;
+    k++;
+  }
+#undef FAIL
+  ch->nlines = line;
+  ch->ndata = k;
+  ch->state = CH_DONE;
+}
+
+static void parse_chunk(body *X, mm_chunk *ch) {
+  if (stop_requested(X, ch)) {
+    ch->state = CH_SKIPPED;
+    return;
+  }
+  if (X->array)
+    parse_array(X, ch);
+  else
+    parse_coordinate(X, ch);
+}
+
+static void chunk_free(mm_chunk *ch, int nb) {
+  if (!ch) return;
+  for (int b = 0; b < nb; b++) mm_bucket_free(&ch->bk[b]);
+  free(ch->err_msg);
+  free(ch);
+}
+
+static void body_free(body *X) {
+  for (int64_t c = 0; c < X->nch; c++) chunk_free(X->ch[c], X->nb);
+  free(X->ch);
+  X->ch = NULL;
+  X->nch = X->cap = 0;
+}
+
+/* Cuts the whole lines [s, e) into chunks of about chunk_bytes (at least one
+ * line each) and appends them; *first is the index of the first new one.
+ * False when out of memory (the chunks made so far stay). */
+static bool add_chunks(body *X, const char *s, const char *e, int64_t *first) {
+  *first = X->nch;
+  int64_t len = e - s, cb = X->chunk_bytes;
+  if (cb <= 0) /* a few chunks per thread, for balance; one when alone */
+    cb = X->threads <= 1 ? len : len / (4 * (int64_t)X->threads);
+  if (cb < len / MM_MAX_CHUNKS_PER_PIECE + 1) cb = len / MM_MAX_CHUNKS_PER_PIECE + 1;
+  if (X->chunk_bytes <= 0 && X->threads > 1 && cb < ((int64_t)256 << 10)) cb = (int64_t)256 << 10;
+  while (s < e) {
+    const char *t = e - s > cb ? s + cb : e;
+    const char *ce = (const char *)memchr(t - 1, '\n', (size_t)(e - (t - 1))) + 1;
+    if (X->nch == X->cap) {
+      int64_t ncap = X->cap ? 2 * X->cap : 64;
+      mm_chunk **nc = realloc(X->ch, (size_t)ncap * sizeof *nc);
+      if (!nc) return false;
+      X->ch = nc;
+      X->cap = ncap;
+    }
+    mm_chunk *ch = calloc(1, sizeof *ch + (size_t)X->nb * sizeof(mm_bucket));
+    if (!ch) return false;
+    ch->idx = X->nch;
+    ch->s = s;
+    ch->e = ce;
+    ch->lo_line = ch->up_line = -1;
+    X->ch[X->nch++] = ch;
+    s = ce;
+  }
+  return true;
+}
+
+/* Parses the body: the rest of the header's piece, then every piece the
+ * source gives, until the end or until a chunk fails (nothing after it can
+ * matter). With one thread the chunks run in turn; with more, as OpenMP
+ * tasks while this thread fetches the next piece. */
+static void parse_body(mmr *r, body *X) {
+  char *s = r->p, *e = r->end;
+  r->p = r->end;
+  if (X->threads <= 1) {
+    for (;;) {
+      int64_t first = X->nch;
+      if (s < e && !add_chunks(X, s, e, &first)) X->nomem = true;
+      for (int64_t c = first; c < X->nch; c++) {
+        parse_chunk(X, X->ch[c]);
+        if (X->ch[c]->state == CH_ERROR) return;
+      }
+      if (X->nomem) return;
+      size_t n;
+      int f = mm_source_next(&r->src, &s, &n);
+      if (f <= 0) {
+        X->src_failed = f < 0;
+        return;
+      }
+      e = s + n;
+    }
+  }
+#pragma omp parallel num_threads(X->threads)
+#pragma omp single
+  {
+    for (;;) {
+      int64_t first = X->nch;
+      if (s < e && !add_chunks(X, s, e, &first)) X->nomem = true;
+      for (int64_t c = first; c < X->nch; c++) {
+        mm_chunk *ch = X->ch[c];
+#pragma omp task firstprivate(ch) default(shared)
+        parse_chunk(X, ch);
+      }
+      if (X->nomem || atomic_load(&X->first_err) < INT64_MAX) break;
+      size_t n;
+      int f = mm_source_next(&r->src, &s, &n);
+      if (f <= 0) {
+        X->src_failed = f < 0;
+        break;
+      }
+      e = s + n;
+    }
+  } /* the barrier: every task has run */
+}
+
+/* The line of the chunk's data line number t (from 0), and its message when
+ * it is one entry too many: a line-by-line reader reads it after the L
+ * entries declared, expecting only comments. */
+static int64_t locate_extra(const body *X, const mm_chunk *ch, int64_t t, int64_t L,
+                            int64_t size_line, char *msg, size_t mn) {
+  const char *p = ch->s, *ls, *le, *q;
+  int64_t line = 0, d = 0;
+  for (;; p = le + 1, line++) {
+    ls = p;
+    le = memchr(p, '\n', (size_t)(ch->e - p));
+    q = ls;
+    while (q < le && mm_is_blank((unsigned char)*q)) q++;
+    if (q < le && *q != '%' && d++ == t) break;
+  }
+  if (line_defect(ls, le, msg, mn)) return line;
+  char tb[96];
+  if (X->array)
+    snprintf(msg, mn, "more values than the %lld declared on line %lld", (long long)L,
+             (long long)size_line);
+  else
+    snprintf(msg, mn, "more entries than the %lld declared on line %lld (found '%s')", (long long)L,
+             (long long)size_line, tok_desc(tb, sizeof tb, q));
+  return line;
+}
+
+/* The verdict on the parsed chunks, in file order: the first error a
+ * line-by-line reader would meet, or CGM_OK with exactly L entries. */
+static cgm_status merge(mmr *r, const mm_header *h, body *X, int64_t first_line) {
+  const int64_t L = h->entries;
+  int64_t D = 0, G = first_line; /* entries before the chunk, the line it starts at */
+  bool have = false;
+  int64_t vline = 0;
+  cgm_status vcode = CGM_OK;
+  char vmsg[CGM_ERRMSG_MAX];
+  /* the first entry below and above the diagonal (symmetric files) */
+  int64_t lo_line = -1, up_line = -1;
+  uint64_t lo_i = 0, lo_j = 0, up_i = 0, up_j = 0;
+  for (int64_t c = 0; c < X->nch && !have; c++) {
+    const mm_chunk *ch = X->ch[c];
+    if (ch->state != CH_DONE && ch->state != CH_ERROR) { /* only after an error: never here */
+      vline = G, vcode = CGM_ERUNTIME, have = true;
+      snprintf(vmsg, sizeof vmsg, "internal error: chunk %lld was not parsed", (long long)c);
+      break;
+    }
+    if (lo_line < 0 && ch->lo_line >= 0 && D + ch->lo_idx < L)
+      lo_line = G + ch->lo_line, lo_i = ch->lo_i, lo_j = ch->lo_j;
+    if (up_line < 0 && ch->up_line >= 0 && D + ch->up_idx < L)
+      up_line = G + ch->up_line, up_i = ch->up_i, up_j = ch->up_j;
+    bool extra = ch->state == CH_ERROR && ch->err_data ? D + ch->ndata >= L : D + ch->ndata > L;
+    if (extra) {
+      vline = G + locate_extra(X, ch, L - D, L, h->size_line, vmsg, sizeof vmsg);
+      vcode = CGM_EINPUT;
+      have = true;
+    } else if (ch->state == CH_ERROR) {
+      vline = G + ch->err_line;
+      vcode = ch->err_code;
+      snprintf(vmsg, sizeof vmsg, "%s", ch->err_msg ? ch->err_msg : "out of memory");
+      have = true;
+    } else {
+      D += ch->ndata;
+      G += ch->nlines;
+    }
+  }
+  if (!have && X->nomem) {
+    vline = G, vcode = CGM_ERUNTIME, have = true;
+    snprintf(vmsg, sizeof vmsg, "out of memory for the parser's chunks");
+  } else if (!have && X->src_failed) {
+    vline = G, vcode = r->src.fail_code, have = true;
+    snprintf(vmsg, sizeof vmsg, "%s", r->src.fail_msg);
+  } else if (!have && D < L) {
+    vline = G, vcode = CGM_EINPUT, have = true;
+    snprintf(vmsg, sizeof vmsg,
+             "unexpected end of file after %lld of the %lld %s declared on line %lld (truncated "
+             "file?)",
+             (long long)D, (long long)L, X->array ? "values" : "entries", (long long)h->size_line);
+  }
+  /* A symmetric file with entries on both sides: a line-by-line reader
+   * stops at the first entry that shows the mix. */
+  if (lo_line >= 0 && up_line >= 0) {
+    int64_t t = lo_line > up_line ? lo_line : up_line;
+    if (!have || t < vline) {
+      vline = t, vcode = CGM_EINPUT, have = true;
+      if (t == lo_line)
+        snprintf(vmsg, sizeof vmsg,
+                 "symmetric file has entries in both triangles: (%llu,%llu) is below the "
+                 "diagonal, but line %lld has (%llu,%llu) above it; a symmetric file stores one "
+                 "triangle only (both would be counted twice)",
+                 (unsigned long long)lo_i, (unsigned long long)lo_j, (long long)up_line,
+                 (unsigned long long)up_i, (unsigned long long)up_j);
+      else
+        snprintf(vmsg, sizeof vmsg,
+                 "symmetric file has entries in both triangles: (%llu,%llu) is above the "
+                 "diagonal, but line %lld has (%llu,%llu) below it; a symmetric file stores one "
+                 "triangle only (both would be counted twice)",
+                 (unsigned long long)up_i, (unsigned long long)up_j, (long long)lo_line,
+                 (unsigned long long)lo_i, (unsigned long long)lo_j);
+    }
+  }
+  if (have) return fail_at(r, vline, vcode, "%s", vmsg);
+  return CGM_OK;
+}
+
+/* Sets up X for the body of h and parses it. */
+static cgm_status read_body(mmr *r, const mm_header *h, const cgm_mm_read_opts *o, body *X) {
+  memset(X, 0, sizeof *X);
+  atomic_init(&X->first_err, INT64_MAX);
+  X->array = h->array;
+  X->values = h->field != CGM_MM_PATTERN;
+  X->integer = h->field == CGM_MM_INTEGER;
+  X->sym = h->sym == CGM_MM_SYMMETRIC;
+  X->field = field_name(h);
+  X->M = (uint64_t)h->rows;
+  X->N = (uint64_t)h->cols;
+  X->threads = o->threads;
+  X->chunk_bytes = o->chunk_bytes;
+  /* row blocks: a few per thread for the assembly's balance; an array's
+   * values all go to one */
+  int64_t want = h->array || X->threads <= 1 ? 1 : 4 * (int64_t)X->threads;
+  while ((((h->rows - 1) >> X->shift) + 1) > want) X->shift++;
+  X->nb = (int)(((h->rows - 1) >> X->shift) + 1);
+  int64_t first_line = r->line;
+  parse_body(r, X);
+  return merge(r, h, X, first_line);
+}
+
+/* The chunks' buckets in file order, for the assembly. */
+static mm_bucket **body_buckets(const body *X) {
+  mm_bucket **bk = malloc((size_t)(X->nch > 0 ? X->nch : 1) * sizeof *bk);
+  if (bk)
+    for (int64_t c = 0; c < X->nch; c++) bk[c] = X->ch[c]->bk;
+  return bk;
+}
+
+/* ============================================================ the API === */
+
+cgm_mm_read_opts cgm_mm_read_opts_default(void) {
+  cgm_mm_read_opts o = {0, 0, 0};
+  return o;
+}
+
+bool cgm_mm_have_gzip(void) {
+  return mm_source_have_gzip();
+}
+
+static cgm_mm_read_opts resolve_opts(const cgm_mm_read_opts *opts) {
+  cgm_mm_read_opts o = opts ? *opts : cgm_mm_read_opts_default();
+  if (o.threads <= 0) {
+#ifdef _OPENMP
+    o.threads = omp_get_max_threads();
+#else
+    o.threads = 1;
+#endif
+  }
+  if (o.threads < 1) o.threads = 1;
+  if (o.threads > 1024) o.threads = 1024; /* more is a mistake, not a machine */
+  return o;
+}
+
+static cgm_status mmr_open(mmr *r, const char *path, const cgm_mm_read_opts *o, cgm_error *err) {
+  memset(r, 0, sizeof *r);
+  r->path = path ? path : "(null)";
+  r->err = err;
+  r->line = 1;
+  size_t piece = o->stream_bytes > 0 ? (size_t)o->stream_bytes : 0;
+  return mm_source_open(&r->src, path, piece, err);
+}
+
+cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, cgm_csr *A,
+                                cgm_mm_info *info, cgm_error *err) {
   if (A) memset(A, 0, sizeof *A);
   if (info) memset(info, 0, sizeof *info);
   if (!A) return cgm_fail(err, CGM_EINPUT, "cgm_mm_read_csr: no output matrix");
+  cgm_mm_read_opts o = resolve_opts(opts);
   mmr r;
-  cgm_status st = mmr_open(&r, path, err);
+  cgm_status st = mmr_open(&r, path, &o, err);
   if (st) return st;
   mm_header h;
-  coo c = {0};
-  int64_t ndiag = 0, ndup = 0;
+  body X = {0};
   st = read_header(&r, &h, false);
   if (!st && info) {
     info->field = h.field;
     info->symmetry = h.sym;
     info->entries_in_file = h.entries;
   }
-  if (!st) st = read_coordinate(&r, &h, &c, &ndiag);
-  if (!st && r.fsize < 0) st = check_rows(&r, &h, false, r.nread);
-  if (!st && h.sym == CGM_MM_SYMMETRIC) {
-    /* expand: the mirror of every off-diagonal entry */
-    int64_t off = c.n - ndiag, n = c.n;
-    if (!coo_reserve(&c, n + off, h.field != CGM_MM_PATTERN)) {
-      st = cgm_fail(err, CGM_ERUNTIME, "%s: out of memory expanding %lld symmetric entries", path,
-                    (long long)n);
-    } else {
-      int64_t o = n;
-      for (int64_t k = 0; k < n; k++) {
-        if (c.ri[k] == c.ci[k]) continue;
-        c.ri[o] = c.ci[k];
-        c.ci[o] = c.ri[k];
-        if (c.v) c.v[o] = c.v[k];
-        o++;
-      }
-      c.n = o;
-    }
-  }
+  if (!st) st = read_body(&r, &h, &o, &X);
+  if (!st && r.src.fsize < 0) st = check_rows(&r, &h, false, r.src.text_bytes);
+  mm_source_release_text(&r.src); /* before the CSR is allocated */
+  mm_csr_stats cs = {0};
   if (!st) {
-    st = cgm_csr_from_coo((int32_t)h.rows, (int32_t)h.cols, c.n, c.ri, c.ci, c.v, A, &ndup, err);
-    if (st) cgm_error_prefix(err, "%s: ", path);
+    mm_bucket **bk = body_buckets(&X);
+    mm_entries E = {bk, X.nch, X.nb, X.shift, X.sym && X.nb == 1};
+    st = bk ? mm_assemble_csr(&E, (int32_t)h.rows, (int32_t)h.cols, o.threads, A, &cs)
+            : CGM_ERUNTIME;
+    free(bk);
+    if (st)
+      cgm_fail(err, st, "%s: out of memory for a %lld x %lld matrix with its entries", r.path,
+               (long long)h.rows, (long long)h.cols);
   }
+  body_free(&X);
   /* Finite values can sum to +-Inf ("1 1 1e308" twice): refused like an Inf
    * in the file (fuzz_mm's finiteness check; docs/reliability.md). */
-  if (!st && ndup > 0)
-    for (int32_t i = 0; i < A->nrows && !st; i++)
-      for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-        if (!isfinite(A->val[k])) {
-          st = cgm_fail(err, CGM_EINPUT,
-                        "%s: duplicate entries of (%d,%d) sum to %s, beyond the double range: "
-                        "only finite values are accepted",
-                        path, i + 1, A->colidx[k] + 1, A->val[k] > 0 ? "+Inf" : "-Inf");
-          break;
-        }
-  coo_free(&c);
+  if (!st && cs.nonfinite)
+    st = cgm_fail(err, CGM_EINPUT,
+                  "%s: duplicate entries of (%d,%d) sum to %s, beyond the double range: only "
+                  "finite values are accepted",
+                  r.path, cs.bad_i + 1, cs.bad_j + 1, cs.bad_neg ? "-Inf" : "+Inf");
   if (!st && info) {
-    if (h.sym == CGM_MM_SYMMETRIC) {
-      /* report duplicates as lines of the file, not as expanded entries:
-       * distinct diagonal d, distinct off-diagonal pairs o = (nnz - d) / 2 */
-      int64_t d = 0;
-      for (int32_t i = 0; i < A->nrows; i++)
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-          if (A->colidx[k] == i) {
-            d++;
-            break;
-          }
-      ndup = h.entries - d - (A->nnz - d) / 2;
-    }
-    info->duplicates_summed = ndup;
+    /* a symmetric file's duplicates as lines of the file, not as expanded
+     * entries: distinct diagonal d, distinct off-diagonal pairs (nnz - d) / 2 */
+    info->duplicates_summed = h.sym == CGM_MM_SYMMETRIC
+                                  ? h.entries - cs.diag_rows - (A->nnz - cs.diag_rows) / 2
+                                  : cs.dups;
   }
-  if (info) info->file_bytes = r.nread;
-  mmr_close(&r);
+  if (info) info->file_bytes = r.src.nread;
+  mm_source_close(&r.src);
   if (st) cgm_csr_free(A);
   return st;
 }
 
-/* Array values, one per line, column-major (one column here), into *vp
- * (malloc'ed here: h->entries values for a regular file, whose size bounds
- * them; grown as values arrive from a pipe). */
-static cgm_status read_array(mmr *r, const mm_header *h, double **vp) {
-  char tb[96];
-  const int64_t L = h->entries;
-  int64_t cap = r->fsize >= 0 || L < (1 << 16) ? L : (1 << 16);
-  double *v = malloc((size_t)cap * sizeof *v);
-  if (!v)
-    return fail_at(r, h->size_line, CGM_ERUNTIME, "out of memory for %lld values", (long long)cap);
-  *vp = v;
-  int64_t k = 0;
-  while (k < L) {
-    char *ls, *le;
-    int64_t ln;
-    int f = next_line(r, &ls, &le, &ln);
-    if (f < 0) return r->st;
-    if (f == 0)
-      return fail_at(r, r->line, CGM_EINPUT,
-                     "unexpected end of file after %lld of the %lld values declared on "
-                     "line %lld (truncated file?)",
-                     (long long)k, (long long)L, (long long)h->size_line);
-    const char *p = ls;
-    while (p < le && mm_is_blank((unsigned char)*p)) p++;
-    if (p == le || *p == '%') {
-      int b = find_binary(ls, le);
-      if (b >= 0) return fail_binary(r, ln, b);
-      continue;
-    }
-    const char *ve;
-    bool frac = false;
-    double x = 0.0;
-    cgm_num_result nr = mm_parse_number(p, &ve, &x, &frac);
-    if (nr == CGM_NUM_OK && (!mm_is_tok_end((unsigned char)*ve) || *ve == '\0')) nr = CGM_NUM_BAD;
-    if (nr == CGM_NUM_NOMEM) return fail_at(r, ln, CGM_ERUNTIME, "out of memory parsing a value");
-    if (nr == CGM_NUM_NONFINITE)
-      return fail_line(r, ln, ls, "NaN/Inf value '%s' (%s)", tok_desc(tb, sizeof tb, p),
-                       nonfinite_why(p));
-    if (nr != CGM_NUM_OK)
-      return fail_line(r, ln, ls, "bad value '%s': not a number", tok_desc(tb, sizeof tb, p));
-    if (h->field == CGM_MM_INTEGER && frac)
-      return fail_line(r, ln, ls, "non-integer value '%s' in an integer matrix",
-                       tok_desc(tb, sizeof tb, p));
-    while (mm_is_blank((unsigned char)*ve)) ve++;
-    if (*ve != '\n')
-      return fail_line(r, ln, ls, "extra token '%s' (an array file has one value per line)",
-                       tok_desc(tb, sizeof tb, ve));
-    if (k == cap) { /* size unknown (a pipe): grow */
-      int64_t ncap = cap < L / 2 ? 2 * cap : L;
-      double *nv = realloc(v, (size_t)ncap * sizeof *v);
-      if (!nv)
-        return fail_at(r, ln, CGM_ERUNTIME, "out of memory for %lld values", (long long)ncap);
-      *vp = v = nv;
-      cap = ncap;
-    }
-    v[k++] = x;
-  }
-  return expect_end(r, "values", L, h->size_line, false);
+cgm_status cgm_mm_read_csr(const char *path, cgm_csr *A, cgm_mm_info *info, cgm_error *err) {
+  return cgm_mm_read_csr_opts(path, NULL, A, info, err);
 }
 
-cgm_status cgm_mm_read_vector(const char *path, double **v, int32_t *n, cgm_error *err) {
+cgm_status cgm_mm_read_vector_opts(const char *path, const cgm_mm_read_opts *opts, double **v,
+                                   int32_t *n, cgm_error *err) {
   if (v) *v = NULL;
   if (n) *n = 0;
   if (!v || !n) return cgm_fail(err, CGM_EINPUT, "cgm_mm_read_vector: no output vector");
+  cgm_mm_read_opts o = resolve_opts(opts);
   mmr r;
-  cgm_status st = mmr_open(&r, path, err);
+  cgm_status st = mmr_open(&r, path, &o, err);
   if (st) return st;
   mm_header h;
+  body X = {0};
   double *x = NULL;
   st = read_header(&r, &h, true);
-  if (!st && h.array) {
-    st = read_array(&r, &h, &x);
-  } else if (!st) {
-    coo c = {0};
-    int64_t nd = 0;
-    st = read_coordinate(&r, &h, &c, &nd);
-    if (!st && r.fsize < 0) st = check_rows(&r, &h, true, r.nread);
-    if (!st) {
-      x = calloc((size_t)h.rows, sizeof *x);
-      if (!x)
-        st = cgm_fail(err, CGM_ERUNTIME, "%s: out of memory for a vector of %lld values", path,
-                      (long long)h.rows);
-    }
-    if (!st)
-      for (int64_t k = 0; k < c.n; k++) x[c.ri[k]] += c.v ? c.v[k] : 1.0;
-    for (int64_t i = 0; !st && i < h.rows; i++)
-      if (!isfinite(x[i]))
-        st = cgm_fail(err, CGM_EINPUT,
-                      "%s: duplicate entries of row %lld sum to %s, beyond the double range: only "
-                      "finite values are accepted",
-                      path, (long long)i + 1, x[i] > 0 ? "+Inf" : "-Inf");
-    coo_free(&c);
+  if (!st) st = read_body(&r, &h, &o, &X);
+  /* an array from a pipe grows as its values arrive: no bound to check */
+  if (!st && !h.array && r.src.fsize < 0) st = check_rows(&r, &h, true, r.src.text_bytes);
+  mm_source_release_text(&r.src);
+  if (!st) {
+    x = h.array ? malloc((size_t)h.rows * sizeof *x) : calloc((size_t)h.rows, sizeof *x);
+    mm_bucket **bk = x ? body_buckets(&X) : NULL;
+    if (!bk)
+      st = cgm_fail(err, CGM_ERUNTIME, "%s: out of memory for a vector of %lld values", r.path,
+                    (long long)h.rows);
+    mm_entries E = {bk, X.nch, X.nb, X.shift, false};
+    if (!st && h.array) mm_assemble_values(&E, x);
+    if (!st && !h.array) mm_assemble_dense(&E, o.threads, x);
+    free(bk);
   }
-  mmr_close(&r);
+  body_free(&X);
+  for (int64_t i = 0; !st && !h.array && i < h.rows; i++)
+    if (!isfinite(x[i]))
+      st = cgm_fail(err, CGM_EINPUT,
+                    "%s: duplicate entries of row %lld sum to %s, beyond the double range: only "
+                    "finite values are accepted",
+                    r.path, (long long)i + 1, x[i] > 0 ? "+Inf" : "-Inf");
+  mm_source_close(&r.src);
   if (st) {
     free(x);
     return st;
@@ -938,4 +1101,8 @@ cgm_status cgm_mm_read_vector(const char *path, double **v, int32_t *n, cgm_erro
   *v = x;
   *n = (int32_t)h.rows;
   return CGM_OK;
+}
+
+cgm_status cgm_mm_read_vector(const char *path, double **v, int32_t *n, cgm_error *err) {
+  return cgm_mm_read_vector_opts(path, NULL, v, n, err);
 }
