@@ -3,7 +3,7 @@
 # The CUDA toolkit is not installed here: without nvcc the build is CPU-only.
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config libgsl-dev libsqlite3-dev libcjson-dev
-      gnuplot-nox clang)
+      zlib1g-dev gnuplot-nox clang)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
