@@ -20,8 +20,9 @@
 
 #include "cgmodel/cgmodel.h"
 #include "bench/bench_cases.h"
-#include "cgmodel/microbench.h"
+#include "microbench/microbench.h"
 #include "cgmodel/model.h"
+#include "cli/env.h"
 
 /* Bytes of one SpMV over a layout with `blocks` blocks. */
 static double spmv_bytes(int64_t blocks, int64_t slots, int64_t nslices, int n, int64_t rows,
@@ -70,12 +71,13 @@ int main(int argc, char **argv) {
   }
   printf("# device: %s, %d SMs, L2 %.0f MB; device-to-device copy %.0f GB/s (read + write)\n",
          dev.name, dev.sms, dev.l2_bytes / 1e6, copy_bw / 1e9);
-  const char *cgv = cgm_gpu_cg_variant();
-  if (!cgv) {
-    fprintf(stderr, "cg_bench: CGMODEL_CG must be classic or cgg\n");
+  cgm_gpu_opts gpu;
+  char emsg[256];
+  if (cli_env_gpu_opts(&gpu, emsg, sizeof emsg)) {
+    fprintf(stderr, "cg_bench: %s\n", emsg);
     return 2;
   }
-  const bool classic = !strcmp(cgv, "classic");
+  const bool classic = gpu.cg == CGM_CG_CLASSIC;
   /* The vector passes of an iteration after its SpMV, in the CG that runs. */
   const double passes = classic ? CGM_CG4_PASSES + CGM_CG5_PASSES : CGM_CGG_PASSES;
   printf("# %d CG iterations per run (median over graphs of 32), SpMV median of %d; %s CG, the "
@@ -98,7 +100,7 @@ int main(int argc, char **argv) {
       continue;
     }
     cgm_features f;
-    if (cgm_features_compute(&A, &f, &err)) {
+    if (cgm_plan_features(&A, &f, &err)) {
       fprintf(stderr, "cg_bench: %s\n", err.msg);
       cgm_csr_free(&A);
       continue;
@@ -143,8 +145,8 @@ int main(int argc, char **argv) {
         if (only_n && n != only_n) continue;
         cgm_bcsr B;
         double spmv_s = NAN, gbs = NAN;
-        if (cgm_bcsr_build(&A, 0, (A.nrows + n - 1) / n, cgm_bcsr_params_for(&A, n, 1), &B, &err) ==
-            CGM_OK) {
+        if (cgm_bcsr_build(&A, 0, (A.nrows + n - 1) / n, cgm_plan_layout_params(&A, n, 1), &B,
+                           &err) == CGM_OK) {
           if (cgm_mb_spmv_seconds(0, &B, prec, reps, &spmv_s, &err) == CGM_OK)
             gbs = spmv_bytes(B.nblocks_padded, (int64_t)B.nslices * B.p.by, B.nslices, n,
                              (int64_t)B.nbrows * n, w) /
@@ -154,9 +156,10 @@ int main(int argc, char **argv) {
           cgm_bcsr_free(&B);
         }
         o = cgm_solve_opts_default();
+        o.gpu = gpu;
         o.backend = CGM_BACKEND_CUDA;
         o.precision = prec;
-        o.layout = cgm_bcsr_params_for(&A, n, 1);
+        o.layout = cgm_plan_layout_params(&A, n, 1);
         o.maxiter = iters;
         o.tol = 1e-300;
         memset(x, 0, sizeof(double) * A.nrows);

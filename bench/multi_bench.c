@@ -7,7 +7,6 @@
  * usage: multi_bench [--iters K] [--block N] [--precision double|single]
  *                    [--gpus G] [--exchange MODE[,MODE...]] [--sync flags[,events]]
  *                    [--csv FILE] CASE... */
-#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,15 +14,20 @@
 
 #include "bench/bench_cases.h"
 #include "cgmodel/cgmodel.h"
+#include "cli/env.h"
+
+/* The GPU options of every run (CGMODEL_*, cli/env.h; flags per run). */
+static cgm_gpu_opts gpu;
 
 static double run(const cgm_csr *A, const double *b, double *x, int G, cgm_exchange ex, int n,
                   cgm_precision p, int iters, int64_t *xbytes) {
   cgm_solve_opts o = cgm_solve_opts_default();
+  o.gpu = gpu;
   o.backend = CGM_BACKEND_CUDA;
   o.gpus = G;
   o.exchange = ex;
   o.precision = p;
-  o.layout = cgm_bcsr_params_for(A, n, G);
+  o.layout = cgm_plan_layout_params(A, n, G);
   o.maxiter = iters;
   o.tol = 1e-300;
   cgm_solve_result r;
@@ -44,6 +48,11 @@ int main(int argc, char **argv) {
   const char *csv = NULL;
   int first = 1, nsync = 1;
   const char *syncs[2] = {"flags", "events"};
+  char emsg[256];
+  if (cli_env_gpu_opts(&gpu, emsg, sizeof emsg)) {
+    fprintf(stderr, "multi_bench: %s\n", emsg);
+    return 2;
+  }
   for (; first < argc && argv[first][0] == '-'; first++) {
     if (!strcmp(argv[first], "--iters") && first + 1 < argc)
       iters = atoi(argv[++first]);
@@ -120,10 +129,11 @@ int main(int argc, char **argv) {
           /* only the peer-store exchanges synchronise by flags */
           const bool flagged = ex == CGM_EXCHANGE_P2P || ex == CGM_EXCHANGE_HALO;
           if (!flagged && sy > 0) continue;
-          setenv("CGMODEL_SYNC", syncs[sy], 1);
+          const bool flags = gpu.flags;
+          gpu.flags = sy == 0; /* "events": no flags */
           double t = run(&A, b, x, G, (cgm_exchange)ex, n, prec,
                          ex == CGM_EXCHANGE_HOST ? iters / 4 : iters, &xb);
-          unsetenv("CGMODEL_SYNC");
+          gpu.flags = flags;
           const char *sname = flagged ? syncs[sy] : "-";
           printf("%-16s %10d %11lld %5d %-6s %-6s %11.1f %8.2f %14lld\n", name, A.nrows,
                  (long long)A.nnz, G, cgm_exchange_name((cgm_exchange)ex), sname, 1e6 * t, t1 / t,

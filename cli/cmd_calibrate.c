@@ -5,6 +5,7 @@
 #include "cgmodel/pipeline.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/env.h"
 #include "cli/dbopen.h"
 #include "cli/output.h"
 
@@ -38,7 +39,7 @@ int cmd_calibrate(int argc, char **argv) {
     else if (cli_opt(&a, "--devices"))
       snprintf(o.devices, sizeof o.devices, "%s", a.value);
     else if (cli_opt(&a, "--precision")) {
-      if (!cli_precisions(a.value, &o.precisions))
+      if (!cli_precisions(a.value, false, &o.precisions))
         return cli_error("calibrate", 2, "--precision: '%s' is not single, double or both",
                          a.value);
     } else if (cli_int(&a, "--threads", 1, 4096, &v))
@@ -47,6 +48,8 @@ int cmd_calibrate(int argc, char **argv) {
       cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("calibrate", 2, "%s", a.error);
+  char emsg[256];
+  if (cli_env_gpu_opts(&o.gpu, emsg, sizeof emsg)) return cli_error("calibrate", 2, "%s", emsg);
   if (a.npositional)
     return cli_error("calibrate", 2, "unexpected argument '%s'\n%s", a.positional[0], help);
   cgm_error err = {0};
@@ -64,25 +67,7 @@ int cmd_calibrate(int argc, char **argv) {
     return cli_report("calibrate", &err);
   }
   if (json) {
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "database", cgm_db_path(db));
-    cJSON *arr = cJSON_AddArrayToObject(j, "calibrations");
-    for (int i = 0; i < rep.count; i++) {
-      cJSON *c = cJSON_CreateObject();
-      cJSON_AddNumberToObject(c, "id", (double)rep.cal[i].id);
-      cJSON_AddStringToObject(c, "device", rep.cal[i].device);
-      cJSON_AddStringToObject(c, "model", rep.cal[i].model);
-      cJSON_AddNumberToObject(c, "gpus", rep.cal[i].gpus);
-      cJSON_AddNumberToObject(c, "samples", rep.cal[i].samples);
-      cJSON_AddNumberToObject(c, "fits", rep.cal[i].fits);
-      cJSON_AddNumberToObject(c, "fits_failed", rep.cal[i].fits_failed);
-      cJSON_AddNumberToObject(c, "seconds", rep.cal[i].seconds);
-      if (rep.cal[i].failed[0]) cJSON_AddStringToObject(c, "failed", rep.cal[i].failed);
-      cJSON *stages = cJSON_AddObjectToObject(c, "stages");
-      for (int k = 0; k < rep.cal[i].nstages; k++)
-        cJSON_AddNumberToObject(stages, rep.cal[i].stage[k].name, rep.cal[i].stage[k].seconds);
-      cJSON_AddItemToArray(arr, c);
-    }
+    cJSON *j = cgm_calibration_report_json(&rep, cgm_db_path(db));
     cgm_db_close(db);
     return cli_print_json(j);
   }
@@ -93,6 +78,10 @@ int cmd_calibrate(int argc, char **argv) {
            rep.cal[i].gpus > 1 ? ", several GPUs" : "", rep.cal[i].samples, rep.cal[i].fits,
            rep.cal[i].fits_failed, rep.cal[i].seconds);
     if (rep.cal[i].failed[0]) printf("  not converged: %s\n", rep.cal[i].failed);
+    for (int p = 0; p < 2; p++)
+      if (rep.cal[i].have_x_coef[p])
+        printf("  locality coefficient (%s): %.3g\n", cgm_precision_name((cgm_precision)p),
+               rep.cal[i].x_coef[p]);
     printf("  time:");
     for (int k = 0; k < rep.cal[i].nstages; k++)
       printf("%s %s %.1f s", k ? "," : "", rep.cal[i].stage[k].name, rep.cal[i].stage[k].seconds);

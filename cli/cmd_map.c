@@ -13,16 +13,19 @@
 
 static const char help[] =
     "usage: cgmodel map [--gpus G] [--block N] [--max|--avg] [--precision single|double]\n"
-    "                   [--exchange p2p|host] [--calibration ID | --device ID|cpu|cuda|latest]\n"
+    "                   [--exchange halo|p2p|host|nccl] [--calibration ID | --device "
+    "ID|cpu|cuda|latest]\n"
     "                   [--mark A.mtx ...] [--db FILE] [--size WxH] -o FILE.png|FILE.svg\n"
     "The paper's Fig. 8 for a calibrated device: predicted raw performance (GFLOPS, Eqs. 6-7)\n"
     "on one device and on G GPUs, and the speed-up T_1 / T_G, over the matrix dimension x\n"
     "(10^2..10^8) and the stored elements e (10^3..10^10), between diagonal (e = x) and dense\n"
     "(e = x^2) matrices; the thick line is S = 1. Defaults: the newest GPU calibration (else the\n"
     "CPU's), every GPU it measured, N = 4, --avg (the relative fits the predictions use; --max:\n"
-    "the maximum fits), double precision when calibrated, p2p exchange. --mark puts a matrix\n"
-    "(x, e_N) on the maps; repeat it for several. A CPU calibration draws the one-device panel "
-    "only.\n";
+    "the maximum fits), double precision when calibrated, p2p exchange (the whole vector;\n"
+    "halo: the solver's default, for a band matrix of (e / x - 1) / 2 rows either side of the\n"
+    "diagonal). Configurations that do not fit in a GPU's memory are grey. --mark puts a\n"
+    "matrix (x, e_N) on the maps; repeat it for several. A CPU calibration draws the one-device\n"
+    "panel only.\n";
 
 #define MAX_MARKS 64
 
@@ -47,7 +50,7 @@ int cmd_map(int argc, char **argv) {
       fit_kind = CGM_FIT_MAX;
     else if (cli_flag(&a, "--avg"))
       fit_kind = CGM_FIT_REL;
-    else if (cli_int(&a, "--gpus", 1, 8, &v))
+    else if (cli_int(&a, "--gpus", 1, CGM_MAX_GPUS, &v))
       gpus = (int)v;
     else if (cli_int(&a, "--calibration", 1, INT64_MAX, &v))
       cal_id = v;
@@ -65,14 +68,10 @@ int cmd_map(int argc, char **argv) {
         return cli_error("map", 2, "--precision: '%s' is not single or double", a.value);
       prec = p;
     } else if (cli_opt(&a, "--exchange")) {
-      if (!strcmp(a.value, "p2p"))
-        exchange = CGM_EXCHANGE_P2P;
-      else if (!strcmp(a.value, "host"))
-        exchange = CGM_EXCHANGE_HOST;
-      else
-        return cli_error("map", 2,
-                         "--exchange: '%s' is not p2p or host (the map exchanges the whole vector)",
-                         a.value);
+      cgm_exchange e;
+      if (!cgm_exchange_parse(a.value, &e))
+        return cli_error("map", 2, "--exchange: '%s' is not halo, p2p, host or nccl", a.value);
+      exchange = e;
     } else if (cli_opt(&a, "--mark")) {
       if (nmarks == MAX_MARKS) return cli_error("map", 2, "--mark: at most %d matrices", MAX_MARKS);
       mark_path[nmarks++] = a.value;
@@ -89,14 +88,8 @@ int cmd_map(int argc, char **argv) {
   cgm_map_mark marks[MAX_MARKS];
   const int bi = cgm_block_index(block);
   for (int k = 0; k < nmarks; k++) {
-    cgm_csr A;
     cgm_features f;
-    memset(&A, 0, sizeof A);
-    if (cgm_mm_read_csr(mark_path[k], &A, NULL, &err) || cgm_features_compute(&A, &f, &err)) {
-      cgm_csr_free(&A);
-      return cli_report("map", &err);
-    }
-    cgm_csr_free(&A);
+    if (cgm_matrix_features(mark_path[k], &f, NULL, &err)) return cli_report("map", &err);
     const char *b = strrchr(mark_path[k], '/');
     b = b ? b + 1 : mark_path[k];
     size_t l = strlen(b);

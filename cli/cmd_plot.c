@@ -27,11 +27,15 @@ static const char help[] =
     "usage: cgmodel plot calibration [--calibration ID | --device latest|cpu|cuda|ID]\n"
     "                                [--precision single|double] [--fits avg,max,rel] [--gpus G]\n"
     "                                [--db FILE] [--size WxH] -o FILE.png|FILE.svg\n"
-    "       cgmodel plot accuracy    [--db FILE] [--size WxH] -o FILE.png|FILE.svg\n"
+    "       cgmodel plot accuracy    [--calibration ID] [--label-worst K] [--db FILE]\n"
+    "                                [--size WxH] -o FILE.png|FILE.svg\n"
     "calibration: the measured throughput (GB/s) of every kernel over the elements it moves, and\n"
     "  its Eq. 3 fits (solid avg, dashed max, dotted rel = the model's), one panel per kernel\n"
-    "  family; default: the newest calibration, double precision when calibrated.\n"
-    "accuracy: predicted against measured time per iteration of every solve in the database.\n"
+    "  family; default: the newest calibration, double precision when calibrated, --fits\n"
+    "  avg,rel (the paper's and the one predictions use).\n"
+    "accuracy: predicted against measured time per iteration of every solve in the database\n"
+    "  (--calibration ID: of those predicted from it); colour: block size, marker: backend,\n"
+    "  precision and GPU count; --label-worst K names the matrices of the K worst points.\n"
     "The data files (FILE-*.dat) and the gnuplot script (FILE.gp) are written next to the\n"
     "picture; default size 1200x800 (1500x1200 for a calibration of more than 6 panels).\n";
 
@@ -93,64 +97,26 @@ int cli_plot_precheck(const char *cmd, const char *out) {
   return 0;
 }
 
-typedef struct {
-  const char *device;
-  int64_t dev_id;
-  int64_t found, found_cpu;
-} pick_ctx;
-
-static int pick_one(const cgm_db_calibration *c, const cgm_db_device *d, void *ctx) {
-  pick_ctx *P = ctx;
-  if (!c->complete) return 0;
-  const char *w = P->device;
-  if (!strcmp(w, "latest")) {
-    P->found = c->id;
-    return 1;
-  }
-  if (!strcmp(w, "gpu-first")) {
-    if (!strcmp(d->kind, "cuda")) {
-      P->found = c->id;
-      return 1;
-    }
-    if (!P->found_cpu) P->found_cpu = c->id;
-    return 0;
-  }
-  if ((!strcmp(w, "cpu") || !strcmp(w, "cuda")) ? !strcmp(d->kind, w) : d->id == P->dev_id) {
-    P->found = c->id;
-    return 1;
-  }
-  return 0;
-}
-
 int cli_plot_pick(const char *cmd, cgm_db *db, int64_t cal_id, const char *device, int64_t *out) {
-  cgm_error err = {0};
-  if (cal_id > 0) {
-    cgm_db_calibration c;
-    if (cgm_db_calibration_get(db, cal_id, &c, &err)) return cli_report(cmd, &err);
-    *out = cal_id;
-    return 0;
-  }
-  pick_ctx P = {device ? device : "latest", 0, 0, 0};
-  if (strcmp(P.device, "latest") && strcmp(P.device, "cpu") && strcmp(P.device, "cuda") &&
-      strcmp(P.device, "gpu-first")) {
+  cgm_calibration_pick p = {cal_id, CGM_PICK_LATEST, 0};
+  const char *w = device ? device : "latest";
+  static const char *const words[] = {"latest", "cpu", "cuda", "gpu-first"};
+  static const cgm_pick_kind kinds[] = {CGM_PICK_LATEST, CGM_PICK_CPU, CGM_PICK_CUDA,
+                                        CGM_PICK_GPU_FIRST};
+  p.kind = CGM_PICK_DEVICE;
+  for (int i = 0; i < 4; i++)
+    if (!strcmp(w, words[i])) p.kind = kinds[i];
+  if (cal_id <= 0 && p.kind == CGM_PICK_DEVICE) {
     char *end;
-    P.dev_id = strtoll(P.device, &end, 10);
-    if (P.dev_id <= 0 || *end)
+    p.device_id = strtoll(w, &end, 10);
+    if (p.device_id <= 0 || *end)
       return cli_error(cmd, 2,
                        "--device: '%s' is not latest, cpu, cuda or a device id "
                        "(see 'cgmodel db list --json')",
-                       P.device);
+                       w);
   }
-  if (cgm_db_calibrations(db, pick_one, &P, &err)) return cli_report(cmd, &err);
-  if (!P.found) P.found = P.found_cpu;
-  if (!P.found) {
-    if (!strcmp(P.device, "latest") || !strcmp(P.device, "gpu-first"))
-      return cli_error(cmd, 2, "no calibration in %s: run 'cgmodel calibrate' first",
-                       cgm_db_path(db));
-    return cli_error(cmd, 2, "no complete calibration of device %s in %s (see 'cgmodel db list')",
-                     P.device, cgm_db_path(db));
-  }
-  *out = P.found;
+  cgm_error err = {0};
+  if (cgm_pick_calibration(db, &p, out, &err)) return cli_report(cmd, &err);
   return 0;
 }
 
@@ -169,7 +135,8 @@ int cmd_plot(int argc, char **argv) {
   int64_t cal_id = 0, v = 0;
   int w = 0, h = 0;
   cgm_calplot_opts co = {-1, 0, 0};
-  bool cal_only = false;
+  cgm_accplot_opts ao = {0, 0};
+  bool cal_only = false, acc_only = false;
   while (cli_next(&a)) {
     if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
       fputs(help, stdout);
@@ -180,10 +147,12 @@ int cmd_plot(int argc, char **argv) {
       out = a.value;
     else if (cli_plot_size(&a, &w, &h)) {
     } else if (cli_int(&a, "--calibration", 1, INT64_MAX, &v))
-      cal_id = v, cal_only = true;
+      cal_id = v;
+    else if (cli_int(&a, "--label-worst", 0, 1000, &v))
+      ao.label_worst = (int)v, acc_only = true;
     else if (cli_opt(&a, "--device"))
       device = a.value, cal_only = true;
-    else if (cli_int(&a, "--gpus", 2, 8, &v))
+    else if (cli_int(&a, "--gpus", 2, CGM_MAX_GPUS, &v))
       co.gpus = (int)v, cal_only = true;
     else if (cli_opt(&a, "--precision")) {
       cgm_precision p;
@@ -216,7 +185,10 @@ int cmd_plot(int argc, char **argv) {
     return cli_error("plot", 2, "expected 'calibration' or 'accuracy'\n%s", help);
   const bool calib = !strcmp(a.positional[0], "calibration");
   if (!calib && cal_only)
-    return cli_error("plot", 2, "plot accuracy takes only --db, --size and -o");
+    return cli_error("plot", 2,
+                     "plot accuracy takes only --calibration, --label-worst, --db, --size and -o");
+  if (calib && acc_only) return cli_error("plot", 2, "--label-worst is for plot accuracy");
+  ao.calibration_id = cal_id;
   int rc = cli_plot_precheck("plot", out);
   if (rc) return rc;
   cgm_db *db;
@@ -228,7 +200,7 @@ int cmd_plot(int argc, char **argv) {
     int64_t id;
     rc = cli_plot_pick("plot", db, cal_id, device, &id);
     if (!rc && cgm_plot_calibration(db, id, &co, &o, &files, &err)) rc = cli_report("plot", &err);
-  } else if (cgm_plot_accuracy(db, &o, &files, &err)) {
+  } else if (cgm_plot_accuracy(db, &ao, &o, &files, &err)) {
     rc = cli_report("plot", &err);
   }
   if (!rc) rc = cli_plot_done("plot", &files);

@@ -1,4 +1,4 @@
-/* The subcommands; each returns the process exit code (DESIGN.md). */
+/* The subcommands; each returns the process exit code (docs/cli.md). */
 #ifndef CGM_CLI_COMMANDS_H
 #define CGM_CLI_COMMANDS_H
 
@@ -11,5 +11,7 @@ int cmd_db(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
 
 #endif

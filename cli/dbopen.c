@@ -2,20 +2,19 @@
 #include "cli/dbopen.h"
 
 #include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
 
+#include "cgmodel/pipeline.h"
 #include "cli/output.h"
+
+const char *cli_db_path(const char *path, char *buf, size_t n) {
+  return path ? path : cgm_db_default_path(buf, n);
+}
 
 int cli_db_open(const char *cmd, const char *path, bool create, cgm_db **db) {
   char buf[1024];
-  const char *p = path ? path : cgm_db_default_path(buf, sizeof buf);
-  struct stat sb;
-  if (!create && stat(p, &sb) != 0)
-    return cli_error(cmd, 2, "no calibration yet: %s does not exist; run 'cgmodel calibrate' first",
-                     p);
   cgm_error err = {0};
-  if (cgm_db_open(p, create, db, &err)) return cli_report(cmd, &err);
+  if (cgm_open_database(cli_db_path(path, buf, sizeof buf), create, db, &err))
+    return cli_report(cmd, &err);
   return 0;
 }
 
@@ -31,6 +30,13 @@ void cli_progress(void *ctx, const char *stage, double done) {
   bar[w] = 0;
   fprintf(stderr, "\r%-10s [%s] %3d%%", stage, bar, (int)(100 * done + 0.5));
   fflush(stderr);
+  shown = 1;
+}
+
+void cli_progress_count(void *ctx, int done, int total) {
+  (void)ctx;
+  if (!cli_stderr_is_tty()) return;
+  fprintf(stderr, "\r%d/%d matrices", done, total);
   shown = 1;
 }
 

@@ -3,16 +3,23 @@
 #define CGM_CLI_DBOPEN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "cgmodel/db.h"
+
+/* The database's path: --db FILE when given (path), else $CGMODEL_DB or the
+ * default path (cgm_db_default_path, in buf). */
+const char *cli_db_path(const char *path, char *buf, size_t n);
 
 /* Opens --db FILE, $CGMODEL_DB or the default path; with create false a
  * missing file is reported as "no calibration yet" (exit 2). Prints the
  * error and returns the exit code, or 0 with *db set. */
 int cli_db_open(const char *cmd, const char *path, bool create, cgm_db **db);
 
-/* Progress on stderr when it is a terminal: "stage [#####     ] 42%". */
+/* Progress on stderr when it is a terminal: "stage [#####     ] 42%", or
+ * "3/16 matrices"; cli_progress_end ends the line when one was shown. */
 void cli_progress(void *ctx, const char *stage, double done);
+void cli_progress_count(void *ctx, int done, int total);
 void cli_progress_end(void);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 int cli_error(const char *cmd, int code, const char *fmt, ...) {
@@ -29,38 +30,18 @@ int cli_print_json(cJSON *obj) {
   return ok ? 0 : cli_error("json", 3, "cannot write to stdout");
 }
 
-void cli_warn_stale_cg(const char *cmd, const cgm_tuner_device *devs, int n) {
-  char msg[512];
-  for (int i = 0; i < n; i++)
-    if (cgm_calibration_cg_stale(&devs[i], msg, sizeof msg))
-      fprintf(stderr, "cgmodel %s: warning: %s\n", cmd, msg);
+void cli_note(void *ctx, cgm_note_kind kind, const char *msg) {
+  const char *cmd = ctx;
+  if (kind == CGM_NOTE_ERROR)
+    cli_error(cmd, 0, "%s", msg);
+  else
+    fprintf(stderr, "cgmodel %s: %s%s\n", cmd, kind == CGM_NOTE_WARNING ? "warning: " : "", msg);
+}
+
+const char *cli_input_path(const char *arg) {
+  return arg && !strcmp(arg, "-") ? "/dev/stdin" : arg;
 }
 
 int cli_stderr_is_tty(void) {
   return isatty(STDERR_FILENO);
-}
-
-cJSON *cli_solve_json(const cgm_solve_result *r, const cgm_solve_opts *o, double tol, int maxiter) {
-  cJSON *j = cJSON_CreateObject();
-  cJSON_AddBoolToObject(j, "converged", r->converged);
-  cJSON_AddNumberToObject(j, "iterations", r->iterations);
-  cJSON_AddNumberToObject(j, "relative_residual", r->relative_residual);
-  cJSON_AddNumberToObject(j, "solver_residual", r->solver_residual);
-  cJSON_AddNumberToObject(j, "tol", tol);
-  cJSON_AddNumberToObject(j, "maxiter", maxiter);
-  cJSON_AddNumberToObject(j, "time_per_iter_s", r->time_per_iter_s);
-  cJSON_AddNumberToObject(j, "time_solve_s", r->time_solve_s);
-  cJSON_AddNumberToObject(j, "time_setup_s", r->time_setup_s);
-  cJSON_AddNumberToObject(j, "block", o->layout.n);
-  cJSON_AddNumberToObject(j, "bx", o->layout.bx);
-  cJSON_AddNumberToObject(j, "gpus", o->backend == CGM_BACKEND_CPU ? 0 : o->gpus);
-  cJSON_AddStringToObject(j, "precision", cgm_precision_name(o->precision));
-  cJSON_AddStringToObject(j, "backend", cgm_backend_name(o->backend));
-  if (o->backend == CGM_BACKEND_CUDA && o->gpus > 1)
-    cJSON_AddStringToObject(j, "exchange", cgm_exchange_name(o->exchange));
-  cJSON_AddStringToObject(j, "device", r->device);
-  cJSON_AddNumberToObject(j, "device_bytes", (double)r->device_bytes);
-  if (r->exchange_bytes) cJSON_AddNumberToObject(j, "exchange_bytes", (double)r->exchange_bytes);
-  if (r->stop_reason[0]) cJSON_AddStringToObject(j, "stop_reason", r->stop_reason);
-  return j;
 }

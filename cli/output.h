@@ -1,5 +1,5 @@
-/* Printing for the CLI: errors on stderr, JSON on stdout (cJSON), and the
- * JSON forms of the library's structs shared by several subcommands. */
+/* Printing for the CLI: errors and the pipeline's notes on stderr, JSON on
+ * stdout (built by pipeline/json.c). */
 #ifndef CGM_CLI_OUTPUT_H
 #define CGM_CLI_OUTPUT_H
 
@@ -20,11 +20,16 @@ int cli_report(const char *cmd, const cgm_error *err);
 /* Prints the object on stdout, frees it; returns 3 if printing failed. */
 int cli_print_json(cJSON *obj);
 
-cJSON *cli_solve_json(const cgm_solve_result *r, const cgm_solve_opts *o, double tol, int maxiter);
+/* A pipeline note (cgm_note_fn) on stderr; ctx is the command's name:
+ * "cgmodel <cmd>: <msg>", "cgmodel <cmd>: warning: <msg>" or
+ * "cgmodel <cmd>: error: <msg>". */
+void cli_note(void *ctx, cgm_note_kind kind, const char *msg);
 
-/* "cgmodel <cmd>: warning: ..." on stderr for every GPU device whose
- * calibration timed another CG than the solver runs now. */
-void cli_warn_stale_cg(const char *cmd, const cgm_tuner_device *devs, int n);
+/* A matrix or vector argument: "-" is standard input, read through
+ * /dev/stdin (the Matrix Market reader streams from a pipe as from a file,
+ * so nothing is copied), and messages name /dev/stdin; any other path as
+ * given. */
+const char *cli_input_path(const char *arg);
 
 /* True when stderr is a terminal (progress is shown only then). */
 int cli_stderr_is_tty(void);

@@ -1,20 +1,10 @@
 #include "common/fault.h"
 
-#include <stdlib.h>
-
-/* Solves run one at a time (DESIGN.md): plain counters suffice. */
-static long armed = -1; /* -1: not yet read from the environment */
+/* Solves run one at a time (docs/architecture.md): plain counters suffice. */
+static long armed; /* 0: off */
 static long count;
 
-static void from_env(void) {
-  if (armed >= 0) return;
-  const char *v = getenv("CGMODEL_FAULT_CUDA");
-  armed = v ? atol(v) : 0;
-  if (armed < 0) armed = 0;
-}
-
 int cgm_fault_hit(void) {
-  from_env();
   count++;
   return armed > 0 && count == armed;
 }

@@ -1,8 +1,8 @@
 /* Fault injection for the tests: makes the K-th checked CUDA call of the
  * process fail, so that every error path of the CUDA code (the message, the
  * exit status, the freeing of what was allocated) is exercised on a real
- * device. Off unless armed: by cgm_fault_arm() or CGMODEL_FAULT_CUDA=K in
- * the environment (read once). */
+ * device. Off unless armed by cgm_fault_arm() (the command line arms it from
+ * CGMODEL_FAULT_CUDA=K). */
 #ifndef CGM_COMMON_FAULT_H
 #define CGM_COMMON_FAULT_H
 

@@ -140,7 +140,7 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *varia
     return st;
   }
   cgm_bcsr B;
-  st = cgm_bcsr_build(A, 0, (A->nrows + n - 1) / n, cgm_bcsr_params_for(A, n, 1), &B, err);
+  st = cgm_bcsr_build(A, 0, (A->nrows + n - 1) / n, cgm_plan_layout_params(A, n, 1), &B, err);
   if (st) return st;
   int64_t rows = (int64_t)B.nbrows * n, nv = B.nblocks_padded * n * n;
   for (int p = 0; p < 2 && !st; p++) {

@@ -1,5 +1,5 @@
 /* CUDA microbenchmarks in a CPU-only build: clear errors. */
-#include "cgmodel/microbench.h"
+#include "microbench/microbench.h"
 
 cgm_status cgm_mb_spmv_seconds(int dev, const cgm_bcsr *B, cgm_precision prec, int reps,
                                double *median_s, cgm_error *err) {

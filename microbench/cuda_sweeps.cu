@@ -15,8 +15,8 @@
 #include "cgmodel/model.h"
 #include "common/timer.h"
 #include "microbench/sweep_plan.h"
-#include "solver/cuda/cg_cuda.h"
-#include "solver/cuda/cuda_util.h"
+#include "kernels/cuda_dev.h"
+#include "kernels/cuda_util.h"
 
 namespace {
 
@@ -311,7 +311,7 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
   report(R, "spmv:make"); /* the generator, in mb_for_each_matrix */
   cgm_bcsr B;
   cgm_status st =
-      cgm_bcsr_build(A, 0, (A->nrows + n - 1) / n, cgm_bcsr_params_for(A, n, 1), &B, err);
+      cgm_bcsr_build(A, 0, (A->nrows + n - 1) / n, cgm_plan_layout_params(A, n, 1), &B, err);
   if (st) return st;
   report(R, "spmv:block");
   int64_t xlen = (int64_t)B.nbcols * n;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cgmodel/model.h"
-#include "cgmodel/tuner.h"
+#include "cgmodel/solver.h"
 #include "microbench/sweep_plan.h"
 
 cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
@@ -89,24 +89,16 @@ static cgm_status one(const cgm_csr *A, const cgm_solve_opts *o, int maxiter, co
   const int n = o->layout.n, w = o->precision == CGM_PREC_SINGLE ? 4 : 8;
   double bytes;
   cgm_status st;
-  if (!strcmp(variant, "mesh")) { /* the layout's bytes, as the tuner counts them */
-    cgm_tuner_segment sg;
-    int64_t xe;
-    if ((st = cgm_tuner_shapes(A, n, 1, CGM_EXCHANGE_HALO, &sg, &xe, err))) return st;
-    cgm_segment_shape s = cgm_tuner_segment_shape(&sg, n, w);
+  /* The plan of what this solve builds: the mesh curve's m is its
+   * iteration's bytes, the row and band curves' the walk of its longest
+   * block row with its B_x. */
+  cgm_plan plan;
+  if ((st = cgm_solve_plan(A, o, &plan, err))) return st;
+  const cgm_segment_shape s = cgm_refined_shape(&plan, 0);
+  if (!strcmp(variant, "mesh"))
     bytes = cgm_iter_bytes(s.spmv_bytes, s.rows, w);
-  } else { /* the walk of the longest block row with this layout's B_x */
-    int64_t *bptr;
-    int32_t *bcol, longest = 0;
-    if ((st = cgm_block_pattern(A, n, &bptr, &bcol, err))) return st;
-    for (int32_t b = 0; b < (A->nrows + n - 1) / n; b++)
-      if (bptr[b + 1] - bptr[b] > longest) longest = (int32_t)(bptr[b + 1] - bptr[b]);
-    free(bptr), free(bcol);
-    cgm_bcsr_params lp = o->layout; /* B_x 0: the solver's choice for the matrix */
-    cgm_bcsr_params_resolve(&lp, A, 1);
-    const int bx = lp.bx > 0 ? lp.bx : 1;
-    bytes = cgm_row_elements((longest + bx - 1) / bx, n) * w;
-  }
+  else
+    bytes = cgm_row_elements(s.max_row, n) * w;
   cgm_solve_result res;
   if ((st = mb_solve_timed(A, o, maxiter, &res, err))) return st;
   if (res.iterations < maxiter || !(res.time_per_iter_s > 0)) return emit(run, NULL, "iter", err);

@@ -2,9 +2,9 @@
 #include <stdlib.h>
 
 #include "common/timer.h"
-#include "cgmodel/microbench.h"
-#include "solver/cuda/cg_cuda.h"
-#include "solver/cuda/cuda_util.h"
+#include "microbench/microbench.h"
+#include "kernels/cuda_dev.h"
+#include "kernels/cuda_util.h"
 
 /* Times `reps` launches of enqueue() with events, after 3 warm-up runs. */
 template <typename F>

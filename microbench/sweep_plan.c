@@ -118,7 +118,7 @@ static cgm_status visit(const cgm_csr *A, int n, mb_range r, const char *variant
                         mb_matrix_fn fn, void *ctx, cgm_error *err) {
   int64_t nb, np;
   int32_t longest;
-  cgm_status st = cgm_bcsr_count(A, 0, (A->nrows + n - 1) / n, cgm_bcsr_params_for(A, n, 1), &nb,
+  cgm_status st = cgm_bcsr_count(A, 0, (A->nrows + n - 1) / n, cgm_plan_layout_params(A, n, 1), &nb,
                                  &np, &longest, err);
   if (st) return st;
   if ((double)np * n * n > ldexp(4.0, r.hi)) return fn(ctx, NULL, n, variant, src, err);

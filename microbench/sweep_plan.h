@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "cgmodel/microbench.h"
+#include "microbench/microbench.h"
 #include "cgmodel/sparse.h"
 
 #ifdef __cplusplus

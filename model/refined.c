@@ -56,51 +56,93 @@ static double t_curve(const cgm_sigmoid *s, const cgm_regime *r, double bytes, d
   return t_floor(s, m, width);
 }
 
-double cgm_refined_time(const cgm_device_model *m, int n, int gpus, int exchange,
-                        const cgm_segment_shape *segs, double exchange_bytes) {
+double cgm_x_extra_bytes(double coef, const cgm_segment_shape *s, int width) {
+  const double extra = s->x_sector_bytes - (double)s->rows * width;
+  return s->x_sector_bytes > 0 && extra > 0 && coef > 0 ? coef * extra : 0.0;
+}
+
+cgm_segment_shape cgm_refined_shape(const cgm_plan *p, int g) {
+  const cgm_plan_segment *s = &p->seg[g];
+  const int n = p->o.layout.n, bx = p->o.layout.bx > 0 ? p->o.layout.bx : 1;
+  const int w = cgm_precision_width(p->o.precision);
+  cgm_segment_shape sh = {s->rows, 0.0, 0, 0.0, 0.0};
+  sh.x_sector_bytes = 32.0 * (double)s->x_sectors[w == 8 ? 0 : 1];
+  int64_t brows = 0, walk = 0;
+  for (int k = 0; k < s->nparts; k++) {
+    const cgm_plan_layout *L = &s->part[k];
+    if (L->brows == 0) continue;
+    /* each layout's blocks, result rows and slice offsets; the gathered
+     * vector and the result once for the segment (below) */
+    sh.spmv_bytes +=
+        cgm_spmv_bytes(L->blocks_padded, (int64_t)L->nslices * p->o.layout.by, L->nslices, n, 0, w);
+    /* the interior and the boundary rows are two launches, one after the
+     * other: their longest rows are walked in turn */
+    sh.max_row += (L->max_row + bx - 1) / bx;
+    brows += L->brows;
+    walk += L->walk;
+  }
+  sh.spmv_bytes += 2.0 * (double)s->rows * w;
+  sh.mean_row = brows > 0 ? (double)walk / (double)brows : 0.0;
+  return sh;
+}
+
+double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segment_shape *s) {
   int bi = cgm_block_index(n);
-  if (bi < 0 || gpus < 1 || gpus > 8 || !(m->have_iter[bi] || (m->have_spmv[bi] && m->have_vec)))
-    return NAN;
+  if (bi < 0 || !(m->have_iter[bi] || (m->have_spmv[bi] && m->have_vec))) return NAN;
   const double w = m->width;
+  double x = (double)s->rows, t;
+  /* the gathers of x as the slices read them, where the locality term is
+   * calibrated: scattered columns move a sector for every few entries */
+  const double spmv =
+      s->spmv_bytes + (m->have_x_coef ? cgm_x_extra_bytes(m->x_coef, s, (int)w) : 0.0);
+  if (m->have_iter[bi]) /* the whole iteration, measured as the solver runs it */
+    t = t_curve(&m->iter[bi], &m->iter_hi[bi], cgm_iter_bytes(spmv, s->rows, (int)w), w);
+  else
+    t = t_curve(&m->spmv[bi], &m->spmv_hi[bi], spmv, w) +
+        t_curve(&m->cg4, &m->cg4_hi, CGM_CG4_PASSES * x * w, w) +
+        t_curve(&m->cg5, &m->cg5_hi, CGM_CG5_PASSES * x * w, w);
+  /* One thread walks the longest block row: its chain of dependent loads
+   * is a floor no bandwidth makes shorter (bcsstk08: 339 entries, 3x).
+   * Alone it walks at the row curve's pace; when every thread walks as
+   * long (FEM rows on a grid that does not fill the GPU) each step waits
+   * longer, the band curve's pace (elasticity 16^3 at N = 2: 40 us where
+   * the row curve said 24). Between the two, by the walking the segment
+   * does against the band's (CGM_BAND_ROWS rows, each the longest): a few
+   * long rows, or a small matrix (bcsstk02: 66 rows), walk nearly alone. */
+  const double L = s->max_row;
+  if (L > 0 && (m->have_row[bi] || m->have_band[bi])) {
+    const double e = cgm_row_elements(s->max_row, n) * w;
+    double f = (double)s->rows * s->mean_row / (CGM_BAND_ROWS * L);
+    f = f > 1.0 ? 1.0 : (f > 0.0 ? f : 0.0);
+    /* without a row curve, the band's share of the band curve alone; the
+     * band never lowers the floor (its curve extrapolated past its 128
+     * blocks may fall under the row curve's, fitted to 512) */
+    const double ta = m->have_row[bi] ? t_curve(&m->row[bi], &m->row_hi[bi], e, w) : 0.0;
+    const double tb = m->have_band[bi] ? t_curve(&m->band[bi], &m->band_hi[bi], e, w) : 0.0;
+    const double tr = ta + f * (tb > ta ? tb - ta : 0.0);
+    if (tr > t) t = tr;
+  }
+  return t;
+}
+
+double cgm_refined_time(const cgm_device_model *m, const cgm_plan *p) {
+  const int G = p->nseg, n = p->o.layout.n;
+  if (G < 1 || G > CGM_MAX_GPUS) return NAN;
   double worst = 0.0;
-  for (int g = 0; g < gpus; g++) {
-    double x = (double)segs[g].rows, t;
-    if (m->have_iter[bi]) /* the whole iteration, measured as the solver runs it */
-      t = t_curve(&m->iter[bi], &m->iter_hi[bi],
-                  cgm_iter_bytes(segs[g].spmv_bytes, segs[g].rows, (int)w), w);
-    else
-      t = t_curve(&m->spmv[bi], &m->spmv_hi[bi], segs[g].spmv_bytes, w) +
-          t_curve(&m->cg4, &m->cg4_hi, CGM_CG4_PASSES * x * w, w) +
-          t_curve(&m->cg5, &m->cg5_hi, CGM_CG5_PASSES * x * w, w);
-    /* One thread walks the longest block row: its chain of dependent loads
-     * is a floor no bandwidth makes shorter (bcsstk08: 339 entries, 3x).
-     * Alone it walks at the row curve's pace; when every thread walks as
-     * long (FEM rows on a grid that does not fill the GPU) each step waits
-     * longer, the band curve's pace (elasticity 16^3 at N = 2: 40 us where
-     * the row curve said 24). Between the two, by the walking the segment
-     * does against the band's (CGM_BAND_ROWS rows, each the longest): a few
-     * long rows, or a small matrix (bcsstk02: 66 rows), walk nearly alone. */
-    const double L = segs[g].max_row;
-    if (L > 0 && (m->have_row[bi] || m->have_band[bi])) {
-      const double e = cgm_row_elements(segs[g].max_row, n) * w;
-      double f = (double)segs[g].rows * segs[g].mean_row / (CGM_BAND_ROWS * L);
-      f = f > 1.0 ? 1.0 : (f > 0.0 ? f : 0.0);
-      /* without a row curve, the band's share of the band curve alone; the
-       * band never lowers the floor (its curve extrapolated past its 128
-       * blocks may fall under the row curve's, fitted to 512) */
-      const double ta = m->have_row[bi] ? t_curve(&m->row[bi], &m->row_hi[bi], e, w) : 0.0;
-      const double tb = m->have_band[bi] ? t_curve(&m->band[bi], &m->band_hi[bi], e, w) : 0.0;
-      const double tr = ta + f * (tb > ta ? tb - ta : 0.0);
-      if (tr > t) t = tr;
-    }
+  for (int g = 0; g < G; g++) {
+    const cgm_segment_shape s = cgm_refined_shape(p, g);
+    const double t = cgm_refined_segment_time(m, n, &s);
+    if (isnan(t)) return NAN;
     if (t > worst) worst = t;
   }
-  if (gpus == 1) return worst;
-  if (exchange < 0 || exchange > 3 || !m->have_xfer[exchange][gpus]) return NAN;
+  if (G == 1) return worst;
+  const int ex = (int)p->o.exchange;
+  if (ex < 0 || ex >= CGM_NEXCHANGES || !m->have_xfer[ex][G]) return NAN;
   /* The exchange's curve includes the cross-GPU synchronisation: at small
    * sizes it is the constant latency of the sigmoid's foot. */
-  double b = exchange_bytes > w ? exchange_bytes : w;
-  return worst + t_bytes(&m->xfer[exchange][gpus], b, w);
+  const double w = m->width;
+  double b = (double)p->exchange_elems * w;
+  return worst + t_bytes(&m->xfer[ex][G], b > w ? b : w, w);
 }
 
 double cgm_refined_cusparse_time(const cgm_device_model *m, int64_t nnz, int64_t x) {
@@ -121,23 +163,8 @@ double cgm_paper_device_time(const cgm_device_model *m, int n, double x, double 
   p.width = m->width;
   p.t_sync = 0.0;
   if (gpus <= 1) return cgm_paper_time(&p, n, x, e);
-  int ex = direct ? 1 /* p2p */ : 2 /* host */;
-  if (gpus > 8 || !m->have_xfer[ex][gpus]) return NAN;
+  int ex = direct ? CGM_EXCHANGE_P2P : CGM_EXCHANGE_HOST;
+  if (gpus > CGM_MAX_GPUS || !m->have_xfer[ex][gpus]) return NAN;
   p.idc = m->xfer[ex][gpus];
   return cgm_paper_time_parallel(&p, n, x, e, gpus, direct);
-}
-
-double cgm_map_time(const cgm_device_model *m, int n, int gpus, int exchange, double x, double e) {
-  if (gpus < 1 || x < 1 || e < 1) return NAN;
-  const int w = (int)m->width;
-  double rows = x / gpus, blocks = e / ((double)n * n) / gpus;
-  double slots = rows / n, nslices = slots / (32.0 / n);
-  cgm_segment_shape s = {(int64_t)ceil(rows),
-                         cgm_spmv_bytes((int64_t)ceil(blocks), (int64_t)ceil(slots),
-                                        (int64_t)ceil(nslices), n, (int64_t)ceil(rows), w),
-                         0 /* rows of even length: no critical path of its own */, 0};
-  cgm_segment_shape segs[8];
-  for (int g = 0; g < gpus && g < 8; g++) segs[g] = s;
-  double xbytes = exchange == 2 /* host: x n */ ? x * gpus * w : (gpus - 1) * x * w;
-  return cgm_refined_time(m, n, gpus, exchange, segs, xbytes);
 }

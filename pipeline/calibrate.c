@@ -21,8 +21,11 @@
 
 #include "cgmodel/cgmodel.h"
 #include "cgmodel/pipeline.h"
-#include "pipeline/curves.h"
 #include "common/timer.h"
+#include "microbench/microbench.h"
+#include "pipeline/curves.h"
+#include "pipeline/json.h"
+#include "pipeline/steps.h"
 
 /* The pseudo-variant MESH groups the SpMV samples of Poisson grids,
  * whichever variant (dense-block or real) measured them, as the iteration
@@ -161,7 +164,7 @@ static void model_from_fits(const cgm_db_fit *fits, int nfits, int prec, cgm_dev
 
 /* mgpu samples -> xfer samples (overhead over exchange bytes; curves.h). */
 cgm_status pipeline_derive_xfer(cgm_sample_vec *sv, const cgm_db_fit *fits, int nfits,
-                                cgm_error *err) {
+                                const cgm_gpu_opts *gpu, cgm_error *err) {
   int n0 = sv->n;
   for (int i = 0; i < n0; i++) {
     cgm_sample s = sv->v[i];
@@ -176,22 +179,29 @@ cgm_status pipeline_derive_xfer(cgm_sample_vec *sv, const cgm_db_fit *fits, int 
     cgm_csr A;
     cgm_status st = cgm_gen_poisson(dim, k, &A, err);
     if (st) return st;
-    cgm_tuner_segment sg[CGM_MAX_PARTS];
-    int64_t xe;
-    st = cgm_tuner_shapes(&A, 1, s.block, ex, sg, &xe, err);
+    /* The plan the sweep's solve ran (its gpu options: the cut), one
+     * segment at a time through the one-GPU curves. */
+    cgm_plan_opts po = cgm_plan_opts_default();
+    po.backend = CGM_BACKEND_CUDA;
+    po.precision = (cgm_precision)s.precision;
+    po.gpus = s.block;
+    po.exchange = ex;
+    po.balance = gpu->balance;
+    cgm_plan plan;
+    st = cgm_plan_make(&A, &po, &plan, err);
     cgm_csr_free(&A);
     if (st) return st;
-    const int w = (int)m.width;
     double worst = 0;
     for (int g = 0; g < s.block; g++) {
-      cgm_segment_shape seg = cgm_tuner_segment_shape(&sg[g], 1, w);
-      double t = cgm_refined_time(&m, 1, 1, 0, &seg, 0);
+      const cgm_segment_shape seg = cgm_refined_shape(&plan, g);
+      double t = cgm_refined_segment_time(&m, 1, &seg);
       if (isfinite(t) && t > worst) worst = t;
     }
     /* What the exchange and the cross-GPU synchronisation cost; never below
      * 5% of the iteration (the compute estimate has its own error). */
     double over = s.seconds - worst;
     if (over < 0.05 * s.seconds) over = 0.05 * s.seconds;
+    const double w = m.width;
     cgm_sample x = s;
     snprintf(x.kernel, sizeof x.kernel, "xfer");
     x.bytes = s.bytes > w ? s.bytes : w;
@@ -202,8 +212,9 @@ cgm_status pipeline_derive_xfer(cgm_sample_vec *sv, const cgm_db_fit *fits, int 
   return CGM_OK;
 }
 
-static cgm_status fit_all(cgm_sample_vec *sv, unsigned precisions, cgm_db_fit **out, int *nfits,
-                          cgm_calibration_report *rep, int ri, cgm_error *err) {
+static cgm_status fit_all(cgm_sample_vec *sv, unsigned precisions, const cgm_gpu_opts *gpu,
+                          cgm_db_fit **out, int *nfits, cgm_calibration_report *rep, int ri,
+                          cgm_error *err) {
   const int max_fits = 1024;
   cgm_db_fit *fits = calloc(max_fits, sizeof *fits);
   if (!fits) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
@@ -227,7 +238,7 @@ static cgm_status fit_all(cgm_sample_vec *sv, unsigned precisions, cgm_db_fit **
       fit_group(sv, "iter", "band", "band", p, n, fits, nfits, max_fits, rep, ri);
     }
   }
-  cgm_status st = pipeline_derive_xfer(sv, fits, *nfits, err);
+  cgm_status st = pipeline_derive_xfer(sv, fits, *nfits, gpu, err);
   if (st) {
     free(fits);
     return st;
@@ -314,6 +325,61 @@ cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err)
   return CGM_OK;
 }
 
+/* The locality sweep on the device and the coefficient of each precision,
+ * fitted with the curves just made (docs/model.md, "x locality"). A
+ * precision whose curves cannot time the sweep's iterations gets none. */
+static cgm_status fit_locality(const cgm_calibrate_opts *o, const char *device,
+                               const cgm_db_fit *fits, int nfits, cgm_db_coef *coef, int *ncoef,
+                               cgm_calibration_report *rep, int ri, cgm_error *err) {
+  *ncoef = 0;
+  cgm_solve_opts base = cgm_solve_opts_default();
+  const bool cpu = strcmp(device, "cpu") == 0;
+  base.backend = cpu ? CGM_BACKEND_CPU : CGM_BACKEND_CUDA;
+  base.threads = cpu ? o->threads : 0;
+  base.gpu = o->gpu;
+  cgm_locality_sample *s = NULL;
+  int n = 0;
+  cgm_status st = cgm_mb_locality_sweep(&base, o->precisions, o->quick, &s, &n, err);
+  if (st) return st;
+  int *blocks = malloc(((size_t)n + 1) * sizeof *blocks),
+      *group = malloc(((size_t)n + 1) * sizeof *group);
+  cgm_segment_shape *shapes = malloc(((size_t)n + 1) * sizeof *shapes);
+  double *secs = malloc(((size_t)n + 1) * sizeof *secs);
+  if (!blocks || !group || !shapes || !secs) st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  for (int p = 0; p < 2 && !st; p++) {
+    if (!(o->precisions & (1u << p))) continue;
+    cgm_device_model m;
+    model_from_fits(fits, nfits, p, &m);
+    int k = 0;
+    for (int i = 0; i < n; i++)
+      if (s[i].precision == p && isfinite(cgm_refined_segment_time(&m, s[i].block, &s[i].shape))) {
+        blocks[k] = s[i].block;
+        group[k] = s[i].group;
+        shapes[k] = s[i].shape;
+        secs[k++] = s[i].seconds;
+      }
+    double c, rms;
+    cgm_error e = {0};
+    if (cgm_fit_x_coef(&m, blocks, group, shapes, secs, k, &c, &rms, &e) == CGM_OK) {
+      cgm_db_coef *q = &coef[(*ncoef)++];
+      memset(q, 0, sizeof *q);
+      snprintf(q->name, sizeof q->name, "%s", CGM_DB_COEF_X_SECTOR);
+      q->precision = p;
+      q->value = c;
+      q->rms = rms;
+      q->n = k;
+      rep->cal[ri].x_coef[p] = c;
+      rep->cal[ri].have_x_coef[p] = true;
+    }
+  }
+  free(blocks);
+  free(group);
+  free(shapes);
+  free(secs);
+  free(s);
+  return st;
+}
+
 /* One device: sweeps, fits, one transaction. */
 static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const char *device,
                                 int gpus, cgm_calibration_report *rep, cgm_error *err) {
@@ -335,15 +401,21 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   mo.quick = o->quick;
   mo.precisions = o->precisions;
   mo.threads = o->threads;
+  mo.gpu = o->gpu;
   stage_clock clk = {&sv, o, rep, ri, t0};
   st = cgm_mb_run(&mo, clock_sink, clock_progress, &clk, err);
   if (!st && !strcmp(device, "cpu")) st = cgm_check_cpu_timings(sv.v, sv.n, err);
   if (!st && o->progress) o->progress(o->progress_ctx, "fits", 1.0);
   cgm_db_fit *fits = NULL;
   int nfits = 0;
-  if (!st) st = fit_all(&sv, o->precisions, &fits, &nfits, rep, ri, err);
-  /* Store: device, calibration, samples and fits in one transaction. */
+  if (!st) st = fit_all(&sv, o->precisions, &o->gpu, &fits, &nfits, rep, ri, err);
   stage_mark(&clk, "fits");
+  cgm_db_coef coef[2];
+  int ncoef = 0;
+  if (!st) st = fit_locality(o, device, fits, nfits, coef, &ncoef, rep, ri, err);
+  stage_mark(&clk, "locality");
+  /* Store: device, calibration, samples, fits and coefficients in one
+   * transaction. */
   if (!st) st = cgm_db_begin(db, err);
   if (!st) {
     cgm_db_calibration cal;
@@ -351,17 +423,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
     if (!(st = cgm_db_device_get_or_add(db, &dev, err))) {
       cal.device_id = dev.id;
       snprintf(cal.tool_version, sizeof cal.tool_version, "%s", cgm_version());
-      cJSON *j = cJSON_CreateObject();
-      cJSON_AddStringToObject(j, "device", device);
-      cJSON_AddNumberToObject(j, "gpus", gpus);
-      cJSON_AddBoolToObject(j, "quick", o->quick);
-      /* The CG whose iterations the GPU sweeps timed (cgm_calibration_cg). */
-      if (strcmp(device, "cpu") != 0 && cgm_gpu_cg_variant())
-        cJSON_AddStringToObject(j, "cg", cgm_gpu_cg_variant());
-      cJSON *pr = cJSON_AddArrayToObject(j, "precisions");
-      for (int p = 0; p < 2; p++)
-        if (o->precisions & (1u << p))
-          cJSON_AddItemToArray(pr, cJSON_CreateString(cgm_precision_name((cgm_precision)p)));
+      cJSON *j = cgm_calibration_options_json(device, gpus, o);
       char *txt = cJSON_PrintUnformatted(j);
       snprintf(cal.options, sizeof cal.options, "%s", txt ? txt : "{}");
       cJSON_free(txt);
@@ -373,6 +435,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
       st = cgm_db_sample_add(db, cal.id, &sv.v[i], err);
     }
     for (int i = 0; i < nfits && !st; i++) st = cgm_db_fit_add(db, cal.id, &fits[i], err);
+    for (int i = 0; i < ncoef && !st; i++) st = cgm_db_coef_add(db, cal.id, &coef[i], err);
     double secs = cgm_now() - t0;
     stage_mark(&clk, "store");
     if (!st) st = cgm_db_calibration_finish(db, cal.id, secs, err);
@@ -398,8 +461,7 @@ cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cg
   memset(rep, 0, sizeof *rep);
   cgm_db_calibration cal;
   cgm_db_device dev;
-  cgm_status st = cgm_db_calibration_get(db, cal_id, &cal, err);
-  if (!st) st = cgm_db_device_get(db, cal.device_id, &dev, err);
+  cgm_status st = pipeline_calibration_get(db, cal_id, &cal, &dev, err);
   if (st) return st;
   if (!cal.complete)
     return cgm_fail(err, CGM_EINPUT, "calibration %lld was not completed: nothing to refit",
@@ -408,10 +470,10 @@ cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cg
   rep->cal[0].id = cal_id;
   snprintf(rep->cal[0].device, sizeof rep->cal[0].device, "%.31s", dev.name);
   snprintf(rep->cal[0].model, sizeof rep->cal[0].model, "%s", dev.model);
-  rep->cal[0].gpus = 1;
+  rep->cal[0].gpus = pipeline_calibration_gpus(cal.options);
   cJSON *j = cJSON_Parse(cal.options);
-  const cJSON *g = j ? cJSON_GetObjectItemCaseSensitive(j, "gpus") : NULL;
-  if (cJSON_IsNumber(g) && g->valueint >= 1) rep->cal[0].gpus = g->valueint;
+  /* the solver options the sweeps ran with (the defaults where not recorded) */
+  cgm_gpu_opts gpu = cgm_gpu_opts_from_json(j ? cJSON_GetObjectItemCaseSensitive(j, "gpu") : NULL);
   cJSON_Delete(j);
   double t0 = cgm_now();
   cgm_sample_vec sv = {0};
@@ -423,7 +485,7 @@ cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cg
     st = cgm_fail(err, CGM_EINPUT, "calibration %lld holds no samples", (long long)cal_id);
   cgm_db_fit *fits = NULL;
   int nfits = 0;
-  if (!st) st = fit_all(&sv, precisions, &fits, &nfits, rep, 0, err);
+  if (!st) st = fit_all(&sv, precisions, &gpu, &fits, &nfits, rep, 0, err);
   /* Old fits out, new ones in: one transaction, so a failure keeps the old. */
   if (!st) st = cgm_db_begin(db, err);
   if (!st) {

@@ -8,6 +8,7 @@
 #include "cgmodel/db.h"
 #include "cgmodel/model.h"
 #include "cgmodel/sample.h"
+#include "cgmodel/solver.h"
 
 /* The loader's slots, one per curve of a precision (its rank of fit kinds):
  * spmv 0-3, cg4 4, cg5 5, red 6, cusparse 7, xfer 8 + 8 exchange + gpus
@@ -36,8 +37,9 @@ cgm_sigmoid *pipeline_kernel_curve(cgm_device_model *m, const cgm_db_fit *f, cgm
  * precision and bytes, m = bytes / width) whose time is the measured
  * iteration minus the slowest GPU's compute time predicted by the fits
  * (the single-GPU curves), never below 5% of the iteration: what the
- * exchange and the synchronisation cost. Other samples are left alone. */
+ * exchange and the synchronisation cost, on the plan the sweep ran (gpu:
+ * its cut). Other samples are left alone. */
 cgm_status pipeline_derive_xfer(cgm_sample_vec *sv, const cgm_db_fit *fits, int nfits,
-                                cgm_error *err);
+                                const cgm_gpu_opts *gpu, cgm_error *err);
 
 #endif

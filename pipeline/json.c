@@ -1,4 +1,13 @@
+/* Every JSON object cgmodel writes, built from the library's records and
+ * the steps' reports: the command line's --json output, and what the
+ * database stores as JSON (features, options). One place, so a key is
+ * spelled once and the outputs stay alike. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "pipeline/json.h"
+#include "pipeline/steps.h"
 
 static const char *field_name(cgm_mm_field f) {
   return f == CGM_MM_PATTERN ? "pattern" : f == CGM_MM_INTEGER ? "integer" : "real";
@@ -36,7 +45,465 @@ cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm) {
     cJSON_AddNumberToObject(e, "padded_elements", (double)bf->padded_elements);
     cJSON_AddNumberToObject(e, "max_blocks_per_row", bf->max_blocks_per_row);
     cJSON_AddNumberToObject(e, "bx", bf->bx);
+    /* x locality in double precision; the single-precision counts beside */
+    cJSON_AddNumberToObject(e, "x_sectors", (double)bf->x_sectors[0]);
+    cJSON_AddNumberToObject(e, "x_sectors_min", (double)bf->x_sectors_min[0]);
+    cJSON_AddNumberToObject(e, "x_bytes_moved", 32.0 * (double)bf->x_sectors[0]);
+    cJSON_AddNumberToObject(e, "x_locality", bf->x_locality[0]);
+    cJSON_AddNumberToObject(e, "x_sectors_single", (double)bf->x_sectors[1]);
+    cJSON_AddNumberToObject(e, "x_locality_single", bf->x_locality[1]);
     cJSON_AddItemToArray(blocks, e);
   }
   return o;
+}
+
+cJSON *cgm_gpu_opts_json(const cgm_gpu_opts *g) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "cg", cgm_cg_variant_name(g->cg));
+  cJSON_AddBoolToObject(o, "graphs", g->graphs);
+  cJSON_AddBoolToObject(o, "pdl", g->pdl);
+  cJSON_AddBoolToObject(o, "flags", g->flags);
+  cJSON_AddBoolToObject(o, "late", g->late);
+  cJSON_AddBoolToObject(o, "ll", g->ll);
+  cJSON_AddBoolToObject(o, "balance", g->balance);
+  return o;
+}
+
+static bool get_bool(const cJSON *j, const char *key, bool dflt) {
+  const cJSON *v = j ? cJSON_GetObjectItemCaseSensitive(j, key) : NULL;
+  return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
+}
+
+cgm_gpu_opts cgm_gpu_opts_from_json(const cJSON *j) {
+  cgm_gpu_opts g = cgm_gpu_opts_default();
+  const cJSON *cg = j ? cJSON_GetObjectItemCaseSensitive(j, "cg") : NULL;
+  if (cJSON_IsString(cg)) cgm_cg_variant_parse(cg->valuestring, &g.cg);
+  g.graphs = get_bool(j, "graphs", g.graphs);
+  g.pdl = get_bool(j, "pdl", g.pdl);
+  g.flags = get_bool(j, "flags", g.flags);
+  g.late = get_bool(j, "late", g.late);
+  g.ll = get_bool(j, "ll", g.ll);
+  g.balance = get_bool(j, "balance", g.balance);
+  return g;
+}
+
+cJSON *cgm_solve_opts_json(const cgm_solve_opts *o) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddNumberToObject(j, "tol", cgm_solve_tol(o));
+  cJSON_AddNumberToObject(j, "maxiter", o->maxiter);
+  cJSON_AddNumberToObject(j, "check_every", o->check_every);
+  cJSON_AddNumberToObject(j, "threads", o->threads);
+  if (o->backend == CGM_BACKEND_CUDA) cJSON_AddItemToObject(j, "gpu", cgm_gpu_opts_json(&o->gpu));
+  return j;
+}
+
+int pipeline_calibration_gpus(const char *options_json) {
+  cJSON *j = cJSON_Parse(options_json ? options_json : "");
+  const cJSON *g = j ? cJSON_GetObjectItemCaseSensitive(j, "gpus") : NULL;
+  const int gpus = cJSON_IsNumber(g) && g->valueint >= 1 ? g->valueint : 1;
+  cJSON_Delete(j);
+  return gpus;
+}
+
+cJSON *cgm_calibration_options_json(const char *device, int gpus, const cgm_calibrate_opts *o) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "device", device);
+  cJSON_AddNumberToObject(j, "gpus", gpus);
+  cJSON_AddBoolToObject(j, "quick", o->quick);
+  /* The CG whose iterations the GPU sweeps timed (cgm_calibration_cg),
+   * and every option of the solver they ran. */
+  if (strcmp(device, "cpu") != 0) {
+    cJSON_AddStringToObject(j, "cg", cgm_cg_variant_name(o->gpu.cg));
+    cJSON_AddItemToObject(j, "gpu", cgm_gpu_opts_json(&o->gpu));
+  }
+  cJSON *pr = cJSON_AddArrayToObject(j, "precisions");
+  for (int p = 0; p < 2; p++)
+    if (o->precisions & (1u << p))
+      cJSON_AddItemToArray(pr, cJSON_CreateString(cgm_precision_name((cgm_precision)p)));
+  return j;
+}
+
+/* ------------------------------------------------- command results --- */
+
+cJSON *cgm_info_json(const char *path, const cgm_features *f, const cgm_mm_info *mm) {
+  cJSON *o = cgm_features_json(f, mm);
+  cJSON_AddStringToObject(o, "matrix", path);
+  return o;
+}
+
+cJSON *cgm_reorder_advice_json(const cgm_reorder_advice *a) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "choice", a->rcm ? "rcm" : "none");
+  if (isfinite(a->t_iter_none)) cJSON_AddNumberToObject(j, "time_per_iter_s", a->t_iter_none);
+  if (isfinite(a->t_iter_rcm)) cJSON_AddNumberToObject(j, "time_per_iter_rcm_s", a->t_iter_rcm);
+  cJSON_AddNumberToObject(j, "reorder_s", a->cost_s);
+  cJSON_AddNumberToObject(j, "iterations", a->iterations);
+  cJSON_AddNumberToObject(j, "bandwidth", (double)a->bandwidth_none);
+  cJSON_AddNumberToObject(j, "bandwidth_rcm", (double)a->bandwidth_rcm);
+  cJSON_AddStringToObject(j, "why", a->why);
+  return j;
+}
+
+cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
+  const cgm_solve_result *r = &rep->result;
+  const cgm_solve_opts *o = &rep->opts;
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddBoolToObject(j, "converged", r->converged);
+  cJSON_AddNumberToObject(j, "iterations", r->iterations);
+  cJSON_AddNumberToObject(j, "relative_residual", r->relative_residual);
+  cJSON_AddNumberToObject(j, "solver_residual", r->solver_residual);
+  cJSON_AddNumberToObject(j, "tol", rep->tol);
+  cJSON_AddNumberToObject(j, "maxiter", rep->maxiter);
+  cJSON_AddNumberToObject(j, "time_per_iter_s", r->time_per_iter_s);
+  cJSON_AddNumberToObject(j, "time_solve_s", r->time_solve_s);
+  cJSON_AddNumberToObject(j, "time_setup_s", r->time_setup_s);
+  cJSON_AddNumberToObject(j, "block", o->layout.n);
+  cJSON_AddNumberToObject(j, "bx", o->layout.bx);
+  cJSON_AddNumberToObject(j, "gpus", o->backend == CGM_BACKEND_CPU ? 0 : o->gpus);
+  cJSON_AddStringToObject(j, "precision", cgm_precision_name(o->precision));
+  cJSON_AddStringToObject(j, "backend", cgm_backend_name(o->backend));
+  if (o->backend == CGM_BACKEND_CUDA && o->gpus > 1)
+    cJSON_AddStringToObject(j, "exchange", cgm_exchange_name(o->exchange));
+  cJSON_AddStringToObject(j, "device", r->device);
+  cJSON_AddNumberToObject(j, "device_bytes", (double)r->device_bytes);
+  if (r->exchange_bytes) cJSON_AddNumberToObject(j, "exchange_bytes", (double)r->exchange_bytes);
+  if (r->stop_reason[0]) cJSON_AddStringToObject(j, "stop_reason", r->stop_reason);
+  cJSON_AddStringToObject(j, "matrix", rep->matrix);
+  cJSON_AddStringToObject(j, "reorder", cgm_reorder_name(o->reorder));
+  if (r->reordered) cJSON_AddNumberToObject(j, "time_reorder_s", r->time_reorder_s);
+  if (rep->have_reorder)
+    cJSON_AddItemToObject(j, "reorder_advice", cgm_reorder_advice_json(&rep->reorder));
+  if (isfinite(rep->predicted))
+    cJSON_AddNumberToObject(j, "predicted_time_per_iter_s", rep->predicted);
+  if (rep->autotuned) cJSON_AddStringToObject(j, "auto", rep->why);
+  if (rep->solution_error >= 0) cJSON_AddNumberToObject(j, "solution_error", rep->solution_error);
+  /* The phases before the solver's own (setup and iterations, above). */
+  cJSON_AddNumberToObject(j, "time_read_s", rep->time_read_s);
+  cJSON_AddNumberToObject(j, "time_analyse_s", rep->time_analyse_s);
+  cJSON_AddNumberToObject(j, "time_total_s",
+                          rep->time_read_s + rep->time_analyse_s + r->time_setup_s +
+                              r->time_solve_s);
+  if (r->stalled) cJSON_AddBoolToObject(j, "stalled", true);
+  if (r->attainable_residual > 0)
+    cJSON_AddNumberToObject(j, "attainable_residual", r->attainable_residual);
+  if (r->fallback_iterations > 0)
+    cJSON_AddNumberToObject(j, "fallback_iterations", r->fallback_iterations);
+  if (rep->autotuned) {
+    /* the tuner's prediction of what it chose, beside what was measured */
+    cJSON *p = cJSON_AddObjectToObject(j, "predicted");
+    cJSON_AddNumberToObject(p, "setup_s", rep->choice.setup_s);
+    cJSON_AddNumberToObject(p, "iterations", rep->choice.iterations);
+    cJSON_AddStringToObject(p, "iterations_source", rep->k_source);
+    cJSON_AddNumberToObject(p, "time_per_iter_s", rep->choice.time_per_iter_s);
+    cJSON_AddNumberToObject(p, "total_s", rep->choice.total_s);
+  }
+  if (rep->residual_history) {
+    cJSON *h = cJSON_AddArrayToObject(j, "residual_history");
+    for (int i = 0; h && i < rep->nhistory; i++) {
+      cJSON *pair = cJSON_CreateDoubleArray(rep->residual_history + 2 * i, 2);
+      if (pair) cJSON_AddItemToArray(h, pair);
+    }
+  }
+  return j;
+}
+
+static cJSON *candidate_json(const cgm_candidate *c, const cgm_tuner_device *d) {
+  char device[256];
+  cgm_candidate_device(c, d, device, sizeof device);
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "device", device);
+  cJSON_AddStringToObject(o, "backend", cgm_backend_name(c->backend));
+  cJSON_AddNumberToObject(o, "block", c->block);
+  cJSON_AddNumberToObject(o, "gpus", c->gpus);
+  cJSON_AddStringToObject(o, "precision", cgm_precision_name(c->precision));
+  if (c->gpus > 1) cJSON_AddStringToObject(o, "exchange", cgm_exchange_name(c->exchange));
+  cJSON_AddNumberToObject(o, "time_per_iter_s", c->time_per_iter_s);
+  cJSON_AddNumberToObject(o, "setup_s", c->setup_s);
+  cJSON_AddNumberToObject(o, "iterations", c->iterations);
+  cJSON_AddNumberToObject(o, "total_s", c->total_s);
+  cJSON_AddNumberToObject(o, "gflops_raw", c->gflops_raw);
+  cJSON_AddNumberToObject(o, "gflops_real", c->gflops_real);
+  if (isfinite(c->speedup)) cJSON_AddNumberToObject(o, "speedup", c->speedup);
+  cJSON_AddNumberToObject(o, "memory_bytes", (double)c->memory_bytes);
+  cJSON_AddNumberToObject(o, "exchange_bytes", c->exchange_bytes);
+  cJSON_AddBoolToObject(o, "fits", c->fits);
+  return o;
+}
+
+cJSON *cgm_predict_json(const cgm_predict_opts *o, const cgm_predict_report *r) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "matrix", o->matrix);
+  cJSON_AddStringToObject(j, "model", o->tuner.paper ? "paper" : "refined");
+  cJSON_AddItemToObject(j, "features", cgm_features_json(&r->features, &r->mm));
+  cJSON *arr = cJSON_AddArrayToObject(j, "candidates");
+  for (int i = 0; i < r->ncand; i++)
+    cJSON_AddItemToArray(arr, candidate_json(&r->cand[i], r->devs));
+  if (r->choice >= 0)
+    cJSON_AddItemToObject(j, "choice", candidate_json(&r->cand[r->choice], r->devs));
+  else
+    cJSON_AddNullToObject(j, "choice");
+  cJSON_AddStringToObject(j, "reason", r->why);
+  cJSON_AddNumberToObject(j, "iterations", r->iterations);
+  cJSON_AddStringToObject(j, "iterations_source", r->k_source);
+  if (r->have_reorder) cJSON_AddItemToObject(j, "reorder", cgm_reorder_advice_json(&r->reorder));
+  return j;
+}
+
+cJSON *cgm_validate_json(const cgm_validate_report *r) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "matrices", r->regret_count);
+  cJSON_AddNumberToObject(o, "measurements", r->nrows);
+  cJSON *groups = cJSON_AddArrayToObject(o, "groups");
+  for (int i = 0; i < r->ngroups; i++) {
+    const cgm_validate_group *p = &r->groups[i];
+    cJSON *g = cJSON_CreateObject();
+    cJSON_AddStringToObject(g, "backend", cgm_backend_name(p->backend));
+    cJSON_AddStringToObject(g, "precision", cgm_precision_name(p->precision));
+    cJSON_AddNumberToObject(g, "block", p->block);
+    cJSON_AddNumberToObject(g, "gpus", p->gpus);
+    cJSON_AddNumberToObject(g, "count", p->count);
+    cJSON_AddNumberToObject(g, "avg_rel_error", p->avg_rel_error);
+    if (p->count) cJSON_AddNumberToObject(g, "mean_signed_error", p->mean_signed_error);
+    cJSON_AddNumberToObject(g, "variance", p->variance);
+    cJSON_AddNumberToObject(g, "median_rel_error", p->median_rel_error);
+    cJSON_AddNumberToObject(g, "p90_rel_error", p->p90_rel_error);
+    if (p->paper_count) {
+      cJSON_AddNumberToObject(g, "paper_avg_rel_error", p->paper_avg_rel_error);
+      cJSON_AddNumberToObject(g, "paper_mean_signed_error", p->paper_mean_signed_error);
+    }
+    cJSON_AddItemToArray(groups, g);
+  }
+  cJSON *t = cJSON_AddObjectToObject(o, "tuner");
+  cJSON_AddNumberToObject(t, "mean_regret", r->mean_regret);
+  cJSON_AddNumberToObject(t, "max_regret", r->max_regret);
+  cJSON_AddNumberToObject(t, "within_5_percent",
+                          r->regret_count ? (double)r->within_5 / r->regret_count : NAN);
+  cJSON_AddNumberToObject(t, "within_10_percent",
+                          r->regret_count ? (double)r->within_10 / r->regret_count : NAN);
+  return o;
+}
+
+cJSON *cgm_calibration_report_json(const cgm_calibration_report *rep, const char *database) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "database", database);
+  cJSON *arr = cJSON_AddArrayToObject(j, "calibrations");
+  for (int i = 0; i < rep->count; i++) {
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddNumberToObject(c, "id", (double)rep->cal[i].id);
+    cJSON_AddStringToObject(c, "device", rep->cal[i].device);
+    cJSON_AddStringToObject(c, "model", rep->cal[i].model);
+    cJSON_AddNumberToObject(c, "gpus", rep->cal[i].gpus);
+    cJSON_AddNumberToObject(c, "samples", rep->cal[i].samples);
+    cJSON_AddNumberToObject(c, "fits", rep->cal[i].fits);
+    cJSON_AddNumberToObject(c, "fits_failed", rep->cal[i].fits_failed);
+    cJSON_AddNumberToObject(c, "seconds", rep->cal[i].seconds);
+    if (rep->cal[i].failed[0]) cJSON_AddStringToObject(c, "failed", rep->cal[i].failed);
+    /* the locality term's coefficient per precision, where it was fitted */
+    cJSON *xc = cJSON_AddObjectToObject(c, "x_coef");
+    for (int p = 0; p < 2; p++)
+      if (rep->cal[i].have_x_coef[p])
+        cJSON_AddNumberToObject(xc, cgm_precision_name((cgm_precision)p), rep->cal[i].x_coef[p]);
+    cJSON *stages = cJSON_AddObjectToObject(c, "stages");
+    for (int k = 0; k < rep->cal[i].nstages; k++)
+      cJSON_AddNumberToObject(stages, rep->cal[i].stage[k].name, rep->cal[i].stage[k].seconds);
+    cJSON_AddItemToArray(arr, c);
+  }
+  return j;
+}
+
+/* ------------------------------------------------ database records --- */
+
+static cJSON *device_json(const cgm_db_device *d) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "id", (double)d->id);
+  cJSON_AddStringToObject(o, "kind", d->kind);
+  cJSON_AddStringToObject(o, "model", d->model);
+  cJSON_AddStringToObject(o, "host", d->host);
+  if (!strcmp(d->kind, "cuda")) {
+    char cc[16];
+    snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
+    cJSON_AddStringToObject(o, "compute_capability", cc);
+    cJSON_AddNumberToObject(o, "sms", d->sms);
+    cJSON_AddNumberToObject(o, "clock_khz", d->clock_khz);
+    cJSON_AddNumberToObject(o, "memory_clock_khz", d->mem_clock_khz);
+    cJSON_AddNumberToObject(o, "bus_width_bits", d->bus_width_bits);
+    cJSON_AddNumberToObject(o, "driver_version", d->driver_version);
+    cJSON_AddNumberToObject(o, "runtime_version", d->runtime_version);
+  } else {
+    cJSON_AddNumberToObject(o, "threads", d->threads);
+  }
+  cJSON_AddNumberToObject(o, "memory_bytes", (double)d->mem_total);
+  return o;
+}
+
+/* A calibration with its device (the options as the object they are). */
+static cJSON *calibration_json(const cgm_db_calibration *c, const cgm_db_device *d) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "id", (double)c->id);
+  cJSON_AddStringToObject(o, "created", c->created);
+  cJSON_AddStringToObject(o, "tool_version", c->tool_version);
+  cJSON *opt = cJSON_Parse(c->options);
+  if (opt) cJSON_AddItemToObject(o, "options", opt);
+  cJSON_AddNumberToObject(o, "seconds", c->seconds);
+  cJSON_AddBoolToObject(o, "complete", c->complete);
+  cJSON_AddItemToObject(o, "device", device_json(d));
+  return o;
+}
+
+static int add_calibration(const cgm_db_calibration *c, const cgm_db_device *d, void *ctx) {
+  cJSON_AddItemToArray((cJSON *)ctx, calibration_json(c, d));
+  return 0;
+}
+
+static int add_fit(const cgm_db_fit *f, void *ctx) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "kernel", f->kernel);
+  cJSON_AddStringToObject(o, "variant", f->variant);
+  cJSON_AddStringToObject(o, "precision", cgm_precision_name((cgm_precision)f->precision));
+  cJSON_AddNumberToObject(o, "block", f->block);
+  cJSON_AddStringToObject(o, "kind", cgm_fit_kind_name(f->kind));
+  cJSON_AddNumberToObject(o, "mu", f->mu);
+  cJSON_AddNumberToObject(o, "sigma", f->sigma);
+  cJSON_AddNumberToObject(o, "nu", f->nu);
+  cJSON_AddNumberToObject(o, "se_mu", f->se_mu);
+  cJSON_AddNumberToObject(o, "se_sigma", f->se_sigma);
+  cJSON_AddNumberToObject(o, "se_nu", f->se_nu);
+  if (isfinite(f->r2)) cJSON_AddNumberToObject(o, "r2", f->r2);
+  cJSON_AddNumberToObject(o, "rms", f->rms);
+  cJSON_AddNumberToObject(o, "n", f->n);
+  if (f->m_lo > 0) cJSON_AddNumberToObject(o, "m_lo", f->m_lo); /* where the fit's regime starts */
+  if (f->m_hi > 0) cJSON_AddNumberToObject(o, "m_hi", f->m_hi); /* ... and ends */
+  cJSON_AddBoolToObject(o, "converged", f->converged);
+  if (f->message[0]) cJSON_AddStringToObject(o, "message", f->message);
+  cJSON_AddItemToArray((cJSON *)ctx, o);
+  return 0;
+}
+
+static int add_sample(const cgm_db_sample *s, void *ctx) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "kernel", s->kernel);
+  cJSON_AddStringToObject(o, "variant", s->variant);
+  cJSON_AddStringToObject(o, "precision", cgm_precision_name((cgm_precision)s->precision));
+  cJSON_AddNumberToObject(o, "block", s->block);
+  cJSON_AddNumberToObject(o, "m", s->m);
+  cJSON_AddNumberToObject(o, "bytes", s->bytes);
+  cJSON_AddNumberToObject(o, "seconds", s->seconds);
+  cJSON_AddNumberToObject(o, "gbps", cgm_sample_gbps(s));
+  if (s->source[0]) cJSON_AddStringToObject(o, "source", s->source);
+  cJSON_AddItemToArray((cJSON *)ctx, o);
+  return 0;
+}
+
+static int add_solve(const cgm_db_solve *s, void *ctx) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "id", (double)s->id);
+  cJSON_AddNumberToObject(o, "matrix_id", (double)s->matrix_id);
+  cJSON_AddStringToObject(o, "matrix", s->matrix);
+  cJSON_AddStringToObject(o, "created", s->created);
+  cJSON_AddStringToObject(o, "backend", s->backend);
+  cJSON_AddStringToObject(o, "precision", s->precision);
+  cJSON_AddNumberToObject(o, "block", s->block);
+  cJSON_AddNumberToObject(o, "gpus", s->gpus);
+  cJSON_AddNumberToObject(o, "iterations", s->iterations);
+  cJSON_AddBoolToObject(o, "converged", s->converged);
+  cJSON_AddNumberToObject(o, "time_per_iter_s", s->time_per_iter_s);
+  if (isfinite(s->predicted_time_per_iter_s))
+    cJSON_AddNumberToObject(o, "predicted_time_per_iter_s", s->predicted_time_per_iter_s);
+  cJSON_AddItemToArray((cJSON *)ctx, o);
+  return 0;
+}
+
+/* {key: []}, and the array a listing fills. */
+static cJSON *listing(const char *key, cJSON **arr) {
+  cJSON *o = cJSON_CreateObject();
+  *arr = cJSON_AddArrayToObject(o, key);
+  return o;
+}
+
+cgm_status cgm_db_calibrations_json(cgm_db *db, cJSON **out, cgm_error *err) {
+  cJSON *arr, *o = listing("calibrations", &arr);
+  cgm_status st = cgm_db_calibrations(db, add_calibration, arr, err);
+  if (st) cJSON_Delete(o);
+  *out = st ? NULL : o;
+  return st;
+}
+
+cgm_status cgm_db_solves_json(cgm_db *db, cJSON **out, cgm_error *err) {
+  cJSON *arr, *o = listing("solves", &arr);
+  cgm_status st = cgm_db_solves(db, add_solve, arr, err);
+  if (st) cJSON_Delete(o);
+  *out = st ? NULL : o;
+  return st;
+}
+
+cgm_status cgm_db_calibration_json(cgm_db *db, int64_t id, bool samples, cJSON **out,
+                                   cgm_error *err) {
+  cgm_db_calibration c;
+  cgm_db_device d;
+  *out = NULL;
+  cgm_status st = pipeline_calibration_get(db, id, &c, &d, err);
+  if (st) return st;
+  cJSON *o = calibration_json(&c, &d);
+  st = cgm_db_fits(db, id, add_fit, cJSON_AddArrayToObject(o, "fits"), err);
+  if (!st && samples)
+    st = cgm_db_samples(db, id, add_sample, cJSON_AddArrayToObject(o, "samples"), err);
+  if (st) {
+    cJSON_Delete(o);
+    return st;
+  }
+  *out = o;
+  return CGM_OK;
+}
+
+static cJSON *devices_calibration_json(const cgm_devices_calibration *c) {
+  cJSON *o = cJSON_CreateObject();
+  if (c->found) {
+    cJSON_AddNumberToObject(o, "id", (double)c->id);
+    cJSON_AddStringToObject(o, "created", c->created);
+    cJSON_AddStringToObject(o, "tool_version", c->tool_version);
+    cJSON_AddBoolToObject(o, "stale", c->stale);
+    if (c->stale) cJSON_AddStringToObject(o, "stale_why", c->stale_why);
+  }
+  cJSON_AddStringToObject(o, "refresh", c->refresh);
+  return o;
+}
+
+cJSON *cgm_devices_json(const cgm_devices_report *r) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "version", r->version);
+  cJSON *b = cJSON_AddObjectToObject(j, "build");
+  cJSON_AddBoolToObject(b, "cuda", r->cuda_build);
+  cJSON_AddBoolToObject(b, "nccl", r->nccl);
+  cJSON_AddBoolToObject(b, "mpi", r->mpi);
+  cJSON *c = cJSON_AddObjectToObject(j, "cpu");
+  cJSON_AddStringToObject(c, "model", r->cpu_model);
+  cJSON_AddStringToObject(c, "device", r->cpu_device);
+  cJSON_AddNumberToObject(c, "cores", r->cores);
+  cJSON_AddNumberToObject(c, "threads", r->threads);
+  cJSON_AddNumberToObject(c, "memory_bytes", (double)r->host_memory);
+  cJSON_AddItemToObject(c, "calibration", devices_calibration_json(&r->cpu_cal));
+  cJSON_AddNumberToObject(j, "gpus_present", r->gpus_present);
+  cJSON *gs = cJSON_AddArrayToObject(j, "gpus");
+  for (int g = 0; g < r->gpus; g++) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "index", g);
+    cJSON_AddStringToObject(o, "name", r->gpu[g].name);
+    cJSON_AddNumberToObject(o, "memory_bytes", (double)r->gpu[g].memory_bytes);
+    cJSON_AddNumberToObject(o, "sms", r->gpu[g].sms);
+    char cc[16];
+    snprintf(cc, sizeof cc, "%d.%d", r->gpu[g].cc_major, r->gpu[g].cc_minor);
+    cJSON_AddStringToObject(o, "compute_capability", cc);
+    cJSON_AddItemToObject(o, "calibration", devices_calibration_json(&r->gpu[g].cal));
+    cJSON_AddItemToArray(gs, o);
+  }
+  cJSON *peer = cJSON_AddArrayToObject(j, "peer_access");
+  for (int g = 0; g < r->gpus; g++) {
+    cJSON *row = cJSON_CreateArray();
+    for (int k = 0; k < r->gpus; k++) cJSON_AddItemToArray(row, cJSON_CreateBool(r->peer[g][k]));
+    cJSON_AddItemToArray(peer, row);
+  }
+  if (r->database[0]) cJSON_AddStringToObject(j, "database", r->database);
+  cJSON_AddBoolToObject(j, "database_present", r->database_present);
+  if (r->database_error[0]) cJSON_AddStringToObject(j, "database_error", r->database_error);
+  return j;
 }

@@ -1,13 +1,63 @@
-/* JSON forms of the library's records (cJSON), shared by the CLI's --json
- * output and the database's stored features. */
+/* JSON forms of the library's records and of the steps' reports (cJSON):
+ * every object the command line prints with --json, and what the database
+ * stores as JSON. Internal to cgmodel (the public API has no cJSON): the
+ * command line includes it and prints what these build. Each returns a new
+ * object for the caller to print or free. */
 #ifndef CGM_PIPELINE_JSON_H
 #define CGM_PIPELINE_JSON_H
+
+#include <stdbool.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
 #include "cgmodel/cgmodel.h"
+#include "cgmodel/pipeline.h"
 
 /* mm may be NULL. */
 cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm);
+
+/* The GPU solver's options, as recorded with calibrations and solves; the
+ * parse takes the defaults for what is absent (older records). */
+cJSON *cgm_gpu_opts_json(const cgm_gpu_opts *g);
+cgm_gpu_opts cgm_gpu_opts_from_json(const cJSON *j);
+/* What a solve ran with beyond its configuration: the tolerance, the
+ * iteration cap, the convergence test's interval, CPU threads and, on our
+ * CUDA kernels, the GPU options. */
+cJSON *cgm_solve_opts_json(const cgm_solve_opts *o);
+
+/* A calibration's options as stored with it: the device ("cpu", "cuda:0"),
+ * its GPU count, --quick, the precisions and, for a GPU, the CG and solver
+ * options its sweeps ran. */
+cJSON *cgm_calibration_options_json(const char *device, int gpus, const cgm_calibrate_opts *o);
+/* The GPU count a calibration measured, from its stored options (1 when
+ * not recorded). */
+int pipeline_calibration_gpus(const char *options_json);
+
+/* info --json: the features, the reader's counts and the path. */
+cJSON *cgm_info_json(const char *path, const cgm_features *f, const cgm_mm_info *mm);
+/* solve --json. */
+cJSON *cgm_solve_report_json(const cgm_solve_report *r);
+/* solve --reorder auto's decision: both predicted times, the cost, K, the bandwidths. */
+cJSON *cgm_reorder_advice_json(const cgm_reorder_advice *a);
+/* predict --json: the matrix, the model, its features, every candidate and
+ * the choice (null when none) with its reason. */
+cJSON *cgm_predict_json(const cgm_predict_opts *o, const cgm_predict_report *r);
+/* validate --json: counts, the groups (Table 6) and the tuner's regret. */
+cJSON *cgm_validate_json(const cgm_validate_report *r);
+/* calibrate --json: the database and one object per calibration made. */
+cJSON *cgm_calibration_report_json(const cgm_calibration_report *rep, const char *database);
+
+/* devices --json. */
+cJSON *cgm_devices_json(const cgm_devices_report *r);
+
+/* db list --json: {"calibrations": [...]}, each with its device. */
+cgm_status cgm_db_calibrations_json(cgm_db *db, cJSON **out, cgm_error *err);
+/* db show --json and db export: one calibration with its device, its fits
+ * and (samples) its samples. */
+cgm_status cgm_db_calibration_json(cgm_db *db, int64_t id, bool samples, cJSON **out,
+                                   cgm_error *err);
+/* db solves --json: {"solves": [...]}. */
+cgm_status cgm_db_solves_json(cgm_db *db, cJSON **out, cgm_error *err);
 
 #endif

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgmodel/cgmodel.h"
+#include "cgmodel/status.h"
 #include "plots/plot_internal.h"
 
 cgm_status cgm_plot_format_of(const char *path, cgm_plot_format *fmt, cgm_error *err) {

@@ -16,8 +16,10 @@ typedef struct cgm_problem {
   double *x;        /* nrows: initial guess in, solution out */
   double bnorm;     /* ||b||_2 > 0 */
   double tol;       /* relative residual target */
+  double anorm;     /* max_i sum_j |a_ij|: the scale of A for the residual's floor */
   int maxiter;
   cgm_solve_opts opts; /* layout parameters already checked and defaulted */
+  cgm_plan plan;       /* what to build (cgm_solve_plan) */
 } cgm_problem;
 
 /* Each returns CGM_OK (converged), CGM_ENOCONV (maxiter, breakdown) with
@@ -30,6 +32,88 @@ cgm_status cgm_cusparse_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_err
 
 /* Iteration times are kept for the first CGM_MAX_TIMED iterations only. */
 #define CGM_MAX_TIMED 65536
+
+/* Reliable updates (Sleijpen and van der Vorst; the mixed-precision CG of
+ * QUDA): in single and mixed precision the iterated residual is replaced by
+ * the true one whenever it has fallen by this factor since the last
+ * replacement, and in every precision before the solver claims convergence. */
+#define CGM_RELIABLE_DELTA 0.1
+/* A single-precision iteration stagnates once it has reached what it can:
+ * its residual then no longer falls by CGM_RELIABLE_DELTA, so the true one
+ * is also checked after this many iterations without a replacement (a
+ * window that grows with the solve, so that slow convergence is not
+ * mistaken for a stall). */
+static inline int cgm_reliable_window(int iterations) {
+  return iterations / 4 > 100 ? iterations / 4 : 100;
+}
+/* Whether a precision has reached what it can, judged at each replacement
+ * of the iterated residual by the true one:
+ *  - the true residual has not halved since its best and lies within 10
+ *    times the floor of the arithmetic that forms it, u ||A|| ||x|| (u the
+ *    unit roundoff of the residual's precision, ||A|| the largest row sum
+ *    of |A|): no iteration can take it lower;
+ *  - three stalls in a row: not halved, and either the solver claimed
+ *    convergence (the iterated residual met the target, the true one did
+ *    not) or the iteration has come loose from the truth (the true residual
+ *    over 5 times the iterated one it replaces; in a plateau the two stay
+ *    together, and CG's residual has plateaus on hard matrices);
+ *  - no halving for as many iterations as the best took (at least 500). */
+typedef struct cgm_reliable {
+  double best; /* the true residual at the last halving */
+  int best_iter;
+  int stalls;
+  double unit; /* u ||A|| of the residual's arithmetic */
+} cgm_reliable;
+
+static inline cgm_reliable cgm_reliable_start(double true_residual, double unit_roundoff,
+                                              double anorm) {
+  cgm_reliable r = {true_residual, 0, 0, unit_roundoff * anorm};
+  return r;
+}
+
+static inline bool cgm_reliable_stalled(cgm_reliable *r, bool claimed, double iterated,
+                                        double true_residual, double xnorm, int iteration) {
+  const bool halved = true_residual <= 0.5 * r->best;
+  const bool stall = !halved && (claimed || true_residual > 5.0 * iterated);
+  r->stalls = stall ? r->stalls + 1 : 0;
+  if (halved) {
+    r->best = true_residual;
+    r->best_iter = iteration;
+  }
+  const int patience = r->best_iter > 500 ? r->best_iter : 500;
+  return (!halved && true_residual <= r->unit * xnorm) || r->stalls >= 3 ||
+         iteration - r->best_iter > patience;
+}
+
+/* The unit roundoff of the arithmetic that forms the true residual: float
+ * in single precision, double in double and mixed. */
+static inline double cgm_residual_roundoff(cgm_precision p) {
+  return p == CGM_PREC_SINGLE ? 5.960464477539063e-08 : 1.1102230246251565e-16;
+}
+
+/* cgm_solve_opts.monitor: called at iteration 0, then whenever
+ * monitor_every iterations have passed since the last call (the GPU loops
+ * call it at their convergence checks, so at the first check after that),
+ * and at the end (final: whatever the count). *last holds the iteration of
+ * the last call (-1 before any). */
+static inline void cgm_monitor_report(const cgm_solve_opts *o, int *last, int iteration,
+                                      double relres, bool final) {
+  if (!o->monitor || iteration == *last) return;
+  const int every = o->monitor_every > 0 ? o->monitor_every : 1;
+  if (final || *last < 0 || iteration - *last >= every) {
+    o->monitor(o->monitor_ctx, iteration, relres);
+    *last = iteration;
+  }
+}
+
+/* The stop reason of a solve whose true residual stopped falling at
+ * relres (relative) above tol in this precision, after `iterations`. */
+void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iterations, char *buf,
+                            size_t n);
+
+/* The smallest Ritz value of `steps` Lanczos steps on A in double
+ * (definite.c): below zero proves A indefinite. */
+cgm_status cgm_lanczos_min(const cgm_csr *A, int steps, double *ritz_min, cgm_error *err);
 
 #ifdef __cplusplus
 }

@@ -16,43 +16,6 @@ cgm_bcsr_params cgm_bcsr_default_params(int n) {
   return p;
 }
 
-/* Each SpMV thread walks its block row's blocks / B_x blocks as a chain of
- * dependent loads. When every row is long (FEM elasticity: 81 entries) that
- * walk, not bandwidth, sets the time where a GPU holds few rows. Measured on
- * H200 (us per iteration, B_x = 1 -> the B_x this rule gives):
- *   N = 1: elasticity 32^3 on 4 GPUs (26K rows each) 78 -> 42 (B_x 8), on
- *          one (105K rows) 49.6 -> 50.0; 40^3 (202K rows) 88 -> 80;
- *          bcsstk16 (4.9K rows) 22.7 -> 14.7 (B_x 4);
- *   N = 2: elasticity 32^3 on 4 GPUs 60 -> 46 (B_x 4), but on one GPU
- *          43.6 -> 51.5 (B_x 4) and 54.7 (B_x 2): with 2 x 16-byte rows per
- *          lane the walk is short enough once the rows fill the GPU;
- *   N = 4: 66 -> 48 on 4 GPUs, 47.9 -> 49.3 on one.
- * At N >= 2 the gains were on GPU counts where N = 1 with several lanes is
- * faster still, and the model, calibrated with one lane per row, missed
- * those layouts by up to 36% (bcsstk16, N = 2, B_x = 2): N >= 2 keeps
- * B_x = 1. The average scalar row length estimates a row's entries. */
-cgm_bcsr_params cgm_bcsr_params_choose(int n, double avg_row, int64_t rows_per_gpu) {
-  cgm_bcsr_params p = cgm_bcsr_default_params(n);
-  const double len = n > 0 ? avg_row / n : 0.0;
-  while (n == 1 && p.bx < 8 && len / p.bx > 16.0 && rows_per_gpu * p.bx * 2 <= CGM_BX_THREADS)
-    p.bx *= 2;
-  p.by = 32 / (n * p.bx) > 0 ? 32 / (n * p.bx) : 1;
-  return p;
-}
-
-cgm_bcsr_params cgm_bcsr_params_for(const cgm_csr *A, int n, int gpus) {
-  const double avg = A->nrows > 0 ? (double)A->nnz / A->nrows : 0.0;
-  if (gpus < 1) gpus = 1;
-  return cgm_bcsr_params_choose(n, avg, ((int64_t)A->nrows + gpus - 1) / gpus);
-}
-
-void cgm_bcsr_params_resolve(cgm_bcsr_params *p, const cgm_csr *A, int gpus) {
-  if (p->bx > 0 || !A || p->n < 1) return;
-  cgm_bcsr_params q = cgm_bcsr_params_for(A, p->n, gpus);
-  p->bx = q.bx;
-  if (p->by <= 0) p->by = q.by;
-}
-
 cgm_status cgm_bcsr_params_check(cgm_bcsr_params *p, cgm_error *err) {
   if (p->n != 1 && p->n != 2 && p->n != 4 && p->n != 8)
     return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", p->n);
@@ -121,9 +84,41 @@ cgm_status cgm_bcsr_row_blocks(const cgm_csr *A, int n, int32_t *len, cgm_error 
   return CGM_OK;
 }
 
+cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **bcol,
+                             cgm_error *err) {
+  *bptr = NULL;
+  *bcol = NULL;
+  if (n != 1 && n != 2 && n != 4 && n != 8)
+    return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
+  int32_t nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
+  int64_t *p = malloc(((size_t)nb + 1) * sizeof *p);
+  if (!p) return cgm_fail(err, CGM_ERUNTIME, "out of memory for the block pattern");
+  p[0] = 0;
+  int32_t *len = malloc(((size_t)nb + 1) * sizeof *len);
+  if (!len) {
+    free(p);
+    return cgm_fail(err, CGM_ERUNTIME, "out of memory for the block pattern");
+  }
+  cgm_status st = cgm_bcsr_row_blocks(A, n, len, err);
+  for (int32_t b = 0; b < nb && !st; b++) p[b + 1] = p[b] + len[b];
+  free(len);
+  int32_t *c = st ? NULL : malloc(((size_t)p[nb] + 1) * sizeof *c);
+  if (!st && !c)
+    st = cgm_fail(err, CGM_ERUNTIME, "out of memory for %lld blocks", (long long)p[nb]);
+  if (st) {
+    free(p);
+    return st;
+  }
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int32_t b = 0; b < nb; b++) cgm_block_row_columns(A, b, n, c + p[b]);
+  *bptr = p;
+  *bcol = c;
+  return CGM_OK;
+}
+
 /* Stable counting sort of block rows by length, longest first: rows of equal
  * length keep their order, so regular matrices keep their locality. */
-static cgm_status sort_by_length(const int32_t *len, int32_t nb, int32_t *order, cgm_error *err) {
+cgm_status cgm_bcsr_sort_rows(const int32_t *len, int32_t nb, int32_t *order, cgm_error *err) {
   int32_t maxlen = 0;
   for (int32_t b = 0; b < nb; b++)
     if (len[b] > maxlen) maxlen = len[b];
@@ -164,7 +159,7 @@ static cgm_status layout_shape(const cgm_csr *A, const selection *sel, cgm_bcsr_
     int32_t br = sel_row(sel, b);
     len[b] = block_row_columns(A, br, p.n, needs_diag(A, br, p.n), NULL);
   }
-  cgm_status st = sort_by_length(len, nb, order, err);
+  cgm_status st = cgm_bcsr_sort_rows(len, nb, order, err);
   if (st) return st;
   int32_t nslices = (nb + p.by - 1) / p.by;
   slice_ptr[0] = 0;

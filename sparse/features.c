@@ -2,11 +2,13 @@
  * d_N, row-length statistics, and the exact padded element count of the MBR
  * layout (what the paper's estimate leaves out, Sec. 5.6 and 8). */
 #include "cgmodel/sparse.h"
+#include "sparse/bcsr_internal.h"
 
 #include <math.h>
 #include <string.h>
 
-cgm_status cgm_features_compute(const cgm_csr *A, cgm_features *f, cgm_error *err) {
+cgm_status cgm_features_compute(const cgm_csr *A, const cgm_bcsr_params *layouts, cgm_features *f,
+                                cgm_error *err) {
   memset(f, 0, sizeof *f);
   if (A->nrows != A->ncols)
     return cgm_fail(err, CGM_EINPUT, "matrix is %d x %d, not square", A->nrows, A->ncols);
@@ -44,15 +46,16 @@ cgm_status cgm_features_compute(const cgm_csr *A, cgm_features *f, cgm_error *er
     cgm_block_features *bf = &f->block[b];
     int n = cgm_block_sizes[b];
     bf->n = n;
-    cgm_bcsr_params p = cgm_bcsr_params_for(A, n, 1); /* as on one GPU */
+    cgm_bcsr_params p = layouts ? layouts[b] : cgm_bcsr_default_params(n);
     int32_t nbrows = (int32_t)(((int64_t)A->nrows + n - 1) / n);
     cgm_status st = cgm_bcsr_count(A, 0, nbrows, p, &bf->blocks, &bf->padded_blocks,
                                    &bf->max_blocks_per_row, err);
     if (st) return st;
-    bf->bx = p.bx;
+    bf->bx = p.bx > 0 ? p.bx : 1;
     bf->elements = bf->blocks * n * n;
     bf->padded_elements = bf->padded_blocks * n * n;
     bf->density = bf->elements > 0 ? (double)A->nnz / (double)bf->elements : 0.0;
+    if ((st = cgm_x_locality(A, p, bf, err))) return st;
   }
   return CGM_OK;
 }

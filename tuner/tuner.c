@@ -1,7 +1,7 @@
-/* The configuration search (issue: predict, tuner). Shapes are exact: the
- * partition, halos and MBR layouts the solver would build are counted here
- * (without their values), so the model sees each GPU's real segment (x_i,
- * padded e_i) instead of the paper's x/n and e/n. */
+/* The configuration search: every candidate is timed on its plan (the
+ * partition, halos and MBR layouts the solver builds, counted without their
+ * values), so the model sees each GPU's real segment (x_i, padded e_i)
+ * instead of the paper's x/n and e/n. */
 #include "cgmodel/tuner.h"
 #include "common/grow.h"
 
@@ -19,138 +19,6 @@ cgm_tuner_opts cgm_tuner_opts_default(void) {
   return o;
 }
 
-/* One block size's pattern, computed once and shared by every GPU count and
- * exchange mode: partitions, padded counts (from the block rows' lengths)
- * and halos are then cheap scans. */
-typedef struct {
-  int n;
-  double avg_row; /* scalar entries per row: the layout's B_x (cgm_bcsr_params_for) */
-  int64_t rows;
-  int32_t nb, nbcols;
-  int64_t *bptr;
-  int32_t *bcol, *len;
-} pattern;
-
-static void pattern_free(pattern *p) {
-  free(p->bptr);
-  free(p->bcol);
-  free(p->len);
-  memset(p, 0, sizeof *p);
-}
-
-static cgm_status pattern_make(const cgm_csr *A, int n, pattern *p, cgm_error *err) {
-  memset(p, 0, sizeof *p);
-  p->n = n;
-  p->avg_row = A->nrows > 0 ? (double)A->nnz / A->nrows : 0.0;
-  p->rows = A->nrows;
-  p->nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
-  p->nbcols = (int32_t)(((int64_t)A->ncols + n - 1) / n);
-  cgm_status st = cgm_block_pattern(A, n, &p->bptr, &p->bcol, err);
-  if (st) return st;
-  p->len = malloc(((size_t)p->nb + 1) * sizeof *p->len);
-  if (!p->len) {
-    pattern_free(p);
-    return cgm_fail(err, CGM_ERUNTIME, "out of memory");
-  }
-  for (int32_t b = 0; b < p->nb; b++) p->len[b] = (int32_t)(p->bptr[b + 1] - p->bptr[b]);
-  return CGM_OK;
-}
-
-/* The longest walk of one SpMV thread: the longest block row over B_x. */
-static int32_t longest_walk(const int32_t *len, int32_t count, int bx) {
-  int32_t m = 0;
-  for (int32_t i = 0; i < count; i++)
-    if (len[i] > m) m = len[i];
-  return (m + bx - 1) / bx;
-}
-
-/* The walks of those rows, summed. */
-static double total_walk(const int32_t *len, int32_t count, int bx) {
-  double s = 0.0;
-  for (int32_t i = 0; i < count; i++) s += (len[i] + bx - 1) / bx;
-  return s;
-}
-
-/* The shapes of (gpus, mode) from a pattern. */
-static cgm_status shapes(const pattern *pt, int gpus, cgm_exchange mode, cgm_tuner_segment *seg,
-                         int64_t *exchange_elems, cgm_error *err) {
-  const int n = pt->n;
-  int32_t bounds[CGM_MAX_PARTS + 1];
-  const cgm_bcsr_params p = cgm_bcsr_params_choose(n, pt->avg_row, (pt->rows + gpus - 1) / gpus);
-  cgm_status st = cgm_partition_lengths(pt->len, pt->nb, gpus, cgm_partition_align(n), bounds, err);
-  if (st) return st;
-  int64_t halo_total = 0, rows_total = (int64_t)bounds[gpus] * n;
-  int32_t *sub = NULL;
-  unsigned char *bnd = NULL;
-  if (gpus > 1 && mode == CGM_EXCHANGE_HALO) {
-    sub = malloc(((size_t)pt->nb + 1) * sizeof *sub);
-    bnd = malloc((size_t)pt->nb + 1);
-    if (!sub || !bnd) {
-      free(sub);
-      free(bnd);
-      return cgm_fail(err, CGM_ERUNTIME, "out of memory");
-    }
-  }
-  for (int g = 0; g < gpus && !st; g++) {
-    const int32_t b0 = bounds[g], b1 = bounds[g + 1], nrow = b1 - b0;
-    cgm_tuner_segment *s = &seg[g];
-    memset(s, 0, sizeof *s);
-    s->rows = (int64_t)nrow * n;
-    s->max_row = longest_walk(pt->len + b0, nrow, p.bx);
-    /* over all its rows: with the halo, the interior's and the boundary's together */
-    s->mean_row = nrow > 0 ? total_walk(pt->len + b0, nrow, p.bx) / nrow : 0.0;
-    if (gpus == 1 || mode != CGM_EXCHANGE_HALO) {
-      s->blocks_padded = cgm_bcsr_padded_count(pt->len + b0, nrow, p);
-      s->nslices = (nrow + p.by - 1) / p.by;
-      s->slots = s->nslices * p.by;
-      s->halo_rows = gpus == 1 ? 0 : rows_total - s->rows; /* the whole vector beside */
-      continue;
-    }
-    /* Interior and boundary rows, each its own layout. */
-    int32_t nhalo = 0;
-    if ((st = cgm_halo_sizes(pt->bptr, pt->bcol, pt->nbcols, bounds, gpus, g, &nhalo, bnd, err)))
-      break;
-    int32_t ni = 0, nbd = 0;
-    for (int32_t b = 0; b < nrow; b++)
-      if (!bnd[b]) sub[ni++] = pt->len[b0 + b];
-    for (int32_t b = 0; b < nrow; b++)
-      if (bnd[b]) sub[ni + nbd++] = pt->len[b0 + b];
-    int64_t pa = cgm_bcsr_padded_count(sub, ni, p), pb = cgm_bcsr_padded_count(sub + ni, nbd, p);
-    int32_t sa = (ni + p.by - 1) / p.by, sb = (nbd + p.by - 1) / p.by;
-    s->blocks_padded = pa + pb;
-    /* The interior and the boundary rows are two SpMV launches, one after
-     * the other: their longest rows are walked in turn. */
-    s->max_row = longest_walk(sub, ni, p.bx) + longest_walk(sub + ni, nbd, p.bx);
-    s->nslices = sa + sb + (sa && sb ? 1 : 0); /* two layouts: one more offset */
-    s->slots = (int64_t)(sa + sb) * p.by;
-    s->halo_rows = (int64_t)nhalo * n;
-    halo_total += s->halo_rows;
-  }
-  free(sub);
-  free(bnd);
-  if (st) return st;
-  *exchange_elems =
-      cgm_exchange_elements(mode, gpus, rows_total, cgm_chunk_rows(bounds, gpus, n), halo_total);
-  return CGM_OK;
-}
-
-cgm_status cgm_tuner_shapes(const cgm_csr *A, int n, int gpus, cgm_exchange mode,
-                            cgm_tuner_segment *seg, int64_t *exchange_elems, cgm_error *err) {
-  pattern pt;
-  cgm_status st = pattern_make(A, n, &pt, err);
-  if (st) return st;
-  st = shapes(&pt, gpus, mode, seg, exchange_elems, err);
-  pattern_free(&pt);
-  return st;
-}
-
-cgm_segment_shape cgm_tuner_segment_shape(const cgm_tuner_segment *s, int n, int width) {
-  cgm_segment_shape m = {s->rows,
-                         cgm_spmv_bytes(s->blocks_padded, s->slots, s->nslices, n, s->rows, width),
-                         s->max_row, s->mean_row};
-  return m;
-}
-
 /* Adds one candidate. */
 static cgm_status push(cgm_candidate **v, int *n, int *cap, const cgm_candidate *c,
                        cgm_error *err) {
@@ -165,6 +33,44 @@ static double flops(double e, double x) {
   return 2.0 * e + 15.0 * x;
 } /* Eq. 6 and 8 */
 
+static double tuner_tol(const cgm_tuner_opts *o) {
+  return o->tol > 0 ? o->tol : 1e-8;
+}
+
+/* Single precision only where it can reach the tolerance, unless the user
+ * asked for it alone. */
+static bool precision_offered(const cgm_tuner_opts *o, cgm_precision p) {
+  if (!(o->precisions & (1u << p))) return false;
+  if (p == CGM_PREC_SINGLE && o->precisions != (1u << CGM_PREC_SINGLE))
+    return tuner_tol(o) >= CGM_SINGLE_MIN_TOL;
+  return true;
+}
+
+/* Mixed precision's replacements, amortised: a double SpMV (timed as a
+ * double iteration, an upper bound) every CGM_MIXED_REPLACE_EVERY steps. */
+static double replacement_time(const cgm_tuner_device *dv, cgm_plan *plan,
+                               const cgm_tuner_opts *o) {
+  double t;
+  if (dv->have[CGM_PREC_DOUBLE] && !o->paper) {
+    cgm_plan dp = *plan;
+    cgm_plan_set_precision(&dp, CGM_PREC_DOUBLE);
+    t = cgm_refined_time(&dv->model[CGM_PREC_DOUBLE], &dp);
+  } else {
+    t = 2.0 * cgm_refined_time(&dv->model[CGM_PREC_SINGLE], plan);
+  }
+  return t / CGM_MIXED_REPLACE_EVERY;
+}
+
+/* Setup, iterations and total of a timed candidate. */
+static void solution_time(cgm_candidate *c, const cgm_tuner_device *dv, double bytes,
+                          const cgm_tuner_opts *o) {
+  const double k = o->iterations > 0 ? o->iterations : 0;
+  const double ratio = dv->mixed_ratio > 0 ? dv->mixed_ratio : 1.2;
+  c->iterations = c->precision == CGM_PREC_MIXED ? ceil(k * ratio) : k;
+  c->setup_s = cgm_setup_time(&dv->setup, bytes);
+  c->total_s = c->setup_s + c->iterations * c->time_per_iter_s;
+}
+
 cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
                                 const cgm_tuner_device *devs, int ndev, const cgm_tuner_opts *o,
                                 cgm_candidate **out, int *count, cgm_error *err) {
@@ -176,67 +82,81 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
   for (int d = 0; d < ndev; d++)
     if (!devs[d].is_cpu && devs[d].gpus > maxg_all) maxg_all = devs[d].gpus;
   if (o->max_gpus > 0 && o->max_gpus < maxg_all) maxg_all = o->max_gpus;
-  if (maxg_all > CGM_MAX_PARTS) maxg_all = CGM_MAX_PARTS;
+  if (maxg_all > CGM_MAX_GPUS) maxg_all = CGM_MAX_GPUS;
   const double x = f->x, nnz = (double)f->nnz;
+  cgm_tuner_opts oo = *o;
+  if (!(oo.iterations > 0)) oo.iterations = cgm_iterations_estimate(f->x, tuner_tol(o));
+  o = &oo;
   for (int bi = 0; bi < CGM_NBLOCKSIZES && !st; bi++) {
     const int n = cgm_block_sizes[bi];
     if (o->block && o->block != n) continue;
     const double e = (double)f->block[bi].elements;
-    pattern pt;
-    if ((st = pattern_make(A, n, &pt, err))) break;
+    cgm_plan_pattern *pt;
+    if ((st = cgm_plan_pattern_make(A, n, &pt, err))) break;
     for (int G = 1; G <= maxg_all && !st; G++)
-      for (int ex = 0; ex < 4 && !st; ex++) {
+      for (int ex = 0; ex < CGM_NEXCHANGES && !st; ex++) {
         if (G == 1 ? ex != CGM_EXCHANGE_HALO : !(o->exchanges & (1u << ex))) continue;
-        cgm_tuner_segment sg[CGM_MAX_PARTS];
-        int64_t xe = 0;
+        cgm_plan_opts po = cgm_plan_opts_default();
+        po.backend = CGM_BACKEND_CUDA;
+        po.layout.n = n;
+        po.gpus = G;
+        po.exchange = (cgm_exchange)ex;
+        cgm_plan plan;
         cgm_error e2 = {0};
-        if (shapes(&pt, G, (cgm_exchange)ex, sg, &xe, &e2))
+        if (cgm_plan_from_pattern(pt, &po, &plan, &e2))
           continue; /* too few block rows for G segments: not a candidate */
         for (int d = 0; d < ndev && !st; d++) {
           const cgm_tuner_device *dv = &devs[d];
           if (dv->is_cpu ? G > 1 : G > dv->gpus) continue;
-          for (int pr = 0; pr < 2 && !st; pr++) {
-            if (!(o->precisions & (1u << pr)) || !dv->have[pr]) continue;
-            const int w = pr == CGM_PREC_SINGLE ? 4 : 8;
-            cgm_segment_shape segs[CGM_MAX_PARTS];
-            int64_t mem = 0;
-            for (int g = 0; g < G; g++) {
-              segs[g] = cgm_tuner_segment_shape(&sg[g], n, w);
-              int64_t m = cgm_footprint_bytes((sg[g].rows + 3) / 4 * 4, sg[g].blocks_padded,
-                                              sg[g].slots, n, (cgm_precision)pr, sg[g].halo_rows);
-              if (m > mem) mem = m;
-            }
+          for (int pr = 0; pr < 3 && !st; pr++) {
+            const int ip = cgm_precision_iter((cgm_precision)pr);
+            if (!precision_offered(o, (cgm_precision)pr) || !dv->have[ip]) continue;
+            plan.o.backend = dv->is_cpu ? CGM_BACKEND_CPU : CGM_BACKEND_CUDA;
+            cgm_plan_set_precision(&plan, (cgm_precision)pr);
+            const int w = cgm_precision_width((cgm_precision)ip);
             cgm_candidate c;
             memset(&c, 0, sizeof c);
             c.device = d;
-            c.backend = dv->is_cpu ? CGM_BACKEND_CPU : CGM_BACKEND_CUDA;
+            c.backend = plan.o.backend;
             c.precision = (cgm_precision)pr;
             c.block = n;
             c.gpus = dv->is_cpu ? 0 : G;
             c.exchange = (cgm_exchange)ex;
-            c.exchange_bytes = (double)xe * w;
-            c.time_per_iter_s =
-                o->paper
-                    ? cgm_paper_device_time(&dv->paper[pr], n, x, e, G, ex != CGM_EXCHANGE_HOST)
-                    : cgm_refined_time(&dv->model[pr], n, G, ex, segs, c.exchange_bytes);
+            c.exchange_bytes = (double)plan.exchange_elems * w;
+            c.time_per_iter_s = o->paper ? cgm_paper_device_time(&dv->paper[ip], n, x, e, G,
+                                                                 ex != CGM_EXCHANGE_HOST)
+                                         : cgm_refined_time(&dv->model[ip], &plan);
+            if (pr == CGM_PREC_MIXED) c.time_per_iter_s += replacement_time(dv, &plan, o);
             c.gflops_raw = flops(e, x) / c.time_per_iter_s * 1e-9;
             c.gflops_real = flops(nnz, x) / c.time_per_iter_s * 1e-9;
-            c.memory_bytes = mem;
-            c.fits = dv->is_cpu || dv->mem_bytes <= 0 || mem <= dv->mem_bytes;
+            c.memory_bytes = plan.device_bytes;
+            c.fits = dv->is_cpu || dv->mem_bytes <= 0 || plan.device_bytes <= dv->mem_bytes;
             c.speedup = NAN;
+            /* Setup is timed by the bytes of the iteration's layout: mixed
+             * precision uploads the double values once and makes the single
+             * copy on the device, and its setups measured below double's
+             * (0.45-0.57 s against 0.59-0.74 s at Poisson 192^3 on an
+             * H100), so it counts single's bytes, not its whole footprint. */
+            double setup_bytes = (double)plan.device_bytes;
+            if (pr == CGM_PREC_MIXED) {
+              cgm_plan sp = plan;
+              cgm_plan_set_precision(&sp, CGM_PREC_SINGLE);
+              setup_bytes = (double)sp.device_bytes;
+            }
+            solution_time(&c, dv, setup_bytes * (G > 1 ? G : 1), o);
             st = push(out, count, &cap, &c, err);
           }
         }
       }
-    pattern_free(&pt);
+    cgm_plan_pattern_free(pt);
   }
   /* The cuSPARSE baseline: CSR on one GPU, no block size. */
   for (int d = 0; d < ndev && !st && o->cusparse; d++) {
     const cgm_tuner_device *dv = &devs[d];
     if (dv->is_cpu) continue;
-    for (int pr = 0; pr < 2 && !st; pr++) {
-      if (!(o->precisions & (1u << pr)) || !dv->have[pr] || !dv->model[pr].have_cusparse) continue;
-      const int w = pr == CGM_PREC_SINGLE ? 4 : 8;
+    for (int pr = 0; pr < 2 && !st; pr++) { /* no mixed precision in the baseline */
+      if (!precision_offered(o, (cgm_precision)pr) || !dv->have[pr] || !dv->model[pr].have_cusparse)
+        continue;
       cgm_candidate c;
       memset(&c, 0, sizeof c);
       c.device = d;
@@ -246,9 +166,15 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
       c.gpus = 1;
       c.time_per_iter_s = cgm_refined_cusparse_time(&dv->model[pr], f->nnz, f->x);
       c.gflops_raw = c.gflops_real = flops(nnz, x) / c.time_per_iter_s * 1e-9;
-      c.memory_bytes = (int64_t)(nnz * (w + 4) + 4.0 * (x + 1) + 6.0 * x * w);
+      cgm_plan_opts po = cgm_plan_opts_default();
+      po.backend = CGM_BACKEND_CUSPARSE;
+      po.precision = (cgm_precision)pr;
+      cgm_plan plan;
+      if ((st = cgm_plan_make(A, &po, &plan, err))) break;
+      c.memory_bytes = plan.device_bytes;
       c.fits = dv->mem_bytes <= 0 || c.memory_bytes <= dv->mem_bytes;
       c.speedup = 1.0;
+      solution_time(&c, dv, (double)plan.device_bytes, o);
       st = push(out, count, &cap, &c, err);
     }
   }
@@ -284,7 +210,7 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
       best = i;
       continue;
     }
-    double tb = c[best].time_per_iter_s, ti = c[i].time_per_iter_s;
+    double tb = c[best].total_s, ti = c[i].total_s;
     /* Within 1%: fewer GPUs win (the CPU counts as none). */
     if (ti < tb * 0.99 || (ti <= tb * 1.01 && c[i].gpus < c[best].gpus)) best = i;
   }
@@ -313,7 +239,7 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
       int alt = -1;
       for (int i = 0; i < count; i++)
         if (i != best && c[i].fits && isfinite(c[i].time_per_iter_s) && c[i].gpus != b->gpus &&
-            (alt < 0 || c[i].time_per_iter_s < c[alt].time_per_iter_s))
+            (alt < 0 || c[i].total_s < c[alt].total_s))
           alt = i;
       char target[160];
       if (b->backend == CGM_BACKEND_CPU)
@@ -329,17 +255,35 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
           snprintf(who, sizeof who, "the CPU");
         else
           snprintf(who, sizeof who, "%d GPU%s", c[alt].gpus, c[alt].gpus > 1 ? "s" : "");
-        snprintf(tail, sizeof tail, "; the best on %s would take %.3g us (%.2fx)", who,
-                 1e6 * c[alt].time_per_iter_s, c[alt].time_per_iter_s / b->time_per_iter_s);
+        snprintf(tail, sizeof tail, "; the best on %s would take %.3g s (%.2fx)", who,
+                 c[alt].total_s, c[alt].total_s / b->total_s);
       }
       /* "the CPU, single precision, 8x8 blocks: ...", "1 x H200, cusparse, ..." */
       char backend[40] = "";
       if (b->backend != CGM_BACKEND_CPU)
         snprintf(backend, sizeof backend, "%s, ", cgm_backend_name(b->backend));
-      snprintf(why, nwhy, "%s, %s%s precision, %dx%d blocks: %.3g us per iteration predicted%s",
-               target, backend, cgm_precision_name(b->precision), b->block, b->block,
-               1e6 * b->time_per_iter_s, tail);
+      snprintf(why, nwhy,
+               "%s, %s%s precision, %dx%d blocks: %.3g s predicted (setup %.3g s + %.0f "
+               "iterations x %.3g us)%s",
+               target, backend, cgm_precision_name(b->precision), b->block, b->block, b->total_s,
+               b->setup_s, b->iterations, 1e6 * b->time_per_iter_s, tail);
     }
   }
   return best;
+}
+
+void cgm_tuner_reorder(cgm_reorder_advice *a) {
+  a->rcm = false;
+  if (!isfinite(a->t_iter_none) || !isfinite(a->t_iter_rcm)) {
+    snprintf(a->why, sizeof a->why, "no reordering: no prediction for this configuration");
+    return;
+  }
+  const double none = a->iterations * a->t_iter_none;
+  const double rcm = a->cost_s + a->iterations * a->t_iter_rcm;
+  a->rcm = rcm < 0.99 * none;
+  snprintf(a->why, sizeof a->why,
+           "%s: %.0f iterations predicted %.3g s as numbered, %.3g s after RCM (%.3g s to "
+           "reorder, %.3g us an iteration instead of %.3g)",
+           a->rcm ? "reorder (rcm)" : "no reordering", a->iterations, none, rcm, a->cost_s,
+           1e6 * a->t_iter_rcm, 1e6 * a->t_iter_none);
 }

@@ -5,6 +5,8 @@
 #ifndef CGMODEL_DB_H
 #define CGMODEL_DB_H
 
+#include "cgmodel/export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,24 +21,24 @@ extern "C" {
 typedef struct cgm_db cgm_db;
 
 /* The schema version this build writes and reads. */
-#define CGM_DB_SCHEMA_VERSION 2
+#define CGM_DB_SCHEMA_VERSION 5
 
 /* $CGMODEL_DB, else $XDG_DATA_HOME/cgmodel/cgmodel.db, else
  * $HOME/.local/share/cgmodel/cgmodel.db. Returns buf. */
-const char *cgm_db_default_path(char *buf, size_t size);
+CGM_API const char *cgm_db_default_path(char *buf, size_t size);
 
 /* Opens (creating the file and its directory when `create` is true) and
  * migrates an older schema. Errors: not a database / corrupt file, a schema
  * newer than this build, read-only file when writing is needed. path NULL
  * means the default path. */
-cgm_status cgm_db_open(const char *path, bool create, cgm_db **db, cgm_error *err);
-void cgm_db_close(cgm_db *db);
-const char *cgm_db_path(const cgm_db *db);
+CGM_API cgm_status cgm_db_open(const char *path, bool create, cgm_db **db, cgm_error *err);
+CGM_API void cgm_db_close(cgm_db *db);
+CGM_API const char *cgm_db_path(const cgm_db *db);
 
 /* Explicit transactions; a calibration is one transaction. */
-cgm_status cgm_db_begin(cgm_db *db, cgm_error *err);
-cgm_status cgm_db_commit(cgm_db *db, cgm_error *err);
-void cgm_db_rollback(cgm_db *db);
+CGM_API cgm_status cgm_db_begin(cgm_db *db, cgm_error *err);
+CGM_API cgm_status cgm_db_commit(cgm_db *db, cgm_error *err);
+CGM_API void cgm_db_rollback(cgm_db *db);
 
 /* ------------------------------------------------------------- devices --- */
 
@@ -53,7 +55,7 @@ typedef struct cgm_db_device {
 } cgm_db_device;
 
 /* Finds a device with the same kind, model and host, else inserts it. */
-cgm_status cgm_db_device_get_or_add(cgm_db *db, cgm_db_device *dev, cgm_error *err);
+CGM_API cgm_status cgm_db_device_get_or_add(cgm_db *db, cgm_db_device *dev, cgm_error *err);
 
 /* -------------------------------------------------------- calibrations --- */
 
@@ -67,20 +69,23 @@ typedef struct cgm_db_calibration {
   int complete;      /* 1 once all its fits were stored */
 } cgm_db_calibration;
 
-cgm_status cgm_db_calibration_add(cgm_db *db, cgm_db_calibration *cal, cgm_error *err);
-cgm_status cgm_db_calibration_finish(cgm_db *db, int64_t cal_id, double seconds, cgm_error *err);
+CGM_API cgm_status cgm_db_calibration_add(cgm_db *db, cgm_db_calibration *cal, cgm_error *err);
+CGM_API cgm_status cgm_db_calibration_finish(cgm_db *db, int64_t cal_id, double seconds,
+                                             cgm_error *err);
 /* The newest complete calibration of a device (CGM_EINPUT when none). */
-cgm_status cgm_db_calibration_latest(cgm_db *db, int64_t device_id, cgm_db_calibration *cal,
-                                     cgm_error *err);
+CGM_API cgm_status cgm_db_calibration_latest(cgm_db *db, int64_t device_id, cgm_db_calibration *cal,
+                                             cgm_error *err);
 
 /* One measured throughput point (cgmodel/sample.h). */
 typedef cgm_sample cgm_db_sample;
 
-cgm_status cgm_db_sample_add(cgm_db *db, int64_t cal_id, const cgm_db_sample *s, cgm_error *err);
+CGM_API cgm_status cgm_db_sample_add(cgm_db *db, int64_t cal_id, const cgm_db_sample *s,
+                                     cgm_error *err);
 /* Calls fn for every sample of a calibration (stops early when fn returns
  * non-zero). */
-cgm_status cgm_db_samples(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_sample *s, void *ctx),
-                          void *ctx, cgm_error *err);
+CGM_API cgm_status cgm_db_samples(cgm_db *db, int64_t cal_id,
+                                  int (*fn)(const cgm_db_sample *s, void *ctx), void *ctx,
+                                  cgm_error *err);
 
 /* A fitted curve. */
 typedef struct cgm_db_fit {
@@ -98,14 +103,32 @@ typedef struct cgm_db_fit {
   double m_lo, m_hi; /* transactions the fit covers (NaN: unbounded) */
 } cgm_db_fit;
 
-cgm_status cgm_db_fit_add(cgm_db *db, int64_t cal_id, const cgm_db_fit *f, cgm_error *err);
+CGM_API cgm_status cgm_db_fit_add(cgm_db *db, int64_t cal_id, const cgm_db_fit *f, cgm_error *err);
+/* A scalar coefficient of a calibration's model (schema version 5): the
+ * locality term's CGM_DB_COEF_X_SECTOR per precision. */
+#define CGM_DB_COEF_X_SECTOR "x_sector"
+typedef struct cgm_db_coef {
+  char name[32];
+  int precision;
+  double value;
+  double rms; /* relative rms error of the fit (NaN: unknown) */
+  int n;      /* samples fitted */
+} cgm_db_coef;
+/* Stores (or replaces) one coefficient of a calibration. */
+CGM_API cgm_status cgm_db_coef_add(cgm_db *db, int64_t cal_id, const cgm_db_coef *c,
+                                   cgm_error *err);
+/* Looks one up: CGM_OK with *found false when the calibration has none. */
+CGM_API cgm_status cgm_db_coef_get(cgm_db *db, int64_t cal_id, const char *name, int precision,
+                                   cgm_db_coef *c, bool *found, cgm_error *err);
 /* Removes every fit of a calibration (cgm_refit stores new ones). */
-cgm_status cgm_db_fits_delete(cgm_db *db, int64_t cal_id, cgm_error *err);
+CGM_API cgm_status cgm_db_fits_delete(cgm_db *db, int64_t cal_id, cgm_error *err);
 /* Looks up one fit of a calibration (CGM_EINPUT when absent). */
-cgm_status cgm_db_fit_get(cgm_db *db, int64_t cal_id, const char *kernel, const char *variant,
-                          int precision, int block, int kind, cgm_db_fit *f, cgm_error *err);
-cgm_status cgm_db_fits(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_fit *f, void *ctx),
-                       void *ctx, cgm_error *err);
+CGM_API cgm_status cgm_db_fit_get(cgm_db *db, int64_t cal_id, const char *kernel,
+                                  const char *variant, int precision, int block, int kind,
+                                  cgm_db_fit *f, cgm_error *err);
+CGM_API cgm_status cgm_db_fits(cgm_db *db, int64_t cal_id,
+                               int (*fn)(const cgm_db_fit *f, void *ctx), void *ctx,
+                               cgm_error *err);
 
 /* ------------------------------------------- matrices, predictions, solves --- */
 
@@ -119,8 +142,10 @@ typedef struct cgm_db_matrix {
   char features[4096]; /* JSON of cgm_features */
 } cgm_db_matrix;
 
+/* Finds by (name, file_bytes, x, nnz): m->id, 0 when absent (nothing added). */
+CGM_API cgm_status cgm_db_matrix_find(cgm_db *db, cgm_db_matrix *m, cgm_error *err);
 /* Finds by (name, file_bytes, x, nnz), else inserts. */
-cgm_status cgm_db_matrix_get_or_add(cgm_db *db, cgm_db_matrix *m, cgm_error *err);
+CGM_API cgm_status cgm_db_matrix_get_or_add(cgm_db *db, cgm_db_matrix *m, cgm_error *err);
 
 typedef struct cgm_db_solve {
   int64_t id;
@@ -137,11 +162,15 @@ typedef struct cgm_db_solve {
   double time_per_iter_s;           /* measured */
   double predicted_time_per_iter_s; /* NaN when no calibration existed */
   char model[16];                   /* "refined" or "paper" */
+  char options[1024];   /* JSON: tolerance, iteration cap, GPU options (cgm_solve_opts_json) */
+  double time_setup_s;  /* measured layout build + upload (NaN: not known) */
+  int64_t layout_bytes; /* the layout's bytes (cgm_solve_result.device_bytes; 0: not known) */
+  char matrix[128];     /* read by cgm_db_solves: the matrix's name (cgm_db_matrix.name) */
 } cgm_db_solve;
 
-cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *s, cgm_error *err);
-cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx), void *ctx,
-                         cgm_error *err);
+CGM_API cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *s, cgm_error *err);
+CGM_API cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx), void *ctx,
+                                 cgm_error *err);
 
 typedef struct cgm_db_prediction {
   int64_t id;
@@ -158,17 +187,18 @@ typedef struct cgm_db_prediction {
   char model[16];
 } cgm_db_prediction;
 
-cgm_status cgm_db_prediction_add(cgm_db *db, cgm_db_prediction *p, cgm_error *err);
+CGM_API cgm_status cgm_db_prediction_add(cgm_db *db, cgm_db_prediction *p, cgm_error *err);
 
 /* ------------------------------------------------------------ listing --- */
 
 /* Every calibration (newest first) with its device. */
-cgm_status cgm_db_calibrations(cgm_db *db,
-                               int (*fn)(const cgm_db_calibration *c, const cgm_db_device *d,
-                                         void *ctx),
-                               void *ctx, cgm_error *err);
-cgm_status cgm_db_device_get(cgm_db *db, int64_t id, cgm_db_device *d, cgm_error *err);
-cgm_status cgm_db_calibration_get(cgm_db *db, int64_t id, cgm_db_calibration *c, cgm_error *err);
+CGM_API cgm_status cgm_db_calibrations(cgm_db *db,
+                                       int (*fn)(const cgm_db_calibration *c,
+                                                 const cgm_db_device *d, void *ctx),
+                                       void *ctx, cgm_error *err);
+CGM_API cgm_status cgm_db_device_get(cgm_db *db, int64_t id, cgm_db_device *d, cgm_error *err);
+CGM_API cgm_status cgm_db_calibration_get(cgm_db *db, int64_t id, cgm_db_calibration *c,
+                                          cgm_error *err);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cgmodel/export.h"
+#include "cgmodel/plan.h"
 #include "cgmodel/status.h"
 
 #ifdef __cplusplus
@@ -24,10 +26,10 @@ typedef struct cgm_sigmoid {
 } cgm_sigmoid;
 
 /* B(m) = nu / (1 + exp(-(log2 m - mu) / sigma))   [GB/s], Eq. 3 */
-double cgm_sigmoid_eval(const cgm_sigmoid *s, double m);
+CGM_API double cgm_sigmoid_eval(const cgm_sigmoid *s, double m);
 /* Eq. 5 with the element width: T(m) = width * m / B(m)   [s]
  * (the paper's 4m/B is width = 4, single precision). */
-double cgm_sigmoid_time(const cgm_sigmoid *s, double m, double width);
+CGM_API double cgm_sigmoid_time(const cgm_sigmoid *s, double m, double width);
 
 /* ------------------------------------------------------------ fitting --- */
 
@@ -59,8 +61,8 @@ typedef struct cgm_fit {
  * more than the noise. Degenerate data (n < 4, fewer than 3 distinct m,
  * non-positive or non-finite values) is CGM_EINPUT. A fit that does not
  * converge returns CGM_OK with out->converged = false and the reason. */
-cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind kind, cgm_fit *out,
-                           cgm_error *err);
+CGM_API cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind kind,
+                                   cgm_fit *out, cgm_error *err);
 
 /* The relative curve of a kernel as the refined model uses it (kind rel,
  * and rel-hi where it has a second piece). When the throughput falls for
@@ -81,11 +83,11 @@ typedef struct cgm_curve_fit {
   double split; /* first m of hi */
 } cgm_curve_fit;
 
-cgm_status cgm_fit_curve(const double *m, const double *b, int n, cgm_curve_fit *out,
-                         cgm_error *err);
+CGM_API cgm_status cgm_fit_curve(const double *m, const double *b, int n, cgm_curve_fit *out,
+                                 cgm_error *err);
 
 /* "avg", "max", "rel", "rel-hi"; "?" for another value. */
-const char *cgm_fit_kind_name(int kind);
+CGM_API const char *cgm_fit_kind_name(int kind);
 
 /* ------------------------------------------------- the paper's Eqs. 4-9 --- */
 
@@ -104,20 +106,20 @@ typedef struct cgm_paper_params {
 } cgm_paper_params;
 
 /* Index of block size N in the spmv array (-1 if N is not 1, 2, 4, 8). */
-int cgm_block_index(int n);
+CGM_API int cgm_block_index(int n);
 /* Eq. 4: T(x, e) = T_spmv(e) + T_CG2(x) + T_CG3(x) + T_CG4(x) + T_CG5(x) + 3 T_red(x),
  * each term Eq. 5 with its Table 2/3 transaction count. */
-double cgm_paper_time(const cgm_paper_params *p, int n, double x, double e);
+CGM_API double cgm_paper_time(const cgm_paper_params *p, int n, double x, double e);
 /* Eq. 6: F(x, e) = 2e + 15x */
-double cgm_paper_flops(double x, double e);
+CGM_API double cgm_paper_flops(double x, double e);
 /* Eq. 8: F(x, e, d_N) = 2 e d_N + 15x */
-double cgm_paper_flops_real(double x, double e, double d);
+CGM_API double cgm_paper_flops_real(double x, double e, double d);
 /* Eq. 7: P = F / T in GFLOPS (raw with Eq. 6). */
-double cgm_paper_gflops(const cgm_paper_params *p, int n, double x, double e);
+CGM_API double cgm_paper_gflops(const cgm_paper_params *p, int n, double x, double e);
 /* Eq. 9: T_p = max_i T_i(x/n, e/n) + T_idc(x n) + 4 T_sync, the host-staged
  * exchange of x n elements; with direct (peer) copies T_idc(x). */
-double cgm_paper_time_parallel(const cgm_paper_params *p, int n, double x, double e, int gpus,
-                               bool direct);
+CGM_API double cgm_paper_time_parallel(const cgm_paper_params *p, int n, double x, double e,
+                                       int gpus, bool direct);
 
 /* ------------------------------------------- the refined model (default) --- */
 
@@ -125,8 +127,8 @@ double cgm_paper_time_parallel(const cgm_paper_params *p, int n, double x, doubl
  * block column), the result row of every slot, the slice offsets, the
  * gathered vector once and the result once. The refined model's m is these
  * bytes over the element width (docs/model.md). */
-double cgm_spmv_bytes(int64_t blocks_padded, int64_t slots, int64_t nslices, int n, int64_t rows,
-                      int width);
+CGM_API double cgm_spmv_bytes(int64_t blocks_padded, int64_t slots, int64_t nslices, int n,
+                              int64_t rows, int width);
 /* Vector passes of the fused kernels (Table 2 recounted for ours): CG4 reads
  * x, r, v, u, D^-1 and writes x, r; CG5 reads v, r, D^-1 and writes v. */
 #define CGM_CG4_PASSES 7
@@ -137,15 +139,15 @@ double cgm_spmv_bytes(int64_t blocks_padded, int64_t slots, int64_t nslices, int
 /* Bytes of one whole iteration of ours: the SpMV (+ CG3) of the segment,
  * CG4 and CG5 over its rows. The iteration curve's m is these bytes over
  * the element width. */
-double cgm_iter_bytes(double spmv_bytes, int64_t rows, int width);
+CGM_API double cgm_iter_bytes(double spmv_bytes, int64_t rows, int width);
 /* The elements one thread walks along the longest block row of max_row
  * blocks (N x N each): the row curve's m. */
-double cgm_row_elements(int32_t max_row, int n);
+CGM_API double cgm_row_elements(int32_t max_row, int n);
 /* Bytes of one iteration of the cuSPARSE baseline on CSR with nnz entries
  * and x rows: the matrix (value and 32-bit column), the row offsets, and its
  * 21 vector passes (SpMV 2, dot 2, two axpy 6, dot 1, Jacobi 3, dot 2,
  * scal 2, axpy 3). */
-double cgm_cusparse_bytes(int64_t nnz, int64_t x, int width);
+CGM_API double cgm_cusparse_bytes(int64_t nnz, int64_t x, int width);
 
 /* A curve's second regime: past split_m transactions, hi replaces the
  * curve (a CPU's throughput peaks while the data fit in its caches and falls
@@ -166,7 +168,15 @@ typedef struct cgm_segment_shape {
   double spmv_bytes; /* cgm_spmv_bytes of its layout(s) */
   int32_t max_row;   /* blocks one thread walks along its longest block row (0: unknown) */
   double mean_row;   /* blocks one thread walks on average (0: unknown) */
+  /* Bytes of x its SpMV's slices read as 32-byte sectors (the plan's
+   * x_sectors times 32 at its width; 0: unknown): the locality term. */
+  double x_sector_bytes;
 } cgm_segment_shape;
+
+/* The bytes of x beyond the contiguous estimate (rows x width) that a
+ * locality coefficient c adds to the SpMV's: c (x_sector_bytes - rows w),
+ * never negative; 0 without sectors. */
+CGM_API double cgm_x_extra_bytes(double coef, const cgm_segment_shape *s, int width);
 
 /* The calibrated curves of one device and precision. */
 typedef struct cgm_device_model {
@@ -189,35 +199,80 @@ typedef struct cgm_device_model {
   bool have_red;
   /* Multi-GPU: the per-iteration cost of exchanging and synchronising, a
    * sigmoid over the bytes each exchange mode moves, per GPU count. */
-  cgm_sigmoid xfer[4][9]; /* [exchange][gpus] */
-  bool have_xfer[4][9];
+  cgm_sigmoid xfer[CGM_NEXCHANGES][CGM_MAX_GPUS + 1]; /* [exchange][gpus] */
+  bool have_xfer[CGM_NEXCHANGES][CGM_MAX_GPUS + 1];
   double width;
+  /* The locality term (docs/model.md): the SpMV moves
+   * c (x_sector_bytes - rows w) bytes more than the contiguous estimate.
+   * Fitted by the locality sweep; without it (older calibrations) the
+   * model is the contiguous one. */
+  double x_coef;
+  bool have_x_coef;
 } cgm_device_model;
 
-/* Refined Eq. 4/9: the slowest segment's iteration plus, on several GPUs,
- * the exchange cost of the mode. A segment's iteration is the iteration
- * curve over its bytes where calibrated, else SpMV + CG4 + CG5 (each Eq. 5
- * with its own bytes); never less than the walk of its longest row: the
- * row curve (one long row) moved toward the band curve (every row long) by
- * the share rows * mean_row / (CGM_BAND_ROWS * max_row), at most 1.
- * Returns NaN when a needed curve is missing. */
-double cgm_refined_time(const cgm_device_model *m, int n, int gpus, int exchange,
-                        const cgm_segment_shape *segs, double exchange_bytes);
+/* A segment of a plan as the refined model sees it, at the plan's
+ * precision: its rows, the bytes of its SpMV layouts (cgm_spmv_bytes,
+ * summed over the interior and boundary layouts), and the walk of its
+ * threads: the longest (the interior's plus the boundary's: two launches)
+ * and the mean over its block rows, in blocks over B_x. */
+CGM_API cgm_segment_shape cgm_refined_shape(const cgm_plan *p, int g);
+/* One segment's iteration (no exchange): the iteration curve over its
+ * bytes where calibrated, else SpMV + CG4 + CG5 (each Eq. 5 with its own
+ * bytes); never less than the walk of its longest row: the row curve (one
+ * long row) moved toward the band curve (every row long) by the share
+ * rows * mean_row / (CGM_BAND_ROWS * max_row), at most 1. NaN when a
+ * needed curve is missing. */
+CGM_API double cgm_refined_segment_time(const cgm_device_model *m, int n,
+                                        const cgm_segment_shape *s);
+/* Refined Eq. 4/9 for a plan: the slowest segment's iteration plus, on
+ * several GPUs, the fitted cost of the exchange mode for the bytes it
+ * moves. NaN when a needed curve is missing. */
+CGM_API double cgm_refined_time(const cgm_device_model *m, const cgm_plan *p);
 /* The paper's Eqs. 4-9 with this device's curves: Table 2/3 transaction
  * counts (m = 2e for the SpMV, e the unpadded stored elements), CG2, CG3 and
  * Red timed by the dot's curve (the CG5 curve where no dot was measured),
  * T_idc the host-staged (or, direct, the peer) exchange curve with T_sync
  * folded in. NaN when a curve is missing. */
-double cgm_paper_device_time(const cgm_device_model *m, int n, double x, double e, int gpus,
-                             bool direct);
-/* The speed-up maps (paper Fig. 8): a matrix of dimension x with e stored
- * elements in dense N x N blocks spread evenly over the rows (the paper's
- * assumption; no padding), on `gpus` GPUs whose segments have x/gpus rows,
- * exchanging the whole vector with `exchange` (p2p or host: the map knows no
- * halo). NaN when a curve is missing. */
-double cgm_map_time(const cgm_device_model *m, int n, int gpus, int exchange, double x, double e);
+CGM_API double cgm_paper_device_time(const cgm_device_model *m, int n, double x, double e, int gpus,
+                                     bool direct);
+/* Fits the locality coefficient c to measured iterations: count segments
+ * (one GPU or the CPU each) of the same device model, at block sizes
+ * blocks[i], with their measured seconds. With groups (group[i]: the mesh
+ * of sample i, the same bytes under several numberings) each time is taken
+ * relative to its group's most local sample (fewest x sectors), measured
+ * and predicted, so the model's own error on a mesh, the same under every
+ * numbering, does not move c; without (NULL) the times themselves. c
+ * minimises the squared relative error of cgm_refined_segment_time with
+ * x_coef = c (a grid over [0, 16], then a golden section). CGM_EINPUT with
+ * fewer than 3 samples, a time not positive, a sample the model cannot
+ * time, or when no shape reads x in more sectors than its contiguous
+ * estimate. *rms: the relative rms error at c. */
+CGM_API cgm_status cgm_fit_x_coef(const cgm_device_model *m, const int *blocks, const int *group,
+                                  const cgm_segment_shape *shapes, const double *seconds, int count,
+                                  double *coef, double *rms, cgm_error *err);
+
 /* The cuSPARSE baseline: one curve over its iteration bytes. */
-double cgm_refined_cusparse_time(const cgm_device_model *m, int64_t nnz, int64_t x);
+CGM_API double cgm_refined_cusparse_time(const cgm_device_model *m, int64_t nnz, int64_t x);
+
+/* ----------------------------------------- time to a solution --- */
+
+/* Setup time of a configuration: building its layout on the host and
+ * uploading it, modelled as fixed_s + s_per_byte * bytes of the layout
+ * (cgm_plan.device_bytes). samples: the recorded solves it was fitted on
+ * (0: the defaults). */
+typedef struct cgm_setup_model {
+  double fixed_s, s_per_byte;
+  int samples;
+} cgm_setup_model;
+
+CGM_API cgm_setup_model cgm_setup_model_default(bool gpu);
+CGM_API double cgm_setup_time(const cgm_setup_model *m, double bytes);
+/* Least squares over recorded (bytes, seconds); the default when the
+ * samples cannot determine a line (fewer than 3, sizes within 2x). */
+CGM_API cgm_setup_model cgm_setup_fit(const double *bytes, const double *seconds, int n, bool gpu);
+/* A rough iteration count of Jacobi CG to tol for x unknowns, when neither
+ * the user nor the database knows it. */
+CGM_API double cgm_iterations_estimate(int64_t x, double tol);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,4 @@
-/* The pictures (DESIGN.md: plots/): the paper's Figs. 5-7 (calibration
+/* The pictures (docs/architecture.md: plots/): the paper's Figs. 5-7 (calibration
  * samples and their Eq. 3 fits), Fig. 8 (raw performance and speed-up maps)
  * and Fig. 10 / Table 6 (predicted against measured time per iteration),
  * drawn by gnuplot.
@@ -12,6 +12,8 @@
  * Library code: returns a status and an error message, prints nothing. */
 #ifndef CGMODEL_PLOTS_H
 #define CGMODEL_PLOTS_H
+
+#include "cgmodel/export.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,11 +53,11 @@ typedef struct cgm_plot_files {
 
 /* The format of an output name by its extension (.png, .svg, any case);
  * CGM_EINPUT naming the file otherwise. */
-cgm_status cgm_plot_format_of(const char *path, cgm_plot_format *fmt, cgm_error *err);
+CGM_API cgm_status cgm_plot_format_of(const char *path, cgm_plot_format *fmt, cgm_error *err);
 
 /* The full path of gnuplot found on $PATH; CGM_ERUNTIME naming gnuplot and
  * its Debian package when there is none. */
-cgm_status cgm_plot_find_gnuplot(char *path, size_t size, cgm_error *err);
+CGM_API cgm_status cgm_plot_find_gnuplot(char *path, size_t size, cgm_error *err);
 
 /* ------------------------------------------------------- calibration --- */
 
@@ -75,8 +77,9 @@ typedef struct cgm_calplot_opts {
  * fitted curves, one index block each), FILE-fits.dat (every fit of the
  * calibration, converged or not). CGM_EINPUT when the calibration has no
  * samples of the precision. */
-cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_opts *co,
-                                const cgm_plot_opts *o, cgm_plot_files *files, cgm_error *err);
+CGM_API cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_opts *co,
+                                        const cgm_plot_opts *o, cgm_plot_files *files,
+                                        cgm_error *err);
 
 /* -------------------------------------------------------------- map --- */
 
@@ -96,14 +99,15 @@ typedef struct cgm_map_opts {
   int block;        /* N = 1, 2, 4, 8 */
   int gpus;         /* G >= 1 (1: the one-device panel only) */
   int precision;    /* cgm_precision */
-  int exchange;     /* cgm_exchange: p2p or host (the map knows no halo) */
+  int exchange;     /* cgm_exchange (halo: of a band matrix, cgm_plan_uniform) */
   const char *fits; /* the fits' name for the title ("max", "avg (relative)") */
   const cgm_map_mark *marks;
   int nmarks;
 } cgm_map_opts;
 
 /* Fig. 8 for one calibrated device: predicted raw performance (Eqs. 6-7,
- * (2e + 15x) / T, T by cgm_map_time) on one device and on G, and the
+ * (2e + 15x) / T, T the refined model's on cgm_plan_uniform) on one device
+ * and on G, and the
  * speed-up T_1 / T_G, over the dimension x (10^2..10^8) and the stored
  * elements e (10^3..10^10), only between the diagonal (e = x) and dense
  * (e = x^2) matrices; the contour S = 1 drawn thick. Grid points where a
@@ -114,23 +118,27 @@ typedef struct cgm_map_opts {
  * after every x), FILE-contour.dat (the segments of S = 1), FILE-isolines.dat
  * and FILE-isolabels.dat (iso-GFLOPS lines and their labels), FILE-marks.dat.
  * CGM_EINPUT when the device has no curves for the block size and precision. */
-cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, const cgm_plot_opts *o,
-                        cgm_plot_files *files, cgm_error *err);
-
-/* The grid size of cgm_plot_map along x and e. */
-int cgm_map_grid_nx(void);
-int cgm_map_grid_ne(void);
+CGM_API cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
+                                const cgm_plot_opts *o, cgm_plot_files *files, cgm_error *err);
 
 /* --------------------------------------------------------- accuracy --- */
 
+typedef struct cgm_accplot_opts {
+  int64_t calibration_id; /* > 0: only the solves predicted from this calibration */
+  int label_worst;        /* label the K points of largest relative error with their matrix */
+} cgm_accplot_opts;
+
 /* Predicted against measured time per iteration of every solve stored in
- * the database that has a finite prediction, one colour per group (backend,
- * precision, block size, GPU count), log-log, with y = x and the average
- * relative error |pred - meas| / meas of every group and of all.
- * Data: FILE-solves.dat (one index block per group). CGM_EINPUT when no
- * solve has a prediction. */
-cgm_status cgm_plot_accuracy(cgm_db *db, const cgm_plot_opts *o, cgm_plot_files *files,
-                             cgm_error *err);
+ * the database that has a finite prediction (and a measurement), log-log,
+ * with y = x: one colour per block size, one marker per backend and
+ * precision (and GPU count); the key says which, with the count and average
+ * relative error |pred - meas| / meas of each, the title that of all.
+ * Data: FILE-solves.dat (one index block per group of backend, precision,
+ * GPU count and block size), FILE-worst.dat (the labelled points).
+ * CGM_EINPUT when no solve has a prediction (of that calibration). ao may
+ * be NULL (every solve, no labels). */
+CGM_API cgm_status cgm_plot_accuracy(cgm_db *db, const cgm_accplot_opts *ao, const cgm_plot_opts *o,
+                                     cgm_plot_files *files, cgm_error *err);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,8 @@
 #ifndef CGMODEL_SAMPLE_H
 #define CGMODEL_SAMPLE_H
 
+#include "cgmodel/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -26,7 +28,7 @@ typedef struct cgm_sample_vec {
 
 /* Appends a copy of s to the cgm_sample_vec `vec`: 0, or 1 when out of
  * memory (a microbenchmark sink's convention: non-zero stops the run). */
-int cgm_sample_vec_push(void *vec, const cgm_sample *s);
+CGM_API int cgm_sample_vec_push(void *vec, const cgm_sample *s);
 
 /* Throughput of a sample in GB/s (what Eq. 3 models). */
 static inline double cgm_sample_gbps(const cgm_sample *s) {

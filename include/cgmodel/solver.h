@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cgmodel/export.h"
+#include "cgmodel/plan.h"
 #include "cgmodel/sparse.h"
 #include "cgmodel/status.h"
 
@@ -15,34 +17,43 @@
 extern "C" {
 #endif
 
+/* The CG our CUDA kernels run. */
 typedef enum {
-  CGM_BACKEND_CPU = 0,
-  CGM_BACKEND_CUDA = 1,     /* our BCSR MBR kernels */
-  CGM_BACKEND_CUSPARSE = 2, /* cusparseSpMV on CSR, the vendor baseline */
-} cgm_backend;
+  CGM_CG_CGG = 0,     /* the single-reduction CG of Chronopoulos and Gear (default) */
+  CGM_CG_CLASSIC = 1, /* Algorithm 2's CG4 + CG5 (always in the host-staged exchange) */
+} cgm_cg_variant;
+CGM_API const char *cgm_cg_variant_name(cgm_cg_variant v);
+CGM_API bool cgm_cg_variant_parse(const char *s, cgm_cg_variant *v);
 
-typedef enum { CGM_PREC_DOUBLE = 0, CGM_PREC_SINGLE = 1 } cgm_precision;
+/* How our CUDA kernels iterate. The defaults are the fastest measured
+ * (docs/perf.md); each switch exists to measure or debug its refinement,
+ * and the command line sets them from its CGMODEL_* variables (docs/cli.md). */
+typedef struct cgm_gpu_opts {
+  cgm_cg_variant cg;
+  bool graphs;  /* replay batches of iterations from CUDA graphs (off: enqueue each anew) */
+  bool pdl;     /* programmatic dependent launch: a kernel starts while its predecessor drains */
+  bool flags;   /* several GPUs (p2p, halo): synchronise by flags in device memory, not by
+                   events between the devices' streams */
+  bool late;    /* halo with flags: the pack waits for the peers' packs, so the boundary SpMV
+                   starts without a wait */
+  bool ll;      /* single-reduction CG with flags: the sums travel as 8-byte words that carry
+                   their iteration's tick */
+  bool balance; /* halo: boundary rows weigh more in the cut (cgm_plan_opts.balance) */
+  double exchange_timeout_s; /* a solve whose GPUs make no progress this long fails (<= 0: 120) */
+  const char *trace_file;    /* -DCGMODEL_TRACE=ON builds: append the timeline here (NULL: none) */
+} cgm_gpu_opts;
 
-/* How the multi-GPU solver assembles the vector the SpMV reads. */
+/* The defaults: every refinement on, the single-reduction CG. */
+CGM_API cgm_gpu_opts cgm_gpu_opts_default(void);
+
+/* Symmetric reorderings of the unknowns (docs/cli.md, solve --reorder). */
 typedef enum {
-  CGM_EXCHANGE_NCCL =
-      0, /* all-gather of the whole vector through NCCL (hung on 4 x H200: docs/perf.md) */
-  CGM_EXCHANGE_P2P = 1,  /* direct peer copies of the whole vector */
-  CGM_EXCHANGE_HOST = 2, /* the paper's host-staged copy, x*n elements (Eq. 9) */
-  CGM_EXCHANGE_HALO = 3, /* only the entries each segment reads, overlapped (the default) */
-} cgm_exchange;
-
-const char *cgm_backend_name(cgm_backend b);
-const char *cgm_precision_name(cgm_precision p);
-const char *cgm_exchange_name(cgm_exchange e);
-/* The CG our CUDA kernels run: "cgg", the single-reduction CG (default, or
- * CGMODEL_CG=cgg), or "classic", Algorithm 2's CG4 + CG5 (CGMODEL_CG=classic);
- * NULL when CGMODEL_CG holds anything else (the solver refuses to run). */
-const char *cgm_gpu_cg_variant(void);
-/* Parse names as the CLI spells them; return false when unknown. */
-bool cgm_backend_parse(const char *s, cgm_backend *b);
-bool cgm_precision_parse(const char *s, cgm_precision *p);
-bool cgm_exchange_parse(const char *s, cgm_exchange *e);
+  CGM_REORDER_AUTO = 0, /* the tuner decides (the default of the command line) */
+  CGM_REORDER_NONE = 1,
+  CGM_REORDER_RCM = 2, /* reverse Cuthill-McKee (cgm_rcm) */
+} cgm_reorder;
+CGM_API const char *cgm_reorder_name(cgm_reorder r);
+CGM_API bool cgm_reorder_parse(const char *s, cgm_reorder *r);
 
 typedef struct cgm_solve_opts {
   cgm_backend backend;
@@ -50,17 +61,40 @@ typedef struct cgm_solve_opts {
   cgm_bcsr_params layout; /* n in {1,2,4,8}; bx, by <= 0 pick the defaults */
   int gpus;               /* number of GPUs (CUDA backend), >= 1 */
   cgm_exchange exchange;
-  double tol;      /* relative residual ||r||/||b||; <= 0: 1e-8 double, 1e-5 single */
+  double tol;      /* the true relative residual ||b - Ax||/||b|| to reach (recomputed in
+                      double) whatever the precision; <= 0: 1e-8 */
   int maxiter;     /* <= 0: 10 * dimension, at least 1000 */
   int check_every; /* GPU: test convergence every k iterations (<= 0: automatic) */
   int threads;     /* CPU: OpenMP threads, <= 0: the OpenMP default */
+  /* Mixed precision whose single-precision iteration stops short of the
+   * iteration cap (stalled, or broken down in rounding) goes on in double
+   * from where it is (default; cgm_solve_result.fallback_iterations says
+   * so). */
+  bool fallback;
+  cgm_gpu_opts gpu; /* CUDA backend */
+  /* Progress: when set, called with the solver's relative residual estimate
+   * at iteration 0, every monitor_every iterations (<= 0: 1) on the CPU, at
+   * each convergence check on a GPU (no extra synchronisation), and at the
+   * last iteration (whose value is cgm_solve_result.solver_residual).
+   * Iterations count on across a mixed-precision fallback. cuSPARSE does not
+   * call it. */
+  void (*monitor)(void *ctx, int iteration, double relative_residual);
+  void *monitor_ctx;
+  int monitor_every;
+  /* Reorder the unknowns before the solve (on the host, during setup; the
+   * solution comes back in the original numbering). cgm_solve treats auto
+   * as none: the pipeline resolves it from the model (cgm_tuner_reorder). */
+  cgm_reorder reorder;
 } cgm_solve_opts;
 
 /* Defaults: CPU, double, N = 1, 1 GPU, halo exchange, default tolerance. */
-cgm_solve_opts cgm_solve_opts_default(void);
+CGM_API cgm_solve_opts cgm_solve_opts_default(void);
+/* The plan this configuration builds for A (cgm_plan_make). */
+CGM_API cgm_status cgm_solve_plan(const cgm_csr *A, const cgm_solve_opts *o, cgm_plan *p,
+                                  cgm_error *err);
 /* The tolerance and iteration cap the solver will really use. */
-double cgm_solve_tol(const cgm_solve_opts *o);
-int cgm_solve_maxiter(const cgm_solve_opts *o, int32_t dimension);
+CGM_API double cgm_solve_tol(const cgm_solve_opts *o);
+CGM_API int cgm_solve_maxiter(const cgm_solve_opts *o, int32_t dimension);
 
 typedef struct cgm_solve_result {
   bool converged;
@@ -72,25 +106,44 @@ typedef struct cgm_solve_result {
   double time_setup_s;      /* layout build, upload, handles */
   int64_t device_bytes;     /* memory the configuration allocated on each device */
   int64_t exchange_bytes;   /* bytes moved between devices per iteration */
-  char device[256];         /* "cpu (N threads)", "NVIDIA H100 80GB HBM3", ... */
-  char stop_reason[256];    /* empty when converged */
+  bool stalled;            /* stopped because the true residual stopped falling in this precision */
+  int fallback_iterations; /* mixed precision that went on in double: its iterations before */
+  double attainable_residual; /* u ||A||_inf ||x|| / ||b||, u the unit roundoff of the arithmetic
+                                 that forms the residual: the least relative residual it can show
+                                 for this A and b (a tolerance below it is out of reach) */
+  char device[256];           /* "cpu (N threads)", "NVIDIA H100 80GB HBM3", ... */
+  char stop_reason[512];      /* empty when converged */
+  /* Refused before any iteration (the matrix is not positive definite):
+   * nothing was run or timed, so there is no measurement to record. */
+  bool refused;
+  bool reordered;             /* solved in the reverse Cuthill-McKee numbering */
+  double time_reorder_s;      /* the ordering and the permuted copy (host), part of setup */
 } cgm_solve_result;
 
 /* Solves A x = b. x holds the initial guess on entry (zeros are fine) and the
  * solution on return. A must be square; symmetry, NaN/Inf and the diagonal are
  * checked before any iteration. Returns CGM_OK when converged, CGM_ENOCONV
  * (with res filled in) when maxiter was reached or CG broke down, CGM_EINPUT
- * for bad input and CGM_ERUNTIME for device failures. */
-cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_solve_opts *o,
-                     cgm_solve_result *res, cgm_error *err);
+ * for bad input and CGM_ERUNTIME for device failures. CUDA solves are not
+ * reentrant: run one at a time in a process (CPU solves may overlap). */
+CGM_API cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_solve_opts *o,
+                             cgm_solve_result *res, cgm_error *err);
+/* What cgm_solve checks of A before iterating, with the same messages: square,
+ * not empty, finite values, symmetric (CGM_EINPUT), and a positive diagonal
+ * (CGM_ENOCONV: a matrix that is not positive definite, as a solve reports it).
+ * predict and validate use it to refuse what a solve would refuse. */
+CGM_API cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err);
 
 /* ------------------------------------------------------------ Devices --- */
 
 /* Number of CUDA devices usable by this build (0 in a CPU-only build or when
  * no GPU/driver is present). Never fails. */
-int cgm_cuda_device_count(void);
+CGM_API int cgm_cuda_device_count(void);
 /* True when this library was built with the CUDA backend. */
-bool cgm_have_cuda_build(void);
+CGM_API bool cgm_have_cuda_build(void);
+/* The CUDA runtime this library uses (cudaRuntimeGetVersion: 12030 is
+ * 12.3); 0 in a CPU-only build. Needs no GPU. */
+CGM_API int cgm_cuda_runtime_version(void);
 
 typedef struct cgm_device_info {
   char name[256];
@@ -101,30 +154,10 @@ typedef struct cgm_device_info {
   int driver_version, runtime_version;
   int64_t l2_bytes;
 } cgm_device_info;
-cgm_status cgm_cuda_device_info(int dev, cgm_device_info *info, cgm_error *err);
-
-/* ------------------------------------------------ multi-GPU geometry --- */
-
-/* Segments start at multiples of this many block rows so that every
- * segment's vectors are 16-byte aligned. */
-int cgm_partition_align(int n);
-/* Rows per chunk of the NCCL all-gather: the longest segment rounded up to
- * whole blocks and 16 bytes. */
-int64_t cgm_chunk_rows(const int32_t *bounds, int gpus, int n);
-/* Elements an exchange mode moves between devices per iteration: the whole
- * vector to G - 1 others (p2p), G chunks to G - 1 others (nccl), x n through
- * the host (host, Eq. 9), or the halos. */
-int64_t cgm_exchange_elements(cgm_exchange mode, int gpus, int64_t rows_total, int64_t chunk_rows,
-                              int64_t halo_elems);
-
-/* ---------------------------------------------------------- Footprint --- */
-
-/* Bytes each device must hold for a solve of this layout on `gpus` devices:
- * matrix values, block columns, slice and row metadata, the CG vectors and
- * the exchange buffers. Exact for what the solvers allocate (the model uses it
- * to refuse configurations that do not fit). */
-int64_t cgm_footprint_bytes(int64_t rows_padded, int64_t blocks_padded, int64_t slots, int n,
-                            cgm_precision prec, int64_t halo_rows);
+CGM_API cgm_status cgm_cuda_device_info(int dev, cgm_device_info *info, cgm_error *err);
+/* Whether GPU a can read GPU b's memory directly (cudaDeviceCanAccessPeer;
+ * true for a == b): what the p2p and halo exchanges need. */
+CGM_API cgm_status cgm_cuda_can_access_peer(int a, int b, bool *ok, cgm_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,11 @@
 /* Sparse matrices: Matrix Market I/O, CSR, the BCSR multiple-block-row (MBR)
  * layout of Verschoor & Jalba (2012), Sec. 3.3-3.7, matrix features and
- * synthetic generators. Nothing here knows about GPUs or the database. */
+ * synthetic generators. Nothing here knows about GPUs, configurations or
+ * the database. */
 #ifndef CGMODEL_SPARSE_H
 #define CGMODEL_SPARSE_H
+
+#include "cgmodel/export.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,19 +31,26 @@ typedef struct cgm_csr {
 } cgm_csr;
 
 /* Allocates rowptr (zeroed), colidx and val for the given sizes. */
-cgm_status cgm_csr_alloc(cgm_csr *A, int32_t nrows, int32_t ncols, int64_t nnz, cgm_error *err);
-void cgm_csr_free(cgm_csr *A);
+CGM_API cgm_status cgm_csr_alloc(cgm_csr *A, int32_t nrows, int32_t ncols, int64_t nnz,
+                                 cgm_error *err);
+CGM_API void cgm_csr_free(cgm_csr *A);
 /* y = A x (double, straightforward reference; OpenMP over rows). */
-void cgm_csr_spmv(const cgm_csr *A, const double *x, double *y);
+CGM_API void cgm_csr_spmv(const cgm_csr *A, const double *x, double *y);
 /* d[i] = A(i,i), 0 where the diagonal entry is absent. */
-void cgm_csr_diagonal(const cgm_csr *A, double *d);
+CGM_API void cgm_csr_diagonal(const cgm_csr *A, double *d);
 /* Returns true when A equals its transpose exactly (pattern and values). */
-bool cgm_csr_is_symmetric(const cgm_csr *A);
+CGM_API bool cgm_csr_is_symmetric(const cgm_csr *A);
+/* Checks a CSR made elsewhere (a binding's arrays) before anything reads it:
+ * sizes >= 0, rowptr starting at 0, non-decreasing and ending at nnz,
+ * columns in range and strictly increasing within each row. CGM_EINPUT
+ * naming the first row that breaks one. Values are not looked at (the
+ * solver checks them). */
+CGM_API cgm_status cgm_csr_check(const cgm_csr *A, cgm_error *err);
 /* Builds a CSR from coordinate triplets: sorts, sums duplicates (counted in
  * *ndup if non-NULL). Indices must be in range (checked by the caller). */
-cgm_status cgm_csr_from_coo(int32_t nrows, int32_t ncols, int64_t n, const int32_t *ri,
-                            const int32_t *ci, const double *v, cgm_csr *A, int64_t *ndup,
-                            cgm_error *err);
+CGM_API cgm_status cgm_csr_from_coo(int32_t nrows, int32_t ncols, int64_t n, const int32_t *ri,
+                                    const int32_t *ci, const double *v, cgm_csr *A, int64_t *ndup,
+                                    cgm_error *err);
 
 /* ------------------------------------------------------- Matrix Market --- */
 
@@ -60,11 +70,11 @@ typedef struct cgm_mm_info {
  * the mirrored half expanded) into CSR. Duplicate entries are summed.
  * Errors name the file and the line. info may be NULL. Parallel (OpenMP's
  * default thread count); a gzip file is read directly. */
-cgm_status cgm_mm_read_csr(const char *path, cgm_csr *A, cgm_mm_info *info, cgm_error *err);
+CGM_API cgm_status cgm_mm_read_csr(const char *path, cgm_csr *A, cgm_mm_info *info, cgm_error *err);
 
 /* Reads a dense vector: `array real|integer general` with one column, or a
  * coordinate n x 1 matrix. *v is malloc'ed. A gzip file is read directly. */
-cgm_status cgm_mm_read_vector(const char *path, double **v, int32_t *n, cgm_error *err);
+CGM_API cgm_status cgm_mm_read_vector(const char *path, double **v, int32_t *n, cgm_error *err);
 
 /* Reading options: the parallel reader (docs/matrix-market.md, "Reading in
  * parallel"). Whatever they are, the result is the same: the same CSR bit
@@ -77,22 +87,24 @@ typedef struct cgm_mm_read_opts {
 } cgm_mm_read_opts;
 
 /* threads 0, chunk_bytes 0, stream_bytes 0: the defaults. */
-cgm_mm_read_opts cgm_mm_read_opts_default(void);
+CGM_API cgm_mm_read_opts cgm_mm_read_opts_default(void);
 /* cgm_mm_read_csr and cgm_mm_read_vector with options (NULL: the defaults). */
-cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, cgm_csr *A,
-                                cgm_mm_info *info, cgm_error *err);
-cgm_status cgm_mm_read_vector_opts(const char *path, const cgm_mm_read_opts *opts, double **v,
-                                   int32_t *n, cgm_error *err);
+CGM_API cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, cgm_csr *A,
+                                        cgm_mm_info *info, cgm_error *err);
+CGM_API cgm_status cgm_mm_read_vector_opts(const char *path, const cgm_mm_read_opts *opts,
+                                           double **v, int32_t *n, cgm_error *err);
 /* Whether this build reads gzip-compressed files (recognised by their first
  * bytes, whatever their name); without zlib they are refused with a message
  * saying so. */
-bool cgm_mm_have_gzip(void);
+CGM_API bool cgm_mm_have_gzip(void);
 
 /* Writes A as `coordinate real general` (or symmetric lower half if
  * symmetric is true). Values round-trip exactly. */
-cgm_status cgm_mm_write_csr(const char *path, const cgm_csr *A, bool symmetric, cgm_error *err);
+CGM_API cgm_status cgm_mm_write_csr(const char *path, const cgm_csr *A, bool symmetric,
+                                    cgm_error *err);
 /* Writes v as `array real general`, n x 1. Values round-trip exactly. */
-cgm_status cgm_mm_write_vector(const char *path, const double *v, int32_t n, cgm_error *err);
+CGM_API cgm_status cgm_mm_write_vector(const char *path, const double *v, int32_t n,
+                                       cgm_error *err);
 
 /* ------------------------------------------------ BCSR in the MBR layout --- */
 
@@ -122,23 +134,7 @@ typedef struct cgm_bcsr_params {
 
 /* The parameters the CUDA kernels use by default for block size n: one warp
  * per slice, one thread per (block, row-in-block): by * bx * n = 32. */
-cgm_bcsr_params cgm_bcsr_default_params(int n);
-/* The parameters for A at block size n on `gpus` GPUs. At N = 1, B_x
- * doubles (to 2, 4, 8) while a row holds more than 16 entries per thread on
- * average and one GPU's rows times B_x stay within CGM_BX_THREADS, so that
- * long rows are walked by several threads where that pays (measured on
- * H200, see cgm_bcsr_params_choose); at N >= 2 B_x = 1. B_y keeps one warp
- * per slice. The solver (when B_x is left 0), the tuner, validate and info
- * all choose by this rule. */
-#define CGM_BX_THREADS (1 << 20)
-cgm_bcsr_params cgm_bcsr_params_for(const cgm_csr *A, int n, int gpus);
-/* The same rule from the average scalar row length and the rows per GPU. */
-cgm_bcsr_params cgm_bcsr_params_choose(int n, double avg_row, int64_t rows_per_gpu);
-/* Fills B_x (and B_y, when also 0) of p by that rule when B_x is 0: what
- * `solve` shows and records, and what cgm_solve then runs. A B_x given
- * stays; an invalid N is left to cgm_bcsr_params_check. */
-void cgm_bcsr_params_resolve(cgm_bcsr_params *p, const cgm_csr *A, int gpus);
-
+CGM_API cgm_bcsr_params cgm_bcsr_default_params(int n);
 typedef struct cgm_bcsr {
   cgm_bcsr_params p;
   int32_t nrows;          /* rows of the matrix described (unpadded) */
@@ -159,106 +155,42 @@ typedef struct cgm_bcsr {
 /* Builds the layout of block rows [brow_begin, brow_end) of A (whole matrix:
  * 0, ceil(nrows/N)). Block rows are numbered from brow_begin in `brow`, so a
  * segment's result rows are local to it; columns stay global. */
-cgm_status cgm_bcsr_build(const cgm_csr *A, int32_t brow_begin, int32_t brow_end, cgm_bcsr_params p,
-                          cgm_bcsr *B, cgm_error *err);
-/* Builds the layout of an ascending list of global block rows (the interior
- * or boundary rows of a multi-GPU segment); brow holds row - base. */
-cgm_status cgm_bcsr_build_rows(const cgm_csr *A, const int32_t *rows, int32_t nrows_sel,
-                               int32_t base, cgm_bcsr_params p, cgm_bcsr *B, cgm_error *err);
-void cgm_bcsr_free(cgm_bcsr *B);
+CGM_API cgm_status cgm_bcsr_build(const cgm_csr *A, int32_t brow_begin, int32_t brow_end,
+                                  cgm_bcsr_params p, cgm_bcsr *B, cgm_error *err);
+CGM_API void cgm_bcsr_free(cgm_bcsr *B);
 /* Counts the blocks of block rows [brow_begin, brow_end) without building
  * the layout: stored blocks, blocks after MBR padding, longest block row.
  * Any output pointer may be NULL. */
-cgm_status cgm_bcsr_count(const cgm_csr *A, int32_t brow_begin, int32_t brow_end, cgm_bcsr_params p,
-                          int64_t *nblocks, int64_t *nblocks_padded, int32_t *max_row_blocks,
-                          cgm_error *err);
-/* Counts the layout of an ascending list of block rows (cgm_bcsr_build_rows)
- * without building it. */
-cgm_status cgm_bcsr_count_rows(const cgm_csr *A, const int32_t *rows, int32_t nrows_sel,
-                               cgm_bcsr_params p, int64_t *nblocks, int64_t *nblocks_padded,
-                               int32_t *nslices, cgm_error *err);
+CGM_API cgm_status cgm_bcsr_count(const cgm_csr *A, int32_t brow_begin, int32_t brow_end,
+                                  cgm_bcsr_params p, int64_t *nblocks, int64_t *nblocks_padded,
+                                  int32_t *max_row_blocks, cgm_error *err);
 /* Checks n in {1,2,4,8}, bx >= 1, by >= 1 and fills bx/by <= 0 with defaults. */
-cgm_status cgm_bcsr_params_check(cgm_bcsr_params *p, cgm_error *err);
-
-/* ------------------------------------------------- multi-GPU partitions --- */
-
-/* Blocks of every block row: len[b] for b < ceil(nrows / N). */
-cgm_status cgm_bcsr_row_blocks(const cgm_csr *A, int n, int32_t *len, cgm_error *err);
-
-/* Splits the block rows into `parts` segments of consecutive block rows with
- * a similar number of blocks (paper Sec. 4.1); bounds[0..parts] are block
- * rows, each a multiple of `align` (so segment vectors stay 16-byte
- * aligned), except the last. Fails when there are fewer block rows than
- * segments. */
-cgm_status cgm_partition(const cgm_csr *A, int n, int parts, int align, int32_t *bounds,
-                         cgm_error *err);
-
-/* Re-cuts the segments of `bounds` (from cgm_partition) with each boundary
- * block row, one that reads a block column of another segment, counted
- * (1 + extra) times its blocks: with the halo exchange such a row costs
- * more (a second, smaller SpMV), and a segment with two neighbours has
- * twice the boundary rows of one with one (docs/perf.md, tenth session). */
-cgm_status cgm_partition_boundary(const cgm_csr *A, int n, int parts, int align, double extra,
-                                  int32_t *bounds, cgm_error *err);
-
-/* The same from the block counts of the block rows. */
-cgm_status cgm_partition_lengths(const int32_t *len, int32_t nb, int parts, int align,
-                                 int32_t *bounds, cgm_error *err);
-
-/* The blocks of every block row as a pattern: block row b has the block
- * columns bcol[bptr[b] .. bptr[b+1]), ascending (*bptr, *bcol malloc'ed). */
-cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **bcol,
-                             cgm_error *err);
-/* Blocks after MBR sorting and padding, from the block rows' lengths alone
- * (-1 when out of memory): what cgm_bcsr_count gives, without the matrix. */
-int64_t cgm_bcsr_padded_count(const int32_t *len, int32_t nb, cgm_bcsr_params p);
-
-#define CGM_MAX_PARTS 16
-
-/* What segment `seg` of a partition reads from the others. */
-typedef struct cgm_halo {
-  int32_t b0, b1;                   /* own block rows */
-  int32_t nhalo;                    /* foreign block columns the segment reads */
-  int32_t *cols;                    /* nhalo, ascending global block columns */
-  int32_t owner[CGM_MAX_PARTS + 1]; /* cols[owner[j] .. owner[j+1]) belong to segment j */
-  int32_t ninterior, nboundary;
-  int32_t *interior; /* own block rows that read only own columns (ascending) */
-  int32_t *boundary; /* own block rows that read some foreign column (ascending) */
-} cgm_halo;
-
-cgm_status cgm_halo_build(const cgm_csr *A, int n, const int32_t *bounds, int parts, int seg,
-                          cgm_halo *h, cgm_error *err);
-/* The size of segment seg's halo from a block pattern, and which of its
- * block rows read a foreign column (is_boundary[b - bounds[seg]]). */
-cgm_status cgm_halo_sizes(const int64_t *bptr, const int32_t *bcol, int32_t nbcols,
-                          const int32_t *bounds, int parts, int seg, int32_t *nhalo,
-                          unsigned char *is_boundary, cgm_error *err);
-void cgm_halo_free(cgm_halo *h);
-/* Rewrites a segment layout's block columns for the local vector
- * [own block rows | gap | halo]: own column c -> c - b0, foreign ->
- * halo_start + its index in cols (halo_start >= b1 - b0: the GPU solver
- * starts the halo past its vector kernels' 16-byte padding of the own rows,
- * which they write). */
-void cgm_halo_remap(const cgm_halo *h, int32_t halo_start, cgm_bcsr *B);
-
-/* Rewrites a layout's block columns for a vector of equal chunks (an
- * all-gather): global block column c of segment j -> j * chunk + (c - bounds[j]). */
-void cgm_chunk_remap(cgm_bcsr *B, const int32_t *bounds, int parts, int32_t chunk);
+CGM_API cgm_status cgm_bcsr_params_check(cgm_bcsr_params *p, cgm_error *err);
 
 /* ------------------------------------------------------------ Features --- */
 
 #define CGM_NBLOCKSIZES 4
-extern const int cgm_block_sizes[CGM_NBLOCKSIZES]; /* 1, 2, 4, 8 */
+/* The x locality is counted for two element widths: [0] 8 bytes (double),
+ * [1] 4 bytes (single and mixed precision). */
+#define CGM_NSECTOR_WIDTHS 2
+CGM_API extern const int cgm_block_sizes[CGM_NBLOCKSIZES]; /* 1, 2, 4, 8 */
 
 typedef struct cgm_block_features {
   int n;                   /* N */
   int64_t blocks;          /* nonzero N x N blocks */
   int64_t elements;        /* e_N = blocks * N^2 (stored zeros included) */
   double density;          /* d_N = nnz / e_N (Table 4/5 of the paper) */
-  int64_t padded_blocks;   /* blocks after MBR sorting + padding (cgm_bcsr_params_for) */
+  int64_t padded_blocks;   /* blocks after MBR sorting + padding, in the layout given */
   int64_t padded_elements; /* padded_blocks * N^2 */
   int32_t max_blocks_per_row;
   int bx; /* B_x of that layout */
+  /* The x locality of that layout (docs/model.md): the distinct 32-byte
+   * sectors of x each slice (one warp) reads, summed over the slices; the
+   * minimum, every distinct x entry read once contiguously; their ratio
+   * (>= 1, 1 = contiguous). Index: CGM_NSECTOR_WIDTHS. */
+  int64_t x_sectors[CGM_NSECTOR_WIDTHS];
+  int64_t x_sectors_min[CGM_NSECTOR_WIDTHS];
+  double x_locality[CGM_NSECTOR_WIDTHS];
 } cgm_block_features;
 
 typedef struct cgm_features {
@@ -273,41 +205,82 @@ typedef struct cgm_features {
   cgm_block_features block[CGM_NBLOCKSIZES];
 } cgm_features;
 
-cgm_status cgm_features_compute(const cgm_csr *A, cgm_features *f, cgm_error *err);
+/* The features of A; each block size's padded counts are those of the
+ * layout layouts[i] (block size cgm_block_sizes[i]; NULL: the default
+ * parameters, B_x = 1). cgm_plan_features gives the layout the solver
+ * builds. */
+CGM_API cgm_status cgm_features_compute(const cgm_csr *A, const cgm_bcsr_params *layouts,
+                                        cgm_features *f, cgm_error *err);
+
+/* ---------------------------------------------------------- Orderings --- */
+
+/* A permutation is perm[new] = old throughout. */
+
+/* B = P A P^T: row i of B is row perm[i] of A, its columns renumbered and
+ * sorted. CGM_EINPUT when A is not square or perm is not a permutation. */
+CGM_API cgm_status cgm_csr_permute(const cgm_csr *A, const int32_t *perm, cgm_csr *B,
+                                   cgm_error *err);
+/* Reverse Cuthill-McKee of A's pattern (taken as symmetric): each connected
+ * component from a pseudo-peripheral node (George-Liu), breadth first with
+ * neighbours by increasing degree, the whole order reversed. perm has
+ * nrows entries. O(nnz) per search, a few searches per component. */
+CGM_API cgm_status cgm_rcm(const cgm_csr *A, int32_t *perm, cgm_error *err);
+/* max |i - j| over the stored entries. */
+CGM_API int64_t cgm_csr_bandwidth(const cgm_csr *A);
+/* A numbering shuffled inside consecutive windows of `window` entries
+ * (<= 1: the identity; >= n: a uniformly random permutation), deterministic
+ * in seed: the locality sweep's numberings. */
+CGM_API void cgm_perm_shuffle(int32_t n, int32_t window, uint64_t seed, int32_t *perm);
 
 /* ---------------------------------------------------------- Generators --- */
 
 typedef enum { CGM_ROWDIST_UNIFORM, CGM_ROWDIST_POWERLAW } cgm_rowdist;
 
 /* 2D Poisson, 5-point stencil on an n x n grid (Dirichlet): n^2 rows. */
-cgm_status cgm_gen_poisson2d(int32_t n, cgm_csr *A, cgm_error *err);
+CGM_API cgm_status cgm_gen_poisson2d(int32_t n, cgm_csr *A, cgm_error *err);
 /* 3D Poisson, 7-point stencil on an n x n x n grid (Dirichlet): n^3 rows. */
-cgm_status cgm_gen_poisson3d(int32_t n, cgm_csr *A, cgm_error *err);
+CGM_API cgm_status cgm_gen_poisson3d(int32_t n, cgm_csr *A, cgm_error *err);
 /* Either of the two by dimension (2 or 3). */
-cgm_status cgm_gen_poisson(int dim, int32_t n, cgm_csr *A, cgm_error *err);
+CGM_API cgm_status cgm_gen_poisson(int dim, int32_t n, cgm_csr *A, cgm_error *err);
 /* 3D linear elasticity, trilinear hexahedra on an n x n x n element grid,
  * 3 unknowns per node, clamped at the x = 0 face: 3 n (n+1)^2 rows. */
-cgm_status cgm_gen_elasticity3d(int32_t n, cgm_csr *A, cgm_error *err);
+CGM_API cgm_status cgm_gen_elasticity3d(int32_t n, cgm_csr *A, cgm_error *err);
 /* Random SPD (symmetric, strictly diagonally dominant, positive diagonal)
  * with rows of about `avg` nonzeros: uniform in [1, 2 avg - 1] or a power law
  * with exponent `alpha` (> 1), capped at `maxlen`. Deterministic in seed. */
-cgm_status cgm_gen_random_spd(int32_t n, double avg, cgm_rowdist dist, double alpha, int32_t maxlen,
-                              uint64_t seed, cgm_csr *A, cgm_error *err);
+CGM_API cgm_status cgm_gen_random_spd(int32_t n, double avg, cgm_rowdist dist, double alpha,
+                                      int32_t maxlen, uint64_t seed, cgm_csr *A, cgm_error *err);
 
 /* The arrow: a tridiagonal of n rows (2 + 2/64 on the diagonal, -1 beside)
  * whose row and column 0 also touch columns 2 .. len - 1 (1/64 each): one
  * row of len entries; SPD (strictly diagonally dominant) with a condition
  * number near 129. 1 <= len <= n. */
-cgm_status cgm_gen_arrow(int32_t n, int32_t len, cgm_csr *A, cgm_error *err);
+CGM_API cgm_status cgm_gen_arrow(int32_t n, int32_t len, cgm_csr *A, cgm_error *err);
 
 /* The band: every row i touches columns i - h .. i + h (clipped at the
  * edges): -1 beside the diagonal, -c/h farther, 2 + 2c + 2 (h - 1) c/h on
  * it (c = 1/64); SPD (strictly diagonally dominant) with a condition number
  * under 131. 1 <= h < n. */
-cgm_status cgm_gen_band(int32_t n, int32_t h, cgm_csr *A, cgm_error *err);
+CGM_API cgm_status cgm_gen_band(int32_t n, int32_t h, cgm_csr *A, cgm_error *err);
+
+/* The Kronecker sum A (+) T_k = A (x) I_k + I (x) T_k of a square A with
+ * the 1D Laplacian T_k = tridiag(-1, 2, -1) of k rows: row i k + a is
+ * unknown a of A's row i. SPD when A is (its eigenvalues are sums). */
+CGM_API cgm_status cgm_gen_kron_sum(const cgm_csr *A, int32_t k, cgm_csr *B, cgm_error *err);
+
+typedef enum { CGM_NUMBERING_SORTED, CGM_NUMBERING_RANDOM } cgm_numbering;
+/* A random geometric mesh: `points` points uniform in the unit cube, each
+ * joined to its k nearest neighbours (the graph symmetrised), 3 unknowns a
+ * point; every edge adds a spring block K = d d^T + I / 4 (d the unit
+ * direction) as [K -K; -K K], and the diagonal gets a shift of 1e-2:
+ * symmetric positive definite by construction. Points are numbered by
+ * their cell of a grid (sorted: neighbours get near numbers) or at random.
+ * Deterministic in seed. */
+CGM_API cgm_status cgm_gen_mesh3d(int32_t points, int k, cgm_numbering numbering, uint64_t seed,
+                                  cgm_csr *A, cgm_error *err);
 
 /* A = P (x) (J + I): every N x N block dense (d_N = 1), SPD when P is. */
-cgm_status cgm_gen_kron(const cgm_csr *P, int n, cgm_csr *A, cgm_error *err);
+CGM_API cgm_status cgm_gen_kron(const cgm_csr *P, int n, cgm_csr *A, cgm_error *err);
 
 #ifdef __cplusplus
 }

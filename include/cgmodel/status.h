@@ -2,9 +2,11 @@
  *
  * Library functions never print and never exit: they return a cgm_status and,
  * when an error object is given, fill it with a message the CLI shows as is.
- * The numeric values are the CLI's exit codes (DESIGN.md). */
+ * The numeric values are the CLI's exit codes (docs/cli.md). */
 #ifndef CGMODEL_STATUS_H
 #define CGMODEL_STATUS_H
+
+#include "cgmodel/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,22 +28,25 @@ typedef struct cgm_error {
 
 /* Set *err (if non-NULL) to code and a printf-style message; returns code so
  * that callers can write `return cgm_fail(err, CGM_EINPUT, "...")`. */
-cgm_status cgm_fail(cgm_error *err, cgm_status code, const char *fmt, ...)
+CGM_API cgm_status cgm_fail(cgm_error *err, cgm_status code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 
 /* Prefix the message already in *err with more context ("file.mtx: ..."). */
-void cgm_error_prefix(cgm_error *err, const char *fmt, ...)
+CGM_API void cgm_error_prefix(cgm_error *err, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
-void cgm_error_clear(cgm_error *err);
+CGM_API void cgm_error_clear(cgm_error *err);
 
-const char *cgm_status_name(cgm_status s);
+CGM_API const char *cgm_status_name(cgm_status s);
+
+/* "0.1.0"; also embedded in the database next to every calibration. */
+CGM_API const char *cgm_version(void);
 
 #ifdef __cplusplus
 }

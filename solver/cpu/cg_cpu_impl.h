@@ -107,10 +107,66 @@ void FN(cgm_cpu_cg5)(int64_t np, REAL s, REAL *v, const REAL *r, const REAL *din
   for (int64_t i = 0; i < np; i++) v[i] = dinv[i] * r[i] + s * v[i];
 }
 
+/* The true residual, replaced into the iteration (reliable updates): the
+ * solution's residual b - A x in the solve's residual precision (double,
+ * mixed: double, with x = x_hi + x; single: single), written into r as the
+ * iteration's residual. Mixed folds x into x_hi first. Returns
+ * ||b - A x||^2 (double sums); *rz and *rr get r . D^-1 r and r . r of the
+ * replaced r, *xx ||x||^2. */
+typedef struct {
+  const cgm_bcsr *B;
+  const REAL *val;    /* the iteration's values */
+  const double *b;    /* right-hand side, padded */
+  const REAL *b_it;   /* the same in REAL */
+  double *x_hi, *tmp; /* mixed: the solution and A x_hi in double */
+  int64_t np;
+  bool mixed;
+} FN(truth);
+
+static double FN(replace)(const FN(truth) * t, REAL *x, REAL *r, REAL *u, const REAL *dinv,
+                          double *rz, double *rr, double *xx) {
+  const int64_t np = t->np;
+  double rt = 0.0, z = 0.0, q = 0.0, xs = 0.0;
+  if (t->mixed) {
+#pragma omp parallel for schedule(static) reduction(+ : xs)
+    for (int64_t i = 0; i < np; i++) {
+      t->x_hi[i] += (double)x[i];
+      x[i] = 0;
+      xs += t->x_hi[i] * t->x_hi[i];
+    }
+    cgm_cpu_spmv_f64(t->B, t->B->val, t->x_hi, t->tmp, NULL);
+#pragma omp parallel for schedule(static) reduction(+ : rt, z, q)
+    for (int64_t i = 0; i < np; i++) {
+      const double ri = t->b[i] - t->tmp[i];
+      rt += ri * ri;
+      r[i] = (REAL)ri;
+      z += (double)r[i] * (double)(dinv[i] * r[i]);
+      q += (double)r[i] * (double)r[i];
+    }
+  } else {
+    FN(cgm_cpu_spmv)(t->B, t->val, x, u, NULL);
+#pragma omp parallel for schedule(static) reduction(+ : rt, z, q, xs)
+    for (int64_t i = 0; i < np; i++) {
+      const REAL ri = t->b_it[i] - u[i];
+      rt += (double)ri * (double)ri;
+      r[i] = ri;
+      z += (double)ri * (double)(dinv[i] * ri);
+      q += (double)ri * (double)ri;
+      xs += (double)x[i] * (double)x[i];
+    }
+  }
+  *rz = z;
+  *rr = q;
+  *xx = xs;
+  return rt;
+}
+
 cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
   const cgm_csr *A = pb->A;
   cgm_bcsr B;
   double t0 = cgm_now();
+  const bool mixed = pb->opts.precision == CGM_PREC_MIXED;
+  const bool reduced = sizeof(REAL) != sizeof(double); /* single or mixed */
   cgm_status st = cgm_bcsr_build(A, 0, (A->nrows + pb->opts.layout.n - 1) / pb->opts.layout.n,
                                  pb->opts.layout, &B, err);
   if (st) return st;
@@ -119,21 +175,24 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
   REAL *val = NULL;
   REAL *x = malloc(nv * sizeof *x), *r = malloc(nv * sizeof *r), *v = malloc(nv * sizeof *v);
   REAL *u = malloc(nv * sizeof *u), *dinv = malloc(nv * sizeof *dinv);
-  double *diag = malloc(nv * sizeof *diag);
+  REAL *b_it = malloc(nv * sizeof *b_it);
+  double *diag = malloc(nv * sizeof *diag), *bpad = malloc(nv * sizeof *bpad);
+  double *x_hi = mixed ? malloc(nv * sizeof *x_hi) : NULL,
+         *tmp = mixed ? malloc(nv * sizeof *tmp) : NULL;
   int ntimed = pb->maxiter < CGM_MAX_TIMED ? pb->maxiter : CGM_MAX_TIMED;
   double *times = malloc(((size_t)ntimed + 1) * sizeof *times);
-  int own_val = sizeof(REAL) != sizeof(double);
-  if (own_val) {
+  if (reduced) {
     val =
         malloc((size_t)(B.nblocks_padded > 0 ? B.nblocks_padded : 1) * B.p.n * B.p.n * sizeof *val);
   } else {
     val = (REAL *)(void *)B.val;
   }
-  if (!x || !r || !v || !u || !dinv || !diag || !times || !val) {
+  if (!x || !r || !v || !u || !dinv || !b_it || !diag || !bpad || !times || !val ||
+      (mixed && (!x_hi || !tmp))) {
     st = cgm_fail(err, CGM_ERUNTIME, "out of memory for the CG vectors (%lld rows)", (long long)np);
     goto done;
   }
-  if (own_val) {
+  if (reduced) {
     int64_t ne = B.nblocks_padded * B.p.n * B.p.n;
 #pragma omp parallel for schedule(static)
     for (int64_t q = 0; q < ne; q++) val[q] = (REAL)B.val[q];
@@ -143,26 +202,40 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
   for (int64_t i = 0; i < np; i++) {
     bool real_row = i < A->nrows;
     dinv[i] = real_row ? (REAL)(1.0 / diag[i]) : (REAL)1; /* padding rows: identity */
-    x[i] = real_row ? (REAL)pb->x[i] : (REAL)0;
+    bpad[i] = real_row ? pb->b[i] : 0.0;
+    b_it[i] = (REAL)bpad[i];
+    if (mixed) { /* the solution in double; the iteration solves for its correction */
+      x_hi[i] = real_row ? pb->x[i] : 0.0;
+      x[i] = 0;
+    } else {
+      x[i] = real_row ? (REAL)pb->x[i] : (REAL)0;
+    }
   }
   res->time_setup_s = cgm_now() - t0;
 
-  /* CG1: r = b - A x; z = D^-1 r; v = z; rz = r.z */
-  FN(cgm_cpu_spmv)(&B, val, x, u, NULL);
-  double rz = 0.0, rr = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : rz, rr)
-  for (int64_t i = 0; i < np; i++) {
-    REAL ri = (i < A->nrows ? (REAL)pb->b[i] : (REAL)0) - u[i];
-    r[i] = ri;
-    v[i] = dinv[i] * ri;
-    rz += (double)ri * (double)v[i];
-    rr += (double)ri * (double)ri;
-  }
+  /* CG1: r = b - A x (the true residual); z = D^-1 r; v = z; rz = r.z */
+  const FN(truth) truth = {&B, val, bpad, b_it, x_hi, tmp, np, mixed};
+  double rz = 0.0, rr = 0.0, xx = 0.0;
+  double rr_true = FN(replace)(&truth, x, r, u, dinv, &rz, &rr, &xx);
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < np; i++) v[i] = dinv[i] * r[i];
   double t_start = cgm_now(), t_prev = t_start;
   int it = 0;
+  const double thr = pb->tol * pb->bnorm;
   double relres = sqrt(rr) / pb->bnorm;
+  /* Reliable updates: the reduced precisions replace the iterated
+   * residual by the true one whenever it has fallen by CGM_RELIABLE_DELTA
+   * since the last replacement (or has not for cgm_reliable_window
+   * iterations), and every precision before it claims convergence; a true
+   * residual that stops falling ends the solve. */
+  double rt_ref = sqrt(rr_true);
+  int last_check = 0;
+  cgm_reliable rel =
+      cgm_reliable_start(rt_ref, cgm_residual_roundoff(pb->opts.precision), pb->anorm);
   st = CGM_ENOCONV;
-  if (relres <= pb->tol) st = CGM_OK;
+  if (rt_ref <= thr) st = CGM_OK;
+  int last_mon = -1;
+  cgm_monitor_report(&pb->opts, &last_mon, 0, relres, false);
   while (st != CGM_OK && it < pb->maxiter) {
     /* SpMV + CG3 */
     double vu = FN(cgm_cpu_spmv)(&B, val, v, u, v);
@@ -184,9 +257,33 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
                "NaN or Inf in the residual at iteration %d", it);
       break;
     }
-    if (relres <= pb->tol) {
-      st = CGM_OK;
-    } else {
+    const bool claim = sqrt(rr) <= thr;
+    if (claim || (reduced && (sqrt(rr) <= CGM_RELIABLE_DELTA * rt_ref ||
+                              it - last_check >= cgm_reliable_window(it)))) {
+      const double iterated = sqrt(rr);
+      rt_ref = sqrt(FN(replace)(&truth, x, r, u, dinv, &rz_new, &rr, &xx));
+      relres = sqrt(rr) / pb->bnorm;
+      last_check = it;
+      if (rt_ref <= thr) {
+        st = CGM_OK;
+      } else if (cgm_reliable_stalled(&rel, claim, iterated, rt_ref, sqrt(xx), it)) {
+        cgm_solve_stall_reason(pb->opts.precision, rt_ref / pb->bnorm, pb->tol, it,
+                               res->stop_reason, sizeof res->stop_reason);
+        res->stalled = true;
+        break;
+      } else {
+        /* The replaced residual no longer meets the direction as CG's own
+         * would (r . p = 0): restore that before the next direction, as
+         * QUDA's reliable update does, p -= (r . p / r . z) z. */
+        double rv = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : rv)
+        for (int64_t i = 0; i < np; i++) rv += (double)r[i] * (double)v[i];
+        const REAL c = (REAL)(rv / rz_new);
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < np; i++) v[i] -= c * (dinv[i] * r[i]);
+      }
+    }
+    if (st != CGM_OK) {
       /* CG5: v = D^-1 r + s v */
       const REAL s = (REAL)(rz_new / rz);
       rz = rz_new;
@@ -195,7 +292,12 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
     double now = cgm_now();
     if (it <= ntimed) times[it - 1] = now - t_prev;
     t_prev = now;
+    if (pb->opts.monitor) { /* the callback's time is no iteration's */
+      cgm_monitor_report(&pb->opts, &last_mon, it, relres, false);
+      t_prev = cgm_now();
+    }
   }
+  cgm_monitor_report(&pb->opts, &last_mon, it, relres, true);
   res->time_solve_s = cgm_now() - t_start;
   res->iterations = it;
   res->solver_residual = relres;
@@ -209,17 +311,20 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
     int nt = it < ntimed ? it : ntimed;
     res->time_per_iter_s = nt > 1 ? cgm_median(times + 1, nt - 1) : (nt ? times[0] : 0.0);
   }
-  for (int32_t i = 0; i < A->nrows; i++) pb->x[i] = (double)x[i];
-  res->device_bytes = B.nblocks_padded * (int64_t)(B.p.n * B.p.n * sizeof(REAL) + 4) +
-                      5 * np * (int64_t)sizeof(REAL);
+  for (int32_t i = 0; i < A->nrows; i++) pb->x[i] = mixed ? x_hi[i] + (double)x[i] : (double)x[i];
+  res->device_bytes = pb->plan.device_bytes;
 done:
-  if (own_val) free(val);
+  if (reduced) free(val);
   free(x);
   free(r);
   free(v);
   free(u);
   free(dinv);
+  free(b_it);
   free(diag);
+  free(bpad);
+  free(x_hi);
+  free(tmp);
   free(times);
   cgm_bcsr_free(&B);
   return st;

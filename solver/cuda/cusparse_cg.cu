@@ -12,7 +12,7 @@
 
 #include "common/timer.h"
 #include "solver/backend.h"
-#include "solver/cuda/cuda_util.h"
+#include "kernels/cuda_util.h"
 
 #define CUSPARSE_TRY(err, call)                                                                    \
   do {                                                                                             \

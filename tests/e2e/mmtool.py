@@ -268,7 +268,7 @@ REQUIRED_SOLVE_KEYS = ("converged", "iterations", "relative_residual", "time_per
 
 
 def check_solve(a_path, json_path, x_path, b_path, cache, expr=None):
-    """A converged solve: the required keys (DESIGN.md), relative_residual <= tol,
+    """A converged solve: the required keys (docs/cli.md), relative_residual <= tol,
     the residual of the written x recomputed here within 5% of tol of the
     reported one, x of the right length, and solution_error (b = A * ones)
     equal to the RMS of x - 1."""

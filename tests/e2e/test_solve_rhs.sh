@@ -54,8 +54,9 @@ printf '%%%%MatrixMarket matrix coordinate real symmetric\n1 1 1\n1 1 2.5\n' >"$
 printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 4\n2 2 4\n3 3 4\n2 1 1\n3 2 1\n' >"$TMP/three.mtx"
 for m in one three; do
   for n in 1 2 4 8; do
-    for p in double single; do
-      expect_exit 0 "$CGM" solve "$TMP/$m.mtx" --backend cpu --block $n --precision $p --json -o "$TMP/$m.$n.$p.x.mtx"
+    for p in double single mixed; do
+      expect_exit 0 "$CGM" solve "$TMP/$m.mtx" --backend cpu --block $n --precision $p --tol 1e-7 \
+        --json -o "$TMP/$m.$n.$p.x.mtx"
       cp "$OUT" "$TMP/$m.$n.$p.json"
       printf '%s\t%s\t%s\t\t%s\n' "$TMP/$m.mtx" "$TMP/$m.$n.$p.json" "$TMP/$m.$n.$p.x.mtx" \
         "j['block'] == $n and j['precision'] == '$p'" >>"$LIST"

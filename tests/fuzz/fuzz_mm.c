@@ -18,7 +18,7 @@
  * On failure the outputs must be empty and the message set. Anything else
  * traps. */
 #include "fuzz_common.h"
-#include "gzip_stored.h"
+#include "tests/gzip_stored.h"
 
 static fuzz_memfile in_file, out_file, gz_file;
 

@@ -3,11 +3,16 @@
  * cgm_bcsr_build (layout invariants checked), cgm_bcsr_count (must agree
  * with the build), cgm_features_compute (must agree with the counts), and,
  * for square matrices with enough block rows, cgm_partition + cgm_halo_build
- * for 2 and 3 segments (bounds and halos checked). Matrices above
+ * for 2 and 3 segments (bounds and halos checked) and the plans of 2 and 3
+ * GPUs with the halo exchange, against the segments the CUDA solver's
+ * host-side set-up builds from them. Matrices above
  * PIPE_MAX_ROWS rows or PIPE_MAX_NNZ nonzeros are read (the reader sees every
  * input) but not taken further, so that one input stays well under 100 ms.
  * Any violated invariant traps. */
 #include "fuzz_common.h"
+#include "plan/partition.h"
+#include "solver/cuda/segments.h"
+#include "sparse/bcsr_internal.h"
 
 #define PIPE_MAX_ROWS 20000
 #define PIPE_MAX_NNZ 200000
@@ -145,7 +150,7 @@ static void check_layout(const cgm_csr *A, const cgm_bcsr *B, cgm_bcsr_params p)
 static void check_partition(const cgm_csr *A, int n, int parts) {
   const int align = n >= 4 ? 1 : 4 / n; /* as the multi-GPU solver calls it */
   const int32_t nb = (int32_t)ceil_div(A->nrows, n);
-  int32_t bounds[CGM_MAX_PARTS + 1];
+  int32_t bounds[CGM_MAX_GPUS + 1];
   cgm_error err = {0};
   cgm_status st = cgm_partition(A, n, parts, align, bounds, &err);
   if (st != CGM_OK) {
@@ -199,6 +204,35 @@ static void check_partition(const cgm_csr *A, int n, int parts) {
   }
 }
 
+/* The plan of `parts` GPUs with the halo exchange (balanced or not) counts
+ * what the solver builds: every segment's layouts and halo. */
+static void check_plan(const cgm_csr *A, int n, int parts, bool balance) {
+  cgm_plan_opts o = cgm_plan_opts_default();
+  o.backend = CGM_BACKEND_CUDA;
+  o.layout.n = n;
+  o.gpus = parts;
+  o.balance = balance;
+  cgm_plan p;
+  cgm_error err = {0};
+  cgm_status st = cgm_plan_make(A, &o, &p, &err);
+  if (st != CGM_OK) {
+    fuzz_check_failure(st, &err);
+    return;
+  }
+  for (int g = 0; g < parts; g++) {
+    cgm_seg_host s;
+    FUZZ_REQUIRE(cgm_seg_build(A, &p, g, &s, &err) == CGM_OK);
+    const cgm_bcsr *L[2] = {&s.A, &s.B};
+    for (int k = 0; k < 2; k++)
+      FUZZ_REQUIRE(L[k]->nbrows == p.seg[g].part[k].brows &&
+                   L[k]->nblocks == p.seg[g].part[k].blocks &&
+                   L[k]->nblocks_padded == p.seg[g].part[k].blocks_padded &&
+                   L[k]->nslices == p.seg[g].part[k].nslices);
+    FUZZ_REQUIRE(s.h.nhalo == p.seg[g].nhalo && s.v_len == p.seg[g].v_len);
+    cgm_seg_free(&s);
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_memfile_set(&in_file, data, size);
   cgm_csr A;
@@ -219,7 +253,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const uint8_t pick = size ? data[size - 1] : 0;
   for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
     const int n = cgm_block_sizes[bi];
-    cgm_bcsr_params ps[4] = {cgm_bcsr_params_for(&A, n, 1),
+    cgm_bcsr_params ps[4] = {cgm_plan_layout_params(&A, n, 1),
                              {n, 2, 32 / n},
                              {n, 4, 1},
                              {n, 1 + (pick & 7), 1 + (pick >> 3)}};
@@ -252,7 +286,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
 
   cgm_features f;
-  st = cgm_features_compute(&A, &f, &err);
+  st = cgm_plan_features(&A, &f, &err);
   if (A.nrows != A.ncols) {
     FUZZ_REQUIRE(st == CGM_EINPUT);
   } else {
@@ -269,7 +303,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       int64_t nblocks, npadded;
       int32_t maxrow;
       /* the features describe the layout the solver picks on one GPU */
-      const cgm_bcsr_params lp = cgm_bcsr_params_for(&A, n, 1);
+      const cgm_bcsr_params lp = cgm_plan_layout_params(&A, n, 1);
       FUZZ_REQUIRE(lp.n == n && lp.bx >= 1 && lp.bx <= 8 && lp.by >= 1 && bf->bx == lp.bx);
       FUZZ_REQUIRE(cgm_bcsr_count(&A, 0, (int32_t)ceil_div(A.nrows, n), lp, &nblocks, &npadded,
                                   &maxrow, &err) == CGM_OK);
@@ -281,7 +315,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     /* multi-GPU partitions, when there are enough block rows to split */
     for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++)
-      for (int parts = 2; parts <= 3; parts++) check_partition(&A, cgm_block_sizes[bi], parts);
+      for (int parts = 2; parts <= 3; parts++) {
+        check_partition(&A, cgm_block_sizes[bi], parts);
+        check_plan(&A, cgm_block_sizes[bi], parts, parts == 3);
+      }
   }
   cgm_csr_free(&A);
   return 0;

@@ -2,11 +2,11 @@
  * every N and precision, real and synthetic matrices, 1 row, an arrow matrix
  * (one very long row), the true residual recomputed here in long double;
  * and the GPU failure modes. Skipped (77) without a GPU. */
-#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 
 #include "cgmodel/solver.h"
+#include "cli/env.h"
 #include "test_linalg.h"
 #include "test_util.h"
 
@@ -18,9 +18,19 @@ static double *rhs(const cgm_csr *A) {
   return b;
 }
 
+/* The GPU options of every solve here: the defaults, or what the CGMODEL_*
+ * variables say (ctest runs this test again with CGMODEL_CG=classic). */
+static cgm_gpu_opts gpu_opts;
+
+static double tol_of(cgm_precision p) {
+  return p == CGM_PREC_SINGLE ? 1e-5 : 1e-8;
+}
+
 static cgm_status run(const cgm_csr *A, const double *b, double *x, cgm_backend be, int n,
                       cgm_precision p, cgm_solve_result *r, cgm_error *err) {
   cgm_solve_opts o = cgm_solve_opts_default();
+  o.gpu = gpu_opts;
+  o.tol = tol_of(p); /* the true residual's target, whatever the precision */
   o.backend = be;
   o.precision = p;
   o.layout = cgm_bcsr_default_params(n);
@@ -36,11 +46,46 @@ static bool ok_or_honest(cgm_status st, cgm_precision p, const cgm_error *err) {
          (p == CGM_PREC_SINGLE && st == CGM_ENOCONV && strstr(err->msg, "single precision"));
 }
 
+/* Mixed precision reaches what double reaches at 1e-8 .. 1e-12 on one GPU
+ * (reliable updates: the true residual in double replaces the iterated one
+ * whenever it has fallen tenfold), the residual recomputed here in long
+ * double; its iterations stay near double's on a well-conditioned matrix. */
+static void check_mixed(const char *what, const cgm_csr *A, double ratio) {
+  if (gpu_opts.cg != CGM_CG_CGG) return;
+  double *b = rhs(A), *x = malloc(A->nrows * sizeof *x);
+  const double tols[] = {1e-8, 1e-10, 1e-12};
+  for (int k = 0; k < 3; k++) {
+    cgm_solve_opts o = cgm_solve_opts_default();
+    o.gpu = gpu_opts;
+    o.backend = CGM_BACKEND_CUDA;
+    o.tol = tols[k];
+    cgm_solve_result rd, rm;
+    cgm_error err = {0};
+    memset(x, 0, A->nrows * sizeof *x);
+    CHECK_OK(cgm_solve(A, b, x, &o, &rd, &err));
+    o.precision = CGM_PREC_MIXED;
+    memset(x, 0, A->nrows * sizeof *x);
+    cgm_status st = cgm_solve(A, b, x, &o, &rm, &err);
+    double res = test_residual(A, b, x);
+    CHECK_MSG(st == CGM_OK && res <= tols[k], "%s mixed tol %g: %d, residual %.3g (%s)", what,
+              tols[k], st, res, err.msg);
+    CHECK_MSG(rm.iterations <= ratio * rd.iterations + 64, "%s tol %g: mixed %d, double %d it",
+              what, tols[k], rm.iterations, rd.iterations);
+    fprintf(stderr, "%-14s mixed tol %g: %d it (double %d), residual %.2e, %.1f us/it (%.1f)\n",
+            what, tols[k], rm.iterations, rd.iterations, res, 1e6 * rm.time_per_iter_s,
+            1e6 * rd.time_per_iter_s);
+  }
+  free(b), free(x);
+}
+
 static void check_matrix(const char *what, const cgm_csr *A) {
   double *b = rhs(A), *xc = malloc(A->nrows * sizeof *xc), *xg = malloc(A->nrows * sizeof *xg);
-  for (int pr = 0; pr < 2; pr++) {
+  for (int pr = 0; pr < CGM_NPRECISIONS; pr++) {
     cgm_precision p = (cgm_precision)pr;
-    double tol = p == CGM_PREC_SINGLE ? 1e-5 : 1e-8;
+    /* mixed precision runs our kernels on one GPU with the single-reduction CG */
+    const bool mixed_ok = gpu_opts.cg == CGM_CG_CGG;
+    if (p == CGM_PREC_MIXED && !mixed_ok) continue;
+    double tol = tol_of(p);
     cgm_solve_result rc, rg;
     cgm_error err = {0};
     cgm_status sc = run(A, b, xc, CGM_BACKEND_CPU, 1, p, &rc, &err);
@@ -51,15 +96,25 @@ static void check_matrix(const char *what, const cgm_csr *A) {
       CHECK_MSG(ok_or_honest(sg, p, &err), "%s cuda N=%d %s: %s", what, n, cgm_precision_name(p),
                 err.msg);
       double res = test_residual(A, b, xg);
-      /* fp32: the recursive residual may drift from the true one by a few eps * cond. */
-      CHECK_MSG(res <= (p == CGM_PREC_SINGLE ? 20 : 1.01) * tol, "%s N=%d %s: residual %.3g", what,
-                n, cgm_precision_name(p), res);
+      /* the tolerance holds on the true residual (recomputed here in long
+       * double) in every precision: converged means reached */
+      CHECK_MSG(sg != CGM_OK || res <= 1.01 * tol, "%s N=%d %s: residual %.3g", what, n,
+                cgm_precision_name(p), res);
       /* Reduction order differs between the CPU (thread count) and the GPU:
-       * ill-conditioned matrices move by a few percent. */
-      int slack = p == CGM_PREC_SINGLE ? 2 + rc.iterations / 5 : 1 + rc.iterations / 25;
-      CHECK_MSG(abs(rg.iterations - rc.iterations) <= slack,
-                "%s N=%d %s: %d iterations vs %d on the CPU", what, n, cgm_precision_name(p),
-                rg.iterations, rc.iterations);
+       * ill-conditioned matrices move by a few percent; the reduced
+       * precisions replace their residual at other iterations (every
+       * graph of 8 on a GPU, every iteration on the CPU). */
+      int slack = p != CGM_PREC_DOUBLE ? 40 + rc.iterations / 3 : 1 + rc.iterations / 25;
+      /* mixed that handed over to double (fallback_iterations, LF10: 18
+       * rows, its float recurrence broke down between two replacements)
+       * is held to the tolerance above, not to the CPU's count */
+      if (rg.fallback_iterations > 0)
+        fprintf(stderr, "%s N=%d %s: fell back to double after %d iterations\n", what, n,
+                cgm_precision_name(p), rg.fallback_iterations);
+      else
+        CHECK_MSG(abs(rg.iterations - rc.iterations) <= slack,
+                  "%s N=%d %s: %d iterations vs %d on the CPU", what, n, cgm_precision_name(p),
+                  rg.iterations, rc.iterations);
       double num = 0, den = 0;
       for (int32_t i = 0; i < A->nrows; i++)
         num += (xg[i] - xc[i]) * (xg[i] - xc[i]), den += xc[i] * xc[i];
@@ -70,6 +125,7 @@ static void check_matrix(const char *what, const cgm_csr *A) {
           1e6 * rg.time_per_iter_s);
       CHECK(rg.time_per_iter_s > 0);
     }
+    if (p == CGM_PREC_MIXED) continue; /* cuSPARSE has no mixed precision */
     cgm_status ss = run(A, b, xg, CGM_BACKEND_CUSPARSE, 1, p, &rg, &err);
     CHECK_MSG(ok_or_honest(ss, p, &err), "%s cusparse %s: %s", what, cgm_precision_name(p),
               err.msg);
@@ -131,9 +187,9 @@ static void failures(void) {
 }
 
 /* Programmatic dependent launch changes when a kernel is scheduled, never
- * what it computes: with it (the default) and without (CGMODEL_PDL=0), and
- * with the batches enqueued instead of replayed (CGMODEL_GRAPHS=0), the
- * same iterations and a bit-identical solution at every N. */
+ * what it computes: with it (the default) and without (pdl off), and with
+ * the batches enqueued instead of replayed (graphs off), the same
+ * iterations and a bit-identical solution at every N. */
 static void check_pdl(const char *what, const cgm_csr *A) {
   double *b = rhs(A), *x0 = malloc(A->nrows * sizeof *x0), *x1 = malloc(A->nrows * sizeof *x1);
   for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
@@ -141,21 +197,17 @@ static void check_pdl(const char *what, const cgm_csr *A) {
     cgm_solve_result r0, r1;
     cgm_error err = {0};
     CHECK_OK(run(A, b, x0, CGM_BACKEND_CUDA, n, CGM_PREC_DOUBLE, &r0, &err));
-    const char *env[][2] = {{"CGMODEL_PDL", "0"}, {"CGMODEL_GRAPHS", "0"}};
+    const char *knob[] = {"pdl", "graphs"};
     for (int k = 0; k < 2; k++) {
-      const char *was = getenv(env[k][0]); /* the caller's setting comes back */
-      char keep[64] = "";
-      if (was) snprintf(keep, sizeof keep, "%s", was);
-      setenv(env[k][0], env[k][1], 1);
+      const cgm_gpu_opts keep = gpu_opts;
+      if (k == 0) gpu_opts.pdl = false;
+      if (k == 1) gpu_opts.graphs = false;
       cgm_status st = run(A, b, x1, CGM_BACKEND_CUDA, n, CGM_PREC_DOUBLE, &r1, &err);
-      if (was)
-        setenv(env[k][0], keep, 1);
-      else
-        unsetenv(env[k][0]);
+      gpu_opts = keep;
       CHECK_OK(st);
       CHECK_MSG(r1.iterations == r0.iterations && !memcmp(x0, x1, A->nrows * sizeof *x0),
-                "%s N=%d %s=%s: %d iterations against %d, or another solution", what, n, env[k][0],
-                env[k][1], r1.iterations, r0.iterations);
+                "%s N=%d %s off: %d iterations against %d, or another solution", what, n, knob[k],
+                r1.iterations, r0.iterations);
     }
   }
   free(b), free(x0), free(x1);
@@ -168,10 +220,17 @@ int main(void) {
   }
   cgm_error err;
   cgm_csr A;
+  char msg[256];
+  if (cli_env_gpu_opts(&gpu_opts, msg, sizeof msg)) {
+    fprintf(stderr, "%s\n", msg);
+    return 1;
+  }
+  fprintf(stderr, "the %s CG\n", cgm_cg_variant_name(gpu_opts.cg));
   const int small = getenv("CGM_GPU_TEST_SMALL") != NULL;
   CHECK_OK(cgm_gen_poisson3d(small ? 9 : 31, &A, &err));
   check_matrix("poisson3d", &A);
   check_pdl("poisson3d", &A);
+  check_mixed("poisson3d", &A, 1.5);
   cgm_csr_free(&A);
   CHECK_OK(cgm_gen_elasticity3d(small ? 3 : 8, &A, &err));
   check_matrix("elasticity", &A);

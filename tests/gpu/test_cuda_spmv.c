@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "cgmodel/solver.h"
-#include "solver/cuda/cg_cuda.h"
+#include "kernels/cuda_dev.h"
 #include "test_linalg.h"
 #include "test_util.h"
 

@@ -5,6 +5,7 @@
 
 #include "cgmodel/sparse.h"
 #include "solver/cpu/cg_cpu.h"
+#include "sparse/bcsr_internal.h"
 #include "test_linalg.h"
 #include "test_util.h"
 
@@ -241,38 +242,6 @@ int main(void) {
     CHECK(nb == A.nnz);
     CHECK(nbp >= nb && nbp <= nb + 32 * 7 * 4); /* at most a few mixed slices per length */
     cgm_csr_free(&A);
-  }
-  /* The layout chosen per matrix (cgm_bcsr_params_for): short rows keep
-   * B_x = 1; elasticity's 72-entry rows get B_x = 8 at N = 1 (average row
-   * over 16), 1 at N >= 2; one warp per slice. */
-  {
-    cgm_error err = {0};
-    cgm_csr P, E;
-    CHECK_OK(cgm_gen_poisson3d(10, &P, &err));
-    CHECK_OK(cgm_gen_elasticity3d(16, &E, &err)); /* rows avg 71.7 entries */
-    const int want_e[] = {8, 1, 1, 1};
-    for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
-      int n = cgm_block_sizes[bi];
-      cgm_bcsr_params pp = cgm_bcsr_params_for(&P, n, 1), pe = cgm_bcsr_params_for(&E, n, 1);
-      CHECK_MSG(pp.n == n && pp.bx == 1 && pp.by == 32 / n, "poisson N=%d: bx %d by %d", n, pp.bx,
-                pp.by);
-      CHECK_MSG(pe.bx == want_e[bi] && pe.by * pe.bx * n == 32, "elasticity N=%d: bx %d by %d", n,
-                pe.bx, pe.by);
-      cgm_bcsr B;
-      CHECK_OK(cgm_bcsr_build(&E, 0, (E.nrows + n - 1) / n, pe, &B, &err));
-      CHECK(B.p.bx == pe.bx && B.nblocks_padded % pe.bx == 0);
-      cgm_bcsr_free(&B);
-    }
-    cgm_csr_free(&P);
-    cgm_csr_free(&E);
-    /* Rows that fill a GPU keep one lane per row: 81-entry rows at N = 1
-     * get B_x = 8 on 100K rows per GPU, 2 on 300K (4 would pass 2^20
-     * threads), 1 on 1M; N >= 2 keeps 1. */
-    CHECK(cgm_bcsr_params_choose(1, 81.0, 100000).bx == 8);
-    CHECK(cgm_bcsr_params_choose(1, 81.0, 300000).bx == 2);
-    CHECK(cgm_bcsr_params_choose(1, 81.0, 1000000).bx == 1);
-    CHECK(cgm_bcsr_params_choose(2, 81.0, 10000).bx == 1);
-    CHECK(cgm_bcsr_params_choose(8, 400.0, 1000).bx == 1);
   }
   TEST_MAIN_END();
 }

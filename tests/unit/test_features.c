@@ -1,6 +1,7 @@
 /* Matrix features: the block densities d_N of the paper's Table 5 for the
  * four bundled matrices that appear there, and hand-computed features of a
  * small matrix (row statistics, blocks, e_N, padded counts, checks). */
+#include "cgmodel/plan.h"
 #include "cgmodel/sparse.h"
 #include "test_util.h"
 
@@ -16,7 +17,7 @@ static void table5(const char *name, int32_t dim, int64_t nz, int32_t max, doubl
     return;
   }
   cgm_features f;
-  CHECK_OK(cgm_features_compute(&A, &f, &err));
+  CHECK_OK(cgm_plan_features(&A, &f, &err));
   CHECK(f.x == dim && f.nnz == nz && f.row_max == max);
   const double want[3] = {d2, d4, d8};
   CHECK(f.block[0].density == 1.0);
@@ -43,7 +44,7 @@ static void small(void) {
   cgm_error err = {0};
   CHECK_OK(cgm_csr_from_coo(5, 5, 9, ri, ci, v, &A, NULL, &err));
   cgm_features f;
-  CHECK_OK(cgm_features_compute(&A, &f, &err));
+  CHECK_OK(cgm_plan_features(&A, &f, &err));
   CHECK(f.x == 5 && f.nnz == 9 && f.row_min == 1 && f.row_max == 3);
   CHECK_NEAR(f.row_avg, 1.8, 1e-15);
   /* lengths 2,3,1,1,2: variance = (0.04+1.44+0.64+0.64+0.04)/5 = 0.56 */
@@ -66,17 +67,17 @@ static void small(void) {
   CHECK(f.block[0].blocks == 9 && f.block[0].padded_blocks == 32 * 3);
   /* A non-positive diagonal entry is reported with its row. */
   A.val[5] = -2; /* (2,2) */
-  CHECK_OK(cgm_features_compute(&A, &f, &err));
+  CHECK_OK(cgm_plan_features(&A, &f, &err));
   CHECK(!f.positive_diagonal && f.first_bad_diagonal == 2);
   A.val[1] = -0.5; /* (0,1) no longer equals (1,0) */
-  CHECK_OK(cgm_features_compute(&A, &f, &err));
+  CHECK_OK(cgm_plan_features(&A, &f, &err));
   CHECK(!f.symmetric);
   cgm_csr_free(&A);
   /* Not square: refused. */
   int32_t r2[] = {0}, c2[] = {2};
   double v2[] = {1};
   CHECK_OK(cgm_csr_from_coo(2, 3, 1, r2, c2, v2, &A, NULL, &err));
-  CHECK(cgm_features_compute(&A, &f, &err) == CGM_EINPUT && strstr(err.msg, "not square"));
+  CHECK(cgm_plan_features(&A, &f, &err) == CGM_EINPUT && strstr(err.msg, "not square"));
   cgm_csr_free(&A);
 }
 

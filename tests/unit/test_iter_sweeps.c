@@ -68,7 +68,7 @@ int main(void) {
       }
       /* one lane a row (B_x = 1): the walk is the longest block row */
       cgm_features f;
-      CHECK_OK(cgm_features_compute(&A, &f, &err));
+      CHECK_OK(cgm_plan_features(&A, &f, &err));
       int bi = cgm_block_index(n);
       CHECK_MSG(s->m == (double)f.block[bi].max_blocks_per_row * n * n, "%s N=%d: m %.0f",
                 s->source, n, s->m);

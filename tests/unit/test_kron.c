@@ -13,7 +13,7 @@ int main(void) {
     CHECK_OK(cgm_gen_kron(&P, n, &A, &err));
     CHECK(A.nrows == P.nrows * n && A.nnz == P.nnz * n * n);
     cgm_features f;
-    CHECK_OK(cgm_features_compute(&A, &f, &err));
+    CHECK_OK(cgm_plan_features(&A, &f, &err));
     CHECK(f.symmetric && f.positive_diagonal);
     CHECK(f.block[bi].blocks == P.nnz && f.block[bi].density == 1.0);
     /* Entry (I r, J c) = P_IJ (1 + [r == c]). */

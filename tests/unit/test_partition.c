@@ -8,11 +8,13 @@
 #include <string.h>
 
 #include "cgmodel/sparse.h"
+#include "plan/partition.h"
+#include "sparse/bcsr_internal.h"
 #include "solver/cpu/cg_cpu.h"
 #include "test_util.h"
 
 static void check(const char *what, const cgm_csr *A, int n, int parts) {
-  int32_t bounds[CGM_MAX_PARTS + 1];
+  int32_t bounds[CGM_MAX_GPUS + 1];
   cgm_error err = {0};
   int align = n >= 4 ? 1 : 4 / n;
   if (cgm_partition(A, n, parts, align, bounds, &err)) {
@@ -149,7 +151,7 @@ int main(void) {
   CHECK_OK(cgm_gen_poisson2d(3, &A, &err)); /* 9 rows */
   check("9 rows", &A, 1, 2);
   check("9 rows", &A, 2, 2);
-  int32_t bounds[CGM_MAX_PARTS + 1];
+  int32_t bounds[CGM_MAX_GPUS + 1];
   CHECK(cgm_partition(&A, 8, 4, 1, bounds, &err) == CGM_EINPUT && strstr(err.msg, "too few"));
   cgm_csr_free(&A);
   /* Cuts stay multiples of align near the end too (found by

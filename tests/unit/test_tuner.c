@@ -1,9 +1,9 @@
-/* The tuner and the refined model on constructed devices: shapes equal the
- * layouts the solver builds; a tiny matrix does not pick 4 GPUs; a matrix
+/* The tuner and the refined model on constructed devices: a tiny matrix
+ * does not pick 4 GPUs; a matrix
  * that fits only across 4 GPUs picks 4; the refined time is monotone in
  * the bytes; ties go to fewer GPUs; a GPU calibration names the CG it
  * timed, and one that timed another CG than the solver runs is flagged. */
-#define _DEFAULT_SOURCE /* M_LN2, setenv */
+#define _DEFAULT_SOURCE /* M_LN2 */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -28,27 +28,23 @@ static void stale_cg(void) {
   snprintf(d.name, sizeof d.name, "NVIDIA H100");
   d.calibration_id = 7;
   snprintf(d.cg, sizeof d.cg, "classic");
-  unsetenv("CGMODEL_CG");
-  CHECK(!strcmp(cgm_gpu_cg_variant(), "cgg"));
-  CHECK(cgm_calibration_cg_stale(&d, msg, sizeof msg));
+  cgm_gpu_opts now = cgm_gpu_opts_default(); /* the single-reduction CG */
+  CHECK(now.cg == CGM_CG_CGG && !strcmp(cgm_cg_variant_name(now.cg), "cgg"));
+  CHECK(cgm_calibration_cg_stale(&d, &now, msg, sizeof msg));
   CHECK_MSG(strstr(msg, "calibration 7") && strstr(msg, "classic CG") && strstr(msg, "recalibrate"),
             "%s", msg);
-  setenv("CGMODEL_CG", "classic", 1);
-  CHECK(!cgm_calibration_cg_stale(&d, msg, sizeof msg));
+  now.cg = CGM_CG_CLASSIC;
+  CHECK(!cgm_calibration_cg_stale(&d, &now, msg, sizeof msg));
   snprintf(d.cg, sizeof d.cg, "cgg");
-  CHECK(cgm_calibration_cg_stale(&d, msg, sizeof msg));
-  unsetenv("CGMODEL_CG");
-  CHECK(!cgm_calibration_cg_stale(&d, msg, sizeof msg));
-  setenv("CGMODEL_CG", "bogus", 1); /* refused by the solver: nothing to compare */
-  CHECK(cgm_gpu_cg_variant() == NULL);
-  snprintf(d.cg, sizeof d.cg, "classic");
-  CHECK(!cgm_calibration_cg_stale(&d, msg, sizeof msg));
-  setenv("CGMODEL_CG", "cgg", 1);
-  CHECK(!strcmp(cgm_gpu_cg_variant(), "cgg") && cgm_calibration_cg_stale(&d, msg, sizeof msg));
-  unsetenv("CGMODEL_CG");
+  CHECK(cgm_calibration_cg_stale(&d, &now, msg, sizeof msg));
+  now.cg = CGM_CG_CGG;
+  CHECK(!cgm_calibration_cg_stale(&d, &now, msg, sizeof msg));
+  cgm_cg_variant v = CGM_CG_CGG;
+  CHECK(!cgm_cg_variant_parse("bogus", &v) && v == CGM_CG_CGG); /* the CLI refuses it */
+  CHECK(cgm_cg_variant_parse("classic", &v) && v == CGM_CG_CLASSIC);
   d.is_cpu = true;
   d.cg[0] = '\0';
-  CHECK(!cgm_calibration_cg_stale(&d, msg, sizeof msg));
+  CHECK(!cgm_calibration_cg_stale(&d, &now, msg, sizeof msg));
 }
 
 /* An H100-like GPU: SpMV and vector curves rising to ~2.9 TB/s, the
@@ -75,91 +71,12 @@ static cgm_tuner_device gpu(int64_t mem) {
   return d;
 }
 
-static void shapes_match_layouts(void) {
-  cgm_csr A;
-  cgm_error err = {0};
-  CHECK_OK(cgm_gen_poisson3d(20, &A, &err));
-  for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
-    int n = cgm_block_sizes[bi];
-    cgm_tuner_segment sg[16];
-    int64_t xe;
-    CHECK_OK(cgm_tuner_shapes(&A, n, 1, CGM_EXCHANGE_HALO, sg, &xe, &err));
-    cgm_bcsr B;
-    CHECK_OK(cgm_bcsr_build(&A, 0, (A.nrows + n - 1) / n, cgm_bcsr_default_params(n), &B, &err));
-    CHECK(sg[0].rows == (int64_t)B.nbrows * n && sg[0].blocks_padded == B.nblocks_padded &&
-          sg[0].nslices == B.nslices && sg[0].slots == (int64_t)B.nslices * B.p.by && xe == 0);
-    cgm_features f;
-    CHECK_OK(cgm_features_compute(&A, &f, &err));
-    CHECK(sg[0].max_row == f.block[bi].max_blocks_per_row);
-    /* one lane a row (B_x = 1): the mean walk is the mean block row */
-    CHECK_NEAR(sg[0].mean_row, (double)f.block[bi].blocks / B.nbrows, 1e-12);
-    cgm_bcsr_free(&B);
-    /* Three GPUs with the halo: the segments cover the rows; the halo is
-     * what the partition says. */
-    CHECK_OK(cgm_tuner_shapes(&A, n, 3, CGM_EXCHANGE_HALO, sg, &xe, &err));
-    int32_t bounds[4];
-    CHECK_OK(cgm_partition(&A, n, 3, cgm_partition_align(n), bounds, &err));
-    int64_t hsum = 0, rsum = 0, *bptr;
-    int32_t *bcol;
-    CHECK_OK(cgm_block_pattern(&A, n, &bptr, &bcol, &err));
-    for (int g = 0; g < 3; g++) {
-      cgm_halo h;
-      CHECK_OK(cgm_halo_build(&A, n, bounds, 3, g, &h, &err));
-      /* the interior's and the boundary's SpMV launches walk their longest rows in turn */
-      int32_t li = 0, lb = 0;
-      for (int32_t i = 0; i < h.ninterior; i++)
-        if (bptr[h.interior[i] + 1] - bptr[h.interior[i]] > li)
-          li = (int32_t)(bptr[h.interior[i] + 1] - bptr[h.interior[i]]);
-      for (int32_t i = 0; i < h.nboundary; i++)
-        if (bptr[h.boundary[i] + 1] - bptr[h.boundary[i]] > lb)
-          lb = (int32_t)(bptr[h.boundary[i] + 1] - bptr[h.boundary[i]]);
-      CHECK_MSG(sg[g].max_row == li + lb, "N=%d seg %d: max_row %d, want %d + %d", n, g,
-                sg[g].max_row, li, lb);
-      /* the mean walk is over all the segment's rows, interior and boundary */
-      double wsum = 0;
-      for (int32_t i = 0; i < h.ninterior; i++)
-        wsum += bptr[h.interior[i] + 1] - bptr[h.interior[i]];
-      for (int32_t i = 0; i < h.nboundary; i++)
-        wsum += bptr[h.boundary[i] + 1] - bptr[h.boundary[i]];
-      CHECK_NEAR(sg[g].mean_row, wsum / (h.ninterior + h.nboundary), 1e-9);
-      hsum += (int64_t)h.nhalo * n;
-      rsum += sg[g].rows;
-      CHECK(sg[g].halo_rows == (int64_t)h.nhalo * n);
-      cgm_halo_free(&h);
-    }
-    free(bptr);
-    free(bcol);
-    CHECK(xe == hsum && rsum == (int64_t)bounds[3] * n);
-    /* Whole-vector modes move (G - 1) x rows. */
-    CHECK_OK(cgm_tuner_shapes(&A, n, 3, CGM_EXCHANGE_P2P, sg, &xe, &err));
-    CHECK(xe == 2 * rsum);
-  }
-  cgm_csr_free(&A);
-  /* Long rows at N = 1 are spread over B_x lanes (here 8: 81 entries a
-   * row): the walks are ceil(len / 8), the longest and the mean. */
-  CHECK_OK(cgm_gen_band(4096, 40, &A, &err));
-  cgm_tuner_segment s1;
-  int64_t x1;
-  CHECK_OK(cgm_tuner_shapes(&A, 1, 1, CGM_EXCHANGE_HALO, &s1, &x1, &err));
-  CHECK(cgm_bcsr_params_for(&A, 1, 1).bx == 8);
-  double wsum = 0;
-  int64_t wmax = 0;
-  for (int32_t i = 0; i < A.nrows; i++) {
-    int64_t w = (A.rowptr[i + 1] - A.rowptr[i] + 7) / 8;
-    wsum += (double)w;
-    if (w > wmax) wmax = w;
-  }
-  CHECK(s1.max_row == wmax && wmax == 11);
-  CHECK_NEAR(s1.mean_row, wsum / A.nrows, 1e-12);
-  cgm_csr_free(&A);
-}
-
 static char last_why[512]; /* the reason of the last choose() */
 
 static int choose(const cgm_csr *A, cgm_tuner_device *d, int *gpus, double *t) {
   cgm_features f;
   cgm_error err = {0};
-  CHECK_OK(cgm_features_compute(A, &f, &err));
+  CHECK_OK(cgm_plan_features(A, &f, &err));
   cgm_tuner_opts o = cgm_tuner_opts_default();
   o.cusparse = false;
   cgm_candidate *c = NULL;
@@ -178,8 +95,88 @@ static int choose(const cgm_csr *A, cgm_tuner_device *d, int *gpus, double *t) {
   return best;
 }
 
+/* The total time the choice minimises: the setup model fitted on
+ * synthetic samples recovers its line; single precision is offered only at
+ * loose tolerances; mixed takes the ratio's iterations; with few
+ * iterations the cheapest setup wins, with many the fastest iteration. */
+static void total_time(void) {
+  double b[5] = {1e8, 2e8, 4e8, 8e8, 1.6e9}, sec[5];
+  for (int i = 0; i < 5; i++) sec[i] = 0.04 + 0.7e-9 * b[i] * (1.0 + 0.001 * (i % 2 ? 1 : -1));
+  cgm_setup_model m = cgm_setup_fit(b, sec, 5, true);
+  CHECK_MSG(m.samples == 5 && fabs(m.s_per_byte / 0.7e-9 - 1) < 0.01 &&
+                fabs(m.fixed_s - 0.04) < 0.005,
+            "fit: %g + %g b from %d", m.fixed_s, m.s_per_byte, m.samples);
+  cgm_setup_model d = cgm_setup_model_default(true);
+  m = cgm_setup_fit(b, sec, 2, true); /* too few */
+  CHECK(m.samples == 0 && m.s_per_byte == d.s_per_byte);
+  double same[3] = {1e8, 1e8, 1.5e8};
+  m = cgm_setup_fit(same, sec, 3, true); /* one size says nothing of another */
+  CHECK(m.samples == 0);
+  CHECK(cgm_iterations_estimate(1000000, 1e-10) > cgm_iterations_estimate(1000000, 1e-6));
+  CHECK(cgm_iterations_estimate(8000000, 1e-8) > cgm_iterations_estimate(1000000, 1e-8));
+
+  cgm_error err = {0};
+  cgm_csr A;
+  CHECK_OK(cgm_gen_poisson3d(40, &A, &err));
+  cgm_features f;
+  CHECK_OK(cgm_plan_features(&A, &f, &err));
+  cgm_tuner_device dv = gpu(80LL << 30);
+  dv.gpus = 1;
+  dv.setup = cgm_setup_model_default(true);
+  cgm_tuner_opts o = cgm_tuner_opts_default();
+  o.cusparse = false;
+  o.precisions = 7u;
+  o.iterations = 300;
+  for (int pass = 0; pass < 2; pass++) {
+    o.tol = pass ? 1e-3 : 1e-8;
+    cgm_candidate *c = NULL;
+    int nc = 0;
+    CHECK_OK(cgm_tuner_candidates(&A, &f, &dv, 1, &o, &c, &nc, &err));
+    int single = 0, mixed = 0;
+    for (int i = 0; i < nc; i++) {
+      single += c[i].precision == CGM_PREC_SINGLE;
+      if (c[i].precision == CGM_PREC_MIXED) {
+        mixed++;
+        CHECK(c[i].iterations == 360); /* 300 x the default ratio 1.2 */
+      } else {
+        CHECK(c[i].iterations == 300);
+      }
+      CHECK_NEAR(c[i].total_s, c[i].setup_s + c[i].iterations * c[i].time_per_iter_s, 1e-12);
+      CHECK(c[i].setup_s > 0);
+    }
+    CHECK_MSG(pass ? single > 0 : single == 0, "tol %g: %d single candidates", o.tol, single);
+    CHECK(mixed > 0);
+    const int best = cgm_tuner_choose(c, nc, &dv, NULL, 0);
+    CHECK(best >= 0);
+    for (int i = 0; best >= 0 && i < nc; i++)
+      if (c[i].fits) CHECK(c[best].total_s <= c[i].total_s * 1.01);
+    free(c);
+  }
+  /* Few iterations and a costly setup: the least setup wins; many
+   * iterations: the fastest iteration. */
+  o.tol = 1e-8;
+  dv.setup.s_per_byte = 1e-6;
+  double setup_min = INFINITY, iter_min = INFINITY;
+  for (int pass = 0; pass < 2; pass++) {
+    o.iterations = pass ? 1e9 : 1;
+    cgm_candidate *c = NULL;
+    int nc = 0;
+    CHECK_OK(cgm_tuner_candidates(&A, &f, &dv, 1, &o, &c, &nc, &err));
+    for (int i = 0; i < nc; i++) {
+      setup_min = fmin(setup_min, c[i].setup_s);
+      iter_min = fmin(iter_min, c[i].time_per_iter_s);
+    }
+    const int best = cgm_tuner_choose(c, nc, &dv, NULL, 0);
+    CHECK(best >= 0);
+    if (best >= 0 && pass == 0) CHECK(c[best].setup_s <= setup_min * 1.02);
+    if (best >= 0 && pass == 1) CHECK(c[best].time_per_iter_s <= iter_min * 1.02);
+    free(c);
+  }
+  cgm_csr_free(&A);
+}
+
 int main(void) {
-  shapes_match_layouts();
+  total_time();
   cgm_error err = {0};
   cgm_csr A;
   int g;
@@ -217,7 +214,7 @@ int main(void) {
   double prev = 0;
   for (double rows = 16; rows < 1e7; rows *= 1.3) {
     cgm_segment_shape s = {(int64_t)rows, rows * 7 * 12};
-    double tt = cgm_refined_time(&m, 1, 1, CGM_EXCHANGE_HALO, &s, 0);
+    double tt = cgm_refined_segment_time(&m, 1, &s);
     CHECK_MSG(tt >= prev, "time fell from %g to %g at %g rows", prev, tt, rows);
     prev = tt;
   }
@@ -231,10 +228,10 @@ int main(void) {
   one.have_vec = true;
   cgm_segment_shape s1 = {1, 8.0 * 65536}; /* m = 65536 = 2^16: B = 100 / (1 + e^-3) */
   double want = 8.0 * 65536 / (100.0 / (1.0 + exp(-3.0)) * 1e9);
-  CHECK_NEAR(cgm_refined_time(&one, 1, 1, 0, &s1, 0), want, 1e-6);
+  CHECK_NEAR(cgm_refined_segment_time(&one, 1, &s1), want, 1e-6);
   /* A missing curve gives NaN, not a guess. */
   one.have_spmv[0] = false;
-  CHECK(isnan(cgm_refined_time(&one, 1, 1, 0, &s1, 0)));
+  CHECK(isnan(cgm_refined_segment_time(&one, 1, &s1)));
   /* The iteration curve replaces the kernel sum: Eq. 5 over the
    * iteration's bytes (SpMV + 11 vector passes); the kernel curves are not
    * read (the SpMV's is gone). Block size 4: index 2. */
@@ -243,18 +240,18 @@ int main(void) {
   cgm_segment_shape s4 = {4096, 8.0 * 100000, 3};
   double bytes = 8.0 * 100000 + 11.0 * 4096 * 8, mi = bytes / 8;
   double t_iter = bytes / (200.0 / (1.0 + exp(-(log2(mi) - 16.0))) * 1e9);
-  CHECK_NEAR(cgm_refined_time(&one, 4, 1, 0, &s4, 0), t_iter, 1e-9 * t_iter);
-  CHECK(isnan(cgm_refined_time(&one, 1, 1, 0, &s4, 0))); /* no curve for N = 1 */
+  CHECK_NEAR(cgm_refined_segment_time(&one, 4, &s4), t_iter, 1e-9 * t_iter);
+  CHECK(isnan(cgm_refined_segment_time(&one, 1, &s4))); /* no curve for N = 1 */
   /* The longest row bounds it from below: with a row curve T = a + c L
    * (Eq. 3 with sigma = 1 / ln 2, mu = log2(a / c), nu = w / c), 3 blocks
    * of 16 elements are under the iteration's time, 3000 blocks are not. */
   const double a = 10e-6, c = 0.12e-6 / 16; /* s, s per element of the row */
   one.row[2] = (cgm_sigmoid){log2(a / c), 1.0 / M_LN2, 8.0 / c * 1e-9};
   one.have_row[2] = true;
-  CHECK_NEAR(cgm_refined_time(&one, 4, 1, 0, &s4, 0), t_iter > a + c * 48 ? t_iter : a + c * 48,
+  CHECK_NEAR(cgm_refined_segment_time(&one, 4, &s4), t_iter > a + c * 48 ? t_iter : a + c * 48,
              1e-9);
   s4.max_row = 3000;
-  CHECK_NEAR(cgm_refined_time(&one, 4, 1, 0, &s4, 0), a + c * 48000, 1e-6 * (a + c * 48000));
+  CHECK_NEAR(cgm_refined_segment_time(&one, 4, &s4), a + c * 48000, 1e-6 * (a + c * 48000));
   /* With a band curve (every row long: T = a + 2.5 c L), the walk moves
    * from the row curve to the band curve by the segment's walking against
    * the band's, rows mean_row / (CGM_BAND_ROWS max_row): 4096 rows of 3000
@@ -272,7 +269,7 @@ int main(void) {
     s4.rows = rows[i];
     s4.mean_row = means[i];
     double want_t = ta + shares[i] * (tb - ta);
-    double t = cgm_refined_time(&one, 4, 1, 0, &s4, 0);
+    double t = cgm_refined_segment_time(&one, 4, &s4);
     CHECK_MSG(fabs(t - want_t) <= 1e-6 * want_t, "rows %lld mean %g: %g s, want %g",
               (long long)rows[i], means[i], t, want_t);
   }
@@ -281,13 +278,13 @@ int main(void) {
   cgm_sigmoid keep = one.band[2];
   one.band[2] = (cgm_sigmoid){log2(a / (0.5 * c)), 1.0 / M_LN2, 8.0 / (0.5 * c) * 1e-9};
   s4.mean_row = 3000;
-  CHECK_NEAR(cgm_refined_time(&one, 4, 1, 0, &s4, 0), ta, 1e-6 * ta);
+  CHECK_NEAR(cgm_refined_segment_time(&one, 4, &s4), ta, 1e-6 * ta);
   one.band[2] = keep;
   /* The band curve alone (no row curve) is the walk's floor by its share:
    * half the band's walking, half its time (above the iteration's). */
   one.have_row[2] = false;
   s4.mean_row = 3000;
-  CHECK_NEAR(cgm_refined_time(&one, 4, 1, 0, &s4, 0), 0.5 * tb, 1e-6 * tb);
+  CHECK_NEAR(cgm_refined_segment_time(&one, 4, &s4), 0.5 * tb, 1e-6 * tb);
   stale_cg();
   TEST_MAIN_END();
 }

@@ -55,7 +55,8 @@ int main(void) {
   snprintf(other.kernel, sizeof other.kernel, "iter"); /* not mgpu: skipped */
   CHECK(cgm_sample_vec_push(&sv, &other) == 0);
   const int n0 = sv.n;
-  CHECK_OK(pipeline_derive_xfer(&sv, &fit, 1, &err));
+  const cgm_gpu_opts gpu = cgm_gpu_opts_default();
+  CHECK_OK(pipeline_derive_xfer(&sv, &fit, 1, &gpu, &err));
   CHECK_MSG(sv.n == n0 + 3, "%d xfer samples, expected 3", sv.n - n0);
   for (int i = 0; i < n0; i++) CHECK(!strcmp(sv.v[i].kernel, i < 4 ? "mgpu" : "iter"));
   if (sv.n == n0 + 3) {

@@ -1,0 +1,19 @@
+/* The CGMODEL_* environment variables: the one place that reads them (the
+ * library never does). Each sets an option of the library (docs/cli.md).
+ * Also linked by the benchmarks, which take the same variables. */
+#ifndef CGM_CLI_ENV_H
+#define CGM_CLI_ENV_H
+
+#include <stddef.h>
+
+#include "cgmodel/solver.h"
+
+/* The GPU solver's options from CGMODEL_CG (cgg | classic), CGMODEL_GRAPHS,
+ * CGMODEL_PDL, CGMODEL_LATE, CGMODEL_LL, CGMODEL_BALANCE (0: off),
+ * CGMODEL_SYNC (events: no flags), CGMODEL_EXCHANGE_TIMEOUT (seconds) and
+ * CGMODEL_TRACE_FILE, over the defaults; CGMODEL_FAULT_CUDA=K makes the
+ * K-th checked CUDA call fail (tests). Returns 0, or 2 with msg naming the
+ * variable and its bad value. */
+int cli_env_gpu_opts(cgm_gpu_opts *g, char *msg, size_t n);
+
+#endif

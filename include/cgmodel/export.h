@@ -1,0 +1,13 @@
+/* CGM_API marks what libcgmodel exports: the library is built with hidden
+ * symbol visibility, so only the functions declared with CGM_API in these
+ * public headers are part of its ABI. */
+#ifndef CGMODEL_EXPORT_H
+#define CGMODEL_EXPORT_H
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CGM_API __attribute__((visibility("default")))
+#else
+#define CGM_API
+#endif
+
+#endif

@@ -1,0 +1,195 @@
+/* What one configuration builds: the plan. Given a matrix and a
+ * configuration (backend, precision, block size and B_x, GPU count,
+ * exchange), a plan says what every device will hold: the segment of block
+ * rows it owns (after the cut), its MBR layouts and their padded sizes,
+ * its halo, the vector elements exchanged per iteration, and the device
+ * memory it needs. The solver builds from a plan; the tuner, the model, the
+ * speed-up maps and the calibration count from the same plan, so a
+ * prediction is about exactly what runs. */
+#ifndef CGMODEL_PLAN_H
+#define CGMODEL_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgmodel/export.h"
+#include "cgmodel/sparse.h"
+#include "cgmodel/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The most GPUs one solve drives (one process, one node). */
+#define CGM_MAX_GPUS 8
+
+typedef enum {
+  CGM_BACKEND_CPU = 0,
+  CGM_BACKEND_CUDA = 1,     /* our BCSR MBR kernels */
+  CGM_BACKEND_CUSPARSE = 2, /* cusparseSpMV on CSR, the vendor baseline */
+} cgm_backend;
+
+/* The arithmetic of a solve. Mixed precision iterates in single precision
+ * (the matrix, vectors and kernels of the single path, at its bandwidth)
+ * while the solution and the true residual are kept in double, with
+ * reliable updates (docs/accuracy.md): it reaches what double reaches. */
+typedef enum { CGM_PREC_DOUBLE = 0, CGM_PREC_SINGLE = 1, CGM_PREC_MIXED = 2 } cgm_precision;
+#define CGM_NPRECISIONS 3
+
+/* How the multi-GPU solver assembles the vector the SpMV reads. */
+typedef enum {
+  CGM_EXCHANGE_NCCL = 0, /* all-gather of the whole vector through NCCL */
+  CGM_EXCHANGE_P2P = 1,  /* direct peer copies of the whole vector */
+  CGM_EXCHANGE_HOST = 2, /* the paper's host-staged copy, x*n elements (Eq. 9) */
+  CGM_EXCHANGE_HALO = 3, /* only the entries each segment reads, overlapped (the default) */
+} cgm_exchange;
+#define CGM_NEXCHANGES 4
+
+CGM_API const char *cgm_backend_name(cgm_backend b);
+CGM_API const char *cgm_precision_name(cgm_precision p);
+CGM_API const char *cgm_exchange_name(cgm_exchange e);
+/* Parse names as the command line spells them; false when unknown. */
+CGM_API bool cgm_backend_parse(const char *s, cgm_backend *b);
+CGM_API bool cgm_precision_parse(const char *s, cgm_precision *p);
+CGM_API bool cgm_exchange_parse(const char *s, cgm_exchange *e);
+/* Bytes of one element of the iteration's vectors: 8 double, 4 single and
+ * mixed. */
+CGM_API int cgm_precision_width(cgm_precision p);
+/* The precision the iteration runs in (mixed: single), whose calibrated
+ * curves time it. */
+CGM_API cgm_precision cgm_precision_iter(cgm_precision p);
+
+/* ------------------------------------------------------- the layout --- */
+
+/* B_x for block size n on `gpus` GPUs. At N = 1, B_x doubles (to 2, 4, 8)
+ * while a row holds more than 16 entries per thread on average and one
+ * GPU's rows times B_x stay within CGM_BX_THREADS, so that long rows are
+ * walked by several threads where that pays (measured on H200, see
+ * plan/layout.c); at N >= 2 B_x = 1. B_y keeps one warp per slice. */
+#define CGM_BX_THREADS (1 << 20)
+CGM_API cgm_bcsr_params cgm_plan_layout_params(const cgm_csr *A, int n, int gpus);
+/* The same rule from the average scalar row length and the rows per GPU. */
+CGM_API cgm_bcsr_params cgm_plan_layout_choose(int n, double avg_row, int64_t rows_per_gpu);
+/* Fills B_x (and B_y, when also 0) of p by that rule when B_x is 0; a B_x
+ * given stays; an invalid N is left to cgm_bcsr_params_check. */
+CGM_API void cgm_plan_layout_resolve(cgm_bcsr_params *p, const cgm_csr *A, int gpus);
+/* The matrix features (cgm_features_compute) with each block size's padded
+ * counts in the layout the solver builds on one GPU. */
+CGM_API cgm_status cgm_plan_features(const cgm_csr *A, cgm_features *f, cgm_error *err);
+
+/* ------------------------------------------------------- the plan --- */
+
+/* The configuration a plan is made for. */
+typedef struct cgm_plan_opts {
+  cgm_backend backend;
+  cgm_precision precision;
+  cgm_bcsr_params layout; /* n in {1,2,4,8}; bx <= 0: chosen for the matrix */
+  int gpus;               /* CUDA backend: 1..CGM_MAX_GPUS */
+  cgm_exchange exchange;  /* several GPUs */
+  /* Halo on several GPUs: each boundary block row (one that reads another
+   * segment's columns) counts 1 + CGM_BOUNDARY_EXTRA times its blocks in the
+   * cut, since it is multiplied in a second, smaller SpMV launch. */
+  bool balance;
+} cgm_plan_opts;
+
+/* The boundary rows' extra weight in the balanced cut: on 4 x H200 the
+ * middle GPUs of Poisson 256^3 (two neighbours each) ended their iteration
+ * 2.5 us after the outer ones with the plain cut, and even with 1.7
+ * (docs/perf.md). */
+#define CGM_BOUNDARY_EXTRA 0.7
+
+/* Defaults: CPU, double, N = 1 (B_x chosen), 1 GPU, halo, balanced. */
+CGM_API cgm_plan_opts cgm_plan_opts_default(void);
+
+/* The counts of one MBR layout (no values). */
+typedef struct cgm_plan_layout {
+  int32_t brows;         /* block rows it holds */
+  int64_t blocks;        /* stored blocks (before padding) */
+  int64_t blocks_padded; /* after MBR sorting and padding */
+  int32_t nslices;       /* slices of B_y block rows */
+  int32_t max_row;       /* blocks of its longest block row */
+  int64_t walk;          /* blocks its threads walk, summed over block rows (length / B_x) */
+} cgm_plan_layout;
+
+/* What one device holds. */
+typedef struct cgm_plan_segment {
+  int32_t b0, b1; /* own block rows [b0, b1) */
+  int64_t rows;   /* own rows: (b1 - b0) N */
+  /* The layouts: part[0] the whole segment, or with the halo exchange its
+   * interior block rows (those that read only own columns); part[1] the
+   * boundary block rows (halo only; empty otherwise). */
+  cgm_plan_layout part[2];
+  int nparts;           /* 1, or 2 with the halo exchange on several GPUs */
+  int32_t nhalo;        /* halo: foreign block columns read */
+  int64_t halo_rows;    /* vector rows held beside the own ones (halo, or the whole vector) */
+  int64_t v_len;        /* entries of the vector the SpMV gathers */
+  int64_t sends;        /* halo: vector entries this device sends per iteration */
+  int64_t device_bytes; /* memory it allocates (CUDA: device; CPU: host; cuSPARSE: device) */
+  /* 32-byte sectors of x its SpMV's slices read, summed over its layouts
+   * (cgm_block_features.x_sectors, per element width); 0: not counted (a
+   * plan made without the block columns, or a uniform one) */
+  int64_t x_sectors[CGM_NSECTOR_WIDTHS];
+} cgm_plan_segment;
+
+typedef struct cgm_plan {
+  cgm_plan_opts o; /* as resolved: layout.bx and by chosen, gpus 1 off CUDA */
+  int32_t nrows;   /* rows of the matrix */
+  int64_t nnz;     /* its stored entries */
+  int32_t nb;      /* block rows: ceil(nrows / N) */
+  int nseg;        /* segments: the GPU count on CUDA, else 1 */
+  int32_t bounds[CGM_MAX_GPUS + 1];
+  int64_t chunk_rows;     /* nccl: rows of each all-gather chunk */
+  int64_t exchange_elems; /* vector entries moved between devices per iteration */
+  int64_t device_bytes;   /* the largest segment's */
+  cgm_plan_segment seg[CGM_MAX_GPUS];
+} cgm_plan;
+
+/* The plan of configuration o for A. CGM_EINPUT when it cannot exist (a bad
+ * block size or layout, more GPUs than block rows, G > CGM_MAX_GPUS, several
+ * GPUs off the CUDA backend). */
+CGM_API cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p,
+                                 cgm_error *err);
+
+/* The block pattern of A at one block size, computed once and shared by
+ * every plan of that size (the tuner makes dozens). */
+typedef struct cgm_plan_pattern cgm_plan_pattern;
+CGM_API cgm_status cgm_plan_pattern_make(const cgm_csr *A, int n, cgm_plan_pattern **pt,
+                                         cgm_error *err);
+CGM_API void cgm_plan_pattern_free(cgm_plan_pattern *pt);
+/* cgm_plan_make from a pattern (o->layout.n must be the pattern's). */
+CGM_API cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts *o,
+                                         cgm_plan *p, cgm_error *err);
+
+/* A matrix the speed-up maps assume (the paper's Fig. 8): x rows, e stored
+ * elements in dense N x N blocks spread evenly over the rows, no padding,
+ * cut into `gpus` equal segments that exchange the whole vector. With the
+ * halo exchange the matrix is taken to be a band (a well-ordered mesh's):
+ * row i reads the rows within (e / x - 1) / 2 of it, so a segment's halo is
+ * that many rows of each neighbour (none for a diagonal matrix; at e = x^2
+ * the whole rest of the vector for inner segments, half of it for the two
+ * ends), and its boundary block rows are those within that reach. */
+CGM_API cgm_status cgm_plan_uniform(double x, double e, const cgm_plan_opts *o, cgm_plan *p,
+                                    cgm_error *err);
+
+/* The same plan in another precision: only the memory changes. */
+CGM_API void cgm_plan_set_precision(cgm_plan *p, cgm_precision prec);
+
+/* Device vectors are padded to a multiple of CGM_VEC_ALIGN elements (the
+ * vector kernels move 16 bytes at a time); cgm_vec_len(n) is n so padded. */
+#define CGM_VEC_ALIGN 4
+CGM_API int64_t cgm_vec_len(int64_t n);
+/* What the CUDA solver allocates on each device beside the matrix and the
+ * vectors, at most: the reductions' partials and the CG state. */
+#define CGM_DEVICE_SCRATCH_BYTES (1 << 20)
+
+/* Elements an exchange mode moves between devices per iteration: the whole
+ * vector to G - 1 others (p2p), G chunks to G - 1 others (nccl), x n
+ * through the host (host, Eq. 9), or the halos. */
+CGM_API int64_t cgm_exchange_elements(cgm_exchange mode, int gpus, int64_t rows_total,
+                                      int64_t chunk_rows, int64_t halo_elems);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,287 @@
+/* Per-device resources of the CUDA solver: vectors, the uploaded layouts,
+ * reduction scratch and the device-side state. Every transfer is ordered on
+ * the device's own stream, never on the legacy default stream, which a
+ * non-blocking stream does not wait for. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cuda_dev.h"
+#include "kernels/cuda_util.h"
+
+static size_t elem(cgm_precision p) {
+  return (size_t)cgm_precision_width(p);
+}
+
+/* cudaMalloc that counts what it takes. */
+static cudaError_t dmalloc(cgm_cuda_dev *d, void **p, size_t bytes) {
+  if (bytes == 0) bytes = 16;
+  cudaError_t e = cudaMalloc(p, bytes);
+  if (e == cudaSuccess) d->bytes += (int64_t)bytes;
+  return e;
+}
+
+cgm_status cgm_cuda_free_bytes(int dev, int64_t *avail, int64_t *total, cgm_error *err) {
+  int cur;
+  CGM_CUDA_TRY(err, cudaGetDevice(&cur));
+  CGM_CUDA_TRY(err, cudaSetDevice(dev));
+  size_t fr = 0, tot = 0;
+  cudaError_t e = cudaMemGetInfo(&fr, &tot);
+  cudaSetDevice(cur);
+  CGM_CUDA_TRY(err, e);
+  *avail = (int64_t)fr - (int64_t)(256 << 20);
+  *total = (int64_t)tot;
+  return CGM_OK;
+}
+
+static void matrix_free(cgm_dev_matrix *m) {
+  cudaFree(m->val);
+  cudaFree(m->val_hi);
+  cudaFree(m->slice_ptr);
+  cudaFree(m->bcol);
+  cudaFree(m->brow);
+  memset(m, 0, sizeof *m);
+}
+
+void cgm_cuda_dev_drop_graphs(cgm_cuda_dev *d) {
+  if (d->dev < 0) return;
+  cudaSetDevice(d->dev);
+  for (int i = 0; i < 2; i++) {
+    if (d->graph_exec[i]) cudaGraphExecDestroy(d->graph_exec[i]);
+    d->graph_exec[i] = NULL;
+  }
+}
+
+void cgm_cuda_dev_free(cgm_cuda_dev *d) {
+  if (d->dev < 0) return;
+  cgm_cuda_dev_drop_graphs(d);
+  cudaSetDevice(d->dev);
+  matrix_free(&d->A);
+  matrix_free(&d->B);
+  void *ptrs[] = {d->x,        d->r,     d->v,       d->u,        d->dinv, d->s,    d->partials,
+                  d->counters, d->state, d->dot_tmp, d->send_idx, d->b,    d->x_hi, d->y_hi};
+  for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++) cudaFree(ptrs[i]);
+  for (int i = 0; i < 2; i++)
+    if (d->host_state[i]) cudaFreeHost(d->host_state[i]);
+  cudaEvent_t evs[] = {d->ev[0], d->ev[1], d->ev[2],   d->ev_a,
+                       d->ev_b,  d->ev_c,  d->ev_pack, d->ev_fork};
+  for (size_t i = 0; i < sizeof evs / sizeof *evs; i++)
+    if (evs[i]) cudaEventDestroy(evs[i]);
+  if (d->stream) cudaStreamDestroy(d->stream);
+  if (d->comm) cudaStreamDestroy(d->comm);
+  (void)cudaGetLastError();
+  memset(d, 0, sizeof *d);
+  d->dev = -1;
+}
+
+cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64_t rows,
+                             int64_t v_len, cgm_error *err) {
+  memset(d, 0, sizeof *d);
+  d->dev = dev;
+  d->mixed = prec == CGM_PREC_MIXED;
+  d->prec = cgm_precision_iter(prec);
+  CGM_CUDA_TRY(err, cudaSetDevice(dev));
+  CGM_CUDA_TRY(err, cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, dev));
+  CGM_CUDA_TRY(err, cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
+  /* The halo pack runs on `comm` beside kernels that may spin on flags
+   * (cgm_sync) and fill the GPU: at the highest priority its blocks are
+   * placed first as slots free up, so a peer never waits on a pack that
+   * cannot get onto this GPU. */
+  int prio_low = 0, prio_high = 0;
+  CGM_CUDA_TRY(err, cudaDeviceGetStreamPriorityRange(&prio_low, &prio_high));
+  CGM_CUDA_TRY(err, cudaStreamCreateWithPriority(&d->comm, cudaStreamNonBlocking, prio_high));
+  const size_t w = elem(d->prec);
+  d->rows = rows;
+  d->np = cgm_vec_len(rows);
+  d->v_len = cgm_vec_len(v_len > rows ? v_len : rows);
+  void **vecs[] = {&d->x, &d->r, &d->u, &d->dinv, &d->s};
+  for (size_t i = 0; i < 5; i++) CGM_CUDA_TRY(err, dmalloc(d, vecs[i], (size_t)d->np * w));
+  CGM_CUDA_TRY(err, dmalloc(d, &d->v, (size_t)d->v_len * w));
+  /* b for the true residual, in double unless the solve is all single */
+  CGM_CUDA_TRY(err, dmalloc(d, &d->b, (size_t)d->np * (prec == CGM_PREC_SINGLE ? 4 : 8)));
+  if (d->mixed) {
+    CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->x_hi, (size_t)d->np * 8));
+    CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->y_hi, (size_t)d->np * 8));
+  }
+  d->red_cap = 4096;
+  /* Five reduction buffers of 2 values a block, and CGM_RED_RELIABLE of 5;
+   * the plan counts this scratch as CGM_DEVICE_SCRATCH_BYTES at most. */
+  static_assert((5 * 2 + 5) * 4096 * 8 + 6 * sizeof(unsigned) + 8 * sizeof(double) +
+                        sizeof(cgm_cg_state) <=
+                    CGM_DEVICE_SCRATCH_BYTES,
+                "the plan's device scratch is too small");
+  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->partials, (size_t)(5 * 2 + 5) * d->red_cap * 8));
+  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->counters, 6 * sizeof(unsigned)));
+  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->dot_tmp, 8 * sizeof(double)));
+  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->state, sizeof(cgm_cg_state)));
+  CGM_CUDA_TRY(err, cudaMemsetAsync(d->counters, 0, 6 * sizeof(unsigned), d->stream));
+  CGM_CUDA_TRY(err, cudaMemsetAsync(d->state, 0, sizeof(cgm_cg_state), d->stream));
+  for (int i = 0; i < 2; i++)
+    CGM_CUDA_TRY(err, cudaMallocHost((void **)&d->host_state[i], sizeof(cgm_cg_state)));
+  for (int i = 0; i < 3; i++) CGM_CUDA_TRY(err, cudaEventCreate(&d->ev[i]));
+  cudaEvent_t *dep[] = {&d->ev_a, &d->ev_b, &d->ev_c, &d->ev_pack, &d->ev_fork};
+  for (size_t i = 0; i < 5; i++)
+    CGM_CUDA_TRY(err, cudaEventCreateWithFlags(dep[i], cudaEventDisableTiming));
+  /* Padding stays zero forever: only the rows of the layout are written. */
+  void *zero[] = {d->x, d->r, d->u, d->dinv, d->s};
+  for (size_t i = 0; i < 5; i++)
+    CGM_CUDA_TRY(err, cudaMemsetAsync(zero[i], 0, (size_t)d->np * w, d->stream));
+  CGM_CUDA_TRY(
+      err, cudaMemsetAsync(d->b, 0, (size_t)d->np * (prec == CGM_PREC_SINGLE ? 4 : 8), d->stream));
+  if (d->mixed) {
+    CGM_CUDA_TRY(err, cudaMemsetAsync(d->x_hi, 0, (size_t)d->np * 8, d->stream));
+    CGM_CUDA_TRY(err, cudaMemsetAsync(d->y_hi, 0, (size_t)d->np * 8, d->stream));
+  }
+  CGM_CUDA_TRY(err, cudaMemsetAsync(d->v, 0, (size_t)d->v_len * w, d->stream));
+  CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
+  return CGM_OK;
+}
+
+cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_matrix *m,
+                                  cgm_error *err) {
+  memset(m, 0, sizeof *m);
+  const size_t w = elem(d->prec);
+  const int n = B->p.n;
+  const int64_t nval = B->nblocks_padded * n * n;
+  CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
+  CGM_CUDA_TRY(err, dmalloc(d, &m->val, (size_t)nval * w));
+  if (d->mixed) CGM_CUDA_TRY(err, dmalloc(d, (void **)&m->val_hi, (size_t)nval * 8));
+  CGM_CUDA_TRY(err, dmalloc(d, (void **)&m->slice_ptr, ((size_t)B->nslices + 1) * 8));
+  CGM_CUDA_TRY(err, dmalloc(d, (void **)&m->bcol, (size_t)B->nblocks_padded * 4));
+  CGM_CUDA_TRY(err, dmalloc(d, (void **)&m->brow, (size_t)B->nslices * B->p.by * 4));
+  if (d->mixed) { /* the values once, in double; their single copy made on the device */
+    CGM_CUDA_TRY(err, cudaMemcpyAsync(m->val_hi, B->val, (size_t)nval * 8, cudaMemcpyHostToDevice,
+                                      d->stream));
+    CGM_CUDA_TRY(err, cgm_launch_to_single(m->val_hi, (float *)m->val, nval, d->sms, d->stream));
+  } else if (d->prec == CGM_PREC_SINGLE) {
+    float *tmp = (float *)malloc((size_t)(nval > 0 ? nval : 1) * sizeof(float));
+    if (!tmp) return cgm_fail(err, CGM_ERUNTIME, "out of host memory converting the matrix");
+    for (int64_t i = 0; i < nval; i++) tmp[i] = (float)B->val[i];
+    cudaError_t e =
+        cudaMemcpyAsync(m->val, tmp, (size_t)nval * w, cudaMemcpyHostToDevice, d->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream); /* before tmp is freed */
+    free(tmp);
+    CGM_CUDA_TRY(err, e);
+  } else {
+    CGM_CUDA_TRY(
+        err, cudaMemcpyAsync(m->val, B->val, (size_t)nval * w, cudaMemcpyHostToDevice, d->stream));
+  }
+  CGM_CUDA_TRY(err, cudaMemcpyAsync(m->slice_ptr, B->slice_ptr, ((size_t)B->nslices + 1) * 8,
+                                    cudaMemcpyHostToDevice, d->stream));
+  CGM_CUDA_TRY(err, cudaMemcpyAsync(m->bcol, B->bcol, (size_t)B->nblocks_padded * 4,
+                                    cudaMemcpyHostToDevice, d->stream));
+  CGM_CUDA_TRY(err, cudaMemcpyAsync(m->brow, B->brow, (size_t)B->nslices * B->p.by * 4,
+                                    cudaMemcpyHostToDevice, d->stream));
+  CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
+  m->L.n = n;
+  m->L.bx = B->p.bx;
+  m->L.by = B->p.by;
+  m->L.nslices = B->nslices;
+  m->L.nbrows = B->nbrows;
+  m->L.nblocks_padded = B->nblocks_padded;
+  m->L.slice_ptr = m->slice_ptr;
+  m->L.bcol = m->bcol;
+  m->L.brow = m->brow;
+  m->L.val = m->val;
+  m->L_hi = m->L;
+  m->L_hi.val = m->val_hi;
+  m->present = B->nbrows > 0;
+  return CGM_OK;
+}
+
+cgm_status cgm_cuda_dev_setup(cgm_cuda_dev *d, int dev, const cgm_bcsr *B, cgm_precision prec,
+                              int64_t x_len, cgm_error *err) {
+  cgm_status st = cgm_cuda_dev_init(d, dev, prec, (int64_t)B->nbrows * B->p.n, x_len, err);
+  if (st) return st;
+  return cgm_cuda_matrix_upload(d, B, &d->A, err);
+}
+
+cgm_reduce_buf cgm_cuda_red(const cgm_cuda_dev *d, int which) {
+  cgm_reduce_buf r;
+  r.partials = d->partials + (size_t)which * 2 * d->red_cap;
+  r.counter = d->counters + which;
+  r.capacity = d->red_cap;
+  return r;
+}
+
+cgm_status cgm_cuda_upload_vec(const cgm_cuda_dev *d, void *dst, const double *src, int64_t n,
+                               double pad_value, cgm_error *err) {
+  const size_t w = elem(d->prec);
+  void *tmp = malloc((size_t)(n > 0 ? n : 1) * w);
+  if (!tmp) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  for (int64_t i = 0; i < n; i++) {
+    double v = src ? src[i] : pad_value;
+    if (d->prec == CGM_PREC_SINGLE)
+      ((float *)tmp)[i] = (float)v;
+    else
+      ((double *)tmp)[i] = v;
+  }
+  cudaError_t e = cudaSetDevice(d->dev);
+  if (e == cudaSuccess)
+    e = cudaMemcpyAsync(dst, tmp, (size_t)n * w, cudaMemcpyHostToDevice, d->stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream); /* before tmp is freed */
+  free(tmp);
+  CGM_CUDA_TRY(err, e);
+  return CGM_OK;
+}
+
+cgm_status cgm_cuda_upload_double(const cgm_cuda_dev *d, double *dst, const double *src, int64_t n,
+                                  cgm_error *err) {
+  CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
+  CGM_CUDA_TRY(err, cudaMemcpyAsync(dst, src, (size_t)n * 8, cudaMemcpyHostToDevice, d->stream));
+  CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
+  return CGM_OK;
+}
+
+cgm_status cgm_cuda_download_double(const cgm_cuda_dev *d, const double *src, double *dst,
+                                    int64_t n, cgm_error *err) {
+  CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
+  CGM_CUDA_TRY(err, cudaMemcpyAsync(dst, src, (size_t)n * 8, cudaMemcpyDeviceToHost, d->stream));
+  CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
+  return CGM_OK;
+}
+
+cgm_status cgm_cuda_download_vec(const cgm_cuda_dev *d, const void *src, double *dst, int64_t n,
+                                 cgm_error *err) {
+  const size_t w = elem(d->prec);
+  void *tmp = malloc((size_t)(n > 0 ? n : 1) * w);
+  if (!tmp) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  cudaError_t e = cudaSetDevice(d->dev);
+  if (e == cudaSuccess)
+    e = cudaMemcpyAsync(tmp, src, (size_t)n * w, cudaMemcpyDeviceToHost, d->stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream);
+  if (e == cudaSuccess)
+    for (int64_t i = 0; i < n; i++)
+      dst[i] = d->prec == CGM_PREC_SINGLE ? (double)((float *)tmp)[i] : ((double *)tmp)[i];
+  free(tmp);
+  CGM_CUDA_TRY(err, e);
+  return CGM_OK;
+}
+
+cgm_status cgm_cuda_spmv_host(int dev, const cgm_bcsr *B, cgm_precision prec, const double *x,
+                              double *y, double *dot, cgm_error *err) {
+  cgm_cuda_dev d;
+  int64_t xlen = (int64_t)B->nbcols * B->p.n;
+  cgm_status st = cgm_spmv_supported(B->p.n, B->p.bx, B->p.by, prec, err);
+  if (st) return st;
+  st = cgm_cuda_dev_setup(&d, dev, B, prec, xlen, err);
+  if (st) goto out;
+  if ((st = cgm_cuda_upload_vec(&d, d.v, x, xlen, 0, err))) goto out;
+  {
+    cgm_out o = {};
+    o.p[0] = d.dot_tmp;
+    o.n = 1;
+    CGM_CUDA_GOTO(st, err, out,
+                  cgm_launch_spmv(&d.A.L, prec, d.v, d.u, d.v, &o, NULL, cgm_cuda_red(&d, 0), NULL,
+                                  NULL, d.sms, d.stream));
+  }
+  CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d.stream));
+  if ((st = cgm_cuda_download_vec(&d, d.u, y, d.rows, err))) goto out;
+  if (dot) {
+    CGM_CUDA_GOTO(st, err, out,
+                  cudaMemcpyAsync(dot, d.dot_tmp, 8, cudaMemcpyDeviceToHost, d.stream));
+    CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d.stream));
+  }
+out:
+  cgm_cuda_dev_free(&d);
+  return st;
+}

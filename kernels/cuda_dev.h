@@ -1,0 +1,102 @@
+/* Per-device resources of our kernels (cuda_dev.cu): vectors, uploaded
+ * layouts, reduction scratch and the CG state; what the CUDA solver, the
+ * tests and the microbenchmarks share. */
+#ifndef CGM_KERNELS_CUDA_DEV_H
+#define CGM_KERNELS_CUDA_DEV_H
+
+#include <cuda_runtime_api.h>
+
+#include "cgmodel/plan.h"
+#include "cgmodel/sparse.h"
+#include "kernels/kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A layout uploaded to a device. */
+typedef struct cgm_dev_matrix {
+  cgm_dev_layout L;
+  cgm_dev_layout L_hi; /* mixed precision: the same layout over the values in double */
+  void *val;
+  double *val_hi; /* mixed precision */
+  int64_t *slice_ptr;
+  int32_t *bcol, *brow;
+  int present; /* 0 when the layout has no block rows */
+} cgm_dev_matrix;
+
+typedef struct cgm_cuda_dev {
+  int dev; /* CUDA device ordinal, -1 when unused */
+  int sms;
+  cgm_precision prec;  /* of the iteration: single in mixed precision */
+  int mixed;           /* mixed precision: the solution, b and A x in double too */
+  cudaStream_t stream; /* the solver's work */
+  cudaStream_t comm;   /* the halo exchange, beside the interior SpMV */
+  cgm_dev_matrix A;    /* the segment (or, with a halo, its interior rows) */
+  cgm_dev_matrix B;    /* the boundary rows that read the halo */
+  int64_t rows;        /* own rows (block rows * N) */
+  int64_t np;          /* padded length of the own vectors */
+  int64_t v_len;       /* padded length of v, the vector the SpMV gathers */
+  int64_t v_off;       /* offset of the own rows in v */
+  void *x, *r, *v, *u, *dinv;
+  void *s; /* single-reduction CG: s = A p (p lives in r, which that CG no longer needs) */
+  void *b; /* the right-hand side, for the true residual: double unless in single precision */
+  double *x_hi, *y_hi; /* mixed precision: the solution and A x in double */
+  double *partials;
+  unsigned *counters;
+  int red_cap;
+  double *dot_tmp; /* the interior rows' part of p . A p; the replacements' sums (8 doubles) */
+  cgm_cg_state *state;
+  cgm_cg_state *host_state[2]; /* pinned: one per graph */
+  cudaGraphExec_t graph_exec[2];
+  cudaEvent_t ev[3];                              /* timing of graph replays */
+  cudaEvent_t ev_a, ev_b, ev_c, ev_pack, ev_fork; /* cross-device dependencies */
+  cgm_pack pack;
+  int32_t *send_idx;
+  int64_t bytes; /* device memory allocated */
+} cgm_cuda_dev;
+
+/* Allocates vectors, reduction scratch and the state on device dev for
+ * `rows` own rows and a gathered vector of v_len entries (v_len <= rows:
+ * the own vector), in precision prec (mixed: single vectors, and the
+ * solution, b and A x in double). What it allocates is what the plan
+ * counts (plan/footprint.c). Reduction buffer CGM_RED_RELIABLE holds 5
+ * values a block, the others 2. */
+cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64_t rows,
+                             int64_t v_len, cgm_error *err);
+/* Uploads a layout into m (values converted to the precision). */
+cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_matrix *m,
+                                  cgm_error *err);
+/* cgm_cuda_dev_init + upload of B as the whole matrix (one device). */
+cgm_status cgm_cuda_dev_setup(cgm_cuda_dev *d, int dev, const cgm_bcsr *B, cgm_precision prec,
+                              int64_t x_len, cgm_error *err);
+void cgm_cuda_dev_free(cgm_cuda_dev *d);
+/* Destroys the device's graphs (before ncclCommDestroy: a graph holding
+ * captured NCCL work keeps its communicator from being destroyed). */
+void cgm_cuda_dev_drop_graphs(cgm_cuda_dev *d);
+cgm_reduce_buf cgm_cuda_red(const cgm_cuda_dev *d, int which);
+#define CGM_RED_RELIABLE 5
+/* A vector of n doubles to and from the device, whatever the iteration's
+ * precision (mixed precision's b and solution). */
+cgm_status cgm_cuda_upload_double(const cgm_cuda_dev *d, double *dst, const double *src, int64_t n,
+                                  cgm_error *err);
+cgm_status cgm_cuda_download_double(const cgm_cuda_dev *d, const double *src, double *dst,
+                                    int64_t n, cgm_error *err);
+cgm_status cgm_cuda_upload_vec(const cgm_cuda_dev *d, void *dst, const double *src, int64_t n,
+                               double pad_value, cgm_error *err);
+cgm_status cgm_cuda_download_vec(const cgm_cuda_dev *d, const void *src, double *dst, int64_t n,
+                                 cgm_error *err);
+/* Free memory on the current device minus a reserve for the CUDA context,
+ * cuSPARSE and NCCL. */
+cgm_status cgm_cuda_free_bytes(int dev, int64_t *avail, int64_t *total, cgm_error *err);
+
+/* y = B x on device dev with our SpMV kernel (tests, microbenchmarks): x has
+ * nbcols * N entries, y nbrows * N. When dot is non-NULL it receives the
+ * fused x . y over the layout's rows (x must then be square-indexed). */
+cgm_status cgm_cuda_spmv_host(int dev, const cgm_bcsr *B, cgm_precision prec, const double *x,
+                              double *y, double *dot, cgm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

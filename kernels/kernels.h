@@ -1,0 +1,272 @@
+/* The CUDA kernels of the solver behind a plain C interface. The solver
+ * (cg_cuda.cu) and the microbenchmarks (microbench/) launch exactly these.
+ *
+ * Scalars never leave the device during an iteration: every reduction ends
+ * in a "last block" that sums the per-block partials in a fixed order
+ * (deterministic results) and writes one slot of cgm_cg_state; the next
+ * kernel derives alpha or beta from the slots in its prologue. A graph of K
+ * iterations uses slots 0..K-1; slot i-1 (mod K) is the previous iteration.
+ * Once `done` is set, every later kernel returns at once, so a graph can run
+ * past convergence without changing x. */
+#ifndef CGM_KERNELS_KERNELS_H
+#define CGM_KERNELS_KERNELS_H
+
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+
+#include "cgmodel/plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The MBR layout (cgm_bcsr) as uploaded to one device. */
+typedef struct cgm_dev_layout {
+  int n, bx, by;
+  int32_t nslices;
+  int32_t nbrows;
+  int64_t nblocks_padded;
+  const int64_t *slice_ptr; /* nslices + 1 */
+  const int32_t *bcol;      /* nblocks_padded */
+  const int32_t *brow;      /* nslices * by */
+  const void *val;          /* nblocks_padded * n * n elements of the precision */
+} cgm_dev_layout;
+
+#define CGM_MAX_SLOTS 64
+#define CGM_LL_SLOTS 4 /* > the iterations a device can run ahead of another */
+#define CGM_LL_WORDS 6 /* u . A u, r . u, r . r: two words each */
+
+typedef struct cgm_cg_slot {
+  /* classic: p . A p (SpMV + CG3), then r . D^-1 r and r . r after CG4's update;
+   * single-reduction CG: u . A u (the SpMV), and r . u and r . r of the residual
+   * the SpMV read, carried by it from the previous update (cgm_out.carry) */
+  double pq;
+  double rz;
+  double rr; /* the stop test */
+} cgm_cg_slot;
+
+enum {
+  CGM_RUN = 0,
+  CGM_RUN_CONVERGED = 1,
+  CGM_RUN_BREAKDOWN = 2, /* p . A p <= 0: not positive definite */
+  CGM_RUN_NONFINITE = 3, /* NaN or Inf in a reduction */
+  CGM_RUN_MAXITER = 4,
+  CGM_RUN_TIMEOUT = 5, /* a device waited too long for a peer's flag */
+  CGM_RUN_STALLED = 6, /* the true residual stopped falling (the host's reliable updates) */
+};
+
+/* Flags between GPUs (p2p and halo exchanges). A cross-device edge of a
+ * CUDA graph costs about 15 us on 4 x H200 and an iteration needs three, so
+ * instead a producer's last block stores its results into the consumers'
+ * memory, fences, and raises its flag there to a tick; a consumer's blocks
+ * spin on the flags of the producers they need before they read. Ticks
+ * count iterations: tick(off) = epoch * K + off, where epoch counts the
+ * graphs of K iterations completed (a kernel at the end of each graph adds
+ * one) and off is slot + 1 for the SpMV's and CG4's sums and for the vector
+ * an SpMV at `slot` reads (the exchange after CG5 or cgg at slot s raises s + 2). */
+enum { CGM_FLAG_PQ = 0, CGM_FLAG_RZ = 1, CGM_FLAG_VEC = 2, CGM_NFLAGS = 3 };
+
+/* The diagnostic timeline (trace.cuh, -DCGMODEL_TRACE=ON): what is stamped. */
+enum {
+  CGM_TR_UPD_IN,   /* update kernel (cgg, CG4): entry */
+  CGM_TR_UPD_GO,   /* its flag wait is over */
+  CGM_TR_UPD_END,  /* its last block */
+  CGM_TR_PACK_IN,  /* halo pack: entry */
+  CGM_TR_PACK_END, /* its last block, flags raised */
+  CGM_TR_SPA_IN,   /* SpMV (interior, or the whole segment): entry */
+  CGM_TR_SPA_END,  /* its last block */
+  CGM_TR_SPB_IN,   /* boundary SpMV: entry */
+  CGM_TR_SPB_GO,   /* its flag wait is over */
+  CGM_TR_SPB_END,  /* its last block, sums and flags sent */
+  CGM_TR_N
+};
+#define CGM_TRACE_LEN 4096
+typedef struct cgm_sync {
+  unsigned wait_mask; /* bit j: wait for device j's flag (0: no wait) */
+  int wait_kind;      /* CGM_FLAG_* */
+  int wait_off;       /* wait until flag >= tick(wait_off) */
+  int nraise;
+  int raise_off; /* raise to tick(raise_off) */
+  int ll;        /* cgg: the wait_mask devices' sums come as cgm_cg_state.ll words, no flags */
+  unsigned long long *raise[CGM_MAX_GPUS]; /* flags in consumers' states */
+  int overlap; /* launch with programmatic dependent launch (launch.cuh) */
+  int leave;   /* SpMV: blocks per SM its grid leaves free for the kernel of another
+                  stream that its wait depends on (the own halo pack) */
+} cgm_sync;
+
+/* slot[j][i]: device j's partial sums for slot i. With several GPUs every
+ * device holds every device's partials (peers write theirs in) and adds
+ * them in the order j = 0, 1, ...: all devices get bit-identical scalars.
+ * With one GPU, or after a reduction by NCCL or the host, slot[0] holds the
+ * total. local[i] is this device's own partial when it is reduced outside. */
+typedef struct cgm_cg_state {
+  cgm_cg_slot slot[CGM_MAX_GPUS][CGM_MAX_SLOTS];
+  cgm_cg_slot local[CGM_MAX_SLOTS];
+  double thr;               /* (tol * ||b||)^2 */
+  double rr_last;           /* r . r of the last completed iteration */
+  double bad;               /* the value that stopped the run */
+  int done;                 /* CGM_RUN_* */
+  int iter;                 /* completed iterations */
+  int maxiter;              /* CG5 (or cgg) stops the run here */
+  int K;                    /* iterations per graph (the ticks of cgm_sync) */
+  unsigned long long epoch; /* graphs completed */
+  /* A run resumed after a replacement of its residual (reliable updates)
+   * counts its iterations on from iter_base at epoch epoch_base. */
+  int iter_base;
+  unsigned long long epoch_base;
+  unsigned long long wait_ns; /* how long a flag wait may spin (0: forever) */
+  /* The single-reduction CG's own history, written by this device only
+   * (block 0 of cgg): 1 / alpha and gamma = r . D^-1 r of each slot. A
+   * peer's SpMV may already overwrite slot[][prev] while cgg reads it when
+   * K = 2, so gamma_prev is not taken from there. */
+  double inv_alpha[CGM_MAX_SLOTS];
+  double gamma[CGM_MAX_SLOTS];
+  /* flag[kind][j]: raised by device j (cgm_sync) */
+  unsigned long long flag[CGM_NFLAGS][CGM_MAX_GPUS];
+  /* ll[j][tick % CGM_LL_SLOTS]: device j's SpMV sums for the single-reduction
+   * CG on several GPUs, each double as two words of 32 data bits under the
+   * 32-bit tick of its iteration (cgm_out.ll): one 8-byte store carries data
+   * and flag together, so neither side needs a system-scope fence. */
+  unsigned long long ll[CGM_MAX_GPUS][CGM_LL_SLOTS][CGM_LL_WORDS];
+#ifdef CGM_TRACE
+  unsigned long long *trace; /* CGM_TR_N counters, then CGM_TR_N x CGM_TRACE_LEN stamps */
+#endif
+} cgm_cg_state;
+
+/* Scratch of the last-block reductions: per-block partials and a counter
+ * that the last block resets. One per kernel that reduces. */
+typedef struct cgm_reduce_buf {
+  double *partials; /* 2 * capacity */
+  unsigned *counter;
+  int capacity; /* most blocks a reducing launch may use */
+} cgm_reduce_buf;
+
+/* Where a reduction's last block writes its sums: every destination gets
+ * the same values (own state, and peers' states on several GPUs). */
+typedef struct cgm_out {
+  double *p[CGM_MAX_GPUS];
+  int n;
+  /* ll > 0: no p[] sums; instead the sums and the carry (3 doubles) go as
+   * ll words (cgm_cg_state.ll) to p[0..ll), each the ll[this device] of a
+   * destination state, under the tick of the raise (cgm_sync.raise_off). */
+  int ll;
+  /* NULL, or two doubles written after the sums (outputs NV, NV + 1): the
+   * single-reduction CG's r . D^-1 r and r . r partials ride with the
+   * SpMV's u . A u to the same destinations, under the same flag. */
+  const double *carry;
+} cgm_out;
+
+/* Threads per block and grid the SpMV uses for a layout (the grid is capped
+ * at one full wave of the device, then loops over slices). */
+void cgm_spmv_config(const cgm_dev_layout *L, cgm_precision prec, int sms, int *threads,
+                     int *blocks);
+/* Checks that the CUDA kernels support these layout parameters (8 x 8 fp64
+ * blocks take two threads per block row). */
+cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_precision prec, cgm_error *err);
+
+/* y = A x over the MBR layout. When dot is non-NULL, the last block writes
+ * dot_add[0] (if non-NULL) + sum_i p_rows[i] * y[i] to every destination
+ * (CG3 fused into the SpMV). When guard is non-NULL and guard->done is set,
+ * returns at once. sync (NULL: none; needs guard): wait before reading x,
+ * raise after the dot. */
+cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision prec, const void *x, void *y,
+                            const void *p_rows, const cgm_out *dot, const double *dot_add,
+                            cgm_reduce_buf red, cgm_cg_state *guard, const cgm_sync *sync, int sms,
+                            cudaStream_t s);
+
+/* Grid of the fixed-grid vector kernels for n elements (Sec. 5.1). */
+int cgm_vector_blocks(int64_t n, int sms);
+
+/* CG1: r = b - u, v = D^-1 r; out[0] = r . v, out[1] = r . r. */
+cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void *b, const void *u,
+                           const void *dinv, void *r, void *v, double *out, cgm_reduce_buf red,
+                           int sms, cudaStream_t s);
+/* CG4 (+ CG2's r.r): alpha = rz[prev] / pq[slot], each the sum of the
+ * first `nparts` partials; x += alpha v; r -= alpha u; writes
+ * (r . D^-1 r, r . r) to every destination of out. Sets done on breakdown.
+ * sync (NULL: none): wait for the pq partials, raise after the sums. */
+cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
+                           int prev, void *x, void *r, const void *v, const void *u,
+                           const void *dinv, const cgm_out *out, cgm_reduce_buf red,
+                           const cgm_sync *sync, int sms, cudaStream_t s);
+/* CG5: the stop test on rr[slot], then beta = rz[slot] / rz[prev] and
+ * v = D^-1 r + beta v. Counts the iteration. sync: wait for the rz
+ * partials (its raise is unused). */
+cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
+                           int prev, void *v, const void *r, const void *dinv, const cgm_sync *sync,
+                           int sms, cudaStream_t s);
+/* The single-reduction CG (Chronopoulos and Gear 1989) with Jacobi, one
+ * kernel after the SpMV w = A u, whose reduction delivers delta = u . w and
+ * carries gamma = r . u and r . r (slot `slot`, the first `nparts`
+ * partials summed): the stop test on r . r, then
+ *   beta = gamma / gamma[prev], den = delta - beta gamma / alpha[prev]
+ *   (= p . A p), alpha = gamma / den,
+ *   p = u + beta p, s = w + beta s (= A p), x += alpha p, u -= alpha D^-1 s,
+ * and this device's (r . u, r . r) of the new residual r = D u to out.
+ * The residual is kept preconditioned (u, no r): 10 vector passes here, 12
+ * an iteration with the SpMV's 2, against 13 in CG4 + CG5. Counts the
+ * iteration (epoch * K + slot are done before it). sync: wait for the
+ * SpMV's sums. */
+cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
+                           int prev, void *x, void *u, void *p, const void *w, void *s,
+                           const void *dinv, const cgm_out *out, cgm_reduce_buf red,
+                           const cgm_sync *sync, int sms, cudaStream_t stream);
+/* Halo exchange: writes v_own[idx[e]] to the destinations, e in
+ * [off[k], off[k+1]) going to dst[k] + (e - off[k]) (peer memory). */
+typedef struct cgm_pack {
+  const int32_t *idx;
+  int64_t off[CGM_MAX_GPUS + 1];
+  void *dst[CGM_MAX_GPUS];
+  int ndst;
+} cgm_pack;
+/* sync (NULL: none): raise once every block's stores are out (the last
+ * block, counted in red.counter; red.partials is unused); with a wait_mask
+ * the last block then waits for those devices' flags (sync_raise_all). */
+cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, const cgm_pack *pk,
+                            cgm_cg_state *guard, const cgm_sync *sync, cgm_reduce_buf red, int sms,
+                            cudaStream_t s);
+/* Whole-vector exchange by peer stores: copies `bytes` (a multiple of 16,
+ * 16-byte aligned) from src to every dst[0..ndst), read once. sync as for
+ * the pack. */
+cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst, int ndst,
+                               cgm_cg_state *guard, const cgm_sync *sync, cgm_reduce_buf red,
+                               int sms, cudaStream_t s);
+/* epoch += 1: the last kernel of a graph on every device (cgm_sync). */
+/* Whether the kernels launched with cgm_sync.overlap were built with the
+ * wait of programmatic dependent launch (PTX and binary for sm_90 or
+ * later) for the current device; without it they must not overlap. */
+int cgm_pdl_supported(void);
+
+cudaError_t cgm_launch_epoch(cgm_cg_state *st, cudaStream_t s);
+
+/* Reliable updates on one GPU, between graphs:
+ * fold: x_hi += x_lo, x_lo = 0 (mixed precision), out[0] = x_hi . x_hi;
+ * replace: r = b - y in the residual's precision rprec (y = A x from the
+ * SpMV) rounded into the iteration's iprec (single or double; double only
+ * with double): cgg keeps u = D^-1 r in z, Algorithm 2 keeps r in z and,
+ * given v, restarts its direction there (v = D^-1 r); out[0] = r . r,
+ * out[1..2] = r . D^-1 r and r . r of what the iteration keeps, out[3] =
+ * x . x when x is given, out[4] = s . u when s is given (cgg's s = A p;
+ * red: a buffer of 5 values);
+ * resume: those sums for the next graph's first step, the run going on
+ * with its iteration count; restart (cgg): its next step starts a new
+ * direction (beta = 0: after a claimed convergence the last slot's scalars
+ * are not the last step's). */
+cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, double *out, cgm_reduce_buf red,
+                            int sms, cudaStream_t s);
+cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t n, int cgg,
+                               const void *b, const void *y, const void *dinv, void *z, void *v,
+                               const void *x, const void *s, double *out, cgm_reduce_buf red,
+                               int sms, cudaStream_t stream);
+cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, int cgg, int restart,
+                              cudaStream_t s);
+/* dst = (float) src: mixed precision's values, from the double copy. */
+cudaError_t cgm_launch_to_single(const double *src, float *dst, int64_t n, int sms, cudaStream_t s);
+/* out[0] = x . y (the plain vector reduction of the paper's Table 2). */
+cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void *x, const void *y, double *out,
+                           cgm_reduce_buf red, int sms, cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,34 @@
+/* Kernel launches, optionally with programmatic dependent launch (PDL,
+ * compute capability 9.0). With `overlap` the kernel may be scheduled while
+ * the previous kernel of the stream drains, instead of after it: in a CUDA
+ * graph of CG iterations that hides the launch gap at each of the three
+ * kernel boundaries of an iteration. Every kernel launched this way starts
+ * with pdl_begin() (device_util.cuh), so it reads and writes nothing before
+ * its predecessor has finished and its stores are visible. */
+#ifndef CGM_KERNELS_LAUNCH_CUH
+#define CGM_KERNELS_LAUNCH_CUH
+
+#include <cuda_runtime.h>
+
+namespace cgm {
+
+template <typename... P, typename... A>
+static cudaError_t launch_k(bool overlap, void (*kernel)(P...), int blocks, int threads,
+                            cudaStream_t s, A... args) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3((unsigned)blocks);
+  cfg.blockDim = dim3((unsigned)threads);
+  cfg.stream = s;
+  cudaLaunchAttribute at[1] = {};
+  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = at;
+  cfg.numAttrs = overlap ? 1 : 0;
+  cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, args...);
+  cudaError_t last = cudaGetLastError(); /* clears what the launch left */
+  return e != cudaSuccess ? e : last;
+}
+
+} // namespace cgm
+
+#endif

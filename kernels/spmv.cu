@@ -1,0 +1,265 @@
+/* SpMV over the BCSR MBR layout (paper Sec. 3.3-3.7), one kernel family
+ * parameterised by precision, block size N and B_x.
+ *
+ * Mapping: a slice (B_y block rows) is processed by S = B_y * B_x * N
+ * threads; thread t of a slice owns row r = t % N of block slot t / N, i.e.
+ * block row j = t / (B_x N) and sub-block k = (t / N) % B_x. Step s of the
+ * slice stores its B_y * B_x blocks contiguously, row-major inside a block,
+ * so in every step thread t reads the N values at offset s*S*N + t*N: the
+ * warp reads one contiguous range (coalesced, 16-byte loads where N allows).
+ * The N threads of a block read the same block column (broadcast) and the
+ * N consecutive x entries of that block column (vector gather through the
+ * read-only cache). The B_x partial rows of a block row are added with warp
+ * shuffles; the result goes to its original row (block-row sorting, 3.5).
+ * The grid is one wave of resident blocks looping over slice groups, so the
+ * fused dot (CG3) needs only a few hundred partials.
+ * Rows of 64 bytes (8 x 8 fp64 blocks) are split over H = 2 adjacent
+ * threads, each reading half of the row and the matching half of x: the
+ * same addresses, half the registers per step, so the loop can hold two
+ * steps in flight (one 64-byte row per thread was register-bound at 59-65%
+ * of the copy bandwidth, docs/perf.md). */
+#include "kernels/cuda_util.h"
+#include "kernels/device_util.cuh"
+#include "kernels/kernels.h"
+#include "kernels/launch.cuh"
+
+namespace cgm {
+
+constexpr int kSpmvThreads = 256;
+#ifndef CGM_SPMV_BLOCKS_PER_SM
+#define CGM_SPMV_BLOCKS_PER_SM 4
+#endif
+constexpr int kSpmvBlocksPerSM = CGM_SPMV_BLOCKS_PER_SM; /* register cap of __launch_bounds__ */
+static_assert(kSpmvBlocksPerSM >= 2, "cgm_sync.leave keeps one block per SM free for the pack");
+
+/* Steps per loop trip: 8 for rows of at most 8 bytes (a 7-point stencil
+ * fits in one trip), fewer for wide rows to stay clear of spills. Steps past
+ * the end of a slice are predicated off, so a short slice costs one trip:
+ * one round trip for values and columns, one for the gathered x. NE is the
+ * elements a thread holds of a row (N / H). */
+#ifndef CGM_SPMV_MAX_UNROLL
+#define CGM_SPMV_MAX_UNROLL 8
+#endif
+template <typename T, int NE> __host__ __device__ constexpr int spmv_unroll() {
+  constexpr int b = NE * (int)sizeof(T);
+  constexpr int u = b <= 8 ? 8 : (b <= 16 ? 4 : (b <= 32 ? 2 : 1));
+  return u > CGM_SPMV_MAX_UNROLL ? CGM_SPMV_MAX_UNROLL : u;
+}
+
+/* Threads per block row of a block (w: bytes of an element): 2 for 64-byte
+ * rows while the B_x partners stay inside one warp, else 1. The kernels
+ * take it at compile time, the launch configuration at run time. */
+__host__ __device__ constexpr int spmv_split(int w, int n, int bx) {
+  return (n * w > 32 && 2 * n * bx <= 32) ? 2 : 1;
+}
+
+template <typename T, int N, int BX>
+__global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 registers */
+    spmv_mbr(cgm_dev_layout L, const T *__restrict__ x, T *__restrict__ y,
+             const T *__restrict__ p_rows, cgm_out dot_out, const double *dot_add,
+             cgm_reduce_buf red, cgm_cg_state *guard, cgm_sync sync) {
+  pdl_begin(sync);
+  trace_first(guard, dot_add ? CGM_TR_SPB_IN : CGM_TR_SPA_IN); /* B adds A's sum */
+  const bool want_dot = dot_out.n > 0 || dot_out.ll > 0;
+  if (run_stopped(guard, sync)) return;
+  if (!sync_wait(guard, sync)) return; /* x's foreign entries have arrived */
+  if (dot_add) trace_first(guard, CGM_TR_SPB_GO);
+  const T *__restrict__ val = static_cast<const T *>(L.val);
+  constexpr int H = spmv_split((int)sizeof(T), N, BX), NE = N / H;
+  const int S = L.by * BX * N * H; /* threads per slice */
+  const int spb = blockDim.x / S;  /* slices per block */
+  const int t = threadIdx.x % S, h = t % H, q = t / (N * H), r = (t / H) % N;
+  const bool writer = (q % BX) == 0 && h == 0; /* sub-block 0 writes the row */
+  const int64_t ngroups = (L.nslices + spb - 1) / spb;
+  constexpr int U = spmv_unroll<T, NE>();
+  const int64_t astep = (int64_t)S * NE; /* elements per step */
+  const int cstep = S / (N * H);         /* blocks per step */
+  double dot = 0.0;
+  /* The slice bounds and the destination row of the next group are loaded
+   * while the current group runs: a group then starts with its data loads
+   * instead of waiting one memory latency for slice_ptr. */
+  const int slot_j = q / BX;
+  auto header = [&](int64_t g, int64_t &b0, int64_t &b1, int32_t &b) {
+    const int64_t sl = g * spb + threadIdx.x / S;
+    if (g < ngroups && sl < L.nslices) {
+      b0 = L.slice_ptr[sl];
+      b1 = L.slice_ptr[sl + 1];
+      b = writer ? L.brow[sl * L.by + slot_j] : -1;
+    } else {
+      b0 = b1 = 0;
+      b = -1;
+    }
+  };
+  int64_t nb0, nb1;
+  int32_t nbr;
+  header(blockIdx.x, nb0, nb1, nbr);
+  for (int64_t g = blockIdx.x; g < ngroups; g += gridDim.x) {
+    const int64_t slice = g * spb + threadIdx.x / S;
+    const bool live = slice < L.nslices;
+    const int64_t base = nb0;
+    const int steps = (int)((nb1 - nb0) / cstep);
+    const int32_t b = nbr;
+    header(g + gridDim.x, nb0, nb1, nbr);
+    T acc = 0;
+    int64_t row = -1;
+    T p_own = 0;
+    if (live) {
+      if (b >= 0) {
+        row = (int64_t)b * N + r;
+        if (want_dot) p_own = p_rows[row];
+      }
+      const T *a = val + base * (N * N) + (int64_t)t * NE;
+      const int32_t *c = L.bcol + base + q;
+      for (int s = 0; s < steps; s += U) {
+        T av[U][NE], xv[U][NE];
+        int32_t col[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+          if (s + u < steps) {
+            load_row<T, NE, true>(a + (int64_t)(s + u) * astep, av[u]);
+            col[u] = __ldcs(c + (int64_t)(s + u) * cstep);
+          } else {
+#pragma unroll
+            for (int e = 0; e < NE; e++) av[u][e] = 0;
+            col[u] = -1;
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+          if (col[u] >= 0)
+            load_row<T, NE, false>(x + (int64_t)col[u] * N + h * NE, xv[u]);
+          else
+#pragma unroll
+            for (int e = 0; e < NE; e++) xv[u][e] = 0;
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+          for (int e = 0; e < NE; e++) acc += av[u][e] * xv[u][e];
+      }
+    }
+    /* The H halves (adjacent lanes) and the B_x threads (N H lanes apart)
+     * hold parts of the same row. */
+#pragma unroll
+    for (int off = 1; off < H; off <<= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+#pragma unroll
+    for (int off = N * H; off < N * H * BX; off <<= 1)
+      acc += __shfl_xor_sync(0xffffffffu, acc, off);
+    if (row >= 0) {
+      y[row] = acc;
+      if (want_dot) dot += (double)p_own * (double)acc;
+    }
+  }
+  if (want_dot) {
+    double v[1] = {dot};
+    if (last_block_sum<1>(v, red, dot_out, dot_add, guard, &sync) && threadIdx.x == 0)
+      trace_at(guard, dot_add ? CGM_TR_SPB_END : CGM_TR_SPA_END);
+  }
+}
+
+template <typename T, int N, int BX>
+static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const void *p,
+                          const cgm_out &dot, const double *add, cgm_reduce_buf red,
+                          cgm_cg_state *guard, const cgm_sync &sync, int sms, cudaStream_t s) {
+  /* A slice wider than a block (a layout cgm_spmv_supported refuses)
+   * would leave the kernel no slice per block. */
+  if (L->by * BX * N * spmv_split((int)sizeof(T), N, BX) > kSpmvThreads)
+    return cudaErrorInvalidValue;
+  int threads, blocks;
+  cgm_spmv_config(L, sizeof(T) == 4 ? CGM_PREC_SINGLE : CGM_PREC_DOUBLE, sms, &threads, &blocks);
+  if (sync.leave > 0 && sync.leave < kSpmvBlocksPerSM &&
+      blocks > (kSpmvBlocksPerSM - sync.leave) * sms)
+    blocks = (kSpmvBlocksPerSM - sync.leave) * sms;
+  if (blocks == 0) {
+    if (dot.n == 0 && dot.ll == 0) return cudaSuccess;
+    blocks = 1; /* no rows, but the dot (0 + add) and its flags are expected */
+  }
+  return launch_k(sync.overlap, spmv_mbr<T, N, BX>, blocks, threads, s, *L,
+                  static_cast<const T *>(x), static_cast<T *>(y), static_cast<const T *>(p), dot,
+                  add, red, guard, sync);
+}
+
+template <typename T, int N>
+static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, const void *p,
+                             const cgm_out &dot, const double *add, cgm_reduce_buf red,
+                             cgm_cg_state *guard, const cgm_sync &sync, int sms, cudaStream_t s) {
+  switch (L->bx) {
+  case 1:
+    return launch<T, N, 1>(L, x, y, p, dot, add, red, guard, sync, sms, s);
+  case 2:
+    return launch<T, N, 2>(L, x, y, p, dot, add, red, guard, sync, sms, s);
+  case 4:
+    if constexpr (N <= 8) return launch<T, N, 4>(L, x, y, p, dot, add, red, guard, sync, sms, s);
+    break;
+  case 8:
+    if constexpr (N <= 4) return launch<T, N, 8>(L, x, y, p, dot, add, red, guard, sync, sms, s);
+    break;
+  }
+  return cudaErrorInvalidValue;
+}
+
+template <typename T>
+static cudaError_t launch_n(const cgm_dev_layout *L, const void *x, void *y, const void *p,
+                            const cgm_out &dot, const double *add, cgm_reduce_buf red,
+                            cgm_cg_state *guard, const cgm_sync &sync, int sms, cudaStream_t s) {
+  switch (L->n) {
+  case 1:
+    return launch_bx<T, 1>(L, x, y, p, dot, add, red, guard, sync, sms, s);
+  case 2:
+    return launch_bx<T, 2>(L, x, y, p, dot, add, red, guard, sync, sms, s);
+  case 4:
+    return launch_bx<T, 4>(L, x, y, p, dot, add, red, guard, sync, sms, s);
+  case 8:
+    return launch_bx<T, 8>(L, x, y, p, dot, add, red, guard, sync, sms, s);
+  }
+  return cudaErrorInvalidValue;
+}
+
+} // namespace cgm
+
+static int elem_bytes(cgm_precision prec) {
+  return prec == CGM_PREC_SINGLE ? 4 : 8;
+}
+
+extern "C" cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_precision prec,
+                                         cgm_error *err) {
+  if (n != 1 && n != 2 && n != 4 && n != 8)
+    return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
+  if (bx != 1 && bx != 2 && bx != 4 && bx != 8)
+    return cgm_fail(err, CGM_EINPUT, "the CUDA kernels need B_x in {1, 2, 4, 8} (got %d)", bx);
+  if (n * bx > 32)
+    return cgm_fail(err, CGM_EINPUT, "the CUDA kernels need N * B_x <= 32 (got %d * %d)", n, bx);
+  const int h = cgm::spmv_split(elem_bytes(prec), n, bx);
+  int S = by * bx * n * h;
+  if (S > cgm::kSpmvThreads || cgm::kSpmvThreads % S != 0)
+    return cgm_fail(err, CGM_EINPUT,
+                    "the CUDA kernels need B_y * B_x * N%s to divide %d (got %d * %d * %d%s = %d)",
+                    h > 1 ? " * 2" : "", cgm::kSpmvThreads, by, bx, n, h > 1 ? " * 2" : "", S);
+  return CGM_OK;
+}
+
+extern "C" void cgm_spmv_config(const cgm_dev_layout *L, cgm_precision prec, int sms, int *threads,
+                                int *blocks) {
+  const int S = L->by * L->bx * L->n * cgm::spmv_split(elem_bytes(prec), L->n, L->bx);
+  const int spb = S <= cgm::kSpmvThreads ? cgm::kSpmvThreads / S : 1;
+  *threads = cgm::kSpmvThreads;
+  int64_t groups = (L->nslices + spb - 1) / spb;
+  int64_t wave = (int64_t)sms * cgm::kSpmvBlocksPerSM;
+  *blocks = (int)(groups < wave ? groups : wave);
+}
+
+extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision prec, const void *x,
+                                       void *y, const void *p_rows, const cgm_out *dot,
+                                       const double *dot_add, cgm_reduce_buf red,
+                                       cgm_cg_state *guard, const cgm_sync *sync, int sms,
+                                       cudaStream_t s) {
+  cgm_out none = {};
+  none.n = 0;
+  cgm_sync nosync;
+  memset(&nosync, 0, sizeof nosync);
+  const cgm_sync &sy = sync ? *sync : nosync;
+  const cgm_out &d = dot ? *dot : none;
+  if (prec == CGM_PREC_SINGLE)
+    return cgm::launch_n<float>(L, x, y, p_rows, d, dot_add, red, guard, sy, sms, s);
+  return cgm::launch_n<double>(L, x, y, p_rows, d, dot_add, red, guard, sy, sms, s);
+}

@@ -1,0 +1,543 @@
+/* The fused vector kernels of Algorithm 2 (paper Table 2) and the
+ * single-reduction CG's update (cgg), fixed-grid as in
+ * Sec. 5.1: a grid of at most one resident wave loops over the vectors with
+ * 16-byte accesses. Reductions accumulate in double in both precisions. */
+#include <math.h>
+
+#include "kernels/cuda_util.h"
+#include "kernels/device_util.cuh"
+#include "kernels/kernels.h"
+#include "kernels/launch.cuh"
+
+namespace cgm {
+
+constexpr int kVecThreads = 256;
+
+/* 16 bytes of T: 2 doubles or 4 floats. Vectors are padded to CGM_VEC_ALIGN. */
+template <typename T> struct Pack {
+  static constexpr int V = 16 / sizeof(T);
+  T v[V];
+};
+
+/* Plain loads: some of these vectors are written by the same kernel, which
+ * rules out the read-only path. */
+template <typename T> __device__ __forceinline__ Pack<T> ld(const T *p, int64_t i) {
+  Pack<T> out;
+  uint4 w = reinterpret_cast<const uint4 *>(p)[i];
+  memcpy(out.v, &w, 16);
+  return out;
+}
+
+template <typename T> __device__ __forceinline__ void st(T *p, int64_t i, const Pack<T> &a) {
+  uint4 w;
+  memcpy(&w, a.v, 16);
+  reinterpret_cast<uint4 *>(p)[i] = w;
+}
+
+/* CG1: r = b - u, v = D^-1 r, (r.v, r.r). */
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    cg1(int64_t np, const T *b, const T *u, const T *dinv, T *r, T *v, double *out,
+        cgm_reduce_buf red) {
+  double s[2] = {0.0, 0.0};
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < np;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    Pack<T> pb = ld(b, i), pu = ld(u, i), pd = ld(dinv, i), pr, pv;
+#pragma unroll
+    for (int e = 0; e < Pack<T>::V; e++) {
+      pr.v[e] = pb.v[e] - pu.v[e];
+      pv.v[e] = pd.v[e] * pr.v[e];
+      s[0] += (double)pr.v[e] * (double)pv.v[e];
+      s[1] += (double)pr.v[e] * (double)pr.v[e];
+    }
+    st(r, i, pr);
+    st(v, i, pv);
+  }
+  last_block_sum<2>(s, red, out);
+}
+
+/* Sum of the first nparts device partials of a slot, in device order. */
+__device__ __forceinline__ double parts_sum(const cgm_cg_state *st, int nparts, int slot,
+                                            int which) {
+  double s = 0.0;
+  for (int j = 0; j < nparts; j++) s += (&st->slot[j][slot].pq)[which];
+  return s;
+}
+
+/* CG4 (+ CG2): x += alpha v, r -= alpha u, (r.D^-1 r, r.r). */
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    cg4(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *r, const T *v,
+        const T *u, const T *dinv, cgm_out out, cgm_reduce_buf red, cgm_sync sync) {
+  pdl_begin(sync);
+  if (run_stopped(state, sync)) return;
+  if (!sync_wait(state, sync)) return;
+  const double pq = parts_sum(state, nparts, slot, 0);
+  if (!(pq > 0.0) || !isfinite(pq)) { /* every block (and device) sees the same value */
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+      state->done = isfinite(pq) ? CGM_RUN_BREAKDOWN : CGM_RUN_NONFINITE;
+      state->bad = pq;
+    }
+    return;
+  }
+  const T alpha = (T)(parts_sum(state, nparts, prev, 1) / pq);
+  double s[2] = {0.0, 0.0};
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < np;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    Pack<T> px = ld(x, i), pr = ld(r, i), pv = ld(v, i), pu = ld(u, i), pd = ld(dinv, i);
+#pragma unroll
+    for (int e = 0; e < Pack<T>::V; e++) {
+      px.v[e] += alpha * pv.v[e];
+      pr.v[e] -= alpha * pu.v[e];
+      s[0] += (double)pr.v[e] * (double)(pd.v[e] * pr.v[e]);
+      s[1] += (double)pr.v[e] * (double)pr.v[e];
+    }
+    st(x, i, px);
+    st(r, i, pr);
+  }
+  last_block_sum<2>(s, red, out, nullptr, state, &sync);
+}
+
+/* CG5: stop test, then v = D^-1 r + beta v. */
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    cg5(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *v, const T *r,
+        const T *dinv, cgm_sync sync) {
+  pdl_begin(sync);
+  if (run_stopped(state, sync)) return;
+  if (!sync_wait(state, sync)) return;
+  const double rz = parts_sum(state, nparts, slot, 1), rr = parts_sum(state, nparts, slot, 2);
+  const double rz_prev = parts_sum(state, nparts, prev, 1);
+  const bool converged = rr <= state->thr;
+  const bool bad = !isfinite(rr) || !isfinite(rz) || !(rz_prev > 0.0);
+  if (blockIdx.x == 0 && threadIdx.x == 0) { /* one writer; no block reads these */
+    state->iter++;
+    state->rr_last = rr;
+    if (converged)
+      state->done = CGM_RUN_CONVERGED;
+    else if (bad) {
+      state->done = CGM_RUN_NONFINITE;
+      state->bad = isfinite(rr) ? rz : rr;
+    } else if (state->iter >= state->maxiter) {
+      state->done = CGM_RUN_MAXITER;
+    }
+  }
+  if (converged || bad) return; /* at maxiter v is still updated: harmless */
+  const T beta = (T)(rz / rz_prev);
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < np;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    Pack<T> pv = ld(v, i), pr = ld(r, i), pd = ld(dinv, i);
+#pragma unroll
+    for (int e = 0; e < Pack<T>::V; e++) pv.v[e] = pd.v[e] * pr.v[e] + beta * pv.v[e];
+    st(v, i, pv);
+  }
+}
+
+/* The single-reduction CG's update (kernels.h, cgm_launch_cgg): every
+ * scalar from the sums of one reduction, then one pass over the vectors. */
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    cgg(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *u, T *p,
+        const T *w, T *s, const T *dinv, cgm_out out, cgm_reduce_buf red, cgm_sync sync) {
+  pdl_begin(sync);
+  trace_first(state, CGM_TR_UPD_IN);
+  if (run_stopped(state, sync)) return;
+  double sums[3];
+  if (sync.ll) { /* several GPUs: the sums come as words with their tick */
+    if (!ll_wait(state, nparts, sync.wait_off, sums)) return;
+  } else {
+    if (!sync_wait(state, sync)) return;
+    for (int k = 0; k < 3; k++) sums[k] = parts_sum(state, nparts, slot, k);
+  }
+  trace_first(state, CGM_TR_UPD_GO);
+  const double delta = sums[0], gamma = sums[1], rr = sums[2];
+  /* The first step (inv_alpha[prev] = 0 from the set-up): beta = 0, so p = u
+   * and s = w, given that p and s start at zero (cg1, cgm_cuda_dev_init):
+   * 0 times a NaN would not vanish. */
+  const bool first = state->inv_alpha[prev] == 0.0;
+  const double gamma_prev = state->gamma[prev];
+  const double beta = first ? 0.0 : gamma / gamma_prev;
+  const double den = delta - beta * gamma * state->inv_alpha[prev]; /* p . A p */
+  /* Iterations done before this one: the epoch advances only between graphs,
+   * so every block reads the same count (state->iter is written below);
+   * a run resumed after a replacement counts on from where it stopped. */
+  const int done_before =
+      state->iter_base +
+      (int)((state->epoch - state->epoch_base) * (unsigned long long)state->K + (unsigned)slot);
+  int stop = CGM_RUN;
+  double bad = 0.0;
+  if (rr <= state->thr) {
+    stop = CGM_RUN_CONVERGED;
+  } else if (!isfinite(rr) || !isfinite(gamma) || !isfinite(delta) || !isfinite(den)) {
+    stop = CGM_RUN_NONFINITE; /* bad: the first of them that is not finite */
+    bad = !isfinite(rr) ? rr : !isfinite(gamma) ? gamma : !isfinite(delta) ? delta : den;
+  } else if (!(gamma > 0.0) || !(den > 0.0)) {
+    /* r . D^-1 r <= 0 (a diagonal entry <= 0) or p . A p <= 0 */
+    stop = CGM_RUN_BREAKDOWN;
+    bad = gamma > 0.0 ? den : gamma;
+  } else if (done_before >= state->maxiter) {
+    stop = CGM_RUN_MAXITER;
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) { /* one writer; no block reads these */
+    state->iter = stop == CGM_RUN ? done_before + 1 : done_before;
+    state->rr_last = rr;
+    if (stop != CGM_RUN) {
+      state->done = stop;
+      state->bad = bad;
+    } else {
+      state->inv_alpha[slot] = den / gamma;
+      state->gamma[slot] = gamma;
+    }
+  }
+  if (stop != CGM_RUN) return;
+  const T alpha = (T)(gamma / den), tb = (T)beta;
+  double acc[2] = {0.0, 0.0};
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < np;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    Pack<T> pu = ld(u, i), pp = ld(p, i), pw = ld(w, i), ps = ld(s, i), px = ld(x, i),
+            pd = ld(dinv, i);
+#pragma unroll
+    for (int e = 0; e < Pack<T>::V; e++) {
+      pp.v[e] = pu.v[e] + tb * pp.v[e];
+      ps.v[e] = pw.v[e] + tb * ps.v[e];
+      px.v[e] += alpha * pp.v[e];
+      pu.v[e] -= alpha * (pd.v[e] * ps.v[e]);
+      /* r = D u; padding has dinv = 0 and u = 0 */
+      const double r = pd.v[e] != (T)0 ? (double)pu.v[e] / (double)pd.v[e] : 0.0;
+      acc[0] += r * (double)pu.v[e];
+      acc[1] += r * r;
+    }
+    st(p, i, pp);
+    st(s, i, ps);
+    st(x, i, px);
+    st(u, i, pu);
+  }
+  if (last_block_sum<2>(acc, red, out, nullptr) && threadIdx.x == 0)
+    trace_at(state, CGM_TR_UPD_END);
+}
+
+/* Reliable updates (kernels.h): x_hi += x_lo, x_lo = 0, out[0] = x_hi . x_hi. */
+__global__ void __launch_bounds__(kVecThreads)
+    fold(int64_t n, double *x_hi, float *x_lo, double *out, cgm_reduce_buf red) {
+  double s[1] = {0.0};
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    const double x = x_hi[i] + (double)x_lo[i];
+    x_hi[i] = x;
+    x_lo[i] = 0.0f;
+    s[0] += x * x;
+  }
+  last_block_sum<1>(s, red, out);
+}
+
+/* r = b - y in R (the true residual), rounded into the iteration in T:
+ * cgg keeps it preconditioned, u = D^-1 r (into z); Algorithm 2 keeps r
+ * (into z) and, restarting, the new direction v = D^-1 r. out[0] = r . r in
+ * R, out[1..2] = r' . D^-1 r' and r' . r' of the rounded residual r' (cgg:
+ * r' = u / D^-1, as cgg computes them), out[3] = x . x when x is given,
+ * out[4] = s . u when s is given (cgg: s = A p, for the next step's
+ * p . A p). Scalar loops: it runs a few times a solve. */
+template <typename R, typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    replace(int64_t n, int cgg, const R *b, const R *y, const T *dinv, T *z, T *v, const T *x,
+            const T *sp, double *out, cgm_reduce_buf red) {
+  double s[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    const R r = b[i] - y[i];
+    const T d = dinv[i];
+    s[0] += (double)r * (double)r;
+    double rr, zz;
+    if (cgg) {
+      const T ui = (T)((R)d * r);
+      z[i] = ui;
+      rr = d != (T)0 ? (double)ui / (double)d : 0.0;
+      zz = ui;
+      if (sp) s[4] += (double)sp[i] * (double)ui;
+    } else {
+      const T ri = (T)r;
+      z[i] = ri;
+      rr = ri;
+      zz = (double)(d * ri);
+      if (v) v[i] = d * ri;
+    }
+    s[1] += rr * zz;
+    s[2] += rr * rr;
+    if (x) s[3] += (double)x[i] * (double)x[i];
+  }
+  last_block_sum<5>(s, red, out);
+}
+
+/* The state after a replacement (one GPU): the next step's sums of the
+ * replaced residual (out[1..2]), the run going on, its count resumed from
+ * where it stopped. Algorithm 2 reads r . D^-1 r of the slot before slot 0.
+ * cgg takes p . A p of the next direction p' = u + beta p from the
+ * recurrence delta - beta gamma / alpha, which holds because the residual
+ * CG computed is orthogonal to the last one; the replaced one is not
+ * quite, so the direct value delta + 2 beta s . u + beta^2 p . A p (s =
+ * A p, p . A p = gamma_prev / alpha_prev) goes in through 1 / alpha of the
+ * last slot. restart: the next step starts a new direction (beta = 0: after
+ * a claimed convergence the last slot's scalars are not the last step's). */
+__global__ void resume(cgm_cg_state *st, const double *out, int cgg, int restart) {
+  const int last = st->K - 1;
+  st->rr_last = out[2];
+  st->done = CGM_RUN;
+  st->iter_base = st->iter;
+  st->epoch_base = st->epoch;
+  if (!cgg) {
+    st->slot[0][last].rz = out[1];
+    st->slot[0][last].rr = out[2];
+    return;
+  }
+  const double gamma = out[1], gamma_prev = st->gamma[last], inv_alpha = st->inv_alpha[last];
+  st->local[0].rz = gamma;
+  st->local[0].rr = out[2];
+  if (restart || !(gamma > 0.0) || !(gamma_prev > 0.0) || inv_alpha == 0.0) {
+    st->inv_alpha[last] = 0.0;
+  } else {
+    const double beta = gamma / gamma_prev, den_prev = gamma_prev * inv_alpha;
+    st->inv_alpha[last] = -(2.0 * out[4] + beta * den_prev) / gamma;
+  }
+}
+
+__global__ void __launch_bounds__(kVecThreads) to_single(int64_t n, const double *src, float *dst) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    dst[i] = (float)src[i];
+}
+
+/* Halo exchange: gathers the entries each peer reads and stores them
+ * straight into its vector (peer memory over NVLink). */
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    pack(const T *__restrict__ v_own, cgm_pack pk, cgm_cg_state *guard, cgm_sync sync,
+         unsigned *counter) {
+  if (block_stopped(guard)) return;
+  trace_first(guard, CGM_TR_PACK_IN);
+  const int64_t total = pk.off[pk.ndst];
+  for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total;
+       e += (int64_t)gridDim.x * blockDim.x) {
+    int k = 0;
+    while (e >= pk.off[k + 1]) k++;
+    static_cast<T *>(pk.dst[k])[e - pk.off[k]] = v_own[pk.idx[e]];
+  }
+  sync_raise_all(guard, sync, counter, CGM_TR_PACK_END);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    dot(int64_t np, const T *x, const T *y, double *out, cgm_reduce_buf red) {
+  double s[1] = {0.0};
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < np;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    Pack<T> px = ld(x, i), py = ld(y, i);
+#pragma unroll
+    for (int e = 0; e < Pack<T>::V; e++) s[0] += (double)px.v[e] * (double)py.v[e];
+  }
+  last_block_sum<1>(s, red, out);
+}
+
+/* The own chunk to every peer (p2p exchange): read once, stored ndst times. */
+struct Dsts {
+  uint4 *p[CGM_MAX_GPUS];
+  int n;
+};
+__global__ void __launch_bounds__(kVecThreads)
+    scatter(const uint4 *__restrict__ src, int64_t n16, Dsts d, cgm_cg_state *guard, cgm_sync sync,
+            unsigned *counter) {
+  if (block_stopped(guard)) return;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n16;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    uint4 w = src[i];
+    for (int k = 0; k < d.n; k++) d.p[k][i] = w;
+  }
+  sync_raise_all(guard, sync, counter);
+}
+
+__global__ void epoch_next(cgm_cg_state *st) {
+  st->epoch++;
+}
+
+/* The kernels take cgm_sync by value; NULL means no wait and no raise. */
+static cgm_sync sync_or_none(const cgm_sync *s) {
+  cgm_sync none;
+  memset(&none, 0, sizeof none);
+  return s ? *s : none;
+}
+
+/* Packs of 16 bytes in a padded vector of n elements. */
+static int64_t packs(cgm_precision prec, int64_t n) {
+  int64_t padded = (n + CGM_VEC_ALIGN - 1) / CGM_VEC_ALIGN * CGM_VEC_ALIGN;
+  return padded / (prec == CGM_PREC_SINGLE ? 4 : 2);
+}
+
+} // namespace cgm
+
+extern "C" int cgm_vector_blocks(int64_t n, int sms) {
+  int64_t need = (n / 2 + cgm::kVecThreads - 1) / cgm::kVecThreads; /* >= packs of doubles */
+  int64_t wave = (int64_t)sms * (2048 / cgm::kVecThreads);
+  if (need < 1) need = 1;
+  return (int)(need < wave ? need : wave);
+}
+
+#define F(p) static_cast<float *>(p)
+#define CF(p) static_cast<const float *>(p)
+
+extern "C" cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void *b, const void *u,
+                                      const void *dinv, void *r, void *v, double *out,
+                                      cgm_reduce_buf red, int sms, cudaStream_t s) {
+  int blocks = cgm_vector_blocks(n, sms);
+  int64_t np = cgm::packs(prec, n);
+  if (prec == CGM_PREC_SINGLE)
+    cgm::cg1<float>
+        <<<blocks, cgm::kVecThreads, 0, s>>>(np, CF(b), CF(u), CF(dinv), F(r), F(v), out, red);
+  else
+    cgm::cg1<double><<<blocks, cgm::kVecThreads, 0, s>>>(
+        np, static_cast<const double *>(b), static_cast<const double *>(u),
+        static_cast<const double *>(dinv), static_cast<double *>(r), static_cast<double *>(v), out,
+        red);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
+                                      int slot, int prev, void *x, void *r, const void *v,
+                                      const void *u, const void *dinv, const cgm_out *out,
+                                      cgm_reduce_buf red, const cgm_sync *sync, int sms,
+                                      cudaStream_t s) {
+  const cgm_sync sy = cgm::sync_or_none(sync);
+  int blocks = cgm_vector_blocks(n, sms);
+  int64_t np = cgm::packs(prec, n);
+  if (prec == CGM_PREC_SINGLE)
+    return cgm::launch_k(sy.overlap, cgm::cg4<float>, blocks, cgm::kVecThreads, s, np, st, nparts,
+                         slot, prev, F(x), F(r), CF(v), CF(u), CF(dinv), *out, red, sy);
+  return cgm::launch_k(sy.overlap, cgm::cg4<double>, blocks, cgm::kVecThreads, s, np, st, nparts,
+                       slot, prev, static_cast<double *>(x), static_cast<double *>(r),
+                       static_cast<const double *>(v), static_cast<const double *>(u),
+                       static_cast<const double *>(dinv), *out, red, sy);
+}
+
+extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
+                                      int slot, int prev, void *v, const void *r, const void *dinv,
+                                      const cgm_sync *sync, int sms, cudaStream_t s) {
+  const cgm_sync sy = cgm::sync_or_none(sync);
+  int blocks = cgm_vector_blocks(n, sms);
+  int64_t np = cgm::packs(prec, n);
+  if (prec == CGM_PREC_SINGLE)
+    return cgm::launch_k(sy.overlap, cgm::cg5<float>, blocks, cgm::kVecThreads, s, np, st, nparts,
+                         slot, prev, F(v), CF(r), CF(dinv), sy);
+  return cgm::launch_k(sy.overlap, cgm::cg5<double>, blocks, cgm::kVecThreads, s, np, st, nparts,
+                       slot, prev, static_cast<double *>(v), static_cast<const double *>(r),
+                       static_cast<const double *>(dinv), sy);
+}
+
+extern "C" cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
+                                      int slot, int prev, void *x, void *u, void *p, const void *w,
+                                      void *s, const void *dinv, const cgm_out *out,
+                                      cgm_reduce_buf red, const cgm_sync *sync, int sms,
+                                      cudaStream_t stream) {
+  const cgm_sync sy = cgm::sync_or_none(sync);
+  int blocks = cgm_vector_blocks(n, sms);
+  int64_t np = cgm::packs(prec, n);
+  if (prec == CGM_PREC_SINGLE)
+    return cgm::launch_k(sy.overlap, cgm::cgg<float>, blocks, cgm::kVecThreads, stream, np, st,
+                         nparts, slot, prev, F(x), F(u), F(p), CF(w), F(s), CF(dinv), *out, red,
+                         sy);
+  return cgm::launch_k(sy.overlap, cgm::cgg<double>, blocks, cgm::kVecThreads, stream, np, st,
+                       nparts, slot, prev, static_cast<double *>(x), static_cast<double *>(u),
+                       static_cast<double *>(p), static_cast<const double *>(w),
+                       static_cast<double *>(s), static_cast<const double *>(dinv), *out, red, sy);
+}
+
+extern "C" cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, const cgm_pack *pk,
+                                       cgm_cg_state *guard, const cgm_sync *sync,
+                                       cgm_reduce_buf red, int sms, cudaStream_t s) {
+  const cgm_sync sy = cgm::sync_or_none(sync);
+  int64_t total = pk->off[pk->ndst];
+  if (total == 0 && sy.nraise == 0 && sy.wait_mask == 0) return cudaSuccess;
+  int blocks = cgm_vector_blocks(2 * total, sms);
+  if (prec == CGM_PREC_SINGLE)
+    cgm::pack<float><<<blocks, cgm::kVecThreads, 0, s>>>(CF(v_own), *pk, guard, sy, red.counter);
+  else
+    cgm::pack<double><<<blocks, cgm::kVecThreads, 0, s>>>(static_cast<const double *>(v_own), *pk,
+                                                          guard, sy, red.counter);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void *x, const void *y,
+                                      double *out, cgm_reduce_buf red, int sms, cudaStream_t s) {
+  int blocks = cgm_vector_blocks(n, sms);
+  int64_t np = cgm::packs(prec, n);
+  if (prec == CGM_PREC_SINGLE)
+    cgm::dot<float><<<blocks, cgm::kVecThreads, 0, s>>>(np, CF(x), CF(y), out, red);
+  else
+    cgm::dot<double><<<blocks, cgm::kVecThreads, 0, s>>>(np, static_cast<const double *>(x),
+                                                         static_cast<const double *>(y), out, red);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst,
+                                          int ndst, cgm_cg_state *guard, const cgm_sync *sync,
+                                          cgm_reduce_buf red, int sms, cudaStream_t s) {
+  const cgm_sync sy = cgm::sync_or_none(sync);
+  if ((bytes <= 0 || ndst <= 0) && sy.nraise == 0) return cudaSuccess;
+  cgm::Dsts d;
+  d.n = ndst;
+  for (int k = 0; k < ndst && k < CGM_MAX_GPUS; k++) d.p[k] = static_cast<uint4 *>(dst[k]);
+  int64_t n16 = bytes / 16;
+  cgm::scatter<<<cgm_vector_blocks(2 * n16, sms), cgm::kVecThreads, 0, s>>>(
+      static_cast<const uint4 *>(src), n16, d, guard, sy, red.counter);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, double *out,
+                                       cgm_reduce_buf red, int sms, cudaStream_t s) {
+  cgm::fold<<<cgm_vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, x_hi, x_lo, out, red);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t n,
+                                          int cgg, const void *b, const void *y, const void *dinv,
+                                          void *z, void *v, const void *x, const void *sp,
+                                          double *out, cgm_reduce_buf red, int sms,
+                                          cudaStream_t s) {
+  const int blocks = cgm_vector_blocks(n, sms);
+  if (iprec == CGM_PREC_DOUBLE)
+    cgm::replace<double, double><<<blocks, cgm::kVecThreads, 0, s>>>(
+        n, cgg, static_cast<const double *>(b), static_cast<const double *>(y),
+        static_cast<const double *>(dinv), static_cast<double *>(z), static_cast<double *>(v),
+        static_cast<const double *>(x), static_cast<const double *>(sp), out, red);
+  else if (rprec == CGM_PREC_DOUBLE)
+    cgm::replace<double, float><<<blocks, cgm::kVecThreads, 0, s>>>(
+        n, cgg, static_cast<const double *>(b), static_cast<const double *>(y), CF(dinv), F(z),
+        F(v), CF(x), CF(sp), out, red);
+  else
+    cgm::replace<float, float><<<blocks, cgm::kVecThreads, 0, s>>>(
+        n, cgg, CF(b), CF(y), CF(dinv), F(z), F(v), CF(x), CF(sp), out, red);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, int cgg, int restart,
+                                         cudaStream_t s) {
+  cgm::resume<<<1, 1, 0, s>>>(st, out, cgg, restart);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cgm_launch_to_single(const double *src, float *dst, int64_t n, int sms,
+                                            cudaStream_t s) {
+  cgm::to_single<<<cgm_vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, src, dst);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cgm_launch_epoch(cgm_cg_state *st, cudaStream_t s) {
+  cgm::epoch_next<<<1, 1, 0, s>>>(st);
+  return cudaGetLastError();
+}
+
+extern "C" int cgm_pdl_supported(void) {
+  cudaFuncAttributes a;
+  if (cudaFuncGetAttributes(&a, cgm::cg5<double>) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return a.ptxVersion >= 90 && a.binaryVersion >= 90;
+}

@@ -1,0 +1,77 @@
+/* Microbenchmarks: timings of the solver's own kernels (never copies) and of
+ * the device's memory system, medians after warm-up. */
+#ifndef CGM_MICROBENCH_MICROBENCH_H
+#define CGM_MICROBENCH_MICROBENCH_H
+
+#include <stdbool.h>
+
+#include "cgmodel/model.h"
+#include "cgmodel/sample.h"
+#include "cgmodel/solver.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Median seconds of one SpMV (our kernel, with the fused dot of CG3) over
+ * the layout on CUDA device dev; x is random, never zero. */
+cgm_status cgm_mb_spmv_seconds(int dev, const cgm_bcsr *B, cgm_precision prec, int reps,
+                               double *median_s, cgm_error *err);
+/* Device-to-device copy of `bytes` bytes: returns (read + written) bytes per
+ * second, the measured ceiling for bandwidth-bound kernels. */
+cgm_status cgm_mb_copy_bandwidth(int dev, int64_t bytes, int reps, double *bytes_per_s,
+                                 cgm_error *err);
+
+/* ------------------------------------------------------ the sweeps --- */
+
+typedef struct cgm_mb_opts {
+  char device[32];     /* "cpu" or "cuda:K" */
+  int gpus;            /* CUDA: GPUs of the node for the multi-GPU sweeps (<= 1: none) */
+  bool quick;          /* fewer sizes and repetitions */
+  unsigned precisions; /* bit (1 << cgm_precision) per precision to measure */
+  int threads;         /* CPU: OpenMP threads (<= 0: the default) */
+  cgm_gpu_opts gpu;    /* CUDA: how whole solves run (the iteration and multi-GPU sweeps) */
+} cgm_mb_opts;
+
+/* Receives every sample as it is measured; a non-zero return stops the run
+ * (CGM_ERUNTIME, "stopped"). */
+typedef int (*cgm_mb_sink)(void *ctx, const cgm_sample *s);
+/* Called between measurements: the stage and the fraction of the run done. */
+typedef void (*cgm_mb_progress)(void *ctx, const char *stage, double done);
+
+/* Runs every sweep of the device: the solver's own kernels (CG4, CG5, the
+ * SpMV per block size on dense-block and realistic matrices), on CUDA also
+ * plain loads (paper Fig. 5), the dot reduction, the cuSPARSE baseline's
+ * iteration and, with gpus > 1, whole multi-GPU iterations per exchange
+ * mode. Inputs are never zero; each sample is a median after warm-up. */
+cgm_status cgm_mb_run(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress, void *ctx,
+                      cgm_error *err);
+
+/* One iteration of the locality sweep: its configuration, the refined
+ * model's shape of it (with the sectors of x its slices read) and the
+ * measured median seconds. */
+typedef struct cgm_locality_sample {
+  int block, precision;
+  int group; /* the mesh: its numberings share the bytes (cgm_fit_x_coef's groups) */
+  cgm_segment_shape shape;
+  double seconds;
+  char source[48]; /* "poisson3d:20:w64": mesh, size, shuffle window (0: random) */
+} cgm_locality_sample;
+
+/* The locality sweep: a 3D Poisson grid and a 3D elasticity grid, each
+ * numbered naturally, shuffled within windows of 64 and 4096 rows, and at
+ * random (the bytes fixed, the locality varying), solved for a fixed number
+ * of iterations at N = 1 (the one block size whose bytes a renumbering
+ * keeps) and each precision of `precisions`
+ * with base's backend (one device). *out is malloc'ed. */
+cgm_status cgm_mb_locality_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
+                                 cgm_locality_sample **out, int *count, cgm_error *err);
+
+/* The CUDA part of cgm_mb_run (CGM_ERUNTIME in a CPU-only build). */
+cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress,
+                           void *ctx, cgm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,66 @@
+/* solve --auto: the tuner's choice among this machine's calibrated devices,
+ * turned into the configuration the solver runs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmodel/pipeline.h"
+#include "pipeline/steps.h"
+
+int pipeline_local_devices(const cgm_tuner_device *devs, cgm_host_devices m, bool gpu, int gpus,
+                           bool cpu, cgm_tuner_device out[2], int index[2]) {
+  int n = 0;
+  if (gpu && m.gpu >= 0) {
+    out[n] = devs[m.gpu];
+    /* A calibration of more GPUs than run here predicts only as many. */
+    if (out[n].gpus > gpus) out[n].gpus = gpus;
+    index[n++] = m.gpu;
+  }
+  if (cpu && m.cpu >= 0) {
+    out[n] = devs[m.cpu];
+    index[n++] = m.cpu;
+  }
+  return n;
+}
+
+cgm_status cgm_autotune(const cgm_csr *A, const cgm_features *f, const cgm_tuner_device *devs,
+                        int ndev, const cgm_host *host, const cgm_autotune_opts *c,
+                        cgm_solve_opts *o, cgm_autotune_result *r, cgm_error *err) {
+  memset(r, 0, sizeof *r);
+  const bool cpu_only = c->backend_given && c->backend == CGM_BACKEND_CPU;
+  cgm_tuner_device local[2];
+  int index[2];
+  const int nl = pipeline_local_devices(devs, cgm_host_match(host, devs, ndev), !cpu_only,
+                                        host->gpus, !c->backend_given || cpu_only, local, index);
+  if (nl == 0) {
+    snprintf(r->why, sizeof r->why,
+             "no calibration of this machine's devices; run 'cgmodel calibrate' first");
+    return CGM_OK;
+  }
+  cgm_tuner_opts to = cgm_tuner_opts_default();
+  to.precisions = c->precision_given
+                      ? 1u << c->precision
+                      : (1u << CGM_PREC_DOUBLE) | (1u << CGM_PREC_SINGLE) | (1u << CGM_PREC_MIXED);
+  to.tol = c->tol;
+  to.iterations = c->iterations;
+  to.exchanges = (1u << CGM_EXCHANGE_HALO) | (1u << CGM_EXCHANGE_P2P);
+  cgm_candidate *cand = NULL;
+  int nc = 0;
+  cgm_status st = cgm_tuner_candidates(A, f, local, nl, &to, &cand, &nc, err);
+  if (st) return st;
+  const int best = cgm_tuner_choose(cand, nc, local, r->why, sizeof r->why);
+  if (best >= 0) {
+    const cgm_candidate *b = &cand[best];
+    const int gpus = b->gpus > 0 ? b->gpus : 1;
+    r->chosen = true;
+    r->choice = *b;
+    r->choice.device = index[b->device];
+    o->backend = b->backend;
+    o->precision = b->precision;
+    o->layout = cgm_plan_layout_params(A, b->block, gpus);
+    o->gpus = gpus;
+    o->exchange = b->exchange;
+  }
+  free(cand);
+  return CGM_OK;
+}

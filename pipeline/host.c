@@ -1,0 +1,91 @@
+/* This machine: its CPU and GPUs as device records (what calibrate stores
+ * and what a calibrated device must be called to be one of them), and the
+ * calibrated devices that are this machine's, for the steps that run
+ * (solve's prediction and --auto, validate). */
+#define _POSIX_C_SOURCE 200809L
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgmodel/pipeline.h"
+
+cgm_status cgm_describe_cpu(cgm_db_device *d, int threads, cgm_error *err) {
+  memset(d, 0, sizeof *d);
+  snprintf(d->name, sizeof d->name, "cpu");
+  snprintf(d->kind, sizeof d->kind, "cpu");
+  d->threads = threads > 0 ? threads : omp_get_max_threads();
+  char model[200] = "unknown CPU";
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (f) {
+    char line[512];
+    while (fgets(line, sizeof line, f))
+      if (!strncmp(line, "model name", 10)) {
+        char *c = strchr(line, ':');
+        if (c) {
+          c++;
+          while (*c == ' ' || *c == '\t') c++;
+          c[strcspn(c, "\n")] = 0;
+          snprintf(model, sizeof model, "%s", c);
+        }
+        break;
+      }
+    fclose(f);
+  }
+  /* The thread count is part of the device: its curves depend on it. */
+  snprintf(d->model, sizeof d->model, "%s (%d thread%s)", model, d->threads,
+           d->threads == 1 ? "" : "s");
+  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && psize > 0) d->mem_total = (int64_t)pages * psize;
+  if (gethostname(d->host, sizeof d->host) != 0) snprintf(d->host, sizeof d->host, "unknown");
+  d->host[sizeof d->host - 1] = 0;
+  (void)err;
+  return CGM_OK;
+}
+
+cgm_status cgm_describe_cuda(int dev, cgm_db_device *d, cgm_error *err) {
+  memset(d, 0, sizeof *d);
+  cgm_device_info info;
+  cgm_status st = cgm_cuda_device_info(dev, &info, err);
+  if (st) return st;
+  snprintf(d->name, sizeof d->name, "cuda:%d", dev);
+  snprintf(d->kind, sizeof d->kind, "cuda");
+  snprintf(d->model, sizeof d->model, "%s", info.name);
+  d->cc_major = info.cc_major;
+  d->cc_minor = info.cc_minor;
+  d->sms = info.sms;
+  d->mem_total = info.mem_total;
+  d->clock_khz = info.clock_khz;
+  d->mem_clock_khz = info.mem_clock_khz;
+  d->bus_width_bits = info.bus_width_bits;
+  d->driver_version = info.driver_version;
+  d->runtime_version = info.runtime_version;
+  if (gethostname(d->host, sizeof d->host) != 0) snprintf(d->host, sizeof d->host, "unknown");
+  d->host[sizeof d->host - 1] = 0;
+  return CGM_OK;
+}
+
+void cgm_host_describe(cgm_host *h) {
+  memset(h, 0, sizeof *h);
+  cgm_db_device d;
+  cgm_error e = {0};
+  /* The CPU at OpenMP's default thread count: a solve without --threads
+   * runs with it, so only that calibration predicts it. */
+  if (!cgm_describe_cpu(&d, 0, &e)) snprintf(h->cpu, sizeof h->cpu, "%s", d.model);
+  h->gpus = cgm_cuda_device_count();
+  /* GPU 0 stands for the GPUs: a solve on G GPUs uses 0 .. G-1. */
+  if (h->gpus > 0 && !cgm_describe_cuda(0, &d, &e)) snprintf(h->gpu, sizeof h->gpu, "%s", d.model);
+}
+
+int cgm_find_device(const cgm_tuner_device *devs, int count, bool cpu, const char *model) {
+  for (int i = 0; i < count; i++)
+    if (devs[i].is_cpu == cpu && !strcmp(devs[i].name, model)) return i;
+  return -1;
+}
+
+cgm_host_devices cgm_host_match(const cgm_host *h, const cgm_tuner_device *devs, int count) {
+  cgm_host_devices m = {-1, -1};
+  if (h->cpu[0]) m.cpu = cgm_find_device(devs, count, true, h->cpu);
+  if (h->gpus > 0 && h->gpu[0]) m.gpu = cgm_find_device(devs, count, false, h->gpu);
+  return m;
+}

@@ -1,0 +1,85 @@
+/* The matrices a step reads: one file's features, and the files of a
+ * directory or a list (validate's input). */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cgmodel/pipeline.h"
+#include "common/grow.h"
+
+cgm_status cgm_matrix_features(const char *path, cgm_features *f, cgm_mm_info *mm, cgm_error *err) {
+  cgm_csr A;
+  memset(&A, 0, sizeof A);
+  cgm_status st = cgm_mm_read_csr(path, &A, mm, err);
+  if (!st) st = cgm_plan_features(&A, f, err);
+  cgm_csr_free(&A);
+  return st;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Appends path (owned) to v; false, path freed, when memory runs out. */
+static bool add_path(char ***v, int *n, int *cap, char *path) {
+  char **nv = path ? cgm_grow(*v, *n, cap, sizeof *nv, 64) : NULL;
+  if (!nv) {
+    free(path);
+    return false;
+  }
+  *v = nv;
+  nv[(*n)++] = path;
+  return true;
+}
+
+void cgm_matrix_paths_free(char **paths, int count) {
+  for (int i = 0; i < count; i++) free(paths[i]);
+  free(paths);
+}
+
+cgm_status cgm_matrix_paths(const char *arg, char ***paths, int *count, cgm_error *err) {
+  struct stat sb;
+  char **v = NULL;
+  int n = 0, cap = 0;
+  bool ok = true;
+  *paths = NULL;
+  *count = 0;
+  if (stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    DIR *d = opendir(arg);
+    struct dirent *e;
+    while (ok && d && (e = readdir(d))) {
+      size_t l = strlen(e->d_name);
+      if (l < 5 || strcmp(e->d_name + l - 4, ".mtx")) continue;
+      char *path = malloc(strlen(arg) + l + 2);
+      if (path) sprintf(path, "%s/%s", arg, e->d_name);
+      ok = add_path(&v, &n, &cap, path);
+    }
+    if (d) closedir(d);
+    if (ok) qsort(v, (size_t)n, sizeof *v, cmp_str);
+  } else if (stat(arg, &sb) == 0) {
+    /* A list file: one path a line, as the user wrote it. */
+    FILE *f = fopen(arg, "r");
+    char line[1024];
+    while (ok && f && fgets(line, sizeof line, f)) {
+      line[strcspn(line, "\r\n")] = 0;
+      if (!line[0] || line[0] == '#') continue;
+      ok = add_path(&v, &n, &cap, strdup(line));
+    }
+    if (f) fclose(f);
+  }
+  if (!ok) {
+    cgm_matrix_paths_free(v, n);
+    return cgm_fail(err, CGM_ERUNTIME, "out of memory listing the matrices");
+  }
+  if (n == 0) {
+    free(v);
+    return cgm_fail(err, CGM_EINPUT, "%s: no matrices (a directory of .mtx files or a list file)",
+                    arg);
+  }
+  *paths = v;
+  *count = n;
+  return CGM_OK;
+}

@@ -1,0 +1,80 @@
+/* A solve recorded beside its prediction: the matrix (found or added by
+ * name, size and counts, with its features), and the solve with the
+ * configuration and options it ran with, so `db solves` and `plot accuracy`
+ * can compare measured with predicted. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "cgmodel/pipeline.h"
+#include "pipeline/json.h"
+#include "pipeline/steps.h"
+
+/* The JSON text of obj (freed) in buf, "{}" when it could not be made. */
+static void json_text(cJSON *obj, char *buf, size_t n) {
+  char *txt = obj ? cJSON_PrintUnformatted(obj) : NULL;
+  snprintf(buf, n, "%s", txt ? txt : "{}");
+  cJSON_free(txt);
+  cJSON_Delete(obj);
+}
+
+cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *path,
+                            int64_t file_bytes, const cgm_features *f, const cgm_solve_opts *o,
+                            const cgm_solve_result *r, double predicted, int64_t calibration_id,
+                            cgm_error *err) {
+  cgm_db_matrix m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "%s", matrix_name);
+  snprintf(m.path, sizeof m.path, "%s", path ? path : "");
+  m.file_bytes = file_bytes;
+  m.x = f->x;
+  m.nnz = f->nnz;
+  json_text(cgm_features_json(f, NULL), m.features, sizeof m.features);
+  cgm_status st = cgm_db_matrix_get_or_add(db, &m, err);
+  if (st) return st;
+  cgm_db_solve s;
+  memset(&s, 0, sizeof s);
+  s.matrix_id = m.id;
+  s.calibration_id = calibration_id > 0 ? calibration_id : 0;
+  snprintf(s.backend, sizeof s.backend, "%s", cgm_backend_name(o->backend));
+  snprintf(s.precision, sizeof s.precision, "%s", cgm_precision_name(o->precision));
+  snprintf(s.exchange, sizeof s.exchange, "%s",
+           o->backend == CGM_BACKEND_CUDA && o->gpus > 1 ? cgm_exchange_name(o->exchange) : "");
+  if (o->backend == CGM_BACKEND_CPU)
+    snprintf(s.devices, sizeof s.devices, "cpu");
+  else if (o->gpus > 1)
+    snprintf(s.devices, sizeof s.devices, "cuda:0-%d", o->gpus - 1);
+  else
+    snprintf(s.devices, sizeof s.devices, "cuda:0");
+  s.block = o->layout.n;
+  s.bx = o->layout.bx;
+  s.gpus = o->backend == CGM_BACKEND_CPU ? 0 : o->gpus;
+  s.iterations = r->iterations;
+  s.converged = r->converged;
+  s.relative_residual = r->relative_residual;
+  s.time_per_iter_s = r->time_per_iter_s;
+  s.predicted_time_per_iter_s = predicted;
+  snprintf(s.model, sizeof s.model, "refined");
+  s.time_setup_s = r->time_setup_s > 0 ? r->time_setup_s : NAN;
+  s.layout_bytes = r->device_bytes;
+  json_text(cgm_solve_opts_json(o), s.options, sizeof s.options);
+  return cgm_db_solve_add(db, &s, err);
+}
+
+const char *pipeline_file_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+cgm_status pipeline_record_file(cgm_db *db, const char *path, const cgm_features *f,
+                                const cgm_solve_opts *o, const cgm_solve_result *r,
+                                double predicted, int64_t calibration_id, cgm_error *err) {
+  struct stat sb;
+  return cgm_record_solve(db, pipeline_file_name(path), path,
+                          stat(path, &sb) == 0 ? (int64_t)sb.st_size : 0, f, o, r, predicted,
+                          calibration_id, err);
+}

@@ -1,0 +1,43 @@
+/* What the pipeline's steps share that is not public: the record of a solve
+ * of a matrix file, and the list of this machine's calibrated devices that
+ * the tuner searches. */
+#ifndef CGM_PIPELINE_STEPS_H
+#define CGM_PIPELINE_STEPS_H
+
+#include <stdbool.h>
+
+#include "cgmodel/pipeline.h"
+
+/* cgm_record_solve of the matrix file at path: named by its file name, with
+ * its size (0 when it cannot be seen). */
+cgm_status pipeline_record_file(cgm_db *db, const char *path, const cgm_features *f,
+                                const cgm_solve_opts *o, const cgm_solve_result *r,
+                                double predicted, int64_t calibration_id, cgm_error *err);
+
+/* A calibration and its device (CGM_EINPUT when there is no such
+ * calibration). */
+cgm_status pipeline_calibration_get(cgm_db *db, int64_t id, cgm_db_calibration *c, cgm_db_device *d,
+                                    cgm_error *err);
+
+/* The file name of a path (what follows the last '/'). */
+const char *pipeline_file_name(const char *path);
+
+/* This machine's calibrated devices (m: cgm_host_match) the tuner may
+ * choose among: GPU 0's model when `gpu`, with at most `gpus` GPUs, then the
+ * CPU when `cpu`. Fills out[] and, for each, its index in devs; returns how
+ * many (0, 1 or 2). */
+int pipeline_local_devices(const cgm_tuner_device *devs, cgm_host_devices m, bool gpu, int gpus,
+                           bool cpu, cgm_tuner_device out[2], int index[2]);
+
+/* history.c: every device's setup model fitted on its recorded solves and
+ * the mixed/double iteration ratio (defaults where the records say
+ * nothing); the double-precision iteration count of a converged solve of
+ * this matrix at tol (0: none recorded). */
+void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev);
+double pipeline_known_iterations(cgm_db *db, const char *name, int64_t file_bytes,
+                                 const cgm_features *f, double tol);
+/* Double precision's K to tol from a short CPU run of Jacobi CG (b = A *
+ * ones) on matrices where that is cheap (0: not probed, or no progress). */
+double pipeline_probe_iterations(const cgm_csr *A, double tol);
+
+#endif

@@ -1,0 +1,47 @@
+/* The layout a configuration builds: B_x per matrix, block size and GPU
+ * count (docs/bcsr-layout.md), and the matrix features in that layout. */
+#include "cgmodel/plan.h"
+
+/* Each SpMV thread walks its block row's blocks / B_x blocks as a chain of
+ * dependent loads. When every row is long (FEM elasticity: 81 entries) that
+ * walk, not bandwidth, sets the time where a GPU holds few rows. Measured on
+ * H200 (us per iteration, B_x = 1 -> the B_x this rule gives):
+ *   N = 1: elasticity 32^3 on 4 GPUs (26K rows each) 78 -> 42 (B_x 8), on
+ *          one (105K rows) 49.6 -> 50.0; 40^3 (202K rows) 88 -> 80;
+ *          bcsstk16 (4.9K rows) 22.7 -> 14.7 (B_x 4);
+ *   N = 2: elasticity 32^3 on 4 GPUs 60 -> 46 (B_x 4), but on one GPU
+ *          43.6 -> 51.5 (B_x 4) and 54.7 (B_x 2): with 2 x 16-byte rows per
+ *          lane the walk is short enough once the rows fill the GPU;
+ *   N = 4: 66 -> 48 on 4 GPUs, 47.9 -> 49.3 on one.
+ * At N >= 2 the gains were on GPU counts where N = 1 with several lanes is
+ * faster still, and the model, calibrated with one lane per row, missed
+ * those layouts by up to 36% (bcsstk16, N = 2, B_x = 2): N >= 2 keeps
+ * B_x = 1. The average scalar row length estimates a row's entries. */
+cgm_bcsr_params cgm_plan_layout_choose(int n, double avg_row, int64_t rows_per_gpu) {
+  cgm_bcsr_params p = cgm_bcsr_default_params(n);
+  const double len = n > 0 ? avg_row / n : 0.0;
+  while (n == 1 && p.bx < 8 && len / p.bx > 16.0 && rows_per_gpu * p.bx * 2 <= CGM_BX_THREADS)
+    p.bx *= 2;
+  p.by = 32 / (n * p.bx) > 0 ? 32 / (n * p.bx) : 1;
+  return p;
+}
+
+cgm_bcsr_params cgm_plan_layout_params(const cgm_csr *A, int n, int gpus) {
+  const double avg = A->nrows > 0 ? (double)A->nnz / A->nrows : 0.0;
+  if (gpus < 1) gpus = 1;
+  return cgm_plan_layout_choose(n, avg, ((int64_t)A->nrows + gpus - 1) / gpus);
+}
+
+void cgm_plan_layout_resolve(cgm_bcsr_params *p, const cgm_csr *A, int gpus) {
+  if (p->bx > 0 || !A || p->n < 1) return;
+  cgm_bcsr_params q = cgm_plan_layout_params(A, p->n, gpus);
+  p->bx = q.bx;
+  if (p->by <= 0) p->by = q.by;
+}
+
+cgm_status cgm_plan_features(const cgm_csr *A, cgm_features *f, cgm_error *err) {
+  cgm_bcsr_params p[CGM_NBLOCKSIZES];
+  for (int b = 0; b < CGM_NBLOCKSIZES; b++)
+    p[b] = cgm_plan_layout_params(A, cgm_block_sizes[b], 1); /* as on one GPU */
+  return cgm_features_compute(A, p, f, err);
+}

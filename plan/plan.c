@@ -1,0 +1,357 @@
+/* The plan of a configuration (include/cgmodel/plan.h): the cut, each
+ * segment's layouts and halo, the exchange and the memory, counted from the
+ * matrix's block pattern without building any layout. The CUDA solver
+ * builds exactly these segments (solver/cuda/segments.c), which
+ * tests/unit/test_plan.c checks for every exchange and GPU count. */
+#include "cgmodel/plan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/partition.h"
+#include "sparse/bcsr_internal.h"
+
+struct cgm_plan_pattern {
+  int n;
+  int32_t nrows, nb, nbcols;
+  int64_t nnz;
+  double avg_row; /* scalar entries per row: the layout's B_x */
+  int32_t *len;   /* blocks of every block row */
+  int64_t *bptr;  /* the block columns of every block row (NULL: not needed) */
+  int32_t *bcol;
+};
+
+cgm_plan_opts cgm_plan_opts_default(void) {
+  cgm_plan_opts o;
+  memset(&o, 0, sizeof o);
+  o.backend = CGM_BACKEND_CPU;
+  o.precision = CGM_PREC_DOUBLE;
+  o.layout = cgm_bcsr_default_params(1);
+  o.layout.bx = 0; /* chosen for the matrix (cgm_plan_layout_params) */
+  o.layout.by = 0;
+  o.gpus = 1;
+  o.exchange = CGM_EXCHANGE_HALO; /* the fastest measured (docs/perf.md) */
+  o.balance = true;
+  return o;
+}
+
+static cgm_status check_opts(const cgm_plan_opts *o, cgm_error *err) {
+  if ((unsigned)o->backend > CGM_BACKEND_CUSPARSE)
+    return cgm_fail(err, CGM_EINPUT, "unknown backend %d", (int)o->backend);
+  if ((unsigned)o->precision >= CGM_NPRECISIONS)
+    return cgm_fail(err, CGM_EINPUT, "unknown precision %d", (int)o->precision);
+  if ((unsigned)o->exchange >= CGM_NEXCHANGES)
+    return cgm_fail(err, CGM_EINPUT, "unknown exchange %d", (int)o->exchange);
+  const int n = o->layout.n;
+  if (n != 1 && n != 2 && n != 4 && n != 8)
+    return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
+  if (o->gpus < 1)
+    return cgm_fail(err, CGM_EINPUT, "number of GPUs must be >= 1 (got %d)", o->gpus);
+  if (o->gpus > CGM_MAX_GPUS)
+    return cgm_fail(err, CGM_EINPUT, "--gpus %d: at most %d GPUs are supported", o->gpus,
+                    CGM_MAX_GPUS);
+  if (o->gpus > 1 && o->backend != CGM_BACKEND_CUDA)
+    return cgm_fail(err, CGM_EINPUT, "--gpus %d needs the cuda backend", o->gpus);
+  if (o->precision == CGM_PREC_MIXED && o->backend == CGM_BACKEND_CUSPARSE)
+    return cgm_fail(err, CGM_EINPUT,
+                    "mixed precision runs our kernels: use --backend cuda or cpu with it");
+  if (o->precision == CGM_PREC_MIXED && o->gpus > 1)
+    return cgm_fail(err, CGM_EINPUT,
+                    "mixed precision runs on one GPU (--gpus 1) or the CPU; on %d GPUs use "
+                    "double precision",
+                    o->gpus);
+  return CGM_OK;
+}
+
+static cgm_status pattern_make(const cgm_csr *A, int n, cgm_plan_pattern **out, cgm_error *err) {
+  *out = NULL;
+  if (n != 1 && n != 2 && n != 4 && n != 8)
+    return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
+  cgm_plan_pattern *pt = calloc(1, sizeof *pt);
+  if (!pt) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  pt->n = n;
+  pt->nrows = A->nrows;
+  pt->nnz = A->nnz;
+  pt->avg_row = A->nrows > 0 ? (double)A->nnz / A->nrows : 0.0;
+  pt->nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
+  pt->nbcols = (int32_t)(((int64_t)A->ncols + n - 1) / n);
+  cgm_status st = CGM_OK;
+  pt->len = malloc(((size_t)pt->nb + 1) * sizeof *pt->len);
+  if (!pt->len) st = cgm_fail(err, CGM_ERUNTIME, "out of memory for %d block rows", pt->nb);
+  if (!st) st = cgm_block_pattern(A, n, &pt->bptr, &pt->bcol, err);
+  for (int32_t b = 0; b < pt->nb && !st; b++) pt->len[b] = (int32_t)(pt->bptr[b + 1] - pt->bptr[b]);
+  if (st) {
+    cgm_plan_pattern_free(pt);
+    return st;
+  }
+  *out = pt;
+  return CGM_OK;
+}
+
+cgm_status cgm_plan_pattern_make(const cgm_csr *A, int n, cgm_plan_pattern **pt, cgm_error *err) {
+  return pattern_make(A, n, pt, err);
+}
+
+void cgm_plan_pattern_free(cgm_plan_pattern *pt) {
+  if (!pt) return;
+  free(pt->len);
+  free(pt->bptr);
+  free(pt->bcol);
+  free(pt);
+}
+
+/* The counts of the layout of `count` block rows of these lengths. */
+static cgm_status layout_counts(const int32_t *len, int32_t count, const cgm_bcsr_params *p,
+                                cgm_plan_layout *L, cgm_error *err) {
+  memset(L, 0, sizeof *L);
+  L->brows = count;
+  L->nslices = (count + p->by - 1) / p->by;
+  for (int32_t i = 0; i < count; i++) {
+    L->blocks += len[i];
+    L->walk += (len[i] + p->bx - 1) / p->bx;
+    if (len[i] > L->max_row) L->max_row = len[i];
+  }
+  L->blocks_padded = cgm_bcsr_padded_count(len, count, *p);
+  if (L->blocks_padded < 0) return cgm_fail(err, CGM_ERUNTIME, "out of memory counting blocks");
+  return CGM_OK;
+}
+
+/* The sectors of x one layout of `count` block rows (global numbers in
+ * rows, ascending) reads at both widths, added to out. */
+static cgm_status part_sectors(const cgm_plan_pattern *pt, const int32_t *rows, int32_t count,
+                               const cgm_bcsr_params *p, int64_t *out, cgm_error *err) {
+  if (!pt->bptr || count == 0) return CGM_OK;
+  int32_t *len = malloc(((size_t)count + 1) * sizeof *len);
+  int32_t *order = malloc(((size_t)count + 1) * sizeof *order);
+  cgm_status st = CGM_OK;
+  if (!len || !order) st = cgm_fail(err, CGM_ERUNTIME, "out of memory counting sectors of x");
+  for (int32_t i = 0; i < count && !st; i++) len[i] = pt->len[rows[i]];
+  if (!st) st = cgm_bcsr_sort_rows(len, count, order, err);
+  static const int widths[CGM_NSECTOR_WIDTHS] = {8, 4};
+  for (int w = 0; w < CGM_NSECTOR_WIDTHS && !st; w++) {
+    int64_t k = cgm_layout_x_sectors(pt->bptr, pt->bcol, pt->nbcols, rows, order, count, p->bx,
+                                     p->by, pt->n, widths[w]);
+    if (k < 0)
+      st = cgm_fail(err, CGM_ERUNTIME, "out of memory counting sectors of x");
+    else
+      out[w] += k;
+  }
+  free(len);
+  free(order);
+  return st;
+}
+
+/* The vector the SpMV of a segment gathers from, as the CUDA solver lays it
+ * out: the own rows alone (one GPU) or the whole vector, equal chunks for
+ * NCCL's all-gather, or [own rows | padding | halo] with the halo. */
+static int64_t gathered_len(const cgm_plan *p, const cgm_plan_segment *s) {
+  const int n = p->o.layout.n;
+  if (p->nseg > 1 && p->o.exchange == CGM_EXCHANGE_NCCL) return p->chunk_rows * p->nseg;
+  if (s->nparts == 2) return cgm_vec_len(s->rows) + (int64_t)s->nhalo * n;
+  return (int64_t)p->nb * n;
+}
+
+/* The halo segments: interior and boundary layouts, halo sizes and the
+ * entries every segment sends. */
+static cgm_status halo_segments(const cgm_plan_pattern *pt, cgm_plan *p, cgm_error *err) {
+  const int G = p->nseg;
+  int32_t *sub = malloc(((size_t)pt->nb + 1) * sizeof *sub);
+  unsigned char *bnd = malloc((size_t)pt->nb + 1);
+  cgm_status st = CGM_OK;
+  if (!sub || !bnd) st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  for (int g = 0; g < G && !st; g++) {
+    cgm_plan_segment *s = &p->seg[g];
+    const int32_t nrow = s->b1 - s->b0;
+    int32_t from[CGM_MAX_GPUS];
+    st = cgm_halo_sizes(pt->bptr, pt->bcol, pt->nbcols, p->bounds, G, g, &s->nhalo, from, bnd, err);
+    if (st) break;
+    int32_t ni = 0, nbd = 0;
+    for (int32_t b = 0; b < nrow; b++)
+      if (!bnd[b]) sub[ni++] = pt->len[s->b0 + b];
+    for (int32_t b = 0; b < nrow; b++)
+      if (bnd[b]) sub[ni + nbd++] = pt->len[s->b0 + b];
+    s->nparts = 2;
+    st = layout_counts(sub, ni, &p->o.layout, &s->part[0], err);
+    if (!st) st = layout_counts(sub + ni, nbd, &p->o.layout, &s->part[1], err);
+    /* the same lists by row number, for the sectors of x each layout reads */
+    for (int k = 0, i = 0; k < 2 && !st; k++, i = 0) {
+      for (int32_t b = 0; b < nrow; b++)
+        if ((bnd[b] != 0) == (k == 1)) sub[i++] = s->b0 + b;
+      st = part_sectors(pt, sub, i, &p->o.layout, s->x_sectors, err);
+    }
+    s->halo_rows = (int64_t)s->nhalo * p->o.layout.n;
+    p->exchange_elems += s->halo_rows;
+    for (int j = 0; j < G; j++) p->seg[j].sends += (int64_t)from[j] * p->o.layout.n;
+  }
+  free(sub);
+  free(bnd);
+  return st;
+}
+
+cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts *o, cgm_plan *p,
+                                 cgm_error *err) {
+  memset(p, 0, sizeof *p);
+  cgm_status st = check_opts(o, err);
+  if (st) return st;
+  if (o->layout.n != pt->n)
+    return cgm_fail(err, CGM_EINPUT, "a plan at N = %d from the pattern of N = %d", o->layout.n,
+                    pt->n);
+  p->o = *o;
+  const int n = pt->n, G = o->gpus;
+  cgm_bcsr_params *lp = &p->o.layout;
+  if (lp->bx <= 0) {
+    cgm_bcsr_params q = cgm_plan_layout_choose(n, pt->avg_row, ((int64_t)pt->nrows + G - 1) / G);
+    lp->bx = q.bx;
+    if (lp->by <= 0) lp->by = q.by;
+  }
+  if ((st = cgm_bcsr_params_check(lp, err))) return st;
+  p->nrows = pt->nrows;
+  p->nnz = pt->nnz;
+  p->nb = pt->nb;
+  p->nseg = G;
+  const int align = cgm_partition_align(n);
+  const bool halo = G > 1 && o->exchange == CGM_EXCHANGE_HALO;
+  if (halo && !pt->bptr)
+    return cgm_fail(err, CGM_EINPUT, "a halo plan needs the block pattern's columns");
+  if ((st = cgm_partition_lengths(pt->len, pt->nb, G, align, p->bounds, err))) {
+    if (st == CGM_EINPUT) /* say which block size */
+      cgm_fail(err, CGM_EINPUT, "the matrix has %d block rows of size %d: too few for %d GPUs",
+               pt->nb, n, G);
+    return st;
+  }
+  if (halo && o->balance &&
+      (st = cgm_partition_balance(pt->bptr, pt->bcol, pt->len, pt->nb, G, align, CGM_BOUNDARY_EXTRA,
+                                  p->bounds, err)))
+    return st;
+  p->chunk_rows = G > 1 ? cgm_chunk_rows(p->bounds, G, n) : 0;
+  for (int g = 0; g < G; g++) {
+    cgm_plan_segment *s = &p->seg[g];
+    s->b0 = p->bounds[g];
+    s->b1 = p->bounds[g + 1];
+    s->rows = (int64_t)(s->b1 - s->b0) * n;
+    if (halo) continue;
+    s->nparts = 1;
+    if ((st = layout_counts(pt->len + s->b0, s->b1 - s->b0, lp, &s->part[0], err))) return st;
+    if (pt->bptr) {
+      int32_t *rows = malloc(((size_t)(s->b1 - s->b0) + 1) * sizeof *rows);
+      if (!rows) return cgm_fail(err, CGM_ERUNTIME, "out of memory counting sectors of x");
+      for (int32_t b = s->b0; b < s->b1; b++) rows[b - s->b0] = b;
+      st = part_sectors(pt, rows, s->b1 - s->b0, lp, s->x_sectors, err);
+      free(rows);
+      if (st) return st;
+    }
+  }
+  if (halo && (st = halo_segments(pt, p, err))) return st;
+  for (int g = 0; g < G; g++) {
+    cgm_plan_segment *s = &p->seg[g];
+    s->v_len = gathered_len(p, s);
+    if (!halo) s->halo_rows = G > 1 ? s->v_len - s->rows : 0;
+  }
+  if (!halo)
+    p->exchange_elems =
+        cgm_exchange_elements(o->exchange, G, (int64_t)p->bounds[G] * n, p->chunk_rows, 0);
+  cgm_plan_set_precision(p, o->precision);
+  return CGM_OK;
+}
+
+cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p, cgm_error *err) {
+  memset(p, 0, sizeof *p);
+  cgm_status st = check_opts(o, err);
+  if (st) return st;
+  if (o->backend == CGM_BACKEND_CUSPARSE) { /* CSR as it is: no layout, one device */
+    p->o = *o;
+    p->nrows = A->nrows;
+    p->nnz = A->nnz;
+    p->nb = A->nrows;
+    p->nseg = 1;
+    p->bounds[1] = A->nrows;
+    p->seg[0].b1 = A->nrows;
+    p->seg[0].rows = A->nrows;
+    p->seg[0].v_len = A->nrows;
+    cgm_plan_set_precision(p, o->precision);
+    return CGM_OK;
+  }
+  /* with the block columns: the halo, and the sectors of x the model reads */
+  cgm_plan_pattern *pt;
+  if ((st = pattern_make(A, o->layout.n, &pt, err))) return st;
+  st = cgm_plan_from_pattern(pt, o, p, err);
+  cgm_plan_pattern_free(pt);
+  return st;
+}
+
+cgm_status cgm_plan_uniform(double x, double e, const cgm_plan_opts *o, cgm_plan *p,
+                            cgm_error *err) {
+  memset(p, 0, sizeof *p);
+  cgm_status st = check_opts(o, err);
+  if (st) return st;
+  const int G = o->gpus, n = o->layout.n;
+  const bool halo = G > 1 && o->exchange == CGM_EXCHANGE_HALO;
+  if (!(x >= 1 && x < 2e9 && e >= 1))
+    return cgm_fail(err, CGM_EINPUT, "a uniform matrix of %g rows and %g elements", x, e);
+  p->o = *o;
+  p->o.layout = cgm_bcsr_default_params(n); /* rows of even length: B_x = 1 */
+  p->nrows = (int32_t)ceil(x);
+  p->nnz = (int64_t)ceil(e);
+  p->nb = (int32_t)((p->nrows + n - 1) / n);
+  p->nseg = G;
+  const double rows = x / G;
+  const int32_t brows = (int32_t)ceil(rows / n);
+  for (int g = 0; g < G; g++) {
+    cgm_plan_segment *s = &p->seg[g];
+    s->b0 = g * brows;
+    s->b1 = (g + 1) * brows;
+    s->rows = (int64_t)ceil(rows);
+    s->nparts = 1;
+    s->part[0].brows = brows;
+    s->part[0].blocks = s->part[0].blocks_padded = (int64_t)ceil(e / ((double)n * n) / G);
+    s->part[0].nslices = (brows + p->o.layout.by - 1) / p->o.layout.by;
+    s->v_len = G > 1 ? p->nrows : s->rows;
+    s->halo_rows = s->v_len - s->rows;
+    p->bounds[g] = s->b0;
+    if (halo) { /* the band: `reach` rows on either side of the diagonal */
+      const double reach = fmax(0.0, 0.5 * (e / x - 1)), before = g * rows,
+                   after = (G - 1 - g) * rows;
+      const int32_t nhalo =
+          (int32_t)fmin(ceil((fmin(reach, before) + fmin(reach, after)) / n), ceil((x - rows) / n));
+      /* the boundary block rows: those within reach of a neighbour */
+      const int32_t bnd =
+          (int32_t)fmin((double)brows, (g > 0) * ceil(reach / n) + (g < G - 1) * ceil(reach / n));
+      const int64_t blocks = s->part[0].blocks;
+      s->nparts = 2;
+      s->part[1] = s->part[0];
+      s->part[1].brows = bnd;
+      s->part[1].blocks = s->part[1].blocks_padded = brows ? blocks * bnd / brows : 0;
+      s->part[1].nslices = (bnd + p->o.layout.by - 1) / p->o.layout.by;
+      s->part[0].brows = brows - bnd;
+      s->part[0].blocks = s->part[0].blocks_padded = blocks - s->part[1].blocks;
+      s->part[0].nslices = (s->part[0].brows + p->o.layout.by - 1) / p->o.layout.by;
+      s->nhalo = nhalo;
+      s->halo_rows = (int64_t)nhalo * n;
+      s->v_len = cgm_vec_len(s->rows) + s->halo_rows;
+      s->sends = s->halo_rows; /* the band is symmetric: it sends what it receives */
+      p->exchange_elems += s->halo_rows;
+    }
+  }
+  p->bounds[G] = G * brows;
+  p->chunk_rows = G > 1 ? cgm_vec_len(p->seg[0].rows) : 0;
+  if (!halo) p->exchange_elems = cgm_exchange_elements(o->exchange, G, p->nrows, p->chunk_rows, 0);
+  cgm_plan_set_precision(p, o->precision);
+  return CGM_OK;
+}
+
+int64_t cgm_exchange_elements(cgm_exchange mode, int gpus, int64_t rows_total, int64_t chunk_rows,
+                              int64_t halo_elems) {
+  if (gpus <= 1) return 0;
+  switch (mode) {
+  case CGM_EXCHANGE_P2P:
+    return (int64_t)(gpus - 1) * rows_total;
+  case CGM_EXCHANGE_NCCL:
+    return (int64_t)(gpus - 1) * gpus * chunk_rows;
+  case CGM_EXCHANGE_HOST:
+    return (int64_t)gpus * rows_total;
+  case CGM_EXCHANGE_HALO:
+    return halo_elems;
+  }
+  return 0;
+}

@@ -1,0 +1,152 @@
+/* The exchanges between devices (gpu_solver.h): the vector the next SpMV
+ * reads (p2p stores, NCCL's all-gather, the halo pack) and the reductions'
+ * sums (events, NCCL's all-reduce, or through the host). */
+#include "solver/cuda/gpu_solver.h"
+
+/* Every device waits for the latest `which` event of all others. */
+cudaError_t gs_all_to_all(gpu_solver *S, cudaEvent_t cgm_cuda_dev::*which) {
+  if (S->G == 1 || S->flags) return cudaSuccess;
+  for (int g = 0; g < S->G; g++) {
+    cudaError_t e = cudaSetDevice(S->dev[g].dev);
+    if (e == cudaSuccess) e = cudaEventRecord(S->dev[g].*which, S->dev[g].stream);
+    if (e) return e;
+  }
+  for (int k = 0; k < S->G; k++) {
+    cudaError_t e = cudaSetDevice(S->dev[k].dev);
+    for (int g = 0; g < S->G && e == cudaSuccess; g++)
+      if (g != k) e = cudaStreamWaitEvent(S->dev[k].stream, S->dev[g].*which, 0);
+    if (e) return e;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t gs_nccl_allreduce(gpu_solver *S, int slot, int which, int count) {
+  ncclDataType_t t = ncclFloat64;
+  if (ncclGroupStart() != ncclSuccess) return cudaErrorUnknown;
+  for (int g = 0; g < S->G; g++) {
+    cgm_cg_state *st = S->dev[g].state;
+    if (ncclAllReduce(&st->local[slot].pq + which, &st->slot[0][slot].pq + which, count, t, ncclSum,
+                      S->comm[g], S->dev[g].stream) != ncclSuccess) {
+      ncclGroupEnd();
+      return cudaErrorUnknown;
+    }
+  }
+  return ncclGroupEnd() == ncclSuccess ? cudaSuccess : cudaErrorUnknown;
+}
+
+/* The whole-vector or halo exchange after CG5 or cgg at `slot` (and once after CG1,
+ * slot -1). */
+cudaError_t gs_exchange(gpu_solver *S, int slot) {
+  const size_t w = gs_elem(S->prec);
+  const int n = S->n;
+  if (S->mode == MODE_P2P) {
+    for (int g = 0; g < S->G; g++) {
+      cgm_cuda_dev *d = &S->dev[g];
+      void *dst[CGM_MAX_GPUS];
+      int nd = 0;
+      for (int k = 0; k < S->G; k++)
+        if (k != g) dst[nd++] = (char *)S->dev[k].v + d->v_off * w;
+      cgm_sync y = gs_sync_for(S, g, 0, 0, 0, gs_all_mask(S) & ~(1u << g), CGM_FLAG_VEC, slot + 2);
+      cudaError_t e = cudaSetDevice(d->dev);
+      if (e == cudaSuccess)
+        e = cgm_launch_scatter((char *)d->v + d->v_off * w, cgm_vec_len(d->rows) * (int64_t)w, dst,
+                               nd, d->state, &y, cgm_cuda_red(d, 4), d->sms, d->stream);
+      if (e) return e;
+    }
+    return gs_all_to_all(S, &cgm_cuda_dev::ev_c);
+  }
+  if (S->mode == MODE_NCCL) {
+    ncclDataType_t t = S->prec == CGM_PREC_SINGLE ? ncclFloat32 : ncclFloat64;
+    if (ncclGroupStart() != ncclSuccess) return cudaErrorUnknown;
+    for (int g = 0; g < S->G; g++) { /* in place: the own chunk is at g * chunk */
+      char *v = (char *)S->dev[g].v;
+      if (ncclAllGather(v + S->chunk * g * w, v, (size_t)S->chunk, t, S->comm[g],
+                        S->dev[g].stream) != ncclSuccess) {
+        ncclGroupEnd();
+        return cudaErrorUnknown;
+      }
+    }
+    return ncclGroupEnd() == ncclSuccess ? cudaSuccess : cudaErrorUnknown;
+  }
+  (void)n;
+  if (S->mode == MODE_HALO) { /* pack on the comm stream, after the own CG5 or cgg */
+    for (int g = 0; g < S->G; g++) {
+      cgm_cuda_dev *d = &S->dev[g];
+      cgm_sync y = gs_sync_for(S, g, 0, 0, 0, S->send_mask[g] | gs_own_pack_flag(S, g),
+                               CGM_FLAG_VEC, slot + 2);
+      if (S->late) { /* the pack ends once the peers' packs are in here too */
+        y.wait_mask = gs_recv_mask(S, g);
+        y.wait_kind = CGM_FLAG_VEC;
+        y.wait_off = slot + 2;
+      }
+      cudaError_t e = cudaSetDevice(d->dev);
+      if (e == cudaSuccess) e = cudaEventRecord(d->ev_fork, d->stream);
+      if (e == cudaSuccess) e = cudaStreamWaitEvent(d->comm, d->ev_fork, 0);
+      if (e == cudaSuccess)
+        e = cgm_launch_pack(S->prec, d->v, &d->pack, d->state, &y, cgm_cuda_red(d, 4), d->sms,
+                            d->comm);
+      if (e == cudaSuccess) e = cudaEventRecord(d->ev_pack, d->comm);
+      if (e) return e;
+    }
+    S->pack_recorded = 1;
+  }
+  return cudaSuccess;
+}
+
+/* The paper's host-driven loop (Algorithm 2 with Algorithm 1's reductions):
+ * partial sums and the vector go through pinned host memory. */
+cudaError_t gs_host_reduce(gpu_solver *S, int slot, int which, int count) {
+  for (int g = 0; g < S->G; g++) {
+    cgm_cuda_dev *d = &S->dev[g];
+    cudaError_t e = cudaSetDevice(d->dev);
+    if (e == cudaSuccess)
+      e = cudaMemcpyAsync(S->host_red + 3 * g, &d->state->local[slot].pq + which,
+                          sizeof(double) * count, cudaMemcpyDeviceToHost, d->stream);
+    if (e) return e;
+  }
+  for (int g = 0; g < S->G; g++) { /* SyncGPUs() */
+    cudaError_t e = cudaStreamSynchronize(S->dev[g].stream);
+    if (e) return e;
+  }
+  double tot[3] = {0, 0, 0};
+  for (int g = 0; g < S->G; g++)
+    for (int c = 0; c < count; c++) tot[c] += S->host_red[3 * g + c];
+  for (int g = 0; g < S->G; g++) {
+    cgm_cuda_dev *d = &S->dev[g];
+    cudaError_t e = cudaSetDevice(d->dev);
+    if (e == cudaSuccess)
+      e = cudaMemcpyAsync(&d->state->slot[0][slot].pq + which, tot, sizeof(double) * count,
+                          cudaMemcpyHostToDevice, d->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream); /* tot is on the stack */
+    if (e) return e;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t gs_host_exchange(gpu_solver *S) {
+  const size_t w = gs_elem(S->prec);
+  for (int g = 0; g < S->G; g++) { /* v_host,i <- v_i */
+    cgm_cuda_dev *d = &S->dev[g];
+    cudaError_t e = cudaSetDevice(d->dev);
+    if (e == cudaSuccess)
+      e = cudaMemcpyAsync((char *)S->host_v + d->v_off * w, (char *)d->v + d->v_off * w,
+                          (size_t)d->rows * w, cudaMemcpyDeviceToHost, d->stream);
+    if (e) return e;
+  }
+  for (int g = 0; g < S->G; g++) { /* SyncGPUs() */
+    cudaError_t e = cudaStreamSynchronize(S->dev[g].stream);
+    if (e) return e;
+  }
+  for (int g = 0; g < S->G; g++) { /* v <- v_host,j for j != i */
+    cgm_cuda_dev *d = &S->dev[g];
+    cudaError_t e = cudaSetDevice(d->dev);
+    for (int j = 0; j < S->G && e == cudaSuccess; j++) {
+      if (j == g) continue;
+      const cgm_cuda_dev *dj = &S->dev[j];
+      e = cudaMemcpyAsync((char *)d->v + dj->v_off * w, (char *)S->host_v + dj->v_off * w,
+                          (size_t)dj->rows * w, cudaMemcpyHostToDevice, d->stream);
+    }
+    if (e) return e;
+  }
+  return cudaSuccess;
+}

@@ -1,0 +1,244 @@
+/* Batches of K iterations captured in CUDA graphs and the host's loop over
+ * them, with the watchdogs that keep a solve from hanging (gpu_solver.h). */
+#include <math.h>
+#include <time.h>
+
+#include "common/timer.h"
+#include "solver/cuda/gpu_solver.h"
+
+/* The host's deadline for a graph. With flags the devices watch each other
+ * (cgm_cg_state.wait_ns, half the exchange timeout) and end the run
+ * themselves, which the host reports with the iteration; its own deadline
+ * is the last resort. */
+double gs_host_timeout(const gpu_solver *S) {
+  return gs_timeout(S) + (S->flags ? 5.0 : 0.0);
+}
+
+/* cudaEventSynchronize with a deadline: cudaErrorTimeout when it passes. */
+cudaError_t gs_event_wait(cudaEvent_t ev, double timeout_s) {
+  double end = cgm_now() + timeout_s;
+  for (;;) {
+    cudaError_t e = cudaEventQuery(ev);
+    if (e != cudaErrorNotReady) return e;
+    if (cgm_now() > end) return cudaErrorTimeout;
+    struct timespec ts = {0, 20000}; /* 20 us */
+    nanosleep(&ts, NULL);
+  }
+}
+
+/* K iterations of every device, enqueued on the streams; device 0's stream
+ * leads, the others fork from and join into it. Ends with device 0's state
+ * copied to host_state[gi] and device 0 current. */
+static cudaError_t enqueue_batch(gpu_solver *S, int gi) {
+  cgm_cuda_dev *d0 = &S->dev[0];
+  S->pack_recorded = 0;
+  cudaError_t e = cudaSetDevice(d0->dev);
+  if (e == cudaSuccess) e = cudaEventRecord(d0->ev_fork, d0->stream);
+  for (int g = 0; g < S->G && e == cudaSuccess; g++) {
+    e = cudaSetDevice(S->dev[g].dev);
+    if (e == cudaSuccess && g > 0) e = cudaStreamWaitEvent(S->dev[g].stream, d0->ev_fork, 0);
+    if (e == cudaSuccess && S->mode == MODE_HALO)
+      e = cudaStreamWaitEvent(S->dev[g].comm, d0->ev_fork, 0);
+  }
+  for (int i = 0; i < S->K && e == cudaSuccess; i++) e = gs_iteration(S, i);
+  /* Join: comm streams into their device stream, every device into 0. */
+  for (int g = 0; g < S->G && e == cudaSuccess; g++) {
+    cgm_cuda_dev *d = &S->dev[g];
+    e = cudaSetDevice(d->dev);
+    if (e == cudaSuccess && S->mode == MODE_HALO) {
+      e = cudaEventRecord(d->ev_pack, d->comm);
+      if (e == cudaSuccess) e = cudaStreamWaitEvent(d->stream, d->ev_pack, 0);
+    }
+    /* Everything of this batch on the device is done: the next ticks (and
+     * the single-reduction CG's iteration count). */
+    if (e == cudaSuccess && (S->flags || S->cgg)) e = cgm_launch_epoch(d->state, d->stream);
+    if (e == cudaSuccess && g > 0) {
+      e = cudaEventRecord(d->ev_c, d->stream);
+      if (e == cudaSuccess) e = cudaSetDevice(d0->dev);
+      if (e == cudaSuccess) e = cudaStreamWaitEvent(d0->stream, d->ev_c, 0);
+    }
+  }
+  if (e == cudaSuccess) e = cudaSetDevice(d0->dev);
+  if (e == cudaSuccess)
+    e = cudaMemcpyAsync(d0->host_state[gi], d0->state, sizeof(cgm_cg_state), cudaMemcpyDeviceToHost,
+                        d0->stream);
+  return e;
+}
+
+/* The batch captured once in a CUDA graph (two, one per host_state
+ * buffer), unless CGMODEL_GRAPHS=0: then every batch is enqueued anew
+ * (compute-sanitizer's racecheck cannot follow graphs spanning devices). */
+cgm_status gs_capture(gpu_solver *S, cgm_error *err) {
+  cgm_cuda_dev *d0 = &S->dev[0];
+  if (!S->graphs) return CGM_OK;
+  for (int gi = 0; gi < 2; gi++) {
+    cudaGraph_t graph;
+    CGM_CUDA_TRY(err, cudaSetDevice(d0->dev));
+    /* Thread-local: NCCL's own threads make CUDA calls while we capture. */
+    CGM_CUDA_TRY(err, cudaStreamBeginCapture(d0->stream, cudaStreamCaptureModeThreadLocal));
+    cudaError_t e = enqueue_batch(S, gi);
+    cudaSetDevice(d0->dev);
+    graph = NULL;
+    cudaError_t e2 = cudaStreamEndCapture(d0->stream, &graph); /* always: leaves capture mode */
+    if (e == cudaSuccess) e = e2;
+    if (e == cudaSuccess) e = cudaGraphInstantiate(&d0->graph_exec[gi], graph, 0);
+    if (graph) cudaGraphDestroy(graph);
+    CGM_CUDA_TRY(err, e);
+  }
+  return CGM_OK;
+}
+
+static cudaError_t launch_batch(gpu_solver *S, int gi) {
+  if (!S->graphs) return enqueue_batch(S, gi);
+  return cudaGraphLaunch(S->dev[0].graph_exec[gi], S->dev[0].stream);
+}
+
+/* The host's part of the reliable updates (one GPU): when the iterated
+ * residual claims convergence, or (single and mixed precision) has fallen
+ * by CGM_RELIABLE_DELTA since the last replacement or not for a window of
+ * iterations, the true residual replaces it between two graphs. */
+typedef struct reliable {
+  bool on, reduced;
+  double thr; /* tol ||b|| */
+  double ref; /* the true residual at the last replacement */
+  int last;   /* its iteration */
+  cgm_reliable stall;
+} reliable;
+
+static bool reliable_due(const reliable *R, const cgm_cg_state *hs) {
+  if (!R->on) return false;
+  if (hs->done == CGM_RUN_CONVERGED) return true;
+  if (hs->done != CGM_RUN || !R->reduced) return false;
+  return sqrt(hs->rr_last) <= CGM_RELIABLE_DELTA * R->ref ||
+         hs->iter - R->last >= cgm_reliable_window(hs->iter);
+}
+
+/* Replaces the residual after the stream's work; *stop set when the solve
+ * ends here (converged, or stalled), with S->final the state to report. */
+static cgm_status reliable_step(gpu_solver *S, reliable *R, const cgm_cg_state *hs, bool *stop,
+                                cgm_error *err) {
+  const bool claimed = hs->done == CGM_RUN_CONVERGED;
+  double rt, xn;
+  cgm_status st = gs_replace(S, claimed, &rt, &xn, err);
+  if (st) return st;
+  S->final = *hs;
+  S->final.rr_last = rt * rt;
+  *stop = true;
+  if (rt <= R->thr) {
+    S->final.done = CGM_RUN_CONVERGED;
+  } else if (cgm_reliable_stalled(&R->stall, claimed, sqrt(hs->rr_last), rt, xn, hs->iter)) {
+    S->final.done = CGM_RUN_STALLED;
+  } else {
+    *stop = false;
+    R->ref = rt;
+    R->last = hs->iter;
+  }
+  return CGM_OK;
+}
+
+/* The graph loop: graph g+1 is queued before the host waits for graph g.
+ * Graph g copies device 0's state into host_state[g % 2] and is followed by
+ * event ev[g % 3]; its time is ev[(g - 1) % 3] -> ev[g % 3]. A replacement
+ * waits for the graph in flight (none is queued behind it), runs, and the
+ * next graph's time starts after it. */
+cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,
+                         const cgm_cg_state **fin, cgm_error *err) {
+  cgm_cuda_dev *d = &S->dev[0];
+  const int K = S->K;
+  /* graphs stopped early by a claim the true residual refutes: a few more */
+  int nbatch_max = pb->maxiter / K + 3 + (S->reliable ? 256 : 0);
+  double *batch = (double *)malloc(((size_t)nbatch_max + 1) * sizeof *batch);
+  int *active = (int *)malloc(((size_t)nbatch_max + 1) * sizeof *active);
+  cgm_status st = CGM_OK;
+  int nb = 0, last_iter = 0;
+  bool pending = false, queued = false;
+  reliable R = {S->reliable != 0,
+                S->reduced != 0,
+                pb->tol * pb->bnorm,
+                S->rt0,
+                0,
+                cgm_reliable_start(S->rt0, cgm_residual_roundoff(pb->opts.precision), pb->anorm)};
+  double t_start = cgm_now();
+  if (!batch || !active) {
+    st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+    goto out;
+  }
+  CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
+  CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[2], d->stream));
+  CGM_CUDA_GOTO(st, err, out, launch_batch(S, 0));
+  CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[0], d->stream));
+  for (int g = 0;; g++) {
+    queued = false;
+    if (g + 1 < nbatch_max && !pending) {
+      CGM_CUDA_GOTO(st, err, out, launch_batch(S, (g + 1) % 2));
+      CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[(g + 1) % 3], d->stream));
+      queued = true;
+    }
+    {
+      cudaError_t we = S->G > 1 ? gs_event_wait(d->ev[g % 3], gs_host_timeout(S))
+                                : cudaEventSynchronize(d->ev[g % 3]);
+      if (we == cudaErrorTimeout) {
+        st = cgm_fail(err, CGM_ERUNTIME,
+                      "the %d GPUs made no progress for %.0f s (%s exchange); the solve was "
+                      "abandoned: use --exchange halo",
+                      S->G, gs_host_timeout(S), cgm_exchange_name(pb->opts.exchange));
+        S->hung = 1;
+        goto out;
+      }
+      CGM_CUDA_GOTO(st, err, out, we);
+    }
+    float ms = 0;
+    CGM_CUDA_GOTO(st, err, out, cudaEventElapsedTime(&ms, d->ev[(g + 2) % 3], d->ev[g % 3]));
+    const cgm_cg_state *hs = d->host_state[g % 2];
+    batch[nb] = ms * 1e-3;
+    active[nb] = hs->iter - last_iter;
+    last_iter = hs->iter;
+    nb++;
+    /* host_state is read here anyway: the monitor costs no synchronisation */
+    cgm_monitor_report(&pb->opts, &S->mon_last, hs->iter, sqrt(hs->rr_last) / pb->bnorm, false);
+    const bool ended = hs->done != CGM_RUN && hs->done != CGM_RUN_CONVERGED;
+    if (!ended && (pending || reliable_due(&R, hs))) {
+      if (queued) { /* after the graph in flight, with nothing queued behind it */
+        pending = true;
+        continue;
+      }
+      pending = false;
+      bool stop = false;
+      if ((st = reliable_step(S, &R, hs, &stop, err))) goto out;
+      if (stop) {
+        *fin = &S->final;
+        break;
+      }
+      /* the next graph's time starts here */
+      CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[g % 3], d->stream));
+      if (g + 1 < nbatch_max) {
+        CGM_CUDA_GOTO(st, err, out, launch_batch(S, (g + 1) % 2));
+        CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[(g + 1) % 3], d->stream));
+      }
+      continue;
+    }
+    if (hs->done || g + 1 >= nbatch_max) {
+      *fin = hs;
+      break;
+    }
+  }
+  CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d->stream));
+  res->time_solve_s = cgm_now() - t_start;
+  {
+    /* Median over full graphs after the first (warm-up), per iteration. */
+    double *tt = (double *)malloc(((size_t)nb + 1) * sizeof *tt);
+    int nt = 0, isum = 0;
+    double tsum = 0.0;
+    for (int b = 0; b < nb; b++) {
+      tsum += batch[b];
+      isum += active[b];
+      if (b > 0 && active[b] == K && tt) tt[nt++] = batch[b] / K;
+    }
+    res->time_per_iter_s = nt > 0 ? cgm_median(tt, nt) : (isum > 0 ? tsum / isum : 0.0);
+    free(tt);
+  }
+out:
+  free(batch);
+  free(active);
+  return st;
+}

@@ -1,0 +1,72 @@
+/* The paper's host-driven loop (gpu_solver.h). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "common/timer.h"
+#include "solver/cuda/gpu_solver.h"
+
+cgm_status gs_host_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,
+                        cgm_cg_state *fin, cgm_error *err) {
+  const size_t w = gs_elem(S->prec);
+  int ntimed = pb->maxiter < CGM_MAX_TIMED ? pb->maxiter : CGM_MAX_TIMED, it = 0;
+  double *times = (double *)malloc(((size_t)ntimed + 1) * sizeof *times);
+  cgm_status st = CGM_OK;
+  double t0 = cgm_now(), tprev = t0;
+  if (!times) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  for (;;) {
+    const int slot = it % 2, prev = 1 - slot;
+    for (int g = 0; g < S->G; g++) {
+      cgm_cuda_dev *d = &S->dev[g];
+      cgm_out o = {};
+      gs_outputs(S, g, slot, 0, &o);
+      CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
+      CGM_CUDA_GOTO(st, err, out,
+                    cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, (char *)d->v + d->v_off * w, &o,
+                                    NULL, cgm_cuda_red(d, 0), d->state, NULL, d->sms, d->stream));
+    }
+    CGM_CUDA_GOTO(st, err, out, gs_host_reduce(S, slot, 0, 1));
+    for (int g = 0; g < S->G; g++) {
+      cgm_cuda_dev *d = &S->dev[g];
+      cgm_out o = {};
+      gs_outputs(S, g, slot, 1, &o);
+      CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
+      CGM_CUDA_GOTO(st, err, out,
+                    cgm_launch_cg4(S->prec, d->rows, d->state, 1, slot, prev, d->x, d->r,
+                                   (char *)d->v + d->v_off * w, d->u, d->dinv, &o,
+                                   cgm_cuda_red(d, 1), NULL, d->sms, d->stream));
+    }
+    CGM_CUDA_GOTO(st, err, out, gs_host_reduce(S, slot, 1, 2));
+    for (int g = 0; g < S->G; g++) {
+      cgm_cuda_dev *d = &S->dev[g];
+      CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
+      CGM_CUDA_GOTO(st, err, out,
+                    cgm_launch_cg5(S->prec, d->rows, d->state, 1, slot, prev,
+                                   (char *)d->v + d->v_off * w, d->r, d->dinv, NULL, d->sms,
+                                   d->stream));
+    }
+    CGM_CUDA_GOTO(st, err, out, gs_host_exchange(S));
+    cgm_cuda_dev *d0 = &S->dev[0];
+    CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d0->dev));
+    CGM_CUDA_GOTO(st, err, out,
+                  cudaMemcpyAsync(fin, d0->state, sizeof *fin, cudaMemcpyDeviceToHost, d0->stream));
+    for (int g = 0; g < S->G; g++)
+      CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(S->dev[g].stream));
+    it++;
+    double now = cgm_now();
+    if (it <= ntimed) times[it - 1] = now - tprev;
+    tprev = now;
+    if (pb->opts.monitor) { /* the callback's time is no iteration's */
+      cgm_monitor_report(&pb->opts, &S->mon_last, fin->iter, sqrt(fin->rr_last) / pb->bnorm, false);
+      tprev = cgm_now();
+    }
+    if (fin->done) break;
+  }
+  res->time_solve_s = cgm_now() - t0;
+  {
+    int nt = it < ntimed ? it : ntimed;
+    res->time_per_iter_s = nt > 1 ? cgm_median(times + 1, nt - 1) : (nt ? times[0] : 0.0);
+  }
+out:
+  free(times);
+  return st;
+}

@@ -1,0 +1,169 @@
+/* One CG iteration on every device (gpu_solver.h): the SpMV (interior and
+ * boundary rows with the halo exchange), then the single-reduction CG's
+ * update, or Algorithm 2's CG4 and CG5; the exchange follows the update. */
+#include "solver/cuda/gpu_solver.h"
+
+/* Where device g's reduction results go, and how many partials a consumer
+ * adds: every device's state (p2p, halo), the own total (one GPU), or the
+ * own local partial that NCCL or the host reduces. */
+void gs_outputs(const gpu_solver *S, int g, int slot, int which, cgm_out *o) {
+  o->n = 0;
+  o->carry = NULL;
+  if (S->mode == MODE_P2P || S->mode == MODE_HALO) {
+    for (int k = 0; k < S->G; k++) o->p[o->n++] = &S->dev[k].state->slot[g][slot].pq + which;
+  } else if (S->mode == MODE_ONE) {
+    o->p[o->n++] = &S->dev[g].state->slot[0][slot].pq + which;
+  } else {
+    o->p[o->n++] = &S->dev[g].state->local[slot].pq + which;
+  }
+}
+
+static int nparts(const gpu_solver *S) {
+  return S->mode == MODE_P2P || S->mode == MODE_HALO ? S->G : 1;
+}
+
+/* SpMV + CG3 on every device, the reduction of p . A p (cgg: u . A u, with
+ * the carried r . u and r . r). */
+static cudaError_t spmv_all(gpu_solver *S, int slot) {
+  for (int g = 0; g < S->G; g++) {
+    cgm_cuda_dev *d = &S->dev[g];
+    cudaError_t e = cudaSetDevice(d->dev);
+    if (e) return e;
+    cgm_out out = {};
+    gs_outputs(S, g, slot, 0, &out);
+    /* The single-reduction CG's r . u and r . r partials (its update's, or
+     * CG1's) ride with u . A u. */
+    if (S->cgg) out.carry = &d->state->local[slot].rz;
+    /* With the ll words the sums need no PQ flag (no system-scope fence on
+     * either side): cgg waits for the words themselves. */
+    if (S->ll) {
+      for (int k = 0; k < S->G; k++) out.p[k] = (double *)S->dev[k].state->ll[g];
+      out.ll = S->G;
+      out.n = 0;
+    }
+    void *v_own = (char *)d->v + d->v_off * gs_elem(S->prec);
+    /* The sum p . A p goes to every device, with the PQ flag. */
+    if (S->mode != MODE_HALO) {
+      cgm_sync y = gs_sync_for(S, g, gs_all_mask(S) & ~(1u << g), CGM_FLAG_VEC, slot + 1,
+                               gs_all_mask(S), CGM_FLAG_PQ, slot + 1);
+      if (S->ll) y.nraise = 0;
+      e = cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, &out, NULL, cgm_cuda_red(d, 0),
+                          d->state, &y, d->sms, d->stream);
+    } else {
+      /* Interior rows first (no foreign data), then the boundary rows once
+       * every neighbour's halo has arrived. The boundary launch finishes
+       * the sum; without boundary rows the interior one does, and a segment
+       * with neither still launches (one block) to deliver its zero. */
+      const bool last_is_a = d->A.present && !d->B.present;
+      cgm_out tmp = {};
+      tmp.p[0] = d->dot_tmp;
+      tmp.n = 1;
+      cgm_sync ya =
+          gs_sync_for(S, g, 0, 0, 0, last_is_a ? gs_all_mask(S) : 0u, CGM_FLAG_PQ, slot + 1);
+      /* No PDL into the interior SpMV: scheduled early, its full grid would
+       * hold the SMs when the pack (after CG5 or cgg, on the other stream) becomes
+       * ready, and the pack would wait for the whole interior SpMV. */
+      ya.overlap = 0;
+      if (S->ll) ya.nraise = 0;
+      /* S->late: the own pack's last block waits for the peers' packs
+       * (exchange), and the boundary SpMV follows the own pack (the event
+       * below): no wait at its start (it cost 3-4 us there, a system-scope
+       * fence and a poll per block), and nothing resident spins while a
+       * pack needs SMs. The pack's wait is over long before the interior
+       * SpMV is (docs/perf.md, "Where the 20 us went"). */
+      cgm_sync yb = gs_sync_for(S, g, S->late ? 0u : gs_recv_mask(S, g), CGM_FLAG_VEC, slot + 1,
+                                gs_all_mask(S), CGM_FLAG_PQ, slot + 1);
+      /* Without S->late (CGMODEL_LATE=0): its blocks spin until the peers'
+       * packs arrive, and the peers spin on ours: one block per SM stays free
+       * for the own pack. It also waits for the own pack, so CG4's blocks
+       * (full occupancy, spinning on the peers' sums, let in by PDL once this
+       * wait is over) never take the SMs from a pack still pending here. */
+      yb.leave = yb.wait_mask ? 1 : 0;
+      if (yb.wait_mask) yb.wait_mask |= gs_own_pack_flag(S, g);
+      if (S->ll) yb.nraise = 0;
+      if (e == cudaSuccess && d->A.present)
+        e = cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, last_is_a ? &out : &tmp, NULL,
+                            cgm_cuda_red(d, 0), d->state, &ya, d->sms, d->stream);
+      /* The first iteration of a graph reads halos that an earlier graph
+       * (or the set-up) delivered before this graph could start. */
+      for (int j = 0; j < S->G && e == cudaSuccess && S->pack_recorded && !S->flags; j++) {
+        const cgm_cuda_dev *dj = &S->dev[j];
+        for (int k = 0; k < dj->pack.ndst; k++)
+          if (dj->pack.dst[k] >= d->v &&
+              (char *)dj->pack.dst[k] < (char *)d->v + d->v_len * gs_elem(S->prec))
+            e = cudaStreamWaitEvent(d->stream, dj->ev_pack, 0);
+      }
+      if (e == cudaSuccess && S->late && S->pack_recorded)
+        e = cudaStreamWaitEvent(d->stream, d->ev_pack, 0);
+      if (e == cudaSuccess && (d->B.present || (S->flags && !d->A.present)))
+        e = cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, &out,
+                            d->A.present ? d->dot_tmp : NULL, cgm_cuda_red(d, 3), d->state, &yb,
+                            d->sms, d->stream);
+    }
+    if (e) return e;
+  }
+  if (S->mode == MODE_NCCL) return gs_nccl_allreduce(S, slot, 0, S->cgg ? 3 : 1);
+  return gs_all_to_all(S, &cgm_cuda_dev::ev_a);
+}
+
+static cudaError_t cg4_all(gpu_solver *S, int slot, int prev) {
+  for (int g = 0; g < S->G; g++) {
+    cgm_cuda_dev *d = &S->dev[g];
+    cgm_out out = {};
+    gs_outputs(S, g, slot, 1, &out);
+    cgm_sync y = gs_sync_for(S, g, gs_all_mask(S), CGM_FLAG_PQ, slot + 1, gs_all_mask(S),
+                             CGM_FLAG_RZ, slot + 1);
+    cudaError_t e = cudaSetDevice(d->dev);
+    if (e == cudaSuccess)
+      e = cgm_launch_cg4(S->prec, d->rows, d->state, nparts(S), slot, prev, d->x, d->r,
+                         (char *)d->v + d->v_off * gs_elem(S->prec), d->u, d->dinv, &out,
+                         cgm_cuda_red(d, 1), &y, d->sms, d->stream);
+    if (e) return e;
+  }
+  if (S->mode == MODE_NCCL) return gs_nccl_allreduce(S, slot, 1, 2);
+  return gs_all_to_all(S, &cgm_cuda_dev::ev_b);
+}
+
+static cudaError_t cg5_all(gpu_solver *S, int slot, int prev) {
+  for (int g = 0; g < S->G; g++) {
+    cgm_cuda_dev *d = &S->dev[g];
+    cgm_sync y = gs_sync_for(S, g, gs_all_mask(S), CGM_FLAG_RZ, slot + 1, 0, 0, 0);
+    cudaError_t e = cudaSetDevice(d->dev);
+    if (e == cudaSuccess)
+      e = cgm_launch_cg5(S->prec, d->rows, d->state, nparts(S), slot, prev,
+                         (char *)d->v + d->v_off * gs_elem(S->prec), d->r, d->dinv, &y, d->sms,
+                         d->stream);
+    if (e) return e;
+  }
+  return gs_exchange(S, slot);
+}
+
+/* The single-reduction CG's update on every device, after all SpMV sums
+ * (the PQ flags); its own partials of the next r . u and r . r stay local
+ * until the next SpMV carries them. */
+static cudaError_t cgg_all(gpu_solver *S, int slot, int prev) {
+  for (int g = 0; g < S->G; g++) {
+    cgm_cuda_dev *d = &S->dev[g];
+    cgm_out out = {};
+    out.p[0] = &d->state->local[(slot + 1) % S->K].rz;
+    out.n = 1;
+    cgm_sync y = gs_sync_for(S, g, gs_all_mask(S), CGM_FLAG_PQ, slot + 1, 0, 0, 0);
+    y.ll = S->ll;
+    cudaError_t e = cudaSetDevice(d->dev);
+    if (e == cudaSuccess)
+      e = cgm_launch_cgg(S->prec, d->rows, d->state, nparts(S), slot, prev, d->x,
+                         (char *)d->v + d->v_off * gs_elem(S->prec), d->r /* p */, d->u, d->s,
+                         d->dinv, &out, cgm_cuda_red(d, 1), &y, d->sms, d->stream);
+    if (e) return e;
+  }
+  return gs_exchange(S, slot);
+}
+
+cudaError_t gs_iteration(gpu_solver *S, int slot) {
+  const int prev = (slot + S->K - 1) % S->K;
+  cudaError_t e = spmv_all(S, slot);
+  if (S->cgg) return e == cudaSuccess ? cgg_all(S, slot, prev) : e;
+  if (e == cudaSuccess) e = cg4_all(S, slot, prev);
+  if (e == cudaSuccess) e = cg5_all(S, slot, prev);
+  return e;
+}

@@ -1,0 +1,41 @@
+/* Reliable updates on one GPU (gpu_solver.h): the true residual b - A x,
+ * in double (mixed: with the solution folded into x_hi and the matrix's
+ * double values) or in the iteration's precision, replaces the iterated
+ * one between two graphs. */
+#include <math.h>
+
+#include "solver/cuda/gpu_solver.h"
+
+cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_error *err) {
+  cgm_cuda_dev *d = &S->dev[0];
+  const cgm_reduce_buf red = cgm_cuda_red(d, CGM_RED_RELIABLE);
+  /* Where the iteration keeps its residual: cgg preconditioned in v (the
+   * vector its SpMV reads) with s = A p beside; Algorithm 2 in r, with its
+   * direction in v (restarted from the new residual after a claim). */
+  void *z = S->cgg ? d->v : d->r, *v = S->cgg || !restart ? NULL : d->v;
+  const void *sp = S->cgg ? d->s : NULL;
+  CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
+  if (d->mixed) {
+    CGM_CUDA_TRY(err, cgm_launch_fold(d->rows, d->x_hi, (float *)d->x, d->dot_tmp + 3, red, d->sms,
+                                      d->stream));
+    CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L_hi, CGM_PREC_DOUBLE, d->x_hi, d->y_hi, NULL, NULL,
+                                      NULL, cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream));
+    CGM_CUDA_TRY(err, cgm_launch_replace(CGM_PREC_DOUBLE, CGM_PREC_SINGLE, d->rows, S->cgg, d->b,
+                                         d->y_hi, d->dinv, z, v, NULL, sp, d->dot_tmp, red, d->sms,
+                                         d->stream));
+  } else {
+    /* u (A's product's place) is free between iterations: A x goes there */
+    CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L, S->prec, d->x, d->u, NULL, NULL, NULL,
+                                      cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream));
+    CGM_CUDA_TRY(err, cgm_launch_replace(S->prec, S->prec, d->rows, S->cgg, d->b, d->u, d->dinv, z,
+                                         v, d->x, sp, d->dot_tmp, red, d->sms, d->stream));
+  }
+  CGM_CUDA_TRY(err, cgm_launch_resume(d->state, d->dot_tmp, S->cgg, restart, d->stream));
+  double out[5];
+  CGM_CUDA_TRY(err,
+               cudaMemcpyAsync(out, d->dot_tmp, sizeof out, cudaMemcpyDeviceToHost, d->stream));
+  CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
+  *rt = sqrt(out[0]);
+  *xn = sqrt(out[3]);
+  return CGM_OK;
+}

@@ -1,0 +1,710 @@
+/* The pipeline's steps on the CPU: which calibrated devices are this
+ * machine's (cgm_host_match) and the tuner's choice among them
+ * (cgm_autotune) on constructed devices; solve end to end (cgm_run_solve)
+ * with and without a database; validate's tuner choice and regret on a
+ * calibrated CPU database made here, where the tuner and "the smallest
+ * prediction" disagree; the matrix lists; the calibration a picture
+ * draws; and the keys of the JSON builders, in order. */
+#define _DEFAULT_SOURCE /* mkdtemp */
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgmodel/pipeline.h"
+#include "pipeline/json.h"
+#include "test_util.h"
+
+static char tmpdir[256];
+
+static void tmp_path(char *buf, size_t n, const char *name) {
+  snprintf(buf, n, "%s/%s", tmpdir, name);
+}
+
+/* ------------------------------------------------ constructed devices --- */
+
+/* Curves rising to nu GB/s for every kernel the refined model needs (the
+ * SpMV of every block size, CG4, CG5, the exchanges of 2..8 GPUs). */
+static void curves(cgm_device_model *m, int width, double nu) {
+  memset(m, 0, sizeof *m);
+  m->width = width;
+  for (int b = 0; b < 4; b++) m->spmv[b] = (cgm_sigmoid){20.0, 1.4, nu}, m->have_spmv[b] = true;
+  m->cg4 = (cgm_sigmoid){19.5, 1.4, nu};
+  m->cg5 = (cgm_sigmoid){19.0, 1.4, nu};
+  m->have_vec = true;
+  for (int ex = 0; ex < 4; ex++)
+    for (int g = 2; g <= 8; g++)
+      m->xfer[ex][g] = (cgm_sigmoid){17.0, 1.44, 300.0}, m->have_xfer[ex][g] = true;
+}
+
+/* A device calibrated in double precision only. */
+static cgm_tuner_device device(const char *name, bool cpu, int gpus, int64_t mem, double nu,
+                               int64_t cal) {
+  cgm_tuner_device d;
+  memset(&d, 0, sizeof d);
+  snprintf(d.name, sizeof d.name, "%s", name);
+  d.is_cpu = cpu;
+  d.gpus = gpus;
+  d.mem_bytes = mem;
+  d.calibration_id = cal;
+  if (!cpu) snprintf(d.cg, sizeof d.cg, "cgg");
+  curves(&d.model[CGM_PREC_DOUBLE], 8, nu);
+  d.paper[CGM_PREC_DOUBLE] = d.model[CGM_PREC_DOUBLE];
+  d.have[CGM_PREC_DOUBLE] = true;
+  return d;
+}
+
+static cgm_host host(const char *cpu, const char *gpu, int gpus) {
+  cgm_host h;
+  memset(&h, 0, sizeof h);
+  snprintf(h.cpu, sizeof h.cpu, "%s", cpu);
+  snprintf(h.gpu, sizeof h.gpu, "%s", gpu);
+  h.gpus = gpus;
+  return h;
+}
+
+static void test_host_match(void) {
+  cgm_tuner_device devs[3] = {device("Test GPU", false, 4, 0, 2900, 1),
+                              device("Other CPU (2 threads)", true, 1, 0, 20, 2),
+                              device("Test CPU (2 threads)", true, 1, 0, 20, 3)};
+  cgm_host h = host("Test CPU (2 threads)", "Test GPU", 2);
+  cgm_host_devices m = cgm_host_match(&h, devs, 3);
+  CHECK_MSG(m.cpu == 2 && m.gpu == 0, "cpu %d gpu %d", m.cpu, m.gpu);
+  /* The thread count is part of the CPU's name: another count is another device. */
+  h = host("Test CPU (1 thread)", "Test GPU", 2);
+  m = cgm_host_match(&h, devs, 3);
+  CHECK(m.cpu == -1 && m.gpu == 0);
+  /* No GPU present: a calibration of its model is not this machine's. */
+  h = host("Test CPU (2 threads)", "Test GPU", 0);
+  m = cgm_host_match(&h, devs, 3);
+  CHECK(m.cpu == 2 && m.gpu == -1);
+  h = host("Test CPU (2 threads)", "", 1);
+  CHECK(cgm_host_match(&h, devs, 3).gpu == -1);
+  /* A CPU is never matched by a GPU's calibration of the same name. */
+  h = host("Test GPU", "Test CPU (2 threads)", 1);
+  m = cgm_host_match(&h, devs, 3);
+  CHECK(m.cpu == -1 && m.gpu == -1);
+  /* The real machine: its CPU at least is described. */
+  cgm_host here;
+  cgm_host_describe(&here);
+  CHECK_MSG(strstr(here.cpu, "thread") && here.gpus == cgm_cuda_device_count(), "'%s', %d GPUs",
+            here.cpu, here.gpus);
+}
+
+/* cgm_autotune: the devices it may use, the GPUs present, the constraints. */
+static void test_autotune(void) {
+  cgm_error err = {0};
+  cgm_csr A;
+  CHECK_OK(cgm_gen_poisson3d(48, &A, &err));
+  cgm_features f;
+  CHECK_OK(cgm_plan_features(&A, &f, &err));
+  /* The GPU's memory per GPU: a third of what one GPU needs at N = 1, so
+   * the matrix fits on 4 GPUs and not on 2. */
+  cgm_tuner_device devs[2] = {device("Test GPU", false, 4, 0, 2900, 11),
+                              device("Test CPU (2 threads)", true, 1, 0, 20, 12)};
+  cgm_tuner_opts to = cgm_tuner_opts_default();
+  cgm_candidate *c = NULL;
+  int nc = 0;
+  CHECK_OK(cgm_tuner_candidates(&A, &f, devs, 1, &to, &c, &nc, &err));
+  int64_t one = 0;
+  for (int i = 0; i < nc; i++)
+    if (c[i].backend == CGM_BACKEND_CUDA && c[i].gpus == 1 && c[i].block == 1)
+      one = c[i].memory_bytes;
+  free(c);
+  CHECK(one > 0);
+  devs[0].mem_bytes = one / 3;
+
+  cgm_host h = host("Test CPU (2 threads)", "Test GPU", 4);
+  cgm_autotune_opts none = {0};
+  cgm_solve_opts o = cgm_solve_opts_default();
+  o.threads = 3; /* not the tuner's: left as given */
+  cgm_autotune_result r;
+  CHECK_OK(cgm_autotune(&A, &f, devs, 2, &h, &none, &o, &r, &err));
+  CHECK_MSG(r.chosen && r.choice.device == 0 && r.choice.gpus >= 3, "%s", r.why);
+  CHECK(o.backend == r.choice.backend && o.precision == CGM_PREC_DOUBLE);
+  CHECK(o.gpus == r.choice.gpus && o.layout.n == r.choice.block && o.exchange == r.choice.exchange);
+  CHECK(o.layout.bx == cgm_plan_layout_params(&A, r.choice.block, r.choice.gpus).bx);
+  CHECK(o.threads == 3 && strstr(r.why, "x Test GPU"));
+
+  /* Two GPUs here: the 4-GPU calibration predicts only as many, where the
+   * matrix does not fit: the CPU. */
+  h.gpus = 2;
+  o = cgm_solve_opts_default();
+  CHECK_OK(cgm_autotune(&A, &f, devs, 2, &h, &none, &o, &r, &err));
+  CHECK_MSG(r.chosen && r.choice.device == 1 && o.backend == CGM_BACKEND_CPU, "%s", r.why);
+  CHECK(r.choice.gpus == 0 && o.gpus == 1 && strstr(r.why, "the CPU"));
+
+  /* --backend cpu keeps the CPU alone, even where the GPU is faster. */
+  h.gpus = 4;
+  cgm_autotune_opts cpu = {.backend_given = true, .backend = CGM_BACKEND_CPU};
+  o = cgm_solve_opts_default();
+  CHECK_OK(cgm_autotune(&A, &f, devs, 2, &h, &cpu, &o, &r, &err));
+  CHECK(r.chosen && r.choice.device == 1 && o.backend == CGM_BACKEND_CPU);
+  /* --backend cuda on a machine whose GPU is not calibrated: nothing. */
+  cgm_autotune_opts cuda = {.backend_given = true, .backend = CGM_BACKEND_CUDA};
+  cgm_host other = host("Test CPU (2 threads)", "Another GPU", 4);
+  o = cgm_solve_opts_default();
+  const cgm_solve_opts before = o;
+  CHECK_OK(cgm_autotune(&A, &f, devs, 2, &other, &cuda, &o, &r, &err));
+  CHECK_MSG(!r.chosen && strstr(r.why, "no calibration of this machine's devices"), "%s", r.why);
+  CHECK(!memcmp(&o, &before, sizeof o)); /* untouched without a choice */
+  /* --precision single against double-only calibrations: the tuner's reason. */
+  cgm_autotune_opts single = {.precision_given = true, .precision = CGM_PREC_SINGLE};
+  CHECK_OK(cgm_autotune(&A, &f, devs, 2, &h, &single, &o, &r, &err));
+  CHECK_MSG(!r.chosen && strstr(r.why, "no configuration to run"), "%s", r.why);
+  cgm_csr_free(&A);
+}
+
+/* ------------------------------------------- a calibrated CPU database --- */
+
+static const char test_cpu[] = "Test CPU (2 threads)";
+
+static void add_fit(cgm_db *db, int64_t cal, const char *kernel, const char *variant, int block,
+                    double nu) {
+  cgm_db_fit f;
+  memset(&f, 0, sizeof f);
+  snprintf(f.kernel, sizeof f.kernel, "%s", kernel);
+  snprintf(f.variant, sizeof f.variant, "%s", variant);
+  f.precision = CGM_PREC_DOUBLE;
+  f.block = block;
+  f.kind = CGM_FIT_REL;
+  f.mu = 16.0;
+  f.sigma = 1.5;
+  f.nu = nu;
+  f.r2 = 0.99;
+  f.n = 10;
+  f.converged = 1;
+  f.m_lo = f.m_hi = NAN;
+  cgm_error err = {0};
+  CHECK_OK(cgm_db_fit_add(db, cal, &f, &err));
+}
+
+/* A complete calibration of a device (kind "cpu" or "cuda") with the
+ * SpMV's rate at N = 1, 2, 4, 8 and the vector kernels' given (GB/s);
+ * returns its id. */
+static int64_t calibrate_device(cgm_db *db, const char *kind, const char *model, const double nu[4],
+                                double vec) {
+  cgm_error err = {0};
+  cgm_db_device d;
+  memset(&d, 0, sizeof d);
+  snprintf(d.name, sizeof d.name, "%s", strcmp(kind, "cpu") ? "cuda:0" : "cpu");
+  snprintf(d.kind, sizeof d.kind, "%s", kind);
+  snprintf(d.model, sizeof d.model, "%s", model);
+  snprintf(d.host, sizeof d.host, "testhost");
+  d.threads = 2;
+  CHECK_OK(cgm_db_device_get_or_add(db, &d, &err));
+  cgm_db_calibration c;
+  memset(&c, 0, sizeof c);
+  c.device_id = d.id;
+  snprintf(c.options, sizeof c.options, "{\"device\":\"%s\",\"gpus\":1}", d.name);
+  CHECK_OK(cgm_db_calibration_add(db, &c, &err));
+  add_fit(db, c.id, "cg4", "", 0, vec);
+  add_fit(db, c.id, "cg5", "", 0, vec);
+  for (int b = 0; b < 4; b++) add_fit(db, c.id, "spmv", "mesh", cgm_block_sizes[b], nu[b]);
+  CHECK_OK(cgm_db_calibration_finish(db, c.id, 1.0, &err));
+  return c.id;
+}
+
+/* The same of the test CPU. */
+static int64_t calibrate(cgm_db *db, const double nu[4]) {
+  return calibrate_device(db, "cpu", test_cpu, nu, 20.0);
+}
+
+/* The refined model's time of the CPU candidates at N = 1 and 2 (as the
+ * tuner computes them). */
+static void cpu_times(cgm_db *db, const cgm_csr *A, const cgm_features *f, double t[2]) {
+  cgm_error err = {0};
+  cgm_tuner_device *devs = NULL;
+  int n = 0;
+  CHECK_OK(cgm_load_devices(db, "cpu", &devs, &n, &err));
+  cgm_tuner_opts to = cgm_tuner_opts_default();
+  cgm_candidate *c = NULL;
+  int nc = 0;
+  t[0] = t[1] = NAN;
+  if (n == 1) CHECK_OK(cgm_tuner_candidates(A, f, devs, 1, &to, &c, &nc, &err));
+  for (int i = 0; i < nc; i++)
+    if (c[i].block <= 2) t[c[i].block - 1] = c[i].time_per_iter_s;
+  free(c);
+  free(devs);
+}
+
+/* A Poisson grid of n x n written to the file `name` of the test's folder
+ * (its path in path). */
+static void grid_file(const char *name, int n, cgm_csr *A, char *path, size_t np) {
+  cgm_error err = {0};
+  tmp_path(path, np, name);
+  CHECK_OK(cgm_gen_poisson2d(n, A, &err));
+  CHECK_OK(cgm_mm_write_csr(path, A, false, &err));
+}
+
+static int count_solves(const cgm_db_solve *s, void *ctx) {
+  (void)s;
+  ++*(int *)ctx;
+  return 0;
+}
+
+typedef struct {
+  int info, warning, error, progress;
+  char last[1100];
+} notes;
+
+static void take_note(void *ctx, cgm_note_kind kind, const char *msg) {
+  notes *n = ctx;
+  n->info += kind == CGM_NOTE_INFO;
+  n->warning += kind == CGM_NOTE_WARNING;
+  n->error += kind == CGM_NOTE_ERROR;
+  snprintf(n->last, sizeof n->last, "%s", msg);
+}
+
+static void take_progress(void *ctx, int done, int total) {
+  notes *n = ctx;
+  CHECK(done == ++n->progress && total == 2);
+}
+
+/* validate on the test CPU: N = 2 predicted 0.5% faster than N = 1 (the
+ * smallest prediction), N = 1 first within the tuner's 1% (its choice):
+ * the regret must be that of N = 1. */
+static void test_validate(void) {
+  cgm_error err = {0};
+  char dbp[512], mtx[512], bad[512];
+  tmp_path(dbp, sizeof dbp, "validate.db");
+  tmp_path(bad, sizeof bad, "unsym.mtx");
+  cgm_csr A;
+  grid_file("grid.mtx", 40, &A, mtx, sizeof mtx);
+  cgm_features f;
+  CHECK_OK(cgm_plan_features(&A, &f, &err));
+  /* An unsymmetric matrix: skipped with a note. */
+  cgm_csr U;
+  CHECK_OK(cgm_gen_poisson2d(4, &U, &err));
+  U.val[1] += 0.5;
+  CHECK_OK(cgm_mm_write_csr(bad, &U, false, &err));
+  cgm_csr_free(&U);
+
+  /* Two calibrations: the first measures how the SpMV's rate at N = 2
+   * moves its time (t = spmv / nu + vectors), the second (newer, the one
+   * loaded) sets it 0.5% under N = 1's. */
+  cgm_db *db = NULL;
+  CHECK_OK(cgm_open_database(dbp, true, &db, &err));
+  if (!db) return;
+  double t1[2], t2[2];
+  calibrate(db, (double[4]){10.0, 10.0, 1.0, 1.0});
+  cpu_times(db, &A, &f, t1);
+  calibrate(db, (double[4]){10.0, 20.0, 1.0, 1.0});
+  cpu_times(db, &A, &f, t2);
+  const double spmv2 = 2.0 * (t1[1] - t2[1]), vec2 = t1[1] - spmv2; /* at nu = 10 */
+  const double nu2 = 10.0 * spmv2 / (0.995 * t1[0] - vec2);
+  CHECK_MSG(nu2 > 0, "N = 2 cannot come within 1%% of N = 1 (%g, %g)", t1[0], t1[1]);
+  calibrate(db, (double[4]){10.0, nu2, 1.0, 1.0});
+  double t[2];
+  cpu_times(db, &A, &f, t);
+  CHECK_MSG(t[1] < t[0] && t[1] > 0.99 * t[0], "N = 1 %g s, N = 2 %g s", t[0], t[1]);
+
+  /* A GPU here, calibrated 100x faster than the CPU, whose runs fail
+   * (a CPU-only build, or no GPU after all): the tuner must choose among
+   * what was measured, never the GPU. Its calibration is of the classic
+   * CG (none recorded): a warning. */
+  calibrate_device(db, "cuda", "Test GPU", (double[4]){1000.0, 1000.0, 1000.0, 1000.0}, 2000.0);
+
+  char *mats[] = {mtx, bad};
+  cgm_host h = host(test_cpu, "Test GPU", 1);
+  notes n = {0};
+  cgm_validate_opts o;
+  memset(&o, 0, sizeof o);
+  o.matrices = mats;
+  o.nmatrices = 2;
+  o.source = tmpdir;
+  o.backends = (1u << CGM_BACKEND_CPU) | (1u << CGM_BACKEND_CUDA) | (1u << CGM_BACKEND_CUSPARSE);
+  o.precisions = 1u << CGM_PREC_DOUBLE;
+  o.iters = 10;
+  o.repeat = 1;
+  o.gpu = cgm_gpu_opts_default();
+  o.host = &h;
+  o.progress = take_progress;
+  o.note = take_note;
+  o.ctx = &n;
+  cgm_validate_report r;
+  CHECK_OK(cgm_validate(db, &o, &r, &err));
+  CHECK_MSG(r.nrows == 4 && r.ngroups == 4 && r.nmatrices == 1, "%d rows, %d groups, %d matrices",
+            r.nrows, r.ngroups, r.nmatrices);
+  CHECK(n.progress == 2 && n.info == 1 && strstr(n.last, "unsym.mtx: matrix is not symmetric"));
+  CHECK(n.warning == 1);
+  if (r.nmatrices == 1 && r.nrows == 4) {
+    const cgm_validate_matrix *m = &r.matrices[0];
+    CHECK(!strcmp(m->matrix, "grid.mtx"));
+    CHECK_MSG(m->choice >= 0 && r.rows[m->choice].block == 1,
+              "the tuner chose N = %d (the smallest prediction is N = 2)",
+              m->choice >= 0 ? r.rows[m->choice].block : -1);
+    int best = 0;
+    for (int i = 0; i < r.nrows; i++) {
+      CHECK(r.rows[i].backend == CGM_BACKEND_CPU && r.rows[i].gpus == 0 &&
+            r.rows[i].block == cgm_block_sizes[i] && r.rows[i].measured_s > 0);
+      CHECK(isfinite(r.rows[i].predicted_s) && isfinite(r.rows[i].predicted_paper_s));
+      if (r.rows[i].measured_s < r.rows[best].measured_s) best = i;
+    }
+    CHECK_NEAR(r.rows[1].predicted_s, t[1], 1e-9); /* validate predicts what the tuner does */
+    CHECK(m->best == best);
+    if (m->choice >= 0) {
+      const double want = r.rows[m->choice].measured_s / r.rows[best].measured_s;
+      CHECK_NEAR(m->regret, want, 1e-12);
+      CHECK(r.regret_count == 1 && r.within_5 == (want <= 1.05) && r.within_10 == (want <= 1.10));
+      CHECK_NEAR(r.mean_regret, want, 1e-12);
+      CHECK_NEAR(r.max_regret, want, 1e-12);
+    }
+    const cgm_validate_group *g = &r.groups[2];
+    const double e = fabs(r.rows[2].predicted_s - r.rows[2].measured_s) / r.rows[2].measured_s;
+    CHECK(g->block == 4 && g->count == 1 && g->paper_count == 1);
+    CHECK_NEAR(g->avg_rel_error, e, 1e-12);
+    CHECK_NEAR(g->median_rel_error, e, 1e-12);
+    CHECK(g->variance == 0);
+  }
+  int solves = 0;
+  CHECK_OK(cgm_db_solves(db, count_solves, &solves, &err));
+  CHECK_MSG(solves == 4, "%d solves recorded", solves);
+  cgm_validate_report_free(&r);
+
+  /* Only the GPU asked for, and none here: refused, nothing measured. */
+  h.gpus = 0;
+  o.backends = 1u << CGM_BACKEND_CUDA;
+  CHECK(cgm_validate(db, &o, &r, &err) == CGM_EINPUT);
+  CHECK_MSG(strstr(err.msg, "no calibration of this machine's devices"), "%s", err.msg);
+  cgm_validate_report_free(&r);
+  /* Every matrix skipped: nothing was measured, naming the source. */
+  o.backends = 1u << CGM_BACKEND_CPU;
+  o.matrices = mats + 1;
+  o.nmatrices = 1;
+  o.progress = NULL;
+  CHECK(cgm_validate(db, &o, &r, &err) == CGM_EINPUT);
+  CHECK_MSG(strstr(err.msg, "nothing was measured") && strstr(err.msg, tmpdir), "%s", err.msg);
+  cgm_validate_report_free(&r);
+  cgm_db_close(db);
+  cgm_csr_free(&A);
+}
+
+/* ------------------------------------------------------ solve end to end --- */
+
+static void test_run_solve(void) {
+  cgm_error err = {0};
+  char dbp[512], mtx[512], rhs[512], none[512];
+  tmp_path(dbp, sizeof dbp, "solve.db");
+  tmp_path(rhs, sizeof rhs, "short.mtx");
+  tmp_path(none, sizeof none, "none.db");
+  cgm_csr A;
+  grid_file("solve.mtx", 30, &A, mtx, sizeof mtx);
+  double b[5] = {1, 2, 3, 4, 5};
+  CHECK_OK(cgm_mm_write_vector(rhs, b, 5, &err));
+  cgm_db *db = NULL;
+  CHECK_OK(cgm_open_database(dbp, true, &db, &err));
+  if (!db) return;
+  const int64_t cal = calibrate(db, (double[4]){10.0, 10.0, 10.0, 10.0});
+  cgm_db_close(db);
+
+  cgm_host h = host(test_cpu, "", 0);
+  notes n = {0};
+  cgm_run_solve_opts o;
+  memset(&o, 0, sizeof o);
+  o.matrix = mtx;
+  o.solve = cgm_solve_opts_default();
+  o.solve.layout.n = 2;
+  o.host = &h;
+  o.note = take_note;
+  o.note_ctx = &n;
+  /* No database, no record: the solve alone. */
+  cgm_solve_report r;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK);
+  CHECK(r.solved && r.result.converged && r.x && r.nrows == 900 && r.ncols == 900);
+  CHECK(r.nnz == A.nnz && r.matrix == mtx && r.opts.layout.n == 2 && r.opts.layout.bx >= 1);
+  CHECK(r.solution_error >= 0 && r.solution_error < 1e-6 && fabs(r.x[17] - 1.0) < 1e-6);
+  CHECK(r.tol == 1e-8 && r.maxiter == cgm_solve_maxiter(&r.opts, 900));
+  CHECK(isnan(r.predicted) && r.calibration_id == 0 && !r.autotuned);
+  CHECK(r.time_read_s > 0 && r.time_analyse_s >= 0 && r.time_analyse_s < r.time_read_s + 1);
+  cgm_solve_report_free(&r);
+
+  /* With the database: predicted from the test CPU's calibration, recorded. */
+  o.db_path = dbp;
+  o.record = true;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK);
+  CHECK_MSG(isfinite(r.predicted) && r.predicted > 0 && r.calibration_id == cal, "%g, %lld",
+            r.predicted, (long long)r.calibration_id);
+  cgm_solve_report_free(&r);
+  /* --threads: no calibration predicts it. */
+  o.solve.threads = 1;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK && isnan(r.predicted));
+  cgm_solve_report_free(&r);
+  o.solve.threads = 0;
+  /* --auto: the choice applied, said once as info. */
+  o.autotune = true;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK);
+  CHECK_MSG(r.autotuned && strstr(r.why, "the CPU") && n.info == 1 && !strcmp(n.last, r.why), "%s",
+            r.why);
+  CHECK(r.opts.backend == CGM_BACKEND_CPU && isfinite(r.predicted));
+  cgm_solve_report_free(&r);
+  db = NULL;
+  CHECK_OK(cgm_open_database(dbp, false, &db, &err));
+  int solves = 0;
+  if (db) CHECK_OK(cgm_db_solves(db, count_solves, &solves, &err));
+  cgm_db_close(db);
+  CHECK_MSG(solves == 3, "%d solves recorded", solves);
+  /* --auto on a machine of no calibrated device: nothing to run. */
+  cgm_host other = host("Another CPU (2 threads)", "", 0);
+  o.host = &other;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_EINPUT);
+  CHECK(r.auto_none && !r.solved && !r.x && strstr(err.msg, "no calibration of this machine"));
+  cgm_solve_report_free(&r);
+  o.host = &h;
+  /* --auto without the database file: refused, and none created. */
+  o.db_path = none;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_EINPUT);
+  CHECK_MSG(!r.auto_none && strstr(err.msg, "no calibration yet"), "%s", err.msg);
+  CHECK(access(none, F_OK) != 0);
+  cgm_solve_report_free(&r);
+  /* A right-hand side of the wrong length: bad input, nothing solved. */
+  o.autotune = false;
+  o.rhs = rhs;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_EINPUT && !r.solved);
+  CHECK_MSG(strstr(err.msg, "has 5 entries but") && strstr(err.msg, "has 900 rows"), "%s", err.msg);
+  cgm_solve_report_free(&r);
+  /* Not converged: the report complete, CGM_ENOCONV. */
+  o.rhs = NULL;
+  o.solve.maxiter = 2;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_ENOCONV);
+  CHECK(r.solved && !r.result.converged && r.result.iterations == 2 && r.maxiter == 2);
+  cgm_solve_report_free(&r);
+  CHECK(n.warning == 0 && n.error == 0);
+  cgm_csr_free(&A);
+}
+
+/* ------------------------------------------------------- matrix lists --- */
+
+static void test_matrix_paths(void) {
+  cgm_error err = {0};
+  char dir[512], p[600], list[512];
+  tmp_path(dir, sizeof dir, "set");
+  CHECK(mkdir(dir, 0700) == 0);
+  const char *names[] = {"b.mtx", "a.mtx", "c.txt", "x.mtx.gz"};
+  for (int i = 0; i < 4; i++) {
+    snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+    FILE *f = fopen(p, "w");
+    if (f) fclose(f);
+  }
+  char **v = NULL;
+  int n = 0;
+  CHECK_OK(cgm_matrix_paths(dir, &v, &n, &err));
+  CHECK_MSG(n == 2 && strstr(v[0], "/a.mtx") && strstr(v[1], "/b.mtx"), "%d paths", n);
+  cgm_matrix_paths_free(v, n);
+  tmp_path(list, sizeof list, "list.txt");
+  FILE *f = fopen(list, "w");
+  if (f) {
+    fputs("# a comment\n\none.mtx\r\ntwo.mtx\n", f);
+    fclose(f);
+  }
+  CHECK_OK(cgm_matrix_paths(list, &v, &n, &err));
+  CHECK(n == 2 && !strcmp(v[0], "one.mtx") && !strcmp(v[1], "two.mtx"));
+  cgm_matrix_paths_free(v, n);
+  tmp_path(p, sizeof p, "nowhere");
+  CHECK(cgm_matrix_paths(p, &v, &n, &err) == CGM_EINPUT && n == 0 && !v);
+  CHECK_MSG(strstr(err.msg, "nowhere: no matrices"), "%s", err.msg);
+}
+
+/* ---------------------------------------------------------------- JSON --- */
+
+/* The keys of a JSON object, in order, as "a,b,c". */
+static void keys(const cJSON *o, char *buf, size_t n) {
+  buf[0] = 0;
+  for (const cJSON *k = o ? o->child : NULL; k; k = k->next) {
+    size_t l = strlen(buf);
+    snprintf(buf + l, n - l, "%s%s", l ? "," : "", k->string);
+  }
+}
+
+#define CHECK_KEYS(obj, want)                                                                      \
+  do {                                                                                             \
+    char _k[1024];                                                                                 \
+    keys((obj), _k, sizeof _k);                                                                    \
+    CHECK_MSG(!strcmp(_k, (want)), "keys %s, want %s", _k, (want));                                \
+  } while (0)
+
+static void test_json(void) {
+  /* solve --json: every key of docs/cli.md in order, the optional ones
+   * only when they apply, the phase times last. */
+  cgm_solve_report s;
+  memset(&s, 0, sizeof s);
+  s.matrix = "A.mtx";
+  s.opts = cgm_solve_opts_default();
+  s.predicted = NAN;
+  s.solution_error = -1;
+  s.time_read_s = 0.25;
+  cJSON *j = cgm_solve_report_json(&s);
+  CHECK_KEYS(j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
+                "time_per_iter_s,time_solve_s,time_setup_s,block,bx,gpus,precision,backend,device,"
+                "device_bytes,matrix,reorder,time_read_s,time_analyse_s,time_total_s");
+  CHECK(cJSON_GetObjectItem(j, "time_read_s")->valuedouble == 0.25);
+  cJSON_Delete(j);
+  s.opts.backend = CGM_BACKEND_CUDA;
+  s.opts.gpus = 2;
+  s.result.exchange_bytes = 64;
+  snprintf(s.result.stop_reason, sizeof s.result.stop_reason, "maximum of 2 iterations reached");
+  s.predicted = 1e-5;
+  s.autotuned = true;
+  snprintf(s.why, sizeof s.why, "2 x GPU");
+  s.solution_error = 0.5;
+  j = cgm_solve_report_json(&s);
+  CHECK_KEYS(
+      j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
+         "time_per_iter_s,time_solve_s,time_setup_s,block,bx,gpus,precision,backend,"
+         "exchange,device,device_bytes,exchange_bytes,stop_reason,matrix,reorder,"
+         "predicted_time_per_iter_s,auto,solution_error,time_read_s,time_analyse_s,time_total_s,"
+         "predicted");
+  CHECK(cJSON_GetObjectItem(j, "gpus")->valueint == 2 &&
+        !strcmp(cJSON_GetObjectItem(j, "auto")->valuestring, "2 x GPU"));
+  cJSON_Delete(j);
+
+  /* predict --json, with and without a choice. */
+  cgm_tuner_device d = device("Test GPU", false, 2, 0, 2900, 5);
+  cgm_candidate c[2];
+  memset(c, 0, sizeof c);
+  c[0].backend = CGM_BACKEND_CUDA;
+  c[0].block = 1;
+  c[0].gpus = 2;
+  c[0].speedup = NAN;
+  c[1] = c[0];
+  c[1].gpus = 1;
+  c[1].speedup = 1;
+  cgm_predict_report p;
+  memset(&p, 0, sizeof p);
+  p.devs = &d;
+  p.ndev = 1;
+  p.cand = c;
+  p.ncand = 2;
+  p.choice = 1;
+  cgm_predict_opts po;
+  memset(&po, 0, sizeof po);
+  po.matrix = "A.mtx";
+  j = cgm_predict_json(&po, &p);
+  CHECK_KEYS(j, "matrix,model,features,candidates,choice,reason,iterations,iterations_source");
+  CHECK_KEYS(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "candidates"), 0),
+             "device,backend,block,gpus,precision,exchange,time_per_iter_s,setup_s,iterations,"
+             "total_s,gflops_raw,gflops_real,memory_bytes,exchange_bytes,fits");
+  CHECK_KEYS(cJSON_GetObjectItem(j, "choice"),
+             "device,backend,block,gpus,precision,time_per_iter_s,setup_s,iterations,total_s,"
+             "gflops_raw,gflops_real,speedup,memory_bytes,exchange_bytes,fits");
+  CHECK(!strcmp(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "choice"), "device")->valuestring,
+                "Test GPU"));
+  cJSON_Delete(j);
+  p.choice = -1;
+  po.tuner.paper = true;
+  j = cgm_predict_json(&po, &p);
+  CHECK(cJSON_IsNull(cJSON_GetObjectItem(j, "choice")) &&
+        !strcmp(cJSON_GetObjectItem(j, "model")->valuestring, "paper"));
+  cJSON_Delete(j);
+
+  /* validate --json. */
+  cgm_validate_group g[2];
+  memset(g, 0, sizeof g);
+  g[1].paper_count = 1;
+  cgm_validate_report v;
+  memset(&v, 0, sizeof v);
+  v.groups = g;
+  v.ngroups = 2;
+  v.mean_regret = NAN;
+  j = cgm_validate_json(&v);
+  CHECK_KEYS(j, "matrices,measurements,groups,tuner");
+  CHECK_KEYS(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "groups"), 0),
+             "backend,precision,block,gpus,count,avg_rel_error,variance,median_rel_error,"
+             "p90_rel_error");
+  CHECK_KEYS(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "groups"), 1),
+             "backend,precision,block,gpus,count,avg_rel_error,variance,median_rel_error,"
+             "p90_rel_error,paper_avg_rel_error,paper_mean_signed_error");
+  CHECK_KEYS(cJSON_GetObjectItem(j, "tuner"), "mean_regret,max_regret,within_5_percent,within_10_percent");
+  cJSON_Delete(j);
+
+  /* calibrate --json. */
+  cgm_calibration_report cr;
+  memset(&cr, 0, sizeof cr);
+  cr.count = 1;
+  cr.cal[0].nstages = 2;
+  snprintf(cr.cal[0].stage[0].name, sizeof cr.cal[0].stage[0].name, "setup");
+  snprintf(cr.cal[0].stage[1].name, sizeof cr.cal[0].stage[1].name, "fits");
+  j = cgm_calibration_report_json(&cr, "x.db");
+  CHECK_KEYS(j, "database,calibrations");
+  CHECK_KEYS(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "calibrations"), 0),
+             "id,device,model,gpus,samples,fits,fits_failed,seconds,x_coef,stages");
+  CHECK_KEYS(
+      cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "calibrations"), 0), "stages"),
+      "setup,fits");
+  cJSON_Delete(j);
+}
+
+/* cgm_pick_calibration on a database of one CPU calibration. */
+static void test_pick(cgm_db *db, int64_t cal) {
+  cgm_error err = {0};
+  cgm_db_calibration c;
+  CHECK_OK(cgm_db_calibration_get(db, cal, &c, &err));
+  const cgm_pick_kind found[] = {CGM_PICK_LATEST, CGM_PICK_CPU, CGM_PICK_GPU_FIRST,
+                                 CGM_PICK_DEVICE};
+  for (int i = 0; i < 4; i++) {
+    cgm_calibration_pick p = {0, found[i], c.device_id};
+    int64_t id = 0;
+    CHECK_OK(cgm_pick_calibration(db, &p, &id, &err));
+    CHECK_MSG(id == cal, "pick %d: %lld", (int)found[i], (long long)id);
+  }
+  int64_t id = 0;
+  cgm_calibration_pick p = {0, CGM_PICK_CUDA, 0};
+  CHECK(cgm_pick_calibration(db, &p, &id, &err) == CGM_EINPUT);
+  CHECK_MSG(strstr(err.msg, "no complete calibration of device cuda"), "%s", err.msg);
+  p = (cgm_calibration_pick){0, CGM_PICK_DEVICE, c.device_id + 1};
+  CHECK(cgm_pick_calibration(db, &p, &id, &err) == CGM_EINPUT);
+  CHECK(strstr(err.msg, "of device ") && id == 0);
+  p = (cgm_calibration_pick){cal + 1, CGM_PICK_LATEST, 0};
+  CHECK(cgm_pick_calibration(db, &p, &id, &err) == CGM_EINPUT);
+}
+
+/* The database records' JSON (db list, show, export, solves), from a
+ * database made here. */
+static void test_db_json(void) {
+  cgm_error err = {0};
+  char dbp[512];
+  tmp_path(dbp, sizeof dbp, "json.db");
+  cgm_db *db = NULL;
+  CHECK_OK(cgm_open_database(dbp, true, &db, &err));
+  if (!db) return;
+  const int64_t cal = calibrate(db, (double[4]){10.0, 10.0, 10.0, 10.0});
+  cJSON *j = NULL;
+  CHECK_OK(cgm_db_calibrations_json(db, &j, &err));
+  CHECK_KEYS(j, "calibrations");
+  const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "calibrations"), 0);
+  CHECK_KEYS(c, "id,created,tool_version,options,seconds,complete,device");
+  CHECK_KEYS(cJSON_GetObjectItem(c, "device"), "id,kind,model,host,threads,memory_bytes");
+  cJSON_Delete(j);
+  CHECK_OK(cgm_db_calibration_json(db, cal, true, &j, &err));
+  CHECK_KEYS(j, "id,created,tool_version,options,seconds,complete,device,fits,samples");
+  CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(j, "fits")) == 6);
+  CHECK_KEYS(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "fits"), 0),
+             "kernel,variant,precision,block,kind,mu,sigma,nu,se_mu,se_sigma,se_nu,r2,rms,n,"
+             "converged");
+  cJSON_Delete(j);
+  CHECK(cgm_db_calibration_json(db, 999, false, &j, &err) == CGM_EINPUT && !j);
+  CHECK_OK(cgm_db_solves_json(db, &j, &err));
+  CHECK_KEYS(j, "solves");
+  cJSON_Delete(j);
+  test_pick(db, cal);
+  cgm_db_close(db);
+}
+
+int main(void) {
+  snprintf(tmpdir, sizeof tmpdir, "/tmp/cgm-test-pipeline.XXXXXX");
+  if (!mkdtemp(tmpdir)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  test_host_match();
+  test_autotune();
+  test_validate();
+  test_run_solve();
+  test_matrix_paths();
+  test_json();
+  test_db_json();
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+  TEST_MAIN_END();
+}
