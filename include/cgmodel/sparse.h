@@ -68,12 +68,35 @@ typedef struct cgm_mm_info {
 
 /* Reads a coordinate matrix (real | integer | pattern; general | symmetric,
  * the mirrored half expanded) into CSR. Duplicate entries are summed.
- * Errors name the file and the line. info may be NULL. */
+ * Errors name the file and the line. info may be NULL. Parallel (OpenMP's
+ * default thread count); a gzip file is read directly. */
 CGM_API cgm_status cgm_mm_read_csr(const char *path, cgm_csr *A, cgm_mm_info *info, cgm_error *err);
 
 /* Reads a dense vector: `array real|integer general` with one column, or a
- * coordinate n x 1 matrix. *v is malloc'ed. */
+ * coordinate n x 1 matrix. *v is malloc'ed. A gzip file is read directly. */
 CGM_API cgm_status cgm_mm_read_vector(const char *path, double **v, int32_t *n, cgm_error *err);
+
+/* Reading options: the parallel reader (docs/matrix-market.md, "Reading in
+ * parallel"). Whatever they are, the result is the same: the same CSR bit
+ * for bit, or the same error message. */
+typedef struct cgm_mm_read_opts {
+  int threads;          /* threads that parse and assemble; <= 0: OpenMP's default */
+  int64_t chunk_bytes;  /* text one task parses (whole lines, at least one); <= 0: from the
+                           size and the threads. Tiny values (1: a line per chunk) are for tests */
+  int64_t stream_bytes; /* text read from a pipe or inflated from gzip at a time; <= 0: 16 MiB */
+} cgm_mm_read_opts;
+
+/* threads 0, chunk_bytes 0, stream_bytes 0: the defaults. */
+CGM_API cgm_mm_read_opts cgm_mm_read_opts_default(void);
+/* cgm_mm_read_csr and cgm_mm_read_vector with options (NULL: the defaults). */
+CGM_API cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, cgm_csr *A,
+                                        cgm_mm_info *info, cgm_error *err);
+CGM_API cgm_status cgm_mm_read_vector_opts(const char *path, const cgm_mm_read_opts *opts,
+                                           double **v, int32_t *n, cgm_error *err);
+/* Whether this build reads gzip-compressed files (recognised by their first
+ * bytes, whatever their name); without zlib they are refused with a message
+ * saying so. */
+CGM_API bool cgm_mm_have_gzip(void);
 
 /* Writes A as `coordinate real general` (or symmetric lower half if
  * symmetric is true). Values round-trip exactly. */
