@@ -7,6 +7,7 @@
 
 #include "cgmodel/pipeline.h"
 #include "cli/args.h"
+#include "cli/cacheopts.h"
 #include "cli/commands.h"
 #include "cli/dbopen.h"
 #include "cli/env.h"
@@ -18,7 +19,7 @@ static const char help[] =
     "                       [--devices cpu|cuda|all] [--no-cusparse] [--db FILE] [--json]\n"
     "Predicts the time per iteration of every configuration (block size x GPU count x\n"
     "precision x backend) of the calibrated devices, marks those that do not fit in GPU\n"
-    "memory, and recommends the fastest (ties go to fewer GPUs).\n";
+    "memory, and recommends the fastest (ties go to fewer GPUs).\n" CLI_CACHE_HELP;
 
 int cmd_predict(int argc, char **argv) {
   cli_args a;
@@ -28,6 +29,8 @@ int cmd_predict(int argc, char **argv) {
   const char *db_path = NULL, *kind = NULL;
   int json = 0;
   int64_t v;
+  cli_cache cache;
+  cli_cache_init(&cache);
   while (cli_next(&a)) {
     if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
       fputs(help, stdout);
@@ -70,7 +73,7 @@ int cmd_predict(int argc, char **argv) {
         kind = a.value;
       else if (strcmp(a.value, "all"))
         return cli_error("predict", 2, "--devices: '%s' is not cpu, cuda or all", a.value);
-    } else
+    } else if (!cli_cache_arg(&a, &cache))
       cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("predict", 2, "%s", a.error);
@@ -80,6 +83,7 @@ int cmd_predict(int argc, char **argv) {
   po.matrix = a.positional[0];
   po.kind = kind;
   po.tuner = to;
+  po.cache = cli_cache_opts(&cache);
   po.note = cli_note;
   static char cmd[] = "predict";
   po.note_ctx = cmd;

@@ -5,6 +5,7 @@
 
 #include "cgmodel/pipeline.h"
 #include "cli/args.h"
+#include "cli/cacheopts.h"
 #include "cli/commands.h"
 #include "cli/dbopen.h"
 #include "cli/env.h"
@@ -29,7 +30,7 @@ static const char help[] =
     "  --db FILE              database for the prediction and the record of this solve\n"
     "                         (solves are recorded once a database exists: calibrate makes it)\n"
     "  --no-record            do not store this solve in the database\n"
-    "  --json                 one JSON object on stdout\n"
+    "  --json                 one JSON object on stdout\n" CLI_CACHE_HELP
     "Exit codes: 0 converged, 1 not converged (maxiter, breakdown, not SPD), 2 bad input,\n"
     "3 device or runtime failure.\n";
 
@@ -38,6 +39,7 @@ typedef struct {
   int json, autotune, record, explicit_backend, explicit_precision;
   const char *layout_option; /* the first of --block, --bx, --gpus, --exchange given */
   cgm_solve_opts o;
+  cli_cache cache;
 } solve_args;
 
 static int parse(int argc, char **argv, solve_args *s) {
@@ -45,6 +47,7 @@ static int parse(int argc, char **argv, solve_args *s) {
   cli_args_init(&a, argc - 1, argv + 1);
   memset(s, 0, sizeof *s);
   s->record = 1;
+  cli_cache_init(&s->cache);
   s->o = cgm_solve_opts_default();
   s->o.backend = cgm_cuda_device_count() > 0 ? CGM_BACKEND_CUDA : CGM_BACKEND_CPU;
   int64_t v;
@@ -94,7 +97,7 @@ static int parse(int argc, char **argv, solve_args *s) {
       s->o.threads = (int)v;
     else if (cli_double(&a, "--tol", 1e-300, 1.0, &d))
       s->o.tol = d;
-    else
+    else if (!cli_cache_arg(&a, &s->cache))
       cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("solve", 2, "%s", a.error);
@@ -127,6 +130,8 @@ static void print_human(const cgm_solve_report *rep) {
     printf("error       ||x - 1|| / ||1|| = %.3e (b = A * ones)\n", rep->solution_error);
   printf("time        %.3f us per iteration (median), %.3f ms solve, %.3f ms setup\n",
          1e6 * r->time_per_iter_s, 1e3 * r->time_solve_s, 1e3 * r->time_setup_s);
+  printf("read        %.3f ms (matrix cache: %s%s)\n", 1e3 * rep->time_read_s,
+         cgm_cache_outcome_name(rep->cache.outcome), rep->cache.stored ? ", stored" : "");
   if (isfinite(rep->predicted))
     printf("predicted   %.3f us per iteration (%+.1f%% against the measured time)\n",
            1e6 * rep->predicted, 100.0 * (rep->predicted / r->time_per_iter_s - 1.0));
@@ -159,6 +164,7 @@ int cmd_solve(int argc, char **argv) {
   o.constraints.precision_given = s.explicit_precision;
   o.constraints.precision = s.o.precision;
   o.solve = s.o;
+  o.cache = cli_cache_opts(&s.cache);
   o.note = solve_note;
   o.note_ctx = &s;
   cgm_error err = {0};

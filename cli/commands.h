@@ -11,5 +11,6 @@ int cmd_db(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
 
 #endif

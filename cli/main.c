@@ -20,6 +20,7 @@ static const char usage[] =
     "maps\n"
     "  plot      calibration|accuracy -o FILE.png|.svg   calibration fits, predicted vs measured\n"
     "  db        list | show ID | export ID -o FILE | solves\n"
+    "  cache     list [--json] | clear                   the matrix cache\n"
     "  version   print the version\n"
     "\n"
     "Run 'cgmodel <command> --help' for the options of a command.\n"
@@ -41,6 +42,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "validate") == 0) return cmd_validate(argc - 1, argv + 1);
   if (strcmp(cmd, "map") == 0) return cmd_map(argc - 1, argv + 1);
   if (strcmp(cmd, "plot") == 0) return cmd_plot(argc - 1, argv + 1);
+  if (strcmp(cmd, "cache") == 0) return cmd_cache(argc - 1, argv + 1);
   if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
     printf("cgmodel %s (%s)\n", cgm_version(),
            cgm_have_cuda_build() ? "CUDA backend" : "CPU-only build");

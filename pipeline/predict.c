@@ -59,7 +59,7 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
                     o->kind && !strcmp(o->kind, "cuda") ? " --devices cuda:all" : "");
   cgm_csr A;
   memset(&A, 0, sizeof A);
-  st = cgm_mm_read_csr(o->matrix, &A, &r->mm, err);
+  st = cgm_cache_read_csr(&o->cache, o->matrix, &A, &r->mm, NULL, err);
   if (!st) st = cgm_plan_features(&A, &r->features, err);
   if (!st)
     st = cgm_tuner_candidates(&A, &r->features, r->devs, r->ndev, &o->tuner, &r->cand, &r->ncand,

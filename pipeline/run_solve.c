@@ -118,7 +118,7 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   r->solution_error = -1.0;
   const double t0 = cgm_now();
   cgm_csr A;
-  cgm_status st = cgm_mm_read_csr(o->matrix, &A, NULL, err);
+  cgm_status st = cgm_cache_read_csr(&o->cache, o->matrix, &A, NULL, &r->cache, err);
   if (st) return st;
   r->nrows = A.nrows;
   r->ncols = A.ncols;

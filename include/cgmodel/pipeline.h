@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 
+#include "cgmodel/cache.h"
 #include "cgmodel/db.h"
 #include "cgmodel/export.h"
 #include "cgmodel/solver.h"
@@ -223,6 +224,7 @@ typedef struct cgm_predict_opts {
   const char *kind;     /* the devices: "cpu", "cuda", NULL for every calibrated one */
   cgm_tuner_opts tuner; /* the configurations to time (block, GPUs, precisions, ...) */
   cgm_gpu_opts gpu;     /* the GPU solver's options: a calibration of another CG is warned of */
+  cgm_cache_opts cache; /* the matrix cache (dir NULL: none) */
   cgm_note_fn note;     /* warnings (stale calibrations); NULL: none */
   void *note_ctx;
 } cgm_predict_opts;
@@ -293,6 +295,7 @@ typedef struct cgm_run_solve_opts {
   cgm_autotune_opts constraints; /* with autotune: the backend or precision the user fixed */
   cgm_solve_opts solve;          /* the configuration (autotune replaces what it chooses) */
   const cgm_host *host;          /* this machine; NULL: cgm_host_describe */
+  cgm_cache_opts cache;          /* the matrix cache (dir NULL: none); b is never cached */
   cgm_note_fn note;              /* the tuner's choice (info), stale calibrations and a record not
                                     stored (warnings), a database that would not open (error) */
   void *note_ctx;
@@ -316,6 +319,7 @@ typedef struct cgm_solve_report {
   bool auto_none;         /* autotune found nothing to run (the call returned CGM_EINPUT) */
   char why[512];          /* autotune's choice, or why nothing */
   double time_read_s;     /* reading A and b (or b = A * ones) */
+  cgm_cache_report cache; /* how A was read: from the cache, or parsed (and stored) */
   double time_analyse_s;  /* the features, the database, the prediction and autotune's choice */
   double *x;              /* the solution (nrows, malloc'ed); NULL until solved */
 } cgm_solve_report;

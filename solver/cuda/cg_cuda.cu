@@ -385,8 +385,13 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
                     g, need / 1073741824.0, (avail + (256 << 20)) / 1073741824.0,
                     total / 1073741824.0);
   }
-  for (int g = 0; g < G && !st; g++) st = cgm_seg_build(A, &pb->plan, g, &seg[g], err);
+  {
+    const double tl = cgm_now();
+    for (int g = 0; g < G && !st; g++) st = cgm_seg_build(A, &pb->plan, g, &seg[g], err);
+    res->time_layout_s = cgm_now() - tl;
+  }
   if (st) goto out;
+  const double tu = cgm_now();
   for (int g = 0; g < G && !st; g++) {
     cgm_cuda_dev *d = &S->dev[g];
     int64_t rows = (int64_t)(S->bounds[g + 1] - S->bounds[g]) * p.n;
@@ -412,6 +417,7 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     S->pdl = cgm_pdl_supported();
   }
   if ((st = upload_vectors(S, pb, seg, err))) goto out;
+  res->time_upload_s = cgm_now() - tu; /* with the exchange's and NCCL's setup */
   for (int g = 0; g < G; g++) cgm_seg_free(&seg[g]); /* the host copies are no longer needed */
   {
     cudaDeviceProp prop;
