@@ -30,7 +30,9 @@ static int by_atime(const void *a, const void *b) {
   return (x->atime > y->atime) - (x->atime < y->atime);
 }
 
-static double secs(struct timespec t) { return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec; }
+static double secs(struct timespec t) {
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 /* The entries of dir (name, size, last use); leftover temporaries removed
  * when `sweep`. -1: the directory cannot be read (errno). */

@@ -20,21 +20,23 @@
 
 const char *cgm_cache_outcome_name(cgm_cache_outcome o) {
   switch (o) {
-  case CGM_CACHE_OFF: return "off";
-  case CGM_CACHE_HIT: return "hit";
-  case CGM_CACHE_MISS: return "miss";
-  case CGM_CACHE_REJECTED: return "rejected";
+  case CGM_CACHE_OFF:
+    return "off";
+  case CGM_CACHE_HIT:
+    return "hit";
+  case CGM_CACHE_MISS:
+    return "miss";
+  case CGM_CACHE_REJECTED:
+    return "rejected";
   }
   return "?";
 }
 
-static uint64_t up64(uint64_t x) { return (x + 63) & ~(uint64_t)63; }
-
 cgm_cache_layout cgm_cache_layout_of(uint32_t header_bytes, int32_t nrows, int64_t nnz) {
   cgm_cache_layout l;
   l.rowptr = header_bytes;
-  l.colidx = l.rowptr + up64(((uint64_t)nrows + 1) * 8);
-  l.val = l.colidx + up64((uint64_t)nnz * 4);
+  l.colidx = l.rowptr + ((uint64_t)nrows + 1) * 8;
+  l.val = l.colidx + (uint64_t)nnz * 4;
   l.end = l.val + (uint64_t)nnz * 8;
   return l;
 }
@@ -57,7 +59,9 @@ bool cgm_cache_is_tmp_name(const char *name) {
   return !strncmp(name + 16, CGM_CACHE_TMP, strlen(CGM_CACHE_TMP));
 }
 
-static int64_t ns_of(struct timespec t) { return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec; }
+static int64_t ns_of(struct timespec t) {
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
 
 bool cgm_cache_key_matches(const cgm_cache_header *h, const struct stat *s) {
   return h->src_size == (int64_t)s->st_size && h->src_mtime_ns == ns_of(s->st_mtim) &&
@@ -67,8 +71,7 @@ bool cgm_cache_key_matches(const cgm_cache_header *h, const struct stat *s) {
 
 static bool same_file_state(const struct stat *a, const struct stat *b) {
   return a->st_size == b->st_size && ns_of(a->st_mtim) == ns_of(b->st_mtim) &&
-         ns_of(a->st_ctim) == ns_of(b->st_ctim) && a->st_dev == b->st_dev &&
-         a->st_ino == b->st_ino;
+         ns_of(a->st_ctim) == ns_of(b->st_ctim) && a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
 static uint64_t header_hash(const cgm_cache_header *h, const char *path) {
@@ -100,8 +103,7 @@ static int pwrite_all(int fd, const void *buf, size_t n, uint64_t off) {
   return 0;
 }
 
-int cgm_cache_header_read(int fd, cgm_cache_header *h, char *path, size_t n, char *why,
-                          size_t wn) {
+int cgm_cache_header_read(int fd, cgm_cache_header *h, char *path, size_t n, char *why, size_t wn) {
   struct stat s;
   if (fstat(fd, &s)) return snprintf(why, wn, "cannot stat: %s", strerror(errno)), -1;
   if ((uint64_t)s.st_size < sizeof *h || pread_all(fd, h, sizeof *h, 0))
@@ -109,8 +111,7 @@ int cgm_cache_header_read(int fd, cgm_cache_header *h, char *path, size_t n, cha
   if (memcmp(h->magic, CGM_CACHE_MAGIC, 8)) return snprintf(why, wn, "not a cache entry"), -1;
   if (h->version != CGM_CACHE_VERSION || h->endian != CGM_CACHE_ENDIAN)
     return snprintf(why, wn, "entry of another format version or byte order"), -1;
-  if (h->path_len == 0 || h->path_len >= n || h->header_bytes % CGM_CACHE_ALIGN ||
-      h->header_bytes < sizeof *h + h->path_len || h->header_bytes > (1u << 20))
+  if (h->path_len == 0 || h->path_len >= n || h->header_bytes != sizeof *h + h->path_len)
     return snprintf(why, wn, "damaged header"), -1;
   if (pread_all(fd, path, h->path_len, sizeof *h)) return snprintf(why, wn, "truncated header"), -1;
   path[h->path_len] = '\0';
@@ -119,12 +120,11 @@ int cgm_cache_header_read(int fd, cgm_cache_header *h, char *path, size_t n, cha
   if (h->nrows < 0 || h->ncols < 0 || h->nnz < 0 || h->nnz > ((int64_t)1 << 40))
     return snprintf(why, wn, "damaged header"), -1;
   cgm_cache_layout l = cgm_cache_layout_of(h->header_bytes, h->nrows, h->nnz);
-  if (h->payload_bytes != l.end - h->header_bytes)
-    return snprintf(why, wn, "damaged header"), -1;
+  if (h->payload_bytes != l.end - h->header_bytes) return snprintf(why, wn, "damaged header"), -1;
   if ((uint64_t)s.st_size != l.end)
     return snprintf(why, wn, "%s entry (%lld bytes, %llu expected)",
-                    (uint64_t)s.st_size < l.end ? "truncated" : "oversized",
-                    (long long)s.st_size, (unsigned long long)l.end),
+                    (uint64_t)s.st_size < l.end ? "truncated" : "oversized", (long long)s.st_size,
+                    (unsigned long long)l.end),
            -1;
   return 0;
 }
@@ -173,8 +173,8 @@ static bool csr_sane(const cgm_csr *A) {
 }
 
 /* A valid entry of the source (real, stat s) -> 0 and the CSR; else why. */
-static int entry_load(int fd, const char *real, const struct stat *s, cgm_csr *A,
-                      cgm_mm_info *info, char *why, size_t wn) {
+static int entry_load(int fd, const char *real, const struct stat *s, cgm_csr *A, cgm_mm_info *info,
+                      char *why, size_t wn) {
   cgm_cache_header h;
   char *src = malloc(4097);
   if (!src) return snprintf(why, wn, "out of memory"), -1;
@@ -190,8 +190,7 @@ static int entry_load(int fd, const char *real, const struct stat *s, cgm_csr *A
   if (!cgm_cache_key_matches(&h, s))
     return snprintf(why, wn, "stale: the file changed since the entry was written"), -1;
   cgm_error e = {0};
-  if (cgm_csr_alloc(A, h.nrows, h.ncols, h.nnz, &e))
-    return snprintf(why, wn, "%s", e.msg), -1;
+  if (cgm_csr_alloc(A, h.nrows, h.ncols, h.nnz, &e)) return snprintf(why, wn, "%s", e.msg), -1;
   payload_io io;
   io.fd = fd;
   payload_ranges(A, cgm_cache_layout_of(h.header_bytes, h.nrows, h.nnz), &io);
@@ -199,7 +198,11 @@ static int entry_load(int fd, const char *real, const struct stat *s, cgm_csr *A
   int hr = cgm_hash_ranges(io.p, io.n, 3, read_chunk, &io, &sum);
   if (hr || sum != h.payload_hash || !csr_sane(A)) {
     cgm_csr_free(A);
-    return snprintf(why, wn, "%s", hr == -1 ? "out of memory" : hr ? "read error" : "damaged payload (checksum mismatch)"), -1;
+    return snprintf(why, wn, "%s",
+                    hr == -1 ? "out of memory"
+                    : hr     ? "read error"
+                             : "damaged payload (checksum mismatch)"),
+           -1;
   }
   if (info) {
     info->field = (cgm_mm_field)h.mm_field;
@@ -235,8 +238,7 @@ static int entry_store(const char *dir, const char *name, const char *real, cons
   h.version = CGM_CACHE_VERSION;
   h.hash_algo = (uint32_t)cgm_hash_algorithm();
   h.path_len = (uint32_t)strlen(real);
-  h.header_bytes = (uint32_t)((sizeof h + h.path_len + CGM_CACHE_ALIGN - 1) / CGM_CACHE_ALIGN *
-                              CGM_CACHE_ALIGN);
+  h.header_bytes = (uint32_t)(sizeof h + h.path_len);
   h.endian = CGM_CACHE_ENDIAN;
   h.src_size = (int64_t)s->st_size;
   h.src_mtime_ns = ns_of(s->st_mtim);
@@ -260,7 +262,7 @@ static int entry_store(const char *dir, const char *name, const char *real, cons
   payload_ranges(A, l, &io);
   char *head = calloc(h.header_bytes, 1);
   int rc = head ? 0 : -1;
-  /* the size first: the padding between the arrays reads as zeros */
+  /* the size first: the chunks are written in parallel, in any order */
   if (!rc && ftruncate(fd, (off_t)l.end)) rc = -1;
   if (!rc) {
     int hr = cgm_hash_ranges(io.p, io.n, 3, write_chunk, &io, &h.payload_hash);
@@ -342,7 +344,8 @@ cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr
   } else {
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
-    cgm_cache_layout l = cgm_cache_layout_of(4096, A->nrows, A->nnz);
+    cgm_cache_layout l =
+        cgm_cache_layout_of((uint32_t)(sizeof(cgm_cache_header) + strlen(real)), A->nrows, A->nnz);
     if (ns_of(s1.st_mtim) > ns_of(now) - RACY_NS)
       snprintf(why, sizeof why,
                "not cached: %s was modified less than a second ago (a change within the same "

@@ -11,14 +11,15 @@
 #define CGM_CACHE_MAGIC "CGMCSR\r\n" /* 8 bytes: the CR-LF catches a text-mode copy */
 #define CGM_CACHE_VERSION 1u
 #define CGM_CACHE_ENDIAN 0x0102030405060708ULL
-#define CGM_CACHE_ALIGN 4096u /* the payload starts on a page */
 #define CGM_CACHE_SUFFIX ".csr"
 #define CGM_CACHE_TMP ".csr.tmp." /* name.csr.tmp.XXXXXX while it is written */
 
 /* The header at offset 0, followed by the source's absolute path
- * (path_len bytes, no NUL), zeros up to header_bytes, then the payload:
- * rowptr (nrows + 1 int64), colidx (nnz int32), val (nnz double), each
- * starting on a multiple of 64 bytes. Native byte order. */
+ * (path_len bytes, no NUL), then the payload at header_bytes: rowptr
+ * (nrows + 1 int64), colidx (nnz int32), val (nnz double), back to back.
+ * Native byte order. No padding anywhere: every byte is under the header's
+ * or the payload's checksum (the arrays are read with pread into their own
+ * allocations, so their alignment in the file does not matter). */
 typedef struct cgm_cache_header {
   char magic[8];
   uint32_t version, hash_algo;
@@ -54,8 +55,7 @@ bool cgm_cache_is_tmp_name(const char *name);
  * order, hash algorithm, header checksum, sizes against the file's). path
  * receives the source (n bytes at least 4096). 0: valid; else why says
  * what is wrong. */
-int cgm_cache_header_read(int fd, cgm_cache_header *h, char *path, size_t n, char *why,
-                          size_t wn);
+int cgm_cache_header_read(int fd, cgm_cache_header *h, char *path, size_t n, char *why, size_t wn);
 
 /* The source's stat matches the key of the header. */
 bool cgm_cache_key_matches(const cgm_cache_header *h, const struct stat *s);

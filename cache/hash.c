@@ -15,7 +15,9 @@ static const uint64_t P1 = 0x9E3779B185EBCA87ULL, P2 = 0xC2B2AE3D27D4EB4FULL,
                       P3 = 0x165667B19E3779F9ULL, P4 = 0x85EBCA77C2B2AE63ULL,
                       P5 = 0x27D4EB2F165667C5ULL;
 
-static uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+static uint64_t rotl(uint64_t x, int r) {
+  return (x << r) | (x >> (64 - r));
+}
 static uint64_t rd64(const unsigned char *p) {
   uint64_t v;
   memcpy(&v, p, 8); /* little-endian hosts only: the entry format is native */
@@ -26,8 +28,12 @@ static uint32_t rd32(const unsigned char *p) {
   memcpy(&v, p, 4);
   return v;
 }
-static uint64_t round64(uint64_t acc, uint64_t in) { return rotl(acc + in * P2, 31) * P1; }
-static uint64_t merge64(uint64_t acc, uint64_t v) { return (acc ^ round64(0, v)) * P1 + P4; }
+static uint64_t round64(uint64_t acc, uint64_t in) {
+  return rotl(acc + in * P2, 31) * P1;
+}
+static uint64_t merge64(uint64_t acc, uint64_t v) {
+  return (acc ^ round64(0, v)) * P1 + P4;
+}
 
 uint64_t cgm_xxh64(const void *data, size_t n, uint64_t seed) {
   const unsigned char *p = data, *end = p + n;
@@ -88,7 +94,8 @@ int cgm_hash_ranges(void *const *p, const size_t *n, int count, cgm_hash_visit_f
     return -1;
   }
   first[0] = 0;
-  for (int r = 0; r < count; r++) first[r + 1] = first[r] + (n[r] + CGM_HASH_CHUNK - 1) / CGM_HASH_CHUNK;
+  for (int r = 0; r < count; r++)
+    first[r + 1] = first[r] + (n[r] + CGM_HASH_CHUNK - 1) / CGM_HASH_CHUNK;
   int failed = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : failed)
   for (long c = 0; c < (long)total; c++) {

@@ -27,9 +27,9 @@ uint64_t cgm_xxh64(const void *p, size_t n, uint64_t seed);
 typedef int (*cgm_hash_visit_fn)(void *ctx, int r, size_t off, size_t len);
 
 /* The checksum of a list of byte ranges: each range in chunks of
- * CGM_HASH_CHUNK bytes, each chunk (visited first, when visit is not NULL) hashed in parallel, then the hash of the
- * chunk hashes. -> 0 with *out set, -1 when out of memory, -2 when a visit
- * failed. */
+ * CGM_HASH_CHUNK bytes, each chunk (visited first, when visit is not NULL) hashed in parallel, then
+ * the hash of the chunk hashes. -> 0 with *out set, -1 when out of memory, -2 when a visit failed.
+ */
 #define CGM_HASH_CHUNK ((size_t)4 << 20)
 int cgm_hash_ranges(void *const *p, const size_t *n, int count, cgm_hash_visit_fn visit, void *ctx,
                     uint64_t *out);

@@ -17,7 +17,7 @@ typedef struct cli_cache {
 
 #define CLI_CACHE_HELP                                                                             \
   "  --cache-dir DIR        matrix cache (default $XDG_CACHE_HOME/cgmodel or ~/.cache/cgmodel)\n"  \
-  "  --no-cache             neither read nor write the matrix cache\n"                            \
+  "  --no-cache             neither read nor write the matrix cache\n"                             \
   "  --cache-max BYTES      cache size limit, least recently used entries go (default 4 GiB)\n"
 
 void cli_cache_init(cli_cache *c);

@@ -33,8 +33,8 @@ static void print_list(const char *dir, const cgm_cache_entry *e, int n) {
              e[i].bytes / 1e6, when);
       continue;
     }
-    printf("  %s  %10.1f MB  %s  %d x %d, %lld nonzeros  %s%s\n", e[i].file, e[i].bytes / 1e6,
-           when, e[i].nrows, e[i].ncols, (long long)e[i].nnz, e[i].source,
+    printf("  %s  %10.1f MB  %s  %d x %d, %lld nonzeros  %s%s\n", e[i].file, e[i].bytes / 1e6, when,
+           e[i].nrows, e[i].ncols, (long long)e[i].nnz, e[i].source,
            e[i].source_current ? "" : "  (stale: the file changed or is gone)");
   }
 }
@@ -59,7 +59,8 @@ int cmd_cache(int argc, char **argv) {
     return cli_error("cache", 2, "expected list or clear\n%s", help);
   c.off = false;
   cgm_cache_opts o = cli_cache_opts(&c);
-  if (!o.dir) return cli_error("cache", 2, "no cache directory: give --cache-dir (HOME is not set)");
+  if (!o.dir)
+    return cli_error("cache", 2, "no cache directory: give --cache-dir (HOME is not set)");
   cgm_error err = {0};
   if (!strcmp(a.positional[0], "clear")) {
     int removed = 0;

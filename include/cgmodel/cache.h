@@ -35,10 +35,10 @@ typedef enum cgm_cache_outcome {
 /* What one cached read did. */
 typedef struct cgm_cache_report {
   cgm_cache_outcome outcome;
-  bool stored;       /* the entry was (re)written after the parse */
-  int evicted;       /* entries removed to keep the directory under max_bytes */
-  char entry[4096];  /* the entry's path ("" without a cache) */
-  char note[1024];   /* why an entry was rejected, or not written ("" when neither) */
+  bool stored;        /* the entry was (re)written after the parse */
+  int evicted;        /* entries removed to keep the directory under max_bytes */
+  char entry[4096];   /* the entry's path ("" without a cache) */
+  char note[1024];    /* why an entry was rejected, or not written ("" when neither) */
   double time_read_s; /* the whole read: lookup, parse and write */
 } cgm_cache_report;
 

@@ -535,7 +535,8 @@ static void test_json(void) {
   s.time_read_s = 0.25;
   cJSON *j = cgm_solve_report_json(&s);
   CHECK_KEYS(j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
-                "time_per_iter_s,time_solve_s,time_setup_s,time_layout_s,time_upload_s,block,bx,gpus,precision,backend,device,"
+                "time_per_iter_s,time_solve_s,time_setup_s,time_layout_s,time_upload_s,block,bx,"
+                "gpus,precision,backend,device,"
                 "device_bytes,matrix,time_read_s,time_analyse_s,cache");
   CHECK(cJSON_GetObjectItem(j, "time_read_s")->valuedouble == 0.25);
   cJSON_Delete(j);
@@ -549,7 +550,8 @@ static void test_json(void) {
   s.solution_error = 0.5;
   j = cgm_solve_report_json(&s);
   CHECK_KEYS(j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
-                "time_per_iter_s,time_solve_s,time_setup_s,time_layout_s,time_upload_s,block,bx,gpus,precision,backend,"
+                "time_per_iter_s,time_solve_s,time_setup_s,time_layout_s,time_upload_s,block,bx,"
+                "gpus,precision,backend,"
                 "exchange,device,device_bytes,exchange_bytes,stop_reason,matrix,"
                 "predicted_time_per_iter_s,auto,solution_error,time_read_s,time_analyse_s,cache");
   CHECK(cJSON_GetObjectItem(j, "gpus")->valueint == 2 &&
