@@ -7,18 +7,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The hash an entry was written with (stored in its header; an entry of
- * another algorithm is rewritten, never trusted). */
-enum { CGM_HASH_XXH64 = 1, CGM_HASH_XXH3 = 2 };
+/* The hash an entry was written with (stored in its header: an entry of
+ * another algorithm, from another version, is rewritten, never trusted). */
+enum { CGM_HASH_XXH64 = 1 };
 
-/* The algorithm of this build: XXH3 when xxhash.h was found, else XXH64. */
+/* The algorithm of this build. */
 int cgm_hash_algorithm(void);
 
 /* This build's hash of one byte range. */
 uint64_t cgm_hash_bytes(const void *p, size_t n, uint64_t seed);
 
-/* XXH64 (the reference algorithm, own implementation: builds without
- * xxhash.h use it). */
+/* XXH64, the reference algorithm (our own implementation). */
 uint64_t cgm_xxh64(const void *p, size_t n, uint64_t seed);
 
 /* Called on bytes [off, off + len) of range r just before they are hashed,
