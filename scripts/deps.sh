@@ -2,8 +2,9 @@
 # Installs the Debian packages cgmodel needs when they are missing.
 # The CUDA toolkit is not installed here: without nvcc the build is CPU-only.
 set -euo pipefail
+# libxxhash-dev: optional; the unit test checks the matrix cache's own XXH64 against it.
 pkgs=(build-essential cmake ninja-build pkg-config libgsl-dev libsqlite3-dev libcjson-dev
-      gnuplot-nox clang)
+      gnuplot-nox clang libxxhash-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
