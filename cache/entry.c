@@ -301,7 +301,9 @@ cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr
   if (!rep) rep = &mine;
   memset(rep, 0, sizeof *rep);
   const double t0 = cgm_now();
-  if (!o || !o->dir || !o->dir[0]) {
+  /* standard input ("-", /dev/stdin) is read as a stream, never cached */
+  const bool stream = !strcmp(path, "-") || !strncmp(path, "/dev/", 5);
+  if (!o || !o->dir || !o->dir[0] || stream) {
     rep->outcome = CGM_CACHE_OFF;
     cgm_status st = cgm_mm_read_csr(path, A, info, err);
     rep->time_read_s = cgm_now() - t0;

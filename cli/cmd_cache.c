@@ -51,13 +51,14 @@ int cmd_cache(int argc, char **argv) {
     else if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
       fputs(help, stdout);
       return 0;
-    } else if (!cli_cache_arg(&a, &c))
+    } else if (cli_opt(&a, "--cache-dir"))
+      c.dir = a.value;
+    else
       cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("cache", 2, "%s", a.error);
   if (a.npositional != 1 || (strcmp(a.positional[0], "list") && strcmp(a.positional[0], "clear")))
     return cli_error("cache", 2, "expected list or clear\n%s", help);
-  c.off = false;
   cgm_cache_opts o = cli_cache_opts(&c);
   if (!o.dir)
     return cli_error("cache", 2, "no cache directory: give --cache-dir (HOME is not set)");

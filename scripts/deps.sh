@@ -3,8 +3,11 @@
 # The CUDA toolkit is not installed here: without nvcc the build is CPU-only.
 set -euo pipefail
 # libxxhash-dev: optional; the unit test checks the matrix cache's own XXH64 against it.
+# python3-numpy, -scipy, -pytest: the Python binding's tests (python/, docs/python.md);
+# python3-setuptools: pip install ./python without fetching a build backend.
 pkgs=(build-essential cmake ninja-build pkg-config libgsl-dev libsqlite3-dev libcjson-dev
-      gnuplot-nox clang libxxhash-dev)
+      gnuplot-nox clang python3-numpy python3-scipy python3-pytest python3-setuptools python3-pip
+      libxxhash-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
