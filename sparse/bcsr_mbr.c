@@ -11,6 +11,11 @@
 
 const int cgm_block_sizes[CGM_NBLOCKSIZES] = {1, 2, 4, 8};
 
+/* Below this many block rows (or slices) the layout's light passes stay on
+ * one thread: a parallel region costs more than they do, and many small
+ * builds (a plan's segments) would pay it each time. */
+#define CGM_PAR_MIN 4096
+
 cgm_bcsr_params cgm_bcsr_default_params(int n) {
   /* One warp (32 threads) per slice, one thread per row of a block. */
   cgm_bcsr_params p = {n, 1, n > 0 && n <= 32 ? 32 / n : 1};
@@ -90,7 +95,7 @@ cgm_status cgm_bcsr_row_blocks(const cgm_csr *A, int n, int32_t *len, cgm_error 
  * adds its offset. Integer sums: the result does not depend on the thread
  * count. */
 static void prefix_sum(int64_t *a, int64_t n) {
-  if (n < 4096) { /* not worth the threads */
+  if (n < CGM_PAR_MIN) { /* not worth the threads */
     for (int64_t i = 1; i < n; i++) a[i] += a[i - 1];
     return;
   }
@@ -134,7 +139,7 @@ cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **
   }
   cgm_status st = cgm_bcsr_row_blocks(A, n, len, err);
   if (!st) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nb >= CGM_PAR_MIN)
     for (int32_t b = 0; b < nb; b++) p[b + 1] = len[b];
     prefix_sum(p + 1, nb);
   }
@@ -161,18 +166,18 @@ cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **
  * sort's for any thread count. */
 cgm_status cgm_bcsr_sort_rows(const int32_t *len, int32_t nb, int32_t *order, cgm_error *err) {
   int32_t maxlen = 0;
-#pragma omp parallel for schedule(static) reduction(max : maxlen)
+#pragma omp parallel for schedule(static) reduction(max : maxlen) if (nb >= CGM_PAR_MIN)
   for (int32_t b = 0; b < nb; b++)
     if (len[b] > maxlen) maxlen = len[b];
   const int64_t L = (int64_t)maxlen + 1;
   int nt = omp_get_max_threads();
   /* one histogram per thread: only when they are small beside the rows */
   if (nt > 64) nt = 64;
-  if (nt < 2 || nb < 4096 || L * nt > nb) nt = 1;
+  if (nt < 2 || nb < CGM_PAR_MIN || L * nt > nb) nt = 1;
   int64_t *start = calloc((size_t)(L * nt) + 1, sizeof *start);
   if (!start) return cgm_fail(err, CGM_ERUNTIME, "out of memory sorting %d block rows", nb);
     /* start[t * L + (maxlen - len)]: rows of that length in thread t's part */
-#pragma omp parallel num_threads(nt)
+#pragma omp parallel num_threads(nt) if (nt > 1)
   {
     const int t = omp_get_thread_num(), T = omp_get_num_threads();
     const int32_t b0 = (int32_t)((int64_t)nb * t / T), b1 = (int32_t)((int64_t)nb * (t + 1) / T);
@@ -227,7 +232,7 @@ static cgm_status layout_shape(const cgm_csr *A, const selection *sel, cgm_bcsr_
   if (st) return st;
   int32_t nslices = (nb + p.by - 1) / p.by;
   slice_ptr[0] = 0;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nslices >= CGM_PAR_MIN)
   for (int32_t k = 0; k < nslices; k++) {
     int32_t longest = len[order[(int64_t)k * p.by]]; /* sorted: first is longest */
     int64_t steps = (longest + p.bx - 1) / p.bx;
@@ -372,7 +377,7 @@ static cgm_status build_sel(const cgm_csr *A, const selection *sel, int32_t base
   B->p = p;
   {
     int64_t covered = 0; /* matrix rows inside the selected block rows */
-#pragma omp parallel for schedule(static) reduction(+ : covered)
+#pragma omp parallel for schedule(static) reduction(+ : covered) if (nb >= CGM_PAR_MIN)
     for (int32_t b = 0; b < nb; b++) {
       int64_t r0 = (int64_t)sel_row(sel, b) * n, r1 = r0 + n > A->nrows ? A->nrows : r0 + n;
       covered += r1 - r0;
@@ -404,7 +409,8 @@ static cgm_status build_sel(const cgm_csr *A, const selection *sel, int32_t base
   }
   int32_t maxlen = 0;
   int64_t nblocks = 0;
-#pragma omp parallel for schedule(static) reduction(+ : nblocks) reduction(max : maxlen)
+#pragma omp parallel for schedule(static) reduction(+ : nblocks) reduction(max : maxlen) \
+    if (nb >= CGM_PAR_MIN)
   for (int32_t b = 0; b < nb; b++) {
     nblocks += len[b];
     B->brow_len[sel_row(sel, b) - base] = len[b]; /* distinct rows: no two threads meet */
@@ -412,7 +418,7 @@ static cgm_status build_sel(const cgm_csr *A, const selection *sel, int32_t base
   }
   B->nblocks = nblocks;
   B->nblocks_padded = B->slice_ptr[B->nslices];
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nb >= CGM_PAR_MIN)
   for (int64_t s = 0; s < (int64_t)B->nslices * p.by; s++)
     B->brow[s] = s < nb ? sel_row(sel, order[s]) - base : -1;
   free(order);
