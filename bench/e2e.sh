@@ -2,26 +2,54 @@
 # What users wait for, end to end: on the same files and in one run,
 # `cgmodel solve` (the whole command, wall clock) against SciPy's mmread +
 # CuPy's Jacobi CG at the same tolerance (bench/scipy_cupy_cg.py), with the
-# read / setup / solve split each reports and the recomputed residual. Run
-# on a GPU machine from the repository root (after scripts/device-run.sh has
-# linked the tree):
+# read / setup / solve split each reports and the recomputed residual. Round
+# 1 starts from an empty matrix cache (docs/cache.md) and, where permitted,
+# an empty page cache: cgmodel parses the file and stores it; round 2 reads
+# the cache. Our cuSPARSE backend runs with --no-cache (it parses each time).
+# Run on a GPU machine from the repository root (after
+# scripts/device-run.sh has linked the tree):
 #   bench/e2e.sh BUILD_DIR OUTDIR [TOL] [CASE...]   (CASE: kind:n as `cgmodel gen`)
+# Environment: E2E_BACKEND (cgmodel's --backend; cpu also leaves out the
+# cuSPARSE row), E2E_DROP_CACHES=0 (leave the page cache alone).
 set -euo pipefail
 build=$1 out=$2 tol=${3:-1e-8}
 shift 3 || shift $#
 cases=("${@:-poisson3d:128 poisson3d:192 elasticity3d:48}")
 cg=$build/cli/cgmodel
 mkdir -p "$out"
-printf "%-18s %-14s %7s %7s %7s %7s %7s %9s\n" case tool read setup solve total iters residual
+cache=$out/cache
+backend=()
+[ -n "${E2E_BACKEND:-}" ] && backend=(--backend "$E2E_BACKEND")
+cusparse=1
+if [ "${E2E_BACKEND:-}" = cpu ] || "$cg" version | grep -q "CPU-only"; then cusparse=0; fi
+drop_caches() { sync && { echo 3 >/proc/sys/vm/drop_caches; } 2>/dev/null; }
+if [ "${E2E_DROP_CACHES:-1}" != 1 ]; then
+  echo "page cache: not dropped (E2E_DROP_CACHES=0): round 1 reads the files from the page cache"
+elif drop_caches; then
+  echo "page cache: dropped before round 1 of each case"
+else
+  echo "page cache: NOT dropped (no permission): round 1 reads the files from the page cache"
+fi
+printf "%-18s %-14s %7s %7s %7s %7s %7s %9s %s\n" case tool read setup solve total iters residual cache
+# shellcheck disable=SC2068 # the default is one word holding every case
 for c in ${cases[@]}; do
   kind=${c%%:*} n=${c##*:} f=$out/${kind}_$n.mtx
   [ -e "$f" ] || "$cg" gen "$kind" --n "$n" -o "$f" 2>/dev/null
+  # a file modified within the last second is not cached (docs/cache.md)
+  touch -d '10 seconds ago' "$f"
+  "$cg" cache clear --cache-dir "$cache" >/dev/null
+  [ "${E2E_DROP_CACHES:-1}" = 1 ] && { drop_caches || true; }
   sync
   for rep in 1 2; do
     t0=$(date +%s.%N)
-    j=$("$cg" solve "$f" --tol "$tol" --no-record --json 2>/dev/null) || true
+    j=$("$cg" solve "$f" --tol "$tol" --no-record --json --cache-dir "$cache" "${backend[@]}" \
+      2>/dev/null) || true
     t1=$(date +%s.%N)
-    k=$("$cg" solve "$f" --tol "$tol" --no-record --json --backend cusparse 2>/dev/null) || true
+    k='{"skipped": true}'
+    if [ $cusparse = 1 ]; then
+      k=$("$cg" solve "$f" --tol "$tol" --no-record --json --backend cusparse --no-cache \
+        2>/dev/null) || true
+    fi
     t2=$(date +%s.%N)
     p=$(python3 bench/scipy_cupy_cg.py "$f" "$tol" 2>/dev/null || echo '{"error": "failed"}')
     python3 - "$c" "$rep" "$t0" "$t1" "$t2" "$j" "$k" "$p" <<'PY'
@@ -37,10 +65,12 @@ def load(s):
 q = json.loads(p)
 wall = t1 - t0
 for tool, d, w in (("cgmodel", load(j), t1 - t0), ("cgm cusparse", load(k), t2 - t1)):
-    print("%-18s %-14s %7.2f %7.2f %7.2f %7.2f %7d %9.2e" % (
+    if d.get("skipped"):
+        continue
+    print("%-18s %-14s %7.2f %7.2f %7.2f %7.2f %7d %9.2e %s" % (
         c + " #" + rep, tool, d.get("time_read_s", float("nan")), d.get("time_setup_s", float("nan")),
         d.get("time_solve_s", float("nan")), w, d.get("iterations", 0),
-        d.get("relative_residual", float("nan"))))
+        d.get("relative_residual", float("nan")), d.get("cache", {}).get("outcome", "-")))
 if "error" in q:
     print("%-18s %-14s %s" % (c + " #" + rep, "scipy+cupy", q["error"]))
 else:
@@ -50,4 +80,5 @@ else:
 PY
   done
 done
+echo "cache: how cgmodel read the matrix (miss: parsed and stored; hit: the matrix cache)"
 echo "cgmodel total = the whole command's wall clock (process start to exit); scipy+cupy total = read + setup + solve after its imports (imports_s not counted)"

@@ -13,16 +13,22 @@ import sys
 import time
 
 t_start = time.perf_counter()
-import numpy as np  # noqa: E402
-import scipy.io  # noqa: E402
-import scipy.sparse  # noqa: E402
-
+# Without SciPy, CuPy or a GPU the caller prints the reason in this row.
+try:
+    import numpy as np
+    import scipy.io
+    import scipy.sparse
+except ImportError as e:
+    print(json.dumps({"error": "scipy is not available: %s" % e}))
+    sys.exit(0)
 try:
     import cupy as cp
     import cupyx.scipy.sparse as csp
     import cupyx.scipy.sparse.linalg as cla
-except ImportError as e:  # the caller prints "n/a"
-    print(json.dumps({"error": "cupy is not available: %s" % e}))
+    if cp.cuda.runtime.getDeviceCount() < 1:
+        raise RuntimeError("no GPU")
+except Exception as e:  # ImportError, or CUDA's errors without a driver or device
+    print(json.dumps({"error": "cupy is not usable here: %s: %s" % (type(e).__name__, e)}))
     sys.exit(0)
 
 path, tol = sys.argv[1], float(sys.argv[2])

@@ -7,6 +7,7 @@
 
 #include "cgmodel/pipeline.h"
 #include "cli/args.h"
+#include "cli/cacheopts.h"
 #include "cli/commands.h"
 #include "cli/dbopen.h"
 #include "cli/env.h"
@@ -31,7 +32,7 @@ static const char help[] =
     "  --no-cusparse          leave out the cuSPARSE baseline (default: included)\n"
     "  --db FILE              the database (default: $CGMODEL_DB, else the user's data\n"
     "                         directory)\n"
-    "  --json                 one JSON object on stdout\n"
+    "  --json                 one JSON object on stdout\n" CLI_CACHE_HELP
     "Exit codes: 0 a recommendation, 1 nothing to recommend, 2 bad input (also a matrix a\n"
     "solve would refuse), 3 runtime failure.\n";
 
@@ -45,6 +46,8 @@ int cmd_predict(int argc, char **argv) {
   const char *db_path = NULL, *kind = NULL;
   int json = 0;
   int64_t v;
+  cli_cache cache;
+  cli_cache_init(&cache);
   while (cli_next(&a)) {
     if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
       fputs(help, stdout);
@@ -93,7 +96,7 @@ int cmd_predict(int argc, char **argv) {
         kind = a.value;
       else if (strcmp(a.value, "all"))
         return cli_error("predict", 2, "--devices: '%s' is not cpu, cuda or all", a.value);
-    } else
+    } else if (!cli_cache_arg(&a, &cache))
       cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("predict", 2, "%s", a.error);
@@ -104,6 +107,7 @@ int cmd_predict(int argc, char **argv) {
   po.kind = kind;
   po.tuner = to;
   po.iters_hint = iters_hint;
+  po.cache = cli_cache_opts(&cache);
   po.note = cli_note;
   static char cmd[] = "predict";
   po.note_ctx = cmd;

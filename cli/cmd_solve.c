@@ -5,6 +5,7 @@
 
 #include "cgmodel/pipeline.h"
 #include "cli/args.h"
+#include "cli/cacheopts.h"
 #include "cli/commands.h"
 #include "cli/dbopen.h"
 #include "cli/env.h"
@@ -37,7 +38,7 @@ static const char help[] =
     "  --db FILE              database for the prediction and the record of this solve\n"
     "                         (solves are recorded once a database exists: calibrate makes it)\n"
     "  --no-record            do not store this solve in the database\n"
-    "  --json                 one JSON object on stdout\n"
+    "  --json                 one JSON object on stdout\n" CLI_CACHE_HELP
     "Exit codes: 0 converged, 1 not converged (maxiter, breakdown, not SPD), 2 bad input,\n"
     "3 device or runtime failure.\n";
 
@@ -47,6 +48,7 @@ typedef struct {
   const char *layout_option; /* the first of --block, --bx, --gpus, --exchange given */
   double iters_hint;
   cgm_solve_opts o;
+  cli_cache cache;
 } solve_args;
 
 /* --monitor: the solver's relative residual as it goes, on stderr. */
@@ -60,6 +62,7 @@ static int parse(int argc, char **argv, solve_args *s) {
   cli_args_init(&a, argc - 1, argv + 1);
   memset(s, 0, sizeof *s);
   s->record = 1;
+  cli_cache_init(&s->cache);
   s->o = cgm_solve_opts_default();
   s->o.reorder = CGM_REORDER_AUTO;
   s->o.backend = cgm_cuda_device_count() > 0 ? CGM_BACKEND_CUDA : CGM_BACKEND_CPU;
@@ -117,7 +120,7 @@ static int parse(int argc, char **argv, solve_args *s) {
       s->o.tol = d;
     else if (cli_double(&a, "--iters-hint", 1.0, 1e9, &d))
       s->iters_hint = d;
-    else
+    else if (!cli_cache_arg(&a, &s->cache))
       cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("solve", 2, "%s", a.error);
@@ -155,6 +158,8 @@ static void print_human(const cgm_solve_report *rep) {
          1e6 * r->time_per_iter_s, 1e3 * r->time_solve_s, 1e3 * r->time_setup_s);
   if (r->reordered)
     printf("reordered   reverse Cuthill-McKee, %.3f ms (in setup)\n", 1e3 * r->time_reorder_s);
+  printf("read        %.3f ms (matrix cache: %s%s)\n", 1e3 * rep->time_read_s,
+         cgm_cache_outcome_name(rep->cache.outcome), rep->cache.stored ? ", stored" : "");
   if (isfinite(rep->predicted))
     printf("predicted   %.3f us per iteration (%+.1f%% against the measured time)\n",
            1e6 * rep->predicted, 100.0 * (rep->predicted / r->time_per_iter_s - 1.0));
@@ -188,6 +193,7 @@ int cmd_solve(int argc, char **argv) {
   o.constraints.precision_given = s.explicit_precision;
   o.constraints.precision = s.o.precision;
   o.solve = s.o;
+  o.cache = cli_cache_opts(&s.cache);
   o.note = solve_note;
   o.note_ctx = &s;
   cgm_error err = {0};

@@ -40,3 +40,15 @@ int cli_env_gpu_opts(cgm_gpu_opts *g, char *msg, size_t n) {
   if (f) cgm_fault_arm(atol(f));
   return 0;
 }
+
+int cli_env_cache_dir(char *buf, size_t n) {
+  const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+  int k;
+  if (x && x[0] == '/')
+    k = snprintf(buf, n, "%s/cgmodel", x);
+  else if (h && h[0])
+    k = snprintf(buf, n, "%s/.cache/cgmodel", h);
+  else
+    return -1;
+  return k > 0 && (size_t)k < n ? 0 : -1;
+}

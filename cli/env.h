@@ -16,4 +16,9 @@
  * variable and its bad value. */
 int cli_env_gpu_opts(cgm_gpu_opts *g, char *msg, size_t n);
 
+/* The matrix cache's default directory: $XDG_CACHE_HOME/cgmodel (an
+ * absolute XDG_CACHE_HOME only, as the XDG spec says), else
+ * $HOME/.cache/cgmodel. Returns 0, or -1 when neither is set. */
+int cli_env_cache_dir(char *buf, size_t n);
+
 #endif

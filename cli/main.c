@@ -23,6 +23,7 @@ static const char usage[] =
     "            -o FILE.png|.svg                   Fig. 8 maps\n"
     "  plot      calibration|accuracy -o FILE.png|.svg   calibration fits, predicted vs measured\n"
     "  db        list | show ID | export ID -o FILE | solves | refit ID\n"
+    "  cache     list [--json] | clear                  the matrix cache\n"
     "  help      [COMMAND]                           this text, or a command's options\n"
     "  version   print the version, the commit and the CUDA runtime\n"
     "  devices   [--db FILE] [--json]               GPUs, CPU, NCCL/MPI and their calibrations\n"
@@ -40,7 +41,7 @@ static const command commands[] = {
     {"info", cmd_info},           {"solve", cmd_solve},     {"gen", cmd_gen},
     {"calibrate", cmd_calibrate}, {"predict", cmd_predict}, {"db", cmd_db},
     {"validate", cmd_validate},   {"map", cmd_map},         {"plot", cmd_plot},
-    {"version", cmd_version},     {"devices", cmd_devices},
+    {"version", cmd_version},     {"devices", cmd_devices}, {"cache", cmd_cache},
 };
 
 static const command *find(const char *name) {

@@ -7,6 +7,7 @@
 
 #include "kernels/cuda_dev.h"
 #include "kernels/cuda_util.h"
+#include "kernels/stage.h"
 
 static size_t elem(cgm_precision p) {
   return (size_t)cgm_precision_width(p);
@@ -136,6 +137,72 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
   return CGM_OK;
 }
 
+/* Uploads through two pinned staging buffers: the host fills one on every
+ * core (a copy, or the conversion to single) while the copy engine drains
+ * the other. A pageable cudaMemcpyAsync stages on one host thread and
+ * blocks until done; a conversion to single needed a second full-size host
+ * array. Small arrays go directly. */
+#define STAGE_BYTES ((size_t)32 << 20)
+typedef struct {
+  void *buf[2];
+  cudaEvent_t done[2];
+  int k;
+} stager;
+
+static void stager_release(stager *s) {
+  for (int i = 0; i < 2; i++) {
+    if (s->done[i]) cudaEventDestroy(s->done[i]);
+    if (s->buf[i]) cudaFreeHost(s->buf[i]);
+  }
+  memset(s, 0, sizeof *s);
+}
+
+static cgm_status stager_open(stager *s, cgm_error *err) {
+  memset(s, 0, sizeof *s);
+  cgm_status st = CGM_OK;
+  for (int i = 0; i < 2; i++) {
+    CGM_CUDA_GOTO(st, err, fail, cudaMallocHost(&s->buf[i], STAGE_BYTES));
+    CGM_CUDA_GOTO(st, err, fail, cudaEventCreateWithFlags(&s->done[i], cudaEventDisableTiming));
+  }
+  return CGM_OK;
+fail:
+  stager_release(s);
+  return st;
+}
+
+/* Waits for the transfers in flight, then frees the buffers (also after a
+ * failure: the copy engine must be done with them). */
+static cgm_status stager_close(stager *s, const cgm_cuda_dev *d, cgm_error *err) {
+  cgm_status st = CGM_OK;
+  CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d->stream));
+out:
+  stager_release(s);
+  return st;
+}
+
+/* dst (device) = src (host): count elements of `width` bytes on the device;
+ * to_single: src holds doubles, dst receives floats (width 4). */
+static cgm_status stage_copy(stager *s, const cgm_cuda_dev *d, void *dst, const void *src,
+                             size_t count, size_t width, int to_single, cgm_error *err) {
+  const size_t bytes = count * width, src_width = to_single ? 8 : width;
+  if (bytes < ((size_t)1 << 20) && !to_single) {
+    CGM_CUDA_TRY(err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, d->stream));
+    return CGM_OK;
+  }
+  const size_t per = STAGE_BYTES / width; /* elements a buffer holds */
+  for (size_t i = 0; i < count; i += per) {
+    const size_t c = count - i < per ? count - i : per;
+    CGM_CUDA_TRY(err, cudaEventSynchronize(s->done[s->k])); /* its last transfer is done */
+    cgm_stage_fill(s->buf[s->k], (const char *)src + i * src_width, to_single ? c : c * width,
+                   to_single);
+    CGM_CUDA_TRY(err, cudaMemcpyAsync((char *)dst + i * width, s->buf[s->k], c * width,
+                                      cudaMemcpyHostToDevice, d->stream));
+    CGM_CUDA_TRY(err, cudaEventRecord(s->done[s->k], d->stream));
+    s->k ^= 1;
+  }
+  return CGM_OK;
+}
+
 cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_matrix *m,
                                   cgm_error *err) {
   memset(m, 0, sizeof *m);
@@ -148,30 +215,27 @@ cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_ma
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&m->slice_ptr, ((size_t)B->nslices + 1) * 8));
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&m->bcol, (size_t)B->nblocks_padded * 4));
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&m->brow, (size_t)B->nslices * B->p.by * 4));
+  stager sg;
+  cgm_status st = stager_open(&sg, err);
+  if (st) return st;
   if (d->mixed) { /* the values once, in double; their single copy made on the device */
-    CGM_CUDA_TRY(err, cudaMemcpyAsync(m->val_hi, B->val, (size_t)nval * 8, cudaMemcpyHostToDevice,
-                                      d->stream));
-    CGM_CUDA_TRY(err, cgm_launch_to_single(m->val_hi, (float *)m->val, nval, d->sms, d->stream));
-  } else if (d->prec == CGM_PREC_SINGLE) {
-    float *tmp = (float *)malloc((size_t)(nval > 0 ? nval : 1) * sizeof(float));
-    if (!tmp) return cgm_fail(err, CGM_ERUNTIME, "out of host memory converting the matrix");
-    for (int64_t i = 0; i < nval; i++) tmp[i] = (float)B->val[i];
-    cudaError_t e =
-        cudaMemcpyAsync(m->val, tmp, (size_t)nval * w, cudaMemcpyHostToDevice, d->stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream); /* before tmp is freed */
-    free(tmp);
-    CGM_CUDA_TRY(err, e);
+    st = stage_copy(&sg, d, m->val_hi, B->val, (size_t)nval, 8, 0, err);
+    if (!st)
+      CGM_CUDA_GOTO(st, err, out,
+                    cgm_launch_to_single(m->val_hi, (float *)m->val, nval, d->sms, d->stream));
   } else {
-    CGM_CUDA_TRY(
-        err, cudaMemcpyAsync(m->val, B->val, (size_t)nval * w, cudaMemcpyHostToDevice, d->stream));
+    st = stage_copy(&sg, d, m->val, B->val, (size_t)nval, w, d->prec == CGM_PREC_SINGLE, err);
   }
-  CGM_CUDA_TRY(err, cudaMemcpyAsync(m->slice_ptr, B->slice_ptr, ((size_t)B->nslices + 1) * 8,
-                                    cudaMemcpyHostToDevice, d->stream));
-  CGM_CUDA_TRY(err, cudaMemcpyAsync(m->bcol, B->bcol, (size_t)B->nblocks_padded * 4,
-                                    cudaMemcpyHostToDevice, d->stream));
-  CGM_CUDA_TRY(err, cudaMemcpyAsync(m->brow, B->brow, (size_t)B->nslices * B->p.by * 4,
-                                    cudaMemcpyHostToDevice, d->stream));
-  CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
+  if (!st) st = stage_copy(&sg, d, m->slice_ptr, B->slice_ptr, (size_t)B->nslices + 1, 8, 0, err);
+  if (!st) st = stage_copy(&sg, d, m->bcol, B->bcol, (size_t)B->nblocks_padded, 4, 0, err);
+  if (!st) st = stage_copy(&sg, d, m->brow, B->brow, (size_t)B->nslices * B->p.by, 4, 0, err);
+out:
+  if (st) { /* the buffers go; the first failure's message stays */
+    cgm_error e2 = {};
+    (void)stager_close(&sg, d, &e2);
+    return st;
+  }
+  if ((st = stager_close(&sg, d, err))) return st;
   m->L.n = n;
   m->L.bx = B->p.bx;
   m->L.by = B->p.by;

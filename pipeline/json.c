@@ -131,6 +131,43 @@ cJSON *cgm_info_json(const char *path, const cgm_features *f, const cgm_mm_info 
   return o;
 }
 
+static cJSON *cache_report_json(const cgm_cache_report *c) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "outcome", cgm_cache_outcome_name(c->outcome));
+  cJSON_AddBoolToObject(o, "stored", c->stored);
+  if (c->evicted) cJSON_AddNumberToObject(o, "evicted", c->evicted);
+  if (c->entry[0]) cJSON_AddStringToObject(o, "entry", c->entry);
+  if (c->note[0]) cJSON_AddStringToObject(o, "note", c->note);
+  cJSON_AddNumberToObject(o, "time_read_s", c->time_read_s);
+  return o;
+}
+
+cJSON *cgm_cache_list_json(const char *dir, const cgm_cache_entry *e, int n) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "dir", dir);
+  cJSON *a = cJSON_AddArrayToObject(o, "entries");
+  double total = 0;
+  for (int i = 0; i < n; i++) {
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddStringToObject(x, "file", e[i].file);
+    cJSON_AddNumberToObject(x, "bytes", (double)e[i].bytes);
+    cJSON_AddBoolToObject(x, "valid_header", e[i].valid_header);
+    if (e[i].valid_header) {
+      cJSON_AddStringToObject(x, "source", e[i].source);
+      cJSON_AddBoolToObject(x, "source_current", e[i].source_current);
+      cJSON_AddNumberToObject(x, "source_bytes", (double)e[i].source_bytes);
+      cJSON_AddNumberToObject(x, "nrows", e[i].nrows);
+      cJSON_AddNumberToObject(x, "ncols", e[i].ncols);
+      cJSON_AddNumberToObject(x, "nnz", (double)e[i].nnz);
+    }
+    cJSON_AddNumberToObject(x, "accessed", e[i].accessed);
+    cJSON_AddItemToArray(a, x);
+    total += (double)e[i].bytes;
+  }
+  cJSON_AddNumberToObject(o, "bytes", total);
+  return o;
+}
+
 cJSON *cgm_reorder_advice_json(const cgm_reorder_advice *a) {
   cJSON *j = cJSON_CreateObject();
   cJSON_AddStringToObject(j, "choice", a->rcm ? "rcm" : "none");
@@ -157,6 +194,8 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   cJSON_AddNumberToObject(j, "time_per_iter_s", r->time_per_iter_s);
   cJSON_AddNumberToObject(j, "time_solve_s", r->time_solve_s);
   cJSON_AddNumberToObject(j, "time_setup_s", r->time_setup_s);
+  cJSON_AddNumberToObject(j, "time_layout_s", r->time_layout_s);
+  cJSON_AddNumberToObject(j, "time_upload_s", r->time_upload_s);
   cJSON_AddNumberToObject(j, "block", o->layout.n);
   cJSON_AddNumberToObject(j, "bx", o->layout.bx);
   cJSON_AddNumberToObject(j, "gpus", o->backend == CGM_BACKEND_CPU ? 0 : o->gpus);
@@ -204,6 +243,7 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
       if (pair) cJSON_AddItemToArray(h, pair);
     }
   }
+  cJSON_AddItemToObject(j, "cache", cache_report_json(&rep->cache));
   return j;
 }
 

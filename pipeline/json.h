@@ -36,6 +36,8 @@ int pipeline_calibration_gpus(const char *options_json);
 
 /* info --json: the features, the reader's counts and the path. */
 cJSON *cgm_info_json(const char *path, const cgm_features *f, const cgm_mm_info *mm);
+/* cache list --json: the directory, its entries and their total bytes. */
+cJSON *cgm_cache_list_json(const char *dir, const cgm_cache_entry *e, int n);
 /* solve --json. */
 cJSON *cgm_solve_report_json(const cgm_solve_report *r);
 /* solve --reorder auto's decision: both predicted times, the cost, K, the bandwidths. */

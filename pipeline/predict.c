@@ -61,7 +61,7 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
                     o->kind && !strcmp(o->kind, "cuda") ? " --devices cuda:all" : "");
   cgm_csr file;
   memset(&file, 0, sizeof file);
-  if (!o->csr) st = cgm_mm_read_csr(o->matrix, &file, &r->mm, err);
+  if (!o->csr) st = cgm_cache_read_csr(&o->cache, o->matrix, &file, &r->mm, NULL, err);
   const cgm_csr *A = o->csr ? o->csr : &file;
   /* What a solve would refuse has no time to predict: bad input here
    * (exit 2), whatever a solve would call it. */

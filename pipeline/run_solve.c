@@ -202,7 +202,8 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   const double t0 = cgm_now();
   cgm_csr file;
   memset(&file, 0, sizeof file);
-  cgm_status st = o->csr ? CGM_OK : cgm_mm_read_csr(o->matrix, &file, NULL, err);
+  cgm_status st =
+      o->csr ? CGM_OK : cgm_cache_read_csr(&o->cache, o->matrix, &file, NULL, &r->cache, err);
   if (st) return st;
   const cgm_csr *A = o->csr ? o->csr : &file;
   r->nrows = A->nrows;

@@ -322,6 +322,8 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     res->fallback_iterations = first.iterations;
     res->iterations += first.iterations;
     res->time_setup_s += first.time_setup_s;
+    res->time_layout_s += first.time_layout_s;
+    res->time_upload_s += first.time_upload_s;
     res->time_solve_s += first.time_solve_s;
     if (first.device_bytes > res->device_bytes) res->device_bytes = first.device_bytes;
   }

@@ -5,10 +5,16 @@
 #include "cgmodel/sparse.h"
 #include "sparse/bcsr_internal.h"
 
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 const int cgm_block_sizes[CGM_NBLOCKSIZES] = {1, 2, 4, 8};
+
+/* Below this many block rows (or slices) the layout's light passes stay on
+ * one thread: a parallel region costs more than they do, and many small
+ * builds (a plan's segments) would pay it each time. */
+#define CGM_PAR_MIN 4096
 
 cgm_bcsr_params cgm_bcsr_default_params(int n) {
   /* One warp (32 threads) per slice, one thread per row of a block. */
@@ -84,6 +90,38 @@ cgm_status cgm_bcsr_row_blocks(const cgm_csr *A, int n, int32_t *len, cgm_error 
   return CGM_OK;
 }
 
+/* In-place inclusive prefix sum of a[0..n) on every thread: each sums its
+ * own contiguous part, the parts' totals are summed in order, then each
+ * adds its offset. Integer sums: the result does not depend on the thread
+ * count. */
+static void prefix_sum(int64_t *a, int64_t n) {
+  if (n < CGM_PAR_MIN) { /* not worth the threads */
+    for (int64_t i = 1; i < n; i++) a[i] += a[i - 1];
+    return;
+  }
+  int64_t part_sum[257]; /* at most 256 threads take part */
+  int nt = 1;
+#pragma omp parallel
+  {
+#pragma omp single
+    nt = omp_get_num_threads() < 256 ? omp_get_num_threads() : 256;
+    const int t = omp_get_thread_num();
+    const int64_t i0 = t < nt ? n * t / nt : n, i1 = t < nt ? n * (t + 1) / nt : n;
+    int64_t acc = 0;
+    for (int64_t i = i0; i < i1; i++) a[i] = acc += a[i];
+    if (t < nt) part_sum[t + 1] = acc;
+#pragma omp barrier
+#pragma omp single
+    {
+      part_sum[0] = 0;
+      for (int k = 1; k <= nt; k++) part_sum[k] += part_sum[k - 1];
+    }
+    const int64_t off = t < nt ? part_sum[t] : 0;
+    if (off)
+      for (int64_t i = i0; i < i1; i++) a[i] += off;
+  }
+}
+
 cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **bcol,
                              cgm_error *err) {
   *bptr = NULL;
@@ -100,7 +138,11 @@ cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **
     return cgm_fail(err, CGM_ERUNTIME, "out of memory for the block pattern");
   }
   cgm_status st = cgm_bcsr_row_blocks(A, n, len, err);
-  for (int32_t b = 0; b < nb && !st; b++) p[b + 1] = p[b] + len[b];
+  if (!st) {
+#pragma omp parallel for schedule(static) if (nb >= CGM_PAR_MIN)
+    for (int32_t b = 0; b < nb; b++) p[b + 1] = len[b];
+    prefix_sum(p + 1, nb);
+  }
   free(len);
   int32_t *c = st ? NULL : malloc(((size_t)p[nb] + 1) * sizeof *c);
   if (!st && !c)
@@ -117,16 +159,43 @@ cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **
 }
 
 /* Stable counting sort of block rows by length, longest first: rows of equal
- * length keep their order, so regular matrices keep their locality. */
+ * length keep their order, so regular matrices keep their locality. In
+ * parallel: each thread counts its contiguous part of the rows, the
+ * positions go length by length and within a length thread by thread (the
+ * serial order), and each thread places its part. The order is the serial
+ * sort's for any thread count. */
 cgm_status cgm_bcsr_sort_rows(const int32_t *len, int32_t nb, int32_t *order, cgm_error *err) {
   int32_t maxlen = 0;
+#pragma omp parallel for schedule(static) reduction(max : maxlen) if (nb >= CGM_PAR_MIN)
   for (int32_t b = 0; b < nb; b++)
     if (len[b] > maxlen) maxlen = len[b];
-  int64_t *start = calloc((size_t)maxlen + 2, sizeof *start);
+  const int64_t L = (int64_t)maxlen + 1;
+  int nt = omp_get_max_threads();
+  /* one histogram per thread: only when they are small beside the rows */
+  if (nt > 64) nt = 64;
+  if (nt < 2 || nb < CGM_PAR_MIN || L * nt > nb) nt = 1;
+  int64_t *start = calloc((size_t)(L * nt) + 1, sizeof *start);
   if (!start) return cgm_fail(err, CGM_ERUNTIME, "out of memory sorting %d block rows", nb);
-  for (int32_t b = 0; b < nb; b++) start[maxlen - len[b] + 1]++;
-  for (int32_t l = 0; l <= maxlen; l++) start[l + 1] += start[l];
-  for (int32_t b = 0; b < nb; b++) order[start[maxlen - len[b]]++] = b;
+    /* start[t * L + (maxlen - len)]: rows of that length in thread t's part */
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+    const int t = omp_get_thread_num(), T = omp_get_num_threads();
+    const int32_t b0 = (int32_t)((int64_t)nb * t / T), b1 = (int32_t)((int64_t)nb * (t + 1) / T);
+    int64_t *h = start + (int64_t)t * L;
+    for (int32_t b = b0; b < b1; b++) h[maxlen - len[b]]++;
+#pragma omp barrier
+#pragma omp single
+    {
+      int64_t pos = 0;
+      for (int64_t l = 0; l < L; l++)
+        for (int k = 0; k < T; k++) {
+          int64_t c = start[(int64_t)k * L + l];
+          start[(int64_t)k * L + l] = pos;
+          pos += c;
+        }
+    }
+    for (int32_t b = b0; b < b1; b++) order[h[maxlen - len[b]]++] = b;
+  }
   free(start);
   return CGM_OK;
 }
@@ -163,11 +232,13 @@ static cgm_status layout_shape(const cgm_csr *A, const selection *sel, cgm_bcsr_
   if (st) return st;
   int32_t nslices = (nb + p.by - 1) / p.by;
   slice_ptr[0] = 0;
+#pragma omp parallel for schedule(static) if (nslices >= CGM_PAR_MIN)
   for (int32_t k = 0; k < nslices; k++) {
     int32_t longest = len[order[(int64_t)k * p.by]]; /* sorted: first is longest */
     int64_t steps = (longest + p.bx - 1) / p.bx;
-    slice_ptr[k + 1] = slice_ptr[k] + steps * p.by * p.bx;
+    slice_ptr[k + 1] = steps * p.by * p.bx;
   }
+  prefix_sum(slice_ptr + 1, nslices);
   return CGM_OK;
 }
 
@@ -306,6 +377,7 @@ static cgm_status build_sel(const cgm_csr *A, const selection *sel, int32_t base
   B->p = p;
   {
     int64_t covered = 0; /* matrix rows inside the selected block rows */
+#pragma omp parallel for schedule(static) reduction(+ : covered) if (nb >= CGM_PAR_MIN)
     for (int32_t b = 0; b < nb; b++) {
       int64_t r0 = (int64_t)sel_row(sel, b) * n, r1 = r0 + n > A->nrows ? A->nrows : r0 + n;
       covered += r1 - r0;
@@ -336,12 +408,17 @@ static cgm_status build_sel(const cgm_csr *A, const selection *sel, int32_t base
     return st;
   }
   int32_t maxlen = 0;
+  int64_t nblocks = 0;
+#pragma omp parallel for schedule(static) reduction(+ : nblocks) reduction(max : maxlen) \
+    if (nb >= CGM_PAR_MIN)
   for (int32_t b = 0; b < nb; b++) {
-    B->nblocks += len[b];
-    B->brow_len[sel_row(sel, b) - base] = len[b];
+    nblocks += len[b];
+    B->brow_len[sel_row(sel, b) - base] = len[b]; /* distinct rows: no two threads meet */
     if (len[b] > maxlen) maxlen = len[b];
   }
+  B->nblocks = nblocks;
   B->nblocks_padded = B->slice_ptr[B->nslices];
+#pragma omp parallel for schedule(static) if (nb >= CGM_PAR_MIN)
   for (int64_t s = 0; s < (int64_t)B->nslices * p.by; s++)
     B->brow[s] = s < nb ? sel_row(sel, order[s]) - base : -1;
   free(order);

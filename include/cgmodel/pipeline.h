@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 
+#include "cgmodel/cache.h"
 #include "cgmodel/db.h"
 #include "cgmodel/export.h"
 #include "cgmodel/solver.h"
@@ -235,10 +236,11 @@ typedef struct cgm_predict_opts {
   cgm_gpu_opts gpu;     /* the GPU solver's options: a calibration of another CG is warned of */
   double iters_hint;    /* double precision's iteration count K when the user knows it (<= 0:
                            the database's record of this matrix at tuner.tol, else estimated) */
+  cgm_cache_opts cache; /* the matrix cache (dir NULL: none) */
   cgm_note_fn note;     /* warnings (stale calibrations); NULL: none */
   void *note_ctx;
-  const cgm_csr *csr;   /* a matrix in memory (bindings): used instead of reading `matrix`,
-                           which then only names it; NULL: read the file */
+  const cgm_csr *csr; /* a matrix in memory (bindings): used instead of reading `matrix`,
+                         which then only names it; NULL: read the file */
 } cgm_predict_opts;
 
 typedef struct cgm_predict_report {
@@ -316,6 +318,7 @@ typedef struct cgm_run_solve_opts {
   double iters_hint;             /* autotune: double precision's K when the user knows it (<= 0:
                                     the database's record of this matrix, else estimated) */
   const cgm_host *host;          /* this machine; NULL: cgm_host_describe */
+  cgm_cache_opts cache;          /* the matrix cache (dir NULL: none); b is never cached */
   cgm_note_fn note;              /* the tuner's choice (info), stale calibrations and a record not
                                     stored (warnings), a database that would not open (error) */
   void *note_ctx;
@@ -343,6 +346,7 @@ typedef struct cgm_solve_report {
   bool auto_none;         /* autotune found nothing to run (the call returned CGM_EINPUT) */
   char why[512];          /* autotune's choice, or why nothing */
   double time_read_s;     /* reading A and b (or b = A * ones) */
+  cgm_cache_report cache; /* how A was read: from the cache, or parsed (and stored) */
   double time_analyse_s;  /* the features, the database, the prediction and autotune's choice */
   char k_source[16];      /* autotune: where its iteration count came from ("hint",
                              "database", "estimate"); its choice has the predicted setup,
@@ -353,7 +357,7 @@ typedef struct cgm_solve_report {
    * with, in pairs (2 * nhistory doubles, malloc'ed); NULL otherwise. */
   double *residual_history;
   int nhistory;
-  bool have_reorder;      /* --reorder auto was decided by the model: reorder says how */
+  bool have_reorder; /* --reorder auto was decided by the model: reorder says how */
   cgm_reorder_advice reorder;
 } cgm_solve_report;
 
@@ -497,15 +501,15 @@ typedef struct cgm_devices_report {
   bool peer[CGM_MAX_GPUS][CGM_MAX_GPUS]; /* GPU a can access GPU b's memory */
   char database[1024];                   /* the database looked in ("" when none given) */
   bool database_present;                 /* it exists and opened */
-  char database_error[CGM_ERRMSG_MAX];    /* why it did not open or read */
+  char database_error[CGM_ERRMSG_MAX];   /* why it did not open or read */
 } cgm_devices_report;
 
 /* This machine's devices and their calibrations in the database at db_path
  * (NULL: none looked up; a missing or unreadable database is reported, not
  * an error: the hardware is still described). gpu: the options the solver
  * runs with (a GPU calibration of another CG is stale). */
-CGM_API cgm_status cgm_devices(const char *db_path, const cgm_gpu_opts *gpu,
-                               cgm_devices_report *r, cgm_error *err);
+CGM_API cgm_status cgm_devices(const char *db_path, const cgm_gpu_opts *gpu, cgm_devices_report *r,
+                               cgm_error *err);
 
 /* ------------------------------------------ bindings (bindings.c) --- */
 
@@ -528,8 +532,8 @@ CGM_API cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char 
  * with *out set). b: NULL for b = A * ones. Options: db (the prediction and record, as
  * cgm_run_solve's db_path), name, record, auto, backend, precision, block, bx, gpus, exchange,
  * tol, maxiter, check_every, threads, iters_hint. */
-CGM_API cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x,
-                                  const char *options, char **out, cgm_error *err);
+CGM_API cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const char *options,
+                                  char **out, cgm_error *err);
 /* calibrate --json. Options: db (required, created), devices, quick, precision, threads. */
 CGM_API cgm_status cgm_json_calibrate(const char *options, char **out, cgm_error *err);
 /* devices --json (cgm_devices with the default GPU options); db_path may be NULL. */

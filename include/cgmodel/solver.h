@@ -104,6 +104,8 @@ typedef struct cgm_solve_result {
   double time_per_iter_s;   /* median over the timed iterations */
   double time_solve_s;      /* the whole iteration loop */
   double time_setup_s;      /* layout build, upload, handles */
+  double time_layout_s;     /* of time_setup_s: the MBR layouts built on the host */
+  double time_upload_s;     /* of time_setup_s: device memory and the upload (0 on the CPU) */
   int64_t device_bytes;     /* memory the configuration allocated on each device */
   int64_t exchange_bytes;   /* bytes moved between devices per iteration */
   bool stalled;            /* stopped because the true residual stopped falling in this precision */

@@ -170,6 +170,7 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
   cgm_status st = cgm_bcsr_build(A, 0, (A->nrows + pb->opts.layout.n - 1) / pb->opts.layout.n,
                                  pb->opts.layout, &B, err);
   if (st) return st;
+  res->time_layout_s = cgm_now() - t0;
   const int64_t np = (int64_t)B.nbrows * B.p.n; /* padded length, = nbcols * N */
   const size_t nv = (size_t)(np > 0 ? np : 1);
   REAL *val = NULL;

@@ -320,7 +320,7 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   if (G > ndev)
     return cgm_fail(err, CGM_EINPUT, "--gpus %d: only %d GPU%s present", G, ndev,
                     ndev == 1 ? " is" : "s are");
-  double t0 = cgm_now();
+  double t0 = cgm_now(), tu = 0.0; /* tu: the start of the upload */
   gpu_solver *S = (gpu_solver *)calloc(1, sizeof *S);
   cgm_seg_host *seg = (cgm_seg_host *)calloc(CGM_MAX_GPUS, sizeof *seg);
   const cgm_cg_state *fin = NULL;
@@ -392,8 +392,13 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
                     g, need / 1073741824.0, (avail + (256 << 20)) / 1073741824.0,
                     total / 1073741824.0);
   }
-  for (int g = 0; g < G && !st; g++) st = cgm_seg_build(A, &pb->plan, g, &seg[g], err);
+  {
+    const double tl = cgm_now();
+    for (int g = 0; g < G && !st; g++) st = cgm_seg_build(A, &pb->plan, g, &seg[g], err);
+    res->time_layout_s = cgm_now() - tl;
+  }
   if (st) goto out;
+  tu = cgm_now();
   for (int g = 0; g < G && !st; g++) {
     cgm_cuda_dev *d = &S->dev[g];
     int64_t rows = (int64_t)(S->bounds[g + 1] - S->bounds[g]) * p.n;
@@ -419,6 +424,7 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     S->pdl = cgm_pdl_supported();
   }
   if ((st = upload_vectors(S, pb, seg, err))) goto out;
+  res->time_upload_s = cgm_now() - tu; /* with the exchange's and NCCL's setup */
   for (int g = 0; g < G; g++) cgm_seg_free(&seg[g]); /* the host copies are no longer needed */
   {
     cudaDeviceProp prop;

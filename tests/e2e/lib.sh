@@ -35,6 +35,8 @@ trap 'rm -rf "$TMP"' EXIT
 # Every solve records itself in the database: keep the tests' records (and
 # calibrations) out of the user's default database.
 export CGMODEL_DB=$TMP/cgmodel.db
+# ...and the matrix cache out of the user's (~/.cache/cgmodel).
+export XDG_CACHE_HOME=$TMP/xdg-cache
 OUT=$TMP/last.out # stdout of the last run_cmd
 ERR=$TMP/last.err # stderr of the last run_cmd
 RC=0              # exit status of the last run_cmd

@@ -12,7 +12,8 @@ source "$(dirname "$0")/lib.sh" "$@"
 if msg=$(python3 - "$CGM" "$REPO" 2>&1 <<'PY'
 import os, re, subprocess, sys
 cgm, repo = sys.argv[1], sys.argv[2]
-cmds = ["info", "solve", "gen", "calibrate", "predict", "validate", "map", "plot", "db", "version"]
+cmds = ["info", "solve", "gen", "calibrate", "predict", "validate", "map", "plot", "db", "version",
+        "cache"]
 problems = []
 total = 0
 for c in cmds:
@@ -20,6 +21,9 @@ for c in cmds:
     parsed = set(re.findall(r'cli_(?:flag|opt|int|double|flag_or_int)\(\s*&?a,\s*"(-[-\w]+)"', src))
     if "cli_plot_size(" in src:  # the picture size map and plot share (cmd_plot.c)
         parsed.add("--size")
+    if "cli_cache_arg(" in src:  # the matrix cache's options (cacheopts.c)
+        parsed |= set(re.findall(r'cli_(?:flag|opt|int)\(\s*a,\s*"(-[-\w]+)"',
+                                 open(os.path.join(repo, "cli", "cacheopts.c")).read()))
     total += len(parsed)
     h = subprocess.run([cgm, c, "--help"], capture_output=True, text=True)
     if h.returncode != 0 or not h.stdout.startswith("usage: cgmodel " + c):

@@ -47,7 +47,7 @@ def closure(c, seen=None):
 
 # Which component each public header belongs to.
 public_owner = {
-    'export': 'common', 'status': 'common', 'sample': 'common', 'sparse': 'sparse',
+    'export': 'common', 'status': 'common', 'sample': 'common', 'sparse': 'sparse', 'cache': 'cache',
     'plan': 'plan', 'model': 'model', 'solver': 'solver', 'cgmodel': 'solver',
     'tuner': 'tuner', 'db': 'db', 'plots': 'plots', 'pipeline': 'pipeline',
 }

@@ -535,8 +535,9 @@ static void test_json(void) {
   s.time_read_s = 0.25;
   cJSON *j = cgm_solve_report_json(&s);
   CHECK_KEYS(j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
-                "time_per_iter_s,time_solve_s,time_setup_s,block,bx,gpus,precision,backend,device,"
-                "device_bytes,matrix,reorder,time_read_s,time_analyse_s,time_total_s");
+                "time_per_iter_s,time_solve_s,time_setup_s,time_layout_s,time_upload_s,block,bx,"
+                "gpus,precision,backend,device,"
+                "device_bytes,matrix,reorder,time_read_s,time_analyse_s,time_total_s,cache");
   CHECK(cJSON_GetObjectItem(j, "time_read_s")->valuedouble == 0.25);
   cJSON_Delete(j);
   s.opts.backend = CGM_BACKEND_CUDA;
@@ -550,10 +551,11 @@ static void test_json(void) {
   j = cgm_solve_report_json(&s);
   CHECK_KEYS(
       j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
-         "time_per_iter_s,time_solve_s,time_setup_s,block,bx,gpus,precision,backend,"
+         "time_per_iter_s,time_solve_s,time_setup_s,time_layout_s,time_upload_s,block,bx,gpus,"
+         "precision,backend,"
          "exchange,device,device_bytes,exchange_bytes,stop_reason,matrix,reorder,"
          "predicted_time_per_iter_s,auto,solution_error,time_read_s,time_analyse_s,time_total_s,"
-         "predicted");
+         "predicted,cache");
   CHECK(cJSON_GetObjectItem(j, "gpus")->valueint == 2 &&
         !strcmp(cJSON_GetObjectItem(j, "auto")->valuestring, "2 x GPU"));
   cJSON_Delete(j);
@@ -614,7 +616,8 @@ static void test_json(void) {
   CHECK_KEYS(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "groups"), 1),
              "backend,precision,block,gpus,count,avg_rel_error,variance,median_rel_error,"
              "p90_rel_error,paper_avg_rel_error,paper_mean_signed_error");
-  CHECK_KEYS(cJSON_GetObjectItem(j, "tuner"), "mean_regret,max_regret,within_5_percent,within_10_percent");
+  CHECK_KEYS(cJSON_GetObjectItem(j, "tuner"),
+             "mean_regret,max_regret,within_5_percent,within_10_percent");
   cJSON_Delete(j);
 
   /* calibrate --json. */

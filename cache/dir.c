@@ -1,0 +1,159 @@
+/* The cache directory as a whole: its entries (cgmodel cache list), their
+ * removal (cache clear) and the eviction of the least recently used. */
+#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cache/entry.h"
+#include "cgmodel/cache.h"
+#include "common/grow.h"
+
+/* A temporary file older than this was left by a writer that was killed. */
+static const time_t TMP_STALE_S = 3600;
+
+typedef struct {
+  char name[64];
+  int64_t bytes;
+  double atime;
+} file_info;
+
+static int by_atime(const void *a, const void *b) {
+  const file_info *x = a, *y = b;
+  return (x->atime > y->atime) - (x->atime < y->atime);
+}
+
+static double secs(struct timespec t) {
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The entries of dir (name, size, last use); leftover temporaries removed
+ * when `sweep`. -1: the directory cannot be read (errno). */
+static int scan(const char *dir, bool sweep, file_info **out, int *count) {
+  *out = NULL;
+  *count = 0;
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  int cap = 0;
+  struct dirent *de;
+  char p[4200];
+  time_t now = time(NULL);
+  while ((de = readdir(d))) {
+    bool entry = cgm_cache_is_entry_name(de->d_name);
+    if (!entry && !(sweep && cgm_cache_is_tmp_name(de->d_name))) continue;
+    snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+    struct stat s;
+    if (stat(p, &s) || !S_ISREG(s.st_mode)) continue;
+    if (!entry) {
+      if (now - s.st_mtime > TMP_STALE_S) unlink(p);
+      continue;
+    }
+    file_info *v = cgm_grow(*out, *count, &cap, sizeof *v, 32);
+    if (!v) break;
+    *out = v;
+    snprintf(v[*count].name, sizeof v[*count].name, "%.32s", de->d_name); /* 20 characters */
+    v[*count].bytes = (int64_t)s.st_size;
+    v[*count].atime = secs(s.st_atim);
+    (*count)++;
+  }
+  closedir(d);
+  return 0;
+}
+
+int cgm_cache_evict(const char *dir, int64_t max_bytes, const char *keep) {
+  file_info *f;
+  int n, removed = 0;
+  if (scan(dir, true, &f, &n)) return 0;
+  int64_t total = 0;
+  for (int i = 0; i < n; i++) total += f[i].bytes;
+  qsort(f, (size_t)n, sizeof *f, by_atime);
+  char p[4200];
+  for (int i = 0; i < n && total > max_bytes; i++) {
+    if (keep && !strcmp(f[i].name, keep)) continue;
+    snprintf(p, sizeof p, "%s/%s", dir, f[i].name);
+    if (!unlink(p) || errno == ENOENT) { /* ENOENT: another process evicted it */
+      total -= f[i].bytes;
+      removed++;
+    }
+  }
+  free(f);
+  return removed;
+}
+
+static int by_recent(const void *a, const void *b) {
+  const cgm_cache_entry *x = a, *y = b;
+  return (x->accessed < y->accessed) - (x->accessed > y->accessed);
+}
+
+cgm_status cgm_cache_list(const char *dir, cgm_cache_entry **out, int *count, cgm_error *err) {
+  *out = NULL;
+  *count = 0;
+  file_info *f;
+  int n;
+  if (scan(dir, false, &f, &n)) {
+    if (errno == ENOENT) return CGM_OK;
+    return cgm_fail(err, CGM_ERUNTIME, "cannot read the cache directory %s: %s", dir,
+                    strerror(errno));
+  }
+  cgm_cache_entry *e = calloc((size_t)n + 1, sizeof *e);
+  if (!e) {
+    free(f);
+    return cgm_fail(err, CGM_ERUNTIME, "out of memory listing %s", dir);
+  }
+  char p[4200], why[256];
+  for (int i = 0; i < n; i++) {
+    cgm_cache_entry *x = &e[i];
+    snprintf(x->file, sizeof x->file, "%s", f[i].name);
+    x->bytes = f[i].bytes;
+    x->accessed = f[i].atime;
+    snprintf(p, sizeof p, "%s/%s", dir, f[i].name);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    cgm_cache_header h;
+    if (fd < 0) continue;
+    x->valid_header = !cgm_cache_header_read(fd, &h, x->source, sizeof x->source, why, sizeof why);
+    close(fd);
+    if (!x->valid_header) {
+      x->source[0] = '\0';
+      continue;
+    }
+    x->source_bytes = h.src_size;
+    x->nrows = h.nrows, x->ncols = h.ncols, x->nnz = h.nnz;
+    struct stat s;
+    x->source_current = !stat(x->source, &s) && cgm_cache_key_matches(&h, &s);
+  }
+  free(f);
+  qsort(e, (size_t)n, sizeof *e, by_recent);
+  *out = e;
+  *count = n;
+  return CGM_OK;
+}
+
+cgm_status cgm_cache_clear(const char *dir, int *removed, cgm_error *err) {
+  *removed = 0;
+  DIR *d = opendir(dir);
+  if (!d) {
+    if (errno == ENOENT) return CGM_OK;
+    return cgm_fail(err, CGM_ERUNTIME, "cannot read the cache directory %s: %s", dir,
+                    strerror(errno));
+  }
+  struct dirent *de;
+  char p[4200];
+  cgm_status st = CGM_OK;
+  while ((de = readdir(d))) {
+    if (!cgm_cache_is_entry_name(de->d_name) && !cgm_cache_is_tmp_name(de->d_name)) continue;
+    snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+    if (!unlink(p))
+      (*removed)++;
+    else if (errno != ENOENT && !st)
+      st = cgm_fail(err, CGM_ERUNTIME, "cannot remove %s: %s", p, strerror(errno));
+  }
+  closedir(d);
+  return st;
+}

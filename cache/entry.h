@@ -1,0 +1,68 @@
+/* The format of one cache entry and what the directory functions share
+ * with the reader (docs/cache.md draws the format). */
+#ifndef CGM_CACHE_ENTRY_H
+#define CGM_CACHE_ENTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#define CGM_CACHE_MAGIC "CGMCSR\r\n" /* 8 bytes: the CR-LF catches a text-mode copy */
+#define CGM_CACHE_VERSION 1u
+#define CGM_CACHE_ENDIAN 0x0102030405060708ULL
+#define CGM_CACHE_SUFFIX ".csr"
+#define CGM_CACHE_TMP ".csr.tmp." /* name.csr.tmp.XXXXXX while it is written */
+
+/* The header at offset 0, followed by the source's absolute path
+ * (path_len bytes, no NUL), then the payload at header_bytes: rowptr
+ * (nrows + 1 int64), colidx (nnz int32), val (nnz double), back to back.
+ * Native byte order. No padding anywhere: every byte is under the header's
+ * or the payload's checksum (the arrays are read with pread into their own
+ * allocations, so their alignment in the file does not matter). */
+typedef struct cgm_cache_header {
+  char magic[8];
+  uint32_t version, hash_algo;
+  uint32_t header_bytes, path_len;
+  uint64_t endian;
+  /* the key: the source file as it was read */
+  int64_t src_size, src_mtime_ns, src_ctime_ns;
+  uint64_t src_dev, src_ino;
+  /* the matrix and what the reader saw */
+  int32_t nrows, ncols;
+  int64_t nnz;
+  int32_t mm_field, mm_symmetry;
+  int64_t mm_entries, mm_duplicates, mm_file_bytes;
+  uint64_t payload_bytes, payload_hash;
+  uint64_t header_hash; /* of this header (with header_hash 0) and the path */
+} cgm_cache_header;
+
+/* Offsets of the payload's arrays from the entry's start. */
+typedef struct {
+  uint64_t rowptr, colidx, val, end;
+} cgm_cache_layout;
+
+cgm_cache_layout cgm_cache_layout_of(uint32_t header_bytes, int32_t nrows, int64_t nnz);
+
+/* The entry's file name of an absolute source path: 16 hex digits of its
+ * XXH64, then ".csr" (out: at least 24 bytes). */
+void cgm_cache_entry_name(const char *real, char *out, size_t n);
+/* name is an entry's (hex + .csr) or a leftover temporary's. */
+bool cgm_cache_is_entry_name(const char *name);
+bool cgm_cache_is_tmp_name(const char *name);
+
+/* Reads and checks the header of an open entry (magic, version, byte
+ * order, hash algorithm, header checksum, sizes against the file's). path
+ * receives the source (n bytes at least 4096). 0: valid; else why says
+ * what is wrong. */
+int cgm_cache_header_read(int fd, cgm_cache_header *h, char *path, size_t n, char *why, size_t wn);
+
+/* The source's stat matches the key of the header. */
+bool cgm_cache_key_matches(const cgm_cache_header *h, const struct stat *s);
+
+/* Removes the least recently used entries until those left hold at most
+ * max_bytes (keep: an entry name never removed), and temporary files left
+ * over an hour ago by killed writers. -> entries removed. */
+int cgm_cache_evict(const char *dir, int64_t max_bytes, const char *keep);
+
+#endif

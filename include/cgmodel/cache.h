@@ -1,0 +1,82 @@
+/* The matrix cache: a binary copy of each matrix file's CSR, so that a
+ * second read of a large Matrix Market file costs one read of its arrays
+ * instead of a parse (docs/cache.md). The library never reads the
+ * environment: the directory comes in cgm_cache_opts (the command line
+ * resolves it from --cache-dir, $XDG_CACHE_HOME or ~/.cache). */
+#ifndef CGMODEL_CACHE_H
+#define CGMODEL_CACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cgmodel/sparse.h"
+#include "cgmodel/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The default size limit of the cache directory: 4 GiB. */
+#define CGM_CACHE_DEFAULT_MAX_BYTES ((int64_t)4 << 30)
+
+typedef struct cgm_cache_opts {
+  const char *dir;   /* the cache directory (created when missing); NULL: no cache */
+  int64_t max_bytes; /* after a write, the least recently used entries are removed until the
+                        entries hold at most this many bytes; <= 0: no limit */
+} cgm_cache_opts;
+
+typedef enum cgm_cache_outcome {
+  CGM_CACHE_OFF,      /* no cache directory: the file was parsed */
+  CGM_CACHE_HIT,      /* the entry was valid: the CSR came from it */
+  CGM_CACHE_MISS,     /* no entry: the file was parsed */
+  CGM_CACHE_REJECTED, /* an entry was there but stale or damaged: ignored, the file parsed */
+} cgm_cache_outcome;
+
+/* What one cached read did. */
+typedef struct cgm_cache_report {
+  cgm_cache_outcome outcome;
+  bool stored;        /* the entry was (re)written after the parse */
+  int evicted;        /* entries removed to keep the directory under max_bytes */
+  char entry[4096];   /* the entry's path ("" without a cache) */
+  char note[1024];    /* why an entry was rejected, or not written ("" when neither) */
+  double time_read_s; /* the whole read: lookup, parse and write */
+} cgm_cache_report;
+
+CGM_API const char *cgm_cache_outcome_name(cgm_cache_outcome o);
+
+/* cgm_mm_read_csr through the cache: a valid entry of the file (same
+ * absolute path, device, inode, size, modification and change times, and
+ * a payload that matches its checksum) gives the CSR and the reader's info;
+ * otherwise the file is parsed and the entry written (a temporary file in
+ * the directory, fsync'ed, then renamed over the entry). A cache that fails
+ * (directory not writable, disk full) is reported in rep->note, never as an
+ * error: the errors are the parse's. rep may be NULL. */
+CGM_API cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr *A,
+                                      cgm_mm_info *info, cgm_cache_report *rep, cgm_error *err);
+
+/* One entry of a cache directory, from its header. */
+typedef struct cgm_cache_entry {
+  char file[64];       /* the entry's file name in the directory */
+  char source[4096];   /* the matrix file it holds (absolute path) */
+  bool valid_header;   /* magic, version and header checksum right (the payload is checked
+                          when the entry is read) */
+  bool source_current; /* the source file is there with the size and times of the entry */
+  int64_t bytes;       /* of the entry */
+  int64_t source_bytes;
+  int32_t nrows, ncols;
+  int64_t nnz;
+  double accessed; /* last use, seconds since the epoch */
+} cgm_cache_entry;
+
+/* The entries of a directory (*out malloc'ed, NULL when none), most recently
+ * used first. A missing directory has no entries. */
+CGM_API cgm_status cgm_cache_list(const char *dir, cgm_cache_entry **out, int *count,
+                                  cgm_error *err);
+/* Removes every entry and leftover temporary file of the cache directory
+ * (files of other names are left alone); *removed: how many files. */
+CGM_API cgm_status cgm_cache_clear(const char *dir, int *removed, cgm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

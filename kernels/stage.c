@@ -1,0 +1,23 @@
+#include "kernels/stage.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* Pieces of 1 MiB: enough to keep every core's memory stream busy. */
+#define PIECE ((size_t)1 << 20)
+
+void cgm_stage_fill(void *dst, const void *src, size_t count, int to_single) {
+  if (to_single) {
+    float *d = dst;
+    const double *s = src;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < (int64_t)count; i++) d[i] = (float)s[i];
+    return;
+  }
+  const int64_t pieces = (int64_t)((count + PIECE - 1) / PIECE);
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < pieces; k++) {
+    size_t off = (size_t)k * PIECE, len = count - off < PIECE ? count - off : PIECE;
+    memcpy((char *)dst + off, (const char *)src + off, len);
+  }
+}

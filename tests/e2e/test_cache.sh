@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The matrix cache through the command line: the default directory, a hit
+# that solves exactly as the parse did, entries that must not be trusted
+# (source touched, a byte flipped, cut short), two writers at once, the
+# size limit, --no-cache, `cache list` and `cache clear`; the input file is
+# never written.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh" "$@"
+
+CDIR=$XDG_CACHE_HOME/cgmodel # lib.sh points XDG_CACHE_HOME into $TMP
+A=$TMP/p.mtx
+expect_exit 0 "$CGM" gen poisson3d --n 14 -o "$A"
+touch -d '1 minute ago' "$A" # a file modified within the last second is not cached
+sum_before=$(sha256sum <"$A")
+mtime_before=$(stat -c %Y "$A")
+SOLVE=("$CGM" solve "$A" --backend cpu --threads 1 --no-record --json)
+outcome() { json_get "$OUT" cache.outcome; }
+
+# ---- --no-cache writes nothing
+expect_exit 0 "${SOLVE[@]}" --no-cache
+assert_eq "$(outcome)" off "--no-cache: outcome"
+assert_no_file "$CDIR" "--no-cache: no cache directory"
+
+# ---- a miss stores the entry in the default directory; the hit solves the same
+expect_exit 0 "${SOLVE[@]}" -o "$TMP/x1.mtx"
+json_check "$OUT" 'j["cache"]["outcome"] == "miss" and j["cache"]["stored"]' "first read: miss, stored"
+json_check "$OUT" 'all(k in j for k in ("time_read_s", "time_layout_s", "time_upload_s", "time_setup_s"))' "setup split in --json"
+entry=$(json_get "$OUT" cache.entry)
+case "$entry" in "$CDIR"/*.csr) pass ;; *) fail "entry $entry not in $CDIR" ;; esac
+iters=$(json_get "$OUT" iterations)
+expect_exit 0 "${SOLVE[@]}" -o "$TMP/x2.mtx"
+assert_eq "$(outcome)" hit "second read"
+assert_eq "$(json_get "$OUT" iterations)" "$iters" "hit: same iterations"
+if cmp -s "$TMP/x1.mtx" "$TMP/x2.mtx"; then pass; else fail "hit: solution differs from the parse's"; fi
+expect_exit 0 "$CGM" solve "$A" --backend cpu --no-record
+last_stdout_contains "matrix cache: hit"
+
+# ---- cache list
+expect_exit 0 "$CGM" cache list --json
+json_check "$OUT" 'len(j["entries"]) == 1 and j["entries"][0]["source"] == "'"$(realpath "$A")"'" and j["entries"][0]["source_current"] and j["entries"][0]["nrows"] == 2744' "cache list --json"
+expect_exit 0 "$CGM" cache list
+last_stdout_contains "1 entries"
+
+# ---- a touched source: stale, rewritten
+touch -d '30 seconds ago' "$A"
+expect_exit 0 "${SOLVE[@]}"
+json_check "$OUT" 'j["cache"]["outcome"] == "rejected" and "stale" in j["cache"]["note"] and j["cache"]["stored"]' "touched source"
+expect_exit 0 "${SOLVE[@]}"
+assert_eq "$(outcome)" hit "after the rewrite"
+mtime_before=$(stat -c %Y "$A")
+
+# ---- one byte flipped in the middle of the entry: detected, rewritten
+python3 - "$entry" <<'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(0, 2); n = f.tell(); f.seek(n // 2); b = f.read(1); f.seek(n // 2)
+    f.write(bytes([b[0] ^ 0x01]))
+PY
+expect_exit 0 "${SOLVE[@]}" -o "$TMP/x3.mtx"
+json_check "$OUT" 'j["cache"]["outcome"] == "rejected" and "checksum" in j["cache"]["note"]' "flipped byte"
+if cmp -s "$TMP/x1.mtx" "$TMP/x3.mtx"; then pass; else fail "flipped byte: solution differs"; fi
+expect_exit 0 "${SOLVE[@]}"
+assert_eq "$(outcome)" hit "after the flipped byte"
+
+# ---- cut short
+truncate -s -1000 "$entry"
+expect_exit 0 "${SOLVE[@]}"
+json_check "$OUT" 'j["cache"]["outcome"] == "rejected" and "truncated" in j["cache"]["note"]' "truncated entry"
+expect_exit 0 "${SOLVE[@]}"
+assert_eq "$(outcome)" hit "after the truncation"
+
+# ---- two writers at once leave one valid entry and no temporary file
+expect_exit 0 "$CGM" cache clear
+"${SOLVE[@]}" >"$TMP/w1.json" 2>&1 &
+p1=$!
+"${SOLVE[@]}" >"$TMP/w2.json" 2>&1 &
+p2=$!
+wait $p1 && wait $p2 && pass || fail "concurrent writers failed"
+json_check "$TMP/w1.json" 'j["cache"]["outcome"] in ("miss", "hit")' "writer 1"
+json_check "$TMP/w2.json" 'j["cache"]["outcome"] in ("miss", "hit")' "writer 2"
+assert_eq "$(find "$CDIR" -type f | wc -l)" 1 "one file after two writers"
+expect_exit 0 "${SOLVE[@]}"
+assert_eq "$(outcome)" hit "the entry two writers left"
+
+# ---- the size limit: the least recently used entry goes
+B=$TMP/q.mtx
+expect_exit 0 "$CGM" gen poisson3d --n 12 -o "$B"
+touch -d '1 minute ago' "$B"
+bytes=$(stat -c %s "$entry")
+touch -a -d '1 hour ago' "$entry" # p.mtx's entry: the least recently used
+expect_exit 0 "$CGM" solve "$B" --backend cpu --no-record --json --cache-max $((bytes + 1000))
+json_check "$OUT" 'j["cache"]["stored"] and j["cache"]["evicted"] == 1' "--cache-max evicts one"
+assert_no_file "$entry" "evicted entry"
+expect_exit 0 "$CGM" cache list --json
+json_check "$OUT" 'len(j["entries"]) == 1 and j["entries"][0]["source"].endswith("/q.mtx")' "the newer entry stays"
+# an entry larger than the limit is not written
+expect_exit 0 "${SOLVE[@]}" --cache-max 1000
+json_check "$OUT" 'not j["cache"]["stored"] and "exceeds" in j["cache"]["note"]' "entry over the limit"
+
+# ---- --cache-dir, and clear leaving other files alone
+D=$TMP/other-cache
+expect_exit 0 "${SOLVE[@]}" --cache-dir "$D"
+assert_eq "$(find "$D" -name '*.csr' | wc -l)" 1 "--cache-dir"
+echo keep >"$D/notes.txt"
+expect_exit 0 "$CGM" cache clear --cache-dir "$D"
+last_stdout_contains "1 files removed"
+assert_file_exists "$D/notes.txt" "clear keeps other files"
+expect_exit 0 "$CGM" cache list --json --cache-dir "$D"
+json_check "$OUT" 'j["entries"] == []' "empty after clear"
+expect_exit 0 "$CGM" cache list --cache-dir "$TMP/none"
+last_stdout_contains "0 entries"
+
+# ---- usage errors
+expect_fail 2 "expected list or clear" "$CGM" cache frobnicate
+expect_fail 2 "--cache-max" "$CGM" solve "$A" --cache-max -5
+expect_fail 2 "--cache-max" "$CGM" solve "$A" --cache-max lots
+
+# ---- the input was never written
+assert_eq "$(sha256sum <"$A")" "$sum_before" "input unchanged"
+assert_eq "$(stat -c %Y "$A")" "$mtime_before" "input's time unchanged"
+finish

@@ -1,0 +1,272 @@
+/* The matrix cache: its hash against the reference values (and against
+ * libxxhash where present), a hit giving back exactly the parsed CSR, and
+ * every way an entry must not be trusted: the source touched or rewritten,
+ * a byte of the entry flipped, the entry cut short, another file's entry;
+ * the eviction, --cache-max and a cache that is off. */
+#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
+#include <fcntl.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cache/entry.h"
+#include "cache/hash.h"
+#include "cgmodel/cache.h"
+#include "cgmodel/sparse.h"
+#include "test_util.h"
+
+#ifdef CGM_HAVE_XXHASH
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+#endif
+
+static char tmpdir[256], cdir[300];
+
+static bool csr_same(const cgm_csr *a, const cgm_csr *b) {
+  return a->nrows == b->nrows && a->ncols == b->ncols && a->nnz == b->nnz &&
+         !memcmp(a->rowptr, b->rowptr, ((size_t)a->nrows + 1) * 8) &&
+         !memcmp(a->colidx, b->colidx, (size_t)a->nnz * 4) &&
+         !memcmp(a->val, b->val, (size_t)a->nnz * 8);
+}
+
+/* The source's modification time set back a minute: older than the window
+ * in which a read file is not cached. */
+static void age(const char *path, int seconds_ago) {
+  struct timespec ts[2];
+  clock_gettime(CLOCK_REALTIME, &ts[0]);
+  ts[0].tv_sec -= seconds_ago;
+  ts[1] = ts[0];
+  CHECK(utimensat(AT_FDCWD, path, ts, 0) == 0);
+}
+
+static void write_matrix(const char *path, const cgm_csr *A) {
+  cgm_error e = {0};
+  CHECK_OK(cgm_mm_write_csr(path, A, false, &e));
+  age(path, 60);
+}
+
+/* Reads path through the cache (max bytes) and checks it equals ref. */
+static cgm_cache_report read_check(const char *path, int64_t max, const cgm_csr *ref) {
+  cgm_cache_opts o = {cdir, max};
+  cgm_cache_report r;
+  cgm_csr A;
+  cgm_mm_info mm;
+  cgm_error e = {0};
+  cgm_status st = cgm_cache_read_csr(&o, path, &A, &mm, &r, &e);
+  CHECK_MSG(st == CGM_OK, "%s", e.msg);
+  if (st) return r;
+  CHECK(csr_same(&A, ref));
+  CHECK(mm.file_bytes > 0);
+  cgm_csr_free(&A);
+  return r;
+}
+
+static void flip_byte(const char *path, off_t off) {
+  int fd = open(path, O_RDWR);
+  CHECK(fd >= 0);
+  unsigned char c;
+  CHECK(pread(fd, &c, 1, off) == 1);
+  c ^= 0x10;
+  CHECK(pwrite(fd, &c, 1, off) == 1);
+  close(fd);
+}
+
+static off_t file_size(const char *path) {
+  struct stat s;
+  return stat(path, &s) ? -1 : s.st_size;
+}
+
+static void test_hash(void) {
+  CHECK(cgm_xxh64("", 0, 0) == 0xEF46DB3751D8E999ULL);
+  CHECK(cgm_xxh64("abc", 3, 0) == 0x44BC2CF5AD770999ULL);
+  unsigned char buf[1000];
+  for (int i = 0; i < 1000; i++) buf[i] = (unsigned char)(i * 131 + 7);
+#ifdef CGM_HAVE_XXHASH
+  for (size_t n = 0; n < 1000; n += (n < 70 ? 1 : 37))
+    CHECK_MSG(cgm_xxh64(buf, n, n) == XXH64(buf, n, n), "length %zu", n);
+#endif
+  /* chunked checksums do not depend on the thread count; any byte counts */
+  size_t n = 3 * CGM_HASH_CHUNK + 12345;
+  unsigned char *big = malloc(n);
+  CHECK(big != NULL);
+  if (!big) return;
+  for (size_t i = 0; i < n; i++) big[i] = (unsigned char)(i ^ (i >> 9));
+  void *p[2] = {big, big + 100};
+  size_t len[2] = {100, n - 100};
+  uint64_t h1, h2, h3;
+  omp_set_num_threads(1);
+  CHECK(cgm_hash_ranges(p, len, 2, NULL, NULL, &h1) == 0);
+  omp_set_num_threads(3);
+  CHECK(cgm_hash_ranges(p, len, 2, NULL, NULL, &h2) == 0);
+  CHECK(h1 == h2);
+  big[n - 1] ^= 1;
+  CHECK(cgm_hash_ranges(p, len, 2, NULL, NULL, &h3) == 0);
+  CHECK(h3 != h1);
+  free(big);
+}
+
+static void test_entry(void) {
+  cgm_error e = {0};
+  cgm_csr A, B;
+  CHECK_OK(cgm_gen_poisson3d(12, &A, &e));
+  CHECK_OK(cgm_gen_elasticity3d(4, &B, &e));
+  char src[512], entry[600], name[32];
+  snprintf(src, sizeof src, "%s/a.mtx", tmpdir);
+  write_matrix(src, &A);
+  struct stat s0;
+  CHECK(stat(src, &s0) == 0);
+
+  /* miss and store, then a hit with the identical CSR */
+  cgm_cache_report r = read_check(src, 0, &A);
+  CHECK(r.outcome == CGM_CACHE_MISS && r.stored);
+  r = read_check(src, 0, &A);
+  CHECK_MSG(r.outcome == CGM_CACHE_HIT && !r.stored, "%s %s", cgm_cache_outcome_name(r.outcome),
+            r.note);
+  char *real = realpath(src, NULL);
+  cgm_cache_entry_name(real, name, sizeof name);
+  free(real);
+  snprintf(entry, sizeof entry, "%s/%s", cdir, name);
+  CHECK(!strcmp(r.entry, entry));
+  /* the source is only read */
+  struct stat s1;
+  CHECK(stat(src, &s1) == 0);
+  CHECK(s1.st_mtim.tv_sec == s0.st_mtim.tv_sec && s1.st_mtim.tv_nsec == s0.st_mtim.tv_nsec &&
+        s1.st_size == s0.st_size);
+
+  /* a flipped byte in the values, in the column indices, in the header, in the
+   * source's path */
+  const off_t size = file_size(entry);
+  const off_t payload = size - ((off_t)A.nrows + 1) * 8 - (off_t)A.nnz * 12;
+  const off_t offs[4] = {size - 5, payload + ((off_t)A.nrows + 1) * 8 + 17, 40, payload - 3};
+  for (int k = 0; k < 4; k++) {
+    flip_byte(entry, offs[k]);
+    r = read_check(src, 0, &A);
+    CHECK_MSG(r.outcome == CGM_CACHE_REJECTED && r.stored, "flip %d: %s", k, r.note);
+    r = read_check(src, 0, &A);
+    CHECK_MSG(r.outcome == CGM_CACHE_HIT, "after flip %d: %s", k, r.note);
+  }
+  /* cut short, and grown */
+  CHECK(truncate(entry, size - 100) == 0);
+  r = read_check(src, 0, &A);
+  CHECK_MSG(r.outcome == CGM_CACHE_REJECTED && strstr(r.note, "truncated"), "%s", r.note);
+  CHECK(file_size(entry) == size);
+  CHECK(truncate(entry, 100) == 0);
+  r = read_check(src, 0, &A);
+  CHECK(r.outcome == CGM_CACHE_REJECTED && r.stored);
+  CHECK(truncate(entry, size + 8) == 0);
+  r = read_check(src, 0, &A);
+  CHECK(r.outcome == CGM_CACHE_REJECTED && r.stored);
+
+  /* touched: same bytes, another time -> stale */
+  age(src, 30);
+  r = read_check(src, 0, &A);
+  CHECK_MSG(r.outcome == CGM_CACHE_REJECTED && strstr(r.note, "stale"), "%s", r.note);
+  r = read_check(src, 0, &A);
+  CHECK(r.outcome == CGM_CACHE_HIT);
+  /* rewritten with another matrix, its time set back to the entry's:
+   * the change time and size still tell */
+  struct stat sa;
+  CHECK(stat(src, &sa) == 0);
+  write_matrix(src, &B);
+  struct timespec ts[2] = {sa.st_atim, sa.st_mtim};
+  CHECK(utimensat(AT_FDCWD, src, ts, 0) == 0);
+  r = read_check(src, 0, &B);
+  CHECK_MSG(r.outcome == CGM_CACHE_REJECTED && strstr(r.note, "stale"), "%s", r.note);
+  r = read_check(src, 0, &B);
+  CHECK(r.outcome == CGM_CACHE_HIT);
+
+  /* another file's entry under this one's name is not used */
+  char src2[512], entry2[600];
+  snprintf(src2, sizeof src2, "%s/b.mtx", tmpdir);
+  write_matrix(src2, &A);
+  r = read_check(src2, 0, &A);
+  snprintf(entry2, sizeof entry2, "%s", r.entry);
+  CHECK(rename(entry2, entry) == 0);
+  r = read_check(src, 0, &B);
+  CHECK_MSG(r.outcome == CGM_CACHE_REJECTED && strstr(r.note, "another file"), "%s", r.note);
+
+  /* a file written just now is read but not stored */
+  char fresh[512];
+  snprintf(fresh, sizeof fresh, "%s/fresh.mtx", tmpdir);
+  CHECK_OK(cgm_mm_write_csr(fresh, &A, false, &e));
+  r = read_check(fresh, 0, &A);
+  CHECK(r.outcome == CGM_CACHE_MISS && !r.stored && strstr(r.note, "less than a second"));
+
+  /* an entry over the limit is not written */
+  r = read_check(src2, 1000, &A);
+  CHECK(r.outcome == CGM_CACHE_MISS || r.outcome == CGM_CACHE_REJECTED);
+  CHECK(!r.stored && strstr(r.note, "exceeds"));
+
+  /* no directory: parsed, nothing written anywhere */
+  cgm_cache_report off;
+  cgm_csr C;
+  CHECK_OK(cgm_cache_read_csr(NULL, src, &C, NULL, &off, &e));
+  CHECK(off.outcome == CGM_CACHE_OFF && !off.stored && !off.entry[0] && csr_same(&C, &B));
+  cgm_csr_free(&C);
+
+  /* list, then clear: only the cache's files go */
+  char other[600];
+  snprintf(other, sizeof other, "%s/notes.txt", cdir);
+  FILE *f = fopen(other, "w");
+  CHECK(f != NULL);
+  if (f) fclose(f);
+  cgm_cache_entry *list;
+  int n, removed;
+  CHECK_OK(cgm_cache_list(cdir, &list, &n, &e));
+  CHECK(n >= 1);
+  for (int i = 0; i < n; i++) CHECK(list[i].valid_header && list[i].nnz > 0);
+  free(list);
+  CHECK_OK(cgm_cache_clear(cdir, &removed, &e));
+  CHECK(removed == n);
+  CHECK(file_size(other) == 0);
+  CHECK_OK(cgm_cache_list(cdir, &list, &n, &e));
+  CHECK(n == 0);
+  free(list);
+  cgm_csr_free(&A);
+  cgm_csr_free(&B);
+}
+
+/* Three entries under a limit that holds two: the least recently used
+ * goes, and only it. */
+static void test_evict(void) {
+  cgm_error e = {0};
+  cgm_csr M[3];
+  char src[3][512];
+  const int size[3] = {10, 11, 9}; /* the second the largest */
+  for (int k = 0; k < 3; k++) {
+    CHECK_OK(cgm_gen_poisson3d(size[k], &M[k], &e));
+    snprintf(src[k], sizeof src[k], "%s/m%d.mtx", tmpdir, k);
+    write_matrix(src[k], &M[k]);
+  }
+  cgm_cache_report r0 = read_check(src[0], 0, &M[0]);
+  cgm_cache_report r1 = read_check(src[1], 0, &M[1]);
+  const int64_t max = (int64_t)file_size(r1.entry) * 2 + 1000;
+  /* m0 used after m1: m1 is the least recently used */
+  struct timespec older[2] = {{time(NULL) - 100, 0}, {time(NULL) - 100, 0}};
+  CHECK(utimensat(AT_FDCWD, r1.entry, older, 0) == 0);
+  CHECK(read_check(src[0], max, &M[0]).outcome == CGM_CACHE_HIT);
+  cgm_cache_report r2 = read_check(src[2], max, &M[2]);
+  CHECK(r2.stored && r2.evicted == 1);
+  CHECK(file_size(r1.entry) < 0 && file_size(r0.entry) > 0 && file_size(r2.entry) > 0);
+  for (int k = 0; k < 3; k++) cgm_csr_free(&M[k]);
+}
+
+int main(void) {
+  snprintf(tmpdir, sizeof tmpdir, "%s/cgm-cache-XXXXXX",
+           getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  if (!mkdtemp(tmpdir)) return 1;
+  snprintf(cdir, sizeof cdir, "%s/cache/sub", tmpdir); /* created on the first write */
+  test_hash();
+  test_entry();
+  test_evict();
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  if (system(cmd)) fprintf(stderr, "could not remove %s\n", tmpdir);
+  TEST_MAIN_END();
+}
