@@ -4,6 +4,8 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/dbopen.h"
+#include "cli/outcheck.h"
 #include "cli/output.h"
 
 static const char help[] =
@@ -44,6 +46,11 @@ int cmd_gen(int argc, char **argv) {
   if (a.npositional != 1 || !out || n <= 0)
     return cli_error("gen", 2, "expected KIND, --n and -o\n%s", help);
   const char *kind = a.positional[0];
+  /* gen reads nothing, but the database must survive a mistyped -o */
+  char dbbuf[1024];
+  const cli_input dbin = {"the database", cli_db_path(NULL, dbbuf, sizeof dbbuf)};
+  int rc = cli_refuse_alias("gen", "-o", out, NULL, &dbin, 1);
+  if (rc) return rc;
   cgm_error err = {0};
   cgm_csr A;
   cgm_status st;
