@@ -9,6 +9,8 @@
 #include "cgmodel/solver.h"
 #include "common/parse.h"
 
+bool cli_parse_only = false;
+
 void cli_args_init(cli_args *a, int argc, char **argv) {
   memset(a, 0, sizeof *a);
   a->argc = argc;

@@ -58,6 +58,7 @@ int cmd_calibrate(int argc, char **argv) {
   cgm_error err = {0};
   cgm_calibrate_plan_t plan; /* checked before the database is created */
   if (cgm_calibrate_plan(o.devices, &plan, &err)) return cli_report("calibrate", &err);
+  if (cli_parse_only) return 0;
   cgm_db *db;
   int rc = cli_db_open("calibrate", db_path, true, &db);
   if (rc) return rc;

@@ -93,7 +93,7 @@ int cmd_db(int argc, char **argv) {
   char dbbuf[1024];
   const cli_input in[] = {{"the database", cli_db_path(db_path, dbbuf, sizeof dbbuf)}};
   int rc = cli_refuse_alias("db", "-o", out, NULL, in, 1);
-  if (rc) return rc;
+  if (rc || cli_parse_only) return rc;
   cgm_db *db;
   rc = cli_db_open("db", db_path, false, &db);
   if (rc) return rc;

@@ -50,7 +50,7 @@ int cmd_gen(int argc, char **argv) {
   char dbbuf[1024];
   const cli_input dbin = {"the database", cli_db_path(NULL, dbbuf, sizeof dbbuf)};
   int rc = cli_refuse_alias("gen", "-o", out, NULL, &dbin, 1);
-  if (rc) return rc;
+  if (rc || cli_parse_only) return rc;
   cgm_error err = {0};
   cgm_csr A;
   cgm_status st;

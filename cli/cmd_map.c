@@ -90,7 +90,7 @@ int cmd_map(int argc, char **argv) {
     const cli_input m = {"the --mark matrix", mark_path[k]};
     rc = cli_refuse_alias("map", "-o", out, cgm_plot_writes, &m, 1);
   }
-  if (rc || (rc = cli_plot_precheck("map", out))) return rc;
+  if (rc || cli_parse_only || (rc = cli_plot_precheck("map", out))) return rc;
   /* The matrices first: a bad one is reported before anything is drawn. */
   cgm_error err = {0};
   cgm_map_mark marks[MAX_MARKS];

@@ -192,7 +192,7 @@ int cmd_plot(int argc, char **argv) {
   char dbbuf[1024];
   const cli_input dbin = {"the database", cli_db_path(db_path, dbbuf, sizeof dbbuf)};
   int rc = cli_refuse_alias("plot", "-o", out, cgm_plot_writes, &dbin, 1);
-  if (rc || (rc = cli_plot_precheck("plot", out))) return rc;
+  if (rc || cli_parse_only || (rc = cli_plot_precheck("plot", out))) return rc;
   cgm_db *db;
   if ((rc = cli_db_open("plot", db_path, false, &db))) return rc;
   cgm_error err = {0};

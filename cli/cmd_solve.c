@@ -156,6 +156,7 @@ int cmd_solve(int argc, char **argv) {
   const cli_input in[] = {
       {"the database", o.db_path}, {"the matrix", s.matrix}, {"the right-hand side", s.rhs}};
   if ((rc = cli_refuse_alias("solve", "-o", s.out, NULL, in, 3))) return rc;
+  if (cli_parse_only) return 0;
   o.record = s.record;
   o.autotune = s.autotune;
   o.constraints.backend_given = s.explicit_backend;

@@ -109,6 +109,7 @@ int cmd_validate(int argc, char **argv) {
   if (a.npositional != 1)
     return cli_error("validate", 2, "expected a directory or list file\n%s", help);
   o.source = a.positional[0];
+  if (cli_parse_only) return 0;
   o.precisions = precisions;
   o.max_gpus = maxg;
   o.iters = iters;

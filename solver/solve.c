@@ -189,13 +189,21 @@ static double norm2(const double *v, int32_t n) {
 static double true_residual(const cgm_csr *A, const double *b, const double *x, double bnorm) {
   long double s = 0.0L;
   const long double bn = bnorm;
-#pragma omp parallel for schedule(static) reduction(+ : s)
-  for (int32_t i = 0; i < A->nrows; i++) {
-    long double ri = b[i];
-    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-      ri -= (long double)A->val[k] * x[A->colidx[k]];
-    ri /= bn;
-    s += ri * ri;
+  /* Partial sums joined in a critical section: an OpenMP reduction of a
+   * long double needs 16-byte atomics (libatomic) with clang. */
+#pragma omp parallel
+  {
+    long double part = 0.0L;
+#pragma omp for schedule(static)
+    for (int32_t i = 0; i < A->nrows; i++) {
+      long double ri = b[i];
+      for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+        ri -= (long double)A->val[k] * x[A->colidx[k]];
+      ri /= bn;
+      part += ri * ri;
+    }
+#pragma omp critical
+    s += part;
   }
   return (double)sqrtl(s);
 }
