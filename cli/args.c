@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "cli/args.h"
 
 #include <errno.h>
@@ -109,13 +110,28 @@ void cli_unknown(cli_args *a) {
   a->pos++;
 }
 
-bool cli_precisions(const char *s, unsigned *out) {
-  cgm_precision p;
-  if (!strcmp(s, "both"))
-    *out = (1u << CGM_PREC_SINGLE) | (1u << CGM_PREC_DOUBLE);
-  else if (cgm_precision_parse(s, &p))
-    *out = 1u << p;
-  else
-    return false;
+bool cli_precisions(const char *s, bool mixed, unsigned *out) {
+  const unsigned both = (1u << CGM_PREC_SINGLE) | (1u << CGM_PREC_DOUBLE);
+  if (!strcmp(s, "both")) {
+    *out = both | (mixed ? 1u << CGM_PREC_MIXED : 0u);
+    return true;
+  }
+  /* a comma-separated list of names, each once */
+  unsigned set = 0;
+  char buf[64];
+  if (snprintf(buf, sizeof buf, "%s", s) >= (int)sizeof buf) return false;
+  char *save = NULL;
+  int n = 0;
+  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save), n++) {
+    cgm_precision p;
+    if (!cgm_precision_parse(t, &p) || (p == CGM_PREC_MIXED && !mixed) || (set & (1u << p)))
+      return false;
+    set |= 1u << p;
+  }
+  /* no empty items: as many commas as names less one */
+  int commas = 0;
+  for (const char *c = s; *c; c++) commas += *c == ',';
+  if (!set || commas != n - 1) return false;
+  *out = set;
   return true;
 }

@@ -42,7 +42,7 @@ int cmd_calibrate(int argc, char **argv) {
                          sizeof o.devices - 1);
       snprintf(o.devices, sizeof o.devices, "%s", a.value);
     } else if (cli_opt(&a, "--precision")) {
-      if (!cli_precisions(a.value, &o.precisions))
+      if (!cli_precisions(a.value, false, &o.precisions))
         return cli_error("calibrate", 2, "--precision: '%s' is not single, double or both",
                          a.value);
     } else if (cli_int(&a, "--threads", 1, 4096, &v))

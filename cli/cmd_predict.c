@@ -13,7 +13,8 @@
 #include "cli/output.h"
 
 static const char help[] =
-    "usage: cgmodel predict A.mtx [--gpus G] [--block N|auto] [--precision single|double|both]\n"
+    "usage: cgmodel predict A.mtx [--gpus G] [--block N|auto] [--precision P[,P...]|both]\n"
+    "                       [--tol T] [--iters-hint K]\n"
     "                       [--exchange halo|p2p|host|nccl|all] [--model refined|paper]\n"
     "                       [--devices cpu|cuda|all] [--no-cusparse] [--db FILE] [--json]\n"
     "Predicts the time per iteration of every configuration (block size x GPU count x\n"
@@ -24,7 +25,9 @@ int cmd_predict(int argc, char **argv) {
   cli_args a;
   cli_args_init(&a, argc - 1, argv + 1);
   cgm_tuner_opts to = cgm_tuner_opts_default();
-  to.precisions = 3u; /* every calibrated precision, as solve --auto */
+  /* every precision, as solve --auto */
+  to.precisions = (1u << CGM_PREC_DOUBLE) | (1u << CGM_PREC_SINGLE) | (1u << CGM_PREC_MIXED);
+  double iters_hint = 0, d;
   const char *db_path = NULL, *kind = NULL;
   int json = 0;
   int64_t v;
@@ -49,8 +52,14 @@ int cmd_predict(int argc, char **argv) {
       else
         return cli_error("predict", 2, "--block: '%s' is not 1, 2, 4, 8 or auto", a.value);
     } else if (cli_opt(&a, "--precision")) {
-      if (!cli_precisions(a.value, &to.precisions))
-        return cli_error("predict", 2, "--precision: '%s' is not single, double or both", a.value);
+      if (!cli_precisions(a.value, true, &to.precisions))
+        return cli_error("predict", 2,
+                         "--precision: '%s' is not a list of double, single, mixed (or both)",
+                         a.value);
+    } else if (cli_double(&a, "--tol", 1e-300, 1.0, &d)) {
+      to.tol = d;
+    } else if (cli_double(&a, "--iters-hint", 1.0, 1e9, &d)) {
+      iters_hint = d;
     } else if (cli_opt(&a, "--exchange")) {
       cgm_exchange e;
       if (!strcmp(a.value, "all"))
@@ -80,6 +89,7 @@ int cmd_predict(int argc, char **argv) {
   po.matrix = a.positional[0];
   po.kind = kind;
   po.tuner = to;
+  po.iters_hint = iters_hint;
   po.note = cli_note;
   static char cmd[] = "predict";
   po.note_ctx = cmd;
@@ -106,17 +116,23 @@ int cmd_predict(int argc, char **argv) {
       printf("recommended %s\n\n", r.why);
     else
       printf("recommended none (%s)\n\n", r.why);
-    printf("%-34s %-8s %-6s %2s %4s %-5s %11s %8s %8s %7s %9s %s\n", "device", "backend", "prec",
-           "N", "GPUs", "xchg", "us/iter", "GFLOPS", "real", "speedup", "memory", "");
+    printf("iterations  %.0f in double precision to tol %.3g (%s)\n\n", r.iterations,
+           to.tol > 0 ? to.tol : 1e-8,
+           !strcmp(r.k_source, "estimate")   ? "estimated: give --iters-hint K, or solve once"
+           : !strcmp(r.k_source, "database") ? "a recorded solve of this matrix"
+                                             : "--iters-hint");
+    printf("%-34s %-8s %-6s %2s %4s %-5s %11s %8s %7s %9s %9s %9s %s\n", "device", "backend",
+           "prec", "N", "GPUs", "xchg", "us/iter", "GFLOPS", "speedup", "memory", "setup s",
+           "total s", "");
     for (int i = 0; i < r.ncand; i++) {
       const cgm_candidate *k = &r.cand[i];
       char device[256];
       cgm_candidate_device(k, r.devs, device, sizeof device);
-      printf("%-34.34s %-8s %-6s %2d %4d %-5s %11.2f %8.2f %8.2f %7.2f %8.2fG %s%s\n", device,
+      printf("%-34.34s %-8s %-6s %2d %4d %-5s %11.2f %8.2f %7.2f %8.2fG %9.3f %9.3f %s%s\n", device,
              cgm_backend_name(k->backend), cgm_precision_name(k->precision), k->block, k->gpus,
              k->gpus > 1 ? cgm_exchange_name(k->exchange) : "-", 1e6 * k->time_per_iter_s,
-             k->gflops_raw, k->gflops_real, isfinite(k->speedup) ? k->speedup : 1.0,
-             k->memory_bytes / 1073741824.0, k->fits ? "" : "DOES NOT FIT",
+             k->gflops_raw, isfinite(k->speedup) ? k->speedup : 1.0, k->memory_bytes / 1073741824.0,
+             k->setup_s, k->total_s, k->fits ? "" : "DOES NOT FIT",
              i == r.choice ? " <- choice" : "");
     }
   }

@@ -19,8 +19,10 @@ static const char help[] =
     "  --bx K                 blocks of one block row per step, B_x (default: per matrix)\n"
     "  --gpus G               number of GPUs (cuda backend, default 1)\n"
     "  --exchange E           halo | p2p | host | nccl (several GPUs; default halo)\n"
-    "  --precision P          double | single (default double)\n"
-    "  --tol T                relative residual target (default 1e-8 double, 1e-5 single)\n"
+    "  --precision P          double | mixed | single (default double; mixed: single-precision\n"
+    "                         iterations, double-precision solution, any tolerance double meets)\n"
+    "  --tol T                the true relative residual ||b - Ax||/||b|| to reach (default 1e-8)\n"
+    "  --iters-hint K         --auto: double precision's iteration count, when known\n"
     "  --maxiter K            iteration cap (default 10 x dimension, at least 1000)\n"
     "  --check-every K        GPU: test convergence every K iterations\n"
     "  --threads T            CPU threads (default: OpenMP's)\n"
@@ -38,6 +40,7 @@ typedef struct {
   const char *matrix, *rhs, *out, *db;
   int json, autotune, record, explicit_backend, explicit_precision;
   const char *layout_option; /* the first of --block, --bx, --gpus, --exchange given */
+  double iters_hint;
   cgm_solve_opts o;
 } solve_args;
 
@@ -73,7 +76,7 @@ static int parse(int argc, char **argv, solve_args *s) {
     } else if (cli_opt(&a, "--precision")) {
       s->explicit_precision = 1;
       if (!cgm_precision_parse(a.value, &s->o.precision))
-        return cli_error("solve", 2, "--precision: '%s' is not single or double", a.value);
+        return cli_error("solve", 2, "--precision: '%s' is not double, mixed or single", a.value);
     } else if (cli_opt(&a, "--exchange")) {
       if (!s->layout_option) s->layout_option = "--exchange";
       if (!cgm_exchange_parse(a.value, &s->o.exchange))
@@ -95,6 +98,8 @@ static int parse(int argc, char **argv, solve_args *s) {
       s->o.threads = (int)v;
     else if (cli_double(&a, "--tol", 1e-300, 1.0, &d))
       s->o.tol = d;
+    else if (cli_double(&a, "--iters-hint", 1.0, 1e9, &d))
+      s->iters_hint = d;
     else
       cli_unknown(&a);
   }
@@ -161,6 +166,7 @@ int cmd_solve(int argc, char **argv) {
   o.autotune = s.autotune;
   o.constraints.backend_given = s.explicit_backend;
   o.constraints.backend = s.o.backend;
+  o.iters_hint = s.iters_hint;
   o.constraints.precision_given = s.explicit_precision;
   o.constraints.precision = s.o.precision;
   o.solve = s.o;

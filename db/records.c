@@ -573,6 +573,14 @@ static cgm_status matrix_find(cgm_db *db, const cgm_db_matrix *m, int64_t *id, c
   return find_id(db, &b, id, "looking up a matrix", err);
 }
 
+cgm_status cgm_db_matrix_find(cgm_db *db, cgm_db_matrix *m, cgm_error *err) {
+  if (!db || !m) return cgm_fail(err, CGM_EINPUT, "cgm_db_matrix_find: no database or matrix");
+  int64_t id = 0;
+  cgm_status s = matrix_find(db, m, &id, err);
+  m->id = s == CGM_OK && id > 0 ? id : 0;
+  return s;
+}
+
 cgm_status cgm_db_matrix_get_or_add(cgm_db *db, cgm_db_matrix *m, cgm_error *err) {
   if (!db || !m)
     return cgm_fail(err, CGM_EINPUT, "cgm_db_matrix_get_or_add: no database or matrix");
@@ -641,12 +649,13 @@ cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *sv, cgm_error *err) {
   if (s != CGM_OK) return s;
   if (!sv->created[0]) cgm_db__now(sv->created, sizeof sv->created);
   binder b;
-  s = start(db,
-            "INSERT INTO solves (matrix_id, calibration_id, created, backend, precision, exchange, "
-            "devices, block, bx, gpus, iterations, converged, relative_residual, "
-            "time_per_iter_s, predicted_time_per_iter_s, model, options) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            &b, err);
+  s = start(
+      db,
+      "INSERT INTO solves (matrix_id, calibration_id, created, backend, precision, exchange, "
+      "devices, block, bx, gpus, iterations, converged, relative_residual, "
+      "time_per_iter_s, predicted_time_per_iter_s, model, options, time_setup_s, layout_bytes) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, sv->matrix_id);
   b_ref(&b, sv->calibration_id);
@@ -666,6 +675,8 @@ cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *sv, cgm_error *err) {
   B_FIELD(&b, sv->model);
   if (!sv->options[0]) snprintf(sv->options, sizeof sv->options, "{}");
   B_FIELD(&b, sv->options);
+  b_double(&b, sv->time_setup_s);
+  b_int(&b, sv->layout_bytes);
   s = run(db, &b, "adding a solve", err);
   if (s == CGM_OK) sv->id = sqlite3_last_insert_rowid(db->h);
   return s;
@@ -699,6 +710,8 @@ static int solve_row(sqlite3_stmt *st, void *ctx) {
   sv.predicted_time_per_iter_s = r_double(&r);
   R_FIELD(&r, sv.model);
   R_FIELD(&r, sv.options);
+  sv.time_setup_s = r_double(&r);
+  sv.layout_bytes = r_int64(&r);
   return it->fn(&sv, it->ctx);
 }
 
@@ -710,7 +723,7 @@ cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx)
                        "SELECT id, matrix_id, calibration_id, created, backend, precision, "
                        "exchange, devices, block, bx, gpus, iterations, converged, "
                        "relative_residual, time_per_iter_s, predicted_time_per_iter_s, model, "
-                       "options FROM solves ORDER BY id",
+                       "options, time_setup_s, layout_bytes FROM solves ORDER BY id",
                        &b, err);
   if (s != CGM_OK) return s;
   solve_iter it = {fn, ctx};

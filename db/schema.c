@@ -145,7 +145,13 @@ static const char migration_2[] = "ALTER TABLE fits ADD COLUMN m_lo REAL;\n"
 static const char migration_3[] =
     "ALTER TABLE solves ADD COLUMN options TEXT NOT NULL DEFAULT '{}';";
 
-static const char *const migrations[] = {migration_1, migration_2, migration_3};
+/* Version 4: a solve's measured setup (layout build and upload) and the
+ * bytes of its layout, the samples the tuner's setup model is fitted on. */
+static const char migration_4[] = "ALTER TABLE solves ADD COLUMN time_setup_s REAL;\n"
+                                  "ALTER TABLE solves ADD COLUMN layout_bytes INTEGER NOT NULL "
+                                  "DEFAULT 0;";
+
+static const char *const migrations[] = {migration_1, migration_2, migration_3, migration_4};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == CGM_DB_SCHEMA_VERSION,
                "one migration per schema version");

@@ -219,6 +219,21 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   /* The phases before the solver's own (setup and iterations, above). */
   cJSON_AddNumberToObject(j, "time_read_s", rep->time_read_s);
   cJSON_AddNumberToObject(j, "time_analyse_s", rep->time_analyse_s);
+  cJSON_AddNumberToObject(j, "time_total_s",
+                          rep->time_read_s + rep->time_analyse_s + r->time_setup_s +
+                              r->time_solve_s);
+  if (r->stalled) cJSON_AddBoolToObject(j, "stalled", true);
+  if (r->fallback_iterations > 0)
+    cJSON_AddNumberToObject(j, "fallback_iterations", r->fallback_iterations);
+  if (rep->autotuned) {
+    /* the tuner's prediction of what it chose, beside what was measured */
+    cJSON *p = cJSON_AddObjectToObject(j, "predicted");
+    cJSON_AddNumberToObject(p, "setup_s", rep->choice.setup_s);
+    cJSON_AddNumberToObject(p, "iterations", rep->choice.iterations);
+    json_add_string(p, "iterations_source", rep->k_source);
+    cJSON_AddNumberToObject(p, "time_per_iter_s", rep->choice.time_per_iter_s);
+    cJSON_AddNumberToObject(p, "total_s", rep->choice.total_s);
+  }
   return j;
 }
 
@@ -233,6 +248,9 @@ static cJSON *candidate_json(const cgm_candidate *c, const cgm_tuner_device *d) 
   json_add_string(o, "precision", cgm_precision_name(c->precision));
   if (c->gpus > 1) json_add_string(o, "exchange", cgm_exchange_name(c->exchange));
   cJSON_AddNumberToObject(o, "time_per_iter_s", c->time_per_iter_s);
+  cJSON_AddNumberToObject(o, "setup_s", c->setup_s);
+  cJSON_AddNumberToObject(o, "iterations", c->iterations);
+  cJSON_AddNumberToObject(o, "total_s", c->total_s);
   cJSON_AddNumberToObject(o, "gflops_raw", c->gflops_raw);
   cJSON_AddNumberToObject(o, "gflops_real", c->gflops_real);
   if (isfinite(c->speedup)) cJSON_AddNumberToObject(o, "speedup", c->speedup);
@@ -255,6 +273,8 @@ cJSON *cgm_predict_json(const cgm_predict_opts *o, const cgm_predict_report *r) 
   else
     cJSON_AddNullToObject(j, "choice");
   json_add_string(j, "reason", r->why);
+  cJSON_AddNumberToObject(j, "iterations", r->iterations);
+  json_add_string(j, "iterations_source", r->k_source);
   return j;
 }
 

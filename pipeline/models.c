@@ -197,6 +197,7 @@ cgm_status cgm_load_devices_kind(cgm_db *db, const char *kind, int fit_kind,
     free(L.v);
     return st;
   }
+  pipeline_learn_history(db, L.v, L.n);
   *devs = L.v;
   *count = L.n;
   return CGM_OK;
@@ -214,5 +215,6 @@ cgm_status cgm_load_calibration(cgm_db *db, int64_t cal_id, int fit_kind, cgm_tu
   cgm_status st = pipeline_calibration_get(db, cal_id, &c, &d, err);
   if (st) return st;
   fill_device(&c, &d, dev);
+  pipeline_learn_history(db, dev, 1);
   return load_fits(db, dev, fit_kind, err);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cgmodel/pipeline.h"
+#include "pipeline/steps.h"
 
 cgm_status cgm_predict_config(const cgm_csr *A, const cgm_features *f, const cgm_tuner_device *dev,
                               const cgm_solve_opts *o, double *seconds, cgm_error *err) {
@@ -61,9 +62,20 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
   memset(&A, 0, sizeof A);
   st = cgm_mm_read_csr(o->matrix, &A, &r->mm, err);
   if (!st) st = cgm_plan_features(&A, &r->features, err);
-  if (!st)
-    st = cgm_tuner_candidates(&A, &r->features, r->devs, r->ndev, &o->tuner, &r->cand, &r->ncand,
-                              err);
+  cgm_tuner_opts to = o->tuner;
+  if (!st) {
+    snprintf(r->k_source, sizeof r->k_source, "hint");
+    to.iterations = o->iters_hint;
+    if (!(to.iterations > 0)) {
+      to.iterations =
+          pipeline_known_iterations(db, pipeline_file_name(o->matrix), (int64_t)r->mm.file_bytes,
+                                    &r->features, to.tol > 0 ? to.tol : 1e-8);
+      snprintf(r->k_source, sizeof r->k_source, to.iterations > 0 ? "database" : "estimate");
+    }
+    if (!(to.iterations > 0)) to.iterations = cgm_iterations_estimate(A.nrows, to.tol);
+    r->iterations = to.iterations;
+    st = cgm_tuner_candidates(&A, &r->features, r->devs, r->ndev, &to, &r->cand, &r->ncand, err);
+  }
   cgm_csr_free(&A);
   if (st) return st;
   r->choice = cgm_tuner_choose(r->cand, r->ncand, r->devs, r->why, sizeof r->why);

@@ -80,7 +80,19 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
   const cgm_host *host = o->host ? o->host : &here;
   if (o->autotune) {
     cgm_autotune_result ar;
-    st = cgm_autotune(A, f, devs, ndev, host, &o->constraints, &r->opts, &ar, err);
+    cgm_autotune_opts c = o->constraints;
+    c.tol = cgm_solve_tol(&r->opts);
+    c.iterations = o->iters_hint;
+    snprintf(r->k_source, sizeof r->k_source, "hint");
+    if (!(c.iterations > 0)) {
+      struct stat fs;
+      c.iterations =
+          pipeline_known_iterations(*db, pipeline_file_name(o->matrix),
+                                    stat(o->matrix, &fs) == 0 ? (int64_t)fs.st_size : 0, f, c.tol);
+      snprintf(r->k_source, sizeof r->k_source, c.iterations > 0 ? "database" : "estimate");
+    }
+    st = cgm_autotune(A, f, devs, ndev, host, &c, &r->opts, &ar, err);
+    r->choice = ar.choice;
     snprintf(r->why, sizeof r->why, "%s", ar.why);
     if (!st && !ar.chosen) {
       r->auto_none = true;

@@ -29,4 +29,12 @@ const char *pipeline_file_name(const char *path);
 int pipeline_local_devices(const cgm_tuner_device *devs, cgm_host_devices m, bool gpu, int gpus,
                            bool cpu, cgm_tuner_device out[2], int index[2]);
 
+/* history.c: every device's setup model fitted on its recorded solves and
+ * the mixed/double iteration ratio (defaults where the records say
+ * nothing); the double-precision iteration count of a converged solve of
+ * this matrix at tol (0: none recorded). */
+void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev);
+double pipeline_known_iterations(cgm_db *db, const char *name, int64_t file_bytes,
+                                 const cgm_features *f, double tol);
+
 #endif

@@ -278,10 +278,18 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
   pb.x = ys;
   pb.bnorm = 1.0;
   st = run_backend(&pb, res, err);
-  if (st == CGM_ENOCONV && res->stalled && o->precision == CGM_PREC_MIXED && o->fallback) {
-    /* The single-precision iteration could take the true residual no
-     * lower (a condition number near 1 / the unit roundoff of single):
-     * double precision goes on from the solution reached. */
+  /* Mixed precision promises what double reaches: a single-precision
+   * iteration that stopped short of the iteration cap (its true residual
+   * would fall no lower: a condition number near 1 / the unit roundoff of
+   * single; or its recurrence broke down in rounding, as on tiny
+   * ill-conditioned matrices) hands over to double precision, from the
+   * solution reached when that is finite, else from the initial guess. */
+  if (st == CGM_ENOCONV && o->precision == CGM_PREC_MIXED && o->fallback &&
+      res->iterations < pb.maxiter) {
+    bool finite = true;
+    for (int32_t i = 0; i < A->nrows && finite; i++) finite = isfinite(ys[i]);
+    if (!finite)
+      for (int32_t i = 0; i < A->nrows; i++) ys[i] = x[i] / bnorm;
     cgm_solve_result first = *res;
     cgm_error e2 = {0};
     cgm_plan_set_precision(&pb.plan, CGM_PREC_DOUBLE);

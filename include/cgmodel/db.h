@@ -21,7 +21,7 @@ extern "C" {
 typedef struct cgm_db cgm_db;
 
 /* The schema version this build writes and reads. */
-#define CGM_DB_SCHEMA_VERSION 3
+#define CGM_DB_SCHEMA_VERSION 4
 
 /* $CGMODEL_DB, else $XDG_DATA_HOME/cgmodel/cgmodel.db, else
  * $HOME/.local/share/cgmodel/cgmodel.db. Returns buf. */
@@ -126,6 +126,8 @@ typedef struct cgm_db_matrix {
   char features[4096]; /* JSON of cgm_features */
 } cgm_db_matrix;
 
+/* Finds by (name, file_bytes, x, nnz): m->id, 0 when absent (nothing added). */
+CGM_API cgm_status cgm_db_matrix_find(cgm_db *db, cgm_db_matrix *m, cgm_error *err);
 /* Finds by (name, file_bytes, x, nnz), else inserts. */
 CGM_API cgm_status cgm_db_matrix_get_or_add(cgm_db *db, cgm_db_matrix *m, cgm_error *err);
 
@@ -145,6 +147,8 @@ typedef struct cgm_db_solve {
   double predicted_time_per_iter_s; /* NaN when no calibration existed */
   char model[16];                   /* "refined" or "paper" */
   char options[1024]; /* JSON: tolerance, iteration cap, GPU options (cgm_solve_opts_json) */
+  double time_setup_s;  /* measured layout build + upload (NaN: not known) */
+  int64_t layout_bytes; /* the layout's bytes (cgm_solve_result.device_bytes; 0: not known) */
 } cgm_db_solve;
 
 CGM_API cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *s, cgm_error *err);

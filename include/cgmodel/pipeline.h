@@ -223,6 +223,8 @@ typedef struct cgm_predict_opts {
   const char *kind;     /* the devices: "cpu", "cuda", NULL for every calibrated one */
   cgm_tuner_opts tuner; /* the configurations to time (block, GPUs, precisions, ...) */
   cgm_gpu_opts gpu;     /* the GPU solver's options: a calibration of another CG is warned of */
+  double iters_hint;    /* double precision's iteration count K when the user knows it (<= 0:
+                           the database's record of this matrix at tuner.tol, else estimated) */
   cgm_note_fn note;     /* warnings (stale calibrations); NULL: none */
   void *note_ctx;
 } cgm_predict_opts;
@@ -236,6 +238,8 @@ typedef struct cgm_predict_report {
   int ncand;
   int choice;    /* index in cand of the tuner's choice; -1: nothing to recommend */
   char why[512]; /* the choice and why, or why there is none (cgm_tuner_choose) */
+  double iterations;    /* double precision's K the totals use */
+  char k_source[16];    /* where K came from: "hint", "database" or "estimate" */
 } cgm_predict_report;
 
 /* Every configuration of the calibrated devices for one matrix, timed by
@@ -258,8 +262,11 @@ CGM_API void cgm_candidate_device(const cgm_candidate *c, const cgm_tuner_device
 typedef struct cgm_autotune_opts {
   bool backend_given; /* backend fixed: cpu keeps the CPU alone, cuda or cusparse the GPU */
   cgm_backend backend;
-  bool precision_given; /* precision fixed; else both precisions are candidates */
+  bool precision_given; /* precision fixed; else double, mixed and (at loose tolerances)
+                           single are candidates */
   cgm_precision precision;
+  double tol;        /* the tolerance the solve must meet (<= 0: 1e-8) */
+  double iterations; /* double precision's iteration count when known; <= 0: estimated */
 } cgm_autotune_opts;
 
 typedef struct cgm_autotune_result {
@@ -292,6 +299,8 @@ typedef struct cgm_run_solve_opts {
   bool autotune;       /* the tuner chooses the configuration (cgm_autotune; needs the database) */
   cgm_autotune_opts constraints; /* with autotune: the backend or precision the user fixed */
   cgm_solve_opts solve;          /* the configuration (autotune replaces what it chooses) */
+  double iters_hint;             /* autotune: double precision's K when the user knows it (<= 0:
+                                    the database's record of this matrix, else estimated) */
   const cgm_host *host;          /* this machine; NULL: cgm_host_describe */
   cgm_note_fn note;              /* the tuner's choice (info), stale calibrations and a record not
                                     stored (warnings), a database that would not open (error) */
@@ -317,6 +326,10 @@ typedef struct cgm_solve_report {
   char why[512];          /* autotune's choice, or why nothing */
   double time_read_s;     /* reading A and b (or b = A * ones) */
   double time_analyse_s;  /* the features, the database, the prediction and autotune's choice */
+  char k_source[16];      /* autotune: where its iteration count came from ("hint",
+                             "database", "estimate"); its choice has the predicted setup,
+                             iterations and total in `choice` */
+  cgm_candidate choice;   /* autotune's choice as the tuner timed it */
   double *x;              /* the solution (nrows, malloc'ed); NULL until solved */
 } cgm_solve_report;
 
@@ -346,6 +359,9 @@ typedef struct cgm_validate_opts {
   int max_gpus;         /* the most GPUs tried for cuda; <= 0: every GPU present (at most as
                            many as the GPU calibration measured) */
   int iters;            /* iterations of one run (tolerance 1e-300: every run does them all) */
+  double total_tol;     /* > 0: total-time mode: every run solves to this tolerance, and the
+                           predicted and measured times are setup + solve (the tuner's total,
+                           its K estimated as for a matrix never solved) */
   int repeat;           /* runs per configuration; the median time counts (1..99) */
   cgm_gpu_opts gpu;     /* the GPU solver's options of every run */
   const cgm_host *host; /* this machine; NULL: cgm_host_describe */

@@ -57,9 +57,10 @@ typedef struct cgm_solve_opts {
   int maxiter;     /* <= 0: 10 * dimension, at least 1000 */
   int check_every; /* GPU: test convergence every k iterations (<= 0: automatic) */
   int threads;     /* CPU: OpenMP threads, <= 0: the OpenMP default */
-  /* Mixed precision whose single-precision iteration stops making progress
-   * (cgm_solve_result.stalled) goes on in double from where it is (default;
-   * cgm_solve_result.fallback_iterations says so). */
+  /* Mixed precision whose single-precision iteration stops short of the
+   * iteration cap (stalled, or broken down in rounding) goes on in double
+   * from where it is (default; cgm_solve_result.fallback_iterations says
+   * so). */
   bool fallback;
   cgm_gpu_opts gpu; /* CUDA backend */
 } cgm_solve_opts;

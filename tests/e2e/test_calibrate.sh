@@ -155,6 +155,12 @@ json_check "$OUT" '"predicted_time_per_iter_s" in j and j["predicted_time_per_it
 expect_exit 0 "$CGM" solve "$A" --auto --json
 cp "$OUT" "$TMP/auto.json"
 json_check "$TMP/auto.json" 'j["converged"] and j["backend"] == "cpu" and "auto" in j' "--auto solved on the CPU"
+# the tuner's K: a converged double solve of this matrix at 1e-8 is on record (above)
+json_check "$TMP/auto.json" 'j["predicted"]["iterations_source"] == "database" and j["predicted"]["total_s"] > j["predicted"]["setup_s"] > 0' "--auto's K from the recorded solve"
+expect_exit 0 "$CGM" solve "$A" --auto --json --tol 1e-11 --no-record
+json_check "$OUT" 'j["predicted"]["iterations_source"] == "estimate" and j["relative_residual"] <= 1e-11' "no record at 1e-11: K estimated, the tolerance met"
+expect_exit 0 "$CGM" solve "$A" --auto --json --tol 1e-11 --no-record --iters-hint 77
+json_check "$OUT" 'j["predicted"]["iterations_source"] == "hint" and j["predicted"]["iterations"] in (77, 93)' "--iters-hint is K (mixed: x1.2)"
 CHOICE_N=$(json_get "$TMP/pred.json" choice.block)
 json_check "$TMP/auto.json" "j['block'] == $CHOICE_N" "--auto ran the block size predict recommends"
 expect_exit 0 "$CGM" db solves --json
@@ -174,6 +180,13 @@ json_check "$TMP/val.json" '1.0 <= j["tuner"]["mean_regret"]' "regret >= 1"
 assert_py "$(wc -l < "$TMP/val.csv") == 13" "CSV: header + 12 rows"
 expect_exit 0 "$CGM" db solves --json
 json_check "$OUT" 'len(j["solves"]) == 14' "one solve per configuration (median of --repeat 3), not per run"
+# total-time mode: every configuration solved to the tolerance, mixed among them
+expect_exit 0 "$CGM" validate "$TMP/set" --total 1e-8 --repeat 1 --backend cpu --json
+cp "$OUT" "$TMP/valt.json"
+# (a double-only calibration: mixed, which iterates on single's curves, is left out)
+json_check "$TMP/valt.json" 'j["matrices"] == 3 and {g["precision"] for g in j["groups"]} == {"double"} and j["measurements"] == 12' "--total: what the calibration can predict is measured"
+json_check "$TMP/valt.json" 'all(g["count"] == 3 and g["avg_rel_error"] >= 0 for g in j["groups"]) and j["tuner"]["mean_regret"] >= 1.0' "--total: totals predicted for every run, regret >= 1"
+expect_fail 2 "--precision: 'mixed' is not a list of single, double (or both)" "$CGM" validate "$TMP/set" --precision mixed
 expect_fail 2 "no matrices" "$CGM" validate "$TMP/nowhere"
 expect_fail 2 "--backend: 'foo' is not cpu, cuda, cusparse or all" "$CGM" validate "$TMP/set" --backend foo
 expect_fail 2 "option --repeat: '0' is not an integer in [1, 99]" "$CGM" validate "$TMP/set" --repeat 0

@@ -93,7 +93,7 @@ expect_fail 2 "unknown option '-x'" solve "$A" -x
 expect_fail 2 "block size N must be 1, 2, 4 or 8 (got 3)" solve "$A" --block 3
 expect_fail 2 "option --block: '16' is not an integer in [1, 8]" solve "$A" --block 16
 expect_fail 2 "option --block: 'two'" solve "$A" --block two
-expect_fail 2 "--precision: 'half' is not single or double" solve "$A" --precision half
+expect_fail 2 "--precision: 'half' is not double, mixed or single" solve "$A" --precision half
 expect_fail 2 "--backend: 'gpu' is not cpu, cuda or cusparse" solve "$A" --backend gpu
 expect_fail 2 "--exchange: 'mpi'" solve "$A" --exchange mpi
 expect_fail 2 "option --tol: '0'" solve "$A" --tol 0

@@ -1252,7 +1252,10 @@ static void test_migration_v1(void) {
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
   CHECK(sqlite3_exec(h,
                      "ALTER TABLE fits DROP COLUMN m_lo; ALTER TABLE fits DROP COLUMN m_hi; "
-                     "ALTER TABLE solves DROP COLUMN options; PRAGMA user_version = 1",
+                     "ALTER TABLE solves DROP COLUMN options;"
+                     "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
+                     "layout_bytes; "
+                     "PRAGMA user_version = 1",
                      NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
   CHECK_OK(cgm_db_open(p, false, &db, &e));
@@ -1282,8 +1285,12 @@ static void test_migration_v2(void) {
   cgm_db_close(db);
   sqlite3 *h = NULL;
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
-  CHECK(sqlite3_exec(h, "ALTER TABLE solves DROP COLUMN options; PRAGMA user_version = 2", NULL,
-                     NULL, NULL) == SQLITE_OK);
+  CHECK(sqlite3_exec(h,
+                     "ALTER TABLE solves DROP COLUMN options;"
+                     "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
+                     "layout_bytes; "
+                     "PRAGMA user_version = 2",
+                     NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
   CHECK_OK(cgm_db_open(p, false, &db, &e));
   if (!db) return;
@@ -1292,6 +1299,52 @@ static void test_migration_v2(void) {
   memset(&c, 0, sizeof c);
   CHECK_OK(cgm_db_solves(db, collect_solve, &c, &e));
   CHECK(c.n == 1 && c.v[0].iterations == 5 && !strcmp(c.v[0].options, "{}"));
+  cgm_db_close(db);
+  remove_db(p);
+}
+
+/* A version-3 database (solves without their setup): opening migrates it;
+ * the old solve reads back with an unknown setup (NaN, 0 bytes), a new one
+ * with what it was given. */
+static void test_migration_v3(void) {
+  char p[512];
+  tmp_path(p, sizeof p, "v3.db");
+  cgm_db *db = NULL;
+  cgm_error e = {0};
+  CHECK_OK(cgm_db_open(p, true, &db, &e));
+  if (!db) return;
+  cgm_db_matrix m = {.name = "a.mtx", .x = 3, .nnz = 7};
+  CHECK_OK(cgm_db_matrix_get_or_add(db, &m, &e));
+  cgm_db_solve v = {.matrix_id = m.id,
+                    .backend = "cpu",
+                    .iterations = 5,
+                    .time_setup_s = 0.5,
+                    .layout_bytes = 1000};
+  CHECK_OK(cgm_db_solve_add(db, &v, &e));
+  cgm_db_close(db);
+  sqlite3 *h = NULL;
+  CHECK(sqlite3_open(p, &h) == SQLITE_OK);
+  CHECK(sqlite3_exec(h,
+                     "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
+                     "layout_bytes; "
+                     "PRAGMA user_version = 3",
+                     NULL, NULL, NULL) == SQLITE_OK);
+  sqlite3_close(h);
+  CHECK_OK(cgm_db_open(p, false, &db, &e));
+  if (!db) return;
+  CHECK(sql_int(db, "PRAGMA user_version") == CGM_DB_SCHEMA_VERSION);
+  v.id = 0;
+  CHECK_OK(cgm_db_solve_add(db, &v, &e));
+  static collect c; /* large: off the stack */
+  memset(&c, 0, sizeof c);
+  CHECK_OK(cgm_db_solves(db, collect_solve, &c, &e));
+  CHECK(c.n == 2 && isnan(c.v[0].time_setup_s) && c.v[0].layout_bytes == 0 &&
+        c.v[1].time_setup_s == 0.5 && c.v[1].layout_bytes == 1000);
+  /* found without being added */
+  cgm_db_matrix q = {.name = "a.mtx", .x = 3, .nnz = 7}, r = {.name = "b.mtx", .x = 3, .nnz = 7};
+  CHECK_OK(cgm_db_matrix_find(db, &q, &e));
+  CHECK_OK(cgm_db_matrix_find(db, &r, &e));
+  CHECK(q.id == m.id && r.id == 0);
   cgm_db_close(db);
   remove_db(p);
 }
@@ -1327,6 +1380,7 @@ int main(void) {
   test_migration();
   test_migration_v1();
   test_migration_v2();
+  test_migration_v3();
   chmod(tmpdir, 0700);
   nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   TEST_MAIN_END();

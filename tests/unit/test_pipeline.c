@@ -536,7 +536,7 @@ static void test_json(void) {
   cJSON *j = cgm_solve_report_json(&s);
   CHECK_KEYS(j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
                 "time_per_iter_s,time_solve_s,time_setup_s,block,bx,gpus,precision,backend,device,"
-                "device_bytes,matrix,time_read_s,time_analyse_s");
+                "device_bytes,matrix,time_read_s,time_analyse_s,time_total_s");
   CHECK(cJSON_GetObjectItem(j, "time_read_s")->valuedouble == 0.25);
   cJSON_Delete(j);
   s.opts.backend = CGM_BACKEND_CUDA;
@@ -551,7 +551,8 @@ static void test_json(void) {
   CHECK_KEYS(j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
                 "time_per_iter_s,time_solve_s,time_setup_s,block,bx,gpus,precision,backend,"
                 "exchange,device,device_bytes,exchange_bytes,stop_reason,matrix,"
-                "predicted_time_per_iter_s,auto,solution_error,time_read_s,time_analyse_s");
+                "predicted_time_per_iter_s,auto,solution_error,time_read_s,time_analyse_s,time_total_s,"
+                  "predicted");
   CHECK(cJSON_GetObjectItem(j, "gpus")->valueint == 2 &&
         !strcmp(cJSON_GetObjectItem(j, "auto")->valuestring, "2 x GPU"));
   cJSON_Delete(j);
@@ -578,13 +579,13 @@ static void test_json(void) {
   memset(&po, 0, sizeof po);
   po.matrix = "A.mtx";
   j = cgm_predict_json(&po, &p);
-  CHECK_KEYS(j, "matrix,model,features,candidates,choice,reason");
+  CHECK_KEYS(j, "matrix,model,features,candidates,choice,reason,iterations,iterations_source");
   CHECK_KEYS(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "candidates"), 0),
-             "device,backend,block,gpus,precision,exchange,time_per_iter_s,gflops_raw,"
-             "gflops_real,memory_bytes,exchange_bytes,fits");
+             "device,backend,block,gpus,precision,exchange,time_per_iter_s,setup_s,iterations,"
+             "total_s,gflops_raw,gflops_real,memory_bytes,exchange_bytes,fits");
   CHECK_KEYS(cJSON_GetObjectItem(j, "choice"),
-             "device,backend,block,gpus,precision,time_per_iter_s,gflops_raw,gflops_real,"
-             "speedup,memory_bytes,exchange_bytes,fits");
+             "device,backend,block,gpus,precision,time_per_iter_s,setup_s,iterations,total_s,"
+             "gflops_raw,gflops_real,speedup,memory_bytes,exchange_bytes,fits");
   CHECK(!strcmp(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "choice"), "device")->valuestring,
                 "Test GPU"));
   cJSON_Delete(j);
