@@ -105,6 +105,19 @@ bool cli_double(cli_args *a, const char *name, double lo, double hi, double *out
   return true;
 }
 
+bool cli_flag_or_int(cli_args *a, const char *name, int64_t lo, int64_t hi, int64_t dflt,
+                     int64_t *out) {
+  const char *m = match(a, name);
+  if (!m) return false;
+  const char *next = a->pos + 1 < a->argc ? a->argv[a->pos + 1] : "";
+  const bool number =
+      next[0] >= '0' && next[0] <= '9' && strspn(next, "0123456789") == strlen(next);
+  if (*m || number) return cli_int(a, name, lo, hi, out);
+  *out = dflt;
+  a->pos++;
+  return true;
+}
+
 void cli_unknown(cli_args *a) {
   set_error(a, "unknown option '%s'%s", a->argv[a->pos], "");
   a->pos++;

@@ -12,7 +12,7 @@
 #include "cli/output.h"
 
 static const char help[] =
-    "usage: cgmodel solve A.mtx [options]\n"
+    "usage: cgmodel solve A.mtx [options]      (A.mtx '-': standard input)\n"
     "  --rhs b.mtx            right-hand side (default: b = A * ones, so x = ones)\n"
     "  --backend B            cpu | cuda | cusparse (default: cuda when a GPU is present)\n"
     "  --block N              BCSR block size 1, 2, 4 or 8 (default 1)\n"
@@ -26,6 +26,12 @@ static const char help[] =
     "  --maxiter K            iteration cap (default 10 x dimension, at least 1000)\n"
     "  --check-every K        GPU: test convergence every K iterations\n"
     "  --threads T            CPU threads (default: OpenMP's)\n"
+    "  --monitor [K]          print the relative residual on stderr every K iterations\n"
+    "                         (default 1; GPU: at the convergence checks that follow);\n"
+    "                         --json adds residual_history\n"
+    "  --reorder R            auto | none | rcm: reverse Cuthill-McKee on the host before the\n"
+    "                         solve, x returned in the original numbering (default auto: when\n"
+    "                         the calibration predicts it pays over the expected iterations)\n"
     "  -o x.mtx               write the solution\n"
     "  --auto                 let the tuner pick backend, block size, GPUs and precision\n"
     "                         (needs a calibration: cgmodel calibrate)\n"
@@ -44,12 +50,19 @@ typedef struct {
   cgm_solve_opts o;
 } solve_args;
 
+/* --monitor: the solver's relative residual as it goes, on stderr. */
+static void print_residual(void *ctx, int iteration, double relres) {
+  (void)ctx;
+  fprintf(stderr, "cgmodel solve: iteration %d relative residual %.6e\n", iteration, relres);
+}
+
 static int parse(int argc, char **argv, solve_args *s) {
   cli_args a;
   cli_args_init(&a, argc - 1, argv + 1);
   memset(s, 0, sizeof *s);
   s->record = 1;
   s->o = cgm_solve_opts_default();
+  s->o.reorder = CGM_REORDER_AUTO;
   s->o.backend = cgm_cuda_device_count() > 0 ? CGM_BACKEND_CUDA : CGM_BACKEND_CPU;
   int64_t v;
   double d;
@@ -65,6 +78,9 @@ static int parse(int argc, char **argv, solve_args *s) {
     else if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
       fputs(help, stdout);
       return -1;
+    } else if (cli_opt(&a, "--reorder")) {
+      if (!cgm_reorder_parse(a.value, &s->o.reorder))
+        return cli_error("solve", 2, "--reorder: '%s' is not auto, none or rcm", a.value);
     } else if (cli_opt(&a, "--rhs"))
       s->rhs = a.value;
     else if (cli_opt(&a, "-o"))
@@ -94,6 +110,8 @@ static int parse(int argc, char **argv, solve_args *s) {
       s->o.maxiter = (int)v;
     else if (cli_int(&a, "--check-every", 1, 100000, &v))
       s->o.check_every = (int)v;
+    else if (cli_flag_or_int(&a, "--monitor", 1, 1000000000, 1, &v))
+      s->o.monitor_every = (int)v, s->o.monitor = print_residual;
     else if (cli_int(&a, "--threads", 1, 4096, &v))
       s->o.threads = (int)v;
     else if (cli_double(&a, "--tol", 1e-300, 1.0, &d))
@@ -111,7 +129,10 @@ static int parse(int argc, char **argv, solve_args *s) {
                      "--auto chooses the block size, B_x, GPUs and exchange: drop %s (or --auto)",
                      s->layout_option);
   if (a.npositional != 1) return cli_error("solve", 2, "expected one matrix file\n%s", help);
-  s->matrix = a.positional[0];
+  if (!strcmp(a.positional[0], "-") && s->rhs && !strcmp(s->rhs, "-"))
+    return cli_error("solve", 2, "the matrix and --rhs cannot both be standard input ('-')");
+  s->matrix = cli_input_path(a.positional[0]);
+  s->rhs = cli_input_path(s->rhs);
   return 0;
 }
 
@@ -133,6 +154,8 @@ static void print_human(const cgm_solve_report *rep) {
     printf("error       ||x - 1|| / ||1|| = %.3e (b = A * ones)\n", rep->solution_error);
   printf("time        %.3f us per iteration (median), %.3f ms solve, %.3f ms setup\n",
          1e6 * r->time_per_iter_s, 1e3 * r->time_solve_s, 1e3 * r->time_setup_s);
+  if (r->reordered)
+    printf("reordered   reverse Cuthill-McKee, %.3f ms (in setup)\n", 1e3 * r->time_reorder_s);
   if (isfinite(rep->predicted))
     printf("predicted   %.3f us per iteration (%+.1f%% against the measured time)\n",
            1e6 * rep->predicted, 100.0 * (rep->predicted / r->time_per_iter_s - 1.0));

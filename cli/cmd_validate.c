@@ -39,32 +39,34 @@ static int write_csv(const char *path, const cgm_validate_report *r) {
     return cli_error("validate", 3, "cannot write %s: out of memory", path);
   }
   fprintf(f, "matrix,backend,precision,block,gpus,predicted_s,predicted_paper_s,measured_s,rel_"
-             "error,rel_error_paper\n");
+             "error,rel_error_paper,signed_error,signed_error_paper\n");
   for (int i = 0; i < r->nrows; i++) {
     const cgm_validate_row *w = &r->rows[i];
-    fprintf(f, "%s,%s,%s,%d,%d,%.9g,%.9g,%.9g,%.6f,%.6f\n", w->matrix, cgm_backend_name(w->backend),
-            cgm_precision_name(w->precision), w->block, w->gpus, w->predicted_s,
-            w->predicted_paper_s, w->measured_s,
-            fabs(w->predicted_s - w->measured_s) / w->measured_s,
-            fabs(w->predicted_paper_s - w->measured_s) / w->measured_s);
+    const double e = (w->predicted_s - w->measured_s) / w->measured_s,
+                 ep = (w->predicted_paper_s - w->measured_s) / w->measured_s;
+    fprintf(f, "%s,%s,%s,%d,%d,%.9g,%.9g,%.9g,%.6f,%.6f,%.6f,%.6f\n", w->matrix,
+            cgm_backend_name(w->backend), cgm_precision_name(w->precision), w->block, w->gpus,
+            w->predicted_s, w->predicted_paper_s, w->measured_s, fabs(e), fabs(ep), e, ep);
   }
   if (cgm_outfile_commit(&of, true, &err)) return cli_report("validate", &err);
   return 0;
 }
 
 static void print_table(const cgm_validate_report *r) {
-  printf("%-8s %-6s %2s %4s %5s %10s %10s %10s %10s %12s\n", "backend", "prec", "N", "GPUs",
-         "count", "avg err", "variance", "median", "p90", "paper avg");
+  printf("%-8s %-6s %2s %4s %5s %10s %10s %10s %10s %10s %12s %12s\n", "backend", "prec", "N",
+         "GPUs", "count", "avg err", "bias", "variance", "median", "p90", "paper avg",
+         "paper bias");
   for (int i = 0; i < r->ngroups; i++) {
     const cgm_validate_group *g = &r->groups[i];
-    printf("%-8s %-6s %2d %4d %5d %9.1f%% %10.4f %9.1f%% %9.1f%% %11.1f%%\n",
+    printf("%-8s %-6s %2d %4d %5d %9.1f%% %+9.1f%% %10.4f %9.1f%% %9.1f%% %11.1f%% %+11.1f%%\n",
            cgm_backend_name(g->backend), cgm_precision_name(g->precision), g->block, g->gpus,
-           g->count, 100 * g->avg_rel_error, g->variance, 100 * g->median_rel_error,
-           100 * g->p90_rel_error, 100 * g->paper_avg_rel_error);
+           g->count, 100 * g->avg_rel_error, 100 * g->mean_signed_error, g->variance,
+           100 * g->median_rel_error, 100 * g->p90_rel_error, 100 * g->paper_avg_rel_error,
+           100 * g->paper_mean_signed_error);
   }
-  printf("tuner: choice within 5%% of the best measured on %d of %d matrices; mean regret %.3f, "
-         "worst %.3f\n",
-         r->within_5, r->regret_count, r->mean_regret, r->max_regret);
+  printf("tuner: choice within 5%% of the best measured on %d of %d matrices (within 10%% on %d); "
+         "mean regret %.3f, worst %.3f\n",
+         r->within_5, r->regret_count, r->within_10, r->mean_regret, r->max_regret);
 }
 
 int cmd_validate(int argc, char **argv) {

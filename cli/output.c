@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* A message on the terminal: control characters that came with a file
@@ -53,6 +54,10 @@ void cli_note(void *ctx, cgm_note_kind kind, const char *msg) {
     put_escaped(stderr, msg);
     fputc('\n', stderr);
   }
+}
+
+const char *cli_input_path(const char *arg) {
+  return arg && !strcmp(arg, "-") ? "/dev/stdin" : arg;
 }
 
 int cli_stderr_is_tty(void) {

@@ -7,13 +7,15 @@
 
 #include "cgmodel/model.h"
 
-/* The defaults, from solves on an H100 node (docs/perf.md, "Time to an
- * accurate solution"): 0.14-0.18 s for a 0.35 GB elasticity layout, 0.63-0.77 s
- * for the 1 GB of Poisson 3D 192^3, i.e. ~0.6 ns a byte over a fixed part. */
+/* The defaults, from solves on an H100 node (docs/precision.md): 0.14-0.18 s
+ * for a 0.35 GB elasticity layout, 0.63-0.77 s for the 1 GB of Poisson 3D
+ * 192^3, i.e. ~0.6 ns a byte; whole solves of the small bundled matrices
+ * took 3-5 ms on the GPU (the fixed part, in a process whose CUDA context is
+ * up) and 0.1-0.5 ms on the CPU. */
 cgm_setup_model cgm_setup_model_default(bool gpu) {
   cgm_setup_model m;
   memset(&m, 0, sizeof m);
-  m.fixed_s = gpu ? 0.03 : 0.002; /* a GPU: context checks, graph capture */
+  m.fixed_s = gpu ? 0.003 : 0.0001; /* a GPU: allocations, handles, graph capture */
   m.s_per_byte = gpu ? 0.6e-9 : 0.4e-9;
   m.samples = 0;
   return m;

@@ -3,6 +3,7 @@
  * curves with the fallbacks the refined model needs (a relative fit that
  * did not converge gives way to the average, then the maximum fit), and
  * the paper's model from the average fits. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,17 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
     for (int p = 0; p < 2; p++) {
       cgm_device_model *m = &fc.models[p];
       m->have_vec = m->cg4.nu > 0 && m->cg5.nu > 0;
+    }
+  }
+  /* The locality term of the refined model, where the locality sweep
+   * fitted it (absent: the contiguous model of older calibrations). */
+  for (int p = 0; p < 2 && !st; p++) {
+    cgm_db_coef c;
+    bool found = false;
+    st = cgm_db_coef_get(db, t->calibration_id, CGM_DB_COEF_X_SECTOR, p, &c, &found, err);
+    if (!st && found && isfinite(c.value) && c.value >= 0) {
+      t->model[p].x_coef = c.value;
+      t->model[p].have_x_coef = true;
     }
   }
   return st;

@@ -36,5 +36,8 @@ int pipeline_local_devices(const cgm_tuner_device *devs, cgm_host_devices m, boo
 void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev);
 double pipeline_known_iterations(cgm_db *db, const char *name, int64_t file_bytes,
                                  const cgm_features *f, double tol);
+/* Double precision's K to tol from a short CPU run of Jacobi CG (b = A *
+ * ones) on matrices where that is cheap (0: not probed, or no progress). */
+double pipeline_probe_iterations(const cgm_csr *A, double tol);
 
 #endif

@@ -271,3 +271,19 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
   }
   return best;
 }
+
+void cgm_tuner_reorder(cgm_reorder_advice *a) {
+  a->rcm = false;
+  if (!isfinite(a->t_iter_none) || !isfinite(a->t_iter_rcm)) {
+    snprintf(a->why, sizeof a->why, "no reordering: no prediction for this configuration");
+    return;
+  }
+  const double none = a->iterations * a->t_iter_none;
+  const double rcm = a->cost_s + a->iterations * a->t_iter_rcm;
+  a->rcm = rcm < 0.99 * none;
+  snprintf(a->why, sizeof a->why,
+           "%s: %.0f iterations predicted %.3g s as numbered, %.3g s after RCM (%.3g s to "
+           "reorder, %.3g us an iteration instead of %.3g)",
+           a->rcm ? "reorder (rcm)" : "no reordering", a->iterations, none, rcm, a->cost_s,
+           1e6 * a->t_iter_rcm, 1e6 * a->t_iter_none);
+}

@@ -87,6 +87,23 @@ CGM_API cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
 CGM_API int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *devs,
                              char *why, size_t nwhy);
 
+/* solve --reorder auto: whether reverse Cuthill-McKee pays on the predicted
+ * total, cost + K t_iter (the reordering and permuted copy on the host, then
+ * K iterations at each numbering's predicted time). */
+typedef struct cgm_reorder_advice {
+  bool rcm;           /* reorder */
+  double t_iter_none; /* predicted s per iteration as numbered (NaN: no prediction) */
+  double t_iter_rcm;  /* and in the RCM numbering */
+  double cost_s;      /* the reordering, measured on the host */
+  double iterations;  /* K: the iterations expected (as the tuner's totals take it) */
+  int64_t bandwidth_none, bandwidth_rcm;
+  char why[256];
+} cgm_reorder_advice;
+
+/* Fills a->rcm and a->why from its times: RCM when cost_s + K t_iter_rcm is
+ * below K t_iter_none by more than 1% (NaN times: no reordering). */
+CGM_API void cgm_tuner_reorder(cgm_reorder_advice *a);
+
 #ifdef __cplusplus
 }
 #endif

@@ -444,6 +444,8 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     }
   }
   res->time_setup_s = cgm_now() - t0;
+  S->mon_last = -1;
+  cgm_monitor_report(&pb->opts, &S->mon_last, 0, S->rt0 / pb->bnorm, false);
   if (S->mode == MODE_HOST) {
     st = gs_host_loop(S, pb, res, &host_fin, err);
     fin = &host_fin;
@@ -457,6 +459,7 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   if (st) goto out;
   res->iterations = fin->iter;
   res->solver_residual = sqrt(fin->rr_last) / pb->bnorm;
+  cgm_monitor_report(&pb->opts, &S->mon_last, fin->iter, res->solver_residual, true);
   res->converged = fin->done == CGM_RUN_CONVERGED;
   if (fin->done == CGM_RUN_TIMEOUT) {
     stop_reason(fin, pb->bnorm, pb->tol, res);

@@ -113,8 +113,8 @@ static void check_matrix(const char *what, const cgm_csr *A) {
                 cgm_precision_name(p), rg.fallback_iterations);
       else
         CHECK_MSG(abs(rg.iterations - rc.iterations) <= slack,
-                "%s N=%d %s: %d iterations vs %d on the CPU", what, n, cgm_precision_name(p),
-                rg.iterations, rc.iterations);
+                  "%s N=%d %s: %d iterations vs %d on the CPU", what, n, cgm_precision_name(p),
+                  rg.iterations, rc.iterations);
       double num = 0, den = 0;
       for (int32_t i = 0; i < A->nrows; i++)
         num += (xg[i] - xc[i]) * (xg[i] - xc[i]), den += xc[i] * xc[i];
