@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "cgmodel/solver.h"
+#include "common/parse.h"
+
+bool cli_parse_only = false;
 
 void cli_args_init(cli_args *a, int argc, char **argv) {
   memset(a, 0, sizeof *a);
@@ -75,10 +78,8 @@ bool cli_opt(cli_args *a, const char *name) {
 
 bool cli_int(cli_args *a, const char *name, int64_t lo, int64_t hi, int64_t *out) {
   if (!cli_opt(a, name)) return false;
-  char *end;
-  errno = 0;
-  long long v = strtoll(a->value, &end, 10);
-  if (errno || end == a->value || *end || v < lo || v > hi) {
+  int64_t v;
+  if (!cgm_parse_int(a->value, lo, hi, &v)) {
     char range[96];
     snprintf(range, sizeof range, "an integer in [%lld, %lld]", (long long)lo, (long long)hi);
     char msg[256];
@@ -92,10 +93,8 @@ bool cli_int(cli_args *a, const char *name, int64_t lo, int64_t hi, int64_t *out
 
 bool cli_double(cli_args *a, const char *name, double lo, double hi, double *out) {
   if (!cli_opt(a, name)) return false;
-  char *end;
-  errno = 0;
-  double v = strtod(a->value, &end);
-  if (errno || end == a->value || *end || !isfinite(v) || v < lo || v > hi) {
+  double v;
+  if (!cgm_parse_real(a->value, lo, hi, &v)) {
     char msg[256];
     snprintf(msg, sizeof msg, "option %s: '%s' is not a number in [%g, %g]", name, a->value, lo,
              hi);

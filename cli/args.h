@@ -16,6 +16,11 @@ typedef struct cli_args {
   int npositional;
 } cli_args;
 
+/* Set only by the command-line fuzzer (tests/fuzz/fuzz_cli.c): every
+ * command returns 0 once its arguments are parsed and checked, before it
+ * reads a matrix, opens the database or touches a device. */
+extern bool cli_parse_only;
+
 void cli_args_init(cli_args *a, int argc, char **argv);
 /* True when there is another argument; positional ones are collected. */
 bool cli_next(cli_args *a);

@@ -36,9 +36,12 @@ int cmd_calibrate(int argc, char **argv) {
       json = 1;
     else if (cli_opt(&a, "--db"))
       db_path = a.value;
-    else if (cli_opt(&a, "--devices"))
+    else if (cli_opt(&a, "--devices")) {
+      if (strlen(a.value) >= sizeof o.devices) /* never cut: the rest would be dropped */
+        return cli_error("calibrate", 2, "--devices: the list is longer than %zu characters",
+                         sizeof o.devices - 1);
       snprintf(o.devices, sizeof o.devices, "%s", a.value);
-    else if (cli_opt(&a, "--precision")) {
+    } else if (cli_opt(&a, "--precision")) {
       if (!cli_precisions(a.value, false, &o.precisions))
         return cli_error("calibrate", 2, "--precision: '%s' is not single, double or both",
                          a.value);
@@ -55,6 +58,7 @@ int cmd_calibrate(int argc, char **argv) {
   cgm_error err = {0};
   cgm_calibrate_plan_t plan; /* checked before the database is created */
   if (cgm_calibrate_plan(o.devices, &plan, &err)) return cli_report("calibrate", &err);
+  if (cli_parse_only) return 0;
   cgm_db *db;
   int rc = cli_db_open("calibrate", db_path, true, &db);
   if (rc) return rc;

@@ -8,7 +8,10 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/dbopen.h"
+#include "cli/outcheck.h"
 #include "cli/output.h"
+#include "common/parse.h"
+#include "common/outfile.h"
 
 static const char help[] =
     "usage: cgmodel db list [--db FILE] [--json]\n"
@@ -81,15 +84,22 @@ int cmd_db(int argc, char **argv) {
   const char *what = a.positional[0];
   int64_t id = 0;
   if (!strcmp(what, "show") || !strcmp(what, "export") || !strcmp(what, "refit")) {
-    char *end;
-    if (a.npositional != 2 || (id = strtoll(a.positional[1], &end, 10)) <= 0 || *end)
+    if (a.npositional != 2)
       return cli_error("db", 2, "db %s needs a calibration ID (see 'cgmodel db list')", what);
+    if (!cgm_parse_int(a.positional[1], 1, INT64_MAX, &id))
+      return cli_error("db", 2,
+                       "db %s: '%s' is not a calibration ID (a whole number from 1 to %lld)", what,
+                       a.positional[1], (long long)INT64_MAX);
   } else if (a.npositional != 1) {
     return cli_error("db", 2, "unexpected argument '%s'", a.positional[1]);
   }
   if (!strcmp(what, "export") && !out) return cli_error("db", 2, "db export needs -o FILE.json");
+  char dbbuf[1024];
+  const cli_input in[] = {{"the database", cli_db_path(db_path, dbbuf, sizeof dbbuf)}};
+  int rc = cli_refuse_alias("db", "-o", out, NULL, in, 1);
+  if (rc || cli_parse_only) return rc;
   cgm_db *db;
-  int rc = cli_db_open("db", db_path, false, &db);
+  rc = cli_db_open("db", db_path, false, &db);
   if (rc) return rc;
   cgm_error err = {0};
   cJSON *o = NULL;
@@ -125,14 +135,19 @@ int cmd_db(int argc, char **argv) {
     } else {
       char *txt = cJSON_Print(o);
       cJSON_Delete(o);
-      FILE *f = txt ? fopen(out, "w") : NULL;
-      int ok = f && fputs(txt, f) >= 0 && fputc('\n', f) != EOF;
-      if (f && fclose(f) != 0) ok = 0;
+      cgm_outfile of;
+      if (!txt)
+        rc = cli_error("db", 3, "out of memory printing calibration %lld", (long long)id);
+      else if (cgm_outfile_open(&of, out, &err))
+        rc = cli_report("db", &err);
+      else {
+        FILE *f = cgm_outfile_stream(&of);
+        bool ok = f && fputs(txt, f) >= 0 && fputc('\n', f) != EOF;
+        if (cgm_outfile_commit(&of, ok, &err))
+          rc = ok ? cli_report("db", &err) : cli_error("db", 3, "cannot write %s", out);
+      }
       cJSON_free(txt);
-      if (!ok)
-        rc = cli_error("db", 3, "cannot write %s", out);
-      else
-        fprintf(stderr, "cgmodel db: calibration %lld written to %s\n", (long long)id, out);
+      if (!rc) fprintf(stderr, "cgmodel db: calibration %lld written to %s\n", (long long)id, out);
     }
   } else if (!strcmp(what, "refit")) {
     cgm_calibration_report rep;

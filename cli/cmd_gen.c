@@ -5,6 +5,8 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/dbopen.h"
+#include "cli/outcheck.h"
 #include "cli/output.h"
 
 static const char help[] =
@@ -58,6 +60,12 @@ int cmd_gen(int argc, char **argv) {
   if (a.npositional != 1 || !out || (kron ? !with || k <= 0 : n <= 0))
     return cli_error("gen", 2, "expected KIND, %s and -o\n%s", kron ? "--with and --k" : "--n",
                      help);
+  /* gen reads at most --with, but the database must survive a mistyped -o too */
+  char dbbuf[1024];
+  const cli_input in[] = {{"the database", cli_db_path(NULL, dbbuf, sizeof dbbuf)},
+                          {"the --with matrix", kron ? with : NULL}};
+  int rc = cli_refuse_alias("gen", "-o", out, NULL, in, 2);
+  if (rc || cli_parse_only) return rc;
   cgm_error err = {0};
   cgm_csr A;
   cgm_status st;

@@ -60,6 +60,7 @@ int cmd_info(int argc, char **argv) {
   if (cli_failed(&a)) return cli_error("info", 2, "%s", a.error);
   if (a.npositional != 1) return cli_error("info", 2, "expected one matrix file\n%s", help);
   const char *path = cli_input_path(a.positional[0]);
+  if (cli_parse_only) return 0;
 
   cgm_error err = {0};
   cgm_mm_info mm;

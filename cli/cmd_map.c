@@ -8,6 +8,7 @@
 #include "cgmodel/pipeline.h"
 #include "cli/commands.h"
 #include "cli/dbopen.h"
+#include "cli/outcheck.h"
 #include "cli/output.h"
 #include "cli/plotcli.h"
 
@@ -81,8 +82,14 @@ int cmd_map(int argc, char **argv) {
   if (cli_failed(&a)) return cli_error("map", 2, "%s", a.error);
   if (a.npositional)
     return cli_error("map", 2, "unexpected argument '%s'\n%s", a.positional[0], help);
-  int rc = cli_plot_precheck("map", out);
-  if (rc) return rc;
+  char dbbuf[1024];
+  const cli_input dbin = {"the database", cli_db_path(db_path, dbbuf, sizeof dbbuf)};
+  int rc = cli_refuse_alias("map", "-o", out, cgm_plot_writes, &dbin, 1);
+  for (int k = 0; k < nmarks && !rc; k++) {
+    const cli_input m = {"the --mark matrix", mark_path[k]};
+    rc = cli_refuse_alias("map", "-o", out, cgm_plot_writes, &m, 1);
+  }
+  if (rc || cli_parse_only || (rc = cli_plot_precheck("map", out))) return rc;
   /* The matrices first: a bad one is reported before anything is drawn. */
   cgm_error err = {0};
   cgm_map_mark marks[MAX_MARKS];

@@ -10,8 +10,10 @@
 #include "cgmodel/pipeline.h"
 #include "cli/commands.h"
 #include "cli/dbopen.h"
+#include "cli/outcheck.h"
 #include "cli/output.h"
 #include "cli/plotcli.h"
+#include "common/parse.h"
 
 #ifndef CGM_PLOTS_SRC_DIR
 #define CGM_PLOTS_SRC_DIR ""
@@ -41,18 +43,23 @@ static const char help[] =
 
 bool cli_plot_size(cli_args *a, int *w, int *h) {
   if (!cli_opt(a, "--size")) return false;
-  int x, y;
-  char c;
-  if (sscanf(a->value, "%dx%d%c", &x, &y, &c) != 2 || x < 200 || y < 150 || x > 20000 ||
-      y > 20000) {
+  int64_t x = 0, y = 0;
+  const char *sep = strchr(a->value, 'x');
+  char wbuf[32];
+  bool ok = sep && (size_t)(sep - a->value) < sizeof wbuf;
+  if (ok) {
+    snprintf(wbuf, sizeof wbuf, "%.*s", (int)(sep - a->value), a->value);
+    ok = cgm_parse_int(wbuf, 200, 20000, &x) && cgm_parse_int(sep + 1, 150, 20000, &y);
+  }
+  if (!ok) {
     if (!a->error[0])
       snprintf(a->error, sizeof a->error,
                "option --size: '%s' is not WIDTHxHEIGHT in pixels (200x150 .. 20000x20000)",
                a->value);
     return true;
   }
-  *w = x;
-  *h = y;
+  *w = (int)x;
+  *h = (int)y;
   return true;
 }
 
@@ -107,9 +114,10 @@ int cli_plot_pick(const char *cmd, cgm_db *db, int64_t cal_id, const char *devic
   for (int i = 0; i < 4; i++)
     if (!strcmp(w, words[i])) p.kind = kinds[i];
   if (cal_id <= 0 && p.kind == CGM_PICK_DEVICE) {
-    char *end;
-    p.device_id = strtoll(w, &end, 10);
-    if (p.device_id <= 0 || *end)
+    int64_t id;
+    if (cgm_parse_int(w, 1, INT64_MAX, &id))
+      p.device_id = id;
+    else
       return cli_error(cmd, 2,
                        "--device: '%s' is not latest, cpu, cuda or a device id "
                        "(see 'cgmodel db list --json')",
@@ -161,21 +169,23 @@ int cmd_plot(int argc, char **argv) {
       co.precision = p;
       cal_only = true;
     } else if (cli_opt(&a, "--fits")) {
-      char list[64];
-      snprintf(list, sizeof list, "%s", a.value);
+      cgm_item it[3];
+      char why[160];
+      int n = cgm_parse_list(a.value, it, 3, why, sizeof why);
+      if (n < 0) return cli_error("plot", 2, "--fits: %s (give avg, max and/or rel)", why);
       co.fits = 0;
       cal_only = true;
-      for (char *s = NULL, *t = strtok_r(list, ",", &s); t; t = strtok_r(NULL, ",", &s)) {
-        if (!strcmp(t, "avg"))
+      for (int k = 0; k < n; k++) {
+        if (cgm_item_is(it[k], "avg"))
           co.fits |= 1u << CGM_FIT_AVG;
-        else if (!strcmp(t, "max"))
+        else if (cgm_item_is(it[k], "max"))
           co.fits |= 1u << CGM_FIT_MAX;
-        else if (!strcmp(t, "rel"))
+        else if (cgm_item_is(it[k], "rel"))
           co.fits |= 1u << CGM_FIT_REL;
         else
-          return cli_error("plot", 2, "--fits: '%s' is not avg, max or rel", t);
+          return cli_error("plot", 2, "--fits: '%.*s' is not avg, max or rel",
+                           (int)(it[k].n < 64 ? it[k].n : 64), it[k].s);
       }
-      if (!co.fits) return cli_error("plot", 2, "--fits: give avg, max and/or rel");
     } else
       cli_unknown(&a);
   }
@@ -189,8 +199,10 @@ int cmd_plot(int argc, char **argv) {
                      "plot accuracy takes only --calibration, --label-worst, --db, --size and -o");
   if (calib && acc_only) return cli_error("plot", 2, "--label-worst is for plot accuracy");
   ao.calibration_id = cal_id;
-  int rc = cli_plot_precheck("plot", out);
-  if (rc) return rc;
+  char dbbuf[1024];
+  const cli_input dbin = {"the database", cli_db_path(db_path, dbbuf, sizeof dbbuf)};
+  int rc = cli_refuse_alias("plot", "-o", out, cgm_plot_writes, &dbin, 1);
+  if (rc || cli_parse_only || (rc = cli_plot_precheck("plot", out))) return rc;
   cgm_db *db;
   if ((rc = cli_db_open("plot", db_path, false, &db))) return rc;
   cgm_error err = {0};

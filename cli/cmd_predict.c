@@ -111,6 +111,7 @@ int cmd_predict(int argc, char **argv) {
   po.note = cli_note;
   static char cmd[] = "predict";
   po.note_ctx = cmd;
+  if (cli_parse_only) return 0;
   cgm_db *db;
   int rc = cli_db_open("predict", db_path, false, &db);
   if (rc) return rc;

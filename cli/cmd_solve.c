@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/dbopen.h"
 #include "cli/env.h"
+#include "cli/outcheck.h"
 #include "cli/output.h"
 
 static const char help[] =
@@ -185,6 +186,10 @@ int cmd_solve(int argc, char **argv) {
   o.matrix = s.matrix;
   o.rhs = s.rhs;
   o.db_path = cli_db_path(s.db, dbpath, sizeof dbpath);
+  const cli_input in[] = {
+      {"the database", o.db_path}, {"the matrix", s.matrix}, {"the right-hand side", s.rhs}};
+  if ((rc = cli_refuse_alias("solve", "-o", s.out, NULL, in, 3))) return rc;
+  if (cli_parse_only) return 0;
   o.record = s.record;
   o.autotune = s.autotune;
   o.constraints.backend_given = s.explicit_backend;

@@ -11,7 +11,9 @@
 #include "cli/commands.h"
 #include "cli/dbopen.h"
 #include "cli/env.h"
+#include "cli/outcheck.h"
 #include "cli/output.h"
+#include "common/outfile.h"
 
 static const char help[] =
     "usage: cgmodel validate LIST_OR_DIR [--gpus G] [--backend cpu|cuda|cusparse|all]\n"
@@ -28,8 +30,14 @@ static const char help[] =
 
 /* --csv FILE: every run. */
 static int write_csv(const char *path, const cgm_validate_report *r) {
-  FILE *f = fopen(path, "w");
-  if (!f) return cli_error("validate", 3, "cannot write %s", path);
+  cgm_outfile of;
+  cgm_error err = {0};
+  if (cgm_outfile_open(&of, path, &err)) return cli_report("validate", &err);
+  FILE *f = cgm_outfile_stream(&of);
+  if (!f) {
+    cgm_outfile_abort(&of);
+    return cli_error("validate", 3, "cannot write %s: out of memory", path);
+  }
   fprintf(f, "matrix,backend,precision,block,gpus,predicted_s,predicted_paper_s,measured_s,rel_"
              "error,rel_error_paper,signed_error,signed_error_paper\n");
   for (int i = 0; i < r->nrows; i++) {
@@ -40,7 +48,7 @@ static int write_csv(const char *path, const cgm_validate_report *r) {
             cgm_backend_name(w->backend), cgm_precision_name(w->precision), w->block, w->gpus,
             w->predicted_s, w->predicted_paper_s, w->measured_s, fabs(e), fabs(ep), e, ep);
   }
-  fclose(f);
+  if (cgm_outfile_commit(&of, true, &err)) return cli_report("validate", &err);
   return 0;
 }
 
@@ -115,6 +123,7 @@ int cmd_validate(int argc, char **argv) {
   if (a.npositional != 1)
     return cli_error("validate", 2, "expected a directory or list file\n%s", help);
   o.source = a.positional[0];
+  if (cli_parse_only) return 0;
   o.precisions = precisions;
   o.max_gpus = maxg;
   o.iters = iters;
@@ -129,11 +138,24 @@ int cmd_validate(int argc, char **argv) {
   if (cgm_matrix_paths(a.positional[0], &mats, &o.nmatrices, &err))
     return cli_report("validate", &err);
   o.matrices = mats;
+  /* --csv must not replace the database, the list or any of its matrices */
+  char dbbuf[1024];
+  cli_input fixed[] = {{"the database", cli_db_path(db_path, dbbuf, sizeof dbbuf)},
+                       {"the matrix list", o.source}};
+  int rc = cli_refuse_alias("validate", "--csv", csv, NULL, fixed, 2);
+  for (int i = 0; !rc && i < o.nmatrices; i++) {
+    const cli_input m = {"the matrix", mats[i]};
+    rc = cli_refuse_alias("validate", "--csv", csv, NULL, &m, 1);
+  }
+  if (rc) {
+    cgm_matrix_paths_free(mats, o.nmatrices);
+    return rc;
+  }
   cgm_db *db = NULL;
   cgm_validate_report r;
   memset(&r, 0, sizeof r);
   char emsg[256];
-  int rc = cli_db_open("validate", db_path, false, &db);
+  rc = cli_db_open("validate", db_path, false, &db);
   if (!rc && cli_env_gpu_opts(&o.gpu, emsg, sizeof emsg)) rc = cli_error("validate", 2, "%s", emsg);
   if (!rc) {
     cgm_status st = cgm_validate(db, &o, &r, &err);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/fault.h"
+#include "common/parse.h"
 
 /* A switch that is on unless the variable says `off`. */
 static void off_when(const char *name, const char *off, bool *flag) {
@@ -27,9 +28,8 @@ int cli_env_gpu_opts(cgm_gpu_opts *g, char *msg, size_t n) {
   off_when("CGMODEL_BALANCE", "0", &g->balance);
   const char *t = getenv("CGMODEL_EXCHANGE_TIMEOUT");
   if (t) {
-    char *end;
-    double s = strtod(t, &end);
-    if (end == t || *end || !(s > 0)) {
+    double s;
+    if (!cgm_parse_real(t, 1e-9, 1e9, &s)) {
       snprintf(msg, n, "CGMODEL_EXCHANGE_TIMEOUT=%s: expected a positive number of seconds", t);
       return 2;
     }
@@ -37,7 +37,14 @@ int cli_env_gpu_opts(cgm_gpu_opts *g, char *msg, size_t n) {
   }
   g->trace_file = getenv("CGMODEL_TRACE_FILE");
   const char *f = getenv("CGMODEL_FAULT_CUDA");
-  if (f) cgm_fault_arm(atol(f));
+  int64_t k;
+  if (f) {
+    if (!cgm_parse_int(f, 0, INT32_MAX, &k)) {
+      snprintf(msg, n, "CGMODEL_FAULT_CUDA=%s: expected a call number (0 or more)", f);
+      return 2;
+    }
+    cgm_fault_arm((long)k);
+  }
   return 0;
 }
 

@@ -7,13 +7,28 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A message on the terminal: control characters that came with a file
+ * name or a file's content (ESC sequences, \r) are shown as \xNN, so they
+ * cannot move the cursor or recolour the terminal; line breaks and tabs
+ * of the messages themselves stay. */
+static void put_escaped(FILE *f, const char *s) {
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+      fprintf(f, "\\x%02x", *p);
+    else
+      fputc(*p, f);
+  }
+}
+
 int cli_error(const char *cmd, int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "cgmodel %s: error: ", cmd);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  char msg[8192];
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  fprintf(stderr, "cgmodel %s: error: ", cmd);
+  put_escaped(stderr, msg);
+  fputc('\n', stderr);
   return code;
 }
 
@@ -34,8 +49,11 @@ void cli_note(void *ctx, cgm_note_kind kind, const char *msg) {
   const char *cmd = ctx;
   if (kind == CGM_NOTE_ERROR)
     cli_error(cmd, 0, "%s", msg);
-  else
-    fprintf(stderr, "cgmodel %s: %s%s\n", cmd, kind == CGM_NOTE_WARNING ? "warning: " : "", msg);
+  else {
+    fprintf(stderr, "cgmodel %s: %s", cmd, kind == CGM_NOTE_WARNING ? "warning: " : "");
+    put_escaped(stderr, msg);
+    fputc('\n', stderr);
+  }
 }
 
 const char *cli_input_path(const char *arg) {

@@ -325,6 +325,24 @@ static cgm_status inspect(cgm_db *db, int *version, bool *empty, cgm_error *err)
                     "upgrade cgmodel",
                     db->path, *version, CGM_DB_SCHEMA_VERSION);
 
+  /* A table of the schema that is gone (dropped by hand, a half-copied
+   * file): every query on it would fail later with "no such table". */
+  static const char *const tables[] = {"meta", "devices",  "calibrations", "samples",
+                                       "fits", "matrices", "predictions",  "solves"};
+  for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+    char sql[128];
+    int have = 0;
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '%s'", tables[t]);
+    rc = query_int(db->h, sql, &have);
+    if (rc != SQLITE_OK) return read_fail(db, rc, "reading the schema", err);
+    if (!have) {
+      char detail[96];
+      snprintf(detail, sizeof detail, "its table %s is missing", tables[t]);
+      return corrupt(db, detail, err);
+    }
+  }
+
   /* quick_check reads every page (about 40 ms for 8 MB): damage found now
    * is reported before anything is written. */
   sqlite3_stmt *st = NULL;

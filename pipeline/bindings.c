@@ -107,11 +107,11 @@ static cgm_status finish(cJSON *j, char **out, cgm_error *err) {
 /* The notes a step makes while it runs, kept for the result's "notes". */
 static void collect_note(void *ctx, cgm_note_kind kind, const char *msg) {
   cJSON *notes = ctx, *n = cJSON_CreateObject();
-  cJSON_AddStringToObject(n, "kind",
-                          kind == CGM_NOTE_ERROR     ? "error"
-                          : kind == CGM_NOTE_WARNING ? "warning"
-                                                     : "info");
-  cJSON_AddStringToObject(n, "message", msg);
+  json_add_string(n, "kind",
+                  kind == CGM_NOTE_ERROR     ? "error"
+                  : kind == CGM_NOTE_WARNING ? "warning"
+                                             : "info");
+  json_add_string(n, "message", msg); /* a note may carry a file name */
   cJSON_AddItemToArray(notes, n);
 }
 

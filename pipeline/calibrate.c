@@ -25,6 +25,7 @@
 #include "microbench/microbench.h"
 #include "pipeline/curves.h"
 #include "pipeline/json.h"
+#include "common/parse.h"
 #include "pipeline/steps.h"
 
 /* The pseudo-variant MESH groups the SpMV samples of Poisson grids,
@@ -506,17 +507,25 @@ cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cg
 
 cgm_status cgm_calibrate_plan(const char *devices, cgm_calibrate_plan_t *plan, cgm_error *err) {
   memset(plan, 0, sizeof *plan);
-  char list[128];
-  snprintf(list, sizeof list, "%s", devices && devices[0] ? devices : "cpu");
+  /* Strict (common/parse.h): an empty item, a space, a repeated item or an
+   * out-of-range number is an error, never skipped, cut or clamped. */
+  enum { MAX_ITEMS = 64 };
+  cgm_item it[MAX_ITEMS];
+  char why[160];
+  const char *list = devices ? devices : "cpu";
+  int nit = cgm_parse_list(list, it, MAX_ITEMS, why, sizeof why);
+  if (nit < 0) return cgm_fail(err, CGM_EINPUT, "--devices: %s", why);
   const int ndev = cgm_cuda_device_count();
-  char *save = NULL;
-  char *tok = strtok_r(list, ",", &save);
-  while (tok) {
+  for (int i = 0; i < nit;) {
+    if (it[i].n > 64)
+      return cgm_fail(err, CGM_EINPUT, "--devices: '%.64s...' is not a device", it[i].s);
+    char tok[80];
+    snprintf(tok, sizeof tok, "%.*s", (int)(it[i].n < 64 ? it[i].n : 64), it[i].s);
     if (plan->count == CGM_MAX_CALIBRATED)
       return cgm_fail(err, CGM_EINPUT, "--devices: more than %d devices", CGM_MAX_CALIBRATED);
     char *name = plan->device[plan->count];
     int *gpus = &plan->gpus[plan->count];
-    char *next = strtok_r(NULL, ",", &save);
+    i++;
     if (!strcmp(tok, "cpu")) {
       snprintf(name, 32, "cpu");
       *gpus = 1;
@@ -531,36 +540,41 @@ cgm_status cgm_calibrate_plan(const char *devices, cgm_calibrate_plan_t *plan, c
     } else if (!strncmp(tok, "cuda:", 5)) {
       /* "cuda:K": one GPU; "cuda:0,1,2": GPUs 0..K-1 of the node (the
        * multi-GPU sweeps run on the first K; GPU 0 is measured alone). */
-      char *end;
-      long first = strtol(tok + 5, &end, 10);
+      int64_t first, k;
       int count = 1;
-      if (end == tok + 5 || *end)
-        return cgm_fail(err, CGM_EINPUT, "--devices: '%s' is not cuda:K", tok);
-      while (next && next[0] >= '0' && next[0] <= '9') {
-        long k = strtol(next, &end, 10);
-        if (*end || k != first + count)
+      if (!cgm_parse_int(tok + 5, 0, 1023, &first))
+        return cgm_fail(err, CGM_EINPUT,
+                        "--devices: '%s' is not cuda:K (K a GPU number, 0 or more)", tok);
+      while (i < nit && it[i].s[0] >= '0' && it[i].s[0] <= '9') {
+        if (it[i].n > 64)
+          return cgm_fail(err, CGM_EINPUT, "--devices: '%.64s...' is not a GPU number", it[i].s);
+        char num[80];
+        snprintf(num, sizeof num, "%.*s", (int)(it[i].n < 64 ? it[i].n : 64), it[i].s);
+        if (!cgm_parse_int(num, 0, 1023, &k) || k != first + count)
           return cgm_fail(err, CGM_EINPUT,
-                          "--devices: '%s' after cuda:%ld: list consecutive GPUs (cuda:0,1,2)",
-                          next, first);
+                          "--devices: '%s' after cuda:%lld: list consecutive GPUs (cuda:0,1,2)",
+                          num, (long long)first);
         count++;
-        next = strtok_r(NULL, ",", &save);
+        i++;
       }
       if (first != 0 && count > 1)
         return cgm_fail(err, CGM_EINPUT,
-                        "--devices: cuda:%ld,...: several GPUs start at cuda:0 (the "
+                        "--devices: cuda:%lld,...: several GPUs start at cuda:0 (the "
                         "multi-GPU sweeps use GPUs 0..K-1)",
-                        first);
+                        (long long)first);
       if (first + count > ndev)
-        return cgm_fail(err, CGM_EINPUT, "--devices: CUDA device %ld does not exist (%d present)",
-                        first + count - 1, ndev);
-      snprintf(name, 32, "cuda:%ld", first);
+        return cgm_fail(err, CGM_EINPUT, "--devices: CUDA device %lld does not exist (%d present)",
+                        (long long)(first + count - 1), ndev);
+      snprintf(name, 32, "cuda:%lld", (long long)first);
       *gpus = count;
     } else {
       return cgm_fail(err, CGM_EINPUT, "--devices: '%s' is not cpu, cuda:all or cuda:0[,1...]",
                       tok);
     }
+    for (int k = 0; k < plan->count; k++) /* cuda and cuda:0 are one device */
+      if (!strcmp(plan->device[k], name))
+        return cgm_fail(err, CGM_EINPUT, "--devices: %s is named twice", name);
     plan->count++;
-    tok = next;
   }
   return CGM_OK;
 }

@@ -3,11 +3,75 @@
  * database stores as JSON (features, options). One place, so a key is
  * spelled once and the outputs stay alike. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pipeline/json.h"
 #include "pipeline/steps.h"
+
+/* Every string goes through here: cJSON copies bytes as they are, so a file
+ * name or a device model with invalid UTF-8 would make the whole output
+ * invalid JSON. Invalid bytes become U+FFFD; control characters are kept
+ * for cJSON to escape (\n, \u001b). */
+static char *utf8_clean(const char *s) {
+  const unsigned char *p = (const unsigned char *)(s ? s : "");
+  size_t n = strlen((const char *)p);
+  char *out = malloc(3 * n + 1); /* each byte at most the 3 bytes of U+FFFD */
+  if (!out) return NULL;
+  size_t o = 0;
+  for (size_t i = 0; i < n;) {
+    unsigned c = p[i];
+    size_t len = 0;
+    unsigned lo = 0x80, hi = 0xBF; /* the range of the second byte */
+    if (c < 0x80)
+      len = 1;
+    else if (c >= 0xC2 && c <= 0xDF)
+      len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0; /* overlong */
+      if (c == 0xED) hi = 0x9F; /* surrogates */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90; /* overlong */
+      if (c == 0xF4) hi = 0x8F; /* beyond U+10FFFF */
+    }
+    bool ok = len > 0 && i + len <= n;
+    for (size_t k = 1; ok && k < len; k++) {
+      unsigned b = p[i + k];
+      ok = k == 1 ? b >= lo && b <= hi : b >= 0x80 && b <= 0xBF;
+    }
+    if (ok) {
+      memcpy(out + o, p + i, len);
+      o += len;
+      i += len;
+    } else {
+      memcpy(out + o, "\xEF\xBF\xBD", 3);
+      o += 3;
+      i++;
+    }
+  }
+  out[o] = 0;
+  return out;
+}
+
+cJSON *json_string(const char *s) {
+  char *c = utf8_clean(s);
+  cJSON *j = c ? cJSON_CreateString(c) : NULL;
+  free(c);
+  return j;
+}
+
+cJSON *json_add_string(cJSON *o, const char *key, const char *s) {
+  cJSON *j = json_string(s);
+  if (j && !cJSON_AddItemToObject(o, key, j)) {
+    cJSON_Delete(j);
+    j = NULL;
+  }
+  return j;
+}
 
 static const char *field_name(cgm_mm_field f) {
   return f == CGM_MM_PATTERN ? "pattern" : f == CGM_MM_INTEGER ? "integer" : "real";
@@ -27,9 +91,8 @@ cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm) {
   if (f->first_bad_diagonal >= 0)
     cJSON_AddNumberToObject(o, "first_bad_diagonal_row", f->first_bad_diagonal + 1);
   if (mm) {
-    cJSON_AddStringToObject(o, "field", field_name(mm->field));
-    cJSON_AddStringToObject(o, "file_symmetry",
-                            mm->symmetry == CGM_MM_SYMMETRIC ? "symmetric" : "general");
+    json_add_string(o, "field", field_name(mm->field));
+    json_add_string(o, "file_symmetry", mm->symmetry == CGM_MM_SYMMETRIC ? "symmetric" : "general");
     cJSON_AddNumberToObject(o, "entries_in_file", (double)mm->entries_in_file);
     cJSON_AddNumberToObject(o, "duplicates_summed", (double)mm->duplicates_summed);
   }
@@ -59,7 +122,7 @@ cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm) {
 
 cJSON *cgm_gpu_opts_json(const cgm_gpu_opts *g) {
   cJSON *o = cJSON_CreateObject();
-  cJSON_AddStringToObject(o, "cg", cgm_cg_variant_name(g->cg));
+  json_add_string(o, "cg", cgm_cg_variant_name(g->cg));
   cJSON_AddBoolToObject(o, "graphs", g->graphs);
   cJSON_AddBoolToObject(o, "pdl", g->pdl);
   cJSON_AddBoolToObject(o, "flags", g->flags);
@@ -107,19 +170,19 @@ int pipeline_calibration_gpus(const char *options_json) {
 
 cJSON *cgm_calibration_options_json(const char *device, int gpus, const cgm_calibrate_opts *o) {
   cJSON *j = cJSON_CreateObject();
-  cJSON_AddStringToObject(j, "device", device);
+  json_add_string(j, "device", device);
   cJSON_AddNumberToObject(j, "gpus", gpus);
   cJSON_AddBoolToObject(j, "quick", o->quick);
   /* The CG whose iterations the GPU sweeps timed (cgm_calibration_cg),
    * and every option of the solver they ran. */
   if (strcmp(device, "cpu") != 0) {
-    cJSON_AddStringToObject(j, "cg", cgm_cg_variant_name(o->gpu.cg));
+    json_add_string(j, "cg", cgm_cg_variant_name(o->gpu.cg));
     cJSON_AddItemToObject(j, "gpu", cgm_gpu_opts_json(&o->gpu));
   }
   cJSON *pr = cJSON_AddArrayToObject(j, "precisions");
   for (int p = 0; p < 2; p++)
     if (o->precisions & (1u << p))
-      cJSON_AddItemToArray(pr, cJSON_CreateString(cgm_precision_name((cgm_precision)p)));
+      cJSON_AddItemToArray(pr, json_string(cgm_precision_name((cgm_precision)p)));
   return j;
 }
 
@@ -127,7 +190,7 @@ cJSON *cgm_calibration_options_json(const char *device, int gpus, const cgm_cali
 
 cJSON *cgm_info_json(const char *path, const cgm_features *f, const cgm_mm_info *mm) {
   cJSON *o = cgm_features_json(f, mm);
-  cJSON_AddStringToObject(o, "matrix", path);
+  json_add_string(o, "matrix", path);
   return o;
 }
 
@@ -170,14 +233,14 @@ cJSON *cgm_cache_list_json(const char *dir, const cgm_cache_entry *e, int n) {
 
 cJSON *cgm_reorder_advice_json(const cgm_reorder_advice *a) {
   cJSON *j = cJSON_CreateObject();
-  cJSON_AddStringToObject(j, "choice", a->rcm ? "rcm" : "none");
+  json_add_string(j, "choice", a->rcm ? "rcm" : "none");
   if (isfinite(a->t_iter_none)) cJSON_AddNumberToObject(j, "time_per_iter_s", a->t_iter_none);
   if (isfinite(a->t_iter_rcm)) cJSON_AddNumberToObject(j, "time_per_iter_rcm_s", a->t_iter_rcm);
   cJSON_AddNumberToObject(j, "reorder_s", a->cost_s);
   cJSON_AddNumberToObject(j, "iterations", a->iterations);
   cJSON_AddNumberToObject(j, "bandwidth", (double)a->bandwidth_none);
   cJSON_AddNumberToObject(j, "bandwidth_rcm", (double)a->bandwidth_rcm);
-  cJSON_AddStringToObject(j, "why", a->why);
+  json_add_string(j, "why", a->why);
   return j;
 }
 
@@ -199,22 +262,22 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   cJSON_AddNumberToObject(j, "block", o->layout.n);
   cJSON_AddNumberToObject(j, "bx", o->layout.bx);
   cJSON_AddNumberToObject(j, "gpus", o->backend == CGM_BACKEND_CPU ? 0 : o->gpus);
-  cJSON_AddStringToObject(j, "precision", cgm_precision_name(o->precision));
-  cJSON_AddStringToObject(j, "backend", cgm_backend_name(o->backend));
+  json_add_string(j, "precision", cgm_precision_name(o->precision));
+  json_add_string(j, "backend", cgm_backend_name(o->backend));
   if (o->backend == CGM_BACKEND_CUDA && o->gpus > 1)
-    cJSON_AddStringToObject(j, "exchange", cgm_exchange_name(o->exchange));
-  cJSON_AddStringToObject(j, "device", r->device);
+    json_add_string(j, "exchange", cgm_exchange_name(o->exchange));
+  json_add_string(j, "device", r->device);
   cJSON_AddNumberToObject(j, "device_bytes", (double)r->device_bytes);
   if (r->exchange_bytes) cJSON_AddNumberToObject(j, "exchange_bytes", (double)r->exchange_bytes);
-  if (r->stop_reason[0]) cJSON_AddStringToObject(j, "stop_reason", r->stop_reason);
-  cJSON_AddStringToObject(j, "matrix", rep->matrix);
-  cJSON_AddStringToObject(j, "reorder", cgm_reorder_name(o->reorder));
+  if (r->stop_reason[0]) json_add_string(j, "stop_reason", r->stop_reason);
+  json_add_string(j, "matrix", rep->matrix);
+  json_add_string(j, "reorder", cgm_reorder_name(o->reorder));
   if (r->reordered) cJSON_AddNumberToObject(j, "time_reorder_s", r->time_reorder_s);
   if (rep->have_reorder)
     cJSON_AddItemToObject(j, "reorder_advice", cgm_reorder_advice_json(&rep->reorder));
   if (isfinite(rep->predicted))
     cJSON_AddNumberToObject(j, "predicted_time_per_iter_s", rep->predicted);
-  if (rep->autotuned) cJSON_AddStringToObject(j, "auto", rep->why);
+  if (rep->autotuned) json_add_string(j, "auto", rep->why);
   if (rep->solution_error >= 0) cJSON_AddNumberToObject(j, "solution_error", rep->solution_error);
   /* The phases before the solver's own (setup and iterations, above). */
   cJSON_AddNumberToObject(j, "time_read_s", rep->time_read_s);
@@ -232,7 +295,7 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
     cJSON *p = cJSON_AddObjectToObject(j, "predicted");
     cJSON_AddNumberToObject(p, "setup_s", rep->choice.setup_s);
     cJSON_AddNumberToObject(p, "iterations", rep->choice.iterations);
-    cJSON_AddStringToObject(p, "iterations_source", rep->k_source);
+    json_add_string(p, "iterations_source", rep->k_source);
     cJSON_AddNumberToObject(p, "time_per_iter_s", rep->choice.time_per_iter_s);
     cJSON_AddNumberToObject(p, "total_s", rep->choice.total_s);
   }
@@ -251,12 +314,12 @@ static cJSON *candidate_json(const cgm_candidate *c, const cgm_tuner_device *d) 
   char device[256];
   cgm_candidate_device(c, d, device, sizeof device);
   cJSON *o = cJSON_CreateObject();
-  cJSON_AddStringToObject(o, "device", device);
-  cJSON_AddStringToObject(o, "backend", cgm_backend_name(c->backend));
+  json_add_string(o, "device", device);
+  json_add_string(o, "backend", cgm_backend_name(c->backend));
   cJSON_AddNumberToObject(o, "block", c->block);
   cJSON_AddNumberToObject(o, "gpus", c->gpus);
-  cJSON_AddStringToObject(o, "precision", cgm_precision_name(c->precision));
-  if (c->gpus > 1) cJSON_AddStringToObject(o, "exchange", cgm_exchange_name(c->exchange));
+  json_add_string(o, "precision", cgm_precision_name(c->precision));
+  if (c->gpus > 1) json_add_string(o, "exchange", cgm_exchange_name(c->exchange));
   cJSON_AddNumberToObject(o, "time_per_iter_s", c->time_per_iter_s);
   cJSON_AddNumberToObject(o, "setup_s", c->setup_s);
   cJSON_AddNumberToObject(o, "iterations", c->iterations);
@@ -272,8 +335,8 @@ static cJSON *candidate_json(const cgm_candidate *c, const cgm_tuner_device *d) 
 
 cJSON *cgm_predict_json(const cgm_predict_opts *o, const cgm_predict_report *r) {
   cJSON *j = cJSON_CreateObject();
-  cJSON_AddStringToObject(j, "matrix", o->matrix);
-  cJSON_AddStringToObject(j, "model", o->tuner.paper ? "paper" : "refined");
+  json_add_string(j, "matrix", o->matrix);
+  json_add_string(j, "model", o->tuner.paper ? "paper" : "refined");
   cJSON_AddItemToObject(j, "features", cgm_features_json(&r->features, &r->mm));
   cJSON *arr = cJSON_AddArrayToObject(j, "candidates");
   for (int i = 0; i < r->ncand; i++)
@@ -282,9 +345,9 @@ cJSON *cgm_predict_json(const cgm_predict_opts *o, const cgm_predict_report *r) 
     cJSON_AddItemToObject(j, "choice", candidate_json(&r->cand[r->choice], r->devs));
   else
     cJSON_AddNullToObject(j, "choice");
-  cJSON_AddStringToObject(j, "reason", r->why);
+  json_add_string(j, "reason", r->why);
   cJSON_AddNumberToObject(j, "iterations", r->iterations);
-  cJSON_AddStringToObject(j, "iterations_source", r->k_source);
+  json_add_string(j, "iterations_source", r->k_source);
   if (r->have_reorder) cJSON_AddItemToObject(j, "reorder", cgm_reorder_advice_json(&r->reorder));
   return j;
 }
@@ -297,8 +360,8 @@ cJSON *cgm_validate_json(const cgm_validate_report *r) {
   for (int i = 0; i < r->ngroups; i++) {
     const cgm_validate_group *p = &r->groups[i];
     cJSON *g = cJSON_CreateObject();
-    cJSON_AddStringToObject(g, "backend", cgm_backend_name(p->backend));
-    cJSON_AddStringToObject(g, "precision", cgm_precision_name(p->precision));
+    json_add_string(g, "backend", cgm_backend_name(p->backend));
+    json_add_string(g, "precision", cgm_precision_name(p->precision));
     cJSON_AddNumberToObject(g, "block", p->block);
     cJSON_AddNumberToObject(g, "gpus", p->gpus);
     cJSON_AddNumberToObject(g, "count", p->count);
@@ -325,19 +388,19 @@ cJSON *cgm_validate_json(const cgm_validate_report *r) {
 
 cJSON *cgm_calibration_report_json(const cgm_calibration_report *rep, const char *database) {
   cJSON *j = cJSON_CreateObject();
-  cJSON_AddStringToObject(j, "database", database);
+  json_add_string(j, "database", database);
   cJSON *arr = cJSON_AddArrayToObject(j, "calibrations");
   for (int i = 0; i < rep->count; i++) {
     cJSON *c = cJSON_CreateObject();
     cJSON_AddNumberToObject(c, "id", (double)rep->cal[i].id);
-    cJSON_AddStringToObject(c, "device", rep->cal[i].device);
-    cJSON_AddStringToObject(c, "model", rep->cal[i].model);
+    json_add_string(c, "device", rep->cal[i].device);
+    json_add_string(c, "model", rep->cal[i].model);
     cJSON_AddNumberToObject(c, "gpus", rep->cal[i].gpus);
     cJSON_AddNumberToObject(c, "samples", rep->cal[i].samples);
     cJSON_AddNumberToObject(c, "fits", rep->cal[i].fits);
     cJSON_AddNumberToObject(c, "fits_failed", rep->cal[i].fits_failed);
     cJSON_AddNumberToObject(c, "seconds", rep->cal[i].seconds);
-    if (rep->cal[i].failed[0]) cJSON_AddStringToObject(c, "failed", rep->cal[i].failed);
+    if (rep->cal[i].failed[0]) json_add_string(c, "failed", rep->cal[i].failed);
     /* the locality term's coefficient per precision, where it was fitted */
     cJSON *xc = cJSON_AddObjectToObject(c, "x_coef");
     for (int p = 0; p < 2; p++)
@@ -356,13 +419,13 @@ cJSON *cgm_calibration_report_json(const cgm_calibration_report *rep, const char
 static cJSON *device_json(const cgm_db_device *d) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "id", (double)d->id);
-  cJSON_AddStringToObject(o, "kind", d->kind);
-  cJSON_AddStringToObject(o, "model", d->model);
-  cJSON_AddStringToObject(o, "host", d->host);
+  json_add_string(o, "kind", d->kind);
+  json_add_string(o, "model", d->model);
+  json_add_string(o, "host", d->host);
   if (!strcmp(d->kind, "cuda")) {
     char cc[16];
     snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
-    cJSON_AddStringToObject(o, "compute_capability", cc);
+    json_add_string(o, "compute_capability", cc);
     cJSON_AddNumberToObject(o, "sms", d->sms);
     cJSON_AddNumberToObject(o, "clock_khz", d->clock_khz);
     cJSON_AddNumberToObject(o, "memory_clock_khz", d->mem_clock_khz);
@@ -380,8 +443,8 @@ static cJSON *device_json(const cgm_db_device *d) {
 static cJSON *calibration_json(const cgm_db_calibration *c, const cgm_db_device *d) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "id", (double)c->id);
-  cJSON_AddStringToObject(o, "created", c->created);
-  cJSON_AddStringToObject(o, "tool_version", c->tool_version);
+  json_add_string(o, "created", c->created);
+  json_add_string(o, "tool_version", c->tool_version);
   cJSON *opt = cJSON_Parse(c->options);
   if (opt) cJSON_AddItemToObject(o, "options", opt);
   cJSON_AddNumberToObject(o, "seconds", c->seconds);
@@ -397,11 +460,11 @@ static int add_calibration(const cgm_db_calibration *c, const cgm_db_device *d, 
 
 static int add_fit(const cgm_db_fit *f, void *ctx) {
   cJSON *o = cJSON_CreateObject();
-  cJSON_AddStringToObject(o, "kernel", f->kernel);
-  cJSON_AddStringToObject(o, "variant", f->variant);
-  cJSON_AddStringToObject(o, "precision", cgm_precision_name((cgm_precision)f->precision));
+  json_add_string(o, "kernel", f->kernel);
+  json_add_string(o, "variant", f->variant);
+  json_add_string(o, "precision", cgm_precision_name((cgm_precision)f->precision));
   cJSON_AddNumberToObject(o, "block", f->block);
-  cJSON_AddStringToObject(o, "kind", cgm_fit_kind_name(f->kind));
+  json_add_string(o, "kind", cgm_fit_kind_name(f->kind));
   cJSON_AddNumberToObject(o, "mu", f->mu);
   cJSON_AddNumberToObject(o, "sigma", f->sigma);
   cJSON_AddNumberToObject(o, "nu", f->nu);
@@ -414,22 +477,22 @@ static int add_fit(const cgm_db_fit *f, void *ctx) {
   if (f->m_lo > 0) cJSON_AddNumberToObject(o, "m_lo", f->m_lo); /* where the fit's regime starts */
   if (f->m_hi > 0) cJSON_AddNumberToObject(o, "m_hi", f->m_hi); /* ... and ends */
   cJSON_AddBoolToObject(o, "converged", f->converged);
-  if (f->message[0]) cJSON_AddStringToObject(o, "message", f->message);
+  if (f->message[0]) json_add_string(o, "message", f->message);
   cJSON_AddItemToArray((cJSON *)ctx, o);
   return 0;
 }
 
 static int add_sample(const cgm_db_sample *s, void *ctx) {
   cJSON *o = cJSON_CreateObject();
-  cJSON_AddStringToObject(o, "kernel", s->kernel);
-  cJSON_AddStringToObject(o, "variant", s->variant);
-  cJSON_AddStringToObject(o, "precision", cgm_precision_name((cgm_precision)s->precision));
+  json_add_string(o, "kernel", s->kernel);
+  json_add_string(o, "variant", s->variant);
+  json_add_string(o, "precision", cgm_precision_name((cgm_precision)s->precision));
   cJSON_AddNumberToObject(o, "block", s->block);
   cJSON_AddNumberToObject(o, "m", s->m);
   cJSON_AddNumberToObject(o, "bytes", s->bytes);
   cJSON_AddNumberToObject(o, "seconds", s->seconds);
   cJSON_AddNumberToObject(o, "gbps", cgm_sample_gbps(s));
-  if (s->source[0]) cJSON_AddStringToObject(o, "source", s->source);
+  if (s->source[0]) json_add_string(o, "source", s->source);
   cJSON_AddItemToArray((cJSON *)ctx, o);
   return 0;
 }
@@ -438,10 +501,10 @@ static int add_solve(const cgm_db_solve *s, void *ctx) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "id", (double)s->id);
   cJSON_AddNumberToObject(o, "matrix_id", (double)s->matrix_id);
-  cJSON_AddStringToObject(o, "matrix", s->matrix);
-  cJSON_AddStringToObject(o, "created", s->created);
-  cJSON_AddStringToObject(o, "backend", s->backend);
-  cJSON_AddStringToObject(o, "precision", s->precision);
+  json_add_string(o, "matrix", s->matrix);
+  json_add_string(o, "created", s->created);
+  json_add_string(o, "backend", s->backend);
+  json_add_string(o, "precision", s->precision);
   cJSON_AddNumberToObject(o, "block", s->block);
   cJSON_AddNumberToObject(o, "gpus", s->gpus);
   cJSON_AddNumberToObject(o, "iterations", s->iterations);
@@ -499,25 +562,25 @@ static cJSON *devices_calibration_json(const cgm_devices_calibration *c) {
   cJSON *o = cJSON_CreateObject();
   if (c->found) {
     cJSON_AddNumberToObject(o, "id", (double)c->id);
-    cJSON_AddStringToObject(o, "created", c->created);
-    cJSON_AddStringToObject(o, "tool_version", c->tool_version);
+    json_add_string(o, "created", c->created);
+    json_add_string(o, "tool_version", c->tool_version);
     cJSON_AddBoolToObject(o, "stale", c->stale);
-    if (c->stale) cJSON_AddStringToObject(o, "stale_why", c->stale_why);
+    if (c->stale) json_add_string(o, "stale_why", c->stale_why);
   }
-  cJSON_AddStringToObject(o, "refresh", c->refresh);
+  json_add_string(o, "refresh", c->refresh);
   return o;
 }
 
 cJSON *cgm_devices_json(const cgm_devices_report *r) {
   cJSON *j = cJSON_CreateObject();
-  cJSON_AddStringToObject(j, "version", r->version);
+  json_add_string(j, "version", r->version);
   cJSON *b = cJSON_AddObjectToObject(j, "build");
   cJSON_AddBoolToObject(b, "cuda", r->cuda_build);
   cJSON_AddBoolToObject(b, "nccl", r->nccl);
   cJSON_AddBoolToObject(b, "mpi", r->mpi);
   cJSON *c = cJSON_AddObjectToObject(j, "cpu");
-  cJSON_AddStringToObject(c, "model", r->cpu_model);
-  cJSON_AddStringToObject(c, "device", r->cpu_device);
+  json_add_string(c, "model", r->cpu_model);
+  json_add_string(c, "device", r->cpu_device);
   cJSON_AddNumberToObject(c, "cores", r->cores);
   cJSON_AddNumberToObject(c, "threads", r->threads);
   cJSON_AddNumberToObject(c, "memory_bytes", (double)r->host_memory);
@@ -527,12 +590,12 @@ cJSON *cgm_devices_json(const cgm_devices_report *r) {
   for (int g = 0; g < r->gpus; g++) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "index", g);
-    cJSON_AddStringToObject(o, "name", r->gpu[g].name);
+    json_add_string(o, "name", r->gpu[g].name);
     cJSON_AddNumberToObject(o, "memory_bytes", (double)r->gpu[g].memory_bytes);
     cJSON_AddNumberToObject(o, "sms", r->gpu[g].sms);
     char cc[16];
     snprintf(cc, sizeof cc, "%d.%d", r->gpu[g].cc_major, r->gpu[g].cc_minor);
-    cJSON_AddStringToObject(o, "compute_capability", cc);
+    json_add_string(o, "compute_capability", cc);
     cJSON_AddItemToObject(o, "calibration", devices_calibration_json(&r->gpu[g].cal));
     cJSON_AddItemToArray(gs, o);
   }
@@ -542,8 +605,8 @@ cJSON *cgm_devices_json(const cgm_devices_report *r) {
     for (int k = 0; k < r->gpus; k++) cJSON_AddItemToArray(row, cJSON_CreateBool(r->peer[g][k]));
     cJSON_AddItemToArray(peer, row);
   }
-  if (r->database[0]) cJSON_AddStringToObject(j, "database", r->database);
+  if (r->database[0]) json_add_string(j, "database", r->database);
   cJSON_AddBoolToObject(j, "database_present", r->database_present);
-  if (r->database_error[0]) cJSON_AddStringToObject(j, "database_error", r->database_error);
+  if (r->database_error[0]) json_add_string(j, "database_error", r->database_error);
   return j;
 }

@@ -14,6 +14,12 @@
 #include "cgmodel/cgmodel.h"
 #include "cgmodel/pipeline.h"
 
+/* A JSON string of s (NULL: ""), invalid UTF-8 replaced by U+FFFD; and
+ * the same added to o under key. Every string of these objects goes
+ * through them. NULL when out of memory. */
+cJSON *json_string(const char *s);
+cJSON *json_add_string(cJSON *o, const char *key, const char *s);
+
 /* mm may be NULL. */
 cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm);
 

@@ -122,7 +122,10 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
   if (o->db_path && (need || stat(o->db_path, &sb) == 0) &&
       (st = cgm_open_database(o->db_path, false, db, db_err))) {
     if (need) return st;
-    note(o, CGM_NOTE_ERROR, db_err->msg);
+    /* a warning: the solve goes on and its exit code is the solve's */
+    char why[CGM_ERRMSG_MAX + 64];
+    snprintf(why, sizeof why, "the solve will not be recorded: %s", db_err->msg);
+    note(o, CGM_NOTE_WARNING, why);
   }
   cgm_tuner_device *devs = NULL;
   int ndev = 0;
@@ -231,8 +234,10 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
     cgm_status fs = cgm_plan_features(A, &f, err);
     if (!fs)
       st = analyse(o, A, &f, r, &db, err);
-    else if (o->autotune)
+    else if (o->autotune) {
       st = fs;
+      cgm_error_prefix(err, "%s: ", o->matrix);
+    }
   }
   r->time_analyse_s = cgm_now() - t1;
   /* auto without a model to decide by: as numbered */
@@ -246,6 +251,11 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
     }
     st = cgm_solve(A, b, x, &so, &r->result, err);
     r->solved = st == CGM_OK || st == CGM_ENOCONV;
+    /* cgm_solve knows no file names: its input errors get the file's */
+    if (st == CGM_EINPUT && err) {
+      bool about_rhs = o->rhs && !strncmp(err->msg, "right-hand side", 15);
+      cgm_error_prefix(err, "%s: ", about_rhs ? o->rhs : o->matrix);
+    }
   }
   if (r->solved) {
     if (generated && A->nrows == A->ncols) {

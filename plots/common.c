@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cgmodel/status.h"
+#include "common/outfile.h"
 #include "plots/plot_internal.h"
 
 cgm_status cgm_plot_format_of(const char *path, cgm_plot_format *fmt, cgm_error *err) {
@@ -29,6 +30,32 @@ cgm_status cgm_plot_format_of(const char *path, cgm_plot_format *fmt, cgm_error 
   if (dot == path || dot[-1] == '/')
     return cgm_fail(err, CGM_EINPUT, "-o %s: the picture needs a name before its extension", path);
   return CGM_OK;
+}
+
+bool cgm_plot_writes(const char *out, const char *path) {
+  if (!out || !path || !*out || !*path) return false;
+  if (cgm_path_aliases(out, path)) return true;
+  const char *slash = strrchr(out, '/');
+  const char *b = slash ? slash + 1 : out;
+  const char *dot = strrchr(b, '.');
+  size_t nb = dot ? (size_t)(dot - b) : strlen(b);
+  const char *ps = strrchr(path, '/');
+  const char *name = ps ? ps + 1 : path;
+  size_t nn = strlen(name);
+  /* FILE.gp, or FILE-<anything>.dat */
+  bool script = nn == nb + 3 && !strncmp(name, b, nb) && !strcmp(name + nb, ".gp");
+  bool data =
+      nn > nb + 5 && !strncmp(name, b, nb) && name[nb] == '-' && !strcmp(name + nn - 4, ".dat");
+  if (!script && !data) return false;
+  /* the same name: the same file when it lies in the picture's directory */
+  size_t nd = slash ? (size_t)(slash - out) + 1 : 0;
+  char *cand = malloc(nd + nn + 1);
+  if (!cand) return true; /* out of memory: refusing is the safe answer */
+  memcpy(cand, out, nd);
+  memcpy(cand + nd, name, nn + 1);
+  bool same = cgm_path_aliases(cand, path);
+  free(cand);
+  return same;
 }
 
 cgm_status cgm_plot_find_gnuplot(char *path, size_t size, cgm_error *err) {

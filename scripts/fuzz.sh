@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer harnesses of tests/fuzz (docs/reliability.md, "Fuzzing")
 # for SECONDS each (default 60), one after the other, on one core each, with
-# the seed corpus tests/fuzz/corpus copied to a scratch directory (the repo
+# the seed corpus (tests/fuzz/corpus; tests/fuzz/corpus-cli for fuzz_cli) copied to a scratch directory (the repo
 # is not modified). Installs clang and libomp when missing, builds a
 # CPU-only clang tree with ASan + UBSan + libFuzzer coverage in
 # ${FUZZ_BUILD_DIR:-build-fuzz}, and exits non-zero if any harness finds a
@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 bdir=${FUZZ_BUILD_DIR:-build-fuzz}
-harnesses=(${FUZZ_HARNESSES:-fuzz_mm fuzz_pipeline})
+harnesses=(${FUZZ_HARNESSES:-fuzz_mm fuzz_pipeline fuzz_cli})
 
 if ! command -v clang >/dev/null 2>&1; then scripts/deps.sh; fi
 if ! dpkg-query -W -f='${Status}' libomp-dev 2>/dev/null | grep -q "install ok installed"; then
@@ -39,7 +39,6 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 mkdir -p "$bdir/artifacts"
 art=$(cd "$bdir/artifacts" && pwd)
 bin=$(cd "$bdir/tests/fuzz" && pwd)
-dict="$PWD/tests/fuzz/mm.dict"
 work=$(mktemp -d "${TMPDIR:-/tmp}/cgm-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -47,14 +46,21 @@ failed=0
 summary=()
 for h in "${harnesses[@]}"; do
   mkdir -p "$work/$h"
-  cp -r tests/fuzz/corpus/. "$work/$h/"
+  # the reader's harnesses share the Matrix Market corpus and dictionary;
+  # the command line's has its own (argument vectors), and its error
+  # messages on stderr are closed (the sanitizers' reports still come)
+  corpus=tests/fuzz/corpus dict="$PWD/tests/fuzz/mm.dict" extra=()
+  if [ "$h" = fuzz_cli ]; then
+    corpus=tests/fuzz/corpus-cli dict="$PWD/tests/fuzz/cli.dict" extra=(-close_fd_mask=2)
+  fi
+  cp -r "$corpus/." "$work/$h/"
   log="$work/$h.log"
   echo "fuzz: $h for ${secs} s ..." >&2
   rc=0
   # run from the scratch dir: libFuzzer writes nothing into the repo
   (cd "$work" && "$bin/$h" -max_total_time="$secs" -max_len=65536 -timeout=10 \
      -rss_limit_mb=2048 -dict="$dict" -print_final_stats=1 \
-     -artifact_prefix="$art/$h-" "$work/$h") >"$log" 2>&1 || rc=$?
+     -artifact_prefix="$art/$h-" "${extra[@]}" "$work/$h") >"$log" 2>&1 || rc=$?
   cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 || true)
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)

@@ -2,6 +2,7 @@
  * trivial cases, dispatches, and recomputes the true residual afterwards. */
 #include "cgmodel/solver.h"
 
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -117,6 +118,27 @@ cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err) {
   return CGM_OK;
 }
 
+/* Single and mixed precision iterate with A in float: an entry beyond
+ * FLT_MAX would become Inf, a nonzero one below the smallest float would
+ * become 0 (the matrix changes, and CG breaks down with p'Ap = NaN). Refused
+ * before the solve, naming the entry. */
+static cgm_status check_float_range(const cgm_csr *A, cgm_precision p, cgm_error *err) {
+  if (p == CGM_PREC_DOUBLE) return CGM_OK;
+  for (int32_t i = 0; i < A->nrows; i++)
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+      const double v = A->val[k];
+      const bool over = fabs(v) > FLT_MAX, under = v != 0.0 && (float)v == 0.0f;
+      if (over || under)
+        return cgm_fail(err, CGM_EINPUT,
+                        "matrix entry (%d, %d) = %.17g is %s single precision's range (%s %g): "
+                        "use --precision double",
+                        i + 1, A->colidx[k] + 1, v, over ? "beyond" : "below",
+                        over ? "largest" : "smallest",
+                        over ? (double)FLT_MAX : (double)FLT_TRUE_MIN);
+    }
+  return CGM_OK;
+}
+
 /* The right-hand side and the initial guess first (NaN/Inf there is bad
  * input whatever the matrix), then the matrix as cgm_solve_check_matrix. */
 static cgm_status check_input(const cgm_csr *A, const double *b, const double *x,
@@ -192,16 +214,28 @@ static double norm2(const double *v, int32_t n) {
   return scale * sqrt(ssq);
 }
 
-/* ||b - A x|| / ||b|| for ||b|| = 1 (the driver solves the scaled system),
- * with a long-double sum. */
-static double true_residual(const cgm_csr *A, const double *b, const double *x) {
+/* ||b - A x|| / bnorm (bnorm = ||b||) of the system as given, not the
+ * scaled one the backends solve: what is returned is what is checked. Each
+ * component is formed in long double and divided by bnorm before it is
+ * squared, so neither the products nor the sum overflow or underflow. */
+static double true_residual(const cgm_csr *A, const double *b, const double *x, double bnorm) {
   long double s = 0.0L;
-#pragma omp parallel for schedule(static) reduction(+ : s)
-  for (int32_t i = 0; i < A->nrows; i++) {
-    long double ri = b[i];
-    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-      ri -= (long double)A->val[k] * x[A->colidx[k]];
-    s += ri * ri;
+  const long double bn = bnorm;
+  /* Partial sums joined in a critical section: an OpenMP reduction of a
+   * long double needs 16-byte atomics (libatomic) with clang. */
+#pragma omp parallel
+  {
+    long double part = 0.0L;
+#pragma omp for schedule(static)
+    for (int32_t i = 0; i < A->nrows; i++) {
+      long double ri = b[i];
+      for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+        ri -= (long double)A->val[k] * x[A->colidx[k]];
+      ri /= bn;
+      part += ri * ri;
+    }
+#pragma omp critical
+    s += part;
   }
   return (double)sqrtl(s);
 }
@@ -250,18 +284,12 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   if (o->gpus > 1 && o->backend != CGM_BACKEND_CUDA)
     return cgm_fail(err, CGM_EINPUT, "--gpus %d needs the cuda backend", o->gpus);
   st = check_input(A, b, x, res, err);
+  if (!st) st = check_float_range(A, o->precision, err);
   if (st) {
     /* Refused before iterating: report the residual of the initial guess. */
     if (st == CGM_ENOCONV) {
       double bn = norm2(b, A->nrows);
-      double *bs = malloc(((size_t)A->nrows + 1) * sizeof *bs);
-      double *xs = malloc(((size_t)A->nrows + 1) * sizeof *xs);
-      if (bs && xs && bn > 0) {
-        for (int32_t i = 0; i < A->nrows; i++) bs[i] = b[i] / bn, xs[i] = x[i] / bn;
-        res->relative_residual = true_residual(A, bs, xs);
-      }
-      free(bs);
-      free(xs);
+      if (bn > 0) res->relative_residual = true_residual(A, b, x, bn);
     }
     return st;
   }
@@ -329,7 +357,26 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   }
   if (st == CGM_ENOCONV) breakdown_verdict(A, o->precision, res);
   if (st == CGM_OK || st == CGM_ENOCONV) {
-    res->relative_residual = true_residual(A, bs, ys);
+    int32_t inf_at = -1;
+    for (int32_t i = 0; i < A->nrows; i++) {
+      x[i] = ys[i] * bnorm;
+      if (inf_at < 0 && isfinite(ys[i]) && !isfinite(x[i])) inf_at = i;
+    }
+    /* Converged means the returned x is finite and its residual, recomputed
+     * on the system as given, meets the target: a solver's recursive
+     * residual can drift from it (single precision, ill conditioning), and
+     * scaling back can overflow (x = 1e308 / 1e-308). */
+    if (inf_at >= 0) {
+      res->relative_residual = NAN;
+      res->converged = false;
+      snprintf(res->stop_reason, sizeof res->stop_reason,
+               "the solution is not representable in double precision: x[%d] = %.6g x %.6g "
+               "overflows",
+               inf_at + 1, ys[inf_at], bnorm);
+      st = CGM_ENOCONV;
+    } else {
+      res->relative_residual = true_residual(A, b, x, bnorm);
+    }
     /* The least relative residual the arithmetic that forms it can show
      * for this A and b: u ||A|| ||x|| / ||b|| (||b|| = 1 here). A tolerance
      * below it is unreachable in this precision, whatever the solver does. */
@@ -343,10 +390,6 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
                "is about %.2g (u ||A|| ||x|| / ||b||)",
                o->precision == CGM_PREC_SINGLE ? "single" : "double", res->attainable_residual);
     }
-    for (int32_t i = 0; i < A->nrows; i++) x[i] = ys[i] * bnorm;
-    /* Converged means the recomputed residual meets the target: a solver's
-     * recursive residual can drift from it (single precision, ill
-     * conditioning). */
     if (st == CGM_OK && !(res->relative_residual <= pb.tol)) {
       res->converged = false;
       snprintf(res->stop_reason, sizeof res->stop_reason,
@@ -413,7 +456,7 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
     if (st == CGM_OK || st == CGM_ENOCONV) {
       for (int32_t i = 0; i < n; i++) x[perm[i]] = xp[i];
       const double bn = norm2(b, n);
-      if (bn > 0) res->relative_residual = true_residual(A, b, x) / bn;
+      if (bn > 0) res->relative_residual = true_residual(A, b, x, bn);
     }
   }
   cgm_csr_free(&B);

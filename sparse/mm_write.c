@@ -3,13 +3,15 @@
  * Values are printed with the shortest of %.15g, %.16g and %.17g that reads
  * back (strtod, or the reader's bit-identical parser) to the same double, so
  * a written file reads back bit-identical (cgm_mm_format_double,
- * sparse/mm_number.c). Output goes through a 1 MiB
- * buffer and write(2); every write and the close are checked, and a partial
- * regular file is removed on failure. */
+ * sparse/mm_number.c). Output goes through a 1 MiB buffer and write(2) into
+ * a temporary file beside the target, renamed over it once every write and
+ * the close succeeded (common/outfile.h). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "cgmodel/sparse.h"
 #include "sparse/mm_internal.h"
+
+#include "common/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,9 +26,8 @@
 #define WBUF_LINE 96 /* longest line written: "2147483647 2147483647 -x.xxxxe-308\n" */
 
 typedef struct {
-  const char *path;
+  cgm_outfile out; /* a temporary file beside the target, renamed over it at the end */
   int fd;
-  bool regular;
   int errnum; /* first failure (errno) */
   char *buf;
   size_t len;
@@ -54,43 +55,37 @@ static inline bool w_room(mmw *w) {
   return !w->errnum;
 }
 
-static bool open_errno_is_input(int e) {
-  return e == ENOENT || e == ENOTDIR || e == EISDIR || e == EACCES || e == EPERM || e == EROFS ||
-         e == ENAMETOOLONG || e == ELOOP || e == EEXIST;
-}
-
 static cgm_status w_open(mmw *w, const char *path, cgm_error *err) {
   memset(w, 0, sizeof *w);
   w->fd = -1;
-  w->path = path;
   if (!path || !*path) return cgm_fail(err, CGM_EINPUT, "no output file name given");
   w->buf = malloc(WBUF_SIZE);
   if (!w->buf) return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory for the write buffer", path);
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-  if (fd < 0) {
-    int e = errno;
+  cgm_status st = cgm_outfile_open(&w->out, path, err);
+  if (st) {
     free(w->buf);
     w->buf = NULL;
-    return cgm_fail(err, open_errno_is_input(e) ? CGM_EINPUT : CGM_ERUNTIME,
-                    "%s: cannot create: %s", path, strerror(e));
+    return st;
   }
-  struct stat st;
-  w->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  w->fd = fd;
+  w->fd = w->out.fd;
   return CGM_OK;
 }
 
-/* Flushes and closes; on any failure removes a partial regular file. */
+/* Flushes and renames over the target; on any failure the target is left
+ * as it was (a device such as /dev/full is written in place, never removed). */
 static cgm_status w_close(mmw *w, cgm_error *err) {
   if (!w->errnum) w_flush(w);
-  if (close(w->fd) != 0 && !w->errnum) w->errnum = errno;
   free(w->buf);
   w->buf = NULL;
-  if (!w->errnum) return CGM_OK;
-  /* Never unlink what is not a regular file (/dev/full, a pipe). */
-  if (w->regular) unlink(w->path);
-  return cgm_fail(err, CGM_ERUNTIME, "%s: write failed: %s%s", w->path, strerror(w->errnum),
-                  w->regular ? " (partial file removed)" : "");
+  if (w->errnum) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s", w->out.path);
+    cgm_outfile_commit(&w->out, false, err);
+    return cgm_fail(err, CGM_ERUNTIME,
+                    "%s: write failed: %s (the old file, if any, is left as it was)", path,
+                    strerror(w->errnum));
+  }
+  return cgm_outfile_commit(&w->out, true, err);
 }
 
 static cgm_status check_csr(const cgm_csr *A, bool symmetric, const char *path, cgm_error *err) {

@@ -55,6 +55,11 @@ typedef struct cgm_plot_files {
  * CGM_EINPUT naming the file otherwise. */
 CGM_API cgm_status cgm_plot_format_of(const char *path, cgm_plot_format *fmt, cgm_error *err);
 
+/* True when drawing the picture `out` would write the file `path`: the
+ * picture itself, its script FILE.gp or one of its data files FILE-*.dat
+ * (the same file by device and inode, or by resolved directory and name). */
+CGM_API bool cgm_plot_writes(const char *out, const char *path);
+
 /* The full path of gnuplot found on $PATH; CGM_ERUNTIME naming gnuplot and
  * its Debian package when there is none. */
 CGM_API cgm_status cgm_plot_find_gnuplot(char *path, size_t size, cgm_error *err);

@@ -242,10 +242,11 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
     double vu = FN(cgm_cpu_spmv)(&B, val, v, u, v);
     if (!(vu > 0.0) || !isfinite(vu)) {
       snprintf(res->stop_reason, sizeof res->stop_reason,
-               isfinite(vu) ? "CG breakdown at iteration %d: p'Ap = %.3g <= 0, the matrix is not "
-                              "positive definite"
-                            : "CG breakdown at iteration %d: p'Ap = %.3g is not finite",
-               it + 1, vu);
+               isfinite(vu)
+                   ? "CG breakdown after %d iterations: p'Ap = %.3g <= 0, the matrix is not "
+                     "positive definite"
+                   : "CG breakdown after %d iterations: p'Ap = %.3g is not finite",
+               it, vu);
       break;
     }
     const REAL t = (REAL)(rz / vu);

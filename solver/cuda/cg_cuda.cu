@@ -108,9 +108,9 @@ static void stop_reason(const cgm_cg_state *h, double bnorm, double tol, cgm_sol
   switch (h->done) {
   case CGM_RUN_BREAKDOWN:
     snprintf(res->stop_reason, sizeof res->stop_reason,
-             "CG breakdown at iteration %d: p'Ap (or r'D^-1 r) = %.3g <= 0, the matrix is not "
+             "CG breakdown after %d iterations: p'Ap (or r'D^-1 r) = %.3g <= 0, the matrix is not "
              "positive definite",
-             h->iter + 1, h->bad);
+             h->iter, h->bad);
     break;
   case CGM_RUN_NONFINITE:
     snprintf(res->stop_reason, sizeof res->stop_reason,

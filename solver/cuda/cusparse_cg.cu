@@ -189,9 +189,10 @@ template <typename T> cgm_status run(const cgm_problem *pb, cgm_solve_result *re
                                      dt, CUSPARSE_SPMV_ALG_DEFAULT, buf));
       CUBLAS_TRY(err, dot(bl, n, p, q, &pq));
       if (!(pq > 0) || !isfinite(pq)) {
-        snprintf(res->stop_reason, sizeof res->stop_reason,
-                 "CG breakdown at iteration %d: p'Ap = %.3g, the matrix is not positive definite",
-                 itn + 1, pq);
+        snprintf(
+            res->stop_reason, sizeof res->stop_reason,
+            "CG breakdown after %d iterations: p'Ap = %.3g, the matrix is not positive definite",
+            itn, pq);
         break;
       }
       double alpha = rz / pq;

@@ -150,6 +150,9 @@ if [ -z "$MAPN" ]; then
 else
 expect_exit 0 "$CGM" map -o "$P/map.png" --mark "$A" --block "$MAPN"
 png_size "$P/map.png" 1200 800
+# the extension in any case (docs/cli.md): written under the name given
+expect_exit 0 "$CGM" map -o "$P/upper.PNG" --block "$MAPN"
+png_size "$P/upper.PNG" 1200 800
 last_stderr_contains "speed-up panel is not meaningful"
 for f in map.gp map-grid.dat map-contour.dat map-isolines.dat map-isolabels.dat map-marks.dat; do
   assert_file_exists "$P/$f" "map keeps $f"

@@ -1,0 +1,16 @@
+#include "cli/outcheck.h"
+
+#include "cli/output.h"
+#include "common/outfile.h"
+
+int cli_refuse_alias(const char *cmd, const char *opt, const char *out, cli_writes_fn writes,
+                     const cli_input *in, int n) {
+  if (!out || !*out) return 0;
+  if (!writes) writes = cgm_path_aliases;
+  for (int i = 0; i < n; i++)
+    if (in[i].path && *in[i].path && writes(out, in[i].path))
+      return cli_error(cmd, 2,
+                       "%s %s would overwrite %s %s (the same file): choose another output file",
+                       opt, out, in[i].role, in[i].path);
+  return 0;
+}

@@ -1,0 +1,172 @@
+/* Output files: the alias test and the write-beside-then-rename (outfile.h). */
+#define _XOPEN_SOURCE 700
+#include "common/outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* "dir" and "base" of a path ("a" -> ".", "a"; "/a" -> "/", "a"); malloc'd. */
+static bool split(const char *path, char **dir, char **base) {
+  const char *slash = strrchr(path, '/');
+  *dir = NULL;
+  *base = NULL;
+  if (!slash) {
+    *dir = strdup(".");
+    *base = strdup(path);
+  } else {
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    *dir = malloc(n + 1);
+    if (*dir) {
+      memcpy(*dir, path, n);
+      (*dir)[n] = 0;
+    }
+    *base = strdup(slash + 1);
+  }
+  if (*dir && *base) return true;
+  free(*dir);
+  free(*base);
+  return false;
+}
+
+/* The path with every symbolic link resolved; for a file not yet there its
+ * directory's resolved path and its name. NULL when out of memory. */
+static char *canonical(const char *path) {
+  char *r = realpath(path, NULL);
+  if (r) return r;
+  char *dir, *base;
+  if (!split(path, &dir, &base)) return NULL;
+  char *rd = realpath(dir, NULL);
+  const char *d = rd ? rd : dir;
+  size_t n = strlen(d) + strlen(base) + 2;
+  char *out = malloc(n);
+  if (out) snprintf(out, n, "%s/%s", strcmp(d, "/") ? d : "", base);
+  free(rd);
+  free(dir);
+  free(base);
+  return out;
+}
+
+bool cgm_path_aliases(const char *out, const char *in) {
+  if (!out || !in || !*out || !*in) return false;
+  struct stat so, si;
+  bool have_o = stat(out, &so) == 0, have_i = stat(in, &si) == 0;
+  if (have_o && have_i) return so.st_dev == si.st_dev && so.st_ino == si.st_ino;
+  if (have_o != have_i) return false; /* one exists, the other not: different names */
+  char *a = canonical(out), *b = canonical(in);
+  /* Out of memory: say they alias (the caller refuses) rather than risk it. */
+  bool same = !a || !b || strcmp(a, b) == 0;
+  free(a);
+  free(b);
+  return same;
+}
+
+static bool errno_is_input(int e) {
+  return e == ENOENT || e == ENOTDIR || e == EISDIR || e == EACCES || e == EPERM || e == EROFS ||
+         e == ENAMETOOLONG || e == ELOOP || e == EEXIST;
+}
+
+static void release(cgm_outfile *o) {
+  free(o->path);
+  free(o->final);
+  free(o->tmp);
+  o->path = o->final = o->tmp = NULL;
+  o->fd = -1;
+  o->stream = NULL;
+}
+
+static cgm_status open_fail(cgm_outfile *o, const char *path, int e, cgm_error *err) {
+  release(o);
+  return cgm_fail(err, errno_is_input(e) ? CGM_EINPUT : CGM_ERUNTIME, "%s: cannot create: %s", path,
+                  strerror(e));
+}
+
+cgm_status cgm_outfile_open(cgm_outfile *o, const char *path, cgm_error *err) {
+  memset(o, 0, sizeof *o);
+  o->fd = -1;
+  if (!path || !*path) return cgm_fail(err, CGM_EINPUT, "no output file name given");
+  o->path = strdup(path);
+  /* A symbolic link: the file it names is replaced, the link kept. */
+  o->final = realpath(path, NULL);
+  if (!o->final) o->final = strdup(path);
+  if (!o->path || !o->final) {
+    release(o);
+    return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory", path);
+  }
+  struct stat st;
+  bool exists = stat(o->final, &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) return open_fail(o, path, EISDIR, err);
+  if (exists && !S_ISREG(st.st_mode)) { /* a device or a pipe: in place */
+    o->fd = open(o->final, O_WRONLY | O_TRUNC);
+    return o->fd < 0 ? open_fail(o, path, errno, err) : CGM_OK;
+  }
+  char *dir, *base;
+  if (!split(o->final, &dir, &base)) {
+    release(o);
+    return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory", path);
+  }
+  size_t n = strlen(dir) + strlen(base) + 32;
+  o->tmp = malloc(n);
+  if (o->tmp) /* the name cut so that the temporary one stays within NAME_MAX */
+    snprintf(o->tmp, n, "%s/.%.200s.XXXXXX", dir, base);
+  free(dir);
+  free(base);
+  if (!o->tmp) {
+    release(o);
+    return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory", path);
+  }
+  o->fd = mkstemp(o->tmp);
+  if (o->fd < 0) return open_fail(o, path, errno, err);
+  /* mkstemp makes it 0600: give it the old file's mode, or what a new file gets. */
+  mode_t mode;
+  if (exists) {
+    mode = st.st_mode & 07777;
+  } else {
+    mode_t mask = umask(0);
+    umask(mask);
+    mode = 0666 & ~mask;
+  }
+  (void)fchmod(o->fd, mode); /* a failure is harmless: the file stays its owner's */
+  return CGM_OK;
+}
+
+FILE *cgm_outfile_stream(cgm_outfile *o) {
+  if (!o->stream && o->fd >= 0) o->stream = fdopen(o->fd, "w");
+  return o->stream;
+}
+
+cgm_status cgm_outfile_commit(cgm_outfile *o, bool ok, cgm_error *err) {
+  int e = 0;
+  if (o->stream) {
+    if (ferror(o->stream) || fflush(o->stream) != 0) e = errno ? errno : EIO;
+    if (fclose(o->stream) != 0 && !e) e = errno ? errno : EIO;
+  } else if (o->fd >= 0 && close(o->fd) != 0) {
+    e = errno;
+  }
+  o->stream = NULL;
+  o->fd = -1;
+  if (ok && !e && o->tmp && rename(o->tmp, o->final) != 0) e = errno;
+  cgm_status st = CGM_OK;
+  if (!ok || e) {
+    if (o->tmp) unlink(o->tmp);
+    st = CGM_ERUNTIME;
+    if (ok)
+      cgm_fail(err, CGM_ERUNTIME, "%s: write failed: %s%s", o->path, strerror(e),
+               o->tmp ? " (the old file, if any, is left as it was)" : "");
+  }
+  release(o);
+  return st;
+}
+
+void cgm_outfile_abort(cgm_outfile *o) {
+  if (o->stream)
+    fclose(o->stream);
+  else if (o->fd >= 0)
+    close(o->fd);
+  if (o->tmp) unlink(o->tmp);
+  release(o);
+}

@@ -1,0 +1,53 @@
+/* Writing an output file safely: never onto one of the inputs, and never
+ * leaving a half-written file in place of the old one.
+ *
+ * cgm_path_aliases tells whether writing one path would overwrite another
+ * (the same device and inode, or for files not yet there the same resolved
+ * directory and name). cgm_outfile writes into a temporary file beside the
+ * target and renames it over the target on success, so a failed write (a
+ * full disk, a killed process) leaves the old file as it was. Targets that
+ * exist and are not regular files (/dev/null, /dev/full, a pipe) are written
+ * in place: a rename would replace the device node. */
+#ifndef CGM_COMMON_OUTFILE_H
+#define CGM_COMMON_OUTFILE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cgmodel/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* True when writing `out` would write the file `in` names (NULL or empty:
+ * false). */
+bool cgm_path_aliases(const char *out, const char *in);
+
+typedef struct cgm_outfile {
+  char *path;   /* the target as given (messages) */
+  char *final;  /* where the rename goes: the target, symbolic links resolved */
+  char *tmp;    /* the temporary file; NULL when written in place */
+  int fd;       /* -1 once closed */
+  FILE *stream; /* after cgm_outfile_stream */
+} cgm_outfile;
+
+/* Creates the temporary file (or opens a non-regular target). Errors name
+ * `path`: CGM_EINPUT when the directory is missing or not writable (the
+ * user's mistake), CGM_ERUNTIME otherwise. */
+cgm_status cgm_outfile_open(cgm_outfile *o, const char *path, cgm_error *err);
+/* A stdio stream over the open file (owned by o); NULL when out of memory. */
+FILE *cgm_outfile_stream(cgm_outfile *o);
+/* Flushes, closes and renames over the target. `ok` false (the caller's
+ * write failed) or any failure here: the temporary file is removed, the
+ * target left as it was, and an error naming the path is returned (with
+ * ok false the caller's error is kept, CGM_ERUNTIME returned). */
+cgm_status cgm_outfile_commit(cgm_outfile *o, bool ok, cgm_error *err);
+/* Removes the temporary file and frees o (after an error before commit). */
+void cgm_outfile_abort(cgm_outfile *o);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
