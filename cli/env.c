@@ -40,3 +40,7 @@ int cli_env_gpu_opts(cgm_gpu_opts *g, char *msg, size_t n) {
   if (f) cgm_fault_arm(atol(f));
   return 0;
 }
+
+int cli_env_under_mpi(void) {
+  return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
+}

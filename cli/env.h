@@ -16,4 +16,9 @@
  * variable and its bad value. */
 int cli_env_gpu_opts(cgm_gpu_opts *g, char *msg, size_t n);
 
+/* Whether this process was started by an MPI launcher (mpirun, mpiexec,
+ * srun): Open MPI's OMPI_COMM_WORLD_SIZE, or PMI_SIZE / PMIX_RANK of the
+ * process managers, is set. */
+int cli_env_under_mpi(void);
+
 #endif

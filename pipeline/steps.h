@@ -29,4 +29,14 @@ const char *pipeline_file_name(const char *path);
 int pipeline_local_devices(const cgm_tuner_device *devs, cgm_host_devices m, bool gpu, int gpus,
                            bool cpu, cgm_tuner_device out[2], int index[2]);
 
+/* b from o->rhs, or b = A * ones (*generated set) so that x = ones. */
+cgm_status pipeline_right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *A, double **b,
+                                    bool *generated, cgm_error *err);
+
+/* ||x - 1|| / ||1||: the error of a solve of b = A * ones. */
+double pipeline_solution_error(const double *x, int32_t n);
+
+/* cgm_run_solve with o->mpi (run_solve_mpi.c): every rank calls it. */
+cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_error *err);
+
 #endif

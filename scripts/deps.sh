@@ -2,8 +2,10 @@
 # Installs the Debian packages cgmodel needs when they are missing.
 # The CUDA toolkit is not installed here: without nvcc the build is CPU-only.
 set -euo pipefail
+# libopenmpi-dev + openmpi-bin: the MPI solve (optional in CMake, but CI tests
+# it); libmetis-dev: its --partition metis (optional too).
 pkgs=(build-essential cmake ninja-build pkg-config libgsl-dev libsqlite3-dev libcjson-dev
-      gnuplot-nox clang)
+      gnuplot-nox clang libopenmpi-dev openmpi-bin libmetis-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -100,8 +100,8 @@ static cgm_status check_finite(const cgm_csr *A, const double *b, cgm_error *err
   return CGM_OK;
 }
 
-static cgm_status check_input(const cgm_csr *A, const double *b, const double *x,
-                              cgm_solve_result *res, cgm_error *err) {
+cgm_status cgm_solve_check_input(const cgm_csr *A, const double *b, const double *x,
+                                 cgm_solve_result *res, cgm_error *err) {
   if (A->nrows != A->ncols)
     return cgm_fail(err, CGM_EINPUT, "matrix is %d x %d: CG needs a square matrix", A->nrows,
                     A->ncols);
@@ -132,7 +132,7 @@ static cgm_status check_input(const cgm_csr *A, const double *b, const double *x
 }
 
 /* max_i sum_j |a_ij| (>= ||A||_2 for a symmetric A). */
-static double inf_norm(const cgm_csr *A) {
+double cgm_solve_inf_norm(const cgm_csr *A) {
   double m = 0.0;
 #pragma omp parallel for schedule(static) reduction(max : m)
   for (int32_t i = 0; i < A->nrows; i++) {
@@ -145,7 +145,7 @@ static double inf_norm(const cgm_csr *A) {
 
 /* ||v||_2 without overflow or underflow (scaled sum of squares, as BLAS
  * dnrm2). */
-static double norm2(const double *v, int32_t n) {
+double cgm_solve_norm2(const double *v, int32_t n) {
   double scale = 0.0, ssq = 1.0;
   for (int32_t i = 0; i < n; i++) {
     double a = fabs(v[i]);
@@ -204,11 +204,11 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
     return cgm_fail(err, CGM_EINPUT, "number of GPUs must be >= 1 (got %d)", o->gpus);
   if (o->gpus > 1 && o->backend != CGM_BACKEND_CUDA)
     return cgm_fail(err, CGM_EINPUT, "--gpus %d needs the cuda backend", o->gpus);
-  st = check_input(A, b, x, res, err);
+  st = cgm_solve_check_input(A, b, x, res, err);
   if (st) {
     /* Refused before iterating: report the residual of the initial guess. */
     if (st == CGM_ENOCONV) {
-      double bn = norm2(b, A->nrows);
+      double bn = cgm_solve_norm2(b, A->nrows);
       double *bs = malloc(((size_t)A->nrows + 1) * sizeof *bs);
       double *xs = malloc(((size_t)A->nrows + 1) * sizeof *xs);
       if (bs && xs && bn > 0) {
@@ -226,10 +226,10 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
   if ((st = cgm_solve_plan(A, &pb.opts, &pb.plan, err))) return st;
   pb.opts.layout = pb.plan.o.layout;
   pb.A = A;
-  pb.anorm = inf_norm(A);
+  pb.anorm = cgm_solve_inf_norm(A);
   pb.tol = cgm_solve_tol(o);
   pb.maxiter = cgm_solve_maxiter(o, A->nrows);
-  const double bnorm = norm2(b, A->nrows);
+  const double bnorm = cgm_solve_norm2(b, A->nrows);
   if (bnorm == 0.0) { /* b = 0: x = 0 is the exact solution */
     memset(x, 0, (size_t)A->nrows * sizeof *x);
     res->converged = true;

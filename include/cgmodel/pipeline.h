@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "cgmodel/db.h"
+#include "cgmodel/dist.h"
 #include "cgmodel/export.h"
 #include "cgmodel/solver.h"
 #include "cgmodel/tuner.h"
@@ -296,6 +297,11 @@ typedef struct cgm_run_solve_opts {
   cgm_note_fn note;              /* the tuner's choice (info), stale calibrations and a record not
                                     stored (warnings), a database that would not open (error) */
   void *note_ctx;
+  /* One process per MPI rank (cgm_solve_mpi over MPI_COMM_WORLD, which the
+   * caller has started: cgm_dist_init): rank 0 reads, records and gets
+   * the solution; every rank calls cgm_run_solve with the same options. */
+  bool mpi;
+  cgm_dist_opts dist;
 } cgm_run_solve_opts;
 
 typedef struct cgm_solve_report {
@@ -317,7 +323,10 @@ typedef struct cgm_solve_report {
   char why[512];          /* autotune's choice, or why nothing */
   double time_read_s;     /* reading A and b (or b = A * ones) */
   double time_analyse_s;  /* the features, the database, the prediction and autotune's choice */
-  double *x;              /* the solution (nrows, malloc'ed); NULL until solved */
+  double *x;              /* the solution (nrows, malloc'ed); NULL until solved, and on
+                             every MPI rank but 0 */
+  int rank;               /* this process's MPI rank (0 without MPI) */
+  cgm_dist_info dist;     /* the MPI solve's partition and halo (dist.ranks 0: none) */
 } cgm_solve_report;
 
 /* What `cgmodel solve` does end to end: reads A and b (or b = A * ones),

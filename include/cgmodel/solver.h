@@ -85,6 +85,7 @@ typedef struct cgm_solve_result {
   int64_t exchange_bytes;   /* bytes moved between devices per iteration */
   bool stalled;            /* stopped because the true residual stopped falling in this precision */
   int fallback_iterations; /* mixed precision that went on in double: its iterations before */
+  int ranks;               /* MPI processes that ran the solve (cgm_solve_mpi); 0: one process */
   char device[256];        /* "cpu (N threads)", "NVIDIA H100 80GB HBM3", ... */
   char stop_reason[256];   /* empty when converged */
 } cgm_solve_result;
