@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cgmodel/cgmodel.h"
+#include "cgmodel/dist.h"
 #include "cli/commands.h"
 
 static const char usage[] =
@@ -42,8 +43,9 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "map") == 0) return cmd_map(argc - 1, argv + 1);
   if (strcmp(cmd, "plot") == 0) return cmd_plot(argc - 1, argv + 1);
   if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
-    printf("cgmodel %s (%s)\n", cgm_version(),
-           cgm_have_cuda_build() ? "CUDA backend" : "CPU-only build");
+    printf("cgmodel %s (%s%s%s)\n", cgm_version(),
+           cgm_have_cuda_build() ? "CUDA backend" : "CPU-only build",
+           cgm_have_mpi_build() ? ", MPI" : "", cgm_have_metis_build() ? ", METIS" : "");
     return 0;
   }
   fprintf(stderr, "cgmodel: error: unknown command '%s'\n\n%s", cmd, usage);
