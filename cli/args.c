@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "cli/args.h"
 
 #include <errno.h>
@@ -105,18 +106,46 @@ bool cli_double(cli_args *a, const char *name, double lo, double hi, double *out
   return true;
 }
 
+bool cli_flag_or_int(cli_args *a, const char *name, int64_t lo, int64_t hi, int64_t dflt,
+                     int64_t *out) {
+  const char *m = match(a, name);
+  if (!m) return false;
+  const char *next = a->pos + 1 < a->argc ? a->argv[a->pos + 1] : "";
+  const bool number =
+      next[0] >= '0' && next[0] <= '9' && strspn(next, "0123456789") == strlen(next);
+  if (*m || number) return cli_int(a, name, lo, hi, out);
+  *out = dflt;
+  a->pos++;
+  return true;
+}
+
 void cli_unknown(cli_args *a) {
   set_error(a, "unknown option '%s'%s", a->argv[a->pos], "");
   a->pos++;
 }
 
-bool cli_precisions(const char *s, unsigned *out) {
-  cgm_precision p;
-  if (!strcmp(s, "both"))
-    *out = (1u << CGM_PREC_SINGLE) | (1u << CGM_PREC_DOUBLE);
-  else if (cgm_precision_parse(s, &p))
-    *out = 1u << p;
-  else
-    return false;
+bool cli_precisions(const char *s, bool mixed, unsigned *out) {
+  const unsigned both = (1u << CGM_PREC_SINGLE) | (1u << CGM_PREC_DOUBLE);
+  if (!strcmp(s, "both")) {
+    *out = both | (mixed ? 1u << CGM_PREC_MIXED : 0u);
+    return true;
+  }
+  /* a comma-separated list of names, each once */
+  unsigned set = 0;
+  char buf[64];
+  if (snprintf(buf, sizeof buf, "%s", s) >= (int)sizeof buf) return false;
+  char *save = NULL;
+  int n = 0;
+  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save), n++) {
+    cgm_precision p;
+    if (!cgm_precision_parse(t, &p) || (p == CGM_PREC_MIXED && !mixed) || (set & (1u << p)))
+      return false;
+    set |= 1u << p;
+  }
+  /* no empty items: as many commas as names less one */
+  int commas = 0;
+  for (const char *c = s; *c; c++) commas += *c == ',';
+  if (!set || commas != n - 1) return false;
+  *out = set;
   return true;
 }

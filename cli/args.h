@@ -25,9 +25,14 @@ bool cli_opt(cli_args *a, const char *name);
 /* Value converters: record an error naming the option on bad input. */
 bool cli_int(cli_args *a, const char *name, int64_t lo, int64_t hi, int64_t *out);
 bool cli_double(cli_args *a, const char *name, double lo, double hi, double *out);
-/* "single", "double" or "both" -> bits (1 << cgm_precision); false for
- * anything else. */
-bool cli_precisions(const char *s, unsigned *out);
+/* A flag with an optional integer: "--name" (*out = dflt), "--name K" when
+ * the next argument is an integer, or "--name=K". */
+bool cli_flag_or_int(cli_args *a, const char *name, int64_t lo, int64_t hi, int64_t dflt,
+                     int64_t *out);
+/* "both" (single and double, and mixed when allowed) or a comma-separated
+ * list of precision names, each once -> bits (1 << cgm_precision); false
+ * for anything else (mixed where it is not allowed, empty items). */
+bool cli_precisions(const char *s, bool mixed, unsigned *out);
 /* Reports an unknown option. */
 void cli_unknown(cli_args *a);
 bool cli_failed(const cli_args *a);

@@ -39,7 +39,7 @@ int cmd_calibrate(int argc, char **argv) {
     else if (cli_opt(&a, "--devices"))
       snprintf(o.devices, sizeof o.devices, "%s", a.value);
     else if (cli_opt(&a, "--precision")) {
-      if (!cli_precisions(a.value, &o.precisions))
+      if (!cli_precisions(a.value, false, &o.precisions))
         return cli_error("calibrate", 2, "--precision: '%s' is not single, double or both",
                          a.value);
     } else if (cli_int(&a, "--threads", 1, 4096, &v))
@@ -78,6 +78,10 @@ int cmd_calibrate(int argc, char **argv) {
            rep.cal[i].gpus > 1 ? ", several GPUs" : "", rep.cal[i].samples, rep.cal[i].fits,
            rep.cal[i].fits_failed, rep.cal[i].seconds);
     if (rep.cal[i].failed[0]) printf("  not converged: %s\n", rep.cal[i].failed);
+    for (int p = 0; p < 2; p++)
+      if (rep.cal[i].have_x_coef[p])
+        printf("  locality coefficient (%s): %.3g\n", cgm_precision_name((cgm_precision)p),
+               rep.cal[i].x_coef[p]);
     printf("  time:");
     for (int k = 0; k < rep.cal[i].nstages; k++)
       printf("%s %s %.1f s", k ? "," : "", rep.cal[i].stage[k].name, rep.cal[i].stage[k].seconds);

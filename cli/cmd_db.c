@@ -15,9 +15,13 @@ static const char help[] =
     "       cgmodel db show ID [--db FILE] [--json]\n"
     "       cgmodel db export ID -o FILE.json [--db FILE]\n"
     "       cgmodel db solves [--db FILE] [--json]\n"
-    "       cgmodel db refit ID [--db FILE]\n"
+    "       cgmodel db refit ID [--db FILE] [--json]\n"
     "refit: fits a calibration anew from its stored samples (after an upgrade\n"
-    "of cgmodel's fits), replacing its fits; nothing is measured again.\n";
+    "of cgmodel's fits), replacing its fits; nothing is measured again.\n"
+    "solves: every solve recorded, by matrix name, measured beside predicted.\n"
+    "  --db FILE   the database (default: $CGMODEL_DB, else the user's data directory)\n"
+    "  --json      one JSON object on stdout (list, show, solves, refit)\n"
+    "  -o FILE     export: the calibration with its samples, as JSON\n";
 
 static int list_print(const cgm_db_calibration *c, const cgm_db_device *d, void *ctx) {
   (void)ctx;
@@ -37,8 +41,8 @@ static int fit_print(const cgm_db_fit *f, void *ctx) {
 
 static int solve_print(const cgm_db_solve *s, void *ctx) {
   (void)ctx;
-  printf("%5lld  %-20s  matrix %-4lld %-8s %-6s N=%d G=%d  %9.2f us/it measured", (long long)s->id,
-         s->created, (long long)s->matrix_id, s->backend, s->precision, s->block, s->gpus,
+  printf("%5lld  %-20s  %-24s %-8s %-6s N=%d G=%d  %9.2f us/it measured", (long long)s->id,
+         s->created, s->matrix, s->backend, s->precision, s->block, s->gpus,
          1e6 * s->time_per_iter_s);
   if (isfinite(s->predicted_time_per_iter_s))
     printf("  %9.2f predicted (%+.1f%%)", 1e6 * s->predicted_time_per_iter_s,
@@ -134,6 +138,8 @@ int cmd_db(int argc, char **argv) {
     cgm_calibration_report rep;
     if (cgm_refit(db, id, &rep, &err)) {
       rc = cli_report("db", &err);
+    } else if (json) { /* what calibrate --json says of a calibration */
+      rc = cli_print_json(cgm_calibration_report_json(&rep, cgm_db_path(db)));
     } else {
       printf("calibration %lld: %s (%s), %d samples, %d fits (%d did not converge)\n",
              (long long)id, rep.cal[0].device, rep.cal[0].model, rep.cal[0].samples,

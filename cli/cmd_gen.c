@@ -1,4 +1,5 @@
 /* cgmodel gen KIND --n SIZE -o A.mtx: the synthetic matrices of sparse/. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,18 +9,24 @@
 
 static const char help[] =
     "usage: cgmodel gen KIND --n SIZE -o A.mtx [options]\n"
+    "       cgmodel gen kron --with B.mtx --k K -o A.mtx\n"
     "  poisson2d      5-point Laplacian on an n x n grid (n^2 rows)\n"
     "  poisson3d      7-point Laplacian on an n x n x n grid (n^3 rows)\n"
     "  elasticity3d   trilinear hexahedra, 3 unknowns per node, n^3 elements (3 n (n+1)^2 rows)\n"
     "  random         random SPD with n rows: --avg A (row length), --dist uniform|powerlaw,\n"
     "                 --alpha a (power-law exponent, default 2.5), --maxlen L, --seed S\n"
+    "  mesh3d         random geometric mesh of n points in the unit cube, each joined to its\n"
+    "                 --k nearest (default 8), 3 unknowns a point (3n rows), a spring block a\n"
+    "                 edge; --numbering sorted|random (default sorted), --seed S\n"
+    "  kron           the Kronecker sum B (+) T_k of --with B.mtx and the 1D Laplacian of --k\n"
+    "                 layers (k rows per row of B)\n"
     "  --symmetric    write only the lower triangle (smaller files)\n";
 
 int cmd_gen(int argc, char **argv) {
   cli_args a;
   cli_args_init(&a, argc - 1, argv + 1);
-  const char *out = NULL, *dist = "uniform";
-  int64_t n = 0, maxlen = 0, seed = 1;
+  const char *out = NULL, *dist = "uniform", *numbering = "sorted", *with = NULL;
+  int64_t n = 0, maxlen = 0, seed = 1, k = 0;
   double avg = 8.0, alpha = 2.5;
   int symmetric = 0;
   while (cli_next(&a)) {
@@ -32,7 +39,12 @@ int cmd_gen(int argc, char **argv) {
       out = a.value;
     else if (cli_opt(&a, "--dist"))
       dist = a.value;
-    else if (cli_int(&a, "--n", 1, 2147483647, &n)) {
+    else if (cli_opt(&a, "--numbering"))
+      numbering = a.value;
+    else if (cli_opt(&a, "--with"))
+      with = a.value;
+    else if (cli_int(&a, "--k", 1, 2147483647, &k)) {
+    } else if (cli_int(&a, "--n", 1, 2147483647, &n)) {
     } else if (cli_int(&a, "--maxlen", 1, 2147483647, &maxlen)) {
     } else if (cli_int(&a, "--seed", 0, INT64_MAX, &seed)) {
     } else if (cli_double(&a, "--avg", 1.0, 1e6, &avg)) {
@@ -41,9 +53,11 @@ int cmd_gen(int argc, char **argv) {
       cli_unknown(&a);
   }
   if (cli_failed(&a)) return cli_error("gen", 2, "%s", a.error);
-  if (a.npositional != 1 || !out || n <= 0)
-    return cli_error("gen", 2, "expected KIND, --n and -o\n%s", help);
-  const char *kind = a.positional[0];
+  const char *kind = a.npositional == 1 ? a.positional[0] : "";
+  const bool kron = strcmp(kind, "kron") == 0;
+  if (a.npositional != 1 || !out || (kron ? !with || k <= 0 : n <= 0))
+    return cli_error("gen", 2, "expected KIND, %s and -o\n%s", kron ? "--with and --k" : "--n",
+                     help);
   cgm_error err = {0};
   cgm_csr A;
   cgm_status st;
@@ -62,6 +76,25 @@ int cmd_gen(int argc, char **argv) {
     else
       return cli_error("gen", 2, "--dist: '%s' is not uniform or powerlaw", dist);
     st = cgm_gen_random_spd((int32_t)n, avg, d, alpha, (int32_t)maxlen, (uint64_t)seed, &A, &err);
+  } else if (strcmp(kind, "mesh3d") == 0) {
+    cgm_numbering nm;
+    if (strcmp(numbering, "sorted") == 0)
+      nm = CGM_NUMBERING_SORTED;
+    else if (strcmp(numbering, "random") == 0)
+      nm = CGM_NUMBERING_RANDOM;
+    else
+      return cli_error("gen", 2, "--numbering: '%s' is not sorted or random", numbering);
+    if (k > 64) return cli_error("gen", 2, "option --k: %lld neighbours, at most 64", (long long)k);
+    st = cgm_gen_mesh3d((int32_t)n, k > 0 ? (int)k : 8, nm, (uint64_t)seed, &A, &err);
+  } else if (kron) {
+    cgm_csr B;
+    if ((st = cgm_mm_read_csr(with, &B, NULL, &err))) return cli_report("gen", &err);
+    st = cgm_gen_kron_sum(&B, (int32_t)k, &A, &err);
+    cgm_csr_free(&B);
+    if (st) { /* name the input */
+      cgm_error e2 = err;
+      cgm_fail(&err, e2.code, "%s: %s", with, e2.msg);
+    }
   } else
     return cli_error("gen", 2, "unknown kind '%s'\n%s", kind, help);
   if (st) return cli_report("gen", &err);

@@ -9,7 +9,10 @@
 static const char help[] = "usage: cgmodel info A.mtx [--json]\n"
                            "Prints the matrix features the model uses: dimension x, nonzeros,\n"
                            "row lengths, and for N = 1, 2, 4, 8 the stored blocks, e_N, d_N and\n"
-                           "the elements after MBR sorting and padding.\n";
+                           "the elements after MBR sorting and padding, and the x locality:\n"
+                           "the bytes of x the SpMV's warps read (32-byte sectors) over the\n"
+                           "least they could (1 = contiguous; docs/model.md). A.mtx '-':\n"
+                           "standard input.\n";
 
 static void print_human(const char *path, const cgm_features *f, const cgm_mm_info *mm) {
   printf("matrix        %s\n", path);
@@ -29,14 +32,15 @@ static void print_human(const char *path, const cgm_features *f, const cgm_mm_in
   else
     printf("diagonal      row %d has a missing or non-positive diagonal: not SPD\n",
            f->first_bad_diagonal + 1);
-  printf("\n%3s %12s %14s %7s %14s %10s %9s %4s\n", "N", "blocks", "e_N", "d_N", "padded e_N",
-         "padding", "max/row", "B_x");
+  printf("\n%3s %12s %14s %7s %14s %10s %9s %4s %14s %8s\n", "N", "blocks", "e_N", "d_N",
+         "padded e_N", "padding", "max/row", "B_x", "x bytes (fp64)", "x loc.");
   for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
     const cgm_block_features *bf = &f->block[b];
     double pad = bf->elements ? (double)bf->padded_elements / (double)bf->elements - 1.0 : 0.0;
-    printf("%3d %12lld %14lld %7.3f %14lld %9.1f%% %9d %4d\n", bf->n, (long long)bf->blocks,
-           (long long)bf->elements, bf->density, (long long)bf->padded_elements, 100.0 * pad,
-           bf->max_blocks_per_row, bf->bx);
+    printf("%3d %12lld %14lld %7.3f %14lld %9.1f%% %9d %4d %14lld %8.2f\n", bf->n,
+           (long long)bf->blocks, (long long)bf->elements, bf->density,
+           (long long)bf->padded_elements, 100.0 * pad, bf->max_blocks_per_row, bf->bx,
+           32LL * (long long)bf->x_sectors[0], bf->x_locality[0]);
   }
 }
 
@@ -55,7 +59,7 @@ int cmd_info(int argc, char **argv) {
   }
   if (cli_failed(&a)) return cli_error("info", 2, "%s", a.error);
   if (a.npositional != 1) return cli_error("info", 2, "expected one matrix file\n%s", help);
-  const char *path = a.positional[0];
+  const char *path = cli_input_path(a.positional[0]);
 
   cgm_error err = {0};
   cgm_mm_info mm;

@@ -13,16 +13,19 @@
 
 static const char help[] =
     "usage: cgmodel map [--gpus G] [--block N] [--max|--avg] [--precision single|double]\n"
-    "                   [--exchange p2p|host] [--calibration ID | --device ID|cpu|cuda|latest]\n"
+    "                   [--exchange halo|p2p|host|nccl] [--calibration ID | --device "
+    "ID|cpu|cuda|latest]\n"
     "                   [--mark A.mtx ...] [--db FILE] [--size WxH] -o FILE.png|FILE.svg\n"
     "The paper's Fig. 8 for a calibrated device: predicted raw performance (GFLOPS, Eqs. 6-7)\n"
     "on one device and on G GPUs, and the speed-up T_1 / T_G, over the matrix dimension x\n"
     "(10^2..10^8) and the stored elements e (10^3..10^10), between diagonal (e = x) and dense\n"
     "(e = x^2) matrices; the thick line is S = 1. Defaults: the newest GPU calibration (else the\n"
     "CPU's), every GPU it measured, N = 4, --avg (the relative fits the predictions use; --max:\n"
-    "the maximum fits), double precision when calibrated, p2p exchange. --mark puts a matrix\n"
-    "(x, e_N) on the maps; repeat it for several. A CPU calibration draws the one-device panel "
-    "only.\n";
+    "the maximum fits), double precision when calibrated, p2p exchange (the whole vector;\n"
+    "halo: the solver's default, for a band matrix of (e / x - 1) / 2 rows either side of the\n"
+    "diagonal). Configurations that do not fit in a GPU's memory are grey. --mark puts a\n"
+    "matrix (x, e_N) on the maps; repeat it for several. A CPU calibration draws the one-device\n"
+    "panel only.\n";
 
 #define MAX_MARKS 64
 
@@ -65,14 +68,10 @@ int cmd_map(int argc, char **argv) {
         return cli_error("map", 2, "--precision: '%s' is not single or double", a.value);
       prec = p;
     } else if (cli_opt(&a, "--exchange")) {
-      if (!strcmp(a.value, "p2p"))
-        exchange = CGM_EXCHANGE_P2P;
-      else if (!strcmp(a.value, "host"))
-        exchange = CGM_EXCHANGE_HOST;
-      else
-        return cli_error("map", 2,
-                         "--exchange: '%s' is not p2p or host (the map exchanges the whole vector)",
-                         a.value);
+      cgm_exchange e;
+      if (!cgm_exchange_parse(a.value, &e))
+        return cli_error("map", 2, "--exchange: '%s' is not halo, p2p, host or nccl", a.value);
+      exchange = e;
     } else if (cli_opt(&a, "--mark")) {
       if (nmarks == MAX_MARKS) return cli_error("map", 2, "--mark: at most %d matrices", MAX_MARKS);
       mark_path[nmarks++] = a.value;

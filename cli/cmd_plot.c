@@ -27,11 +27,15 @@ static const char help[] =
     "usage: cgmodel plot calibration [--calibration ID | --device latest|cpu|cuda|ID]\n"
     "                                [--precision single|double] [--fits avg,max,rel] [--gpus G]\n"
     "                                [--db FILE] [--size WxH] -o FILE.png|FILE.svg\n"
-    "       cgmodel plot accuracy    [--db FILE] [--size WxH] -o FILE.png|FILE.svg\n"
+    "       cgmodel plot accuracy    [--calibration ID] [--label-worst K] [--db FILE]\n"
+    "                                [--size WxH] -o FILE.png|FILE.svg\n"
     "calibration: the measured throughput (GB/s) of every kernel over the elements it moves, and\n"
     "  its Eq. 3 fits (solid avg, dashed max, dotted rel = the model's), one panel per kernel\n"
-    "  family; default: the newest calibration, double precision when calibrated.\n"
-    "accuracy: predicted against measured time per iteration of every solve in the database.\n"
+    "  family; default: the newest calibration, double precision when calibrated, --fits\n"
+    "  avg,rel (the paper's and the one predictions use).\n"
+    "accuracy: predicted against measured time per iteration of every solve in the database\n"
+    "  (--calibration ID: of those predicted from it); colour: block size, marker: backend,\n"
+    "  precision and GPU count; --label-worst K names the matrices of the K worst points.\n"
     "The data files (FILE-*.dat) and the gnuplot script (FILE.gp) are written next to the\n"
     "picture; default size 1200x800 (1500x1200 for a calibration of more than 6 panels).\n";
 
@@ -131,7 +135,8 @@ int cmd_plot(int argc, char **argv) {
   int64_t cal_id = 0, v = 0;
   int w = 0, h = 0;
   cgm_calplot_opts co = {-1, 0, 0};
-  bool cal_only = false;
+  cgm_accplot_opts ao = {0, 0};
+  bool cal_only = false, acc_only = false;
   while (cli_next(&a)) {
     if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
       fputs(help, stdout);
@@ -142,7 +147,9 @@ int cmd_plot(int argc, char **argv) {
       out = a.value;
     else if (cli_plot_size(&a, &w, &h)) {
     } else if (cli_int(&a, "--calibration", 1, INT64_MAX, &v))
-      cal_id = v, cal_only = true;
+      cal_id = v;
+    else if (cli_int(&a, "--label-worst", 0, 1000, &v))
+      ao.label_worst = (int)v, acc_only = true;
     else if (cli_opt(&a, "--device"))
       device = a.value, cal_only = true;
     else if (cli_int(&a, "--gpus", 2, CGM_MAX_GPUS, &v))
@@ -178,7 +185,10 @@ int cmd_plot(int argc, char **argv) {
     return cli_error("plot", 2, "expected 'calibration' or 'accuracy'\n%s", help);
   const bool calib = !strcmp(a.positional[0], "calibration");
   if (!calib && cal_only)
-    return cli_error("plot", 2, "plot accuracy takes only --db, --size and -o");
+    return cli_error("plot", 2,
+                     "plot accuracy takes only --calibration, --label-worst, --db, --size and -o");
+  if (calib && acc_only) return cli_error("plot", 2, "--label-worst is for plot accuracy");
+  ao.calibration_id = cal_id;
   int rc = cli_plot_precheck("plot", out);
   if (rc) return rc;
   cgm_db *db;
@@ -190,7 +200,7 @@ int cmd_plot(int argc, char **argv) {
     int64_t id;
     rc = cli_plot_pick("plot", db, cal_id, device, &id);
     if (!rc && cgm_plot_calibration(db, id, &co, &o, &files, &err)) rc = cli_report("plot", &err);
-  } else if (cgm_plot_accuracy(db, &o, &files, &err)) {
+  } else if (cgm_plot_accuracy(db, &ao, &o, &files, &err)) {
     rc = cli_report("plot", &err);
   }
   if (!rc) rc = cli_plot_done("plot", &files);

@@ -13,18 +13,35 @@
 #include "cli/output.h"
 
 static const char help[] =
-    "usage: cgmodel predict A.mtx [--gpus G] [--block N|auto] [--precision single|double|both]\n"
-    "                       [--exchange halo|p2p|host|nccl|all] [--model refined|paper]\n"
-    "                       [--devices cpu|cuda|all] [--no-cusparse] [--db FILE] [--json]\n"
-    "Predicts the time per iteration of every configuration (block size x GPU count x\n"
-    "precision x backend) of the calibrated devices, marks those that do not fit in GPU\n"
-    "memory, and recommends the fastest (ties go to fewer GPUs).\n";
+    "usage: cgmodel predict A.mtx [options]\n"
+    "Predicts the time of every configuration (block size x GPU count x precision x\n"
+    "backend) of the calibrated devices, marks those that do not fit in GPU memory, and\n"
+    "recommends the fastest (ties go to fewer GPUs). A.mtx '-': standard input.\n"
+    "  --gpus G               at most G GPUs (default: every GPU of the calibrated device)\n"
+    "  --block N|auto         block size 1, 2, 4 or 8 (default auto: every block size)\n"
+    "  --precision P[,P...]   double, single, mixed, or both (default: every one calibrated)\n"
+    "  --tol T                the tolerance the solve must meet (default 1e-8): it decides the\n"
+    "                         iteration count and whether single precision is offered\n"
+    "  --iters-hint K         double precision's iteration count to --tol, when known\n"
+    "                         (default: the database's record of this matrix, else estimated)\n"
+    "  --exchange E           halo | p2p | host | nccl | all, on several GPUs (default halo,\n"
+    "                         the solver's)\n"
+    "  --model M              refined | paper (default refined; paper: the paper's Eqs. 4-9)\n"
+    "  --devices D            cpu | cuda | all (default all calibrated devices)\n"
+    "  --no-cusparse          leave out the cuSPARSE baseline (default: included)\n"
+    "  --db FILE              the database (default: $CGMODEL_DB, else the user's data\n"
+    "                         directory)\n"
+    "  --json                 one JSON object on stdout\n"
+    "Exit codes: 0 a recommendation, 1 nothing to recommend, 2 bad input (also a matrix a\n"
+    "solve would refuse), 3 runtime failure.\n";
 
 int cmd_predict(int argc, char **argv) {
   cli_args a;
   cli_args_init(&a, argc - 1, argv + 1);
   cgm_tuner_opts to = cgm_tuner_opts_default();
-  to.precisions = 3u; /* every calibrated precision, as solve --auto */
+  /* every precision, as solve --auto */
+  to.precisions = (1u << CGM_PREC_DOUBLE) | (1u << CGM_PREC_SINGLE) | (1u << CGM_PREC_MIXED);
+  double iters_hint = 0, d;
   const char *db_path = NULL, *kind = NULL;
   int json = 0;
   int64_t v;
@@ -49,8 +66,14 @@ int cmd_predict(int argc, char **argv) {
       else
         return cli_error("predict", 2, "--block: '%s' is not 1, 2, 4, 8 or auto", a.value);
     } else if (cli_opt(&a, "--precision")) {
-      if (!cli_precisions(a.value, &to.precisions))
-        return cli_error("predict", 2, "--precision: '%s' is not single, double or both", a.value);
+      if (!cli_precisions(a.value, true, &to.precisions))
+        return cli_error("predict", 2,
+                         "--precision: '%s' is not a list of double, single, mixed (or both)",
+                         a.value);
+    } else if (cli_double(&a, "--tol", 1e-300, 1.0, &d)) {
+      to.tol = d;
+    } else if (cli_double(&a, "--iters-hint", 1.0, 1e9, &d)) {
+      iters_hint = d;
     } else if (cli_opt(&a, "--exchange")) {
       cgm_exchange e;
       if (!strcmp(a.value, "all"))
@@ -77,9 +100,10 @@ int cmd_predict(int argc, char **argv) {
   if (a.npositional != 1) return cli_error("predict", 2, "expected one matrix file\n%s", help);
   cgm_predict_opts po;
   memset(&po, 0, sizeof po);
-  po.matrix = a.positional[0];
+  po.matrix = cli_input_path(a.positional[0]);
   po.kind = kind;
   po.tuner = to;
+  po.iters_hint = iters_hint;
   po.note = cli_note;
   static char cmd[] = "predict";
   po.note_ctx = cmd;
@@ -101,21 +125,33 @@ int cmd_predict(int argc, char **argv) {
     const cgm_features *f = &r.features;
     printf("matrix      %s: x = %d, nnz = %lld, rows %d..%d (avg %.1f)\n", po.matrix, f->x,
            (long long)f->nnz, f->row_min, f->row_max, f->row_avg);
-    if (r.choice >= 0)
-      printf("recommended %s\n\n", r.why);
-    else
+    if (r.choice >= 0) {
+      printf("recommended %s\n", r.why);
+      if (r.have_reorder)
+        printf("reorder     %s; bandwidth %lld, %lld after RCM\n", r.reorder.why,
+               (long long)r.reorder.bandwidth_none, (long long)r.reorder.bandwidth_rcm);
+      printf("\n");
+    } else
       printf("recommended none (%s)\n\n", r.why);
-    printf("%-34s %-8s %-6s %2s %4s %-5s %11s %8s %8s %7s %9s %s\n", "device", "backend", "prec",
-           "N", "GPUs", "xchg", "us/iter", "GFLOPS", "real", "speedup", "memory", "");
+    printf("iterations  %.0f in double precision to tol %.3g (%s)\n\n", r.iterations,
+           to.tol > 0 ? to.tol : 1e-8,
+           !strcmp(r.k_source, "estimate")
+               ? "estimated from the size: give --iters-hint K, or solve once"
+           : !strcmp(r.k_source, "probe")    ? "extrapolated from 50 CPU iterations"
+           : !strcmp(r.k_source, "database") ? "a recorded solve of this matrix"
+                                             : "--iters-hint");
+    printf("%-34s %-8s %-6s %2s %4s %-5s %11s %8s %7s %9s %9s %9s %s\n", "device", "backend",
+           "prec", "N", "GPUs", "xchg", "us/iter", "GFLOPS", "speedup", "memory", "setup s",
+           "total s", "");
     for (int i = 0; i < r.ncand; i++) {
       const cgm_candidate *k = &r.cand[i];
       char device[256];
       cgm_candidate_device(k, r.devs, device, sizeof device);
-      printf("%-34.34s %-8s %-6s %2d %4d %-5s %11.2f %8.2f %8.2f %7.2f %8.2fG %s%s\n", device,
+      printf("%-34.34s %-8s %-6s %2d %4d %-5s %11.2f %8.2f %7.2f %8.2fG %9.3f %9.3f %s%s\n", device,
              cgm_backend_name(k->backend), cgm_precision_name(k->precision), k->block, k->gpus,
              k->gpus > 1 ? cgm_exchange_name(k->exchange) : "-", 1e6 * k->time_per_iter_s,
-             k->gflops_raw, k->gflops_real, isfinite(k->speedup) ? k->speedup : 1.0,
-             k->memory_bytes / 1073741824.0, k->fits ? "" : "DOES NOT FIT",
+             k->gflops_raw, isfinite(k->speedup) ? k->speedup : 1.0, k->memory_bytes / 1073741824.0,
+             k->setup_s, k->total_s, k->fits ? "" : "DOES NOT FIT",
              i == r.choice ? " <- choice" : "");
     }
   }

@@ -11,18 +11,26 @@
 #include "cli/output.h"
 
 static const char help[] =
-    "usage: cgmodel solve A.mtx [options]\n"
+    "usage: cgmodel solve A.mtx [options]      (A.mtx '-': standard input)\n"
     "  --rhs b.mtx            right-hand side (default: b = A * ones, so x = ones)\n"
     "  --backend B            cpu | cuda | cusparse (default: cuda when a GPU is present)\n"
     "  --block N              BCSR block size 1, 2, 4 or 8 (default 1)\n"
     "  --bx K                 blocks of one block row per step, B_x (default: per matrix)\n"
     "  --gpus G               number of GPUs (cuda backend, default 1)\n"
     "  --exchange E           halo | p2p | host | nccl (several GPUs; default halo)\n"
-    "  --precision P          double | single (default double)\n"
-    "  --tol T                relative residual target (default 1e-8 double, 1e-5 single)\n"
+    "  --precision P          double | mixed | single (default double; mixed: single-precision\n"
+    "                         iterations, double-precision solution, any tolerance double meets)\n"
+    "  --tol T                the true relative residual ||b - Ax||/||b|| to reach (default 1e-8)\n"
+    "  --iters-hint K         --auto: double precision's iteration count, when known\n"
     "  --maxiter K            iteration cap (default 10 x dimension, at least 1000)\n"
     "  --check-every K        GPU: test convergence every K iterations\n"
     "  --threads T            CPU threads (default: OpenMP's; per rank under MPI)\n"
+    "  --monitor [K]          print the relative residual on stderr every K iterations\n"
+    "                         (default 1; GPU: at the convergence checks that follow);\n"
+    "                         --json adds residual_history\n"
+    "  --reorder R            auto | none | rcm: reverse Cuthill-McKee on the host before the\n"
+    "                         solve, x returned in the original numbering (default auto: when\n"
+    "                         the calibration predicts it pays over the expected iterations)\n"
     "  --mpi                  one process per MPI rank (implied under mpirun with > 1 rank)\n"
     "  --partition P          MPI: rows | metis (default rows: contiguous row blocks)\n"
     "  -o x.mtx               write the solution\n"
@@ -40,8 +48,15 @@ typedef struct {
   int json, autotune, record, explicit_backend, explicit_precision, mpi, partition_given;
   cgm_dist_opts dist;
   const char *layout_option; /* the first of --block, --bx, --gpus, --exchange given */
+  double iters_hint;
   cgm_solve_opts o;
 } solve_args;
+
+/* --monitor: the solver's relative residual as it goes, on stderr. */
+static void print_residual(void *ctx, int iteration, double relres) {
+  (void)ctx;
+  fprintf(stderr, "cgmodel solve: iteration %d relative residual %.6e\n", iteration, relres);
+}
 
 static int parse(int argc, char **argv, solve_args *s) {
   cli_args a;
@@ -50,6 +65,7 @@ static int parse(int argc, char **argv, solve_args *s) {
   s->record = 1;
   s->o = cgm_solve_opts_default();
   s->dist = cgm_dist_opts_default();
+  s->o.reorder = CGM_REORDER_AUTO;
   s->o.backend = cgm_cuda_device_count() > 0 ? CGM_BACKEND_CUDA : CGM_BACKEND_CPU;
   int64_t v;
   double d;
@@ -75,6 +91,9 @@ static int parse(int argc, char **argv, solve_args *s) {
     else if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
       fputs(help, stdout);
       return -1;
+    } else if (cli_opt(&a, "--reorder")) {
+      if (!cgm_reorder_parse(a.value, &s->o.reorder))
+        return cli_error("solve", 2, "--reorder: '%s' is not auto, none or rcm", a.value);
     } else if (cli_opt(&a, "--rhs"))
       s->rhs = a.value;
     else if (cli_opt(&a, "-o"))
@@ -86,7 +105,7 @@ static int parse(int argc, char **argv, solve_args *s) {
     } else if (cli_opt(&a, "--precision")) {
       s->explicit_precision = 1;
       if (!cgm_precision_parse(a.value, &s->o.precision))
-        return cli_error("solve", 2, "--precision: '%s' is not single or double", a.value);
+        return cli_error("solve", 2, "--precision: '%s' is not double, mixed or single", a.value);
     } else if (cli_opt(&a, "--exchange")) {
       if (!s->layout_option) s->layout_option = "--exchange";
       if (!cgm_exchange_parse(a.value, &s->o.exchange))
@@ -104,10 +123,14 @@ static int parse(int argc, char **argv, solve_args *s) {
       s->o.maxiter = (int)v;
     else if (cli_int(&a, "--check-every", 1, 100000, &v))
       s->o.check_every = (int)v;
+    else if (cli_flag_or_int(&a, "--monitor", 1, 1000000000, 1, &v))
+      s->o.monitor_every = (int)v, s->o.monitor = print_residual;
     else if (cli_int(&a, "--threads", 1, 4096, &v))
       s->o.threads = (int)v;
     else if (cli_double(&a, "--tol", 1e-300, 1.0, &d))
       s->o.tol = d;
+    else if (cli_double(&a, "--iters-hint", 1.0, 1e9, &d))
+      s->iters_hint = d;
     else
       cli_unknown(&a);
   }
@@ -119,7 +142,10 @@ static int parse(int argc, char **argv, solve_args *s) {
                      "--auto chooses the block size, B_x, GPUs and exchange: drop %s (or --auto)",
                      s->layout_option);
   if (a.npositional != 1) return cli_error("solve", 2, "expected one matrix file\n%s", help);
-  s->matrix = a.positional[0];
+  if (!strcmp(a.positional[0], "-") && s->rhs && !strcmp(s->rhs, "-"))
+    return cli_error("solve", 2, "the matrix and --rhs cannot both be standard input ('-')");
+  s->matrix = cli_input_path(a.positional[0]);
+  s->rhs = cli_input_path(s->rhs);
   return 0;
 }
 
@@ -151,6 +177,8 @@ static void print_human(const cgm_solve_report *rep) {
            rep->dist.ranks, cgm_dist_partition_name(rep->dist.partition), rep->dist.rows_min,
            rep->dist.rows_max, (long long)rep->dist.halo_entries, (long long)rep->dist.halo_max,
            rep->dist.neighbours_max);
+  if (r->reordered)
+    printf("reordered   reverse Cuthill-McKee, %.3f ms (in setup)\n", 1e3 * r->time_reorder_s);
   if (isfinite(rep->predicted))
     printf("predicted   %.3f us per iteration (%+.1f%% against the measured time)\n",
            1e6 * rep->predicted, 100.0 * (rep->predicted / r->time_per_iter_s - 1.0));
@@ -218,6 +246,7 @@ static int solve(int argc, char **argv, int ranks) {
   o.autotune = s.autotune;
   o.constraints.backend_given = s.explicit_backend;
   o.constraints.backend = s.o.backend;
+  o.iters_hint = s.iters_hint;
   o.constraints.precision_given = s.explicit_precision;
   o.constraints.precision = s.o.precision;
   o.solve = s.o;

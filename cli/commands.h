@@ -11,5 +11,7 @@ int cmd_db(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 int cli_error(const char *cmd, int code, const char *fmt, ...) {
@@ -35,6 +36,10 @@ void cli_note(void *ctx, cgm_note_kind kind, const char *msg) {
     cli_error(cmd, 0, "%s", msg);
   else
     fprintf(stderr, "cgmodel %s: %s%s\n", cmd, kind == CGM_NOTE_WARNING ? "warning: " : "", msg);
+}
+
+const char *cli_input_path(const char *arg) {
+  return arg && !strcmp(arg, "-") ? "/dev/stdin" : arg;
 }
 
 int cli_stderr_is_tty(void) {

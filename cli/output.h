@@ -25,6 +25,12 @@ int cli_print_json(cJSON *obj);
  * "cgmodel <cmd>: error: <msg>". */
 void cli_note(void *ctx, cgm_note_kind kind, const char *msg);
 
+/* A matrix or vector argument: "-" is standard input, read through
+ * /dev/stdin (the Matrix Market reader streams from a pipe as from a file,
+ * so nothing is copied), and messages name /dev/stdin; any other path as
+ * given. */
+const char *cli_input_path(const char *arg);
+
 /* True when stderr is a terminal (progress is shown only then). */
 int cli_stderr_is_tty(void);
 

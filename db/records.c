@@ -533,6 +533,58 @@ cgm_status cgm_db_fit_get(cgm_db *db, int64_t cal_id, const char *kernel, const 
                   block, kind);
 }
 
+/* -------------------------------------------------------- coefficients --- */
+
+cgm_status cgm_db_coef_add(cgm_db *db, int64_t cal_id, const cgm_db_coef *c, cgm_error *err) {
+  if (!db || !c) return cgm_fail(err, CGM_EINPUT, "cgm_db_coef_add: no database or coefficient");
+  cgm_status s = cgm_db__writable(db, err);
+  if (s != CGM_OK) return s;
+  binder b;
+  s = start(db,
+            "INSERT OR REPLACE INTO coefficients (calibration_id, name, precision, value, rms, n) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            &b, err);
+  if (s != CGM_OK) return s;
+  b_int(&b, cal_id);
+  B_FIELD(&b, c->name);
+  b_int(&b, c->precision);
+  b_double(&b, c->value);
+  b_double(&b, c->rms);
+  b_int(&b, c->n);
+  char what[128];
+  snprintf(what, sizeof what, "adding the coefficient %.32s (precision %d) to calibration %lld",
+           c->name, c->precision, (long long)cal_id);
+  return run(db, &b, what, err);
+}
+
+cgm_status cgm_db_coef_get(cgm_db *db, int64_t cal_id, const char *name, int precision,
+                           cgm_db_coef *c, bool *found, cgm_error *err) {
+  *found = false;
+  if (!db || !name || !c) return cgm_fail(err, CGM_EINPUT, "cgm_db_coef_get: no name or output");
+  memset(c, 0, sizeof *c);
+  binder b;
+  cgm_status s = start(db,
+                       "SELECT name, precision, value, rms, n FROM coefficients WHERE "
+                       "calibration_id = ? AND name = ? AND precision = ?",
+                       &b, err);
+  if (s != CGM_OK) return s;
+  b_int(&b, cal_id);
+  b_text(&b, name, strlen(name));
+  b_int(&b, precision);
+  s = first_row(db, &b, found, "reading a coefficient", err);
+  if (s != CGM_OK) return s;
+  if (*found) {
+    reader r = {b.st, 0};
+    R_FIELD(&r, c->name);
+    c->precision = r_int(&r);
+    c->value = r_double(&r);
+    c->rms = r_double(&r);
+    c->n = r_int(&r);
+  }
+  sqlite3_finalize(b.st);
+  return CGM_OK;
+}
+
 typedef struct fit_iter {
   int (*fn)(const cgm_db_fit *f, void *ctx);
   void *ctx;
@@ -571,6 +623,14 @@ static cgm_status matrix_find(cgm_db *db, const cgm_db_matrix *m, int64_t *id, c
   b_int(&b, m->x);
   b_int(&b, m->nnz);
   return find_id(db, &b, id, "looking up a matrix", err);
+}
+
+cgm_status cgm_db_matrix_find(cgm_db *db, cgm_db_matrix *m, cgm_error *err) {
+  if (!db || !m) return cgm_fail(err, CGM_EINPUT, "cgm_db_matrix_find: no database or matrix");
+  int64_t id = 0;
+  cgm_status s = matrix_find(db, m, &id, err);
+  m->id = s == CGM_OK && id > 0 ? id : 0;
+  return s;
 }
 
 cgm_status cgm_db_matrix_get_or_add(cgm_db *db, cgm_db_matrix *m, cgm_error *err) {
@@ -641,12 +701,13 @@ cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *sv, cgm_error *err) {
   if (s != CGM_OK) return s;
   if (!sv->created[0]) cgm_db__now(sv->created, sizeof sv->created);
   binder b;
-  s = start(db,
-            "INSERT INTO solves (matrix_id, calibration_id, created, backend, precision, exchange, "
-            "devices, block, bx, gpus, iterations, converged, relative_residual, "
-            "time_per_iter_s, predicted_time_per_iter_s, model, options) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            &b, err);
+  s = start(
+      db,
+      "INSERT INTO solves (matrix_id, calibration_id, created, backend, precision, exchange, "
+      "devices, block, bx, gpus, iterations, converged, relative_residual, "
+      "time_per_iter_s, predicted_time_per_iter_s, model, options, time_setup_s, layout_bytes) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, sv->matrix_id);
   b_ref(&b, sv->calibration_id);
@@ -666,6 +727,8 @@ cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *sv, cgm_error *err) {
   B_FIELD(&b, sv->model);
   if (!sv->options[0]) snprintf(sv->options, sizeof sv->options, "{}");
   B_FIELD(&b, sv->options);
+  b_double(&b, sv->time_setup_s);
+  b_int(&b, sv->layout_bytes);
   s = run(db, &b, "adding a solve", err);
   if (s == CGM_OK) sv->id = sqlite3_last_insert_rowid(db->h);
   return s;
@@ -699,6 +762,9 @@ static int solve_row(sqlite3_stmt *st, void *ctx) {
   sv.predicted_time_per_iter_s = r_double(&r);
   R_FIELD(&r, sv.model);
   R_FIELD(&r, sv.options);
+  sv.time_setup_s = r_double(&r);
+  sv.layout_bytes = r_int64(&r);
+  R_FIELD(&r, sv.matrix);
   return it->fn(&sv, it->ctx);
 }
 
@@ -707,10 +773,12 @@ cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx)
   if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_solves: no callback");
   binder b;
   cgm_status s = start(db,
-                       "SELECT id, matrix_id, calibration_id, created, backend, precision, "
-                       "exchange, devices, block, bx, gpus, iterations, converged, "
-                       "relative_residual, time_per_iter_s, predicted_time_per_iter_s, model, "
-                       "options FROM solves ORDER BY id",
+                       "SELECT s.id, s.matrix_id, s.calibration_id, s.created, s.backend, "
+                       "s.precision, s.exchange, s.devices, s.block, s.bx, s.gpus, s.iterations, "
+                       "s.converged, s.relative_residual, s.time_per_iter_s, "
+                       "s.predicted_time_per_iter_s, s.model, s.options, s.time_setup_s, "
+                       "s.layout_bytes, m.name FROM solves s LEFT JOIN matrices m ON m.id = "
+                       "s.matrix_id ORDER BY s.id",
                        &b, err);
   if (s != CGM_OK) return s;
   solve_iter it = {fn, ctx};

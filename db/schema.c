@@ -145,7 +145,29 @@ static const char migration_2[] = "ALTER TABLE fits ADD COLUMN m_lo REAL;\n"
 static const char migration_3[] =
     "ALTER TABLE solves ADD COLUMN options TEXT NOT NULL DEFAULT '{}';";
 
-static const char *const migrations[] = {migration_1, migration_2, migration_3};
+/* Version 4: a solve's measured setup (layout build and upload) and the
+ * bytes of its layout, the samples the tuner's setup model is fitted on. */
+static const char migration_4[] = "ALTER TABLE solves ADD COLUMN time_setup_s REAL;\n"
+                                  "ALTER TABLE solves ADD COLUMN layout_bytes INTEGER NOT NULL "
+                                  "DEFAULT 0;";
+
+/* Version 5: scalar coefficients of a calibration's model beside its curves
+ * (the locality term's "x_sector", per precision). A calibration without
+ * them keeps the model it had. */
+static const char migration_5[] =
+    "CREATE TABLE coefficients (\n"
+    "  id             INTEGER PRIMARY KEY,\n"
+    "  calibration_id INTEGER NOT NULL REFERENCES calibrations (id) ON DELETE CASCADE,\n"
+    "  name           TEXT NOT NULL,\n"
+    "  precision      INTEGER NOT NULL,\n"
+    "  value          REAL,\n"
+    "  rms            REAL,\n"
+    "  n              INTEGER NOT NULL DEFAULT 0,\n"
+    "  UNIQUE (calibration_id, name, precision)\n"
+    ");";
+
+static const char *const migrations[] = {migration_1, migration_2, migration_3, migration_4,
+                                         migration_5};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == CGM_DB_SCHEMA_VERSION,
                "one migration per schema version");

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "cgmodel/model.h"
 #include "cgmodel/sample.h"
 #include "cgmodel/solver.h"
 
@@ -45,6 +46,26 @@ typedef void (*cgm_mb_progress)(void *ctx, const char *stage, double done);
  * mode. Inputs are never zero; each sample is a median after warm-up. */
 cgm_status cgm_mb_run(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress, void *ctx,
                       cgm_error *err);
+
+/* One iteration of the locality sweep: its configuration, the refined
+ * model's shape of it (with the sectors of x its slices read) and the
+ * measured median seconds. */
+typedef struct cgm_locality_sample {
+  int block, precision;
+  int group; /* the mesh: its numberings share the bytes (cgm_fit_x_coef's groups) */
+  cgm_segment_shape shape;
+  double seconds;
+  char source[48]; /* "poisson3d:20:w64": mesh, size, shuffle window (0: random) */
+} cgm_locality_sample;
+
+/* The locality sweep: a 3D Poisson grid and a 3D elasticity grid, each
+ * numbered naturally, shuffled within windows of 64 and 4096 rows, and at
+ * random (the bytes fixed, the locality varying), solved for a fixed number
+ * of iterations at N = 1 (the one block size whose bytes a renumbering
+ * keeps) and each precision of `precisions`
+ * with base's backend (one device). *out is malloc'ed. */
+cgm_status cgm_mb_locality_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
+                                 cgm_locality_sample **out, int *count, cgm_error *err);
 
 /* The CUDA part of cgm_mb_run (CGM_ERUNTIME in a CPU-only build). */
 cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress,

@@ -56,11 +56,17 @@ static double t_curve(const cgm_sigmoid *s, const cgm_regime *r, double bytes, d
   return t_floor(s, m, width);
 }
 
+double cgm_x_extra_bytes(double coef, const cgm_segment_shape *s, int width) {
+  const double extra = s->x_sector_bytes - (double)s->rows * width;
+  return s->x_sector_bytes > 0 && extra > 0 && coef > 0 ? coef * extra : 0.0;
+}
+
 cgm_segment_shape cgm_refined_shape(const cgm_plan *p, int g) {
   const cgm_plan_segment *s = &p->seg[g];
   const int n = p->o.layout.n, bx = p->o.layout.bx > 0 ? p->o.layout.bx : 1;
   const int w = cgm_precision_width(p->o.precision);
-  cgm_segment_shape sh = {s->rows, 0.0, 0, 0.0};
+  cgm_segment_shape sh = {s->rows, 0.0, 0, 0.0, 0.0};
+  sh.x_sector_bytes = 32.0 * (double)s->x_sectors[w == 8 ? 0 : 1];
   int64_t brows = 0, walk = 0;
   for (int k = 0; k < s->nparts; k++) {
     const cgm_plan_layout *L = &s->part[k];
@@ -85,10 +91,14 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
   if (bi < 0 || !(m->have_iter[bi] || (m->have_spmv[bi] && m->have_vec))) return NAN;
   const double w = m->width;
   double x = (double)s->rows, t;
+  /* the gathers of x as the slices read them, where the locality term is
+   * calibrated: scattered columns move a sector for every few entries */
+  const double spmv =
+      s->spmv_bytes + (m->have_x_coef ? cgm_x_extra_bytes(m->x_coef, s, (int)w) : 0.0);
   if (m->have_iter[bi]) /* the whole iteration, measured as the solver runs it */
-    t = t_curve(&m->iter[bi], &m->iter_hi[bi], cgm_iter_bytes(s->spmv_bytes, s->rows, (int)w), w);
+    t = t_curve(&m->iter[bi], &m->iter_hi[bi], cgm_iter_bytes(spmv, s->rows, (int)w), w);
   else
-    t = t_curve(&m->spmv[bi], &m->spmv_hi[bi], s->spmv_bytes, w) +
+    t = t_curve(&m->spmv[bi], &m->spmv_hi[bi], spmv, w) +
         t_curve(&m->cg4, &m->cg4_hi, CGM_CG4_PASSES * x * w, w) +
         t_curve(&m->cg5, &m->cg5_hi, CGM_CG5_PASSES * x * w, w);
   /* One thread walks the longest block row: its chain of dependent loads

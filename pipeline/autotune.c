@@ -38,7 +38,11 @@ cgm_status cgm_autotune(const cgm_csr *A, const cgm_features *f, const cgm_tuner
     return CGM_OK;
   }
   cgm_tuner_opts to = cgm_tuner_opts_default();
-  to.precisions = c->precision_given ? 1u << c->precision : 3u;
+  to.precisions = c->precision_given
+                      ? 1u << c->precision
+                      : (1u << CGM_PREC_DOUBLE) | (1u << CGM_PREC_SINGLE) | (1u << CGM_PREC_MIXED);
+  to.tol = c->tol;
+  to.iterations = c->iterations;
   to.exchanges = (1u << CGM_EXCHANGE_HALO) | (1u << CGM_EXCHANGE_P2P);
   cgm_candidate *cand = NULL;
   int nc = 0;

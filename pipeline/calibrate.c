@@ -325,6 +325,61 @@ cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err)
   return CGM_OK;
 }
 
+/* The locality sweep on the device and the coefficient of each precision,
+ * fitted with the curves just made (docs/model.md, "x locality"). A
+ * precision whose curves cannot time the sweep's iterations gets none. */
+static cgm_status fit_locality(const cgm_calibrate_opts *o, const char *device,
+                               const cgm_db_fit *fits, int nfits, cgm_db_coef *coef, int *ncoef,
+                               cgm_calibration_report *rep, int ri, cgm_error *err) {
+  *ncoef = 0;
+  cgm_solve_opts base = cgm_solve_opts_default();
+  const bool cpu = strcmp(device, "cpu") == 0;
+  base.backend = cpu ? CGM_BACKEND_CPU : CGM_BACKEND_CUDA;
+  base.threads = cpu ? o->threads : 0;
+  base.gpu = o->gpu;
+  cgm_locality_sample *s = NULL;
+  int n = 0;
+  cgm_status st = cgm_mb_locality_sweep(&base, o->precisions, o->quick, &s, &n, err);
+  if (st) return st;
+  int *blocks = malloc(((size_t)n + 1) * sizeof *blocks),
+      *group = malloc(((size_t)n + 1) * sizeof *group);
+  cgm_segment_shape *shapes = malloc(((size_t)n + 1) * sizeof *shapes);
+  double *secs = malloc(((size_t)n + 1) * sizeof *secs);
+  if (!blocks || !group || !shapes || !secs) st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  for (int p = 0; p < 2 && !st; p++) {
+    if (!(o->precisions & (1u << p))) continue;
+    cgm_device_model m;
+    model_from_fits(fits, nfits, p, &m);
+    int k = 0;
+    for (int i = 0; i < n; i++)
+      if (s[i].precision == p && isfinite(cgm_refined_segment_time(&m, s[i].block, &s[i].shape))) {
+        blocks[k] = s[i].block;
+        group[k] = s[i].group;
+        shapes[k] = s[i].shape;
+        secs[k++] = s[i].seconds;
+      }
+    double c, rms;
+    cgm_error e = {0};
+    if (cgm_fit_x_coef(&m, blocks, group, shapes, secs, k, &c, &rms, &e) == CGM_OK) {
+      cgm_db_coef *q = &coef[(*ncoef)++];
+      memset(q, 0, sizeof *q);
+      snprintf(q->name, sizeof q->name, "%s", CGM_DB_COEF_X_SECTOR);
+      q->precision = p;
+      q->value = c;
+      q->rms = rms;
+      q->n = k;
+      rep->cal[ri].x_coef[p] = c;
+      rep->cal[ri].have_x_coef[p] = true;
+    }
+  }
+  free(blocks);
+  free(group);
+  free(shapes);
+  free(secs);
+  free(s);
+  return st;
+}
+
 /* One device: sweeps, fits, one transaction. */
 static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const char *device,
                                 int gpus, cgm_calibration_report *rep, cgm_error *err) {
@@ -354,8 +409,13 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   cgm_db_fit *fits = NULL;
   int nfits = 0;
   if (!st) st = fit_all(&sv, o->precisions, &o->gpu, &fits, &nfits, rep, ri, err);
-  /* Store: device, calibration, samples and fits in one transaction. */
   stage_mark(&clk, "fits");
+  cgm_db_coef coef[2];
+  int ncoef = 0;
+  if (!st) st = fit_locality(o, device, fits, nfits, coef, &ncoef, rep, ri, err);
+  stage_mark(&clk, "locality");
+  /* Store: device, calibration, samples, fits and coefficients in one
+   * transaction. */
   if (!st) st = cgm_db_begin(db, err);
   if (!st) {
     cgm_db_calibration cal;
@@ -375,6 +435,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
       st = cgm_db_sample_add(db, cal.id, &sv.v[i], err);
     }
     for (int i = 0; i < nfits && !st; i++) st = cgm_db_fit_add(db, cal.id, &fits[i], err);
+    for (int i = 0; i < ncoef && !st; i++) st = cgm_db_coef_add(db, cal.id, &coef[i], err);
     double secs = cgm_now() - t0;
     stage_mark(&clk, "store");
     if (!st) st = cgm_db_calibration_finish(db, cal.id, secs, err);

@@ -45,6 +45,13 @@ cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm) {
     cJSON_AddNumberToObject(e, "padded_elements", (double)bf->padded_elements);
     cJSON_AddNumberToObject(e, "max_blocks_per_row", bf->max_blocks_per_row);
     cJSON_AddNumberToObject(e, "bx", bf->bx);
+    /* x locality in double precision; the single-precision counts beside */
+    cJSON_AddNumberToObject(e, "x_sectors", (double)bf->x_sectors[0]);
+    cJSON_AddNumberToObject(e, "x_sectors_min", (double)bf->x_sectors_min[0]);
+    cJSON_AddNumberToObject(e, "x_bytes_moved", 32.0 * (double)bf->x_sectors[0]);
+    cJSON_AddNumberToObject(e, "x_locality", bf->x_locality[0]);
+    cJSON_AddNumberToObject(e, "x_sectors_single", (double)bf->x_sectors[1]);
+    cJSON_AddNumberToObject(e, "x_locality_single", bf->x_locality[1]);
     cJSON_AddItemToArray(blocks, e);
   }
   return o;
@@ -124,6 +131,19 @@ cJSON *cgm_info_json(const char *path, const cgm_features *f, const cgm_mm_info 
   return o;
 }
 
+cJSON *cgm_reorder_advice_json(const cgm_reorder_advice *a) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "choice", a->rcm ? "rcm" : "none");
+  if (isfinite(a->t_iter_none)) cJSON_AddNumberToObject(j, "time_per_iter_s", a->t_iter_none);
+  if (isfinite(a->t_iter_rcm)) cJSON_AddNumberToObject(j, "time_per_iter_rcm_s", a->t_iter_rcm);
+  cJSON_AddNumberToObject(j, "reorder_s", a->cost_s);
+  cJSON_AddNumberToObject(j, "iterations", a->iterations);
+  cJSON_AddNumberToObject(j, "bandwidth", (double)a->bandwidth_none);
+  cJSON_AddNumberToObject(j, "bandwidth_rcm", (double)a->bandwidth_rcm);
+  cJSON_AddStringToObject(j, "why", a->why);
+  return j;
+}
+
 cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   const cgm_solve_result *r = &rep->result;
   const cgm_solve_opts *o = &rep->opts;
@@ -149,6 +169,10 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   if (r->exchange_bytes) cJSON_AddNumberToObject(j, "exchange_bytes", (double)r->exchange_bytes);
   if (r->stop_reason[0]) cJSON_AddStringToObject(j, "stop_reason", r->stop_reason);
   cJSON_AddStringToObject(j, "matrix", rep->matrix);
+  cJSON_AddStringToObject(j, "reorder", cgm_reorder_name(o->reorder));
+  if (r->reordered) cJSON_AddNumberToObject(j, "time_reorder_s", r->time_reorder_s);
+  if (rep->have_reorder)
+    cJSON_AddItemToObject(j, "reorder_advice", cgm_reorder_advice_json(&rep->reorder));
   if (isfinite(rep->predicted))
     cJSON_AddNumberToObject(j, "predicted_time_per_iter_s", rep->predicted);
   if (rep->autotuned) cJSON_AddStringToObject(j, "auto", rep->why);
@@ -156,6 +180,30 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   /* The phases before the solver's own (setup and iterations, above). */
   cJSON_AddNumberToObject(j, "time_read_s", rep->time_read_s);
   cJSON_AddNumberToObject(j, "time_analyse_s", rep->time_analyse_s);
+  cJSON_AddNumberToObject(j, "time_total_s",
+                          rep->time_read_s + rep->time_analyse_s + r->time_setup_s +
+                              r->time_solve_s);
+  if (r->stalled) cJSON_AddBoolToObject(j, "stalled", true);
+  if (r->attainable_residual > 0)
+    cJSON_AddNumberToObject(j, "attainable_residual", r->attainable_residual);
+  if (r->fallback_iterations > 0)
+    cJSON_AddNumberToObject(j, "fallback_iterations", r->fallback_iterations);
+  if (rep->autotuned) {
+    /* the tuner's prediction of what it chose, beside what was measured */
+    cJSON *p = cJSON_AddObjectToObject(j, "predicted");
+    cJSON_AddNumberToObject(p, "setup_s", rep->choice.setup_s);
+    cJSON_AddNumberToObject(p, "iterations", rep->choice.iterations);
+    cJSON_AddStringToObject(p, "iterations_source", rep->k_source);
+    cJSON_AddNumberToObject(p, "time_per_iter_s", rep->choice.time_per_iter_s);
+    cJSON_AddNumberToObject(p, "total_s", rep->choice.total_s);
+  }
+  if (rep->residual_history) {
+    cJSON *h = cJSON_AddArrayToObject(j, "residual_history");
+    for (int i = 0; h && i < rep->nhistory; i++) {
+      cJSON *pair = cJSON_CreateDoubleArray(rep->residual_history + 2 * i, 2);
+      if (pair) cJSON_AddItemToArray(h, pair);
+    }
+  }
   if (rep->dist.ranks > 0) { /* the MPI solve: its partition and halo volume */
     cJSON *d = cJSON_AddObjectToObject(j, "mpi");
     cJSON_AddNumberToObject(d, "ranks", rep->dist.ranks);
@@ -180,6 +228,9 @@ static cJSON *candidate_json(const cgm_candidate *c, const cgm_tuner_device *d) 
   cJSON_AddStringToObject(o, "precision", cgm_precision_name(c->precision));
   if (c->gpus > 1) cJSON_AddStringToObject(o, "exchange", cgm_exchange_name(c->exchange));
   cJSON_AddNumberToObject(o, "time_per_iter_s", c->time_per_iter_s);
+  cJSON_AddNumberToObject(o, "setup_s", c->setup_s);
+  cJSON_AddNumberToObject(o, "iterations", c->iterations);
+  cJSON_AddNumberToObject(o, "total_s", c->total_s);
   cJSON_AddNumberToObject(o, "gflops_raw", c->gflops_raw);
   cJSON_AddNumberToObject(o, "gflops_real", c->gflops_real);
   if (isfinite(c->speedup)) cJSON_AddNumberToObject(o, "speedup", c->speedup);
@@ -202,6 +253,9 @@ cJSON *cgm_predict_json(const cgm_predict_opts *o, const cgm_predict_report *r) 
   else
     cJSON_AddNullToObject(j, "choice");
   cJSON_AddStringToObject(j, "reason", r->why);
+  cJSON_AddNumberToObject(j, "iterations", r->iterations);
+  cJSON_AddStringToObject(j, "iterations_source", r->k_source);
+  if (r->have_reorder) cJSON_AddItemToObject(j, "reorder", cgm_reorder_advice_json(&r->reorder));
   return j;
 }
 
@@ -219,10 +273,14 @@ cJSON *cgm_validate_json(const cgm_validate_report *r) {
     cJSON_AddNumberToObject(g, "gpus", p->gpus);
     cJSON_AddNumberToObject(g, "count", p->count);
     cJSON_AddNumberToObject(g, "avg_rel_error", p->avg_rel_error);
+    if (p->count) cJSON_AddNumberToObject(g, "mean_signed_error", p->mean_signed_error);
     cJSON_AddNumberToObject(g, "variance", p->variance);
     cJSON_AddNumberToObject(g, "median_rel_error", p->median_rel_error);
     cJSON_AddNumberToObject(g, "p90_rel_error", p->p90_rel_error);
-    if (p->paper_count) cJSON_AddNumberToObject(g, "paper_avg_rel_error", p->paper_avg_rel_error);
+    if (p->paper_count) {
+      cJSON_AddNumberToObject(g, "paper_avg_rel_error", p->paper_avg_rel_error);
+      cJSON_AddNumberToObject(g, "paper_mean_signed_error", p->paper_mean_signed_error);
+    }
     cJSON_AddItemToArray(groups, g);
   }
   cJSON *t = cJSON_AddObjectToObject(o, "tuner");
@@ -230,6 +288,8 @@ cJSON *cgm_validate_json(const cgm_validate_report *r) {
   cJSON_AddNumberToObject(t, "max_regret", r->max_regret);
   cJSON_AddNumberToObject(t, "within_5_percent",
                           r->regret_count ? (double)r->within_5 / r->regret_count : NAN);
+  cJSON_AddNumberToObject(t, "within_10_percent",
+                          r->regret_count ? (double)r->within_10 / r->regret_count : NAN);
   return o;
 }
 
@@ -248,6 +308,11 @@ cJSON *cgm_calibration_report_json(const cgm_calibration_report *rep, const char
     cJSON_AddNumberToObject(c, "fits_failed", rep->cal[i].fits_failed);
     cJSON_AddNumberToObject(c, "seconds", rep->cal[i].seconds);
     if (rep->cal[i].failed[0]) cJSON_AddStringToObject(c, "failed", rep->cal[i].failed);
+    /* the locality term's coefficient per precision, where it was fitted */
+    cJSON *xc = cJSON_AddObjectToObject(c, "x_coef");
+    for (int p = 0; p < 2; p++)
+      if (rep->cal[i].have_x_coef[p])
+        cJSON_AddNumberToObject(xc, cgm_precision_name((cgm_precision)p), rep->cal[i].x_coef[p]);
     cJSON *stages = cJSON_AddObjectToObject(c, "stages");
     for (int k = 0; k < rep->cal[i].nstages; k++)
       cJSON_AddNumberToObject(stages, rep->cal[i].stage[k].name, rep->cal[i].stage[k].seconds);
@@ -343,6 +408,7 @@ static int add_solve(const cgm_db_solve *s, void *ctx) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "id", (double)s->id);
   cJSON_AddNumberToObject(o, "matrix_id", (double)s->matrix_id);
+  cJSON_AddStringToObject(o, "matrix", s->matrix);
   cJSON_AddStringToObject(o, "created", s->created);
   cJSON_AddStringToObject(o, "backend", s->backend);
   cJSON_AddStringToObject(o, "precision", s->precision);
@@ -397,4 +463,57 @@ cgm_status cgm_db_calibration_json(cgm_db *db, int64_t id, bool samples, cJSON *
   }
   *out = o;
   return CGM_OK;
+}
+
+static cJSON *devices_calibration_json(const cgm_devices_calibration *c) {
+  cJSON *o = cJSON_CreateObject();
+  if (c->found) {
+    cJSON_AddNumberToObject(o, "id", (double)c->id);
+    cJSON_AddStringToObject(o, "created", c->created);
+    cJSON_AddStringToObject(o, "tool_version", c->tool_version);
+    cJSON_AddBoolToObject(o, "stale", c->stale);
+    if (c->stale) cJSON_AddStringToObject(o, "stale_why", c->stale_why);
+  }
+  cJSON_AddStringToObject(o, "refresh", c->refresh);
+  return o;
+}
+
+cJSON *cgm_devices_json(const cgm_devices_report *r) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "version", r->version);
+  cJSON *b = cJSON_AddObjectToObject(j, "build");
+  cJSON_AddBoolToObject(b, "cuda", r->cuda_build);
+  cJSON_AddBoolToObject(b, "nccl", r->nccl);
+  cJSON_AddBoolToObject(b, "mpi", r->mpi);
+  cJSON *c = cJSON_AddObjectToObject(j, "cpu");
+  cJSON_AddStringToObject(c, "model", r->cpu_model);
+  cJSON_AddStringToObject(c, "device", r->cpu_device);
+  cJSON_AddNumberToObject(c, "cores", r->cores);
+  cJSON_AddNumberToObject(c, "threads", r->threads);
+  cJSON_AddNumberToObject(c, "memory_bytes", (double)r->host_memory);
+  cJSON_AddItemToObject(c, "calibration", devices_calibration_json(&r->cpu_cal));
+  cJSON_AddNumberToObject(j, "gpus_present", r->gpus_present);
+  cJSON *gs = cJSON_AddArrayToObject(j, "gpus");
+  for (int g = 0; g < r->gpus; g++) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "index", g);
+    cJSON_AddStringToObject(o, "name", r->gpu[g].name);
+    cJSON_AddNumberToObject(o, "memory_bytes", (double)r->gpu[g].memory_bytes);
+    cJSON_AddNumberToObject(o, "sms", r->gpu[g].sms);
+    char cc[16];
+    snprintf(cc, sizeof cc, "%d.%d", r->gpu[g].cc_major, r->gpu[g].cc_minor);
+    cJSON_AddStringToObject(o, "compute_capability", cc);
+    cJSON_AddItemToObject(o, "calibration", devices_calibration_json(&r->gpu[g].cal));
+    cJSON_AddItemToArray(gs, o);
+  }
+  cJSON *peer = cJSON_AddArrayToObject(j, "peer_access");
+  for (int g = 0; g < r->gpus; g++) {
+    cJSON *row = cJSON_CreateArray();
+    for (int k = 0; k < r->gpus; k++) cJSON_AddItemToArray(row, cJSON_CreateBool(r->peer[g][k]));
+    cJSON_AddItemToArray(peer, row);
+  }
+  if (r->database[0]) cJSON_AddStringToObject(j, "database", r->database);
+  cJSON_AddBoolToObject(j, "database_present", r->database_present);
+  if (r->database_error[0]) cJSON_AddStringToObject(j, "database_error", r->database_error);
+  return j;
 }

@@ -38,6 +38,8 @@ int pipeline_calibration_gpus(const char *options_json);
 cJSON *cgm_info_json(const char *path, const cgm_features *f, const cgm_mm_info *mm);
 /* solve --json. */
 cJSON *cgm_solve_report_json(const cgm_solve_report *r);
+/* solve --reorder auto's decision: both predicted times, the cost, K, the bandwidths. */
+cJSON *cgm_reorder_advice_json(const cgm_reorder_advice *a);
 /* predict --json: the matrix, the model, its features, every candidate and
  * the choice (null when none) with its reason. */
 cJSON *cgm_predict_json(const cgm_predict_opts *o, const cgm_predict_report *r);
@@ -45,6 +47,9 @@ cJSON *cgm_predict_json(const cgm_predict_opts *o, const cgm_predict_report *r);
 cJSON *cgm_validate_json(const cgm_validate_report *r);
 /* calibrate --json: the database and one object per calibration made. */
 cJSON *cgm_calibration_report_json(const cgm_calibration_report *rep, const char *database);
+
+/* devices --json. */
+cJSON *cgm_devices_json(const cgm_devices_report *r);
 
 /* db list --json: {"calibrations": [...]}, each with its device. */
 cgm_status cgm_db_calibrations_json(cgm_db *db, cJSON **out, cgm_error *err);

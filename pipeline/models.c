@@ -3,6 +3,7 @@
  * curves with the fallbacks the refined model needs (a relative fit that
  * did not converge gives way to the average, then the maximum fit), and
  * the paper's model from the average fits. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,17 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
       m->have_vec = m->cg4.nu > 0 && m->cg5.nu > 0;
     }
   }
+  /* The locality term of the refined model, where the locality sweep
+   * fitted it (absent: the contiguous model of older calibrations). */
+  for (int p = 0; p < 2 && !st; p++) {
+    cgm_db_coef c;
+    bool found = false;
+    st = cgm_db_coef_get(db, t->calibration_id, CGM_DB_COEF_X_SECTOR, p, &c, &found, err);
+    if (!st && found && isfinite(c.value) && c.value >= 0) {
+      t->model[p].x_coef = c.value;
+      t->model[p].have_x_coef = true;
+    }
+  }
   return st;
 }
 
@@ -197,6 +209,7 @@ cgm_status cgm_load_devices_kind(cgm_db *db, const char *kind, int fit_kind,
     free(L.v);
     return st;
   }
+  pipeline_learn_history(db, L.v, L.n);
   *devs = L.v;
   *count = L.n;
   return CGM_OK;
@@ -214,5 +227,6 @@ cgm_status cgm_load_calibration(cgm_db *db, int64_t cal_id, int fit_kind, cgm_tu
   cgm_status st = pipeline_calibration_get(db, cal_id, &c, &d, err);
   if (st) return st;
   fill_device(&c, &d, dev);
+  pipeline_learn_history(db, dev, 1);
   return load_fits(db, dev, fit_kind, err);
 }

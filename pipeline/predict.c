@@ -7,11 +7,13 @@
 #include <string.h>
 
 #include "cgmodel/pipeline.h"
+#include "pipeline/steps.h"
 
 cgm_status cgm_predict_config(const cgm_csr *A, const cgm_features *f, const cgm_tuner_device *dev,
                               const cgm_solve_opts *o, double *seconds, cgm_error *err) {
   *seconds = NAN;
-  const int pr = o->precision;
+  /* the curves of the precision the iteration runs in (mixed: single's) */
+  const int pr = (int)cgm_precision_iter(o->precision);
   if (!dev->have[pr]) return CGM_OK;
   if (o->backend == CGM_BACKEND_CUSPARSE) {
     *seconds = cgm_refined_cusparse_time(&dev->model[pr], f->nnz, f->x);
@@ -57,15 +59,51 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
                     "no calibration for %s devices in %s: run 'cgmodel calibrate%s' first",
                     o->kind ? o->kind : "any", cgm_db_path(db),
                     o->kind && !strcmp(o->kind, "cuda") ? " --devices cuda:all" : "");
-  cgm_csr A;
-  memset(&A, 0, sizeof A);
-  st = cgm_mm_read_csr(o->matrix, &A, &r->mm, err);
-  if (!st) st = cgm_plan_features(&A, &r->features, err);
-  if (!st)
-    st = cgm_tuner_candidates(&A, &r->features, r->devs, r->ndev, &o->tuner, &r->cand, &r->ncand,
-                              err);
-  cgm_csr_free(&A);
-  if (st) return st;
-  r->choice = cgm_tuner_choose(r->cand, r->ncand, r->devs, r->why, sizeof r->why);
-  return CGM_OK;
+  cgm_csr file;
+  memset(&file, 0, sizeof file);
+  if (!o->csr) st = cgm_mm_read_csr(o->matrix, &file, &r->mm, err);
+  const cgm_csr *A = o->csr ? o->csr : &file;
+  /* What a solve would refuse has no time to predict: bad input here
+   * (exit 2), whatever a solve would call it. */
+  if (!st && (st = cgm_solve_check_matrix(A, err))) {
+    st = CGM_EINPUT;
+    if (err) err->code = CGM_EINPUT;
+    cgm_error_prefix(err, "%s: ", o->matrix ? o->matrix : "the matrix");
+  }
+  if (!st) st = cgm_plan_features(A, &r->features, err);
+  cgm_tuner_opts to = o->tuner;
+  if (!st) {
+    snprintf(r->k_source, sizeof r->k_source, "hint");
+    to.iterations = o->iters_hint;
+    if (!(to.iterations > 0)) {
+      to.iterations =
+          pipeline_known_iterations(db, pipeline_file_name(o->matrix), (int64_t)r->mm.file_bytes,
+                                    &r->features, to.tol > 0 ? to.tol : 1e-8);
+      snprintf(r->k_source, sizeof r->k_source, "database");
+      if (!(to.iterations > 0)) {
+        to.iterations = pipeline_probe_iterations(A, to.tol > 0 ? to.tol : 1e-8);
+        snprintf(r->k_source, sizeof r->k_source, to.iterations > 0 ? "probe" : "estimate");
+      }
+    }
+    if (!(to.iterations > 0)) to.iterations = cgm_iterations_estimate(A->nrows, to.tol);
+    r->iterations = to.iterations;
+    st = cgm_tuner_candidates(A, &r->features, r->devs, r->ndev, &to, &r->cand, &r->ncand, err);
+  }
+  if (!st) r->choice = cgm_tuner_choose(r->cand, r->ncand, r->devs, r->why, sizeof r->why);
+  if (!st && r->choice >= 0 && r->cand[r->choice].backend != CGM_BACKEND_CUSPARSE) {
+    /* what solve --reorder auto would do with the choice, over the same K */
+    const cgm_candidate *c = &r->cand[r->choice];
+    cgm_solve_opts so = cgm_solve_opts_default();
+    so.backend = c->backend;
+    so.precision = c->precision;
+    so.gpus = c->gpus > 0 ? c->gpus : 1;
+    so.layout = cgm_plan_layout_params(A, c->block, so.gpus);
+    so.exchange = c->exchange;
+    so.gpu = o->gpu;
+    st = cgm_reorder_decide(A, &r->features, &r->devs[c->device], &so, r->iterations, &r->reorder,
+                            err);
+    r->have_reorder = st == CGM_OK;
+  }
+  cgm_csr_free(&file);
+  return st;
 }

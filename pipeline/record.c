@@ -3,6 +3,7 @@
  * configuration and options it ran with, so `db solves` and `plot accuracy`
  * can compare measured with predicted. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -60,6 +61,8 @@ cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *pat
   s.time_per_iter_s = r->time_per_iter_s;
   s.predicted_time_per_iter_s = predicted;
   snprintf(s.model, sizeof s.model, "refined");
+  s.time_setup_s = r->time_setup_s > 0 ? r->time_setup_s : NAN;
+  s.layout_bytes = r->device_bytes;
   json_text(cgm_solve_opts_json(o), s.options, sizeof s.options);
   return cgm_db_solve_add(db, &s, err);
 }

@@ -14,7 +14,38 @@
 
 void cgm_solve_report_free(cgm_solve_report *r) {
   free(r->x);
+  free(r->residual_history);
   r->x = NULL;
+  r->residual_history = NULL;
+  r->nhistory = 0;
+}
+
+/* The solver's monitor calls, kept in the report's residual_history and
+ * passed on to the caller's monitor. */
+typedef struct {
+  cgm_solve_report *r;
+  size_t cap;
+  void (*fn)(void *ctx, int iteration, double relative_residual);
+  void *ctx;
+} history;
+
+static void keep_history(void *ctx, int iteration, double relres) {
+  history *h = ctx;
+  cgm_solve_report *r = h->r;
+  if ((size_t)r->nhistory >= h->cap) {
+    size_t cap = h->cap ? 2 * h->cap : 64;
+    double *p = realloc(r->residual_history, 2 * cap * sizeof *p);
+    if (p) { /* out of memory: the history stops growing, the solve goes on */
+      r->residual_history = p;
+      h->cap = cap;
+    }
+  }
+  if ((size_t)r->nhistory < h->cap) {
+    r->residual_history[2 * r->nhistory] = iteration;
+    r->residual_history[2 * r->nhistory + 1] = relres;
+    r->nhistory++;
+  }
+  h->fn(h->ctx, iteration, relres);
 }
 
 static void note(const cgm_run_solve_opts *o, cgm_note_kind kind, const char *msg) {
@@ -24,8 +55,14 @@ static void note(const cgm_run_solve_opts *o, cgm_note_kind kind, const char *ms
 cgm_status pipeline_right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *A, double **b,
                                     bool *generated, cgm_error *err) {
   *b = NULL;
-  *generated = !o->rhs;
-  if (o->rhs) {
+  *generated = !o->rhs && !(o->csr && o->b);
+  if (o->csr && o->b) {
+    *b = malloc(((size_t)A->nrows + 1) * sizeof **b);
+    if (!*b) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
+    memcpy(*b, o->b, (size_t)A->nrows * sizeof **b);
+    return CGM_OK;
+  }
+  if (o->rhs && !o->csr) {
     int32_t nb;
     cgm_status st = cgm_mm_read_vector(o->rhs, b, &nb, err);
     if (st) return st;
@@ -44,6 +81,27 @@ cgm_status pipeline_right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *
   cgm_csr_spmv(A, ones, *b);
   free(ones);
   return CGM_OK;
+}
+
+/* K, the iterations a solve is expected to take (the tuner's totals and
+ * --reorder auto): --iters-hint, else the database's record of a converged
+ * solve of this matrix at tol; 0 when neither knows (the caller estimates).
+ * src says which: "hint", "database" or "estimate". */
+static double known_iterations(const cgm_run_solve_opts *o, cgm_db *db, const cgm_csr *A,
+                               const cgm_features *f, double tol, char *src, size_t n) {
+  double k = o->iters_hint;
+  snprintf(src, n, "hint");
+  if (!(k > 0)) {
+    struct stat fs;
+    k = pipeline_known_iterations(db, pipeline_file_name(o->matrix),
+                                  stat(o->matrix, &fs) == 0 ? (int64_t)fs.st_size : 0, f, tol);
+    snprintf(src, n, "database");
+  }
+  if (!(k > 0)) {
+    k = pipeline_probe_iterations(A, tol);
+    snprintf(src, n, k > 0 ? "probe" : "estimate");
+  }
+  return k;
 }
 
 /* The database, the calibrations and this machine's devices: --auto's
@@ -76,7 +134,11 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
   const cgm_host *host = o->host ? o->host : &here;
   if (o->autotune) {
     cgm_autotune_result ar;
-    st = cgm_autotune(A, f, devs, ndev, host, &o->constraints, &r->opts, &ar, err);
+    cgm_autotune_opts c = o->constraints;
+    c.tol = cgm_solve_tol(&r->opts);
+    c.iterations = known_iterations(o, *db, A, f, c.tol, r->k_source, sizeof r->k_source);
+    st = cgm_autotune(A, f, devs, ndev, host, &c, &r->opts, &ar, err);
+    r->choice = ar.choice;
     snprintf(r->why, sizeof r->why, "%s", ar.why);
     if (!st && !ar.chosen) {
       r->auto_none = true;
@@ -105,6 +167,27 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
       r->calibration_id = devs[d].calibration_id;
   }
   if (o->autotune) note(o, CGM_NOTE_INFO, r->why);
+  /* --reorder auto: the model weighs RCM's cost against the iterations */
+  /* (and --reorder rcm predicts the numbering that runs) */
+  if (r->opts.reorder != CGM_REORDER_NONE && d >= 0 && r->opts.backend != CGM_BACKEND_CUSPARSE) {
+    cgm_error e = {0};
+    const double tol = cgm_solve_tol(&r->opts);
+    char src[16];
+    /* --auto found K already (the probe costs up to ~0.1 s: once) */
+    double k = r->autotuned && r->choice.iterations > 0
+                   ? r->choice.iterations
+                   : known_iterations(o, *db, A, f, tol, src, sizeof src);
+    if (!(k > 0)) k = cgm_iterations_estimate(A->nrows, tol);
+    if (cgm_reorder_decide(A, f, &devs[d], &r->opts, k, &r->reorder, &e) == CGM_OK) {
+      r->have_reorder = true;
+      if (r->opts.reorder == CGM_REORDER_AUTO) {
+        r->opts.reorder = r->reorder.rcm ? CGM_REORDER_RCM : CGM_REORDER_NONE;
+        note(o, CGM_NOTE_INFO, r->reorder.why);
+      }
+      if (r->opts.reorder == CGM_REORDER_RCM && r->calibration_id)
+        r->predicted = r->reorder.t_iter_rcm;
+    }
+  }
   free(devs);
   return CGM_OK;
 }
@@ -123,43 +206,60 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   r->predicted = NAN;
   r->solution_error = -1.0;
   const double t0 = cgm_now();
-  cgm_csr A;
-  cgm_status st = cgm_mm_read_csr(o->matrix, &A, NULL, err);
+  cgm_csr file;
+  memset(&file, 0, sizeof file);
+  cgm_status st = o->csr ? CGM_OK : cgm_mm_read_csr(o->matrix, &file, NULL, err);
   if (st) return st;
-  r->nrows = A.nrows;
-  r->ncols = A.ncols;
-  r->nnz = A.nnz;
-  cgm_plan_layout_resolve(&r->opts.layout, &A, r->opts.gpus); /* reported and recorded as run */
-  double *b = NULL, *x = calloc((size_t)A.nrows + 1, sizeof *x);
+  const cgm_csr *A = o->csr ? o->csr : &file;
+  r->nrows = A->nrows;
+  r->ncols = A->ncols;
+  r->nnz = A->nnz;
+  cgm_plan_layout_resolve(&r->opts.layout, A, r->opts.gpus); /* reported and recorded as run */
+  double *b = NULL, *x = calloc((size_t)A->nrows + 1, sizeof *x);
   bool generated = false;
   cgm_db *db = NULL;
   cgm_features f;
   if (!x)
     st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
   else
-    st = pipeline_right_hand_side(o, &A, &b, &generated, err);
+    st = pipeline_right_hand_side(o, A, &b, &generated, err);
   const double t1 = cgm_now();
   r->time_read_s = t1 - t0;
   /* The features only when something needs them: the record, or --auto. */
-  if (!st && (o->record || o->autotune)) {
-    cgm_status fs = cgm_plan_features(&A, &f, err);
+  /* --reorder auto decides by a calibration: without a database to hold
+   * one it stays as numbered, and the features (every block size's
+   * pattern, ~0.5 s at 1M rows) are not worth computing */
+  struct stat dbs;
+  const bool have_db = o->db_path && stat(o->db_path, &dbs) == 0;
+  if (!st && (o->record || o->autotune || (r->opts.reorder == CGM_REORDER_AUTO && have_db) ||
+              r->opts.reorder == CGM_REORDER_RCM)) {
+    cgm_status fs = cgm_plan_features(A, &f, err);
     if (!fs)
-      st = analyse(o, &A, &f, r, &db, err);
+      st = analyse(o, A, &f, r, &db, err);
     else if (o->autotune)
       st = fs;
   }
   r->time_analyse_s = cgm_now() - t1;
+  /* auto without a model to decide by: as numbered */
+  if (r->opts.reorder == CGM_REORDER_AUTO) r->opts.reorder = CGM_REORDER_NONE;
   if (!st) {
-    st = cgm_solve(&A, b, x, &r->opts, &r->result, err);
+    history h = {r, 0, r->opts.monitor, r->opts.monitor_ctx};
+    cgm_solve_opts so = r->opts;
+    if (so.monitor) {
+      so.monitor = keep_history;
+      so.monitor_ctx = &h;
+    }
+    st = cgm_solve(A, b, x, &so, &r->result, err);
     r->solved = st == CGM_OK || st == CGM_ENOCONV;
   }
   if (r->solved) {
-    if (generated && A.nrows == A.ncols) r->solution_error = pipeline_solution_error(x, A.nrows);
+    if (generated && A->nrows == A->ncols) r->solution_error = pipeline_solution_error(x, A->nrows);
     r->tol = cgm_solve_tol(&r->opts);
-    r->maxiter = cgm_solve_maxiter(&r->opts, A.nrows);
+    r->maxiter = cgm_solve_maxiter(&r->opts, A->nrows);
     cgm_error e = {0};
     char msg[1100];
-    if (db && o->record &&
+    /* A refused solve ran nothing: no measurement to record. */
+    if (db && o->record && !r->result.refused &&
         pipeline_record_file(db, o->matrix, &f, &r->opts, &r->result, r->predicted,
                              r->calibration_id, &e)) {
       snprintf(msg, sizeof msg, "the solve was not recorded: %s", e.msg);
@@ -171,6 +271,6 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   if (db) cgm_db_close(db);
   free(b);
   free(x);
-  cgm_csr_free(&A);
+  cgm_csr_free(&file);
   return st;
 }

@@ -45,42 +45,44 @@ cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report 
   MPI_Comm_rank(MPI_COMM_WORLD, &r->rank);
   const bool root = r->rank == 0;
   const double t0 = cgm_now();
-  cgm_csr A;
-  memset(&A, 0, sizeof A);
+  cgm_csr file; /* the matrix read, unless o->csr gives it (bindings) */
+  memset(&file, 0, sizeof file);
+  const cgm_csr *A = o->csr ? o->csr : &file;
   double *b = NULL, *x = NULL;
   bool generated = false;
   cgm_status st = CGM_OK;
   if (o->autotune)
     st = cgm_fail(err, CGM_EINPUT, "--auto chooses for one process: drop it under MPI");
   if (!st && root) {
-    st = cgm_mm_read_csr(o->matrix, &A, NULL, err);
-    if (!st && !(x = calloc((size_t)A.nrows + 1, sizeof *x)))
+    if (!o->csr) st = cgm_mm_read_csr(o->matrix, &file, NULL, err);
+    if (!st && !(x = calloc((size_t)A->nrows + 1, sizeof *x)))
       st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
-    if (!st) st = pipeline_right_hand_side(o, &A, &b, &generated, err);
-    r->nrows = A.nrows;
-    r->ncols = A.ncols;
-    r->nnz = A.nnz;
+    if (!st) st = pipeline_right_hand_side(o, A, &b, &generated, err);
+    r->nrows = A->nrows;
+    r->ncols = A->ncols;
+    r->nnz = A->nnz;
   }
   r->time_read_s = cgm_now() - t0;
   /* A bad file on rank 0 ends every rank here, with its message. */
   if (!(st = cgm_dist_agree(st, err, MPI_COMM_WORLD))) {
-    st = cgm_solve_mpi(root ? &A : NULL, b, x, &r->opts, &o->dist, &r->result, &r->dist,
+    st = cgm_solve_mpi(root ? A : NULL, b, x, &r->opts, &o->dist, &r->result, &r->dist,
                        MPI_COMM_WORLD, err);
     r->solved = st == CGM_OK || st == CGM_ENOCONV;
   }
   if (r->solved) {
     r->tol = cgm_solve_tol(&r->opts);
     if (root) {
-      r->maxiter = cgm_solve_maxiter(&r->opts, A.nrows);
-      if (generated && A.nrows == A.ncols) r->solution_error = pipeline_solution_error(x, A.nrows);
-      record(o, &A, r);
+      r->maxiter = cgm_solve_maxiter(&r->opts, A->nrows);
+      if (generated && A->nrows == A->ncols)
+        r->solution_error = pipeline_solution_error(x, A->nrows);
+      record(o, A, r);
       r->x = x;
       x = NULL;
     }
   }
   free(b);
   free(x);
-  cgm_csr_free(&A);
+  cgm_csr_free(&file);
   return st;
 }
 #else

@@ -29,6 +29,17 @@ const char *pipeline_file_name(const char *path);
 int pipeline_local_devices(const cgm_tuner_device *devs, cgm_host_devices m, bool gpu, int gpus,
                            bool cpu, cgm_tuner_device out[2], int index[2]);
 
+/* history.c: every device's setup model fitted on its recorded solves and
+ * the mixed/double iteration ratio (defaults where the records say
+ * nothing); the double-precision iteration count of a converged solve of
+ * this matrix at tol (0: none recorded). */
+void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev);
+double pipeline_known_iterations(cgm_db *db, const char *name, int64_t file_bytes,
+                                 const cgm_features *f, double tol);
+/* Double precision's K to tol from a short CPU run of Jacobi CG (b = A *
+ * ones) on matrices where that is cheap (0: not probed, or no progress). */
+double pipeline_probe_iterations(const cgm_csr *A, double tol);
+
 /* b from o->rhs, or b = A * ones (*generated set) so that x = ones. */
 cgm_status pipeline_right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *A, double **b,
                                     bool *generated, cgm_error *err);

@@ -65,11 +65,13 @@ static cgm_status measure(const validation *v, const cgm_csr *A, const double *b
   /* The median of R solves: one solve now and then runs 2-3x slow
    * (host-bound loops such as cuSPARSE's on a busy host), which is noise
    * of the measurement, not error of the model. */
+  const bool total = v->o->total_tol > 0;
   for (int k = 0; k < v->o->repeat && (st == CGM_OK || st == CGM_ENOCONV); k++) {
     memset(x, 0, sizeof(double) * A->nrows);
     st = cgm_solve(A, b, x, o, res, e);
-    reps[nrep++] = res->time_per_iter_s;
-    if (res->iterations < v->o->iters) break; /* skipped by the caller: no need to repeat */
+    reps[nrep++] = total ? res->time_setup_s + res->time_solve_s : res->time_per_iter_s;
+    if (total ? st != CGM_OK : res->iterations < v->o->iters)
+      break; /* skipped by the caller: no need to repeat */
   }
   if (st != CGM_OK && st != CGM_ENOCONV) return st;
   res->time_per_iter_s = cgm_median(reps, nrep); /* stored with the last run's record */
@@ -83,7 +85,8 @@ static cgm_status run_matrix(validation *v, cgm_db *db, const char *path, const 
   cgm_validate_report *R = v->r;
   const char *name = pipeline_file_name(path);
   int short_noted = 0;
-  for (int pr = 0; pr < 2; pr++) {
+  const bool total = O->total_tol > 0;
+  for (int pr = 0; pr < (total ? 3 : 2); pr++) {
     if (!(O->precisions & (1u << pr))) continue;
     for (int be = 0; be < 3; be++) {
       const cgm_tuner_device *dv = device_of(v, be);
@@ -98,8 +101,8 @@ static cgm_status run_matrix(validation *v, cgm_db *db, const char *path, const 
           o.precision = (cgm_precision)pr;
           o.layout = cgm_plan_layout_params(A, cgm_block_sizes[bi], G);
           o.gpus = G;
-          o.maxiter = O->iters;
-          o.tol = 1e-300;
+          o.maxiter = total ? 0 : O->iters;
+          o.tol = total ? O->total_tol : 1e-300;
           cgm_validate_row row;
           memset(&row, 0, sizeof row);
           snprintf(row.matrix, sizeof row.matrix, "%s", name);
@@ -108,10 +111,14 @@ static cgm_status run_matrix(validation *v, cgm_db *db, const char *path, const 
           row.block = o.layout.n;
           row.gpus = be == CGM_BACKEND_CPU ? 0 : G;
           cgm_error e = {0};
+          if (pr == CGM_PREC_MIXED && be == CGM_BACKEND_CUSPARSE) continue;
+          /* no curve of the precision it iterates in: nothing to compare */
+          if (!dv->have[cgm_precision_iter((cgm_precision)pr)]) continue;
           if (cgm_predict_config(A, f, dv, &o, &row.predicted_s, &e))
-            continue; /* too few block rows */
+            continue;                       /* too few block rows */
+          if (total) row.predicted_s = NAN; /* the tuner's total, filled in by tune_matrix */
           row.predicted_paper_s =
-              be == CGM_BACKEND_CUSPARSE
+              total || be == CGM_BACKEND_CUSPARSE
                   ? NAN
                   : cgm_paper_device_time(&dv->paper[pr], row.block, f->x,
                                           (double)f->block[bi].elements, G, true);
@@ -120,7 +127,13 @@ static cgm_status run_matrix(validation *v, cgm_db *db, const char *path, const 
           /* A solve that stopped before K iterations (a diagonal matrix:
            * exact after one) was timed over a partial batch and its
            * warm-up: no steady state to compare with. */
-          if (res.iterations < O->iters) {
+          if (total && !res.converged) {
+            note(O, CGM_NOTE_INFO, "%s (%s, %s, N = %d): did not reach %g: %s", name,
+                 cgm_backend_name(o.backend), cgm_precision_name(o.precision), o.layout.n,
+                 O->total_tol, res.stop_reason);
+            continue;
+          }
+          if (!total && res.iterations < O->iters) {
             if (!short_noted++)
               note(O, CGM_NOTE_INFO,
                    "skipped %s (%s, N = %d): stopped after %d of %d iterations (%s); too few to "
@@ -179,6 +192,11 @@ static cgm_status tune_matrix(validation *v, const cgm_csr *A, const cgm_feature
   to.exchanges = 1u << cgm_solve_opts_default().exchange; /* what the runs used */
   to.cusparse = wants(O, CGM_BACKEND_CUSPARSE);
   to.max_gpus = v->maxg;
+  if (O->total_tol > 0) {
+    to.tol = O->total_tol;
+    to.iterations = pipeline_probe_iterations(A, to.tol); /* as solve --auto on a new matrix */
+    to.precisions = O->precisions | (1u << CGM_PREC_MIXED);
+  }
   cgm_candidate *c = NULL;
   int nc = 0;
   cgm_status st = cgm_tuner_candidates(A, f, local, nl, &to, &c, &nc, err);
@@ -186,8 +204,12 @@ static cgm_status tune_matrix(validation *v, const cgm_csr *A, const cgm_feature
   /* Only what was measured: a configuration refused or skipped above has
    * no measured time to regret. */
   int nk = 0;
-  for (int i = 0; i < nc; i++)
-    if (row_of(R, first, &c[i]) >= 0) c[nk++] = c[i];
+  for (int i = 0; i < nc; i++) {
+    const int r = row_of(R, first, &c[i]);
+    if (r < 0) continue;
+    if (O->total_tol > 0) R->rows[r].predicted_s = c[i].total_s;
+    c[nk++] = c[i];
+  }
   const int best = cgm_tuner_choose(c, nk, local, NULL, 0);
   if (best >= 0) {
     vm.choice = row_of(R, first, &c[best]);
@@ -224,15 +246,21 @@ static cgm_status group(cgm_validate_report *R, cgm_error *err) {
     if (done[i]) continue;
     const cgm_validate_row *p = &R->rows[i];
     int k1 = 0, k2 = 0;
+    double s1 = 0, s2 = 0; /* signed: the bias the absolute errors hide */
     for (int j = i; j < R->nrows; j++) {
       const cgm_validate_row *q = &R->rows[j];
       if (q->backend != p->backend || q->precision != p->precision || q->block != p->block ||
           q->gpus != p->gpus)
         continue;
       done[j] = true;
-      if (isfinite(q->predicted_s)) e1[k1++] = fabs(q->predicted_s - q->measured_s) / q->measured_s;
-      if (isfinite(q->predicted_paper_s))
+      if (isfinite(q->predicted_s)) {
+        s1 += (q->predicted_s - q->measured_s) / q->measured_s;
+        e1[k1++] = fabs(q->predicted_s - q->measured_s) / q->measured_s;
+      }
+      if (isfinite(q->predicted_paper_s)) {
+        s2 += (q->predicted_paper_s - q->measured_s) / q->measured_s;
         e2[k2++] = fabs(q->predicted_paper_s - q->measured_s) / q->measured_s;
+      }
     }
     cgm_validate_group *g = &R->groups[R->ngroups++];
     memset(g, 0, sizeof *g);
@@ -243,6 +271,8 @@ static cgm_status group(cgm_validate_report *R, cgm_error *err) {
     g->count = k1;
     g->paper_count = k2;
     stats(e1, k1, &g->avg_rel_error, &g->variance, &g->median_rel_error, &g->p90_rel_error);
+    g->mean_signed_error = k1 ? s1 / k1 : NAN;
+    g->paper_mean_signed_error = k2 ? s2 / k2 : NAN;
     double pvar, pmed, pp90;
     g->paper_avg_rel_error = NAN;
     if (k2) stats(e2, k2, &g->paper_avg_rel_error, &pvar, &pmed, &pp90);
@@ -263,6 +293,7 @@ static void regret(cgm_validate_report *R) {
     sum += g;
     if (g > R->max_regret) R->max_regret = g;
     if (g <= 1.05) R->within_5++;
+    if (g <= 1.10) R->within_10++;
   }
   R->mean_regret = R->regret_count ? sum / R->regret_count : NAN;
 }
@@ -277,8 +308,9 @@ static cgm_status validate_one(validation *v, cgm_db *db, const char *path, cgm_
     note(O, CGM_NOTE_INFO, "skipped %s", e.msg);
     return CGM_OK;
   }
-  if (cgm_plan_features(&A, &f, &e) || !f.symmetric || !f.positive_diagonal) {
-    note(O, CGM_NOTE_INFO, "skipped %s: not symmetric with a positive diagonal", path);
+  /* What a solve would refuse, refused here with its message. */
+  if (cgm_solve_check_matrix(&A, &e) || cgm_plan_features(&A, &f, &e)) {
+    note(O, CGM_NOTE_INFO, "skipped %s: %s", path, e.msg);
     cgm_csr_free(&A);
     return CGM_OK;
   }

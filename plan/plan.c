@@ -64,8 +64,7 @@ static cgm_status check_opts(const cgm_plan_opts *o, cgm_error *err) {
   return CGM_OK;
 }
 
-static cgm_status pattern_make(const cgm_csr *A, int n, bool columns, cgm_plan_pattern **out,
-                               cgm_error *err) {
+static cgm_status pattern_make(const cgm_csr *A, int n, cgm_plan_pattern **out, cgm_error *err) {
   *out = NULL;
   if (n != 1 && n != 2 && n != 4 && n != 8)
     return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
@@ -80,13 +79,8 @@ static cgm_status pattern_make(const cgm_csr *A, int n, bool columns, cgm_plan_p
   cgm_status st = CGM_OK;
   pt->len = malloc(((size_t)pt->nb + 1) * sizeof *pt->len);
   if (!pt->len) st = cgm_fail(err, CGM_ERUNTIME, "out of memory for %d block rows", pt->nb);
-  if (!st && columns) {
-    st = cgm_block_pattern(A, n, &pt->bptr, &pt->bcol, err);
-    for (int32_t b = 0; b < pt->nb && !st; b++)
-      pt->len[b] = (int32_t)(pt->bptr[b + 1] - pt->bptr[b]);
-  } else if (!st) {
-    st = cgm_bcsr_row_blocks(A, n, pt->len, err);
-  }
+  if (!st) st = cgm_block_pattern(A, n, &pt->bptr, &pt->bcol, err);
+  for (int32_t b = 0; b < pt->nb && !st; b++) pt->len[b] = (int32_t)(pt->bptr[b + 1] - pt->bptr[b]);
   if (st) {
     cgm_plan_pattern_free(pt);
     return st;
@@ -96,7 +90,7 @@ static cgm_status pattern_make(const cgm_csr *A, int n, bool columns, cgm_plan_p
 }
 
 cgm_status cgm_plan_pattern_make(const cgm_csr *A, int n, cgm_plan_pattern **pt, cgm_error *err) {
-  return pattern_make(A, n, true, pt, err);
+  return pattern_make(A, n, pt, err);
 }
 
 void cgm_plan_pattern_free(cgm_plan_pattern *pt) {
@@ -121,6 +115,31 @@ static cgm_status layout_counts(const int32_t *len, int32_t count, const cgm_bcs
   L->blocks_padded = cgm_bcsr_padded_count(len, count, *p);
   if (L->blocks_padded < 0) return cgm_fail(err, CGM_ERUNTIME, "out of memory counting blocks");
   return CGM_OK;
+}
+
+/* The sectors of x one layout of `count` block rows (global numbers in
+ * rows, ascending) reads at both widths, added to out. */
+static cgm_status part_sectors(const cgm_plan_pattern *pt, const int32_t *rows, int32_t count,
+                               const cgm_bcsr_params *p, int64_t *out, cgm_error *err) {
+  if (!pt->bptr || count == 0) return CGM_OK;
+  int32_t *len = malloc(((size_t)count + 1) * sizeof *len);
+  int32_t *order = malloc(((size_t)count + 1) * sizeof *order);
+  cgm_status st = CGM_OK;
+  if (!len || !order) st = cgm_fail(err, CGM_ERUNTIME, "out of memory counting sectors of x");
+  for (int32_t i = 0; i < count && !st; i++) len[i] = pt->len[rows[i]];
+  if (!st) st = cgm_bcsr_sort_rows(len, count, order, err);
+  static const int widths[CGM_NSECTOR_WIDTHS] = {8, 4};
+  for (int w = 0; w < CGM_NSECTOR_WIDTHS && !st; w++) {
+    int64_t k = cgm_layout_x_sectors(pt->bptr, pt->bcol, pt->nbcols, rows, order, count, p->bx,
+                                     p->by, pt->n, widths[w]);
+    if (k < 0)
+      st = cgm_fail(err, CGM_ERUNTIME, "out of memory counting sectors of x");
+    else
+      out[w] += k;
+  }
+  free(len);
+  free(order);
+  return st;
 }
 
 /* The vector the SpMV of a segment gathers from, as the CUDA solver lays it
@@ -155,6 +174,12 @@ static cgm_status halo_segments(const cgm_plan_pattern *pt, cgm_plan *p, cgm_err
     s->nparts = 2;
     st = layout_counts(sub, ni, &p->o.layout, &s->part[0], err);
     if (!st) st = layout_counts(sub + ni, nbd, &p->o.layout, &s->part[1], err);
+    /* the same lists by row number, for the sectors of x each layout reads */
+    for (int k = 0, i = 0; k < 2 && !st; k++, i = 0) {
+      for (int32_t b = 0; b < nrow; b++)
+        if ((bnd[b] != 0) == (k == 1)) sub[i++] = s->b0 + b;
+      st = part_sectors(pt, sub, i, &p->o.layout, s->x_sectors, err);
+    }
     s->halo_rows = (int64_t)s->nhalo * p->o.layout.n;
     p->exchange_elems += s->halo_rows;
     for (int j = 0; j < G; j++) p->seg[j].sends += (int64_t)from[j] * p->o.layout.n;
@@ -208,6 +233,14 @@ cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts
     if (halo) continue;
     s->nparts = 1;
     if ((st = layout_counts(pt->len + s->b0, s->b1 - s->b0, lp, &s->part[0], err))) return st;
+    if (pt->bptr) {
+      int32_t *rows = malloc(((size_t)(s->b1 - s->b0) + 1) * sizeof *rows);
+      if (!rows) return cgm_fail(err, CGM_ERUNTIME, "out of memory counting sectors of x");
+      for (int32_t b = s->b0; b < s->b1; b++) rows[b - s->b0] = b;
+      st = part_sectors(pt, rows, s->b1 - s->b0, lp, s->x_sectors, err);
+      free(rows);
+      if (st) return st;
+    }
   }
   if (halo && (st = halo_segments(pt, p, err))) return st;
   for (int g = 0; g < G; g++) {
@@ -239,9 +272,9 @@ cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p, 
     cgm_plan_set_precision(p, o->precision);
     return CGM_OK;
   }
-  const bool halo = o->gpus > 1 && o->exchange == CGM_EXCHANGE_HALO;
+  /* with the block columns: the halo, and the sectors of x the model reads */
   cgm_plan_pattern *pt;
-  if ((st = pattern_make(A, o->layout.n, halo, &pt, err))) return st;
+  if ((st = pattern_make(A, o->layout.n, &pt, err))) return st;
   st = cgm_plan_from_pattern(pt, o, p, err);
   cgm_plan_pattern_free(pt);
   return st;
@@ -253,8 +286,7 @@ cgm_status cgm_plan_uniform(double x, double e, const cgm_plan_opts *o, cgm_plan
   cgm_status st = check_opts(o, err);
   if (st) return st;
   const int G = o->gpus, n = o->layout.n;
-  if (G > 1 && o->exchange == CGM_EXCHANGE_HALO)
-    return cgm_fail(err, CGM_EINPUT, "a uniform matrix has no halo: choose p2p, host or nccl");
+  const bool halo = G > 1 && o->exchange == CGM_EXCHANGE_HALO;
   if (!(x >= 1 && x < 2e9 && e >= 1))
     return cgm_fail(err, CGM_EINPUT, "a uniform matrix of %g rows and %g elements", x, e);
   p->o = *o;
@@ -277,10 +309,33 @@ cgm_status cgm_plan_uniform(double x, double e, const cgm_plan_opts *o, cgm_plan
     s->v_len = G > 1 ? p->nrows : s->rows;
     s->halo_rows = s->v_len - s->rows;
     p->bounds[g] = s->b0;
+    if (halo) { /* the band: `reach` rows on either side of the diagonal */
+      const double reach = fmax(0.0, 0.5 * (e / x - 1)), before = g * rows,
+                   after = (G - 1 - g) * rows;
+      const int32_t nhalo =
+          (int32_t)fmin(ceil((fmin(reach, before) + fmin(reach, after)) / n), ceil((x - rows) / n));
+      /* the boundary block rows: those within reach of a neighbour */
+      const int32_t bnd =
+          (int32_t)fmin((double)brows, (g > 0) * ceil(reach / n) + (g < G - 1) * ceil(reach / n));
+      const int64_t blocks = s->part[0].blocks;
+      s->nparts = 2;
+      s->part[1] = s->part[0];
+      s->part[1].brows = bnd;
+      s->part[1].blocks = s->part[1].blocks_padded = brows ? blocks * bnd / brows : 0;
+      s->part[1].nslices = (bnd + p->o.layout.by - 1) / p->o.layout.by;
+      s->part[0].brows = brows - bnd;
+      s->part[0].blocks = s->part[0].blocks_padded = blocks - s->part[1].blocks;
+      s->part[0].nslices = (s->part[0].brows + p->o.layout.by - 1) / p->o.layout.by;
+      s->nhalo = nhalo;
+      s->halo_rows = (int64_t)nhalo * n;
+      s->v_len = cgm_vec_len(s->rows) + s->halo_rows;
+      s->sends = s->halo_rows; /* the band is symmetric: it sends what it receives */
+      p->exchange_elems += s->halo_rows;
+    }
   }
   p->bounds[G] = G * brows;
   p->chunk_rows = G > 1 ? cgm_vec_len(p->seg[0].rows) : 0;
-  p->exchange_elems = cgm_exchange_elements(o->exchange, G, p->nrows, p->chunk_rows, 0);
+  if (!halo) p->exchange_elems = cgm_exchange_elements(o->exchange, G, p->nrows, p->chunk_rows, 0);
   cgm_plan_set_precision(p, o->precision);
   return CGM_OK;
 }

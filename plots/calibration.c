@@ -369,7 +369,9 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
   B.sv = &sv;
   B.fv = &fv;
   B.prec = prec;
-  B.kinds = co && co->fits ? co->fits : (1u << CGM_FIT_AVG) | (1u << CGM_FIT_MAX);
+  /* By default the paper's average fits and the relative fits the refined
+   * model predicts with. */
+  B.kinds = co && co->fits ? co->fits : (1u << CGM_FIT_AVG) | (1u << CGM_FIT_REL);
   if (!(fs = plot_data_open(&J, "samples.dat", rs, sizeof rs, err)) ||
       !(fc = plot_data_open(&J, "curves.dat", rc, sizeof rc, err)) ||
       !(ff = plot_data_open(&J, "fits.dat", rf, sizeof rf, err))) {
@@ -445,20 +447,17 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
   gp_string(gp, ttl);
   fprintf(gp, "\nrows = %d\ncols = %d\nnpanels = %d\n", rows, cols, B.npanels);
   fprintf(gp, "array ptitle[%d]\narray e0[%d]\narray e1[%d]\n", B.npanels, B.npanels, B.npanels);
-  /* Headroom above the data for the key (top left): its height over the
-   * panel's, from the number of entries and the font size. */
-  fprintf(gp, "array head[%d]\n", B.npanels);
-  const int fsz = plot_font_size(&J);
-  const double ph = (0.84 * J.height - (rows - 1) * 0.11 * J.height) / rows;
+  /* The keys go below the panels, outside the data: room for the longest. */
+  int keyrows = 1;
   for (int p = 0; p < B.npanels; p++) {
     int entries = 0;
     for (int k = B.pn[p].e0; k <= B.pn[p].e1; k++) entries += B.el[k - 1].title[0] != 0;
-    double kh = entries * (fsz - 2) * 1.45 + 12, a = kh < 0.8 * ph ? kh / (ph - kh) : 4.0;
+    if (entries > keyrows) keyrows = entries;
     fprintf(gp, "ptitle[%d] = ", p + 1);
     gp_string(gp, B.pn[p].title);
-    fprintf(gp, "; e0[%d] = %d; e1[%d] = %d; head[%d] = %.3f\n", p + 1, B.pn[p].e0, p + 1,
-            B.pn[p].e1, p + 1, a);
+    fprintf(gp, "; e0[%d] = %d; e1[%d] = %d\n", p + 1, B.pn[p].e0, p + 1, B.pn[p].e1);
   }
+  fprintf(gp, "keyrows = %d\n", keyrows);
   /* Element k: file, index block, key title, and line style 100 + k. */
   int ne = B.nel > 0 ? B.nel : 1;
   fprintf(gp, "array efile[%d]\narray eindex[%d]\narray ecol[%d]\narray etitle[%d]\n", ne, ne, ne,

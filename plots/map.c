@@ -191,9 +191,11 @@ static int isolines(FILE *fi, FILE *fl, int block, const double *v, const double
 }
 
 /* The predicted time of the map's matrix (cgm_plan_uniform) on `gpus`
- * GPUs; NaN where the model has no curve for it. */
-static double map_time(const cgm_device_model *m, int pr, const cgm_map_opts *mo, int gpus,
-                       double x, double e) {
+ * GPUs; NaN where the model has no curve for it, and where the
+ * configuration does not fit in a GPU's memory (*fits false: the plan's
+ * footprint, as predict counts it, over the calibrated device's memory). */
+static double map_time(const cgm_tuner_device *dev, int pr, const cgm_map_opts *mo, int gpus,
+                       double x, double e, bool *fits) {
   cgm_plan_opts po = cgm_plan_opts_default();
   po.backend = CGM_BACKEND_CUDA;
   po.precision = (cgm_precision)pr;
@@ -202,8 +204,41 @@ static double map_time(const cgm_device_model *m, int pr, const cgm_map_opts *mo
   po.exchange = (cgm_exchange)mo->exchange;
   cgm_plan plan;
   cgm_error e2 = {0};
+  *fits = true;
   if (cgm_plan_uniform(x, e, &po, &plan, &e2)) return NAN;
-  return cgm_refined_time(m, &plan);
+  if (!dev->is_cpu && dev->mem_bytes > 0 && plan.device_bytes > dev->mem_bytes) {
+    *fits = false;
+    return NAN;
+  }
+  return cgm_refined_time(&dev->model[pr], &plan);
+}
+
+/* `var = "set cbtics (...)"`: at least 4 labelled tics between lo and hi
+ * (log scale): the decades, else 1-2-5, else 1..9 times a power of ten,
+ * whichever first gives 4 (at most 10: every k-th decade over a wide
+ * range); a range too narrow for those, 5 tics evenly spaced in log. */
+static void cb_tics(FILE *gp, const char *var, double lo, double hi) {
+  static const double steps[3][9] = {{1}, {1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}};
+  static const int nsteps[3] = {1, 3, 9};
+  double v[64];
+  int n = 0;
+  for (int s = 0; s < 3 && n < 4; s++) {
+    n = 0;
+    const int k0 = (int)floor(log10(lo)), k1 = (int)ceil(log10(hi));
+    const int every = s == 0 && k1 - k0 > 10 ? (k1 - k0 + 9) / 10 : 1;
+    for (int k = k0; k <= k1; k += every)
+      for (int f = 0; f < nsteps[s] && n < 64; f++) {
+        const double t = steps[s][f] * pow(10, k);
+        if (t >= lo * (1 - 1e-9) && t <= hi * (1 + 1e-9)) v[n++] = t;
+      }
+  }
+  if (n < 4) {
+    n = 5;
+    for (int i = 0; i < n; i++) v[i] = lo * pow(hi / lo, i / 4.0);
+  }
+  fprintf(gp, "%s = \"set cbtics (", var);
+  for (int i = 0; i < n; i++) fprintf(gp, "%s'%.3g' %.6g", i ? ", " : "", v[i], v[i]);
+  fprintf(gp, ")\"\n");
 }
 
 cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, const cgm_plot_opts *o,
@@ -215,9 +250,8 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, con
   if (bi < 0) return cgm_fail(err, CGM_EINPUT, "block size %d is not 1, 2, 4 or 8", mo->block);
   if (pr < 0 || pr > 1) return cgm_fail(err, CGM_EINPUT, "unknown precision %d", pr);
   if (mo->gpus < 1 || mo->gpus > 8) return cgm_fail(err, CGM_EINPUT, "--gpus %d: 1..8", mo->gpus);
-  if (mo->exchange != CGM_EXCHANGE_P2P && mo->exchange != CGM_EXCHANGE_HOST)
-    return cgm_fail(err, CGM_EINPUT, "the map exchanges the whole vector: p2p or host, not %s",
-                    cgm_exchange_name((cgm_exchange)mo->exchange));
+  if (mo->exchange < 0 || mo->exchange >= CGM_NEXCHANGES)
+    return cgm_fail(err, CGM_EINPUT, "unknown exchange %d", mo->exchange);
   const cgm_device_model *m = &dev->model[pr];
   const char *fits = mo->fits ? mo->fits : "avg";
   if (!dev->have[pr] || !m->have_spmv[bi] || !m->have_vec)
@@ -283,15 +317,22 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, con
       mo->block, mo->block);
   fprintf(fg, "# T: predicted time per iteration (s); GFLOPS = (2e + 15x) / T / 1e9 (Eqs. 6-7); "
               "S = T_1 / T_G; GFLOPS and S are NaN outside\n");
-  fprintf(fg, "# log10x log10e x e inside T_1 T_G GFLOPS_1 GFLOPS_G S\n");
+  if (!dev->is_cpu && dev->mem_bytes > 0)
+    fprintf(fg,
+            "# fits_1, fits_G: 0 where the configuration does not fit in the %.1f GiB of a GPU "
+            "(its T, GFLOPS and S are NaN)\n",
+            dev->mem_bytes / 1073741824.0);
+  fprintf(fg, "# log10x log10e x e inside T_1 T_G GFLOPS_1 GFLOPS_G S fits_1 fits_G\n");
   double gmin = INFINITY, gmax = 0, smin = INFINITY, smax = 0;
-  int finite_in = 0;
+  int finite_in = 0, nofit_in = 0;
   for (int i = 0; i < nx; i++) {
     for (int j = 0; j < ne; j++) {
       double x = pow(10, lx[i]), e = pow(10, le[j]);
       bool in = inside(lx[i], le[j]);
-      double t1 = map_time(m, pr, mo, 1, x, e);
-      double tg = multi ? map_time(m, pr, mo, G, x, e) : NAN;
+      bool fit1 = true, fitg = true;
+      double t1 = map_time(dev, pr, mo, 1, x, e, &fit1);
+      double tg = multi ? map_time(dev, pr, mo, G, x, e, &fitg) : NAN;
+      if (in && (!fit1 || !fitg)) nofit_in++;
       double F = cgm_paper_flops(x, e);
       double g1 = t1 > 0 ? F / t1 * 1e-9 : NAN, gg = tg > 0 ? F / tg * 1e-9 : NAN;
       double s = t1 > 0 && tg > 0 ? t1 / tg : NAN;
@@ -315,8 +356,9 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, con
       const double col[5] = {t1, tg, in ? g1 : NAN, in ? gg : NAN, in ? s : NAN};
       for (int k = 0; k < 5; k++) {
         gp_num(fg, col[k]);
-        fputc(k < 4 ? ' ' : '\n', fg);
+        fputc(' ', fg);
       }
+      fprintf(fg, "%d %d\n", fit1 ? 1 : 0, fitg ? 1 : 0);
     }
     fputc('\n', fg); /* gnuplot's grid: a blank line after every x */
   }
@@ -430,6 +472,12 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, con
   }
   if (r > 100) r = 100;
   fprintf(gp, "gmin = %.6g; gmax = %.6g; smin = %.6g; smax = %.6g\n", gmin, gmax, 1 / r, r);
+  cb_tics(gp, "gflops_tics", gmin, gmax);
+  cb_tics(gp, "speedup_tics", 1 / r, r);
+  fprintf(gp, "nofit = %d; mem_gib = %.1f\n", nofit_in > 0 ? 1 : 0, dev->mem_bytes / 1073741824.0);
+  if (nofit_in)
+    plot_note(files, "grey: matrices whose configuration does not fit in the %.1f GiB of a GPU",
+              dev->mem_bytes / 1073741824.0);
   fprintf(gp, "have_s1 = %d; s1x = ", C.n > 0 ? 1 : 0);
   gp_num(gp, labx);
   fprintf(gp, "; s1y = ");

@@ -6,7 +6,8 @@
 # above it G GPUs are faster than one.
 #
 # Variables set before this template (cgmodel writes them at the top of FILE.gp):
-#   grid        log10x log10e x e inside T_1 T_G GFLOPS_1 GFLOPS_G S, a blank line after every x
+#   grid        log10x log10e x e inside T_1 T_G GFLOPS_1 GFLOPS_G S fits_1 fits_G, a blank
+#               line after every x (T, GFLOPS, S NaN where the configuration does not fit)
 #   contour     segments of S = 1 (log10x log10e), blank-line separated
 #   isolines, isolabels   iso-GFLOPS lines (log10x log10e GFLOPS; index 0: one device, 1: G GPUs)
 #               and where their labels go
@@ -14,6 +15,8 @@
 #   plot_title, device ("GPU" or "CPU"), gpus, multi (1: draw the G-GPU and speed-up panels), exchange
 #   lxlo lxhi lelo lehi   the axes' ranges in log10
 #   gmin gmax   GFLOPS colour range; smin smax: speed-up colour range
+#   gflops_tics speedup_tics   `set cbtics (...)` commands: at least 4 labelled tics each
+#   nofit mem_gib   1 where some configurations do not fit in a GPU's mem_gib GiB (drawn grey)
 #   have_s1 s1x s1y      whether S = 1 crosses the region, and where its label goes
 #   fs, @Fm2 @Fm1 @F0 @Fp1 @Fp2 @Fb   the font size and font macros (',8' .. ',12', bold)
 
@@ -28,9 +31,7 @@ set ylabel 'stored elements e' font @Fm1
 set cbtics font @Fm1
 set logscale cb
 set format cb '%g'
-# Colour-bar tics at 1, 2, 5 x 10^k (those inside the range show), or at the
-# decades only over a wide range: `steps = ...; eval cbt` after each cbrange.
-cbt = "set cbtics (); do for [k = -6:6] { do for [f in steps] { v = real(f) * 10.0**k; set cbtics add (sprintf('%g', v) v) } }"
+# Colour-bar tics: cgmodel chose them (gflops_tics, speedup_tics; eval after each cbrange).
 set grid xtics ytics front lc rgb '#999999' lw 0.5 dt 3
 set border front lc rgb '#444444'
 unset key
@@ -51,6 +52,10 @@ set arrow 2 from px0, 2 * px0, 0 to px1, 2 * px1, 0 nohead front lw 2 lc rgb 'bl
 set label 1 'dense, e = x²' at lxlo + 0.15, lehi - 0.45, 0 left front font @Fm1
 set label 2 'diagonal, e = x' at lxhi - 0.15, lelo + 0.45, 0 right front font @Fm1
 
+# What does not fit in a GPU's memory is left out of the maps (NaN): grey shows through.
+if (nofit) {
+  set object 3 rectangle from graph 0, 0 to graph 1, 1 behind fillstyle solid 1.0 noborder fillcolor rgb '#c8c8c8'
+}
 gflops_palette = "set palette defined (0 '#30123b', 0.15 '#4145ab', 0.3 '#2fb2e9', 0.45 '#2ee9a5', 0.6 '#a4fc3b', 0.75 '#f6c33a', 0.9 '#f0651e', 1 '#7a0403')"
 speedup_palette = "set palette defined (0 '#67001f', 0.25 '#d6604d', 0.5 '#f7f7f7', 0.75 '#4393c3', 1 '#053061')"
 
@@ -68,13 +73,13 @@ draw(col, extra) = sprintf("splot grid using 1:2:%s with pm3d", col) . extra . m
 # Panel position in screen coordinates (left, right, bottom, top of the plot area).
 place(l, r, b, t) = sprintf("set lmargin at screen %g; set rmargin at screen %g; set bmargin at screen %g; set tmargin at screen %g", l, r, b, t)
 
+if (nofit) { plot_title = plot_title . sprintf(' (grey: does not fit in the %.1f GiB of a GPU)', mem_gib) }
 set multiplot title plot_title font @Fp2 noenhanced
 if (multi) {
   # left column: GFLOPS on one GPU (top) and on G (bottom); right: the speed-up
   eval gflops_palette
   set cbrange [gmin:gmax]
-  steps = gmax / gmin > 10**3.5 ? "1" : "1 2 5"
-  eval cbt
+  eval gflops_tics
   set cblabel 'GFLOPS (raw)' font @Fm1 offset -0.5, 0
   set title sprintf('raw GFLOPS, 1 %s (dashed: iso-GFLOPS)', device) font @F0
   eval place(0.07, 0.33, 0.56, 0.89)
@@ -84,8 +89,7 @@ if (multi) {
   eval draw(gfg, iso(1))
   eval speedup_palette
   set cbrange [smin:smax]
-  steps = smax / smin > 10**3.5 ? "1" : "1 2 5"
-  eval cbt
+  eval speedup_tics
   set cblabel 'speed-up S = T_1 / T_G' font @Fm1 offset 0, 0
   set title sprintf('speed-up of %d GPUs over 1 (thick line: S = 1)', gpus) font @F0
   eval place(0.47, 0.88, 0.08, 0.89)
@@ -99,8 +103,7 @@ if (multi) {
 } else {
   eval gflops_palette
   set cbrange [gmin:gmax]
-  steps = gmax / gmin > 10**3.5 ? "1" : "1 2 5"
-  eval cbt
+  eval gflops_tics
   set cblabel 'GFLOPS (raw, Eqs. 6-7)' font @Fm1
   set title sprintf('raw GFLOPS, 1 %s (dashed: iso-GFLOPS lines)', device) font @F0
   eval place(0.08, 0.86, 0.09, 0.88)

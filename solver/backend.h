@@ -103,10 +103,29 @@ static inline double cgm_residual_roundoff(cgm_precision p) {
   return p == CGM_PREC_SINGLE ? 5.960464477539063e-08 : 1.1102230246251565e-16;
 }
 
+/* cgm_solve_opts.monitor: called at iteration 0, then whenever
+ * monitor_every iterations have passed since the last call (the GPU loops
+ * call it at their convergence checks, so at the first check after that),
+ * and at the end (final: whatever the count). *last holds the iteration of
+ * the last call (-1 before any). */
+static inline void cgm_monitor_report(const cgm_solve_opts *o, int *last, int iteration,
+                                      double relres, bool final) {
+  if (!o->monitor || iteration == *last) return;
+  const int every = o->monitor_every > 0 ? o->monitor_every : 1;
+  if (final || *last < 0 || iteration - *last >= every) {
+    o->monitor(o->monitor_ctx, iteration, relres);
+    *last = iteration;
+  }
+}
+
 /* The stop reason of a solve whose true residual stopped falling at
  * relres (relative) above tol in this precision, after `iterations`. */
 void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iterations, char *buf,
                             size_t n);
+
+/* The smallest Ritz value of `steps` Lanczos steps on A in double
+ * (definite.c): below zero proves A indefinite. */
+cgm_status cgm_lanczos_min(const cgm_csr *A, int steps, double *ritz_min, cgm_error *err);
 
 #ifdef __cplusplus
 }

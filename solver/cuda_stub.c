@@ -7,6 +7,9 @@ int cgm_cuda_device_count(void) {
 bool cgm_have_cuda_build(void) {
   return false;
 }
+int cgm_cuda_runtime_version(void) {
+  return 0;
+}
 
 static cgm_status no_cuda(cgm_error *err) {
   return cgm_fail(err, CGM_ERUNTIME,
@@ -15,6 +18,10 @@ static cgm_status no_cuda(cgm_error *err) {
 }
 
 cgm_status cgm_cuda_device_info(int dev, cgm_device_info *info, cgm_error *err) {
+  return no_cuda(err);
+}
+cgm_status cgm_cuda_can_access_peer(int a, int b, bool *ok, cgm_error *err) {
+  *ok = false;
   return no_cuda(err);
 }
 cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/timer.h"
 #include "solver/backend.h"
 
 cgm_gpu_opts cgm_gpu_opts_default(void) {
@@ -31,6 +32,8 @@ cgm_solve_opts cgm_solve_opts_default(void) {
    * (docs/perf.md). */
   o.exchange = p.exchange;
   o.gpu = cgm_gpu_opts_default();
+  o.reorder =
+      CGM_REORDER_NONE; /* the library solves as given; the command line's default is auto */
   return o;
 }
 
@@ -86,31 +89,16 @@ int cgm_solve_maxiter(const cgm_solve_opts *o, int32_t dimension) {
   return m > 100000000 ? 100000000 : (int)m;
 }
 
-/* NaN/Inf anywhere in A or b is bad input: name the first place. */
-static cgm_status check_finite(const cgm_csr *A, const double *b, cgm_error *err) {
+cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err) {
+  if (A->nrows != A->ncols)
+    return cgm_fail(err, CGM_EINPUT, "matrix is %d x %d: CG needs a square matrix", A->nrows,
+                    A->ncols);
+  if (A->nrows == 0) return cgm_fail(err, CGM_EINPUT, "matrix is empty (0 x 0)");
   for (int32_t i = 0; i < A->nrows; i++)
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
       if (!isfinite(A->val[k]))
         return cgm_fail(err, CGM_EINPUT, "matrix entry (%d, %d) is %g: NaN/Inf is not allowed",
                         i + 1, A->colidx[k] + 1, A->val[k]);
-  for (int32_t i = 0; i < A->nrows; i++)
-    if (!isfinite(b[i]))
-      return cgm_fail(err, CGM_EINPUT, "right-hand side entry %d is %g: NaN/Inf is not allowed",
-                      i + 1, b[i]);
-  return CGM_OK;
-}
-
-cgm_status cgm_solve_check_input(const cgm_csr *A, const double *b, const double *x,
-                                 cgm_solve_result *res, cgm_error *err) {
-  if (A->nrows != A->ncols)
-    return cgm_fail(err, CGM_EINPUT, "matrix is %d x %d: CG needs a square matrix", A->nrows,
-                    A->ncols);
-  if (A->nrows == 0) return cgm_fail(err, CGM_EINPUT, "matrix is empty (0 x 0)");
-  cgm_status st = check_finite(A, b, err);
-  if (st) return st;
-  for (int32_t i = 0; i < A->nrows; i++)
-    if (!isfinite(x[i]))
-      return cgm_fail(err, CGM_EINPUT, "initial guess entry %d is %g", i + 1, x[i]);
   if (!cgm_csr_is_symmetric(A))
     return cgm_fail(err, CGM_EINPUT,
                     "matrix is not symmetric: CG needs a symmetric positive definite matrix");
@@ -122,13 +110,32 @@ cgm_status cgm_solve_check_input(const cgm_csr *A, const double *b, const double
     if (!(d[i] > 0.0)) bad = i;
   double dbad = bad >= 0 ? d[bad] : 0.0;
   free(d);
-  if (bad >= 0) {
-    snprintf(res->stop_reason, sizeof res->stop_reason,
-             "matrix is not positive definite: diagonal entry (%d, %d) is %s%.6g", bad + 1, bad + 1,
-             dbad == 0.0 ? "missing or " : "", dbad);
-    return cgm_fail(err, CGM_ENOCONV, "%s", res->stop_reason);
-  }
+  if (bad >= 0)
+    return cgm_fail(err, CGM_ENOCONV,
+                    "matrix is not positive definite: diagonal entry (%d, %d) is %s%.6g", bad + 1,
+                    bad + 1, dbad == 0.0 ? "missing or " : "", dbad);
   return CGM_OK;
+}
+
+/* The right-hand side and the initial guess first (NaN/Inf there is bad
+ * input whatever the matrix), then the matrix as cgm_solve_check_matrix. */
+cgm_status cgm_solve_check_input(const cgm_csr *A, const double *b, const double *x,
+                                 cgm_solve_result *res, cgm_error *err) {
+  for (int32_t i = 0; i < A->nrows; i++)
+    if (!isfinite(b[i]))
+      return cgm_fail(err, CGM_EINPUT, "right-hand side entry %d is %g: NaN/Inf is not allowed",
+                      i + 1, b[i]);
+  for (int32_t i = 0; i < A->nrows; i++)
+    if (!isfinite(x[i]))
+      return cgm_fail(err, CGM_EINPUT, "initial guess entry %d is %g", i + 1, x[i]);
+  cgm_error e = {0};
+  cgm_status st = cgm_solve_check_matrix(A, &e);
+  if (st == CGM_ENOCONV) {
+    res->refused = true;
+    snprintf(res->stop_reason, sizeof res->stop_reason, "%.511s", e.msg);
+  }
+  if (st && err) *err = e;
+  return st;
 }
 
 /* max_i sum_j |a_ij| (>= ||A||_2 for a symmetric A). */
@@ -141,6 +148,31 @@ double cgm_solve_inf_norm(const cgm_csr *A) {
     if (s > m) m = s;
   }
   return m;
+}
+
+/* A breakdown (p . Ap <= 0) blames the matrix only when that is
+ * established: a negative Ritz value of a short Lanczos run in double. In
+ * single precision, or after a long drift, rounding alone can break CG on
+ * an SPD matrix; the message then says so instead. */
+static void breakdown_verdict(const cgm_csr *A, cgm_precision p, cgm_solve_result *res) {
+  static const char blame[] = ", the matrix is not positive definite";
+  char *tail = strstr(res->stop_reason, blame);
+  if (strncmp(res->stop_reason, "CG breakdown", 12) != 0 || !tail) return;
+  double ritz = 0;
+  cgm_error e = {0};
+  const int steps = 60;
+  if (cgm_lanczos_min(A, steps, &ritz, &e) != CGM_OK) return; /* the plain message stands */
+  const double anorm = cgm_solve_inf_norm(A);
+  const size_t room = sizeof res->stop_reason - (size_t)(tail - res->stop_reason);
+  if (ritz < -1e-10 * anorm)
+    snprintf(tail, room,
+             ", the matrix is not positive definite (it has an eigenvalue at or below %.3g)", ritz);
+  else
+    snprintf(tail, room,
+             " in %s precision, yet no negative eigenvalue was found (Lanczos, %d steps: smallest "
+             "Ritz value %.3g): lost to rounding, not shown to be the matrix's fault%s",
+             cgm_precision_name(p), steps, ritz,
+             p == CGM_PREC_DOUBLE ? "" : "; use --precision double or mixed");
 }
 
 /* ||v||_2 without overflow or underflow (scaled sum of squares, as BLAS
@@ -191,8 +223,21 @@ static cgm_status run_backend(const cgm_problem *pb, cgm_solve_result *res, cgm_
   return cgm_fail(err, CGM_EINPUT, "unknown backend %d", (int)o->backend);
 }
 
-cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_solve_opts *o,
-                     cgm_solve_result *res, cgm_error *err) {
+/* The monitor of a double-precision run that goes on from a mixed one:
+ * its iterations count on from the first run's. */
+typedef struct {
+  void (*fn)(void *ctx, int iteration, double relative_residual);
+  void *ctx;
+  int offset;
+} monitor_shift;
+
+static void shifted_monitor(void *ctx, int iteration, double relative_residual) {
+  const monitor_shift *m = ctx;
+  m->fn(m->ctx, m->offset + iteration, relative_residual);
+}
+
+static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
+                                 const cgm_solve_opts *o, cgm_solve_result *res, cgm_error *err) {
   memset(res, 0, sizeof *res);
   cgm_problem pb;
   memset(&pb, 0, sizeof pb);
@@ -250,14 +295,27 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
   pb.x = ys;
   pb.bnorm = 1.0;
   st = run_backend(&pb, res, err);
-  if (st == CGM_ENOCONV && res->stalled && o->precision == CGM_PREC_MIXED && o->fallback) {
-    /* The single-precision iteration could take the true residual no
-     * lower (a condition number near 1 / the unit roundoff of single):
-     * double precision goes on from the solution reached. */
+  /* Mixed precision promises what double reaches: a single-precision
+   * iteration that stopped short of the iteration cap (its true residual
+   * would fall no lower: a condition number near 1 / the unit roundoff of
+   * single; or its recurrence broke down in rounding, as on tiny
+   * ill-conditioned matrices) hands over to double precision, from the
+   * solution reached when that is finite, else from the initial guess. */
+  if (st == CGM_ENOCONV && o->precision == CGM_PREC_MIXED && o->fallback &&
+      res->iterations < pb.maxiter) {
+    bool finite = true;
+    for (int32_t i = 0; i < A->nrows && finite; i++) finite = isfinite(ys[i]);
+    if (!finite)
+      for (int32_t i = 0; i < A->nrows; i++) ys[i] = x[i] / bnorm;
     cgm_solve_result first = *res;
     cgm_error e2 = {0};
     cgm_plan_set_precision(&pb.plan, CGM_PREC_DOUBLE);
     pb.opts.precision = CGM_PREC_DOUBLE;
+    monitor_shift shift = {o->monitor, o->monitor_ctx, first.iterations};
+    if (o->monitor) {
+      pb.opts.monitor = shifted_monitor;
+      pb.opts.monitor_ctx = &shift;
+    }
     memset(res, 0, sizeof *res);
     st = run_backend(&pb, res, &e2);
     if (err && st != CGM_OK) *err = e2;
@@ -267,8 +325,23 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
     res->time_solve_s += first.time_solve_s;
     if (first.device_bytes > res->device_bytes) res->device_bytes = first.device_bytes;
   }
+  if (st == CGM_ENOCONV) breakdown_verdict(A, o->precision, res);
   if (st == CGM_OK || st == CGM_ENOCONV) {
     res->relative_residual = true_residual(A, bs, ys);
+    /* The least relative residual the arithmetic that forms it can show
+     * for this A and b: u ||A|| ||x|| / ||b|| (||b|| = 1 here). A tolerance
+     * below it is unreachable in this precision, whatever the solver does. */
+    res->attainable_residual =
+        cgm_residual_roundoff(o->precision) * pb.anorm * cgm_solve_norm2(ys, A->nrows);
+    if (st == CGM_ENOCONV && res->stalled &&
+        res->relative_residual <= 100 * res->attainable_residual &&
+        strlen(res->stop_reason) + 160 < sizeof res->stop_reason) {
+      const size_t k = strlen(res->stop_reason);
+      snprintf(res->stop_reason + k, sizeof res->stop_reason - k,
+               "; the least residual %s precision can show for this matrix and right-hand side "
+               "is about %.2g (u ||A|| ||x|| / ||b||)",
+               o->precision == CGM_PREC_SINGLE ? "single" : "double", res->attainable_residual);
+    }
     for (int32_t i = 0; i < A->nrows; i++) x[i] = ys[i] * bnorm;
     /* Converged means the recomputed residual meets the target: a solver's
      * recursive residual can drift from it (single precision, ill
@@ -292,5 +365,59 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
   free(bs);
   free(ys);
   if (st == CGM_ENOCONV) return cgm_fail(err, CGM_ENOCONV, "%s", res->stop_reason);
+  return st;
+}
+
+const char *cgm_reorder_name(cgm_reorder r) {
+  return r == CGM_REORDER_NONE ? "none" : r == CGM_REORDER_RCM ? "rcm" : "auto";
+}
+
+bool cgm_reorder_parse(const char *s, cgm_reorder *r) {
+  if (strcmp(s, "auto") == 0)
+    *r = CGM_REORDER_AUTO;
+  else if (strcmp(s, "none") == 0)
+    *r = CGM_REORDER_NONE;
+  else if (strcmp(s, "rcm") == 0)
+    *r = CGM_REORDER_RCM;
+  else
+    return false;
+  return true;
+}
+
+/* Reverse Cuthill-McKee: the input is checked in its own numbering (so the
+ * messages name its rows), then solved as P A P^T (P x) = P b and x
+ * permuted back; the residual reported is recomputed on A itself. */
+cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_solve_opts *o,
+                     cgm_solve_result *res, cgm_error *err) {
+  if (o->reorder != CGM_REORDER_RCM) return solve_in_order(A, b, x, o, res, err);
+  memset(res, 0, sizeof *res);
+  cgm_status st = cgm_solve_check_input(A, b, x, res, err);
+  if (st) return solve_in_order(A, b, x, o, res, err); /* its refusal, as without a reordering */
+  const double t0 = cgm_now();
+  const int32_t n = A->nrows;
+  int32_t *perm = malloc(((size_t)n + 1) * sizeof *perm);
+  double *bp = calloc((size_t)n + 1, sizeof *bp), *xp = calloc((size_t)n + 1, sizeof *xp);
+  cgm_csr B;
+  memset(&B, 0, sizeof B);
+  if (!perm || !bp || !xp) st = cgm_fail(err, CGM_ERUNTIME, "out of memory for %d rows", n);
+  if (!st) st = cgm_rcm(A, perm, err);
+  if (!st) st = cgm_csr_permute(A, perm, &B, err);
+  if (!st) {
+    for (int32_t i = 0; i < n; i++) bp[i] = b[perm[i]], xp[i] = x[perm[i]];
+    const double t_reorder = cgm_now() - t0;
+    st = solve_in_order(&B, bp, xp, o, res, err);
+    res->reordered = true;
+    res->time_reorder_s = t_reorder;
+    res->time_setup_s += t_reorder;
+    if (st == CGM_OK || st == CGM_ENOCONV) {
+      for (int32_t i = 0; i < n; i++) x[perm[i]] = xp[i];
+      const double bn = cgm_solve_norm2(b, n);
+      if (bn > 0) res->relative_residual = true_residual(A, b, x) / bn;
+    }
+  }
+  cgm_csr_free(&B);
+  free(perm);
+  free(bp);
+  free(xp);
   return st;
 }

@@ -22,6 +22,28 @@ cgm_status cgm_bcsr_row_blocks(const cgm_csr *A, int n, int32_t *len, cgm_error 
 cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **bcol,
                              cgm_error *err);
 
+/* The layout's order of nb block rows of lengths len: longest first, stable
+ * (rows of equal length keep their order). order[k] indexes len. */
+cgm_status cgm_bcsr_sort_rows(const int32_t *len, int32_t nb, int32_t *order, cgm_error *err);
+
+/* The distinct 32-byte sectors of x (elements of `width` bytes) that the
+ * slices of an MBR layout read, summed over its slices (docs/model.md,
+ * x locality): block row rows[order[k]] is the k-th of the layout (order
+ * from cgm_bcsr_sort_rows over the same list), slices are by consecutive
+ * ones, block row b reads block columns bcol[bptr[b] .. bptr[b+1]), each N
+ * entries of x, and, where it is padded (shorter than its slice's steps of
+ * bx), its own diagonal block column; a slice with padding slots reads
+ * block column 0 (docs/bcsr-layout.md). O(blocks + nbcols) time; -1 when
+ * out of memory. */
+int64_t cgm_layout_x_sectors(const int64_t *bptr, const int32_t *bcol, int32_t nbcols,
+                             const int32_t *rows, const int32_t *order, int32_t nb, int bx, int by,
+                             int n, int width);
+
+/* The x locality of A's layout with parameters p at both widths (x_sectors,
+ * x_sectors_min, x_locality of bf). O(nnz + x) time, O(nnz) memory. */
+cgm_status cgm_x_locality(const cgm_csr *A, cgm_bcsr_params p, cgm_block_features *bf,
+                          cgm_error *err);
+
 /* Blocks after MBR sorting and padding, from the block rows' lengths alone
  * (-1 when out of memory): what cgm_bcsr_count gives, without the matrix. */
 int64_t cgm_bcsr_padded_count(const int32_t *len, int32_t nb, cgm_bcsr_params p);

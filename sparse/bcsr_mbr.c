@@ -118,7 +118,7 @@ cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **
 
 /* Stable counting sort of block rows by length, longest first: rows of equal
  * length keep their order, so regular matrices keep their locality. */
-static cgm_status sort_by_length(const int32_t *len, int32_t nb, int32_t *order, cgm_error *err) {
+cgm_status cgm_bcsr_sort_rows(const int32_t *len, int32_t nb, int32_t *order, cgm_error *err) {
   int32_t maxlen = 0;
   for (int32_t b = 0; b < nb; b++)
     if (len[b] > maxlen) maxlen = len[b];
@@ -159,7 +159,7 @@ static cgm_status layout_shape(const cgm_csr *A, const selection *sel, cgm_bcsr_
     int32_t br = sel_row(sel, b);
     len[b] = block_row_columns(A, br, p.n, needs_diag(A, br, p.n), NULL);
   }
-  cgm_status st = sort_by_length(len, nb, order, err);
+  cgm_status st = cgm_bcsr_sort_rows(len, nb, order, err);
   if (st) return st;
   int32_t nslices = (nb + p.by - 1) / p.by;
   slice_ptr[0] = 0;

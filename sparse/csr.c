@@ -64,6 +64,33 @@ static int64_t find_entry(const cgm_csr *A, int32_t i, int32_t j) {
   return -1;
 }
 
+cgm_status cgm_csr_check(const cgm_csr *A, cgm_error *err) {
+  if (A->nrows < 0 || A->ncols < 0 || A->nnz < 0)
+    return cgm_fail(err, CGM_EINPUT, "CSR of %d x %d with %lld nonzeros: negative size", A->nrows,
+                    A->ncols, (long long)A->nnz);
+  if (!A->rowptr || (A->nnz > 0 && (!A->colidx || !A->val)))
+    return cgm_fail(err, CGM_EINPUT, "CSR without its arrays");
+  if (A->rowptr[0] != 0)
+    return cgm_fail(err, CGM_EINPUT, "CSR row pointer starts at %lld, not 0",
+                    (long long)A->rowptr[0]);
+  if (A->rowptr[A->nrows] != A->nnz)
+    return cgm_fail(err, CGM_EINPUT, "CSR row pointer ends at %lld, not at the %lld nonzeros",
+                    (long long)A->rowptr[A->nrows], (long long)A->nnz);
+  for (int32_t i = 0; i < A->nrows; i++) {
+    if (A->rowptr[i + 1] < A->rowptr[i])
+      return cgm_fail(err, CGM_EINPUT, "CSR row %d: the row pointer decreases", i);
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+      if (A->colidx[k] < 0 || A->colidx[k] >= A->ncols)
+        return cgm_fail(err, CGM_EINPUT, "CSR row %d: column %d out of range 0..%d", i,
+                        A->colidx[k], A->ncols - 1);
+      if (k > A->rowptr[i] && A->colidx[k] <= A->colidx[k - 1])
+        return cgm_fail(err, CGM_EINPUT, "CSR row %d: columns not sorted and unique (%d after %d)",
+                        i, A->colidx[k], A->colidx[k - 1]);
+    }
+  }
+  return CGM_OK;
+}
+
 bool cgm_csr_is_symmetric(const cgm_csr *A) {
   if (A->nrows != A->ncols) return false;
   int bad = 0;

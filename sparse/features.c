@@ -2,6 +2,7 @@
  * d_N, row-length statistics, and the exact padded element count of the MBR
  * layout (what the paper's estimate leaves out, Sec. 5.6 and 8). */
 #include "cgmodel/sparse.h"
+#include "sparse/bcsr_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -54,6 +55,7 @@ cgm_status cgm_features_compute(const cgm_csr *A, const cgm_bcsr_params *layouts
     bf->elements = bf->blocks * n * n;
     bf->padded_elements = bf->padded_blocks * n * n;
     bf->density = bf->elements > 0 ? (double)A->nnz / (double)bf->elements : 0.0;
+    if ((st = cgm_x_locality(A, p, bf, err))) return st;
   }
   return CGM_OK;
 }

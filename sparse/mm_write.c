@@ -2,7 +2,8 @@
  *
  * Values are printed with the shortest of %.15g, %.16g and %.17g that reads
  * back (strtod, or the reader's bit-identical parser) to the same double, so
- * a written file reads back bit-identical. Output goes through a 1 MiB
+ * a written file reads back bit-identical (cgm_mm_format_double,
+ * sparse/mm_number.c). Output goes through a 1 MiB
  * buffer and write(2); every write and the close are checked, and a partial
  * regular file is removed on failure. */
 #define _POSIX_C_SOURCE 200809L
@@ -12,7 +13,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,171 +22,6 @@
 
 #define WBUF_SIZE ((size_t)1 << 20)
 #define WBUF_LINE 96 /* longest line written: "2147483647 2147483647 -x.xxxxe-308\n" */
-
-static bool same_bits(double a, double b) {
-  uint64_t x, y;
-  memcpy(&x, &a, sizeof x);
-  memcpy(&y, &b, sizeof y);
-  return x == y;
-}
-
-static inline char *put_u64(char *o, uint64_t x) {
-  char t[20];
-  int n = 0;
-  do {
-    t[n++] = (char)('0' + x % 10);
-    x /= 10;
-  } while (x);
-  while (n) *o++ = t[--n];
-  return o;
-}
-
-/* The %g rendering of the P significant digits d[0..P) with decimal
- * exponent X (value d0.d1d2... * 10^X), as glibc's printf("%.Pg") writes
- * it: scientific when X < -4 or X >= P, trailing zeros removed. */
-static int render_g(char *buf, bool neg, const char *d, int P, int X) {
-  char *o = buf;
-  int m = P;
-  while (m > 1 && d[m - 1] == '0') m--;
-  if (neg) *o++ = '-';
-  if (X < -4 || X >= P) {
-    *o++ = d[0];
-    if (m > 1) {
-      *o++ = '.';
-      memcpy(o, d + 1, (size_t)m - 1);
-      o += m - 1;
-    }
-    *o++ = 'e';
-    *o++ = X < 0 ? '-' : '+';
-    int ax = X < 0 ? -X : X;
-    if (ax >= 100) *o++ = (char)('0' + ax / 100);
-    *o++ = (char)('0' + ax / 10 % 10);
-    *o++ = (char)('0' + ax % 10);
-  } else if (X >= 0) {
-    memcpy(o, d, (size_t)X + 1);
-    o += X + 1;
-    if (m > X + 1) {
-      *o++ = '.';
-      memcpy(o, d + X + 1, (size_t)(m - X - 1));
-      o += m - X - 1;
-    }
-  } else {
-    *o++ = '0';
-    *o++ = '.';
-    for (int k = 0; k < -X - 1; k++) *o++ = '0';
-    memcpy(o, d, (size_t)m);
-    o += m;
-  }
-  *o = '\0';
-  return (int)(o - buf);
-}
-
-/* The 17 significant digits of ax > 0 correctly rounded (as %.16e prints
- * them) and its decimal exponent, without printf: V = ax * 10^k in
- * [1e16, 1e17) is one correctly rounded x87 extended operation (10^k, k <= 27,
- * is exact there), so |V - exact| <= 2^-8; unless V is within 0.01 of a
- * rounding tie, rounding V to an integer gives the exact digits. Returns
- * false (ask printf) outside [1e-11, 1e43) or near a tie. */
-static bool digits17_fast(double ax, char d[17], int *X) {
-#if LDBL_MANT_DIG >= 64
-  static const long double p10[28] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,
-                                      1e7L,  1e8L,  1e9L,  1e10L, 1e11L, 1e12L, 1e13L,
-                                      1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L,
-                                      1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
-  if (!(ax >= 1e-11 && ax < 1e43)) return false;
-  int e10 = (int)floor(log10(ax));
-  long double V = 0;
-  for (int tries = 0; tries < 3; tries++) {
-    int k = 16 - e10;
-    if (k > 27 || k < -27) return false;
-    V = k >= 0 ? (long double)ax * p10[k] : (long double)ax / p10[-k];
-    if (V < 1e16L)
-      e10--;
-    else if (V >= 1e17L)
-      e10++;
-    else
-      break;
-  }
-  if (!(V >= 1e16L && V < 1e17L)) return false;
-  long double fl = floorl(V), frac = V - fl;
-  if (fabsl(frac - 0.5L) <= 0.01L) return false;
-  uint64_t v = (uint64_t)fl + (frac > 0.5L);
-  if (v == UINT64_C(100000000000000000)) { /* rounded up to the next decade */
-    v /= 10;
-    e10++;
-  }
-  for (int k = 16; k >= 0; k--) {
-    d[k] = (char)('0' + v % 10);
-    v /= 10;
-  }
-  *X = e10;
-  return true;
-#else
-  (void)ax, (void)d, (void)X;
-  return false;
-#endif
-}
-
-static bool round_trips(const char *s, int n, double x) {
-  double y;
-  return cgm_mm_parse_double(s, (size_t)n, &y) == CGM_NUM_OK && same_bits(x, y);
-}
-
-int cgm_mm_format_double(char *buf, double x) {
-  /* Integers below 1e15 in magnitude: %.15g prints exactly their digits. */
-  if (fabs(x) < 1e15 && x == trunc(x)) {
-    char *o = buf;
-    if (signbit(x)) *o++ = '-';
-    o = put_u64(o, (uint64_t)fabs(x));
-    *o = '\0';
-    return (int)(o - buf);
-  }
-  /* One conversion to 17 significant digits (what %.17g prints). The
-   * correctly rounded 16- and 15-digit forms follow from them unless the
-   * dropped digits are exactly 5 or 50: the 17-digit value is within half a
-   * unit of its last digit of the exact one, so a dropped 5 (50) could come
-   * from either side of the tie; then printf is asked directly. */
-  bool neg = signbit(x);
-  char d17[17];
-  int X;
-  if (!digits17_fast(fabs(x), d17, &X)) {
-    char e[48];
-    snprintf(e, sizeof e, "%.16e", x);
-    const char *p = e + neg;
-    d17[0] = *p++;
-    p++; /* the decimal point, whatever the locale */
-    memcpy(d17 + 1, p, 16);
-    p += 16;
-    X = atoi(p + 1); /* after the 'e' */
-  }
-  for (int P = 15; P <= 16; P++) {
-    int n;
-    int tail = P == 16 ? d17[16] - '0' : (d17[15] - '0') * 10 + (d17[16] - '0');
-    int half = P == 16 ? 5 : 50;
-    if (tail == half) {
-      n = snprintf(buf, 32, "%.*g", P, x);
-      for (int k = 0; k < n; k++)
-        if (buf[k] == ',') buf[k] = '.'; /* a locale with a decimal comma */
-    } else {
-      char d[17];
-      int Xp = X;
-      memcpy(d, d17, (size_t)P);
-      if (tail > half) { /* round up, carrying */
-        int k = P - 1;
-        while (k >= 0 && d[k] == '9') d[k--] = '0';
-        if (k >= 0) {
-          d[k]++;
-        } else {
-          d[0] = '1'; /* 99..9 -> 100..0: one more decade */
-          Xp++;
-        }
-      }
-      n = render_g(buf, neg, d, P, Xp);
-    }
-    if (round_trips(buf, n, x)) return n;
-  }
-  return render_g(buf, neg, d17, 17, X); /* 17 digits always round-trip */
-}
 
 typedef struct {
   const char *path;
@@ -317,9 +152,9 @@ cgm_status cgm_mm_write_csr(const char *path, const cgm_csr *A, bool symmetric, 
       if (symmetric && j > i) continue; /* upper triangle: implied by the lower */
       if (!w_room(&w)) break;
       char *o = w.buf + w.len;
-      o = put_u64(o, (uint64_t)i + 1);
+      o = mm_put_u64(o, (uint64_t)i + 1);
       *o++ = ' ';
-      o = put_u64(o, (uint64_t)j + 1);
+      o = mm_put_u64(o, (uint64_t)j + 1);
       *o++ = ' ';
       o += cgm_mm_format_double(o, A->val[k]);
       *o++ = '\n';

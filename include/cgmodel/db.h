@@ -21,7 +21,7 @@ extern "C" {
 typedef struct cgm_db cgm_db;
 
 /* The schema version this build writes and reads. */
-#define CGM_DB_SCHEMA_VERSION 3
+#define CGM_DB_SCHEMA_VERSION 5
 
 /* $CGMODEL_DB, else $XDG_DATA_HOME/cgmodel/cgmodel.db, else
  * $HOME/.local/share/cgmodel/cgmodel.db. Returns buf. */
@@ -104,6 +104,22 @@ typedef struct cgm_db_fit {
 } cgm_db_fit;
 
 CGM_API cgm_status cgm_db_fit_add(cgm_db *db, int64_t cal_id, const cgm_db_fit *f, cgm_error *err);
+/* A scalar coefficient of a calibration's model (schema version 5): the
+ * locality term's CGM_DB_COEF_X_SECTOR per precision. */
+#define CGM_DB_COEF_X_SECTOR "x_sector"
+typedef struct cgm_db_coef {
+  char name[32];
+  int precision;
+  double value;
+  double rms; /* relative rms error of the fit (NaN: unknown) */
+  int n;      /* samples fitted */
+} cgm_db_coef;
+/* Stores (or replaces) one coefficient of a calibration. */
+CGM_API cgm_status cgm_db_coef_add(cgm_db *db, int64_t cal_id, const cgm_db_coef *c,
+                                   cgm_error *err);
+/* Looks one up: CGM_OK with *found false when the calibration has none. */
+CGM_API cgm_status cgm_db_coef_get(cgm_db *db, int64_t cal_id, const char *name, int precision,
+                                   cgm_db_coef *c, bool *found, cgm_error *err);
 /* Removes every fit of a calibration (cgm_refit stores new ones). */
 CGM_API cgm_status cgm_db_fits_delete(cgm_db *db, int64_t cal_id, cgm_error *err);
 /* Looks up one fit of a calibration (CGM_EINPUT when absent). */
@@ -126,6 +142,8 @@ typedef struct cgm_db_matrix {
   char features[4096]; /* JSON of cgm_features */
 } cgm_db_matrix;
 
+/* Finds by (name, file_bytes, x, nnz): m->id, 0 when absent (nothing added). */
+CGM_API cgm_status cgm_db_matrix_find(cgm_db *db, cgm_db_matrix *m, cgm_error *err);
 /* Finds by (name, file_bytes, x, nnz), else inserts. */
 CGM_API cgm_status cgm_db_matrix_get_or_add(cgm_db *db, cgm_db_matrix *m, cgm_error *err);
 
@@ -144,7 +162,10 @@ typedef struct cgm_db_solve {
   double time_per_iter_s;           /* measured */
   double predicted_time_per_iter_s; /* NaN when no calibration existed */
   char model[16];                   /* "refined" or "paper" */
-  char options[1024]; /* JSON: tolerance, iteration cap, GPU options (cgm_solve_opts_json) */
+  char options[1024];   /* JSON: tolerance, iteration cap, GPU options (cgm_solve_opts_json) */
+  double time_setup_s;  /* measured layout build + upload (NaN: not known) */
+  int64_t layout_bytes; /* the layout's bytes (cgm_solve_result.device_bytes; 0: not known) */
+  char matrix[128];     /* read by cgm_db_solves: the matrix's name (cgm_db_matrix.name) */
 } cgm_db_solve;
 
 CGM_API cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *s, cgm_error *err);

@@ -168,7 +168,15 @@ typedef struct cgm_segment_shape {
   double spmv_bytes; /* cgm_spmv_bytes of its layout(s) */
   int32_t max_row;   /* blocks one thread walks along its longest block row (0: unknown) */
   double mean_row;   /* blocks one thread walks on average (0: unknown) */
+  /* Bytes of x its SpMV's slices read as 32-byte sectors (the plan's
+   * x_sectors times 32 at its width; 0: unknown): the locality term. */
+  double x_sector_bytes;
 } cgm_segment_shape;
+
+/* The bytes of x beyond the contiguous estimate (rows x width) that a
+ * locality coefficient c adds to the SpMV's: c (x_sector_bytes - rows w),
+ * never negative; 0 without sectors. */
+CGM_API double cgm_x_extra_bytes(double coef, const cgm_segment_shape *s, int width);
 
 /* The calibrated curves of one device and precision. */
 typedef struct cgm_device_model {
@@ -194,6 +202,12 @@ typedef struct cgm_device_model {
   cgm_sigmoid xfer[CGM_NEXCHANGES][CGM_MAX_GPUS + 1]; /* [exchange][gpus] */
   bool have_xfer[CGM_NEXCHANGES][CGM_MAX_GPUS + 1];
   double width;
+  /* The locality term (docs/model.md): the SpMV moves
+   * c (x_sector_bytes - rows w) bytes more than the contiguous estimate.
+   * Fitted by the locality sweep; without it (older calibrations) the
+   * model is the contiguous one. */
+  double x_coef;
+  bool have_x_coef;
 } cgm_device_model;
 
 /* A segment of a plan as the refined model sees it, at the plan's
@@ -221,8 +235,44 @@ CGM_API double cgm_refined_time(const cgm_device_model *m, const cgm_plan *p);
  * folded in. NaN when a curve is missing. */
 CGM_API double cgm_paper_device_time(const cgm_device_model *m, int n, double x, double e, int gpus,
                                      bool direct);
+/* Fits the locality coefficient c to measured iterations: count segments
+ * (one GPU or the CPU each) of the same device model, at block sizes
+ * blocks[i], with their measured seconds. With groups (group[i]: the mesh
+ * of sample i, the same bytes under several numberings) each time is taken
+ * relative to its group's most local sample (fewest x sectors), measured
+ * and predicted, so the model's own error on a mesh, the same under every
+ * numbering, does not move c; without (NULL) the times themselves. c
+ * minimises the squared relative error of cgm_refined_segment_time with
+ * x_coef = c (a grid over [0, 16], then a golden section). CGM_EINPUT with
+ * fewer than 3 samples, a time not positive, a sample the model cannot
+ * time, or when no shape reads x in more sectors than its contiguous
+ * estimate. *rms: the relative rms error at c. */
+CGM_API cgm_status cgm_fit_x_coef(const cgm_device_model *m, const int *blocks, const int *group,
+                                  const cgm_segment_shape *shapes, const double *seconds, int count,
+                                  double *coef, double *rms, cgm_error *err);
+
 /* The cuSPARSE baseline: one curve over its iteration bytes. */
 CGM_API double cgm_refined_cusparse_time(const cgm_device_model *m, int64_t nnz, int64_t x);
+
+/* ----------------------------------------- time to a solution --- */
+
+/* Setup time of a configuration: building its layout on the host and
+ * uploading it, modelled as fixed_s + s_per_byte * bytes of the layout
+ * (cgm_plan.device_bytes). samples: the recorded solves it was fitted on
+ * (0: the defaults). */
+typedef struct cgm_setup_model {
+  double fixed_s, s_per_byte;
+  int samples;
+} cgm_setup_model;
+
+CGM_API cgm_setup_model cgm_setup_model_default(bool gpu);
+CGM_API double cgm_setup_time(const cgm_setup_model *m, double bytes);
+/* Least squares over recorded (bytes, seconds); the default when the
+ * samples cannot determine a line (fewer than 3, sizes within 2x). */
+CGM_API cgm_setup_model cgm_setup_fit(const double *bytes, const double *seconds, int n, bool gpu);
+/* A rough iteration count of Jacobi CG to tol for x unknowns, when neither
+ * the user nor the database knows it. */
+CGM_API double cgm_iterations_estimate(int64_t x, double tol);
 
 #ifdef __cplusplus
 }

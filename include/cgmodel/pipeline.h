@@ -62,6 +62,8 @@ typedef struct cgm_calibration_report {
     int samples, fits, fits_failed;
     double seconds;
     char failed[512]; /* the fits that did not converge */
+    double x_coef[2]; /* the locality coefficient per precision (docs/model.md) */
+    bool have_x_coef[2];
     /* Where the seconds went, in order: "setup" (the device's start: the
      * CUDA context), each sweep's stage (load, cg4, spmv, iter, ...), "fits"
      * and "store". */
@@ -196,6 +198,14 @@ CGM_API cgm_status cgm_predict_config(const cgm_csr *A, const cgm_features *f,
                                       const cgm_tuner_device *dev, const cgm_solve_opts *o,
                                       double *seconds, cgm_error *err);
 
+/* Whether reverse Cuthill-McKee pays for configuration o on device dev
+ * over K = iterations (<= 0: cgm_iterations_estimate): RCM computed and
+ * timed here (the cost), both numberings predicted (cgm_predict_config),
+ * the choice by cgm_tuner_reorder. */
+CGM_API cgm_status cgm_reorder_decide(const cgm_csr *A, const cgm_features *f,
+                                      const cgm_tuner_device *dev, const cgm_solve_opts *o,
+                                      double iterations, cgm_reorder_advice *a, cgm_error *err);
+
 /* Stores a solve and its prediction (NaN: none). */
 CGM_API cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *path,
                                     int64_t file_bytes, const cgm_features *f,
@@ -224,8 +234,12 @@ typedef struct cgm_predict_opts {
   const char *kind;     /* the devices: "cpu", "cuda", NULL for every calibrated one */
   cgm_tuner_opts tuner; /* the configurations to time (block, GPUs, precisions, ...) */
   cgm_gpu_opts gpu;     /* the GPU solver's options: a calibration of another CG is warned of */
+  double iters_hint;    /* double precision's iteration count K when the user knows it (<= 0:
+                           the database's record of this matrix at tuner.tol, else estimated) */
   cgm_note_fn note;     /* warnings (stale calibrations); NULL: none */
   void *note_ctx;
+  const cgm_csr *csr; /* a matrix in memory (bindings): used instead of reading `matrix`,
+                         which then only names it; NULL: read the file */
 } cgm_predict_opts;
 
 typedef struct cgm_predict_report {
@@ -235,8 +249,12 @@ typedef struct cgm_predict_report {
   cgm_mm_info mm;      /* what the reader saw in the file */
   cgm_candidate *cand; /* every configuration, timed (malloc'ed) */
   int ncand;
-  int choice;    /* index in cand of the tuner's choice; -1: nothing to recommend */
-  char why[512]; /* the choice and why, or why there is none (cgm_tuner_choose) */
+  int choice;                 /* index in cand of the tuner's choice; -1: nothing to recommend */
+  char why[512];              /* the choice and why, or why there is none (cgm_tuner_choose) */
+  double iterations;          /* double precision's K the totals use */
+  char k_source[16];          /* where K came from: "hint", "database", "probe" or "estimate" */
+  bool have_reorder;          /* solve --reorder auto's decision for the choice: */
+  cgm_reorder_advice reorder; /* cgm_reorder_decide (not for the cuSPARSE baseline) */
 } cgm_predict_report;
 
 /* Every configuration of the calibrated devices for one matrix, timed by
@@ -259,8 +277,11 @@ CGM_API void cgm_candidate_device(const cgm_candidate *c, const cgm_tuner_device
 typedef struct cgm_autotune_opts {
   bool backend_given; /* backend fixed: cpu keeps the CPU alone, cuda or cusparse the GPU */
   cgm_backend backend;
-  bool precision_given; /* precision fixed; else both precisions are candidates */
+  bool precision_given; /* precision fixed; else double, mixed and (at loose tolerances)
+                           single are candidates */
   cgm_precision precision;
+  double tol;        /* the tolerance the solve must meet (<= 0: 1e-8) */
+  double iterations; /* double precision's iteration count when known; <= 0: estimated */
 } cgm_autotune_opts;
 
 typedef struct cgm_autotune_result {
@@ -293,10 +314,16 @@ typedef struct cgm_run_solve_opts {
   bool autotune;       /* the tuner chooses the configuration (cgm_autotune; needs the database) */
   cgm_autotune_opts constraints; /* with autotune: the backend or precision the user fixed */
   cgm_solve_opts solve;          /* the configuration (autotune replaces what it chooses) */
+  double iters_hint;             /* autotune: double precision's K when the user knows it (<= 0:
+                                    the database's record of this matrix, else estimated) */
   const cgm_host *host;          /* this machine; NULL: cgm_host_describe */
   cgm_note_fn note;              /* the tuner's choice (info), stale calibrations and a record not
                                     stored (warnings), a database that would not open (error) */
   void *note_ctx;
+  const cgm_csr *csr; /* a matrix in memory (bindings): used instead of reading `matrix`, which
+                         then only names it in the report and the record; NULL: read the file */
+  const double *b;    /* with csr: the right-hand side (csr->nrows, checked finite by the
+                         solver); NULL: b = A * ones */
   /* One process per MPI rank (cgm_solve_mpi over MPI_COMM_WORLD, which the
    * caller has started: cgm_dist_init): rank 0 reads, records and gets
    * the solution; every rank calls cgm_run_solve with the same options. */
@@ -323,10 +350,20 @@ typedef struct cgm_solve_report {
   char why[512];          /* autotune's choice, or why nothing */
   double time_read_s;     /* reading A and b (or b = A * ones) */
   double time_analyse_s;  /* the features, the database, the prediction and autotune's choice */
+  char k_source[16];      /* autotune: where its iteration count came from ("hint",
+                             "database", "estimate"); its choice has the predicted setup,
+                             iterations and total in `choice` */
+  cgm_candidate choice;   /* autotune's choice as the tuner timed it */
   double *x;              /* the solution (nrows, malloc'ed); NULL until solved, and on
                              every MPI rank but 0 */
-  int rank;               /* this process's MPI rank (0 without MPI) */
-  cgm_dist_info dist;     /* the MPI solve's partition and halo (dist.ranks 0: none) */
+  /* solve.monitor set: every (iteration, relative residual) it was called
+   * with, in pairs (2 * nhistory doubles, malloc'ed); NULL otherwise. */
+  double *residual_history;
+  int nhistory;
+  bool have_reorder; /* --reorder auto was decided by the model: reorder says how */
+  cgm_reorder_advice reorder;
+  int rank;           /* this process's MPI rank (0 without MPI) */
+  cgm_dist_info dist; /* the MPI solve's partition and halo (dist.ranks 0: none) */
 } cgm_solve_report;
 
 /* What `cgmodel solve` does end to end: reads A and b (or b = A * ones),
@@ -355,6 +392,9 @@ typedef struct cgm_validate_opts {
   int max_gpus;         /* the most GPUs tried for cuda; <= 0: every GPU present (at most as
                            many as the GPU calibration measured) */
   int iters;            /* iterations of one run (tolerance 1e-300: every run does them all) */
+  double total_tol;     /* > 0: total-time mode: every run solves to this tolerance, and the
+                           predicted and measured times are setup + solve (the tuner's total,
+                           its K estimated as for a matrix never solved) */
   int repeat;           /* runs per configuration; the median time counts (1..99) */
   cgm_gpu_opts gpu;     /* the GPU solver's options of every run */
   const cgm_host *host; /* this machine; NULL: cgm_host_describe */
@@ -380,13 +420,16 @@ typedef struct cgm_validate_group {
   cgm_backend backend;
   cgm_precision precision;
   int block, gpus;
-  int count;                  /* rows with a refined prediction */
-  double avg_rel_error;       /* |predicted - measured| / measured: average, */
-  double variance;            /* its variance, */
-  double median_rel_error;    /* median */
-  double p90_rel_error;       /* and 90th percentile (NaN when count is 0) */
-  int paper_count;            /* rows with a paper prediction */
-  double paper_avg_rel_error; /* NaN when paper_count is 0 */
+  int count;                      /* rows with a refined prediction */
+  double avg_rel_error;           /* |predicted - measured| / measured: average, */
+  double variance;                /* its variance, */
+  double median_rel_error;        /* median */
+  double p90_rel_error;           /* and 90th percentile (NaN when count is 0) */
+  double mean_signed_error;       /* (predicted - measured) / measured, averaged: the bias
+                                     (< 0: the model predicts low); NaN when count is 0 */
+  int paper_count;                /* rows with a paper prediction */
+  double paper_avg_rel_error;     /* NaN when paper_count is 0 */
+  double paper_mean_signed_error; /* NaN when paper_count is 0 */
 } cgm_validate_group;
 
 /* The tuner on one matrix: its choice among the configurations measured. */
@@ -407,6 +450,7 @@ typedef struct cgm_validate_report {
   int nmatrices;
   int regret_count;   /* matrices with a tuner choice */
   int within_5;       /* of them, with a regret of at most 1.05 */
+  int within_10;      /* of them, with a regret of at most 1.10 */
   double mean_regret; /* NaN when regret_count is 0 */
   double max_regret;  /* 0 when regret_count is 0 */
 } cgm_validate_report;
@@ -426,6 +470,79 @@ typedef struct cgm_validate_report {
 CGM_API cgm_status cgm_validate(cgm_db *db, const cgm_validate_opts *o, cgm_validate_report *r,
                                 cgm_error *err);
 CGM_API void cgm_validate_report_free(cgm_validate_report *r);
+
+/* ------------------------------------------- devices (devices.c) --- */
+
+/* A device's newest complete calibration in the database. */
+typedef struct cgm_devices_calibration {
+  bool found;
+  int64_t id;
+  char created[32];      /* UTC, ISO 8601 */
+  char tool_version[32]; /* the cgmodel that made it */
+  bool stale;            /* this build would mispredict with it: stale_why says why */
+  char stale_why[256];
+  char refresh[96]; /* the command that calibrates the device anew */
+} cgm_devices_calibration;
+
+typedef struct cgm_devices_report {
+  char version[32];
+  bool cuda_build;      /* the CUDA backend is compiled in */
+  bool nccl;            /* NCCL is compiled in (the nccl exchange) */
+  bool mpi;             /* several nodes over MPI: not built yet, always false */
+  char cpu_model[256];  /* as /proc/cpuinfo names it */
+  char cpu_device[256]; /* as calibrations name it: with OpenMP's default thread count */
+  int cores;            /* online processors */
+  int threads;          /* OpenMP's default thread count */
+  int64_t host_memory;  /* bytes */
+  cgm_devices_calibration cpu_cal;
+  int gpus_present; /* CUDA devices present; the first CGM_MAX_GPUS are described */
+  int gpus;
+  struct {
+    char name[256];
+    int64_t memory_bytes;
+    int sms, cc_major, cc_minor;
+    cgm_devices_calibration cal; /* of its model */
+  } gpu[CGM_MAX_GPUS];
+  bool peer[CGM_MAX_GPUS][CGM_MAX_GPUS]; /* GPU a can access GPU b's memory */
+  char database[1024];                   /* the database looked in ("" when none given) */
+  bool database_present;                 /* it exists and opened */
+  char database_error[CGM_ERRMSG_MAX];   /* why it did not open or read */
+} cgm_devices_report;
+
+/* This machine's devices and their calibrations in the database at db_path
+ * (NULL: none looked up; a missing or unreadable database is reported, not
+ * an error: the hardware is still described). gpu: the options the solver
+ * runs with (a GPU calibration of another CG is stale). */
+CGM_API cgm_status cgm_devices(const char *db_path, const cgm_gpu_opts *gpu, cgm_devices_report *r,
+                               cgm_error *err);
+
+/* ------------------------------------------ bindings (bindings.c) --- */
+
+/* The steps for a language binding (python/cgmodel, docs/python.md): the
+ * matrix and vectors by pointer, the options as a JSON object's text (NULL
+ * or "": all defaults, as the command line's; an unknown key or a bad value
+ * is CGM_EINPUT naming it), the result in *out as the JSON text the command
+ * line prints with --json, plus "notes" (the step's notes: kind and
+ * message) for predict and solve. *out is for cgm_json_free; NULL after an
+ * error. A is checked first (cgm_csr_check). */
+CGM_API void cgm_json_free(char *text);
+/* info --json of A (square); `name` is its "matrix". */
+CGM_API cgm_status cgm_json_info(const cgm_csr *A, const char *name, char **out, cgm_error *err);
+/* predict --json. Options: db (required), name, gpus, block (0: all), precision (a list of
+ * single, double, mixed, or both), model (refined, paper), exchange (halo, p2p, host, nccl,
+ * all), devices (cpu, cuda, all), cusparse (boolean), tol, iters_hint. */
+CGM_API cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out,
+                                    cgm_error *err);
+/* solve --json; x (A->nrows) gets the solution when the solver ran (CGM_OK or CGM_ENOCONV,
+ * with *out set). b: NULL for b = A * ones. Options: db (the prediction and record, as
+ * cgm_run_solve's db_path), name, record, auto, backend, precision, block, bx, gpus, exchange,
+ * tol, maxiter, check_every, threads, iters_hint. */
+CGM_API cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const char *options,
+                                  char **out, cgm_error *err);
+/* calibrate --json. Options: db (required, created), devices, quick, precision, threads. */
+CGM_API cgm_status cgm_json_calibrate(const char *options, char **out, cgm_error *err);
+/* devices --json (cgm_devices with the default GPU options); db_path may be NULL. */
+CGM_API cgm_status cgm_json_devices(const char *db_path, char **out, cgm_error *err);
 
 #ifdef __cplusplus
 }

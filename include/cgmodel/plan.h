@@ -126,6 +126,10 @@ typedef struct cgm_plan_segment {
   int64_t v_len;        /* entries of the vector the SpMV gathers */
   int64_t sends;        /* halo: vector entries this device sends per iteration */
   int64_t device_bytes; /* memory it allocates (CUDA: device; CPU: host; cuSPARSE: device) */
+  /* 32-byte sectors of x its SpMV's slices read, summed over its layouts
+   * (cgm_block_features.x_sectors, per element width); 0: not counted (a
+   * plan made without the block columns, or a uniform one) */
+  int64_t x_sectors[CGM_NSECTOR_WIDTHS];
 } cgm_plan_segment;
 
 typedef struct cgm_plan {
@@ -159,8 +163,12 @@ CGM_API cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_p
 
 /* A matrix the speed-up maps assume (the paper's Fig. 8): x rows, e stored
  * elements in dense N x N blocks spread evenly over the rows, no padding,
- * cut into `gpus` equal segments that exchange the whole vector. The halo
- * of such a matrix is unknown: CGM_EINPUT for the halo exchange. */
+ * cut into `gpus` equal segments that exchange the whole vector. With the
+ * halo exchange the matrix is taken to be a band (a well-ordered mesh's):
+ * row i reads the rows within (e / x - 1) / 2 of it, so a segment's halo is
+ * that many rows of each neighbour (none for a diagonal matrix; at e = x^2
+ * the whole rest of the vector for inner segments, half of it for the two
+ * ends), and its boundary block rows are those within that reach. */
 CGM_API cgm_status cgm_plan_uniform(double x, double e, const cgm_plan_opts *o, cgm_plan *p,
                                     cgm_error *err);
 

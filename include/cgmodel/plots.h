@@ -99,7 +99,7 @@ typedef struct cgm_map_opts {
   int block;        /* N = 1, 2, 4, 8 */
   int gpus;         /* G >= 1 (1: the one-device panel only) */
   int precision;    /* cgm_precision */
-  int exchange;     /* cgm_exchange: p2p or host (the map knows no halo) */
+  int exchange;     /* cgm_exchange (halo: of a band matrix, cgm_plan_uniform) */
   const char *fits; /* the fits' name for the title ("max", "avg (relative)") */
   const cgm_map_mark *marks;
   int nmarks;
@@ -123,14 +123,22 @@ CGM_API cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts 
 
 /* --------------------------------------------------------- accuracy --- */
 
+typedef struct cgm_accplot_opts {
+  int64_t calibration_id; /* > 0: only the solves predicted from this calibration */
+  int label_worst;        /* label the K points of largest relative error with their matrix */
+} cgm_accplot_opts;
+
 /* Predicted against measured time per iteration of every solve stored in
- * the database that has a finite prediction, one colour per group (backend,
- * precision, block size, GPU count), log-log, with y = x and the average
- * relative error |pred - meas| / meas of every group and of all.
- * Data: FILE-solves.dat (one index block per group). CGM_EINPUT when no
- * solve has a prediction. */
-CGM_API cgm_status cgm_plot_accuracy(cgm_db *db, const cgm_plot_opts *o, cgm_plot_files *files,
-                                     cgm_error *err);
+ * the database that has a finite prediction (and a measurement), log-log,
+ * with y = x: one colour per block size, one marker per backend and
+ * precision (and GPU count); the key says which, with the count and average
+ * relative error |pred - meas| / meas of each, the title that of all.
+ * Data: FILE-solves.dat (one index block per group of backend, precision,
+ * GPU count and block size), FILE-worst.dat (the labelled points).
+ * CGM_EINPUT when no solve has a prediction (of that calibration). ao may
+ * be NULL (every solve, no labels). */
+CGM_API cgm_status cgm_plot_accuracy(cgm_db *db, const cgm_accplot_opts *ao, const cgm_plot_opts *o,
+                                     cgm_plot_files *files, cgm_error *err);
 
 #ifdef __cplusplus
 }

@@ -46,6 +46,15 @@ typedef struct cgm_gpu_opts {
 /* The defaults: every refinement on, the single-reduction CG. */
 CGM_API cgm_gpu_opts cgm_gpu_opts_default(void);
 
+/* Symmetric reorderings of the unknowns (docs/cli.md, solve --reorder). */
+typedef enum {
+  CGM_REORDER_AUTO = 0, /* the tuner decides (the default of the command line) */
+  CGM_REORDER_NONE = 1,
+  CGM_REORDER_RCM = 2, /* reverse Cuthill-McKee (cgm_rcm) */
+} cgm_reorder;
+CGM_API const char *cgm_reorder_name(cgm_reorder r);
+CGM_API bool cgm_reorder_parse(const char *s, cgm_reorder *r);
+
 typedef struct cgm_solve_opts {
   cgm_backend backend;
   cgm_precision precision;
@@ -57,11 +66,25 @@ typedef struct cgm_solve_opts {
   int maxiter;     /* <= 0: 10 * dimension, at least 1000 */
   int check_every; /* GPU: test convergence every k iterations (<= 0: automatic) */
   int threads;     /* CPU: OpenMP threads, <= 0: the OpenMP default */
-  /* Mixed precision whose single-precision iteration stops making progress
-   * (cgm_solve_result.stalled) goes on in double from where it is (default;
-   * cgm_solve_result.fallback_iterations says so). */
+  /* Mixed precision whose single-precision iteration stops short of the
+   * iteration cap (stalled, or broken down in rounding) goes on in double
+   * from where it is (default; cgm_solve_result.fallback_iterations says
+   * so). */
   bool fallback;
   cgm_gpu_opts gpu; /* CUDA backend */
+  /* Progress: when set, called with the solver's relative residual estimate
+   * at iteration 0, every monitor_every iterations (<= 0: 1) on the CPU, at
+   * each convergence check on a GPU (no extra synchronisation), and at the
+   * last iteration (whose value is cgm_solve_result.solver_residual).
+   * Iterations count on across a mixed-precision fallback. cuSPARSE does not
+   * call it. */
+  void (*monitor)(void *ctx, int iteration, double relative_residual);
+  void *monitor_ctx;
+  int monitor_every;
+  /* Reorder the unknowns before the solve (on the host, during setup; the
+   * solution comes back in the original numbering). cgm_solve treats auto
+   * as none: the pipeline resolves it from the model (cgm_tuner_reorder). */
+  cgm_reorder reorder;
 } cgm_solve_opts;
 
 /* Defaults: CPU, double, N = 1, 1 GPU, halo exchange, default tolerance. */
@@ -86,8 +109,16 @@ typedef struct cgm_solve_result {
   bool stalled;            /* stopped because the true residual stopped falling in this precision */
   int fallback_iterations; /* mixed precision that went on in double: its iterations before */
   int ranks;               /* MPI processes that ran the solve (cgm_solve_mpi); 0: one process */
-  char device[256];        /* "cpu (N threads)", "NVIDIA H100 80GB HBM3", ... */
-  char stop_reason[256];   /* empty when converged */
+  double attainable_residual; /* u ||A||_inf ||x|| / ||b||, u the unit roundoff of the arithmetic
+                                 that forms the residual: the least relative residual it can show
+                                 for this A and b (a tolerance below it is out of reach) */
+  char device[256];           /* "cpu (N threads)", "NVIDIA H100 80GB HBM3", ... */
+  char stop_reason[512];      /* empty when converged */
+  /* Refused before any iteration (the matrix is not positive definite):
+   * nothing was run or timed, so there is no measurement to record. */
+  bool refused;
+  bool reordered;        /* solved in the reverse Cuthill-McKee numbering */
+  double time_reorder_s; /* the ordering and the permuted copy (host), part of setup */
 } cgm_solve_result;
 
 /* Solves A x = b. x holds the initial guess on entry (zeros are fine) and the
@@ -98,6 +129,11 @@ typedef struct cgm_solve_result {
  * reentrant: run one at a time in a process (CPU solves may overlap). */
 CGM_API cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_solve_opts *o,
                              cgm_solve_result *res, cgm_error *err);
+/* What cgm_solve checks of A before iterating, with the same messages: square,
+ * not empty, finite values, symmetric (CGM_EINPUT), and a positive diagonal
+ * (CGM_ENOCONV: a matrix that is not positive definite, as a solve reports it).
+ * predict and validate use it to refuse what a solve would refuse. */
+CGM_API cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err);
 
 /* ------------------------------------------------------------ Devices --- */
 
@@ -106,6 +142,9 @@ CGM_API cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const
 CGM_API int cgm_cuda_device_count(void);
 /* True when this library was built with the CUDA backend. */
 CGM_API bool cgm_have_cuda_build(void);
+/* The CUDA runtime this library uses (cudaRuntimeGetVersion: 12030 is
+ * 12.3); 0 in a CPU-only build. Needs no GPU. */
+CGM_API int cgm_cuda_runtime_version(void);
 
 typedef struct cgm_device_info {
   char name[256];
@@ -117,6 +156,9 @@ typedef struct cgm_device_info {
   int64_t l2_bytes;
 } cgm_device_info;
 CGM_API cgm_status cgm_cuda_device_info(int dev, cgm_device_info *info, cgm_error *err);
+/* Whether GPU a can read GPU b's memory directly (cudaDeviceCanAccessPeer;
+ * true for a == b): what the p2p and halo exchanges need. */
+CGM_API cgm_status cgm_cuda_can_access_peer(int a, int b, bool *ok, cgm_error *err);
 
 #ifdef __cplusplus
 }

@@ -40,6 +40,12 @@ CGM_API void cgm_csr_spmv(const cgm_csr *A, const double *x, double *y);
 CGM_API void cgm_csr_diagonal(const cgm_csr *A, double *d);
 /* Returns true when A equals its transpose exactly (pattern and values). */
 CGM_API bool cgm_csr_is_symmetric(const cgm_csr *A);
+/* Checks a CSR made elsewhere (a binding's arrays) before anything reads it:
+ * sizes >= 0, rowptr starting at 0, non-decreasing and ending at nnz,
+ * columns in range and strictly increasing within each row. CGM_EINPUT
+ * naming the first row that breaks one. Values are not looked at (the
+ * solver checks them). */
+CGM_API cgm_status cgm_csr_check(const cgm_csr *A, cgm_error *err);
 /* Builds a CSR from coordinate triplets: sorts, sums duplicates (counted in
  * *ndup if non-NULL). Indices must be in range (checked by the caller). */
 CGM_API cgm_status cgm_csr_from_coo(int32_t nrows, int32_t ncols, int64_t n, const int32_t *ri,
@@ -62,12 +68,35 @@ typedef struct cgm_mm_info {
 
 /* Reads a coordinate matrix (real | integer | pattern; general | symmetric,
  * the mirrored half expanded) into CSR. Duplicate entries are summed.
- * Errors name the file and the line. info may be NULL. */
+ * Errors name the file and the line. info may be NULL. Parallel (OpenMP's
+ * default thread count); a gzip file is read directly. */
 CGM_API cgm_status cgm_mm_read_csr(const char *path, cgm_csr *A, cgm_mm_info *info, cgm_error *err);
 
 /* Reads a dense vector: `array real|integer general` with one column, or a
- * coordinate n x 1 matrix. *v is malloc'ed. */
+ * coordinate n x 1 matrix. *v is malloc'ed. A gzip file is read directly. */
 CGM_API cgm_status cgm_mm_read_vector(const char *path, double **v, int32_t *n, cgm_error *err);
+
+/* Reading options: the parallel reader (docs/matrix-market.md, "Reading in
+ * parallel"). Whatever they are, the result is the same: the same CSR bit
+ * for bit, or the same error message. */
+typedef struct cgm_mm_read_opts {
+  int threads;          /* threads that parse and assemble; <= 0: OpenMP's default */
+  int64_t chunk_bytes;  /* text one task parses (whole lines, at least one); <= 0: from the
+                           size and the threads. Tiny values (1: a line per chunk) are for tests */
+  int64_t stream_bytes; /* text read from a pipe or inflated from gzip at a time; <= 0: 16 MiB */
+} cgm_mm_read_opts;
+
+/* threads 0, chunk_bytes 0, stream_bytes 0: the defaults. */
+CGM_API cgm_mm_read_opts cgm_mm_read_opts_default(void);
+/* cgm_mm_read_csr and cgm_mm_read_vector with options (NULL: the defaults). */
+CGM_API cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, cgm_csr *A,
+                                        cgm_mm_info *info, cgm_error *err);
+CGM_API cgm_status cgm_mm_read_vector_opts(const char *path, const cgm_mm_read_opts *opts,
+                                           double **v, int32_t *n, cgm_error *err);
+/* Whether this build reads gzip-compressed files (recognised by their first
+ * bytes, whatever their name); without zlib they are refused with a message
+ * saying so. */
+CGM_API bool cgm_mm_have_gzip(void);
 
 /* Writes A as `coordinate real general` (or symmetric lower half if
  * symmetric is true). Values round-trip exactly. */
@@ -141,6 +170,9 @@ CGM_API cgm_status cgm_bcsr_params_check(cgm_bcsr_params *p, cgm_error *err);
 /* ------------------------------------------------------------ Features --- */
 
 #define CGM_NBLOCKSIZES 4
+/* The x locality is counted for two element widths: [0] 8 bytes (double),
+ * [1] 4 bytes (single and mixed precision). */
+#define CGM_NSECTOR_WIDTHS 2
 CGM_API extern const int cgm_block_sizes[CGM_NBLOCKSIZES]; /* 1, 2, 4, 8 */
 
 typedef struct cgm_block_features {
@@ -152,6 +184,13 @@ typedef struct cgm_block_features {
   int64_t padded_elements; /* padded_blocks * N^2 */
   int32_t max_blocks_per_row;
   int bx; /* B_x of that layout */
+  /* The x locality of that layout (docs/model.md): the distinct 32-byte
+   * sectors of x each slice (one warp) reads, summed over the slices; the
+   * minimum, every distinct x entry read once contiguously; their ratio
+   * (>= 1, 1 = contiguous). Index: CGM_NSECTOR_WIDTHS. */
+  int64_t x_sectors[CGM_NSECTOR_WIDTHS];
+  int64_t x_sectors_min[CGM_NSECTOR_WIDTHS];
+  double x_locality[CGM_NSECTOR_WIDTHS];
 } cgm_block_features;
 
 typedef struct cgm_features {
@@ -172,6 +211,26 @@ typedef struct cgm_features {
  * builds. */
 CGM_API cgm_status cgm_features_compute(const cgm_csr *A, const cgm_bcsr_params *layouts,
                                         cgm_features *f, cgm_error *err);
+
+/* ---------------------------------------------------------- Orderings --- */
+
+/* A permutation is perm[new] = old throughout. */
+
+/* B = P A P^T: row i of B is row perm[i] of A, its columns renumbered and
+ * sorted. CGM_EINPUT when A is not square or perm is not a permutation. */
+CGM_API cgm_status cgm_csr_permute(const cgm_csr *A, const int32_t *perm, cgm_csr *B,
+                                   cgm_error *err);
+/* Reverse Cuthill-McKee of A's pattern (taken as symmetric): each connected
+ * component from a pseudo-peripheral node (George-Liu), breadth first with
+ * neighbours by increasing degree, the whole order reversed. perm has
+ * nrows entries. O(nnz) per search, a few searches per component. */
+CGM_API cgm_status cgm_rcm(const cgm_csr *A, int32_t *perm, cgm_error *err);
+/* max |i - j| over the stored entries. */
+CGM_API int64_t cgm_csr_bandwidth(const cgm_csr *A);
+/* A numbering shuffled inside consecutive windows of `window` entries
+ * (<= 1: the identity; >= n: a uniformly random permutation), deterministic
+ * in seed: the locality sweep's numberings. */
+CGM_API void cgm_perm_shuffle(int32_t n, int32_t window, uint64_t seed, int32_t *perm);
 
 /* ---------------------------------------------------------- Generators --- */
 
@@ -203,6 +262,22 @@ CGM_API cgm_status cgm_gen_arrow(int32_t n, int32_t len, cgm_csr *A, cgm_error *
  * it (c = 1/64); SPD (strictly diagonally dominant) with a condition number
  * under 131. 1 <= h < n. */
 CGM_API cgm_status cgm_gen_band(int32_t n, int32_t h, cgm_csr *A, cgm_error *err);
+
+/* The Kronecker sum A (+) T_k = A (x) I_k + I (x) T_k of a square A with
+ * the 1D Laplacian T_k = tridiag(-1, 2, -1) of k rows: row i k + a is
+ * unknown a of A's row i. SPD when A is (its eigenvalues are sums). */
+CGM_API cgm_status cgm_gen_kron_sum(const cgm_csr *A, int32_t k, cgm_csr *B, cgm_error *err);
+
+typedef enum { CGM_NUMBERING_SORTED, CGM_NUMBERING_RANDOM } cgm_numbering;
+/* A random geometric mesh: `points` points uniform in the unit cube, each
+ * joined to its k nearest neighbours (the graph symmetrised), 3 unknowns a
+ * point; every edge adds a spring block K = d d^T + I / 4 (d the unit
+ * direction) as [K -K; -K K], and the diagonal gets a shift of 1e-2:
+ * symmetric positive definite by construction. Points are numbered by
+ * their cell of a grid (sorted: neighbours get near numbers) or at random.
+ * Deterministic in seed. */
+CGM_API cgm_status cgm_gen_mesh3d(int32_t points, int k, cgm_numbering numbering, uint64_t seed,
+                                  cgm_csr *A, cgm_error *err);
 
 /* A = P (x) (J + I): every N x N block dense (d_N = 1), SPD when P is. */
 CGM_API cgm_status cgm_gen_kron(const cgm_csr *P, int n, cgm_csr *A, cgm_error *err);

@@ -29,6 +29,9 @@ typedef struct cgm_tuner_device {
   bool have[2];              /* per precision */
   cgm_device_model model[2]; /* per precision: the refined model's curves */
   cgm_device_model paper[2]; /* the paper's model: its avg fits (Sec. 6.2), else max, else rel */
+  cgm_setup_model setup;     /* layout build + upload (cgm_setup_model_default, or fitted on the
+                                solves recorded on this device) */
+  double mixed_ratio;        /* mixed precision's iterations over double's (<= 0: 1.2) */
 } cgm_tuner_device;
 
 typedef struct cgm_candidate {
@@ -44,6 +47,9 @@ typedef struct cgm_candidate {
   double exchange_bytes;  /* per iteration */
   int64_t memory_bytes;   /* per GPU (host memory for the CPU) */
   bool fits;
+  double setup_s;    /* predicted setup: layout build and upload */
+  double iterations; /* K for this precision (mixed: double's K times the mixed ratio) */
+  double total_s;    /* setup_s + iterations * time_per_iter_s: what the choice minimises */
 } cgm_candidate;
 
 typedef struct cgm_tuner_opts {
@@ -53,7 +59,19 @@ typedef struct cgm_tuner_opts {
   unsigned exchanges;  /* bit (1 << cgm_exchange) considered on several GPUs */
   bool cusparse;       /* the cuSPARSE baseline as a candidate */
   bool paper;          /* time by the paper's Eqs. 4-9 instead of the refined model */
+  double tol;          /* the tolerance the solve must meet (<= 0: 1e-8): single precision is
+                          a candidate only at tol >= CGM_SINGLE_MIN_TOL unless it is the only
+                          precision asked for */
+  double iterations;   /* double precision's iteration count K (<= 0: cgm_iterations_estimate) */
 } cgm_tuner_opts;
+
+/* Below this tolerance pure single precision is not offered: its true
+ * residual stalls near 1e-5..1e-6 on the matrices measured (docs/accuracy.md);
+ * mixed precision runs at single's speed and reaches any tolerance double does. */
+#define CGM_SINGLE_MIN_TOL 1e-4
+/* Mixed precision replaces its residual about once every this many
+ * iterations (a tenfold fall at the rates measured): one double SpMV each. */
+#define CGM_MIXED_REPLACE_EVERY 40.0
 
 CGM_API cgm_tuner_opts cgm_tuner_opts_default(void);
 
@@ -63,10 +81,28 @@ CGM_API cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
                                         const cgm_tuner_opts *o, cgm_candidate **out, int *count,
                                         cgm_error *err);
 
-/* The fastest candidate that fits (ties within 1% go to fewer GPUs, then to
- * the CPU); -1 when none. `why` gets one line of explanation. */
+/* The candidate with the least predicted total time (setup + K iterations)
+ * that fits (ties within 1% go to fewer GPUs, then to the CPU); -1 when
+ * none. `why` gets one line of explanation. */
 CGM_API int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *devs,
                              char *why, size_t nwhy);
+
+/* solve --reorder auto: whether reverse Cuthill-McKee pays on the predicted
+ * total, cost + K t_iter (the reordering and permuted copy on the host, then
+ * K iterations at each numbering's predicted time). */
+typedef struct cgm_reorder_advice {
+  bool rcm;           /* reorder */
+  double t_iter_none; /* predicted s per iteration as numbered (NaN: no prediction) */
+  double t_iter_rcm;  /* and in the RCM numbering */
+  double cost_s;      /* the reordering, measured on the host */
+  double iterations;  /* K: the iterations expected (as the tuner's totals take it) */
+  int64_t bandwidth_none, bandwidth_rcm;
+  char why[256];
+} cgm_reorder_advice;
+
+/* Fills a->rcm and a->why from its times: RCM when cost_s + K t_iter_rcm is
+ * below K t_iter_none by more than 1% (NaN times: no reordering). */
+CGM_API void cgm_tuner_reorder(cgm_reorder_advice *a);
 
 #ifdef __cplusplus
 }

@@ -234,6 +234,8 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
       cgm_reliable_start(rt_ref, cgm_residual_roundoff(pb->opts.precision), pb->anorm);
   st = CGM_ENOCONV;
   if (rt_ref <= thr) st = CGM_OK;
+  int last_mon = -1;
+  cgm_monitor_report(&pb->opts, &last_mon, 0, relres, false);
   while (st != CGM_OK && it < pb->maxiter) {
     /* SpMV + CG3 */
     double vu = FN(cgm_cpu_spmv)(&B, val, v, u, v);
@@ -290,7 +292,12 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
     double now = cgm_now();
     if (it <= ntimed) times[it - 1] = now - t_prev;
     t_prev = now;
+    if (pb->opts.monitor) { /* the callback's time is no iteration's */
+      cgm_monitor_report(&pb->opts, &last_mon, it, relres, false);
+      t_prev = cgm_now();
+    }
   }
+  cgm_monitor_report(&pb->opts, &last_mon, it, relres, true);
   res->time_solve_s = cgm_now() - t_start;
   res->iterations = it;
   res->solver_residual = relres;

@@ -10,6 +10,15 @@ extern "C" bool cgm_have_cuda_build(void) {
   return true;
 }
 
+extern "C" int cgm_cuda_runtime_version(void) {
+  int v = 0;
+  if (cudaRuntimeGetVersion(&v) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return v;
+}
+
 extern "C" int cgm_cuda_device_count(void) {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
@@ -45,5 +54,20 @@ extern "C" cgm_status cgm_cuda_device_info(int dev, cgm_device_info *info, cgm_e
   CGM_CUDA_TRY(err, ce);
   info->mem_free = (int64_t)fr;
   info->mem_total = (int64_t)tot;
+  return CGM_OK;
+}
+
+extern "C" cgm_status cgm_cuda_can_access_peer(int a, int b, bool *ok, cgm_error *err) {
+  *ok = false;
+  int n = cgm_cuda_device_count();
+  if (a < 0 || a >= n || b < 0 || b >= n)
+    return cgm_fail(err, CGM_EINPUT, "CUDA device %d or %d does not exist (%d present)", a, b, n);
+  if (a == b) {
+    *ok = true;
+    return CGM_OK;
+  }
+  int v = 0;
+  CGM_CUDA_TRY(err, cudaDeviceCanAccessPeer(&v, a, b));
+  *ok = v != 0;
   return CGM_OK;
 }

@@ -45,6 +45,7 @@ typedef struct gpu_solver {
   int reduced;                      /* single or mixed precision: also when the iterated
                                        residual has fallen by CGM_RELIABLE_DELTA */
   double rt0;                       /* the true residual after CG1 */
+  int mon_last;                     /* cgm_monitor_report: the iteration last reported */
   cgm_cg_state final;               /* the state reported when the host ended the run */
   double timeout_s;                 /* no progress for this long: the solve fails */
   const char *trace_file;           /* diagnostic builds: where the timeline goes */

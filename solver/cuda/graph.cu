@@ -194,6 +194,8 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
     active[nb] = hs->iter - last_iter;
     last_iter = hs->iter;
     nb++;
+    /* host_state is read here anyway: the monitor costs no synchronisation */
+    cgm_monitor_report(&pb->opts, &S->mon_last, hs->iter, sqrt(hs->rr_last) / pb->bnorm, false);
     const bool ended = hs->done != CGM_RUN && hs->done != CGM_RUN_CONVERGED;
     if (!ended && (pending || reliable_due(&R, hs))) {
       if (queued) { /* after the graph in flight, with nothing queued behind it */

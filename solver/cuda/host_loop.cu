@@ -1,4 +1,5 @@
 /* The paper's host-driven loop (gpu_solver.h). */
+#include <math.h>
 #include <stdlib.h>
 
 #include "common/timer.h"
@@ -54,6 +55,10 @@ cgm_status gs_host_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *
     double now = cgm_now();
     if (it <= ntimed) times[it - 1] = now - tprev;
     tprev = now;
+    if (pb->opts.monitor) { /* the callback's time is no iteration's */
+      cgm_monitor_report(&pb->opts, &S->mon_last, fin->iter, sqrt(fin->rr_last) / pb->bnorm, false);
+      tprev = cgm_now();
+    }
     if (fin->done) break;
   }
   res->time_solve_s = cgm_now() - t0;

@@ -27,7 +27,9 @@ expect_exit 0 "$CGM" calibrate --devices cpu --quick --precision double --json
 cp "$OUT" "$TMP/cal.json"
 json_check "$TMP/cal.json" 'len(j["calibrations"]) == 1 and j["calibrations"][0]["device"] == "cpu"' "one CPU calibration"
 json_check "$TMP/cal.json" 'j["calibrations"][0]["samples"] >= 100 and j["calibrations"][0]["fits"] >= 30' "samples and fits stored"
-json_check "$TMP/cal.json" 'list(j["calibrations"][0]["stages"])[0] == "setup" and list(j["calibrations"][0]["stages"])[-2:] == ["fits", "store"] and "spmv" in j["calibrations"][0]["stages"]' "stage times: setup, the sweeps, fits, store"
+json_check "$TMP/cal.json" 'list(j["calibrations"][0]["stages"])[0] == "setup" and list(j["calibrations"][0]["stages"])[-3:] == ["fits", "locality", "store"] and "spmv" in j["calibrations"][0]["stages"]' "stage times: setup, the sweeps, fits, locality, store"
+# The locality sweep's coefficient (docs/model.md): fitted, >= 0, stored.
+json_check "$TMP/cal.json" '0 <= j["calibrations"][0]["x_coef"]["double"] <= 16' "the locality coefficient is fitted"
 json_check "$TMP/cal.json" 'abs(sum(j["calibrations"][0]["stages"].values()) - j["calibrations"][0]["seconds"]) <= 0.02 * j["calibrations"][0]["seconds"]' "the stage times add up to the calibration's seconds"
 ID=$(json_get "$TMP/cal.json" calibrations.0.id)
 
@@ -102,12 +104,16 @@ expect_exit 0 "$CGM" predict "$A" --json
 cp "$OUT" "$TMP/pred.json"
 json_check "$TMP/pred.json" 'j["features"]["x"] == 4884 and len(j["features"]["blocks"]) == 4' "features in predict"
 json_check "$TMP/pred.json" 'len(j["candidates"]) == 4 and all(k in c for c in j["candidates"] for k in ("block", "gpus", "precision", "time_per_iter_s", "gflops_raw", "gflops_real", "speedup"))' "candidates with the docs/cli.md keys"
-json_check "$TMP/pred.json" 'j["choice"]["time_per_iter_s"] == min(c["time_per_iter_s"] for c in j["candidates"])' "the choice is the fastest"
+json_check "$TMP/pred.json" 'j["choice"]["total_s"] <= 1.01 * min(c["total_s"] for c in j["candidates"])' "the choice has the least predicted total"
+json_check "$TMP/pred.json" 'all(abs(c["total_s"] - c["setup_s"] - c["iterations"] * c["time_per_iter_s"]) <= 1e-9 * c["total_s"] for c in j["candidates"])' "total = setup + K iterations"
 json_check "$TMP/pred.json" 'all(c["gflops_real"] <= c["gflops_raw"] + 1e-9 for c in j["candidates"])' "real performance <= raw (Eq. 8 vs 7)"
 expect_exit 0 "$CGM" predict "$A" --json --model paper
 json_check "$OUT" 'j["model"] == "paper" and all(c["time_per_iter_s"] > 0 for c in j["candidates"])' "paper mode predicts"
 expect_exit 0 "$CGM" predict "$A"
 last_stdout_contains "recommended"
+# solve --reorder auto's decision for the choice: both numberings predicted
+last_stdout_contains "bandwidth"
+json_check "$TMP/pred.json" 'j["reorder"]["choice"] in ("rcm", "none") and j["reorder"]["time_per_iter_s"] > 0 and j["reorder"]["time_per_iter_rcm_s"] > 0 and j["reorder"]["bandwidth_rcm"] > 0 and j["reorder"]["iterations"] > 0' "predict: the reorder decision"
 expect_fail 2 "--block" "$CGM" predict "$A" --block 3
 
 # ---- db refit: a database from before the mesh curves (only the "all"
@@ -123,6 +129,8 @@ expect_exit 0 "$CGM" predict "$A" --json
 json_check "$OUT" 'len(j["candidates"]) == 4 and all(c["time_per_iter_s"] > 0 for c in j["candidates"])' "predicts from the all curves alone"
 expect_exit 0 "$CGM" db refit "$ID"
 last_stdout_contains "calibration $ID: cpu"
+expect_exit 0 "$CGM" db refit "$ID" --json
+json_check "$OUT" "len(j['calibrations']) == 1 and j['calibrations'][0]['id'] == $ID and j['calibrations'][0]['fits'] > 0" "db refit --json: the calibration refitted"
 expect_exit 0 "$CGM" db export "$ID" -o "$TMP/refit.json"
 assert_py "$(python3 -c "
 import json
@@ -155,13 +163,46 @@ json_check "$OUT" '"predicted_time_per_iter_s" in j and j["predicted_time_per_it
 expect_exit 0 "$CGM" solve "$A" --auto --json
 cp "$OUT" "$TMP/auto.json"
 json_check "$TMP/auto.json" 'j["converged"] and j["backend"] == "cpu" and "auto" in j' "--auto solved on the CPU"
+# the tuner's K: a converged double solve of this matrix at 1e-8 is on record (above)
+json_check "$TMP/auto.json" 'j["predicted"]["iterations_source"] == "database" and j["predicted"]["total_s"] > j["predicted"]["setup_s"] > 0' "--auto's K from the recorded solve"
+expect_exit 0 "$CGM" solve "$A" --auto --json --tol 1e-11 --no-record
+json_check "$OUT" 'j["predicted"]["iterations_source"] == "probe" and j["relative_residual"] <= 1e-11' "no record at 1e-11: K from the probe, the tolerance met"
+json_check "$OUT" '0.3 * j["iterations"] <= j["predicted"]["iterations"] <= 3 * j["iterations"]' "the probe's K within 3x of the iterations run"
+expect_exit 0 "$CGM" solve "$A" --auto --json --tol 1e-11 --no-record --iters-hint 77
+json_check "$OUT" 'j["predicted"]["iterations_source"] == "hint" and j["predicted"]["iterations"] in (77, 93)' "--iters-hint is K (mixed: x1.2)"
 CHOICE_N=$(json_get "$TMP/pred.json" choice.block)
 json_check "$TMP/auto.json" "j['block'] == $CHOICE_N" "--auto ran the block size predict recommends"
 expect_exit 0 "$CGM" db solves --json
 json_check "$OUT" 'len(j["solves"]) >= 2 and all("predicted_time_per_iter_s" in s for s in j["solves"])' "solves stored with predictions"
+json_check "$OUT" 'all(s["matrix"] == "bcsstk16.mtx" for s in j["solves"])' "db solves --json: the matrix by name"
+expect_exit 0 "$CGM" db solves
+last_stdout_contains "  bcsstk16.mtx "
 expect_exit 0 "$CGM" solve "$A" --backend cpu --no-record --json
 expect_exit 0 "$CGM" db solves --json
 json_check "$OUT" 'len(j["solves"]) == 2' "--no-record stores nothing"
+# What a solve refuses, predict refuses with its message (exit 2), and a
+# refused solve (nothing run, nothing timed) is no measurement to record.
+expect_fail 2 "$DATA/west0479.mtx: matrix is not symmetric" "$CGM" predict "$DATA/west0479.mtx"
+expect_fail 2 "$DATA/zenios.mtx: matrix is not positive definite: diagonal entry (1, 1) is missing or 0" \
+  "$CGM" predict "$DATA/zenios.mtx" --json
+expect_exit 1 "$CGM" solve "$DATA/zenios.mtx" --backend cpu
+last_stderr_contains "matrix is not positive definite: diagonal entry (1, 1) is missing or 0"
+expect_exit 0 "$CGM" db solves --json
+json_check "$OUT" 'len(j["solves"]) == 2' "a refused solve is not recorded"
+# --reorder: rcm solves in the RCM numbering and returns x in the file's
+# (its residual recomputed on A); auto (the default) says what the model
+# weighed; none does not reorder.
+expect_exit 0 "$CGM" solve "$A" --backend cpu --reorder rcm --no-record --json -o "$TMP/rcm.x.mtx"
+cp "$OUT" "$TMP/rcm.json"
+json_check "$TMP/rcm.json" 'j["converged"] and j["reorder"] == "rcm" and j["time_reorder_s"] > 0 and j["predicted_time_per_iter_s"] > 0' "--reorder rcm"
+printf '%s\t%s\t%s\n' "$A" "$TMP/rcm.json" "$TMP/rcm.x.mtx" >"$TMP/rcm.tsv"
+if $MMTOOL check-solves "$TMP/rcm.tsv" >"$TMP/check.txt" 2>&1; then pass; else
+  fail "the reordered solve does not solve A:"; sed 's/^/  /' "$TMP/check.txt" >&2; fi
+expect_exit 0 "$CGM" solve "$A" --backend cpu --no-record --json
+json_check "$OUT" 'j["reorder"] in ("rcm", "none") and j["reorder_advice"]["choice"] == j["reorder"]' "--reorder auto decides by the model"
+expect_exit 0 "$CGM" solve "$A" --backend cpu --reorder none --no-record --json
+json_check "$OUT" 'j["reorder"] == "none" and "time_reorder_s" not in j' "--reorder none"
+expect_fail 2 "--reorder: 'amd' is not auto, none or rcm" "$CGM" solve "$A" --reorder amd
 
 # ---- validate: Table 6 groups and the tuner's regret, and the CSV
 mkdir -p "$TMP/set"
@@ -171,9 +212,21 @@ cp "$OUT" "$TMP/val.json"
 json_check "$TMP/val.json" 'j["matrices"] == 3 and len(j["groups"]) == 4' "3 SPD matrices (west0479 skipped), 4 block sizes"
 json_check "$TMP/val.json" 'all(g["count"] == 3 and g["avg_rel_error"] >= 0 for g in j["groups"])' "every group measured"
 json_check "$TMP/val.json" '1.0 <= j["tuner"]["mean_regret"]' "regret >= 1"
+json_check "$TMP/val.json" 'all(abs(g["mean_signed_error"]) <= g["avg_rel_error"] + 1e-12 for g in j["groups"])' "the bias is at most the mean absolute error"
+assert_py "$(python3 -c "
+import csv
+r = list(csv.DictReader(open('$TMP/val.csv')))
+print(int(all(abs(abs(float(x['signed_error'])) - float(x['rel_error'])) < 1e-5 for x in r)))") == 1" "CSV: signed errors beside the absolute ones"
 assert_py "$(wc -l < "$TMP/val.csv") == 13" "CSV: header + 12 rows"
 expect_exit 0 "$CGM" db solves --json
 json_check "$OUT" 'len(j["solves"]) == 14' "one solve per configuration (median of --repeat 3), not per run"
+# total-time mode: every configuration solved to the tolerance, mixed among them
+expect_exit 0 "$CGM" validate "$TMP/set" --total 1e-8 --repeat 1 --backend cpu --json
+cp "$OUT" "$TMP/valt.json"
+# (a double-only calibration: mixed, which iterates on single's curves, is left out)
+json_check "$TMP/valt.json" 'j["matrices"] == 3 and {g["precision"] for g in j["groups"]} == {"double"} and j["measurements"] == 12' "--total: what the calibration can predict is measured"
+json_check "$TMP/valt.json" 'all(g["count"] == 3 and g["avg_rel_error"] >= 0 for g in j["groups"]) and j["tuner"]["mean_regret"] >= 1.0' "--total: totals predicted for every run, regret >= 1"
+expect_fail 2 "--precision: 'mixed' is not a list of single, double (or both)" "$CGM" validate "$TMP/set" --precision mixed
 expect_fail 2 "no matrices" "$CGM" validate "$TMP/nowhere"
 expect_fail 2 "--backend: 'foo' is not cpu, cuda, cusparse or all" "$CGM" validate "$TMP/set" --backend foo
 expect_fail 2 "option --repeat: '0' is not an integer in [1, 99]" "$CGM" validate "$TMP/set" --repeat 0

@@ -22,9 +22,38 @@ last_stderr_contains "usage: cgmodel"
 expect_exit 0 "$CGM" version
 last_stdout_contains "cgmodel 0."
 expect_exit 0 "$CGM" --version
-# This tree may be CPU-only or have CUDA: the line names which.
-if grep -qE '\((CPU-only build|CUDA backend)\)' "$OUT"; then pass; else
-  fail "version does not say which backend it has"; show_last; fi
+# This tree may be CPU-only or have CUDA: the line names which, and the
+
+# commit the tree was configured from (or "unknown"); the CUDA runtime with
+# the CUDA backend; no options.
+if grep -qE '^cgmodel [0-9.]+ \(commit ([0-9a-f]{7,}|unknown), (CPU-only build|CUDA backend, CUDA runtime [0-9]+\.[0-9]+)(, MPI(, METIS)?)?\)$' "$OUT"; then
+  pass; else fail "--version: commit and backend"; show_last; fi
+expect_fail 2 "unknown option '--bogus'" "$CGM" version --bogus
+expect_fail 2 "unexpected argument 'x'" "$CGM" version x
+# help COMMAND is that command's --help.
+expect_exit 0 "$CGM" help solve
+last_stdout_contains "usage: cgmodel solve"
+last_stdout_contains "--monitor [K]"
+# The top-level usage names every command and the options asked about most.
+expect_exit 0 "$CGM" --help
+for o in "solves | refit ID" "calibrate" "--precision single|double|both" "--csv FILE" "--exchange" "help "; do
+  last_stdout_contains "$o"
+done
+
+# '-': the matrix from standard input, as from the file.
+expect_exit 0 "$CGM" info "$DATA/bcsstk01.mtx" --json
+cp "$OUT" "$TMP/info-file.json"
+run_cmd bash -c "'$CGM' info - --json < '$DATA/bcsstk01.mtx'"
+assert_eq "$RC" 0 "info - < file"
+json_check "$OUT" "{k: v for k, v in j.items() if k != 'matrix'} == {k: v for k, v in __import__('json').load(open('$TMP/info-file.json')).items() if k != 'matrix'}" \
+  "info -: the features of the file"
+run_cmd bash -c "cat '$DATA/bcsstk01.mtx' | '$CGM' solve - --backend cpu --json"
+assert_eq "$RC" 0 "solve - from a pipe"
+json_check "$OUT" 'j["converged"] and j["matrix"] == "/dev/stdin"' "solve -: converged, named /dev/stdin"
+run_cmd bash -c "echo garbage | '$CGM' solve - --backend cpu"
+assert_eq "$RC" 2 "solve - with garbage: exit 2"
+last_stderr_contains "/dev/stdin:1: missing Matrix Market banner"
+expect_fail 2 "cannot both be standard input" "$CGM" solve - --rhs - --backend cpu
 
 for c in info solve gen; do
   expect_exit 0 "$CGM" "$c" --help

@@ -28,6 +28,32 @@ gen_ok poisson3d 5 125           # n^3
 gen_ok elasticity3d 3 $((3 * 3 * 4 * 4)) # 3 n (n+1)^2
 gen_ok random 300 300 --avg 6 --seed 7
 gen_ok random 200 200 --dist powerlaw --alpha 2.2 --maxlen 40 --avg 5 --seed 3
+gen_ok mesh3d 150 450 --k 6 --seed 5                     # 3 unknowns a point
+gen_ok mesh3d 151 453 --numbering random --seed 5
+
+# mesh3d: the same graph under both numberings; the random one reads x from
+# farther apart (info's x locality, fp64 at N = 1), the sorted one is
+# deterministic in --seed.
+expect_exit 0 "$CGM" gen mesh3d --n 400 --seed 2 -o "$TMP/ms.mtx"
+expect_exit 0 "$CGM" gen mesh3d --n 400 --seed 2 --numbering random -o "$TMP/mr.mtx"
+expect_exit 0 "$CGM" info --json "$TMP/ms.mtx"
+cp "$OUT" "$TMP/ms.json"
+expect_exit 0 "$CGM" info --json "$TMP/mr.mtx"
+S="__import__('json').load(open('$TMP/ms.json'))"
+json_check "$OUT" "j['nnz'] == $S['nnz'] and j['blocks'][0]['x_locality'] > 1.3 * $S['blocks'][0]['x_locality']" \
+  "mesh3d --numbering random: same nonzeros, worse x locality"
+expect_exit 0 "$CGM" gen mesh3d --n 400 --seed 2 -o "$TMP/ms2.mtx"
+if cmp -s "$TMP/ms.mtx" "$TMP/ms2.mtx"; then pass; else fail "gen mesh3d is not deterministic in --seed"; fi
+
+# kron: B (+) T_k of a file, k rows a row of B; SPD (solved below)
+expect_exit 0 "$CGM" gen kron --with "$TMP/poisson2d.7.mtx" --k 3 -o "$TMP/kron.mtx"
+last_stderr_contains "$TMP/kron.mtx: 147 x 147,"
+expect_exit 0 "$CGM" info --json "$TMP/kron.mtx"
+json_check "$OUT" "j['x'] == 147 and j['nnz'] == 3 * (5*49 - 4*7) + 2 * 49 * 2 and j['symmetric'] and j['positive_diagonal']" \
+  "kron: 3 layers of the 5-point Laplacian joined by -1"
+expect_exit 0 "$CGM" solve "$TMP/kron.mtx" --backend cpu --json -o "$TMP/kron.x.mtx"
+cp "$OUT" "$TMP/kron.json"
+printf '%s\t%s\t%s\n' "$TMP/kron.mtx" "$TMP/kron.json" "$TMP/kron.x.mtx" >>"$LIST"
 
 # Stencils: the 5- and 7-point Laplacians have 5n^2-4n and 7n^3-6n^2 nonzeros.
 json_check "$TMP/poisson2d.7.info.json" 'j["nnz"] == 5*49 - 4*7 and j["row_max"] == 5 and j["row_min"] == 3' \
@@ -71,6 +97,10 @@ expect_fail 2 "option --alpha: '1'" "$CGM" gen random --n 50 --dist powerlaw --a
 expect_fail 2 "option --avg: '0.5'" "$CGM" gen random --n 50 --avg 0.5 -o "$TMP/bad.mtx"
 expect_fail 2 "average row length 8 exceeds the dimension 5" "$CGM" gen random --n 5 -o "$TMP/bad.mtx"
 expect_fail 2 "unknown option '--size'" "$CGM" gen poisson2d --size 4 -o "$TMP/bad.mtx"
+expect_fail 2 "--numbering: 'hilbert' is not sorted or random" "$CGM" gen mesh3d --n 50 --numbering hilbert -o "$TMP/bad.mtx"
+expect_fail 2 "k = 60 neighbours" "$CGM" gen mesh3d --n 50 --k 60 -o "$TMP/bad.mtx"
+expect_fail 2 "expected KIND, --with and --k and -o" "$CGM" gen kron --k 3 -o "$TMP/bad.mtx"
+expect_fail 2 "$TMP/none.mtx" "$CGM" gen kron --with "$TMP/none.mtx" --k 3 -o "$TMP/bad.mtx"
 assert_no_file "$TMP/bad.mtx" "no file from a refused gen"
 # An output that cannot be created: exit 2, the path named, no success line.
 expect_fail 2 "$TMP/nodir/a.mtx: cannot create" "$CGM" gen poisson2d --n 3 -o "$TMP/nodir/a.mtx"

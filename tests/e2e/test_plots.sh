@@ -102,9 +102,14 @@ import json; j = json.load(open('$TMP/export.json'))
 # the SpMV panel draws the mesh curve where the calibration has one, else "all"
 mesh = {(f['block'], f['precision']) for f in j['fits'] if f['kernel'] == 'spmv' and f['variant'] == 'mesh'}
 spmv = lambda f: f['variant'] == ('mesh' if (f['block'], f['precision']) in mesh else 'all')
-print(sum(1 for f in j['fits'] if f['converged'] and f['kind'] in ('avg', 'max')
+print(sum(1 for f in j['fits'] if f['converged'] and f['kind'] in ('avg', 'rel', 'rel-hi')
           and (f['kernel'] in ('cg4', 'cg5', 'red', 'cusparse') or (f['kernel'] == 'spmv' and spmv(f)) or f['kernel'] == 'iter')))")
-assert_eq "$NCURVES" "$WANT" "one curve per converged avg/max fit of a plotted kernel"
+assert_eq "$NCURVES" "$WANT" "by default one curve per converged avg and rel fit (the model's) of a plotted kernel"
+assert_eq "$(grep -c '^# curve.* max fit' "$P/cal-curves.dat")" 0 "no max fit by default"
+# The keys lie below the panels, outside the data: each panel's key sits at
+# screen coordinates under its bottom margin.
+if grep -q 'set key at screen pl, screen pb - xlab' "$P/cal.gp" && grep -q '^keyrows = [1-9]' "$P/cal.gp"; then
+  pass; else fail "cal.gp: keys below the panels"; fi
 # the script draws it again, from the picture's directory
 rm -f "$P/cal.png"
 run_cmd bash -c "cd '$P' && gnuplot cal.gp"
@@ -180,6 +185,82 @@ assert_eq "$(grep -v '^#' "$P/map-marks.dat" | awk '{ print $3, $4, $5 }')" "488
 expect_exit 0 "$CGM" map -o "$P/map.svg" --size 1000x640 --block "$MAPN" --gpus 2
 svg_size "$P/map.svg" 1000 640
 last_stderr_contains "CPU calibration"
+# Colour-bar tics: at least 4, inside the colour range.
+cbtics_check() {
+  local msg
+  if msg=$(python3 - "$1" 2>&1 <<'EOF'
+import re, sys
+gp = open(sys.argv[1]).read()
+v = dict(re.findall(r"^(gmin|gmax|smin|smax) = (\S+)", gp.replace("; ", "\n"), re.M))
+for var, lo, hi in (("gflops_tics", "gmin", "gmax"), ("speedup_tics", "smin", "smax")):
+    m = re.search(r'^%s = "set cbtics \((.*)\)"$' % var, gp, re.M)
+    assert m, var + " missing"
+    tics = [float(t.split()[-1]) for t in m.group(1).split(",")]
+    assert len(tics) >= 4, (var, tics)
+    assert all(float(v[lo]) * (1 - 1e-6) <= t <= float(v[hi]) * (1 + 1e-6) for t in tics), (var, tics, v)
+EOF
+  ); then pass; else fail "$1: colour-bar tics ($msg)"; fi
+}
+cbtics_check "$P/map.gp"
+
+# ---- map of several GPUs from a synthetic GPU calibration: the CPU's
+# curves copied under a 4-GPU device of 1 GiB, with exchange curves for p2p
+# and halo (the CG5 curve's shape). --exchange halo maps the band matrix's
+# halo: never more than p2p's whole vector, nothing on the diagonal; what
+# does not fit in 1 GiB is masked (NaN, fits = 0), for p2p more than halo.
+SYN=$TMP/synthetic-gpu.db
+cp "$CGMODEL_DB" "$SYN"
+python3 - "$SYN" "$ID" <<'EOF'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); cal = int(sys.argv[2])
+c.execute("INSERT INTO devices (name, model, kind, mem_total, host) VALUES ('cuda:0', 'Synthetic GPU', 'cuda', ?, 'test')", (1 << 30,))
+dev = c.execute("SELECT last_insert_rowid()").fetchone()[0]
+c.execute("INSERT INTO calibrations (device_id, created, tool_version, options, seconds, complete) "
+          "VALUES (?, '2100-01-01T00:00:00Z', 'test', '{\"gpus\": 4}', 1, 1)", (dev,))
+new = c.execute("SELECT last_insert_rowid()").fetchone()[0]
+cols = "kernel, variant, precision, block, kind, mu, sigma, nu, se_mu, se_sigma, se_nu, r2, rms, n, converged, message"
+c.execute(f"INSERT INTO fits (calibration_id, {cols}) SELECT ?, {cols} FROM fits WHERE calibration_id = ?", (new, cal))
+for ex in ("p2p", "halo"):
+    for g in (2, 3, 4):
+        c.execute(f"INSERT INTO fits (calibration_id, {cols}) SELECT ?, 'xfer', ?, precision, ?, kind, mu, sigma, nu, "
+                  "se_mu, se_sigma, se_nu, r2, rms, n, converged, message FROM fits WHERE calibration_id = ? AND kernel = 'cg5'",
+                  (new, ex, g, cal))
+c.commit()
+EOF
+for ex in p2p halo; do
+  expect_exit 0 "$CGM" map --db "$SYN" --device cuda --gpus 4 --exchange "$ex" --block "$MAPN" -o "$P/map-$ex.png"
+  png_size "$P/map-$ex.png" 1200 800
+  last_stderr_contains "does not fit in the 1.0 GiB of a GPU"
+  cbtics_check "$P/map-$ex.gp"
+  if grep -q "^exchange = '$ex'" "$P/map-$ex.gp"; then pass; else fail "map-$ex.gp: exchange $ex"; fi
+done
+if msg=$(python3 - "$P/map-p2p-grid.dat" "$P/map-halo-grid.dat" 2>&1 <<'EOF'
+import math, sys
+rows = lambda f: [l.split() for l in open(f) if l.strip() and not l.startswith("#")]
+p2p, halo = rows(sys.argv[1]), rows(sys.argv[2])
+assert len(p2p) == len(halo) == 61 * 71
+less = masked = diag = 0
+for a, b in zip(p2p, halo):
+    x, e, inside = float(a[2]), float(a[3]), int(a[4])
+    # one GPU fits alike; the halo's gathered vector is smaller: it fits where p2p does
+    assert len(a) == 12 and a[10] == b[10] and b[11] >= a[11], (a, b)
+    tp, th = float(a[6]), float(b[6])
+    for r, t in ((a, tp), (b, th)):
+        assert r[11] == "1" or math.isnan(t), r                 # masked: no time
+        assert r[10] == "1" or math.isnan(float(r[5])), r
+    if a[11] == "0":
+        masked += inside
+        continue
+    if not inside or math.isnan(tp):
+        continue
+    assert th <= tp * 1.01, (x, e, tp, th)                      # never more than the whole vector
+    less += th < tp * 0.999
+    if abs(e / x - 1) < 1e-3 and th < tp * 0.999:              # nothing to exchange on the diagonal:
+        diag += 1                                               # faster once p2p's vector costs time
+assert masked > 0, "1 GiB masks nothing"
+assert less > 100 and diag > 3, (less, diag)
+EOF
+); then pass; else fail "map --exchange halo against p2p ($msg)"; fi
 fi
 # --max needs converged maximum fits: a picture, or a clear refusal
 run_cmd "$CGM" map -o "$P/mapmax.png" --max
@@ -187,7 +268,7 @@ if [ "$RC" -eq 0 ]; then png_size "$P/mapmax.png" 1200 800
 elif [ "$RC" -eq 2 ] && grep -q "no converged max fits" "$ERR"; then pass
 else fail "map --max: exit $RC"; show_last; fi
 expect_fail 2 "--block" "$CGM" map -o "$P/x.png" --block 3
-expect_fail 2 "--exchange" "$CGM" map -o "$P/x.png" --exchange halo
+expect_fail 2 "--exchange: 'ring' is not halo, p2p, host or nccl" "$CGM" map -o "$P/x.png" --exchange ring
 expect_fail 2 "nonexistent.mtx" "$CGM" map -o "$P/x.png" --mark "$TMP/nonexistent.mtx"
 
 # ---- plot accuracy: no solve yet, then every solve with a prediction
@@ -203,6 +284,42 @@ if [ "$NPRED" -gt 0 ]; then
   assert_eq "$(data_lines "$P/acc-solves.dat")" "$NPRED" "acc-solves.dat: one line per solve with a prediction"
   expect_exit 0 "$CGM" plot accuracy -o "$P/acc.svg" --size 640x480
   svg_size "$P/acc.svg" 640 480
+  # One colour per block size, one marker per backend and precision: the key
+  # has one entry of each with its count; every data line names its matrix.
+  if msg=$(python3 - "$P/acc.gp" "$P/acc-solves.dat" "$NPRED" 2>&1 <<'EOF'
+import re, sys
+gp = open(sys.argv[1]).read(); n = int(sys.argv[3])
+kt = re.findall(r'^ktitle\[\d+\] = "([^"]*)"', gp, re.M)
+nb = int(re.search(r"nblockkeys = (\d+)", gp).group(1))
+blocks = [t for t in kt[:nb]]; markers = kt[nb:]
+assert [b.split(":")[0] for b in blocks] == sorted({b.split(":")[0] for b in blocks}, key=lambda s: int(s.split("×")[0])), blocks
+rows = [l for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")]
+assert {b.split(":")[0] for b in blocks} == {"%s×%s" % (l.split()[3], l.split()[3]) for l in rows}, blocks
+assert markers == [m for m in markers if m.startswith("CPU, double:")], markers
+count = lambda ts: sum(int(re.search(r": (\d+) solve", t).group(1)) for t in ts)
+assert count(blocks) == n and count(markers) == n, (blocks, markers, n)
+assert all(re.search(r'"(bcsstk16|gr_30_30)\.mtx"$', l.strip()) for l in rows), rows[:3]
+EOF
+  ); then pass; else fail "plot accuracy: key and matrix names ($msg)"; fi
+  # --label-worst K: the K largest relative errors, named; --calibration ID:
+  # that calibration's solves only (this one has them all; another none).
+  expect_exit 0 "$CGM" plot accuracy -o "$P/worst.png" --label-worst 2 --calibration "$ID"
+  png_size "$P/worst.png" 1200 800
+  if msg=$(python3 - "$P/worst-worst.dat" "$P/acc-solves.dat" 2>&1 <<'EOF'
+import sys
+rows = lambda f: [l.split() for l in open(f) if l.strip() and not l.startswith("#")]
+w, s = rows(sys.argv[1]), rows(sys.argv[2])
+errs = sorted((float(r[2]) for r in s), reverse=True)
+want = 2 if len(s) >= 2 else len(s)
+assert len(w) == want, (len(w), want)
+assert [float(r[2]) for r in w] == errs[:want], ([r[2] for r in w], errs)
+assert all(r[4].startswith('"') and ".mtx (" in " ".join(r[4:]) for r in w), w
+EOF
+  ); then pass; else fail "plot accuracy --label-worst 2 ($msg)"; fi
+  expect_fail 2 "no solve in" "$CGM" plot accuracy -o "$P/x.png" --calibration 999
+  last_stderr_contains "from calibration 999"
+  expect_fail 2 "--label-worst is for plot accuracy" "$CGM" plot calibration -o "$P/x.png" --label-worst 2
+  expect_fail 2 "plot accuracy takes only" "$CGM" plot accuracy -o "$P/x.png" --fits avg
 else # a noisy calibration whose fits did not converge predicts nothing
   expect_fail 2 "no solve" "$CGM" plot accuracy -o "$P/acc.png"
 fi

@@ -4,7 +4,13 @@
  *   - as a matrix (cgm_mm_read_csr) from a memfd, a regular file of known
  *     size, and again from a pipe (size unknown: the reader's other path);
  *     both must agree (status, and the exact matrix on success);
- *   - as a vector (cgm_mm_read_vector) from the memfd.
+ *   - from the memfd again by the parallel reader, with several threads and
+ *     tiny chunks chosen by the input's first byte, and with one thread and
+ *     one-line chunks; from the pipe with tiny pieces; and wrapped in a gzip
+ *     member (when the build reads gzip): each must give the same status and
+ *     message (the same line) or the same matrix, bit for bit, as the plain
+ *     read of the same kind of file;
+ *   - as a vector (cgm_mm_read_vector) from the memfd, and in parallel.
  * On success the CSR must satisfy its contract (rowptr[0] == 0, monotone,
  * rowptr[nrows] == nnz, columns in range and strictly increasing in a row,
  * finite values), a symmetric file must give a symmetric matrix, the info
@@ -12,19 +18,72 @@
  * On failure the outputs must be empty and the message set. Anything else
  * traps. */
 #include "fuzz_common.h"
+#include "tests/gzip_stored.h"
 
-static fuzz_memfile in_file, out_file;
+static fuzz_memfile in_file, out_file, gz_file;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
+  /* The parallel reads use 2-4 threads; idle OpenMP threads that spin after
+   * each read take the core the next input needs (half the executions on 2
+   * cores). Read by the OpenMP runtime when it starts, after this. */
+  setenv("OMP_WAIT_POLICY", "passive", 0);
   fuzz_memfile_open(&in_file, "cgm_fuzz_in");
   fuzz_memfile_open(&out_file, "cgm_fuzz_out");
+  fuzz_memfile_open(&gz_file, "cgm_fuzz_gz");
   return 0;
 }
 
 /* Rows up to which the write + read round trip is run (the writer walks
  * every row). */
 #define ROUND_TRIP_MAX_ROWS (1 << 16)
+
+/* The parallel reader's settings for an input: from its first byte, so that
+ * the fuzzer steers them too. */
+static cgm_mm_read_opts opts_for(const uint8_t *data, size_t size, int which) {
+  unsigned b = size ? data[0] : 0;
+  cgm_mm_read_opts o = cgm_mm_read_opts_default();
+  if (which == 0) { /* several threads, chunks of 1 to 32 bytes */
+    o.threads = 2 + (int)(b % 3);
+    o.chunk_bytes = 1 + (int64_t)((b >> 2) % 32);
+  } else if (which == 1) { /* one thread, a line per chunk */
+    o.threads = 1;
+    o.chunk_bytes = 1;
+  } else { /* a stream in pieces of 1 to 8 bytes */
+    o.threads = 1 + (int)(b % 2);
+    o.chunk_bytes = 1 + (int64_t)((b >> 1) % 16);
+    o.stream_bytes = 1 + (int64_t)((b >> 5) % 8);
+  }
+  return o;
+}
+
+/* The message without its "PATH:" (pipes and files have different paths). */
+static const char *after_path(const cgm_error *e, const char *path) {
+  size_t n = strlen(path);
+  return strncmp(e->msg, path, n) == 0 ? e->msg + n : e->msg;
+}
+
+/* Reading path with o gives what (st, A, err) records. */
+static void require_same_csr(const char *path, const cgm_mm_read_opts *o, cgm_status st,
+                             const cgm_csr *A, const cgm_mm_info *info, const cgm_error *err,
+                             const char *err_path) {
+  cgm_csr B;
+  cgm_mm_info bi;
+  cgm_error e = {0};
+  cgm_status bst = cgm_mm_read_csr_opts(path, o, &B, info ? &bi : NULL, &e);
+  if (bst != st || (st != CGM_OK && strcmp(after_path(&e, path), after_path(err, err_path)) != 0))
+    fprintf(stderr, "parallel read: status %d '%s', plain read %d '%s'\n", bst, e.msg, st,
+            err->msg);
+  FUZZ_REQUIRE(bst == st);
+  if (st != CGM_OK) {
+    FUZZ_REQUIRE(strcmp(after_path(&e, path), after_path(err, err_path)) == 0);
+    FUZZ_REQUIRE(fuzz_csr_is_zeroed(&B));
+    return;
+  }
+  FUZZ_REQUIRE(fuzz_csr_equal(A, &B));
+  if (info) FUZZ_REQUIRE(memcmp(info, &bi, sizeof bi) == 0);
+  cgm_csr_free(&B);
+}
 
 static void check_matrix(const uint8_t *data, size_t size) {
   cgm_csr A;
@@ -33,7 +92,7 @@ static void check_matrix(const uint8_t *data, size_t size) {
   cgm_status st = cgm_mm_read_csr(in_file.path, &A, &info, &err);
 
   /* the same bytes through a pipe */
-  char ppath[64];
+  char ppath[64], qpath[64];
   int pfd = fuzz_pipe_with(data, size, ppath, sizeof ppath);
   cgm_csr P;
   cgm_error perr = {0};
@@ -41,6 +100,32 @@ static void check_matrix(const uint8_t *data, size_t size) {
   if (pfd >= 0) {
     pst = cgm_mm_read_csr(ppath, &P, NULL, &perr);
     close(pfd);
+  }
+
+  /* the parallel reader: the same verdict, to the byte */
+  for (int w = 0; w < 2; w++) {
+    cgm_mm_read_opts o = opts_for(data, size, w);
+    require_same_csr(in_file.path, &o, st, &A, st == CGM_OK ? &info : NULL, &err, in_file.path);
+  }
+  if (pfd >= 0) { /* a stream in tiny pieces: what the plain pipe read gave */
+    cgm_mm_read_opts o = opts_for(data, size, 2);
+    int qfd = fuzz_pipe_with(data, size, qpath, sizeof qpath);
+    if (qfd >= 0) {
+      require_same_csr(qpath, &o, pst, &P, NULL, &perr, ppath);
+      close(qfd);
+    }
+  }
+  /* wrapped in gzip: a stream too (its size is known only at its end) */
+  if (pfd >= 0 && cgm_mm_have_gzip() && (size < 2 || data[0] != 0x1f || data[1] != 0x8b)) {
+    uint8_t *z = malloc(gzip_stored_bound(size));
+    if (z) {
+      size_t zn = gzip_stored(z, data, size);
+      fuzz_memfile_set(&gz_file, z, zn);
+      free(z);
+      cgm_mm_read_opts o = opts_for(data, size, 0);
+      require_same_csr(gz_file.path, NULL, pst, &P, NULL, &perr, ppath);
+      require_same_csr(gz_file.path, &o, pst, &P, NULL, &perr, ppath);
+    }
   }
 
   if (st != CGM_OK) {
@@ -98,11 +183,26 @@ static void check_matrix(const uint8_t *data, size_t size) {
   cgm_csr_free(&A);
 }
 
-static void check_vector(void) {
+static void check_vector(const uint8_t *data, size_t size) {
   double *v = (double *)1;
   int32_t n = -1;
   cgm_error err = {0};
   cgm_status st = cgm_mm_read_vector(in_file.path, &v, &n, &err);
+  { /* the parallel reader: the same verdict, to the byte */
+    cgm_mm_read_opts o = opts_for(data, size, 0);
+    double *w = (double *)1;
+    int32_t m = -1;
+    cgm_error e = {0};
+    cgm_status wst = cgm_mm_read_vector_opts(in_file.path, &o, &w, &m, &e);
+    FUZZ_REQUIRE(wst == st);
+    if (st != CGM_OK) {
+      FUZZ_REQUIRE(strcmp(e.msg, err.msg) == 0 && w == NULL && m == 0);
+    } else {
+      FUZZ_REQUIRE(m == n);
+      for (int32_t i = 0; i < n; i++) FUZZ_REQUIRE(fuzz_same_bits(v[i], w[i]));
+      free(w);
+    }
+  }
   if (st != CGM_OK) {
     fuzz_check_failure(st, &err);
     FUZZ_REQUIRE(v == NULL && n == 0);
@@ -128,6 +228,6 @@ static void check_vector(void) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_memfile_set(&in_file, data, size);
   check_matrix(data, size);
-  check_vector();
+  check_vector(data, size);
   return 0;
 }

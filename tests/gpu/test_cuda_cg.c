@@ -103,11 +103,18 @@ static void check_matrix(const char *what, const cgm_csr *A) {
       /* Reduction order differs between the CPU (thread count) and the GPU:
        * ill-conditioned matrices move by a few percent; the reduced
        * precisions replace their residual at other iterations (every
-       * graph of 32 on a GPU, every iteration on the CPU). */
+       * graph of 8 on a GPU, every iteration on the CPU). */
       int slack = p != CGM_PREC_DOUBLE ? 40 + rc.iterations / 3 : 1 + rc.iterations / 25;
-      CHECK_MSG(abs(rg.iterations - rc.iterations) <= slack,
-                "%s N=%d %s: %d iterations vs %d on the CPU", what, n, cgm_precision_name(p),
-                rg.iterations, rc.iterations);
+      /* mixed that handed over to double (fallback_iterations, LF10: 18
+       * rows, its float recurrence broke down between two replacements)
+       * is held to the tolerance above, not to the CPU's count */
+      if (rg.fallback_iterations > 0)
+        fprintf(stderr, "%s N=%d %s: fell back to double after %d iterations\n", what, n,
+                cgm_precision_name(p), rg.fallback_iterations);
+      else
+        CHECK_MSG(abs(rg.iterations - rc.iterations) <= slack,
+                  "%s N=%d %s: %d iterations vs %d on the CPU", what, n, cgm_precision_name(p),
+                  rg.iterations, rc.iterations);
       double num = 0, den = 0;
       for (int32_t i = 0; i < A->nrows; i++)
         num += (xg[i] - xc[i]) * (xg[i] - xc[i]), den += xc[i] * xc[i];

@@ -123,7 +123,10 @@ static void test_failures(void) {
     double b[] = {1, 1}, x[] = {0, 0};
     CHECK(cgm_solve(&A, b, x, &o, &r, &err) == CGM_ENOCONV);
     CHECK(strstr(err.msg, "diagonal entry (1, 1)") != NULL);
-    CHECK(r.iterations == 0);
+    CHECK(r.iterations == 0 && r.refused);
+    /* predict and validate refuse it with the same message */
+    cgm_error e2 = {0};
+    CHECK(cgm_solve_check_matrix(&A, &e2) == CGM_ENOCONV && !strcmp(e2.msg, err.msg));
     cgm_csr_free(&A);
   }
   /* Unsymmetric: bad input. */
@@ -135,6 +138,8 @@ static void test_failures(void) {
     double b[] = {1, 1}, x[] = {0, 0};
     CHECK(cgm_solve(&A, b, x, &o, &r, &err) == CGM_EINPUT);
     CHECK(strstr(err.msg, "not symmetric") != NULL);
+    cgm_error e2 = {0};
+    CHECK(cgm_solve_check_matrix(&A, &e2) == CGM_EINPUT && !strcmp(e2.msg, err.msg));
     cgm_csr_free(&A);
   }
   cgm_csr P;
@@ -176,6 +181,66 @@ static void test_failures(void) {
   CHECK(cgm_solve(&P, b, x, &o, &r, &err) == CGM_EINPUT);
   free(b), free(x);
   cgm_csr_free(&P);
+}
+
+/* The monitor's history: iteration 0, then every K iterations, then the
+ * last; its last value is the solver's residual, it falls by the tolerance
+ * overall, and watching does not change the solve. */
+typedef struct {
+  int n, it[4096];
+  double rr[4096];
+} history;
+
+static void keep(void *ctx, int iteration, double relres) {
+  history *h = ctx;
+  if (h->n < 4096) h->it[h->n] = iteration, h->rr[h->n] = relres;
+  h->n++;
+}
+
+static void test_monitor(void) {
+  cgm_csr A;
+  cgm_error err = {0};
+  CHECK_OK(cgm_gen_poisson3d(10, &A, &err));
+  double *b = rhs_ones(&A), *x = malloc(A.nrows * sizeof *x), *x2 = malloc(A.nrows * sizeof *x2);
+  const cgm_precision precs[] = {CGM_PREC_DOUBLE, CGM_PREC_SINGLE, CGM_PREC_MIXED};
+  for (int p = 0; p < 3; p++) {
+    for (int K = 1; K <= 7; K += 6) {
+      cgm_solve_opts o = cgm_solve_opts_default();
+      o.precision = precs[p];
+      o.tol = precs[p] == CGM_PREC_SINGLE ? 1e-5 : 1e-10;
+      cgm_solve_result plain, r;
+      memset(x2, 0, A.nrows * sizeof *x2);
+      CHECK_OK(cgm_solve(&A, b, x2, &o, &plain, &err));
+      static history h;
+      h.n = 0;
+      o.monitor = keep;
+      o.monitor_ctx = &h;
+      o.monitor_every = K;
+      memset(x, 0, A.nrows * sizeof *x);
+      CHECK_OK(cgm_solve(&A, b, x, &o, &r, &err));
+      const char *pn = cgm_precision_name(precs[p]);
+      /* (OpenMP's reductions may add in another order: a step either way) */
+      CHECK_MSG(abs(r.iterations - plain.iterations) <= 2, "%s K=%d: %d iterations watched, %d not",
+                pn, K, r.iterations, plain.iterations);
+      CHECK_MSG(h.n >= 3 && h.n <= r.iterations / K + 2, "%s K=%d: %d calls for %d iterations", pn,
+                K, h.n, r.iterations);
+      CHECK(h.it[0] == 0 && h.it[h.n - 1] == r.iterations);
+      for (int i = 1; i < h.n - 1; i++)
+        CHECK_MSG(h.it[i] == i * K, "%s: call %d at %d", pn, i, h.it[i]);
+      CHECK_MSG(h.rr[h.n - 1] == r.solver_residual, "%s K=%d: last %.17g, solver %.17g", pn, K,
+                h.rr[h.n - 1], r.solver_residual);
+      CHECK_NEAR(h.rr[0], 1.0, 1e-6); /* x0 = 0: r0 = b */
+      CHECK(h.rr[h.n - 1] <= o.tol);
+      /* decreasing-ish: CG's residual is not monotone, but never far above
+       * the start, and every quarter of the history ends below the one before */
+      for (int i = 0; i < h.n; i++) CHECK(h.rr[i] > 0 && h.rr[i] <= 10.0);
+      for (int q = 1; q < 4; q++)
+        CHECK_MSG(h.rr[(q + 1) * (h.n - 1) / 4] < h.rr[q * (h.n - 1) / 4], "%s K=%d quarter %d", pn,
+                  K, q);
+    }
+  }
+  free(b), free(x), free(x2);
+  cgm_csr_free(&A);
 }
 
 /* The tolerance is a requirement on ||b - Ax|| / ||b||, recomputed here in
@@ -240,5 +305,6 @@ int main(void) {
   test_poisson();
   test_jacobi_scaling();
   test_failures();
+  test_monitor();
   TEST_MAIN_END();
 }

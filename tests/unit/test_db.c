@@ -1188,7 +1188,7 @@ static void test_migration(void) {
     CHECK(
         sql_int(db, "SELECT count(*) FROM meta WHERE key = 'application' AND value = 'cgmodel'") ==
         1);
-    CHECK(sql_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'") == 8);
+    CHECK(sql_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'") == 9);
     if (kind == 1) CHECK(sql_int(db, "PRAGMA page_size") == 8192);
     cgm_db_close(db);
     /* Opening again migrates nothing more. */
@@ -1229,7 +1229,10 @@ static void test_migration_v1(void) {
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
   CHECK(sqlite3_exec(h,
                      "ALTER TABLE fits DROP COLUMN m_lo; ALTER TABLE fits DROP COLUMN m_hi; "
-                     "ALTER TABLE solves DROP COLUMN options; PRAGMA user_version = 1",
+                     "ALTER TABLE solves DROP COLUMN options;"
+                     "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
+                     "layout_bytes; DROP TABLE coefficients; "
+                     "PRAGMA user_version = 1",
                      NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
   CHECK_OK(cgm_db_open(p, false, &db, &e));
@@ -1259,8 +1262,12 @@ static void test_migration_v2(void) {
   cgm_db_close(db);
   sqlite3 *h = NULL;
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
-  CHECK(sqlite3_exec(h, "ALTER TABLE solves DROP COLUMN options; PRAGMA user_version = 2", NULL,
-                     NULL, NULL) == SQLITE_OK);
+  CHECK(sqlite3_exec(h,
+                     "ALTER TABLE solves DROP COLUMN options;"
+                     "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
+                     "layout_bytes; DROP TABLE coefficients; "
+                     "PRAGMA user_version = 2",
+                     NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
   CHECK_OK(cgm_db_open(p, false, &db, &e));
   if (!db) return;
@@ -1269,6 +1276,93 @@ static void test_migration_v2(void) {
   memset(&c, 0, sizeof c);
   CHECK_OK(cgm_db_solves(db, collect_solve, &c, &e));
   CHECK(c.n == 1 && c.v[0].iterations == 5 && !strcmp(c.v[0].options, "{}"));
+  cgm_db_close(db);
+  remove_db(p);
+}
+
+/* A version-3 database (solves without their setup): opening migrates it;
+ * the old solve reads back with an unknown setup (NaN, 0 bytes), a new one
+ * with what it was given. */
+static void test_migration_v3(void) {
+  char p[512];
+  tmp_path(p, sizeof p, "v3.db");
+  cgm_db *db = NULL;
+  cgm_error e = {0};
+  CHECK_OK(cgm_db_open(p, true, &db, &e));
+  if (!db) return;
+  cgm_db_matrix m = {.name = "a.mtx", .x = 3, .nnz = 7};
+  CHECK_OK(cgm_db_matrix_get_or_add(db, &m, &e));
+  cgm_db_solve v = {.matrix_id = m.id,
+                    .backend = "cpu",
+                    .iterations = 5,
+                    .time_setup_s = 0.5,
+                    .layout_bytes = 1000};
+  CHECK_OK(cgm_db_solve_add(db, &v, &e));
+  cgm_db_close(db);
+  sqlite3 *h = NULL;
+  CHECK(sqlite3_open(p, &h) == SQLITE_OK);
+  CHECK(sqlite3_exec(h,
+                     "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
+                     "layout_bytes; DROP TABLE coefficients; "
+                     "PRAGMA user_version = 3",
+                     NULL, NULL, NULL) == SQLITE_OK);
+  sqlite3_close(h);
+  CHECK_OK(cgm_db_open(p, false, &db, &e));
+  if (!db) return;
+  CHECK(sql_int(db, "PRAGMA user_version") == CGM_DB_SCHEMA_VERSION);
+  v.id = 0;
+  CHECK_OK(cgm_db_solve_add(db, &v, &e));
+  static collect c; /* large: off the stack */
+  memset(&c, 0, sizeof c);
+  CHECK_OK(cgm_db_solves(db, collect_solve, &c, &e));
+  CHECK(c.n == 2 && isnan(c.v[0].time_setup_s) && c.v[0].layout_bytes == 0 &&
+        c.v[1].time_setup_s == 0.5 && c.v[1].layout_bytes == 1000);
+  /* found without being added */
+  cgm_db_matrix q = {.name = "a.mtx", .x = 3, .nnz = 7}, r = {.name = "b.mtx", .x = 3, .nnz = 7};
+  CHECK_OK(cgm_db_matrix_find(db, &q, &e));
+  CHECK_OK(cgm_db_matrix_find(db, &r, &e));
+  CHECK(q.id == m.id && r.id == 0);
+  cgm_db_close(db);
+  remove_db(p);
+}
+
+/* A version-4 database (no coefficients) with a calibration: opening
+ * migrates it; the calibration has no coefficient (the model it had), and
+ * one stored reads back, replaced by a second of the same name. */
+static void test_migration_v4(void) {
+  char p[512];
+  tmp_path(p, sizeof p, "v4.db");
+  cgm_db *db = NULL;
+  cgm_error e = {0};
+  CHECK_OK(cgm_db_open(p, true, &db, &e));
+  if (!db) return;
+  cgm_db_device dev = cpu_device("node3");
+  CHECK_OK(cgm_db_device_get_or_add(db, &dev, &e));
+  cgm_db_calibration cal = {.device_id = dev.id};
+  CHECK_OK(cgm_db_calibration_add(db, &cal, &e));
+  cgm_db_close(db);
+  sqlite3 *h = NULL;
+  CHECK(sqlite3_open(p, &h) == SQLITE_OK);
+  CHECK(sqlite3_exec(h, "DROP TABLE coefficients; PRAGMA user_version = 4", NULL, NULL, NULL) ==
+        SQLITE_OK);
+  sqlite3_close(h);
+  CHECK_OK(cgm_db_open(p, false, &db, &e));
+  if (!db) return;
+  CHECK(sql_int(db, "PRAGMA user_version") == CGM_DB_SCHEMA_VERSION);
+  cgm_db_coef c;
+  bool found = true;
+  CHECK_OK(cgm_db_coef_get(db, cal.id, CGM_DB_COEF_X_SECTOR, 0, &c, &found, &e));
+  CHECK(!found);
+  cgm_db_coef w = {
+      .name = CGM_DB_COEF_X_SECTOR, .precision = 0, .value = 0.25, .rms = 0.01, .n = 8};
+  CHECK_OK(cgm_db_coef_add(db, cal.id, &w, &e));
+  w.value = 0.5;
+  CHECK_OK(cgm_db_coef_add(db, cal.id, &w, &e));
+  CHECK_OK(cgm_db_coef_get(db, cal.id, CGM_DB_COEF_X_SECTOR, 0, &c, &found, &e));
+  CHECK(found && c.value == 0.5 && c.rms == 0.01 && c.n == 8 && c.precision == 0);
+  CHECK_OK(cgm_db_coef_get(db, cal.id, CGM_DB_COEF_X_SECTOR, 1, &c, &found, &e));
+  CHECK(!found);
+  CHECK(sql_int(db, "SELECT count(*) FROM coefficients") == 1);
   cgm_db_close(db);
   remove_db(p);
 }
@@ -1303,6 +1397,8 @@ int main(void) {
   test_migration();
   test_migration_v1();
   test_migration_v2();
+  test_migration_v3();
+  test_migration_v4();
   chmod(tmpdir, 0700);
   nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   TEST_MAIN_END();

@@ -519,7 +519,66 @@ static void test_poisson_dim(void) {
   CHECK(cgm_gen_poisson(4, 5, &C, &err) == CGM_EINPUT && strstr(err.msg, "2D or 3D"));
 }
 
+/* Random geometric meshes: 3 unknowns a point, symmetric, positive
+ * diagonal, positive definite (a dense Cholesky), every point joined to at
+ * least its k nearest (rows of >= 3 (k + 1) entries), the same graph under
+ * both numberings, deterministic in the seed. */
+static void test_mesh3d(void) {
+  cgm_error e = {0};
+  cgm_csr A, B, C, R;
+  CHECK_OK(cgm_gen_mesh3d(70, 5, CGM_NUMBERING_SORTED, 42, &A, &e));
+  CHECK(A.nrows == 210 && A.ncols == 210 && rows_sorted(&A));
+  CHECK(cgm_csr_is_symmetric(&A));
+  for (int32_t i = 0; i < A.nrows; i++) {
+    CHECK(entry(&A, i, i) > 0.0);
+    CHECK(A.rowptr[i + 1] - A.rowptr[i] >= 3 * 6);
+  }
+  CHECK(cholesky_ok(&A));
+  CHECK_OK(cgm_gen_mesh3d(70, 5, CGM_NUMBERING_SORTED, 42, &B, &e));
+  CHECK(B.nnz == A.nnz && !memcmp(B.colidx, A.colidx, sizeof *A.colidx * (size_t)A.nnz) &&
+        !memcmp(B.val, A.val, sizeof *A.val * (size_t)A.nnz));
+  CHECK_OK(cgm_gen_mesh3d(70, 5, CGM_NUMBERING_SORTED, 43, &C, &e));
+  CHECK(C.nnz != A.nnz || memcmp(C.val, A.val, sizeof *A.val * (size_t)A.nnz) != 0);
+  CHECK_OK(cgm_gen_mesh3d(70, 5, CGM_NUMBERING_RANDOM, 42, &R, &e));
+  CHECK(R.nnz == A.nnz && cgm_csr_is_symmetric(&R) && cholesky_ok(&R));
+  /* the same values, renumbered: equal diagonal sums */
+  double da = 0, dr = 0;
+  for (int32_t i = 0; i < A.nrows; i++) da += entry(&A, i, i), dr += entry(&R, i, i);
+  CHECK_NEAR(da, dr, 1e-12);
+  cgm_csr_free(&B);
+  CHECK(cgm_gen_mesh3d(5, 5, CGM_NUMBERING_SORTED, 1, &B, &e) == CGM_EINPUT);
+  cgm_csr_free(&A);
+  cgm_csr_free(&B);
+  cgm_csr_free(&C);
+  cgm_csr_free(&R);
+}
+
+/* The Kronecker sum A (+) T_k: k rows a row of A, A's entries in every
+ * layer, 2 added to the diagonal and -1 between layers; SPD when A is. */
+static void test_kron_sum(void) {
+  cgm_error e = {0};
+  cgm_csr A, B;
+  CHECK_OK(cgm_gen_poisson2d(4, &A, &e));
+  const int32_t k = 5;
+  CHECK_OK(cgm_gen_kron_sum(&A, k, &B, &e));
+  CHECK(B.nrows == 16 * k && B.nnz == A.nnz * k + 2 * 16 * (k - 1) && rows_sorted(&B));
+  CHECK(cgm_csr_is_symmetric(&B) && cholesky_ok(&B));
+  for (int32_t i = 0; i < 16; i++)
+    for (int32_t j = 0; j < 16; j++)
+      for (int32_t a = 0; a < k; a++) {
+        const double want = entry(&A, i, j) + (i == j ? 2.0 : 0.0);
+        CHECK(entry(&B, i * k + a, j * k + a) == want);
+        if (i == j && a + 1 < k) CHECK(entry(&B, i * k + a, i * k + a + 1) == -1.0);
+        if (j != i && a + 1 < k) CHECK(entry(&B, i * k + a, j * k + a + 1) == 0.0);
+      }
+  cgm_csr_free(&B);
+  CHECK(cgm_gen_kron_sum(&A, 0, &B, &e) == CGM_EINPUT);
+  cgm_csr_free(&A);
+}
+
 int main(void) {
+  test_mesh3d();
+  test_kron_sum();
   test_poisson_dim();
   test_arrow();
   test_band();

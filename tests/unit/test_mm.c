@@ -2,14 +2,21 @@
  * an independent fscanf/strtod reader and MANIFEST.tsv, the float parser
  * against strtod (bit for bit), write/read round trips, every malformed
  * input of tests/data/mm (status, file name and line in the message),
- * duplicates, symmetric expansion, pipes and a mutation fuzz. */
+ * duplicates, symmetric expansion, pipes, gzip and a mutation fuzz.
+ *
+ * Every read of a fixture is repeated with the parallel reader's settings
+ * of read_configs (one thread, several, chunks of one line, tiny pieces of
+ * a stream): the matrix must be bit-identical and an error message the same
+ * string, line number included. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "cgmodel/sparse.h"
+#include "gzip_stored.h"
 #include "sparse/mm_internal.h"
 #include "test_util.h"
 
 #include <dirent.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -55,6 +62,33 @@ static bool write_text(const char *path, const char *text, size_t len) {
   if (!f) return false;
   bool ok = fwrite(text, 1, len, f) == len;
   return fclose(f) == 0 && ok;
+}
+
+/* The reader's settings every fixture is read with, beside the default. */
+static const struct {
+  const char *name;
+  cgm_mm_read_opts o;
+} read_configs[] = {
+    {"1 thread", {1, 0, 0}},
+    {"3 threads", {3, 0, 0}},
+    {"1 thread, 1-byte chunks", {1, 1, 0}},
+    {"4 threads, 7-byte chunks", {4, 7, 0}},
+    {"2 threads, 64-byte chunks, 5-byte stream pieces", {2, 64, 5}},
+    {"8 threads, 1-byte chunks, 1-byte stream pieces", {8, 1, 1}},
+};
+#define N_CONFIGS ((int)(sizeof read_configs / sizeof *read_configs))
+
+/* cfg -1: the defaults (the plain calls); else read_configs[cfg]. */
+static cgm_status read_csr_cfg(const char *path, int cfg, cgm_csr *A, cgm_mm_info *info,
+                               cgm_error *err) {
+  if (cfg < 0) return cgm_mm_read_csr(path, A, info, err);
+  return cgm_mm_read_csr_opts(path, &read_configs[cfg].o, A, info, err);
+}
+
+static cgm_status read_vector_cfg(const char *path, int cfg, double **v, int32_t *n,
+                                  cgm_error *err) {
+  if (cfg < 0) return cgm_mm_read_vector(path, v, n, err);
+  return cgm_mm_read_vector_opts(path, &read_configs[cfg].o, v, n, err);
 }
 
 /* A random finite double: all bit patterns, with subnormals, huge values,
@@ -718,7 +752,6 @@ static const bad_case bad_cases[] = {
     {"binary_nul.mtx", false, CGM_EINPUT, 4, "binary data"},
     {"binary_comment.mtx", false, CGM_EINPUT, 3, "binary data"},
     {"binary_garbage.mtx", false, CGM_EINPUT, 1, "binary data"},
-    {"gzip.mtx.gz", false, CGM_EINPUT, 1, "compressed file (gzip): decompress it first"},
     {"both_triangles.mtx", false, CGM_EINPUT, 6, "both triangles"},
     {"both_triangles_upper_first.mtx", false, CGM_EINPUT, 6,
      "(3,1) is below the diagonal, but line 4"},
@@ -733,10 +766,35 @@ static const bad_case bad_cases[] = {
     {"vec_integer_frac.mtx", true, CGM_EINPUT, 4, "non-integer value '2.5'"},
     {"vec_empty.mtx", true, CGM_EINPUT, 2, "empty matrix"},
     {"complex.mtx", true, CGM_EINPUT, 1, "complex"},
-    {"gzip.mtx.gz", true, CGM_EINPUT, 1, "compressed"},
     {"binary_garbage.mtx", true, CGM_EINPUT, 1, "binary data"},
     {"empty.mtx", true, CGM_EINPUT, 1, "empty file"},
 };
+
+/* The same status and the same message, to the byte, with every setting of
+ * read_configs (a FIFO can be read only once: it is left out). */
+static void check_same_failure(const char *path, bool vector, cgm_status st, const char *msg) {
+  struct stat sb;
+  if (stat(path, &sb) == 0 && S_ISFIFO(sb.st_mode)) return;
+  for (int c = 0; c < N_CONFIGS; c++) {
+    cgm_error e2 = {0};
+    cgm_status s2;
+    if (vector) {
+      double *v2 = (double *)&sb;
+      int32_t n2 = 77;
+      s2 = read_vector_cfg(path, c, &v2, &n2, &e2);
+      CHECK_MSG(v2 == NULL && n2 == 0, "%s (%s): outputs not reset", path, read_configs[c].name);
+      if (s2 == CGM_OK) free(v2);
+    } else {
+      cgm_csr B;
+      s2 = read_csr_cfg(path, c, &B, NULL, &e2);
+      CHECK_MSG(B.rowptr == NULL && B.colidx == NULL && B.val == NULL, "%s (%s): B not empty", path,
+                read_configs[c].name);
+      cgm_csr_free(&B);
+    }
+    CHECK_MSG(s2 == st && strcmp(e2.msg, msg) == 0, "%s (%s): status %d '%s', default %d '%s'",
+              path, read_configs[c].name, s2, e2.msg, st, msg);
+  }
+}
 
 static void check_failure(const char *path, bool vector, cgm_status code, int line,
                           const char *want) {
@@ -763,6 +821,7 @@ static void check_failure(const char *path, bool vector, cgm_status code, int li
   CHECK_MSG(strncmp(err.msg, prefix, strlen(prefix)) == 0, "message '%s' does not start with '%s'",
             err.msg, prefix);
   CHECK_MSG(strstr(err.msg, want) != NULL, "message '%s' lacks '%s'", err.msg, want);
+  check_same_failure(path, vector, st, err.msg);
 }
 
 static void test_bad_inputs(void) {
@@ -813,6 +872,23 @@ typedef struct {
   double v;
 } ent;
 
+/* The same matrix, bit for bit, and the same info with every setting of
+ * read_configs. */
+static void check_same_matrix(const char *path, const cgm_csr *A, const cgm_mm_info *info) {
+  for (int c = 0; c < N_CONFIGS; c++) {
+    cgm_csr B;
+    cgm_mm_info bi;
+    cgm_error err = {0};
+    cgm_status st = read_csr_cfg(path, c, &B, &bi, &err);
+    CHECK_MSG(st == CGM_OK, "%s (%s): %s", path, read_configs[c].name, err.msg);
+    CHECK_MSG(st != CGM_OK || csr_identical(A, &B), "%s (%s): CSR differs", path,
+              read_configs[c].name);
+    CHECK_MSG(st != CGM_OK || memcmp(&bi, info, sizeof bi) == 0, "%s (%s): info differs", path,
+              read_configs[c].name);
+    cgm_csr_free(&B);
+  }
+}
+
 static void check_matrix(const char *file, int32_t rows, int32_t cols, const ent *e, int n,
                          int64_t dups, cgm_mm_field field, cgm_mm_symmetry sym) {
   char path[512];
@@ -830,6 +906,7 @@ static void check_matrix(const char *file, int32_t rows, int32_t cols, const ent
   CHECK(info.field == field && info.symmetry == sym);
   struct stat sb;
   CHECK(stat(path, &sb) == 0 && info.file_bytes == sb.st_size);
+  check_same_matrix(path, &A, &info);
   if (A.nnz == n) {
     int k = 0;
     for (int32_t i = 0; i < A.nrows; i++)
@@ -868,15 +945,18 @@ static void test_good_inputs(void) {
   double *v = NULL;
   int32_t n = 0;
   cgm_error err = {0};
-  snprintf(path, sizeof path, "%s/mm/ok_vec_array.mtx", CGM_TESTDATA_DIR);
-  CHECK_OK(cgm_mm_read_vector(path, &v, &n, &err));
-  CHECK(n == 3 && v && same_bits(v[0], 1.5) && same_bits(v[1], -0.0) && same_bits(v[2], 1e-320));
-  free(v);
-  v = NULL;
-  snprintf(path, sizeof path, "%s/mm/ok_vec_coord.mtx", CGM_TESTDATA_DIR);
-  CHECK_OK(cgm_mm_read_vector(path, &v, &n, &err));
-  CHECK(n == 4 && v && v[0] == 1 && v[1] == 0 && v[2] == 0 && v[3] == 3);
-  free(v);
+  for (int c = -1; c < N_CONFIGS; c++) {
+    snprintf(path, sizeof path, "%s/mm/ok_vec_array.mtx", CGM_TESTDATA_DIR);
+    CHECK_OK(read_vector_cfg(path, c, &v, &n, &err));
+    CHECK(n == 3 && v && same_bits(v[0], 1.5) && same_bits(v[1], -0.0) && same_bits(v[2], 1e-320));
+    free(v);
+    v = NULL;
+    snprintf(path, sizeof path, "%s/mm/ok_vec_coord.mtx", CGM_TESTDATA_DIR);
+    CHECK_OK(read_vector_cfg(path, c, &v, &n, &err));
+    CHECK(n == 4 && v && v[0] == 1 && v[1] == 0 && v[2] == 0 && v[3] == 3);
+    free(v);
+    v = NULL;
+  }
 }
 
 /* Reading through a pipe: the size is unknown, the entry arrays grow, data
@@ -1057,6 +1137,620 @@ static void test_sum_overflow(void) {
   unlink(tp);
 }
 
+/* ------------------------------------------------- parallel reading --- */
+
+/* A Matrix Market text as lines, to write, to break one line of, and to
+ * know the line number of every entry. */
+typedef struct {
+  char **line;
+  size_t *len;
+  int64_t n, cap;
+  int64_t *entry_line; /* 1-based line of entry k */
+  int64_t nent, size_line;
+} mmtext;
+
+static void mt_add(mmtext *t, const char *s, size_t len) {
+  if (t->n == t->cap) {
+    t->cap = t->cap ? 2 * t->cap : 1024;
+    t->line = realloc(t->line, (size_t)t->cap * sizeof *t->line);
+    t->len = realloc(t->len, (size_t)t->cap * sizeof *t->len);
+  }
+  t->line[t->n] = malloc(len + 1);
+  memcpy(t->line[t->n], s, len);
+  t->line[t->n][len] = '\0';
+  t->len[t->n++] = len;
+}
+
+static void mt_addf(mmtext *t, const char *fmt, ...) {
+  char b[256];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(b, sizeof b, fmt, ap);
+  va_end(ap);
+  mt_add(t, b, (size_t)n);
+}
+
+/* Replaces line number ln (1-based). */
+static void mt_set(mmtext *t, int64_t ln, const char *s, size_t len) {
+  free(t->line[ln - 1]);
+  t->line[ln - 1] = malloc(len + 1);
+  memcpy(t->line[ln - 1], s, len);
+  t->line[ln - 1][len] = '\0';
+  t->len[ln - 1] = len;
+}
+
+/* The text with every line ended by eol ("\n", or "\r\n" for CRLF). */
+static char *mt_join_eol(const mmtext *t, const char *eol, size_t *len) {
+  const size_t el = strlen(eol);
+  size_t n = 0;
+  for (int64_t k = 0; k < t->n; k++) n += t->len[k] + el;
+  char *b = malloc(n + 1), *o = b;
+  for (int64_t k = 0; k < t->n; k++) {
+    memcpy(o, t->line[k], t->len[k]);
+    o += t->len[k];
+    memcpy(o, eol, el);
+    o += el;
+  }
+  *len = n;
+  return b;
+}
+
+static char *mt_join(const mmtext *t, size_t *len) {
+  return mt_join_eol(t, "\n", len);
+}
+
+static void mt_write(const mmtext *t, const char *path) {
+  size_t n;
+  char *b = mt_join(t, &n);
+  CHECK(write_text(path, b, n));
+  free(b);
+}
+
+static void mt_free(mmtext *t) {
+  for (int64_t k = 0; k < t->n; k++) free(t->line[k]);
+  free(t->line);
+  free(t->len);
+  free(t->entry_line);
+  memset(t, 0, sizeof *t);
+}
+
+/* A coordinate file of nent entries in random order: rows x cols (square
+ * and the lower triangle when sym), about one entry in eight repeating an
+ * earlier (i,j), values of 17 digits (integers in -1000..1000 in an integer
+ * file), a comment or a blank line now and then. R: the reference CSR,
+ * cgm_csr_from_coo over the same triplets in file order (the mirrors after
+ * them, as the reader before the parallel one did); dups: its duplicate
+ * count. */
+static void gen_text(mmtext *t, int32_t rows, int32_t cols, int64_t nent, bool sym,
+                     cgm_mm_field field, cgm_csr *R, int64_t *dups) {
+  const bool pattern = field == CGM_MM_PATTERN, integer = field == CGM_MM_INTEGER;
+  memset(t, 0, sizeof *t);
+  const char *fname = pattern ? "pattern" : integer ? "integer" : "real";
+  mt_addf(t, "%%%%MatrixMarket matrix coordinate %s %s", fname, sym ? "symmetric" : "general");
+  mt_addf(t, "%% generated by test_mm");
+  mt_addf(t, "%d %d %lld", rows, cols, (long long)nent);
+  t->size_line = 3;
+  t->nent = nent;
+  t->entry_line = malloc((size_t)nent * sizeof *t->entry_line);
+  int32_t *ri = malloc((size_t)(2 * nent + 1) * sizeof *ri);
+  int32_t *ci = malloc((size_t)(2 * nent + 1) * sizeof *ci);
+  double *v = malloc((size_t)(2 * nent + 1) * sizeof *v);
+  for (int64_t k = 0; k < nent; k++) {
+    uint64_t u = rnd();
+    if (u % 97 == 0) mt_addf(t, "%% comment %lld", (long long)k);
+    if (u % 89 == 1) mt_addf(t, u & 1 ? "" : "  \t");
+    int32_t i, j;
+    if (k > 0 && u % 8 == 3) { /* a duplicate of an earlier entry */
+      int64_t m = (int64_t)(rnd() % (uint64_t)k);
+      i = ri[m], j = ci[m];
+    } else {
+      i = (int32_t)(rnd() % (uint64_t)rows);
+      j = (int32_t)(rnd() % (uint64_t)cols);
+      if (sym && j > i) {
+        int32_t x = i;
+        i = j, j = x;
+      }
+    }
+    double x = pattern   ? 1.0
+               : integer ? (double)((int64_t)(rnd() % 2001) - 1000)
+                         : (rnd01() - 0.3) * pow(10.0, (double)((int)(rnd() % 9) - 4));
+    ri[k] = i, ci[k] = j, v[k] = x;
+    t->entry_line[k] = t->n + 1;
+    if (pattern)
+      mt_addf(t, "%d %d", i + 1, j + 1);
+    else if (integer)
+      mt_addf(t, "%d %d %d", i + 1, j + 1, (int)x);
+    else
+      mt_addf(t, "%d %d %.17g", i + 1, j + 1, x);
+  }
+  int64_t n = nent;
+  if (sym)
+    for (int64_t k = 0; k < nent; k++)
+      if (ri[k] != ci[k]) ri[n] = ci[k], ci[n] = ri[k], v[n++] = v[k];
+  cgm_error err = {0};
+  CHECK_OK(cgm_csr_from_coo(rows, cols, n, ri, ci, v, R, dups, &err));
+  free(ri);
+  free(ci);
+  free(v);
+}
+
+/* Reading path with o: OK and bit-identical to R. */
+static void check_reads_as(const char *path, const cgm_mm_read_opts *o, const cgm_csr *R,
+                           const char *what) {
+  cgm_csr A;
+  cgm_error err = {0};
+  cgm_status st = cgm_mm_read_csr_opts(path, o, &A, NULL, &err);
+  CHECK_MSG(st == CGM_OK, "%s (threads %d, chunks %lld, pieces %lld): %s", what, o ? o->threads : 0,
+            o ? (long long)o->chunk_bytes : 0LL, o ? (long long)o->stream_bytes : 0LL, err.msg);
+  CHECK_MSG(st != CGM_OK || csr_identical(&A, R),
+            "%s (threads %d, chunks %lld, pieces %lld): CSR differs from the reference", what,
+            o ? o->threads : 0, o ? (long long)o->chunk_bytes : 0LL,
+            o ? (long long)o->stream_bytes : 0LL);
+  cgm_csr_free(&A);
+}
+
+/* A large generated file gives the same CSR, bit for bit, with one thread or
+ * many, one chunk or thousands, from a file, a pipe or gzip, and the same as
+ * the sequential COO -> CSR conversion of the same entries. */
+static void test_parallel_identical(void) {
+  char tp[512], fifo[512];
+  tmp_path(tp, sizeof tp, "par.mtx");
+  tmp_path(fifo, sizeof fifo, "par.fifo");
+  const cgm_mm_read_opts extra[] = {{1, 0, 0},    {2, 4096, 0},    {5, 333, 0},
+                                    {16, 1, 0},   {3, 100000, 0},  {2, 0, 4096},
+                                    {7, 999, 77}, {1, 1 << 20, 0}, {64, 2000, 0}};
+  struct {
+    int32_t rows, cols;
+    int64_t nent;
+    bool sym;
+    cgm_mm_field field;
+  } kinds[] = {{5000, 4000, 200000, false, CGM_MM_REAL},
+               {6000, 6000, 150000, true, CGM_MM_REAL},
+               {3000, 3000, 60000, false, CGM_MM_PATTERN}};
+  for (size_t kk = 0; kk < sizeof kinds / sizeof *kinds; kk++) {
+    mmtext t;
+    cgm_csr R;
+    int64_t dups = 0;
+    gen_text(&t, kinds[kk].rows, kinds[kk].cols, kinds[kk].nent, kinds[kk].sym, kinds[kk].field, &R,
+             &dups);
+    mt_write(&t, tp);
+    CHECK(dups > 1000);
+    cgm_csr A;
+    cgm_mm_info info;
+    cgm_error err = {0};
+    CHECK_OK(cgm_mm_read_csr(tp, &A, &info, &err));
+    CHECK_MSG(csr_identical(&A, &R), "kind %zu: default read differs from the reference", kk);
+    if (!kinds[kk].sym) CHECK(info.duplicates_summed == dups);
+    cgm_csr_free(&A);
+    check_same_matrix(tp, &R, &info);
+    for (size_t c = 0; c < sizeof extra / sizeof *extra; c++)
+      check_reads_as(tp, &extra[c], &R, "generated file");
+    /* through a pipe, in small pieces */
+    size_t len;
+    char *text = mt_join(&t, &len);
+    cgm_mm_read_opts po = {3, 2048, 1000};
+    pid_t pid = serve_fifo(fifo, text, len);
+    if (pid > 0) {
+      check_reads_as(fifo, &po, &R, "generated file through a pipe");
+      waitpid(pid, NULL, 0);
+    }
+    free(text);
+    mt_free(&t);
+    cgm_csr_free(&R);
+  }
+  unlink(tp);
+  unlink(fifo);
+}
+
+/* The same file read with 1, 2, 3 and 7 threads: the CSR and the info of
+ * the serial parse (one thread, one chunk), bit for bit, for each field and
+ * symmetry, with comments and blank lines among the entries and with LF or
+ * CRLF line ends (a CRLF file reads as its LF twin). The chunks are the
+ * reader's own choice (several per thread on these 2-5 MB files) and,
+ * separately, 4093 bytes: chunk borders then fall at hundreds of places
+ * inside the runs of comments, blank lines and duplicates. */
+static void test_thread_counts(void) {
+  char tp[512];
+  tmp_path(tp, sizeof tp, "threads.mtx");
+  const int threads[] = {1, 2, 3, 7};
+  const int64_t chunks[] = {0, 4093};
+  struct {
+    const char *name;
+    bool sym;
+    cgm_mm_field field;
+  } kinds[] = {
+      {"real general", false, CGM_MM_REAL},       {"real symmetric", true, CGM_MM_REAL},
+      {"pattern general", false, CGM_MM_PATTERN}, {"pattern symmetric", true, CGM_MM_PATTERN},
+      {"integer general", false, CGM_MM_INTEGER}, {"integer symmetric", true, CGM_MM_INTEGER}};
+  for (size_t kk = 0; kk < sizeof kinds / sizeof *kinds; kk++) {
+    mmtext t;
+    cgm_csr R, S;
+    int64_t dups;
+    gen_text(&t, 20000, 20000, 120000, kinds[kk].sym, kinds[kk].field, &R, &dups);
+    cgm_mm_info si;
+    for (int crlf = 0; crlf < 2; crlf++) {
+      size_t len;
+      char *text = mt_join_eol(&t, crlf ? "\r\n" : "\n", &len);
+      CHECK(write_text(tp, text, len));
+      free(text);
+      const char *eol = crlf ? "CRLF" : "LF";
+      cgm_mm_info info;
+      cgm_error err = {0};
+      if (!crlf) { /* the serial parse: one thread, one chunk */
+        cgm_mm_read_opts serial = {1, 0, 0};
+        CHECK_OK(cgm_mm_read_csr_opts(tp, &serial, &S, &si, &err));
+        CHECK_MSG(csr_identical(&S, &R), "%s: serial parse differs from the reference",
+                  kinds[kk].name);
+      }
+      for (size_t a = 0; a < sizeof threads / sizeof *threads; a++)
+        for (size_t b = 0; b < sizeof chunks / sizeof *chunks; b++) {
+          cgm_mm_read_opts o = {threads[a], chunks[b], 0};
+          cgm_csr A;
+          cgm_status st = cgm_mm_read_csr_opts(tp, &o, &A, &info, &err);
+          CHECK_MSG(st == CGM_OK, "%s, %s, %d threads, chunks %lld: %s", kinds[kk].name, eol,
+                    threads[a], (long long)chunks[b], err.msg);
+          CHECK_MSG(st != CGM_OK || csr_identical(&A, &S),
+                    "%s, %s, %d threads, chunks %lld: CSR differs from the serial parse",
+                    kinds[kk].name, eol, threads[a], (long long)chunks[b]);
+          /* the info but the byte count, which CR makes larger */
+          info.file_bytes = si.file_bytes;
+          CHECK_MSG(st != CGM_OK || memcmp(&info, &si, sizeof info) == 0,
+                    "%s, %s, %d threads, chunks %lld: info differs from the serial parse",
+                    kinds[kk].name, eol, threads[a], (long long)chunks[b]);
+          cgm_csr_free(&A);
+        }
+    }
+    cgm_csr_free(&S);
+    cgm_csr_free(&R);
+    mt_free(&t);
+  }
+  unlink(tp);
+}
+
+/* check_failure on the text t written to a file, and through a pipe with
+ * small pieces: the message must be the same, line included. */
+static void check_text_fails(const mmtext *t, const char *name, cgm_status code, int64_t line,
+                             const char *want) {
+  char tp[512], fifo[512];
+  tmp_path(tp, sizeof tp, name);
+  tmp_path(fifo, sizeof fifo, "deep.fifo");
+  mt_write(t, tp);
+  check_failure(tp, false, code, (int)line, want);
+  size_t len;
+  char *text = mt_join(t, &len);
+  cgm_mm_read_opts po = {4, 1000, 3000};
+  pid_t pid = serve_fifo(fifo, text, len);
+  if (pid > 0) {
+    cgm_csr A;
+    cgm_error e1 = {0}, e2 = {0};
+    cgm_status s1 = cgm_mm_read_csr_opts(fifo, &po, &A, NULL, &e1);
+    waitpid(pid, NULL, 0);
+    cgm_mm_read_csr(tp, &A, NULL, &e2);
+    /* the messages differ only in the path */
+    const char *m1 = strchr(e1.msg + strlen(fifo), ':'), *m2 = strchr(e2.msg + strlen(tp), ':');
+    CHECK_MSG(s1 == code && m1 && m2 && strcmp(m1, m2) == 0, "%s through a pipe: '%s', file: '%s'",
+              name, e1.msg, e2.msg);
+  }
+  free(text);
+  unlink(tp);
+  unlink(fifo);
+}
+
+/* Errors deep in a later chunk are reported with their own line, and the
+ * first one in the file wins, whatever chunk finds it first. */
+static void test_deep_errors(void) {
+  mmtext t;
+  cgm_csr R;
+  int64_t dups;
+  const int64_t nent = 100000;
+  gen_text(&t, 3000, 3000, nent, false, CGM_MM_REAL, &R, &dups);
+  cgm_csr_free(&R);
+  char want[256];
+  const int64_t k1 = 30001, k2 = 81234;
+  const int64_t l1 = t.entry_line[k1], l2 = t.entry_line[k2];
+  char *keep1 = strdup(t.line[l1 - 1]), *keep2 = strdup(t.line[l2 - 1]);
+  size_t kl1 = strlen(keep1), kl2 = strlen(keep2);
+
+  mt_set(&t, l2, "7 8 abc", 7);
+  check_text_fails(&t, "deep_value.mtx", CGM_EINPUT, l2, "bad value 'abc': not a number");
+  mt_set(&t, l2, "3001 8 1.5", 10);
+  check_text_fails(&t, "deep_row.mtx", CGM_EINPUT, l2, "row index 3001 out of range 1..3000");
+  mt_set(&t, l2, "% a \x01 comment", 14);
+  check_text_fails(&t, "deep_binary.mtx", CGM_EINPUT, l2, "binary data (byte 0x01)");
+  /* two errors: the first in the file wins */
+  mt_set(&t, l1, "1 1 1 1", 7);
+  check_text_fails(&t, "deep_two.mtx", CGM_EINPUT, l1, "extra token '1' after the entry");
+  mt_set(&t, l1, keep1, kl1);
+  mt_set(&t, l2, keep2, kl2);
+
+  /* fewer entries declared than the file holds: the first extra one */
+  const int64_t L = nent - 1000;
+  char sl[64];
+  int sn = snprintf(sl, sizeof sl, "3000 3000 %lld", (long long)L);
+  mt_set(&t, t.size_line, sl, (size_t)sn);
+  int64_t lx = t.entry_line[L];
+  char tok[32];
+  snprintf(tok, sizeof tok, "%.*s", (int)strcspn(t.line[lx - 1], " "), t.line[lx - 1]);
+  snprintf(want, sizeof want, "more entries than the %lld declared on line 3 (found '%s')",
+           (long long)L, tok);
+  check_text_fails(&t, "deep_more.mtx", CGM_EINPUT, lx, want);
+  /* after the declared count, a bad line is one entry too many too */
+  char *keepx = strdup(t.line[lx + 5 - 1]);
+  mt_set(&t, lx + 5, "zzz", 3);
+  check_text_fails(&t, "deep_more_bad_after.mtx", CGM_EINPUT, lx, want);
+  mt_set(&t, lx + 5, keepx, strlen(keepx));
+  free(keepx);
+  keepx = strdup(t.line[lx - 1]);
+  mt_set(&t, lx, "zzz 1", 5);
+  snprintf(want, sizeof want, "more entries than the %lld declared on line 3 (found 'zzz')",
+           (long long)L);
+  check_text_fails(&t, "deep_more_bad.mtx", CGM_EINPUT, lx, want);
+  mt_set(&t, lx, "1 \x02", 3);
+  check_text_fails(&t, "deep_more_binary.mtx", CGM_EINPUT, lx, "binary data (byte 0x02)");
+  mt_set(&t, lx, keepx, strlen(keepx));
+  free(keepx);
+  /* more declared than there are: the end of the file, after the last line */
+  sn = snprintf(sl, sizeof sl, "3000 3000 %lld", (long long)nent + 5);
+  mt_set(&t, t.size_line, sl, (size_t)sn);
+  snprintf(want, sizeof want, "unexpected end of file after %lld of the %lld entries",
+           (long long)nent, (long long)nent + 5);
+  check_text_fails(&t, "deep_eof.mtx", CGM_EINPUT, t.n + 1, want);
+  mt_free(&t);
+
+  /* a symmetric file with one entry above the diagonal deep inside */
+  gen_text(&t, 3000, 3000, nent, true, CGM_MM_REAL, &R, &dups);
+  cgm_csr_free(&R);
+  int64_t first_lo = -1;
+  uint64_t fi = 0, fj = 0;
+  for (int64_t k = 0; k < nent && first_lo < 0; k++) {
+    unsigned a, b;
+    if (sscanf(t.line[t.entry_line[k] - 1], "%u %u", &a, &b) == 2 && a > b)
+      first_lo = t.entry_line[k], fi = a, fj = b;
+  }
+  mt_set(&t, l2, "5 2999 0.5", 10);
+  snprintf(want, sizeof want, "(5,2999) is above the diagonal, but line %lld has (%llu,%llu) below",
+           (long long)first_lo, (unsigned long long)fi, (unsigned long long)fj);
+  check_text_fails(&t, "deep_triangles.mtx", CGM_EINPUT, l2, want);
+  /* ... and an error before it wins */
+  mt_set(&t, l1, "5 5 1e999", 9);
+  check_text_fails(&t, "deep_triangles_late.mtx", CGM_EINPUT, l1, "NaN/Inf value '1e999'");
+  mt_free(&t);
+  free(keep1);
+  free(keep2);
+
+  /* a line of 64 MiB in the middle: too long, wherever the chunks fall */
+  {
+    gen_text(&t, 300, 300, 2000, false, CGM_MM_REAL, &R, &dups);
+    cgm_csr_free(&R);
+    size_t big = (size_t)64 << 20;
+    char *c = malloc(big);
+    memset(c, 'x', big);
+    c[0] = '%';
+    mt_set(&t, t.entry_line[1500], c, big);
+    free(c);
+    check_text_fails(&t, "deep_long_line.mtx", CGM_EINPUT, t.entry_line[1500],
+                     "line longer than 64 MiB");
+    mt_free(&t);
+  }
+}
+
+/* ---------------------------------------------------------------- gzip --- */
+
+static bool read_file(const char *path, char **buf, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return false;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  *buf = malloc((size_t)n + 1);
+  *len = fread(*buf, 1, (size_t)n, f);
+  fclose(f);
+  return *len == (size_t)n;
+}
+
+/* gzip files are read directly, recognised by their first bytes: the same
+ * matrix as their text, bit for bit, with every setting; errors in the text
+ * name the text's lines; a truncated or corrupt stream is an error naming
+ * the file and the line it stopped in. A build without zlib refuses them
+ * and says so. */
+static void test_gzip(void) {
+  char gz[512], plain[512], fifo[512];
+  tmp_path(gz, sizeof gz, "g.mtx.gz");
+  tmp_path(plain, sizeof plain, "g.mtx");
+  tmp_path(fifo, sizeof fifo, "g.fifo");
+  char fixture[512];
+  snprintf(fixture, sizeof fixture, "%s/mm/gzip.mtx.gz", CGM_TESTDATA_DIR);
+  if (!cgm_mm_have_gzip()) {
+    check_failure(fixture, false, CGM_EINPUT, 1,
+                  "compressed file (gzip): this build cannot read gzip files");
+    check_failure(fixture, true, CGM_EINPUT, 1, "this build cannot read gzip files");
+    fprintf(stderr, "gzip: not in this build (no zlib): refusal checked\n");
+    return;
+  }
+  /* the fixture: 2 x 2, (1,1) = 1 */
+  {
+    cgm_csr A;
+    cgm_mm_info info;
+    cgm_error err = {0};
+    CHECK_OK(cgm_mm_read_csr(fixture, &A, &info, &err));
+    CHECK(A.nrows == 2 && A.nnz == 1 && A.colidx[0] == 0 && A.val[0] == 1.0);
+    struct stat sb;
+    CHECK(stat(fixture, &sb) == 0 && info.file_bytes == sb.st_size); /* compressed bytes */
+    check_same_matrix(fixture, &A, &info);
+    cgm_csr_free(&A);
+    check_failure(fixture, true, CGM_EINPUT, 2, "a vector must have one column");
+  }
+
+  /* a generated matrix, stored and compressed by gzip(1) */
+  mmtext t;
+  cgm_csr R;
+  int64_t dups;
+  gen_text(&t, 2000, 2000, 30000, true, CGM_MM_REAL, &R, &dups);
+  size_t len;
+  char *text = mt_join(&t, &len);
+  unsigned char *z = malloc(2 * gzip_stored_bound(len) + 64);
+  size_t zn = gzip_stored(z, text, len);
+  CHECK(write_text(gz, (const char *)z, zn));
+  CHECK(write_text(plain, text, len));
+  check_reads_as(gz, NULL, &R, "stored gzip");
+  for (int c = 0; c < N_CONFIGS; c++) check_reads_as(gz, &read_configs[c].o, &R, "stored gzip");
+  /* the name does not matter, the first bytes do */
+  char named[512];
+  tmp_path(named, sizeof named, "g_named.mtx");
+  CHECK(write_text(named, (const char *)z, zn));
+  check_reads_as(named, NULL, &R, "gzip named .mtx");
+  unlink(named);
+  tmp_path(named, sizeof named, "g_plain.mtx.gz");
+  CHECK(write_text(named, text, len));
+  check_reads_as(named, NULL, &R, "text named .gz");
+  unlink(named);
+  /* through a pipe */
+  pid_t pid = serve_fifo(fifo, (const char *)z, zn);
+  if (pid > 0) {
+    cgm_mm_read_opts po = {3, 4096, 10000};
+    check_reads_as(fifo, &po, &R, "gzip through a pipe");
+    waitpid(pid, NULL, 0);
+  }
+  /* two members, as cat a.gz b.gz makes: one text */
+  {
+    size_t half = len / 2;
+    while (text[half - 1] != '\n') half++;
+    size_t n1 = gzip_stored(z, text, half);
+    size_t n2 = gzip_stored(z + n1, text + half, len - half);
+    CHECK(write_text(gz, (const char *)z, n1 + n2));
+    check_reads_as(gz, NULL, &R, "two gzip members");
+    cgm_mm_read_opts o = {2, 999, 3333};
+    check_reads_as(gz, &o, &R, "two gzip members");
+  }
+  /* compressed for real by gzip(1), when it is there */
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "gzip -c -6 '%s' > '%s' 2>/dev/null", plain, gz);
+  bool have_gzip_cmd = system(cmd) == 0;
+  if (have_gzip_cmd) {
+    check_reads_as(gz, NULL, &R, "gzip -6");
+    for (int c = 0; c < N_CONFIGS; c++) check_reads_as(gz, &read_configs[c].o, &R, "gzip -6");
+  }
+  /* the .gz reads as the plain file: the same CSR and info but the byte
+   * count, which is the compressed file's */
+  {
+    cgm_csr P, G;
+    cgm_mm_info pi, gi;
+    cgm_error err = {0};
+    CHECK_OK(cgm_mm_read_csr(plain, &P, &pi, &err));
+    CHECK_OK(cgm_mm_read_csr(gz, &G, &gi, &err));
+    CHECK(csr_identical(&P, &G));
+    struct stat sb;
+    CHECK(stat(gz, &sb) == 0 && gi.file_bytes == sb.st_size && pi.file_bytes == (int64_t)len);
+    gi.file_bytes = pi.file_bytes;
+    CHECK(memcmp(&pi, &gi, sizeof pi) == 0);
+    cgm_csr_free(&P);
+    cgm_csr_free(&G);
+  }
+
+  /* truncated: in the middle of the text, the stream stops in a line; the
+   * lines before it are parsed, the error names that line */
+  zn = gzip_stored(z, text, len);
+  size_t cut = 10 + 5 + len / 3; /* inside a stored block (of 64 KiB) */
+  {
+    /* the text bytes before the cut: stored blocks of 65535 bytes, each
+     * after a 5-byte block header */
+    size_t tb = 0, zb = 10;
+    while (zb + 5 + 65535 < cut && tb + 65535 < len) zb += 5 + 65535, tb += 65535;
+    size_t in_block = cut > zb + 5 ? cut - zb - 5 : 0;
+    size_t text_before = tb + in_block;
+    int64_t line = 1;
+    for (size_t k = 0; k < text_before; k++) line += text[k] == '\n';
+    CHECK(write_text(gz, (const char *)z, cut));
+    check_failure(gz, false, CGM_EINPUT, (int)line, "truncated gzip file");
+  }
+  CHECK(write_text(gz, (const char *)z, zn - 3)); /* in the trailer: all text read */
+  check_failure(gz, false, CGM_EINPUT, (int)t.n + 1, "truncated gzip file");
+  CHECK(write_text(gz, (const char *)z, 10)); /* the header alone */
+  check_failure(gz, false, CGM_EINPUT, 1, "truncated gzip file");
+  CHECK(write_text(gz, "\x1f\x8b", 2));
+  check_failure(gz, false, CGM_EINPUT, 1, "gzip");
+  /* a wrong CRC: found once the whole text is out */
+  z[zn - 8] ^= 0x5a;
+  CHECK(write_text(gz, (const char *)z, zn));
+  check_failure(gz, false, CGM_EINPUT, (int)t.n + 1, "corrupt gzip data: incorrect data check");
+  z[zn - 8] ^= 0x5a;
+  /* something after the member that is not another one */
+  memcpy(z + zn, "junk", 4);
+  CHECK(write_text(gz, (const char *)z, zn + 4));
+  check_failure(gz, false, CGM_EINPUT, (int)t.n + 1, "are not another gzip member");
+  /* a corrupt deflate stream (a stored block's length check broken) */
+  z[10 + 3] ^= 0xff;
+  CHECK(write_text(gz, (const char *)z, zn));
+  check_failure(gz, false, CGM_EINPUT, 1, "corrupt gzip data: invalid stored block lengths");
+  z[10 + 3] ^= 0xff;
+  /* real compressed data with a byte flipped: some error, never a crash,
+   * the same whatever the settings */
+  if (have_gzip_cmd) {
+    char *zz;
+    size_t zl;
+    snprintf(cmd, sizeof cmd, "gzip -c -6 '%s' > '%s' 2>/dev/null", plain, gz);
+    if (system(cmd) == 0 && read_file(gz, &zz, &zl)) {
+      for (int it = 0; it < 6; it++) {
+        size_t at = 10 + (size_t)(rnd() % (zl - 18));
+        zz[at] ^= (char)(1 + rnd() % 255);
+        CHECK(write_text(gz, zz, zl));
+        cgm_csr A;
+        cgm_error err = {0};
+        cgm_status st = cgm_mm_read_csr(gz, &A, NULL, &err);
+        CHECK_MSG(st == CGM_EINPUT, "flipped gzip byte at %zu: status %d (%s)", at, st, err.msg);
+        cgm_csr_free(&A);
+        if (st) check_same_failure(gz, false, st, err.msg);
+      }
+      free(zz);
+    }
+  }
+  /* an error in the text: its line in the text */
+  {
+    int64_t ln = t.entry_line[25000];
+    mt_set(&t, ln, "1 1 0x10", 8);
+    free(text);
+    text = mt_join(&t, &len);
+    zn = gzip_stored(z, text, len);
+    CHECK(write_text(gz, (const char *)z, zn));
+    check_failure(gz, false, CGM_EINPUT, (int)ln, "bad value '0x10'");
+  }
+  /* vectors */
+  {
+    const char vt[] = "%%MatrixMarket matrix array real general\n3 1\n1.5\n-0\n1e-320\n";
+    zn = gzip_stored(z, vt, sizeof vt - 1);
+    CHECK(write_text(gz, (const char *)z, zn));
+    for (int c = -1; c < N_CONFIGS; c++) {
+      double *v = NULL;
+      int32_t n = 0;
+      cgm_error err = {0};
+      CHECK_OK(read_vector_cfg(gz, c, &v, &n, &err));
+      CHECK(n == 3 && v && same_bits(v[0], 1.5) && same_bits(v[1], -0.0) &&
+            same_bits(v[2], 1e-320));
+      free(v);
+    }
+    const char vt2[] = "%%MatrixMarket matrix array real general\n3 1\n1.5\n-0\n";
+    zn = gzip_stored(z, vt2, sizeof vt2 - 1);
+    CHECK(write_text(gz, (const char *)z, zn));
+    check_failure(gz, true, CGM_EINPUT, 5, "unexpected end of file after 2 of the 3 values");
+  }
+  /* gzip inside gzip is not unpacked twice */
+  {
+    size_t n1 = gzip_stored(z, "abc\n", 4);
+    unsigned char *z2 = malloc(gzip_stored_bound(n1) + 16);
+    size_t n2 = gzip_stored(z2, (const char *)z, n1);
+    CHECK(write_text(gz, (const char *)z2, n2));
+    check_failure(gz, false, CGM_EINPUT, 1, "compressed file (gzip): decompress it first");
+    free(z2);
+  }
+  free(z);
+  free(text);
+  mt_free(&t);
+  cgm_csr_free(&R);
+  unlink(gz);
+  unlink(plain);
+  unlink(fifo);
+}
+
 /* Random mutations of small valid files: every outcome is either a matrix or
  * an error "path:LINE: ..." with CGM_EINPUT, never a crash (ASan build). */
 static void test_fuzz(void) {
@@ -1107,13 +1801,25 @@ static void test_fuzz(void) {
         free(v);
       } else {
         cgm_csr A;
-        st = cgm_mm_read_csr(tp, &A, NULL, &err);
+        cgm_mm_info info;
+        st = cgm_mm_read_csr(tp, &A, &info, &err);
         if (st == CGM_OK) {
           for (int64_t k = 0; k < A.nnz; k++) CHECK(isfinite(A.val[k]));
           for (int32_t i = 0; i < A.nrows; i++)
             for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
               CHECK(A.colidx[k] >= 0 && A.colidx[k] < A.ncols);
         }
+        /* one of the parallel settings: the same matrix or message */
+        int c = (int)(rnd() % N_CONFIGS);
+        cgm_csr B;
+        cgm_mm_info bi;
+        cgm_error e2 = {0};
+        cgm_status s2 = read_csr_cfg(tp, c, &B, &bi, &e2);
+        CHECK_MSG(s2 == st && (st ? strcmp(e2.msg, err.msg) == 0
+                                  : csr_identical(&A, &B) && memcmp(&bi, &info, sizeof bi) == 0),
+                  "fuzz (%s): status %d '%s', default %d '%s'", read_configs[c].name, s2, e2.msg,
+                  st, err.msg);
+        cgm_csr_free(&B);
         cgm_csr_free(&A);
       }
       if (st == CGM_OK) {
@@ -1148,6 +1854,10 @@ int main(void) {
   test_pipe();
   test_resource_bounds();
   test_sum_overflow();
+  test_parallel_identical();
+  test_thread_counts();
+  test_deep_errors();
+  test_gzip();
   test_fuzz();
 
   const char *names[] = {"rt.mtx",       "w_err.mtx", "long_line.mtx", "high_bytes.mtx",

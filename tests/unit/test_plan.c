@@ -285,8 +285,33 @@ static void uniform_and_refusals(void) {
   o.exchange = CGM_EXCHANGE_HOST;
   CHECK_OK(cgm_plan_uniform(1e6, 2e7, &o, &p, &err));
   CHECK(p.exchange_elems == 4 * (int64_t)1e6);
+  /* The halo of a band of reach (e / x - 1) / 2 = 9.5 rows: 5 blocks of 2
+   * from each neighbour, the end segments have one; a diagonal matrix none. */
   o.exchange = CGM_EXCHANGE_HALO;
-  CHECK(cgm_plan_uniform(1e6, 2e7, &o, &p, &err) == CGM_EINPUT);
+  CHECK_OK(cgm_plan_uniform(1e6, 2e7, &o, &p, &err));
+  CHECK(p.seg[0].nhalo == 5 && p.seg[1].nhalo == 10 && p.seg[3].nhalo == 5);
+  CHECK(p.exchange_elems == 2 * (5 + 10 + 10 + 5) && p.seg[1].sends == 20);
+  CHECK(p.seg[1].nparts == 2 && p.seg[1].part[1].brows == 10 &&
+        p.seg[1].part[0].blocks + p.seg[1].part[1].blocks == (int64_t)(2e7 / 4 / 4));
+  CHECK_OK(cgm_plan_uniform(1e6, 1e6, &o, &p, &err));
+  CHECK(p.exchange_elems == 0);
+  /* e = x^2, a band of reach x / 2: the inner segments read the whole rest
+   * of the vector (as p2p moves it), the ends half of it */
+  CHECK_OK(cgm_plan_uniform(1e4, 1e8, &o, &p, &err));
+  CHECK(p.seg[1].halo_rows == 7500 && p.seg[0].halo_rows == 5000);
+  CHECK(p.exchange_elems == 2 * 7500 + 2 * 5000);
+  /* against a real band matrix's halo (cgm_plan_make counts its columns) */
+  {
+    cgm_csr B;
+    CHECK_OK(cgm_gen_band(40000, 50, &B, &err));
+    cgm_plan real, uni;
+    CHECK_OK(cgm_plan_make(&B, &o, &real, &err));
+    CHECK_OK(cgm_plan_uniform(B.nrows, (double)B.nnz, &o, &uni, &err));
+    CHECK_MSG(fabs((double)uni.exchange_elems / real.exchange_elems - 1) < 0.1,
+              "band halo: uniform %lld, real %lld", (long long)uni.exchange_elems,
+              (long long)real.exchange_elems);
+    cgm_csr_free(&B);
+  }
   o.gpus = 1; /* one GPU exchanges nothing: any mode */
   CHECK_OK(cgm_plan_uniform(1e6, 2e7, &o, &p, &err));
   CHECK(p.exchange_elems == 0);

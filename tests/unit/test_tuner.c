@@ -95,7 +95,88 @@ static int choose(const cgm_csr *A, cgm_tuner_device *d, int *gpus, double *t) {
   return best;
 }
 
+/* The total time the choice minimises: the setup model fitted on
+ * synthetic samples recovers its line; single precision is offered only at
+ * loose tolerances; mixed takes the ratio's iterations; with few
+ * iterations the cheapest setup wins, with many the fastest iteration. */
+static void total_time(void) {
+  double b[5] = {1e8, 2e8, 4e8, 8e8, 1.6e9}, sec[5];
+  for (int i = 0; i < 5; i++) sec[i] = 0.04 + 0.7e-9 * b[i] * (1.0 + 0.001 * (i % 2 ? 1 : -1));
+  cgm_setup_model m = cgm_setup_fit(b, sec, 5, true);
+  CHECK_MSG(m.samples == 5 && fabs(m.s_per_byte / 0.7e-9 - 1) < 0.01 &&
+                fabs(m.fixed_s - 0.04) < 0.005,
+            "fit: %g + %g b from %d", m.fixed_s, m.s_per_byte, m.samples);
+  cgm_setup_model d = cgm_setup_model_default(true);
+  m = cgm_setup_fit(b, sec, 2, true); /* too few */
+  CHECK(m.samples == 0 && m.s_per_byte == d.s_per_byte);
+  double same[3] = {1e8, 1e8, 1.5e8};
+  m = cgm_setup_fit(same, sec, 3, true); /* one size says nothing of another */
+  CHECK(m.samples == 0);
+  CHECK(cgm_iterations_estimate(1000000, 1e-10) > cgm_iterations_estimate(1000000, 1e-6));
+  CHECK(cgm_iterations_estimate(8000000, 1e-8) > cgm_iterations_estimate(1000000, 1e-8));
+
+  cgm_error err = {0};
+  cgm_csr A;
+  CHECK_OK(cgm_gen_poisson3d(40, &A, &err));
+  cgm_features f;
+  CHECK_OK(cgm_plan_features(&A, &f, &err));
+  cgm_tuner_device dv = gpu(80LL << 30);
+  dv.gpus = 1;
+  dv.setup = cgm_setup_model_default(true);
+  cgm_tuner_opts o = cgm_tuner_opts_default();
+  o.cusparse = false;
+  o.precisions = 7u;
+  o.iterations = 300;
+  for (int pass = 0; pass < 2; pass++) {
+    o.tol = pass ? 1e-3 : 1e-8;
+    cgm_candidate *c = NULL;
+    int nc = 0;
+    CHECK_OK(cgm_tuner_candidates(&A, &f, &dv, 1, &o, &c, &nc, &err));
+    int single = 0, mixed = 0;
+    for (int i = 0; i < nc; i++) {
+      single += c[i].precision == CGM_PREC_SINGLE;
+      if (c[i].precision == CGM_PREC_MIXED) {
+        mixed++;
+        CHECK(c[i].iterations == 360); /* 300 x the default ratio 1.2 */
+      } else {
+        CHECK(c[i].iterations == 300);
+      }
+      CHECK_NEAR(c[i].total_s, c[i].setup_s + c[i].iterations * c[i].time_per_iter_s, 1e-12);
+      CHECK(c[i].setup_s > 0);
+    }
+    CHECK_MSG(pass ? single > 0 : single == 0, "tol %g: %d single candidates", o.tol, single);
+    CHECK(mixed > 0);
+    const int best = cgm_tuner_choose(c, nc, &dv, NULL, 0);
+    CHECK(best >= 0);
+    for (int i = 0; best >= 0 && i < nc; i++)
+      if (c[i].fits) CHECK(c[best].total_s <= c[i].total_s * 1.01);
+    free(c);
+  }
+  /* Few iterations and a costly setup: the least setup wins; many
+   * iterations: the fastest iteration. */
+  o.tol = 1e-8;
+  dv.setup.s_per_byte = 1e-6;
+  double setup_min = INFINITY, iter_min = INFINITY;
+  for (int pass = 0; pass < 2; pass++) {
+    o.iterations = pass ? 1e9 : 1;
+    cgm_candidate *c = NULL;
+    int nc = 0;
+    CHECK_OK(cgm_tuner_candidates(&A, &f, &dv, 1, &o, &c, &nc, &err));
+    for (int i = 0; i < nc; i++) {
+      setup_min = fmin(setup_min, c[i].setup_s);
+      iter_min = fmin(iter_min, c[i].time_per_iter_s);
+    }
+    const int best = cgm_tuner_choose(c, nc, &dv, NULL, 0);
+    CHECK(best >= 0);
+    if (best >= 0 && pass == 0) CHECK(c[best].setup_s <= setup_min * 1.02);
+    if (best >= 0 && pass == 1) CHECK(c[best].time_per_iter_s <= iter_min * 1.02);
+    free(c);
+  }
+  cgm_csr_free(&A);
+}
+
 int main(void) {
+  total_time();
   cgm_error err = {0};
   cgm_csr A;
   int g;

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# What users wait for, end to end: on the same files and in one run,
+# `cgmodel solve` (the whole command, wall clock) against SciPy's mmread +
+# CuPy's Jacobi CG at the same tolerance (bench/scipy_cupy_cg.py), with the
+# read / setup / solve split each reports and the recomputed residual. Run
+# on a GPU machine from the repository root (after scripts/device-run.sh has
+# linked the tree):
+#   bench/e2e.sh BUILD_DIR OUTDIR [TOL] [CASE...]   (CASE: kind:n as `cgmodel gen`)
+set -euo pipefail
+build=$1 out=$2 tol=${3:-1e-8}
+shift 3 || shift $#
+cases=("${@:-poisson3d:128 poisson3d:192 elasticity3d:48}")
+cg=$build/cli/cgmodel
+mkdir -p "$out"
+printf "%-18s %-14s %7s %7s %7s %7s %7s %9s\n" case tool read setup solve total iters residual
+for c in ${cases[@]}; do
+  kind=${c%%:*} n=${c##*:} f=$out/${kind}_$n.mtx
+  [ -e "$f" ] || "$cg" gen "$kind" --n "$n" -o "$f" 2>/dev/null
+  sync
+  for rep in 1 2; do
+    t0=$(date +%s.%N)
+    j=$("$cg" solve "$f" --tol "$tol" --no-record --json 2>/dev/null) || true
+    t1=$(date +%s.%N)
+    k=$("$cg" solve "$f" --tol "$tol" --no-record --json --backend cusparse 2>/dev/null) || true
+    t2=$(date +%s.%N)
+    p=$(python3 bench/scipy_cupy_cg.py "$f" "$tol" 2>/dev/null || echo '{"error": "failed"}')
+    python3 - "$c" "$rep" "$t0" "$t1" "$t2" "$j" "$k" "$p" <<'PY'
+import json, sys
+c, rep = sys.argv[1], sys.argv[2]
+t0, t1, t2 = float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+j, k, p = sys.argv[6], sys.argv[7], sys.argv[8]
+def load(s):
+    try:
+        return json.loads(s)
+    except Exception:
+        return {}
+q = json.loads(p)
+wall = t1 - t0
+for tool, d, w in (("cgmodel", load(j), t1 - t0), ("cgm cusparse", load(k), t2 - t1)):
+    print("%-18s %-14s %7.2f %7.2f %7.2f %7.2f %7d %9.2e" % (
+        c + " #" + rep, tool, d.get("time_read_s", float("nan")), d.get("time_setup_s", float("nan")),
+        d.get("time_solve_s", float("nan")), w, d.get("iterations", 0),
+        d.get("relative_residual", float("nan"))))
+if "error" in q:
+    print("%-18s %-14s %s" % (c + " #" + rep, "scipy+cupy", q["error"]))
+else:
+    print("%-18s %-14s %7.2f %7.2f %7.2f %7.2f %7d %9.2e   ours/theirs total %.2f" % (
+        c + " #" + rep, "scipy+cupy", q["read_s"], q["setup_s"], q["solve_s"], q["total_s"],
+        q["iterations"], q["relative_residual"], wall / q["total_s"]))
+PY
+  done
+done
+echo "cgmodel total = the whole command's wall clock (process start to exit); scipy+cupy total = read + setup + solve after its imports (imports_s not counted)"

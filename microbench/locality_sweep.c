@@ -1,0 +1,90 @@
+/* The locality sweep (docs/model.md, "x locality"): the same meshes under
+ * symmetric renumberings from the natural one through local shuffles to a
+ * random one. The bytes the refined model counts stay; the sectors of x
+ * each slice reads grow; the measured iterations say how much of that
+ * reaches memory: the locality coefficient (cgm_fit_x_coef). Whole
+ * iterations through cgm_solve, on whatever backend the options name (the
+ * CPU here; a GPU the same way). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmodel/model.h"
+#include "microbench/microbench.h"
+#include "microbench/sweep_plan.h"
+
+/* Shuffle windows in rows: none, within a cache line's worth of rows, a
+ * few slices, and the whole matrix (0 stands for all rows). */
+static const int32_t windows[] = {1, 64, 4096, 0};
+#define NWINDOWS ((int)(sizeof windows / sizeof windows[0]))
+
+static cgm_status push(cgm_locality_sample **v, int *n, int *cap, const cgm_locality_sample *s,
+                       cgm_error *err) {
+  if (*n == *cap) {
+    int nc = *cap ? 2 * *cap : 64;
+    cgm_locality_sample *nv = realloc(*v, (size_t)nc * sizeof *nv);
+    if (!nv) return cgm_fail(err, CGM_ERUNTIME, "out of memory for the locality sweep");
+    *v = nv;
+    *cap = nc;
+  }
+  (*v)[(*n)++] = *s;
+  return CGM_OK;
+}
+
+cgm_status cgm_mb_locality_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
+                                 cgm_locality_sample **out, int *count, cgm_error *err) {
+  *out = NULL;
+  *count = 0;
+  int cap = 0;
+  const int iters = quick ? 30 : 100;
+  cgm_status st = CGM_OK;
+  for (int mesh = 0; mesh < 2 && !st; mesh++) {
+    cgm_csr A;
+    const int32_t size = mesh == 0 ? (quick ? 20 : 40) : (quick ? 8 : 16);
+    st = mesh == 0 ? cgm_gen_poisson3d(size, &A, err) : cgm_gen_elasticity3d(size, &A, err);
+    if (st) break;
+    int32_t *perm = malloc(((size_t)A.nrows + 1) * sizeof *perm);
+    if (!perm) st = cgm_fail(err, CGM_ERUNTIME, "out of memory for the locality sweep");
+    for (int w = 0; w < NWINDOWS && !st; w++) {
+      cgm_csr B;
+      cgm_perm_shuffle(A.nrows, windows[w] > 0 ? windows[w] : A.nrows, 0x10ca1 + (uint64_t)w, perm);
+      if ((st = cgm_csr_permute(&A, perm, &B, err))) break;
+      /* N = 1 only: at N >= 2 a renumbering also changes the blocks (a
+       * shuffled mesh fills them less), so the bytes would not stay */
+      for (int b = 0; b < 1 && !st; b++)
+        for (int p = 0; p < 2 && !st; p++) {
+          if (!(precisions & (1u << p))) continue;
+          cgm_solve_opts o = *base;
+          o.precision = (cgm_precision)p;
+          o.layout = cgm_bcsr_default_params(cgm_block_sizes[b]);
+          o.layout.bx = o.layout.by = 0; /* as the solver chooses */
+          o.gpus = 1;
+          o.reorder = CGM_REORDER_NONE;
+          cgm_plan plan;
+          cgm_solve_result r;
+          if ((st = cgm_solve_plan(&B, &o, &plan, err))) break;
+          if ((st = mb_solve_timed(&B, &o, iters, &r, err))) break;
+          if (r.iterations < iters || !(r.time_per_iter_s > 0)) continue; /* stopped early */
+          cgm_locality_sample s;
+          memset(&s, 0, sizeof s);
+          s.block = cgm_block_sizes[b];
+          s.group = mesh;
+          s.precision = p;
+          s.shape = cgm_refined_shape(&plan, 0);
+          s.seconds = r.time_per_iter_s;
+          snprintf(s.source, sizeof s.source, "%s:%d:w%d", mesh == 0 ? "poisson3d" : "elasticity3d",
+                   size, windows[w]);
+          st = push(out, count, &cap, &s, err);
+        }
+      cgm_csr_free(&B);
+    }
+    free(perm);
+    cgm_csr_free(&A);
+  }
+  if (st) {
+    free(*out);
+    *out = NULL;
+    *count = 0;
+  }
+  return st;
+}

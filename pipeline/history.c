@@ -1,0 +1,181 @@
+/* What recorded solves teach the tuner (docs/model.md, "Time to a
+ * solution"): each device's setup model fitted on its measured setups, the
+ * ratio of mixed to double precision iterations, and the iteration count of
+ * a matrix solved before at the same tolerance. A database that cannot be
+ * read leaves the defaults: this refines predictions, it never fails them. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cgmodel/pipeline.h"
+#include "common/grow.h"
+#include "pipeline/steps.h"
+
+/* The tolerance a solve ran with (its options JSON), 0 when not said. */
+static double solve_tol(const cgm_db_solve *s) {
+  cJSON *j = cJSON_Parse(s->options);
+  const cJSON *t = j ? cJSON_GetObjectItemCaseSensitive(j, "tol") : NULL;
+  const double tol = cJSON_IsNumber(t) ? t->valuedouble : 0.0;
+  cJSON_Delete(j);
+  return tol;
+}
+
+typedef struct history {
+  cgm_db_solve *v;
+  int n, cap;
+  bool oom;
+} history;
+
+static int take(const cgm_db_solve *s, void *ctx) {
+  history *h = ctx;
+  cgm_db_solve *nv = cgm_grow(h->v, h->n, &h->cap, sizeof *nv, 64);
+  if (!nv) {
+    h->oom = true;
+    return 1;
+  }
+  h->v = nv;
+  h->v[h->n++] = *s;
+  return 0;
+}
+
+static bool same_tol(double a, double b) {
+  return a > 0 && b > 0 && fabs(a - b) <= 1e-6 * b;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median of mixed / double iterations over matrices solved both ways at
+ * the same tolerance; 0 when there is no such pair. */
+static double mixed_ratio(const history *h) {
+  double *r = malloc(((size_t)h->n + 1) * sizeof *r);
+  int nr = 0;
+  for (int i = 0; r && i < h->n; i++) {
+    const cgm_db_solve *m = &h->v[i];
+    if (!m->converged || strcmp(m->precision, "mixed") || m->iterations <= 0) continue;
+    for (int j = 0; j < h->n; j++) {
+      const cgm_db_solve *d = &h->v[j];
+      if (d->converged && d->matrix_id == m->matrix_id && !strcmp(d->precision, "double") &&
+          d->iterations > 0 && same_tol(solve_tol(d), solve_tol(m))) {
+        r[nr++] = (double)m->iterations / d->iterations;
+        break;
+      }
+    }
+  }
+  double out = 0;
+  if (nr > 0) {
+    qsort(r, (size_t)nr, sizeof *r, cmp_double);
+    out = r[nr / 2];
+  }
+  free(r);
+  return out;
+}
+
+void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev) {
+  for (int d = 0; d < ndev; d++) devs[d].setup = cgm_setup_model_default(!devs[d].is_cpu);
+  history h = {0};
+  cgm_error e = {0};
+  if (!db || cgm_db_solves(db, take, &h, &e) || h.oom) {
+    free(h.v);
+    return;
+  }
+  double *bytes = malloc(((size_t)h.n + 1) * sizeof *bytes);
+  double *secs = malloc(((size_t)h.n + 1) * sizeof *secs);
+  for (int d = 0; bytes && secs && d < ndev; d++) {
+    int k = 0;
+    for (int i = 0; i < h.n; i++) {
+      const cgm_db_solve *s = &h.v[i];
+      /* this device's own backend (cuSPARSE builds no layout) */
+      const bool cpu = !strcmp(s->backend, "cpu");
+      if (s->calibration_id != devs[d].calibration_id || cpu != devs[d].is_cpu ||
+          !strcmp(s->backend, "cusparse") || s->layout_bytes <= 0 || !isfinite(s->time_setup_s))
+        continue;
+      bytes[k] = (double)s->layout_bytes;
+      secs[k++] = s->time_setup_s;
+    }
+    devs[d].setup = cgm_setup_fit(bytes, secs, k, !devs[d].is_cpu);
+  }
+  const double ratio = mixed_ratio(&h);
+  for (int d = 0; d < ndev && ratio > 0; d++) devs[d].mixed_ratio = ratio;
+  free(bytes);
+  free(secs);
+  free(h.v);
+}
+
+double pipeline_known_iterations(cgm_db *db, const char *name, int64_t file_bytes,
+                                 const cgm_features *f, double tol) {
+  cgm_db_matrix m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "%s", name);
+  m.file_bytes = file_bytes;
+  m.x = f->x;
+  m.nnz = f->nnz;
+  history h = {0};
+  cgm_error e = {0};
+  if (!db || cgm_db_solves(db, take, &h, &e) || h.oom) {
+    free(h.v);
+    return 0;
+  }
+  /* the matrix's id, without adding it: the solves name it by id */
+  const int64_t id = cgm_db_matrix_find(db, &m, &e) == CGM_OK ? m.id : 0;
+  double best = 0;
+  for (int i = 0; id > 0 && i < h.n; i++) {
+    const cgm_db_solve *s = &h.v[i];
+    if (s->matrix_id != id || !s->converged || s->iterations <= 0 || !same_tol(solve_tol(s), tol))
+      continue;
+    /* double's count (single takes as many steps; mixed is scaled by the
+     * ratio, so its own count is not double's) */
+    const double k = s->iterations;
+    if (!strcmp(s->precision, "mixed")) continue;
+    if (best == 0 || k < best) best = k;
+  }
+  free(h.v);
+  return best;
+}
+
+/* A short run of the real iteration tells more than the size: Jacobi CG in
+ * double on the CPU from x0 = 0 with b = A * ones (the default right-hand
+ * side), PROBE steps, then PROBE more from there; the rate of the second
+ * half (past the first steps' fast start) extrapolated to tol. Only where
+ * it is cheap next to the solve it informs (nnz <= PROBE_NNZ, well under
+ * 0.1 s); elsewhere, and when the probe says nothing (no progress), 0. */
+enum { PROBE = 25 };
+#define PROBE_NNZ 2000000
+
+double pipeline_probe_iterations(const cgm_csr *A, double tol) {
+  if (A->nnz > PROBE_NNZ || A->nrows < 1 || A->nrows != A->ncols) return 0;
+  double *ones = malloc(((size_t)A->nrows + 1) * sizeof *ones);
+  double *b = malloc(((size_t)A->nrows + 1) * sizeof *b);
+  double *x = calloc((size_t)A->nrows + 1, sizeof *x);
+  double k = 0;
+  if (ones && b && x) {
+    for (int32_t i = 0; i < A->nrows; i++) ones[i] = 1.0;
+    cgm_csr_spmv(A, ones, b);
+    cgm_solve_opts o = cgm_solve_opts_default();
+    o.backend = CGM_BACKEND_CPU;
+    o.tol = tol;
+    o.maxiter = PROBE;
+    cgm_solve_result r1, r2;
+    cgm_error e = {0};
+    cgm_status s1 = cgm_solve(A, b, x, &o, &r1, &e);
+    if (s1 == CGM_OK) {
+      k = r1.iterations; /* converged within the probe: K is known */
+    } else if (s1 == CGM_ENOCONV && r1.iterations == PROBE) {
+      cgm_status s2 = cgm_solve(A, b, x, &o, &r2, &e); /* from where it is */
+      if (s2 == CGM_OK) {
+        k = PROBE + r2.iterations;
+      } else if (s2 == CGM_ENOCONV && r2.iterations == PROBE && r1.relative_residual > 0 &&
+                 r2.relative_residual > 0 && r2.relative_residual < r1.relative_residual) {
+        const double rate = log(r2.relative_residual / r1.relative_residual) / PROBE;
+        k = 2 * PROBE + log(tol / r2.relative_residual) / rate;
+      }
+    }
+  }
+  free(ones), free(b), free(x);
+  return k > 0 && isfinite(k) ? ceil(k) : 0;
+}

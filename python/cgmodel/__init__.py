@@ -1,0 +1,45 @@
+"""cgmodel: predict, tune and run Jacobi-preconditioned Conjugate Gradient on
+sparse SPD matrices, over libcgmodel (docs/python.md).
+
+    import cgmodel, scipy.sparse as sp
+    x, r = cgmodel.solve(A)              # A: scipy.sparse CSR/CSC/COO
+    print(r.iterations, r.relative_residual, r.backend, r.time_per_iter_s)
+"""
+
+from ._native import Error, library_path
+from ._api import (
+    BlockFeatures,
+    Candidate,
+    Features,
+    Prediction,
+    SolveResult,
+    Warning,
+    calibrate,
+    default_db,
+    devices,
+    have_cuda,
+    info,
+    predict,
+    solve,
+    version,
+)
+
+__version__ = version()
+__all__ = [
+    "BlockFeatures",
+    "Candidate",
+    "Error",
+    "Features",
+    "Prediction",
+    "SolveResult",
+    "Warning",
+    "calibrate",
+    "default_db",
+    "devices",
+    "have_cuda",
+    "info",
+    "library_path",
+    "predict",
+    "solve",
+    "version",
+]

@@ -1,0 +1,120 @@
+"""libcgmodel through ctypes: finding the library, the two structs the
+binding mirrors (cgm_csr, cgm_error) and the calls of its JSON steps
+(include/cgmodel/pipeline.h, "bindings").
+
+ctypes.CDLL releases the GIL for the duration of every foreign call, so a
+long solve or calibration in one thread does not stop the others.
+"""
+
+import ctypes
+import ctypes.util
+import glob
+import json
+import os
+
+__all__ = ["Error", "Csr", "lib", "call_json", "library_path"]
+
+
+class Error(Exception):
+    """A failure reported by libcgmodel: `code` is its status (2 bad input,
+    3 runtime failure, the command line's exit codes) and the message is
+    the library's own (cgm_error.msg)."""
+
+    def __init__(self, message, code=2):
+        super().__init__(message)
+        self.code = code
+
+
+class Csr(ctypes.Structure):
+    """struct cgm_csr (include/cgmodel/sparse.h)."""
+
+    _fields_ = [
+        ("nrows", ctypes.c_int32),
+        ("ncols", ctypes.c_int32),
+        ("nnz", ctypes.c_int64),
+        ("rowptr", ctypes.POINTER(ctypes.c_int64)),
+        ("colidx", ctypes.POINTER(ctypes.c_int32)),
+        ("val", ctypes.POINTER(ctypes.c_double)),
+    ]
+
+
+class _Err(ctypes.Structure):
+    """struct cgm_error (include/cgmodel/status.h)."""
+
+    _fields_ = [("code", ctypes.c_int), ("msg", ctypes.c_char * 1024)]
+
+
+def _candidates():
+    """Where the library may be, in order: $CGMODEL_LIBRARY, a copy bundled
+    in the package, the system's loader path."""
+    env = os.environ.get("CGMODEL_LIBRARY")
+    if env:
+        return [env]
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_lib")
+    found = sorted(glob.glob(os.path.join(here, "libcgmodel.so*")))
+    system = ctypes.util.find_library("cgmodel")
+    return found + ([system] if system else []) + ["libcgmodel.so", "libcgmodel.so.0"]
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as e:
+            tried.append(f"{path}: {e}")
+    raise ImportError(
+        "cgmodel: libcgmodel.so not found; set CGMODEL_LIBRARY to its path, or install it "
+        "(cmake --install) where the loader finds it. Tried: " + "; ".join(tried)
+    )
+
+
+lib, library_path = _load()
+
+_c = ctypes
+lib.cgm_version.restype = _c.c_char_p
+lib.cgm_version.argtypes = []
+lib.cgm_have_cuda_build.restype = _c.c_bool
+lib.cgm_have_cuda_build.argtypes = []
+lib.cgm_cuda_device_count.restype = _c.c_int
+lib.cgm_cuda_device_count.argtypes = []
+lib.cgm_db_default_path.restype = _c.c_char_p
+lib.cgm_db_default_path.argtypes = [_c.c_char_p, _c.c_size_t]
+lib.cgm_json_free.restype = None
+lib.cgm_json_free.argtypes = [_c.c_void_p]
+_OUT = _c.POINTER(_c.c_void_p)
+_ERR = _c.POINTER(_Err)
+_CSR = _c.POINTER(Csr)
+_DBL = _c.POINTER(_c.c_double)
+for name, args in {
+    "cgm_json_info": [_CSR, _c.c_char_p, _OUT, _ERR],
+    "cgm_json_predict": [_CSR, _c.c_char_p, _OUT, _ERR],
+    "cgm_json_solve": [_CSR, _DBL, _DBL, _c.c_char_p, _OUT, _ERR],
+    "cgm_json_calibrate": [_c.c_char_p, _OUT, _ERR],
+    "cgm_json_devices": [_c.c_char_p, _OUT, _ERR],
+}.items():
+    fn = getattr(lib, name)
+    fn.restype = _c.c_int
+    fn.argtypes = args
+
+
+def call_json(name, *args, ok=(0,)):
+    """Calls a cgm_json_* step with the output and error arguments appended;
+    returns (status, parsed JSON or None). A status outside `ok` raises
+    Error with the library's message."""
+    out = _c.c_void_p()
+    err = _Err()
+    st = getattr(lib, name)(*args, _c.byref(out), _c.byref(err))
+    try:
+        text = _c.string_at(out.value).decode() if out.value else None
+    finally:
+        if out.value:
+            lib.cgm_json_free(out)
+    if st not in ok:
+        raise Error(err.msg.decode(errors="replace") or f"{name} failed (status {st})", st)
+    return st, (json.loads(text) if text is not None else None), err.msg.decode(errors="replace")
+
+
+def options(**kw):
+    """The options object of a step: the keys whose value is not None."""
+    return json.dumps({k: v for k, v in kw.items() if v is not None}).encode()

@@ -1,0 +1,316 @@
+/* Entries between parsing and CSR (sparse/mm_entries.h): paged buckets, and
+ * the parallel assembly of the CSR, one block of rows per thread. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "sparse/mm_entries.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Pages double from 32 entries (a small chunk stays small) to 4096 (64
+ * KiB, below malloc's mmap threshold, so a page costs no system call). */
+#define PAGE_FIRST 32
+#define PAGE_MAX 4096
+
+bool mm_bucket_grow(mm_bucket *b) {
+  int32_t cap = b->tail ? 2 * b->tail->cap : PAGE_FIRST;
+  if (cap > PAGE_MAX) cap = PAGE_MAX;
+  mm_page *pg = malloc(sizeof *pg + (size_t)cap * sizeof(mm_ent));
+  if (!pg) return false;
+  pg->next = NULL;
+  pg->n = 0;
+  pg->cap = cap;
+  if (b->tail)
+    b->tail->next = pg;
+  else
+    b->head = pg;
+  b->tail = pg;
+  return true;
+}
+
+void mm_bucket_free(mm_bucket *b) {
+  for (mm_page *pg = b->head; pg;) {
+    mm_page *next = pg->next;
+    free(pg);
+    pg = next;
+  }
+  memset(b, 0, sizeof *b);
+}
+
+/* ------------------------------------------------------ sorting a row --- */
+
+typedef struct {
+  int32_t *c;
+  double *v;
+  int64_t cap;
+} sort_tmp;
+
+static bool tmp_reserve(sort_tmp *t, int64_t n) {
+  if (n <= t->cap) return true;
+  int32_t *c = realloc(t->c, (size_t)n * sizeof *c);
+  if (c) t->c = c;
+  double *v = realloc(t->v, (size_t)n * sizeof *v);
+  if (v) t->v = v;
+  if (!c || !v) return false;
+  t->cap = n;
+  return true;
+}
+
+/* Stable insertion sort of (c, v)[0, n) by c; [0, from) is already sorted. */
+static void insertion_sort(int32_t *c, double *v, int64_t from, int64_t n) {
+  for (int64_t k = from; k < n; k++) {
+    int32_t x = c[k];
+    double y = v[k];
+    int64_t m = k - 1;
+    while (m >= 0 && c[m] > x) {
+      c[m + 1] = c[m];
+      v[m + 1] = v[m];
+      m--;
+    }
+    c[m + 1] = x;
+    v[m + 1] = y;
+  }
+}
+
+/* Stable bottom-up merge sort of (c, v)[0, n) by c, with scratch tc, tv. */
+static void merge_sort(int32_t *c, double *v, int64_t n, int32_t *tc, double *tv) {
+  const int64_t run = 16;
+  for (int64_t s = 0; s < n; s += run) insertion_sort(c + s, v + s, 1, n - s < run ? n - s : run);
+  int32_t *sc = c, *dc = tc;
+  double *sv = v, *dv = tv;
+  for (int64_t w = run; w < n; w *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * w) {
+      int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      int64_t i = lo, j = mid, o = lo;
+      while (i < mid && j < hi) {
+        if (sc[j] < sc[i]) { /* the left one first when equal: stable */
+          dc[o] = sc[j];
+          dv[o++] = sv[j++];
+        } else {
+          dc[o] = sc[i];
+          dv[o++] = sv[i++];
+        }
+      }
+      for (; i < mid; i++, o++) dc[o] = sc[i], dv[o] = sv[i];
+      for (; j < hi; j++, o++) dc[o] = sc[j], dv[o] = sv[j];
+    }
+    int32_t *t1 = sc;
+    sc = dc;
+    dc = t1;
+    double *t2 = sv;
+    sv = dv;
+    dv = t2;
+  }
+  if (sc != c) {
+    memcpy(c, sc, (size_t)n * sizeof *c);
+    memcpy(v, sv, (size_t)n * sizeof *v);
+  }
+}
+
+/* Sorts one row by column, keeping the file order of equal columns. Rows of
+ * files are nearly always in order already. */
+static void sort_row(int32_t *c, double *v, int64_t n, sort_tmp *t) {
+  int64_t k = 1;
+  while (k < n && c[k - 1] <= c[k]) k++;
+  if (k >= n) return;
+  if (n > 32 && tmp_reserve(t, n)) {
+    merge_sort(c, v, n, t->c, t->v);
+    return;
+  }
+  insertion_sort(c, v, k, n); /* also when out of memory: slower, same result */
+}
+
+/* --------------------------------------------------------------- CSR --- */
+
+typedef struct {
+  int64_t uniq, dups, diag;
+  int64_t delta; /* how far the block moves when gaps are closed */
+  bool nonfinite, neg;
+  int32_t bad_i, bad_j;
+} block_result;
+
+cgm_status mm_assemble_csr(const mm_entries *E, int32_t nrows, int32_t ncols, int threads,
+                           cgm_csr *A, mm_csr_stats *st) {
+  memset(A, 0, sizeof *A);
+  memset(st, 0, sizeof *st);
+  const int nb = E->nb, shift = E->shift;
+  int64_t *base = malloc(((size_t)nb + 1) * sizeof *base);
+  block_result *res = calloc((size_t)nb, sizeof *res);
+  if (!base || !res) {
+    free(base);
+    free(res);
+    return CGM_ERUNTIME;
+  }
+  base[0] = 0;
+  for (int b = 0; b < nb; b++) {
+    int64_t n = 0;
+    for (int64_t c = 0; c < E->nch; c++) n += E->bk[c][b].n + E->bk[c][b].nmirror;
+    base[b + 1] = base[b] + n;
+  }
+  const int64_t total = base[nb];
+  A->nrows = nrows;
+  A->ncols = ncols;
+  A->rowptr = calloc((size_t)nrows + 1, sizeof *A->rowptr);
+  A->colidx = malloc((size_t)(total > 0 ? total : 1) * sizeof *A->colidx);
+  A->val = malloc((size_t)(total > 0 ? total : 1) * sizeof *A->val);
+  int oom = !A->rowptr || !A->colidx || !A->val;
+  int32_t *const colidx = A->colidx;
+  double *const val = A->val;
+  int64_t *const rowptr = A->rowptr;
+
+#pragma omp parallel num_threads(threads) reduction(| : oom) if (!oom)
+  {
+    sort_tmp tmp = {0};
+#pragma omp for schedule(dynamic, 1)
+    for (int b = 0; b < nb; b++) {
+      const int64_t r0 = (int64_t)b << shift;
+      const int64_t r1 = r0 + ((int64_t)1 << shift) < nrows ? r0 + ((int64_t)1 << shift) : nrows;
+      block_result *R = &res[b];
+      if (r0 >= r1) continue;
+      const int64_t nr = r1 - r0;
+      /* counting sort of the block's entries by row, reading the chunks in
+       * file order: a row's entries keep the order of the file. cnt counts,
+       * then holds each row's next free place, and at last its end. */
+      int64_t *cnt = rowptr + r0;
+      const bool mirror = E->mirror;
+      for (int64_t c = 0; c < E->nch; c++)
+        for (const mm_page *pg = E->bk[c][b].head; pg; pg = pg->next)
+          for (int32_t k = 0; k < pg->n; k++) {
+            const mm_ent *e = &pg->e[k];
+            cnt[e->row - r0]++;
+            if (mirror && e->row != e->col) cnt[e->col - r0]++;
+          }
+      int64_t pos = base[b];
+      for (int64_t i = 0; i < nr; i++) {
+        int64_t n = cnt[i];
+        cnt[i] = pos;
+        pos += n;
+      }
+      for (int64_t c = 0; c < E->nch; c++)
+        for (const mm_page *pg = E->bk[c][b].head; pg; pg = pg->next)
+          for (int32_t k = 0; k < pg->n; k++) {
+            const mm_ent *e = &pg->e[k];
+            int64_t p = cnt[e->row - r0]++;
+            colidx[p] = e->col;
+            val[p] = e->v;
+            if (mirror && e->row != e->col) {
+              p = cnt[e->col - r0]++;
+              colidx[p] = e->row;
+              val[p] = e->v;
+            }
+          }
+      /* each row by column, duplicates summed in file order, compacted
+       * towards the start of the block */
+      int64_t out = base[b], nd = 0, ndiag = 0, end = base[b];
+      for (int64_t i = 0; i < nr; i++) {
+        const int64_t bi = end, ei = rowptr[r0 + i];
+        end = ei;
+        const int32_t row = (int32_t)(r0 + i);
+        sort_row(colidx + bi, val + bi, ei - bi, &tmp);
+        rowptr[r0 + i] = out;
+        /* the usual row: no duplicate, and nothing to move */
+        int64_t k = bi;
+        bool diag = bi < ei && colidx[bi] == row;
+        for (k = bi + 1; k < ei && colidx[k] != colidx[k - 1]; k++) diag |= colidx[k] == row;
+        if (k >= ei) {
+          if (out != bi) {
+            memmove(colidx + out, colidx + bi, (size_t)(ei - bi) * sizeof *colidx);
+            memmove(val + out, val + bi, (size_t)(ei - bi) * sizeof *val);
+          }
+          out += ei - bi;
+          ndiag += diag;
+          continue;
+        }
+        const int64_t rs = out;
+        for (k = bi; k < ei; k++) {
+          if (out > rs && colidx[out - 1] == colidx[k]) {
+            val[out - 1] += val[k];
+            nd++;
+          } else {
+            colidx[out] = colidx[k];
+            val[out] = val[k];
+            ndiag += colidx[out] == row;
+            out++;
+          }
+        }
+      }
+      R->uniq = out - base[b];
+      R->dups = nd;
+      R->diag = ndiag;
+      /* values of the file are finite; only a sum can be infinite */
+      for (int64_t i = 0; nd && i < nr && !R->nonfinite; i++) {
+        int64_t e = i + 1 < nr ? rowptr[r0 + i + 1] : out;
+        for (int64_t k = rowptr[r0 + i]; k < e; k++)
+          if (!isfinite(val[k])) {
+            R->nonfinite = true;
+            R->neg = val[k] < 0;
+            R->bad_i = (int32_t)(r0 + i);
+            R->bad_j = colidx[k];
+            break;
+          }
+      }
+    }
+    free(tmp.c);
+    free(tmp.v);
+  }
+  if (oom) {
+    free(base);
+    free(res);
+    cgm_csr_free(A);
+    return CGM_ERUNTIME;
+  }
+
+  /* Duplicates left gaps between the blocks: close them, in block order
+   * (each block moves towards the start, over what the blocks before it
+   * left behind), and shift the row pointers. */
+  int64_t nnz = 0;
+  for (int b = 0; b < nb; b++) {
+    res[b].delta = base[b] - nnz;
+    if (res[b].delta && res[b].uniq) {
+      memmove(colidx + nnz, colidx + base[b], (size_t)res[b].uniq * sizeof *colidx);
+      memmove(val + nnz, val + base[b], (size_t)res[b].uniq * sizeof *val);
+    }
+    nnz += res[b].uniq;
+    st->dups += res[b].dups;
+    st->diag_rows += res[b].diag;
+    if (res[b].nonfinite && !st->nonfinite) {
+      st->nonfinite = true;
+      st->bad_neg = res[b].neg;
+      st->bad_i = res[b].bad_i;
+      st->bad_j = res[b].bad_j;
+    }
+  }
+  if (nnz != total) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int b = 0; b < nb; b++) {
+      const int64_t r0 = (int64_t)b << shift;
+      const int64_t r1 = r0 + ((int64_t)1 << shift) < nrows ? r0 + ((int64_t)1 << shift) : nrows;
+      for (int64_t i = r0; i < r1; i++) rowptr[i] -= res[b].delta;
+    }
+  }
+  rowptr[nrows] = nnz;
+  A->nnz = nnz;
+  free(base);
+  free(res);
+  return CGM_OK;
+}
+
+/* ------------------------------------------------------------ vectors --- */
+
+void mm_assemble_dense(const mm_entries *E, int threads, double *x) {
+  const int nb = E->nb;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+  for (int b = 0; b < nb; b++)
+    for (int64_t c = 0; c < E->nch; c++)
+      for (const mm_page *pg = E->bk[c][b].head; pg; pg = pg->next)
+        for (int32_t k = 0; k < pg->n; k++) x[pg->e[k].row] += pg->e[k].v;
+}
+
+void mm_assemble_values(const mm_entries *E, double *x) {
+  /* a vector: one pass of copying, not worth the threads */
+  int64_t o = 0;
+  for (int64_t c = 0; c < E->nch; c++)
+    for (const mm_page *pg = E->bk[c][0].head; pg; pg = pg->next)
+      for (int32_t k = 0; k < pg->n; k++) x[o++] = pg->e[k].v;
+}

@@ -1,0 +1,442 @@
+/* The text of a Matrix Market file (sparse/mm_source.h).
+ *
+ * A regular file is mapped rather than read: the parser's threads then read
+ * the page cache directly, with no copy and no read buffer to pass between
+ * them. Pipes and other non-regular files cannot be mapped and are read in
+ * pieces; so are gzip files, inflated with zlib while the pieces already
+ * handed out are parsed. A stream's piece ends at its last newline and the
+ * rest of that line starts the next piece. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "sparse/mm_source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef CGM_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+#define MM_PIECE_DEFAULT ((size_t)16 << 20) /* a stream's pieces, at most */
+#define MM_PIECE_FIRST ((size_t)64 << 10)   /* its first piece */
+#define MM_ZIN_BYTES ((size_t)1 << 20)      /* compressed bytes read at a time from a pipe */
+
+bool mm_source_have_gzip(void) {
+#ifdef CGM_HAVE_ZLIB
+  return true;
+#else
+  return false;
+#endif
+}
+
+static void src_fail(mm_source *s, cgm_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void src_fail(mm_source *s, cgm_status code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->fail_msg, sizeof s->fail_msg, fmt, ap);
+  va_end(ap);
+  s->failed = true;
+  s->fail_code = code;
+}
+
+/* The last '\n' in [b, e), or NULL. */
+static const char *last_newline(const char *b, const char *e) {
+  while (e > b)
+    if (*--e == '\n') return e;
+  return NULL;
+}
+
+/* Records a piece handed out, so that release frees it. */
+static bool own(mm_source *s, char *buf, size_t len) {
+  if (s->nowned == s->owned_cap) {
+    size_t ncap = s->owned_cap ? 2 * s->owned_cap : 16;
+    struct mm_piece *o = realloc(s->owned, ncap * sizeof *o);
+    if (!o) return false;
+    s->owned = o;
+    s->owned_cap = ncap;
+  }
+  s->owned[s->nowned].buf = buf;
+  s->owned[s->nowned].len = len;
+  s->nowned++;
+  return true;
+}
+
+/* Reads from the file into dst: first the bytes read by mm_source_open.
+ * Returns the count, 0 at the end, -1 after recording a failure. */
+static ssize_t read_some(mm_source *s, void *dst, size_t room) {
+  if (s->pre_off < s->pre_len) {
+    size_t n = s->pre_len - s->pre_off;
+    if (n > room) n = room;
+    memcpy(dst, s->pre + s->pre_off, n);
+    s->pre_off += n;
+    return (ssize_t)n;
+  }
+  if (s->in_eof) return 0;
+  for (;;) {
+    ssize_t k = read(s->fd, dst, room);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) {
+      src_fail(s, errno == EISDIR ? CGM_EINPUT : CGM_ERUNTIME, "read error: %s", strerror(errno));
+      return -1;
+    }
+    if (k == 0) s->in_eof = true;
+    s->nread += k;
+    return k;
+  }
+}
+
+cgm_status mm_source_open(mm_source *s, const char *path, size_t piece_bytes, cgm_error *err) {
+  memset(s, 0, sizeof *s);
+  s->path = path ? path : "(null)";
+  s->fd = -1;
+  s->fsize = -1;
+  s->piece_bytes = piece_bytes ? piece_bytes : MM_PIECE_DEFAULT;
+  if (!path || !*path) return cgm_fail(err, CGM_EINPUT, "no Matrix Market file name given");
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return cgm_fail(err, CGM_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    close(fd);
+    return cgm_fail(err, CGM_EINPUT, "%s: cannot open: %s", path, strerror(e));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    close(fd);
+    return cgm_fail(err, CGM_EINPUT, "%s: cannot read: %s", path, strerror(EISDIR));
+  }
+  s->fd = fd;
+  const unsigned char *head = NULL;
+  size_t nhead = 0;
+  /* An empty regular file may still have content (files of /proc): read. */
+  if (S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= SIZE_MAX) {
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m != MAP_FAILED) {
+      s->map = m;
+      s->map_len = (size_t)st.st_size;
+      s->kind = MM_SRC_MAP;
+      s->fsize = (int64_t)st.st_size;
+      s->nread = (int64_t)st.st_size;
+      s->in_eof = true;
+      head = (const unsigned char *)s->map;
+      nhead = s->map_len;
+    }
+  }
+  if (!s->map) {
+    s->kind = MM_SRC_READ;
+    s->fsize = S_ISREG(st.st_mode) ? (int64_t)st.st_size : -1;
+    /* two bytes tell gzip; a read error is reported as the text's first
+     * failure (line 1) */
+    while (s->pre_len < 2 && !s->in_eof) {
+      ssize_t k = read(fd, s->pre + s->pre_len, sizeof s->pre - s->pre_len);
+      if (k < 0 && errno == EINTR) continue;
+      if (k < 0) {
+        src_fail(s, errno == EISDIR ? CGM_EINPUT : CGM_ERUNTIME, "read error: %s", strerror(errno));
+        break;
+      }
+      if (k == 0) s->in_eof = true;
+      s->pre_len += (size_t)k;
+      s->nread += k;
+    }
+    head = s->pre;
+    nhead = s->pre_len;
+  }
+  if (nhead >= 2 && head[0] == 0x1f && head[1] == 0x8b) {
+    s->gzip = true;
+    s->kind = MM_SRC_GZIP;
+    s->fsize = -1; /* the text's size is known only at its end */
+#ifdef CGM_HAVE_ZLIB
+    z_stream *z = calloc(1, sizeof *z);
+    if (!z || inflateInit2(z, 16 + MAX_WBITS) != Z_OK) {
+      free(z);
+      mm_source_close(s);
+      return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory for the gzip decompressor", path);
+    }
+    s->z = z;
+    if (!s->map) {
+      s->zin = malloc(MM_ZIN_BYTES);
+      if (!s->zin) {
+        mm_source_close(s);
+        return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory for the gzip input buffer", path);
+      }
+      s->zin_cap = MM_ZIN_BYTES;
+    }
+#endif
+  }
+  return CGM_OK;
+}
+
+#ifdef CGM_HAVE_ZLIB
+/* Gives inflate more compressed input, keeping the avail_in bytes not yet
+ * consumed. Returns false after recording a read error. */
+static bool gz_refill(mm_source *s) {
+  z_stream *z = s->z;
+  if (s->map) {
+    size_t pos = z->next_in ? (size_t)((const char *)z->next_in - s->map) : 0;
+    size_t rest = s->map_len - pos;
+    z->next_in = (unsigned char *)s->map + pos;
+    z->avail_in = rest > (size_t)1 << 30 ? 1u << 30 : (uInt)rest;
+    return true;
+  }
+  if (z->avail_in && z->next_in != s->zin) memmove(s->zin, z->next_in, z->avail_in);
+  size_t have = z->avail_in;
+  while (have < s->zin_cap) {
+    ssize_t k = read_some(s, s->zin + have, s->zin_cap - have);
+    if (k < 0) return false;
+    if (k == 0) break;
+    have += (size_t)k;
+    if (have >= 2) break; /* enough to make progress; more comes on the next call */
+  }
+  z->next_in = s->zin;
+  z->avail_in = (uInt)have;
+  return true;
+}
+
+/* Compressed bytes of the file consumed so far. */
+static int64_t gz_pos(const mm_source *s) {
+  const z_stream *z = s->z;
+  if (s->map) return z->next_in ? (int64_t)((const char *)z->next_in - s->map) : 0;
+  return s->nread - (int64_t)z->avail_in;
+}
+
+/* True when no compressed byte is left, neither buffered nor in the file. */
+static bool gz_input_done(const mm_source *s) {
+  const z_stream *z = s->z;
+  if (z->avail_in) return false;
+  if (s->map) return z->next_in && (size_t)((const char *)z->next_in - s->map) >= s->map_len;
+  return s->in_eof && s->pre_off >= s->pre_len;
+}
+
+/* Inflates into dst. Returns the bytes produced (0 at the end of the
+ * stream), or -1 after recording a failure that came before any byte. A
+ * failure after some bytes is recorded and those bytes are returned: the
+ * text before a corruption is all there whatever the size of the pieces,
+ * so the line where the failure is reported does not depend on it.
+ * Concatenated gzip members (what `cat a.gz b.gz` and pigz make) are read
+ * as one text, as gzip -dc does; anything else after a member is an error,
+ * never skipped. */
+static ssize_t inflate_some(mm_source *s, char *dst, size_t room) {
+  z_stream *z = s->z;
+  if (room > UINT_MAX) room = UINT_MAX;
+  z->next_out = (unsigned char *)dst;
+  z->avail_out = (uInt)room;
+  while (z->avail_out > 0 && !s->eof && !s->failed) {
+    if (z->avail_in == 0 && !gz_input_done(s) && !gz_refill(s)) break;
+    int ret = inflate(z, Z_NO_FLUSH);
+    if (ret == Z_STREAM_END) {
+      /* another member follows? Its two magic bytes decide. */
+      if (z->avail_in < 2 && !gz_input_done(s) && !gz_refill(s)) break;
+      if (z->avail_in == 0 && gz_input_done(s)) {
+        s->eof = true;
+        break;
+      }
+      if (z->avail_in >= 2 && z->next_in[0] == 0x1f && z->next_in[1] == 0x8b) {
+        inflateReset(z);
+        continue;
+      }
+      src_fail(s, CGM_EINPUT,
+               "corrupt gzip file: the bytes after the end of the compressed data (byte %lld of "
+               "the file) are not another gzip member",
+               (long long)gz_pos(s));
+      break;
+    }
+    if (ret == Z_BUF_ERROR || (ret == Z_OK && z->avail_in == 0 && gz_input_done(s))) {
+      if (z->avail_out == 0) break;
+      if (z->avail_in == 0 && gz_input_done(s)) {
+        src_fail(s, CGM_EINPUT,
+                 "truncated gzip file: the compressed data ends after %lld bytes, before the end "
+                 "of the gzip stream",
+                 (long long)gz_pos(s));
+        break;
+      }
+      continue;
+    }
+    if (ret == Z_MEM_ERROR) {
+      src_fail(s, CGM_ERUNTIME, "out of memory decompressing gzip data");
+      break;
+    }
+    if (ret != Z_OK) {
+      src_fail(s, CGM_EINPUT, "corrupt gzip data: %s (near byte %lld of the file)",
+               z->msg ? z->msg : "invalid compressed data", (long long)gz_pos(s));
+      break;
+    }
+  }
+  size_t produced = room - z->avail_out;
+  return produced || !s->failed ? (ssize_t)produced : -1;
+}
+#endif
+
+/* The next piece of a stream (read or inflated). */
+static int stream_next(mm_source *s, char **p, size_t *len) {
+  if (s->eof && s->carry_len == 0) return 0;
+  /* Pieces start small and double up to piece_bytes: a small input costs
+   * a small buffer, and parsing starts early. */
+  if (s->next_cap == 0)
+    s->next_cap = s->piece_bytes < MM_PIECE_FIRST ? s->piece_bytes : MM_PIECE_FIRST;
+  size_t cap = s->next_cap;
+  if (s->next_cap < s->piece_bytes)
+    s->next_cap = 2 * s->next_cap < s->piece_bytes ? 2 * s->next_cap : s->piece_bytes;
+  if (cap < 2 * s->carry_len) cap = 2 * s->carry_len;
+  char *buf = malloc(cap + 1); /* + 1: room for the newline a last line may lack */
+  if (!buf) {
+    src_fail(s, CGM_ERUNTIME, "out of memory for a %zu-byte read buffer", cap);
+    return -1;
+  }
+  size_t fill = s->carry_len, scanned = s->carry_len; /* buf[0, scanned) holds no '\n' */
+  if (fill) memcpy(buf, s->carry, fill);
+  s->carry_len = 0;
+  for (;;) {
+    while (fill < cap && !s->eof && !s->failed) {
+      ssize_t k;
+#ifdef CGM_HAVE_ZLIB
+      if (s->kind == MM_SRC_GZIP)
+        k = inflate_some(s, buf + fill, cap - fill);
+      else
+#endif
+        k = read_some(s, buf + fill, cap - fill);
+      if (k < 0) break;
+      if (k == 0) s->eof = true; /* inflate_some returns 0 only at the end */
+      fill += (size_t)k;
+    }
+    const char *nl = last_newline(buf + scanned, buf + fill);
+    size_t plen;
+    if (nl) {
+      plen = (size_t)(nl + 1 - buf);
+      size_t rest = fill - plen;
+      if (rest > s->carry_cap) {
+        char *c = realloc(s->carry, rest);
+        if (!c) {
+          free(buf);
+          src_fail(s, CGM_ERUNTIME, "out of memory for a %zu-byte line", rest);
+          return -1;
+        }
+        s->carry = c;
+        s->carry_cap = rest;
+      }
+      if (rest) memcpy(s->carry, buf + plen, rest);
+      s->carry_len = rest;
+      s->text_bytes += (int64_t)plen;
+    } else if (s->failed) { /* the lines before the failure went out; the rest is lost */
+      free(buf);
+      return -1;
+    } else if (s->eof || fill >= MM_LINE_MAX) {
+      /* the last line, without its newline; or a line so long that it is an
+       * error wherever it is: stop there rather than hold all of it */
+      if (fill == 0) {
+        free(buf);
+        return 0;
+      }
+      s->eof = true;
+      s->text_bytes += (int64_t)fill;
+      buf[fill] = '\n';
+      plen = fill + 1;
+    } else { /* one line fills the buffer: make it larger */
+      scanned = fill;
+      size_t ncap = 2 * cap;
+      char *nb = realloc(buf, ncap + 1);
+      if (!nb) {
+        free(buf);
+        src_fail(s, CGM_ERUNTIME, "out of memory for a %zu-byte line buffer", ncap);
+        return -1;
+      }
+      buf = nb;
+      cap = ncap;
+      continue;
+    }
+    if (!own(s, buf, plen)) {
+      free(buf);
+      src_fail(s, CGM_ERUNTIME, "out of memory");
+      return -1;
+    }
+    *p = buf;
+    *len = plen;
+    return 1;
+  }
+}
+
+int mm_source_next(mm_source *s, char **p, size_t *len) {
+  if (s->failed) return -1;
+  if (s->kind != MM_SRC_MAP) return stream_next(s, p, len);
+  if (s->map_stage == 0) { /* every whole line, in place */
+    s->map_stage = 1;
+    const char *nl = last_newline(s->map, s->map + s->map_len);
+    if (nl) {
+      s->map_piece_len = (size_t)(nl + 1 - s->map);
+      s->text_bytes += (int64_t)s->map_piece_len;
+      *p = s->map;
+      *len = s->map_piece_len;
+      return 1;
+    }
+  }
+  if (s->map_stage == 1) { /* a last line without a newline: a copy with one */
+    s->map_stage = 2;
+    size_t n = s->map_len - s->map_piece_len;
+    if (n) {
+      /* beyond MM_LINE_MAX bytes it is an error whatever follows */
+      size_t keep = n < MM_LINE_MAX ? n : MM_LINE_MAX;
+      char *buf = malloc(keep + 1);
+      if (!buf || !own(s, buf, keep + 1)) {
+        free(buf);
+        src_fail(s, CGM_ERUNTIME, "out of memory for a %zu-byte line", keep);
+        return -1;
+      }
+      memcpy(buf, s->map + s->map_piece_len, keep);
+      buf[keep] = '\n';
+      s->text_bytes += (int64_t)n;
+      *p = buf;
+      *len = keep + 1;
+      return 1;
+    }
+  }
+  s->eof = true;
+  return 0;
+}
+
+static int64_t count_newlines(const char *b, size_t n) {
+  int64_t c = 0;
+  for (size_t k = 0; k < n; k++) c += b[k] == '\n';
+  return c;
+}
+
+int64_t mm_source_lines(const mm_source *s) {
+  int64_t c = 0;
+  for (size_t k = 0; k < s->nowned; k++) c += count_newlines(s->owned[k].buf, s->owned[k].len);
+  if (s->kind == MM_SRC_MAP && s->map) c += count_newlines(s->map, s->map_piece_len);
+  return c;
+}
+
+void mm_source_release_text(mm_source *s) {
+  for (size_t k = 0; k < s->nowned; k++) free(s->owned[k].buf);
+  free(s->owned);
+  s->owned = NULL;
+  s->nowned = s->owned_cap = 0;
+  if (s->map) munmap(s->map, s->map_len);
+  s->map = NULL;
+}
+
+void mm_source_close(mm_source *s) {
+  mm_source_release_text(s);
+  free(s->carry);
+  s->carry = NULL;
+  free(s->zin);
+  s->zin = NULL;
+#ifdef CGM_HAVE_ZLIB
+  if (s->z) inflateEnd(s->z);
+#endif
+  free(s->z);
+  s->z = NULL;
+  if (s->fd >= 0) close(s->fd);
+  s->fd = -1;
+}
