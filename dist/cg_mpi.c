@@ -390,7 +390,9 @@ cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_root, doub
     st = root_prepare(A_on_root, b_on_root, x_on_root, o, d, size, &h, bounds, &R, res, err);
   /* Every rank learns the root's verdict before any other collective. */
   if ((st = cgm_dist_agree(st, err, comm))) {
-    if (st == CGM_ENOCONV) snprintf(res->stop_reason, sizeof res->stop_reason, "%.250s", err->msg);
+    if (st == CGM_ENOCONV) /* refused: a diagonal entry that is not positive */
+      snprintf(res->stop_reason, sizeof res->stop_reason, "%.500s",
+               err ? err->msg : "the matrix is not positive definite");
     goto done;
   }
   MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, comm);

@@ -103,6 +103,11 @@ expect_exit 2 mpi 3 solve "$TMP/bad.mtx" --backend cpu --no-record
 last_stderr_contains "$TMP/bad.mtx:1:"
 assert_eq "$(grep -c 'cgmodel solve: error' "$ERR")" 1 "a bad file on rank 0: one message"
 own_leaks "a bad file"
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 2\n2 2 -1\n3 3 2\n' >"$TMP/neg.mtx"
+expect_exit 1 mpi 2 solve "$TMP/neg.mtx" --backend cpu --no-record
+last_stderr_contains "diagonal entry (2, 2) is -1"
+assert_eq "$(grep -c 'cgmodel solve: error' "$ERR")" 1 "not positive definite: one message"
+own_leaks "not positive definite"
 expect_exit 2 mpi 2 solve "$TMP/p2.mtx" --backend cpu --precision single --no-record
 last_stderr_contains "double precision only"
 own_leaks "single precision refused"
