@@ -26,13 +26,15 @@ static const char help[] =
     "  --iters-hint K         --auto: double precision's iteration count, when known\n"
     "  --maxiter K            iteration cap (default 10 x dimension, at least 1000)\n"
     "  --check-every K        GPU: test convergence every K iterations\n"
-    "  --threads T            CPU threads (default: OpenMP's)\n"
+    "  --threads T            CPU threads (default: OpenMP's; per rank under MPI)\n"
     "  --monitor [K]          print the relative residual on stderr every K iterations\n"
     "                         (default 1; GPU: at the convergence checks that follow);\n"
     "                         --json adds residual_history\n"
     "  --reorder R            auto | none | rcm: reverse Cuthill-McKee on the host before the\n"
     "                         solve, x returned in the original numbering (default auto: when\n"
     "                         the calibration predicts it pays over the expected iterations)\n"
+    "  --mpi                  one process per MPI rank (implied under mpirun with > 1 rank)\n"
+    "  --partition P          MPI: rows | metis (default rows: contiguous row blocks)\n"
     "  -o x.mtx               write the solution\n"
     "  --auto                 let the tuner pick backend, block size, GPUs and precision\n"
     "                         (needs a calibration: cgmodel calibrate)\n"
@@ -45,7 +47,8 @@ static const char help[] =
 
 typedef struct {
   const char *matrix, *rhs, *out, *db;
-  int json, autotune, record, explicit_backend, explicit_precision;
+  int json, autotune, record, explicit_backend, explicit_precision, mpi, partition_given;
+  cgm_dist_opts dist;
   const char *layout_option; /* the first of --block, --bx, --gpus, --exchange given */
   double iters_hint;
   cgm_solve_opts o;
@@ -65,6 +68,7 @@ static int parse(int argc, char **argv, solve_args *s) {
   s->record = 1;
   cli_cache_init(&s->cache);
   s->o = cgm_solve_opts_default();
+  s->dist = cgm_dist_opts_default();
   s->o.reorder = CGM_REORDER_AUTO;
   s->o.backend = cgm_cuda_device_count() > 0 ? CGM_BACKEND_CUDA : CGM_BACKEND_CPU;
   int64_t v;
@@ -74,7 +78,17 @@ static int parse(int argc, char **argv, solve_args *s) {
       s->json = 1;
     else if (cli_flag(&a, "--auto"))
       s->autotune = 1;
-    else if (cli_flag(&a, "--no-record"))
+    else if (cli_flag(&a, "--mpi"))
+      s->mpi = 1;
+    else if (cli_opt(&a, "--partition")) {
+      s->partition_given = 1;
+      if (!cgm_dist_partition_parse(a.value, &s->dist.partition))
+        return cli_error("solve", 2, "--partition: '%s' is not rows or metis", a.value);
+      if (s->dist.partition == CGM_DIST_METIS && !cgm_have_metis_build())
+        return cli_error("solve", 2,
+                         "--partition metis: this build of cgmodel has no METIS (Debian: "
+                         "libmetis-dev)");
+    } else if (cli_flag(&a, "--no-record"))
       s->record = 0;
     else if (cli_opt(&a, "--db"))
       s->db = a.value;
@@ -144,9 +158,13 @@ static void print_human(const cgm_solve_report *rep) {
   const cgm_solve_opts *o = &rep->opts;
   printf("matrix      %s (%d x %d, %lld nonzeros)\n", rep->matrix, rep->nrows, rep->ncols,
          (long long)rep->nnz);
-  printf("backend     %s on %s, %s precision, block %d x %d, B_x %d\n",
-         cgm_backend_name(o->backend), r->device, cgm_precision_name(o->precision), o->layout.n,
-         o->layout.n, o->layout.bx);
+  if (rep->dist.ranks > 0) /* each rank multiplies its rows in CSR: no block layout */
+    printf("backend     %s on %s, %s precision, CSR rows\n", cgm_backend_name(o->backend),
+           r->device, cgm_precision_name(o->precision));
+  else
+    printf("backend     %s on %s, %s precision, block %d x %d, B_x %d\n",
+           cgm_backend_name(o->backend), r->device, cgm_precision_name(o->precision), o->layout.n,
+           o->layout.n, o->layout.bx);
   if (r->converged)
     printf("converged   yes, %d iterations\n", r->iterations);
   else
@@ -157,6 +175,12 @@ static void print_human(const cgm_solve_report *rep) {
     printf("error       ||x - 1|| / ||1|| = %.3e (b = A * ones)\n", rep->solution_error);
   printf("time        %.3f us per iteration (median), %.3f ms solve, %.3f ms setup\n",
          1e6 * r->time_per_iter_s, 1e3 * r->time_solve_s, 1e3 * r->time_setup_s);
+  if (rep->dist.ranks > 0)
+    printf("mpi         %d ranks, %s partition, %d to %d rows a rank, halo %lld entries an "
+           "iteration (at most %lld into one rank, from %d ranks)\n",
+           rep->dist.ranks, cgm_dist_partition_name(rep->dist.partition), rep->dist.rows_min,
+           rep->dist.rows_max, (long long)rep->dist.halo_entries, (long long)rep->dist.halo_max,
+           rep->dist.neighbours_max);
   if (r->reordered)
     printf("reordered   reverse Cuthill-McKee, %.3f ms (in setup)\n", 1e3 * r->time_reorder_s);
   printf("read        %.3f ms (matrix cache: %s%s)\n", 1e3 * rep->time_read_s,
@@ -176,10 +200,48 @@ static void solve_note(void *ctx, cgm_note_kind kind, const char *msg) {
     fprintf(stderr, "cgmodel solve --auto: %s\n", msg);
 }
 
+/* Whether --mpi is among the arguments (MPI starts before they are parsed,
+ * so that a usage error is printed once, by rank 0). */
+static int asks_mpi(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--mpi")) return 1;
+  return 0;
+}
+
+static int solve(int argc, char **argv, int ranks);
+
+/* Under an MPI launcher (or with --mpi) MPI starts first; ranks other than
+ * 0 print nothing (their stdout and stderr go to /dev/null): every message
+ * they could print, rank 0 prints too, since the ranks agree on each
+ * outcome (docs/distributed.md). */
 int cmd_solve(int argc, char **argv) {
+  int rank = 0, ranks = 0;
+  if (cli_env_under_mpi() || asks_mpi(argc, argv)) {
+    cgm_error err = {0};
+    if (!cgm_have_mpi_build()) {
+      if (asks_mpi(argc, argv))
+        return cli_error("solve", 3,
+                         "--mpi: this build of cgmodel has no MPI (docs/distributed.md)");
+    } else {
+      if (cgm_dist_init(&argc, &argv, &rank, &ranks, &err)) return cli_report("solve", &err);
+      if (rank > 0 && (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))) {
+        cgm_dist_finalize();
+        return 3;
+      }
+    }
+  }
+  int rc = solve(argc, argv, ranks);
+  cgm_dist_finalize();
+  return rc;
+}
+
+/* ranks: of MPI_COMM_WORLD, 0 when MPI was not started. */
+static int solve(int argc, char **argv, int ranks) {
   solve_args s;
   int rc = parse(argc, argv, &s);
   if (rc) return rc < 0 ? 0 : rc;
+  if (s.partition_given && !s.mpi && ranks < 2)
+    return cli_error("solve", 2, "--partition is for an MPI solve (mpirun -n P, or --mpi)");
   char dbpath[1024];
   cgm_run_solve_opts o;
   memset(&o, 0, sizeof o);
@@ -201,6 +263,8 @@ int cmd_solve(int argc, char **argv) {
   o.cache = cli_cache_opts(&s.cache);
   o.note = solve_note;
   o.note_ctx = &s;
+  o.mpi = ranks > 1 || s.mpi;
+  o.dist = s.dist;
   cgm_error err = {0};
   cgm_solve_report rep;
   cgm_status st = cgm_run_solve(&o, &rep, &err);
@@ -217,7 +281,7 @@ int cmd_solve(int argc, char **argv) {
     cli_report("solve", &err);
     rc = 1;
   }
-  if (s.out && st == CGM_OK) {
+  if (s.out && st == CGM_OK && rep.x) { /* rank 0 alone holds x */
     if (cgm_mm_write_vector(s.out, rep.x, rep.nrows, &err)) rc = cli_report("solve", &err);
   }
   cgm_solve_report_free(&rep);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel version: the release, the commit the tree was configured from, and
- * the backend (with its CUDA runtime). */
+ * the backend (with its CUDA runtime), and MPI and METIS when built. */
 #include <stdio.h>
 
 #include "cgmodel/cgmodel.h"
+#include "cgmodel/dist.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -30,10 +31,12 @@ int cmd_version(int argc, char **argv) {
   if (cli_failed(&a)) return cli_error("version", 2, "%s", a.error);
   if (a.npositional) return cli_error("version", 2, "unexpected argument '%s'", a.positional[0]);
   const int rt = cgm_cuda_runtime_version();
+  /* the MPI solve and its METIS partition, when built (docs/distributed.md) */
+  const char *mpi = !cgm_have_mpi_build() ? "" : cgm_have_metis_build() ? ", MPI, METIS" : ", MPI";
   if (cgm_have_cuda_build())
-    printf("cgmodel %s (commit %s, CUDA backend, CUDA runtime %d.%d)\n", cgm_version(),
-           CGM_GIT_COMMIT, rt / 1000, rt % 1000 / 10);
+    printf("cgmodel %s (commit %s, CUDA backend, CUDA runtime %d.%d%s)\n", cgm_version(),
+           CGM_GIT_COMMIT, rt / 1000, rt % 1000 / 10, mpi);
   else
-    printf("cgmodel %s (commit %s, CPU-only build)\n", cgm_version(), CGM_GIT_COMMIT);
+    printf("cgmodel %s (commit %s, CPU-only build%s)\n", cgm_version(), CGM_GIT_COMMIT, mpi);
   return 0;
 }

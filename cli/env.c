@@ -59,3 +59,7 @@ int cli_env_cache_dir(char *buf, size_t n) {
     return -1;
   return k > 0 && (size_t)k < n ? 0 : -1;
 }
+
+int cli_env_under_mpi(void) {
+  return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
+}

@@ -21,4 +21,9 @@ int cli_env_gpu_opts(cgm_gpu_opts *g, char *msg, size_t n);
  * $HOME/.cache/cgmodel. Returns 0, or -1 when neither is set. */
 int cli_env_cache_dir(char *buf, size_t n);
 
+/* Whether this process was started by an MPI launcher (mpirun, mpiexec,
+ * srun): Open MPI's OMPI_COMM_WORLD_SIZE, or PMI_SIZE / PMIX_RANK of the
+ * process managers, is set. */
+int cli_env_under_mpi(void);
+
 #endif

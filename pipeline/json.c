@@ -307,6 +307,16 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
     }
   }
   cJSON_AddItemToObject(j, "cache", cache_report_json(&rep->cache));
+  if (rep->dist.ranks > 0) { /* the MPI solve: its partition and halo volume */
+    cJSON *d = cJSON_AddObjectToObject(j, "mpi");
+    cJSON_AddNumberToObject(d, "ranks", rep->dist.ranks);
+    cJSON_AddStringToObject(d, "partition", cgm_dist_partition_name(rep->dist.partition));
+    cJSON_AddNumberToObject(d, "rows_min", rep->dist.rows_min);
+    cJSON_AddNumberToObject(d, "rows_max", rep->dist.rows_max);
+    cJSON_AddNumberToObject(d, "halo_entries", (double)rep->dist.halo_entries);
+    cJSON_AddNumberToObject(d, "halo_max", (double)rep->dist.halo_max);
+    cJSON_AddNumberToObject(d, "neighbours_max", rep->dist.neighbours_max);
+  }
   return j;
 }
 

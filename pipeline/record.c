@@ -44,7 +44,9 @@ cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *pat
   snprintf(s.precision, sizeof s.precision, "%s", cgm_precision_name(o->precision));
   snprintf(s.exchange, sizeof s.exchange, "%s",
            o->backend == CGM_BACKEND_CUDA && o->gpus > 1 ? cgm_exchange_name(o->exchange) : "");
-  if (o->backend == CGM_BACKEND_CPU)
+  if (r->ranks > 0) /* one process per MPI rank */
+    snprintf(s.devices, sizeof s.devices, "cpu x %d mpi ranks", r->ranks);
+  else if (o->backend == CGM_BACKEND_CPU)
     snprintf(s.devices, sizeof s.devices, "cpu");
   else if (o->gpus > 1)
     snprintf(s.devices, sizeof s.devices, "cuda:0-%d", o->gpus - 1);

@@ -52,9 +52,8 @@ static void note(const cgm_run_solve_opts *o, cgm_note_kind kind, const char *ms
   if (o->note) o->note(o->note_ctx, kind, msg);
 }
 
-/* b from the file, or b = A * ones (*generated set) so that x = ones. */
-static cgm_status right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *A, double **b,
-                                  bool *generated, cgm_error *err) {
+cgm_status pipeline_right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *A, double **b,
+                                    bool *generated, cgm_error *err) {
   *b = NULL;
   *generated = !o->rhs && !(o->csr && o->b);
   if (o->csr && o->b) {
@@ -196,7 +195,14 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
   return CGM_OK;
 }
 
+double pipeline_solution_error(const double *x, int32_t n) {
+  double e2 = 0.0;
+  for (int32_t i = 0; i < n; i++) e2 += (x[i] - 1.0) * (x[i] - 1.0);
+  return sqrt(e2 / n);
+}
+
 cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_error *err) {
+  if (o->mpi) return pipeline_run_solve_mpi(o, r, err);
   memset(r, 0, sizeof *r);
   r->matrix = o->matrix;
   r->opts = o->solve;
@@ -220,7 +226,7 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   if (!x)
     st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
   else
-    st = right_hand_side(o, A, &b, &generated, err);
+    st = pipeline_right_hand_side(o, A, &b, &generated, err);
   const double t1 = cgm_now();
   r->time_read_s = t1 - t0;
   /* The features only when something needs them: the record, or --auto. */
@@ -258,11 +264,7 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
     }
   }
   if (r->solved) {
-    if (generated && A->nrows == A->ncols) {
-      double e2 = 0.0;
-      for (int32_t i = 0; i < A->nrows; i++) e2 += (x[i] - 1.0) * (x[i] - 1.0);
-      r->solution_error = sqrt(e2 / A->nrows);
-    }
+    if (generated && A->nrows == A->ncols) r->solution_error = pipeline_solution_error(x, A->nrows);
     r->tol = cgm_solve_tol(&r->opts);
     r->maxiter = cgm_solve_maxiter(&r->opts, A->nrows);
     cgm_error e = {0};

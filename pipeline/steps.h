@@ -40,4 +40,14 @@ double pipeline_known_iterations(cgm_db *db, const char *name, int64_t file_byte
  * ones) on matrices where that is cheap (0: not probed, or no progress). */
 double pipeline_probe_iterations(const cgm_csr *A, double tol);
 
+/* b from o->rhs, or b = A * ones (*generated set) so that x = ones. */
+cgm_status pipeline_right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *A, double **b,
+                                    bool *generated, cgm_error *err);
+
+/* ||x - 1|| / ||1||: the error of a solve of b = A * ones. */
+double pipeline_solution_error(const double *x, int32_t n);
+
+/* cgm_run_solve with o->mpi (run_solve_mpi.c): every rank calls it. */
+cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_error *err);
+
 #endif

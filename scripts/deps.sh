@@ -6,9 +6,11 @@ set -euo pipefail
 # python3-numpy, -scipy, -pytest: the Python binding's tests (python/, docs/python.md);
 # python3-setuptools: pip install ./python without fetching a build backend.
 # zlib1g-dev: reading .mtx.gz (optional in the build: CGMODEL_ZLIB).
+# libopenmpi-dev + openmpi-bin: the MPI solve (optional in the build: CGMODEL_MPI,
+# but CI tests it); libmetis-dev: its --partition metis (optional too).
 pkgs=(build-essential cmake ninja-build pkg-config libgsl-dev libsqlite3-dev libcjson-dev
       zlib1g-dev gnuplot-nox clang python3-numpy python3-scipy python3-pytest python3-setuptools python3-pip
-      libxxhash-dev)
+      libxxhash-dev libopenmpi-dev openmpi-bin libmetis-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -30,6 +30,18 @@ cgm_status cgm_cpu_cg_f32(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
 cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err);
 cgm_status cgm_cusparse_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err);
 
+/* The checks cgm_solve makes before any iteration (square, non-empty,
+ * finite A, b and x, exactly symmetric, positive diagonal): CGM_EINPUT, or
+ * CGM_ENOCONV with res->stop_reason for a diagonal that is not positive.
+ * The distributed solve makes them on its root. */
+cgm_status cgm_solve_check_input(const cgm_csr *A, const double *b, const double *x,
+                                 cgm_solve_result *res, cgm_error *err);
+/* ||v||_2 without overflow or underflow (scaled sum of squares). */
+double cgm_solve_norm2(const double *v, int32_t n);
+/* max_i sum_j |a_ij| (>= ||A||_2 for a symmetric A): the scale of A in the
+ * reliable updates' floor. */
+double cgm_solve_inf_norm(const cgm_csr *A);
+
 /* Iteration times are kept for the first CGM_MAX_TIMED iterations only. */
 #define CGM_MAX_TIMED 65536
 

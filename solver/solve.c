@@ -141,8 +141,8 @@ static cgm_status check_float_range(const cgm_csr *A, cgm_precision p, cgm_error
 
 /* The right-hand side and the initial guess first (NaN/Inf there is bad
  * input whatever the matrix), then the matrix as cgm_solve_check_matrix. */
-static cgm_status check_input(const cgm_csr *A, const double *b, const double *x,
-                              cgm_solve_result *res, cgm_error *err) {
+cgm_status cgm_solve_check_input(const cgm_csr *A, const double *b, const double *x,
+                                 cgm_solve_result *res, cgm_error *err) {
   for (int32_t i = 0; i < A->nrows; i++)
     if (!isfinite(b[i]))
       return cgm_fail(err, CGM_EINPUT, "right-hand side entry %d is %g: NaN/Inf is not allowed",
@@ -161,7 +161,7 @@ static cgm_status check_input(const cgm_csr *A, const double *b, const double *x
 }
 
 /* max_i sum_j |a_ij| (>= ||A||_2 for a symmetric A). */
-static double inf_norm(const cgm_csr *A) {
+double cgm_solve_inf_norm(const cgm_csr *A) {
   double m = 0.0;
 #pragma omp parallel for schedule(static) reduction(max : m)
   for (int32_t i = 0; i < A->nrows; i++) {
@@ -184,7 +184,7 @@ static void breakdown_verdict(const cgm_csr *A, cgm_precision p, cgm_solve_resul
   cgm_error e = {0};
   const int steps = 60;
   if (cgm_lanczos_min(A, steps, &ritz, &e) != CGM_OK) return; /* the plain message stands */
-  const double anorm = inf_norm(A);
+  const double anorm = cgm_solve_inf_norm(A);
   const size_t room = sizeof res->stop_reason - (size_t)(tail - res->stop_reason);
   if (ritz < -1e-10 * anorm)
     snprintf(tail, room,
@@ -199,7 +199,7 @@ static void breakdown_verdict(const cgm_csr *A, cgm_precision p, cgm_solve_resul
 
 /* ||v||_2 without overflow or underflow (scaled sum of squares, as BLAS
  * dnrm2). */
-static double norm2(const double *v, int32_t n) {
+double cgm_solve_norm2(const double *v, int32_t n) {
   double scale = 0.0, ssq = 1.0;
   for (int32_t i = 0; i < n; i++) {
     double a = fabs(v[i]);
@@ -283,12 +283,12 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     return cgm_fail(err, CGM_EINPUT, "number of GPUs must be >= 1 (got %d)", o->gpus);
   if (o->gpus > 1 && o->backend != CGM_BACKEND_CUDA)
     return cgm_fail(err, CGM_EINPUT, "--gpus %d needs the cuda backend", o->gpus);
-  st = check_input(A, b, x, res, err);
+  st = cgm_solve_check_input(A, b, x, res, err);
   if (!st) st = check_float_range(A, o->precision, err);
   if (st) {
     /* Refused before iterating: report the residual of the initial guess. */
     if (st == CGM_ENOCONV) {
-      double bn = norm2(b, A->nrows);
+      double bn = cgm_solve_norm2(b, A->nrows);
       if (bn > 0) res->relative_residual = true_residual(A, b, x, bn);
     }
     return st;
@@ -299,10 +299,10 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   if ((st = cgm_solve_plan(A, &pb.opts, &pb.plan, err))) return st;
   pb.opts.layout = pb.plan.o.layout;
   pb.A = A;
-  pb.anorm = inf_norm(A);
+  pb.anorm = cgm_solve_inf_norm(A);
   pb.tol = cgm_solve_tol(o);
   pb.maxiter = cgm_solve_maxiter(o, A->nrows);
-  const double bnorm = norm2(b, A->nrows);
+  const double bnorm = cgm_solve_norm2(b, A->nrows);
   if (bnorm == 0.0) { /* b = 0: x = 0 is the exact solution */
     memset(x, 0, (size_t)A->nrows * sizeof *x);
     res->converged = true;
@@ -380,7 +380,8 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     /* The least relative residual the arithmetic that forms it can show
      * for this A and b: u ||A|| ||x|| / ||b|| (||b|| = 1 here). A tolerance
      * below it is unreachable in this precision, whatever the solver does. */
-    res->attainable_residual = cgm_residual_roundoff(o->precision) * pb.anorm * norm2(ys, A->nrows);
+    res->attainable_residual =
+        cgm_residual_roundoff(o->precision) * pb.anorm * cgm_solve_norm2(ys, A->nrows);
     if (st == CGM_ENOCONV && res->stalled &&
         res->relative_residual <= 100 * res->attainable_residual &&
         strlen(res->stop_reason) + 160 < sizeof res->stop_reason) {
@@ -435,7 +436,7 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
                      cgm_solve_result *res, cgm_error *err) {
   if (o->reorder != CGM_REORDER_RCM) return solve_in_order(A, b, x, o, res, err);
   memset(res, 0, sizeof *res);
-  cgm_status st = check_input(A, b, x, res, err);
+  cgm_status st = cgm_solve_check_input(A, b, x, res, err);
   if (st) return solve_in_order(A, b, x, o, res, err); /* its refusal, as without a reordering */
   const double t0 = cgm_now();
   const int32_t n = A->nrows;
@@ -455,7 +456,7 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
     res->time_setup_s += t_reorder;
     if (st == CGM_OK || st == CGM_ENOCONV) {
       for (int32_t i = 0; i < n; i++) x[perm[i]] = xp[i];
-      const double bn = norm2(b, n);
+      const double bn = cgm_solve_norm2(b, n);
       if (bn > 0) res->relative_residual = true_residual(A, b, x, bn);
     }
   }

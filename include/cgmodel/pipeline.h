@@ -14,6 +14,7 @@
 
 #include "cgmodel/cache.h"
 #include "cgmodel/db.h"
+#include "cgmodel/dist.h"
 #include "cgmodel/export.h"
 #include "cgmodel/solver.h"
 #include "cgmodel/tuner.h"
@@ -326,6 +327,11 @@ typedef struct cgm_run_solve_opts {
                          then only names it in the report and the record; NULL: read the file */
   const double *b;    /* with csr: the right-hand side (csr->nrows, checked finite by the
                          solver); NULL: b = A * ones */
+  /* One process per MPI rank (cgm_solve_mpi over MPI_COMM_WORLD, which the
+   * caller has started: cgm_dist_init): rank 0 reads, records and gets
+   * the solution; every rank calls cgm_run_solve with the same options. */
+  bool mpi;
+  cgm_dist_opts dist;
 } cgm_run_solve_opts;
 
 typedef struct cgm_solve_report {
@@ -352,13 +358,16 @@ typedef struct cgm_solve_report {
                              "database", "estimate"); its choice has the predicted setup,
                              iterations and total in `choice` */
   cgm_candidate choice;   /* autotune's choice as the tuner timed it */
-  double *x;              /* the solution (nrows, malloc'ed); NULL until solved */
+  double *x;              /* the solution (nrows, malloc'ed); NULL until solved, and on
+                             every MPI rank but 0 */
   /* solve.monitor set: every (iteration, relative residual) it was called
    * with, in pairs (2 * nhistory doubles, malloc'ed); NULL otherwise. */
   double *residual_history;
   int nhistory;
   bool have_reorder; /* --reorder auto was decided by the model: reorder says how */
   cgm_reorder_advice reorder;
+  int rank;           /* this process's MPI rank (0 without MPI) */
+  cgm_dist_info dist; /* the MPI solve's partition and halo (dist.ranks 0: none) */
 } cgm_solve_report;
 
 /* What `cgmodel solve` does end to end: reads A and b (or b = A * ones),

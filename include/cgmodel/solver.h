@@ -110,6 +110,7 @@ typedef struct cgm_solve_result {
   int64_t exchange_bytes;   /* bytes moved between devices per iteration */
   bool stalled;            /* stopped because the true residual stopped falling in this precision */
   int fallback_iterations; /* mixed precision that went on in double: its iterations before */
+  int ranks;               /* MPI processes that ran the solve (cgm_solve_mpi); 0: one process */
   double attainable_residual; /* u ||A||_inf ||x|| / ||b||, u the unit roundoff of the arithmetic
                                  that forms the residual: the least relative residual it can show
                                  for this A and b (a tolerance below it is out of reach) */
@@ -118,8 +119,8 @@ typedef struct cgm_solve_result {
   /* Refused before any iteration (the matrix is not positive definite):
    * nothing was run or timed, so there is no measurement to record. */
   bool refused;
-  bool reordered;             /* solved in the reverse Cuthill-McKee numbering */
-  double time_reorder_s;      /* the ordering and the permuted copy (host), part of setup */
+  bool reordered;        /* solved in the reverse Cuthill-McKee numbering */
+  double time_reorder_s; /* the ordering and the permuted copy (host), part of setup */
 } cgm_solve_result;
 
 /* Solves A x = b. x holds the initial guess on entry (zeros are fine) and the

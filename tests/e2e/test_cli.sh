@@ -26,7 +26,7 @@ expect_exit 0 "$CGM" --version
 
 # commit the tree was configured from (or "unknown"); the CUDA runtime with
 # the CUDA backend; no options.
-if grep -qE '^cgmodel [0-9.]+ \(commit ([0-9a-f]{7,}|unknown), (CPU-only build|CUDA backend, CUDA runtime [0-9]+\.[0-9]+)\)$' "$OUT"; then
+if grep -qE '^cgmodel [0-9.]+ \(commit ([0-9a-f]{7,}|unknown), (CPU-only build|CUDA backend, CUDA runtime [0-9]+\.[0-9]+)(, MPI(, METIS)?)?\)$' "$OUT"; then
   pass; else fail "--version: commit and backend"; show_last; fi
 expect_fail 2 "unknown option '--bogus'" "$CGM" version --bogus
 expect_fail 2 "unexpected argument 'x'" "$CGM" version x

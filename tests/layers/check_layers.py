@@ -50,6 +50,7 @@ public_owner = {
     'export': 'common', 'status': 'common', 'sample': 'common', 'sparse': 'sparse', 'cache': 'cache',
     'plan': 'plan', 'model': 'model', 'solver': 'solver', 'cgmodel': 'solver',
     'tuner': 'tuner', 'db': 'db', 'plots': 'plots', 'pipeline': 'pipeline',
+    'dist': 'dist', 'dist_mpi': 'dist',
 }
 include_re = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 errors = []

@@ -1,0 +1,460 @@
+/* The distributed Jacobi-PCG (Algorithm 2, as the CPU backend runs it in
+ * double; solver/cpu/cg_cpu_impl.h): rank 0 checks and cuts the matrix and
+ * scatters the row blocks (the reader is already parallel and a scatter is
+ * the simplest correct start; each rank reading its own rows is future
+ * work, docs/distributed.md), each rank iterates on its rows, exchanging
+ * the halo point to point before each SpMV, and the dot products are
+ * summed by MPI_Allreduce: p . Ap alone, then r . z and r . r in one. */
+#include <limits.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmodel/dist_mpi.h"
+#include "common/timer.h"
+#include "dist/local.h"
+#include "dist/split.h"
+#include "solver/backend.h"
+
+cgm_status cgm_dist_agree(cgm_status st, cgm_error *err, MPI_Comm comm) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int mine = st != CGM_OK ? rank : size, first = size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == size) return CGM_OK;
+  struct {
+    int code;
+    char msg[CGM_ERRMSG_MAX];
+  } m;
+  memset(&m, 0, sizeof m);
+  if (rank == first) {
+    m.code = (int)st;
+    if (err) memcpy(m.msg, err->msg, sizeof m.msg);
+    m.msg[sizeof m.msg - 1] = '\0';
+  }
+  MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, first, comm);
+  return cgm_fail(err, (cgm_status)m.code, "%s", m.msg);
+}
+
+/* What the root decided, for every rank. */
+typedef struct {
+  int32_t n;    /* rows of A */
+  int trivial;  /* b = 0: x = 0 */
+  double anorm; /* max row sum of |A| */
+} header;
+
+/* The root's matrix as scattered: A, or P A P^T and b, x0 in that order,
+ * scaled by 1 / ||b|| (CG is scale invariant; as cgm_solve does). */
+typedef struct {
+  const cgm_csr *S;
+  cgm_csr permuted;
+  int32_t *perm; /* new -> old; NULL: the identity */
+  double *b, *x, bnorm;
+  int32_t *lens; /* row lengths */
+} root_data;
+
+static void root_free(root_data *R) {
+  cgm_csr_free(&R->permuted);
+  free(R->perm);
+  free(R->b);
+  free(R->x);
+  free(R->lens);
+  memset(R, 0, sizeof *R);
+}
+
+static cgm_status root_prepare(const cgm_csr *A, const double *b, const double *x,
+                               const cgm_solve_opts *o, const cgm_dist_opts *d, int size, header *h,
+                               int32_t *bounds, root_data *R, cgm_solve_result *res,
+                               cgm_error *err) {
+  if (!A || !b || !x) return cgm_fail(err, CGM_EINPUT, "the MPI solve needs A, b and x on rank 0");
+  if (o->backend != CGM_BACKEND_CPU)
+    return cgm_fail(err, CGM_EINPUT,
+                    "the MPI solve runs on the cpu backend only (--backend cpu; "
+                    "docs/distributed.md)");
+  if (o->precision != CGM_PREC_DOUBLE)
+    return cgm_fail(err, CGM_EINPUT, "the MPI solve runs in double precision only");
+  if (o->gpus != 1) return cgm_fail(err, CGM_EINPUT, "--gpus %d needs the cuda backend", o->gpus);
+  cgm_status st = cgm_solve_check_input(A, b, x, res, err);
+  if (st) return st;
+  if (A->nnz > INT_MAX)
+    return cgm_fail(err, CGM_EINPUT,
+                    "the matrix has %lld entries: the MPI solve scatters at most %d",
+                    (long long)A->nnz, INT_MAX);
+  h->n = A->nrows;
+  if (size > A->nrows)
+    return cgm_fail(err, CGM_EINPUT, "the matrix has %d rows: too few for %d MPI ranks", A->nrows,
+                    size);
+  R->bnorm = cgm_solve_norm2(b, A->nrows);
+  if (R->bnorm == 0.0) {
+    h->trivial = 1;
+    return CGM_OK;
+  }
+  h->anorm = cgm_solve_inf_norm(A);
+  R->S = A;
+  if (d->partition == CGM_DIST_METIS) {
+    if (!(R->perm = malloc(((size_t)A->nrows + 1) * sizeof *R->perm)))
+      return cgm_fail(err, CGM_ERUNTIME, "out of memory");
+    if ((st = cgm_dist_split_metis(A, size, bounds, R->perm, err))) return st;
+    if ((st = cgm_dist_permute(A, R->perm, &R->permuted, err))) return st;
+    R->S = &R->permuted;
+  } else if ((st = cgm_dist_split_rows(A, size, bounds, err))) {
+    return st;
+  }
+  const size_t n = (size_t)A->nrows;
+  R->b = malloc(n * sizeof *R->b);
+  R->x = malloc(n * sizeof *R->x);
+  R->lens = malloc(n * sizeof *R->lens);
+  if (!R->b || !R->x || !R->lens) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  for (int32_t i = 0; i < A->nrows; i++) {
+    const int32_t src = R->perm ? R->perm[i] : i;
+    R->b[i] = b[src] / R->bnorm;
+    R->x[i] = x[src] / R->bnorm;
+    R->lens[i] = (int32_t)(R->S->rowptr[i + 1] - R->S->rowptr[i]);
+  }
+  return CGM_OK;
+}
+
+/* This rank's vectors; x and v hold the ghosts past the own rows. */
+typedef struct {
+  double *b, *x, *r, *v, *u, *dinv;
+  double *times; /* of the first ntimed iterations */
+  int ntimed;
+} vectors;
+
+static void vectors_free(vectors *V) {
+  free(V->b), free(V->x), free(V->r), free(V->v), free(V->u), free(V->dinv), free(V->times);
+  memset(V, 0, sizeof *V);
+}
+
+/* r = b - A x replaces the iterated residual; sums[0..2] get r . r,
+ * r . D^-1 r and x . x over all ranks. */
+static void replace(cgm_dist_local *L, vectors *V, double sums[3]) {
+  cgm_dist_spmv(L, V->x, V->u, NULL);
+  double rr = 0.0, rz = 0.0, xx = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : rr, rz, xx)
+  for (int32_t i = 0; i < L->n; i++) {
+    const double ri = V->b[i] - V->u[i];
+    V->r[i] = ri;
+    rr += ri * ri;
+    rz += ri * V->dinv[i] * ri;
+    xx += V->x[i] * V->x[i];
+  }
+  double loc[3] = {rr, rz, xx};
+  MPI_Allreduce(loc, sums, 3, MPI_DOUBLE, MPI_SUM, L->comm);
+}
+
+/* ||b - A x|| over all ranks, with long-double sums on each (the driver's
+ * recomputed residual, cgm_solve). */
+static double true_residual(cgm_dist_local *L, vectors *V) {
+  cgm_dist_exchange_start(L, V->x);
+  cgm_dist_exchange_finish(L);
+  long double s = 0.0L;
+#pragma omp parallel for schedule(static) reduction(+ : s)
+  for (int32_t i = 0; i < L->n; i++) {
+    long double ri = V->b[i];
+    for (int64_t k = L->rowptr[i]; k < L->rowptr[i + 1]; k++)
+      ri -= (long double)L->val[k] * V->x[L->col[k]];
+    s += ri * ri;
+  }
+  double loc = (double)s, all = 0.0;
+  MPI_Allreduce(&loc, &all, 1, MPI_DOUBLE, MPI_SUM, L->comm);
+  return sqrt(all);
+}
+
+/* The iteration (b scaled to ||b|| = 1). */
+static cgm_status iterate(cgm_dist_local *L, vectors *V, const header *h, double tol, int maxiter,
+                          cgm_solve_result *res) {
+  const int32_t n = L->n;
+  for (int32_t i = 0; i < n; i++) {
+    double dg = 0.0;
+    for (int64_t k = L->rowptr[i]; k < L->rowptr[i + 1]; k++)
+      if (L->col[k] == i) dg += L->val[k];
+    V->dinv[i] = 1.0 / dg; /* the root checked every diagonal entry > 0 */
+  }
+  const int ntimed = V->ntimed;
+  double *times = V->times;
+  cgm_status st = CGM_OK;
+  double sums[3];
+  replace(L, V, sums); /* CG1 */
+  double rr = sums[0], rz = sums[1];
+  for (int32_t i = 0; i < n; i++) V->v[i] = V->dinv[i] * V->r[i];
+  const double t_start = cgm_now();
+  double t_prev = t_start, relres = sqrt(rr), rt_ref = sqrt(rr);
+  int it = 0;
+  cgm_reliable rel = cgm_reliable_start(rt_ref, cgm_residual_roundoff(CGM_PREC_DOUBLE), h->anorm);
+  st = rt_ref <= tol ? CGM_OK : CGM_ENOCONV;
+  while (st != CGM_OK && it < maxiter) {
+    /* SpMV + CG3, p . Ap summed over the ranks */
+    double vu_loc = cgm_dist_spmv(L, V->v, V->u, V->v), vu = 0.0;
+    MPI_Allreduce(&vu_loc, &vu, 1, MPI_DOUBLE, MPI_SUM, L->comm);
+    if (!(vu > 0.0) || !isfinite(vu)) {
+      snprintf(res->stop_reason, sizeof res->stop_reason,
+               isfinite(vu) ? "CG breakdown at iteration %d: p'Ap = %.3g <= 0, the matrix is not "
+                              "positive definite"
+                            : "CG breakdown at iteration %d: p'Ap = %.3g is not finite",
+               it + 1, vu);
+      break;
+    }
+    const double t = rz / vu;
+    /* CG4, with r . z and r . r in one allreduce */
+    double loc[2] = {0.0, 0.0}, dots[2];
+    {
+      double a = 0.0, c = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : a, c)
+      for (int32_t i = 0; i < n; i++) {
+        V->x[i] += t * V->v[i];
+        const double ri = V->r[i] - t * V->u[i];
+        V->r[i] = ri;
+        a += ri * V->dinv[i] * ri;
+        c += ri * ri;
+      }
+      loc[0] = a, loc[1] = c;
+    }
+    MPI_Allreduce(loc, dots, 2, MPI_DOUBLE, MPI_SUM, L->comm);
+    double rz_new = dots[0];
+    rr = dots[1];
+    it++;
+    relres = sqrt(rr);
+    if (!isfinite(relres) || !isfinite(rz_new)) {
+      snprintf(res->stop_reason, sizeof res->stop_reason,
+               "NaN or Inf in the residual at iteration %d", it);
+      break;
+    }
+    if (sqrt(rr) <= tol) {
+      /* A claim: the true residual decides (reliable update, as the CPU
+       * backend in double). */
+      const double iterated = sqrt(rr);
+      replace(L, V, sums);
+      rr = sums[0], rz_new = sums[1];
+      rt_ref = sqrt(rr);
+      relres = rt_ref;
+      if (rt_ref <= tol) {
+        st = CGM_OK;
+      } else if (cgm_reliable_stalled(&rel, true, iterated, rt_ref, sqrt(sums[2]), it)) {
+        cgm_solve_stall_reason(CGM_PREC_DOUBLE, rt_ref, tol, it, res->stop_reason,
+                               sizeof res->stop_reason);
+        res->stalled = true;
+        break;
+      } else {
+        /* p -= (r . p / r . z) z: the replaced r meets p as CG's own would */
+        double rv_loc = 0.0, rv = 0.0;
+        for (int32_t i = 0; i < n; i++) rv_loc += V->r[i] * V->v[i];
+        MPI_Allreduce(&rv_loc, &rv, 1, MPI_DOUBLE, MPI_SUM, L->comm);
+        const double c = rv / rz_new;
+        for (int32_t i = 0; i < n; i++) V->v[i] -= c * (V->dinv[i] * V->r[i]);
+      }
+    }
+    if (st != CGM_OK) { /* CG5 */
+      const double s = rz_new / rz;
+      rz = rz_new;
+#pragma omp parallel for schedule(static)
+      for (int32_t i = 0; i < n; i++) V->v[i] = V->dinv[i] * V->r[i] + s * V->v[i];
+    }
+    const double now = cgm_now();
+    if (it <= ntimed) times[it - 1] = now - t_prev;
+    t_prev = now;
+  }
+  res->time_solve_s = cgm_now() - t_start;
+  res->iterations = it;
+  res->solver_residual = relres;
+  res->converged = st == CGM_OK;
+  if (st != CGM_OK && !res->stop_reason[0])
+    snprintf(res->stop_reason, sizeof res->stop_reason,
+             "maximum of %d iterations reached with relative residual %.3g (target %.3g)", maxiter,
+             relres, tol);
+  const int nt = it < ntimed ? it : ntimed;
+  res->time_per_iter_s = nt > 1 ? cgm_median(times + 1, nt - 1) : (nt ? times[0] : 0.0);
+  return st;
+}
+
+/* Rank 0's arrays, scattered: row lengths, then the rows, b and x0. Every
+ * rank returns its share (rowptr, col, val taken over by the local build).
+ * Collective; the status is agreed. */
+static cgm_status scatter(const root_data *R, const int32_t *bounds, int rank, int size,
+                          int64_t **rowptr, int32_t **col, double **val, vectors *V, MPI_Comm comm,
+                          cgm_error *err) {
+  const int32_t n = bounds[rank + 1] - bounds[rank];
+  int *cnt = calloc((size_t)size, sizeof *cnt), *dsp = calloc((size_t)size, sizeof *dsp);
+  int *ncnt = calloc((size_t)size, sizeof *ncnt), *ndsp = calloc((size_t)size, sizeof *ndsp);
+  int32_t *lens = malloc(((size_t)n + 1) * sizeof *lens);
+  *rowptr = malloc(((size_t)n + 1) * sizeof **rowptr);
+  cgm_status st = cnt && dsp && ncnt && ndsp && lens && *rowptr
+                      ? CGM_OK
+                      : cgm_fail(err, CGM_ERUNTIME, "out of memory on rank %d", rank);
+  if ((st = cgm_dist_agree(st, err, comm))) goto done;
+  for (int k = 0; k < size; k++) {
+    cnt[k] = bounds[k + 1] - bounds[k];
+    dsp[k] = bounds[k];
+    if (rank == 0) {
+      ncnt[k] = (int)(R->S->rowptr[bounds[k + 1]] - R->S->rowptr[bounds[k]]);
+      ndsp[k] = (int)R->S->rowptr[bounds[k]];
+    }
+  }
+  MPI_Scatterv(rank == 0 ? R->lens : NULL, cnt, dsp, MPI_INT32_T, lens, n, MPI_INT32_T, 0, comm);
+  (*rowptr)[0] = 0;
+  for (int32_t i = 0; i < n; i++) (*rowptr)[i + 1] = (*rowptr)[i] + lens[i];
+  const int64_t nnz = (*rowptr)[n];
+  *col = malloc(((size_t)nnz + 1) * sizeof **col);
+  *val = malloc(((size_t)nnz + 1) * sizeof **val);
+  V->b = malloc(((size_t)n + 1) * sizeof *V->b);
+  V->x = malloc(((size_t)n + 1) * sizeof *V->x);
+  st = *col && *val && V->b && V->x
+           ? CGM_OK
+           : cgm_fail(err, CGM_ERUNTIME, "out of memory for %lld entries on rank %d",
+                      (long long)nnz, rank);
+  if ((st = cgm_dist_agree(st, err, comm))) goto done;
+  MPI_Scatterv(rank == 0 ? R->S->colidx : NULL, ncnt, ndsp, MPI_INT32_T, *col, (int)nnz,
+               MPI_INT32_T, 0, comm);
+  MPI_Scatterv(rank == 0 ? R->S->val : NULL, ncnt, ndsp, MPI_DOUBLE, *val, (int)nnz, MPI_DOUBLE, 0,
+               comm);
+  MPI_Scatterv(rank == 0 ? R->b : NULL, cnt, dsp, MPI_DOUBLE, V->b, n, MPI_DOUBLE, 0, comm);
+  MPI_Scatterv(rank == 0 ? R->x : NULL, cnt, dsp, MPI_DOUBLE, V->x, n, MPI_DOUBLE, 0, comm);
+done:
+  free(cnt), free(dsp), free(ncnt), free(ndsp), free(lens);
+  return st;
+}
+
+/* The vectors past b and x, and x's room for the ghosts. */
+static cgm_status vectors_alloc(vectors *V, const cgm_dist_local *L, int maxiter, cgm_error *err) {
+  const size_t n = (size_t)L->n + 1, ng = (size_t)L->n + L->nghost + 1;
+  V->ntimed = maxiter < CGM_MAX_TIMED ? maxiter : CGM_MAX_TIMED;
+  V->times = malloc(((size_t)V->ntimed + 1) * sizeof *V->times);
+  double *x = realloc(V->x, ng * sizeof *x);
+  if (x) V->x = x;
+  V->r = malloc(n * sizeof *V->r);
+  V->v = malloc(ng * sizeof *V->v);
+  V->u = malloc(n * sizeof *V->u);
+  V->dinv = malloc(n * sizeof *V->dinv);
+  if (!x || !V->r || !V->v || !V->u || !V->dinv || !V->times)
+    return cgm_fail(err, CGM_ERUNTIME, "out of memory for the CG vectors");
+  return CGM_OK;
+}
+
+/* What the ranks built, summed or maximised over them. */
+static void describe(const cgm_dist_local *L, const int32_t *bounds, int size,
+                     const cgm_dist_opts *d, cgm_solve_result *res, cgm_dist_info *info,
+                     int threads) {
+  info->ranks = size;
+  info->partition = d->partition;
+  info->rows_min = INT32_MAX;
+  for (int k = 0; k < size; k++) {
+    const int32_t r = bounds[k + 1] - bounds[k];
+    if (r < info->rows_min) info->rows_min = r;
+    if (r > info->rows_max) info->rows_max = r;
+  }
+  const int64_t nnz = L->rowptr[L->n];
+  int64_t mine[3] = {L->nghost, L->nrecv,
+                     (int64_t)(L->n + 1) * 8 + nnz * 12 + (int64_t)L->nghost * 4 +
+                         (int64_t)L->send_off[L->nsend] * 12 +
+                         ((int64_t)L->n * 4 + 2 * ((int64_t)L->n + L->nghost)) * 8};
+  int64_t sum = 0, max[3];
+  MPI_Allreduce(&mine[0], &sum, 1, MPI_INT64_T, MPI_SUM, L->comm);
+  MPI_Allreduce(mine, max, 3, MPI_INT64_T, MPI_MAX, L->comm);
+  info->halo_entries = sum;
+  info->halo_max = max[0];
+  info->neighbours_max = (int)max[1];
+  res->ranks = size;
+  res->exchange_bytes = sum * (int64_t)sizeof(double);
+  res->device_bytes = max[2];
+  snprintf(res->device, sizeof res->device, "cpu (%d MPI ranks x %d threads)", size, threads);
+}
+
+cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_root, double *x_on_root,
+                         const cgm_solve_opts *o, const cgm_dist_opts *d, cgm_solve_result *res,
+                         cgm_dist_info *info, MPI_Comm comm, cgm_error *err) {
+  memset(res, 0, sizeof *res);
+  memset(info, 0, sizeof *info);
+  const double t0 = cgm_now();
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (o->threads > 0) omp_set_num_threads(o->threads);
+  const int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
+  header h;
+  memset(&h, 0, sizeof h);
+  root_data R;
+  memset(&R, 0, sizeof R);
+  cgm_dist_local L;
+  memset(&L, 0, sizeof L);
+  vectors V;
+  memset(&V, 0, sizeof V);
+  int64_t *rowptr = NULL;
+  int32_t *col = NULL;
+  double *val = NULL, *xall = NULL;
+  int32_t *bounds = calloc((size_t)size + 1, sizeof *bounds);
+  cgm_status st = bounds ? CGM_OK : cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  if (!st && rank == 0)
+    st = root_prepare(A_on_root, b_on_root, x_on_root, o, d, size, &h, bounds, &R, res, err);
+  /* Every rank learns the root's verdict before any other collective. */
+  if ((st = cgm_dist_agree(st, err, comm))) {
+    if (st == CGM_ENOCONV) /* refused: a diagonal entry that is not positive */
+      snprintf(res->stop_reason, sizeof res->stop_reason, "%.500s",
+               err ? err->msg : "the matrix is not positive definite");
+    goto done;
+  }
+  MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, comm);
+  MPI_Bcast(bounds, size + 1, MPI_INT32_T, 0, comm);
+  info->ranks = res->ranks = size;
+  info->partition = d->partition;
+  if (h.trivial) { /* b = 0: x = 0 is the exact solution */
+    if (rank == 0) memset(x_on_root, 0, (size_t)h.n * sizeof *x_on_root);
+    res->converged = true;
+    snprintf(res->device, sizeof res->device, "none (b = 0)");
+    goto done;
+  }
+  if ((st = scatter(&R, bounds, rank, size, &rowptr, &col, &val, &V, comm, err))) goto done;
+  st = cgm_dist_local_build(&L, bounds, rank, size, rowptr, col, val, comm, err);
+  rowptr = NULL, col = NULL, val = NULL; /* L's now */
+  if (st) goto done;
+  const int maxiter = cgm_solve_maxiter(o, h.n);
+  st = vectors_alloc(&V, &L, maxiter, err);
+  if ((st = cgm_dist_agree(st, err, comm))) goto done;
+  describe(&L, bounds, size, d, res, info, threads);
+  res->time_setup_s = cgm_now() - t0;
+
+  const double tol = cgm_solve_tol(o);
+  st = iterate(&L, &V, &h, tol, maxiter, res);
+  /* Converged means the recomputed residual meets the target. */
+  res->relative_residual = true_residual(&L, &V);
+  if (st == CGM_OK && !(res->relative_residual <= tol)) {
+    res->converged = false;
+    snprintf(res->stop_reason, sizeof res->stop_reason,
+             "the solver's residual estimate reached %.3g but the recomputed ||b - Ax||/||b|| is "
+             "%.3g, above the target %.3g",
+             res->solver_residual, res->relative_residual, tol);
+    st = CGM_ENOCONV;
+  }
+  /* The solution back on the root, in the matrix's own numbering. */
+  int *cnt = NULL, *dsp = NULL;
+  cgm_status ast = CGM_OK;
+  if (rank == 0) {
+    cnt = malloc((size_t)size * sizeof *cnt);
+    dsp = malloc((size_t)size * sizeof *dsp);
+    xall = malloc(((size_t)h.n + 1) * sizeof *xall);
+    if (!cnt || !dsp || !xall) ast = cgm_fail(err, CGM_ERUNTIME, "out of memory");
+    for (int k = 0; k < size && !ast; k++) cnt[k] = bounds[k + 1] - bounds[k], dsp[k] = bounds[k];
+  }
+  if (!(ast = cgm_dist_agree(ast, err, comm))) {
+    MPI_Gatherv(V.x, L.n, MPI_DOUBLE, xall, cnt, dsp, MPI_DOUBLE, 0, comm);
+    if (rank == 0)
+      for (int32_t i = 0; i < h.n; i++) x_on_root[R.perm ? R.perm[i] : i] = xall[i] * R.bnorm;
+  } else {
+    st = ast;
+  }
+  free(cnt);
+  free(dsp);
+  if (st == CGM_ENOCONV) cgm_fail(err, st, "%s", res->stop_reason);
+done:
+  free(bounds);
+  free(rowptr);
+  free(col);
+  free(val);
+  free(xall);
+  root_free(&R);
+  cgm_dist_local_free(&L);
+  vectors_free(&V);
+  return st;
+}

@@ -1,0 +1,56 @@
+/* One rank's share of the distributed matrix: its rows in CSR with the
+ * columns renumbered for the local vector [own rows | ghosts], and the
+ * point-to-point halo exchange that fills the ghosts. Internal to dist/. */
+#ifndef CGM_DIST_LOCAL_H
+#define CGM_DIST_LOCAL_H
+
+#include <mpi.h>
+
+#include "cgmodel/sparse.h"
+
+typedef struct cgm_dist_local {
+  int32_t row0, n; /* own rows: global [row0, row0 + n) */
+  int32_t nghost;  /* foreign entries read, global indices ghost[] (ascending) */
+  int64_t *rowptr; /* n + 1 */
+  int32_t *col;    /* own column c -> c - row0; ghost[j] -> n + j */
+  double *val;
+  int32_t *ghost;
+  /* Receives: ghosts [recv_off[k], recv_off[k+1]) come from rank recv_rank[k]
+   * (the ghosts are ascending and each rank owns a contiguous range, so one
+   * contiguous piece per neighbour). */
+  int nrecv;
+  int *recv_rank;
+  int32_t *recv_off;
+  /* Sends: own entries send_idx[send_off[k] .. send_off[k+1]) to send_rank[k]. */
+  int nsend;
+  int *send_rank;
+  int32_t *send_off, *send_idx;
+  double *sendbuf;
+  MPI_Request *req; /* nrecv + nsend */
+  /* Rows that read only own entries (multiplied while the exchange runs)
+   * and rows that read a ghost. */
+  int32_t ninterior, nboundary;
+  int32_t *interior, *boundary;
+  MPI_Comm comm;
+} cgm_dist_local;
+
+/* Builds the rank's share from its rows (global column indices in gcol,
+ * taken over: freed here or kept as col) and the bounds of every rank
+ * (size + 1 entries). Collective over comm (the ranks tell each other
+ * which entries they need); a failure is returned on this rank only, so
+ * agree on it (cgm_dist_agree) before the next collective call. */
+cgm_status cgm_dist_local_build(cgm_dist_local *L, const int32_t *bounds, int rank, int size,
+                                int64_t *rowptr, int32_t *gcol, double *val, MPI_Comm comm,
+                                cgm_error *err);
+void cgm_dist_local_free(cgm_dist_local *L);
+
+/* The halo exchange of v (n + nghost entries): start posts the receives
+ * into v's ghosts and sends the packed own entries; finish waits. */
+void cgm_dist_exchange_start(cgm_dist_local *L, double *v);
+void cgm_dist_exchange_finish(cgm_dist_local *L);
+
+/* u = A v on the own rows, with the exchange of v overlapped by the
+ * interior rows; returns the local part of p . u when p is not NULL. */
+double cgm_dist_spmv(cgm_dist_local *L, double *v, double *u, const double *p);
+
+#endif

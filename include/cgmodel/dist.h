@@ -1,0 +1,61 @@
+/* The distributed CG's options and report, free of MPI types so that every
+ * build has them (the solve itself is in cgmodel/dist_mpi.h, which only a
+ * build with MPI installs). One process per MPI rank; rank 0 holds the
+ * matrix and scatters row blocks (docs/distributed.md). */
+#ifndef CGMODEL_DIST_H
+#define CGMODEL_DIST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cgmodel/export.h"
+#include "cgmodel/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Which rows each rank owns. */
+typedef enum {
+  CGM_DIST_ROWS = 0,  /* contiguous row blocks of similar nonzero counts (the paper's cut) */
+  CGM_DIST_METIS = 1, /* METIS_PartGraphKway parts of the matrix graph, rows renumbered by part */
+} cgm_dist_partition;
+
+CGM_API const char *cgm_dist_partition_name(cgm_dist_partition p);
+/* "rows" or "metis"; false when unknown. */
+CGM_API bool cgm_dist_partition_parse(const char *s, cgm_dist_partition *p);
+
+typedef struct cgm_dist_opts {
+  cgm_dist_partition partition;
+} cgm_dist_opts;
+
+/* Default: contiguous row blocks. */
+CGM_API cgm_dist_opts cgm_dist_opts_default(void);
+
+/* What the distributed solve built (the same on every rank). */
+typedef struct cgm_dist_info {
+  int ranks;                    /* MPI processes (0: not a distributed solve) */
+  cgm_dist_partition partition; /* as run */
+  int32_t rows_min, rows_max;   /* rows owned by the smallest and the largest rank */
+  int64_t halo_entries;         /* vector entries received by all ranks together per exchange
+                                   (the halo volume; one exchange per iteration) */
+  int64_t halo_max;             /* the most one rank receives */
+  int neighbours_max;           /* the most ranks one rank receives from */
+} cgm_dist_info;
+
+/* Whether this library was built with MPI (cgm_solve_mpi) and with METIS
+ * (CGM_DIST_METIS). */
+CGM_API bool cgm_have_mpi_build(void);
+CGM_API bool cgm_have_metis_build(void);
+
+/* MPI for a program that may run under mpirun: MPI_Init_thread (funneled:
+ * OpenMP threads never call MPI) and this process's rank and the number of
+ * ranks in MPI_COMM_WORLD. CGM_ERUNTIME without MPI in the build or when
+ * MPI fails to start. cgm_dist_finalize ends MPI if it was started. */
+CGM_API cgm_status cgm_dist_init(int *argc, char ***argv, int *rank, int *size, cgm_error *err);
+CGM_API void cgm_dist_finalize(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,95 @@
+/* cgmodel solve under MPI: rank 0 reads the matrix and the right-hand side
+ * and, after the solve, records it; every rank takes part in
+ * cgm_solve_mpi. No prediction: the model of several nodes is not done
+ * (docs/distributed.md). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cgmodel/pipeline.h"
+#include "common/timer.h"
+#include "pipeline/steps.h"
+
+#ifdef CGM_HAVE_MPI
+#include "cgmodel/dist_mpi.h"
+
+/* The record of the solve on rank 0, when the database exists: a failure
+ * is a warning, not the solve's. */
+static void record(const cgm_run_solve_opts *o, const cgm_csr *A, const cgm_solve_report *r) {
+  struct stat sb;
+  if (!o->record || !o->db_path || stat(o->db_path, &sb) != 0) return;
+  cgm_error e = {0};
+  cgm_db *db = NULL;
+  cgm_features f;
+  cgm_status st = cgm_plan_features(A, &f, &e);
+  if (!st) st = cgm_open_database(o->db_path, false, &db, &e);
+  if (!st) st = pipeline_record_file(db, o->matrix, &f, &r->opts, &r->result, NAN, 0, &e);
+  if (st && o->note) {
+    char msg[1100];
+    snprintf(msg, sizeof msg, "the solve was not recorded: %s", e.msg);
+    o->note(o->note_ctx, CGM_NOTE_WARNING, msg);
+  }
+  if (db) cgm_db_close(db);
+}
+
+cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report *r,
+                                  cgm_error *err) {
+  memset(r, 0, sizeof *r);
+  r->matrix = o->matrix;
+  r->opts = o->solve;
+  r->predicted = NAN;
+  r->solution_error = -1.0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r->rank);
+  const bool root = r->rank == 0;
+  const double t0 = cgm_now();
+  cgm_csr file; /* the matrix read, unless o->csr gives it (bindings) */
+  memset(&file, 0, sizeof file);
+  const cgm_csr *A = o->csr ? o->csr : &file;
+  double *b = NULL, *x = NULL;
+  bool generated = false;
+  cgm_status st = CGM_OK;
+  if (o->autotune)
+    st = cgm_fail(err, CGM_EINPUT, "--auto chooses for one process: drop it under MPI");
+  if (!st && root) {
+    if (!o->csr) st = cgm_mm_read_csr(o->matrix, &file, NULL, err);
+    if (!st && !(x = calloc((size_t)A->nrows + 1, sizeof *x)))
+      st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
+    if (!st) st = pipeline_right_hand_side(o, A, &b, &generated, err);
+    r->nrows = A->nrows;
+    r->ncols = A->ncols;
+    r->nnz = A->nnz;
+  }
+  r->time_read_s = cgm_now() - t0;
+  /* A bad file on rank 0 ends every rank here, with its message. */
+  if (!(st = cgm_dist_agree(st, err, MPI_COMM_WORLD))) {
+    st = cgm_solve_mpi(root ? A : NULL, b, x, &r->opts, &o->dist, &r->result, &r->dist,
+                       MPI_COMM_WORLD, err);
+    r->solved = st == CGM_OK || st == CGM_ENOCONV;
+  }
+  if (r->solved) {
+    r->tol = cgm_solve_tol(&r->opts);
+    if (root) {
+      r->maxiter = cgm_solve_maxiter(&r->opts, A->nrows);
+      if (generated && A->nrows == A->ncols)
+        r->solution_error = pipeline_solution_error(x, A->nrows);
+      record(o, A, r);
+      r->x = x;
+      x = NULL;
+    }
+  }
+  free(b);
+  free(x);
+  cgm_csr_free(&file);
+  return st;
+}
+#else
+cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report *r,
+                                  cgm_error *err) {
+  memset(r, 0, sizeof *r);
+  r->matrix = o->matrix;
+  return cgm_fail(err, CGM_ERUNTIME, "this build of cgmodel has no MPI (docs/distributed.md)");
+}
+#endif

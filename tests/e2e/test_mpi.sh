@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# cgmodel solve under mpirun (docs/distributed.md): on 1 to 4 ranks, with
+# contiguous row blocks and (when built) METIS parts, the distributed CG
+# takes within a few iterations of the single-process CPU solve, its
+# recomputed residual meets the tolerance, the solution gathered on rank 0
+# (renumbered back after METIS) equals the single-process one, and the halo
+# volume of the row blocks of a 2D Poisson matrix is the exact count. More
+# ranks than rows and a bad file end every rank with one message and no
+# hang. Skipped (77) without MPI in the build or mpirun on PATH.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh" "$@"
+
+"$CGM" version | grep -q MPI || { echo "test_mpi: skipped: no MPI in this build"; exit 77; }
+command -v mpirun >/dev/null || { echo "test_mpi: skipped: no mpirun"; exit 77; }
+METIS=0
+"$CGM" version | grep -q METIS && METIS=1
+
+# Open MPI refuses root without these (CI containers run as root); one
+# thread a rank, since up to 4 ranks share 2 cores.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
+# One machine: shared memory alone (UCX's start doubles the time of a run).
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_pml=ob1
+# The sanitized tree: Open MPI leaks by design, from libraries without frame
+# pointers and plugins unloaded before the report (so suppressions cannot
+# name them). LeakSanitizer reports without failing the run, and
+# own_leaks fails on a leak whose stack passes through cgmodel's code.
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}exitcode=0"
+own_leaks() {
+  if awk '/leak of/ { leak = 1; next } leak && /^ *$/ { leak = 0 }
+          leak && / in (cgm_|cli_|cmd_|pipeline_|main )/ { found = 1 } END { exit !found }' "$ERR"; then
+    fail "$1: a leak in cgmodel's code"
+    show_last
+  else pass; fi
+}
+# A rank that waits for ever fails the test instead of hanging it.
+mpi() { local n=$1; shift; timeout 60 mpirun -n "$n" --oversubscribe "$CGM" "$@"; }
+
+"$CGM" gen poisson2d --n 30 -o "$TMP/p2.mtx" >/dev/null 2>&1 # 900 rows, 5-point
+"$CGM" gen poisson3d --n 8 -o "$TMP/p3.mtx" >/dev/null 2>&1  # 512 rows, 7-point
+
+# same_x X1 X2 WHAT: two solution files agree to 1e-6 relative.
+same_x() {
+  if python3 - "$1" "$2" <<'PY'; then pass; else fail "$3: the solutions differ"; fi
+import sys
+def read(p):
+    v = [l.split() for l in open(p) if not l.startswith('%')]
+    return [float(t[0]) for t in v[1:]]
+a, b = read(sys.argv[1]), read(sys.argv[2])
+n = max(abs(x) for x in a) or 1.0
+sys.exit(0 if len(a) == len(b) and max(abs(x - y) for x, y in zip(a, b)) <= 1e-6 * n else 1)
+PY
+}
+
+# check MATRIX NAME PARTITION RANKS...: against the single-process solve.
+check() {
+  local A=$1 name=$2 part=$3
+  shift 3
+  expect_exit 0 "$CGM" solve "$A" --backend cpu --no-record --json -o "$TMP/$name.x1.mtx"
+  local ref
+  ref=$(json_get "$OUT" iterations)
+  for p in "$@"; do
+    local tag=$name.$part.$p
+    expect_exit 0 mpi "$p" solve "$A" --backend cpu --mpi --partition "$part" --no-record --json \
+      -o "$TMP/$tag.mtx"
+    own_leaks "$tag"
+    cp "$OUT" "$TMP/$tag.json"
+    json_check "$TMP/$tag.json" \
+      "(j['converged'] and j['relative_residual'] <= j['tol'] and abs(j['iterations'] - $ref) <= 3
+        and j['mpi']['ranks'] == $p and j['mpi']['partition'] == '$part'
+        and (j['mpi']['halo_entries'] > 0) == ($p > 1))" \
+      "$tag: converged, recomputed residual <= tol, iterations within 3 of $ref; ranks,
+       partition, and a halo exactly when there are several ranks"
+    same_x "$TMP/$name.x1.mtx" "$TMP/$tag.mtx" "$tag"
+  done
+}
+
+PARTS=rows
+[ $METIS -eq 1 ] && PARTS="rows metis"
+for part in $PARTS; do
+  check "$TMP/p2.mtx" poisson2d "$part" 1 2 3 4
+  check "$TMP/p3.mtx" poisson3d "$part" 3
+  check "$DATA/bcsstk05.mtx" bcsstk05 "$part" 2 4
+  check "$DATA/494_bus.mtx" 494_bus "$part" 3
+done
+
+# Row blocks of the 30 x 30 grid (equal rows, all cuts between grid lines
+# at P = 2, 3): each cut makes each side receive one grid line, 30 entries.
+for p in 2 3; do
+  json_check "$TMP/poisson2d.rows.$p.json" "j['mpi']['halo_entries'] == 2 * 30 * ($p - 1)" \
+    "poisson2d on $p ranks: the halo of row blocks is one grid line each side of a cut"
+done
+# one JSON object on stdout: rank 0 alone prints
+json_check "$TMP/poisson2d.rows.4.json" "j['mpi']['rows_min'] >= 1" "one report, from rank 0"
+
+# ---- failures: every rank ends, rank 0 says why, once
+"$CGM" gen poisson2d --n 1 -o "$TMP/one.mtx" >/dev/null 2>&1
+expect_exit 2 mpi 3 solve "$TMP/one.mtx" --backend cpu --no-record
+last_stderr_contains "too few for 3 MPI ranks"
+assert_eq "$(grep -c 'cgmodel solve: error' "$ERR")" 1 "more ranks than rows: one message"
+own_leaks "more ranks than rows"
+printf 'not a matrix\n' >"$TMP/bad.mtx"
+expect_exit 2 mpi 3 solve "$TMP/bad.mtx" --backend cpu --no-record
+last_stderr_contains "$TMP/bad.mtx:1:"
+assert_eq "$(grep -c 'cgmodel solve: error' "$ERR")" 1 "a bad file on rank 0: one message"
+own_leaks "a bad file"
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 2\n2 2 -1\n3 3 2\n' >"$TMP/neg.mtx"
+expect_exit 1 mpi 2 solve "$TMP/neg.mtx" --backend cpu --no-record
+last_stderr_contains "diagonal entry (2, 2) is -1"
+assert_eq "$(grep -c 'cgmodel solve: error' "$ERR")" 1 "not positive definite: one message"
+own_leaks "not positive definite"
+expect_exit 2 mpi 2 solve "$TMP/p2.mtx" --backend cpu --precision single --no-record
+last_stderr_contains "double precision only"
+own_leaks "single precision refused"
+# --partition without an MPI solve
+expect_fail 2 "--partition is for an MPI solve" "$CGM" solve "$TMP/p2.mtx" --backend cpu --partition rows
+
+finish
