@@ -63,9 +63,13 @@ uint64_t cgm_xxh64(const void *data, size_t n, uint64_t seed) {
   return h;
 }
 
-int cgm_hash_algorithm(void) { return CGM_HASH_XXH64; }
+int cgm_hash_algorithm(void) {
+  return CGM_HASH_XXH64;
+}
 
-uint64_t cgm_hash_bytes(const void *p, size_t n, uint64_t seed) { return cgm_xxh64(p, n, seed); }
+uint64_t cgm_hash_bytes(const void *p, size_t n, uint64_t seed) {
+  return cgm_xxh64(p, n, seed);
+}
 
 int cgm_hash_ranges(void *const *p, const size_t *n, int count, cgm_hash_visit_fn visit, void *ctx,
                     uint64_t *out) {
