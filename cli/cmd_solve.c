@@ -216,7 +216,8 @@ static int solve(int argc, char **argv, int ranks);
  * outcome (docs/distributed.md). */
 int cmd_solve(int argc, char **argv) {
   int rank = 0, ranks = 0;
-  if (cli_env_under_mpi() || asks_mpi(argc, argv)) {
+  /* (parsing only, as the command-line fuzzer drives it: MPI never starts) */
+  if (!cli_parse_only && (cli_env_under_mpi() || asks_mpi(argc, argv))) {
     cgm_error err = {0};
     if (!cgm_have_mpi_build()) {
       if (asks_mpi(argc, argv))

@@ -152,12 +152,20 @@ static double true_residual(cgm_dist_local *L, vectors *V) {
   cgm_dist_exchange_start(L, V->x);
   cgm_dist_exchange_finish(L);
   long double s = 0.0L;
-#pragma omp parallel for schedule(static) reduction(+ : s)
-  for (int32_t i = 0; i < L->n; i++) {
-    long double ri = V->b[i];
-    for (int64_t k = L->rowptr[i]; k < L->rowptr[i + 1]; k++)
-      ri -= (long double)L->val[k] * V->x[L->col[k]];
-    s += ri * ri;
+  /* Partial sums joined in a critical section: an OpenMP reduction of a
+   * long double needs 16-byte atomics (libatomic) with clang. */
+#pragma omp parallel
+  {
+    long double part = 0.0L;
+#pragma omp for schedule(static)
+    for (int32_t i = 0; i < L->n; i++) {
+      long double ri = V->b[i];
+      for (int64_t k = L->rowptr[i]; k < L->rowptr[i + 1]; k++)
+        ri -= (long double)L->val[k] * V->x[L->col[k]];
+      part += ri * ri;
+    }
+#pragma omp critical
+    s += part;
   }
   double loc = (double)s, all = 0.0;
   MPI_Allreduce(&loc, &all, 1, MPI_DOUBLE, MPI_SUM, L->comm);

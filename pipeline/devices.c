@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgmodel/dist.h"
 #include "cgmodel/pipeline.h"
 
 typedef struct {
@@ -53,7 +54,8 @@ cgm_status cgm_devices(const char *db_path, const cgm_gpu_opts *gpu, cgm_devices
   snprintf(r->version, sizeof r->version, "%s", cgm_version());
   r->cuda_build = cgm_have_cuda_build();
   r->nccl = r->cuda_build; /* the CUDA backend is built with NCCL (CMakeLists.txt) */
-  r->mpi = false;
+  r->mpi = cgm_have_mpi_build();
+  r->metis = cgm_have_metis_build();
   cgm_db_device cpu;
   cgm_status st = cgm_describe_cpu(&cpu, 0, err);
   if (st) return st;

@@ -588,6 +588,7 @@ cJSON *cgm_devices_json(const cgm_devices_report *r) {
   cJSON_AddBoolToObject(b, "cuda", r->cuda_build);
   cJSON_AddBoolToObject(b, "nccl", r->nccl);
   cJSON_AddBoolToObject(b, "mpi", r->mpi);
+  cJSON_AddBoolToObject(b, "metis", r->metis);
   cJSON *c = cJSON_AddObjectToObject(j, "cpu");
   json_add_string(c, "model", r->cpu_model);
   json_add_string(c, "device", r->cpu_device);

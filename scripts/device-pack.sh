@@ -20,4 +20,9 @@ rm -f .carry/build-dev/libcgmodel.so* .carry/build-dev/build.ninja \
 find .carry/build-dev -type f -perm -u+x -exec sh -c 'file -b "$1" | grep -q ELF && strip "$1"' _ {} \;
 mkdir -p .carry/build-dev/lib
 cp -L "$(ldconfig -p | awk '/libcjson.so.1 /{print $NF; exit}')" .carry/build-dev/lib/libcjson.so.1
+# The optional MPI and METIS of this build (the GPU machine's image has
+# neither): the libraries the program links, not Open MPI's plugins, so
+# everything but a run under mpirun works there.
+ldd build-dev/cli/cgmodel | awk '/(libmpi|libopen-(rte|pal)|libhwloc|libevent|libmetis)[^ ]*so/ {print $3}' |
+  while read -r l; do cp -L "$l" .carry/build-dev/lib/; done
 du -sh .carry

@@ -492,7 +492,8 @@ typedef struct cgm_devices_report {
   char version[32];
   bool cuda_build;      /* the CUDA backend is compiled in */
   bool nccl;            /* NCCL is compiled in (the nccl exchange) */
-  bool mpi;             /* several nodes over MPI: not built yet, always false */
+  bool mpi;             /* the distributed solve over MPI is compiled in (docs/distributed.md) */
+  bool metis;           /* its --partition metis is compiled in */
   char cpu_model[256];  /* as /proc/cpuinfo names it */
   char cpu_device[256]; /* as calibrations name it: with OpenMP's default thread count */
   int cores;            /* online processors */

@@ -6,6 +6,7 @@
  * a matrix, opens the database or touches a device. Properties: no crash,
  * leak or sanitizer report, and the exit code is 0 (accepted) or 2 (usage):
  * parsing never fails as a runtime error (3) or a solve (1). */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>

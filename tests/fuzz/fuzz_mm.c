@@ -20,7 +20,16 @@
 #include "fuzz_common.h"
 #include "tests/gzip_stored.h"
 
-static fuzz_memfile in_file, out_file, gz_file;
+static fuzz_memfile in_file, gz_file;
+/* The writer's output: a real file in a private directory, since the
+ * writer creates a temporary file beside its target and renames it (a memfd's
+ * /proc/self/fd path has no directory to write into). */
+static char out_dir[32], out_path[64];
+
+static void remove_out(void) {
+  unlink(out_path);
+  rmdir(out_dir);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
@@ -29,7 +38,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
    * cores). Read by the OpenMP runtime when it starts, after this. */
   setenv("OMP_WAIT_POLICY", "passive", 0);
   fuzz_memfile_open(&in_file, "cgm_fuzz_in");
-  fuzz_memfile_open(&out_file, "cgm_fuzz_out");
+  snprintf(out_dir, sizeof out_dir, "/tmp/cgm-fuzz-out-XXXXXX");
+  if (!mkdtemp(out_dir)) abort();
+  snprintf(out_path, sizeof out_path, "%s/out.mtx", out_dir);
+  atexit(remove_out);
   fuzz_memfile_open(&gz_file, "cgm_fuzz_gz");
   return 0;
 }
@@ -168,12 +180,12 @@ static void check_matrix(const uint8_t *data, size_t size) {
     for (int sym = 0; sym < 2; sym++) {
       if (sym && !cgm_csr_is_symmetric(&A)) break;
       cgm_error werr = {0};
-      if (ftruncate(out_file.fd, 0) != 0) abort();
-      cgm_status wst = cgm_mm_write_csr(out_file.path, &A, sym, &werr);
+      cgm_status wst = cgm_mm_write_csr(out_path, &A, sym, &werr);
+      if (wst != CGM_OK) fprintf(stderr, "round trip write: %s\n", werr.msg);
       FUZZ_REQUIRE(wst == CGM_OK);
       cgm_csr B;
       cgm_error rerr = {0};
-      cgm_status rst = cgm_mm_read_csr(out_file.path, &B, NULL, &rerr);
+      cgm_status rst = cgm_mm_read_csr(out_path, &B, NULL, &rerr);
       if (rst != CGM_OK) fprintf(stderr, "round trip read: %s\n", rerr.msg);
       FUZZ_REQUIRE(rst == CGM_OK);
       FUZZ_REQUIRE(fuzz_csr_equal(&A, &B));
@@ -212,12 +224,11 @@ static void check_vector(const uint8_t *data, size_t size) {
   for (int32_t i = 0; i < n; i++) FUZZ_REQUIRE(isfinite(v[i]));
   if (n <= ROUND_TRIP_MAX_ROWS) {
     cgm_error werr = {0};
-    if (ftruncate(out_file.fd, 0) != 0) abort();
-    FUZZ_REQUIRE(cgm_mm_write_vector(out_file.path, v, n, &werr) == CGM_OK);
+    FUZZ_REQUIRE(cgm_mm_write_vector(out_path, v, n, &werr) == CGM_OK);
     double *w = NULL;
     int32_t m = 0;
     cgm_error rerr = {0};
-    FUZZ_REQUIRE(cgm_mm_read_vector(out_file.path, &w, &m, &rerr) == CGM_OK);
+    FUZZ_REQUIRE(cgm_mm_read_vector(out_path, &w, &m, &rerr) == CGM_OK);
     FUZZ_REQUIRE(m == n);
     for (int32_t i = 0; i < n; i++) FUZZ_REQUIRE(fuzz_same_bits(v[i], w[i]));
     free(w);
