@@ -132,9 +132,12 @@ int cmd_predict(int argc, char **argv) {
            (long long)f->nnz, f->row_min, f->row_max, f->row_avg);
     if (r.choice >= 0) {
       printf("recommended %s\n", r.why);
-      if (r.have_reorder)
+      if (r.have_reorder && r.reorder.rcm_computed)
         printf("reorder     %s; bandwidth %lld, %lld after RCM\n", r.reorder.why,
                (long long)r.reorder.bandwidth_none, (long long)r.reorder.bandwidth_rcm);
+      else if (r.have_reorder)
+        printf("reorder     %s; bandwidth %lld\n", r.reorder.why,
+               (long long)r.reorder.bandwidth_none);
       printf("\n");
     } else
       printf("recommended none (%s)\n\n", r.why);

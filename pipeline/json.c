@@ -239,7 +239,9 @@ cJSON *cgm_reorder_advice_json(const cgm_reorder_advice *a) {
   cJSON_AddNumberToObject(j, "reorder_s", a->cost_s);
   cJSON_AddNumberToObject(j, "iterations", a->iterations);
   cJSON_AddNumberToObject(j, "bandwidth", (double)a->bandwidth_none);
-  cJSON_AddNumberToObject(j, "bandwidth_rcm", (double)a->bandwidth_rcm);
+  if (a->rcm_computed) cJSON_AddNumberToObject(j, "bandwidth_rcm", (double)a->bandwidth_rcm);
+  cJSON_AddBoolToObject(j, "rcm_computed", a->rcm_computed);
+  if (isfinite(a->gain_bound_s)) cJSON_AddNumberToObject(j, "gain_bound_s", a->gain_bound_s);
   json_add_string(j, "why", a->why);
   return j;
 }

@@ -64,7 +64,8 @@ static cgm_status check_opts(const cgm_plan_opts *o, cgm_error *err) {
   return CGM_OK;
 }
 
-static cgm_status pattern_make(const cgm_csr *A, int n, cgm_plan_pattern **out, cgm_error *err) {
+static cgm_status pattern_make(const cgm_csr *A, int n, bool columns, cgm_plan_pattern **out,
+                               cgm_error *err) {
   *out = NULL;
   if (n != 1 && n != 2 && n != 4 && n != 8)
     return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
@@ -79,8 +80,13 @@ static cgm_status pattern_make(const cgm_csr *A, int n, cgm_plan_pattern **out, 
   cgm_status st = CGM_OK;
   pt->len = malloc(((size_t)pt->nb + 1) * sizeof *pt->len);
   if (!pt->len) st = cgm_fail(err, CGM_ERUNTIME, "out of memory for %d block rows", pt->nb);
-  if (!st) st = cgm_block_pattern(A, n, &pt->bptr, &pt->bcol, err);
-  for (int32_t b = 0; b < pt->nb && !st; b++) pt->len[b] = (int32_t)(pt->bptr[b + 1] - pt->bptr[b]);
+  if (!st && !columns) {
+    st = cgm_bcsr_row_blocks(A, n, pt->len, err);
+  } else {
+    if (!st) st = cgm_block_pattern(A, n, &pt->bptr, &pt->bcol, err);
+    for (int32_t b = 0; b < pt->nb && !st; b++)
+      pt->len[b] = (int32_t)(pt->bptr[b + 1] - pt->bptr[b]);
+  }
   if (st) {
     cgm_plan_pattern_free(pt);
     return st;
@@ -90,7 +96,7 @@ static cgm_status pattern_make(const cgm_csr *A, int n, cgm_plan_pattern **out, 
 }
 
 cgm_status cgm_plan_pattern_make(const cgm_csr *A, int n, cgm_plan_pattern **pt, cgm_error *err) {
-  return pattern_make(A, n, pt, err);
+  return pattern_make(A, n, true, pt, err);
 }
 
 void cgm_plan_pattern_free(cgm_plan_pattern *pt) {
@@ -274,7 +280,8 @@ cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p, 
   }
   /* with the block columns: the halo, and the sectors of x the model reads */
   cgm_plan_pattern *pt;
-  if ((st = pattern_make(A, o->layout.n, &pt, err))) return st;
+  const bool halo = o->gpus > 1 && o->exchange == CGM_EXCHANGE_HALO;
+  if ((st = pattern_make(A, o->layout.n, halo || !o->skip_sectors, &pt, err))) return st;
   st = cgm_plan_from_pattern(pt, o, p, err);
   cgm_plan_pattern_free(pt);
   return st;

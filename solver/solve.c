@@ -38,7 +38,7 @@ cgm_solve_opts cgm_solve_opts_default(void) {
   return o;
 }
 
-cgm_status cgm_solve_plan(const cgm_csr *A, const cgm_solve_opts *o, cgm_plan *p, cgm_error *err) {
+static cgm_plan_opts plan_opts(const cgm_solve_opts *o) {
   cgm_plan_opts po = cgm_plan_opts_default();
   po.backend = o->backend;
   po.precision = o->precision;
@@ -46,6 +46,20 @@ cgm_status cgm_solve_plan(const cgm_csr *A, const cgm_solve_opts *o, cgm_plan *p
   po.gpus = o->backend == CGM_BACKEND_CUDA ? o->gpus : 1;
   po.exchange = o->exchange;
   po.balance = o->gpu.balance;
+  return po;
+}
+
+cgm_status cgm_solve_plan(const cgm_csr *A, const cgm_solve_opts *o, cgm_plan *p, cgm_error *err) {
+  const cgm_plan_opts po = plan_opts(o);
+  return cgm_plan_make(A, &po, p, err);
+}
+
+/* The plan the solve builds: as cgm_solve_plan, without the sectors of x
+ * (only the model reads them). */
+static cgm_status solver_plan(const cgm_csr *A, const cgm_solve_opts *o, cgm_plan *p,
+                              cgm_error *err) {
+  cgm_plan_opts po = plan_opts(o);
+  po.skip_sectors = true;
   return cgm_plan_make(A, &po, p, err);
 }
 
@@ -296,7 +310,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
 
   /* What the backend builds: the CPU and cuSPARSE one segment, our CUDA
    * kernels the plan's segments. */
-  if ((st = cgm_solve_plan(A, &pb.opts, &pb.plan, err))) return st;
+  if ((st = solver_plan(A, &pb.opts, &pb.plan, err))) return st;
   pb.opts.layout = pb.plan.o.layout;
   pb.A = A;
   pb.anorm = cgm_solve_inf_norm(A);

@@ -40,6 +40,13 @@ cgm_status cgm_bcsr_params_check(cgm_bcsr_params *p, cgm_error *err) {
  * their count. `with_diag` adds the diagonal block (padded identity rows). */
 static int32_t block_row_columns(const cgm_csr *A, int32_t br, int n, bool with_diag,
                                  int32_t *out) {
+  /* N = 1: the block columns are the row's columns (strictly increasing in
+   * a CSR row), and no row lies past nrows */
+  if (n == 1) {
+    const int64_t a = A->rowptr[br], b = A->rowptr[br + 1];
+    if (out) memcpy(out, A->colidx + a, (size_t)(b - a) * sizeof *out);
+    return (int32_t)(b - a);
+  }
   int64_t pos[8], end[8];
   int nr = 0;
   for (int r = 0; r < n; r++) {

@@ -91,6 +91,12 @@ typedef struct cgm_plan_opts {
    * segment's columns) counts 1 + CGM_BOUNDARY_EXTRA times its blocks in the
    * cut, since it is multiplied in a second, smaller SpMV launch. */
   bool balance;
+  /* Leave every x_sectors at 0 (the model's locality term, not counted):
+   * the solver's own plan, which needs only the block rows' lengths. Their
+   * count walks every block row's columns once more, a third of a plain
+   * solve's host time at 6M nonzeros. A halo plan on several GPUs still
+   * builds the block columns (its halo needs them). */
+  bool skip_sectors;
 } cgm_plan_opts;
 
 /* The boundary rows' extra weight in the balanced cut: on 4 x H200 the

@@ -113,7 +113,10 @@ expect_exit 0 "$CGM" predict "$A"
 last_stdout_contains "recommended"
 # solve --reorder auto's decision for the choice: both numberings predicted
 last_stdout_contains "bandwidth"
-json_check "$TMP/pred.json" 'j["reorder"]["choice"] in ("rcm", "none") and j["reorder"]["time_per_iter_s"] > 0 and j["reorder"]["time_per_iter_rcm_s"] > 0 and j["reorder"]["bandwidth_rcm"] > 0 and j["reorder"]["iterations"] > 0' "predict: the reorder decision"
+json_check "$TMP/pred.json" 'j["reorder"]["choice"] in ("rcm", "none") and j["reorder"]["time_per_iter_s"] > 0 and j["reorder"]["iterations"] > 0 and j["reorder"]["gain_bound_s"] >= 0' "predict: the reorder decision"
+# RCM computed and both numberings predicted, or skipped because even x
+# read in its least sectors could not repay the least RCM costs
+json_check "$TMP/pred.json" '(j["reorder"]["rcm_computed"] and j["reorder"]["time_per_iter_rcm_s"] > 0 and j["reorder"]["bandwidth_rcm"] > 0) or (not j["reorder"]["rcm_computed"] and j["reorder"]["choice"] == "none" and j["reorder"]["gain_bound_s"] <= 5e-9 * j["features"]["nnz"] and "bandwidth_rcm" not in j["reorder"])' "predict: RCM weighed, or bounded out"
 expect_fail 2 "--block" "$CGM" predict "$A" --block 3
 
 # ---- db refit: a database from before the mesh curves (only the "all"
