@@ -424,7 +424,7 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     S->pdl = cgm_pdl_supported();
   }
   if ((st = upload_vectors(S, pb, seg, err))) goto out;
-  res->time_upload_s = cgm_now() - tu; /* with the exchange's and NCCL's setup */
+  res->time_upload_s = cgm_now() - tu;               /* with the exchange's and NCCL's setup */
   for (int g = 0; g < G; g++) cgm_seg_free(&seg[g]); /* the host copies are no longer needed */
   {
     cudaDeviceProp prop;
