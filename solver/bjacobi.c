@@ -77,8 +77,7 @@ cgm_status cgm_bjacobi_build(const cgm_csr *A, int n, double *inv, double *blk, 
     memcpy(inv + k * nn, a, sizeof(double) * (size_t)nn);
   }
   if (bad < nb) {
-    const int32_t first = bad * n + 1,
-                  last = bad * n + n < A->nrows ? bad * n + n : A->nrows;
+    const int32_t first = bad * n + 1, last = bad * n + n < A->nrows ? bad * n + n : A->nrows;
     return cgm_fail(err, CGM_ENOCONV,
                     "matrix is not positive definite: its diagonal block of rows %d to %d "
                     "(block-Jacobi, block size %d) has no Cholesky factor",
