@@ -181,7 +181,7 @@ static int reference_pcg(const cgm_csr *A, const double *b, int n, double tol) {
   for (int32_t k = 0; k < nb; k++)                                                                 \
     for (int i = 0; i < n; i++) {                                                                  \
       double s = 0.0;                                                                              \
-      for (int c = 0; c < n; c++) s += inv[(int64_t)k * n * n + i * n + c] * r[k * n + c];          \
+      for (int c = 0; c < n; c++) s += inv[(int64_t)k * n * n + i * n + c] * r[k * n + c];         \
       z[k * n + i] = s;                                                                            \
     }
   APPLY();
@@ -223,8 +223,8 @@ static void test_elasticity(void) {
   cgm_error err = {0};
   CHECK_OK(cgm_gen_elasticity3d(6, &A, &err));
   double *b = rhs_ones(&A);
-  const cgm_solve_result j1 = solve(&A, b, 1, CGM_PRECOND_JACOBI, CGM_PREC_DOUBLE,
-                                    CGM_REORDER_NONE, CGM_OK, NULL);
+  const cgm_solve_result j1 =
+      solve(&A, b, 1, CGM_PRECOND_JACOBI, CGM_PREC_DOUBLE, CGM_REORDER_NONE, CGM_OK, NULL);
   const cgm_solve_result b1 =
       solve(&A, b, 1, CGM_PRECOND_BLOCK, CGM_PREC_DOUBLE, CGM_REORDER_NONE, CGM_OK, NULL);
   CHECK_MSG(b1.iterations == j1.iterations, "N=1: block-Jacobi %d iterations, Jacobi %d",
@@ -246,8 +246,8 @@ static void test_elasticity(void) {
     const cgm_solve_result r =
         solve(&A, b, n, CGM_PRECOND_BLOCK, CGM_PREC_DOUBLE, CGM_REORDER_NONE, CGM_OK, NULL);
     const int ref = reference_pcg(&A, b, n, 1e-8);
-    CHECK_MSG(abs(r.iterations - ref) <= 2, "N=%d: block-Jacobi %d iterations, the reference %d",
-              n, r.iterations, ref);
+    CHECK_MSG(abs(r.iterations - ref) <= 2, "N=%d: block-Jacobi %d iterations, the reference %d", n,
+              r.iterations, ref);
     /* Jacobi does not depend on the layout's block size (but for the
      * SpMV's order of summation) */
     const cgm_solve_result j =
@@ -297,8 +297,8 @@ static void test_coupled(void) {
     const int ref = reference_pcg(&A, b, n, 1e-8);
     CHECK_MSG(r.iterations < j.iterations, "N=%d: block-Jacobi %d iterations, Jacobi %d", n,
               r.iterations, j.iterations);
-    CHECK_MSG(abs(r.iterations - ref) <= 2, "N=%d: block-Jacobi %d iterations, the reference %d",
-              n, r.iterations, ref);
+    CHECK_MSG(abs(r.iterations - ref) <= 2, "N=%d: block-Jacobi %d iterations, the reference %d", n,
+              r.iterations, ref);
     fprintf(stderr, "L (x) S (%d rows): Jacobi %d, block-Jacobi N=%d %d iterations\n", A.nrows,
             j.iterations, n, r.iterations);
     /* mixed and single precision with the same inverses */
@@ -334,8 +334,7 @@ static void test_refused(void) {
       solve(&A, b, 2, CGM_PRECOND_BLOCK, CGM_PREC_DOUBLE, CGM_REORDER_NONE, CGM_ENOCONV, msg);
   CHECK(r.refused);
   CHECK(r.iterations == 0);
-  CHECK_MSG(strstr(msg, "not positive definite") && strstr(msg, "rows 3 to 4"), "message: %s",
-            msg);
+  CHECK_MSG(strstr(msg, "not positive definite") && strstr(msg, "rows 3 to 4"), "message: %s", msg);
   CHECK_MSG(strstr(r.stop_reason, "rows 3 to 4"), "stop reason: %s", r.stop_reason);
   /* N = 4: the block of rows 1 to 4 holds it */
   solve(&A, b, 4, CGM_PRECOND_BLOCK, CGM_PREC_DOUBLE, CGM_REORDER_NONE, CGM_ENOCONV, msg);
