@@ -191,23 +191,22 @@ int cgm_vector_blocks(int64_t n, int sms);
 
 /* CG1: r = b - u, v = D^-1 r; out[0] = r . v, out[1] = r . r. */
 cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void *b, const void *u,
-                           const void *dinv, const cgm_bjac *bj, void *r, void *v, double *out, cgm_reduce_buf red,
-                           int sms, cudaStream_t s);
+                           const void *dinv, const cgm_bjac *bj, void *r, void *v, double *out,
+                           cgm_reduce_buf red, int sms, cudaStream_t s);
 /* CG4 (+ CG2's r.r): alpha = rz[prev] / pq[slot], each the sum of the
  * first `nparts` partials; x += alpha v; r -= alpha u; writes
  * (r . D^-1 r, r . r) to every destination of out. Sets done on breakdown.
  * sync (NULL: none): wait for the pq partials, raise after the sums. */
 cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
                            int prev, void *x, void *r, const void *v, const void *u,
-                           const void *dinv, const cgm_bjac *bj, const cgm_out *out, cgm_reduce_buf red,
-                           const cgm_sync *sync, int sms, cudaStream_t s);
+                           const void *dinv, const cgm_bjac *bj, const cgm_out *out,
+                           cgm_reduce_buf red, const cgm_sync *sync, int sms, cudaStream_t s);
 /* CG5: the stop test on rr[slot], then beta = rz[slot] / rz[prev] and
  * v = D^-1 r + beta v. Counts the iteration. sync: wait for the rz
  * partials (its raise is unused). */
 cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
                            int prev, void *v, const void *r, const void *dinv, const cgm_bjac *bj,
-                           const cgm_sync *sync,
-                           int sms, cudaStream_t s);
+                           const cgm_sync *sync, int sms, cudaStream_t s);
 /* The single-reduction CG (Chronopoulos and Gear 1989) with Jacobi, one
  * kernel after the SpMV w = A u, whose reduction delivers delta = u . w and
  * carries gamma = r . u and r . r (slot `slot`, the first `nparts`
@@ -222,8 +221,8 @@ cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int 
  * SpMV's sums. */
 cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
                            int prev, void *x, void *u, void *p, const void *w, void *s,
-                           const void *dinv, const cgm_bjac *bj, const cgm_out *out, cgm_reduce_buf red,
-                           const cgm_sync *sync, int sms, cudaStream_t stream);
+                           const void *dinv, const cgm_bjac *bj, const cgm_out *out,
+                           cgm_reduce_buf red, const cgm_sync *sync, int sms, cudaStream_t stream);
 /* Halo exchange: writes v_own[idx[e]] to the destinations, e in
  * [off[k], off[k+1]) going to dst[k] + (e - off[k]) (peer memory). */
 typedef struct cgm_pack {
@@ -269,9 +268,8 @@ cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, double *out, c
                             int sms, cudaStream_t s);
 cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t n, int cgg,
                                const void *b, const void *y, const void *dinv, const cgm_bjac *bj,
-                               void *z, void *v,
-                               const void *x, const void *s, double *out, cgm_reduce_buf red,
-                               int sms, cudaStream_t stream);
+                               void *z, void *v, const void *x, const void *s, double *out,
+                               cgm_reduce_buf red, int sms, cudaStream_t stream);
 cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, int cgg, int restart,
                               cudaStream_t s);
 /* dst = (float) src: mixed precision's values, from the double copy. */

@@ -261,8 +261,7 @@ __global__ void __launch_bounds__(kVecThreads)
 template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     cg4_blk(int64_t nb, int n, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *r,
-            const T *v, const T *u, const T *inv, cgm_out out, cgm_reduce_buf red,
-            cgm_sync sync) {
+            const T *v, const T *u, const T *inv, cgm_out out, cgm_reduce_buf red, cgm_sync sync) {
   pdl_begin(sync);
   if (run_stopped(state, sync)) return;
   if (!sync_wait(state, sync)) return;
@@ -636,13 +635,13 @@ extern "C" cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void 
     const int64_t nb = n / bj->n;
     const int blocks = cgm_vector_blocks(2 * nb, sms); /* a thread a block row */
     if (prec == CGM_PREC_SINGLE)
-      cgm::cg1_blk<float><<<blocks, cgm::kVecThreads, 0, s>>>(nb, bj->n, CF(b), CF(u),
-                                                              CF(bj->inv), F(r), F(v), out, red);
+      cgm::cg1_blk<float><<<blocks, cgm::kVecThreads, 0, s>>>(nb, bj->n, CF(b), CF(u), CF(bj->inv),
+                                                              F(r), F(v), out, red);
     else
       cgm::cg1_blk<double><<<blocks, cgm::kVecThreads, 0, s>>>(
           nb, bj->n, static_cast<const double *>(b), static_cast<const double *>(u),
-          static_cast<const double *>(bj->inv), static_cast<double *>(r),
-          static_cast<double *>(v), out, red);
+          static_cast<const double *>(bj->inv), static_cast<double *>(r), static_cast<double *>(v),
+          out, red);
     return cudaGetLastError();
   }
   int blocks = cgm_vector_blocks(n, sms);
@@ -661,19 +660,20 @@ extern "C" cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void 
 extern "C" cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
                                       int slot, int prev, void *x, void *r, const void *v,
                                       const void *u, const void *dinv, const cgm_bjac *bj,
-                                      const cgm_out *out, cgm_reduce_buf red,
-                                      const cgm_sync *sync, int sms, cudaStream_t s) {
+                                      const cgm_out *out, cgm_reduce_buf red, const cgm_sync *sync,
+                                      int sms, cudaStream_t s) {
   const cgm_sync sy = cgm::sync_or_none(sync);
   if (cgm::blocked(bj)) {
     const int64_t nb = n / bj->n;
     const int blocks = cgm_vector_blocks(2 * nb, sms);
     if (prec == CGM_PREC_SINGLE)
-      return cgm::launch_k(sy.overlap, cgm::cg4_blk<float>, blocks, cgm::kVecThreads, s, nb,
-                           bj->n, st, nparts, slot, prev, F(x), F(r), CF(v), CF(u), CF(bj->inv),
-                           *out, red, sy);
+      return cgm::launch_k(sy.overlap, cgm::cg4_blk<float>, blocks, cgm::kVecThreads, s, nb, bj->n,
+                           st, nparts, slot, prev, F(x), F(r), CF(v), CF(u), CF(bj->inv), *out, red,
+                           sy);
     return cgm::launch_k(sy.overlap, cgm::cg4_blk<double>, blocks, cgm::kVecThreads, s, nb, bj->n,
-                         st, nparts, slot, prev, static_cast<double *>(x), static_cast<double *>(r), static_cast<const double *>(v), static_cast<const double *>(u), static_cast<const double *>(bj->inv), *out,
-                         red, sy);
+                         st, nparts, slot, prev, static_cast<double *>(x), static_cast<double *>(r),
+                         static_cast<const double *>(v), static_cast<const double *>(u),
+                         static_cast<const double *>(bj->inv), *out, red, sy);
   }
   int blocks = cgm_vector_blocks(n, sms);
   int64_t np = cgm::packs(prec, n);
@@ -695,10 +695,11 @@ extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_stat
     const int64_t nb = n / bj->n;
     const int blocks = cgm_vector_blocks(2 * nb, sms);
     if (prec == CGM_PREC_SINGLE)
-      return cgm::launch_k(sy.overlap, cgm::cg5_blk<float>, blocks, cgm::kVecThreads, s, nb,
-                           bj->n, st, nparts, slot, prev, F(v), CF(r), CF(bj->inv), sy);
+      return cgm::launch_k(sy.overlap, cgm::cg5_blk<float>, blocks, cgm::kVecThreads, s, nb, bj->n,
+                           st, nparts, slot, prev, F(v), CF(r), CF(bj->inv), sy);
     return cgm::launch_k(sy.overlap, cgm::cg5_blk<double>, blocks, cgm::kVecThreads, s, nb, bj->n,
-                         st, nparts, slot, prev, static_cast<double *>(v), static_cast<const double *>(r), static_cast<const double *>(bj->inv), sy);
+                         st, nparts, slot, prev, static_cast<double *>(v),
+                         static_cast<const double *>(r), static_cast<const double *>(bj->inv), sy);
   }
   int blocks = cgm_vector_blocks(n, sms);
   int64_t np = cgm::packs(prec, n);
@@ -713,8 +714,8 @@ extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_stat
 extern "C" cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
                                       int slot, int prev, void *x, void *u, void *p, const void *w,
                                       void *s, const void *dinv, const cgm_bjac *bj,
-                                      const cgm_out *out, cgm_reduce_buf red,
-                                      const cgm_sync *sync, int sms, cudaStream_t stream) {
+                                      const cgm_out *out, cgm_reduce_buf red, const cgm_sync *sync,
+                                      int sms, cudaStream_t stream) {
   const cgm_sync sy = cgm::sync_or_none(sync);
   if (cgm::blocked(bj)) {
     const int64_t nb = n / bj->n;
@@ -723,9 +724,11 @@ extern "C" cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_stat
       return cgm::launch_k(sy.overlap, cgm::cgg_blk<float>, blocks, cgm::kVecThreads, stream, nb,
                            bj->n, st, nparts, slot, prev, F(x), F(u), F(p), CF(w), F(s),
                            CF(bj->inv), CF(bj->blk), *out, red, sy);
-    return cgm::launch_k(sy.overlap, cgm::cgg_blk<double>, blocks, cgm::kVecThreads, stream, nb,
-                         bj->n, st, nparts, slot, prev, static_cast<double *>(x), static_cast<double *>(u), static_cast<double *>(p), static_cast<const double *>(w), static_cast<double *>(s),
-                         static_cast<const double *>(bj->inv), static_cast<const double *>(bj->blk), *out, red, sy);
+    return cgm::launch_k(
+        sy.overlap, cgm::cgg_blk<double>, blocks, cgm::kVecThreads, stream, nb, bj->n, st, nparts,
+        slot, prev, static_cast<double *>(x), static_cast<double *>(u), static_cast<double *>(p),
+        static_cast<const double *>(w), static_cast<double *>(s),
+        static_cast<const double *>(bj->inv), static_cast<const double *>(bj->blk), *out, red, sy);
   }
   int blocks = cgm_vector_blocks(n, sms);
   int64_t np = cgm::packs(prec, n);
@@ -789,23 +792,25 @@ extern "C" cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, dou
 extern "C" cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t n,
                                           int cgg, const void *b, const void *y, const void *dinv,
                                           const cgm_bjac *bj, void *z, void *v, const void *x,
-                                          const void *sp, double *out, cgm_reduce_buf red,
-                                          int sms, cudaStream_t s) {
+                                          const void *sp, double *out, cgm_reduce_buf red, int sms,
+                                          cudaStream_t s) {
   if (cgm::blocked(bj)) {
     const int64_t nb = n / bj->n;
     const int blocks = cgm_vector_blocks(2 * nb, sms);
     if (iprec == CGM_PREC_DOUBLE)
       cgm::replace_blk<double, double><<<blocks, cgm::kVecThreads, 0, s>>>(
-          nb, bj->n, cgg, static_cast<const double *>(b), static_cast<const double *>(y), static_cast<const double *>(bj->inv), static_cast<const double *>(bj->blk), static_cast<double *>(z), static_cast<double *>(v), static_cast<const double *>(x), static_cast<const double *>(sp),
-          out, red);
+          nb, bj->n, cgg, static_cast<const double *>(b), static_cast<const double *>(y),
+          static_cast<const double *>(bj->inv), static_cast<const double *>(bj->blk),
+          static_cast<double *>(z), static_cast<double *>(v), static_cast<const double *>(x),
+          static_cast<const double *>(sp), out, red);
     else if (rprec == CGM_PREC_DOUBLE)
       cgm::replace_blk<double, float><<<blocks, cgm::kVecThreads, 0, s>>>(
-          nb, bj->n, cgg, static_cast<const double *>(b), static_cast<const double *>(y), CF(bj->inv), CF(bj->blk), F(z), F(v), CF(x), CF(sp), out,
-          red);
+          nb, bj->n, cgg, static_cast<const double *>(b), static_cast<const double *>(y),
+          CF(bj->inv), CF(bj->blk), F(z), F(v), CF(x), CF(sp), out, red);
     else
-      cgm::replace_blk<float, float><<<blocks, cgm::kVecThreads, 0, s>>>(
-          nb, bj->n, cgg, CF(b), CF(y), CF(bj->inv), CF(bj->blk), F(z), F(v), CF(x), CF(sp), out,
-          red);
+      cgm::replace_blk<float, float>
+          <<<blocks, cgm::kVecThreads, 0, s>>>(nb, bj->n, cgg, CF(b), CF(y), CF(bj->inv),
+                                               CF(bj->blk), F(z), F(v), CF(x), CF(sp), out, red);
     return cudaGetLastError();
   }
   const int blocks = cgm_vector_blocks(n, sms);

@@ -201,8 +201,8 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
       };
       auto cg5 = [&]() {
         T *v = set_of(3, calls); /* p, r, D^-1 */
-        return cgm_launch_cg5((cgm_precision)R->prec, m, st_dev, 1, 0, 1, v, v + m, v + 2 * m, NULL, NULL,
-                              R->sms, s);
+        return cgm_launch_cg5((cgm_precision)R->prec, m, st_dev, 1, 0, 1, v, v + m, v + 2 * m, NULL,
+                              NULL, R->sms, s);
       };
       auto dot = [&]() {
         T *v = set_of(2, calls);

@@ -131,8 +131,8 @@ static cudaError_t cg5_all(gpu_solver *S, int slot, int prev) {
     cudaError_t e = cudaSetDevice(d->dev);
     if (e == cudaSuccess)
       e = cgm_launch_cg5(S->prec, d->rows, d->state, nparts(S), slot, prev,
-                         (char *)d->v + d->v_off * gs_elem(S->prec), d->r, d->dinv, &d->bj, &y, d->sms,
-                         d->stream);
+                         (char *)d->v + d->v_off * gs_elem(S->prec), d->r, d->dinv, &d->bj, &y,
+                         d->sms, d->stream);
     if (e) return e;
   }
   return gs_exchange(S, slot);

@@ -91,8 +91,8 @@ static void check_matrix(const char *what, const cgm_csr *A, bool fewer) {
   const cgm_cg_variant cgs[] = {CGM_CG_CGG, CGM_CG_CLASSIC};
   const int sizes[] = {1, 2, 4, 8};
   for (int v = 0; v < 2; v++) {
-    cfg c = {CGM_BACKEND_CUDA, cgs[v], CGM_PREC_DOUBLE, CGM_PRECOND_JACOBI, CGM_REORDER_NONE,
-             1, 1, CGM_EXCHANGE_HALO};
+    cfg c = {CGM_BACKEND_CUDA, cgs[v], CGM_PREC_DOUBLE, CGM_PRECOND_JACOBI, CGM_REORDER_NONE, 1, 1,
+             CGM_EXCHANGE_HALO};
     const int jac = solve(what, A, b, c);
     for (int t = 0; t < 4; t++) {
       c.n = sizes[t];
