@@ -30,6 +30,8 @@ static const char help[] =
     "  --monitor [K]          print the relative residual on stderr every K iterations\n"
     "                         (default 1; GPU: at the convergence checks that follow);\n"
     "                         --json adds residual_history\n"
+    "  --precond P            jacobi | block: block-Jacobi inverts the diagonal blocks of the\n"
+    "                         --block size (default jacobi; not with cusparse, not with --auto)\n"
     "  --reorder R            auto | none | rcm: reverse Cuthill-McKee on the host before the\n"
     "                         solve, x returned in the original numbering (default auto: when\n"
     "                         the calibration predicts it pays over the expected iterations)\n"
@@ -98,6 +100,9 @@ static int parse(int argc, char **argv, solve_args *s) {
     } else if (cli_opt(&a, "--reorder")) {
       if (!cgm_reorder_parse(a.value, &s->o.reorder))
         return cli_error("solve", 2, "--reorder: '%s' is not auto, none or rcm", a.value);
+    } else if (cli_opt(&a, "--precond")) {
+      if (!cgm_precond_parse(a.value, &s->o.precond))
+        return cli_error("solve", 2, "--precond: '%s' is not jacobi or block", a.value);
     } else if (cli_opt(&a, "--rhs"))
       s->rhs = a.value;
     else if (cli_opt(&a, "-o"))
@@ -159,12 +164,12 @@ static void print_human(const cgm_solve_report *rep) {
   printf("matrix      %s (%d x %d, %lld nonzeros)\n", rep->matrix, rep->nrows, rep->ncols,
          (long long)rep->nnz);
   if (rep->dist.ranks > 0) /* each rank multiplies its rows in CSR: no block layout */
-    printf("backend     %s on %s, %s precision, CSR rows\n", cgm_backend_name(o->backend),
-           r->device, cgm_precision_name(o->precision));
+    printf("backend     %s on %s, %s precision, CSR rows, Jacobi preconditioner\n",
+           cgm_backend_name(o->backend), r->device, cgm_precision_name(o->precision));
   else
-    printf("backend     %s on %s, %s precision, block %d x %d, B_x %d\n",
+    printf("backend     %s on %s, %s precision, block %d x %d, B_x %d, %s preconditioner\n",
            cgm_backend_name(o->backend), r->device, cgm_precision_name(o->precision), o->layout.n,
-           o->layout.n, o->layout.bx);
+           o->layout.n, o->layout.bx, o->precond == CGM_PRECOND_BLOCK ? "block-Jacobi" : "Jacobi");
   if (r->converged)
     printf("converged   yes, %d iterations\n", r->iterations);
   else

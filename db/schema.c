@@ -166,8 +166,14 @@ static const char migration_5[] =
     "  UNIQUE (calibration_id, name, precision)\n"
     ");";
 
-static const char *const migrations[] = {migration_1, migration_2, migration_3, migration_4,
-                                         migration_5};
+/* Version 6: the solve's preconditioner (cgm_precond_name): the iteration
+ * counts the tuner learns from are Jacobi's, and block-Jacobi's differ.
+ * Solves recorded before it ran Jacobi. */
+static const char migration_6[] =
+    "ALTER TABLE solves ADD COLUMN precond TEXT NOT NULL DEFAULT 'jacobi';";
+
+static const char *const migrations[] = {migration_1, migration_2, migration_3,
+                                         migration_4, migration_5, migration_6};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == CGM_DB_SCHEMA_VERSION,
                "one migration per schema version");

@@ -61,6 +61,8 @@ void cgm_cuda_dev_free(cgm_cuda_dev *d) {
   void *ptrs[] = {d->x,        d->r,     d->v,       d->u,        d->dinv, d->s,    d->partials,
                   d->counters, d->state, d->dot_tmp, d->send_idx, d->b,    d->x_hi, d->y_hi};
   for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++) cudaFree(ptrs[i]);
+  cudaFree(const_cast<void *>(d->bj.inv));
+  cudaFree(const_cast<void *>(d->bj.blk));
   for (int i = 0; i < 2; i++)
     if (d->host_state[i]) cudaFreeHost(d->host_state[i]);
   cudaEvent_t evs[] = {d->ev[0], d->ev[1], d->ev[2],   d->ev_a,

@@ -39,8 +39,9 @@ typedef struct cgm_cuda_dev {
   int64_t v_len;       /* padded length of v, the vector the SpMV gathers */
   int64_t v_off;       /* offset of the own rows in v */
   void *x, *r, *v, *u, *dinv;
-  void *s; /* single-reduction CG: s = A p (p lives in r, which that CG no longer needs) */
-  void *b; /* the right-hand side, for the true residual: double unless in single precision */
+  cgm_bjac bj; /* block-Jacobi's inverses and blocks (n = 0: Jacobi by dinv) */
+  void *s;     /* single-reduction CG: s = A p (p lives in r, which that CG no longer needs) */
+  void *b;     /* the right-hand side, for the true residual: double unless in single precision */
   double *x_hi, *y_hi; /* mixed precision: the solution and A x in double */
   double *partials;
   unsigned *counters;

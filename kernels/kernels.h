@@ -156,6 +156,18 @@ typedef struct cgm_out {
   const double *carry;
 } cgm_out;
 
+/* Block-Jacobi for the vector kernels (NULL, or n = 0: Jacobi by dinv):
+ * inv holds the inverses of the n x n diagonal blocks of the device's own
+ * block rows (row-major, n * n each, in the iteration's precision), blk the
+ * blocks themselves (the single-reduction CG recovers r = M u from its
+ * preconditioned residual u). The kernels then run a thread per block row
+ * over the own rows (a multiple of n) and leave the padding alone. */
+typedef struct cgm_bjac {
+  int n;
+  const void *inv;
+  const void *blk;
+} cgm_bjac;
+
 /* Threads per block and grid the SpMV uses for a layout (the grid is capped
  * at one full wave of the device, then loops over slices). */
 void cgm_spmv_config(const cgm_dev_layout *L, cgm_precision prec, int sms, int *threads,
@@ -179,22 +191,22 @@ int cgm_vector_blocks(int64_t n, int sms);
 
 /* CG1: r = b - u, v = D^-1 r; out[0] = r . v, out[1] = r . r. */
 cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void *b, const void *u,
-                           const void *dinv, void *r, void *v, double *out, cgm_reduce_buf red,
-                           int sms, cudaStream_t s);
+                           const void *dinv, const cgm_bjac *bj, void *r, void *v, double *out,
+                           cgm_reduce_buf red, int sms, cudaStream_t s);
 /* CG4 (+ CG2's r.r): alpha = rz[prev] / pq[slot], each the sum of the
  * first `nparts` partials; x += alpha v; r -= alpha u; writes
  * (r . D^-1 r, r . r) to every destination of out. Sets done on breakdown.
  * sync (NULL: none): wait for the pq partials, raise after the sums. */
 cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
                            int prev, void *x, void *r, const void *v, const void *u,
-                           const void *dinv, const cgm_out *out, cgm_reduce_buf red,
-                           const cgm_sync *sync, int sms, cudaStream_t s);
+                           const void *dinv, const cgm_bjac *bj, const cgm_out *out,
+                           cgm_reduce_buf red, const cgm_sync *sync, int sms, cudaStream_t s);
 /* CG5: the stop test on rr[slot], then beta = rz[slot] / rz[prev] and
  * v = D^-1 r + beta v. Counts the iteration. sync: wait for the rz
  * partials (its raise is unused). */
 cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
-                           int prev, void *v, const void *r, const void *dinv, const cgm_sync *sync,
-                           int sms, cudaStream_t s);
+                           int prev, void *v, const void *r, const void *dinv, const cgm_bjac *bj,
+                           const cgm_sync *sync, int sms, cudaStream_t s);
 /* The single-reduction CG (Chronopoulos and Gear 1989) with Jacobi, one
  * kernel after the SpMV w = A u, whose reduction delivers delta = u . w and
  * carries gamma = r . u and r . r (slot `slot`, the first `nparts`
@@ -209,8 +221,8 @@ cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int 
  * SpMV's sums. */
 cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
                            int prev, void *x, void *u, void *p, const void *w, void *s,
-                           const void *dinv, const cgm_out *out, cgm_reduce_buf red,
-                           const cgm_sync *sync, int sms, cudaStream_t stream);
+                           const void *dinv, const cgm_bjac *bj, const cgm_out *out,
+                           cgm_reduce_buf red, const cgm_sync *sync, int sms, cudaStream_t stream);
 /* Halo exchange: writes v_own[idx[e]] to the destinations, e in
  * [off[k], off[k+1]) going to dst[k] + (e - off[k]) (peer memory). */
 typedef struct cgm_pack {
@@ -255,9 +267,9 @@ cudaError_t cgm_launch_epoch(cgm_cg_state *st, cudaStream_t s);
 cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, double *out, cgm_reduce_buf red,
                             int sms, cudaStream_t s);
 cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t n, int cgg,
-                               const void *b, const void *y, const void *dinv, void *z, void *v,
-                               const void *x, const void *s, double *out, cgm_reduce_buf red,
-                               int sms, cudaStream_t stream);
+                               const void *b, const void *y, const void *dinv, const cgm_bjac *bj,
+                               void *z, void *v, const void *x, const void *s, double *out,
+                               cgm_reduce_buf red, int sms, cudaStream_t stream);
 cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, int cgg, int restart,
                               cudaStream_t s);
 /* dst = (float) src: mixed precision's values, from the double copy. */

@@ -216,6 +216,246 @@ __global__ void __launch_bounds__(kVecThreads)
     trace_at(state, CGM_TR_UPD_END);
 }
 
+/* ------------------------------------------------------- block-Jacobi --- */
+/* The same steps with z = M^-1 r applied by the n x n inverses of the
+ * diagonal blocks (kernels.h, cgm_bjac): a thread owns a block row, since
+ * z of a row needs the block's every r. nb block rows (the own rows / n);
+ * the padding past them is never written (it stays zero). */
+constexpr int kMaxBlk = 8;
+
+/* y = a x, a n x n row-major; the sums in T as the Jacobi kernels' d r. */
+template <typename T>
+__device__ __forceinline__ void bmv(int n, const T *__restrict__ a, const T *x, T *y) {
+  for (int i = 0; i < n; i++) {
+    T t = 0;
+    for (int c = 0; c < n; c++) t += a[i * n + c] * x[c];
+    y[i] = t;
+  }
+}
+
+/* CG1: r = b - u, v = M^-1 r, (r.v, r.r). */
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    cg1_blk(int64_t nb, int n, const T *b, const T *u, const T *inv, T *r, T *v, double *out,
+            cgm_reduce_buf red) {
+  double s[2] = {0.0, 0.0};
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nb;
+       k += (int64_t)gridDim.x * blockDim.x) {
+    T rk[kMaxBlk], zk[kMaxBlk];
+    const int64_t i0 = k * n;
+    for (int e = 0; e < n; e++) {
+      rk[e] = b[i0 + e] - u[i0 + e];
+      r[i0 + e] = rk[e];
+      s[1] += (double)rk[e] * (double)rk[e];
+    }
+    bmv(n, inv + k * n * n, rk, zk);
+    for (int e = 0; e < n; e++) {
+      v[i0 + e] = zk[e];
+      s[0] += (double)rk[e] * (double)zk[e];
+    }
+  }
+  last_block_sum<2>(s, red, out);
+}
+
+/* CG4 (+ CG2): x += alpha v, r -= alpha u, (r.M^-1 r, r.r). */
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    cg4_blk(int64_t nb, int n, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *r,
+            const T *v, const T *u, const T *inv, cgm_out out, cgm_reduce_buf red, cgm_sync sync) {
+  pdl_begin(sync);
+  if (run_stopped(state, sync)) return;
+  if (!sync_wait(state, sync)) return;
+  const double pq = parts_sum(state, nparts, slot, 0);
+  if (!(pq > 0.0) || !isfinite(pq)) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+      state->done = isfinite(pq) ? CGM_RUN_BREAKDOWN : CGM_RUN_NONFINITE;
+      state->bad = pq;
+    }
+    return;
+  }
+  const T alpha = (T)(parts_sum(state, nparts, prev, 1) / pq);
+  double s[2] = {0.0, 0.0};
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nb;
+       k += (int64_t)gridDim.x * blockDim.x) {
+    T rk[kMaxBlk], zk[kMaxBlk];
+    const int64_t i0 = k * n;
+    for (int e = 0; e < n; e++) {
+      x[i0 + e] += alpha * v[i0 + e];
+      rk[e] = r[i0 + e] - alpha * u[i0 + e];
+      r[i0 + e] = rk[e];
+      s[1] += (double)rk[e] * (double)rk[e];
+    }
+    bmv(n, inv + k * n * n, rk, zk);
+    for (int e = 0; e < n; e++) s[0] += (double)rk[e] * (double)zk[e];
+  }
+  last_block_sum<2>(s, red, out, nullptr, state, &sync);
+}
+
+/* CG5: stop test, then v = M^-1 r + beta v (the test as cg5's). */
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    cg5_blk(int64_t nb, int n, cgm_cg_state *state, int nparts, int slot, int prev, T *v,
+            const T *r, const T *inv, cgm_sync sync) {
+  pdl_begin(sync);
+  if (run_stopped(state, sync)) return;
+  if (!sync_wait(state, sync)) return;
+  const double rz = parts_sum(state, nparts, slot, 1), rr = parts_sum(state, nparts, slot, 2);
+  const double rz_prev = parts_sum(state, nparts, prev, 1);
+  const bool converged = rr <= state->thr;
+  const bool bad = !isfinite(rr) || !isfinite(rz) || !(rz_prev > 0.0);
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    state->iter++;
+    state->rr_last = rr;
+    if (converged)
+      state->done = CGM_RUN_CONVERGED;
+    else if (bad) {
+      state->done = CGM_RUN_NONFINITE;
+      state->bad = isfinite(rr) ? rz : rr;
+    } else if (state->iter >= state->maxiter) {
+      state->done = CGM_RUN_MAXITER;
+    }
+  }
+  if (converged || bad) return;
+  const T beta = (T)(rz / rz_prev);
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nb;
+       k += (int64_t)gridDim.x * blockDim.x) {
+    T rk[kMaxBlk], zk[kMaxBlk];
+    const int64_t i0 = k * n;
+    for (int e = 0; e < n; e++) rk[e] = r[i0 + e];
+    bmv(n, inv + k * n * n, rk, zk);
+    for (int e = 0; e < n; e++) v[i0 + e] = zk[e] + beta * v[i0 + e];
+  }
+}
+
+/* The single-reduction CG's update (cgg) with u = M^-1 r: u -= alpha M^-1 s,
+ * and the residual recovered as r = M u by the block itself (cgg's r = D u). */
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    cgg_blk(int64_t nb, int n, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *u,
+            T *p, const T *w, T *s, const T *inv, const T *blk, cgm_out out, cgm_reduce_buf red,
+            cgm_sync sync) {
+  pdl_begin(sync);
+  trace_first(state, CGM_TR_UPD_IN);
+  if (run_stopped(state, sync)) return;
+  double sums[3];
+  if (sync.ll) {
+    if (!ll_wait(state, nparts, sync.wait_off, sums)) return;
+  } else {
+    if (!sync_wait(state, sync)) return;
+    for (int k = 0; k < 3; k++) sums[k] = parts_sum(state, nparts, slot, k);
+  }
+  trace_first(state, CGM_TR_UPD_GO);
+  /* the scalars exactly as cgg's (see there) */
+  const double delta = sums[0], gamma = sums[1], rr = sums[2];
+  const bool first = state->inv_alpha[prev] == 0.0;
+  const double gamma_prev = state->gamma[prev];
+  const double beta = first ? 0.0 : gamma / gamma_prev;
+  const double den = delta - beta * gamma * state->inv_alpha[prev];
+  const int done_before =
+      state->iter_base +
+      (int)((state->epoch - state->epoch_base) * (unsigned long long)state->K + (unsigned)slot);
+  int stop = CGM_RUN;
+  double bad = 0.0;
+  if (rr <= state->thr) {
+    stop = CGM_RUN_CONVERGED;
+  } else if (!isfinite(rr) || !isfinite(gamma) || !isfinite(delta) || !isfinite(den)) {
+    stop = CGM_RUN_NONFINITE;
+    bad = !isfinite(rr) ? rr : !isfinite(gamma) ? gamma : !isfinite(delta) ? delta : den;
+  } else if (!(gamma > 0.0) || !(den > 0.0)) {
+    stop = CGM_RUN_BREAKDOWN;
+    bad = gamma > 0.0 ? den : gamma;
+  } else if (done_before >= state->maxiter) {
+    stop = CGM_RUN_MAXITER;
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    state->iter = stop == CGM_RUN ? done_before + 1 : done_before;
+    state->rr_last = rr;
+    if (stop != CGM_RUN) {
+      state->done = stop;
+      state->bad = bad;
+    } else {
+      state->inv_alpha[slot] = den / gamma;
+      state->gamma[slot] = gamma;
+    }
+  }
+  if (stop != CGM_RUN) return;
+  const T alpha = (T)(gamma / den), tb = (T)beta;
+  double acc[2] = {0.0, 0.0};
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nb;
+       k += (int64_t)gridDim.x * blockDim.x) {
+    T sk[kMaxBlk], zk[kMaxBlk], uk[kMaxBlk], rk[kMaxBlk];
+    const int64_t i0 = k * n;
+    for (int e = 0; e < n; e++) {
+      const T pe = u[i0 + e] + tb * p[i0 + e];
+      sk[e] = w[i0 + e] + tb * s[i0 + e];
+      p[i0 + e] = pe;
+      s[i0 + e] = sk[e];
+      x[i0 + e] += alpha * pe;
+    }
+    bmv(n, inv + k * n * n, sk, zk);
+    for (int e = 0; e < n; e++) {
+      uk[e] = u[i0 + e] - alpha * zk[e];
+      u[i0 + e] = uk[e];
+    }
+    bmv(n, blk + k * n * n, uk, rk);
+    for (int e = 0; e < n; e++) {
+      acc[0] += (double)rk[e] * (double)uk[e];
+      acc[1] += (double)rk[e] * (double)rk[e];
+    }
+  }
+  if (last_block_sum<2>(acc, red, out, nullptr) && threadIdx.x == 0)
+    trace_at(state, CGM_TR_UPD_END);
+}
+
+/* The replacement (replace's sums and stores) with M^-1 by blocks: cgg
+ * keeps u = M^-1 r (formed in R, rounded to T) and recovers r' = M u as it
+ * does; Algorithm 2 keeps r' = (T) r and, given v, restarts at v = M^-1 r'. */
+template <typename R, typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    replace_blk(int64_t nb, int n, int cgg, const R *b, const R *y, const T *inv, const T *blk,
+                T *z, T *v, const T *x, const T *sp, double *out, cgm_reduce_buf red) {
+  double s[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nb;
+       k += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t i0 = k * n;
+    const T *a = inv + k * n * n;
+    R rk[kMaxBlk];
+    T tk[kMaxBlk], qk[kMaxBlk];
+    for (int e = 0; e < n; e++) {
+      rk[e] = b[i0 + e] - y[i0 + e];
+      s[0] += (double)rk[e] * (double)rk[e];
+    }
+    if (cgg) {
+      for (int e = 0; e < n; e++) { /* u = M^-1 r in R, rounded */
+        R t = 0;
+        for (int c = 0; c < n; c++) t += (R)a[e * n + c] * rk[c];
+        tk[e] = (T)t;
+        z[i0 + e] = tk[e];
+        if (sp) s[4] += (double)sp[i0 + e] * (double)tk[e];
+      }
+      bmv(n, blk + k * n * n, tk, qk); /* r' = M u */
+      for (int e = 0; e < n; e++) {
+        s[1] += (double)qk[e] * (double)tk[e];
+        s[2] += (double)qk[e] * (double)qk[e];
+      }
+    } else {
+      for (int e = 0; e < n; e++) {
+        tk[e] = (T)rk[e];
+        z[i0 + e] = tk[e];
+      }
+      bmv(n, a, tk, qk); /* M^-1 r' */
+      for (int e = 0; e < n; e++) {
+        s[1] += (double)tk[e] * (double)qk[e];
+        s[2] += (double)tk[e] * (double)tk[e];
+        if (v) v[i0 + e] = qk[e];
+      }
+    }
+    if (x)
+      for (int e = 0; e < n; e++) s[3] += (double)x[i0 + e] * (double)x[i0 + e];
+  }
+  last_block_sum<5>(s, red, out);
+}
+
 /* Reliable updates (kernels.h): x_hi += x_lo, x_lo = 0, out[0] = x_hi . x_hi. */
 __global__ void __launch_bounds__(kVecThreads)
     fold(int64_t n, double *x_hi, float *x_lo, double *out, cgm_reduce_buf red) {
@@ -371,6 +611,11 @@ static int64_t packs(cgm_precision prec, int64_t n) {
   return padded / (prec == CGM_PREC_SINGLE ? 4 : 2);
 }
 
+/* Block-Jacobi in use (kernels.h: NULL or n = 0 is Jacobi). */
+static bool blocked(const cgm_bjac *bj) {
+  return bj && bj->n > 0;
+}
+
 } // namespace cgm
 
 extern "C" int cgm_vector_blocks(int64_t n, int sms) {
@@ -384,8 +629,21 @@ extern "C" int cgm_vector_blocks(int64_t n, int sms) {
 #define CF(p) static_cast<const float *>(p)
 
 extern "C" cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void *b, const void *u,
-                                      const void *dinv, void *r, void *v, double *out,
-                                      cgm_reduce_buf red, int sms, cudaStream_t s) {
+                                      const void *dinv, const cgm_bjac *bj, void *r, void *v,
+                                      double *out, cgm_reduce_buf red, int sms, cudaStream_t s) {
+  if (cgm::blocked(bj)) {
+    const int64_t nb = n / bj->n;
+    const int blocks = cgm_vector_blocks(2 * nb, sms); /* a thread a block row */
+    if (prec == CGM_PREC_SINGLE)
+      cgm::cg1_blk<float><<<blocks, cgm::kVecThreads, 0, s>>>(nb, bj->n, CF(b), CF(u), CF(bj->inv),
+                                                              F(r), F(v), out, red);
+    else
+      cgm::cg1_blk<double><<<blocks, cgm::kVecThreads, 0, s>>>(
+          nb, bj->n, static_cast<const double *>(b), static_cast<const double *>(u),
+          static_cast<const double *>(bj->inv), static_cast<double *>(r), static_cast<double *>(v),
+          out, red);
+    return cudaGetLastError();
+  }
   int blocks = cgm_vector_blocks(n, sms);
   int64_t np = cgm::packs(prec, n);
   if (prec == CGM_PREC_SINGLE)
@@ -401,10 +659,22 @@ extern "C" cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void 
 
 extern "C" cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
                                       int slot, int prev, void *x, void *r, const void *v,
-                                      const void *u, const void *dinv, const cgm_out *out,
-                                      cgm_reduce_buf red, const cgm_sync *sync, int sms,
-                                      cudaStream_t s) {
+                                      const void *u, const void *dinv, const cgm_bjac *bj,
+                                      const cgm_out *out, cgm_reduce_buf red, const cgm_sync *sync,
+                                      int sms, cudaStream_t s) {
   const cgm_sync sy = cgm::sync_or_none(sync);
+  if (cgm::blocked(bj)) {
+    const int64_t nb = n / bj->n;
+    const int blocks = cgm_vector_blocks(2 * nb, sms);
+    if (prec == CGM_PREC_SINGLE)
+      return cgm::launch_k(sy.overlap, cgm::cg4_blk<float>, blocks, cgm::kVecThreads, s, nb, bj->n,
+                           st, nparts, slot, prev, F(x), F(r), CF(v), CF(u), CF(bj->inv), *out, red,
+                           sy);
+    return cgm::launch_k(sy.overlap, cgm::cg4_blk<double>, blocks, cgm::kVecThreads, s, nb, bj->n,
+                         st, nparts, slot, prev, static_cast<double *>(x), static_cast<double *>(r),
+                         static_cast<const double *>(v), static_cast<const double *>(u),
+                         static_cast<const double *>(bj->inv), *out, red, sy);
+  }
   int blocks = cgm_vector_blocks(n, sms);
   int64_t np = cgm::packs(prec, n);
   if (prec == CGM_PREC_SINGLE)
@@ -418,8 +688,19 @@ extern "C" cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_stat
 
 extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
                                       int slot, int prev, void *v, const void *r, const void *dinv,
-                                      const cgm_sync *sync, int sms, cudaStream_t s) {
+                                      const cgm_bjac *bj, const cgm_sync *sync, int sms,
+                                      cudaStream_t s) {
   const cgm_sync sy = cgm::sync_or_none(sync);
+  if (cgm::blocked(bj)) {
+    const int64_t nb = n / bj->n;
+    const int blocks = cgm_vector_blocks(2 * nb, sms);
+    if (prec == CGM_PREC_SINGLE)
+      return cgm::launch_k(sy.overlap, cgm::cg5_blk<float>, blocks, cgm::kVecThreads, s, nb, bj->n,
+                           st, nparts, slot, prev, F(v), CF(r), CF(bj->inv), sy);
+    return cgm::launch_k(sy.overlap, cgm::cg5_blk<double>, blocks, cgm::kVecThreads, s, nb, bj->n,
+                         st, nparts, slot, prev, static_cast<double *>(v),
+                         static_cast<const double *>(r), static_cast<const double *>(bj->inv), sy);
+  }
   int blocks = cgm_vector_blocks(n, sms);
   int64_t np = cgm::packs(prec, n);
   if (prec == CGM_PREC_SINGLE)
@@ -432,10 +713,23 @@ extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_stat
 
 extern "C" cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
                                       int slot, int prev, void *x, void *u, void *p, const void *w,
-                                      void *s, const void *dinv, const cgm_out *out,
-                                      cgm_reduce_buf red, const cgm_sync *sync, int sms,
-                                      cudaStream_t stream) {
+                                      void *s, const void *dinv, const cgm_bjac *bj,
+                                      const cgm_out *out, cgm_reduce_buf red, const cgm_sync *sync,
+                                      int sms, cudaStream_t stream) {
   const cgm_sync sy = cgm::sync_or_none(sync);
+  if (cgm::blocked(bj)) {
+    const int64_t nb = n / bj->n;
+    const int blocks = cgm_vector_blocks(2 * nb, sms);
+    if (prec == CGM_PREC_SINGLE)
+      return cgm::launch_k(sy.overlap, cgm::cgg_blk<float>, blocks, cgm::kVecThreads, stream, nb,
+                           bj->n, st, nparts, slot, prev, F(x), F(u), F(p), CF(w), F(s),
+                           CF(bj->inv), CF(bj->blk), *out, red, sy);
+    return cgm::launch_k(
+        sy.overlap, cgm::cgg_blk<double>, blocks, cgm::kVecThreads, stream, nb, bj->n, st, nparts,
+        slot, prev, static_cast<double *>(x), static_cast<double *>(u), static_cast<double *>(p),
+        static_cast<const double *>(w), static_cast<double *>(s),
+        static_cast<const double *>(bj->inv), static_cast<const double *>(bj->blk), *out, red, sy);
+  }
   int blocks = cgm_vector_blocks(n, sms);
   int64_t np = cgm::packs(prec, n);
   if (prec == CGM_PREC_SINGLE)
@@ -497,9 +791,28 @@ extern "C" cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, dou
 
 extern "C" cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t n,
                                           int cgg, const void *b, const void *y, const void *dinv,
-                                          void *z, void *v, const void *x, const void *sp,
-                                          double *out, cgm_reduce_buf red, int sms,
+                                          const cgm_bjac *bj, void *z, void *v, const void *x,
+                                          const void *sp, double *out, cgm_reduce_buf red, int sms,
                                           cudaStream_t s) {
+  if (cgm::blocked(bj)) {
+    const int64_t nb = n / bj->n;
+    const int blocks = cgm_vector_blocks(2 * nb, sms);
+    if (iprec == CGM_PREC_DOUBLE)
+      cgm::replace_blk<double, double><<<blocks, cgm::kVecThreads, 0, s>>>(
+          nb, bj->n, cgg, static_cast<const double *>(b), static_cast<const double *>(y),
+          static_cast<const double *>(bj->inv), static_cast<const double *>(bj->blk),
+          static_cast<double *>(z), static_cast<double *>(v), static_cast<const double *>(x),
+          static_cast<const double *>(sp), out, red);
+    else if (rprec == CGM_PREC_DOUBLE)
+      cgm::replace_blk<double, float><<<blocks, cgm::kVecThreads, 0, s>>>(
+          nb, bj->n, cgg, static_cast<const double *>(b), static_cast<const double *>(y),
+          CF(bj->inv), CF(bj->blk), F(z), F(v), CF(x), CF(sp), out, red);
+    else
+      cgm::replace_blk<float, float>
+          <<<blocks, cgm::kVecThreads, 0, s>>>(nb, bj->n, cgg, CF(b), CF(y), CF(bj->inv),
+                                               CF(bj->blk), F(z), F(v), CF(x), CF(sp), out, red);
+    return cudaGetLastError();
+  }
   const int blocks = cgm_vector_blocks(n, sms);
   if (iprec == CGM_PREC_DOUBLE)
     cgm::replace<double, double><<<blocks, cgm::kVecThreads, 0, s>>>(

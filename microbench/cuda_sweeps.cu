@@ -197,12 +197,12 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
       auto cg4 = [&]() {
         T *v = set_of(5, calls); /* x, r, p, u, D^-1 */
         return cgm_launch_cg4((cgm_precision)R->prec, m, st_dev, 1, 0, 1, v, v + m, v + 2 * m,
-                              v + 3 * m, v + 4 * m, &o, red, NULL, R->sms, s);
+                              v + 3 * m, v + 4 * m, NULL, &o, red, NULL, R->sms, s);
       };
       auto cg5 = [&]() {
         T *v = set_of(3, calls); /* p, r, D^-1 */
         return cgm_launch_cg5((cgm_precision)R->prec, m, st_dev, 1, 0, 1, v, v + m, v + 2 * m, NULL,
-                              R->sms, s);
+                              NULL, R->sms, s);
       };
       auto dot = [&]() {
         T *v = set_of(2, calls);

@@ -214,9 +214,9 @@ cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out, c
 
 cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const char *options,
                           char **out, cgm_error *err) {
-  static const char *const known[] = {"db",        "name",    "record",      "auto",    "backend",
-                                      "precision", "block",   "bx",          "gpus",    "exchange",
-                                      "tol",       "maxiter", "check_every", "threads", NULL};
+  static const char *const known[] = {
+      "db",   "name",     "record", "auto",    "backend",     "precision", "block",   "bx",
+      "gpus", "exchange", "tol",    "maxiter", "check_every", "threads",   "precond", NULL};
   *out = NULL;
   cgm_status st = cgm_csr_check(A, err);
   if (st) return st;
@@ -230,7 +230,7 @@ cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const ch
   ro.record = true;
   ro.solve = cgm_solve_opts_default();
   ro.solve.backend = cgm_cuda_device_count() > 0 ? CGM_BACKEND_CUDA : CGM_BACKEND_CPU;
-  const char *backend = NULL, *precision = NULL, *exchange = NULL;
+  const char *backend = NULL, *precision = NULL, *exchange = NULL, *precond = NULL;
   double block = ro.solve.layout.n, bx = ro.solve.layout.bx, gpus = ro.solve.gpus,
          tol = ro.solve.tol, maxiter = ro.solve.maxiter, check = ro.solve.check_every,
          threads = ro.solve.threads;
@@ -241,6 +241,7 @@ cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const ch
   if (!st) st = get_string(o, "backend", &backend, err);
   if (!st) st = get_string(o, "precision", &precision, err);
   if (!st) st = get_string(o, "exchange", &exchange, err);
+  if (!st) st = get_string(o, "precond", &precond, err);
   if (!st) st = get_number(o, "block", 1, 8, true, &block, err);
   if (!st) st = get_number(o, "bx", 1, 1024, true, &bx, err);
   if (!st) st = get_number(o, "gpus", 1, CGM_MAX_GPUS, true, &gpus, err);
@@ -255,6 +256,8 @@ cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const ch
     st = cgm_fail(err, CGM_EINPUT, "precision: '%s' is not double, mixed or single", precision);
   if (!st && exchange && !cgm_exchange_parse(exchange, &ro.solve.exchange))
     st = cgm_fail(err, CGM_EINPUT, "exchange: '%s' is not nccl, p2p, host or halo", exchange);
+  if (!st && precond && !cgm_precond_parse(precond, &ro.solve.precond))
+    st = cgm_fail(err, CGM_EINPUT, "precond: '%s' is not jacobi or block", precond);
   const char *layout = get(o, "block")  ? "block"
                        : get(o, "bx")   ? "bx"
                        : get(o, "gpus") ? "gpus"

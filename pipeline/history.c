@@ -41,6 +41,12 @@ static int take(const cgm_db_solve *s, void *ctx) {
   return 0;
 }
 
+/* The tuner predicts Jacobi-PCG: block-Jacobi's iteration counts and
+ * set-up (the inverses) teach it nothing about that. */
+static bool jacobi(const cgm_db_solve *s) {
+  return !s->precond[0] || !strcmp(s->precond, "jacobi");
+}
+
 static bool same_tol(double a, double b) {
   return a > 0 && b > 0 && fabs(a - b) <= 1e-6 * b;
 }
@@ -57,11 +63,12 @@ static double mixed_ratio(const history *h) {
   int nr = 0;
   for (int i = 0; r && i < h->n; i++) {
     const cgm_db_solve *m = &h->v[i];
-    if (!m->converged || strcmp(m->precision, "mixed") || m->iterations <= 0) continue;
+    if (!m->converged || strcmp(m->precision, "mixed") || m->iterations <= 0 || !jacobi(m))
+      continue;
     for (int j = 0; j < h->n; j++) {
       const cgm_db_solve *d = &h->v[j];
       if (d->converged && d->matrix_id == m->matrix_id && !strcmp(d->precision, "double") &&
-          d->iterations > 0 && same_tol(solve_tol(d), solve_tol(m))) {
+          jacobi(d) && d->iterations > 0 && same_tol(solve_tol(d), solve_tol(m))) {
         r[nr++] = (double)m->iterations / d->iterations;
         break;
       }
@@ -93,7 +100,8 @@ void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev) {
       /* this device's own backend (cuSPARSE builds no layout) */
       const bool cpu = !strcmp(s->backend, "cpu");
       if (s->calibration_id != devs[d].calibration_id || cpu != devs[d].is_cpu ||
-          !strcmp(s->backend, "cusparse") || s->layout_bytes <= 0 || !isfinite(s->time_setup_s))
+          !strcmp(s->backend, "cusparse") || s->layout_bytes <= 0 || !isfinite(s->time_setup_s) ||
+          !jacobi(s))
         continue;
       bytes[k] = (double)s->layout_bytes;
       secs[k++] = s->time_setup_s;
@@ -126,7 +134,8 @@ double pipeline_known_iterations(cgm_db *db, const char *name, int64_t file_byte
   double best = 0;
   for (int i = 0; id > 0 && i < h.n; i++) {
     const cgm_db_solve *s = &h.v[i];
-    if (s->matrix_id != id || !s->converged || s->iterations <= 0 || !same_tol(solve_tol(s), tol))
+    if (s->matrix_id != id || !s->converged || s->iterations <= 0 || !same_tol(solve_tol(s), tol) ||
+        !jacobi(s))
       continue;
     /* double's count (single takes as many steps; mixed is scaled by the
      * ratio, so its own count is not double's) */

@@ -111,6 +111,15 @@ static double known_iterations(const cgm_run_solve_opts *o, cgm_db *db, const cg
  * open is said and done without. */
 static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const cgm_features *f,
                           cgm_solve_report *r, cgm_db **db, cgm_error *err) {
+  /* The tuner weighs Jacobi-PCG's iterations and picks the block size,
+   * which is block-Jacobi's block: it would change the preconditioner the
+   * caller asked for without weighing what that does to the iterations. */
+  if (o->autotune && r->opts.precond != CGM_PRECOND_JACOBI) {
+    return cgm_fail(err, CGM_EINPUT,
+                    "--auto tunes Jacobi-PCG (its block size would be block-Jacobi's block, and "
+                    "its model does not weigh block-Jacobi's iterations): drop --auto, or give "
+                    "--precond jacobi");
+  }
   const bool need = o->autotune;
   /* Without --auto a database that fails is not the solve's failure. */
   cgm_error mine = {0};

@@ -20,7 +20,25 @@ typedef struct cgm_problem {
   int maxiter;
   cgm_solve_opts opts; /* layout parameters already checked and defaulted */
   cgm_plan plan;       /* what to build (cgm_solve_plan) */
+  /* Block-Jacobi (opts.precond == CGM_PRECOND_BLOCK, else NULL): the
+   * inverses of A's diagonal blocks of opts.layout.n rows (cgm_bjacobi_build),
+   * and for our CUDA kernels the blocks themselves (the single-reduction CG
+   * recovers r = M u from its preconditioned residual u). */
+  const double *binv;
+  const double *bblk;
 } cgm_problem;
+
+/* Block-Jacobi (bjacobi.c). The blocks of an n-row matrix: ceil(n / N). */
+#define CGM_BJACOBI_MAX_N 8
+static inline int32_t cgm_bjacobi_blocks(int32_t nrows, int n) {
+  return (int32_t)(((int64_t)nrows + n - 1) / n);
+}
+/* inv (and blk when non-NULL) get, for each block k, the n x n block of A
+ * at rows and columns [k n, k n + n) (inverted in inv), row-major, n * n
+ * entries from k * n * n; rows past A's (the last block's padding) are the
+ * identity. CGM_ENOCONV, naming the block's rows, when a block has no
+ * Cholesky factor (is not positive definite). */
+cgm_status cgm_bjacobi_build(const cgm_csr *A, int n, double *inv, double *blk, cgm_error *err);
 
 /* Each returns CGM_OK (converged), CGM_ENOCONV (maxiter, breakdown) with
  * res->stop_reason set, or an error. res->relative_residual is filled by the

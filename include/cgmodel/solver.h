@@ -55,6 +55,18 @@ typedef enum {
 CGM_API const char *cgm_reorder_name(cgm_reorder r);
 CGM_API bool cgm_reorder_parse(const char *s, cgm_reorder *r);
 
+/* The preconditioner M of the CG (docs/precond.md). */
+typedef enum {
+  CGM_PRECOND_JACOBI = 0, /* M = diag(A) (default) */
+  /* M = the N x N diagonal blocks of A, N the layout's block size
+   * (cgm_solve_opts.layout.n): rows [kN, kN + N) form block k, the last
+   * possibly smaller. Each block must be SPD (refused otherwise); N = 1 is
+   * Jacobi. Our CPU and CUDA backends; cuSPARSE refuses it. */
+  CGM_PRECOND_BLOCK = 1,
+} cgm_precond;
+CGM_API const char *cgm_precond_name(cgm_precond p);
+CGM_API bool cgm_precond_parse(const char *s, cgm_precond *p);
+
 typedef struct cgm_solve_opts {
   cgm_backend backend;
   cgm_precision precision;
@@ -85,6 +97,7 @@ typedef struct cgm_solve_opts {
    * solution comes back in the original numbering). cgm_solve treats auto
    * as none: the pipeline resolves it from the model (cgm_tuner_reorder). */
   cgm_reorder reorder;
+  cgm_precond precond; /* default Jacobi */
 } cgm_solve_opts;
 
 /* Defaults: CPU, double, N = 1, 1 GPU, halo exchange, default tolerance. */

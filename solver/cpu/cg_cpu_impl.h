@@ -1,4 +1,6 @@
-/* Jacobi-preconditioned CG on the CPU (OpenMP) over the BCSR MBR layout,
+/* Preconditioned CG on the CPU (OpenMP) over the BCSR MBR layout, Jacobi or
+ * block-Jacobi (M = the layout's N x N diagonal blocks, applied through
+ * their inverses: z = M^-1 r is one dense N x N product per block row),
  * written once for REAL = double and REAL = float (included by
  * cg_cpu_f64.c and cg_cpu_f32.c). Vectors and the matrix are in REAL;
  * dot products are accumulated in double.
@@ -9,6 +11,7 @@
  *   SpMV+CG3 u = A v and v.u in one pass
  *   CG4      x += t v, r -= t u, beta = r.(D^-1 r), and r.r for the stop test (CG2)
  *   CG5      v = D^-1 r + s v
+ * with block-Jacobi's M^-1 in place of D^-1.
  */
 #include <math.h>
 #include <stdio.h>
@@ -107,6 +110,97 @@ void FN(cgm_cpu_cg5)(int64_t np, REAL s, REAL *v, const REAL *r, const REAL *din
   for (int64_t i = 0; i < np; i++) v[i] = dinv[i] * r[i] + s * v[i];
 }
 
+/* Block-Jacobi: y = a x for one n x n block a (row-major). Called with n
+ * a constant in each case of the switches below, so that it unrolls. */
+static inline void FN(bmv)(int n, const REAL *a, const REAL *x, REAL *y) {
+  for (int i = 0; i < n; i++) {
+    REAL t = 0;
+    for (int c = 0; c < n; c++) t += a[i * n + c] * x[c];
+    y[i] = t;
+  }
+}
+
+/* CG4 with block-Jacobi: per block row k (rows [k n, k n + n)), x += t v,
+ * r -= t u, then z = inv_k r of the updated rows; returns r . z, stores
+ * r . r. One thread owns a whole block row: z needs the block's every r. */
+static double FN(cg4_blk)(int n, int64_t nb, REAL t, REAL *x, REAL *r, const REAL *v, const REAL *u,
+                          const REAL *binv, double *rr_out) {
+  double rz = 0.0, rr = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : rz, rr)
+  for (int64_t k = 0; k < nb; k++) {
+    REAL rk[CGM_BJACOBI_MAX_N], zk[CGM_BJACOBI_MAX_N];
+    const int64_t i0 = k * n;
+    for (int e = 0; e < n; e++) {
+      x[i0 + e] += t * v[i0 + e];
+      rk[e] = r[i0 + e] - t * u[i0 + e];
+      r[i0 + e] = rk[e];
+      rr += (double)rk[e] * (double)rk[e];
+    }
+    const REAL *a = binv + k * n * n;
+    switch (n) {
+    case 1:
+      FN(bmv)(1, a, rk, zk);
+      break;
+    case 2:
+      FN(bmv)(2, a, rk, zk);
+      break;
+    case 4:
+      FN(bmv)(4, a, rk, zk);
+      break;
+    default:
+      FN(bmv)(n, a, rk, zk);
+      break;
+    }
+    for (int e = 0; e < n; e++) rz += (double)rk[e] * (double)zk[e];
+  }
+  *rr_out = rr;
+  return rz;
+}
+
+/* z = M^-1 r (z = r allowed: each block row is read whole before it is
+ * written), then v = z + s v when v is non-NULL (CG5), else z alone (CG1, a
+ * direction restarted). Returns r . z (of r as it was on entry). */
+static double FN(apply_blk)(int n, int64_t nb, const REAL *binv, const REAL *r, REAL *z, REAL s,
+                            REAL *v) {
+  double rz = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : rz)
+  for (int64_t k = 0; k < nb; k++) {
+    REAL rk[CGM_BJACOBI_MAX_N], zk[CGM_BJACOBI_MAX_N];
+    const int64_t i0 = k * n;
+    for (int e = 0; e < n; e++) rk[e] = r[i0 + e];
+    FN(bmv)(n, binv + k * n * n, rk, zk);
+    for (int e = 0; e < n; e++) {
+      rz += (double)rk[e] * (double)zk[e];
+      if (v)
+        v[i0 + e] = zk[e] + s * v[i0 + e];
+      else
+        z[i0 + e] = zk[e];
+    }
+  }
+  return rz;
+}
+
+/* The preconditioner as the iteration applies it: Jacobi (binv NULL: the
+ * inverse diagonal dinv) or block-Jacobi (binv: nb inverses of n x n). */
+typedef struct {
+  const REAL *dinv;
+  const REAL *binv;
+  int n;
+  int64_t nb;
+} FN(precond);
+
+/* z = M^-1 r; returns r . z. */
+static double FN(pc_apply)(const FN(precond) * pc, int64_t np, const REAL *r, REAL *z) {
+  if (pc->binv) return FN(apply_blk)(pc->n, pc->nb, pc->binv, r, z, 0, NULL);
+  double rz = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : rz)
+  for (int64_t i = 0; i < np; i++) {
+    z[i] = pc->dinv[i] * r[i];
+    rz += (double)r[i] * (double)z[i];
+  }
+  return rz;
+}
+
 /* The true residual, replaced into the iteration (reliable updates): the
  * solution's residual b - A x in the solve's residual precision (double,
  * mixed: double, with x = x_hi + x; single: single), written into r as the
@@ -123,8 +217,10 @@ typedef struct {
   bool mixed;
 } FN(truth);
 
-static double FN(replace)(const FN(truth) * t, REAL *x, REAL *r, REAL *u, const REAL *dinv,
+static double FN(replace)(const FN(truth) * t, REAL *x, REAL *r, REAL *u, const FN(precond) * pc,
                           double *rz, double *rr, double *xx) {
+  const REAL *dinv = pc->dinv; /* Jacobi; block-Jacobi's r . M^-1 r comes after the loop */
+  const bool blk = pc->binv != NULL;
   const int64_t np = t->np;
   double rt = 0.0, z = 0.0, q = 0.0, xs = 0.0;
   if (t->mixed) {
@@ -140,7 +236,7 @@ static double FN(replace)(const FN(truth) * t, REAL *x, REAL *r, REAL *u, const 
       const double ri = t->b[i] - t->tmp[i];
       rt += ri * ri;
       r[i] = (REAL)ri;
-      z += (double)r[i] * (double)(dinv[i] * r[i]);
+      if (!blk) z += (double)r[i] * (double)(dinv[i] * r[i]);
       q += (double)r[i] * (double)r[i];
     }
   } else {
@@ -150,11 +246,13 @@ static double FN(replace)(const FN(truth) * t, REAL *x, REAL *r, REAL *u, const 
       const REAL ri = t->b_it[i] - u[i];
       rt += (double)ri * (double)ri;
       r[i] = ri;
-      z += (double)ri * (double)(dinv[i] * ri);
+      if (!blk) z += (double)ri * (double)(dinv[i] * ri);
       q += (double)ri * (double)ri;
       xs += (double)x[i] * (double)x[i];
     }
   }
+  if (blk) /* u is free: the next SpMV overwrites it */
+    z = FN(apply_blk)(pc->n, pc->nb, pc->binv, r, u, 0, NULL);
   *rz = z;
   *rr = q;
   *xx = xs;
@@ -177,6 +275,12 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
   REAL *x = malloc(nv * sizeof *x), *r = malloc(nv * sizeof *r), *v = malloc(nv * sizeof *v);
   REAL *u = malloc(nv * sizeof *u), *dinv = malloc(nv * sizeof *dinv);
   REAL *b_it = malloc(nv * sizeof *b_it);
+  /* block-Jacobi: the inverses in REAL, one per block row of the layout
+   * (the padding's blocks past the matrix: the identity) */
+  const bool blk = pb->opts.precond == CGM_PRECOND_BLOCK;
+  const int bn = B.p.n;
+  const int64_t nbl = (int64_t)B.nbrows, bnn = (int64_t)bn * bn;
+  REAL *binv = blk ? malloc((size_t)(nbl > 0 ? nbl : 1) * (size_t)bnn * sizeof *binv) : NULL;
   double *diag = malloc(nv * sizeof *diag), *bpad = malloc(nv * sizeof *bpad);
   double *x_hi = mixed ? malloc(nv * sizeof *x_hi) : NULL,
          *tmp = mixed ? malloc(nv * sizeof *tmp) : NULL;
@@ -189,7 +293,7 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
     val = (REAL *)(void *)B.val;
   }
   if (!x || !r || !v || !u || !dinv || !b_it || !diag || !bpad || !times || !val ||
-      (mixed && (!x_hi || !tmp))) {
+      (mixed && (!x_hi || !tmp)) || (blk && !binv)) {
     st = cgm_fail(err, CGM_ERUNTIME, "out of memory for the CG vectors (%lld rows)", (long long)np);
     goto done;
   }
@@ -212,14 +316,26 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
       x[i] = real_row ? (REAL)pb->x[i] : (REAL)0;
     }
   }
+  if (blk) {
+    if (!pb->binv) {
+      st = cgm_fail(err, CGM_ERUNTIME, "block-Jacobi without its inverses (cgm_bjacobi_build)");
+      goto done;
+    }
+    const int64_t nba = cgm_bjacobi_blocks(A->nrows, bn);
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < nbl; k++)
+      for (int64_t e = 0; e < bnn; e++)
+        binv[k * bnn + e] =
+            k < nba ? (REAL)pb->binv[k * bnn + e] : (REAL)(e / bn == e % bn ? 1 : 0);
+  }
+  const FN(precond) pc = {dinv, binv, bn, nbl};
   res->time_setup_s = cgm_now() - t0;
 
-  /* CG1: r = b - A x (the true residual); z = D^-1 r; v = z; rz = r.z */
+  /* CG1: r = b - A x (the true residual); z = M^-1 r; v = z; rz = r.z */
   const FN(truth) truth = {&B, val, bpad, b_it, x_hi, tmp, np, mixed};
   double rz = 0.0, rr = 0.0, xx = 0.0;
-  double rr_true = FN(replace)(&truth, x, r, u, dinv, &rz, &rr, &xx);
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < np; i++) v[i] = dinv[i] * r[i];
+  double rr_true = FN(replace)(&truth, x, r, u, &pc, &rz, &rr, &xx);
+  (void)FN(pc_apply)(&pc, np, r, v);
   double t_start = cgm_now(), t_prev = t_start;
   int it = 0;
   const double thr = pb->tol * pb->bnorm;
@@ -251,7 +367,8 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
     }
     const REAL t = (REAL)(rz / vu);
     /* CG4 (+ CG2's r.r) */
-    double rz_new = FN(cgm_cpu_cg4)(np, t, x, r, v, u, dinv, &rr);
+    double rz_new = blk ? FN(cg4_blk)(bn, nbl, t, x, r, v, u, binv, &rr)
+                        : FN(cgm_cpu_cg4)(np, t, x, r, v, u, dinv, &rr);
     it++;
     relres = sqrt(rr) / pb->bnorm;
     if (!isfinite(relres) || !isfinite(rz_new)) {
@@ -263,7 +380,7 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
     if (claim || (reduced && (sqrt(rr) <= CGM_RELIABLE_DELTA * rt_ref ||
                               it - last_check >= cgm_reliable_window(it)))) {
       const double iterated = sqrt(rr);
-      rt_ref = sqrt(FN(replace)(&truth, x, r, u, dinv, &rz_new, &rr, &xx));
+      rt_ref = sqrt(FN(replace)(&truth, x, r, u, &pc, &rz_new, &rr, &xx));
       relres = sqrt(rr) / pb->bnorm;
       last_check = it;
       if (rt_ref <= thr) {
@@ -276,20 +393,25 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
       } else {
         /* The replaced residual no longer meets the direction as CG's own
          * would (r . p = 0): restore that before the next direction, as
-         * QUDA's reliable update does, p -= (r . p / r . z) z. */
+         * QUDA's reliable update does, p -= (r . p / r . z) z (z = M^-1 r
+         * into u, free until the next SpMV). */
         double rv = 0.0;
 #pragma omp parallel for schedule(static) reduction(+ : rv)
         for (int64_t i = 0; i < np; i++) rv += (double)r[i] * (double)v[i];
         const REAL c = (REAL)(rv / rz_new);
+        (void)FN(pc_apply)(&pc, np, r, u);
 #pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < np; i++) v[i] -= c * (dinv[i] * r[i]);
+        for (int64_t i = 0; i < np; i++) v[i] -= c * u[i];
       }
     }
     if (st != CGM_OK) {
-      /* CG5: v = D^-1 r + s v */
+      /* CG5: v = M^-1 r + s v */
       const REAL s = (REAL)(rz_new / rz);
       rz = rz_new;
-      FN(cgm_cpu_cg5)(np, s, v, r, dinv);
+      if (blk)
+        (void)FN(apply_blk)(bn, nbl, binv, r, NULL, s, v);
+      else
+        FN(cgm_cpu_cg5)(np, s, v, r, dinv);
     }
     double now = cgm_now();
     if (it <= ntimed) times[it - 1] = now - t_prev;
@@ -322,6 +444,7 @@ done:
   free(v);
   free(u);
   free(dinv);
+  free(binv);
   free(b_it);
   free(diag);
   free(bpad);

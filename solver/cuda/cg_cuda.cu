@@ -173,7 +173,7 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
         CGM_CUDA_TRY(err, cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, NULL, NULL,
                                           cgm_cuda_red(d, 3), NULL, NULL, d->sms, d->stream));
       /* r = b - u; v_own = D^-1 r. */
-      CGM_CUDA_TRY(err, cgm_launch_cg1(S->prec, d->rows, d->b, d->u, d->dinv, d->r, v_own,
+      CGM_CUDA_TRY(err, cgm_launch_cg1(S->prec, d->rows, d->b, d->u, d->dinv, &d->bj, d->r, v_own,
                                        d->dot_tmp, cgm_cuda_red(d, 2), d->sms, d->stream));
       CGM_CUDA_TRY(err, cudaMemcpyAsync(part[g], d->dot_tmp, sizeof part[g], cudaMemcpyDeviceToHost,
                                         d->stream));
@@ -241,6 +241,41 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
   return CGM_OK;
 }
 
+/* Block-Jacobi: the inverses of segment g's diagonal blocks and the blocks
+ * (pb->binv, pb->bblk: of the matrix as the layout sees it, after any
+ * reordering), in the iteration's precision. Segments are whole block rows,
+ * so the device's own block rows are blocks bounds[g] .. bounds[g + 1] of
+ * the matrix; those past its rows (the padding) are the identity. */
+static cgm_status upload_bjacobi(gpu_solver *S, const cgm_problem *pb, cgm_cuda_dev *d, int g,
+                                 cgm_error *err) {
+  const int n = S->n;
+  const int64_t nn = (int64_t)n * n, nb = d->rows / n, k0 = S->bounds[g];
+  const int64_t nba = cgm_bjacobi_blocks(pb->A->nrows, n), len = nb * nn;
+  const size_t bytes = (size_t)(len > 0 ? len : 1) * gs_elem(S->prec);
+  if (!pb->bblk) return cgm_fail(err, CGM_ERUNTIME, "block-Jacobi without its blocks");
+  double *h = (double *)malloc(sizeof(double) * (size_t)(len > 0 ? len : 1));
+  if (!h) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  void *inv = NULL, *blk = NULL;
+  cgm_status st = CGM_OK;
+  CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
+  CGM_CUDA_GOTO(st, err, out, cudaMalloc(&inv, bytes));
+  d->bj.inv = inv; /* owned by d from here (cgm_cuda_dev_free) */
+  CGM_CUDA_GOTO(st, err, out, cudaMalloc(&blk, bytes));
+  d->bj.blk = blk;
+  d->bytes += 2 * (int64_t)bytes;
+  for (int which = 0; which < 2 && !st; which++) {
+    const double *src = which == 0 ? pb->binv : pb->bblk;
+    for (int64_t k = 0; k < nb; k++)
+      for (int64_t e = 0; e < nn; e++)
+        h[k * nn + e] = k0 + k < nba ? src[(k0 + k) * nn + e] : (e / n == e % n ? 1.0 : 0.0);
+    st = cgm_cuda_upload_vec(d, which == 0 ? inv : blk, h, len, 0, err);
+  }
+  if (!st) d->bj.n = n;
+out:
+  free(h);
+  return st;
+}
+
 /* Uploads D^-1, b, x0 (own rows) and x0 into v (everything the first SpMV
  * reads: the whole vector, or own rows and halo); in mixed precision x0
  * goes to x_hi, and the correction x starts at zero. */
@@ -264,6 +299,7 @@ static cgm_status upload_vectors(gpu_solver *S, const cgm_problem *pb, const cgm
     const int64_t r0 = (int64_t)S->bounds[g] * n;
     for (int64_t i = 0; i < d->rows; i++) buf[i] = r0 + i < A->nrows ? 1.0 / diag[r0 + i] : 1.0;
     if ((st = cgm_cuda_upload_vec(d, d->dinv, buf, d->rows, 0, err))) break;
+    if (pb->binv && (st = upload_bjacobi(S, pb, d, g, err))) break;
     for (int64_t i = 0; i < d->rows; i++) buf[i] = r0 + i < A->nrows ? pb->b[r0 + i] : 0.0;
     if ((st = pb->opts.precision == CGM_PREC_SINGLE
                   ? cgm_cuda_upload_vec(d, d->b, buf, d->rows, 0, err)

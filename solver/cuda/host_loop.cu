@@ -32,7 +32,7 @@ cgm_status gs_host_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *
       CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
       CGM_CUDA_GOTO(st, err, out,
                     cgm_launch_cg4(S->prec, d->rows, d->state, 1, slot, prev, d->x, d->r,
-                                   (char *)d->v + d->v_off * w, d->u, d->dinv, &o,
+                                   (char *)d->v + d->v_off * w, d->u, d->dinv, &d->bj, &o,
                                    cgm_cuda_red(d, 1), NULL, d->sms, d->stream));
     }
     CGM_CUDA_GOTO(st, err, out, gs_host_reduce(S, slot, 1, 2));
@@ -41,7 +41,7 @@ cgm_status gs_host_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *
       CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
       CGM_CUDA_GOTO(st, err, out,
                     cgm_launch_cg5(S->prec, d->rows, d->state, 1, slot, prev,
-                                   (char *)d->v + d->v_off * w, d->r, d->dinv, NULL, d->sms,
+                                   (char *)d->v + d->v_off * w, d->r, d->dinv, &d->bj, NULL, d->sms,
                                    d->stream));
     }
     CGM_CUDA_GOTO(st, err, out, gs_host_exchange(S));

@@ -116,7 +116,7 @@ static cudaError_t cg4_all(gpu_solver *S, int slot, int prev) {
     cudaError_t e = cudaSetDevice(d->dev);
     if (e == cudaSuccess)
       e = cgm_launch_cg4(S->prec, d->rows, d->state, nparts(S), slot, prev, d->x, d->r,
-                         (char *)d->v + d->v_off * gs_elem(S->prec), d->u, d->dinv, &out,
+                         (char *)d->v + d->v_off * gs_elem(S->prec), d->u, d->dinv, &d->bj, &out,
                          cgm_cuda_red(d, 1), &y, d->sms, d->stream);
     if (e) return e;
   }
@@ -131,8 +131,8 @@ static cudaError_t cg5_all(gpu_solver *S, int slot, int prev) {
     cudaError_t e = cudaSetDevice(d->dev);
     if (e == cudaSuccess)
       e = cgm_launch_cg5(S->prec, d->rows, d->state, nparts(S), slot, prev,
-                         (char *)d->v + d->v_off * gs_elem(S->prec), d->r, d->dinv, &y, d->sms,
-                         d->stream);
+                         (char *)d->v + d->v_off * gs_elem(S->prec), d->r, d->dinv, &d->bj, &y,
+                         d->sms, d->stream);
     if (e) return e;
   }
   return gs_exchange(S, slot);
@@ -153,7 +153,7 @@ static cudaError_t cgg_all(gpu_solver *S, int slot, int prev) {
     if (e == cudaSuccess)
       e = cgm_launch_cgg(S->prec, d->rows, d->state, nparts(S), slot, prev, d->x,
                          (char *)d->v + d->v_off * gs_elem(S->prec), d->r /* p */, d->u, d->s,
-                         d->dinv, &out, cgm_cuda_red(d, 1), &y, d->sms, d->stream);
+                         d->dinv, &d->bj, &out, cgm_cuda_red(d, 1), &y, d->sms, d->stream);
     if (e) return e;
   }
   return gs_exchange(S, slot);

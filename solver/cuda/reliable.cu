@@ -21,14 +21,15 @@ cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_er
     CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L_hi, CGM_PREC_DOUBLE, d->x_hi, d->y_hi, NULL, NULL,
                                       NULL, cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream));
     CGM_CUDA_TRY(err, cgm_launch_replace(CGM_PREC_DOUBLE, CGM_PREC_SINGLE, d->rows, S->cgg, d->b,
-                                         d->y_hi, d->dinv, z, v, NULL, sp, d->dot_tmp, red, d->sms,
-                                         d->stream));
+                                         d->y_hi, d->dinv, &d->bj, z, v, NULL, sp, d->dot_tmp, red,
+                                         d->sms, d->stream));
   } else {
     /* u (A's product's place) is free between iterations: A x goes there */
     CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L, S->prec, d->x, d->u, NULL, NULL, NULL,
                                       cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream));
-    CGM_CUDA_TRY(err, cgm_launch_replace(S->prec, S->prec, d->rows, S->cgg, d->b, d->u, d->dinv, z,
-                                         v, d->x, sp, d->dot_tmp, red, d->sms, d->stream));
+    CGM_CUDA_TRY(err,
+                 cgm_launch_replace(S->prec, S->prec, d->rows, S->cgg, d->b, d->u, d->dinv, &d->bj,
+                                    z, v, d->x, sp, d->dot_tmp, red, d->sms, d->stream));
   }
   CGM_CUDA_TRY(err, cgm_launch_resume(d->state, d->dot_tmp, S->cgg, restart, d->stream));
   double out[5];

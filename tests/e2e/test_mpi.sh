@@ -111,6 +111,9 @@ own_leaks "not positive definite"
 expect_exit 2 mpi 2 solve "$TMP/p2.mtx" --backend cpu --precision single --no-record
 last_stderr_contains "double precision only"
 own_leaks "single precision refused"
+expect_exit 2 mpi 2 solve "$TMP/p2.mtx" --backend cpu --precond block --no-record
+last_stderr_contains "Jacobi only"
+own_leaks "block-Jacobi refused"
 # --partition without an MPI solve
 expect_fail 2 "--partition is for an MPI solve" "$CGM" solve "$TMP/p2.mtx" --backend cpu --partition rows
 
