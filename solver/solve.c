@@ -308,7 +308,7 @@ static cgm_status block_jacobi(const cgm_csr *A, const double *b, const double *
   if (st == CGM_ENOCONV) {
     res->refused = true;
     snprintf(res->stop_reason, sizeof res->stop_reason, "%.511s", e.msg);
-    const double bn = norm2(b, A->nrows);
+    const double bn = cgm_solve_norm2(b, A->nrows);
     if (bn > 0) res->relative_residual = true_residual(A, b, x, bn);
   }
   return st;
