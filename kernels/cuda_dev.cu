@@ -159,8 +159,13 @@ static void stager_release(stager *s) {
   memset(s, 0, sizeof *s);
 }
 
-static cgm_status stager_open(stager *s, cgm_error *err) {
-  memset(s, 0, sizeof *s);
+/* The pinned buffers are allocated on the first copy that needs them:
+ * cudaMallocHost of 64 MB costs tens of milliseconds, more than a small
+ * matrix's whole upload (the calibration uploads hundreds of them). */
+static void stager_open(stager *s) { memset(s, 0, sizeof *s); }
+
+static cgm_status stager_alloc(stager *s, cgm_error *err) {
+  if (s->buf[0]) return CGM_OK;
   cgm_status st = CGM_OK;
   for (int i = 0; i < 2; i++) {
     CGM_CUDA_GOTO(st, err, fail, cudaMallocHost(&s->buf[i], STAGE_BYTES));
@@ -187,10 +192,23 @@ out:
 static cgm_status stage_copy(stager *s, const cgm_cuda_dev *d, void *dst, const void *src,
                              size_t count, size_t width, int to_single, cgm_error *err) {
   const size_t bytes = count * width, src_width = to_single ? 8 : width;
-  if (bytes < ((size_t)1 << 20) && !to_single) {
+  /* Below one staging buffer: straight from pageable memory (the call
+   * returns once the driver holds the bytes), converted first if need be. */
+  if (bytes < STAGE_BYTES && !to_single) {
     CGM_CUDA_TRY(err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, d->stream));
     return CGM_OK;
   }
+  if (bytes < STAGE_BYTES) {
+    float *tmp = (float *)malloc(bytes + 4);
+    if (!tmp) return cgm_fail(err, CGM_ERUNTIME, "out of host memory (%zu bytes)", bytes);
+    cgm_stage_fill(tmp, src, count, 1);
+    const cudaError_t e = cudaMemcpyAsync(dst, tmp, bytes, cudaMemcpyHostToDevice, d->stream);
+    free(tmp);
+    CGM_CUDA_TRY(err, e);
+    return CGM_OK;
+  }
+  cgm_status st = stager_alloc(s, err);
+  if (st) return st;
   const size_t per = STAGE_BYTES / width; /* elements a buffer holds */
   for (size_t i = 0; i < count; i += per) {
     const size_t c = count - i < per ? count - i : per;
@@ -218,8 +236,8 @@ cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_ma
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&m->bcol, (size_t)B->nblocks_padded * 4));
   CGM_CUDA_TRY(err, dmalloc(d, (void **)&m->brow, (size_t)B->nslices * B->p.by * 4));
   stager sg;
-  cgm_status st = stager_open(&sg, err);
-  if (st) return st;
+  stager_open(&sg);
+  cgm_status st = CGM_OK;
   if (d->mixed) { /* the values once, in double; their single copy made on the device */
     st = stage_copy(&sg, d, m->val_hi, B->val, (size_t)nval, 8, 0, err);
     if (!st)
