@@ -62,4 +62,9 @@ cgm_status cgm_bcsr_count_rows(const cgm_csr *A, const int32_t *rows, int32_t nr
 #ifdef __cplusplus
 }
 #endif
+/* Below this many block rows (or slices) the layout's light passes stay on
+ * one thread: a parallel region costs more than they do, and many small
+ * builds (a plan's segments) would pay it each time. */
+#define CGM_PAR_MIN 4096
+
 #endif

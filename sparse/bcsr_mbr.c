@@ -11,11 +11,6 @@
 
 const int cgm_block_sizes[CGM_NBLOCKSIZES] = {1, 2, 4, 8};
 
-/* Below this many block rows (or slices) the layout's light passes stay on
- * one thread: a parallel region costs more than they do, and many small
- * builds (a plan's segments) would pay it each time. */
-#define CGM_PAR_MIN 4096
-
 cgm_bcsr_params cgm_bcsr_default_params(int n) {
   /* One warp (32 threads) per slice, one thread per row of a block. */
   cgm_bcsr_params p = {n, 1, n > 0 && n <= 32 ? 32 / n : 1};

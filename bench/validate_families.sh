@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The model per matrix family: one calibration (OUTDIR/v.db, a full one
+# unless it exists), then `cgmodel validate` over generated families at
+# several sizes (Poisson 3D, elasticity, random geometric meshes numbered
+# sorted and at random, Kronecker sums of a bundled matrix, power-law random
+# rows) and the bundled SPD matrices. Prints, per family and per block size x
+# precision, the average |error| and the mean signed error of the refined
+# model's time per iteration, and the tuner's regret. The model is not fitted
+# to any of these matrices: the calibration sweeps its own.
+# Run on a GPU machine from the repository root (after scripts/device-run.sh):
+#   bench/validate_families.sh BUILD_DIR OUTDIR [--quick] [--small|--medium]
+# --medium: the largest size of each family left out (one device call);
+# --small: only the sizes below 5M nonzeros (a CPU dry run).
+# Environment: VALIDATE_TIMEOUT (seconds, default none), VALIDATE_ARGS (more
+# options for validate, e.g. "--backend cuda").
+set -euo pipefail
+build=$1 out=$2
+shift 2
+quick="" small=0
+for a in "$@"; do
+  case "$a" in
+    --quick) quick=--quick ;;
+    --small) small=1 ;;
+    --medium) small=2 ;;
+    *) echo "usage: $0 BUILD_DIR OUTDIR [--quick] [--small|--medium]" >&2; exit 2 ;;
+  esac
+done
+cg=$build/cli/cgmodel
+mkdir -p "$out/m"
+db=$out/v.db
+if [ ! -e "$db" ]; then
+  t0=$(date +%s.%N)
+  "$cg" calibrate $quick --precision both --db "$db" --json >"$out/calibrate.json" 2>"$out/calibrate.err"
+  echo "calibration ${quick:-full}: $(echo "$(date +%s.%N) - $t0" | bc) s"
+fi
+list=$out/list.txt
+: >"$list"
+# family:kind:n[:extra options]; sizes from ~0.1M to >= 20M nonzeros
+specs=(poisson3d:poisson3d:48 poisson3d:poisson3d:96 poisson3d:poisson3d:160
+  elasticity:elasticity3d:16 elasticity:elasticity3d:32 elasticity:elasticity3d:56
+  mesh-sorted:mesh3d:20000 mesh-sorted:mesh3d:200000 mesh-sorted:mesh3d:400000
+  mesh-random:mesh3d:20000:--numbering=random mesh-random:mesh3d:200000:--numbering=random
+  mesh-random:mesh3d:400000:--numbering=random
+  powerlaw:random:100000:--dist=powerlaw powerlaw:random:1000000:--dist=powerlaw)
+[ $small = 2 ] && specs=(poisson3d:poisson3d:48 poisson3d:poisson3d:96 elasticity:elasticity3d:16
+  elasticity:elasticity3d:32 mesh-sorted:mesh3d:20000 mesh-sorted:mesh3d:200000
+  mesh-random:mesh3d:20000:--numbering=random mesh-random:mesh3d:200000:--numbering=random
+  powerlaw:random:100000:--dist=powerlaw)
+[ $small = 1 ] && specs=(poisson3d:poisson3d:24 elasticity:elasticity3d:10 mesh-sorted:mesh3d:5000
+  mesh-random:mesh3d:5000:--numbering=random powerlaw:random:20000:--dist=powerlaw)
+for spec in "${specs[@]}"; do
+  IFS=: read -r fam kind n extra <<<"$spec"
+  f=$out/m/${fam}_$n.mtx
+  # shellcheck disable=SC2086 # extra is one option or none
+  [ -e "$f" ] || "$cg" gen "$kind" --n "$n" ${extra:+$extra} --symmetric -o "$f" 2>/dev/null
+  echo "$f" >>"$list"
+done
+# a Kronecker sum of a bundled 2D mesh with a 1D Laplacian (an extruded mesh)
+k=$out/m/kron_bcsstk08_64.mtx
+[ $small != 0 ] || { [ -e "$k" ] || "$cg" gen kron --with data/matrices/bcsstk08.mtx --k 64 -o "$k" 2>/dev/null; } &&
+  [ -e "$k" ] && echo "$k" >>"$list"
+awk -F'\t' '$7 == "yes" {print "data/matrices/" $1 ".mtx"}' data/matrices/MANIFEST.tsv >>"$list"
+# VALIDATE_TIMEOUT=S: stop validate after S seconds (what it measured by then is summarised)
+timeout "${VALIDATE_TIMEOUT:-0}" "$cg" validate "$list" --precision both --iters 100 --repeat 3 --db "$db" \
+  ${VALIDATE_ARGS:-} --csv "$out/validate.csv" --json >"$out/validate.json" 2>"$out/validate.err" || true
+python3 - "$out/validate.csv" "$out/validate.json" <<'PY'
+import csv, json, re, sys
+from collections import defaultdict
+rows = list(csv.DictReader(open(sys.argv[1])))
+def family(m):
+    m = re.sub(r"\.mtx$", "", m)
+    g = re.match(r"(poisson3d|elasticity|mesh-sorted|mesh-random|powerlaw|kron)_", m)
+    return g.group(1) if g else "bundled"
+groups = defaultdict(list)
+for r in rows:
+    p, t = float(r["predicted_s"]), float(r["measured_s"])
+    if t > 0:
+        e = (p - t) / t
+        groups[(family(r["matrix"]), "all")].append(e)
+        groups[("all", "%s %s N=%s" % (r["backend"], r["precision"], r["block"]))].append(e)
+print("%-12s %-26s %5s %10s %12s" % ("family", "configurations", "n", "avg |err|", "mean signed"))
+for (fam, cfg), es in sorted(groups.items()):
+    print("%-12s %-26s %5d %9.1f%% %+11.1f%%" % (fam, cfg, len(es), 100 * sum(abs(e) for e in es) / len(es),
+          100 * sum(es) / len(es)))
+try:
+    t = json.load(open(sys.argv[2]))["tuner"]
+    print("tuner: mean regret %.3f, max %.3f, within 5%%: %.0f%%, within 10%%: %.0f%%" % (
+        t["mean_regret"], t["max_regret"], 100 * t["within_5_percent"], 100 * t["within_10_percent"]))
+except Exception as e:  # validate failed: its stderr says why
+    print("tuner: no report (%s)" % e)
+PY
