@@ -162,7 +162,9 @@ static void stager_release(stager *s) {
 /* The pinned buffers are allocated on the first copy that needs them:
  * cudaMallocHost of 64 MB costs tens of milliseconds, more than a small
  * matrix's whole upload (the calibration uploads hundreds of them). */
-static void stager_open(stager *s) { memset(s, 0, sizeof *s); }
+static void stager_open(stager *s) {
+  memset(s, 0, sizeof *s);
+}
 
 static cgm_status stager_alloc(stager *s, cgm_error *err) {
   if (s->buf[0]) return CGM_OK;
