@@ -124,7 +124,7 @@ int cmd_map(int argc, char **argv) {
     cgm_map_opts mo = {
         block, gpus,  prec, exchange, fit_kind == CGM_FIT_MAX ? "max" : "avg (relative)",
         marks, nmarks};
-    cgm_plot_opts o = {out, w, h, cli_plot_scripts()};
+    cgm_plot_opts o = {out, w, h, cli_plot_scripts(), getenv("PATH")};
     cgm_plot_files files;
     if (cgm_plot_map(&dev, &mo, &o, &files, &err))
       rc = cli_report("map", &err);

@@ -100,7 +100,7 @@ int cli_plot_precheck(const char *cmd, const char *out) {
   if (!out) return cli_error(cmd, 2, "no picture: -o FILE.png or -o FILE.svg");
   if (cgm_plot_format_of(out, &fmt, &err)) return cli_report(cmd, &err);
   char gp[1024];
-  if (cgm_plot_find_gnuplot(gp, sizeof gp, &err)) return cli_report(cmd, &err);
+  if (cgm_plot_find_gnuplot(getenv("PATH"), gp, sizeof gp, &err)) return cli_report(cmd, &err);
   return 0;
 }
 
@@ -206,7 +206,7 @@ int cmd_plot(int argc, char **argv) {
   cgm_db *db;
   if ((rc = cli_db_open("plot", db_path, false, &db))) return rc;
   cgm_error err = {0};
-  cgm_plot_opts o = {out, w, h, cli_plot_scripts()};
+  cgm_plot_opts o = {out, w, h, cli_plot_scripts(), getenv("PATH")};
   cgm_plot_files files;
   if (calib) {
     int64_t id;

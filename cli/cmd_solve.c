@@ -254,6 +254,7 @@ static int solve(int argc, char **argv, int ranks) {
   o.matrix = s.matrix;
   o.rhs = s.rhs;
   o.db_path = cli_db_path(s.db, dbpath, sizeof dbpath);
+  o.db_readonly = cli_env_db_readonly();
   const cli_input in[] = {
       {"the database", o.db_path}, {"the matrix", s.matrix}, {"the right-hand side", s.rhs}};
   if ((rc = cli_refuse_alias("solve", "-o", s.out, NULL, in, 3))) return rc;

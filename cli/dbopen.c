@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "cgmodel/pipeline.h"
+#include "cli/env.h"
 #include "cli/output.h"
 
 const char *cli_db_path(const char *path, char *buf, size_t n) {
@@ -13,7 +14,8 @@ const char *cli_db_path(const char *path, char *buf, size_t n) {
 int cli_db_open(const char *cmd, const char *path, bool create, cgm_db **db) {
   char buf[1024];
   cgm_error err = {0};
-  if (cgm_open_database(cli_db_path(path, buf, sizeof buf), create, db, &err))
+  unsigned mode = (create ? CGM_DB_CREATE : 0u) | (cli_env_db_readonly() ? CGM_DB_READONLY : 0u);
+  if (cgm_open_database(cli_db_path(path, buf, sizeof buf), mode, db, &err))
     return cli_report(cmd, &err);
   return 0;
 }

@@ -63,3 +63,8 @@ int cli_env_cache_dir(char *buf, size_t n) {
 int cli_env_under_mpi(void) {
   return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
 }
+
+bool cli_env_db_readonly(void) {
+  const char *v = getenv("CGMODEL_DB_READONLY");
+  return v && *v && strcmp(v, "0") != 0;
+}

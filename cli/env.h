@@ -4,6 +4,7 @@
 #ifndef CGM_CLI_ENV_H
 #define CGM_CLI_ENV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cgmodel/solver.h"
@@ -20,6 +21,10 @@ int cli_env_gpu_opts(cgm_gpu_opts *g, char *msg, size_t n);
  * absolute XDG_CACHE_HOME only, as the XDG spec says), else
  * $HOME/.cache/cgmodel. Returns 0, or -1 when neither is set. */
 int cli_env_cache_dir(char *buf, size_t n);
+
+/* CGMODEL_DB_READONLY set and not `0`: the database is opened read-only
+ * (CGM_DB_READONLY) whatever its permissions, which root ignores. */
+bool cli_env_db_readonly(void);
 
 /* Whether this process was started by an MPI launcher (mpirun, mpiexec,
  * srun): Open MPI's OMPI_COMM_WORLD_SIZE, or PMI_SIZE / PMIX_RANK of the

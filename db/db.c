@@ -221,11 +221,6 @@ static char *immutable_uri(const char *path) {
 
 /* -------------------------------------------------------------- open --- */
 
-static bool forced_readonly(void) {
-  const char *v = getenv("CGMODEL_DB_READONLY");
-  return v && *v && strcmp(v, "0") != 0;
-}
-
 static cgm_status corrupt(cgm_db *db, const char *detail, cgm_error *err) {
   return cgm_fail(err, CGM_EINPUT,
                   "%s: the file is corrupt or not a cgmodel database (%s); it was left untouched: "
@@ -234,7 +229,7 @@ static cgm_status corrupt(cgm_db *db, const char *detail, cgm_error *err) {
 }
 
 /* Decides between read-write and read-only before SQLite opens anything. */
-static cgm_status choose_mode(cgm_db *db, bool create, cgm_error *err) {
+static cgm_status choose_mode(cgm_db *db, bool create, bool forced_ro, cgm_error *err) {
   struct stat sb;
   bool exists = stat(db->path, &sb) == 0;
   if (!exists && errno != ENOENT) {
@@ -250,8 +245,8 @@ static cgm_status choose_mode(cgm_db *db, bool create, cgm_error *err) {
                     "$CGMODEL_DB choose another file)",
                     db->path);
 
-  if (forced_readonly()) {
-    db->ro_reason = "CGMODEL_DB_READONLY is set";
+  if (forced_ro) {
+    db->ro_reason = "opened read-only on request: CGMODEL_DB_READONLY";
   } else if (exists && access(db->path, W_OK) != 0) {
     db->ro_reason = errno == EROFS ? "its file system is read-only" : "the file is read-only";
   } else if (exists) {
@@ -268,7 +263,7 @@ static cgm_status choose_mode(cgm_db *db, bool create, cgm_error *err) {
     return cgm_fail(err, CGM_EINPUT,
                     "%s: the database is read-only (%s) and cgmodel needs to write to it: %s",
                     db->path, db->ro_reason,
-                    forced_readonly() ? "unset CGMODEL_DB_READONLY"
+                    forced_ro ? "unset CGMODEL_DB_READONLY"
                                       : "fix its permissions, or choose another file with --db or "
                                         "$CGMODEL_DB");
   if (exists) return CGM_OK;
@@ -412,8 +407,9 @@ static bool needs_immutable(cgm_db *db) {
   return !pending;
 }
 
-static cgm_status open_checked(cgm_db *db, bool create, cgm_error *err) {
-  cgm_status s = choose_mode(db, create, err);
+static cgm_status open_checked(cgm_db *db, unsigned mode, cgm_error *err) {
+  const bool create = mode & CGM_DB_CREATE;
+  cgm_status s = choose_mode(db, create, mode & CGM_DB_READONLY, err);
   if (s != CGM_OK) return s;
   int flags = db->readonly ? SQLITE_OPEN_READONLY
                            : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
@@ -462,7 +458,7 @@ static cgm_status open_checked(cgm_db *db, bool create, cgm_error *err) {
   return s;
 }
 
-cgm_status cgm_db_open(const char *path, bool create, cgm_db **out, cgm_error *err) {
+cgm_status cgm_db_open(const char *path, unsigned flags, cgm_db **out, cgm_error *err) {
   if (!out) return cgm_fail(err, CGM_EINPUT, "cgm_db_open: no output handle");
   *out = NULL;
   cgm_db *db = calloc(1, sizeof *db);
@@ -483,7 +479,7 @@ cgm_status cgm_db_open(const char *path, bool create, cgm_db **out, cgm_error *e
     free(db);
     return cgm_fail(err, CGM_ERUNTIME, "out of memory opening the database");
   }
-  cgm_status s = db->path[0] ? open_checked(db, create, err)
+  cgm_status s = db->path[0] ? open_checked(db, flags, err)
                              : cgm_fail(err, CGM_EINPUT, "the database path is empty");
   if (s != CGM_OK) {
     cgm_db_close(db);

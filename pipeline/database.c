@@ -10,13 +10,13 @@
 #include "cgmodel/pipeline.h"
 #include "pipeline/steps.h"
 
-cgm_status cgm_open_database(const char *path, bool create, cgm_db **db, cgm_error *err) {
+cgm_status cgm_open_database(const char *path, unsigned flags, cgm_db **db, cgm_error *err) {
   struct stat sb;
   *db = NULL;
-  if (!create && stat(path, &sb) != 0)
+  if (!(flags & CGM_DB_CREATE) && stat(path, &sb) != 0)
     return cgm_fail(err, CGM_EINPUT,
                     "no calibration yet: %s does not exist; run 'cgmodel calibrate' first", path);
-  return cgm_db_open(path, create, db, err);
+  return cgm_db_open(path, flags, db, err);
 }
 
 typedef struct {

@@ -128,7 +128,7 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
   struct stat sb;
   if (need && !o->db_path) return cgm_fail(err, CGM_EINPUT, "autotune needs a database");
   if (o->db_path && (need || stat(o->db_path, &sb) == 0) &&
-      (st = cgm_open_database(o->db_path, false, db, db_err))) {
+      (st = cgm_open_database(o->db_path, o->db_readonly ? CGM_DB_READONLY : 0, db, db_err))) {
     if (need) return st;
     /* a warning: the solve goes on and its exit code is the solve's */
     char why[CGM_ERRMSG_MAX + 64];

@@ -58,9 +58,9 @@ bool cgm_plot_writes(const char *out, const char *path) {
   return same;
 }
 
-cgm_status cgm_plot_find_gnuplot(char *path, size_t size, cgm_error *err) {
-  const char *p = getenv("PATH");
-  if (!p || !*p) p = "/usr/bin:/bin";
+cgm_status cgm_plot_find_gnuplot(const char *search_path, char *path, size_t size,
+                                 cgm_error *err) {
+  const char *p = search_path && *search_path ? search_path : "/usr/bin:/bin";
   const char *s = p;
   while (*s) {
     const char *e = strchr(s, ':');
@@ -128,7 +128,7 @@ cgm_status plot_begin(plot_job *j, const cgm_plot_opts *o, const char *name, cgm
   if (j->width < 200 || j->height < 150 || j->width > 20000 || j->height > 20000)
     return cgm_fail(err, CGM_EINPUT, "picture size %dx%d: width 200..20000, height 150..20000",
                     j->width, j->height);
-  if ((st = cgm_plot_find_gnuplot(j->gnuplot, sizeof j->gnuplot, err))) return st;
+  if ((st = cgm_plot_find_gnuplot(o->search_path, j->gnuplot, sizeof j->gnuplot, err))) return st;
   if (!find_template(o->scripts_dir, name, j->tmpl, sizeof j->tmpl))
     return cgm_fail(err, CGM_ERUNTIME,
                     "the gnuplot script %s was not found in %s (set CGMODEL_PLOTS_DIR to the "

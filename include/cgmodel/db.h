@@ -27,11 +27,19 @@ typedef struct cgm_db cgm_db;
  * $HOME/.local/share/cgmodel/cgmodel.db. Returns buf. */
 CGM_API const char *cgm_db_default_path(char *buf, size_t size);
 
-/* Opens (creating the file and its directory when `create` is true) and
- * migrates an older schema. Errors: not a database / corrupt file, a schema
- * newer than this build, read-only file when writing is needed. path NULL
- * means the default path. */
-CGM_API cgm_status cgm_db_open(const char *path, bool create, cgm_db **db, cgm_error *err);
+/* How cgm_db_open opens the file (flags, or'ed; 0: read and write an
+ * existing file). */
+enum {
+  CGM_DB_CREATE = 1u,  /* create the file and its directory when absent, as calibrate does */
+  CGM_DB_READONLY = 2u /* read-only whatever the file's permissions (root ignores them): the
+                          CLI's $CGMODEL_DB_READONLY; writes are refused naming the file */
+};
+
+/* Opens and migrates an older schema; flags are CGM_DB_* (true and false
+ * still mean create or not). Errors: not a database / corrupt file, a
+ * schema newer than this build, read-only file when writing is needed.
+ * path NULL means the default path. */
+CGM_API cgm_status cgm_db_open(const char *path, unsigned flags, cgm_db **db, cgm_error *err);
 CGM_API void cgm_db_close(cgm_db *db);
 CGM_API const char *cgm_db_path(const cgm_db *db);
 

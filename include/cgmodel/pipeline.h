@@ -165,11 +165,13 @@ CGM_API bool cgm_calibration_cg_stale(const cgm_tuner_device *d, const cgm_gpu_o
 
 /* ------------------------------------- the database (database.c) --- */
 
-/* Opens the database at `path` for a step (create: make it, as calibrate
- * does). Without create a missing file is CGM_EINPUT "no calibration yet:
- * PATH does not exist; run 'cgmodel calibrate' first": reading never
- * creates a database. */
-CGM_API cgm_status cgm_open_database(const char *path, bool create, cgm_db **db, cgm_error *err);
+/* Opens the database at `path` for a step; flags as cgm_db_open's
+ * (CGM_DB_CREATE: make it, as calibrate does; CGM_DB_READONLY). Without
+ * CGM_DB_CREATE a missing file is CGM_EINPUT "no calibration yet: PATH does
+ * not exist; run 'cgmodel calibrate' first": reading never creates a
+ * database. */
+CGM_API cgm_status cgm_open_database(const char *path, unsigned flags, cgm_db **db,
+                                     cgm_error *err);
 
 /* Which calibration a picture (plot calibration, map) draws. */
 typedef enum {
@@ -312,6 +314,7 @@ typedef struct cgm_run_solve_opts {
   const char *rhs;     /* b.mtx; NULL: b = A * ones, so the solution is all ones */
   const char *db_path; /* the database: opened when the file exists (always with autotune),
                           for the prediction and the record; NULL: none */
+  bool db_readonly;    /* open it read-only (CGM_DB_READONLY): predictions, no record */
   bool record;         /* store the solve beside its prediction when the database exists */
   bool autotune;       /* the tuner chooses the configuration (cgm_autotune; needs the database) */
   cgm_autotune_opts constraints; /* with autotune: the backend or precision the user fixed */

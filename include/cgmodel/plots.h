@@ -39,6 +39,8 @@ typedef struct cgm_plot_opts {
   int width, height;       /* pixels; <= 0: CGM_PLOT_WIDTH x CGM_PLOT_HEIGHT */
   const char *scripts_dir; /* where the templates are: one directory or a
                               ':'-separated list searched in order */
+  const char *search_path; /* where gnuplot is looked for, as $PATH (the
+                              caller passes its PATH); NULL: /usr/bin:/bin */
 } cgm_plot_opts;
 
 /* What a plot wrote, and what the caller may want to tell the user. */
@@ -60,9 +62,11 @@ CGM_API cgm_status cgm_plot_format_of(const char *path, cgm_plot_format *fmt, cg
  * (the same file by device and inode, or by resolved directory and name). */
 CGM_API bool cgm_plot_writes(const char *out, const char *path);
 
-/* The full path of gnuplot found on $PATH; CGM_ERUNTIME naming gnuplot and
+/* The full path of gnuplot found in search_path (':'-separated directories,
+ * as $PATH; NULL or empty: /usr/bin:/bin); CGM_ERUNTIME naming gnuplot and
  * its Debian package when there is none. */
-CGM_API cgm_status cgm_plot_find_gnuplot(char *path, size_t size, cgm_error *err);
+CGM_API cgm_status cgm_plot_find_gnuplot(const char *search_path, char *path, size_t size,
+                                         cgm_error *err);
 
 /* ------------------------------------------------------- calibration --- */
 
