@@ -264,8 +264,8 @@ static cgm_status choose_mode(cgm_db *db, bool create, bool forced_ro, cgm_error
                     "%s: the database is read-only (%s) and cgmodel needs to write to it: %s",
                     db->path, db->ro_reason,
                     forced_ro ? "unset CGMODEL_DB_READONLY"
-                                      : "fix its permissions, or choose another file with --db or "
-                                        "$CGMODEL_DB");
+                              : "fix its permissions, or choose another file with --db or "
+                                "$CGMODEL_DB");
   if (exists) return CGM_OK;
   cgm_status s = make_parent_dirs(db->path, err);
   if (s != CGM_OK) return s;

@@ -58,8 +58,7 @@ bool cgm_plot_writes(const char *out, const char *path) {
   return same;
 }
 
-cgm_status cgm_plot_find_gnuplot(const char *search_path, char *path, size_t size,
-                                 cgm_error *err) {
+cgm_status cgm_plot_find_gnuplot(const char *search_path, char *path, size_t size, cgm_error *err) {
   const char *p = search_path && *search_path ? search_path : "/usr/bin:/bin";
   const char *s = p;
   while (*s) {

@@ -170,8 +170,7 @@ CGM_API bool cgm_calibration_cg_stale(const cgm_tuner_device *d, const cgm_gpu_o
  * CGM_DB_CREATE a missing file is CGM_EINPUT "no calibration yet: PATH does
  * not exist; run 'cgmodel calibrate' first": reading never creates a
  * database. */
-CGM_API cgm_status cgm_open_database(const char *path, unsigned flags, cgm_db **db,
-                                     cgm_error *err);
+CGM_API cgm_status cgm_open_database(const char *path, unsigned flags, cgm_db **db, cgm_error *err);
 
 /* Which calibration a picture (plot calibration, map) draws. */
 typedef enum {
