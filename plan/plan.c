@@ -134,15 +134,11 @@ static cgm_status part_sectors(const cgm_plan_pattern *pt, const int32_t *rows, 
   if (!len || !order) st = cgm_fail(err, CGM_ERUNTIME, "out of memory counting sectors of x");
   for (int32_t i = 0; i < count && !st; i++) len[i] = pt->len[rows[i]];
   if (!st) st = cgm_bcsr_sort_rows(len, count, order, err);
-  static const int widths[CGM_NSECTOR_WIDTHS] = {8, 4};
-  for (int w = 0; w < CGM_NSECTOR_WIDTHS && !st; w++) {
-    int64_t k = cgm_layout_x_sectors(pt->bptr, pt->bcol, pt->nbcols, rows, order, count, p->bx,
-                                     p->by, pt->n, widths[w]);
-    if (k < 0)
-      st = cgm_fail(err, CGM_ERUNTIME, "out of memory counting sectors of x");
-    else
-      out[w] += k;
-  }
+  int64_t k[CGM_NSECTOR_WIDTHS];
+  if (!st && cgm_layout_x_sectors(pt->bptr, pt->bcol, pt->nbcols, rows, order, count, p->bx, p->by,
+                                  pt->n, k) != 0)
+    st = cgm_fail(err, CGM_ERUNTIME, "out of memory counting sectors of x");
+  for (int w = 0; w < CGM_NSECTOR_WIDTHS && !st; w++) out[w] += k[w];
   free(len);
   free(order);
   return st;

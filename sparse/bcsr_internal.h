@@ -26,21 +26,25 @@ cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **
  * (rows of equal length keep their order). order[k] indexes len. */
 cgm_status cgm_bcsr_sort_rows(const int32_t *len, int32_t nb, int32_t *order, cgm_error *err);
 
-/* The distinct 32-byte sectors of x (elements of `width` bytes) that the
- * slices of an MBR layout read, summed over its slices (docs/model.md,
+/* The distinct 32-byte sectors of x that the slices of an MBR layout read,
+ * summed over its slices, at both element widths (out[0]: 8 bytes, out[1]:
+ * 4 bytes; CGM_NSECTOR_WIDTHS), in one walk of the layout (docs/model.md,
  * x locality): block row rows[order[k]] is the k-th of the layout (order
  * from cgm_bcsr_sort_rows over the same list), slices are by consecutive
  * ones, block row b reads block columns bcol[bptr[b] .. bptr[b+1]), each N
  * entries of x, and, where it is padded (shorter than its slice's steps of
  * bx), its own diagonal block column; a slice with padding slots reads
- * block column 0 (docs/bcsr-layout.md). O(blocks + nbcols) time; -1 when
- * out of memory. */
-int64_t cgm_layout_x_sectors(const int64_t *bptr, const int32_t *bcol, int32_t nbcols,
-                             const int32_t *rows, const int32_t *order, int32_t nb, int bx, int by,
-                             int n, int width);
+ * block column 0 (docs/bcsr-layout.md). O(blocks + nbcols) time; 0, or -1
+ * when out of memory. */
+int cgm_layout_x_sectors(const int64_t *bptr, const int32_t *bcol, int32_t nbcols,
+                         const int32_t *rows, const int32_t *order, int32_t nb, int bx, int by,
+                         int n, int64_t out[CGM_NSECTOR_WIDTHS]);
 
-/* The x locality of A's layout with parameters p at both widths (x_sectors,
- * x_sectors_min, x_locality of bf). O(nnz + x) time, O(nnz) memory. */
+/* One block size's features of A's layout with parameters p, from one
+ * block pattern: the counts (blocks, padded_blocks, max_blocks_per_row, as
+ * cgm_bcsr_count gives them) and the x locality at both widths (x_sectors,
+ * x_sectors_min, x_locality). Sets n and bx; elements and density are the
+ * caller's. O(nnz + x) time, O(nnz) memory. */
 cgm_status cgm_x_locality(const cgm_csr *A, cgm_bcsr_params p, cgm_block_features *bf,
                           cgm_error *err);
 

@@ -130,31 +130,49 @@ cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **
   *bcol = NULL;
   if (n != 1 && n != 2 && n != 4 && n != 8)
     return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
-  int32_t nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
+  const int32_t nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
   int64_t *p = malloc(((size_t)nb + 1) * sizeof *p);
   if (!p) return cgm_fail(err, CGM_ERUNTIME, "out of memory for the block pattern");
   p[0] = 0;
-  int32_t *len = malloc(((size_t)nb + 1) * sizeof *len);
-  if (!len) {
+  if (n == 1) { /* the block columns are the columns */
+    int32_t *c = malloc(((size_t)A->nnz + 1) * sizeof *c);
+    if (!c) {
+      free(p);
+      return cgm_fail(err, CGM_ERUNTIME, "out of memory for %lld blocks", (long long)A->nnz);
+    }
+#pragma omp parallel for schedule(static) if (nb >= CGM_PAR_MIN)
+    for (int32_t b = 0; b < nb; b++) {
+      p[b + 1] = A->rowptr[b + 1];
+      memcpy(c + A->rowptr[b], A->colidx + A->rowptr[b],
+             (size_t)(A->rowptr[b + 1] - A->rowptr[b]) * sizeof *c);
+    }
+    *bptr = p;
+    *bcol = c;
+    return CGM_OK;
+  }
+  /* One merge a block row, into room for its rows' entries and a padded
+   * diagonal block (A's row pointer bounds it), then the lists moved
+   * together: one pass of the merge instead of one to count and one to
+   * fill. */
+  int32_t *tmp = malloc(((size_t)A->nnz + (size_t)nb + 1) * sizeof *tmp);
+  if (!tmp) {
     free(p);
     return cgm_fail(err, CGM_ERUNTIME, "out of memory for the block pattern");
   }
-  cgm_status st = cgm_bcsr_row_blocks(A, n, len, err);
-  if (!st) {
-#pragma omp parallel for schedule(static) if (nb >= CGM_PAR_MIN)
-    for (int32_t b = 0; b < nb; b++) p[b + 1] = len[b];
-    prefix_sum(p + 1, nb);
-  }
-  free(len);
-  int32_t *c = st ? NULL : malloc(((size_t)p[nb] + 1) * sizeof *c);
-  if (!st && !c)
-    st = cgm_fail(err, CGM_ERUNTIME, "out of memory for %lld blocks", (long long)p[nb]);
-  if (st) {
-    free(p);
-    return st;
-  }
 #pragma omp parallel for schedule(dynamic, 256)
-  for (int32_t b = 0; b < nb; b++) cgm_block_row_columns(A, b, n, c + p[b]);
+  for (int32_t b = 0; b < nb; b++)
+    p[b + 1] = cgm_block_row_columns(A, b, n, tmp + A->rowptr[(int64_t)b * n] + b);
+  prefix_sum(p + 1, nb);
+  int32_t *c = malloc(((size_t)p[nb] + 1) * sizeof *c);
+  if (!c) {
+    free(tmp);
+    free(p);
+    return cgm_fail(err, CGM_ERUNTIME, "out of memory for the block pattern");
+  }
+#pragma omp parallel for schedule(static) if (nb >= CGM_PAR_MIN)
+  for (int32_t b = 0; b < nb; b++)
+    memcpy(c + p[b], tmp + A->rowptr[(int64_t)b * n] + b, (size_t)(p[b + 1] - p[b]) * sizeof *c);
+  free(tmp);
   *bptr = p;
   *bcol = c;
   return CGM_OK;

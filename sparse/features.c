@@ -47,15 +47,12 @@ cgm_status cgm_features_compute(const cgm_csr *A, const cgm_bcsr_params *layouts
     int n = cgm_block_sizes[b];
     bf->n = n;
     cgm_bcsr_params p = layouts ? layouts[b] : cgm_bcsr_default_params(n);
-    int32_t nbrows = (int32_t)(((int64_t)A->nrows + n - 1) / n);
-    cgm_status st = cgm_bcsr_count(A, 0, nbrows, p, &bf->blocks, &bf->padded_blocks,
-                                   &bf->max_blocks_per_row, err);
+    /* counts and locality from one block pattern */
+    cgm_status st = cgm_x_locality(A, p, bf, err);
     if (st) return st;
-    bf->bx = p.bx > 0 ? p.bx : 1;
     bf->elements = bf->blocks * n * n;
     bf->padded_elements = bf->padded_blocks * n * n;
     bf->density = bf->elements > 0 ? (double)A->nnz / (double)bf->elements : 0.0;
-    if ((st = cgm_x_locality(A, p, bf, err))) return st;
   }
   return CGM_OK;
 }

@@ -24,28 +24,38 @@ static int read_column(int32_t *stamp, int32_t mark, int32_t c, int n, int width
   return k;
 }
 
-int64_t cgm_layout_x_sectors(const int64_t *bptr, const int32_t *bcol, int32_t nbcols,
-                             const int32_t *rows, const int32_t *order, int32_t nb, int bx, int by,
-                             int n, int width) {
+/* Both widths of one block column: 8-byte elements (stamp[0]), 4-byte ones
+ * (stamp[1]). */
+static int64_t read_both(int32_t *const stamp[2], int32_t mark, int32_t c, int n, int64_t *w4) {
+  *w4 += read_column(stamp[1], mark, c, n, 4);
+  return read_column(stamp[0], mark, c, n, 8);
+}
+
+int cgm_layout_x_sectors(const int64_t *bptr, const int32_t *bcol, int32_t nbcols,
+                         const int32_t *rows, const int32_t *order, int32_t nb, int bx, int by,
+                         int n, int64_t out[CGM_NSECTOR_WIDTHS]) {
+  out[0] = out[1] = 0;
   if (nb <= 0) return 0;
   if (by < 1) by = 1;
   if (bx < 1) bx = 1;
-  const int64_t nsec = ((int64_t)nbcols * n * width + SECTOR_BYTES - 1) / SECTOR_BYTES;
+  const int64_t nsec8 = ((int64_t)nbcols * n * 8 + SECTOR_BYTES - 1) / SECTOR_BYTES;
+  const int64_t nsec4 = ((int64_t)nbcols * n * 4 + SECTOR_BYTES - 1) / SECTOR_BYTES;
   const int32_t nslices = (nb + by - 1) / by;
-  int64_t total = 0;
+  int64_t total8 = 0, total4 = 0;
   int failed = 0;
   /* Slices in parallel, each thread with its own stamps: stamp[s] = 1 + the
    * last slice that read sector s, so no array is ever cleared (a thread's
    * slices are distinct). The sum does not depend on the thread count. At
    * 49M entries this pass ran 4 block sizes x 2 widths on one core: seconds
-   * of every solve that computed features. */
-#pragma omp parallel reduction(+ : total, failed) if (nslices >= CGM_PAR_MIN)
+   * of every solve that computed features; both widths now share one walk. */
+#pragma omp parallel reduction(+ : total8, total4, failed) if (nslices >= CGM_PAR_MIN)
   {
-    int32_t *stamp = calloc((size_t)nsec + 1, sizeof *stamp);
-    if (!stamp) failed = 1;
+    int32_t *stamp[2] = {calloc((size_t)nsec8 + 1, sizeof(int32_t)),
+                         calloc((size_t)nsec4 + 1, sizeof(int32_t))};
+    if (!stamp[0] || !stamp[1]) failed = 1;
 #pragma omp for schedule(dynamic, 1024)
     for (int32_t k = 0; k < nslices; k++) {
-      if (!stamp) continue;
+      if (!stamp[0] || !stamp[1]) continue;
       const int32_t mark = k + 1;
       /* the slice's longest row (the first: sorted) sets its steps of B_x */
       const int64_t len0 = bptr[rows[order[k * by]] + 1] - bptr[rows[order[k * by]]];
@@ -53,20 +63,26 @@ int64_t cgm_layout_x_sectors(const int64_t *bptr, const int32_t *bcol, int32_t n
       for (int32_t j = k * by; j < nb && j < (k + 1) * by; j++) {
         const int32_t b = rows[order[j]];
         for (int64_t q = bptr[b]; q < bptr[b + 1]; q++)
-          total += read_column(stamp, mark, bcol[q], n, width);
+          total8 += read_both(stamp, mark, bcol[q], n, &total4);
         if (bptr[b + 1] - bptr[b] < longest)
-          total += read_column(stamp, mark, b, n, width); /* its padding: its diagonal */
+          total8 += read_both(stamp, mark, b, n, &total4); /* its padding: its diagonal */
       }
       if ((k + 1) * (int64_t)by > nb)
-        total += read_column(stamp, mark, 0, n, width); /* padding slots: column 0 */
+        total8 += read_both(stamp, mark, 0, n, &total4); /* padding slots: column 0 */
     }
-    free(stamp);
+    free(stamp[0]);
+    free(stamp[1]);
   }
-  return failed ? -1 : total;
+  if (failed) return -1;
+  out[0] = total8;
+  out[1] = total4;
+  return 0;
 }
 
-/* The sectors of the whole matrix's layout at both widths and their minimum:
- * every distinct block column's N entries read once, contiguously. */
+/* The counts and the sectors of the whole matrix's layout at both widths and
+ * their minimum (every distinct block column's N entries read once,
+ * contiguously), from one block pattern: the features pass builds it once
+ * a block size instead of once for the counts and once for the sectors. */
 cgm_status cgm_x_locality(const cgm_csr *A, cgm_bcsr_params p, cgm_block_features *bf,
                           cgm_error *err) {
   cgm_status st = cgm_bcsr_params_check(&p, err);
@@ -83,27 +99,41 @@ cgm_status cgm_x_locality(const cgm_csr *A, cgm_bcsr_params p, cgm_block_feature
   unsigned char *used = calloc((size_t)nbcols + 1, 1);
   if (!len || !order || !rows || !used)
     st = cgm_fail(err, CGM_ERUNTIME, "out of memory for the x locality of %d block rows", nb);
-  for (int32_t b = 0; b < nb && !st; b++) {
-    len[b] = (int32_t)(bptr[b + 1] - bptr[b]);
-    rows[b] = b;
+  int32_t longest = 0;
+  if (!st) {
+#pragma omp parallel for schedule(static) reduction(max : longest) if (nb >= CGM_PAR_MIN)
+    for (int32_t b = 0; b < nb; b++) {
+      len[b] = (int32_t)(bptr[b + 1] - bptr[b]);
+      rows[b] = b;
+      if (len[b] > longest) longest = len[b];
+    }
+    bf->n = n;
+    bf->bx = p.bx;
+    bf->blocks = bptr[nb];
+    bf->max_blocks_per_row = longest;
+    bf->padded_blocks = cgm_bcsr_padded_count(len, nb, p);
+    if (bf->padded_blocks < 0)
+      st = cgm_fail(err, CGM_ERUNTIME, "out of memory counting the padded blocks");
   }
   if (!st) st = cgm_bcsr_sort_rows(len, nb, order, err);
   int64_t distinct = 0;
   if (!st) {
-    for (int64_t q = 0; q < bptr[nb]; q++)
-      if (!used[bcol[q]]) {
-        used[bcol[q]] = 1;
-        distinct++;
-      }
+    const int64_t nblk = bptr[nb];
+    /* every thread may mark a column: the same byte, written atomically */
+#pragma omp parallel for schedule(static) if (nblk >= CGM_PAR_MIN)
+    for (int64_t q = 0; q < nblk; q++) {
+#pragma omp atomic write
+      used[bcol[q]] = 1;
+    }
+#pragma omp parallel for schedule(static) reduction(+ : distinct) if (nbcols >= CGM_PAR_MIN)
+    for (int32_t c = 0; c < nbcols; c++) distinct += used[c];
   }
   static const int widths[CGM_NSECTOR_WIDTHS] = {8, 4};
+  int64_t sec[CGM_NSECTOR_WIDTHS];
+  if (!st && cgm_layout_x_sectors(bptr, bcol, nbcols, rows, order, nb, p.bx, p.by, n, sec) != 0)
+    st = cgm_fail(err, CGM_ERUNTIME, "out of memory counting the sectors of x");
   for (int w = 0; w < CGM_NSECTOR_WIDTHS && !st; w++) {
-    const int64_t s =
-        cgm_layout_x_sectors(bptr, bcol, nbcols, rows, order, nb, p.bx, p.by, n, widths[w]);
-    if (s < 0) {
-      st = cgm_fail(err, CGM_ERUNTIME, "out of memory counting the sectors of x");
-      break;
-    }
+    const int64_t s = sec[w];
     bf->x_sectors[w] = s;
     bf->x_sectors_min[w] = (distinct * n * widths[w] + SECTOR_BYTES - 1) / SECTOR_BYTES;
     bf->x_locality[w] = bf->x_sectors_min[w] > 0 ? (double)s / (double)bf->x_sectors_min[w] : 1.0;

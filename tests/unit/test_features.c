@@ -1,8 +1,11 @@
 /* Matrix features: the block densities d_N of the paper's Table 5 for the
  * four bundled matrices that appear there, and hand-computed features of a
  * small matrix (row statistics, blocks, e_N, padded counts, checks). */
+#include <stdlib.h>
+
 #include "cgmodel/plan.h"
 #include "cgmodel/sparse.h"
+#include "sparse/bcsr_internal.h"
 #include "test_util.h"
 
 /* Table 5 prints d_N truncated to two decimals (0.6583 appears as 0.65). */
@@ -81,7 +84,57 @@ static void small(void) {
   cgm_csr_free(&A);
 }
 
+/* Each block size's counts come from one block pattern (built in one merge
+ * a block row): they must be cgm_bcsr_count's, and the pattern the block
+ * rows' own column lists, on matrices whose row count is no multiple of N
+ * (padded diagonal blocks), with irregular rows, and with B_x > 1. */
+static void counts_from_pattern(void) {
+  cgm_error e = {0};
+  for (int m = 0; m < 3; m++) {
+    cgm_csr A;
+    const int32_t nr = m == 0 ? 1001 : m == 1 ? 4099 : 37;
+    CHECK_OK(cgm_gen_random_spd(nr, 3 + 4 * m, m == 1 ? CGM_ROWDIST_POWERLAW : CGM_ROWDIST_UNIFORM,
+                                2.0, 0, 5 + m, &A, &e));
+    for (int bx = 1; bx <= 2; bx++) {
+      cgm_bcsr_params lay[CGM_NBLOCKSIZES];
+      for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
+        lay[b] = cgm_bcsr_default_params(cgm_block_sizes[b]);
+        lay[b].bx = bx;
+        lay[b].by = 0;
+        CHECK_OK(cgm_bcsr_params_check(&lay[b], &e));
+      }
+      cgm_features f;
+      CHECK_OK(cgm_features_compute(&A, lay, &f, &e));
+      for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
+        const int n = cgm_block_sizes[b];
+        const int32_t nb = (A.nrows + n - 1) / n;
+        int64_t blocks = 0, padded = 0;
+        int32_t longest = 0;
+        CHECK_OK(cgm_bcsr_count(&A, 0, nb, lay[b], &blocks, &padded, &longest, &e));
+        CHECK_MSG(f.block[b].blocks == blocks && f.block[b].padded_blocks == padded &&
+                      f.block[b].max_blocks_per_row == longest && f.block[b].n == n,
+                  "matrix %d N = %d B_x = %d: features %lld/%lld/%d, count %lld/%lld/%d", m, n, bx,
+                  (long long)f.block[b].blocks, (long long)f.block[b].padded_blocks,
+                  f.block[b].max_blocks_per_row, (long long)blocks, (long long)padded, longest);
+        int64_t *bptr = NULL;
+        int32_t *bcol = NULL, *row = malloc(((size_t)A.ncols + 1) * sizeof *row);
+        CHECK_OK(cgm_block_pattern(&A, n, &bptr, &bcol, &e));
+        for (int32_t r = 0; bptr && row && r < nb; r++) {
+          int32_t k = cgm_block_row_columns(&A, r, n, row);
+          CHECK(bptr[r + 1] - bptr[r] == k &&
+                !memcmp(bcol + bptr[r], row, (size_t)k * sizeof *row));
+        }
+        free(row);
+        free(bptr);
+        free(bcol);
+      }
+    }
+    cgm_csr_free(&A);
+  }
+}
+
 int main(void) {
+  counts_from_pattern();
   /* Table 5 rows: Id 1, 2, 6, 7. */
   table5("Trefethen_20", 20, 158, 9, 0.65, 0.47, 0.27);
   table5("mesh1e1", 48, 306, 8, 0.36, 0.20, 0.17);
