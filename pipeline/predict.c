@@ -9,9 +9,11 @@
 #include "cgmodel/pipeline.h"
 #include "pipeline/steps.h"
 
-cgm_status cgm_predict_config(const cgm_csr *A, const cgm_features *f, const cgm_tuner_device *dev,
-                              const cgm_solve_opts *o, double *seconds, cgm_error *err) {
+cgm_status pipeline_predict_plan(const cgm_csr *A, const cgm_features *f,
+                                 const cgm_tuner_device *dev, const cgm_solve_opts *o,
+                                 double *seconds, cgm_plan *plan, bool *planned, cgm_error *err) {
   *seconds = NAN;
+  *planned = false;
   /* the curves of the precision the iteration runs in (mixed: single's) */
   const int pr = (int)cgm_precision_iter(o->precision);
   if (!dev->have[pr]) return CGM_OK;
@@ -19,11 +21,18 @@ cgm_status cgm_predict_config(const cgm_csr *A, const cgm_features *f, const cgm
     *seconds = cgm_refined_cusparse_time(&dev->model[pr], f->nnz, f->x);
     return CGM_OK;
   }
-  cgm_plan plan;
-  cgm_status st = cgm_solve_plan(A, o, &plan, err);
+  cgm_status st = cgm_solve_plan(A, o, plan, err);
   if (st) return st;
-  *seconds = cgm_refined_time(&dev->model[pr], &plan);
+  *planned = true;
+  *seconds = cgm_refined_time(&dev->model[pr], plan);
   return CGM_OK;
+}
+
+cgm_status cgm_predict_config(const cgm_csr *A, const cgm_features *f, const cgm_tuner_device *dev,
+                              const cgm_solve_opts *o, double *seconds, cgm_error *err) {
+  cgm_plan plan;
+  bool planned;
+  return pipeline_predict_plan(A, f, dev, o, seconds, &plan, &planned, err);
 }
 
 void cgm_candidate_device(const cgm_candidate *c, const cgm_tuner_device *devs, char *out,

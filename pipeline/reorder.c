@@ -11,19 +11,25 @@
 #include "cgmodel/model.h"
 #include "cgmodel/pipeline.h"
 #include "common/timer.h"
+#include "pipeline/steps.h"
 
 /* The model's time per iteration as numbered, and with every segment's x
  * read in its least sectors (the features' x locality at the plan's block
  * size and width): the most a renumbering could gain. NaN: no model. */
 static cgm_status locality_bound(const cgm_csr *A, const cgm_features *f,
                                  const cgm_tuner_device *dev, const cgm_solve_opts *o,
-                                 double *t_none, double *t_ideal, cgm_error *err) {
+                                 const cgm_plan *given, double *t_none, double *t_ideal,
+                                 cgm_error *err) {
   *t_none = *t_ideal = NAN;
   const cgm_precision it = cgm_precision_iter(o->precision);
-  if (!dev->have[(int)it] || o->backend == CGM_BACKEND_CUSPARSE) return CGM_OK;
   cgm_plan plan;
-  cgm_status st = cgm_solve_plan(A, o, &plan, err);
-  if (st) return st;
+  bool planned = given != NULL;
+  cgm_status st = CGM_OK;
+  if (given)
+    plan = *given;
+  else
+    st = pipeline_predict_plan(A, f, dev, o, t_none, &plan, &planned, err);
+  if (st || !planned) return st;
   const cgm_device_model *m = &dev->model[(int)it];
   *t_none = cgm_refined_time(m, &plan);
   const int w = it == CGM_PREC_DOUBLE ? 0 : 1;
@@ -40,6 +46,13 @@ static cgm_status locality_bound(const cgm_csr *A, const cgm_features *f,
 cgm_status cgm_reorder_decide(const cgm_csr *A, const cgm_features *f, const cgm_tuner_device *dev,
                               const cgm_solve_opts *o, double iterations, cgm_reorder_advice *a,
                               cgm_error *err) {
+  return pipeline_reorder_decide(A, f, dev, o, iterations, NULL, a, err);
+}
+
+cgm_status pipeline_reorder_decide(const cgm_csr *A, const cgm_features *f,
+                                   const cgm_tuner_device *dev, const cgm_solve_opts *o,
+                                   double iterations, const cgm_plan *plan_none,
+                                   cgm_reorder_advice *a, cgm_error *err) {
   memset(a, 0, sizeof *a);
   a->t_iter_none = a->t_iter_rcm = NAN;
   a->bandwidth_rcm = -1;
@@ -47,7 +60,7 @@ cgm_status cgm_reorder_decide(const cgm_csr *A, const cgm_features *f, const cgm
   cgm_solve_opts po = *o;
   po.reorder = CGM_REORDER_NONE;
   double t_ideal;
-  cgm_status st = locality_bound(A, f, dev, &po, &a->t_iter_none, &t_ideal, err);
+  cgm_status st = locality_bound(A, f, dev, &po, plan_none, &a->t_iter_none, &t_ideal, err);
   if (st) return st;
   a->bandwidth_none = cgm_csr_bandwidth(A);
   a->gain_bound_s = a->iterations * fmax(0.0, a->t_iter_none - t_ideal);

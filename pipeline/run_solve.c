@@ -170,11 +170,15 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
       cgm_calibration_cg_stale(&devs[d], &r->opts.gpu, msg, sizeof msg))
     note(o, CGM_NOTE_WARNING, msg);
   /* A calibration is of the default thread count: none predicts --threads. */
+  /* its plan serves --reorder auto's bound below (the same configuration) */
+  cgm_plan plan;
+  bool planned = false;
   if (d >= 0 && r->opts.threads <= 0) {
     cgm_error e = {0};
     cgm_solve_opts po = r->opts;
     (void)cgm_bcsr_params_check(&po.layout, &e);
-    if (cgm_predict_config(A, f, &devs[d], &po, &r->predicted, &e) == CGM_OK &&
+    if (pipeline_predict_plan(A, f, &devs[d], &po, &r->predicted, &plan, &planned, &e) ==
+            CGM_OK &&
         isfinite(r->predicted))
       r->calibration_id = devs[d].calibration_id;
   }
@@ -190,7 +194,8 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
                    ? r->choice.iterations
                    : known_iterations(o, *db, A, f, tol, src, sizeof src);
     if (!(k > 0)) k = cgm_iterations_estimate(A->nrows, tol);
-    if (cgm_reorder_decide(A, f, &devs[d], &r->opts, k, &r->reorder, &e) == CGM_OK) {
+    if (pipeline_reorder_decide(A, f, &devs[d], &r->opts, k, planned ? &plan : NULL, &r->reorder,
+                                &e) == CGM_OK) {
       r->have_reorder = true;
       if (r->opts.reorder == CGM_REORDER_AUTO) {
         r->opts.reorder = r->reorder.rcm ? CGM_REORDER_RCM : CGM_REORDER_NONE;

@@ -47,6 +47,20 @@ cgm_status pipeline_right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *
 /* ||x - 1|| / ||1||: the error of a solve of b = A * ones. */
 double pipeline_solution_error(const double *x, int32_t n);
 
+/* cgm_predict_config keeping the plan it predicted from in *plan (when
+ * *planned comes back true: a model and not the cuSPARSE baseline). */
+cgm_status pipeline_predict_plan(const cgm_csr *A, const cgm_features *f,
+                                 const cgm_tuner_device *dev, const cgm_solve_opts *o,
+                                 double *seconds, cgm_plan *plan, bool *planned, cgm_error *err);
+
+/* cgm_reorder_decide given the plan of A as numbered for o when the caller
+ * made it already (plan_none; NULL: made here): a solve's analysis
+ * predicted that configuration just before. */
+cgm_status pipeline_reorder_decide(const cgm_csr *A, const cgm_features *f,
+                                   const cgm_tuner_device *dev, const cgm_solve_opts *o,
+                                   double iterations, const cgm_plan *plan_none,
+                                   cgm_reorder_advice *a, cgm_error *err);
+
 /* cgm_run_solve with o->mpi (run_solve_mpi.c): every rank calls it. */
 cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_error *err);
 
