@@ -34,8 +34,20 @@ static double secs(struct timespec t) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* The entries of dir (name, size, last use); leftover temporaries removed
- * when `sweep`. -1: the directory cannot be read (errno). */
+/* An extra whose entry is gone, or an extra's temporary left by a killed
+ * writer: removed by the sweep. */
+static void sweep_extra(const char *dir, const char *name, time_t now) {
+  char p[4200], entry[4200];
+  snprintf(p, sizeof p, "%s/%s", dir, name);
+  snprintf(entry, sizeof entry, "%s/%.20s", dir, name); /* 16 hex digits and ".csr" */
+  struct stat s, e;
+  if (stat(p, &s) || !S_ISREG(s.st_mode)) return;
+  if (stat(entry, &e) || (strstr(name, ".tmp.") && now - s.st_mtime > TMP_STALE_S)) unlink(p);
+}
+
+/* The entries of dir (name, size, last use); leftover temporaries and
+ * orphaned extras removed when `sweep`. -1: the directory cannot be read
+ * (errno). */
 static int scan(const char *dir, bool sweep, file_info **out, int *count) {
   *out = NULL;
   *count = 0;
@@ -46,6 +58,10 @@ static int scan(const char *dir, bool sweep, file_info **out, int *count) {
   char p[4200];
   time_t now = time(NULL);
   while ((de = readdir(d))) {
+    if (cgm_cache_is_extra_name(de->d_name)) {
+      if (sweep) sweep_extra(dir, de->d_name, now);
+      continue;
+    }
     bool entry = cgm_cache_is_entry_name(de->d_name);
     if (!entry && !(sweep && cgm_cache_is_tmp_name(de->d_name))) continue;
     snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
@@ -84,6 +100,11 @@ int cgm_cache_evict(const char *dir, int64_t max_bytes, const char *keep) {
     }
   }
   free(f);
+  if (removed) { /* their extras */
+    file_info *g;
+    int m;
+    if (!scan(dir, true, &g, &m)) free(g);
+  }
   return removed;
 }
 
@@ -147,7 +168,9 @@ cgm_status cgm_cache_clear(const char *dir, int *removed, cgm_error *err) {
   char p[4200];
   cgm_status st = CGM_OK;
   while ((de = readdir(d))) {
-    if (!cgm_cache_is_entry_name(de->d_name) && !cgm_cache_is_tmp_name(de->d_name)) continue;
+    if (!cgm_cache_is_entry_name(de->d_name) && !cgm_cache_is_tmp_name(de->d_name) &&
+        !cgm_cache_is_extra_name(de->d_name))
+      continue;
     snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
     if (!unlink(p))
       (*removed)++;

@@ -52,6 +52,13 @@ bool cgm_cache_is_entry_name(const char *name) {
   return !strcmp(name + 16, CGM_CACHE_SUFFIX);
 }
 
+bool cgm_cache_is_extra_name(const char *name) {
+  for (int i = 0; i < 16; i++)
+    if (!strchr("0123456789abcdef", name[i]) || !name[i]) return false;
+  const size_t k = strlen(CGM_CACHE_SUFFIX "-");
+  return !strncmp(name + 16, CGM_CACHE_SUFFIX "-", k) && name[16 + k] != '\0';
+}
+
 bool cgm_cache_is_tmp_name(const char *name) {
   if (strlen(name) < 16) return false;
   for (int i = 0; i < 16; i++)
@@ -174,7 +181,7 @@ static bool csr_sane(const cgm_csr *A) {
 
 /* A valid entry of the source (real, stat s) -> 0 and the CSR; else why. */
 static int entry_load(int fd, const char *real, const struct stat *s, cgm_csr *A, cgm_mm_info *info,
-                      char *why, size_t wn) {
+                      uint64_t *id, char *why, size_t wn) {
   cgm_cache_header h;
   char *src = malloc(4097);
   if (!src) return snprintf(why, wn, "out of memory"), -1;
@@ -211,6 +218,7 @@ static int entry_load(int fd, const char *real, const struct stat *s, cgm_csr *A
     info->duplicates_summed = h.mm_duplicates;
     info->file_bytes = h.mm_file_bytes;
   }
+  *id = h.header_hash;
   return 0;
 }
 
@@ -231,7 +239,8 @@ static int make_dirs(const char *dir) {
  * file beside it, fsync'ed, renamed over it, the directory fsync'ed; a
  * reader sees the old entry or the new one, never half of one. */
 static int entry_store(const char *dir, const char *name, const char *real, const struct stat *s,
-                       const cgm_csr *A, const cgm_mm_info *mm, char *why, size_t wn) {
+                       const cgm_csr *A, const cgm_mm_info *mm, uint64_t *id, char *why,
+                       size_t wn) {
   cgm_cache_header h;
   memset(&h, 0, sizeof h);
   memcpy(h.magic, CGM_CACHE_MAGIC, 8);
@@ -271,6 +280,7 @@ static int entry_store(const char *dir, const char *name, const char *real, cons
   if (!rc) {
     memcpy(head + sizeof h, real, h.path_len);
     h.header_hash = header_hash(&h, real);
+    *id = h.header_hash;
     memcpy(head, &h, sizeof h);
     rc = pwrite_all(fd, head, h.header_bytes, 0);
   }
@@ -318,7 +328,7 @@ cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr
     snprintf(rep->entry, sizeof rep->entry, "%s/%s", o->dir, name);
     int fd = open(rep->entry, O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
-      if (!entry_load(fd, real, &s0, A, info, rep->note, sizeof rep->note)) {
+      if (!entry_load(fd, real, &s0, A, info, &rep->entry_id, rep->note, sizeof rep->note)) {
         /* the use, for the eviction (noatime mounts do not record reads) */
         const struct timespec ts[2] = {{0, UTIME_NOW}, {0, UTIME_OMIT}};
         (void)futimens(fd, ts);
@@ -358,7 +368,7 @@ cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr
                l.end / 1e6, o->max_bytes / 1e6);
     else if (make_dirs(o->dir))
       snprintf(why, sizeof why, "not cached: cannot create %s: %s", o->dir, strerror(errno));
-    else if (!entry_store(o->dir, name, real, &s1, A, &mm, why, sizeof why)) {
+    else if (!entry_store(o->dir, name, real, &s1, A, &mm, &rep->entry_id, why, sizeof why)) {
       rep->stored = true;
       if (o->max_bytes > 0) rep->evicted = cgm_cache_evict(o->dir, o->max_bytes, name);
     }

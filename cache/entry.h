@@ -50,6 +50,8 @@ void cgm_cache_entry_name(const char *real, char *out, size_t n);
 /* name is an entry's (hex + .csr) or a leftover temporary's. */
 bool cgm_cache_is_entry_name(const char *name);
 bool cgm_cache_is_tmp_name(const char *name);
+/* An extra of an entry: hex + ".csr-" + its kind (cgm_cache_extra_put). */
+bool cgm_cache_is_extra_name(const char *name);
 
 /* Reads and checks the header of an open entry (magic, version, byte
  * order, hash algorithm, header checksum, sizes against the file's). path

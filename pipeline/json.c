@@ -309,7 +309,9 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
       if (pair) cJSON_AddItemToArray(h, pair);
     }
   }
-  cJSON_AddItemToObject(j, "cache", cache_report_json(&rep->cache));
+  cJSON *cache = cache_report_json(&rep->cache);
+  cJSON_AddBoolToObject(cache, "features", rep->features_cached);
+  cJSON_AddItemToObject(j, "cache", cache);
   if (rep->dist.ranks > 0) { /* the MPI solve: its partition and halo volume */
     cJSON *d = cJSON_AddObjectToObject(j, "mpi");
     cJSON_AddNumberToObject(d, "ranks", rep->dist.ranks);

@@ -40,6 +40,7 @@ typedef struct cgm_cache_report {
   char entry[4096];   /* the entry's path ("" without a cache) */
   char note[1024];    /* why an entry was rejected, or not written ("" when neither) */
   double time_read_s; /* the whole read: lookup, parse and write */
+  uint64_t entry_id;  /* the entry read or written (its header's checksum); 0: none */
 } cgm_cache_report;
 
 CGM_API const char *cgm_cache_outcome_name(cgm_cache_outcome o);
@@ -53,6 +54,20 @@ CGM_API const char *cgm_cache_outcome_name(cgm_cache_outcome o);
  * error: the errors are the parse's. rep may be NULL. */
 CGM_API cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr *A,
                                       cgm_mm_info *info, cgm_cache_report *rep, cgm_error *err);
+
+/* Extras: small data derived from a cached matrix (the features of its
+ * layouts), kept beside its entry as ENTRY-KIND and valid for that entry
+ * only: an extra names the entry it was made from (rep->entry_id), so a
+ * rewritten entry makes it stale. A put after a read that hit or stored the
+ * entry writes it (temporary file and rename; failures are ignored: an
+ * extra is only a shortcut); a get returns true when the extra of this
+ * entry, kind and version holds exactly `bytes` bytes with a matching
+ * checksum. The caller bumps `version` whenever what it stores changes
+ * meaning or layout. Removed with their entry (cache clear, eviction). */
+CGM_API void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, uint32_t version,
+                                 const void *data, size_t bytes);
+CGM_API bool cgm_cache_extra_get(const cgm_cache_report *rep, const char *kind, uint32_t version,
+                                 void *data, size_t bytes);
 
 /* One entry of a cache directory, from its header. */
 typedef struct cgm_cache_entry {

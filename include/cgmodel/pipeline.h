@@ -355,6 +355,7 @@ typedef struct cgm_solve_report {
   char why[512];          /* autotune's choice, or why nothing */
   double time_read_s;     /* reading A and b (or b = A * ones) */
   cgm_cache_report cache; /* how A was read: from the cache, or parsed (and stored) */
+  bool features_cached;   /* the features came with the cache entry (not recomputed) */
   double time_analyse_s;  /* the features, the database, the prediction and autotune's choice */
   char k_source[16];      /* autotune: where its iteration count came from ("hint",
                              "database", "estimate"); its choice has the predicted setup,

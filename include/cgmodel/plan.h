@@ -77,6 +77,11 @@ CGM_API void cgm_plan_layout_resolve(cgm_bcsr_params *p, const cgm_csr *A, int g
 /* The matrix features (cgm_features_compute) with each block size's padded
  * counts in the layout the solver builds on one GPU. */
 CGM_API cgm_status cgm_plan_features(const cgm_csr *A, cgm_features *f, cgm_error *err);
+/* The version of what cgm_plan_features gives: features kept with a cached
+ * matrix (its cache entry's extra "features") are used only when their
+ * version is this one. Bump it when the features, their struct or the
+ * layout rule above change. */
+#define CGM_PLAN_FEATURES_VERSION 1u
 
 /* ------------------------------------------------------- the plan --- */
 

@@ -69,6 +69,28 @@ json_check "$OUT" 'j["cache"]["outcome"] == "rejected" and "truncated" in j["cac
 expect_exit 0 "${SOLVE[@]}"
 assert_eq "$(outcome)" hit "after the truncation"
 
+# ---- the features kept beside the entry: computed once, then read back
+# (--reorder rcm needs them; no database), stale with their entry
+FEAT=("$CGM" solve "$A" --backend cpu --threads 1 --no-record --reorder rcm --json)
+expect_exit 0 "${FEAT[@]}"
+json_check "$OUT" 'j["cache"]["outcome"] == "hit" and not j["cache"]["features"]' "features: computed at first"
+assert_file_exists "$entry-features" "features beside the entry"
+iters=$(json_get "$OUT" iterations)
+expect_exit 0 "${FEAT[@]}"
+json_check "$OUT" 'j["cache"]["outcome"] == "hit" and j["cache"]["features"]' "features: from the cache"
+assert_eq "$(json_get "$OUT" iterations)" "$iters" "features from the cache: same solve"
+printf 'garbage' >>"$entry-features"
+expect_exit 0 "${FEAT[@]}"
+json_check "$OUT" 'not j["cache"]["features"]' "features: a damaged extra is recomputed"
+touch -d '20 seconds ago' "$A"
+mtime_before=$(stat -c %Y "$A")
+expect_exit 0 "${FEAT[@]}"
+json_check "$OUT" 'j["cache"]["outcome"] == "rejected" and not j["cache"]["features"]' "features: stale with the entry"
+expect_exit 0 "${FEAT[@]}"
+json_check "$OUT" 'j["cache"]["features"]' "features: kept with the new entry"
+expect_exit 0 "$CGM" cache clear
+assert_no_file "$entry-features" "cache clear removes the features"
+
 # ---- two writers at once leave one valid entry and no temporary file
 expect_exit 0 "$CGM" cache clear
 "${SOLVE[@]}" >"$TMP/w1.json" 2>&1 &

@@ -257,6 +257,59 @@ static void test_evict(void) {
   for (int k = 0; k < 3; k++) cgm_csr_free(&M[k]);
 }
 
+/* Extras beside an entry: read back exactly, refused for another version,
+ * size, kind or entry (a rewritten entry makes them stale), or when damaged;
+ * removed by cache clear and when their entry is evicted. */
+static void test_extra(void) {
+  cgm_error e = {0};
+  cgm_csr A;
+  CHECK_OK(cgm_gen_poisson3d(9, &A, &e));
+  char src[512], xp[5000];
+  snprintf(src, sizeof src, "%s/x.mtx", tmpdir);
+  write_matrix(src, &A);
+  cgm_cache_report off = {0}; /* no entry: nothing written or read */
+  double v[5] = {1, 2, 3, 4, 5}, w[5] = {0};
+  cgm_cache_extra_put(&off, "features", 1, v, sizeof v);
+  CHECK(!cgm_cache_extra_get(&off, "features", 1, w, sizeof w));
+  cgm_cache_report r = read_check(src, 0, &A);
+  CHECK(r.stored && r.entry_id != 0);
+  CHECK(!cgm_cache_extra_get(&r, "features", 1, w, sizeof w)); /* none yet */
+  cgm_cache_extra_put(&r, "features", 1, v, sizeof v);
+  snprintf(xp, sizeof xp, "%s-features", r.entry);
+  CHECK(file_size(xp) > 0);
+  cgm_cache_report h = read_check(src, 0, &A);
+  CHECK(h.outcome == CGM_CACHE_HIT && h.entry_id == r.entry_id);
+  CHECK(cgm_cache_extra_get(&h, "features", 1, w, sizeof w) && !memcmp(v, w, sizeof v));
+  CHECK(!cgm_cache_extra_get(&h, "features", 2, w, sizeof w));     /* another version */
+  CHECK(!cgm_cache_extra_get(&h, "features", 1, w, sizeof w - 8)); /* another size */
+  CHECK(!cgm_cache_extra_get(&h, "other", 1, w, sizeof w));        /* another kind */
+  CHECK(!cgm_cache_extra_get(&h, "../x", 1, w, sizeof w));         /* not a plain word */
+  cgm_cache_report other = h;
+  other.entry_id ^= 1; /* another entry of the same name */
+  CHECK(!cgm_cache_extra_get(&other, "features", 1, w, sizeof w));
+  flip_byte(xp, file_size(xp) - 3);
+  CHECK(!cgm_cache_extra_get(&h, "features", 1, w, sizeof w)); /* damaged */
+  cgm_cache_extra_put(&h, "features", 1, v, sizeof v);
+  CHECK(cgm_cache_extra_get(&h, "features", 1, w, sizeof w));
+  /* the entry evicted (room for one entry, another matrix read): its extra goes */
+  char src2[512];
+  snprintf(src2, sizeof src2, "%s/y.mtx", tmpdir);
+  write_matrix(src2, &A);
+  struct timespec older[2] = {{time(NULL) - 100, 0}, {time(NULL) - 100, 0}};
+  CHECK(utimensat(AT_FDCWD, h.entry, older, 0) == 0);
+  cgm_cache_report r2 = read_check(src2, (int64_t)file_size(h.entry) + 1000, &A);
+  CHECK(r2.stored && r2.evicted >= 1 && file_size(h.entry) < 0);
+  CHECK_MSG(file_size(xp) < 0, "%s left after its entry was evicted", xp);
+  /* cache clear removes extras */
+  cgm_cache_extra_put(&r2, "features", 1, v, sizeof v);
+  snprintf(xp, sizeof xp, "%s-features", r2.entry);
+  CHECK(file_size(xp) > 0);
+  int removed = 0;
+  CHECK_OK(cgm_cache_clear(cdir, &removed, &e));
+  CHECK(file_size(xp) < 0 && removed >= 2);
+  cgm_csr_free(&A);
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof tmpdir, "%s/cgm-cache-XXXXXX",
            getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -265,6 +318,7 @@ int main(void) {
   test_hash();
   test_entry();
   test_evict();
+  test_extra();
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
   if (system(cmd)) fprintf(stderr, "could not remove %s\n", tmpdir);

@@ -1,0 +1,75 @@
+/* Extras of a cache entry: small data derived from the cached matrix (the
+ * features of its layouts) in ENTRY-KIND beside it, tied to the entry by
+ * its header checksum, so that a warm solve skips what it would recompute
+ * from the same matrix. */
+#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cache/entry.h"
+#include "cache/hash.h"
+#include "cgmodel/cache.h"
+
+#define EXTRA_MAGIC "CGMXTRA\n"
+#define EXTRA_MAX_BYTES ((size_t)1 << 20) /* extras are small */
+
+typedef struct {
+  char magic[8];
+  uint32_t format, version; /* of this header; of the caller's data */
+  uint64_t entry_id;        /* the entry's header checksum */
+  uint64_t bytes, hash;     /* of the data that follows */
+} extra_header;
+
+/* ENTRY-KIND; false when the kind is not a plain word or the path too long. */
+static bool extra_path(const cgm_cache_report *rep, const char *kind, char *out, size_t n) {
+  if (!rep || rep->entry_id == 0 || !rep->entry[0] || !kind || !kind[0]) return false;
+  for (const char *c = kind; *c; c++)
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9'))) return false;
+  int k = snprintf(out, n, "%s-%s", rep->entry, kind);
+  return k > 0 && (size_t)k < n;
+}
+
+void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, uint32_t version,
+                         const void *data, size_t bytes) {
+  char path[4200], tmp[4300];
+  if (bytes > EXTRA_MAX_BYTES || !extra_path(rep, kind, path, sizeof path)) return;
+  if (rep->outcome != CGM_CACHE_HIT && !rep->stored) return;
+  snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0) return;
+  extra_header h;
+  memset(&h, 0, sizeof h);
+  memcpy(h.magic, EXTRA_MAGIC, 8);
+  h.format = 1;
+  h.version = version;
+  h.entry_id = rep->entry_id;
+  h.bytes = bytes;
+  h.hash = cgm_xxh64(data, bytes, 0);
+  bool ok = write(fd, &h, sizeof h) == (ssize_t)sizeof h &&
+            write(fd, data, bytes) == (ssize_t)bytes;
+  if (close(fd)) ok = false;
+  if (!ok || rename(tmp, path)) unlink(tmp);
+}
+
+bool cgm_cache_extra_get(const cgm_cache_report *rep, const char *kind, uint32_t version,
+                         void *data, size_t bytes) {
+  char path[4200];
+  if (bytes > EXTRA_MAX_BYTES || !extra_path(rep, kind, path, sizeof path)) return false;
+  if (rep->outcome != CGM_CACHE_HIT && !rep->stored) return false;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  extra_header h;
+  unsigned char *buf = malloc(bytes + 1);
+  bool ok = buf && read(fd, &h, sizeof h) == (ssize_t)sizeof h &&
+            !memcmp(h.magic, EXTRA_MAGIC, 8) && h.format == 1 && h.version == version &&
+            h.entry_id == rep->entry_id && h.bytes == bytes &&
+            read(fd, buf, bytes + 1) == (ssize_t)bytes && cgm_xxh64(buf, bytes, 0) == h.hash;
+  close(fd);
+  if (ok) memcpy(data, buf, bytes);
+  free(buf);
+  return ok;
+}
