@@ -49,8 +49,8 @@ void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, uint32_t
   h.entry_id = rep->entry_id;
   h.bytes = bytes;
   h.hash = cgm_xxh64(data, bytes, 0);
-  bool ok = write(fd, &h, sizeof h) == (ssize_t)sizeof h &&
-            write(fd, data, bytes) == (ssize_t)bytes;
+  bool ok =
+      write(fd, &h, sizeof h) == (ssize_t)sizeof h && write(fd, data, bytes) == (ssize_t)bytes;
   if (close(fd)) ok = false;
   if (!ok || rename(tmp, path)) unlink(tmp);
 }

@@ -207,7 +207,10 @@ static cgm_status tune_matrix(validation *v, const cgm_csr *A, const cgm_feature
   for (int i = 0; i < nc; i++) {
     const int r = row_of(R, first, &c[i]);
     if (r < 0) continue;
-    if (O->total_tol > 0) R->rows[r].predicted_s = c[i].total_s;
+    if (O->total_tol > 0)
+      R->rows[r].predicted_s = c[i].total_s;
+    else /* the rows time iterations alone: choose as they measure (setup is --total's) */
+      c[i].total_s = c[i].time_per_iter_s;
     c[nk++] = c[i];
   }
   const int best = cgm_tuner_choose(c, nk, local, NULL, 0);
