@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # A/B of two builds on one GPU, in one run: the time per iteration of our
 # CG (cg_bench, fp64, the cases given, two rounds alternating) and the
 # model's validation errors (a quick calibration and validate over a list of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # solve --auto against solve --precision double at tolerances 1e-6..1e-12
 # over bundled and generated SPD matrices: the tolerance is a requirement,
 # so --auto may exit 1 only where double does too. Wall clock of each whole

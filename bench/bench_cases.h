@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Test problems shared by the benchmarks: generator specs or files. */
 #ifndef CGM_BENCH_CASES_H
 #define CGM_BENCH_CASES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cg_bench: our CUDA CG at every block size beside the cuSPARSE baseline, in
  * one run on one GPU, with SpMV bandwidth and the byte floor of an iteration.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The CG benchmark of docs/perf.md: our CUDA CG at N = 1, 2, 4, 8 beside the
 # cuSPARSE baseline, fp64 and fp32, one run on one GPU. Run it on a GPU
 # machine from the repository root:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # What users wait for, end to end: on the same files and in one run,
 # `cgmodel solve` (the whole command, wall clock) against SciPy's mmread +
 # CuPy's Jacobi CG at the same tolerance (bench/scipy_cupy_cg.py), with the

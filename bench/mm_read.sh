@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Matrix Market reader throughput: cgmodel's reader against scipy.io.mmread
 # and fast_matrix_market, on the same files in the same run.
 #

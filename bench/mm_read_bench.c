@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Matrix Market reader/writer throughput (docs/matrix-market.md).
  *
  *   mm_read_bench [--threads T] [--chunk-bytes B] FILE [REPS]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* multi_bench: CG on 1..G GPUs of this node for every exchange mode, in one
  * run: time per iteration (median of CUDA-graph batches), speedup over one
  * GPU, and the bytes each mode moves between devices per iteration.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The multi-GPU benchmark of docs/perf.md (run on a 2- or 4-GPU machine from
 # the repository root): scripts/device-run.sh exec bench/multi_bench.sh [OUTDIR]
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Quick multi-GPU check on a GPU machine: every exchange mode on a small
 # Poisson problem through the CLI, each under its own time limit.
 #   scripts/device-run.sh exec bench/multi_smoke.sh [GPUS]

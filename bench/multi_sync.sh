@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The GPUs' synchronisation side by side, in one run (docs/perf.md): every
 # case on 1..G GPUs with the halo and p2p exchanges, synchronised by flags in
 # device memory (the default, cgm_sync in solver/cuda/kernels.h) and by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Where does NCCL's set-up stop on a node? Runs ncclCommInitAll over the
  * first G GPUs in one of four situations and one all-gather, printing the
  * time of every step (stderr, unbuffered), so a hang shows its place:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Nsight Compute summary of our SpMV and vector kernels on one case (GPU
 # machine): DRAM bytes, duration, achieved bandwidth, occupancy, top stalls.
 #   scripts/device-run.sh exec bench/profile_spmv.sh CASE [OUTDIR]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """What a user would run instead of cgmodel: SciPy reads the Matrix Market
 file, CuPy solves with Jacobi-preconditioned CG on the GPU to the same
 relative tolerance, and the true residual is recomputed. Prints one JSON

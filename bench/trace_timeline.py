@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Reads the stamps of a diagnostic build (-DCGMODEL_TRACE=ON, solver/cuda/trace.cuh;
 multi_bench or cgmodel run with CGMODEL_TRACE_FILE=F) and prints, per solve and
 device, the median time of each stage of an iteration after the update kernel's

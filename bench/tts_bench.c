@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tts_bench: time to an accurate solution, per precision and tolerance, on
  * one device: every solve starts from x = 0 with b = A x* (x* = 1 + 0.1
  * sin i), the true residual ||b - Ax|| / ||b|| is recomputed by the solve

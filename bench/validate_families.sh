@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The model per matrix family: one calibration (OUTDIR/v.db, a full one
 # unless it exists), then `cgmodel validate` over generated families at
 # several sizes (Poisson 3D, elasticity, random geometric meshes numbered

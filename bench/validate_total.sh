@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The tuner by time to a solution: a quick calibration (unless OUTDIR/v.db
 # exists), then `cgmodel validate --total TOL` over the bundled SPD matrices
 # and generated ones: every configuration solved to TOL, the tuner's choice

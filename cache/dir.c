@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The cache directory as a whole: its entries (cgmodel cache list), their
  * removal (cache clear) and the eviction of the least recently used. */
 #define _POSIX_C_SOURCE 200809L

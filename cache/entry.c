@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Reading a matrix through the cache: the lookup (key and checksum), the
  * parse on a miss and the entry's write (temporary file, fsync, rename). */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The format of one cache entry and what the directory functions share
  * with the reader (docs/cache.md draws the format). */
 #ifndef CGM_CACHE_ENTRY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Extras of a cache entry: small data derived from the cached matrix (the
  * features of its layouts) in ENTRY-KIND beside it, tied to the entry by
  * its header checksum, so that a warm solve skips what it would recompute

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* XXH64 of our own, and the chunked checksum of an entry's arrays. Our
  * XXH64 ran at 15 GB/s on one core of the build machine, libxxhash's XXH3
  * (0.8.1, built for baseline x86-64) at 11-12 GB/s: the library brings no

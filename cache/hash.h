@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The checksums of cache entries: a 64-bit hash of byte ranges, computed
  * in chunks on every core so that checking a warm entry runs near memory
  * bandwidth. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Command-line parsing shared by the subcommands: `--name value`,
  * `--name=value` and flags, with errors that name the option. */
 #ifndef CGM_CLI_ARGS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The matrix cache's options, shared by the commands that read a matrix
  * (solve, predict) and by `cgmodel cache`. */
 #ifndef CGM_CLI_CACHEOPTS_H

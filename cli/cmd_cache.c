@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel cache list [--json] | clear: the matrix cache's entries. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel calibrate: measure this machine's devices and store the fits. */
 #include <stdio.h>
 #include <string.h>

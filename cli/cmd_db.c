@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel db list|show ID|export ID -o FILE|solves|refit ID: what the database holds. */
 #include <math.h>
 #include <stdio.h>

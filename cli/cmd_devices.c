@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel devices [--db FILE] [--json]: this machine's devices, how its GPUs
  * reach each other, and each device's newest calibration. */
 #include <stdio.h>

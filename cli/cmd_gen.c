@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel gen KIND --n SIZE -o A.mtx: the synthetic matrices of sparse/. */
 #include <stdbool.h>
 #include <stdio.h>

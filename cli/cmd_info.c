@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel info A.mtx [--json]: the features of a matrix. */
 #include <stdio.h>
 #include <string.h>

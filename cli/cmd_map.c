@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel map: the paper's Fig. 8 for a calibrated device (gnuplot). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel plot calibration|accuracy: the calibration's samples and fits,
  * and predicted against measured time per iteration (gnuplot). */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel predict A.mtx: every configuration of the calibrated devices,
  * timed by the model, and the recommendation. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel solve A.mtx [...]: Jacobi-PCG on the chosen backend. */
 #include <math.h>
 #include <stdio.h>

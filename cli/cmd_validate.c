@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel validate LIST_OR_DIR: predicted against measured for every matrix
  * and configuration of this machine (the paper's Table 6), and the tuner's
  * regret. Every measurement is stored beside its prediction. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The subcommands; each returns the process exit code (docs/cli.md). */
 #ifndef CGM_CLI_COMMANDS_H
 #define CGM_CLI_COMMANDS_H

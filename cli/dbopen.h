@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Opening the database for a subcommand, and the progress line. */
 #ifndef CGM_CLI_DBOPEN_H
 #define CGM_CLI_DBOPEN_H

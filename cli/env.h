@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The CGMODEL_* environment variables: the one place that reads them (the
  * library never does). Each sets an option of the library (docs/cli.md).
  * Also linked by the benchmarks, which take the same variables. */

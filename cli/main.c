@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel: dispatch to the subcommands. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The one check every command makes before it writes an output file (-o,
  * --csv): the output must not be one of its inputs (the database, the
  * matrix, the right-hand side, ...), or a failed or finished write would

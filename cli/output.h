@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Printing for the CLI: errors and the pipeline's notes on stderr, JSON on
  * stdout (built by pipeline/json.c). */
 #ifndef CGM_CLI_OUTPUT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What `cgmodel plot` and `cgmodel map` share (defined in cmd_plot.c):
  * the picture options, finding the gnuplot templates, picking a
  * calibration, and printing what was written. */

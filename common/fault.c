@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "common/fault.h"
 
 /* Solves run one at a time (docs/architecture.md): plain counters suffice. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Fault injection for the tests: makes the K-th checked CUDA call of the
  * process fail, so that every error path of the CUDA code (the message, the
  * exit status, the freeing of what was allocated) is exercised on a real

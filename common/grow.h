@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Arrays that double as they fill. */
 #ifndef CGM_COMMON_GROW_H
 #define CGM_COMMON_GROW_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Output files: the alias test and the write-beside-then-rename (outfile.h). */
 #define _XOPEN_SOURCE 700
 #include "common/outfile.h"

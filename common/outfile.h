@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Writing an output file safely: never onto one of the inputs, and never
  * leaving a half-written file in place of the old one.
  *

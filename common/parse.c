@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Strict numbers and lists (parse.h). */
 #include "common/parse.h"
 

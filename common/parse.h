@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The one parser of numbers and lists that come from users (command-line
  * options, ids, device lists): strict, so that a typo is an error and never
  * a different value. No leading or trailing spaces, no '+', no clamping of

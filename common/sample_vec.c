@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A growing array of samples: what a calibration's sweeps, a refit and the
  * calibration picture collect before they fit or draw. */
 #include <stdlib.h>

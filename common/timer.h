@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Monotonic wall-clock time for host-side timing. */
 #ifndef CGM_COMMON_TIMER_H
 #define CGM_COMMON_TIMER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Opening, checking and migrating the database file, transactions, and the
  * error wording shared by db/records.c. The rule throughout: a file that is
  * not ours, is damaged or is newer than us is refused without a single byte

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Internals shared by db/db.c, db/schema.c, db/records.c and the unit test.
  * Not part of the public API. */
 #ifndef CGMODEL_DB_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Inserts and queries of the records of cgmodel/db.h, all through prepared
  * statements. SQLite stores NaN as NULL; every REAL read turns NULL back
  * into NaN. Ids of 0 mean "none" and are stored as NULL. */

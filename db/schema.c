@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The database schema as a list of migrations. migrations[i] takes the
  * schema from version i to i + 1 (PRAGMA user_version); a new version is one
  * more entry here and CGM_DB_SCHEMA_VERSION + 1 in cgmodel/db.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The distributed Jacobi-PCG (Algorithm 2, as the CPU backend runs it in
  * double; solver/cpu/cg_cpu_impl.h): rank 0 checks and cuts the matrix and
  * scatters the row blocks (the reader is already parallel and a scatter is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* One rank's rows with their halo: the ghost entries it reads, grouped by
  * the rank that owns them, and what it sends to whom. The plan's halo
  * (plan/partition.c) is per GPU segment of block rows and bounded by

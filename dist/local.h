@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* One rank's share of the distributed matrix: its rows in CSR with the
  * columns renumbered for the local vector [own rows | ghosts], and the
  * point-to-point halo exchange that fills the ghosts. Internal to dist/. */

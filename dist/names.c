@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The partition names and what this build of the distributed solve has. */
 #include <string.h>
 

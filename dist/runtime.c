@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Starting and ending MPI for a program that runs under mpirun. */
 #include <mpi.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A build without MPI: the distributed solve is not there. */
 #include "cgmodel/dist.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The root's side of the distributed solve: which rows each rank owns.
  * Every partition ends as contiguous blocks of a (possibly renumbered)
  * matrix, so each rank's rows are [bounds[k], bounds[k+1]). Internal to

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Prints docs/solves.md: `cgmodel solve --backend cpu --json` on every SPD
 # matrix of data/matrices (spd_hint yes in MANIFEST.tsv) with block sizes
 # N = 1 and 4, as a markdown table, with the date, the machine and the

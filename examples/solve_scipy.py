@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Solve a sparse SPD system from SciPy with cgmodel, and check the answer.
 
     python3 examples/solve_scipy.py [A.mtx]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Per-device resources of the CUDA solver: vectors, the uploaded layouts,
  * reduction scratch and the device-side state. Every transfer is ordered on
  * the device's own stream, never on the legacy default stream, which a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Per-device resources of our kernels (cuda_dev.cu): vectors, uploaded
  * layouts, reduction scratch and the CG state; what the CUDA solver, the
  * tests and the microbenchmarks share. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Error handling for CUDA host code: every runtime call and every launch is
  * checked and turned into a cgm_error naming the call, file and line. */
 #ifndef CGM_KERNELS_CUDA_UTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Device-side helpers shared by the kernels: wide loads, block reductions
  * and the deterministic last-block reduction. */
 #ifndef CGM_KERNELS_DEVICE_UTIL_CUH

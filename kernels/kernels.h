@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The CUDA kernels of the solver behind a plain C interface. The solver
  * (cg_cuda.cu) and the microbenchmarks (microbench/) launch exactly these.
  *

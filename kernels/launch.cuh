@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Kernel launches, optionally with programmatic dependent launch (PDL,
  * compute capability 9.0). With `overlap` the kernel may be scheduled while
  * the previous kernel of the stream drains, instead of after it: in a CUDA

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* SpMV over the BCSR MBR layout (paper Sec. 3.3-3.7), one kernel family
  * parameterised by precision, block size N and B_x.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Filling the pinned staging buffers of an upload on every core (C, so
  * that OpenMP compiles; the CUDA files are not built with it). */
 #ifndef CGM_KERNELS_STAGE_H

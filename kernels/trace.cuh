@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A diagnostic timeline of the multi-GPU iteration (configure with
  * -DCGMODEL_TRACE=ON; off by default, and then every call is empty).
  * Thread 0 of block 0 stamps a kernel's entry and the end of its wait, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The fused vector kernels of Algorithm 2 (paper Table 2) and the
  * single-reduction CG's update (cgg), fixed-grid as in
  * Sec. 5.1: a grid of at most one resident wave loops over the vectors with

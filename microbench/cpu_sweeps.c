@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The sweeps of the `cpu` device: the CPU backend's own CG4, CG5 and SpMV
  * (solver/cpu), timed with the monotonic clock, median after warm-up. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* CUDA microbenchmarks in a CPU-only build: clear errors. */
 #include "microbench/microbench.h"
 

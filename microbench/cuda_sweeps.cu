@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The sweeps of a `cuda:K` device. Kernels are timed the way the solver runs
  * them: R launches captured in a CUDA graph, the median over replays after a
  * warm-up replay, divided by R (so launch gaps are those of the solver's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Whole iterations of our solver, timed through cgm_solve itself, for the
  * refined model's iteration, row and band curves of a GPU (docs/model.md): the
  * sum of three separately timed kernels misses what an iteration of the

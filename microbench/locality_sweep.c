@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The locality sweep (docs/model.md, "x locality"): the same meshes under
  * symmetric renumberings from the natural one through local shuffles to a
  * random one. The bytes the refined model counts stay; the sectors of x

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Microbenchmarks: timings of the solver's own kernels (never copies) and of
  * the device's memory system, medians after warm-up. */
 #ifndef CGM_MICROBENCH_MICROBENCH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* CUDA timings: the solver's SpMV kernel on its own, and the copy ceiling. */
 #include <stdlib.h>
 

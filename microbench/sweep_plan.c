@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The sizes and matrices every device is calibrated on. The dense-block
  * matrices are Kronecker products P (x) (J + I) of a 3D Poisson pattern (the
  * locality of a structured mesh) and of random SPD patterns with uniform and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What the sweeps measure, shared by the CPU and CUDA sweeps: vector sizes
  * and the matrices of the SpMV sweeps. */
 #ifndef CGM_MICROBENCH_SWEEP_PLAN_H

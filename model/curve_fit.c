@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The relative curve of a kernel as the refined model uses it, piecewise
  * where one Eq. 3 cannot follow the samples (docs/model.md, "Where the CPU
  * differs"): below a throughput peak that falls for good (a CPU's caches),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Fitting Eq. 3 to throughput samples with GSL's nonlinear least squares
  * (trust region, Levenberg-Marquardt), as the paper does (Sec. 5.1, ref. 33).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The paper's per-iteration model of CG (Sec. 5.6-5.7, Eqs. 4-9): every
  * kernel is bandwidth bound, so its time is its transfer volume over the
  * Eq. 3 throughput at that volume (Eq. 5). Invalid arguments (a block size

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 #define _DEFAULT_SOURCE /* M_LN2 */
 /* The refined model (docs/model.md): Eq. 4 and Eq. 9 with what the paper
  * leaves out. Every term is Eq. 5 over the bytes it really moves: the

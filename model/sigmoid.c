@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The throughput sigmoid of the paper (Eq. 3) and the kernel time it gives
  * (Eq. 5), in the units of model.h: m in elements, B in GB/s, T in s. */
 #include "cgmodel/model.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Time to an accurate solution: setup + K iterations (docs/model.md, "Time
  * to a solution"). The iteration time comes from the refined model; this
  * file holds what surrounds it: the setup (building the layout on the host

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* solve --auto: the tuner's choice among this machine's calibrated devices,
  * turned into the configuration the solver runs. */
 #include <stdio.h>

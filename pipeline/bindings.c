@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The steps for a language binding (python/cgmodel over ctypes): the matrix
  * and the vectors travel by pointer, the options as a JSON object and the
  * result as the JSON the command line prints with --json, so a binding

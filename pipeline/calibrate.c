@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel calibrate: sweeps -> Eq. 3 fits -> database.
  *
  * Groups of samples (kernel, variant, precision, block) get an average and a

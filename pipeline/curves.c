@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Fits -> the kernel curves of a device model. */
 #include <string.h>
 

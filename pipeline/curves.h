@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Where a stored fit goes in a device model (shared by the loader and by
  * calibrate's own overhead model, so the two read fits the same way). */
 #ifndef CGM_PIPELINE_CURVES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Opening the database for a step, picking the calibration a picture
  * draws, and reading a calibration with its device. Only calibrate creates the database: a step
  * that reads (predict, validate, the maps) or a solve's --auto finds no file and says how to make

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel devices: this machine's CPU and GPUs, how the GPUs reach each
  * other, what this build can use between them (NCCL, MPI), and for each
  * device its newest calibration in the database and whether this build

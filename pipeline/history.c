@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What recorded solves teach the tuner (docs/model.md, "Time to a
  * solution"): each device's setup model fitted on its measured setups, the
  * ratio of mixed to double precision iterations, and the iteration count of

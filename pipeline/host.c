@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* This machine: its CPU and GPUs as device records (what calibrate stores
  * and what a calibrated device must be called to be one of them), and the
  * calibrated devices that are this machine's, for the steps that run

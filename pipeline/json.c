@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Every JSON object cgmodel writes, built from the library's records and
  * the steps' reports: the command line's --json output, and what the
  * database stores as JSON (features, options). One place, so a key is

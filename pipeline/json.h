@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* JSON forms of the library's records and of the steps' reports (cJSON):
  * every object the command line prints with --json, and what the database
  * stores as JSON. Internal to cgmodel (the public API has no cJSON): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The matrices a step reads: one file's features, and the files of a
  * directory or a list (validate's input). */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The database's calibrations as the tuner's device models: the newest
  * complete calibration of each device, its fits placed in the model's
  * curves with the fallbacks the refined model needs (a relative fit that

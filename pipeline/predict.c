@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Predictions: one configuration's time per iteration (what a solve or a
  * validation run is compared with), and every configuration of the
  * calibrated devices for one matrix with the tuner's choice (predict). */

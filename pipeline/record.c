@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A solve recorded beside its prediction: the matrix (found or added by
  * name, size and counts, with its features), and the solve with the
  * configuration and options it ran with, so `db solves` and `plot accuracy`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* solve --reorder auto, and predict's line about it: reverse Cuthill-McKee
  * is computed and timed on the host, both numberings are predicted with the
  * configuration's device model, and the tuner weighs the cost against K

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel solve end to end: the matrix and right-hand side, the prediction
  * of the configuration run (and --auto's choice of it) from the database
  * when there is one, the solve, and its record beside the prediction. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What the pipeline's steps share that is not public: the record of a solve
  * of a matrix file, and the list of this machine's calibrated devices that
  * the tuner searches. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* validate: predicted against measured for every matrix and configuration
  * of this machine (the paper's Table 6), every run recorded beside its
  * prediction, and the tuner's regret: what its choice among the measured

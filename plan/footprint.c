@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The memory a configuration needs on each device, counted from what the
  * backends allocate: the CUDA solver's list is solver/cuda/cuda_dev.cu
  * (vectors, layouts, scratch) and its halo send lists; the CPU's is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The layout a configuration builds: B_x per matrix, block size and GPU
  * count (docs/bcsr-layout.md), and the matrix features in that layout. */
 #include "cgmodel/plan.h"

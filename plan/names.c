@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The names of the configuration's choices, as the command line spells them. */
 #include "cgmodel/plan.h"
 

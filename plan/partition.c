@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Splitting a matrix over several GPUs: segments of consecutive block rows
  * with similar block counts (paper Sec. 4.1), and what each segment reads
  * from the others (its halo), so that only those entries need exchanging

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The plan of a configuration (include/cgmodel/plan.h): the cut, each
  * segment's layouts and halo, the exchange and the memory, counted from the
  * matrix's block pattern without building any layout. The CUDA solver

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel plot calibration: the measured throughput of every kernel and its
  * Eq. 3 fits (the paper's Figs. 5, 6a and 7), one panel per kernel family. */
 #define _POSIX_C_SOURCE 200809L

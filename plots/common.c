@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The plots' plumbing: output names, the data files next to the picture,
  * the script FILE.gp (a header of variables + the template), and gnuplot. */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel map: the paper's Fig. 8 for one calibrated device. Predicted raw
  * performance (Eqs. 6-7) on one device and on G, and the speed-up T_1 / T_G,
  * over the matrix dimension x and the stored elements e; the contour S = 1

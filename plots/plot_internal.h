@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Shared by the plots: where the picture, its data and its script go, the
  * script's header, and running gnuplot. */
 #ifndef CGM_PLOTS_INTERNAL_H

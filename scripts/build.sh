@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Configures and builds cgmodel into build/ (CUDA backend when nvcc exists).
 # Usage: scripts/build.sh [BUILD_DIR [extra cmake args...]]
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The demo of the README: installs what is missing, builds, then on a bundled
 # SuiteSparse matrix: its features, a quick calibration of this machine (the
 # GPUs when there are any, else the CPU), the prediction for every

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs the Debian packages cgmodel needs when they are missing.
 # The CUDA toolkit is not installed here: without nvcc the build is CPU-only.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Every GPU measurement the docs still wait for, in one device call (after
 # scripts/device-pack.sh here, with .carry in the call's carry list):
 #   scripts/device-run.sh exec scripts/device-measure.sh [--quick] [--budget S]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Builds the tree that travels to a lent GPU machine (docs/architecture.md,
 # "Working with the GPU machines"): GSL, SQLite and cudart linked statically,
 # cJSON's shared library copied beside it, no object files. The result is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Runs on the GPU machine over a copy of the repository with .carry/ carried
 # (scripts/device-pack.sh). The carried binaries hold the absolute paths of
 # the build machine (/work/main), so that path is linked to this copy.

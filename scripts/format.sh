@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Formats every C, CUDA and header file git tracks with the committed
 # .clang-format (clang-format 14, Debian's). --check: list the files that
 # differ and exit 1, changing nothing.

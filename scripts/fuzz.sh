@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Runs the libFuzzer harnesses of tests/fuzz (docs/reliability.md, "Fuzzing")
 # for SECONDS each (default 60), one after the other, on one core each, with
 # the seed corpus (tests/fuzz/corpus; tests/fuzz/corpus-cli for fuzz_cli) copied to a scratch directory (the repo

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Man pages and shell completions of the cgmodel command, from docs/cli.md.
 
     gen_man.py docs/cli.md OUTDIR VERSION

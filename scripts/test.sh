@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The test command of the README: installs what is missing, builds, runs every
 # test (GPU tests skip without a GPU), then builds a CPU-only tree under
 # AddressSanitizer + UndefinedBehaviorSanitizer and runs the unit and e2e

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The interface between the solve driver (solve.c) and the backends. The
  * driver validates the input, picks tolerances and recomputes the residual;
  * a backend only iterates. */

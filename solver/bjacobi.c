@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Block-Jacobi preconditioning (docs/precond.md): the inverses of the
  * N x N diagonal blocks of A, computed once on the host during set-up and
  * applied by every backend that supports it (the CPU's kernels and our

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The CUDA entry points of a CPU-only build: no devices, clear errors. */
 #include "solver/backend.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Telling an indefinite matrix from a CG that rounding broke: k steps of
  * Lanczos in double (no reorthogonalisation: its Ritz values may repeat,
  * but each stays within [lambda_min, lambda_max] of A up to rounding), so a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The solve driver: checks the input once for every backend, handles the
  * trivial cases, dispatches, and recomputes the true residual afterwards. */
 #include "cgmodel/solver.h"

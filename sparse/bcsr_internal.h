@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The layout internals that the plan (the cut and the halos) and the CUDA
  * solver (segment layouts) build on: not part of the installed API. */
 #ifndef CGM_SPARSE_BCSR_INTERNAL_H

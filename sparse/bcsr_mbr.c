@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* BCSR in the multiple-block-row (MBR) layout of Verschoor & Jalba 2012,
  * Sec. 3.3-3.7: block-row sorting (3.5), block reordering so that the blocks
  * of one step are contiguous (3.4), padding with empty blocks to the longest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* CSR storage, the reference SpMV and the COO -> CSR conversion every reader
  * and generator goes through. */
 #include "cgmodel/sparse.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Matrix features the model reads (paper Sec. 5.6, Tables 4 and 5): x, e_N,
  * d_N, row-length statistics, and the exact padded element count of the MBR
  * layout (what the paper's estimate leaves out, Sec. 5.6 and 8). */

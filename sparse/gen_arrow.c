@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The arrow matrix: one long row (and its column) on a tridiagonal, so that
  * the time of an SpMV is the walk of that row by one thread (the row curve
  * of the calibration, and the long-row cases of the tests). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The band matrix: every row reaches h columns either side of its diagonal,
  * so that every SpMV thread walks a long block row at once (FEM-like rows
  * on a grid that does not fill the GPU): the band curve of the calibration,

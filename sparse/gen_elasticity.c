@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* 3D linear elasticity (isotropic, E = 1, nu = 0.3) with trilinear (Q1)
  * hexahedra on a uniform n x n x n grid of unit cubes, 3 unknowns per node.
  * Nodes (ix, iy, iz), 0 <= i* <= n, are numbered lexicographically (x

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Block matrices with every N x N block dense: A = P (x) (J + I), the
  * Kronecker product of a pattern matrix P with the all-ones block plus the
  * identity. If P is SPD so is A (J + I is SPD), and A's block structure at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Random geometric meshes: points uniform in the unit cube joined to their
  * k nearest neighbours, 3 unknowns a point, a spring block per edge. The
  * unstructured meshes of FEM codes whose numbering may be anything: with

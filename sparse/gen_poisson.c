@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Finite-difference Poisson matrices with Dirichlet boundaries: the 5-point
  * stencil in 2D and the 7-point stencil in 3D, lexicographic order (x fastest).
  * Rows are written in column order, so no sorting is needed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Random SPD matrices with a chosen row-length distribution.
  *
  * 1. Each row i draws a target length L_i (diagonal included):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The locality of the SpMV's reads of x (docs/model.md, "x locality"): the
  * distinct 32-byte sectors of x each slice of the MBR layout reads, summed
  * over the slices. A slice (B_y block rows, B_y B_x N = 32 threads) is one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Entries between parsing and CSR (sparse/mm_entries.h): paged buckets, and
  * the parallel assembly of the CSR, one block of rows per thread. */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The entries of a Matrix Market file between parsing and CSR
  * (sparse/mm_entries.c). Each chunk of the text, parsed by one thread, keeps
  * its entries in one bucket per block of 2^shift consecutive rows, in the

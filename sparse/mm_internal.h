@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Internals shared by the Matrix Market reader and writer (sparse/mm_read.c,
  * sparse/mm_write.c) and their unit test. Not part of the public API. The
  * number conversion both use (cgm_mm_parse_double, cgm_mm_format_double) is

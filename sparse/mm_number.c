@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Number conversion (sparse/mm_number.h): the Eisel-Lemire step and the
  * strtod fallback of the reader's parser, the whole-token parser, and the
  * writer's shortest round-trip formatter. Reader and writer share this unit,

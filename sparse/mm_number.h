@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Number conversion, shared by the Matrix Market reader and writer
  * (docs/matrix-market.md, "Numbers"): decimal text to the correctly rounded
  * double (bit-identical to strtod in the C locale), and a double to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Matrix Market reader (docs/matrix-market.md): the grammar, read in
  * parallel without changing a bit of what a line-by-line reader gives.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The text of a Matrix Market file (sparse/mm_source.h).
  *
  * A regular file is mapped rather than read: the parser's threads then read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The text of a Matrix Market file, handed out as pieces of whole lines
  * (sparse/mm_source.c). A regular file is mapped (one piece, and its last
  * line when that lacks a newline, copied with one); a pipe or other

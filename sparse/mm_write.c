@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Matrix Market writer (docs/matrix-market.md).
  *
  * Values are printed with the shortest of %.15g, %.16g and %.17g that reads

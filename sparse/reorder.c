@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Symmetric permutations of a matrix: the reverse Cuthill-McKee ordering
  * (the solver's --reorder rcm), shuffles of a numbering (the locality
  * sweep of the calibration: the same mesh, the same bytes, x read from

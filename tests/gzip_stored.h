@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* gzip files made without zlib, for the tests of the reader's gzip path
  * (tests/unit/test_mm.c, tests/fuzz/fuzz_mm.c): one member whose deflate
  * data are "stored" (uncompressed) blocks of at most 65535 bytes. Every text

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Helpers the solver tests share: a deterministic PRNG and the true
  * residual computed independently of the library (long double). */
 #ifndef CGM_TEST_LINALG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Minimal test harness: CHECK macros that report file:line and count
  * failures; main returns the failure count so CTest sees non-zero. */
 #ifndef CGM_TEST_UTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The configuration search: every candidate is timed on its plan (the
  * partition, halos and MBR layouts the solver builds, counted without their
  * values), so the model sees each GPU's real segment (x_i, padded e_i)

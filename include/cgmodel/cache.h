@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The matrix cache: a binary copy of each matrix file's CSR, so that a
  * second read of a large Matrix Market file costs one read of its arrays
  * instead of a parse (docs/cache.md). The library never reads the

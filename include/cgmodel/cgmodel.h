@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* libcgmodel: predict and run Conjugate Gradient on sparse SPD matrices. */
 #ifndef CGMODEL_CGMODEL_H
 #define CGMODEL_CGMODEL_H

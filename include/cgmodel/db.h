@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The cgmodel database: one embedded SQLite file holding devices,
  * calibrations with their samples and fits, matrices (features),
  * predictions and solves. Writes happen in transactions (WAL journal), so an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The distributed CG's options and report, free of MPI types so that every
  * build has them (the solve itself is in cgmodel/dist_mpi.h, which only a
  * build with MPI installs). One process per MPI rank; rank 0 holds the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The distributed Jacobi-preconditioned CG over MPI: one process per rank,
  * each with its block of rows, a point-to-point halo exchange of the vector
  * entries it reads from others, and MPI_Allreduce for the dot products

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* CGM_API marks what libcgmodel exports: the library is built with hidden
  * symbol visibility, so only the functions declared with CGM_API in these
  * public headers are part of its ABI. */

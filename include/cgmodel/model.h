@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The performance model of Verschoor & Jalba 2012, Sec. 5: the sigmoid
  * throughput curve (Eq. 3) fitted with Levenberg-Marquardt, and the
  * per-iteration time, flops and performance (Eqs. 4-9). Never touches a

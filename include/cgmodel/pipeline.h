@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The steps that connect the components (docs/architecture.md's pipeline): calibrate
  * (microbench -> fits -> db), the device models a prediction uses (db ->
  * model), this machine's calibrated devices, and what each command does end

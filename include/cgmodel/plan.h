@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What one configuration builds: the plan. Given a matrix and a
  * configuration (backend, precision, block size and B_x, GPU count,
  * exchange), a plan says what every device will hold: the segment of block

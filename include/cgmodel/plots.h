@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The pictures (docs/architecture.md: plots/): the paper's Figs. 5-7 (calibration
  * samples and their Eq. 3 fits), Fig. 8 (raw performance and speed-up maps)
  * and Fig. 10 / Table 6 (predicted against measured time per iteration),

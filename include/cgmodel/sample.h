@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* One measured throughput point of a kernel: what the microbenchmarks
  * produce, the database stores and the fitter reads. */
 #ifndef CGMODEL_SAMPLE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Jacobi-preconditioned Conjugate Gradient (Algorithm 2 of Verschoor & Jalba
  * 2012) on a backend: the CPU (OpenMP), our CUDA kernels over the BCSR MBR
  * layout on 1..n GPUs, or the cuSPARSE CSR baseline. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Sparse matrices: Matrix Market I/O, CSR, the BCSR multiple-block-row (MBR)
  * layout of Verschoor & Jalba (2012), Sec. 3.3-3.7, matrix features and
  * synthetic generators. Nothing here knows about GPUs, configurations or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Error reporting for libcgmodel.
  *
  * Library functions never print and never exit: they return a cgm_status and,

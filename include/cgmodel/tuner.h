@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The search over configurations: every block size x GPU count x precision x
  * backend (and exchange mode on several GPUs) of the calibrated devices,
  * each timed by the model on its plan and checked against device memory;

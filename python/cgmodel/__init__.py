@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """cgmodel: predict, tune and run Jacobi-preconditioned Conjugate Gradient on
 sparse SPD matrices, over libcgmodel (docs/python.md).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The steps of cgmodel on matrices in memory: info, predict, solve,
 calibrate and devices. Results are dataclasses with the keys of the
 command line's --json output (docs/cli.md)."""

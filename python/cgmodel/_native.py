@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """libcgmodel through ctypes: finding the library, the two structs the
 binding mirrors (cgm_csr, cgm_error) and the calls of its JSON steps
 (include/cgmodel/pipeline.h, "bindings").

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The Python binding against the command line and against independent
 references: the same solves, features and predictions as `cgmodel ... --json`
 on a bundled matrix, residuals recomputed here with SciPy, and bad input

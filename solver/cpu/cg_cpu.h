@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The CPU backend's kernels, visible to tests and the microbenchmarks. */
 #ifndef CGM_SOLVER_CPU_CG_CPU_H
 #define CGM_SOLVER_CPU_CG_CPU_H

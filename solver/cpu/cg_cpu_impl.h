@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Preconditioned CG on the CPU (OpenMP) over the BCSR MBR layout, Jacobi or
  * block-Jacobi (M = the layout's N x N diagonal blocks, applied through
  * their inverses: z = M^-1 r is one dense N x N product per block row),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Jacobi-PCG on 1..G GPUs of one node with our kernels, alpha and beta kept
  * on the devices. Two iterations (kernels.h):
  *   cgg      (default) the single-reduction CG of Chronopoulos and Gear:

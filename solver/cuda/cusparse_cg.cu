@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The vendor baseline: the same Jacobi-PCG written the way a user of
  * cuSPARSE and cuBLAS would write it (like CuPy's cg): cusparseSpMV on CSR,
  * cuBLAS dot/axpy/scal with the scalars on the host (each dot waits for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Device discovery: how many GPUs, and what they are (stored beside every
  * calibration). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The exchanges between devices (gpu_solver.h): the vector the next SpMV
  * reads (p2p stores, NCCL's all-gather, the halo pack) and the reductions'
  * sums (events, NCCL's all-reduce, or through the host). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The CUDA solver's state and the pieces its files share (CUDA C++, internal
  * to solver/cuda). The solve is split by job:
  *   cg_cuda.cu    the driver: set-up from the plan, CG1, the loop, results

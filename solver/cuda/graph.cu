@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Batches of K iterations captured in CUDA graphs and the host's loop over
  * them, with the watchdogs that keep a solve from hanging (gpu_solver.h). */
 #include <math.h>

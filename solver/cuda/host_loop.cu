@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The paper's host-driven loop (gpu_solver.h). */
 #include <math.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* One CG iteration on every device (gpu_solver.h): the SpMV (interior and
  * boundary rows with the halo exchange), then the single-reduction CG's
  * update, or Algorithm 2's CG4 and CG5; the exchange follows the update. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Host-side set-up of the CUDA solver's segments (segments.h). */
 #include "solver/cuda/segments.h"
 

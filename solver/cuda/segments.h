@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The host side of the CUDA solver's set-up: every segment's layouts built
  * from the plan (the whole segment, or with the halo exchange its interior
  * and boundary block rows over [own rows | padding | halo]), and the halo's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What several GPUs need before the first iteration (gpu_solver.h): peer
  * access between them, and NCCL's communicators for the nccl exchange. */
 #include <pthread.h>

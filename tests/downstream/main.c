@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A program of another project, built against an installed cgmodel
  * (find_package or pkg-config): solves the 1-D Laplacian through the public
  * API and checks the residual itself. Exit 0 when it holds. */

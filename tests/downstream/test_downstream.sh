@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The installed C package: cmake --install of this build into a temporary
 # prefix, then a small program of another project built against it with
 # find_package(cgmodel) (shared and static) and with pkg-config, and run.

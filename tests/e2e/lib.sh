@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Shared helpers of the e2e tests. Every tests/e2e/test_*.sh starts with
 #
 #   source "$(dirname "$0")/lib.sh" "$@"     # $1 = cgmodel binary, $2 = repository

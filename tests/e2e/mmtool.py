@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Independent checks for the e2e tests: a small Matrix Market reader and the
 quantities the tests compare with what cgmodel prints. Standard library only
 (python3 is on every machine the tests run on, CI included).

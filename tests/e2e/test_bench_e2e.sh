@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # bench/e2e.sh's CPU parts: on two tiny matrices with the CPU backend, round
 # 1 parses and stores the matrix (cache miss), round 2 reads the matrix
 # cache (hit), both converge; without CuPy or a GPU the SciPy + CuPy row

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The matrix cache through the command line: the default directory, a hit
 # that solves exactly as the parse did, entries that must not be trusted
 # (source touched, a byte flipped, cut short), two writers at once, the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The pipeline on the CPU device end to end: calibrate --quick stores fits
 # that reproduce the kernels' own measured times; db list/show/export; predict
 # gives every configuration with the keys of docs/cli.md and a choice; solve

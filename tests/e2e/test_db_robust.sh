@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The database survives what users' machines do to it: calibrate killed
 # with SIGKILL at random points (20 times), a calibration and predictions
 # running at once on one file, a read-only database, and a full disk. After

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # cgmodel devices: the machine without a GPU (a CPU-only build or machine),
 # the database's newest calibration of each device, stale or current, and
 # a database that is missing (never created) or not a database.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # cgmodel gen: every generator writes a file that info reads back with the
 # expected dimension and that solve --backend cpu solves; bad arguments exit 2.
 # shellcheck source-path=SCRIPTDIR source=lib.sh

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # cgmodel info: the human table and the JSON features, checked against
 # MANIFEST.tsv and against features recomputed independently in Python
 # (tests/e2e/mmtool.py: row lengths, blocks per N, e_N, d_N, and the padded

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The man pages (generated from docs/cli.md) against the commands: every
 # option that a command's --help prints appears in its man page, and every
 # command of `cgmodel --help` has a page and a completion. A help text and

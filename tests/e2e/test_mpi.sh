@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # cgmodel solve under mpirun (docs/distributed.md): on 1 to 4 ranks, with
 # contiguous row blocks and (when built) METIS parts, the distributed CG
 # takes within a few iterations of the single-process CPU solve, its

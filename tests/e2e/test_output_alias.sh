@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Property: no command writes over one of its inputs. For every subcommand
 # with an output option (solve -o, db export -o, validate --csv, map -o,
 # plot -o, gen -o), the output is aliased to each input it has (the

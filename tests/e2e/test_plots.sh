@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The pictures from a CPU calibration: plot calibration, map and plot accuracy
 # write a PNG or an SVG of the asked size, keep their data and gnuplot script
 # next to it (and the script draws the picture again), the data holds what the

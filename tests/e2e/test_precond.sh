@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # cgmodel solve --precond: block-Jacobi converges to the tolerance with
 # "precond" in its JSON, N = 1 takes Jacobi's iterations, a diagonal block
 # that is not SPD is refused naming its rows (exit 1), and what cannot run

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Contracts the e2e tests found broken. Each check names the bug; when one is
 # fixed its check passes and stays as a regression test.
 # shellcheck source-path=SCRIPTDIR source=lib.sh

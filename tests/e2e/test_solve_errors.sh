@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # cgmodel solve on what it must refuse or cannot solve: every case checks the
 # exit code (docs/cli.md, "Exit codes": 1 not converged / not SPD, 2 bad usage
 # or input, 3 runtime failure) AND the message, and that nothing looking like a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # cgmodel solve --rhs and -o: a right-hand side read from a file (array and
 # coordinate), the solution written and read back, the all-zero right-hand
 # side, and right-hand sides that must be refused.

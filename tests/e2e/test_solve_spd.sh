@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # cgmodel solve --backend cpu on every SPD matrix of data/matrices
 # (spd_hint yes in MANIFEST.tsv), block sizes 1 and 4 in double precision and
 # a few in single precision: exit 0, converged, relative_residual <= tol, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Regression tests of the defects fixed on 2026-11-25 (docs/reliability.md,
 # "Defects fixed on 2026-11-25"): strict parsing of ids, counts and lists;
 # a solve's success checked on what it returns; values beyond single

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* libFuzzer harness for the command line's parsing (docs/reliability.md,
  * "Fuzzing"): the input is split at NUL bytes into an argument vector (the
  * first byte picks the subcommand) and handed to that subcommand with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Shared by the libFuzzer harnesses (tests/fuzz, docs/reliability.md):
  * handing the input to the Matrix Market reader through a memfd (no disk
  * I/O; the reader opens /proc/self/fd/N like any path and sees a regular

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* libFuzzer harness for the Matrix Market reader (docs/reliability.md).
  *
  * Each input is a file's bytes. They are read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* libFuzzer harness for what follows the reader (docs/reliability.md):
  * Matrix Market bytes -> CSR -> for N in {1, 2, 4, 8} and several (B_x, B_y):
  * cgm_bcsr_build (layout invariants checked), cgm_bcsr_count (must agree

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Block-Jacobi on our CUDA kernels (both CGs, double and mixed precision,
  * 1 and 2 GPUs, the RCM path): the solution checked by the residual
  * recomputed here in long double, N = 1 against Jacobi, the iterations

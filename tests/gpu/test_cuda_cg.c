@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* CUDA CG (our kernels and the cuSPARSE baseline) against the CPU backend:
  * every N and precision, real and synthetic matrices, 1 row, an arrow matrix
  * (one very long row), the true residual recomputed here in long double;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Every checked CUDA call of a solve, made to fail in turn (common/fault.h:
  * the call is not made, cudaErrorMemoryAllocation is returned in its
  * place): the solve ends with CGM_ERUNTIME naming the CUDA error, or, where

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Our CUDA SpMV against a CSR reference in double, for every N, B_x and
  * precision: random matrices with empty rows and one very long row, odd
  * dimensions, 1 row, 10^7 rows (3D Poisson 216^3), and the bundled real

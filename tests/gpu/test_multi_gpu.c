@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* CG on several GPUs: for every exchange mode, block sizes 1 and 4, both
  * precisions, the solution matches the one-GPU solution (iterations equal
  * or within one, residual recomputed here), including a matrix with fewer

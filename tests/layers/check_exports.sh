@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # libcgmodel.so exports exactly the functions its public headers declare
 # with CGM_API: every dynamic symbol it defines is a cgm_ name declared in
 # include/cgmodel/, and every CGM_API name there is exported.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The layer order, checked on the sources: every component folder may
 include only its own headers and those of the components below it (the
 order CMake declares in each cgm_component, written to layers.txt), and a

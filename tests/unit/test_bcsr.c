@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The BCSR MBR layout: every nonzero lands exactly once where the layout
  * says, padding is empty, rows are sorted per slice, and the CPU SpMV over
  * the layout equals a straightforward CSR SpMV for every N, B_x and B_y. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The MBR layout built on 1, 2 and 3 threads is the same, bit for bit:
  * the parallel counting sort keeps the serial order, the prefix sums give
  * the same offsets, and every array (slices, block columns, values, row

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Block-Jacobi preconditioning on the CPU backend: the diagonal blocks'
  * inverses (M_blk inv = I on random SPD blocks), N = 1 against Jacobi,
  * iteration counts against a reference PCG written here (its own

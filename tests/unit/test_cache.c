@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The matrix cache: its hash against the reference values (and against
  * libxxhash where present), a hit giving back exactly the parsed CSR, and
  * every way an entry must not be trusted: the source touched or rewritten,

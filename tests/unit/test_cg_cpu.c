@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* CPU Jacobi-PCG: solutions checked by an independently recomputed residual
  * (long double) and against the known solution; every block size and every
  * precision; the tolerance as a requirement on the true residual (mixed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The model's piecewise relative curves (cgm_fit_curve) on synthetic data
  * of known shape: a GPU's sigmoid (one piece, its parameters recovered), a
  * CPU's rise, cache peak and fall (two pieces, the split and the memory

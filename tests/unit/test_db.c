@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The SQLite database (db/): round trips of every record (NaN <-> NULL,
  * truncated strings), get-or-add identity, rollback and a crash in the
  * middle of a calibration, a writer and a reader process at once, and the

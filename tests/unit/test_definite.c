@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The definiteness check behind an honest breakdown message: Lanczos in
  * double finds a negative Ritz value of indefinite matrices (one negative
  * eigenvalue among many positive ones) and none of SPD ones (Ritz values

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The distributed solve's partitions on the root, without MPI: row blocks
  * that are contiguous, non-empty and balanced in work; METIS parts (when
  * built) that renumber the rows by a permutation; and P A P^T, checked

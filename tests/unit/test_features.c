@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Matrix features: the block densities d_N of the paper's Table 5 for the
  * four bundled matrices that appear there, and hand-computed features of a
  * small matrix (row statistics, blocks, e_N, padded counts, checks). */

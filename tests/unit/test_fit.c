@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The Eq. 3 fitter: recovers known (mu, sigma, nu) from synthetic noisy
  * samples (parameters of the paper's Tables 2 and 3 and Fig. 5), the max
  * (envelope) fit against a known envelope, degenerate input, and fits that

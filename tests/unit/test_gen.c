@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Synthetic generators: 3D elasticity (structure, exact symmetry, rigid-body
  * null space, an independent assembly, SPD) and random SPD (validation,
  * symmetry, diagonal dominance, determinism, row-length statistics). */

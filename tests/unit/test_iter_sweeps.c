@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The iteration sweeps (microbench/iter_sweeps.c), run on the CPU backend
  * with small grids: one sample per solve that ran all its iterations, its
  * bytes the layout's own (recounted here from the BCSR the solver builds),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Dense-block generator: A = P (x) (J + I) has exactly P's block pattern
  * with d_N = 1, is symmetric with a positive diagonal, and is SPD (CG
  * converges) when P is. */

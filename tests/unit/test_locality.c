@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The x locality (docs/model.md): the sectors of x each slice of the MBR
  * layout reads, checked against a count made independently from the layout
  * the solver builds (its slices' block columns, padding included); the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Matrix Market reader and writer: the bundled SuiteSparse matrices against
  * an independent fscanf/strtod reader and MANIFEST.tsv, the float parser
  * against strtod (bit for bit), write/read round trips, every malformed

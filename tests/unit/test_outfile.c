@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* common/outfile.h and common/parse.h: the alias test, the write beside
  * the target and rename, and the strict parser of numbers and lists. */
 #define _XOPEN_SOURCE 700

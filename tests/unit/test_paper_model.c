@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The paper's model, Eqs. 4-9, against values computed by hand with the
  * GTX280 parameters: Table 2 (vector kernels), Table 3 max fits (SpMV),
  * Sec. 5.5 (idc mu = 16.7, sigma = 1.4, nu = 10 GB/s) and T_sync = 35 us

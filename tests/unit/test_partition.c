@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Multi-GPU decomposition on the CPU: balanced segments, halos that hold
  * exactly the foreign columns read, and an emulated distributed SpMV
  * (interior + boundary layouts over [own | halo] vectors) that equals the

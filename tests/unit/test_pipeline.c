@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The pipeline's steps on the CPU: which calibrated devices are this
  * machine's (cgm_host_match) and the tuner's choice among them
  * (cgm_autotune) on constructed devices; solve end to end (cgm_run_solve)

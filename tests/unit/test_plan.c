@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The plan says what the solver builds: for bundled and generated matrices,
  * every block size, 1..8 GPUs and every exchange (halo with and without the
  * balanced cut), the segments the CUDA solver's host-side set-up builds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Orderings: reverse Cuthill-McKee is a permutation and narrows the band of
  * randomly numbered meshes; a symmetric permutation moves every entry where
  * it should; the shuffles of the locality sweep stay in their windows; and

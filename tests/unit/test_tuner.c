@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The tuner and the refined model on constructed devices: a tiny matrix
  * does not pick 4 GPUs; a matrix
  * that fits only across 4 GPUs picks 4; the refined time is monotone in

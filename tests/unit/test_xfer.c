@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Calibration's exchange overhead (pipeline_derive_xfer): every mgpu sample
  * of a Poisson grid becomes an xfer sample with the same variant, GPUs,
  * precision and bytes; its time is the iteration minus the slowest GPU's
