@@ -203,6 +203,7 @@ static cJSON *cache_report_json(const cgm_cache_report *c) {
   if (c->entry[0]) cJSON_AddStringToObject(o, "entry", c->entry);
   if (c->note[0]) cJSON_AddStringToObject(o, "note", c->note);
   cJSON_AddNumberToObject(o, "time_read_s", c->time_read_s);
+  if (c->time_store_s > 0) cJSON_AddNumberToObject(o, "time_store_s", c->time_store_s);
   return o;
 }
 

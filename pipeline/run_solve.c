@@ -221,7 +221,9 @@ static cgm_status features_of(const cgm_run_solve_opts *o, const cgm_csr *A, cgm
     return CGM_OK;
   }
   cgm_status st = cgm_plan_features(A, f, err);
-  if (!st && !o->csr) cgm_cache_extra_put(&r->cache, kind, CGM_PLAN_FEATURES_VERSION, f, sizeof *f);
+  /* kept once the entry is written (the write may still be under way) */
+  if (!st && !o->csr && !r->cache.pending)
+    cgm_cache_extra_put(&r->cache, kind, CGM_PLAN_FEATURES_VERSION, f, sizeof *f);
   return st;
 }
 
@@ -241,8 +243,10 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   const double t0 = cgm_now();
   cgm_csr file;
   memset(&file, 0, sizeof file);
-  cgm_status st =
-      o->csr ? CGM_OK : cgm_cache_read_csr(&o->cache, o->matrix, &file, NULL, &r->cache, err);
+  /* a miss writes the cache entry while the solve goes on (A is not changed) */
+  cgm_cache_opts co = o->cache;
+  co.background = true;
+  cgm_status st = o->csr ? CGM_OK : cgm_cache_read_csr(&co, o->matrix, &file, NULL, &r->cache, err);
   if (st) return st;
   const cgm_csr *A = o->csr ? o->csr : &file;
   r->nrows = A->nrows;
@@ -253,6 +257,7 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   bool generated = false;
   cgm_db *db = NULL;
   cgm_features f;
+  bool features_computed = false;
   if (!x)
     st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
   else
@@ -268,6 +273,7 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   if (!st && (o->record || o->autotune || (r->opts.reorder == CGM_REORDER_AUTO && have_db) ||
               r->opts.reorder == CGM_REORDER_RCM)) {
     cgm_status fs = features_of(o, A, r, &f, err);
+    features_computed = !fs && !r->features_cached;
     if (!fs)
       st = analyse(o, A, &f, r, &db, err);
     else if (o->autotune) {
@@ -309,6 +315,10 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
     r->x = x;
     x = NULL;
   }
+  const bool pending = r->cache.pending != NULL;
+  cgm_cache_wait(&r->cache);
+  if (pending && r->cache.stored && features_computed)
+    cgm_cache_extra_put(&r->cache, "features", CGM_PLAN_FEATURES_VERSION, &f, sizeof f);
   if (db) cgm_db_close(db);
   free(b);
   free(x);

@@ -24,6 +24,8 @@ typedef struct cgm_cache_opts {
   const char *dir;   /* the cache directory (created when missing); NULL: no cache */
   int64_t max_bytes; /* after a write, the least recently used entries are removed until the
                         entries hold at most this many bytes; <= 0: no limit */
+  bool background;   /* a miss writes its entry on a thread of its own while the caller goes on
+                        (the CSR must then stay unchanged until cgm_cache_wait) */
 } cgm_cache_opts;
 
 typedef enum cgm_cache_outcome {
@@ -36,12 +38,14 @@ typedef enum cgm_cache_outcome {
 /* What one cached read did. */
 typedef struct cgm_cache_report {
   cgm_cache_outcome outcome;
-  bool stored;        /* the entry was (re)written after the parse */
-  int evicted;        /* entries removed to keep the directory under max_bytes */
-  char entry[4096];   /* the entry's path ("" without a cache) */
-  char note[1024];    /* why an entry was rejected, or not written ("" when neither) */
-  double time_read_s; /* the whole read: lookup, parse and write */
-  uint64_t entry_id;  /* the entry read or written (its header's checksum); 0: none */
+  bool stored;         /* the entry was (re)written after the parse */
+  int evicted;         /* entries removed to keep the directory under max_bytes */
+  char entry[4096];    /* the entry's path ("" without a cache) */
+  char note[1024];     /* why an entry was rejected, or not written ("" when neither) */
+  double time_read_s;  /* the whole read: lookup, parse and write (not a background write) */
+  double time_store_s; /* the write of the entry (in the background, or within time_read_s) */
+  uint64_t entry_id;   /* the entry read or written (its header's checksum); 0: none */
+  struct cgm_cache_store *pending; /* the write still under way (background); cgm_cache_wait */
 } cgm_cache_report;
 
 CGM_API const char *cgm_cache_outcome_name(cgm_cache_outcome o);
@@ -69,6 +73,11 @@ CGM_API void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, 
                                  const void *data, size_t bytes);
 CGM_API bool cgm_cache_extra_get(const cgm_cache_report *rep, const char *kind, uint32_t version,
                                  void *data, size_t bytes);
+
+/* Waits for the background write of rep's entry, if any, and completes the
+ * report (stored, evicted, entry_id, note, time_store_s). Call it before A
+ * is changed or freed; a report without a pending write is left alone. */
+CGM_API void cgm_cache_wait(cgm_cache_report *rep);
 
 /* One entry of a cache directory, from its header. */
 typedef struct cgm_cache_entry {

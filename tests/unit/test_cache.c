@@ -54,7 +54,7 @@ static void write_matrix(const char *path, const cgm_csr *A) {
 
 /* Reads path through the cache (max bytes) and checks it equals ref. */
 static cgm_cache_report read_check(const char *path, int64_t max, const cgm_csr *ref) {
-  cgm_cache_opts o = {cdir, max};
+  cgm_cache_opts o = {cdir, max, false};
   cgm_cache_report r;
   cgm_csr A;
   cgm_mm_info mm;
@@ -311,6 +311,30 @@ static void test_extra(void) {
   cgm_csr_free(&A);
 }
 
+/* A miss written in the background: the CSR at once, the entry once waited
+ * for (stored, its id, the time), then a hit; waiting again is harmless. */
+static void test_background(void) {
+  cgm_error e = {0};
+  cgm_csr A, M;
+  CHECK_OK(cgm_gen_poisson3d(11, &A, &e));
+  char src[512];
+  snprintf(src, sizeof src, "%s/bg.mtx", tmpdir);
+  write_matrix(src, &A);
+  cgm_cache_opts o = {cdir, 0, true};
+  cgm_cache_report r;
+  CHECK_OK(cgm_cache_read_csr(&o, src, &M, NULL, &r, &e));
+  CHECK(r.outcome == CGM_CACHE_MISS && csr_same(&M, &A));
+  CHECK(r.pending != NULL && !r.stored);
+  cgm_cache_wait(&r);
+  CHECK_MSG(r.pending == NULL && r.stored && r.entry_id != 0 && r.time_store_s > 0, "%s", r.note);
+  cgm_cache_wait(&r); /* nothing pending: nothing changes */
+  CHECK(r.stored);
+  cgm_csr_free(&M);
+  cgm_cache_report h = read_check(src, 0, &A);
+  CHECK(h.outcome == CGM_CACHE_HIT && h.entry_id == r.entry_id && h.pending == NULL);
+  cgm_csr_free(&A);
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof tmpdir, "%s/cgm-cache-XXXXXX",
            getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -320,6 +344,7 @@ int main(void) {
   test_entry();
   test_evict();
   test_extra();
+  test_background();
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
   if (system(cmd)) fprintf(stderr, "could not remove %s\n", tmpdir);
