@@ -49,7 +49,8 @@ cgm_status pipeline_right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *
 double pipeline_solution_error(const double *x, int32_t n);
 
 /* cgm_predict_config keeping the plan it predicted from in *plan (when
- * *planned comes back true: a model and not the cuSPARSE baseline). */
+ * *planned comes back true: a model and not the cuSPARSE baseline); f must
+ * be A's own features: the plan takes its sectors of x from them. */
 cgm_status pipeline_predict_plan(const cgm_csr *A, const cgm_features *f,
                                  const cgm_tuner_device *dev, const cgm_solve_opts *o,
                                  double *seconds, cgm_plan *plan, bool *planned, cgm_error *err);

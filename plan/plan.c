@@ -275,13 +275,32 @@ cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p, 
     cgm_plan_set_precision(p, o->precision);
     return CGM_OK;
   }
+  /* One segment in the layout the features counted: their sectors are the
+   * plan's, and the block columns need not be walked. */
+  const cgm_block_features *kf = NULL;
+  if (o->features && !o->skip_sectors && (o->gpus <= 1 || o->backend != CGM_BACKEND_CUDA) &&
+      o->features->x == A->nrows && o->features->nnz == A->nnz)
+    for (int i = 0; i < CGM_NBLOCKSIZES; i++)
+      if (o->features->block[i].n == o->layout.n) kf = &o->features->block[i];
+  cgm_plan_opts oo = *o;
+  if (kf) oo.skip_sectors = true;
   /* with the block columns: the halo, and the sectors of x the model reads */
   cgm_plan_pattern *pt;
   const bool halo = o->gpus > 1 && o->exchange == CGM_EXCHANGE_HALO;
-  if ((st = pattern_make(A, o->layout.n, halo || !o->skip_sectors, &pt, err))) return st;
-  st = cgm_plan_from_pattern(pt, o, p, err);
+  if ((st = pattern_make(A, o->layout.n, halo || !oo.skip_sectors, &pt, err))) return st;
+  st = cgm_plan_from_pattern(pt, &oo, p, err);
   cgm_plan_pattern_free(pt);
-  return st;
+  if (st || !kf) return st;
+  cgm_bcsr_params d = {kf->n, kf->bx, 0}; /* the features' layout: B_y by the default rule */
+  if (p->nseg == 1 && p->o.layout.bx == kf->bx && !cgm_bcsr_params_check(&d, NULL) &&
+      p->o.layout.by == d.by) {
+    for (int w = 0; w < CGM_NSECTOR_WIDTHS; w++) p->seg[0].x_sectors[w] = kf->x_sectors[w];
+    p->o.skip_sectors = false;
+    return CGM_OK;
+  }
+  oo.features = NULL; /* another layout: counted */
+  oo.skip_sectors = false;
+  return cgm_plan_make(A, &oo, p, err);
 }
 
 cgm_status cgm_plan_uniform(double x, double e, const cgm_plan_opts *o, cgm_plan *p,

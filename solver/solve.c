@@ -51,7 +51,13 @@ static cgm_plan_opts plan_opts(const cgm_solve_opts *o) {
 }
 
 cgm_status cgm_solve_plan(const cgm_csr *A, const cgm_solve_opts *o, cgm_plan *p, cgm_error *err) {
-  const cgm_plan_opts po = plan_opts(o);
+  return cgm_solve_plan_known(A, NULL, o, p, err);
+}
+
+cgm_status cgm_solve_plan_known(const cgm_csr *A, const cgm_features *f, const cgm_solve_opts *o,
+                                cgm_plan *p, cgm_error *err) {
+  cgm_plan_opts po = plan_opts(o);
+  po.features = f;
   return cgm_plan_make(A, &po, p, err);
 }
 

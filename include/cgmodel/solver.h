@@ -106,6 +106,10 @@ CGM_API cgm_solve_opts cgm_solve_opts_default(void);
 /* The plan this configuration builds for A (cgm_plan_make). */
 CGM_API cgm_status cgm_solve_plan(const cgm_csr *A, const cgm_solve_opts *o, cgm_plan *p,
                                   cgm_error *err);
+/* The same, given A's features (cgm_plan_features; NULL: as cgm_solve_plan):
+ * a one-segment plan takes its sectors of x from them (cgm_plan_opts). */
+CGM_API cgm_status cgm_solve_plan_known(const cgm_csr *A, const cgm_features *f,
+                                        const cgm_solve_opts *o, cgm_plan *p, cgm_error *err);
 /* The tolerance and iteration cap the solver will really use. */
 CGM_API double cgm_solve_tol(const cgm_solve_opts *o);
 CGM_API int cgm_solve_maxiter(const cgm_solve_opts *o, int32_t dimension);

@@ -337,7 +337,51 @@ static void uniform_and_refusals(void) {
   cgm_csr_free(&A);
 }
 
+/* A plan given the matrix's features takes its sectors of x from them: the
+ * same counts as a plan that walks the block columns, at every N, on the
+ * CPU and on one GPU; a layout the features did not count (B_x = 2 where
+ * they used 1, several GPUs) is counted as before. */
+static void known_sectors(void) {
+  cgm_error e = {0};
+  cgm_csr A;
+  CHECK_OK(cgm_gen_random_spd(3001, 9, CGM_ROWDIST_POWERLAW, 2.2, 0, 3, &A, &e));
+  cgm_features f;
+  CHECK_OK(cgm_plan_features(&A, &f, &e));
+  for (int b = 0; b < CGM_NBLOCKSIZES; b++)
+    for (int v = 0; v < 4; v++) {
+      cgm_plan_opts o = cgm_plan_opts_default();
+      o.backend = v == 0 ? CGM_BACKEND_CPU : CGM_BACKEND_CUDA;
+      o.layout = cgm_bcsr_default_params(cgm_block_sizes[b]);
+      o.layout.bx = v == 2 ? 2 : 0;
+      o.layout.by = 0;
+      o.gpus = v == 3 ? 2 : 1;
+      cgm_plan counted, known;
+      CHECK_OK(cgm_plan_make(&A, &o, &counted, &e));
+      o.features = &f;
+      CHECK_OK(cgm_plan_make(&A, &o, &known, &e));
+      CHECK(counted.nseg == known.nseg);
+      /* marked features: the shortcut is taken exactly where it applies */
+      cgm_features marked = f;
+      marked.block[b].x_sectors[0] += 7;
+      o.features = &marked;
+      cgm_plan m;
+      CHECK_OK(cgm_plan_make(&A, &o, &m, &e));
+      CHECK_MSG(m.seg[0].x_sectors[0] == counted.seg[0].x_sectors[0] + (v < 2 ? 7 : 0),
+                "N = %d variant %d: the features' sectors %s", cgm_block_sizes[b], v,
+                v < 2 ? "were not taken" : "were taken for another layout");
+      for (int g = 0; g < counted.nseg; g++)
+        for (int w = 0; w < CGM_NSECTOR_WIDTHS; w++)
+          CHECK_MSG(counted.seg[g].x_sectors[w] > 0 &&
+                        counted.seg[g].x_sectors[w] == known.seg[g].x_sectors[w],
+                    "N = %d variant %d segment %d width %d: counted %lld, from features %lld",
+                    cgm_block_sizes[b], v, g, w, (long long)counted.seg[g].x_sectors[w],
+                    (long long)known.seg[g].x_sectors[w]);
+    }
+  cgm_csr_free(&A);
+}
+
 int main(void) {
+  known_sectors();
   layout_rule();
   model_shape();
   uniform_and_refusals();
