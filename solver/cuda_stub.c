@@ -2,6 +2,9 @@
 /* The CUDA entry points of a CPU-only build: no devices, clear errors. */
 #include "solver/backend.h"
 
+void cgm_cuda_warm_up(int count) {
+  (void)count;
+}
 int cgm_cuda_device_count(void) {
   return 0;
 }

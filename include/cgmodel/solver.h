@@ -160,6 +160,11 @@ CGM_API cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err);
 /* Number of CUDA devices usable by this build (0 in a CPU-only build or when
  * no GPU/driver is present). Never fails. */
 CGM_API int cgm_cuda_device_count(void);
+/* Creates the CUDA runtime's context on devices 0 .. count - 1 (what the
+ * first CUDA call of a solve would do, 0.1-0.3 s a device), so that a caller
+ * can have it made on a thread of its own while it reads the matrix. Errors
+ * are left to the solve that follows (a no-op without CUDA). */
+CGM_API void cgm_cuda_warm_up(int count);
 /* True when this library was built with the CUDA backend. */
 CGM_API bool cgm_have_cuda_build(void);
 /* The CUDA runtime this library uses (cudaRuntimeGetVersion: 12030 is

@@ -20,6 +20,13 @@ extern "C" int cgm_cuda_runtime_version(void) {
   return v;
 }
 
+extern "C" void cgm_cuda_warm_up(int count) {
+  const int n = cgm_cuda_device_count();
+  for (int d = 0; d < count && d < n; d++)
+    if (cudaSetDevice(d) != cudaSuccess || cudaFree(0) != cudaSuccess)
+      (void)cudaGetLastError(); /* the solve's own call reports it */
+}
+
 extern "C" int cgm_cuda_device_count(void) {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
