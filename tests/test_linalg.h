@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "cgmodel/sparse.h"
 
@@ -32,6 +33,35 @@ static inline double test_residual(const cgm_csr *A, const double *b, const doub
     bb += (long double)b[i] * b[i];
   }
   return (double)sqrtl(rr / bb);
+}
+
+/* L (x) S: the 3D Laplacian of m^3 nodes with 4 unknowns a node coupled by
+ * the Kac-Murdock-Szego matrix s_ij = 0.9^|i - j| (condition 57): blocks
+ * of 4 hold a node's S, the case block-Jacobi is for. */
+static inline cgm_status test_coupled_laplacian(int m, cgm_csr *A, cgm_error *err) {
+  cgm_csr L;
+  cgm_status st = cgm_gen_poisson3d(m, &L, err);
+  if (st) return st;
+  const int k = 4;
+  const int64_t nnz = L.nnz * k * k;
+  int32_t *ri = malloc(nnz * sizeof *ri), *ci = malloc(nnz * sizeof *ci);
+  double *v = malloc(nnz * sizeof *v);
+  if (!ri || !ci || !v) {
+    st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  } else {
+    int64_t e = 0;
+    for (int32_t i = 0; i < L.nrows; i++)
+      for (int64_t q = L.rowptr[i]; q < L.rowptr[i + 1]; q++)
+        for (int a = 0; a < k; a++)
+          for (int c = 0; c < k; c++) {
+            ri[e] = i * k + a, ci[e] = L.colidx[q] * k + c;
+            v[e++] = L.val[q] * pow(0.9, abs(a - c));
+          }
+    st = cgm_csr_from_coo(L.nrows * k, L.nrows * k, e, ri, ci, v, A, NULL, err);
+  }
+  free(ri), free(ci), free(v);
+  cgm_csr_free(&L);
+  return st;
 }
 
 #endif

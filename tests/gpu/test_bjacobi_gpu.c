@@ -60,29 +60,6 @@ static int solve(const char *what, const cgm_csr *A, const double *b, cfg c) {
   return st == CGM_OK ? r.iterations : -1;
 }
 
-/* L (x) S: the 3D Laplacian with 4 unknowns a node coupled by the
- * Kac-Murdock-Szego matrix s_ij = 0.9^|i - j| (as tests/unit/test_bjacobi.c). */
-static void coupled(int m, cgm_csr *A) {
-  cgm_csr L;
-  cgm_error err = {0};
-  CHECK_OK(cgm_gen_poisson3d(m, &L, &err));
-  const int k = 4;
-  const int64_t nnz = L.nnz * k * k;
-  int32_t *ri = malloc(nnz * sizeof *ri), *ci = malloc(nnz * sizeof *ci);
-  double *v = malloc(nnz * sizeof *v);
-  int64_t e = 0;
-  for (int32_t i = 0; i < L.nrows; i++)
-    for (int64_t q = L.rowptr[i]; q < L.rowptr[i + 1]; q++)
-      for (int a = 0; a < k; a++)
-        for (int c = 0; c < k; c++) {
-          ri[e] = i * k + a, ci[e] = L.colidx[q] * k + c;
-          v[e++] = L.val[q] * pow(0.9, abs(a - c));
-        }
-  CHECK_OK(cgm_csr_from_coo(L.nrows * k, L.nrows * k, e, ri, ci, v, A, NULL, &err));
-  free(ri), free(ci), free(v);
-  cgm_csr_free(&L);
-}
-
 /* Within `slack` iterations (rounding: the GPU sums in another order). */
 #define CHECK_ITERS(a, b, slack, ...)                                                              \
   CHECK_MSG((a) >= 0 && (b) >= 0 && abs((a) - (b)) <= (slack), __VA_ARGS__)
@@ -175,7 +152,7 @@ int main(void) {
   cgm_error err = {0};
   cgm_csr A;
   const int small = getenv("CGM_GPU_TEST_SMALL") != NULL;
-  coupled(small ? 6 : 16, &A);
+  CHECK_OK(test_coupled_laplacian(small ? 6 : 16, &A, &err));
   check_matrix("L (x) S", &A, true);
   cgm_csr_free(&A);
   /* 3 unknowns a node: blocks of 2, 4, 8 rows straddle nodes (no fewer

@@ -270,23 +270,9 @@ static void test_elasticity(void) {
  * of it: block-Jacobi must take fewer iterations than Jacobi, as the
  * reference does. */
 static void test_coupled(void) {
-  cgm_csr L, A;
+  cgm_csr A;
   cgm_error err = {0};
-  CHECK_OK(cgm_gen_poisson3d(7, &L, &err));
-  const int k = 4;
-  const int64_t nnz = L.nnz * k * k;
-  int32_t *ri = malloc(nnz * sizeof *ri), *ci = malloc(nnz * sizeof *ci);
-  double *v = malloc(nnz * sizeof *v);
-  int64_t e = 0;
-  for (int32_t i = 0; i < L.nrows; i++)
-    for (int64_t q = L.rowptr[i]; q < L.rowptr[i + 1]; q++)
-      for (int a = 0; a < k; a++)
-        for (int c = 0; c < k; c++) {
-          ri[e] = i * k + a, ci[e] = L.colidx[q] * k + c;
-          v[e++] = L.val[q] * pow(0.9, abs(a - c));
-        }
-  CHECK_OK(cgm_csr_from_coo(L.nrows * k, L.nrows * k, e, ri, ci, v, &A, NULL, &err));
-  free(ri), free(ci), free(v);
+  CHECK_OK(test_coupled_laplacian(7, &A, &err));
   double *b = rhs_ones(&A);
   const cgm_solve_result j =
       solve(&A, b, 1, CGM_PRECOND_JACOBI, CGM_PREC_DOUBLE, CGM_REORDER_NONE, CGM_OK, NULL);
@@ -314,7 +300,6 @@ static void test_coupled(void) {
   CHECK(rc.reordered);
   free(b);
   cgm_csr_free(&A);
-  cgm_csr_free(&L);
 }
 
 /* A positive diagonal whose 2 x 2 block of rows 3 and 4 is [1 2; 2 1]
