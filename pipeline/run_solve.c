@@ -357,5 +357,6 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   free(b);
   free(x);
   cgm_csr_free(&file);
+  r->time_wall_s = cgm_now() - t0;
   return st;
 }

@@ -358,12 +358,13 @@ typedef struct cgm_solve_report {
   cgm_cache_report cache; /* how A was read: from the cache, or parsed (and stored) */
   bool features_cached;   /* the features came with the cache entry (not recomputed) */
   double time_analyse_s;  /* the features, the database, the prediction and autotune's choice */
-  char k_source[16];      /* autotune: where its iteration count came from ("hint",
-                             "database", "estimate"); its choice has the predicted setup,
-                             iterations and total in `choice` */
-  cgm_candidate choice;   /* autotune's choice as the tuner timed it */
-  double *x;              /* the solution (nrows, malloc'ed); NULL until solved, and on
-                             every MPI rank but 0 */
+  double time_wall_s;   /* cgm_run_solve from entry to return: every phase and what lies between */
+  char k_source[16];    /* autotune: where its iteration count came from ("hint",
+                           "database", "estimate"); its choice has the predicted setup,
+                           iterations and total in `choice` */
+  cgm_candidate choice; /* autotune's choice as the tuner timed it */
+  double *x;            /* the solution (nrows, malloc'ed); NULL until solved, and on
+                           every MPI rank but 0 */
   /* solve.monitor set: every (iteration, relative residual) it was called
    * with, in pairs (2 * nhistory doubles, malloc'ed); NULL otherwise. */
   double *residual_history;

@@ -121,6 +121,8 @@ typedef struct cgm_solve_result {
   double solver_residual;   /* the solver's own (recursive) estimate when it stopped */
   double time_per_iter_s;   /* median over the timed iterations */
   double time_solve_s;      /* the whole iteration loop */
+  double time_check_s;      /* before the backend: the input's checks, the plan, b scaled */
+  double time_finish_s;     /* after it: x scaled back, the residual recomputed in long double */
   double time_setup_s;      /* layout build, upload, handles */
   double time_layout_s;     /* of time_setup_s: the MBR layouts built on the host */
   double time_upload_s;     /* of time_setup_s: device memory and the upload (0 on the CPU) */

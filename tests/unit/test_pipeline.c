@@ -535,11 +535,11 @@ static void test_json(void) {
   s.solution_error = -1;
   s.time_read_s = 0.25;
   cJSON *j = cgm_solve_report_json(&s);
-  CHECK_KEYS(j,
-             "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
-             "time_per_iter_s,time_solve_s,time_setup_s,time_layout_s,time_upload_s,block,bx,"
-             "gpus,precision,backend,device,"
-             "device_bytes,matrix,reorder,precond,time_read_s,time_analyse_s,time_total_s,cache");
+  CHECK_KEYS(j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
+                "time_per_iter_s,time_solve_s,time_setup_s,time_layout_s,time_upload_s,block,bx,"
+                "gpus,precision,backend,device,"
+                "device_bytes,matrix,reorder,precond,time_read_s,time_analyse_s,time_check_s,"
+                "time_finish_s,time_total_s,cache");
   CHECK(cJSON_GetObjectItem(j, "time_read_s")->valuedouble == 0.25);
   cJSON_Delete(j);
   s.opts.backend = CGM_BACKEND_CUDA;
@@ -556,7 +556,8 @@ static void test_json(void) {
          "time_per_iter_s,time_solve_s,time_setup_s,time_layout_s,time_upload_s,block,bx,gpus,"
          "precision,backend,"
          "exchange,device,device_bytes,exchange_bytes,stop_reason,matrix,reorder,precond,"
-         "predicted_time_per_iter_s,auto,solution_error,time_read_s,time_analyse_s,time_total_s,"
+         "predicted_time_per_iter_s,auto,solution_error,time_read_s,time_analyse_s,time_check_s,"
+         "time_finish_s,time_total_s,"
          "predicted,cache");
   CHECK(cJSON_GetObjectItem(j, "gpus")->valueint == 2 &&
         !strcmp(cJSON_GetObjectItem(j, "auto")->valuestring, "2 x GPU"));
