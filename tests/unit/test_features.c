@@ -134,7 +134,44 @@ static void counts_from_pattern(void) {
   }
 }
 
+/* Symmetry: every entry above the diagonal mirrored, equal, below it, and
+ * nothing below without its mirror above (one entry alone on either side,
+ * or two unequal mirrors, make it unsymmetric). */
+static void symmetry(void) {
+  cgm_error e = {0};
+  /* 3 x 3: diagonal 4, (1,2) = (2,1) = -1, plus the case's extra entries */
+  const int32_t r0[] = {0, 1, 2, 0, 1}, c0[] = {0, 1, 2, 1, 0};
+  const double v0[] = {4, 4, 4, -1, -1};
+  struct {
+    int32_t r, c;
+    double v;
+    int32_t r2, c2;
+    double v2;
+    int n;
+    bool sym;
+  } cases[] = {
+      {0, 0, 0, 0, 0, 0, 0, true},     /* as it is */
+      {2, 0, 1, 0, 0, 0, 1, false},    /* one entry below alone */
+      {0, 2, 1, 0, 0, 0, 1, false},    /* one entry above alone */
+      {0, 2, 1, 2, 0, 2, 2, false},    /* mirrors unequal */
+      {0, 2, 0.5, 2, 0, 0.5, 2, true}, /* mirrors equal */
+  };
+  for (int t = 0; t < 5; t++) {
+    int32_t r[7], c[7];
+    double v[7];
+    for (int k = 0; k < 5; k++) r[k] = r0[k], c[k] = c0[k], v[k] = v0[k];
+    int m = 5;
+    if (cases[t].n >= 1) r[m] = cases[t].r, c[m] = cases[t].c, v[m++] = cases[t].v;
+    if (cases[t].n >= 2) r[m] = cases[t].r2, c[m] = cases[t].c2, v[m++] = cases[t].v2;
+    cgm_csr A;
+    CHECK_OK(cgm_csr_from_coo(3, 3, m, r, c, v, &A, NULL, &e));
+    CHECK_MSG(cgm_csr_is_symmetric(&A) == cases[t].sym, "case %d", t);
+    cgm_csr_free(&A);
+  }
+}
+
 int main(void) {
+  symmetry();
   counts_from_pattern();
   /* Table 5 rows: Id 1, 2, 6, 7. */
   table5("Trefethen_20", 20, 158, 9, 0.65, 0.47, 0.27);
