@@ -22,3 +22,10 @@ void cgm_stage_fill(void *dst, const void *src, size_t count, int to_single) {
     memcpy((char *)dst + off, (const char *)src + off, len);
   }
 }
+
+void cgm_stage_slice(double *out, const double *src, int64_t r0, int64_t rows, int64_t n,
+                     int invert, double pad) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < rows; i++)
+    out[i] = r0 + i < n ? (invert ? 1.0 / src[r0 + i] : src[r0 + i]) : pad;
+}

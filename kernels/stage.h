@@ -5,6 +5,7 @@
 #define CGM_KERNELS_STAGE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -13,6 +14,11 @@ extern "C" {
 /* dst[0..count) = src[0..count): doubles as floats when to_single, else
  * bytes (count bytes). */
 void cgm_stage_fill(void *dst, const void *src, size_t count, int to_single);
+
+/* out[i] = src[r0 + i] (1 / src[r0 + i] when invert) where r0 + i < n, else
+ * pad, for i < rows: one segment's slice of a vector of n entries. */
+void cgm_stage_slice(double *out, const double *src, int64_t r0, int64_t rows, int64_t n,
+                     int invert, double pad);
 
 #ifdef __cplusplus
 }

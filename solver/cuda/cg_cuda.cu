@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "common/timer.h"
+#include "kernels/stage.h"
 #include "solver/cuda/gpu_solver.h"
 #include "solver/cuda/segments.h"
 
@@ -298,15 +299,17 @@ static cgm_status upload_vectors(gpu_solver *S, const cgm_problem *pb, const cgm
   for (int g = 0; g < S->G && !st; g++) {
     cgm_cuda_dev *d = &S->dev[g];
     const int64_t r0 = (int64_t)S->bounds[g] * n;
-    for (int64_t i = 0; i < d->rows; i++) buf[i] = r0 + i < A->nrows ? 1.0 / diag[r0 + i] : 1.0;
+    /* the slices on every core: four vectors of 7M rows took 0.3 s at
+     * Poisson 192^3 filled on one (an H100 host) */
+    cgm_stage_slice(buf, diag, r0, d->rows, A->nrows, 1, 1.0);
     if ((st = cgm_cuda_upload_vec(d, d->dinv, buf, d->rows, 0, err))) break;
     if (pb->binv && (st = upload_bjacobi(S, pb, d, g, err))) break;
-    for (int64_t i = 0; i < d->rows; i++) buf[i] = r0 + i < A->nrows ? pb->b[r0 + i] : 0.0;
+    cgm_stage_slice(buf, pb->b, r0, d->rows, A->nrows, 0, 0.0);
     if ((st = pb->opts.precision == CGM_PREC_SINGLE
                   ? cgm_cuda_upload_vec(d, d->b, buf, d->rows, 0, err)
                   : cgm_cuda_upload_double(d, (double *)d->b, buf, d->rows, err)))
       break;
-    for (int64_t i = 0; i < d->rows; i++) buf[i] = r0 + i < A->nrows ? pb->x[r0 + i] : 0.0;
+    cgm_stage_slice(buf, pb->x, r0, d->rows, A->nrows, 0, 0.0);
     if (d->mixed) { /* the solution in double; the iteration solves for its correction */
       if ((st = cgm_cuda_upload_double(d, d->x_hi, buf, d->rows, err))) break;
       continue;
@@ -332,7 +335,7 @@ static cgm_status upload_vectors(gpu_solver *S, const cgm_problem *pb, const cgm
         }
       st = cgm_cuda_upload_vec(d, d->v, buf, S->chunk * S->G, 0, err);
     } else {
-      for (int64_t i = 0; i < nglob; i++) buf[i] = i < A->nrows ? pb->x[i] : 0.0;
+      cgm_stage_slice(buf, pb->x, 0, nglob, A->nrows, 0, 0.0);
       st = cgm_cuda_upload_vec(d, d->v, buf, nglob, 0, err);
     }
   }
