@@ -177,13 +177,17 @@ static cgm_status check_float_range(const cgm_csr *A, cgm_precision p, cgm_error
  * input whatever the matrix), then the matrix as cgm_solve_check_matrix. */
 cgm_status cgm_solve_check_input(const cgm_csr *A, const double *b, const double *x,
                                  cgm_solve_result *res, cgm_error *err) {
-  for (int32_t i = 0; i < A->nrows; i++)
-    if (!isfinite(b[i]))
-      return cgm_fail(err, CGM_EINPUT, "right-hand side entry %d is %g: NaN/Inf is not allowed",
-                      i + 1, b[i]);
-  for (int32_t i = 0; i < A->nrows; i++)
-    if (!isfinite(x[i]))
-      return cgm_fail(err, CGM_EINPUT, "initial guess entry %d is %g", i + 1, x[i]);
+  int32_t bad_b = INT32_MAX, bad_x = INT32_MAX; /* the first of each, on every core */
+#pragma omp parallel for schedule(static) reduction(min : bad_b, bad_x)
+  for (int32_t i = 0; i < A->nrows; i++) {
+    if (!isfinite(b[i]) && i < bad_b) bad_b = i;
+    if (!isfinite(x[i]) && i < bad_x) bad_x = i;
+  }
+  if (bad_b < INT32_MAX)
+    return cgm_fail(err, CGM_EINPUT, "right-hand side entry %d is %g: NaN/Inf is not allowed",
+                    bad_b + 1, b[bad_b]);
+  if (bad_x < INT32_MAX)
+    return cgm_fail(err, CGM_EINPUT, "initial guess entry %d is %g", bad_x + 1, x[bad_x]);
   cgm_error e = {0};
   cgm_status st = cgm_solve_check_matrix(A, &e);
   if (st == CGM_ENOCONV) {
@@ -233,9 +237,11 @@ static void breakdown_verdict(const cgm_csr *A, cgm_precision p, cgm_solve_resul
 
 /* ||v||_2 without overflow or underflow (scaled sum of squares, as BLAS
  * dnrm2). */
-double cgm_solve_norm2(const double *v, int32_t n) {
+/* The scaled sum of squares of v[i0, i1): ||.|| = scale sqrt(ssq). */
+static void norm2_part(const double *v, int64_t i0, int64_t i1, double *scale_out,
+                       double *ssq_out) {
   double scale = 0.0, ssq = 1.0;
-  for (int32_t i = 0; i < n; i++) {
+  for (int64_t i = i0; i < i1; i++) {
     double a = fabs(v[i]);
     if (a == 0.0) continue;
     if (scale < a) {
@@ -245,6 +251,44 @@ double cgm_solve_norm2(const double *v, int32_t n) {
       ssq += (a / scale) * (a / scale);
     }
   }
+  *scale_out = scale;
+  *ssq_out = ssq;
+}
+
+/* Chunks of a fixed size on every core, joined in order: the same value
+ * on any thread count (7M rows took 35 ms on one core). */
+#define NORM_CHUNK 65536
+
+double cgm_solve_norm2(const double *v, int32_t n) {
+  const int64_t nc = ((int64_t)n + NORM_CHUNK - 1) / NORM_CHUNK;
+  if (nc <= 1) {
+    double scale, ssq;
+    norm2_part(v, 0, n, &scale, &ssq);
+    return scale * sqrt(ssq);
+  }
+  double *part = malloc((size_t)nc * 2 * sizeof *part);
+  if (!part) { /* one pass on one core */
+    double scale, ssq;
+    norm2_part(v, 0, n, &scale, &ssq);
+    return scale * sqrt(ssq);
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < nc; c++) {
+    const int64_t i1 = (c + 1) * NORM_CHUNK < n ? (c + 1) * NORM_CHUNK : n;
+    norm2_part(v, c * NORM_CHUNK, i1, &part[2 * c], &part[2 * c + 1]);
+  }
+  double scale = 0.0, ssq = 1.0;
+  for (int64_t c = 0; c < nc; c++) {
+    const double s = part[2 * c], q = part[2 * c + 1];
+    if (s == 0.0) continue;
+    if (scale < s) {
+      ssq = q + ssq * (scale / s) * (scale / s);
+      scale = s;
+    } else {
+      ssq += q * (s / scale) * (s / scale);
+    }
+  }
+  free(part);
   return scale * sqrt(ssq);
 }
 
@@ -407,6 +451,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     free(bblk);
     return cgm_fail(err, CGM_ERUNTIME, "out of memory for %d rows", A->nrows);
   }
+#pragma omp parallel for schedule(static)
   for (int32_t i = 0; i < A->nrows; i++) bs[i] = b[i] / bnorm, ys[i] = x[i] / bnorm;
   pb.b = bs;
   pb.x = ys;
@@ -450,11 +495,13 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   const double t_finish = cgm_now();
   if (st == CGM_ENOCONV) breakdown_verdict(A, o->precision, res);
   if (st == CGM_OK || st == CGM_ENOCONV) {
-    int32_t inf_at = -1;
+    int32_t first_inf = INT32_MAX;
+#pragma omp parallel for schedule(static) reduction(min : first_inf)
     for (int32_t i = 0; i < A->nrows; i++) {
       x[i] = ys[i] * bnorm;
-      if (inf_at < 0 && isfinite(ys[i]) && !isfinite(x[i])) inf_at = i;
+      if (isfinite(ys[i]) && !isfinite(x[i]) && i < first_inf) first_inf = i;
     }
+    const int32_t inf_at = first_inf < INT32_MAX ? first_inf : -1;
     /* Converged means the returned x is finite and its residual, recomputed
      * on the system as given, meets the target: a solver's recursive
      * residual can drift from it (single precision, ill conditioning), and

@@ -6,7 +6,10 @@
  * cannot); and every way a solve can fail cleanly. */
 #include <stdint.h>
 
+#include <omp.h>
+
 #include "cgmodel/solver.h"
+#include "solver/backend.h"
 #include "test_linalg.h"
 #include "test_util.h"
 
@@ -290,7 +293,38 @@ static void test_tolerance(const char *what, const cgm_csr *A, double ratio) {
   free(b), free(x);
 }
 
+/* ||v|| in chunks on every core: the long-double value within rounding,
+ * no overflow or underflow at the ends of the double range, and the same
+ * bits on 1, 2 and 3 threads. */
+static void test_norm2(void) {
+  const int32_t n = 300001;
+  double *v = malloc((size_t)n * sizeof *v);
+  uint64_t rng = 7;
+  const double scales[] = {1.0, 1e300, 1e-300};
+  for (int s = 0; s < 3; s++) {
+    long double ref = 0;
+    for (int32_t i = 0; i < n; i++) {
+      v[i] = (test_urand(&rng) - 0.5) * scales[s];
+      if (i % 7 == 0) v[i] = 0.0;
+      ref += ((long double)v[i] / scales[s]) * ((long double)v[i] / scales[s]);
+    }
+    const double want = (double)(sqrtl(ref) * scales[s]);
+    double first = 0;
+    for (int t = 1; t <= 3; t++) {
+      omp_set_num_threads(t);
+      const double got = cgm_solve_norm2(v, n);
+      CHECK_MSG(isfinite(got) && fabs(got / want - 1) < 1e-13, "scale %g: %.17g, want %.17g",
+                scales[s], got, want);
+      if (t == 1) first = got;
+      CHECK_MSG(got == first, "%d threads: %.17g, 1 thread: %.17g", t, got, first);
+    }
+  }
+  omp_set_num_threads(omp_get_num_procs());
+  free(v);
+}
+
 int main(void) {
+  test_norm2();
   {
     cgm_csr A;
     cgm_error err = {0};
