@@ -10,8 +10,8 @@
  *   graph   : alloc, and the all-gather captured in one CUDA graph over
  *             every GPU's stream (as the solver runs it), launched twice;
  *             the graph is destroyed before the communicators (with
- *             PROBE_KEEP_GRAPH=1 it is not, and ncclCommDestroy hangs)
- * Usage: nccl_probe fresh|alloc|thread|peers|graph [G] */
+ *             keep-graph it is not, and ncclCommDestroy hangs)
+ * Usage: nccl_probe fresh|alloc|thread|peers|graph|keep-graph [G] */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -107,7 +107,8 @@ int main(int argc, char **argv) {
   }
   cudaGraphExec_t ge = NULL;
   cudaGraph_t graph = NULL;
-  if (!strcmp(mode, "graph")) { /* stream 0 forks to the others and joins them */
+  if (!strcmp(mode, "graph") ||
+      !strcmp(mode, "keep-graph")) { /* stream 0 forks to the others and joins them */
     cudaEvent_t fork, join[MAXG];
     CU(cudaSetDevice(0));
     CU(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
@@ -150,7 +151,7 @@ int main(int argc, char **argv) {
   /* A graph that captured NCCL work holds the communicator:
    * ncclCommDestroy waits for it, so the graph goes first (without this
    * line "graph" hangs here). */
-  if (ge && getenv("PROBE_KEEP_GRAPH") == NULL) {
+  if (ge && strcmp(mode, "keep-graph") != 0) {
     CU(cudaGraphExecDestroy(ge)); /* the template and its instance both hold NCCL's work */
     CU(cudaGraphDestroy(graph));
   }
