@@ -429,10 +429,21 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
               B.skipped_fits > 1 ? "s" : "", B.skipped_fits > 1 ? "are" : "is", B.skipped);
   int cols = B.npanels <= 3 ? B.npanels : B.npanels == 4 ? 2 : 3;
   int rows = (B.npanels + cols - 1) / cols;
-  /* Many panels: a larger picture unless a size was asked for. */
+  /* Room below each panel for its longest key, so that none is squeezed. */
+  int keyrows = 1;
+  for (int p = 0; p < B.npanels; p++) {
+    int entries = 0;
+    for (int k = B.pn[p].e0; k <= B.pn[p].e1; k++) entries += B.el[k - 1].title[0] != 0;
+    if (entries > keyrows) keyrows = entries;
+  }
+  /* Many panels: a larger picture unless a size was asked for, tall enough
+   * for every row's panel (about 250 px) and key (16 px a line), its font
+   * that of 1500 x 1200 (one key line fits a third of the width). */
   if ((!o->width || o->width <= 0) && rows > 2) {
     J.width = 1500;
-    J.height = 1200;
+    J.height = rows * (380 + 16 * keyrows) + 120;
+    if (J.height < 1200) J.height = 1200;
+    J.font_height = 1200;
   }
   if (!(gp = plot_script_open(&J, "cgmodel plot calibration", err))) {
     st = err && err->code ? err->code : CGM_ERUNTIME;
@@ -448,12 +459,7 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
   gp_string(gp, ttl);
   fprintf(gp, "\nrows = %d\ncols = %d\nnpanels = %d\n", rows, cols, B.npanels);
   fprintf(gp, "array ptitle[%d]\narray e0[%d]\narray e1[%d]\n", B.npanels, B.npanels, B.npanels);
-  /* The keys go below the panels, outside the data: room for the longest. */
-  int keyrows = 1;
   for (int p = 0; p < B.npanels; p++) {
-    int entries = 0;
-    for (int k = B.pn[p].e0; k <= B.pn[p].e1; k++) entries += B.el[k - 1].title[0] != 0;
-    if (entries > keyrows) keyrows = entries;
     fprintf(gp, "ptitle[%d] = ", p + 1);
     gp_string(gp, B.pn[p].title);
     fprintf(gp, "; e0[%d] = %d; e1[%d] = %d\n", p + 1, B.pn[p].e0, p + 1, B.pn[p].e1);

@@ -8,7 +8,7 @@
 #   plot_title, rows, cols  the picture's title and the panel grid
 #   npanels, ptitle[p], e0[p], e1[p]
 #                           panel p shows the elements e0[p]..e1[p]
-#   keyrows                 the entries of the longest key (keys go below the panels)
+#   keyrows                 the entries of the longest key (keys go below the panels, one a line)
 #   efile[k], eindex[k], ecol[k], etitle[k]
 #                           element k: samples or curves, its index block, its GB/s column,
 #                           its key entry;
@@ -18,12 +18,13 @@
 
 # The panels on a fixed grid (screen fractions), each key below its panel's
 # x label, outside the data: the rows are spaced for the longest key.
-top = 0.92; left = 0.06; right = 0.98; hs = 0.07
+top = 0.94; left = 0.06; right = 0.98; hs = 0.08
 kline = (fs - 2) * 1.45 / height         # one key entry
 xlab = 0.075 * 800.0 / height            # the x tics and label under a panel
 kspace = xlab + keyrows * kline + 0.015
 foot = 0.065 * 800.0 / height            # the two footer lines
-ph = (top - foot - rows * kspace - (rows - 1) * 0.06) / rows
+vs = 0.06 * 800.0 / height             # between a key and the next row's title
+ph = (top - foot - rows * kspace - (rows - 1) * vs) / rows
 pw = (right - left - (cols - 1) * hs) / cols
 set multiplot title plot_title font @Fp2 noenhanced
 # The footer, drawn with the first panel.
@@ -43,11 +44,11 @@ set grid xtics ytics lc rgb '#dddddd' lw 1
 set border lc rgb '#444444'
 do for [p = 1:npanels] {
   r = (p - 1) / cols; c = (p - 1) % cols
-  pl = left + c * (pw + hs); pt = top - r * (ph + kspace + 0.06); pb = pt - ph
+  pl = left + c * (pw + hs); pt = top - r * (ph + kspace + vs); pb = pt - ph
   set lmargin at screen pl; set rmargin at screen pl + pw
   set tmargin at screen pt; set bmargin at screen pb
   set key at screen pl, screen pb - xlab left top Left reverse noautotitle samplen 2.5 \
-      spacing 0.95 font @Fm2 opaque width -1
+      spacing 0.95 font @Fm2 opaque width -1 maxrows keyrows
   set title ptitle[p] font @F0 noenhanced offset 0, -0.4
   set offsets graph 0.03, graph 0.03, graph 0.05, 0
   plot for [k = e0[p]:e1[p]] efile[k] index eindex[k] using 1:(column(ecol[k])) with linespoints ls (100 + k) \

@@ -214,7 +214,8 @@ void gp_num(FILE *f, double v) {
 
 int plot_font_size(const plot_job *j) {
   /* Font sizes scale with the picture (10 pt at 1200 x 800). */
-  int fs = (int)(10.0 * sqrt((double)j->width * j->height / (1200.0 * 800.0)) + 0.5);
+  const int h = j->font_height > 0 ? j->font_height : j->height;
+  int fs = (int)(10.0 * sqrt((double)j->width * h / (1200.0 * 800.0)) + 0.5);
   return fs < 7 ? 7 : fs > 40 ? 40 : fs;
 }
 

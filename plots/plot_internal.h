@@ -11,6 +11,8 @@
 typedef struct plot_job {
   cgm_plot_format fmt;
   int width, height;
+  int font_height;    /* the height the font is sized for (0: height): a picture made
+                         taller for its panels keeps the font of its width */
   char gnuplot[1024]; /* full path */
   char tmpl[1024];    /* full path of the template */
   char dir[1024];     /* directory of the picture ("." if none given) */
