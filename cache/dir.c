@@ -43,7 +43,8 @@ static void sweep_extra(const char *dir, const char *name, time_t now) {
   snprintf(entry, sizeof entry, "%s/%.20s", dir, name); /* 16 hex digits and ".csr" */
   struct stat s, e;
   if (stat(p, &s) || !S_ISREG(s.st_mode)) return;
-  if (stat(entry, &e) || (strstr(name, ".tmp.") && now - s.st_mtime > TMP_STALE_S)) unlink(p);
+  const bool orphan = stat(entry, &e) != 0 && errno == ENOENT;
+  if (orphan || (strstr(name, ".tmp.") && now - s.st_mtime > TMP_STALE_S)) unlink(p);
 }
 
 /* The entries of dir (name, size, last use); leftover temporaries and

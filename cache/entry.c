@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <omp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,6 +323,8 @@ struct cgm_cache_store {
 
 static void *store_main(void *arg) {
   struct cgm_cache_store *j = arg;
+  /* one core: the caller's solve, timed and recorded, runs beside it */
+  omp_set_num_threads(1);
   const double t0 = cgm_now();
   j->rc = entry_store(j->dir, j->name, j->real, &j->s, j->A, &j->mm, &j->id, j->why, sizeof j->why);
   if (!j->rc && j->max_bytes > 0) j->evicted = cgm_cache_evict(j->dir, j->max_bytes, j->name);
@@ -445,7 +448,8 @@ cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr
                l.end / 1e6, o->max_bytes / 1e6);
     else if (make_dirs(o->dir))
       snprintf(why, sizeof why, "not cached: cannot create %s: %s", o->dir, strerror(errno));
-    else if (o->background && store_start(o, name, real, &s1, A, &mm, rep)) {
+    else if (o->background && rep != &mine && store_start(o, name, real, &s1, A, &mm, rep)) {
+      /* (only with a report to wait on: without one nobody would join it) */
     } else {
       const double ts = cgm_now();
       if (!entry_store(o->dir, name, real, &s1, A, &mm, &rep->entry_id, why, sizeof why)) {

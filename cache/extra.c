@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cache/entry.h"
@@ -61,8 +62,13 @@ bool cgm_cache_extra_get(const cgm_cache_report *rep, const char *kind, uint32_t
   char path[4200];
   if (bytes > EXTRA_MAX_BYTES || !extra_path(rep, kind, path, sizeof path)) return false;
   if (rep->outcome != CGM_CACHE_HIT && !rep->stored) return false;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return false;
+  struct stat sb;
+  if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) { /* a FIFO or device there: not ours */
+    close(fd);
+    return false;
+  }
   extra_header h;
   unsigned char *buf = malloc(bytes + 1);
   bool ok = buf && read(fd, &h, sizeof h) == (ssize_t)sizeof h &&

@@ -97,7 +97,9 @@ int cmd_devices(int argc, char **argv) {
   const char *path = cli_db_path(db, buf, sizeof buf);
   cgm_error err = {0};
   cgm_devices_report r;
-  if (cgm_devices(path && *path ? path : NULL, &gpu, &r, &err)) return cli_report("devices", &err);
+  if (cgm_devices(path && *path ? path : NULL, cli_env_db_readonly() ? CGM_DB_READONLY : 0, &gpu,
+                  &r, &err))
+    return cli_report("devices", &err);
   if (json) return cli_print_json(cgm_devices_json(&r));
   char db_opt[1100] = "";
   if (db) snprintf(db_opt, sizeof db_opt, " --db %s", db);

@@ -247,7 +247,8 @@ static cgm_status choose_mode(cgm_db *db, bool create, bool forced_ro, cgm_error
                     db->path);
 
   if (forced_ro) {
-    db->ro_reason = "opened read-only on request: CGMODEL_DB_READONLY";
+    db->ro_reason = "opened read-only on request: CGM_DB_READONLY, the command line's "
+                    "$CGMODEL_DB_READONLY";
   } else if (exists && access(db->path, W_OK) != 0) {
     db->ro_reason = errno == EROFS ? "its file system is read-only" : "the file is read-only";
   } else if (exists) {
@@ -264,7 +265,7 @@ static cgm_status choose_mode(cgm_db *db, bool create, bool forced_ro, cgm_error
     return cgm_fail(err, CGM_EINPUT,
                     "%s: the database is read-only (%s) and cgmodel needs to write to it: %s",
                     db->path, db->ro_reason,
-                    forced_ro ? "unset CGMODEL_DB_READONLY"
+                    forced_ro ? "open it without CGM_DB_READONLY (unset $CGMODEL_DB_READONLY)"
                               : "fix its permissions, or choose another file with --db or "
                                 "$CGMODEL_DB");
   if (exists) return CGM_OK;

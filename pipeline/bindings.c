@@ -343,6 +343,6 @@ cgm_status cgm_json_devices(const char *db_path, char **out, cgm_error *err) {
   *out = NULL;
   const cgm_gpu_opts gpu = cgm_gpu_opts_default();
   cgm_devices_report r;
-  cgm_status st = cgm_devices(db_path, &gpu, &r, err);
+  cgm_status st = cgm_devices(db_path, 0, &gpu, &r, err);
   return st ? st : finish(cgm_devices_json(&r), out, err);
 }

@@ -49,8 +49,8 @@ static int scan(const cgm_db_calibration *c, const cgm_db_device *d, void *vctx)
   return 0;
 }
 
-cgm_status cgm_devices(const char *db_path, const cgm_gpu_opts *gpu, cgm_devices_report *r,
-                       cgm_error *err) {
+cgm_status cgm_devices(const char *db_path, unsigned db_mode, const cgm_gpu_opts *gpu,
+                       cgm_devices_report *r, cgm_error *err) {
   memset(r, 0, sizeof *r);
   snprintf(r->version, sizeof r->version, "%s", cgm_version());
   r->cuda_build = cgm_have_cuda_build();
@@ -105,7 +105,7 @@ cgm_status cgm_devices(const char *db_path, const cgm_gpu_opts *gpu, cgm_devices
   if (stat(db_path, &sb) != 0) return CGM_OK;
   cgm_db *db;
   cgm_error e = {0};
-  if (cgm_open_database(db_path, false, &db, &e)) {
+  if (cgm_open_database(db_path, db_mode & CGM_DB_READONLY, &db, &e)) {
     snprintf(r->database_error, sizeof r->database_error, "%s", e.msg);
     return CGM_OK;
   }

@@ -23,6 +23,7 @@ static cgm_status locality_bound(const cgm_csr *A, const cgm_features *f,
                                  cgm_error *err) {
   *t_none = *t_ideal = NAN;
   const cgm_precision it = cgm_precision_iter(o->precision);
+  if (o->backend == CGM_BACKEND_CUSPARSE) return CGM_OK; /* CSR as it is: nothing to bound */
   cgm_plan plan;
   bool planned = given != NULL;
   cgm_status st = CGM_OK;

@@ -395,6 +395,8 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
                                  const cgm_solve_opts *o, cgm_solve_result *res, cgm_error *err) {
   memset(res, 0, sizeof *res);
   const double t_check = cgm_now();
+  /* the checks and scalings below run on the cores the solve was given */
+  if (o->threads > 0) omp_set_num_threads(o->threads);
   cgm_problem pb;
   memset(&pb, 0, sizeof pb);
   pb.opts = *o;

@@ -95,8 +95,9 @@ cgm_status cgm_csr_check(const cgm_csr *A, cgm_error *err) {
 bool cgm_csr_is_symmetric(const cgm_csr *A) {
   if (A->nrows != A->ncols) return false;
   /* Each entry above the diagonal has its mirror, equal, below it; and as
-   * many lie below as above: entries are distinct, so the mirrors are all
-   * of those below. Half the searches of checking every entry. */
+   * many lie below as above: entries are distinct (checked: columns rise
+   * strictly in a row), so the mirrors are all of those below. Half the
+   * searches of checking every entry. */
   int bad = 0;
   int64_t above = 0, below = 0;
 #pragma omp parallel for schedule(dynamic, 1024) reduction(| : bad) reduction(+ : above, below)
@@ -104,6 +105,10 @@ bool cgm_csr_is_symmetric(const cgm_csr *A) {
     if (bad) continue;
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
       int32_t j = A->colidx[k];
+      if (k > A->rowptr[i] && j <= A->colidx[k - 1]) { /* a repeated entry */
+        bad = 1;
+        break;
+      }
       if (j < i) {
         below++;
         continue;

@@ -110,6 +110,7 @@ cgm_status cgm_x_locality(const cgm_csr *A, cgm_bcsr_params p, cgm_block_feature
     }
     bf->n = n;
     bf->bx = p.bx;
+    bf->by = p.by;
     bf->blocks = bptr[nb];
     bf->max_blocks_per_row = longest;
     bf->padded_blocks = cgm_bcsr_padded_count(len, nb, p);

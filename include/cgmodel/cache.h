@@ -24,8 +24,10 @@ typedef struct cgm_cache_opts {
   const char *dir;   /* the cache directory (created when missing); NULL: no cache */
   int64_t max_bytes; /* after a write, the least recently used entries are removed until the
                         entries hold at most this many bytes; <= 0: no limit */
-  bool background;   /* a miss writes its entry on a thread of its own while the caller goes on
-                        (the CSR must then stay unchanged until cgm_cache_wait) */
+  bool background;   /* a miss writes its entry on a thread of its own (one core) while the
+                        caller goes on: the CSR must then stay unchanged and the report be
+                        passed to cgm_cache_wait before either is reused or freed; only with a
+                        report (rep not NULL) */
 } cgm_cache_opts;
 
 typedef enum cgm_cache_outcome {

@@ -521,10 +521,11 @@ typedef struct cgm_devices_report {
 
 /* This machine's devices and their calibrations in the database at db_path
  * (NULL: none looked up; a missing or unreadable database is reported, not
- * an error: the hardware is still described). gpu: the options the solver
+ * an error: the hardware is still described), opened with db_mode
+ * (cgm_db_open's flags: CGM_DB_READONLY or 0). gpu: the options the solver
  * runs with (a GPU calibration of another CG is stale). */
-CGM_API cgm_status cgm_devices(const char *db_path, const cgm_gpu_opts *gpu, cgm_devices_report *r,
-                               cgm_error *err);
+CGM_API cgm_status cgm_devices(const char *db_path, unsigned db_mode, const cgm_gpu_opts *gpu,
+                               cgm_devices_report *r, cgm_error *err);
 
 /* ------------------------------------------ bindings (bindings.c) --- */
 

@@ -82,7 +82,7 @@ CGM_API cgm_status cgm_plan_features(const cgm_csr *A, cgm_features *f, cgm_erro
  * matrix (its cache entry's extra "features") are used only when their
  * version is this one. Bump it when the features, their struct or the
  * layout rule above change. */
-#define CGM_PLAN_FEATURES_VERSION 1u
+#define CGM_PLAN_FEATURES_VERSION 2u
 
 /* ------------------------------------------------------- the plan --- */
 

@@ -184,7 +184,7 @@ typedef struct cgm_block_features {
   int64_t padded_blocks;   /* blocks after MBR sorting + padding, in the layout given */
   int64_t padded_elements; /* padded_blocks * N^2 */
   int32_t max_blocks_per_row;
-  int bx; /* B_x of that layout */
+  int bx, by; /* B_x and B_y of that layout */
   /* The x locality of that layout (docs/model.md): the distinct 32-byte
    * sectors of x each slice (one warp) reads, summed over the slices; the
    * minimum, every distinct x entry read once contiguously; their ratio

@@ -69,6 +69,8 @@ expect_exit 0 "$CGM" predict "$A" --db "$TMP/ro.db" --json
 expect_fail 2 "read-only" "${CAL[@]}" --db "$TMP/ro.db"
 expect_exit 0 "$CGM" solve "$A" --backend cpu --db "$TMP/ro.db" --json
 last_stderr_contains "not recorded"
+expect_exit 0 "$CGM" devices --db "$TMP/ro.db" --json
+expect_exit 0 "$CGM" db list --db "$TMP/ro.db"
 unset CGMODEL_DB_READONLY
 assert_eq "$(cksum < "$TMP/ro.db")" "$sum0" "read-only database unchanged"
 

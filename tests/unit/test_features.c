@@ -168,6 +168,15 @@ static void symmetry(void) {
     CHECK_MSG(cgm_csr_is_symmetric(&A) == cases[t].sym, "case %d", t);
     cgm_csr_free(&A);
   }
+  /* A repeated entry (a CSR given through the C API, not from the reader)
+   * would balance a lone one below: rows {(0,1), (0,1)}, {(1,0)}, {(2,0)}. */
+  cgm_csr D;
+  CHECK_OK(cgm_csr_alloc(&D, 3, 3, 4, &e));
+  const int64_t rp[] = {0, 2, 3, 4};
+  const int32_t ci[] = {1, 1, 0, 0};
+  for (int k = 0; k < 4; k++) D.rowptr[k] = rp[k], D.colidx[k] = ci[k], D.val[k] = 1.0;
+  CHECK_MSG(!cgm_csr_is_symmetric(&D), "a repeated entry passed as symmetric");
+  cgm_csr_free(&D);
 }
 
 int main(void) {
