@@ -66,11 +66,6 @@ cgm_status cgm_bjacobi_build(const cgm_csr *A, int n, double *inv, double *blk, 
     double a[CGM_BJACOBI_MAX_N * CGM_BJACOBI_MAX_N];
     diag_block(A, n, k, a);
     if (blk) memcpy(blk + k * nn, a, sizeof(double) * (size_t)nn);
-    if (n == 1) { /* 1 / d exactly, as Jacobi's: no square root and its rounding */
-      if (!(a[0] > 0.0) && k < bad) bad = k;
-      if (a[0] > 0.0) inv[k] = 1.0 / a[0];
-      continue;
-    }
     gsl_matrix_view m = gsl_matrix_view_array(a, (size_t)n, (size_t)n);
     /* Cholesky fails exactly when the block is not positive definite (it
      * is symmetric: A is); the factor then gives the inverse, symmetric and
