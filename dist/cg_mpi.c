@@ -270,15 +270,7 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, const header *h, double
     t_prev = now;
   }
   res->time_solve_s = cgm_now() - t_start;
-  res->iterations = it;
-  res->solver_residual = relres;
-  res->converged = st == CGM_OK;
-  if (st != CGM_OK && !res->stop_reason[0])
-    snprintf(res->stop_reason, sizeof res->stop_reason,
-             "maximum of %d iterations reached with relative residual %.3g (target %.3g)", maxiter,
-             relres, tol);
-  const int nt = it < ntimed ? it : ntimed;
-  res->time_per_iter_s = nt > 1 ? cgm_median(times + 1, nt - 1) : (nt ? times[0] : 0.0);
+  cgm_cg_result_close(res, st, it, relres, maxiter, tol, times, ntimed);
   return st;
 }
 

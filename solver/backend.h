@@ -57,6 +57,13 @@ cgm_status cgm_solve_check_input(const cgm_csr *A, const double *b, const double
                                  cgm_solve_result *res, cgm_error *err);
 /* ||v||_2 without overflow or underflow (scaled sum of squares). */
 double cgm_solve_norm2(const double *v, int32_t n);
+
+/* The end of a host loop's result (the CPU CG, the MPI CG): the count, the
+ * residual, the verdict of st, the stop reason at the iteration cap, and
+ * the time per iteration, the median of the first ntimed past the first
+ * (which pays for page faults and cold caches); times is reordered. */
+void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double relres, int maxiter,
+                         double tol, double *times, int ntimed);
 /* max_i sum_j |a_ij| (>= ||A||_2 for a symmetric A): the scale of A in the
  * reliable updates' floor. */
 double cgm_solve_inf_norm(const cgm_csr *A);

@@ -237,6 +237,19 @@ static void breakdown_verdict(const cgm_csr *A, cgm_precision p, cgm_solve_resul
 
 /* ||v||_2 without overflow or underflow (scaled sum of squares, as BLAS
  * dnrm2). */
+void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double relres, int maxiter,
+                         double tol, double *times, int ntimed) {
+  res->iterations = it;
+  res->solver_residual = relres;
+  res->converged = st == CGM_OK;
+  if (st != CGM_OK && !res->stop_reason[0])
+    snprintf(res->stop_reason, sizeof res->stop_reason,
+             "maximum of %d iterations reached with relative residual %.3g (target %.3g)", maxiter,
+             relres, tol);
+  const int nt = it < ntimed ? it : ntimed;
+  res->time_per_iter_s = nt > 1 ? cgm_median(times + 1, nt - 1) : (nt ? times[0] : 0.0);
+}
+
 /* The scaled sum of squares of v[i0, i1): ||.|| = scale sqrt(ssq). */
 static void norm2_part(const double *v, int64_t i0, int64_t i1, double *scale_out,
                        double *ssq_out) {

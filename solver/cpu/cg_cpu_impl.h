@@ -424,18 +424,7 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
   }
   cgm_monitor_report(&pb->opts, &last_mon, it, relres, true);
   res->time_solve_s = cgm_now() - t_start;
-  res->iterations = it;
-  res->solver_residual = relres;
-  res->converged = st == CGM_OK;
-  if (st != CGM_OK && !res->stop_reason[0])
-    snprintf(res->stop_reason, sizeof res->stop_reason,
-             "maximum of %d iterations reached with relative residual %.3g (target %.3g)",
-             pb->maxiter, relres, pb->tol);
-  {
-    /* The first iteration pays for page faults and cold caches. */
-    int nt = it < ntimed ? it : ntimed;
-    res->time_per_iter_s = nt > 1 ? cgm_median(times + 1, nt - 1) : (nt ? times[0] : 0.0);
-  }
+  cgm_cg_result_close(res, st, it, relres, pb->maxiter, pb->tol, times, ntimed);
   for (int32_t i = 0; i < A->nrows; i++) pb->x[i] = mixed ? x_hi[i] + (double)x[i] : (double)x[i];
   res->device_bytes = pb->plan.device_bytes;
 done:
