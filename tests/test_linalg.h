@@ -64,4 +64,14 @@ static inline cgm_status test_coupled_laplacian(int m, cgm_csr *A, cgm_error *er
   return st;
 }
 
+/* 6 x 6, positive diagonal, whose 2 x 2 block of rows 3 and 4 is [1 2; 2 1]
+ * (eigenvalue -1): Jacobi's check lets it through, block-Jacobi with N = 2
+ * must refuse it. */
+static inline cgm_status test_bad_block(cgm_csr *A, cgm_error *err) {
+  const int32_t ri[] = {0, 0, 1, 1, 2, 2, 3, 3, 4, 5};
+  const int32_t ci[] = {0, 1, 0, 1, 2, 3, 2, 3, 4, 5};
+  const double v[] = {4, 1, 1, 4, 1, 2, 2, 1, 3, 3};
+  return cgm_csr_from_coo(6, 6, 10, ri, ci, v, A, NULL, err);
+}
+
 #endif

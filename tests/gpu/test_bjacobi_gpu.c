@@ -123,12 +123,9 @@ static void check_matrix(const char *what, const cgm_csr *A, bool fewer) {
 /* A block [1 2; 2 1] at rows 3-4 under a positive diagonal: refused on the
  * GPU as on the CPU; cuSPARSE has no block-Jacobi. */
 static void check_refused(void) {
-  const int32_t ri[] = {0, 0, 1, 1, 2, 2, 3, 3, 4, 5};
-  const int32_t ci[] = {0, 1, 0, 1, 2, 3, 2, 3, 4, 5};
-  const double v[] = {4, 1, 1, 4, 1, 2, 2, 1, 3, 3};
   cgm_csr A;
   cgm_error err = {0};
-  CHECK_OK(cgm_csr_from_coo(6, 6, 10, ri, ci, v, &A, NULL, &err));
+  CHECK_OK(test_bad_block(&A, &err));
   double b[6] = {1, 1, 1, 1, 1, 1}, x[6] = {0};
   cgm_solve_opts o = cgm_solve_opts_default();
   o.backend = CGM_BACKEND_CUDA;

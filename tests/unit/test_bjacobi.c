@@ -307,12 +307,9 @@ static void test_coupled(void) {
  * refuses it before iterating, naming the rows. cuSPARSE refuses
  * block-Jacobi as bad input. */
 static void test_refused(void) {
-  const int32_t ri[] = {0, 0, 1, 1, 2, 2, 3, 3, 4, 5};
-  const int32_t ci[] = {0, 1, 0, 1, 2, 3, 2, 3, 4, 5};
-  const double v[] = {4, 1, 1, 4, 1, 2, 2, 1, 3, 3};
   cgm_csr A;
   cgm_error err = {0};
-  CHECK_OK(cgm_csr_from_coo(6, 6, 10, ri, ci, v, &A, NULL, &err));
+  CHECK_OK(test_bad_block(&A, &err));
   CHECK(cgm_solve_check_matrix(&A, &err) == CGM_OK); /* the diagonal is positive */
   double *b = rhs_ones(&A);
   char msg[1024];
