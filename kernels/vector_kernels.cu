@@ -65,23 +65,33 @@ __device__ __forceinline__ double parts_sum(const cgm_cg_state *st, int nparts, 
   return s;
 }
 
-/* CG4 (+ CG2): x += alpha v, r -= alpha u, (r.D^-1 r, r.r). */
-template <typename T>
-__global__ void __launch_bounds__(kVecThreads)
-    cg4(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *r, const T *v,
-        const T *u, const T *dinv, cgm_out out, cgm_reduce_buf red, cgm_sync sync) {
+/* CG4's alpha = (r.z)_prev / (p.Ap), shared by Jacobi and block-Jacobi; a
+ * breakdown (p.Ap <= 0 or not finite) stops the run: false. */
+__device__ __forceinline__ bool cg4_alpha(cgm_cg_state *state, int nparts, int slot, int prev,
+                                          const cgm_sync &sync, double *alpha) {
   pdl_begin(sync);
-  if (run_stopped(state, sync)) return;
-  if (!sync_wait(state, sync)) return;
+  if (run_stopped(state, sync)) return false;
+  if (!sync_wait(state, sync)) return false;
   const double pq = parts_sum(state, nparts, slot, 0);
   if (!(pq > 0.0) || !isfinite(pq)) { /* every block (and device) sees the same value */
     if (blockIdx.x == 0 && threadIdx.x == 0) {
       state->done = isfinite(pq) ? CGM_RUN_BREAKDOWN : CGM_RUN_NONFINITE;
       state->bad = pq;
     }
-    return;
+    return false;
   }
-  const T alpha = (T)(parts_sum(state, nparts, prev, 1) / pq);
+  *alpha = parts_sum(state, nparts, prev, 1) / pq;
+  return true;
+}
+
+/* CG4 (+ CG2): x += alpha v, r -= alpha u, (r.D^-1 r, r.r). */
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    cg4(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *r, const T *v,
+        const T *u, const T *dinv, cgm_out out, cgm_reduce_buf red, cgm_sync sync) {
+  double alpha_d;
+  if (!cg4_alpha(state, nparts, slot, prev, sync, &alpha_d)) return;
+  const T alpha = (T)alpha_d;
   double s[2] = {0.0, 0.0};
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < np;
        i += (int64_t)gridDim.x * blockDim.x) {
@@ -99,14 +109,14 @@ __global__ void __launch_bounds__(kVecThreads)
   last_block_sum<2>(s, red, out, nullptr, state, &sync);
 }
 
-/* CG5: stop test, then v = D^-1 r + beta v. */
-template <typename T>
-__global__ void __launch_bounds__(kVecThreads)
-    cg5(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *v, const T *r,
-        const T *dinv, cgm_sync sync) {
+/* CG5's stop test and beta = (r.z) / (r.z)_prev, shared by Jacobi and
+ * block-Jacobi; false when the run stops (at maxiter v is still updated:
+ * harmless). */
+__device__ __forceinline__ bool cg5_beta(cgm_cg_state *state, int nparts, int slot, int prev,
+                                         const cgm_sync &sync, double *beta) {
   pdl_begin(sync);
-  if (run_stopped(state, sync)) return;
-  if (!sync_wait(state, sync)) return;
+  if (run_stopped(state, sync)) return false;
+  if (!sync_wait(state, sync)) return false;
   const double rz = parts_sum(state, nparts, slot, 1), rr = parts_sum(state, nparts, slot, 2);
   const double rz_prev = parts_sum(state, nparts, prev, 1);
   const bool converged = rr <= state->thr;
@@ -123,8 +133,19 @@ __global__ void __launch_bounds__(kVecThreads)
       state->done = CGM_RUN_MAXITER;
     }
   }
-  if (converged || bad) return; /* at maxiter v is still updated: harmless */
-  const T beta = (T)(rz / rz_prev);
+  if (converged || bad) return false;
+  *beta = rz / rz_prev;
+  return true;
+}
+
+/* CG5: stop test, then v = D^-1 r + beta v. */
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    cg5(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *v, const T *r,
+        const T *dinv, cgm_sync sync) {
+  double beta_d;
+  if (!cg5_beta(state, nparts, slot, prev, sync, &beta_d)) return;
+  const T beta = (T)beta_d;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < np;
        i += (int64_t)gridDim.x * blockDim.x) {
     Pack<T> pv = ld(v, i), pr = ld(r, i), pd = ld(dinv, i);
@@ -134,20 +155,19 @@ __global__ void __launch_bounds__(kVecThreads)
   }
 }
 
-/* The single-reduction CG's update (kernels.h, cgm_launch_cgg): every
- * scalar from the sums of one reduction, then one pass over the vectors. */
-template <typename T>
-__global__ void __launch_bounds__(kVecThreads)
-    cgg(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *u, T *p,
-        const T *w, T *s, const T *dinv, cgm_out out, cgm_reduce_buf red, cgm_sync sync) {
+/* The single-reduction CG's scalars, shared by its Jacobi and block-Jacobi
+ * updates: the sums of one reduction, beta and p . A p, the stop test and
+ * the state; false when the run stops here. */
+__device__ __forceinline__ bool cgg_scalars(cgm_cg_state *state, int nparts, int slot, int prev,
+                                            const cgm_sync &sync, double *alpha, double *beta_out) {
   pdl_begin(sync);
   trace_first(state, CGM_TR_UPD_IN);
-  if (run_stopped(state, sync)) return;
+  if (run_stopped(state, sync)) return false;
   double sums[3];
   if (sync.ll) { /* several GPUs: the sums come as words with their tick */
-    if (!ll_wait(state, nparts, sync.wait_off, sums)) return;
+    if (!ll_wait(state, nparts, sync.wait_off, sums)) return false;
   } else {
-    if (!sync_wait(state, sync)) return;
+    if (!sync_wait(state, sync)) return false;
     for (int k = 0; k < 3; k++) sums[k] = parts_sum(state, nparts, slot, k);
   }
   trace_first(state, CGM_TR_UPD_GO);
@@ -173,7 +193,7 @@ __global__ void __launch_bounds__(kVecThreads)
     stop = CGM_RUN_NONFINITE; /* bad: the first of them that is not finite */
     bad = !isfinite(rr) ? rr : !isfinite(gamma) ? gamma : !isfinite(delta) ? delta : den;
   } else if (!(gamma > 0.0) || !(den > 0.0)) {
-    /* r . D^-1 r <= 0 (a diagonal entry <= 0) or p . A p <= 0 */
+    /* r . M^-1 r <= 0 (a diagonal entry or block not positive) or p . A p <= 0 */
     stop = CGM_RUN_BREAKDOWN;
     bad = gamma > 0.0 ? den : gamma;
   } else if (done_before >= state->maxiter) {
@@ -190,8 +210,21 @@ __global__ void __launch_bounds__(kVecThreads)
       state->gamma[slot] = gamma;
     }
   }
-  if (stop != CGM_RUN) return;
-  const T alpha = (T)(gamma / den), tb = (T)beta;
+  if (stop != CGM_RUN) return false;
+  *alpha = gamma / den;
+  *beta_out = beta;
+  return true;
+}
+
+/* The single-reduction CG's update (kernels.h, cgm_launch_cgg): every
+ * scalar from the sums of one reduction, then one pass over the vectors. */
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    cgg(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *u, T *p,
+        const T *w, T *s, const T *dinv, cgm_out out, cgm_reduce_buf red, cgm_sync sync) {
+  double alpha_d, beta_d;
+  if (!cgg_scalars(state, nparts, slot, prev, sync, &alpha_d, &beta_d)) return;
+  const T alpha = (T)alpha_d, tb = (T)beta_d;
   double acc[2] = {0.0, 0.0};
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < np;
        i += (int64_t)gridDim.x * blockDim.x) {
@@ -263,18 +296,9 @@ template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     cg4_blk(int64_t nb, int n, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *r,
             const T *v, const T *u, const T *inv, cgm_out out, cgm_reduce_buf red, cgm_sync sync) {
-  pdl_begin(sync);
-  if (run_stopped(state, sync)) return;
-  if (!sync_wait(state, sync)) return;
-  const double pq = parts_sum(state, nparts, slot, 0);
-  if (!(pq > 0.0) || !isfinite(pq)) {
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-      state->done = isfinite(pq) ? CGM_RUN_BREAKDOWN : CGM_RUN_NONFINITE;
-      state->bad = pq;
-    }
-    return;
-  }
-  const T alpha = (T)(parts_sum(state, nparts, prev, 1) / pq);
+  double alpha_d;
+  if (!cg4_alpha(state, nparts, slot, prev, sync, &alpha_d)) return;
+  const T alpha = (T)alpha_d;
   double s[2] = {0.0, 0.0};
   for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nb;
        k += (int64_t)gridDim.x * blockDim.x) {
@@ -297,27 +321,9 @@ template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     cg5_blk(int64_t nb, int n, cgm_cg_state *state, int nparts, int slot, int prev, T *v,
             const T *r, const T *inv, cgm_sync sync) {
-  pdl_begin(sync);
-  if (run_stopped(state, sync)) return;
-  if (!sync_wait(state, sync)) return;
-  const double rz = parts_sum(state, nparts, slot, 1), rr = parts_sum(state, nparts, slot, 2);
-  const double rz_prev = parts_sum(state, nparts, prev, 1);
-  const bool converged = rr <= state->thr;
-  const bool bad = !isfinite(rr) || !isfinite(rz) || !(rz_prev > 0.0);
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    state->iter++;
-    state->rr_last = rr;
-    if (converged)
-      state->done = CGM_RUN_CONVERGED;
-    else if (bad) {
-      state->done = CGM_RUN_NONFINITE;
-      state->bad = isfinite(rr) ? rz : rr;
-    } else if (state->iter >= state->maxiter) {
-      state->done = CGM_RUN_MAXITER;
-    }
-  }
-  if (converged || bad) return;
-  const T beta = (T)(rz / rz_prev);
+  double beta_d;
+  if (!cg5_beta(state, nparts, slot, prev, sync, &beta_d)) return;
+  const T beta = (T)beta_d;
   for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nb;
        k += (int64_t)gridDim.x * blockDim.x) {
     T rk[kMaxBlk], zk[kMaxBlk];
@@ -335,52 +341,10 @@ __global__ void __launch_bounds__(kVecThreads)
     cgg_blk(int64_t nb, int n, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *u,
             T *p, const T *w, T *s, const T *inv, const T *blk, cgm_out out, cgm_reduce_buf red,
             cgm_sync sync) {
-  pdl_begin(sync);
-  trace_first(state, CGM_TR_UPD_IN);
-  if (run_stopped(state, sync)) return;
-  double sums[3];
-  if (sync.ll) {
-    if (!ll_wait(state, nparts, sync.wait_off, sums)) return;
-  } else {
-    if (!sync_wait(state, sync)) return;
-    for (int k = 0; k < 3; k++) sums[k] = parts_sum(state, nparts, slot, k);
-  }
-  trace_first(state, CGM_TR_UPD_GO);
-  /* the scalars exactly as cgg's (see there) */
-  const double delta = sums[0], gamma = sums[1], rr = sums[2];
-  const bool first = state->inv_alpha[prev] == 0.0;
-  const double gamma_prev = state->gamma[prev];
-  const double beta = first ? 0.0 : gamma / gamma_prev;
-  const double den = delta - beta * gamma * state->inv_alpha[prev];
-  const int done_before =
-      state->iter_base +
-      (int)((state->epoch - state->epoch_base) * (unsigned long long)state->K + (unsigned)slot);
-  int stop = CGM_RUN;
-  double bad = 0.0;
-  if (rr <= state->thr) {
-    stop = CGM_RUN_CONVERGED;
-  } else if (!isfinite(rr) || !isfinite(gamma) || !isfinite(delta) || !isfinite(den)) {
-    stop = CGM_RUN_NONFINITE;
-    bad = !isfinite(rr) ? rr : !isfinite(gamma) ? gamma : !isfinite(delta) ? delta : den;
-  } else if (!(gamma > 0.0) || !(den > 0.0)) {
-    stop = CGM_RUN_BREAKDOWN;
-    bad = gamma > 0.0 ? den : gamma;
-  } else if (done_before >= state->maxiter) {
-    stop = CGM_RUN_MAXITER;
-  }
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    state->iter = stop == CGM_RUN ? done_before + 1 : done_before;
-    state->rr_last = rr;
-    if (stop != CGM_RUN) {
-      state->done = stop;
-      state->bad = bad;
-    } else {
-      state->inv_alpha[slot] = den / gamma;
-      state->gamma[slot] = gamma;
-    }
-  }
-  if (stop != CGM_RUN) return;
-  const T alpha = (T)(gamma / den), tb = (T)beta;
+  /* the scalars exactly as cgg's */
+  double alpha_d, beta_d;
+  if (!cgg_scalars(state, nparts, slot, prev, sync, &alpha_d, &beta_d)) return;
+  const T alpha = (T)alpha_d, tb = (T)beta_d;
   double acc[2] = {0.0, 0.0};
   for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nb;
        k += (int64_t)gridDim.x * blockDim.x) {
