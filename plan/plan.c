@@ -290,9 +290,8 @@ cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p, 
   if ((st = pattern_make(A, o->layout.n, halo || !oo.skip_sectors, &pt, err))) return st;
   st = cgm_plan_from_pattern(pt, &oo, p, err);
   cgm_plan_pattern_free(pt);
-  p->o.features = NULL;
-  if (st || !kf) return st;
   p->o.features = NULL; /* the caller's: not kept in the plan */
+  if (st || !kf) return st;
   if (p->nseg == 1 && p->o.layout.bx == kf->bx && p->o.layout.by == kf->by) {
     for (int w = 0; w < CGM_NSECTOR_WIDTHS; w++) p->seg[0].x_sectors[w] = kf->x_sectors[w];
     p->o.skip_sectors = false;
