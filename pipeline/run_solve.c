@@ -210,22 +210,21 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
   return CGM_OK;
 }
 
-/* The features of A: kept beside its cache entry, so that a warm solve
- * does not walk every block size's pattern again (seconds at 49M entries
- * for the record and the prediction). */
+/* The features of A are kept beside its cache entry (the extra FEATURES),
+ * so that a warm solve does not walk every block size's pattern again
+ * (seconds at 49M entries for the record and the prediction); computed
+ * ones are stored at the end, once the entry is written. */
+static const char FEATURES[] = "features";
+
 static cgm_status features_of(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_solve_report *r,
                               cgm_features *f, cgm_error *err) {
-  static const char kind[] = "features";
-  if (!o->csr && cgm_cache_extra_get(&r->cache, kind, CGM_PLAN_FEATURES_VERSION, f, sizeof *f) &&
+  if (!o->csr &&
+      cgm_cache_extra_get(&r->cache, FEATURES, CGM_PLAN_FEATURES_VERSION, f, sizeof *f) &&
       f->x == A->nrows && f->nnz == A->nnz) {
     r->features_cached = true;
     return CGM_OK;
   }
-  cgm_status st = cgm_plan_features(A, f, err);
-  /* kept once the entry is written (the write may still be under way) */
-  if (!st && !o->csr && !r->cache.pending)
-    cgm_cache_extra_put(&r->cache, kind, CGM_PLAN_FEATURES_VERSION, f, sizeof *f);
-  return st;
+  return cgm_plan_features(A, f, err);
 }
 
 /* The CUDA context made on a thread of its own while the matrix is read and
@@ -280,7 +279,6 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
     warm_up_end(&wu);
     return st;
   }
-  const bool background_write = r->cache.pending != NULL;
   const cgm_csr *A = o->csr ? o->csr : &file;
   r->nrows = A->nrows;
   r->ncols = A->ncols;
@@ -353,8 +351,8 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   }
   warm_up_end(&wu);
   cgm_cache_wait(&r->cache);
-  if (background_write && r->cache.stored && features_computed)
-    cgm_cache_extra_put(&r->cache, "features", CGM_PLAN_FEATURES_VERSION, &f, sizeof f);
+  if (features_computed && !o->csr)
+    cgm_cache_extra_put(&r->cache, FEATURES, CGM_PLAN_FEATURES_VERSION, &f, sizeof f);
   if (db) cgm_db_close(db);
   free(b);
   free(x);
