@@ -58,11 +58,20 @@ CGM_SLICE_KERNEL(4)
 CGM_SLICE_KERNEL(8)
 #undef CGM_SLICE_KERNEL
 
-double FN(cgm_cpu_spmv)(const cgm_bcsr *B, const REAL *val, const REAL *x, REAL *y, const REAL *p) {
+/* y = A x over the slices, and p . y when p is given. Slices go to the
+ * threads in chunks on demand (rows of very different lengths), and p . y
+ * is summed chunk by chunk, then the chunks in order: the same value on any
+ * thread count and under any load (a reduction over dynamically scheduled
+ * chunks summed in whatever order the threads took them, and CG's
+ * iteration count moved by one between runs). */
+#define CGM_SPMV_CHUNK 16
+
+/* One chunk of slices: y for its rows, and its share of p . y. */
+static double FN(spmv_chunk)(const cgm_bcsr *B, const REAL *val, const REAL *x, REAL *y,
+                             const REAL *p, int32_t k0, int32_t k1) {
   const int n = B->p.n, by = B->p.by;
   double dot = 0.0;
-#pragma omp parallel for schedule(dynamic, 16) reduction(+ : dot)
-  for (int32_t k = 0; k < B->nslices; k++) {
+  for (int32_t k = k0; k < k1; k++) {
     REAL acc[1024]; /* by * n <= 1024: cgm_bcsr_params_check */
     switch (n) {
     case 1:
@@ -88,6 +97,25 @@ double FN(cgm_cpu_spmv)(const cgm_bcsr *B, const REAL *val, const REAL *x, REAL 
       }
     }
   }
+  return dot;
+}
+
+double FN(cgm_cpu_spmv)(const cgm_bcsr *B, const REAL *val, const REAL *x, REAL *y, const REAL *p) {
+  const int32_t ns = B->nslices;
+  const int64_t nch = ((int64_t)ns + CGM_SPMV_CHUNK - 1) / CGM_SPMV_CHUNK;
+  double *part = p ? malloc((size_t)(nch > 0 ? nch : 1) * sizeof *part) : NULL;
+  if (p && !part) /* no room for the chunks' sums: one pass in order */
+    return FN(spmv_chunk)(B, val, x, y, p, 0, ns);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t c = 0; c < nch; c++) {
+    const int32_t k0 = (int32_t)(c * CGM_SPMV_CHUNK);
+    const int32_t k1 = k0 + CGM_SPMV_CHUNK < ns ? k0 + CGM_SPMV_CHUNK : ns;
+    const double d = FN(spmv_chunk)(B, val, x, y, p, k0, k1);
+    if (part) part[c] = d;
+  }
+  double dot = 0.0;
+  for (int64_t c = 0; part && c < nch; c++) dot += part[c];
+  free(part);
   return dot;
 }
 
