@@ -69,6 +69,12 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
 /* Uploads a layout into m (values converted to the precision). */
 cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_matrix *m,
                                   cgm_error *err);
+/* Builds into m, on d's device, the layout of block size 1 (p.n must be 1,
+ * p.bx and p.by set) of a CSR matrix already in that device's memory: the
+ * layout cgm_bcsr_build makes of the same matrix, entry for entry
+ * (kernels/device_layout.cu). Refused when its values do not fit. */
+cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A, cgm_bcsr_params p,
+                                       cgm_dev_matrix *m, cgm_error *err);
 /* cgm_cuda_dev_init + upload of B as the whole matrix (one device). */
 cgm_status cgm_cuda_dev_setup(cgm_cuda_dev *d, int dev, const cgm_bcsr *B, cgm_precision prec,
                               int64_t x_len, cgm_error *err);

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "cgmodel/pipeline.h"
+#include "common/timer.h"
 #include "pipeline/json.h"
 
 void cgm_json_free(char *text) {
@@ -215,9 +216,10 @@ cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out, c
 
 cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const char *options,
                           char **out, cgm_error *err) {
-  static const char *const known[] = {
-      "db",   "name",     "record", "auto",    "backend",     "precision", "block",   "bx",
-      "gpus", "exchange", "tol",    "maxiter", "check_every", "threads",   "precond", NULL};
+  static const char *const known[] = {"db",         "name",    "record",      "auto",    "backend",
+                                      "precision",  "block",   "bx",          "gpus",    "exchange",
+                                      "tol",        "maxiter", "check_every", "threads", "precond",
+                                      "iters_hint", NULL};
   *out = NULL;
   cgm_status st = cgm_csr_check(A, err);
   if (st) return st;
@@ -299,6 +301,71 @@ cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const ch
     st = cgm_fail(err, CGM_EINPUT, "auto: %s", rep.why);
   cJSON_Delete(notes);
   cgm_solve_report_free(&rep);
+  cJSON_Delete(o);
+  return st;
+}
+
+cgm_status cgm_json_solve_device(const cgm_csr_device *A, const double *b, double *x,
+                                 const char *options, char **out, cgm_error *err) {
+  static const char *const known[] = {"name", "backend", "precision",   "block",   "bx", "gpus",
+                                      "tol",  "maxiter", "check_every", "precond", NULL};
+  *out = NULL;
+  const double t0 = cgm_now();
+  cJSON *o;
+  cgm_status st = parse_options(options, known, &o, err);
+  if (st) return st;
+  cgm_solve_report rep;
+  memset(&rep, 0, sizeof rep);
+  rep.matrix = "matrix";
+  rep.opts = cgm_solve_opts_default();
+  rep.opts.backend = CGM_BACKEND_CUDA;
+  const char *backend = NULL, *precision = NULL, *precond = NULL;
+  double block = 1, bx = 0, gpus = 1, tol = rep.opts.tol, maxiter = rep.opts.maxiter,
+         check = rep.opts.check_every;
+  if (!st) st = get_string(o, "name", &rep.matrix, err);
+  if (!st) st = get_string(o, "backend", &backend, err);
+  if (!st) st = get_string(o, "precision", &precision, err);
+  if (!st) st = get_string(o, "precond", &precond, err);
+  if (!st) st = get_number(o, "block", 1, 8, true, &block, err);
+  if (!st) st = get_number(o, "bx", 1, 1024, true, &bx, err);
+  if (!st) st = get_number(o, "gpus", 1, CGM_MAX_GPUS, true, &gpus, err);
+  if (!st) st = get_number(o, "tol", 1e-300, 1.0, false, &tol, err);
+  if (!st) st = get_number(o, "maxiter", 1, 1e9, true, &maxiter, err);
+  if (!st) st = get_number(o, "check_every", 1, 100000, true, &check, err);
+  if (!st && backend && !cgm_backend_parse(backend, &rep.opts.backend))
+    st = cgm_fail(err, CGM_EINPUT, "backend: '%s' is not cpu, cuda or cusparse", backend);
+  if (!st && precision && !cgm_precision_parse(precision, &rep.opts.precision))
+    st = cgm_fail(err, CGM_EINPUT, "precision: '%s' is not double, mixed or single", precision);
+  if (!st && precond && !cgm_precond_parse(precond, &rep.opts.precond))
+    st = cgm_fail(err, CGM_EINPUT, "precond: '%s' is not jacobi or block", precond);
+  if (st) {
+    cJSON_Delete(o);
+    return st;
+  }
+  rep.opts.layout.n = (int)block;
+  rep.opts.layout.bx = (int)bx;
+  rep.opts.layout.by = 0;
+  rep.opts.gpus = (int)gpus;
+  rep.opts.tol = tol;
+  rep.opts.maxiter = (int)maxiter;
+  rep.opts.check_every = (int)check;
+  rep.nrows = A->nrows;
+  rep.ncols = A->ncols;
+  rep.nnz = A->nnz;
+  rep.solution_error = -1.0;
+  rep.predicted = NAN;
+  st = cgm_solve_device(A, b, x, &rep.opts, &rep.result, err);
+  if (st == CGM_OK || st == CGM_ENOCONV) {
+    rep.solved = true;
+    rep.tol = cgm_solve_tol(&rep.opts);
+    rep.maxiter = cgm_solve_maxiter(&rep.opts, A->nrows);
+    if (rep.opts.layout.bx <= 0) rep.opts.layout.bx = 1;
+    rep.time_wall_s = cgm_now() - t0;
+    cJSON *j = cgm_solve_report_json(&rep);
+    cJSON_AddStringToObject(j, "memory", "device"); /* A, b and x stayed in the GPU's memory */
+    cgm_error e = {0};
+    if (finish(j, out, &e)) st = cgm_fail(err, e.code, "%s", e.msg);
+  }
   cJSON_Delete(o);
   return st;
 }

@@ -27,6 +27,9 @@ typedef struct cgm_problem {
    * recovers r = M u from its preconditioned residual u). */
   const double *binv;
   const double *bblk;
+  /* A in GPU memory (cgm_solve_device; else NULL): A is then NULL, and b
+   * and x are pointers into that device's memory. */
+  const cgm_csr_device *dA;
 } cgm_problem;
 
 /* Block-Jacobi (bjacobi.c). The blocks of an n-row matrix: ceil(n / N). */
@@ -146,6 +149,21 @@ static inline void cgm_monitor_report(const cgm_solve_opts *o, int *last, int it
 
 /* The stop reason of a solve whose true residual stopped falling at
  * relres (relative) above tol in this precision, after `iterations`. */
+/* A solution that overflows when scaled back (x[i] = y * scale is not
+ * finite): relative_residual NaN, not converged, the message naming x[i];
+ * returns CGM_ENOCONV. */
+cgm_status cgm_solve_overflow(cgm_solve_result *res, int32_t i, double y, double scale);
+/* The verdict of a solve, once res holds the recomputed relative_residual
+ * and attainable_residual: CGM_OK only when the residual meets tol (or the
+ * message says why not, with the floor when it stalled near it); st is the
+ * backend's status; returns the solve's. */
+cgm_status cgm_solve_conclude(cgm_status st, cgm_precision p, double tol, const cgm_error *err,
+                              cgm_solve_result *res);
+/* Mixed precision's hand-over: runs pb again in double from pb->x (which
+ * the caller has set to where the mixed run ended, or to the initial
+ * guess), its monitor counting on; res goes in as the mixed run's result
+ * and comes out as both runs' together (fallback_iterations the first's). */
+cgm_status cgm_solve_fallback(cgm_problem *pb, cgm_solve_result *res, cgm_error *err);
 void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iterations, char *buf,
                             size_t n);
 

@@ -391,6 +391,47 @@ static cgm_status block_jacobi(const cgm_csr *A, const double *b, const double *
   return st;
 }
 
+cgm_status cgm_solve_overflow(cgm_solve_result *res, int32_t i, double y, double scale) {
+  res->relative_residual = NAN;
+  res->converged = false;
+  snprintf(res->stop_reason, sizeof res->stop_reason,
+           "the solution is not representable in double precision: x[%d] = %.6g x %.6g overflows",
+           i + 1, y, scale);
+  return CGM_ENOCONV;
+}
+
+cgm_status cgm_solve_conclude(cgm_status st, cgm_precision p, double tol, const cgm_error *err,
+                              cgm_solve_result *res) {
+  if (st == CGM_ENOCONV && res->stalled &&
+      res->relative_residual <= 100 * res->attainable_residual &&
+      strlen(res->stop_reason) + 160 < sizeof res->stop_reason) {
+    const size_t k = strlen(res->stop_reason);
+    snprintf(res->stop_reason + k, sizeof res->stop_reason - k,
+             "; the least residual %s precision can show for this matrix and right-hand side "
+             "is about %.2g (u ||A|| ||x|| / ||b||)",
+             p == CGM_PREC_SINGLE ? "single" : "double", res->attainable_residual);
+  }
+  /* Converged means the returned x is finite and its residual, recomputed
+   * on the system as given, meets the target: a solver's recursive
+   * residual can drift from it (single precision, ill conditioning), and
+   * scaling back can overflow (x = 1e308 / 1e-308). */
+  if (st == CGM_OK && !(res->relative_residual <= tol)) {
+    res->converged = false;
+    snprintf(res->stop_reason, sizeof res->stop_reason,
+             "the solver's residual estimate reached %.3g but the recomputed ||b - Ax||/||b|| is "
+             "%.3g, above the target %.3g%s",
+             res->solver_residual, res->relative_residual, tol,
+             p == CGM_PREC_SINGLE ? ": single precision cannot reach it on this matrix (use "
+                                    "--precision mixed or double, or a larger --tol)"
+                                  : "");
+    st = CGM_ENOCONV;
+  }
+  if (st == CGM_ENOCONV && !res->stop_reason[0])
+    snprintf(res->stop_reason, sizeof res->stop_reason, "%.250s",
+             err && err->msg[0] ? err->msg : "did not converge");
+  return st;
+}
+
 /* The monitor of a double-precision run that goes on from a mixed one:
  * its iterations count on from the first run's. */
 typedef struct {
@@ -402,6 +443,32 @@ typedef struct {
 static void shifted_monitor(void *ctx, int iteration, double relative_residual) {
   const monitor_shift *m = ctx;
   m->fn(m->ctx, m->offset + iteration, relative_residual);
+}
+
+cgm_status cgm_solve_fallback(cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
+  const cgm_solve_result first = *res;
+  const cgm_solve_opts o = pb->opts;
+  cgm_error e2 = {0};
+  cgm_plan_set_precision(&pb->plan, CGM_PREC_DOUBLE);
+  pb->opts.precision = CGM_PREC_DOUBLE;
+  monitor_shift shift = {o.monitor, o.monitor_ctx, first.iterations};
+  if (o.monitor) {
+    pb->opts.monitor = shifted_monitor;
+    pb->opts.monitor_ctx = &shift;
+  }
+  memset(res, 0, sizeof *res);
+  cgm_status st = run_backend(pb, res, &e2);
+  pb->opts.monitor = o.monitor;
+  pb->opts.monitor_ctx = o.monitor_ctx;
+  if (err && st != CGM_OK) *err = e2;
+  res->fallback_iterations = first.iterations;
+  res->iterations += first.iterations;
+  res->time_setup_s += first.time_setup_s;
+  res->time_layout_s += first.time_layout_s;
+  res->time_upload_s += first.time_upload_s;
+  res->time_solve_s += first.time_solve_s;
+  if (first.device_bytes > res->device_bytes) res->device_bytes = first.device_bytes;
+  return st;
 }
 
 static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
@@ -485,25 +552,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     for (int32_t i = 0; i < A->nrows && finite; i++) finite = isfinite(ys[i]);
     if (!finite)
       for (int32_t i = 0; i < A->nrows; i++) ys[i] = x[i] / bnorm;
-    cgm_solve_result first = *res;
-    cgm_error e2 = {0};
-    cgm_plan_set_precision(&pb.plan, CGM_PREC_DOUBLE);
-    pb.opts.precision = CGM_PREC_DOUBLE;
-    monitor_shift shift = {o->monitor, o->monitor_ctx, first.iterations};
-    if (o->monitor) {
-      pb.opts.monitor = shifted_monitor;
-      pb.opts.monitor_ctx = &shift;
-    }
-    memset(res, 0, sizeof *res);
-    st = run_backend(&pb, res, &e2);
-    if (err && st != CGM_OK) *err = e2;
-    res->fallback_iterations = first.iterations;
-    res->iterations += first.iterations;
-    res->time_setup_s += first.time_setup_s;
-    res->time_layout_s += first.time_layout_s;
-    res->time_upload_s += first.time_upload_s;
-    res->time_solve_s += first.time_solve_s;
-    if (first.device_bytes > res->device_bytes) res->device_bytes = first.device_bytes;
+    st = cgm_solve_fallback(&pb, res, err);
   }
   res->time_setup_s += time_bjacobi;
   res->time_check_s = time_check;
@@ -517,50 +566,16 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
       if (isfinite(ys[i]) && !isfinite(x[i]) && i < first_inf) first_inf = i;
     }
     const int32_t inf_at = first_inf < INT32_MAX ? first_inf : -1;
-    /* Converged means the returned x is finite and its residual, recomputed
-     * on the system as given, meets the target: a solver's recursive
-     * residual can drift from it (single precision, ill conditioning), and
-     * scaling back can overflow (x = 1e308 / 1e-308). */
-    if (inf_at >= 0) {
-      res->relative_residual = NAN;
-      res->converged = false;
-      snprintf(res->stop_reason, sizeof res->stop_reason,
-               "the solution is not representable in double precision: x[%d] = %.6g x %.6g "
-               "overflows",
-               inf_at + 1, ys[inf_at], bnorm);
-      st = CGM_ENOCONV;
-    } else {
+    if (inf_at >= 0)
+      st = cgm_solve_overflow(res, inf_at, ys[inf_at], bnorm);
+    else
       res->relative_residual = true_residual(A, b, x, bnorm);
-    }
     /* The least relative residual the arithmetic that forms it can show
      * for this A and b: u ||A|| ||x|| / ||b|| (||b|| = 1 here). A tolerance
      * below it is unreachable in this precision, whatever the solver does. */
     res->attainable_residual =
         cgm_residual_roundoff(o->precision) * pb.anorm * cgm_solve_norm2(ys, A->nrows);
-    if (st == CGM_ENOCONV && res->stalled &&
-        res->relative_residual <= 100 * res->attainable_residual &&
-        strlen(res->stop_reason) + 160 < sizeof res->stop_reason) {
-      const size_t k = strlen(res->stop_reason);
-      snprintf(res->stop_reason + k, sizeof res->stop_reason - k,
-               "; the least residual %s precision can show for this matrix and right-hand side "
-               "is about %.2g (u ||A|| ||x|| / ||b||)",
-               o->precision == CGM_PREC_SINGLE ? "single" : "double", res->attainable_residual);
-    }
-    if (st == CGM_OK && !(res->relative_residual <= pb.tol)) {
-      res->converged = false;
-      snprintf(res->stop_reason, sizeof res->stop_reason,
-               "the solver's residual estimate reached %.3g but the recomputed ||b - Ax||/||b|| is "
-               "%.3g, above the target %.3g%s",
-               res->solver_residual, res->relative_residual, pb.tol,
-               o->precision == CGM_PREC_SINGLE
-                   ? ": single precision cannot reach it on this matrix (use --precision mixed "
-                     "or double, or a larger --tol)"
-                   : "");
-      st = CGM_ENOCONV;
-    }
-    if (st == CGM_ENOCONV && !res->stop_reason[0])
-      snprintf(res->stop_reason, sizeof res->stop_reason, "%.250s",
-               err && err->msg[0] ? err->msg : "did not converge");
+    st = cgm_solve_conclude(st, o->precision, pb.tol, err, res);
   }
   free(bs);
   free(ys);

@@ -157,6 +157,21 @@ CGM_API cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const
  * predict and validate use it to refuse what a solve would refuse. */
 CGM_API cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err);
 
+/* ------------------------------------------------ A matrix on a GPU --- */
+
+/* cgm_solve for A, b and x in A->device's memory (b and x: nrows doubles
+ * there; x holds the initial guess on entry): our CUDA kernels on that GPU,
+ * over the MBR layout of block size 1 built on it from A's arrays. The
+ * checks (with the same messages), the meaning of the tolerance (the
+ * residual recomputed in double, on the GPU), mixed precision's fallback
+ * and the result are cgm_solve's. Of o: precision, tol, maxiter,
+ * check_every, layout.bx, fallback, gpu and monitor; backend must be cuda,
+ * gpus 1, layout.n 1, precond Jacobi and reorder none or auto (anything
+ * else is refused, CGM_EINPUT). A breakdown is reported without the
+ * Lanczos recheck of cgm_solve, which reads A on the host. */
+CGM_API cgm_status cgm_solve_device(const cgm_csr_device *A, const double *b, double *x,
+                                    const cgm_solve_opts *o, cgm_solve_result *res, cgm_error *err);
+
 /* ------------------------------------------------------------ Devices --- */
 
 /* Number of CUDA devices usable by this build (0 in a CPU-only build or when

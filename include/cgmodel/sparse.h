@@ -53,6 +53,19 @@ CGM_API cgm_status cgm_csr_from_coo(int32_t nrows, int32_t ncols, int64_t n, con
                                     const int32_t *ci, const double *v, cgm_csr *A, int64_t *ndup,
                                     cgm_error *err);
 
+/* A CSR matrix in the memory of a CUDA device (a CuPy matrix's arrays),
+ * read where it is: nothing of it is copied to the host. Columns sorted and
+ * unique within each row (checked). */
+typedef struct cgm_csr_device {
+  int device; /* the CUDA device ordinal that holds the arrays */
+  int32_t nrows, ncols;
+  int64_t nnz;
+  const void *rowptr; /* nrows + 1 offsets: int32 (CuPy's), or int64 when rowptr64 */
+  bool rowptr64;
+  const int32_t *colidx; /* nnz */
+  const double *val;     /* nnz */
+} cgm_csr_device;
+
 /* ------------------------------------------------------- Matrix Market --- */
 
 typedef enum { CGM_MM_REAL, CGM_MM_INTEGER, CGM_MM_PATTERN } cgm_mm_field;

@@ -11,7 +11,7 @@ from typing import List, Optional
 import numpy as np
 import scipy.sparse as sp
 
-from ._native import Csr, Error, call_json, lib, options
+from ._native import Csr, CsrDevice, Error, call_json, lib, options
 
 __all__ = [
     "BlockFeatures",
@@ -85,9 +85,8 @@ class _Matrix:
     and values (only the row pointers become int64)."""
 
     def __init__(self, A):
-        mod = type(A).__module__
-        if mod.startswith("cupyx") or mod.startswith("cupy"):
-            A = A.get()  # the C API reads host memory (docs/python.md)
+        if _on_gpu(A):
+            A = A.get()  # features and predictions read the pattern on the host (docs/python.md)
         if not sp.issparse(A):
             raise Error("A must be a scipy.sparse matrix (CSR, CSC or COO)", 2)
         if A.ndim != 2:
@@ -115,9 +114,55 @@ class _Matrix:
         )
 
 
+def _on_gpu(obj):
+    """A CuPy array or cupyx.scipy.sparse matrix."""
+    return type(obj).__module__.startswith(("cupy", "cupyx"))
+
+
+class _DeviceMatrix:
+    """A CuPy matrix as cgm_solve_device reads it, in the GPU's memory: CSR
+    with int32 (CuPy's) or int64 row offsets, int32 columns sorted and unique
+    in each row, float64 values. What is not so already is converted by
+    CuPy on that GPU (a copy there); nothing goes through the host."""
+
+    def __init__(self, A):
+        import cupy as cp
+        import cupyx.scipy.sparse as csp
+
+        if not csp.issparse(A):
+            raise Error("A must be a cupyx.scipy.sparse matrix (CSR, CSC or COO)", 2)
+        m, n = A.shape
+        if m > 2**31 - 1 or n > 2**31 - 1:
+            raise Error(f"A is {m} x {n}: rows and columns must fit in int32", 2)
+        if A.dtype.kind == "c":
+            raise Error("A is complex: cgmodel solves real systems", 2)
+        A = A.tocsr() if A.format != "csr" else A
+        if not A.has_canonical_format:
+            A = A.copy()
+            A.sum_duplicates()  # sorts the columns too
+        indptr = A.indptr
+        if indptr.dtype not in (cp.int32, cp.int64):
+            indptr = indptr.astype(cp.int64)
+        self.indptr = cp.ascontiguousarray(indptr)
+        self.indices = cp.ascontiguousarray(A.indices.astype(cp.int32, copy=False))
+        self.data = cp.ascontiguousarray(A.data.astype(cp.float64, copy=False))
+        self.device = self.data.device.id
+        self.shape = (m, n)
+        self.matrix = A
+        self.csr = CsrDevice(
+            device=self.device,
+            nrows=m,
+            ncols=n,
+            nnz=int(self.indices.size),
+            rowptr=self.indptr.data.ptr,
+            rowptr64=self.indptr.dtype == cp.int64,
+            colidx=self.indices.data.ptr,
+            val=self.data.data.ptr,
+        )
+
+
 def _vector(b, n):
-    mod = type(b).__module__
-    if mod.startswith("cupy"):
+    if _on_gpu(b):
         b = b.get()
     b = np.ascontiguousarray(np.asarray(b, dtype=np.float64).reshape(-1))
     if b.shape[0] != n:
@@ -303,6 +348,7 @@ class SolveResult:
     stalled: bool = False
     fallback_iterations: int = 0
     predicted: Optional[dict] = None  # auto: the tuner's setup_s, iterations, total_s, ...
+    memory: Optional[str] = None  # "device": A, b and x stayed in the GPU's memory (CuPy)
     notes: List[str] = dataclasses.field(default_factory=list)
 
 
@@ -337,8 +383,23 @@ def solve(
     command line's default path); the solve is recorded, under `name`,
     when the database exists and record is true.
 
+    A CuPy matrix (cupyx.scipy.sparse) is solved where it is, on its GPU
+    with block size 1 (cgm_solve_device): b (CuPy, NumPy or None) goes to
+    that GPU, x comes back as a CuPy array, and nothing of A is copied to
+    the host; auto, several GPUs, other block sizes and the record need a
+    host (SciPy) matrix.
+
     Returns (x, result); a solve that did not converge is a result
     (result.converged False, result.stop_reason), not an error."""
+    if _on_gpu(A):
+        if auto:
+            raise Error(
+                "auto chooses from the matrix's features, computed on the host: pass a SciPy "
+                "matrix (or A.get()) for auto, or choose the precision for a CuPy matrix",
+                2,
+            )
+        return _solve_device(A, b, tol, precision, backend, block, bx, gpus, maxiter,
+                             check_every, name)
     M = _Matrix(A)
     n = M.shape[0]
     bv = _vector(b, n) if b is not None else None
@@ -372,6 +433,52 @@ def solve(
     notes = _notes(j)
     res = _from_dict(SolveResult, j)
     return x[:n], dataclasses.replace(res, notes=notes)
+
+
+def _solve_device(A, b, tol, precision, backend, block, bx, gpus, maxiter, check_every, name):
+    """solve() of a CuPy matrix: cgm_json_solve_device on its GPU."""
+    import cupy as cp
+
+    M = _DeviceMatrix(A)
+    n = M.shape[0]
+    with cp.cuda.Device(M.device):
+        ones = None
+        if b is None:
+            ones = cp.ones(n, dtype=cp.float64)
+            bv = M.matrix @ ones
+        else:
+            bv = cp.asarray(b, dtype=cp.float64).reshape(-1)
+            if bv.shape[0] != n:
+                raise Error(f"b has {bv.shape[0]} entries but A has {n} rows", 2)
+        bv = cp.ascontiguousarray(bv)
+        x = cp.zeros(max(n, 1), dtype=cp.float64)
+        opts = options(
+            name=name,
+            backend=backend,
+            precision=precision,
+            block=block,
+            bx=bx,
+            gpus=gpus,
+            tol=tol,
+            maxiter=maxiter,
+            check_every=check_every,
+        )
+        # the library works on streams of its own: CuPy's work on A, b, x first
+        cp.cuda.get_current_stream().synchronize()
+        _, j, _msg = call_json(
+            "cgm_json_solve_device",
+            ctypes.byref(M.csr),
+            ctypes.c_void_p(bv.data.ptr),
+            ctypes.c_void_p(x.data.ptr),
+            opts,
+            ok=(0, 1),
+        )
+        x = x[:n]
+        if ones is not None:
+            j["solution_error"] = float(cp.linalg.norm(x - ones) / cp.linalg.norm(ones))
+    notes = _notes(j)
+    res = _from_dict(SolveResult, j)
+    return x, dataclasses.replace(res, notes=notes)
 
 
 # -------------------------------------------------------------- calibrate ---

@@ -13,7 +13,7 @@ import glob
 import json
 import os
 
-__all__ = ["Error", "Csr", "lib", "call_json", "library_path"]
+__all__ = ["Error", "Csr", "CsrDevice", "lib", "call_json", "library_path"]
 
 
 class Error(Exception):
@@ -36,6 +36,22 @@ class Csr(ctypes.Structure):
         ("rowptr", ctypes.POINTER(ctypes.c_int64)),
         ("colidx", ctypes.POINTER(ctypes.c_int32)),
         ("val", ctypes.POINTER(ctypes.c_double)),
+    ]
+
+
+class CsrDevice(ctypes.Structure):
+    """struct cgm_csr_device (include/cgmodel/sparse.h): the arrays of a
+    CSR matrix in a GPU's memory, by address."""
+
+    _fields_ = [
+        ("device", ctypes.c_int),
+        ("nrows", ctypes.c_int32),
+        ("ncols", ctypes.c_int32),
+        ("nnz", ctypes.c_int64),
+        ("rowptr", ctypes.c_void_p),
+        ("rowptr64", ctypes.c_bool),
+        ("colidx", ctypes.c_void_p),
+        ("val", ctypes.c_void_p),
     ]
 
 
@@ -91,6 +107,7 @@ for name, args in {
     "cgm_json_info": [_CSR, _c.c_char_p, _OUT, _ERR],
     "cgm_json_predict": [_CSR, _c.c_char_p, _OUT, _ERR],
     "cgm_json_solve": [_CSR, _DBL, _DBL, _c.c_char_p, _OUT, _ERR],
+    "cgm_json_solve_device": [_c.POINTER(CsrDevice), _c.c_void_p, _c.c_void_p, _c.c_char_p, _OUT, _ERR],
     "cgm_json_calibrate": [_c.c_char_p, _OUT, _ERR],
     "cgm_json_devices": [_c.c_char_p, _OUT, _ERR],
 }.items():

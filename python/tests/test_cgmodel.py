@@ -247,3 +247,62 @@ def test_missing_database(nodb):
 def test_default_db_follows_the_cli(monkeypatch, tmp_path):
     monkeypatch.setenv("CGMODEL_DB", str(tmp_path / "a.db"))
     assert cgmodel.default_db() == str(tmp_path / "a.db")
+
+
+# ----------------------------------------------------- CuPy (GPU only) ---
+
+
+def _cupy_gpu():
+    """CuPy and a GPU, and a library built with CUDA; else the test skips."""
+    cp = pytest.importorskip("cupy")
+    import cupyx.scipy.sparse  # noqa: F401
+
+    if not cgmodel.have_cuda():
+        pytest.skip("this libcgmodel has no CUDA backend")
+    try:
+        if cp.cuda.runtime.getDeviceCount() < 1:
+            pytest.skip("no GPU")
+    except cp.cuda.runtime.CUDARuntimeError:
+        pytest.skip("no GPU")
+    return cp
+
+
+@pytest.mark.parametrize("precision,tol", [("double", 1e-10), ("mixed", 1e-10), ("single", 1e-5)])
+def test_cupy_solve_stays_on_the_gpu(nodb, precision, tol):
+    cp = _cupy_gpu()
+    import cupyx.scipy.sparse as csp
+
+    A = read(os.path.join(REPO, "data", "matrices", "bcsstk15.mtx"))
+    b = A @ np.linspace(1.0, 2.0, A.shape[0])
+    Ad = csp.csr_matrix(A)
+    x, r = cgmodel.solve(Ad, cp.asarray(b), tol=tol, precision=precision, bx=1)
+    assert isinstance(x, cp.ndarray) and r.memory == "device" and r.converged
+    xh = cp.asnumpy(x)
+    assert residual(A, xh, b) <= tol and abs(r.relative_residual - residual(A, xh, b)) <= 1e-3 * tol
+    # the same layout and vectors as from host memory: the same iterations in double
+    x2, r2 = cgmodel.solve(A, b, tol=tol, precision=precision, bx=1, record=False)
+    assert r2.converged and r.backend == "cuda" and r.block == 1
+    if precision == "double":
+        assert r.iterations == r2.iterations
+
+
+def test_cupy_b_none_and_refusals(nodb):
+    cp = _cupy_gpu()
+    import cupyx.scipy.sparse as csp
+
+    A = sp.diags([-1.0, 2.5, -1.0], [-1, 0, 1], shape=(300, 300), format="csr")
+    x, r = cgmodel.solve(csp.csr_matrix(A), tol=1e-12)
+    assert r.converged and r.solution_error < 1e-10 and float(cp.abs(x - 1).max()) < 1e-10
+    U = A.tolil()
+    U[0, 5] = 1.0
+    with pytest.raises(cgmodel.Error, match="not symmetric") as e:
+        cgmodel.solve(csp.csr_matrix(U.tocsr()))
+    assert e.value.code == 2
+    with pytest.raises(cgmodel.Error, match="auto chooses"):
+        cgmodel.solve(csp.csr_matrix(A), auto=True)
+    with pytest.raises(cgmodel.Error, match="block size 1"):
+        cgmodel.solve(csp.csr_matrix(A), block=2)
+    N = A.copy()
+    N[3, 3] = -1.0
+    x, r = cgmodel.solve(csp.csr_matrix(N))  # refused, as from the host: a result
+    assert not r.converged and "not positive definite" in r.stop_reason

@@ -346,7 +346,8 @@ out:
 }
 
 cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
-  const cgm_csr *A = pb->A;
+  /* A on the host, or in a GPU's memory (pb->dA: one GPU, built there) */
+  const int32_t nrows = pb->dA ? pb->dA->nrows : pb->A->nrows;
   const cgm_bcsr_params p = pb->opts.layout;
   const cgm_precision prec = pb->opts.precision;
   cgm_status st = cgm_spmv_supported(p.n, p.bx, p.by, cgm_precision_iter(prec), err);
@@ -360,6 +361,9 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   if (G > ndev)
     return cgm_fail(err, CGM_EINPUT, "--gpus %d: only %d GPU%s present", G, ndev,
                     ndev == 1 ? " is" : "s are");
+  if (pb->dA && (G != 1 || pb->dA->device < 0 || pb->dA->device >= ndev))
+    return cgm_fail(err, CGM_EINPUT, "a matrix in the memory of GPU %d is solved on that GPU alone",
+                    pb->dA->device);
   double t0 = cgm_now(), tu = 0.0; /* tu: the start of the upload */
   gpu_solver *S = (gpu_solver *)calloc(1, sizeof *S);
   cgm_seg_host *seg = (cgm_seg_host *)calloc(CGM_MAX_GPUS, sizeof *seg);
@@ -423,7 +427,7 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
    * allocation; then each is built on the host. */
   for (int g = 0; g < G && !st; g++) {
     int64_t avail, total, need = pb->plan.seg[g].device_bytes;
-    if ((st = cgm_cuda_free_bytes(g, &avail, &total, err))) break;
+    if ((st = cgm_cuda_free_bytes(pb->dA ? pb->dA->device : g, &avail, &total, err))) break;
     if (need > avail)
       st = cgm_fail(err, CGM_EINPUT,
                     "the matrix does not fit on GPU %d: this configuration needs %.2f GiB there, "
@@ -434,7 +438,9 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   }
   {
     const double tl = cgm_now();
-    for (int g = 0; g < G && !st; g++) st = cgm_seg_build(A, &pb->plan, g, &seg[g], err);
+    for (int g = 0; g < G && !st && !pb->dA; g++)
+      st = cgm_seg_build(pb->A, &pb->plan, g, &seg[g], err);
+    if (pb->dA) seg[0].v_len = nrows; /* the layout is built on the device below */
     res->time_layout_s = cgm_now() - tl;
   }
   if (st) goto out;
@@ -442,8 +448,14 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   for (int g = 0; g < G && !st; g++) {
     cgm_cuda_dev *d = &S->dev[g];
     int64_t rows = (int64_t)(S->bounds[g + 1] - S->bounds[g]) * p.n;
-    st = cgm_cuda_dev_init(d, g, prec, rows, seg[g].v_len, err);
-    if (!st) st = cgm_cuda_matrix_upload(d, &seg[g].A, &d->A, err);
+    st = cgm_cuda_dev_init(d, pb->dA ? pb->dA->device : g, prec, rows, seg[g].v_len, err);
+    if (!st && pb->dA) {
+      const double tl = cgm_now();
+      st = cgm_cuda_matrix_from_device(d, pb->dA, p, &d->A, err);
+      res->time_layout_s += cgm_now() - tl;
+    } else if (!st) {
+      st = cgm_cuda_matrix_upload(d, &seg[g].A, &d->A, err);
+    }
     if (!st && S->mode == MODE_HALO) st = cgm_cuda_matrix_upload(d, &seg[g].B, &d->B, err);
     d->v_off = seg[g].v_off;
   }
@@ -463,12 +475,12 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     CGM_CUDA_GOTO(st, err, out, cudaSetDevice(S->dev[0].dev));
     S->pdl = cgm_pdl_supported();
   }
-  if ((st = upload_vectors(S, pb, seg, err))) goto out;
+  if ((st = pb->dA ? gs_device_vectors(S, pb, err) : upload_vectors(S, pb, seg, err))) goto out;
   res->time_upload_s = cgm_now() - tu;               /* with the exchange's and NCCL's setup */
   for (int g = 0; g < G; g++) cgm_seg_free(&seg[g]); /* the host copies are no longer needed */
   {
     cudaDeviceProp prop;
-    CGM_CUDA_GOTO(st, err, out, cudaGetDeviceProperties(&prop, 0));
+    CGM_CUDA_GOTO(st, err, out, cudaGetDeviceProperties(&prop, S->dev[0].dev));
     if (G > 1)
       snprintf(res->device, sizeof res->device, "%d x %.200s", G, prop.name);
     else
@@ -526,10 +538,12 @@ download:
   for (int g = 0; g < G; g++) {
     cgm_cuda_dev *d = &S->dev[g];
     int64_t r0 = (int64_t)S->bounds[g] * p.n, cnt = d->rows;
-    if (r0 + cnt > A->nrows) cnt = A->nrows - r0;
+    if (r0 + cnt > nrows) cnt = nrows - r0;
     if (cnt <= 0) continue;
     cgm_status st2 = CGM_OK;
-    if (d->mixed) { /* the solution is x_hi + x */
+    if (pb->dA) {
+      st2 = gs_device_solution(S, pb->x, cnt, err);
+    } else if (d->mixed) { /* the solution is x_hi + x */
       cudaError_t ce = cudaSetDevice(d->dev);
       if (ce == cudaSuccess)
         ce = cgm_launch_fold(d->rows, d->x_hi, (float *)d->x, d->dot_tmp + 3,

@@ -135,6 +135,12 @@ cgm_status gs_host_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *
  * true residual's norm, *xn the solution's. */
 cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_error *err);
 
+/* device_input.cu: A, b and x0 in the GPU's memory (cgm_problem.dA): the
+ * vectors D^-1, b, x0 and v set from them on the device, and the solution
+ * (x_hi + x in mixed precision) written back into x there (n rows). */
+cgm_status gs_device_vectors(gpu_solver *S, const cgm_problem *pb, cgm_error *err);
+cgm_status gs_device_solution(gpu_solver *S, double *x, int64_t n, cgm_error *err);
+
 /* startup.cu */
 cgm_status gs_enable_peers(int G, cgm_error *err);
 cgm_status gs_nccl_init(gpu_solver *S, cgm_error *err);

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The MBR layout of block size 1 built on the device from a CSR matrix that
+ * is already there (cgm_csr_device: a CuPy matrix's arrays), so that such a
+ * matrix never crosses to the host. It is the layout cgm_bcsr_build makes
+ * (sparse/bcsr_mbr.c), entry for entry: rows sorted by length, longest
+ * first, equal lengths in their order (CUB's radix sort is stable); slices
+ * of B_y rows padded to the longest in steps of B_x; a row's padding reads
+ * x at the row's own index, an empty slot's at 0. */
+#include <cub/cub.cuh>
+
+#include "kernels/cuda_dev.h"
+#include "kernels/cuda_util.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+
+int grid_for(int64_t n) {
+  int64_t b = (n + kThreads - 1) / kThreads;
+  return (int)(b < 1 ? 1 : b > 65535 ? 65535 : b);
+}
+
+#define CGM_GRID_LOOP(i, n)                                                                        \
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);                        \
+       i += (int64_t)gridDim.x * blockDim.x)
+
+template <typename IP>
+__global__ void row_lengths(int32_t n, const IP *rowptr, int32_t *len, int32_t *iota) {
+  CGM_GRID_LOOP(i, n) {
+    len[i] = (int32_t)(rowptr[i + 1] - rowptr[i]);
+    iota[i] = (int32_t)i;
+  }
+}
+
+/* Blocks of slice k: its first (longest) row's length in steps of B_x,
+ * times B_y B_x. */
+__global__ void slice_sizes(int32_t nslices, int bx, int by, const int32_t *len_sorted,
+                            int64_t *size) {
+  CGM_GRID_LOOP(k, nslices) {
+    const int64_t l = len_sorted[k * by];
+    size[k] = (l + bx - 1) / bx * by * bx;
+  }
+}
+
+__global__ void slot_rows(int64_t nslots, int32_t n, const int32_t *order, int32_t *brow) {
+  CGM_GRID_LOOP(s, nslots) brow[s] = s < n ? order[s] : -1;
+}
+
+/* One thread a row slot: slot q of step t / B_x of slice k holds the row's
+ * t-th entry (cgm_bcsr in include/cgmodel/sparse.h). */
+template <typename IP, typename T>
+__global__ void fill(int64_t nslots, int bx, int by, const IP *rowptr, const int32_t *col,
+                     const double *val, const int32_t *brow, const int64_t *slice_ptr,
+                     int32_t *bcol, T *out, double *out_hi) {
+  CGM_GRID_LOOP(s, nslots) {
+    const int64_t k = s / by, j = s % by;
+    const int32_t r = brow[s];
+    const int64_t q0 = slice_ptr[k], steps = (slice_ptr[k + 1] - q0) / ((int64_t)by * bx);
+    const int64_t k0 = r >= 0 ? (int64_t)rowptr[r] : 0;
+    const int64_t len = r >= 0 ? (int64_t)rowptr[r + 1] - k0 : 0;
+    const int32_t pad_col = r >= 0 ? r : 0;
+    for (int64_t t = 0; t < steps * bx; t++) {
+      const int64_t q = q0 + (t / bx) * by * bx + j * bx + t % bx;
+      const bool in = t < len;
+      const double v = in ? val[k0 + t] : 0.0;
+      bcol[q] = in ? col[k0 + t] : pad_col;
+      out[q] = (T)v;
+      if (out_hi) out_hi[q] = v;
+    }
+  }
+}
+
+template <typename IP>
+cudaError_t launch_fill(const cgm_csr_device *A, cgm_precision prec, int mixed, int bx, int by,
+                        int64_t nslots, const int64_t *slice_ptr, cgm_dev_matrix *m,
+                        cudaStream_t s) {
+  const IP *rp = (const IP *)A->rowptr;
+  if (prec == CGM_PREC_DOUBLE)
+    fill<IP, double><<<grid_for(nslots), kThreads, 0, s>>>(nslots, bx, by, rp, A->colidx, A->val,
+                                                          m->brow, slice_ptr, m->bcol,
+                                                          (double *)m->val, (double *)nullptr);
+  else
+    fill<IP, float><<<grid_for(nslots), kThreads, 0, s>>>(nslots, bx, by, rp, A->colidx, A->val,
+                                                         m->brow, slice_ptr, m->bcol,
+                                                         (float *)m->val,
+                                                         mixed ? m->val_hi : (double *)nullptr);
+  return cudaGetLastError();
+}
+
+cudaError_t dalloc(cgm_cuda_dev *d, void **p, size_t bytes) {
+  cudaError_t e = cudaMalloc(p, bytes ? bytes : 16);
+  if (e == cudaSuccess) d->bytes += (int64_t)(bytes ? bytes : 16);
+  return e;
+}
+
+} // namespace
+
+cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A,
+                                       cgm_bcsr_params p, cgm_dev_matrix *m, cgm_error *err) {
+  memset(m, 0, sizeof *m);
+  if (p.n != 1)
+    return cgm_fail(err, CGM_EINPUT,
+                    "a matrix in GPU memory is laid out with block size 1 (got %d)", p.n);
+  const int32_t n = A->nrows;
+  const int bx = p.bx, by = p.by;
+  const int32_t nslices = (int32_t)(((int64_t)n + by - 1) / by);
+  const int64_t nslots = (int64_t)nslices * by;
+  const size_t w = d->prec == CGM_PREC_SINGLE ? 4 : 8;
+  int32_t *len = NULL, *len_sorted = NULL, *iota = NULL, *order = NULL;
+  int64_t *size = NULL, npad = 0;
+  void *tmp = NULL;
+  size_t tmp_bytes = 0, scan_bytes = 0;
+  cgm_status st = CGM_OK;
+  cudaStream_t s = d->stream;
+  CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
+  const size_t nn = (size_t)(n > 0 ? n : 1);
+  CGM_CUDA_GOTO(st, err, out, cudaMalloc((void **)&len, nn * 4));
+  CGM_CUDA_GOTO(st, err, out, cudaMalloc((void **)&len_sorted, nn * 4));
+  CGM_CUDA_GOTO(st, err, out, cudaMalloc((void **)&iota, nn * 4));
+  CGM_CUDA_GOTO(st, err, out, cudaMalloc((void **)&order, nn * 4));
+  CGM_CUDA_GOTO(st, err, out, cudaMalloc((void **)&size, ((size_t)nslices + 1) * 8));
+  CGM_CUDA_GOTO(st, err, out, dalloc(d, (void **)&m->slice_ptr, ((size_t)nslices + 1) * 8));
+  CGM_CUDA_GOTO(st, err, out, dalloc(d, (void **)&m->brow, (size_t)nslots * 4));
+  if (A->rowptr64)
+    row_lengths<int64_t><<<grid_for(n), kThreads, 0, s>>>(n, (const int64_t *)A->rowptr, len, iota);
+  else
+    row_lengths<int32_t><<<grid_for(n), kThreads, 0, s>>>(n, (const int32_t *)A->rowptr, len, iota);
+  CGM_CUDA_GOTO(st, err, out, cudaGetLastError());
+  CGM_CUDA_GOTO(st, err, out,
+                cub::DeviceRadixSort::SortPairsDescending(NULL, tmp_bytes, len, len_sorted, iota,
+                                                          order, n, 0, 32, s));
+  CGM_CUDA_GOTO(st, err, out,
+                cub::DeviceScan::InclusiveSum(NULL, scan_bytes, size, m->slice_ptr + 1, nslices,
+                                              s));
+  if (scan_bytes > tmp_bytes) tmp_bytes = scan_bytes;
+  CGM_CUDA_GOTO(st, err, out, cudaMalloc(&tmp, tmp_bytes ? tmp_bytes : 16));
+  CGM_CUDA_GOTO(st, err, out,
+                cub::DeviceRadixSort::SortPairsDescending(tmp, tmp_bytes, len, len_sorted, iota,
+                                                          order, n, 0, 32, s));
+  slice_sizes<<<grid_for(nslices), kThreads, 0, s>>>(nslices, bx, by, len_sorted, size);
+  CGM_CUDA_GOTO(st, err, out, cudaGetLastError());
+  CGM_CUDA_GOTO(st, err, out, cudaMemsetAsync(m->slice_ptr, 0, 8, s));
+  scan_bytes = tmp_bytes;
+  CGM_CUDA_GOTO(st, err, out,
+                cub::DeviceScan::InclusiveSum(tmp, scan_bytes, size, m->slice_ptr + 1, nslices, s));
+  slot_rows<<<grid_for(nslots), kThreads, 0, s>>>(nslots, n, order, m->brow);
+  CGM_CUDA_GOTO(st, err, out, cudaGetLastError());
+  CGM_CUDA_GOTO(st, err, out,
+                cudaMemcpyAsync(&npad, m->slice_ptr + nslices, 8, cudaMemcpyDeviceToHost, s));
+  CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(s));
+  {
+    /* the values and columns are the bulk: checked against free memory
+     * before they are allocated, as the plan's footprint is for a layout
+     * built on the host */
+    int64_t avail = 0, total = 0;
+    const int64_t need = npad * (int64_t)(w + 4 + (d->mixed ? 8 : 0));
+    if ((st = cgm_cuda_free_bytes(d->dev, &avail, &total, err))) goto out;
+    if (need > avail) {
+      st = cgm_fail(err, CGM_EINPUT,
+                    "the matrix does not fit on GPU %d: its layout needs %.2f GiB more, %.2f GiB "
+                    "are free (%.2f GiB total); use single precision",
+                    d->dev, need / 1073741824.0, (avail + (256 << 20)) / 1073741824.0,
+                    total / 1073741824.0);
+      goto out;
+    }
+  }
+  CGM_CUDA_GOTO(st, err, out, dalloc(d, (void **)&m->bcol, (size_t)npad * 4));
+  CGM_CUDA_GOTO(st, err, out, dalloc(d, &m->val, (size_t)npad * w));
+  if (d->mixed) CGM_CUDA_GOTO(st, err, out, dalloc(d, (void **)&m->val_hi, (size_t)npad * 8));
+  CGM_CUDA_GOTO(st, err, out,
+                A->rowptr64 ? launch_fill<int64_t>(A, d->prec, d->mixed, bx, by, nslots,
+                                                   m->slice_ptr, m, s)
+                            : launch_fill<int32_t>(A, d->prec, d->mixed, bx, by, nslots,
+                                                   m->slice_ptr, m, s));
+  CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(s));
+  m->L.n = 1;
+  m->L.bx = bx;
+  m->L.by = by;
+  m->L.nslices = nslices;
+  m->L.nbrows = n;
+  m->L.nblocks_padded = npad;
+  m->L.slice_ptr = m->slice_ptr;
+  m->L.bcol = m->bcol;
+  m->L.brow = m->brow;
+  m->L.val = m->val;
+  m->L_hi = m->L;
+  m->L_hi.val = m->val_hi;
+  m->present = n > 0;
+out:
+  /* the temporaries go; on failure m's arrays stay with d (cgm_cuda_dev_free) */
+  cudaFree(len);
+  cudaFree(len_sorted);
+  cudaFree(iota);
+  cudaFree(order);
+  cudaFree(size);
+  cudaFree(tmp);
+  return st;
+}

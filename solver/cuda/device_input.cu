@@ -1,0 +1,671 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* cgm_solve for a matrix, right-hand side and solution that live in a GPU's
+ * memory (cgm_csr_device: a CuPy matrix). Everything cgm_solve does on the
+ * host is done here on the device, so that nothing of A crosses to the
+ * host: the checks (structure, NaN/Inf, symmetry, the diagonal, single
+ * precision's range), ||b||, the scaling, the layout (cgm_cuda_matrix_from_
+ * device), the vectors, and after the iteration the solution scaled back
+ * and its residual recomputed in double. Only scalars come back, and the
+ * entries of one row when a message must name them. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/timer.h"
+#include "solver/cuda/gpu_solver.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kMaxBlocks = 1024; /* partial sums a reduction leaves, added on the host in order */
+
+int grid_for(int64_t n) {
+  int64_t b = (n + kThreads - 1) / kThreads;
+  return (int)(b < 1 ? 1 : b > kMaxBlocks ? kMaxBlocks : b);
+}
+
+#define GRID_LOOP(i, n)                                                                            \
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);                        \
+       i += (int64_t)gridDim.x * blockDim.x)
+
+/* The first row (or entry) where each check fails, INT32_MAX where none. */
+struct Findings {
+  int structure, nonfinite, range, asymmetric, diagonal, b, x;
+  unsigned long long anorm; /* max_i sum_j |a_ij| as the bits of a double >= 0 */
+};
+
+template <typename IP> __device__ int64_t find_col(const IP *rp, const int32_t *col, int64_t r,
+                                                   int32_t c) {
+  int64_t lo = rp[r], hi = rp[r + 1];
+  while (lo < hi) {
+    const int64_t mid = (lo + hi) / 2;
+    if (col[mid] < c)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < rp[r + 1] && col[lo] == c ? lo : -1;
+}
+
+/* Rows: columns in range and strictly rising, finite values, single
+ * precision's range (when asked), and ||A||_inf. */
+template <typename IP>
+__global__ void check_rows(int32_t n, int32_t ncols, int64_t nnz, const IP *rp,
+                           const int32_t *col, const double *val, int want_range, Findings *f) {
+  GRID_LOOP(i, n) {
+    const int64_t k0 = rp[i], k1 = rp[i + 1];
+    if (k1 < k0 || k0 < 0 || k1 > nnz) {
+      atomicMin(&f->structure, (int)i);
+      continue;
+    }
+    bool ok = true, finite = true, in_range = true;
+    double sum = 0.0;
+    for (int64_t k = k0; k < k1; k++) {
+      const int32_t c = col[k];
+      if (c < 0 || c >= ncols || (k > k0 && c <= col[k - 1])) ok = false;
+      const double v = val[k];
+      if (!isfinite(v)) finite = false;
+      if (want_range && (fabs(v) > FLT_MAX || (v != 0.0 && (float)v == 0.0f))) in_range = false;
+      sum += fabs(v);
+    }
+    if (!ok) atomicMin(&f->structure, (int)i);
+    if (!finite) atomicMin(&f->nonfinite, (int)i);
+    if (!in_range) atomicMin(&f->range, (int)i);
+    if (finite) atomicMax(&f->anorm, (unsigned long long)__double_as_longlong(sum));
+  }
+}
+
+/* Once the structure is sound: each entry's mirror, equal, and a positive
+ * diagonal. */
+template <typename IP>
+__global__ void check_symmetry(int32_t n, const IP *rp, const int32_t *col, const double *val,
+                               Findings *f) {
+  GRID_LOOP(i, n) {
+    const int64_t kd = find_col(rp, col, i, (int32_t)i);
+    if (!(kd >= 0 && val[kd] > 0.0)) atomicMin(&f->diagonal, (int)i);
+    for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
+      const int32_t j = col[k];
+      if (j == i) continue;
+      const int64_t m = find_col(rp, col, j, (int32_t)i);
+      if (m < 0 || val[m] != val[k]) {
+        atomicMin(&f->asymmetric, (int)i);
+        break;
+      }
+    }
+  }
+}
+
+__global__ void check_vectors(int32_t n, const double *b, const double *x, Findings *f) {
+  GRID_LOOP(i, n) {
+    if (!isfinite(b[i])) atomicMin(&f->b, (int)i);
+    if (!isfinite(x[i])) atomicMin(&f->x, (int)i);
+  }
+}
+
+/* One partial a block (its threads' values added in a fixed order). */
+__device__ void block_sum(double v, double *part) {
+  __shared__ double sh[kThreads];
+  sh[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = kThreads / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) part[blockIdx.x] = sh[0];
+}
+
+__global__ void abs_max(int32_t n, const double *v, unsigned long long *out) {
+  double m = 0.0;
+  GRID_LOOP(i, n) m = fmax(m, fabs(v[i]));
+  atomicMax(out, (unsigned long long)__double_as_longlong(m));
+}
+
+/* sum (v_i / scale)^2, scale = max |v_i|: no overflow or underflow. */
+__global__ void scaled_squares(int32_t n, const double *v, double scale, double *part) {
+  double s = 0.0;
+  GRID_LOOP(i, n) {
+    const double t = v[i] / scale;
+    s += t * t;
+  }
+  block_sum(s, part);
+}
+
+/* sum ((b_i - (A x)_i) / bnorm)^2 in double: the residual as cgm_solve
+ * recomputes it (on the host in long double). */
+template <typename IP>
+__global__ void residual_squares(int32_t n, const IP *rp, const int32_t *col, const double *val,
+                                 const double *b, const double *x, double bnorm, double *part) {
+  double s = 0.0;
+  GRID_LOOP(i, n) {
+    double r = b[i];
+    for (int64_t k = rp[i]; k < rp[i + 1]; k++) r = fma(-val[k], x[col[k]], r);
+    r /= bnorm;
+    s += r * r;
+  }
+  block_sum(s, part);
+}
+
+__global__ void divide(int32_t n, const double *src, double by, double *dst) {
+  GRID_LOOP(i, n) dst[i] = src[i] / by;
+}
+
+/* x = y * scale, and the first entry that overflows doing it. */
+__global__ void scale_back(int32_t n, const double *y, double scale, double *x, int *first) {
+  GRID_LOOP(i, n) {
+    x[i] = y[i] * scale;
+    if (isfinite(y[i]) && !isfinite(x[i])) atomicMin(first, (int)i);
+  }
+}
+
+__global__ void first_nonfinite(int32_t n, const double *v, int *first) {
+  GRID_LOOP(i, n) if (!isfinite(v[i])) atomicMin(first, (int)i);
+}
+
+/* The solver's own vectors: D^-1 (from A's diagonal), b and x0 in the
+ * iteration's precision. */
+template <typename IP, typename T>
+__global__ void inverse_diagonal(int32_t n, const IP *rp, const int32_t *col, const double *val,
+                                 T *dinv) {
+  GRID_LOOP(i, n) {
+    const int64_t k = find_col(rp, col, i, (int32_t)i);
+    dinv[i] = (T)(1.0 / val[k]); /* present and positive: checked */
+  }
+}
+
+template <typename S, typename T> __global__ void convert(int64_t n, const S *src, T *dst) {
+  GRID_LOOP(i, n) dst[i] = (T)src[i];
+}
+
+/* ----------------------------------------------------------- host side --- */
+
+typedef struct {
+  const cgm_csr_device *A;
+  cudaStream_t s;
+  double *part; /* kMaxBlocks partial sums */
+  double *host_part;
+  void *scratch; /* Findings, or an int */
+} dctx;
+
+cudaError_t sum_parts(dctx *c, int blocks, double *out) {
+  cudaError_t e = cudaMemcpyAsync(c->host_part, c->part, sizeof(double) * (size_t)blocks,
+                                  cudaMemcpyDeviceToHost, c->s);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(c->s);
+  double t = 0.0;
+  for (int k = 0; k < blocks; k++) t += c->host_part[k];
+  *out = t;
+  return e;
+}
+
+/* ||v||_2 without overflow or underflow (as cgm_solve_norm2). */
+cudaError_t norm2(dctx *c, int32_t n, const double *v, double *out) {
+  unsigned long long *m = (unsigned long long *)c->scratch, bits = 0;
+  cudaError_t e = cudaMemsetAsync(m, 0, sizeof *m, c->s);
+  if (e != cudaSuccess) return e;
+  abs_max<<<grid_for(n), kThreads, 0, c->s>>>(n, v, m);
+  if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  if ((e = cudaMemcpyAsync(&bits, m, sizeof bits, cudaMemcpyDeviceToHost, c->s)) != cudaSuccess ||
+      (e = cudaStreamSynchronize(c->s)) != cudaSuccess)
+    return e;
+  double scale;
+  memcpy(&scale, &bits, sizeof scale);
+  if (!(scale > 0.0) || !isfinite(scale)) {
+    *out = scale;
+    return cudaSuccess;
+  }
+  scaled_squares<<<grid_for(n), kThreads, 0, c->s>>>(n, v, scale, c->part);
+  if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  double ssq = 0.0;
+  e = sum_parts(c, grid_for(n), &ssq);
+  *out = scale * sqrt(ssq);
+  return e;
+}
+
+cudaError_t residual(dctx *c, const double *b, const double *x, double bnorm, double *out) {
+  const cgm_csr_device *A = c->A;
+  const int32_t n = A->nrows;
+  if (A->rowptr64)
+    residual_squares<<<grid_for(n), kThreads, 0, c->s>>>(n, (const int64_t *)A->rowptr, A->colidx,
+                                                         A->val, b, x, bnorm, c->part);
+  else
+    residual_squares<<<grid_for(n), kThreads, 0, c->s>>>(n, (const int32_t *)A->rowptr, A->colidx,
+                                                         A->val, b, x, bnorm, c->part);
+  cudaError_t e = cudaGetLastError();
+  double ssq = 0.0;
+  if (e == cudaSuccess) e = sum_parts(c, grid_for(n), &ssq);
+  *out = sqrt(ssq);
+  return e;
+}
+
+/* The first index where `launch` finds something, -1 where nothing. */
+template <typename F> cudaError_t first_index(dctx *c, F launch, int *out) {
+  int *d = (int *)c->scratch, h = INT32_MAX;
+  cudaError_t e = cudaMemcpyAsync(d, &h, sizeof h, cudaMemcpyHostToDevice, c->s);
+  if (e == cudaSuccess) {
+    launch(d);
+    e = cudaGetLastError();
+  }
+  if (e == cudaSuccess) e = cudaMemcpyAsync(&h, d, sizeof h, cudaMemcpyDeviceToHost, c->s);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(c->s);
+  *out = h == INT32_MAX ? -1 : h;
+  return e;
+}
+
+/* Row i's offsets, columns and values (for a message): malloc'ed. */
+cgm_status fetch_row(dctx *c, int32_t i, int64_t *len, int32_t **cols, double **vals,
+                     cgm_error *err) {
+  const cgm_csr_device *A = c->A;
+  int64_t k[2] = {0, 0};
+  if (A->rowptr64) {
+    CGM_CUDA_TRY(err, cudaMemcpy(k, (const int64_t *)A->rowptr + i, 16, cudaMemcpyDeviceToHost));
+  } else {
+    int32_t k32[2];
+    CGM_CUDA_TRY(err, cudaMemcpy(k32, (const int32_t *)A->rowptr + i, 8, cudaMemcpyDeviceToHost));
+    k[0] = k32[0], k[1] = k32[1];
+  }
+  *len = k[1] > k[0] ? k[1] - k[0] : 0;
+  *cols = (int32_t *)malloc(sizeof(int32_t) * (size_t)(*len + 1));
+  *vals = (double *)malloc(sizeof(double) * (size_t)(*len + 1));
+  if (!*cols || !*vals) {
+    free(*cols);
+    free(*vals);
+    return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  }
+  cudaError_t e = cudaMemcpy(*cols, A->colidx + k[0], sizeof(int32_t) * (size_t)*len,
+                             cudaMemcpyDeviceToHost);
+  if (e == cudaSuccess)
+    e = cudaMemcpy(*vals, A->val + k[0], sizeof(double) * (size_t)*len, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) {
+    free(*cols);
+    free(*vals);
+    CGM_CUDA_TRY(err, e);
+  }
+  return CGM_OK;
+}
+
+/* The row pointer's ends (rowptr[0], rowptr[n]). */
+cgm_status row_ends(const cgm_csr_device *A, int64_t *first, int64_t *last, cgm_error *err) {
+  const size_t w = A->rowptr64 ? 8 : 4;
+  int64_t a = 0, b = 0;
+  CGM_CUDA_TRY(err, cudaMemcpy(&a, A->rowptr, w, cudaMemcpyDeviceToHost));
+  CGM_CUDA_TRY(err, cudaMemcpy(&b, (const char *)A->rowptr + w * (size_t)A->nrows, w,
+                               cudaMemcpyDeviceToHost));
+  *first = A->rowptr64 ? a : (int64_t)(int32_t)a;
+  *last = A->rowptr64 ? b : (int64_t)(int32_t)b;
+  return CGM_OK;
+}
+
+/* cgm_solve_check_input and the single-precision range check of cgm_solve,
+ * with their messages (rows and columns from 1), on the device; *anorm:
+ * ||A||_inf. */
+cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision prec,
+                       double *anorm, cgm_solve_result *res, cgm_error *err) {
+  const cgm_csr_device *A = c->A;
+  const int32_t n = A->nrows;
+  if (!A->rowptr || (A->nnz > 0 && (!A->colidx || !A->val)))
+    return cgm_fail(err, CGM_EINPUT, "CSR without its arrays");
+  int64_t r0 = 0, rn = 0;
+  cgm_status st = row_ends(A, &r0, &rn, err);
+  if (st) return st;
+  if (r0 != 0)
+    return cgm_fail(err, CGM_EINPUT, "CSR row pointer starts at %lld, not 0", (long long)r0);
+  if (rn != A->nnz)
+    return cgm_fail(err, CGM_EINPUT, "CSR row pointer ends at %lld, not at the %lld nonzeros",
+                    (long long)rn, (long long)A->nnz);
+  Findings h, *f = (Findings *)c->scratch;
+  memset(&h, 0, sizeof h);
+  h.structure = h.nonfinite = h.range = h.asymmetric = h.diagonal = h.b = h.x = INT32_MAX;
+  CGM_CUDA_TRY(err, cudaMemcpyAsync(f, &h, sizeof h, cudaMemcpyHostToDevice, c->s));
+  const int want_range = prec != CGM_PREC_DOUBLE;
+  check_vectors<<<grid_for(n), kThreads, 0, c->s>>>(n, b, x, f);
+  CGM_CUDA_TRY(err, cudaGetLastError());
+  if (A->rowptr64)
+    check_rows<<<grid_for(n), kThreads, 0, c->s>>>(n, A->ncols, A->nnz, (const int64_t *)A->rowptr,
+                                                   A->colidx, A->val, want_range, f);
+  else
+    check_rows<<<grid_for(n), kThreads, 0, c->s>>>(n, A->ncols, A->nnz, (const int32_t *)A->rowptr,
+                                                   A->colidx, A->val, want_range, f);
+  CGM_CUDA_TRY(err, cudaGetLastError());
+  CGM_CUDA_TRY(err, cudaMemcpyAsync(&h, f, sizeof h, cudaMemcpyDeviceToHost, c->s));
+  CGM_CUDA_TRY(err, cudaStreamSynchronize(c->s));
+  if (h.b < INT32_MAX || h.x < INT32_MAX) {
+    const bool is_b = h.b < INT32_MAX;
+    const int32_t i = is_b ? h.b : h.x;
+    double v = 0.0;
+    CGM_CUDA_TRY(err, cudaMemcpy(&v, (is_b ? b : x) + i, 8, cudaMemcpyDeviceToHost));
+    return is_b ? cgm_fail(err, CGM_EINPUT,
+                           "right-hand side entry %d is %g: NaN/Inf is not allowed", i + 1, v)
+                : cgm_fail(err, CGM_EINPUT, "initial guess entry %d is %g", i + 1, v);
+  }
+  int64_t len = 0;
+  int32_t *cols = NULL;
+  double *vals = NULL;
+  if (h.structure < INT32_MAX) {
+    const int32_t i = h.structure;
+    if ((st = fetch_row(c, i, &len, &cols, &vals, err))) return st;
+    st = cgm_fail(err, CGM_EINPUT, "CSR row %d: the row pointer decreases", i);
+    for (int64_t k = 0; k < len; k++) {
+      if (cols[k] < 0 || cols[k] >= A->ncols) {
+        st = cgm_fail(err, CGM_EINPUT, "CSR row %d: column %d out of range 0..%d", i, cols[k],
+                      A->ncols - 1);
+        break;
+      }
+      if (k > 0 && cols[k] <= cols[k - 1]) {
+        st = cgm_fail(err, CGM_EINPUT, "CSR row %d: columns not sorted and unique (%d after %d)",
+                      i, cols[k], cols[k - 1]);
+        break;
+      }
+    }
+    free(cols);
+    free(vals);
+    return st;
+  }
+  if (h.nonfinite < INT32_MAX) {
+    const int32_t i = h.nonfinite;
+    if ((st = fetch_row(c, i, &len, &cols, &vals, err))) return st;
+    for (int64_t k = 0; k < len && !st; k++)
+      if (!isfinite(vals[k]))
+        st = cgm_fail(err, CGM_EINPUT, "matrix entry (%d, %d) is %g: NaN/Inf is not allowed",
+                      i + 1, cols[k] + 1, vals[k]);
+    free(cols);
+    free(vals);
+    return st ? st : cgm_fail(err, CGM_ERUNTIME, "row %d changed while it was checked", i + 1);
+  }
+  /* the mirrors, once every row is sound */
+  if (A->rowptr64)
+    check_symmetry<<<grid_for(n), kThreads, 0, c->s>>>(n, (const int64_t *)A->rowptr, A->colidx,
+                                                       A->val, f);
+  else
+    check_symmetry<<<grid_for(n), kThreads, 0, c->s>>>(n, (const int32_t *)A->rowptr, A->colidx,
+                                                       A->val, f);
+  CGM_CUDA_TRY(err, cudaGetLastError());
+  CGM_CUDA_TRY(err, cudaMemcpyAsync(&h, f, sizeof h, cudaMemcpyDeviceToHost, c->s));
+  CGM_CUDA_TRY(err, cudaStreamSynchronize(c->s));
+  if (h.asymmetric < INT32_MAX)
+    return cgm_fail(err, CGM_EINPUT,
+                    "matrix is not symmetric: CG needs a symmetric positive definite matrix");
+  if (h.diagonal < INT32_MAX) {
+    const int32_t i = h.diagonal;
+    if ((st = fetch_row(c, i, &len, &cols, &vals, err))) return st;
+    double d = 0.0;
+    for (int64_t k = 0; k < len; k++)
+      if (cols[k] == i) d = vals[k];
+    free(cols);
+    free(vals);
+    res->refused = true;
+    st = cgm_fail(err, CGM_ENOCONV,
+                  "matrix is not positive definite: diagonal entry (%d, %d) is %s%.6g", i + 1,
+                  i + 1, d == 0.0 ? "missing or " : "", d);
+    snprintf(res->stop_reason, sizeof res->stop_reason, "%.511s", err ? err->msg : "");
+    return st;
+  }
+  if (h.range < INT32_MAX) {
+    const int32_t i = h.range;
+    if ((st = fetch_row(c, i, &len, &cols, &vals, err))) return st;
+    for (int64_t k = 0; k < len && !st; k++) {
+      const double v = vals[k];
+      const bool over = fabs(v) > FLT_MAX, under = v != 0.0 && (float)v == 0.0f;
+      if (over || under)
+        st = cgm_fail(err, CGM_EINPUT,
+                      "matrix entry (%d, %d) = %.17g is %s single precision's range (%s %g): "
+                      "use --precision double",
+                      i + 1, cols[k] + 1, v, over ? "beyond" : "below",
+                      over ? "largest" : "smallest",
+                      over ? (double)FLT_MAX : (double)FLT_TRUE_MIN);
+    }
+    free(cols);
+    free(vals);
+    if (st) return st;
+  }
+  memcpy(anorm, &h.anorm, sizeof *anorm);
+  return CGM_OK;
+}
+
+/* What cgm_solve_device accepts of o, with the reason for the rest. */
+cgm_status check_opts(const cgm_solve_opts *o, cgm_error *err) {
+  if (o->backend != CGM_BACKEND_CUDA)
+    return cgm_fail(err, CGM_EINPUT,
+                    "a matrix in GPU memory is solved by the cuda backend (got %s): pass a "
+                    "host (SciPy) matrix for the %s backend",
+                    cgm_backend_name(o->backend), cgm_backend_name(o->backend));
+  if (o->gpus != 1)
+    return cgm_fail(err, CGM_EINPUT,
+                    "a matrix in GPU memory is solved on the GPU that holds it (got %d GPUs): "
+                    "pass a host matrix to spread it over several",
+                    o->gpus);
+  if (o->layout.n != 1)
+    return cgm_fail(err, CGM_EINPUT,
+                    "a matrix in GPU memory is laid out with block size 1 (got %d): pass a host "
+                    "matrix for larger blocks",
+                    o->layout.n);
+  if (o->precond != CGM_PRECOND_JACOBI)
+    return cgm_fail(err, CGM_EINPUT,
+                    "a matrix in GPU memory is preconditioned by Jacobi only: pass a host matrix "
+                    "for block-Jacobi");
+  if (o->reorder == CGM_REORDER_RCM)
+    return cgm_fail(err, CGM_EINPUT,
+                    "a matrix in GPU memory is solved in its own numbering: pass a host matrix to "
+                    "reorder it");
+  return CGM_OK;
+}
+
+} // namespace
+
+cgm_status gs_device_vectors(gpu_solver *S, const cgm_problem *pb, cgm_error *err) {
+  cgm_cuda_dev *d = &S->dev[0];
+  const cgm_csr_device *A = pb->dA;
+  const int32_t n = A->nrows;
+  const int grid = grid_for(n);
+  CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
+  const bool f32 = S->prec == CGM_PREC_SINGLE; /* the iteration's: single in mixed too */
+  if (A->rowptr64 && f32)
+    inverse_diagonal<<<grid, kThreads, 0, d->stream>>>(n, (const int64_t *)A->rowptr, A->colidx,
+                                                       A->val, (float *)d->dinv);
+  else if (A->rowptr64)
+    inverse_diagonal<<<grid, kThreads, 0, d->stream>>>(n, (const int64_t *)A->rowptr, A->colidx,
+                                                       A->val, (double *)d->dinv);
+  else if (f32)
+    inverse_diagonal<<<grid, kThreads, 0, d->stream>>>(n, (const int32_t *)A->rowptr, A->colidx,
+                                                       A->val, (float *)d->dinv);
+  else
+    inverse_diagonal<<<grid, kThreads, 0, d->stream>>>(n, (const int32_t *)A->rowptr, A->colidx,
+                                                       A->val, (double *)d->dinv);
+  CGM_CUDA_TRY(err, cudaGetLastError());
+  /* b: double unless in single precision */
+  if (pb->opts.precision == CGM_PREC_SINGLE)
+    convert<<<grid, kThreads, 0, d->stream>>>(n, pb->b, (float *)d->b);
+  else
+    CGM_CUDA_TRY(err, cudaMemcpyAsync(d->b, pb->b, 8 * (size_t)n, cudaMemcpyDeviceToDevice,
+                                      d->stream));
+  CGM_CUDA_TRY(err, cudaGetLastError());
+  if (d->mixed) { /* the solution in double; the iteration solves for its correction */
+    CGM_CUDA_TRY(err, cudaMemcpyAsync(d->x_hi, pb->x, 8 * (size_t)n, cudaMemcpyDeviceToDevice,
+                                      d->stream));
+  } else if (f32) { /* x0 in x and, for CG1's SpMV, in v */
+    convert<<<grid, kThreads, 0, d->stream>>>(n, pb->x, (float *)d->x);
+    convert<<<grid, kThreads, 0, d->stream>>>(n, pb->x, (float *)d->v);
+  } else {
+    CGM_CUDA_TRY(err, cudaMemcpyAsync(d->x, pb->x, 8 * (size_t)n, cudaMemcpyDeviceToDevice,
+                                      d->stream));
+    CGM_CUDA_TRY(err, cudaMemcpyAsync(d->v, pb->x, 8 * (size_t)n, cudaMemcpyDeviceToDevice,
+                                      d->stream));
+  }
+  CGM_CUDA_TRY(err, cudaGetLastError());
+  CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
+  return CGM_OK;
+}
+
+cgm_status gs_device_solution(gpu_solver *S, double *x, int64_t n, cgm_error *err) {
+  cgm_cuda_dev *d = &S->dev[0];
+  CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
+  if (d->mixed) { /* the solution is x_hi + x */
+    CGM_CUDA_TRY(err, cgm_launch_fold(d->rows, d->x_hi, (float *)d->x, d->dot_tmp + 3,
+                                      cgm_cuda_red(d, CGM_RED_RELIABLE), d->sms, d->stream));
+    CGM_CUDA_TRY(err, cudaMemcpyAsync(x, d->x_hi, 8 * (size_t)n, cudaMemcpyDeviceToDevice,
+                                      d->stream));
+  } else if (S->prec == CGM_PREC_SINGLE) {
+    convert<<<grid_for(n), kThreads, 0, d->stream>>>(n, (const float *)d->x, x);
+    CGM_CUDA_TRY(err, cudaGetLastError());
+  } else {
+    CGM_CUDA_TRY(err,
+                 cudaMemcpyAsync(x, d->x, 8 * (size_t)n, cudaMemcpyDeviceToDevice, d->stream));
+  }
+  CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
+  return CGM_OK;
+}
+
+/* The driver: cgm_solve's solve_in_order (solver/solve.c) with every pass
+ * over A, b and x made on the device. */
+static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_solve_opts *o,
+                               double *bs, double *ys, cgm_solve_result *res, cgm_error *err) {
+  const cgm_csr_device *A = c->A;
+  const int32_t n = A->nrows;
+  const double t_check = cgm_now();
+  double anorm = 0.0, bnorm = 0.0;
+  cgm_status st = check_input(c, b, x, o->precision, &anorm, res, err);
+  if (st == CGM_ENOCONV) { /* refused before iterating: the initial guess's residual */
+    if (norm2(c, n, b, &bnorm) == cudaSuccess && bnorm > 0)
+      (void)residual(c, b, x, bnorm, &res->relative_residual);
+    (void)cudaGetLastError();
+  }
+  if (st) return st;
+  cgm_problem pb;
+  memset(&pb, 0, sizeof pb);
+  pb.opts = *o;
+  pb.opts.reorder = CGM_REORDER_NONE;
+  if (pb.opts.layout.bx <= 0) pb.opts.layout.bx = 1;
+  pb.opts.layout.by = 0;
+  if ((st = cgm_bcsr_params_check(&pb.opts.layout, err))) return st;
+  pb.dA = A;
+  pb.anorm = anorm;
+  pb.tol = cgm_solve_tol(o);
+  pb.maxiter = cgm_solve_maxiter(o, n);
+  /* one segment of every row; its memory is checked as the layout is built */
+  pb.plan.o = cgm_plan_opts_default();
+  pb.plan.o.backend = CGM_BACKEND_CUDA;
+  pb.plan.o.precision = o->precision;
+  pb.plan.o.layout = pb.opts.layout;
+  pb.plan.nrows = n;
+  pb.plan.nnz = A->nnz;
+  pb.plan.nb = n;
+  pb.plan.nseg = 1;
+  pb.plan.bounds[1] = n;
+  pb.plan.chunk_rows = n;
+  pb.plan.seg[0].b1 = n;
+  pb.plan.seg[0].rows = n;
+  pb.plan.seg[0].nparts = 1;
+  pb.plan.seg[0].v_len = n;
+  CGM_CUDA_TRY(err, norm2(c, n, b, &bnorm));
+  if (bnorm == 0.0) { /* b = 0: x = 0 is the exact solution */
+    CGM_CUDA_TRY(err, cudaMemset(x, 0, 8 * (size_t)n));
+    res->converged = true;
+    snprintf(res->device, sizeof res->device, "none (b = 0)");
+    return CGM_OK;
+  }
+  /* CG is scale invariant: A y = b / ||b||, x = ||b|| y (as cgm_solve) */
+  divide<<<grid_for(n), kThreads, 0, c->s>>>(n, b, bnorm, bs);
+  divide<<<grid_for(n), kThreads, 0, c->s>>>(n, x, bnorm, ys);
+  CGM_CUDA_TRY(err, cudaGetLastError());
+  CGM_CUDA_TRY(err, cudaStreamSynchronize(c->s));
+  pb.b = bs;
+  pb.x = ys;
+  pb.bnorm = 1.0;
+  const double time_check = cgm_now() - t_check;
+  st = cgm_cuda_cg(&pb, res, err);
+  if (st == CGM_ENOCONV && o->precision == CGM_PREC_MIXED && o->fallback &&
+      res->iterations < pb.maxiter) {
+    int bad = -1;
+    CGM_CUDA_TRY(err, first_index(
+                          c,
+                          [&](int *d) {
+                            first_nonfinite<<<grid_for(n), kThreads, 0, c->s>>>(n, ys, d);
+                          },
+                          &bad));
+    if (bad >= 0) {
+      divide<<<grid_for(n), kThreads, 0, c->s>>>(n, x, bnorm, ys);
+      CGM_CUDA_TRY(err, cudaGetLastError());
+    }
+    st = cgm_solve_fallback(&pb, res, err);
+  }
+  res->time_check_s = time_check;
+  const double t_finish = cgm_now();
+  if (st == CGM_ENOCONV && strncmp(res->stop_reason, "CG breakdown", 12) == 0) {
+    static const char blame[] = ", the matrix is not positive definite";
+    char *tail = strstr(res->stop_reason, blame);
+    if (tail)
+      snprintf(tail, sizeof res->stop_reason - (size_t)(tail - res->stop_reason),
+               " in %s precision (not rechecked: the matrix is in GPU memory; a solve from host "
+               "memory tells rounding from a matrix that is not positive definite)",
+               cgm_precision_name(o->precision));
+  }
+  if (st == CGM_OK || st == CGM_ENOCONV) {
+    int inf_at = -1;
+    CGM_CUDA_TRY(err, first_index(
+                          c,
+                          [&](int *d) {
+                            scale_back<<<grid_for(n), kThreads, 0, c->s>>>(n, ys, bnorm, x, d);
+                          },
+                          &inf_at));
+    if (inf_at >= 0) {
+      double y = 0.0;
+      CGM_CUDA_TRY(err, cudaMemcpy(&y, ys + inf_at, 8, cudaMemcpyDeviceToHost));
+      st = cgm_solve_overflow(res, inf_at, y, bnorm);
+    } else {
+      CGM_CUDA_TRY(err, residual(c, b, x, bnorm, &res->relative_residual));
+    }
+    double ynorm = 0.0;
+    CGM_CUDA_TRY(err, norm2(c, n, ys, &ynorm));
+    res->attainable_residual = cgm_residual_roundoff(o->precision) * anorm * ynorm;
+    st = cgm_solve_conclude(st, o->precision, pb.tol, err, res);
+  }
+  res->time_finish_s = cgm_now() - t_finish;
+  if (st == CGM_ENOCONV) return cgm_fail(err, CGM_ENOCONV, "%s", res->stop_reason);
+  return st;
+}
+
+extern "C" cgm_status cgm_solve_device(const cgm_csr_device *A, const double *b, double *x,
+                                       const cgm_solve_opts *o, cgm_solve_result *res,
+                                       cgm_error *err) {
+  memset(res, 0, sizeof *res);
+  if (!A || !b || !x || !o)
+    return cgm_fail(err, CGM_EINPUT, "cgm_solve_device needs A, b, x and the options");
+  cgm_status st = check_opts(o, err);
+  if (st) return st;
+  if (A->nrows < 0 || A->ncols < 0 || A->nnz < 0)
+    return cgm_fail(err, CGM_EINPUT, "CSR of %d x %d with %lld nonzeros: negative size", A->nrows,
+                    A->ncols, (long long)A->nnz);
+  if (A->nrows != A->ncols)
+    return cgm_fail(err, CGM_EINPUT, "matrix is %d x %d: CG needs a square matrix", A->nrows,
+                    A->ncols);
+  if (A->nrows == 0) return cgm_fail(err, CGM_EINPUT, "matrix is empty (0 x 0)");
+  const int ndev = cgm_cuda_device_count();
+  if (A->device < 0 || A->device >= ndev)
+    return cgm_fail(err, CGM_EINPUT, "the matrix is said to be on GPU %d, but %d GPU%s present",
+                    A->device, ndev, ndev == 1 ? " is" : "s are");
+  CGM_CUDA_TRY(err, cudaSetDevice(A->device));
+  dctx c;
+  memset(&c, 0, sizeof c);
+  c.A = A;
+  double *bs = NULL, *ys = NULL;
+  const size_t vb = 8 * ((size_t)A->nrows + 1);
+  cudaError_t e = cudaStreamCreateWithFlags(&c.s, cudaStreamNonBlocking);
+  if (e == cudaSuccess) e = cudaMalloc((void **)&c.part, sizeof(double) * kMaxBlocks);
+  if (e == cudaSuccess) e = cudaMallocHost((void **)&c.host_part, sizeof(double) * kMaxBlocks);
+  if (e == cudaSuccess) e = cudaMalloc(&c.scratch, sizeof(Findings));
+  if (e == cudaSuccess) e = cudaMalloc((void **)&bs, vb);
+  if (e == cudaSuccess) e = cudaMalloc((void **)&ys, vb);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    st = cgm_fail(err, CGM_ERUNTIME, "CUDA error %s setting up a solve in GPU memory",
+                  cudaGetErrorName(e));
+  } else {
+    st = solve_device(&c, b, x, o, bs, ys, res, err);
+  }
+  cudaFree(bs);
+  cudaFree(ys);
+  cudaFree(c.scratch);
+  cudaFree(c.part);
+  if (c.host_part) cudaFreeHost(c.host_part);
+  if (c.s) cudaStreamDestroy(c.s);
+  return st;
+}
