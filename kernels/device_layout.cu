@@ -77,13 +77,12 @@ cudaError_t launch_fill(const cgm_csr_device *A, cgm_precision prec, int mixed, 
   const IP *rp = (const IP *)A->rowptr;
   if (prec == CGM_PREC_DOUBLE)
     fill<IP, double><<<grid_for(nslots), kThreads, 0, s>>>(nslots, bx, by, rp, A->colidx, A->val,
-                                                          m->brow, slice_ptr, m->bcol,
-                                                          (double *)m->val, (double *)nullptr);
+                                                           m->brow, slice_ptr, m->bcol,
+                                                           (double *)m->val, (double *)nullptr);
   else
-    fill<IP, float><<<grid_for(nslots), kThreads, 0, s>>>(nslots, bx, by, rp, A->colidx, A->val,
-                                                         m->brow, slice_ptr, m->bcol,
-                                                         (float *)m->val,
-                                                         mixed ? m->val_hi : (double *)nullptr);
+    fill<IP, float><<<grid_for(nslots), kThreads, 0, s>>>(
+        nslots, bx, by, rp, A->colidx, A->val, m->brow, slice_ptr, m->bcol, (float *)m->val,
+        mixed ? m->val_hi : (double *)nullptr);
   return cudaGetLastError();
 }
 
@@ -95,8 +94,8 @@ cudaError_t dalloc(cgm_cuda_dev *d, void **p, size_t bytes) {
 
 } // namespace
 
-cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A,
-                                       cgm_bcsr_params p, cgm_dev_matrix *m, cgm_error *err) {
+cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A, cgm_bcsr_params p,
+                                       cgm_dev_matrix *m, cgm_error *err) {
   memset(m, 0, sizeof *m);
   if (p.n != 1)
     return cgm_fail(err, CGM_EINPUT,
@@ -129,9 +128,9 @@ cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A,
   CGM_CUDA_GOTO(st, err, out,
                 cub::DeviceRadixSort::SortPairsDescending(NULL, tmp_bytes, len, len_sorted, iota,
                                                           order, n, 0, 32, s));
-  CGM_CUDA_GOTO(st, err, out,
-                cub::DeviceScan::InclusiveSum(NULL, scan_bytes, size, m->slice_ptr + 1, nslices,
-                                              s));
+  CGM_CUDA_GOTO(
+      st, err, out,
+      cub::DeviceScan::InclusiveSum(NULL, scan_bytes, size, m->slice_ptr + 1, nslices, s));
   if (scan_bytes > tmp_bytes) tmp_bytes = scan_bytes;
   CGM_CUDA_GOTO(st, err, out, cudaMalloc(&tmp, tmp_bytes ? tmp_bytes : 16));
   CGM_CUDA_GOTO(st, err, out,
@@ -167,11 +166,10 @@ cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A,
   CGM_CUDA_GOTO(st, err, out, dalloc(d, (void **)&m->bcol, (size_t)npad * 4));
   CGM_CUDA_GOTO(st, err, out, dalloc(d, &m->val, (size_t)npad * w));
   if (d->mixed) CGM_CUDA_GOTO(st, err, out, dalloc(d, (void **)&m->val_hi, (size_t)npad * 8));
-  CGM_CUDA_GOTO(st, err, out,
-                A->rowptr64 ? launch_fill<int64_t>(A, d->prec, d->mixed, bx, by, nslots,
-                                                   m->slice_ptr, m, s)
-                            : launch_fill<int32_t>(A, d->prec, d->mixed, bx, by, nslots,
-                                                   m->slice_ptr, m, s));
+  CGM_CUDA_GOTO(
+      st, err, out,
+      A->rowptr64 ? launch_fill<int64_t>(A, d->prec, d->mixed, bx, by, nslots, m->slice_ptr, m, s)
+                  : launch_fill<int32_t>(A, d->prec, d->mixed, bx, by, nslots, m->slice_ptr, m, s));
   CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(s));
   m->L.n = 1;
   m->L.bx = bx;

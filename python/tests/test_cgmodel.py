@@ -279,11 +279,12 @@ def test_cupy_solve_stays_on_the_gpu(nodb, precision, tol):
     assert isinstance(x, cp.ndarray) and r.memory == "device" and r.converged
     xh = cp.asnumpy(x)
     assert residual(A, xh, b) <= tol and abs(r.relative_residual - residual(A, xh, b)) <= 1e-3 * tol
-    # the same layout and vectors as from host memory: the same iterations in double
+    # the same layout and vectors as from host memory: the same iteration, but
+    # for ||b|| (summed in another order), whose last bit moves the
+    # replacements near the floor by an iteration or two
     x2, r2 = cgmodel.solve(A, b, tol=tol, precision=precision, bx=1, record=False)
     assert r2.converged and r.backend == "cuda" and r.block == 1
-    if precision == "double":
-        assert r.iterations == r2.iterations
+    assert abs(r.iterations - r2.iterations) <= max(2, r2.iterations // 50)
 
 
 def test_cupy_b_none_and_refusals(nodb):

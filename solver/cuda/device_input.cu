@@ -35,8 +35,8 @@ struct Findings {
   unsigned long long anorm; /* max_i sum_j |a_ij| as the bits of a double >= 0 */
 };
 
-template <typename IP> __device__ int64_t find_col(const IP *rp, const int32_t *col, int64_t r,
-                                                   int32_t c) {
+template <typename IP>
+__device__ int64_t find_col(const IP *rp, const int32_t *col, int64_t r, int32_t c) {
   int64_t lo = rp[r], hi = rp[r + 1];
   while (lo < hi) {
     const int64_t mid = (lo + hi) / 2;
@@ -51,8 +51,8 @@ template <typename IP> __device__ int64_t find_col(const IP *rp, const int32_t *
 /* Rows: columns in range and strictly rising, finite values, single
  * precision's range (when asked), and ||A||_inf. */
 template <typename IP>
-__global__ void check_rows(int32_t n, int32_t ncols, int64_t nnz, const IP *rp,
-                           const int32_t *col, const double *val, int want_range, Findings *f) {
+__global__ void check_rows(int32_t n, int32_t ncols, int64_t nnz, const IP *rp, const int32_t *col,
+                           const double *val, int want_range, Findings *f) {
   GRID_LOOP(i, n) {
     const int64_t k0 = rp[i], k1 = rp[i + 1];
     if (k1 < k0 || k0 < 0 || k1 > nnz) {
@@ -271,8 +271,8 @@ cgm_status fetch_row(dctx *c, int32_t i, int64_t *len, int32_t **cols, double **
     free(*vals);
     return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
   }
-  cudaError_t e = cudaMemcpy(*cols, A->colidx + k[0], sizeof(int32_t) * (size_t)*len,
-                             cudaMemcpyDeviceToHost);
+  cudaError_t e =
+      cudaMemcpy(*cols, A->colidx + k[0], sizeof(int32_t) * (size_t)*len, cudaMemcpyDeviceToHost);
   if (e == cudaSuccess)
     e = cudaMemcpy(*vals, A->val + k[0], sizeof(double) * (size_t)*len, cudaMemcpyDeviceToHost);
   if (e != cudaSuccess) {
@@ -298,8 +298,8 @@ cgm_status row_ends(const cgm_csr_device *A, int64_t *first, int64_t *last, cgm_
 /* cgm_solve_check_input and the single-precision range check of cgm_solve,
  * with their messages (rows and columns from 1), on the device; *anorm:
  * ||A||_inf. */
-cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision prec,
-                       double *anorm, cgm_solve_result *res, cgm_error *err) {
+cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision prec, double *anorm,
+                       cgm_solve_result *res, cgm_error *err) {
   const cgm_csr_device *A = c->A;
   const int32_t n = A->nrows;
   if (!A->rowptr || (A->nnz > 0 && (!A->colidx || !A->val)))
@@ -351,8 +351,8 @@ cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision 
         break;
       }
       if (k > 0 && cols[k] <= cols[k - 1]) {
-        st = cgm_fail(err, CGM_EINPUT, "CSR row %d: columns not sorted and unique (%d after %d)",
-                      i, cols[k], cols[k - 1]);
+        st = cgm_fail(err, CGM_EINPUT, "CSR row %d: columns not sorted and unique (%d after %d)", i,
+                      cols[k], cols[k - 1]);
         break;
       }
     }
@@ -365,8 +365,8 @@ cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision 
     if ((st = fetch_row(c, i, &len, &cols, &vals, err))) return st;
     for (int64_t k = 0; k < len && !st; k++)
       if (!isfinite(vals[k]))
-        st = cgm_fail(err, CGM_EINPUT, "matrix entry (%d, %d) is %g: NaN/Inf is not allowed",
-                      i + 1, cols[k] + 1, vals[k]);
+        st = cgm_fail(err, CGM_EINPUT, "matrix entry (%d, %d) is %g: NaN/Inf is not allowed", i + 1,
+                      cols[k] + 1, vals[k]);
     free(cols);
     free(vals);
     return st ? st : cgm_fail(err, CGM_ERUNTIME, "row %d changed while it was checked", i + 1);
@@ -410,8 +410,7 @@ cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision 
                       "matrix entry (%d, %d) = %.17g is %s single precision's range (%s %g): "
                       "use --precision double",
                       i + 1, cols[k] + 1, v, over ? "beyond" : "below",
-                      over ? "largest" : "smallest",
-                      over ? (double)FLT_MAX : (double)FLT_TRUE_MIN);
+                      over ? "largest" : "smallest", over ? (double)FLT_MAX : (double)FLT_TRUE_MIN);
     }
     free(cols);
     free(vals);
@@ -475,20 +474,20 @@ cgm_status gs_device_vectors(gpu_solver *S, const cgm_problem *pb, cgm_error *er
   if (pb->opts.precision == CGM_PREC_SINGLE)
     convert<<<grid, kThreads, 0, d->stream>>>(n, pb->b, (float *)d->b);
   else
-    CGM_CUDA_TRY(err, cudaMemcpyAsync(d->b, pb->b, 8 * (size_t)n, cudaMemcpyDeviceToDevice,
-                                      d->stream));
+    CGM_CUDA_TRY(err,
+                 cudaMemcpyAsync(d->b, pb->b, 8 * (size_t)n, cudaMemcpyDeviceToDevice, d->stream));
   CGM_CUDA_TRY(err, cudaGetLastError());
   if (d->mixed) { /* the solution in double; the iteration solves for its correction */
-    CGM_CUDA_TRY(err, cudaMemcpyAsync(d->x_hi, pb->x, 8 * (size_t)n, cudaMemcpyDeviceToDevice,
-                                      d->stream));
+    CGM_CUDA_TRY(
+        err, cudaMemcpyAsync(d->x_hi, pb->x, 8 * (size_t)n, cudaMemcpyDeviceToDevice, d->stream));
   } else if (f32) { /* x0 in x and, for CG1's SpMV, in v */
     convert<<<grid, kThreads, 0, d->stream>>>(n, pb->x, (float *)d->x);
     convert<<<grid, kThreads, 0, d->stream>>>(n, pb->x, (float *)d->v);
   } else {
-    CGM_CUDA_TRY(err, cudaMemcpyAsync(d->x, pb->x, 8 * (size_t)n, cudaMemcpyDeviceToDevice,
-                                      d->stream));
-    CGM_CUDA_TRY(err, cudaMemcpyAsync(d->v, pb->x, 8 * (size_t)n, cudaMemcpyDeviceToDevice,
-                                      d->stream));
+    CGM_CUDA_TRY(err,
+                 cudaMemcpyAsync(d->x, pb->x, 8 * (size_t)n, cudaMemcpyDeviceToDevice, d->stream));
+    CGM_CUDA_TRY(err,
+                 cudaMemcpyAsync(d->v, pb->x, 8 * (size_t)n, cudaMemcpyDeviceToDevice, d->stream));
   }
   CGM_CUDA_TRY(err, cudaGetLastError());
   CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
@@ -501,14 +500,13 @@ cgm_status gs_device_solution(gpu_solver *S, double *x, int64_t n, cgm_error *er
   if (d->mixed) { /* the solution is x_hi + x */
     CGM_CUDA_TRY(err, cgm_launch_fold(d->rows, d->x_hi, (float *)d->x, d->dot_tmp + 3,
                                       cgm_cuda_red(d, CGM_RED_RELIABLE), d->sms, d->stream));
-    CGM_CUDA_TRY(err, cudaMemcpyAsync(x, d->x_hi, 8 * (size_t)n, cudaMemcpyDeviceToDevice,
-                                      d->stream));
+    CGM_CUDA_TRY(err,
+                 cudaMemcpyAsync(x, d->x_hi, 8 * (size_t)n, cudaMemcpyDeviceToDevice, d->stream));
   } else if (S->prec == CGM_PREC_SINGLE) {
     convert<<<grid_for(n), kThreads, 0, d->stream>>>(n, (const float *)d->x, x);
     CGM_CUDA_TRY(err, cudaGetLastError());
   } else {
-    CGM_CUDA_TRY(err,
-                 cudaMemcpyAsync(x, d->x, 8 * (size_t)n, cudaMemcpyDeviceToDevice, d->stream));
+    CGM_CUDA_TRY(err, cudaMemcpyAsync(x, d->x, 8 * (size_t)n, cudaMemcpyDeviceToDevice, d->stream));
   }
   CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
   return CGM_OK;
@@ -575,12 +573,10 @@ static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_so
   if (st == CGM_ENOCONV && o->precision == CGM_PREC_MIXED && o->fallback &&
       res->iterations < pb.maxiter) {
     int bad = -1;
-    CGM_CUDA_TRY(err, first_index(
-                          c,
-                          [&](int *d) {
-                            first_nonfinite<<<grid_for(n), kThreads, 0, c->s>>>(n, ys, d);
-                          },
-                          &bad));
+    CGM_CUDA_TRY(
+        err, first_index(
+                 c, [&](int *d) { first_nonfinite<<<grid_for(n), kThreads, 0, c->s>>>(n, ys, d); },
+                 &bad));
     if (bad >= 0) {
       divide<<<grid_for(n), kThreads, 0, c->s>>>(n, x, bnorm, ys);
       CGM_CUDA_TRY(err, cudaGetLastError());
@@ -600,12 +596,11 @@ static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_so
   }
   if (st == CGM_OK || st == CGM_ENOCONV) {
     int inf_at = -1;
-    CGM_CUDA_TRY(err, first_index(
-                          c,
-                          [&](int *d) {
-                            scale_back<<<grid_for(n), kThreads, 0, c->s>>>(n, ys, bnorm, x, d);
-                          },
-                          &inf_at));
+    CGM_CUDA_TRY(
+        err,
+        first_index(
+            c, [&](int *d) { scale_back<<<grid_for(n), kThreads, 0, c->s>>>(n, ys, bnorm, x, d); },
+            &inf_at));
     if (inf_at >= 0) {
       double y = 0.0;
       CGM_CUDA_TRY(err, cudaMemcpy(&y, ys + inf_at, 8, cudaMemcpyDeviceToHost));
