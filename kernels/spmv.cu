@@ -199,6 +199,42 @@ static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, co
   return cudaErrorInvalidValue;
 }
 
+/* Long rows (cgm_dev_layout.long_rows): a layout of N = 1, B_x = B_y = 1,
+ * each slice one row stored contiguously (CSR), whose entries a whole block
+ * of threads shares: a row of thousands of entries (the hubs of a
+ * scale-free graph) would keep one thread of the MBR kernel walking long
+ * after the rest of the GPU is idle. Blocks take rows in turn; the fused
+ * dot (CG3) adds p_row * y_row in row order within a block, then the
+ * blocks' partials in block order (last_block_sum). No flag waits: one GPU. */
+template <typename T>
+__global__ void __launch_bounds__(kSpmvThreads)
+    spmv_long(cgm_dev_layout L, const T *__restrict__ x, T *__restrict__ y,
+              const T *__restrict__ p_rows, cgm_out dot_out, const double *dot_add,
+              cgm_reduce_buf red, cgm_cg_state *guard, cgm_sync sync) {
+  pdl_begin(sync);
+  if (run_stopped(guard, sync)) return;
+  const T *__restrict__ val = static_cast<const T *>(L.val);
+  const bool want_dot = dot_out.n > 0 || dot_out.ll > 0;
+  double dot = 0.0;
+  for (int64_t k = blockIdx.x; k < L.nslices; k += gridDim.x) {
+    const int64_t q0 = L.slice_ptr[k], q1 = L.slice_ptr[k + 1];
+    double v[1] = {0.0};
+    for (int64_t q = q0 + threadIdx.x; q < q1; q += blockDim.x)
+      v[0] += (double)val[q] * (double)__ldg(&x[L.bcol[q]]);
+    block_sum<1>(v);
+    if (threadIdx.x == 0) {
+      const int32_t row = L.brow[k];
+      const T acc = (T)v[0];
+      y[row] = acc;
+      if (want_dot) dot += (double)p_rows[row] * (double)acc;
+    }
+  }
+  if (want_dot) {
+    double v[1] = {threadIdx.x == 0 ? dot : 0.0};
+    last_block_sum<1>(v, red, dot_out, dot_add, guard, &sync);
+  }
+}
+
 template <typename T>
 static cudaError_t launch_n(const cgm_dev_layout *L, const void *x, void *y, const void *p,
                             const cgm_out &dot, const double *add, cgm_reduce_buf red,
@@ -260,6 +296,20 @@ extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision pr
   memset(&nosync, 0, sizeof nosync);
   const cgm_sync &sy = sync ? *sync : nosync;
   const cgm_out &d = dot ? *dot : none;
+  if (L->long_rows) {
+    if (L->n != 1 || L->by != 1 || sy.wait_mask || sy.nraise || d.ll) return cudaErrorInvalidValue;
+    int64_t blocks = L->nslices < red.capacity ? L->nslices : red.capacity;
+    if (blocks > (int64_t)sms * cgm::kSpmvBlocksPerSM)
+      blocks = (int64_t)sms * cgm::kSpmvBlocksPerSM;
+    if (blocks < 1) blocks = 1; /* no rows: the dot (0 + add) is still delivered */
+    if (prec == CGM_PREC_SINGLE)
+      return cgm::launch_k(sy.overlap, cgm::spmv_long<float>, (int)blocks, cgm::kSpmvThreads, s, *L,
+                           static_cast<const float *>(x), static_cast<float *>(y),
+                           static_cast<const float *>(p_rows), d, dot_add, red, guard, sy);
+    return cgm::launch_k(sy.overlap, cgm::spmv_long<double>, (int)blocks, cgm::kSpmvThreads, s, *L,
+                         static_cast<const double *>(x), static_cast<double *>(y),
+                         static_cast<const double *>(p_rows), d, dot_add, red, guard, sy);
+  }
   if (prec == CGM_PREC_SINGLE)
     return cgm::launch_n<float>(L, x, y, p_rows, d, dot_add, red, guard, sy, sms, s);
   return cgm::launch_n<double>(L, x, y, p_rows, d, dot_add, red, guard, sy, sms, s);

@@ -74,11 +74,13 @@ cgm_segment_shape cgm_refined_shape(const cgm_plan *p, int g) {
     if (L->brows == 0) continue;
     /* each layout's blocks, result rows and slice offsets; the gathered
      * vector and the result once for the segment (below) */
+    const int by = L->long_rows ? 1 : p->o.layout.by, lbx = L->long_rows ? 1 : bx;
     sh.spmv_bytes +=
-        cgm_spmv_bytes(L->blocks_padded, (int64_t)L->nslices * p->o.layout.by, L->nslices, n, 0, w);
-    /* the interior and the boundary rows are two launches, one after the
-     * other: their longest rows are walked in turn */
-    sh.max_row += (L->max_row + bx - 1) / bx;
+        cgm_spmv_bytes(L->blocks_padded, (int64_t)L->nslices * by, L->nslices, n, 0, w);
+    /* the interior and the boundary rows (or the short and the long ones)
+     * are two launches, one after the other: their longest rows are walked
+     * in turn (a long row by a block of threads: its steps, counted so) */
+    sh.max_row += (L->max_row + lbx - 1) / lbx;
     brows += L->brows;
     walk += L->walk;
   }

@@ -13,7 +13,8 @@ int64_t cgm_vec_len(int64_t n) {
 
 /* An uploaded MBR layout: values, block columns, result rows, slice offsets. */
 static int64_t layout_bytes(const cgm_plan_layout *L, const cgm_bcsr_params *p, int64_t w) {
-  return L->blocks_padded * ((int64_t)p->n * p->n * w + 4) + (int64_t)L->nslices * p->by * 4 +
+  const int by = L->long_rows ? 1 : p->by; /* long rows: a row a slice */
+  return L->blocks_padded * ((int64_t)p->n * p->n * w + 4) + (int64_t)L->nslices * by * 4 +
          ((int64_t)L->nslices + 1) * 8;
 }
 
@@ -46,7 +47,10 @@ static int64_t segment_bytes(const cgm_plan *p, const cgm_plan_segment *s) {
   int64_t b =
       (5 * own + gathered) * w + own * (prec == CGM_PREC_SINGLE ? 4 : 8) + CGM_DEVICE_SCRATCH_BYTES;
   for (int k = 0; k < s->nparts; k++) b += layout_bytes(&s->part[k], &p->o.layout, w);
-  if (mixed) b += 2 * own * 8 + double_values(&s->part[0], &p->o.layout);
+  if (mixed)
+    for (int k = 0; k < (s->part[1].long_rows ? 2 : 1); k++)
+      b += double_values(&s->part[k], &p->o.layout);
+  if (mixed) b += 2 * own * 8;
   return b + s->sends * 4; /* the halo's send list */
 }
 

@@ -124,6 +124,43 @@ static cgm_status layout_counts(const int32_t *len, int32_t count, const cgm_bcs
   return CGM_OK;
 }
 
+bool cgm_plan_splits_long_rows(const cgm_plan_opts *o) {
+  return o->backend == CGM_BACKEND_CUDA && o->gpus == 1 && o->layout.n == 1;
+}
+
+/* One GPU at N = 1: rows longer than CGM_LONG_ROW in a layout of their own
+ * (part[1], long_rows), the others in the MBR layout (part[0]); nothing to
+ * split: part[0] alone. */
+static cgm_status split_long_rows(const int32_t *len, int32_t count, const cgm_bcsr_params *p,
+                                  cgm_plan_segment *s, cgm_error *err) {
+  int32_t nlong = 0;
+  for (int32_t i = 0; i < count; i++) nlong += len[i] > CGM_LONG_ROW;
+  s->nparts = 1;
+  if (nlong == 0) return layout_counts(len, count, p, &s->part[0], err);
+  int32_t *sub = malloc(((size_t)(count - nlong) + 1) * sizeof *sub);
+  if (!sub) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  int32_t k = 0;
+  for (int32_t i = 0; i < count; i++)
+    if (len[i] <= CGM_LONG_ROW) sub[k++] = len[i];
+  cgm_status st = layout_counts(sub, k, p, &s->part[0], err);
+  free(sub);
+  if (st) return st;
+  cgm_plan_layout *L = &s->part[1];
+  memset(L, 0, sizeof *L);
+  L->long_rows = 1;
+  L->brows = L->nslices = nlong;
+  for (int32_t i = 0; i < count; i++) {
+    if (len[i] <= CGM_LONG_ROW) continue;
+    const int32_t steps = (len[i] + CGM_LONG_ROW_THREADS - 1) / CGM_LONG_ROW_THREADS;
+    L->blocks += len[i];
+    L->walk += steps;
+    if (steps > L->max_row) L->max_row = steps;
+  }
+  L->blocks_padded = L->blocks;
+  s->nparts = 2;
+  return CGM_OK;
+}
+
 /* The sectors of x one layout of `count` block rows (global numbers in
  * rows, ascending) reads at both widths, added to out. */
 static cgm_status part_sectors(const cgm_plan_pattern *pt, const int32_t *rows, int32_t count,
@@ -151,7 +188,8 @@ static cgm_status part_sectors(const cgm_plan_pattern *pt, const int32_t *rows, 
 static int64_t gathered_len(const cgm_plan *p, const cgm_plan_segment *s) {
   const int n = p->o.layout.n;
   if (p->nseg > 1 && p->o.exchange == CGM_EXCHANGE_NCCL) return p->chunk_rows * p->nseg;
-  if (s->nparts == 2) return cgm_vec_len(s->rows) + (int64_t)s->nhalo * n;
+  if (p->nseg > 1 && p->o.exchange == CGM_EXCHANGE_HALO)
+    return cgm_vec_len(s->rows) + (int64_t)s->nhalo * n;
   return (int64_t)p->nb * n;
 }
 
@@ -235,7 +273,11 @@ cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts
     s->rows = (int64_t)(s->b1 - s->b0) * n;
     if (halo) continue;
     s->nparts = 1;
-    if ((st = layout_counts(pt->len + s->b0, s->b1 - s->b0, lp, &s->part[0], err))) return st;
+    if (cgm_plan_splits_long_rows(&p->o))
+      st = split_long_rows(pt->len + s->b0, s->b1 - s->b0, lp, s, err);
+    else
+      st = layout_counts(pt->len + s->b0, s->b1 - s->b0, lp, &s->part[0], err);
+    if (st) return st;
     if (pt->bptr) {
       int32_t *rows = malloc(((size_t)(s->b1 - s->b0) + 1) * sizeof *rows);
       if (!rows) return cgm_fail(err, CGM_ERUNTIME, "out of memory counting sectors of x");

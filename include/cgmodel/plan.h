@@ -127,7 +127,20 @@ typedef struct cgm_plan_layout {
   int32_t nslices;       /* slices of B_y block rows */
   int32_t max_row;       /* blocks of its longest block row */
   int64_t walk;          /* blocks its threads walk, summed over block rows (length / B_x) */
+  /* 1: the long rows of a one-GPU layout of N = 1 (longer than
+   * CGM_LONG_ROW entries), stored a row a slice (B_x = B_y = 1, no padding)
+   * and read by a whole block of CGM_LONG_ROW_THREADS threads each; max_row
+   * and walk then count those threads' steps */
+  int long_rows;
 } cgm_plan_layout;
+
+/* Rows longer than this many entries (N = 1, our kernels on one GPU) leave
+ * the MBR layout for a layout of their own, read by a block of threads a
+ * row: in the MBR layout one thread walks a row, and a scale-free graph's
+ * hubs (thousands of entries) kept one warp walking long after the rest of
+ * the GPU had finished (docs/perf.md, "Power-law rows"). */
+#define CGM_LONG_ROW 256
+#define CGM_LONG_ROW_THREADS 256
 
 /* What one device holds. */
 typedef struct cgm_plan_segment {
@@ -161,6 +174,10 @@ typedef struct cgm_plan {
   int64_t device_bytes;   /* the largest segment's */
   cgm_plan_segment seg[CGM_MAX_GPUS];
 } cgm_plan;
+
+/* Whether plans of o put long rows in a layout of their own
+ * (cgm_plan_layout.long_rows): our kernels on one GPU at N = 1. */
+CGM_API bool cgm_plan_splits_long_rows(const cgm_plan_opts *o);
 
 /* The plan of configuration o for A. CGM_EINPUT when it cannot exist (a bad
  * block size or layout, more GPUs than block rows, G > CGM_MAX_GPUS, several

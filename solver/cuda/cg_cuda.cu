@@ -456,7 +456,10 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     } else if (!st) {
       st = cgm_cuda_matrix_upload(d, &seg[g].A, &d->A, err);
     }
-    if (!st && S->mode == MODE_HALO) st = cgm_cuda_matrix_upload(d, &seg[g].B, &d->B, err);
+    if (!st && (S->mode == MODE_HALO || seg[g].B.nbrows > 0))
+      st = cgm_cuda_matrix_upload(d, &seg[g].B, &d->B, err);
+    if (!st && S->mode == MODE_ONE && d->B.present) /* long rows (cgm_plan_layout.long_rows) */
+      d->B.L.long_rows = d->B.L_hi.long_rows = 1;
     d->v_off = seg[g].v_off;
   }
   if (st) goto out;

@@ -48,8 +48,22 @@ static cudaError_t spmv_all(gpu_solver *S, int slot) {
       cgm_sync y = gs_sync_for(S, g, gs_all_mask(S) & ~(1u << g), CGM_FLAG_VEC, slot + 1,
                                gs_all_mask(S), CGM_FLAG_PQ, slot + 1);
       if (S->ll) y.nraise = 0;
-      e = cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, &out, NULL, cgm_cuda_red(d, 0),
-                          d->state, &y, d->sms, d->stream);
+      /* One GPU with long rows (cgm_plan_layout.long_rows): their kernel
+       * first, its sum handed to the MBR kernel's, which finishes it. */
+      const double *add = NULL;
+      if (d->B.present) {
+        cgm_out tmp = {};
+        tmp.p[0] = d->dot_tmp;
+        tmp.n = 1;
+        cgm_sync yl = y;
+        yl.nraise = 0;
+        e = cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, &tmp, NULL, cgm_cuda_red(d, 3),
+                            d->state, &yl, d->sms, d->stream);
+        add = d->dot_tmp;
+      }
+      if (e == cudaSuccess)
+        e = cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, &out, add, cgm_cuda_red(d, 0),
+                            d->state, &y, d->sms, d->stream);
     } else {
       /* Interior rows first (no foreign data), then the boundary rows once
        * every neighbour's halo has arrived. The boundary launch finishes

@@ -13,6 +13,25 @@ void cgm_seg_free(cgm_seg_host *s) {
   cgm_halo_free(&s->h);
 }
 
+/* One GPU at N = 1 (the plan's long_rows part): rows of at most
+ * CGM_LONG_ROW entries in the MBR layout (A), the longer ones a row a slice
+ * (B: B_x = B_y = 1, read by the long-row kernel). */
+static cgm_status build_long_split(const cgm_csr *A, int32_t b0, int32_t b1, cgm_bcsr_params lp,
+                                   cgm_seg_host *s, cgm_error *err) {
+  int32_t *rows = malloc(((size_t)(b1 - b0) + 1) * sizeof *rows);
+  if (!rows) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  int32_t ns = 0, nl = 0;
+  for (int32_t i = b0; i < b1; i++) /* the short rows from the front, the long from the back */
+    if (A->rowptr[i + 1] - A->rowptr[i] <= CGM_LONG_ROW) rows[ns++] = i;
+  for (int32_t i = b0; i < b1; i++)
+    if (A->rowptr[i + 1] - A->rowptr[i] > CGM_LONG_ROW) rows[ns + nl++] = i;
+  const cgm_bcsr_params one = {1, 1, 1};
+  cgm_status st = cgm_bcsr_build_rows(A, rows, ns, b0, lp, &s->A, err);
+  if (!st) st = cgm_bcsr_build_rows(A, rows + ns, nl, b0, one, &s->B, err);
+  free(rows);
+  return st;
+}
+
 cgm_status cgm_seg_build(const cgm_csr *A, const cgm_plan *p, int g, cgm_seg_host *s,
                          cgm_error *err) {
   memset(s, 0, sizeof *s);
@@ -26,6 +45,11 @@ cgm_status cgm_seg_build(const cgm_csr *A, const cgm_plan *p, int g, cgm_seg_hos
     s->v_len = p->chunk_rows * G;
     s->v_off = p->chunk_rows * g;
     return CGM_OK;
+  }
+  if (G == 1 && p->seg[g].nparts == 2 && p->seg[g].part[1].long_rows) {
+    s->v_len = (int64_t)p->nb * n;
+    s->v_off = (int64_t)b0 * n;
+    return build_long_split(A, b0, b1, lp, s, err);
   }
   if (G == 1 || p->o.exchange != CGM_EXCHANGE_HALO) { /* the whole vector */
     s->v_len = (int64_t)p->nb * n;

@@ -19,10 +19,18 @@
 static void check_layout(const char *what, const cgm_bcsr *B, const cgm_plan_layout *L) {
   int32_t longest = 0;
   int64_t walk = 0;
-  const int bx = B->p.bx;
+  /* long rows (one GPU, N = 1): a row a slice, unpadded, counted in the
+   * steps of the block of threads that reads it */
+  const int bx = L->long_rows ? CGM_LONG_ROW_THREADS : B->p.bx;
+  CHECK_MSG(!L->long_rows || (B->p.n == 1 && B->p.bx == 1 && B->p.by == 1),
+            "%s: long rows laid out with N = %d, B_x = %d, B_y = %d", what, B->p.n, B->p.bx,
+            B->p.by);
   for (int32_t i = 0; B->brow_len && i < B->brow_span; i++) {
-    if (B->brow_len[i] > longest) longest = B->brow_len[i];
-    walk += (B->brow_len[i] + bx - 1) / bx;
+    const int32_t steps = (B->brow_len[i] + bx - 1) / bx;
+    if (L->long_rows) CHECK_MSG(B->brow_len[i] == 0 || B->brow_len[i] > CGM_LONG_ROW, "%s", what);
+    if ((L->long_rows ? steps : B->brow_len[i]) > longest)
+      longest = L->long_rows ? steps : B->brow_len[i];
+    walk += steps;
   }
   CHECK_MSG(B->nbrows == L->brows && B->nblocks == L->blocks &&
                 B->nblocks_padded == L->blocks_padded && B->nslices == L->nslices &&
@@ -49,7 +57,8 @@ static int64_t built_bytes(const cgm_plan *p, const cgm_seg_host *s, int64_t row
   for (int k = 0; k < p->seg[0].nparts; k++)
     b += L[k]->nblocks_padded * (n * n * w + 4) + (int64_t)L[k]->nslices * L[k]->p.by * 4 +
          ((int64_t)L[k]->nslices + 1) * 8;
-  if (prec == CGM_PREC_MIXED) b += 2 * own * 8 + s->A.nblocks_padded * n * n * 8;
+  if (prec == CGM_PREC_MIXED) /* the values in double: of the long rows' layout too */
+    b += 2 * own * 8 + (s->A.nblocks_padded + s->B.nblocks_padded) * n * n * 8;
   return b + sends * 4;
 }
 
