@@ -32,7 +32,7 @@ typedef struct cgm_dev_layout {
   const int32_t *brow;      /* nslices * by */
   const void *val;          /* nblocks_padded * n * n elements of the precision */
   /* 1: the long rows of a matrix (cgm_plan_layout.long_rows): N = 1, B_x =
-   * B_y = 1, a slice a row, read by a whole block of threads each
+   * B_y = 1, a slice a row, read by a warp each
    * (cgm_launch_spmv picks that kernel) */
   int long_rows;
 } cgm_dev_layout;

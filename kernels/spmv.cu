@@ -200,12 +200,12 @@ static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, co
 }
 
 /* Long rows (cgm_dev_layout.long_rows): a layout of N = 1, B_x = B_y = 1,
- * each slice one row stored contiguously (CSR), whose entries a whole block
- * of threads shares: a row of thousands of entries (the hubs of a
- * scale-free graph) would keep one thread of the MBR kernel walking long
- * after the rest of the GPU is idle. Blocks take rows in turn; the fused
- * dot (CG3) adds p_row * y_row in row order within a block, then the
- * blocks' partials in block order (last_block_sum). No flag waits: one GPU. */
+ * each slice one row stored contiguously (CSR), whose entries a warp shares:
+ * in the MBR kernel one thread walks a row, and a row of thousands of
+ * entries (the hubs of a scale-free graph) kept its warp walking long after
+ * the rest of the GPU was idle. Warps take rows in turn; the fused dot
+ * (CG3) adds p_row * y_row per lane 0, then over the block and the blocks'
+ * partials in block order (last_block_sum). No flag waits: one GPU. */
 template <typename T>
 __global__ void __launch_bounds__(kSpmvThreads)
     spmv_long(cgm_dev_layout L, const T *__restrict__ x, T *__restrict__ y,
@@ -215,22 +215,30 @@ __global__ void __launch_bounds__(kSpmvThreads)
   if (run_stopped(guard, sync)) return;
   const T *__restrict__ val = static_cast<const T *>(L.val);
   const bool want_dot = dot_out.n > 0 || dot_out.ll > 0;
+  const int lane = threadIdx.x & 31;
+  const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
   double dot = 0.0;
-  for (int64_t k = blockIdx.x; k < L.nslices; k += gridDim.x) {
+  for (int64_t k = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; k < L.nslices;
+       k += nwarps) {
     const int64_t q0 = L.slice_ptr[k], q1 = L.slice_ptr[k + 1];
-    double v[1] = {0.0};
-    for (int64_t q = q0 + threadIdx.x; q < q1; q += blockDim.x)
-      v[0] += (double)val[q] * (double)__ldg(&x[L.bcol[q]]);
-    block_sum<1>(v);
-    if (threadIdx.x == 0) {
+    double a0 = 0.0, a1 = 0.0; /* two chains: more loads in flight */
+    int64_t q = q0 + lane;
+    for (; q + 32 < q1; q += 64) {
+      a0 += (double)val[q] * (double)__ldg(&x[L.bcol[q]]);
+      a1 += (double)val[q + 32] * (double)__ldg(&x[L.bcol[q + 32]]);
+    }
+    if (q < q1) a0 += (double)val[q] * (double)__ldg(&x[L.bcol[q]]);
+    double v = a0 + a1;
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    if (lane == 0) {
       const int32_t row = L.brow[k];
-      const T acc = (T)v[0];
+      const T acc = (T)v;
       y[row] = acc;
       if (want_dot) dot += (double)p_rows[row] * (double)acc;
     }
   }
   if (want_dot) {
-    double v[1] = {threadIdx.x == 0 ? dot : 0.0};
+    double v[1] = {dot};
     last_block_sum<1>(v, red, dot_out, dot_add, guard, &sync);
   }
 }
@@ -298,7 +306,9 @@ extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision pr
   const cgm_out &d = dot ? *dot : none;
   if (L->long_rows) {
     if (L->n != 1 || L->by != 1 || sy.wait_mask || sy.nraise || d.ll) return cudaErrorInvalidValue;
-    int64_t blocks = L->nslices < red.capacity ? L->nslices : red.capacity;
+    const int64_t rows_per_block = cgm::kSpmvThreads / 32; /* a warp a row */
+    int64_t blocks = (L->nslices + rows_per_block - 1) / rows_per_block;
+    if (blocks > red.capacity) blocks = red.capacity;
     if (blocks > (int64_t)sms * cgm::kSpmvBlocksPerSM)
       blocks = (int64_t)sms * cgm::kSpmvBlocksPerSM;
     if (blocks < 1) blocks = 1; /* no rows: the dot (0 + add) is still delivered */

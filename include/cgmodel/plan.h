@@ -129,18 +129,19 @@ typedef struct cgm_plan_layout {
   int64_t walk;          /* blocks its threads walk, summed over block rows (length / B_x) */
   /* 1: the long rows of a one-GPU layout of N = 1 (longer than
    * CGM_LONG_ROW entries), stored a row a slice (B_x = B_y = 1, no padding)
-   * and read by a whole block of CGM_LONG_ROW_THREADS threads each; max_row
+   * and read by CGM_LONG_ROW_THREADS threads (a warp) each; max_row
    * and walk then count those threads' steps */
   int long_rows;
 } cgm_plan_layout;
 
 /* Rows longer than this many entries (N = 1, our kernels on one GPU) leave
- * the MBR layout for a layout of their own, read by a block of threads a
- * row: in the MBR layout one thread walks a row, and a scale-free graph's
- * hubs (thousands of entries) kept one warp walking long after the rest of
- * the GPU had finished (docs/perf.md, "Power-law rows"). */
-#define CGM_LONG_ROW 256
-#define CGM_LONG_ROW_THREADS 256
+ * the MBR layout for a layout of their own, read by a warp a row: in the
+ * MBR layout one thread walks a row, and a scale-free graph's hubs
+ * (thousands of entries) kept one warp walking long after the rest of the
+ * GPU had finished (docs/perf.md, "Power-law rows"). Finite-element rows
+ * (up to ~100 entries) stay where the model was fitted. */
+#define CGM_LONG_ROW 128
+#define CGM_LONG_ROW_THREADS 32
 
 /* What one device holds. */
 typedef struct cgm_plan_segment {
