@@ -35,6 +35,8 @@ typedef struct cgm_dev_layout {
    * B_y = 1, a slice a row, read by a warp each
    * (cgm_launch_spmv picks that kernel) */
   int long_rows;
+  int32_t nhuge; /* long rows: the first nhuge slices (the longest, > CGM_HUGE_ROW entries) are
+                    read by a block each, the rest by a warp each */
 } cgm_dev_layout;
 
 #define CGM_MAX_SLOTS 64

@@ -218,7 +218,27 @@ __global__ void __launch_bounds__(kSpmvThreads)
   const int lane = threadIdx.x & 31;
   const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
   double dot = 0.0;
-  for (int64_t k = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; k < L.nslices;
+  /* the hubs (sorted first): a block a row */
+  for (int64_t k = blockIdx.x; k < L.nhuge; k += gridDim.x) {
+    const int64_t q0 = L.slice_ptr[k], q1 = L.slice_ptr[k + 1];
+    double a0 = 0.0, a1 = 0.0;
+    int64_t q = q0 + threadIdx.x;
+    for (; q + blockDim.x < q1; q += 2 * blockDim.x) {
+      a0 += (double)val[q] * (double)__ldg(&x[L.bcol[q]]);
+      a1 += (double)val[q + blockDim.x] * (double)__ldg(&x[L.bcol[q + blockDim.x]]);
+    }
+    if (q < q1) a0 += (double)val[q] * (double)__ldg(&x[L.bcol[q]]);
+    double v[1] = {a0 + a1};
+    block_sum<1>(v);
+    if (threadIdx.x == 0) {
+      const int32_t row = L.brow[k];
+      const T acc = (T)v[0];
+      y[row] = acc;
+      if (want_dot) dot += (double)p_rows[row] * (double)acc;
+    }
+  }
+  /* the others: a warp a row */
+  for (int64_t k = L.nhuge + (((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5); k < L.nslices;
        k += nwarps) {
     const int64_t q0 = L.slice_ptr[k], q1 = L.slice_ptr[k + 1];
     double a0 = 0.0, a1 = 0.0; /* two chains: more loads in flight */
@@ -308,6 +328,7 @@ extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision pr
     if (L->n != 1 || L->by != 1 || sy.wait_mask || sy.nraise || d.ll) return cudaErrorInvalidValue;
     const int64_t rows_per_block = cgm::kSpmvThreads / 32; /* a warp a row */
     int64_t blocks = (L->nslices + rows_per_block - 1) / rows_per_block;
+    if (blocks < L->nhuge) blocks = L->nhuge; /* a block a hub */
     if (blocks > red.capacity) blocks = red.capacity;
     if (blocks > (int64_t)sms * cgm::kSpmvBlocksPerSM)
       blocks = (int64_t)sms * cgm::kSpmvBlocksPerSM;

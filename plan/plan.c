@@ -151,7 +151,7 @@ static cgm_status split_long_rows(const int32_t *len, int32_t count, const cgm_b
   L->brows = L->nslices = nlong;
   for (int32_t i = 0; i < count; i++) {
     if (len[i] <= CGM_LONG_ROW) continue;
-    const int32_t steps = (len[i] + CGM_LONG_ROW_THREADS - 1) / CGM_LONG_ROW_THREADS;
+    const int32_t steps = cgm_long_row_steps(len[i]);
     L->blocks += len[i];
     L->walk += steps;
     if (steps > L->max_row) L->max_row = steps;

@@ -129,8 +129,8 @@ typedef struct cgm_plan_layout {
   int64_t walk;          /* blocks its threads walk, summed over block rows (length / B_x) */
   /* 1: the long rows of a one-GPU layout of N = 1 (longer than
    * CGM_LONG_ROW entries), stored a row a slice (B_x = B_y = 1, no padding)
-   * and read by CGM_LONG_ROW_THREADS threads (a warp) each; max_row
-   * and walk then count those threads' steps */
+   * and read by a warp each, or a block when longer than CGM_HUGE_ROW;
+   * max_row and walk then count those threads' steps (cgm_long_row_steps) */
   int long_rows;
 } cgm_plan_layout;
 
@@ -141,7 +141,16 @@ typedef struct cgm_plan_layout {
  * GPU had finished (docs/perf.md, "Power-law rows"). Finite-element rows
  * (up to ~100 entries) stay where the model was fitted. */
 #define CGM_LONG_ROW 128
-#define CGM_LONG_ROW_THREADS 32
+/* Of those, rows longer than this are read by a whole block of
+ * CGM_HUGE_ROW_THREADS threads (a warp would walk a 50,000-entry hub for
+ * 1,500 steps), the others by a warp each. */
+#define CGM_HUGE_ROW 1024
+#define CGM_HUGE_ROW_THREADS 256
+/* The steps of the threads that read a long row of len entries. */
+static inline int32_t cgm_long_row_steps(int32_t len) {
+  const int32_t t = len > CGM_HUGE_ROW ? CGM_HUGE_ROW_THREADS : 32;
+  return (len + t - 1) / t;
+}
 
 /* What one device holds. */
 typedef struct cgm_plan_segment {

@@ -21,12 +21,13 @@ static void check_layout(const char *what, const cgm_bcsr *B, const cgm_plan_lay
   int64_t walk = 0;
   /* long rows (one GPU, N = 1): a row a slice, unpadded, counted in the
    * steps of the block of threads that reads it */
-  const int bx = L->long_rows ? CGM_LONG_ROW_THREADS : B->p.bx;
+  const int bx = B->p.bx;
   CHECK_MSG(!L->long_rows || (B->p.n == 1 && B->p.bx == 1 && B->p.by == 1),
             "%s: long rows laid out with N = %d, B_x = %d, B_y = %d", what, B->p.n, B->p.bx,
             B->p.by);
   for (int32_t i = 0; B->brow_len && i < B->brow_span; i++) {
-    const int32_t steps = (B->brow_len[i] + bx - 1) / bx;
+    const int32_t steps =
+        L->long_rows ? cgm_long_row_steps(B->brow_len[i]) : (B->brow_len[i] + bx - 1) / bx;
     if (L->long_rows) CHECK_MSG(B->brow_len[i] == 0 || B->brow_len[i] > CGM_LONG_ROW, "%s", what);
     if ((L->long_rows ? steps : B->brow_len[i]) > longest)
       longest = L->long_rows ? steps : B->brow_len[i];
