@@ -15,7 +15,7 @@ static size_t elem(cgm_precision p) {
 }
 
 /* cudaMalloc that counts what it takes. */
-static cudaError_t dmalloc(cgm_cuda_dev *d, void **p, size_t bytes) {
+cudaError_t cgm_cuda_dmalloc(cgm_cuda_dev *d, void **p, size_t bytes) {
   if (bytes == 0) bytes = 16;
   cudaError_t e = cudaMalloc(p, bytes);
   if (e == cudaSuccess) d->bytes += (int64_t)bytes;
@@ -98,13 +98,13 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
   d->np = cgm_vec_len(rows);
   d->v_len = cgm_vec_len(v_len > rows ? v_len : rows);
   void **vecs[] = {&d->x, &d->r, &d->u, &d->dinv, &d->s};
-  for (size_t i = 0; i < 5; i++) CGM_CUDA_TRY(err, dmalloc(d, vecs[i], (size_t)d->np * w));
-  CGM_CUDA_TRY(err, dmalloc(d, &d->v, (size_t)d->v_len * w));
+  for (size_t i = 0; i < 5; i++) CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, vecs[i], (size_t)d->np * w));
+  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, &d->v, (size_t)d->v_len * w));
   /* b for the true residual, in double unless the solve is all single */
-  CGM_CUDA_TRY(err, dmalloc(d, &d->b, (size_t)d->np * (prec == CGM_PREC_SINGLE ? 4 : 8)));
+  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, &d->b, (size_t)d->np * (prec == CGM_PREC_SINGLE ? 4 : 8)));
   if (d->mixed) {
-    CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->x_hi, (size_t)d->np * 8));
-    CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->y_hi, (size_t)d->np * 8));
+    CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&d->x_hi, (size_t)d->np * 8));
+    CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&d->y_hi, (size_t)d->np * 8));
   }
   d->red_cap = 4096;
   /* Five reduction buffers of 2 values a block, and CGM_RED_RELIABLE of 5;
@@ -113,10 +113,11 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
                         sizeof(cgm_cg_state) <=
                     CGM_DEVICE_SCRATCH_BYTES,
                 "the plan's device scratch is too small");
-  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->partials, (size_t)(5 * 2 + 5) * d->red_cap * 8));
-  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->counters, 6 * sizeof(unsigned)));
-  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->dot_tmp, 8 * sizeof(double)));
-  CGM_CUDA_TRY(err, dmalloc(d, (void **)&d->state, sizeof(cgm_cg_state)));
+  CGM_CUDA_TRY(err,
+               cgm_cuda_dmalloc(d, (void **)&d->partials, (size_t)(5 * 2 + 5) * d->red_cap * 8));
+  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&d->counters, 6 * sizeof(unsigned)));
+  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&d->dot_tmp, 8 * sizeof(double)));
+  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&d->state, sizeof(cgm_cg_state)));
   CGM_CUDA_TRY(err, cudaMemsetAsync(d->counters, 0, 6 * sizeof(unsigned), d->stream));
   CGM_CUDA_TRY(err, cudaMemsetAsync(d->state, 0, sizeof(cgm_cg_state), d->stream));
   for (int i = 0; i < 2; i++)
@@ -233,11 +234,11 @@ cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_ma
   const int n = B->p.n;
   const int64_t nval = B->nblocks_padded * n * n;
   CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
-  CGM_CUDA_TRY(err, dmalloc(d, &m->val, (size_t)nval * w));
-  if (d->mixed) CGM_CUDA_TRY(err, dmalloc(d, (void **)&m->val_hi, (size_t)nval * 8));
-  CGM_CUDA_TRY(err, dmalloc(d, (void **)&m->slice_ptr, ((size_t)B->nslices + 1) * 8));
-  CGM_CUDA_TRY(err, dmalloc(d, (void **)&m->bcol, (size_t)B->nblocks_padded * 4));
-  CGM_CUDA_TRY(err, dmalloc(d, (void **)&m->brow, (size_t)B->nslices * B->p.by * 4));
+  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, &m->val, (size_t)nval * w));
+  if (d->mixed) CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->val_hi, (size_t)nval * 8));
+  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->slice_ptr, ((size_t)B->nslices + 1) * 8));
+  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->bcol, (size_t)B->nblocks_padded * 4));
+  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->brow, (size_t)B->nslices * B->p.by * 4));
   stager sg;
   stager_open(&sg);
   cgm_status st = CGM_OK;
@@ -259,20 +260,25 @@ out:
     return st;
   }
   if ((st = stager_close(&sg, d, err))) return st;
-  m->L.n = n;
-  m->L.bx = B->p.bx;
-  m->L.by = B->p.by;
-  m->L.nslices = B->nslices;
-  m->L.nbrows = B->nbrows;
-  m->L.nblocks_padded = B->nblocks_padded;
+  cgm_dev_matrix_describe(m, B->p, B->nslices, B->nbrows, B->nblocks_padded);
+  return CGM_OK;
+}
+
+void cgm_dev_matrix_describe(cgm_dev_matrix *m, cgm_bcsr_params p, int32_t nslices, int32_t nbrows,
+                             int64_t nblocks_padded) {
+  m->L.n = p.n;
+  m->L.bx = p.bx;
+  m->L.by = p.by;
+  m->L.nslices = nslices;
+  m->L.nbrows = nbrows;
+  m->L.nblocks_padded = nblocks_padded;
   m->L.slice_ptr = m->slice_ptr;
   m->L.bcol = m->bcol;
   m->L.brow = m->brow;
   m->L.val = m->val;
   m->L_hi = m->L;
   m->L_hi.val = m->val_hi;
-  m->present = B->nbrows > 0;
-  return CGM_OK;
+  m->present = nbrows > 0;
 }
 
 cgm_status cgm_cuda_dev_setup(cgm_cuda_dev *d, int dev, const cgm_bcsr *B, cgm_precision prec,

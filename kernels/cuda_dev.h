@@ -69,6 +69,12 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
 /* Uploads a layout into m (values converted to the precision). */
 cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_matrix *m,
                                   cgm_error *err);
+/* cudaMalloc on d's current device, counted in d->bytes (16 bytes for 0). */
+cudaError_t cgm_cuda_dmalloc(cgm_cuda_dev *d, void **p, size_t bytes);
+/* m's descriptors (L, and L_hi over the double values) once its arrays are
+ * in place: a layout of parameters p, nslices slices, nbrows block rows. */
+void cgm_dev_matrix_describe(cgm_dev_matrix *m, cgm_bcsr_params p, int32_t nslices, int32_t nbrows,
+                             int64_t nblocks_padded);
 /* Builds into m, on d's device, the layout of block size 1 (p.n must be 1,
  * p.bx and p.by set) of a CSR matrix already in that device's memory: the
  * layout cgm_bcsr_build makes of the same matrix, entry for entry

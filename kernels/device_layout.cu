@@ -86,12 +86,6 @@ cudaError_t launch_fill(const cgm_csr_device *A, cgm_precision prec, int mixed, 
   return cudaGetLastError();
 }
 
-cudaError_t dalloc(cgm_cuda_dev *d, void **p, size_t bytes) {
-  cudaError_t e = cudaMalloc(p, bytes ? bytes : 16);
-  if (e == cudaSuccess) d->bytes += (int64_t)(bytes ? bytes : 16);
-  return e;
-}
-
 } // namespace
 
 cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A, cgm_bcsr_params p,
@@ -118,8 +112,9 @@ cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A,
   CGM_CUDA_GOTO(st, err, out, cudaMalloc((void **)&iota, nn * 4));
   CGM_CUDA_GOTO(st, err, out, cudaMalloc((void **)&order, nn * 4));
   CGM_CUDA_GOTO(st, err, out, cudaMalloc((void **)&size, ((size_t)nslices + 1) * 8));
-  CGM_CUDA_GOTO(st, err, out, dalloc(d, (void **)&m->slice_ptr, ((size_t)nslices + 1) * 8));
-  CGM_CUDA_GOTO(st, err, out, dalloc(d, (void **)&m->brow, (size_t)nslots * 4));
+  CGM_CUDA_GOTO(st, err, out,
+                cgm_cuda_dmalloc(d, (void **)&m->slice_ptr, ((size_t)nslices + 1) * 8));
+  CGM_CUDA_GOTO(st, err, out, cgm_cuda_dmalloc(d, (void **)&m->brow, (size_t)nslots * 4));
   if (A->rowptr64)
     row_lengths<int64_t><<<grid_for(n), kThreads, 0, s>>>(n, (const int64_t *)A->rowptr, len, iota);
   else
@@ -163,27 +158,16 @@ cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A,
       goto out;
     }
   }
-  CGM_CUDA_GOTO(st, err, out, dalloc(d, (void **)&m->bcol, (size_t)npad * 4));
-  CGM_CUDA_GOTO(st, err, out, dalloc(d, &m->val, (size_t)npad * w));
-  if (d->mixed) CGM_CUDA_GOTO(st, err, out, dalloc(d, (void **)&m->val_hi, (size_t)npad * 8));
+  CGM_CUDA_GOTO(st, err, out, cgm_cuda_dmalloc(d, (void **)&m->bcol, (size_t)npad * 4));
+  CGM_CUDA_GOTO(st, err, out, cgm_cuda_dmalloc(d, &m->val, (size_t)npad * w));
+  if (d->mixed)
+    CGM_CUDA_GOTO(st, err, out, cgm_cuda_dmalloc(d, (void **)&m->val_hi, (size_t)npad * 8));
   CGM_CUDA_GOTO(
       st, err, out,
       A->rowptr64 ? launch_fill<int64_t>(A, d->prec, d->mixed, bx, by, nslots, m->slice_ptr, m, s)
                   : launch_fill<int32_t>(A, d->prec, d->mixed, bx, by, nslots, m->slice_ptr, m, s));
   CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(s));
-  m->L.n = 1;
-  m->L.bx = bx;
-  m->L.by = by;
-  m->L.nslices = nslices;
-  m->L.nbrows = n;
-  m->L.nblocks_padded = npad;
-  m->L.slice_ptr = m->slice_ptr;
-  m->L.bcol = m->bcol;
-  m->L.brow = m->brow;
-  m->L.val = m->val;
-  m->L_hi = m->L;
-  m->L_hi.val = m->val_hi;
-  m->present = n > 0;
+  cgm_dev_matrix_describe(m, p, nslices, n, npad);
 out:
   /* the temporaries go; on failure m's arrays stay with d (cgm_cuda_dev_free) */
   cudaFree(len);

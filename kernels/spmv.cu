@@ -206,6 +206,21 @@ static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, co
  * the rest of the GPU was idle. Warps take rows in turn; the fused dot
  * (CG3) adds p_row * y_row per lane 0, then over the block and the blocks'
  * partials in block order (last_block_sum). No flag waits: one GPU. */
+/* One thread's share of a long row: entries q, q + stride, ... below q1,
+ * in two chains so that two loads are in flight. */
+template <typename T>
+__device__ __forceinline__ double
+strided_sum(const T *__restrict__ val, const int32_t *__restrict__ bcol, const T *__restrict__ x,
+            int64_t q, int64_t q1, int stride) {
+  double a0 = 0.0, a1 = 0.0;
+  for (; q + stride < q1; q += 2 * stride) {
+    a0 += (double)val[q] * (double)__ldg(&x[bcol[q]]);
+    a1 += (double)val[q + stride] * (double)__ldg(&x[bcol[q + stride]]);
+  }
+  if (q < q1) a0 += (double)val[q] * (double)__ldg(&x[bcol[q]]);
+  return a0 + a1;
+}
+
 template <typename T>
 __global__ void __launch_bounds__(kSpmvThreads)
     spmv_long(cgm_dev_layout L, const T *__restrict__ x, T *__restrict__ y,
@@ -220,15 +235,8 @@ __global__ void __launch_bounds__(kSpmvThreads)
   double dot = 0.0;
   /* the hubs (sorted first): a block a row */
   for (int64_t k = blockIdx.x; k < L.nhuge; k += gridDim.x) {
-    const int64_t q0 = L.slice_ptr[k], q1 = L.slice_ptr[k + 1];
-    double a0 = 0.0, a1 = 0.0;
-    int64_t q = q0 + threadIdx.x;
-    for (; q + blockDim.x < q1; q += 2 * blockDim.x) {
-      a0 += (double)val[q] * (double)__ldg(&x[L.bcol[q]]);
-      a1 += (double)val[q + blockDim.x] * (double)__ldg(&x[L.bcol[q + blockDim.x]]);
-    }
-    if (q < q1) a0 += (double)val[q] * (double)__ldg(&x[L.bcol[q]]);
-    double v[1] = {a0 + a1};
+    double v[1] = {
+        strided_sum(val, L.bcol, x, L.slice_ptr[k] + threadIdx.x, L.slice_ptr[k + 1], blockDim.x)};
     block_sum<1>(v);
     if (threadIdx.x == 0) {
       const int32_t row = L.brow[k];
@@ -240,15 +248,7 @@ __global__ void __launch_bounds__(kSpmvThreads)
   /* the others: a warp a row */
   for (int64_t k = L.nhuge + (((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5); k < L.nslices;
        k += nwarps) {
-    const int64_t q0 = L.slice_ptr[k], q1 = L.slice_ptr[k + 1];
-    double a0 = 0.0, a1 = 0.0; /* two chains: more loads in flight */
-    int64_t q = q0 + lane;
-    for (; q + 32 < q1; q += 64) {
-      a0 += (double)val[q] * (double)__ldg(&x[L.bcol[q]]);
-      a1 += (double)val[q + 32] * (double)__ldg(&x[L.bcol[q + 32]]);
-    }
-    if (q < q1) a0 += (double)val[q] * (double)__ldg(&x[L.bcol[q]]);
-    double v = a0 + a1;
+    double v = strided_sum(val, L.bcol, x, L.slice_ptr[k] + lane, L.slice_ptr[k + 1], 32);
     for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
     if (lane == 0) {
       const int32_t row = L.brow[k];

@@ -214,6 +214,38 @@ cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out, c
   return st;
 }
 
+/* The solver's options both solve steps take, each applied to s when
+ * given: backend, precision, precond, block (B_y then chosen anew), bx,
+ * gpus, tol, maxiter, check_every. */
+static cgm_status solver_options(const cJSON *o, cgm_solve_opts *s, cgm_error *err) {
+  const char *backend = NULL, *precision = NULL, *precond = NULL;
+  double block = s->layout.n, bx = s->layout.bx, gpus = s->gpus, tol = s->tol, maxiter = s->maxiter,
+         check = s->check_every;
+  cgm_status st = get_string(o, "backend", &backend, err);
+  if (!st) st = get_string(o, "precision", &precision, err);
+  if (!st) st = get_string(o, "precond", &precond, err);
+  if (!st) st = get_number(o, "block", 1, 8, true, &block, err);
+  if (!st) st = get_number(o, "bx", 1, 1024, true, &bx, err);
+  if (!st) st = get_number(o, "gpus", 1, CGM_MAX_GPUS, true, &gpus, err);
+  if (!st) st = get_number(o, "tol", 1e-300, 1.0, false, &tol, err);
+  if (!st) st = get_number(o, "maxiter", 1, 1e9, true, &maxiter, err);
+  if (!st) st = get_number(o, "check_every", 1, 100000, true, &check, err);
+  if (!st && backend && !cgm_backend_parse(backend, &s->backend))
+    st = cgm_fail(err, CGM_EINPUT, "backend: '%s' is not cpu, cuda or cusparse", backend);
+  if (!st && precision && !cgm_precision_parse(precision, &s->precision))
+    st = cgm_fail(err, CGM_EINPUT, "precision: '%s' is not double, mixed or single", precision);
+  if (!st && precond && !cgm_precond_parse(precond, &s->precond))
+    st = cgm_fail(err, CGM_EINPUT, "precond: '%s' is not jacobi or block", precond);
+  if (st) return st;
+  if (get(o, "block")) s->layout.n = (int)block, s->layout.by = 0;
+  if (get(o, "bx")) s->layout.bx = (int)bx;
+  s->gpus = (int)gpus;
+  s->tol = tol;
+  s->maxiter = (int)maxiter;
+  s->check_every = (int)check;
+  return CGM_OK;
+}
+
 cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const char *options,
                           char **out, cgm_error *err) {
   static const char *const known[] = {"db",         "name",    "record",      "auto",    "backend",
@@ -233,34 +265,18 @@ cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const ch
   ro.record = true;
   ro.solve = cgm_solve_opts_default();
   ro.solve.backend = cgm_cuda_device_count() > 0 ? CGM_BACKEND_CUDA : CGM_BACKEND_CPU;
-  const char *backend = NULL, *precision = NULL, *exchange = NULL, *precond = NULL;
-  double block = ro.solve.layout.n, bx = ro.solve.layout.bx, gpus = ro.solve.gpus,
-         tol = ro.solve.tol, maxiter = ro.solve.maxiter, check = ro.solve.check_every,
-         threads = ro.solve.threads;
+  const char *exchange = NULL;
+  double threads = ro.solve.threads;
   if (!st) st = get_string(o, "db", &ro.db_path, err);
   if (!st) st = get_string(o, "name", &ro.matrix, err);
   if (!st) st = get_bool(o, "record", &ro.record, err);
   if (!st) st = get_bool(o, "auto", &ro.autotune, err);
-  if (!st) st = get_string(o, "backend", &backend, err);
-  if (!st) st = get_string(o, "precision", &precision, err);
   if (!st) st = get_string(o, "exchange", &exchange, err);
-  if (!st) st = get_string(o, "precond", &precond, err);
-  if (!st) st = get_number(o, "block", 1, 8, true, &block, err);
-  if (!st) st = get_number(o, "bx", 1, 1024, true, &bx, err);
-  if (!st) st = get_number(o, "gpus", 1, CGM_MAX_GPUS, true, &gpus, err);
-  if (!st) st = get_number(o, "tol", 1e-300, 1.0, false, &tol, err);
-  if (!st) st = get_number(o, "maxiter", 1, 1e9, true, &maxiter, err);
-  if (!st) st = get_number(o, "check_every", 1, 100000, true, &check, err);
   if (!st) st = get_number(o, "threads", 1, 4096, true, &threads, err);
   if (!st) st = get_number(o, "iters_hint", 1.0, 1e9, false, &ro.iters_hint, err);
-  if (!st && backend && !cgm_backend_parse(backend, &ro.solve.backend))
-    st = cgm_fail(err, CGM_EINPUT, "backend: '%s' is not cpu, cuda or cusparse", backend);
-  if (!st && precision && !cgm_precision_parse(precision, &ro.solve.precision))
-    st = cgm_fail(err, CGM_EINPUT, "precision: '%s' is not double, mixed or single", precision);
+  if (!st) st = solver_options(o, &ro.solve, err);
   if (!st && exchange && !cgm_exchange_parse(exchange, &ro.solve.exchange))
     st = cgm_fail(err, CGM_EINPUT, "exchange: '%s' is not nccl, p2p, host or halo", exchange);
-  if (!st && precond && !cgm_precond_parse(precond, &ro.solve.precond))
-    st = cgm_fail(err, CGM_EINPUT, "precond: '%s' is not jacobi or block", precond);
   const char *layout = get(o, "block")  ? "block"
                        : get(o, "bx")   ? "bx"
                        : get(o, "gpus") ? "gpus"
@@ -274,16 +290,10 @@ cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const ch
     cJSON_Delete(o);
     return st;
   }
-  if (get(o, "block")) ro.solve.layout.n = (int)block, ro.solve.layout.by = 0;
-  if (get(o, "bx")) ro.solve.layout.bx = (int)bx;
-  ro.solve.gpus = (int)gpus;
-  ro.solve.tol = tol;
-  ro.solve.maxiter = (int)maxiter;
-  ro.solve.check_every = (int)check;
   ro.solve.threads = (int)threads;
-  ro.constraints.backend_given = backend != NULL;
+  ro.constraints.backend_given = get(o, "backend") != NULL;
   ro.constraints.backend = ro.solve.backend;
-  ro.constraints.precision_given = precision != NULL;
+  ro.constraints.precision_given = get(o, "precision") != NULL;
   ro.constraints.precision = ro.solve.precision;
   cJSON *notes = cJSON_CreateArray();
   ro.note = collect_note;
@@ -319,36 +329,12 @@ cgm_status cgm_json_solve_device(const cgm_csr_device *A, const double *b, doubl
   rep.matrix = "matrix";
   rep.opts = cgm_solve_opts_default();
   rep.opts.backend = CGM_BACKEND_CUDA;
-  const char *backend = NULL, *precision = NULL, *precond = NULL;
-  double block = 1, bx = 0, gpus = 1, tol = rep.opts.tol, maxiter = rep.opts.maxiter,
-         check = rep.opts.check_every;
   if (!st) st = get_string(o, "name", &rep.matrix, err);
-  if (!st) st = get_string(o, "backend", &backend, err);
-  if (!st) st = get_string(o, "precision", &precision, err);
-  if (!st) st = get_string(o, "precond", &precond, err);
-  if (!st) st = get_number(o, "block", 1, 8, true, &block, err);
-  if (!st) st = get_number(o, "bx", 1, 1024, true, &bx, err);
-  if (!st) st = get_number(o, "gpus", 1, CGM_MAX_GPUS, true, &gpus, err);
-  if (!st) st = get_number(o, "tol", 1e-300, 1.0, false, &tol, err);
-  if (!st) st = get_number(o, "maxiter", 1, 1e9, true, &maxiter, err);
-  if (!st) st = get_number(o, "check_every", 1, 100000, true, &check, err);
-  if (!st && backend && !cgm_backend_parse(backend, &rep.opts.backend))
-    st = cgm_fail(err, CGM_EINPUT, "backend: '%s' is not cpu, cuda or cusparse", backend);
-  if (!st && precision && !cgm_precision_parse(precision, &rep.opts.precision))
-    st = cgm_fail(err, CGM_EINPUT, "precision: '%s' is not double, mixed or single", precision);
-  if (!st && precond && !cgm_precond_parse(precond, &rep.opts.precond))
-    st = cgm_fail(err, CGM_EINPUT, "precond: '%s' is not jacobi or block", precond);
+  if (!st) st = solver_options(o, &rep.opts, err);
   if (st) {
     cJSON_Delete(o);
     return st;
   }
-  rep.opts.layout.n = (int)block;
-  rep.opts.layout.bx = (int)bx;
-  rep.opts.layout.by = 0;
-  rep.opts.gpus = (int)gpus;
-  rep.opts.tol = tol;
-  rep.opts.maxiter = (int)maxiter;
-  rep.opts.check_every = (int)check;
   rep.nrows = A->nrows;
   rep.ncols = A->ncols;
   rep.nnz = A->nnz;

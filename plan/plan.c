@@ -124,7 +124,9 @@ static cgm_status layout_counts(const int32_t *len, int32_t count, const cgm_bcs
   return CGM_OK;
 }
 
-bool cgm_plan_splits_long_rows(const cgm_plan_opts *o) {
+/* Whether plans of o put long rows in a layout of their own
+ * (cgm_plan_layout.long_rows): our kernels on one GPU at N = 1. */
+static bool splits_long_rows(const cgm_plan_opts *o) {
   return o->backend == CGM_BACKEND_CUDA && o->gpus == 1 && o->layout.n == 1;
 }
 
@@ -273,7 +275,7 @@ cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts
     s->rows = (int64_t)(s->b1 - s->b0) * n;
     if (halo) continue;
     s->nparts = 1;
-    if (cgm_plan_splits_long_rows(&p->o))
+    if (splits_long_rows(&p->o))
       st = split_long_rows(pt->len + s->b0, s->b1 - s->b0, lp, s, err);
     else
       st = layout_counts(pt->len + s->b0, s->b1 - s->b0, lp, &s->part[0], err);

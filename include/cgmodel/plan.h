@@ -185,10 +185,6 @@ typedef struct cgm_plan {
   cgm_plan_segment seg[CGM_MAX_GPUS];
 } cgm_plan;
 
-/* Whether plans of o put long rows in a layout of their own
- * (cgm_plan_layout.long_rows): our kernels on one GPU at N = 1. */
-CGM_API bool cgm_plan_splits_long_rows(const cgm_plan_opts *o);
-
 /* The plan of configuration o for A. CGM_EINPUT when it cannot exist (a bad
  * block size or layout, more GPUs than block rows, G > CGM_MAX_GPUS, several
  * GPUs off the CUDA backend). */
