@@ -295,6 +295,8 @@ last_block_sum(double (&v)[NV], cgm_reduce_buf red, const cgm_out &out, const do
   /* What thread 0 adds and forwards, loaded beside the partials rather
    * than after them: one memory round trip fewer on the way to the peers. */
   double a[NV], c[2] = {0.0, 0.0};
+  /* add comes from the kernel this one ran beside (cgm_sync.beside) */
+  if (add && sync && sync->beside) pdl_wait();
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int k = 0; k < NV; k++) a[k] = add ? __ldcg(add + k) : 0.0;

@@ -59,7 +59,13 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
     spmv_mbr(cgm_dev_layout L, const T *__restrict__ x, T *__restrict__ y,
              const T *__restrict__ p_rows, cgm_out dot_out, const double *dot_add,
              cgm_reduce_buf red, cgm_cg_state *guard, cgm_sync sync) {
-  pdl_begin(sync);
+  /* Beside the long-row kernel: that kernel let this one start only once its
+   * own predecessor had finished (spmv_long), so x and the run's state are
+   * final here; only its sum, read last (last_block_sum), needs the wait. */
+  if (sync.beside)
+    pdl_trigger();
+  else
+    pdl_begin(sync);
   trace_first(guard, dot_add ? CGM_TR_SPB_IN : CGM_TR_SPA_IN); /* B adds A's sum */
   const bool want_dot = dot_out.n > 0 || dot_out.ll > 0;
   if (run_stopped(guard, sync)) return;
@@ -207,26 +213,47 @@ static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, co
  * (CG3) adds p_row * y_row per lane 0, then over the block and the blocks'
  * partials in block order (last_block_sum). No flag waits: one GPU. */
 /* One thread's share of a long row: entries q, q + stride, ... below q1,
- * in two chains so that two loads are in flight. */
+ * in kLongChains independent chains so that as many gathers of x are in
+ * flight: the rows of a scale-free graph gather x at random, and each load
+ * waits on L2 (a 2-million-row graph's long rows ran at 42% of the warps
+ * the SM holds and 1.1 TB/s with two chains). */
+#ifndef CGM_LONG_CHAINS
+#define CGM_LONG_CHAINS 4
+#endif
+#ifndef CGM_LONG_BLOCKS_PER_SM
+#define CGM_LONG_BLOCKS_PER_SM 4
+#endif
+constexpr int kLongChains = CGM_LONG_CHAINS;
+constexpr int kLongBlocksPerSM = CGM_LONG_BLOCKS_PER_SM; /* the grid's */
+constexpr int kLongRegBlocks = 8; /* <= 32 registers: room beside it for the MBR kernel */
 template <typename T>
 __device__ __forceinline__ double
 strided_sum(const T *__restrict__ val, const int32_t *__restrict__ bcol, const T *__restrict__ x,
             int64_t q, int64_t q1, int stride) {
-  double a0 = 0.0, a1 = 0.0;
-  for (; q + stride < q1; q += 2 * stride) {
-    a0 += (double)val[q] * (double)__ldg(&x[bcol[q]]);
-    a1 += (double)val[q + stride] * (double)__ldg(&x[bcol[q + stride]]);
+  double a[kLongChains];
+#pragma unroll
+  for (int c = 0; c < kLongChains; c++) a[c] = 0.0;
+  for (; q + (kLongChains - 1) * stride < q1; q += kLongChains * stride) {
+#pragma unroll
+    for (int c = 0; c < kLongChains; c++)
+      a[c] += (double)val[q + c * stride] * (double)__ldg(&x[bcol[q + c * stride]]);
   }
-  if (q < q1) a0 += (double)val[q] * (double)__ldg(&x[bcol[q]]);
-  return a0 + a1;
+  for (; q < q1; q += stride) a[0] += (double)val[q] * (double)__ldg(&x[bcol[q]]);
+  double t = 0.0;
+#pragma unroll
+  for (int c = 0; c < kLongChains; c++) t += a[c];
+  return t;
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kSpmvThreads)
+__global__ void __launch_bounds__(kSpmvThreads, kLongRegBlocks)
     spmv_long(cgm_dev_layout L, const T *__restrict__ x, T *__restrict__ y,
               const T *__restrict__ p_rows, cgm_out dot_out, const double *dot_add,
               cgm_reduce_buf red, cgm_cg_state *guard, cgm_sync sync) {
-  pdl_begin(sync);
+  /* wait, then let the MBR kernel start (cgm_sync.beside): it then finds x
+   * final and fills the SMs beside this grid */
+  pdl_wait();
+  pdl_trigger();
   if (run_stopped(guard, sync)) return;
   const T *__restrict__ val = static_cast<const T *>(L.val);
   const bool want_dot = dot_out.n > 0 || dot_out.ll > 0;
@@ -330,8 +357,10 @@ extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision pr
     int64_t blocks = (L->nslices + rows_per_block - 1) / rows_per_block;
     if (blocks < L->nhuge) blocks = L->nhuge; /* a block a hub */
     if (blocks > red.capacity) blocks = red.capacity;
-    if (blocks > (int64_t)sms * cgm::kSpmvBlocksPerSM)
-      blocks = (int64_t)sms * cgm::kSpmvBlocksPerSM;
+    /* the gathers wait on L2: the more warps, the better, but with room left
+     * for the MBR kernel that runs beside (cgm_sync.beside) */
+    if (blocks > (int64_t)sms * cgm::kLongBlocksPerSM)
+      blocks = (int64_t)sms * cgm::kLongBlocksPerSM;
     if (blocks < 1) blocks = 1; /* no rows: the dot (0 + add) is still delivered */
     if (prec == CGM_PREC_SINGLE)
       return cgm::launch_k(sy.overlap, cgm::spmv_long<float>, (int)blocks, cgm::kSpmvThreads, s, *L,

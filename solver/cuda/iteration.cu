@@ -61,9 +61,11 @@ static cudaError_t spmv_all(gpu_solver *S, int slot) {
                             d->state, &yl, d->sms, d->stream);
         add = d->dot_tmp;
       }
-      if (e == cudaSuccess)
+      if (e == cudaSuccess) {
+        y.beside = add && y.overlap; /* beside the long rows, waiting only for their sum */
         e = cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, &out, add, cgm_cuda_red(d, 0),
                             d->state, &y, d->sms, d->stream);
+      }
     } else {
       /* Interior rows first (no foreign data), then the boundary rows once
        * every neighbour's halo has arrived. The boundary launch finishes
