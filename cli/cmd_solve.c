@@ -31,8 +31,10 @@ static const char help[] =
     "  --monitor [K]          print the relative residual on stderr every K iterations\n"
     "                         (default 1; GPU: at the convergence checks that follow);\n"
     "                         --json adds residual_history\n"
-    "  --precond P            jacobi | block: block-Jacobi inverts the diagonal blocks of the\n"
-    "                         --block size (default jacobi; not with cusparse, not with --auto)\n"
+    "  --precond P            jacobi | block: block-Jacobi inverts the diagonal blocks of\n"
+    "                         --precond-block rows (default jacobi; not with cusparse)\n"
+    "  --precond-block B      block-Jacobi's block, 1..8 (default: the matrix's point block,\n"
+    "                         e.g. 3 for 3 unknowns a node, found from its pattern; else --block)\n"
     "  --reorder R            auto | none | rcm: reverse Cuthill-McKee on the host before the\n"
     "                         solve, x returned in the original numbering (default auto: when\n"
     "                         the calibration predicts it pays over the expected iterations)\n"
@@ -120,6 +122,8 @@ static int parse(int argc, char **argv, solve_args *s) {
       if (!s->layout_option) s->layout_option = "--exchange";
       if (!cgm_exchange_parse(a.value, &s->o.exchange))
         return cli_error("solve", 2, "--exchange: '%s' is not nccl, p2p, host or halo", a.value);
+    } else if (cli_int(&a, "--precond-block", 1, 8, &v)) {
+      s->o.precond_block = (int)v;
     } else if (cli_int(&a, "--block", 1, 8, &v)) {
       s->o.layout.n = (int)v, s->o.layout.by = 0;
       if (!s->layout_option) s->layout_option = "--block";

@@ -252,9 +252,11 @@ __global__ void __launch_bounds__(kVecThreads)
 
 /* ------------------------------------------------------- block-Jacobi --- */
 /* The same steps with z = M^-1 r applied by the n x n inverses of the
- * diagonal blocks (kernels.h, cgm_bjac): a thread owns a block row, since
- * z of a row needs the block's every r. nb block rows (the own rows / n);
- * the padding past them is never written (it stays zero). */
+ * diagonal blocks (kernels.h, cgm_bjac): a thread owns a block, since z of
+ * a row needs the block's every r. rows: the own rows, ceil(rows / n)
+ * blocks; the last block may be cut at rows (block-Jacobi's n need not
+ * divide the layout's): its rows past them are neither read nor written,
+ * and count as zero (its inverse is the identity there). */
 constexpr int kMaxBlk = 8;
 
 /* y = a x, a n x n row-major; the sums in T as the Jacobi kernels' d r. */
@@ -270,20 +272,22 @@ __device__ __forceinline__ void bmv(int n, const T *__restrict__ a, const T *x, 
 /* CG1: r = b - u, v = M^-1 r, (r.v, r.r). */
 template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
-    cg1_blk(int64_t nb, int n, const T *b, const T *u, const T *inv, T *r, T *v, double *out,
+    cg1_blk(int64_t rows, int n, const T *b, const T *u, const T *inv, T *r, T *v, double *out,
             cgm_reduce_buf red) {
   double s[2] = {0.0, 0.0};
+  const int64_t nb = (rows + n - 1) / n;
   for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nb;
        k += (int64_t)gridDim.x * blockDim.x) {
-    T rk[kMaxBlk], zk[kMaxBlk];
+    T rk[kMaxBlk] = {}, zk[kMaxBlk];
     const int64_t i0 = k * n;
-    for (int e = 0; e < n; e++) {
+    const int m = rows - i0 < n ? (int)(rows - i0) : n; /* the last block may be cut */
+    for (int e = 0; e < m; e++) {
       rk[e] = b[i0 + e] - u[i0 + e];
       r[i0 + e] = rk[e];
       s[1] += (double)rk[e] * (double)rk[e];
     }
     bmv(n, inv + k * n * n, rk, zk);
-    for (int e = 0; e < n; e++) {
+    for (int e = 0; e < m; e++) {
       v[i0 + e] = zk[e];
       s[0] += (double)rk[e] * (double)zk[e];
     }
@@ -294,24 +298,26 @@ __global__ void __launch_bounds__(kVecThreads)
 /* CG4 (+ CG2): x += alpha v, r -= alpha u, (r.M^-1 r, r.r). */
 template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
-    cg4_blk(int64_t nb, int n, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *r,
+    cg4_blk(int64_t rows, int n, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *r,
             const T *v, const T *u, const T *inv, cgm_out out, cgm_reduce_buf red, cgm_sync sync) {
   double alpha_d;
   if (!cg4_alpha(state, nparts, slot, prev, sync, &alpha_d)) return;
   const T alpha = (T)alpha_d;
   double s[2] = {0.0, 0.0};
+  const int64_t nb = (rows + n - 1) / n;
   for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nb;
        k += (int64_t)gridDim.x * blockDim.x) {
-    T rk[kMaxBlk], zk[kMaxBlk];
+    T rk[kMaxBlk] = {}, zk[kMaxBlk];
     const int64_t i0 = k * n;
-    for (int e = 0; e < n; e++) {
+    const int m = rows - i0 < n ? (int)(rows - i0) : n; /* the last block may be cut */
+    for (int e = 0; e < m; e++) {
       x[i0 + e] += alpha * v[i0 + e];
       rk[e] = r[i0 + e] - alpha * u[i0 + e];
       r[i0 + e] = rk[e];
       s[1] += (double)rk[e] * (double)rk[e];
     }
     bmv(n, inv + k * n * n, rk, zk);
-    for (int e = 0; e < n; e++) s[0] += (double)rk[e] * (double)zk[e];
+    for (int e = 0; e < m; e++) s[0] += (double)rk[e] * (double)zk[e];
   }
   last_block_sum<2>(s, red, out, nullptr, state, &sync);
 }
@@ -319,18 +325,20 @@ __global__ void __launch_bounds__(kVecThreads)
 /* CG5: stop test, then v = M^-1 r + beta v (the test as cg5's). */
 template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
-    cg5_blk(int64_t nb, int n, cgm_cg_state *state, int nparts, int slot, int prev, T *v,
+    cg5_blk(int64_t rows, int n, cgm_cg_state *state, int nparts, int slot, int prev, T *v,
             const T *r, const T *inv, cgm_sync sync) {
   double beta_d;
   if (!cg5_beta(state, nparts, slot, prev, sync, &beta_d)) return;
   const T beta = (T)beta_d;
+  const int64_t nb = (rows + n - 1) / n;
   for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nb;
        k += (int64_t)gridDim.x * blockDim.x) {
-    T rk[kMaxBlk], zk[kMaxBlk];
+    T rk[kMaxBlk] = {}, zk[kMaxBlk];
     const int64_t i0 = k * n;
-    for (int e = 0; e < n; e++) rk[e] = r[i0 + e];
+    const int m = rows - i0 < n ? (int)(rows - i0) : n; /* the last block may be cut */
+    for (int e = 0; e < m; e++) rk[e] = r[i0 + e];
     bmv(n, inv + k * n * n, rk, zk);
-    for (int e = 0; e < n; e++) v[i0 + e] = zk[e] + beta * v[i0 + e];
+    for (int e = 0; e < m; e++) v[i0 + e] = zk[e] + beta * v[i0 + e];
   }
 }
 
@@ -338,7 +346,7 @@ __global__ void __launch_bounds__(kVecThreads)
  * and the residual recovered as r = M u by the block itself (cgg's r = D u). */
 template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
-    cgg_blk(int64_t nb, int n, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *u,
+    cgg_blk(int64_t rows, int n, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *u,
             T *p, const T *w, T *s, const T *inv, const T *blk, cgm_out out, cgm_reduce_buf red,
             cgm_sync sync) {
   /* the scalars exactly as cgg's */
@@ -346,11 +354,13 @@ __global__ void __launch_bounds__(kVecThreads)
   if (!cgg_scalars(state, nparts, slot, prev, sync, &alpha_d, &beta_d)) return;
   const T alpha = (T)alpha_d, tb = (T)beta_d;
   double acc[2] = {0.0, 0.0};
+  const int64_t nb = (rows + n - 1) / n;
   for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nb;
        k += (int64_t)gridDim.x * blockDim.x) {
-    T sk[kMaxBlk], zk[kMaxBlk], uk[kMaxBlk], rk[kMaxBlk];
+    T sk[kMaxBlk] = {}, zk[kMaxBlk], uk[kMaxBlk] = {}, rk[kMaxBlk];
     const int64_t i0 = k * n;
-    for (int e = 0; e < n; e++) {
+    const int m = rows - i0 < n ? (int)(rows - i0) : n; /* the last block may be cut */
+    for (int e = 0; e < m; e++) {
       const T pe = u[i0 + e] + tb * p[i0 + e];
       sk[e] = w[i0 + e] + tb * s[i0 + e];
       p[i0 + e] = pe;
@@ -358,12 +368,12 @@ __global__ void __launch_bounds__(kVecThreads)
       x[i0 + e] += alpha * pe;
     }
     bmv(n, inv + k * n * n, sk, zk);
-    for (int e = 0; e < n; e++) {
+    for (int e = 0; e < m; e++) {
       uk[e] = u[i0 + e] - alpha * zk[e];
       u[i0 + e] = uk[e];
     }
     bmv(n, blk + k * n * n, uk, rk);
-    for (int e = 0; e < n; e++) {
+    for (int e = 0; e < m; e++) {
       acc[0] += (double)rk[e] * (double)uk[e];
       acc[1] += (double)rk[e] * (double)rk[e];
     }
@@ -377,46 +387,48 @@ __global__ void __launch_bounds__(kVecThreads)
  * does; Algorithm 2 keeps r' = (T) r and, given v, restarts at v = M^-1 r'. */
 template <typename R, typename T>
 __global__ void __launch_bounds__(kVecThreads)
-    replace_blk(int64_t nb, int n, int cgg, const R *b, const R *y, const T *inv, const T *blk,
+    replace_blk(int64_t rows, int n, int cgg, const R *b, const R *y, const T *inv, const T *blk,
                 T *z, T *v, const T *x, const T *sp, double *out, cgm_reduce_buf red) {
   double s[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
+  const int64_t nb = (rows + n - 1) / n;
   for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nb;
        k += (int64_t)gridDim.x * blockDim.x) {
     const int64_t i0 = k * n;
+    const int m = rows - i0 < n ? (int)(rows - i0) : n; /* the last block may be cut */
     const T *a = inv + k * n * n;
-    R rk[kMaxBlk];
-    T tk[kMaxBlk], qk[kMaxBlk];
-    for (int e = 0; e < n; e++) {
+    R rk[kMaxBlk] = {};
+    T tk[kMaxBlk] = {}, qk[kMaxBlk];
+    for (int e = 0; e < m; e++) {
       rk[e] = b[i0 + e] - y[i0 + e];
       s[0] += (double)rk[e] * (double)rk[e];
     }
     if (cgg) {
-      for (int e = 0; e < n; e++) { /* u = M^-1 r in R, rounded */
+      for (int e = 0; e < m; e++) { /* u = M^-1 r in R, rounded */
         R t = 0;
-        for (int c = 0; c < n; c++) t += (R)a[e * n + c] * rk[c];
+        for (int c = 0; c < m; c++) t += (R)a[e * n + c] * rk[c];
         tk[e] = (T)t;
         z[i0 + e] = tk[e];
         if (sp) s[4] += (double)sp[i0 + e] * (double)tk[e];
       }
       bmv(n, blk + k * n * n, tk, qk); /* r' = M u */
-      for (int e = 0; e < n; e++) {
+      for (int e = 0; e < m; e++) {
         s[1] += (double)qk[e] * (double)tk[e];
         s[2] += (double)qk[e] * (double)qk[e];
       }
     } else {
-      for (int e = 0; e < n; e++) {
+      for (int e = 0; e < m; e++) {
         tk[e] = (T)rk[e];
         z[i0 + e] = tk[e];
       }
       bmv(n, a, tk, qk); /* M^-1 r' */
-      for (int e = 0; e < n; e++) {
+      for (int e = 0; e < m; e++) {
         s[1] += (double)tk[e] * (double)qk[e];
         s[2] += (double)tk[e] * (double)tk[e];
         if (v) v[i0 + e] = qk[e];
       }
     }
     if (x)
-      for (int e = 0; e < n; e++) s[3] += (double)x[i0 + e] * (double)x[i0 + e];
+      for (int e = 0; e < m; e++) s[3] += (double)x[i0 + e] * (double)x[i0 + e];
   }
   last_block_sum<5>(s, red, out);
 }
@@ -597,14 +609,13 @@ extern "C" cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void 
                                       const void *dinv, const cgm_bjac *bj, void *r, void *v,
                                       double *out, cgm_reduce_buf red, int sms, cudaStream_t s) {
   if (cgm::blocked(bj)) {
-    const int64_t nb = n / bj->n;
-    const int blocks = cgm_vector_blocks(2 * nb, sms); /* a thread a block row */
+    const int blocks = cgm_vector_blocks(2 * ((n + bj->n - 1) / bj->n), sms); /* a thread a block */
     if (prec == CGM_PREC_SINGLE)
-      cgm::cg1_blk<float><<<blocks, cgm::kVecThreads, 0, s>>>(nb, bj->n, CF(b), CF(u), CF(bj->inv),
+      cgm::cg1_blk<float><<<blocks, cgm::kVecThreads, 0, s>>>(n, bj->n, CF(b), CF(u), CF(bj->inv),
                                                               F(r), F(v), out, red);
     else
       cgm::cg1_blk<double><<<blocks, cgm::kVecThreads, 0, s>>>(
-          nb, bj->n, static_cast<const double *>(b), static_cast<const double *>(u),
+          n, bj->n, static_cast<const double *>(b), static_cast<const double *>(u),
           static_cast<const double *>(bj->inv), static_cast<double *>(r), static_cast<double *>(v),
           out, red);
     return cudaGetLastError();
@@ -629,13 +640,12 @@ extern "C" cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_stat
                                       int sms, cudaStream_t s) {
   const cgm_sync sy = cgm::sync_or_none(sync);
   if (cgm::blocked(bj)) {
-    const int64_t nb = n / bj->n;
-    const int blocks = cgm_vector_blocks(2 * nb, sms);
+    const int blocks = cgm_vector_blocks(2 * ((n + bj->n - 1) / bj->n), sms);
     if (prec == CGM_PREC_SINGLE)
-      return cgm::launch_k(sy.overlap, cgm::cg4_blk<float>, blocks, cgm::kVecThreads, s, nb, bj->n,
+      return cgm::launch_k(sy.overlap, cgm::cg4_blk<float>, blocks, cgm::kVecThreads, s, n, bj->n,
                            st, nparts, slot, prev, F(x), F(r), CF(v), CF(u), CF(bj->inv), *out, red,
                            sy);
-    return cgm::launch_k(sy.overlap, cgm::cg4_blk<double>, blocks, cgm::kVecThreads, s, nb, bj->n,
+    return cgm::launch_k(sy.overlap, cgm::cg4_blk<double>, blocks, cgm::kVecThreads, s, n, bj->n,
                          st, nparts, slot, prev, static_cast<double *>(x), static_cast<double *>(r),
                          static_cast<const double *>(v), static_cast<const double *>(u),
                          static_cast<const double *>(bj->inv), *out, red, sy);
@@ -657,12 +667,11 @@ extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_stat
                                       cudaStream_t s) {
   const cgm_sync sy = cgm::sync_or_none(sync);
   if (cgm::blocked(bj)) {
-    const int64_t nb = n / bj->n;
-    const int blocks = cgm_vector_blocks(2 * nb, sms);
+    const int blocks = cgm_vector_blocks(2 * ((n + bj->n - 1) / bj->n), sms);
     if (prec == CGM_PREC_SINGLE)
-      return cgm::launch_k(sy.overlap, cgm::cg5_blk<float>, blocks, cgm::kVecThreads, s, nb, bj->n,
+      return cgm::launch_k(sy.overlap, cgm::cg5_blk<float>, blocks, cgm::kVecThreads, s, n, bj->n,
                            st, nparts, slot, prev, F(v), CF(r), CF(bj->inv), sy);
-    return cgm::launch_k(sy.overlap, cgm::cg5_blk<double>, blocks, cgm::kVecThreads, s, nb, bj->n,
+    return cgm::launch_k(sy.overlap, cgm::cg5_blk<double>, blocks, cgm::kVecThreads, s, n, bj->n,
                          st, nparts, slot, prev, static_cast<double *>(v),
                          static_cast<const double *>(r), static_cast<const double *>(bj->inv), sy);
   }
@@ -683,14 +692,13 @@ extern "C" cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_stat
                                       int sms, cudaStream_t stream) {
   const cgm_sync sy = cgm::sync_or_none(sync);
   if (cgm::blocked(bj)) {
-    const int64_t nb = n / bj->n;
-    const int blocks = cgm_vector_blocks(2 * nb, sms);
+    const int blocks = cgm_vector_blocks(2 * ((n + bj->n - 1) / bj->n), sms);
     if (prec == CGM_PREC_SINGLE)
-      return cgm::launch_k(sy.overlap, cgm::cgg_blk<float>, blocks, cgm::kVecThreads, stream, nb,
+      return cgm::launch_k(sy.overlap, cgm::cgg_blk<float>, blocks, cgm::kVecThreads, stream, n,
                            bj->n, st, nparts, slot, prev, F(x), F(u), F(p), CF(w), F(s),
                            CF(bj->inv), CF(bj->blk), *out, red, sy);
     return cgm::launch_k(
-        sy.overlap, cgm::cgg_blk<double>, blocks, cgm::kVecThreads, stream, nb, bj->n, st, nparts,
+        sy.overlap, cgm::cgg_blk<double>, blocks, cgm::kVecThreads, stream, n, bj->n, st, nparts,
         slot, prev, static_cast<double *>(x), static_cast<double *>(u), static_cast<double *>(p),
         static_cast<const double *>(w), static_cast<double *>(s),
         static_cast<const double *>(bj->inv), static_cast<const double *>(bj->blk), *out, red, sy);
@@ -760,21 +768,20 @@ extern "C" cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision ipr
                                           const void *sp, double *out, cgm_reduce_buf red, int sms,
                                           cudaStream_t s) {
   if (cgm::blocked(bj)) {
-    const int64_t nb = n / bj->n;
-    const int blocks = cgm_vector_blocks(2 * nb, sms);
+    const int blocks = cgm_vector_blocks(2 * ((n + bj->n - 1) / bj->n), sms);
     if (iprec == CGM_PREC_DOUBLE)
       cgm::replace_blk<double, double><<<blocks, cgm::kVecThreads, 0, s>>>(
-          nb, bj->n, cgg, static_cast<const double *>(b), static_cast<const double *>(y),
+          n, bj->n, cgg, static_cast<const double *>(b), static_cast<const double *>(y),
           static_cast<const double *>(bj->inv), static_cast<const double *>(bj->blk),
           static_cast<double *>(z), static_cast<double *>(v), static_cast<const double *>(x),
           static_cast<const double *>(sp), out, red);
     else if (rprec == CGM_PREC_DOUBLE)
       cgm::replace_blk<double, float><<<blocks, cgm::kVecThreads, 0, s>>>(
-          nb, bj->n, cgg, static_cast<const double *>(b), static_cast<const double *>(y),
+          n, bj->n, cgg, static_cast<const double *>(b), static_cast<const double *>(y),
           CF(bj->inv), CF(bj->blk), F(z), F(v), CF(x), CF(sp), out, red);
     else
       cgm::replace_blk<float, float>
-          <<<blocks, cgm::kVecThreads, 0, s>>>(nb, bj->n, cgg, CF(b), CF(y), CF(bj->inv),
+          <<<blocks, cgm::kVecThreads, 0, s>>>(n, bj->n, cgg, CF(b), CF(y), CF(bj->inv),
                                                CF(bj->blk), F(z), F(v), CF(x), CF(sp), out, red);
     return cudaGetLastError();
   }

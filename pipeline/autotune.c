@@ -45,6 +45,7 @@ cgm_status cgm_autotune(const cgm_csr *A, const cgm_features *f, const cgm_tuner
   to.tol = c->tol;
   to.iterations = c->iterations;
   to.exchanges = (1u << CGM_EXCHANGE_HALO) | (1u << CGM_EXCHANGE_P2P);
+  if (c->block_jacobi) to.cusparse = false;
   cgm_candidate *cand = NULL;
   int nc = 0;
   cgm_status st = cgm_tuner_candidates(A, f, local, nl, &to, &cand, &nc, err);

@@ -215,16 +215,17 @@ cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out, c
 }
 
 /* The solver's options both solve steps take, each applied to s when
- * given: backend, precision, precond, block (B_y then chosen anew), bx,
+ * given: backend, precision, precond, precond_block, block (B_y then chosen anew), bx,
  * gpus, tol, maxiter, check_every. */
 static cgm_status solver_options(const cJSON *o, cgm_solve_opts *s, cgm_error *err) {
   const char *backend = NULL, *precision = NULL, *precond = NULL;
   double block = s->layout.n, bx = s->layout.bx, gpus = s->gpus, tol = s->tol, maxiter = s->maxiter,
-         check = s->check_every;
+         check = s->check_every, pblock = s->precond_block;
   cgm_status st = get_string(o, "backend", &backend, err);
   if (!st) st = get_string(o, "precision", &precision, err);
   if (!st) st = get_string(o, "precond", &precond, err);
   if (!st) st = get_number(o, "block", 1, 8, true, &block, err);
+  if (!st) st = get_number(o, "precond_block", 1, 8, true, &pblock, err);
   if (!st) st = get_number(o, "bx", 1, 1024, true, &bx, err);
   if (!st) st = get_number(o, "gpus", 1, CGM_MAX_GPUS, true, &gpus, err);
   if (!st) st = get_number(o, "tol", 1e-300, 1.0, false, &tol, err);
@@ -239,6 +240,7 @@ static cgm_status solver_options(const cJSON *o, cgm_solve_opts *s, cgm_error *e
   if (st) return st;
   if (get(o, "block")) s->layout.n = (int)block, s->layout.by = 0;
   if (get(o, "bx")) s->layout.bx = (int)bx;
+  if (get(o, "precond_block")) s->precond_block = (int)pblock;
   s->gpus = (int)gpus;
   s->tol = tol;
   s->maxiter = (int)maxiter;
@@ -248,10 +250,10 @@ static cgm_status solver_options(const cJSON *o, cgm_solve_opts *s, cgm_error *e
 
 cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const char *options,
                           char **out, cgm_error *err) {
-  static const char *const known[] = {"db",         "name",    "record",      "auto",    "backend",
-                                      "precision",  "block",   "bx",          "gpus",    "exchange",
-                                      "tol",        "maxiter", "check_every", "threads", "precond",
-                                      "iters_hint", NULL};
+  static const char *const known[] = {
+      "db",          "name",    "record",  "auto",       "backend",       "precision",
+      "block",       "bx",      "gpus",    "exchange",   "tol",           "maxiter",
+      "check_every", "threads", "precond", "iters_hint", "precond_block", NULL};
   *out = NULL;
   cgm_status st = cgm_csr_check(A, err);
   if (st) return st;
@@ -317,8 +319,9 @@ cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const ch
 
 cgm_status cgm_json_solve_device(const cgm_csr_device *A, const double *b, double *x,
                                  const char *options, char **out, cgm_error *err) {
-  static const char *const known[] = {"name", "backend", "precision",   "block",   "bx", "gpus",
-                                      "tol",  "maxiter", "check_every", "precond", NULL};
+  static const char *const known[] = {"name",        "backend", "precision",     "block",
+                                      "bx",          "gpus",    "tol",           "maxiter",
+                                      "check_every", "precond", "precond_block", NULL};
   *out = NULL;
   const double t0 = cgm_now();
   cJSON *o;

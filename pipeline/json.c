@@ -277,6 +277,7 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   json_add_string(j, "matrix", rep->matrix);
   json_add_string(j, "reorder", cgm_reorder_name(o->reorder));
   json_add_string(j, "precond", cgm_precond_name(o->precond));
+  if (r->precond_block) cJSON_AddNumberToObject(j, "precond_block", r->precond_block);
   if (r->reordered) cJSON_AddNumberToObject(j, "time_reorder_s", r->time_reorder_s);
   if (rep->have_reorder)
     cJSON_AddItemToObject(j, "reorder_advice", cgm_reorder_advice_json(&rep->reorder));

@@ -253,7 +253,17 @@ cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts
   p->nnz = pt->nnz;
   p->nb = pt->nb;
   p->nseg = G;
-  const int align = cgm_partition_align(n);
+  int align = cgm_partition_align(n);
+  if (o->row_align > 1) { /* segment starts at multiples of both */
+    const int rows = align * n, m = o->row_align;
+    int a = rows, b = m;
+    while (b) {
+      const int t = a % b;
+      a = b;
+      b = t;
+    }
+    align = rows / a * m / n; /* lcm(rows, m) / n: n divides rows */
+  }
   const bool halo = G > 1 && o->exchange == CGM_EXCHANGE_HALO;
   if (halo && !pt->bptr)
     return cgm_fail(err, CGM_EINPUT, "a halo plan needs the block pattern's columns");

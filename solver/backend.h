@@ -22,7 +22,7 @@ typedef struct cgm_problem {
   cgm_solve_opts opts; /* layout parameters already checked and defaulted */
   cgm_plan plan;       /* what to build (cgm_solve_plan) */
   /* Block-Jacobi (opts.precond == CGM_PRECOND_BLOCK, else NULL): the
-   * inverses of A's diagonal blocks of opts.layout.n rows (cgm_bjacobi_build),
+   * inverses of A's diagonal blocks of opts.precond_block rows (cgm_bjacobi_build),
    * and for our CUDA kernels the blocks themselves (the single-reduction CG
    * recovers r = M u from its preconditioned residual u). */
   const double *binv;
@@ -33,7 +33,6 @@ typedef struct cgm_problem {
 } cgm_problem;
 
 /* Block-Jacobi (bjacobi.c). The blocks of an n-row matrix: ceil(n / N). */
-#define CGM_BJACOBI_MAX_N 8
 static inline int32_t cgm_bjacobi_blocks(int32_t nrows, int n) {
   return (int32_t)(((int64_t)nrows + n - 1) / n);
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Block-Jacobi preconditioning (docs/precond.md): the inverses of the
- * N x N diagonal blocks of A, computed once on the host during set-up and
- * applied by every backend that supports it (the CPU's kernels and our
- * CUDA kernels). */
+ * b x b diagonal blocks of A (b the matrix's point block, or given), computed once on the host
+ * during set-up and applied by every backend that supports it (the CPU's kernels and our CUDA
+ * kernels). */
 #include <stdio.h>
 #include <string.h>
 #include <threads.h>
@@ -26,6 +26,44 @@ bool cgm_precond_parse(const char *s, cgm_precond *p) {
       return true;
     }
   return false;
+}
+
+/* Whether A is made of dense, aligned b x b blocks (cgm_csr_point_block):
+ * row i's columns are whole runs [cb, cb + b), and equal to the columns of
+ * the first row of its block row. */
+static bool has_point_block(const cgm_csr *A, int b) {
+  if (A->nrows % b) return false;
+  bool ok = true;
+#pragma omp parallel for schedule(static) reduction(&& : ok)
+  for (int32_t i = 0; i < A->nrows; i++) {
+    if (!ok) continue;
+    const int64_t q0 = A->rowptr[i], q1 = A->rowptr[i + 1], f = A->rowptr[i - i % b];
+    if ((q1 - q0) % b || q1 - q0 != A->rowptr[i - i % b + 1] - f) {
+      ok = false;
+      continue;
+    }
+    for (int64_t q = q0; q < q1 && ok; q++) {
+      const int64_t e = q - q0;
+      const int32_t c = A->colidx[q];
+      /* a run starts at a multiple of b and climbs by one (sorted columns) */
+      if (e % b == 0 ? c % b != 0 : c != A->colidx[q - 1] + 1) ok = false;
+      if (A->colidx[f + e] != c) ok = false;
+    }
+  }
+  return ok;
+}
+
+int cgm_csr_point_block(const cgm_csr *A, int maxb) {
+  if (!A || A->nrows < 2) return 1;
+  for (int b = maxb; b >= 2; b--)
+    if (has_point_block(A, b)) return b;
+  return 1;
+}
+
+int cgm_precond_block_size(const cgm_csr *A, const cgm_solve_opts *o) {
+  if (o->precond_block > 0) return o->precond_block;
+  const int b = cgm_csr_point_block(A, CGM_BJACOBI_MAX_BLOCK);
+  return b > 1 ? b : o->layout.n;
 }
 
 static once_flag gsl_once = ONCE_FLAG_INIT;
@@ -54,16 +92,16 @@ static void diag_block(const cgm_csr *A, int n, int32_t k, double *a) {
 }
 
 cgm_status cgm_bjacobi_build(const cgm_csr *A, int n, double *inv, double *blk, cgm_error *err) {
-  if (n < 1 || n > CGM_BJACOBI_MAX_N)
+  if (n < 1 || n > CGM_BJACOBI_MAX_BLOCK)
     return cgm_fail(err, CGM_EINPUT, "block-Jacobi block size %d is not in 1..%d", n,
-                    CGM_BJACOBI_MAX_N);
+                    CGM_BJACOBI_MAX_BLOCK);
   call_once(&gsl_once, gsl_quiet);
   const int32_t nb = cgm_bjacobi_blocks(A->nrows, n);
   const int64_t nn = (int64_t)n * n;
   int32_t bad = nb; /* the first block without a Cholesky factor */
 #pragma omp parallel for schedule(static) reduction(min : bad)
   for (int32_t k = 0; k < nb; k++) {
-    double a[CGM_BJACOBI_MAX_N * CGM_BJACOBI_MAX_N];
+    double a[CGM_BJACOBI_MAX_BLOCK * CGM_BJACOBI_MAX_BLOCK];
     diag_block(A, n, k, a);
     if (blk) memcpy(blk + k * nn, a, sizeof(double) * (size_t)nn);
     gsl_matrix_view m = gsl_matrix_view_array(a, (size_t)n, (size_t)n);

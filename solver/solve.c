@@ -47,6 +47,8 @@ static cgm_plan_opts plan_opts(const cgm_solve_opts *o) {
   po.gpus = o->backend == CGM_BACKEND_CUDA ? o->gpus : 1;
   po.exchange = o->exchange;
   po.balance = o->gpu.balance;
+  /* no segment boundary cuts a block-Jacobi block */
+  po.row_align = o->precond == CGM_PRECOND_BLOCK ? o->precond_block : 0;
   return po;
 }
 
@@ -365,7 +367,7 @@ static cgm_status block_jacobi(const cgm_csr *A, const double *b, const double *
     return cgm_fail(err, CGM_EINPUT,
                     "the cusparse backend has Jacobi preconditioning only: block-Jacobi "
                     "(--precond block) runs on the cpu and cuda backends");
-  const int n = pb->opts.layout.n;
+  const int n = pb->opts.precond_block; /* resolved (solve_in_order) */
   const size_t len = (size_t)cgm_bjacobi_blocks(A->nrows, n) * (size_t)n * (size_t)n;
   *binv = malloc(len * sizeof **binv);
   if (pb->opts.backend == CGM_BACKEND_CUDA) *bblk = malloc(len * sizeof **bblk);
@@ -498,6 +500,15 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     return st;
   }
 
+  /* Block-Jacobi's block, which the segments' starts follow */
+  if (o->precond == CGM_PRECOND_BLOCK) {
+    pb.opts.precond_block = cgm_precond_block_size(A, &pb.opts);
+    if (pb.opts.precond_block > CGM_BJACOBI_MAX_BLOCK)
+      return cgm_fail(err, CGM_EINPUT, "block-Jacobi block size %d is not in 1..%d",
+                      pb.opts.precond_block, CGM_BJACOBI_MAX_BLOCK);
+  } else {
+    pb.opts.precond_block = 0;
+  }
   /* What the backend builds: the CPU and cuSPARSE one segment, our CUDA
    * kernels the plan's segments. */
   if ((st = solver_plan(A, &pb.opts, &pb.plan, err))) return st;
@@ -556,6 +567,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   }
   res->time_setup_s += time_bjacobi;
   res->time_check_s = time_check;
+  res->precond_block = pb.opts.precond_block;
   const double t_finish = cgm_now();
   if (st == CGM_ENOCONV) breakdown_verdict(A, o->precision, res);
   if (st == CGM_OK || st == CGM_ENOCONV) {

@@ -286,6 +286,10 @@ typedef struct cgm_autotune_opts {
   cgm_precision precision;
   double tol;        /* the tolerance the solve must meet (<= 0: 1e-8) */
   double iterations; /* double precision's iteration count when known; <= 0: estimated */
+  /* Block-Jacobi of a block fixed apart from the layout (the matrix's point
+   * block, or given): the same preconditioner, so the same iterations, at
+   * every block size N; cuSPARSE (Jacobi only) is then no candidate. */
+  bool block_jacobi;
 } cgm_autotune_opts;
 
 typedef struct cgm_autotune_result {

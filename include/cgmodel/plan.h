@@ -108,6 +108,9 @@ typedef struct cgm_plan_opts {
    * them instead of walking every block row's columns again (a third of a
    * warm solve's analysis at 49M nonzeros). */
   const cgm_features *features;
+  /* Several segments start at multiples of this many rows (block-Jacobi's
+   * block, which no segment boundary may cut); <= 1: any block row. */
+  int row_align;
 } cgm_plan_opts;
 
 /* The boundary rows' extra weight in the balanced cut: on 4 x H200 the

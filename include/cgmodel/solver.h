@@ -59,14 +59,22 @@ CGM_API bool cgm_reorder_parse(const char *s, cgm_reorder *r);
 /* The preconditioner M of the CG (docs/precond.md). */
 typedef enum {
   CGM_PRECOND_JACOBI = 0, /* M = diag(A) (default) */
-  /* M = the N x N diagonal blocks of A, N the layout's block size
-   * (cgm_solve_opts.layout.n): rows [kN, kN + N) form block k, the last
-   * possibly smaller. Each block must be SPD (refused otherwise); N = 1 is
-   * Jacobi. Our CPU and CUDA backends; cuSPARSE refuses it. */
+  /* M = the b x b diagonal blocks of A (cgm_solve_opts.precond_block):
+   * rows [kb, kb + b) form block k, the last possibly smaller. Each block
+   * must be SPD (refused otherwise); b = 1 is Jacobi. Our CPU and CUDA
+   * backends; cuSPARSE refuses it. */
   CGM_PRECOND_BLOCK = 1,
 } cgm_precond;
 CGM_API const char *cgm_precond_name(cgm_precond p);
 CGM_API bool cgm_precond_parse(const char *s, cgm_precond *p);
+
+/* The largest b in [2, maxb] such that A is made of dense b x b blocks
+ * aligned at multiples of b: b divides the dimension, every row's columns
+ * are whole aligned runs of b, and the b rows of a block row have the same
+ * columns (the unknowns of a node, as PETSc's matrix block size); 1 when
+ * there is none. One pass over A per candidate. */
+CGM_API int cgm_csr_point_block(const cgm_csr *A, int maxb);
+#define CGM_BJACOBI_MAX_BLOCK 8 /* the largest block-Jacobi block */
 
 typedef struct cgm_solve_opts {
   cgm_backend backend;
@@ -99,8 +107,16 @@ typedef struct cgm_solve_opts {
    * as none: the pipeline resolves it from the model (cgm_tuner_reorder). */
   cgm_reorder reorder;
   cgm_precond precond; /* default Jacobi */
+  /* Block-Jacobi's block (1..8; <= 0: cgm_precond_block_size chooses: the
+   * matrix's point block, else the layout's N). Independent of the layout:
+   * with several GPUs the segments start at multiples of it. */
+  int precond_block;
 } cgm_solve_opts;
 
+/* Block-Jacobi's block size for A under o: o->precond_block when > 0,
+ * else A's point block (cgm_csr_point_block, at most 8) when it has one,
+ * else the layout's N. */
+CGM_API int cgm_precond_block_size(const cgm_csr *A, const cgm_solve_opts *o);
 /* Defaults: CPU, double, N = 1, 1 GPU, halo exchange, default tolerance. */
 CGM_API cgm_solve_opts cgm_solve_opts_default(void);
 /* The plan this configuration builds for A (cgm_plan_make). */
@@ -130,6 +146,7 @@ typedef struct cgm_solve_result {
   int64_t exchange_bytes;   /* bytes moved between devices per iteration */
   bool stalled;            /* stopped because the true residual stopped falling in this precision */
   int fallback_iterations; /* mixed precision that went on in double: its iterations before */
+  int precond_block;       /* block-Jacobi's block size as run (0: Jacobi) */
   int ranks;               /* MPI processes that ran the solve (cgm_solve_mpi); 0: one process */
   double attainable_residual; /* u ||A||_inf ||x|| / ||b||, u the unit roundoff of the arithmetic
                                  that forms the residual: the least relative residual it can show

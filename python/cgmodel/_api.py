@@ -349,6 +349,8 @@ class SolveResult:
     fallback_iterations: int = 0
     predicted: Optional[dict] = None  # auto: the tuner's setup_s, iterations, total_s, ...
     memory: Optional[str] = None  # "device": A, b and x stayed in the GPU's memory (CuPy)
+    precond: str = "jacobi"
+    precond_block: Optional[int] = None  # block-Jacobi's block as run
     notes: List[str] = dataclasses.field(default_factory=list)
 
 
@@ -370,8 +372,14 @@ def solve(
     threads: Optional[int] = None,
     iters_hint: Optional[float] = None,
     name: str = "matrix",
+    precond: Optional[str] = None,
+    precond_block: Optional[int] = None,
 ):
     """Solves A x = b with Jacobi-preconditioned CG, as `cgmodel solve`.
+
+    precond: "jacobi" (default) or "block" (block-Jacobi, cpu and cuda
+    backends); precond_block: its block, 1..8 (None: the matrix's point
+    block, e.g. 3 for 3 unknowns a node, else block).
 
     b None: b = A * ones (x is then all ones). precision: double, mixed
     or single. tol: the true relative
@@ -392,6 +400,10 @@ def solve(
     Returns (x, result); a solve that did not converge is a result
     (result.converged False, result.stop_reason), not an error."""
     if _on_gpu(A):
+        if precond not in (None, "jacobi"):
+            raise Error(
+                "a CuPy matrix is solved with Jacobi: block-Jacobi needs a SciPy matrix", 2
+            )
         if auto:
             raise Error(
                 "auto chooses from the matrix's features, computed on the host: pass a SciPy "
@@ -420,6 +432,8 @@ def solve(
         check_every=check_every,
         threads=threads,
         iters_hint=iters_hint,
+        precond=precond,
+        precond_block=precond_block,
     )
     ptr = ctypes.POINTER(ctypes.c_double)
     _, j, _msg = call_json(

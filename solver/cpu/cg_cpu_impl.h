@@ -157,7 +157,7 @@ static double FN(cg4_blk)(int n, int64_t nb, REAL t, REAL *x, REAL *r, const REA
   double rz = 0.0, rr = 0.0;
 #pragma omp parallel for schedule(static) reduction(+ : rz, rr)
   for (int64_t k = 0; k < nb; k++) {
-    REAL rk[CGM_BJACOBI_MAX_N], zk[CGM_BJACOBI_MAX_N];
+    REAL rk[CGM_BJACOBI_MAX_BLOCK], zk[CGM_BJACOBI_MAX_BLOCK];
     const int64_t i0 = k * n;
     for (int e = 0; e < n; e++) {
       x[i0 + e] += t * v[i0 + e];
@@ -194,7 +194,7 @@ static double FN(apply_blk)(int n, int64_t nb, const REAL *binv, const REAL *r, 
   double rz = 0.0;
 #pragma omp parallel for schedule(static) reduction(+ : rz)
   for (int64_t k = 0; k < nb; k++) {
-    REAL rk[CGM_BJACOBI_MAX_N], zk[CGM_BJACOBI_MAX_N];
+    REAL rk[CGM_BJACOBI_MAX_BLOCK], zk[CGM_BJACOBI_MAX_BLOCK];
     const int64_t i0 = k * n;
     for (int e = 0; e < n; e++) rk[e] = r[i0 + e];
     FN(bmv)(n, binv + k * n * n, rk, zk);
@@ -299,16 +299,19 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
   if (st) return st;
   res->time_layout_s = cgm_now() - t0;
   const int64_t np = (int64_t)B.nbrows * B.p.n; /* padded length, = nbcols * N */
-  const size_t nv = (size_t)(np > 0 ? np : 1);
-  REAL *val = NULL;
-  REAL *x = malloc(nv * sizeof *x), *r = malloc(nv * sizeof *r), *v = malloc(nv * sizeof *v);
-  REAL *u = malloc(nv * sizeof *u), *dinv = malloc(nv * sizeof *dinv);
-  REAL *b_it = malloc(nv * sizeof *b_it);
-  /* block-Jacobi: the inverses in REAL, one per block row of the layout
-   * (the padding's blocks past the matrix: the identity) */
+  /* block-Jacobi: the inverses in REAL, one per block of pb->opts.precond_block
+   * rows (the blocks past the matrix: the identity). Its last block may reach
+   * past np: the vectors it reads and writes run on to nbl * bn, zero there
+   * (no SpMV reaches that tail, and the identity keeps it zero). */
   const bool blk = pb->opts.precond == CGM_PRECOND_BLOCK;
-  const int bn = B.p.n;
-  const int64_t nbl = (int64_t)B.nbrows, bnn = (int64_t)bn * bn;
+  const int bn = blk ? pb->opts.precond_block : 1;
+  const int64_t nbl = (np + bn - 1) / bn, bnn = (int64_t)bn * bn;
+  const int64_t nvec = nbl * bn > np ? nbl * bn : np;
+  const size_t nv = (size_t)(nvec > 0 ? nvec : 1);
+  REAL *val = NULL;
+  REAL *x = calloc(nv, sizeof *x), *r = calloc(nv, sizeof *r), *v = calloc(nv, sizeof *v);
+  REAL *u = calloc(nv, sizeof *u), *dinv = malloc(nv * sizeof *dinv);
+  REAL *b_it = malloc(nv * sizeof *b_it);
   REAL *binv = blk ? malloc((size_t)(nbl > 0 ? nbl : 1) * (size_t)bnn * sizeof *binv) : NULL;
   double *diag = malloc(nv * sizeof *diag), *bpad = malloc(nv * sizeof *bpad);
   double *x_hi = mixed ? malloc(nv * sizeof *x_hi) : NULL,

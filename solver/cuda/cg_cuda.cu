@@ -245,13 +245,18 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
 
 /* Block-Jacobi: the inverses of segment g's diagonal blocks and the blocks
  * (pb->binv, pb->bblk: of the matrix as the layout sees it, after any
- * reordering), in the iteration's precision. Segments are whole block rows,
- * so the device's own block rows are blocks bounds[g] .. bounds[g + 1] of
- * the matrix; those past its rows (the padding) are the identity. */
+ * reordering), in the iteration's precision. Segments start at multiples of
+ * the block (cgm_plan_opts.row_align), so the device's blocks are the
+ * matrix's from its first row on; the last may be cut at its own rows (the
+ * kernels read only those), and those past the matrix are the identity. */
 static cgm_status upload_bjacobi(gpu_solver *S, const cgm_problem *pb, cgm_cuda_dev *d, int g,
                                  cgm_error *err) {
-  const int n = S->n;
-  const int64_t nn = (int64_t)n * n, nb = d->rows / n, k0 = S->bounds[g];
+  const int n = pb->opts.precond_block;
+  const int64_t r0 = (int64_t)S->bounds[g] * S->n;
+  if (n < 1 || r0 % n)
+    return cgm_fail(err, CGM_ERUNTIME, "segment %d starts at row %lld, not a multiple of %d", g,
+                    (long long)r0, n);
+  const int64_t nn = (int64_t)n * n, nb = (d->rows + n - 1) / n, k0 = r0 / n;
   const int64_t nba = cgm_bjacobi_blocks(pb->A->nrows, n), len = nb * nn;
   const size_t bytes = (size_t)(len > 0 ? len : 1) * gs_elem(S->prec);
   if (!pb->bblk) return cgm_fail(err, CGM_ERUNTIME, "block-Jacobi without its blocks");
