@@ -82,16 +82,18 @@ double cgm_solve_inf_norm(const cgm_csr *A);
  * its residual then no longer falls by CGM_RELIABLE_DELTA, so the true one
  * is also checked after this many iterations without a replacement (a
  * window that grows with the solve, so that slow convergence is not
- * mistaken for a stall). */
+ * mistaken for a stall). So is a double one, once a claim of convergence
+ * was refused by the true residual: on an ill-conditioned matrix the
+ * replaced residual may then never fall to the target again. */
 static inline int cgm_reliable_window(int iterations) {
   return iterations / 4 > 100 ? iterations / 4 : 100;
 }
 /* Whether a precision has reached what it can, judged at each replacement
  * of the iterated residual by the true one:
- *  - the true residual has not halved since its best and lies within 10
- *    times the floor of the arithmetic that forms it, u ||A|| ||x|| (u the
- *    unit roundoff of the residual's precision, ||A|| the largest row sum
- *    of |A|): no iteration can take it lower;
+ *  - the true residual lies within the floor of the arithmetic that forms
+ *    it, u ||A|| ||x|| (u the unit roundoff of the residual's precision,
+ *    ||A|| the largest row sum of |A|), and has not halved since its best
+ *    or the solver claimed convergence: no iteration can take it lower;
  *  - three stalls in a row: not halved, and either the solver claimed
  *    convergence (the iterated residual met the target, the true one did
  *    not) or the iteration has come loose from the truth (the true residual
@@ -121,7 +123,9 @@ static inline bool cgm_reliable_stalled(cgm_reliable *r, bool claimed, double it
     r->best_iter = iteration;
   }
   const int patience = r->best_iter > 500 ? r->best_iter : 500;
-  return (!halved && true_residual <= r->unit * xnorm) || r->stalls >= 3 ||
+  /* at the floor: stalled when it has not halved, or right away when the
+   * solver claimed convergence there (a target below the floor) */
+  return ((!halved || claimed) && true_residual <= r->unit * xnorm) || r->stalls >= 3 ||
          iteration - r->best_iter > patience;
 }
 

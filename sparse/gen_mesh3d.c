@@ -4,7 +4,10 @@
  * unstructured meshes of FEM codes whose numbering may be anything: with
  * --numbering random the SpMV reads x from all over (the x locality the
  * refined model's locality term prices, docs/model.md), with sorted the
- * points are numbered cell by cell of a grid, so neighbours are near. */
+ * points are numbered cell by cell of a grid, so neighbours are near.
+ * With a contrast > 1 the springs' stiffness jumps between regions by up to
+ * that factor: ill-conditioned matrices (condition ~ contrast x 1e3) whose
+ * attainable residual in double lies above the usual tolerances. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +71,28 @@ static int knn(const double *p, const int32_t *cell_start, int g, int32_t i, int
 
 cgm_status cgm_gen_mesh3d(int32_t points, int k, cgm_numbering numbering, uint64_t seed, cgm_csr *A,
                           cgm_error *err) {
+  return cgm_gen_mesh3d_coef(points, k, numbering, seed, 1.0, A, err);
+}
+
+/* The coefficient of the region holding point x (unit cube): 4 x 4 x 4
+ * regions, each 10^(t log10 contrast) with t uniform in [0, 1] drawn from
+ * the seed, as a material of jumping stiffness (a composite, a layered
+ * soil). */
+#define COEF_REGIONS 4
+static double coef_at(const double *x, const double *region) {
+  int c[3];
+  for (int a = 0; a < 3; a++) {
+    c[a] = (int)(x[a] * COEF_REGIONS);
+    if (c[a] >= COEF_REGIONS) c[a] = COEF_REGIONS - 1;
+  }
+  return region[(c[2] * COEF_REGIONS + c[1]) * COEF_REGIONS + c[0]];
+}
+
+cgm_status cgm_gen_mesh3d_coef(int32_t points, int k, cgm_numbering numbering, uint64_t seed,
+                               double contrast, cgm_csr *A, cgm_error *err) {
   memset(A, 0, sizeof *A);
+  if (!(contrast >= 1.0 && contrast <= 1e15))
+    return cgm_fail(err, CGM_EINPUT, "contrast %g: need 1 <= contrast <= 1e15", contrast);
   if (points < 2)
     return cgm_fail(err, CGM_EINPUT, "a mesh needs at least 2 points (got %d)", points);
   if (k < 1 || k > 64 || k >= points)
@@ -141,6 +165,10 @@ cgm_status cgm_gen_mesh3d(int32_t points, int k, cgm_numbering numbering, uint64
     st = cgm_fail(err, CGM_ERUNTIME, "out of memory for the %lld edges of a mesh", (long long)u);
     goto done;
   }
+  double region[COEF_REGIONS * COEF_REGIONS * COEF_REGIONS];
+  uint64_t cs = seed ^ 0xc0efULL;
+  for (int r = 0; r < COEF_REGIONS * COEF_REGIONS * COEF_REGIONS; r++)
+    region[r] = contrast > 1.0 ? pow(10.0, uniform(&cs) * log10(contrast)) : 1.0;
   int64_t q = 0;
   for (int32_t i = 0; i < points; i++)
     for (int a = 0; a < 3; a++) { /* the shift: positive definite, not only semi */
@@ -156,12 +184,17 @@ cgm_status cgm_gen_mesh3d(int32_t points, int k, cgm_numbering numbering, uint64
     }
     len = sqrt(len);
     for (int a = 0; a < 3; a++) d[a] = len > 0 ? d[a] / len : (a == 0);
+    /* the edge's stiffness: the harmonic mean of its ends' coefficients
+     * (the softer side dominates, as springs in series) */
+    const double ci_ = coef_at(p + 3 * (int64_t)i, region),
+                 cj = coef_at(p + 3 * (int64_t)j, region);
+    const double ke = 2.0 * ci_ * cj / (ci_ + cj);
     const int32_t node[2] = {id[i], id[j]};
     for (int x = 0; x < 2; x++)
       for (int y = 0; y < 2; y++)
         for (int a = 0; a < 3; a++)
           for (int b = 0; b < 3; b++) {
-            const double kab = d[a] * d[b] + (a == b ? 0.25 : 0.0);
+            const double kab = ke * (d[a] * d[b] + (a == b ? 0.25 : 0.0));
             ri[q] = 3 * node[x] + a;
             ci[q] = 3 * node[y] + b;
             v[q++] = x == y ? kab : -kab;

@@ -292,6 +292,12 @@ typedef enum { CGM_NUMBERING_SORTED, CGM_NUMBERING_RANDOM } cgm_numbering;
  * Deterministic in seed. */
 CGM_API cgm_status cgm_gen_mesh3d(int32_t points, int k, cgm_numbering numbering, uint64_t seed,
                                   cgm_csr *A, cgm_error *err);
+/* The same with varying stiffness: the cube in 4 x 4 x 4 regions, each of
+ * coefficient 10^(t log10 contrast), t uniform in [0, 1] from the seed; an
+ * edge's springs scaled by the harmonic mean of its ends' coefficients.
+ * contrast in [1, 1e15]; 1 is cgm_gen_mesh3d. */
+CGM_API cgm_status cgm_gen_mesh3d_coef(int32_t points, int k, cgm_numbering numbering,
+                                       uint64_t seed, double contrast, cgm_csr *A, cgm_error *err);
 
 /* A = P (x) (J + I): every N x N block dense (d_N = 1), SPD when P is. */
 CGM_API cgm_status cgm_gen_kron(const cgm_csr *P, int n, cgm_csr *A, cgm_error *err);

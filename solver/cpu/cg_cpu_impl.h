@@ -409,8 +409,9 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
       break;
     }
     const bool claim = sqrt(rr) <= thr;
-    if (claim || (reduced && (sqrt(rr) <= CGM_RELIABLE_DELTA * rt_ref ||
-                              it - last_check >= cgm_reliable_window(it)))) {
+    /* double: after a refused claim (last_check > 0) */
+    if (claim || ((reduced || last_check > 0) && (sqrt(rr) <= CGM_RELIABLE_DELTA * rt_ref ||
+                                                  it - last_check >= cgm_reliable_window(it)))) {
       const double iterated = sqrt(rr);
       rt_ref = sqrt(FN(replace)(&truth, x, r, u, &pc, &rz_new, &rr, &xx));
       relres = sqrt(rr) / pb->bnorm;

@@ -109,7 +109,8 @@ typedef struct reliable {
 static bool reliable_due(const reliable *R, const cgm_cg_state *hs) {
   if (!R->on) return false;
   if (hs->done == CGM_RUN_CONVERGED) return true;
-  if (hs->done != CGM_RUN || !R->reduced) return false;
+  /* double: after a refused claim (R->last > 0), as the CPU's */
+  if (hs->done != CGM_RUN || (!R->reduced && R->last == 0)) return false;
   return sqrt(hs->rr_last) <= CGM_RELIABLE_DELTA * R->ref ||
          hs->iter - R->last >= cgm_reliable_window(hs->iter);
 }

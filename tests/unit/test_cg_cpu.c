@@ -323,8 +323,56 @@ static void test_norm2(void) {
   free(v);
 }
 
+/* An unreachable tolerance on an ill-conditioned unstructured matrix
+ * (mesh3d with stiffness jumping by 1e8: condition near 1e11): the double
+ * solve stops near the iteration where its true residual reached the floor
+ * (not at the iteration cap, where it ran before), stalled, with the floor
+ * u ||A||_inf ||x|| / ||b|| reported as recomputed here in long double;
+ * a tolerance above the floor converges. */
+static void test_floor(void) {
+  cgm_csr A;
+  cgm_error err = {0};
+  CHECK_OK(cgm_gen_mesh3d_coef(2000, 8, CGM_NUMBERING_RANDOM, 7, 1e8, &A, &err));
+  double *b = rhs_ones(&A);
+  double *x = calloc((size_t)A.nrows, sizeof *x);
+  cgm_solve_opts o = cgm_solve_opts_default();
+  o.tol = 1e-10;
+  cgm_solve_result r;
+  CHECK(cgm_solve(&A, b, x, &o, &r, &err) == CGM_ENOCONV);
+  CHECK_MSG(r.stalled && !r.converged, "%s", err.msg);
+  CHECK_MSG(strstr(err.msg, "below what double precision attains"), "%s", err.msg);
+  long double an = 0, xn = 0, bn = 0;
+  for (int32_t i = 0; i < A.nrows; i++) {
+    long double rs = 0;
+    for (int64_t q = A.rowptr[i]; q < A.rowptr[i + 1]; q++) rs += fabsl((long double)A.val[q]);
+    if (rs > an) an = rs;
+    xn += (long double)x[i] * x[i];
+    bn += (long double)b[i] * b[i];
+  }
+  const double floor_ld = (double)(1.1102230246251565e-16L * an * sqrtl(xn) / sqrtl(bn));
+  CHECK_MSG(fabs(r.attainable_residual - floor_ld) <= 1e-6 * floor_ld,
+            "floor %.6g, recomputed %.6g", r.attainable_residual, floor_ld);
+  CHECK_MSG(r.attainable_residual > 1e-10 && r.relative_residual <= 10 * r.attainable_residual,
+            "stopped at %.3g, floor %.3g", r.relative_residual, r.attainable_residual);
+  /* the first tolerance above the floor converges; the stop comes soon after */
+  o.tol = 2.0 * r.relative_residual;
+  memset(x, 0, (size_t)A.nrows * sizeof *x);
+  cgm_solve_result ok;
+  CHECK_OK(cgm_solve(&A, b, x, &o, &ok, &err));
+  CHECK_MSG(r.iterations <= 1.5 * ok.iterations, "stopped after %d iterations, the floor at %d",
+            r.iterations, ok.iterations);
+  fprintf(stderr,
+          "mesh3d contrast 1e8 (%d rows): floor %.3g reached in %d iterations, tol 1e-10 "
+          "stopped after %d\n",
+          A.nrows, r.attainable_residual, ok.iterations, r.iterations);
+  free(x);
+  free(b);
+  cgm_csr_free(&A);
+}
+
 int main(void) {
   test_norm2();
+  test_floor();
   {
     cgm_csr A;
     cgm_error err = {0};
