@@ -120,8 +120,7 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
    * weighs set-up and time per iteration as for Jacobi (docs/precond.md). */
   bool block_jacobi = false;
   if (o->autotune && r->opts.precond != CGM_PRECOND_JACOBI) {
-    const int b = r->opts.precond_block > 0 ? r->opts.precond_block
-                                            : cgm_csr_point_block(A, CGM_BJACOBI_MAX_BLOCK);
+    const int b = cgm_precond_block_fixed(A, &r->opts);
     if (b <= 1)
       return cgm_fail(err, CGM_EINPUT,
                       "--auto picks the block size, and this matrix has no point block (dense "

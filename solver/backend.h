@@ -42,6 +42,8 @@ static inline int32_t cgm_bjacobi_blocks(int32_t nrows, int n) {
  * identity. CGM_ENOCONV, naming the block's rows, when a block has no
  * Cholesky factor (is not positive definite). */
 cgm_status cgm_bjacobi_build(const cgm_csr *A, int n, double *inv, double *blk, cgm_error *err);
+/* CGM_EINPUT unless 1 <= n <= CGM_BJACOBI_MAX_BLOCK. */
+cgm_status cgm_bjacobi_size_check(int n, cgm_error *err);
 
 /* Each returns CGM_OK (converged), CGM_ENOCONV (maxiter, breakdown) with
  * res->stop_reason set, or an error. res->relative_residual is filled by the

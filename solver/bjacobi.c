@@ -60,10 +60,22 @@ int cgm_csr_point_block(const cgm_csr *A, int maxb) {
   return 1;
 }
 
-int cgm_precond_block_size(const cgm_csr *A, const cgm_solve_opts *o) {
+int cgm_precond_block_fixed(const cgm_csr *A, const cgm_solve_opts *o) {
   if (o->precond_block > 0) return o->precond_block;
   const int b = cgm_csr_point_block(A, CGM_BJACOBI_MAX_BLOCK);
-  return b > 1 ? b : o->layout.n;
+  return b > 1 ? b : 0;
+}
+
+int cgm_precond_block_size(const cgm_csr *A, const cgm_solve_opts *o) {
+  const int b = cgm_precond_block_fixed(A, o);
+  return b > 0 ? b : o->layout.n;
+}
+
+cgm_status cgm_bjacobi_size_check(int n, cgm_error *err) {
+  if (n < 1 || n > CGM_BJACOBI_MAX_BLOCK)
+    return cgm_fail(err, CGM_EINPUT, "block-Jacobi block size %d is not in 1..%d", n,
+                    CGM_BJACOBI_MAX_BLOCK);
+  return CGM_OK;
 }
 
 static once_flag gsl_once = ONCE_FLAG_INIT;
@@ -92,9 +104,8 @@ static void diag_block(const cgm_csr *A, int n, int32_t k, double *a) {
 }
 
 cgm_status cgm_bjacobi_build(const cgm_csr *A, int n, double *inv, double *blk, cgm_error *err) {
-  if (n < 1 || n > CGM_BJACOBI_MAX_BLOCK)
-    return cgm_fail(err, CGM_EINPUT, "block-Jacobi block size %d is not in 1..%d", n,
-                    CGM_BJACOBI_MAX_BLOCK);
+  cgm_status st = cgm_bjacobi_size_check(n, err);
+  if (st) return st;
   call_once(&gsl_once, gsl_quiet);
   const int32_t nb = cgm_bjacobi_blocks(A->nrows, n);
   const int64_t nn = (int64_t)n * n;

@@ -503,9 +503,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   /* Block-Jacobi's block, which the segments' starts follow */
   if (o->precond == CGM_PRECOND_BLOCK) {
     pb.opts.precond_block = cgm_precond_block_size(A, &pb.opts);
-    if (pb.opts.precond_block > CGM_BJACOBI_MAX_BLOCK)
-      return cgm_fail(err, CGM_EINPUT, "block-Jacobi block size %d is not in 1..%d",
-                      pb.opts.precond_block, CGM_BJACOBI_MAX_BLOCK);
+    if ((st = cgm_bjacobi_size_check(pb.opts.precond_block, err))) return st;
   } else {
     pb.opts.precond_block = 0;
   }

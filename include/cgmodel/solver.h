@@ -113,9 +113,12 @@ typedef struct cgm_solve_opts {
   int precond_block;
 } cgm_solve_opts;
 
-/* Block-Jacobi's block size for A under o: o->precond_block when > 0,
- * else A's point block (cgm_csr_point_block, at most 8) when it has one,
- * else the layout's N. */
+/* Block-Jacobi's block when it is fixed apart from the layout:
+ * o->precond_block when > 0, else A's point block (cgm_csr_point_block, at
+ * most 8) when it has one, else 0. */
+CGM_API int cgm_precond_block_fixed(const cgm_csr *A, const cgm_solve_opts *o);
+/* Block-Jacobi's block size for A under o: cgm_precond_block_fixed, else
+ * the layout's N. */
 CGM_API int cgm_precond_block_size(const cgm_csr *A, const cgm_solve_opts *o);
 /* Defaults: CPU, double, N = 1, 1 GPU, halo exchange, default tolerance. */
 CGM_API cgm_solve_opts cgm_solve_opts_default(void);

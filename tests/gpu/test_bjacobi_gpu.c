@@ -66,6 +66,25 @@ static int solve(const char *what, const cgm_csr *A, const double *b, cfg c) {
 #define CHECK_ITERS(a, b, slack, ...)                                                              \
   CHECK_MSG((a) >= 0 && (b) >= 0 && abs((a) - (b)) <= (slack), __VA_ARGS__)
 
+/* Block-Jacobi as c says, on the GPU in double: within 3 iterations of the
+ * CPU's, and mixed precision (single-precision inverses, the same target)
+ * within twice as many and 10. Returns the GPU's double iterations. */
+static int gpu_block(const char *what, const cgm_csr *A, const double *b, cfg c) {
+  c.pc = CGM_PRECOND_BLOCK;
+  c.prec = CGM_PREC_DOUBLE;
+  const int blk = solve(what, A, b, c);
+  cfg cpu = c;
+  cpu.backend = CGM_BACKEND_CPU;
+  const int ref = solve(what, A, b, cpu);
+  CHECK_ITERS(blk, ref, 3, "%s %s N=%d block %d: GPU block-Jacobi %d iterations, CPU %d", what,
+              cgm_cg_variant_name(c.cg), c.n, c.pblock, blk, ref);
+  c.prec = CGM_PREC_MIXED;
+  const int mix = solve(what, A, b, c);
+  CHECK_MSG(mix > 0 && mix <= 2 * blk + 10, "%s mixed N=%d block %d: %d iterations, double %d",
+            what, c.n, c.pblock, mix, blk);
+  return blk;
+}
+
 static void check_matrix(const char *what, const cgm_csr *A, bool fewer) {
   double *b = rhs(A);
   const cgm_cg_variant cgs[] = {CGM_CG_CGG, CGM_CG_CLASSIC};
@@ -76,25 +95,13 @@ static void check_matrix(const char *what, const cgm_csr *A, bool fewer) {
     const int jac = solve(what, A, b, c);
     for (int t = 0; t < 4; t++) {
       c.n = c.pblock = sizes[t]; /* blocks of the layout's size */
-      c.pc = CGM_PRECOND_BLOCK;
-      c.prec = CGM_PREC_DOUBLE;
-      const int blk = solve(what, A, b, c);
-      cfg cpu = c;
-      cpu.backend = CGM_BACKEND_CPU;
-      const int ref = solve(what, A, b, cpu);
-      CHECK_ITERS(blk, ref, 3, "%s %s N=%d: GPU block-Jacobi %d iterations, CPU %d", what,
-                  cgm_cg_variant_name(c.cg), c.n, blk, ref);
+      const int blk = gpu_block(what, A, b, c);
       if (c.n == 1)
         CHECK_ITERS(blk, jac, 1, "%s %s: block-Jacobi N=1 %d iterations, Jacobi %d", what,
                     cgm_cg_variant_name(c.cg), blk, jac);
       if (fewer && (c.n == 2 || c.n == 4))
         CHECK_MSG(blk < jac, "%s %s N=%d: block-Jacobi %d iterations, Jacobi %d", what,
                   cgm_cg_variant_name(c.cg), c.n, blk, jac);
-      /* mixed precision: single-precision inverses, the same target */
-      c.prec = CGM_PREC_MIXED;
-      const int mix = solve(what, A, b, c);
-      CHECK_MSG(mix > 0 && mix <= 2 * blk + 10, "%s mixed N=%d: %d iterations, double %d", what,
-                c.n, mix, blk);
     }
     /* the matrix's point block, found from its pattern: the same blocks,
      * hence the same iterations, at every N, fewer than Jacobi's; where it
@@ -104,24 +111,14 @@ static void check_matrix(const char *what, const cgm_csr *A, bool fewer) {
     for (int t = 0; t < 4; t++) {
       c.n = sizes[t];
       c.pblock = 0;
-      c.pc = CGM_PRECOND_BLOCK;
-      c.prec = CGM_PREC_DOUBLE;
-      const int pt = solve(what, A, b, c);
-      cfg cpu = c;
-      cpu.backend = CGM_BACKEND_CPU;
-      const int ref = solve(what, A, b, cpu);
-      CHECK_ITERS(pt, ref, 3, "%s %s point block N=%d: GPU %d iterations, CPU %d", what,
-                  cgm_cg_variant_name(c.cg), c.n, pt, ref);
+      const int pt = gpu_block(what, A, b, c);
       if (t == 0) pt1 = pt;
       CHECK_ITERS(pt, pt1, 3, "%s %s point block N=%d: %d iterations, N=1 %d", what,
                   cgm_cg_variant_name(c.cg), c.n, pt, pt1);
       CHECK_MSG(pt < jac, "%s %s point block N=%d: %d iterations, Jacobi %d", what,
                 cgm_cg_variant_name(c.cg), c.n, pt, jac);
-      c.prec = CGM_PREC_MIXED;
-      const int mix = solve(what, A, b, c);
-      CHECK_MSG(mix > 0 && mix <= 2 * pt + 10, "%s point block mixed N=%d: %d, double %d", what,
-                c.n, mix, pt);
     }
+    c.pc = CGM_PRECOND_BLOCK;
     /* several GPUs: segments start at multiples of the point block */
     if (cgm_cuda_device_count() >= 2) {
       c.n = 4;
