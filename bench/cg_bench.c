@@ -119,6 +119,7 @@ int main(int argc, char **argv) {
       o.precision = prec;
       o.maxiter = iters;
       o.tol = 1e-300;
+      o.fixed_count = true;
       cgm_solve_result r;
       memset(x, 0, sizeof(double) * A.nrows);
       cgm_status st = cgm_solve(&A, b, x, &o, &r, &err);
@@ -163,6 +164,7 @@ int main(int argc, char **argv) {
         o.layout = cgm_plan_layout_params(&A, n, 1);
         o.maxiter = iters;
         o.tol = 1e-300;
+        o.fixed_count = true;
         memset(x, 0, sizeof(double) * A.nrows);
         st = cgm_solve(&A, b, x, &o, &r, &err);
         double t = st == CGM_OK || st == CGM_ENOCONV ? r.time_per_iter_s : NAN;

@@ -31,6 +31,7 @@ static double run(const cgm_csr *A, const double *b, double *x, int G, cgm_excha
   o.layout = cgm_plan_layout_params(A, n, G);
   o.maxiter = iters;
   o.tol = 1e-300;
+  o.fixed_count = true;
   cgm_solve_result r;
   cgm_error err = {0};
   memset(x, 0, sizeof(double) * A->nrows);

@@ -281,6 +281,11 @@ cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t
                                cgm_reduce_buf red, int sms, cudaStream_t stream);
 cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, int cgg, int restart,
                               cudaStream_t s);
+/* out[0] = ||D x||^2 = sum_i (x_i / dinv_i)^2 (double; rows where dinv is 0
+ * left out): the least scale of |A| |x| (A's off-diagonal entries only add
+ * to it), for double precision's floor watch. */
+cudaError_t cgm_launch_diag_norm(int64_t n, const double *x, const double *dinv, double *out,
+                                 cgm_reduce_buf red, int sms, cudaStream_t s);
 /* dst = (float) src: mixed precision's values, from the double copy. */
 cudaError_t cgm_launch_to_single(const double *src, float *dst, int64_t n, int sms, cudaStream_t s);
 /* out[0] = x . y (the plain vector reduction of the paper's Table 2). */

@@ -554,6 +554,17 @@ __global__ void __launch_bounds__(kVecThreads)
   last_block_sum<1>(s, red, out);
 }
 
+__global__ void __launch_bounds__(kVecThreads)
+    diag_norm(int64_t n, const double *x, const double *dinv, double *out, cgm_reduce_buf red) {
+  double s[1] = {0.0};
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    const double d = dinv[i];
+    if (d != 0.0) s[0] += (x[i] / d) * (x[i] / d);
+  }
+  last_block_sum<1>(s, red, out);
+}
+
 /* The own chunk to every peer (p2p exchange): read once, stored ndst times. */
 struct Dsts {
   uint4 *p[CGM_MAX_GPUS];
@@ -739,6 +750,13 @@ extern "C" cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void 
   else
     cgm::dot<double><<<blocks, cgm::kVecThreads, 0, s>>>(np, static_cast<const double *>(x),
                                                          static_cast<const double *>(y), out, red);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cgm_launch_diag_norm(int64_t n, const double *x, const double *dinv,
+                                            double *out, cgm_reduce_buf red, int sms,
+                                            cudaStream_t s) {
+  cgm::diag_norm<<<cgm_vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, x, dinv, out, red);
   return cudaGetLastError();
 }
 

@@ -28,6 +28,7 @@ cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxi
   cgm_solve_opts o = *base;
   o.maxiter = maxiter;
   o.tol = 1e-300; /* a fixed number of iterations */
+  o.fixed_count = true;
   cgm_status st = cgm_solve(A, b, x, &o, res, err);
   free(b), free(x);
   return st == CGM_ENOCONV ? CGM_OK : st;

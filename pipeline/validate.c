@@ -104,6 +104,7 @@ static cgm_status run_matrix(validation *v, cgm_db *db, const char *path, const 
           o.gpus = G;
           o.maxiter = total ? 0 : O->iters;
           o.tol = total ? O->total_tol : 1e-300;
+          o.fixed_count = !total;
           cgm_validate_row row;
           memset(&row, 0, sizeof row);
           snprintf(row.matrix, sizeof row.matrix, "%s", name);

@@ -131,6 +131,67 @@ static inline bool cgm_reliable_stalled(cgm_reliable *r, bool claimed, double it
          iteration - r->best_iter > patience;
 }
 
+/* Double precision's watch for its floor. Its iterated residual follows the
+ * true one down to about the floor u ||A|| ||x|| (attainable_residual) and
+ * then falls on alone, so a tolerance below the floor would only be found
+ * out when the iterated residual claims it, decades of iterations later (or
+ * never: p'Ap is lost to rounding first). The true residual is therefore
+ * probed, without replacing anything (the iteration goes on as it would),
+ * when the iterated one first falls below CGM_FLOOR_PROBE of the initial
+ * true residual (to learn ||x||), then below the floor, then at every
+ * further CGM_FLOOR_STEP. A probe ends the solve when
+ *  - the tolerance lies below u ||D x|| (D = diag(A)), the least that
+ *    rounding leaves of the residual u || |A| |x| || (the off-diagonal
+ *    entries only add to |A| |x|), so no double iteration can show it, and
+ *    the true residual has reached the floor; or
+ *  - the iteration has come loose from the truth (iterated <= truth / 2)
+ *    with the truth at twice the floor or no longer halving since the last
+ *    probe, and the tolerance lies more than CGM_FLOOR_MARGIN below it (the
+ *    replacements of the refused claim's path take the truth below the
+ *    estimate, which bounds |A| |x| by ||A|| ||x||, but not that far).
+ * Between u ||D x|| and the floor the refused claim's path decides. Neither
+ * applies while the true residual exceeds ||b||: x is then no estimate of
+ * the solution's size (a mixed solve handing a diverged x over to double). */
+#define CGM_FLOOR_PROBE 1e-3
+#define CGM_FLOOR_STEP 0.3
+#define CGM_FLOOR_MARGIN 0.1
+#define CGM_DOUBLE_ROUNDOFF 1.1102230246251565e-16
+typedef struct cgm_floor_watch {
+  double next;      /* probe when the iterated residual falls to this */
+  double last_true; /* the true residual at the last probe (0: none yet) */
+  double unit;      /* u ||A|| of double */
+  double bnorm;     /* ||b|| */
+} cgm_floor_watch;
+
+static inline cgm_floor_watch cgm_floor_watch_start(double true_residual, double anorm,
+                                                    double bnorm) {
+  cgm_floor_watch w = {CGM_FLOOR_PROBE * true_residual, 0.0, CGM_DOUBLE_ROUNDOFF * anorm, bnorm};
+  return w;
+}
+
+static inline bool cgm_floor_due(const cgm_floor_watch *w, double iterated) {
+  return iterated <= w->next;
+}
+
+/* After a probe (xnorm = ||x||, dxnorm = ||D x||, thr = tol ||b||): whether
+ * the solve ends at its floor. */
+static inline bool cgm_floor_reached(cgm_floor_watch *w, double iterated, double true_residual,
+                                     double xnorm, double dxnorm, double thr) {
+  const double floor = w->unit * xnorm;
+  if (!(true_residual <= w->bnorm)) {
+    w->next = CGM_FLOOR_STEP * iterated;
+    return false;
+  }
+  const bool below_rounding = thr <= CGM_DOUBLE_ROUNDOFF * dxnorm && true_residual <= floor;
+  const bool loose = iterated <= 0.5 * true_residual;
+  const bool flat =
+      true_residual <= 2.0 * floor || (w->last_true > 0.0 && true_residual > 0.5 * w->last_true);
+  w->last_true = true_residual;
+  w->next = w->next > floor ? floor : CGM_FLOOR_STEP * iterated;
+  if (w->next > CGM_FLOOR_STEP * iterated) w->next = CGM_FLOOR_STEP * iterated;
+  return below_rounding || (loose && flat && thr <= CGM_FLOOR_MARGIN * true_residual);
+}
+
 /* The unit roundoff of the arithmetic that forms the true residual: float
  * in single precision, double in double and mixed. */
 static inline double cgm_residual_roundoff(cgm_precision p) {

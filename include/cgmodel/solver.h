@@ -111,6 +111,10 @@ typedef struct cgm_solve_opts {
    * matrix's point block, else the layout's N). Independent of the layout:
    * with several GPUs the segments start at multiples of it. */
   int precond_block;
+  /* Benchmarks: run the iterations to the cap (with a tolerance no solve
+   * meets), never ending at double precision's floor (backend.h,
+   * cgm_floor_watch), which a solve of an unreachable tolerance does. */
+  bool fixed_count;
 } cgm_solve_opts;
 
 /* Block-Jacobi's block when it is fixed apart from the layout:

@@ -288,6 +288,25 @@ static double FN(replace)(const FN(truth) * t, REAL *x, REAL *r, REAL *u, const 
   return rt;
 }
 
+/* The true residual ||b - A x||, x . x and ||D x||^2 (D = diag(A), from
+ * D^-1) without replacing anything (double's floor watch): A x goes into
+ * u, free between iterations. */
+static double FN(probe)(const FN(truth) * t, const REAL *x, REAL *u, const REAL *dinv, double *xx,
+                        double *dxx) {
+  FN(cgm_cpu_spmv)(t->B, t->val, x, u, NULL);
+  double rt = 0.0, xs = 0.0, ds = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : rt, xs, ds)
+  for (int64_t i = 0; i < t->np; i++) {
+    const double ri = (double)t->b_it[i] - (double)u[i];
+    rt += ri * ri;
+    xs += (double)x[i] * (double)x[i];
+    if (dinv[i] != 0) ds += ((double)x[i] / (double)dinv[i]) * ((double)x[i] / (double)dinv[i]);
+  }
+  *xx = xs;
+  *dxx = ds;
+  return sqrt(rt);
+}
+
 cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
   const cgm_csr *A = pb->A;
   cgm_bcsr B;
@@ -381,6 +400,7 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
   int last_check = 0;
   cgm_reliable rel =
       cgm_reliable_start(rt_ref, cgm_residual_roundoff(pb->opts.precision), pb->anorm);
+  cgm_floor_watch floor = cgm_floor_watch_start(rt_ref, pb->anorm, pb->bnorm);
   st = CGM_ENOCONV;
   if (rt_ref <= thr) st = CGM_OK;
   int last_mon = -1;
@@ -435,6 +455,17 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
         (void)FN(pc_apply)(&pc, np, r, u);
 #pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < np; i++) v[i] -= c * u[i];
+      }
+    } else if (!reduced && !pb->opts.fixed_count && last_check == 0 &&
+               cgm_floor_due(&floor, sqrt(rr))) {
+      double xs, ds;
+      const double truth_now = FN(probe)(&truth, x, u, dinv, &xs, &ds);
+      if (cgm_floor_reached(&floor, sqrt(rr), truth_now, sqrt(xs), sqrt(ds), thr)) {
+        relres = truth_now / pb->bnorm;
+        cgm_solve_stall_reason(pb->opts.precision, relres, pb->tol, it, res->stop_reason,
+                               sizeof res->stop_reason);
+        res->stalled = true;
+        break;
       }
     }
     if (st != CGM_OK) {

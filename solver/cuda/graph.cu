@@ -100,11 +100,56 @@ static cudaError_t launch_batch(gpu_solver *S, int gi) {
  * iterations, the true residual replaces it between two graphs. */
 typedef struct reliable {
   bool on, reduced;
+  bool watch; /* double's floor watch (not in a fixed count) */
   double thr; /* tol ||b|| */
   double ref; /* the true residual at the last replacement */
   int last;   /* its iteration */
   cgm_reliable stall;
+  cgm_floor_watch floor; /* double, before any claim */
+  bool claim_at_floor;   /* the device's threshold raised to the floor */
+  double claim_thr;      /* its value, (u ||A|| ||x||)^2 */
 } reliable;
+
+/* Double precision's floor watch (backend.h): a probe of the true residual
+ * is due, the run unchanged by it. */
+static bool floor_due(const reliable *R, const cgm_cg_state *hs) {
+  return R->watch && R->last == 0 && hs->done == CGM_RUN &&
+         cgm_floor_due(&R->floor, sqrt(hs->rr_last));
+}
+
+/* The probe after the stream's work; *stop set when the solve ends at its
+ * floor, with S->final the state to report. The host sees the residual a
+ * graph or two late, and CG's residual swings on these matrices: a dip to
+ * the floor may be over by the time a probe looks. So when the tolerance
+ * is below what rounding lets double show (thr <= u ||D x||), the device
+ * is told to claim convergence at the floor instead (its threshold raised
+ * to u ||A|| ||x||): it stops there at once, and the claim's check
+ * (reliable_step) ends the solve when the true residual is there too, or
+ * replaces the residual and goes on. */
+static cgm_status floor_step(gpu_solver *S, reliable *R, const cgm_cg_state *hs, bool *stop,
+                             cgm_error *err) {
+  double rt, xn, dxn;
+  cgm_status st = gs_probe(S, &rt, &xn, &dxn, err);
+  if (st) return st;
+  *stop = cgm_floor_reached(&R->floor, sqrt(hs->rr_last), rt, xn, dxn, R->thr);
+  if (*stop) {
+    S->final = *hs;
+    S->final.rr_last = rt * rt;
+    S->final.done = CGM_RUN_STALLED;
+    return CGM_OK;
+  }
+  const double floor = R->floor.unit * xn;
+  if (R->thr <= CGM_DOUBLE_ROUNDOFF * dxn && floor > R->thr && rt <= R->floor.bnorm &&
+      !R->claim_at_floor) {
+    R->claim_at_floor = true;
+    R->claim_thr = floor * floor;
+    cgm_cuda_dev *d = &S->dev[0];
+    CGM_CUDA_TRY(err, cudaMemcpyAsync(&d->state->thr, &R->claim_thr, sizeof R->claim_thr,
+                                      cudaMemcpyHostToDevice, d->stream));
+    CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
+  }
+  return CGM_OK;
+}
 
 static bool reliable_due(const reliable *R, const cgm_cg_state *hs) {
   if (!R->on) return false;
@@ -156,10 +201,12 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
   bool pending = false, queued = false;
   reliable R = {S->reliable != 0,
                 S->reduced != 0,
+                S->reliable && !S->reduced && !pb->opts.fixed_count,
                 pb->tol * pb->bnorm,
                 S->rt0,
                 0,
-                cgm_reliable_start(S->rt0, cgm_residual_roundoff(pb->opts.precision), pb->anorm)};
+                cgm_reliable_start(S->rt0, cgm_residual_roundoff(pb->opts.precision), pb->anorm),
+                cgm_floor_watch_start(S->rt0, pb->anorm, pb->bnorm)};
   double t_start = cgm_now();
   if (!batch || !active) {
     st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
@@ -199,14 +246,20 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
     /* host_state is read here anyway: the monitor costs no synchronisation */
     cgm_monitor_report(&pb->opts, &S->mon_last, hs->iter, sqrt(hs->rr_last) / pb->bnorm, false);
     const bool ended = hs->done != CGM_RUN && hs->done != CGM_RUN_CONVERGED;
-    if (!ended && (pending || reliable_due(&R, hs))) {
+    if (!ended && (pending || reliable_due(&R, hs) || floor_due(&R, hs))) {
       if (queued) { /* after the graph in flight, with nothing queued behind it */
         pending = true;
         continue;
       }
       pending = false;
       bool stop = false;
-      if ((st = reliable_step(S, &R, hs, &stop, err))) goto out;
+      /* a claim or a replacement due first; else the probe (hs may have
+       * moved on from the state that made it due) */
+      if (reliable_due(&R, hs)) {
+        if ((st = reliable_step(S, &R, hs, &stop, err))) goto out;
+      } else if (hs->done == CGM_RUN && R.watch && R.last == 0) {
+        if ((st = floor_step(S, &R, hs, &stop, err))) goto out;
+      }
       if (stop) {
         *fin = &S->final;
         break;

@@ -47,3 +47,30 @@ cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_er
   *xn = sqrt(out[3]);
   return CGM_OK;
 }
+
+cgm_status gs_probe(gpu_solver *S, double *rt, double *xn, double *dxn, cgm_error *err) {
+  cgm_cuda_dev *d = &S->dev[0];
+  const cgm_reduce_buf red = cgm_cuda_red(d, CGM_RED_RELIABLE);
+  if (d->mixed || S->prec != CGM_PREC_DOUBLE)
+    return cgm_fail(err, CGM_ERUNTIME, "the floor probe runs in double precision only");
+  CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
+  /* A x into u (free between iterations), then b - u over it: the replace
+   * kernel without a direction, reading each y[i] before it writes z[i] */
+  CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L, S->prec, d->x, d->u, NULL, NULL, NULL,
+                                    cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream));
+  if (d->B.present)
+    CGM_CUDA_TRY(err, cgm_launch_spmv(&d->B.L, S->prec, d->x, d->u, NULL, NULL, NULL,
+                                      cgm_cuda_red(d, 3), NULL, NULL, d->sms, d->stream));
+  CGM_CUDA_TRY(err, cgm_launch_replace(S->prec, S->prec, d->rows, 0, d->b, d->u, d->dinv, &d->bj,
+                                       d->u, NULL, d->x, NULL, d->dot_tmp, red, d->sms, d->stream));
+  CGM_CUDA_TRY(err, cgm_launch_diag_norm(d->rows, (const double *)d->x, (const double *)d->dinv,
+                                         d->dot_tmp + 5, cgm_cuda_red(d, 0), d->sms, d->stream));
+  double out[6];
+  CGM_CUDA_TRY(err,
+               cudaMemcpyAsync(out, d->dot_tmp, sizeof out, cudaMemcpyDeviceToHost, d->stream));
+  CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
+  *rt = sqrt(out[0]);
+  *xn = sqrt(out[3]);
+  *dxn = sqrt(out[5]);
+  return CGM_OK;
+}

@@ -214,6 +214,57 @@ static void check_pdl(const char *what, const cgm_csr *A) {
   free(b), free(x0), free(x1);
 }
 
+/* An unreachable tolerance on an ill-conditioned mesh (stiffness jumping
+ * by 1e8 between regions): our CUDA double solve stops at its floor, says
+ * so, reports the floor as the CPU's test recomputes it in long double,
+ * and stops within 10% of the iteration count that reaches the floor. */
+static void check_floor(int nodes) {
+  cgm_csr A;
+  cgm_error err = {0};
+  CHECK_OK(cgm_gen_mesh3d_coef(nodes, 8, CGM_NUMBERING_RANDOM, 7, 1e8, &A, &err));
+  /* b = A * ones: the stiffness rows nearly cancel, so ||b|| is small
+   * against ||A|| ||x|| and the floor high (1e-5) */
+  double *b = malloc((size_t)A.nrows * sizeof *b), *x = malloc((size_t)A.nrows * sizeof *x);
+  for (int32_t i = 0; i < A.nrows; i++) x[i] = 1.0;
+  cgm_csr_spmv(&A, x, b);
+  for (int bi = 0; bi < CGM_NBLOCKSIZES; bi += 2) { /* N = 1 and 4 */
+    const int n = cgm_block_sizes[bi];
+    cgm_solve_opts o = cgm_solve_opts_default();
+    o.gpu = gpu_opts;
+    o.backend = CGM_BACKEND_CUDA;
+    o.layout = cgm_bcsr_default_params(n);
+    o.tol = 1e-10;
+    cgm_solve_result r, ok;
+    memset(x, 0, (size_t)A.nrows * sizeof *x);
+    CHECK(cgm_solve(&A, b, x, &o, &r, &err) == CGM_ENOCONV);
+    CHECK_MSG(r.stalled && strstr(err.msg, "below what double precision attains"), "N=%d: %s", n,
+              err.msg);
+    long double an = 0, xn = 0, bn = 0;
+    for (int32_t i = 0; i < A.nrows; i++) {
+      long double rs = 0;
+      for (int64_t q = A.rowptr[i]; q < A.rowptr[i + 1]; q++) rs += fabsl((long double)A.val[q]);
+      if (rs > an) an = rs;
+      xn += (long double)x[i] * x[i];
+      bn += (long double)b[i] * b[i];
+    }
+    const double floor_ld = (double)(1.1102230246251565e-16L * an * sqrtl(xn) / sqrtl(bn));
+    const double res = test_residual(&A, b, x);
+    CHECK_MSG(fabs(r.attainable_residual - floor_ld) <= 1e-6 * floor_ld &&
+                  fabs(r.relative_residual - res) <= 1e-3 * res && res <= 10 * floor_ld,
+              "N=%d: floor %.6g (recomputed %.6g), residual %.6g (recomputed %.6g)", n,
+              r.attainable_residual, floor_ld, r.relative_residual, res);
+    o.tol = r.attainable_residual;
+    memset(x, 0, (size_t)A.nrows * sizeof *x);
+    CHECK_OK(cgm_solve(&A, b, x, &o, &ok, &err));
+    CHECK_MSG(r.iterations <= 1.1 * ok.iterations, "N=%d: stopped after %d, the floor at %d", n,
+              r.iterations, ok.iterations);
+    fprintf(stderr, "floor N=%d (%d rows): %.3g reached in %d iterations, 1e-10 stopped after %d\n",
+            n, A.nrows, r.attainable_residual, ok.iterations, r.iterations);
+  }
+  free(b), free(x);
+  cgm_csr_free(&A);
+}
+
 int main(void) {
   if (cgm_cuda_device_count() < 1) {
     fprintf(stderr, "no GPU: skipped\n");
@@ -263,6 +314,8 @@ int main(void) {
     check_matrix(real[i], &A);
     cgm_csr_free(&A);
   }
+  check_floor(small ? 500 : 2000);
+  if (!small) check_floor(40000); /* 120,000 rows */
   failures();
   TEST_MAIN_END();
 }

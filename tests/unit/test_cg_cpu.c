@@ -354,12 +354,13 @@ static void test_floor(void) {
             "floor %.6g, recomputed %.6g", r.attainable_residual, floor_ld);
   CHECK_MSG(r.attainable_residual > 1e-10 && r.relative_residual <= 10 * r.attainable_residual,
             "stopped at %.3g, floor %.3g", r.relative_residual, r.attainable_residual);
-  /* the first tolerance above the floor converges; the stop comes soon after */
-  o.tol = 2.0 * r.relative_residual;
+  /* the floor itself is reached (the tolerance at it converges), and the
+   * unreachable tolerance stops within 10% of that iteration count */
+  o.tol = r.attainable_residual;
   memset(x, 0, (size_t)A.nrows * sizeof *x);
   cgm_solve_result ok;
   CHECK_OK(cgm_solve(&A, b, x, &o, &ok, &err));
-  CHECK_MSG(r.iterations <= 1.5 * ok.iterations, "stopped after %d iterations, the floor at %d",
+  CHECK_MSG(r.iterations <= 1.1 * ok.iterations, "stopped after %d iterations, the floor at %d",
             r.iterations, ok.iterations);
   fprintf(stderr,
           "mesh3d contrast 1e8 (%d rows): floor %.3g reached in %d iterations, tol 1e-10 "
