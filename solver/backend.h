@@ -59,6 +59,9 @@ cgm_status cgm_cusparse_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_err
  * The distributed solve makes them on its root. */
 cgm_status cgm_solve_check_input(const cgm_csr *A, const double *b, const double *x,
                                  cgm_solve_result *res, cgm_error *err);
+/* The same with the matrix's part skipped when matrix_checked. */
+cgm_status cgm_solve_check_input_as(const cgm_csr *A, const double *b, const double *x,
+                                    bool matrix_checked, cgm_solve_result *res, cgm_error *err);
 /* ||v||_2 without overflow or underflow (scaled sum of squares). */
 double cgm_solve_norm2(const double *v, int32_t n);
 

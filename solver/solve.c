@@ -175,10 +175,15 @@ static cgm_status check_float_range(const cgm_csr *A, cgm_precision p, cgm_error
   return CGM_OK;
 }
 
-/* The right-hand side and the initial guess first (NaN/Inf there is bad
- * input whatever the matrix), then the matrix as cgm_solve_check_matrix. */
 cgm_status cgm_solve_check_input(const cgm_csr *A, const double *b, const double *x,
                                  cgm_solve_result *res, cgm_error *err) {
+  return cgm_solve_check_input_as(A, b, x, false, res, err);
+}
+
+/* The right-hand side and the initial guess first (NaN/Inf there is bad
+ * input whatever the matrix), then the matrix as cgm_solve_check_matrix. */
+cgm_status cgm_solve_check_input_as(const cgm_csr *A, const double *b, const double *x,
+                                    bool matrix_checked, cgm_solve_result *res, cgm_error *err) {
   int32_t bad_b = INT32_MAX, bad_x = INT32_MAX; /* the first of each, on every core */
 #pragma omp parallel for schedule(static) reduction(min : bad_b, bad_x)
   for (int32_t i = 0; i < A->nrows; i++) {
@@ -190,6 +195,7 @@ cgm_status cgm_solve_check_input(const cgm_csr *A, const double *b, const double
                     bad_b + 1, b[bad_b]);
   if (bad_x < INT32_MAX)
     return cgm_fail(err, CGM_EINPUT, "initial guess entry %d is %g", bad_x + 1, x[bad_x]);
+  if (matrix_checked && A->nrows == A->ncols && A->nrows > 0) return CGM_OK;
   cgm_error e = {0};
   cgm_status st = cgm_solve_check_matrix(A, &e);
   if (st == CGM_ENOCONV) {
@@ -489,7 +495,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     return cgm_fail(err, CGM_EINPUT, "number of GPUs must be >= 1 (got %d)", o->gpus);
   if (o->gpus > 1 && o->backend != CGM_BACKEND_CUDA)
     return cgm_fail(err, CGM_EINPUT, "--gpus %d needs the cuda backend", o->gpus);
-  st = cgm_solve_check_input(A, b, x, res, err);
+  st = cgm_solve_check_input_as(A, b, x, o->matrix_checked, res, err);
   if (!st) st = check_float_range(A, o->precision, err);
   if (st) {
     /* Refused before iterating: report the residual of the initial guess. */
@@ -619,7 +625,7 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
                      cgm_solve_result *res, cgm_error *err) {
   if (o->reorder != CGM_REORDER_RCM) return solve_in_order(A, b, x, o, res, err);
   memset(res, 0, sizeof *res);
-  cgm_status st = cgm_solve_check_input(A, b, x, res, err);
+  cgm_status st = cgm_solve_check_input_as(A, b, x, o->matrix_checked, res, err);
   if (st) return solve_in_order(A, b, x, o, res, err); /* its refusal, as without a reordering */
   const double t0 = cgm_now();
   const int32_t n = A->nrows;

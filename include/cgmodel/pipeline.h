@@ -361,6 +361,7 @@ typedef struct cgm_solve_report {
   double time_read_s;     /* reading A and b (or b = A * ones) */
   cgm_cache_report cache; /* how A was read: from the cache, or parsed (and stored) */
   bool features_cached;   /* the features came with the cache entry (not recomputed) */
+  bool check_cached;      /* the matrix's checks were passed by this cache entry before */
   double time_analyse_s;  /* the features, the database, the prediction and autotune's choice */
   double time_wall_s;   /* cgm_run_solve from entry to return: every phase and what lies between */
   char k_source[16];    /* autotune: where its iteration count came from ("hint",

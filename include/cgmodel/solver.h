@@ -115,6 +115,11 @@ typedef struct cgm_solve_opts {
    * meets), never ending at double precision's floor (backend.h,
    * cgm_floor_watch), which a solve of an unreachable tolerance does. */
   bool fixed_count;
+  /* The caller vouches that A passed these checks before, unchanged since
+   * (the pipeline: a checksummed cache entry whose first solve passed
+   * them): the matrix's checks (square, finite, symmetric, positive
+   * diagonal) are skipped; b, x and single precision's range still are. */
+  bool matrix_checked;
 } cgm_solve_opts;
 
 /* Block-Jacobi's block when it is fixed apart from the layout:

@@ -92,6 +92,41 @@ json_check "$OUT" 'j["cache"]["features"]' "features: kept with the new entry"
 expect_exit 0 "$CGM" cache clear
 assert_no_file "$entry-features" "cache clear removes the features"
 
+# ---- the matrix's checks, passed once, kept beside the entry: a hit skips
+# them; a damaged extra is not trusted; a refused matrix never gets one
+expect_exit 0 "${SOLVE[@]}"
+json_check "$OUT" 'j["cache"]["outcome"] == "miss" and not j["cache"]["check"]' "checks: run on a miss"
+entry=$(json_get "$OUT" cache.entry)
+assert_file_exists "$entry-checked" "checks: kept beside the entry"
+expect_exit 0 "${SOLVE[@]}"
+json_check "$OUT" 'j["cache"]["outcome"] == "hit" and j["cache"]["check"] and j["converged"]' \
+  "checks: a hit skips them"
+assert_eq "$(json_get "$OUT" iterations)" "$iters" "checks skipped: same solve"
+printf 'garbage' >>"$entry-checked"
+expect_exit 0 "${SOLVE[@]}"
+json_check "$OUT" 'j["cache"]["outcome"] == "hit" and not j["cache"]["check"]' \
+  "checks: a damaged extra is not trusted"
+U=$TMP/u.mtx
+python3 - "$U" <<'PY'
+import sys
+n = 900  # a 1D Laplacian in general format, one entry off its mirror
+e = [(i, i, 2.0) for i in range(n)] + [(i, i + 1, -1.0) for i in range(n - 1)]
+e += [(i + 1, i, -1.0 if i != 400 else -1.5) for i in range(n - 1)]
+with open(sys.argv[1], "w") as f:
+    f.write("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n" % (n, n, len(e)))
+    f.writelines("%d %d %.17g\n" % (i + 1, j + 1, v) for i, j, v in e)
+PY
+touch -d '1 minute ago' "$U"
+for k in 1 2; do
+  expect_exit 2 "$CGM" solve "$U" --backend cpu --threads 1 --no-record
+  last_stderr_contains "not symmetric"
+done
+if ls "$CDIR"/*-checked 2>/dev/null | grep -qv "^$entry-checked\$"; then
+  fail "a refused matrix got a checked extra"
+else
+  pass
+fi
+
 # ---- two writers at once leave one valid entry and no temporary file
 expect_exit 0 "$CGM" cache clear
 "${SOLVE[@]}" >"$TMP/w1.json" 2>&1 &
@@ -101,7 +136,8 @@ p2=$!
 wait $p1 && wait $p2 && pass || fail "concurrent writers failed"
 json_check "$TMP/w1.json" 'j["cache"]["outcome"] in ("miss", "hit")' "writer 1"
 json_check "$TMP/w2.json" 'j["cache"]["outcome"] in ("miss", "hit")' "writer 2"
-assert_eq "$(find "$CDIR" -type f | wc -l)" 1 "one file after two writers"
+assert_eq "$(find "$CDIR" -type f -name '*.csr' | wc -l)" 1 "one entry after two writers"
+assert_eq "$(find "$CDIR" -type f -name '*tmp*' | wc -l)" 0 "no temporary file after two writers"
 expect_exit 0 "${SOLVE[@]}"
 assert_eq "$(outcome)" hit "the entry two writers left"
 
@@ -126,7 +162,7 @@ expect_exit 0 "${SOLVE[@]}" --cache-dir "$D"
 assert_eq "$(find "$D" -name '*.csr' | wc -l)" 1 "--cache-dir"
 echo keep >"$D/notes.txt"
 expect_exit 0 "$CGM" cache clear --cache-dir "$D"
-last_stdout_contains "1 files removed"
+last_stdout_contains "2 files removed" # the entry and its checked extra
 assert_file_exists "$D/notes.txt" "clear keeps other files"
 expect_exit 0 "$CGM" cache list --json --cache-dir "$D"
 json_check "$OUT" 'j["entries"] == []' "empty after clear"
