@@ -13,7 +13,9 @@
 # scripts/device-run.sh has linked the tree):
 #   bench/e2e.sh BUILD_DIR OUTDIR [TOL] [CASE...]   (CASE: kind:n as `cgmodel gen`)
 # Environment: E2E_BACKEND (cgmodel's --backend; cpu also leaves out the
-# cuSPARSE row), E2E_DROP_CACHES=0 (leave the page cache alone).
+# cuSPARSE row), E2E_DROP_CACHES=0 (leave the page cache alone), E2E_PYTHON
+# (the Python of SciPy + CuPy; default: python3, else /usr/bin/python3, whichever
+# has SciPy).
 set -euo pipefail
 build=$1 out=$2 tol=${3:-1e-8}
 shift 3 || shift $#
@@ -25,6 +27,15 @@ backend=()
 [ -n "${E2E_BACKEND:-}" ] && backend=(--backend "$E2E_BACKEND")
 cusparse=1
 if [ "${E2E_BACKEND:-}" = cpu ] || "$cg" version | grep -q "CPU-only"; then cusparse=0; fi
+# The Python that has SciPy (a pyenv or venv python3 on PATH may lack it;
+# Debian's python3-scipy lives beside /usr/bin/python3); E2E_PYTHON overrides.
+py=${E2E_PYTHON:-}
+if [ -z "$py" ]; then
+  py=python3
+  for cand in python3 /usr/bin/python3; do
+    if "$cand" -c 'import scipy' 2>/dev/null; then py=$cand; break; fi
+  done
+fi
 drop_caches() { sync && { echo 3 >/proc/sys/vm/drop_caches; } 2>/dev/null; }
 if [ "${E2E_DROP_CACHES:-1}" != 1 ]; then
   echo "page cache: not dropped (E2E_DROP_CACHES=0): round 1 reads the files from the page cache"
@@ -68,7 +79,7 @@ for c in ${cases[@]}; do
     fi
     t2=$(date +%s.%N)
     cold
-    p=$(python3 bench/scipy_cupy_cg.py "$f" "$tol" 2>/dev/null || echo '{"error": "failed"}')
+    p=$("$py" bench/scipy_cupy_cg.py "$f" "$tol" 2>/dev/null || echo '{"error": "failed"}')
     python3 - "$c" "$rep" "$t0" "$t1" "$t1b" "$t2" "$j" "$k" "$p" <<'PY'
 import json, sys
 c, rep = sys.argv[1], sys.argv[2]
