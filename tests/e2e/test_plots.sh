@@ -202,6 +202,8 @@ for var, lo, hi in (("gflops_tics", "gmin", "gmax"), ("speedup_tics", "smin", "s
     tics = [float(t.split()[-1]) for t in m.group(1).split(",")]
     assert len(tics) >= 4, (var, tics)
     assert all(float(v[lo]) * (1 - 1e-6) <= t <= float(v[hi]) * (1 + 1e-6) for t in tics), (var, tics, v)
+    if var == "speedup_tics":  # a gain labelled as well as a loss
+        assert min(tics) < 1 < max(tics), (var, tics)
 EOF
   ); then pass; else fail "$1: colour-bar tics ($msg)"; fi
 }
