@@ -80,6 +80,29 @@ static void check_rcm(const cgm_csr *A, const char *what, double shrink) {
   free(p);
 }
 
+/* The bandwidth max |i - j| over the entries, against a direct count:
+ * Poisson 2D on an n x n grid is n wide, and a permutation that swaps the
+ * first and last rows widens it to the whole matrix. */
+static void test_bandwidth(void) {
+  cgm_error e = {0};
+  cgm_csr A, B;
+  CHECK_OK(cgm_gen_poisson2d(30, &A, &e));
+  CHECK_MSG(cgm_csr_bandwidth(&A) == 30, "%lld", (long long)cgm_csr_bandwidth(&A));
+  int32_t perm[900];
+  for (int32_t i = 0; i < 900; i++) perm[i] = i;
+  perm[0] = 899;
+  perm[899] = 0;
+  CHECK_OK(cgm_csr_permute(&A, perm, &B, &e));
+  int64_t want = 0;
+  for (int32_t i = 0; i < B.nrows; i++)
+    for (int64_t k = B.rowptr[i]; k < B.rowptr[i + 1]; k++)
+      want = llabs((long long)B.colidx[k] - i) > want ? llabs((long long)B.colidx[k] - i) : want;
+  CHECK_MSG(want >= 869 && cgm_csr_bandwidth(&B) == want, "%lld, counted %lld",
+            (long long)cgm_csr_bandwidth(&B), (long long)want);
+  cgm_csr_free(&A);
+  cgm_csr_free(&B);
+}
+
 static void test_rcm(void) {
   cgm_error e = {0};
   cgm_csr A, P;
@@ -150,6 +173,7 @@ static void test_solve(void) {
 
 int main(void) {
   test_permute();
+  test_bandwidth();
   test_rcm();
   test_solve();
   TEST_MAIN_END();
