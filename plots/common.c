@@ -340,3 +340,50 @@ cgm_status plot_run(plot_job *j, cgm_error *err) {
                     *tail ? ": " : "", tail);
   return CGM_OK;
 }
+
+/* The decades, else 1-2-5, else 1, 1.5, 2..9 times a power of ten, whichever
+ * first gives 4 (at most 10 decades: every k-th over a wide range) and,
+ * with `split`, tics either side of 1; a range too narrow for those, 5
+ * tics evenly spaced in log. */
+int plot_log_tics(double lo, double hi, bool split, double v[PLOT_MAX_TICS]) {
+  static const double steps[3][10] = {{1}, {1, 2, 5}, {1, 1.5, 2, 3, 4, 5, 6, 7, 8, 9}};
+  static const int nsteps[3] = {1, 3, 10};
+  int n = 0;
+  bool below = false, above = false;
+  for (int s = 0; s < 3 && (n < 4 || (split && !(below && above))); s++) {
+    n = 0;
+    below = above = false;
+    const int k0 = (int)floor(log10(lo)), k1 = (int)ceil(log10(hi));
+    const int every = s == 0 && k1 - k0 > 10 ? (k1 - k0 + 9) / 10 : 1;
+    for (int k = k0; k <= k1; k += every)
+      for (int f = 0; f < nsteps[s] && n < PLOT_MAX_TICS; f++) {
+        const double t = steps[s][f] * pow(10, k);
+        if (t >= lo * (1 - 1e-9) && t <= hi * (1 + 1e-9)) {
+          v[n++] = t;
+          below |= t < 1 - 1e-9;
+          above |= t > 1 + 1e-9;
+        }
+      }
+  }
+  if (n < 4 || (split && !(below && above))) {
+    n = 5;
+    for (int i = 0; i < n; i++) v[i] = lo * pow(hi / lo, i / 4.0);
+  }
+  return n;
+}
+
+/* The fewest significant digits, from 3, that print every tic differently. */
+int plot_tic_digits(const double *v, int n) {
+  int d = 3;
+  for (; d < 9; d++) {
+    bool distinct = true;
+    for (int i = 1; i < n && distinct; i++) {
+      char a[40], b[40];
+      snprintf(a, sizeof a, "%.*g", d, v[i - 1]);
+      snprintf(b, sizeof b, "%.*g", d, v[i]);
+      distinct = strcmp(a, b) != 0;
+    }
+    if (distinct) break;
+  }
+  return d;
+}

@@ -214,39 +214,12 @@ static double map_time(const cgm_tuner_device *dev, int pr, const cgm_map_opts *
   return cgm_refined_time(&dev->model[pr], &plan);
 }
 
-/* `var = "set cbtics (...)"`: at least 4 labelled tics between lo and hi
- * (log scale): the decades, else 1-2-5, else 1, 1.5, 2..9 times a power of
- * ten, whichever first gives 4 (at most 10: every k-th decade over a wide
- * range) and, with `split` (the speed-up's bar, centred on 1), tics either
- * side of 1 so that a gain is read as easily as a loss; a range too narrow
- * for those, 5 tics evenly spaced in log. */
+/* `var = "set cbtics (...)"`: the tics of plot_log_tics. */
 static void cb_tics(FILE *gp, const char *var, double lo, double hi, bool split) {
-  static const double steps[3][10] = {{1}, {1, 2, 5}, {1, 1.5, 2, 3, 4, 5, 6, 7, 8, 9}};
-  static const int nsteps[3] = {1, 3, 10};
-  double v[64];
-  int n = 0;
-  bool below = false, above = false;
-  for (int s = 0; s < 3 && (n < 4 || (split && !(below && above))); s++) {
-    n = 0;
-    below = above = false;
-    const int k0 = (int)floor(log10(lo)), k1 = (int)ceil(log10(hi));
-    const int every = s == 0 && k1 - k0 > 10 ? (k1 - k0 + 9) / 10 : 1;
-    for (int k = k0; k <= k1; k += every)
-      for (int f = 0; f < nsteps[s] && n < 64; f++) {
-        const double t = steps[s][f] * pow(10, k);
-        if (t >= lo * (1 - 1e-9) && t <= hi * (1 + 1e-9)) {
-          v[n++] = t;
-          below |= t < 1 - 1e-9;
-          above |= t > 1 + 1e-9;
-        }
-      }
-  }
-  if (n < 4 || (split && !(below && above))) {
-    n = 5;
-    for (int i = 0; i < n; i++) v[i] = lo * pow(hi / lo, i / 4.0);
-  }
+  double v[PLOT_MAX_TICS];
+  const int n = plot_log_tics(lo, hi, split, v), d = plot_tic_digits(v, n);
   fprintf(gp, "%s = \"set cbtics (", var);
-  for (int i = 0; i < n; i++) fprintf(gp, "%s'%.3g' %.6g", i ? ", " : "", v[i], v[i]);
+  for (int i = 0; i < n; i++) fprintf(gp, "%s'%.*g' %.9g", i ? ", " : "", d, v[i], v[i]);
   fprintf(gp, ")\"\n");
 }
 

@@ -4,6 +4,7 @@
 #ifndef CGM_PLOTS_INTERNAL_H
 #define CGM_PLOTS_INTERNAL_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "cgmodel/plots.h"
@@ -50,6 +51,16 @@ void gp_string(FILE *f, const char *s);
 void gp_var(FILE *f, const char *name, const char *value);
 /* A number for gnuplot data: %.9g, or NaN. */
 void gp_num(FILE *f, double v);
+
+/* Labelled tics of a colour bar on a log scale from lo to hi (0 < lo < hi):
+ * at least 4 round values inside the range (v, returns their count), and
+ * with `split` (a speed-up's bar, centred on 1) tics either side of 1, so
+ * that a gain is read as easily as a loss. */
+enum { PLOT_MAX_TICS = 64 };
+int plot_log_tics(double lo, double hi, bool split, double v[PLOT_MAX_TICS]);
+/* The significant digits (3 or more) that label n increasing tics apart:
+ * a narrow range's evenly spaced tics need more than 3. */
+int plot_tic_digits(const double *v, int n);
 
 /* Appends one line to files->note ("; " between). */
 void plot_note(cgm_plot_files *files, const char *fmt, ...)

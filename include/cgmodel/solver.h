@@ -115,10 +115,10 @@ typedef struct cgm_solve_opts {
    * meets), never ending at double precision's floor (backend.h,
    * cgm_floor_watch), which a solve of an unreachable tolerance does. */
   bool fixed_count;
-  /* The caller vouches that A passed these checks before, unchanged since
-   * (the pipeline: a checksummed cache entry whose first solve passed
-   * them): the matrix's checks (square, finite, symmetric, positive
-   * diagonal) are skipped; b, x and single precision's range still are. */
+  /* The caller vouches that A passed the matrix's checks before, unchanged
+   * since (the pipeline: a checksummed cache entry whose earlier solve ran):
+   * finite, symmetric and positive diagonal are skipped; the shape (square,
+   * not empty), b, x and single precision's range are still checked. */
   bool matrix_checked;
 } cgm_solve_opts;
 

@@ -126,6 +126,29 @@ if ls "$CDIR"/*-checked 2>/dev/null | grep -qv "^$entry-checked\$"; then
 else
   pass
 fi
+# symmetric, one diagonal entry negative: stored in the cache, refused by the
+# checks (exit 1) on the miss and again on the hit, never marked checked
+N=$TMP/n.mtx
+python3 - "$N" <<'PY'
+import sys
+n = 900  # a 1D Laplacian in symmetric format, diagonal entry 401 negative
+e = [(i, i, 2.0 if i != 400 else -1.0) for i in range(n)] + [(i + 1, i, -1.0) for i in range(n - 1)]
+with open(sys.argv[1], "w") as f:
+    f.write("%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n" % (n, n, len(e)))
+    f.writelines("%d %d %.17g\n" % (i + 1, j + 1, v) for i, j, v in e)
+PY
+touch -d '1 minute ago' "$N"
+expect_exit 1 "$CGM" solve "$N" --backend cpu --threads 1 --no-record --json
+last_stderr_contains "not positive definite"
+json_check "$OUT" 'j["cache"]["outcome"] == "miss" and j["cache"]["stored"] and not j["cache"]["check"]' \
+  "refused: stored on the miss, not checked"
+entryN=$(json_get "$OUT" cache.entry)
+assert_file_exists "$entryN" "refused: the entry exists"
+[ -e "$entryN-checked" ] && fail "a refused matrix got a checked extra" || pass
+expect_exit 1 "$CGM" solve "$N" --backend cpu --threads 1 --no-record --json
+last_stderr_contains "not positive definite"
+json_check "$OUT" 'j["cache"]["outcome"] == "hit" and not j["cache"]["check"]' \
+  "refused: the hit checks again"
 
 # ---- two writers at once leave one valid entry and no temporary file
 expect_exit 0 "$CGM" cache clear
