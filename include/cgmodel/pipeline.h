@@ -451,7 +451,8 @@ typedef struct cgm_validate_matrix {
   char matrix[128];
   int choice;    /* row of the tuner's choice (cgm_tuner_choose over the measured
                     configurations' candidates); -1 when it chose none */
-  int best;      /* row of the best measured time */
+  int best;      /* row of the best measured time among the configurations the tuner may
+                    choose (single precision only where it reaches the tolerance); -1: none */
   double regret; /* measured time of the choice over the best; NaN without a choice */
 } cgm_validate_matrix;
 

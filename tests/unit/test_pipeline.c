@@ -173,13 +173,13 @@ static void test_autotune(void) {
 
 static const char test_cpu[] = "Test CPU (2 threads)";
 
-static void add_fit(cgm_db *db, int64_t cal, const char *kernel, const char *variant, int block,
-                    double nu) {
+static void add_fit_p(cgm_db *db, int64_t cal, const char *kernel, const char *variant, int block,
+                      double nu, cgm_precision p) {
   cgm_db_fit f;
   memset(&f, 0, sizeof f);
   snprintf(f.kernel, sizeof f.kernel, "%s", kernel);
   snprintf(f.variant, sizeof f.variant, "%s", variant);
-  f.precision = CGM_PREC_DOUBLE;
+  f.precision = p;
   f.block = block;
   f.kind = CGM_FIT_REL;
   f.mu = 16.0;
@@ -191,6 +191,11 @@ static void add_fit(cgm_db *db, int64_t cal, const char *kernel, const char *var
   f.m_lo = f.m_hi = NAN;
   cgm_error err = {0};
   CHECK_OK(cgm_db_fit_add(db, cal, &f, &err));
+}
+
+static void add_fit(cgm_db *db, int64_t cal, const char *kernel, const char *variant, int block,
+                    double nu) {
+  add_fit_p(db, cal, kernel, variant, block, nu, CGM_PREC_DOUBLE);
 }
 
 /* A complete calibration of a device (kind "cpu" or "cuda") with the
@@ -215,6 +220,33 @@ static int64_t calibrate_device(cgm_db *db, const char *kind, const char *model,
   add_fit(db, c.id, "cg4", "", 0, vec);
   add_fit(db, c.id, "cg5", "", 0, vec);
   for (int b = 0; b < 4; b++) add_fit(db, c.id, "spmv", "mesh", cgm_block_sizes[b], nu[b]);
+  CHECK_OK(cgm_db_calibration_finish(db, c.id, 1.0, &err));
+  return c.id;
+}
+
+/* The test CPU calibrated in both precisions at the same rates: single's
+ * half the bytes make it the faster prediction. */
+static int64_t calibrate_both(cgm_db *db, const double nu[4], double vec) {
+  cgm_error err = {0};
+  cgm_db_device d;
+  memset(&d, 0, sizeof d);
+  snprintf(d.name, sizeof d.name, "cpu");
+  snprintf(d.kind, sizeof d.kind, "cpu");
+  snprintf(d.model, sizeof d.model, "%s", test_cpu);
+  snprintf(d.host, sizeof d.host, "testhost");
+  d.threads = 2;
+  CHECK_OK(cgm_db_device_get_or_add(db, &d, &err));
+  cgm_db_calibration c;
+  memset(&c, 0, sizeof c);
+  c.device_id = d.id;
+  snprintf(c.options, sizeof c.options, "{\"device\":\"cpu\",\"gpus\":1}");
+  CHECK_OK(cgm_db_calibration_add(db, &c, &err));
+  for (int p = CGM_PREC_DOUBLE; p <= CGM_PREC_SINGLE; p++) {
+    add_fit_p(db, c.id, "cg4", "", 0, vec, (cgm_precision)p);
+    add_fit_p(db, c.id, "cg5", "", 0, vec, (cgm_precision)p);
+    for (int b = 0; b < 4; b++)
+      add_fit_p(db, c.id, "spmv", "mesh", cgm_block_sizes[b], nu[b], (cgm_precision)p);
+  }
   CHECK_OK(cgm_db_calibration_finish(db, c.id, 1.0, &err));
   return c.id;
 }
@@ -273,6 +305,59 @@ static void take_note(void *ctx, cgm_note_kind kind, const char *msg) {
 static void take_progress(void *ctx, int done, int total) {
   notes *n = ctx;
   CHECK(done == ++n->progress && total == 2);
+}
+
+/* validate in both precisions at the default tolerance (1e-8): the tuner
+ * offers no single precision (it cannot reach 1e-8), so its choice is a
+ * double run and the regret is against the best measured double run, not
+ * a faster single one it could not have chosen. */
+static void test_validate_offered(void) {
+  cgm_error err = {0};
+  char dbp[512], mtx[512];
+  tmp_path(dbp, sizeof dbp, "validate-offered.db");
+  cgm_csr A;
+  grid_file("grid-offered.mtx", 200, &A, mtx, sizeof mtx);
+  cgm_csr_free(&A);
+  cgm_db *db = NULL;
+  CHECK_OK(cgm_open_database(dbp, true, &db, &err));
+  if (!db) return;
+  calibrate_both(db, (double[4]){10.0, 10.0, 10.0, 10.0}, 20.0);
+  char *mats[] = {mtx};
+  cgm_host h = host(test_cpu, "", 0);
+  notes n = {0};
+  cgm_validate_opts o;
+  memset(&o, 0, sizeof o);
+  o.matrices = mats;
+  o.nmatrices = 1;
+  o.source = tmpdir;
+  o.backends = 1u << CGM_BACKEND_CPU;
+  o.precisions = (1u << CGM_PREC_DOUBLE) | (1u << CGM_PREC_SINGLE);
+  o.iters = 20;
+  o.repeat = 1;
+  o.gpu = cgm_gpu_opts_default();
+  o.host = &h;
+  o.note = take_note;
+  o.ctx = &n;
+  cgm_validate_report r;
+  CHECK_MSG(cgm_validate(db, &o, &r, &err) == CGM_OK, "%s (%s)", err.msg, n.last);
+  CHECK_MSG(r.nrows == 8 && r.nmatrices == 1, "%d rows, %d matrices", r.nrows, r.nmatrices);
+  if (r.nmatrices == 1 && r.nrows == 8) {
+    const cgm_validate_matrix *m = &r.matrices[0];
+    int best = -1;
+    for (int i = 0; i < r.nrows; i++)
+      if (r.rows[i].precision == CGM_PREC_DOUBLE &&
+          (best < 0 || r.rows[i].measured_s < r.rows[best].measured_s))
+        best = i;
+    CHECK_MSG(m->choice >= 0 && r.rows[m->choice].precision == CGM_PREC_DOUBLE,
+              "the tuner chose a %s run at tol 1e-8",
+              m->choice >= 0 ? cgm_precision_name(r.rows[m->choice].precision) : "no");
+    CHECK_MSG(m->best == best, "best row %d (%s), the fastest double run is row %d", m->best,
+              m->best >= 0 ? cgm_precision_name(r.rows[m->best].precision) : "none", best);
+    if (m->choice >= 0 && best >= 0)
+      CHECK_NEAR(m->regret, r.rows[m->choice].measured_s / r.rows[best].measured_s, 1e-12);
+  }
+  cgm_validate_report_free(&r);
+  cgm_db_close(db);
 }
 
 /* validate on the test CPU: N = 2 predicted 0.5% faster than N = 1 (the
@@ -718,6 +803,7 @@ int main(void) {
   test_host_match();
   test_autotune();
   test_validate();
+  test_validate_offered();
   test_run_solve();
   test_matrix_paths();
   test_json();
