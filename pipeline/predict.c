@@ -100,7 +100,8 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
                                     &r->features, to.tol > 0 ? to.tol : 1e-8);
       snprintf(r->k_source, sizeof r->k_source, "database");
       if (!(to.iterations > 0)) {
-        to.iterations = pipeline_probe_iterations(A, to.tol > 0 ? to.tol : 1e-8);
+        to.iterations =
+            pipeline_probe_iterations(A, to.tol > 0 ? to.tol : 1e-8, PIPELINE_PROBE_BUDGET);
         snprintf(r->k_source, sizeof r->k_source, to.iterations > 0 ? "probe" : "estimate");
       }
     }

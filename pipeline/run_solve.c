@@ -90,7 +90,8 @@ cgm_status pipeline_right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *
  * solve of this matrix at tol; 0 when neither knows (the caller estimates).
  * src says which: "hint", "database" or "estimate". */
 static double known_iterations(const cgm_run_solve_opts *o, cgm_db *db, const cgm_csr *A,
-                               const cgm_features *f, double tol, char *src, size_t n) {
+                               const cgm_features *f, double tol, double budget, char *src,
+                               size_t n) {
   double k = o->iters_hint;
   snprintf(src, n, "hint");
   if (!(k > 0)) {
@@ -100,7 +101,7 @@ static double known_iterations(const cgm_run_solve_opts *o, cgm_db *db, const cg
     snprintf(src, n, "database");
   }
   if (!(k > 0)) {
-    k = pipeline_probe_iterations(A, tol);
+    k = pipeline_probe_iterations(A, tol, budget);
     snprintf(src, n, k > 0 ? "probe" : "estimate");
   }
   return k;
@@ -158,7 +159,9 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
     cgm_autotune_opts c = o->constraints;
     c.tol = cgm_solve_tol(&r->opts);
     c.block_jacobi = block_jacobi;
-    c.iterations = known_iterations(o, *db, A, f, c.tol, r->k_source, sizeof r->k_source);
+    /* K decides between devices here: the probe may run to the solution */
+    c.iterations = known_iterations(o, *db, A, f, c.tol, PIPELINE_PROBE_BUDGET, r->k_source,
+                                    sizeof r->k_source);
     st = cgm_autotune(A, f, devs, ndev, host, &c, &r->opts, &ar, err);
     r->choice = ar.choice;
     snprintf(r->why, sizeof r->why, "%s", ar.why);
@@ -201,7 +204,7 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
     /* --auto found K already (the probe costs up to ~0.1 s: once) */
     double k = r->autotuned && r->choice.iterations > 0
                    ? r->choice.iterations
-                   : known_iterations(o, *db, A, f, tol, src, sizeof src);
+                   : known_iterations(o, *db, A, f, tol, 0, src, sizeof src);
     if (!(k > 0)) k = cgm_iterations_estimate(A->nrows, tol);
     if (pipeline_reorder_decide(A, f, &devs[d], &r->opts, k, planned ? &plan : NULL, &r->reorder,
                                 &e) == CGM_OK) {

@@ -37,9 +37,15 @@ int pipeline_local_devices(const cgm_tuner_device *devs, cgm_host_devices m, boo
 void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev);
 double pipeline_known_iterations(cgm_db *db, const char *name, int64_t file_bytes,
                                  const cgm_features *f, double tol);
-/* Double precision's K to tol from a short CPU run of Jacobi CG (b = A *
- * ones) on matrices where that is cheap (0: not probed, or no progress). */
-double pipeline_probe_iterations(const cgm_csr *A, double tol);
+/* Double precision's K to tol from a CPU run of Jacobi CG (b = A * ones)
+ * of about budget / nnz steps (50 to 3000: budget 0 for the least) on
+ * matrices where that is cheap (0: not probed, or no progress); exact when
+ * it converges within them (history.c). */
+double pipeline_probe_iterations(const cgm_csr *A, double tol, double budget);
+/* The probe's budget where K decides between devices (--auto, validate
+ * --total): 1e8 entries read, about 0.05 s on a 16-core host, what the
+ * largest matrix probed took before. */
+#define PIPELINE_PROBE_BUDGET 1e8
 
 /* b from o->rhs, or b = A * ones (*generated set) so that x = ones. */
 cgm_status pipeline_right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *A, double **b,

@@ -194,7 +194,8 @@ static cgm_status tune_matrix(validation *v, const cgm_csr *A, const cgm_feature
   to.max_gpus = v->maxg;
   if (O->total_tol > 0) {
     to.tol = O->total_tol;
-    to.iterations = pipeline_probe_iterations(A, to.tol); /* as solve --auto on a new matrix */
+    /* as solve --auto on a new matrix */
+    to.iterations = pipeline_probe_iterations(A, to.tol, PIPELINE_PROBE_BUDGET);
     to.precisions = O->precisions | (1u << CGM_PREC_MIXED);
   }
   cgm_candidate *c = NULL;

@@ -14,6 +14,7 @@
 
 #include "cgmodel/pipeline.h"
 #include "pipeline/json.h"
+#include "pipeline/steps.h"
 #include "test_util.h"
 
 static char tmpdir[256];
@@ -305,6 +306,49 @@ static void take_note(void *ctx, cgm_note_kind kind, const char *msg) {
 static void take_progress(void *ctx, int done, int total) {
   notes *n = ctx;
   CHECK(done == ++n->progress && total == 2);
+}
+
+/* The iteration count a solve will take (K), as the tuner learns it: the
+ * probe's run of Jacobi CG (b = A * ones, x0 = 0, double, the CPU) knows it
+ * exactly where it converges within its budget, on matrices where the
+ * rule before (25 + 25 restarted steps) was off by 4x or said nothing
+ * (bcsstk19, 662_bus); cut short, its extrapolation is no less than the
+ * steps run and within a factor of 3. */
+static int32_t solve_count(const cgm_csr *A, double tol) {
+  double *one = malloc((size_t)A->nrows * sizeof *one), *b = malloc((size_t)A->nrows * sizeof *b);
+  double *x = calloc((size_t)A->nrows, sizeof *x);
+  for (int32_t i = 0; i < A->nrows; i++) one[i] = 1.0;
+  cgm_csr_spmv(A, one, b);
+  cgm_solve_opts o = cgm_solve_opts_default();
+  o.backend = CGM_BACKEND_CPU;
+  o.tol = tol;
+  cgm_solve_result r;
+  cgm_error err = {0};
+  CHECK_OK(cgm_solve(A, b, x, &o, &r, &err));
+  free(one), free(b), free(x);
+  return r.iterations;
+}
+
+static void test_probe(void) {
+  cgm_error err = {0};
+  const char *names[] = {"bcsstk19", "662_bus"};
+  for (int m = 0; m < 2; m++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.mtx", CGM_DATA_DIR, names[m]);
+    cgm_csr A;
+    CHECK_OK(cgm_mm_read_csr(path, &A, NULL, &err));
+    const int32_t k = solve_count(&A, 1e-8);
+    const double p = pipeline_probe_iterations(&A, 1e-8, PIPELINE_PROBE_BUDGET);
+    CHECK_MSG(p == k, "%s: probe %g, the solve %d", names[m], p, k);
+    cgm_csr_free(&A);
+  }
+  cgm_csr P;
+  CHECK_OK(cgm_gen_poisson2d(100, &P, &err));
+  const int32_t k = solve_count(&P, 1e-8);
+  const double p = pipeline_probe_iterations(&P, 1e-8, 100.0 * (double)P.nnz); /* 100 steps */
+  CHECK_MSG(k > 100 && p >= 100 && p <= 3.0 * k && p >= k / 3.0,
+            "Poisson 100^2: probe %g, the solve %d", p, k);
+  cgm_csr_free(&P);
 }
 
 /* validate in both precisions at the default tolerance (1e-8): the tuner
@@ -804,6 +848,7 @@ int main(void) {
   test_autotune();
   test_validate();
   test_validate_offered();
+  test_probe();
   test_run_solve();
   test_matrix_paths();
   test_json();
