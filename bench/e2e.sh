@@ -27,15 +27,7 @@ backend=()
 [ -n "${E2E_BACKEND:-}" ] && backend=(--backend "$E2E_BACKEND")
 cusparse=1
 if [ "${E2E_BACKEND:-}" = cpu ] || "$cg" version | grep -q "CPU-only"; then cusparse=0; fi
-# The Python that has SciPy (a pyenv or venv python3 on PATH may lack it;
-# Debian's python3-scipy lives beside /usr/bin/python3); E2E_PYTHON overrides.
-py=${E2E_PYTHON:-}
-if [ -z "$py" ]; then
-  py=python3
-  for cand in python3 /usr/bin/python3; do
-    if "$cand" -c 'import scipy' 2>/dev/null; then py=$cand; break; fi
-  done
-fi
+py=$(bench/scipy_python.sh) # the Python that has SciPy
 drop_caches() { sync && { echo 3 >/proc/sys/vm/drop_caches; } 2>/dev/null; }
 if [ "${E2E_DROP_CACHES:-1}" != 1 ]; then
   echo "page cache: not dropped (E2E_DROP_CACHES=0): round 1 reads the files from the page cache"

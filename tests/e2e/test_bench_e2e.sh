@@ -24,14 +24,8 @@ for r in rows:
 PY
 if grep -q "cgm cusparse" "$OUT"; then fail "a cuSPARSE row with the CPU backend"; else pass; fi
 # the alternative's row says what this machine has: SciPy and a usable CuPy,
-# SciPy alone, or neither (bench/e2e.sh picks its Python as below)
-py=${E2E_PYTHON:-}
-if [ -z "$py" ]; then
-  py=python3
-  for cand in python3 /usr/bin/python3; do
-    if "$cand" -c 'import scipy' 2>/dev/null; then py=$cand; break; fi
-  done
-fi
+# SciPy alone, or neither, in the Python bench/e2e.sh picks
+py=$("$REPO/bench/scipy_python.sh")
 if "$py" -c 'import cupy, sys; sys.exit(0 if cupy.cuda.runtime.getDeviceCount() > 0 else 1)' 2>/dev/null; then
   last_stdout_contains "scipy+cupy"
 elif "$py" -c 'import scipy' 2>/dev/null; then

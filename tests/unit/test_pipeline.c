@@ -174,8 +174,8 @@ static void test_autotune(void) {
 
 static const char test_cpu[] = "Test CPU (2 threads)";
 
-static void add_fit_p(cgm_db *db, int64_t cal, const char *kernel, const char *variant, int block,
-                      double nu, cgm_precision p) {
+static void add_fit(cgm_db *db, int64_t cal, const char *kernel, const char *variant, int block,
+                    double nu, cgm_precision p) {
   cgm_db_fit f;
   memset(&f, 0, sizeof f);
   snprintf(f.kernel, sizeof f.kernel, "%s", kernel);
@@ -194,16 +194,12 @@ static void add_fit_p(cgm_db *db, int64_t cal, const char *kernel, const char *v
   CHECK_OK(cgm_db_fit_add(db, cal, &f, &err));
 }
 
-static void add_fit(cgm_db *db, int64_t cal, const char *kernel, const char *variant, int block,
-                    double nu) {
-  add_fit_p(db, cal, kernel, variant, block, nu, CGM_PREC_DOUBLE);
-}
-
 /* A complete calibration of a device (kind "cpu" or "cuda") with the
- * SpMV's rate at N = 1, 2, 4, 8 and the vector kernels' given (GB/s);
- * returns its id. */
-static int64_t calibrate_device(cgm_db *db, const char *kind, const char *model, const double nu[4],
-                                double vec) {
+ * SpMV's rate at N = 1, 2, 4, 8 and the vector kernels' given (GB/s), in
+ * double precision and, with `single`, in single at the same rates (half
+ * the bytes make single the faster prediction); returns its id. */
+static int64_t calibrate_precisions(cgm_db *db, const char *kind, const char *model,
+                                    const double nu[4], double vec, bool single) {
   cgm_error err = {0};
   cgm_db_device d;
   memset(&d, 0, sizeof d);
@@ -218,38 +214,19 @@ static int64_t calibrate_device(cgm_db *db, const char *kind, const char *model,
   c.device_id = d.id;
   snprintf(c.options, sizeof c.options, "{\"device\":\"%s\",\"gpus\":1}", d.name);
   CHECK_OK(cgm_db_calibration_add(db, &c, &err));
-  add_fit(db, c.id, "cg4", "", 0, vec);
-  add_fit(db, c.id, "cg5", "", 0, vec);
-  for (int b = 0; b < 4; b++) add_fit(db, c.id, "spmv", "mesh", cgm_block_sizes[b], nu[b]);
+  for (int p = CGM_PREC_DOUBLE; p <= (single ? CGM_PREC_SINGLE : CGM_PREC_DOUBLE); p++) {
+    add_fit(db, c.id, "cg4", "", 0, vec, (cgm_precision)p);
+    add_fit(db, c.id, "cg5", "", 0, vec, (cgm_precision)p);
+    for (int b = 0; b < 4; b++)
+      add_fit(db, c.id, "spmv", "mesh", cgm_block_sizes[b], nu[b], (cgm_precision)p);
+  }
   CHECK_OK(cgm_db_calibration_finish(db, c.id, 1.0, &err));
   return c.id;
 }
 
-/* The test CPU calibrated in both precisions at the same rates: single's
- * half the bytes make it the faster prediction. */
-static int64_t calibrate_both(cgm_db *db, const double nu[4], double vec) {
-  cgm_error err = {0};
-  cgm_db_device d;
-  memset(&d, 0, sizeof d);
-  snprintf(d.name, sizeof d.name, "cpu");
-  snprintf(d.kind, sizeof d.kind, "cpu");
-  snprintf(d.model, sizeof d.model, "%s", test_cpu);
-  snprintf(d.host, sizeof d.host, "testhost");
-  d.threads = 2;
-  CHECK_OK(cgm_db_device_get_or_add(db, &d, &err));
-  cgm_db_calibration c;
-  memset(&c, 0, sizeof c);
-  c.device_id = d.id;
-  snprintf(c.options, sizeof c.options, "{\"device\":\"cpu\",\"gpus\":1}");
-  CHECK_OK(cgm_db_calibration_add(db, &c, &err));
-  for (int p = CGM_PREC_DOUBLE; p <= CGM_PREC_SINGLE; p++) {
-    add_fit_p(db, c.id, "cg4", "", 0, vec, (cgm_precision)p);
-    add_fit_p(db, c.id, "cg5", "", 0, vec, (cgm_precision)p);
-    for (int b = 0; b < 4; b++)
-      add_fit_p(db, c.id, "spmv", "mesh", cgm_block_sizes[b], nu[b], (cgm_precision)p);
-  }
-  CHECK_OK(cgm_db_calibration_finish(db, c.id, 1.0, &err));
-  return c.id;
+static int64_t calibrate_device(cgm_db *db, const char *kind, const char *model, const double nu[4],
+                                double vec) {
+  return calibrate_precisions(db, kind, model, nu, vec, false);
 }
 
 /* The same of the test CPU. */
@@ -365,7 +342,7 @@ static void test_validate_offered(void) {
   cgm_db *db = NULL;
   CHECK_OK(cgm_open_database(dbp, true, &db, &err));
   if (!db) return;
-  calibrate_both(db, (double[4]){10.0, 10.0, 10.0, 10.0}, 20.0);
+  calibrate_precisions(db, "cpu", test_cpu, (double[4]){10.0, 10.0, 10.0, 10.0}, 20.0, true);
   char *mats[] = {mtx};
   cgm_host h = host(test_cpu, "", 0);
   notes n = {0};
