@@ -227,9 +227,10 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
  * ones are stored at the end, once the entry is written. */
 static const char FEATURES[] = "features";
 
-/* A cache entry whose matrix passed cgm_solve's checks (square, finite,
- * symmetric, positive diagonal) carries the extra CHECKED: a warm solve of
- * the same checksummed matrix skips them (0.1-0.2 s at 49M entries). */
+/* A cache entry whose matrix passed cgm_solve's checks (a solve of it ran,
+ * not refused) carries the extra CHECKED: a warm solve of the same
+ * checksummed matrix skips the finite, symmetric and diagonal checks
+ * (0.1-0.2 s at 49M entries; cgm_solve_opts.matrix_checked). */
 static const char CHECKED[] = "checked";
 enum { CHECKED_VERSION = 1 };
 
