@@ -87,6 +87,16 @@ int cmd_calibrate(int argc, char **argv) {
       if (rep.cal[i].have_x_coef[p])
         printf("  locality coefficient (%s): %.3g\n", cgm_precision_name((cgm_precision)p),
                rep.cal[i].x_coef[p]);
+    for (int p = 0; p < 2; p++) {
+      bool any = false;
+      for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
+        if (!rep.cal[i].have_scatter_coef[p][b]) continue;
+        if (!any) printf("  row-scatter (%s), us a step:", cgm_precision_name((cgm_precision)p));
+        printf(" N=%d %.3g", cgm_block_sizes[b], 1e6 * rep.cal[i].scatter_coef[p][b]);
+        any = true;
+      }
+      if (any) printf("\n");
+    }
     printf("  time:");
     for (int k = 0; k < rep.cal[i].nstages; k++)
       printf("%s %s %.1f s", k ? "," : "", rep.cal[i].stage[k].name, rep.cal[i].stage[k].seconds);

@@ -68,6 +68,14 @@ typedef struct cgm_locality_sample {
 cgm_status cgm_mb_locality_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
                                  cgm_locality_sample **out, int *count, cgm_error *err);
 
+/* The row-scatter sweep: arrows whose long row reads x at random (a line
+ * a step), at every block size and each precision of `precisions`, solved
+ * for a fixed number of iterations with base's backend (a GPU: the walk is
+ * its model's). Quick: one row length (256 blocks), else 64 .. 512. The
+ * samples' group is 0. *out is malloc'ed. */
+cgm_status cgm_mb_scatter_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
+                                cgm_locality_sample **out, int *count, cgm_error *err);
+
 /* The CUDA part of cgm_mb_run (CGM_ERUNTIME in a CPU-only build). */
 cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress,
                            void *ctx, cgm_error *err);

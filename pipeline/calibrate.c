@@ -382,6 +382,56 @@ static cgm_status fit_locality(const cgm_calibrate_opts *o, const char *device,
   return st;
 }
 
+/* The row-scatter sweep on a GPU and the coefficient of each block size and
+ * precision, fitted with the row curves just made (docs/model.md, "The walk
+ * of a scattered row"), appended to coef. A block size whose row curve is
+ * missing gets none. */
+static cgm_status fit_scatter(const cgm_calibrate_opts *o, const char *device,
+                              const cgm_db_fit *fits, int nfits, cgm_db_coef *coef, int *ncoef,
+                              cgm_calibration_report *rep, int ri, cgm_error *err) {
+  if (!strcmp(device, "cpu")) return CGM_OK; /* a CPU's model has no walk */
+  cgm_solve_opts base = cgm_solve_opts_default();
+  base.backend = CGM_BACKEND_CUDA;
+  base.gpu = o->gpu;
+  cgm_locality_sample *s = NULL;
+  int n = 0;
+  cgm_status st = cgm_mb_scatter_sweep(&base, o->precisions, o->quick, &s, &n, err);
+  if (st) return st;
+  cgm_segment_shape *shapes = malloc(((size_t)n + 1) * sizeof *shapes);
+  double *secs = malloc(((size_t)n + 1) * sizeof *secs);
+  if (!shapes || !secs) st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  for (int p = 0; p < 2 && !st; p++) {
+    if (!(o->precisions & (1u << p))) continue;
+    cgm_device_model m;
+    model_from_fits(fits, nfits, p, &m);
+    for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
+      const int bn = cgm_block_sizes[b];
+      int k = 0;
+      for (int i = 0; i < n; i++)
+        if (s[i].precision == p && s[i].block == bn) {
+          shapes[k] = s[i].shape;
+          secs[k++] = s[i].seconds;
+        }
+      double c;
+      cgm_error e = {0};
+      if (cgm_fit_scatter_coef(&m, bn, shapes, secs, k, &c, &e) != CGM_OK) continue;
+      cgm_db_coef *q = &coef[(*ncoef)++];
+      memset(q, 0, sizeof *q);
+      snprintf(q->name, sizeof q->name, "%s%d", CGM_DB_COEF_ROW_SCATTER, bn);
+      q->precision = p;
+      q->value = c;
+      q->rms = NAN;
+      q->n = k;
+      rep->cal[ri].scatter_coef[p][b] = c;
+      rep->cal[ri].have_scatter_coef[p][b] = true;
+    }
+  }
+  free(shapes);
+  free(secs);
+  free(s);
+  return st;
+}
+
 /* One device: sweeps, fits, one transaction. */
 static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const char *device,
                                 int gpus, cgm_calibration_report *rep, cgm_error *err) {
@@ -412,10 +462,12 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   int nfits = 0;
   if (!st) st = fit_all(&sv, o->precisions, &o->gpu, &fits, &nfits, rep, ri, err);
   stage_mark(&clk, "fits");
-  cgm_db_coef coef[2];
+  cgm_db_coef coef[2 + 2 * CGM_NBLOCKSIZES];
   int ncoef = 0;
   if (!st) st = fit_locality(o, device, fits, nfits, coef, &ncoef, rep, ri, err);
   stage_mark(&clk, "locality");
+  if (!st) st = fit_scatter(o, device, fits, nfits, coef, &ncoef, rep, ri, err);
+  stage_mark(&clk, "scatter");
   /* Store: device, calibration, samples, fits and coefficients in one
    * transaction. */
   if (!st) st = cgm_db_begin(db, err);

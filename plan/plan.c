@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "plan/partition.h"
+#include "plan/scatter.h"
 #include "sparse/bcsr_internal.h"
 
 struct cgm_plan_pattern {
@@ -302,6 +303,13 @@ cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts
   if (halo && (st = halo_segments(pt, p, err))) return st;
   for (int g = 0; g < G; g++) {
     cgm_plan_segment *s = &p->seg[g];
+    /* the longest block row, and its scatter where the columns are here
+     * (cgm_plan_make reads it from the matrix where they are not) */
+    s->longest = -1;
+    for (int32_t b = s->b0; b < s->b1; b++)
+      if (s->longest < 0 || pt->len[b] > pt->len[s->longest]) s->longest = b;
+    if (pt->bptr && s->longest >= 0)
+      cgm_row_scatter(pt->bcol + pt->bptr[s->longest], pt->len[s->longest], n, s->row_scatter);
     s->v_len = gathered_len(p, s);
     if (!halo) s->halo_rows = G > 1 ? s->v_len - s->rows : 0;
   }
@@ -341,9 +349,12 @@ cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p, 
   /* with the block columns: the halo, and the sectors of x the model reads */
   cgm_plan_pattern *pt;
   const bool halo = o->gpus > 1 && o->exchange == CGM_EXCHANGE_HALO;
-  if ((st = pattern_make(A, o->layout.n, halo || !oo.skip_sectors, &pt, err))) return st;
+  const bool columns = halo || !oo.skip_sectors;
+  if ((st = pattern_make(A, o->layout.n, columns, &pt, err))) return st;
   st = cgm_plan_from_pattern(pt, &oo, p, err);
   cgm_plan_pattern_free(pt);
+  for (int g = 0; g < p->nseg && !st && !columns; g++)
+    st = plan_row_scatter_csr(A, o->layout.n, p->seg[g].longest, p->seg[g].row_scatter, err);
   p->o.features = NULL; /* the caller's: not kept in the plan */
   if (st || !kf) return st;
   if (p->nseg == 1 && p->o.layout.bx == kf->bx && p->o.layout.by == kf->by) {

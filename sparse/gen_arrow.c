@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The arrow matrix: one long row (and its column) on a tridiagonal, so that
  * the time of an SpMV is the walk of that row by one thread (the row curve
- * of the calibration, and the long-row cases of the tests). */
+ * of the calibration, and the long-row cases of the tests). The scattered
+ * arrow's long row reads x at random places (a line of x a step, where the
+ * plain arrow's reads x in order): the calibration's row-scatter term. */
 #include "cgmodel/sparse.h"
 
 #include <stdlib.h>
 
-cgm_status cgm_gen_arrow(int32_t n, int32_t len, cgm_csr *A, cgm_error *err) {
-  if (n < 1 || len < 1 || len > n)
-    return cgm_fail(err, CGM_EINPUT, "arrow: need 1 <= len <= n (got n = %d, len = %d)", n, len);
-  /* tridiagonal 3n - 2, row and column 0 beyond it 2 (len - 2) */
-  const int64_t cap = 3 * (int64_t)n + 2 * (int64_t)len;
+/* The tridiagonal of n rows with row and column 0 also touching the
+ * columns cols[0 .. m-1] (ascending, each >= 2); row 0 has len entries. */
+static cgm_status arrow_make(int32_t n, const int32_t *cols, int32_t m, int32_t len, cgm_csr *A,
+                             cgm_error *err) {
+  /* tridiagonal 3n - 2, row and column 0 beyond it 2 m */
+  const int64_t cap = 3 * (int64_t)n + 2 * (int64_t)m;
   int32_t *ri = malloc(sizeof *ri * (size_t)cap), *ci = malloc(sizeof *ci * (size_t)cap);
   double *v = malloc(sizeof *v * (size_t)cap);
   if (!ri || !ci || !v) {
@@ -28,10 +31,52 @@ cgm_status cgm_gen_arrow(int32_t n, int32_t len, cgm_csr *A, cgm_error *err) {
   for (int32_t i = 0; i < n; i++) {
     PUT(i, i, i == 0 ? 2.0 + c * len : 2.0 + 2.0 * c);
     if (i > 0) PUT(i, i - 1, -1.0), PUT(i - 1, i, -1.0);
-    if (i > 1 && i < len) PUT(0, i, c), PUT(i, 0, c);
   }
+  for (int32_t j = 0; j < m; j++) PUT(0, cols[j], c), PUT(cols[j], 0, c);
 #undef PUT
   cgm_status st = cgm_csr_from_coo(n, n, k, ri, ci, v, A, NULL, err);
   free(ri), free(ci), free(v);
+  return st;
+}
+
+cgm_status cgm_gen_arrow(int32_t n, int32_t len, cgm_csr *A, cgm_error *err) {
+  if (n < 1 || len < 1 || len > n)
+    return cgm_fail(err, CGM_EINPUT, "arrow: need 1 <= len <= n (got n = %d, len = %d)", n, len);
+  const int32_t m = len > 2 ? len - 2 : 0;
+  int32_t *cols = malloc(sizeof *cols * ((size_t)m + 1));
+  if (!cols) return cgm_fail(err, CGM_ERUNTIME, "out of memory for an arrow of %d rows", n);
+  for (int32_t j = 0; j < m; j++) cols[j] = 2 + j;
+  cgm_status st = arrow_make(n, cols, m, len, A, err);
+  free(cols);
+  return st;
+}
+
+static int cmp_i32(const void *a, const void *b) {
+  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+cgm_status cgm_gen_arrow_scattered(int32_t n, int32_t len, int32_t unit, uint64_t seed, cgm_csr *A,
+                                   cgm_error *err) {
+  if (n < 1 || len < 1 || unit < 1 || unit > n)
+    return cgm_fail(err, CGM_EINPUT,
+                    "scattered arrow: need n >= 1, len >= 1, 1 <= unit <= n (got n = %d, len = "
+                    "%d, unit = %d)",
+                    n, len, unit);
+  /* the candidates: multiples of unit from 2 on (row 0's block and its
+   * tridiagonal neighbour excluded), len - 2 of them drawn at random */
+  const int32_t nb = n / unit, lo = unit == 1 ? 2 : 1;
+  const int32_t m = len > 2 ? len - 2 : 0;
+  if (nb - lo < m)
+    return cgm_fail(err, CGM_EINPUT,
+                    "scattered arrow: %d columns at multiples of %d do not fit %d rows", len, unit,
+                    n);
+  int32_t *perm = malloc(sizeof *perm * ((size_t)(nb - lo) + 1));
+  if (!perm) return cgm_fail(err, CGM_ERUNTIME, "out of memory for an arrow of %d rows", n);
+  cgm_perm_shuffle(nb - lo, nb - lo, seed, perm);
+  for (int32_t j = 0; j < m; j++) perm[j] = (perm[j] + lo) * unit;
+  qsort(perm, (size_t)m, sizeof *perm, cmp_i32);
+  cgm_status st = arrow_make(n, perm, m, len, A, err);
+  free(perm);
   return st;
 }

@@ -172,6 +172,9 @@ typedef struct cgm_segment_shape {
   /* Bytes of x its SpMV's slices read as 32-byte sectors (the plan's
    * x_sectors times 32 at its width; 0: unknown): the locality term. */
   double x_sector_bytes;
+  /* How scattered its longest block row's reads of x are (cgm_row_scatter
+   * at its width: 0 in order or unknown, 1 a line a step). */
+  double row_scatter;
 } cgm_segment_shape;
 
 /* The bytes of x beyond the contiguous estimate (rows x width) that a
@@ -209,6 +212,13 @@ typedef struct cgm_device_model {
    * model is the contiguous one. */
   double x_coef;
   bool have_x_coef;
+  /* The row-scatter term (docs/model.md): per block size, the seconds a
+   * step of the longest row's walk takes beyond the in-order arrow's when
+   * every step reads x from a line of its own (the scattered arrows of the
+   * calibration); the walk grows by row_scatter x coefficient x steps.
+   * Absent (older calibrations, a CPU): the in-order walk. */
+  double scatter_coef[4];
+  bool have_scatter_coef[4];
 } cgm_device_model;
 
 /* A segment of a plan as the refined model sees it, at the plan's
@@ -251,6 +261,16 @@ CGM_API double cgm_paper_device_time(const cgm_device_model *m, int n, double x,
 CGM_API cgm_status cgm_fit_x_coef(const cgm_device_model *m, const int *blocks, const int *group,
                                   const cgm_segment_shape *shapes, const double *seconds, int count,
                                   double *coef, double *rms, cgm_error *err);
+
+/* Fits the row-scatter coefficient of block size n to count iterations of
+ * scattered arrows (shapes with row_scatter > 0) and their measured
+ * seconds: the least-squares c >= 0 of (seconds - model) = c x row_scatter
+ * x max_row, the model being m's without the term (the in-order walk, as
+ * the row curve was fitted). CGM_EINPUT with fewer than 1 sample, a time
+ * not positive, or a sample the model cannot time. */
+CGM_API cgm_status cgm_fit_scatter_coef(const cgm_device_model *m, int n,
+                                        const cgm_segment_shape *shapes, const double *seconds,
+                                        int count, double *coef, cgm_error *err);
 
 /* The cuSPARSE baseline: one curve over its iteration bytes. */
 CGM_API double cgm_refined_cusparse_time(const cgm_device_model *m, int64_t nnz, int64_t x);

@@ -66,6 +66,10 @@ typedef struct cgm_calibration_report {
     char failed[512]; /* the fits that did not converge */
     double x_coef[2]; /* the locality coefficient per precision (docs/model.md) */
     bool have_x_coef[2];
+    /* the row-scatter coefficient per precision and block size (seconds a
+     * step; docs/model.md) */
+    double scatter_coef[2][4];
+    bool have_scatter_coef[2][4];
     /* Where the seconds went, in order: "setup" (the device's start: the
      * CUDA context), each sweep's stage (load, cg4, spmv, iter, ...), "fits"
      * and "store". */

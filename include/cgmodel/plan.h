@@ -173,6 +173,11 @@ typedef struct cgm_plan_segment {
    * (cgm_block_features.x_sectors, per element width); 0: not counted (a
    * plan made without the block columns, or a uniform one) */
   int64_t x_sectors[CGM_NSECTOR_WIDTHS];
+  /* Its longest block row (global number; -1: none) and how scattered that
+   * row's reads of x are, per element width (cgm_row_scatter): the walk's
+   * pace between the in-order arrow's and the scattered arrow's. */
+  int32_t longest;
+  double row_scatter[CGM_NSECTOR_WIDTHS];
 } cgm_plan_segment;
 
 typedef struct cgm_plan {
@@ -187,6 +192,15 @@ typedef struct cgm_plan {
   int64_t device_bytes;   /* the largest segment's */
   cgm_plan_segment seg[CGM_MAX_GPUS];
 } cgm_plan;
+
+/* How scattered one block row's reads of x are, at each element width
+ * (index as CGM_NSECTOR_WIDTHS: 8 then 4 bytes): with L blocks (block
+ * columns bcols, ascending) of N elements, touching `lines` 128-byte lines
+ * of x of which ceil(L N w / 128) are the least, (lines - least) / (L -
+ * least): 0 when it reads x in order (or L <= least), 1 when every step
+ * reads a line of its own. */
+CGM_API void cgm_row_scatter(const int32_t *bcols, int32_t L, int n,
+                             double out[CGM_NSECTOR_WIDTHS]);
 
 /* The plan of configuration o for A. CGM_EINPUT when it cannot exist (a bad
  * block size or layout, more GPUs than block rows, G > CGM_MAX_GPUS, several

@@ -270,6 +270,13 @@ CGM_API cgm_status cgm_gen_random_spd(int32_t n, double avg, cgm_rowdist dist, d
  * row of len entries; SPD (strictly diagonally dominant) with a condition
  * number near 129. 1 <= len <= n. */
 CGM_API cgm_status cgm_gen_arrow(int32_t n, int32_t len, cgm_csr *A, cgm_error *err);
+/* The scattered arrow: the same, but row 0's len - 2 entries beyond the
+ * tridiagonal are at distinct random multiples of `unit` (>= 2), so that
+ * at block size N = unit its longest block row reads a block of x far from
+ * the last one at every step (the plain arrow's reads x in order).
+ * Deterministic in seed. */
+CGM_API cgm_status cgm_gen_arrow_scattered(int32_t n, int32_t len, int32_t unit, uint64_t seed,
+                                           cgm_csr *A, cgm_error *err);
 
 /* The band: every row i touches columns i - h .. i + h (clipped at the
  * edges): -1 beside the diagonal, -c/h farther, 2 + 2c + 2 (h - 1) c/h on

@@ -456,6 +456,33 @@ static void test_arrow(void) {
   }
   CHECK(cgm_gen_arrow(10, 11, &A, &e) == CGM_EINPUT && strstr(e.msg, "len"));
   CHECK(cgm_gen_arrow(0, 1, &A, &e) == CGM_EINPUT);
+  /* The scattered arrow: row 0 holds its diagonal, column 1 and len - 2
+   * distinct multiples of unit from 2 on, drawn anew by the seed; SPD. */
+  const int32_t units[] = {1, 2, 8};
+  for (int i = 0; i < 3; i++) {
+    const int32_t u = units[i], len = 60;
+    CHECK_OK(cgm_gen_arrow_scattered(4096, len, u, 7, &A, &e));
+    char what[48];
+    snprintf(what, sizeof what, "scattered arrow unit %d", u);
+    check_random_spd(&A, what);
+    int32_t row0 = (int32_t)(A.rowptr[1] - A.rowptr[0]), far = 0, bad = 0;
+    for (int64_t k = A.rowptr[0]; k < A.rowptr[1]; k++) {
+      const int32_t c = A.colidx[k];
+      if (c > 1) far++, bad += c % u != 0;
+    }
+    CHECK_MSG(row0 == len && far == len - 2 && bad == 0, "%s: row 0 %d entries, %d far, %d bad",
+              what, row0, far, bad);
+    cgm_csr B;
+    CHECK_OK(cgm_gen_arrow_scattered(4096, len, u, 7, &B, &e));
+    CHECK(same_matrix(&A, &B));
+    cgm_csr_free(&B);
+    CHECK_OK(cgm_gen_arrow_scattered(4096, len, u, 8, &B, &e));
+    CHECK(!same_matrix(&A, &B));
+    cgm_csr_free(&B);
+    cgm_csr_free(&A);
+  }
+  CHECK(cgm_gen_arrow_scattered(64, 60, 8, 1, &A, &e) == CGM_EINPUT && strstr(e.msg, "fit"));
+  CHECK(cgm_gen_arrow_scattered(64, 10, 0, 1, &A, &e) == CGM_EINPUT);
 }
 
 /* ------------------------------------------------------------------ band */

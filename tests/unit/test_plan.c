@@ -280,6 +280,55 @@ static void model_shape(void) {
   cgm_csr_free(&A);
 }
 
+/* The scatter of the longest row: by hand on column lists; in order (the
+ * arrow) 0 and a line a step (the scattered arrow) 1 at every block size,
+ * the same whether the plan reads it from the pattern's columns or from the
+ * matrix (a plan given features counts no columns). */
+static void row_scatter(void) {
+  double sc[CGM_NSECTOR_WIDTHS];
+  int32_t c[64];
+  for (int j = 0; j < 64; j++) c[j] = j;
+  cgm_row_scatter(c, 64, 1, sc); /* 64 doubles in order: 4 lines, the least */
+  CHECK(sc[0] == 0.0 && sc[1] == 0.0);
+  for (int j = 0; j < 64; j++) c[j] = 32 * j; /* a line of floats (two of doubles) apart */
+  cgm_row_scatter(c, 64, 1, sc);
+  CHECK(sc[0] == 1.0 && sc[1] == 1.0);
+  for (int j = 0; j < 64; j++) c[j] = 2 * (j / 2) * 16 + j % 2; /* pairs a line apart */
+  cgm_row_scatter(c, 64, 1, sc); /* 32 lines of 64 steps, the least 4: 28 / 60 */
+  CHECK_NEAR(sc[0], 28.0 / 60.0, 1e-12);
+  cgm_row_scatter(c, 1, 8, sc); /* one block: nothing to scatter */
+  CHECK(sc[0] == 0.0 && sc[1] == 0.0);
+  cgm_error err = {0};
+  for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
+    const int n = cgm_block_sizes[bi];
+    cgm_csr A, S;
+    CHECK_OK(cgm_gen_arrow(8192, 256 * n, &A, &err));
+    CHECK_OK(cgm_gen_arrow_scattered(65536, 256, n, 3, &S, &err));
+    cgm_plan_opts o = cgm_plan_opts_default();
+    o.backend = CGM_BACKEND_CUDA;
+    o.layout.n = n;
+    cgm_plan p, q;
+    CHECK_OK(cgm_plan_make(&A, &o, &p, &err));
+    CHECK_MSG(p.seg[0].longest == 0 && p.seg[0].row_scatter[0] < 0.02,
+              "arrow N = %d: longest %d, scatter %g", n, p.seg[0].longest, p.seg[0].row_scatter[0]);
+    CHECK_OK(cgm_plan_make(&S, &o, &p, &err));
+    for (int w = 0; w < CGM_NSECTOR_WIDTHS; w++)
+      CHECK_MSG(p.seg[0].row_scatter[w] > 0.9, "scattered arrow N = %d width %d: scatter %g", n, w,
+                p.seg[0].row_scatter[w]);
+    cgm_features f;
+    CHECK_OK(cgm_plan_features(&S, &f, &err));
+    o.features = &f;
+    CHECK_OK(cgm_plan_make(&S, &o, &q, &err));
+    CHECK(q.seg[0].longest == p.seg[0].longest);
+    for (int w = 0; w < CGM_NSECTOR_WIDTHS; w++)
+      CHECK_NEAR(q.seg[0].row_scatter[w], p.seg[0].row_scatter[w], 1e-12);
+    const cgm_segment_shape sh = cgm_refined_shape(&p, 0);
+    CHECK(sh.row_scatter == p.seg[0].row_scatter[0]);
+    cgm_csr_free(&A);
+    cgm_csr_free(&S);
+  }
+}
+
 /* The speed-up maps' matrices, the cuSPARSE plan, and configurations that
  * cannot exist. */
 static void uniform_and_refusals(void) {
@@ -394,6 +443,7 @@ int main(void) {
   known_sectors();
   layout_rule();
   model_shape();
+  row_scatter();
   uniform_and_refusals();
   generated();
   bundled();

@@ -286,6 +286,47 @@ int main(void) {
   one.have_row[2] = false;
   s4.mean_row = 3000;
   CHECK_NEAR(cgm_refined_segment_time(&one, 4, &s4), 0.5 * tb, 1e-6 * tb);
+  one.have_row[2] = true;
+  one.have_band[2] = false;
+  /* A scattered longest row walks slower by scatter x coefficient x steps
+   * (a lone row: mean 3); in order, or with no coefficient, as before. */
+  s4.mean_row = 3;
+  s4.max_row = 3000;
+  const double lone = cgm_refined_segment_time(&one, 4, &s4), ksc = 0.05e-6;
+  one.scatter_coef[2] = ksc;
+  one.have_scatter_coef[2] = true;
+  CHECK_NEAR(cgm_refined_segment_time(&one, 4, &s4), lone, 1e-9 * lone); /* scatter 0 */
+  const double scat[] = {0.25, 1.0};
+  for (int i = 0; i < 2; i++) {
+    s4.row_scatter = scat[i];
+    const double want_t = lone + scat[i] * ksc * 3000;
+    CHECK_NEAR(cgm_refined_segment_time(&one, 4, &s4), want_t, 1e-9 * want_t);
+  }
+  /* The fit recovers a known coefficient from iterations the model made
+   * with it (walk-bound and not, several scatters), and 0 where scattered
+   * rows walk as fast as in order. */
+  cgm_segment_shape fs[4];
+  double ft[4];
+  const int32_t fl[] = {3000, 600, 40, 3000};
+  const double fsc[] = {1.0, 0.9, 1.0, 0.5};
+  for (int i = 0; i < 4; i++) {
+    fs[i] = s4;
+    fs[i].max_row = fl[i];
+    fs[i].row_scatter = fsc[i];
+    ft[i] = cgm_refined_segment_time(&one, 4, &fs[i]);
+  }
+  double kfit = -1;
+  cgm_error ferr = {0};
+  CHECK_OK(cgm_fit_scatter_coef(&one, 4, fs, ft, 4, &kfit, &ferr));
+  CHECK_MSG(fabs(kfit - ksc) <= 1e-3 * ksc, "fitted %g s a step, made with %g", kfit, ksc);
+  one.have_scatter_coef[2] = false;
+  for (int i = 0; i < 4; i++) ft[i] = cgm_refined_segment_time(&one, 4, &fs[i]);
+  CHECK_OK(cgm_fit_scatter_coef(&one, 4, fs, ft, 4, &kfit, &ferr));
+  CHECK_MSG(kfit <= 1e-3 * ksc, "fitted %g s a step where scatter costs nothing", kfit);
+  /* no row curve at that block size, or a bad time: refused */
+  CHECK(cgm_fit_scatter_coef(&one, 2, fs, ft, 4, &kfit, &ferr) == CGM_EINPUT);
+  ft[1] = 0;
+  CHECK(cgm_fit_scatter_coef(&one, 4, fs, ft, 4, &kfit, &ferr) == CGM_EINPUT);
   stale_cg();
   TEST_MAIN_END();
 }

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The scatter of a segment's longest block row (cgm_row_scatter), from the
+ * block pattern's columns or, where the plan was made without them, from
+ * the matrix's rows. */
+#ifndef CGM_PLAN_SCATTER_H
+#define CGM_PLAN_SCATTER_H
+
+#include "cgmodel/plan.h"
+
+/* Block row `brow` of A at block size n: its block columns gathered from
+ * the n rows (merged, ascending, distinct), then cgm_row_scatter. CGM_ERUNTIME
+ * when out of memory. */
+cgm_status plan_row_scatter_csr(const cgm_csr *A, int n, int32_t brow,
+                                double out[CGM_NSECTOR_WIDTHS], cgm_error *err);
+
+#endif
