@@ -389,7 +389,6 @@ static cgm_status fit_locality(const cgm_calibrate_opts *o, const char *device,
 static cgm_status fit_scatter(const cgm_calibrate_opts *o, const char *device,
                               const cgm_db_fit *fits, int nfits, cgm_db_coef *coef, int *ncoef,
                               cgm_calibration_report *rep, int ri, cgm_error *err) {
-  if (!strcmp(device, "cpu")) return CGM_OK; /* a CPU's model has no walk */
   cgm_solve_opts base = cgm_solve_opts_default();
   base.backend = CGM_BACKEND_CUDA;
   base.gpu = o->gpu;
@@ -466,8 +465,10 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   int ncoef = 0;
   if (!st) st = fit_locality(o, device, fits, nfits, coef, &ncoef, rep, ri, err);
   stage_mark(&clk, "locality");
-  if (!st) st = fit_scatter(o, device, fits, nfits, coef, &ncoef, rep, ri, err);
-  stage_mark(&clk, "scatter");
+  if (!st && strcmp(device, "cpu")) { /* a CPU's model has no walk */
+    st = fit_scatter(o, device, fits, nfits, coef, &ncoef, rep, ri, err);
+    stage_mark(&clk, "scatter");
+  }
   /* Store: device, calibration, samples, fits and coefficients in one
    * transaction. */
   if (!st) st = cgm_db_begin(db, err);

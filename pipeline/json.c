@@ -320,6 +320,7 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   cJSON *cache = cache_report_json(&rep->cache);
   cJSON_AddBoolToObject(cache, "features", rep->features_cached);
   cJSON_AddBoolToObject(cache, "check", rep->check_cached);
+  cJSON_AddBoolToObject(cache, "analysis", rep->analysis_cached);
   cJSON_AddItemToObject(j, "cache", cache);
   if (rep->dist.ranks > 0) { /* the MPI solve: its partition and halo volume */
     cJSON *d = cJSON_AddObjectToObject(j, "mpi");

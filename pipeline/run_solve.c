@@ -87,8 +87,9 @@ cgm_status pipeline_right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *
 
 /* K, the iterations a solve is expected to take (the tuner's totals and
  * --reorder auto): --iters-hint, else the database's record of a converged
- * solve of this matrix at tol; 0 when neither knows (the caller estimates).
- * src says which: "hint", "database" or "estimate". */
+ * solve of this matrix at tol, else the probe (budget < 0: none); 0 when
+ * none knows (the caller estimates). src says which: "hint", "database",
+ * "probe" or "estimate". */
 static double known_iterations(const cgm_run_solve_opts *o, cgm_db *db, const cgm_csr *A,
                                const cgm_features *f, double tol, double budget, char *src,
                                size_t n) {
@@ -100,11 +101,63 @@ static double known_iterations(const cgm_run_solve_opts *o, cgm_db *db, const cg
                                   stat(o->matrix, &fs) == 0 ? (int64_t)fs.st_size : 0, f, tol);
     snprintf(src, n, "database");
   }
-  if (!(k > 0)) {
+  if (!(k > 0) && budget >= 0) {
     k = pipeline_probe_iterations(A, tol, budget);
     snprintf(src, n, k > 0 ? "probe" : "estimate");
   }
-  return k;
+  return k > 0 ? k : 0.0;
+}
+
+/* What a default solve's analysis decided (the prediction of the
+ * configuration that runs and --reorder's verdict), kept beside the cache
+ * entry as the extra ANALYSIS: the plan of a 49M-entry matrix and the
+ * reordering bound took 0.1-0.2 s of a 1.2 s warm solve. It holds what it
+ * was decided from, compared whole on a read: the options that shape the
+ * plan and the decision, the device's calibrated model (a recalibration,
+ * another database or another machine is a miss), and the K it weighed (a
+ * later recorded solve that knows K better is a miss). */
+static const char ANALYSIS[] = "analysis";
+enum { ANALYSIS_VERSION = 1 };
+
+typedef struct {
+  struct {
+    cgm_backend backend;
+    cgm_precision precision;
+    cgm_bcsr_params layout;
+    int gpus;
+    cgm_exchange exchange;
+    double tol;
+    int threads;
+    cgm_reorder reorder;
+    cgm_precond precond;
+    int precond_block;
+    bool balance;
+    double k_known; /* --iters-hint or the database's K; 0: the probe's */
+    cgm_tuner_device dev;
+  } key;
+  double predicted;
+  int64_t calibration_id;
+  bool have_reorder;
+  cgm_reorder_advice reorder;
+  cgm_reorder resolved;
+} analysis_blob;
+
+static void analysis_key(const cgm_solve_opts *so, const cgm_tuner_device *dev, double k_known,
+                         analysis_blob *a) {
+  memset(a, 0, sizeof *a); /* the padding too: the key is compared as bytes */
+  a->key.backend = so->backend;
+  a->key.precision = so->precision;
+  a->key.layout = so->layout;
+  a->key.gpus = so->gpus;
+  a->key.exchange = so->exchange;
+  a->key.tol = cgm_solve_tol(so);
+  a->key.threads = so->threads;
+  a->key.reorder = so->reorder;
+  a->key.precond = so->precond;
+  a->key.precond_block = so->precond_block;
+  a->key.balance = so->gpu.balance;
+  a->key.k_known = k_known;
+  memcpy(&a->key.dev, dev, sizeof *dev);
 }
 
 /* The database, the calibrations and this machine's devices: --auto's
@@ -113,7 +166,9 @@ static double known_iterations(const cgm_run_solve_opts *o, cgm_db *db, const cg
  * it); a solve never creates one, and without --auto one that will not
  * open is said and done without. */
 static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const cgm_features *f,
-                          cgm_solve_report *r, cgm_db **db, cgm_error *err) {
+                          cgm_solve_report *r, cgm_db **db, analysis_blob *keep, bool *store,
+                          cgm_error *err) {
+  *store = false;
   /* The tuner picks the block size N. Block-Jacobi whose block followed N
    * would change with it, and the model does not weigh that; a block fixed
    * apart from N (the matrix's point block, or --precond-block) keeps the
@@ -182,6 +237,31 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
   if (d >= 0 && r->opts.backend == CGM_BACKEND_CUDA &&
       cgm_calibration_cg_stale(&devs[d], &r->opts.gpu, msg, sizeof msg))
     note(o, CGM_NOTE_WARNING, msg);
+  /* A default solve of a cached matrix decided before with this model and
+   * these options: the same verdict, read back. */
+  const bool cacheable = !o->autotune && !o->csr && d >= 0;
+  if (cacheable) {
+    char src[16];
+    const double k_known =
+        r->opts.reorder != CGM_REORDER_NONE && r->opts.backend != CGM_BACKEND_CUSPARSE
+            ? known_iterations(o, *db, A, f, cgm_solve_tol(&r->opts), -1.0, src, sizeof src)
+            : 0.0;
+    analysis_key(&r->opts, &devs[d], k_known, keep);
+    analysis_blob got;
+    if (cgm_cache_extra_get(&r->cache, ANALYSIS, ANALYSIS_VERSION, &got, sizeof got) &&
+        !memcmp(&got.key, &keep->key, sizeof got.key)) {
+      r->predicted = got.predicted;
+      r->calibration_id = got.calibration_id;
+      r->have_reorder = got.have_reorder;
+      r->reorder = got.reorder;
+      r->opts.reorder = got.resolved;
+      r->analysis_cached = true;
+      if (r->have_reorder && keep->key.reorder == CGM_REORDER_AUTO)
+        note(o, CGM_NOTE_INFO, r->reorder.why);
+      free(devs);
+      return CGM_OK;
+    }
+  }
   /* A calibration is of the default thread count: none predicts --threads. */
   /* its plan serves --reorder auto's bound below (the same configuration) */
   cgm_plan plan;
@@ -216,6 +296,14 @@ static cgm_status analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const c
       if (r->opts.reorder == CGM_REORDER_RCM && r->calibration_id)
         r->predicted = r->reorder.t_iter_rcm;
     }
+  }
+  if (cacheable) {
+    keep->predicted = r->predicted;
+    keep->calibration_id = r->calibration_id;
+    keep->have_reorder = r->have_reorder;
+    keep->reorder = r->reorder;
+    keep->resolved = r->opts.reorder;
+    *store = true;
   }
   free(devs);
   return CGM_OK;
@@ -312,7 +400,9 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   cgm_db *db = NULL;
   cgm_features f;
   bool features_computed = false;
-  if (!x)
+  analysis_blob *verdict = calloc(1, sizeof *verdict); /* large: the device's model */
+  bool verdict_new = false;
+  if (!x || !verdict)
     st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
   else
     st = pipeline_right_hand_side(o, A, &b, &generated, err);
@@ -329,7 +419,7 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
     cgm_status fs = features_of(o, A, r, &f, err);
     features_computed = !fs && !r->features_cached;
     if (!fs)
-      st = analyse(o, A, &f, r, &db, err);
+      st = analyse(o, A, &f, r, &db, verdict, &verdict_new, err);
     else if (o->autotune) {
       st = fs;
       cgm_error_prefix(err, "%s: ", o->matrix);
@@ -377,6 +467,9 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   cgm_cache_wait(&r->cache);
   if (features_computed && !o->csr)
     cgm_cache_extra_put(&r->cache, FEATURES, CGM_PLAN_FEATURES_VERSION, &f, sizeof f);
+  if (verdict_new)
+    cgm_cache_extra_put(&r->cache, ANALYSIS, ANALYSIS_VERSION, verdict, sizeof *verdict);
+  free(verdict);
   /* past the checks: solved, not refused (a refusal is the checks' verdict) */
   if (r->solved && !r->result.refused && !r->check_cached && !o->csr) {
     const unsigned char ok = 1;

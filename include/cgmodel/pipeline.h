@@ -366,6 +366,8 @@ typedef struct cgm_solve_report {
   cgm_cache_report cache; /* how A was read: from the cache, or parsed (and stored) */
   bool features_cached;   /* the features came with the cache entry (not recomputed) */
   bool check_cached;      /* the matrix's checks were passed by this cache entry before */
+  bool analysis_cached;   /* the prediction and --reorder's verdict came with the cache entry,
+                             made before with the same options, model and K */
   double time_analyse_s;  /* the features, the database, the prediction and autotune's choice */
   double time_wall_s;   /* cgm_run_solve from entry to return: every phase and what lies between */
   char k_source[16];    /* autotune: where its iteration count came from ("hint",

@@ -208,6 +208,30 @@ expect_exit 0 "$CGM" solve "$A" --backend cpu --reorder none --no-record --json
 json_check "$OUT" 'j["reorder"] == "none" and "time_reorder_s" not in j' "--reorder none"
 expect_fail 2 "--reorder: 'amd' is not auto, none or rcm" "$CGM" solve "$A" --reorder amd
 
+# ---- the analysis kept beside the cache entry (docs/cache.md): decided once,
+# read back while the options, the model and K are the same, decided anew
+# when one differs or the extra is damaged (1e-7: no K on record)
+ANA=("$CGM" solve "$A" --backend cpu --no-record --json --tol 1e-7)
+expect_exit 0 "${ANA[@]}"
+cp "$OUT" "$TMP/ana1.json"
+json_check "$TMP/ana1.json" 'j["cache"]["outcome"] == "hit" and not j["cache"]["analysis"]' "analysis: decided at first"
+entry=$(json_get "$TMP/ana1.json" cache.entry)
+assert_file_exists "$entry-analysis" "analysis: kept beside the entry"
+expect_exit 0 "${ANA[@]}"
+json_check "$OUT" 'j["cache"]["analysis"]' "analysis: read back"
+for k in predicted_time_per_iter_s reorder iterations; do
+  assert_eq "$(json_get "$OUT" $k)" "$(json_get "$TMP/ana1.json" $k)" "analysis read back: same $k"
+done
+expect_exit 0 "${ANA[@]}" --block 2
+json_check "$OUT" 'not j["cache"]["analysis"] and j["block"] == 2' "analysis: other options decide anew"
+expect_exit 0 "${ANA[@]}" --block 2
+json_check "$OUT" 'j["cache"]["analysis"]' "analysis: the new options' verdict kept"
+printf 'garbage' >>"$entry-analysis"
+expect_exit 0 "${ANA[@]}" --block 2
+json_check "$OUT" 'not j["cache"]["analysis"]' "analysis: a damaged extra is not trusted"
+expect_exit 0 "${ANA[@]}" --block 2 --iters-hint 50
+json_check "$OUT" 'not j["cache"]["analysis"]' "analysis: another K decides anew"
+
 # ---- validate: Table 6 groups and the tuner's regret, and the CSV
 mkdir -p "$TMP/set"
 cp "$DATA/bcsstk16.mtx" "$DATA/msc01050.mtx" "$DATA/gr_30_30.mtx" "$DATA/west0479.mtx" "$TMP/set/"
