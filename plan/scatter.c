@@ -38,8 +38,9 @@ cgm_status plan_row_scatter_csr(const cgm_csr *A, int n, int32_t brow,
   if (brow < 0 || r0 >= r1) return CGM_OK;
   const int64_t cnt = A->rowptr[r1] - A->rowptr[r0];
   int32_t *c = malloc(((size_t)cnt + 1) * sizeof *c);
-  if (!c) return cgm_fail(err, CGM_ERUNTIME, "out of memory for a block row of %lld entries",
-                          (long long)cnt);
+  if (!c)
+    return cgm_fail(err, CGM_ERUNTIME, "out of memory for a block row of %lld entries",
+                    (long long)cnt);
   for (int64_t k = 0; k < cnt; k++) c[k] = A->colidx[A->rowptr[r0] + k] / n;
   /* one row is ascending already; N rows are merged by a sort */
   if (n > 1) qsort(c, (size_t)cnt, sizeof *c, cmp_i32);
