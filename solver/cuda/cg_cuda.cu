@@ -588,9 +588,9 @@ out:
   if (S->have_comm)
     for (int g = 0; g < G; g++) {
       if (S->hung)
-        ncclCommAbort(S->comm[g]); /* unblocks NCCL's kernels */
+        S->nccl->ncclCommAbort(S->comm[g]); /* unblocks NCCL's kernels */
       else
-        ncclCommDestroy(S->comm[g]);
+        S->nccl->ncclCommDestroy(S->comm[g]);
     }
   if (S->host_v) cudaFreeHost(S->host_v);
   if (S->host_red) cudaFreeHost(S->host_red);

@@ -3,9 +3,9 @@
  * cuSPARSE and cuBLAS would write it (like CuPy's cg): cusparseSpMV on CSR,
  * cuBLAS dot/axpy/scal with the scalars on the host (each dot waits for the
  * GPU), and one small kernel for z = D^-1 r. It is the peer our solver is
- * measured against and a candidate the tuner may pick. */
-#include <cublas_v2.h>
-#include <cusparse.h>
+ * measured against and a candidate the tuner may pick. cuSPARSE and cuBLAS
+ * are called through the tables of vendor_libs.h (cs, cb), opened on the
+ * first solve with this backend. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,13 +14,15 @@
 #include "common/timer.h"
 #include "solver/backend.h"
 #include "kernels/cuda_util.h"
+#include "solver/cuda/vendor_libs.h"
 
+/* cs: run's cuSPARSE table, for the status's name */
 #define CUSPARSE_TRY(err, call)                                                                    \
   do {                                                                                             \
     cusparseStatus_t _s = (call);                                                                  \
     if (_s != CUSPARSE_STATUS_SUCCESS) {                                                           \
       st = cgm_fail((err), CGM_ERUNTIME, "cuSPARSE error %s in %s at %s:%d",                       \
-                    cusparseGetErrorString(_s), #call, __FILE__, __LINE__);                        \
+                    cs->cusparseGetErrorString(_s), #call, __FILE__, __LINE__);                    \
       goto out;                                                                                    \
     }                                                                                              \
   } while (0)
@@ -43,31 +45,37 @@ template <typename T> __global__ void jacobi(int64_t n, const T *d, const T *r, 
 }
 
 /* cuBLAS by precision. */
-cublasStatus_t dot(cublasHandle_t h, int n, const double *x, const double *y, double *out) {
-  return cublasDdot(h, n, x, 1, y, 1, out);
+cublasStatus_t dot(const cgm_cublas_fns *cb, cublasHandle_t h, int n, const double *x,
+                   const double *y, double *out) {
+  return cb->cublasDdot(h, n, x, 1, y, 1, out);
 }
-cublasStatus_t dot(cublasHandle_t h, int n, const float *x, const float *y, double *out) {
+cublasStatus_t dot(const cgm_cublas_fns *cb, cublasHandle_t h, int n, const float *x,
+                   const float *y, double *out) {
   float o = 0;
-  cublasStatus_t s = cublasSdot(h, n, x, 1, y, 1, &o);
+  cublasStatus_t s = cb->cublasSdot(h, n, x, 1, y, 1, &o);
   *out = o;
   return s;
 }
-cublasStatus_t axpy(cublasHandle_t h, int n, double a, const double *x, double *y) {
-  return cublasDaxpy(h, n, &a, x, 1, y, 1);
+cublasStatus_t axpy(const cgm_cublas_fns *cb, cublasHandle_t h, int n, double a, const double *x,
+                    double *y) {
+  return cb->cublasDaxpy(h, n, &a, x, 1, y, 1);
 }
-cublasStatus_t axpy(cublasHandle_t h, int n, double a, const float *x, float *y) {
+cublasStatus_t axpy(const cgm_cublas_fns *cb, cublasHandle_t h, int n, double a, const float *x,
+                    float *y) {
   float af = (float)a;
-  return cublasSaxpy(h, n, &af, x, 1, y, 1);
+  return cb->cublasSaxpy(h, n, &af, x, 1, y, 1);
 }
-cublasStatus_t scal(cublasHandle_t h, int n, double a, double *x) {
-  return cublasDscal(h, n, &a, x, 1);
+cublasStatus_t scal(const cgm_cublas_fns *cb, cublasHandle_t h, int n, double a, double *x) {
+  return cb->cublasDscal(h, n, &a, x, 1);
 }
-cublasStatus_t scal(cublasHandle_t h, int n, double a, float *x) {
+cublasStatus_t scal(const cgm_cublas_fns *cb, cublasHandle_t h, int n, double a, float *x) {
   float af = (float)a;
-  return cublasSscal(h, n, &af, x, 1);
+  return cb->cublasSscal(h, n, &af, x, 1);
 }
 
-template <typename T> cgm_status run(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
+template <typename T>
+cgm_status run(const cgm_problem *pb, const cgm_cusparse_fns *cs, const cgm_cublas_fns *cb,
+               cgm_solve_result *res, cgm_error *err) {
   const cgm_csr *A = pb->A;
   const int n = A->nrows;
   const cudaDataType dt = sizeof(T) == 4 ? CUDA_R_32F : CUDA_R_64F;
@@ -155,26 +163,27 @@ template <typename T> cgm_status run(const cgm_problem *pb, cgm_solve_result *re
   for (int i = 0; i < n; i++) hv[i] = (T)pb->x[i];
   CGM_CUDA_GOTO(st, err, out, cudaMemcpy(x, hv, (size_t)n * w, cudaMemcpyHostToDevice));
 
-  CUSPARSE_TRY(err, cusparseCreate(&sp));
-  CUBLAS_TRY(err, cublasCreate(&bl));
-  CUSPARSE_TRY(err, cusparseCreateCsr(&mat, n, n, A->nnz, rowptr, colidx, val, it, it,
-                                      CUSPARSE_INDEX_BASE_ZERO, dt));
-  CUSPARSE_TRY(err, cusparseCreateDnVec(&vp, n, p, dt));
-  CUSPARSE_TRY(err, cusparseCreateDnVec(&vq, n, q, dt));
-  CUSPARSE_TRY(err, cusparseCreateDnVec(&vx, n, x, dt));
-  CUSPARSE_TRY(err, cusparseCreateDnVec(&vr, n, r, dt));
-  CUSPARSE_TRY(err, cusparseSpMV_bufferSize(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vp,
-                                            &zero, vq, dt, CUSPARSE_SPMV_ALG_DEFAULT, &bufsize));
+  CUSPARSE_TRY(err, cs->cusparseCreate(&sp));
+  CUBLAS_TRY(err, cb->cublasCreate(&bl));
+  CUSPARSE_TRY(err, cs->cusparseCreateCsr(&mat, n, n, A->nnz, rowptr, colidx, val, it, it,
+                                          CUSPARSE_INDEX_BASE_ZERO, dt));
+  CUSPARSE_TRY(err, cs->cusparseCreateDnVec(&vp, n, p, dt));
+  CUSPARSE_TRY(err, cs->cusparseCreateDnVec(&vq, n, q, dt));
+  CUSPARSE_TRY(err, cs->cusparseCreateDnVec(&vx, n, x, dt));
+  CUSPARSE_TRY(err, cs->cusparseCreateDnVec(&vr, n, r, dt));
+  CUSPARSE_TRY(err,
+               cs->cusparseSpMV_bufferSize(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vp,
+                                           &zero, vq, dt, CUSPARSE_SPMV_ALG_DEFAULT, &bufsize));
   CGM_CUDA_GOTO(st, err, out, cudaMalloc(&buf, bufsize ? bufsize : 16));
 
   /* r = b - A x; z = D^-1 r; p = z */
-  CUSPARSE_TRY(err, cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &minus_one, mat, vx, &one,
-                                 vr, dt, CUSPARSE_SPMV_ALG_DEFAULT, buf));
+  CUSPARSE_TRY(err, cs->cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &minus_one, mat, vx,
+                                     &one, vr, dt, CUSPARSE_SPMV_ALG_DEFAULT, buf));
   jacobi<T><<<1024, 256>>>(n, dinv, r, z);
   CGM_CUDA_GOTO(st, err, out, cudaGetLastError());
   CGM_CUDA_GOTO(st, err, out, cudaMemcpy(p, z, (size_t)n * w, cudaMemcpyDeviceToDevice));
-  CUBLAS_TRY(err, dot(bl, n, r, z, &rz));
-  CUBLAS_TRY(err, dot(bl, n, r, r, &rr));
+  CUBLAS_TRY(err, dot(cb, bl, n, r, z, &rz));
+  CUBLAS_TRY(err, dot(cb, bl, n, r, r, &rr));
   res->time_setup_s = cgm_now() - t0;
   times = (double *)malloc(((size_t)ntimed + 1) * sizeof *times);
   if (!times) {
@@ -186,9 +195,9 @@ template <typename T> cgm_status run(const cgm_problem *pb, cgm_solve_result *re
     double tstart = cgm_now(), tprev = tstart;
     if (sqrt(rr) / pb->bnorm <= pb->tol) st = CGM_OK;
     while (st != CGM_OK && itn < pb->maxiter) {
-      CUSPARSE_TRY(err, cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vp, &zero, vq,
-                                     dt, CUSPARSE_SPMV_ALG_DEFAULT, buf));
-      CUBLAS_TRY(err, dot(bl, n, p, q, &pq));
+      CUSPARSE_TRY(err, cs->cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vp, &zero,
+                                         vq, dt, CUSPARSE_SPMV_ALG_DEFAULT, buf));
+      CUBLAS_TRY(err, dot(cb, bl, n, p, q, &pq));
       if (!(pq > 0) || !isfinite(pq)) {
         snprintf(
             res->stop_reason, sizeof res->stop_reason,
@@ -197,9 +206,9 @@ template <typename T> cgm_status run(const cgm_problem *pb, cgm_solve_result *re
         break;
       }
       double alpha = rz / pq;
-      CUBLAS_TRY(err, axpy(bl, n, alpha, p, x));
-      CUBLAS_TRY(err, axpy(bl, n, -alpha, q, r));
-      CUBLAS_TRY(err, dot(bl, n, r, r, &rr));
+      CUBLAS_TRY(err, axpy(cb, bl, n, alpha, p, x));
+      CUBLAS_TRY(err, axpy(cb, bl, n, -alpha, q, r));
+      CUBLAS_TRY(err, dot(cb, bl, n, r, r, &rr));
       itn++;
       if (!isfinite(rr)) {
         snprintf(res->stop_reason, sizeof res->stop_reason, "NaN or Inf at iteration %d", itn);
@@ -211,11 +220,11 @@ template <typename T> cgm_status run(const cgm_problem *pb, cgm_solve_result *re
         jacobi<T><<<1024, 256>>>(n, dinv, r, z);
         CGM_CUDA_GOTO(st, err, out, cudaGetLastError());
         double rz_new;
-        CUBLAS_TRY(err, dot(bl, n, r, z, &rz_new));
+        CUBLAS_TRY(err, dot(cb, bl, n, r, z, &rz_new));
         double beta = rz_new / rz;
         rz = rz_new;
-        CUBLAS_TRY(err, scal(bl, n, beta, p));
-        CUBLAS_TRY(err, axpy(bl, n, 1.0, z, p));
+        CUBLAS_TRY(err, scal(cb, bl, n, beta, p));
+        CUBLAS_TRY(err, axpy(cb, bl, n, 1.0, z, p));
       }
       double now = cgm_now();
       if (itn <= ntimed) times[itn - 1] = now - tprev;
@@ -238,13 +247,13 @@ template <typename T> cgm_status run(const cgm_problem *pb, cgm_solve_result *re
   CGM_CUDA_GOTO(st, err, out, cudaMemcpy(hv, x, (size_t)n * w, cudaMemcpyDeviceToHost));
   for (int i = 0; i < n; i++) pb->x[i] = (double)hv[i];
 out:
-  if (vp) cusparseDestroyDnVec(vp);
-  if (vq) cusparseDestroyDnVec(vq);
-  if (vx) cusparseDestroyDnVec(vx);
-  if (vr) cusparseDestroyDnVec(vr);
-  if (mat) cusparseDestroySpMat(mat);
-  if (sp) cusparseDestroy(sp);
-  if (bl) cublasDestroy(bl);
+  if (vp) cs->cusparseDestroyDnVec(vp);
+  if (vq) cs->cusparseDestroyDnVec(vq);
+  if (vx) cs->cusparseDestroyDnVec(vx);
+  if (vr) cs->cusparseDestroyDnVec(vr);
+  if (mat) cs->cusparseDestroySpMat(mat);
+  if (sp) cs->cusparseDestroy(sp);
+  if (bl) cb->cublasDestroy(bl);
   void *ptrs[] = {rowptr, colidx, buf, val, x, r, z, p, q, dinv};
   for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++) cudaFree(ptrs[i]);
   free(hidx);
@@ -261,6 +270,11 @@ extern "C" cgm_status cgm_cusparse_cg(const cgm_problem *pb, cgm_solve_result *r
     return cgm_fail(err, CGM_EINPUT, "the cusparse backend runs on one GPU (got --gpus %d)",
                     pb->opts.gpus);
   if (cgm_cuda_device_count() < 1) return cgm_fail(err, CGM_ERUNTIME, "no CUDA device is present");
-  return pb->opts.precision == CGM_PREC_SINGLE ? run<float>(pb, res, err)
-                                               : run<double>(pb, res, err);
+  const cgm_cusparse_fns *cs;
+  const cgm_cublas_fns *cb;
+  cgm_status st = cgm_cusparse_load(&cs, err);
+  if (st == CGM_OK) st = cgm_cublas_load(&cb, err);
+  if (st != CGM_OK) return st;
+  return pb->opts.precision == CGM_PREC_SINGLE ? run<float>(pb, cs, cb, res, err)
+                                               : run<double>(pb, cs, cb, res, err);
 }

@@ -23,16 +23,16 @@ cudaError_t gs_all_to_all(gpu_solver *S, cudaEvent_t cgm_cuda_dev::*which) {
 
 cudaError_t gs_nccl_allreduce(gpu_solver *S, int slot, int which, int count) {
   ncclDataType_t t = ncclFloat64;
-  if (ncclGroupStart() != ncclSuccess) return cudaErrorUnknown;
+  if (S->nccl->ncclGroupStart() != ncclSuccess) return cudaErrorUnknown;
   for (int g = 0; g < S->G; g++) {
     cgm_cg_state *st = S->dev[g].state;
-    if (ncclAllReduce(&st->local[slot].pq + which, &st->slot[0][slot].pq + which, count, t, ncclSum,
-                      S->comm[g], S->dev[g].stream) != ncclSuccess) {
-      ncclGroupEnd();
+    if (S->nccl->ncclAllReduce(&st->local[slot].pq + which, &st->slot[0][slot].pq + which, count, t,
+                               ncclSum, S->comm[g], S->dev[g].stream) != ncclSuccess) {
+      S->nccl->ncclGroupEnd();
       return cudaErrorUnknown;
     }
   }
-  return ncclGroupEnd() == ncclSuccess ? cudaSuccess : cudaErrorUnknown;
+  return S->nccl->ncclGroupEnd() == ncclSuccess ? cudaSuccess : cudaErrorUnknown;
 }
 
 /* The whole-vector or halo exchange after CG5 or cgg at `slot` (and once after CG1,
@@ -58,16 +58,16 @@ cudaError_t gs_exchange(gpu_solver *S, int slot) {
   }
   if (S->mode == MODE_NCCL) {
     ncclDataType_t t = S->prec == CGM_PREC_SINGLE ? ncclFloat32 : ncclFloat64;
-    if (ncclGroupStart() != ncclSuccess) return cudaErrorUnknown;
+    if (S->nccl->ncclGroupStart() != ncclSuccess) return cudaErrorUnknown;
     for (int g = 0; g < S->G; g++) { /* in place: the own chunk is at g * chunk */
       char *v = (char *)S->dev[g].v;
-      if (ncclAllGather(v + S->chunk * g * w, v, (size_t)S->chunk, t, S->comm[g],
-                        S->dev[g].stream) != ncclSuccess) {
-        ncclGroupEnd();
+      if (S->nccl->ncclAllGather(v + S->chunk * g * w, v, (size_t)S->chunk, t, S->comm[g],
+                                 S->dev[g].stream) != ncclSuccess) {
+        S->nccl->ncclGroupEnd();
         return cudaErrorUnknown;
       }
     }
-    return ncclGroupEnd() == ncclSuccess ? cudaSuccess : cudaErrorUnknown;
+    return S->nccl->ncclGroupEnd() == ncclSuccess ? cudaSuccess : cudaErrorUnknown;
   }
   (void)n;
   if (S->mode == MODE_HALO) { /* pack on the comm stream, after the own CG5 or cgg */

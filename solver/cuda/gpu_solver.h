@@ -13,10 +13,10 @@
 #ifndef CGM_SOLVER_CUDA_GPU_SOLVER_H
 #define CGM_SOLVER_CUDA_GPU_SOLVER_H
 
-#include <nccl.h>
 #include <string.h>
 
 #include "solver/backend.h"
+#include "solver/cuda/vendor_libs.h"
 #include "kernels/cuda_dev.h"
 #include "kernels/cuda_util.h"
 #include "kernels/kernels.h"
@@ -32,6 +32,7 @@ typedef struct gpu_solver {
   int64_t chunk;         /* rows per all-gather chunk (nccl) */
   cgm_cuda_dev dev[CGM_MAX_GPUS];
   ncclComm_t comm[CGM_MAX_GPUS];
+  const cgm_nccl_fns *nccl; /* NCCL's calls (vendor_libs.h): set by gs_nccl_init */
   int have_comm;
   int nccl_stuck;                   /* ncclCommInitAll never returned: see gs_nccl_init */
   int hung;                         /* a watchdog fired: abort, do not wait, on the way out */

@@ -39,6 +39,7 @@ cgm_status gs_enable_peers(int G, cgm_error *err) {
 }
 
 typedef struct {
+  const cgm_nccl_fns *nccl;
   ncclComm_t *comms;
   int G;
   ncclResult_t res;
@@ -49,17 +50,21 @@ static void *nccl_init_thread(void *arg) {
   nccl_init_job *j = (nccl_init_job *)arg;
   int devs[CGM_MAX_GPUS];
   for (int g = 0; g < j->G; g++) devs[g] = g;
-  j->res = ncclCommInitAll(j->comms, j->G, devs);
+  j->res = j->nccl->ncclCommInitAll(j->comms, j->G, devs);
   __atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
   return NULL;
 }
 
-/* ncclCommInitAll under the exchange timeout. If it does not return, the
- * thread is left behind (NCCL offers no way to cancel it) and the error says
- * which exchange to use instead. */
+/* NCCL opened (on the first call: vendor_libs.h), then ncclCommInitAll under
+ * the exchange timeout. If it does not return, the thread is left behind
+ * (NCCL offers no way to cancel it) and the error says which exchange to use
+ * instead. */
 cgm_status gs_nccl_init(gpu_solver *S, cgm_error *err) {
+  cgm_status st = cgm_nccl_load(&S->nccl, err);
+  if (st != CGM_OK) return st;
   nccl_init_job *j = (nccl_init_job *)calloc(1, sizeof *j);
   if (!j) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  j->nccl = S->nccl;
   j->comms = S->comm;
   j->G = S->G;
   pthread_t th;
@@ -88,8 +93,8 @@ cgm_status gs_nccl_init(gpu_solver *S, cgm_error *err) {
   ncclResult_t r = j->res;
   free(j);
   if (r != ncclSuccess)
-    return cgm_fail(err, CGM_ERUNTIME, "NCCL error %s setting up %d GPUs", ncclGetErrorString(r),
-                    S->G);
+    return cgm_fail(err, CGM_ERUNTIME, "NCCL error %s setting up %d GPUs",
+                    S->nccl->ncclGetErrorString(r), S->G);
   S->have_comm = 1;
   return CGM_OK;
 }

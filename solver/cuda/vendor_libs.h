@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* cuSPARSE, cuBLAS and NCCL, called through tables of function pointers
+ * filled on first use (dynlib.h): only the cusparse backend calls the first
+ * two and only the nccl exchange the third, so a solve that uses neither
+ * never maps them. Types, enums and prototypes come from the vendors'
+ * headers: each member has its function's name and the type its header
+ * declares (cublas_v2.h's macros make cublasDdot the _v2 function, in the
+ * table as in a direct call), so fns->cusparseSpMV(...) is checked by the
+ * compiler as the direct call was. To call another function, add it to its
+ * library's list. Internal to solver/cuda; C and CUDA C++. */
+#ifndef CGM_SOLVER_CUDA_VENDOR_LIBS_H
+#define CGM_SOLVER_CUDA_VENDOR_LIBS_H
+
+#include <cublas_v2.h>
+#include <cusparse.h>
+#include <nccl.h>
+
+#include "cgmodel/status.h"
+
+#define CGM_CUSPARSE_FNS(X)                                                                        \
+  X(cusparseGetErrorString)                                                                        \
+  X(cusparseCreate)                                                                                \
+  X(cusparseDestroy)                                                                               \
+  X(cusparseCreateCsr)                                                                             \
+  X(cusparseDestroySpMat)                                                                          \
+  X(cusparseCreateDnVec)                                                                           \
+  X(cusparseDestroyDnVec)                                                                          \
+  X(cusparseSpMV_bufferSize)                                                                       \
+  X(cusparseSpMV)
+
+#define CGM_CUBLAS_FNS(X)                                                                          \
+  X(cublasCreate)                                                                                  \
+  X(cublasDestroy)                                                                                 \
+  X(cublasDdot)                                                                                    \
+  X(cublasSdot)                                                                                    \
+  X(cublasDaxpy)                                                                                   \
+  X(cublasSaxpy)                                                                                   \
+  X(cublasDscal)                                                                                   \
+  X(cublasSscal)
+
+#define CGM_NCCL_FNS(X)                                                                            \
+  X(ncclGetErrorString)                                                                            \
+  X(ncclCommInitAll)                                                                               \
+  X(ncclCommDestroy)                                                                               \
+  X(ncclCommAbort)                                                                                 \
+  X(ncclGroupStart)                                                                                \
+  X(ncclGroupEnd)                                                                                  \
+  X(ncclAllReduce)                                                                                 \
+  X(ncclAllGather)
+
+/* C++ names the global function (::f): the member of the same name would
+ * otherwise change what f means inside the struct. */
+#ifdef __cplusplus
+#define CGM_FN_MEMBER(f) decltype(&::f) f;
+#else
+#define CGM_FN_MEMBER(f) __typeof__(&f) f;
+#endif
+typedef struct cgm_cusparse_fns {
+  CGM_CUSPARSE_FNS(CGM_FN_MEMBER)
+} cgm_cusparse_fns;
+typedef struct cgm_cublas_fns {
+  CGM_CUBLAS_FNS(CGM_FN_MEMBER)
+} cgm_cublas_fns;
+typedef struct cgm_nccl_fns {
+  CGM_NCCL_FNS(CGM_FN_MEMBER)
+} cgm_nccl_fns;
+#undef CGM_FN_MEMBER
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* *fns: the library's table, its library opened on the first call
+ * (cgm_dynlib_load); NULL and CGM_ERUNTIME, with the message, when it cannot
+ * be loaded. */
+cgm_status cgm_cusparse_load(const cgm_cusparse_fns **fns, cgm_error *err);
+cgm_status cgm_cublas_load(const cgm_cublas_fns **fns, cgm_error *err);
+cgm_status cgm_nccl_load(const cgm_nccl_fns **fns, cgm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
