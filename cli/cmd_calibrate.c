@@ -91,8 +91,12 @@ int cmd_calibrate(int argc, char **argv) {
       bool any = false;
       for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
         if (!rep.cal[i].have_scatter_coef[p][b]) continue;
-        if (!any) printf("  row-scatter (%s), us a step:", cgm_precision_name((cgm_precision)p));
+        if (!any)
+          printf("  row-scatter (%s), us a step alone / in a full warp:",
+                 cgm_precision_name((cgm_precision)p));
         printf(" N=%d %.3g", cgm_block_sizes[b], 1e6 * rep.cal[i].scatter_coef[p][b]);
+        if (rep.cal[i].have_band_scatter_coef[p][b])
+          printf(" / %.3g", 1e6 * rep.cal[i].band_scatter_coef[p][b]);
         any = true;
       }
       if (any) printf("\n");

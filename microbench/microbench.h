@@ -69,10 +69,12 @@ cgm_status cgm_mb_locality_sweep(const cgm_solve_opts *base, unsigned precisions
                                  cgm_locality_sample **out, int *count, cgm_error *err);
 
 /* The row-scatter sweep: arrows whose long row reads x at random (a line
- * a step), at every block size and each precision of `precisions`, solved
- * for a fixed number of iterations with base's backend (a GPU: the walk is
- * its model's). Quick: one row length (256 blocks), else 64 .. 512. The
- * samples' group is 0. *out is malloc'ed. */
+ * a step; group 0) and bands numbered at random a block row at a time
+ * (every lane of a warp walking scattered; group 1), at every block size
+ * and each precision of `precisions`, solved for a fixed number of
+ * iterations with base's backend (a GPU: the walk is its model's). Quick:
+ * one arrow (256 blocks) and one band (32), else arrows of 64 .. 512
+ * blocks and bands of 8, 32 and 128. *out is malloc'ed. */
 cgm_status cgm_mb_scatter_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
                                 cgm_locality_sample **out, int *count, cgm_error *err);
 

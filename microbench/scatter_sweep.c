@@ -19,44 +19,82 @@
 enum { SCATTER_ROWS = 65536 };
 
 static const int full_lengths[] = {64, 128, 256, 512}, quick_lengths[] = {256};
+/* The scattered bands' block rows, in blocks (the in-order bands': 2 ..
+ * 128; a walk of 8 blocks is near the floor). */
+static const int full_bands[] = {8, 32, 128}, quick_bands[] = {32};
+
+/* The band of CGM_BAND_ROWS rows whose block rows (of n) are about L
+ * blocks long, renumbered at random a block row at a time: the same blocks,
+ * their columns scattered. */
+static cgm_status scattered_band(int n, int L, uint64_t seed, cgm_csr *B, cgm_error *err) {
+  const int32_t h = n == 1 ? L / 2 : (L - 1) * n / 2, nb = CGM_BAND_ROWS / n;
+  cgm_csr A;
+  cgm_status st = cgm_gen_band(CGM_BAND_ROWS, h, &A, err);
+  if (st) return st;
+  int32_t *pb = malloc(sizeof *pb * ((size_t)nb + 1)),
+          *perm = malloc(sizeof *perm * ((size_t)CGM_BAND_ROWS + 1));
+  if (!pb || !perm) st = cgm_fail(err, CGM_ERUNTIME, "out of memory for the row-scatter sweep");
+  if (!st) {
+    cgm_perm_shuffle(nb, nb, seed, pb);
+    for (int32_t i = 0; i < CGM_BAND_ROWS; i++) perm[i] = pb[i / n] * n + i % n;
+    st = cgm_csr_permute(&A, perm, B, err);
+  }
+  free(pb);
+  free(perm);
+  cgm_csr_free(&A);
+  return st;
+}
+
+/* One solve -> one sample (none when it stopped early). */
+static cgm_status time_one(const cgm_csr *A, const cgm_solve_opts *base, int n, int p, int group,
+                           int maxiter, const char *src, cgm_locality_sample *v, int *k,
+                           cgm_error *err) {
+  cgm_solve_opts o = *base;
+  o.precision = (cgm_precision)p;
+  o.layout = cgm_bcsr_default_params(n); /* one lane a row, as the in-order arrows and bands */
+  o.gpus = 1;
+  o.reorder = CGM_REORDER_NONE;
+  cgm_plan plan;
+  cgm_solve_result r;
+  cgm_status st = cgm_solve_plan(A, &o, &plan, err);
+  if (!st) st = mb_solve_timed(A, &o, maxiter, &r, err);
+  if (st || r.iterations < maxiter || !(r.time_per_iter_s > 0)) return st;
+  cgm_locality_sample *s = &v[(*k)++];
+  memset(s, 0, sizeof *s);
+  s->block = n;
+  s->precision = p;
+  s->group = group;
+  s->shape = cgm_refined_shape(&plan, 0);
+  s->seconds = r.time_per_iter_s;
+  snprintf(s->source, sizeof s->source, "%s", src);
+  return CGM_OK;
+}
 
 cgm_status cgm_mb_scatter_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
                                 cgm_locality_sample **out, int *count, cgm_error *err) {
   *out = NULL;
   *count = 0;
-  const int nl = quick ? 1 : 4, maxiter = quick ? 96 : 160;
-  const int *lens = quick ? quick_lengths : full_lengths;
-  cgm_locality_sample *v = malloc(sizeof *v * (size_t)(nl * CGM_NBLOCKSIZES * 2));
+  const int nl = quick ? 1 : 4, nbands = quick ? 1 : 3, maxiter = quick ? 96 : 160;
+  const int *lens = quick ? quick_lengths : full_lengths, *bands = quick ? quick_bands : full_bands;
+  cgm_locality_sample *v = malloc(sizeof *v * (size_t)((nl + nbands) * CGM_NBLOCKSIZES * 2));
   if (!v) return cgm_fail(err, CGM_ERUNTIME, "out of memory for the row-scatter sweep");
   cgm_status st = CGM_OK;
   int k = 0;
-  for (int i = 0; i < nl && !st; i++)
+  for (int i = 0; i < nl + nbands && !st; i++)
     for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
-      const int n = cgm_block_sizes[b];
+      const int n = cgm_block_sizes[b], band = i >= nl, L = band ? bands[i - nl] : lens[i];
       cgm_csr A;
-      if ((st = cgm_gen_arrow_scattered(SCATTER_ROWS, lens[i], n, 0x5ca7 + (uint64_t)lens[i], &A,
-                                        err)))
-        break;
-      for (int p = 0; p < 2 && !st; p++) {
-        if (!(precisions & (1u << p))) continue;
-        cgm_solve_opts o = *base;
-        o.precision = (cgm_precision)p;
-        o.layout = cgm_bcsr_default_params(n); /* one lane a row, as the in-order arrows */
-        o.gpus = 1;
-        o.reorder = CGM_REORDER_NONE;
-        cgm_plan plan;
-        cgm_solve_result r;
-        if ((st = cgm_solve_plan(&A, &o, &plan, err))) break;
-        if ((st = mb_solve_timed(&A, &o, maxiter, &r, err))) break;
-        if (r.iterations < maxiter || !(r.time_per_iter_s > 0)) continue; /* stopped early */
-        cgm_locality_sample *s = &v[k++];
-        memset(s, 0, sizeof *s);
-        s->block = n;
-        s->precision = p;
-        s->shape = cgm_refined_shape(&plan, 0);
-        s->seconds = r.time_per_iter_s;
-        snprintf(s->source, sizeof s->source, "arrow-scattered:%d,%d", SCATTER_ROWS, lens[i]);
+      memset(&A, 0, sizeof A);
+      char src[48];
+      if (band) {
+        snprintf(src, sizeof src, "band-scattered:%d,%d", CGM_BAND_ROWS, L);
+        st = scattered_band(n, L, 0xba9d + (uint64_t)L, &A, err);
+      } else {
+        snprintf(src, sizeof src, "arrow-scattered:%d,%d", SCATTER_ROWS, L);
+        st = cgm_gen_arrow_scattered(SCATTER_ROWS, L, n, 0x5ca7 + (uint64_t)L, &A, err);
       }
+      for (int p = 0; p < 2 && !st; p++)
+        if (precisions & (1u << p)) st = time_one(&A, base, n, p, band, maxiter, src, v, &k, err);
       cgm_csr_free(&A);
     }
   if (st) {

@@ -66,9 +66,10 @@ cgm_segment_shape cgm_refined_shape(const cgm_plan *p, int g) {
   const cgm_plan_segment *s = &p->seg[g];
   const int n = p->o.layout.n, bx = p->o.layout.bx > 0 ? p->o.layout.bx : 1;
   const int w = cgm_precision_width(p->o.precision);
-  cgm_segment_shape sh = {s->rows, 0.0, 0, 0.0, 0.0, 0.0};
+  cgm_segment_shape sh = {s->rows, 0.0, 0, 0.0, 0.0, 0.0, 0.0};
   sh.x_sector_bytes = 32.0 * (double)s->x_sectors[w == 8 ? 0 : 1];
   sh.row_scatter = s->row_scatter[w == 8 ? 0 : 1];
+  sh.warp_share = s->warp_share[w == 8 ? 0 : 1];
   int64_t brows = 0, walk = 0;
   for (int k = 0; k < s->nparts; k++) {
     const cgm_plan_layout *L = &s->part[k];
@@ -126,9 +127,14 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
     double tr = ta + f * (tb > ta ? tb - ta : 0.0);
     /* A row that reads x out of order walks slower, alone or among others:
      * the scattered arrows' extra a step (over the in-order arrows' the row
-     * and band curves were timed on), in proportion to its scatter. */
-    if (m->have_row[bi] && m->have_scatter_coef[bi] && s->row_scatter > 0)
-      tr += s->row_scatter * m->scatter_coef[bi] * L;
+     * and band curves were timed on), in proportion to its scatter, and
+     * more where the lanes of its warp walk scattered rows with it (the
+     * scattered bands'): a step waits for all their lines. */
+    if (m->have_row[bi] && m->have_scatter_coef[bi] && s->row_scatter > 0) {
+      const double ca = m->scatter_coef[bi],
+                   cb = m->have_band_scatter_coef[bi] ? m->band_scatter_coef[bi] : ca;
+      tr += s->row_scatter * (ca + s->warp_share * (cb - ca)) * L;
+    }
     if (tr > t) t = tr;
   }
   return t;

@@ -13,9 +13,12 @@
 #define GRID 400
 
 /* Squared relative error of the model with coefficient c, summed. */
-static double sse(cgm_device_model *m, int bi, int n, const cgm_segment_shape *s, const double *t,
-                  int k, double c) {
-  m->scatter_coef[bi] = c;
+static double sse(cgm_device_model *m, int bi, bool band, int n, const cgm_segment_shape *s,
+                  const double *t, int k, double c) {
+  if (band)
+    m->band_scatter_coef[bi] = c;
+  else
+    m->scatter_coef[bi] = c;
   double sum = 0.0;
   for (int i = 0; i < k; i++) {
     const double p = cgm_refined_segment_time(m, n, &s[i]);
@@ -26,8 +29,9 @@ static double sse(cgm_device_model *m, int bi, int n, const cgm_segment_shape *s
   return sum;
 }
 
-cgm_status cgm_fit_scatter_coef(const cgm_device_model *m, int n, const cgm_segment_shape *shapes,
-                                const double *seconds, int count, double *coef, cgm_error *err) {
+cgm_status cgm_fit_scatter_coef(const cgm_device_model *m, int n, bool band,
+                                const cgm_segment_shape *shapes, const double *seconds, int count,
+                                double *coef, cgm_error *err) {
   const int bi = cgm_block_index(n);
   if (!m || !shapes || !seconds || !coef || bi < 0)
     return cgm_fail(err, CGM_EINPUT, "row-scatter fit: no model, samples or block size");
@@ -37,14 +41,18 @@ cgm_status cgm_fit_scatter_coef(const cgm_device_model *m, int n, const cgm_segm
   for (int i = 0; i < count; i++)
     if (!(seconds[i] > 0) || !isfinite(seconds[i]))
       return cgm_fail(err, CGM_EINPUT, "row-scatter fit: sample %d has time %g", i, seconds[i]);
+  if (band && !m->have_scatter_coef[bi])
+    return cgm_fail(err, CGM_EINPUT, "row-scatter fit: the bands' term needs the arrows' at N = %d",
+                    n);
   cgm_device_model w = *m;
   w.have_scatter_coef[bi] = true;
+  w.have_band_scatter_coef[bi] = band;
   /* a grid, then a golden section around its best point: the error is a
    * max of pieces in c, convex in each but not smooth */
   int best = 0;
   double fbest = INFINITY;
   for (int g = 0; g <= GRID; g++) {
-    const double f = sse(&w, bi, n, shapes, seconds, count, COEF_MAX * g / GRID);
+    const double f = sse(&w, bi, band, n, shapes, seconds, count, COEF_MAX * g / GRID);
     if (f < fbest) {
       fbest = f;
       best = g;
@@ -57,7 +65,8 @@ cgm_status cgm_fit_scatter_coef(const cgm_device_model *m, int n, const cgm_segm
   const double r = 0.5 * (sqrt(5.0) - 1.0);
   for (int it = 0; it < 60; it++) {
     const double c1 = b - r * (b - a), c2 = a + r * (b - a);
-    if (sse(&w, bi, n, shapes, seconds, count, c1) <= sse(&w, bi, n, shapes, seconds, count, c2))
+    if (sse(&w, bi, band, n, shapes, seconds, count, c1) <=
+        sse(&w, bi, band, n, shapes, seconds, count, c2))
       b = c2;
     else
       a = c1;

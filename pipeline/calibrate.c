@@ -403,27 +403,40 @@ static cgm_status fit_scatter(const cgm_calibrate_opts *o, const char *device,
     if (!(o->precisions & (1u << p))) continue;
     cgm_device_model m;
     model_from_fits(fits, nfits, p, &m);
-    for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
-      const int bn = cgm_block_sizes[b];
-      int k = 0;
-      for (int i = 0; i < n; i++)
-        if (s[i].precision == p && s[i].block == bn) {
-          shapes[k] = s[i].shape;
-          secs[k++] = s[i].seconds;
+    /* the arrows' term first (the in-order walk below it), then the
+     * bands' with it */
+    for (int band = 0; band < 2; band++)
+      for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
+        const int bn = cgm_block_sizes[b];
+        int k = 0;
+        for (int i = 0; i < n; i++)
+          if (s[i].precision == p && s[i].block == bn && s[i].group == band) {
+            shapes[k] = s[i].shape;
+            secs[k++] = s[i].seconds;
+          }
+        double c;
+        cgm_error e = {0};
+        if (cgm_fit_scatter_coef(&m, bn, band, shapes, secs, k, &c, &e) != CGM_OK) continue;
+        cgm_db_coef *q = &coef[(*ncoef)++];
+        memset(q, 0, sizeof *q);
+        snprintf(q->name, sizeof q->name, "%s%d",
+                 band ? CGM_DB_COEF_BAND_SCATTER : CGM_DB_COEF_ROW_SCATTER, bn);
+        q->precision = p;
+        q->value = c;
+        q->rms = NAN;
+        q->n = k;
+        if (band) {
+          m.band_scatter_coef[b] = c;
+          m.have_band_scatter_coef[b] = true;
+          rep->cal[ri].band_scatter_coef[p][b] = c;
+          rep->cal[ri].have_band_scatter_coef[p][b] = true;
+        } else {
+          m.scatter_coef[b] = c;
+          m.have_scatter_coef[b] = true;
+          rep->cal[ri].scatter_coef[p][b] = c;
+          rep->cal[ri].have_scatter_coef[p][b] = true;
         }
-      double c;
-      cgm_error e = {0};
-      if (cgm_fit_scatter_coef(&m, bn, shapes, secs, k, &c, &e) != CGM_OK) continue;
-      cgm_db_coef *q = &coef[(*ncoef)++];
-      memset(q, 0, sizeof *q);
-      snprintf(q->name, sizeof q->name, "%s%d", CGM_DB_COEF_ROW_SCATTER, bn);
-      q->precision = p;
-      q->value = c;
-      q->rms = NAN;
-      q->n = k;
-      rep->cal[ri].scatter_coef[p][b] = c;
-      rep->cal[ri].have_scatter_coef[p][b] = true;
-    }
+      }
   }
   free(shapes);
   free(secs);
@@ -461,7 +474,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   int nfits = 0;
   if (!st) st = fit_all(&sv, o->precisions, &o->gpu, &fits, &nfits, rep, ri, err);
   stage_mark(&clk, "fits");
-  cgm_db_coef coef[2 + 2 * CGM_NBLOCKSIZES];
+  cgm_db_coef coef[2 + 4 * CGM_NBLOCKSIZES];
   int ncoef = 0;
   if (!st) st = fit_locality(o, device, fits, nfits, coef, &ncoef, rep, ri, err);
   stage_mark(&clk, "locality");

@@ -431,16 +431,21 @@ cJSON *cgm_calibration_report_json(const cgm_calibration_report *rep, const char
     for (int p = 0; p < 2; p++)
       if (rep->cal[i].have_x_coef[p])
         cJSON_AddNumberToObject(xc, cgm_precision_name((cgm_precision)p), rep->cal[i].x_coef[p]);
-    /* the row-scatter term's seconds a step per precision and block size */
-    cJSON *sc = cJSON_AddObjectToObject(c, "scatter_coef");
-    for (int p = 0; p < 2; p++) {
-      cJSON *pc = NULL;
-      for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
-        if (!rep->cal[i].have_scatter_coef[p][b]) continue;
-        if (!pc) pc = cJSON_AddObjectToObject(sc, cgm_precision_name((cgm_precision)p));
-        char key[8];
-        snprintf(key, sizeof key, "%d", cgm_block_sizes[b]);
-        cJSON_AddNumberToObject(pc, key, rep->cal[i].scatter_coef[p][b]);
+    /* the row-scatter terms' seconds a step per precision and block size */
+    for (int band = 0; band < 2; band++) {
+      cJSON *sc = cJSON_AddObjectToObject(c, band ? "band_scatter_coef" : "scatter_coef");
+      for (int p = 0; p < 2; p++) {
+        cJSON *pc = NULL;
+        for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
+          const bool have =
+              band ? rep->cal[i].have_band_scatter_coef[p][b] : rep->cal[i].have_scatter_coef[p][b];
+          if (!have) continue;
+          if (!pc) pc = cJSON_AddObjectToObject(sc, cgm_precision_name((cgm_precision)p));
+          char key[8];
+          snprintf(key, sizeof key, "%d", cgm_block_sizes[b]);
+          cJSON_AddNumberToObject(
+              pc, key, band ? rep->cal[i].band_scatter_coef[p][b] : rep->cal[i].scatter_coef[p][b]);
+        }
       }
     }
     cJSON *stages = cJSON_AddObjectToObject(c, "stages");

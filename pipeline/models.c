@@ -173,17 +173,24 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
       t->model[p].x_coef = c.value;
       t->model[p].have_x_coef = true;
     }
-    /* the row-scatter term, where the scatter sweep fitted it */
-    for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
-      char name[32];
-      snprintf(name, sizeof name, "%s%d", CGM_DB_COEF_ROW_SCATTER, cgm_block_sizes[b]);
-      found = false;
-      st = cgm_db_coef_get(db, t->calibration_id, name, p, &c, &found, err);
-      if (!st && found && isfinite(c.value) && c.value >= 0) {
-        t->model[p].scatter_coef[b] = c.value;
-        t->model[p].have_scatter_coef[b] = true;
+    /* the row-scatter terms, where the scatter sweep fitted them */
+    for (int band = 0; band < 2; band++)
+      for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
+        char name[32];
+        snprintf(name, sizeof name, "%s%d",
+                 band ? CGM_DB_COEF_BAND_SCATTER : CGM_DB_COEF_ROW_SCATTER, cgm_block_sizes[b]);
+        found = false;
+        st = cgm_db_coef_get(db, t->calibration_id, name, p, &c, &found, err);
+        if (st || !found || !isfinite(c.value) || c.value < 0) continue;
+        cgm_device_model *dm = &t->model[p];
+        if (band) {
+          dm->band_scatter_coef[b] = c.value;
+          dm->have_band_scatter_coef[b] = true;
+        } else {
+          dm->scatter_coef[b] = c.value;
+          dm->have_scatter_coef[b] = true;
+        }
       }
-    }
   }
   return st;
 }

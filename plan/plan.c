@@ -310,6 +310,10 @@ cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts
       if (s->longest < 0 || pt->len[b] > pt->len[s->longest]) s->longest = b;
     if (pt->bptr && s->longest >= 0)
       cgm_row_scatter(pt->bcol + pt->bptr[s->longest], pt->len[s->longest], n, s->row_scatter);
+    plan_warp_share(pt->len, s->b0, s->b1, n, lp->bx,
+                    splits_long_rows(&p->o) && s->longest >= 0 &&
+                        pt->len[s->longest] > CGM_LONG_ROW,
+                    s->warp_share);
     s->v_len = gathered_len(p, s);
     if (!halo) s->halo_rows = G > 1 ? s->v_len - s->rows : 0;
   }

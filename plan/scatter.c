@@ -51,3 +51,41 @@ cgm_status plan_row_scatter_csr(const cgm_csr *A, int n, int32_t brow,
   free(c);
   return CGM_OK;
 }
+
+int cgm_warp_rows(int n, int bx, int width) {
+  if (bx < 1) bx = 1;
+  const int h = (n * width > 32 && 2 * n * bx <= 32) ? 2 : 1, k = 32 / (n * bx * h);
+  return k > 1 ? k : 1;
+}
+
+double cgm_warp_share(const int32_t *top, int k, int bx) {
+  if (k <= 1 || !top || top[0] <= 0) return 0.0;
+  if (bx < 1) bx = 1;
+  const double lead = (double)((top[0] + bx - 1) / bx);
+  double walk = 0.0;
+  for (int i = 0; i < k; i++) walk += (double)((top[i] + bx - 1) / bx);
+  const double g = (walk / lead - 1.0) / (k - 1);
+  return g < 0.0 ? 0.0 : (g > 1.0 ? 1.0 : g);
+}
+
+void plan_warp_share(const int32_t *len, int32_t b0, int32_t b1, int n, int bx, bool warp_a_row,
+                     double out[CGM_NSECTOR_WIDTHS]) {
+  int32_t top[32];
+  int k = 0;
+  /* the 32 longest, longest first (insertion into a short sorted list) */
+  for (int32_t b = b0; b < b1; b++) {
+    const int32_t l = len[b];
+    if (k == 32 && l <= top[31]) continue;
+    int i = k < 32 ? k++ : 31;
+    while (i > 0 && top[i - 1] < l) {
+      top[i] = top[i - 1];
+      i--;
+    }
+    top[i] = l;
+  }
+  for (int w = 0; w < CGM_NSECTOR_WIDTHS; w++) {
+    const int rows = cgm_warp_rows(n, bx, w == 0 ? 8 : 4);
+    /* a row read by a warp of its own (N = 1 long rows) walks alone */
+    out[w] = warp_a_row || k == 0 ? 0.0 : cgm_warp_share(top, rows < k ? rows : k, bx);
+  }
+}

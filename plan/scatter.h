@@ -5,6 +5,8 @@
 #ifndef CGM_PLAN_SCATTER_H
 #define CGM_PLAN_SCATTER_H
 
+#include <stdbool.h>
+
 #include "cgmodel/plan.h"
 
 /* Block row `brow` of A at block size n: its block columns gathered from
@@ -12,5 +14,11 @@
  * when out of memory. */
 cgm_status plan_row_scatter_csr(const cgm_csr *A, int n, int32_t brow,
                                 double out[CGM_NSECTOR_WIDTHS], cgm_error *err);
+
+/* cgm_warp_share of the block rows [b0, b1) of lengths len at each element
+ * width (their 32 longest found in one pass); 0 where the longest row is
+ * read by a warp of its own (warp_a_row). */
+void plan_warp_share(const int32_t *len, int32_t b0, int32_t b1, int n, int bx, bool warp_a_row,
+                     double out[CGM_NSECTOR_WIDTHS]);
 
 #endif

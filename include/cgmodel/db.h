@@ -115,10 +115,11 @@ typedef struct cgm_db_fit {
 CGM_API cgm_status cgm_db_fit_add(cgm_db *db, int64_t cal_id, const cgm_db_fit *f, cgm_error *err);
 /* A scalar coefficient of a calibration's model (schema version 5): the
  * locality term's CGM_DB_COEF_X_SECTOR per precision, and the row-scatter
- * term's per block size and precision (CGM_DB_COEF_ROW_SCATTER "1", "2",
- * "4", "8": "row_scatter_1" ...). */
+ * terms' per block size and precision (CGM_DB_COEF_ROW_SCATTER and
+ * CGM_DB_COEF_BAND_SCATTER "1", "2", "4", "8": "row_scatter_1" ...). */
 #define CGM_DB_COEF_X_SECTOR "x_sector"
 #define CGM_DB_COEF_ROW_SCATTER "row_scatter_"
+#define CGM_DB_COEF_BAND_SCATTER "band_scatter_"
 typedef struct cgm_db_coef {
   char name[32];
   int precision;

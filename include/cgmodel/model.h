@@ -175,6 +175,9 @@ typedef struct cgm_segment_shape {
   /* How scattered its longest block row's reads of x are (cgm_row_scatter
    * at its width: 0 in order or unknown, 1 a line a step). */
   double row_scatter;
+  /* How many lanes of that row's warp walk with it (the plan's warp_share
+   * at its width: 0 alone, 1 every lane as long). */
+  double warp_share;
 } cgm_segment_shape;
 
 /* The bytes of x beyond the contiguous estimate (rows x width) that a
@@ -219,6 +222,12 @@ typedef struct cgm_device_model {
    * Absent (older calibrations, a CPU): the in-order walk. */
   double scatter_coef[4];
   bool have_scatter_coef[4];
+  /* The same with every lane of the warp walking as long a scattered row
+   * (the calibration's randomly numbered bands): a step's extra moves from
+   * scatter_coef to band_scatter_coef by the segment's warp_share. Absent:
+   * scatter_coef alone. */
+  double band_scatter_coef[4];
+  bool have_band_scatter_coef[4];
 } cgm_device_model;
 
 /* A segment of a plan as the refined model sees it, at the plan's
@@ -262,13 +271,14 @@ CGM_API cgm_status cgm_fit_x_coef(const cgm_device_model *m, const int *blocks, 
                                   const cgm_segment_shape *shapes, const double *seconds, int count,
                                   double *coef, double *rms, cgm_error *err);
 
-/* Fits the row-scatter coefficient of block size n to count iterations of
- * scattered arrows (shapes with row_scatter > 0) and their measured
- * seconds: the least-squares c >= 0 of (seconds - model) = c x row_scatter
- * x max_row, the model being m's without the term (the in-order walk, as
- * the row curve was fitted). CGM_EINPUT with fewer than 1 sample, a time
- * not positive, or a sample the model cannot time. */
-CGM_API cgm_status cgm_fit_scatter_coef(const cgm_device_model *m, int n,
+/* Fits a row-scatter coefficient of block size n to count iterations
+ * (shapes, measured seconds): the c >= 0 that minimises the squared
+ * relative error of m's model with it: scatter_coef (band false: scattered
+ * arrows, m without the term: the in-order walk, as the row curve was
+ * fitted), or band_scatter_coef (band true: scattered bands, m's
+ * scatter_coef kept). CGM_EINPUT with no samples, a time not positive, no
+ * row curve at n, or a sample the model cannot time. */
+CGM_API cgm_status cgm_fit_scatter_coef(const cgm_device_model *m, int n, bool band,
                                         const cgm_segment_shape *shapes, const double *seconds,
                                         int count, double *coef, cgm_error *err);
 

@@ -70,6 +70,8 @@ typedef struct cgm_calibration_report {
      * step; docs/model.md) */
     double scatter_coef[2][4];
     bool have_scatter_coef[2][4];
+    double band_scatter_coef[2][4]; /* the same, every lane of the warp scattered */
+    bool have_band_scatter_coef[2][4];
     /* Where the seconds went, in order: "setup" (the device's start: the
      * CUDA context), each sweep's stage (load, cg4, spmv, iter, ...), "fits"
      * and "store". */

@@ -178,6 +178,10 @@ typedef struct cgm_plan_segment {
    * pace between the in-order arrow's and the scattered arrow's. */
   int32_t longest;
   double row_scatter[CGM_NSECTOR_WIDTHS];
+  /* How many of the lanes of the longest row's warp walk with it, per
+   * element width (cgm_warp_share): 0 when it walks alone (an arrow, or a
+   * warp a row), 1 when every block row of its warp is as long (a band). */
+  double warp_share[CGM_NSECTOR_WIDTHS];
 } cgm_plan_segment;
 
 typedef struct cgm_plan {
@@ -201,6 +205,17 @@ typedef struct cgm_plan {
  * reads a line of its own. */
 CGM_API void cgm_row_scatter(const int32_t *bcols, int32_t L, int n,
                              double out[CGM_NSECTOR_WIDTHS]);
+
+/* The block rows one warp of our SpMV holds: 32 / (N B_x H) threads, H = 2
+ * where a block row of N elements of w bytes is split over two threads
+ * (N w > 32 and 2 N B_x <= 32: 8 x 8 fp64), at least 1. */
+CGM_API int cgm_warp_rows(int n, int bx, int width);
+/* The share of the longest block row's warp that walks with it: the MBR
+ * layout sorts block rows longest first, so that warp holds the k =
+ * cgm_warp_rows longest; with their walks (length / B_x) summing to W and
+ * the longest's being L, (W / L - 1) / (k - 1), in [0, 1] (0 when k = 1).
+ * top: the k longest block rows' lengths, longest first. */
+CGM_API double cgm_warp_share(const int32_t *top, int k, int bx);
 
 /* The plan of configuration o for A. CGM_EINPUT when it cannot exist (a bad
  * block size or layout, more GPUs than block rows, G > CGM_MAX_GPUS, several

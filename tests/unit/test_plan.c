@@ -298,6 +298,13 @@ static void row_scatter(void) {
   CHECK_NEAR(sc[0], 28.0 / 60.0, 1e-12);
   cgm_row_scatter(c, 1, 8, sc); /* one block: nothing to scatter */
   CHECK(sc[0] == 0.0 && sc[1] == 0.0);
+  /* the warp's rows (8 x 8 fp64: two threads a block row) and its share */
+  CHECK(cgm_warp_rows(1, 1, 8) == 32 && cgm_warp_rows(2, 1, 8) == 16 &&
+        cgm_warp_rows(8, 1, 8) == 2 && cgm_warp_rows(8, 1, 4) == 4 && cgm_warp_rows(1, 8, 8) == 4);
+  const int32_t lone[4] = {100, 3, 3, 3}, full[4] = {100, 100, 99, 100}, half[2] = {100, 50};
+  CHECK_NEAR(cgm_warp_share(lone, 4, 1), (109.0 / 100 - 1) / 3, 1e-12);
+  CHECK(cgm_warp_share(full, 4, 1) > 0.99 && cgm_warp_share(half, 2, 1) == 0.5);
+  CHECK(cgm_warp_share(full, 1, 1) == 0.0);
   cgm_error err = {0};
   for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
     const int n = cgm_block_sizes[bi];
@@ -311,6 +318,15 @@ static void row_scatter(void) {
     CHECK_OK(cgm_plan_make(&A, &o, &p, &err));
     CHECK_MSG(p.seg[0].longest == 0 && p.seg[0].row_scatter[0] < 0.02,
               "arrow N = %d: longest %d, scatter %g", n, p.seg[0].longest, p.seg[0].row_scatter[0]);
+    /* the arrow's long row walks alone in its warp (N = 1: a warp of its own) */
+    CHECK_MSG(p.seg[0].warp_share[0] < 0.05, "arrow N = %d: warp share %g", n,
+              p.seg[0].warp_share[0]);
+    cgm_csr Bd;
+    CHECK_OK(cgm_gen_band(8192, 40, &Bd, &err)); /* every row as long: a full warp */
+    CHECK_OK(cgm_plan_make(&Bd, &o, &q, &err));
+    CHECK_MSG(q.seg[0].warp_share[0] > 0.9, "band N = %d: warp share %g", n,
+              q.seg[0].warp_share[0]);
+    cgm_csr_free(&Bd);
     CHECK_OK(cgm_plan_make(&S, &o, &p, &err));
     for (int w = 0; w < CGM_NSECTOR_WIDTHS; w++)
       CHECK_MSG(p.seg[0].row_scatter[w] > 0.9, "scattered arrow N = %d width %d: scatter %g", n, w,

@@ -317,16 +317,35 @@ int main(void) {
   }
   double kfit = -1;
   cgm_error ferr = {0};
-  CHECK_OK(cgm_fit_scatter_coef(&one, 4, fs, ft, 4, &kfit, &ferr));
+  CHECK_OK(cgm_fit_scatter_coef(&one, 4, false, fs, ft, 4, &kfit, &ferr));
   CHECK_MSG(fabs(kfit - ksc) <= 1e-3 * ksc, "fitted %g s a step, made with %g", kfit, ksc);
   one.have_scatter_coef[2] = false;
   for (int i = 0; i < 4; i++) ft[i] = cgm_refined_segment_time(&one, 4, &fs[i]);
-  CHECK_OK(cgm_fit_scatter_coef(&one, 4, fs, ft, 4, &kfit, &ferr));
+  CHECK_OK(cgm_fit_scatter_coef(&one, 4, false, fs, ft, 4, &kfit, &ferr));
   CHECK_MSG(kfit <= 1e-3 * ksc, "fitted %g s a step where scatter costs nothing", kfit);
+  /* The bands' term: a step's extra moves from the arrows' to the bands'
+   * by the warp's share; fitted with the arrows' kept, it is recovered. */
+  one.scatter_coef[2] = ksc;
+  one.have_scatter_coef[2] = true;
+  one.band_scatter_coef[2] = 4 * ksc;
+  one.have_band_scatter_coef[2] = true;
+  s4.row_scatter = 1.0;
+  s4.warp_share = 0.5;
+  CHECK_NEAR(cgm_refined_segment_time(&one, 4, &s4), lone + 2.5 * ksc * 3000,
+             1e-9 * (lone + 2.5 * ksc * 3000));
+  for (int i = 0; i < 4; i++) {
+    fs[i].warp_share = i * 0.3;
+    ft[i] = cgm_refined_segment_time(&one, 4, &fs[i]);
+  }
+  CHECK_OK(cgm_fit_scatter_coef(&one, 4, true, fs, ft, 4, &kfit, &ferr));
+  CHECK_MSG(fabs(kfit - 4 * ksc) <= 1e-3 * ksc, "bands: fitted %g s a step, made with %g", kfit,
+            4 * ksc);
+  one.have_scatter_coef[2] = one.have_band_scatter_coef[2] = false;
+  CHECK(cgm_fit_scatter_coef(&one, 4, true, fs, ft, 4, &kfit, &ferr) == CGM_EINPUT);
   /* no row curve at that block size, or a bad time: refused */
-  CHECK(cgm_fit_scatter_coef(&one, 2, fs, ft, 4, &kfit, &ferr) == CGM_EINPUT);
+  CHECK(cgm_fit_scatter_coef(&one, 2, false, fs, ft, 4, &kfit, &ferr) == CGM_EINPUT);
   ft[1] = 0;
-  CHECK(cgm_fit_scatter_coef(&one, 4, fs, ft, 4, &kfit, &ferr) == CGM_EINPUT);
+  CHECK(cgm_fit_scatter_coef(&one, 4, false, fs, ft, 4, &kfit, &ferr) == CGM_EINPUT);
   stale_cg();
   TEST_MAIN_END();
 }
