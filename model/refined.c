@@ -119,6 +119,14 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
     const double e = cgm_row_elements(s->max_row, n) * w;
     double f = (double)s->rows * s->mean_row / (CGM_BAND_ROWS * L);
     f = f > 1.0 ? 1.0 : (f > 0.0 ? f : 0.0);
+    /* A warp of scattered walkers walks at the band's pace, however few
+     * warps walk: the share of its steps that are scattered steps of
+     * scattered walkers, row_scatter^2 x warp_share (a power-law hub's
+     * warp, 0.24 at N = 2; an extruded mesh's, 0.98; a finite-element
+     * matrix whose rows scatter a little, 0.02-0.17), where the scatter
+     * sweep calibrated the device (older calibrations: as before). */
+    const double fs = s->row_scatter * s->row_scatter * s->warp_share;
+    if (m->have_scatter_coef[bi] && fs > f) f = fs;
     /* without a row curve, the band's share of the band curve alone; the
      * band never lowers the floor (its curve extrapolated past its 128
      * blocks may fall under the row curve's, fitted to 512) */

@@ -158,6 +158,11 @@ static void analysis_key(const cgm_solve_opts *so, const cgm_tuner_device *dev, 
   a->key.balance = so->gpu.balance;
   a->key.k_known = k_known;
   memcpy(&a->key.dev, dev, sizeof *dev);
+  /* what recorded solves teach the tuner changes with every record, and
+   * neither the prediction of an iteration nor the reordering's verdict
+   * reads it */
+  memset(&a->key.dev.setup, 0, sizeof a->key.dev.setup);
+  a->key.dev.mixed_ratio = 0.0;
 }
 
 /* The database, the calibrations and this machine's devices: --auto's

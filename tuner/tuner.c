@@ -202,6 +202,14 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
   return CGM_OK;
 }
 
+/* What the choice weighs: the predicted total, mixed precision's raised by
+ * CGM_MIXED_MARGIN (its iterations are double's K times an estimated
+ * ratio, and its replacements and two matrices cost more than the model
+ * counts where an iteration is cheap). */
+static double choice_cost(const cgm_candidate *c) {
+  return c->precision == CGM_PREC_MIXED ? c->total_s / (1.0 - CGM_MIXED_MARGIN) : c->total_s;
+}
+
 int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *devs, char *why,
                      size_t nwhy) {
   int best = -1;
@@ -211,7 +219,7 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
       best = i;
       continue;
     }
-    double tb = c[best].total_s, ti = c[i].total_s;
+    double tb = choice_cost(&c[best]), ti = choice_cost(&c[i]);
     /* Within 1%: fewer GPUs win (the CPU counts as none). */
     if (ti < tb * 0.99 || (ti <= tb * 1.01 && c[i].gpus < c[best].gpus)) best = i;
   }

@@ -82,6 +82,14 @@ CGM_API cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
                                         const cgm_tuner_opts *o, cgm_candidate **out, int *count,
                                         cgm_error *err);
 
+/* Mixed precision is chosen over double only when predicted at least this
+ * much faster: on an H100 (2026-11-28, validate --total 1e-8 over 35
+ * matrices) the model put mixed at 0.59-0.99 of double's total where it
+ * measured 0.76-3.4 (its iterations an estimate, K times the mixed ratio;
+ * on small matrices its replacements and two layouts cost more than an
+ * iteration's curve says). */
+#define CGM_MIXED_MARGIN 0.10
+
 /* The candidate with the least predicted total time (setup + K iterations)
  * that fits (ties within 1% go to fewer GPUs, then to the CPU); -1 when
  * none. `why` gets one line of explanation. */

@@ -231,6 +231,12 @@ expect_exit 0 "${ANA[@]}" --block 2
 json_check "$OUT" 'not j["cache"]["analysis"]' "analysis: a damaged extra is not trusted"
 expect_exit 0 "${ANA[@]}" --block 2 --iters-hint 50
 json_check "$OUT" 'not j["cache"]["analysis"]' "analysis: another K decides anew"
+# recorded solves: the first records K (the next weighs it: decided anew),
+# then the verdict holds though every solve adds a record
+REC=("$CGM" solve "$A" --backend cpu --json --tol 3e-7)
+for i in 1 2 3; do expect_exit 0 "${REC[@]}"; cp "$OUT" "$TMP/rec$i.json"; done
+json_check "$TMP/rec2.json" 'not j["cache"]["analysis"]' "analysis: K learnt from the record decides anew"
+json_check "$TMP/rec3.json" 'j["cache"]["analysis"]' "analysis: read back between recorded solves"
 
 # ---- validate: Table 6 groups and the tuner's regret, and the CSV
 mkdir -p "$TMP/set"
@@ -247,7 +253,7 @@ r = list(csv.DictReader(open('$TMP/val.csv')))
 print(int(all(abs(abs(float(x['signed_error'])) - float(x['rel_error'])) < 1e-5 for x in r)))") == 1" "CSV: signed errors beside the absolute ones"
 assert_py "$(wc -l < "$TMP/val.csv") == 13" "CSV: header + 12 rows"
 expect_exit 0 "$CGM" db solves --json
-json_check "$OUT" 'len(j["solves"]) == 14' "one solve per configuration (median of --repeat 3), not per run"
+json_check "$OUT" 'len(j["solves"]) == 17' "one solve per configuration (median of --repeat 3), not per run"
 # total-time mode: every configuration solved to the tolerance, mixed among them
 expect_exit 0 "$CGM" validate "$TMP/set" --total 1e-8 --repeat 1 --backend cpu --json
 cp "$OUT" "$TMP/valt.json"
