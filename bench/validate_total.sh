@@ -6,6 +6,8 @@
 # by predicted total time against the best measured total. Run on a GPU
 # machine from the repository root (after scripts/device-run.sh):
 #   bench/validate_total.sh BUILD_DIR OUTDIR [TOL]
+# Environment: VALIDATE_REPEAT (runs of each configuration, the median kept;
+# default 1: solves of a few milliseconds then differ by their noise).
 set -euo pipefail
 build=$1 out=$2 tol=${3:-1e-8}
 cg=$build/cli/cgmodel
@@ -20,7 +22,7 @@ for spec in poisson2d:700 poisson3d:48 poisson3d:96 elasticity3d:20 elasticity3d
   echo "$f" >>"$list"
 done
 awk -F'\t' '$7 == "yes" {print "data/matrices/" $1 ".mtx"}' data/matrices/MANIFEST.tsv >>"$list"
-"$cg" validate "$list" --total "$tol" --repeat 1 --db "$db" --csv "$out/validate_total.csv" \
+"$cg" validate "$list" --total "$tol" --repeat "${VALIDATE_REPEAT:-1}" --db "$db" --csv "$out/validate_total.csv" \
   --json >"$out/validate_total.json" 2>"$out/validate_total.err"
 python3 - "$out/validate_total.csv" "$out/validate_total.json" <<'PY'
 import csv, json, sys
