@@ -107,8 +107,9 @@ typedef struct cgm_reorder_advice {
   double iterations;  /* K: the iterations expected (as the tuner's totals take it) */
   int64_t bandwidth_none, bandwidth_rcm; /* bandwidth_rcm: -1 when RCM was not computed */
   /* The most any numbering could save over K iterations: the model's time
-   * with x read in its least sectors (the matrix's x locality) against the
-   * time as numbered. When it is below the least RCM can cost
+   * with x read in its least sectors (the matrix's x locality) and every
+   * segment's longest row read in order (no row scatter) against the time
+   * as numbered. When it is below the least RCM can cost
    * (CGM_RCM_FLOOR_S_PER_NNZ a stored entry), RCM is neither computed nor
    * timed (rcm_computed false, t_iter_rcm NaN). */
   double gain_bound_s;

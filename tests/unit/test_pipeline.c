@@ -65,6 +65,46 @@ static cgm_host host(const char *cpu, const char *gpu, int gpus) {
   return h;
 }
 
+/* --reorder auto's bound is the most any numbering could gain in the model:
+ * on a device whose walk carries the row-scatter term, a randomly numbered
+ * mesh whose walk sets the pace gains by RCM's in-order rows, and the bound
+ * says at least as much (with x's least sectors alone it said 0, and RCM
+ * was never weighed). */
+static void test_reorder_bound(void) {
+  cgm_error e = {0};
+  cgm_csr A;
+  CHECK_OK(cgm_gen_mesh3d(20000, 8, CGM_NUMBERING_RANDOM, 1, &A, &e));
+  cgm_features f;
+  CHECK_OK(cgm_plan_features(&A, &f, &e));
+  cgm_tuner_device d = device("NVIDIA H100", false, 1, 0, 1e4, 1);
+  cgm_device_model *m = &d.model[CGM_PREC_DOUBLE];
+  const double a = 10e-6, c = 0.02e-6; /* the row curve: a + c L, s and s an element */
+  m->row[0] = (cgm_sigmoid){log2(a / c), 1.0 / M_LN2, 8.0 / c * 1e-9};
+  m->have_row[0] = true;
+  for (int scatter = 0; scatter < 2; scatter++) {
+    m->scatter_coef[0] = 2e-6;
+    m->have_scatter_coef[0] = scatter;
+    cgm_solve_opts o = cgm_solve_opts_default();
+    o.backend = CGM_BACKEND_CUDA;
+    o.layout.n = 1;
+    o.reorder = CGM_REORDER_RCM; /* both numberings predicted */
+    cgm_reorder_advice ad;
+    CHECK_OK(cgm_reorder_decide(&A, &f, &d, &o, 1000, &ad, &e));
+    const double gain = ad.iterations * (ad.t_iter_none - ad.t_iter_rcm);
+    CHECK(ad.rcm_computed && isfinite(gain));
+    CHECK_MSG(ad.gain_bound_s >= gain - 1e-9 * fabs(gain),
+              "scatter term %d: bound %g s under the model's own gain by RCM %g s", scatter,
+              ad.gain_bound_s, gain);
+    if (scatter) {
+      CHECK_MSG(gain > CGM_RCM_FLOOR_S_PER_NNZ * (double)A.nnz, "RCM gains %g s", gain);
+      o.reorder = CGM_REORDER_AUTO; /* so auto weighs RCM */
+      CHECK_OK(cgm_reorder_decide(&A, &f, &d, &o, 1000, &ad, &e));
+      CHECK_MSG(ad.rcm_computed, "%s", ad.why);
+    }
+  }
+  cgm_csr_free(&A);
+}
+
 static void test_host_match(void) {
   cgm_tuner_device devs[3] = {device("Test GPU", false, 4, 0, 2900, 1),
                               device("Other CPU (2 threads)", true, 1, 0, 20, 2),
@@ -827,6 +867,7 @@ int main(void) {
   test_validate();
   test_validate_offered();
   test_probe();
+  test_reorder_bound();
   test_run_solve();
   test_matrix_paths();
   test_json();
