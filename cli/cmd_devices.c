@@ -33,7 +33,7 @@ static void print_calibration(const cgm_devices_calibration *c, const char *db_o
 
 static void print_human(const cgm_devices_report *r, const char *db_opt) {
   printf("cgmodel %s (%s)\n", r->version, r->cuda_build ? "CUDA backend" : "CPU-only build");
-  printf("nccl        %s\n", r->nccl ? "built in" : "not built (CPU-only build)");
+  printf("nccl        %s\n", r->nccl ? "available (opened on first use)" : r->nccl_note);
   printf("mpi         %s\n", !r->mpi ? "not built"
                              : r->metis
                                  ? "built in (mpirun -n P cgmodel solve; partitions rows, metis)"

@@ -54,7 +54,8 @@ cgm_status cgm_devices(const char *db_path, unsigned db_mode, const cgm_gpu_opts
   memset(r, 0, sizeof *r);
   snprintf(r->version, sizeof r->version, "%s", cgm_version());
   r->cuda_build = cgm_have_cuda_build();
-  r->nccl = r->cuda_build; /* the CUDA backend is built with NCCL (CMakeLists.txt) */
+  /* NCCL is opened on first use, not linked: say whether it opens here */
+  r->nccl = cgm_nccl_available(r->nccl_note, sizeof r->nccl_note);
   r->mpi = cgm_have_mpi_build();
   r->metis = cgm_have_metis_build();
   cgm_db_device cpu;

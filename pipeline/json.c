@@ -619,6 +619,7 @@ cJSON *cgm_devices_json(const cgm_devices_report *r) {
   cJSON *b = cJSON_AddObjectToObject(j, "build");
   cJSON_AddBoolToObject(b, "cuda", r->cuda_build);
   cJSON_AddBoolToObject(b, "nccl", r->nccl);
+  if (!r->nccl && r->nccl_note[0]) json_add_string(b, "nccl_note", r->nccl_note);
   cJSON_AddBoolToObject(b, "mpi", r->mpi);
   cJSON_AddBoolToObject(b, "metis", r->metis);
   cJSON *c = cJSON_AddObjectToObject(j, "cpu");

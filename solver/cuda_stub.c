@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The CUDA entry points of a CPU-only build: no devices, clear errors. */
+#include <stdio.h>
 #include <string.h>
 
 #include "solver/backend.h"
@@ -15,6 +16,10 @@ bool cgm_have_cuda_build(void) {
 }
 int cgm_cuda_runtime_version(void) {
   return 0;
+}
+bool cgm_nccl_available(char *why, size_t n) {
+  if (why && n) snprintf(why, n, "not built (CPU-only build)");
+  return false;
 }
 
 static cgm_status no_cuda(cgm_error *err) {

@@ -510,7 +510,8 @@ typedef struct cgm_devices_calibration {
 typedef struct cgm_devices_report {
   char version[32];
   bool cuda_build;      /* the CUDA backend is compiled in */
-  bool nccl;            /* NCCL is compiled in (the nccl exchange) */
+  bool nccl;            /* the nccl exchange's library opens (cgm_nccl_available) */
+  char nccl_note[512];  /* why it does not: the loader's message, or a CPU-only build */
   bool mpi;             /* the distributed solve over MPI is compiled in (docs/distributed.md) */
   bool metis;           /* its --partition metis is compiled in */
   char cpu_model[256];  /* as /proc/cpuinfo names it */

@@ -215,6 +215,10 @@ CGM_API int cgm_cuda_device_count(void);
 CGM_API void cgm_cuda_warm_up(int count);
 /* True when this library was built with the CUDA backend. */
 CGM_API bool cgm_have_cuda_build(void);
+/* Whether the nccl exchange's library (opened on first use, not linked)
+ * can be opened now: false, with the loader's reason in why (n bytes), when
+ * it cannot or in a CPU-only build. Opens it (it stays open). */
+CGM_API bool cgm_nccl_available(char *why, size_t n);
 /* The CUDA runtime this library uses (cudaRuntimeGetVersion: 12030 is
  * 12.3); 0 in a CPU-only build. Needs no GPU. */
 CGM_API int cgm_cuda_runtime_version(void);

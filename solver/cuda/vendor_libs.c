@@ -5,6 +5,10 @@
  * version the headers describe. */
 #include "solver/cuda/vendor_libs.h"
 
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cgmodel/solver.h"
 #include "solver/cuda/dynlib.h"
 
 /* the exported name after the headers' macros: cublasDdot is cublasDdot_v2 */
@@ -44,4 +48,12 @@ cgm_status cgm_nccl_load(const cgm_nccl_fns **fns, cgm_error *err) {
   cgm_status st = cgm_dynlib_load(&nccl_lib, err);
   *fns = st == CGM_OK ? &nccl_fns : NULL;
   return st;
+}
+
+bool cgm_nccl_available(char *why, size_t n) {
+  const cgm_nccl_fns *f;
+  cgm_error e = {0};
+  const bool ok = cgm_nccl_load(&f, &e) == CGM_OK;
+  if (why && n) snprintf(why, n, "%s", ok ? "" : e.msg);
+  return ok;
 }

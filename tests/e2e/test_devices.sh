@@ -24,8 +24,13 @@ CPUDEV=$(json 'd["cpu"]["device"]')
 if [ "$("$CGM" version | grep -c CPU-only)" = 1 ]; then
   [ "$(json 'd["gpus"], d["peer_access"], d["build"]["nccl"], d["gpus_present"]')" = "[] [] False 0" ] &&
     pass || fail "gpus of a CPU-only build: $(cat "$OUT")"
+  [ "$(json '"CPU-only" in d["build"]["nccl_note"]')" = True ] && pass || fail "nccl note: $(cat "$OUT")"
   expect_exit 0 "$CGM" devices --db "$DB"
   last_stdout_contains "gpus        none (this build has no CUDA backend)"
+  last_stdout_contains "nccl        not built (CPU-only build)"
+else # a CUDA build: NCCL opens where the toolkit's libraries are, else says why
+  [ "$(json 'd["build"]["nccl"] or "libnccl" in d["build"]["nccl_note"]')" = True ] && pass ||
+    fail "nccl: $(cat "$OUT")"
 fi
 expect_fail 2 "unexpected argument 'x'" "$CGM" devices x
 expect_fail 2 "--frob" "$CGM" devices --frob
