@@ -7,11 +7,13 @@
 #include <stdlib.h>
 
 #include "cgmodel/model.h"
+#include "model/minimize.h"
 
 #define COEF_MAX 16.0
 #define GRID 64
 
 typedef struct {
+  cgm_device_model *m;
   const int *n, *ref; /* block sizes; the reference sample of each (itself: none) */
   const cgm_segment_shape *s;
   const double *t;
@@ -19,7 +21,9 @@ typedef struct {
 } samples;
 
 /* Squared relative error of the model with x_coef = c, summed. */
-static double sse(cgm_device_model *m, const samples *d, double c) {
+static double sse(void *ctx, double c) {
+  const samples *d = ctx;
+  cgm_device_model *m = d->m;
   m->x_coef = c;
   double sum = 0.0;
   for (int i = 0; i < d->k; i++) {
@@ -61,48 +65,14 @@ cgm_status cgm_fit_x_coef(const cgm_device_model *m, const int *n, const int *gr
           shapes[j].x_sector_bytes < shapes[ref[i]].x_sector_bytes)
         ref[i] = j;
   }
-  const samples d = {n, ref, shapes, seconds, count};
   cgm_device_model w = *m;
   w.have_x_coef = true;
-  /* a grid first (the error need not be unimodal far from the optimum),
-   * then a golden section inside the best grid cell's neighbours */
-  int best = 0;
-  double fbest = INFINITY;
-  for (int g = 0; g <= GRID; g++) {
-    const double f = sse(&w, &d, COEF_MAX * g / GRID);
-    if (f < fbest) {
-      fbest = f;
-      best = g;
-    }
-  }
-  if (!isfinite(fbest)) {
+  samples d = {&w, n, ref, shapes, seconds, count};
+  double f;
+  const double c = cgm_minimize_1d(sse, &d, 0.0, COEF_MAX, GRID, 1e-9, &f);
+  if (!isfinite(f)) {
     free(ref);
     return cgm_fail(err, CGM_EINPUT, "locality fit: the model lacks a curve of these block sizes");
-  }
-  double a = COEF_MAX * (best > 0 ? best - 1 : 0) / GRID;
-  double b = COEF_MAX * (best < GRID ? best + 1 : GRID) / GRID;
-  const double phi = 0.5 * (sqrt(5.0) - 1.0);
-  double c1 = b - phi * (b - a), c2 = a + phi * (b - a);
-  double f1 = sse(&w, &d, c1), f2 = sse(&w, &d, c2);
-  for (int it = 0; it < 100 && b - a > 1e-9; it++) {
-    if (f1 <= f2) {
-      b = c2;
-      c2 = c1;
-      f2 = f1;
-      c1 = b - phi * (b - a);
-      f1 = sse(&w, &d, c1);
-    } else {
-      a = c1;
-      c1 = c2;
-      f1 = f2;
-      c2 = a + phi * (b - a);
-      f2 = sse(&w, &d, c2);
-    }
-  }
-  double c = 0.5 * (a + b), f = sse(&w, &d, c);
-  if (fbest < f) { /* the grid point itself (an end of the range) */
-    c = COEF_MAX * best / GRID;
-    f = fbest;
   }
   free(ref);
   *coef = c;

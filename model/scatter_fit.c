@@ -7,15 +7,28 @@
 #include <math.h>
 
 #include "cgmodel/model.h"
+#include "model/minimize.h"
 
 /* A step costs well under 10 us whatever the memory: the search's range. */
 #define COEF_MAX 1e-5
 #define GRID 400
 
+typedef struct {
+  cgm_device_model *m;
+  int bi, n, k;
+  bool band;
+  const cgm_segment_shape *s;
+  const double *t;
+} samples;
+
 /* Squared relative error of the model with coefficient c, summed. */
-static double sse(cgm_device_model *m, int bi, bool band, int n, const cgm_segment_shape *s,
-                  const double *t, int k, double c) {
-  if (band)
+static double sse(void *ctx, double c) {
+  const samples *d = ctx;
+  cgm_device_model *m = d->m;
+  const int bi = d->bi, n = d->n, k = d->k;
+  const cgm_segment_shape *s = d->s;
+  const double *t = d->t;
+  if (d->band)
     m->band_scatter_coef[bi] = c;
   else
     m->scatter_coef[bi] = c;
@@ -47,30 +60,11 @@ cgm_status cgm_fit_scatter_coef(const cgm_device_model *m, int n, bool band,
   cgm_device_model w = *m;
   w.have_scatter_coef[bi] = true;
   w.have_band_scatter_coef[bi] = band;
-  /* a grid, then a golden section around its best point: the error is a
-   * max of pieces in c, convex in each but not smooth */
-  int best = 0;
-  double fbest = INFINITY;
-  for (int g = 0; g <= GRID; g++) {
-    const double f = sse(&w, bi, band, n, shapes, seconds, count, COEF_MAX * g / GRID);
-    if (f < fbest) {
-      fbest = f;
-      best = g;
-    }
-  }
-  if (!isfinite(fbest))
+  samples d = {&w, bi, n, count, band, shapes, seconds};
+  double f;
+  const double c = cgm_minimize_1d(sse, &d, 0.0, COEF_MAX, GRID, 1e-18, &f);
+  if (!isfinite(f))
     return cgm_fail(err, CGM_EINPUT, "row-scatter fit: the model cannot time the samples");
-  double a = COEF_MAX * (best > 0 ? best - 1 : 0) / GRID,
-         b = COEF_MAX * (best < GRID ? best + 1 : GRID) / GRID;
-  const double r = 0.5 * (sqrt(5.0) - 1.0);
-  for (int it = 0; it < 60; it++) {
-    const double c1 = b - r * (b - a), c2 = a + r * (b - a);
-    if (sse(&w, bi, band, n, shapes, seconds, count, c1) <=
-        sse(&w, bi, band, n, shapes, seconds, count, c2))
-      b = c2;
-    else
-      a = c1;
-  }
-  *coef = 0.5 * (a + b);
+  *coef = c;
   return CGM_OK;
 }
