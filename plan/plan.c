@@ -305,15 +305,10 @@ cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts
     cgm_plan_segment *s = &p->seg[g];
     /* the longest block row, and its scatter where the columns are here
      * (cgm_plan_make reads it from the matrix where they are not) */
-    s->longest = -1;
-    for (int32_t b = s->b0; b < s->b1; b++)
-      if (s->longest < 0 || pt->len[b] > pt->len[s->longest]) s->longest = b;
+    s->longest = plan_longest_rows(pt->len, s->b0, s->b1, n, lp->bx,
+                                   splits_long_rows(&p->o) ? CGM_LONG_ROW : 0, s->warp_share);
     if (pt->bptr && s->longest >= 0)
       cgm_row_scatter(pt->bcol + pt->bptr[s->longest], pt->len[s->longest], n, s->row_scatter);
-    plan_warp_share(pt->len, s->b0, s->b1, n, lp->bx,
-                    splits_long_rows(&p->o) && s->longest >= 0 &&
-                        pt->len[s->longest] > CGM_LONG_ROW,
-                    s->warp_share);
     s->v_len = gathered_len(p, s);
     if (!halo) s->halo_rows = G > 1 ? s->v_len - s->rows : 0;
   }

@@ -68,13 +68,15 @@ double cgm_warp_share(const int32_t *top, int k, int bx) {
   return g < 0.0 ? 0.0 : (g > 1.0 ? 1.0 : g);
 }
 
-void plan_warp_share(const int32_t *len, int32_t b0, int32_t b1, int n, int bx, bool warp_a_row,
-                     double out[CGM_NSECTOR_WIDTHS]) {
-  int32_t top[32];
+int32_t plan_longest_rows(const int32_t *len, int32_t b0, int32_t b1, int n, int bx,
+                          int32_t long_row, double out[CGM_NSECTOR_WIDTHS]) {
+  int32_t top[32], longest = -1;
   int k = 0;
-  /* the 32 longest, longest first (insertion into a short sorted list) */
+  /* the 32 longest, longest first (insertion into a short sorted list);
+   * the longest's number the first of its length */
   for (int32_t b = b0; b < b1; b++) {
     const int32_t l = len[b];
+    if (k == 0 || l > top[0]) longest = b;
     if (k == 32 && l <= top[31]) continue;
     int i = k < 32 ? k++ : 31;
     while (i > 0 && top[i - 1] < l) {
@@ -83,9 +85,11 @@ void plan_warp_share(const int32_t *len, int32_t b0, int32_t b1, int n, int bx, 
     }
     top[i] = l;
   }
+  /* a row read by a warp of its own (N = 1 long rows) walks alone */
+  const bool alone = k == 0 || (long_row > 0 && top[0] > long_row);
   for (int w = 0; w < CGM_NSECTOR_WIDTHS; w++) {
     const int rows = cgm_warp_rows(n, bx, w == 0 ? 8 : 4);
-    /* a row read by a warp of its own (N = 1 long rows) walks alone */
-    out[w] = warp_a_row || k == 0 ? 0.0 : cgm_warp_share(top, rows < k ? rows : k, bx);
+    out[w] = alone ? 0.0 : cgm_warp_share(top, rows < k ? rows : k, bx);
   }
+  return longest;
 }

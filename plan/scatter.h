@@ -15,10 +15,12 @@
 cgm_status plan_row_scatter_csr(const cgm_csr *A, int n, int32_t brow,
                                 double out[CGM_NSECTOR_WIDTHS], cgm_error *err);
 
-/* cgm_warp_share of the block rows [b0, b1) of lengths len at each element
- * width (their 32 longest found in one pass); 0 where the longest row is
- * read by a warp of its own (warp_a_row). */
-void plan_warp_share(const int32_t *len, int32_t b0, int32_t b1, int n, int bx, bool warp_a_row,
-                     double out[CGM_NSECTOR_WIDTHS]);
+/* The longest of the block rows [b0, b1) of lengths len (its number, the
+ * first of its length; -1 when there is none), and cgm_warp_share of them
+ * at each element width in out (their 32 longest found in the same pass);
+ * 0 where the longest is read by a warp of its own: longer than long_row
+ * entries (<= 0: no row is). */
+int32_t plan_longest_rows(const int32_t *len, int32_t b0, int32_t b1, int n, int bx,
+                          int32_t long_row, double out[CGM_NSECTOR_WIDTHS]);
 
 #endif
