@@ -39,6 +39,26 @@ cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxi
   return st == CGM_ENOCONV ? CGM_OK : st;
 }
 
+cgm_status mb_shape_sample(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
+                           cgm_locality_sample *s, bool *got, cgm_error *err) {
+  *got = false;
+  cgm_solve_opts o = *base;
+  o.gpus = 1;
+  o.reorder = CGM_REORDER_NONE;
+  cgm_plan plan;
+  cgm_solve_result r;
+  cgm_status st = cgm_solve_plan(A, &o, &plan, err);
+  if (!st) st = mb_solve_timed(A, &o, maxiter, &r, err);
+  if (st || r.iterations < maxiter || !(r.time_per_iter_s > 0)) return st;
+  memset(s, 0, sizeof *s);
+  s->block = o.layout.n;
+  s->precision = (int)o.precision;
+  s->shape = cgm_refined_shape(&plan, 0);
+  s->seconds = r.time_per_iter_s;
+  *got = true;
+  return CGM_OK;
+}
+
 /* The meshes: the 2D floor grid (mb_grid), then 3D Poisson from 512 rows
  * to past the caches. With programmatic dependent launch a tiny matrix's
  * iteration is 0.5-1.5 us under that of Poisson 8^3 at N >= 2, hence the

@@ -59,20 +59,11 @@ cgm_status cgm_mb_locality_sweep(const cgm_solve_opts *base, unsigned precisions
           o.precision = (cgm_precision)p;
           o.layout = cgm_bcsr_default_params(cgm_block_sizes[b]);
           o.layout.bx = o.layout.by = 0; /* as the solver chooses */
-          o.gpus = 1;
-          o.reorder = CGM_REORDER_NONE;
-          cgm_plan plan;
-          cgm_solve_result r;
-          if ((st = cgm_solve_plan(&B, &o, &plan, err))) break;
-          if ((st = mb_solve_timed(&B, &o, iters, &r, err))) break;
-          if (r.iterations < iters || !(r.time_per_iter_s > 0)) continue; /* stopped early */
           cgm_locality_sample s;
-          memset(&s, 0, sizeof s);
-          s.block = cgm_block_sizes[b];
+          bool got;
+          if ((st = mb_shape_sample(&B, &o, iters, &s, &got, err))) break;
+          if (!got) continue; /* stopped early */
           s.group = mesh;
-          s.precision = p;
-          s.shape = cgm_refined_shape(&plan, 0);
-          s.seconds = r.time_per_iter_s;
           snprintf(s.source, sizeof s.source, "%s:%d:w%d", mesh == 0 ? "poisson3d" : "elasticity3d",
                    size, windows[w]);
           st = push(out, count, &cap, &s, err);

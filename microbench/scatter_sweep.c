@@ -52,21 +52,12 @@ static cgm_status time_one(const cgm_csr *A, const cgm_solve_opts *base, int n, 
   cgm_solve_opts o = *base;
   o.precision = (cgm_precision)p;
   o.layout = cgm_bcsr_default_params(n); /* one lane a row, as the in-order arrows and bands */
-  o.gpus = 1;
-  o.reorder = CGM_REORDER_NONE;
-  cgm_plan plan;
-  cgm_solve_result r;
-  cgm_status st = cgm_solve_plan(A, &o, &plan, err);
-  if (!st) st = mb_solve_timed(A, &o, maxiter, &r, err);
-  if (st || r.iterations < maxiter || !(r.time_per_iter_s > 0)) return st;
-  cgm_locality_sample *s = &v[(*k)++];
-  memset(s, 0, sizeof *s);
-  s->block = n;
-  s->precision = p;
-  s->group = group;
-  s->shape = cgm_refined_shape(&plan, 0);
-  s->seconds = r.time_per_iter_s;
-  snprintf(s->source, sizeof s->source, "%s", src);
+  bool got;
+  cgm_status st = mb_shape_sample(A, &o, maxiter, &v[*k], &got, err);
+  if (st || !got) return st;
+  v[*k].group = group;
+  snprintf(v[*k].source, sizeof v[*k].source, "%s", src);
+  (*k)++;
   return CGM_OK;
 }
 

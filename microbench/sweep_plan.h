@@ -59,6 +59,13 @@ typedef cgm_status (*mb_emit_fn)(void *run, const cgm_sample *s, const char *sta
  * success. */
 cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
                           cgm_solve_result *res, cgm_error *err);
+/* One GPU (or the CPU) solving A as numbered with o's backend, precision
+ * and layout for maxiter iterations (mb_solve_timed), as a sample of the
+ * locality or row-scatter sweep: block, precision, the plan's shape and the
+ * seconds an iteration (group and source left to the caller). *got false:
+ * the solve stopped early, no steady state to sample. */
+cgm_status mb_shape_sample(const cgm_csr *A, const cgm_solve_opts *o, int maxiter,
+                           cgm_locality_sample *s, bool *got, cgm_error *err);
 /* Whole iterations of the solver with base's backend and precision at every
  * block size: kernel "iter", variant "mesh" (3D Poisson grids up to
  * max_grid^3; bytes = cgm_iter_bytes of the layout), "row" (arrows of
