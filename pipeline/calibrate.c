@@ -425,17 +425,10 @@ static cgm_status fit_scatter(const cgm_calibrate_opts *o, const char *device,
         q->value = c;
         q->rms = NAN;
         q->n = k;
-        if (band) {
-          m.band_scatter_coef[b] = c;
-          m.have_band_scatter_coef[b] = true;
-          rep->cal[ri].band_scatter_coef[p][b] = c;
-          rep->cal[ri].have_band_scatter_coef[p][b] = true;
-        } else {
-          m.scatter_coef[b] = c;
-          m.have_scatter_coef[b] = true;
-          rep->cal[ri].scatter_coef[p][b] = c;
-          rep->cal[ri].have_scatter_coef[p][b] = true;
-        }
+        (band ? m.band_scatter_coef : m.scatter_coef)[b] = c;
+        (band ? m.have_band_scatter_coef : m.have_scatter_coef)[b] = true;
+        (band ? rep->cal[ri].band_scatter_coef : rep->cal[ri].scatter_coef)[p][b] = c;
+        (band ? rep->cal[ri].have_band_scatter_coef : rep->cal[ri].have_scatter_coef)[p][b] = true;
       }
   }
   free(shapes);

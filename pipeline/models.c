@@ -183,13 +183,8 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
         st = cgm_db_coef_get(db, t->calibration_id, name, p, &c, &found, err);
         if (st || !found || !isfinite(c.value) || c.value < 0) continue;
         cgm_device_model *dm = &t->model[p];
-        if (band) {
-          dm->band_scatter_coef[b] = c.value;
-          dm->have_band_scatter_coef[b] = true;
-        } else {
-          dm->scatter_coef[b] = c.value;
-          dm->have_scatter_coef[b] = true;
-        }
+        (band ? dm->band_scatter_coef : dm->scatter_coef)[b] = c.value;
+        (band ? dm->have_band_scatter_coef : dm->have_scatter_coef)[b] = true;
       }
   }
   return st;
