@@ -105,12 +105,12 @@ static int band_list(bool quick, int *L) {
 int mb_iteration_count(bool quick, int max_grid) {
   mb_grid k[32];
   int L[16];
-  return CGM_NBLOCKSIZES *
+  return 2 * CGM_NBLOCKSIZES * /* a solve: its setup, its iteration */
          (mesh_list(quick, max_grid, k) + row_list(quick, L) + band_list(quick, L));
 }
 
-/* One solve -> one sample (none when the solver stopped before maxiter: a
- * few iterations are no steady state). */
+/* One solve -> two samples: its setup, and its iteration (none when the
+ * solver stopped before maxiter: a few iterations are no steady state). */
 static cgm_status one(const cgm_csr *A, const cgm_solve_opts *o, int maxiter, const char *variant,
                       const char *source, mb_emit_fn emit, void *run, cgm_error *err) {
   const int n = o->layout.n, w = o->precision == CGM_PREC_SINGLE ? 4 : 8;
@@ -128,8 +128,15 @@ static cgm_status one(const cgm_csr *A, const cgm_solve_opts *o, int maxiter, co
     bytes = cgm_row_elements(s.max_row, n) * w;
   cgm_solve_result res;
   if ((st = mb_solve_timed(A, o, maxiter, &res, err))) return st;
-  if (res.iterations < maxiter || !(res.time_per_iter_s > 0)) return emit(run, NULL, "iter", err);
+  /* Its setup (layout, upload, graph) beside the device bytes it built:
+   * the tuner's setup model (cgm_setup_fit) of this device. */
   cgm_sample smp;
+  const bool timed_setup = res.time_setup_s > 0 && res.device_bytes > 0;
+  if (timed_setup)
+    mb_sample(&smp, "setup", variant, o->precision, n, (double)res.device_bytes, w,
+              res.time_setup_s, source);
+  if ((st = emit(run, timed_setup ? &smp : NULL, "iter", err))) return st;
+  if (res.iterations < maxiter || !(res.time_per_iter_s > 0)) return emit(run, NULL, "iter", err);
   mb_sample(&smp, "iter", variant, o->precision, n, bytes, w, res.time_per_iter_s, source);
   return emit(run, &smp, "iter", err);
 }

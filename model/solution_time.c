@@ -4,6 +4,8 @@
  * file holds what surrounds it: the setup (building the layout on the host
  * and uploading it), the iteration count K, and mixed precision's cost. */
 #include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cgmodel/model.h"
@@ -26,25 +28,55 @@ double cgm_setup_time(const cgm_setup_model *m, double bytes) {
   return m->fixed_s + m->s_per_byte * (bytes > 0 ? bytes : 0);
 }
 
-/* Least squares of seconds = a + b bytes. With fewer than 3 samples, or a
- * spread of sizes under 2x, or a negative slope, the default stays: a line
- * through points of one size says nothing about another. */
+/* Weighted least squares of seconds = a + b bytes over the samples kept,
+ * each weighted 1 / seconds^2: the relative error is minimised, so the
+ * fixed part a is set by the small setups (a 20 KB layout's 1 ms) and not
+ * swamped by the large ones (a 600 MB layout's 0.25 s), as a plain least
+ * squares would. Returns false when the line is not determined. */
+static bool line_fit(const double *x, const double *y, const bool *keep, int n, double *a,
+                     double *b) {
+  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (int i = 0; i < n; i++) {
+    if (!keep[i]) continue;
+    const double w = 1.0 / (y[i] * y[i]);
+    sw += w, sx += w * x[i], sy += w * y[i], sxx += w * x[i] * x[i], sxy += w * x[i] * y[i];
+  }
+  const double den = sw * sxx - sx * sx;
+  if (!(den > 0)) return false;
+  *b = (sw * sxy - sx * sy) / den;
+  *a = (sy - *b * sx) / sw;
+  return isfinite(*a) && isfinite(*b);
+}
+
+/* seconds = a + b bytes, fitted relatively (line_fit), then once more
+ * without the samples more than 2x off the first line: a calibration's
+ * first solve on a GPU also loads the solver's kernels, a recorded one may
+ * have shared the machine. With fewer than 3 samples, or a spread of sizes
+ * under 2x, or a negative slope, the default stays: a line through points
+ * of one size says nothing about another. */
 cgm_setup_model cgm_setup_fit(const double *bytes, const double *seconds, int n, bool gpu) {
   cgm_setup_model d = cgm_setup_model_default(gpu);
   if (n < 3) return d;
-  double sx = 0, sy = 0, sxx = 0, sxy = 0, lo = INFINITY, hi = 0;
+  bool *keep = calloc((size_t)n, sizeof *keep);
+  if (!keep) return d;
   int k = 0;
   for (int i = 0; i < n; i++) {
-    if (!(bytes[i] > 0) || !(seconds[i] > 0) || !isfinite(seconds[i])) continue;
-    sx += bytes[i], sy += seconds[i], sxx += bytes[i] * bytes[i], sxy += bytes[i] * seconds[i];
-    lo = fmin(lo, bytes[i]), hi = fmax(hi, bytes[i]);
-    k++;
+    keep[i] = bytes[i] > 0 && seconds[i] > 0 && isfinite(seconds[i]) && isfinite(bytes[i]);
+    k += keep[i];
   }
-  if (k < 3 || hi < 2.0 * lo) return d;
-  const double den = k * sxx - sx * sx;
-  if (!(den > 0)) return d;
-  const double b = (k * sxy - sx * sy) / den, a = (sy - b * sx) / k;
-  if (!(b > 0) || !isfinite(a)) return d;
+  double a = 0, b = 0;
+  bool ok = k >= 3 && line_fit(bytes, seconds, keep, n, &a, &b);
+  for (int i = 0; ok && i < n; i++) {
+    if (!keep[i]) continue;
+    const double f = a + b * bytes[i];
+    if (!(f > 0) || seconds[i] > 2.0 * f || seconds[i] < 0.5 * f) keep[i] = false, k--;
+  }
+  double lo = INFINITY, hi = 0;
+  for (int i = 0; i < n; i++)
+    if (keep[i]) lo = fmin(lo, bytes[i]), hi = fmax(hi, bytes[i]);
+  ok = ok && k >= 3 && hi >= 2.0 * lo && line_fit(bytes, seconds, keep, n, &a, &b);
+  free(keep);
+  if (!ok || !(b > 0)) return d;
   d.s_per_byte = b;
   d.fixed_s = a > 0 ? a : 0;
   d.samples = k;

@@ -84,6 +84,38 @@ static double mixed_ratio(const history *h) {
   return out;
 }
 
+/* Measured setups, as the setup fit takes them. */
+typedef struct {
+  double *bytes, *secs;
+  int n, cap;
+} setups;
+
+static bool setups_add(setups *u, double bytes, double secs) {
+  if (u->n == u->cap) {
+    const int cap = u->cap ? 2 * u->cap : 256;
+    double *b = realloc(u->bytes, (size_t)cap * sizeof *b);
+    if (!b) return false;
+    u->bytes = b;
+    double *t = realloc(u->secs, (size_t)cap * sizeof *t);
+    if (!t) return false;
+    u->secs = t;
+    u->cap = cap;
+  }
+  u->bytes[u->n] = bytes;
+  u->secs[u->n++] = secs;
+  return true;
+}
+
+/* A calibration's timed setups: its iteration sweeps' solves (kernel
+ * "setup", microbench/iter_sweeps.c). */
+static int take_setup(const cgm_db_sample *s, void *ctx) {
+  if (strcmp(s->kernel, "setup")) return 0;
+  return setups_add(ctx, s->bytes, s->seconds) ? 0 : 1;
+}
+
+/* Each device's setup model: the setups its calibration timed and the
+ * recorded solves of that calibration, fitted together (cgm_setup_fit).
+ * Databases from before the calibration timed setups fit the solves alone. */
 void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev) {
   for (int d = 0; d < ndev; d++) devs[d].setup = cgm_setup_model_default(!devs[d].is_cpu);
   history h = {0};
@@ -92,11 +124,11 @@ void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev) {
     free(h.v);
     return;
   }
-  double *bytes = malloc(((size_t)h.n + 1) * sizeof *bytes);
-  double *secs = malloc(((size_t)h.n + 1) * sizeof *secs);
-  for (int d = 0; bytes && secs && d < ndev; d++) {
-    int k = 0;
-    for (int i = 0; i < h.n; i++) {
+  for (int d = 0; d < ndev; d++) {
+    setups u = {0};
+    bool ok = devs[d].calibration_id <= 0 ||
+              cgm_db_samples(db, devs[d].calibration_id, take_setup, &u, &e) == CGM_OK;
+    for (int i = 0; ok && i < h.n; i++) {
       const cgm_db_solve *s = &h.v[i];
       /* this device's own backend (cuSPARSE builds no layout) */
       const bool cpu = !strcmp(s->backend, "cpu");
@@ -104,15 +136,14 @@ void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev) {
           !strcmp(s->backend, "cusparse") || s->layout_bytes <= 0 || !isfinite(s->time_setup_s) ||
           !jacobi(s))
         continue;
-      bytes[k] = (double)s->layout_bytes;
-      secs[k++] = s->time_setup_s;
+      ok = setups_add(&u, (double)s->layout_bytes, s->time_setup_s);
     }
-    devs[d].setup = cgm_setup_fit(bytes, secs, k, !devs[d].is_cpu);
+    if (ok) devs[d].setup = cgm_setup_fit(u.bytes, u.secs, u.n, !devs[d].is_cpu);
+    free(u.bytes);
+    free(u.secs);
   }
   const double ratio = mixed_ratio(&h);
   for (int d = 0; d < ndev && ratio > 0; d++) devs[d].mixed_ratio = ratio;
-  free(bytes);
-  free(secs);
   free(h.v);
 }
 

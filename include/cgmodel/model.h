@@ -289,8 +289,8 @@ CGM_API double cgm_refined_cusparse_time(const cgm_device_model *m, int64_t nnz,
 
 /* Setup time of a configuration: building its layout on the host and
  * uploading it, modelled as fixed_s + s_per_byte * bytes of the layout
- * (cgm_plan.device_bytes). samples: the recorded solves it was fitted on
- * (0: the defaults). */
+ * (cgm_plan.device_bytes). samples: the setups it was fitted on, the
+ * calibration's own solves and the recorded ones (0: the defaults). */
 typedef struct cgm_setup_model {
   double fixed_s, s_per_byte;
   int samples;
@@ -298,7 +298,8 @@ typedef struct cgm_setup_model {
 
 CGM_API cgm_setup_model cgm_setup_model_default(bool gpu);
 CGM_API double cgm_setup_time(const cgm_setup_model *m, double bytes);
-/* Least squares over recorded (bytes, seconds); the default when the
+/* Least squares of the relative error over measured (bytes, seconds),
+ * samples more than 2x off the line left out; the default when the
  * samples cannot determine a line (fewer than 3, sizes within 2x). */
 CGM_API cgm_setup_model cgm_setup_fit(const double *bytes, const double *seconds, int n, bool gpu);
 /* A rough iteration count of Jacobi CG to tol for x unknowns, when neither

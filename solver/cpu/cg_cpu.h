@@ -3,7 +3,24 @@
 #ifndef CGM_SOLVER_CPU_CG_CPU_H
 #define CGM_SOLVER_CPU_CG_CPU_H
 
+#include <omp.h>
+
 #include "cgmodel/sparse.h"
+
+/* The OpenMP team of a kernel that moves `bytes`: a thread per
+ * CGM_CPU_TEAM_BYTES, at least one, at most the solve's threads. A
+ * parallel region's fork and barrier cost a microsecond or more on a
+ * 16-core node, the whole of a small matrix's kernel: with 16 threads the
+ * 14 rows of LFAT5 took 0.28 to 1.36 ms a solve by block size, its threads
+ * waiting on each other. The calibration's kernels (microbench/
+ * cpu_sweeps.c) run through the same rule, so its curves are of the teams
+ * the solves use. */
+#define CGM_CPU_TEAM_BYTES 65536.0
+static inline int cgm_cpu_team(double bytes) {
+  const int most = omp_get_max_threads();
+  const double k = bytes / CGM_CPU_TEAM_BYTES;
+  return k < 1.0 ? 1 : k < most ? (int)k : most;
+}
 
 /* y = B x over the MBR layout with the layout's values (val may be B->val or
  * a single-precision copy). x has nbcols*N entries, y nbrows*N. Returns

@@ -66,6 +66,11 @@ CGM_SLICE_KERNEL(8)
  * iteration count moved by one between runs). */
 #define CGM_SPMV_CHUNK 16
 
+/* A vector kernel's team (cgm_cpu_team): np entries of about 5 vectors. */
+#define CGM_VEC_TEAM(np) cgm_cpu_team(5.0 * (double)(np) * sizeof(REAL))
+/* block-Jacobi's: nb blocks of n x n and their vectors */
+#define CGM_BLK_TEAM(nb, n) cgm_cpu_team((double)(nb) * (n) * ((n) + 4) * sizeof(REAL))
+
 /* One chunk of slices: y for its rows, and its share of p . y. */
 static double FN(spmv_chunk)(const cgm_bcsr *B, const REAL *val, const REAL *x, REAL *y,
                              const REAL *p, int32_t k0, int32_t k1) {
@@ -106,7 +111,9 @@ double FN(cgm_cpu_spmv)(const cgm_bcsr *B, const REAL *val, const REAL *x, REAL 
   double *part = p ? malloc((size_t)(nch > 0 ? nch : 1) * sizeof *part) : NULL;
   if (p && !part) /* no room for the chunks' sums: one pass in order */
     return FN(spmv_chunk)(B, val, x, y, p, 0, ns);
-#pragma omp parallel for schedule(dynamic, 1)
+  const double bytes = (double)B->nblocks_padded * B->p.n * B->p.n * sizeof(REAL) +
+                       (double)B->nblocks_padded * 4 + 3.0 * B->nbrows * B->p.n * sizeof(REAL);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(cgm_cpu_team(bytes))
   for (int64_t c = 0; c < nch; c++) {
     const int32_t k0 = (int32_t)(c * CGM_SPMV_CHUNK);
     const int32_t k1 = k0 + CGM_SPMV_CHUNK < ns ? k0 + CGM_SPMV_CHUNK : ns;
@@ -122,7 +129,7 @@ double FN(cgm_cpu_spmv)(const cgm_bcsr *B, const REAL *val, const REAL *x, REAL 
 double FN(cgm_cpu_cg4)(int64_t np, REAL t, REAL *x, REAL *r, const REAL *v, const REAL *u,
                        const REAL *dinv, double *rr_out) {
   double rz = 0.0, rr = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : rz, rr)
+#pragma omp parallel for schedule(static) reduction(+ : rz, rr) num_threads(CGM_VEC_TEAM(np))
   for (int64_t i = 0; i < np; i++) {
     x[i] += t * v[i];
     REAL ri = r[i] - t * u[i];
@@ -135,7 +142,7 @@ double FN(cgm_cpu_cg4)(int64_t np, REAL t, REAL *x, REAL *r, const REAL *v, cons
 }
 
 void FN(cgm_cpu_cg5)(int64_t np, REAL s, REAL *v, const REAL *r, const REAL *dinv) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(CGM_VEC_TEAM(np))
   for (int64_t i = 0; i < np; i++) v[i] = dinv[i] * r[i] + s * v[i];
 }
 
@@ -155,7 +162,7 @@ static inline void FN(bmv)(int n, const REAL *a, const REAL *x, REAL *y) {
 static double FN(cg4_blk)(int n, int64_t nb, REAL t, REAL *x, REAL *r, const REAL *v, const REAL *u,
                           const REAL *binv, double *rr_out) {
   double rz = 0.0, rr = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : rz, rr)
+#pragma omp parallel for schedule(static) reduction(+ : rz, rr) num_threads(CGM_BLK_TEAM(nb, n))
   for (int64_t k = 0; k < nb; k++) {
     REAL rk[CGM_BJACOBI_MAX_BLOCK], zk[CGM_BJACOBI_MAX_BLOCK];
     const int64_t i0 = k * n;
@@ -192,7 +199,7 @@ static double FN(cg4_blk)(int n, int64_t nb, REAL t, REAL *x, REAL *r, const REA
 static double FN(apply_blk)(int n, int64_t nb, const REAL *binv, const REAL *r, REAL *z, REAL s,
                             REAL *v) {
   double rz = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : rz)
+#pragma omp parallel for schedule(static) reduction(+ : rz) num_threads(CGM_BLK_TEAM(nb, n))
   for (int64_t k = 0; k < nb; k++) {
     REAL rk[CGM_BJACOBI_MAX_BLOCK], zk[CGM_BJACOBI_MAX_BLOCK];
     const int64_t i0 = k * n;
@@ -222,7 +229,7 @@ typedef struct {
 static double FN(pc_apply)(const FN(precond) * pc, int64_t np, const REAL *r, REAL *z) {
   if (pc->binv) return FN(apply_blk)(pc->n, pc->nb, pc->binv, r, z, 0, NULL);
   double rz = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : rz)
+#pragma omp parallel for schedule(static) reduction(+ : rz) num_threads(CGM_VEC_TEAM(np))
   for (int64_t i = 0; i < np; i++) {
     z[i] = pc->dinv[i] * r[i];
     rz += (double)r[i] * (double)z[i];
@@ -253,14 +260,14 @@ static double FN(replace)(const FN(truth) * t, REAL *x, REAL *r, REAL *u, const 
   const int64_t np = t->np;
   double rt = 0.0, z = 0.0, q = 0.0, xs = 0.0;
   if (t->mixed) {
-#pragma omp parallel for schedule(static) reduction(+ : xs)
+#pragma omp parallel for schedule(static) reduction(+ : xs) num_threads(CGM_VEC_TEAM(np))
     for (int64_t i = 0; i < np; i++) {
       t->x_hi[i] += (double)x[i];
       x[i] = 0;
       xs += t->x_hi[i] * t->x_hi[i];
     }
     cgm_cpu_spmv_f64(t->B, t->B->val, t->x_hi, t->tmp, NULL);
-#pragma omp parallel for schedule(static) reduction(+ : rt, z, q)
+#pragma omp parallel for schedule(static) reduction(+ : rt, z, q) num_threads(CGM_VEC_TEAM(np))
     for (int64_t i = 0; i < np; i++) {
       const double ri = t->b[i] - t->tmp[i];
       rt += ri * ri;
@@ -270,7 +277,7 @@ static double FN(replace)(const FN(truth) * t, REAL *x, REAL *r, REAL *u, const 
     }
   } else {
     FN(cgm_cpu_spmv)(t->B, t->val, x, u, NULL);
-#pragma omp parallel for schedule(static) reduction(+ : rt, z, q, xs)
+#pragma omp parallel for schedule(static) reduction(+ : rt, z, q, xs) num_threads(CGM_VEC_TEAM(np))
     for (int64_t i = 0; i < np; i++) {
       const REAL ri = t->b_it[i] - u[i];
       rt += (double)ri * (double)ri;
@@ -295,7 +302,7 @@ static double FN(probe)(const FN(truth) * t, const REAL *x, REAL *u, const REAL 
                         double *dxx) {
   FN(cgm_cpu_spmv)(t->B, t->val, x, u, NULL);
   double rt = 0.0, xs = 0.0, ds = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : rt, xs, ds)
+#pragma omp parallel for schedule(static) reduction(+ : rt, xs, ds) num_threads(CGM_VEC_TEAM(t->np))
   for (int64_t i = 0; i < t->np; i++) {
     const double ri = (double)t->b_it[i] - (double)u[i];
     rt += ri * ri;
@@ -449,11 +456,11 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
          * QUDA's reliable update does, p -= (r . p / r . z) z (z = M^-1 r
          * into u, free until the next SpMV). */
         double rv = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : rv)
+#pragma omp parallel for schedule(static) reduction(+ : rv) num_threads(CGM_VEC_TEAM(np))
         for (int64_t i = 0; i < np; i++) rv += (double)r[i] * (double)v[i];
         const REAL c = (REAL)(rv / rz_new);
         (void)FN(pc_apply)(&pc, np, r, u);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(CGM_VEC_TEAM(np))
         for (int64_t i = 0; i < np; i++) v[i] -= c * u[i];
       }
     } else if (!reduced && !pb->opts.fixed_count && last_check == 0 &&

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The iteration sweeps (microbench/iter_sweeps.c), run on the CPU backend
- * with small grids: one sample per solve that ran all its iterations, its
- * bytes the layout's own (recounted here from the BCSR the solver builds),
- * the row and band samples' m the longest block row's elements (recounted
- * from the features), and a sink that refuses stops the sweep. */
+ * with small grids: each solve's setup (its device bytes), then one sample
+ * per solve that ran all its iterations, its bytes the layout's own (recounted here from the BCSR
+ * the solver builds), the row and band samples' m the longest block row's elements (recounted from
+ * the features), and a sink that refuses stops the sweep. */
 #include <stdio.h>
 #include <string.h>
 
@@ -33,13 +33,22 @@ int main(void) {
   CHECK_OK(mb_iteration_sweeps(&o, true, 16, take, &k, &err));
   CHECK_MSG(k.emits == mb_iteration_count(true, 16), "%d emits, %d counted", k.emits,
             mb_iteration_count(true, 16));
-  int mesh = 0, rows = 0, bands = 0;
+  int mesh = 0, rows = 0, bands = 0, setups = 0;
   double last_row_m[9] = {0}, last_band_m[9] = {0};
   for (int i = 0; i < k.n; i++) {
     const cgm_sample *s = &k.v[i];
     const int n = s->block, w = 8;
+    if (!strcmp(s->kernel, "setup")) {
+      /* each solve's setup, before its iteration, with the device bytes it built */
+      CHECK(i + 1 < k.n && !strcmp(k.v[i + 1].kernel, "iter") &&
+            !strcmp(k.v[i + 1].source, s->source) && k.v[i + 1].block == n);
+      CHECK(s->seconds > 0 && s->bytes > k.v[i + 1].bytes / 2);
+      setups++;
+      continue;
+    }
     CHECK(!strcmp(s->kernel, "iter") && s->precision == CGM_PREC_DOUBLE && s->seconds > 0 &&
           s->m == s->bytes / w);
+    CHECK(i > 0 && !strcmp(k.v[i - 1].kernel, "setup"));
     cgm_csr A;
     int g = 0, len = 0, nr = 0;
     if (!strcmp(s->variant, "mesh")) {
@@ -81,8 +90,8 @@ int main(void) {
   }
   /* Poisson 16^2 and 16^3 at 4 block sizes; arrows of 2, 8, 32, 512 blocks;
    * bands of 2, 8, 32, 128 (walks of about 3, 9, 33, 129) */
-  CHECK_MSG(mesh == 8 && rows == 16 && bands == 16, "%d mesh, %d row and %d band samples", mesh,
-            rows, bands);
+  CHECK_MSG(mesh == 8 && rows == 16 && bands == 16 && setups == 40,
+            "%d mesh, %d row, %d band and %d setup samples", mesh, rows, bands, setups);
   /* A sink that refuses stops the sweep with its error. */
   static sink k2;
   k2.stop_at = 3;

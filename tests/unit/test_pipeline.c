@@ -826,6 +826,45 @@ static void test_pick(cgm_db *db, int64_t cal) {
 
 /* The database records' JSON (db list, show, export, solves), from a
  * database made here. */
+/* A GPU calibration's timed setups (kernel "setup") give its tuner device
+ * the line they lie on, the small ones' fixed part included; without them
+ * the default stays. */
+static void test_setup_samples(void) {
+  cgm_error err = {0};
+  char dbp[512];
+  tmp_path(dbp, sizeof dbp, "setup.db");
+  cgm_db *db = NULL;
+  CHECK_OK(cgm_open_database(dbp, true, &db, &err));
+  if (!db) return;
+  const double nu[4] = {1000.0, 1000.0, 1000.0, 1000.0};
+  const int64_t cal = calibrate_device(db, "cuda", "Test GPU", nu, 2000.0);
+  cgm_tuner_device *devs = NULL;
+  int n = 0;
+  CHECK_OK(cgm_load_devices(db, "cuda", &devs, &n, &err));
+  const cgm_setup_model d = cgm_setup_model_default(true);
+  CHECK(n == 1 && devs[0].setup.samples == 0 && devs[0].setup.fixed_s == d.fixed_s);
+  free(devs);
+  for (int i = 0; i < 12; i++) {
+    cgm_db_sample s;
+    memset(&s, 0, sizeof s);
+    snprintf(s.kernel, sizeof s.kernel, "setup");
+    snprintf(s.variant, sizeof s.variant, "mesh");
+    s.block = cgm_block_sizes[i % 4];
+    s.bytes = 3e4 * pow(3.0, i);
+    s.m = s.bytes / 8;
+    s.seconds = (1.2e-3 + 0.3e-9 * s.bytes) * (i % 2 ? 1.03 : 0.97);
+    CHECK_OK(cgm_db_sample_add(db, cal, &s, &err));
+  }
+  CHECK_OK(cgm_load_devices(db, "cuda", &devs, &n, &err));
+  CHECK_MSG(n == 1 && devs[0].setup.samples == 12 &&
+                fabs(devs[0].setup.fixed_s / 1.2e-3 - 1) < 0.1 &&
+                fabs(devs[0].setup.s_per_byte / 0.3e-9 - 1) < 0.1,
+            "setup %g s + %g s/B from %d", n ? devs[0].setup.fixed_s : 0,
+            n ? devs[0].setup.s_per_byte : 0, n ? devs[0].setup.samples : 0);
+  free(devs);
+  cgm_db_close(db);
+}
+
 static void test_db_json(void) {
   cgm_error err = {0};
   char dbp[512];
@@ -872,6 +911,7 @@ int main(void) {
   test_matrix_paths();
   test_json();
   test_db_json();
+  test_setup_samples();
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);

@@ -5,6 +5,7 @@
  * the bytes; ties go to fewer GPUs; a GPU calibration names the CG it
  * timed, and one that timed another CG than the solver runs is flagged. */
 #define _DEFAULT_SOURCE /* M_LN2 */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -106,6 +107,19 @@ static void total_time(void) {
   cgm_setup_model m = cgm_setup_fit(b, sec, 5, true);
   CHECK_MSG(m.samples == 5 && fabs(m.s_per_byte / 0.7e-9 - 1) < 0.01 &&
                 fabs(m.fixed_s - 0.04) < 0.005,
+            "fit: %g + %g b from %d", m.fixed_s, m.s_per_byte, m.samples);
+  /* Setups from 20 KB to 1 GB: the fixed millisecond is recovered beside
+   * the large layouts' slope (a plain least squares would leave it to the
+   * large ones' noise), and a first solve's 5x (kernels loaded) is left out. */
+  double wb[8], ws[8];
+  for (int i = 0; i < 8; i++) {
+    wb[i] = 2e4 * pow(4.5, i);
+    ws[i] = (1e-3 + 0.4e-9 * wb[i]) * (1.0 + 0.02 * (i % 2 ? 1 : -1));
+  }
+  ws[0] *= 5;
+  m = cgm_setup_fit(wb, ws, 8, true);
+  CHECK_MSG(m.samples == 7 && fabs(m.fixed_s / 1e-3 - 1) < 0.05 &&
+                fabs(m.s_per_byte / 0.4e-9 - 1) < 0.05,
             "fit: %g + %g b from %d", m.fixed_s, m.s_per_byte, m.samples);
   cgm_setup_model d = cgm_setup_model_default(true);
   m = cgm_setup_fit(b, sec, 2, true); /* too few */
