@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cgmodel/model.h"
+#include "cgmodel/plan.h"
 #include "microbench/microbench.h"
 #include "microbench/sweep_plan.h"
 
@@ -73,7 +74,16 @@ cgm_status cgm_mb_scatter_sweep(const cgm_solve_opts *base, unsigned precisions,
   int k = 0;
   for (int i = 0; i < nl + nbands && !st; i++)
     for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
-      const int n = cgm_block_sizes[b], band = i >= nl, L = band ? bands[i - nl] : lens[i];
+      const int n = cgm_block_sizes[b], band = i >= nl;
+      int L = band ? bands[i - nl] : lens[i];
+      /* At N = 1 a row longer than CGM_LONG_ROW leaves the MBR layout for
+       * one read by a warp (cgm_plan_layout.long_rows), whose step is 32
+       * lanes' lines: no sample of one thread's scattered step. The full
+       * list keeps its arrows up to that length, the quick one takes it. */
+      if (!band && n == 1 && L > CGM_LONG_ROW) {
+        if (!quick) continue;
+        L = CGM_LONG_ROW;
+      }
       cgm_csr A;
       memset(&A, 0, sizeof A);
       char src[48];
