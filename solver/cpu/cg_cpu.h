@@ -7,19 +7,23 @@
 
 #include "cgmodel/sparse.h"
 
-/* The OpenMP team of a kernel that moves `bytes`: a thread per
- * CGM_CPU_TEAM_BYTES, at least one, at most the solve's threads. A
- * parallel region's fork and barrier cost a microsecond or more on a
- * 16-core node, the whole of a small matrix's kernel: with 16 threads the
- * 14 rows of LFAT5 took 0.28 to 1.36 ms a solve by block size, its threads
- * waiting on each other. The calibration's kernels (microbench/
+/* The OpenMP team of a kernel over vectors of `rows` entries (the SpMV's
+ * result rows): a thread per CGM_CPU_TEAM_ROWS rows, at least one, at most
+ * the solve's threads. A parallel region's fork and barrier cost a
+ * microsecond or more on a 16-core node, the whole of a small matrix's
+ * kernel: with 16 threads the 14 rows of LFAT5 took 0.28 to 1.36 ms a
+ * solve by block size, its threads waiting on each other. The team is of
+ * the rows alone, so that every kernel of a solve runs on the same team:
+ * libgomp ends the threads a smaller team leaves and starts them again for
+ * a larger one (a team sized by each kernel's bytes, 2 threads for the
+ * vectors and 16 for the SpMV, made bcsstk15's CPU solve 25x slower on an
+ * H100 node, 2026-11-28). The calibration's kernels (microbench/
  * cpu_sweeps.c) run through the same rule, so its curves are of the teams
  * the solves use. */
-#define CGM_CPU_TEAM_BYTES 65536.0
-static inline int cgm_cpu_team(double bytes) {
-  const int most = omp_get_max_threads();
-  const double k = bytes / CGM_CPU_TEAM_BYTES;
-  return k < 1.0 ? 1 : k < most ? (int)k : most;
+#define CGM_CPU_TEAM_ROWS 256
+static inline int cgm_cpu_team(int64_t rows) {
+  const int64_t most = omp_get_max_threads(), k = rows / CGM_CPU_TEAM_ROWS;
+  return (int)(k < 1 ? 1 : k < most ? k : most);
 }
 
 /* y = B x over the MBR layout with the layout's values (val may be B->val or

@@ -66,10 +66,10 @@ CGM_SLICE_KERNEL(8)
  * iteration count moved by one between runs). */
 #define CGM_SPMV_CHUNK 16
 
-/* A vector kernel's team (cgm_cpu_team): np entries of about 5 vectors. */
-#define CGM_VEC_TEAM(np) cgm_cpu_team(5.0 * (double)(np) * sizeof(REAL))
-/* block-Jacobi's: nb blocks of n x n and their vectors */
-#define CGM_BLK_TEAM(nb, n) cgm_cpu_team((double)(nb) * (n) * ((n) + 4) * sizeof(REAL))
+/* The teams of vectors of np entries and of nb diagonal blocks of n
+ * (cgm_cpu_team: one for every kernel of a solve). */
+#define CGM_VEC_TEAM(np) cgm_cpu_team(np)
+#define CGM_BLK_TEAM(nb, n) cgm_cpu_team((int64_t)(nb) * (n))
 
 /* One chunk of slices: y for its rows, and its share of p . y. */
 static double FN(spmv_chunk)(const cgm_bcsr *B, const REAL *val, const REAL *x, REAL *y,
@@ -111,9 +111,7 @@ double FN(cgm_cpu_spmv)(const cgm_bcsr *B, const REAL *val, const REAL *x, REAL 
   double *part = p ? malloc((size_t)(nch > 0 ? nch : 1) * sizeof *part) : NULL;
   if (p && !part) /* no room for the chunks' sums: one pass in order */
     return FN(spmv_chunk)(B, val, x, y, p, 0, ns);
-  const double bytes = (double)B->nblocks_padded * B->p.n * B->p.n * sizeof(REAL) +
-                       (double)B->nblocks_padded * 4 + 3.0 * B->nbrows * B->p.n * sizeof(REAL);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(cgm_cpu_team(bytes))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(cgm_cpu_team((int64_t)B->nbrows * B->p.n))
   for (int64_t c = 0; c < nch; c++) {
     const int32_t k0 = (int32_t)(c * CGM_SPMV_CHUNK);
     const int32_t k1 = k0 + CGM_SPMV_CHUNK < ns ? k0 + CGM_SPMV_CHUNK : ns;

@@ -32,10 +32,10 @@ int main(void) {
     }
     arrows++;
     CHECK(sscanf(s->source, "arrow-scattered:%d,%d", &rows, &L) == 2 && rows == 65536);
-    CHECK_MSG(s->block == 1 ? L <= CGM_LONG_ROW : L == 256, "N=%d: an arrow of %d blocks",
-              s->block, L);
-    CHECK_MSG(s->shape.max_row >= L && s->shape.row_scatter > 0.9,
-              "N=%d: walk %d, scatter %.2f", s->block, s->shape.max_row, s->shape.row_scatter);
+    CHECK_MSG(s->block == 1 ? L <= CGM_LONG_ROW : L == 256, "N=%d: an arrow of %d blocks", s->block,
+              L);
+    CHECK_MSG(s->shape.max_row >= L && s->shape.row_scatter > 0.9, "N=%d: walk %d, scatter %.2f",
+              s->block, s->shape.max_row, s->shape.row_scatter);
   }
   CHECK_MSG(arrows == 4 && bands == 4, "%d arrows, %d bands", arrows, bands);
   free(v);
