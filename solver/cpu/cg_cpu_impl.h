@@ -355,11 +355,11 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
   }
   if (reduced) {
     int64_t ne = B.nblocks_padded * B.p.n * B.p.n;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(CGM_VEC_TEAM(np))
     for (int64_t q = 0; q < ne; q++) val[q] = (REAL)B.val[q];
   }
   cgm_csr_diagonal(A, diag);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(CGM_VEC_TEAM(np))
   for (int64_t i = 0; i < np; i++) {
     bool real_row = i < A->nrows;
     dinv[i] = real_row ? (REAL)(1.0 / diag[i]) : (REAL)1; /* padding rows: identity */
@@ -378,7 +378,7 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
       goto done;
     }
     const int64_t nba = cgm_bjacobi_blocks(A->nrows, bn);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(CGM_VEC_TEAM(np))
     for (int64_t k = 0; k < nbl; k++)
       for (int64_t e = 0; e < bnn; e++)
         binv[k * bnn + e] =
