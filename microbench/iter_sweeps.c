@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cgmodel/model.h"
+#include "cgmodel/plan.h"
 #include "cgmodel/solver.h"
 #include "microbench/sweep_plan.h"
 
@@ -79,7 +80,8 @@ static int mesh_list(bool quick, int max_grid, mb_grid *k) {
 /* The arrows' longest block rows, in blocks (the base has 4096 rows).
  * Quick: 2, 8, 32, 512, four (a fit needs four samples), as few solves
  * as the 30 s of a quick calibration allow (each costs ~0.25 s of set-up
- * on a GPU); the curve is near a line in L (sigma ~ 1 / ln 2). */
+ * on a GPU); the curve is near a line in L (sigma ~ 1 / ln 2). At N = 1
+ * at most CGM_LONG_ROW entries (below). */
 static int row_list(bool quick, int *L) {
   static const int fast[] = {2, 8, 32, 512};
   int c = 0;
@@ -128,6 +130,16 @@ static cgm_status one(const cgm_csr *A, const cgm_solve_opts *o, int maxiter, co
     bytes = cgm_row_elements(s.max_row, n) * w;
   cgm_solve_result res;
   if ((st = mb_solve_timed(A, o, maxiter, &res, err))) return st;
+  bool steady = res.iterations >= maxiter;
+  /* A single-precision solve may stop early, its residual gone to zero (an
+   * arrow of 4096 entries a row at N = 8 lost so 1 of a quick row curve's 4
+   * samples, and with it the curve): timed again over the graphs of 32
+   * iterations it did run, the warm-up and at least one more. */
+  const int ran = res.iterations / 32 * 32;
+  if (!steady && ran >= 64) {
+    if ((st = mb_solve_timed(A, o, ran, &res, err))) return st;
+    steady = res.iterations >= ran;
+  }
   /* Its setup (layout, upload, graph) beside the device bytes it built:
    * the tuner's setup model (cgm_setup_fit) of this device. */
   cgm_sample smp;
@@ -136,7 +148,7 @@ static cgm_status one(const cgm_csr *A, const cgm_solve_opts *o, int maxiter, co
     mb_sample(&smp, "setup", variant, o->precision, n, (double)res.device_bytes, w,
               res.time_setup_s, source);
   if ((st = emit(run, timed_setup ? &smp : NULL, "iter", err))) return st;
-  if (res.iterations < maxiter || !(res.time_per_iter_s > 0)) return emit(run, NULL, "iter", err);
+  if (!steady || !(res.time_per_iter_s > 0)) return emit(run, NULL, "iter", err);
   mb_sample(&smp, "iter", variant, o->precision, n, bytes, w, res.time_per_iter_s, source);
   return emit(run, &smp, "iter", err);
 }
@@ -164,6 +176,9 @@ cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_g
     for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
       const int n = cgm_block_sizes[b];
       int32_t len = L[i] * n > ARROW_ROWS ? ARROW_ROWS : L[i] * n;
+      /* at N = 1 a longer row is read by a warp (cgm_plan_layout.long_rows),
+       * whose steps are not the thread's walk this curve prices */
+      if (n == 1 && len > CGM_LONG_ROW) len = CGM_LONG_ROW;
       cgm_csr A;
       char src[64];
       snprintf(src, sizeof src, "arrow:%d,%d", ARROW_ROWS, len);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cgmodel/model.h"
+#include "cgmodel/plan.h"
 #include "microbench/sweep_plan.h"
 #include "test_util.h"
 
@@ -74,6 +75,8 @@ int main(void) {
       } else {
         rows++;
         CHECK(sscanf(s->source, "arrow:%d,%d", &nr, &len) == 2 && nr == 4096);
+        /* at N = 1 no row the long-row layout would take (a warp's steps) */
+        CHECK_MSG(n > 1 || len <= CGM_LONG_ROW, "N=1: an arrow of %d entries", len);
         CHECK_OK(cgm_gen_arrow(nr, len, &A, &err));
       }
       /* one lane a row (B_x = 1): the walk is the longest block row */
