@@ -437,6 +437,45 @@ static cgm_status fit_scatter(const cgm_calibrate_opts *o, const char *device,
   return st;
 }
 
+/* The gather sweep on a GPU and the gather rate of each precision, fitted
+ * with the curves and the locality coefficient just made (docs/model.md,
+ * "Gathers of x"), appended to coef. A precision whose samples run no
+ * slower than their bytes say gets none. */
+static cgm_status fit_gather(const cgm_calibrate_opts *o, const cgm_db_fit *fits, int nfits,
+                             cgm_db_coef *coef, int *ncoef, cgm_calibration_report *rep, int ri,
+                             cgm_error *err) {
+  cgm_solve_opts base = cgm_solve_opts_default();
+  base.backend = CGM_BACKEND_CUDA;
+  base.gpu = o->gpu;
+  cgm_locality_sample *s = NULL;
+  int n = 0;
+  cgm_status st = cgm_mb_gather_sweep(&base, o->precisions, o->quick, &s, &n, err);
+  if (st) return st;
+  const int have = *ncoef;
+  for (int i = 0; i < n; i++) {
+    const int p = s[i].precision;
+    cgm_device_model m;
+    model_from_fits(fits, nfits, p, &m);
+    for (int c = 0; c < have; c++) /* the locality term, as the model will have it */
+      if (coef[c].precision == p && !strcmp(coef[c].name, CGM_DB_COEF_X_SECTOR))
+        m.x_coef = coef[c].value, m.have_x_coef = true;
+    double bw;
+    cgm_error e = {0};
+    if (cgm_fit_gather_bw(&m, &s[i].shape, &s[i].seconds, 1, &bw, &e) != CGM_OK) continue;
+    cgm_db_coef *q = &coef[(*ncoef)++];
+    memset(q, 0, sizeof *q);
+    snprintf(q->name, sizeof q->name, "%s", CGM_DB_COEF_GATHER);
+    q->precision = p;
+    q->value = bw;
+    q->rms = NAN;
+    q->n = 1;
+    rep->cal[ri].gather_bw[p] = bw;
+    rep->cal[ri].have_gather_bw[p] = true;
+  }
+  free(s);
+  return st;
+}
+
 /* One device: sweeps, fits, one transaction. */
 static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const char *device,
                                 int gpus, cgm_calibration_report *rep, cgm_error *err) {
@@ -467,13 +506,15 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   int nfits = 0;
   if (!st) st = fit_all(&sv, o->precisions, &o->gpu, &fits, &nfits, rep, ri, err);
   stage_mark(&clk, "fits");
-  cgm_db_coef coef[2 + 4 * CGM_NBLOCKSIZES];
+  cgm_db_coef coef[4 + 4 * CGM_NBLOCKSIZES];
   int ncoef = 0;
   if (!st) st = fit_locality(o, device, fits, nfits, coef, &ncoef, rep, ri, err);
   stage_mark(&clk, "locality");
   if (!st && strcmp(device, "cpu")) { /* a CPU's model has no walk */
     st = fit_scatter(o, device, fits, nfits, coef, &ncoef, rep, ri, err);
     stage_mark(&clk, "scatter");
+    if (!st) st = fit_gather(o, fits, nfits, coef, &ncoef, rep, ri, err);
+    stage_mark(&clk, "gather");
   }
   /* Store: device, calibration, samples, fits and coefficients in one
    * transaction. */

@@ -431,6 +431,11 @@ cJSON *cgm_calibration_report_json(const cgm_calibration_report *rep, const char
     for (int p = 0; p < 2; p++)
       if (rep->cal[i].have_x_coef[p])
         cJSON_AddNumberToObject(xc, cgm_precision_name((cgm_precision)p), rep->cal[i].x_coef[p]);
+    /* the gather rate per precision (bytes/s), where it was fitted */
+    cJSON *gb = cJSON_AddObjectToObject(c, "gather_bw");
+    for (int p = 0; p < 2; p++)
+      if (rep->cal[i].have_gather_bw[p])
+        cJSON_AddNumberToObject(gb, cgm_precision_name((cgm_precision)p), rep->cal[i].gather_bw[p]);
     /* the row-scatter terms' seconds a step per precision and block size */
     for (int band = 0; band < 2; band++) {
       cJSON *sc = cJSON_AddObjectToObject(c, band ? "band_scatter_coef" : "scatter_coef");

@@ -173,6 +173,13 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
       t->model[p].x_coef = c.value;
       t->model[p].have_x_coef = true;
     }
+    /* the gather rate, where the gather sweep fitted it */
+    found = false;
+    st = cgm_db_coef_get(db, t->calibration_id, CGM_DB_COEF_GATHER, p, &c, &found, err);
+    if (!st && found && isfinite(c.value) && c.value > 0) {
+      t->model[p].gather_bw = c.value;
+      t->model[p].have_gather_bw = true;
+    }
     /* the row-scatter terms, where the scatter sweep fitted them */
     for (int band = 0; band < 2; band++)
       for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {

@@ -228,6 +228,14 @@ typedef struct cgm_device_model {
    * scatter_coef alone. */
   double band_scatter_coef[4];
   bool have_band_scatter_coef[4];
+  /* The gather term (docs/model.md): the rate (bytes/s) at which the SpMV
+   * fetches the 32-byte sectors of x its slices read (x_sector_bytes), where
+   * x is gathered at random from the L2; the iteration takes at least the
+   * vectors' time plus the stream's and the gathers' combined in quadrature.
+   * Fitted by the gather sweep (uniform random matrices); without it (older
+   * calibrations, a CPU) the bytes alone set the time. */
+  double gather_bw;
+  bool have_gather_bw;
 } cgm_device_model;
 
 /* A segment of a plan as the refined model sees it, at the plan's
@@ -281,6 +289,14 @@ CGM_API cgm_status cgm_fit_x_coef(const cgm_device_model *m, const int *blocks, 
 CGM_API cgm_status cgm_fit_scatter_coef(const cgm_device_model *m, int n, bool band,
                                         const cgm_segment_shape *shapes, const double *seconds,
                                         int count, double *coef, cgm_error *err);
+
+/* The gather rate of the refined model (cgm_device_model.gather_bw) from
+ * iterations timed on matrices whose columns scatter at random: per
+ * sample (at N = 1) the rate at which the model meets the time (a bisection; none
+ * where the model without the term already does), their median.
+ * CGM_EINPUT when no sample gives one. */
+CGM_API cgm_status cgm_fit_gather_bw(const cgm_device_model *m, const cgm_segment_shape *shapes,
+                                     const double *seconds, int count, double *bw, cgm_error *err);
 
 /* The cuSPARSE baseline: one curve over its iteration bytes. */
 CGM_API double cgm_refined_cusparse_time(const cgm_device_model *m, int64_t nnz, int64_t x);

@@ -187,9 +187,50 @@ static void test_fit(void) {
   CHECK(cgm_fit_x_coef(&m, n2, NULL, s, t, K, &c, &rms, &e) == CGM_EINPUT);
 }
 
+/* The gather term: absent, the model as before; present, the vectors' time
+ * plus the stream's and the gathers' in quadrature, never below the bytes'
+ * time, falling as the rate rises; its fit recovers a known rate from an
+ * iteration it priced, and refuses a sample its bytes already explain. */
+static void test_gather(void) {
+  cgm_device_model m = model();
+  m.have_x_coef = true;
+  m.x_coef = 0.25;
+  /* 1M rows, 8M nonzeros; the iteration curve streams at 900 GB/s */
+  cgm_segment_shape s = {1000000, 12.0 * 8e6 + 16e6, 0, 0.0, 0.0};
+  s.x_sector_bytes = 32.0 * 8e6; /* a sector a nonzero */
+  const double t0 = cgm_refined_segment_time(&m, 1, &s);
+  cgm_device_model g = m;
+  g.have_gather_bw = true;
+  g.gather_bw = 0.8e12;
+  const double t1 = cgm_refined_segment_time(&g, 1, &s);
+  cgm_segment_shape v = s; /* the vectors alone */
+  v.spmv_bytes = 0;
+  v.x_sector_bytes = 0;
+  cgm_device_model m0 = m;
+  m0.have_x_coef = false;
+  const double tv = cgm_refined_segment_time(&m0, 1, &v),
+               ts = cgm_refined_segment_time(&m0, 1, &(cgm_segment_shape){s.rows, s.spmv_bytes});
+  CHECK_NEAR(t1, fmax(t0, tv + hypot(ts - tv, s.x_sector_bytes / 0.8e12)), 1e-15);
+  CHECK(t1 > t0);
+  g.gather_bw = 1.6e12;
+  CHECK(cgm_refined_segment_time(&g, 1, &s) < t1);
+  double bw = 0;
+  cgm_error e = {0};
+  CHECK_OK(cgm_fit_gather_bw(&m, &s, &t1, 1, &bw, &e));
+  CHECK_MSG(fabs(bw / 0.8e12 - 1) < 1e-6, "bw %g", bw);
+  CHECK(cgm_fit_gather_bw(&m, &s, &t0, 1, &bw, &e) == CGM_EINPUT);
+  /* a mesh's few sectors hide under its stream: within 0.5% */
+  cgm_segment_shape mesh = s;
+  mesh.x_sector_bytes = 1.2 * s.rows * 8;
+  g.gather_bw = 0.8e12;
+  const double tm = cgm_refined_segment_time(&m, 1, &mesh);
+  CHECK(cgm_refined_segment_time(&g, 1, &mesh) < 1.005 * tm);
+}
+
 int main(void) {
   test_sectors();
   test_term();
   test_fit();
+  test_gather();
   TEST_MAIN_END();
 }

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The gather sweep (docs/model.md, "Gathers of x"): a uniform random SPD
+ * matrix of 1M rows (8 nonzeros a row at random columns: a sector of x a
+ * nonzero, x's 8 MB in a GPU's L2), timed as whole iterations at N = 1 in
+ * each precision. The time its bytes do not explain is the gathers': the
+ * gather rate (cgm_fit_gather_bw). GPU only: a CPU's model has no term. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmodel/model.h"
+#include "microbench/microbench.h"
+#include "microbench/sweep_plan.h"
+
+enum { GATHER_ROWS = 1000000, GATHER_AVG = 8 };
+
+cgm_status cgm_mb_gather_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
+                               cgm_locality_sample **out, int *count, cgm_error *err) {
+  *out = NULL;
+  *count = 0;
+  cgm_locality_sample *v = calloc(2, sizeof *v);
+  if (!v) return cgm_fail(err, CGM_ERUNTIME, "out of memory for the gather sweep");
+  cgm_csr A;
+  cgm_status st =
+      cgm_gen_random_spd(GATHER_ROWS, GATHER_AVG, CGM_ROWDIST_UNIFORM, 2.5, 0, 0x9a7e, &A, err);
+  if (st) {
+    free(v);
+    return st;
+  }
+  int k = 0;
+  for (int p = 0; p < 2 && !st; p++) {
+    if (!(precisions & (1u << p))) continue;
+    cgm_solve_opts o = *base;
+    o.precision = (cgm_precision)p;
+    o.layout = cgm_bcsr_default_params(1);
+    bool got;
+    st = mb_shape_sample(&A, &o, quick ? 96 : 160, &v[k], &got, err);
+    if (st || !got) continue;
+    v[k].group = 0;
+    snprintf(v[k].source, sizeof v[k].source, "uniform:%d,%d", GATHER_ROWS, GATHER_AVG);
+    k++;
+  }
+  cgm_csr_free(&A);
+  if (st) {
+    free(v);
+    return st;
+  }
+  *out = v;
+  *count = k;
+  return CGM_OK;
+}
