@@ -3,8 +3,8 @@
 # The model per matrix family: one calibration (OUTDIR/v.db, a full one
 # unless it exists), then `cgmodel validate` over generated families at
 # several sizes (Poisson 3D, elasticity, random geometric meshes numbered
-# sorted and at random, Kronecker sums of a bundled matrix, power-law random
-# rows) and the bundled SPD matrices. Prints, per family and per block size x
+# sorted and at random, Kronecker sums of a bundled matrix, power-law and
+# uniform random rows) and the bundled SPD matrices. Prints, per family and per block size x
 # precision, the average |error| and the mean signed error of the refined
 # model's time per iteration, and the tuner's regret. The model is not fitted
 # to any of these matrices: the calibration sweeps its own.
@@ -42,7 +42,8 @@ specs=(poisson3d:poisson3d:48 poisson3d:poisson3d:96 poisson3d:poisson3d:160
   mesh-sorted:mesh3d:20000 mesh-sorted:mesh3d:200000 mesh-sorted:mesh3d:400000
   mesh-random:mesh3d:20000:--numbering=random mesh-random:mesh3d:200000:--numbering=random
   mesh-random:mesh3d:400000:--numbering=random
-  powerlaw:random:100000:--dist=powerlaw powerlaw:random:1000000:--dist=powerlaw)
+  powerlaw:random:100000:--dist=powerlaw powerlaw:random:1000000:--dist=powerlaw
+  uniform:random:250000:--dist=uniform uniform:random:1000000:--dist=uniform)
 [ $small = 2 ] && specs=(poisson3d:poisson3d:48 poisson3d:poisson3d:96 elasticity:elasticity3d:16
   elasticity:elasticity3d:32 mesh-sorted:mesh3d:20000 mesh-sorted:mesh3d:200000
   mesh-random:mesh3d:20000:--numbering=random mesh-random:mesh3d:200000:--numbering=random
@@ -70,7 +71,7 @@ from collections import defaultdict
 rows = list(csv.DictReader(open(sys.argv[1])))
 def family(m):
     m = re.sub(r"\.mtx$", "", m)
-    g = re.match(r"(poisson3d|elasticity|mesh-sorted|mesh-random|powerlaw|kron)_", m)
+    g = re.match(r"(poisson3d|elasticity|mesh-sorted|mesh-random|powerlaw|uniform|kron)_", m)
     return g.group(1) if g else "bundled"
 groups = defaultdict(list)
 for r in rows:
