@@ -98,7 +98,7 @@ static cgm_status vector_sweep(cpu_run *R, cgm_error *err) {
   for (int e = rg.lo; e <= rg.hi && !st; e += rg.step) {
     vec_args a = {R->prec, (int64_t)1 << e, buf[0], buf[1], buf[2], buf[3], buf[4]};
     int reps = R->o->quick ? 8 : 20;
-    double min_s = R->o->quick ? 0.02 : 0.05;
+    double min_s = R->o->quick ? 0.01 : 0.05;
     cgm_sample s;
     mb_sample(&s, "cg4", "", R->prec, 0, (double)CGM_CG4_PASSES * a.np * w, w,
               time_kernel(run_cg4, &a, reps, min_s), "");
@@ -162,7 +162,7 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *varia
       if (p == CGM_PREC_SINGLE)
         for (int64_t i = 0; i < nv; i++) ((float *)val)[i] = (float)B.val[i];
       spmv_args a = {&B, p, val, x, y};
-      double t = time_kernel(run_spmv, &a, R->o->quick ? 8 : 20, R->o->quick ? 0.02 : 0.05);
+      double t = time_kernel(run_spmv, &a, R->o->quick ? 8 : 20, R->o->quick ? 0.01 : 0.05);
       cgm_sample smp;
       mb_sample(
           &smp, "spmv", variant, p, n,
@@ -178,6 +178,50 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *varia
   return st;
 }
 
+/* ------------------------------------------------------------ setup --- */
+
+/* The grids whose solves time the CPU backend's setup (its layout and
+ * vectors): the 2D floor grid, then 3D grids to 64^3 (quick) or 128^3. */
+static int setup_grids(bool quick, mb_grid *k) {
+  static const int sizes[] = {8, 16, 32, 64, 96, 128};
+  int c = 0;
+  k[c++] = (mb_grid){MB_FLOOR_GRID_DIM, MB_FLOOR_GRID_N};
+  for (int i = 0; i < (quick ? 4 : 6); i++) k[c++] = (mb_grid){3, sizes[i]};
+  return c;
+}
+
+/* Each grid solved for two iterations at every block size: its setup
+ * beside the bytes of its layout (kernel "setup"), the tuner's setup
+ * model of the CPU (cgm_setup_fit), as a GPU's iteration sweeps give its
+ * own. */
+static cgm_status setup_sweep(cpu_run *R, cgm_error *err) {
+  mb_grid k[8];
+  const int nk = setup_grids(R->o->quick, k);
+  cgm_status st = CGM_OK;
+  for (int i = 0; i < nk && !st; i++) {
+    cgm_csr A;
+    char src[64];
+    if ((st = mb_grid_make(k[i], &A, src, sizeof src, err))) break;
+    for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
+      cgm_solve_opts o = cgm_solve_opts_default();
+      o.backend = CGM_BACKEND_CPU;
+      o.threads = R->o->threads;
+      o.precision = CGM_PREC_DOUBLE;
+      o.layout = cgm_bcsr_default_params(cgm_block_sizes[b]);
+      cgm_solve_result res;
+      if ((st = mb_solve_timed(&A, &o, 2, &res, err))) break;
+      cgm_sample smp;
+      const bool got = res.time_setup_s > 0 && res.device_bytes > 0;
+      if (got)
+        mb_sample(&smp, "setup", "mesh", CGM_PREC_DOUBLE, cgm_block_sizes[b],
+                  (double)res.device_bytes, 8, res.time_setup_s, src);
+      st = emit(R, got ? &smp : NULL, "setups", err);
+    }
+    cgm_csr_free(&A);
+  }
+  return st;
+}
+
 cgm_status cgm_mb_run_cpu(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress,
                           void *ctx, cgm_error *err) {
   if (o->threads > 0) omp_set_num_threads(o->threads);
@@ -188,6 +232,8 @@ cgm_status cgm_mb_run_cpu(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progres
     R.total += 2 * ((vr.hi - vr.lo) / vr.step + 1);
     R.total += CGM_NBLOCKSIZES * mb_matrix_count(false, o->quick);
   }
+  mb_grid grids[8];
+  R.total += CGM_NBLOCKSIZES * setup_grids(o->quick, grids);
   if (progress) progress(ctx, "setup", 0);
   for (int p = 0; p < 2; p++) {
     if (!(o->precisions & (1u << p))) continue;
@@ -196,5 +242,7 @@ cgm_status cgm_mb_run_cpu(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progres
     if (st) return st;
   }
   /* Matrices once for both precisions (each made once for every N). */
-  return mb_for_each_matrix(cgm_block_sizes, CGM_NBLOCKSIZES, false, o->quick, spmv_one, &R, err);
+  cgm_status st =
+      mb_for_each_matrix(cgm_block_sizes, CGM_NBLOCKSIZES, false, o->quick, spmv_one, &R, err);
+  return st ? st : setup_sweep(&R, err);
 }

@@ -40,6 +40,23 @@ cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxi
   return st == CGM_ENOCONV ? CGM_OK : st;
 }
 
+cgm_status mb_solve_steady(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
+                           cgm_solve_result *res, bool *steady, cgm_error *err) {
+  cgm_status st = mb_solve_timed(A, base, maxiter, res, err);
+  *steady = !st && res->iterations >= maxiter;
+  /* A single-precision solve may stop early, its residual gone to zero (an
+   * arrow of 4096 entries a row at N = 8 lost so 1 of a quick row curve's 4
+   * samples, and with it the curve; the gather sweep's random matrix its
+   * single-precision sample): timed again over the graphs of 32 iterations
+   * it did run, the warm-up and at least one more. */
+  const int ran = res->iterations / 32 * 32;
+  if (!st && !*steady && ran >= 64) {
+    st = mb_solve_timed(A, base, ran, res, err);
+    *steady = !st && res->iterations >= ran;
+  }
+  return st;
+}
+
 cgm_status mb_shape_sample(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
                            cgm_locality_sample *s, bool *got, cgm_error *err) {
   *got = false;
@@ -49,8 +66,9 @@ cgm_status mb_shape_sample(const cgm_csr *A, const cgm_solve_opts *base, int max
   cgm_plan plan;
   cgm_solve_result r;
   cgm_status st = cgm_solve_plan(A, &o, &plan, err);
-  if (!st) st = mb_solve_timed(A, &o, maxiter, &r, err);
-  if (st || r.iterations < maxiter || !(r.time_per_iter_s > 0)) return st;
+  bool steady = false;
+  if (!st) st = mb_solve_steady(A, &o, maxiter, &r, &steady, err);
+  if (st || !steady || !(r.time_per_iter_s > 0)) return st;
   memset(s, 0, sizeof *s);
   s->block = o.layout.n;
   s->precision = (int)o.precision;
@@ -129,17 +147,8 @@ static cgm_status one(const cgm_csr *A, const cgm_solve_opts *o, int maxiter, co
   else
     bytes = cgm_row_elements(s.max_row, n) * w;
   cgm_solve_result res;
-  if ((st = mb_solve_timed(A, o, maxiter, &res, err))) return st;
-  bool steady = res.iterations >= maxiter;
-  /* A single-precision solve may stop early, its residual gone to zero (an
-   * arrow of 4096 entries a row at N = 8 lost so 1 of a quick row curve's 4
-   * samples, and with it the curve): timed again over the graphs of 32
-   * iterations it did run, the warm-up and at least one more. */
-  const int ran = res.iterations / 32 * 32;
-  if (!steady && ran >= 64) {
-    if ((st = mb_solve_timed(A, o, ran, &res, err))) return st;
-    steady = res.iterations >= ran;
-  }
+  bool steady;
+  if ((st = mb_solve_steady(A, o, maxiter, &res, &steady, err))) return st;
   /* Its setup (layout, upload, graph) beside the device bytes it built:
    * the tuner's setup model (cgm_setup_fit) of this device. */
   cgm_sample smp;

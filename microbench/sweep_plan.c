@@ -12,15 +12,20 @@
 
 mb_range mb_vector_range(bool cuda, bool quick) {
   if (cuda) return quick ? (mb_range){10, 26, 2} : (mb_range){10, 27, 1};
-  /* A CPU's curve bends twice (fork/join, then caches): every size. */
-  return quick ? (mb_range){10, 22, 1} : (mb_range){8, 25, 1};
+  /* A CPU's curve bends twice (fork/join, then caches): every size, from
+   * vectors of 512 (quick) or 256 entries, one or two threads' work
+   * (cgm_cpu_team), as small matrices' solves run them. Smaller ones (64,
+   * 128) pulled a quick curve without a cache split 40% off its samples on a
+   * 2-core machine, 2 calibrations in 6. */
+  return quick ? (mb_range){9, 22, 1} : (mb_range){8, 25, 1};
 }
 
 mb_range mb_matrix_range(bool cuda, bool quick) {
   /* 2^26 elements (512 MiB in fp64) is 10x a Hopper L2: the curve is flat
    * there, and larger matrices only cost host-side blocking time. */
   if (cuda) return quick ? (mb_range){12, 24, 2} : (mb_range){12, 26, 1};
-  return quick ? (mb_range){12, 20, 2} : (mb_range){12, 23, 1};
+  /* from 1024 elements: the SpMV of a matrix of a few hundred rows */
+  return quick ? (mb_range){10, 20, 2} : (mb_range){10, 23, 1};
 }
 
 void mb_sample(cgm_sample *s, const char *kernel, const char *variant, int precision, int block,

@@ -59,6 +59,11 @@ typedef cgm_status (*mb_emit_fn)(void *run, const cgm_sample *s, const char *sta
  * success. */
 cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
                           cgm_solve_result *res, cgm_error *err);
+/* mb_solve_timed, and where the solve stopped early (a single-precision
+ * residual gone to zero) again over the 32-iteration graphs it ran, when
+ * those are two or more. *steady: the last solve ran all it was asked. */
+cgm_status mb_solve_steady(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
+                           cgm_solve_result *res, bool *steady, cgm_error *err);
 /* One GPU (or the CPU) solving A as numbered with o's backend, precision
  * and layout for maxiter iterations (mb_solve_timed), as a sample of the
  * locality or row-scatter sweep: block, precision, the plan's shape and the

@@ -41,6 +41,11 @@ expect_exit 0 "$CGM" db show "$ID"
 last_stdout_contains "spmv"
 last_stdout_contains "cg4"
 expect_exit 0 "$CGM" db export "$ID" -o "$TMP/export.json"
+# The CPU's setup, timed on solves of grids at every block size (the
+# tuner's setup model of the CPU): samples of kernel "setup" that grow with
+# the layout's bytes.
+json_check "$TMP/export.json" 'len({s["block"] for s in j["samples"] if s["kernel"] == "setup" and s["bytes"] > 0 and s["seconds"] > 0}) == 4' "setup samples at every block size"
+json_check "$TMP/export.json" 'max(s["bytes"] for s in j["samples"] if s["kernel"] == "setup") > 100 * min(s["bytes"] for s in j["samples"] if s["kernel"] == "setup")' "setup samples over a range of layouts"
 # The relative fits reproduce the kernels' own measured times: median
 # |T_fit / T_measured - 1| over the samples of each kernel, the curve being rel
 # up to where rel-hi (a CPU's cache peak passed) takes over: <= 35%. A CPU's
