@@ -5,9 +5,7 @@
  * power-law row lengths (the spreads of Sec. 5.3); the "real" ones are the
  * generators' Poisson, elasticity and random matrices blocked at N. */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "microbench/sweep_plan.h"
@@ -137,79 +135,28 @@ static cgm_status visit(const cgm_csr *A, int n, mb_range r, const char *variant
   return fn(ctx, A, n, variant, src, err);
 }
 
-/* One matrix of the walk, made on a thread of its own while the previous
- * one is measured. */
-typedef struct {
-  int kind, n, e;
-  cgm_csr A;
-  char src[64];
-  cgm_status st;
-  cgm_error err;
-  pthread_t thread;
-  bool started;
-} make_job;
-
-static void *make_main(void *arg) {
-  make_job *j = arg;
-  j->st = make(j->kind, j->n, ldexp(1.0, j->e), &j->A, j->src, sizeof j->src, &j->err);
-  return NULL;
-}
-
-/* Starts job j (on a thread when ahead, in place when not). */
-static void make_start(make_job *j, bool ahead) {
-  memset(&j->A, 0, sizeof j->A);
-  j->started = ahead && pthread_create(&j->thread, NULL, make_main, j) == 0;
-  if (!j->started) make_main(j);
-}
-
-static void make_wait(make_job *j) {
-  if (j->started) pthread_join(j->thread, NULL);
-  j->started = false;
-}
-
-cgm_status mb_walk_matrices(const int *ns, int nn, mb_range r, bool ahead, mb_matrix_fn fn,
-                            void *ctx, cgm_error *err) {
-  /* The matrices in the walk's order: a dense kind's at every n, a real
-   * one's once for every n (the random ones take seconds to generate at
-   * the larger sizes). */
-  enum { MAX_JOBS = 32 * KINDS * 8 };
-  make_job *jobs = calloc(MAX_JOBS, sizeof *jobs);
-  if (!jobs) return cgm_fail(err, CGM_ERUNTIME, "out of memory for the sweep's matrices");
-  int nj = 0;
-  for (int e = r.lo; e <= r.hi; e += r.step)
-    for (int kind = 0; kind < KINDS; kind++)
-      for (int i = 0; i < (kind < KIND_REAL_POISSON ? nn : 1) && nj < MAX_JOBS; i++)
-        jobs[nj++] = (make_job){.kind = kind, .n = ns[i], .e = e};
-  cgm_status st = CGM_OK;
-  if (nj > 0) make_start(&jobs[0], false);
-  for (int k = 0; k < nj && !st; k++) {
-    make_job *j = &jobs[k];
-    make_wait(j);
-    if (k + 1 < nj) make_start(&jobs[k + 1], ahead);
-    if (j->st) {
-      st = j->st;
-      if (err) *err = j->err;
-    }
-    const bool dense = j->kind < KIND_REAL_POISSON;
-    for (int i = 0; i < nn && !st; i++)
-      if (!dense || ns[i] == j->n)
-        st = visit(&j->A, ns[i], r, dense ? "dense" : "real", j->src, fn, ctx, err);
-    cgm_csr_free(&j->A);
-    if (st && k + 1 < nj) { /* the next one, made ahead, goes too */
-      make_wait(&jobs[k + 1]);
-      cgm_csr_free(&jobs[k + 1].A);
-    }
-  }
-  free(jobs);
-  return st;
-}
-
 cgm_status mb_for_each_matrix(const int *ns, int nn, bool cuda, bool quick, mb_matrix_fn fn,
                               void *ctx, cgm_error *err) {
-  /* On a GPU the host makes the next matrix while the device measures this
-   * one (the quick calibration's matrices took 3.7 s of an H100 node's
-   * host); a CPU's timings want its cores to themselves. */
-  return mb_walk_matrices(ns, nn, mb_matrix_range(cuda, quick), cuda, fn, ctx, err);
+  mb_range r = mb_matrix_range(cuda, quick);
+  for (int e = r.lo; e <= r.hi; e += r.step)
+    for (int kind = 0; kind < KINDS; kind++) {
+      const bool dense = kind < KIND_REAL_POISSON;
+      /* A real matrix does not depend on n: made once for every n (the
+       * random ones take seconds to generate at the larger sizes). */
+      cgm_csr A = {0};
+      char src[64];
+      cgm_status st = CGM_OK;
+      for (int i = 0; i < nn && !st; i++) {
+        if (dense || i == 0) {
+          cgm_csr_free(&A);
+          st = make(kind, ns[i], ldexp(1.0, e), &A, src, sizeof src, err);
+        }
+        if (!st) st = visit(&A, ns[i], r, dense ? "dense" : "real", src, fn, ctx, err);
+      }
+      cgm_csr_free(&A);
+      if (st) return st;
+    }
+  return CGM_OK;
 }
 
 cgm_status mb_grid_make(mb_grid g, cgm_csr *A, char *src, size_t len, cgm_error *err) {

@@ -31,10 +31,6 @@ typedef cgm_status (*mb_matrix_fn)(void *ctx, const cgm_csr *A, int n, const cha
                                    const char *source, cgm_error *err);
 cgm_status mb_for_each_matrix(const int *ns, int nn, bool cuda, bool quick, mb_matrix_fn fn,
                               void *ctx, cgm_error *err);
-/* The same over the sizes of r; ahead: each matrix is made on a thread of
- * its own while fn measures the one before (the GPU sweeps'). */
-cgm_status mb_walk_matrices(const int *ns, int nn, mb_range r, bool ahead, mb_matrix_fn fn,
-                            void *ctx, cgm_error *err);
 /* Number of matrices mb_for_each_matrix generates (for progress; the
  * skipped ones included). */
 int mb_matrix_count(bool cuda, bool quick);
