@@ -87,6 +87,18 @@ int cmd_calibrate(int argc, char **argv) {
       if (rep.cal[i].have_x_coef[p])
         printf("  locality coefficient (%s): %.3g\n", cgm_precision_name((cgm_precision)p),
                rep.cal[i].x_coef[p]);
+    for (int p = 0; p < 2; p++) {
+      bool any = false;
+      for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
+        if (!rep.cal[i].have_band_load[p][b]) continue;
+        if (!any)
+          printf("  band load (%s), the wide bands' extra walk:",
+                 cgm_precision_name((cgm_precision)p));
+        printf(" N=%d %.0f%%", cgm_block_sizes[b], 100 * rep.cal[i].band_load[p][b]);
+        any = true;
+      }
+      if (any) printf("\n");
+    }
     for (int p = 0; p < 2; p++)
       if (rep.cal[i].have_gather_bw[p])
         printf("  gather rate (%s): %.0f GB/s of x's sectors\n",

@@ -76,6 +76,13 @@ cgm_status cgm_mb_locality_sweep(const cgm_solve_opts *base, unsigned precisions
  * one arrow (256 blocks; CGM_LONG_ROW at N = 1) and one band (32), else
  * arrows of 64 .. 512 blocks (up to CGM_LONG_ROW at N = 1) and bands of 8,
  * 32 and 128. *out is malloc'ed. */
+/* The band-load sweep: bands of CGM_BAND_LOAD_WIDTH x CGM_BAND_ROWS rows
+ * whose block rows are 8 and 32 blocks long (quick: 32), at every block
+ * size and each precision of `precisions`, solved for a fixed number of
+ * iterations with base's backend (a GPU). *out is malloc'ed. */
+cgm_status cgm_mb_band_load_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
+                                  cgm_locality_sample **out, int *count, cgm_error *err);
+
 /* The gather sweep: a uniform random SPD matrix of 1M rows (a sector of
  * x a nonzero), solved for a fixed number of iterations at N = 1 in each
  * precision of `precisions` with base's backend (a GPU). *out is

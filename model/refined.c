@@ -148,6 +148,13 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
     const double ta = m->have_row[bi] ? t_curve(&m->row[bi], &m->row_hi[bi], e, w) : 0.0;
     const double tb = m->have_band[bi] ? t_curve(&m->band[bi], &m->band_hi[bi], e, w) : 0.0;
     double tr = ta + f * (tb > ta ? tb - ta : 0.0);
+    /* More walking than the band curve's (a mesh of 60k rows whose rows
+     * walk 51 blocks at N = 2: three bands' worth) puts more walking warps
+     * on each SM, and each step waits longer: the band-load sweep's wide
+     * bands' fraction, by the logarithm of the load. */
+    const double load = (double)s->rows * s->mean_row / (CGM_BAND_ROWS * L);
+    if (m->have_band_load[bi] && m->have_band[bi] && load > 1.0)
+      tr += m->band_load[bi] * tb * fmin(log(load) / log((double)CGM_BAND_LOAD_WIDTH), 2.0);
     /* A row that reads x out of order walks slower, alone or among others:
      * the scattered arrows' extra a step (over the in-order arrows' the row
      * and band curves were timed on), in proportion to its scatter, and

@@ -437,6 +437,76 @@ static cgm_status fit_scatter(const cgm_calibrate_opts *o, const char *device,
   return st;
 }
 
+/* The model of precision p from the fits and the coefficients fitted so
+ * far (the locality term, the row-scatter terms, the gather rate), as a
+ * tuner device will load it. */
+static void model_with_coefs(const cgm_db_fit *fits, int nfits, int p, const cgm_db_coef *coef,
+                             int ncoef, cgm_device_model *m) {
+  model_from_fits(fits, nfits, p, m);
+  for (int c = 0; c < ncoef; c++) {
+    const cgm_db_coef *q = &coef[c];
+    if (q->precision != p) continue;
+    if (!strcmp(q->name, CGM_DB_COEF_X_SECTOR)) m->x_coef = q->value, m->have_x_coef = true;
+    if (!strcmp(q->name, CGM_DB_COEF_GATHER)) m->gather_bw = q->value, m->have_gather_bw = true;
+    for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
+      char row[32], band[32];
+      snprintf(row, sizeof row, "%s%d", CGM_DB_COEF_ROW_SCATTER, cgm_block_sizes[b]);
+      snprintf(band, sizeof band, "%s%d", CGM_DB_COEF_BAND_SCATTER, cgm_block_sizes[b]);
+      if (!strcmp(q->name, row)) m->scatter_coef[b] = q->value, m->have_scatter_coef[b] = true;
+      if (!strcmp(q->name, band))
+        m->band_scatter_coef[b] = q->value, m->have_band_scatter_coef[b] = true;
+    }
+  }
+}
+
+/* The band-load sweep on a GPU and the fraction of each block size and
+ * precision, fitted with the curves and coefficients just made
+ * (docs/model.md, "The walk under load"), appended to coef. A block size
+ * without a band curve gets none. */
+static cgm_status fit_band_load(const cgm_calibrate_opts *o, const cgm_db_fit *fits, int nfits,
+                                cgm_db_coef *coef, int *ncoef, cgm_calibration_report *rep, int ri,
+                                cgm_error *err) {
+  cgm_solve_opts base = cgm_solve_opts_default();
+  base.backend = CGM_BACKEND_CUDA;
+  base.gpu = o->gpu;
+  cgm_locality_sample *s = NULL;
+  int n = 0;
+  cgm_status st = cgm_mb_band_load_sweep(&base, o->precisions, o->quick, &s, &n, err);
+  if (st) return st;
+  cgm_segment_shape *shapes = malloc(((size_t)n + 1) * sizeof *shapes);
+  double *secs = malloc(((size_t)n + 1) * sizeof *secs);
+  if (!shapes || !secs) st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  const int have = *ncoef;
+  for (int p = 0; p < 2 && !st; p++) {
+    if (!(o->precisions & (1u << p))) continue;
+    cgm_device_model m;
+    model_with_coefs(fits, nfits, p, coef, have, &m);
+    for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
+      const int bn = cgm_block_sizes[b];
+      int k = 0;
+      for (int i = 0; i < n; i++)
+        if (s[i].precision == p && s[i].block == bn)
+          shapes[k] = s[i].shape, secs[k++] = s[i].seconds;
+      double c;
+      cgm_error e = {0};
+      if (k == 0 || cgm_fit_band_load(&m, bn, shapes, secs, k, &c, &e) != CGM_OK) continue;
+      cgm_db_coef *q = &coef[(*ncoef)++];
+      memset(q, 0, sizeof *q);
+      snprintf(q->name, sizeof q->name, "%s%d", CGM_DB_COEF_BAND_LOAD, bn);
+      q->precision = p;
+      q->value = c;
+      q->rms = NAN;
+      q->n = k;
+      rep->cal[ri].band_load[p][b] = c;
+      rep->cal[ri].have_band_load[p][b] = true;
+    }
+  }
+  free(shapes);
+  free(secs);
+  free(s);
+  return st;
+}
+
 /* The gather sweep on a GPU and the gather rate of each precision, fitted
  * with the curves and the locality coefficient just made (docs/model.md,
  * "Gathers of x"), appended to coef. A precision whose samples run no
@@ -455,10 +525,7 @@ static cgm_status fit_gather(const cgm_calibrate_opts *o, const cgm_db_fit *fits
   for (int i = 0; i < n; i++) {
     const int p = s[i].precision;
     cgm_device_model m;
-    model_from_fits(fits, nfits, p, &m);
-    for (int c = 0; c < have; c++) /* the locality term, as the model will have it */
-      if (coef[c].precision == p && !strcmp(coef[c].name, CGM_DB_COEF_X_SECTOR))
-        m.x_coef = coef[c].value, m.have_x_coef = true;
+    model_with_coefs(fits, nfits, p, coef, have, &m);
     double bw;
     cgm_error e = {0};
     if (cgm_fit_gather_bw(&m, &s[i].shape, &s[i].seconds, 1, &bw, &e) != CGM_OK) continue;
@@ -506,7 +573,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   int nfits = 0;
   if (!st) st = fit_all(&sv, o->precisions, &o->gpu, &fits, &nfits, rep, ri, err);
   stage_mark(&clk, "fits");
-  cgm_db_coef coef[4 + 4 * CGM_NBLOCKSIZES];
+  cgm_db_coef coef[4 + 6 * CGM_NBLOCKSIZES];
   int ncoef = 0;
   if (!st) st = fit_locality(o, device, fits, nfits, coef, &ncoef, rep, ri, err);
   stage_mark(&clk, "locality");
@@ -515,6 +582,8 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
     stage_mark(&clk, "scatter");
     if (!st) st = fit_gather(o, fits, nfits, coef, &ncoef, rep, ri, err);
     stage_mark(&clk, "gather");
+    if (!st) st = fit_band_load(o, fits, nfits, coef, &ncoef, rep, ri, err);
+    stage_mark(&clk, "band-load");
   }
   /* Store: device, calibration, samples, fits and coefficients in one
    * transaction. */

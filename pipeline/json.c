@@ -431,6 +431,18 @@ cJSON *cgm_calibration_report_json(const cgm_calibration_report *rep, const char
     for (int p = 0; p < 2; p++)
       if (rep->cal[i].have_x_coef[p])
         cJSON_AddNumberToObject(xc, cgm_precision_name((cgm_precision)p), rep->cal[i].x_coef[p]);
+    /* the band-load fraction per precision and block size */
+    cJSON *bl = cJSON_AddObjectToObject(c, "band_load");
+    for (int p = 0; p < 2; p++) {
+      cJSON *pc = NULL;
+      for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
+        if (!rep->cal[i].have_band_load[p][b]) continue;
+        if (!pc) pc = cJSON_AddObjectToObject(bl, cgm_precision_name((cgm_precision)p));
+        char key[8];
+        snprintf(key, sizeof key, "%d", cgm_block_sizes[b]);
+        cJSON_AddNumberToObject(pc, key, rep->cal[i].band_load[p][b]);
+      }
+    }
     /* the gather rate per precision (bytes/s), where it was fitted */
     cJSON *gb = cJSON_AddObjectToObject(c, "gather_bw");
     for (int p = 0; p < 2; p++)

@@ -180,6 +180,16 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
       t->model[p].gather_bw = c.value;
       t->model[p].have_gather_bw = true;
     }
+    /* the band-load fractions, where the band-load sweep fitted them */
+    for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
+      char name[32];
+      snprintf(name, sizeof name, "%s%d", CGM_DB_COEF_BAND_LOAD, cgm_block_sizes[b]);
+      found = false;
+      st = cgm_db_coef_get(db, t->calibration_id, name, p, &c, &found, err);
+      if (st || !found || !isfinite(c.value) || c.value < 0) continue;
+      t->model[p].band_load[b] = c.value;
+      t->model[p].have_band_load[b] = true;
+    }
     /* the row-scatter terms, where the scatter sweep fitted them */
     for (int band = 0; band < 2; band++)
       for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {

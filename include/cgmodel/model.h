@@ -162,6 +162,9 @@ typedef struct cgm_regime {
 /* The rows of the calibration's band matrices (every row as long): the
  * walking load the band curve was timed under. */
 #define CGM_BAND_ROWS 8192
+/* The wide bands of the band-load sweep: this many times CGM_BAND_ROWS
+ * rows, every one as long (a share of 4 bands' walking). */
+#define CGM_BAND_LOAD_WIDTH 4
 
 /* What one GPU (or the CPU) holds of a configuration. */
 typedef struct cgm_segment_shape {
@@ -236,6 +239,15 @@ typedef struct cgm_device_model {
    * calibrations, a CPU) the bytes alone set the time. */
   double gather_bw;
   bool have_gather_bw;
+  /* The band-load term (docs/model.md): per block size, how much slower
+   * than the band curve's a step is when CGM_BAND_LOAD_WIDTH times its
+   * rows walk as long (more warps walking on each SM), as a fraction of
+   * the band curve's time; a segment walking f > 1 bands' worth adds that
+   * fraction times log(f) / log(CGM_BAND_LOAD_WIDTH) (at most twice it).
+   * Fitted by the band-load sweep; absent (older calibrations, a CPU): the
+   * band's pace however many walk. */
+  double band_load[4];
+  bool have_band_load[4];
 } cgm_device_model;
 
 /* A segment of a plan as the refined model sees it, at the plan's
@@ -297,6 +309,15 @@ CGM_API cgm_status cgm_fit_scatter_coef(const cgm_device_model *m, int n, bool b
  * CGM_EINPUT when no sample gives one. */
 CGM_API cgm_status cgm_fit_gather_bw(const cgm_device_model *m, const cgm_segment_shape *shapes,
                                      const double *seconds, int count, double *bw, cgm_error *err);
+
+/* The band-load fraction of block size n (cgm_device_model.band_load)
+ * from iterations of wide bands: per sample the fraction at which the
+ * model meets the time (a bisection over [0, 4]; 0 where the model without
+ * it already does), their median. CGM_EINPUT without samples or without
+ * the band curve. */
+CGM_API cgm_status cgm_fit_band_load(const cgm_device_model *m, int n,
+                                     const cgm_segment_shape *shapes, const double *seconds,
+                                     int count, double *frac, cgm_error *err);
 
 /* The cuSPARSE baseline: one curve over its iteration bytes. */
 CGM_API double cgm_refined_cusparse_time(const cgm_device_model *m, int64_t nnz, int64_t x);

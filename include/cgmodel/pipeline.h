@@ -74,6 +74,8 @@ typedef struct cgm_calibration_report {
     bool have_band_scatter_coef[2][4];
     double gather_bw[2]; /* the gather rate per precision, bytes/s (docs/model.md) */
     bool have_gather_bw[2];
+    double band_load[2][4]; /* the band-load fraction per precision and block size */
+    bool have_band_load[2][4];
     /* Where the seconds went, in order: "setup" (the device's start: the
      * CUDA context), each sweep's stage (load, cg4, spmv, iter, ...), "fits"
      * and "store". */

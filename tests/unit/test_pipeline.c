@@ -792,8 +792,8 @@ static void test_json(void) {
   j = cgm_calibration_report_json(&cr, "x.db");
   CHECK_KEYS(j, "database,calibrations");
   CHECK_KEYS(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "calibrations"), 0),
-             "id,device,model,gpus,samples,fits,fits_failed,seconds,x_coef,gather_bw,scatter_coef,"
-             "band_scatter_coef,stages");
+             "id,device,model,gpus,samples,fits,fits_failed,seconds,x_coef,band_load,gather_bw,"
+             "scatter_coef,band_scatter_coef,stages");
   CHECK_KEYS(
       cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "calibrations"), 0), "stages"),
       "setup,fits");

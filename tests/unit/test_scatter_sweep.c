@@ -4,7 +4,8 @@
  * at every block size; at N = 1 the arrow is no longer than CGM_LONG_ROW
  * entries (a longer row leaves the MBR layout for one read by a warp, whose
  * steps are not a thread's), and every arrow's longest row reads x a line
- * a step. */
+ * a step; then the band-load sweep's wide bands, four bands' worth of
+ * walking. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,19 @@ int main(void) {
               s->block, s->shape.max_row, s->shape.row_scatter);
   }
   CHECK_MSG(arrows == 4 && bands == 4, "%d arrows, %d bands", arrows, bands);
+  free(v);
+  /* The band-load sweep (microbench/band_load_sweep.c), quick: one wide
+   * band at every block size, CGM_BAND_LOAD_WIDTH bands' worth of walking
+   * (rows x mean walk / (CGM_BAND_ROWS x longest walk), the model's load). */
+  CHECK_OK(cgm_mb_band_load_sweep(&o, 1u << CGM_PREC_DOUBLE, true, &v, &n, &err));
+  CHECK_MSG(n == 4, "%d wide bands", n);
+  for (int i = 0; i < n; i++) {
+    const cgm_segment_shape *sh = &v[i].shape;
+    const double load = (double)sh->rows * sh->mean_row / (CGM_BAND_ROWS * (double)sh->max_row);
+    CHECK_MSG(sh->rows >= CGM_BAND_LOAD_WIDTH * CGM_BAND_ROWS && load > 0.8 * CGM_BAND_LOAD_WIDTH &&
+                  load <= CGM_BAND_LOAD_WIDTH * 1.01 && v[i].seconds > 0,
+              "N=%d: %lld rows, load %.2f", v[i].block, (long long)sh->rows, load);
+  }
   free(v);
   TEST_MAIN_END();
 }

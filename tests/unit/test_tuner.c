@@ -310,6 +310,32 @@ int main(void) {
     CHECK_MSG(fabs(t - want_t) <= 1e-6 * want_t, "rows %lld mean %g: %g s, want %g",
               (long long)rows[i], means[i], t, want_t);
   }
+  /* Under load (more walking than the band's: a band-load fraction of 0.3)
+   * twice the band's walking adds 0.3 x log(2) / log(4) of the band's
+   * time, 64 times it the cap of twice 0.3; the band's own walking and
+   * less add nothing. The fit recovers the fraction from such a time, and
+   * gives 0 for a time the model without it already reaches. */
+  one.band_load[2] = 0.3;
+  one.have_band_load[2] = true;
+  const int64_t lrows[] = {8192, 16384, 8192 * 64};
+  const double lextra[] = {0, 0.3 * 0.5, 0.6};
+  s4.mean_row = 3000;
+  for (int i = 0; i < 3; i++) {
+    s4.rows = lrows[i];
+    const double t = cgm_refined_segment_time(&one, 4, &s4), want_t = tb * (1 + lextra[i]);
+    CHECK_MSG(fabs(t - want_t) <= 1e-6 * want_t, "rows %lld under load: %g s, want %g",
+              (long long)lrows[i], t, want_t);
+  }
+  s4.rows = 16384;
+  double frac = 0, tl = cgm_refined_segment_time(&one, 4, &s4);
+  cgm_error lerr = {0};
+  CHECK_OK(cgm_fit_band_load(&one, 4, &s4, &tl, 1, &frac, &lerr));
+  CHECK_MSG(fabs(frac - 0.3) < 1e-6, "band-load fraction %g", frac);
+  tl = 0.9 * tb;
+  CHECK_OK(cgm_fit_band_load(&one, 4, &s4, &tl, 1, &frac, &lerr));
+  CHECK(frac == 0.0);
+  CHECK(cgm_fit_band_load(&one, 8, &s4, &tl, 1, &frac, &lerr) == CGM_EINPUT); /* no band curve */
+  one.have_band_load[2] = false;
   s4.rows = 4096;
   /* A band curve under the row curve never lowers the floor. */
   cgm_sigmoid keep = one.band[2];

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The band-load sweep (docs/model.md, "The walk under load"): bands of
+ * CGM_BAND_LOAD_WIDTH x CGM_BAND_ROWS rows, every row as long as the band
+ * curve's, timed as whole iterations at every block size and precision:
+ * more warps walking on each SM than the band curve had. How much slower
+ * than that curve they walk is the band-load fraction (cgm_fit_band_load).
+ * GPU only: a CPU's model has no walk. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmodel/model.h"
+#include "microbench/microbench.h"
+#include "microbench/sweep_plan.h"
+
+/* The wide bands' block rows, in blocks: walks of 9 and 33 (quick: 33). */
+static const int full_lengths[] = {8, 32}, quick_lengths[] = {32};
+
+cgm_status cgm_mb_band_load_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
+                                  cgm_locality_sample **out, int *count, cgm_error *err) {
+  *out = NULL;
+  *count = 0;
+  const int nl = quick ? 1 : 2, maxiter = quick ? 96 : 160;
+  const int *lens = quick ? quick_lengths : full_lengths;
+  const int32_t rows = CGM_BAND_LOAD_WIDTH * CGM_BAND_ROWS;
+  cgm_locality_sample *v = malloc(sizeof *v * (size_t)(nl * CGM_NBLOCKSIZES * 2));
+  if (!v) return cgm_fail(err, CGM_ERUNTIME, "out of memory for the band-load sweep");
+  cgm_status st = CGM_OK;
+  int k = 0;
+  for (int i = 0; i < nl && !st; i++)
+    for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
+      const int n = cgm_block_sizes[b], L = lens[i];
+      /* rows i - h .. i + h: block rows of about L + 1 blocks, as the band
+       * curve's (microbench/iter_sweeps.c) */
+      const int32_t h = n == 1 ? L / 2 : (L - 1) * n / 2;
+      cgm_csr A;
+      if ((st = cgm_gen_band(rows, h, &A, err))) break;
+      for (int p = 0; p < 2 && !st; p++) {
+        if (!(precisions & (1u << p))) continue;
+        cgm_solve_opts o = *base;
+        o.precision = (cgm_precision)p;
+        o.layout = cgm_bcsr_default_params(n);
+        bool got;
+        st = mb_shape_sample(&A, &o, maxiter, &v[k], &got, err);
+        if (st || !got) continue;
+        v[k].group = 0;
+        snprintf(v[k].source, sizeof v[k].source, "band-wide:%d,%d", rows, h);
+        k++;
+      }
+      cgm_csr_free(&A);
+    }
+  if (st) {
+    free(v);
+    return st;
+  }
+  *out = v;
+  *count = k;
+  return CGM_OK;
+}
