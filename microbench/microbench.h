@@ -76,6 +76,9 @@ cgm_status cgm_mb_locality_sweep(const cgm_solve_opts *base, unsigned precisions
  * one arrow (256 blocks; CGM_LONG_ROW at N = 1) and one band (32), else
  * arrows of 64 .. 512 blocks (up to CGM_LONG_ROW at N = 1) and bands of 8,
  * 32 and 128. *out is malloc'ed. */
+cgm_status cgm_mb_scatter_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
+                                cgm_locality_sample **out, int *count, cgm_error *err);
+
 /* The band-load sweep: bands of CGM_BAND_LOAD_WIDTH x CGM_BAND_ROWS rows
  * whose block rows are 8 and 32 blocks long (quick: 32), at every block
  * size and each precision of `precisions`, solved for a fixed number of
@@ -89,9 +92,6 @@ cgm_status cgm_mb_band_load_sweep(const cgm_solve_opts *base, unsigned precision
  * malloc'ed. */
 cgm_status cgm_mb_gather_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
                                cgm_locality_sample **out, int *count, cgm_error *err);
-
-cgm_status cgm_mb_scatter_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
-                                cgm_locality_sample **out, int *count, cgm_error *err);
 
 /* The CUDA part of cgm_mb_run (CGM_ERUNTIME in a CPU-only build). */
 cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress,

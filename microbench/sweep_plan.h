@@ -81,7 +81,7 @@ cgm_status mb_shape_sample(const cgm_csr *A, const cgm_solve_opts *o, int maxite
  * the CPU backend with small grids. */
 cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_grid,
                                mb_emit_fn emit, void *run, cgm_error *err);
-/* Number of solves mb_iteration_sweeps makes (for progress). */
+/* Number of samples mb_iteration_sweeps emits, two a solve (for progress). */
 int mb_iteration_count(bool quick, int max_grid);
 
 /* Deterministic non-zero fill: 1 + 0.25 frac(i * golden ratio). */

@@ -88,6 +88,7 @@ static double mixed_ratio(const history *h) {
 typedef struct {
   double *bytes, *secs;
   int n, cap;
+  bool oom; /* a sample could not be kept: fit none rather than a part */
 } setups;
 
 static bool setups_add(setups *u, double bytes, double secs) {
@@ -109,8 +110,11 @@ static bool setups_add(setups *u, double bytes, double secs) {
 /* A calibration's timed setups: its iteration sweeps' solves (kernel
  * "setup", microbench/iter_sweeps.c). */
 static int take_setup(const cgm_db_sample *s, void *ctx) {
+  setups *u = ctx;
   if (strcmp(s->kernel, "setup")) return 0;
-  return setups_add(ctx, s->bytes, s->seconds) ? 0 : 1;
+  if (setups_add(u, s->bytes, s->seconds)) return 0;
+  u->oom = true;
+  return 1;
 }
 
 /* Each device's setup model: the setups its calibration timed and the
@@ -127,7 +131,7 @@ void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev) {
   for (int d = 0; d < ndev; d++) {
     setups u = {0};
     bool ok = devs[d].calibration_id <= 0 ||
-              cgm_db_samples(db, devs[d].calibration_id, take_setup, &u, &e) == CGM_OK;
+              (cgm_db_samples(db, devs[d].calibration_id, take_setup, &u, &e) == CGM_OK && !u.oom);
     for (int i = 0; ok && i < h.n; i++) {
       const cgm_db_solve *s = &h.v[i];
       /* this device's own backend (cuSPARSE builds no layout) */

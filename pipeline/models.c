@@ -175,7 +175,7 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
     }
     /* the gather rate, where the gather sweep fitted it */
     found = false;
-    st = cgm_db_coef_get(db, t->calibration_id, CGM_DB_COEF_GATHER, p, &c, &found, err);
+    if (!st) st = cgm_db_coef_get(db, t->calibration_id, CGM_DB_COEF_GATHER, p, &c, &found, err);
     if (!st && found && isfinite(c.value) && c.value > 0) {
       t->model[p].gather_bw = c.value;
       t->model[p].have_gather_bw = true;

@@ -66,10 +66,9 @@ CGM_SLICE_KERNEL(8)
  * iteration count moved by one between runs). */
 #define CGM_SPMV_CHUNK 16
 
-/* The teams of vectors of np entries and of nb diagonal blocks of n
- * (cgm_cpu_team: one for every kernel of a solve). */
+/* The team of vectors of np entries (cgm_cpu_team: one for every kernel
+ * of a solve, block-Jacobi's too). */
 #define CGM_VEC_TEAM(np) cgm_cpu_team(np)
-#define CGM_BLK_TEAM(nb, n) cgm_cpu_team((int64_t)(nb) * (n))
 
 /* One chunk of slices: y for its rows, and its share of p . y. */
 static double FN(spmv_chunk)(const cgm_bcsr *B, const REAL *val, const REAL *x, REAL *y,
@@ -157,10 +156,10 @@ static inline void FN(bmv)(int n, const REAL *a, const REAL *x, REAL *y) {
 /* CG4 with block-Jacobi: per block row k (rows [k n, k n + n)), x += t v,
  * r -= t u, then z = inv_k r of the updated rows; returns r . z, stores
  * r . r. One thread owns a whole block row: z needs the block's every r. */
-static double FN(cg4_blk)(int n, int64_t nb, REAL t, REAL *x, REAL *r, const REAL *v, const REAL *u,
-                          const REAL *binv, double *rr_out) {
+static double FN(cg4_blk)(int team, int n, int64_t nb, REAL t, REAL *x, REAL *r, const REAL *v,
+                          const REAL *u, const REAL *binv, double *rr_out) {
   double rz = 0.0, rr = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : rz, rr) num_threads(CGM_BLK_TEAM(nb, n))
+#pragma omp parallel for schedule(static) reduction(+ : rz, rr) num_threads(team)
   for (int64_t k = 0; k < nb; k++) {
     REAL rk[CGM_BJACOBI_MAX_BLOCK], zk[CGM_BJACOBI_MAX_BLOCK];
     const int64_t i0 = k * n;
@@ -194,10 +193,10 @@ static double FN(cg4_blk)(int n, int64_t nb, REAL t, REAL *x, REAL *r, const REA
 /* z = M^-1 r (z = r allowed: each block row is read whole before it is
  * written), then v = z + s v when v is non-NULL (CG5), else z alone (CG1, a
  * direction restarted). Returns r . z (of r as it was on entry). */
-static double FN(apply_blk)(int n, int64_t nb, const REAL *binv, const REAL *r, REAL *z, REAL s,
-                            REAL *v) {
+static double FN(apply_blk)(int team, int n, int64_t nb, const REAL *binv, const REAL *r, REAL *z,
+                            REAL s, REAL *v) {
   double rz = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : rz) num_threads(CGM_BLK_TEAM(nb, n))
+#pragma omp parallel for schedule(static) reduction(+ : rz) num_threads(team)
   for (int64_t k = 0; k < nb; k++) {
     REAL rk[CGM_BJACOBI_MAX_BLOCK], zk[CGM_BJACOBI_MAX_BLOCK];
     const int64_t i0 = k * n;
@@ -221,11 +220,12 @@ typedef struct {
   const REAL *binv;
   int n;
   int64_t nb;
+  int team; /* the solve's (cgm_cpu_team of its rows): its blocks may pad them further */
 } FN(precond);
 
 /* z = M^-1 r; returns r . z. */
 static double FN(pc_apply)(const FN(precond) * pc, int64_t np, const REAL *r, REAL *z) {
-  if (pc->binv) return FN(apply_blk)(pc->n, pc->nb, pc->binv, r, z, 0, NULL);
+  if (pc->binv) return FN(apply_blk)(pc->team, pc->n, pc->nb, pc->binv, r, z, 0, NULL);
   double rz = 0.0;
 #pragma omp parallel for schedule(static) reduction(+ : rz) num_threads(CGM_VEC_TEAM(np))
   for (int64_t i = 0; i < np; i++) {
@@ -286,7 +286,7 @@ static double FN(replace)(const FN(truth) * t, REAL *x, REAL *r, REAL *u, const 
     }
   }
   if (blk) /* u is free: the next SpMV overwrites it */
-    z = FN(apply_blk)(pc->n, pc->nb, pc->binv, r, u, 0, NULL);
+    z = FN(apply_blk)(pc->team, pc->n, pc->nb, pc->binv, r, u, 0, NULL);
   *rz = z;
   *rr = q;
   *xx = xs;
@@ -384,7 +384,7 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
         binv[k * bnn + e] =
             k < nba ? (REAL)pb->binv[k * bnn + e] : (REAL)(e / bn == e % bn ? 1 : 0);
   }
-  const FN(precond) pc = {dinv, binv, bn, nbl};
+  const FN(precond) pc = {dinv, binv, bn, nbl, CGM_VEC_TEAM(np)};
   res->time_setup_s = cgm_now() - t0;
 
   /* CG1: r = b - A x (the true residual); z = M^-1 r; v = z; rz = r.z */
@@ -424,7 +424,7 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
     }
     const REAL t = (REAL)(rz / vu);
     /* CG4 (+ CG2's r.r) */
-    double rz_new = blk ? FN(cg4_blk)(bn, nbl, t, x, r, v, u, binv, &rr)
+    double rz_new = blk ? FN(cg4_blk)(pc.team, bn, nbl, t, x, r, v, u, binv, &rr)
                         : FN(cgm_cpu_cg4)(np, t, x, r, v, u, dinv, &rr);
     it++;
     relres = sqrt(rr) / pb->bnorm;
@@ -478,7 +478,7 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
       const REAL s = (REAL)(rz_new / rz);
       rz = rz_new;
       if (blk)
-        (void)FN(apply_blk)(bn, nbl, binv, r, NULL, s, v);
+        (void)FN(apply_blk)(pc.team, bn, nbl, binv, r, NULL, s, v);
       else
         FN(cgm_cpu_cg5)(np, s, v, r, dinv);
     }

@@ -95,6 +95,19 @@ int main(void) {
    * bands of 2, 8, 32, 128 (walks of about 3, 9, 33, 129) */
   CHECK_MSG(mesh == 8 && rows == 16 && bands == 16 && setups == 40,
             "%d mesh, %d row, %d band and %d setup samples", mesh, rows, bands, setups);
+  /* The full lists: as many emits as counted, and no solve twice (at
+   * N = 1 the arrows of 256 and 512 blocks, capped at CGM_LONG_ROW, would
+   * repeat the one of 128). */
+  static sink full;
+  full.stop_at = -1;
+  CHECK_OK(mb_iteration_sweeps(&o, false, 8, take, &full, &err));
+  CHECK_MSG(full.emits == mb_iteration_count(false, 8), "%d emits, %d counted", full.emits,
+            mb_iteration_count(false, 8));
+  for (int i = 0; i < full.n; i++)
+    for (int j = i + 1; j < full.n; j++)
+      CHECK_MSG(strcmp(full.v[i].kernel, full.v[j].kernel) || full.v[i].block != full.v[j].block ||
+                    strcmp(full.v[i].source, full.v[j].source),
+                "%s %s N=%d solved twice", full.v[i].kernel, full.v[i].source, full.v[i].block);
   /* A sink that refuses stops the sweep with its error. */
   static sink k2;
   k2.stop_at = 3;
