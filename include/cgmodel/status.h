@@ -46,7 +46,7 @@ CGM_API void cgm_error_clear(cgm_error *err);
 
 CGM_API const char *cgm_status_name(cgm_status s);
 
-/* "0.1.0"; also embedded in the database next to every calibration. */
+/* "0.2.0"; also embedded in the database next to every calibration. */
 CGM_API const char *cgm_version(void);
 
 #ifdef __cplusplus
