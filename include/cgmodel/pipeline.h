@@ -47,7 +47,10 @@ typedef struct cgm_calibrate_opts {
 } cgm_calibrate_opts;
 
 #define CGM_MAX_CALIBRATED 9
-#define CGM_MAX_STAGES 16
+/* A GPU calibration names 20 stages on several GPUs (setup, the kernel
+ * sweeps, cuSPARSE, whole iterations, the fits and the coefficients'
+ * sweeps, store): room to spare, since a stage past it goes unreported. */
+#define CGM_MAX_STAGES 32
 
 typedef struct cgm_stage_time {
   char name[16];
