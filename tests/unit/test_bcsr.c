@@ -145,6 +145,10 @@ static void check_teams(void) {
   CHECK(cgm_cpu_team(0) == 1 && cgm_cpu_team(14) == 1 && cgm_cpu_team(CGM_CPU_TEAM_ROWS - 1) == 1);
   CHECK(cgm_cpu_team(3 * CGM_CPU_TEAM_ROWS + 5) == (most < 3 ? most : 3));
   CHECK(cgm_cpu_team(INT64_MAX / 2) == most);
+  /* --threads (omp_set_num_threads before the solve) caps every team */
+  omp_set_num_threads(1);
+  CHECK(cgm_cpu_team(INT64_MAX / 2) == 1);
+  omp_set_num_threads(most);
 }
 
 int main(void) {
