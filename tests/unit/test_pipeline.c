@@ -876,8 +876,8 @@ static void test_refit_dip(void) {
 }
 
 /* A GPU calibration's timed setups (kernel "setup") give its tuner device
- * the line they lie on, the small ones' fixed part included; without them
- * the default stays. */
+ * the line they lie on, the small ones' fixed part included, with its own
+ * recorded solves; without them the default stays. */
 static void test_setup_samples(void) {
   cgm_error err = {0};
   char dbp[512];
@@ -910,6 +910,37 @@ static void test_setup_samples(void) {
                 fabs(devs[0].setup.s_per_byte / 0.3e-9 - 1) < 0.1,
             "setup %g s + %g s/B from %d", n ? devs[0].setup.fixed_s : 0,
             n ? devs[0].setup.s_per_byte : 0, n ? devs[0].setup.samples : 0);
+  free(devs);
+  /* Recorded solves of this calibration join its samples: our kernels'
+   * (3 here), not cuSPARSE's (it builds no layout). */
+  cgm_db_matrix mx;
+  memset(&mx, 0, sizeof mx);
+  snprintf(mx.name, sizeof mx.name, "grid.mtx");
+  mx.file_bytes = 1000;
+  mx.x = 1000;
+  mx.nnz = 5000;
+  CHECK_OK(cgm_db_matrix_get_or_add(db, &mx, &err));
+  const char *backends[] = {"cuda", "cuda", "cuda", "cusparse"};
+  for (int i = 0; i < 4; i++) {
+    cgm_db_solve sv;
+    memset(&sv, 0, sizeof sv);
+    sv.matrix_id = mx.id;
+    sv.calibration_id = cal;
+    snprintf(sv.backend, sizeof sv.backend, "%s", backends[i]);
+    snprintf(sv.precision, sizeof sv.precision, "double");
+    snprintf(sv.model, sizeof sv.model, "refined");
+    snprintf(sv.options, sizeof sv.options, "{\"tol\":1e-8}");
+    sv.block = 1, sv.gpus = 1, sv.iterations = 10, sv.converged = 1;
+    sv.time_per_iter_s = 1e-5;
+    sv.predicted_time_per_iter_s = NAN;
+    sv.layout_bytes = (int64_t)(2e8 * (i + 1));
+    sv.time_setup_s = 1.2e-3 + 0.3e-9 * (double)sv.layout_bytes;
+    CHECK_OK(cgm_db_solve_add(db, &sv, &err));
+  }
+  CHECK_OK(cgm_load_devices(db, "cuda", &devs, &n, &err));
+  CHECK_MSG(n == 1 && devs[0].setup.samples == 15 &&
+                fabs(devs[0].setup.s_per_byte / 0.3e-9 - 1) < 0.1,
+            "with the solves: %d samples", n ? devs[0].setup.samples : 0);
   free(devs);
   cgm_db_close(db);
 }
