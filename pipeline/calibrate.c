@@ -341,6 +341,28 @@ cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err)
   return CGM_OK;
 }
 
+/* The solver options of a GPU coefficient sweep (scatter, band load,
+ * gather): our kernels on the calibrated GPU, the calibration's options. */
+static cgm_solve_opts gpu_sweep_opts(const cgm_calibrate_opts *o) {
+  cgm_solve_opts base = cgm_solve_opts_default();
+  base.backend = CGM_BACKEND_CUDA;
+  base.gpu = o->gpu;
+  return base;
+}
+
+/* Appends a fitted coefficient (its name, precision, value, rms and the
+ * samples it was fitted on) to the calibration's list. */
+static void coef_push(cgm_db_coef *coef, int *ncoef, const char *name, int p, double value,
+                      double rms, int n) {
+  cgm_db_coef *q = &coef[(*ncoef)++];
+  memset(q, 0, sizeof *q);
+  snprintf(q->name, sizeof q->name, "%s", name);
+  q->precision = p;
+  q->value = value;
+  q->rms = rms;
+  q->n = n;
+}
+
 /* The locality sweep on the device and the coefficient of each precision,
  * fitted with the curves just made (docs/model.md, "x locality"). A
  * precision whose curves cannot time the sweep's iterations gets none. */
@@ -377,13 +399,7 @@ static cgm_status fit_locality(const cgm_calibrate_opts *o, const char *device,
     double c, rms;
     cgm_error e = {0};
     if (cgm_fit_x_coef(&m, blocks, group, shapes, secs, k, &c, &rms, &e) == CGM_OK) {
-      cgm_db_coef *q = &coef[(*ncoef)++];
-      memset(q, 0, sizeof *q);
-      snprintf(q->name, sizeof q->name, "%s", CGM_DB_COEF_X_SECTOR);
-      q->precision = p;
-      q->value = c;
-      q->rms = rms;
-      q->n = k;
+      coef_push(coef, ncoef, CGM_DB_COEF_X_SECTOR, p, c, rms, k);
       rep->cal[ri].x_coef[p] = c;
       rep->cal[ri].have_x_coef[p] = true;
     }
@@ -403,9 +419,7 @@ static cgm_status fit_locality(const cgm_calibrate_opts *o, const char *device,
 static cgm_status fit_scatter(const cgm_calibrate_opts *o, const char *device,
                               const cgm_db_fit *fits, int nfits, cgm_db_coef *coef, int *ncoef,
                               cgm_calibration_report *rep, int ri, cgm_error *err) {
-  cgm_solve_opts base = cgm_solve_opts_default();
-  base.backend = CGM_BACKEND_CUDA;
-  base.gpu = o->gpu;
+  const cgm_solve_opts base = gpu_sweep_opts(o);
   cgm_locality_sample *s = NULL;
   int n = 0;
   cgm_status st = cgm_mb_scatter_sweep(&base, o->precisions, o->quick, &s, &n, err);
@@ -431,14 +445,10 @@ static cgm_status fit_scatter(const cgm_calibrate_opts *o, const char *device,
         double c;
         cgm_error e = {0};
         if (cgm_fit_scatter_coef(&m, bn, band, shapes, secs, k, &c, &e) != CGM_OK) continue;
-        cgm_db_coef *q = &coef[(*ncoef)++];
-        memset(q, 0, sizeof *q);
-        snprintf(q->name, sizeof q->name, "%s%d",
+        char name[32];
+        snprintf(name, sizeof name, "%s%d",
                  band ? CGM_DB_COEF_BAND_SCATTER : CGM_DB_COEF_ROW_SCATTER, bn);
-        q->precision = p;
-        q->value = c;
-        q->rms = NAN;
-        q->n = k;
+        coef_push(coef, ncoef, name, p, c, NAN, k);
         (band ? m.band_scatter_coef : m.scatter_coef)[b] = c;
         (band ? m.have_band_scatter_coef : m.have_scatter_coef)[b] = true;
         (band ? rep->cal[ri].band_scatter_coef : rep->cal[ri].scatter_coef)[p][b] = c;
@@ -480,9 +490,7 @@ static void model_with_coefs(const cgm_db_fit *fits, int nfits, int p, const cgm
 static cgm_status fit_band_load(const cgm_calibrate_opts *o, const cgm_db_fit *fits, int nfits,
                                 cgm_db_coef *coef, int *ncoef, cgm_calibration_report *rep, int ri,
                                 cgm_error *err) {
-  cgm_solve_opts base = cgm_solve_opts_default();
-  base.backend = CGM_BACKEND_CUDA;
-  base.gpu = o->gpu;
+  const cgm_solve_opts base = gpu_sweep_opts(o);
   cgm_locality_sample *s = NULL;
   int n = 0;
   cgm_status st = cgm_mb_band_load_sweep(&base, o->precisions, o->quick, &s, &n, err);
@@ -504,13 +512,9 @@ static cgm_status fit_band_load(const cgm_calibrate_opts *o, const cgm_db_fit *f
       double c;
       cgm_error e = {0};
       if (k == 0 || cgm_fit_band_load(&m, bn, shapes, secs, k, &c, &e) != CGM_OK) continue;
-      cgm_db_coef *q = &coef[(*ncoef)++];
-      memset(q, 0, sizeof *q);
-      snprintf(q->name, sizeof q->name, "%s%d", CGM_DB_COEF_BAND_LOAD, bn);
-      q->precision = p;
-      q->value = c;
-      q->rms = NAN;
-      q->n = k;
+      char name[32];
+      snprintf(name, sizeof name, "%s%d", CGM_DB_COEF_BAND_LOAD, bn);
+      coef_push(coef, ncoef, name, p, c, NAN, k);
       rep->cal[ri].band_load[p][b] = c;
       rep->cal[ri].have_band_load[p][b] = true;
     }
@@ -528,9 +532,7 @@ static cgm_status fit_band_load(const cgm_calibrate_opts *o, const cgm_db_fit *f
 static cgm_status fit_gather(const cgm_calibrate_opts *o, const cgm_db_fit *fits, int nfits,
                              cgm_db_coef *coef, int *ncoef, cgm_calibration_report *rep, int ri,
                              cgm_error *err) {
-  cgm_solve_opts base = cgm_solve_opts_default();
-  base.backend = CGM_BACKEND_CUDA;
-  base.gpu = o->gpu;
+  const cgm_solve_opts base = gpu_sweep_opts(o);
   cgm_locality_sample *s = NULL;
   int n = 0;
   cgm_status st = cgm_mb_gather_sweep(&base, o->precisions, o->quick, &s, &n, err);
@@ -543,13 +545,7 @@ static cgm_status fit_gather(const cgm_calibrate_opts *o, const cgm_db_fit *fits
     double bw;
     cgm_error e = {0};
     if (cgm_fit_gather_bw(&m, &s[i].shape, &s[i].seconds, 1, &bw, &e) != CGM_OK) continue;
-    cgm_db_coef *q = &coef[(*ncoef)++];
-    memset(q, 0, sizeof *q);
-    snprintf(q->name, sizeof q->name, "%s", CGM_DB_COEF_GATHER);
-    q->precision = p;
-    q->value = bw;
-    q->rms = NAN;
-    q->n = 1;
+    coef_push(coef, ncoef, CGM_DB_COEF_GATHER, p, bw, NAN, 1);
     rep->cal[ri].gather_bw[p] = bw;
     rep->cal[ri].have_gather_bw[p] = true;
   }
