@@ -35,18 +35,11 @@ cgm_status cgm_mb_band_load_sweep(const cgm_solve_opts *base, unsigned precision
       const int32_t h = n == 1 ? L / 2 : (L - 1) * n / 2;
       cgm_csr A;
       if ((st = cgm_gen_band(rows, h, &A, err))) break;
-      for (int p = 0; p < 2 && !st; p++) {
-        if (!(precisions & (1u << p))) continue;
-        cgm_solve_opts o = *base;
-        o.precision = (cgm_precision)p;
-        o.layout = cgm_bcsr_default_params(n);
-        bool got;
-        st = mb_shape_sample(&A, &o, maxiter, &v[k], &got, err);
-        if (st || !got) continue;
-        v[k].group = 0;
-        snprintf(v[k].source, sizeof v[k].source, "band-wide:%d,%d", rows, h);
-        k++;
-      }
+      char src[48];
+      snprintf(src, sizeof src, "band-wide:%d,%d", rows, h);
+      for (int p = 0; p < 2 && !st; p++)
+        if (precisions & (1u << p))
+          st = mb_shape_sample_at(&A, base, n, p, 0, maxiter, src, v, &k, err);
       cgm_csr_free(&A);
     }
   if (st) {

@@ -28,18 +28,11 @@ cgm_status cgm_mb_gather_sweep(const cgm_solve_opts *base, unsigned precisions, 
     return st;
   }
   int k = 0;
-  for (int p = 0; p < 2 && !st; p++) {
-    if (!(precisions & (1u << p))) continue;
-    cgm_solve_opts o = *base;
-    o.precision = (cgm_precision)p;
-    o.layout = cgm_bcsr_default_params(1);
-    bool got;
-    st = mb_shape_sample(&A, &o, quick ? 96 : 160, &v[k], &got, err);
-    if (st || !got) continue;
-    v[k].group = 0;
-    snprintf(v[k].source, sizeof v[k].source, "uniform:%d,%d", GATHER_ROWS, GATHER_AVG);
-    k++;
-  }
+  char src[48];
+  snprintf(src, sizeof src, "uniform:%d,%d", GATHER_ROWS, GATHER_AVG);
+  for (int p = 0; p < 2 && !st; p++)
+    if (precisions & (1u << p))
+      st = mb_shape_sample_at(&A, base, 1, p, 0, quick ? 96 : 160, src, v, &k, err);
   cgm_csr_free(&A);
   if (st) {
     free(v);

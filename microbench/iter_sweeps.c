@@ -79,6 +79,21 @@ cgm_status mb_shape_sample(const cgm_csr *A, const cgm_solve_opts *base, int max
   return CGM_OK;
 }
 
+cgm_status mb_shape_sample_at(const cgm_csr *A, const cgm_solve_opts *base, int n, int p, int group,
+                              int maxiter, const char *src, cgm_locality_sample *v, int *k,
+                              cgm_error *err) {
+  cgm_solve_opts o = *base;
+  o.precision = (cgm_precision)p;
+  o.layout = cgm_bcsr_default_params(n); /* one lane a row, as the in-order arrows and bands */
+  bool got;
+  cgm_status st = mb_shape_sample(A, &o, maxiter, &v[*k], &got, err);
+  if (st || !got) return st;
+  v[*k].group = group;
+  snprintf(v[*k].source, sizeof v[*k].source, "%s", src);
+  (*k)++;
+  return CGM_OK;
+}
+
 /* The meshes: the 2D floor grid (mb_grid), then 3D Poisson from 512 rows
  * to past the caches. With programmatic dependent launch a tiny matrix's
  * iteration is 0.5-1.5 us under that of Poisson 8^3 at N >= 2, hence the

@@ -46,22 +46,6 @@ static cgm_status scattered_band(int n, int L, uint64_t seed, cgm_csr *B, cgm_er
   return st;
 }
 
-/* One solve -> one sample (none when it stopped early). */
-static cgm_status time_one(const cgm_csr *A, const cgm_solve_opts *base, int n, int p, int group,
-                           int maxiter, const char *src, cgm_locality_sample *v, int *k,
-                           cgm_error *err) {
-  cgm_solve_opts o = *base;
-  o.precision = (cgm_precision)p;
-  o.layout = cgm_bcsr_default_params(n); /* one lane a row, as the in-order arrows and bands */
-  bool got;
-  cgm_status st = mb_shape_sample(A, &o, maxiter, &v[*k], &got, err);
-  if (st || !got) return st;
-  v[*k].group = group;
-  snprintf(v[*k].source, sizeof v[*k].source, "%s", src);
-  (*k)++;
-  return CGM_OK;
-}
-
 cgm_status cgm_mb_scatter_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
                                 cgm_locality_sample **out, int *count, cgm_error *err) {
   *out = NULL;
@@ -95,7 +79,8 @@ cgm_status cgm_mb_scatter_sweep(const cgm_solve_opts *base, unsigned precisions,
         st = cgm_gen_arrow_scattered(SCATTER_ROWS, L, n, 0x5ca7 + (uint64_t)L, &A, err);
       }
       for (int p = 0; p < 2 && !st; p++)
-        if (precisions & (1u << p)) st = time_one(&A, base, n, p, band, maxiter, src, v, &k, err);
+        if (precisions & (1u << p))
+          st = mb_shape_sample_at(&A, base, n, p, band, maxiter, src, v, &k, err);
       cgm_csr_free(&A);
     }
   if (st) {

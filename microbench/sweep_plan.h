@@ -71,6 +71,12 @@ cgm_status mb_solve_steady(const cgm_csr *A, const cgm_solve_opts *base, int max
  * the solve stopped early, no steady state to sample. */
 cgm_status mb_shape_sample(const cgm_csr *A, const cgm_solve_opts *o, int maxiter,
                            cgm_locality_sample *s, bool *got, cgm_error *err);
+/* mb_shape_sample of A at block size n (its default layout) in precision
+ * p, appended to v[*k] with its group and source (nothing appended when
+ * the solve stopped early). */
+cgm_status mb_shape_sample_at(const cgm_csr *A, const cgm_solve_opts *base, int n, int p, int group,
+                              int maxiter, const char *src, cgm_locality_sample *v, int *k,
+                              cgm_error *err);
 /* Whole iterations of the solver with base's backend and precision at every
  * block size: kernel "iter", variant "mesh" (3D Poisson grids up to
  * max_grid^3; bytes = cgm_iter_bytes of the layout), "row" (arrows of
