@@ -234,12 +234,10 @@ static void add_fit(cgm_db *db, int64_t cal, const char *kernel, const char *var
   CHECK_OK(cgm_db_fit_add(db, cal, &f, &err));
 }
 
-/* A complete calibration of a device (kind "cpu" or "cuda") with the
- * SpMV's rate at N = 1, 2, 4, 8 and the vector kernels' given (GB/s), in
- * double precision and, with `single`, in single at the same rates (half
- * the bytes make single the faster prediction); returns its id. */
-static int64_t calibrate_precisions(cgm_db *db, const char *kind, const char *model,
-                                    const double nu[4], double vec, bool single) {
+/* A device of this kind and model ("cpu" or "cuda") and a calibration of
+ * it begun (to be filled, then finished by the caller). */
+static void calibration_open(cgm_db *db, const char *kind, const char *model,
+                             cgm_db_calibration *c) {
   cgm_error err = {0};
   cgm_db_device d;
   memset(&d, 0, sizeof d);
@@ -249,11 +247,21 @@ static int64_t calibrate_precisions(cgm_db *db, const char *kind, const char *mo
   snprintf(d.host, sizeof d.host, "testhost");
   d.threads = 2;
   CHECK_OK(cgm_db_device_get_or_add(db, &d, &err));
+  memset(c, 0, sizeof *c);
+  c->device_id = d.id;
+  snprintf(c->options, sizeof c->options, "{\"device\":\"%s\",\"gpus\":1}", d.name);
+  CHECK_OK(cgm_db_calibration_add(db, c, &err));
+}
+
+/* A complete calibration of a device (kind "cpu" or "cuda") with the
+ * SpMV's rate at N = 1, 2, 4, 8 and the vector kernels' given (GB/s), in
+ * double precision and, with `single`, in single at the same rates (half
+ * the bytes make single the faster prediction); returns its id. */
+static int64_t calibrate_precisions(cgm_db *db, const char *kind, const char *model,
+                                    const double nu[4], double vec, bool single) {
+  cgm_error err = {0};
   cgm_db_calibration c;
-  memset(&c, 0, sizeof c);
-  c.device_id = d.id;
-  snprintf(c.options, sizeof c.options, "{\"device\":\"%s\",\"gpus\":1}", d.name);
-  CHECK_OK(cgm_db_calibration_add(db, &c, &err));
+  calibration_open(db, kind, model, &c);
   for (int p = CGM_PREC_DOUBLE; p <= (single ? CGM_PREC_SINGLE : CGM_PREC_DOUBLE); p++) {
     add_fit(db, c.id, "cg4", "", 0, vec, (cgm_precision)p);
     add_fit(db, c.id, "cg5", "", 0, vec, (cgm_precision)p);
@@ -836,19 +844,8 @@ static void test_refit_dip(void) {
   cgm_db *db = NULL;
   CHECK_OK(cgm_open_database(dbp, true, &db, &err));
   if (!db) return;
-  cgm_db_device d;
-  memset(&d, 0, sizeof d);
-  snprintf(d.name, sizeof d.name, "cpu");
-  snprintf(d.kind, sizeof d.kind, "cpu");
-  snprintf(d.model, sizeof d.model, "%s", test_cpu);
-  snprintf(d.host, sizeof d.host, "testhost");
-  d.threads = 2;
-  CHECK_OK(cgm_db_device_get_or_add(db, &d, &err));
   cgm_db_calibration c;
-  memset(&c, 0, sizeof c);
-  c.device_id = d.id;
-  snprintf(c.options, sizeof c.options, "{\"device\":\"cpu\",\"gpus\":1}");
-  CHECK_OK(cgm_db_calibration_add(db, &c, &err));
+  calibration_open(db, "cpu", test_cpu, &c);
   const cgm_sigmoid truth = {13.0, 1.2, 40.0};
   for (int e = 8; e <= 22; e++) {
     cgm_db_sample smp;
