@@ -87,21 +87,16 @@ static double mixed_ratio(const history *h) {
 /* Measured setups, as the setup fit takes them. */
 typedef struct {
   double *bytes, *secs;
-  int n, cap;
+  int n, bcap, scap;
   bool oom; /* a sample could not be kept: fit none rather than a part */
 } setups;
 
 static bool setups_add(setups *u, double bytes, double secs) {
-  if (u->n == u->cap) {
-    const int cap = u->cap ? 2 * u->cap : 256;
-    double *b = realloc(u->bytes, (size_t)cap * sizeof *b);
-    if (!b) return false;
-    u->bytes = b;
-    double *t = realloc(u->secs, (size_t)cap * sizeof *t);
-    if (!t) return false;
-    u->secs = t;
-    u->cap = cap;
-  }
+  double *b = cgm_grow(u->bytes, u->n, &u->bcap, sizeof *b, 256);
+  if (b) u->bytes = b;
+  double *t = b ? cgm_grow(u->secs, u->n, &u->scap, sizeof *t, 256) : NULL;
+  if (!t) return false;
+  u->secs = t;
   u->bytes[u->n] = bytes;
   u->secs[u->n++] = secs;
   return true;
