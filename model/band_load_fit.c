@@ -8,13 +8,9 @@
 #include <stdlib.h>
 
 #include "cgmodel/model.h"
+#include "common/timer.h" /* cgm_median */
 
 #define FRAC_MAX 4.0
-
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 /* The fraction at which the model meets t on s: the model does not fall
  * as the fraction rises, so a bisection; 0 where the model without it
@@ -55,10 +51,7 @@ cgm_status cgm_fit_band_load(const cgm_device_model *m, int n, const cgm_segment
     const double c = seconds[i] > 0 ? meet(&w, bi, n, &shapes[i], seconds[i]) : NAN;
     if (isfinite(c)) r[k++] = c;
   }
-  if (k > 0) {
-    qsort(r, (size_t)k, sizeof *r, cmp_double);
-    *frac = k % 2 ? r[k / 2] : 0.5 * (r[k / 2 - 1] + r[k / 2]);
-  }
+  if (k > 0) *frac = cgm_median(r, k);
   free(r);
   if (k == 0) return cgm_fail(err, CGM_EINPUT, "the model cannot time the band-load samples");
   return CGM_OK;

@@ -7,11 +7,7 @@
 #include <stdlib.h>
 
 #include "cgmodel/model.h"
-
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
+#include "common/timer.h" /* cgm_median */
 
 /* The rate at which the model meets t on the 1-block-size sample s, or 0
  * where it meets it without the term. The model falls as the rate rises:
@@ -47,10 +43,7 @@ cgm_status cgm_fit_gather_bw(const cgm_device_model *m, const cgm_segment_shape 
     const double b = seconds[i] > 0 ? meet(&w, 1, &shapes[i], seconds[i]) : 0.0;
     if (b > 0) r[k++] = b;
   }
-  if (k > 0) {
-    qsort(r, (size_t)k, sizeof *r, cmp_double);
-    *bw = k % 2 ? r[k / 2] : 0.5 * (r[k / 2 - 1] + r[k / 2]);
-  }
+  if (k > 0) *bw = cgm_median(r, k);
   free(r);
   if (k == 0)
     return cgm_fail(err, CGM_EINPUT,
