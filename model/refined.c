@@ -132,8 +132,9 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
   const double L = s->max_row;
   if (L > 0 && (m->have_row[bi] || m->have_band[bi])) {
     const double e = cgm_row_elements(s->max_row, n) * w;
-    double f = (double)s->rows * s->mean_row / (CGM_BAND_ROWS * L);
-    f = f > 1.0 ? 1.0 : (f > 0.0 ? f : 0.0);
+    /* the segment's walking against the band's (its load), and as a share */
+    const double load = (double)s->rows * s->mean_row / (CGM_BAND_ROWS * L);
+    double f = load > 1.0 ? 1.0 : (load > 0.0 ? load : 0.0);
     /* A warp of scattered walkers walks at the band's pace, however few
      * warps walk: the share of its steps that are scattered steps of
      * scattered walkers, row_scatter^2 x warp_share (a power-law hub's
@@ -152,7 +153,6 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
      * walk 51 blocks at N = 2: three bands' worth) puts more walking warps
      * on each SM, and each step waits longer: the band-load sweep's wide
      * bands' fraction, by the logarithm of the load. */
-    const double load = (double)s->rows * s->mean_row / (CGM_BAND_ROWS * L);
     if (m->have_band_load[bi] && m->have_band[bi] && load > 1.0)
       tr += m->band_load[bi] * tb * fmin(log(load) / log((double)CGM_BAND_LOAD_WIDTH), 2.0);
     /* A row that reads x out of order walks slower, alone or among others:
