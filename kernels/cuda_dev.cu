@@ -35,7 +35,7 @@ cgm_status cgm_cuda_free_bytes(int dev, int64_t *avail, int64_t *total, cgm_erro
   return CGM_OK;
 }
 
-static void matrix_free(cgm_dev_matrix *m) {
+void cgm_cuda_matrix_free(cgm_dev_matrix *m) {
   cudaFree(m->val);
   cudaFree(m->val_hi);
   cudaFree(m->slice_ptr);
@@ -57,8 +57,8 @@ void cgm_cuda_dev_free(cgm_cuda_dev *d) {
   if (d->dev < 0) return;
   cgm_cuda_dev_drop_graphs(d);
   cudaSetDevice(d->dev);
-  matrix_free(&d->A);
-  matrix_free(&d->B);
+  cgm_cuda_matrix_free(&d->A);
+  cgm_cuda_matrix_free(&d->B);
   void *ptrs[] = {d->x,        d->r,     d->v,       d->u,        d->dinv, d->s,    d->partials,
                   d->counters, d->state, d->dot_tmp, d->send_idx, d->b,    d->x_hi, d->y_hi};
   for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++) cudaFree(ptrs[i]);
@@ -225,6 +225,21 @@ static cgm_status stage_copy(stager *s, const cgm_cuda_dev *d, void *dst, const 
     s->k ^= 1;
   }
   return CGM_OK;
+}
+
+cgm_status cgm_cuda_upload_arrays(cgm_cuda_dev *d, int k, void *const *dst, const void *const *src,
+                                  const size_t *bytes, cgm_error *err) {
+  CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
+  stager sg;
+  stager_open(&sg);
+  cgm_status st = CGM_OK;
+  for (int i = 0; i < k && !st; i++) st = stage_copy(&sg, d, dst[i], src[i], bytes[i], 1, 0, err);
+  if (st) {
+    cgm_error e2 = {};
+    (void)stager_close(&sg, d, &e2);
+    return st;
+  }
+  return stager_close(&sg, d, err);
 }
 
 cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_matrix *m,

@@ -69,6 +69,12 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
 /* Uploads a layout into m (values converted to the precision). */
 cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_matrix *m,
                                   cgm_error *err);
+/* dst[i] (device) = src[i] (host), bytes[i] each, through the pinned
+ * staging buffers of the layout's upload; done when it returns. */
+cgm_status cgm_cuda_upload_arrays(cgm_cuda_dev *d, int k, void *const *dst, const void *const *src,
+                                  const size_t *bytes, cgm_error *err);
+/* Frees an uploaded layout's arrays (m zeroed). */
+void cgm_cuda_matrix_free(cgm_dev_matrix *m);
 /* cudaMalloc on d's current device, counted in d->bytes (16 bytes for 0). */
 cudaError_t cgm_cuda_dmalloc(cgm_cuda_dev *d, void **p, size_t bytes);
 /* m's descriptors (L, and L_hi over the double values) once its arrays are

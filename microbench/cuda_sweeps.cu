@@ -21,6 +21,17 @@
 
 namespace {
 
+struct layout_pool;
+
+/* The SpMV sweep's device, one a precision, kept from one matrix to the
+ * next and grown when a matrix needs more: a device's set-up and teardown
+ * (streams, events, pinned state, a dozen allocations) for each of the
+ * hundreds of matrices cost a quick calibration seconds. */
+struct spmv_rig {
+  cgm_cuda_dev d;        /* d.dev < 0: not made yet */
+  int64_t rows, v_len;   /* what d was made for */
+};
+
 struct run_t {
   const cgm_mb_opts *o;
   cgm_mb_sink sink;
@@ -28,6 +39,8 @@ struct run_t {
   void *ctx;
   double done, total;
   int dev, prec, sms;
+  spmv_rig rig[2];     /* by precision */
+  layout_pool *pool;   /* the SpMV sweep's copies of a layout */
 };
 
 /* Tells the progress (and the calibration's stage clock) that `stage` ran
@@ -239,6 +252,8 @@ struct layout_pool {
   enum { MAX = 32 };
   cgm_dev_layout L[MAX];
   void *mem = nullptr;
+  size_t cap = 0; /* bytes at mem, kept for the next matrix (cudaMalloc and
+                     cudaFree of up to 1 GB a matrix) */
   int k = 1;
 };
 
@@ -262,10 +277,16 @@ cgm_status pool_setup(layout_pool *P, const cgm_dev_layout *L, int w, int want, 
   P->k = 1;
   if (k < 2) return CGM_OK;
   cgm_status st = CGM_OK;
-  if (cudaMalloc(&P->mem, (k - 1) * one) != cudaSuccess) {
-    (void)cudaGetLastError(); /* no room for copies: time the one matrix */
+  if ((k - 1) * one > P->cap) {
+    if (P->mem) cudaFree(P->mem);
     P->mem = nullptr;
-    return CGM_OK;
+    P->cap = 0;
+    if (cudaMalloc(&P->mem, (k - 1) * one) != cudaSuccess) {
+      (void)cudaGetLastError(); /* no room for copies: time the one matrix */
+      P->mem = nullptr;
+      return CGM_OK;
+    }
+    P->cap = (k - 1) * one;
   }
   for (int c = 1; c < k; c++) {
     char *b = (char *)P->mem + (c - 1) * one;
@@ -291,10 +312,38 @@ out:
   return st;
 }
 
-void pool_free(layout_pool *P) {
+/* The copies are done with (their memory stays for the next matrix). */
+void pool_done(layout_pool *P) {
+  P->k = 1;
+}
+
+void pool_release(layout_pool *P) {
   if (P->mem) cudaFree(P->mem);
   P->mem = nullptr;
+  P->cap = 0;
   P->k = 1;
+}
+
+/* The rig of precision p, made (again) when it has never been or is too
+ * small for rows own rows and a gathered vector of v_len. */
+cgm_status rig_for(run_t *R, int p, int64_t rows, int64_t v_len, cgm_error *err) {
+  spmv_rig *g = &R->rig[p];
+  if (g->d.dev >= 0 && rows <= g->rows && v_len <= g->v_len) return CGM_OK;
+  cgm_cuda_dev_free(&g->d);
+  g->rows = g->v_len = 0;
+  cgm_status st = cgm_cuda_dev_init(&g->d, R->dev, (cgm_precision)p, rows, v_len, err);
+  if (st) {
+    cgm_cuda_dev_free(&g->d);
+    return st;
+  }
+  g->rows = rows;
+  g->v_len = v_len;
+  return CGM_OK;
+}
+
+void rigs_release(run_t *R) {
+  for (int p = 0; p < 2; p++) cgm_cuda_dev_free(&R->rig[p].d);
+  if (R->pool) pool_release(R->pool);
 }
 
 /* One matrix, every precision asked for: the host-side blocking (the costly
@@ -326,10 +375,10 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
     if (!(R->o->precisions & (1u << p))) continue;
     R->prec = p;
     const int w = p == CGM_PREC_SINGLE ? 4 : 8;
-    cgm_cuda_dev d;
-    memset(&d, 0, sizeof d);
-    d.dev = -1;
-    if (!(st = cgm_cuda_dev_setup(&d, R->dev, &B, (cgm_precision)p, xlen, err)) &&
+    st = rig_for(R, p, (int64_t)B.nbrows * n, xlen, err);
+    if (st) break;
+    cgm_cuda_dev &d = R->rig[p].d;
+    if (!(st = cgm_cuda_matrix_upload(&d, &B, &d.A, err)) &&
         !(st = cgm_cuda_upload_vec(&d, d.v, x, xlen, 0, err))) {
       double bytes = cgm_spmv_bytes(B.nblocks_padded, (int64_t)B.nslices * B.p.by, B.nslices, n,
                                     (int64_t)B.nbrows * n, w);
@@ -337,7 +386,7 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
       o.p[0] = d.dot_tmp;
       o.n = 1;
       const int nl = launches_for(bytes);
-      layout_pool P;
+      layout_pool &P = *R->pool;
       int calls = 0;
       auto launch = [&]() {
         return cgm_launch_spmv(&P.L[calls++ % P.k], (cgm_precision)p, d.v, d.u, d.v, &o, NULL,
@@ -345,15 +394,15 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
       };
       double t = 0.0;
       st = pool_setup(&P, &d.A.L, w, nl, err);
-      report(R, "spmv:upload"); /* device set-up, the matrix and its copies */
+      report(R, "spmv:upload"); /* the matrix and its copies (the rig's set-up, when made) */
       if (!st && !(st = graph_time(d.stream, nl, R->o->quick ? 5 : 11, launch, &t, err))) {
         cgm_sample smp;
         mb_sample(&smp, "spmv", variant, p, n, bytes, w, t, source);
         st = emit(R, &smp, "spmv", err);
       }
-      pool_free(&P);
+      pool_done(&P);
     }
-    cgm_cuda_dev_free(&d);
+    cgm_cuda_matrix_free(&d.A);
     report(R, "spmv:free");
   }
   free(x);
@@ -459,6 +508,12 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
   R.progress = progress;
   R.ctx = ctx;
   R.dev = atoi(o->device + 5);
+  layout_pool pool;
+  R.pool = &pool;
+  for (int p = 0; p < 2; p++) {
+    R.rig[p].d.dev = -1;
+    R.rig[p].rows = R.rig[p].v_len = 0;
+  }
   if (R.dev < 0 || R.dev >= cgm_cuda_device_count())
     return cgm_fail(err, CGM_EINPUT, "%s: no such CUDA device (%d present)", o->device,
                     cgm_cuda_device_count());
@@ -486,6 +541,7 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
   }
   if (!st)
     st = mb_for_each_matrix(cgm_block_sizes, CGM_NBLOCKSIZES, true, o->quick, spmv_one, &R, err);
+  rigs_release(&R); /* before the whole solves, which make devices of their own */
   if (!st) st = iteration_sweeps(&R, err);
   cudaStreamDestroy(s);
   return st;

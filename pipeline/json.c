@@ -130,6 +130,7 @@ cJSON *cgm_gpu_opts_json(const cgm_gpu_opts *g) {
   cJSON_AddBoolToObject(o, "late", g->late);
   cJSON_AddBoolToObject(o, "ll", g->ll);
   cJSON_AddBoolToObject(o, "balance", g->balance);
+  cJSON_AddBoolToObject(o, "device_layout", g->device_layout);
   return o;
 }
 
@@ -148,6 +149,7 @@ cgm_gpu_opts cgm_gpu_opts_from_json(const cJSON *j) {
   g.late = get_bool(j, "late", g.late);
   g.ll = get_bool(j, "ll", g.ll);
   g.balance = get_bool(j, "balance", g.balance);
+  g.device_layout = get_bool(j, "device_layout", g.device_layout);
   return g;
 }
 
@@ -263,6 +265,8 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   cJSON_AddNumberToObject(j, "time_setup_s", r->time_setup_s);
   cJSON_AddNumberToObject(j, "time_layout_s", r->time_layout_s);
   cJSON_AddNumberToObject(j, "time_upload_s", r->time_upload_s);
+  if (o->backend == CGM_BACKEND_CUDA)
+    cJSON_AddBoolToObject(j, "layout_on_device", r->layout_on_device);
   cJSON_AddNumberToObject(j, "block", o->layout.n);
   cJSON_AddNumberToObject(j, "bx", o->layout.bx);
   cJSON_AddNumberToObject(j, "gpus", o->backend == CGM_BACKEND_CPU ? 0 : o->gpus);

@@ -17,7 +17,7 @@ cgm_gpu_opts cgm_gpu_opts_default(void) {
   cgm_gpu_opts g;
   memset(&g, 0, sizeof g);
   g.cg = CGM_CG_CGG;
-  g.graphs = g.pdl = g.flags = g.late = g.ll = g.balance = true;
+  g.graphs = g.pdl = g.flags = g.late = g.ll = g.balance = g.device_layout = true;
   return g;
 }
 

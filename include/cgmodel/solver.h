@@ -40,6 +40,8 @@ typedef struct cgm_gpu_opts {
   bool ll;      /* single-reduction CG with flags: the sums travel as 8-byte words that carry
                    their iteration's tick */
   bool balance; /* halo: boundary rows weigh more in the cut (cgm_plan_opts.balance) */
+  bool device_layout; /* one GPU, block size 1: the CSR crosses as it is and the GPU builds the
+                         layout (off: the host builds it and the layout crosses) */
   double exchange_timeout_s; /* a solve whose GPUs make no progress this long fails (<= 0: 120) */
   const char *trace_file;    /* -DCGMODEL_TRACE=ON builds: append the timeline here (NULL: none) */
 } cgm_gpu_opts;
@@ -172,6 +174,7 @@ typedef struct cgm_solve_result {
   bool refused;
   bool reordered;        /* solved in the reverse Cuthill-McKee numbering */
   double time_reorder_s; /* the ordering and the permuted copy (host), part of setup */
+  bool layout_on_device; /* CUDA: the layout was built on the GPU (cgm_gpu_opts.device_layout) */
 } cgm_solve_result;
 
 /* Solves A x = b. x holds the initial guess on entry (zeros are fine) and the

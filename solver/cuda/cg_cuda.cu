@@ -350,6 +350,67 @@ out:
   return st;
 }
 
+/* Whether A (on the host) crosses as CSR and the GPU builds its layout
+ * (kernels/device_layout.cu): one GPU, block size 1, the plan's one
+ * segment (no long rows apart), and room on the GPU for the CSR beside the
+ * plan's footprint while the layout is built. The host's parallel build of
+ * a 49M-nonzero layout took 0.11-0.14 s on a 16-core H200 node, the
+ * device's milliseconds, and the CSR is no more bytes to upload than the
+ * layout it becomes. */
+static cgm_status want_device_layout(const cgm_problem *pb, bool *yes, cgm_error *err) {
+  const cgm_plan_segment *s0 = &pb->plan.seg[0];
+  *yes = false;
+  if (!pb->opts.gpu.device_layout || pb->opts.gpus != 1 || pb->opts.layout.n != 1 ||
+      (s0->nparts == 2 && s0->part[1].long_rows))
+    return CGM_OK;
+  int64_t avail = 0, total = 0;
+  cgm_status st = cgm_cuda_free_bytes(0, &avail, &total, err);
+  if (st) return st;
+  const cgm_csr *A = pb->A;
+  const int64_t csr = ((int64_t)A->nrows + 1) * 8 + A->nnz * 12;
+  *yes = s0->device_bytes + csr <= avail;
+  return CGM_OK;
+}
+
+/* A's CSR to d's device, the layout of block size 1 built there into d->A,
+ * the CSR freed; *tl = the start of the build. */
+static cgm_status layout_on_device(cgm_cuda_dev *d, const cgm_csr *A, cgm_bcsr_params p,
+                                   double *tl, cgm_error *err) {
+  void *rp = NULL, *ci = NULL, *va = NULL;
+  const size_t bytes[3] = {((size_t)A->nrows + 1) * 8, (size_t)(A->nnz > 0 ? A->nnz : 1) * 4,
+                           (size_t)(A->nnz > 0 ? A->nnz : 1) * 8};
+  cgm_status st = CGM_OK;
+  *tl = cgm_now();
+  CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
+  CGM_CUDA_GOTO(st, err, out, cudaMalloc(&rp, bytes[0]));
+  CGM_CUDA_GOTO(st, err, out, cudaMalloc(&ci, bytes[1]));
+  CGM_CUDA_GOTO(st, err, out, cudaMalloc(&va, bytes[2]));
+  {
+    void *const dst[3] = {rp, ci, va};
+    const void *const src[3] = {A->rowptr, A->colidx, A->val};
+    if ((st = cgm_cuda_upload_arrays(d, 3, dst, src, bytes, err))) goto out;
+  }
+  {
+    cgm_csr_device dA;
+    memset(&dA, 0, sizeof dA);
+    dA.device = d->dev;
+    dA.nrows = A->nrows;
+    dA.ncols = A->ncols;
+    dA.nnz = A->nnz;
+    dA.rowptr = rp;
+    dA.rowptr64 = true;
+    dA.colidx = (const int32_t *)ci;
+    dA.val = (const double *)va;
+    *tl = cgm_now(); /* the upload was the CSR's; the build is the layout's */
+    st = cgm_cuda_matrix_from_device(d, &dA, p, &d->A, err);
+  }
+out:
+  cudaFree(rp);
+  cudaFree(ci);
+  cudaFree(va);
+  return st;
+}
+
 cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
   /* A on the host, or in a GPU's memory (pb->dA: one GPU, built there) */
   const int32_t nrows = pb->dA ? pb->dA->nrows : pb->A->nrows;
@@ -370,6 +431,7 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     return cgm_fail(err, CGM_EINPUT, "a matrix in the memory of GPU %d is solved on that GPU alone",
                     pb->dA->device);
   double t0 = cgm_now(), tu = 0.0; /* tu: the start of the upload */
+  bool dev_layout = false;            /* A on the host, its layout built on the GPU */
   gpu_solver *S = (gpu_solver *)calloc(1, sizeof *S);
   cgm_seg_host *seg = (cgm_seg_host *)calloc(CGM_MAX_GPUS, sizeof *seg);
   const cgm_cg_state *fin = NULL;
@@ -442,10 +504,12 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
                     total / 1073741824.0);
   }
   {
+    if (!st && !pb->dA && (st = want_device_layout(pb, &dev_layout, err))) goto out;
     const double tl = cgm_now();
-    for (int g = 0; g < G && !st && !pb->dA; g++)
+    for (int g = 0; g < G && !st && !pb->dA && !dev_layout; g++)
       st = cgm_seg_build(pb->A, &pb->plan, g, &seg[g], err);
-    if (pb->dA) seg[0].v_len = nrows; /* the layout is built on the device below */
+    if (pb->dA || dev_layout) seg[0].v_len = nrows; /* the layout is built on the device below */
+    res->layout_on_device = pb->dA || dev_layout;
     res->time_layout_s = cgm_now() - tl;
   }
   if (st) goto out;
@@ -454,9 +518,10 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     cgm_cuda_dev *d = &S->dev[g];
     int64_t rows = (int64_t)(S->bounds[g + 1] - S->bounds[g]) * p.n;
     st = cgm_cuda_dev_init(d, pb->dA ? pb->dA->device : g, prec, rows, seg[g].v_len, err);
-    if (!st && pb->dA) {
-      const double tl = cgm_now();
-      st = cgm_cuda_matrix_from_device(d, pb->dA, p, &d->A, err);
+    if (!st && (pb->dA || dev_layout)) {
+      double tl = 0.0;
+      st = pb->dA ? (tl = cgm_now(), cgm_cuda_matrix_from_device(d, pb->dA, p, &d->A, err))
+                  : layout_on_device(d, pb->A, p, &tl, err);
       res->time_layout_s += cgm_now() - tl;
     } else if (!st) {
       st = cgm_cuda_matrix_upload(d, &seg[g].A, &d->A, err);

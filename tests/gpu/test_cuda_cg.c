@@ -214,6 +214,33 @@ static void check_pdl(const char *what, const cgm_csr *A) {
   free(b), free(x0), free(x1);
 }
 
+/* One GPU at N = 1 builds the layout on the device from the uploaded CSR
+ * (cgm_gpu_opts.device_layout) where the host built it before: the same
+ * layout entry for entry, so the same iterations and a bit-identical
+ * solution in every precision with the option on and off. */
+static void check_device_layout(const char *what, const cgm_csr *A) {
+  double *b = rhs(A), *x0 = malloc(A->nrows * sizeof *x0), *x1 = malloc(A->nrows * sizeof *x1);
+  const cgm_precision ps[] = {CGM_PREC_DOUBLE, CGM_PREC_MIXED, CGM_PREC_SINGLE};
+  for (int k = 0; k < 3; k++) {
+    cgm_solve_result r0, r1;
+    cgm_error e0 = {0}, e1 = {0};
+    const cgm_gpu_opts keep = gpu_opts;
+    gpu_opts.device_layout = true;
+    cgm_status s0 = run(A, b, x0, CGM_BACKEND_CUDA, 1, ps[k], &r0, &e0);
+    gpu_opts.device_layout = false;
+    cgm_status s1 = run(A, b, x1, CGM_BACKEND_CUDA, 1, ps[k], &r1, &e1);
+    gpu_opts = keep;
+    CHECK_MSG(ok_or_honest(s0, ps[k], &e0) && s1 == s0, "%s %s: %d %s / %d %s", what,
+              cgm_precision_name(ps[k]), s0, e0.msg, s1, e1.msg);
+    CHECK_MSG(r0.layout_on_device && !r1.layout_on_device, "%s %s: built on the device %d / %d",
+              what, cgm_precision_name(ps[k]), r0.layout_on_device, r1.layout_on_device);
+    CHECK_MSG(r1.iterations == r0.iterations && !memcmp(x0, x1, A->nrows * sizeof *x0),
+              "%s %s: %d iterations (device layout) against %d (host), or another solution", what,
+              cgm_precision_name(ps[k]), r0.iterations, r1.iterations);
+  }
+  free(b), free(x0), free(x1);
+}
+
 /* An unreachable tolerance on an ill-conditioned mesh (stiffness jumping
  * by 1e8 between regions): our CUDA double solve stops at its floor, says
  * so, reports the floor as the CPU's test recomputes it in long double,
@@ -282,11 +309,17 @@ int main(void) {
   CHECK_OK(cgm_gen_poisson3d(small ? 9 : 31, &A, &err));
   check_matrix("poisson3d", &A);
   check_pdl("poisson3d", &A);
+  check_device_layout("poisson3d", &A);
   check_mixed("poisson3d", &A, 1.5);
   cgm_csr_free(&A);
   CHECK_OK(cgm_gen_elasticity3d(small ? 3 : 8, &A, &err));
   check_matrix("elasticity", &A);
   check_pdl("elasticity", &A);
+  check_device_layout("elasticity", &A);
+  cgm_csr_free(&A);
+  /* rows of many lengths in no order: the sort by length decides the layout */
+  CHECK_OK(cgm_gen_mesh3d_coef(small ? 500 : 5000, 8, CGM_NUMBERING_RANDOM, 3, 1.0, &A, &err));
+  check_device_layout("mesh3d random", &A);
   cgm_csr_free(&A);
   CHECK_OK(cgm_gen_random_spd(small ? 2000 : 20000, 8, CGM_ROWDIST_POWERLAW, 2.5, 0, 7, &A, &err));
   check_matrix("random pl", &A);
