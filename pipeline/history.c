@@ -102,21 +102,38 @@ static bool setups_add(setups *u, double bytes, double secs) {
   return true;
 }
 
+/* A GPU's setups come in two kinds: the host builds the layout and it
+ * crosses (u[0]), or, at N = 1 on one GPU, the CSR crosses and the GPU
+ * builds it (u[1], cgm_gpu_opts.device_layout): a 49M-nonzero layout took
+ * the host 0.11-0.14 s and the device milliseconds, so one line through
+ * both priced the other block sizes' setups at half what they took. */
+static int setup_kind(bool gpu, int block, int gpus) {
+  return gpu && block == 1 && gpus == 1;
+}
+
 /* A calibration's timed setups: its iteration sweeps' solves (kernel
- * "setup", microbench/iter_sweeps.c). */
+ * "setup", microbench/iter_sweeps.c, one GPU). */
+typedef struct {
+  setups *u; /* [2], by setup_kind */
+  bool gpu;
+} setup_sink;
+
 static int take_setup(const cgm_db_sample *s, void *ctx) {
-  setups *u = ctx;
+  setup_sink *k = ctx;
   if (strcmp(s->kernel, "setup")) return 0;
+  setups *u = &k->u[setup_kind(k->gpu, s->block, 1)];
   if (setups_add(u, s->bytes, s->seconds)) return 0;
   u->oom = true;
   return 1;
 }
 
-/* Each device's setup model: the setups its calibration timed and the
- * recorded solves of that calibration, fitted together (cgm_setup_fit).
- * Databases from before the calibration timed setups fit the solves alone. */
+/* Each device's setup models (cgm_tuner_device.setup and setup_dev): the
+ * setups its calibration timed and the recorded solves of that
+ * calibration, fitted together (cgm_setup_fit). Databases from before the
+ * calibration timed setups fit the solves alone. */
 void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev) {
-  for (int d = 0; d < ndev; d++) devs[d].setup = cgm_setup_model_default(!devs[d].is_cpu);
+  for (int d = 0; d < ndev; d++)
+    devs[d].setup = devs[d].setup_dev = cgm_setup_model_default(!devs[d].is_cpu);
   history h = {0};
   cgm_error e = {0};
   if (!db || cgm_db_solves(db, take, &h, &e) || h.oom) {
@@ -124,9 +141,12 @@ void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev) {
     return;
   }
   for (int d = 0; d < ndev; d++) {
-    setups u = {0};
+    const bool gpu = !devs[d].is_cpu;
+    setups u[2] = {{0}, {0}};
+    setup_sink sink = {u, gpu};
     bool ok = devs[d].calibration_id <= 0 ||
-              (cgm_db_samples(db, devs[d].calibration_id, take_setup, &u, &e) == CGM_OK && !u.oom);
+              (cgm_db_samples(db, devs[d].calibration_id, take_setup, &sink, &e) == CGM_OK &&
+               !u[0].oom && !u[1].oom);
     for (int i = 0; ok && i < h.n; i++) {
       const cgm_db_solve *s = &h.v[i];
       /* this device's own backend (cuSPARSE builds no layout) */
@@ -135,11 +155,17 @@ void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev) {
           !strcmp(s->backend, "cusparse") || s->layout_bytes <= 0 || !isfinite(s->time_setup_s) ||
           !jacobi(s))
         continue;
-      ok = setups_add(&u, (double)s->layout_bytes, s->time_setup_s);
+      ok = setups_add(&u[setup_kind(gpu, s->block, s->gpus)], (double)s->layout_bytes,
+                      s->time_setup_s);
     }
-    if (ok) devs[d].setup = cgm_setup_fit(u.bytes, u.secs, u.n, !devs[d].is_cpu);
-    free(u.bytes);
-    free(u.secs);
+    if (ok) {
+      devs[d].setup = cgm_setup_fit(u[0].bytes, u[0].secs, u[0].n, gpu);
+      devs[d].setup_dev = cgm_setup_fit(u[1].bytes, u[1].secs, u[1].n, gpu);
+    }
+    for (int k = 0; k < 2; k++) {
+      free(u[k].bytes);
+      free(u[k].secs);
+    }
   }
   const double ratio = mixed_ratio(&h);
   for (int d = 0; d < ndev && ratio > 0; d++) devs[d].mixed_ratio = ratio;

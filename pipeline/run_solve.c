@@ -164,6 +164,7 @@ static void analysis_key(const cgm_solve_opts *so, const cgm_tuner_device *dev, 
    * neither the prediction of an iteration nor the reordering's verdict
    * reads it */
   memset(&a->key.dev.setup, 0, sizeof a->key.dev.setup);
+  memset(&a->key.dev.setup_dev, 0, sizeof a->key.dev.setup_dev);
   a->key.dev.mixed_ratio = 0.0;
 }
 

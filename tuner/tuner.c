@@ -62,13 +62,16 @@ static double replacement_time(const cgm_tuner_device *dv, cgm_plan *plan,
   return t / CGM_MIXED_REPLACE_EVERY;
 }
 
-/* Setup, iterations and total of a timed candidate. */
+/* Setup, iterations and total of a timed candidate; on_device: its layout
+ * is built on the GPU (cgm_gpu_opts.device_layout), whose setups have a
+ * line of their own once fitted. */
 static void solution_time(cgm_candidate *c, const cgm_tuner_device *dv, double bytes,
-                          const cgm_tuner_opts *o) {
+                          bool on_device, const cgm_tuner_opts *o) {
   const double k = o->iterations > 0 ? o->iterations : 0;
   const double ratio = dv->mixed_ratio > 0 ? dv->mixed_ratio : 1.2;
   c->iterations = c->precision == CGM_PREC_MIXED ? ceil(k * ratio) : k;
-  c->setup_s = cgm_setup_time(&dv->setup, bytes);
+  const cgm_setup_model *sm = on_device && dv->setup_dev.samples > 0 ? &dv->setup_dev : &dv->setup;
+  c->setup_s = cgm_setup_time(sm, bytes);
   c->total_s = c->setup_s + c->iterations * c->time_per_iter_s;
 }
 
@@ -144,7 +147,10 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
               cgm_plan_set_precision(&sp, CGM_PREC_SINGLE);
               setup_bytes = (double)sp.device_bytes;
             }
-            solution_time(&c, dv, setup_bytes * (G > 1 ? G : 1), o);
+            const cgm_plan_segment *s0 = &plan.seg[0];
+            const bool on_device = !dv->is_cpu && G == 1 && n == 1 &&
+                                   !(s0->nparts == 2 && s0->part[1].long_rows);
+            solution_time(&c, dv, setup_bytes * (G > 1 ? G : 1), on_device, o);
             st = push(out, count, &cap, &c, err);
           }
         }
@@ -175,7 +181,7 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
       c.memory_bytes = plan.device_bytes;
       c.fits = dv->mem_bytes <= 0 || c.memory_bytes <= dv->mem_bytes;
       c.speedup = 1.0;
-      solution_time(&c, dv, (double)plan.device_bytes, o);
+      solution_time(&c, dv, (double)plan.device_bytes, false, o);
       st = push(out, count, &cap, &c, err);
     }
   }

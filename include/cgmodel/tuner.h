@@ -31,7 +31,10 @@ typedef struct cgm_tuner_device {
   cgm_device_model model[2]; /* per precision: the refined model's curves */
   cgm_device_model paper[2]; /* the paper's model: its avg fits (Sec. 6.2), else max, else rel */
   cgm_setup_model setup;     /* layout build + upload (cgm_setup_model_default, or fitted on the
-                                solves recorded on this device) */
+                                setups its calibration timed and the solves recorded on it) */
+  cgm_setup_model setup_dev; /* a GPU's setups at N = 1 on one GPU, whose layout the GPU builds
+                                from the uploaded CSR (cgm_gpu_opts.device_layout); samples = 0:
+                                none fitted, `setup` stands for it */
   double mixed_ratio;        /* mixed precision's iterations over double's (<= 0: 1.2) */
 } cgm_tuner_device;
 

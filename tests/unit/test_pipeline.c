@@ -720,8 +720,8 @@ static void test_json(void) {
   j = cgm_solve_report_json(&s);
   CHECK_KEYS(
       j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
-         "time_per_iter_s,time_solve_s,time_setup_s,time_layout_s,time_upload_s,block,bx,gpus,"
-         "precision,backend,"
+         "time_per_iter_s,time_solve_s,time_setup_s,time_layout_s,time_upload_s,layout_on_device,"
+         "block,bx,gpus,precision,backend,"
          "exchange,device,device_bytes,exchange_bytes,stop_reason,matrix,reorder,precond,"
          "predicted_time_per_iter_s,auto,solution_error,time_read_s,time_analyse_s,time_check_s,"
          "time_finish_s,time_total_s,"
@@ -874,7 +874,9 @@ static void test_refit_dip(void) {
 
 /* A GPU calibration's timed setups (kernel "setup") give its tuner device
  * the line they lie on, the small ones' fixed part included, with its own
- * recorded solves; without them the default stays. */
+ * recorded solves; without them the default stays. The setups at N = 1
+ * (one GPU: the layout built on the device) lie on a line of their own
+ * (setup_dev), which the other block sizes' do not pull. */
 static void test_setup_samples(void) {
   cgm_error err = {0};
   char dbp[512];
@@ -888,17 +890,20 @@ static void test_setup_samples(void) {
   int n = 0;
   CHECK_OK(cgm_load_devices(db, "cuda", &devs, &n, &err));
   const cgm_setup_model d = cgm_setup_model_default(true);
-  CHECK(n == 1 && devs[0].setup.samples == 0 && devs[0].setup.fixed_s == d.fixed_s);
+  CHECK(n == 1 && devs[0].setup.samples == 0 && devs[0].setup.fixed_s == d.fixed_s &&
+        devs[0].setup_dev.samples == 0);
   free(devs);
-  for (int i = 0; i < 12; i++) {
+  for (int i = 0; i < 16; i++) {
     cgm_db_sample s;
     memset(&s, 0, sizeof s);
     snprintf(s.kernel, sizeof s.kernel, "setup");
     snprintf(s.variant, sizeof s.variant, "mesh");
     s.block = cgm_block_sizes[i % 4];
-    s.bytes = 3e4 * pow(3.0, i);
+    s.bytes = 3e4 * pow(3.0, i / 4 * 4 % 12 + i % 4); /* every block size over 3^0 .. 3^11 */
     s.m = s.bytes / 8;
-    s.seconds = (1.2e-3 + 0.3e-9 * s.bytes) * (i % 2 ? 1.03 : 0.97);
+    const bool dev = s.block == 1; /* N = 1: 0.8 ms + 0.05 ns a byte */
+    s.seconds = (dev ? 0.8e-3 + 0.05e-9 * s.bytes : 1.2e-3 + 0.3e-9 * s.bytes) *
+                (i % 2 ? 1.03 : 0.97);
     CHECK_OK(cgm_db_sample_add(db, cal, &s, &err));
   }
   CHECK_OK(cgm_load_devices(db, "cuda", &devs, &n, &err));
@@ -907,9 +912,14 @@ static void test_setup_samples(void) {
                 fabs(devs[0].setup.s_per_byte / 0.3e-9 - 1) < 0.1,
             "setup %g s + %g s/B from %d", n ? devs[0].setup.fixed_s : 0,
             n ? devs[0].setup.s_per_byte : 0, n ? devs[0].setup.samples : 0);
+  CHECK_MSG(n == 1 && devs[0].setup_dev.samples == 4 &&
+                fabs(devs[0].setup_dev.fixed_s / 0.8e-3 - 1) < 0.1 &&
+                fabs(devs[0].setup_dev.s_per_byte / 0.05e-9 - 1) < 0.1,
+            "setup on the device %g s + %g s/B from %d", n ? devs[0].setup_dev.fixed_s : 0,
+            n ? devs[0].setup_dev.s_per_byte : 0, n ? devs[0].setup_dev.samples : 0);
   free(devs);
   /* Recorded solves of this calibration join its samples: our kernels'
-   * (3 here), not cuSPARSE's (it builds no layout). */
+   * (3 here, at N = 2), not cuSPARSE's (it builds no layout). */
   cgm_db_matrix mx;
   memset(&mx, 0, sizeof mx);
   snprintf(mx.name, sizeof mx.name, "grid.mtx");
@@ -927,7 +937,7 @@ static void test_setup_samples(void) {
     snprintf(sv.precision, sizeof sv.precision, "double");
     snprintf(sv.model, sizeof sv.model, "refined");
     snprintf(sv.options, sizeof sv.options, "{\"tol\":1e-8}");
-    sv.block = 1, sv.gpus = 1, sv.iterations = 10, sv.converged = 1;
+    sv.block = 2, sv.gpus = 1, sv.iterations = 10, sv.converged = 1;
     sv.time_per_iter_s = 1e-5;
     sv.predicted_time_per_iter_s = NAN;
     sv.layout_bytes = (int64_t)(2e8 * (i + 1));
@@ -936,8 +946,9 @@ static void test_setup_samples(void) {
   }
   CHECK_OK(cgm_load_devices(db, "cuda", &devs, &n, &err));
   CHECK_MSG(n == 1 && devs[0].setup.samples == 15 &&
-                fabs(devs[0].setup.s_per_byte / 0.3e-9 - 1) < 0.1,
-            "with the solves: %d samples", n ? devs[0].setup.samples : 0);
+                fabs(devs[0].setup.s_per_byte / 0.3e-9 - 1) < 0.1 && devs[0].setup_dev.samples == 4,
+            "with the solves: %d samples (%d on the device)", n ? devs[0].setup.samples : 0,
+            n ? devs[0].setup_dev.samples : 0);
   free(devs);
   cgm_db_close(db);
 }
