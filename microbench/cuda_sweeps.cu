@@ -28,8 +28,8 @@ struct layout_pool;
  * (streams, events, pinned state, a dozen allocations) for each of the
  * hundreds of matrices cost a quick calibration seconds. */
 struct spmv_rig {
-  cgm_cuda_dev d;        /* d.dev < 0: not made yet */
-  int64_t rows, v_len;   /* what d was made for */
+  cgm_cuda_dev d;      /* d.dev < 0: not made yet */
+  int64_t rows, v_len; /* what d was made for */
 };
 
 struct run_t {
@@ -39,8 +39,8 @@ struct run_t {
   void *ctx;
   double done, total;
   int dev, prec, sms;
-  spmv_rig rig[2];     /* by precision */
-  layout_pool *pool;   /* the SpMV sweep's copies of a layout */
+  spmv_rig rig[2];   /* by precision */
+  layout_pool *pool; /* the SpMV sweep's copies of a layout */
 };
 
 /* Tells the progress (and the calibration's stage clock) that `stage` ran

@@ -91,14 +91,31 @@ cgm_segment_shape cgm_refined_shape(const cgm_plan *p, int g) {
   return sh;
 }
 
+/* A CPU's curve at its foot (cgm_device_model): under the smallest size
+ * timed, the time measured there scaled by the bytes (one thread, no fork
+ * and join: the work alone); over it, the fit corrected by the foot's
+ * measured-to-fitted ratio, the correction fading out over two octaves,
+ * and never under the time measured at the foot (more data never takes
+ * less time). */
+static double t_foot(const cgm_sigmoid *s, const cgm_regime *r, double bytes, double width,
+                     const cgm_foot *f) {
+  const double m = bytes / width;
+  if (!(f->m > 0 && f->t > 0 && m > 0)) return t_curve(s, r, bytes, width);
+  if (m <= f->m) return f->t * (m / f->m);
+  double t = t_curve(s, r, bytes, width);
+  const double fade = log2(m / f->m) / 2.0, at = t_curve(s, r, f->m * width, width);
+  if (fade < 1.0 && at > 0) t *= pow(f->t / at, 1.0 - fade);
+  return t > f->t ? t : f->t;
+}
+
 /* An iteration whose SpMV moves spmv bytes, by its bandwidth curves. */
 static double t_stream(const cgm_device_model *m, int bi, double spmv, int64_t rows) {
   const double w = m->width, x = (double)rows;
   if (m->have_iter[bi]) /* the whole iteration, measured as the solver runs it */
     return t_curve(&m->iter[bi], &m->iter_hi[bi], cgm_iter_bytes(spmv, rows, (int)w), w);
-  return t_curve(&m->spmv[bi], &m->spmv_hi[bi], spmv, w) +
-         t_curve(&m->cg4, &m->cg4_hi, CGM_CG4_PASSES * x * w, w) +
-         t_curve(&m->cg5, &m->cg5_hi, CGM_CG5_PASSES * x * w, w);
+  return t_foot(&m->spmv[bi], &m->spmv_hi[bi], spmv, w, &m->spmv_foot[bi]) +
+         t_foot(&m->cg4, &m->cg4_hi, CGM_CG4_PASSES * x * w, w, &m->cg4_foot) +
+         t_foot(&m->cg5, &m->cg5_hi, CGM_CG5_PASSES * x * w, w, &m->cg5_foot);
 }
 
 double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segment_shape *s) {

@@ -16,6 +16,7 @@
 #include "pipeline/json.h"
 #include "pipeline/steps.h"
 #include "common/grow.h"
+#include "common/timer.h"
 
 /* The refined model times kernels with the relative fits; where one did not
  * converge it falls back to the average fit, then to the maximum fit (never
@@ -149,6 +150,68 @@ bool cgm_calibration_cg_stale(const cgm_tuner_device *d, const cgm_gpu_opts *gpu
 /* Reads the device's curves into t->model: CGM_FIT_REL with the fallbacks
  * above, any other kind alone; and the paper's (avg, else max) into
  * t->paper. */
+/* The feet of a CPU's curves (cgm_device_model.spmv_foot): per precision
+ * and group, the smallest size its samples timed and the median of their
+ * times there. The SpMV's groups are those of its curves: "mesh" (the
+ * samples on Poisson grids, pipeline/calibrate.c) and "all". */
+enum { FOOT_MESH = 0, FOOT_ALL = 4, FOOT_CG4 = 8, FOOT_CG5 = 9, FOOT_GROUPS = 10, FOOT_MAX = 32 };
+typedef struct {
+  double m[2][FOOT_GROUPS];
+  double t[2][FOOT_GROUPS][FOOT_MAX];
+  int n[2][FOOT_GROUPS];
+  int pass; /* 0: the smallest sizes; 1: the times there */
+} foot_ctx;
+
+static void foot_add(foot_ctx *c, int p, int g, const cgm_db_sample *s) {
+  if (c->pass == 0) {
+    if (c->m[p][g] == 0 || s->m < c->m[p][g]) c->m[p][g] = s->m;
+  } else if (s->m == c->m[p][g] && c->n[p][g] < FOOT_MAX && s->seconds > 0) {
+    c->t[p][g][c->n[p][g]++] = s->seconds;
+  }
+}
+
+static int take_foot(const cgm_db_sample *s, void *ctx) {
+  foot_ctx *c = ctx;
+  const int p = s->precision, bi = cgm_block_index(s->block);
+  if (p < 0 || p > 1 || !(s->m > 0)) return 0;
+  if (!strcmp(s->kernel, "spmv") && bi >= 0) {
+    foot_add(c, p, FOOT_ALL + bi, s);
+    if (!strncmp(s->source, "poisson", 7)) foot_add(c, p, FOOT_MESH + bi, s);
+  } else if (!strcmp(s->kernel, "cg4")) {
+    foot_add(c, p, FOOT_CG4, s);
+  } else if (!strcmp(s->kernel, "cg5")) {
+    foot_add(c, p, FOOT_CG5, s);
+  }
+  return 0;
+}
+
+static cgm_foot foot_of(foot_ctx *c, int p, int g) {
+  cgm_foot f = {0.0, 0.0};
+  if (c->n[p][g] > 0) f = (cgm_foot){c->m[p][g], cgm_median(c->t[p][g], c->n[p][g])};
+  return f;
+}
+
+/* A CPU's feet, matched to the SpMV curve each block size holds. */
+static cgm_status load_feet(cgm_db *db, cgm_tuner_device *t, char held[2][PIPELINE_SLOTS][8],
+                            cgm_error *err) {
+  foot_ctx *c = calloc(1, sizeof *c);
+  if (!c) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  cgm_status st = CGM_OK;
+  for (c->pass = 0; c->pass < 2 && !st; c->pass++)
+    st = cgm_db_samples(db, t->calibration_id, take_foot, c, err);
+  for (int p = 0; p < 2 && !st; p++) {
+    cgm_device_model *m = &t->model[p];
+    for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
+      const bool mesh = !strcmp(held[p][PIPELINE_SLOT_SPMV + b], "mesh");
+      m->spmv_foot[b] = foot_of(c, p, (mesh ? FOOT_MESH : FOOT_ALL) + b);
+    }
+    m->cg4_foot = foot_of(c, p, FOOT_CG4);
+    m->cg5_foot = foot_of(c, p, FOOT_CG5);
+  }
+  free(c);
+  return st;
+}
+
 static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_error *err) {
   cgm_status st = CGM_OK;
   for (int pass = 0; pass < 2 && !st; pass++) {
@@ -162,6 +225,9 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
       cgm_device_model *m = &fc.models[p];
       m->have_vec = m->cg4.nu > 0 && m->cg5.nu > 0;
     }
+    /* the refined model of a CPU: its curves' feet (t->model, pass 0) */
+    if (!st && pass == 0 && t->is_cpu && fit_kind == CGM_FIT_REL)
+      st = load_feet(db, t, fc.held, err);
   }
   /* The locality term of the refined model, where the locality sweep
    * fitted it (absent: the contiguous model of older calibrations). */

@@ -189,6 +189,12 @@ typedef struct cgm_segment_shape {
 CGM_API double cgm_x_extra_bytes(double coef, const cgm_segment_shape *s, int width);
 
 /* The calibrated curves of one device and precision. */
+/* The smallest size a curve's samples timed, and their median time there. */
+typedef struct cgm_foot {
+  double m; /* transactions (0: none) */
+  double t; /* seconds */
+} cgm_foot;
+
 typedef struct cgm_device_model {
   cgm_sigmoid spmv[4];
   bool have_spmv[4];
@@ -248,6 +254,13 @@ typedef struct cgm_device_model {
    * band's pace however many walk. */
   double band_load[4];
   bool have_band_load[4];
+  /* A CPU's curves at their foot: a matrix of a few hundred rows runs on a
+   * team of one thread (cgm_cpu_team), which pays no fork and join, and
+   * the sizes around the smallest timed step between team sizes, where a
+   * sigmoid fitted to every size missed the smallest samples by up to 2x.
+   * Per curve, the smallest size timed and the median time there (m = 0:
+   * none, or a GPU: the curve as fitted). */
+  cgm_foot spmv_foot[4], cg4_foot, cg5_foot;
 } cgm_device_model;
 
 /* A segment of a plan as the refined model sees it, at the plan's

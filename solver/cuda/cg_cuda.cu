@@ -374,8 +374,8 @@ static cgm_status want_device_layout(const cgm_problem *pb, bool *yes, cgm_error
 
 /* A's CSR to d's device, the layout of block size 1 built there into d->A,
  * the CSR freed; *tl = the start of the build. */
-static cgm_status layout_on_device(cgm_cuda_dev *d, const cgm_csr *A, cgm_bcsr_params p,
-                                   double *tl, cgm_error *err) {
+static cgm_status layout_on_device(cgm_cuda_dev *d, const cgm_csr *A, cgm_bcsr_params p, double *tl,
+                                   cgm_error *err) {
   void *rp = NULL, *ci = NULL, *va = NULL;
   const size_t bytes[3] = {((size_t)A->nrows + 1) * 8, (size_t)(A->nnz > 0 ? A->nnz : 1) * 4,
                            (size_t)(A->nnz > 0 ? A->nnz : 1) * 8};
@@ -431,7 +431,7 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     return cgm_fail(err, CGM_EINPUT, "a matrix in the memory of GPU %d is solved on that GPU alone",
                     pb->dA->device);
   double t0 = cgm_now(), tu = 0.0; /* tu: the start of the upload */
-  bool dev_layout = false;            /* A on the host, its layout built on the GPU */
+  bool dev_layout = false;         /* A on the host, its layout built on the GPU */
   gpu_solver *S = (gpu_solver *)calloc(1, sizeof *S);
   cgm_seg_host *seg = (cgm_seg_host *)calloc(CGM_MAX_GPUS, sizeof *seg);
   const cgm_cg_state *fin = NULL;

@@ -902,8 +902,8 @@ static void test_setup_samples(void) {
     s.bytes = 3e4 * pow(3.0, i / 4 * 4 % 12 + i % 4); /* every block size over 3^0 .. 3^11 */
     s.m = s.bytes / 8;
     const bool dev = s.block == 1; /* N = 1: 0.8 ms + 0.05 ns a byte */
-    s.seconds = (dev ? 0.8e-3 + 0.05e-9 * s.bytes : 1.2e-3 + 0.3e-9 * s.bytes) *
-                (i % 2 ? 1.03 : 0.97);
+    s.seconds =
+        (dev ? 0.8e-3 + 0.05e-9 * s.bytes : 1.2e-3 + 0.3e-9 * s.bytes) * (i % 2 ? 1.03 : 0.97);
     CHECK_OK(cgm_db_sample_add(db, cal, &s, &err));
   }
   CHECK_OK(cgm_load_devices(db, "cuda", &devs, &n, &err));

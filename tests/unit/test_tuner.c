@@ -266,6 +266,31 @@ int main(void) {
   cgm_segment_shape s1 = {1, 8.0 * 65536}; /* m = 65536 = 2^16: B = 100 / (1 + e^-3) */
   double want = 8.0 * 65536 / (100.0 / (1.0 + exp(-3.0)) * 1e9);
   CHECK_NEAR(cgm_refined_segment_time(&one, 1, &s1), want, 1e-6);
+  /* A CPU's foot (the smallest size timed and its measured time): under
+   * it the time scales with the bytes from the measured one; at it, the
+   * measured time; two octaves over it, the fit again; monotone
+   * throughout, whether the fit lies over the foot's measurement (0.2 us
+   * measured at 2^12, where the fit says 0.45 us) or under it (3 us). */
+  for (int k = 0; k < 2; k++) {
+    const double tf = k ? 3e-6 : 0.2e-6;
+    cgm_device_model c = one;
+    c.cg4 = c.cg5 = (cgm_sigmoid){10.0, 2.0, 1e15}; /* vector kernels ~free */
+    c.spmv_foot[0] = (cgm_foot){4096.0, tf};
+    cgm_segment_shape lo = {1, 8.0 * 1024}, at = {1, 8.0 * 4096}, far = {1, 8.0 * 65536};
+    CHECK_NEAR(cgm_refined_segment_time(&c, 1, &lo), tf / 4, 1e-3 * tf);
+    CHECK_NEAR(cgm_refined_segment_time(&c, 1, &at), tf, 1e-3 * tf);
+    cgm_device_model plain = c;
+    plain.spmv_foot[0] = (cgm_foot){0.0, 0.0};
+    CHECK_NEAR(cgm_refined_segment_time(&c, 1, &far), cgm_refined_segment_time(&plain, 1, &far),
+               1e-12);
+    double prev = 0;
+    for (double m = 512; m < 70000; m *= 1.1) {
+      cgm_segment_shape sm = {1, 8.0 * m};
+      const double tt = cgm_refined_segment_time(&c, 1, &sm);
+      CHECK_MSG(tt >= prev, "the foot's time fell from %g to %g at m = %g", prev, tt, m);
+      prev = tt;
+    }
+  }
   /* A missing curve gives NaN, not a guess. */
   one.have_spmv[0] = false;
   CHECK(isnan(cgm_refined_segment_time(&one, 1, &s1)));
