@@ -41,8 +41,13 @@ void cgm_plan_layout_resolve(cgm_bcsr_params *p, const cgm_csr *A, int gpus) {
 }
 
 cgm_status cgm_plan_features(const cgm_csr *A, cgm_features *f, cgm_error *err) {
+  return cgm_plan_features_blocks(A, (1u << CGM_NBLOCKSIZES) - 1, f, err);
+}
+
+cgm_status cgm_plan_features_blocks(const cgm_csr *A, unsigned blocks, cgm_features *f,
+                                    cgm_error *err) {
   cgm_bcsr_params p[CGM_NBLOCKSIZES];
   for (int b = 0; b < CGM_NBLOCKSIZES; b++)
     p[b] = cgm_plan_layout_params(A, cgm_block_sizes[b], 1); /* as on one GPU */
-  return cgm_features_compute(A, p, f, err);
+  return cgm_features_compute_blocks(A, p, blocks, f, err);
 }

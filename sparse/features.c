@@ -10,6 +10,11 @@
 
 cgm_status cgm_features_compute(const cgm_csr *A, const cgm_bcsr_params *layouts, cgm_features *f,
                                 cgm_error *err) {
+  return cgm_features_compute_blocks(A, layouts, (1u << CGM_NBLOCKSIZES) - 1, f, err);
+}
+
+cgm_status cgm_features_compute_blocks(const cgm_csr *A, const cgm_bcsr_params *layouts,
+                                       unsigned blocks, cgm_features *f, cgm_error *err) {
   memset(f, 0, sizeof *f);
   if (A->nrows != A->ncols)
     return cgm_fail(err, CGM_EINPUT, "matrix is %d x %d, not square", A->nrows, A->ncols);
@@ -44,6 +49,7 @@ cgm_status cgm_features_compute(const cgm_csr *A, const cgm_bcsr_params *layouts
   f->symmetric = cgm_csr_is_symmetric(A);
 
   for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
+    if (!(blocks & (1u << b))) continue; /* left out: n stays 0 */
     cgm_block_features *bf = &f->block[b];
     int n = cgm_block_sizes[b];
     bf->n = n;

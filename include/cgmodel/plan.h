@@ -78,6 +78,11 @@ CGM_API void cgm_plan_layout_resolve(cgm_bcsr_params *p, const cgm_csr *A, int g
 /* The matrix features (cgm_features_compute) with each block size's padded
  * counts in the layout the solver builds on one GPU. */
 CGM_API cgm_status cgm_plan_features(const cgm_csr *A, cgm_features *f, cgm_error *err);
+/* The same for the block sizes of `blocks` alone (bit i: cgm_block_sizes[i];
+ * cgm_features_compute_blocks): a prediction of one configuration reads
+ * one block size's, a quarter of the work. */
+CGM_API cgm_status cgm_plan_features_blocks(const cgm_csr *A, unsigned blocks, cgm_features *f,
+                                            cgm_error *err);
 /* The version of what cgm_plan_features gives: features kept with a cached
  * matrix (its cache entry's extra "features") are used only when their
  * version is this one. Bump it when the features, their struct or the

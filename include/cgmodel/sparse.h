@@ -225,6 +225,10 @@ typedef struct cgm_features {
  * builds. */
 CGM_API cgm_status cgm_features_compute(const cgm_csr *A, const cgm_bcsr_params *layouts,
                                         cgm_features *f, cgm_error *err);
+/* The same for the block sizes of `blocks` alone (bit i: cgm_block_sizes[i]);
+ * the others' block features stay zero (their n is 0). */
+CGM_API cgm_status cgm_features_compute_blocks(const cgm_csr *A, const cgm_bcsr_params *layouts,
+                                               unsigned blocks, cgm_features *f, cgm_error *err);
 
 /* ---------------------------------------------------------- Orderings --- */
 

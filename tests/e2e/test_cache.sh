@@ -80,6 +80,14 @@ iters=$(json_get "$OUT" iterations)
 expect_exit 0 "${FEAT[@]}"
 json_check "$OUT" 'j["cache"]["outcome"] == "hit" and j["cache"]["features"]' "features: from the cache"
 assert_eq "$(json_get "$OUT" iterations)" "$iters" "features from the cache: same solve"
+# a solve reads the features of the block size it runs: another block
+# size's are computed and kept beside the first's
+expect_exit 0 "${FEAT[@]}" --block 2
+json_check "$OUT" 'not j["cache"]["features"]' "features: another block size's computed"
+expect_exit 0 "${FEAT[@]}" --block 2
+json_check "$OUT" 'j["cache"]["features"]' "features: both block sizes kept"
+expect_exit 0 "${FEAT[@]}"
+json_check "$OUT" 'j["cache"]["features"]' "features: the first block size's still kept"
 printf 'garbage' >>"$entry-features"
 expect_exit 0 "${FEAT[@]}"
 json_check "$OUT" 'not j["cache"]["features"]' "features: a damaged extra is recomputed"
