@@ -44,6 +44,8 @@ void cgm_cuda_matrix_free(cgm_dev_matrix *m) {
   memset(m, 0, sizeof *m);
 }
 
+static void stager_release(cgm_stager *s);
+
 void cgm_cuda_dev_drop_graphs(cgm_cuda_dev *d) {
   if (d->dev < 0) return;
   cudaSetDevice(d->dev);
@@ -66,6 +68,7 @@ void cgm_cuda_dev_free(cgm_cuda_dev *d) {
   cudaFree(const_cast<void *>(d->bj.blk));
   for (int i = 0; i < 2; i++)
     if (d->host_state[i]) cudaFreeHost(d->host_state[i]);
+  stager_release(&d->stage);
   cudaEvent_t evs[] = {d->ev[0], d->ev[1], d->ev[2],   d->ev_a,
                        d->ev_b,  d->ev_c,  d->ev_pack, d->ev_fork};
   for (size_t i = 0; i < sizeof evs / sizeof *evs; i++)
@@ -145,15 +148,15 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
  * core (a copy, or the conversion to single) while the copy engine drains
  * the other. A pageable cudaMemcpyAsync stages on one host thread and
  * blocks until done; a conversion to single needed a second full-size host
- * array. Small arrays go directly. */
+ * array. Small arrays go directly. The buffers are the device's
+ * (cgm_cuda_dev.stage), made on the first copy that needs them and kept
+ * until cgm_cuda_dev_free: cudaMallocHost of 64 MB costs tens of
+ * milliseconds, and the calibration's SpMV sweep uploads a hundred layouts
+ * of over 32 MB to one device. */
 #define STAGE_BYTES ((size_t)32 << 20)
-typedef struct {
-  void *buf[2];
-  cudaEvent_t done[2];
-  int k;
-} stager;
+typedef cgm_stager stager;
 
-static void stager_release(stager *s) {
+static void stager_release(cgm_stager *s) {
   for (int i = 0; i < 2; i++) {
     if (s->done[i]) cudaEventDestroy(s->done[i]);
     if (s->buf[i]) cudaFreeHost(s->buf[i]);
@@ -161,15 +164,8 @@ static void stager_release(stager *s) {
   memset(s, 0, sizeof *s);
 }
 
-/* The pinned buffers are allocated on the first copy that needs them:
- * cudaMallocHost of 64 MB costs tens of milliseconds, more than a small
- * matrix's whole upload (the calibration uploads hundreds of them). */
-static void stager_open(stager *s) {
-  memset(s, 0, sizeof *s);
-}
-
 static cgm_status stager_alloc(stager *s, cgm_error *err) {
-  if (s->buf[0]) return CGM_OK;
+  if (s->buf[0] && s->buf[1]) return CGM_OK;
   cgm_status st = CGM_OK;
   for (int i = 0; i < 2; i++) {
     CGM_CUDA_GOTO(st, err, fail, cudaMallocHost(&s->buf[i], STAGE_BYTES));
@@ -181,14 +177,11 @@ fail:
   return st;
 }
 
-/* Waits for the transfers in flight, then frees the buffers (also after a
- * failure: the copy engine must be done with them). */
-static cgm_status stager_close(stager *s, const cgm_cuda_dev *d, cgm_error *err) {
-  cgm_status st = CGM_OK;
-  CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d->stream));
-out:
-  stager_release(s);
-  return st;
+/* Waits for the transfers in flight (also after a failure: the copy
+ * engine must be done with the buffers before they are filled again). */
+static cgm_status stager_close(const cgm_cuda_dev *d, cgm_error *err) {
+  CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
+  return CGM_OK;
 }
 
 /* dst (device) = src (host): count elements of `width` bytes on the device;
@@ -230,16 +223,15 @@ static cgm_status stage_copy(stager *s, const cgm_cuda_dev *d, void *dst, const 
 cgm_status cgm_cuda_upload_arrays(cgm_cuda_dev *d, int k, void *const *dst, const void *const *src,
                                   const size_t *bytes, cgm_error *err) {
   CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
-  stager sg;
-  stager_open(&sg);
   cgm_status st = CGM_OK;
-  for (int i = 0; i < k && !st; i++) st = stage_copy(&sg, d, dst[i], src[i], bytes[i], 1, 0, err);
+  for (int i = 0; i < k && !st; i++)
+    st = stage_copy(&d->stage, d, dst[i], src[i], bytes[i], 1, 0, err);
   if (st) {
     cgm_error e2 = {};
-    (void)stager_close(&sg, d, &e2);
+    (void)stager_close(d, &e2);
     return st;
   }
-  return stager_close(&sg, d, err);
+  return stager_close(d, err);
 }
 
 cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_matrix *m,
@@ -254,27 +246,26 @@ cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_ma
   CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->slice_ptr, ((size_t)B->nslices + 1) * 8));
   CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->bcol, (size_t)B->nblocks_padded * 4));
   CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->brow, (size_t)B->nslices * B->p.by * 4));
-  stager sg;
-  stager_open(&sg);
   cgm_status st = CGM_OK;
   if (d->mixed) { /* the values once, in double; their single copy made on the device */
-    st = stage_copy(&sg, d, m->val_hi, B->val, (size_t)nval, 8, 0, err);
+    st = stage_copy(&d->stage, d, m->val_hi, B->val, (size_t)nval, 8, 0, err);
     if (!st)
       CGM_CUDA_GOTO(st, err, out,
                     cgm_launch_to_single(m->val_hi, (float *)m->val, nval, d->sms, d->stream));
   } else {
-    st = stage_copy(&sg, d, m->val, B->val, (size_t)nval, w, d->prec == CGM_PREC_SINGLE, err);
+    st = stage_copy(&d->stage, d, m->val, B->val, (size_t)nval, w, d->prec == CGM_PREC_SINGLE, err);
   }
-  if (!st) st = stage_copy(&sg, d, m->slice_ptr, B->slice_ptr, (size_t)B->nslices + 1, 8, 0, err);
-  if (!st) st = stage_copy(&sg, d, m->bcol, B->bcol, (size_t)B->nblocks_padded, 4, 0, err);
-  if (!st) st = stage_copy(&sg, d, m->brow, B->brow, (size_t)B->nslices * B->p.by, 4, 0, err);
+  if (!st)
+    st = stage_copy(&d->stage, d, m->slice_ptr, B->slice_ptr, (size_t)B->nslices + 1, 8, 0, err);
+  if (!st) st = stage_copy(&d->stage, d, m->bcol, B->bcol, (size_t)B->nblocks_padded, 4, 0, err);
+  if (!st) st = stage_copy(&d->stage, d, m->brow, B->brow, (size_t)B->nslices * B->p.by, 4, 0, err);
 out:
-  if (st) { /* the buffers go; the first failure's message stays */
+  if (st) { /* the transfers end; the first failure's message stays */
     cgm_error e2 = {};
-    (void)stager_close(&sg, d, &e2);
+    (void)stager_close(d, &e2);
     return st;
   }
-  if ((st = stager_close(&sg, d, err))) return st;
+  if ((st = stager_close(d, err))) return st;
   cgm_dev_matrix_describe(m, B->p, B->nslices, B->nbrows, B->nblocks_padded);
   return CGM_OK;
 }

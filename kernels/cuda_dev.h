@@ -26,6 +26,14 @@ typedef struct cgm_dev_matrix {
   int present; /* 0 when the layout has no block rows */
 } cgm_dev_matrix;
 
+/* The pinned staging buffers of a device's uploads (kernels/cuda_dev.cu):
+ * made on the first upload that needs them, kept until cgm_cuda_dev_free. */
+typedef struct cgm_stager {
+  void *buf[2];
+  cudaEvent_t done[2];
+  int k;
+} cgm_stager;
+
 typedef struct cgm_cuda_dev {
   int dev; /* CUDA device ordinal, -1 when unused */
   int sms;
@@ -55,7 +63,8 @@ typedef struct cgm_cuda_dev {
   cudaEvent_t ev_a, ev_b, ev_c, ev_pack, ev_fork; /* cross-device dependencies */
   cgm_pack pack;
   int32_t *send_idx;
-  int64_t bytes; /* device memory allocated */
+  int64_t bytes;    /* device memory allocated */
+  cgm_stager stage; /* the uploads' pinned buffers */
 } cgm_cuda_dev;
 
 /* Allocates vectors, reduction scratch and the state on device dev for

@@ -29,3 +29,13 @@ void cgm_stage_slice(double *out, const double *src, int64_t r0, int64_t rows, i
   for (int64_t i = 0; i < rows; i++)
     out[i] = r0 + i < n ? (invert ? 1.0 / src[r0 + i] : src[r0 + i]) : pad;
 }
+
+void cgm_stage_narrow(int32_t *dst, const int64_t *src, size_t n) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < (int64_t)n; i++) dst[i] = (int32_t)src[i];
+}
+
+void cgm_stage_widen(int64_t *dst, const int32_t *src, size_t n) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < (int64_t)n; i++) dst[i] = src[i];
+}

@@ -20,6 +20,11 @@ void cgm_stage_fill(void *dst, const void *src, size_t count, int to_single);
 void cgm_stage_slice(double *out, const double *src, int64_t r0, int64_t rows, int64_t n,
                      int invert, double pad);
 
+/* dst[i] = src[i] for i < n, 64-bit integers narrowed to 32 (the caller
+ * knows they fit), or 32-bit ones widened to 64. */
+void cgm_stage_narrow(int32_t *dst, const int64_t *src, size_t n);
+void cgm_stage_widen(int64_t *dst, const int32_t *src, size_t n);
+
 #ifdef __cplusplus
 }
 #endif
