@@ -39,3 +39,8 @@ void cgm_stage_widen(int64_t *dst, const int32_t *src, size_t n) {
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < (int64_t)n; i++) dst[i] = src[i];
 }
+
+void cgm_stage_to_double(double *dst, const float *src, size_t n) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < (int64_t)n; i++) dst[i] = src[i];
+}

@@ -24,6 +24,8 @@ void cgm_stage_slice(double *out, const double *src, int64_t r0, int64_t rows, i
  * knows they fit), or 32-bit ones widened to 64. */
 void cgm_stage_narrow(int32_t *dst, const int64_t *src, size_t n);
 void cgm_stage_widen(int64_t *dst, const int32_t *src, size_t n);
+/* dst[i] = src[i] for i < n: floats as doubles. */
+void cgm_stage_to_double(double *dst, const float *src, size_t n);
 
 #ifdef __cplusplus
 }
