@@ -707,7 +707,8 @@ cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *sv, cgm_error *err) {
       "INSERT INTO solves (matrix_id, calibration_id, created, backend, precision, exchange, "
       "devices, block, bx, gpus, iterations, converged, relative_residual, "
       "time_per_iter_s, predicted_time_per_iter_s, model, options, time_setup_s, layout_bytes, "
-      "precond) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "precond, layout_on_device) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+      "?, ?)",
       &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, sv->matrix_id);
@@ -732,6 +733,7 @@ cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *sv, cgm_error *err) {
   b_int(&b, sv->layout_bytes);
   if (!sv->precond[0]) snprintf(sv->precond, sizeof sv->precond, "jacobi");
   B_FIELD(&b, sv->precond);
+  b_int(&b, sv->layout_on_device ? 1 : 0);
   s = run(db, &b, "adding a solve", err);
   if (s == CGM_OK) sv->id = sqlite3_last_insert_rowid(db->h);
   return s;
@@ -769,6 +771,7 @@ static int solve_row(sqlite3_stmt *st, void *ctx) {
   sv.layout_bytes = r_int64(&r);
   R_FIELD(&r, sv.matrix);
   R_FIELD(&r, sv.precond);
+  sv.layout_on_device = r_int(&r) != 0;
   return it->fn(&sv, it->ctx);
 }
 
@@ -781,7 +784,8 @@ cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx)
                        "s.precision, s.exchange, s.devices, s.block, s.bx, s.gpus, s.iterations, "
                        "s.converged, s.relative_residual, s.time_per_iter_s, "
                        "s.predicted_time_per_iter_s, s.model, s.options, s.time_setup_s, "
-                       "s.layout_bytes, m.name, s.precond FROM solves s LEFT JOIN matrices m "
+                       "s.layout_bytes, m.name, s.precond, s.layout_on_device FROM solves s "
+                       "LEFT JOIN matrices m "
                        "ON m.id = s.matrix_id ORDER BY s.id",
                        &b, err);
   if (s != CGM_OK) return s;

@@ -173,8 +173,15 @@ static const char migration_5[] =
 static const char migration_6[] =
     "ALTER TABLE solves ADD COLUMN precond TEXT NOT NULL DEFAULT 'jacobi';";
 
-static const char *const migrations[] = {migration_1, migration_2, migration_3,
-                                         migration_4, migration_5, migration_6};
+/* Version 7: whether the GPU built the solve's layout from the uploaded CSR
+ * (cgm_solve_result.layout_on_device): those setups lie on a line of their
+ * own (cgm_tuner_device.setup_dev). Solves recorded before it were built on
+ * the host. */
+static const char migration_7[] =
+    "ALTER TABLE solves ADD COLUMN layout_on_device INTEGER NOT NULL DEFAULT 0;";
+
+static const char *const migrations[] = {migration_1, migration_2, migration_3, migration_4,
+                                         migration_5, migration_6, migration_7};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == CGM_DB_SCHEMA_VERSION,
                "one migration per schema version");

@@ -234,6 +234,13 @@ cgm_status cgm_cuda_upload_arrays(cgm_cuda_dev *d, int k, void *const *dst, cons
   return stager_close(d, err);
 }
 
+void cgm_cuda_stage_release(cgm_cuda_dev *d) {
+  if (d->dev < 0 || !d->stage.buf[0]) return;
+  if (cudaSetDevice(d->dev) == cudaSuccess) (void)cudaStreamSynchronize(d->stream);
+  stager_release(&d->stage);
+  (void)cudaGetLastError();
+}
+
 cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_matrix *m,
                                   cgm_error *err) {
   memset(m, 0, sizeof *m);

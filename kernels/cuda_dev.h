@@ -82,6 +82,10 @@ cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_ma
  * staging buffers of the layout's upload; done when it returns. */
 cgm_status cgm_cuda_upload_arrays(cgm_cuda_dev *d, int k, void *const *dst, const void *const *src,
                                   const size_t *bytes, cgm_error *err);
+/* Frees the device's pinned upload buffers (cgm_cuda_dev.stage) once its
+ * uploads are done: a solve holds them through its setup alone (64 MB a
+ * GPU); the calibration's sweep keeps them from matrix to matrix. */
+void cgm_cuda_stage_release(cgm_cuda_dev *d);
 /* Frees an uploaded layout's arrays (m zeroed). */
 void cgm_cuda_matrix_free(cgm_dev_matrix *m);
 /* cudaMalloc on d's current device, counted in d->bytes (16 bytes for 0). */

@@ -169,9 +169,11 @@ static cgm_status one(const cgm_csr *A, const cgm_solve_opts *o, int maxiter, co
    * the tuner's setup model (cgm_setup_fit) of this device. */
   cgm_sample smp;
   const bool timed_setup = res.time_setup_s > 0 && res.device_bytes > 0;
+  /* variant "device" where the GPU built the layout (the tuner's second
+   * setup line, cgm_tuner_device.setup_dev) */
   if (timed_setup)
-    mb_sample(&smp, "setup", variant, o->precision, n, (double)res.device_bytes, w,
-              res.time_setup_s, source);
+    mb_sample(&smp, "setup", res.layout_on_device ? "device" : variant, o->precision, n,
+              (double)res.device_bytes, w, res.time_setup_s, source);
   if ((st = emit(run, timed_setup ? &smp : NULL, "iter", err))) return st;
   if (!steady || !(res.time_per_iter_s > 0)) return emit(run, NULL, "iter", err);
   mb_sample(&smp, "iter", variant, o->precision, n, bytes, w, res.time_per_iter_s, source);

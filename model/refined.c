@@ -104,7 +104,10 @@ static double t_foot(const cgm_sigmoid *s, const cgm_regime *r, double bytes, do
   if (m <= f->m) return f->t * (m / f->m);
   double t = t_curve(s, r, bytes, width);
   const double fade = log2(m / f->m) / 2.0, at = t_curve(s, r, f->m * width, width);
-  if (fade < 1.0 && at > 0) t *= pow(f->t / at, 1.0 - fade);
+  /* a fit over the measured foot comes down to it; one under it only
+   * stops at the foot's time (scaled up, a second regime starting within
+   * the two octaves could make the time fall with more data) */
+  if (fade < 1.0 && at > f->t) t *= pow(f->t / at, 1.0 - fade);
   return t > f->t ? t : f->t;
 }
 

@@ -37,7 +37,7 @@
 static const char MESH[] = "\001mesh";
 
 static bool on_mesh(const cgm_sample *a) {
-  return !strncmp(a->source, "poisson3d:", 10) || !strncmp(a->source, "poisson2d:", 10);
+  return pipeline_on_mesh(a->source);
 }
 
 static bool same_group(const cgm_sample *a, const char *kernel, const char *variant, int prec,

@@ -50,3 +50,7 @@ cgm_sigmoid *pipeline_kernel_curve(cgm_device_model *m, const cgm_db_fit *f, cgm
   }
   return NULL;
 }
+
+bool pipeline_on_mesh(const char *source) {
+  return !strncmp(source, "poisson3d:", 10) || !strncmp(source, "poisson2d:", 10);
+}

@@ -27,6 +27,11 @@ enum {
   PIPELINE_SLOTS = 60
 };
 
+/* Whether a sample's source is a Poisson grid ("poisson2d:K", "poisson3d:K"):
+ * the SpMV samples of the "mesh" curve (pipeline/calibrate.c), and of its
+ * foot (pipeline/models.c). */
+bool pipeline_on_mesh(const char *source);
+
 /* The curve of a spmv ("mesh" or "all" variant), iter ("mesh", "row" or "band"), cg4
  * or cg5 fit: its sigmoid, its second regime, its have flag (NULL for cg4
  * and cg5) and its slot. NULL for another kernel. */

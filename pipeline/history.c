@@ -103,25 +103,25 @@ static bool setups_add(setups *u, double bytes, double secs) {
 }
 
 /* A GPU's setups come in two kinds: the host builds the layout and it
- * crosses (u[0]), or, at N = 1 on one GPU, the CSR crosses and the GPU
- * builds it (u[1], cgm_gpu_opts.device_layout): a 49M-nonzero layout took
- * the host 0.11-0.14 s and the device milliseconds, so one line through
- * both priced the other block sizes' setups at half what they took. */
-static int setup_kind(bool gpu, int block, int gpus) {
-  return gpu && block == 1 && gpus == 1;
-}
+ * crosses (u[0]), or the CSR crosses and the GPU builds it (u[1],
+ * cgm_gpu_opts.device_layout: one GPU, N = 1, no long rows apart, room for
+ * the CSR): a 49M-nonzero layout took the host 0.11-0.14 s and the device
+ * milliseconds, so one line through both priced the other block sizes'
+ * setups at half what they took. Each setup says where its layout was
+ * built: a calibration's sample by its variant "device", a recorded solve
+ * by layout_on_device (older records and samples: on the host). */
 
 /* A calibration's timed setups: its iteration sweeps' solves (kernel
  * "setup", microbench/iter_sweeps.c, one GPU). */
 typedef struct {
-  setups *u; /* [2], by setup_kind */
+  setups *u; /* [2]: built on the host, on the device */
   bool gpu;
 } setup_sink;
 
 static int take_setup(const cgm_db_sample *s, void *ctx) {
   setup_sink *k = ctx;
   if (strcmp(s->kernel, "setup")) return 0;
-  setups *u = &k->u[setup_kind(k->gpu, s->block, 1)];
+  setups *u = &k->u[k->gpu && !strcmp(s->variant, "device")];
   if (setups_add(u, s->bytes, s->seconds)) return 0;
   u->oom = true;
   return 1;
@@ -155,8 +155,7 @@ void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev) {
           !strcmp(s->backend, "cusparse") || s->layout_bytes <= 0 || !isfinite(s->time_setup_s) ||
           !jacobi(s))
         continue;
-      ok = setups_add(&u[setup_kind(gpu, s->block, s->gpus)], (double)s->layout_bytes,
-                      s->time_setup_s);
+      ok = setups_add(&u[gpu && s->layout_on_device], (double)s->layout_bytes, s->time_setup_s);
     }
     if (ok) {
       devs[d].setup = cgm_setup_fit(u[0].bytes, u[0].secs, u[0].n, gpu);

@@ -147,9 +147,6 @@ bool cgm_calibration_cg_stale(const cgm_tuner_device *d, const cgm_gpu_opts *gpu
   return true;
 }
 
-/* Reads the device's curves into t->model: CGM_FIT_REL with the fallbacks
- * above, any other kind alone; and the paper's (avg, else max) into
- * t->paper. */
 /* The feet of a CPU's curves (cgm_device_model.spmv_foot): per precision
  * and group, the smallest size its samples timed and the median of their
  * times there. The SpMV's groups are those of its curves: "mesh" (the
@@ -176,7 +173,7 @@ static int take_foot(const cgm_db_sample *s, void *ctx) {
   if (p < 0 || p > 1 || !(s->m > 0)) return 0;
   if (!strcmp(s->kernel, "spmv") && bi >= 0) {
     foot_add(c, p, FOOT_ALL + bi, s);
-    if (!strncmp(s->source, "poisson", 7)) foot_add(c, p, FOOT_MESH + bi, s);
+    if (pipeline_on_mesh(s->source)) foot_add(c, p, FOOT_MESH + bi, s);
   } else if (!strcmp(s->kernel, "cg4")) {
     foot_add(c, p, FOOT_CG4, s);
   } else if (!strcmp(s->kernel, "cg5")) {
@@ -212,6 +209,9 @@ static cgm_status load_feet(cgm_db *db, cgm_tuner_device *t, char held[2][PIPELI
   return st;
 }
 
+/* Reads the device's curves into t->model: CGM_FIT_REL with the fallbacks
+ * above, any other kind alone; and the paper's (avg, else max) into
+ * t->paper. */
 static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_error *err) {
   cgm_status st = CGM_OK;
   for (int pass = 0; pass < 2 && !st; pass++) {

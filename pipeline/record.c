@@ -64,6 +64,7 @@ cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *pat
   snprintf(s.model, sizeof s.model, "refined");
   s.time_setup_s = r->time_setup_s > 0 ? r->time_setup_s : NAN;
   s.layout_bytes = r->device_bytes;
+  s.layout_on_device = r->layout_on_device;
   snprintf(s.precond, sizeof s.precond, "%s", cgm_precond_name(o->precond));
   json_text(cgm_solve_opts_json(o), s.options, sizeof s.options);
   return cgm_db_solve_add(db, &s, err);

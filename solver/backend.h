@@ -75,6 +75,12 @@ void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double re
  * reliable updates' floor. */
 double cgm_solve_inf_norm(const cgm_csr *A);
 
+/* Device dev's CUDA context made, or waited for where another thread (the
+ * pipeline's warm-up, cgm_cuda_warm_up) is making it: a solve calls it
+ * before its setup clock starts, so that the setup it reports and records
+ * is its own. Errors are left to the solve's next call. */
+void cgm_cuda_context_ready(int dev);
+
 /* Iteration times are kept for the first CGM_MAX_TIMED iterations only. */
 #define CGM_MAX_TIMED 65536
 

@@ -5,6 +5,10 @@
 
 #include "solver/backend.h"
 
+void cgm_cuda_context_ready(int dev) {
+  (void)dev;
+}
+
 void cgm_cuda_warm_up(int count) {
   (void)count;
 }

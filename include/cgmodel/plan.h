@@ -86,8 +86,9 @@ CGM_API cgm_status cgm_plan_features_blocks(const cgm_csr *A, unsigned blocks, c
 /* The version of what cgm_plan_features gives: features kept with a cached
  * matrix (its cache entry's extra "features") are used only when their
  * version is this one. Bump it when the features, their struct or the
- * layout rule above change. */
-#define CGM_PLAN_FEATURES_VERSION 2u
+ * layout rule above change. Version 3: an extra may hold some block sizes
+ * alone (the others' n is 0), which version 2's readers took as complete. */
+#define CGM_PLAN_FEATURES_VERSION 3u
 
 /* ------------------------------------------------------- the plan --- */
 

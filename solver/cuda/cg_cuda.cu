@@ -367,8 +367,10 @@ static cgm_status want_device_layout(const cgm_problem *pb, bool *yes, cgm_error
   cgm_status st = cgm_cuda_free_bytes(0, &avail, &total, err);
   if (st) return st;
   const cgm_csr *A = pb->A;
-  const int64_t csr = ((int64_t)A->nrows + 1) * 8 + A->nnz * 12;
-  *yes = s0->device_bytes + csr <= avail;
+  /* the CSR, and the build's own scratch: row lengths, the sort's keys,
+   * values and buffers, the slices' sizes (kernels/device_layout.cu) */
+  const int64_t csr = ((int64_t)A->nrows + 1) * 8 + A->nnz * 12, scratch = 48 * (int64_t)A->nrows;
+  *yes = s0->device_bytes + csr + scratch + (16 << 20) <= avail;
   return CGM_OK;
 }
 
@@ -430,8 +432,10 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   if (pb->dA && (G != 1 || pb->dA->device < 0 || pb->dA->device >= ndev))
     return cgm_fail(err, CGM_EINPUT, "a matrix in the memory of GPU %d is solved on that GPU alone",
                     pb->dA->device);
+  for (int g = 0; g < G; g++) cgm_cuda_context_ready(pb->dA ? pb->dA->device : g);
   double t0 = cgm_now(), tu = 0.0; /* tu: the start of the upload */
   bool dev_layout = false;         /* A on the host, its layout built on the GPU */
+  double built = 0.0;              /* the layouts built on the GPUs: layout time, not upload */
   gpu_solver *S = (gpu_solver *)calloc(1, sizeof *S);
   cgm_seg_host *seg = (cgm_seg_host *)calloc(CGM_MAX_GPUS, sizeof *seg);
   const cgm_cg_state *fin = NULL;
@@ -522,6 +526,7 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
       double tl = 0.0;
       st = pb->dA ? (tl = cgm_now(), cgm_cuda_matrix_from_device(d, pb->dA, p, &d->A, err))
                   : layout_on_device(d, pb->A, p, &tl, err);
+      built += cgm_now() - tl;
       res->time_layout_s += cgm_now() - tl;
     } else if (!st) {
       st = cgm_cuda_matrix_upload(d, &seg[g].A, &d->A, err);
@@ -555,7 +560,8 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     S->pdl = cgm_pdl_supported();
   }
   if ((st = pb->dA ? gs_device_vectors(S, pb, err) : upload_vectors(S, pb, seg, err))) goto out;
-  res->time_upload_s = cgm_now() - tu;               /* with the exchange's and NCCL's setup */
+  for (int g = 0; g < G; g++) cgm_cuda_stage_release(&S->dev[g]); /* the uploads are done */
+  res->time_upload_s = cgm_now() - tu - built;       /* with the exchange's and NCCL's setup */
   for (int g = 0; g < G; g++) cgm_seg_free(&seg[g]); /* the host copies are no longer needed */
   {
     cudaDeviceProp prop;

@@ -93,6 +93,7 @@ cgm_status run(const cgm_problem *pb, const cgm_cusparse_fns *cs, const cgm_cubl
   double *times = NULL;
   size_t bufsize = 0;
   const size_t w = sizeof(T), idxw = idx64 ? 8 : 4;
+  cgm_cuda_context_ready(0);
   double t0 = cgm_now();
   int ntimed = pb->maxiter < CGM_MAX_TIMED ? pb->maxiter : CGM_MAX_TIMED, itn = 0;
   double rz = 0, rr = 0, pq = 0;
@@ -251,8 +252,10 @@ cgm_status run(const cgm_problem *pb, const cgm_cusparse_fns *cs, const cgm_cubl
     int nt = itn < ntimed ? itn : ntimed;
     res->time_per_iter_s = nt > 1 ? cgm_median(times + 1, nt - 1) : (nt ? times[0] : 0.0);
   }
-  CGM_CUDA_GOTO(st, err, out, cudaMemcpy(hv, x, (size_t)n * w, cudaMemcpyDeviceToHost));
-  for (int i = 0; i < n; i++) pb->x[i] = (double)hv[i];
+  CGM_CUDA_GOTO(
+      st, err, out,
+      cudaMemcpy(w == 4 ? (void *)hv : (void *)pb->x, x, (size_t)n * w, cudaMemcpyDeviceToHost));
+  if (w == 4) cgm_stage_to_double(pb->x, (const float *)hv, (size_t)n);
 out:
   if (vp) cs->cusparseDestroyDnVec(vp);
   if (vq) cs->cusparseDestroyDnVec(vq);

@@ -22,9 +22,12 @@ extern "C" int cgm_cuda_runtime_version(void) {
 
 extern "C" void cgm_cuda_warm_up(int count) {
   const int n = cgm_cuda_device_count();
-  for (int d = 0; d < count && d < n; d++)
-    if (cudaSetDevice(d) != cudaSuccess || cudaFree(0) != cudaSuccess)
-      (void)cudaGetLastError(); /* the solve's own call reports it */
+  for (int d = 0; d < count && d < n; d++) cgm_cuda_context_ready(d);
+}
+
+extern "C" void cgm_cuda_context_ready(int dev) {
+  if (cudaSetDevice(dev) != cudaSuccess || cudaFree(0) != cudaSuccess)
+    (void)cudaGetLastError(); /* the solve's own call reports it */
 }
 
 extern "C" int cgm_cuda_device_count(void) {

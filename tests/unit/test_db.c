@@ -1260,14 +1260,14 @@ static void test_migration_v1(void) {
   cgm_db_close(db);
   sqlite3 *h = NULL;
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
-  CHECK(
-      sqlite3_exec(h,
-                   "ALTER TABLE fits DROP COLUMN m_lo; ALTER TABLE fits DROP COLUMN m_hi; "
-                   "ALTER TABLE solves DROP COLUMN options;"
-                   "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
-                   "layout_bytes; DROP TABLE coefficients; ALTER TABLE solves DROP COLUMN precond; "
-                   "PRAGMA user_version = 1",
-                   NULL, NULL, NULL) == SQLITE_OK);
+  CHECK(sqlite3_exec(h,
+                     "ALTER TABLE fits DROP COLUMN m_lo; ALTER TABLE fits DROP COLUMN m_hi; "
+                     "ALTER TABLE solves DROP COLUMN options;"
+                     "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
+                     "layout_bytes; DROP TABLE coefficients; ALTER TABLE solves DROP COLUMN "
+                     "precond; ALTER TABLE solves DROP COLUMN layout_on_device; "
+                     "PRAGMA user_version = 1",
+                     NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
   CHECK_OK(cgm_db_open(p, false, &db, &e));
   if (!db) return;
@@ -1296,13 +1296,13 @@ static void test_migration_v2(void) {
   cgm_db_close(db);
   sqlite3 *h = NULL;
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
-  CHECK(
-      sqlite3_exec(h,
-                   "ALTER TABLE solves DROP COLUMN options;"
-                   "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
-                   "layout_bytes; DROP TABLE coefficients; ALTER TABLE solves DROP COLUMN precond; "
-                   "PRAGMA user_version = 2",
-                   NULL, NULL, NULL) == SQLITE_OK);
+  CHECK(sqlite3_exec(h,
+                     "ALTER TABLE solves DROP COLUMN options;"
+                     "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
+                     "layout_bytes; DROP TABLE coefficients; ALTER TABLE solves DROP COLUMN "
+                     "precond; ALTER TABLE solves DROP COLUMN layout_on_device; "
+                     "PRAGMA user_version = 2",
+                     NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
   CHECK_OK(cgm_db_open(p, false, &db, &e));
   if (!db) return;
@@ -1336,12 +1336,12 @@ static void test_migration_v3(void) {
   cgm_db_close(db);
   sqlite3 *h = NULL;
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
-  CHECK(
-      sqlite3_exec(h,
-                   "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
-                   "layout_bytes; DROP TABLE coefficients; ALTER TABLE solves DROP COLUMN precond; "
-                   "PRAGMA user_version = 3",
-                   NULL, NULL, NULL) == SQLITE_OK);
+  CHECK(sqlite3_exec(h,
+                     "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
+                     "layout_bytes; DROP TABLE coefficients; ALTER TABLE solves DROP COLUMN "
+                     "precond; ALTER TABLE solves DROP COLUMN layout_on_device; "
+                     "PRAGMA user_version = 3",
+                     NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
   CHECK_OK(cgm_db_open(p, false, &db, &e));
   if (!db) return;
@@ -1380,7 +1380,8 @@ static void test_migration_v4(void) {
   sqlite3 *h = NULL;
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
   CHECK(sqlite3_exec(h,
-                     "DROP TABLE coefficients; ALTER TABLE solves DROP COLUMN precond; "
+                     "DROP TABLE coefficients; ALTER TABLE solves DROP COLUMN precond; ALTER TABLE "
+                     "solves DROP COLUMN layout_on_device; "
                      "PRAGMA user_version = 4",
                      NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
@@ -1422,8 +1423,10 @@ static void test_migration_v5(void) {
   cgm_db_close(db);
   sqlite3 *h = NULL;
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
-  CHECK(sqlite3_exec(h, "ALTER TABLE solves DROP COLUMN precond; PRAGMA user_version = 5", NULL,
-                     NULL, NULL) == SQLITE_OK);
+  CHECK(sqlite3_exec(h,
+                     "ALTER TABLE solves DROP COLUMN precond; ALTER TABLE solves DROP COLUMN "
+                     "layout_on_device; PRAGMA user_version = 5",
+                     NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
   CHECK_OK(cgm_db_open(p, false, &db, &e));
   if (!db) return;
@@ -1436,6 +1439,42 @@ static void test_migration_v5(void) {
   CHECK(c.n == 2);
   CHECK(!strcmp(c.v[0].precond, "jacobi") && c.v[0].iterations == 5);
   CHECK(!strcmp(c.v[1].precond, "block") && c.v[1].iterations == 3);
+  cgm_db_close(db);
+  remove_db(p);
+}
+
+/* A version-6 database (solves without layout_on_device) with a solve in it:
+ * opening migrates it, the old solve reads back as built on the host, and
+ * a new one keeps what it says. */
+static void test_migration_v6(void) {
+  char p[512];
+  tmp_path(p, sizeof p, "v6.db");
+  cgm_db *db = NULL;
+  cgm_error e = {0};
+  CHECK_OK(cgm_db_open(p, true, &db, &e));
+  if (!db) return;
+  cgm_db_matrix m = {.name = "a.mtx", .x = 3, .nnz = 7};
+  CHECK_OK(cgm_db_matrix_get_or_add(db, &m, &e));
+  cgm_db_solve v = {.matrix_id = m.id, .backend = "cuda", .iterations = 5};
+  CHECK_OK(cgm_db_solve_add(db, &v, &e));
+  cgm_db_close(db);
+  sqlite3 *h = NULL;
+  CHECK(sqlite3_open(p, &h) == SQLITE_OK);
+  CHECK(sqlite3_exec(h, "ALTER TABLE solves DROP COLUMN layout_on_device; PRAGMA user_version = 6",
+                     NULL, NULL, NULL) == SQLITE_OK);
+  sqlite3_close(h);
+  CHECK_OK(cgm_db_open(p, false, &db, &e));
+  if (!db) return;
+  CHECK(sql_int(db, "PRAGMA user_version") == CGM_DB_SCHEMA_VERSION);
+  cgm_db_solve w = {
+      .matrix_id = m.id, .backend = "cuda", .iterations = 3, .layout_on_device = true};
+  CHECK_OK(cgm_db_solve_add(db, &w, &e));
+  static collect c; /* large: off the stack */
+  memset(&c, 0, sizeof c);
+  CHECK_OK(cgm_db_solves(db, collect_solve, &c, &e));
+  CHECK(c.n == 2);
+  CHECK(!c.v[0].layout_on_device && c.v[0].iterations == 5);
+  CHECK(c.v[1].layout_on_device && c.v[1].iterations == 3);
   cgm_db_close(db);
   remove_db(p);
 }
@@ -1474,6 +1513,7 @@ int main(void) {
   test_migration_v3();
   test_migration_v4();
   test_migration_v5();
+  test_migration_v6();
   chmod(tmpdir, 0700);
   nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   TEST_MAIN_END();

@@ -874,9 +874,10 @@ static void test_refit_dip(void) {
 
 /* A GPU calibration's timed setups (kernel "setup") give its tuner device
  * the line they lie on, the small ones' fixed part included, with its own
- * recorded solves; without them the default stays. The setups at N = 1
- * (one GPU: the layout built on the device) lie on a line of their own
- * (setup_dev), which the other block sizes' do not pull. */
+ * recorded solves; without them the default stays. The setups whose layout
+ * the GPU built (samples of variant "device", solves recorded with
+ * layout_on_device) lie on a line of their own (setup_dev), which the
+ * host-built ones, at N = 1 too, do not pull. */
 static void test_setup_samples(void) {
   cgm_error err = {0};
   char dbp[512];
@@ -893,21 +894,23 @@ static void test_setup_samples(void) {
   CHECK(n == 1 && devs[0].setup.samples == 0 && devs[0].setup.fixed_s == d.fixed_s &&
         devs[0].setup_dev.samples == 0);
   free(devs);
-  for (int i = 0; i < 16; i++) {
+  /* 16 host-built setups at every block size (N = 1 among them) on 1.2 ms +
+   * 0.3 ns a byte, 4 device-built ones at N = 1 on 0.8 ms + 0.05 ns */
+  for (int i = 0; i < 20; i++) {
+    const bool dev = i >= 16;
     cgm_db_sample s;
     memset(&s, 0, sizeof s);
     snprintf(s.kernel, sizeof s.kernel, "setup");
-    snprintf(s.variant, sizeof s.variant, "mesh");
-    s.block = cgm_block_sizes[i % 4];
-    s.bytes = 3e4 * pow(3.0, i / 4 * 4 % 12 + i % 4); /* every block size over 3^0 .. 3^11 */
+    snprintf(s.variant, sizeof s.variant, "%s", dev ? "device" : "mesh");
+    s.block = dev ? 1 : cgm_block_sizes[i % 4];
+    s.bytes = 3e4 * pow(3.0, dev ? 3 * (i - 16) : i % 12);
     s.m = s.bytes / 8;
-    const bool dev = s.block == 1; /* N = 1: 0.8 ms + 0.05 ns a byte */
     s.seconds =
         (dev ? 0.8e-3 + 0.05e-9 * s.bytes : 1.2e-3 + 0.3e-9 * s.bytes) * (i % 2 ? 1.03 : 0.97);
     CHECK_OK(cgm_db_sample_add(db, cal, &s, &err));
   }
   CHECK_OK(cgm_load_devices(db, "cuda", &devs, &n, &err));
-  CHECK_MSG(n == 1 && devs[0].setup.samples == 12 &&
+  CHECK_MSG(n == 1 && devs[0].setup.samples == 16 &&
                 fabs(devs[0].setup.fixed_s / 1.2e-3 - 1) < 0.1 &&
                 fabs(devs[0].setup.s_per_byte / 0.3e-9 - 1) < 0.1,
             "setup %g s + %g s/B from %d", n ? devs[0].setup.fixed_s : 0,
@@ -918,8 +921,9 @@ static void test_setup_samples(void) {
             "setup on the device %g s + %g s/B from %d", n ? devs[0].setup_dev.fixed_s : 0,
             n ? devs[0].setup_dev.s_per_byte : 0, n ? devs[0].setup_dev.samples : 0);
   free(devs);
-  /* Recorded solves of this calibration join its samples: our kernels'
-   * (3 here, at N = 2), not cuSPARSE's (it builds no layout). */
+  /* Recorded solves of this calibration join its samples by where their
+   * layout was built (3 host-built at N = 1, one device-built), not
+   * cuSPARSE's (it builds no layout). */
   cgm_db_matrix mx;
   memset(&mx, 0, sizeof mx);
   snprintf(mx.name, sizeof mx.name, "grid.mtx");
@@ -927,8 +931,9 @@ static void test_setup_samples(void) {
   mx.x = 1000;
   mx.nnz = 5000;
   CHECK_OK(cgm_db_matrix_get_or_add(db, &mx, &err));
-  const char *backends[] = {"cuda", "cuda", "cuda", "cusparse"};
-  for (int i = 0; i < 4; i++) {
+  const char *backends[] = {"cuda", "cuda", "cuda", "cusparse", "cuda"};
+  for (int i = 0; i < 5; i++) {
+    const bool dev = i == 4;
     cgm_db_solve sv;
     memset(&sv, 0, sizeof sv);
     sv.matrix_id = mx.id;
@@ -937,18 +942,82 @@ static void test_setup_samples(void) {
     snprintf(sv.precision, sizeof sv.precision, "double");
     snprintf(sv.model, sizeof sv.model, "refined");
     snprintf(sv.options, sizeof sv.options, "{\"tol\":1e-8}");
-    sv.block = 2, sv.gpus = 1, sv.iterations = 10, sv.converged = 1;
+    sv.block = 1, sv.gpus = 1, sv.iterations = 10, sv.converged = 1;
     sv.time_per_iter_s = 1e-5;
     sv.predicted_time_per_iter_s = NAN;
     sv.layout_bytes = (int64_t)(2e8 * (i + 1));
-    sv.time_setup_s = 1.2e-3 + 0.3e-9 * (double)sv.layout_bytes;
+    sv.layout_on_device = dev;
+    sv.time_setup_s = dev ? 0.8e-3 + 0.05e-9 * (double)sv.layout_bytes
+                          : 1.2e-3 + 0.3e-9 * (double)sv.layout_bytes;
     CHECK_OK(cgm_db_solve_add(db, &sv, &err));
   }
   CHECK_OK(cgm_load_devices(db, "cuda", &devs, &n, &err));
-  CHECK_MSG(n == 1 && devs[0].setup.samples == 15 &&
-                fabs(devs[0].setup.s_per_byte / 0.3e-9 - 1) < 0.1 && devs[0].setup_dev.samples == 4,
-            "with the solves: %d samples (%d on the device)", n ? devs[0].setup.samples : 0,
-            n ? devs[0].setup_dev.samples : 0);
+  CHECK_MSG(
+      n == 1 && devs[0].setup.samples == 19 && fabs(devs[0].setup.s_per_byte / 0.3e-9 - 1) < 0.1 &&
+          devs[0].setup_dev.samples == 5 && fabs(devs[0].setup_dev.s_per_byte / 0.05e-9 - 1) < 0.1,
+      "with the solves: %d samples (%d on the device)", n ? devs[0].setup.samples : 0,
+      n ? devs[0].setup_dev.samples : 0);
+  free(devs);
+  cgm_db_close(db);
+}
+
+/* A CPU's curves keep their foot (cgm_device_model.spmv_foot): the
+ * smallest size its samples timed and their median time there, the SpMV's
+ * among the samples of the curve it holds ("mesh": the Poisson grids);
+ * none where that curve has no samples, none for a GPU. */
+static void test_cpu_feet(void) {
+  cgm_error err = {0};
+  char dbp[512];
+  tmp_path(dbp, sizeof dbp, "feet.db");
+  cgm_db *db = NULL;
+  CHECK_OK(cgm_open_database(dbp, true, &db, &err));
+  if (!db) return;
+  const double nu[4] = {10.0, 10.0, 10.0, 10.0};
+  const int64_t cpu = calibrate(db, nu);
+  const int64_t gpu = calibrate_device(db, "cuda", "Test GPU", nu, 100.0);
+  const struct {
+    const char *kernel, *source;
+    int block;
+    double m, seconds;
+  } smp[] = {
+      {"spmv", "poisson3d:5", 1, 1000, 2e-6},
+      {"spmv", "poisson3d:5 (x) 1", 1, 1000, 4e-6},
+      {"spmv", "poisson3d:8", 1, 4000, 9e-6},
+      {"spmv", "random:64 uniform (x) 1", 1, 500, 1e-6},
+      {"spmv", "random:64 uniform (x) 2", 2, 600, 1e-6},
+      {"cg4", "", 0, 3584, 1e-6},
+      {"cg4", "", 0, 3584, 3e-6},
+      {"cg4", "", 0, 7168, 5e-6},
+  };
+  for (int k = 0; k < 2; k++)
+    for (size_t i = 0; i < sizeof smp / sizeof *smp; i++) {
+      cgm_db_sample s;
+      memset(&s, 0, sizeof s);
+      snprintf(s.kernel, sizeof s.kernel, "%s", smp[i].kernel);
+      snprintf(s.source, sizeof s.source, "%s", smp[i].source);
+      s.block = smp[i].block;
+      s.m = smp[i].m;
+      s.bytes = 8 * s.m;
+      s.seconds = smp[i].seconds;
+      CHECK_OK(cgm_db_sample_add(db, k ? gpu : cpu, &s, &err));
+    }
+  cgm_tuner_device *devs = NULL;
+  int n = 0;
+  CHECK_OK(cgm_load_devices(db, "cpu", &devs, &n, &err));
+  if (n == 1) {
+    const cgm_device_model *m = &devs[0].model[CGM_PREC_DOUBLE];
+    CHECK_MSG(m->spmv_foot[0].m == 1000 && fabs(m->spmv_foot[0].t / 3e-6 - 1) < 1e-12,
+              "N = 1 foot %g, %g", m->spmv_foot[0].m, m->spmv_foot[0].t);
+    CHECK_MSG(m->spmv_foot[1].m == 0, "N = 2: a foot without mesh samples (%g)", m->spmv_foot[1].m);
+    CHECK_MSG(m->cg4_foot.m == 3584 && fabs(m->cg4_foot.t / 2e-6 - 1) < 1e-12, "CG4 foot %g, %g",
+              m->cg4_foot.m, m->cg4_foot.t);
+    CHECK(m->cg5_foot.m == 0);
+  } else {
+    CHECK_MSG(0, "%d CPU devices", n);
+  }
+  free(devs);
+  CHECK_OK(cgm_load_devices(db, "cuda", &devs, &n, &err));
+  CHECK(n == 1 && devs[0].model[0].spmv_foot[0].m == 0 && devs[0].model[0].cg4_foot.m == 0);
   free(devs);
   cgm_db_close(db);
 }
@@ -1000,6 +1069,7 @@ int main(void) {
   test_json();
   test_db_json();
   test_setup_samples();
+  test_cpu_feet();
   test_refit_dip();
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

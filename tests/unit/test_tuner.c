@@ -171,6 +171,28 @@ static void total_time(void) {
     }
     free(c);
   }
+  /* The setup line of a layout built on the GPU (one GPU, N = 1: setup_dev)
+   * and of one built on the host (every other block size), where fitted;
+   * without a fitted setup_dev, the host's line for both. */
+  for (int fitted = 0; fitted < 2; fitted++) {
+    cgm_tuner_device d2 = dv;
+    d2.setup = (cgm_setup_model){2.0, 0.0, 5};
+    d2.setup_dev = (cgm_setup_model){fitted ? 1.0 : 3.0, 0.0, fitted ? 5 : 0};
+    cgm_candidate *c = NULL;
+    int nc = 0;
+    o.tol = 1e-8;
+    CHECK_OK(cgm_tuner_candidates(&A, &f, &d2, 1, &o, &c, &nc, &err));
+    int seen = 0;
+    for (int i = 0; i < nc; i++) {
+      if (c[i].gpus != 1) continue;
+      const double want = c[i].block == 1 && fitted ? 1.0 : 2.0;
+      CHECK_MSG(c[i].setup_s == want, "fitted %d N = %d: setup %g, want %g", fitted, c[i].block,
+                c[i].setup_s, want);
+      seen++;
+    }
+    CHECK(seen >= 4);
+    free(c);
+  }
   /* By hand: mixed 5% under double's total is not chosen, 15% under is. */
   cgm_candidate h[2];
   memset(h, 0, sizeof h);
