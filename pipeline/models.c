@@ -156,15 +156,13 @@ typedef struct {
   double m[2][FOOT_GROUPS];
   double t[2][FOOT_GROUPS][FOOT_MAX];
   int n[2][FOOT_GROUPS];
-  int pass; /* 0: the smallest sizes; 1: the times there */
 } foot_ctx;
 
+/* One pass: a smaller size than the group's so far starts its times anew. */
 static void foot_add(foot_ctx *c, int p, int g, const cgm_db_sample *s) {
-  if (c->pass == 0) {
-    if (c->m[p][g] == 0 || s->m < c->m[p][g]) c->m[p][g] = s->m;
-  } else if (s->m == c->m[p][g] && c->n[p][g] < FOOT_MAX && s->seconds > 0) {
+  if (c->m[p][g] == 0 || s->m < c->m[p][g]) c->m[p][g] = s->m, c->n[p][g] = 0;
+  if (s->m == c->m[p][g] && c->n[p][g] < FOOT_MAX && s->seconds > 0)
     c->t[p][g][c->n[p][g]++] = s->seconds;
-  }
 }
 
 static int take_foot(const cgm_db_sample *s, void *ctx) {
@@ -193,9 +191,7 @@ static cgm_status load_feet(cgm_db *db, cgm_tuner_device *t, char held[2][PIPELI
                             cgm_error *err) {
   foot_ctx *c = calloc(1, sizeof *c);
   if (!c) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
-  cgm_status st = CGM_OK;
-  for (c->pass = 0; c->pass < 2 && !st; c->pass++)
-    st = cgm_db_samples(db, t->calibration_id, take_foot, c, err);
+  cgm_status st = cgm_db_samples(db, t->calibration_id, take_foot, c, err);
   for (int p = 0; p < 2 && !st; p++) {
     cgm_device_model *m = &t->model[p];
     for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
