@@ -62,3 +62,8 @@ void cgm_plan_set_precision(cgm_plan *p, cgm_precision prec) {
     if (p->seg[g].device_bytes > p->device_bytes) p->device_bytes = p->seg[g].device_bytes;
   }
 }
+
+bool cgm_plan_layout_on_device(const cgm_plan *p) {
+  const cgm_plan_segment *s0 = &p->seg[0];
+  return p->nseg == 1 && p->o.layout.n == 1 && !(s0->nparts == 2 && s0->part[1].long_rows);
+}

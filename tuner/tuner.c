@@ -147,10 +147,8 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
               cgm_plan_set_precision(&sp, CGM_PREC_SINGLE);
               setup_bytes = (double)sp.device_bytes;
             }
-            const cgm_plan_segment *s0 = &plan.seg[0];
-            const bool on_device =
-                !dv->is_cpu && G == 1 && n == 1 && !(s0->nparts == 2 && s0->part[1].long_rows);
-            solution_time(&c, dv, setup_bytes * (G > 1 ? G : 1), on_device, o);
+            solution_time(&c, dv, setup_bytes * (G > 1 ? G : 1),
+                          !dv->is_cpu && cgm_plan_layout_on_device(&plan), o);
             st = push(out, count, &cap, &c, err);
           }
         }

@@ -358,11 +358,8 @@ out:
  * device's milliseconds, and the CSR is no more bytes to upload than the
  * layout it becomes. */
 static cgm_status want_device_layout(const cgm_problem *pb, bool *yes, cgm_error *err) {
-  const cgm_plan_segment *s0 = &pb->plan.seg[0];
   *yes = false;
-  if (!pb->opts.gpu.device_layout || pb->opts.gpus != 1 || pb->opts.layout.n != 1 ||
-      (s0->nparts == 2 && s0->part[1].long_rows))
-    return CGM_OK;
+  if (!pb->opts.gpu.device_layout || !cgm_plan_layout_on_device(&pb->plan)) return CGM_OK;
   int64_t avail = 0, total = 0;
   cgm_status st = cgm_cuda_free_bytes(0, &avail, &total, err);
   if (st) return st;
@@ -370,7 +367,7 @@ static cgm_status want_device_layout(const cgm_problem *pb, bool *yes, cgm_error
   /* the CSR, and the build's own scratch: row lengths, the sort's keys,
    * values and buffers, the slices' sizes (kernels/device_layout.cu) */
   const int64_t csr = ((int64_t)A->nrows + 1) * 8 + A->nnz * 12, scratch = 48 * (int64_t)A->nrows;
-  *yes = s0->device_bytes + csr + scratch + (16 << 20) <= avail;
+  *yes = pb->plan.seg[0].device_bytes + csr + scratch + (16 << 20) <= avail;
   return CGM_OK;
 }
 
