@@ -1406,77 +1406,65 @@ static void test_migration_v4(void) {
   remove_db(p);
 }
 
-/* A version-5 database (solves without precond) with a solve in it:
- * opening migrates it, the old solve reads back as Jacobi's, and a new
- * block-Jacobi solve keeps its preconditioner. */
-static void test_migration_v5(void) {
+/* A database made now with the solve `old` in it (its matrix set here),
+ * taken back to an older schema by `downgrade` (SQL that ends by setting
+ * its user_version), then opened, which migrates it to the current one;
+ * `fresh`, a solve of the same matrix, is added after; every solve read
+ * back into *c. */
+static void migrated_solves(const char *name, const char *downgrade, cgm_db_solve old,
+                            cgm_db_solve fresh, collect *c) {
   char p[512];
-  tmp_path(p, sizeof p, "v5.db");
+  tmp_path(p, sizeof p, name);
   cgm_db *db = NULL;
   cgm_error e = {0};
+  memset(c, 0, sizeof *c);
   CHECK_OK(cgm_db_open(p, true, &db, &e));
   if (!db) return;
   cgm_db_matrix m = {.name = "a.mtx", .x = 3, .nnz = 7};
   CHECK_OK(cgm_db_matrix_get_or_add(db, &m, &e));
-  cgm_db_solve v = {.matrix_id = m.id, .backend = "cpu", .iterations = 5};
-  CHECK_OK(cgm_db_solve_add(db, &v, &e));
+  old.matrix_id = fresh.matrix_id = m.id;
+  CHECK_OK(cgm_db_solve_add(db, &old, &e));
   cgm_db_close(db);
   sqlite3 *h = NULL;
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
-  CHECK(sqlite3_exec(h,
-                     "ALTER TABLE solves DROP COLUMN precond; ALTER TABLE solves DROP COLUMN "
-                     "layout_on_device; PRAGMA user_version = 5",
-                     NULL, NULL, NULL) == SQLITE_OK);
+  CHECK(sqlite3_exec(h, downgrade, NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
   CHECK_OK(cgm_db_open(p, false, &db, &e));
   if (!db) return;
   CHECK(sql_int(db, "PRAGMA user_version") == CGM_DB_SCHEMA_VERSION);
-  cgm_db_solve w = {.matrix_id = m.id, .backend = "cpu", .iterations = 3, .precond = "block"};
-  CHECK_OK(cgm_db_solve_add(db, &w, &e));
+  CHECK_OK(cgm_db_solve_add(db, &fresh, &e));
+  CHECK_OK(cgm_db_solves(db, collect_solve, c, &e));
+  cgm_db_close(db);
+  remove_db(p);
+}
+
+/* A version-5 database (solves without precond) with a solve in it:
+ * opening migrates it, the old solve reads back as Jacobi's, and a new
+ * block-Jacobi solve keeps its preconditioner. */
+static void test_migration_v5(void) {
   static collect c; /* large: off the stack */
-  memset(&c, 0, sizeof c);
-  CHECK_OK(cgm_db_solves(db, collect_solve, &c, &e));
+  migrated_solves("v5.db",
+                  "ALTER TABLE solves DROP COLUMN precond; ALTER TABLE solves DROP COLUMN "
+                  "layout_on_device; PRAGMA user_version = 5",
+                  (cgm_db_solve){.backend = "cpu", .iterations = 5},
+                  (cgm_db_solve){.backend = "cpu", .iterations = 3, .precond = "block"}, &c);
   CHECK(c.n == 2);
   CHECK(!strcmp(c.v[0].precond, "jacobi") && c.v[0].iterations == 5);
   CHECK(!strcmp(c.v[1].precond, "block") && c.v[1].iterations == 3);
-  cgm_db_close(db);
-  remove_db(p);
 }
 
 /* A version-6 database (solves without layout_on_device) with a solve in it:
  * opening migrates it, the old solve reads back as built on the host, and
  * a new one keeps what it says. */
 static void test_migration_v6(void) {
-  char p[512];
-  tmp_path(p, sizeof p, "v6.db");
-  cgm_db *db = NULL;
-  cgm_error e = {0};
-  CHECK_OK(cgm_db_open(p, true, &db, &e));
-  if (!db) return;
-  cgm_db_matrix m = {.name = "a.mtx", .x = 3, .nnz = 7};
-  CHECK_OK(cgm_db_matrix_get_or_add(db, &m, &e));
-  cgm_db_solve v = {.matrix_id = m.id, .backend = "cuda", .iterations = 5};
-  CHECK_OK(cgm_db_solve_add(db, &v, &e));
-  cgm_db_close(db);
-  sqlite3 *h = NULL;
-  CHECK(sqlite3_open(p, &h) == SQLITE_OK);
-  CHECK(sqlite3_exec(h, "ALTER TABLE solves DROP COLUMN layout_on_device; PRAGMA user_version = 6",
-                     NULL, NULL, NULL) == SQLITE_OK);
-  sqlite3_close(h);
-  CHECK_OK(cgm_db_open(p, false, &db, &e));
-  if (!db) return;
-  CHECK(sql_int(db, "PRAGMA user_version") == CGM_DB_SCHEMA_VERSION);
-  cgm_db_solve w = {
-      .matrix_id = m.id, .backend = "cuda", .iterations = 3, .layout_on_device = true};
-  CHECK_OK(cgm_db_solve_add(db, &w, &e));
   static collect c; /* large: off the stack */
-  memset(&c, 0, sizeof c);
-  CHECK_OK(cgm_db_solves(db, collect_solve, &c, &e));
+  migrated_solves("v6.db",
+                  "ALTER TABLE solves DROP COLUMN layout_on_device; PRAGMA user_version = 6",
+                  (cgm_db_solve){.backend = "cuda", .iterations = 5},
+                  (cgm_db_solve){.backend = "cuda", .iterations = 3, .layout_on_device = true}, &c);
   CHECK(c.n == 2);
   CHECK(!c.v[0].layout_on_device && c.v[0].iterations == 5);
   CHECK(c.v[1].layout_on_device && c.v[1].iterations == 3);
-  cgm_db_close(db);
-  remove_db(p);
 }
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
