@@ -75,7 +75,9 @@ static int parse(int argc, char **argv, solve_args *s) {
   s->o = cgm_solve_opts_default();
   s->dist = cgm_dist_opts_default();
   s->o.reorder = CGM_REORDER_AUTO;
-  s->o.backend = cgm_cuda_device_count() > 0 ? CGM_BACKEND_CUDA : CGM_BACKEND_CPU;
+  /* without --backend: CUDA where a GPU is present, which cgm_run_solve
+   * finds while it reads the matrix (backend_default) */
+  s->o.backend = cgm_have_cuda_build() ? CGM_BACKEND_CUDA : CGM_BACKEND_CPU;
   int64_t v;
   double d;
   while (cli_next(&a)) {
@@ -266,6 +268,7 @@ static int solve(int argc, char **argv, int ranks) {
   if (cli_parse_only) return 0;
   o.record = s.record;
   o.autotune = s.autotune;
+  o.backend_default = !s.explicit_backend && cgm_have_cuda_build();
   o.constraints.backend_given = s.explicit_backend;
   o.constraints.backend = s.o.backend;
   o.iters_hint = s.iters_hint;

@@ -266,7 +266,7 @@ cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const ch
   ro.matrix = "matrix";
   ro.record = true;
   ro.solve = cgm_solve_opts_default();
-  ro.solve.backend = cgm_cuda_device_count() > 0 ? CGM_BACKEND_CUDA : CGM_BACKEND_CPU;
+  ro.solve.backend = cgm_have_cuda_build() ? CGM_BACKEND_CUDA : CGM_BACKEND_CPU;
   const char *exchange = NULL;
   double threads = ro.solve.threads;
   if (!st) st = get_string(o, "db", &ro.db_path, err);
@@ -294,6 +294,8 @@ cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const ch
   }
   ro.solve.threads = (int)threads;
   ro.constraints.backend_given = get(o, "backend") != NULL;
+  /* no backend given: CUDA where a GPU is present (cgm_run_solve finds it) */
+  ro.backend_default = !ro.constraints.backend_given && cgm_have_cuda_build();
   ro.constraints.backend = ro.solve.backend;
   ro.constraints.precision_given = get(o, "precision") != NULL;
   ro.constraints.precision = ro.solve.precision;

@@ -363,30 +363,121 @@ static cgm_status features_of(const cgm_run_solve_opts *o, const cgm_csr *A, uns
   return CGM_OK;
 }
 
+/* The block sizes whose features f holds (bit i: cgm_block_sizes[i]). */
+static unsigned features_blocks(const cgm_features *f) {
+  unsigned m = 0;
+  for (int b = 0; b < CGM_NBLOCKSIZES; b++)
+    if (f->block[b].n == cgm_block_sizes[b]) m |= 1u << b;
+  return m;
+}
+
+/* The features a record needs beyond the block size that runs, computed
+ * on a thread of their own while the GPU sets up and iterates (the host
+ * mostly waits then): three block sizes' patterns, 0.2 s of a cold Poisson
+ * 192^3 solve on 16 cores, no longer in its way. */
+typedef struct {
+  pthread_t thread;
+  const cgm_csr *A;
+  unsigned blocks;
+  cgm_features f;
+  cgm_status st;
+  cgm_error err;
+  bool started;
+} features_later;
+
+static void *features_later_main(void *arg) {
+  features_later *l = arg;
+  l->st = cgm_plan_features_blocks(l->A, l->blocks, &l->f, &l->err);
+  return NULL;
+}
+
+static void features_later_start(features_later *l, const cgm_csr *A, unsigned blocks) {
+  memset(l, 0, sizeof *l);
+  l->A = A;
+  l->blocks = blocks;
+  l->started = blocks && pthread_create(&l->thread, NULL, features_later_main, l) == 0;
+  if (blocks && !l->started) features_later_main(l); /* no thread: here and now */
+}
+
+/* Joins the thread and merges its block sizes into f; CGM_OK also when
+ * there was nothing to compute. */
+static cgm_status features_later_end(features_later *l, cgm_features *f, cgm_error *err) {
+  if (l->started) pthread_join(l->thread, NULL);
+  l->started = false;
+  if (!l->blocks) return CGM_OK;
+  l->blocks = 0;
+  if (l->st) {
+    if (err) *err = l->err;
+    return l->st;
+  }
+  for (int b = 0; b < CGM_NBLOCKSIZES; b++)
+    if (features_blocks(&l->f) & (1u << b)) f->block[b] = l->f.block[b];
+  return CGM_OK;
+}
+
 /* The CUDA context made on a thread of its own while the matrix is read and
- * analysed (a solve's first CUDA call would make it: 0.1-0.3 s a device). */
+ * analysed (a solve's first CUDA call would make it: 0.1-0.3 s a device).
+ * The thread first counts the GPUs, which starts the driver (0.2 s on an
+ * H200 node): a solve whose backend was not chosen learns from it whether
+ * there is a GPU without waiting for that before the read. */
 typedef struct {
   pthread_t thread;
   int gpus;
   bool started;
+  pthread_mutex_t mu;
+  pthread_cond_t counted;
+  int ndev; /* the GPUs present; -1 until counted */
 } warm_up;
 
 static void *warm_up_main(void *arg) {
-  cgm_cuda_warm_up(((warm_up *)arg)->gpus);
+  warm_up *w = arg;
+  const int n = cgm_cuda_device_count();
+  pthread_mutex_lock(&w->mu);
+  w->ndev = n;
+  pthread_cond_broadcast(&w->counted);
+  pthread_mutex_unlock(&w->mu);
+  if (n > 0) cgm_cuda_warm_up(w->gpus);
   return NULL;
 }
 
 static void warm_up_start(const cgm_run_solve_opts *o, warm_up *w) {
   w->started = false;
-  const bool gpu = o->solve.backend != CGM_BACKEND_CPU || o->autotune;
+  w->ndev = -1;
+  const bool gpu = o->solve.backend != CGM_BACKEND_CPU || o->autotune || o->backend_default;
   if (!gpu || !cgm_have_cuda_build()) return;
   w->gpus = o->solve.gpus > 1 && !o->autotune ? o->solve.gpus : 1;
+  if (pthread_mutex_init(&w->mu, NULL)) return;
+  if (pthread_cond_init(&w->counted, NULL)) {
+    pthread_mutex_destroy(&w->mu);
+    return;
+  }
   w->started = pthread_create(&w->thread, NULL, warm_up_main, w) == 0;
+  if (!w->started) {
+    pthread_cond_destroy(&w->counted);
+    pthread_mutex_destroy(&w->mu);
+  }
+}
+
+/* The GPUs present: the thread's count, else counted here. */
+static int warm_up_devices(warm_up *w) {
+  if (!w->started) return cgm_cuda_device_count();
+  pthread_mutex_lock(&w->mu);
+  while (w->ndev < 0) pthread_cond_wait(&w->counted, &w->mu);
+  const int n = w->ndev;
+  pthread_mutex_unlock(&w->mu);
+  return n;
 }
 
 static void warm_up_end(warm_up *w) {
-  if (w->started) pthread_join(w->thread, NULL);
+  if (!w->started) return;
+  pthread_join(w->thread, NULL);
+  pthread_cond_destroy(&w->counted);
+  pthread_mutex_destroy(&w->mu);
   w->started = false;
+}
+
+static cgm_backend default_backend(int gpus_present) {
+  return gpus_present > 0 ? CGM_BACKEND_CUDA : CGM_BACKEND_CPU;
 }
 
 double pipeline_solution_error(const double *x, int32_t n) {
@@ -396,7 +487,12 @@ double pipeline_solution_error(const double *x, int32_t n) {
 }
 
 cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_error *err) {
-  if (o->mpi) return pipeline_run_solve_mpi(o, r, err);
+  if (o->mpi) {
+    cgm_run_solve_opts m = *o;
+    if (m.backend_default) m.solve.backend = default_backend(cgm_cuda_device_count());
+    m.backend_default = false;
+    return pipeline_run_solve_mpi(&m, r, err);
+  }
   memset(r, 0, sizeof *r);
   r->matrix = o->matrix;
   r->opts = o->solve;
@@ -425,12 +521,14 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   cgm_db *db = NULL;
   cgm_features f;
   bool features_computed = false;
+  features_later more = {0};
   analysis_blob *verdict = calloc(1, sizeof *verdict); /* large: the device's model */
   bool verdict_new = false;
   if (!x || !verdict)
     st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
   else
     st = pipeline_right_hand_side(o, A, &b, &generated, err);
+  if (!st && o->backend_default) r->opts.backend = default_backend(warm_up_devices(&wu));
   const double t1 = cgm_now();
   r->time_read_s = t1 - t0;
   /* The features only when something needs them: the record, or --auto. */
@@ -445,10 +543,19 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
      * prediction and --reorder auto's verdict read the block size that
      * runs: a quarter of the work (all four took 0.6 s at Poisson 192^3 on
      * 16 cores, a cold solve's largest part after the parse) */
-    unsigned need = (1u << CGM_NBLOCKSIZES) - 1;
+    const unsigned all = (1u << CGM_NBLOCKSIZES) - 1;
+    unsigned need = all;
     const int bi = cgm_block_index(r->opts.layout.n);
-    if (!o->record && !o->autotune && bi >= 0) need = 1u << bi;
+    /* a GPU solve's record gets the other block sizes from a thread
+     * (features_later) */
+    const bool later = o->record && r->opts.backend != CGM_BACKEND_CPU;
+    if (!o->autotune && bi >= 0 && (!o->record || later)) need = 1u << bi;
     cgm_status fs = features_of(o, A, need, r, &f, &features_computed, err);
+    if (!fs && o->record && !o->autotune) {
+      const unsigned rest = all & ~features_blocks(&f);
+      features_later_start(&more, A, rest);
+      features_computed |= rest != 0;
+    }
     if (!fs)
       st = analyse(o, A, &f, r, &db, verdict, &verdict_new, err);
     else if (o->autotune) {
@@ -490,10 +597,15 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
     r->maxiter = cgm_solve_maxiter(&r->opts, A->nrows);
     cgm_error e = {0};
     char msg[1100];
+    if (features_later_end(&more, &f, &e)) {
+      snprintf(msg, sizeof msg, "the solve was not recorded: its features: %s", e.msg);
+      note(o, CGM_NOTE_WARNING, msg);
+      features_computed = false;
+    }
     /* A refused solve ran nothing: no measurement to record. */
-    if (db && o->record && !r->result.refused &&
-        pipeline_record_file(db, o->matrix, &f, &r->opts, &r->result, r->predicted,
-                             r->calibration_id, &e)) {
+    else if (db && o->record && !r->result.refused &&
+             pipeline_record_file(db, o->matrix, &f, &r->opts, &r->result, r->predicted,
+                                  r->calibration_id, &e)) {
       snprintf(msg, sizeof msg, "the solve was not recorded: %s", e.msg);
       note(o, CGM_NOTE_WARNING, msg);
     }
@@ -501,6 +613,7 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
     x = NULL;
   }
   warm_up_end(&wu);
+  if (features_later_end(&more, &f, NULL)) features_computed = false; /* not solved */
   cgm_cache_wait(&r->cache);
   if (features_computed && !o->csr)
     cgm_cache_extra_put(&r->cache, FEATURES, CGM_PLAN_FEATURES_VERSION, &f, sizeof f);

@@ -749,7 +749,11 @@ static void chunk_free(mm_chunk *ch, int nb) {
   free(ch);
 }
 
+/* On all the parser's threads: the buckets of a large file are many small
+ * pages, and one thread freeing them took 0.04 s of a 0.29 s read on 16. */
 static void body_free(body *X) {
+#pragma omp parallel for num_threads(X->threads > 1 ? X->threads : 1)                              \
+    schedule(dynamic, 1) if (X->nch > 1)
   for (int64_t c = 0; c < X->nch; c++) chunk_free(X->ch[c], X->nb);
   free(X->ch);
   X->ch = NULL;

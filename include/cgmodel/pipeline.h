@@ -336,12 +336,14 @@ typedef struct cgm_run_solve_opts {
   bool autotune;       /* the tuner chooses the configuration (cgm_autotune; needs the database) */
   cgm_autotune_opts constraints; /* with autotune: the backend or precision the user fixed */
   cgm_solve_opts solve;          /* the configuration (autotune replaces what it chooses) */
-  double iters_hint;             /* autotune: double precision's K when the user knows it (<= 0:
-                                    the database's record of this matrix, else estimated) */
-  const cgm_host *host;          /* this machine; NULL: cgm_host_describe */
-  cgm_cache_opts cache;          /* the matrix cache (dir NULL: none); b is never cached */
-  cgm_note_fn note;              /* the tuner's choice (info), stale calibrations and a record not
-                                    stored (warnings), a database that would not open (error) */
+  bool backend_default; /* solve.backend was not chosen: CUDA where a GPU is present, else the
+                           CPU, found while the matrix is read (the driver's start takes 0.2 s) */
+  double iters_hint;    /* autotune: double precision's K when the user knows it (<= 0:
+                           the database's record of this matrix, else estimated) */
+  const cgm_host *host; /* this machine; NULL: cgm_host_describe */
+  cgm_cache_opts cache; /* the matrix cache (dir NULL: none); b is never cached */
+  cgm_note_fn note;     /* the tuner's choice (info), stale calibrations and a record not
+                           stored (warnings), a database that would not open (error) */
   void *note_ctx;
   const cgm_csr *csr; /* a matrix in memory (bindings): used instead of reading `matrix`, which
                          then only names it in the report and the record; NULL: read the file */
