@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cgmodel/model.h"
+#include "cgmodel/plan.h"
+#include "cgmodel/solver.h"
 #include "common/timer.h"
 #include "microbench/sweep_plan.h"
 #include "solver/cpu/cg_cpu.h"
@@ -178,6 +180,73 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *varia
   return st;
 }
 
+/* ------------------------------------------------------- iterations --- */
+
+/* The grids whose CPU solves time whole iterations: the 2D floor grid
+ * (smaller 3D grids converge to an underflow first, mb_grid), then sizes
+ * through the OpenMP teams' steps (a thread a CGM_CPU_TEAM_ROWS rows: 1 to
+ * 16 threads over 256 to 4096 rows) and past the caches. */
+static int iter_grids(bool quick, mb_grid *k) {
+  static const mb_grid g[] = {{MB_FLOOR_GRID_DIM, MB_FLOOR_GRID_N},
+                              {3, 8},
+                              {2, 32},
+                              {3, 10},
+                              {3, 12},
+                              {3, 16},
+                              {3, 20},
+                              {3, 24},
+                              {3, 32},
+                              {3, 48},
+                              {3, 64},
+                              {3, 96}};
+  const int n = (int)(sizeof g / sizeof g[0]) - (quick ? 1 : 0);
+  for (int i = 0; i < n; i++) k[i] = g[i];
+  return n;
+}
+
+/* Whole iterations of the CPU backend, timed through cgm_solve (the median
+ * of its iterations): an iteration is more than its kernels timed one by
+ * one in a loop (2x at teams of 2-4 threads on a 16-core H200 node), so
+ * the refined model takes a CPU's iteration from these between the sizes
+ * they span (cgm_device_model.cpu_iter). Kernel "iter", variant "cpu", m
+ * the iteration's transactions (cgm_iter_bytes), per block size and
+ * precision. */
+static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
+  mb_grid k[16];
+  const int nk = iter_grids(R->o->quick, k);
+  cgm_status st = CGM_OK;
+  for (int i = 0; i < nk && !st; i++) {
+    cgm_csr A;
+    char src[64];
+    if ((st = mb_grid_make(k[i], &A, src, sizeof src, err))) break;
+    for (int p = 0; p < 2 && !st; p++) {
+      if (!(R->o->precisions & (1u << p))) continue;
+      for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
+        cgm_solve_opts o = cgm_solve_opts_default();
+        o.backend = CGM_BACKEND_CPU;
+        o.threads = R->o->threads;
+        o.precision = (cgm_precision)p;
+        o.layout = cgm_bcsr_default_params(cgm_block_sizes[b]);
+        const int w = p == CGM_PREC_SINGLE ? 4 : 8;
+        cgm_plan plan;
+        cgm_solve_result res;
+        bool steady = false;
+        if ((st = cgm_solve_plan(&A, &o, &plan, err))) break;
+        if ((st = mb_solve_steady(&A, &o, 64, &res, &steady, err))) break;
+        const cgm_segment_shape sh = cgm_refined_shape(&plan, 0);
+        cgm_sample smp;
+        const bool got = steady && res.time_per_iter_s > 0;
+        if (got)
+          mb_sample(&smp, "iter", "cpu", p, cgm_block_sizes[b],
+                    cgm_iter_bytes(sh.spmv_bytes, sh.rows, w), w, res.time_per_iter_s, src);
+        st = emit(R, got ? &smp : NULL, "iters", err);
+      }
+    }
+    cgm_csr_free(&A);
+  }
+  return st;
+}
+
 /* ------------------------------------------------------------ setup --- */
 
 /* The grids whose solves time the CPU backend's setup (its layout and
@@ -234,8 +303,10 @@ cgm_status cgm_mb_run_cpu(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progres
     R.total += 2 * ((vr.hi - vr.lo) / vr.step + 1);
     R.total += CGM_NBLOCKSIZES * mb_matrix_count(false, o->quick);
   }
-  mb_grid grids[8];
+  mb_grid grids[16];
   R.total += CGM_NBLOCKSIZES * setup_grids(o->quick, grids);
+  const int precs = (o->precisions & 1u) + ((o->precisions >> 1) & 1u);
+  R.total += CGM_NBLOCKSIZES * precs * iter_grids(o->quick, grids);
   if (progress) progress(ctx, "setup", 0);
   for (int p = 0; p < 2; p++) {
     if (!(o->precisions & (1u << p))) continue;
@@ -246,5 +317,6 @@ cgm_status cgm_mb_run_cpu(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progres
   /* Matrices once for both precisions (each made once for every N). */
   cgm_status st =
       mb_for_each_matrix(cgm_block_sizes, CGM_NBLOCKSIZES, false, o->quick, spmv_one, &R, err);
+  if (!st) st = iter_sweep(&R, err);
   return st ? st : setup_sweep(&R, err);
 }

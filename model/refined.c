@@ -111,14 +111,50 @@ static double t_foot(const cgm_sigmoid *s, const cgm_regime *r, double bytes, do
   return t > f->t ? t : f->t;
 }
 
+/* An iteration as the sum of its kernels' curves. */
+static double t_kernels(const cgm_device_model *m, int bi, double spmv, double rows) {
+  const double w = m->width;
+  return t_foot(&m->spmv[bi], &m->spmv_hi[bi], spmv, w, &m->spmv_foot[bi]) +
+         t_foot(&m->cg4, &m->cg4_hi, CGM_CG4_PASSES * rows * w, w, &m->cg4_foot) +
+         t_foot(&m->cg5, &m->cg5_hi, CGM_CG5_PASSES * rows * w, w, &m->cg5_foot);
+}
+
+double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int64_t rows) {
+  const cgm_iter_points *P = &m->cpu_iter[bi];
+  const double w = m->width, q = cgm_iter_bytes(spmv, rows, (int)w) / w;
+  if (P->n < 1 || !(q > 0)) return t_kernels(m, bi, spmv, (double)rows);
+  /* under the smallest size timed: the kernels' sum plus what the
+   * iteration there took beyond its kernels (the solver's own steps, fixed
+   * a iteration), never over the time there */
+  if (q <= P->m[0]) {
+    const double s = P->m[0] / q, tk = t_kernels(m, bi, spmv, (double)rows);
+    const double over = P->t[0] - t_kernels(m, bi, spmv * s, (double)rows * s);
+    const double t = tk + (over > 0 ? over : 0.0);
+    return t < P->t[0] ? t : P->t[0];
+  }
+  /* between two sizes timed: a straight line in log-log */
+  for (int k = 1; k < P->n; k++)
+    if (q <= P->m[k]) {
+      const double f = log(q / P->m[k - 1]) / log(P->m[k] / P->m[k - 1]);
+      return P->t[k - 1] * pow(P->t[k] / P->t[k - 1], f);
+    }
+  /* over the largest: the kernels' sum, times the ratio the largest size
+   * measured against it (the same shape, scaled to that size), the ratio
+   * fading out over two octaves */
+  const double top = P->m[P->n - 1], s = top / q, fade = log2(q / top) / 2.0;
+  const double tk = t_kernels(m, bi, spmv, (double)rows);
+  const double at = t_kernels(m, bi, spmv * s, (double)rows * s);
+  return fade < 1.0 && at > 0 ? tk * pow(P->t[P->n - 1] / at, 1.0 - fade) : tk;
+}
+
 /* An iteration whose SpMV moves spmv bytes, by its bandwidth curves. */
 static double t_stream(const cgm_device_model *m, int bi, double spmv, int64_t rows) {
-  const double w = m->width, x = (double)rows;
   if (m->have_iter[bi]) /* the whole iteration, measured as the solver runs it */
-    return t_curve(&m->iter[bi], &m->iter_hi[bi], cgm_iter_bytes(spmv, rows, (int)w), w);
-  return t_foot(&m->spmv[bi], &m->spmv_hi[bi], spmv, w, &m->spmv_foot[bi]) +
-         t_foot(&m->cg4, &m->cg4_hi, CGM_CG4_PASSES * x * w, w, &m->cg4_foot) +
-         t_foot(&m->cg5, &m->cg5_hi, CGM_CG5_PASSES * x * w, w, &m->cg5_foot);
+    return t_curve(&m->iter[bi], &m->iter_hi[bi], cgm_iter_bytes(spmv, rows, (int)m->width),
+                   m->width);
+  if (m->cpu_iter[bi].n > 0) /* a CPU's iterations, timed through its solver */
+    return cgm_iter_points_time(m, bi, spmv, rows);
+  return t_kernels(m, bi, spmv, (double)rows);
 }
 
 double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segment_shape *s) {

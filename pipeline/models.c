@@ -152,10 +152,14 @@ bool cgm_calibration_cg_stale(const cgm_tuner_device *d, const cgm_gpu_opts *gpu
  * times there. The SpMV's groups are those of its curves: "mesh" (the
  * samples on Poisson grids, pipeline/calibrate.c) and "all". */
 enum { FOOT_MESH = 0, FOOT_ALL = 4, FOOT_CG4 = 8, FOOT_CG5 = 9, FOOT_GROUPS = 10, FOOT_MAX = 32 };
+enum { ITER_MAX = 8 * CGM_ITER_POINTS }; /* a CPU's iteration samples kept a block size */
 typedef struct {
   double m[2][FOOT_GROUPS];
   double t[2][FOOT_GROUPS][FOOT_MAX];
   int n[2][FOOT_GROUPS];
+  /* the iterations timed through the solver ("iter"/"cpu"), as they come */
+  double im[2][CGM_NBLOCKSIZES][ITER_MAX], it[2][CGM_NBLOCKSIZES][ITER_MAX];
+  int ni[2][CGM_NBLOCKSIZES];
 } foot_ctx;
 
 /* One pass: a smaller size than the group's so far starts its times anew. */
@@ -176,8 +180,34 @@ static int take_foot(const cgm_db_sample *s, void *ctx) {
     foot_add(c, p, FOOT_CG4, s);
   } else if (!strcmp(s->kernel, "cg5")) {
     foot_add(c, p, FOOT_CG5, s);
+  } else if (!strcmp(s->kernel, "iter") && !strcmp(s->variant, "cpu") && bi >= 0 &&
+             s->seconds > 0 && c->ni[p][bi] < ITER_MAX) {
+    c->im[p][bi][c->ni[p][bi]] = s->m;
+    c->it[p][bi][c->ni[p][bi]++] = s->seconds;
   }
   return 0;
+}
+
+/* The points of a CPU's timed iterations: by size ascending, the median of
+ * the times at each (a repeated size), at most CGM_ITER_POINTS sizes. */
+static cgm_iter_points iter_points(const double *m, const double *t, int n) {
+  cgm_iter_points P = {0};
+  bool *used = calloc((size_t)n + 1, sizeof *used);
+  double *ts = malloc(((size_t)n + 1) * sizeof *ts);
+  while (used && ts && P.n < CGM_ITER_POINTS) {
+    double lo = INFINITY;
+    for (int i = 0; i < n; i++)
+      if (!used[i] && m[i] < lo) lo = m[i];
+    if (!isfinite(lo)) break;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+      if (!used[i] && m[i] == lo) used[i] = true, ts[k++] = t[i];
+    P.m[P.n] = lo;
+    P.t[P.n++] = cgm_median(ts, k);
+  }
+  free(used);
+  free(ts);
+  return P;
 }
 
 static cgm_foot foot_of(foot_ctx *c, int p, int g) {
@@ -200,6 +230,8 @@ static cgm_status load_feet(cgm_db *db, cgm_tuner_device *t, char held[2][PIPELI
     }
     m->cg4_foot = foot_of(c, p, FOOT_CG4);
     m->cg5_foot = foot_of(c, p, FOOT_CG5);
+    for (int b = 0; b < CGM_NBLOCKSIZES; b++)
+      m->cpu_iter[b] = iter_points(c->im[p][b], c->it[p][b], c->ni[p][b]);
   }
   free(c);
   return st;

@@ -195,6 +195,15 @@ typedef struct cgm_foot {
   double t; /* seconds */
 } cgm_foot;
 
+/* A CPU's whole iterations as its solver ran them (calibration samples
+ * "iter"/"cpu"): the median time at each size timed, by size ascending. */
+#define CGM_ITER_POINTS 24
+typedef struct cgm_iter_points {
+  int n;                     /* sizes (0: none) */
+  double m[CGM_ITER_POINTS]; /* the iteration's transactions (cgm_iter_bytes / width) */
+  double t[CGM_ITER_POINTS]; /* seconds */
+} cgm_iter_points;
+
 typedef struct cgm_device_model {
   cgm_sigmoid spmv[4];
   bool have_spmv[4];
@@ -261,7 +270,18 @@ typedef struct cgm_device_model {
    * Per curve, the smallest size timed and the median time there (m = 0:
    * none, or a GPU: the curve as fitted). */
   cgm_foot spmv_foot[4], cg4_foot, cg5_foot;
+  /* A CPU's iterations timed through its solver, per block size: between
+   * the smallest and the largest size timed they are the iteration's time,
+   * which the kernels' sum missed by 1.6-2.9x at 500-1100 rows on a 16-core
+   * H200 node (teams of 2 to 4 threads); over the largest, the kernels' sum
+   * corrected towards them over two octaves. n = 0: the kernels alone. */
+  cgm_iter_points cpu_iter[4];
 } cgm_device_model;
+
+/* A CPU's iteration of block size index bi whose SpMV moves spmv bytes
+ * over rows rows, by its timed iterations (cgm_device_model.cpu_iter;
+ * none: its kernels' curves). */
+CGM_API double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int64_t rows);
 
 /* A segment of a plan as the refined model sees it, at the plan's
  * precision: its rows, the bytes of its SpMV layouts (cgm_spmv_bytes,

@@ -976,24 +976,31 @@ static void test_cpu_feet(void) {
   const int64_t cpu = calibrate(db, nu);
   const int64_t gpu = calibrate_device(db, "cuda", "Test GPU", nu, 100.0);
   const struct {
-    const char *kernel, *source;
+    const char *kernel, *variant, *source;
     int block;
     double m, seconds;
   } smp[] = {
-      {"spmv", "poisson3d:5", 1, 1000, 2e-6},
-      {"spmv", "poisson3d:5 (x) 1", 1, 1000, 4e-6},
-      {"spmv", "poisson3d:8", 1, 4000, 9e-6},
-      {"spmv", "random:64 uniform (x) 1", 1, 500, 1e-6},
-      {"spmv", "random:64 uniform (x) 2", 2, 600, 1e-6},
-      {"cg4", "", 0, 3584, 1e-6},
-      {"cg4", "", 0, 3584, 3e-6},
-      {"cg4", "", 0, 7168, 5e-6},
+      {"spmv", "", "poisson3d:5", 1, 1000, 2e-6},
+      {"spmv", "", "poisson3d:5 (x) 1", 1, 1000, 4e-6},
+      {"spmv", "", "poisson3d:8", 1, 4000, 9e-6},
+      {"spmv", "", "random:64 uniform (x) 1", 1, 500, 1e-6},
+      {"spmv", "", "random:64 uniform (x) 2", 2, 600, 1e-6},
+      {"cg4", "", "", 0, 3584, 1e-6},
+      {"cg4", "", "", 0, 3584, 3e-6},
+      {"cg4", "", "", 0, 7168, 5e-6},
+      /* whole iterations through the solver: out of order, one size thrice */
+      {"iter", "cpu", "poisson3d:16", 1, 40000, 30e-6},
+      {"iter", "cpu", "poisson3d:8", 1, 5000, 14e-6},
+      {"iter", "cpu", "poisson3d:8", 1, 5000, 10e-6},
+      {"iter", "cpu", "poisson3d:8", 1, 5000, 12e-6},
+      {"iter", "mesh", "poisson3d:8", 2, 5000, 12e-6},
   };
   for (int k = 0; k < 2; k++)
     for (size_t i = 0; i < sizeof smp / sizeof *smp; i++) {
       cgm_db_sample s;
       memset(&s, 0, sizeof s);
       snprintf(s.kernel, sizeof s.kernel, "%s", smp[i].kernel);
+      snprintf(s.variant, sizeof s.variant, "%s", smp[i].variant);
       snprintf(s.source, sizeof s.source, "%s", smp[i].source);
       s.block = smp[i].block;
       s.m = smp[i].m;
@@ -1012,14 +1019,59 @@ static void test_cpu_feet(void) {
     CHECK_MSG(m->cg4_foot.m == 3584 && fabs(m->cg4_foot.t / 2e-6 - 1) < 1e-12, "CG4 foot %g, %g",
               m->cg4_foot.m, m->cg4_foot.t);
     CHECK(m->cg5_foot.m == 0);
+    /* the timed iterations: by size, the median of a repeated size; none
+     * for a block size without them (the "mesh" variant is a GPU's curve) */
+    const cgm_iter_points *P = &m->cpu_iter[0];
+    CHECK_MSG(P->n == 2 && P->m[0] == 5000 && fabs(P->t[0] / 12e-6 - 1) < 1e-12 &&
+                  P->m[1] == 40000 && fabs(P->t[1] / 30e-6 - 1) < 1e-12,
+              "N = 1 iterations: %d points", P->n);
+    CHECK(m->cpu_iter[1].n == 0 && devs[0].model[CGM_PREC_SINGLE].cpu_iter[0].n == 0);
   } else {
     CHECK_MSG(0, "%d CPU devices", n);
   }
   free(devs);
   CHECK_OK(cgm_load_devices(db, "cuda", &devs, &n, &err));
-  CHECK(n == 1 && devs[0].model[0].spmv_foot[0].m == 0 && devs[0].model[0].cg4_foot.m == 0);
+  CHECK(n == 1 && devs[0].model[0].spmv_foot[0].m == 0 && devs[0].model[0].cg4_foot.m == 0 &&
+        devs[0].model[0].cpu_iter[0].n == 0);
   free(devs);
   cgm_db_close(db);
+}
+
+/* A CPU's iteration by its timed iterations (cgm_iter_points_time):
+ * between two sizes a straight line in log-log through both; at the
+ * largest its time, and from four times over it the kernels' sum alone,
+ * the correction fading in between; under the smallest, the kernels' sum
+ * plus the overhead measured there, never over its time. */
+static void test_cpu_iter_points(void) {
+  cgm_device_model k;
+  memset(&k, 0, sizeof k);
+  k.width = 8;
+  k.spmv[0] = k.cg4 = k.cg5 = (cgm_sigmoid){18.0, 1.5, 900.0};
+  k.have_spmv[0] = k.have_vec = true;
+  cgm_device_model m = k;
+  m.cpu_iter[0] = (cgm_iter_points){3, {1e4, 4e4, 1.6e5}, {10e-6, 40e-6, 80e-6}};
+  const int64_t rows = 100;
+  const double per_row = cgm_iter_bytes(0.0, rows, 8); /* the vectors' bytes */
+  /* the SpMV bytes of an iteration of q transactions over `rows` rows */
+#define SPMV_AT(q) ((q)*8.0 - per_row)
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(1e4), rows), 10e-6, 1e-12);
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(2e4), rows), 20e-6, 1e-12);
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(8e4), rows), sqrt(40e-6 * 80e-6), 1e-12);
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(1.6e5), rows), 80e-6, 1e-12);
+  /* over the largest: continuous there, the kernels alone from 4x */
+  const double just = cgm_iter_points_time(&m, 0, SPMV_AT(1.6e5 * 1.0001), rows);
+  CHECK_MSG(fabs(just / 80e-6 - 1) < 1e-3, "just over the largest: %g", just);
+  const double far = SPMV_AT(6.4e5);
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, far, rows), cgm_iter_points_time(&k, 0, far, rows), 1e-15);
+  /* under the smallest: between the kernels and the smallest's time */
+  const double lo = SPMV_AT(2e3), tk = cgm_iter_points_time(&k, 0, lo, rows),
+               tl = cgm_iter_points_time(&m, 0, lo, rows);
+  CHECK_MSG(tl >= tk && tl <= 10e-6, "under the smallest: %g (kernels %g)", tl, tk);
+  /* the refined model takes it for a block size that has points */
+  const cgm_segment_shape s = {rows, SPMV_AT(2e4), 0, 0.0, 0.0, 0.0, 0.0};
+  CHECK_NEAR(cgm_refined_segment_time(&m, 1, &s), 20e-6, 1e-12);
+  CHECK(cgm_refined_segment_time(&k, 1, &s) == cgm_iter_points_time(&k, 0, s.spmv_bytes, rows));
+#undef SPMV_AT
 }
 
 static void test_db_json(void) {
@@ -1070,6 +1122,7 @@ int main(void) {
   test_db_json();
   test_setup_samples();
   test_cpu_feet();
+  test_cpu_iter_points();
   test_refit_dip();
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
