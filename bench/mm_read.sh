@@ -11,7 +11,10 @@
 # of text / median seconds (MB = 1e6 bytes; the files are in the page cache).
 #
 #   - cgmodel, 1 thread and THREADS threads (default: nproc): the time of
-#     cgm_mm_read_csr_opts, which gives a CSR (rows sorted, duplicates summed);
+#     cgm_mm_read_csr_opts, which gives a CSR (rows sorted, duplicates summed),
+#     and the path it took (sorted: a general file row by row, parsed straight
+#     into the CSR; general: parsed into buckets, then sorted); on a sorted
+#     file also the general path on THREADS threads (--general);
 #   - scipy.io.mmread(FILE) (COO; scipy >= 1.12 reads with fast_matrix_market
 #     on all cores) and scipy.io.mmread(FILE).tocsr(), the same result as ours;
 #   - fast_matrix_market.read_coo(FILE) (the COO arrays, on all cores), when
@@ -99,8 +102,14 @@ for f in "$@"; do
   echo "# $outn"
   s1=$(val "$out1" median_s)
   sn=$(val "$outn" median_s)
-  row "cgmodel, 1 thread" "$name" "$bytes" "$s1" "$(mbs "$bytes" "$s1")" "$(ratio "$s1" "$sn")"
-  row "cgmodel, $THREADS threads" "$name" "$bytes" "$sn" "$(mbs "$bytes" "$sn")" "1.00"
+  row "cgmodel, 1 thread ($(val "$out1" path))" "$name" "$bytes" "$s1" "$(mbs "$bytes" "$s1")" "$(ratio "$s1" "$sn")"
+  row "cgmodel, $THREADS threads ($(val "$outn" path))" "$name" "$bytes" "$sn" "$(mbs "$bytes" "$sn")" "1.00"
+  if [[ $(val "$outn" path) == sorted ]]; then # the general path beside it
+    outgp=$("$BIN" --general --threads "$THREADS" "$f" "$REPS")
+    echo "# $outgp"
+    sgp=$(val "$outgp" median_s)
+    row "cgmodel, $THREADS threads (general)" "$name" "$bytes" "$sgp" "$(mbs "$bytes" "$sgp")" "$(ratio "$sgp" "$sn")"
+  fi
   while IFS=$'\t' read -r who s; do
     row "$who" "$name" "$bytes" "$s" "$(mbs "$bytes" "$s")" "$(ratio "$s" "$sn")"
   done < <(py_readers "$f" coo,csr,fmm)

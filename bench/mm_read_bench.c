@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 static void usage(void) {
-  fprintf(stderr, "usage: mm_read_bench [--threads T] [--chunk-bytes B] FILE [REPS]\n"
+  fprintf(stderr, "usage: mm_read_bench [--threads T] [--chunk-bytes B] [--general] FILE [REPS]\n"
                   "       mm_read_bench --write FILE OUT [REPS]\n");
 }
 
@@ -51,10 +51,10 @@ static int bench_read(const char *path, int reps, const cgm_mm_read_opts *o) {
     if (t[r] < best) best = t[r];
   double med = cgm_median(t, reps);
   printf("file=%s bytes=%lld rows=%d cols=%d nnz=%lld entries=%lld threads=%d reps=%d "
-         "median_s=%.4f min_s=%.4f mb_s=%.1f\n",
+         "median_s=%.4f min_s=%.4f mb_s=%.1f path=%s\n",
          path, (long long)info.file_bytes, A.nrows, A.ncols, (long long)A.nnz,
          (long long)info.entries_in_file, o->threads, reps, med, best,
-         (double)info.file_bytes / med / 1e6);
+         (double)info.file_bytes / med / 1e6, info.sorted ? "sorted" : "general");
   cgm_csr_free(&A);
   free(t);
   return 0;
@@ -100,7 +100,10 @@ int main(int argc, char **argv) {
   cgm_mm_read_opts o = cgm_mm_read_opts_default();
   int a = 1;
   for (; a + 1 < argc && argv[a][0] == '-'; a += 2) {
-    if (strcmp(argv[a], "--threads") == 0)
+    if (strcmp(argv[a], "--general") == 0) { /* a flag: no value follows */
+      o.general_only = true;
+      a--;
+    } else if (strcmp(argv[a], "--threads") == 0)
       o.threads = atoi(argv[a + 1]);
     else if (strcmp(argv[a], "--chunk-bytes") == 0)
       o.chunk_bytes = atoll(argv[a + 1]);

@@ -120,6 +120,7 @@ static double t_kernels(const cgm_device_model *m, int bi, double spmv, double r
 }
 
 double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int64_t rows) {
+  if (bi < 0 || bi >= CGM_NBLOCKSIZES) return NAN;
   const cgm_iter_points *P = &m->cpu_iter[bi];
   const double w = m->width, q = cgm_iter_bytes(spmv, rows, (int)w) / w;
   if (P->n < 1 || !(q > 0)) return t_kernels(m, bi, spmv, (double)rows);

@@ -192,9 +192,10 @@ static int take_foot(const cgm_db_sample *s, void *ctx) {
  * the times at each (a repeated size), at most CGM_ITER_POINTS sizes. */
 static cgm_iter_points iter_points(const double *m, const double *t, int n) {
   cgm_iter_points P = {0};
-  bool *used = calloc((size_t)n + 1, sizeof *used);
-  double *ts = malloc(((size_t)n + 1) * sizeof *ts);
-  while (used && ts && P.n < CGM_ITER_POINTS) {
+  bool used[ITER_MAX] = {0};
+  double ts[ITER_MAX];
+  if (n > ITER_MAX) n = ITER_MAX;
+  while (P.n < CGM_ITER_POINTS) {
     double lo = INFINITY;
     for (int i = 0; i < n; i++)
       if (!used[i] && m[i] < lo) lo = m[i];
@@ -205,8 +206,6 @@ static cgm_iter_points iter_points(const double *m, const double *t, int n) {
     P.m[P.n] = lo;
     P.t[P.n++] = cgm_median(ts, k);
   }
-  free(used);
-  free(ts);
   return P;
 }
 

@@ -547,11 +547,12 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
     unsigned need = all;
     const int bi = cgm_block_index(r->opts.layout.n);
     /* a GPU solve's record gets the other block sizes from a thread
-     * (features_later) */
-    const bool later = o->record && r->opts.backend != CGM_BACKEND_CPU;
-    if (!o->autotune && bi >= 0 && (!o->record || later)) need = 1u << bi;
+     * (features_later); without a database there is no record */
+    const bool recording = o->record && have_db;
+    const bool later = recording && r->opts.backend != CGM_BACKEND_CPU;
+    if (!o->autotune && bi >= 0 && (!recording || later)) need = 1u << bi;
     cgm_status fs = features_of(o, A, need, r, &f, &features_computed, err);
-    if (!fs && o->record && !o->autotune) {
+    if (!fs && later && !o->autotune) {
       const unsigned rest = all & ~features_blocks(&f);
       features_later_start(&more, A, rest);
       features_computed |= rest != 0;
@@ -597,6 +598,11 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
     r->maxiter = cgm_solve_maxiter(&r->opts, A->nrows);
     cgm_error e = {0};
     char msg[1100];
+    /* The thread shared the cores with the solve's setup (a layout built
+     * on the host, the uploads' staging): the record keeps no setup time,
+     * which the tuner's setup line (cgm_setup_fit) would learn from. */
+    cgm_solve_result rec = r->result;
+    if (more.blocks) rec.time_setup_s = 0.0;
     if (features_later_end(&more, &f, &e)) {
       snprintf(msg, sizeof msg, "the solve was not recorded: its features: %s", e.msg);
       note(o, CGM_NOTE_WARNING, msg);
@@ -604,7 +610,7 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
     }
     /* A refused solve ran nothing: no measurement to record. */
     else if (db && o->record && !r->result.refused &&
-             pipeline_record_file(db, o->matrix, &f, &r->opts, &r->result, r->predicted,
+             pipeline_record_file(db, o->matrix, &f, &r->opts, &rec, r->predicted,
                                   r->calibration_id, &e)) {
       snprintf(msg, sizeof msg, "the solve was not recorded: %s", e.msg);
       note(o, CGM_NOTE_WARNING, msg);

@@ -24,6 +24,7 @@
 #include "cgmodel/sparse.h"
 #include "sparse/mm_entries.h"
 #include "sparse/mm_internal.h"
+#include "sparse/mm_sorted.h"
 #include "sparse/mm_source.h"
 
 #include <errno.h>
@@ -976,7 +977,7 @@ static mm_bucket **body_buckets(const body *X) {
 /* ============================================================ the API === */
 
 cgm_mm_read_opts cgm_mm_read_opts_default(void) {
-  cgm_mm_read_opts o = {0, 0, 0};
+  cgm_mm_read_opts o = {0, 0, 0, false};
   return o;
 }
 
@@ -1023,6 +1024,23 @@ cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, 
     info->field = h.field;
     info->symmetry = h.sym;
     info->entries_in_file = h.entries;
+  }
+  /* A mapped general file that ends with its newline: the sorted path
+   * first (sparse/mm_sorted.h), the general one when the body is not such */
+  if (!st && !h.array && h.sym == CGM_MM_GENERAL && !o.general_only && r.src.kind == MM_SRC_MAP &&
+      r.src.map_stage == 1 && r.src.map_piece_len == r.src.map_len && r.p &&
+      r.end == r.src.map + r.src.map_len) {
+    const mm_sorted_shape sh = {h.rows, h.cols, h.entries, h.field != CGM_MM_PATTERN,
+                                h.field == CGM_MM_INTEGER};
+    if (mm_sorted_csr(r.p, r.end, &sh, o.threads, A) == 1) {
+      if (info) {
+        info->duplicates_summed = 0;
+        info->file_bytes = r.src.nread;
+        info->sorted = true;
+      }
+      mm_source_close(&r.src);
+      return CGM_OK;
+    }
   }
   if (!st) st = read_body(&r, &h, &o, &X);
   if (!st && r.src.fsize < 0) st = check_rows(&r, &h, false, r.src.text_bytes);

@@ -78,6 +78,8 @@ typedef struct cgm_mm_info {
   int64_t entries_in_file;   /* the count on the size line */
   int64_t duplicates_summed; /* coordinate entries that hit an earlier (i,j) */
   int64_t file_bytes;
+  bool sorted; /* read by the sorted path: a general file row by row, columns increasing, one
+                  entry a line, parsed straight into the CSR (cgm_mm_read_opts.general_only) */
 } cgm_mm_info;
 
 /* Reads a coordinate matrix (real | integer | pattern; general | symmetric,
@@ -98,6 +100,8 @@ typedef struct cgm_mm_read_opts {
   int64_t chunk_bytes;  /* text one task parses (whole lines, at least one); <= 0: from the
                            size and the threads. Tiny values (1: a line per chunk) are for tests */
   int64_t stream_bytes; /* text read from a pipe or inflated from gzip at a time; <= 0: 16 MiB */
+  bool general_only;    /* never the sorted path (a general file row by row, columns increasing,
+                           parsed straight into the CSR): for tests, which compare the two */
 } cgm_mm_read_opts;
 
 /* threads 0, chunk_bytes 0, stream_bytes 0: the defaults. */

@@ -1838,6 +1838,236 @@ static void test_fuzz(void) {
   fprintf(stderr, "fuzz: %d mutated files read, %d rejected\n", successes, failures);
 }
 
+/* A text of R row by row: every entry "I J V" with the given separators
+ * (lead before I, sep between tokens, eol at the end), V written to round
+ * trip (or an integer, or none for a pattern); `extra` (NULL: none) after
+ * the entry of index at. */
+static char *sorted_text(const cgm_csr *R, cgm_mm_field field, const char *lead, const char *sep,
+                         const char *eol, int64_t at, const char *extra, size_t *len) {
+  const char *fname = field == CGM_MM_PATTERN   ? "pattern"
+                      : field == CGM_MM_INTEGER ? "integer"
+                                                : "real";
+  size_t cap = 256 + (size_t)R->nnz * 64 + (extra ? strlen(extra) : 0);
+  char *t = malloc(cap);
+  if (!t) return NULL;
+  size_t n = (size_t)snprintf(
+      t, cap, "%%%%MatrixMarket matrix coordinate %s general\n%% sorted\n%d %d %lld\n", fname,
+      R->nrows, R->ncols, (long long)R->nnz);
+  int64_t k = 0;
+  for (int32_t i = 0; i < R->nrows; i++)
+    for (int64_t q = R->rowptr[i]; q < R->rowptr[i + 1]; q++, k++) {
+      char v[40] = "";
+      if (field == CGM_MM_REAL) cgm_mm_format_double(v, R->val[q]);
+      if (field == CGM_MM_INTEGER) snprintf(v, sizeof v, "%lld", (long long)R->val[q]);
+      n += (size_t)snprintf(t + n, cap - n, "%s%d%s%d%s%s%s", lead, i + 1, sep, R->colidx[q] + 1,
+                            field == CGM_MM_PATTERN ? "" : sep, v, eol);
+      if (k == at && extra) n += (size_t)snprintf(t + n, cap - n, "%s", extra);
+    }
+  *len = n;
+  return t;
+}
+
+/* A random R of rows x cols with empty rows at the start, in the middle and
+ * at the end, columns sorted; values exact integers for an integer field, 1
+ * for a pattern. */
+static void sorted_matrix(int32_t rows, int32_t cols, cgm_mm_field field, uint64_t seed,
+                          cgm_csr *R) {
+  memset(R, 0, sizeof *R);
+  R->nrows = rows, R->ncols = cols;
+  R->rowptr = calloc((size_t)rows + 1, sizeof *R->rowptr);
+  R->colidx = malloc((size_t)rows * 24 * sizeof *R->colidx);
+  R->val = malloc((size_t)rows * 24 * sizeof *R->val);
+  uint64_t x = seed;
+  int64_t k = 0;
+  for (int32_t i = 0; i < rows; i++) {
+    R->rowptr[i] = k;
+    if (i < 3 || (i > rows / 2 && i < rows / 2 + 5) || i >= rows - 4) continue;
+    int32_t c = 0;
+    for (int e = 0; e < 20; e++) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      c += 1 + (int32_t)((x >> 33) % (uint64_t)(cols / 24 > 1 ? cols / 24 : 1));
+      if (c > cols) break;
+      R->colidx[k] = c - 1;
+      R->val[k] = field == CGM_MM_PATTERN   ? 1.0
+                  : field == CGM_MM_INTEGER ? (double)((int64_t)(x >> 40) - (1 << 23))
+                                            : ((double)(x >> 11) * 0x1p-53 - 0.5) * 1e3;
+      k++;
+    }
+  }
+  R->rowptr[rows] = k;
+  R->nnz = k;
+}
+
+/* The sorted path (sparse/mm_sorted.c): a general file row by row is read
+ * straight into the CSR, bit for bit the general path's, on 1 to 7
+ * threads, whatever its blanks and line ends; anything else falls back to
+ * the general path (info.sorted false) with the same result or the same
+ * error: a comment or blank line among the entries, two entries out of
+ * order (also across chunks), a duplicate, a last line without newline, a
+ * bad value, a symmetric file. */
+static void test_sorted_path(void) {
+  char tp[512];
+  tmp_path(tp, sizeof tp, "sorted.mtx");
+  const int threads[] = {1, 2, 3, 7};
+  const cgm_mm_field fields[] = {CGM_MM_REAL, CGM_MM_INTEGER, CGM_MM_PATTERN};
+  const struct {
+    const char *lead, *sep, *eol;
+  } styles[] = {{"", " ", "\n"}, {" \t", "\t ", " \r\n"}, {"", "  ", "\t\n"}};
+  for (size_t fi = 0; fi < 3; fi++) {
+    cgm_csr R;
+    sorted_matrix(9000, 7000, fields[fi], 11 + fi, &R);
+    CHECK(R.nnz > 100000);
+    for (size_t si = 0; si < 3; si++) {
+      size_t len;
+      char *text = sorted_text(&R, fields[fi], styles[si].lead, styles[si].sep, styles[si].eol, -1,
+                               NULL, &len);
+      CHECK(text && write_text(tp, text, len));
+      free(text);
+      for (size_t ti = 0; ti < 4; ti++) {
+        cgm_mm_read_opts o = cgm_mm_read_opts_default(), g = o;
+        o.threads = g.threads = threads[ti];
+        g.general_only = true;
+        cgm_csr A, B;
+        cgm_mm_info ia, ib;
+        cgm_error err = {0};
+        CHECK_OK(cgm_mm_read_csr_opts(tp, &o, &A, &ia, &err));
+        CHECK_OK(cgm_mm_read_csr_opts(tp, &g, &B, &ib, &err));
+        CHECK_MSG(ia.sorted && !ib.sorted,
+                  "field %zu style %zu, %d threads: sorted path %d, general %d", fi, si,
+                  threads[ti], ia.sorted, ib.sorted);
+        CHECK_MSG(csr_identical(&A, &R) && csr_identical(&B, &R),
+                  "field %zu style %zu, %d threads: a CSR differs from the matrix written", fi, si,
+                  threads[ti]);
+        ia.sorted = false;
+        CHECK(memcmp(&ia, &ib, sizeof ia) == 0);
+        cgm_csr_free(&A);
+        cgm_csr_free(&B);
+      }
+    }
+    cgm_csr_free(&R);
+  }
+
+  /* what the sorted path must leave to the general one */
+  cgm_csr R;
+  sorted_matrix(9000, 7000, CGM_MM_REAL, 5, &R);
+  const int64_t mid = R.nnz / 2;
+  char swap[160], dup[160], lastv[160];
+  {
+    /* the entry after mid written again (a duplicate), and one before it (out of order) */
+    int32_t i = 0;
+    while (R.rowptr[i + 1] <= mid + 1) i++;
+    snprintf(dup, sizeof dup, "%d %d 1.5\n", i + 1, R.colidx[mid + 1] + 1);
+    snprintf(swap, sizeof swap, "%d %d 2.5\n", 1, 1);
+    snprintf(lastv, sizeof lastv, "%d %d x\n", i + 1, R.colidx[mid + 1] + 1);
+  }
+  const struct {
+    const char *what, *extra;
+    bool error; /* the general path refuses it too */
+  } fb[] = {{"a comment among the entries", "% a comment\n", false},
+            {"a blank line among the entries", "\n", false},
+            {"an entry out of order", swap, true}, /* one entry too many, and out of order */
+            {"a duplicate", dup, true},            /* likewise: the count says L */
+            {"a bad value", lastv, true}};
+  for (size_t k = 0; k < sizeof fb / sizeof *fb; k++) {
+    size_t len;
+    char *text = sorted_text(&R, CGM_MM_REAL, "", " ", "\n", mid, fb[k].extra, &len);
+    CHECK(text && write_text(tp, text, len));
+    free(text);
+    for (size_t ti = 0; ti < 4; ti++) {
+      cgm_mm_read_opts o = cgm_mm_read_opts_default(), g = o;
+      o.threads = g.threads = threads[ti];
+      g.general_only = true;
+      cgm_csr A, B;
+      cgm_mm_info ia, ib;
+      cgm_error ea = {0}, eb = {0};
+      cgm_status sa = cgm_mm_read_csr_opts(tp, &o, &A, &ia, &ea),
+                 sb = cgm_mm_read_csr_opts(tp, &g, &B, &ib, &eb);
+      CHECK_MSG(sa == sb && (sa != CGM_OK) == fb[k].error && !strcmp(ea.msg, eb.msg),
+                "%s, %d threads: %d '%s' against the general path's %d '%s'", fb[k].what,
+                threads[ti], sa, ea.msg, sb, eb.msg);
+      CHECK_MSG(sa != CGM_OK || (!ia.sorted && csr_identical(&A, &B) && csr_identical(&A, &R)),
+                "%s, %d threads: not the general path's CSR", fb[k].what, threads[ti]);
+      if (sa == CGM_OK) cgm_csr_free(&A);
+      if (sb == CGM_OK) cgm_csr_free(&B);
+    }
+  }
+  /* two neighbouring entries of a row exchanged: the count right, the order not */
+  {
+    size_t len;
+    char *text = sorted_text(&R, CGM_MM_REAL, "", " ", "\n", -1, NULL, &len);
+    CHECK(text != NULL);
+    int32_t i = R.nrows / 3;
+    while (R.rowptr[i + 1] - R.rowptr[i] < 2) i++;
+    /* the lines of entries q and q + 1: after the 3 header lines */
+    const int64_t q = R.rowptr[i];
+    char *a = text;
+    for (int64_t l = 0; l < 3 + q; l++) a = strchr(a, '\n') + 1;
+    char *b = strchr(a, '\n') + 1, *c = strchr(b, '\n') + 1;
+    char tmp[128];
+    const size_t la = (size_t)(b - a), lb = (size_t)(c - b);
+    memcpy(tmp, a, la);
+    memmove(a, b, lb);
+    memcpy(a + lb, tmp, la);
+    CHECK(write_text(tp, text, len));
+    free(text);
+    for (size_t ti = 0; ti < 4; ti++) {
+      cgm_mm_read_opts o = cgm_mm_read_opts_default();
+      o.threads = threads[ti];
+      cgm_csr A;
+      cgm_mm_info ia;
+      cgm_error err = {0};
+      CHECK_OK(cgm_mm_read_csr_opts(tp, &o, &A, &ia, &err));
+      CHECK_MSG(!ia.sorted && csr_identical(&A, &R), "two entries exchanged, %d threads: sorted %d",
+                threads[ti], ia.sorted);
+      cgm_csr_free(&A);
+    }
+  }
+  /* out of order across chunks: the second half of the rows first */
+  {
+    cgm_csr S = R;
+    int32_t h = R.nrows / 2;
+    size_t cap = 256 + (size_t)R.nnz * 64, n;
+    char *t = malloc(cap);
+    n = (size_t)snprintf(t, cap, "%%%%MatrixMarket matrix coordinate real general\n%d %d %lld\n",
+                         R.nrows, R.ncols, (long long)R.nnz);
+    for (int part = 0; part < 2; part++)
+      for (int32_t i = part ? 0 : h; i < (part ? h : R.nrows); i++)
+        for (int64_t q = R.rowptr[i]; q < R.rowptr[i + 1]; q++) {
+          char v[40];
+          cgm_mm_format_double(v, R.val[q]);
+          n += (size_t)snprintf(t + n, cap - n, "%d %d %s\n", i + 1, R.colidx[q] + 1, v);
+        }
+    CHECK(write_text(tp, t, n));
+    free(t);
+    for (size_t ti = 0; ti < 4; ti++) {
+      cgm_mm_read_opts o = cgm_mm_read_opts_default();
+      o.threads = threads[ti];
+      cgm_csr A;
+      cgm_mm_info ia;
+      cgm_error err = {0};
+      CHECK_OK(cgm_mm_read_csr_opts(tp, &o, &A, &ia, &err));
+      CHECK_MSG(!ia.sorted && csr_identical(&A, &S), "halves swapped, %d threads: sorted %d",
+                threads[ti], ia.sorted);
+      cgm_csr_free(&A);
+    }
+  }
+  /* the last line without its newline; a symmetric file */
+  {
+    size_t len;
+    char *text = sorted_text(&R, CGM_MM_REAL, "", " ", "\n", -1, NULL, &len);
+    CHECK(text && write_text(tp, text, len - 1));
+    cgm_csr A;
+    cgm_mm_info ia;
+    cgm_error err = {0};
+    CHECK_OK(cgm_mm_read_csr(tp, &A, &ia, &err));
+    CHECK(!ia.sorted && csr_identical(&A, &R));
+    cgm_csr_free(&A);
+    free(text);
+  }
+  cgm_csr_free(&R);
+  unlink(tp);
+}
+
 int main(void) {
   const char *base = getenv("TMPDIR");
   snprintf(tmpdir, sizeof tmpdir, "%s/cgm_test_mm_XXXXXX", base && *base ? base : "/tmp");
@@ -1859,6 +2089,7 @@ int main(void) {
   test_thread_counts();
   test_deep_errors();
   test_gzip();
+  test_sorted_path();
   test_fuzz();
 
   const char *names[] = {"rt.mtx",       "w_err.mtx", "long_line.mtx", "high_bytes.mtx",
