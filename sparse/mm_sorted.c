@@ -25,11 +25,11 @@
 #include "sparse/mm_source.h"
 
 typedef struct {
-  const char *s, *e; /* whole lines */
-  int64_t lines;     /* '\n' in [s, e) */
-  int64_t off;       /* entries before the chunk */
+  const char *s, *e;       /* whole lines */
+  int64_t lines;           /* '\n' in [s, e) */
+  int64_t off;             /* entries before the chunk */
   uint64_t fi, fj, li, lj; /* first and last entry (1-based) */
-  bool bad;          /* not a sorted chunk of the strict grammar */
+  bool bad;                /* not a sorted chunk of the strict grammar */
 } chunk;
 
 /* '\n' in [s, e), eight bytes at a time: for each word, the exact count of
@@ -121,8 +121,8 @@ int mm_sorted_csr(const char *s, const char *e, const mm_sorted_shape *sh, int t
                   cgm_csr *A) {
   memset(A, 0, sizeof *A);
   const int64_t L = sh->entries, len = e - s;
-  if (L < 1 || len < 1 || e[-1] != '\n' || sh->rows < 1 || sh->cols < 1 ||
-      sh->rows > INT32_MAX || sh->cols > INT32_MAX)
+  if (L < 1 || len < 1 || e[-1] != '\n' || sh->rows < 1 || sh->cols < 1 || sh->rows > INT32_MAX ||
+      sh->cols > INT32_MAX)
     return 0;
   if (threads < 1) threads = 1;
   /* a few chunks a thread, at least 64 KiB each */
@@ -168,7 +168,8 @@ int mm_sorted_csr(const char *s, const char *e, const mm_sorted_shape *sh, int t
   /* each chunk after the last entry of the one before; the rows between
    * two chunks, and after the last, start at the next entry */
   for (int64_t c = 0; ok && c < n; c++) {
-    if (c > 0 && (ch[c].fi < ch[c - 1].li || (ch[c].fi == ch[c - 1].li && ch[c].fj <= ch[c - 1].lj)))
+    if (c > 0 &&
+        (ch[c].fi < ch[c - 1].li || (ch[c].fi == ch[c - 1].li && ch[c].fj <= ch[c - 1].lj)))
       ok = false;
     else {
       for (uint64_t r = c > 0 ? ch[c - 1].li : 0; r < ch[c].fi; r++) rowptr[r] = ch[c].off;

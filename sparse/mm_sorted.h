@@ -23,7 +23,6 @@ typedef struct {
  * duplicate); 0 when it is not, or when a line is anything the general
  * path would have to judge (A empty: read it with the general path, which
  * words any error); -1 out of memory (A empty). */
-int mm_sorted_csr(const char *s, const char *e, const mm_sorted_shape *sh, int threads,
-                  cgm_csr *A);
+int mm_sorted_csr(const char *s, const char *e, const mm_sorted_shape *sh, int threads, cgm_csr *A);
 
 #endif

@@ -7,7 +7,8 @@
  *     both must agree (status, and the exact matrix on success);
  *   - from the memfd again by the parallel reader, with several threads and
  *     tiny chunks chosen by the input's first byte, and with one thread and
- *     one-line chunks; from the pipe with tiny pieces; and wrapped in a gzip
+ *     one-line chunks, and by the general path alone (a file row by row is
+ *     otherwise read by the sorted path); from the pipe with tiny pieces; and wrapped in a gzip
  *     member (when the build reads gzip): each must give the same status and
  *     message (the same line) or the same matrix, bit for bit, as the plain
  *     read of the same kind of file;
@@ -119,6 +120,12 @@ static void check_matrix(const uint8_t *data, size_t size) {
   for (int w = 0; w < 2; w++) {
     cgm_mm_read_opts o = opts_for(data, size, w);
     require_same_csr(in_file.path, &o, st, &A, st == CGM_OK ? &info : NULL, &err, in_file.path);
+  }
+  /* the general path alone, never the sorted one: the same verdict too */
+  {
+    cgm_mm_read_opts g = opts_for(data, size, 0);
+    g.general_only = true;
+    require_same_csr(in_file.path, &g, st, &A, NULL, &err, in_file.path);
   }
   if (pfd >= 0) { /* a stream in tiny pieces: what the plain pipe read gave */
     cgm_mm_read_opts o = opts_for(data, size, 2);
