@@ -151,7 +151,16 @@ bool cgm_calibration_cg_stale(const cgm_tuner_device *d, const cgm_gpu_opts *gpu
  * and group, the smallest size its samples timed and the median of their
  * times there. The SpMV's groups are those of its curves: "mesh" (the
  * samples on Poisson grids, pipeline/calibrate.c) and "all". */
-enum { FOOT_MESH = 0, FOOT_ALL = 4, FOOT_CG4 = 8, FOOT_CG5 = 9, FOOT_GROUPS = 10, FOOT_MAX = 32 };
+enum {
+  FOOT_MESH = 0,
+  FOOT_ALL = 4,
+  FOOT_CG4 = 8,
+  FOOT_CG5 = 9,
+  FOOT_ITER = 10, /* a GPU's whole iterations on meshes, per block size */
+  FOOT_ROW = 14,  /* and on arrows (the row curve) */
+  FOOT_GROUPS = 18,
+  FOOT_MAX = 32
+};
 enum { ITER_MAX = 8 * CGM_ITER_POINTS }; /* a CPU's iteration samples kept a block size */
 typedef struct {
   double m[2][FOOT_GROUPS];
@@ -180,6 +189,10 @@ static int take_foot(const cgm_db_sample *s, void *ctx) {
     foot_add(c, p, FOOT_CG4, s);
   } else if (!strcmp(s->kernel, "cg5")) {
     foot_add(c, p, FOOT_CG5, s);
+  } else if (!strcmp(s->kernel, "iter") && !strcmp(s->variant, "mesh") && bi >= 0) {
+    foot_add(c, p, FOOT_ITER + bi, s);
+  } else if (!strcmp(s->kernel, "iter") && !strcmp(s->variant, "row") && bi >= 0) {
+    foot_add(c, p, FOOT_ROW + bi, s);
   } else if (!strcmp(s->kernel, "iter") && !strcmp(s->variant, "cpu") && bi >= 0 &&
              s->seconds > 0 && c->ni[p][bi] < ITER_MAX) {
     c->im[p][bi][c->ni[p][bi]] = s->m;
@@ -224,13 +237,17 @@ static cgm_status load_feet(cgm_db *db, cgm_tuner_device *t, char held[2][PIPELI
   for (int p = 0; p < 2 && !st; p++) {
     cgm_device_model *m = &t->model[p];
     for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
+      /* a GPU's iteration curve, where it holds one */
+      if (!t->is_cpu && m->have_iter[b]) m->iter_foot[b] = foot_of(c, p, FOOT_ITER + b);
+      if (!t->is_cpu && m->have_row[b]) m->row_foot[b] = foot_of(c, p, FOOT_ROW + b);
+      if (!t->is_cpu) continue;
       const bool mesh = !strcmp(held[p][PIPELINE_SLOT_SPMV + b], "mesh");
       m->spmv_foot[b] = foot_of(c, p, (mesh ? FOOT_MESH : FOOT_ALL) + b);
+      m->cpu_iter[b] = iter_points(c->im[p][b], c->it[p][b], c->ni[p][b]);
     }
+    if (!t->is_cpu) continue;
     m->cg4_foot = foot_of(c, p, FOOT_CG4);
     m->cg5_foot = foot_of(c, p, FOOT_CG5);
-    for (int b = 0; b < CGM_NBLOCKSIZES; b++)
-      m->cpu_iter[b] = iter_points(c->im[p][b], c->it[p][b], c->ni[p][b]);
   }
   free(c);
   return st;
@@ -252,9 +269,9 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
       cgm_device_model *m = &fc.models[p];
       m->have_vec = m->cg4.nu > 0 && m->cg5.nu > 0;
     }
-    /* the refined model of a CPU: its curves' feet (t->model, pass 0) */
-    if (!st && pass == 0 && t->is_cpu && fit_kind == CGM_FIT_REL)
-      st = load_feet(db, t, fc.held, err);
+    /* the refined model's feet (t->model, pass 0): a CPU's curves', a
+     * GPU's iteration curves' */
+    if (!st && pass == 0 && fit_kind == CGM_FIT_REL) st = load_feet(db, t, fc.held, err);
   }
   /* The locality term of the refined model, where the locality sweep
    * fitted it (absent: the contiguous model of older calibrations). */

@@ -276,6 +276,19 @@ typedef struct cgm_device_model {
    * H200 node (teams of 2 to 4 threads); over the largest, the kernels' sum
    * corrected towards them over two octaves. n = 0: the kernels alone. */
   cgm_iter_points cpu_iter[4];
+  /* A GPU's whole-iteration curve at its foot: the smallest grid its
+   * iteration sweep solved (the 2D floor grid) and the median time there.
+   * Under it the iteration takes that time (the launches' latency, which
+   * no smaller matrix shortens); over it the fit is corrected towards it
+   * over two octaves. The fit through every size missed the floor by
+   * 7-10% on an H200 (single precision at N = 1: 11.2 us fitted, 10.2 us
+   * measured). m = 0: the fit alone. */
+  cgm_foot iter_foot[4];
+  /* The row curve's foot: its shortest arrow (m: elements of the longest
+   * row) and the median time there, which is mostly the arrows' own
+   * iteration (4096 rows), not the walk: a matrix whose own iteration is
+   * shorter gets the walk over its own (m = 0: as fitted). */
+  cgm_foot row_foot[4];
 } cgm_device_model;
 
 /* A CPU's iteration of block size index bi whose SpMV moves spmv bytes

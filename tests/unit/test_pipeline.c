@@ -975,6 +975,9 @@ static void test_cpu_feet(void) {
   const double nu[4] = {10.0, 10.0, 10.0, 10.0};
   const int64_t cpu = calibrate(db, nu);
   const int64_t gpu = calibrate_device(db, "cuda", "Test GPU", nu, 100.0);
+  /* the GPU's iteration and row curves at N = 1 (none at N = 2) */
+  add_fit(db, gpu, "iter", "mesh", 1, 50.0, CGM_PREC_DOUBLE);
+  add_fit(db, gpu, "iter", "row", 1, 50.0, CGM_PREC_DOUBLE);
   const struct {
     const char *kernel, *variant, *source;
     int block;
@@ -994,6 +997,12 @@ static void test_cpu_feet(void) {
       {"iter", "cpu", "poisson3d:8", 1, 5000, 10e-6},
       {"iter", "cpu", "poisson3d:8", 1, 5000, 12e-6},
       {"iter", "mesh", "poisson3d:8", 2, 5000, 12e-6},
+      /* a GPU's whole iterations: its floor grid twice, then larger; arrows */
+      {"iter", "mesh", "poisson2d:16", 1, 3000, 9e-6},
+      {"iter", "mesh", "poisson2d:16", 1, 3000, 11e-6},
+      {"iter", "mesh", "poisson3d:8", 1, 9000, 12e-6},
+      {"iter", "row", "arrow:4096,8", 1, 8, 12e-6},
+      {"iter", "row", "arrow:4096,2", 1, 2, 11e-6},
   };
   for (int k = 0; k < 2; k++)
     for (size_t i = 0; i < sizeof smp / sizeof *smp; i++) {
@@ -1026,6 +1035,7 @@ static void test_cpu_feet(void) {
                   P->m[1] == 40000 && fabs(P->t[1] / 30e-6 - 1) < 1e-12,
               "N = 1 iterations: %d points", P->n);
     CHECK(m->cpu_iter[1].n == 0 && devs[0].model[CGM_PREC_SINGLE].cpu_iter[0].n == 0);
+    CHECK(m->iter_foot[0].m == 0 && m->row_foot[0].m == 0); /* a GPU's feet only */
   } else {
     CHECK_MSG(0, "%d CPU devices", n);
   }
@@ -1033,6 +1043,15 @@ static void test_cpu_feet(void) {
   CHECK_OK(cgm_load_devices(db, "cuda", &devs, &n, &err));
   CHECK(n == 1 && devs[0].model[0].spmv_foot[0].m == 0 && devs[0].model[0].cg4_foot.m == 0 &&
         devs[0].model[0].cpu_iter[0].n == 0);
+  if (n == 1) {
+    /* the GPU's iteration and row curves keep their feet; none without the curve */
+    const cgm_device_model *g = &devs[0].model[CGM_PREC_DOUBLE];
+    CHECK_MSG(g->iter_foot[0].m == 3000 && fabs(g->iter_foot[0].t / 10e-6 - 1) < 1e-12,
+              "GPU iteration foot %g, %g", g->iter_foot[0].m, g->iter_foot[0].t);
+    CHECK_MSG(g->row_foot[0].m == 2 && fabs(g->row_foot[0].t / 11e-6 - 1) < 1e-12,
+              "GPU row foot %g, %g", g->row_foot[0].m, g->row_foot[0].t);
+    CHECK(g->iter_foot[1].m == 0 && g->row_foot[1].m == 0);
+  }
   free(devs);
   cgm_db_close(db);
 }
@@ -1072,6 +1091,38 @@ static void test_cpu_iter_points(void) {
   CHECK_NEAR(cgm_refined_segment_time(&m, 1, &s), 20e-6, 1e-12);
   CHECK(cgm_refined_segment_time(&k, 1, &s) == cgm_iter_points_time(&k, 0, s.spmv_bytes, rows));
 #undef SPMV_AT
+}
+
+/* A GPU's feet: under its iteration curve's foot the measured floor; the
+ * row curve's base (its shortest arrow's iteration) taken off the walk of a
+ * matrix whose own iteration is shorter, and nothing taken off a larger
+ * one's. */
+static void test_gpu_feet(void) {
+  cgm_device_model m;
+  memset(&m, 0, sizeof m);
+  m.width = 8;
+  m.iter[0] = (cgm_sigmoid){18.0, 1.5, 900.0};
+  m.have_iter[0] = true;
+  m.row[0] = (cgm_sigmoid){16.0, 1.5, 40.0}; /* ~8.8 us at 2 elements */
+  m.have_row[0] = true;
+  cgm_device_model f = m;
+  f.iter_foot[0] = (cgm_foot){5000.0, 7e-6};
+  const cgm_segment_shape tiny = {100, 4000.0, 2, 2.0, 0.0, 0.0, 0.0};
+  /* the walk's floor over the fitted iteration (the arrows' own floor) */
+  const double t_fit = cgm_refined_segment_time(&m, 1, &tiny);
+  const double t_floor = cgm_refined_segment_time(&f, 1, &tiny);
+  CHECK_MSG(t_fit > 7e-6, "the row curve's floor over the iteration: %g", t_fit);
+  /* the row foot at the shortest arrow: its base comes off the tiny matrix's walk */
+  f.row_foot[0] = (cgm_foot){2.0, 11e-6};
+  const double t_own = cgm_refined_segment_time(&f, 1, &tiny);
+  CHECK_MSG(fabs(t_own / 7e-6 - 1) < 1e-9, "a tiny matrix at its own floor: %g (before %g, %g)",
+            t_own, t_fit, t_floor);
+  /* a large matrix, whose iteration is over the base: as before */
+  const cgm_segment_shape big = {1 << 20, 2e8, 2, 2.0, 0.0, 0.0, 0.0};
+  CHECK(cgm_refined_segment_time(&f, 1, &big) == cgm_refined_segment_time(&m, 1, &big));
+  /* a long row on a tiny matrix still walks: more than its own floor */
+  const cgm_segment_shape walk = {100, 4000.0, 60000, 2.0, 0.0, 0.0, 0.0};
+  CHECK(cgm_refined_segment_time(&f, 1, &walk) > 2 * 7e-6);
 }
 
 static void test_db_json(void) {
@@ -1123,6 +1174,7 @@ int main(void) {
   test_setup_samples();
   test_cpu_feet();
   test_cpu_iter_points();
+  test_gpu_feet();
   test_refit_dip();
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
