@@ -91,46 +91,35 @@ cgm_segment_shape cgm_refined_shape(const cgm_plan *p, int g) {
   return sh;
 }
 
-/* A CPU's curve at its foot (cgm_device_model): under the smallest size
- * timed, the time measured there scaled by the bytes (one thread, no fork
- * and join: the work alone); over it, the fit corrected by the foot's
+/* A curve at its foot (cgm_device_model: a CPU's kernels', a GPU's
+ * iteration's). Under the smallest size timed: a CPU's the time measured
+ * there scaled by the bytes (one thread, no fork and join: the work
+ * alone); a GPU's (floor) that time itself (the launches' latency, which no
+ * smaller matrix shortens). Over it, the fit corrected by the foot's
  * measured-to-fitted ratio, the correction fading out over two octaves,
  * and never under the time measured at the foot (more data never takes
  * less time). */
 static double t_foot(const cgm_sigmoid *s, const cgm_regime *r, double bytes, double width,
-                     const cgm_foot *f) {
+                     const cgm_foot *f, bool floor) {
   const double m = bytes / width;
   if (!(f->m > 0 && f->t > 0 && m > 0)) return t_curve(s, r, bytes, width);
-  if (m <= f->m) return f->t * (m / f->m);
+  if (m <= f->m) return floor ? f->t : f->t * (m / f->m);
   double t = t_curve(s, r, bytes, width);
   const double fade = log2(m / f->m) / 2.0, at = t_curve(s, r, f->m * width, width);
-  /* a fit over the measured foot comes down to it; one under it only
+  /* a fit over the measured foot comes down to it; a CPU's under it only
    * stops at the foot's time (scaled up, a second regime starting within
-   * the two octaves could make the time fall with more data) */
-  if (fade < 1.0 && at > f->t) t *= pow(f->t / at, 1.0 - fade);
-  return t > f->t ? t : f->t;
-}
-
-/* A GPU's iteration curve at its foot (cgm_device_model.iter_foot): the
- * floor measured under it, the fit over it corrected by the foot's
- * measured-to-fitted ratio, the correction fading out over two octaves. */
-static double t_floor_foot(const cgm_sigmoid *s, const cgm_regime *r, double bytes, double width,
-                           const cgm_foot *f) {
-  const double m = bytes / width;
-  double t = t_curve(s, r, bytes, width);
-  if (!(f->m > 0 && f->t > 0 && m > 0)) return t;
-  if (m <= f->m) return f->t;
-  const double fade = log2(m / f->m) / 2.0, at = t_curve(s, r, f->m * width, width);
-  if (fade < 1.0 && at > 0) t *= pow(f->t / at, 1.0 - fade);
+   * the two octaves could make the time fall with more data), a GPU's is
+   * raised to it */
+  if (fade < 1.0 && (floor ? at > 0 : at > f->t)) t *= pow(f->t / at, 1.0 - fade);
   return t > f->t ? t : f->t;
 }
 
 /* An iteration as the sum of its kernels' curves. */
 static double t_kernels(const cgm_device_model *m, int bi, double spmv, double rows) {
   const double w = m->width;
-  return t_foot(&m->spmv[bi], &m->spmv_hi[bi], spmv, w, &m->spmv_foot[bi]) +
-         t_foot(&m->cg4, &m->cg4_hi, CGM_CG4_PASSES * rows * w, w, &m->cg4_foot) +
-         t_foot(&m->cg5, &m->cg5_hi, CGM_CG5_PASSES * rows * w, w, &m->cg5_foot);
+  return t_foot(&m->spmv[bi], &m->spmv_hi[bi], spmv, w, &m->spmv_foot[bi], false) +
+         t_foot(&m->cg4, &m->cg4_hi, CGM_CG4_PASSES * rows * w, w, &m->cg4_foot, false) +
+         t_foot(&m->cg5, &m->cg5_hi, CGM_CG5_PASSES * rows * w, w, &m->cg5_foot, false);
 }
 
 double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int64_t rows) {
@@ -165,8 +154,8 @@ double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int6
 /* An iteration whose SpMV moves spmv bytes, by its bandwidth curves. */
 static double t_stream(const cgm_device_model *m, int bi, double spmv, int64_t rows) {
   if (m->have_iter[bi]) /* the whole iteration, measured as the solver runs it */
-    return t_floor_foot(&m->iter[bi], &m->iter_hi[bi], cgm_iter_bytes(spmv, rows, (int)m->width),
-                        m->width, &m->iter_foot[bi]);
+    return t_foot(&m->iter[bi], &m->iter_hi[bi], cgm_iter_bytes(spmv, rows, (int)m->width),
+                  m->width, &m->iter_foot[bi], true);
   if (m->cpu_iter[bi].n > 0) /* a CPU's iterations, timed through its solver */
     return cgm_iter_points_time(m, bi, spmv, rows);
   return t_kernels(m, bi, spmv, (double)rows);
