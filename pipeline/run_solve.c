@@ -335,6 +335,20 @@ static bool check_cached(const cgm_run_solve_opts *o, const cgm_solve_report *r)
   return !o->csr && cgm_cache_extra_get(&r->cache, CHECKED, CHECKED_VERSION, &ok, 1) && ok == 1;
 }
 
+/* The block sizes whose features f holds (bit i: cgm_block_sizes[i]). */
+static unsigned features_blocks(const cgm_features *f) {
+  unsigned m = 0;
+  for (int b = 0; b < CGM_NBLOCKSIZES; b++)
+    if (f->block[b].n == cgm_block_sizes[b]) m |= 1u << b;
+  return m;
+}
+
+/* The block sizes `mask` of src copied into dst. */
+static void features_take(cgm_features *dst, const cgm_features *src, unsigned mask) {
+  for (int b = 0; b < CGM_NBLOCKSIZES; b++)
+    if (mask & (1u << b)) dst->block[b] = src->block[b];
+}
+
 /* A's features of the block sizes `need` asks for (bit i:
  * cgm_block_sizes[i]): those kept beside its cache entry, the missing
  * ones computed and merged with them (*computed: there is something new
@@ -348,8 +362,7 @@ static cgm_status features_of(const cgm_run_solve_opts *o, const cgm_csr *A, uns
   if (!o->csr &&
       cgm_cache_extra_get(&r->cache, FEATURES, CGM_PLAN_FEATURES_VERSION, &have, sizeof have) &&
       have.x == A->nrows && have.nnz == A->nnz)
-    for (int b = 0; b < CGM_NBLOCKSIZES; b++)
-      if (have.block[b].n == cgm_block_sizes[b]) got |= 1u << b;
+    got = features_blocks(&have);
   if (got && !(need & ~got)) {
     *f = have;
     r->features_cached = true;
@@ -357,18 +370,9 @@ static cgm_status features_of(const cgm_run_solve_opts *o, const cgm_csr *A, uns
   }
   cgm_status st = cgm_plan_features_blocks(A, need & ~got, f, err);
   if (st) return st;
-  for (int b = 0; b < CGM_NBLOCKSIZES; b++)
-    if (got & (1u << b)) f->block[b] = have.block[b];
+  features_take(f, &have, got);
   *computed = true;
   return CGM_OK;
-}
-
-/* The block sizes whose features f holds (bit i: cgm_block_sizes[i]). */
-static unsigned features_blocks(const cgm_features *f) {
-  unsigned m = 0;
-  for (int b = 0; b < CGM_NBLOCKSIZES; b++)
-    if (f->block[b].n == cgm_block_sizes[b]) m |= 1u << b;
-  return m;
 }
 
 /* The features a record needs beyond the block size that runs, computed
@@ -404,14 +408,14 @@ static void features_later_start(features_later *l, const cgm_csr *A, unsigned b
 static cgm_status features_later_end(features_later *l, cgm_features *f, cgm_error *err) {
   if (l->started) pthread_join(l->thread, NULL);
   l->started = false;
-  if (!l->blocks) return CGM_OK;
+  const unsigned blocks = l->blocks;
   l->blocks = 0;
+  if (!blocks) return CGM_OK;
   if (l->st) {
     if (err) *err = l->err;
     return l->st;
   }
-  for (int b = 0; b < CGM_NBLOCKSIZES; b++)
-    if (features_blocks(&l->f) & (1u << b)) f->block[b] = l->f.block[b];
+  features_take(f, &l->f, blocks);
   return CGM_OK;
 }
 
