@@ -182,6 +182,17 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *varia
 
 /* ------------------------------------------------------- iterations --- */
 
+/* A solve of the CPU backend in precision p at block size index b, on the
+ * calibration's threads: the sweeps that time whole solves. */
+static cgm_solve_opts cpu_opts(const cpu_run *R, cgm_precision p, int b) {
+  cgm_solve_opts o = cgm_solve_opts_default();
+  o.backend = CGM_BACKEND_CPU;
+  o.threads = R->o->threads;
+  o.precision = p;
+  o.layout = cgm_bcsr_default_params(cgm_block_sizes[b]);
+  return o;
+}
+
 /* The grids whose CPU solves time whole iterations: the 2D floor grid
  * (smaller 3D grids converge to an underflow first, mb_grid), then sizes
  * through the OpenMP teams' steps (a thread a CGM_CPU_TEAM_ROWS rows: 1 to
@@ -222,12 +233,8 @@ static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
     for (int p = 0; p < 2 && !st; p++) {
       if (!(R->o->precisions & (1u << p))) continue;
       for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
-        cgm_solve_opts o = cgm_solve_opts_default();
-        o.backend = CGM_BACKEND_CPU;
-        o.threads = R->o->threads;
-        o.precision = (cgm_precision)p;
-        o.layout = cgm_bcsr_default_params(cgm_block_sizes[b]);
-        const int w = p == CGM_PREC_SINGLE ? 4 : 8;
+        const cgm_solve_opts o = cpu_opts(R, (cgm_precision)p, b);
+        const int w = cgm_precision_width(o.precision);
         cgm_plan plan;
         cgm_solve_result res;
         bool steady = false;
@@ -276,11 +283,8 @@ static cgm_status setup_sweep(cpu_run *R, cgm_error *err) {
     char src[64];
     if ((st = mb_grid_make(k[i], &A, src, sizeof src, err))) break;
     for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
-      cgm_solve_opts o = cgm_solve_opts_default();
-      o.backend = CGM_BACKEND_CPU;
-      o.threads = R->o->threads;
-      o.precision = R->o->precisions & (1u << CGM_PREC_DOUBLE) ? CGM_PREC_DOUBLE : CGM_PREC_SINGLE;
-      o.layout = cgm_bcsr_default_params(cgm_block_sizes[b]);
+      const cgm_solve_opts o = cpu_opts(
+          R, R->o->precisions & (1u << CGM_PREC_DOUBLE) ? CGM_PREC_DOUBLE : CGM_PREC_SINGLE, b);
       cgm_solve_result res;
       if ((st = mb_solve_timed(&A, &o, 2, &res, err))) break;
       cgm_sample smp;
