@@ -1028,8 +1028,7 @@ cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, 
   /* A mapped general file that ends with its newline: the sorted path
    * first (sparse/mm_sorted.h), the general one when the body is not such */
   if (!st && !h.array && h.sym == CGM_MM_GENERAL && !o.general_only && r.src.kind == MM_SRC_MAP &&
-      r.src.map_stage == 1 && r.src.map_piece_len == r.src.map_len && r.p &&
-      r.end == r.src.map + r.src.map_len) {
+      r.src.map_piece_len == r.src.map_len && r.end == r.src.map + r.src.map_len) {
     const mm_sorted_shape sh = {h.rows, h.cols, h.entries, h.field != CGM_MM_PATTERN,
                                 h.field == CGM_MM_INTEGER};
     if (mm_sorted_csr(r.p, r.end, &sh, o.threads, A) == 1) {

@@ -32,26 +32,6 @@ typedef struct {
   bool bad;                /* not a sorted chunk of the strict grammar */
 } chunk;
 
-/* '\n' in [s, e), eight bytes at a time: for each word, the exact count of
- * its zero bytes after an xor with '\n' in every byte (memchr a line at a
- * time spent 14% of a one-thread read in its calls). */
-static int64_t count_lines(const char *s, const char *e) {
-  const uint64_t nl = 0x0a0a0a0a0a0a0a0aull, low7 = 0x7f7f7f7f7f7f7f7full;
-  int64_t n = 0;
-  const char *p = s;
-  for (; e - p >= 8; p += 8) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    const uint64_t x = w ^ nl;
-    /* the high bit of each byte set where that byte of x is zero; their
-     * sum in the top byte (no popcount instruction needed) */
-    const uint64_t z = ~(((x & low7) + low7) | x | low7);
-    n += (int64_t)(((z >> 7) * 0x0101010101010101ull) >> 56);
-  }
-  for (; p < e; p++) n += *p == '\n';
-  return n;
-}
-
 static inline const char *skip_spaces(const char *p) {
   while (*p == ' ' || *p == '\t') p++;
   return p;
@@ -141,7 +121,7 @@ int mm_sorted_csr(const char *s, const char *e, const mm_sorted_shape *sh, int t
   /* one entry a line: the lines are the entries, and give each chunk its
    * place */
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (n > 1)
-  for (int64_t c = 0; c < n; c++) ch[c].lines = count_lines(ch[c].s, ch[c].e);
+  for (int64_t c = 0; c < n; c++) ch[c].lines = mm_count_newlines(ch[c].s, ch[c].e);
   int64_t total = 0;
   for (int64_t c = 0; c < n; c++) ch[c].off = total, total += ch[c].lines;
   if (total != L) {

@@ -77,6 +77,9 @@ cgm_status mm_source_open(mm_source *s, const char *path, size_t piece_bytes, cg
  * (s->failed, s->fail_code, s->fail_msg; the partial last line is dropped). */
 int mm_source_next(mm_source *s, char **p, size_t *len);
 
+/* The '\n' in [s, e). */
+int64_t mm_count_newlines(const char *s, const char *e);
+
 /* Newlines in the pieces handed out so far (the line a failed stream
  * stopped in is this + 1). */
 int64_t mm_source_lines(const mm_source *s);
