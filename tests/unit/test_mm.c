@@ -1898,6 +1898,23 @@ static void sorted_matrix(int32_t rows, int32_t cols, cgm_mm_field field, uint64
   R->nnz = k;
 }
 
+/* tp read on each of `threads` by the general path (info.sorted false),
+ * giving R bit for bit. */
+static void check_general_path(const char *tp, const cgm_csr *R, const int *threads, size_t nt,
+                               const char *what) {
+  for (size_t ti = 0; ti < nt; ti++) {
+    cgm_mm_read_opts o = cgm_mm_read_opts_default();
+    o.threads = threads[ti];
+    cgm_csr A;
+    cgm_mm_info ia;
+    cgm_error err = {0};
+    CHECK_OK(cgm_mm_read_csr_opts(tp, &o, &A, &ia, &err));
+    CHECK_MSG(!ia.sorted && csr_identical(&A, R), "%s, %d threads: sorted %d", what, threads[ti],
+              ia.sorted);
+    cgm_csr_free(&A);
+  }
+}
+
 /* The sorted path (sparse/mm_sorted.c): a general file row by row is read
  * straight into the CSR, bit for bit the general path's, on 1 to 7
  * threads, whatever its blanks and line ends; anything else falls back to
@@ -2010,21 +2027,10 @@ static void test_sorted_path(void) {
     memcpy(a + lb, tmp, la);
     CHECK(write_text(tp, text, len));
     free(text);
-    for (size_t ti = 0; ti < 4; ti++) {
-      cgm_mm_read_opts o = cgm_mm_read_opts_default();
-      o.threads = threads[ti];
-      cgm_csr A;
-      cgm_mm_info ia;
-      cgm_error err = {0};
-      CHECK_OK(cgm_mm_read_csr_opts(tp, &o, &A, &ia, &err));
-      CHECK_MSG(!ia.sorted && csr_identical(&A, &R), "two entries exchanged, %d threads: sorted %d",
-                threads[ti], ia.sorted);
-      cgm_csr_free(&A);
-    }
+    check_general_path(tp, &R, threads, 4, "two entries exchanged");
   }
   /* out of order across chunks: the second half of the rows first */
   {
-    cgm_csr S = R;
     int32_t h = R.nrows / 2;
     size_t cap = 256 + (size_t)R.nnz * 64, n;
     char *t = malloc(cap);
@@ -2039,30 +2045,21 @@ static void test_sorted_path(void) {
         }
     CHECK(write_text(tp, t, n));
     free(t);
-    for (size_t ti = 0; ti < 4; ti++) {
-      cgm_mm_read_opts o = cgm_mm_read_opts_default();
-      o.threads = threads[ti];
-      cgm_csr A;
-      cgm_mm_info ia;
-      cgm_error err = {0};
-      CHECK_OK(cgm_mm_read_csr_opts(tp, &o, &A, &ia, &err));
-      CHECK_MSG(!ia.sorted && csr_identical(&A, &S), "halves swapped, %d threads: sorted %d",
-                threads[ti], ia.sorted);
-      cgm_csr_free(&A);
-    }
+    check_general_path(tp, &R, threads, 4, "halves swapped");
   }
   /* the last line without its newline; a symmetric file */
   {
     size_t len;
     char *text = sorted_text(&R, CGM_MM_REAL, "", " ", "\n", -1, NULL, &len);
     CHECK(text && write_text(tp, text, len - 1));
-    cgm_csr A;
-    cgm_mm_info ia;
-    cgm_error err = {0};
-    CHECK_OK(cgm_mm_read_csr(tp, &A, &ia, &err));
-    CHECK(!ia.sorted && csr_identical(&A, &R));
-    cgm_csr_free(&A);
+    check_general_path(tp, &R, threads, 4, "no newline at the end");
     free(text);
+    cgm_csr P;
+    cgm_error err = {0};
+    CHECK_OK(cgm_gen_poisson2d(100, &P, &err));
+    CHECK_OK(cgm_mm_write_csr(tp, &P, true, &err)); /* the lower triangle, row by row */
+    check_general_path(tp, &P, threads, 4, "symmetric");
+    cgm_csr_free(&P);
   }
   cgm_csr_free(&R);
   unlink(tp);
