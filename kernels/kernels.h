@@ -31,12 +31,12 @@ typedef struct cgm_dev_layout {
   const int32_t *bcol;      /* nblocks_padded */
   const int32_t *brow;      /* nslices * by */
   const void *val;          /* nblocks_padded * n * n elements of the precision */
-  /* 1: the long rows of a matrix (cgm_plan_layout.long_rows): N = 1, B_x =
-   * B_y = 1, a slice a row, read by a warp each
-   * (cgm_launch_spmv picks that kernel) */
+  /* 1: the long block rows of a matrix (cgm_plan_layout.long_rows): B_x =
+   * B_y = 1, a slice a block row, read by a warp each (cgm_launch_spmv
+   * picks that kernel) */
   int long_rows;
-  int32_t nhuge; /* long rows: the first nhuge slices (the longest, > CGM_HUGE_ROW entries) are
-                    read by a block each, the rest by a warp each */
+  int32_t nhuge; /* long rows: the first nhuge slices (the longest, > CGM_HUGE_ROW entries a row)
+                    are read by a block each, the rest by a warp each */
 } cgm_dev_layout;
 
 #define CGM_MAX_SLOTS 64

@@ -205,15 +205,18 @@ static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, co
   return cudaErrorInvalidValue;
 }
 
-/* Long rows (cgm_dev_layout.long_rows): a layout of N = 1, B_x = B_y = 1,
- * each slice one row stored contiguously (CSR), whose entries a warp shares:
- * in the MBR kernel one thread walks a row, and a row of thousands of
- * entries (the hubs of a scale-free graph) kept its warp walking long after
- * the rest of the GPU was idle. Warps take rows in turn; the fused dot
- * (CG3) adds p_row * y_row per lane 0, then over the block and the blocks'
- * partials in block order (last_block_sum). No flag waits: one GPU. */
-/* One thread's share of a long row: entries q, q + stride, ... below q1,
- * in kLongChains independent chains so that as many gathers of x are in
+/* Long rows (cgm_dev_layout.long_rows): a layout of B_x = B_y = 1, each
+ * slice one block row stored contiguously (BCSR), whose blocks a warp
+ * shares: in the MBR kernel one thread walks a row, and a row of thousands
+ * of entries (the hubs of a scale-free graph) kept its warp walking long
+ * after the rest of the GPU was idle. A thread takes one row of a block a
+ * step (unit u: block u / N, row u % N; the warp's lanes read 32 N
+ * consecutive values), so that lanes of the same row in the block sum
+ * together. Warps take rows in turn; the fused dot (CG3) adds p_row *
+ * y_row per row, then over the block and the blocks' partials in block
+ * order (last_block_sum). No flag waits: one GPU. */
+/* One thread's share of a long row: units q, q + stride, ... below q1, in
+ * kLongChains independent chains so that as many gathers of x are in
  * flight: the rows of a scale-free graph gather x at random, and each load
  * waits on L2 (a 2-million-row graph's long rows ran at 42% of the warps
  * the SM holds and 1.1 TB/s with two chains). */
@@ -226,7 +229,17 @@ static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, co
 constexpr int kLongChains = CGM_LONG_CHAINS;
 constexpr int kLongBlocksPerSM = CGM_LONG_BLOCKS_PER_SM; /* the grid's */
 constexpr int kLongRegBlocks = 8; /* <= 32 registers: room beside it for the MBR kernel */
-template <typename T>
+/* Unit u's row of its block times x, added to a. */
+template <typename T, int N>
+__device__ __forceinline__ void unit_add(double &a, const T *__restrict__ val,
+                                         const int32_t *__restrict__ bcol, const T *__restrict__ x,
+                                         int64_t u) {
+  const T *__restrict__ v = val + u * N;
+  const T *__restrict__ xc = x + (int64_t)bcol[u / N] * N;
+#pragma unroll
+  for (int c = 0; c < N; c++) a += (double)v[c] * (double)__ldg(&xc[c]);
+}
+template <typename T, int N>
 __device__ __forceinline__ double
 strided_sum(const T *__restrict__ val, const int32_t *__restrict__ bcol, const T *__restrict__ x,
             int64_t q, int64_t q1, int stride) {
@@ -235,17 +248,37 @@ strided_sum(const T *__restrict__ val, const int32_t *__restrict__ bcol, const T
   for (int c = 0; c < kLongChains; c++) a[c] = 0.0;
   for (; q + (kLongChains - 1) * stride < q1; q += kLongChains * stride) {
 #pragma unroll
-    for (int c = 0; c < kLongChains; c++)
-      a[c] += (double)val[q + c * stride] * (double)__ldg(&x[bcol[q + c * stride]]);
+    for (int c = 0; c < kLongChains; c++) unit_add<T, N>(a[c], val, bcol, x, q + c * stride);
   }
-  for (; q < q1; q += stride) a[0] += (double)val[q] * (double)__ldg(&x[bcol[q]]);
+  for (; q < q1; q += stride) unit_add<T, N>(a[0], val, bcol, x, q);
   double t = 0.0;
 #pragma unroll
   for (int c = 0; c < kLongChains; c++) t += a[c];
   return t;
 }
 
-template <typename T>
+/* The sums of a warp's lanes of equal lane % N: every lane holds its row's. */
+template <int N> __device__ __forceinline__ double rows_warp_sum(double v) {
+  for (int off = 16; off >= N; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+  return v;
+}
+
+/* The sums of a block's threads of equal threadIdx.x % N: threads r < N
+ * hold row r's. */
+template <int N> __device__ __forceinline__ double rows_block_sum(double v) {
+  __shared__ double sh[kSpmvThreads / 32][N];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+  v = rows_warp_sum<N>(v);
+  if (lane < N) sh[warp][lane] = v;
+  __syncthreads();
+  double t = 0.0;
+  if (threadIdx.x < N)
+    for (int w = 0; w < nwarps; w++) t += sh[w][threadIdx.x];
+  __syncthreads(); /* sh is reused by the next row */
+  return t;
+}
+
+template <typename T, int N>
 __global__ void __launch_bounds__(kSpmvThreads, kLongRegBlocks)
     spmv_long(cgm_dev_layout L, const T *__restrict__ x, T *__restrict__ y,
               const T *__restrict__ p_rows, cgm_out dot_out, const double *dot_add,
@@ -262,12 +295,11 @@ __global__ void __launch_bounds__(kSpmvThreads, kLongRegBlocks)
   double dot = 0.0;
   /* the hubs (sorted first): a block a row */
   for (int64_t k = blockIdx.x; k < L.nhuge; k += gridDim.x) {
-    double v[1] = {
-        strided_sum(val, L.bcol, x, L.slice_ptr[k] + threadIdx.x, L.slice_ptr[k + 1], blockDim.x)};
-    block_sum<1>(v);
-    if (threadIdx.x == 0) {
-      const int32_t row = L.brow[k];
-      const T acc = (T)v[0];
+    const double v = rows_block_sum<N>(strided_sum<T, N>(
+        val, L.bcol, x, L.slice_ptr[k] * N + threadIdx.x, L.slice_ptr[k + 1] * N, blockDim.x));
+    if (threadIdx.x < N) {
+      const int64_t row = (int64_t)L.brow[k] * N + threadIdx.x;
+      const T acc = (T)v;
       y[row] = acc;
       if (want_dot) dot += (double)p_rows[row] * (double)acc;
     }
@@ -275,10 +307,10 @@ __global__ void __launch_bounds__(kSpmvThreads, kLongRegBlocks)
   /* the others: a warp a row */
   for (int64_t k = L.nhuge + (((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5); k < L.nslices;
        k += nwarps) {
-    double v = strided_sum(val, L.bcol, x, L.slice_ptr[k] + lane, L.slice_ptr[k + 1], 32);
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-    if (lane == 0) {
-      const int32_t row = L.brow[k];
+    const double v = rows_warp_sum<N>(
+        strided_sum<T, N>(val, L.bcol, x, L.slice_ptr[k] * N + lane, L.slice_ptr[k + 1] * N, 32));
+    if (lane < N) {
+      const int64_t row = (int64_t)L.brow[k] * N + lane;
       const T acc = (T)v;
       y[row] = acc;
       if (want_dot) dot += (double)p_rows[row] * (double)acc;
@@ -288,6 +320,30 @@ __global__ void __launch_bounds__(kSpmvThreads, kLongRegBlocks)
     double v[1] = {dot};
     last_block_sum<1>(v, red, dot_out, dot_add, guard, &sync);
   }
+}
+
+template <typename T>
+static cudaError_t launch_long(const cgm_dev_layout *L, const void *x, void *y, const void *p,
+                               const cgm_out &dot, const double *add, cgm_reduce_buf red,
+                               cgm_cg_state *guard, const cgm_sync &sync, int blocks,
+                               cudaStream_t s) {
+  const T *xt = static_cast<const T *>(x), *pt = static_cast<const T *>(p);
+  T *yt = static_cast<T *>(y);
+  switch (L->n) {
+  case 1:
+    return launch_k(sync.overlap, spmv_long<T, 1>, blocks, kSpmvThreads, s, *L, xt, yt, pt, dot,
+                    add, red, guard, sync);
+  case 2:
+    return launch_k(sync.overlap, spmv_long<T, 2>, blocks, kSpmvThreads, s, *L, xt, yt, pt, dot,
+                    add, red, guard, sync);
+  case 4:
+    return launch_k(sync.overlap, spmv_long<T, 4>, blocks, kSpmvThreads, s, *L, xt, yt, pt, dot,
+                    add, red, guard, sync);
+  case 8:
+    return launch_k(sync.overlap, spmv_long<T, 8>, blocks, kSpmvThreads, s, *L, xt, yt, pt, dot,
+                    add, red, guard, sync);
+  }
+  return cudaErrorInvalidValue;
 }
 
 template <typename T>
@@ -352,7 +408,7 @@ extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision pr
   const cgm_sync &sy = sync ? *sync : nosync;
   const cgm_out &d = dot ? *dot : none;
   if (L->long_rows) {
-    if (L->n != 1 || L->by != 1 || sy.wait_mask || sy.nraise || d.ll) return cudaErrorInvalidValue;
+    if (L->by != 1 || L->bx != 1 || sy.wait_mask || sy.nraise || d.ll) return cudaErrorInvalidValue;
     const int64_t rows_per_block = cgm::kSpmvThreads / 32; /* a warp a row */
     int64_t blocks = (L->nslices + rows_per_block - 1) / rows_per_block;
     if (blocks < L->nhuge) blocks = L->nhuge; /* a block a hub */
@@ -363,12 +419,8 @@ extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision pr
       blocks = (int64_t)sms * cgm::kLongBlocksPerSM;
     if (blocks < 1) blocks = 1; /* no rows: the dot (0 + add) is still delivered */
     if (prec == CGM_PREC_SINGLE)
-      return cgm::launch_k(sy.overlap, cgm::spmv_long<float>, (int)blocks, cgm::kSpmvThreads, s, *L,
-                           static_cast<const float *>(x), static_cast<float *>(y),
-                           static_cast<const float *>(p_rows), d, dot_add, red, guard, sy);
-    return cgm::launch_k(sy.overlap, cgm::spmv_long<double>, (int)blocks, cgm::kSpmvThreads, s, *L,
-                         static_cast<const double *>(x), static_cast<double *>(y),
-                         static_cast<const double *>(p_rows), d, dot_add, red, guard, sy);
+      return cgm::launch_long<float>(L, x, y, p_rows, d, dot_add, red, guard, sy, (int)blocks, s);
+    return cgm::launch_long<double>(L, x, y, p_rows, d, dot_add, red, guard, sy, (int)blocks, s);
   }
   if (prec == CGM_PREC_SINGLE)
     return cgm::launch_n<float>(L, x, y, p_rows, d, dot_add, red, guard, sy, sms, s);

@@ -30,9 +30,7 @@ cgm_status cgm_mb_band_load_sweep(const cgm_solve_opts *base, unsigned precision
   for (int i = 0; i < nl && !st; i++)
     for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
       const int n = cgm_block_sizes[b], L = lens[i];
-      /* rows i - h .. i + h: block rows of about L + 1 blocks, as the band
-       * curve's (microbench/iter_sweeps.c) */
-      const int32_t h = n == 1 ? L / 2 : (L - 1) * n / 2;
+      const int32_t h = mb_band_half(n, L); /* as the band curve's */
       cgm_csr A;
       if ((st = cgm_gen_band(rows, h, &A, err))) break;
       char src[48];

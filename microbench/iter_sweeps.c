@@ -112,29 +112,28 @@ static int mesh_list(bool quick, int max_grid, mb_grid *k) {
 }
 
 /* The arrows' longest block rows, in blocks (the base has 4096 rows).
- * Quick: 2, 8, 32, 512, four (a fit needs four samples), as few solves
+ * Quick: 2, 8, 32, 128, four (a fit needs four samples), as few solves
  * as the 30 s of a quick calibration allow (each costs ~0.25 s of set-up
- * on a GPU); the curve is near a line in L (sigma ~ 1 / ln 2). At N = 1
- * at most CGM_LONG_ROW entries (below). */
+ * on a GPU); the curve is near a line in L (sigma ~ 1 / ln 2). At most
+ * CGM_LONG_ROW: a longer block row is read by threads of its own
+ * (cgm_plan_layout.long_rows), whose steps are not the walk this curve
+ * prices. */
 static int row_list(bool quick, int *L) {
-  static const int fast[] = {2, 8, 32, 512};
   int c = 0;
-  if (quick)
-    for (; c < 4; c++) L[c] = fast[c];
-  else
-    for (int l = 2; l <= 512; l *= 2) L[c++] = l;
+  for (int l = 2; l <= CGM_LONG_ROW; l *= quick ? 4 : 2) L[c++] = l;
   return c;
 }
 
 enum { ARROW_ROWS = 4096 };
 
-/* The bands' block rows, in blocks. CGM_BAND_ROWS = 8192 rows, every one
- * long, are 32 SpMV blocks of 256 threads (a quarter of a 132-SM GPU): the
- * small FEM matrices (bcsstk16: 4884 rows; elasticity 16^3: 13872) where
- * the walk, not the bandwidth, sets the time. */
+/* The bands' block rows, in blocks (mb_band_half: 128 is 127). CGM_BAND_ROWS
+ * = 8192 rows, every one long, are 32 SpMV blocks of 256 threads (a
+ * quarter of a 132-SM GPU): the small FEM matrices (bcsstk16: 4884 rows;
+ * elasticity 16^3: 13872) where the walk, not the bandwidth, sets the
+ * time. */
 static int band_list(bool quick, int *L) {
   int c = 0; /* quick: 2, 8, 32, 128 */
-  for (int l = 2; l <= 128; l *= quick ? 4 : 2) L[c++] = l;
+  for (int l = 2; l <= CGM_LONG_ROW; l *= quick ? 4 : 2) L[c++] = l;
   return c;
 }
 
@@ -202,17 +201,7 @@ cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_g
   for (int i = 0; i < nl && !st; i++)
     for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
       const int n = cgm_block_sizes[b];
-      int32_t len = L[i] * n > ARROW_ROWS ? ARROW_ROWS : L[i] * n;
-      /* at N = 1 a longer row is read by a warp (cgm_plan_layout.long_rows),
-       * whose steps are not the thread's walk this curve prices: capped, and
-       * solved once (the full list's 256 and 512 would repeat 128) */
-      if (n == 1 && len > CGM_LONG_ROW) {
-        if (i > 0 && L[i - 1] >= CGM_LONG_ROW) { /* progress only, as its two samples */
-          if (!(st = emit(run, NULL, "iter", err))) st = emit(run, NULL, "iter", err);
-          continue;
-        }
-        len = CGM_LONG_ROW;
-      }
+      const int32_t len = L[i] * n > ARROW_ROWS ? ARROW_ROWS : L[i] * n;
       cgm_csr A;
       char src[64];
       snprintf(src, sizeof src, "arrow:%d,%d", ARROW_ROWS, len);
@@ -226,9 +215,7 @@ cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_g
   for (int i = 0; i < nband && !st; i++)
     for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
       const int n = cgm_block_sizes[b];
-      /* rows i - h .. i + h: block rows of about L + 1 blocks, each L its
-       * own h (N = 1: 2h + 1 = L + 1) */
-      const int32_t h = n == 1 ? L[i] / 2 : (L[i] - 1) * n / 2;
+      const int32_t h = mb_band_half(n, L[i]);
       cgm_csr A;
       char src[64];
       snprintf(src, sizeof src, "band:%d,%d", CGM_BAND_ROWS, h);

@@ -19,7 +19,10 @@
  * bytes, under the walk of 64 blocks and more. */
 enum { SCATTER_ROWS = 65536 };
 
-static const int full_lengths[] = {64, 128, 256, 512}, quick_lengths[] = {256};
+/* The arrows' long rows, in blocks: at most CGM_LONG_ROW (a longer block
+ * row leaves the MBR layout for one read by a warp, whose step is 32
+ * lanes' lines: no sample of one thread's scattered step). */
+static const int full_lengths[] = {64, CGM_LONG_ROW}, quick_lengths[] = {CGM_LONG_ROW};
 /* The scattered bands' block rows, in blocks (the in-order bands': 2 ..
  * 128; a walk of 8 blocks is near the floor). */
 static const int full_bands[] = {8, 32, 128}, quick_bands[] = {32};
@@ -28,7 +31,7 @@ static const int full_bands[] = {8, 32, 128}, quick_bands[] = {32};
  * blocks long, renumbered at random a block row at a time: the same blocks,
  * their columns scattered. */
 static cgm_status scattered_band(int n, int L, uint64_t seed, cgm_csr *B, cgm_error *err) {
-  const int32_t h = n == 1 ? L / 2 : (L - 1) * n / 2, nb = CGM_BAND_ROWS / n;
+  const int32_t h = mb_band_half(n, L), nb = CGM_BAND_ROWS / n;
   cgm_csr A;
   cgm_status st = cgm_gen_band(CGM_BAND_ROWS, h, &A, err);
   if (st) return st;
@@ -50,7 +53,9 @@ cgm_status cgm_mb_scatter_sweep(const cgm_solve_opts *base, unsigned precisions,
                                 cgm_locality_sample **out, int *count, cgm_error *err) {
   *out = NULL;
   *count = 0;
-  const int nl = quick ? 1 : 4, nbands = quick ? 1 : 3, maxiter = quick ? 96 : 160;
+  const int nl = quick ? 1 : (int)(sizeof full_lengths / sizeof *full_lengths);
+  const int nbands = quick ? 1 : (int)(sizeof full_bands / sizeof *full_bands);
+  const int maxiter = quick ? 96 : 160;
   const int *lens = quick ? quick_lengths : full_lengths, *bands = quick ? quick_bands : full_bands;
   cgm_locality_sample *v = malloc(sizeof *v * (size_t)((nl + nbands) * CGM_NBLOCKSIZES * 2));
   if (!v) return cgm_fail(err, CGM_ERUNTIME, "out of memory for the row-scatter sweep");
@@ -59,15 +64,7 @@ cgm_status cgm_mb_scatter_sweep(const cgm_solve_opts *base, unsigned precisions,
   for (int i = 0; i < nl + nbands && !st; i++)
     for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
       const int n = cgm_block_sizes[b], band = i >= nl;
-      int L = band ? bands[i - nl] : lens[i];
-      /* At N = 1 a row longer than CGM_LONG_ROW leaves the MBR layout for
-       * one read by a warp (cgm_plan_layout.long_rows), whose step is 32
-       * lanes' lines: no sample of one thread's scattered step. The full
-       * list keeps its arrows up to that length, the quick one takes it. */
-      if (!band && n == 1 && L > CGM_LONG_ROW) {
-        if (!quick) continue;
-        L = CGM_LONG_ROW;
-      }
+      const int L = band ? bands[i - nl] : lens[i];
       cgm_csr A;
       memset(&A, 0, sizeof A);
       char src[48];

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cgmodel/plan.h"
 #include "microbench/sweep_plan.h"
 
 mb_range mb_vector_range(bool cuda, bool quick) {
@@ -39,6 +40,11 @@ void mb_sample(cgm_sample *s, const char *kernel, const char *variant, int preci
   s->bytes = bytes;
   s->m = bytes / width;
   s->seconds = seconds;
+}
+
+int mb_band_half(int n, int L) {
+  if (L > CGM_LONG_ROW - 1) L = CGM_LONG_ROW - 1; /* L + 1 blocks at most CGM_LONG_ROW */
+  return n == 1 ? L / 2 : (L - 1) * n / 2;
 }
 
 double mb_value(int64_t i) {

@@ -80,8 +80,8 @@ cgm_status mb_shape_sample_at(const cgm_csr *A, const cgm_solve_opts *base, int 
 /* Whole iterations of the solver with base's backend and precision at every
  * block size: kernel "iter", variant "mesh" (3D Poisson grids up to
  * max_grid^3; bytes = cgm_iter_bytes of the layout), "row" (arrows of
- * 4096 rows whose longest block row has 2 .. 512 blocks) and "band"
- * (CGM_BAND_ROWS rows, every block row about 3 .. 129 blocks); for those
+ * 4096 rows whose longest block row has 2 .. 128 blocks) and "band"
+ * (CGM_BAND_ROWS rows, every block row about 3 .. 127 blocks); for those
  * two, bytes = the longest walk's elements times the width. A solve that stops before its
  * iterations (its residual underflowed) gives no sample. The GPU sweeps use it; the tests run it on
  * the CPU backend with small grids. */
@@ -89,6 +89,13 @@ cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_g
                                mb_emit_fn emit, void *run, cgm_error *err);
 /* Number of samples mb_iteration_sweeps emits, two a solve (for progress). */
 int mb_iteration_count(bool quick, int max_grid);
+
+/* The half-width h of a band (rows i - h .. i + h) whose block rows of n
+ * are about L + 1 blocks long, at most CGM_LONG_ROW (a longer block row
+ * leaves the MBR layout on a GPU, for threads of its own: no walk of one
+ * thread to time). The bands of the sweeps (iteration, row-scatter, band
+ * load) are built with it. */
+int mb_band_half(int n, int L);
 
 /* Deterministic non-zero fill: 1 + 0.25 frac(i * golden ratio). */
 double mb_value(int64_t i);

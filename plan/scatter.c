@@ -85,7 +85,7 @@ int32_t plan_longest_rows(const int32_t *len, int32_t b0, int32_t b1, int n, int
     }
     top[i] = l;
   }
-  /* a row read by a warp of its own (N = 1 long rows) walks alone */
+  /* a block row read by threads of its own (long rows) walks alone */
   const bool alone = k == 0 || (long_row > 0 && top[0] > long_row);
   for (int w = 0; w < CGM_NSECTOR_WIDTHS; w++) {
     const int rows = cgm_warp_rows(n, bx, w == 0 ? 8 : 4);

@@ -18,8 +18,8 @@ cgm_status plan_row_scatter_csr(const cgm_csr *A, int n, int32_t brow,
 /* The longest of the block rows [b0, b1) of lengths len (its number, the
  * first of its length; -1 when there is none), and cgm_warp_share of them
  * at each element width in out (their 32 longest found in the same pass);
- * 0 where the longest is read by a warp of its own: longer than long_row
- * entries (<= 0: no row is). */
+ * 0 where the longest is read by threads of its own: longer than long_row
+ * blocks (<= 0: no row is). */
 int32_t plan_longest_rows(const int32_t *len, int32_t b0, int32_t b1, int n, int bx,
                           int32_t long_row, double out[CGM_NSECTOR_WIDTHS]);
 

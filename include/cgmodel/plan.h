@@ -136,29 +136,38 @@ typedef struct cgm_plan_layout {
   int32_t nslices;       /* slices of B_y block rows */
   int32_t max_row;       /* blocks of its longest block row */
   int64_t walk;          /* blocks its threads walk, summed over block rows (length / B_x) */
-  /* 1: the long rows of a one-GPU layout of N = 1 (longer than
-   * CGM_LONG_ROW entries), stored a row a slice (B_x = B_y = 1, no padding)
-   * and read by a warp each, or a block when longer than CGM_HUGE_ROW;
-   * max_row and walk then count those threads' steps (cgm_long_row_steps) */
+  /* 1: the long block rows of a one-GPU layout (longer than
+   * CGM_LONG_ROW blocks), stored a block row a slice (B_x = B_y = 1,
+   * no padding) and read by a warp each, or a block when their entries pass
+   * CGM_HUGE_ROW; max_row and walk then count those threads' steps
+   * (cgm_long_row_steps) */
   int long_rows;
 } cgm_plan_layout;
 
-/* Rows longer than this many entries (N = 1, our kernels on one GPU) leave
- * the MBR layout for a layout of their own, read by a warp a row: in the
- * MBR layout one thread walks a row, and a scale-free graph's hubs
+/* Block rows longer than this many blocks (our kernels on one GPU) leave
+ * the MBR layout for a layout of their own, read by a warp a block row: in
+ * the MBR layout one thread walks a row, and a scale-free graph's hubs
  * (thousands of entries) kept one warp walking long after the rest of the
- * GPU had finished (docs/perf.md, "Power-law rows"). Finite-element rows
- * (up to ~100 entries) stay where the model was fitted. */
+ * GPU had finished (docs/perf.md, "Power-law rows"; at N = 2 an arrow's
+ * one row of 512 blocks took 133 us an iteration on an H200, one of 128
+ * blocks 37 us). Finite-element rows (up to ~100 entries, fewer blocks)
+ * stay where the model was fitted, and the calibration's arrows and bands
+ * stop at this length. */
 #define CGM_LONG_ROW 128
-/* Of those, rows longer than this are read by a whole block of
- * CGM_HUGE_ROW_THREADS threads (a warp would walk a 50,000-entry hub for
- * 1,500 steps), the others by a warp each. */
+/* Of those, rows longer than this many entries (blocks x N) are read by a
+ * whole block of CGM_HUGE_ROW_THREADS threads (a warp would walk a
+ * 50,000-entry hub for 1,500 steps), the others by a warp each. */
 #define CGM_HUGE_ROW 1024
 #define CGM_HUGE_ROW_THREADS 256
-/* The steps of the threads that read a long row of len entries. */
-static inline int32_t cgm_long_row_steps(int32_t len) {
-  const int32_t t = len > CGM_HUGE_ROW ? CGM_HUGE_ROW_THREADS : 32;
-  return (len + t - 1) / t;
+/* The threads that read a long block row of len blocks of N x N. */
+static inline int32_t cgm_long_row_threads(int32_t len, int n) {
+  return (int64_t)len * n > CGM_HUGE_ROW ? CGM_HUGE_ROW_THREADS : 32;
+}
+/* Their steps: a thread takes one row of one block a step, so that the
+ * threads cover threads / N blocks a step. */
+static inline int32_t cgm_long_row_steps(int32_t len, int n) {
+  const int32_t per = cgm_long_row_threads(len, n) / n;
+  return (len + per - 1) / per;
 }
 
 /* What one device holds. */

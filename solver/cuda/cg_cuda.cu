@@ -531,9 +531,11 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     if (!st && (S->mode == MODE_HALO || seg[g].B.nbrows > 0))
       st = cgm_cuda_matrix_upload(d, &seg[g].B, &d->B, err);
     if (!st && S->mode == MODE_ONE && d->B.present) { /* long rows (cgm_plan_layout.long_rows) */
-      const cgm_bcsr *Bl = &seg[g].B;                 /* a row a slice, longest first */
+      const cgm_bcsr *Bl = &seg[g].B;                 /* a block row a slice, longest first */
       int32_t nhuge = 0;
-      while (nhuge < Bl->nslices && Bl->slice_ptr[nhuge + 1] - Bl->slice_ptr[nhuge] > CGM_HUGE_ROW)
+      while (nhuge < Bl->nslices &&
+             cgm_long_row_threads((int32_t)(Bl->slice_ptr[nhuge + 1] - Bl->slice_ptr[nhuge]),
+                                  Bl->p.n) == CGM_HUGE_ROW_THREADS)
         nhuge++;
       d->B.L.long_rows = d->B.L_hi.long_rows = 1;
       d->B.L.nhuge = d->B.L_hi.nhuge = nhuge;

@@ -13,22 +13,32 @@ void cgm_seg_free(cgm_seg_host *s) {
   cgm_halo_free(&s->h);
 }
 
-/* One GPU at N = 1 (the plan's long_rows part): rows of at most
- * CGM_LONG_ROW entries in the MBR layout (A), the longer ones a row a slice
- * (B: B_x = B_y = 1, read by the long-row kernel). */
+/* One GPU (the plan's long_rows part): block rows of at most
+ * CGM_LONG_ROW blocks in the MBR layout (A), the longer ones a block
+ * row a slice (B: B_x = B_y = 1, read by the long-row kernel). */
 static cgm_status build_long_split(const cgm_csr *A, int32_t b0, int32_t b1, cgm_bcsr_params lp,
                                    cgm_seg_host *s, cgm_error *err) {
+  const int32_t nb = (int32_t)(((int64_t)A->nrows + lp.n - 1) / lp.n), limit = CGM_LONG_ROW;
   int32_t *rows = malloc(((size_t)(b1 - b0) + 1) * sizeof *rows);
-  if (!rows) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  int32_t *len = malloc(((size_t)nb + 1) * sizeof *len);
+  cgm_status st = CGM_OK;
+  if (!rows || !len) st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  if (!st && lp.n == 1) /* a row's entries are its blocks */
+    for (int32_t i = b0; i < b1; i++) len[i] = A->rowptr[i + 1] - A->rowptr[i];
+  else if (!st)
+    st = cgm_bcsr_row_blocks(A, lp.n, len, err);
   int32_t ns = 0, nl = 0;
-  for (int32_t i = b0; i < b1; i++) /* the short rows from the front, the long from the back */
-    if (A->rowptr[i + 1] - A->rowptr[i] <= CGM_LONG_ROW) rows[ns++] = i;
-  for (int32_t i = b0; i < b1; i++)
-    if (A->rowptr[i + 1] - A->rowptr[i] > CGM_LONG_ROW) rows[ns + nl++] = i;
-  const cgm_bcsr_params one = {1, 1, 1};
-  cgm_status st = cgm_bcsr_build_rows(A, rows, ns, b0, lp, &s->A, err);
+  if (!st) { /* the short block rows from the front, the long from the back */
+    for (int32_t i = b0; i < b1; i++)
+      if (len[i] <= limit) rows[ns++] = i;
+    for (int32_t i = b0; i < b1; i++)
+      if (len[i] > limit) rows[ns + nl++] = i;
+  }
+  const cgm_bcsr_params one = {lp.n, 1, 1};
+  if (!st) st = cgm_bcsr_build_rows(A, rows, ns, b0, lp, &s->A, err);
   if (!st) st = cgm_bcsr_build_rows(A, rows + ns, nl, b0, one, &s->B, err);
   free(rows);
+  free(len);
   return st;
 }
 

@@ -19,15 +19,15 @@
 static void check_layout(const char *what, const cgm_bcsr *B, const cgm_plan_layout *L) {
   int32_t longest = 0;
   int64_t walk = 0;
-  /* long rows (one GPU, N = 1): a row a slice, unpadded, counted in the
-   * steps of the block of threads that reads it */
-  const int bx = B->p.bx;
-  CHECK_MSG(!L->long_rows || (B->p.n == 1 && B->p.bx == 1 && B->p.by == 1),
+  /* long rows (one GPU): a block row a slice, unpadded, counted in the
+   * steps of the threads that read it */
+  const int bx = B->p.bx, n = B->p.n;
+  CHECK_MSG(!L->long_rows || (B->p.bx == 1 && B->p.by == 1),
             "%s: long rows laid out with N = %d, B_x = %d, B_y = %d", what, B->p.n, B->p.bx,
             B->p.by);
   for (int32_t i = 0; B->brow_len && i < B->brow_span; i++) {
     const int32_t steps =
-        L->long_rows ? cgm_long_row_steps(B->brow_len[i]) : (B->brow_len[i] + bx - 1) / bx;
+        L->long_rows ? cgm_long_row_steps(B->brow_len[i], n) : (B->brow_len[i] + bx - 1) / bx;
     if (L->long_rows) CHECK_MSG(B->brow_len[i] == 0 || B->brow_len[i] > CGM_LONG_ROW, "%s", what);
     if ((L->long_rows ? steps : B->brow_len[i]) > longest)
       longest = L->long_rows ? steps : B->brow_len[i];
@@ -184,6 +184,21 @@ static void generated(void) {
   cgm_csr_free(&A);
   CHECK_OK(cgm_gen_random_spd(5000, 6.0, CGM_ROWDIST_POWERLAW, 2.0, 400, 7, &A, &err));
   check_matrix("random powerlaw", &A);
+  cgm_csr_free(&A);
+  /* hubs past CGM_LONG_ROW blocks at every N: long rows at N >= 2 too */
+  CHECK_OK(cgm_gen_random_spd(6000, 6.0, CGM_ROWDIST_POWERLAW, 2.0, 5000, 11, &A, &err));
+  check_matrix("random powerlaw, hubs", &A);
+  for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
+    cgm_plan_opts o = cgm_plan_opts_default();
+    o.backend = CGM_BACKEND_CUDA;
+    o.layout.n = cgm_block_sizes[bi];
+    cgm_plan p;
+    CHECK_OK(cgm_plan_make(&A, &o, &p, &err));
+    CHECK_MSG(p.seg[0].nparts == 2 && p.seg[0].part[1].long_rows && p.seg[0].part[1].brows > 0 &&
+                  p.seg[0].part[0].max_row <= CGM_LONG_ROW,
+              "hubs N=%d: %d parts, longest kept %d blocks", o.layout.n, p.seg[0].nparts,
+              p.seg[0].part[0].max_row);
+  }
   cgm_csr_free(&A);
 }
 
