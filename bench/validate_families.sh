@@ -32,7 +32,7 @@ db=$out/v.db
 if [ ! -e "$db" ]; then
   t0=$(date +%s.%N)
   "$cg" calibrate $quick --precision both --db "$db" --json >"$out/calibrate.json" 2>"$out/calibrate.err"
-  echo "calibration ${quick:-full}: $(echo "$(date +%s.%N) - $t0" | bc) s"
+  echo "calibration ${quick:-full}: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') s"
 fi
 list=$out/list.txt
 : >"$list"

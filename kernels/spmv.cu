@@ -228,7 +228,15 @@ static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, co
 #endif
 constexpr int kLongChains = CGM_LONG_CHAINS;
 constexpr int kLongBlocksPerSM = CGM_LONG_BLOCKS_PER_SM; /* the grid's */
-constexpr int kLongRegBlocks = 8; /* <= 32 registers: room beside it for the MBR kernel */
+/* The register budget: blocks of kSpmvThreads an SM (6: 40 registers a
+ * thread), with room beside the grid's kLongBlocksPerSM for the MBR kernel.
+ * At 8 (32 registers) the kernel spilled; 6 took 0.92x the time of 8 over
+ * the double-precision long-row cases of an H200 (power-law, Kronecker
+ * and band matrices, N = 1 .. 8), 0.97x in single (docs/perf.md). */
+#ifndef CGM_LONG_REG_BLOCKS
+#define CGM_LONG_REG_BLOCKS 6
+#endif
+constexpr int kLongRegBlocks = CGM_LONG_REG_BLOCKS;
 /* Unit u's row of its block times x, added to a. */
 template <typename T, int N>
 __device__ __forceinline__ void unit_add(double &a, const T *__restrict__ val,
