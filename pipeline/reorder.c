@@ -16,9 +16,9 @@
 
 /* The model's time per iteration as numbered, and with every segment's x
  * read in its least sectors (the features' x locality at the plan's block
- * size and width) and its longest row reading x in order (row scatter 0:
- * the walk's scatter term is a numbering's too): the most a renumbering
- * could gain. NaN: no model. */
+ * size and width, its long rows' too) and its longest row reading x in
+ * order (row scatter 0: the walk's scatter term is a numbering's too): the
+ * most a renumbering could gain. NaN: no model. */
 static cgm_status locality_bound(const cgm_csr *A, const cgm_features *f,
                                  const cgm_tuner_device *dev, const cgm_solve_opts *o,
                                  const cgm_plan *given, double *t_none, double *t_ideal,
@@ -43,6 +43,7 @@ static cgm_status locality_bound(const cgm_csr *A, const cgm_features *f,
       loc = f->block[i].x_locality[w];
   for (int g = 0; g < plan.nseg; g++) {
     plan.seg[g].x_sectors[w] = (int64_t)ceil((double)plan.seg[g].x_sectors[w] / loc);
+    plan.seg[g].long_x_sectors[w] = (int64_t)ceil((double)plan.seg[g].long_x_sectors[w] / loc);
     plan.seg[g].row_scatter[w] = 0.0;
   }
   *t_ideal = cgm_refined_time(m, &plan);

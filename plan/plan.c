@@ -165,6 +165,27 @@ static cgm_status split_long_rows(const int32_t *len, int32_t count, const cgm_b
   return CGM_OK;
 }
 
+/* The long block rows' sectors of x (cgm_plan_segment.long_x_sectors): the
+ * distinct ones of each block row of [b0, b1) longer than CGM_LONG_ROW
+ * blocks, its block columns from the pattern, else from A (a plan made
+ * without the columns: only those rows are walked). */
+static cgm_status long_sectors(const cgm_plan_pattern *pt, const cgm_csr *A, int32_t b0, int32_t b1,
+                               int64_t out[CGM_NSECTOR_WIDTHS], cgm_error *err) {
+  int32_t *buf = NULL;
+  for (int32_t b = b0; b < b1; b++) {
+    if (pt->len[b] <= CGM_LONG_ROW) continue;
+    if (pt->bptr) {
+      plan_row_sectors(pt->bcol + pt->bptr[b], pt->len[b], pt->n, out);
+      continue;
+    }
+    if (!buf && !(buf = malloc(((size_t)pt->nbcols + 1) * sizeof *buf)))
+      return cgm_fail(err, CGM_ERUNTIME, "out of memory counting sectors of x");
+    plan_row_sectors(buf, cgm_block_row_columns(A, b, pt->n, buf), pt->n, out);
+  }
+  free(buf);
+  return CGM_OK;
+}
+
 /* The sectors of x one layout of `count` block rows (global numbers in
  * rows, ascending) reads at both widths, added to out. */
 static cgm_status part_sectors(const cgm_plan_pattern *pt, const int32_t *rows, int32_t count,
@@ -298,6 +319,8 @@ cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts
       for (int32_t b = s->b0; b < s->b1; b++) rows[b - s->b0] = b;
       st = part_sectors(pt, rows, s->b1 - s->b0, lp, s->x_sectors, err);
       free(rows);
+      if (!st && s->nparts == 2 && s->part[1].long_rows)
+        st = long_sectors(pt, NULL, s->b0, s->b1, s->long_x_sectors, err);
       if (st) return st;
     }
   }
@@ -352,6 +375,10 @@ cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p, 
   const bool columns = halo || !oo.skip_sectors;
   if ((st = pattern_make(A, o->layout.n, columns, &pt, err))) return st;
   st = cgm_plan_from_pattern(pt, &oo, p, err);
+  /* a plan without the columns whose sectors come from the features: the
+   * long rows' read from A */
+  if (!st && !columns && kf && p->seg[0].nparts == 2 && p->seg[0].part[1].long_rows)
+    st = long_sectors(pt, A, p->seg[0].b0, p->seg[0].b1, p->seg[0].long_x_sectors, err);
   cgm_plan_pattern_free(pt);
   for (int g = 0; g < p->nseg && !st && !columns; g++)
     st = plan_row_scatter_csr(A, o->layout.n, p->seg[g].longest, p->seg[g].row_scatter, err);

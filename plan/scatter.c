@@ -52,6 +52,21 @@ cgm_status plan_row_scatter_csr(const cgm_csr *A, int n, int32_t brow,
   return CGM_OK;
 }
 
+void plan_row_sectors(const int32_t *bcol, int32_t len, int n, int64_t out[CGM_NSECTOR_WIDTHS]) {
+  for (int w = 0; w < CGM_NSECTOR_WIDTHS; w++) {
+    const int64_t bytes = (int64_t)n * (w == 0 ? 8 : 4);
+    int64_t last = -1, k = 0;
+    for (int32_t i = 0; i < len; i++) { /* block column c reads bytes [c N w, (c + 1) N w) */
+      int64_t s0 = (int64_t)bcol[i] * bytes / 32;
+      const int64_t s1 = ((int64_t)bcol[i] * bytes + bytes - 1) / 32;
+      if (s0 <= last) s0 = last + 1; /* ascending: only the last sector can repeat */
+      if (s1 >= s0) k += s1 - s0 + 1;
+      if (s1 > last) last = s1;
+    }
+    out[w] += k;
+  }
+}
+
 int cgm_warp_rows(int n, int bx, int width) {
   if (bx < 1) bx = 1;
   const int h = (n * width > 32 && 2 * n * bx <= 32) ? 2 : 1, k = 32 / (n * bx * h);

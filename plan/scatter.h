@@ -15,6 +15,10 @@
 cgm_status plan_row_scatter_csr(const cgm_csr *A, int n, int32_t brow,
                                 double out[CGM_NSECTOR_WIDTHS], cgm_error *err);
 
+/* The distinct 32-byte sectors of x that one block row of block columns
+ * bcol[0 .. len) (ascending) reads, at both element widths, added to out. */
+void plan_row_sectors(const int32_t *bcol, int32_t len, int n, int64_t out[CGM_NSECTOR_WIDTHS]);
+
 /* The longest of the block rows [b0, b1) of lengths len (its number, the
  * first of its length; -1 when there is none), and cgm_warp_share of them
  * at each element width in out (their 32 longest found in the same pass);

@@ -181,6 +181,9 @@ typedef struct cgm_segment_shape {
   /* How many lanes of that row's warp walk with it (the plan's warp_share
    * at its width: 0 alone, 1 every lane as long). */
   double warp_share;
+  /* Bytes of x the long rows' kernel gathers as 32-byte sectors (the plan's
+   * long_x_sectors times 32 at its width; 0: none or unknown). */
+  double long_sector_bytes;
 } cgm_segment_shape;
 
 /* The bytes of x beyond the contiguous estimate (rows x width) that a

@@ -188,6 +188,10 @@ typedef struct cgm_plan_segment {
    * (cgm_block_features.x_sectors, per element width); 0: not counted (a
    * plan made without the block columns, or a uniform one) */
   int64_t x_sectors[CGM_NSECTOR_WIDTHS];
+  /* Of those, the long rows' (part[1] with long_rows): the distinct sectors
+   * of each long block row, summed, per element width; 0 without long rows
+   * or where x_sectors is not counted */
+  int64_t long_x_sectors[CGM_NSECTOR_WIDTHS];
   /* Its longest block row (global number; -1: none) and how scattered that
    * row's reads of x are, per element width (cgm_row_scatter): the walk's
    * pace between the in-order arrow's and the scattered arrow's. */

@@ -225,6 +225,13 @@ static void test_gather(void) {
   g.gather_bw = 0.8e12;
   const double tm = cgm_refined_segment_time(&m, 1, &mesh);
   CHECK(cgm_refined_segment_time(&g, 1, &mesh) < 1.005 * tm);
+  /* the long rows' gathers come after the rest, at the gather rate; a
+   * model without the rate leaves them to the stream, as before */
+  cgm_segment_shape hub = s;
+  hub.long_sector_bytes = 32.0 * 1e6;
+  CHECK_NEAR(cgm_refined_segment_time(&g, 1, &hub),
+             cgm_refined_segment_time(&g, 1, &s) + hub.long_sector_bytes / g.gather_bw, 1e-15);
+  CHECK(cgm_refined_segment_time(&m, 1, &hub) == t0);
 }
 
 int main(void) {

@@ -13,6 +13,7 @@
 #include "cgmodel/model.h"
 #include "cgmodel/plan.h"
 #include "solver/cuda/segments.h"
+#include "sparse/bcsr_internal.h"
 #include "test_util.h"
 
 /* A built layout against the plan's counts of it. */
@@ -188,16 +189,48 @@ static void generated(void) {
   /* hubs past CGM_LONG_ROW blocks at every N: long rows at N >= 2 too */
   CHECK_OK(cgm_gen_random_spd(6000, 6.0, CGM_ROWDIST_POWERLAW, 2.0, 5000, 11, &A, &err));
   check_matrix("random powerlaw, hubs", &A);
+  cgm_features f;
+  CHECK_OK(cgm_plan_features(&A, &f, &err));
   for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
+    const int n = cgm_block_sizes[bi];
     cgm_plan_opts o = cgm_plan_opts_default();
     o.backend = CGM_BACKEND_CUDA;
-    o.layout.n = cgm_block_sizes[bi];
-    cgm_plan p;
+    o.layout.n = n;
+    cgm_plan p, q;
     CHECK_OK(cgm_plan_make(&A, &o, &p, &err));
     CHECK_MSG(p.seg[0].nparts == 2 && p.seg[0].part[1].long_rows && p.seg[0].part[1].brows > 0 &&
                   p.seg[0].part[0].max_row <= CGM_LONG_ROW,
-              "hubs N=%d: %d parts, longest kept %d blocks", o.layout.n, p.seg[0].nparts,
+              "hubs N=%d: %d parts, longest kept %d blocks", n, p.seg[0].nparts,
               p.seg[0].part[0].max_row);
+    /* the long rows' sectors, recounted entry by entry: every sector an
+     * entry of each long block row touches, once a row */
+    int64_t want[CGM_NSECTOR_WIDTHS] = {0, 0};
+    const int32_t nb = (A.nrows + n - 1) / n;
+    int32_t *cols = malloc(sizeof *cols * (size_t)A.ncols);
+    int64_t *sec = malloc(sizeof *sec * (size_t)A.ncols * n);
+    for (int32_t b = 0; b < nb; b++) {
+      const int32_t len = cgm_block_row_columns(&A, b, n, cols);
+      if (len <= CGM_LONG_ROW) continue;
+      for (int w = 0; w < CGM_NSECTOR_WIDTHS; w++) {
+        int64_t k = 0;
+        for (int32_t i = 0; i < len; i++)
+          for (int j = 0; j < n; j++) sec[k++] = ((int64_t)cols[i] * n + j) * (w ? 4 : 8) / 32;
+        int64_t distinct = 0;
+        for (int64_t i = 0; i < k; i++) distinct += i == 0 || sec[i] != sec[i - 1];
+        want[w] += distinct;
+      }
+    }
+    free(cols);
+    free(sec);
+    for (int w = 0; w < CGM_NSECTOR_WIDTHS; w++)
+      CHECK_MSG(p.seg[0].long_x_sectors[w] == want[w] && want[w] > 0,
+                "hubs N=%d width %d: %lld long-row sectors, recounted %lld", n, w,
+                (long long)p.seg[0].long_x_sectors[w], (long long)want[w]);
+    /* the same from a plan whose other sectors come from the features */
+    o.features = &f;
+    CHECK_OK(cgm_plan_make(&A, &o, &q, &err));
+    CHECK(
+        !memcmp(q.seg[0].long_x_sectors, p.seg[0].long_x_sectors, sizeof p.seg[0].long_x_sectors));
   }
   cgm_csr_free(&A);
 }
