@@ -100,9 +100,14 @@ int cmd_calibrate(int argc, char **argv) {
       if (any) printf("\n");
     }
     for (int p = 0; p < 2; p++)
-      if (rep.cal[i].have_gather_bw[p])
-        printf("  gather rate (%s): %.0f GB/s of x's sectors\n",
-               cgm_precision_name((cgm_precision)p), 1e-9 * rep.cal[i].gather_bw[p]);
+      if (rep.cal[i].have_gather_bw[p]) {
+        printf("  gather rate (%s): %.0f GB/s of x's sectors", cgm_precision_name((cgm_precision)p),
+               1e-9 * rep.cal[i].gather_bw[p]);
+        if (rep.cal[i].have_gather_small[p])
+          printf(", %.0f GB/s at %d rows", 1e-9 * rep.cal[i].gather_bw_small[p],
+                 CGM_GATHER_ROWS_SMALL);
+        printf("\n");
+      }
     for (int p = 0; p < 2; p++) {
       bool any = false;
       for (int b = 0; b < CGM_NBLOCKSIZES; b++) {

@@ -86,10 +86,10 @@ cgm_status cgm_mb_scatter_sweep(const cgm_solve_opts *base, unsigned precisions,
 cgm_status cgm_mb_band_load_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
                                   cgm_locality_sample **out, int *count, cgm_error *err);
 
-/* The gather sweep: a uniform random SPD matrix of 1M rows (a sector of
- * x a nonzero), solved for a fixed number of iterations at N = 1 in each
- * precision of `precisions` with base's backend (a GPU). *out is
- * malloc'ed. */
+/* The gather sweep: uniform random SPD matrices of CGM_GATHER_ROWS and
+ * CGM_GATHER_ROWS_SMALL rows (a sector of x a nonzero), solved for a fixed
+ * number of iterations at N = 1 in each precision of `precisions` with
+ * base's backend (a GPU), the larger first. *out is malloc'ed. */
 cgm_status cgm_mb_gather_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
                                cgm_locality_sample **out, int *count, cgm_error *err);
 

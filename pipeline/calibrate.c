@@ -472,6 +472,8 @@ static void model_with_coefs(const cgm_db_fit *fits, int nfits, int p, const cgm
     if (q->precision != p) continue;
     if (!strcmp(q->name, CGM_DB_COEF_X_SECTOR)) m->x_coef = q->value, m->have_x_coef = true;
     if (!strcmp(q->name, CGM_DB_COEF_GATHER)) m->gather_bw = q->value, m->have_gather_bw = true;
+    if (!strcmp(q->name, CGM_DB_COEF_GATHER_SMALL))
+      m->gather_bw_small = q->value, m->have_gather_small = true;
     for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
       char row[32], band[32];
       snprintf(row, sizeof row, "%s%d", CGM_DB_COEF_ROW_SCATTER, cgm_block_sizes[b]);
@@ -525,10 +527,11 @@ static cgm_status fit_band_load(const cgm_calibrate_opts *o, const cgm_db_fit *f
   return st;
 }
 
-/* The gather sweep on a GPU and the gather rate of each precision, fitted
- * with the curves and the locality coefficient just made (docs/model.md,
- * "Gathers of x"), appended to coef. A precision whose samples run no
- * slower than their bytes say gets none. */
+/* The gather sweep on a GPU and the gather rate of each precision and
+ * matrix, fitted with the curves and the locality coefficient just made
+ * (docs/model.md, "Gathers of x"), appended to coef. A sample that runs no
+ * slower than its bytes say gives none; the smaller matrix's rate is kept
+ * only beside the larger one's. */
 static cgm_status fit_gather(const cgm_calibrate_opts *o, const cgm_db_fit *fits, int nfits,
                              cgm_db_coef *coef, int *ncoef, cgm_calibration_report *rep, int ri,
                              cgm_error *err) {
@@ -538,16 +541,25 @@ static cgm_status fit_gather(const cgm_calibrate_opts *o, const cgm_db_fit *fits
   cgm_status st = cgm_mb_gather_sweep(&base, o->precisions, o->quick, &s, &n, err);
   if (st) return st;
   const int have = *ncoef;
-  for (int i = 0; i < n; i++) {
-    const int p = s[i].precision;
-    cgm_device_model m;
-    model_with_coefs(fits, nfits, p, coef, have, &m);
-    double bw;
-    cgm_error e = {0};
-    if (cgm_fit_gather_bw(&m, &s[i].shape, &s[i].seconds, 1, &bw, &e) != CGM_OK) continue;
-    coef_push(coef, ncoef, CGM_DB_COEF_GATHER, p, bw, NAN, 1);
-    rep->cal[ri].gather_bw[p] = bw;
+  for (int p = 0; p < 2; p++) {
+    double bw[2] = {0, 0}; /* [0] CGM_GATHER_ROWS, [1] CGM_GATHER_ROWS_SMALL */
+    for (int i = 0; i < n; i++) {
+      if (s[i].precision != p) continue;
+      cgm_device_model m;
+      model_with_coefs(fits, nfits, p, coef, have, &m);
+      cgm_error e = {0};
+      double b;
+      if (cgm_fit_gather_bw(&m, &s[i].shape, &s[i].seconds, 1, &b, &e) != CGM_OK) continue;
+      bw[s[i].shape.rows < CGM_GATHER_ROWS] = b;
+    }
+    if (!(bw[0] > 0)) continue;
+    coef_push(coef, ncoef, CGM_DB_COEF_GATHER, p, bw[0], NAN, 1);
+    rep->cal[ri].gather_bw[p] = bw[0];
     rep->cal[ri].have_gather_bw[p] = true;
+    if (!(bw[1] > 0)) continue;
+    coef_push(coef, ncoef, CGM_DB_COEF_GATHER_SMALL, p, bw[1], NAN, 1);
+    rep->cal[ri].gather_bw_small[p] = bw[1];
+    rep->cal[ri].have_gather_small[p] = true;
   }
   free(s);
   return st;

@@ -452,6 +452,12 @@ cJSON *cgm_calibration_report_json(const cgm_calibration_report *rep, const char
     for (int p = 0; p < 2; p++)
       if (rep->cal[i].have_gather_bw[p])
         cJSON_AddNumberToObject(gb, cgm_precision_name((cgm_precision)p), rep->cal[i].gather_bw[p]);
+    /* and on the sweep's smaller matrix */
+    cJSON *gs = cJSON_AddObjectToObject(c, "gather_bw_small");
+    for (int p = 0; p < 2; p++)
+      if (rep->cal[i].have_gather_small[p])
+        cJSON_AddNumberToObject(gs, cgm_precision_name((cgm_precision)p),
+                                rep->cal[i].gather_bw_small[p]);
     /* the row-scatter terms' seconds a step per precision and block size */
     for (int band = 0; band < 2; band++) {
       cJSON *sc = cJSON_AddObjectToObject(c, band ? "band_scatter_coef" : "scatter_coef");

@@ -290,6 +290,14 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
       t->model[p].gather_bw = c.value;
       t->model[p].have_gather_bw = true;
     }
+    /* and on the sweep's smaller matrix (calibrations from 0.2.3 on) */
+    found = false;
+    if (!st)
+      st = cgm_db_coef_get(db, t->calibration_id, CGM_DB_COEF_GATHER_SMALL, p, &c, &found, err);
+    if (!st && found && isfinite(c.value) && c.value > 0) {
+      t->model[p].gather_bw_small = c.value;
+      t->model[p].have_gather_small = true;
+    }
     /* the band-load fractions, where the band-load sweep fitted them */
     for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
       char name[32];

@@ -120,6 +120,8 @@ CGM_API cgm_status cgm_db_fit_add(cgm_db *db, int64_t cal_id, const cgm_db_fit *
 #define CGM_DB_COEF_X_SECTOR "x_sector"
 /* the gather rate of x's sectors (bytes/s, cgm_device_model.gather_bw) */
 #define CGM_DB_COEF_GATHER "gather_bw"
+/* the same of the gather sweep's smaller matrix (cgm_device_model.gather_bw_small) */
+#define CGM_DB_COEF_GATHER_SMALL "gather_bw_small"
 /* the band-load fraction per block size ("band_load_1" ...) */
 #define CGM_DB_COEF_BAND_LOAD "band_load_"
 #define CGM_DB_COEF_ROW_SCATTER "row_scatter_"

@@ -254,9 +254,15 @@ typedef struct cgm_device_model {
    * x is gathered at random from the L2; the iteration takes at least the
    * vectors' time plus the stream's and the gathers' combined in quadrature.
    * Fitted by the gather sweep (uniform random matrices); without it (older
-   * calibrations, a CPU) the bytes alone set the time. */
+   * calibrations, a CPU) the bytes alone set the time. gather_bw is the
+   * rate of the sweep's matrix of CGM_GATHER_ROWS rows; where the sweep
+   * also timed one of CGM_GATHER_ROWS_SMALL, gather_bw_small is that one's,
+   * and a segment's rate goes between the two in log(rows)
+   * (cgm_gather_rate). */
   double gather_bw;
   bool have_gather_bw;
+  double gather_bw_small;
+  bool have_gather_small;
   /* The band-load term (docs/model.md): per block size, how much slower
    * than the band curve's a step is when CGM_BAND_LOAD_WIDTH times its
    * rows walk as long (more warps walking on each SM), as a fraction of
@@ -350,6 +356,17 @@ CGM_API cgm_status cgm_fit_x_coef(const cgm_device_model *m, const int *blocks, 
 CGM_API cgm_status cgm_fit_scatter_coef(const cgm_device_model *m, int n, bool band,
                                         const cgm_segment_shape *shapes, const double *seconds,
                                         int count, double *coef, cgm_error *err);
+
+/* The gather sweep's two matrices (docs/model.md, "Gathers of x"): uniform
+ * random rows, 8 nonzeros a row, of this many rows. A smaller matrix
+ * gathers x's sectors slower (fewer gathers in flight on each SM). */
+#define CGM_GATHER_ROWS 1000000
+#define CGM_GATHER_ROWS_SMALL 131072
+/* The gather rate of a segment of `rows` rows (bytes/s): gather_bw at
+ * CGM_GATHER_ROWS rows and above, gather_bw_small at CGM_GATHER_ROWS_SMALL
+ * and below (where fitted), a straight line in log-log between; 0 without
+ * a rate. */
+CGM_API double cgm_gather_rate(const cgm_device_model *m, int64_t rows);
 
 /* The gather rate of the refined model (cgm_device_model.gather_bw) from
  * iterations timed on matrices whose columns scatter at random: per

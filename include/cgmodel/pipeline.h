@@ -77,6 +77,8 @@ typedef struct cgm_calibration_report {
     bool have_band_scatter_coef[2][4];
     double gather_bw[2]; /* the gather rate per precision, bytes/s (docs/model.md) */
     bool have_gather_bw[2];
+    double gather_bw_small[2]; /* the same on the sweep's smaller matrix */
+    bool have_gather_small[2];
     double band_load[2][4]; /* the band-load fraction per precision and block size */
     bool have_band_load[2][4];
     /* Where the seconds went, in order: "setup" (the device's start: the

@@ -37,7 +37,7 @@ class Warning(UserWarning):  # noqa: A001 (cgmodel.Warning, as the command line'
 
 
 def version() -> str:
-    """The library's version ("0.2.2")."""
+    """The library's version ("0.2.3")."""
     return lib.cgm_version().decode()
 
 

@@ -232,6 +232,23 @@ static void test_gather(void) {
   CHECK_NEAR(cgm_refined_segment_time(&g, 1, &hub),
              cgm_refined_segment_time(&g, 1, &s) + hub.long_sector_bytes / g.gather_bw, 1e-15);
   CHECK(cgm_refined_segment_time(&m, 1, &hub) == t0);
+  /* A second rate, of the sweep's smaller matrix: taken at and below its
+   * rows, the larger one's at and above CGM_GATHER_ROWS, log-log between;
+   * a segment of CGM_GATHER_ROWS rows is priced as before. */
+  g.have_gather_small = true;
+  g.gather_bw_small = 0.4e12;
+  CHECK(cgm_gather_rate(&g, 1000) == 0.4e12 &&
+        cgm_gather_rate(&g, CGM_GATHER_ROWS_SMALL) == 0.4e12);
+  CHECK(cgm_gather_rate(&g, CGM_GATHER_ROWS) == 0.8e12 && cgm_gather_rate(&g, 1 << 30) == 0.8e12);
+  const double mid = sqrt((double)CGM_GATHER_ROWS * CGM_GATHER_ROWS_SMALL);
+  CHECK_NEAR(cgm_gather_rate(&g, (int64_t)llround(mid)), sqrt(0.4e12 * 0.8e12), 1e6);
+  cgm_segment_shape half = s; /* fewer rows gather slower: more time than the rate of 1M says */
+  half.rows = CGM_GATHER_ROWS / 4;
+  cgm_device_model one = g;
+  one.have_gather_small = false;
+  CHECK(cgm_refined_segment_time(&g, 1, &half) > cgm_refined_segment_time(&one, 1, &half));
+  CHECK(cgm_refined_segment_time(&g, 1, &s) == cgm_refined_segment_time(&one, 1, &s));
+  CHECK(cgm_gather_rate(&m, 1000) == 0.0); /* no rate: no term */
 }
 
 int main(void) {

@@ -801,7 +801,7 @@ static void test_json(void) {
   CHECK_KEYS(j, "database,calibrations");
   CHECK_KEYS(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "calibrations"), 0),
              "id,device,model,gpus,samples,fits,fits_failed,seconds,x_coef,band_load,gather_bw,"
-             "scatter_coef,band_scatter_coef,stages");
+             "gather_bw_small,scatter_coef,band_scatter_coef,stages");
   CHECK_KEYS(
       cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "calibrations"), 0), "stages"),
       "setup,fits");
