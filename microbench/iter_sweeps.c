@@ -221,7 +221,7 @@ cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_g
       snprintf(src, sizeof src, "band:%d,%d", CGM_BAND_ROWS, h);
       if ((st = cgm_gen_band(CGM_BAND_ROWS, h, &A, err))) break;
       cgm_solve_opts o = *base;
-      o.layout = cgm_bcsr_default_params(n); /* one lane a row, as the arrows: walks 3 .. 129 */
+      o.layout = cgm_bcsr_default_params(n); /* one lane a row, as the arrows: walks 3 .. 127 */
       st = one(&A, &o, maxiter, "band", src, emit, run, err);
       cgm_csr_free(&A);
     }

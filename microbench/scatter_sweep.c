@@ -14,7 +14,7 @@
 #include "microbench/microbench.h"
 #include "microbench/sweep_plan.h"
 
-/* 65536 rows: 512 blocks of 8 at random among 8192 block columns rarely
+/* 65536 rows: 128 blocks of 8 at random among 8192 block columns rarely
  * share a line, and the tridiagonal under them is a few microseconds of
  * bytes, under the walk of 64 blocks and more. */
 enum { SCATTER_ROWS = 65536 };

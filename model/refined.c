@@ -216,8 +216,9 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
     const double fs = s->row_scatter * s->row_scatter * s->warp_share;
     if (m->have_scatter_coef[bi] && fs > f) f = fs;
     /* without a row curve, the band's share of the band curve alone; the
-     * band never lowers the floor (its curve extrapolated past its 128
-     * blocks may fall under the row curve's, fitted to 512) */
+     * band never lowers the floor (both end at CGM_LONG_ROW blocks; where
+     * long rows stay in the layout, on several GPUs, the band's
+     * extrapolated may fall under the row curve's) */
     const double ta = m->have_row[bi] ? t_curve(&m->row[bi], &m->row_hi[bi], e, w) : 0.0;
     const double tb = m->have_band[bi] ? t_curve(&m->band[bi], &m->band_hi[bi], e, w) : 0.0;
     double tr = ta + f * (tb > ta ? tb - ta : 0.0);
@@ -252,7 +253,9 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
    * beside the MBR kernel, but each waits on the same L2 for the random
    * sectors of x (Nsight Compute on a 2M-row power-law graph: 42% and 44%
    * of the warps an SM holds, both latency-bound), so a hub's gathers come
-   * after the rest, at the gather rate. Power-law graphs on an H200
+   * after the rest, at the gather rate: a second charge (x_sector_bytes
+   * holds them too, under the stream above; charged once, the power-law
+   * rows' error was 12.9%). Power-law graphs on an H200
    * (2026-11-28, 16 configurations): 16.1% -> 10.9% average error, the
    * other families unchanged within 0.3%. */
   if (gbw > 0 && s->long_sector_bytes > 0) t += s->long_sector_bytes / gbw;

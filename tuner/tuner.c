@@ -109,46 +109,55 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
         cgm_error e2 = {0};
         if (cgm_plan_from_pattern(pt, &po, &plan, &e2))
           continue; /* too few block rows for G segments: not a candidate */
+        /* the CPU's plan: one layout, where one GPU's puts long rows apart */
+        cgm_plan cpu_plan;
+        const bool split = plan.seg[0].nparts == 2 && plan.seg[0].part[1].long_rows;
+        if (split) {
+          cgm_plan_opts pc = po;
+          pc.backend = CGM_BACKEND_CPU;
+          if ((st = cgm_plan_from_pattern(pt, &pc, &cpu_plan, err))) break;
+        }
         for (int d = 0; d < ndev && !st; d++) {
           const cgm_tuner_device *dv = &devs[d];
           if (dv->is_cpu ? G > 1 : G > dv->gpus) continue;
+          cgm_plan *pl = dv->is_cpu && split ? &cpu_plan : &plan;
           for (int pr = 0; pr < 3 && !st; pr++) {
             const int ip = cgm_precision_iter((cgm_precision)pr);
             if (!precision_offered(o, (cgm_precision)pr) || !dv->have[ip]) continue;
-            plan.o.backend = dv->is_cpu ? CGM_BACKEND_CPU : CGM_BACKEND_CUDA;
-            cgm_plan_set_precision(&plan, (cgm_precision)pr);
+            pl->o.backend = dv->is_cpu ? CGM_BACKEND_CPU : CGM_BACKEND_CUDA;
+            cgm_plan_set_precision(pl, (cgm_precision)pr);
             const int w = cgm_precision_width((cgm_precision)ip);
             cgm_candidate c;
             memset(&c, 0, sizeof c);
             c.device = d;
-            c.backend = plan.o.backend;
+            c.backend = pl->o.backend;
             c.precision = (cgm_precision)pr;
             c.block = n;
             c.gpus = dv->is_cpu ? 0 : G;
             c.exchange = (cgm_exchange)ex;
-            c.exchange_bytes = (double)plan.exchange_elems * w;
+            c.exchange_bytes = (double)pl->exchange_elems * w;
             c.time_per_iter_s = o->paper ? cgm_paper_device_time(&dv->paper[ip], n, x, e, G,
                                                                  ex != CGM_EXCHANGE_HOST)
-                                         : cgm_refined_time(&dv->model[ip], &plan);
-            if (pr == CGM_PREC_MIXED) c.time_per_iter_s += replacement_time(dv, &plan, o);
+                                         : cgm_refined_time(&dv->model[ip], pl);
+            if (pr == CGM_PREC_MIXED) c.time_per_iter_s += replacement_time(dv, pl, o);
             c.gflops_raw = flops(e, x) / c.time_per_iter_s * 1e-9;
             c.gflops_real = flops(nnz, x) / c.time_per_iter_s * 1e-9;
-            c.memory_bytes = plan.device_bytes;
-            c.fits = dv->is_cpu || dv->mem_bytes <= 0 || plan.device_bytes <= dv->mem_bytes;
+            c.memory_bytes = pl->device_bytes;
+            c.fits = dv->is_cpu || dv->mem_bytes <= 0 || pl->device_bytes <= dv->mem_bytes;
             c.speedup = NAN;
             /* Setup is timed by the bytes of the iteration's layout: mixed
              * precision uploads the double values once and makes the single
              * copy on the device, and its setups measured below double's
              * (0.45-0.57 s against 0.59-0.74 s at Poisson 192^3 on an
              * H100), so it counts single's bytes, not its whole footprint. */
-            double setup_bytes = (double)plan.device_bytes;
+            double setup_bytes = (double)pl->device_bytes;
             if (pr == CGM_PREC_MIXED) {
-              cgm_plan sp = plan;
+              cgm_plan sp = *pl;
               cgm_plan_set_precision(&sp, CGM_PREC_SINGLE);
               setup_bytes = (double)sp.device_bytes;
             }
             solution_time(&c, dv, setup_bytes * (G > 1 ? G : 1),
-                          !dv->is_cpu && cgm_plan_layout_on_device(&plan), o);
+                          !dv->is_cpu && cgm_plan_layout_on_device(pl), o);
             st = push(out, count, &cap, &c, err);
           }
         }

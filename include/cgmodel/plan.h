@@ -156,7 +156,8 @@ typedef struct cgm_plan_layout {
 #define CGM_LONG_ROW 128
 /* Of those, rows longer than this many entries (blocks x N) are read by a
  * whole block of CGM_HUGE_ROW_THREADS threads (a warp would walk a
- * 50,000-entry hub for 1,500 steps), the others by a warp each. */
+ * 50,000-entry hub for 1,500 steps), the others by a warp each. At N = 8
+ * every long block row (129 blocks and more: 1032 entries) is huge. */
 #define CGM_HUGE_ROW 1024
 #define CGM_HUGE_ROW_THREADS 256
 /* The threads that read a long block row of len blocks of N x N. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* CUDA CG (our kernels and the cuSPARSE baseline) against the CPU backend:
  * every N and precision, real and synthetic matrices, 1 row, an arrow matrix
- * (one very long row), the true residual recomputed here in long double;
+ * (one very long row: the long-row kernel at every N, also as the padded
+ * last block row), the true residual recomputed here in long double;
  * and the GPU failure modes. Skipped (77) without a GPU. */
 #include <cuda_runtime_api.h>
 #include <stdint.h>
@@ -324,8 +325,21 @@ int main(void) {
   CHECK_OK(cgm_gen_random_spd(small ? 2000 : 20000, 8, CGM_ROWDIST_POWERLAW, 2.5, 0, 7, &A, &err));
   check_matrix("random pl", &A);
   cgm_csr_free(&A);
-  CHECK_OK(cgm_gen_arrow(small ? 501 : 5001, small ? 501 : 5001, &A, &err));
+  CHECK_OK(cgm_gen_arrow(small ? 1201 : 5001, small ? 1201 : 5001, &A, &err));
   check_matrix("arrow 5001", &A);
+  { /* the long row last, in a padded last block row at N = 2, 4, 8 (5003 rows) */
+    cgm_csr R;
+    const int32_t nr = small ? 1203 : 5003;
+    CHECK_OK(cgm_gen_arrow(nr, nr, &R, &err));
+    int32_t *perm = malloc(sizeof *perm * (size_t)nr);
+    for (int32_t i = 0; i < nr; i++) perm[i] = nr - 1 - i;
+    cgm_csr B;
+    CHECK_OK(cgm_csr_permute(&R, perm, &B, &err));
+    check_matrix("arrow, long row last", &B);
+    free(perm);
+    cgm_csr_free(&R);
+    cgm_csr_free(&B);
+  }
   cgm_csr_free(&A);
   { /* one row */
     int32_t ri[] = {0}, ci[] = {0};

@@ -191,6 +191,7 @@ static void generated(void) {
   check_matrix("random powerlaw, hubs", &A);
   cgm_features f;
   CHECK_OK(cgm_plan_features(&A, &f, &err));
+  int from_features = 0;
   for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
     const int n = cgm_block_sizes[bi];
     cgm_plan_opts o = cgm_plan_opts_default();
@@ -226,12 +227,20 @@ static void generated(void) {
       CHECK_MSG(p.seg[0].long_x_sectors[w] == want[w] && want[w] > 0,
                 "hubs N=%d width %d: %lld long-row sectors, recounted %lld", n, w,
                 (long long)p.seg[0].long_x_sectors[w], (long long)want[w]);
-    /* the same from a plan whose other sectors come from the features */
-    o.features = &f;
+    /* the same from a plan whose other sectors come from the features
+     * (marked, so that the branch that takes them shows) */
+    cgm_features ff = f;
+    ff.block[bi].x_sectors[0] += 1000;
+    o.features = &ff;
     CHECK_OK(cgm_plan_make(&A, &o, &q, &err));
     CHECK(
         !memcmp(q.seg[0].long_x_sectors, p.seg[0].long_x_sectors, sizeof p.seg[0].long_x_sectors));
+    if (q.o.layout.bx == ff.block[bi].bx && q.o.layout.by == ff.block[bi].by) {
+      CHECK(q.seg[0].x_sectors[0] == ff.block[bi].x_sectors[0]);
+      from_features++;
+    }
   }
+  CHECK_MSG(from_features > 0, "no plan took its sectors from the features");
   cgm_csr_free(&A);
 }
 

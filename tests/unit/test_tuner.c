@@ -234,8 +234,45 @@ static void total_time(void) {
   cgm_csr_free(&A);
 }
 
+/* A CPU beside a GPU on a matrix whose long rows one GPU's plan puts
+ * apart: the CPU's candidates are priced and counted on the CPU's one
+ * layout (every block), the GPU's on the split one. */
+static void cpu_beside_split(void) {
+  cgm_error err = {0};
+  cgm_csr A;
+  CHECK_OK(cgm_gen_random_spd(6000, 6.0, CGM_ROWDIST_POWERLAW, 2.0, 5000, 11, &A, &err));
+  cgm_features f;
+  CHECK_OK(cgm_plan_features(&A, &f, &err));
+  cgm_tuner_device d[2] = {gpu(80LL << 30), gpu(0)};
+  d[1].is_cpu = true;
+  d[1].gpus = 0;
+  cgm_tuner_opts o = cgm_tuner_opts_default();
+  o.cusparse = false;
+  cgm_candidate *c = NULL;
+  int nc = 0, cpus = 0;
+  CHECK_OK(cgm_tuner_candidates(&A, &f, d, 2, &o, &c, &nc, &err));
+  for (int i = 0; i < nc; i++) {
+    if (c[i].gpus > 1) continue;
+    cgm_plan_opts po = cgm_plan_opts_default();
+    po.backend = c[i].backend;
+    po.layout.n = c[i].block;
+    po.precision = c[i].precision;
+    cgm_plan p;
+    CHECK_OK(cgm_plan_make(&A, &po, &p, &err));
+    CHECK(c[i].backend == CGM_BACKEND_CPU ? p.seg[0].nparts == 1 : p.seg[0].part[1].long_rows);
+    CHECK_MSG(c[i].memory_bytes == p.device_bytes, "%s N=%d: %lld bytes, the plan %lld",
+              cgm_backend_name(c[i].backend), c[i].block, (long long)c[i].memory_bytes,
+              (long long)p.device_bytes);
+    cpus += c[i].backend == CGM_BACKEND_CPU;
+  }
+  CHECK_MSG(cpus >= CGM_NBLOCKSIZES, "%d CPU candidates", cpus);
+  free(c);
+  cgm_csr_free(&A);
+}
+
 int main(void) {
   total_time();
+  cpu_beside_split();
   cgm_error err = {0};
   cgm_csr A;
   int g;
