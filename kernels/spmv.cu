@@ -335,23 +335,14 @@ static cudaError_t launch_long(const cgm_dev_layout *L, const void *x, void *y, 
                                const cgm_out &dot, const double *add, cgm_reduce_buf red,
                                cgm_cg_state *guard, const cgm_sync &sync, int blocks,
                                cudaStream_t s) {
-  const T *xt = static_cast<const T *>(x), *pt = static_cast<const T *>(p);
-  T *yt = static_cast<T *>(y);
-  switch (L->n) {
-  case 1:
-    return launch_k(sync.overlap, spmv_long<T, 1>, blocks, kSpmvThreads, s, *L, xt, yt, pt, dot,
-                    add, red, guard, sync);
-  case 2:
-    return launch_k(sync.overlap, spmv_long<T, 2>, blocks, kSpmvThreads, s, *L, xt, yt, pt, dot,
-                    add, red, guard, sync);
-  case 4:
-    return launch_k(sync.overlap, spmv_long<T, 4>, blocks, kSpmvThreads, s, *L, xt, yt, pt, dot,
-                    add, red, guard, sync);
-  case 8:
-    return launch_k(sync.overlap, spmv_long<T, 8>, blocks, kSpmvThreads, s, *L, xt, yt, pt, dot,
-                    add, red, guard, sync);
-  }
-  return cudaErrorInvalidValue;
+  const auto k = L->n == 1   ? spmv_long<T, 1>
+                 : L->n == 2 ? spmv_long<T, 2>
+                 : L->n == 4 ? spmv_long<T, 4>
+                 : L->n == 8 ? spmv_long<T, 8>
+                             : nullptr;
+  if (!k) return cudaErrorInvalidValue;
+  return launch_k(sync.overlap, k, blocks, kSpmvThreads, s, *L, static_cast<const T *>(x),
+                  static_cast<T *>(y), static_cast<const T *>(p), dot, add, red, guard, sync);
 }
 
 template <typename T>

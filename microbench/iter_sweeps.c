@@ -111,14 +111,18 @@ static int mesh_list(bool quick, int max_grid, mb_grid *k) {
   return c;
 }
 
-/* The arrows' longest block rows, in blocks (the base has 4096 rows).
- * Quick: 2, 8, 32, 128, four (a fit needs four samples), as few solves
- * as the 30 s of a quick calibration allow (each costs ~0.25 s of set-up
- * on a GPU); the curve is near a line in L (sigma ~ 1 / ln 2). At most
- * CGM_LONG_ROW: a longer block row is read by threads of its own
- * (cgm_plan_layout.long_rows), whose steps are not the walk this curve
- * prices. */
-static int row_list(bool quick, int *L) {
+/* The arrows' longest block rows and the bands' block rows, in blocks:
+ * 2, 4, .. 128; quick 2, 8, 32, 128, four (a fit needs four samples), as
+ * few solves as the 30 s of a quick calibration allow (each costs ~0.25 s
+ * of set-up on a GPU); the curves are near a line in L (sigma ~ 1 / ln 2).
+ * At most CGM_LONG_ROW: a longer block row is read by threads of its own
+ * (cgm_plan_layout.long_rows), whose steps are not the walk these curves
+ * price (mb_band_half makes the band's 128 127). The arrows' base has 4096
+ * rows; the bands' CGM_BAND_ROWS = 8192 rows, every one long, are 32 SpMV
+ * blocks of 256 threads (a quarter of a 132-SM GPU): the small FEM
+ * matrices (bcsstk16: 4884 rows; elasticity 16^3: 13872) where the walk,
+ * not the bandwidth, sets the time. */
+static int walk_list(bool quick, int *L) {
   int c = 0;
   for (int l = 2; l <= CGM_LONG_ROW; l *= quick ? 4 : 2) L[c++] = l;
   return c;
@@ -126,22 +130,11 @@ static int row_list(bool quick, int *L) {
 
 enum { ARROW_ROWS = 4096 };
 
-/* The bands' block rows, in blocks (mb_band_half: 128 is 127). CGM_BAND_ROWS
- * = 8192 rows, every one long, are 32 SpMV blocks of 256 threads (a
- * quarter of a 132-SM GPU): the small FEM matrices (bcsstk16: 4884 rows;
- * elasticity 16^3: 13872) where the walk, not the bandwidth, sets the
- * time. */
-static int band_list(bool quick, int *L) {
-  int c = 0; /* quick: 2, 8, 32, 128 */
-  for (int l = 2; l <= CGM_LONG_ROW; l *= quick ? 4 : 2) L[c++] = l;
-  return c;
-}
-
 int mb_iteration_count(bool quick, int max_grid) {
   mb_grid k[32];
   int L[16];
   return 2 * CGM_NBLOCKSIZES * /* a solve: its setup, its iteration */
-         (mesh_list(quick, max_grid, k) + row_list(quick, L) + band_list(quick, L));
+         (mesh_list(quick, max_grid, k) + 2 * walk_list(quick, L));
 }
 
 /* One solve -> two samples: its setup, and its iteration (none when the
@@ -185,7 +178,7 @@ cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_g
   const int maxiter = quick ? 96 : 160;
   mb_grid k[32];
   int L[16];
-  const int nm = mesh_list(quick, max_grid, k), nl = row_list(quick, L);
+  const int nm = mesh_list(quick, max_grid, k), nl = walk_list(quick, L);
   cgm_status st = CGM_OK;
   for (int i = 0; i < nm && !st; i++) {
     cgm_csr A;
@@ -211,8 +204,7 @@ cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_g
       st = one(&A, &o, maxiter, "row", src, emit, run, err);
       cgm_csr_free(&A);
     }
-  const int nband = band_list(quick, L);
-  for (int i = 0; i < nband && !st; i++)
+  for (int i = 0; i < nl && !st; i++)
     for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
       const int n = cgm_block_sizes[b];
       const int32_t h = mb_band_half(n, L[i]);

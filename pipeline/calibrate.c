@@ -543,10 +543,10 @@ static cgm_status fit_gather(const cgm_calibrate_opts *o, const cgm_db_fit *fits
   const int have = *ncoef;
   for (int p = 0; p < 2; p++) {
     double bw[2] = {0, 0}; /* [0] CGM_GATHER_ROWS, [1] CGM_GATHER_ROWS_SMALL */
+    cgm_device_model m;
+    model_with_coefs(fits, nfits, p, coef, have, &m);
     for (int i = 0; i < n; i++) {
       if (s[i].precision != p) continue;
-      cgm_device_model m;
-      model_with_coefs(fits, nfits, p, coef, have, &m);
       cgm_error e = {0};
       double b;
       if (cgm_fit_gather_bw(&m, &s[i].shape, &s[i].seconds, 1, &b, &e) != CGM_OK) continue;

@@ -136,16 +136,15 @@ static bool splits_long_rows(const cgm_plan_opts *o) {
  * to split: part[0] alone. */
 static cgm_status split_long_rows(const int32_t *len, int32_t count, const cgm_bcsr_params *p,
                                   cgm_plan_segment *s, cgm_error *err) {
-  const int32_t limit = CGM_LONG_ROW;
   int32_t nlong = 0;
-  for (int32_t i = 0; i < count; i++) nlong += len[i] > limit;
+  for (int32_t i = 0; i < count; i++) nlong += len[i] > CGM_LONG_ROW;
   s->nparts = 1;
   if (nlong == 0) return layout_counts(len, count, p, &s->part[0], err);
   int32_t *sub = malloc(((size_t)(count - nlong) + 1) * sizeof *sub);
   if (!sub) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
   int32_t k = 0;
   for (int32_t i = 0; i < count; i++)
-    if (len[i] <= limit) sub[k++] = len[i];
+    if (len[i] <= CGM_LONG_ROW) sub[k++] = len[i];
   cgm_status st = layout_counts(sub, k, p, &s->part[0], err);
   free(sub);
   if (st) return st;
@@ -154,7 +153,7 @@ static cgm_status split_long_rows(const int32_t *len, int32_t count, const cgm_b
   L->long_rows = 1;
   L->brows = L->nslices = nlong;
   for (int32_t i = 0; i < count; i++) {
-    if (len[i] <= limit) continue;
+    if (len[i] <= CGM_LONG_ROW) continue;
     const int32_t steps = cgm_long_row_steps(len[i], p->n);
     L->blocks += len[i];
     L->walk += steps;

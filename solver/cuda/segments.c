@@ -18,7 +18,7 @@ void cgm_seg_free(cgm_seg_host *s) {
  * row a slice (B: B_x = B_y = 1, read by the long-row kernel). */
 static cgm_status build_long_split(const cgm_csr *A, int32_t b0, int32_t b1, cgm_bcsr_params lp,
                                    cgm_seg_host *s, cgm_error *err) {
-  const int32_t nb = (int32_t)(((int64_t)A->nrows + lp.n - 1) / lp.n), limit = CGM_LONG_ROW;
+  const int32_t nb = (int32_t)(((int64_t)A->nrows + lp.n - 1) / lp.n);
   int32_t *rows = malloc(((size_t)(b1 - b0) + 1) * sizeof *rows);
   int32_t *len = malloc(((size_t)nb + 1) * sizeof *len);
   cgm_status st = CGM_OK;
@@ -30,9 +30,9 @@ static cgm_status build_long_split(const cgm_csr *A, int32_t b0, int32_t b1, cgm
   int32_t ns = 0, nl = 0;
   if (!st) { /* the short block rows from the front, the long from the back */
     for (int32_t i = b0; i < b1; i++)
-      if (len[i] <= limit) rows[ns++] = i;
+      if (len[i] <= CGM_LONG_ROW) rows[ns++] = i;
     for (int32_t i = b0; i < b1; i++)
-      if (len[i] > limit) rows[ns + nl++] = i;
+      if (len[i] > CGM_LONG_ROW) rows[ns + nl++] = i;
   }
   const cgm_bcsr_params one = {lp.n, 1, 1};
   if (!st) st = cgm_bcsr_build_rows(A, rows, ns, b0, lp, &s->A, err);
