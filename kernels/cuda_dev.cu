@@ -61,6 +61,7 @@ void cgm_cuda_dev_free(cgm_cuda_dev *d) {
   cudaSetDevice(d->dev);
   cgm_cuda_matrix_free(&d->A);
   cgm_cuda_matrix_free(&d->B);
+  cgm_cuda_matrix_free(&d->C);
   void *ptrs[] = {d->x,        d->r,     d->v,       d->u,        d->dinv, d->s,    d->partials,
                   d->counters, d->state, d->dot_tmp, d->send_idx, d->b,    d->x_hi, d->y_hi};
   for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++) cudaFree(ptrs[i]);
@@ -110,18 +111,18 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
     CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&d->y_hi, (size_t)d->np * 8));
   }
   d->red_cap = 4096;
-  /* Five reduction buffers of 2 values a block, and CGM_RED_RELIABLE of 5;
+  /* Six reduction buffers of 2 values a block, and CGM_RED_RELIABLE of 5;
    * the plan counts this scratch as CGM_DEVICE_SCRATCH_BYTES at most. */
-  static_assert((5 * 2 + 5) * 4096 * 8 + 6 * sizeof(unsigned) + 8 * sizeof(double) +
+  static_assert((6 * 2 + 5) * 4096 * 8 + 7 * sizeof(unsigned) + 8 * sizeof(double) +
                         sizeof(cgm_cg_state) <=
                     CGM_DEVICE_SCRATCH_BYTES,
                 "the plan's device scratch is too small");
   CGM_CUDA_TRY(err,
-               cgm_cuda_dmalloc(d, (void **)&d->partials, (size_t)(5 * 2 + 5) * d->red_cap * 8));
-  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&d->counters, 6 * sizeof(unsigned)));
+               cgm_cuda_dmalloc(d, (void **)&d->partials, (size_t)(6 * 2 + 5) * d->red_cap * 8));
+  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&d->counters, 7 * sizeof(unsigned)));
   CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&d->dot_tmp, 8 * sizeof(double)));
   CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&d->state, sizeof(cgm_cg_state)));
-  CGM_CUDA_TRY(err, cudaMemsetAsync(d->counters, 0, 6 * sizeof(unsigned), d->stream));
+  CGM_CUDA_TRY(err, cudaMemsetAsync(d->counters, 0, 7 * sizeof(unsigned), d->stream));
   CGM_CUDA_TRY(err, cudaMemsetAsync(d->state, 0, sizeof(cgm_cg_state), d->stream));
   for (int i = 0; i < 2; i++)
     CGM_CUDA_TRY(err, cudaMallocHost((void **)&d->host_state[i], sizeof(cgm_cg_state)));
@@ -305,7 +306,8 @@ cgm_status cgm_cuda_dev_setup(cgm_cuda_dev *d, int dev, const cgm_bcsr *B, cgm_p
 
 cgm_reduce_buf cgm_cuda_red(const cgm_cuda_dev *d, int which) {
   cgm_reduce_buf r;
-  r.partials = d->partials + (size_t)which * 2 * d->red_cap;
+  /* CGM_RED_RELIABLE's 5 values a block lie before CGM_RED_LONG's */
+  r.partials = d->partials + ((size_t)which * 2 + (which > CGM_RED_RELIABLE ? 3 : 0)) * d->red_cap;
   r.counter = d->counters + which;
   r.capacity = d->red_cap;
   return r;

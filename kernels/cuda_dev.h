@@ -43,6 +43,7 @@ typedef struct cgm_cuda_dev {
   cudaStream_t comm;   /* the halo exchange, beside the interior SpMV */
   cgm_dev_matrix A;    /* the segment (or, with a halo, its interior rows) */
   cgm_dev_matrix B;    /* the boundary rows that read the halo */
+  cgm_dev_matrix C;    /* the long block rows (cgm_plan_long_part), read by the long-row kernel */
   int64_t rows;        /* own rows (block rows * N) */
   int64_t np;          /* padded length of the own vectors */
   int64_t v_len;       /* padded length of v, the vector the SpMV gathers */
@@ -72,7 +73,7 @@ typedef struct cgm_cuda_dev {
  * the own vector), in precision prec (mixed: single vectors, and the
  * solution, b and A x in double). What it allocates is what the plan
  * counts (plan/footprint.c). Reduction buffer CGM_RED_RELIABLE holds 5
- * values a block, the others 2. */
+ * values a block, the others (0-4 and CGM_RED_LONG) 2. */
 cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64_t rows,
                              int64_t v_len, cgm_error *err);
 /* Uploads a layout into m (values converted to the precision). */
@@ -109,6 +110,7 @@ void cgm_cuda_dev_free(cgm_cuda_dev *d);
 void cgm_cuda_dev_drop_graphs(cgm_cuda_dev *d);
 cgm_reduce_buf cgm_cuda_red(const cgm_cuda_dev *d, int which);
 #define CGM_RED_RELIABLE 5
+#define CGM_RED_LONG 6 /* the long rows' SpMV, beside the MBR kernels' (0 and 3) */
 /* A vector of n doubles to and from the device, whatever the iteration's
  * precision (mixed precision's b and solution). */
 cgm_status cgm_cuda_upload_double(const cgm_cuda_dev *d, double *dst, const double *src, int64_t n,

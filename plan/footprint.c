@@ -47,9 +47,8 @@ static int64_t segment_bytes(const cgm_plan *p, const cgm_plan_segment *s) {
   int64_t b =
       (5 * own + gathered) * w + own * (prec == CGM_PREC_SINGLE ? 4 : 8) + CGM_DEVICE_SCRATCH_BYTES;
   for (int k = 0; k < s->nparts; k++) b += layout_bytes(&s->part[k], &p->o.layout, w);
-  if (mixed)
-    for (int k = 0; k < (s->part[1].long_rows ? 2 : 1); k++)
-      b += double_values(&s->part[k], &p->o.layout);
+  if (mixed) /* one GPU: the MBR layout, and the long rows' where split */
+    for (int k = 0; k < s->nparts; k++) b += double_values(&s->part[k], &p->o.layout);
   if (mixed) b += 2 * own * 8;
   return b + s->sends * 4; /* the halo's send list */
 }
@@ -65,5 +64,5 @@ void cgm_plan_set_precision(cgm_plan *p, cgm_precision prec) {
 
 bool cgm_plan_layout_on_device(const cgm_plan *p) {
   const cgm_plan_segment *s0 = &p->seg[0];
-  return p->nseg == 1 && p->o.layout.n == 1 && !(s0->nparts == 2 && s0->part[1].long_rows);
+  return p->nseg == 1 && p->o.layout.n == 1 && !cgm_plan_long_part(s0);
 }

@@ -126,9 +126,28 @@ static cgm_status layout_counts(const int32_t *len, int32_t count, const cgm_bcs
 }
 
 /* Whether plans of o put long block rows in a layout of their own
- * (cgm_plan_layout.long_rows): our kernels on one GPU. */
+ * (cgm_plan_layout.long_rows): our kernels on one GPU, and on several with
+ * the halo exchange, whose long rows' kernel runs once the halo is in. */
 static bool splits_long_rows(const cgm_plan_opts *o) {
-  return o->backend == CGM_BACKEND_CUDA && o->gpus == 1;
+  return o->backend == CGM_BACKEND_CUDA && (o->gpus == 1 || o->exchange == CGM_EXCHANGE_HALO);
+}
+
+/* The layout of the block rows among len[0..count) longer than
+ * CGM_LONG_ROW blocks (cgm_plan_layout.long_rows): a block row a slice,
+ * its walk the steps of the threads that read it. */
+static void long_part(const int32_t *len, int32_t count, int n, cgm_plan_layout *L) {
+  memset(L, 0, sizeof *L);
+  L->long_rows = 1;
+  for (int32_t i = 0; i < count; i++) {
+    if (len[i] <= CGM_LONG_ROW) continue;
+    const int32_t steps = cgm_long_row_steps(len[i], n);
+    L->brows++;
+    L->blocks += len[i];
+    L->walk += steps;
+    if (steps > L->max_row) L->max_row = steps;
+  }
+  L->nslices = L->brows;
+  L->blocks_padded = L->blocks;
 }
 
 /* One GPU: block rows longer than CGM_LONG_ROW blocks in a layout of their
@@ -136,30 +155,16 @@ static bool splits_long_rows(const cgm_plan_opts *o) {
  * to split: part[0] alone. */
 static cgm_status split_long_rows(const int32_t *len, int32_t count, const cgm_bcsr_params *p,
                                   cgm_plan_segment *s, cgm_error *err) {
-  int32_t nlong = 0;
-  for (int32_t i = 0; i < count; i++) nlong += len[i] > CGM_LONG_ROW;
   s->nparts = 1;
-  if (nlong == 0) return layout_counts(len, count, p, &s->part[0], err);
-  int32_t *sub = malloc(((size_t)(count - nlong) + 1) * sizeof *sub);
+  int32_t *sub = malloc(((size_t)count + 1) * sizeof *sub);
   if (!sub) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
-  int32_t k = 0;
+  int32_t k = 0; /* the lengths of the block rows the MBR layout keeps */
   for (int32_t i = 0; i < count; i++)
     if (len[i] <= CGM_LONG_ROW) sub[k++] = len[i];
   cgm_status st = layout_counts(sub, k, p, &s->part[0], err);
   free(sub);
-  if (st) return st;
-  cgm_plan_layout *L = &s->part[1];
-  memset(L, 0, sizeof *L);
-  L->long_rows = 1;
-  L->brows = L->nslices = nlong;
-  for (int32_t i = 0; i < count; i++) {
-    if (len[i] <= CGM_LONG_ROW) continue;
-    const int32_t steps = cgm_long_row_steps(len[i], p->n);
-    L->blocks += len[i];
-    L->walk += steps;
-    if (steps > L->max_row) L->max_row = steps;
-  }
-  L->blocks_padded = L->blocks;
+  if (st || k == count) return st;
+  long_part(len, count, p->n, &s->part[1]);
   s->nparts = 2;
   return CGM_OK;
 }
@@ -231,14 +236,26 @@ static cgm_status halo_segments(const cgm_plan_pattern *pt, cgm_plan *p, cgm_err
     int32_t from[CGM_MAX_GPUS];
     st = cgm_halo_sizes(pt->bptr, pt->bcol, pt->nbcols, p->bounds, G, g, &s->nhalo, from, bnd, err);
     if (st) break;
-    int32_t ni = 0, nbd = 0;
+    /* interior and boundary block rows, the long ones (on our kernels) in
+     * a third layout, whichever side they are on */
+    const bool split = splits_long_rows(&p->o);
+    const int32_t *len = pt->len + s->b0;
+    int32_t ni = 0, nbd = 0, nlong = 0;
     for (int32_t b = 0; b < nrow; b++)
-      if (!bnd[b]) sub[ni++] = pt->len[s->b0 + b];
+      if (split && len[b] > CGM_LONG_ROW)
+        nlong++;
+      else if (!bnd[b])
+        sub[ni++] = len[b];
     for (int32_t b = 0; b < nrow; b++)
-      if (bnd[b]) sub[ni + nbd++] = pt->len[s->b0 + b];
+      if (bnd[b] && !(split && len[b] > CGM_LONG_ROW)) sub[ni + nbd++] = len[b];
     s->nparts = 2;
     st = layout_counts(sub, ni, &p->o.layout, &s->part[0], err);
     if (!st) st = layout_counts(sub + ni, nbd, &p->o.layout, &s->part[1], err);
+    if (!st && nlong > 0) {
+      long_part(len, nrow, p->o.layout.n, &s->part[2]);
+      s->nparts = 3;
+      st = long_sectors(pt, NULL, s->b0, s->b1, s->long_x_sectors, err);
+    }
     /* the same lists by row number, for the sectors of x each layout reads */
     for (int k = 0, i = 0; k < 2 && !st; k++, i = 0) {
       for (int32_t b = 0; b < nrow; b++)
@@ -318,7 +335,7 @@ cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts
       for (int32_t b = s->b0; b < s->b1; b++) rows[b - s->b0] = b;
       st = part_sectors(pt, rows, s->b1 - s->b0, lp, s->x_sectors, err);
       free(rows);
-      if (!st && s->nparts == 2 && s->part[1].long_rows)
+      if (!st && cgm_plan_long_part(s))
         st = long_sectors(pt, NULL, s->b0, s->b1, s->long_x_sectors, err);
       if (st) return st;
     }
@@ -376,7 +393,7 @@ cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p, 
   st = cgm_plan_from_pattern(pt, &oo, p, err);
   /* a plan without the columns whose sectors come from the features: the
    * long rows' read from A */
-  if (!st && !columns && kf && p->seg[0].nparts == 2 && p->seg[0].part[1].long_rows)
+  if (!st && !columns && kf && cgm_plan_long_part(&p->seg[0]))
     st = long_sectors(pt, A, p->seg[0].b0, p->seg[0].b1, p->seg[0].long_x_sectors, err);
   cgm_plan_pattern_free(pt);
   for (int g = 0; g < p->nseg && !st && !columns; g++)

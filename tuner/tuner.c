@@ -111,7 +111,7 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
           continue; /* too few block rows for G segments: not a candidate */
         /* the CPU's plan: one layout, where one GPU's puts long rows apart */
         cgm_plan cpu_plan;
-        const bool split = plan.seg[0].nparts == 2 && plan.seg[0].part[1].long_rows;
+        const bool split = G == 1 && cgm_plan_long_part(&plan.seg[0]);
         if (split) {
           cgm_plan_opts pc = po;
           pc.backend = CGM_BACKEND_CPU;

@@ -136,15 +136,16 @@ typedef struct cgm_plan_layout {
   int32_t nslices;       /* slices of B_y block rows */
   int32_t max_row;       /* blocks of its longest block row */
   int64_t walk;          /* blocks its threads walk, summed over block rows (length / B_x) */
-  /* 1: the long block rows of a one-GPU layout (longer than
-   * CGM_LONG_ROW blocks), stored a block row a slice (B_x = B_y = 1,
-   * no padding) and read by a warp each, or a block when their entries pass
-   * CGM_HUGE_ROW; max_row and walk then count those threads' steps
-   * (cgm_long_row_steps) */
+  /* 1: the long block rows of a segment (longer than CGM_LONG_ROW
+   * blocks; one GPU, or several with the halo exchange), stored a block row
+   * a slice (B_x = B_y = 1, no padding) and read by a warp each, or a block
+   * when their entries pass CGM_HUGE_ROW; max_row and walk then count those
+   * threads' steps (cgm_long_row_steps) */
   int long_rows;
 } cgm_plan_layout;
 
-/* Block rows longer than this many blocks (our kernels on one GPU) leave
+/* Block rows longer than this many blocks (our kernels on one GPU, or on
+ * several with the halo exchange) leave
  * the MBR layout for a layout of their own, read by a warp a block row: in
  * the MBR layout one thread walks a row, and a scale-free graph's hubs
  * (thousands of entries) kept one warp walking long after the rest of the
@@ -177,9 +178,10 @@ typedef struct cgm_plan_segment {
   int64_t rows;   /* own rows: (b1 - b0) N */
   /* The layouts: part[0] the whole segment, or with the halo exchange its
    * interior block rows (those that read only own columns); part[1] the
-   * boundary block rows (halo only; empty otherwise). */
-  cgm_plan_layout part[2];
-  int nparts;           /* 1, or 2 with the halo exchange on several GPUs */
+   * boundary block rows (halo only); last, where the segment has any, its
+   * long block rows (long_rows: cgm_plan_long_part). */
+  cgm_plan_layout part[3];
+  int nparts;           /* 1, 2 with the halo exchange on several GPUs, one more with long rows */
   int32_t nhalo;        /* halo: foreign block columns read */
   int64_t halo_rows;    /* vector rows held beside the own ones (halo, or the whole vector) */
   int64_t v_len;        /* entries of the vector the SpMV gathers */
@@ -189,7 +191,7 @@ typedef struct cgm_plan_segment {
    * (cgm_block_features.x_sectors, per element width); 0: not counted (a
    * plan made without the block columns, or a uniform one) */
   int64_t x_sectors[CGM_NSECTOR_WIDTHS];
-  /* Of those, the long rows' (part[1] with long_rows): the distinct sectors
+  /* Of those, the long rows' (cgm_plan_long_part): the distinct sectors
    * of each long block row, summed, per element width; 0 without long rows
    * or where x_sectors is not counted */
   int64_t long_x_sectors[CGM_NSECTOR_WIDTHS];
@@ -203,6 +205,12 @@ typedef struct cgm_plan_segment {
    * warp a row), 1 when every block row of its warp is as long (a band). */
   double warp_share[CGM_NSECTOR_WIDTHS];
 } cgm_plan_segment;
+
+/* The segment's layout of long block rows (its last part, long_rows), or
+ * NULL where it has none. */
+static inline const cgm_plan_layout *cgm_plan_long_part(const cgm_plan_segment *s) {
+  return s->nparts > 0 && s->part[s->nparts - 1].long_rows ? &s->part[s->nparts - 1] : NULL;
+}
 
 typedef struct cgm_plan {
   cgm_plan_opts o; /* as resolved: layout.bx and by chosen, gpus 1 off CUDA */

@@ -174,6 +174,10 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
       if (d->B.present)
         CGM_CUDA_TRY(err, cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, NULL, NULL,
                                           cgm_cuda_red(d, 3), NULL, NULL, d->sms, d->stream));
+      if (d->C.present)
+        CGM_CUDA_TRY(err,
+                     cgm_launch_spmv(&d->C.L, S->prec, d->v, d->u, v_own, NULL, NULL,
+                                     cgm_cuda_red(d, CGM_RED_LONG), NULL, NULL, d->sms, d->stream));
       /* r = b - u; v_own = D^-1 r. */
       CGM_CUDA_TRY(err, cgm_launch_cg1(S->prec, d->rows, d->b, d->u, d->dinv, &d->bj, d->r, v_own,
                                        d->dot_tmp, cgm_cuda_red(d, 2), d->sms, d->stream));
@@ -530,15 +534,16 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     }
     if (!st && (S->mode == MODE_HALO || seg[g].B.nbrows > 0))
       st = cgm_cuda_matrix_upload(d, &seg[g].B, &d->B, err);
-    if (!st && S->mode == MODE_ONE && d->B.present) { /* long rows (cgm_plan_layout.long_rows) */
-      const cgm_bcsr *Bl = &seg[g].B;                 /* a block row a slice, longest first */
+    if (!st && seg[g].C.nbrows > 0) { /* long rows (cgm_plan_long_part) */
+      const cgm_bcsr *Cl = &seg[g].C; /* a block row a slice, longest first */
       int32_t nhuge = 0;
-      while (nhuge < Bl->nslices &&
-             cgm_long_row_threads((int32_t)(Bl->slice_ptr[nhuge + 1] - Bl->slice_ptr[nhuge]),
-                                  Bl->p.n) == CGM_HUGE_ROW_THREADS)
+      while (nhuge < Cl->nslices &&
+             cgm_long_row_threads((int32_t)(Cl->slice_ptr[nhuge + 1] - Cl->slice_ptr[nhuge]),
+                                  Cl->p.n) == CGM_HUGE_ROW_THREADS)
         nhuge++;
-      d->B.L.long_rows = d->B.L_hi.long_rows = 1;
-      d->B.L.nhuge = d->B.L_hi.nhuge = nhuge;
+      st = cgm_cuda_matrix_upload(d, Cl, &d->C, err);
+      d->C.L.long_rows = d->C.L_hi.long_rows = 1;
+      d->C.L.nhuge = d->C.L_hi.nhuge = nhuge;
     }
     d->v_off = seg[g].v_off;
   }

@@ -48,17 +48,17 @@ static cudaError_t spmv_all(gpu_solver *S, int slot) {
       cgm_sync y = gs_sync_for(S, g, gs_all_mask(S) & ~(1u << g), CGM_FLAG_VEC, slot + 1,
                                gs_all_mask(S), CGM_FLAG_PQ, slot + 1);
       if (S->ll) y.nraise = 0;
-      /* One GPU with long rows (cgm_plan_layout.long_rows): their kernel
-       * first, its sum handed to the MBR kernel's, which finishes it. */
+      /* One GPU with long rows (cgm_plan_long_part): their kernel first,
+       * its sum handed to the MBR kernel's, which finishes it. */
       const double *add = NULL;
-      if (d->B.present) {
+      if (d->C.present) {
         cgm_out tmp = {};
         tmp.p[0] = d->dot_tmp;
         tmp.n = 1;
         cgm_sync yl = y;
         yl.nraise = 0;
-        e = cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, &tmp, NULL, cgm_cuda_red(d, 3),
-                            d->state, &yl, d->sms, d->stream);
+        e = cgm_launch_spmv(&d->C.L, S->prec, d->v, d->u, v_own, &tmp, NULL,
+                            cgm_cuda_red(d, CGM_RED_LONG), d->state, &yl, d->sms, d->stream);
         add = d->dot_tmp;
       }
       if (e == cudaSuccess) {
@@ -68,10 +68,11 @@ static cudaError_t spmv_all(gpu_solver *S, int slot) {
       }
     } else {
       /* Interior rows first (no foreign data), then the boundary rows once
-       * every neighbour's halo has arrived. The boundary launch finishes
-       * the sum; without boundary rows the interior one does, and a segment
-       * with neither still launches (one block) to deliver its zero. */
-      const bool last_is_a = d->A.present && !d->B.present;
+       * every neighbour's halo has arrived, the long rows' kernel (if any)
+       * just before them, beside them. The boundary launch finishes the
+       * sum; without boundary or long rows the interior one does, and a
+       * segment with none still launches (one block) to deliver its zero. */
+      const bool last_is_a = d->A.present && !d->B.present && !d->C.present;
       cgm_out tmp = {};
       tmp.p[0] = d->dot_tmp;
       tmp.n = 1;
@@ -103,7 +104,10 @@ static cudaError_t spmv_all(gpu_solver *S, int slot) {
                             cgm_cuda_red(d, 0), d->state, &ya, d->sms, d->stream);
       /* The first iteration of a graph reads halos that an earlier graph
        * (or the set-up) delivered before this graph could start. */
-      for (int j = 0; j < S->G && e == cudaSuccess && S->pack_recorded && !S->flags; j++) {
+      /* So does the long rows' kernel, which cannot wait on flags: without
+       * S->late it waits for the peers' packs here. */
+      const bool events = !S->flags || (d->C.present && !S->late);
+      for (int j = 0; j < S->G && e == cudaSuccess && S->pack_recorded && events; j++) {
         const cgm_cuda_dev *dj = &S->dev[j];
         for (int k = 0; k < dj->pack.ndst; k++)
           if (dj->pack.dst[k] >= d->v &&
@@ -112,10 +116,22 @@ static cudaError_t spmv_all(gpu_solver *S, int slot) {
       }
       if (e == cudaSuccess && S->late && S->pack_recorded)
         e = cudaStreamWaitEvent(d->stream, d->ev_pack, 0);
-      if (e == cudaSuccess && (d->B.present || (S->flags && !d->A.present)))
-        e = cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, &out,
-                            d->A.present ? d->dot_tmp : NULL, cgm_cuda_red(d, 3), d->state, &yb,
-                            d->sms, d->stream);
+      /* The long rows (cgm_plan_long_part): the interior rows' sum added
+       * to theirs, handed to the boundary launch, which runs beside them. */
+      const double *add = d->A.present ? d->dot_tmp : NULL;
+      if (e == cudaSuccess && d->C.present) {
+        cgm_out tc = {};
+        tc.p[0] = d->dot_tmp + 6;
+        tc.n = 1;
+        cgm_sync yc = gs_sync_for(S, g, 0, 0, 0, 0, 0, 0);
+        e = cgm_launch_spmv(&d->C.L, S->prec, d->v, d->u, v_own, &tc, add,
+                            cgm_cuda_red(d, CGM_RED_LONG), d->state, &yc, d->sms, d->stream);
+        add = d->dot_tmp + 6;
+        yb.beside = yb.overlap;
+      }
+      if (e == cudaSuccess && (d->B.present || d->C.present || (S->flags && !d->A.present)))
+        e = cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, &out, add, cgm_cuda_red(d, 3),
+                            d->state, &yb, d->sms, d->stream);
     }
     if (e) return e;
   }

@@ -21,9 +21,10 @@ cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_er
                                       d->stream));
     CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L_hi, CGM_PREC_DOUBLE, d->x_hi, d->y_hi, NULL, NULL,
                                       NULL, cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream));
-    if (d->B.present) /* the long rows */
-      CGM_CUDA_TRY(err, cgm_launch_spmv(&d->B.L_hi, CGM_PREC_DOUBLE, d->x_hi, d->y_hi, NULL, NULL,
-                                        NULL, cgm_cuda_red(d, 3), NULL, NULL, d->sms, d->stream));
+    if (d->C.present) /* the long rows */
+      CGM_CUDA_TRY(err,
+                   cgm_launch_spmv(&d->C.L_hi, CGM_PREC_DOUBLE, d->x_hi, d->y_hi, NULL, NULL, NULL,
+                                   cgm_cuda_red(d, CGM_RED_LONG), NULL, NULL, d->sms, d->stream));
     CGM_CUDA_TRY(err, cgm_launch_replace(CGM_PREC_DOUBLE, CGM_PREC_SINGLE, d->rows, S->cgg, d->b,
                                          d->y_hi, d->dinv, &d->bj, z, v, NULL, sp, d->dot_tmp, red,
                                          d->sms, d->stream));
@@ -31,9 +32,10 @@ cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_er
     /* u (A's product's place) is free between iterations: A x goes there */
     CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L, S->prec, d->x, d->u, NULL, NULL, NULL,
                                       cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream));
-    if (d->B.present) /* the long rows */
-      CGM_CUDA_TRY(err, cgm_launch_spmv(&d->B.L, S->prec, d->x, d->u, NULL, NULL, NULL,
-                                        cgm_cuda_red(d, 3), NULL, NULL, d->sms, d->stream));
+    if (d->C.present) /* the long rows */
+      CGM_CUDA_TRY(err,
+                   cgm_launch_spmv(&d->C.L, S->prec, d->x, d->u, NULL, NULL, NULL,
+                                   cgm_cuda_red(d, CGM_RED_LONG), NULL, NULL, d->sms, d->stream));
     CGM_CUDA_TRY(err,
                  cgm_launch_replace(S->prec, S->prec, d->rows, S->cgg, d->b, d->u, d->dinv, &d->bj,
                                     z, v, d->x, sp, d->dot_tmp, red, d->sms, d->stream));
@@ -58,9 +60,10 @@ cgm_status gs_probe(gpu_solver *S, double *rt, double *xn, double *dxn, cgm_erro
    * kernel without a direction, reading each y[i] before it writes z[i] */
   CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L, S->prec, d->x, d->u, NULL, NULL, NULL,
                                     cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream));
-  if (d->B.present)
-    CGM_CUDA_TRY(err, cgm_launch_spmv(&d->B.L, S->prec, d->x, d->u, NULL, NULL, NULL,
-                                      cgm_cuda_red(d, 3), NULL, NULL, d->sms, d->stream));
+  if (d->C.present) /* the long rows */
+    CGM_CUDA_TRY(err,
+                 cgm_launch_spmv(&d->C.L, S->prec, d->x, d->u, NULL, NULL, NULL,
+                                 cgm_cuda_red(d, CGM_RED_LONG), NULL, NULL, d->sms, d->stream));
   CGM_CUDA_TRY(err, cgm_launch_replace(S->prec, S->prec, d->rows, 0, d->b, d->u, d->dinv, &d->bj,
                                        d->u, NULL, d->x, NULL, d->dot_tmp, red, d->sms, d->stream));
   CGM_CUDA_TRY(err, cgm_launch_diag_norm(d->rows, (const double *)d->x, (const double *)d->dinv,

@@ -10,33 +10,67 @@
 void cgm_seg_free(cgm_seg_host *s) {
   cgm_bcsr_free(&s->A);
   cgm_bcsr_free(&s->B);
+  cgm_bcsr_free(&s->C);
   cgm_halo_free(&s->h);
 }
 
-/* One GPU (the plan's long_rows part): block rows of at most
- * CGM_LONG_ROW blocks in the MBR layout (A), the longer ones a block
- * row a slice (B: B_x = B_y = 1, read by the long-row kernel). */
+/* The block rows of list[0..count) (ascending) that stay in the MBR
+ * layout, in order at its front, and how many (*nshort); the long ones
+ * (cgm_plan_long_part: longer than CGM_LONG_ROW blocks) into the layout C,
+ * a block row a slice (B_x = B_y = 1, read by the long-row kernel). */
+static cgm_status split_long(const cgm_csr *A, const int32_t *len, int32_t *list, int32_t count,
+                             int32_t base, int n, int32_t *nshort, cgm_bcsr *C, cgm_error *err) {
+  int32_t *lng = malloc(((size_t)count + 1) * sizeof *lng);
+  if (!lng) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  int32_t ns = 0, nl = 0;
+  for (int32_t i = 0; i < count; i++)
+    if (len[list[i]] <= CGM_LONG_ROW)
+      list[ns++] = list[i];
+    else
+      lng[nl++] = list[i];
+  *nshort = ns;
+  const cgm_bcsr_params one = {n, 1, 1};
+  cgm_status st = nl > 0 ? cgm_bcsr_build_rows(A, lng, nl, base, one, C, err) : CGM_OK;
+  free(lng);
+  return st;
+}
+
+/* Every block row's length in blocks (a row's entries at N = 1), into a
+ * new array *len. */
+static cgm_status row_lengths(const cgm_csr *A, int n, int32_t **len, cgm_error *err) {
+  const int32_t nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
+  int32_t *l = malloc(((size_t)nb + 1) * sizeof *l);
+  if (!l) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  cgm_status st = CGM_OK;
+  if (n == 1)
+    for (int32_t i = 0; i < nb; i++) l[i] = A->rowptr[i + 1] - A->rowptr[i];
+  else
+    st = cgm_bcsr_row_blocks(A, n, l, err);
+  if (st) {
+    free(l);
+    l = NULL;
+  }
+  *len = l;
+  return st;
+}
+
+/* The own block rows [b0, b1) in order, into a new array *rows. */
+static cgm_status own_rows(int32_t b0, int32_t b1, int32_t **rows, cgm_error *err) {
+  *rows = malloc(((size_t)(b1 - b0) + 1) * sizeof **rows);
+  if (!*rows) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  for (int32_t i = b0; i < b1; i++) (*rows)[i - b0] = i;
+  return CGM_OK;
+}
+
+/* One GPU with long rows: the others in the MBR layout (A), the long ones
+ * apart (C). */
 static cgm_status build_long_split(const cgm_csr *A, int32_t b0, int32_t b1, cgm_bcsr_params lp,
                                    cgm_seg_host *s, cgm_error *err) {
-  const int32_t nb = (int32_t)(((int64_t)A->nrows + lp.n - 1) / lp.n);
-  int32_t *rows = malloc(((size_t)(b1 - b0) + 1) * sizeof *rows);
-  int32_t *len = malloc(((size_t)nb + 1) * sizeof *len);
-  cgm_status st = CGM_OK;
-  if (!rows || !len) st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-  if (!st && lp.n == 1) /* a row's entries are its blocks */
-    for (int32_t i = b0; i < b1; i++) len[i] = A->rowptr[i + 1] - A->rowptr[i];
-  else if (!st)
-    st = cgm_bcsr_row_blocks(A, lp.n, len, err);
-  int32_t ns = 0, nl = 0;
-  if (!st) { /* the short block rows from the front, the long from the back */
-    for (int32_t i = b0; i < b1; i++)
-      if (len[i] <= CGM_LONG_ROW) rows[ns++] = i;
-    for (int32_t i = b0; i < b1; i++)
-      if (len[i] > CGM_LONG_ROW) rows[ns + nl++] = i;
-  }
-  const cgm_bcsr_params one = {lp.n, 1, 1};
+  int32_t *len = NULL, *rows = NULL, ns = 0;
+  cgm_status st = row_lengths(A, lp.n, &len, err);
+  if (!st) st = own_rows(b0, b1, &rows, err);
+  if (!st) st = split_long(A, len, rows, b1 - b0, b0, lp.n, &ns, &s->C, err);
   if (!st) st = cgm_bcsr_build_rows(A, rows, ns, b0, lp, &s->A, err);
-  if (!st) st = cgm_bcsr_build_rows(A, rows + ns, nl, b0, one, &s->B, err);
   free(rows);
   free(len);
   return st;
@@ -56,7 +90,8 @@ cgm_status cgm_seg_build(const cgm_csr *A, const cgm_plan *p, int g, cgm_seg_hos
     s->v_off = p->chunk_rows * g;
     return CGM_OK;
   }
-  if (G == 1 && p->seg[g].nparts == 2 && p->seg[g].part[1].long_rows) {
+  const bool long_rows = cgm_plan_long_part(&p->seg[g]) != NULL;
+  if (G == 1 && long_rows) {
     s->v_len = (int64_t)p->nb * n;
     s->v_off = (int64_t)b0 * n;
     return build_long_split(A, b0, b1, lp, s, err);
@@ -67,6 +102,22 @@ cgm_status cgm_seg_build(const cgm_csr *A, const cgm_plan *p, int g, cgm_seg_hos
     return cgm_bcsr_build(A, b0, b1, lp, &s->A, err);
   }
   cgm_status st = cgm_halo_build(A, n, p->bounds, G, g, &s->h, err);
+  if (!st && long_rows) { /* the long rows leave both lists for C */
+    int32_t *len = NULL, *all = NULL, ns = 0, ni = 0, nbd = 0;
+    st = row_lengths(A, n, &len, err);
+    if (!st) st = own_rows(b0, b1, &all, err);
+    if (!st) st = split_long(A, len, all, b1 - b0, b0, n, &ns, &s->C, err);
+    for (int32_t i = 0; i < s->h.ninterior && !st; i++)
+      if (len[s->h.interior[i]] <= CGM_LONG_ROW) s->h.interior[ni++] = s->h.interior[i];
+    for (int32_t i = 0; i < s->h.nboundary && !st; i++)
+      if (len[s->h.boundary[i]] <= CGM_LONG_ROW) s->h.boundary[nbd++] = s->h.boundary[i];
+    if (!st) {
+      s->h.ninterior = ni;
+      s->h.nboundary = nbd;
+    }
+    free(all);
+    free(len);
+  }
   if (!st) st = cgm_bcsr_build_rows(A, s->h.interior, s->h.ninterior, b0, lp, &s->A, err);
   if (!st) st = cgm_bcsr_build_rows(A, s->h.boundary, s->h.nboundary, b0, lp, &s->B, err);
   if (st) return st;
@@ -78,6 +129,7 @@ cgm_status cgm_seg_build(const cgm_csr *A, const cgm_plan *p, int g, cgm_seg_hos
   s->halo_start = (int32_t)(cgm_vec_len((int64_t)(b1 - b0) * n) / n);
   cgm_halo_remap(&s->h, s->halo_start, &s->A);
   cgm_halo_remap(&s->h, s->halo_start, &s->B);
+  cgm_halo_remap(&s->h, s->halo_start, &s->C);
   s->v_len = ((int64_t)s->halo_start + s->h.nhalo) * n;
   s->v_off = 0;
   return CGM_OK;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The host side of the CUDA solver's set-up: every segment's layouts built
  * from the plan (the whole segment, or with the halo exchange its interior
- * and boundary block rows over [own rows | padding | halo]), and the halo's
+ * and boundary block rows over [own rows | padding | halo]; the long block
+ * rows apart where the plan splits them), and the halo's
  * send lists. Plain C, compiled in every build, so that the CPU tests check
  * what the solver builds against what the plan counted. */
 #ifndef CGM_SOLVER_CUDA_SEGMENTS_H
@@ -17,6 +18,7 @@ extern "C" {
 typedef struct cgm_seg_host {
   cgm_bcsr A;         /* the segment, or with the halo its interior block rows */
   cgm_bcsr B;         /* with the halo: its boundary block rows (else empty) */
+  cgm_bcsr C;         /* its long block rows (cgm_plan_long_part; else empty) */
   cgm_halo h;         /* with the halo: what it reads from the others */
   int64_t v_len;      /* entries of the vector its SpMV gathers */
   int64_t v_off;      /* where its own rows start in that vector */

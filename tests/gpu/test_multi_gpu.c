@@ -12,7 +12,8 @@
  * the single-reduction CG (CGMODEL_CG=classic) and two iterations per graph
  * (the reduction slots reused soonest); launches without PDL
  * (CGMODEL_PDL=0), without the pack's wait for the peers (CGMODEL_LATE=0) and
- * without the ll words (CGMODEL_LL=0) give a bit-identical solution; and the
+ * without the ll words (CGMODEL_LL=0) give a bit-identical solution, on a
+ * mesh and on a graph whose hubs the halo mode reads apart; and the
  * flags' watchdog: with a 1 us deadline a
  * solve ends cleanly, by converging or by the "waited" error, never by hanging or with a wrong
  * answer. */
@@ -91,6 +92,37 @@ static void compare(const char *what, const cgm_csr *A, int ming, int maxg, int 
   free(b), free(x1), free(xg), free(ones);
 }
 
+/* What changes only how the GPUs wait, never what they compute, gives
+ * the same iterations and a bit-identical solution when turned off, for
+ * halo and p2p, N = 1 and 4: programmatic dependent launch (on with the
+ * flags), the pack that waits for the peers' packs (halo), and the sums
+ * sent as ll words (the single-reduction CG; same sums, same order). */
+static void knobs_identical(const char *what, const cgm_csr *A, int maxg) {
+  cgm_error err = {0};
+  const char *knobs[] = {"pdl", "late", "ll"};
+  bool *const knob[] = {&gpu_opts.pdl, &gpu_opts.late, &gpu_opts.ll};
+  for (int kn = 0; kn < 3; kn++) {
+    if (!*knob[kn]) continue; /* off already (the caller's CGMODEL_*) */
+    double *b = malloc(sizeof(double) * A->nrows), *x0 = malloc(sizeof(double) * A->nrows),
+           *x1 = malloc(sizeof(double) * A->nrows);
+    for (int32_t i = 0; i < A->nrows; i++) b[i] = 1.0 + (i % 7) * 0.1;
+    for (int ei = 0; ei < 2; ei++)
+      for (int n = 1; n <= 4; n += 3) {
+        cgm_exchange ex = ei ? CGM_EXCHANGE_P2P : CGM_EXCHANGE_HALO;
+        cgm_solve_result r0, r1;
+        CHECK_OK(run(A, b, x0, maxg, ex, n, CGM_PREC_DOUBLE, &r0, &err));
+        *knob[kn] = false;
+        cgm_status st = run(A, b, x1, maxg, ex, n, CGM_PREC_DOUBLE, &r1, &err);
+        *knob[kn] = true;
+        CHECK_OK(st);
+        CHECK_MSG(r0.iterations == r1.iterations && !memcmp(x0, x1, sizeof(double) * A->nrows),
+                  "%s: %s N=%d on %d GPUs, %s off: %d iterations against %d, or another solution",
+                  what, cgm_exchange_name(ex), n, maxg, knobs[kn], r1.iterations, r0.iterations);
+      }
+    free(b), free(x0), free(x1);
+  }
+}
+
 int main(void) {
   int ndev = cgm_cuda_device_count();
   if (ndev < 2) {
@@ -115,6 +147,19 @@ int main(void) {
   cgm_csr_free(&A);
   CHECK_OK(cgm_gen_random_spd(30000, 10, CGM_ROWDIST_POWERLAW, 2.5, 0, 5, &A, &err));
   compare("random pl", &A, 2, maxg, 1, 4);
+  cgm_csr_free(&A);
+  /* Hubs past CGM_LONG_ROW blocks (up to 6000 entries: a block of threads
+   * a row) in a layout of their own with the halo, after its arrival;
+   * the sums in the same order however the GPUs wait. */
+  CHECK_OK(cgm_gen_random_spd(20000, 8, CGM_ROWDIST_POWERLAW, 2.0, 6000, 11, &A, &err));
+  compare("hubs", &A, 2, maxg, 1, 4);
+  knobs_identical("hubs", &A, maxg);
+  {
+    const cgm_gpu_opts caller = gpu_opts;
+    gpu_opts.flags = false; /* events between the devices' streams */
+    compare("hubs (events)", &A, 2, maxg, 1, 4);
+    gpu_opts = caller;
+  }
   cgm_csr_free(&A);
   /* Fewer block rows than 2 G: a 1D Laplacian of 4 (2G - 1) - 1 rows has
    * 2G - 1 block rows of size 4, the last one padded. */
@@ -157,33 +202,7 @@ int main(void) {
     compare("poisson3d 24 (no graphs)", &A, 2, maxg, 1, 4);
     gpu_opts = caller;
   }
-  /* What changes only how the GPUs wait, never what they compute, gives
-   * the same iterations and a bit-identical solution when turned off, for
-   * halo and p2p, N = 1 and 4: programmatic dependent launch (on with the
-   * flags), the pack that waits for the peers' packs (halo), and the sums
-   * sent as ll words (the single-reduction CG; same sums, same order). */
-  const char *knobs[] = {"pdl", "late", "ll"};
-  bool *const knob[] = {&gpu_opts.pdl, &gpu_opts.late, &gpu_opts.ll};
-  for (int kn = 0; kn < 3; kn++) {
-    if (!*knob[kn]) continue; /* off already (the caller's CGMODEL_*) */
-    double *b = malloc(sizeof(double) * A.nrows), *x0 = malloc(sizeof(double) * A.nrows),
-           *x1 = malloc(sizeof(double) * A.nrows);
-    for (int32_t i = 0; i < A.nrows; i++) b[i] = 1.0 + (i % 7) * 0.1;
-    for (int ei = 0; ei < 2; ei++)
-      for (int n = 1; n <= 4; n += 3) {
-        cgm_exchange ex = ei ? CGM_EXCHANGE_P2P : CGM_EXCHANGE_HALO;
-        cgm_solve_result r0, r1;
-        CHECK_OK(run(&A, b, x0, maxg, ex, n, CGM_PREC_DOUBLE, &r0, &err));
-        *knob[kn] = false;
-        cgm_status st = run(&A, b, x1, maxg, ex, n, CGM_PREC_DOUBLE, &r1, &err);
-        *knob[kn] = true;
-        CHECK_OK(st);
-        CHECK_MSG(r0.iterations == r1.iterations && !memcmp(x0, x1, sizeof(double) * A.nrows),
-                  "%s N=%d on %d GPUs, %s off: %d iterations against %d, or another solution",
-                  cgm_exchange_name(ex), n, maxg, knobs[kn], r1.iterations, r0.iterations);
-      }
-    free(b), free(x0), free(x1);
-  }
+  knobs_identical("poisson3d 24", &A, maxg);
   {
     double *b = malloc(sizeof(double) * A.nrows), *x = malloc(sizeof(double) * A.nrows);
     for (int32_t i = 0; i < A.nrows; i++) b[i] = 1.0 + (i % 7) * 0.1;

@@ -44,23 +44,31 @@ static void check_layout(const char *what, const cgm_bcsr *B, const cgm_plan_lay
             L->nslices, L->max_row, (long long)L->walk);
 }
 
+/* The built layout of the plan's part k of segment ps: the long rows' C,
+ * the interior (or whole) A, the boundary B. */
+static const cgm_bcsr *built_part(const cgm_plan_segment *ps, const cgm_seg_host *s, int k) {
+  return ps->part[k].long_rows ? &s->C : k == 0 ? &s->A : &s->B;
+}
+
 /* What the CUDA solver allocates on a device for a built segment
  * (kernels/cuda_dev.cu and the halo send list), recounted here: five own
  * vectors and the gathered one in the iteration's precision, b (double
  * unless all single), mixed precision's solution and A x in double and its
  * double values, the layouts, the send list, the scratch. */
-static int64_t built_bytes(const cgm_plan *p, const cgm_seg_host *s, int64_t rows, int64_t sends) {
+static int64_t built_bytes(const cgm_plan *p, int g, const cgm_seg_host *s, int64_t rows,
+                           int64_t sends) {
   const cgm_precision prec = p->o.precision;
   const int64_t w = prec == CGM_PREC_DOUBLE ? 8 : 4, n = p->o.layout.n;
   int64_t v = s->v_len > rows ? s->v_len : rows, own = cgm_vec_len(rows);
   int64_t b = 5 * own * w + cgm_vec_len(v) * w + own * (prec == CGM_PREC_SINGLE ? 4 : 8) +
               CGM_DEVICE_SCRATCH_BYTES;
-  const cgm_bcsr *L[2] = {&s->A, &s->B};
-  for (int k = 0; k < p->seg[0].nparts; k++)
-    b += L[k]->nblocks_padded * (n * n * w + 4) + (int64_t)L[k]->nslices * L[k]->p.by * 4 +
-         ((int64_t)L[k]->nslices + 1) * 8;
+  for (int k = 0; k < p->seg[g].nparts; k++) {
+    const cgm_bcsr *L = built_part(&p->seg[g], s, k);
+    b += L->nblocks_padded * (n * n * w + 4) + (int64_t)L->nslices * L->p.by * 4 +
+         ((int64_t)L->nslices + 1) * 8;
+  }
   if (prec == CGM_PREC_MIXED) /* the values in double: of the long rows' layout too */
-    b += 2 * own * 8 + (s->A.nblocks_padded + s->B.nblocks_padded) * n * n * 8;
+    b += 2 * own * 8 + (s->A.nblocks_padded + s->C.nblocks_padded) * n * n * 8;
   return b + sends * 4;
 }
 
@@ -107,19 +115,21 @@ static void check_matrix(const char *name, const cgm_csr *A) {
             CHECK(s->rows == (int64_t)(s->b1 - s->b0) * n && s->b0 == p.bounds[g]);
             CHECK_MSG(seg[g].v_len == s->v_len, "%s: v_len %lld, planned %lld", w2,
                       (long long)seg[g].v_len, (long long)s->v_len);
-            check_layout(w2, &seg[g].A, &s->part[0]);
-            if (s->nparts == 2) {
-              check_layout(w2, &seg[g].B, &s->part[1]);
-              CHECK_MSG(seg[g].h.nhalo == s->nhalo, "%s: halo %d, planned %d", w2, seg[g].h.nhalo,
-                        s->nhalo);
-            } else {
-              CHECK(seg[g].B.nbrows == 0 && s->nhalo == 0);
-            }
+            for (int k = 0; k < s->nparts; k++)
+              check_layout(w2, built_part(s, &seg[g], k), &s->part[k]);
+            CHECK_MSG(seg[g].h.nhalo == s->nhalo, "%s: halo %d, planned %d", w2, seg[g].h.nhalo,
+                      s->nhalo);
+            /* long rows apart on our kernels' one GPU and with the halo alone */
+            const bool split = G == 1 || ex == CGM_EXCHANGE_HALO;
+            CHECK_MSG(split || seg[g].C.nbrows == 0, "%s: long rows apart", w2);
+            for (int k = 0; k < s->nparts && !split; k++) CHECK(!s->part[k].long_rows);
+            if (!(G > 1 && ex == CGM_EXCHANGE_HALO)) CHECK(seg[g].B.nbrows == 0 && s->nhalo == 0);
+            if (!cgm_plan_long_part(s)) CHECK(seg[g].C.nbrows == 0);
           }
           int64_t sent = 0;
           for (int j = 0; j < G; j++) {
             int64_t e = 0;
-            if (p.seg[0].nparts == 2) {
+            if (G > 1 && ex == CGM_EXCHANGE_HALO) {
               cgm_seg_sends sl;
               CHECK_OK(cgm_seg_sends_build(&p, seg, j, &sl, &err));
               e = sl.off[sl.ndst];
@@ -128,7 +138,7 @@ static void check_matrix(const char *name, const cgm_csr *A) {
             CHECK_MSG(e == p.seg[j].sends, "%s seg %d: sends %lld, planned %lld", what, j,
                       (long long)e, (long long)p.seg[j].sends);
             sent += e;
-            int64_t want = built_bytes(&p, &seg[j], p.seg[j].rows, e);
+            int64_t want = built_bytes(&p, j, &seg[j], p.seg[j].rows, e);
             CHECK_MSG(p.seg[j].device_bytes == want, "%s seg %d: %lld bytes, planned %lld", what, j,
                       (long long)want, (long long)p.seg[j].device_bytes);
           }
@@ -136,13 +146,13 @@ static void check_matrix(const char *name, const cgm_csr *A) {
             for (int pr = 0; pr < CGM_NPRECISIONS; pr++) {
               cgm_plan q1 = p;
               cgm_plan_set_precision(&q1, (cgm_precision)pr);
-              CHECK(q1.seg[0].device_bytes == built_bytes(&q1, &seg[0], q1.seg[0].rows, 0));
+              CHECK(q1.seg[0].device_bytes == built_bytes(&q1, 0, &seg[0], q1.seg[0].rows, 0));
             }
           if (G == 1) /* one GPU in every precision (mixed runs on one alone) */
             for (int pr = 0; pr < CGM_NPRECISIONS; pr++) {
               cgm_plan q1 = p;
               cgm_plan_set_precision(&q1, (cgm_precision)pr);
-              CHECK(q1.seg[0].device_bytes == built_bytes(&q1, &seg[0], q1.seg[0].rows, 0));
+              CHECK(q1.seg[0].device_bytes == built_bytes(&q1, 0, &seg[0], q1.seg[0].rows, 0));
             }
           if (G > 1 && ex == CGM_EXCHANGE_HALO) CHECK(p.exchange_elems == sent);
           if (G > 1 && ex == CGM_EXCHANGE_P2P)
@@ -239,6 +249,35 @@ static void generated(void) {
       CHECK(q.seg[0].x_sectors[0] == ff.block[bi].x_sectors[0]);
       from_features++;
     }
+    /* On several GPUs with the halo every segment puts its hubs apart too
+     * (interior and boundary rows alike): the segments' long rows are the
+     * one GPU's, block for block and sector for sector. On the others
+     * (the whole vector, whose kernels wait on flags) they stay. */
+    for (int G = 2; G <= 4; G += 2)
+      for (int ex = 0; ex < CGM_NEXCHANGES; ex++) {
+        cgm_plan_opts om = o;
+        om.features = NULL;
+        om.gpus = G;
+        om.exchange = (cgm_exchange)ex;
+        cgm_plan m;
+        CHECK_OK(cgm_plan_make(&A, &om, &m, &err));
+        int64_t blocks = 0, sectors[CGM_NSECTOR_WIDTHS] = {0, 0};
+        for (int g = 0; g < G; g++) {
+          const cgm_plan_layout *L = cgm_plan_long_part(&m.seg[g]);
+          for (int k = 0; k < m.seg[g].nparts; k++)
+            CHECK(m.seg[g].part[k].long_rows || m.seg[g].part[k].max_row <= CGM_LONG_ROW ||
+                  ex != CGM_EXCHANGE_HALO);
+          blocks += L ? L->blocks : 0;
+          for (int w = 0; w < CGM_NSECTOR_WIDTHS; w++) sectors[w] += m.seg[g].long_x_sectors[w];
+        }
+        const bool halo = ex == CGM_EXCHANGE_HALO;
+        CHECK_MSG(blocks == (halo ? p.seg[0].part[1].blocks : 0),
+                  "hubs N=%d G=%d %s: %lld blocks in long rows, one GPU %lld", n, G,
+                  cgm_exchange_name((cgm_exchange)ex), (long long)blocks,
+                  (long long)p.seg[0].part[1].blocks);
+        for (int w = 0; w < CGM_NSECTOR_WIDTHS; w++)
+          CHECK(sectors[w] == (halo ? p.seg[0].long_x_sectors[w] : 0));
+      }
   }
   CHECK_MSG(from_features > 0, "no plan took its sectors from the features");
   cgm_csr_free(&A);
