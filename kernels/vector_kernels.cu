@@ -496,6 +496,9 @@ __global__ void __launch_bounds__(kVecThreads)
  * last slot. restart: the next step starts a new direction (beta = 0: after
  * a claimed convergence the last slot's scalars are not the last step's). */
 __global__ void resume(cgm_cg_state *st, const double *out, int cgg, int restart) {
+  /* CG1's replacement in mixed precision comes before the run's state
+   * (the host writes all of it next): nothing to resume, and no slot K - 1 */
+  if (st->K < 1) return;
   const int last = st->K - 1;
   st->rr_last = out[2];
   st->done = CGM_RUN;
