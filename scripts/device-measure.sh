@@ -8,7 +8,8 @@
 #   0 on several GPUs: where NCCL's set-up stops (bench/nccl_probe, each way, 20 s each)
 #   1 the GPU tests (ctest -L gpu; on several GPUs every exchange but NCCL; --no-tests: skip 1, 2)
 #   2 compute-sanitizer memcheck (spmv, cg) and racecheck (spmv, cg small); on several GPUs
-#     both on 2-GPU solves of every exchange but NCCL (CGMODEL_GRAPHS=0)
+#     both on 2-GPU solves of every exchange but NCCL (CGMODEL_GRAPHS=0), and on a graph with
+#     hubs (the long-row kernel) with the halo
 #   3 calibrate --devices cuda:all (full; --quick for the quick sweep), timed; --db FILE: none,
 #     validate with the calibration in a copy of FILE
 #   4 validate over data/matrices and generated Poisson / elasticity (--gpus G: on 1..G GPUs;
@@ -121,7 +122,15 @@ if [ "$gpu" -gt 0 ]; then
             "$out/p20.mtx" --gpus 2 --exchange "$ex" --no-record --json
         done
       done
-      rm -f "$out/p20.mtx"
+      # a graph whose hubs the halo mode reads with the long-row kernel
+      "$cgm" gen random --n 20000 --dist powerlaw --alpha 2.0 --maxlen 6000 -o "$out/hubs.mtx" \
+        >/dev/null 2>&1
+      for tool in racecheck memcheck; do
+        CGMODEL_GRAPHS=0 CGMODEL_EXCHANGE_TIMEOUT=60 CUDA_VISIBLE_DEVICES=0,1 \
+          step "02-$tool-2gpu-halo-hubs" 120 "$cs" --tool "$tool" --error-exitcode 1 "$cgm" solve \
+          "$out/hubs.mtx" --gpus 2 --exchange halo --no-record --json
+      done
+      rm -f "$out/p20.mtx" "$out/hubs.mtx"
     fi
   fi
   devices=cuda:all
