@@ -43,7 +43,9 @@ specs=(poisson3d:poisson3d:48 poisson3d:poisson3d:96 poisson3d:poisson3d:160
   mesh-random:mesh3d:20000:--numbering=random mesh-random:mesh3d:200000:--numbering=random
   mesh-random:mesh3d:400000:--numbering=random
   powerlaw:random:100000:--dist=powerlaw powerlaw:random:1000000:--dist=powerlaw
-  uniform:random:250000:--dist=uniform uniform:random:1000000:--dist=uniform)
+  powerlaw:random:3000000:--dist=powerlaw
+  uniform:random:250000:--dist=uniform uniform:random:1000000:--dist=uniform
+  uniform:random:3000000:--dist=uniform)
 [ $small = 2 ] && specs=(poisson3d:poisson3d:48 poisson3d:poisson3d:96 elasticity:elasticity3d:16
   elasticity:elasticity3d:32 mesh-sorted:mesh3d:20000 mesh-sorted:mesh3d:200000
   mesh-random:mesh3d:20000:--numbering=random mesh-random:mesh3d:200000:--numbering=random
