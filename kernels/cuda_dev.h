@@ -98,9 +98,12 @@ void cgm_dev_matrix_describe(cgm_dev_matrix *m, cgm_bcsr_params p, int32_t nslic
 /* Builds into m, on d's device, the layout of block size 1 (p.n must be 1,
  * p.bx and p.by set) of a CSR matrix already in that device's memory: the
  * layout cgm_bcsr_build makes of the same matrix, entry for entry
- * (kernels/device_layout.cu). Refused when its values do not fit. */
+ * (kernels/device_layout.cu). With c, the rows longer than CGM_LONG_ROW go
+ * to c instead (long_rows, nhuge set; c->present 0 without such rows), m
+ * and c as the host's split builds them. Refused when its values do not
+ * fit. */
 cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A, cgm_bcsr_params p,
-                                       cgm_dev_matrix *m, cgm_error *err);
+                                       cgm_dev_matrix *m, cgm_dev_matrix *c, cgm_error *err);
 /* cgm_cuda_dev_init + upload of B as the whole matrix (one device). */
 cgm_status cgm_cuda_dev_setup(cgm_cuda_dev *d, int dev, const cgm_bcsr *B, cgm_precision prec,
                               int64_t x_len, cgm_error *err);

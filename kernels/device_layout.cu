@@ -5,7 +5,9 @@
  * (sparse/bcsr_mbr.c), entry for entry: rows sorted by length, longest
  * first, equal lengths in their order (CUB's radix sort is stable); slices
  * of B_y rows padded to the longest in steps of B_x; a row's padding reads
- * x at the row's own index, an empty slot's at 0. */
+ * x at the row's own index, an empty slot's at 0. Where asked, the rows
+ * longer than CGM_LONG_ROW go to a layout of their own, a row a slice, as
+ * the host's split builds them (solver/cuda/segments.c). */
 #include <cub/cub.cuh>
 
 #include "kernels/cuda_dev.h"
@@ -86,21 +88,81 @@ cudaError_t launch_fill(const cgm_csr_device *A, cgm_precision prec, int mixed, 
   return cudaGetLastError();
 }
 
+/* The first index whose sorted length is at most limit (lengths sorted
+ * longest first): the count of rows longer than limit. */
+__global__ void count_above(int32_t n, const int32_t *len_sorted, int32_t limit, int32_t *out) {
+  CGM_GRID_LOOP(i, n) {
+    if (len_sorted[i] > limit && (i + 1 == n || len_sorted[i + 1] <= limit)) *out = (int32_t)i + 1;
+  }
+}
+
+/* The layout of the rows order[0..count), sorted longest first with their
+ * lengths len_sorted[0..count), in slices of p.by rows (tmp: scan scratch
+ * of tmp_bytes for up to the matrix's rows; size: nslices + 1 int64). */
+cgm_status build_sorted(cgm_cuda_dev *d, const cgm_csr_device *A, cgm_bcsr_params p,
+                        const int32_t *len_sorted, const int32_t *order, int32_t count,
+                        int64_t *size, void *tmp, size_t tmp_bytes, cgm_dev_matrix *m,
+                        cgm_error *err) {
+  const int bx = p.bx, by = p.by;
+  const int32_t nslices = (int32_t)(((int64_t)count + by - 1) / by);
+  const int64_t nslots = (int64_t)nslices * by;
+  const size_t w = d->prec == CGM_PREC_SINGLE ? 4 : 8;
+  cudaStream_t s = d->stream;
+  int64_t npad = 0;
+  size_t scan_bytes = tmp_bytes;
+  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->slice_ptr, ((size_t)nslices + 1) * 8));
+  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->brow, (size_t)nslots * 4));
+  CGM_CUDA_TRY(err, cudaMemsetAsync(m->slice_ptr, 0, 8, s));
+  if (nslices > 0) {
+    slice_sizes<<<grid_for(nslices), kThreads, 0, s>>>(nslices, bx, by, len_sorted, size);
+    CGM_CUDA_TRY(err, cudaGetLastError());
+    CGM_CUDA_TRY(
+        err, cub::DeviceScan::InclusiveSum(tmp, scan_bytes, size, m->slice_ptr + 1, nslices, s));
+  }
+  slot_rows<<<grid_for(nslots), kThreads, 0, s>>>(nslots, count, order, m->brow);
+  CGM_CUDA_TRY(err, cudaGetLastError());
+  CGM_CUDA_TRY(err, cudaMemcpyAsync(&npad, m->slice_ptr + nslices, 8, cudaMemcpyDeviceToHost, s));
+  CGM_CUDA_TRY(err, cudaStreamSynchronize(s));
+  {
+    /* the values and columns are the bulk: checked against free memory
+     * before they are allocated, as the plan's footprint is for a layout
+     * built on the host */
+    int64_t avail = 0, total = 0;
+    const int64_t need = npad * (int64_t)(w + 4 + (d->mixed ? 8 : 0));
+    cgm_status st = cgm_cuda_free_bytes(d->dev, &avail, &total, err);
+    if (st) return st;
+    if (need > avail)
+      return cgm_fail(err, CGM_EINPUT,
+                      "the matrix does not fit on GPU %d: its layout needs %.2f GiB more, %.2f GiB "
+                      "are free (%.2f GiB total); use single precision",
+                      d->dev, need / 1073741824.0, (avail + (256 << 20)) / 1073741824.0,
+                      total / 1073741824.0);
+  }
+  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->bcol, (size_t)npad * 4));
+  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, &m->val, (size_t)npad * w));
+  if (d->mixed) CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->val_hi, (size_t)npad * 8));
+  CGM_CUDA_TRY(
+      err, A->rowptr64
+               ? launch_fill<int64_t>(A, d->prec, d->mixed, bx, by, nslots, m->slice_ptr, m, s)
+               : launch_fill<int32_t>(A, d->prec, d->mixed, bx, by, nslots, m->slice_ptr, m, s));
+  CGM_CUDA_TRY(err, cudaStreamSynchronize(s));
+  cgm_dev_matrix_describe(m, p, nslices, count, npad);
+  return CGM_OK;
+}
+
 } // namespace
 
 cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A, cgm_bcsr_params p,
-                                       cgm_dev_matrix *m, cgm_error *err) {
+                                       cgm_dev_matrix *m, cgm_dev_matrix *c, cgm_error *err) {
   memset(m, 0, sizeof *m);
+  if (c) memset(c, 0, sizeof *c);
   if (p.n != 1)
     return cgm_fail(err, CGM_EINPUT,
                     "a matrix in GPU memory is laid out with block size 1 (got %d)", p.n);
   const int32_t n = A->nrows;
-  const int bx = p.bx, by = p.by;
-  const int32_t nslices = (int32_t)(((int64_t)n + by - 1) / by);
-  const int64_t nslots = (int64_t)nslices * by;
-  const size_t w = d->prec == CGM_PREC_SINGLE ? 4 : 8;
-  int32_t *len = NULL, *len_sorted = NULL, *iota = NULL, *order = NULL;
-  int64_t *size = NULL, npad = 0;
+  int32_t *len = NULL, *len_sorted = NULL, *iota = NULL, *order = NULL, *counts = NULL;
+  int64_t *size = NULL;
+  int32_t nlong = 0, nhuge = 0;
   void *tmp = NULL;
   size_t tmp_bytes = 0, scan_bytes = 0;
   cgm_status st = CGM_OK;
@@ -111,10 +173,7 @@ cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A,
   CGM_CUDA_GOTO(st, err, out, cudaMalloc((void **)&len_sorted, nn * 4));
   CGM_CUDA_GOTO(st, err, out, cudaMalloc((void **)&iota, nn * 4));
   CGM_CUDA_GOTO(st, err, out, cudaMalloc((void **)&order, nn * 4));
-  CGM_CUDA_GOTO(st, err, out, cudaMalloc((void **)&size, ((size_t)nslices + 1) * 8));
-  CGM_CUDA_GOTO(st, err, out,
-                cgm_cuda_dmalloc(d, (void **)&m->slice_ptr, ((size_t)nslices + 1) * 8));
-  CGM_CUDA_GOTO(st, err, out, cgm_cuda_dmalloc(d, (void **)&m->brow, (size_t)nslots * 4));
+  CGM_CUDA_GOTO(st, err, out, cudaMalloc((void **)&counts, 2 * 4));
   if (A->rowptr64)
     row_lengths<int64_t><<<grid_for(n), kThreads, 0, s>>>(n, (const int64_t *)A->rowptr, len, iota);
   else
@@ -123,57 +182,49 @@ cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A,
   CGM_CUDA_GOTO(st, err, out,
                 cub::DeviceRadixSort::SortPairsDescending(NULL, tmp_bytes, len, len_sorted, iota,
                                                           order, n, 0, 32, s));
-  CGM_CUDA_GOTO(
-      st, err, out,
-      cub::DeviceScan::InclusiveSum(NULL, scan_bytes, size, m->slice_ptr + 1, nslices, s));
+  CGM_CUDA_GOTO(st, err, out,
+                cub::DeviceScan::InclusiveSum(NULL, scan_bytes, (int64_t *)NULL, (int64_t *)NULL,
+                                              (int)nn, s));
   if (scan_bytes > tmp_bytes) tmp_bytes = scan_bytes;
   CGM_CUDA_GOTO(st, err, out, cudaMalloc(&tmp, tmp_bytes ? tmp_bytes : 16));
   CGM_CUDA_GOTO(st, err, out,
                 cub::DeviceRadixSort::SortPairsDescending(tmp, tmp_bytes, len, len_sorted, iota,
                                                           order, n, 0, 32, s));
-  slice_sizes<<<grid_for(nslices), kThreads, 0, s>>>(nslices, bx, by, len_sorted, size);
-  CGM_CUDA_GOTO(st, err, out, cudaGetLastError());
-  CGM_CUDA_GOTO(st, err, out, cudaMemsetAsync(m->slice_ptr, 0, 8, s));
-  scan_bytes = tmp_bytes;
-  CGM_CUDA_GOTO(st, err, out,
-                cub::DeviceScan::InclusiveSum(tmp, scan_bytes, size, m->slice_ptr + 1, nslices, s));
-  slot_rows<<<grid_for(nslots), kThreads, 0, s>>>(nslots, n, order, m->brow);
-  CGM_CUDA_GOTO(st, err, out, cudaGetLastError());
-  CGM_CUDA_GOTO(st, err, out,
-                cudaMemcpyAsync(&npad, m->slice_ptr + nslices, 8, cudaMemcpyDeviceToHost, s));
-  CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(s));
-  {
-    /* the values and columns are the bulk: checked against free memory
-     * before they are allocated, as the plan's footprint is for a layout
-     * built on the host */
-    int64_t avail = 0, total = 0;
-    const int64_t need = npad * (int64_t)(w + 4 + (d->mixed ? 8 : 0));
-    if ((st = cgm_cuda_free_bytes(d->dev, &avail, &total, err))) goto out;
-    if (need > avail) {
-      st = cgm_fail(err, CGM_EINPUT,
-                    "the matrix does not fit on GPU %d: its layout needs %.2f GiB more, %.2f GiB "
-                    "are free (%.2f GiB total); use single precision",
-                    d->dev, need / 1073741824.0, (avail + (256 << 20)) / 1073741824.0,
-                    total / 1073741824.0);
-      goto out;
-    }
+  if (c) {
+    /* the rows longer than CGM_LONG_ROW (sorted first) go to c, a row a
+     * slice, as the host's split (solver/cuda/segments.c); of those, the
+     * first nhuge (over CGM_HUGE_ROW entries) are read by a block each */
+    int32_t h[2] = {0, 0};
+    CGM_CUDA_GOTO(st, err, out, cudaMemsetAsync(counts, 0, 2 * 4, s));
+    count_above<<<grid_for(n), kThreads, 0, s>>>(n, len_sorted, CGM_LONG_ROW, counts);
+    count_above<<<grid_for(n), kThreads, 0, s>>>(n, len_sorted, CGM_HUGE_ROW, counts + 1);
+    CGM_CUDA_GOTO(st, err, out, cudaGetLastError());
+    CGM_CUDA_GOTO(st, err, out, cudaMemcpyAsync(h, counts, sizeof h, cudaMemcpyDeviceToHost, s));
+    CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(s));
+    nlong = h[0];
+    nhuge = h[1];
   }
-  CGM_CUDA_GOTO(st, err, out, cgm_cuda_dmalloc(d, (void **)&m->bcol, (size_t)npad * 4));
-  CGM_CUDA_GOTO(st, err, out, cgm_cuda_dmalloc(d, &m->val, (size_t)npad * w));
-  if (d->mixed)
-    CGM_CUDA_GOTO(st, err, out, cgm_cuda_dmalloc(d, (void **)&m->val_hi, (size_t)npad * 8));
-  CGM_CUDA_GOTO(
-      st, err, out,
-      A->rowptr64 ? launch_fill<int64_t>(A, d->prec, d->mixed, bx, by, nslots, m->slice_ptr, m, s)
-                  : launch_fill<int32_t>(A, d->prec, d->mixed, bx, by, nslots, m->slice_ptr, m, s));
-  CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(s));
-  cgm_dev_matrix_describe(m, p, nslices, n, npad);
+  { /* the slices' sizes, for the larger of the two layouts */
+    const int64_t na = ((int64_t)n - nlong + p.by - 1) / p.by;
+    CGM_CUDA_GOTO(st, err, out,
+                  cudaMalloc((void **)&size, ((size_t)(na > nlong ? na : nlong) + 1) * 8));
+  }
+  if (nlong > 0) {
+    const cgm_bcsr_params one = {1, 1, 1};
+    if ((st = build_sorted(d, A, one, len_sorted, order, nlong, size, tmp, tmp_bytes, c, err)))
+      goto out;
+    c->L.long_rows = c->L_hi.long_rows = 1;
+    c->L.nhuge = c->L_hi.nhuge = nhuge;
+  }
+  st = build_sorted(d, A, p, len_sorted + nlong, order + nlong, n - nlong, size, tmp, tmp_bytes, m,
+                    err);
 out:
-  /* the temporaries go; on failure m's arrays stay with d (cgm_cuda_dev_free) */
+  /* the temporaries go; on failure m's and c's arrays stay with d (cgm_cuda_dev_free) */
   cudaFree(len);
   cudaFree(len_sorted);
   cudaFree(iota);
   cudaFree(order);
+  cudaFree(counts);
   cudaFree(size);
   cudaFree(tmp);
   return st;

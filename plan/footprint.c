@@ -63,6 +63,5 @@ void cgm_plan_set_precision(cgm_plan *p, cgm_precision prec) {
 }
 
 bool cgm_plan_layout_on_device(const cgm_plan *p) {
-  const cgm_plan_segment *s0 = &p->seg[0];
-  return p->nseg == 1 && p->o.layout.n == 1 && !cgm_plan_long_part(s0);
+  return p->nseg == 1 && p->o.layout.n == 1; /* long rows apart there too */
 }

@@ -277,9 +277,9 @@ CGM_API void cgm_plan_set_precision(cgm_plan *p, cgm_precision prec);
 
 /* Whether a CUDA solve of this plan builds its layout on the GPU from the
  * uploaded CSR (cgm_gpu_opts.device_layout; the solver also wants room
- * for the CSR beside the layout): one segment at block size 1, its long
- * rows not kept apart. The solver decides by it, the tuner prices the
- * setup by it. */
+ * for the CSR beside the layout): one segment at block size 1 (its long
+ * rows put apart there as on the host). The solver decides by it, the
+ * tuner prices the setup by it. */
 CGM_API bool cgm_plan_layout_on_device(const cgm_plan *p);
 
 /* Device vectors are padded to a multiple of CGM_VEC_ALIGN elements (the

@@ -355,8 +355,8 @@ out:
 }
 
 /* Whether A (on the host) crosses as CSR and the GPU builds its layout
- * (kernels/device_layout.cu): one GPU, block size 1, the plan's one
- * segment (no long rows apart), and room on the GPU for the CSR beside the
+ * (kernels/device_layout.cu): one GPU, block size 1 (long rows apart as
+ * the host would put them), and room on the GPU for the CSR beside the
  * plan's footprint while the layout is built. The host's parallel build of
  * a 49M-nonzero layout took 0.11-0.14 s on a 16-core H200 node, the
  * device's milliseconds, and the CSR is no more bytes to upload than the
@@ -375,8 +375,8 @@ static cgm_status want_device_layout(const cgm_problem *pb, bool *yes, cgm_error
   return CGM_OK;
 }
 
-/* A's CSR to d's device, the layout of block size 1 built there into d->A,
- * the CSR freed; *tl = the start of the build. */
+/* A's CSR to d's device, the layout of block size 1 built there into d->A
+ * (its long rows into d->C), the CSR freed; *tl = the start of the build. */
 static cgm_status layout_on_device(cgm_cuda_dev *d, const cgm_csr *A, cgm_bcsr_params p, double *tl,
                                    cgm_error *err) {
   void *rp = NULL, *ci = NULL, *va = NULL;
@@ -405,7 +405,7 @@ static cgm_status layout_on_device(cgm_cuda_dev *d, const cgm_csr *A, cgm_bcsr_p
     dA.colidx = (const int32_t *)ci;
     dA.val = (const double *)va;
     *tl = cgm_now(); /* the upload was the CSR's; the build is the layout's */
-    st = cgm_cuda_matrix_from_device(d, &dA, p, &d->A, err);
+    st = cgm_cuda_matrix_from_device(d, &dA, p, &d->A, &d->C, err);
   }
 out:
   cudaFree(rp);
@@ -525,7 +525,7 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     st = cgm_cuda_dev_init(d, pb->dA ? pb->dA->device : g, prec, rows, seg[g].v_len, err);
     if (!st && (pb->dA || dev_layout)) {
       double tl = 0.0;
-      st = pb->dA ? (tl = cgm_now(), cgm_cuda_matrix_from_device(d, pb->dA, p, &d->A, err))
+      st = pb->dA ? (tl = cgm_now(), cgm_cuda_matrix_from_device(d, pb->dA, p, &d->A, &d->C, err))
                   : layout_on_device(d, pb->A, p, &tl, err);
       built += cgm_now() - tl;
       res->time_layout_s += cgm_now() - tl;

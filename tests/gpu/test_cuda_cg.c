@@ -217,8 +217,9 @@ static void check_pdl(const char *what, const cgm_csr *A) {
 
 /* One GPU at N = 1 builds the layout on the device from the uploaded CSR
  * (cgm_gpu_opts.device_layout) where the host built it before: the same
- * layout entry for entry, so the same iterations and a bit-identical
- * solution in every precision with the option on and off. */
+ * layouts entry for entry (the long rows apart in both), so the same
+ * iterations and a bit-identical solution in every precision with the
+ * option on and off. */
 static void check_device_layout(const char *what, const cgm_csr *A) {
   double *b = rhs(A), *x0 = malloc(A->nrows * sizeof *x0), *x1 = malloc(A->nrows * sizeof *x1);
   const cgm_precision ps[] = {CGM_PREC_DOUBLE, CGM_PREC_MIXED, CGM_PREC_SINGLE};
@@ -324,9 +325,11 @@ int main(void) {
   cgm_csr_free(&A);
   CHECK_OK(cgm_gen_random_spd(small ? 2000 : 20000, 8, CGM_ROWDIST_POWERLAW, 2.5, 0, 7, &A, &err));
   check_matrix("random pl", &A);
+  check_device_layout("random pl", &A); /* hubs apart on the device too */
   cgm_csr_free(&A);
   CHECK_OK(cgm_gen_arrow(small ? 1201 : 5001, small ? 1201 : 5001, &A, &err));
   check_matrix("arrow 5001", &A);
+  check_device_layout("arrow 5001", &A);
   { /* the long row last, in a padded last block row at N = 2, 4, 8 (5003 rows) */
     cgm_csr R;
     const int32_t nr = small ? 1203 : 5003;

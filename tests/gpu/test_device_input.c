@@ -2,7 +2,8 @@
 /* A matrix in GPU memory (cgm_csr_device, cgm_solve_device): the layout
  * built on the device equals cgm_bcsr_build's entry for entry (N = 1, B_x
  * 1, 2, 4; double and single; random matrices with empty rows and one long
- * row, Poisson, a bundled matrix); the solve, with int32 and int64 row
+ * row, Poisson, a bundled matrix, a graph with hubs), and split, the long
+ * rows apart, equals the host's split; the solve, with int32 and int64 row
  * offsets, in double, mixed and single precision, reaches the tolerance by
  * the residual recomputed here in long double and takes the iterations the
  * same solve from host memory takes; bad input is refused with cgm_solve's
@@ -13,6 +14,7 @@
 
 #include "cgmodel/solver.h"
 #include "kernels/cuda_dev.h"
+#include "sparse/bcsr_internal.h"
 #include "test_linalg.h"
 #include "test_util.h"
 
@@ -86,57 +88,94 @@ static void random_sym(int32_t n, cgm_csr *A) {
   free(ri), free(ci), free(v);
 }
 
+/* A device-built layout against the host's, entry for entry. */
+static void compare_one(const char *what, const cgm_dev_matrix *dm, const cgm_bcsr *H, int bx,
+                        cgm_precision prec) {
+  const cgm_dev_layout *L = &dm->L;
+  CHECK_MSG(
+      L->nslices == H->nslices && L->nblocks_padded == H->nblocks_padded && L->nbrows == H->nbrows,
+      "%s B_x %d: %d slices, %lld padded, %d rows (host %d, %lld, %d)", what, bx, L->nslices,
+      (long long)L->nblocks_padded, L->nbrows, H->nslices, (long long)H->nblocks_padded, H->nbrows);
+  if (L->nslices != H->nslices || L->nblocks_padded != H->nblocks_padded) return;
+  const int64_t np = H->nblocks_padded, ns = (int64_t)H->nslices * H->p.by;
+  int64_t *sp = malloc(((size_t)H->nslices + 1) * 8);
+  int32_t *bc = malloc((size_t)(np + 1) * 4), *br = malloc((size_t)(ns + 1) * 4);
+  double *v = malloc((size_t)(np + 1) * 8);
+  float *vf = malloc((size_t)(np + 1) * 4);
+  cudaMemcpy(sp, L->slice_ptr, ((size_t)H->nslices + 1) * 8, cudaMemcpyDeviceToHost);
+  cudaMemcpy(bc, L->bcol, (size_t)np * 4, cudaMemcpyDeviceToHost);
+  cudaMemcpy(br, L->brow, (size_t)ns * 4, cudaMemcpyDeviceToHost);
+  if (prec == CGM_PREC_DOUBLE)
+    cudaMemcpy(v, L->val, (size_t)np * 8, cudaMemcpyDeviceToHost);
+  else
+    cudaMemcpy(vf, L->val, (size_t)np * 4, cudaMemcpyDeviceToHost);
+  int64_t bad = -1;
+  for (int32_t k = 0; k <= H->nslices && bad < 0; k++)
+    if (sp[k] != H->slice_ptr[k]) bad = k;
+  CHECK_MSG(bad < 0, "%s B_x %d: slice_ptr differs at %lld", what, bx, (long long)bad);
+  for (int64_t q = 0; q < ns && bad < 0; q++)
+    if (br[q] != H->brow[q]) bad = q;
+  CHECK_MSG(bad < 0, "%s B_x %d: brow differs at %lld", what, bx, (long long)bad);
+  for (int64_t q = 0; q < np && bad < 0; q++) {
+    const bool same_val = prec == CGM_PREC_DOUBLE ? v[q] == H->val[q] : vf[q] == (float)H->val[q];
+    if (bc[q] != H->bcol[q] || !same_val) bad = q;
+  }
+  CHECK_MSG(bad < 0, "%s B_x %d %s: block %lld differs (col %d vs %d)", what, bx,
+            cgm_precision_name(prec), (long long)bad, bad >= 0 ? bc[bad] : 0,
+            bad >= 0 ? H->bcol[bad] : 0);
+  free(sp), free(bc), free(br), free(v), free(vf);
+}
+
+/* The layouts built on the device against the host's: the whole matrix
+ * (cgm_bcsr_build), and split, the rows of at most CGM_LONG_ROW entries
+ * and the longer ones a row a slice (cgm_bcsr_build_rows, as the solver's
+ * segments); *nlong: the long rows' count. */
 static void compare_layout(const char *what, const cgm_csr *A, int bx, cgm_precision prec,
-                           bool rowptr64) {
+                           bool rowptr64, int32_t *nlong) {
   cgm_bcsr_params p = {1, bx, 0};
   cgm_error err = {0};
   CHECK_OK(cgm_bcsr_params_check(&p, &err));
-  cgm_bcsr H;
+  int32_t *rows = malloc(((size_t)A->nrows + 1) * sizeof *rows), ns = 0, nl = 0;
+  for (int32_t i = 0; i < A->nrows; i++)
+    if (A->rowptr[i + 1] - A->rowptr[i] <= CGM_LONG_ROW) rows[ns++] = i;
+  for (int32_t i = 0; i < A->nrows; i++)
+    if (A->rowptr[i + 1] - A->rowptr[i] > CGM_LONG_ROW) rows[ns + nl++] = i;
+  *nlong = nl;
+  const cgm_bcsr_params one = {1, 1, 1};
+  cgm_bcsr H, S, Lg;
   CHECK_OK(cgm_bcsr_build(A, 0, A->nrows, p, &H, &err));
+  CHECK_OK(cgm_bcsr_build_rows(A, rows, ns, 0, p, &S, &err));
+  CHECK_OK(cgm_bcsr_build_rows(A, rows + ns, nl, 0, one, &Lg, &err));
   dev_csr M;
   upload(A, rowptr64, &M);
-  cgm_cuda_dev d;
-  memset(&d, 0, sizeof d);
-  d.dev = -1;
-  CHECK_OK(cgm_cuda_dev_init(&d, 0, prec, A->nrows, A->nrows, &err));
-  cgm_status st = cgm_cuda_matrix_from_device(&d, &M.d, p, &d.A, &err);
-  CHECK_MSG(st == CGM_OK, "%s: %s", what, err.msg);
-  if (st == CGM_OK) {
-    const cgm_dev_layout *L = &d.A.L;
-    CHECK_MSG(L->nslices == H.nslices && L->nblocks_padded == H.nblocks_padded,
-              "%s B_x %d: %d slices, %lld padded (host %d, %lld)", what, bx, L->nslices,
-              (long long)L->nblocks_padded, H.nslices, (long long)H.nblocks_padded);
-    const int64_t np = H.nblocks_padded, ns = (int64_t)H.nslices * p.by;
-    int64_t *sp = malloc(((size_t)H.nslices + 1) * 8);
-    int32_t *bc = malloc((size_t)(np + 1) * 4), *br = malloc((size_t)(ns + 1) * 4);
-    double *v = malloc((size_t)(np + 1) * 8);
-    float *vf = malloc((size_t)(np + 1) * 4);
-    cudaMemcpy(sp, L->slice_ptr, ((size_t)H.nslices + 1) * 8, cudaMemcpyDeviceToHost);
-    cudaMemcpy(bc, L->bcol, (size_t)np * 4, cudaMemcpyDeviceToHost);
-    cudaMemcpy(br, L->brow, (size_t)ns * 4, cudaMemcpyDeviceToHost);
-    if (prec == CGM_PREC_DOUBLE)
-      cudaMemcpy(v, L->val, (size_t)np * 8, cudaMemcpyDeviceToHost);
-    else
-      cudaMemcpy(vf, L->val, (size_t)np * 4, cudaMemcpyDeviceToHost);
-    int64_t bad = -1;
-    for (int32_t k = 0; k <= H.nslices && bad < 0; k++)
-      if (sp[k] != H.slice_ptr[k]) bad = k;
-    CHECK_MSG(bad < 0, "%s B_x %d: slice_ptr differs at %lld", what, bx, (long long)bad);
-    for (int64_t s = 0; s < ns && bad < 0; s++)
-      if (br[s] != H.brow[s]) bad = s;
-    CHECK_MSG(bad < 0, "%s B_x %d: brow differs at %lld", what, bx, (long long)bad);
-    for (int64_t q = 0; q < np && bad < 0; q++) {
-      const bool same_val = prec == CGM_PREC_DOUBLE ? v[q] == H.val[q] : vf[q] == (float)H.val[q];
-      if (bc[q] != H.bcol[q] || !same_val) bad = q;
+  for (int split = 0; split < 2; split++) {
+    cgm_cuda_dev d;
+    memset(&d, 0, sizeof d);
+    d.dev = -1;
+    CHECK_OK(cgm_cuda_dev_init(&d, 0, prec, A->nrows, A->nrows, &err));
+    cgm_status st = cgm_cuda_matrix_from_device(&d, &M.d, p, &d.A, split ? &d.C : NULL, &err);
+    CHECK_MSG(st == CGM_OK, "%s: %s", what, err.msg);
+    if (st == CGM_OK && !split) compare_one(what, &d.A, &H, bx, prec);
+    if (st == CGM_OK && split) {
+      char w2[160];
+      snprintf(w2, sizeof w2, "%s (short rows)", what);
+      compare_one(w2, &d.A, &S, bx, prec);
+      snprintf(w2, sizeof w2, "%s (long rows)", what);
+      CHECK_MSG(d.C.present == (nl > 0) && (nl == 0 || d.C.L.long_rows), "%s: present %d, %d rows",
+                w2, d.C.present, nl);
+      if (nl > 0) compare_one(w2, &d.C, &Lg, bx, prec);
+      int32_t huge = 0; /* the rows read by a block each, longest first */
+      for (int32_t k = 0; k < Lg.nslices; k++)
+        huge += Lg.slice_ptr[k + 1] - Lg.slice_ptr[k] > CGM_HUGE_ROW;
+      CHECK_MSG(nl == 0 || d.C.L.nhuge == huge, "%s: %d huge rows, host %d", w2, d.C.L.nhuge, huge);
     }
-    CHECK_MSG(bad < 0, "%s B_x %d %s: block %lld differs (col %d vs %d)", what, bx,
-              cgm_precision_name(prec), (long long)bad, bad >= 0 ? bc[bad] : 0,
-              bad >= 0 ? H.bcol[bad] : 0);
-    free(sp), free(bc), free(br), free(v), free(vf);
+    cgm_cuda_dev_free(&d);
   }
-  cgm_cuda_dev_free(&d);
   dev_free(&M);
   cgm_bcsr_free(&H);
+  cgm_bcsr_free(&S);
+  cgm_bcsr_free(&Lg);
+  free(rows);
 }
 
 /* Solves A x = b from GPU memory and from host memory; checks the
@@ -213,19 +252,24 @@ static void refused(const char *what, const cgm_csr *A, const cgm_solve_opts *o,
 int main(void) {
   if (cgm_cuda_device_count() < 1) return CGM_TEST_SKIP;
   cgm_error err = {0};
-  cgm_csr R, P, B;
+  cgm_csr R, P, B, G;
   random_sym(5000, &R);
   CHECK_OK(cgm_gen_poisson3d(24, &P, &err));
   CHECK_OK(cgm_mm_read_csr(CGM_DATA_DIR "/bcsstk15.mtx", &B, NULL, &err));
+  /* hubs of up to 5000 entries: long rows, some read by a block each */
+  CHECK_OK(cgm_gen_random_spd(20000, 8, CGM_ROWDIST_POWERLAW, 2.0, 5000, 11, &G, &err));
   const struct {
     const char *name;
     const cgm_csr *A;
-  } set[] = {{"random", &R}, {"poisson3d 24", &P}, {"bcsstk15", &B}};
-  for (size_t m = 0; m < sizeof set / sizeof *set; m++)
+  } set[] = {{"random", &R}, {"poisson3d 24", &P}, {"bcsstk15", &B}, {"hubs", &G}};
+  for (size_t m = 0; m < sizeof set / sizeof *set; m++) {
+    int32_t nlong = 0;
     for (int bx = 1; bx <= 4; bx *= 2) {
-      compare_layout(set[m].name, set[m].A, bx, CGM_PREC_DOUBLE, bx == 2);
-      compare_layout(set[m].name, set[m].A, bx, CGM_PREC_SINGLE, bx != 2);
+      compare_layout(set[m].name, set[m].A, bx, CGM_PREC_DOUBLE, bx == 2, &nlong);
+      compare_layout(set[m].name, set[m].A, bx, CGM_PREC_SINGLE, bx != 2, &nlong);
     }
+    if (set[m].A == &G) CHECK_MSG(nlong > 0, "hubs: %d long rows", nlong);
+  }
   solve_both("poisson3d 24", &P, CGM_PREC_DOUBLE, 1e-10, false);
   solve_both("poisson3d 24", &P, CGM_PREC_DOUBLE, 1e-8, true);
   solve_both("poisson3d 24", &P, CGM_PREC_MIXED, 1e-10, false);
@@ -233,6 +277,9 @@ int main(void) {
   solve_both("random", &R, CGM_PREC_DOUBLE, 1e-12, true);
   solve_both("bcsstk15", &B, CGM_PREC_DOUBLE, 1e-8, false);
   solve_both("bcsstk15", &B, CGM_PREC_MIXED, 1e-8, false);
+  solve_both("hubs", &G, CGM_PREC_DOUBLE, 1e-10, false);
+  solve_both("hubs", &G, CGM_PREC_MIXED, 1e-8, true);
+  solve_both("hubs", &G, CGM_PREC_SINGLE, 1e-5, false);
 
   cgm_solve_opts o = cgm_solve_opts_default();
   o.backend = CGM_BACKEND_CUDA;
@@ -287,5 +334,6 @@ int main(void) {
   cgm_csr_free(&R);
   cgm_csr_free(&P);
   cgm_csr_free(&B);
+  cgm_csr_free(&G);
   TEST_MAIN_END();
 }
