@@ -99,8 +99,9 @@ typedef struct cgm_sync {
   int overlap; /* launch with programmatic dependent launch (launch.cuh) */
   int leave;   /* SpMV: blocks per SM its grid leaves free for the kernel of another
                   stream that its wait depends on (the own halo pack) */
-  int beside;  /* SpMV after the long-row kernel (one GPU): runs beside it, and
-                  waits for it (PDL) only before adding its sum `add` */
+  int beside;  /* SpMV after the long-row kernel (one GPU; the halo's boundary
+                  rows): runs beside it, and waits for it (PDL) only before
+                  adding its sum `add` */
 } cgm_sync;
 
 /* slot[j][i]: device j's partial sums for slot i. With several GPUs every

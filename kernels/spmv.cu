@@ -61,11 +61,14 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
              cgm_reduce_buf red, cgm_cg_state *guard, cgm_sync sync) {
   /* Beside the long-row kernel: that kernel let this one start only once its
    * own predecessor had finished (spmv_long), so x and the run's state are
-   * final here; only its sum, read last (last_block_sum), needs the wait. */
-  if (sync.beside)
-    pdl_trigger();
-  else
+   * final here; only its sum, read last (last_block_sum), needs the wait.
+   * One that spins on flags (the halo's boundary rows without the late
+   * pack) lets its successor in only once that wait is over (sync_wait), as
+   * pdl_begin would. */
+  if (!sync.beside)
     pdl_begin(sync);
+  else if (!sync.wait_mask)
+    pdl_trigger();
   trace_first(guard, dot_add ? CGM_TR_SPB_IN : CGM_TR_SPA_IN); /* B adds A's sum */
   const bool want_dot = dot_out.n > 0 || dot_out.ll > 0;
   if (run_stopped(guard, sync)) return;

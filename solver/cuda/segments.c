@@ -14,17 +14,18 @@ void cgm_seg_free(cgm_seg_host *s) {
   cgm_halo_free(&s->h);
 }
 
-/* The block rows of list[0..count) (ascending) that stay in the MBR
- * layout, in order at its front, and how many (*nshort); the long ones
- * (cgm_plan_long_part: longer than CGM_LONG_ROW blocks) into the layout C,
- * a block row a slice (B_x = B_y = 1, read by the long-row kernel). */
+/* The block rows of list[0..count) (ascending, from base on; len[b -
+ * base]: their lengths) that stay in the MBR layout, in order at its
+ * front, and how many (*nshort); the long ones (cgm_plan_long_part: longer
+ * than CGM_LONG_ROW blocks) into the layout C, a block row a slice (B_x =
+ * B_y = 1, read by the long-row kernel). */
 static cgm_status split_long(const cgm_csr *A, const int32_t *len, int32_t *list, int32_t count,
                              int32_t base, int n, int32_t *nshort, cgm_bcsr *C, cgm_error *err) {
   int32_t *lng = malloc(((size_t)count + 1) * sizeof *lng);
   if (!lng) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
   int32_t ns = 0, nl = 0;
   for (int32_t i = 0; i < count; i++)
-    if (len[list[i]] <= CGM_LONG_ROW)
+    if (len[list[i] - base] <= CGM_LONG_ROW)
       list[ns++] = list[i];
     else
       lng[nl++] = list[i];
@@ -35,23 +36,20 @@ static cgm_status split_long(const cgm_csr *A, const int32_t *len, int32_t *list
   return st;
 }
 
-/* Every block row's length in blocks (a row's entries at N = 1), into a
- * new array *len. */
-static cgm_status row_lengths(const cgm_csr *A, int n, int32_t **len, cgm_error *err) {
-  const int32_t nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
-  int32_t *l = malloc(((size_t)nb + 1) * sizeof *l);
+/* The lengths in blocks of block rows [b0, b1) (a row's entries at N =
+ * 1), into a new array *len (len[b - b0]). */
+static cgm_status row_lengths(const cgm_csr *A, int n, int32_t b0, int32_t b1, int32_t **len,
+                              cgm_error *err) {
+  int32_t *l = malloc(((size_t)(b1 - b0) + 1) * sizeof *l);
   if (!l) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-  cgm_status st = CGM_OK;
-  if (n == 1)
-    for (int32_t i = 0; i < nb; i++) l[i] = A->rowptr[i + 1] - A->rowptr[i];
-  else
-    st = cgm_bcsr_row_blocks(A, n, l, err);
-  if (st) {
-    free(l);
-    l = NULL;
+  if (n == 1) {
+    for (int32_t i = b0; i < b1; i++) l[i - b0] = A->rowptr[i + 1] - A->rowptr[i];
+  } else {
+#pragma omp parallel for schedule(dynamic, 256)
+    for (int32_t b = b0; b < b1; b++) l[b - b0] = cgm_block_row_columns(A, b, n, NULL);
   }
   *len = l;
-  return st;
+  return CGM_OK;
 }
 
 /* The own block rows [b0, b1) in order, into a new array *rows. */
@@ -67,7 +65,7 @@ static cgm_status own_rows(int32_t b0, int32_t b1, int32_t **rows, cgm_error *er
 static cgm_status build_long_split(const cgm_csr *A, int32_t b0, int32_t b1, cgm_bcsr_params lp,
                                    cgm_seg_host *s, cgm_error *err) {
   int32_t *len = NULL, *rows = NULL, ns = 0;
-  cgm_status st = row_lengths(A, lp.n, &len, err);
+  cgm_status st = row_lengths(A, lp.n, b0, b1, &len, err);
   if (!st) st = own_rows(b0, b1, &rows, err);
   if (!st) st = split_long(A, len, rows, b1 - b0, b0, lp.n, &ns, &s->C, err);
   if (!st) st = cgm_bcsr_build_rows(A, rows, ns, b0, lp, &s->A, err);
@@ -104,13 +102,13 @@ cgm_status cgm_seg_build(const cgm_csr *A, const cgm_plan *p, int g, cgm_seg_hos
   cgm_status st = cgm_halo_build(A, n, p->bounds, G, g, &s->h, err);
   if (!st && long_rows) { /* the long rows leave both lists for C */
     int32_t *len = NULL, *all = NULL, ns = 0, ni = 0, nbd = 0;
-    st = row_lengths(A, n, &len, err);
+    st = row_lengths(A, n, b0, b1, &len, err);
     if (!st) st = own_rows(b0, b1, &all, err);
     if (!st) st = split_long(A, len, all, b1 - b0, b0, n, &ns, &s->C, err);
     for (int32_t i = 0; i < s->h.ninterior && !st; i++)
-      if (len[s->h.interior[i]] <= CGM_LONG_ROW) s->h.interior[ni++] = s->h.interior[i];
+      if (len[s->h.interior[i] - b0] <= CGM_LONG_ROW) s->h.interior[ni++] = s->h.interior[i];
     for (int32_t i = 0; i < s->h.nboundary && !st; i++)
-      if (len[s->h.boundary[i]] <= CGM_LONG_ROW) s->h.boundary[nbd++] = s->h.boundary[i];
+      if (len[s->h.boundary[i] - b0] <= CGM_LONG_ROW) s->h.boundary[nbd++] = s->h.boundary[i];
     if (!st) {
       s->h.ninterior = ni;
       s->h.nboundary = nbd;
