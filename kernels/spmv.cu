@@ -217,7 +217,8 @@ static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, co
  * consecutive values), so that lanes of the same row in the block sum
  * together. Warps take rows in turn; the fused dot (CG3) adds p_row *
  * y_row per row, then over the block and the blocks' partials in block
- * order (last_block_sum). No flag waits: one GPU. */
+ * order (last_block_sum). No flag waits: one GPU, or with the halo a
+ * launch that follows the halo's arrival (solver/cuda/iteration.cu). */
 /* One thread's share of a long row: units q, q + stride, ... below q1, in
  * kLongChains independent chains so that as many gathers of x are in
  * flight: the rows of a scale-free graph gather x at random, and each load

@@ -220,8 +220,8 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
     if (m->have_scatter_coef[bi] && fs > f) f = fs;
     /* without a row curve, the band's share of the band curve alone; the
      * band never lowers the floor (both end at CGM_LONG_ROW blocks; where
-     * long rows stay in the layout, on several GPUs, the band's
-     * extrapolated may fall under the row curve's) */
+     * long rows stay in the layout, on several GPUs with an exchange of the
+     * whole vector, the band's extrapolated may fall under the row curve's) */
     const double ta = m->have_row[bi] ? t_curve(&m->row[bi], &m->row_hi[bi], e, w) : 0.0;
     const double tb = m->have_band[bi] ? t_curve(&m->band[bi], &m->band_hi[bi], e, w) : 0.0;
     double tr = ta + f * (tb > ta ? tb - ta : 0.0);

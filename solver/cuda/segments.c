@@ -14,6 +14,16 @@ void cgm_seg_free(cgm_seg_host *s) {
   cgm_halo_free(&s->h);
 }
 
+/* The block rows of list[0..count) (from base on; len[b - base]: their
+ * lengths) of at most CGM_LONG_ROW blocks, kept in order at its front;
+ * returns how many. */
+static int32_t keep_short(const int32_t *len, int32_t base, int32_t *list, int32_t count) {
+  int32_t k = 0;
+  for (int32_t i = 0; i < count; i++)
+    if (len[list[i] - base] <= CGM_LONG_ROW) list[k++] = list[i];
+  return k;
+}
+
 /* The block rows of list[0..count) (ascending, from base on; len[b -
  * base]: their lengths) that stay in the MBR layout, in order at its
  * front, and how many (*nshort); the long ones (cgm_plan_long_part: longer
@@ -23,13 +33,10 @@ static cgm_status split_long(const cgm_csr *A, const int32_t *len, int32_t *list
                              int32_t base, int n, int32_t *nshort, cgm_bcsr *C, cgm_error *err) {
   int32_t *lng = malloc(((size_t)count + 1) * sizeof *lng);
   if (!lng) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-  int32_t ns = 0, nl = 0;
+  int32_t nl = 0;
   for (int32_t i = 0; i < count; i++)
-    if (len[list[i] - base] <= CGM_LONG_ROW)
-      list[ns++] = list[i];
-    else
-      lng[nl++] = list[i];
-  *nshort = ns;
+    if (len[list[i] - base] > CGM_LONG_ROW) lng[nl++] = list[i];
+  *nshort = keep_short(len, base, list, count);
   const cgm_bcsr_params one = {n, 1, 1};
   cgm_status st = nl > 0 ? cgm_bcsr_build_rows(A, lng, nl, base, one, C, err) : CGM_OK;
   free(lng);
@@ -101,17 +108,13 @@ cgm_status cgm_seg_build(const cgm_csr *A, const cgm_plan *p, int g, cgm_seg_hos
   }
   cgm_status st = cgm_halo_build(A, n, p->bounds, G, g, &s->h, err);
   if (!st && long_rows) { /* the long rows leave both lists for C */
-    int32_t *len = NULL, *all = NULL, ns = 0, ni = 0, nbd = 0;
+    int32_t *len = NULL, *all = NULL, ns = 0;
     st = row_lengths(A, n, b0, b1, &len, err);
     if (!st) st = own_rows(b0, b1, &all, err);
     if (!st) st = split_long(A, len, all, b1 - b0, b0, n, &ns, &s->C, err);
-    for (int32_t i = 0; i < s->h.ninterior && !st; i++)
-      if (len[s->h.interior[i] - b0] <= CGM_LONG_ROW) s->h.interior[ni++] = s->h.interior[i];
-    for (int32_t i = 0; i < s->h.nboundary && !st; i++)
-      if (len[s->h.boundary[i] - b0] <= CGM_LONG_ROW) s->h.boundary[nbd++] = s->h.boundary[i];
     if (!st) {
-      s->h.ninterior = ni;
-      s->h.nboundary = nbd;
+      s->h.ninterior = keep_short(len, b0, s->h.interior, s->h.ninterior);
+      s->h.nboundary = keep_short(len, b0, s->h.boundary, s->h.nboundary);
     }
     free(all);
     free(len);
