@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cgmodel/pipeline.h"
+#include "cgmodel/calibrate.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/env.h"

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cgmodel/pipeline.h"
+#include "cgmodel/calibrate.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/dbopen.h"

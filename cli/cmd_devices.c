@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cgmodel/pipeline.h"
+#include "cgmodel/devices.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/dbopen.h"

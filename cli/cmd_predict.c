@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cgmodel/pipeline.h"
+#include "cgmodel/predict.h"
 #include "cli/args.h"
 #include "cli/cacheopts.h"
 #include "cli/commands.h"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cgmodel/pipeline.h"
+#include "cgmodel/run_solve.h"
 #include "cli/args.h"
 #include "cli/cacheopts.h"
 #include "cli/commands.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cgmodel/pipeline.h"
+#include "cgmodel/validate.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/dbopen.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Internals shared by db/db.c, db/schema.c, db/records.c and the unit test.
+/* Internals shared by db/sql.c, db.c, schema.c, records.c and the unit test.
  * Not part of the public API. */
 #ifndef CGMODEL_DB_INTERNAL_H
 #define CGMODEL_DB_INTERNAL_H
@@ -26,7 +26,7 @@ struct cgm_db {
   bool txn_aborted;      /* an error inside in_txn rolled the transaction back */
 };
 
-/* Fills err from a failed SQLite call: the path, what was being done,
+/* sql.c. Fills err from a failed SQLite call: the path, what was being done,
  * sqlite3_errmsg, and the CGM code for rc (disk full, read-only, corrupt
  * and busy get their own wording). After errors that may leave a
  * transaction half done (full, I/O, corrupt, out of memory) it rolls the

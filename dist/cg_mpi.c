@@ -19,27 +19,6 @@
 #include "dist/split.h"
 #include "solver/backend.h"
 
-cgm_status cgm_dist_agree(cgm_status st, cgm_error *err, MPI_Comm comm) {
-  int rank, size;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  int mine = st != CGM_OK ? rank : size, first = size;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-  if (first == size) return CGM_OK;
-  struct {
-    int code;
-    char msg[CGM_ERRMSG_MAX];
-  } m;
-  memset(&m, 0, sizeof m);
-  if (rank == first) {
-    m.code = (int)st;
-    if (err) memcpy(m.msg, err->msg, sizeof m.msg);
-    m.msg[sizeof m.msg - 1] = '\0';
-  }
-  MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, first, comm);
-  return cgm_fail(err, (cgm_status)m.code, "%s", m.msg);
-}
-
 /* What the root decided, for every rank. */
 typedef struct {
   int32_t n;    /* rows of A */

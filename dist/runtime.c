@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Starting and ending MPI for a program that runs under mpirun. */
-#include <mpi.h>
+/* Starting and ending MPI for a program that runs under mpirun, and the
+ * ranks agreeing on an outcome before the next collective call. */
+#include <string.h>
 
-#include "cgmodel/dist.h"
+#include "cgmodel/dist_mpi.h"
 
 cgm_status cgm_dist_init(int *argc, char ***argv, int *rank, int *size, cgm_error *err) {
   int started = 0, provided = 0;
@@ -21,4 +22,25 @@ void cgm_dist_finalize(void) {
   MPI_Initialized(&started);
   MPI_Finalized(&ended);
   if (started && !ended) MPI_Finalize();
+}
+
+cgm_status cgm_dist_agree(cgm_status st, cgm_error *err, MPI_Comm comm) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int mine = st != CGM_OK ? rank : size, first = size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == size) return CGM_OK;
+  struct {
+    int code;
+    char msg[CGM_ERRMSG_MAX];
+  } m;
+  memset(&m, 0, sizeof m);
+  if (rank == first) {
+    m.code = (int)st;
+    if (err) memcpy(m.msg, err->msg, sizeof m.msg);
+    m.msg[sizeof m.msg - 1] = '\0';
+  }
+  MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, first, comm);
+  return cgm_fail(err, (cgm_status)m.code, "%s", m.msg);
 }

@@ -6,23 +6,8 @@
 #include <string.h>
 
 #include "cgmodel/pipeline.h"
+#include "cgmodel/predict.h"
 #include "pipeline/steps.h"
-
-int pipeline_local_devices(const cgm_tuner_device *devs, cgm_host_devices m, bool gpu, int gpus,
-                           bool cpu, cgm_tuner_device out[2], int index[2]) {
-  int n = 0;
-  if (gpu && m.gpu >= 0) {
-    out[n] = devs[m.gpu];
-    /* A calibration of more GPUs than run here predicts only as many. */
-    if (out[n].gpus > gpus) out[n].gpus = gpus;
-    index[n++] = m.gpu;
-  }
-  if (cpu && m.cpu >= 0) {
-    out[n] = devs[m.cpu];
-    index[n++] = m.cpu;
-  }
-  return n;
-}
 
 cgm_status cgm_autotune(const cgm_csr *A, const cgm_features *f, const cgm_tuner_device *devs,
                         int ndev, const cgm_host *host, const cgm_autotune_opts *c,

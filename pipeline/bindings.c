@@ -12,6 +12,11 @@
 #include <cjson/cJSON.h>
 
 #include "cgmodel/pipeline.h"
+#include "cgmodel/bindings.h"
+#include "cgmodel/calibrate.h"
+#include "cgmodel/devices.h"
+#include "cgmodel/predict.h"
+#include "cgmodel/run_solve.h"
 #include "common/timer.h"
 #include "pipeline/json.h"
 

@@ -2,6 +2,7 @@
 /* Fits -> the kernel curves of a device model. */
 #include <string.h>
 
+#include "cgmodel/calibrate.h"
 #include "pipeline/curves.h"
 
 cgm_sigmoid *pipeline_kernel_curve(cgm_device_model *m, const cgm_db_fit *f, cgm_regime **hi,

@@ -12,6 +12,7 @@
 
 #include "cgmodel/dist.h"
 #include "cgmodel/pipeline.h"
+#include "cgmodel/devices.h"
 
 typedef struct {
   cgm_devices_report *r;

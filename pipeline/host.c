@@ -90,3 +90,19 @@ cgm_host_devices cgm_host_match(const cgm_host *h, const cgm_tuner_device *devs,
   if (h->gpus > 0 && h->gpu[0]) m.gpu = cgm_find_device(devs, count, false, h->gpu);
   return m;
 }
+
+int pipeline_local_devices(const cgm_tuner_device *devs, cgm_host_devices m, bool gpu, int gpus,
+                           bool cpu, cgm_tuner_device out[2], int index[2]) {
+  int n = 0;
+  if (gpu && m.gpu >= 0) {
+    out[n] = devs[m.gpu];
+    /* A calibration of more GPUs than run here predicts only as many. */
+    if (out[n].gpus > gpus) out[n].gpus = gpus;
+    index[n++] = m.gpu;
+  }
+  if (cpu && m.cpu >= 0) {
+    out[n] = devs[m.cpu];
+    index[n++] = m.cpu;
+  }
+  return n;
+}

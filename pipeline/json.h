@@ -3,7 +3,8 @@
  * every object the command line prints with --json, and what the database
  * stores as JSON. Internal to cgmodel (the public API has no cJSON): the
  * command line includes it and prints what these build. Each returns a new
- * object for the caller to print or free. */
+ * object for the caller to print or free. The shared forms are in json.c,
+ * each command's report beside the command (solve/solve_json.c, ...). */
 #ifndef CGM_PIPELINE_JSON_H
 #define CGM_PIPELINE_JSON_H
 
@@ -12,8 +13,12 @@
 
 #include <cjson/cJSON.h>
 
+#include "cgmodel/calibrate.h"
 #include "cgmodel/cgmodel.h"
-#include "cgmodel/pipeline.h"
+#include "cgmodel/devices.h"
+#include "cgmodel/predict.h"
+#include "cgmodel/run_solve.h"
+#include "cgmodel/validate.h"
 
 /* A JSON string of s (NULL: ""), invalid UTF-8 replaced by U+FFFD; and
  * the same added to o under key. Every string of these objects goes
@@ -37,14 +42,12 @@ cJSON *cgm_solve_opts_json(const cgm_solve_opts *o);
  * its GPU count, --quick, the precisions and, for a GPU, the CG and solver
  * options its sweeps ran. */
 cJSON *cgm_calibration_options_json(const char *device, int gpus, const cgm_calibrate_opts *o);
-/* The GPU count a calibration measured, from its stored options (1 when
- * not recorded). */
-int pipeline_calibration_gpus(const char *options_json);
-
 /* info --json: the features, the reader's counts and the path. */
 cJSON *cgm_info_json(const char *path, const cgm_features *f, const cgm_mm_info *mm);
 /* cache list --json: the directory, its entries and their total bytes. */
 cJSON *cgm_cache_list_json(const char *dir, const cgm_cache_entry *e, int n);
+/* The matrix cache's outcome of a read (cache_report_json). */
+cJSON *json_cache_report(const cgm_cache_report *c);
 /* solve --json. */
 cJSON *cgm_solve_report_json(const cgm_solve_report *r);
 /* solve --reorder auto's decision: both predicted times, the cost, K, the bandwidths. */

@@ -84,3 +84,8 @@ cgm_status cgm_matrix_paths(const char *arg, char ***paths, int *count, cgm_erro
   *count = n;
   return CGM_OK;
 }
+
+const char *pipeline_file_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}

@@ -379,3 +379,11 @@ cgm_status cgm_load_calibration(cgm_db *db, int64_t cal_id, int fit_kind, cgm_tu
   pipeline_learn_history(db, dev, 1);
   return load_fits(db, dev, fit_kind, err);
 }
+
+int pipeline_calibration_gpus(const char *options_json) {
+  cJSON *j = cJSON_Parse(options_json ? options_json : "");
+  const cJSON *g = j ? cJSON_GetObjectItemCaseSensitive(j, "gpus") : NULL;
+  const int gpus = cJSON_IsNumber(g) && g->valueint >= 1 ? g->valueint : 1;
+  cJSON_Delete(j);
+  return gpus;
+}

@@ -70,11 +70,6 @@ cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *pat
   return cgm_db_solve_add(db, &s, err);
 }
 
-const char *pipeline_file_name(const char *path) {
-  const char *slash = strrchr(path, '/');
-  return slash ? slash + 1 : path;
-}
-
 cgm_status pipeline_record_file(cgm_db *db, const char *path, const cgm_features *f,
                                 const cgm_solve_opts *o, const cgm_solve_result *r,
                                 double predicted, int64_t calibration_id, cgm_error *err) {

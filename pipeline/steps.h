@@ -47,13 +47,6 @@ double pipeline_probe_iterations(const cgm_csr *A, double tol, double budget);
  * largest matrix probed took before. */
 #define PIPELINE_PROBE_BUDGET 1e8
 
-/* b from o->rhs, or b = A * ones (*generated set) so that x = ones. */
-cgm_status pipeline_right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *A, double **b,
-                                    bool *generated, cgm_error *err);
-
-/* ||x - 1|| / ||1||: the error of a solve of b = A * ones. */
-double pipeline_solution_error(const double *x, int32_t n);
-
 /* cgm_predict_config keeping the plan it predicted from in *plan (when
  * *planned comes back true: a model and not the cuSPARSE baseline); f must
  * be A's own features: the plan takes its sectors of x from them. */
@@ -69,7 +62,8 @@ cgm_status pipeline_reorder_decide(const cgm_csr *A, const cgm_features *f,
                                    double iterations, const cgm_plan *plan_none,
                                    cgm_reorder_advice *a, cgm_error *err);
 
-/* cgm_run_solve with o->mpi (run_solve_mpi.c): every rank calls it. */
-cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_error *err);
+/* The GPU count a calibration measured, from its stored options (1 when
+ * not recorded; models.c). */
+int pipeline_calibration_gpus(const char *options_json);
 
 #endif

@@ -51,6 +51,8 @@ public_owner = {
     'export': 'common', 'status': 'common', 'sample': 'common', 'sparse': 'sparse', 'cache': 'cache',
     'plan': 'plan', 'model': 'model', 'solver': 'solver', 'cgmodel': 'solver',
     'tuner': 'tuner', 'db': 'db', 'plots': 'plots', 'pipeline': 'pipeline',
+    'calibrate': 'pipeline', 'predict': 'pipeline', 'run_solve': 'pipeline', 'validate': 'pipeline',
+    'devices': 'pipeline', 'bindings': 'pipeline',
     'dist': 'dist', 'dist_mpi': 'dist',
 }
 include_re = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

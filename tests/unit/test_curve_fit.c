@@ -9,6 +9,7 @@
 
 #include "cgmodel/model.h"
 #include "cgmodel/pipeline.h"
+#include "cgmodel/calibrate.h"
 #include "test_linalg.h"
 #include "test_util.h"
 

@@ -13,6 +13,10 @@
 #include <unistd.h>
 
 #include "cgmodel/pipeline.h"
+#include "cgmodel/calibrate.h"
+#include "cgmodel/predict.h"
+#include "cgmodel/run_solve.h"
+#include "cgmodel/validate.h"
 #include "pipeline/json.h"
 #include "pipeline/steps.h"
 #include "test_util.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cgmodel/pipeline.h"
+#include "cgmodel/validate.h"
 #include "common/grow.h"
 #include "common/timer.h"
 #include "pipeline/steps.h"

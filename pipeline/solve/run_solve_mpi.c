@@ -10,9 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cgmodel/pipeline.h"
 #include "common/timer.h"
-#include "pipeline/steps.h"
+#include "pipeline/solve/solve_steps.h"
 
 #ifdef CGM_HAVE_MPI
 #include "cgmodel/dist_mpi.h"

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* `cgmodel calibrate`: the sweeps of every device, the fits of Eq. 3 and
+ * their record in the database; and a stored calibration fitted anew. */
+#ifndef CGMODEL_CALIBRATE_H
+#define CGMODEL_CALIBRATE_H
+
+#include <stdbool.h>
+
+#include "cgmodel/pipeline.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cgm_calibrate_opts {
+  char devices[128]; /* "cpu", "cuda:all", "cuda:0,1", "cpu,cuda:all" */
+  bool quick;
+  unsigned precisions; /* bit (1 << cgm_precision) */
+  int threads;         /* CPU threads (<= 0: default) */
+  cgm_progress_fn progress;
+  cgm_gpu_opts gpu; /* how the GPU sweeps run our solver (recorded with the calibration) */
+  void *progress_ctx;
+} cgm_calibrate_opts;
+
+#define CGM_MAX_CALIBRATED 9
+/* A GPU calibration names 20 stages on several GPUs (setup, the kernel
+ * sweeps, cuSPARSE, whole iterations, the fits and the coefficients'
+ * sweeps, store): room to spare, since a stage past it goes unreported. */
+#define CGM_MAX_STAGES 32
+
+typedef struct cgm_stage_time {
+  char name[16];
+  double seconds;
+} cgm_stage_time;
+
+typedef struct cgm_calibration_report {
+  int count;
+  struct {
+    int64_t id;
+    char device[32]; /* "cpu", "cuda:0" */
+    char model[256];
+    int gpus;
+    int samples, fits, fits_failed;
+    double seconds;
+    char failed[512]; /* the fits that did not converge */
+    double x_coef[2]; /* the locality coefficient per precision (docs/model.md) */
+    bool have_x_coef[2];
+    /* the row-scatter coefficient per precision and block size (seconds a
+     * step; docs/model.md) */
+    double scatter_coef[2][4];
+    bool have_scatter_coef[2][4];
+    double band_scatter_coef[2][4]; /* the same, every lane of the warp scattered */
+    bool have_band_scatter_coef[2][4];
+    double gather_bw[2]; /* the gather rate per precision, bytes/s (docs/model.md) */
+    bool have_gather_bw[2];
+    double gather_bw_small[2]; /* the same on the sweep's smaller matrix */
+    bool have_gather_small[2];
+    double band_load[2][4]; /* the band-load fraction per precision and block size */
+    bool have_band_load[2][4];
+    /* Where the seconds went, in order: "setup" (the device's start: the
+     * CUDA context), each sweep's stage (load, cg4, spmv, iter, ...), "fits"
+     * and "store". */
+    int nstages;
+    cgm_stage_time stage[CGM_MAX_STAGES];
+  } cal[CGM_MAX_CALIBRATED];
+} cgm_calibration_report;
+
+/* The devices a --devices list names, checked against this machine: "cpu",
+ * "cuda:all" (GPU 0, the multi-GPU sweeps over every GPU), "cuda:K" (one
+ * GPU), "cuda:0,1,..,K-1" (the first K GPUs), comma-separated. CGM_EINPUT naming the bad item. */
+typedef struct cgm_calibrate_plan_t {
+  int count;
+  char device[CGM_MAX_CALIBRATED][32];
+  int gpus[CGM_MAX_CALIBRATED];
+} cgm_calibrate_plan_t;
+CGM_API cgm_status cgm_calibrate_plan(const char *devices, cgm_calibrate_plan_t *plan,
+                                      cgm_error *err);
+
+/* Calibrates every device of the list (cgm_calibrate_plan): runs the
+ * sweeps, fits Eq. 3 to every kernel (avg, max, and the model's relative
+ * curve, rel and rel-hi: cgm_fit_curve), and stores the samples and every
+ * fit, converged or flagged not, in one transaction at the end (an
+ * interrupted run stores nothing; disturbed CPU timings are refused:
+ * cgm_check_cpu_timings). */
+CGM_API cgm_status cgm_calibrate(cgm_db *db, const cgm_calibrate_opts *o,
+                                 cgm_calibration_report *rep, cgm_error *err);
+
+/* Fits a stored calibration anew from its samples (after a change to the
+ * fits, without measuring again) and replaces its fits in one transaction.
+ * rep->cal[0] tells the device, sample and fit counts, failed fits. */
+CGM_API cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep,
+                             cgm_error *err);
+
+/* CPU timings that other processes disturbed: an OpenMP barrier waiting for
+ * a preempted thread costs a scheduler time slice (milliseconds) whatever
+ * the size, so the smallest CG4 takes about as long as the largest. Such a
+ * calibration would mislead every prediction: CGM_ERUNTIME with what was
+ * seen (calibrate then stores nothing). CGM_OK with fewer than 8 CG4
+ * samples of a precision. */
+CGM_API cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* cgmodel calibrate: sweeps -> Eq. 3 fits -> database.
+ *
+ * Groups of samples (kernel, variant, precision, block) get an average and a
+ * maximum fit (Table 3). The SpMV gets two more groups: "all" (dense-block and
+ * realistic matrices together) and "mesh" (those of them on Poisson grids,
+ * blocked or not: short rows of local columns), the size-to-throughput curve
+ * the refined model falls back on: its byte count reads x once, as a mesh's
+ * local columns do; scattered columns, power-law rows and the 41-81-entry
+ * rows of elasticity run slower than any bandwidth curve over bytes says,
+ * which the row-walk and band curves model (docs/model.md). Whole
+ * multi-GPU iterations ("mgpu") become exchange samples ("xfer"): the
+ * iteration time minus what the single-GPU curves predict for the slowest
+ * segment, over the bytes the mode moves. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cgmodel/cgmodel.h"
+#include "cgmodel/pipeline.h"
+#include "cgmodel/calibrate.h"
+#include "common/timer.h"
+#include "microbench/microbench.h"
+#include "pipeline/calibrate/fits.h"
+#include "pipeline/json.h"
+#include "common/parse.h"
+#include "pipeline/steps.h"
+
+/* The sweeps' sink and progress, with a clock of the stages (the report's
+ * "where the time went"). The sweeps report after each measurement, so the
+ * time since the previous report is the named stage's. */
+typedef struct {
+  cgm_sample_vec *sv;
+  const cgm_calibrate_opts *o;
+  cgm_calibration_report *rep;
+  int ri;
+  double since;
+} stage_clock;
+
+static void stage_mark(stage_clock *c, const char *stage) {
+  double now = cgm_now();
+  cgm_stage_time *t = c->rep->cal[c->ri].stage;
+  int *n = &c->rep->cal[c->ri].nstages, k = 0;
+  while (k < *n && strcmp(t[k].name, stage)) k++;
+  if (k == *n && k < CGM_MAX_STAGES) {
+    snprintf(t[k].name, sizeof t[k].name, "%s", stage);
+    t[k].seconds = 0;
+    (*n)++;
+  }
+  if (k < *n) t[k].seconds += now - c->since;
+  c->since = now;
+}
+
+static int clock_sink(void *ctx, const cgm_sample *s) {
+  return cgm_sample_vec_push(((stage_clock *)ctx)->sv, s);
+}
+
+static void clock_progress(void *ctx, const char *stage, double done) {
+  stage_clock *c = ctx;
+  stage_mark(c, stage);
+  if (c->o->progress) c->o->progress(c->o->progress_ctx, stage, done);
+}
+
+/* The test of cgm_check_cpu_timings: the median time of the 3 smallest CG4
+ * sizes against the 3 largest (undisturbed, a ratio near m_small / m_large,
+ * under 1e-2; disturbed, near 1). */
+cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err) {
+  for (int p = 0; p < 2; p++) {
+    double m[256], t[256];
+    int n = 0;
+    for (int i = 0; i < count && n < 256; i++)
+      if (!strcmp(v[i].kernel, "cg4") && v[i].precision == p)
+        m[n] = v[i].m, t[n] = v[i].seconds, n++;
+    if (n < 8) continue;
+    for (int i = 1; i < n; i++) /* by m (insertion: n is small) */
+      for (int j = i; j > 0 && m[j - 1] > m[j]; j--) {
+        double a = m[j], b = t[j];
+        m[j] = m[j - 1], t[j] = t[j - 1], m[j - 1] = a, t[j - 1] = b;
+      }
+    double lo[3] = {t[0], t[1], t[2]}, hi[3] = {t[n - 3], t[n - 2], t[n - 1]};
+    double ts = cgm_median(lo, 3), tl = cgm_median(hi, 3);
+    if (ts > 0.1 * tl) {
+      char load[64] = "";
+      FILE *f = fopen("/proc/loadavg", "r");
+      double l1;
+      if (f) {
+        if (fscanf(f, "%lf", &l1) == 1) snprintf(load, sizeof load, " (load average %.2f)", l1);
+        fclose(f);
+      }
+      return cgm_fail(
+          err, CGM_ERUNTIME,
+          "CPU timings disturbed: CG4 on %.0f elements took %.3g ms, %.0f%% of the %.3g ms "
+          "on %.0f elements, where the time should grow with the size: other processes "
+          "compete for the cores%s. Nothing was stored; calibrate the CPU on an idle "
+          "machine, or with --threads below the idle cores",
+          m[1], 1e3 * ts, 100 * ts / tl, 1e3 * tl, m[n - 2], load);
+    }
+  }
+  return CGM_OK;
+}
+
+/* One device: sweeps, fits, one transaction. */
+static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const char *device,
+                                int gpus, cgm_calibration_report *rep, cgm_error *err) {
+  if (rep->count >= CGM_MAX_CALIBRATED) return cgm_fail(err, CGM_EINPUT, "too many devices");
+  int ri = rep->count++;
+  snprintf(rep->cal[ri].device, sizeof rep->cal[ri].device, "%s", device);
+  rep->cal[ri].gpus = gpus;
+  cgm_db_device dev;
+  cgm_status st = strcmp(device, "cpu") == 0 ? cgm_describe_cpu(&dev, o->threads, err)
+                                             : cgm_describe_cuda(atoi(device + 5), &dev, err);
+  if (st) return st;
+  snprintf(rep->cal[ri].model, sizeof rep->cal[ri].model, "%s", dev.model);
+  double t0 = cgm_now();
+  cgm_sample_vec sv = {0};
+  cgm_mb_opts mo;
+  memset(&mo, 0, sizeof mo);
+  snprintf(mo.device, sizeof mo.device, "%s", device);
+  mo.gpus = gpus;
+  mo.quick = o->quick;
+  mo.precisions = o->precisions;
+  mo.threads = o->threads;
+  mo.gpu = o->gpu;
+  stage_clock clk = {&sv, o, rep, ri, t0};
+  st = cgm_mb_run(&mo, clock_sink, clock_progress, &clk, err);
+  if (!st && !strcmp(device, "cpu")) st = cgm_check_cpu_timings(sv.v, sv.n, err);
+  if (!st && o->progress) o->progress(o->progress_ctx, "fits", 1.0);
+  cgm_db_fit *fits = NULL;
+  int nfits = 0;
+  if (!st) st = calibrate_fit_all(&sv, o->precisions, &o->gpu, &fits, &nfits, rep, ri, err);
+  stage_mark(&clk, "fits");
+  cgm_db_coef coef[4 + 6 * CGM_NBLOCKSIZES];
+  int ncoef = 0;
+  if (!st) st = calibrate_fit_locality(o, device, fits, nfits, coef, &ncoef, rep, ri, err);
+  stage_mark(&clk, "locality");
+  if (!st && strcmp(device, "cpu")) { /* a CPU's model has no walk */
+    st = calibrate_fit_scatter(o, device, fits, nfits, coef, &ncoef, rep, ri, err);
+    stage_mark(&clk, "scatter");
+    if (!st) st = calibrate_fit_gather(o, fits, nfits, coef, &ncoef, rep, ri, err);
+    stage_mark(&clk, "gather");
+    if (!st) st = calibrate_fit_band_load(o, fits, nfits, coef, &ncoef, rep, ri, err);
+    stage_mark(&clk, "band-load");
+  }
+  /* Store: device, calibration, samples, fits and coefficients in one
+   * transaction. */
+  if (!st) st = cgm_db_begin(db, err);
+  if (!st) {
+    cgm_db_calibration cal;
+    memset(&cal, 0, sizeof cal);
+    if (!(st = cgm_db_device_get_or_add(db, &dev, err))) {
+      cal.device_id = dev.id;
+      snprintf(cal.tool_version, sizeof cal.tool_version, "%s", cgm_version());
+      cJSON *j = cgm_calibration_options_json(device, gpus, o);
+      char *txt = cJSON_PrintUnformatted(j);
+      snprintf(cal.options, sizeof cal.options, "%s", txt ? txt : "{}");
+      cJSON_free(txt);
+      cJSON_Delete(j);
+      st = cgm_db_calibration_add(db, &cal, err);
+    }
+    for (int i = 0; i < sv.n && !st; i++) {
+      if (!strcmp(sv.v[i].kernel, "xfer")) continue; /* derived, not measured */
+      st = cgm_db_sample_add(db, cal.id, &sv.v[i], err);
+    }
+    for (int i = 0; i < nfits && !st; i++) st = cgm_db_fit_add(db, cal.id, &fits[i], err);
+    for (int i = 0; i < ncoef && !st; i++) st = cgm_db_coef_add(db, cal.id, &coef[i], err);
+    double secs = cgm_now() - t0;
+    stage_mark(&clk, "store");
+    if (!st) st = cgm_db_calibration_finish(db, cal.id, secs, err);
+    if (!st)
+      st = cgm_db_commit(db, err);
+    else
+      cgm_db_rollback(db);
+    rep->cal[ri].id = cal.id;
+    rep->cal[ri].seconds = secs;
+    rep->cal[ri].samples = sv.n;
+    rep->cal[ri].fits = nfits;
+  }
+  free(sv.v);
+  free(fits);
+  return st;
+}
+
+static int collect_db(const cgm_db_sample *s, void *ctx) {
+  return cgm_sample_vec_push(ctx, s);
+}
+
+cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cgm_error *err) {
+  memset(rep, 0, sizeof *rep);
+  cgm_db_calibration cal;
+  cgm_db_device dev;
+  cgm_status st = pipeline_calibration_get(db, cal_id, &cal, &dev, err);
+  if (st) return st;
+  if (!cal.complete)
+    return cgm_fail(err, CGM_EINPUT, "calibration %lld was not completed: nothing to refit",
+                    (long long)cal_id);
+  rep->count = 1;
+  rep->cal[0].id = cal_id;
+  snprintf(rep->cal[0].device, sizeof rep->cal[0].device, "%.31s", dev.name);
+  snprintf(rep->cal[0].model, sizeof rep->cal[0].model, "%s", dev.model);
+  rep->cal[0].gpus = pipeline_calibration_gpus(cal.options);
+  cJSON *j = cJSON_Parse(cal.options);
+  /* the solver options the sweeps ran with (the defaults where not recorded) */
+  cgm_gpu_opts gpu = cgm_gpu_opts_from_json(j ? cJSON_GetObjectItemCaseSensitive(j, "gpu") : NULL);
+  cJSON_Delete(j);
+  double t0 = cgm_now();
+  cgm_sample_vec sv = {0};
+  st = cgm_db_samples(db, cal_id, collect_db, &sv, err);
+  unsigned precisions = 0;
+  for (int i = 0; i < sv.n; i++)
+    if (sv.v[i].precision >= 0 && sv.v[i].precision < 2) precisions |= 1u << sv.v[i].precision;
+  if (!st && !precisions)
+    st = cgm_fail(err, CGM_EINPUT, "calibration %lld holds no samples", (long long)cal_id);
+  cgm_db_fit *fits = NULL;
+  int nfits = 0;
+  if (!st) st = calibrate_fit_all(&sv, precisions, &gpu, &fits, &nfits, rep, 0, err);
+  /* Old fits out, new ones in: one transaction, so a failure keeps the old. */
+  if (!st) st = cgm_db_begin(db, err);
+  if (!st) {
+    st = cgm_db_fits_delete(db, cal_id, err);
+    for (int i = 0; i < nfits && !st; i++) st = cgm_db_fit_add(db, cal_id, &fits[i], err);
+    if (!st)
+      st = cgm_db_commit(db, err);
+    else
+      cgm_db_rollback(db);
+  }
+  rep->cal[0].samples = sv.n;
+  rep->cal[0].fits = nfits;
+  rep->cal[0].seconds = cgm_now() - t0;
+  free(sv.v);
+  free(fits);
+  return st;
+}
+
+cgm_status cgm_calibrate_plan(const char *devices, cgm_calibrate_plan_t *plan, cgm_error *err) {
+  memset(plan, 0, sizeof *plan);
+  /* Strict (common/parse.h): an empty item, a space, a repeated item or an
+   * out-of-range number is an error, never skipped, cut or clamped. */
+  enum { MAX_ITEMS = 64 };
+  cgm_item it[MAX_ITEMS];
+  char why[160];
+  const char *list = devices ? devices : "cpu";
+  int nit = cgm_parse_list(list, it, MAX_ITEMS, why, sizeof why);
+  if (nit < 0) return cgm_fail(err, CGM_EINPUT, "--devices: %s", why);
+  const int ndev = cgm_cuda_device_count();
+  for (int i = 0; i < nit;) {
+    if (it[i].n > 64)
+      return cgm_fail(err, CGM_EINPUT, "--devices: '%.64s...' is not a device", it[i].s);
+    char tok[80];
+    snprintf(tok, sizeof tok, "%.*s", (int)(it[i].n < 64 ? it[i].n : 64), it[i].s);
+    if (plan->count == CGM_MAX_CALIBRATED)
+      return cgm_fail(err, CGM_EINPUT, "--devices: more than %d devices", CGM_MAX_CALIBRATED);
+    char *name = plan->device[plan->count];
+    int *gpus = &plan->gpus[plan->count];
+    i++;
+    if (!strcmp(tok, "cpu")) {
+      snprintf(name, 32, "cpu");
+      *gpus = 1;
+    } else if (!strcmp(tok, "cuda:all") || !strcmp(tok, "cuda")) {
+      if (ndev < 1)
+        return cgm_fail(err, CGM_EINPUT, "--devices %s: no CUDA device is present%s", tok,
+                        cgm_have_cuda_build() ? "" : " (this build has no CUDA backend)");
+      /* GPUs of one model share a calibration; the count sizes the
+       * multi-GPU sweeps. */
+      snprintf(name, 32, "cuda:0");
+      *gpus = ndev;
+    } else if (!strncmp(tok, "cuda:", 5)) {
+      /* "cuda:K": one GPU; "cuda:0,1,2": GPUs 0..K-1 of the node (the
+       * multi-GPU sweeps run on the first K; GPU 0 is measured alone). */
+      int64_t first, k;
+      int count = 1;
+      if (!cgm_parse_int(tok + 5, 0, 1023, &first))
+        return cgm_fail(err, CGM_EINPUT,
+                        "--devices: '%s' is not cuda:K (K a GPU number, 0 or more)", tok);
+      while (i < nit && it[i].s[0] >= '0' && it[i].s[0] <= '9') {
+        if (it[i].n > 64)
+          return cgm_fail(err, CGM_EINPUT, "--devices: '%.64s...' is not a GPU number", it[i].s);
+        char num[80];
+        snprintf(num, sizeof num, "%.*s", (int)(it[i].n < 64 ? it[i].n : 64), it[i].s);
+        if (!cgm_parse_int(num, 0, 1023, &k) || k != first + count)
+          return cgm_fail(err, CGM_EINPUT,
+                          "--devices: '%s' after cuda:%lld: list consecutive GPUs (cuda:0,1,2)",
+                          num, (long long)first);
+        count++;
+        i++;
+      }
+      if (first != 0 && count > 1)
+        return cgm_fail(err, CGM_EINPUT,
+                        "--devices: cuda:%lld,...: several GPUs start at cuda:0 (the "
+                        "multi-GPU sweeps use GPUs 0..K-1)",
+                        (long long)first);
+      if (first + count > ndev)
+        return cgm_fail(err, CGM_EINPUT, "--devices: CUDA device %lld does not exist (%d present)",
+                        (long long)(first + count - 1), ndev);
+      snprintf(name, 32, "cuda:%lld", (long long)first);
+      *gpus = count;
+    } else {
+      return cgm_fail(err, CGM_EINPUT, "--devices: '%s' is not cpu, cuda:all or cuda:0[,1...]",
+                      tok);
+    }
+    for (int k = 0; k < plan->count; k++) /* cuda and cuda:0 are one device */
+      if (!strcmp(plan->device[k], name))
+        return cgm_fail(err, CGM_EINPUT, "--devices: %s is named twice", name);
+    plan->count++;
+  }
+  return CGM_OK;
+}
+
+cgm_status cgm_calibrate(cgm_db *db, const cgm_calibrate_opts *o, cgm_calibration_report *rep,
+                         cgm_error *err) {
+  memset(rep, 0, sizeof *rep);
+  cgm_calibrate_plan_t plan;
+  cgm_status st = cgm_calibrate_plan(o->devices, &plan, err);
+  for (int i = 0; i < plan.count && !st; i++)
+    st = calibrate_one(db, o, plan.device[i], plan.gpus[i], rep, err);
+  return st;
+}

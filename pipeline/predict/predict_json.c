@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* predict --json: the matrix, the model, its features, every candidate
+ * and the choice. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline/json.h"
+#include "cgmodel/predict.h"
+
+static cJSON *candidate_json(const cgm_candidate *c, const cgm_tuner_device *d) {
+  char device[256];
+  cgm_candidate_device(c, d, device, sizeof device);
+  cJSON *o = cJSON_CreateObject();
+  json_add_string(o, "device", device);
+  json_add_string(o, "backend", cgm_backend_name(c->backend));
+  cJSON_AddNumberToObject(o, "block", c->block);
+  cJSON_AddNumberToObject(o, "gpus", c->gpus);
+  json_add_string(o, "precision", cgm_precision_name(c->precision));
+  if (c->gpus > 1) json_add_string(o, "exchange", cgm_exchange_name(c->exchange));
+  cJSON_AddNumberToObject(o, "time_per_iter_s", c->time_per_iter_s);
+  cJSON_AddNumberToObject(o, "setup_s", c->setup_s);
+  cJSON_AddNumberToObject(o, "iterations", c->iterations);
+  cJSON_AddNumberToObject(o, "total_s", c->total_s);
+  cJSON_AddNumberToObject(o, "gflops_raw", c->gflops_raw);
+  cJSON_AddNumberToObject(o, "gflops_real", c->gflops_real);
+  if (isfinite(c->speedup)) cJSON_AddNumberToObject(o, "speedup", c->speedup);
+  cJSON_AddNumberToObject(o, "memory_bytes", (double)c->memory_bytes);
+  cJSON_AddNumberToObject(o, "exchange_bytes", c->exchange_bytes);
+  cJSON_AddBoolToObject(o, "fits", c->fits);
+  return o;
+}
+
+cJSON *cgm_predict_json(const cgm_predict_opts *o, const cgm_predict_report *r) {
+  cJSON *j = cJSON_CreateObject();
+  json_add_string(j, "matrix", o->matrix);
+  json_add_string(j, "model", o->tuner.paper ? "paper" : "refined");
+  cJSON_AddItemToObject(j, "features", cgm_features_json(&r->features, &r->mm));
+  cJSON *arr = cJSON_AddArrayToObject(j, "candidates");
+  for (int i = 0; i < r->ncand; i++)
+    cJSON_AddItemToArray(arr, candidate_json(&r->cand[i], r->devs));
+  if (r->choice >= 0)
+    cJSON_AddItemToObject(j, "choice", candidate_json(&r->cand[r->choice], r->devs));
+  else
+    cJSON_AddNullToObject(j, "choice");
+  json_add_string(j, "reason", r->why);
+  cJSON_AddNumberToObject(j, "iterations", r->iterations);
+  json_add_string(j, "iterations_source", r->k_source);
+  if (r->have_reorder) cJSON_AddItemToObject(j, "reorder", cgm_reorder_advice_json(&r->reorder));
+  return j;
+}

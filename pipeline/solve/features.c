@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What a solve keeps beside the matrix's cache entry: its features (every
+ * block size's pattern, seconds at 49M entries) and the verdict of its
+ * checks; and the features a record needs beyond the block size that runs,
+ * computed on a thread while the GPU iterates. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <string.h>
+
+#include "pipeline/solve/solve_steps.h"
+
+/* The features of A are kept beside its cache entry (the extra FEATURES),
+ * so that a warm solve does not walk every block size's pattern again
+ * (seconds at 49M entries for the record and the prediction); computed
+ * ones are stored at the end, once the entry is written. */
+static const char FEATURES[] = "features";
+
+/* A cache entry whose matrix passed cgm_solve's checks (a solve of it ran,
+ * not refused) carries the extra CHECKED: a warm solve of the same
+ * checksummed matrix skips the finite, symmetric and diagonal checks
+ * (0.1-0.2 s at 49M entries; cgm_solve_opts.matrix_checked). */
+static const char CHECKED[] = "checked";
+
+enum { CHECKED_VERSION = 1 };
+
+bool solve_check_cached(const cgm_run_solve_opts *o, const cgm_solve_report *r) {
+  unsigned char ok = 0;
+  return !o->csr && cgm_cache_extra_get(&r->cache, CHECKED, CHECKED_VERSION, &ok, 1) && ok == 1;
+}
+
+/* The block sizes whose features f holds (bit i: cgm_block_sizes[i]). */
+unsigned solve_features_blocks(const cgm_features *f) {
+  unsigned m = 0;
+  for (int b = 0; b < CGM_NBLOCKSIZES; b++)
+    if (f->block[b].n == cgm_block_sizes[b]) m |= 1u << b;
+  return m;
+}
+
+/* The block sizes `mask` of src copied into dst. */
+static void features_take(cgm_features *dst, const cgm_features *src, unsigned mask) {
+  for (int b = 0; b < CGM_NBLOCKSIZES; b++)
+    if (mask & (1u << b)) dst->block[b] = src->block[b];
+}
+
+/* A's features of the block sizes `need` asks for (bit i:
+ * cgm_block_sizes[i]): those kept beside its cache entry, the missing
+ * ones computed and merged with them (*computed: there is something new
+ * to keep). */
+cgm_status solve_features_of(const cgm_run_solve_opts *o, const cgm_csr *A, unsigned need,
+                             cgm_solve_report *r, cgm_features *f, bool *computed, cgm_error *err) {
+  *computed = false;
+  cgm_features have;
+  unsigned got = 0;
+  if (!o->csr &&
+      cgm_cache_extra_get(&r->cache, FEATURES, CGM_PLAN_FEATURES_VERSION, &have, sizeof have) &&
+      have.x == A->nrows && have.nnz == A->nnz)
+    got = solve_features_blocks(&have);
+  if (got && !(need & ~got)) {
+    *f = have;
+    r->features_cached = true;
+    return CGM_OK;
+  }
+  cgm_status st = cgm_plan_features_blocks(A, need & ~got, f, err);
+  if (st) return st;
+  features_take(f, &have, got);
+  *computed = true;
+  return CGM_OK;
+}
+
+/* The features a record needs beyond the block size that runs (see
+ * features_later in solve_steps.h). */
+static void *features_later_main(void *arg) {
+  features_later *l = arg;
+  l->st = cgm_plan_features_blocks(l->A, l->blocks, &l->f, &l->err);
+  return NULL;
+}
+
+void features_later_start(features_later *l, const cgm_csr *A, unsigned blocks) {
+  memset(l, 0, sizeof *l);
+  l->A = A;
+  l->blocks = blocks;
+  l->started = blocks && pthread_create(&l->thread, NULL, features_later_main, l) == 0;
+  if (blocks && !l->started) features_later_main(l); /* no thread: here and now */
+}
+
+/* Joins the thread and merges its block sizes into f; CGM_OK also when
+ * there was nothing to compute. */
+cgm_status features_later_end(features_later *l, cgm_features *f, cgm_error *err) {
+  if (l->started) pthread_join(l->thread, NULL);
+  l->started = false;
+  const unsigned blocks = l->blocks;
+  l->blocks = 0;
+  if (!blocks) return CGM_OK;
+  if (l->st) {
+    if (err) *err = l->err;
+    return l->st;
+  }
+  features_take(f, &l->f, blocks);
+  return CGM_OK;
+}
+
+void solve_keep_extras(const cgm_run_solve_opts *o, cgm_solve_report *r, const cgm_features *f,
+                       bool features_new) {
+  if (o->csr) return; /* a matrix in memory has no cache entry */
+  if (features_new)
+    cgm_cache_extra_put(&r->cache, FEATURES, CGM_PLAN_FEATURES_VERSION, f, sizeof *f);
+  /* past the checks: solved, not refused (a refusal is the checks' verdict) */
+  if (r->solved && !r->result.refused && !r->check_cached) {
+    const unsigned char ok = 1;
+    cgm_cache_extra_put(&r->cache, CHECKED, CHECKED_VERSION, &ok, 1);
+  }
+}

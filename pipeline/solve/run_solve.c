@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* cgmodel solve end to end, as named steps: read the matrix, the
+ * right-hand side, analyse (the prediction of the configuration run, and
+ * --auto's choice of it, from the database when there is one), solve, and
+ * record the solve beside its prediction. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/timer.h"
+#include "pipeline/solve/solve_steps.h"
+
+void cgm_solve_report_free(cgm_solve_report *r) {
+  free(r->x);
+  free(r->residual_history);
+  r->x = NULL;
+  r->residual_history = NULL;
+  r->nhistory = 0;
+}
+
+/* The solver's monitor calls, kept in the report's residual_history and
+ * passed on to the caller's monitor. */
+typedef struct {
+  cgm_solve_report *r;
+  size_t cap;
+  void (*fn)(void *ctx, int iteration, double relative_residual);
+  void *ctx;
+} history;
+
+static void keep_history(void *ctx, int iteration, double relres) {
+  history *h = ctx;
+  cgm_solve_report *r = h->r;
+  if ((size_t)r->nhistory >= h->cap) {
+    size_t cap = h->cap ? 2 * h->cap : 64;
+    double *p = realloc(r->residual_history, 2 * cap * sizeof *p);
+    if (p) { /* out of memory: the history stops growing, the solve goes on */
+      r->residual_history = p;
+      h->cap = cap;
+    }
+  }
+  if ((size_t)r->nhistory < h->cap) {
+    r->residual_history[2 * r->nhistory] = iteration;
+    r->residual_history[2 * r->nhistory + 1] = relres;
+    r->nhistory++;
+  }
+  h->fn(h->ctx, iteration, relres);
+}
+
+/* What the steps hand each other. */
+typedef struct {
+  const cgm_run_solve_opts *o;
+  cgm_solve_report *r;
+  double t0;
+  warm_up wu;
+  cgm_csr file; /* the matrix read (unless o->csr gives it) */
+  const cgm_csr *A;
+  double *b, *x;
+  bool generated; /* b = A * ones */
+  cgm_db *db;
+  cgm_features f;
+  bool features_new; /* computed here: to keep beside the cache entry */
+  features_later more;
+  analysis_blob *verdict; /* large: the device's model */
+  bool verdict_new;
+} solve_run;
+
+/* The matrix, from the cache or parsed (a miss writes the cache entry while
+ * the solve goes on: A is not changed), and its layout as it will run. */
+static cgm_status step_read(solve_run *s, cgm_error *err) {
+  const cgm_run_solve_opts *o = s->o;
+  cgm_cache_opts co = o->cache;
+  co.background = true;
+  cgm_status st =
+      o->csr ? CGM_OK : cgm_cache_read_csr(&co, o->matrix, &s->file, NULL, &s->r->cache, err);
+  if (st) return st;
+  s->A = o->csr ? o->csr : &s->file;
+  s->r->nrows = s->A->nrows;
+  s->r->ncols = s->A->ncols;
+  s->r->nnz = s->A->nnz;
+  cgm_plan_layout_resolve(&s->r->opts.layout, s->A, s->r->opts.gpus); /* reported as run */
+  return CGM_OK;
+}
+
+/* b, x's room, and the backend when none was chosen. */
+static cgm_status step_rhs(solve_run *s, cgm_error *err) {
+  s->x = calloc((size_t)s->A->nrows + 1, sizeof *s->x);
+  s->verdict = calloc(1, sizeof *s->verdict);
+  if (!s->x || !s->verdict) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  cgm_status st = pipeline_right_hand_side(s->o, s->A, &s->b, &s->generated, err);
+  if (!st && s->o->backend_default)
+    s->r->opts.backend = solve_default_backend(warm_up_devices(&s->wu));
+  return st;
+}
+
+/* The features only when something needs them (the record, --auto,
+ * --reorder), then the analysis. --reorder auto decides by a calibration:
+ * without a database to hold one it stays as numbered, and the features
+ * (every block size's pattern, ~0.5 s at 1M rows) are not worth
+ * computing. */
+static cgm_status step_analyse(solve_run *s, cgm_error *err) {
+  const cgm_run_solve_opts *o = s->o;
+  cgm_solve_report *r = s->r;
+  struct stat dbs;
+  const bool have_db = o->db_path && stat(o->db_path, &dbs) == 0;
+  if (!(o->record || o->autotune || (r->opts.reorder == CGM_REORDER_AUTO && have_db) ||
+        r->opts.reorder == CGM_REORDER_RCM))
+    return CGM_OK;
+  /* --auto weighs every block size and the record keeps them all; the
+   * prediction and --reorder auto's verdict read the block size that
+   * runs: a quarter of the work (all four took 0.6 s at Poisson 192^3 on
+   * 16 cores, a cold solve's largest part after the parse) */
+  const unsigned all = (1u << CGM_NBLOCKSIZES) - 1;
+  unsigned need = all;
+  const int bi = cgm_block_index(r->opts.layout.n);
+  /* a GPU solve's record gets the other block sizes from a thread
+   * (features_later); without a database there is no record */
+  const bool recording = o->record && have_db;
+  const bool later = recording && r->opts.backend != CGM_BACKEND_CPU;
+  if (!o->autotune && bi >= 0 && (!recording || later)) need = 1u << bi;
+  cgm_status fs = solve_features_of(o, s->A, need, r, &s->f, &s->features_new, err);
+  if (fs) {
+    if (!o->autotune) return CGM_OK; /* the solve goes on without a prediction */
+    cgm_error_prefix(err, "%s: ", o->matrix);
+    return fs;
+  }
+  if (later && !o->autotune) {
+    const unsigned rest = all & ~solve_features_blocks(&s->f);
+    features_later_start(&s->more, s->A, rest);
+    s->features_new |= rest != 0;
+  }
+  return solve_analyse(o, s->A, &s->f, r, &s->db, s->verdict, &s->verdict_new, err);
+}
+
+/* The solver's run, its monitor calls kept in the report. */
+static cgm_status step_solve(solve_run *s, cgm_error *err) {
+  const cgm_run_solve_opts *o = s->o;
+  cgm_solve_report *r = s->r;
+  history h = {r, 0, r->opts.monitor, r->opts.monitor_ctx};
+  cgm_solve_opts so = r->opts;
+  if (so.monitor) {
+    so.monitor = keep_history;
+    so.monitor_ctx = &h;
+  }
+  /* A GPU solve's first CUDA call waits for the context the warm-up
+   * thread is making (the runtime serialises the two), so the solve's
+   * checks on the host run meanwhile (0.08 s of Poisson 192^3's, the
+   * context taking 0.2-0.25 s on an H200 node); a CPU solve is timed on
+   * cores the thread, and the cache's write, would share. */
+  if (so.backend == CGM_BACKEND_CPU) {
+    warm_up_end(&s->wu);
+    cgm_cache_wait(&r->cache);
+  }
+  so.matrix_checked = r->check_cached = solve_check_cached(o, r);
+  cgm_status st = cgm_solve(s->A, s->b, s->x, &so, &r->result, err);
+  r->solved = st == CGM_OK || st == CGM_ENOCONV;
+  /* cgm_solve knows no file names: its input errors get the file's */
+  if (st == CGM_EINPUT && err) {
+    bool about_rhs = o->rhs && !strncmp(err->msg, "right-hand side", 15);
+    cgm_error_prefix(err, "%s: ", about_rhs ? o->rhs : o->matrix);
+  }
+  if (r->solved) {
+    if (s->generated && s->A->nrows == s->A->ncols)
+      r->solution_error = pipeline_solution_error(s->x, s->A->nrows);
+    r->tol = cgm_solve_tol(&r->opts);
+    r->maxiter = cgm_solve_maxiter(&r->opts, s->A->nrows);
+    r->x = s->x;
+    s->x = NULL;
+  }
+  return st;
+}
+
+/* The solve beside its prediction, when a database is open. A failure is a
+ * warning: the solve's answer stands. */
+static void step_record(solve_run *s) {
+  const cgm_run_solve_opts *o = s->o;
+  cgm_solve_report *r = s->r;
+  cgm_error e = {0};
+  char msg[1100];
+  /* The thread shared the cores with the solve's setup (a layout built
+   * on the host, the uploads' staging): the record keeps no setup time,
+   * which the tuner's setup line (cgm_setup_fit) would learn from. */
+  cgm_solve_result rec = r->result;
+  if (s->more.blocks) rec.time_setup_s = 0.0;
+  if (features_later_end(&s->more, &s->f, &e)) {
+    snprintf(msg, sizeof msg, "the solve was not recorded: its features: %s", e.msg);
+    solve_note(o, CGM_NOTE_WARNING, msg);
+    s->features_new = false;
+  }
+  /* A refused solve ran nothing: no measurement to record. */
+  else if (s->db && o->record && !r->result.refused &&
+           pipeline_record_file(s->db, o->matrix, &s->f, &r->opts, &rec, r->predicted,
+                                r->calibration_id, &e)) {
+    snprintf(msg, sizeof msg, "the solve was not recorded: %s", e.msg);
+    solve_note(o, CGM_NOTE_WARNING, msg);
+  }
+}
+
+/* What outlives the run is kept beside the cache entry; the rest is freed. */
+static void step_finish(solve_run *s) {
+  warm_up_end(&s->wu);
+  if (features_later_end(&s->more, &s->f, NULL)) s->features_new = false; /* not solved */
+  cgm_cache_wait(&s->r->cache);
+  solve_keep_extras(s->o, s->r, &s->f, s->features_new);
+  if (s->verdict_new) solve_keep_analysis(s->r, s->verdict);
+  free(s->verdict);
+  if (s->db) cgm_db_close(s->db);
+  free(s->b);
+  free(s->x);
+  cgm_csr_free(&s->file);
+}
+
+cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_error *err) {
+  if (o->mpi) {
+    cgm_run_solve_opts m = *o;
+    if (m.backend_default) m.solve.backend = solve_default_backend(cgm_cuda_device_count());
+    m.backend_default = false;
+    return pipeline_run_solve_mpi(&m, r, err);
+  }
+  memset(r, 0, sizeof *r);
+  r->matrix = o->matrix;
+  r->opts = o->solve;
+  r->predicted = NAN;
+  r->solution_error = -1.0;
+  solve_run s;
+  memset(&s, 0, sizeof s);
+  s.o = o;
+  s.r = r;
+  s.t0 = cgm_now();
+  warm_up_start(o, &s.wu);
+  cgm_status st = step_read(&s, err);
+  if (!st) st = step_rhs(&s, err);
+  const double t1 = cgm_now();
+  r->time_read_s = t1 - s.t0;
+  if (!st) st = step_analyse(&s, err);
+  r->time_analyse_s = cgm_now() - t1;
+  /* auto without a model to decide by: as numbered */
+  if (r->opts.reorder == CGM_REORDER_AUTO) r->opts.reorder = CGM_REORDER_NONE;
+  if (!st) st = step_solve(&s, err);
+  if (r->solved) step_record(&s);
+  step_finish(&s);
+  r->time_wall_s = cgm_now() - s.t0;
+  return st;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* solve --json: the report of cgm_run_solve. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline/json.h"
+#include "cgmodel/run_solve.h"
+
+cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
+  const cgm_solve_result *r = &rep->result;
+  const cgm_solve_opts *o = &rep->opts;
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddBoolToObject(j, "converged", r->converged);
+  cJSON_AddNumberToObject(j, "iterations", r->iterations);
+  cJSON_AddNumberToObject(j, "relative_residual", r->relative_residual);
+  cJSON_AddNumberToObject(j, "solver_residual", r->solver_residual);
+  cJSON_AddNumberToObject(j, "tol", rep->tol);
+  cJSON_AddNumberToObject(j, "maxiter", rep->maxiter);
+  cJSON_AddNumberToObject(j, "time_per_iter_s", r->time_per_iter_s);
+  cJSON_AddNumberToObject(j, "time_solve_s", r->time_solve_s);
+  cJSON_AddNumberToObject(j, "time_setup_s", r->time_setup_s);
+  cJSON_AddNumberToObject(j, "time_layout_s", r->time_layout_s);
+  cJSON_AddNumberToObject(j, "time_upload_s", r->time_upload_s);
+  if (o->backend == CGM_BACKEND_CUDA)
+    cJSON_AddBoolToObject(j, "layout_on_device", r->layout_on_device);
+  cJSON_AddNumberToObject(j, "block", o->layout.n);
+  cJSON_AddNumberToObject(j, "bx", o->layout.bx);
+  cJSON_AddNumberToObject(j, "gpus", o->backend == CGM_BACKEND_CPU ? 0 : o->gpus);
+  json_add_string(j, "precision", cgm_precision_name(o->precision));
+  json_add_string(j, "backend", cgm_backend_name(o->backend));
+  if (o->backend == CGM_BACKEND_CUDA && o->gpus > 1)
+    json_add_string(j, "exchange", cgm_exchange_name(o->exchange));
+  json_add_string(j, "device", r->device);
+  cJSON_AddNumberToObject(j, "device_bytes", (double)r->device_bytes);
+  if (r->exchange_bytes) cJSON_AddNumberToObject(j, "exchange_bytes", (double)r->exchange_bytes);
+  if (r->stop_reason[0]) json_add_string(j, "stop_reason", r->stop_reason);
+  json_add_string(j, "matrix", rep->matrix);
+  json_add_string(j, "reorder", cgm_reorder_name(o->reorder));
+  json_add_string(j, "precond", cgm_precond_name(o->precond));
+  if (r->precond_block) cJSON_AddNumberToObject(j, "precond_block", r->precond_block);
+  if (r->reordered) cJSON_AddNumberToObject(j, "time_reorder_s", r->time_reorder_s);
+  if (rep->have_reorder)
+    cJSON_AddItemToObject(j, "reorder_advice", cgm_reorder_advice_json(&rep->reorder));
+  if (isfinite(rep->predicted))
+    cJSON_AddNumberToObject(j, "predicted_time_per_iter_s", rep->predicted);
+  if (rep->autotuned) json_add_string(j, "auto", rep->why);
+  if (rep->solution_error >= 0) cJSON_AddNumberToObject(j, "solution_error", rep->solution_error);
+  /* The phases before the solver's own (setup and iterations, above). */
+  cJSON_AddNumberToObject(j, "time_read_s", rep->time_read_s);
+  cJSON_AddNumberToObject(j, "time_analyse_s", rep->time_analyse_s);
+  cJSON_AddNumberToObject(j, "time_check_s", r->time_check_s);
+  cJSON_AddNumberToObject(j, "time_finish_s", r->time_finish_s);
+  /* the whole of cgm_run_solve: the phases above and what lies between them */
+  cJSON_AddNumberToObject(j, "time_total_s",
+                          rep->time_wall_s > 0
+                              ? rep->time_wall_s
+                              : rep->time_read_s + rep->time_analyse_s + r->time_check_s +
+                                    r->time_setup_s + r->time_solve_s + r->time_finish_s);
+  if (r->stalled) cJSON_AddBoolToObject(j, "stalled", true);
+  if (r->attainable_residual > 0)
+    cJSON_AddNumberToObject(j, "attainable_residual", r->attainable_residual);
+  if (r->fallback_iterations > 0)
+    cJSON_AddNumberToObject(j, "fallback_iterations", r->fallback_iterations);
+  if (rep->autotuned) {
+    /* the tuner's prediction of what it chose, beside what was measured */
+    cJSON *p = cJSON_AddObjectToObject(j, "predicted");
+    cJSON_AddNumberToObject(p, "setup_s", rep->choice.setup_s);
+    cJSON_AddNumberToObject(p, "iterations", rep->choice.iterations);
+    json_add_string(p, "iterations_source", rep->k_source);
+    cJSON_AddNumberToObject(p, "time_per_iter_s", rep->choice.time_per_iter_s);
+    cJSON_AddNumberToObject(p, "total_s", rep->choice.total_s);
+  }
+  if (rep->residual_history) {
+    cJSON *h = cJSON_AddArrayToObject(j, "residual_history");
+    for (int i = 0; h && i < rep->nhistory; i++) {
+      cJSON *pair = cJSON_CreateDoubleArray(rep->residual_history + 2 * i, 2);
+      if (pair) cJSON_AddItemToArray(h, pair);
+    }
+  }
+  cJSON *cache = json_cache_report(&rep->cache);
+  cJSON_AddBoolToObject(cache, "features", rep->features_cached);
+  cJSON_AddBoolToObject(cache, "check", rep->check_cached);
+  cJSON_AddBoolToObject(cache, "analysis", rep->analysis_cached);
+  cJSON_AddItemToObject(j, "cache", cache);
+  if (rep->dist.ranks > 0) { /* the MPI solve: its partition and halo volume */
+    cJSON *d = cJSON_AddObjectToObject(j, "mpi");
+    cJSON_AddNumberToObject(d, "ranks", rep->dist.ranks);
+    cJSON_AddStringToObject(d, "partition", cgm_dist_partition_name(rep->dist.partition));
+    cJSON_AddNumberToObject(d, "rows_min", rep->dist.rows_min);
+    cJSON_AddNumberToObject(d, "rows_max", rep->dist.rows_max);
+    cJSON_AddNumberToObject(d, "halo_entries", (double)rep->dist.halo_entries);
+    cJSON_AddNumberToObject(d, "halo_max", (double)rep->dist.halo_max);
+    cJSON_AddNumberToObject(d, "neighbours_max", rep->dist.neighbours_max);
+  }
+  return j;
+}

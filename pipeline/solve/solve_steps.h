@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The steps of `cgmodel solve` (cgm_run_solve) and what they share:
+ *   rhs.c           the right-hand side, and the error of b = A * ones
+ *   warm_up.c       the CUDA context made on a thread while the matrix is read
+ *   features.c      the features and checks kept beside the cache entry, and
+ *                   the record's other block sizes on a thread
+ *   analyse.c       the database, --auto's choice, the prediction, --reorder's
+ *                   verdict (kept beside the cache entry)
+ *   run_solve.c     the steps in order: read, right-hand side, analyse, solve,
+ *                   record
+ *   run_solve_mpi.c the same under MPI: rank 0 reads and records */
+#ifndef CGM_PIPELINE_SOLVE_STEPS_H
+#define CGM_PIPELINE_SOLVE_STEPS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "cgmodel/run_solve.h"
+#include "pipeline/steps.h"
+
+static inline void solve_note(const cgm_run_solve_opts *o, cgm_note_kind kind, const char *msg) {
+  if (o->note) o->note(o->note_ctx, kind, msg);
+}
+
+/* ---------------------------------------------------------- rhs.c --- */
+
+/* b from o->rhs (or o->b), or b = A * ones (*generated set) so that x = ones. */
+cgm_status pipeline_right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *A, double **b,
+                                    bool *generated, cgm_error *err);
+/* ||x - 1|| / ||1||: the error of a solve of b = A * ones. */
+double pipeline_solution_error(const double *x, int32_t n);
+
+/* ------------------------------------------------------ warm_up.c --- */
+
+/* The CUDA context made on a thread of its own while the matrix is read and
+ * analysed (a solve's first CUDA call would make it: 0.1-0.3 s a device).
+ * The thread first counts the GPUs, which starts the driver (0.2 s on an
+ * H200 node): a solve whose backend was not chosen learns from it whether
+ * there is a GPU without waiting for that before the read. */
+typedef struct {
+  pthread_t thread;
+  int gpus;
+  bool started;
+  pthread_mutex_t mu;
+  pthread_cond_t counted;
+  int ndev; /* the GPUs present; -1 until counted */
+} warm_up;
+
+void warm_up_start(const cgm_run_solve_opts *o, warm_up *w);
+/* The GPUs present: the thread's count, else counted here. */
+int warm_up_devices(warm_up *w);
+void warm_up_end(warm_up *w);
+/* CUDA where a GPU is present, else the CPU. */
+cgm_backend solve_default_backend(int gpus_present);
+
+/* ----------------------------------------------------- features.c --- */
+
+/* Whether A's cache entry says it passed cgm_solve's checks before. */
+bool solve_check_cached(const cgm_run_solve_opts *o, const cgm_solve_report *r);
+/* The block sizes whose features f holds (bit i: cgm_block_sizes[i]). */
+unsigned solve_features_blocks(const cgm_features *f);
+/* A's features of the block sizes `need` asks for (bit i:
+ * cgm_block_sizes[i]): those kept beside its cache entry, the missing ones
+ * computed and merged with them (*computed: there is something new to
+ * keep). */
+cgm_status solve_features_of(const cgm_run_solve_opts *o, const cgm_csr *A, unsigned need,
+                             cgm_solve_report *r, cgm_features *f, bool *computed, cgm_error *err);
+
+/* The features a record needs beyond the block size that runs, computed
+ * on a thread of their own while the GPU sets up and iterates (the host
+ * mostly waits then): three block sizes' patterns, 0.2 s of a cold Poisson
+ * 192^3 solve on 16 cores, no longer in its way. */
+typedef struct {
+  pthread_t thread;
+  const cgm_csr *A;
+  unsigned blocks;
+  cgm_features f;
+  cgm_status st;
+  cgm_error err;
+  bool started;
+} features_later;
+
+void features_later_start(features_later *l, const cgm_csr *A, unsigned blocks);
+/* Joins the thread and merges its block sizes into f; CGM_OK also when
+ * there was nothing to compute. */
+cgm_status features_later_end(features_later *l, cgm_features *f, cgm_error *err);
+
+/* Keeps beside A's cache entry its features (when features_new) and, once
+ * a solve of it ran (not refused), that it passed the checks. */
+void solve_keep_extras(const cgm_run_solve_opts *o, cgm_solve_report *r, const cgm_features *f,
+                       bool features_new);
+
+/* ------------------------------------------------------ analyse.c --- */
+
+/* What a default solve's analysis decided (the prediction of the
+ * configuration that runs and --reorder's verdict), kept beside the cache
+ * entry: the plan of a 49M-entry matrix and the reordering bound took
+ * 0.1-0.2 s of a 1.2 s warm solve. It holds what it was decided from,
+ * compared whole on a read: the options that shape the plan and the
+ * decision, the device's calibrated model (a recalibration, another
+ * database or another machine is a miss), and the K it weighed (a later
+ * recorded solve that knows K better is a miss). */
+typedef struct {
+  struct {
+    cgm_backend backend;
+    cgm_precision precision;
+    cgm_bcsr_params layout;
+    int gpus;
+    cgm_exchange exchange;
+    double tol;
+    int threads;
+    cgm_reorder reorder;
+    cgm_precond precond;
+    int precond_block;
+    bool balance;
+    double k_known; /* --iters-hint or the database's K; 0: the probe's */
+    cgm_tuner_device dev;
+  } key;
+  double predicted;
+  int64_t calibration_id;
+  bool have_reorder;
+  cgm_reorder_advice reorder;
+  cgm_reorder resolved;
+} analysis_blob;
+
+/* The database, the calibrations and this machine's devices: --auto's
+ * choice (applied to r->opts) and the prediction of the configuration that
+ * will run. *db is the database opened (or NULL); *store: keep is a new
+ * verdict to keep beside the cache entry (solve_keep_analysis). */
+cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const cgm_features *f,
+                         cgm_solve_report *r, cgm_db **db, analysis_blob *keep, bool *store,
+                         cgm_error *err);
+void solve_keep_analysis(cgm_solve_report *r, const analysis_blob *a);
+
+/* ------------------------------------------------ run_solve_mpi.c --- */
+
+/* cgm_run_solve with o->mpi: every rank calls it. */
+cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_error *err);
+
+#endif

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The CUDA context made on a thread of its own while the matrix is read
+ * and analysed (warm_up in solve_steps.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+
+#include "pipeline/solve/solve_steps.h"
+
+static void *warm_up_main(void *arg) {
+  warm_up *w = arg;
+  const int n = cgm_cuda_device_count();
+  pthread_mutex_lock(&w->mu);
+  w->ndev = n;
+  pthread_cond_broadcast(&w->counted);
+  pthread_mutex_unlock(&w->mu);
+  if (n > 0) cgm_cuda_warm_up(w->gpus);
+  return NULL;
+}
+
+void warm_up_start(const cgm_run_solve_opts *o, warm_up *w) {
+  w->started = false;
+  w->ndev = -1;
+  const bool gpu = o->solve.backend != CGM_BACKEND_CPU || o->autotune || o->backend_default;
+  if (!gpu || !cgm_have_cuda_build()) return;
+  w->gpus = o->solve.gpus > 1 && !o->autotune ? o->solve.gpus : 1;
+  if (pthread_mutex_init(&w->mu, NULL)) return;
+  if (pthread_cond_init(&w->counted, NULL)) {
+    pthread_mutex_destroy(&w->mu);
+    return;
+  }
+  w->started = pthread_create(&w->thread, NULL, warm_up_main, w) == 0;
+  if (!w->started) {
+    pthread_cond_destroy(&w->counted);
+    pthread_mutex_destroy(&w->mu);
+  }
+}
+
+/* The GPUs present: the thread's count, else counted here. */
+int warm_up_devices(warm_up *w) {
+  if (!w->started) return cgm_cuda_device_count();
+  pthread_mutex_lock(&w->mu);
+  while (w->ndev < 0) pthread_cond_wait(&w->counted, &w->mu);
+  const int n = w->ndev;
+  pthread_mutex_unlock(&w->mu);
+  return n;
+}
+
+void warm_up_end(warm_up *w) {
+  if (!w->started) return;
+  pthread_join(w->thread, NULL);
+  pthread_cond_destroy(&w->counted);
+  pthread_mutex_destroy(&w->mu);
+  w->started = false;
+}
+
+cgm_backend solve_default_backend(int gpus_present) {
+  return gpus_present > 0 ? CGM_BACKEND_CUDA : CGM_BACKEND_CPU;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* validate --json: counts, the groups (Table 6) and the tuner's regret. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline/json.h"
+#include "cgmodel/validate.h"
+
+cJSON *cgm_validate_json(const cgm_validate_report *r) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "matrices", r->regret_count);
+  cJSON_AddNumberToObject(o, "measurements", r->nrows);
+  cJSON *groups = cJSON_AddArrayToObject(o, "groups");
+  for (int i = 0; i < r->ngroups; i++) {
+    const cgm_validate_group *p = &r->groups[i];
+    cJSON *g = cJSON_CreateObject();
+    json_add_string(g, "backend", cgm_backend_name(p->backend));
+    json_add_string(g, "precision", cgm_precision_name(p->precision));
+    cJSON_AddNumberToObject(g, "block", p->block);
+    cJSON_AddNumberToObject(g, "gpus", p->gpus);
+    cJSON_AddNumberToObject(g, "count", p->count);
+    cJSON_AddNumberToObject(g, "avg_rel_error", p->avg_rel_error);
+    if (p->count) cJSON_AddNumberToObject(g, "mean_signed_error", p->mean_signed_error);
+    cJSON_AddNumberToObject(g, "variance", p->variance);
+    cJSON_AddNumberToObject(g, "median_rel_error", p->median_rel_error);
+    cJSON_AddNumberToObject(g, "p90_rel_error", p->p90_rel_error);
+    if (p->paper_count) {
+      cJSON_AddNumberToObject(g, "paper_avg_rel_error", p->paper_avg_rel_error);
+      cJSON_AddNumberToObject(g, "paper_mean_signed_error", p->paper_mean_signed_error);
+    }
+    cJSON_AddItemToArray(groups, g);
+  }
+  cJSON *t = cJSON_AddObjectToObject(o, "tuner");
+  cJSON_AddNumberToObject(t, "mean_regret", r->mean_regret);
+  cJSON_AddNumberToObject(t, "max_regret", r->max_regret);
+  cJSON_AddNumberToObject(t, "within_5_percent",
+                          r->regret_count ? (double)r->within_5 / r->regret_count : NAN);
+  cJSON_AddNumberToObject(t, "within_10_percent",
+                          r->regret_count ? (double)r->within_10 / r->regret_count : NAN);
+  return o;
+}
