@@ -24,6 +24,7 @@ typedef struct {
   int32_t n;    /* rows of A */
   int trivial;  /* b = 0: x = 0 */
   double anorm; /* max row sum of |A| */
+  double tol;   /* the relative residual to reach (cgm_solve_target) */
 } header;
 
 /* The root's matrix as scattered: A, or P A P^T and b, x0 in that order,
@@ -76,6 +77,7 @@ static cgm_status root_prepare(const cgm_csr *A, const double *b, const double *
     return CGM_OK;
   }
   h->anorm = cgm_solve_inf_norm(A);
+  h->tol = cgm_solve_target(o, R->bnorm);
   R->S = A;
   if (d->partition == CGM_DIST_METIS) {
     if (!(R->perm = malloc(((size_t)A->nrows + 1) * sizeof *R->perm)))
@@ -398,7 +400,7 @@ cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_root, doub
   describe(&L, bounds, size, d, res, info, threads);
   res->time_setup_s = cgm_now() - t0;
 
-  const double tol = cgm_solve_tol(o);
+  const double tol = h.tol;
   st = iterate(&L, &V, &h, tol, maxiter, res);
   /* Converged means the recomputed residual meets the target. */
   res->relative_residual = true_residual(&L, &V);

@@ -157,6 +157,7 @@ cgm_gpu_opts cgm_gpu_opts_from_json(const cJSON *j) {
 cJSON *cgm_solve_opts_json(const cgm_solve_opts *o) {
   cJSON *j = cJSON_CreateObject();
   cJSON_AddNumberToObject(j, "tol", cgm_solve_tol(o));
+  if (o->atol > 0) cJSON_AddNumberToObject(j, "atol", o->atol);
   cJSON_AddNumberToObject(j, "maxiter", o->maxiter);
   cJSON_AddNumberToObject(j, "check_every", o->check_every);
   cJSON_AddNumberToObject(j, "threads", o->threads);

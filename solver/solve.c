@@ -91,6 +91,11 @@ double cgm_solve_tol(const cgm_solve_opts *o) {
   return o->tol > 0 ? o->tol : 1e-8;
 }
 
+double cgm_solve_target(const cgm_solve_opts *o, double bnorm) {
+  const double tol = cgm_solve_tol(o);
+  return o->atol > 0 && bnorm > 0 ? fmax(tol, o->atol / bnorm) : tol;
+}
+
 void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iterations, char *buf,
                             size_t n) {
   const char *why =
@@ -526,9 +531,9 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   pb.bblk = bblk;
   pb.A = A;
   pb.anorm = cgm_solve_inf_norm(A);
-  pb.tol = cgm_solve_tol(o);
   pb.maxiter = cgm_solve_maxiter(o, A->nrows);
   const double bnorm = cgm_solve_norm2(b, A->nrows);
+  pb.tol = cgm_solve_target(o, bnorm);
   if (bnorm == 0.0) { /* b = 0: x = 0 is the exact solution */
     memset(x, 0, (size_t)A->nrows * sizeof *x);
     res->converged = true;

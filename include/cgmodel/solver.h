@@ -86,6 +86,8 @@ typedef struct cgm_solve_opts {
   cgm_exchange exchange;
   double tol;      /* the true relative residual ||b - Ax||/||b|| to reach (recomputed in
                       double) whatever the precision; <= 0: 1e-8 */
+  double atol;     /* also converged once ||b - Ax|| <= atol (SciPy's atol): the relative
+                      target is max(tol, atol / ||b||) (cgm_solve_target); <= 0: none */
   int maxiter;     /* <= 0: 10 * dimension, at least 1000 */
   int check_every; /* GPU: test convergence every k iterations (<= 0: automatic) */
   int threads;     /* CPU: OpenMP threads, <= 0: the OpenMP default */
@@ -144,6 +146,9 @@ CGM_API cgm_status cgm_solve_plan_known(const cgm_csr *A, const cgm_features *f,
                                         const cgm_solve_opts *o, cgm_plan *p, cgm_error *err);
 /* The tolerance and iteration cap the solver will really use. */
 CGM_API double cgm_solve_tol(const cgm_solve_opts *o);
+/* The relative residual a solve of a right-hand side of norm bnorm must
+ * reach: max(cgm_solve_tol, atol / bnorm). */
+CGM_API double cgm_solve_target(const cgm_solve_opts *o, double bnorm);
 CGM_API int cgm_solve_maxiter(const cgm_solve_opts *o, int32_t dimension);
 
 typedef struct cgm_solve_result {

@@ -91,6 +91,7 @@ static cgm_status step_rhs(solve_run *s, cgm_error *err) {
   s->verdict = calloc(1, sizeof *s->verdict);
   if (!s->x || !s->verdict) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
   cgm_status st = pipeline_right_hand_side(s->o, s->A, &s->b, &s->generated, err);
+  if (!st) st = pipeline_initial_guess(s->o, s->A->nrows, s->x, err);
   if (!st && s->o->backend_default)
     s->r->opts.backend = solve_default_backend(warm_up_devices(&s->wu));
   return st;
@@ -165,7 +166,7 @@ static cgm_status step_solve(solve_run *s, cgm_error *err) {
   if (r->solved) {
     if (s->generated && s->A->nrows == s->A->ncols)
       r->solution_error = pipeline_solution_error(s->x, s->A->nrows);
-    r->tol = cgm_solve_tol(&r->opts);
+    r->tol = cgm_solve_target(&r->opts, pipeline_rhs_norm(s->b, s->A->nrows));
     r->maxiter = cgm_solve_maxiter(&r->opts, s->A->nrows);
     r->x = s->x;
     s->x = NULL;

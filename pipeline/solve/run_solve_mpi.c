@@ -58,6 +58,7 @@ cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report 
     if (!st && !(x = calloc((size_t)A->nrows + 1, sizeof *x)))
       st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
     if (!st) st = pipeline_right_hand_side(o, A, &b, &generated, err);
+    if (!st) st = pipeline_initial_guess(o, A->nrows, x, err);
     r->nrows = A->nrows;
     r->ncols = A->ncols;
     r->nnz = A->nnz;
@@ -72,6 +73,7 @@ cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report 
   if (r->solved) {
     r->tol = cgm_solve_tol(&r->opts);
     if (root) {
+      r->tol = cgm_solve_target(&r->opts, pipeline_rhs_norm(b, A->nrows));
       r->maxiter = cgm_solve_maxiter(&r->opts, A->nrows);
       if (generated && A->nrows == A->ncols)
         r->solution_error = pipeline_solution_error(x, A->nrows);

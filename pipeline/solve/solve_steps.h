@@ -27,6 +27,12 @@ static inline void solve_note(const cgm_run_solve_opts *o, cgm_note_kind kind, c
 /* b from o->rhs (or o->b), or b = A * ones (*generated set) so that x = ones. */
 cgm_status pipeline_right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *A, double **b,
                                     bool *generated, cgm_error *err);
+/* x = the initial guess o gives (o->x0, else the file o->x0_path; n
+ * entries); x is left as it is (zeros) without one. */
+cgm_status pipeline_initial_guess(const cgm_run_solve_opts *o, int32_t n, double *x,
+                                  cgm_error *err);
+/* ||b||, for the report's target (cgm_solve_target). */
+double pipeline_rhs_norm(const double *b, int32_t n);
 /* ||x - 1|| / ||1||: the error of a solve of b = A * ones. */
 double pipeline_solution_error(const double *x, int32_t n);
 

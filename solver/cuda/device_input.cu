@@ -536,7 +536,6 @@ static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_so
   if ((st = cgm_bcsr_params_check(&pb.opts.layout, err))) return st;
   pb.dA = A;
   pb.anorm = anorm;
-  pb.tol = cgm_solve_tol(o);
   pb.maxiter = cgm_solve_maxiter(o, n);
   /* one segment of every row; its memory is checked as the layout is built */
   pb.plan.o = cgm_plan_opts_default();
@@ -554,6 +553,7 @@ static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_so
   pb.plan.seg[0].nparts = 1;
   pb.plan.seg[0].v_len = n;
   CGM_CUDA_TRY(err, norm2(c, n, b, &bnorm));
+  pb.tol = cgm_solve_target(o, bnorm);
   if (bnorm == 0.0) { /* b = 0: x = 0 is the exact solution */
     CGM_CUDA_TRY(err, cudaMemset(x, 0, 8 * (size_t)n));
     res->converged = true;

@@ -665,6 +665,43 @@ static void test_run_solve(void) {
   CHECK(cgm_run_solve(&o, &r, &err) == CGM_ENOCONV);
   CHECK(r.solved && !r.result.converged && r.result.iterations == 2 && r.maxiter == 2);
   cgm_solve_report_free(&r);
+  /* An initial guess: the exact solution (b = A * ones) needs no iteration
+   * to speak of; a wrong-length one is bad input. */
+  o.solve.maxiter = 0;
+  o.record = false;
+  double *ones = malloc(900 * sizeof *ones);
+  for (int i = 0; i < 900; i++) ones[i] = 1.0;
+  o.x0 = ones;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK);
+  CHECK_MSG(r.solved && r.result.converged && r.result.iterations <= 1, "%d", r.result.iterations);
+  cgm_solve_report_free(&r);
+  o.x0 = NULL;
+  o.x0_path = rhs;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_EINPUT && !r.solved);
+  CHECK_MSG(strstr(err.msg, "has 5 entries but"), "%s", err.msg);
+  cgm_solve_report_free(&r);
+  o.x0_path = NULL;
+  /* atol: converged once ||b - Ax|| <= atol, the relative target max(tol,
+   * atol / ||b||), checked on the recomputed residual. */
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK);
+  const int full = r.result.iterations;
+  double bn = 0.0;
+  for (int32_t i = 0; i < A.nrows; i++) {
+    double s = 0.0;
+    for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) s += A.val[k];
+    bn += s * s;
+  }
+  bn = sqrt(bn);
+  cgm_solve_report_free(&r);
+  o.solve.atol = 1e-3 * bn;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK);
+  CHECK_MSG(r.result.iterations < full && fabs(r.tol - 1e-3) < 1e-12 &&
+                r.result.relative_residual <= 1e-3,
+            "%d of %d, tol %g, residual %g", r.result.iterations, full, r.tol,
+            r.result.relative_residual);
+  cgm_solve_report_free(&r);
+  o.solve.atol = 0;
+  free(ones);
   CHECK(n.warning == 0 && n.error == 0);
   cgm_csr_free(&A);
 }
