@@ -53,14 +53,15 @@ static cgm_status root_prepare(const cgm_csr *A, const double *b, const double *
   if (!A || !b || !x) return cgm_fail(err, CGM_EINPUT, "the MPI solve needs A, b and x on rank 0");
   if (o->backend != CGM_BACKEND_CPU)
     return cgm_fail(err, CGM_EINPUT,
-                    "the MPI solve runs on the cpu backend only (--backend cpu; "
+                    "the MPI solve runs on the cpu backend only (backend=cpu; "
                     "docs/distributed.md)");
   if (o->precision != CGM_PREC_DOUBLE)
     return cgm_fail(err, CGM_EINPUT, "the MPI solve runs in double precision only");
   if (o->precond != CGM_PRECOND_JACOBI)
     return cgm_fail(err, CGM_EINPUT,
-                    "the MPI solve is preconditioned with Jacobi only (--precond jacobi)");
-  if (o->gpus != 1) return cgm_fail(err, CGM_EINPUT, "--gpus %d needs the cuda backend", o->gpus);
+                    "the MPI solve is preconditioned with Jacobi only (precond=jacobi)");
+  if (o->gpus != 1)
+    return cgm_fail(err, CGM_EINPUT, "gpus %d: several GPUs need backend=cuda", o->gpus);
   cgm_status st = cgm_solve_check_input(A, b, x, res, err);
   if (st) return st;
   if (A->nnz > INT_MAX)

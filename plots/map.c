@@ -231,7 +231,8 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, con
   const int bi = cgm_block_index(mo->block), pr = mo->precision;
   if (bi < 0) return cgm_fail(err, CGM_EINPUT, "block size %d is not 1, 2, 4 or 8", mo->block);
   if (pr < 0 || pr > 1) return cgm_fail(err, CGM_EINPUT, "unknown precision %d", pr);
-  if (mo->gpus < 1 || mo->gpus > 8) return cgm_fail(err, CGM_EINPUT, "--gpus %d: 1..8", mo->gpus);
+  if (mo->gpus < 1 || mo->gpus > 8)
+    return cgm_fail(err, CGM_EINPUT, "gpus %d: not in 1..8", mo->gpus);
   if (mo->exchange < 0 || mo->exchange >= CGM_NEXCHANGES)
     return cgm_fail(err, CGM_EINPUT, "unknown exchange %d", mo->exchange);
   const cgm_device_model *m = &dev->model[pr];
@@ -261,7 +262,7 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, con
               G);
     multi = false;
   } else if (!multi) {
-    plot_note(files, "1 GPU: only the one-device panel is drawn, no speed-up (--gpus G for G > 1)");
+    plot_note(files, "1 GPU: only the one-device panel is drawn, no speed-up (gpus=G for G > 1)");
   }
   const int nx = map_grid_nx(), ne = map_grid_ne();
   double *lx = malloc(sizeof(double) * nx), *le = malloc(sizeof(double) * ne);

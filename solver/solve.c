@@ -49,6 +49,7 @@ static cgm_plan_opts plan_opts(const cgm_solve_opts *o) {
   po.balance = o->gpu.balance;
   /* no segment boundary cuts a block-Jacobi block */
   po.row_align = o->precond == CGM_PRECOND_BLOCK ? o->precond_block : 0;
+  po.settled = o->settled;
   return po;
 }
 
@@ -72,21 +73,6 @@ static cgm_status solver_plan(const cgm_csr *A, const cgm_solve_opts *o, cgm_pla
   return cgm_plan_make(A, &po, p, err);
 }
 
-static const char *cg_names[] = {"cgg", "classic"};
-
-const char *cgm_cg_variant_name(cgm_cg_variant v) {
-  return (unsigned)v < 2 ? cg_names[v] : "unknown";
-}
-
-bool cgm_cg_variant_parse(const char *s, cgm_cg_variant *v) {
-  for (int i = 0; i < 2; i++)
-    if (s && !strcmp(s, cg_names[i])) {
-      *v = (cgm_cg_variant)i;
-      return true;
-    }
-  return false;
-}
-
 double cgm_solve_tol(const cgm_solve_opts *o) {
   return o->tol > 0 ? o->tol : 1e-8;
 }
@@ -99,12 +85,12 @@ double cgm_solve_target(const cgm_solve_opts *o, double bnorm) {
 void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iterations, char *buf,
                             size_t n) {
   const char *why =
-      p == CGM_PREC_SINGLE ? "single precision cannot reach it on this matrix (use --precision "
-                             "mixed or double, or a larger --tol)"
+      p == CGM_PREC_SINGLE ? "single precision cannot reach it on this matrix (use precision=mixed "
+                             "or precision=double, or a larger tol)"
       : p == CGM_PREC_MIXED
-          ? "the single-precision iteration is too inexact for this matrix (use --precision double)"
+          ? "the single-precision iteration is too inexact for this matrix (use precision=double)"
           : "the tolerance is below what double precision attains for this matrix and right-hand "
-            "side (use a larger --tol)";
+            "side (use a larger tol)";
   snprintf(buf, n,
            "the true residual ||b - Ax||/||b|| stopped falling at %.3g after %d iterations, above "
            "the target %.3g: %s",
@@ -173,7 +159,7 @@ static cgm_status check_float_range(const cgm_csr *A, cgm_precision p, cgm_error
     if (over || under)
       return cgm_fail(err, CGM_EINPUT,
                       "matrix entry (%d, %d) = %.17g is %s single precision's range (%s %g): "
-                      "use --precision double",
+                      "use precision=double",
                       i + 1, A->colidx[k] + 1, v, over ? "beyond" : "below",
                       over ? "largest" : "smallest", over ? (double)FLT_MAX : (double)FLT_TRUE_MIN);
   }
@@ -245,7 +231,7 @@ static void breakdown_verdict(const cgm_csr *A, cgm_precision p, cgm_solve_resul
              " in %s precision, yet no negative eigenvalue was found (Lanczos, %d steps: smallest "
              "Ritz value %.3g): lost to rounding, not shown to be the matrix's fault%s",
              cgm_precision_name(p), steps, ritz,
-             p == CGM_PREC_DOUBLE ? "" : "; use --precision double or mixed");
+             p == CGM_PREC_DOUBLE ? "" : "; use precision=double or precision=mixed");
 }
 
 /* ||v||_2 without overflow or underflow (scaled sum of squares, as BLAS
@@ -377,7 +363,7 @@ static cgm_status block_jacobi(const cgm_csr *A, const double *b, const double *
   if (pb->opts.backend == CGM_BACKEND_CUSPARSE)
     return cgm_fail(err, CGM_EINPUT,
                     "the cusparse backend has Jacobi preconditioning only: block-Jacobi "
-                    "(--precond block) runs on the cpu and cuda backends");
+                    "(precond=block) runs on backend=cpu and backend=cuda");
   const int n = pb->opts.precond_block; /* resolved (solve_in_order) */
   const size_t len = (size_t)cgm_bjacobi_blocks(A->nrows, n) * (size_t)n * (size_t)n;
   *binv = malloc(len * sizeof **binv);
@@ -435,7 +421,7 @@ cgm_status cgm_solve_conclude(cgm_status st, cgm_precision p, double tol, const 
              "%.3g, above the target %.3g%s",
              res->solver_residual, res->relative_residual, tol,
              p == CGM_PREC_SINGLE ? ": single precision cannot reach it on this matrix (use "
-                                    "--precision mixed or double, or a larger --tol)"
+                                    "precision=mixed or precision=double, or a larger tol)"
                                   : "");
     st = CGM_ENOCONV;
   }
@@ -485,21 +471,18 @@ cgm_status cgm_solve_fallback(cgm_problem *pb, cgm_solve_result *res, cgm_error 
 }
 
 static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
-                                 const cgm_solve_opts *o, cgm_solve_result *res, cgm_error *err) {
+                                 const cgm_solve_opts *given, cgm_solve_result *res,
+                                 cgm_error *err) {
   memset(res, 0, sizeof *res);
   const double t_check = cgm_now();
-  /* the checks and scalings below run on the cores the solve was given */
-  if (o->threads > 0) omp_set_num_threads(o->threads);
   cgm_problem pb;
   memset(&pb, 0, sizeof pb);
-  pb.opts = *o;
-  cgm_plan_layout_resolve(&pb.opts.layout, A, o->gpus);
-  cgm_status st = cgm_bcsr_params_check(&pb.opts.layout, err);
+  pb.opts = *given;
+  cgm_status st = given->settled ? CGM_OK : cgm_solve_opts_settle(&pb.opts, A, err);
   if (st) return st;
-  if (o->gpus < 1)
-    return cgm_fail(err, CGM_EINPUT, "number of GPUs must be >= 1 (got %d)", o->gpus);
-  if (o->gpus > 1 && o->backend != CGM_BACKEND_CUDA)
-    return cgm_fail(err, CGM_EINPUT, "--gpus %d needs the cuda backend", o->gpus);
+  const cgm_solve_opts *o = &pb.opts;
+  /* the checks and scalings below run on the cores the solve was given */
+  if (o->threads > 0) omp_set_num_threads(o->threads);
   st = cgm_solve_check_input_as(A, b, x, o->matrix_checked, res, err);
   if (!st) st = check_float_range(A, o->precision, err);
   if (st) {
@@ -531,7 +514,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   pb.bblk = bblk;
   pb.A = A;
   pb.anorm = cgm_solve_inf_norm(A);
-  pb.maxiter = cgm_solve_maxiter(o, A->nrows);
+  pb.maxiter = o->maxiter;
   const double bnorm = cgm_solve_norm2(b, A->nrows);
   pb.tol = cgm_solve_target(o, bnorm);
   if (bnorm == 0.0) { /* b = 0: x = 0 is the exact solution */
@@ -605,22 +588,6 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   res->time_finish_s = cgm_now() - t_finish;
   if (st == CGM_ENOCONV) return cgm_fail(err, CGM_ENOCONV, "%s", res->stop_reason);
   return st;
-}
-
-const char *cgm_reorder_name(cgm_reorder r) {
-  return r == CGM_REORDER_NONE ? "none" : r == CGM_REORDER_RCM ? "rcm" : "auto";
-}
-
-bool cgm_reorder_parse(const char *s, cgm_reorder *r) {
-  if (strcmp(s, "auto") == 0)
-    *r = CGM_REORDER_AUTO;
-  else if (strcmp(s, "none") == 0)
-    *r = CGM_REORDER_NONE;
-  else if (strcmp(s, "rcm") == 0)
-    *r = CGM_REORDER_RCM;
-  else
-    return false;
-  return true;
 }
 
 /* Reverse Cuthill-McKee: the input is checked in its own numbering (so the

@@ -24,10 +24,6 @@ typedef struct cgm_db cgm_db;
 /* The schema version this build writes and reads. */
 #define CGM_DB_SCHEMA_VERSION 7
 
-/* $CGMODEL_DB, else $XDG_DATA_HOME/cgmodel/cgmodel.db, else
- * $HOME/.local/share/cgmodel/cgmodel.db. Returns buf. */
-CGM_API const char *cgm_db_default_path(char *buf, size_t size);
-
 /* How cgm_db_open opens the file (flags, or'ed; 0: read and write an
  * existing file). */
 enum {

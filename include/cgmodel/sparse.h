@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cgmodel/options.h"
 #include "cgmodel/status.h"
 
 #ifdef __cplusplus
@@ -187,11 +188,9 @@ CGM_API cgm_status cgm_bcsr_params_check(cgm_bcsr_params *p, cgm_error *err);
 
 /* ------------------------------------------------------------ Features --- */
 
-#define CGM_NBLOCKSIZES 4
 /* The x locality is counted for two element widths: [0] 8 bytes (double),
  * [1] 4 bytes (single and mixed precision). */
 #define CGM_NSECTOR_WIDTHS 2
-CGM_API extern const int cgm_block_sizes[CGM_NBLOCKSIZES]; /* 1, 2, 4, 8 */
 
 typedef struct cgm_block_features {
   int n;                   /* N */

@@ -85,9 +85,9 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const cg
     const int b = cgm_precond_block_fixed(A, &r->opts);
     if (b <= 1)
       return cgm_fail(err, CGM_EINPUT,
-                      "--auto picks the block size, and this matrix has no point block (dense "
+                      "auto: it picks the block size, and this matrix has no point block (dense "
                       "aligned blocks of its unknowns) to fix block-Jacobi's block apart from it: "
-                      "give --precond-block B, or drop --auto");
+                      "give precond_block=B, or drop auto");
     r->opts.precond_block = b;
     block_jacobi = true;
   }
@@ -130,6 +130,8 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const cg
       r->auto_none = true;
       st = cgm_fail(err, CGM_EINPUT, "%s", ar.why);
     }
+    /* the tuner's configuration, settled as the given one was */
+    if (!st) st = cgm_solve_opts_settle(&r->opts, A, err);
     if (st) {
       free(devs);
       return st;
@@ -174,9 +176,8 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const cg
   bool planned = false;
   if (d >= 0 && r->opts.threads <= 0) {
     cgm_error e = {0};
-    cgm_solve_opts po = r->opts;
-    (void)cgm_bcsr_params_check(&po.layout, &e);
-    if (pipeline_predict_plan(A, f, &devs[d], &po, &r->predicted, &plan, &planned, &e) == CGM_OK &&
+    if (pipeline_predict_plan(A, f, &devs[d], &r->opts, &r->predicted, &plan, &planned, &e) ==
+            CGM_OK &&
         isfinite(r->predicted))
       r->calibration_id = devs[d].calibration_id;
   }

@@ -69,7 +69,8 @@ typedef struct {
 } solve_run;
 
 /* The matrix, from the cache or parsed (a miss writes the cache entry while
- * the solve goes on: A is not changed), and its layout as it will run. */
+ * the solve goes on: A is not changed), and the options settled for it:
+ * checked, and every default filled in (the layout as it will run). */
 static cgm_status step_read(solve_run *s, cgm_error *err) {
   const cgm_run_solve_opts *o = s->o;
   cgm_cache_opts co = o->cache;
@@ -81,8 +82,7 @@ static cgm_status step_read(solve_run *s, cgm_error *err) {
   s->r->nrows = s->A->nrows;
   s->r->ncols = s->A->ncols;
   s->r->nnz = s->A->nnz;
-  cgm_plan_layout_resolve(&s->r->opts.layout, s->A, s->r->opts.gpus); /* reported as run */
-  return CGM_OK;
+  return cgm_solve_opts_settle(&s->r->opts, s->A, err);
 }
 
 /* b, x's room, and the backend when none was chosen. */

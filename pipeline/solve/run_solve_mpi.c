@@ -52,7 +52,7 @@ cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report 
   bool generated = false;
   cgm_status st = CGM_OK;
   if (o->autotune)
-    st = cgm_fail(err, CGM_EINPUT, "--auto chooses for one process: drop it under MPI");
+    st = cgm_fail(err, CGM_EINPUT, "auto: it chooses for one process: drop it under MPI");
   if (!st && root) {
     if (!o->csr) st = cgm_mm_read_csr(o->matrix, &file, NULL, err);
     if (!st && !(x = calloc((size_t)A->nrows + 1, sizeof *x)))

@@ -239,7 +239,7 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
       S->hung = 1;
       return cgm_fail(err, CGM_ERUNTIME,
                       "the first exchange between %d GPUs made no progress for %.0f s; use "
-                      "--exchange halo",
+                      "exchange=halo",
                       S->G, gs_host_timeout(S));
     }
     CGM_CUDA_TRY(err, we);
@@ -428,7 +428,7 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   const int G = pb->opts.gpus;
   if (ndev < 1) return cgm_fail(err, CGM_ERUNTIME, "no CUDA device is present");
   if (G > ndev)
-    return cgm_fail(err, CGM_EINPUT, "--gpus %d: only %d GPU%s present", G, ndev,
+    return cgm_fail(err, CGM_EINPUT, "gpus %d: only %d GPU%s present", G, ndev,
                     ndev == 1 ? " is" : "s are");
   if (pb->dA && (G != 1 || pb->dA->device < 0 || pb->dA->device >= ndev))
     return cgm_fail(err, CGM_EINPUT, "a matrix in the memory of GPU %d is solved on that GPU alone",

@@ -277,7 +277,7 @@ out:
 extern "C" cgm_status cgm_cusparse_cg(const cgm_problem *pb, cgm_solve_result *res,
                                       cgm_error *err) {
   if (pb->opts.gpus > 1)
-    return cgm_fail(err, CGM_EINPUT, "the cusparse backend runs on one GPU (got --gpus %d)",
+    return cgm_fail(err, CGM_EINPUT, "gpus %d: the cusparse backend runs on one GPU",
                     pb->opts.gpus);
   if (cgm_cuda_device_count() < 1) return cgm_fail(err, CGM_ERUNTIME, "no CUDA device is present");
   const cgm_cusparse_fns *cs;

@@ -408,7 +408,7 @@ cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision 
       if (over || under)
         st = cgm_fail(err, CGM_EINPUT,
                       "matrix entry (%d, %d) = %.17g is %s single precision's range (%s %g): "
-                      "use --precision double",
+                      "use precision=double",
                       i + 1, cols[k] + 1, v, over ? "beyond" : "below",
                       over ? "largest" : "smallest", over ? (double)FLT_MAX : (double)FLT_TRUE_MIN);
     }

@@ -229,7 +229,7 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
       if (we == cudaErrorTimeout) {
         st = cgm_fail(err, CGM_ERUNTIME,
                       "the %d GPUs made no progress for %.0f s (%s exchange); the solve was "
-                      "abandoned: use --exchange halo",
+                      "abandoned: use exchange=halo",
                       S->G, gs_host_timeout(S), cgm_exchange_name(pb->opts.exchange));
         S->hung = 1;
         goto out;
