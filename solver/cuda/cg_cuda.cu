@@ -136,20 +136,6 @@ static void stop_reason(const cgm_cg_state *h, double bnorm, double tol, cgm_sol
   }
 }
 
-static gs_mode pick_mode(const cgm_solve_opts *o) {
-  if (o->gpus <= 1) return MODE_ONE;
-  switch (o->exchange) {
-  case CGM_EXCHANGE_P2P:
-    return MODE_P2P;
-  case CGM_EXCHANGE_HALO:
-    return MODE_HALO;
-  case CGM_EXCHANGE_HOST:
-    return MODE_HOST;
-  default:
-    return MODE_NCCL;
-  }
-}
-
 /* CG1 on every device: u = A x0, r = b - u, v = D^-1 r; the partial sums go
  * through the host once, then every state starts identical. */
 static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_error *err) {
@@ -185,7 +171,7 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
                                         d->stream));
     }
     /* The single-reduction CG keeps p in r: p = 0 before the first step. */
-    if (S->cgg) CGM_CUDA_TRY(err, cudaMemsetAsync(d->r, 0, (size_t)d->np * w, d->stream));
+    if (S->pol.cgg) CGM_CUDA_TRY(err, cudaMemsetAsync(d->r, 0, (size_t)d->np * w, d->stream));
     CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
     tot[0] += part[g][0];
     tot[1] += part[g][1];
@@ -194,15 +180,10 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
   memset(&h, 0, sizeof h);
   h.thr = (pb->tol * pb->bnorm) * (pb->tol * pb->bnorm);
   h.maxiter = pb->maxiter;
-  h.K = S->K;
-  /* Half the host's watchdog: a device that waits too long for a peer
-   * stops the run itself, and the host reports it. */
-  {
-    double half = gs_timeout(S) * 0.5;
-    h.wait_ns = (unsigned long long)((half < 1e6 ? half : 1e6) * 1e9); /* <= 11.6 days */
-  }
-  h.slot[0][S->K - 1].rz = tot[0]; /* the slot before slot 0; other devices' parts stay 0 */
-  h.slot[0][S->K - 1].rr = tot[1];
+  h.K = S->pol.K;
+  h.wait_ns = S->pol.wait_ns;
+  h.slot[0][S->pol.K - 1].rz = tot[0]; /* the slot before slot 0; other devices' parts stay 0 */
+  h.slot[0][S->pol.K - 1].rr = tot[1];
   for (int g = 0; g < S->G; g++) {
     cgm_cuda_dev *d = &S->dev[g];
     /* The single-reduction CG: the first SpMV carries each device's own
@@ -224,7 +205,7 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
   rz_rr[1] = tot[1];
   if (!S->dev[0].mixed) S->rt0 = sqrt(tot[1]);
   /* The first iteration's SpMV needs the whole new v. */
-  if (S->mode == MODE_HOST)
+  if (S->pol.mode == MODE_HOST)
     CGM_CUDA_TRY(err, gs_host_exchange(S));
   else
     CGM_CUDA_TRY(err, gs_exchange(S, -1));
@@ -232,15 +213,16 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
     cgm_cuda_dev *d = &S->dev[g];
     CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
     CGM_CUDA_TRY(err, cudaEventRecord(d->ev_a, d->stream));
-    if (S->mode == MODE_HALO) CGM_CUDA_TRY(err, cudaEventRecord(d->ev_b, d->comm));
-    cudaError_t we = gs_event_wait(d->ev_a, gs_host_timeout(S));
-    if (we == cudaSuccess && S->mode == MODE_HALO) we = gs_event_wait(d->ev_b, gs_host_timeout(S));
+    if (S->pol.mode == MODE_HALO) CGM_CUDA_TRY(err, cudaEventRecord(d->ev_b, d->comm));
+    cudaError_t we = gs_event_wait(d->ev_a, S->pol.host_timeout_s);
+    if (we == cudaSuccess && S->pol.mode == MODE_HALO)
+      we = gs_event_wait(d->ev_b, S->pol.host_timeout_s);
     if (we == cudaErrorTimeout) {
       S->hung = 1;
       return cgm_fail(err, CGM_ERUNTIME,
                       "the first exchange between %d GPUs made no progress for %.0f s; use "
                       "--exchange halo",
-                      S->G, gs_host_timeout(S));
+                      S->G, S->pol.host_timeout_s);
     }
     CGM_CUDA_TRY(err, we);
   }
@@ -325,7 +307,7 @@ static cgm_status upload_vectors(gpu_solver *S, const cgm_problem *pb, const cgm
     }
     if ((st = cgm_cuda_upload_vec(d, d->x, buf, d->rows, 0, err))) break;
     /* v = x0 as the SpMV of CG1 sees it */
-    if (S->mode == MODE_HALO) {
+    if (S->pol.mode == MODE_HALO) {
       const cgm_halo *h = &seg[g].h;
       int64_t own = (int64_t)seg[g].halo_start * n;
       for (int64_t i = d->rows; i < own; i++) buf[i] = 0.0; /* the gap */
@@ -335,7 +317,7 @@ static cgm_status upload_vectors(gpu_solver *S, const cgm_problem *pb, const cgm
           buf[own + (int64_t)c * n + t] = gi < A->nrows ? pb->x[gi] : 0.0;
         }
       st = cgm_cuda_upload_vec(d, d->v, buf, own + (int64_t)h->nhalo * n, 0, err);
-    } else if (S->mode == MODE_NCCL) { /* chunk j holds segment j's rows */
+    } else if (S->pol.mode == MODE_NCCL) { /* chunk j holds segment j's rows */
       for (int j = 0; j < S->G; j++)
         for (int64_t i = 0; i < S->chunk; i++) {
           int64_t gi = (int64_t)S->bounds[j] * n + i;
@@ -361,9 +343,10 @@ out:
  * a 49M-nonzero layout took 0.11-0.14 s on a 16-core H200 node, the
  * device's milliseconds, and the CSR is no more bytes to upload than the
  * layout it becomes. */
-static cgm_status want_device_layout(const cgm_problem *pb, bool *yes, cgm_error *err) {
+static cgm_status want_device_layout(const gpu_solver *S, const cgm_problem *pb, bool *yes,
+                                     cgm_error *err) {
   *yes = false;
-  if (!pb->opts.gpu.device_layout || !cgm_plan_layout_on_device(&pb->plan)) return CGM_OK;
+  if (!S->pol.device_layout) return CGM_OK;
   int64_t avail = 0, total = 0;
   cgm_status st = cgm_cuda_free_bytes(0, &avail, &total, err);
   if (st) return st;
@@ -455,45 +438,9 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   S->bounds = pb->plan.bounds;
   S->chunk = pb->plan.chunk_rows;
   S->exchange_elems = pb->plan.exchange_elems;
-  S->mode = pick_mode(&pb->opts);
-  /* Single and mixed precision replace their residual between graphs when
-   * it has fallen tenfold: a graph late, the float recurrence has drifted
-   * by the fall since the last replacement times its unit roundoff, which
-   * past ~1e6 leaves nothing of it. Short graphs keep that late part a digit
-   * or two on matrices that gain a digit in ~10 iterations (at 32 a small
-   * Poisson matrix took 10x double's iterations on an H100); the launch costs
-   * under 1% at the sizes reduced precision pays at. */
-  S->K = pb->opts.check_every > 0 ? pb->opts.check_every : prec == CGM_PREC_DOUBLE ? 32 : 8;
-  if (S->K > CGM_MAX_SLOTS) S->K = CGM_MAX_SLOTS;
-  if (S->K < 2 || S->mode == MODE_HOST) S->K = 2;
-  S->timeout_s = go->exchange_timeout_s;
+  S->pol = gs_policy_make(&pb->opts, &pb->plan);
   S->trace_file = go->trace_file;
-  S->flags = (S->mode == MODE_P2P || S->mode == MODE_HALO) && go->flags;
-  S->graphs = go->graphs;
-  /* Programmatic dependent launch: on one GPU, and on several with the
-   * flags (p2p, halo). There a kernel that spins on flags lets its
-   * successor in only after its wait (pdl_begin), and the boundary SpMV
-   * leaves room for the pack (cgm_sync.leave), so no block scheduled
-   * early can hold the SMs that a peer's progress needs. Not with NCCL,
-   * the host or graph edges between devices (flags off). */
-  S->pdl = (S->mode == MODE_ONE || S->flags) && go->pdl;
-  /* The single-reduction CG (cgm_launch_cgg): one all-GPU reduction and
-   * one kernel an iteration fewer than CG4 + CG5, and one vector pass
-   * fewer, so also faster on one GPU (docs/perf.md). The host-staged mode
-   * is always the paper's Algorithm 2. */
-  /* Single and mixed precision run Algorithm 2: its p . A p is computed,
-   * where the single-reduction CG takes it from a recurrence that loses its
-   * accuracy in single precision once the residual falls past ~1e-7 (the
-   * run broke down there on an H100). */
-  S->cgg = S->mode != MODE_HOST && go->cg == CGM_CG_CGG && prec == CGM_PREC_DOUBLE;
-  S->late = S->mode == MODE_HALO && S->flags && go->late;
-  S->ll = S->cgg && S->flags && go->ll;
-  /* Reliable updates on one GPU: the true residual before a claimed
-   * convergence, and in single and mixed precision whenever the iterated
-   * one has fallen by CGM_RELIABLE_DELTA. */
-  S->reliable = S->mode == MODE_ONE;
-  S->reduced = prec != CGM_PREC_DOUBLE;
-  if (S->mode == MODE_P2P || S->mode == MODE_HALO)
+  if (S->pol.mode == MODE_P2P || S->pol.mode == MODE_HALO)
     if ((st = gs_enable_peers(G, err))) goto out;
   /* Every segment's memory is the plan's, checked before any device
    * allocation; then each is built on the host. */
@@ -509,7 +456,7 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
                     total / 1073741824.0);
   }
   {
-    if (!st && !pb->dA && (st = want_device_layout(pb, &dev_layout, err))) goto out;
+    if (!st && !pb->dA && (st = want_device_layout(S, pb, &dev_layout, err))) goto out;
     const double tl = cgm_now();
     for (int g = 0; g < G && !st && !pb->dA && !dev_layout; g++)
       st = cgm_seg_build(pb->A, &pb->plan, g, &seg[g], err);
@@ -532,7 +479,7 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     } else if (!st) {
       st = cgm_cuda_matrix_upload(d, &seg[g].A, &d->A, err);
     }
-    if (!st && (S->mode == MODE_HALO || seg[g].B.nbrows > 0))
+    if (!st && (S->pol.mode == MODE_HALO || seg[g].B.nbrows > 0))
       st = cgm_cuda_matrix_upload(d, &seg[g].B, &d->B, err);
     if (!st && seg[g].C.nbrows > 0) { /* long rows (cgm_plan_long_part) */
       const cgm_bcsr *Cl = &seg[g].C; /* a block row a slice, longest first */
@@ -548,20 +495,20 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     d->v_off = seg[g].v_off;
   }
   if (st) goto out;
-  if (S->mode == MODE_HALO && (st = setup_halo_sends(S, seg, err))) goto out;
-  if (S->mode == MODE_HOST) {
+  if (S->pol.mode == MODE_HALO && (st = setup_halo_sends(S, seg, err))) goto out;
+  if (S->pol.mode == MODE_HOST) {
     CGM_CUDA_GOTO(st, err, out,
                   cudaMallocHost(&S->host_v, gs_elem(S->prec) * (size_t)S->bounds[G] * p.n));
     CGM_CUDA_GOTO(st, err, out, cudaMallocHost((void **)&S->host_red, sizeof(double) * 3 * G));
   }
-  if (S->mode == MODE_NCCL) {
+  if (S->pol.mode == MODE_NCCL) {
     if ((st = gs_nccl_init(S, err))) goto out;
   }
   for (int g = 0; g < G; g++)
     res->device_bytes = S->dev[g].bytes > res->device_bytes ? S->dev[g].bytes : res->device_bytes;
-  if (S->pdl) { /* the kernels must hold the wait: code built for sm_90 or later */
+  if (S->pol.pdl) { /* the kernels must hold the wait: code built for sm_90 or later */
     CGM_CUDA_GOTO(st, err, out, cudaSetDevice(S->dev[0].dev));
-    S->pdl = cgm_pdl_supported();
+    S->pol.pdl = cgm_pdl_supported();
   }
   if ((st = pb->dA ? gs_device_vectors(S, pb, err) : upload_vectors(S, pb, seg, err))) goto out;
   for (int g = 0; g < G; g++) cgm_cuda_stage_release(&S->dev[g]); /* the uploads are done */
@@ -593,7 +540,7 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
   res->time_setup_s = cgm_now() - t0;
   S->mon_last = -1;
   cgm_monitor_report(&pb->opts, &S->mon_last, 0, S->rt0 / pb->bnorm, false);
-  if (S->mode == MODE_HOST) {
+  if (S->pol.mode == MODE_HOST) {
     st = gs_host_loop(S, pb, res, &host_fin, err);
     fin = &host_fin;
   } else {

@@ -13,8 +13,8 @@ cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_er
   /* Where the iteration keeps its residual: cgg preconditioned in v (the
    * vector its SpMV reads) with s = A p beside; Algorithm 2 in r, with its
    * direction in v (restarted from the new residual after a claim). */
-  void *z = S->cgg ? d->v : d->r, *v = S->cgg || !restart ? NULL : d->v;
-  const void *sp = S->cgg ? d->s : NULL;
+  void *z = S->pol.cgg ? d->v : d->r, *v = S->pol.cgg || !restart ? NULL : d->v;
+  const void *sp = S->pol.cgg ? d->s : NULL;
   CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
   if (d->mixed) {
     CGM_CUDA_TRY(err, cgm_launch_fold(d->rows, d->x_hi, (float *)d->x, d->dot_tmp + 3, red, d->sms,
@@ -25,9 +25,9 @@ cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_er
       CGM_CUDA_TRY(err,
                    cgm_launch_spmv(&d->C.L_hi, CGM_PREC_DOUBLE, d->x_hi, d->y_hi, NULL, NULL, NULL,
                                    cgm_cuda_red(d, CGM_RED_LONG), NULL, NULL, d->sms, d->stream));
-    CGM_CUDA_TRY(err, cgm_launch_replace(CGM_PREC_DOUBLE, CGM_PREC_SINGLE, d->rows, S->cgg, d->b,
-                                         d->y_hi, d->dinv, &d->bj, z, v, NULL, sp, d->dot_tmp, red,
-                                         d->sms, d->stream));
+    CGM_CUDA_TRY(err, cgm_launch_replace(CGM_PREC_DOUBLE, CGM_PREC_SINGLE, d->rows, S->pol.cgg,
+                                         d->b, d->y_hi, d->dinv, &d->bj, z, v, NULL, sp, d->dot_tmp,
+                                         red, d->sms, d->stream));
   } else {
     /* u (A's product's place) is free between iterations: A x goes there */
     CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L, S->prec, d->x, d->u, NULL, NULL, NULL,
@@ -37,10 +37,10 @@ cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_er
                    cgm_launch_spmv(&d->C.L, S->prec, d->x, d->u, NULL, NULL, NULL,
                                    cgm_cuda_red(d, CGM_RED_LONG), NULL, NULL, d->sms, d->stream));
     CGM_CUDA_TRY(err,
-                 cgm_launch_replace(S->prec, S->prec, d->rows, S->cgg, d->b, d->u, d->dinv, &d->bj,
-                                    z, v, d->x, sp, d->dot_tmp, red, d->sms, d->stream));
+                 cgm_launch_replace(S->prec, S->prec, d->rows, S->pol.cgg, d->b, d->u, d->dinv,
+                                    &d->bj, z, v, d->x, sp, d->dot_tmp, red, d->sms, d->stream));
   }
-  CGM_CUDA_TRY(err, cgm_launch_resume(d->state, d->dot_tmp, S->cgg, restart, d->stream));
+  CGM_CUDA_TRY(err, cgm_launch_resume(d->state, d->dot_tmp, S->pol.cgg, restart, d->stream));
   double out[5];
   CGM_CUDA_TRY(err,
                cudaMemcpyAsync(out, d->dot_tmp, sizeof out, cudaMemcpyDeviceToHost, d->stream));
