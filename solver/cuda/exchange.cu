@@ -39,7 +39,6 @@ cudaError_t gs_nccl_allreduce(gpu_solver *S, int slot, int which, int count) {
  * slot -1). */
 cudaError_t gs_exchange(gpu_solver *S, int slot) {
   const size_t w = gs_elem(S->prec);
-  const int n = S->n;
   if (S->pol.mode == MODE_P2P) {
     for (int g = 0; g < S->G; g++) {
       cgm_cuda_dev *d = &S->dev[g];
@@ -69,7 +68,6 @@ cudaError_t gs_exchange(gpu_solver *S, int slot) {
     }
     return S->nccl->ncclGroupEnd() == ncclSuccess ? cudaSuccess : cudaErrorUnknown;
   }
-  (void)n;
   if (S->pol.mode == MODE_HALO) { /* pack on the comm stream, after the own CG5 or cgg */
     for (int g = 0; g < S->G; g++) {
       cgm_cuda_dev *d = &S->dev[g];

@@ -3,7 +3,9 @@
  * to solver/cuda). The solve is split by job:
  *   policy.c      how a solve runs: every choice the options and the plan
  *                 settle (gs_policy, plain C)
- *   cg_cuda.cu    the driver: set-up from the plan, CG1, the loop, results
+ *   cg_cuda.cu    the driver, in steps: set-up from the plan (devices,
+ *                 layouts, vectors, exchange), CG1, the loop, the finish
+ *                 (result, stop reason, download), teardown
  *   segments.c    host-side segment layouts and halo send lists (plain C)
  *   iteration.cu  one iteration on every device (SpMV, cgg or CG4 + CG5)
  *   exchange.cu   the vector and reduction exchanges between devices
@@ -11,7 +13,9 @@
  *                 them and the watchdogs
  *   host_loop.cu  the paper's host-staged loop (the host exchange)
  *   reliable.cu   the true residual replacing the iterated one (one GPU)
- *   startup.cu    peer access and NCCL's communicators */
+ *   startup.cu    peer access and NCCL's communicators
+ *   device_input.cu  a matrix already in a GPU's memory: its checks, the
+ *                 vectors set from it there, the solution written back */
 #ifndef CGM_SOLVER_CUDA_GPU_SOLVER_H
 #define CGM_SOLVER_CUDA_GPU_SOLVER_H
 
@@ -35,13 +39,13 @@ typedef struct gpu_solver {
   ncclComm_t comm[CGM_MAX_GPUS];
   const cgm_nccl_fns *nccl; /* NCCL's calls (vendor_libs.h): set by gs_nccl_init */
   int have_comm;
-  int nccl_stuck;                   /* ncclCommInitAll never returned: see gs_nccl_init */
-  int hung;                         /* a watchdog fired: abort, do not wait, on the way out */
-  int pack_recorded;                /* ev_pack was recorded in the current capture */
-  double rt0;                       /* the true residual after CG1 */
-  int mon_last;                     /* cgm_monitor_report: the iteration last reported */
-  cgm_cg_state final;               /* the state reported when the host ended the run */
-  const char *trace_file;           /* diagnostic builds: where the timeline goes */
+  int nccl_stuck;         /* ncclCommInitAll never returned: see gs_nccl_init */
+  int hung;               /* a watchdog fired: abort, do not wait, on the way out */
+  int pack_recorded;      /* ev_pack was recorded in the current capture */
+  double rt0;             /* the true residual after CG1 */
+  int mon_last;           /* cgm_monitor_report: the iteration last reported */
+  cgm_cg_state final;     /* the state reported when the host ended the run (host mode: the last) */
+  const char *trace_file; /* diagnostic builds: where the timeline goes */
   unsigned send_mask[CGM_MAX_GPUS]; /* halo: the devices segment g sends to */
   int64_t exchange_elems;           /* per iteration */
   void *host_v;                     /* pinned: host mode */
