@@ -531,28 +531,17 @@ static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_so
   memset(&pb, 0, sizeof pb);
   pb.opts = *o;
   pb.opts.reorder = CGM_REORDER_NONE;
-  if (pb.opts.layout.bx <= 0) pb.opts.layout.bx = 1;
-  pb.opts.layout.by = 0;
-  if ((st = cgm_bcsr_params_check(&pb.opts.layout, err))) return st;
+  cgm_plan_opts po = cgm_plan_opts_default(); /* one segment of every row */
+  po.backend = CGM_BACKEND_CUDA;
+  po.precision = o->precision;
+  po.layout = o->layout;
+  po.layout.by = 0; /* one warp a slice */
+  if ((st = cgm_plan_device_csr(n, A->nnz, &po, &pb.plan, err))) return st;
+  pb.opts.layout = pb.plan.o.layout;
   pb.dA = A;
   pb.anorm = anorm;
   pb.tol = cgm_solve_tol(o);
   pb.maxiter = cgm_solve_maxiter(o, n);
-  /* one segment of every row; its memory is checked as the layout is built */
-  pb.plan.o = cgm_plan_opts_default();
-  pb.plan.o.backend = CGM_BACKEND_CUDA;
-  pb.plan.o.precision = o->precision;
-  pb.plan.o.layout = pb.opts.layout;
-  pb.plan.nrows = n;
-  pb.plan.nnz = A->nnz;
-  pb.plan.nb = n;
-  pb.plan.nseg = 1;
-  pb.plan.bounds[1] = n;
-  pb.plan.chunk_rows = n;
-  pb.plan.seg[0].b1 = n;
-  pb.plan.seg[0].rows = n;
-  pb.plan.seg[0].nparts = 1;
-  pb.plan.seg[0].v_len = n;
   CGM_CUDA_TRY(err, norm2(c, n, b, &bnorm));
   if (bnorm == 0.0) { /* b = 0: x = 0 is the exact solution */
     CGM_CUDA_TRY(err, cudaMemset(x, 0, 8 * (size_t)n));
