@@ -7,7 +7,6 @@
  * device), the vectors, and after the iteration the solution scaled back
  * and its residual recomputed in double. Only scalars come back, and the
  * entries of one row when a message must name them. */
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -66,7 +65,7 @@ __global__ void check_rows(int32_t n, int32_t ncols, int64_t nnz, const IP *rp, 
       if (c < 0 || c >= ncols || (k > k0 && c <= col[k - 1])) ok = false;
       const double v = val[k];
       if (!isfinite(v)) finite = false;
-      if (want_range && (fabs(v) > FLT_MAX || (v != 0.0 && (float)v == 0.0f))) in_range = false;
+      if (want_range && cgm_check_float(v)) in_range = false;
       sum += fabs(v);
     }
     if (!ok) atomicMin(&f->structure, (int)i);
@@ -187,6 +186,14 @@ typedef struct {
   void *scratch; /* Findings, or an int */
 } dctx;
 
+/* f(rowptr): A's row pointer in its own width. */
+template <typename F> void with_rowptr(const cgm_csr_device *A, F f) {
+  if (A->rowptr64)
+    f((const int64_t *)A->rowptr);
+  else
+    f((const int32_t *)A->rowptr);
+}
+
 cudaError_t sum_parts(dctx *c, int blocks, double *out) {
   cudaError_t e = cudaMemcpyAsync(c->host_part, c->part, sizeof(double) * (size_t)blocks,
                                   cudaMemcpyDeviceToHost, c->s);
@@ -224,12 +231,10 @@ cudaError_t norm2(dctx *c, int32_t n, const double *v, double *out) {
 cudaError_t residual(dctx *c, const double *b, const double *x, double bnorm, double *out) {
   const cgm_csr_device *A = c->A;
   const int32_t n = A->nrows;
-  if (A->rowptr64)
-    residual_squares<<<grid_for(n), kThreads, 0, c->s>>>(n, (const int64_t *)A->rowptr, A->colidx,
-                                                         A->val, b, x, bnorm, c->part);
-  else
-    residual_squares<<<grid_for(n), kThreads, 0, c->s>>>(n, (const int32_t *)A->rowptr, A->colidx,
-                                                         A->val, b, x, bnorm, c->part);
+  with_rowptr(A, [&](auto rp) {
+    residual_squares<<<grid_for(n), kThreads, 0, c->s>>>(n, rp, A->colidx, A->val, b, x, bnorm,
+                                                         c->part);
+  });
   cudaError_t e = cudaGetLastError();
   double ssq = 0.0;
   if (e == cudaSuccess) e = sum_parts(c, grid_for(n), &ssq);
@@ -295,9 +300,8 @@ cgm_status row_ends(const cgm_csr_device *A, int64_t *first, int64_t *last, cgm_
   return CGM_OK;
 }
 
-/* cgm_solve_check_input and the single-precision range check of cgm_solve,
- * with their messages (rows and columns from 1), on the device; *anorm:
- * ||A||_inf. */
+/* cgm_solve's input checks (backend.h, cgm_check) on the device, after those of
+ * the CSR's structure (cgm_csr_check's on the host); *anorm: ||A||_inf. */
 cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision prec, double *anorm,
                        cgm_solve_result *res, cgm_error *err) {
   const cgm_csr_device *A = c->A;
@@ -319,12 +323,10 @@ cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision 
   const int want_range = prec != CGM_PREC_DOUBLE;
   check_vectors<<<grid_for(n), kThreads, 0, c->s>>>(n, b, x, f);
   CGM_CUDA_TRY(err, cudaGetLastError());
-  if (A->rowptr64)
-    check_rows<<<grid_for(n), kThreads, 0, c->s>>>(n, A->ncols, A->nnz, (const int64_t *)A->rowptr,
-                                                   A->colidx, A->val, want_range, f);
-  else
-    check_rows<<<grid_for(n), kThreads, 0, c->s>>>(n, A->ncols, A->nnz, (const int32_t *)A->rowptr,
-                                                   A->colidx, A->val, want_range, f);
+  with_rowptr(A, [&](auto rp) {
+    check_rows<<<grid_for(n), kThreads, 0, c->s>>>(n, A->ncols, A->nnz, rp, A->colidx, A->val,
+                                                   want_range, f);
+  });
   CGM_CUDA_TRY(err, cudaGetLastError());
   CGM_CUDA_TRY(err, cudaMemcpyAsync(&h, f, sizeof h, cudaMemcpyDeviceToHost, c->s));
   CGM_CUDA_TRY(err, cudaStreamSynchronize(c->s));
@@ -333,9 +335,7 @@ cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision 
     const int32_t i = is_b ? h.b : h.x;
     double v = 0.0;
     CGM_CUDA_TRY(err, cudaMemcpy(&v, (is_b ? b : x) + i, 8, cudaMemcpyDeviceToHost));
-    return is_b ? cgm_fail(err, CGM_EINPUT,
-                           "right-hand side entry %d is %g: NaN/Inf is not allowed", i + 1, v)
-                : cgm_fail(err, CGM_EINPUT, "initial guess entry %d is %g", i + 1, v);
+    return cgm_check_refuse(is_b ? CGM_CHECK_RHS : CGM_CHECK_GUESS, i, 0, v, res, err);
   }
   int64_t len = 0;
   int32_t *cols = NULL;
@@ -365,25 +365,19 @@ cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision 
     if ((st = fetch_row(c, i, &len, &cols, &vals, err))) return st;
     for (int64_t k = 0; k < len && !st; k++)
       if (!isfinite(vals[k]))
-        st = cgm_fail(err, CGM_EINPUT, "matrix entry (%d, %d) is %g: NaN/Inf is not allowed", i + 1,
-                      cols[k] + 1, vals[k]);
+        st = cgm_check_refuse(CGM_CHECK_FINITE, i, cols[k], vals[k], res, err);
     free(cols);
     free(vals);
     return st ? st : cgm_fail(err, CGM_ERUNTIME, "row %d changed while it was checked", i + 1);
   }
   /* the mirrors, once every row is sound */
-  if (A->rowptr64)
-    check_symmetry<<<grid_for(n), kThreads, 0, c->s>>>(n, (const int64_t *)A->rowptr, A->colidx,
-                                                       A->val, f);
-  else
-    check_symmetry<<<grid_for(n), kThreads, 0, c->s>>>(n, (const int32_t *)A->rowptr, A->colidx,
-                                                       A->val, f);
+  with_rowptr(A, [&](auto rp) {
+    check_symmetry<<<grid_for(n), kThreads, 0, c->s>>>(n, rp, A->colidx, A->val, f);
+  });
   CGM_CUDA_TRY(err, cudaGetLastError());
   CGM_CUDA_TRY(err, cudaMemcpyAsync(&h, f, sizeof h, cudaMemcpyDeviceToHost, c->s));
   CGM_CUDA_TRY(err, cudaStreamSynchronize(c->s));
-  if (h.asymmetric < INT32_MAX)
-    return cgm_fail(err, CGM_EINPUT,
-                    "matrix is not symmetric: CG needs a symmetric positive definite matrix");
+  if (h.asymmetric < INT32_MAX) return cgm_check_refuse(CGM_CHECK_SYMMETRIC, 0, 0, 0, res, err);
   if (h.diagonal < INT32_MAX) {
     const int32_t i = h.diagonal;
     if ((st = fetch_row(c, i, &len, &cols, &vals, err))) return st;
@@ -392,26 +386,14 @@ cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision 
       if (cols[k] == i) d = vals[k];
     free(cols);
     free(vals);
-    res->refused = true;
-    st = cgm_fail(err, CGM_ENOCONV,
-                  "matrix is not positive definite: diagonal entry (%d, %d) is %s%.6g", i + 1,
-                  i + 1, d == 0.0 ? "missing or " : "", d);
-    snprintf(res->stop_reason, sizeof res->stop_reason, "%.511s", err ? err->msg : "");
-    return st;
+    return cgm_check_refuse(CGM_CHECK_DIAGONAL, i, i, d, res, err);
   }
   if (h.range < INT32_MAX) {
     const int32_t i = h.range;
     if ((st = fetch_row(c, i, &len, &cols, &vals, err))) return st;
-    for (int64_t k = 0; k < len && !st; k++) {
-      const double v = vals[k];
-      const bool over = fabs(v) > FLT_MAX, under = v != 0.0 && (float)v == 0.0f;
-      if (over || under)
-        st = cgm_fail(err, CGM_EINPUT,
-                      "matrix entry (%d, %d) = %.17g is %s single precision's range (%s %g): "
-                      "use --precision double",
-                      i + 1, cols[k] + 1, v, over ? "beyond" : "below",
-                      over ? "largest" : "smallest", over ? (double)FLT_MAX : (double)FLT_TRUE_MIN);
-    }
+    for (int64_t k = 0; k < len && !st; k++)
+      if (cgm_check_float(vals[k]))
+        st = cgm_check_refuse(CGM_CHECK_RANGE, i, cols[k], vals[k], res, err);
     free(cols);
     free(vals);
     if (st) return st;
@@ -457,18 +439,14 @@ cgm_status gs_device_vectors(gpu_solver *S, const cgm_problem *pb, cgm_error *er
   const int grid = grid_for(n);
   CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
   const bool f32 = S->prec == CGM_PREC_SINGLE; /* the iteration's: single in mixed too */
-  if (A->rowptr64 && f32)
-    inverse_diagonal<<<grid, kThreads, 0, d->stream>>>(n, (const int64_t *)A->rowptr, A->colidx,
-                                                       A->val, (float *)d->dinv);
-  else if (A->rowptr64)
-    inverse_diagonal<<<grid, kThreads, 0, d->stream>>>(n, (const int64_t *)A->rowptr, A->colidx,
-                                                       A->val, (double *)d->dinv);
-  else if (f32)
-    inverse_diagonal<<<grid, kThreads, 0, d->stream>>>(n, (const int32_t *)A->rowptr, A->colidx,
-                                                       A->val, (float *)d->dinv);
-  else
-    inverse_diagonal<<<grid, kThreads, 0, d->stream>>>(n, (const int32_t *)A->rowptr, A->colidx,
-                                                       A->val, (double *)d->dinv);
+  with_rowptr(A, [&](auto rp) {
+    if (f32)
+      inverse_diagonal<<<grid, kThreads, 0, d->stream>>>(n, rp, A->colidx, A->val,
+                                                         (float *)d->dinv);
+    else
+      inverse_diagonal<<<grid, kThreads, 0, d->stream>>>(n, rp, A->colidx, A->val,
+                                                         (double *)d->dinv);
+  });
   CGM_CUDA_TRY(err, cudaGetLastError());
   /* b: double unless in single precision */
   if (pb->opts.precision == CGM_PREC_SINGLE)
@@ -619,9 +597,8 @@ extern "C" cgm_status cgm_solve_device(const cgm_csr_device *A, const double *b,
     return cgm_fail(err, CGM_EINPUT, "CSR of %d x %d with %lld nonzeros: negative size", A->nrows,
                     A->ncols, (long long)A->nnz);
   if (A->nrows != A->ncols)
-    return cgm_fail(err, CGM_EINPUT, "matrix is %d x %d: CG needs a square matrix", A->nrows,
-                    A->ncols);
-  if (A->nrows == 0) return cgm_fail(err, CGM_EINPUT, "matrix is empty (0 x 0)");
+    return cgm_check_refuse(CGM_CHECK_SQUARE, A->nrows, A->ncols, 0, res, err);
+  if (A->nrows == 0) return cgm_check_refuse(CGM_CHECK_EMPTY, 0, 0, 0, res, err);
   const int ndev = cgm_cuda_device_count();
   if (A->device < 0 || A->device >= ndev)
     return cgm_fail(err, CGM_EINPUT, "the matrix is said to be on GPU %d, but %d GPU%s present",
