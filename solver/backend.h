@@ -97,7 +97,7 @@ __host__ __device__
 /* ||v||_2 without overflow or underflow (scaled sum of squares). */
 double cgm_solve_norm2(const double *v, int32_t n);
 
-/* The end of a host loop's result (the CPU CG, the MPI CG): the count, the
+/* The end of a host loop's result (the CPU CG, cuSPARSE's, the MPI CG): the count, the
  * residual, the verdict of st, the stop reason at the iteration cap, and
  * the time per iteration, the median of the first ntimed past the first
  * (which pays for page faults and cold caches); times is reordered. */
