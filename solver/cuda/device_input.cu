@@ -256,18 +256,23 @@ template <typename F> cudaError_t first_index(dctx *c, F launch, int *out) {
   return e;
 }
 
+/* *out = rowptr[i], whatever its width. */
+cudaError_t rowptr_at(const cgm_csr_device *A, int64_t i, int64_t *out) {
+  const size_t w = A->rowptr64 ? 8 : 4;
+  int64_t v = 0;
+  const cudaError_t e =
+      cudaMemcpy(&v, (const char *)A->rowptr + w * (size_t)i, w, cudaMemcpyDeviceToHost);
+  *out = A->rowptr64 ? v : (int64_t)(int32_t)v;
+  return e;
+}
+
 /* Row i's offsets, columns and values (for a message): malloc'ed. */
 cgm_status fetch_row(dctx *c, int32_t i, int64_t *len, int32_t **cols, double **vals,
                      cgm_error *err) {
   const cgm_csr_device *A = c->A;
   int64_t k[2] = {0, 0};
-  if (A->rowptr64) {
-    CGM_CUDA_TRY(err, cudaMemcpy(k, (const int64_t *)A->rowptr + i, 16, cudaMemcpyDeviceToHost));
-  } else {
-    int32_t k32[2];
-    CGM_CUDA_TRY(err, cudaMemcpy(k32, (const int32_t *)A->rowptr + i, 8, cudaMemcpyDeviceToHost));
-    k[0] = k32[0], k[1] = k32[1];
-  }
+  CGM_CUDA_TRY(err, rowptr_at(A, i, &k[0]));
+  CGM_CUDA_TRY(err, rowptr_at(A, (int64_t)i + 1, &k[1]));
   *len = k[1] > k[0] ? k[1] - k[0] : 0;
   *cols = (int32_t *)malloc(sizeof(int32_t) * (size_t)(*len + 1));
   *vals = (double *)malloc(sizeof(double) * (size_t)(*len + 1));
@@ -288,18 +293,6 @@ cgm_status fetch_row(dctx *c, int32_t i, int64_t *len, int32_t **cols, double **
   return CGM_OK;
 }
 
-/* The row pointer's ends (rowptr[0], rowptr[n]). */
-cgm_status row_ends(const cgm_csr_device *A, int64_t *first, int64_t *last, cgm_error *err) {
-  const size_t w = A->rowptr64 ? 8 : 4;
-  int64_t a = 0, b = 0;
-  CGM_CUDA_TRY(err, cudaMemcpy(&a, A->rowptr, w, cudaMemcpyDeviceToHost));
-  CGM_CUDA_TRY(err, cudaMemcpy(&b, (const char *)A->rowptr + w * (size_t)A->nrows, w,
-                               cudaMemcpyDeviceToHost));
-  *first = A->rowptr64 ? a : (int64_t)(int32_t)a;
-  *last = A->rowptr64 ? b : (int64_t)(int32_t)b;
-  return CGM_OK;
-}
-
 /* cgm_solve's input checks (backend.h, cgm_check) on the device, after those of
  * the CSR's structure (cgm_csr_check's on the host); *anorm: ||A||_inf. */
 cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision prec, double *anorm,
@@ -309,8 +302,9 @@ cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision 
   if (!A->rowptr || (A->nnz > 0 && (!A->colidx || !A->val)))
     return cgm_fail(err, CGM_EINPUT, "CSR without its arrays");
   int64_t r0 = 0, rn = 0;
-  cgm_status st = row_ends(A, &r0, &rn, err);
-  if (st) return st;
+  CGM_CUDA_TRY(err, rowptr_at(A, 0, &r0));
+  CGM_CUDA_TRY(err, rowptr_at(A, A->nrows, &rn));
+  cgm_status st = CGM_OK;
   if (r0 != 0)
     return cgm_fail(err, CGM_EINPUT, "CSR row pointer starts at %lld, not 0", (long long)r0);
   if (rn != A->nnz)
