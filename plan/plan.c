@@ -397,6 +397,31 @@ cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p, 
   return cgm_plan_make(A, &oo, p, err);
 }
 
+cgm_status cgm_plan_device_csr(int32_t nrows, int64_t nnz, const cgm_plan_opts *o, cgm_plan *p,
+                               cgm_error *err) {
+  memset(p, 0, sizeof *p);
+  cgm_status st = check_opts(o, err);
+  if (st) return st;
+  if (o->backend != CGM_BACKEND_CUDA || o->gpus != 1 || o->layout.n != 1)
+    return cgm_fail(err, CGM_EINPUT,
+                    "a matrix in GPU memory is planned for the cuda backend on one GPU at block "
+                    "size 1");
+  if (nrows < 0 || nnz < 0)
+    return cgm_fail(err, CGM_EINPUT, "a CSR of %d rows and %lld nonzeros", nrows, (long long)nnz);
+  p->o = *o;
+  p->o.features = NULL;
+  if ((st = cgm_bcsr_params_check(&p->o.layout, err))) return st;
+  p->nrows = p->nb = nrows;
+  p->nnz = nnz;
+  p->nseg = 1;
+  p->bounds[1] = p->seg[0].b1 = nrows;
+  p->seg[0].rows = p->seg[0].v_len = nrows;
+  p->seg[0].nparts = 1;
+  p->seg[0].longest = -1; /* not known here */
+  cgm_plan_set_precision(p, o->precision);
+  return CGM_OK;
+}
+
 cgm_status cgm_plan_uniform(double x, double e, const cgm_plan_opts *o, cgm_plan *p,
                             cgm_error *err) {
   memset(p, 0, sizeof *p);

@@ -3,7 +3,6 @@
  * trivial cases, dispatches, and recomputes the true residual afterwards. */
 #include "cgmodel/solver.h"
 
-#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -104,11 +103,12 @@ int cgm_solve_maxiter(const cgm_solve_opts *o, int32_t dimension) {
   return m > 100000000 ? 100000000 : (int)m;
 }
 
-cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err) {
+/* cgm_solve_check_matrix, marking res refused for a diagonal that is not
+ * positive (when given). */
+static cgm_status check_matrix(const cgm_csr *A, cgm_solve_result *res, cgm_error *err) {
   if (A->nrows != A->ncols)
-    return cgm_fail(err, CGM_EINPUT, "matrix is %d x %d: CG needs a square matrix", A->nrows,
-                    A->ncols);
-  if (A->nrows == 0) return cgm_fail(err, CGM_EINPUT, "matrix is empty (0 x 0)");
+    return cgm_check_refuse(CGM_CHECK_SQUARE, A->nrows, A->ncols, 0, res, err);
+  if (A->nrows == 0) return cgm_check_refuse(CGM_CHECK_EMPTY, 0, 0, 0, res, err);
   /* the first row with a NaN/Inf, on every core (49M entries a solve) */
   int32_t first = INT32_MAX;
 #pragma omp parallel for schedule(static) reduction(min : first)
@@ -118,11 +118,8 @@ cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err) {
   if (first < INT32_MAX)
     for (int64_t k = A->rowptr[first]; k < A->rowptr[first + 1]; k++)
       if (!isfinite(A->val[k]))
-        return cgm_fail(err, CGM_EINPUT, "matrix entry (%d, %d) is %g: NaN/Inf is not allowed",
-                        first + 1, A->colidx[k] + 1, A->val[k]);
-  if (!cgm_csr_is_symmetric(A))
-    return cgm_fail(err, CGM_EINPUT,
-                    "matrix is not symmetric: CG needs a symmetric positive definite matrix");
+        return cgm_check_refuse(CGM_CHECK_FINITE, first, A->colidx[k], A->val[k], res, err);
+  if (!cgm_csr_is_symmetric(A)) return cgm_check_refuse(CGM_CHECK_SYMMETRIC, 0, 0, 0, res, err);
   double *d = malloc((size_t)A->nrows * sizeof *d);
   if (!d) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
   cgm_csr_diagonal(A, d);
@@ -131,38 +128,27 @@ cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err) {
     if (!(d[i] > 0.0)) bad = i;
   double dbad = bad >= 0 ? d[bad] : 0.0;
   free(d);
-  if (bad >= 0)
-    return cgm_fail(err, CGM_ENOCONV,
-                    "matrix is not positive definite: diagonal entry (%d, %d) is %s%.6g", bad + 1,
-                    bad + 1, dbad == 0.0 ? "missing or " : "", dbad);
+  if (bad >= 0) return cgm_check_refuse(CGM_CHECK_DIAGONAL, bad, bad, dbad, res, err);
   return CGM_OK;
 }
 
-/* Single and mixed precision iterate with A in float: an entry beyond
- * FLT_MAX would become Inf, a nonzero one below the smallest float would
- * become 0 (the matrix changes, and CG breaks down with p'Ap = NaN). Refused
- * before the solve, naming the entry. */
+cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err) {
+  return check_matrix(A, NULL, err);
+}
+
+/* Single and mixed precision iterate with A in float: an entry outside its
+ * range (cgm_check_float) is refused before the solve, naming the entry. */
 static cgm_status check_float_range(const cgm_csr *A, cgm_precision p, cgm_error *err) {
   if (p == CGM_PREC_DOUBLE) return CGM_OK;
   int32_t first = INT32_MAX; /* the first row with such an entry, on every core */
 #pragma omp parallel for schedule(static) reduction(min : first)
   for (int32_t i = 0; i < A->nrows; i++)
-    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-      const double v = A->val[k];
-      if ((fabs(v) > FLT_MAX || (v != 0.0 && (float)v == 0.0f)) && i < first) first = i;
-    }
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      if (cgm_check_float(A->val[k]) && i < first) first = i;
   if (first == INT32_MAX) return CGM_OK;
-  const int32_t i = first;
-  for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-    const double v = A->val[k];
-    const bool over = fabs(v) > FLT_MAX, under = v != 0.0 && (float)v == 0.0f;
-    if (over || under)
-      return cgm_fail(err, CGM_EINPUT,
-                      "matrix entry (%d, %d) = %.17g is %s single precision's range (%s %g): "
-                      "use precision=double",
-                      i + 1, A->colidx[k] + 1, v, over ? "beyond" : "below",
-                      over ? "largest" : "smallest", over ? (double)FLT_MAX : (double)FLT_TRUE_MIN);
-  }
+  for (int64_t k = A->rowptr[first]; k < A->rowptr[first + 1]; k++)
+    if (cgm_check_float(A->val[k]))
+      return cgm_check_refuse(CGM_CHECK_RANGE, first, A->colidx[k], A->val[k], NULL, err);
   return CGM_OK;
 }
 
@@ -181,20 +167,10 @@ cgm_status cgm_solve_check_input_as(const cgm_csr *A, const double *b, const dou
     if (!isfinite(b[i]) && i < bad_b) bad_b = i;
     if (!isfinite(x[i]) && i < bad_x) bad_x = i;
   }
-  if (bad_b < INT32_MAX)
-    return cgm_fail(err, CGM_EINPUT, "right-hand side entry %d is %g: NaN/Inf is not allowed",
-                    bad_b + 1, b[bad_b]);
-  if (bad_x < INT32_MAX)
-    return cgm_fail(err, CGM_EINPUT, "initial guess entry %d is %g", bad_x + 1, x[bad_x]);
+  if (bad_b < INT32_MAX) return cgm_check_refuse(CGM_CHECK_RHS, bad_b, 0, b[bad_b], res, err);
+  if (bad_x < INT32_MAX) return cgm_check_refuse(CGM_CHECK_GUESS, bad_x, 0, x[bad_x], res, err);
   if (matrix_checked && A->nrows == A->ncols && A->nrows > 0) return CGM_OK;
-  cgm_error e = {0};
-  cgm_status st = cgm_solve_check_matrix(A, &e);
-  if (st == CGM_ENOCONV) {
-    res->refused = true;
-    snprintf(res->stop_reason, sizeof res->stop_reason, "%.511s", e.msg);
-  }
-  if (st && err) *err = e;
-  return st;
+  return check_matrix(A, res, err);
 }
 
 /* max_i sum_j |a_ij| (>= ||A||_2 for a symmetric A). */

@@ -216,6 +216,15 @@ CGM_API double cgm_warp_share(const int32_t *top, int k, int bx);
 CGM_API cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p,
                                  cgm_error *err);
 
+/* The plan of a matrix already in one GPU's memory (cgm_solve_device): a
+ * CSR of nrows rows and nnz entries, laid out there at block size 1 (o: the
+ * CUDA backend, one GPU, N = 1; B_x and B_y resolved as
+ * cgm_bcsr_params_check does). Its one segment holds every row; the GPU
+ * counts the layouts as it builds them, so this plan leaves them uncounted
+ * and its memory is that of the vectors alone (the build checks the rest). */
+CGM_API cgm_status cgm_plan_device_csr(int32_t nrows, int64_t nnz, const cgm_plan_opts *o,
+                                       cgm_plan *p, cgm_error *err);
+
 /* The block pattern of A at one block size, computed once and shared by
  * every plan of that size (the tuner makes dozens). */
 typedef struct cgm_plan_pattern cgm_plan_pattern;

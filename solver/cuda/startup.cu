@@ -72,7 +72,7 @@ cgm_status gs_nccl_init(gpu_solver *S, cgm_error *err) {
     free(j);
     return cgm_fail(err, CGM_ERUNTIME, "cannot start a thread for NCCL's set-up");
   }
-  double end = cgm_now() + gs_timeout(S);
+  double end = cgm_now() + S->pol.timeout_s;
   while (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE) && cgm_now() < end) {
     struct timespec ts = {0, 1000000};
     nanosleep(&ts, NULL);
@@ -84,11 +84,10 @@ cgm_status gs_nccl_init(gpu_solver *S, cgm_error *err) {
      * error and end the process. */
     pthread_detach(th);
     S->nccl_stuck = 1;
-    return cgm_fail(
-        err, CGM_ERUNTIME,
-        "NCCL did not set up its communicators for %d GPUs in %.0f s; use exchange=halo "
-        "(or exchange=p2p) instead of nccl",
-        S->G, gs_timeout(S));
+    return cgm_fail(err, CGM_ERUNTIME,
+                    "NCCL did not set up its communicators for %d GPUs in %.0f s; use exchange=halo "
+                    "(or exchange=p2p) instead of nccl",
+                    S->G, S->pol.timeout_s);
   }
   pthread_join(th, NULL);
   ncclResult_t r = j->res;
