@@ -29,24 +29,23 @@ void cgm_cache_entry_name(const char *real, char *out, size_t n) {
            (unsigned long long)cgm_xxh64(real, strlen(real), 0));
 }
 
-bool cgm_cache_is_entry_name(const char *name) {
+/* 16 lower-case hex digits, then `rest`: whole (`prefix` false) or its start. */
+static bool hex_then(const char *name, const char *rest, bool prefix) {
   for (int i = 0; i < 16; i++)
-    if (!strchr("0123456789abcdef", name[i]) || !name[i]) return false;
-  return !strcmp(name + 16, CGM_CACHE_SUFFIX);
+    if (!name[i] || !strchr("0123456789abcdef", name[i])) return false;
+  return prefix ? !strncmp(name + 16, rest, strlen(rest)) : !strcmp(name + 16, rest);
+}
+
+bool cgm_cache_is_entry_name(const char *name) {
+  return hex_then(name, CGM_CACHE_SUFFIX, false);
 }
 
 bool cgm_cache_is_extra_name(const char *name) {
-  for (int i = 0; i < 16; i++)
-    if (!strchr("0123456789abcdef", name[i]) || !name[i]) return false;
-  const size_t k = strlen(CGM_CACHE_SUFFIX "-");
-  return !strncmp(name + 16, CGM_CACHE_SUFFIX "-", k) && name[16 + k] != '\0';
+  return hex_then(name, CGM_CACHE_SUFFIX "-", true) && name[16 + strlen(CGM_CACHE_SUFFIX "-")];
 }
 
 bool cgm_cache_is_tmp_name(const char *name) {
-  if (strlen(name) < 16) return false;
-  for (int i = 0; i < 16; i++)
-    if (!strchr("0123456789abcdef", name[i]) || !name[i]) return false;
-  return !strncmp(name + 16, CGM_CACHE_TMP, strlen(CGM_CACHE_TMP));
+  return hex_then(name, CGM_CACHE_TMP, true);
 }
 
 int64_t cgm_cache_ns(struct timespec t) {
