@@ -105,13 +105,8 @@ static bool store_start(const cgm_cache_opts *o, const char *name, const char *r
 }
 
 static void note_append(cgm_cache_report *rep, const char *why) {
-  if (!why[0]) return;
-  if (rep->note[0]) { /* the rejection and the write's failure */
-    size_t k = strlen(rep->note);
-    snprintf(rep->note + k, sizeof rep->note - k, "; %s", why);
-  } else {
-    snprintf(rep->note, sizeof rep->note, "%s", why);
-  }
+  const size_t k = strlen(rep->note); /* the rejection, then the write's failure */
+  if (why[0]) snprintf(rep->note + k, sizeof rep->note - k, "%s%s", k ? "; " : "", why);
 }
 
 void cgm_cache_wait(cgm_cache_report *rep) {

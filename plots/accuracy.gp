@@ -47,6 +47,7 @@ set border lc rgb '#444444'
 set key outside right top Left reverse samplen 1.5 spacing 1.1 font @Fm1 noenhanced \
     title 'solves, average relative error' left
 set samples 200
+wfile = nworst > 0 ? worst : solves # a plot of no iterations still opens its file
 plot x with lines lw 1.5 lc rgb '#333333' title 'y = x (exact)', \
      1.2 * x with lines dt 2 lc rgb '#999999' title '±20%', \
      x / 1.2 with lines dt 2 lc rgb '#999999' notitle, \
@@ -54,7 +55,7 @@ plot x with lines lw 1.5 lc rgb '#333333' title 'y = x (exact)', \
          lc rgb gcolor[g] notitle, \
      for [k = 1:nblockkeys] keyentry with lines lw 8 lc rgb kcolor[k] title ktitle[k], \
      for [k = nblockkeys + 1:nkeys] keyentry with points pt kpt[k] ps 1.3 lc rgb kcolor[k] title ktitle[k], \
-     for [w = 1:(nworst > 0 ? 1 : 0)] worst using ($1 * us):($2 * us):(0):(($6 - $2) * us) \
+     for [w = 1:(nworst > 0 ? 1 : 0)] wfile using ($1 * us):($2 * us):(0):(($6 - $2) * us) \
          with vectors nohead lw 0.5 lc rgb '#999999' notitle, \
-     for [w = 1:(nworst > 0 ? 1 : 0)] worst using ($1 * us):($6 * us):5 with labels left offset 0.8, 0 \
+     for [w = 1:(nworst > 0 ? 1 : 0)] wfile using ($1 * us):($6 * us):5 with labels left offset 0.8, 0 \
          font @Fm2 noenhanced tc rgb '#222222' notitle

@@ -298,21 +298,14 @@ static cgm_status gnuplot(plot_job *j, char *setout, const char *tmp, cgm_error 
   }
   close(pfd[1]);
   /* gnuplot's messages: keep the last ones for the error. */
-  char msg[2048];
+  char msg[4096];
   size_t len = 0;
-  char buf[1024];
-  ssize_t n;
-  while ((n = read(pfd[0], buf, sizeof buf)) != 0) {
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (ssize_t i = 0; i < n; i++) {
-      if (len == sizeof msg - 1) {
-        memmove(msg, msg + 512, len - 512);
-        len -= 512;
-      }
-      msg[len++] = buf[i];
+  for (ssize_t n; (n = read(pfd[0], msg + len, sizeof msg - 1 - len)) != 0;) {
+    if (n < 0 && errno != EINTR) break;
+    len += n > 0 ? (size_t)n : 0;
+    if (len > sizeof msg - 1024) { /* full: keep the last kilobyte */
+      memmove(msg, msg + len - 1024, 1024);
+      len = 1024;
     }
   }
   msg[len] = 0;
