@@ -6,12 +6,14 @@
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache/dir.h"
 #include "cache/entry.h"
 #include "cache/hash.h"
 #include "cgmodel/cache.h"
@@ -35,11 +37,27 @@ static bool extra_path(const cgm_cache_report *rep, const char *kind, char *out,
   return k > 0 && (size_t)k < n;
 }
 
+/* The other entries evicted until the entry with its extras, this one
+ * (`need` bytes, replacing the one at path) included, fits in the limit;
+ * false when it cannot. */
+static bool make_room(const cgm_cache_report *rep, const char *path, int64_t need) {
+  char dir[4096];
+  const char *slash = strrchr(rep->entry, '/');
+  if (!slash || slash - rep->entry >= (ptrdiff_t)sizeof dir) return false;
+  snprintf(dir, sizeof dir, "%.*s", (int)(slash - rep->entry), rep->entry);
+  struct stat s;
+  const int64_t old = !stat(path, &s) && S_ISREG(s.st_mode) ? (int64_t)s.st_size : 0;
+  int64_t left = 0;
+  cgm_cache_evict(dir, rep->max_bytes - need + old, slash + 1, &left);
+  return left - old + need <= rep->max_bytes;
+}
+
 void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, uint32_t version,
                          const void *data, size_t bytes) {
   char path[4200], tmp[4300];
   if (bytes > EXTRA_MAX_BYTES || !extra_path(rep, kind, path, sizeof path)) return;
   if (rep->outcome != CGM_CACHE_HIT && !rep->stored) return;
+  if (rep->max_bytes > 0 && !make_room(rep, path, (int64_t)(sizeof(extra_header) + bytes))) return;
   snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
   int fd = mkstemp(tmp);
   if (fd < 0) return;
