@@ -85,3 +85,19 @@ cgm_status cgm_solve_opts_settle(cgm_solve_opts *o, const cgm_csr *A, cgm_error 
   o->settled = A != NULL;
   return CGM_OK;
 }
+
+double cgm_solve_tol(const cgm_solve_opts *o) {
+  return o->tol > 0 ? o->tol : CGM_DEFAULT_TOL;
+}
+
+double cgm_solve_target(const cgm_solve_opts *o, double bnorm) {
+  const double tol = cgm_solve_tol(o);
+  return o->atol > 0 && bnorm > 0 ? fmax(tol, o->atol / bnorm) : tol;
+}
+
+int cgm_solve_maxiter(const cgm_solve_opts *o, int32_t dimension) {
+  if (o->maxiter > 0) return o->maxiter;
+  int64_t m = 10 * (int64_t)dimension;
+  if (m < 1000) m = 1000;
+  return m > 100000000 ? 100000000 : (int)m;
+}

@@ -72,15 +72,6 @@ static cgm_status solver_plan(const cgm_csr *A, const cgm_solve_opts *o, cgm_pla
   return cgm_plan_make(A, &po, p, err);
 }
 
-double cgm_solve_tol(const cgm_solve_opts *o) {
-  return o->tol > 0 ? o->tol : 1e-8;
-}
-
-double cgm_solve_target(const cgm_solve_opts *o, double bnorm) {
-  const double tol = cgm_solve_tol(o);
-  return o->atol > 0 && bnorm > 0 ? fmax(tol, o->atol / bnorm) : tol;
-}
-
 void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iterations, char *buf,
                             size_t n) {
   const char *why =
@@ -94,13 +85,6 @@ void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iter
            "the true residual ||b - Ax||/||b|| stopped falling at %.3g after %d iterations, above "
            "the target %.3g: %s",
            relres, iterations, tol, why);
-}
-
-int cgm_solve_maxiter(const cgm_solve_opts *o, int32_t dimension) {
-  if (o->maxiter > 0) return o->maxiter;
-  int64_t m = 10 * (int64_t)dimension;
-  if (m < 1000) m = 1000;
-  return m > 100000000 ? 100000000 : (int)m;
 }
 
 /* cgm_solve_check_matrix, marking res refused for a diagonal that is not

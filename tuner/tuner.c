@@ -35,7 +35,7 @@ static double flops(double e, double x) {
 } /* Eq. 6 and 8 */
 
 static double tuner_tol(const cgm_tuner_opts *o) {
-  return o->tol > 0 ? o->tol : 1e-8;
+  return o->tol > 0 ? o->tol : CGM_DEFAULT_TOL;
 }
 
 /* Single precision only where it can reach the tolerance, unless the user

@@ -67,7 +67,7 @@ typedef struct cgm_autotune_opts {
   bool precision_given; /* precision fixed; else double, mixed and (at loose tolerances)
                            single are candidates */
   cgm_precision precision;
-  double tol;        /* the tolerance the solve must meet (<= 0: 1e-8) */
+  double tol;        /* the tolerance the solve must meet (<= 0: CGM_DEFAULT_TOL) */
   double iterations; /* double precision's iteration count when known; <= 0: estimated */
   /* Block-Jacobi of a block fixed apart from the layout (the matrix's point
    * block, or given): the same preconditioner, so the same iterations, at

@@ -55,7 +55,7 @@ typedef struct cgm_solve_opts {
   int gpus;               /* number of GPUs (CUDA backend), >= 1 */
   cgm_exchange exchange;
   double tol;      /* the true relative residual ||b - Ax||/||b|| to reach (recomputed in
-                      double) whatever the precision; <= 0: 1e-8 */
+                      double) whatever the precision; 0: CGM_DEFAULT_TOL */
   double atol;     /* also converged once ||b - Ax|| <= atol (SciPy's atol): the relative
                       target is max(tol, atol / ||b||) (cgm_solve_target); <= 0: none */
   int maxiter;     /* <= 0: 10 * dimension, at least 1000 */

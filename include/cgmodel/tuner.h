@@ -63,10 +63,10 @@ typedef struct cgm_tuner_opts {
   unsigned exchanges;  /* bit (1 << cgm_exchange) considered on several GPUs */
   bool cusparse;       /* the cuSPARSE baseline as a candidate */
   bool paper;          /* time by the paper's Eqs. 4-9 instead of the refined model */
-  double tol;          /* the tolerance the solve must meet (<= 0: 1e-8): single precision is
-                          a candidate only at tol >= CGM_SINGLE_MIN_TOL unless it is the only
-                          precision asked for */
-  double iterations;   /* double precision's iteration count K (<= 0: cgm_iterations_estimate) */
+  double tol; /* the tolerance the solve must meet (<= 0: CGM_DEFAULT_TOL): single precision is
+                 a candidate only at tol >= CGM_SINGLE_MIN_TOL unless it is the only
+                 precision asked for */
+  double iterations; /* double precision's iteration count K (<= 0: cgm_iterations_estimate) */
 } cgm_tuner_opts;
 
 /* Below this tolerance pure single precision is not offered: its true

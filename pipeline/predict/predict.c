@@ -57,17 +57,16 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
   }
   if (!st) st = cgm_plan_features(A, &r->features, err);
   cgm_tuner_opts to = o->tuner;
+  if (!(to.tol > 0)) to.tol = CGM_DEFAULT_TOL; /* the one default of predict's tolerance */
   if (!st) {
     snprintf(r->k_source, sizeof r->k_source, "hint");
     to.iterations = o->iters_hint;
     if (!(to.iterations > 0)) {
-      to.iterations =
-          pipeline_known_iterations(db, pipeline_file_name(o->matrix), (int64_t)r->mm.file_bytes,
-                                    &r->features, to.tol > 0 ? to.tol : 1e-8);
+      to.iterations = pipeline_known_iterations(db, pipeline_file_name(o->matrix),
+                                                (int64_t)r->mm.file_bytes, &r->features, to.tol);
       snprintf(r->k_source, sizeof r->k_source, "database");
       if (!(to.iterations > 0)) {
-        to.iterations =
-            pipeline_probe_iterations(A, to.tol > 0 ? to.tol : 1e-8, PIPELINE_PROBE_BUDGET);
+        to.iterations = pipeline_probe_iterations(A, to.tol, PIPELINE_PROBE_BUDGET);
         snprintf(r->k_source, sizeof r->k_source, to.iterations > 0 ? "probe" : "estimate");
       }
     }
