@@ -79,6 +79,15 @@ CGM_API void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, 
                                  const void *data, size_t bytes);
 CGM_API bool cgm_cache_extra_get(const cgm_cache_report *rep, const char *kind, uint32_t version,
                                  void *data, size_t bytes);
+/* The same for an extra of any size: its data (malloc'ed, *bytes long), or
+ * NULL. */
+CGM_API void *cgm_cache_extra_load(const cgm_cache_report *rep, const char *kind, uint32_t version,
+                                   size_t *bytes);
+
+/* The identity of the matrix rep's entry holds, by content: the checksum
+ * of its CSR arrays (XXH64), the same for the same matrix read from any
+ * file; 0 without an entry. */
+CGM_API uint64_t cgm_cache_content_id(const cgm_cache_report *rep);
 
 /* Waits for the background write of rep's entry, if any, and completes the
  * report (stored, evicted, entry_id, note, time_store_s). Call it before A

@@ -18,27 +18,14 @@ static const char ANALYSIS[] = "analysis";
  * (pipeline/reorder.c): a verdict of version 1 may have skipped RCM by it */
 enum { ANALYSIS_VERSION = 2 };
 
-/* K, the iterations a solve is expected to take (the tuner's totals and
- * --reorder auto): --iters-hint, else the database's record of a converged
- * solve of this matrix at tol, else the probe (budget < 0: none); 0 when
- * none knows (the caller estimates). src says which: "hint", "database",
- * "probe" or "estimate". */
+/* K, the iterations a solve is expected to take (pipeline_iterations:
+ * budget < 0 runs no probe); src says where it came from. */
 static double known_iterations(const cgm_run_solve_opts *o, cgm_db *db, const cgm_csr *A,
-                               const cgm_features *f, double tol, double budget, char *src,
+                               const cgm_solve_report *r, double tol, double budget, char *src,
                                size_t n) {
-  double k = o->iters_hint;
-  snprintf(src, n, "hint");
-  if (!(k > 0)) {
-    struct stat fs;
-    k = pipeline_known_iterations(db, pipeline_file_name(o->matrix),
-                                  stat(o->matrix, &fs) == 0 ? (int64_t)fs.st_size : 0, f, tol);
-    snprintf(src, n, "database");
-  }
-  if (!(k > 0) && budget >= 0) {
-    k = pipeline_probe_iterations(A, tol, budget);
-    snprintf(src, n, k > 0 ? "probe" : "estimate");
-  }
-  return k > 0 ? k : 0.0;
+  const pipeline_k_query q = {
+      db, A, o->csr ? NULL : o->matrix, o->csr ? NULL : &r->cache, tol, o->iters_hint, budget};
+  return pipeline_iterations(&q, src, n, NULL);
 }
 
 /* The key of a verdict: what it was decided from. */
@@ -121,7 +108,7 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const cg
     c.tol = cgm_solve_tol(&r->opts);
     c.block_jacobi = block_jacobi;
     /* K decides between devices here: the probe may run to the solution */
-    c.iterations = known_iterations(o, *db, A, f, c.tol, PIPELINE_PROBE_BUDGET, r->k_source,
+    c.iterations = known_iterations(o, *db, A, r, c.tol, PIPELINE_PROBE_BUDGET, r->k_source,
                                     sizeof r->k_source);
     st = cgm_autotune(A, f, devs, ndev, host, &c, &r->opts, &ar, err);
     r->choice = ar.choice;
@@ -152,7 +139,7 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const cg
     char src[16];
     const double k_known =
         r->opts.reorder != CGM_REORDER_NONE && r->opts.backend != CGM_BACKEND_CUSPARSE
-            ? known_iterations(o, *db, A, f, cgm_solve_tol(&r->opts), -1.0, src, sizeof src)
+            ? known_iterations(o, *db, A, r, cgm_solve_tol(&r->opts), -1.0, src, sizeof src)
             : 0.0;
     analysis_key(&r->opts, &devs[d], k_known, keep);
     analysis_blob got;
@@ -191,7 +178,7 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const cg
     /* --auto found K already (the probe costs up to ~0.1 s: once) */
     double k = r->autotuned && r->choice.iterations > 0
                    ? r->choice.iterations
-                   : known_iterations(o, *db, A, f, tol, 0, src, sizeof src);
+                   : known_iterations(o, *db, A, r, tol, 0, src, sizeof src);
     if (!(k > 0)) k = cgm_iterations_estimate(A->nrows, tol);
     if (pipeline_reorder_decide(A, f, &devs[d], &r->opts, k, planned ? &plan : NULL, &r->reorder,
                                 &e) == CGM_OK) {

@@ -62,8 +62,7 @@ typedef struct {
   bool generated; /* b = A * ones */
   cgm_db *db;
   cgm_features f;
-  bool features_new; /* computed here: to keep beside the cache entry */
-  features_later more;
+  bool features_new;      /* computed here: to keep beside the cache entry */
   analysis_blob *verdict; /* large: the device's model */
   bool verdict_new;
 } solve_run;
@@ -110,28 +109,18 @@ static cgm_status step_analyse(solve_run *s, cgm_error *err) {
   if (!(o->record || o->autotune || (r->opts.reorder == CGM_REORDER_AUTO && have_db) ||
         r->opts.reorder == CGM_REORDER_RCM))
     return CGM_OK;
-  /* --auto weighs every block size and the record keeps them all; the
-   * prediction and --reorder auto's verdict read the block size that
-   * runs: a quarter of the work (all four took 0.6 s at Poisson 192^3 on
-   * 16 cores, a cold solve's largest part after the parse) */
+  /* --auto weighs every block size; the prediction, --reorder auto's
+   * verdict and the record read the block size that runs (a record keeps
+   * what is known of the others and computes none: recording never slows
+   * the answer) */
   const unsigned all = (1u << CGM_NBLOCKSIZES) - 1;
-  unsigned need = all;
   const int bi = cgm_block_index(r->opts.layout.n);
-  /* a GPU solve's record gets the other block sizes from a thread
-   * (features_later); without a database there is no record */
-  const bool recording = o->record && have_db;
-  const bool later = recording && r->opts.backend != CGM_BACKEND_CPU;
-  if (!o->autotune && bi >= 0 && (!recording || later)) need = 1u << bi;
+  const unsigned need = !o->autotune && bi >= 0 ? 1u << bi : all;
   cgm_status fs = solve_features_of(o, s->A, need, r, &s->f, &s->features_new, err);
   if (fs) {
     if (!o->autotune) return CGM_OK; /* the solve goes on without a prediction */
     cgm_error_prefix(err, "%s: ", o->matrix);
     return fs;
-  }
-  if (later && !o->autotune) {
-    const unsigned rest = all & ~solve_features_blocks(&s->f);
-    features_later_start(&s->more, s->A, rest);
-    s->features_new |= rest != 0;
   }
   return solve_analyse(o, s->A, &s->f, r, &s->db, s->verdict, &s->verdict_new, err);
 }
@@ -179,22 +168,13 @@ static cgm_status step_solve(solve_run *s, cgm_error *err) {
 static void step_record(solve_run *s) {
   const cgm_run_solve_opts *o = s->o;
   cgm_solve_report *r = s->r;
-  cgm_error e = {0};
-  char msg[1100];
-  /* The thread shared the cores with the solve's setup (a layout built
-   * on the host, the uploads' staging): the record keeps no setup time,
-   * which the tuner's setup line (cgm_setup_fit) would learn from. */
-  cgm_solve_result rec = r->result;
-  if (s->more.blocks) rec.time_setup_s = 0.0;
-  if (features_later_end(&s->more, &s->f, &e)) {
-    snprintf(msg, sizeof msg, "the solve was not recorded: its features: %s", e.msg);
-    solve_note(o, CGM_NOTE_WARNING, msg);
-    s->features_new = false;
-  }
   /* A refused solve ran nothing: no measurement to record. */
-  else if (s->db && o->record && !r->result.refused &&
-           pipeline_record_file(s->db, o->matrix, &s->f, &r->opts, &rec, r->predicted,
-                                r->calibration_id, &e)) {
+  if (!s->db || !o->record || r->result.refused || s->f.x != s->A->nrows) return;
+  cgm_cache_wait(&r->cache); /* the entry's content id */
+  cgm_error e = {0};
+  if (pipeline_record_file(s->db, o->matrix, o->csr ? 0 : cgm_cache_content_id(&r->cache), &s->f,
+                           &r->opts, &r->result, r->predicted, r->calibration_id, &e)) {
+    char msg[1100];
     snprintf(msg, sizeof msg, "the solve was not recorded: %s", e.msg);
     solve_note(o, CGM_NOTE_WARNING, msg);
   }
@@ -203,7 +183,6 @@ static void step_record(solve_run *s) {
 /* What outlives the run is kept beside the cache entry; the rest is freed. */
 static void step_finish(solve_run *s) {
   warm_up_end(&s->wu);
-  if (features_later_end(&s->more, &s->f, NULL)) s->features_new = false; /* not solved */
   cgm_cache_wait(&s->r->cache);
   solve_keep_extras(s->o, s->r, &s->f, s->features_new);
   if (s->verdict_new) solve_keep_analysis(s->r, s->verdict);

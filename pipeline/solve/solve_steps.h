@@ -2,8 +2,7 @@
 /* The steps of `cgmodel solve` (cgm_run_solve) and what they share:
  *   rhs.c           the right-hand side, and the error of b = A * ones
  *   warm_up.c       the CUDA context made on a thread while the matrix is read
- *   features.c      the features and checks kept beside the cache entry, and
- *                   the record's other block sizes on a thread
+ *   features.c      the features and checks kept beside the cache entry
  *   analyse.c       the database, --auto's choice, the prediction, --reorder's
  *                   verdict (kept beside the cache entry)
  *   run_solve.c     the steps in order: read, right-hand side, analyse, solve,
@@ -71,25 +70,6 @@ unsigned solve_features_blocks(const cgm_features *f);
  * keep). */
 cgm_status solve_features_of(const cgm_run_solve_opts *o, const cgm_csr *A, unsigned need,
                              cgm_solve_report *r, cgm_features *f, bool *computed, cgm_error *err);
-
-/* The features a record needs beyond the block size that runs, computed
- * on a thread of their own while the GPU sets up and iterates (the host
- * mostly waits then): three block sizes' patterns, 0.2 s of a cold Poisson
- * 192^3 solve on 16 cores, no longer in its way. */
-typedef struct {
-  pthread_t thread;
-  const cgm_csr *A;
-  unsigned blocks;
-  cgm_features f;
-  cgm_status st;
-  cgm_error err;
-  bool started;
-} features_later;
-
-void features_later_start(features_later *l, const cgm_csr *A, unsigned blocks);
-/* Joins the thread and merges its block sizes into f; CGM_OK also when
- * there was nothing to compute. */
-cgm_status features_later_end(features_later *l, cgm_features *f, cgm_error *err);
 
 /* Keeps beside A's cache entry its features (when features_new) and, once
  * a solve of it ran (not refused), that it passed the checks. */

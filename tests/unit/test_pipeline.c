@@ -404,6 +404,54 @@ static void test_probe(void) {
   cgm_csr_free(&P);
 }
 
+/* One recorded converged Jacobi solve. */
+static void add_solve(cgm_db *db, int64_t matrix_id, const char *prec, int iterations, double tol) {
+  cgm_error err = {0};
+  cgm_db_solve s;
+  memset(&s, 0, sizeof s);
+  s.matrix_id = matrix_id;
+  snprintf(s.backend, sizeof s.backend, "cpu");
+  snprintf(s.precision, sizeof s.precision, "%s", prec);
+  snprintf(s.options, sizeof s.options, "{\"tol\": %g}", tol);
+  s.iterations = iterations;
+  s.converged = true;
+  s.time_per_iter_s = 1e-3;
+  CHECK_OK(cgm_db_solve_add(db, &s, &err));
+}
+
+/* K known from a recorded solve of the same content under another name,
+ * exact at its tolerance, scaled by log(2 / tol) at another, and the
+ * matrix's own mixed/double ratio when both were recorded. */
+static void test_known_iterations(void) {
+  cgm_error err = {0};
+  char dbp[512];
+  tmp_path(dbp, sizeof dbp, "known.db");
+  cgm_db *db = NULL;
+  CHECK_OK(cgm_open_database(dbp, CGM_DB_CREATE, &db, &err));
+  if (!db) return;
+  cgm_db_matrix m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "first.mtx");
+  m.file_bytes = 100, m.x = 50, m.nnz = 200, m.content_id = 0x1234567;
+  CHECK_OK(cgm_db_matrix_get_or_add(db, &m, &err));
+  add_solve(db, m.id, "double", 300, 1e-8);
+  cgm_db_matrix q = m; /* the same content, another file */
+  snprintf(q.name, sizeof q.name, "copy.mtx");
+  q.id = 0, q.file_bytes = 999;
+  pipeline_known k = pipeline_known_iterations(db, &q, 1e-8);
+  CHECK_MSG(k.k == 300 && k.exact && k.mixed_ratio == 0, "%g %d %g", k.k, k.exact, k.mixed_ratio);
+  k = pipeline_known_iterations(db, &q, 1e-10);
+  const double want = ceil(300 * log(2e10) / log(2e8));
+  CHECK_MSG(k.k == want && !k.exact, "%g, want %g", k.k, want);
+  add_solve(db, m.id, "mixed", 330, 1e-8);
+  k = pipeline_known_iterations(db, &q, 1e-8);
+  CHECK_MSG(fabs(k.mixed_ratio - 1.1) < 1e-12 && k.k == 300, "%g", k.mixed_ratio);
+  q.content_id = 0x7654321; /* other content: nothing known */
+  k = pipeline_known_iterations(db, &q, 1e-8);
+  CHECK(k.k == 0);
+  cgm_db_close(db);
+}
+
 /* validate in both precisions at the default tolerance (1e-8): the tuner
  * offers no single precision (it cannot reach 1e-8), so its choice is a
  * double run and the regret is against the best measured double run, not
@@ -1231,6 +1279,7 @@ int main(void) {
   test_validate();
   test_validate_offered();
   test_probe();
+  test_known_iterations();
   test_reorder_bound();
   test_run_solve();
   test_matrix_paths();
