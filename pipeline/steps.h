@@ -77,6 +77,39 @@ typedef struct pipeline_k_query {
 } pipeline_k_query;
 double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, double *mixed_ratio);
 
+/* What --auto's analysis costs where nothing of it is kept yet: the
+ * tuner's plans, one walk of the block pattern per block size, about this
+ * long per stored entry (measured: 0.31 s at 14.6M entries and 0.67-0.79 s
+ * at 49M on a 16-core H200 node, 2026-11-29). */
+#define CGM_AUTO_S_PER_NNZ 20e-9
+/* The least fraction of the default's time per iteration any configuration
+ * reaches: single-precision values at half the bytes and blocks of N > 1 at
+ * a fraction of the index bytes (a measured best is 0.5-0.66). */
+#define CGM_AUTO_FLOOR 0.35
+/* Whether --auto's analysis (cost_s) can pay for itself: the most any
+ * configuration could save (*bound_s) against the default def (its
+ * predicted setup and k iterations on the uniform plan of A's size, the
+ * calibrated device of this host: no pass over A) is more than it. True
+ * when nothing calibrated says otherwise (*bound_s NaN). */
+bool pipeline_auto_worth(const cgm_tuner_device *devs, int ndev, const cgm_host *host,
+                         const cgm_solve_opts *def, const cgm_csr *A, double k, double cost_s,
+                         double *bound_s);
+
+/* The tuner's plans of a matrix, kept beside its cache entry (plans.c):
+ * read back when what was kept covers max_gpus and exchanges (cached set),
+ * else counted (cgm_tuner_plans) when `count` (else none: plans NULL);
+ * pipeline_plans_keep stores counted ones once the entry is written.
+ * plans is malloc'ed. */
+typedef struct pipeline_plan_set {
+  cgm_tuner_plan *plans;
+  int count, max_gpus;
+  unsigned exchanges;
+  bool cached;
+} pipeline_plan_set;
+cgm_status pipeline_plans(const cgm_csr *A, const cgm_cache_report *cache, int max_gpus,
+                          unsigned exchanges, bool count, pipeline_plan_set *set, cgm_error *err);
+void pipeline_plans_keep(const cgm_cache_report *cache, const pipeline_plan_set *set);
+
 /* The probe's budget where K decides between devices (--auto, validate
  * --total): 1e8 entries read, about 0.05 s on a 16-core host, what the
  * largest matrix probed took before. */

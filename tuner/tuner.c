@@ -141,7 +141,11 @@ static cgm_candidate price_one(const cgm_tuner_device *dv, int d, cgm_plan *pl, 
                                const cgm_features *f, const cgm_tuner_opts *o) {
   const int n = pl->o.layout.n, G = pl->nseg;
   const int ip = cgm_precision_iter(pr);
-  const double x = f->x, nnz = (double)f->nnz, e = (double)f->block[cgm_block_index(n)].elements;
+  /* e_N from the plan's own blocks: f may hold one block size alone */
+  double e = 0;
+  for (int g = 0; g < G; g++)
+    for (int k = 0; k < pl->seg[g].nparts; k++) e += (double)pl->seg[g].part[k].blocks * n * n;
+  const double x = f->x, nnz = (double)f->nnz;
   pl->o.backend = dv->is_cpu ? CGM_BACKEND_CPU : CGM_BACKEND_CUDA;
   cgm_plan_set_precision(pl, pr);
   const int w = cgm_precision_width((cgm_precision)ip);

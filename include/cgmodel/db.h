@@ -179,13 +179,13 @@ typedef struct cgm_db_solve {
   double time_per_iter_s;           /* measured */
   double predicted_time_per_iter_s; /* NaN when no calibration existed */
   char model[16];                   /* "refined" or "paper" */
-  char options[1024];    /* JSON: tolerance, iteration cap, GPU options (cgm_solve_opts_json) */
-  double time_setup_s;   /* measured layout build + upload (NaN: not known) */
-  int64_t layout_bytes;  /* the layout's bytes (cgm_solve_result.device_bytes; 0: not known) */
-  char matrix[128];      /* read by cgm_db_solves: the matrix's name (cgm_db_matrix.name) */
-  char precond[8];       /* "jacobi" (empty: jacobi) or "block" (cgm_precond_name) */
+  char options[1024];     /* JSON: tolerance, iteration cap, GPU options (cgm_solve_opts_json) */
+  double time_setup_s;    /* measured layout build + upload (NaN: not known) */
+  int64_t layout_bytes;   /* the layout's bytes (cgm_solve_result.device_bytes; 0: not known) */
+  char matrix[128];       /* read by cgm_db_solves: the matrix's name (cgm_db_matrix.name) */
+  char precond[8];        /* "jacobi" (empty: jacobi) or "block" (cgm_precond_name) */
   int64_t matrix_content; /* read by cgm_db_solves: the matrix's content_id (0: unknown) */
-  bool layout_on_device; /* the GPU built the layout (cgm_solve_result.layout_on_device) */
+  bool layout_on_device;  /* the GPU built the layout (cgm_solve_result.layout_on_device) */
 } cgm_db_solve;
 
 CGM_API cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *s, cgm_error *err);

@@ -62,8 +62,9 @@ typedef struct {
   bool generated; /* b = A * ones */
   cgm_db *db;
   cgm_features f;
-  bool features_new;      /* computed here: to keep beside the cache entry */
-  analysis_blob *verdict; /* large: the device's model */
+  bool features_new;       /* computed here: to keep beside the cache entry */
+  pipeline_plan_set plans; /* --auto's, counted here: to keep beside it too */
+  analysis_blob *verdict;  /* large: the devices' models */
   bool verdict_new;
 } solve_run;
 
@@ -96,11 +97,13 @@ static cgm_status step_rhs(solve_run *s, cgm_error *err) {
   return st;
 }
 
-/* The features only when something needs them (the record, --auto,
- * --reorder), then the analysis. --reorder auto decides by a calibration:
- * without a database to hold one it stays as numbered, and the features
- * (every block size's pattern, ~0.5 s at 1M rows) are not worth
- * computing. */
+/* The analysis, when something needs it: the record, --auto, --reorder.
+ * --reorder auto decides by a calibration: without a database to hold one
+ * it stays as numbered, and the features (a block size's pattern, ~0.1 s
+ * at 1M rows) are not worth counting. The prediction, --reorder auto's
+ * verdict and the record read the block size that runs (--auto counts its
+ * own once it has chosen); a record keeps what is known of the others and
+ * counts none: recording never slows the answer. */
 static cgm_status step_analyse(solve_run *s, cgm_error *err) {
   const cgm_run_solve_opts *o = s->o;
   cgm_solve_report *r = s->r;
@@ -109,20 +112,12 @@ static cgm_status step_analyse(solve_run *s, cgm_error *err) {
   if (!(o->record || o->autotune || (r->opts.reorder == CGM_REORDER_AUTO && have_db) ||
         r->opts.reorder == CGM_REORDER_RCM))
     return CGM_OK;
-  /* --auto weighs every block size; the prediction, --reorder auto's
-   * verdict and the record read the block size that runs (a record keeps
-   * what is known of the others and computes none: recording never slows
-   * the answer) */
-  const unsigned all = (1u << CGM_NBLOCKSIZES) - 1;
   const int bi = cgm_block_index(r->opts.layout.n);
-  const unsigned need = !o->autotune && bi >= 0 ? 1u << bi : all;
-  cgm_status fs = solve_features_of(o, s->A, need, r, &s->f, &s->features_new, err);
-  if (fs) {
-    if (!o->autotune) return CGM_OK; /* the solve goes on without a prediction */
-    cgm_error_prefix(err, "%s: ", o->matrix);
-    return fs;
-  }
-  return solve_analyse(o, s->A, &s->f, r, &s->db, s->verdict, &s->verdict_new, err);
+  if (!o->autotune &&
+      solve_features_of(o, s->A, 1u << bi, r, &s->f, &s->features_new, err) != CGM_OK)
+    return CGM_OK; /* the solve goes on without a prediction */
+  return solve_analyse(o, s->A, &s->f, &s->features_new, r, &s->db, s->verdict, &s->verdict_new,
+                       &s->plans, err);
 }
 
 /* The solver's run, its monitor calls kept in the report. */
@@ -186,6 +181,8 @@ static void step_finish(solve_run *s) {
   cgm_cache_wait(&s->r->cache);
   solve_keep_extras(s->o, s->r, &s->f, s->features_new);
   if (s->verdict_new) solve_keep_analysis(s->r, s->verdict);
+  if (!s->o->csr) pipeline_plans_keep(&s->r->cache, &s->plans);
+  free(s->plans.plans);
   free(s->verdict);
   if (s->db) cgm_db_close(s->db);
   free(s->b);

@@ -7,9 +7,11 @@
  * prediction" disagree; the matrix lists; the calibration a picture
  * draws; and the keys of the JSON builders, in order. */
 #define _DEFAULT_SOURCE /* mkdtemp */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgmodel/pipeline.h"
@@ -404,6 +406,37 @@ static void test_probe(void) {
   cgm_csr_free(&P);
 }
 
+/* --auto prices its own analysis: against the default's predicted total
+ * (setup + K iterations on the uniform plan, recomputed here), counting the
+ * plans pays when it costs less than the most a configuration could save,
+ * and not when it costs more; with nothing calibrated it cannot tell and
+ * goes on. */
+static void test_auto_worth(void) {
+  cgm_error err = {0};
+  cgm_csr A;
+  CHECK_OK(cgm_gen_poisson3d(30, &A, &err));
+  cgm_tuner_device gpu = device("Test GPU", false, 1, 0, 2900, 11);
+  gpu.setup = cgm_setup_model_default(true);
+  const cgm_host h = host("Test CPU (2 threads)", "Test GPU", 1);
+  cgm_solve_opts def = cgm_solve_opts_default();
+  def.backend = CGM_BACKEND_CUDA;
+  cgm_plan_opts po = cgm_plan_opts_default();
+  po.backend = CGM_BACKEND_CUDA;
+  cgm_plan p;
+  CHECK_OK(cgm_plan_uniform(A.nrows, (double)A.nnz, &po, &p, &err));
+  const double t = cgm_refined_time(&gpu.model[CGM_PREC_DOUBLE], &p);
+  const double k = 100, total = cgm_setup_time(&gpu.setup, (double)p.device_bytes) + k * t;
+  const double want = total - CGM_AUTO_FLOOR * k * t;
+  double bound = 0;
+  CHECK(pipeline_auto_worth(&gpu, 1, &h, &def, &A, k, 0.5 * want, &bound));
+  CHECK_MSG(fabs(bound - want) <= 1e-12 * want && bound > 0, "%g, want %g", bound, want);
+  CHECK(!pipeline_auto_worth(&gpu, 1, &h, &def, &A, k, 2.0 * want, &bound));
+  /* a device of another model: nothing to weigh by */
+  const cgm_host other = host("Test CPU (2 threads)", "Another GPU", 1);
+  CHECK(pipeline_auto_worth(&gpu, 1, &other, &def, &A, k, 1e9, &bound) && isnan(bound));
+  cgm_csr_free(&A);
+}
+
 /* One recorded converged Jacobi solve. */
 static void add_solve(cgm_db *db, int64_t matrix_id, const char *prec, int iterations, double tol) {
   cgm_error err = {0};
@@ -682,6 +715,31 @@ static void test_run_solve(void) {
             r.why);
   CHECK(r.opts.backend == CGM_BACKEND_CPU && isfinite(r.predicted));
   cgm_solve_report_free(&r);
+  /* --auto through the matrix cache: the first run counts the plans and
+   * keeps its verdict beside the entry, the next reads it back (the same
+   * choice, nothing analysed again), another tolerance decides anew from
+   * the kept plans. */
+  char cdir[512];
+  tmp_path(cdir, sizeof cdir, "auto-cache");
+  /* (a file changed within the last second is not cached: older it is) */
+  const struct timespec old[2] = {{time(NULL) - 10, 0}, {time(NULL) - 10, 0}};
+  CHECK(utimensat(AT_FDCWD, mtx, old, 0) == 0);
+  o.cache.dir = cdir;
+  o.record = false;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK && !r.analysis_cached);
+  const cgm_solve_opts first = r.opts;
+  cgm_solve_report_free(&r);
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK);
+  CHECK_MSG(r.analysis_cached && r.autotuned && r.opts.backend == first.backend &&
+                r.opts.precision == first.precision && r.opts.layout.n == first.layout.n,
+            "%d %s", r.analysis_cached, r.why);
+  cgm_solve_report_free(&r);
+  o.solve.tol = 1e-6;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK && !r.analysis_cached && r.autotuned);
+  cgm_solve_report_free(&r);
+  o.solve.tol = 0;
+  o.cache.dir = NULL;
+  o.record = true;
   db = NULL;
   CHECK_OK(cgm_open_database(dbp, false, &db, &err));
   int solves = 0;
@@ -1280,6 +1338,7 @@ int main(void) {
   test_validate_offered();
   test_probe();
   test_known_iterations();
+  test_auto_worth();
   test_reorder_bound();
   test_run_solve();
   test_matrix_paths();
