@@ -40,7 +40,8 @@ CGM_API void cgm_csr_free(cgm_csr *A);
 CGM_API void cgm_csr_spmv(const cgm_csr *A, const double *x, double *y);
 /* d[i] = A(i,i), 0 where the diagonal entry is absent. */
 CGM_API void cgm_csr_diagonal(const cgm_csr *A, double *d);
-/* Returns true when A equals its transpose exactly (pattern and values). */
+/* Returns true when A equals its transpose as a matrix: values compared,
+ * a missing entry being 0 (an explicit zero needs no mirror). */
 CGM_API bool cgm_csr_is_symmetric(const cgm_csr *A);
 /* Checks a CSR made elsewhere (a binding's arrays) before anything reads it:
  * sizes >= 0, rowptr starting at 0, non-decreasing and ending at nnz,

@@ -663,6 +663,14 @@ static void test_writer_errors(void) {
   CHECK(cgm_mm_write_csr(path, &A, true, &err) == CGM_EINPUT);
   CHECK(strstr(err.msg, "not symmetric") != NULL);
   CHECK(access(path, F_OK) != 0);
+  /* symmetric by value (an explicit zero at (1,2), none at (2,1)), not
+   * entry for entry: its lower triangle alone would lose the zero */
+  v[1] = 0.0;
+  ci[2] = 1;
+  CHECK(cgm_csr_is_symmetric(&A));
+  CHECK(cgm_mm_write_csr(path, &A, true, &err) == CGM_EINPUT);
+  CHECK(strstr(err.msg, "not symmetric entry for entry") != NULL);
+  CHECK(access(path, F_OK) != 0);
   /* NaN */
   v[1] = NAN;
   CHECK(cgm_mm_write_csr(path, &A, false, &err) == CGM_EINPUT);
