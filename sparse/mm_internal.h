@@ -9,6 +9,10 @@
 #include "cgmodel/sparse.h"
 #include "sparse/mm_number.h"
 
+/* Tests only: called by the reader after a file's header, with its path
+ * (a test truncates or rewrites the file there, to see the reader notice). */
+extern void (*mm_test_after_header)(const char *path);
+
 /* A equals its transpose entry for entry, the pattern included (a stored
  * zero needs its mirror): what a symmetric file written from A keeps.
  * cgm_csr_is_symmetric compares values only. sparse/csr.c */

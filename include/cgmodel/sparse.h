@@ -104,9 +104,11 @@ typedef struct cgm_mm_read_opts {
   int64_t stream_bytes; /* text read from a pipe or inflated from gzip at a time; <= 0: 16 MiB */
   bool general_only;    /* never the sorted path (a general file row by row, columns increasing,
                            parsed straight into the CSR): for tests, which compare the two */
+  bool square;          /* refuse a matrix that is not square (what CG needs) at its size line,
+                           before anything is read or allocated for its columns */
 } cgm_mm_read_opts;
 
-/* threads 0, chunk_bytes 0, stream_bytes 0: the defaults. */
+/* threads 0, chunk_bytes 0, stream_bytes 0, false: the defaults. */
 CGM_API cgm_mm_read_opts cgm_mm_read_opts_default(void);
 /* cgm_mm_read_csr and cgm_mm_read_vector with options (NULL: the defaults). */
 CGM_API cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, cgm_csr *A,
