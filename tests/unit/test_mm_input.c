@@ -334,9 +334,23 @@ static size_t gz_comments(char *buf, size_t room, size_t k) {
   return 5 + n;
 }
 
+/* AddressSanitizer keeps freed memory aside (its quarantine): the pieces a
+ * stream frees are not reused, and the peak says nothing there. */
+#if defined(__SANITIZE_ADDRESS__)
+#define PEAK_MEANINGFUL 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PEAK_MEANINGFUL 0
+#endif
+#endif
+#ifndef PEAK_MEANINGFUL
+#define PEAK_MEANINGFUL 1
+#endif
+
 /* The peak resident memory since the last call, in KiB (-1 where Linux
- * cannot reset it). */
+ * cannot reset it, or under AddressSanitizer). */
 static long peak_kib(bool reset) {
+  if (!PEAK_MEANINGFUL) return -1;
   if (reset) {
     FILE *f = fopen("/proc/self/clear_refs", "w");
     bool ok = f && fputs("5", f) >= 0;
@@ -391,7 +405,7 @@ static void test_streams(void) {
       CHECK_MSG(kib < 24 * 1024, "%s comments: the peak RSS rose to %ld KiB", gz ? "gzip" : "plain",
                 kib);
     else
-      fprintf(stderr, "the peak RSS cannot be reset here: the memory bound is not checked\n");
+      fprintf(stderr, "the peak RSS cannot be measured here: the memory bound is not checked\n");
   }
 }
 
