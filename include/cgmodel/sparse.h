@@ -108,7 +108,7 @@ typedef struct cgm_mm_read_opts {
                            before anything is read or allocated for its columns */
 } cgm_mm_read_opts;
 
-/* threads 0, chunk_bytes 0, stream_bytes 0, false: the defaults. */
+/* threads 0, chunk_bytes 0, stream_bytes 0, general_only and square false: the defaults. */
 CGM_API cgm_mm_read_opts cgm_mm_read_opts_default(void);
 /* cgm_mm_read_csr and cgm_mm_read_vector with options (NULL: the defaults). */
 CGM_API cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, cgm_csr *A,
