@@ -28,7 +28,7 @@ bool cli_cache_arg(cli_args *a, cli_cache *c) {
 }
 
 cgm_cache_opts cli_cache_opts(cli_cache *c) {
-  cgm_cache_opts o = {NULL, c->max, false};
+  cgm_cache_opts o = {.dir = NULL, .max_bytes = c->max};
   if (c->off) return o;
   if (c->dir)
     o.dir = c->dir;

@@ -24,6 +24,8 @@ typedef struct cgm_cache_opts {
   const char *dir;   /* the cache directory (created when missing); NULL: no cache */
   int64_t max_bytes; /* after a write, the least recently used entries are removed until the
                         entries and their extras hold at most this many bytes; <= 0: no limit */
+  bool square;       /* a parse refuses a matrix that is not square at its size line
+                        (cgm_mm_read_opts.square: a solve's, before any work per column) */
   bool background;   /* a miss writes its entry on a thread of its own (one core) while the
                         caller goes on: the CSR must then stay unchanged and the report be
                         passed to cgm_cache_wait before either is reused or freed; only with a

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "common/timer.h"
+#include "solver/backend.h"
 #include "pipeline/solve/solve_steps.h"
 
 void cgm_solve_report_free(cgm_solve_report *r) {
@@ -75,6 +76,7 @@ static cgm_status step_read(solve_run *s, cgm_error *err) {
   const cgm_run_solve_opts *o = s->o;
   cgm_cache_opts co = o->cache;
   co.background = true;
+  co.square = true; /* CG's: refused at the size line, before any work per column */
   cgm_status st =
       o->csr ? CGM_OK : cgm_cache_read_csr(&co, o->matrix, &s->file, NULL, &s->r->cache, err);
   if (st) return st;
@@ -82,6 +84,14 @@ static cgm_status step_read(solve_run *s, cgm_error *err) {
   s->r->nrows = s->A->nrows;
   s->r->ncols = s->A->ncols;
   s->r->nnz = s->A->nnz;
+  /* the shape first: a cached entry was not read by the square reader, and
+   * b = A * ones would work over every column */
+  if (s->A->nrows != s->A->ncols || s->A->nrows == 0) {
+    st = cgm_check_refuse(s->A->nrows ? CGM_CHECK_SQUARE : CGM_CHECK_EMPTY, s->A->nrows,
+                          s->A->ncols, 0, NULL, err);
+    cgm_error_prefix(err, "%s: ", o->matrix);
+    return st;
+  }
   return cgm_solve_opts_settle(&s->r->opts, s->A, err);
 }
 
