@@ -2,8 +2,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/output.h"
 
+#include "cli/commands.h"
 #include "common/escape.h"
 
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +25,54 @@ int cli_error(const char *cmd, int code, const char *fmt, ...) {
   return code;
 }
 
+/* The option of c whose key is s[0..n); with a value, a flag that sets it
+ * ("true", "false", its constant) or an option that takes one. */
+static const cli_opt *by_key(const cli_command *c, const char *s, size_t n, const char *v,
+                             size_t vn) {
+  const cli_opt *o;
+  for (int i = 0; c && (o = cli_opt_at(c, i)); i++) {
+    const char *set = o->kind == CLI_TRUE    ? "true"
+                      : o->kind == CLI_FALSE ? "false"
+                      : o->kind == CLI_CONST ? o->values
+                                             : NULL;
+    if (strlen(o->key) == n && !strncmp(o->key, s, n) &&
+        (!v || (set ? strlen(set) == vn && !strncmp(set, v, vn) : true)))
+      return o;
+  }
+  return NULL;
+}
+
+/* A library message in the command's words: a leading request key becomes
+ * its flag ("gpus 2: ..." -> "--gpus 2: ..."), and key=value advice the
+ * option that says it ("backend=cuda" -> "--backend cuda"). */
+static void to_flags(const cli_command *c, const char *msg, char *out, size_t n) {
+  static const char key_chars[] = "abcdefghijklmnopqrstuvwxyz_";
+  size_t k = 0;
+  for (const char *s = msg; *s && k + 1 < n;) {
+    const bool start = s == msg || !(isalnum((unsigned char)s[-1]) || strchr("_-", s[-1]));
+    const size_t w = start ? strspn(s, key_chars) : 0;
+    const size_t vn = w && s[w] == '=' ? strcspn(s + w + 1, " ,;:)") : 0;
+    const cli_opt *o = !w                                         ? NULL
+                       : s == msg && (s[w] == ' ' || s[w] == ':') ? by_key(c, s, w, NULL, 0)
+                       : s[w] == '='                              ? by_key(c, s, w, s + w + 1, vn)
+                                                                  : NULL;
+    if (!o) {
+      out[k++] = *s++;
+      continue;
+    }
+    const bool value = s[w] == '=' && o->kind > CLI_CONST && vn;
+    k += (size_t)snprintf(out + k, n - k, "%s%s%.*s", o->flag, value ? " " : "",
+                          value ? (int)vn : 0, s + w + 1);
+    if (k >= n) k = n - 1;
+    s += w + (s[w] == '=' ? 1 + vn : 0);
+  }
+  out[k] = '\0';
+}
+
 int cli_report(const char *cmd, const cgm_error *err) {
-  return cli_error(cmd, err->code ? (int)err->code : 3, "%s", err->msg);
+  char msg[sizeof err->msg + 256];
+  to_flags(cli_command_find(cmd), err->msg, msg, sizeof msg);
+  return cli_error(cmd, err->code ? (int)err->code : 3, "%s", msg);
 }
 
 int cli_print_json(cJSON *obj) {
@@ -52,4 +101,13 @@ const char *cli_input_path(const char *arg) {
 
 int cli_stderr_is_tty(void) {
   return isatty(STDERR_FILENO);
+}
+
+const char *cli_escape(const char *s, char *buf, size_t n) {
+  FILE *f = fmemopen(buf, n, "w");
+  if (!f) return "?";
+  cgm_fput_escaped(f, s ? s : "", false);
+  fclose(f);
+  buf[n - 1] = '\0'; /* cut short when it filled buf */
+  return buf;
 }

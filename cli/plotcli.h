@@ -12,8 +12,22 @@
 #include "cgmodel/plots.h"
 #include "cli/args.h"
 
-/* --size WxH: true when matched (errors recorded in a). */
-bool cli_plot_size(cli_args *a, int *w, int *h);
+/* The options map and plot share: -o, --size, --db. */
+#define CLI_PLOT_OPTS                                                                              \
+  {"-o",                                                                                           \
+   "out",                                                                                          \
+   CLI_PATH,                                                                                       \
+   "FILE.png|FILE.svg",                                                                            \
+   NULL,                                                                                           \
+   "the picture (required); its script FILE.gp and data files FILE-*.dat are written beside it"},  \
+      {"--size", "size", CLI_STRING, "WxH", "1200x800", "pixels, 200x150 to 20000x20000"}, {       \
+    "--db", "db", CLI_PATH, "FILE", "$CGMODEL_DB, else the user's data directory",                 \
+        "the database to read"                                                                     \
+  }
+
+/* --size WxH (s NULL: 0 x 0, the default): 0, or 2 once the error is
+ * printed. */
+int cli_plot_size(const char *cmd, const char *s, int *w, int *h);
 /* The template directories to search (':'-separated): $CGMODEL_PLOTS_DIR,
  * the installed share/cgmodel/plots beside the executable, the install
  * prefix's, the source tree's plots/ (first when running from the build tree). */

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The list of commands, and what is made of all their tables: the
+ * top-level usage, `cgmodel help` and `cgmodel __options`. */
+#include "cli/commands.h"
+
+#include <string.h>
+
+#include "cli/output.h"
+
+const cli_command *const cli_commands[] = {
+    &cli_info,    &cli_calibrate, &cli_predict,      &cli_solve, &cli_validate,
+    &cli_map,     &cli_plot,      &cli_db,           &cli_cache, &cli_gen,
+    &cli_devices, &cli_version,   &cli_help_command, NULL,
+};
+
+const cli_command *cli_command_find(const char *name) {
+  for (int i = 0; name && cli_commands[i]; i++)
+    if (!strcmp(cli_commands[i]->name, name)) return cli_commands[i];
+  return NULL;
+}
+
+void cli_usage(FILE *f) {
+  fputs("usage: cgmodel <command> [options]\n\ncommands:\n", f);
+  for (int i = 0; cli_commands[i]; i++) {
+    const cli_command *c = cli_commands[i];
+    fprintf(f, "  %-9s %s%s[options]\n            %s\n", c->name, c->args, *c->args ? " " : "",
+            c->summary);
+  }
+  fputs("\nA.mtx may be '-': the matrix is read from standard input.\n"
+        "Run 'cgmodel help COMMAND' (or 'cgmodel COMMAND --help') for the options of a command.\n"
+        "Exit codes: 0 success, 1 solve did not converge, 2 bad usage or input, 3 runtime "
+        "failure.\n",
+        f);
+}
+
+static int help_body(const cli_parsed *p) {
+  const cli_command *c = p->npos == 1 ? cli_command_find(p->pos[0]) : NULL;
+  if (p->npos == 0) {
+    cli_usage(stdout);
+    return 0;
+  }
+  if (!c) {
+    if (p->npos == 1)
+      cli_error("help", 2, "unknown command '%s'", p->pos[0]);
+    else
+      cli_error("help", 2, "expected one command");
+    cli_usage(stderr);
+    return 2;
+  }
+  cli_help(c, stdout);
+  return 0;
+}
+
+const cli_command cli_help_command = {
+    "help",
+    "[COMMAND]",
+    NULL,
+    "this text, or the options of a command",
+    "Prints the commands, or the options of one ('cgmodel help solve' is 'cgmodel solve --help').",
+    NULL,
+    NULL,
+    help_body,
+    NULL};
+
+/* ------------------------------------------------------ __options --- */
+
+static cJSON *words(const char *values) {
+  cJSON *a = cJSON_CreateArray();
+  for (const char *v = values; v && a; v = strchr(v, '|') ? strchr(v, '|') + 1 : NULL) {
+    char w[64];
+    snprintf(w, sizeof w, "%.*s", (int)strcspn(v, "|"), v);
+    cJSON_AddItemToArray(a, cJSON_CreateString(w));
+  }
+  return a;
+}
+
+static cJSON *option_json(const cli_opt *o) {
+  static const char *const kinds[] = {"true", "false",  "const",  "int",  "optint",
+                                      "real", "string", "choice", "list", "path"};
+  cJSON *j = cJSON_CreateObject();
+  json_add_string(j, "flag", o->flag);
+  json_add_string(j, "key", o->key);
+  json_add_string(j, "kind", kinds[o->kind]);
+  if (o->metavar) json_add_string(j, "metavar", o->metavar);
+  if (o->dflt) json_add_string(j, "default", o->dflt);
+  json_add_string(j, "help", o->help);
+  if (o->values && o->kind != CLI_CONST && o->kind != CLI_OPTINT)
+    cJSON_AddItemToObject(j, "values", words(o->values));
+  cJSON_AddBoolToObject(j, "request", !o->local);
+  if (o->many) cJSON_AddTrueToObject(j, "repeated");
+  return j;
+}
+
+int cli_print_tables(void) {
+  cJSON *all = cJSON_CreateObject(), *cmds = cJSON_AddArrayToObject(all, "commands");
+  for (int i = 0; cli_commands[i]; i++) {
+    const cli_command *c = cli_commands[i];
+    cJSON *j = cJSON_CreateObject(), *opts = cJSON_AddArrayToObject(j, "options");
+    json_add_string(j, "name", c->name);
+    json_add_string(j, "args", c->args);
+    json_add_string(j, "summary", c->summary);
+    json_add_string(j, "about", c->about);
+    cJSON_AddItemToObject(j, "words", words(c->words));
+    const cli_opt *o;
+    for (int k = 0; (o = cli_opt_at(c, k)); k++) cJSON_AddItemToArray(opts, option_json(o));
+    cJSON_AddItemToArray(cmds, j);
+  }
+  return cli_print_json(all);
+}
