@@ -99,8 +99,11 @@ static void print_human(const cgm_solve_report *rep) {
   else
     printf("converged   NO after %d iteration%s: %s\n", r->iterations,
            r->iterations == 1 ? "" : "s", r->stop_reason);
-  printf("residual    ||b - Ax|| / ||b|| = %.3e (solver estimate %.3e, target %.1e)\n",
-         r->relative_residual, r->solver_residual, rep->tol);
+  if (r->device[0])
+    printf("residual    ||b - Ax|| / ||b|| = %.3e (solver estimate %.3e, target %.1e)\n",
+           r->relative_residual, r->solver_residual, rep->tol);
+  else
+    printf("residual    ||b - Ax|| / ||b|| = %.3e (target %.1e)\n", r->relative_residual, rep->tol);
   if (rep->solution_error >= 0)
     printf("error       ||x - 1|| / ||1|| = %.3e (b = A * ones)\n", rep->solution_error);
   if (r->device[0])

@@ -89,6 +89,8 @@ json_check "$OUT" '"maximum of 2 iterations" in j["stop_reason"]' "--maxiter 2: 
 assert_no_file "$TMP/x.mtx" "--maxiter 2: no x written when not converged"
 expect_exit 1 solve "$A" --maxiter 2
 last_stdout_contains "converged   NO after 2 iterations: maximum of 2 iterations reached"
+expect_exit 1 solve "$A" --maxiter 1
+last_stdout_contains "converged   NO after 1 iteration: "
 expect_exit 1 solve "$A" --maxiter 2 --precision single --block 2
 last_stderr_contains "maximum of 2 iterations"
 
