@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The one parser of the command line, and --help, both driven by the
  * command's tables (args.h). */
+#define _POSIX_C_SOURCE 200809L /* getdelim */
 #include "cli/args.h"
 
 #include <errno.h>
@@ -16,15 +17,11 @@ bool cli_parse_only = false;
 
 /* (JSON numbers are doubles: an integer is exact up to 2^53.) */
 const cli_opt cli_cache_table[] = {
-    {"--cache-dir", "cache_dir", CLI_PATH, "DIR", "$XDG_CACHE_HOME/cgmodel, else ~/.cache/cgmodel",
-     "the matrix cache"},
-    {"--no-cache", "no_cache", CLI_TRUE, NULL, NULL, "neither read nor write the matrix cache"},
-    {"--cache-max", "cache_max", CLI_INT, "BYTES", "4294967296, 4 GiB",
-     "after a write, the least recently used entries go until the cache holds at most BYTES; 0: "
-     "no limit",
-     .lo = 0, .hi = 9007199254740992.0},
-    {0},
-};
+    {"--cache-dir", "cache_dir", CLI_PATH, 0, "DIR", "$XDG_CACHE_HOME/cgmodel", "the matrix cache"},
+    {"--no-cache", "no_cache", CLI_TRUE, 0, 0, 0, "neither read nor write the matrix cache"},
+    {"--cache-max", "cache_max", CLI_INT, 0, "BYTES", "4 GiB", "its size limit (0: none)", 0,
+     9007199254740992.0},
+    {0}};
 
 const cli_opt *cli_opt_at(const cli_command *c, int i) {
   for (const cli_opt *t = c->opts; t; t = t == c->opts ? c->more : NULL) {
@@ -67,42 +64,36 @@ static bool has_word(const char *values, const char *w) {
   return false;
 }
 
+bool cli_own(const char *key) {
+  return has_word("json|out|options|verbose", key);
+}
+
 /* The value of option o as JSON, by its kind; NULL with msg set. */
 static cJSON *value_of(const cli_opt *o, const char *v, char *msg, size_t n) {
-  const bool range = o->lo != 0 || o->hi != 0;
+  const bool range = o->lo != 0 || o->hi != 0,
+             integer = o->kind == CLI_INT || o->kind == CLI_OPTINT;
+  const double lo = range ? o->lo : integer ? INT_MIN : -DBL_MAX;
+  const double hi = range ? o->hi : integer ? INT_MAX : DBL_MAX;
   int64_t x;
   double d;
-  char buf[256];
-  switch (o->kind) {
-  case CLI_TRUE:
-    return cJSON_CreateTrue();
-  case CLI_FALSE:
-    return cJSON_CreateFalse();
-  case CLI_CONST:
-    return cJSON_CreateString(o->values);
-  case CLI_INT:
-  case CLI_OPTINT: {
-    const double lo = range ? o->lo : INT_MIN, hi = range ? o->hi : INT_MAX;
-    if (cgm_parse_int(v, (int64_t)lo, (int64_t)hi, &x)) return cJSON_CreateNumber((double)x);
-    snprintf(msg, n, "option %s: '%s' is not an integer in [%.0f, %.0f]", o->flag, v, lo, hi);
-    return NULL;
+  char buf[256] = "";
+  if (o->kind <= CLI_CONST)
+    return o->kind == CLI_CONST ? cJSON_CreateString(o->values) : cJSON_CreateBool(!o->kind);
+  if (integer && cgm_parse_int(v, (int64_t)lo, (int64_t)hi, &x))
+    return cJSON_CreateNumber((double)x);
+  if (o->kind == CLI_REAL && cgm_parse_real(v, lo, hi, &d)) return cJSON_CreateNumber(d);
+  if (o->kind == CLI_CHOICE && has_word(o->values, v))
+    return cgm_parse_int(v, INT_MIN, INT_MAX, &x) ? cJSON_CreateNumber((double)x)
+                                                  : cJSON_CreateString(v);
+  if (!integer && o->kind != CLI_REAL && o->kind != CLI_CHOICE) return cJSON_CreateString(v);
+  if (o->kind == CLI_CHOICE)
+    snprintf(msg, n, "%s: '%s' is not %s", o->flag, v, words_text(o->values, buf, sizeof buf));
+  else {
+    if (range || integer) snprintf(buf, sizeof buf, " in [%.17g, %.17g]", lo, hi);
+    snprintf(msg, n, "option %s: '%s' is not %s%s", o->flag, v, integer ? "an integer" : "a number",
+             buf);
   }
-  case CLI_REAL:
-    if (cgm_parse_real(v, range ? o->lo : -DBL_MAX, range ? o->hi : DBL_MAX, &d))
-      return cJSON_CreateNumber(d);
-    snprintf(buf, sizeof buf, range ? " in [%g, %g]" : "", o->lo, o->hi);
-    snprintf(msg, n, "option %s: '%s' is not a number%s", o->flag, v, buf);
-    return NULL;
-  case CLI_CHOICE:
-    if (!has_word(o->values, v)) {
-      snprintf(msg, n, "%s: '%s' is not %s", o->flag, v, words_text(o->values, buf, sizeof buf));
-      return NULL;
-    }
-    if (cgm_parse_int(v, INT_MIN, INT_MAX, &x)) return cJSON_CreateNumber((double)x);
-    return cJSON_CreateString(v);
-  default:
-    return cJSON_CreateString(v);
-  }
+  return NULL;
 }
 
 /* The option of c that argument s names ("--tol", "--tol=1e-6"): *v the
@@ -120,7 +111,7 @@ static const cli_opt *find(const cli_command *c, const char *s, const char **v) 
 }
 
 static void store(cli_parsed *p, const cli_opt *o, const char *v, char *msg, size_t n) {
-  cJSON *val = value_of(o, v, msg, n), *obj = o->local ? p->local : p->req, *arr = NULL;
+  cJSON *val = value_of(o, v, msg, n), *arr = NULL, *obj = cli_own(o->key) ? p->local : p->req;
   if (!val) {
     if (!msg[0]) snprintf(msg, n, "out of memory");
     return;
@@ -135,44 +126,20 @@ static void store(cli_parsed *p, const cli_opt *o, const char *v, char *msg, siz
   }
 }
 
-/* A file's text (at most 16 MiB), NUL-terminated; NULL with msg set. */
-static char *read_text(const char *path, char *msg, size_t n) {
-  FILE *f = fopen(path, "rb");
-  char *text = NULL;
-  size_t len = 0, cap = 0;
-  while (f && !ferror(f) && !feof(f) && cap <= (16u << 20)) {
-    if (len + 1 >= cap) {
-      char *t = realloc(text, cap ? 2 * cap : 4096);
-      if (!t) break;
-      text = t;
-      cap = cap ? 2 * cap : 4096;
-    }
-    len += fread(text + len, 1, cap - len - 1, f);
-  }
-  const char *why = !f || ferror(f)             ? strerror(errno)
-                    : feof(f)                   ? NULL
-                    : text && cap > (16u << 20) ? "larger than 16 MiB"
-                                                : "out of memory";
-  if (f) fclose(f);
-  if (!why) {
-    text[len] = '\0';
-    return text;
-  }
-  snprintf(msg, n, "--options %s: %s", path, why);
-  free(text);
-  return NULL;
-}
-
 /* --options FILE: its keys join the request where the command line gave
  * none. */
 static void merge_options(cli_parsed *p, const char *path, char *msg, size_t n) {
-  char *text = read_text(path, msg, n);
-  if (!text) return;
-  const char *end = text;
-  cJSON *j = cJSON_ParseWithOpts(text, &end, false);
-  if (!cJSON_IsObject(j)) {
+  FILE *f = fopen(path, "rb");
+  char *text = NULL;
+  size_t cap = 0;
+  const ssize_t len = f ? getdelim(&text, &cap, '\0', f) : -1; /* the whole file */
+  const char *end = NULL;
+  cJSON *j = !f || ferror(f) ? NULL : cJSON_ParseWithOpts(len > 0 ? text : "", &end, false);
+  if (!f || ferror(f))
+    snprintf(msg, n, "--options %s: %s", path, strerror(errno));
+  else if (!cJSON_IsObject(j)) {
     int line = 1;
-    for (const char *c = text; c < end && *c; c++) line += *c == '\n';
+    for (const char *c = len > 0 ? text : ""; c < end && *c; c++) line += *c == '\n';
     snprintf(msg, n, "--options %s:%d: %s", path, line,
              j ? "not a JSON object" : "not JSON (a request's keys and values: docs/cli.md)");
   }
@@ -182,6 +149,7 @@ static void merge_options(cli_parsed *p, const char *path, char *msg, size_t n) 
     if (cJSON_GetObjectItemCaseSensitive(p->req, it->string) || !cJSON_AddItemToArray(p->req, it))
       cJSON_Delete(it);
   }
+  if (f) fclose(f);
   cJSON_Delete(j);
   free(text);
 }
@@ -277,9 +245,8 @@ void cli_help(const cli_command *c, FILE *f) {
     snprintf(left, sizeof left, "%s%s%s", o->flag, *mv ? " " : "", mv);
     snprintf(text, sizeof text, "%s%s%s%s", o->help, o->dflt ? " (default: " : "",
              o->dflt ? o->dflt : "", o->dflt ? ")" : "");
-    int col = fprintf(f, "  %-22s", left);
-    if (col < 25) col += fprintf(f, " ");
-    wrap(f, col > 25 ? 101 : col, 25, text);
+    const int col = fprintf(f, strlen(left) > 22 ? "  %s\n%25s" : "  %-22s %s", left, "");
+    wrap(f, strlen(left) > 22 ? 25 : col, 25, text);
   }
   fputs("  -h, --help             this text\n", f);
 }

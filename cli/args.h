@@ -30,17 +30,30 @@ typedef enum {
 } cli_kind;
 
 typedef struct cli_opt {
-  const char *flag; /* "--tol", "-o" */
-  const char *key;  /* the request key ("tol"): JSON, --options files and Python say it so */
+  const char *flag, *key; /* "--tol", and its request key "tol" (JSON, --options, Python) */
   cli_kind kind;
+  const char *values;  /* CHOICE, LIST: "a|b|c"; CONST: the value set; OPTINT: given alone */
   const char *metavar; /* "T" (a choice without one shows its values) */
-  const char *dflt;    /* the default as help says it; NULL: none worth saying */
+  const char *dflt;    /* the default as help says it; 0: none worth saying */
   const char *help;
-  const char *values; /* CHOICE, LIST: "a|b|c"; CONST: the value set; OPTINT: given alone */
-  double lo, hi;      /* INT, REAL: the range, for an option no library call checks (0, 0: none) */
-  bool local;         /* the command's own (output, --options), not part of its request */
-  bool many;          /* may be repeated: the values make an array */
+  double lo, hi; /* INT, REAL: the range, for an option no library call checks (0, 0: none) */
+  bool many;     /* may be repeated: the values make an array */
 } cli_opt;
+
+/* Rows most commands have. The keys json, out (-o), options and verbose
+ * are the command's own, never part of its request (cli_parsed.local). */
+#define CLI_JSON                                                                                   \
+  { "--json", "json", CLI_TRUE, 0, 0, 0, "one JSON object on stdout" }
+#define CLI_DB                                                                                     \
+  {                                                                                                \
+    "--db", "db", CLI_PATH, 0, "FILE", "$CGMODEL_DB, else the user's data directory",              \
+        "the database"                                                                             \
+  }
+#define CLI_OPTIONS                                                                                \
+  {                                                                                                \
+    "--options", "options", CLI_PATH, 0, "FILE", 0,                                                \
+        "a request: a JSON object of the flags' keys, which the flags given override"              \
+  }
 
 struct cli_parsed;
 
@@ -59,7 +72,7 @@ typedef struct cli_command {
 typedef struct cli_parsed {
   const cli_command *cmd;
   cJSON *req;   /* the request: the table's keys, an --options file under them */
-  cJSON *local; /* the command's own options */
+  cJSON *local; /* the command's own options: json, out, options, verbose */
   const char *pos[16];
   int npos;
 } cli_parsed;
@@ -86,6 +99,9 @@ int cli_main(const cli_command *c, int argc, char **argv);
 /* --help of c, from its tables. */
 void cli_help(const cli_command *c, FILE *f);
 
+/* Whether a key is the command's own (json, out, options, verbose), not
+ * part of its request. */
+bool cli_own(const char *key);
 /* The values of a parsed object (req or local): the string, the number, or
  * whether the key is true; dflt when absent. */
 const char *cli_str(const cJSON *o, const char *key, const char *dflt);

@@ -12,11 +12,9 @@
 #include "pipeline/json.h"
 
 static const cli_opt opts[] = {
-    {"--cache-dir", "cache_dir", CLI_PATH, "DIR", "$XDG_CACHE_HOME/cgmodel, else ~/.cache/cgmodel",
-     "the cache"},
-    {"--json", "json", CLI_TRUE, NULL, NULL, "one JSON object on stdout (list)"},
-    {0},
-};
+    {"--cache-dir", "cache_dir", CLI_PATH, 0, "DIR", "$XDG_CACHE_HOME/cgmodel", "the cache"},
+    CLI_JSON,
+    {0}};
 
 /* Names from the directory and the entries' headers are printed escaped:
  * a control character or a line break in a file name stays on its line. */
@@ -64,7 +62,7 @@ static int body(const cli_parsed *p) {
   int n = 0;
   if (cgm_cache_list(dir, &e, &n, &err)) return cli_report("cache", &err);
   int rc = 0;
-  if (cli_true(p->req, "json"))
+  if (cli_true(p->local, "json"))
     rc = cli_print_json(cgm_cache_list_json(dir, e, n));
   else
     print_list(dir, e, n);

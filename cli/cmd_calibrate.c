@@ -12,23 +12,15 @@
 #include "pipeline/request.h"
 
 static const cli_opt opts[] = {
-    {"--devices", "devices", CLI_LIST, "LIST", "cpu,cuda:all with a GPU, else cpu",
-     "the devices, comma-separated: cpu; cuda:all (GPU 0 measured, every GPU for the multi-GPU "
-     "sweeps); cuda:K (GPU K alone); cuda:0,1,...,K-1 (the multi-GPU sweeps on GPUs 0..K-1)",
-     .values = "cpu|cuda:all|cuda"},
-    {"--quick", "quick", CLI_TRUE, NULL, NULL, "fewer sizes and repetitions"},
-    {"--precision", "precision", CLI_CHOICE, NULL, "both", "the precisions calibrated",
-     .values = "single|double|both"},
-    {"--threads", "threads", CLI_INT, "T", "OpenMP's",
-     "CPU threads (part of the CPU device's name: solve and validate use the default's)"},
-    {"--db", "db", CLI_PATH, "FILE", "$CGMODEL_DB, else the user's data directory",
-     "the database (created when missing)"},
-    {"--json", "json", CLI_TRUE, NULL, NULL, "one JSON object on stdout", .local = true},
-    {"--options", "options", CLI_PATH, "FILE", NULL,
-     "a JSON object of the request's keys (the flags' keys); the command line's flags override it",
-     .local = true},
-    {0},
-};
+    {"--devices", "devices", CLI_LIST, "cpu|cuda:all|cuda", "LIST", "cpu and every GPU",
+     "cpu, cuda:all, cuda:K, cuda:0,1,...: the devices"},
+    {"--quick", "quick", CLI_TRUE, 0, 0, 0, "fewer sizes and repetitions"},
+    {"--precision", "precision", CLI_CHOICE, "single|double|both", 0, "both", "the precisions"},
+    {"--threads", "threads", CLI_INT, 0, "T", "OpenMP's", "CPU threads"},
+    CLI_DB,
+    CLI_JSON,
+    CLI_OPTIONS,
+    {0}};
 
 /* The report of each calibration: fits and coefficients. */
 static void print_calibrations(const cgm_calibration_report *rep) {

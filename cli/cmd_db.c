@@ -15,12 +15,7 @@
 #include "common/outfile.h"
 
 static const cli_opt opts[] = {
-    {"--db", "db", CLI_PATH, "FILE", "$CGMODEL_DB, else the user's data directory", "the database"},
-    {"--json", "json", CLI_TRUE, NULL, NULL,
-     "one JSON object on stdout (list, show, solves, refit)"},
-    {"-o", "out", CLI_PATH, "FILE", NULL, "export: the calibration with its samples, as JSON"},
-    {0},
-};
+    CLI_DB, CLI_JSON, {"-o", "out", CLI_PATH, 0, "FILE", 0, "export: the JSON file written"}, {0}};
 
 #define LIST_ROW "%4s  %-24s  %-5s %-44.44s %9s%s\n"
 
@@ -63,8 +58,8 @@ static int print_or_report(cgm_status st, cJSON **o, const cgm_error *err) {
 }
 
 static int body(const cli_parsed *p) {
-  const char *db_path = cli_str(p->req, "db", NULL), *out = cli_str(p->req, "out", NULL);
-  const bool json = cli_true(p->req, "json");
+  const char *db_path = cli_str(p->req, "db", NULL), *out = cli_str(p->local, "out", NULL);
+  const bool json = cli_true(p->local, "json");
   if (p->npos < 1)
     return cli_error("db", 2, "expected list, show, export, solves or refit (cgmodel db --help)");
   const char *what = p->pos[0];

@@ -11,11 +11,7 @@
 #include "cli/env.h"
 #include "cli/output.h"
 
-static const cli_opt opts[] = {
-    {"--db", "db", CLI_PATH, "FILE", "as every command's", "the database to look in"},
-    {"--json", "json", CLI_TRUE, NULL, NULL, "one JSON object on stdout"},
-    {0},
-};
+static const cli_opt opts[] = {CLI_DB, CLI_JSON, {0}};
 
 static void print_calibration(const cgm_devices_calibration *c, const char *db_opt) {
   if (!c->found)
@@ -85,7 +81,7 @@ static int body(const cli_parsed *p) {
   if (cgm_devices(path && *path ? path : NULL, cli_env_db_readonly() ? CGM_DB_READONLY : 0, &gpu,
                   &r, &err))
     return cli_report("devices", &err);
-  if (cli_true(p->req, "json")) return cli_print_json(cgm_devices_json(&r));
+  if (cli_true(p->local, "json")) return cli_print_json(cgm_devices_json(&r));
   char db_opt[4200] = "", name[4096];
   if (db) snprintf(db_opt, sizeof db_opt, " --db %s", cli_escape(db, name, sizeof name));
   print_human(&r, db_opt);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel gen KIND --n SIZE -o A.mtx: the synthetic matrices of sparse/. */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,37 +10,29 @@
 #include "cli/outcheck.h"
 #include "cli/output.h"
 
-#define I32 .lo = 1, .hi = 2147483647
 static const cli_opt opts[] = {
-    {"--n", "n", CLI_INT, "SIZE", NULL,
-     "the grid size (poisson2d: n^2 rows, poisson3d: n^3, elasticity3d: 3 n (n+1)^2), the rows "
-     "(random), the points (mesh3d: 3n rows)",
-     I32},
-    {"-o", "out", CLI_PATH, "A.mtx", NULL, "the matrix written"},
-    {"--symmetric", "symmetric", CLI_TRUE, NULL, NULL,
-     "write only the lower triangle (smaller files)"},
-    {"--avg", "avg", CLI_REAL, "A", "8", "random: the mean row length", .lo = 1, .hi = 1e6},
-    {"--dist", "dist", CLI_CHOICE, NULL, "uniform", "random: the row lengths' distribution",
-     .values = "uniform|powerlaw"},
-    {"--alpha", "alpha", CLI_REAL, "a", "2.5", "random --dist powerlaw: the exponent", .lo = 1.01,
-     .hi = 100},
-    {"--maxlen", "maxlen", CLI_INT, "L", "min(n, 1000 A)", "random: the longest row", I32},
-    {"--seed", "seed", CLI_INT, "S", "1", "random, mesh3d: the seed", .lo = 0,
-     .hi = 9007199254740992.0},
-    {"--k", "k", CLI_INT, "K", "8 for mesh3d", "mesh3d: each point's nearest joined; kron: layers",
-     I32},
-    {"--numbering", "numbering", CLI_CHOICE, NULL, "sorted",
-     "mesh3d: points numbered cell by cell, or at random", .values = "sorted|random"},
-    {"--contrast", "contrast", CLI_REAL, "C", "1",
-     "mesh3d: stiffness jumping by up to C between 4^3 regions (1e8 gives condition numbers near "
-     "1e11)"},
-    {"--with", "with", CLI_PATH, "B.mtx", NULL, "kron: the matrix B of B (+) T_k"},
-    {0},
-};
+    {"--n", "n", CLI_INT, 0, "SIZE", 0, "the grid's size, the rows (random), the points (mesh3d)",
+     1, INT_MAX},
+    {"-o", "out", CLI_PATH, 0, "A.mtx", 0, "the matrix written"},
+    {"--symmetric", "symmetric", CLI_TRUE, 0, 0, 0, "write the lower triangle alone"},
+    {"--avg", "avg", CLI_REAL, 0, "A", "8", "random: the mean row length", 1, 1e6},
+    {"--dist", "dist", CLI_CHOICE, "uniform|powerlaw", 0, "uniform", "random: the row lengths'"},
+    {"--alpha", "alpha", CLI_REAL, 0, "a", "2.5", "random --dist powerlaw: the exponent", 1.01,
+     100},
+    {"--maxlen", "maxlen", CLI_INT, 0, "L", "min(n, 1000 A)", "random: the longest row", 1,
+     INT_MAX},
+    {"--seed", "seed", CLI_INT, 0, "S", "1", "random, mesh3d: the seed", 0, 9007199254740992.0},
+    {"--k", "k", CLI_INT, 0, "K", "8 (mesh3d)", "mesh3d: neighbours a point; kron: layers", 1,
+     INT_MAX},
+    {"--numbering", "numbering", CLI_CHOICE, "sorted|random", 0, "sorted", "mesh3d: the points'"},
+    {"--contrast", "contrast", CLI_REAL, 0, "C", "1",
+     "mesh3d: the stiffness jumps between regions"},
+    {"--with", "with", CLI_PATH, 0, "B.mtx", 0, "kron: the matrix B of B (+) T_k"},
+    {0}};
 
 static int body(const cli_parsed *p) {
   const cJSON *r = p->req;
-  const char *out = cli_str(r, "out", NULL), *with = cli_str(r, "with", NULL);
+  const char *out = cli_str(p->local, "out", NULL), *with = cli_str(r, "with", NULL);
   const int n = (int)cli_num(r, "n", 0), k = (int)cli_num(r, "k", 0);
   const char *kind = p->npos == 1 ? p->pos[0] : "";
   const bool kron = strcmp(kind, "kron") == 0;

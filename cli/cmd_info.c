@@ -6,10 +6,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 
-static const cli_opt opts[] = {
-    {"--json", "json", CLI_TRUE, NULL, NULL, "one JSON object on stdout instead of the table"},
-    {0},
-};
+static const cli_opt opts[] = {CLI_JSON, {0}};
 
 static void print_human(const char *path, const cgm_features *f, const cgm_mm_info *mm) {
   char name[4096];
@@ -50,7 +47,7 @@ static int body(const cli_parsed *p) {
   cgm_mm_info mm;
   cgm_features f;
   if (cgm_matrix_features(path, &f, &mm, &err)) return cli_report("info", &err);
-  if (cli_true(p->req, "json")) return cli_print_json(cgm_info_json(path, &f, &mm));
+  if (cli_true(p->local, "json")) return cli_print_json(cgm_info_json(path, &f, &mm));
   print_human(path, &f, &mm);
   return 0;
 }

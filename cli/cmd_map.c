@@ -15,32 +15,22 @@
 
 static const cli_opt opts[] = {
     CLI_PLOT_OPTS,
-    {"--calibration", "calibration", CLI_INT, "ID", NULL, "the calibration to draw", .lo = 1,
-     .hi = 9007199254740992.0},
-    {"--device", "device", CLI_STRING, "D", "the newest GPU calibration, else the CPU's",
-     "the newest calibration of latest, cpu, cuda or a device ID", .values = "latest|cpu|cuda"},
-    {"--gpus", "gpus", CLI_INT, "G", "every GPU it measured", "the GPUs of the G-GPU panel",
-     .lo = 1, .hi = CGM_MAX_GPUS},
-    {"--block", "block", CLI_CHOICE, NULL, "4", "the block size", .values = "1|2|4|8"},
-    {"--avg", "fit", CLI_CONST, NULL, NULL, "the relative fits the predictions use (the default)",
-     .values = "avg"},
-    {"--max", "fit", CLI_CONST, NULL, NULL, "the maximum fits (the paper's upper bound)",
-     .values = "max"},
-    {"--precision", "precision", CLI_CHOICE, NULL, "double when calibrated", "the precision",
-     .values = "single|double"},
-    {"--exchange", "exchange", CLI_CHOICE, NULL, "p2p",
-     "the exchange of the G-GPU panel (halo: that of a band matrix)",
-     .values = "halo|p2p|host|nccl"},
-    {"--mark", "mark", CLI_PATH, "A.mtx", NULL,
-     "put the matrix (x, e_N) on the maps; repeat for several", .many = true},
-    {0},
-};
+    {"--calibration", "calibration", CLI_INT, 0, "ID", 0, "the calibration", 1, 9007199254740992.0},
+    {"--device", "device", CLI_STRING, "latest|cpu|cuda", "D", "newest GPU's", "its newest one"},
+    {"--gpus", "gpus", CLI_INT, 0, "G", "as calibrated", "the G-GPU panel's", 1, CGM_MAX_GPUS},
+    {"--block", "block", CLI_CHOICE, "1|2|4|8", 0, "4", "the block size"},
+    {"--avg", "fit", CLI_CONST, "avg", 0, "this", "the relative fits the predictions use"},
+    {"--max", "fit", CLI_CONST, "max", 0, 0, "the maximum fits (the paper's bound)"},
+    {"--precision", "precision", CLI_CHOICE, "single|double", 0, "double", "the precision"},
+    {"--exchange", "exchange", CLI_CHOICE, "halo|p2p|host|nccl", 0, "p2p", "the G-GPU panel's"},
+    {"--mark", "mark", CLI_PATH, 0, "A.mtx", 0, "a matrix on the maps (repeat it)", 0, 0, true},
+    {0}};
 
 #define MAX_MARKS 64
 
 static int body(const cli_parsed *p) {
   const cJSON *req = p->req, *mark = cJSON_GetObjectItemCaseSensitive(req, "mark");
-  const char *db_path = cli_str(req, "db", NULL), *out = cli_str(req, "out", NULL);
+  const char *db_path = cli_str(req, "db", NULL), *out = cli_str(p->local, "out", NULL);
   const char *device = cli_str(req, "device", NULL), *prec_name = cli_str(req, "precision", NULL);
   const char *mark_path[MAX_MARKS];
   int nmarks = 0, w, h, gpus = (int)cli_num(req, "gpus", 0), block = (int)cli_num(req, "block", 4);

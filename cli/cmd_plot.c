@@ -28,24 +28,14 @@
 
 static const cli_opt opts[] = {
     CLI_PLOT_OPTS,
-    {"--calibration", "calibration", CLI_INT, "ID", "the newest",
-     "calibration: the calibration to draw; accuracy: only the solves predicted from it", .lo = 1,
-     .hi = 9007199254740992.0},
-    {"--label-worst", "label_worst", CLI_INT, "K", "0",
-     "accuracy: name the matrices of the K worst points", .lo = 0, .hi = 1000},
-    {"--device", "device", CLI_STRING, "D", "latest",
-     "calibration: the newest calibration of latest, cpu, cuda or a device ID",
-     .values = "latest|cpu|cuda"},
-    {"--precision", "precision", CLI_CHOICE, NULL, "double when calibrated", "calibration",
-     .values = "single|double"},
-    {"--fits", "fits", CLI_LIST, "LIST", "avg,rel",
-     "calibration: the fits drawn: avg (solid, the paper's), max (dashed), rel (dotted, the ones "
-     "predictions use)",
-     .values = "avg|max|rel"},
-    {"--gpus", "gpus", CLI_INT, "G", "the largest measured",
-     "calibration: the GPU count of the exchange panel", .lo = 2, .hi = CGM_MAX_GPUS},
-    {0},
-};
+    {"--calibration", "calibration", CLI_INT, 0, "ID", "the newest", "the calibration", 1,
+     9007199254740992.0},
+    {"--label-worst", "label_worst", CLI_INT, 0, "K", "0", "accuracy: name the K worst", 0, 1000},
+    {"--device", "device", CLI_STRING, "latest|cpu|cuda", "D", "latest", "its newest calibration"},
+    {"--precision", "precision", CLI_CHOICE, "single|double", 0, "double", "calibration"},
+    {"--fits", "fits", CLI_LIST, "avg|max|rel", "LIST", "avg,rel", "calibration: the fits drawn"},
+    {"--gpus", "gpus", CLI_INT, 0, "G", "the most", "calibration: the exchange's", 2, CGM_MAX_GPUS},
+    {0}};
 
 int cli_plot_size(const char *cmd, const char *s, int *w, int *h) {
   int64_t x = 0, y = 0;
@@ -160,7 +150,7 @@ static int fits_of(const char *s, unsigned *fits) {
 
 static int body(const cli_parsed *p) {
   const cJSON *req = p->req;
-  const char *db_path = cli_str(req, "db", NULL), *out = cli_str(req, "out", NULL);
+  const char *db_path = cli_str(req, "db", NULL), *out = cli_str(p->local, "out", NULL);
   const char *device = cli_str(req, "device", NULL), *precision = cli_str(req, "precision", NULL);
   const char *fits = cli_str(req, "fits", NULL);
   const int64_t cal_id = (int64_t)cli_num(req, "calibration", 0);

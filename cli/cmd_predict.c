@@ -15,31 +15,20 @@
 #include "pipeline/request.h"
 
 static const cli_opt opts[] = {
-    {"--gpus", "gpus", CLI_INT, "G", "every GPU of each calibration", "at most G GPUs"},
-    {"--block", "block", CLI_CHOICE, NULL, "auto", "the block size (auto: every one)",
-     .values = "1|2|4|8|auto"},
-    {"--precision", "precision", CLI_LIST, "P[,P...]", "every one calibrated",
-     "a list of double, single, mixed, or both (all three)", .values = "double|single|mixed|both"},
-    {"--tol", "tol", CLI_REAL, "T", "1e-8",
-     "the tolerance the solve must meet: it decides the iteration count and whether single "
-     "precision is offered"},
-    {"--iters-hint", "iters_hint", CLI_REAL, "K",
-     "the database's record of this matrix, else estimated",
-     "double precision's iteration count to --tol, when known"},
-    {"--exchange", "exchange", CLI_CHOICE, NULL, "halo", "the exchanges timed on several GPUs",
-     .values = "halo|p2p|host|nccl|all"},
-    {"--model", "model", CLI_CHOICE, NULL, "refined", "paper: the paper's Eqs. 4-9",
-     .values = "refined|paper"},
-    {"--devices", "devices", CLI_CHOICE, NULL, "all", "the calibrated devices timed",
-     .values = "cpu|cuda|all"},
-    {"--no-cusparse", "cusparse", CLI_FALSE, NULL, NULL, "leave out the cuSPARSE baseline"},
-    {"--db", "db", CLI_PATH, "FILE", "$CGMODEL_DB, else the user's data directory", "the database"},
-    {"--json", "json", CLI_TRUE, NULL, NULL, "one JSON object on stdout", .local = true},
-    {"--options", "options", CLI_PATH, "FILE", NULL,
-     "a JSON object of the request's keys (the flags' keys); the command line's flags override it",
-     .local = true},
-    {0},
-};
+    {"--gpus", "gpus", CLI_INT, 0, "G", "every GPU calibrated", "at most G GPUs"},
+    {"--block", "block", CLI_CHOICE, "1|2|4|8|auto", 0, "auto: every one", "the block size"},
+    {"--precision", "precision", CLI_LIST, "double|single|mixed|both", "P[,P...]", "all three",
+     "double, single, mixed, or both"},
+    {"--tol", "tol", CLI_REAL, 0, "T", "1e-8", "the tolerance: the iterations, and single or not"},
+    {"--iters-hint", "iters_hint", CLI_REAL, 0, "K", 0, "double precision's iterations to --tol"},
+    {"--exchange", "exchange", CLI_CHOICE, "halo|p2p|host|nccl|all", 0, "halo", "on several GPUs"},
+    {"--model", "model", CLI_CHOICE, "refined|paper", 0, "refined", "paper: Eqs. 4-9"},
+    {"--devices", "devices", CLI_CHOICE, "cpu|cuda|all", 0, "all", "the devices timed"},
+    {"--no-cusparse", "cusparse", CLI_FALSE, 0, 0, 0, "leave out the cuSPARSE baseline"},
+    CLI_DB,
+    CLI_JSON,
+    CLI_OPTIONS,
+    {0}};
 
 static void print_human(const cgm_predict_opts *po, const cgm_predict_report *r) {
   char name[4096];

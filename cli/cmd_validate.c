@@ -18,25 +18,18 @@
 #include "pipeline/request.h"
 
 static const cli_opt opts[] = {
-    {"--gpus", "gpus", CLI_INT, "G", "every GPU present, at most as many as calibrated",
-     "the largest GPU count tried for cuda", .lo = 1, .hi = CGM_MAX_GPUS},
-    {"--backend", "backend", CLI_CHOICE, NULL, "all", "the backends run",
-     .values = "cpu|cuda|cusparse|all"},
-    {"--precision", "precision", CLI_LIST, "P[,P...]", "double; with --total double,mixed",
-     "a list of single, double (and with --total mixed), or both",
-     .values = "double|single|mixed|both"},
-    {"--iters", "iters", CLI_INT, "K", "100", "iterations a run", .lo = 10, .hi = 100000},
-    {"--repeat", "repeat", CLI_INT, "R", "3", "runs a configuration; the median counts", .lo = 1,
-     .hi = 99},
-    {"--total", "total", CLI_REAL, "TOL", NULL,
-     "every run solves to TOL, and the times compared are setup + solve (the tuner's total)",
-     .lo = 1e-300, .hi = 1},
-    {"--csv", "csv", CLI_PATH, "FILE", NULL, "also write every run"},
-    {"--db", "db", CLI_PATH, "FILE", "$CGMODEL_DB, else the user's data directory",
-     "the database to read and record into"},
-    {"--json", "json", CLI_TRUE, NULL, NULL, "one JSON object on stdout"},
-    {0},
-};
+    {"--gpus", "gpus", CLI_INT, 0, "G", "every GPU calibrated", "the most GPUs of cuda", 1,
+     CGM_MAX_GPUS},
+    {"--backend", "backend", CLI_CHOICE, "cpu|cuda|cusparse|all", 0, "all", "the backends run"},
+    {"--precision", "precision", CLI_LIST, "double|single|mixed|both", "P[,P...]", "double",
+     "single, double (with --total mixed), or both"},
+    {"--iters", "iters", CLI_INT, 0, "K", "100", "iterations a run", 10, 100000},
+    {"--repeat", "repeat", CLI_INT, 0, "R", "3", "runs a configuration: the median counts", 1, 99},
+    {"--total", "total", CLI_REAL, 0, "TOL", 0, "solve to TOL, compare setup + solve", 1e-300, 1},
+    {"--csv", "csv", CLI_PATH, 0, "FILE", 0, "also write every run"},
+    CLI_DB,
+    CLI_JSON,
+    {0}};
 
 /* --csv FILE: every run. */
 static int write_csv(const char *path, const cgm_validate_report *r) {
@@ -84,7 +77,7 @@ static int body(const cli_parsed *p) {
   const char *db_path = cli_str(req, "db", NULL), *csv = cli_str(req, "csv", NULL);
   const char *backends = cli_str(req, "backend", "all"),
              *precision = cli_str(req, "precision", NULL);
-  const bool json = cli_true(req, "json");
+  const bool json = cli_true(p->local, "json");
   cgm_validate_opts o;
   memset(&o, 0, sizeof o);
   o.total_tol = cli_num(req, "total", 0);

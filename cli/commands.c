@@ -86,7 +86,7 @@ static cJSON *option_json(const cli_opt *o) {
   json_add_string(j, "help", o->help);
   if (o->values && o->kind != CLI_CONST && o->kind != CLI_OPTINT)
     cJSON_AddItemToObject(j, "values", words(o->values));
-  cJSON_AddBoolToObject(j, "request", !o->local);
+  cJSON_AddBoolToObject(j, "request", !cli_own(o->key));
   if (o->many) cJSON_AddTrueToObject(j, "repeated");
   return j;
 }

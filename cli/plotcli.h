@@ -14,16 +14,9 @@
 
 /* The options map and plot share: -o, --size, --db. */
 #define CLI_PLOT_OPTS                                                                              \
-  {"-o",                                                                                           \
-   "out",                                                                                          \
-   CLI_PATH,                                                                                       \
-   "FILE.png|FILE.svg",                                                                            \
-   NULL,                                                                                           \
-   "the picture (required); its script FILE.gp and data files FILE-*.dat are written beside it"},  \
-      {"--size", "size", CLI_STRING, "WxH", "1200x800", "pixels, 200x150 to 20000x20000"}, {       \
-    "--db", "db", CLI_PATH, "FILE", "$CGMODEL_DB, else the user's data directory",                 \
-        "the database to read"                                                                     \
-  }
+  {"-o", "out", CLI_PATH, 0, "FILE.png|FILE.svg", 0, "the picture (FILE.gp, FILE-*.dat beside)"},  \
+      {"--size", "size", CLI_STRING, 0, "WxH", "1200x800", "pixels, 200x150 to 20000x20000"},      \
+      CLI_DB
 
 /* --size WxH (s NULL: 0 x 0, the default): 0, or 2 once the error is
  * printed. */

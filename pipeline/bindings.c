@@ -134,15 +134,11 @@ cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const ch
 
 cgm_status cgm_json_solve_device(const cgm_csr_device *A, const double *b, double *x,
                                  const char *options, char **out, cgm_error *err) {
-  static const char *const known[] = {
-      "name",    "backend",     "precision", "block",         "bx", "gpus", "tol", "atol",
-      "maxiter", "check_every", "precond",   "precond_block", NULL};
   *out = NULL;
   const double t0 = cgm_now();
   cJSON *o;
   cgm_run_solve_opts ro;
   cgm_status st = cgm_request_parse(options, &o, err);
-  if (!st) st = cgm_request_keys(o, known, err);
   if (!st) st = cgm_solve_request(o, &ro, err);
   if (st) {
     cJSON_Delete(o);

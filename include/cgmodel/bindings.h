@@ -42,9 +42,9 @@ CGM_API cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, 
                                   char **out, cgm_error *err);
 /* solve --json of a matrix in GPU memory (cgm_solve_device): A, b and x (A->nrows doubles,
  * the initial guess in, the solution out) in A->device's memory, b required. Nothing is
- * predicted or recorded (the features of A are not computed). Options: name, backend (cuda),
- * precision, block (1), bx, gpus (1), tol, atol, maxiter, check_every, precond (jacobi),
- * precond_block. */
+ * predicted or recorded (the features of A are not computed). Options: solve's, of which it
+ * uses name, backend (cuda), precision, block (1), bx, gpus (1), tol, atol, maxiter,
+ * check_every, precond (jacobi), precond_block. */
 CGM_API cgm_status cgm_json_solve_device(const cgm_csr_device *A, const double *b, double *x,
                                          const char *options, char **out, cgm_error *err);
 /* calibrate --json. Options: db (required, created), devices, quick, precision, threads. */
