@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The command line as tables: each command declares its options once (flag,
- * request key, kind, metavar, default, help), and one parser, the help text,
- * the top-level usage, the man pages and the shell completions are made from
- * the tables (`cgmodel __options` prints them as JSON). Parsing converts a
- * value by its kind only (an integer, a number, one of the choices);
- * ranges and combinations are the library's to check, once, when the
- * command hands its request over (pipeline/request.h, the solve's settle),
- * except for the few options the library does not see, whose table gives
- * a range. */
+/* The command line as tables: each command declares its options once, and
+ * the parser, --help, the usage, the man pages and the completions are made
+ * from them (`cgmodel __options` prints them as JSON). A value is converted
+ * by its kind only; its range and its fit with the others are the
+ * library's to check (pipeline/request.h), but for the few options no
+ * library call sees, whose row gives a range. */
 #ifndef CGM_CLI_ARGS_H
 #define CGM_CLI_ARGS_H
 
@@ -45,15 +42,9 @@ typedef struct cli_opt {
 #define CLI_JSON                                                                                   \
   { "--json", "json", CLI_TRUE, 0, 0, 0, "one JSON object on stdout" }
 #define CLI_DB                                                                                     \
-  {                                                                                                \
-    "--db", "db", CLI_PATH, 0, "FILE", "$CGMODEL_DB, else the user's data directory",              \
-        "the database"                                                                             \
-  }
+  { "--db", "db", CLI_PATH, 0, "FILE", "$CGMODEL_DB, else XDG's", "the database" }
 #define CLI_OPTIONS                                                                                \
-  {                                                                                                \
-    "--options", "options", CLI_PATH, 0, "FILE", 0,                                                \
-        "a request: a JSON object of the flags' keys, which the flags given override"              \
-  }
+  { "--options", "options", CLI_PATH, 0, "FILE", 0, "a request (JSON of the keys)" }
 
 struct cli_parsed;
 
@@ -61,8 +52,7 @@ typedef struct cli_command {
   const char *name;
   const char *args;           /* the positional arguments of the usage line: "A.mtx" */
   const char *words;          /* the first argument's words, completed: "list|show|export" */
-  const char *summary;        /* what it does, in one line (the top-level usage, man pages) */
-  const char *about;          /* --help's text between the usage line and the options */
+  const char *summary;        /* what it does, in one line (--help, the usage, the man pages) */
   const cli_opt *opts, *more; /* each ended by a row without flag; more: a shared table */
   int (*body)(const struct cli_parsed *p);
   /* NULL: cli_run; else what runs before the parse (solve: MPI's start) */
@@ -99,11 +89,9 @@ int cli_main(const cli_command *c, int argc, char **argv);
 /* --help of c, from its tables. */
 void cli_help(const cli_command *c, FILE *f);
 
-/* Whether a key is the command's own (json, out, options, verbose), not
- * part of its request. */
+/* Whether a key is the command's own (json, out, options, verbose). */
 bool cli_own(const char *key);
-/* The values of a parsed object (req or local): the string, the number, or
- * whether the key is true; dflt when absent. */
+/* A key's string, number or truth in req or local; dflt when absent. */
 const char *cli_str(const cJSON *o, const char *key, const char *dflt);
 double cli_num(const cJSON *o, const char *key, double dflt);
 bool cli_true(const cJSON *o, const char *key);

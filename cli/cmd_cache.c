@@ -71,14 +71,5 @@ static int body(const cli_parsed *p) {
 }
 
 const cli_command cli_cache = {
-    "cache",
-    "list|clear",
-    "list|clear",
-    "the matrix cache: its entries, or remove them",
-    "list: the entries, most recently used first: source file, size, whether the source is "
-    "unchanged since the entry was written. clear: remove every entry (other files of the "
-    "directory stay).",
-    opts,
-    NULL,
-    body,
-    NULL};
+    "cache", "list|clear", "list|clear", "the matrix cache: its entries, or remove them",
+    opts,    NULL,         body,         NULL};

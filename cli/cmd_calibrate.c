@@ -118,14 +118,5 @@ static int body(const cli_parsed *p) {
 }
 
 const cli_command cli_calibrate = {
-    "calibrate",
-    "",
-    NULL,
-    "microbenchmarks of this machine's devices, Eq. 3 fits",
-    "Runs the microbenchmarks (the solver's own kernels over sizes and block sizes, plain loads, "
-    "the cuSPARSE baseline and, on several GPUs, every exchange mode), fits Eq. 3 to each, and "
-    "stores samples and fits in the database.",
-    opts,
-    NULL,
-    body,
-    NULL};
+    "calibrate", "",   NULL, "microbenchmarks of this machine's devices, Eq. 3 fits",
+    opts,        NULL, body, NULL};

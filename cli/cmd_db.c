@@ -155,16 +155,7 @@ static int body(const cli_parsed *p) {
   return rc;
 }
 
-const cli_command cli_db = {
-    "db",
-    "list|show ID|export ID|solves|refit ID",
-    "list|show|export|solves|refit",
-    "what the database holds: calibrations, fits, samples, solves",
-    "list: the calibrations. show ID: one, with its fits. export ID -o FILE.json: one with its "
-    "samples, as JSON. solves: every solve recorded, by matrix name, measured beside predicted. "
-    "refit ID: fits a calibration anew from its stored samples (after an upgrade of cgmodel's "
-    "fits), replacing its fits; nothing is measured again.",
-    opts,
-    NULL,
-    body,
-    NULL};
+static const char uses[] = "list|show ID|export ID|solves|refit ID",
+                  subs[] = "list|show|export|solves|refit";
+const cli_command cli_db = {"db", uses, subs, "the calibrations and solves in the database",
+                            opts, NULL, body, NULL};

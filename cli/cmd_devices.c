@@ -89,15 +89,5 @@ static int body(const cli_parsed *p) {
 }
 
 const cli_command cli_devices = {
-    "devices",
-    "",
-    NULL,
-    "this machine's CPU and GPUs, peer access, NCCL and MPI, and each device's newest calibration",
-    "Prints this machine's CPU and GPUs (name, memory, SMs), the peer access between the GPUs, "
-    "whether this build has NCCL and MPI, and for each device its newest calibration in the "
-    "database: when, by which cgmodel, whether this build should calibrate it anew, and the "
-    "command that does.",
-    opts,
-    NULL,
-    body,
-    NULL};
+    "devices", "",   NULL, "this machine's CPU, GPUs, NCCL, MPI and their calibrations",
+    opts,      NULL, body, NULL};

@@ -83,17 +83,5 @@ static int body(const cli_parsed *p) {
   return st ? cli_report("gen", &err) : 0;
 }
 
-const cli_command cli_gen = {
-    "gen",
-    "poisson2d|poisson3d|elasticity3d|random|mesh3d|kron",
-    "poisson2d|poisson3d|elasticity3d|random|mesh3d|kron",
-    "synthetic SPD matrices",
-    "Writes a synthetic SPD matrix: poisson2d, poisson3d (5- and 7-point Laplacians on an n x n "
-    "(x n) grid), elasticity3d (trilinear hexahedra, 3 unknowns a node), random (random SPD with "
-    "n rows), mesh3d (a random geometric mesh of n points, each joined to its --k nearest, 3 "
-    "unknowns a point, a spring block an edge), kron (the Kronecker sum B (+) T_k of --with "
-    "B.mtx and the 1D Laplacian of --k layers: gen kron --with B.mtx --k K -o A.mtx).",
-    opts,
-    NULL,
-    body,
-    NULL};
+static const char kinds[] = "poisson2d|poisson3d|elasticity3d|random|mesh3d|kron";
+const cli_command cli_gen = {"gen", kinds, kinds, "synthetic SPD matrices", opts, NULL, body, NULL};

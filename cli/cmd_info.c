@@ -52,16 +52,5 @@ static int body(const cli_parsed *p) {
   return 0;
 }
 
-const cli_command cli_info = {
-    "info",
-    "A.mtx",
-    NULL,
-    "the features of a matrix that the model uses",
-    "Prints the matrix features the model uses: dimension x, nonzeros, row lengths, and for N = "
-    "1, 2, 4, 8 the stored blocks, e_N, d_N and the elements after MBR sorting and padding, and "
-    "the x locality: the bytes of x the SpMV's warps read (32-byte sectors) over the least they "
-    "could (1 = contiguous; docs/model.md). A.mtx '-': standard input.",
-    opts,
-    NULL,
-    body,
-    NULL};
+const cli_command cli_info = {"info", "A.mtx", NULL, "the features of a matrix that the model uses",
+                              opts,   NULL,    body, NULL};

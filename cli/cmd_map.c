@@ -100,16 +100,5 @@ static int body(const cli_parsed *p) {
 }
 
 const cli_command cli_map = {
-    "map",
-    "",
-    NULL,
-    "the paper's Fig. 8 (raw performance and speed-up maps) as a picture",
-    "The paper's Fig. 8 for a calibrated device: predicted raw performance (GFLOPS, Eqs. 6-7) on "
-    "one device and on G GPUs, and the speed-up T_1 / T_G, over the matrix dimension x "
-    "(10^2..10^8) and the stored elements e (10^3..10^10), between diagonal (e = x) and dense (e "
-    "= x^2) matrices; the thick line is S = 1. Configurations that do not fit in a GPU's memory "
-    "are grey. A CPU calibration draws the one-device panel only.",
-    opts,
-    NULL,
-    body,
-    NULL};
+    "map", "",   NULL, "the paper's Fig. 8 (raw performance and speed-up maps) as a picture",
+    opts,  NULL, body, NULL};

@@ -191,17 +191,7 @@ static int body(const cli_parsed *p) {
   return rc;
 }
 
+static const char kinds[] = "calibration|accuracy";
 const cli_command cli_plot = {
-    "plot",
-    "calibration|accuracy",
-    "calibration|accuracy",
-    "the calibration's samples and fits, or predicted against measured, as a picture",
-    "calibration: the measured throughput (GB/s) of every kernel over the elements it moves, and "
-    "its Eq. 3 fits, one panel per kernel family. accuracy: predicted against measured time per "
-    "iteration of every solve in the database; colour: block size, marker: backend, precision "
-    "and GPU count. Drawn by gnuplot; the data files and the script are written next to the "
-    "picture.",
-    opts,
-    NULL,
-    body,
-    NULL};
+    "plot", kinds, kinds, "a calibration's fits, or predicted against measured time",
+    opts,   NULL,  body,  NULL};

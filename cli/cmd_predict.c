@@ -107,15 +107,7 @@ static int body(const cli_parsed *p) {
 }
 
 const cli_command cli_predict = {
-    "predict",
-    "A.mtx",
-    NULL,
-    "the predicted time per iteration of every configuration, and a recommendation",
-    "Predicts the time of every configuration (block size x GPU count x precision x backend) of "
-    "the calibrated devices, marks those that do not fit in GPU memory, and recommends the "
-    "fastest to the tolerance (ties go to fewer GPUs). A.mtx '-': standard input. Exit 1: "
-    "nothing to recommend.",
-    opts,
-    cli_cache_table,
-    body,
-    NULL};
+    "predict", "A.mtx",
+    NULL,      "the predicted time per iteration of every configuration, and a recommendation",
+    opts,      cli_cache_table,
+    body,      NULL};

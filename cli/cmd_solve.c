@@ -231,14 +231,5 @@ static int solve_start(const cli_command *c, int argc, char **argv) {
 }
 
 const cli_command cli_solve = {
-    "solve",
-    "A.mtx",
-    NULL,
-    "CG on a chosen configuration, or the tuner's (--auto)",
-    "Solves A x = b with Jacobi-preconditioned CG on the chosen backend (A.mtx '-': standard "
-    "input). Exit codes: 0 converged, 1 not converged (maxiter, breakdown, not SPD), 2 bad "
-    "input, 3 device or runtime failure.",
-    opts,
-    cli_cache_table,
-    solve_body,
-    solve_start};
+    "solve", "A.mtx",         NULL,       "CG on a chosen configuration, or the tuner's (--auto)",
+    opts,    cli_cache_table, solve_body, solve_start};

@@ -145,16 +145,7 @@ static int body(const cli_parsed *p) {
 }
 
 const cli_command cli_validate = {
-    "validate",
-    "LIST_OR_DIR",
-    NULL,
-    "predicted against measured over a set of matrices, and the tuner's regret",
-    "For every SPD matrix (*.mtx of a directory, or one path per line of a list file) and every "
-    "configuration of this machine's calibrated devices: predict (refined and paper models), run "
-    "K iterations R times (the median time counts) and compare. Reports per block size and GPU "
-    "count the average relative error and its variance (Table 6), the median and 90th "
-    "percentile, and the tuner's regret (measured time of its choice over the best measured).",
-    opts,
-    NULL,
-    body,
-    NULL};
+    "validate", "LIST_OR_DIR",
+    NULL,       "predicted against measured over a set of matrices, and the tuner's regret",
+    opts,       NULL,
+    body,       NULL};

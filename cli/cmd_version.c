@@ -25,14 +25,5 @@ static int body(const cli_parsed *p) {
   return 0;
 }
 
-const cli_command cli_version = {
-    "version",
-    "",
-    NULL,
-    "the version, the commit and whether this build has the CUDA backend (and its runtime)",
-    "Prints the version, the commit this build was configured from (\"unknown\" outside git) "
-    "and, with the CUDA backend, the CUDA runtime.",
-    NULL,
-    NULL,
-    body,
-    NULL};
+const cli_command cli_version = {"version", "",   NULL, "the version, the commit and the backend",
+                                 NULL,      NULL, body, NULL};

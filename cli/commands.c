@@ -52,15 +52,8 @@ static int help_body(const cli_parsed *p) {
 }
 
 const cli_command cli_help_command = {
-    "help",
-    "[COMMAND]",
-    NULL,
-    "this text, or the options of a command",
-    "Prints the commands, or the options of one ('cgmodel help solve' is 'cgmodel solve --help').",
-    NULL,
-    NULL,
-    help_body,
-    NULL};
+    "help", "[COMMAND]", NULL,      "this text, or the options of a command",
+    NULL,   NULL,        help_body, NULL};
 
 /* ------------------------------------------------------ __options --- */
 
@@ -99,7 +92,6 @@ int cli_print_tables(void) {
     json_add_string(j, "name", c->name);
     json_add_string(j, "args", c->args);
     json_add_string(j, "summary", c->summary);
-    json_add_string(j, "about", c->about);
     cJSON_AddItemToObject(j, "words", words(c->words));
     const cli_opt *o;
     for (int k = 0; (o = cli_opt_at(c, k)); k++) cJSON_AddItemToArray(opts, option_json(o));

@@ -25,20 +25,11 @@ int cli_error(const char *cmd, int code, const char *fmt, ...) {
   return code;
 }
 
-/* The option of c whose key is s[0..n); with a value, a flag that sets it
- * ("true", "false", its constant) or an option that takes one. */
-static const cli_opt *by_key(const cli_command *c, const char *s, size_t n, const char *v,
-                             size_t vn) {
+/* The option of c whose key is s[0..n): one that takes a value when `value`. */
+static const cli_opt *by_key(const cli_command *c, const char *s, size_t n, bool value) {
   const cli_opt *o;
-  for (int i = 0; c && (o = cli_opt_at(c, i)); i++) {
-    const char *set = o->kind == CLI_TRUE    ? "true"
-                      : o->kind == CLI_FALSE ? "false"
-                      : o->kind == CLI_CONST ? o->values
-                                             : NULL;
-    if (strlen(o->key) == n && !strncmp(o->key, s, n) &&
-        (!v || (set ? strlen(set) == vn && !strncmp(set, v, vn) : true)))
-      return o;
-  }
+  for (int i = 0; c && (o = cli_opt_at(c, i)); i++)
+    if (strlen(o->key) == n && !strncmp(o->key, s, n) && (!value || o->kind > CLI_CONST)) return o;
   return NULL;
 }
 
@@ -46,25 +37,21 @@ static const cli_opt *by_key(const cli_command *c, const char *s, size_t n, cons
  * its flag ("gpus 2: ..." -> "--gpus 2: ..."), and key=value advice the
  * option that says it ("backend=cuda" -> "--backend cuda"). */
 static void to_flags(const cli_command *c, const char *msg, char *out, size_t n) {
-  static const char key_chars[] = "abcdefghijklmnopqrstuvwxyz_";
   size_t k = 0;
   for (const char *s = msg; *s && k + 1 < n;) {
     const bool start = s == msg || !(isalnum((unsigned char)s[-1]) || strchr("_-", s[-1]));
-    const size_t w = start ? strspn(s, key_chars) : 0;
-    const size_t vn = w && s[w] == '=' ? strcspn(s + w + 1, " ,;:)") : 0;
-    const cli_opt *o = !w                                         ? NULL
-                       : s == msg && (s[w] == ' ' || s[w] == ':') ? by_key(c, s, w, NULL, 0)
-                       : s[w] == '='                              ? by_key(c, s, w, s + w + 1, vn)
-                                                                  : NULL;
+    const size_t w = start ? strspn(s, "abcdefghijklmnopqrstuvwxyz_") : 0;
+    const bool lead = s == msg && (s[w] == ' ' || s[w] == ':'), value = w && s[w] == '=';
+    const size_t vn = value ? strcspn(s + w + 1, " ,;:)") : 0;
+    const cli_opt *o = w && (lead || value) ? by_key(c, s, w, value) : NULL;
     if (!o) {
       out[k++] = *s++;
       continue;
     }
-    const bool value = s[w] == '=' && o->kind > CLI_CONST && vn;
-    k += (size_t)snprintf(out + k, n - k, "%s%s%.*s", o->flag, value ? " " : "",
-                          value ? (int)vn : 0, s + w + 1);
-    if (k >= n) k = n - 1;
-    s += w + (s[w] == '=' ? 1 + vn : 0);
+    k += (size_t)snprintf(out + k, n - k, "%s%s%.*s", o->flag, vn ? " " : "", (int)vn,
+                          value ? s + w + 1 : s);
+    k = k < n ? k : n - 1;
+    s += w + (value ? 1 + vn : 0);
   }
   out[k] = '\0';
 }

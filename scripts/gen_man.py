@@ -9,9 +9,9 @@ runs `CGMODEL __options` (every command's table as JSON: flags, request
 keys, kinds, metavars, defaults, help, choices) and writes
 OUTDIR/man1/cgmodel.1 (the overview: the commands, then docs/cli.md's text
 before the first command), OUTDIR/man1/cgmodel-CMD.1 for every command
-(NAME, SYNOPSIS and OPTIONS from the table, DESCRIPTION from the table and
-the command's `## \\`cgmodel CMD ...\\`` section of docs/cli.md, whose option
-tables are left to OPTIONS), OUTDIR/completions/cgmodel (bash) and
+(NAME, SYNOPSIS and OPTIONS from the table, DESCRIPTION from the command's
+`## \\`cgmodel CMD ...\\`` section of docs/cli.md, whose option tables are
+left to OPTIONS), OUTDIR/completions/cgmodel (bash) and
 OUTDIR/completions/_cgmodel (zsh): commands, subcommands, options, and the
 values of choices and files. One source, the tables, for --help, the man
 pages and the completions (tests/e2e/test_man.sh checks them).
@@ -241,7 +241,7 @@ def main():
     for c in cmds:
         opts = sum((option_roff(o) for o in c["options"]), [])
         opts += [".TP", "\\fB\\-h\\fR, \\fB\\-\\-help\\fR", "the options of the command."]
-        body = [roff_line(roff_text(c["about"]))] + to_roff(prose.get(c["name"], []))
+        body = to_roff(prose.get(c["name"], []))
         others = ["cgmodel"] + [f"cgmodel-{n}" for n in names if n != c["name"]]
         see = [", ".join(f"\\fB{s}\\fR(1)" for s in others)]
         text = page(f"cgmodel-{c['name']}", version, c["summary"], synopsis(c),
