@@ -25,8 +25,10 @@ void cgm_json_free(char *text) {
   cJSON_free(text);
 }
 
-/* Takes the printed object: its text for the caller, the object freed. */
-static cgm_status finish(cJSON *j, char **out, cgm_error *err) {
+/* Takes the printed object, with the step's notes when given: its text for
+ * the caller, the object freed. */
+static cgm_status finish(cJSON *j, cJSON *notes, char **out, cgm_error *err) {
+  if (notes && !cJSON_AddItemToObject(j, "notes", notes)) cJSON_Delete(notes);
   *out = j ? cJSON_PrintUnformatted(j) : NULL;
   cJSON_Delete(j);
   return *out ? CGM_OK : cgm_fail(err, CGM_ERUNTIME, "out of memory");
@@ -52,7 +54,7 @@ cgm_status cgm_json_info(const cgm_csr *A, const char *name, char **out, cgm_err
   cgm_features f;
   if ((st = cgm_plan_features(A, &f, err))) return st;
   cJSON *j = cgm_info_json(name ? name : "", &f, NULL);
-  return finish(j, out, err);
+  return finish(j, NULL, out, err);
 }
 
 cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out, cgm_error *err) {
@@ -76,14 +78,10 @@ cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out, c
   cgm_predict_report r;
   memset(&r, 0, sizeof r);
   if (!st) st = cgm_predict(db, &po, &r, err);
-  cJSON *j = NULL;
-  if (!st) {
-    j = cgm_predict_json(&po, &r);
-    cJSON_AddItemToObject(j, "notes", notes);
-    notes = NULL;
-    st = finish(j, out, err);
-  }
-  cJSON_Delete(notes);
+  if (!st)
+    st = finish(cgm_predict_json(&po, &r), notes, out, err);
+  else
+    cJSON_Delete(notes);
   cgm_predict_report_free(&r);
   if (db) cgm_db_close(db);
   cJSON_Delete(o);
@@ -119,14 +117,13 @@ cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const ch
   st = cgm_run_solve(&ro, &rep, err);
   if (rep.solved) {
     memcpy(x, rep.x, (size_t)rep.nrows * sizeof *x);
-    cJSON *j = cgm_solve_report_json(&rep);
-    cJSON_AddItemToObject(j, "notes", notes);
-    notes = NULL;
     cgm_error e = {0};
-    if (finish(j, out, &e)) st = cgm_fail(err, e.code, "%s", e.msg);
-  } else if (rep.auto_none)
-    st = cgm_fail(err, CGM_EINPUT, "auto: %s", rep.why);
-  cJSON_Delete(notes);
+    if (finish(cgm_solve_report_json(&rep), notes, out, &e))
+      st = cgm_fail(err, e.code, "%s", e.msg);
+  } else {
+    cJSON_Delete(notes);
+    if (rep.auto_none) st = cgm_fail(err, CGM_EINPUT, "auto: %s", rep.why);
+  }
   cgm_solve_report_free(&rep);
   cJSON_Delete(o);
   return st;
@@ -163,7 +160,7 @@ cgm_status cgm_json_solve_device(const cgm_csr_device *A, const double *b, doubl
     cJSON *j = cgm_solve_report_json(&rep);
     cJSON_AddStringToObject(j, "memory", "device"); /* A, b and x stayed in the GPU's memory */
     cgm_error e = {0};
-    if (finish(j, out, &e)) st = cgm_fail(err, e.code, "%s", e.msg);
+    if (finish(j, NULL, out, &e)) st = cgm_fail(err, e.code, "%s", e.msg);
   }
   cJSON_Delete(o);
   return st;
@@ -184,7 +181,7 @@ cgm_status cgm_json_calibrate(const char *options, char **out, cgm_error *err) {
   if (!st) st = cgm_open_database(db_path, true, &db, err);
   cgm_calibration_report rep;
   if (!st) st = cgm_calibrate(db, &co, &rep, err);
-  if (!st) st = finish(cgm_calibration_report_json(&rep, cgm_db_path(db)), out, err);
+  if (!st) st = finish(cgm_calibration_report_json(&rep, cgm_db_path(db)), NULL, out, err);
   if (db) cgm_db_close(db);
   cJSON_Delete(o);
   return st;
@@ -195,5 +192,5 @@ cgm_status cgm_json_devices(const char *db_path, char **out, cgm_error *err) {
   const cgm_gpu_opts gpu = cgm_gpu_opts_default();
   cgm_devices_report r;
   cgm_status st = cgm_devices(db_path, 0, &gpu, &r, err);
-  return st ? st : finish(cgm_devices_json(&r), out, err);
+  return st ? st : finish(cgm_devices_json(&r), NULL, out, err);
 }

@@ -229,20 +229,12 @@ cgm_status cgm_solve_request(const cJSON *req, cgm_run_solve_opts *o, cgm_error 
 }
 
 cJSON *cgm_solve_request_json(const cgm_run_solve_opts *o, const cgm_solve_report *r) {
-  const char *const skip[] = {"db",
-                              "name",
-                              "auto",
-                              "iters_hint",
-                              "monitor",
-                              "cache_dir",
-                              "cache_max",
-                              o->mpi ? "" : "partition",
-                              o->mpi ? "" : "mpi",
-                              NULL};
+  static const char *const skip[] = {"partition",  "mpi",     "db",        "name",      "auto",
+                                     "iters_hint", "monitor", "cache_dir", "cache_max", NULL};
   cgm_run_solve_opts ran = *o;
   ran.solve = r->opts; /* settled: the defaults filled in, auto's choice and reorder resolved */
   ran.solve.precond_block = r->opts.precond == CGM_PRECOND_BLOCK ? r->result.precond_block : 0;
-  return fields_json(solve_fields, &ran, skip);
+  return fields_json(solve_fields, &ran, o->mpi ? skip + 2 : skip);
 }
 
 /* ---------------------------------------------------------- predict --- */
