@@ -135,11 +135,13 @@ cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr
   if (!rep) rep = &mine;
   memset(rep, 0, sizeof *rep);
   const double t0 = cgm_now();
+  cgm_mm_read_opts ro = cgm_mm_read_opts_default();
+  ro.square = o && o->square;
   /* standard input ("-", /dev/stdin) is read as a stream, never cached */
   const bool stream = !strcmp(path, "-") || !strncmp(path, "/dev/", 5);
   if (!o || !o->dir || !o->dir[0] || stream) {
     rep->outcome = CGM_CACHE_OFF;
-    cgm_status st = cgm_mm_read_csr(path, A, info, err);
+    cgm_status st = cgm_mm_read_csr_opts(path, &ro, A, info, err);
     rep->time_read_s = cgm_now() - t0;
     return st;
   }
@@ -172,7 +174,7 @@ cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr
     real = NULL; /* the parse names what is wrong with the file */
   }
   cgm_mm_info mm;
-  cgm_status st = cgm_mm_read_csr(path, A, &mm, err);
+  cgm_status st = cgm_mm_read_csr_opts(path, &ro, A, &mm, err);
   if (info && !st) *info = mm;
   struct stat s1;
   char why[1024] = "";

@@ -180,8 +180,14 @@ static const char migration_6[] =
 static const char migration_7[] =
     "ALTER TABLE solves ADD COLUMN layout_on_device INTEGER NOT NULL DEFAULT 0;";
 
+/* 8: a matrix's identity by content (cgm_cache_content_id; 0: unknown),
+ * so that a solve of the same matrix from another file, or under another
+ * name, knows its iteration count. */
+static const char migration_8[] =
+    "ALTER TABLE matrices ADD COLUMN content_id INTEGER NOT NULL DEFAULT 0;";
+
 static const char *const migrations[] = {migration_1, migration_2, migration_3, migration_4,
-                                         migration_5, migration_6, migration_7};
+                                         migration_5, migration_6, migration_7, migration_8};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == CGM_DB_SCHEMA_VERSION,
                "one migration per schema version");

@@ -101,6 +101,8 @@ cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm) {
   cJSON *blocks = cJSON_AddArrayToObject(o, "blocks");
   for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
     const cgm_block_features *bf = &f->block[b];
+    if (bf->n != cgm_block_sizes[b])
+      continue; /* not counted (a solve's record keeps the one run) */
     cJSON *e = cJSON_CreateObject();
     cJSON_AddNumberToObject(e, "N", bf->n);
     cJSON_AddNumberToObject(e, "blocks", (double)bf->blocks);

@@ -24,6 +24,8 @@ typedef struct cgm_cache_opts {
   const char *dir;   /* the cache directory (created when missing); NULL: no cache */
   int64_t max_bytes; /* after a write, the least recently used entries are removed until the
                         entries and their extras hold at most this many bytes; <= 0: no limit */
+  bool square;       /* a parse refuses a matrix that is not square at its size line
+                        (cgm_mm_read_opts.square: a solve's, before any work per column) */
   bool background;   /* a miss writes its entry on a thread of its own (one core) while the
                         caller goes on: the CSR must then stay unchanged and the report be
                         passed to cgm_cache_wait before either is reused or freed; only with a
@@ -79,6 +81,15 @@ CGM_API void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, 
                                  const void *data, size_t bytes);
 CGM_API bool cgm_cache_extra_get(const cgm_cache_report *rep, const char *kind, uint32_t version,
                                  void *data, size_t bytes);
+/* The same for an extra of any size: its data (malloc'ed, *bytes long), or
+ * NULL. */
+CGM_API void *cgm_cache_extra_load(const cgm_cache_report *rep, const char *kind, uint32_t version,
+                                   size_t *bytes);
+
+/* The identity of the matrix rep's entry holds, by content: the checksum
+ * of its CSR arrays (XXH64), the same for the same matrix read from any
+ * file; 0 without an entry. */
+CGM_API uint64_t cgm_cache_content_id(const cgm_cache_report *rep);
 
 /* Waits for the background write of rep's entry, if any, and completes the
  * report (stored, evicted, entry_id, note, time_store_s). Call it before A

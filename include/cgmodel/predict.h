@@ -73,6 +73,11 @@ typedef struct cgm_autotune_opts {
    * block, or given): the same preconditioner, so the same iterations, at
    * every block size N; cuSPARSE (Jacobi only) is then no candidate. */
   bool block_jacobi;
+  /* The tuner's plans of A when already counted (cgm_tuner_plans, kept
+   * beside the matrix's cache entry): priced, A's pattern not walked again;
+   * NULL: counted here. */
+  const cgm_tuner_plan *plans;
+  int nplans;
 } cgm_autotune_opts;
 
 typedef struct cgm_autotune_result {

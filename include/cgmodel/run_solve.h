@@ -64,6 +64,10 @@ typedef struct cgm_solve_report {
   int64_t calibration_id; /* the calibration of that prediction (0: none) */
   bool autotuned;         /* autotune chose the configuration: why says how */
   bool auto_none;         /* autotune found nothing to run (the call returned CGM_EINPUT) */
+  bool auto_declined;     /* autotune ran the default: choosing would have cost more analysis
+                             (auto_analysis_s, estimated) than any choice could save at most
+                             (auto_bound_s); why says so */
+  double auto_analysis_s, auto_bound_s;
   char why[512];          /* autotune's choice, or why nothing */
   double time_read_s;     /* reading A and b (or b = A * ones) */
   cgm_cache_report cache; /* how A was read: from the cache, or parsed (and stored) */

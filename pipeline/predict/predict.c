@@ -46,7 +46,9 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
                     o->kind && !strcmp(o->kind, "cuda") ? " --devices cuda:all" : "");
   cgm_csr file;
   memset(&file, 0, sizeof file);
-  if (!o->csr) st = cgm_cache_read_csr(&o->cache, o->matrix, &file, &r->mm, NULL, err);
+  cgm_cache_report cr;
+  memset(&cr, 0, sizeof cr);
+  if (!o->csr) st = cgm_cache_read_csr(&o->cache, o->matrix, &file, &r->mm, &cr, err);
   const cgm_csr *A = o->csr ? o->csr : &file;
   /* What a solve would refuse has no time to predict: bad input here
    * (exit 2), whatever a solve would call it. */
@@ -59,17 +61,14 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
   cgm_tuner_opts to = o->tuner;
   if (!(to.tol > 0)) to.tol = CGM_DEFAULT_TOL; /* the one default of predict's tolerance */
   if (!st) {
-    snprintf(r->k_source, sizeof r->k_source, "hint");
-    to.iterations = o->iters_hint;
-    if (!(to.iterations > 0)) {
-      to.iterations = pipeline_known_iterations(db, pipeline_file_name(o->matrix),
-                                                (int64_t)r->mm.file_bytes, &r->features, to.tol);
-      snprintf(r->k_source, sizeof r->k_source, "database");
-      if (!(to.iterations > 0)) {
-        to.iterations = pipeline_probe_iterations(A, to.tol, PIPELINE_PROBE_BUDGET);
-        snprintf(r->k_source, sizeof r->k_source, to.iterations > 0 ? "probe" : "estimate");
-      }
-    }
+    const pipeline_k_query q = {db,
+                                A,
+                                o->csr ? NULL : o->matrix,
+                                o->csr ? NULL : &cr,
+                                to.tol,
+                                o->iters_hint,
+                                PIPELINE_PROBE_BUDGET};
+    to.iterations = pipeline_iterations(&q, r->k_source, sizeof r->k_source, NULL);
     if (!(to.iterations > 0)) to.iterations = cgm_iterations_estimate(A->nrows, to.tol);
     r->iterations = to.iterations;
     st = cgm_tuner_candidates(A, &r->features, r->devs, r->ndev, &to, &r->cand, &r->ncand, err);

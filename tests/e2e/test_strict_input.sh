@@ -82,7 +82,7 @@ fi
 # every file error names the file
 printf '%%%%MatrixMarket matrix coordinate real general\n2 3 1\n1 1 1\n' >rect.mtx
 expect_fail 2 "rect.mtx: matrix is 2 x 3" "$CGM" info rect.mtx
-expect_fail 2 "rect.mtx: matrix is 2 x 3" "$CGM" solve rect.mtx --backend cpu --no-record
+expect_fail 2 "rect.mtx:2: matrix is 2 x 3" "$CGM" solve rect.mtx --backend cpu --no-record
 
 # JSON of a file name with invalid UTF-8 and a control character is valid
 # UTF-8 JSON (the bad byte replaced by U+FFFD, the control escaped)

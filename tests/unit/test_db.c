@@ -1257,7 +1257,7 @@ static void test_migration_v1(void) {
                      "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
                      "layout_bytes; DROP TABLE coefficients; ALTER TABLE solves DROP COLUMN "
                      "precond; ALTER TABLE solves DROP COLUMN layout_on_device; "
-                     "PRAGMA user_version = 1",
+                     "ALTER TABLE matrices DROP COLUMN content_id; PRAGMA user_version = 1",
                      NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
   CHECK_OK(cgm_db_open(p, false, &db, &e));
@@ -1292,7 +1292,7 @@ static void test_migration_v2(void) {
                      "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
                      "layout_bytes; DROP TABLE coefficients; ALTER TABLE solves DROP COLUMN "
                      "precond; ALTER TABLE solves DROP COLUMN layout_on_device; "
-                     "PRAGMA user_version = 2",
+                     "ALTER TABLE matrices DROP COLUMN content_id; PRAGMA user_version = 2",
                      NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
   CHECK_OK(cgm_db_open(p, false, &db, &e));
@@ -1331,7 +1331,7 @@ static void test_migration_v3(void) {
                      "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
                      "layout_bytes; DROP TABLE coefficients; ALTER TABLE solves DROP COLUMN "
                      "precond; ALTER TABLE solves DROP COLUMN layout_on_device; "
-                     "PRAGMA user_version = 3",
+                     "ALTER TABLE matrices DROP COLUMN content_id; PRAGMA user_version = 3",
                      NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
   CHECK_OK(cgm_db_open(p, false, &db, &e));
@@ -1373,7 +1373,7 @@ static void test_migration_v4(void) {
   CHECK(sqlite3_exec(h,
                      "DROP TABLE coefficients; ALTER TABLE solves DROP COLUMN precond; ALTER TABLE "
                      "solves DROP COLUMN layout_on_device; "
-                     "PRAGMA user_version = 4",
+                     "ALTER TABLE matrices DROP COLUMN content_id; PRAGMA user_version = 4",
                      NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
   CHECK_OK(cgm_db_open(p, false, &db, &e));
@@ -1434,11 +1434,12 @@ static void migrated_solves(const char *name, const char *downgrade, cgm_db_solv
  * block-Jacobi solve keeps its preconditioner. */
 static void test_migration_v5(void) {
   static collect c; /* large: off the stack */
-  migrated_solves("v5.db",
-                  "ALTER TABLE solves DROP COLUMN precond; ALTER TABLE solves DROP COLUMN "
-                  "layout_on_device; PRAGMA user_version = 5",
-                  (cgm_db_solve){.backend = "cpu", .iterations = 5},
-                  (cgm_db_solve){.backend = "cpu", .iterations = 3, .precond = "block"}, &c);
+  migrated_solves(
+      "v5.db",
+      "ALTER TABLE solves DROP COLUMN precond; ALTER TABLE solves DROP COLUMN "
+      "layout_on_device; ALTER TABLE matrices DROP COLUMN content_id; PRAGMA user_version = 5",
+      (cgm_db_solve){.backend = "cpu", .iterations = 5},
+      (cgm_db_solve){.backend = "cpu", .iterations = 3, .precond = "block"}, &c);
   CHECK(c.n == 2);
   CHECK(!strcmp(c.v[0].precond, "jacobi") && c.v[0].iterations == 5);
   CHECK(!strcmp(c.v[1].precond, "block") && c.v[1].iterations == 3);
@@ -1450,7 +1451,8 @@ static void test_migration_v5(void) {
 static void test_migration_v6(void) {
   static collect c; /* large: off the stack */
   migrated_solves("v6.db",
-                  "ALTER TABLE solves DROP COLUMN layout_on_device; PRAGMA user_version = 6",
+                  "ALTER TABLE solves DROP COLUMN layout_on_device; ALTER TABLE matrices DROP "
+                  "COLUMN content_id; PRAGMA user_version = 6",
                   (cgm_db_solve){.backend = "cuda", .iterations = 5},
                   (cgm_db_solve){.backend = "cuda", .iterations = 3, .layout_on_device = true}, &c);
   CHECK(c.n == 2);

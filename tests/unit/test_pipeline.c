@@ -7,9 +7,11 @@
  * prediction" disagree; the matrix lists; the calibration a picture
  * draws; and the keys of the JSON builders, in order. */
 #define _DEFAULT_SOURCE /* mkdtemp */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgmodel/pipeline.h"
@@ -404,6 +406,85 @@ static void test_probe(void) {
   cgm_csr_free(&P);
 }
 
+/* --auto prices its own analysis: against the default's predicted total
+ * (setup + K iterations on the uniform plan, recomputed here), counting the
+ * plans pays when it costs less than the most a configuration could save,
+ * and not when it costs more; with nothing calibrated it cannot tell and
+ * goes on. */
+static void test_auto_worth(void) {
+  cgm_error err = {0};
+  cgm_csr A;
+  CHECK_OK(cgm_gen_poisson3d(30, &A, &err));
+  cgm_tuner_device gpu = device("Test GPU", false, 1, 0, 2900, 11);
+  gpu.setup = cgm_setup_model_default(true);
+  const cgm_host h = host("Test CPU (2 threads)", "Test GPU", 1);
+  cgm_solve_opts def = cgm_solve_opts_default();
+  def.backend = CGM_BACKEND_CUDA;
+  cgm_plan_opts po = cgm_plan_opts_default();
+  po.backend = CGM_BACKEND_CUDA;
+  cgm_plan p;
+  CHECK_OK(cgm_plan_uniform(A.nrows, (double)A.nnz, &po, &p, &err));
+  const double t = cgm_refined_time(&gpu.model[CGM_PREC_DOUBLE], &p);
+  const double k = 100, total = cgm_setup_time(&gpu.setup, (double)p.device_bytes) + k * t;
+  const double want = total - CGM_AUTO_FLOOR * k * t;
+  double bound = 0;
+  CHECK(pipeline_auto_worth(&gpu, 1, &h, &def, &A, k, 0.5 * want, &bound));
+  CHECK_MSG(fabs(bound - want) <= 1e-12 * want && bound > 0, "%g, want %g", bound, want);
+  CHECK(!pipeline_auto_worth(&gpu, 1, &h, &def, &A, k, 2.0 * want, &bound));
+  /* a device of another model: nothing to weigh by */
+  const cgm_host other = host("Test CPU (2 threads)", "Another GPU", 1);
+  CHECK(pipeline_auto_worth(&gpu, 1, &other, &def, &A, k, 1e9, &bound) && isnan(bound));
+  cgm_csr_free(&A);
+}
+
+/* One recorded converged Jacobi solve. */
+static void add_solve(cgm_db *db, int64_t matrix_id, const char *prec, int iterations, double tol) {
+  cgm_error err = {0};
+  cgm_db_solve s;
+  memset(&s, 0, sizeof s);
+  s.matrix_id = matrix_id;
+  snprintf(s.backend, sizeof s.backend, "cpu");
+  snprintf(s.precision, sizeof s.precision, "%s", prec);
+  snprintf(s.options, sizeof s.options, "{\"tol\": %g}", tol);
+  s.iterations = iterations;
+  s.converged = true;
+  s.time_per_iter_s = 1e-3;
+  CHECK_OK(cgm_db_solve_add(db, &s, &err));
+}
+
+/* K known from a recorded solve of the same content under another name,
+ * exact at its tolerance, scaled by log(2 / tol) at another, and the
+ * matrix's own mixed/double ratio when both were recorded. */
+static void test_known_iterations(void) {
+  cgm_error err = {0};
+  char dbp[512];
+  tmp_path(dbp, sizeof dbp, "known.db");
+  cgm_db *db = NULL;
+  CHECK_OK(cgm_open_database(dbp, CGM_DB_CREATE, &db, &err));
+  if (!db) return;
+  cgm_db_matrix m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "first.mtx");
+  m.file_bytes = 100, m.x = 50, m.nnz = 200, m.content_id = 0x1234567;
+  CHECK_OK(cgm_db_matrix_get_or_add(db, &m, &err));
+  add_solve(db, m.id, "double", 300, 1e-8);
+  cgm_db_matrix q = m; /* the same content, another file */
+  snprintf(q.name, sizeof q.name, "copy.mtx");
+  q.id = 0, q.file_bytes = 999;
+  pipeline_known k = pipeline_known_iterations(db, &q, 1e-8);
+  CHECK_MSG(k.k == 300 && k.exact && k.mixed_ratio == 0, "%g %d %g", k.k, k.exact, k.mixed_ratio);
+  k = pipeline_known_iterations(db, &q, 1e-10);
+  const double want = ceil(300 * log(2e10) / log(2e8));
+  CHECK_MSG(k.k == want && !k.exact, "%g, want %g", k.k, want);
+  add_solve(db, m.id, "mixed", 330, 1e-8);
+  k = pipeline_known_iterations(db, &q, 1e-8);
+  CHECK_MSG(fabs(k.mixed_ratio - 1.1) < 1e-12 && k.k == 300, "%g", k.mixed_ratio);
+  q.content_id = 0x7654321; /* other content: nothing known */
+  k = pipeline_known_iterations(db, &q, 1e-8);
+  CHECK(k.k == 0);
+  cgm_db_close(db);
+}
+
 /* validate in both precisions at the default tolerance (1e-8): the tuner
  * offers no single precision (it cannot reach 1e-8), so its choice is a
  * double run and the regret is against the best measured double run, not
@@ -634,6 +715,31 @@ static void test_run_solve(void) {
             r.why);
   CHECK(r.opts.backend == CGM_BACKEND_CPU && isfinite(r.predicted));
   cgm_solve_report_free(&r);
+  /* --auto through the matrix cache: the first run counts the plans and
+   * keeps its verdict beside the entry, the next reads it back (the same
+   * choice, nothing analysed again), another tolerance decides anew from
+   * the kept plans. */
+  char cdir[512];
+  tmp_path(cdir, sizeof cdir, "auto-cache");
+  /* (a file changed within the last second is not cached: older it is) */
+  const struct timespec old[2] = {{time(NULL) - 10, 0}, {time(NULL) - 10, 0}};
+  CHECK(utimensat(AT_FDCWD, mtx, old, 0) == 0);
+  o.cache.dir = cdir;
+  o.record = false;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK && !r.analysis_cached);
+  const cgm_solve_opts first = r.opts;
+  cgm_solve_report_free(&r);
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK);
+  CHECK_MSG(r.analysis_cached && r.autotuned && r.opts.backend == first.backend &&
+                r.opts.precision == first.precision && r.opts.layout.n == first.layout.n,
+            "%d %s", r.analysis_cached, r.why);
+  cgm_solve_report_free(&r);
+  o.solve.tol = 1e-6;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK && !r.analysis_cached && r.autotuned);
+  cgm_solve_report_free(&r);
+  o.solve.tol = 0;
+  o.cache.dir = NULL;
+  o.record = true;
   db = NULL;
   CHECK_OK(cgm_open_database(dbp, false, &db, &err));
   int solves = 0;
@@ -736,6 +842,20 @@ static void test_matrix_paths(void) {
   tmp_path(p, sizeof p, "nowhere");
   CHECK(cgm_matrix_paths(p, &v, &n, &err) == CGM_EINPUT && n == 0 && !v);
   CHECK_MSG(strstr(err.msg, "nowhere: no matrices"), "%s", err.msg);
+  /* A matrix file is one matrix, not a list of paths. */
+  char one[600];
+  snprintf(one, sizeof one, "%s/bcsstk01.mtx", CGM_DATA_DIR);
+  CHECK_OK(cgm_matrix_paths(one, &v, &n, &err));
+  CHECK(n == 1 && !strcmp(v[0], one));
+  cgm_matrix_paths_free(v, n);
+  /* A FIFO named *.mtx in a directory is left out (its read would block);
+   * a FIFO given as the list is refused. */
+  snprintf(p, sizeof p, "%s/fifo.mtx", dir);
+  CHECK(mkfifo(p, 0600) == 0);
+  CHECK_OK(cgm_matrix_paths(dir, &v, &n, &err));
+  CHECK_MSG(n == 2, "%d paths", n);
+  cgm_matrix_paths_free(v, n);
+  CHECK(cgm_matrix_paths(p, &v, &n, &err) == CGM_EINPUT && strstr(err.msg, "not a regular file"));
 }
 
 /* ---------------------------------------------------------------- JSON --- */
@@ -1231,6 +1351,8 @@ int main(void) {
   test_validate();
   test_validate_offered();
   test_probe();
+  test_known_iterations();
+  test_auto_worth();
   test_reorder_bound();
   test_run_solve();
   test_matrix_paths();
