@@ -16,8 +16,6 @@ int cli_error(const char *cmd, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-/* Prints the library error and returns its exit code. */
-int cli_report(const char *cmd, const cgm_error *err);
 /* Prints the object on stdout, frees it; returns 3 if printing failed. */
 int cli_print_json(cJSON *obj);
 
