@@ -236,7 +236,7 @@ static void wrap(FILE *f, int col, int indent, const char *text) {
 
 void cli_help(const cli_command *c, FILE *f) {
   fprintf(f, "usage: cgmodel %s%s%s [options]\n", c->name, *c->args ? " " : "", c->args);
-  fprintf(f, "%s; the details: man cgmodel-%s (docs/cli.md)\n", c->summary, c->name);
+  fprintf(f, "%s (man cgmodel-%s)\n", c->summary, c->name);
   fputs("\noptions:\n", f);
   const cli_opt *o;
   for (int i = 0; (o = cli_opt_at(c, i)); i++) {

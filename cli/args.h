@@ -44,7 +44,7 @@ typedef struct cli_opt {
 #define CLI_DB                                                                                     \
   { "--db", "db", CLI_PATH, 0, "FILE", "$CGMODEL_DB, else XDG's", "the database" }
 #define CLI_OPTIONS                                                                                \
-  { "--options", "options", CLI_PATH, 0, "FILE", 0, "a request (JSON of the keys)" }
+  { "--options", "options", CLI_PATH, 0, "FILE", 0, "a request: JSON of the keys" }
 
 struct cli_parsed;
 

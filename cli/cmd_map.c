@@ -16,13 +16,16 @@
 static const cli_opt opts[] = {
     CLI_PLOT_OPTS,
     {"--calibration", "calibration", CLI_INT, 0, "ID", 0, "the calibration", 1, 9007199254740992.0},
-    {"--device", "device", CLI_STRING, "latest|cpu|cuda", "D", "newest GPU's", "its newest one"},
-    {"--gpus", "gpus", CLI_INT, 0, "G", "as calibrated", "the G-GPU panel's", 1, CGM_MAX_GPUS},
+    {"--device", "device", CLI_STRING, "latest|cpu|cuda", "D", "newest GPU's",
+     "latest, cpu, cuda or a device ID"},
+    {"--gpus", "gpus", CLI_INT, 0, "G", "as calibrated", "GPUs of the G-GPU panel", 1,
+     CGM_MAX_GPUS},
     {"--block", "block", CLI_CHOICE, "1|2|4|8", 0, "4", "the block size"},
-    {"--avg", "fit", CLI_CONST, "avg", 0, "this", "the relative fits the predictions use"},
+    {"--avg", "fit", CLI_CONST, "avg", 0, 0, "the relative fits predictions use (default)"},
     {"--max", "fit", CLI_CONST, "max", 0, 0, "the maximum fits (the paper's bound)"},
     {"--precision", "precision", CLI_CHOICE, "single|double", 0, "double", "the precision"},
-    {"--exchange", "exchange", CLI_CHOICE, "halo|p2p|host|nccl", 0, "p2p", "the G-GPU panel's"},
+    {"--exchange", "exchange", CLI_CHOICE, "halo|p2p|host|nccl", 0, "p2p",
+     "the G-GPU panel's exchange"},
     {"--mark", "mark", CLI_PATH, 0, "A.mtx", 0, "a matrix on the maps (repeat it)", 0, 0, true},
     {0}};
 

@@ -31,10 +31,13 @@ static const cli_opt opts[] = {
     {"--calibration", "calibration", CLI_INT, 0, "ID", "the newest", "the calibration", 1,
      9007199254740992.0},
     {"--label-worst", "label_worst", CLI_INT, 0, "K", "0", "accuracy: name the K worst", 0, 1000},
-    {"--device", "device", CLI_STRING, "latest|cpu|cuda", "D", "latest", "its newest calibration"},
-    {"--precision", "precision", CLI_CHOICE, "single|double", 0, "double", "calibration"},
+    {"--device", "device", CLI_STRING, "latest|cpu|cuda", "D", "latest",
+     "latest, cpu, cuda or a device ID"},
+    {"--precision", "precision", CLI_CHOICE, "single|double", 0, "double",
+     "calibration: the precision"},
     {"--fits", "fits", CLI_LIST, "avg|max|rel", "LIST", "avg,rel", "calibration: the fits drawn"},
-    {"--gpus", "gpus", CLI_INT, 0, "G", "the most", "calibration: the exchange's", 2, CGM_MAX_GPUS},
+    {"--gpus", "gpus", CLI_INT, 0, "G", "the most", "calibration: the exchange panel's GPUs", 2,
+     CGM_MAX_GPUS},
     {0}};
 
 int cli_plot_size(const char *cmd, const char *s, int *w, int *h) {

@@ -19,7 +19,7 @@ static const cli_opt opts[] = {
     {"--block", "block", CLI_CHOICE, "1|2|4|8|auto", 0, "auto: every one", "the block size"},
     {"--precision", "precision", CLI_LIST, "double|single|mixed|both", "P[,P...]", "all three",
      "double, single, mixed, or both"},
-    {"--tol", "tol", CLI_REAL, 0, "T", "1e-8", "the tolerance: the iterations, and single or not"},
+    {"--tol", "tol", CLI_REAL, 0, "T", "1e-8", "the tolerance to meet (it sets K)"},
     {"--iters-hint", "iters_hint", CLI_REAL, 0, "K", 0, "double precision's iterations to --tol"},
     {"--exchange", "exchange", CLI_CHOICE, "halo|p2p|host|nccl|all", 0, "halo", "on several GPUs"},
     {"--model", "model", CLI_CHOICE, "refined|paper", 0, "refined", "paper: Eqs. 4-9"},
