@@ -36,19 +36,16 @@ void cli_usage(FILE *f) {
 
 static int help_body(const cli_parsed *p) {
   const cli_command *c = p->npos == 1 ? cli_command_find(p->pos[0]) : NULL;
-  if (p->npos == 0) {
-    cli_usage(stdout);
-    return 0;
-  }
-  if (!c) {
-    if (p->npos == 1)
-      cli_error("help", 2, "unknown command '%s'", p->pos[0]);
-    else
-      cli_error("help", 2, "expected one command");
+  if (!c && p->npos) { /* a word that names no command, or several */
+    cli_error("help", 2, "%s%s%s", p->npos > 1 ? "expected one command" : "unknown command '",
+              p->npos > 1 ? "" : p->pos[0], p->npos > 1 ? "" : "'");
     cli_usage(stderr);
     return 2;
   }
-  cli_help(c, stdout);
+  if (c)
+    cli_help(c, stdout);
+  else
+    cli_usage(stdout);
   return 0;
 }
 

@@ -25,6 +25,15 @@ void cgm_json_free(char *text) {
   cJSON_free(text);
 }
 
+/* The request of a binding's text (NULL or "": {}): a JSON object. */
+static cgm_status request(const char *text, cJSON **out, cgm_error *err) {
+  *out = cJSON_Parse(text && *text ? text : "{}");
+  if (*out && cJSON_IsObject(*out)) return CGM_OK;
+  cJSON_Delete(*out);
+  *out = NULL;
+  return cgm_fail(err, CGM_EINPUT, "options: not a JSON object");
+}
+
 /* Takes the printed object, with the step's notes when given: its text for
  * the caller, the object freed. */
 static cgm_status finish(cJSON *j, cJSON *notes, char **out, cgm_error *err) {
@@ -64,7 +73,7 @@ cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out, c
   if (A->nrows != A->ncols)
     return cgm_fail(err, CGM_EINPUT, "matrix is %d x %d: not square", A->nrows, A->ncols);
   cJSON *o;
-  if ((st = cgm_request_parse(options, &o, err))) return st;
+  if ((st = request(options, &o, err))) return st;
   cgm_predict_opts po;
   const char *db_path;
   st = cgm_predict_request(o, &po, &db_path, err);
@@ -94,7 +103,7 @@ cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const ch
   cgm_status st = cgm_csr_check(A, err);
   if (st) return st;
   cJSON *o;
-  if ((st = cgm_request_parse(options, &o, err))) return st;
+  if ((st = request(options, &o, err))) return st;
   cgm_run_solve_opts ro;
   st = cgm_solve_request(o, &ro, err);
   static const char *const files[] = {"rhs", "mpi", "partition"}; /* the command line's */
@@ -135,7 +144,7 @@ cgm_status cgm_json_solve_device(const cgm_csr_device *A, const double *b, doubl
   const double t0 = cgm_now();
   cJSON *o;
   cgm_run_solve_opts ro;
-  cgm_status st = cgm_request_parse(options, &o, err);
+  cgm_status st = request(options, &o, err);
   if (!st) st = cgm_solve_request(o, &ro, err);
   if (st) {
     cJSON_Delete(o);
@@ -169,7 +178,7 @@ cgm_status cgm_json_solve_device(const cgm_csr_device *A, const double *b, doubl
 cgm_status cgm_json_calibrate(const char *options, char **out, cgm_error *err) {
   *out = NULL;
   cJSON *o;
-  cgm_status st = cgm_request_parse(options, &o, err);
+  cgm_status st = request(options, &o, err);
   if (st) return st;
   cgm_calibrate_opts co;
   const char *db_path = NULL;

@@ -126,14 +126,6 @@ static cJSON *fields_json(const field *f, const void *base, const char *const *s
   return j;
 }
 
-cgm_status cgm_request_parse(const char *text, cJSON **out, cgm_error *err) {
-  *out = cJSON_Parse(text && *text ? text : "{}");
-  if (*out && cJSON_IsObject(*out)) return CGM_OK;
-  cJSON_Delete(*out);
-  *out = NULL;
-  return cgm_fail(err, CGM_EINPUT, "options: not a JSON object");
-}
-
 bool cgm_precisions_parse(const char *s, bool mixed, unsigned *out) {
   const unsigned both = (1u << CGM_PREC_SINGLE) | (1u << CGM_PREC_DOUBLE);
   cgm_item it[CGM_NPRECISIONS];

@@ -17,10 +17,6 @@
 #include "cgmodel/predict.h"
 #include "cgmodel/run_solve.h"
 
-/* The request of a binding's text (NULL or "": {}); CGM_EINPUT unless an
- * object. */
-cgm_status cgm_request_parse(const char *text, cJSON **out, cgm_error *err);
-
 /* The keys of each are docs/cli.md's (the flags of `cgmodel solve`, ...).
  * solve: reorder defaults to auto, the backend to cuda in a CUDA build (the
  * CPU where no GPU is found), monitor K keeps the history (a no-op
