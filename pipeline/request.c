@@ -103,8 +103,8 @@ static cgm_status apply(const cJSON *req, const field *f, void *base, cgm_error 
   return CGM_OK;
 }
 
-/* The fields of f in base as a request, but those named in skip ("" for
- * none) and the strings not set. */
+/* The fields of f in base as a request, but those named in skip and the
+ * strings not set. */
 static cJSON *fields_json(const field *f, const void *base, const char *const *skip) {
   cJSON *j = cJSON_CreateObject();
   for (; f->key; f++) {
