@@ -345,7 +345,8 @@ static void describe(const cgm_dist_local *L, const int32_t *bounds, int size,
   res->ranks = size;
   res->exchange_bytes = sum * (int64_t)sizeof(double);
   res->device_bytes = max[2];
-  snprintf(res->device, sizeof res->device, "cpu (%d MPI ranks x %d threads)", size, threads);
+  snprintf(res->device, sizeof res->device, "cpu (%d MPI rank%s x %d thread%s)", size,
+           size == 1 ? "" : "s", threads, threads == 1 ? "" : "s");
 }
 
 cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_root, double *x_on_root,

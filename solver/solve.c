@@ -292,10 +292,11 @@ static double true_residual(const cgm_csr *A, const double *b, const double *x, 
 
 static cgm_status run_backend(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
   const cgm_solve_opts *o = &pb->opts;
+  const int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
   switch (o->backend) {
   case CGM_BACKEND_CPU:
-    snprintf(res->device, sizeof res->device, "cpu (%d threads)",
-             o->threads > 0 ? o->threads : omp_get_max_threads());
+    snprintf(res->device, sizeof res->device, "cpu (%d thread%s)", threads,
+             threads == 1 ? "" : "s");
     if (o->threads > 0) omp_set_num_threads(o->threads);
     return o->precision == CGM_PREC_DOUBLE ? cgm_cpu_cg_f64(pb, res, err)
                                            : cgm_cpu_cg_f32(pb, res, err);
