@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel solve A.mtx [...]: Jacobi-PCG on the chosen backend. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,6 +49,30 @@ static const cli_opt opts[] = {
 
 /* The ranks of MPI_COMM_WORLD, 0 when MPI was not started (solve_start). */
 static int mpi_ranks = 0;
+/* Under MPI: whether this rank has agreed with the others on its start. */
+static bool mpi_agreed = false;
+
+/* Under MPI, before any collective call: every rank's parse and checks
+ * agreed on (a rank that failed makes every rank exit with its message; no
+ * rank is left waiting for it), and every rank given the same request
+ * (threads apart). rc: this rank's outcome so far; req: its request (NULL
+ * after a failed parse). */
+static int mpi_agree(int rc, const cJSON *req) {
+  if (mpi_ranks < 2 || mpi_agreed) return rc;
+  mpi_agreed = true;
+  uint64_t h = 1469598103934665603ull; /* FNV-1a of the request's text */
+  cJSON *copy = req ? cJSON_Duplicate(req, true) : NULL;
+  cJSON_DeleteItemFromObjectCaseSensitive(copy, "threads");
+  char *text = copy ? cJSON_PrintUnformatted(copy) : NULL;
+  for (const char *c = text; c && *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+  cJSON_free(text);
+  cJSON_Delete(copy);
+  cgm_error err = {0};
+  if (rc) snprintf(err.msg, sizeof err.msg, "%s", cli_last_error);
+  const cgm_status st = cgm_dist_agree_start(rc ? (cgm_status)rc : CGM_OK, h, &err);
+  if (st && !rc) return cli_error("solve", (int)st, "%s", err.msg); /* another rank's */
+  return rc;
+}
 
 /* --monitor: the solver's relative residual as it goes, on stderr. */
 static void print_residual(void *ctx, int iteration, double relres) {
@@ -162,7 +187,7 @@ static int prepare(const cli_parsed *p, cgm_run_solve_opts *o, char *dbpath, cha
 static int solve_body(const cli_parsed *p) {
   cgm_run_solve_opts o;
   char dbpath[4096], cache[4096];
-  int rc = prepare(p, &o, dbpath, cache, sizeof dbpath);
+  int rc = mpi_agree(prepare(p, &o, dbpath, cache, sizeof dbpath), p->req);
   if (rc || cli_parse_only) return rc;
   cgm_solve_report rep;
   const char *out = cli_str(p->local, "out", NULL);
@@ -226,6 +251,7 @@ static int solve_start(const cli_command *c, int argc, char **argv) {
     }
   }
   int rc = cli_run(c, argc, argv);
+  rc = mpi_agree(rc, NULL); /* a parse that failed before the checks: the others are told */
   cgm_dist_finalize();
   return rc;
 }

@@ -11,12 +11,15 @@
 #include <string.h>
 #include <unistd.h>
 
+char cli_last_error[1024];
+
 int cli_error(const char *cmd, int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   char msg[8192];
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  snprintf(cli_last_error, sizeof cli_last_error, "%.1000s", msg);
   fprintf(stderr, "cgmodel %s: error: ", cmd);
   cgm_fput_escaped(stderr, msg, true);
   fputc('\n', stderr);

@@ -16,6 +16,9 @@ int cli_error(const char *cmd, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* The message of the last cli_error (what a rank that failed tells the
+ * others under MPI). */
+extern char cli_last_error[1024];
 /* Prints the object on stdout, frees it; returns 3 if printing failed. */
 int cli_print_json(cJSON *obj);
 
