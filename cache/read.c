@@ -20,17 +20,8 @@
 #include "common/timer.h"
 
 const char *cgm_cache_outcome_name(cgm_cache_outcome o) {
-  switch (o) {
-  case CGM_CACHE_OFF:
-    return "off";
-  case CGM_CACHE_HIT:
-    return "hit";
-  case CGM_CACHE_MISS:
-    return "miss";
-  case CGM_CACHE_REJECTED:
-    return "rejected";
-  }
-  return "?";
+  static const char *const names[] = {"off", "hit", "miss", "rejected"};
+  return (unsigned)o < 4 ? names[o] : "?";
 }
 
 static bool same_file_state(const struct stat *a, const struct stat *b) {

@@ -9,17 +9,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* Writes s to f with a line break and a tab as \n and \t and any other
  * control character (below 0x20, and 0x7f) as \xNN; with `keep_breaks`
  * line breaks and tabs are written as they are (a message's own). */
 void cgm_fput_escaped(FILE *f, const char *s, bool keep_breaks);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif

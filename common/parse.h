@@ -10,10 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* A decimal integer ("-"? digits) in [lo, hi]; false for anything else,
  * including values beyond int64_t. */
 bool cgm_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
@@ -33,9 +29,5 @@ typedef struct cgm_item {
 int cgm_parse_list(const char *s, cgm_item *items, int max, char *why, size_t nwhy);
 /* True when the item is the word w. */
 bool cgm_item_is(cgm_item it, const char *w);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif

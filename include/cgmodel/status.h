@@ -44,8 +44,6 @@ CGM_API void cgm_error_prefix(cgm_error *err, const char *fmt, ...)
 
 CGM_API void cgm_error_clear(cgm_error *err);
 
-CGM_API const char *cgm_status_name(cgm_status s);
-
 /* "0.2.0"; also embedded in the database next to every calibration. */
 CGM_API const char *cgm_version(void);
 

@@ -13,10 +13,6 @@
 
 #include "cgmodel/status.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* One symbol: its exported name and the function pointer (of the type its
  * header declares) that receives its address. */
 typedef struct {
@@ -47,7 +43,4 @@ typedef struct {
  * is never closed (NCCL may leave threads running in it). */
 cgm_status cgm_dynlib_load(cgm_dynlib *L, cgm_error *err);
 
-#ifdef __cplusplus
-}
-#endif
 #endif
