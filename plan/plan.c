@@ -258,6 +258,29 @@ static cgm_status halo_segments(const cgm_plan_pattern *pt, cgm_plan *p, cgm_err
   return st;
 }
 
+/* Elements a whole-vector exchange moves between devices per iteration:
+ * the vector to G - 1 others (p2p), G chunks to G - 1 others (nccl), x G
+ * through the host (host, Eq. 9). */
+static int64_t exchange_elements(cgm_exchange mode, int gpus, int64_t rows_total,
+                                 int64_t chunk_rows) {
+  if (gpus <= 1) return 0;
+  if (mode == CGM_EXCHANGE_P2P) return (int64_t)(gpus - 1) * rows_total;
+  if (mode == CGM_EXCHANGE_NCCL) return (int64_t)(gpus - 1) * gpus * chunk_rows;
+  return mode == CGM_EXCHANGE_HOST ? (int64_t)gpus * rows_total : 0;
+}
+
+/* A plan of one segment holding every row, without layouts: the CSR as it
+ * is (cuSPARSE), or laid out on the GPU. */
+static void one_segment(cgm_plan *p, const cgm_plan_opts *o, int32_t nrows, int64_t nnz) {
+  p->o = *o;
+  p->o.features = NULL;
+  p->nrows = p->nb = nrows;
+  p->nnz = nnz;
+  p->nseg = 1;
+  p->bounds[1] = p->seg[0].b1 = nrows;
+  p->seg[0].rows = p->seg[0].v_len = nrows;
+}
+
 cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts *o, cgm_plan *p,
                                  cgm_error *err) {
   memset(p, 0, sizeof *p);
@@ -340,8 +363,7 @@ cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts
     if (!halo) s->halo_rows = G > 1 ? s->v_len - s->rows : 0;
   }
   if (!halo)
-    p->exchange_elems =
-        cgm_exchange_elements(o->exchange, G, (int64_t)p->bounds[G] * n, p->chunk_rows, 0);
+    p->exchange_elems = exchange_elements(o->exchange, G, (int64_t)p->bounds[G] * n, p->chunk_rows);
   cgm_plan_set_precision(p, o->precision);
   return CGM_OK;
 }
@@ -350,16 +372,8 @@ cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p, 
   memset(p, 0, sizeof *p);
   cgm_status st = check_opts(o, err);
   if (st) return st;
-  if (o->backend == CGM_BACKEND_CUSPARSE) { /* CSR as it is: no layout, one device */
-    p->o = *o;
-    p->nrows = A->nrows;
-    p->nnz = A->nnz;
-    p->nb = A->nrows;
-    p->nseg = 1;
-    p->bounds[1] = A->nrows;
-    p->seg[0].b1 = A->nrows;
-    p->seg[0].rows = A->nrows;
-    p->seg[0].v_len = A->nrows;
+  if (o->backend == CGM_BACKEND_CUSPARSE) {
+    one_segment(p, o, A->nrows, A->nnz);
     cgm_plan_set_precision(p, o->precision);
     return CGM_OK;
   }
@@ -408,14 +422,8 @@ cgm_status cgm_plan_device_csr(int32_t nrows, int64_t nnz, const cgm_plan_opts *
                     "size 1");
   if (nrows < 0 || nnz < 0)
     return cgm_fail(err, CGM_EINPUT, "a CSR of %d rows and %lld nonzeros", nrows, (long long)nnz);
-  p->o = *o;
-  p->o.features = NULL;
+  one_segment(p, o, nrows, nnz);
   if ((st = cgm_bcsr_params_check(&p->o.layout, err))) return st;
-  p->nrows = p->nb = nrows;
-  p->nnz = nnz;
-  p->nseg = 1;
-  p->bounds[1] = p->seg[0].b1 = nrows;
-  p->seg[0].rows = p->seg[0].v_len = nrows;
   p->seg[0].nparts = 1;
   p->seg[0].longest = -1; /* not known here */
   cgm_plan_set_precision(p, o->precision);
@@ -477,23 +485,7 @@ cgm_status cgm_plan_uniform(double x, double e, const cgm_plan_opts *o, cgm_plan
   }
   p->bounds[G] = G * brows;
   p->chunk_rows = G > 1 ? cgm_vec_len(p->seg[0].rows) : 0;
-  if (!halo) p->exchange_elems = cgm_exchange_elements(o->exchange, G, p->nrows, p->chunk_rows, 0);
+  if (!halo) p->exchange_elems = exchange_elements(o->exchange, G, p->nrows, p->chunk_rows);
   cgm_plan_set_precision(p, o->precision);
   return CGM_OK;
-}
-
-int64_t cgm_exchange_elements(cgm_exchange mode, int gpus, int64_t rows_total, int64_t chunk_rows,
-                              int64_t halo_elems) {
-  if (gpus <= 1) return 0;
-  switch (mode) {
-  case CGM_EXCHANGE_P2P:
-    return (int64_t)(gpus - 1) * rows_total;
-  case CGM_EXCHANGE_NCCL:
-    return (int64_t)(gpus - 1) * gpus * chunk_rows;
-  case CGM_EXCHANGE_HOST:
-    return (int64_t)gpus * rows_total;
-  case CGM_EXCHANGE_HALO:
-    return halo_elems;
-  }
-  return 0;
 }
