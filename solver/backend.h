@@ -96,6 +96,11 @@ __host__ __device__
 
 /* ||v||_2 without overflow or underflow (scaled sum of squares). */
 double cgm_solve_norm2(const double *v, int32_t n);
+/* sum_i ((b - A x)_i / scale)^2 over the n rows of a CSR, each component
+ * formed in long double and scaled before it is squared (no overflow or
+ * underflow): the recomputed residual's. */
+long double cgm_residual_ssq(int32_t n, const int64_t *rowptr, const int32_t *col,
+                             const double *val, const double *b, const double *x, double scale);
 
 /* The end of a host loop's result (the CPU CG, cuSPARSE's, the MPI CG): the count, the
  * residual, the verdict of st, the stop reason at the iteration cap, and

@@ -264,30 +264,32 @@ double cgm_solve_norm2(const double *v, int32_t n) {
   return scale * sqrt(ssq);
 }
 
-/* ||b - A x|| / bnorm (bnorm = ||b||) of the system as given, not the
- * scaled one the backends solve: what is returned is what is checked. Each
- * component is formed in long double and divided by bnorm before it is
- * squared, so neither the products nor the sum overflow or underflow. */
-static double true_residual(const cgm_csr *A, const double *b, const double *x, double bnorm) {
+long double cgm_residual_ssq(int32_t n, const int64_t *rowptr, const int32_t *col,
+                             const double *val, const double *b, const double *x, double scale) {
   long double s = 0.0L;
-  const long double bn = bnorm;
+  const long double sc = scale;
   /* Partial sums joined in a critical section: an OpenMP reduction of a
    * long double needs 16-byte atomics (libatomic) with clang. */
 #pragma omp parallel
   {
     long double part = 0.0L;
 #pragma omp for schedule(static)
-    for (int32_t i = 0; i < A->nrows; i++) {
+    for (int32_t i = 0; i < n; i++) {
       long double ri = b[i];
-      for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-        ri -= (long double)A->val[k] * x[A->colidx[k]];
-      ri /= bn;
+      for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) ri -= (long double)val[k] * x[col[k]];
+      ri /= sc;
       part += ri * ri;
     }
 #pragma omp critical
     s += part;
   }
-  return (double)sqrtl(s);
+  return s;
+}
+
+/* ||b - A x|| / bnorm (bnorm = ||b||) of the system as given, not the
+ * scaled one the backends solve: what is returned is what is checked. */
+static double true_residual(const cgm_csr *A, const double *b, const double *x, double bnorm) {
+  return (double)sqrtl(cgm_residual_ssq(A->nrows, A->rowptr, A->colidx, A->val, b, x, bnorm));
 }
 
 static cgm_status run_backend(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The configuration search: every candidate is timed on its plan (the
- * partition, halos and MBR layouts the solver builds, counted without their
- * values), so the model sees each GPU's real segment (x_i, padded e_i)
- * instead of the paper's x/n and e/n. */
+/* The configuration search: every candidate is timed on its plan, so the
+ * model sees each GPU's real segment instead of the paper's x/n and e/n. */
 #include "cgmodel/tuner.h"
 #include "common/grow.h"
 
@@ -30,9 +28,13 @@ static cgm_status push(cgm_candidate **v, int *n, int *cap, const cgm_candidate 
   return CGM_OK;
 }
 
-static double flops(double e, double x) {
+static double flops(double e, double x) { /* Eq. 6 and 8 */
   return 2.0 * e + 15.0 * x;
-} /* Eq. 6 and 8 */
+}
+
+static bool usable(const cgm_candidate *c) {
+  return c->fits && isfinite(c->time_per_iter_s);
+}
 
 /* The most GPUs any candidate takes: the calibrated devices' (at most
  * o->max_gpus when given). */
@@ -168,10 +170,8 @@ static cgm_candidate price_one(const cgm_tuner_device *dv, int d, cgm_plan *pl, 
   c.fits = dv->is_cpu || dv->mem_bytes <= 0 || pl->device_bytes <= dv->mem_bytes;
   c.speedup = NAN;
   /* Setup is timed by the bytes of the iteration's layout: mixed
-   * precision uploads the double values once and makes the single
-   * copy on the device, and its setups measured below double's
-   * (0.45-0.57 s against 0.59-0.74 s at Poisson 192^3 on an
-   * H100), so it counts single's bytes, not its whole footprint. */
+   * precision makes its single copy on the device, and its setups
+   * measured below double's. */
   double setup_bytes = (double)pl->device_bytes;
   if (pr == CGM_PREC_MIXED) {
     cgm_plan sp = *pl;
@@ -290,9 +290,7 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
 }
 
 /* What the choice weighs: the predicted total, mixed precision's raised by
- * CGM_MIXED_MARGIN (its iterations are double's K times an estimated
- * ratio, and its replacements and two matrices cost more than the model
- * counts where an iteration is cheap). */
+ * CGM_MIXED_MARGIN. */
 static double choice_cost(const cgm_candidate *c) {
   return c->precision == CGM_PREC_MIXED ? c->total_s / (1.0 - CGM_MIXED_MARGIN) : c->total_s;
 }
@@ -301,7 +299,7 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
                      size_t nwhy) {
   int best = -1;
   for (int i = 0; i < count; i++) {
-    if (!c[i].fits || !isfinite(c[i].time_per_iter_s)) continue;
+    if (!usable(&c[i])) continue;
     if (best < 0) {
       best = i;
       continue;
@@ -334,7 +332,7 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
       /* The runner-up with a different GPU count tells why this count. */
       int alt = -1;
       for (int i = 0; i < count; i++)
-        if (i != best && c[i].fits && isfinite(c[i].time_per_iter_s) && c[i].gpus != b->gpus &&
+        if (i != best && usable(&c[i]) && c[i].gpus != b->gpus &&
             (alt < 0 || c[i].total_s < c[alt].total_s))
           alt = i;
       char target[160];
@@ -358,8 +356,8 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
        * say so, or the line reads as a slower choice made for no reason. */
       int mx = -1;
       for (int i = 0; i < count && b->precision != CGM_PREC_MIXED; i++)
-        if (c[i].fits && isfinite(c[i].time_per_iter_s) && c[i].precision == CGM_PREC_MIXED &&
-            c[i].total_s < b->total_s && (mx < 0 || c[i].total_s < c[mx].total_s))
+        if (usable(&c[i]) && c[i].precision == CGM_PREC_MIXED && c[i].total_s < b->total_s &&
+            (mx < 0 || c[i].total_s < c[mx].total_s))
           mx = i;
       if (mx >= 0) {
         const size_t k = strlen(tail);
