@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cgmodel map: the paper's Fig. 8 for one calibrated device. Predicted raw
- * performance (Eqs. 6-7) on one device and on G, and the speed-up T_1 / T_G,
- * over the matrix dimension x and the stored elements e; the contour S = 1
- * is traced here (marching squares) so the picture and its data agree. */
+/* cgmodel map: the paper's Fig. 8 for one calibrated device (plots.h); the
+ * contour S = 1 is traced here (marching squares) so the picture and its
+ * data agree. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
@@ -54,11 +53,8 @@ static int seg_add(segs *S, const double p[2], const double q[2]) {
   double(*nv)[4] = cgm_grow(S->seg, S->n, &S->cap, sizeof *nv, 256);
   if (!nv) return 1;
   S->seg = nv;
-  S->seg[S->n][0] = p[0];
-  S->seg[S->n][1] = p[1];
-  S->seg[S->n][2] = q[0];
-  S->seg[S->n][3] = q[1];
-  S->n++;
+  memcpy(S->seg[S->n], p, 2 * sizeof *p);
+  memcpy(S->seg[S->n++] + 2, q, 2 * sizeof *q);
   return 0;
 }
 
@@ -90,16 +86,12 @@ static int contour(const double *v, const double *lx, const double *le, int nx, 
         np++;
       }
       if (np == 2 || np == 4) {
+        /* a saddle is decided by the centre: where c0 joins c2, c1 and c3
+         * are cut off (the pairs as found), else c0 and c2 */
         int pairs[2][2] = {{0, 1}, {2, 3}};
-        if (np == 4) { /* saddle: decide by the centre */
-          double centre = (log(c[0]) + log(c[1]) + log(c[2]) + log(c[3])) / 4 - L;
-          bool c0 = log(c[0]) - L >= 0;
-          if ((centre >= 0) == c0) { /* c0 joins c2: cut off c1 and c3 */
-            pairs[0][0] = 0, pairs[0][1] = 1, pairs[1][0] = 2, pairs[1][1] = 3;
-          } else { /* cut off c0 and c2 */
-            pairs[0][0] = 0, pairs[0][1] = 3, pairs[1][0] = 1, pairs[1][1] = 2;
-          }
-        }
+        const double centre = (log(c[0]) + log(c[1]) + log(c[2]) + log(c[3])) / 4 - L;
+        if (np == 4 && (centre >= 0) != (log(c[0]) - L >= 0))
+          pairs[0][1] = 3, pairs[1][0] = 1, pairs[1][1] = 2;
         for (int s = 0; s < np / 2; s++) {
           double p[2] = {px[pairs[s][0]], py[pairs[s][0]]},
                  q[2] = {px[pairs[s][1]], py[pairs[s][1]]};
