@@ -9,6 +9,11 @@
 #include "cgmodel/status.h"
 #include "common/fault.h"
 
+/* A grid-stride loop in a kernel: i over [0, n) by the whole grid. */
+#define CGM_GRID_LOOP(i, n)                                                                        \
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);                        \
+       i += (int64_t)gridDim.x * blockDim.x)
+
 /* The injected failure of common/fault.h: not sticky, the call not made. */
 #define CGM_CUDA_INJECTED cudaErrorMemoryAllocation
 

@@ -87,22 +87,33 @@ void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iter
            relres, iterations, tol, why);
 }
 
+static bool not_finite(double v) {
+  return !isfinite(v);
+}
+
+/* The first entry of A (in row order) where bad(v), refused as check c;
+ * found on every core (49M entries a solve). */
+static cgm_status refuse_first(const cgm_csr *A, bool (*bad)(double), cgm_check c,
+                               cgm_solve_result *res, cgm_error *err) {
+  int32_t first = INT32_MAX;
+#pragma omp parallel for schedule(static) reduction(min : first)
+  for (int32_t i = 0; i < A->nrows; i++)
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      if (bad(A->val[k]) && i < first) first = i;
+  if (first < INT32_MAX)
+    for (int64_t k = A->rowptr[first]; k < A->rowptr[first + 1]; k++)
+      if (bad(A->val[k])) return cgm_check_refuse(c, first, A->colidx[k], A->val[k], res, err);
+  return CGM_OK;
+}
+
 /* cgm_solve_check_matrix, marking res refused for a diagonal that is not
  * positive (when given). */
 static cgm_status check_matrix(const cgm_csr *A, cgm_solve_result *res, cgm_error *err) {
   if (A->nrows != A->ncols)
     return cgm_check_refuse(CGM_CHECK_SQUARE, A->nrows, A->ncols, 0, res, err);
   if (A->nrows == 0) return cgm_check_refuse(CGM_CHECK_EMPTY, 0, 0, 0, res, err);
-  /* the first row with a NaN/Inf, on every core (49M entries a solve) */
-  int32_t first = INT32_MAX;
-#pragma omp parallel for schedule(static) reduction(min : first)
-  for (int32_t i = 0; i < A->nrows; i++)
-    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-      if (!isfinite(A->val[k]) && i < first) first = i;
-  if (first < INT32_MAX)
-    for (int64_t k = A->rowptr[first]; k < A->rowptr[first + 1]; k++)
-      if (!isfinite(A->val[k]))
-        return cgm_check_refuse(CGM_CHECK_FINITE, first, A->colidx[k], A->val[k], res, err);
+  cgm_status st = refuse_first(A, not_finite, CGM_CHECK_FINITE, res, err);
+  if (st) return st;
   if (!cgm_csr_is_symmetric(A)) return cgm_check_refuse(CGM_CHECK_SYMMETRIC, 0, 0, 0, res, err);
   double *d = malloc((size_t)A->nrows * sizeof *d);
   if (!d) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
@@ -123,17 +134,8 @@ cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err) {
 /* Single and mixed precision iterate with A in float: an entry outside its
  * range (cgm_check_float) is refused before the solve, naming the entry. */
 static cgm_status check_float_range(const cgm_csr *A, cgm_precision p, cgm_error *err) {
-  if (p == CGM_PREC_DOUBLE) return CGM_OK;
-  int32_t first = INT32_MAX; /* the first row with such an entry, on every core */
-#pragma omp parallel for schedule(static) reduction(min : first)
-  for (int32_t i = 0; i < A->nrows; i++)
-    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-      if (cgm_check_float(A->val[k]) && i < first) first = i;
-  if (first == INT32_MAX) return CGM_OK;
-  for (int64_t k = A->rowptr[first]; k < A->rowptr[first + 1]; k++)
-    if (cgm_check_float(A->val[k]))
-      return cgm_check_refuse(CGM_CHECK_RANGE, first, A->colidx[k], A->val[k], NULL, err);
-  return CGM_OK;
+  return p == CGM_PREC_DOUBLE ? CGM_OK
+                              : refuse_first(A, cgm_check_float, CGM_CHECK_RANGE, NULL, err);
 }
 
 cgm_status cgm_solve_check_input(const cgm_csr *A, const double *b, const double *x,
@@ -194,8 +196,6 @@ static void breakdown_verdict(const cgm_csr *A, cgm_precision p, cgm_solve_resul
              p == CGM_PREC_DOUBLE ? "" : "; use precision=double or precision=mixed");
 }
 
-/* ||v||_2 without overflow or underflow (scaled sum of squares, as BLAS
- * dnrm2). */
 void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double relres, int maxiter,
                          double tol, double *times, int ntimed) {
   res->iterations = it;
@@ -209,22 +209,23 @@ void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double re
   res->time_per_iter_s = nt > 1 ? cgm_median(times + 1, nt - 1) : (nt ? times[0] : 0.0);
 }
 
-/* The scaled sum of squares of v[i0, i1): ||.|| = scale sqrt(ssq). */
-static void norm2_part(const double *v, int64_t i0, int64_t i1, double *scale_out,
-                       double *ssq_out) {
-  double scale = 0.0, ssq = 1.0;
-  for (int64_t i = i0; i < i1; i++) {
-    double a = fabs(v[i]);
-    if (a == 0.0) continue;
-    if (scale < a) {
-      ssq = 1.0 + ssq * (scale / a) * (scale / a);
-      scale = a;
-    } else {
-      ssq += (a / scale) * (a / scale);
-    }
+/* Adds s^2 q to the scaled sum of squares (scale, ssq): ||.|| = scale
+ * sqrt(ssq), as BLAS dnrm2 (no overflow or underflow). */
+static void ssq_add(double *scale, double *ssq, double s, double q) {
+  if (s == 0.0) return;
+  if (*scale < s) {
+    *ssq = q + *ssq * (*scale / s) * (*scale / s);
+    *scale = s;
+  } else {
+    *ssq += q * (s / *scale) * (s / *scale);
   }
-  *scale_out = scale;
-  *ssq_out = ssq;
+}
+
+/* The scaled sum of squares of v[i0, i1). */
+static void norm2_part(const double *v, int64_t i0, int64_t i1, double *scale, double *ssq) {
+  *scale = 0.0;
+  *ssq = 1.0;
+  for (int64_t i = i0; i < i1; i++) ssq_add(scale, ssq, fabs(v[i]), 1.0);
 }
 
 /* Chunks of a fixed size on every core, joined in order: the same value
@@ -250,16 +251,7 @@ double cgm_solve_norm2(const double *v, int32_t n) {
     norm2_part(v, c * NORM_CHUNK, i1, &part[2 * c], &part[2 * c + 1]);
   }
   double scale = 0.0, ssq = 1.0;
-  for (int64_t c = 0; c < nc; c++) {
-    const double s = part[2 * c], q = part[2 * c + 1];
-    if (s == 0.0) continue;
-    if (scale < s) {
-      ssq = q + ssq * (scale / s) * (scale / s);
-      scale = s;
-    } else {
-      ssq += q * (s / scale) * (s / scale);
-    }
-  }
+  for (int64_t c = 0; c < nc; c++) ssq_add(&scale, &ssq, part[2 * c], part[2 * c + 1]);
   free(part);
   return scale * sqrt(ssq);
 }
@@ -290,6 +282,12 @@ long double cgm_residual_ssq(int32_t n, const int64_t *rowptr, const int32_t *co
  * scaled one the backends solve: what is returned is what is checked. */
 static double true_residual(const cgm_csr *A, const double *b, const double *x, double bnorm) {
   return (double)sqrtl(cgm_residual_ssq(A->nrows, A->rowptr, A->colidx, A->val, b, x, bnorm));
+}
+
+/* res->relative_residual of x as it stands (b != 0). */
+static void residual_of(const cgm_csr *A, const double *b, const double *x, cgm_solve_result *res) {
+  const double bn = cgm_solve_norm2(b, A->nrows);
+  if (bn > 0) res->relative_residual = true_residual(A, b, x, bn);
 }
 
 static cgm_status run_backend(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
@@ -347,8 +345,7 @@ static cgm_status block_jacobi(const cgm_csr *A, const double *b, const double *
   if (st == CGM_ENOCONV) {
     res->refused = true;
     snprintf(res->stop_reason, sizeof res->stop_reason, "%.511s", e.msg);
-    const double bn = cgm_solve_norm2(b, A->nrows);
-    if (bn > 0) res->relative_residual = true_residual(A, b, x, bn);
+    residual_of(A, b, x, res);
   }
   return st;
 }
@@ -450,10 +447,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   if (!st) st = check_float_range(A, o->precision, err);
   if (st) {
     /* Refused before iterating: report the residual of the initial guess. */
-    if (st == CGM_ENOCONV) {
-      double bn = cgm_solve_norm2(b, A->nrows);
-      if (bn > 0) res->relative_residual = true_residual(A, b, x, bn);
-    }
+    if (st == CGM_ENOCONV) residual_of(A, b, x, res);
     return st;
   }
 
@@ -580,8 +574,7 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
     res->time_setup_s += t_reorder;
     if (st == CGM_OK || st == CGM_ENOCONV) {
       for (int32_t i = 0; i < n; i++) x[perm[i]] = xp[i];
-      const double bn = cgm_solve_norm2(b, n);
-      if (bn > 0) res->relative_residual = true_residual(A, b, x, bn);
+      residual_of(A, b, x, res);
     }
   }
   cgm_csr_free(&B);

@@ -1,43 +1,25 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Jacobi-PCG on 1..G GPUs of one node with our kernels, alpha and beta kept
- * on the devices. Two iterations (kernels.h):
+ * on the devices. Two iterations (kernels.h, cgm_gpu_opts.cg):
  *   cgg      (default) the single-reduction CG of Chronopoulos and Gear:
- *            SpMV w = A u with u . w, carrying r . u and r . r, then one
- *            update kernel; one reduction (across GPUs: one flag wait) and
- *            two kernels an iteration, 12 vector passes
+ *            one reduction and two kernels an iteration, 12 vector passes
  *   classic  the paper's Algorithm 2 fused: SpMV+CG3, CG4(+CG2), CG5; two
- *            reductions and three kernels, 13 vector passes
- *            (cgm_gpu_opts.cg; always in the host-staged mode)
- *
- * The matrix is split into the plan's segments of consecutive block rows
- * with similar block counts (Sec. 4.1), each sorted on its own GPU
- * (segments.c builds them on the host). What the SpMV reads
- * from other GPUs is assembled by one of four exchange modes:
- *   nccl  the whole vector by ncclAllGather over equal chunks (segments
- *         padded to the longest, block columns remapped to chunk
- *         positions); scalars by ncclAllReduce
- *   p2p   the whole vector by peer stores from a copy kernel (a peer
- *         memcpy cannot be captured in a graph); every GPU writes its
- *         partial sums into every GPU's state, which adds them in order
- *   halo  only the entries each segment reads, packed straight into the
- *         peers' vectors on a second stream while the interior rows (those
- *         that read nothing foreign) are multiplied; scalars as p2p
- *   host  the paper's way: vector and partial sums through host memory
- *         (x n elements a iteration, Eq. 9), host-driven, no graph
- * Except for host, K iterations of all GPUs are captured in one CUDA graph
- * and the host looks at the state once per graph while the next graph runs
- * (cgm_gpu_opts.graphs off: the same batch enqueued anew each time).
- * Cross-device dependencies: with p2p and halo, flags in device memory that
- * the kernels raise and spin on (cgm_sync in kernels.h; graph edges between
- * devices cost ~15 us each on 4 x H200; cgm_gpu_opts.flags off brings them
- * back for comparison); with nccl, its collectives. Two refinements, each
- * with a switch that turns it off (cgm_gpu_opts.late, .ll):
- *   - halo: the pack's last block waits for the peers' packs, so the
- *     boundary SpMV, which follows the own pack, starts without a wait;
- *   - cgg: the SpMV sums go to every GPU as ll words (data and tick in one
- *     8-byte store, cgm_cg_state.ll), which cgg polls: no system-scope
- *     fence on either side (2.6 against 1.3 us one way on 4 x H200).
- * One GPU is the same code with nothing to exchange. */
+ *            reductions and three kernels, 13 passes (always in host mode)
+ * Each GPU holds one of the plan's segments (segments.c). What the SpMV
+ * reads from other GPUs comes by one of four exchange modes:
+ *   nccl  the whole vector by ncclAllGather over equal chunks; scalars by
+ *         ncclAllReduce
+ *   p2p   the whole vector by peer stores from a copy kernel; every GPU
+ *         writes its partial sums into every GPU's state
+ *   halo  only the entries each segment reads, packed into the peers'
+ *         vectors on a second stream while the interior rows are
+ *         multiplied; scalars as p2p
+ *   host  the paper's: vector and sums through host memory, no graph
+ * Except for host, K iterations of all GPUs are one CUDA graph, and the
+ * host looks at the state once per graph while the next one runs. Between
+ * devices, p2p and halo use flags in device memory (cgm_sync: graph edges
+ * cost ~15 us each on 4 H200s), refined by the late pack (halo) and the ll
+ * words (cgg: data and tick in one store, no system-scope fence). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,12 +211,9 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
   return CGM_OK;
 }
 
-/* Block-Jacobi: the inverses of segment g's diagonal blocks and the blocks
- * (pb->binv, pb->bblk: of the matrix as the layout sees it, after any
- * reordering), in the iteration's precision. Segments start at multiples of
- * the block (cgm_plan_opts.row_align), so the device's blocks are the
- * matrix's from its first row on; the last may be cut at its own rows (the
- * kernels read only those), and those past the matrix are the identity. */
+/* Block-Jacobi: the inverses of segment g's diagonal blocks and the blocks,
+ * in the iteration's precision. Segments start at multiples of the block
+ * (cgm_plan_opts.row_align); blocks past the matrix are the identity. */
 static cgm_status upload_bjacobi(gpu_solver *S, const cgm_problem *pb, cgm_cuda_dev *d, int g,
                                  cgm_error *err) {
   const int n = pb->opts.precond_block;
@@ -269,9 +248,8 @@ out:
   return st;
 }
 
-/* Uploads D^-1, b, x0 (own rows) and x0 into v (everything the first SpMV
- * reads: the whole vector, or own rows and halo); in mixed precision x0
- * goes to x_hi, and the correction x starts at zero. */
+/* Uploads D^-1, b, x0 (own rows) and x0 into v as the first SpMV reads it;
+ * in mixed precision x0 goes to x_hi, the correction x starting at zero. */
 static cgm_status upload_vectors(gpu_solver *S, const cgm_problem *pb, const cgm_seg_host *seg,
                                  cgm_error *err) {
   const cgm_csr *A = pb->A;
@@ -337,12 +315,8 @@ out:
 }
 
 /* Whether A (on the host) crosses as CSR and the GPU builds its layout
- * (kernels/device_layout.cu): one GPU, block size 1 (long rows apart as
- * the host would put them), and room on the GPU for the CSR beside the
- * plan's footprint while the layout is built. The host's parallel build of
- * a 49M-nonzero layout took 0.11-0.14 s on a 16-core H200 node, the
- * device's milliseconds, and the CSR is no more bytes to upload than the
- * layout it becomes. */
+ * (milliseconds, against the host's 0.11-0.14 s at 49M nonzeros): the plan
+ * allows it and the CSR fits beside the plan's footprint during the build. */
 static cgm_status want_device_layout(const gpu_solver *S, const cgm_problem *pb, bool *yes,
                                      cgm_error *err) {
   *yes = false;
@@ -432,8 +406,7 @@ static void init_solver(gpu_solver *S, const cgm_problem *pb) {
   S->trace_file = pb->opts.gpu.trace_file;
 }
 
-/* Every segment's memory is the plan's, checked before any device
- * allocation. */
+/* Every segment's memory (the plan's), checked before any allocation. */
 static cgm_status check_memory(const gpu_solver *S, const cgm_problem *pb, cgm_error *err) {
   for (int g = 0; g < S->G; g++) {
     int64_t avail, total, need = pb->plan.seg[g].device_bytes;
@@ -451,8 +424,7 @@ static cgm_status check_memory(const gpu_solver *S, const cgm_problem *pb, cgm_e
 }
 
 /* Each segment built on the host (segments.c), unless the GPU builds the
- * layout: A in its memory (pb->dA), or a host CSR it lays out
- * (*dev_layout: want_device_layout). */
+ * layout (A in its memory, or *dev_layout). */
 static cgm_status build_segments(const gpu_solver *S, const cgm_problem *pb, cgm_seg_host *seg,
                                  bool *dev_layout, cgm_solve_result *res, cgm_error *err) {
   cgm_status st = CGM_OK;

@@ -36,9 +36,7 @@
 namespace {
 
 template <typename T> __global__ void jacobi(int64_t n, const T *d, const T *r, T *z) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x)
-    z[i] = d[i] * r[i];
+  CGM_GRID_LOOP(i, n) z[i] = d[i] * r[i];
 }
 
 /* cuBLAS by precision. */

@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cgm_solve for a matrix, right-hand side and solution that live in a GPU's
- * memory (cgm_csr_device: a CuPy matrix). Everything cgm_solve does on the
- * host is done here on the device, so that nothing of A crosses to the
- * host: the checks (structure, NaN/Inf, symmetry, the diagonal, single
- * precision's range), ||b||, the scaling, the layout (cgm_cuda_matrix_from_
- * device), the vectors, and after the iteration the solution scaled back
- * and its residual recomputed in double. Only scalars come back, and the
- * entries of one row when a message must name them. */
+/* cgm_solve for a matrix, right-hand side and solution in a GPU's memory
+ * (cgm_csr_device: a CuPy matrix): everything cgm_solve does on the host
+ * (checks, scaling, layout, vectors, the residual recomputed) is done on
+ * the device. Only scalars come back, and a row a message must name. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,10 +19,6 @@ int grid_for(int64_t n) {
   int64_t b = (n + kThreads - 1) / kThreads;
   return (int)(b < 1 ? 1 : b > kMaxBlocks ? kMaxBlocks : b);
 }
-
-#define GRID_LOOP(i, n)                                                                            \
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);                        \
-       i += (int64_t)gridDim.x * blockDim.x)
 
 /* The first row (or entry) where each check fails, INT32_MAX where none. */
 struct Findings {
@@ -52,7 +44,7 @@ __device__ int64_t find_col(const IP *rp, const int32_t *col, int64_t r, int32_t
 template <typename IP>
 __global__ void check_rows(int32_t n, int32_t ncols, int64_t nnz, const IP *rp, const int32_t *col,
                            const double *val, int want_range, Findings *f) {
-  GRID_LOOP(i, n) {
+  CGM_GRID_LOOP(i, n) {
     const int64_t k0 = rp[i], k1 = rp[i + 1];
     if (k1 < k0 || k0 < 0 || k1 > nnz) {
       atomicMin(&f->structure, (int)i);
@@ -80,7 +72,7 @@ __global__ void check_rows(int32_t n, int32_t ncols, int64_t nnz, const IP *rp, 
 template <typename IP>
 __global__ void check_symmetry(int32_t n, const IP *rp, const int32_t *col, const double *val,
                                Findings *f) {
-  GRID_LOOP(i, n) {
+  CGM_GRID_LOOP(i, n) {
     const int64_t kd = find_col(rp, col, i, (int32_t)i);
     if (!(kd >= 0 && val[kd] > 0.0)) atomicMin(&f->diagonal, (int)i);
     for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
@@ -96,7 +88,7 @@ __global__ void check_symmetry(int32_t n, const IP *rp, const int32_t *col, cons
 }
 
 __global__ void check_vectors(int32_t n, const double *b, const double *x, Findings *f) {
-  GRID_LOOP(i, n) {
+  CGM_GRID_LOOP(i, n) {
     if (!isfinite(b[i])) atomicMin(&f->b, (int)i);
     if (!isfinite(x[i])) atomicMin(&f->x, (int)i);
   }
@@ -116,14 +108,14 @@ __device__ void block_sum(double v, double *part) {
 
 __global__ void abs_max(int32_t n, const double *v, unsigned long long *out) {
   double m = 0.0;
-  GRID_LOOP(i, n) m = fmax(m, fabs(v[i]));
+  CGM_GRID_LOOP(i, n) m = fmax(m, fabs(v[i]));
   atomicMax(out, (unsigned long long)__double_as_longlong(m));
 }
 
 /* sum (v_i / scale)^2, scale = max |v_i|: no overflow or underflow. */
 __global__ void scaled_squares(int32_t n, const double *v, double scale, double *part) {
   double s = 0.0;
-  GRID_LOOP(i, n) {
+  CGM_GRID_LOOP(i, n) {
     const double t = v[i] / scale;
     s += t * t;
   }
@@ -136,7 +128,7 @@ template <typename IP>
 __global__ void residual_squares(int32_t n, const IP *rp, const int32_t *col, const double *val,
                                  const double *b, const double *x, double bnorm, double *part) {
   double s = 0.0;
-  GRID_LOOP(i, n) {
+  CGM_GRID_LOOP(i, n) {
     double r = b[i];
     for (int64_t k = rp[i]; k < rp[i + 1]; k++) r = fma(-val[k], x[col[k]], r);
     r /= bnorm;
@@ -146,19 +138,19 @@ __global__ void residual_squares(int32_t n, const IP *rp, const int32_t *col, co
 }
 
 __global__ void divide(int32_t n, const double *src, double by, double *dst) {
-  GRID_LOOP(i, n) dst[i] = src[i] / by;
+  CGM_GRID_LOOP(i, n) dst[i] = src[i] / by;
 }
 
 /* x = y * scale, and the first entry that overflows doing it. */
 __global__ void scale_back(int32_t n, const double *y, double scale, double *x, int *first) {
-  GRID_LOOP(i, n) {
+  CGM_GRID_LOOP(i, n) {
     x[i] = y[i] * scale;
     if (isfinite(y[i]) && !isfinite(x[i])) atomicMin(first, (int)i);
   }
 }
 
 __global__ void first_nonfinite(int32_t n, const double *v, int *first) {
-  GRID_LOOP(i, n) if (!isfinite(v[i])) atomicMin(first, (int)i);
+  CGM_GRID_LOOP(i, n) if (!isfinite(v[i])) atomicMin(first, (int)i);
 }
 
 /* The solver's own vectors: D^-1 (from A's diagonal), b and x0 in the
@@ -166,14 +158,14 @@ __global__ void first_nonfinite(int32_t n, const double *v, int *first) {
 template <typename IP, typename T>
 __global__ void inverse_diagonal(int32_t n, const IP *rp, const int32_t *col, const double *val,
                                  T *dinv) {
-  GRID_LOOP(i, n) {
+  CGM_GRID_LOOP(i, n) {
     const int64_t k = find_col(rp, col, i, (int32_t)i);
     dinv[i] = (T)(1.0 / val[k]); /* present and positive: checked */
   }
 }
 
 template <typename S, typename T> __global__ void convert(int64_t n, const S *src, T *dst) {
-  GRID_LOOP(i, n) dst[i] = (T)src[i];
+  CGM_GRID_LOOP(i, n) dst[i] = (T)src[i];
 }
 
 /* ----------------------------------------------------------- host side --- */

@@ -31,13 +31,10 @@ typedef struct gs_policy {
                         residual has fallen by CGM_RELIABLE_DELTA */
   int floor_watch;   /* double precision's floor watch (cgm_floor_watch) */
   int device_layout; /* A on the host: its layout built on the GPU, where the CSR fits */
-  /* A solve must not hang: the exchange (NCCL in particular, which hung on
-   * the 4 x H200 node) gets timeout_s without progress before the solve
-   * gives up with an error (cgm_gpu_opts.exchange_timeout_s, default 120
-   * s). With flags the devices watch each other, a device waiting at most
-   * wait_ns (half of it) for a peer before it ends the run itself, which the
-   * host reports with the iteration; the host's own deadline for a graph,
-   * host_timeout_s, is then the last resort. */
+  /* A solve must not hang: the exchange (NCCL hung on a node with 4 H200s)
+   * gets timeout_s without progress before the solve fails. With flags a
+   * device waits at most wait_ns (half of it) for a peer and ends the run
+   * itself; the host's own deadline, host_timeout_s, is the last resort. */
   double timeout_s;
   double host_timeout_s;
   unsigned long long wait_ns;

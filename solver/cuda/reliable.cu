@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Reliable updates on one GPU (gpu_solver.h): the true residual b - A x,
- * in double (mixed: with the solution folded into x_hi and the matrix's
- * double values) or in the iteration's precision, replaces the iterated
- * one between two graphs. */
+/* Reliable updates on one GPU (gpu_solver.h): the true residual b - A x
+ * (mixed: in double, x folded into x_hi) replaces the iterated one between
+ * two graphs. */
 #include <math.h>
 
 #include "solver/cuda/gpu_solver.h"
