@@ -576,6 +576,12 @@ static bool blocked(const cgm_bjac *bj) {
   return bj && bj->n > 0;
 }
 
+/* f(T{}) with T the element type of precision p (single: float, else
+ * double): a launcher written once for both. */
+template <typename F> static cudaError_t by_prec(cgm_precision p, F f) {
+  return p == CGM_PREC_SINGLE ? f(float{}) : f(double{});
+}
+
 /* The grid of a block-Jacobi kernel: a thread a block. */
 static int blk_blocks(int64_t n, const cgm_bjac *bj, int sms) {
   return cgm_vector_blocks(2 * ((n + bj->n - 1) / bj->n), sms);
@@ -595,28 +601,23 @@ extern "C" int cgm_vector_blocks(int64_t n, int sms) {
 #define D(p) static_cast<double *>(p)
 #define CD(p) static_cast<const double *>(p)
 
+/* Within cgm::by_prec: a vector of the precision's T. */
+#define P(p) static_cast<T *>(p)
+#define CP(p) static_cast<const T *>(p)
+
 extern "C" cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void *b, const void *u,
                                       const void *dinv, const cgm_bjac *bj, void *r, void *v,
                                       double *out, cgm_reduce_buf red, int sms, cudaStream_t s) {
-  if (cgm::blocked(bj)) {
-    const int blocks = cgm::blk_blocks(n, bj, sms); /* a thread a block */
-    if (prec == CGM_PREC_SINGLE)
-      cgm::cg1_blk<float><<<blocks, cgm::kVecThreads, 0, s>>>(n, bj->n, CF(b), CF(u), CF(bj->inv),
-                                                              F(r), F(v), out, red);
+  return cgm::by_prec(prec, [&](auto t) {
+    using T = decltype(t);
+    if (cgm::blocked(bj)) /* a thread a block */
+      cgm::cg1_blk<T><<<cgm::blk_blocks(n, bj, sms), cgm::kVecThreads, 0, s>>>(
+          n, bj->n, CP(b), CP(u), CP(bj->inv), P(r), P(v), out, red);
     else
-      cgm::cg1_blk<double><<<blocks, cgm::kVecThreads, 0, s>>>(n, bj->n, CD(b), CD(u), CD(bj->inv),
-                                                               D(r), D(v), out, red);
+      cgm::cg1<T><<<cgm_vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(
+          cgm::packs(prec, n), CP(b), CP(u), CP(dinv), P(r), P(v), out, red);
     return cudaGetLastError();
-  }
-  int blocks = cgm_vector_blocks(n, sms);
-  int64_t np = cgm::packs(prec, n);
-  if (prec == CGM_PREC_SINGLE)
-    cgm::cg1<float>
-        <<<blocks, cgm::kVecThreads, 0, s>>>(np, CF(b), CF(u), CF(dinv), F(r), F(v), out, red);
-  else
-    cgm::cg1<double>
-        <<<blocks, cgm::kVecThreads, 0, s>>>(np, CD(b), CD(u), CD(dinv), D(r), D(v), out, red);
-  return cudaGetLastError();
+  });
 }
 
 extern "C" cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
@@ -625,23 +626,16 @@ extern "C" cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_stat
                                       const cgm_out *out, cgm_reduce_buf red, const cgm_sync *sync,
                                       int sms, cudaStream_t s) {
   const cgm_sync sy = cgm::sync_or_none(sync);
-  if (cgm::blocked(bj)) {
-    const int blocks = cgm::blk_blocks(n, bj, sms);
-    if (prec == CGM_PREC_SINGLE)
-      return cgm::launch_k(sy.overlap, cgm::cg4_blk<float>, blocks, cgm::kVecThreads, s, n, bj->n,
-                           st, nparts, slot, prev, F(x), F(r), CF(v), CF(u), CF(bj->inv), *out, red,
-                           sy);
-    return cgm::launch_k(sy.overlap, cgm::cg4_blk<double>, blocks, cgm::kVecThreads, s, n, bj->n,
-                         st, nparts, slot, prev, D(x), D(r), CD(v), CD(u), CD(bj->inv), *out, red,
-                         sy);
-  }
-  int blocks = cgm_vector_blocks(n, sms);
-  int64_t np = cgm::packs(prec, n);
-  if (prec == CGM_PREC_SINGLE)
-    return cgm::launch_k(sy.overlap, cgm::cg4<float>, blocks, cgm::kVecThreads, s, np, st, nparts,
-                         slot, prev, F(x), F(r), CF(v), CF(u), CF(dinv), *out, red, sy);
-  return cgm::launch_k(sy.overlap, cgm::cg4<double>, blocks, cgm::kVecThreads, s, np, st, nparts,
-                       slot, prev, D(x), D(r), CD(v), CD(u), CD(dinv), *out, red, sy);
+  return cgm::by_prec(prec, [&](auto t) {
+    using T = decltype(t);
+    if (cgm::blocked(bj))
+      return cgm::launch_k(sy.overlap, cgm::cg4_blk<T>, cgm::blk_blocks(n, bj, sms),
+                           cgm::kVecThreads, s, n, bj->n, st, nparts, slot, prev, P(x), P(r), CP(v),
+                           CP(u), CP(bj->inv), *out, red, sy);
+    return cgm::launch_k(sy.overlap, cgm::cg4<T>, cgm_vector_blocks(n, sms), cgm::kVecThreads, s,
+                         cgm::packs(prec, n), st, nparts, slot, prev, P(x), P(r), CP(v), CP(u),
+                         CP(dinv), *out, red, sy);
+  });
 }
 
 extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
@@ -649,21 +643,15 @@ extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_stat
                                       const cgm_bjac *bj, const cgm_sync *sync, int sms,
                                       cudaStream_t s) {
   const cgm_sync sy = cgm::sync_or_none(sync);
-  if (cgm::blocked(bj)) {
-    const int blocks = cgm::blk_blocks(n, bj, sms);
-    if (prec == CGM_PREC_SINGLE)
-      return cgm::launch_k(sy.overlap, cgm::cg5_blk<float>, blocks, cgm::kVecThreads, s, n, bj->n,
-                           st, nparts, slot, prev, F(v), CF(r), CF(bj->inv), sy);
-    return cgm::launch_k(sy.overlap, cgm::cg5_blk<double>, blocks, cgm::kVecThreads, s, n, bj->n,
-                         st, nparts, slot, prev, D(v), CD(r), CD(bj->inv), sy);
-  }
-  int blocks = cgm_vector_blocks(n, sms);
-  int64_t np = cgm::packs(prec, n);
-  if (prec == CGM_PREC_SINGLE)
-    return cgm::launch_k(sy.overlap, cgm::cg5<float>, blocks, cgm::kVecThreads, s, np, st, nparts,
-                         slot, prev, F(v), CF(r), CF(dinv), sy);
-  return cgm::launch_k(sy.overlap, cgm::cg5<double>, blocks, cgm::kVecThreads, s, np, st, nparts,
-                       slot, prev, D(v), CD(r), CD(dinv), sy);
+  return cgm::by_prec(prec, [&](auto t) {
+    using T = decltype(t);
+    if (cgm::blocked(bj))
+      return cgm::launch_k(sy.overlap, cgm::cg5_blk<T>, cgm::blk_blocks(n, bj, sms),
+                           cgm::kVecThreads, s, n, bj->n, st, nparts, slot, prev, P(v), CP(r),
+                           CP(bj->inv), sy);
+    return cgm::launch_k(sy.overlap, cgm::cg5<T>, cgm_vector_blocks(n, sms), cgm::kVecThreads, s,
+                         cgm::packs(prec, n), st, nparts, slot, prev, P(v), CP(r), CP(dinv), sy);
+  });
 }
 
 extern "C" cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
@@ -672,24 +660,16 @@ extern "C" cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_stat
                                       const cgm_out *out, cgm_reduce_buf red, const cgm_sync *sync,
                                       int sms, cudaStream_t stream) {
   const cgm_sync sy = cgm::sync_or_none(sync);
-  if (cgm::blocked(bj)) {
-    const int blocks = cgm::blk_blocks(n, bj, sms);
-    if (prec == CGM_PREC_SINGLE)
-      return cgm::launch_k(sy.overlap, cgm::cgg_blk<float>, blocks, cgm::kVecThreads, stream, n,
-                           bj->n, st, nparts, slot, prev, F(x), F(u), F(p), CF(w), F(s),
-                           CF(bj->inv), CF(bj->blk), *out, red, sy);
-    return cgm::launch_k(sy.overlap, cgm::cgg_blk<double>, blocks, cgm::kVecThreads, stream, n,
-                         bj->n, st, nparts, slot, prev, D(x), D(u), D(p), CD(w), D(s), CD(bj->inv),
-                         CD(bj->blk), *out, red, sy);
-  }
-  int blocks = cgm_vector_blocks(n, sms);
-  int64_t np = cgm::packs(prec, n);
-  if (prec == CGM_PREC_SINGLE)
-    return cgm::launch_k(sy.overlap, cgm::cgg<float>, blocks, cgm::kVecThreads, stream, np, st,
-                         nparts, slot, prev, F(x), F(u), F(p), CF(w), F(s), CF(dinv), *out, red,
-                         sy);
-  return cgm::launch_k(sy.overlap, cgm::cgg<double>, blocks, cgm::kVecThreads, stream, np, st,
-                       nparts, slot, prev, D(x), D(u), D(p), CD(w), D(s), CD(dinv), *out, red, sy);
+  return cgm::by_prec(prec, [&](auto t) {
+    using T = decltype(t);
+    if (cgm::blocked(bj))
+      return cgm::launch_k(sy.overlap, cgm::cgg_blk<T>, cgm::blk_blocks(n, bj, sms),
+                           cgm::kVecThreads, stream, n, bj->n, st, nparts, slot, prev, P(x), P(u),
+                           P(p), CP(w), P(s), CP(bj->inv), CP(bj->blk), *out, red, sy);
+    return cgm::launch_k(sy.overlap, cgm::cgg<T>, cgm_vector_blocks(n, sms), cgm::kVecThreads,
+                         stream, cgm::packs(prec, n), st, nparts, slot, prev, P(x), P(u), P(p),
+                         CP(w), P(s), CP(dinv), *out, red, sy);
+  });
 }
 
 extern "C" cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, const cgm_pack *pk,
@@ -698,23 +678,22 @@ extern "C" cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, co
   const cgm_sync sy = cgm::sync_or_none(sync);
   int64_t total = pk->off[pk->ndst];
   if (total == 0 && sy.nraise == 0 && sy.wait_mask == 0) return cudaSuccess;
-  int blocks = cgm_vector_blocks(2 * total, sms);
-  if (prec == CGM_PREC_SINGLE)
-    cgm::pack<float><<<blocks, cgm::kVecThreads, 0, s>>>(CF(v_own), *pk, guard, sy, red.counter);
-  else
-    cgm::pack<double><<<blocks, cgm::kVecThreads, 0, s>>>(CD(v_own), *pk, guard, sy, red.counter);
-  return cudaGetLastError();
+  return cgm::by_prec(prec, [&](auto t) {
+    using T = decltype(t);
+    cgm::pack<T><<<cgm_vector_blocks(2 * total, sms), cgm::kVecThreads, 0, s>>>(
+        CP(v_own), *pk, guard, sy, red.counter);
+    return cudaGetLastError();
+  });
 }
 
 extern "C" cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void *x, const void *y,
                                       double *out, cgm_reduce_buf red, int sms, cudaStream_t s) {
-  int blocks = cgm_vector_blocks(n, sms);
-  int64_t np = cgm::packs(prec, n);
-  if (prec == CGM_PREC_SINGLE)
-    cgm::dot<float><<<blocks, cgm::kVecThreads, 0, s>>>(np, CF(x), CF(y), out, red);
-  else
-    cgm::dot<double><<<blocks, cgm::kVecThreads, 0, s>>>(np, CD(x), CD(y), out, red);
-  return cudaGetLastError();
+  return cgm::by_prec(prec, [&](auto t) {
+    using T = decltype(t);
+    cgm::dot<T><<<cgm_vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(cgm::packs(prec, n), CP(x),
+                                                                       CP(y), out, red);
+    return cudaGetLastError();
+  });
 }
 
 extern "C" cudaError_t cgm_launch_diag_norm(int64_t n, const double *x, const double *dinv,
