@@ -62,7 +62,7 @@ static cgm_status root_prepare(const cgm_csr *A, const double *b, const double *
                     "the MPI solve is preconditioned with Jacobi only (precond=jacobi)");
   if (o->gpus != 1)
     return cgm_fail(err, CGM_EINPUT, "gpus %d: several GPUs need backend=cuda", o->gpus);
-  cgm_status st = cgm_solve_check_input(A, b, x, res, err);
+  cgm_status st = cgm_solve_check_input_as(A, b, x, false, res, err);
   if (st) return st;
   if (A->nnz > INT_MAX)
     return cgm_fail(err, CGM_EINPUT,

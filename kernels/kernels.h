@@ -159,10 +159,6 @@ typedef struct cgm_bjac {
   const void *blk;
 } cgm_bjac;
 
-/* Threads per block and grid the SpMV uses for a layout (the grid is capped
- * at one full wave of the device, then loops over slices). */
-void cgm_spmv_config(const cgm_dev_layout *L, cgm_precision prec, int sms, int *threads,
-                     int *blocks);
 /* Checks that the CUDA kernels support these layout parameters (8 x 8 fp64
  * blocks take two threads per block row). */
 cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_precision prec, cgm_error *err);
@@ -176,9 +172,6 @@ cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision prec, const v
                             const void *p_rows, const cgm_out *dot, const double *dot_add,
                             cgm_reduce_buf red, cgm_cg_state *guard, const cgm_sync *sync, int sms,
                             cudaStream_t s);
-
-/* Grid of the fixed-grid vector kernels for n elements (Sec. 5.1). */
-int cgm_vector_blocks(int64_t n, int sms);
 
 /* CG1: r = b - u, v = D^-1 r; out[0] = r . v, out[1] = r . r. */
 cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void *b, const void *u,

@@ -157,6 +157,22 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
   }
 }
 
+static int elem_bytes(cgm_precision prec) {
+  return prec == CGM_PREC_SINGLE ? 4 : 8;
+}
+
+/* Threads per block and the grid for a layout: at most one full wave of
+ * the device, looping over slices. */
+static void spmv_config(const cgm_dev_layout *L, cgm_precision prec, int sms, int *threads,
+                        int *blocks) {
+  const int S = L->by * L->bx * L->n * spmv_split(elem_bytes(prec), L->n, L->bx);
+  const int spb = S <= kSpmvThreads ? kSpmvThreads / S : 1;
+  *threads = kSpmvThreads;
+  int64_t groups = (L->nslices + spb - 1) / spb;
+  int64_t wave = (int64_t)sms * kSpmvBlocksPerSM;
+  *blocks = (int)(groups < wave ? groups : wave);
+}
+
 template <typename T, int N, int BX>
 static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const void *p,
                           const cgm_out &dot, const double *add, cgm_reduce_buf red,
@@ -166,7 +182,7 @@ static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const
   if (L->by * BX * N * spmv_split((int)sizeof(T), N, BX) > kSpmvThreads)
     return cudaErrorInvalidValue;
   int threads, blocks;
-  cgm_spmv_config(L, sizeof(T) == 4 ? CGM_PREC_SINGLE : CGM_PREC_DOUBLE, sms, &threads, &blocks);
+  spmv_config(L, sizeof(T) == 4 ? CGM_PREC_SINGLE : CGM_PREC_DOUBLE, sms, &threads, &blocks);
   if (sync.leave > 0 && sync.leave < kSpmvBlocksPerSM &&
       blocks > (kSpmvBlocksPerSM - sync.leave) * sms)
     blocks = (kSpmvBlocksPerSM - sync.leave) * sms;
@@ -348,33 +364,19 @@ static cudaError_t launch_n(const cgm_dev_layout *L, const void *x, void *y, con
 
 } // namespace cgm
 
-static int elem_bytes(cgm_precision prec) {
-  return prec == CGM_PREC_SINGLE ? 4 : 8;
-}
-
 extern "C" cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_precision prec,
                                          cgm_error *err) {
   if (bx != 1 && bx != 2 && bx != 4 && bx != 8)
     return cgm_fail(err, CGM_EINPUT, "the CUDA kernels need B_x in {1, 2, 4, 8} (got %d)", bx);
   if (n * bx > 32)
     return cgm_fail(err, CGM_EINPUT, "the CUDA kernels need N * B_x <= 32 (got %d * %d)", n, bx);
-  const int h = cgm::spmv_split(elem_bytes(prec), n, bx);
+  const int h = cgm::spmv_split(cgm::elem_bytes(prec), n, bx);
   int S = by * bx * n * h;
   if (S > cgm::kSpmvThreads || cgm::kSpmvThreads % S != 0)
     return cgm_fail(err, CGM_EINPUT,
                     "the CUDA kernels need B_y * B_x * N%s to divide %d (got %d * %d * %d%s = %d)",
                     h > 1 ? " * 2" : "", cgm::kSpmvThreads, by, bx, n, h > 1 ? " * 2" : "", S);
   return CGM_OK;
-}
-
-extern "C" void cgm_spmv_config(const cgm_dev_layout *L, cgm_precision prec, int sms, int *threads,
-                                int *blocks) {
-  const int S = L->by * L->bx * L->n * cgm::spmv_split(elem_bytes(prec), L->n, L->bx);
-  const int spb = S <= cgm::kSpmvThreads ? cgm::kSpmvThreads / S : 1;
-  *threads = cgm::kSpmvThreads;
-  int64_t groups = (L->nslices + spb - 1) / spb;
-  int64_t wave = (int64_t)sms * cgm::kSpmvBlocksPerSM;
-  *blocks = (int)(groups < wave ? groups : wave);
 }
 
 extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision prec, const void *x,

@@ -14,6 +14,14 @@ namespace cgm {
 
 constexpr int kVecThreads = 256;
 
+/* The grid for n elements (Sec. 5.1): at most one resident wave. */
+static int vector_blocks(int64_t n, int sms) {
+  int64_t need = (n / 2 + kVecThreads - 1) / kVecThreads; /* >= packs of doubles */
+  int64_t wave = (int64_t)sms * (2048 / kVecThreads);
+  if (need < 1) need = 1;
+  return (int)(need < wave ? need : wave);
+}
+
 /* 16 bytes of T: 2 doubles or 4 floats. Vectors are padded to CGM_VEC_ALIGN. */
 template <typename T> struct Pack {
   static constexpr int V = 16 / sizeof(T);
@@ -584,17 +592,10 @@ template <typename F> static cudaError_t by_prec(cgm_precision p, F f) {
 
 /* The grid of a block-Jacobi kernel: a thread a block. */
 static int blk_blocks(int64_t n, const cgm_bjac *bj, int sms) {
-  return cgm_vector_blocks(2 * ((n + bj->n - 1) / bj->n), sms);
+  return cgm::vector_blocks(2 * ((n + bj->n - 1) / bj->n), sms);
 }
 
 } // namespace cgm
-
-extern "C" int cgm_vector_blocks(int64_t n, int sms) {
-  int64_t need = (n / 2 + cgm::kVecThreads - 1) / cgm::kVecThreads; /* >= packs of doubles */
-  int64_t wave = (int64_t)sms * (2048 / cgm::kVecThreads);
-  if (need < 1) need = 1;
-  return (int)(need < wave ? need : wave);
-}
 
 #define F(p) static_cast<float *>(p)
 #define CF(p) static_cast<const float *>(p)
@@ -614,7 +615,7 @@ extern "C" cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void 
       cgm::cg1_blk<T><<<cgm::blk_blocks(n, bj, sms), cgm::kVecThreads, 0, s>>>(
           n, bj->n, CP(b), CP(u), CP(bj->inv), P(r), P(v), out, red);
     else
-      cgm::cg1<T><<<cgm_vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(
+      cgm::cg1<T><<<cgm::vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(
           cgm::packs(prec, n), CP(b), CP(u), CP(dinv), P(r), P(v), out, red);
     return cudaGetLastError();
   });
@@ -632,7 +633,7 @@ extern "C" cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_stat
       return cgm::launch_k(sy.overlap, cgm::cg4_blk<T>, cgm::blk_blocks(n, bj, sms),
                            cgm::kVecThreads, s, n, bj->n, st, nparts, slot, prev, P(x), P(r), CP(v),
                            CP(u), CP(bj->inv), *out, red, sy);
-    return cgm::launch_k(sy.overlap, cgm::cg4<T>, cgm_vector_blocks(n, sms), cgm::kVecThreads, s,
+    return cgm::launch_k(sy.overlap, cgm::cg4<T>, cgm::vector_blocks(n, sms), cgm::kVecThreads, s,
                          cgm::packs(prec, n), st, nparts, slot, prev, P(x), P(r), CP(v), CP(u),
                          CP(dinv), *out, red, sy);
   });
@@ -649,7 +650,7 @@ extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_stat
       return cgm::launch_k(sy.overlap, cgm::cg5_blk<T>, cgm::blk_blocks(n, bj, sms),
                            cgm::kVecThreads, s, n, bj->n, st, nparts, slot, prev, P(v), CP(r),
                            CP(bj->inv), sy);
-    return cgm::launch_k(sy.overlap, cgm::cg5<T>, cgm_vector_blocks(n, sms), cgm::kVecThreads, s,
+    return cgm::launch_k(sy.overlap, cgm::cg5<T>, cgm::vector_blocks(n, sms), cgm::kVecThreads, s,
                          cgm::packs(prec, n), st, nparts, slot, prev, P(v), CP(r), CP(dinv), sy);
   });
 }
@@ -666,7 +667,7 @@ extern "C" cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_stat
       return cgm::launch_k(sy.overlap, cgm::cgg_blk<T>, cgm::blk_blocks(n, bj, sms),
                            cgm::kVecThreads, stream, n, bj->n, st, nparts, slot, prev, P(x), P(u),
                            P(p), CP(w), P(s), CP(bj->inv), CP(bj->blk), *out, red, sy);
-    return cgm::launch_k(sy.overlap, cgm::cgg<T>, cgm_vector_blocks(n, sms), cgm::kVecThreads,
+    return cgm::launch_k(sy.overlap, cgm::cgg<T>, cgm::vector_blocks(n, sms), cgm::kVecThreads,
                          stream, cgm::packs(prec, n), st, nparts, slot, prev, P(x), P(u), P(p),
                          CP(w), P(s), CP(dinv), *out, red, sy);
   });
@@ -680,7 +681,7 @@ extern "C" cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, co
   if (total == 0 && sy.nraise == 0 && sy.wait_mask == 0) return cudaSuccess;
   return cgm::by_prec(prec, [&](auto t) {
     using T = decltype(t);
-    cgm::pack<T><<<cgm_vector_blocks(2 * total, sms), cgm::kVecThreads, 0, s>>>(
+    cgm::pack<T><<<cgm::vector_blocks(2 * total, sms), cgm::kVecThreads, 0, s>>>(
         CP(v_own), *pk, guard, sy, red.counter);
     return cudaGetLastError();
   });
@@ -690,8 +691,8 @@ extern "C" cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void 
                                       double *out, cgm_reduce_buf red, int sms, cudaStream_t s) {
   return cgm::by_prec(prec, [&](auto t) {
     using T = decltype(t);
-    cgm::dot<T><<<cgm_vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(cgm::packs(prec, n), CP(x),
-                                                                       CP(y), out, red);
+    cgm::dot<T><<<cgm::vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(cgm::packs(prec, n), CP(x),
+                                                                        CP(y), out, red);
     return cudaGetLastError();
   });
 }
@@ -699,7 +700,7 @@ extern "C" cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void 
 extern "C" cudaError_t cgm_launch_diag_norm(int64_t n, const double *x, const double *dinv,
                                             double *out, cgm_reduce_buf red, int sms,
                                             cudaStream_t s) {
-  cgm::diag_norm<<<cgm_vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, x, dinv, out, red);
+  cgm::diag_norm<<<cgm::vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, x, dinv, out, red);
   return cudaGetLastError();
 }
 
@@ -712,14 +713,14 @@ extern "C" cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *
   d.n = ndst;
   for (int k = 0; k < ndst && k < CGM_MAX_GPUS; k++) d.p[k] = static_cast<uint4 *>(dst[k]);
   int64_t n16 = bytes / 16;
-  cgm::scatter<<<cgm_vector_blocks(2 * n16, sms), cgm::kVecThreads, 0, s>>>(
+  cgm::scatter<<<cgm::vector_blocks(2 * n16, sms), cgm::kVecThreads, 0, s>>>(
       static_cast<const uint4 *>(src), n16, d, guard, sy, red.counter);
   return cudaGetLastError();
 }
 
 extern "C" cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, double *out,
                                        cgm_reduce_buf red, int sms, cudaStream_t s) {
-  cgm::fold<<<cgm_vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, x_hi, x_lo, out, red);
+  cgm::fold<<<cgm::vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, x_hi, x_lo, out, red);
   return cudaGetLastError();
 }
 
@@ -744,7 +745,7 @@ extern "C" cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision ipr
                                                CF(bj->blk), F(z), F(v), CF(x), CF(sp), out, red);
     return cudaGetLastError();
   }
-  const int blocks = cgm_vector_blocks(n, sms);
+  const int blocks = cgm::vector_blocks(n, sms);
   if (iprec == CGM_PREC_DOUBLE)
     cgm::replace<double, double><<<blocks, cgm::kVecThreads, 0, s>>>(
         n, cgg, CD(b), CD(y), CD(dinv), D(z), D(v), CD(x), CD(sp), out, red);
@@ -765,7 +766,7 @@ extern "C" cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, in
 
 extern "C" cudaError_t cgm_launch_to_single(const double *src, float *dst, int64_t n, int sms,
                                             cudaStream_t s) {
-  cgm::to_single<<<cgm_vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, src, dst);
+  cgm::to_single<<<cgm::vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, src, dst);
   return cudaGetLastError();
 }
 

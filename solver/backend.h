@@ -54,11 +54,9 @@ cgm_status cgm_cpu_cg_f32(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
 cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err);
 cgm_status cgm_cusparse_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err);
 
-/* The checks cgm_solve makes before any iteration: CGM_EINPUT, or
- * CGM_ENOCONV with res->stop_reason for a diagonal that is not positive. */
-cgm_status cgm_solve_check_input(const cgm_csr *A, const double *b, const double *x,
-                                 cgm_solve_result *res, cgm_error *err);
-/* The same with the matrix's part skipped when matrix_checked. */
+/* The checks cgm_solve makes before any iteration (the matrix's skipped
+ * when matrix_checked): CGM_EINPUT, or CGM_ENOCONV with res->stop_reason
+ * for a diagonal that is not positive. */
 cgm_status cgm_solve_check_input_as(const cgm_csr *A, const double *b, const double *x,
                                     bool matrix_checked, cgm_solve_result *res, cgm_error *err);
 /* Those checks, and single precision's range, one by one: cgm_solve makes

@@ -138,11 +138,6 @@ static cgm_status check_float_range(const cgm_csr *A, cgm_precision p, cgm_error
                               : refuse_first(A, cgm_check_float, CGM_CHECK_RANGE, NULL, err);
 }
 
-cgm_status cgm_solve_check_input(const cgm_csr *A, const double *b, const double *x,
-                                 cgm_solve_result *res, cgm_error *err) {
-  return cgm_solve_check_input_as(A, b, x, false, res, err);
-}
-
 /* The right-hand side and the initial guess first (NaN/Inf there is bad
  * input whatever the matrix), then the matrix as cgm_solve_check_matrix. */
 cgm_status cgm_solve_check_input_as(const cgm_csr *A, const double *b, const double *x,
