@@ -597,12 +597,7 @@ static int blk_blocks(int64_t n, const cgm_bjac *bj, int sms) {
 
 } // namespace cgm
 
-#define F(p) static_cast<float *>(p)
-#define CF(p) static_cast<const float *>(p)
-#define D(p) static_cast<double *>(p)
-#define CD(p) static_cast<const double *>(p)
-
-/* Within cgm::by_prec: a vector of the precision's T. */
+/* A vector of the element type T in scope (cgm::by_prec, replace_as). */
 #define P(p) static_cast<T *>(p)
 #define CP(p) static_cast<const T *>(p)
 
@@ -724,38 +719,31 @@ extern "C" cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, dou
   return cudaGetLastError();
 }
 
+/* cgm_launch_replace with the residual in R and the iteration in T. */
+template <typename R, typename T>
+static cudaError_t replace_as(int64_t n, int cgg, const void *b, const void *y, const void *dinv,
+                              const cgm_bjac *bj, void *z, void *v, const void *x, const void *sp,
+                              double *out, cgm_reduce_buf red, int sms, cudaStream_t s) {
+  const R *rb = static_cast<const R *>(b), *ry = static_cast<const R *>(y);
+  if (cgm::blocked(bj))
+    cgm::replace_blk<R, T><<<cgm::blk_blocks(n, bj, sms), cgm::kVecThreads, 0, s>>>(
+        n, bj->n, cgg, rb, ry, CP(bj->inv), CP(bj->blk), P(z), P(v), CP(x), CP(sp), out, red);
+  else
+    cgm::replace<R, T><<<cgm::vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(
+        n, cgg, rb, ry, CP(dinv), P(z), P(v), CP(x), CP(sp), out, red);
+  return cudaGetLastError();
+}
+
 extern "C" cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t n,
                                           int cgg, const void *b, const void *y, const void *dinv,
                                           const cgm_bjac *bj, void *z, void *v, const void *x,
                                           const void *sp, double *out, cgm_reduce_buf red, int sms,
                                           cudaStream_t s) {
-  if (cgm::blocked(bj)) {
-    const int blocks = cgm::blk_blocks(n, bj, sms);
-    if (iprec == CGM_PREC_DOUBLE)
-      cgm::replace_blk<double, double>
-          <<<blocks, cgm::kVecThreads, 0, s>>>(n, bj->n, cgg, CD(b), CD(y), CD(bj->inv),
-                                               CD(bj->blk), D(z), D(v), CD(x), CD(sp), out, red);
-    else if (rprec == CGM_PREC_DOUBLE)
-      cgm::replace_blk<double, float>
-          <<<blocks, cgm::kVecThreads, 0, s>>>(n, bj->n, cgg, CD(b), CD(y), CF(bj->inv),
-                                               CF(bj->blk), F(z), F(v), CF(x), CF(sp), out, red);
-    else
-      cgm::replace_blk<float, float>
-          <<<blocks, cgm::kVecThreads, 0, s>>>(n, bj->n, cgg, CF(b), CF(y), CF(bj->inv),
-                                               CF(bj->blk), F(z), F(v), CF(x), CF(sp), out, red);
-    return cudaGetLastError();
-  }
-  const int blocks = cgm::vector_blocks(n, sms);
   if (iprec == CGM_PREC_DOUBLE)
-    cgm::replace<double, double><<<blocks, cgm::kVecThreads, 0, s>>>(
-        n, cgg, CD(b), CD(y), CD(dinv), D(z), D(v), CD(x), CD(sp), out, red);
-  else if (rprec == CGM_PREC_DOUBLE)
-    cgm::replace<double, float><<<blocks, cgm::kVecThreads, 0, s>>>(
-        n, cgg, CD(b), CD(y), CF(dinv), F(z), F(v), CF(x), CF(sp), out, red);
-  else
-    cgm::replace<float, float><<<blocks, cgm::kVecThreads, 0, s>>>(
-        n, cgg, CF(b), CF(y), CF(dinv), F(z), F(v), CF(x), CF(sp), out, red);
-  return cudaGetLastError();
+    return replace_as<double, double>(n, cgg, b, y, dinv, bj, z, v, x, sp, out, red, sms, s);
+  if (rprec == CGM_PREC_DOUBLE)
+    return replace_as<double, float>(n, cgg, b, y, dinv, bj, z, v, x, sp, out, red, sms, s);
+  return replace_as<float, float>(n, cgg, b, y, dinv, bj, z, v, x, sp, out, red, sms, s);
 }
 
 extern "C" cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, int cgg, int restart,

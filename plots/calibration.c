@@ -228,6 +228,32 @@ static cgm_status add_group(cal_build *B, const char *kernel, const char *varian
   return st;
 }
 
+/* A panel of one kernel and variant by size (1, 2, 4, 8: vector counts, or
+ * block sizes), a colour each, compact where more than two have samples. */
+static cgm_status size_panel(cal_build *B, const char *title, const char *kernel,
+                             const char *variant, bool blocks, bool compact) {
+  panel_begin(B, title);
+  bool some = false, any;
+  int groups = 0;
+  for (int b = 0; b < CGM_NBLOCKSIZES; b++)
+    groups += has_samples(B, kernel, variant, cgm_block_sizes[b]);
+  cgm_status st = CGM_OK;
+  for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
+    const int n = cgm_block_sizes[b];
+    char t[64], pre[32];
+    if (blocks)
+      snprintf(t, sizeof t, "%d×%d blocks", n, n);
+    else
+      snprintf(t, sizeof t, "n = %d vector%s", n, n > 1 ? "s" : "");
+    snprintf(pre, sizeof pre, blocks ? "N=%d " : "n=%d ", n);
+    st = add_group(B, kernel, variant, n, kernel, variant, t, pre, colors[b], compact || groups > 2,
+                   &any);
+    some |= any;
+  }
+  panel_end(B, some);
+  return st;
+}
+
 static cgm_status build(cal_build *B, int gpus) {
   cgm_status st = CGM_OK;
   bool any, some;
@@ -236,19 +262,7 @@ static cgm_status build(cal_build *B, int gpus) {
   static const char *const grids[] = {"fixed", "variable"};
   for (int g = 0; g < 2 && !st; g++) {
     snprintf(title, sizeof title, "plain loads, %s grid", grids[g]);
-    panel_begin(B, title);
-    some = false;
-    int groups = 0;
-    for (int nv = 1; nv <= 8; nv *= 2) groups += has_samples(B, "load", grids[g], nv);
-    for (int b = 0, nv = 1; nv <= 8 && !st; nv *= 2, b++) {
-      char t[64], pre[32];
-      snprintf(t, sizeof t, "n = %d vector%s", nv, nv > 1 ? "s" : "");
-      snprintf(pre, sizeof pre, "n=%d ", nv);
-      st =
-          add_group(B, "load", grids[g], nv, "load", grids[g], t, pre, colors[b], groups > 2, &any);
-      some |= any;
-    }
-    panel_end(B, some);
+    st = size_panel(B, title, "load", grids[g], false, false);
   }
   /* The CG vector kernels and the cuSPARSE baseline's whole iteration. */
   static const char *const vec[] = {"cg4", "cg5", "red", "cusparse"};
@@ -293,19 +307,7 @@ static cgm_status build(cal_build *B, int gpus) {
   static const char *const iv_title[] = {
       "whole CG iterations, 3D meshes", "whole CG iterations, one long row (arrow)",
       "whole CG iterations, every row long (band)", "whole CG iterations of the CPU, meshes"};
-  for (int v = 0; v < 4 && !st; v++) {
-    panel_begin(B, iv_title[v]);
-    some = false;
-    for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
-      const int n = cgm_block_sizes[b];
-      char t[32], pre[32];
-      snprintf(t, sizeof t, "%d×%d blocks", n, n);
-      snprintf(pre, sizeof pre, "N=%d ", n);
-      st = add_group(B, "iter", iv[v], n, "iter", iv[v], t, pre, colors[b], true, &any);
-      some |= any;
-    }
-    panel_end(B, some);
-  }
+  for (int v = 0; v < 4 && !st; v++) st = size_panel(B, iv_title[v], "iter", iv[v], true, true);
   /* Transfers: whole multi-GPU iterations and the fitted exchange cost. */
   if (!st) {
     int G = gpus;
