@@ -6,10 +6,9 @@
 
 #include <stdint.h>
 
-/* Removes the least recently used entries, with their extras, until those
- * left hold at most max_bytes with their extras (keep: an entry name never
- * removed), and temporary files left over an hour ago by killed writers.
- * -> entries removed; *left (NULL: not wanted): the bytes that stay. */
+/* Removes the least recently used entries with their extras until the
+ * rest hold at most max_bytes (keep: never removed), and killed writers'
+ * temporary files. The entries removed; *left (may be NULL): bytes kept. */
 int cgm_cache_evict(const char *dir, int64_t max_bytes, const char *keep, int64_t *left);
 
 #endif

@@ -168,6 +168,13 @@ template <typename S, typename T> __global__ void convert(int64_t n, const S *sr
   CGM_GRID_LOOP(i, n) dst[i] = (T)src[i];
 }
 
+/* dst = src, n doubles on the device, as floats when f32. */
+cudaError_t put_vec(bool f32, int32_t n, const double *src, void *dst, cudaStream_t s) {
+  if (!f32) return cudaMemcpyAsync(dst, src, 8 * (size_t)n, cudaMemcpyDeviceToDevice, s);
+  convert<<<grid_for(n), kThreads, 0, s>>>(n, src, (float *)dst);
+  return cudaGetLastError();
+}
+
 /* ----------------------------------------------------------- host side --- */
 
 typedef struct {
@@ -435,25 +442,13 @@ cgm_status gs_device_vectors(gpu_solver *S, const cgm_problem *pb, cgm_error *er
   });
   CGM_CUDA_TRY(err, cudaGetLastError());
   /* b: double unless in single precision */
-  if (pb->opts.precision == CGM_PREC_SINGLE)
-    convert<<<grid, kThreads, 0, d->stream>>>(n, pb->b, (float *)d->b);
-  else
-    CGM_CUDA_TRY(err,
-                 cudaMemcpyAsync(d->b, pb->b, 8 * (size_t)n, cudaMemcpyDeviceToDevice, d->stream));
-  CGM_CUDA_TRY(err, cudaGetLastError());
+  CGM_CUDA_TRY(err, put_vec(pb->opts.precision == CGM_PREC_SINGLE, n, pb->b, d->b, d->stream));
   if (d->mixed) { /* the solution in double; the iteration solves for its correction */
-    CGM_CUDA_TRY(
-        err, cudaMemcpyAsync(d->x_hi, pb->x, 8 * (size_t)n, cudaMemcpyDeviceToDevice, d->stream));
-  } else if (f32) { /* x0 in x and, for CG1's SpMV, in v */
-    convert<<<grid, kThreads, 0, d->stream>>>(n, pb->x, (float *)d->x);
-    convert<<<grid, kThreads, 0, d->stream>>>(n, pb->x, (float *)d->v);
-  } else {
-    CGM_CUDA_TRY(err,
-                 cudaMemcpyAsync(d->x, pb->x, 8 * (size_t)n, cudaMemcpyDeviceToDevice, d->stream));
-    CGM_CUDA_TRY(err,
-                 cudaMemcpyAsync(d->v, pb->x, 8 * (size_t)n, cudaMemcpyDeviceToDevice, d->stream));
+    CGM_CUDA_TRY(err, put_vec(false, n, pb->x, d->x_hi, d->stream));
+  } else { /* x0 in x and, for CG1's SpMV, in v */
+    CGM_CUDA_TRY(err, put_vec(f32, n, pb->x, d->x, d->stream));
+    CGM_CUDA_TRY(err, put_vec(f32, n, pb->x, d->v, d->stream));
   }
-  CGM_CUDA_TRY(err, cudaGetLastError());
   CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
   return CGM_OK;
 }
