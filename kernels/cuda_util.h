@@ -17,14 +17,17 @@
 /* The injected failure of common/fault.h: not sticky, the call not made. */
 #define CGM_CUDA_INJECTED cudaErrorMemoryAllocation
 
+/* The failure of a checked call: the error cleared (not sticky: later
+ * calls can report theirs), its message naming the call, file and line. */
+#define CGM_CUDA_FAIL(err, ce, what)                                                               \
+  ((void)cudaGetLastError(),                                                                       \
+   cgm_fail((err), CGM_ERUNTIME, "CUDA error %s (%s) in %s at %s:%d", cudaGetErrorName(ce),        \
+            cudaGetErrorString(ce), what, __FILE__, __LINE__))
+
 #define CGM_CUDA_TRY(err, call)                                                                    \
   do {                                                                                             \
     cudaError_t _ce = cgm_fault_hit() ? CGM_CUDA_INJECTED : (call);                                \
-    if (_ce != cudaSuccess) {                                                                      \
-      (void)cudaGetLastError(); /* clear sticky-free errors so later calls can report */           \
-      return cgm_fail((err), CGM_ERUNTIME, "CUDA error %s (%s) in %s at %s:%d",                    \
-                      cudaGetErrorName(_ce), cudaGetErrorString(_ce), #call, __FILE__, __LINE__);  \
-    }                                                                                              \
+    if (_ce != cudaSuccess) return CGM_CUDA_FAIL(err, _ce, #call);                                 \
   } while (0)
 
 /* Same, but records the failure in `st` and jumps to `label` for cleanup. */
@@ -32,9 +35,7 @@
   do {                                                                                             \
     cudaError_t _ce = cgm_fault_hit() ? CGM_CUDA_INJECTED : (call);                                \
     if (_ce != cudaSuccess) {                                                                      \
-      (void)cudaGetLastError();                                                                    \
-      st = cgm_fail((err), CGM_ERUNTIME, "CUDA error %s (%s) in %s at %s:%d",                      \
-                    cudaGetErrorName(_ce), cudaGetErrorString(_ce), #call, __FILE__, __LINE__);    \
+      st = CGM_CUDA_FAIL(err, _ce, #call);                                                         \
       goto label;                                                                                  \
     }                                                                                              \
   } while (0)

@@ -496,11 +496,8 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   const double time_check = cgm_now() - t_check - time_bjacobi;
   st = run_backend(&pb, res, err);
   /* Mixed precision promises what double reaches: a single-precision
-   * iteration that stopped short of the iteration cap (its true residual
-   * would fall no lower: a condition number near 1 / the unit roundoff of
-   * single; or its recurrence broke down in rounding, as on tiny
-   * ill-conditioned matrices) hands over to double precision, from the
-   * solution reached when that is finite, else from the initial guess. */
+   * iteration that stopped short of the cap (stalled, or broken down in
+   * rounding) hands over to double, from where it got if that is finite. */
   if (st == CGM_ENOCONV && o->precision == CGM_PREC_MIXED && o->fallback &&
       res->iterations < pb.maxiter) {
     bool finite = true;
@@ -526,9 +523,8 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
       st = cgm_solve_overflow(res, inf_at, ys[inf_at], bnorm);
     else
       res->relative_residual = true_residual(A, b, x, bnorm);
-    /* The least relative residual the arithmetic that forms it can show
-     * for this A and b: u ||A|| ||x|| / ||b|| (||b|| = 1 here). A tolerance
-     * below it is unreachable in this precision, whatever the solver does. */
+    /* The least relative residual the arithmetic can show for this A and
+     * b: u ||A|| ||x|| / ||b|| (||b|| = 1 here). */
     res->attainable_residual =
         cgm_residual_roundoff(o->precision) * pb.anorm * cgm_solve_norm2(ys, A->nrows);
     st = cgm_solve_conclude(st, o->precision, pb.tol, err, res);

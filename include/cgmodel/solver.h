@@ -24,15 +24,11 @@ typedef struct cgm_gpu_opts {
   cgm_cg_variant cg;
   bool graphs;  /* replay batches of iterations from CUDA graphs (off: enqueue each anew) */
   bool pdl;     /* programmatic dependent launch: a kernel starts while its predecessor drains */
-  bool flags;   /* several GPUs (p2p, halo): synchronise by flags in device memory, not by
-                   events between the devices' streams */
-  bool late;    /* halo with flags: the pack waits for the peers' packs, so the boundary SpMV
-                   starts without a wait */
-  bool ll;      /* single-reduction CG with flags: the sums travel as 8-byte words that carry
-                   their iteration's tick */
+  bool flags;   /* p2p, halo: synchronise by flags in device memory, not by events */
+  bool late;    /* halo with flags: the pack waits for the peers', the boundary SpMV for none */
+  bool ll;      /* cgg with flags: the sums travel as 8-byte words carrying their tick */
   bool balance; /* halo: boundary rows weigh more in the cut (cgm_plan_opts.balance) */
-  bool device_layout; /* one GPU, block size 1: the CSR crosses as it is and the GPU builds the
-                         layout (off: the host builds it and the layout crosses) */
+  bool device_layout;        /* one GPU, block size 1: the GPU builds the layout from the CSR */
   double exchange_timeout_s; /* a solve whose GPUs make no progress this long fails (<= 0: 120) */
   const char *trace_file;    /* -DCGMODEL_TRACE=ON builds: append the timeline here (NULL: none) */
 } cgm_gpu_opts;
