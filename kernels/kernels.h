@@ -89,8 +89,7 @@ typedef struct cgm_sync {
   unsigned long long *raise[CGM_MAX_GPUS]; /* flags in consumers' states */
   int overlap; /* launch with programmatic dependent launch (launch.cuh) */
   int leave;   /* SpMV: blocks per SM left free for the own halo pack it waits on */
-  int beside;  /* SpMV after the long-row kernel: runs beside it, waiting (PDL) only
-                  before adding its sum `add` */
+  int beside;  /* SpMV beside the long-row kernel, waiting (PDL) only to add its sum */
 } cgm_sync;
 
 /* slot[j][i]: device j's partial sums for slot i, written in by the peers

@@ -20,8 +20,7 @@ extern "C" {
 
 typedef struct cgm_cache_opts {
   const char *dir;   /* the cache directory (created when missing); NULL: no cache */
-  int64_t max_bytes; /* after a write, the least recently used entries are removed until the
-                        entries and their extras hold at most this many bytes; <= 0: no limit */
+  int64_t max_bytes; /* the least recently used entries evicted down to it; <= 0: no limit */
   bool square;       /* a parse refuses a matrix that is not square at its size line
                         (cgm_mm_read_opts.square: a solve's, before any work per column) */
   bool background;   /* a miss writes its entry on a thread of its own (one core) while the
@@ -90,8 +89,7 @@ CGM_API void cgm_cache_wait(cgm_cache_report *rep);
 typedef struct cgm_cache_entry {
   char file[64];       /* the entry's file name in the directory */
   char source[4096];   /* the matrix file it holds (absolute path) */
-  bool valid_header;   /* magic, version and header checksum right (the payload is checked
-                          when the entry is read) */
+  bool valid_header;   /* magic, version and checksum right (the payload's: when read) */
   bool source_current; /* the source file is there with the size and times of the entry */
   int64_t bytes;       /* of the entry and its extras */
   int64_t source_bytes;

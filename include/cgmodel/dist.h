@@ -36,8 +36,7 @@ typedef struct cgm_dist_info {
   int ranks;                    /* MPI processes (0: not a distributed solve) */
   cgm_dist_partition partition; /* as run */
   int32_t rows_min, rows_max;   /* rows owned by the smallest and the largest rank */
-  int64_t halo_entries;         /* vector entries received by all ranks together per exchange
-                                   (the halo volume; one exchange per iteration) */
+  int64_t halo_entries;         /* entries all ranks receive per exchange (one an iteration) */
   int64_t halo_max;             /* the most one rank receives */
   int neighbours_max;           /* the most ranks one rank receives from */
 } cgm_dist_info;

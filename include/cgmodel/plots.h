@@ -32,10 +32,8 @@ typedef enum { CGM_PLOT_PNG = 0, CGM_PLOT_SVG = 1 } cgm_plot_format;
 typedef struct cgm_plot_opts {
   const char *out;         /* FILE.png (pngcairo) or FILE.svg (svg) */
   int width, height;       /* pixels; <= 0: CGM_PLOT_WIDTH x CGM_PLOT_HEIGHT */
-  const char *scripts_dir; /* where the templates are: one directory or a
-                              ':'-separated list searched in order */
-  const char *search_path; /* where gnuplot is looked for, as $PATH (the
-                              caller passes its PATH); NULL: /usr/bin:/bin */
+  const char *scripts_dir; /* where the templates are (':'-separated, searched in order) */
+  const char *search_path; /* where gnuplot is looked for, as $PATH; NULL: /usr/bin:/bin */
 } cgm_plot_opts;
 
 /* What a plot wrote, and what the caller may want to tell the user. */
