@@ -106,8 +106,7 @@ typedef struct cgm_cg_state {
   int maxiter;              /* CG5 (or cgg) stops the run here */
   int K;                    /* iterations per graph (the ticks of cgm_sync) */
   unsigned long long epoch; /* graphs completed */
-  /* A run resumed after a replacement of its residual (reliable updates)
-   * counts its iterations on from iter_base at epoch epoch_base. */
+  /* a run resumed after a replacement counts on from iter_base at epoch_base */
   int iter_base;
   unsigned long long epoch_base;
   unsigned long long wait_ns; /* how long a flag wait may spin (0: forever) */
@@ -126,8 +125,7 @@ typedef struct cgm_cg_state {
 #endif
 } cgm_cg_state;
 
-/* Scratch of the last-block reductions: per-block partials and a counter
- * that the last block resets. One per kernel that reduces. */
+/* A reducing kernel's scratch: per-block partials, the last block's counter. */
 typedef struct cgm_reduce_buf {
   double *partials; /* 2 * capacity */
   unsigned *counter;
@@ -158,8 +156,7 @@ typedef struct cgm_bjac {
   const void *blk;
 } cgm_bjac;
 
-/* Checks that the CUDA kernels support these layout parameters (8 x 8 fp64
- * blocks take two threads per block row). */
+/* Whether the CUDA kernels support these layout parameters. */
 cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_precision prec, cgm_error *err);
 
 /* y = A x over the MBR layout. When dot is non-NULL, the last block writes
@@ -245,8 +242,7 @@ cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t
                                cgm_reduce_buf red, int sms, cudaStream_t stream);
 cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, int cgg, int restart,
                               cudaStream_t s);
-/* out[0] = ||D x||^2 = sum_i (x_i / dinv_i)^2 (dinv 0 left out): double
- * precision's floor watch. */
+/* out[0] = ||D x||^2 = sum_i (x_i / dinv_i)^2, dinv 0 left out (floor watch). */
 cudaError_t cgm_launch_diag_norm(int64_t n, const double *x, const double *dinv, double *out,
                                  cgm_reduce_buf red, int sms, cudaStream_t s);
 /* dst = (float) src: mixed precision's values, from the double copy. */

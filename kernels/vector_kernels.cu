@@ -219,8 +219,7 @@ __device__ __forceinline__ bool cgg_scalars(cgm_cg_state *state, int nparts, int
   return true;
 }
 
-/* The single-reduction CG's update (kernels.h, cgm_launch_cgg): every
- * scalar from the sums of one reduction, then one pass over the vectors. */
+/* The single-reduction CG's update (kernels.h, cgm_launch_cgg). */
 template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     cgg(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *u, T *p,
@@ -507,8 +506,7 @@ __global__ void __launch_bounds__(kVecThreads) to_single(int64_t n, const double
   dst[i] = (float)src[i];
 }
 
-/* Halo exchange: gathers the entries each peer reads and stores them
- * straight into its vector (peer memory over NVLink). */
+/* Halo exchange: the entries each peer reads, stored into its vector. */
 template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     pack(const T *__restrict__ v_own, cgm_pack pk, cgm_cg_state *guard, cgm_sync sync,
@@ -584,8 +582,7 @@ static bool blocked(const cgm_bjac *bj) {
   return bj && bj->n > 0;
 }
 
-/* f(T{}) with T the element type of precision p (single: float, else
- * double): a launcher written once for both. */
+/* f(T{}), T precision p's element type: a launcher written once for both. */
 template <typename F> static cudaError_t by_prec(cgm_precision p, F f) {
   return p == CGM_PREC_SINGLE ? f(float{}) : f(double{});
 }

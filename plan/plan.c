@@ -38,8 +38,7 @@ cgm_plan_opts cgm_plan_opts_default(void) {
   return o;
 }
 
-/* What a plan needs of its options to be built at all: a plan of a
- * settled solve (cgm_solve_opts_settle) is not checked again. */
+/* The options a plan needs (a settled solve's: not checked again). */
 static cgm_status check_opts(const cgm_plan_opts *o, cgm_error *err) {
   if (o->settled) return CGM_OK;
   if ((unsigned)o->backend > CGM_BACKEND_CUSPARSE || (unsigned)o->precision >= CGM_NPRECISIONS ||
@@ -209,8 +208,7 @@ static int64_t gathered_len(const cgm_plan *p, const cgm_plan_segment *s) {
   return (int64_t)p->nb * n;
 }
 
-/* The halo segments: interior and boundary layouts, halo sizes and the
- * entries every segment sends. */
+/* The halo segments: their layouts, halos and sends. */
 static cgm_status halo_segments(const cgm_plan_pattern *pt, cgm_plan *p, cgm_error *err) {
   const int G = p->nseg;
   int32_t *sub = malloc(((size_t)pt->nb + 1) * sizeof *sub);
@@ -269,8 +267,7 @@ static int64_t exchange_elements(cgm_exchange mode, int gpus, int64_t rows_total
   return mode == CGM_EXCHANGE_HOST ? (int64_t)gpus * rows_total : 0;
 }
 
-/* A plan of one segment holding every row, without layouts: the CSR as it
- * is (cuSPARSE), or laid out on the GPU. */
+/* One segment of every row, without layouts (cuSPARSE's, or the GPU's). */
 static void one_segment(cgm_plan *p, const cgm_plan_opts *o, int32_t nrows, int64_t nnz) {
   p->o = *o;
   p->o.features = NULL;

@@ -28,8 +28,7 @@ typedef struct cgm_problem {
    * (cgm_bjacobi_build), and for our CUDA kernels the blocks themselves. */
   const double *binv;
   const double *bblk;
-  /* A in GPU memory (cgm_solve_device; else NULL): A is then NULL, and b
-   * and x are pointers into that device's memory. */
+  /* A in GPU memory (cgm_solve_device; else NULL): A NULL, b and x there */
   const cgm_csr_device *dA;
 } cgm_problem;
 
@@ -101,8 +100,7 @@ long double cgm_residual_ssq(int32_t n, const int64_t *rowptr, const int32_t *co
  * ntimed past the first (page faults, cold caches); times is reordered. */
 void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double relres, int maxiter,
                          double tol, double *times, int ntimed);
-/* max_i sum_j |a_ij| (>= ||A||_2 for a symmetric A): the scale of A in the
- * reliable updates' floor. */
+/* max_i sum_j |a_ij| (>= ||A||_2 for a symmetric A). */
 double cgm_solve_inf_norm(const cgm_csr *A);
 
 /* Device dev's CUDA context made, or waited for (cgm_cuda_warm_up), before
@@ -197,8 +195,7 @@ static inline bool cgm_floor_due(const cgm_floor_watch *w, double iterated) {
   return iterated <= w->next;
 }
 
-/* After a probe (xnorm = ||x||, dxnorm = ||D x||, thr = tol ||b||): whether
- * the solve ends at its floor. */
+/* After a probe (xnorm = ||x||, dxnorm = ||D x||, thr = tol ||b||). */
 static inline bool cgm_floor_reached(cgm_floor_watch *w, double iterated, double true_residual,
                                      double xnorm, double dxnorm, double thr) {
   const double floor = w->unit * xnorm;
@@ -216,8 +213,7 @@ static inline bool cgm_floor_reached(cgm_floor_watch *w, double iterated, double
   return below_rounding || (loose && flat && thr <= CGM_FLOOR_MARGIN * true_residual);
 }
 
-/* The unit roundoff of the arithmetic that forms the true residual: float
- * in single precision, double in double and mixed. */
+/* The unit roundoff of the true residual's arithmetic (mixed: double's). */
 static inline double cgm_residual_roundoff(cgm_precision p) {
   return p == CGM_PREC_SINGLE ? 5.960464477539063e-08 : 1.1102230246251565e-16;
 }
@@ -254,8 +250,7 @@ cgm_status cgm_solve_fallback(cgm_problem *pb, cgm_solve_result *res, cgm_error 
 void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iterations, char *buf,
                             size_t n);
 
-/* The smallest Ritz value of `steps` Lanczos steps on A in double
- * (definite.c): below zero proves A indefinite. */
+/* The smallest Ritz value of `steps` Lanczos steps (below zero: indefinite). */
 cgm_status cgm_lanczos_min(const cgm_csr *A, int steps, double *ritz_min, cgm_error *err);
 
 #ifdef __cplusplus

@@ -29,8 +29,6 @@ cgm_solve_opts cgm_solve_opts_default(void) {
   o.precision = p.precision;
   o.layout = p.layout; /* B_x and B_y chosen for the matrix (cgm_plan_layout_params) */
   o.gpus = p.gpus;
-  /* halo: the fastest mode measured, and NCCL hung on the 4 x H200 node
-   * (docs/perf.md). */
   o.exchange = p.exchange;
   o.gpu = cgm_gpu_opts_default();
   o.reorder =
@@ -63,8 +61,7 @@ cgm_status cgm_solve_plan_known(const cgm_csr *A, const cgm_features *f, const c
   return cgm_plan_make(A, &po, p, err);
 }
 
-/* The plan the solve builds: as cgm_solve_plan, without the sectors of x
- * (only the model reads them). */
+/* The plan the solve builds: without the sectors of x (the model's). */
 static cgm_status solver_plan(const cgm_csr *A, const cgm_solve_opts *o, cgm_plan *p,
                               cgm_error *err) {
   cgm_plan_opts po = plan_opts(o);
@@ -106,8 +103,7 @@ static cgm_status refuse_first(const cgm_csr *A, bool (*bad)(double), cgm_check 
   return CGM_OK;
 }
 
-/* cgm_solve_check_matrix, marking res refused for a diagonal that is not
- * positive (when given). */
+/* cgm_solve_check_matrix, marking res (when given) refused. */
 static cgm_status check_matrix(const cgm_csr *A, cgm_solve_result *res, cgm_error *err) {
   if (A->nrows != A->ncols)
     return cgm_check_refuse(CGM_CHECK_SQUARE, A->nrows, A->ncols, 0, res, err);
@@ -386,8 +382,7 @@ cgm_status cgm_solve_conclude(cgm_status st, cgm_precision p, double tol, const 
   return st;
 }
 
-/* The monitor of a double-precision run that goes on from a mixed one:
- * its iterations count on from the first run's. */
+/* The monitor of a fallback's double run: its iterations count on. */
 typedef struct {
   void (*fn)(void *ctx, int iteration, double relative_residual);
   void *ctx;
@@ -453,8 +448,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   } else {
     pb.opts.precond_block = 0;
   }
-  /* What the backend builds: the CPU and cuSPARSE one segment, our CUDA
-   * kernels the plan's segments. */
+  /* what the backend builds (one segment but on our CUDA kernels) */
   if ((st = solver_plan(A, &pb.opts, &pb.plan, err))) return st;
   pb.opts.layout = pb.plan.o.layout;
   double *binv = NULL, *bblk = NULL;
@@ -477,8 +471,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     free(bblk);
     return CGM_OK;
   }
-  /* CG is scale invariant: solve A y = b / ||b|| and return x = ||b|| y, so
-   * no norm or dot product under- or overflows whatever the scale of b. */
+  /* CG is scale invariant: A y = b / ||b||, x = ||b|| y (no under- or overflow) */
   double *bs = malloc(((size_t)A->nrows + 1) * sizeof *bs);
   double *ys = malloc(((size_t)A->nrows + 1) * sizeof *ys);
   if (!bs || !ys) {

@@ -35,8 +35,7 @@ CGM_API void cgm_plan_layout_resolve(cgm_bcsr_params *p, const cgm_csr *A, int g
 /* The matrix features (cgm_features_compute) with each block size's padded
  * counts in the layout the solver builds on one GPU. */
 CGM_API cgm_status cgm_plan_features(const cgm_csr *A, cgm_features *f, cgm_error *err);
-/* The same for the block sizes of `blocks` alone (bit i:
- * cgm_block_sizes[i]). */
+/* The same for the block sizes of `blocks` alone (bit i: cgm_block_sizes[i]). */
 CGM_API cgm_status cgm_plan_features_blocks(const cgm_csr *A, unsigned blocks, cgm_features *f,
                                             cgm_error *err);
 /* The version of what cgm_plan_features gives, kept with a cached matrix's
@@ -179,8 +178,7 @@ CGM_API cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_p
 CGM_API cgm_status cgm_plan_device_csr(int32_t nrows, int64_t nnz, const cgm_plan_opts *o,
                                        cgm_plan *p, cgm_error *err);
 
-/* The block pattern of A at one block size, computed once and shared by
- * every plan of that size (the tuner makes dozens). */
+/* The block pattern of A at one block size, shared by the plans of that size. */
 typedef struct cgm_plan_pattern cgm_plan_pattern;
 CGM_API cgm_status cgm_plan_pattern_make(const cgm_csr *A, int n, cgm_plan_pattern **pt,
                                          cgm_error *err);
@@ -208,8 +206,7 @@ CGM_API bool cgm_plan_layout_on_device(const cgm_plan *p);
  * vector kernels move 16 bytes at a time); cgm_vec_len(n) is n so padded. */
 #define CGM_VEC_ALIGN 4
 CGM_API int64_t cgm_vec_len(int64_t n);
-/* What the CUDA solver allocates on each device beside the matrix and the
- * vectors, at most: the reductions' partials and the CG state. */
+/* The CUDA solver's scratch a device at most (partials, the CG state). */
 #define CGM_DEVICE_SCRATCH_BYTES (1 << 20)
 
 #ifdef __cplusplus

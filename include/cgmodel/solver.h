@@ -47,10 +47,8 @@ typedef struct cgm_solve_opts {
   cgm_bcsr_params layout; /* n in {1,2,4,8}; bx, by <= 0 pick the defaults */
   int gpus;               /* number of GPUs (CUDA backend), >= 1 */
   cgm_exchange exchange;
-  double tol;       /* the true relative residual ||b - Ax||/||b|| to reach (recomputed in
-                       double) whatever the precision; 0: CGM_DEFAULT_TOL */
-  double atol;      /* also converged once ||b - Ax|| <= atol (SciPy's atol): the relative
-                       target is max(tol, atol / ||b||) (cgm_solve_target); <= 0: none */
+  double tol;       /* the true ||b - Ax|| / ||b|| to reach; 0: CGM_DEFAULT_TOL */
+  double atol;      /* also converged at ||b - Ax|| <= atol (SciPy's; cgm_solve_target) */
   int maxiter;      /* <= 0: 10 * dimension, at least 1000 */
   int check_every;  /* GPU: test convergence every k iterations (<= 0: automatic) */
   int threads;      /* CPU: OpenMP threads, <= 0: the OpenMP default */
@@ -86,8 +84,7 @@ CGM_API cgm_status cgm_solve_opts_settle(cgm_solve_opts *o, const cgm_csr *A, cg
 /* Block-Jacobi's block apart from the layout: o->precond_block when > 0,
  * else A's point block (at most 8) when it has one, else 0. */
 CGM_API int cgm_precond_block_fixed(const cgm_csr *A, const cgm_solve_opts *o);
-/* Block-Jacobi's block size for A under o: cgm_precond_block_fixed, else
- * the layout's N. */
+/* Block-Jacobi's block: cgm_precond_block_fixed, else the layout's N. */
 CGM_API int cgm_precond_block_size(const cgm_csr *A, const cgm_solve_opts *o);
 /* Defaults: CPU, double, N = 1, 1 GPU, halo exchange, default tolerance. */
 CGM_API cgm_solve_opts cgm_solve_opts_default(void);
@@ -100,8 +97,7 @@ CGM_API cgm_status cgm_solve_plan_known(const cgm_csr *A, const cgm_features *f,
                                         const cgm_solve_opts *o, cgm_plan *p, cgm_error *err);
 /* The tolerance and iteration cap the solver will really use. */
 CGM_API double cgm_solve_tol(const cgm_solve_opts *o);
-/* The relative residual a solve of a right-hand side of norm bnorm must
- * reach: max(cgm_solve_tol, atol / bnorm). */
+/* The relative residual to reach: max(cgm_solve_tol, atol / ||b||). */
 CGM_API double cgm_solve_target(const cgm_solve_opts *o, double bnorm);
 CGM_API int cgm_solve_maxiter(const cgm_solve_opts *o, int32_t dimension);
 
@@ -123,8 +119,7 @@ typedef struct cgm_solve_result {
   int fallback_iterations; /* mixed precision that went on in double: its iterations before */
   int precond_block;       /* block-Jacobi's block size as run (0: Jacobi) */
   int ranks;               /* MPI processes that ran the solve (cgm_solve_mpi); 0: one process */
-  double attainable_residual; /* u ||A||_inf ||x|| / ||b||: the least relative residual the
-                                 residual's arithmetic can show for this A and b */
+  double attainable_residual; /* u ||A||_inf ||x|| / ||b||: the least its arithmetic shows */
   char device[256];           /* "cpu (N threads)", "NVIDIA H100 80GB HBM3", ... */
   char stop_reason[512];      /* empty when converged */
   bool refused;               /* before any iteration (not positive definite): nothing to record */
@@ -154,8 +149,7 @@ CGM_API cgm_status cgm_solve_device(const cgm_csr_device *A, const double *b, do
 
 /* ------------------------------------------------------------ Devices --- */
 
-/* Number of CUDA devices usable by this build (0 in a CPU-only build or when
- * no GPU/driver is present). Never fails. */
+/* CUDA devices usable by this build (0 without a GPU or in a CPU build). */
 CGM_API int cgm_cuda_device_count(void);
 /* Creates the CUDA context on devices 0 .. count - 1 (0.1-0.3 s each), for
  * a thread of its own while the matrix is read; errors are left to the
@@ -166,8 +160,7 @@ CGM_API bool cgm_have_cuda_build(void);
 /* Whether the nccl exchange's library (opened, not linked) can be opened:
  * false with the loader's reason in why. It stays open. */
 CGM_API bool cgm_nccl_available(char *why, size_t n);
-/* The CUDA runtime this library uses (cudaRuntimeGetVersion: 12030 is
- * 12.3); 0 in a CPU-only build. Needs no GPU. */
+/* The CUDA runtime this library uses (12030: 12.3); 0 in a CPU-only build. */
 CGM_API int cgm_cuda_runtime_version(void);
 
 typedef struct cgm_device_info {
@@ -180,8 +173,7 @@ typedef struct cgm_device_info {
   int64_t l2_bytes;
 } cgm_device_info;
 CGM_API cgm_status cgm_cuda_device_info(int dev, cgm_device_info *info, cgm_error *err);
-/* Whether GPU a can read GPU b's memory directly (cudaDeviceCanAccessPeer;
- * true for a == b): what the p2p and halo exchanges need. */
+/* Whether GPU a reads GPU b's memory directly (p2p and halo need it). */
 CGM_API cgm_status cgm_cuda_can_access_peer(int a, int b, bool *ok, cgm_error *err);
 
 #ifdef __cplusplus

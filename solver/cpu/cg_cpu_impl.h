@@ -199,8 +199,7 @@ static double FN(apply_blk)(int team, int n, int64_t nb, const REAL *binv, const
   return rz;
 }
 
-/* The preconditioner as the iteration applies it: Jacobi (binv NULL: the
- * inverse diagonal dinv) or block-Jacobi (binv: nb inverses of n x n). */
+/* The preconditioner: Jacobi (binv NULL) or block-Jacobi (nb inverses). */
 typedef struct {
   const REAL *dinv;
   const REAL *binv;
@@ -308,8 +307,7 @@ typedef struct {
   bool mixed, reduced, blk;
 } FN(solve);
 
-/* The layout (res->time_layout_s from t0), the vectors from A, b and x0,
- * and block-Jacobi's inverses in REAL. */
+/* The layout, the vectors from A, b and x0, block-Jacobi's inverses. */
 static cgm_status FN(setup)(FN(solve) * C, const cgm_problem *pb, double t0, cgm_solve_result *res,
                             cgm_error *err) {
   const cgm_csr *A = pb->A;
@@ -375,8 +373,7 @@ static cgm_status FN(setup)(FN(solve) * C, const cgm_problem *pb, double t0, cgm
   return CGM_OK;
 }
 
-/* CG1 and the iteration, with reliable updates; the result, and x back
- * into pb->x: CGM_OK when converged, else CGM_ENOCONV. */
+/* CG1 and the iteration; the result, x back in pb->x. */
 static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_result *res) {
   const cgm_csr *A = pb->A;
   const cgm_bcsr *B = &C->B;
@@ -395,8 +392,7 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
   int it = 0;
   const double thr = pb->tol * pb->bnorm;
   double relres = sqrt(rr) / pb->bnorm;
-  /* Reliable updates (backend.h); a true residual that stops falling ends
-   * the solve. */
+  /* reliable updates (backend.h) */
   double rt_ref = sqrt(rr_true);
   int last_check = 0;
   cgm_reliable rel =

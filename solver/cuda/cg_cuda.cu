@@ -33,8 +33,7 @@
 #ifdef CGM_TRACE
 static const size_t kTraceBytes = sizeof(unsigned long long) * CGM_TR_N * (CGM_TRACE_LEN + 1);
 
-/* Appends every device's stamps to the trace file (cgm_gpu_opts): one line
- * per device and kind, "G g kind count stamp...". Diagnostic builds only. */
+/* Appends every device's stamps to the trace file: "G g kind count stamp...". */
 static void trace_dump(gpu_solver *S) {
   FILE *f = S->trace_file ? fopen(S->trace_file, "a") : NULL;
   unsigned long long *h = (unsigned long long *)malloc(kTraceBytes);
@@ -128,8 +127,7 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
     CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
     void *v_own = (char *)d->v + d->v_off * w;
     if (d->mixed) {
-      /* The true residual in double (reliable.cu): b - A x0 with the double
-       * values, v = D^-1 r in single, and its carry. */
+      /* the true residual in double (reliable.cu), v = D^-1 r in single */
       double rt, xn;
       cgm_status st = gs_replace(S, 1, &rt, &xn, err); /* Algorithm 2: v = D^-1 r */
       if (st) return st;
@@ -168,8 +166,7 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
   h.slot[0][S->pol.K - 1].rr = tot[1];
   for (int g = 0; g < S->G; g++) {
     cgm_cuda_dev *d = &S->dev[g];
-    /* The single-reduction CG: the first SpMV carries each device's own
-     * partials, summed in device order like every later pair. */
+    /* cgg: the first SpMV carries each device's own partials */
     h.local[0].rz = part[g][0];
     h.local[0].rr = part[g][1];
 #ifdef CGM_TRACE
@@ -268,8 +265,7 @@ static cgm_status upload_vectors(gpu_solver *S, const cgm_problem *pb, const cgm
   for (int g = 0; g < S->G && !st; g++) {
     cgm_cuda_dev *d = &S->dev[g];
     const int64_t r0 = (int64_t)S->bounds[g] * n;
-    /* the slices on every core: four vectors of 7M rows took 0.3 s at
-     * Poisson 192^3 filled on one (an H100 host) */
+    /* the slices on every core (on one, 0.3 s at Poisson 192^3) */
     cgm_stage_slice(buf, diag, r0, d->rows, A->nrows, 1, 1.0);
     if ((st = cgm_cuda_upload_vec(d, d->dinv, buf, d->rows, 0, err))) break;
     if (pb->binv && (st = upload_bjacobi(S, pb, d, g, err))) break;
@@ -325,8 +321,7 @@ static cgm_status want_device_layout(const gpu_solver *S, const cgm_problem *pb,
   cgm_status st = cgm_cuda_free_bytes(0, &avail, &total, err);
   if (st) return st;
   const cgm_csr *A = pb->A;
-  /* the CSR, and the build's own scratch: row lengths, the sort's keys,
-   * values and buffers, the slices' sizes (kernels/device_layout.cu) */
+  /* the CSR, and the build's own scratch (kernels/device_layout.cu) */
   const int64_t csr = ((int64_t)A->nrows + 1) * 8 + A->nnz * 12, scratch = 48 * (int64_t)A->nrows;
   *yes = pb->plan.seg[0].device_bytes + csr + scratch + (16 << 20) <= avail;
   return CGM_OK;
@@ -371,8 +366,7 @@ out:
   return st;
 }
 
-/* What the solve needs before anything is set up: kernels for its layout
- * and precision, and the GPUs it names. */
+/* Kernels for the layout and precision, and the GPUs the solve names. */
 static cgm_status check_devices(const cgm_problem *pb, cgm_error *err) {
   const cgm_bcsr_params p = pb->opts.layout;
   const cgm_precision prec = pb->opts.precision;
@@ -473,8 +467,7 @@ static cgm_status setup_device(gpu_solver *S, const cgm_problem *pb, const cgm_s
   return st;
 }
 
-/* The exchange's own set-up: the halo's send lists, the host mode's pinned
- * buffers, NCCL's communicators. */
+/* The exchange's set-up: send lists, pinned buffers or communicators. */
 static cgm_status setup_exchange(gpu_solver *S, const cgm_seg_host *seg, cgm_error *err) {
   if (S->pol.mode == MODE_HALO) return setup_halo_sends(S, seg, err);
   if (S->pol.mode == MODE_HOST) {
@@ -523,8 +516,7 @@ static cgm_status setup(gpu_solver *S, const cgm_problem *pb, cgm_seg_host *seg,
   return CGM_OK;
 }
 
-/* CG1, and the solve's end where the initial residual settles it
- * (*settled): converged, or NaN/Inf (CGM_ENOCONV). */
+/* CG1; *settled where the initial residual ends the solve. */
 static cgm_status first_step(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,
                              bool *settled, cgm_error *err) {
   double rzrr[2] = {0.0, 0.0};
@@ -543,8 +535,7 @@ static cgm_status first_step(gpu_solver *S, const cgm_problem *pb, cgm_solve_res
   return CGM_OK;
 }
 
-/* The loop: the host-staged one, or batches of K iterations replayed from
- * graphs; *fin: the state it ended in. */
+/* The loop, host-staged or by graphs; *fin: the state it ended in. */
 static cgm_status run_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,
                            const cgm_cg_state **fin, cgm_error *err) {
   cgm_status st;
@@ -588,8 +579,7 @@ static cgm_status finish(const cgm_problem *pb, const cgm_cg_state *fin, cgm_sol
   return CGM_ENOCONV;
 }
 
-/* x from every device (mixed: x_hi + x, folded there first); st unless
- * that fails. */
+/* x from every device (mixed: x_hi + x); st unless that fails. */
 static cgm_status download(gpu_solver *S, const cgm_problem *pb, cgm_status st, cgm_error *err) {
   for (int g = 0; g < S->G; g++) {
     cgm_cuda_dev *d = &S->dev[g];
