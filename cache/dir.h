@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The cache directory as a whole: an entry and its extras are one unit,
- * counted and removed together (dir.c). */
+/* The cache directory: an entry and its extras counted and removed as one. */
 #ifndef CGM_CACHE_DIR_H
 #define CGM_CACHE_DIR_H
 

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* One cache entry: its format, its name, its header, and the load and the
- * write of the whole entry (temporary file, fsync, rename). */
+/* One cache entry: its name, header, load and write (entry.h). */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700
 #include "cache/entry.h"

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* One cache entry: its format (docs/cache.md), name, header, load and
- * write. */
+/* One cache entry: its format (docs/cache.md), name, header, load, write. */
 #ifndef CGM_CACHE_ENTRY_H
 #define CGM_CACHE_ENTRY_H
 

@@ -72,8 +72,7 @@ static void *store_main(void *arg) {
   return NULL;
 }
 
-/* Starts the write of A's entry in the background; false when no thread
- * could be had (the caller writes it then). */
+/* Starts the background write of A's entry; false without a thread. */
 static bool store_start(const cgm_cache_opts *o, const char *name, const char *real,
                         const struct stat *s, const cgm_csr *A, const cgm_mm_info *mm,
                         cgm_cache_report *rep) {

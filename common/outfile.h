@@ -29,8 +29,7 @@ typedef struct cgm_outfile {
  * `path`: CGM_EINPUT when the directory is missing or not writable (the
  * user's mistake), CGM_ERUNTIME otherwise. */
 cgm_status cgm_outfile_open(cgm_outfile *o, const char *path, cgm_error *err);
-/* The same for a derived file: the temporary file is made beside the name
- * as given, and renamed over that name. */
+/* The same for a derived file: written beside the name as given. */
 cgm_status cgm_outfile_open_derived(cgm_outfile *o, const char *path, cgm_error *err);
 /* A stdio stream over the open file (owned by o); NULL when out of memory. */
 FILE *cgm_outfile_stream(cgm_outfile *o);

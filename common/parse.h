@@ -9,11 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A decimal integer ("-"? digits) in [lo, hi]; false for anything else,
- * including values beyond int64_t. */
+/* A decimal integer ("-"? digits) in [lo, hi]; false for anything else. */
 bool cgm_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
-/* A finite number (strtod's syntax, the whole string, no leading space) in
- * [lo, hi]. */
+/* A finite number (strtod's syntax, the whole string) in [lo, hi]. */
 bool cgm_parse_real(const char *s, double lo, double hi, double *out);
 
 /* One item of a list: s[0..n), not NUL-terminated. */

@@ -132,8 +132,7 @@ static void replace(cgm_dist_local *L, vectors *V, double sums[3]) {
   MPI_Allreduce(loc, sums, 3, MPI_DOUBLE, MPI_SUM, L->comm);
 }
 
-/* ||b - A x|| over all ranks, with long-double sums on each (the driver's
- * recomputed residual, cgm_solve). */
+/* ||b - A x|| over all ranks, summed as the driver's (cgm_residual_ssq). */
 static double true_residual(cgm_dist_local *L, vectors *V) {
   cgm_dist_exchange_start(L, V->x);
   cgm_dist_exchange_finish(L);
@@ -203,8 +202,7 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, const header *h, double
       break;
     }
     if (sqrt(rr) <= tol) {
-      /* A claim: the true residual decides (reliable update, as the CPU
-       * backend in double). */
+      /* a claim: the true residual decides (as the CPU backend's) */
       const double iterated = sqrt(rr);
       replace(L, V, sums);
       rr = sums[0], rz_new = sums[1];

@@ -27,8 +27,7 @@ typedef struct cgm_dist_local {
   int32_t *send_off, *send_idx;
   double *sendbuf;
   MPI_Request *req; /* nrecv + nsend */
-  /* Rows that read only own entries (multiplied while the exchange runs)
-   * and rows that read a ghost. */
+  /* rows that read only own entries (multiplied during the exchange), and the rest */
   int32_t ninterior, nboundary;
   int32_t *interior, *boundary;
   MPI_Comm comm;

@@ -311,8 +311,7 @@ cgm_reduce_buf cgm_cuda_red(const cgm_cuda_dev *d, int which) {
 cgm_status cgm_cuda_upload_vec(const cgm_cuda_dev *d, void *dst, const double *src, int64_t n,
                                double pad_value, cgm_error *err) {
   const size_t w = elem(d->prec);
-  /* doubles go as they are; a conversion or the padding into a copy, on
-   * every core (one core took tens of ms a vector of 7M rows) */
+  /* doubles as they are; a conversion into a copy on every core */
   const bool as_is = src && d->prec != CGM_PREC_SINGLE;
   void *tmp = as_is ? NULL : malloc((size_t)(n > 0 ? n : 1) * w);
   if (!as_is && !tmp) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
@@ -354,8 +353,7 @@ cgm_status cgm_cuda_download_double(const cgm_cuda_dev *d, const double *src, do
 
 cgm_status cgm_cuda_download_vec(const cgm_cuda_dev *d, const void *src, double *dst, int64_t n,
                                  cgm_error *err) {
-  /* doubles straight into dst; floats widened on every core (one core
-   * took ~15 ms a vector of 7M rows) */
+  /* doubles straight into dst; floats widened on every core */
   if (d->prec != CGM_PREC_SINGLE)
     return cgm_cuda_download_double(d, (const double *)src, dst, n, err);
   float *tmp = (float *)malloc((size_t)(n > 0 ? n : 1) * sizeof *tmp);

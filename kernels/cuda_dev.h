@@ -26,8 +26,7 @@ typedef struct cgm_dev_matrix {
   int present; /* 0 when the layout has no block rows */
 } cgm_dev_matrix;
 
-/* The pinned staging buffers of a device's uploads (kernels/cuda_dev.cu):
- * made on the first upload that needs them, kept until cgm_cuda_dev_free. */
+/* The pinned staging buffers of a device's uploads (cuda_dev.cu). */
 typedef struct cgm_stager {
   void *buf[2];
   cudaEvent_t done[2];
@@ -77,8 +76,7 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
 /* Uploads a layout into m (values converted to the precision). */
 cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_matrix *m,
                                   cgm_error *err);
-/* dst[i] (device) = src[i] (host), bytes[i] each, through the pinned
- * staging buffers of the layout's upload; done when it returns. */
+/* dst[i] (device) = src[i] (host), bytes[i] each, through the staging buffers. */
 cgm_status cgm_cuda_upload_arrays(cgm_cuda_dev *d, int k, void *const *dst, const void *const *src,
                                   const size_t *bytes, cgm_error *err);
 /* Frees the device's pinned upload buffers once its uploads are done (a
@@ -102,14 +100,12 @@ cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A,
 cgm_status cgm_cuda_dev_setup(cgm_cuda_dev *d, int dev, const cgm_bcsr *B, cgm_precision prec,
                               int64_t x_len, cgm_error *err);
 void cgm_cuda_dev_free(cgm_cuda_dev *d);
-/* Destroys the device's graphs (before ncclCommDestroy: a graph holding
- * captured NCCL work keeps its communicator from being destroyed). */
+/* Destroys the device's graphs (before ncclCommDestroy, which they block). */
 void cgm_cuda_dev_drop_graphs(cgm_cuda_dev *d);
 cgm_reduce_buf cgm_cuda_red(const cgm_cuda_dev *d, int which);
 #define CGM_RED_RELIABLE 5
 #define CGM_RED_LONG 6 /* the long rows' SpMV, beside the MBR kernels' (0 and 3) */
-/* A vector of n doubles to and from the device, whatever the iteration's
- * precision (mixed precision's b and solution). */
+/* n doubles to and from the device, whatever the iteration's precision. */
 cgm_status cgm_cuda_upload_double(const cgm_cuda_dev *d, double *dst, const double *src, int64_t n,
                                   cgm_error *err);
 cgm_status cgm_cuda_download_double(const cgm_cuda_dev *d, const double *src, double *dst,
@@ -118,8 +114,7 @@ cgm_status cgm_cuda_upload_vec(const cgm_cuda_dev *d, void *dst, const double *s
                                double pad_value, cgm_error *err);
 cgm_status cgm_cuda_download_vec(const cgm_cuda_dev *d, const void *src, double *dst, int64_t n,
                                  cgm_error *err);
-/* Free memory on the current device minus a reserve for the CUDA context,
- * cuSPARSE and NCCL. */
+/* Free memory on device dev, less a reserve for the context, cuSPARSE, NCCL. */
 cgm_status cgm_cuda_free_bytes(int dev, int64_t *avail, int64_t *total, cgm_error *err);
 
 /* y = B x on device dev with our SpMV kernel (tests, microbenchmarks): x has

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Error handling for CUDA host code: every runtime call and every launch is
- * checked and turned into a cgm_error naming the call, file and line. */
+/* CUDA host code's checks: every call and launch, a cgm_error naming it. */
 #ifndef CGM_KERNELS_CUDA_UTIL_H
 #define CGM_KERNELS_CUDA_UTIL_H
 

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* One coefficient fitted by least squares: the minimiser the model's
- * scalar fits share (the locality and row-scatter coefficients). */
+/* The minimiser the model's one-coefficient least-squares fits share. */
 #ifndef CGM_MODEL_MINIMIZE_H
 #define CGM_MODEL_MINIMIZE_H
 

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Time to an accurate solution, setup + K iterations (docs/model.md, "Time
- * to a solution"): the setup's model and the iteration count K. */
+/* Time to a solution beside the iteration's: the setup and K (docs/model.md). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The layout a configuration builds: B_x per matrix, block size and GPU
- * count (docs/bcsr-layout.md), and the matrix features in that layout. */
+/* The layout's B_x (docs/bcsr-layout.md), and the features in that layout. */
 #include "cgmodel/plan.h"
 
 /* Each SpMV thread walks its block row's blocks / B_x blocks as a chain of

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cgmodel plot accuracy: predicted against measured time per iteration of
- * every solve in the database (the idea of the paper's Fig. 10 and Table 6). */
+/* cgmodel plot accuracy (plots.h; the paper's Fig. 10 and Table 6). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>

@@ -115,10 +115,7 @@ static cgm_status add_samples(cal_build *B, const char *kernel, const char *vari
   return CGM_OK;
 }
 
-/* The fits of (kernel, variant, block) the caller asked for, as curves over
- * the panel's m range. */
-/* The other piece of a piecewise curve (rel-hi for rel, rel for rel-hi), or
- * NULL. */
+/* The other piece of a piecewise curve (rel-hi for rel, rel for rel-hi). */
 static const cgm_db_fit *other_piece(const cal_build *B, const cgm_db_fit *f) {
   for (int i = 0; i < B->fv->n; i++) {
     const cgm_db_fit *g = &B->fv->v[i];
@@ -359,8 +356,7 @@ static void write_fits(FILE *ff, int64_t cal_id, const cgm_db_device *dev, const
   }
 }
 
-/* The data files: FILE-samples.dat and FILE-curves.dat as the panels are
- * built, and FILE-fits.dat. */
+/* The data files: samples and curves as the panels are built, and fits. */
 static cgm_status cal_data(cal_build *B, int64_t cal_id, const cgm_db_calibration *cal,
                            const cgm_db_device *dev, int gpus, cgm_error *err) {
   FILE *ff;
@@ -471,8 +467,7 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
   B.sv = &sv;
   B.fv = &fv;
   B.prec = prec;
-  /* By default the paper's average fits and the relative fits the refined
-   * model predicts with. */
+  /* by default the paper's average fits and the refined model's relative ones */
   B.kinds = co && co->fits ? co->fits : (1u << CGM_FIT_AVG) | (1u << CGM_FIT_REL);
   if ((st = cal_data(&B, cal_id, &cal, &dev, co ? co->gpus : 0, err))) goto out;
   if (B.npanels == 0) {

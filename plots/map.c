@@ -18,8 +18,7 @@ static int map_grid_ne(void) {
   return (int)lround(log10(CGM_MAP_E_HI / CGM_MAP_E_LO)) * CGM_MAP_PER_DECADE + 1;
 }
 
-/* The meaningful region in log10 space: diagonal (e = x) .. dense (e = x^2),
- * where both are >= 0. */
+/* The region in log10 space, diagonal (e = x) .. dense (e = x^2): both >= 0. */
 static double in1(double lx, double le) {
   return le - lx;
 }
@@ -216,8 +215,7 @@ static void cb_tics(FILE *gp, const char *var, double lo, double hi, bool split)
   fprintf(gp, ")\"\n");
 }
 
-/* The map's grid: log10 x and log10 e, S, GFLOPS on one device and on G,
- * and the ranges inside the region (the colour scales). */
+/* The grid: S and GFLOPS on one device and on G, their ranges in the region. */
 typedef struct {
   const cgm_tuner_device *dev;
   const cgm_map_opts *mo;

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Shared by the plots: where the picture, its data and its script go, the
- * script's header, and running gnuplot. */
+/* Shared by the plots: their files, the script's header, running gnuplot. */
 #ifndef CGM_PLOTS_INTERNAL_H
 #define CGM_PLOTS_INTERNAL_H
 

@@ -36,8 +36,7 @@ static bool usable(const cgm_candidate *c) {
   return c->fits && isfinite(c->time_per_iter_s);
 }
 
-/* The most GPUs any candidate takes: the calibrated devices' (at most
- * o->max_gpus when given). */
+/* The most GPUs any candidate takes (at most o->max_gpus when given). */
 static int tuner_max_gpus(const cgm_tuner_device *devs, int ndev, const cgm_tuner_opts *o) {
   int m = 1;
   for (int d = 0; d < ndev; d++)
@@ -289,8 +288,7 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
   return st;
 }
 
-/* What the choice weighs: the predicted total, mixed precision's raised by
- * CGM_MIXED_MARGIN. */
+/* The predicted total, mixed precision's raised by CGM_MIXED_MARGIN. */
 static double choice_cost(const cgm_candidate *c) {
   return c->precision == CGM_PREC_MIXED ? c->total_s / (1.0 - CGM_MIXED_MARGIN) : c->total_s;
 }

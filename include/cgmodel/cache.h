@@ -71,8 +71,7 @@ CGM_API void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, 
                                  const void *data, size_t bytes);
 CGM_API bool cgm_cache_extra_get(const cgm_cache_report *rep, const char *kind, uint32_t version,
                                  void *data, size_t bytes);
-/* The same for an extra of any size: its data (malloc'ed, *bytes long), or
- * NULL. */
+/* The same for an extra of any size: its data (malloc'ed), or NULL. */
 CGM_API void *cgm_cache_extra_load(const cgm_cache_report *rep, const char *kind, uint32_t version,
                                    size_t *bytes);
 
@@ -102,8 +101,7 @@ typedef struct cgm_cache_entry {
  * used first. A missing directory has no entries. */
 CGM_API cgm_status cgm_cache_list(const char *dir, cgm_cache_entry **out, int *count,
                                   cgm_error *err);
-/* Removes every entry and leftover temporary file of the cache directory
- * (files of other names are left alone); *removed: how many files. */
+/* Removes every entry and temporary file of the cache directory (no other). */
 CGM_API cgm_status cgm_cache_clear(const char *dir, int *removed, cgm_error *err);
 
 #ifdef __cplusplus

@@ -41,8 +41,7 @@ typedef struct cgm_dist_info {
   int neighbours_max;           /* the most ranks one rank receives from */
 } cgm_dist_info;
 
-/* Whether this library was built with MPI (cgm_solve_mpi) and with METIS
- * (CGM_DIST_METIS). */
+/* Whether this library was built with MPI and with METIS. */
 CGM_API bool cgm_have_mpi_build(void);
 CGM_API bool cgm_have_metis_build(void);
 

@@ -22,8 +22,7 @@
 extern "C" {
 #endif
 
-/* Default picture size in pixels (a calibration of more than six panels:
- * 1500 x 1200). */
+/* Default picture size in pixels (larger for many calibration panels). */
 #define CGM_PLOT_WIDTH 1200
 #define CGM_PLOT_HEIGHT 800
 
@@ -46,8 +45,7 @@ typedef struct cgm_plot_files {
   char note[1024]; /* one line for the user ("" if none): fits not drawn, panels skipped */
 } cgm_plot_files;
 
-/* The format of an output name by its extension (.png, .svg, any case);
- * CGM_EINPUT naming the file otherwise. */
+/* The format of an output name by its extension (.png, .svg, any case). */
 CGM_API cgm_status cgm_plot_format_of(const char *path, cgm_plot_format *fmt, cgm_error *err);
 
 /* True when drawing the picture `out` would write the file `path`: the

@@ -27,8 +27,7 @@ typedef struct cgm_error {
   char msg[CGM_ERRMSG_MAX];
 } cgm_error;
 
-/* Set *err (if non-NULL) to code and a printf-style message; returns code so
- * that callers can write `return cgm_fail(err, CGM_EINPUT, "...")`. */
+/* Sets *err (if non-NULL) to code and a printf-style message; returns code. */
 CGM_API cgm_status cgm_fail(cgm_error *err, cgm_status code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -98,8 +98,7 @@ CGM_API cgm_status cgm_tuner_price(const cgm_tuner_plan *plans, int nplans, cons
                                    const cgm_tuner_device *devs, int ndev, const cgm_tuner_opts *o,
                                    cgm_candidate **out, int *count, cgm_error *err);
 
-/* Every candidate for matrix A on the devices (cgm_tuner_plans, then
- * cgm_tuner_price); *out is malloc'ed. */
+/* cgm_tuner_plans, then cgm_tuner_price; *out is malloc'ed. */
 CGM_API cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
                                         const cgm_tuner_device *devs, int ndev,
                                         const cgm_tuner_opts *o, cgm_candidate **out, int *count,

@@ -153,8 +153,7 @@ __global__ void first_nonfinite(int32_t n, const double *v, int *first) {
   CGM_GRID_LOOP(i, n) if (!isfinite(v[i])) atomicMin(first, (int)i);
 }
 
-/* The solver's own vectors: D^-1 (from A's diagonal), b and x0 in the
- * iteration's precision. */
+/* D^-1 from A's diagonal in the iteration's precision. */
 template <typename IP, typename T>
 __global__ void inverse_diagonal(int32_t n, const IP *rp, const int32_t *col, const double *val,
                                  T *dinv) {
@@ -471,8 +470,7 @@ cgm_status gs_device_solution(gpu_solver *S, double *x, int64_t n, cgm_error *er
   return CGM_OK;
 }
 
-/* The driver: cgm_solve's solve_in_order (solver/solve.c) with every pass
- * over A, b and x made on the device. */
+/* The driver: solve.c's solve_in_order, every pass over A, b, x on the device. */
 static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_solve_opts *o,
                                double *bs, double *ys, cgm_solve_result *res, cgm_error *err) {
   const cgm_csr_device *A = c->A;

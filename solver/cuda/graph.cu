@@ -100,8 +100,7 @@ typedef struct reliable {
   double claim_thr;      /* its value, (u ||A|| ||x||)^2 */
 } reliable;
 
-/* Double precision's floor watch (backend.h): a probe of the true residual
- * is due, the run unchanged by it. */
+/* Double precision's floor watch (backend.h): a probe is due. */
 static bool floor_due(const reliable *R, const cgm_cg_state *hs) {
   return R->watch && R->last == 0 && hs->done == CGM_RUN &&
          cgm_floor_due(&R->floor, sqrt(hs->rr_last));

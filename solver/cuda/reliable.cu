@@ -6,8 +6,7 @@
 
 #include "solver/cuda/gpu_solver.h"
 
-/* y = A x over the MBR layout and the long rows' (hi: their double
- * values, mixed precision's true residual). */
+/* y = A x over the MBR layout and the long rows' (hi: the double values). */
 static cudaError_t spmv_whole(cgm_cuda_dev *d, cgm_precision p, bool hi, const void *x, void *y) {
   cudaError_t e = cgm_launch_spmv(hi ? &d->A.L_hi : &d->A.L, p, x, y, NULL, NULL, NULL,
                                   cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream);

@@ -41,8 +41,7 @@ static cgm_status split_long(const cgm_csr *A, const int32_t *len, int32_t *list
   return st;
 }
 
-/* The lengths in blocks of block rows [b0, b1) (a row's entries at N =
- * 1), into a new array *len (len[b - b0]). */
+/* The lengths in blocks of block rows [b0, b1), into a new *len. */
 static cgm_status row_lengths(const cgm_csr *A, int n, int32_t b0, int32_t b1, int32_t **len,
                               cgm_error *err) {
   int32_t *l = malloc(((size_t)(b1 - b0) + 1) * sizeof *l);

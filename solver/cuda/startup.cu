@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* What several GPUs need before the first iteration (gpu_solver.h): peer
- * access between them, and NCCL's communicators for the nccl exchange. */
+/* Several GPUs' set-up (gpu_solver.h): peer access and NCCL's communicators. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
