@@ -192,8 +192,7 @@ int cgm_cache_entry_load(int fd, const char *real, const struct stat *s, cgm_csr
 int cgm_cache_entry_store(const char *dir, const char *name, const char *real, const struct stat *s,
                           const cgm_csr *A, const cgm_mm_info *mm, uint64_t *id, char *why,
                           size_t wn) {
-  cgm_cache_header h;
-  memset(&h, 0, sizeof h);
+  cgm_cache_header h = {0};
   memcpy(h.magic, CGM_CACHE_MAGIC, 8);
   h.version = CGM_CACHE_VERSION;
   h.hash_algo = CGM_HASH_XXH64;

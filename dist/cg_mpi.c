@@ -343,14 +343,10 @@ cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_root, doub
   MPI_Comm_size(comm, &size);
   if (o->threads > 0) omp_set_num_threads(o->threads);
   const int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
-  header h;
-  memset(&h, 0, sizeof h);
-  root_data R;
-  memset(&R, 0, sizeof R);
-  cgm_dist_local L;
-  memset(&L, 0, sizeof L);
-  vectors V;
-  memset(&V, 0, sizeof V);
+  header h = {0};
+  root_data R = {0};
+  cgm_dist_local L = {0};
+  vectors V = {0};
   int64_t *rowptr = NULL;
   int32_t *col = NULL;
   double *val = NULL, *xall = NULL;

@@ -386,8 +386,7 @@ extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision pr
                                        cudaStream_t s) {
   cgm_out none = {};
   none.n = 0;
-  cgm_sync nosync;
-  memset(&nosync, 0, sizeof nosync);
+  cgm_sync nosync = {};
   const cgm_sync &sy = sync ? *sync : nosync;
   const cgm_out &d = dot ? *dot : none;
   if (L->long_rows) {

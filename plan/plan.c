@@ -25,8 +25,7 @@ struct cgm_plan_pattern {
 };
 
 cgm_plan_opts cgm_plan_opts_default(void) {
-  cgm_plan_opts o;
-  memset(&o, 0, sizeof o);
+  cgm_plan_opts o = {0};
   o.backend = CGM_BACKEND_CPU;
   o.precision = CGM_PREC_DOUBLE;
   o.layout = cgm_bcsr_default_params(1);

@@ -447,8 +447,7 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
     return st;
   cgm_sample_vec sv = {0};
   fvec fv = {0};
-  cal_build B;
-  memset(&B, 0, sizeof B);
+  cal_build B = {0};
   if ((st = cgm_db_samples(db, cal_id, take_sample, &sv, err)) ||
       (st = cgm_db_fits(db, cal_id, take_fit, &fv, err)))
     goto out;

@@ -13,16 +13,14 @@
 #include "solver/backend.h"
 
 cgm_gpu_opts cgm_gpu_opts_default(void) {
-  cgm_gpu_opts g;
-  memset(&g, 0, sizeof g);
+  cgm_gpu_opts g = {0};
   g.cg = CGM_CG_CGG;
   g.graphs = g.pdl = g.flags = g.late = g.ll = g.balance = g.device_layout = true;
   return g;
 }
 
 cgm_solve_opts cgm_solve_opts_default(void) {
-  cgm_solve_opts o;
-  memset(&o, 0, sizeof o);
+  cgm_solve_opts o = {0};
   o.fallback = true;
   const cgm_plan_opts p = cgm_plan_opts_default();
   o.backend = p.backend;
@@ -425,8 +423,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
                                  cgm_error *err) {
   memset(res, 0, sizeof *res);
   const double t_check = cgm_now();
-  cgm_problem pb;
-  memset(&pb, 0, sizeof pb);
+  cgm_problem pb = {0};
   pb.opts = *given;
   cgm_status st = given->settled ? CGM_OK : cgm_solve_opts_settle(&pb.opts, A, err);
   if (st) return st;
@@ -544,8 +541,7 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
   const int32_t n = A->nrows;
   int32_t *perm = malloc(((size_t)n + 1) * sizeof *perm);
   double *bp = calloc((size_t)n + 1, sizeof *bp), *xp = calloc((size_t)n + 1, sizeof *xp);
-  cgm_csr B;
-  memset(&B, 0, sizeof B);
+  cgm_csr B = {0};
   if (!perm || !bp || !xp) st = cgm_fail(err, CGM_ERUNTIME, "out of memory for %d rows", n);
   if (!st) st = cgm_rcm(A, perm, err);
   if (!st) st = cgm_csr_permute(A, perm, &B, err);

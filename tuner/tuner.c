@@ -10,8 +10,7 @@
 #include <string.h>
 
 cgm_tuner_opts cgm_tuner_opts_default(void) {
-  cgm_tuner_opts o;
-  memset(&o, 0, sizeof o);
+  cgm_tuner_opts o = {0};
   o.precisions = 1u << CGM_PREC_DOUBLE;
   o.exchanges = 1u << CGM_EXCHANGE_HALO;
   o.cusparse = true;
@@ -102,8 +101,7 @@ cgm_status cgm_tuner_plans(const cgm_csr *A, int max_gpus, int block, unsigned e
     for (int G = 1; G <= max_gpus && !st; G++)
       for (int ex = 0; ex < CGM_NEXCHANGES && !st; ex++) {
         if (G == 1 ? ex != CGM_EXCHANGE_HALO : !(exchanges & (1u << ex))) continue;
-        cgm_tuner_plan tp;
-        memset(&tp, 0, sizeof tp);
+        cgm_tuner_plan tp = {0};
         cgm_plan_opts po = cgm_plan_opts_default();
         po.backend = CGM_BACKEND_CUDA;
         po.layout.n = n;
@@ -150,8 +148,7 @@ static cgm_candidate price_one(const cgm_tuner_device *dv, int d, cgm_plan *pl, 
   pl->o.backend = dv->is_cpu ? CGM_BACKEND_CPU : CGM_BACKEND_CUDA;
   cgm_plan_set_precision(pl, pr);
   const int w = cgm_precision_width((cgm_precision)ip);
-  cgm_candidate c;
-  memset(&c, 0, sizeof c);
+  cgm_candidate c = {0};
   c.device = d;
   c.backend = pl->o.backend;
   c.precision = pr;
@@ -194,8 +191,7 @@ static cgm_status price_cusparse(const cgm_features *f, const cgm_tuner_device *
     for (int pr = 0; pr < 2 && !st; pr++) { /* no mixed precision in the baseline */
       if (!precision_offered(o, (cgm_precision)pr) || !dv->have[pr] || !dv->model[pr].have_cusparse)
         continue;
-      cgm_candidate c;
-      memset(&c, 0, sizeof c);
+      cgm_candidate c = {0};
       c.device = d;
       c.backend = CGM_BACKEND_CUSPARSE;
       c.precision = (cgm_precision)pr;

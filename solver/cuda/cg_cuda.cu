@@ -156,8 +156,7 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
     tot[0] += part[g][0];
     tot[1] += part[g][1];
   }
-  cgm_cg_state h;
-  memset(&h, 0, sizeof h);
+  cgm_cg_state h = {};
   h.thr = (pb->tol * pb->bnorm) * (pb->tol * pb->bnorm);
   h.maxiter = pb->maxiter;
   h.K = S->pol.K;
@@ -346,8 +345,7 @@ static cgm_status layout_on_device(cgm_cuda_dev *d, const cgm_csr *A, cgm_bcsr_p
     if ((st = cgm_cuda_upload_arrays(d, 3, dst, src, bytes, err))) goto out;
   }
   {
-    cgm_csr_device dA;
-    memset(&dA, 0, sizeof dA);
+    cgm_csr_device dA = {};
     dA.device = d->dev;
     dA.nrows = A->nrows;
     dA.ncols = A->ncols;

@@ -484,8 +484,7 @@ static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_so
     (void)cudaGetLastError();
   }
   if (st) return st;
-  cgm_problem pb;
-  memset(&pb, 0, sizeof pb);
+  cgm_problem pb = {};
   pb.opts = *o;
   pb.opts.reorder = CGM_REORDER_NONE;
   cgm_plan_opts po = cgm_plan_opts_default(); /* one segment of every row */
@@ -583,8 +582,7 @@ extern "C" cgm_status cgm_solve_device(const cgm_csr_device *A, const double *b,
     return cgm_fail(err, CGM_EINPUT, "the matrix is said to be on GPU %d, but %d GPU%s present",
                     A->device, ndev, ndev == 1 ? " is" : "s are");
   CGM_CUDA_TRY(err, cudaSetDevice(A->device));
-  dctx c;
-  memset(&c, 0, sizeof c);
+  dctx c = {};
   c.A = A;
   double *bs = NULL, *ys = NULL;
   const size_t vb = 8 * ((size_t)A->nrows + 1);

@@ -18,8 +18,7 @@ static gs_mode pick_mode(const cgm_solve_opts *o) {
 gs_policy gs_policy_make(const cgm_solve_opts *o, const cgm_plan *p) {
   const cgm_gpu_opts *go = &o->gpu;
   const cgm_precision prec = o->precision;
-  gs_policy P;
-  memset(&P, 0, sizeof P);
+  gs_policy P = {0};
   P.mode = pick_mode(o);
   /* Single and mixed precision replace their residual between graphs, so
    * short graphs keep a replacement from coming late (at 32 a small Poisson
