@@ -108,17 +108,16 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 /* Where a line's label goes: the middle of the segment at the median x. */
-static void label_pos(const segs *C, int from, double *x, double *y) {
+static void label_pos(const segs *C, double *x, double *y) {
   *x = *y = NAN;
-  int n = C->n - from;
-  if (n <= 0) return;
-  double *mx = malloc(sizeof(double) * n);
+  const int n = C->n;
+  double *mx = n > 0 ? malloc(sizeof(double) * n) : NULL;
   if (!mx) return;
-  for (int k = 0; k < n; k++) mx[k] = 0.5 * (C->seg[from + k][0] + C->seg[from + k][2]);
+  for (int k = 0; k < n; k++) mx[k] = 0.5 * (C->seg[k][0] + C->seg[k][2]);
   qsort(mx, n, sizeof *mx, cmp_double);
   double med = mx[n / 2], best = INFINITY;
   free(mx);
-  for (int k = from; k < C->n; k++) {
+  for (int k = 0; k < n; k++) {
     double d = fabs(0.5 * (C->seg[k][0] + C->seg[k][2]) - med);
     if (d < best) {
       best = d;
@@ -171,7 +170,7 @@ static int isolines(FILE *fi, FILE *fl, int block, const double *v, const double
         fprintf(fi, "%.5f %.5f %g\n%.5f %.5f %g\nNaN NaN NaN\n", C.seg[k][0], C.seg[k][1], lev[i],
                 C.seg[k][2], C.seg[k][3], lev[i]);
       double x, y;
-      label_pos(&C, 0, &x, &y);
+      label_pos(&C, &x, &y);
       if (isfinite(x)) fprintf(fl, "%.5f %.5f %g\n", x, y, lev[i]), written++;
       free(C.seg);
     }
@@ -440,7 +439,7 @@ static cgm_status map_script(plot_job *J, map_data *D, cgm_plot_files *files, cg
     plot_note(files, "grey: matrices whose configuration does not fit in the %.1f GiB of a GPU",
               gib);
   double labx, laby;
-  label_pos(&D->C, 0, &labx, &laby);
+  label_pos(&D->C, &labx, &laby);
   fprintf(gp, "have_s1 = %d; s1x = ", D->C.n > 0 ? 1 : 0);
   gp_num(gp, labx);
   fprintf(gp, "; s1y = ");
