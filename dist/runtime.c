@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Starting and ending MPI for a program that runs under mpirun, and the
- * ranks agreeing on an outcome before the next collective call. */
+/* Starting and ending MPI, and the ranks agreeing on an outcome. */
 #include <string.h>
 
 #include "cgmodel/dist_mpi.h"

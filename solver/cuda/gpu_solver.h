@@ -84,8 +84,7 @@ static inline unsigned gs_own_pack_flag(const gpu_solver *S, int g) {
 static inline cgm_sync gs_sync_for(const gpu_solver *S, int g, unsigned wait_mask, int wait_kind,
                                    int wait_off, unsigned raise_mask, int raise_kind,
                                    int raise_off) {
-  cgm_sync y;
-  memset(&y, 0, sizeof y);
+  cgm_sync y = {};
   y.overlap = S->pol.pdl;
   if (!S->pol.flags) return y;
   y.wait_mask = wait_mask;

@@ -59,8 +59,8 @@ static cudaError_t enqueue_batch(gpu_solver *S, int gi) {
 }
 
 /* The batch captured once in a CUDA graph (two, one per host_state
- * buffer), unless CGMODEL_GRAPHS=0: then every batch is enqueued anew
- * (compute-sanitizer's racecheck cannot follow graphs spanning devices). */
+ * buffer), unless graphs are off (compute-sanitizer's racecheck cannot
+ * follow graphs spanning devices): then every batch is enqueued anew. */
 cgm_status gs_capture(gpu_solver *S, cgm_error *err) {
   cgm_cuda_dev *d0 = &S->dev[0];
   if (!S->pol.graphs) return CGM_OK;
@@ -86,10 +86,8 @@ static cudaError_t launch_batch(gpu_solver *S, int gi) {
   return cudaGraphLaunch(S->dev[0].graph_exec[gi], S->dev[0].stream);
 }
 
-/* The host's part of the reliable updates (one GPU): when the iterated
- * residual claims convergence, or (single and mixed precision) has fallen
- * by CGM_RELIABLE_DELTA since the last replacement or not for a window of
- * iterations, the true residual replaces it between two graphs. */
+/* The host's part of the reliable updates (one GPU, backend.h): the true
+ * residual replaces the iterated one between two graphs. */
 typedef struct reliable {
   bool on, reduced;
   bool watch; /* double's floor watch (not in a fixed count) */
@@ -102,22 +100,17 @@ typedef struct reliable {
   double claim_thr;      /* its value, (u ||A|| ||x||)^2 */
 } reliable;
 
-/* Double precision's floor watch (backend.h): a probe of the true residual
- * is due, the run unchanged by it. */
+/* Double precision's floor watch (backend.h): a probe is due. */
 static bool floor_due(const reliable *R, const cgm_cg_state *hs) {
   return R->watch && R->last == 0 && hs->done == CGM_RUN &&
          cgm_floor_due(&R->floor, sqrt(hs->rr_last));
 }
 
 /* The probe after the stream's work; *stop set when the solve ends at its
- * floor, with S->final the state to report. The host sees the residual a
- * graph or two late, and CG's residual swings on these matrices: a dip to
- * the floor may be over by the time a probe looks. So when the tolerance
- * is below what rounding lets double show (thr <= u ||D x||), the device
- * is told to claim convergence at the floor instead (its threshold raised
- * to u ||A|| ||x||): it stops there at once, and the claim's check
- * (reliable_step) ends the solve when the true residual is there too, or
- * replaces the residual and goes on. */
+ * floor, S->final the state to report. The host sees the residual a graph
+ * or two late, when a dip to the floor may be over: so where the tolerance
+ * is below what double shows (thr <= u ||D x||) the device's threshold is
+ * raised to the floor, and the claim it makes there is checked as any. */
 static cgm_status floor_step(gpu_solver *S, reliable *R, const cgm_cg_state *hs, bool *stop,
                              cgm_error *err) {
   double rt, xn, dxn;
