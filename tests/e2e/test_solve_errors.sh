@@ -137,4 +137,9 @@ elif ! nvidia-smi -L >/dev/null 2>&1; then
   json_check "$OUT" 'j["backend"] == "cpu"' "default backend without a GPU is cpu"
 fi
 
+# An output that cannot be written is refused before the solve (the
+# solution would be lost after it): no folder, or a folder as the output.
+expect_fail 2 "the directory /nonexistent/dir does not exist" solve "$A" --backend cpu --no-record \
+  -o /nonexistent/dir/x.mtx
+expect_fail 2 "is a directory: name a file" solve "$A" --backend cpu --no-record -o "$TMP"
 finish
