@@ -34,6 +34,8 @@ typedef struct cgm_tuner_device {
   cgm_setup_model setup_dev; /* the setups whose layout the GPU builds (cgm_plan_layout_on_device);
                                 samples = 0: `setup` stands for it */
   double mixed_ratio;        /* mixed precision's iterations over double's (<= 0: 1.2) */
+  uint64_t fingerprint;      /* of the calibration's fits and coefficients as loaded: a verdict
+                                kept from them is stale once a refit changes them */
 } cgm_tuner_device;
 
 typedef struct cgm_candidate {

@@ -107,8 +107,11 @@ typedef struct {
     cgm_precond precond;
     int precond_block;
     bool balance;
-    double k_known;          /* K weighed: the hint, the database's or the probe's */
-    cgm_tuner_device dev[2]; /* the device that runs; --auto: this machine's GPU and CPU */
+    double k_known; /* K weighed: the hint, the database's or the probe's */
+    /* the device that runs (--auto: this machine's GPU and CPU): its
+     * calibration and the fingerprint of its fits as loaded */
+    int64_t calibration[2];
+    uint64_t fingerprint[2];
   } key;
   double predicted;
   int64_t calibration_id;
