@@ -97,8 +97,15 @@ cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out, c
   return st;
 }
 
+/* The extras' monitor (when given) in place of the options'. */
+static void monitor_of(const cgm_json_extras *x, cgm_solve_opts *s) {
+  if (!x || !x->monitor) return;
+  s->monitor = x->monitor, s->monitor_ctx = x->monitor_ctx;
+  s->monitor_every = x->monitor_every, s->monitor_x = x->monitor_x;
+}
+
 cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const char *options,
-                          char **out, cgm_error *err) {
+                          const cgm_json_extras *extras, char **out, cgm_error *err) {
   *out = NULL;
   cgm_status st = cgm_csr_check(A, err);
   if (st) return st;
@@ -119,6 +126,8 @@ cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const ch
   }
   ro.csr = A;
   ro.b = b;
+  if (extras && extras->x0) ro.x0 = extras->x0;
+  monitor_of(extras, &ro.solve);
   cJSON *notes = cJSON_CreateArray();
   ro.note = collect_note;
   ro.note_ctx = notes;
@@ -139,7 +148,8 @@ cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const ch
 }
 
 cgm_status cgm_json_solve_device(const cgm_csr_device *A, const double *b, double *x,
-                                 const char *options, char **out, cgm_error *err) {
+                                 const char *options, const cgm_json_extras *extras, char **out,
+                                 cgm_error *err) {
   *out = NULL;
   const double t0 = cgm_now();
   cJSON *o;
@@ -154,6 +164,7 @@ cgm_status cgm_json_solve_device(const cgm_csr_device *A, const double *b, doubl
   memset(&rep, 0, sizeof rep);
   rep.matrix = ro.matrix;
   rep.opts = ro.solve;
+  monitor_of(extras, &rep.opts);
   rep.nrows = A->nrows;
   rep.ncols = A->ncols;
   rep.nnz = A->nnz;

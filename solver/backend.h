@@ -220,16 +220,35 @@ static inline double cgm_residual_roundoff(cgm_precision p) {
 
 /* cgm_solve_opts.monitor: called at iteration 0, then once monitor_every
  * iterations have passed since the last call (*last; -1 before any), and
- * at the end (final). */
+ * at the end (final). With monitor_x, fill(fill_ctx, monitor_x) writes the
+ * backend's iterate there first (false: it could not, no call). */
 static inline void cgm_monitor_report(const cgm_solve_opts *o, int *last, int iteration,
-                                      double relres, bool final) {
+                                      double relres, bool final, bool (*fill)(void *, double *),
+                                      void *fill_ctx) {
   if (!o->monitor || iteration == *last) return;
   const int every = o->monitor_every > 0 ? o->monitor_every : 1;
   if (final || *last < 0 || iteration - *last >= every) {
-    o->monitor(o->monitor_ctx, iteration, relres);
     *last = iteration;
+    if (!o->monitor_x || fill(fill_ctx, o->monitor_x))
+      o->monitor(o->monitor_ctx, iteration, relres);
   }
 }
+
+/* The caller's monitor behind a solver's, which solves another system:
+ * before each call the iterate y it keeps becomes the caller's
+ * x[perm[i]] = scale y[i] (perm NULL: x[i]; n 0: none), its iteration
+ * offset + its own. cgm_monitor_map_set puts m in front of o's monitor
+ * when it keeps x, y (n doubles; NULL: x itself) the solver's monitor_x. */
+typedef struct cgm_monitor_map {
+  void (*fn)(void *ctx, int iteration, double relative_residual);
+  void *ctx;
+  double *y, *x, scale;
+  const int32_t *perm;
+  int32_t n;
+  int offset;
+} cgm_monitor_map;
+void cgm_monitor_map_set(cgm_solve_opts *o, cgm_monitor_map *m, double *y, double scale,
+                         const int32_t *perm, int32_t n);
 
 /* A solution that overflows when scaled back (x[i] = y * scale is not
  * finite): relative_residual NaN, not converged, the message naming x[i];

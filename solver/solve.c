@@ -380,16 +380,20 @@ cgm_status cgm_solve_conclude(cgm_status st, cgm_precision p, double tol, const 
   return st;
 }
 
-/* The monitor of a fallback's double run: its iterations count on. */
-typedef struct {
-  void (*fn)(void *ctx, int iteration, double relative_residual);
-  void *ctx;
-  int offset;
-} monitor_shift;
-
-static void shifted_monitor(void *ctx, int iteration, double relative_residual) {
-  const monitor_shift *m = ctx;
+static void monitor_mapped(void *ctx, int iteration, double relative_residual) {
+  const cgm_monitor_map *m = ctx;
+  for (int32_t i = 0; i < m->n; i++) m->x[m->perm ? m->perm[i] : i] = m->scale * m->y[i];
   m->fn(m->ctx, m->offset + iteration, relative_residual);
+}
+
+void cgm_monitor_map_set(cgm_solve_opts *o, cgm_monitor_map *m, double *y, double scale,
+                         const int32_t *perm, int32_t n) {
+  if (!o->monitor || !o->monitor_x) return;
+  *m = (cgm_monitor_map){
+      o->monitor, o->monitor_ctx, y ? y : o->monitor_x, o->monitor_x, scale, perm, n, 0};
+  o->monitor = monitor_mapped;
+  o->monitor_ctx = m;
+  o->monitor_x = m->y;
 }
 
 cgm_status cgm_solve_fallback(cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
@@ -398,11 +402,9 @@ cgm_status cgm_solve_fallback(cgm_problem *pb, cgm_solve_result *res, cgm_error 
   cgm_error e2 = {0};
   cgm_plan_set_precision(&pb->plan, CGM_PREC_DOUBLE);
   pb->opts.precision = CGM_PREC_DOUBLE;
-  monitor_shift shift = {o.monitor, o.monitor_ctx, first.iterations};
-  if (o.monitor) {
-    pb->opts.monitor = shifted_monitor;
-    pb->opts.monitor_ctx = &shift;
-  }
+  /* its monitor's iterations count on from the first run's */
+  cgm_monitor_map shift = {o.monitor, o.monitor_ctx, NULL, NULL, 1.0, NULL, 0, first.iterations};
+  if (o.monitor) pb->opts.monitor = monitor_mapped, pb->opts.monitor_ctx = &shift;
   memset(res, 0, sizeof *res);
   cgm_status st = run_backend(pb, res, &e2);
   pb->opts.monitor = o.monitor;
@@ -483,6 +485,8 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   pb.b = bs;
   pb.x = ys;
   pb.bnorm = 1.0;
+  cgm_monitor_map unscale; /* the monitor's x as the caller's */
+  cgm_monitor_map_set(&pb.opts, &unscale, NULL, bnorm, NULL, A->nrows);
   const double time_check = cgm_now() - t_check - time_bjacobi;
   st = run_backend(&pb, res, err);
   /* Mixed precision promises what double reaches: a single-precision
@@ -541,14 +545,18 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
   const int32_t n = A->nrows;
   int32_t *perm = malloc(((size_t)n + 1) * sizeof *perm);
   double *bp = calloc((size_t)n + 1, sizeof *bp), *xp = calloc((size_t)n + 1, sizeof *xp);
+  double *mp = malloc(((size_t)n + 1) * sizeof *mp); /* the monitor's x, permuted */
   cgm_csr B = {0};
-  if (!perm || !bp || !xp) st = cgm_fail(err, CGM_ERUNTIME, "out of memory for %d rows", n);
+  if (!perm || !bp || !xp || !mp) st = cgm_fail(err, CGM_ERUNTIME, "out of memory for %d rows", n);
   if (!st) st = cgm_rcm(A, perm, err);
   if (!st) st = cgm_csr_permute(A, perm, &B, err);
   if (!st) {
     for (int32_t i = 0; i < n; i++) bp[i] = b[perm[i]], xp[i] = x[perm[i]];
     const double t_reorder = cgm_now() - t0;
-    st = solve_in_order(&B, bp, xp, o, res, err);
+    cgm_solve_opts so = *o;
+    cgm_monitor_map unpermute;
+    cgm_monitor_map_set(&so, &unpermute, mp, 1.0, perm, n);
+    st = solve_in_order(&B, bp, xp, &so, res, err);
     res->reordered = true;
     res->time_reorder_s = t_reorder;
     res->time_setup_s += t_reorder;
@@ -561,5 +569,6 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
   free(perm);
   free(bp);
   free(xp);
+  free(mp);
   return st;
 }

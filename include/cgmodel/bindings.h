@@ -32,6 +32,17 @@ CGM_API cgm_status cgm_json_info(const cgm_csr *A, const char *name, char **out,
  * all), cusparse (boolean), tol, iters_hint. */
 CGM_API cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out,
                                     cgm_error *err);
+/* What a solve takes beside its options that JSON cannot carry (NULL: none of it): the
+ * initial guess in memory (A->nrows doubles on the host, before the option x0's file;
+ * cgm_json_solve_device's x holds it already) and the solver's monitor (cgm_solve_opts's
+ * monitor, monitor_ctx, monitor_every and monitor_x; monitor NULL: the option monitor's). */
+typedef struct cgm_json_extras {
+  const double *x0;
+  void (*monitor)(void *ctx, int iteration, double relative_residual);
+  void *monitor_ctx;
+  int monitor_every;
+  double *monitor_x;
+} cgm_json_extras;
 /* solve --json; x (A->nrows) gets the solution when the solver ran (CGM_OK or CGM_ENOCONV,
  * with *out set). b: NULL for b = A * ones. Options: the keys of `cgmodel solve`'s request
  * (docs/cli.md) but rhs, mpi and partition: db (the prediction and record, as cgm_run_solve's
@@ -39,14 +50,15 @@ CGM_API cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char 
  * maxiter, check_every, threads, precond, precond_block, reorder, iters_hint, x0 (a Matrix
  * Market file), monitor (the report's residual_history), cache_dir, no_cache, cache_max. */
 CGM_API cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const char *options,
-                                  char **out, cgm_error *err);
+                                  const cgm_json_extras *extras, char **out, cgm_error *err);
 /* solve --json of a matrix in GPU memory (cgm_solve_device): A, b and x (A->nrows doubles,
  * the initial guess in, the solution out) in A->device's memory, b required. Nothing is
  * predicted or recorded (the features of A are not computed). Options: solve's, of which it
  * uses name, backend (cuda), precision, block (1), bx, gpus (1), tol, atol, maxiter,
  * check_every, precond (jacobi), precond_block. */
 CGM_API cgm_status cgm_json_solve_device(const cgm_csr_device *A, const double *b, double *x,
-                                         const char *options, char **out, cgm_error *err);
+                                         const char *options, const cgm_json_extras *extras,
+                                         char **out, cgm_error *err);
 /* calibrate --json. Options: db (required, created), devices, quick, precision, threads. */
 CGM_API cgm_status cgm_json_calibrate(const char *options, char **out, cgm_error *err);
 /* devices --json (cgm_devices with the default GPU options); db_path may be NULL. */

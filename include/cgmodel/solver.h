@@ -60,6 +60,12 @@ typedef struct cgm_solve_opts {
   void (*monitor)(void *ctx, int iteration, double relative_residual);
   void *monitor_ctx;
   int monitor_every;
+  /* With monitor: host memory for nrows doubles holding the iterate x_k
+   * (A's numbering, b's scale; mixed: x_hi + x) at every call. A GPU solve
+   * then queues each batch of iterations after the check of the one before
+   * (single and mixed then replace their residual a batch earlier) and
+   * downloads x there. NULL: none. */
+  double *monitor_x;
   /* Reorder the unknowns before the solve (the solution comes back in the
    * original numbering); cgm_solve takes auto as none (cgm_tuner_reorder). */
   cgm_reorder reorder;

@@ -307,6 +307,15 @@ typedef struct {
   bool mixed, reduced, blk;
 } FN(solve);
 
+/* The iterate in double (mixed: x_hi + x) into dst: the solution, and the
+ * monitor's x (cgm_monitor_report's fill). */
+static bool FN(iterate_out)(void *ctx, double *dst) {
+  const FN(solve) *C = ctx;
+  for (int32_t i = 0; i < C->B.nrows; i++)
+    dst[i] = C->mixed ? C->x_hi[i] + (double)C->x[i] : (double)C->x[i];
+  return true;
+}
+
 /* The layout, the vectors from A, b and x0, block-Jacobi's inverses. */
 static cgm_status FN(setup)(FN(solve) * C, const cgm_problem *pb, double t0, cgm_solve_result *res,
                             cgm_error *err) {
@@ -375,7 +384,6 @@ static cgm_status FN(setup)(FN(solve) * C, const cgm_problem *pb, double t0, cgm
 
 /* CG1 and the iteration; the result, x back in pb->x. */
 static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_result *res) {
-  const cgm_csr *A = pb->A;
   const cgm_bcsr *B = &C->B;
   REAL *val = C->val, *x = C->x, *r = C->r, *v = C->v, *u = C->u, *dinv = C->dinv, *binv = C->binv;
   double *times = C->times, *x_hi = C->x_hi;
@@ -400,7 +408,7 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
   cgm_floor_watch floor = cgm_floor_watch_start(rt_ref, pb->anorm, pb->bnorm);
   cgm_status st = rt_ref <= thr ? CGM_OK : CGM_ENOCONV;
   int last_mon = -1;
-  cgm_monitor_report(&pb->opts, &last_mon, 0, relres, false);
+  cgm_monitor_report(&pb->opts, &last_mon, 0, relres, false, FN(iterate_out), C);
   while (st != CGM_OK && it < pb->maxiter) {
     /* SpMV + CG3 */
     double vu = FN(cgm_cpu_spmv)(B, val, v, u, v);
@@ -475,14 +483,14 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
     if (it <= ntimed) times[it - 1] = now - t_prev;
     t_prev = now;
     if (pb->opts.monitor) { /* the callback's time is no iteration's */
-      cgm_monitor_report(&pb->opts, &last_mon, it, relres, false);
+      cgm_monitor_report(&pb->opts, &last_mon, it, relres, false, FN(iterate_out), C);
       t_prev = cgm_now();
     }
   }
-  cgm_monitor_report(&pb->opts, &last_mon, it, relres, true);
+  cgm_monitor_report(&pb->opts, &last_mon, it, relres, true, FN(iterate_out), C);
   res->time_solve_s = cgm_now() - t_start;
   cgm_cg_result_close(res, st, it, relres, pb->maxiter, pb->tol, times, ntimed);
-  for (int32_t i = 0; i < A->nrows; i++) pb->x[i] = mixed ? x_hi[i] + (double)x[i] : (double)x[i];
+  (void)FN(iterate_out)(C, pb->x);
   res->device_bytes = pb->plan.device_bytes;
   return st;
 }

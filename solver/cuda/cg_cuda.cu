@@ -390,6 +390,7 @@ static void init_solver(gpu_solver *S, const cgm_problem *pb) {
   S->G = pb->opts.gpus;
   S->n = pb->opts.layout.n;
   S->prec = cgm_precision_iter(pb->opts.precision);
+  S->pb = pb;
   S->plan = &pb->plan;
   S->bounds = pb->plan.bounds;
   S->chunk = pb->plan.chunk_rows;
@@ -538,7 +539,7 @@ static cgm_status run_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_resul
                            const cgm_cg_state **fin, cgm_error *err) {
   cgm_status st;
   S->mon_last = -1;
-  cgm_monitor_report(&pb->opts, &S->mon_last, 0, S->rt0 / pb->bnorm, false);
+  cgm_monitor_report(&pb->opts, &S->mon_last, 0, S->rt0 / pb->bnorm, false, gs_monitor_x, S);
   if (S->pol.mode == MODE_HOST) {
     st = gs_host_loop(S, pb, res, &S->final, err);
     *fin = &S->final;
@@ -555,11 +556,13 @@ static cgm_status run_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_resul
 /* The result of a run that ended in state fin: its count, residual and
  * stop reason; *settled unless a GPU gave up waiting for another (an
  * error: nothing is downloaded). */
-static cgm_status finish(const cgm_problem *pb, const cgm_cg_state *fin, cgm_solve_result *res,
-                         int *mon_last, bool *settled, cgm_error *err) {
+static cgm_status finish(gpu_solver *S, const cgm_problem *pb, const cgm_cg_state *fin,
+                         cgm_solve_result *res, bool *settled, cgm_error *err) {
   res->iterations = fin->iter;
   res->solver_residual = sqrt(fin->rr_last) / pb->bnorm;
-  cgm_monitor_report(&pb->opts, mon_last, fin->iter, res->solver_residual, true);
+  if (fin->done != CGM_RUN_TIMEOUT) /* (a GPU that hung: nothing to download) */
+    cgm_monitor_report(&pb->opts, &S->mon_last, fin->iter, res->solver_residual, true, gs_monitor_x,
+                       S);
   res->converged = fin->done == CGM_RUN_CONVERGED;
   if (fin->done == CGM_RUN_TIMEOUT) {
     stop_reason(fin, pb->bnorm, pb->tol, res);
@@ -577,31 +580,35 @@ static cgm_status finish(const cgm_problem *pb, const cgm_cg_state *fin, cgm_sol
   return CGM_ENOCONV;
 }
 
-/* x from every device (mixed: x_hi + x); st unless that fails. */
-static cgm_status download(gpu_solver *S, const cgm_problem *pb, cgm_status st, cgm_error *err) {
+/* x from every device into dst (mixed: x_hi + x), in the GPU's memory when
+ * on_device (pb->dA's solution), else the host's. */
+static cgm_status download_x(gpu_solver *S, const cgm_problem *pb, double *dst, bool on_device,
+                             cgm_error *err) {
   for (int g = 0; g < S->G; g++) {
     cgm_cuda_dev *d = &S->dev[g];
     int64_t r0 = (int64_t)S->bounds[g] * S->n, cnt = d->rows;
     if (r0 + cnt > pb->plan.nrows) cnt = pb->plan.nrows - r0;
     if (cnt <= 0) continue;
     cgm_status st2 = CGM_OK;
-    if (pb->dA) {
-      st2 = gs_device_solution(S, pb->x, cnt, err);
-    } else if (d->mixed) { /* the solution is x_hi + x */
-      cudaError_t ce = cudaSetDevice(d->dev);
-      if (ce == cudaSuccess)
-        ce = cgm_launch_fold(d->rows, d->x_hi, (float *)d->x, d->dot_tmp + 3,
-                             cgm_cuda_red(d, CGM_RED_RELIABLE), d->sms, d->stream);
-      if (ce != cudaSuccess)
-        st2 =
-            cgm_fail(err, CGM_ERUNTIME, "CUDA error %s folding the solution", cudaGetErrorName(ce));
-      if (!st2) st2 = cgm_cuda_download_double(d, d->x_hi, pb->x + r0, cnt, err);
+    if (on_device) {
+      st2 = gs_device_solution(S, dst, cnt, err);
+    } else if (d->mixed) { /* x_hi + x, added here: the run's own x_hi and x stay as they are */
+      double *lo = (double *)malloc((size_t)cnt * sizeof *lo);
+      st2 = lo ? cgm_cuda_download_double(d, d->x_hi, dst + r0, cnt, err)
+               : cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+      if (!st2) st2 = cgm_cuda_download_vec(d, d->x, lo, cnt, err);
+      for (int64_t i = 0; !st2 && i < cnt; i++) dst[r0 + i] += lo[i];
+      free(lo);
     } else {
-      st2 = cgm_cuda_download_vec(d, d->x, pb->x + r0, cnt, err);
+      st2 = cgm_cuda_download_vec(d, d->x, dst + r0, cnt, err);
     }
     if (st2) return st2;
   }
-  return st;
+  return CGM_OK;
+}
+
+bool gs_monitor_x(void *S, double *dst) {
+  return download_x((gpu_solver *)S, ((gpu_solver *)S)->pb, dst, false, NULL) == CGM_OK;
 }
 
 /* Everything the set-up made, freed: S too, unless NCCL's set-up never
@@ -651,10 +658,11 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     res->time_setup_s = cgm_now() - t0;
     const cgm_cg_state *fin = NULL;
     st = run_loop(S, pb, res, &fin, err);
-    if (!st) st = finish(pb, fin, res, &S->mon_last, &settled, err);
+    if (!st) st = finish(S, pb, fin, res, &settled, err);
   }
   if (settled) {
-    st = download(S, pb, st, err);
+    cgm_status st2 = download_x(S, pb, pb->x, pb->dA != NULL, err);
+    if (st2) st = st2;
     if (res->time_setup_s == 0.0) res->time_setup_s = cgm_now() - t0;
   }
   teardown(S, seg);

@@ -513,6 +513,8 @@ static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_so
   pb.b = bs;
   pb.x = ys;
   pb.bnorm = 1.0;
+  cgm_monitor_map unscale; /* the monitor's x (host memory) as the caller's */
+  cgm_monitor_map_set(&pb.opts, &unscale, NULL, bnorm, NULL, n);
   const double time_check = cgm_now() - t_check;
   st = cgm_cuda_cg(&pb, res, err);
   if (st == CGM_ENOCONV && o->precision == CGM_PREC_MIXED && o->fallback &&
