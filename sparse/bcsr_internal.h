@@ -58,12 +58,6 @@ int64_t cgm_bcsr_padded_count(const int32_t *len, int32_t nb, cgm_bcsr_params p)
 cgm_status cgm_bcsr_build_rows(const cgm_csr *A, const int32_t *rows, int32_t nrows_sel,
                                int32_t base, cgm_bcsr_params p, cgm_bcsr *B, cgm_error *err);
 
-/* Counts the layout of an ascending list of block rows (cgm_bcsr_build_rows)
- * without building it. */
-cgm_status cgm_bcsr_count_rows(const cgm_csr *A, const int32_t *rows, int32_t nrows_sel,
-                               cgm_bcsr_params p, int64_t *nblocks, int64_t *nblocks_padded,
-                               int32_t *nslices, cgm_error *err);
-
 #ifdef __cplusplus
 }
 #endif
