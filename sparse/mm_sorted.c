@@ -147,14 +147,8 @@ int mm_sorted_csr(mm_source *src, const char *s, const char *e, const mm_sorted_
     free(ch);
     return 0;
   }
-  A->nrows = (int32_t)sh->rows;
-  A->ncols = (int32_t)sh->cols;
-  A->rowptr = calloc((size_t)sh->rows + 1, sizeof *A->rowptr);
-  A->colidx = malloc((size_t)L * sizeof *A->colidx);
-  A->val = malloc((size_t)L * sizeof *A->val);
-  if (!A->rowptr || !A->colidx || !A->val) {
+  if (cgm_csr_alloc(A, (int32_t)sh->rows, (int32_t)sh->cols, L, NULL)) {
     free(ch);
-    cgm_csr_free(A);
     return -1;
   }
   int64_t *const rowptr = A->rowptr;
@@ -173,10 +167,7 @@ int mm_sorted_csr(mm_source *src, const char *s, const char *e, const mm_sorted_
       for (uint64_t r = c > 0 ? ch[c - 1].li : 0; r < ch[c].fi; r++) rowptr[r] = ch[c].off;
     }
   }
-  if (ok) {
-    for (uint64_t r = ch[n - 1].li; r <= (uint64_t)sh->rows; r++) rowptr[r] = L;
-    A->nnz = L;
-  }
+  for (uint64_t r = ch[n - 1].li; ok && r <= (uint64_t)sh->rows; r++) rowptr[r] = L;
   free(ch);
   if (!ok) {
     cgm_csr_free(A);
