@@ -71,7 +71,6 @@ typedef struct {
 
 typedef struct {
   bool array; /* format: array (dense) or coordinate */
-  bool complex_field;
   cgm_mm_field field;
   cgm_mm_symmetry sym;
   int64_t rows, cols, entries;
@@ -139,13 +138,26 @@ static const char *tok_desc(char *dst, size_t dn, const char *s) {
   return tok_copy(dst, dn, s, n);
 }
 
-/* Why a value is NaN/Inf: spelled so, or a number beyond the double range. */
-static const char *nonfinite_why(const char *s) {
-  s += *s == '+' || *s == '-';
-  return mm_is_digit((unsigned char)*s) || *s == '.'
-             ? "beyond the double range: only finite values are accepted"
-             : "only finite values are accepted";
+/* Why the value at s, parsed as nr (CGM_NUM_OK: not an integer), is
+ * refused: the message to msg (VMSG bytes), the status returned. */
+#define VMSG 256
+static cgm_status value_fail(char *msg, const char *s, cgm_num_result nr) {
+  char tb[96];
+  tok_desc(tb, sizeof tb, s);
+  const char *t = s + (*s == '+' || *s == '-'); /* a number beyond the range, or NaN/Inf */
+  const bool big = mm_is_digit((unsigned char)*t) || *t == '.';
+  if (nr == CGM_NUM_NOMEM)
+    snprintf(msg, VMSG, "out of memory parsing a value");
+  else if (nr == CGM_NUM_NONFINITE)
+    snprintf(msg, VMSG, "NaN/Inf value '%s' (%sonly finite values are accepted)", tb,
+             big ? "beyond the double range: " : "");
+  else if (nr == CGM_NUM_OK)
+    snprintf(msg, VMSG, "non-integer value '%s' in an integer matrix", tb);
+  else
+    snprintf(msg, VMSG, "bad value '%s': not a number", tb);
+  return nr == CGM_NUM_NOMEM ? CGM_ERUNTIME : CGM_EINPUT;
 }
+
 static cgm_status fail_source(mmr *r, int64_t line) {
   return fail_at(r, line, r->src.fail_code, "%s", r->src.fail_msg);
 }
@@ -229,6 +241,13 @@ static bool kw_eq(const char *s, size_t n, const char *kw) {
   return true;
 }
 
+/* The index of s in the NULL-terminated kws, or -1. */
+static int kw_index(const char *s, size_t n, const char *const *kws) {
+  for (int k = 0; kws[k]; k++)
+    if (kw_eq(s, n, kws[k])) return k;
+  return -1;
+}
+
 /* Size-line number: [+]digits, at most 18 digits (int64 without overflow).
  * 0 ok, 1 not a number, 2 negative, 3 too large. */
 static int parse_size_int(const char *s, size_t n, int64_t *out) {
@@ -250,19 +269,6 @@ static int parse_size_int(const char *s, size_t n, int64_t *out) {
   if (neg && v > 0) return 2;
   *out = v;
   return 0;
-}
-
-static const char *field_name(const mm_header *h) {
-  if (h->complex_field) return "complex";
-  switch (h->field) {
-  case CGM_MM_REAL:
-    return "real";
-  case CGM_MM_INTEGER:
-    return "integer";
-  case CGM_MM_PATTERN:
-    return "pattern";
-  }
-  return "?";
 }
 
 /* The row-count bound of MM_ROWS_FREE and MM_ROWS_PER_ENTRY. */
@@ -346,47 +352,35 @@ static cgm_status read_banner(mmr *r, mm_header *h) {
   if (!kw_eq(t[1], tl[1], "matrix"))
     return fail_at(r, ln, CGM_EINPUT, "unsupported object '%s': only 'matrix' is supported",
                    tok_copy(tb, sizeof tb, t[1], tl[1]));
-  if (kw_eq(t[2], tl[2], "coordinate"))
-    h->array = false;
-  else if (kw_eq(t[2], tl[2], "array"))
-    h->array = true;
-  else
+  static const char *const formats[] = {"coordinate", "array", NULL};
+  static const char *const fields[] = {"real", "integer", "pattern", "complex", NULL};
+  static const char *const symmetries[] = {"general", "symmetric", "skew-symmetric", "hermitian",
+                                           NULL};
+  const int fmt = kw_index(t[2], tl[2], formats), fld = kw_index(t[3], tl[3], fields);
+  const int sym = kw_index(t[4], tl[4], symmetries);
+  if (fmt < 0)
     return fail_at(r, ln, CGM_EINPUT, "unknown format '%s' (expected coordinate or array)",
                    tok_copy(tb, sizeof tb, t[2], tl[2]));
-  if (kw_eq(t[3], tl[3], "real"))
-    h->field = CGM_MM_REAL;
-  else if (kw_eq(t[3], tl[3], "integer"))
-    h->field = CGM_MM_INTEGER;
-  else if (kw_eq(t[3], tl[3], "pattern"))
-    h->field = CGM_MM_PATTERN;
-  else if (kw_eq(t[3], tl[3], "complex"))
-    h->complex_field = true;
-  else
+  if (fld < 0)
     return fail_at(r, ln, CGM_EINPUT,
                    "unknown field '%s' (expected real, integer, pattern or complex)",
                    tok_copy(tb, sizeof tb, t[3], tl[3]));
-  bool skew = false, herm = false;
-  if (kw_eq(t[4], tl[4], "general"))
-    h->sym = CGM_MM_GENERAL;
-  else if (kw_eq(t[4], tl[4], "symmetric"))
-    h->sym = CGM_MM_SYMMETRIC;
-  else if (kw_eq(t[4], tl[4], "skew-symmetric"))
-    skew = true;
-  else if (kw_eq(t[4], tl[4], "hermitian"))
-    herm = true;
-  else
+  if (sym < 0)
     return fail_at(r, ln, CGM_EINPUT,
                    "unknown symmetry '%s' (expected general, symmetric, skew-symmetric or "
                    "hermitian)",
                    tok_copy(tb, sizeof tb, t[4], tl[4]));
-  if (h->complex_field)
+  h->array = fmt == 1;
+  h->field = fld == 3 ? CGM_MM_REAL : (cgm_mm_field)fld; /* the enum's order */
+  h->sym = sym == 1 ? CGM_MM_SYMMETRIC : CGM_MM_GENERAL;
+  if (fld == 3)
     return fail_at(r, ln, CGM_EINPUT,
                    "complex matrices are not supported: CG needs a real SPD matrix");
-  if (herm)
+  if (sym == 3)
     return fail_at(r, ln, CGM_EINPUT,
                    "hermitian matrices are not supported (hermitian is for complex matrices): CG "
                    "needs a real SPD matrix; a real symmetric matrix is 'symmetric'");
-  if (skew)
+  if (sym == 2)
     return fail_at(r, ln, CGM_EINPUT,
                    "skew-symmetric matrices are not supported: CG needs a real SPD matrix");
   if (h->array && h->field == CGM_MM_PATTERN)
@@ -523,7 +517,6 @@ typedef struct {
   mm_source *src; /* its reads of a map run under the source's guard */
   bool array;     /* one value per line, else coordinate entries */
   bool values, integer, sym;
-  const char *field;
   uint64_t M, N;
   int nb, shift; /* row blocks of 2^shift rows */
   int threads;
@@ -592,7 +585,7 @@ static void parse_coordinate(void *X_, void *ch_) {
   mm_bucket *const bk = ch->bk;
   const char *p = ch->s, *const end = ch->e;
   int64_t line = 0, k = 0;
-  char tb[96];
+  char tb[96], vm[VMSG];
 #define FAIL(data, code, ...)                                                                      \
   do {                                                                                             \
     ch->nlines = line;                                                                             \
@@ -662,22 +655,13 @@ static void parse_coordinate(void *X_, void *ch_) {
     if (values) {
       while (*p == ' ' || *p == '\t') p++;
       if (*p == '\n' || mm_is_blank((unsigned char)*p))
-        FAIL(true, CGM_EINPUT, "missing value (expected 'ROW COL VALUE' in a %s matrix)", X->field);
+        FAIL(true, CGM_EINPUT, "missing value (expected 'ROW COL VALUE' in a %s matrix)",
+             integer ? "integer" : "real");
       const char *vs = p, *ve;
       bool frac = false;
       cgm_num_result nr = mm_parse_number(vs, end, &ve, &v, &frac);
-      if (nr == CGM_NUM_OK && !mm_is_tok_end((unsigned char)*ve)) nr = CGM_NUM_BAD;
-      if (nr == CGM_NUM_OK && *ve == '\0') nr = CGM_NUM_BAD;
-      if (nr != CGM_NUM_OK) {
-        if (nr == CGM_NUM_NOMEM) FAIL(true, CGM_ERUNTIME, "out of memory parsing a value");
-        if (nr == CGM_NUM_NONFINITE)
-          FAIL(true, CGM_EINPUT, "NaN/Inf value '%s' (%s)", tok_desc(tb, sizeof tb, vs),
-               nonfinite_why(vs));
-        FAIL(true, CGM_EINPUT, "bad value '%s': not a number", tok_desc(tb, sizeof tb, vs));
-      }
-      if (integer && frac)
-        FAIL(true, CGM_EINPUT, "non-integer value '%s' in an integer matrix",
-             tok_desc(tb, sizeof tb, vs));
+      if (nr == CGM_NUM_OK && (!mm_is_tok_end((unsigned char)*ve) || *ve == '\0')) nr = CGM_NUM_BAD;
+      if (nr != CGM_NUM_OK || (integer && frac)) FAIL(true, value_fail(vm, vs, nr), "%s", vm);
       p = ve;
     }
     while (mm_is_blank((unsigned char)*p)) p++;
@@ -720,7 +704,7 @@ static void parse_array(void *X_, void *ch_) {
   mm_chunk *ch = ch_;
   const char *p = ch->s, *const end = ch->e;
   int64_t line = 0, k = 0;
-  char tb[96];
+  char tb[96], vm[VMSG];
   while (p < end) {
     if ((line & 8191) == 0 && line && stop_requested(X, ch)) {
       ch->state = CH_SKIPPED;
@@ -742,15 +726,7 @@ static void parse_array(void *X_, void *ch_) {
     double x = 0.0;
     cgm_num_result nr = mm_parse_number(q, end, &ve, &x, &frac);
     if (nr == CGM_NUM_OK && (!mm_is_tok_end((unsigned char)*ve) || *ve == '\0')) nr = CGM_NUM_BAD;
-    if (nr == CGM_NUM_NOMEM) FAIL(true, CGM_ERUNTIME, "out of memory parsing a value");
-    if (nr == CGM_NUM_NONFINITE)
-      FAIL(true, CGM_EINPUT, "NaN/Inf value '%s' (%s)", tok_desc(tb, sizeof tb, q),
-           nonfinite_why(q));
-    if (nr != CGM_NUM_OK)
-      FAIL(true, CGM_EINPUT, "bad value '%s': not a number", tok_desc(tb, sizeof tb, q));
-    if (X->integer && frac)
-      FAIL(true, CGM_EINPUT, "non-integer value '%s' in an integer matrix",
-           tok_desc(tb, sizeof tb, q));
+    if (nr != CGM_NUM_OK || (X->integer && frac)) FAIL(true, value_fail(vm, q, nr), "%s", vm);
     while (mm_is_blank((unsigned char)*ve)) ve++;
     if (*ve != '\n')
       FAIL(true, CGM_EINPUT, "extra token '%s' (an array file has one value per line)",
@@ -994,7 +970,6 @@ static cgm_status read_body(mmr *r, const mm_header *h, const cgm_mm_read_opts *
   X->values = h->field != CGM_MM_PATTERN;
   X->integer = h->field == CGM_MM_INTEGER;
   X->sym = h->sym == CGM_MM_SYMMETRIC;
-  X->field = field_name(h);
   X->M = (uint64_t)h->rows;
   X->N = (uint64_t)h->cols;
   X->threads = o->threads;
