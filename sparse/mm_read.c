@@ -39,9 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
 #include <omp.h>
-#endif
 
 /* Rows cost memory without costing a byte of the file: 8 bytes a row in the
  * CSR's row pointer, or in a dense vector. A size line may declare at most
@@ -995,8 +993,7 @@ static mm_bucket **body_buckets(const body *X) {
 /* ============================================================ the API === */
 
 cgm_mm_read_opts cgm_mm_read_opts_default(void) {
-  cgm_mm_read_opts o = {0, 0, 0, false, false};
-  return o;
+  return (cgm_mm_read_opts){0, 0, 0, false, false};
 }
 
 void (*mm_test_after_header)(const char *path);
@@ -1013,27 +1010,23 @@ bool cgm_mm_have_gzip(void) {
   return mm_source_have_gzip();
 }
 
-static cgm_mm_read_opts resolve_opts(const cgm_mm_read_opts *opts) {
-  cgm_mm_read_opts o = opts ? *opts : cgm_mm_read_opts_default();
-  if (o.threads <= 0) {
-#ifdef _OPENMP
-    o.threads = omp_get_max_threads();
-#else
-    o.threads = 1;
-#endif
-  }
-  if (o.threads < 1) o.threads = 1;
-  if (o.threads > 1024) o.threads = 1024; /* more is a mistake, not a machine */
-  return o;
-}
-
-static cgm_status mmr_open(mmr *r, const char *path, const cgm_mm_read_opts *o, cgm_error *err) {
+/* Resolves the options to *o, opens path and reads its header. */
+static cgm_status mmr_start(mmr *r, const char *path, const cgm_mm_read_opts *opts, bool vector,
+                            cgm_mm_read_opts *o, mm_header *h, cgm_error *err) {
+  *o = opts ? *opts : cgm_mm_read_opts_default();
+  if (o->threads <= 0) o->threads = omp_get_max_threads();
+  if (o->threads > 1024) o->threads = 1024; /* more is a mistake, not a machine */
   memset(r, 0, sizeof *r);
   r->path = path ? path : "(null)";
   r->err = err;
   r->line = 1;
+  r->vector = vector;
+  r->square = o->square && !vector;
   size_t piece = o->stream_bytes > 0 ? (size_t)o->stream_bytes : 0;
-  return mm_source_open(&r->src, path, piece, err);
+  cgm_status st = mm_source_open(&r->src, path, piece, err);
+  if (!st) st = read_header(r, h);
+  if (!st && mm_test_after_header) mm_test_after_header(r->path);
+  return st;
 }
 
 cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, cgm_csr *A,
@@ -1041,15 +1034,11 @@ cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, 
   if (A) memset(A, 0, sizeof *A);
   if (info) memset(info, 0, sizeof *info);
   if (!A) return cgm_fail(err, CGM_EINPUT, "cgm_mm_read_csr: no output matrix");
-  cgm_mm_read_opts o = resolve_opts(opts);
+  cgm_mm_read_opts o;
   mmr r;
-  cgm_status st = mmr_open(&r, path, &o, err);
-  if (st) return st;
   mm_header h;
   body X = {0};
-  r.square = o.square;
-  st = read_header(&r, &h);
-  if (!st && mm_test_after_header) mm_test_after_header(r.path);
+  cgm_status st = mmr_start(&r, path, opts, false, &o, &h, err);
   if (!st && info) {
     info->field = h.field;
     info->symmetry = h.sym;
@@ -1057,28 +1046,18 @@ cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, 
   }
   /* A mapped general file that ends with its newline: the sorted path
    * first (sparse/mm_sorted.h), the general one when the body is not such */
+  bool sorted = false;
   if (!st && !h.array && h.sym == CGM_MM_GENERAL && !o.general_only && r.src.kind == MM_SRC_MAP &&
       r.src.map_piece_len == r.src.map_len && r.end == r.src.map + r.src.map_len) {
     const mm_sorted_shape sh = {h.rows, h.cols, h.entries, h.field != CGM_MM_PATTERN,
                                 h.field == CGM_MM_INTEGER};
-    const int k = mm_sorted_csr(&r.src, r.p, r.end, &sh, o.threads, A);
-    st = check_changed(&r, CGM_OK);
-    if (st) cgm_csr_free(A);
-    if (k == 1 && !st) {
-      if (info) {
-        info->duplicates_summed = 0;
-        info->file_bytes = r.src.nread;
-        info->sorted = true;
-      }
-      mm_source_close(&r.src);
-      return CGM_OK;
-    }
+    sorted = mm_sorted_csr(&r.src, r.p, r.end, &sh, o.threads, A) == 1;
   }
-  if (!st) st = read_body(&r, &h, &o, &X);
+  if (!st && !sorted) st = read_body(&r, &h, &o, &X);
   st = check_changed(&r, st);
   mm_source_release_text(&r.src); /* before the CSR is allocated */
   mm_csr_stats cs = {0};
-  if (!st) {
+  if (!st && !sorted) {
     mm_bucket **bk = body_buckets(&X);
     mm_entries E = {bk, X.nch, X.nb, X.shift, X.sym && X.nb == 1};
     st = bk ? mm_assemble_csr(&E, (int32_t)h.rows, (int32_t)h.cols, o.threads, A, &cs)
@@ -1102,6 +1081,7 @@ cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, 
     info->duplicates_summed = h.sym == CGM_MM_SYMMETRIC
                                   ? h.entries - cs.diag_rows - (A->nnz - cs.diag_rows) / 2
                                   : cs.dups;
+    info->sorted = sorted;
   }
   if (info) info->file_bytes = r.src.nread;
   mm_source_close(&r.src);
@@ -1118,16 +1098,12 @@ cgm_status cgm_mm_read_vector_opts(const char *path, const cgm_mm_read_opts *opt
   if (v) *v = NULL;
   if (n) *n = 0;
   if (!v || !n) return cgm_fail(err, CGM_EINPUT, "cgm_mm_read_vector: no output vector");
-  cgm_mm_read_opts o = resolve_opts(opts);
+  cgm_mm_read_opts o;
   mmr r;
-  cgm_status st = mmr_open(&r, path, &o, err);
-  if (st) return st;
   mm_header h;
   body X = {0};
   double *x = NULL;
-  r.vector = true;
-  st = read_header(&r, &h);
-  if (!st && mm_test_after_header) mm_test_after_header(r.path);
+  cgm_status st = mmr_start(&r, path, opts, true, &o, &h, err);
   if (!st) st = read_body(&r, &h, &o, &X);
   st = check_changed(&r, st);
   mm_source_release_text(&r.src);
@@ -1150,13 +1126,10 @@ cgm_status cgm_mm_read_vector_opts(const char *path, const cgm_mm_read_opts *opt
                     "finite values are accepted",
                     r.path, (long long)i + 1, x[i] > 0 ? "+Inf" : "-Inf");
   mm_source_close(&r.src);
-  if (st) {
-    free(x);
-    return st;
-  }
-  *v = x;
-  *n = (int32_t)h.rows;
-  return CGM_OK;
+  if (st) free(x);
+  *v = st ? NULL : x;
+  *n = st ? 0 : (int32_t)h.rows;
+  return st;
 }
 
 cgm_status cgm_mm_read_vector(const char *path, double **v, int32_t *n, cgm_error *err) {
