@@ -493,6 +493,13 @@ static cgm_status read_header(mmr *r, mm_header *h) {
 
 enum { CH_PENDING, CH_DONE, CH_ERROR, CH_SKIPPED };
 
+/* A symmetric file's first entry below ([0]) or above ([1]) the diagonal:
+ * its line (-1: none), its entry number, its indices. */
+typedef struct {
+  int64_t line, idx;
+  uint64_t i, j;
+} mm_tri;
+
 typedef struct {
   int64_t idx;
   const char *s, *e; /* whole lines: e[-1] == '\n' */
@@ -503,11 +510,8 @@ typedef struct {
   int64_t err_line;
   bool err_data; /* on a data line (the entry number ndata); else a comment or blank line */
   cgm_status err_code;
-  char *err_msg; /* NULL when there was no memory for it */
-  /* symmetric files: the first entry below (lo) and above (up) the
-   * diagonal, by line and entry number in the chunk; line -1: none */
-  int64_t lo_line, lo_idx, up_line, up_idx;
-  uint64_t lo_i, lo_j, up_i, up_j;
+  char *err_msg;  /* NULL when there was no memory for it */
+  mm_tri tri[2];  /* line and entry number counted in the chunk */
   mm_bucket bk[]; /* one per block of rows */
 } mm_chunk;
 
@@ -557,8 +561,6 @@ static void chunk_fail(body *X, mm_chunk *ch, int64_t line, const char *ls, bool
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-  } else {
-    code = CGM_EINPUT;
   }
   size_t n = strlen(msg) + 1;
   ch->err_msg = malloc(n);
@@ -672,13 +674,7 @@ static void parse_coordinate(void *X_, void *ch_) {
     }
     if ((size_t)(p - ls) >= MM_LINE_MAX) FAIL(true, CGM_EINPUT, "%s", "line too long");
     p++;
-    if (sym && i != j) {
-      if (i > j) {
-        if (ch->lo_line < 0) ch->lo_line = line, ch->lo_idx = k, ch->lo_i = i, ch->lo_j = j;
-      } else {
-        if (ch->up_line < 0) ch->up_line = line, ch->up_idx = k, ch->up_i = i, ch->up_j = j;
-      }
-    }
+    if (sym && i != j && ch->tri[i < j].line < 0) ch->tri[i < j] = (mm_tri){line, k, i, j};
     const int32_t r0 = (int32_t)(i - 1), c0 = (int32_t)(j - 1);
     if (!mm_bucket_push(&bk[r0 >> shift], r0, c0, v))
       FAIL(true, CGM_ERUNTIME, "out of memory after %lld entries", (long long)k);
@@ -798,7 +794,7 @@ static bool add_chunks(body *X, const char *s, const char *e, int64_t *first) {
     ch->idx = X->nch;
     ch->s = s;
     ch->e = ce;
-    ch->lo_line = ch->up_line = -1;
+    ch->tri[0].line = ch->tri[1].line = -1;
     X->ch[X->nch++] = ch;
     s = ce;
   }
@@ -815,9 +811,7 @@ typedef struct {
   int64_t vline;
   cgm_status vcode;
   char vmsg[CGM_ERRMSG_MAX];
-  /* the first entry below and above the diagonal (symmetric files) */
-  int64_t lo_line, up_line;
-  uint64_t lo_i, lo_j, up_i, up_j;
+  mm_tri tri[2]; /* lines counted in the file */
 } tally;
 
 /* The chunk being walked holds the entry one too many, which a line-by-line
@@ -852,19 +846,17 @@ static void locate_extra(void *X_, void *T_) {
 /* A symmetric file with entries on both sides: a line-by-line reader stops
  * at the first entry that shows the mix, unless an error came before. */
 static void both_triangles(tally *T) {
-  const int64_t t = T->lo_line > T->up_line ? T->lo_line : T->up_line;
-  if (T->have && t >= T->vline) return;
-  T->vline = t, T->vcode = CGM_EINPUT, T->have = true;
-  const bool lo_last = t == T->lo_line;
+  static const char *const side[2] = {"below", "above"};
+  const int l = T->tri[0].line >= T->tri[1].line ? 0 : 1; /* the later one */
+  const mm_tri *a = &T->tri[l], *b = &T->tri[!l];
+  if (T->have && a->line >= T->vline) return;
+  T->vline = a->line, T->vcode = CGM_EINPUT, T->have = true;
   snprintf(T->vmsg, sizeof T->vmsg,
            "symmetric file has entries in both triangles: (%llu,%llu) is %s the diagonal, but "
            "line %lld has (%llu,%llu) %s it; a symmetric file stores one triangle only (both "
            "would be counted twice)",
-           (unsigned long long)(lo_last ? T->lo_i : T->up_i),
-           (unsigned long long)(lo_last ? T->lo_j : T->up_j), lo_last ? "below" : "above",
-           (long long)(lo_last ? T->up_line : T->lo_line),
-           (unsigned long long)(lo_last ? T->up_i : T->lo_i),
-           (unsigned long long)(lo_last ? T->up_j : T->lo_j), lo_last ? "above" : "below");
+           (unsigned long long)a->i, (unsigned long long)a->j, side[l], (long long)b->line,
+           (unsigned long long)b->i, (unsigned long long)b->j, side[!l]);
 }
 
 /* Walks the chunks parsed since the last call. True once the verdict is
@@ -879,10 +871,9 @@ static bool tally_chunks(body *X, tally *T) {
                (long long)T->next);
       break;
     }
-    if (T->lo_line < 0 && ch->lo_line >= 0 && T->D + ch->lo_idx < L)
-      T->lo_line = T->G + ch->lo_line, T->lo_i = ch->lo_i, T->lo_j = ch->lo_j;
-    if (T->up_line < 0 && ch->up_line >= 0 && T->D + ch->up_idx < L)
-      T->up_line = T->G + ch->up_line, T->up_i = ch->up_i, T->up_j = ch->up_j;
+    for (int t = 0; t < 2; t++)
+      if (T->tri[t].line < 0 && ch->tri[t].line >= 0 && T->D + ch->tri[t].idx < L)
+        T->tri[t] = ch->tri[t], T->tri[t].line += T->G;
     bool extra =
         ch->state == CH_ERROR && ch->err_data ? T->D + ch->ndata >= L : T->D + ch->ndata > L;
     if (extra) {
@@ -895,7 +886,7 @@ static bool tally_chunks(body *X, tally *T) {
       T->D += ch->ndata;
       T->G += ch->nlines;
     }
-    if (T->lo_line >= 0 && T->up_line >= 0) both_triangles(T);
+    if (T->tri[0].line >= 0 && T->tri[1].line >= 0) both_triangles(T);
   }
   return T->have;
 }
@@ -977,7 +968,7 @@ static cgm_status read_body(mmr *r, const mm_header *h, const cgm_mm_read_opts *
   int64_t want = h->array || X->threads <= 1 ? 1 : 4 * (int64_t)X->threads;
   while ((((h->rows - 1) >> X->shift) + 1) > want) X->shift++;
   X->nb = (int)(((h->rows - 1) >> X->shift) + 1);
-  tally T = {.h = h, .G = r->line, .lo_line = -1, .up_line = -1};
+  tally T = {.h = h, .G = r->line, .tri = {{.line = -1}, {.line = -1}}};
   parse_body(r, X, &T);
   return tally_end(r, X, &T);
 }
