@@ -157,8 +157,22 @@ static bool own(mm_source *s, char *buf) {
   return true;
 }
 
-/* Reads from the file into dst: first the bytes read by mm_source_open.
- * Returns the count, 0 at the end, -1 after recording a failure. */
+/* Reads the file into dst. Returns the count, 0 at the end, -1 after
+ * recording a failure. */
+static ssize_t read_fd(mm_source *s, void *dst, size_t room) {
+  ssize_t k;
+  while ((k = read(s->fd, dst, room)) < 0 && errno == EINTR) {
+  }
+  if (k < 0) {
+    src_fail(s, errno == EISDIR ? CGM_EINPUT : CGM_ERUNTIME, "read error: %s", strerror(errno));
+    return -1;
+  }
+  if (k == 0) s->in_eof = true;
+  s->nread += k;
+  return k;
+}
+
+/* read_fd, first the bytes read by mm_source_open. */
 static ssize_t read_some(mm_source *s, void *dst, size_t room) {
   if (s->pre_off < s->pre_len) {
     size_t n = s->pre_len - s->pre_off;
@@ -167,18 +181,7 @@ static ssize_t read_some(mm_source *s, void *dst, size_t room) {
     s->pre_off += n;
     return (ssize_t)n;
   }
-  if (s->in_eof) return 0;
-  for (;;) {
-    ssize_t k = read(s->fd, dst, room);
-    if (k < 0 && errno == EINTR) continue;
-    if (k < 0) {
-      src_fail(s, errno == EISDIR ? CGM_EINPUT : CGM_ERUNTIME, "read error: %s", strerror(errno));
-      return -1;
-    }
-    if (k == 0) s->in_eof = true;
-    s->nread += k;
-    return k;
-  }
+  return s->in_eof ? 0 : read_fd(s, dst, room);
 }
 
 /* Opens path, the file itself a regular one (a FIFO would block the open
@@ -237,15 +240,9 @@ cgm_status mm_source_open(mm_source *s, const char *path, size_t piece_bytes, cg
     /* two bytes tell gzip; a read error is reported as the text's first
      * failure (line 1) */
     while (s->pre_len < 2 && !s->in_eof) {
-      ssize_t k = read(fd, s->pre + s->pre_len, sizeof s->pre - s->pre_len);
-      if (k < 0 && errno == EINTR) continue;
-      if (k < 0) {
-        src_fail(s, errno == EISDIR ? CGM_EINPUT : CGM_ERUNTIME, "read error: %s", strerror(errno));
-        break;
-      }
-      if (k == 0) s->in_eof = true;
+      ssize_t k = read_fd(s, s->pre + s->pre_len, sizeof s->pre - s->pre_len);
+      if (k < 0) break;
       s->pre_len += (size_t)k;
-      s->nread += k;
     }
   }
   if (s->pre_len >= 2 && s->pre[0] == 0x1f && s->pre[1] == 0x8b) {
