@@ -1,28 +1,16 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Matrix Market reader (docs/matrix-market.md): the grammar, read in
- * parallel without changing a bit of what a line-by-line reader gives.
+ * parallel with the result and the first error ("path:LINE: message") of a
+ * line-by-line reader, whatever the threads.
  *
- * The text comes from sparse/mm_source.c in pieces of whole lines, each
- * ending with '\n', so the scanners need no end checks inside a line. The
- * header (banner, comments, size line) is read line by line. The body is
- * cut into chunks at line boundaries, parsed by OpenMP tasks on every
- * thread while the source reads or inflates the next pieces. A chunk knows
- * neither the number of its first line nor how many entries come before
- * it, so it counts its own lines and entries, stops at its first error, and
- * keeps that error with a line number relative to the chunk. Walking the
- * chunks in file order, each piece's once they are parsed, gives every
- * global line number, the entry that is one too many, the first entry of
- * each triangle of a symmetric file, and so the error a line-by-line reader
- * stops at first: the same message whatever the number of threads or
- * chunks. A piece is freed once walked, and the reading stops there when
- * the verdict is known: a stream is never held whole. The text of a mapped
- * file is read under the source's guard (a truncation by another process
- * is reported, not a SIGBUS). Entries go to buckets
- * per block of rows (sparse/mm_entries.c), from which the CSR is assembled
- * in parallel, bit-identical whatever the parallelism. Values are parsed by
- * sparse/mm_number.h, bit-identical to strtod.
- *
- * Every error names the file and the line: "path:LINE: message". */
+ * The header is read line by line. The body is cut into chunks of whole
+ * lines, parsed by OpenMP tasks while the source (sparse/mm_source.h) reads
+ * the next piece. A chunk knows neither its first line's number nor the
+ * entries before it, so it counts its own and keeps its first error
+ * relative to itself; walking the chunks in file order gives the global
+ * line numbers, the entry one too many and the first entry of each
+ * triangle of a symmetric file. A piece is freed once walked and reading
+ * stops once the verdict is known: a stream is never held whole. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "cgmodel/sparse.h"
@@ -41,18 +29,15 @@
 
 #include <omp.h>
 
-/* Rows cost memory without costing a byte of the file: 8 bytes a row in the
- * CSR's row pointer, or in a dense vector. A size line may declare at most
- * max(MM_ROWS_FREE, MM_ROWS_PER_ENTRY x ENTRIES) rows, and the entries must
- * be there (a regular file's count is checked against its size, a stream's
- * as they arrive, before any row is allocated): a 40-byte size line, or one
- * followed by gigabytes of comments, cannot make the reader allocate and
- * touch gigabytes. */
+/* Rows cost 8 bytes each (row pointer or vector) without costing a byte of
+ * the file: a size line may declare at most max(MM_ROWS_FREE,
+ * MM_ROWS_PER_ENTRY x ENTRIES) rows, and the entries must be there before a
+ * row is allocated, so a 40-byte size line cannot make the reader touch
+ * gigabytes. */
 #define MM_ROWS_FREE ((int64_t)1 << 16)
 #define MM_ROWS_PER_ENTRY 16
 
-/* Chunks per piece of text at most: a tiny chunk_bytes on a large file
- * gets larger chunks rather than millions of them. */
+/* Chunks per piece at most: a tiny chunk_bytes gets larger chunks instead. */
 #define MM_MAX_CHUNKS_PER_PIECE ((int64_t)1 << 16)
 
 typedef struct {
@@ -75,13 +60,8 @@ typedef struct {
   int64_t size_line;
 } mm_header;
 
-static cgm_status fail_at(mmr *r, int64_t line, cgm_status code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-
-static cgm_status fail_at(mmr *r, int64_t line, cgm_status code, const char *fmt, ...) {
+static MM_PRINTF(4, 5) cgm_status
+    fail_at(mmr *r, int64_t line, cgm_status code, const char *fmt, ...) {
   char msg[CGM_ERRMSG_MAX];
   va_list ap;
   va_start(ap, fmt);
@@ -102,11 +82,6 @@ static int find_binary(const char *s, const char *e) {
   for (; s < e; s++)
     if (is_binary_byte((unsigned char)*s)) return (unsigned char)*s;
   return -1;
-}
-
-static cgm_status fail_binary(mmr *r, int64_t line, int byte) {
-  return fail_at(r, line, CGM_EINPUT, "binary data (byte 0x%02x): not a Matrix Market text file",
-                 byte);
 }
 
 /* A token for a message: at most 32 characters (then "..."), unprintable
@@ -160,11 +135,9 @@ static cgm_status fail_source(mmr *r, int64_t line) {
   return fail_at(r, line, r->src.fail_code, "%s", r->src.fail_msg);
 }
 
-/* A line of MM_LINE_MAX bytes or more, or one holding binary bytes, is an
- * error whatever else it holds, and the one a line-by-line reader reports
- * for it: it meets the length, and the binary bytes, before it parses the
- * line. Writes that message for the line [ls, le) and returns true, or
- * returns false. */
+/* A line of MM_LINE_MAX bytes or more, or holding binary bytes, is that
+ * error whatever else it holds (a line-by-line reader meets it before
+ * parsing the line): its message for [ls, le) to msg, and true. */
 static bool line_defect(const char *ls, const char *le, char *msg, size_t mn) {
   int b;
   if ((size_t)(le - ls) >= MM_LINE_MAX) {
@@ -181,8 +154,7 @@ static bool line_defect(const char *ls, const char *le, char *msg, size_t mn) {
   return true;
 }
 
-/* Makes [p, end) hold at least one line. 1, 0 at the end of the text, -1
- * after reporting an error. */
+/* Makes [p, end) hold a line: 1, 0 at the end, -1 after reporting an error. */
 static int fill(mmr *r) {
   if (r->p < r->end) return 1;
   mm_source_drop(&r->src, r->piece); /* every line of it is read */
@@ -200,8 +172,8 @@ static int fill(mmr *r) {
   return 1;
 }
 
-/* The next header line as [*ls, *le), *le at its '\n'; *lineno its number.
- * Returns 1, 0 at the end of the text, -1 after an error. */
+/* The next header line [*ls, *le), *le at its '\n', and its number: 1, 0 at
+ * the end, -1 after reporting an error (a defective line among them). */
 static int next_line(mmr *r, char **ls, char **le, int64_t *lineno) {
   int f = fill(r);
   if (f <= 0) return f;
@@ -210,7 +182,7 @@ static int next_line(mmr *r, char **ls, char **le, int64_t *lineno) {
   *lineno = r->line++;
   r->p = *le + 1;
   char msg[128];
-  if ((size_t)(*le - *ls) >= MM_LINE_MAX && line_defect(*ls, *le, msg, sizeof msg)) {
+  if (line_defect(*ls, *le, msg, sizeof msg)) {
     fail_at(r, *lineno, CGM_EINPUT, "%s", msg);
     return -1;
   }
@@ -324,8 +296,6 @@ static cgm_status read_banner(mmr *r, mm_header *h) {
   f = next_line(r, &ls, &le, &ln);
   if (f <= 0) return f < 0 ? r->st : fail_at(r, 1, CGM_EINPUT, "empty file");
   if (le - ls >= 3 && memcmp(ls, "\xef\xbb\xbf", 3) == 0) ls += 3; /* UTF-8 byte order mark */
-  int b = find_binary(ls, le);
-  if (b >= 0) return fail_binary(r, ln, b);
 
   const char *p = ls, *t[5];
   size_t tl[5];
@@ -394,8 +364,7 @@ static cgm_status read_banner(mmr *r, mm_header *h) {
 }
 
 /* Comments and blank lines, then the size line and what it may declare (a
- * matrix that is not square, when the caller needs one, refused before
- * anything is done for its columns). */
+ * matrix not square, when the caller needs one, refused before its columns). */
 static cgm_status read_size_line(mmr *r, mm_header *h) {
   const bool want_vector = r->vector;
   char *ls = NULL, *le = NULL, tb[64];
@@ -408,8 +377,6 @@ static cgm_status read_size_line(mmr *r, mm_header *h) {
     if (f == 0)
       return fail_at(r, r->line, CGM_EINPUT, "missing size line: expected '%s' after the banner",
                      h->array ? "ROWS COLS" : "ROWS COLS ENTRIES");
-    int b = find_binary(ls, le);
-    if (b >= 0) return fail_binary(r, ln, b);
     p = ls;
     while (p < le && mm_is_blank((unsigned char)*p)) p++;
     if (p == le || *p == '%') continue;
@@ -542,18 +509,10 @@ static void note_error(body *X, mm_chunk *ch) {
   }
 }
 
-/* Records the chunk's first error, on its line `line` that starts at ls.
- * A line too long or with binary bytes is reported as such (line_defect);
- * code CGM_ERUNTIME (out of memory) is reported as given. */
-static void chunk_fail(body *X, mm_chunk *ch, int64_t line, const char *ls, bool data,
-                       cgm_status code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 7, 8)))
-#endif
-    ;
-
-static void chunk_fail(body *X, mm_chunk *ch, int64_t line, const char *ls, bool data,
-                       cgm_status code, const char *fmt, ...) {
+/* Records the chunk's first error, on its line `line` at ls: as line_defect
+ * words it when the line has a defect and code is CGM_EINPUT. */
+static MM_PRINTF(7, 8) void chunk_fail(body *X, mm_chunk *ch, int64_t line, const char *ls,
+                                       bool data, cgm_status code, const char *fmt, ...) {
   char msg[CGM_ERRMSG_MAX];
   const char *le = memchr(ls, '\n', (size_t)(ch->e - ls));
   if (code != CGM_EINPUT || !line_defect(ls, le, msg, sizeof msg)) {
@@ -571,10 +530,9 @@ static void chunk_fail(body *X, mm_chunk *ch, int64_t line, const char *ls, bool
   note_error(X, ch);
 }
 
-/* Entry lines "ROW COL [VALUE]" into the chunk's buckets; comments and blank
- * lines skipped. Every check and message is that of a line-by-line reader;
- * only what depends on other chunks (the entry count, both triangles) is
- * left to tally_chunks(). */
+/* Entry lines "ROW COL [VALUE]" into the chunk's buckets, with a
+ * line-by-line reader's checks; what depends on other chunks (the entry
+ * count, both triangles) is left to tally_chunks(). */
 static void parse_coordinate(void *X_, void *ch_) {
   body *X = X_;
   mm_chunk *ch = ch_;
@@ -619,7 +577,6 @@ static void parse_coordinate(void *X_, void *ch_) {
       FAIL(true, CGM_EINPUT, "bad row index '%s' (expected an integer in 1..%llu)",
            tok_desc(tb, sizeof tb, p), (unsigned long long)M);
     }
-    /* row index */
     const char *ts = p;
     uint64_t i = 0;
     while (mm_is_digit((unsigned char)*p)) i = i * 10 + (uint64_t)(*p++ - '0');
@@ -632,7 +589,6 @@ static void parse_coordinate(void *X_, void *ch_) {
            tok_desc(tb, sizeof tb, ts), (unsigned long long)M);
     }
     while (*p == ' ' || *p == '\t') p++;
-    /* column index */
     ts = p;
     uint64_t j = 0;
     while (mm_is_digit((unsigned char)*p)) j = j * 10 + (uint64_t)(*p++ - '0');
@@ -650,7 +606,6 @@ static void parse_coordinate(void *X_, void *ch_) {
     if (j - 1 >= N)
       FAIL(true, CGM_EINPUT, "column index %s out of range 1..%llu", tok_desc(tb, sizeof tb, ts),
            (unsigned long long)N);
-    /* value */
     double v = 1.0;
     if (values) {
       while (*p == ' ' || *p == '\t') p++;
@@ -768,10 +723,9 @@ static void body_free(body *X) {
   X->nch = X->cap = 0;
 }
 
-/* Cuts the whole lines [s, e) into chunks of about chunk_bytes (at least one
- * line each) and appends them; *first is the index of the first new one.
- * False when out of memory or when the text faulted (X->src->changed); the
- * chunks made so far stay. */
+/* Appends the whole lines [s, e) as chunks of about chunk_bytes (a line at
+ * least), the first new one at *first. False when out of memory or when the
+ * text faulted; the chunks made so far stay. */
 static bool add_chunks(body *X, const char *s, const char *e, int64_t *first) {
   *first = X->nch;
   int64_t len = e - s, cb = X->chunk_bytes;
@@ -814,9 +768,9 @@ typedef struct {
   mm_tri tri[2]; /* lines counted in the file */
 } tally;
 
-/* The chunk being walked holds the entry one too many, which a line-by-line
- * reader reads after the L entries declared, expecting only comments: its
- * line (from the chunk's first, 0) to T->vline, its message to T->vmsg. */
+/* The chunk being walked holds the entry one too many (after the L
+ * declared, only comments may follow): its line in the chunk to T->vline,
+ * its message to T->vmsg. */
 static void locate_extra(void *X_, void *T_) {
   const body *X = X_;
   tally *T = T_;
@@ -891,12 +845,10 @@ static bool tally_chunks(body *X, tally *T) {
   return T->have;
 }
 
-/* Parses the body: the rest of the header's piece, then every piece the
- * source gives, each walked (tally_chunks) and dropped once its chunks are
- * parsed, until the verdict is known or the text ends: a stream is held a
- * piece or two at a time, and more entries than declared stop it at the
- * piece that holds the first extra one. The chunks run as OpenMP tasks
- * while this thread fetches the next piece. */
+/* Parses the rest of the header's piece, then every piece of the source,
+ * each walked (tally_chunks) and dropped once parsed, until the verdict is
+ * known: a stream is held a piece or two at a time. The chunks run as
+ * OpenMP tasks while this thread fetches the next piece. */
 static void parse_body(mmr *r, body *X, tally *T) {
   char *piece = r->piece, *s = r->p, *e = r->end;
   r->p = r->end;
@@ -989,9 +941,8 @@ cgm_mm_read_opts cgm_mm_read_opts_default(void) {
 
 void (*mm_test_after_header)(const char *path);
 
-/* Whatever the parse made of a file that changed while it was read (a
- * truncation that faulted, or its size or times moved), that is the
- * verdict. */
+/* A file that changed while it was read (a truncation that faulted, or its
+ * size or times moved) gets that verdict, whatever the parse made of it. */
 static cgm_status check_changed(mmr *r, cgm_status st) {
   if (!mm_source_changed(&r->src)) return st;
   return cgm_fail(r->err, CGM_EINPUT, "%s: the file changed while it was read", r->path);

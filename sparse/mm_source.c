@@ -41,13 +41,7 @@ bool mm_source_have_gzip(void) {
 #endif
 }
 
-static void src_fail(mm_source *s, cgm_status code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static void src_fail(mm_source *s, cgm_status code, const char *fmt, ...) {
+static MM_PRINTF(3, 4) void src_fail(mm_source *s, cgm_status code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(s->fail_msg, sizeof s->fail_msg, fmt, ap);
