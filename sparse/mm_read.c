@@ -265,7 +265,7 @@ static cgm_status read_banner(mmr *r, mm_header *h) {
   memset(h, 0, sizeof *h);
   char *ls = NULL, *le = NULL;
   int64_t ln = 1;
-  if (r->src.gzip && !mm_source_have_gzip())
+  if (r->src.gzip && !cgm_mm_have_gzip())
     return fail_at(r, 1, CGM_EINPUT,
                    "compressed file (gzip): this build cannot read gzip files (built without "
                    "zlib); decompress it first");
@@ -946,10 +946,6 @@ void (*mm_test_after_header)(const char *path);
 static cgm_status check_changed(mmr *r, cgm_status st) {
   if (!mm_source_changed(&r->src)) return st;
   return cgm_fail(r->err, CGM_EINPUT, "%s: the file changed while it was read", r->path);
-}
-
-bool cgm_mm_have_gzip(void) {
-  return mm_source_have_gzip();
 }
 
 /* Resolves the options to *o, opens path and reads its header. */

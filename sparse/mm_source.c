@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The text of a Matrix Market file (sparse/mm_source.h).
- *
- * A regular file is mapped rather than read: the parser's threads then read
- * the page cache directly, with no copy and no read buffer to pass between
- * them. Streams cannot be mapped and are read in pieces; so are gzip files,
- * inflated with zlib while the pieces already handed out are parsed. A
- * stream's piece ends at its last newline and the rest of that line starts
- * the next piece. */
+/* The text of a Matrix Market file (sparse/mm_source.h). A regular file is
+ * mapped rather than read: the parser's threads read the page cache with no
+ * copy. A stream's piece ends at its last newline; the rest of that line
+ * starts the next piece. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "sparse/mm_source.h"
+
+#include "cgmodel/sparse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +31,7 @@
 #define MM_PIECE_FIRST ((size_t)64 << 10)   /* its first piece */
 #define MM_ZIN_BYTES ((size_t)1 << 20)      /* compressed bytes read at a time from a pipe */
 
-bool mm_source_have_gzip(void) {
+bool cgm_mm_have_gzip(void) {
 #ifdef CGM_HAVE_ZLIB
   return true;
 #else
@@ -52,11 +50,10 @@ static MM_PRINTF(3, 4) void src_fail(mm_source *s, cgm_status code, const char *
 
 /* ------------------------------------------ a mapped file that shrinks --- */
 
-/* Reading a page of a mapped file beyond its end, once another process has
- * truncated it, raises SIGBUS on the thread that read it. While any file is
- * mapped a handler is installed that jumps back into that thread's
- * innermost mm_source_guard; a SIGBUS outside one goes to the handler that was
- * there before (the default: the process dies, as without a reader). */
+/* Reading a mapped page beyond the end of a file another process truncated
+ * raises SIGBUS on the reading thread. While any file is mapped a handler
+ * jumps back into that thread's innermost mm_source_guard; a SIGBUS outside
+ * one goes to the handler that was there before. */
 static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
 static int guard_users; /* sources holding the handler */
 static struct sigaction guard_prev;
@@ -178,10 +175,9 @@ static ssize_t read_some(mm_source *s, void *dst, size_t room) {
   return s->in_eof ? 0 : read_fd(s, dst, room);
 }
 
-/* Opens path, the file itself a regular one (a FIFO would block the open
- * until a writer came, a device could stream forever), or a link to a
- * stream: /dev/stdin, /dev/fd/N and /proc/self/fd/N name a descriptor
- * already open, a stream by contract. */
+/* Opens path: a regular file (a FIFO would block the open until a writer
+ * came, a device could stream forever), or a link to a descriptor already
+ * open (/dev/stdin, /dev/fd/N), a stream by contract. */
 static cgm_status open_file(mm_source *s, const char *path, cgm_error *err) {
   struct stat ls;
   if (lstat(path, &ls) == 0 && !S_ISREG(ls.st_mode) && !S_ISDIR(ls.st_mode) && !S_ISLNK(ls.st_mode))
@@ -294,14 +290,11 @@ static bool gz_input_done(const mm_source *s) {
   return s->in_eof && s->pre_off >= s->pre_len;
 }
 
-/* Inflates into dst. Returns the bytes produced (0 at the end of the
- * stream), or -1 after recording a failure that came before any byte. A
- * failure after some bytes is recorded and those bytes are returned: the
- * text before a corruption is all there whatever the size of the pieces,
- * so the line where the failure is reported does not depend on it.
- * Concatenated gzip members (what `cat a.gz b.gz` and pigz make) are read
- * as one text, as gzip -dc does; anything else after a member is an error,
- * never skipped. */
+/* Inflates into dst: the bytes produced (0 at the end), or -1 after
+ * recording a failure before any byte. A failure after some bytes is
+ * recorded and those bytes returned, so the line it is reported at does not
+ * depend on the pieces' size. Concatenated members (cat a.gz b.gz, pigz)
+ * are one text, as for gzip -dc; anything else after a member is an error. */
 static ssize_t inflate_some(mm_source *s, char *dst, size_t room) {
   z_stream *z = s->z;
   if (room > UINT_MAX) room = UINT_MAX;
@@ -356,8 +349,8 @@ static ssize_t inflate_some(mm_source *s, char *dst, size_t room) {
 /* The next piece of a stream (read or inflated). */
 static int stream_next(mm_source *s, char **p, size_t *len) {
   if (s->eof && s->carry_len == 0) return 0;
-  /* Pieces start small and double up to piece_bytes: a small input costs
-   * a small buffer, and parsing starts early. */
+  /* Pieces double up to piece_bytes: a small input costs a small buffer,
+   * and parsing starts early. */
   if (s->next_cap == 0)
     s->next_cap = s->piece_bytes < MM_PIECE_FIRST ? s->piece_bytes : MM_PIECE_FIRST;
   size_t cap = s->next_cap;
@@ -500,9 +493,8 @@ void mm_source_drop(mm_source *s, const char *piece) {
     }
 }
 
-/* '\n' in [s, e), eight bytes at a time: for each word, the exact count of
- * its zero bytes after an xor with '\n' in every byte (memchr a line at a
- * time spent 14% of a one-thread read of the sorted path in its calls). */
+/* '\n' in [s, e), eight bytes at a time: the zero bytes of each word xor
+ * '\n' (memchr a line at a time took 14% of a one-thread sorted read). */
 int64_t mm_count_newlines(const char *s, const char *e) {
   const uint64_t nl = 0x0a0a0a0a0a0a0a0aull, low7 = 0x7f7f7f7f7f7f7f7full;
   int64_t n = 0;
