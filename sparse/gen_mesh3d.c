@@ -13,17 +13,7 @@
 #include <string.h>
 
 #include "cgmodel/sparse.h"
-
-static uint64_t splitmix64(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-static double uniform(uint64_t *s) {
-  return (double)(splitmix64(s) >> 11) * 0x1p-53;
-}
+#include "sparse/rng.h"
 
 static int cmp_i64(const void *a, const void *b) {
   const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -123,7 +113,7 @@ cgm_status cgm_gen_mesh3d_coef(int32_t points, int k, cgm_numbering numbering, u
   for (int32_t i = 0; i < points; i++) {
     int c[3];
     for (int a = 0; a < 3; a++) {
-      raw[3 * i + a] = uniform(&s);
+      raw[3 * i + a] = unif01(&s);
       c[a] = (int)(raw[3 * i + a] * g);
       if (c[a] >= g) c[a] = g - 1;
     }
@@ -168,7 +158,7 @@ cgm_status cgm_gen_mesh3d_coef(int32_t points, int k, cgm_numbering numbering, u
   double region[COEF_REGIONS * COEF_REGIONS * COEF_REGIONS];
   uint64_t cs = seed ^ 0xc0efULL;
   for (int r = 0; r < COEF_REGIONS * COEF_REGIONS * COEF_REGIONS; r++)
-    region[r] = contrast > 1.0 ? pow(10.0, uniform(&cs) * log10(contrast)) : 1.0;
+    region[r] = contrast > 1.0 ? pow(10.0, unif01(&cs) * log10(contrast)) : 1.0;
   int64_t q = 0;
   for (int32_t i = 0; i < points; i++)
     for (int a = 0; a < 3; a++) { /* the shift: positive definite, not only semi */
