@@ -11,7 +11,6 @@
 #include <string.h>
 
 cgm_bcsr_params cgm_bcsr_default_params(int n) {
-  /* One warp (32 threads) per slice, one thread per row of a block. */
   return (cgm_bcsr_params){n, 1, n > 0 && n <= 32 ? 32 / n : 1};
 }
 
@@ -80,9 +79,7 @@ cgm_status cgm_bcsr_row_blocks(const cgm_csr *A, int n, int32_t *len, cgm_error 
 }
 
 /* In-place inclusive prefix sum of a[0..n) on every thread: each sums its
- * own contiguous part, the parts' totals are summed in order, then each
- * adds its offset. Integer sums: the result does not depend on the thread
- * count. */
+ * part, the parts' totals are summed in order, then each adds its offset. */
 static void prefix_sum(int64_t *a, int64_t n) {
   if (n < CGM_PAR_MIN) { /* not worth the threads */
     for (int64_t i = 1; i < n; i++) a[i] += a[i - 1];
@@ -135,10 +132,9 @@ cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **
     *bcol = c;
     return CGM_OK;
   }
-  /* One merge a block row, into room for its rows' entries and a padded
-   * diagonal block (A's row pointer bounds it), then the lists moved
-   * together: one pass of the merge instead of one to count and one to
-   * fill. */
+  /* One merge a block row into room for its rows' entries and a diagonal
+   * block (A's row pointer bounds it), then the lists moved together: one
+   * pass of the merge instead of one to count and one to fill. */
   int32_t *tmp = malloc(((size_t)A->nnz + (size_t)nb + 1) * sizeof *tmp);
   if (!tmp) {
     free(p);
@@ -164,11 +160,9 @@ cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **
 }
 
 /* Stable counting sort of block rows by length, longest first: rows of equal
- * length keep their order, so regular matrices keep their locality. In
- * parallel: each thread counts its contiguous part of the rows, the
- * positions go length by length and within a length thread by thread (the
- * serial order), and each thread places its part. The order is the serial
- * sort's for any thread count. */
+ * length keep their order, so regular matrices keep their locality. Each
+ * thread counts and places its part; the positions go length by length,
+ * thread by thread: the serial order for any thread count. */
 cgm_status cgm_bcsr_sort_rows(const int32_t *len, int32_t nb, int32_t *order, cgm_error *err) {
   int32_t maxlen = 0;
 #pragma omp parallel for schedule(static) reduction(max : maxlen) if (nb >= CGM_PAR_MIN)
@@ -274,9 +268,8 @@ cgm_status cgm_bcsr_count(const cgm_csr *A, int32_t brow_begin, int32_t brow_end
 }
 
 int64_t cgm_bcsr_padded_count(const int32_t *len, int32_t nb, cgm_bcsr_params p) {
-  /* The layout sorts block rows by length (longest first) and pads each
-   * slice of B_y to its longest: only the multiset of lengths matters.
-   * Counting sort, then walk the slices. */
+  /* Sorted by length, each slice padded to its longest: only the multiset
+   * of lengths matters. */
   int32_t maxlen = 0;
   for (int32_t b = 0; b < nb; b++)
     if (len[b] > maxlen) maxlen = len[b];

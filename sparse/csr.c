@@ -93,13 +93,11 @@ cgm_status cgm_csr_check(const cgm_csr *A, cgm_error *err) {
   return CGM_OK;
 }
 
-/* A == A^T. pattern: entry for entry (a stored zero needs its mirror);
- * else as matrices, a missing entry being 0 (an explicit zero with no
- * mirror is symmetric, as SciPy's A != A.T sees it). Each entry above the
- * diagonal looks for its mirror below, equal, or (by value) its own zero;
- * then the entries below are all mirrors when as many of them (nonzero ones,
- * by value) lie below as were found: entries are distinct (checked: columns
- * rise strictly in a row). Half the searches of checking every entry. */
+/* A == A^T, entry for entry when pattern (a stored zero needs its mirror),
+ * else by value. Each entry above the diagonal looks for its mirror, equal
+ * (or, by value, its own zero); the entries below are then all mirrors when
+ * as many (nonzero, by value) lie below as were found, entries being
+ * distinct (checked): half the searches of checking every entry. */
 static bool symmetric(const cgm_csr *A, bool pattern) {
   if (A->nrows != A->ncols) return false;
   int bad = 0;

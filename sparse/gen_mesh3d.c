@@ -1,13 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Random geometric meshes: points uniform in the unit cube joined to their
- * k nearest neighbours, 3 unknowns a point, a spring block per edge. The
- * unstructured meshes of FEM codes whose numbering may be anything: with
- * --numbering random the SpMV reads x from all over (the x locality the
- * refined model's locality term prices, docs/model.md), with sorted the
- * points are numbered cell by cell of a grid, so neighbours are near.
- * With a contrast > 1 the springs' stiffness jumps between regions by up to
- * that factor: ill-conditioned matrices (condition ~ contrast x 1e3) whose
- * attainable residual in double lies above the usual tolerances. */
+/* Random geometric meshes, the unstructured meshes of FEM codes: numbered
+ * at random the SpMV reads x from all over (the model's x locality,
+ * docs/model.md), numbered cell by cell of a grid neighbours are near. A
+ * contrast > 1 makes them ill-conditioned (condition ~ contrast x 1e3). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,10 +59,7 @@ cgm_status cgm_gen_mesh3d(int32_t points, int k, cgm_numbering numbering, uint64
   return cgm_gen_mesh3d_coef(points, k, numbering, seed, 1.0, A, err);
 }
 
-/* The coefficient of the region holding point x (unit cube): 4 x 4 x 4
- * regions, each 10^(t log10 contrast) with t uniform in [0, 1] drawn from
- * the seed, as a material of jumping stiffness (a composite, a layered
- * soil). */
+/* The coefficient of the region (of 4 x 4 x 4) holding point x. */
 #define COEF_REGIONS 4
 static double coef_at(const double *x, const double *region) {
   int c[3];

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Entries between parsing and CSR (sparse/mm_entries.h): paged buckets, and
- * the parallel assembly of the CSR, one block of rows per thread. */
+/* Entries between parsing and CSR (sparse/mm_entries.h). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "sparse/mm_entries.h"
@@ -61,9 +60,8 @@ static void assemble_block(const mm_entries *E, int b, int32_t nrows, const int6
   const int64_t r1 = r0 + ((int64_t)1 << shift) < nrows ? r0 + ((int64_t)1 << shift) : nrows;
   if (r0 >= r1) return;
   const int64_t nr = r1 - r0;
-  /* counting sort of the block's entries by row, reading the chunks in
-   * file order: a row's entries keep the order of the file. cnt counts,
-   * then holds each row's next free place, and at last its end. */
+  /* counting sort by row, the chunks in file order: cnt counts, then holds
+   * each row's next free place, and at last its end */
   int64_t *cnt = rowptr + r0;
   const bool mirror = E->mirror;
   for (int64_t c = 0; c < E->nch; c++)
@@ -150,9 +148,8 @@ cgm_status mm_assemble_csr(const mm_entries *E, int32_t nrows, int32_t ncols, in
     free(tmp.v);
   }
 
-  /* Duplicates left gaps between the blocks: close them, in block order
-   * (each block moves towards the start, over what the blocks before it
-   * left behind), and shift the row pointers. */
+  /* Duplicates left gaps between the blocks: close them in block order and
+   * shift the row pointers. */
   int64_t nnz = 0;
   for (int b = 0; b < nb; b++) {
     res[b].delta = base[b] - nnz;
