@@ -261,7 +261,6 @@ static cgm_status check_rows(mmr *r, const mm_header *h, bool vector) {
 
 /* The banner, and what a file's first bytes tell. */
 static cgm_status read_banner(mmr *r, mm_header *h) {
-  const bool want_vector = r->vector;
   memset(h, 0, sizeof *h);
   char *ls = NULL, *le = NULL;
   int64_t ln = 1;
@@ -282,10 +281,7 @@ static cgm_status read_banner(mmr *r, mm_header *h) {
     comp = "gzip";
   else if (n >= 4 && u[0] == 0x28 && u[1] == 0xb5 && u[2] == 0x2f && u[3] == 0xfd)
     comp = "zstd";
-  else if (n >= 6 && memcmp(u,
-                            "\xfd"
-                            "7zXZ\0",
-                            6) == 0)
+  else if (n >= 6 && memcmp(u, "\3757zXZ", 6) == 0) /* \375: 0xfd */
     comp = "xz";
   else if (n >= 4 && memcmp(u, "BZh", 3) == 0 && u[3] >= '1' && u[3] <= '9')
     comp = "bzip2";
@@ -355,10 +351,10 @@ static cgm_status read_banner(mmr *r, mm_header *h) {
     return fail_at(r, ln, CGM_EINPUT,
                    "'array pattern' is not valid Matrix Market: pattern "
                    "needs the coordinate format");
-  if (h->array && !want_vector)
+  if (h->array && !r->vector)
     return fail_at(r, ln, CGM_EINPUT,
                    "dense 'array' format is not supported for matrices: use the coordinate format");
-  if (want_vector && h->sym != CGM_MM_GENERAL)
+  if (r->vector && h->sym != CGM_MM_GENERAL)
     return fail_at(r, ln, CGM_EINPUT, "a vector must be 'general', not 'symmetric'");
   return CGM_OK;
 }
@@ -366,22 +362,18 @@ static cgm_status read_banner(mmr *r, mm_header *h) {
 /* Comments and blank lines, then the size line and what it may declare (a
  * matrix not square, when the caller needs one, refused before its columns). */
 static cgm_status read_size_line(mmr *r, mm_header *h) {
-  const bool want_vector = r->vector;
   char *ls = NULL, *le = NULL, tb[64];
   const char *p, *xt;
   size_t xl;
   int64_t ln = 0;
-  for (;;) {
+  do { /* comments and blank lines */
     int f = next_line(r, &ls, &le, &ln);
     if (f < 0) return r->st;
     if (f == 0)
       return fail_at(r, r->line, CGM_EINPUT, "missing size line: expected '%s' after the banner",
                      h->array ? "ROWS COLS" : "ROWS COLS ENTRIES");
-    p = ls;
-    while (p < le && mm_is_blank((unsigned char)*p)) p++;
-    if (p == le || *p == '%') continue;
-    break;
-  }
+    for (p = ls; p < le && mm_is_blank((unsigned char)*p);) p++;
+  } while (p == le || *p == '%');
   h->size_line = ln;
   int want = h->array ? 2 : 3;
   const char *st[3];
@@ -423,7 +415,7 @@ static cgm_status read_size_line(mmr *r, mm_header *h) {
   if (h->sym == CGM_MM_SYMMETRIC && h->rows != h->cols)
     return fail_at(r, ln, CGM_EINPUT, "symmetric matrix must be square, not %lld x %lld",
                    (long long)h->rows, (long long)h->cols);
-  if (want_vector && h->cols != 1)
+  if (r->vector && h->cols != 1)
     return fail_at(r, ln, CGM_EINPUT,
                    "a vector must have one column (n x 1); this one is %lld x %lld",
                    (long long)h->rows, (long long)h->cols);
@@ -441,7 +433,7 @@ static cgm_status read_size_line(mmr *r, mm_header *h) {
                      "most %lld (truncated file?)",
                      (long long)h->entries, (long long)r->src.fsize, (long long)fit);
   }
-  return check_rows(r, h, want_vector);
+  return check_rows(r, h, r->vector);
 }
 
 static void header_run(void *r_, void *h) {
@@ -882,23 +874,16 @@ static void parse_body(mmr *r, body *X, tally *T) {
 
 /* The verdict once the body is parsed: the first error of the text, or
  * CGM_OK with exactly the entries declared. */
-static cgm_status tally_end(mmr *r, const body *X, tally *T) {
-  const int64_t L = T->h->entries;
-  if (!T->have && X->nomem) {
-    T->vline = T->G, T->vcode = CGM_ERUNTIME, T->have = true;
-    snprintf(T->vmsg, sizeof T->vmsg, "out of memory for the parser's chunks");
-  } else if (!T->have && X->src_failed) {
-    T->vline = T->G, T->vcode = r->src.fail_code, T->have = true;
-    snprintf(T->vmsg, sizeof T->vmsg, "%s", r->src.fail_msg);
-  } else if (!T->have && T->D < L) {
-    T->vline = T->G, T->vcode = CGM_EINPUT, T->have = true;
-    snprintf(T->vmsg, sizeof T->vmsg,
-             "unexpected end of file after %lld of the %lld %s declared on line %lld (truncated "
-             "file?)",
-             (long long)T->D, (long long)L, X->array ? "values" : "entries",
-             (long long)T->h->size_line);
-  }
+static cgm_status tally_end(mmr *r, const body *X, const tally *T) {
   if (T->have) return fail_at(r, T->vline, T->vcode, "%s", T->vmsg);
+  if (X->nomem) return fail_at(r, T->G, CGM_ERUNTIME, "out of memory for the parser's chunks");
+  if (X->src_failed) return fail_source(r, T->G);
+  if (T->D < T->h->entries)
+    return fail_at(r, T->G, CGM_EINPUT,
+                   "unexpected end of file after %lld of the %lld %s declared on line %lld "
+                   "(truncated file?)",
+                   (long long)T->D, (long long)T->h->entries, X->array ? "values" : "entries",
+                   (long long)T->h->size_line);
   return CGM_OK;
 }
 
