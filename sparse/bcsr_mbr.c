@@ -374,14 +374,12 @@ static cgm_status build_sel(const cgm_csr *A, const selection *sel, int32_t base
     cgm_bcsr_free(B);
     return st;
   }
-  int32_t maxlen = 0;
+  const int32_t maxlen = nb > 0 ? len[order[0]] : 0; /* longest first */
   int64_t nblocks = 0;
-#pragma omp parallel for schedule(static) reduction(+ : nblocks) reduction(max : maxlen) \
-    if (nb >= CGM_PAR_MIN)
+#pragma omp parallel for schedule(static) reduction(+ : nblocks) if (nb >= CGM_PAR_MIN)
   for (int32_t b = 0; b < nb; b++) {
     nblocks += len[b];
     B->brow_len[sel_row(sel, b) - base] = len[b]; /* distinct rows: no two threads meet */
-    if (len[b] > maxlen) maxlen = len[b];
   }
   B->nblocks = nblocks;
   B->nblocks_padded = B->slice_ptr[B->nslices];

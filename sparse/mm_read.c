@@ -550,24 +550,19 @@ static void parse_coordinate(void *X_, void *ch_) {
     }
     const char *ls = p;
     while (*p == ' ' || *p == '\t') p++;
-    if (!mm_is_digit((unsigned char)*p)) {
-      if (*p == '\n' || *p == '%' || mm_is_blank((unsigned char)*p)) {
-        const char *le = memchr(p, '\n', (size_t)(end - p));
-        const char *q = p;
-        while (q < le && mm_is_blank((unsigned char)*q)) q++;
-        bool data = q < le && *q != '%';
-        /* chunk_fail words it: too long, or the binary byte */
-        if ((size_t)(le - ls) >= MM_LINE_MAX || find_binary(p, le) >= 0)
-          FAIL(data, CGM_EINPUT, "%s", "binary data");
-        if (data)
-          FAIL(true, CGM_EINPUT, "bad row index '%s' (expected an integer in 1..%llu)",
-               tok_desc(tb, sizeof tb, q), (unsigned long long)M);
-        p = le + 1;
-        line++;
-        continue;
-      }
-      FAIL(true, CGM_EINPUT, "bad row index '%s' (expected an integer in 1..%llu)",
-           tok_desc(tb, sizeof tb, p), (unsigned long long)M);
+    if (!mm_is_digit((unsigned char)*p)) { /* a comment, a blank line or a bad one */
+      const char *le = memchr(p, '\n', (size_t)(end - p)), *q = p;
+      while (q < le && mm_is_blank((unsigned char)*q)) q++;
+      const bool data = q < le && *q != '%';
+      /* chunk_fail words it: too long, or the binary byte */
+      if ((size_t)(le - ls) >= MM_LINE_MAX || find_binary(p, le) >= 0)
+        FAIL(data, CGM_EINPUT, "%s", "binary data");
+      if (data)
+        FAIL(true, CGM_EINPUT, "bad row index '%s' (expected an integer in 1..%llu)",
+             tok_desc(tb, sizeof tb, q), (unsigned long long)M);
+      p = le + 1;
+      line++;
+      continue;
     }
     const char *ts = p;
     uint64_t i = 0;
