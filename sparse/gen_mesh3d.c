@@ -15,6 +15,15 @@ static int cmp_i64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* The cell of point x in the g x g x g grid of the unit cube: c, and its index. */
+static int64_t cell_of(const double *x, int g, int c[3]) {
+  for (int a = 0; a < 3; a++) {
+    c[a] = (int)(x[a] * g);
+    if (c[a] >= g) c[a] = g - 1;
+  }
+  return ((int64_t)c[2] * g + c[1]) * g + c[0];
+}
+
 /* The k nearest of point i among the points sorted by cell (cell_start:
  * g^3 + 1 offsets), searched in growing shells of cells until no unsearched
  * cell can hold a nearer one. nb/d2: k slots, ascending distance. */
@@ -22,10 +31,7 @@ static int knn(const double *p, const int32_t *cell_start, int g, int32_t i, int
                double *d2) {
   const double h = 1.0 / g;
   int c[3], found = 0;
-  for (int a = 0; a < 3; a++) {
-    c[a] = (int)(p[3 * i + a] * g);
-    if (c[a] >= g) c[a] = g - 1;
-  }
+  cell_of(p + 3 * (int64_t)i, g, c);
   for (int r = 0;; r++) {
     for (int z = c[2] - r; z <= c[2] + r; z++)
       for (int y = c[1] - r; y <= c[1] + r; y++)
@@ -63,11 +69,7 @@ cgm_status cgm_gen_mesh3d(int32_t points, int k, cgm_numbering numbering, uint64
 #define COEF_REGIONS 4
 static double coef_at(const double *x, const double *region) {
   int c[3];
-  for (int a = 0; a < 3; a++) {
-    c[a] = (int)(x[a] * COEF_REGIONS);
-    if (c[a] >= COEF_REGIONS) c[a] = COEF_REGIONS - 1;
-  }
-  return region[(c[2] * COEF_REGIONS + c[1]) * COEF_REGIONS + c[0]];
+  return region[cell_of(x, COEF_REGIONS, c)];
 }
 
 cgm_status cgm_gen_mesh3d_coef(int32_t points, int k, cgm_numbering numbering, uint64_t seed,
@@ -104,26 +106,16 @@ cgm_status cgm_gen_mesh3d_coef(int32_t points, int k, cgm_numbering numbering, u
   uint64_t s = seed;
   for (int32_t i = 0; i < points; i++) {
     int c[3];
-    for (int a = 0; a < 3; a++) {
-      raw[3 * i + a] = unif01(&s);
-      c[a] = (int)(raw[3 * i + a] * g);
-      if (c[a] >= g) c[a] = g - 1;
-    }
-    cellof[i] = (int32_t)(((int64_t)c[2] * g + c[1]) * g + c[0]);
-    cell_start[cellof[i] + 1]++;
+    for (int a = 0; a < 3; a++) raw[3 * i + a] = unif01(&s);
+    cellof[i] = (int32_t)cell_of(raw + 3 * (int64_t)i, g, c);
+    cell_start[cellof[i] + 2]++;
   }
-  for (int64_t c = 0; c < ncell; c++) cell_start[c + 1] += cell_start[c];
-  { /* points sorted by cell (counting sort, stable) */
-    int32_t *fill = calloc((size_t)ncell + 1, sizeof *fill);
-    if (!fill) {
-      st = cgm_fail(err, CGM_ERUNTIME, "out of memory for a mesh of %d points", points);
-      goto done;
-    }
-    for (int32_t i = 0; i < points; i++) {
-      const int32_t q = cell_start[cellof[i]] + fill[cellof[i]]++;
-      memcpy(p + 3 * (int64_t)q, raw + 3 * (int64_t)i, 3 * sizeof *p);
-    }
-    free(fill);
+  /* points sorted by cell (counting sort, stable): cell_start[c + 1] runs
+   * from the start of cell c to its end, the start of c + 1 */
+  for (int64_t c = 2; c <= ncell; c++) cell_start[c] += cell_start[c - 1];
+  for (int32_t i = 0; i < points; i++) {
+    const int32_t q = cell_start[cellof[i] + 1]++;
+    memcpy(p + 3 * (int64_t)q, raw + 3 * (int64_t)i, 3 * sizeof *p);
   }
   /* the numbering: sorted keeps the cell order, random draws one */
   cgm_perm_shuffle(points, numbering == CGM_NUMBERING_RANDOM ? points : 1, seed ^ 0x5eedULL, id);
