@@ -264,7 +264,7 @@ static cgm_status read_banner(mmr *r, mm_header *h) {
   memset(h, 0, sizeof *h);
   char *ls = NULL, *le = NULL;
   int64_t ln = 1;
-  if (r->src.gzip && !cgm_mm_have_gzip())
+  if (r->src.kind == MM_SRC_GZIP && !cgm_mm_have_gzip())
     return fail_at(r, 1, CGM_EINPUT,
                    "compressed file (gzip): this build cannot read gzip files (built without "
                    "zlib); decompress it first");

@@ -198,7 +198,6 @@ static cgm_status open_file(mm_source *s, const char *path, cgm_error *err) {
 
 cgm_status mm_source_open(mm_source *s, const char *path, size_t piece_bytes, cgm_error *err) {
   memset(s, 0, sizeof *s);
-  s->path = path ? path : "(null)";
   s->fd = -1;
   s->fsize = -1;
   s->piece_bytes = piece_bytes ? piece_bytes : MM_PIECE_DEFAULT;
@@ -215,7 +214,6 @@ cgm_status mm_source_open(mm_source *s, const char *path, size_t piece_bytes, cg
     if (m != MAP_FAILED) {
       s->map = m;
       s->map_len = (size_t)s->st.st_size;
-      s->guarded = true;
       s->kind = MM_SRC_MAP;
       s->fsize = (int64_t)s->st.st_size;
       s->nread = (int64_t)s->st.st_size;
@@ -236,7 +234,6 @@ cgm_status mm_source_open(mm_source *s, const char *path, size_t piece_bytes, cg
     }
   }
   if (s->pre_len >= 2 && s->pre[0] == 0x1f && s->pre[1] == 0x8b) {
-    s->gzip = true;
     s->kind = MM_SRC_GZIP;
     s->fsize = -1; /* the text's size is known only at its end */
 #ifdef CGM_HAVE_ZLIB
@@ -517,10 +514,11 @@ void mm_source_release_text(mm_source *s) {
   free(s->owned);
   s->owned = NULL;
   s->nowned = s->owned_cap = 0;
-  if (s->map) munmap(s->map, s->map_len);
+  if (s->map) {
+    munmap(s->map, s->map_len);
+    guard_hold(false);
+  }
   s->map = NULL;
-  if (s->guarded) guard_hold(false);
-  s->guarded = false;
 }
 
 void mm_source_close(mm_source *s) {

@@ -29,20 +29,17 @@
 typedef enum { MM_SRC_MAP, MM_SRC_READ, MM_SRC_GZIP } mm_src_kind;
 
 typedef struct mm_source {
-  const char *path;
   int fd;
   mm_src_kind kind;
-  bool gzip;            /* the file starts with the gzip magic bytes */
   int64_t fsize;        /* size of a regular file read as text; -1 for pipes and gzip */
   int64_t nread;        /* bytes of the file read (mapped: the file size) */
   struct stat st;       /* the file when it was opened */
-  bool guarded;         /* mapped: holds the SIGBUS handler (mm_source_guard) */
   _Atomic bool changed; /* a guarded read faulted: the file shrank */
   size_t piece_bytes;   /* size of a stream's pieces, at most */
   size_t next_cap;      /* size of its next piece (they double up to piece_bytes) */
   bool eof;             /* no more input (or a stream stopped at a line longer than MM_LINE_MAX) */
 
-  /* a mapped file */
+  /* a mapped file (holding the SIGBUS handler of mm_source_guard) */
   char *map;
   size_t map_len;
   int map_stage;
@@ -56,8 +53,7 @@ typedef struct mm_source {
   void *z;            /* z_stream */
   unsigned char *zin; /* compressed input buffer (a pipe) */
   size_t zin_cap;
-  int64_t zin_pos; /* compressed bytes consumed by inflate */
-  bool in_eof;     /* the file's bytes are all read */
+  bool in_eof; /* the file's bytes are all read */
 
   /* the pieces handed out that this source allocated and still holds */
   char **owned;
