@@ -70,6 +70,15 @@ static void print_table(const cgm_validate_report *r) {
   printf("tuner: choice within 5%% of the best measured on %d of %d matrices (within 10%% on %d); "
          "mean regret %.3f, worst %.3f\n",
          r->within_5, r->regret_count, r->within_10, r->mean_regret, r->max_regret);
+  const char *names[2] = {"double", "mixed"};
+  for (int p = 0; p < 2; p++) /* --total: the iteration counts, predicted as for a new matrix */
+    if (isfinite(r->k_mean_error[p]))
+      printf("iterations (%s): predicted within %.1f%% on average, median %.1f%%, worst %.1f%%\n",
+             names[p], 100 * r->k_mean_error[p], 100 * r->k_median_error[p],
+             100 * r->k_max_error[p]);
+  if (isfinite(r->ratio_mean_error))
+    printf("iterations, mixed over double: within %.1f%% on average, worst %.1f%%\n",
+           100 * r->ratio_mean_error, 100 * r->ratio_max_error);
 }
 
 static int body(const cli_parsed *p) {

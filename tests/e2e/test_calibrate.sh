@@ -288,6 +288,9 @@ cp "$OUT" "$TMP/valt.json"
 # (a double-only calibration: mixed, which iterates on single's curves, is left out)
 json_check "$TMP/valt.json" 'j["matrices"] == 3 and {g["precision"] for g in j["groups"]} == {"double"} and j["measurements"] == 12' "--total: what the calibration can predict is measured"
 json_check "$TMP/valt.json" 'all(g["count"] == 3 and g["avg_rel_error"] >= 0 for g in j["groups"]) and j["tuner"]["mean_regret"] >= 1.0' "--total: totals predicted for every run, regret >= 1"
+# the iteration counts predicted as for a new matrix, against those run: per
+# matrix and over them (the errors recomputed from the rows' counts below)
+json_check "$TMP/valt.json" 'len(j["iterations"]["matrices"]) == 3 and 0 <= j["iterations"]["double"]["median_rel_error"] <= j["iterations"]["double"]["max_rel_error"] and abs(j["iterations"]["double"]["max_rel_error"] - max(m["double_rel_error"] for m in j["iterations"]["matrices"])) < 1e-12' "--total: the iteration counts' errors per matrix and over them"
 expect_fail 2 "--precision: 'mixed' is not a list of single, double (or both)" "$CGM" validate "$TMP/set" --precision mixed
 expect_fail 2 "no matrices" "$CGM" validate "$TMP/nowhere"
 expect_fail 2 "--backend: 'foo' is not cpu, cuda, cusparse or all" "$CGM" validate "$TMP/set" --backend foo
