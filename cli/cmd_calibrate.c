@@ -13,10 +13,13 @@
 
 static const char help[] =
     "usage: cgmodel calibrate [--devices cpu|cuda:all|cuda:0,1|cpu,cuda:all] [--quick]\n"
-    "                         [--precision single|double|both] [--threads T] [--db FILE] [--json]\n"
+    "                         [--precision single|double|both] [--threads T] [--strict]\n"
+    "                         [--db FILE] [--json]\n"
     "Runs the microbenchmarks (the solver's own kernels over sizes and block sizes, plain loads,\n"
     "the cuSPARSE baseline and, on several GPUs, every exchange mode), fits Eq. 3 to each, and\n"
-    "stores samples and fits in the database. Default devices: the CPU and every GPU.\n";
+    "stores samples and fits in the database. Default devices: the CPU and every GPU.\n"
+    "Timings other work disturbed are stored flagged, with a warning; --strict refuses them\n"
+    "(exit 3, nothing stored). A CPU calibrated with --threads T serves solves on T threads.\n";
 
 int cmd_calibrate(int argc, char **argv) {
   cli_args a;
@@ -36,6 +39,8 @@ int cmd_calibrate(int argc, char **argv) {
       o.quick = true;
     else if (cli_flag(&a, "--json"))
       json = 1;
+    else if (cli_flag(&a, "--strict"))
+      o.strict = true;
     else if (cli_opt(&a, "--db"))
       db_path = a.value;
     else if (cli_opt(&a, "--devices")) {
@@ -68,6 +73,8 @@ int cmd_calibrate(int argc, char **argv) {
   cgm_calibration_report rep;
   cgm_status st = cgm_calibrate(db, &o, &rep, &err);
   cli_progress_end();
+  for (int i = 0; i < rep.count; i++)
+    if (rep.cal[i].warning[0]) cli_note("calibrate", CGM_NOTE_WARNING, rep.cal[i].warning);
   if (st) {
     cgm_db_close(db);
     return cli_report("calibrate", &err);

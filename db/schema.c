@@ -180,8 +180,19 @@ static const char migration_6[] =
 static const char migration_7[] =
     "ALTER TABLE solves ADD COLUMN layout_on_device INTEGER NOT NULL DEFAULT 0;";
 
+/* Version 8: timings on a shared machine. A sample's spread (its timings'
+ * median over the low quantile it keeps, less 1; NULL: not known) and
+ * whether they never settled; a solve whose time is implausible (other
+ * work held it up: cgm_solve_disturbed), left out of what learns from
+ * solves. Rows from before were taken as settled and undisturbed. */
+static const char migration_8[] = "ALTER TABLE samples ADD COLUMN spread REAL;\n"
+                                  "ALTER TABLE samples ADD COLUMN unsettled INTEGER NOT NULL "
+                                  "DEFAULT 0;\n"
+                                  "ALTER TABLE solves ADD COLUMN disturbed INTEGER NOT NULL "
+                                  "DEFAULT 0;";
+
 static const char *const migrations[] = {migration_1, migration_2, migration_3, migration_4,
-                                         migration_5, migration_6, migration_7};
+                                         migration_5, migration_6, migration_7, migration_8};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == CGM_DB_SCHEMA_VERSION,
                "one migration per schema version");

@@ -22,25 +22,11 @@ typedef struct {
   int prec;
 } cpu_run;
 
-/* Runs fn until at least `reps` runs and `min_s` seconds, after one warm-up;
- * returns the lower quartile. On a CPU the other processes preempt the
- * OpenMP threads, and a barrier then waits a whole time slice (runs of
- * exactly 4 or 8 ms): the quartile keeps those outliers out where a median
- * under load would not. */
-typedef void (*kernel_fn)(void *arg);
-static double time_kernel(kernel_fn fn, void *arg, int reps, double min_s) {
-  enum { MAX_REPS = 2000 };
-  double t[MAX_REPS];
-  fn(arg);
-  int k = 0;
-  double start = cgm_now();
-  while (k < MAX_REPS && (k < reps || cgm_now() - start < min_s)) {
-    double a = cgm_now();
-    fn(arg);
-    t[k++] = cgm_now() - a;
-  }
-  cgm_median(t, k); /* sorts */
-  return t[k / 4];
+/* How the CPU's kernels are timed (settle.c): batches of up to 8 runs
+ * while they take under 2 ms, so that one run held up a quantum ends its
+ * batch. A quick calibration settles on fewer timings and a smaller budget. */
+static mb_settle_opts cpu_settle(const cpu_run *R, double budget_s) {
+  return (mb_settle_opts){8, 2e-3, 3, R->o->quick ? 12 : 24, (R->o->quick ? 1.0 : 3.0) * budget_s};
 }
 
 static cgm_status emit(cpu_run *R, const cgm_sample *s, const char *stage, cgm_error *err) {
@@ -58,28 +44,29 @@ typedef struct {
   void *x, *r, *v, *u, *d;
 } vec_args;
 
-static void run_cg4(void *p) {
-  vec_args *a = p;
-  double rr;
-  if (a->prec == CGM_PREC_SINGLE)
-    cgm_cpu_cg4_f32(a->np, 1e-6f, a->x, a->r, a->v, a->u, a->d, &rr);
+/* Timing i of the vector sweep: CG4 (even i) or CG5 at size index i / 2. */
+static double time_vec(void *p, int i) {
+  const vec_args *a = p;
+  const int64_t np = a->np << (i / 2);
+  const double t0 = cgm_now();
+  if (i % 2 == 0 && a->prec == CGM_PREC_SINGLE)
+    cgm_cpu_cg4_f32(np, 1e-6f, a->x, a->r, a->v, a->u, a->d, &(double){0});
+  else if (i % 2 == 0)
+    cgm_cpu_cg4_f64(np, 1e-6, a->x, a->r, a->v, a->u, a->d, &(double){0});
+  else if (a->prec == CGM_PREC_SINGLE)
+    cgm_cpu_cg5_f32(np, 0.5f, a->v, a->r, a->d);
   else
-    cgm_cpu_cg4_f64(a->np, 1e-6, a->x, a->r, a->v, a->u, a->d, &rr);
+    cgm_cpu_cg5_f64(np, 0.5, a->v, a->r, a->d);
+  return cgm_now() - t0;
 }
 
-static void run_cg5(void *p) {
-  vec_args *a = p;
-  if (a->prec == CGM_PREC_SINGLE)
-    cgm_cpu_cg5_f32(a->np, 0.5f, a->v, a->r, a->d);
-  else
-    cgm_cpu_cg5_f64(a->np, 0.5, a->v, a->r, a->d);
-}
-
+/* CG4 and CG5 at every size, their timings interleaved (settle.c). */
 static cgm_status vector_sweep(cpu_run *R, cgm_error *err) {
   mb_range rg = mb_vector_range(false, R->o->quick);
-  const int w = R->prec == CGM_PREC_SINGLE ? 4 : 8;
+  const int w = R->prec == CGM_PREC_SINGLE ? 4 : 8, nsz = rg.hi - rg.lo + 1;
   const int64_t nmax = (int64_t)1 << rg.hi;
   void *buf[5] = {0};
+  mb_timing tm[64];
   cgm_status st = CGM_OK;
   for (int i = 0; i < 5; i++) {
     buf[i] = malloc((size_t)nmax * w);
@@ -97,17 +84,16 @@ static cgm_status vector_sweep(cpu_run *R, cgm_error *err) {
       else
         ((double *)buf[b])[i] = v;
     }
-  for (int e = rg.lo; e <= rg.hi && !st; e += rg.step) {
-    vec_args a = {R->prec, (int64_t)1 << e, buf[0], buf[1], buf[2], buf[3], buf[4]};
-    int reps = R->o->quick ? 8 : 20;
-    double min_s = R->o->quick ? 0.01 : 0.05;
+  vec_args a = {R->prec, (int64_t)1 << rg.lo, buf[0], buf[1], buf[2], buf[3], buf[4]};
+  const mb_settle_opts so = cpu_settle(R, 2.0);
+  mb_settle(time_vec, &a, 2 * nsz, &so, tm);
+  for (int i = 0; i < 2 * nsz && !st; i++) {
+    const int64_t np = a.np << (i / 2);
+    const bool cg4 = i % 2 == 0;
     cgm_sample s;
-    mb_sample(&s, "cg4", "", R->prec, 0, (double)CGM_CG4_PASSES * a.np * w, w,
-              time_kernel(run_cg4, &a, reps, min_s), "");
-    if ((st = emit(R, &s, "cg4", err))) break;
-    mb_sample(&s, "cg5", "", R->prec, 0, (double)CGM_CG5_PASSES * a.np * w, w,
-              time_kernel(run_cg5, &a, reps, min_s), "");
-    st = emit(R, &s, "cg5", err);
+    mb_sample_timed(&s, cg4 ? "cg4" : "cg5", "", R->prec, 0,
+                    (double)(cg4 ? CGM_CG4_PASSES : CGM_CG5_PASSES) * np * w, w, &tm[i], "");
+    st = emit(R, &s, cg4 ? "cg4" : "cg5", err);
   }
 out:
   for (int i = 0; i < 5; i++) free(buf[i]);
@@ -123,12 +109,15 @@ typedef struct {
   void *y;
 } spmv_args;
 
-static void run_spmv(void *p) {
+static double time_spmv(void *p, int i) {
   spmv_args *a = p;
+  const double t0 = cgm_now();
   if (a->prec == CGM_PREC_SINGLE)
     cgm_cpu_spmv_f32(a->B, a->val, a->x, a->y, a->x);
   else
     cgm_cpu_spmv_f64(a->B, a->val, a->x, a->y, a->x);
+  (void)i;
+  return cgm_now() - t0;
 }
 
 /* One matrix at block size n, every precision asked for: the blocking
@@ -164,12 +153,14 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *varia
       if (p == CGM_PREC_SINGLE)
         for (int64_t i = 0; i < nv; i++) ((float *)val)[i] = (float)B.val[i];
       spmv_args a = {&B, p, val, x, y};
-      double t = time_kernel(run_spmv, &a, R->o->quick ? 8 : 20, R->o->quick ? 0.01 : 0.05);
+      const mb_settle_opts so = cpu_settle(R, 0.15);
+      mb_timing t;
+      mb_settle(time_spmv, &a, 1, &so, &t);
       cgm_sample smp;
-      mb_sample(
+      mb_sample_timed(
           &smp, "spmv", variant, p, n,
           cgm_spmv_bytes(B.nblocks_padded, (int64_t)B.nslices * B.p.by, B.nslices, n, rows, w), w,
-          t, source);
+          &t, source);
       st = emit(R, &smp, "spmv", err);
     }
     free(x);

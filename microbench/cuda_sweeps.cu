@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The sweeps of a `cuda:K` device. Kernels are timed the way the solver runs
- * them: R launches captured in a CUDA graph, the median over replays after a
- * warm-up replay, divided by R (so launch gaps are those of the solver's
- * graphs). The CG kernels and the SpMV are the solver's own launchers; the
- * plain loads (paper Fig. 5) are a kernel of their own here, since the
- * solver has none. The cuSPARSE baseline, our solver's whole iterations
- * (iter_sweeps.c) and multi-GPU iterations are timed through cgm_solve
- * itself. */
+ * them: R launches captured in a CUDA graph, the low quantile of replays
+ * settled after a warm-up replay (settle.c), divided by R (so launch gaps
+ * are those of the solver's graphs). The CG kernels and the SpMV are the solver's own launchers;
+ * the plain loads (paper Fig. 5) are a kernel of their own here, since the solver has none. The
+ * cuSPARSE baseline, our solver's whole iterations (iter_sweeps.c) and multi-GPU iterations are
+ * timed through cgm_solve itself. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -56,15 +55,37 @@ cgm_status emit(run_t *R, const cgm_sample *s, const char *stage, cgm_error *err
   return CGM_OK;
 }
 
-/* Seconds per launch of enqueue(), R launches per graph. */
+/* One replay of a graph of R launches, timed by events (settle.c's fn):
+ * seconds a launch, -1 once a CUDA call failed (err says which). */
+struct replay {
+  cudaGraphExec_t ge;
+  cudaStream_t s;
+  cudaEvent_t a, b;
+  int R;
+  cudaError_t e;
+};
+
+double replay_time(void *ctx, int) {
+  replay *p = (replay *)ctx;
+  float ms = 0;
+  if (p->e == cudaSuccess) p->e = cudaEventRecord(p->a, p->s);
+  if (p->e == cudaSuccess) p->e = cudaGraphLaunch(p->ge, p->s);
+  if (p->e == cudaSuccess) p->e = cudaEventRecord(p->b, p->s);
+  if (p->e == cudaSuccess) p->e = cudaEventSynchronize(p->b);
+  if (p->e == cudaSuccess) p->e = cudaEventElapsedTime(&ms, p->a, p->b);
+  return p->e == cudaSuccess ? ms * 1e-3 / p->R : -1.0;
+}
+
+/* Seconds per launch of enqueue(), R launches per graph: the replays
+ * settled as the CPU's kernels are (settle.c; another process on the GPU
+ * takes its time slices), at least `replays` of them. */
 template <typename F>
-cgm_status graph_time(cudaStream_t s, int R, int replays, F enqueue, double *out, cgm_error *err) {
+cgm_status graph_time(cudaStream_t s, int R, int replays, F enqueue, mb_timing *out,
+                      cgm_error *err) {
   cudaGraph_t g = nullptr;
-  cudaGraphExec_t ge = nullptr;
-  cudaEvent_t a = nullptr, b = nullptr;
-  double *t = (double *)malloc(sizeof(double) * replays);
+  replay rp = {nullptr, s, nullptr, nullptr, R, cudaSuccess};
+  const mb_settle_opts so = {4, 1e-3, 2, replays, 0.5};
   cgm_status st = CGM_OK;
-  if (!t) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
   CGM_CUDA_GOTO(st, err, out, cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
   {
     cudaError_t e = cudaSuccess;
@@ -73,26 +94,15 @@ cgm_status graph_time(cudaStream_t s, int R, int replays, F enqueue, double *out
     CGM_CUDA_GOTO(st, err, out, e);
     CGM_CUDA_GOTO(st, err, out, e2);
   }
-  CGM_CUDA_GOTO(st, err, out, cudaGraphInstantiate(&ge, g, 0));
-  CGM_CUDA_GOTO(st, err, out, cudaEventCreate(&a));
-  CGM_CUDA_GOTO(st, err, out, cudaEventCreate(&b));
-  CGM_CUDA_GOTO(st, err, out, cudaGraphLaunch(ge, s)); /* warm-up */
-  for (int i = 0; i < replays; i++) {
-    CGM_CUDA_GOTO(st, err, out, cudaEventRecord(a, s));
-    CGM_CUDA_GOTO(st, err, out, cudaGraphLaunch(ge, s));
-    CGM_CUDA_GOTO(st, err, out, cudaEventRecord(b, s));
-    CGM_CUDA_GOTO(st, err, out, cudaEventSynchronize(b));
-    float ms;
-    CGM_CUDA_GOTO(st, err, out, cudaEventElapsedTime(&ms, a, b));
-    t[i] = ms * 1e-3 / R;
-  }
-  *out = cgm_median(t, replays);
+  CGM_CUDA_GOTO(st, err, out, cudaGraphInstantiate(&rp.ge, g, 0));
+  CGM_CUDA_GOTO(st, err, out, cudaEventCreate(&rp.a));
+  CGM_CUDA_GOTO(st, err, out, cudaEventCreate(&rp.b));
+  if (mb_settle(replay_time, &rp, 1, &so, out)) CGM_CUDA_GOTO(st, err, out, rp.e);
 out:
-  if (ge) cudaGraphExecDestroy(ge);
+  if (rp.ge) cudaGraphExecDestroy(rp.ge);
   if (g) cudaGraphDestroy(g);
-  if (a) cudaEventDestroy(a);
-  if (b) cudaEventDestroy(b);
-  free(t);
+  if (rp.a) cudaEventDestroy(rp.a);
+  if (rp.b) cudaEventDestroy(rp.b);
   return st;
 }
 
@@ -185,7 +195,7 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
         return b;
       };
       int64_t calls = 0;
-      double t;
+      mb_timing t;
       cgm_sample smp;
       /* paper Fig. 5: n = 1, 2, 4, 8 vectors, fixed and variable grids */
       for (int nvec = 1; nvec <= 8 && !st; nvec *= 2) {
@@ -200,10 +210,10 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
           return cudaGetLastError();
         };
         if ((st = graph_time(s, R1, R->o->quick ? 5 : 11, fixed, &t, err))) break;
-        mb_sample(&smp, "load", "fixed", R->prec, nvec, (double)nvec * m * w, w, t, "");
+        mb_sample_timed(&smp, "load", "fixed", R->prec, nvec, (double)nvec * m * w, w, &t, "");
         if ((st = emit(R, &smp, "load", err))) break;
         if ((st = graph_time(s, R1, R->o->quick ? 5 : 11, variable, &t, err))) break;
-        mb_sample(&smp, "load", "variable", R->prec, nvec, (double)nvec * m * w, w, t, "");
+        mb_sample_timed(&smp, "load", "variable", R->prec, nvec, (double)nvec * m * w, w, &t, "");
         st = emit(R, &smp, "load", err);
       }
       if (st) break;
@@ -223,13 +233,13 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
         return cgm_launch_dot((cgm_precision)R->prec, m, v, v + m, sink + 8192, red, R->sms, s);
       };
       if ((st = graph_time(s, Rk, R->o->quick ? 5 : 11, cg4, &t, err))) break;
-      mb_sample(&smp, "cg4", "", R->prec, 0, (double)CGM_CG4_PASSES * m * w, w, t, "");
+      mb_sample_timed(&smp, "cg4", "", R->prec, 0, (double)CGM_CG4_PASSES * m * w, w, &t, "");
       if ((st = emit(R, &smp, "cg4", err))) break;
       if ((st = graph_time(s, Rk, R->o->quick ? 5 : 11, cg5, &t, err))) break;
-      mb_sample(&smp, "cg5", "", R->prec, 0, (double)CGM_CG5_PASSES * m * w, w, t, "");
+      mb_sample_timed(&smp, "cg5", "", R->prec, 0, (double)CGM_CG5_PASSES * m * w, w, &t, "");
       if ((st = emit(R, &smp, "cg5", err))) break;
       if ((st = graph_time(s, Rk, R->o->quick ? 5 : 11, dot, &t, err))) break;
-      mb_sample(&smp, "red", "", R->prec, 0, 2.0 * m * w, w, t, "");
+      mb_sample_timed(&smp, "red", "", R->prec, 0, 2.0 * m * w, w, &t, "");
       st = emit(R, &smp, "red", err);
     }
   }
@@ -392,12 +402,12 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
         return cgm_launch_spmv(&P.L[calls++ % P.k], (cgm_precision)p, d.v, d.u, d.v, &o, NULL,
                                cgm_cuda_red(&d, 0), NULL, NULL, d.sms, d.stream);
       };
-      double t = 0.0;
+      mb_timing t;
       st = pool_setup(&P, &d.A.L, w, nl, err);
       report(R, "spmv:upload"); /* the matrix and its copies (the rig's set-up, when made) */
       if (!st && !(st = graph_time(d.stream, nl, R->o->quick ? 5 : 11, launch, &t, err))) {
         cgm_sample smp;
-        mb_sample(&smp, "spmv", variant, p, n, bytes, w, t, source);
+        mb_sample_timed(&smp, "spmv", variant, p, n, bytes, w, &t, source);
         st = emit(R, &smp, "spmv", err);
       }
       pool_done(&P);

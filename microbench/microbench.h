@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Microbenchmarks: timings of the solver's own kernels (never copies) and of
- * the device's memory system, medians after warm-up. */
+ * the device's memory system, the low quantile of timings settled after a
+ * warm-up (settle.c). */
 #ifndef CGM_MICROBENCH_MICROBENCH_H
 #define CGM_MICROBENCH_MICROBENCH_H
 
@@ -44,7 +45,8 @@ typedef void (*cgm_mb_progress)(void *ctx, const char *stage, double done);
  * SpMV per block size on dense-block and realistic matrices), on CUDA also
  * plain loads (paper Fig. 5), the dot reduction, the cuSPARSE baseline's
  * iteration and, with gpus > 1, whole multi-GPU iterations per exchange
- * mode. Inputs are never zero; each sample is a median after warm-up. */
+ * mode. Inputs are never zero; each sample is its timings' low quantile,
+ * with their spread and whether they settled (settle.c). */
 cgm_status cgm_mb_run(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress, void *ctx,
                       cgm_error *err);
 

@@ -40,6 +40,14 @@ void mb_sample(cgm_sample *s, const char *kernel, const char *variant, int preci
   s->bytes = bytes;
   s->m = bytes / width;
   s->seconds = seconds;
+  s->spread = NAN;
+}
+
+void mb_sample_timed(cgm_sample *s, const char *kernel, const char *variant, int precision,
+                     int block, double bytes, int width, const mb_timing *t, const char *source) {
+  mb_sample(s, kernel, variant, precision, block, bytes, width, t->q, source);
+  s->spread = t->spread;
+  s->unsettled = !t->settled;
 }
 
 int mb_band_half(int n, int L) {

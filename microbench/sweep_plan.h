@@ -47,9 +47,35 @@ enum { MB_FLOOR_GRID_DIM = 2, MB_FLOOR_GRID_N = 16 };
 /* Generates grid g and writes its sample source to src. */
 cgm_status mb_grid_make(mb_grid g, cgm_csr *A, char *src, size_t len, cgm_error *err);
 
+/* Repeated timings, settled (settle.c): fn(ctx, i) times measurement i
+ * once, in seconds (< 0: a failure). Each is timed once to warm up, then
+ * in rounds over the measurements: up to `batch` timings of each while
+ * they take under batch_s, until its low quantile settles (min_rounds
+ * rounds and min_n timings done, the last round 2% or less under it) or
+ * the call has run budget_s. */
+typedef struct mb_settle_opts {
+  int batch;
+  double batch_s;
+  int min_rounds, min_n;
+  double budget_s;
+} mb_settle_opts;
+typedef struct mb_timing {
+  double q;      /* seconds: the tenth percentile of the timings (under 10: their minimum) */
+  double spread; /* the median over q, less 1 */
+  int n;         /* timings */
+  int outliers;  /* timings over twice q */
+  bool settled;
+} mb_timing;
+typedef double (*mb_time_fn)(void *ctx, int i);
+/* -1 when fn failed (out holds what was timed), else 0. */
+int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_timing *out);
+
 /* Fills a sample. */
 void mb_sample(cgm_sample *s, const char *kernel, const char *variant, int precision, int block,
                double bytes, int width, double seconds, const char *source);
+/* mb_sample of a settled timing: its quantile, spread and settledness. */
+void mb_sample_timed(cgm_sample *s, const char *kernel, const char *variant, int precision,
+                     int block, double bytes, int width, const mb_timing *t, const char *source);
 
 /* Takes one sample of a sweep (NULL: a measurement that gave none, counted
  * for the progress); `run` is the caller's. */

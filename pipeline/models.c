@@ -19,8 +19,10 @@
 #include "common/timer.h"
 
 /* The refined model times kernels with the relative fits; where one did not
- * converge it falls back to the average fit, then to the maximum fit (never
- * to a fit that did not converge). prio[] remembers what each curve holds. */
+ * converge (or left its bounds) it falls back to the samples'
+ * interpolation where the calibration made one (CGM_FIT_INTERP), else to the
+ * average fit, then to the maximum fit (never to a fit that did not
+ * converge). prio[] remembers what each curve holds. */
 enum { WANT_PAPER = -1 }; /* the paper's model: avg fits (Sec. 6.2), else max, else rel */
 
 typedef struct {
@@ -30,13 +32,18 @@ typedef struct {
   char held[2][PIPELINE_SLOTS][8]; /* the variant of the curve a slot holds ("mesh", "all", "") */
   int want; /* CGM_FIT_REL: with the fallbacks; WANT_PAPER; another kind: only that kind (the maps)
              */
+  cgm_db_fit interp[32]; /* the interpolations taken, placed once the samples are read */
+  int interp_slot[32], ninterp;
 } fit_ctx;
 
 static int fit_rank(int want, int kind) {
   if (want == WANT_PAPER)
     return kind == CGM_FIT_AVG ? 3 : kind == CGM_FIT_MAX ? 2 : kind == CGM_FIT_REL ? 1 : 0;
   if (want != CGM_FIT_REL) return kind == want ? 3 : 0;
-  return kind == CGM_FIT_REL ? 3 : kind == CGM_FIT_AVG ? 2 : 1;
+  return kind == CGM_FIT_REL      ? 4
+         : kind == CGM_FIT_INTERP ? 3
+         : kind == CGM_FIT_AVG    ? 2
+                                  : kind == CGM_FIT_MAX;
 }
 
 static bool take(fit_ctx *c, int prec, int slot, int kind, const char *variant) {
@@ -62,13 +69,21 @@ static void take_regime(fit_ctx *c, const cgm_db_fit *f) {
   /* only beside the relative fit of the same group */
   if (c->prio[f->precision][slot] / 2 == fit_rank(CGM_FIT_REL, CGM_FIT_REL) &&
       !strcmp(c->held[f->precision][slot], f->variant))
-    *hi = (cgm_regime){{f->mu, f->sigma, f->nu}, f->m_lo, f->m_lo > 0};
+    *hi = (cgm_regime){.hi = {f->mu, f->sigma, f->nu}, .split_m = f->m_lo, .have = f->m_lo > 0};
 }
 
 static int take_fit(const cgm_db_fit *f, void *ctx) {
   fit_ctx *c = ctx;
   cgm_tuner_device *t = c->t;
-  if (!f->converged || f->precision < 0 || f->precision > 1) return 0;
+  if (f->precision < 0 || f->precision > 1) return 0;
+  cgm_regime *hi;
+  bool *have;
+  int slot;
+  if (f->kind == CGM_FIT_INTERP && c->want == CGM_FIT_REL && c->ninterp < 32 &&
+      pipeline_kernel_curve(&c->models[f->precision], f, &hi, &have, &slot) &&
+      take(c, f->precision, slot, f->kind, f->variant))
+    c->interp_slot[c->ninterp] = slot, c->interp[c->ninterp++] = *f;
+  if (!f->converged) return 0;
   if (f->kind == CGM_FIT_REL_HI) {
     take_regime(c, f);
     return 0;
@@ -77,9 +92,6 @@ static int take_fit(const cgm_db_fit *f, void *ctx) {
   cgm_device_model *m = &c->models[pr];
   cgm_sigmoid s = {f->mu, f->sigma, f->nu};
   cgm_exchange ex;
-  cgm_regime *hi;
-  bool *have;
-  int slot;
   cgm_sigmoid *curve = pipeline_kernel_curve(m, f, &hi, &have, &slot);
   if (curve) {
     if (take(c, pr, slot, f->kind, f->variant)) {
@@ -117,6 +129,7 @@ static void fill_device(const cgm_db_calibration *c, const cgm_db_device *d, cgm
   memset(t, 0, sizeof *t);
   snprintf(t->name, sizeof t->name, "%s", d->model);
   t->is_cpu = !strcmp(d->kind, "cpu");
+  t->threads = t->is_cpu ? d->threads : 0;
   t->mem_bytes = t->is_cpu ? 0 : d->mem_total;
   t->calibration_id = c->id;
   cgm_calibration_cg(c->options, t->is_cpu, t->cg, sizeof t->cg);
@@ -265,6 +278,21 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
     fc.want = pass ? WANT_PAPER : fit_kind;
     fc.models = pass ? t->paper : t->model;
     st = cgm_db_fits(db, t->calibration_id, take_fit, &fc, err);
+    if (!st && fc.ninterp > 0) { /* the interpolations' samples */
+      cgm_sample_vec sv = {0};
+      st = cgm_db_samples(db, t->calibration_id, pipeline_collect_sample, &sv, err);
+      for (int i = 0; i < fc.ninterp && !st; i++) {
+        const cgm_db_fit *f = &fc.interp[i];
+        const int p = f->precision, slot = fc.interp_slot[i];
+        /* still the slot's curve: no better fit came after it */
+        if (fc.prio[p][slot] / 2 == fit_rank(CGM_FIT_REL, CGM_FIT_INTERP) &&
+            !strcmp(fc.held[p][slot], f->variant)) {
+          pipeline_place_interp(&fc.models[p], f, sv.v, sv.n);
+          t->have[p] = true;
+        }
+      }
+      free(sv.v);
+    }
     for (int p = 0; p < 2; p++) {
       cgm_device_model *m = &fc.models[p];
       m->have_vec = m->cg4.nu > 0 && m->cg5.nu > 0;
@@ -273,55 +301,24 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
      * GPU's iteration curves' */
     if (!st && pass == 0 && fit_kind == CGM_FIT_REL) st = load_feet(db, t, fc.held, err);
   }
-  /* The locality term of the refined model, where the locality sweep
-   * fitted it (absent: the contiguous model of older calibrations). */
-  for (int p = 0; p < 2 && !st; p++) {
-    cgm_db_coef c;
-    bool found = false;
-    st = cgm_db_coef_get(db, t->calibration_id, CGM_DB_COEF_X_SECTOR, p, &c, &found, err);
-    if (!st && found && isfinite(c.value) && c.value >= 0) {
-      t->model[p].x_coef = c.value;
-      t->model[p].have_x_coef = true;
-    }
-    /* the gather rate, where the gather sweep fitted it */
-    found = false;
-    if (!st) st = cgm_db_coef_get(db, t->calibration_id, CGM_DB_COEF_GATHER, p, &c, &found, err);
-    if (!st && found && isfinite(c.value) && c.value > 0) {
-      t->model[p].gather_bw = c.value;
-      t->model[p].have_gather_bw = true;
-    }
-    /* and on the sweep's smaller matrix (calibrations from 0.2.3 on) */
-    found = false;
-    if (!st)
-      st = cgm_db_coef_get(db, t->calibration_id, CGM_DB_COEF_GATHER_SMALL, p, &c, &found, err);
-    if (!st && found && isfinite(c.value) && c.value > 0) {
-      t->model[p].gather_bw_small = c.value;
-      t->model[p].have_gather_small = true;
-    }
-    /* the band-load fractions, where the band-load sweep fitted them */
-    for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
+  /* The coefficients the calibration's own sweeps fitted (absent: the
+   * model without their terms, as older calibrations have it). */
+  static const char *const fixed[] = {CGM_DB_COEF_X_SECTOR, CGM_DB_COEF_GATHER,
+                                      CGM_DB_COEF_GATHER_SMALL},
+                           *const per[] = {CGM_DB_COEF_ROW_SCATTER, CGM_DB_COEF_BAND_SCATTER,
+                                           CGM_DB_COEF_BAND_LOAD};
+  for (int p = 0; p < 2 && !st; p++)
+    for (int k = 0; k < 3 + 3 * CGM_NBLOCKSIZES && !st; k++) {
       char name[32];
-      snprintf(name, sizeof name, "%s%d", CGM_DB_COEF_BAND_LOAD, cgm_block_sizes[b]);
-      found = false;
+      if (k < 3)
+        snprintf(name, sizeof name, "%s", fixed[k]);
+      else
+        snprintf(name, sizeof name, "%s%d", per[(k - 3) / 4], cgm_block_sizes[(k - 3) % 4]);
+      cgm_db_coef c;
+      bool found = false;
       st = cgm_db_coef_get(db, t->calibration_id, name, p, &c, &found, err);
-      if (st || !found || !isfinite(c.value) || c.value < 0) continue;
-      t->model[p].band_load[b] = c.value;
-      t->model[p].have_band_load[b] = true;
+      if (!st && found) pipeline_place_coef(&t->model[p], &c);
     }
-    /* the row-scatter terms, where the scatter sweep fitted them */
-    for (int band = 0; band < 2; band++)
-      for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
-        char name[32];
-        snprintf(name, sizeof name, "%s%d",
-                 band ? CGM_DB_COEF_BAND_SCATTER : CGM_DB_COEF_ROW_SCATTER, cgm_block_sizes[b]);
-        found = false;
-        st = cgm_db_coef_get(db, t->calibration_id, name, p, &c, &found, err);
-        if (st || !found || !isfinite(c.value) || c.value < 0) continue;
-        cgm_device_model *dm = &t->model[p];
-        (band ? dm->band_scatter_coef : dm->scatter_coef)[b] = c.value;
-        (band ? dm->have_band_scatter_coef : dm->have_scatter_coef)[b] = true;
-      }
-  }
   return st;
 }
 

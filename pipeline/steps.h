@@ -30,6 +30,12 @@ const char *pipeline_file_name(const char *path);
 int pipeline_local_devices(const cgm_tuner_device *devs, cgm_host_devices m, bool gpu, int gpus,
                            bool cpu, cgm_tuner_device out[2], int index[2]);
 
+/* Where no calibration of this CPU ran `threads` threads: "; calibration
+ * K of this CPU ran T threads: it serves --threads T" (the newest such),
+ * else "". */
+void pipeline_cpu_advice(const cgm_host *h, const cgm_tuner_device *devs, int count, int threads,
+                         char *out, size_t n);
+
 /* history.c: every device's setup model fitted on its recorded solves and
  * the mixed/double iteration ratio (defaults where the records say
  * nothing); the double-precision iteration count of a converged solve of

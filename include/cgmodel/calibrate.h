@@ -17,6 +17,7 @@ typedef struct cgm_calibrate_opts {
   bool quick;
   unsigned precisions; /* bit (1 << cgm_precision) */
   int threads;         /* CPU threads (<= 0: default) */
+  bool strict;         /* refuse disturbed timings (store nothing) instead of flagging them */
   cgm_progress_fn progress;
   cgm_gpu_opts gpu; /* how the GPU sweeps run our solver (recorded with the calibration) */
   void *progress_ctx;
@@ -41,6 +42,8 @@ typedef struct cgm_calibration_report {
     char model[256];
     int gpus;
     int samples, fits, fits_failed;
+    int unsettled;     /* samples whose timings never settled (microbench/settle.c) */
+    char warning[512]; /* the timings were disturbed (stored, flagged; with strict: refused) */
     double seconds;
     char failed[512]; /* the fits that did not converge */
     double x_coef[2]; /* the locality coefficient per precision (docs/model.md) */
@@ -80,8 +83,10 @@ CGM_API cgm_status cgm_calibrate_plan(const char *devices, cgm_calibrate_plan_t 
  * sweeps, fits Eq. 3 to every kernel (avg, max, and the model's relative
  * curve, rel and rel-hi: cgm_fit_curve), and stores the samples and every
  * fit, converged or flagged not, in one transaction at the end (an
- * interrupted run stores nothing; disturbed CPU timings are refused:
- * cgm_check_cpu_timings). */
+ * interrupted run stores nothing). Disturbed timings (cgm_check_cpu_timings,
+ * or over a tenth of the samples unsettled) are stored with the calibration
+ * flagged "disturbed" and a warning in the report; o->strict refuses them
+ * (CGM_ERUNTIME, nothing stored). */
 CGM_API cgm_status cgm_calibrate(cgm_db *db, const cgm_calibrate_opts *o,
                                  cgm_calibration_report *rep, cgm_error *err);
 
@@ -94,9 +99,8 @@ CGM_API cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report 
 /* CPU timings that other processes disturbed: an OpenMP barrier waiting for
  * a preempted thread costs a scheduler time slice (milliseconds) whatever
  * the size, so the smallest CG4 takes about as long as the largest. Such a
- * calibration would mislead every prediction: CGM_ERUNTIME with what was
- * seen (calibrate then stores nothing). CGM_OK with fewer than 8 CG4
- * samples of a precision. */
+ * calibration would mislead predictions: CGM_ERUNTIME with what was seen.
+ * CGM_OK with fewer than 8 CG4 samples of a precision. */
 CGM_API cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err);
 
 #ifdef __cplusplus

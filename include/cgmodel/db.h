@@ -22,7 +22,7 @@ extern "C" {
 typedef struct cgm_db cgm_db;
 
 /* The schema version this build writes and reads. */
-#define CGM_DB_SCHEMA_VERSION 7
+#define CGM_DB_SCHEMA_VERSION 8
 
 /* $CGMODEL_DB, else $XDG_DATA_HOME/cgmodel/cgmodel.db, else
  * $HOME/.local/share/cgmodel/cgmodel.db. Returns buf. */
@@ -187,6 +187,7 @@ typedef struct cgm_db_solve {
   char matrix[128];      /* read by cgm_db_solves: the matrix's name (cgm_db_matrix.name) */
   char precond[8];       /* "jacobi" (empty: jacobi) or "block" (cgm_precond_name) */
   bool layout_on_device; /* the GPU built the layout (cgm_solve_result.layout_on_device) */
+  bool disturbed;        /* its time is implausible: other work held it up (cgm_solve_disturbed) */
 } cgm_db_solve;
 
 CGM_API cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *s, cgm_error *err);

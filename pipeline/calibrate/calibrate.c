@@ -26,6 +26,7 @@
 #include "common/timer.h"
 #include "microbench/microbench.h"
 #include "pipeline/calibrate/fits.h"
+#include "pipeline/curves.h"
 #include "pipeline/json.h"
 #include "common/parse.h"
 #include "pipeline/steps.h"
@@ -91,13 +92,11 @@ cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err)
         if (fscanf(f, "%lf", &l1) == 1) snprintf(load, sizeof load, " (load average %.2f)", l1);
         fclose(f);
       }
-      return cgm_fail(
-          err, CGM_ERUNTIME,
-          "CPU timings disturbed: CG4 on %.0f elements took %.3g ms, %.0f%% of the %.3g ms "
-          "on %.0f elements, where the time should grow with the size: other processes "
-          "compete for the cores%s. Nothing was stored; calibrate the CPU on an idle "
-          "machine, or with --threads below the idle cores",
-          m[1], 1e3 * ts, 100 * ts / tl, 1e3 * tl, m[n - 2], load);
+      return cgm_fail(err, CGM_ERUNTIME,
+                      "CPU timings disturbed: CG4 on %.0f elements took %.3g ms, %.0f%% of the "
+                      "%.3g ms on %.0f elements, where the time should grow with the size: other "
+                      "processes compete for the cores%s",
+                      m[1], 1e3 * ts, 100 * ts / tl, 1e3 * tl, m[n - 2], load);
     }
   }
   return CGM_OK;
@@ -127,22 +126,38 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   mo.gpu = o->gpu;
   stage_clock clk = {&sv, o, rep, ri, t0};
   st = cgm_mb_run(&mo, clock_sink, clock_progress, &clk, err);
-  if (!st && !strcmp(device, "cpu")) st = cgm_check_cpu_timings(sv.v, sv.n, err);
+  /* Timings other work disturbed are stored, flagged (the calibration's
+   * options say so: a solve far from its prediction then is not taken for
+   * a disturbed one), and said; --strict refuses them. */
+  cgm_error why = {0};
+  for (int i = 0; i < sv.n; i++) rep->cal[ri].unsettled += sv.v[i].unsettled;
+  if (!st && !strcmp(device, "cpu") && cgm_check_cpu_timings(sv.v, sv.n, &why))
+    snprintf(rep->cal[ri].warning, sizeof rep->cal[ri].warning, "%.500s", why.msg);
+  else if (!st && rep->cal[ri].unsettled * 10 > sv.n)
+    snprintf(rep->cal[ri].warning, sizeof rep->cal[ri].warning,
+             "%d of %d samples' timings never settled: other work disturbed them",
+             rep->cal[ri].unsettled, sv.n);
+  if (!st && o->strict && rep->cal[ri].warning[0])
+    st = cgm_fail(err, CGM_ERUNTIME,
+                  "%s. Nothing was stored (--strict); calibrate on an idle machine, or with "
+                  "--threads below the idle cores",
+                  rep->cal[ri].warning);
   if (!st && o->progress) o->progress(o->progress_ctx, "fits", 1.0);
   cgm_db_fit *fits = NULL;
   int nfits = 0;
   if (!st) st = calibrate_fit_all(&sv, o->precisions, &o->gpu, &fits, &nfits, rep, ri, err);
   stage_mark(&clk, "fits");
+  const calibrate_fits F = {fits, nfits, &sv};
   cgm_db_coef coef[4 + 6 * CGM_NBLOCKSIZES];
   int ncoef = 0;
-  if (!st) st = calibrate_fit_locality(o, device, fits, nfits, coef, &ncoef, rep, ri, err);
+  if (!st) st = calibrate_fit_locality(o, device, &F, coef, &ncoef, rep, ri, err);
   stage_mark(&clk, "locality");
   if (!st && strcmp(device, "cpu")) { /* a CPU's model has no walk */
-    st = calibrate_fit_scatter(o, device, fits, nfits, coef, &ncoef, rep, ri, err);
+    st = calibrate_fit_scatter(o, device, &F, coef, &ncoef, rep, ri, err);
     stage_mark(&clk, "scatter");
-    if (!st) st = calibrate_fit_gather(o, fits, nfits, coef, &ncoef, rep, ri, err);
+    if (!st) st = calibrate_fit_gather(o, &F, coef, &ncoef, rep, ri, err);
     stage_mark(&clk, "gather");
-    if (!st) st = calibrate_fit_band_load(o, fits, nfits, coef, &ncoef, rep, ri, err);
+    if (!st) st = calibrate_fit_band_load(o, &F, coef, &ncoef, rep, ri, err);
     stage_mark(&clk, "band-load");
   }
   /* Store: device, calibration, samples, fits and coefficients in one
@@ -155,6 +170,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
       cal.device_id = dev.id;
       snprintf(cal.tool_version, sizeof cal.tool_version, "%s", cgm_version());
       cJSON *j = cgm_calibration_options_json(device, gpus, o);
+      if (rep->cal[ri].warning[0]) cJSON_AddBoolToObject(j, "disturbed", true);
       char *txt = cJSON_PrintUnformatted(j);
       snprintf(cal.options, sizeof cal.options, "%s", txt ? txt : "{}");
       cJSON_free(txt);
@@ -184,10 +200,6 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   return st;
 }
 
-static int collect_db(const cgm_db_sample *s, void *ctx) {
-  return cgm_sample_vec_push(ctx, s);
-}
-
 cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cgm_error *err) {
   memset(rep, 0, sizeof *rep);
   cgm_db_calibration cal;
@@ -208,7 +220,7 @@ cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cg
   cJSON_Delete(j);
   double t0 = cgm_now();
   cgm_sample_vec sv = {0};
-  st = cgm_db_samples(db, cal_id, collect_db, &sv, err);
+  st = cgm_db_samples(db, cal_id, pipeline_collect_sample, &sv, err);
   unsigned precisions = 0;
   for (int i = 0; i < sv.n; i++)
     if (sv.v[i].precision >= 0 && sv.v[i].precision < 2) precisions |= 1u << sv.v[i].precision;

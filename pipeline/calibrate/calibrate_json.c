@@ -23,6 +23,8 @@ cJSON *cgm_calibration_report_json(const cgm_calibration_report *rep, const char
     cJSON_AddNumberToObject(c, "fits_failed", rep->cal[i].fits_failed);
     cJSON_AddNumberToObject(c, "seconds", rep->cal[i].seconds);
     if (rep->cal[i].failed[0]) json_add_string(c, "failed", rep->cal[i].failed);
+    cJSON_AddNumberToObject(c, "unsettled", rep->cal[i].unsettled);
+    if (rep->cal[i].warning[0]) json_add_string(c, "warning", rep->cal[i].warning);
     /* the locality term's coefficient per precision, where it was fitted */
     cJSON *xc = cJSON_AddObjectToObject(c, "x_coef");
     for (int p = 0; p < 2; p++)

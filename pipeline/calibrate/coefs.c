@@ -37,7 +37,7 @@ static void coef_push(cgm_db_coef *coef, int *ncoef, const char *name, int p, do
  * fitted with the curves just made (docs/model.md, "x locality"). A
  * precision whose curves cannot time the sweep's iterations gets none. */
 cgm_status calibrate_fit_locality(const cgm_calibrate_opts *o, const char *device,
-                                  const cgm_db_fit *fits, int nfits, cgm_db_coef *coef, int *ncoef,
+                                  const calibrate_fits *F, cgm_db_coef *coef, int *ncoef,
                                   cgm_calibration_report *rep, int ri, cgm_error *err) {
   *ncoef = 0;
   cgm_solve_opts base = cgm_solve_opts_default();
@@ -57,7 +57,7 @@ cgm_status calibrate_fit_locality(const cgm_calibrate_opts *o, const char *devic
   for (int p = 0; p < 2 && !st; p++) {
     if (!(o->precisions & (1u << p))) continue;
     cgm_device_model m;
-    calibrate_model_from_fits(fits, nfits, p, &m);
+    calibrate_model_from_fits(F, p, &m);
     int k = 0;
     for (int i = 0; i < n; i++)
       if (s[i].precision == p && isfinite(cgm_refined_segment_time(&m, s[i].block, &s[i].shape))) {
@@ -87,7 +87,7 @@ cgm_status calibrate_fit_locality(const cgm_calibrate_opts *o, const char *devic
  * of a scattered row"), appended to coef. A block size whose row curve is
  * missing gets none. */
 cgm_status calibrate_fit_scatter(const cgm_calibrate_opts *o, const char *device,
-                                 const cgm_db_fit *fits, int nfits, cgm_db_coef *coef, int *ncoef,
+                                 const calibrate_fits *F, cgm_db_coef *coef, int *ncoef,
                                  cgm_calibration_report *rep, int ri, cgm_error *err) {
   const cgm_solve_opts base = gpu_sweep_opts(o);
   cgm_locality_sample *s = NULL;
@@ -100,7 +100,7 @@ cgm_status calibrate_fit_scatter(const cgm_calibrate_opts *o, const char *device
   for (int p = 0; p < 2 && !st; p++) {
     if (!(o->precisions & (1u << p))) continue;
     cgm_device_model m;
-    calibrate_model_from_fits(fits, nfits, p, &m);
+    calibrate_model_from_fits(F, p, &m);
     /* the arrows' term first (the in-order walk below it), then the
      * bands' with it */
     for (int band = 0; band < 2; band++)
@@ -134,32 +134,18 @@ cgm_status calibrate_fit_scatter(const cgm_calibrate_opts *o, const char *device
 /* The model of precision p from the fits and the coefficients fitted so
  * far (the locality term, the row-scatter terms, the gather rate), as a
  * tuner device will load it. */
-static void model_with_coefs(const cgm_db_fit *fits, int nfits, int p, const cgm_db_coef *coef,
-                             int ncoef, cgm_device_model *m) {
-  calibrate_model_from_fits(fits, nfits, p, m);
-  for (int c = 0; c < ncoef; c++) {
-    const cgm_db_coef *q = &coef[c];
-    if (q->precision != p) continue;
-    if (!strcmp(q->name, CGM_DB_COEF_X_SECTOR)) m->x_coef = q->value, m->have_x_coef = true;
-    if (!strcmp(q->name, CGM_DB_COEF_GATHER)) m->gather_bw = q->value, m->have_gather_bw = true;
-    if (!strcmp(q->name, CGM_DB_COEF_GATHER_SMALL))
-      m->gather_bw_small = q->value, m->have_gather_small = true;
-    for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
-      char row[32], band[32];
-      snprintf(row, sizeof row, "%s%d", CGM_DB_COEF_ROW_SCATTER, cgm_block_sizes[b]);
-      snprintf(band, sizeof band, "%s%d", CGM_DB_COEF_BAND_SCATTER, cgm_block_sizes[b]);
-      if (!strcmp(q->name, row)) m->scatter_coef[b] = q->value, m->have_scatter_coef[b] = true;
-      if (!strcmp(q->name, band))
-        m->band_scatter_coef[b] = q->value, m->have_band_scatter_coef[b] = true;
-    }
-  }
+static void model_with_coefs(const calibrate_fits *F, int p, const cgm_db_coef *coef, int ncoef,
+                             cgm_device_model *m) {
+  calibrate_model_from_fits(F, p, m);
+  for (int c = 0; c < ncoef; c++)
+    if (coef[c].precision == p) pipeline_place_coef(m, &coef[c]);
 }
 
 /* The band-load sweep on a GPU and the fraction of each block size and
  * precision, fitted with the curves and coefficients just made
  * (docs/model.md, "The walk under load"), appended to coef. A block size
  * without a band curve gets none. */
-cgm_status calibrate_fit_band_load(const cgm_calibrate_opts *o, const cgm_db_fit *fits, int nfits,
+cgm_status calibrate_fit_band_load(const cgm_calibrate_opts *o, const calibrate_fits *F,
                                    cgm_db_coef *coef, int *ncoef, cgm_calibration_report *rep,
                                    int ri, cgm_error *err) {
   const cgm_solve_opts base = gpu_sweep_opts(o);
@@ -174,7 +160,7 @@ cgm_status calibrate_fit_band_load(const cgm_calibrate_opts *o, const cgm_db_fit
   for (int p = 0; p < 2 && !st; p++) {
     if (!(o->precisions & (1u << p))) continue;
     cgm_device_model m;
-    model_with_coefs(fits, nfits, p, coef, have, &m);
+    model_with_coefs(F, p, coef, have, &m);
     for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
       const int bn = cgm_block_sizes[b];
       int k = 0;
@@ -202,7 +188,7 @@ cgm_status calibrate_fit_band_load(const cgm_calibrate_opts *o, const cgm_db_fit
  * (docs/model.md, "Gathers of x"), appended to coef. A sample that runs no
  * slower than its bytes say gives none; the smaller matrix's rate is kept
  * only beside the larger one's. */
-cgm_status calibrate_fit_gather(const cgm_calibrate_opts *o, const cgm_db_fit *fits, int nfits,
+cgm_status calibrate_fit_gather(const cgm_calibrate_opts *o, const calibrate_fits *F,
                                 cgm_db_coef *coef, int *ncoef, cgm_calibration_report *rep, int ri,
                                 cgm_error *err) {
   const cgm_solve_opts base = gpu_sweep_opts(o);
@@ -214,7 +200,7 @@ cgm_status calibrate_fit_gather(const cgm_calibrate_opts *o, const cgm_db_fit *f
   for (int p = 0; p < 2; p++) {
     double bw[2] = {0, 0}; /* [0] CGM_GATHER_ROWS, [1] CGM_GATHER_ROWS_SMALL */
     cgm_device_model m;
-    model_with_coefs(fits, nfits, p, coef, have, &m);
+    model_with_coefs(F, p, coef, have, &m);
     for (int i = 0; i < n; i++) {
       if (s[i].precision != p) continue;
       cgm_error e = {0};

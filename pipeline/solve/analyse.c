@@ -136,9 +136,16 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const cg
     }
     r->autotuned = true;
   }
-  const cgm_host_devices m = cgm_host_match(host, devs, ndev);
-  const int d = r->opts.backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
+  const cgm_host_devices m = cgm_host_match(host, devs, ndev, r->opts.threads);
+  int d = r->opts.backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
   char msg[512];
+  /* A CPU calibration predicts solves on the threads it ran, alone. */
+  const int threads = r->opts.threads > 0 ? r->opts.threads : host->threads;
+  if (r->opts.backend == CGM_BACKEND_CPU && (d < 0 || devs[d].threads != threads) && ndev > 0) {
+    pipeline_cpu_advice(host, devs, ndev, threads, msg, sizeof msg);
+    if (msg[0]) solve_note(o, CGM_NOTE_INFO, msg + 2); /* past "; " */
+    d = -1;
+  }
   /* Our kernels' prediction from a calibration of another CG. */
   if (d >= 0 && r->opts.backend == CGM_BACKEND_CUDA &&
       cgm_calibration_cg_stale(&devs[d], &r->opts.gpu, msg, sizeof msg))
@@ -168,11 +175,10 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const cg
       return CGM_OK;
     }
   }
-  /* A calibration is of the default thread count: none predicts --threads. */
   /* its plan serves --reorder auto's bound below (the same configuration) */
   cgm_plan plan;
   bool planned = false;
-  if (d >= 0 && r->opts.threads <= 0) {
+  if (d >= 0) {
     cgm_error e = {0};
     cgm_solve_opts po = r->opts;
     (void)cgm_bcsr_params_check(&po.layout, &e);

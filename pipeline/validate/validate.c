@@ -106,6 +106,7 @@ static cgm_status run_matrix(validation *v, cgm_db *db, const char *path, const 
           o.maxiter = total ? 0 : O->iters;
           o.tol = total ? O->total_tol : 1e-300;
           o.fixed_count = !total;
+          o.threads = dv->threads; /* a CPU as calibrated (0: a GPU) */
           cgm_validate_row row;
           memset(&row, 0, sizeof row);
           snprintf(row.matrix, sizeof row.matrix, "%s", name);
@@ -359,7 +360,7 @@ cgm_status cgm_validate(cgm_db *db, const cgm_validate_opts *o, cgm_validate_rep
   if (!o->host) cgm_host_describe(&here);
   const cgm_host *host = o->host ? o->host : &here;
   v.devs = devs;
-  v.m = cgm_host_match(host, devs, ndev);
+  v.m = cgm_host_match(host, devs, ndev, 0);
   char msg[512];
   if (v.m.gpu >= 0 && wants(o, CGM_BACKEND_CUDA) &&
       cgm_calibration_cg_stale(&devs[v.m.gpu], &o->gpu, msg, sizeof msg))

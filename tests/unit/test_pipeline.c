@@ -19,6 +19,7 @@
 #include "cgmodel/validate.h"
 #include "pipeline/json.h"
 #include "pipeline/steps.h"
+#include "pipeline/steps.h"
 #include "test_util.h"
 
 static char tmpdir[256];
@@ -53,6 +54,8 @@ static cgm_tuner_device device(const char *name, bool cpu, int gpus, int64_t mem
   d.gpus = gpus;
   d.mem_bytes = mem;
   d.calibration_id = cal;
+  const char *t = strrchr(name, '(');
+  if (cpu && t) d.threads = atoi(t + 1); /* "(T threads)", as calibrate names it */
   if (!cpu) snprintf(d.cg, sizeof d.cg, "cgg");
   curves(&d.model[CGM_PREC_DOUBLE], 8, nu);
   d.paper[CGM_PREC_DOUBLE] = d.model[CGM_PREC_DOUBLE];
@@ -66,6 +69,8 @@ static cgm_host host(const char *cpu, const char *gpu, int gpus) {
   snprintf(h.cpu, sizeof h.cpu, "%s", cpu);
   snprintf(h.gpu, sizeof h.gpu, "%s", gpu);
   h.gpus = gpus;
+  const char *t = strrchr(cpu, '(');
+  h.threads = t ? atoi(t + 1) : 0;
   return h;
 }
 
@@ -138,27 +143,41 @@ static void test_host_match(void) {
                               device("Other CPU (2 threads)", true, 1, 0, 20, 2),
                               device("Test CPU (2 threads)", true, 1, 0, 20, 3)};
   cgm_host h = host("Test CPU (2 threads)", "Test GPU", 2);
-  cgm_host_devices m = cgm_host_match(&h, devs, 3);
+  cgm_host_devices m = cgm_host_match(&h, devs, 3, 0);
   CHECK_MSG(m.cpu == 2 && m.gpu == 0, "cpu %d gpu %d", m.cpu, m.gpu);
-  /* The thread count is part of the CPU's name: another count is another device. */
+  CHECK(cgm_host_match(&h, devs, 3, 2).cpu == 2);
+  /* The thread count is part of the CPU's name: a solve on other threads
+   * (--threads 1) has no calibration; one whose threads are not fixed
+   * takes the calibration of another count (and runs its threads). */
+  CHECK(cgm_host_match(&h, devs, 3, 1).cpu == -1);
   h = host("Test CPU (1 thread)", "Test GPU", 2);
-  m = cgm_host_match(&h, devs, 3);
-  CHECK(m.cpu == -1 && m.gpu == 0);
+  m = cgm_host_match(&h, devs, 3, 0);
+  CHECK(m.cpu == 2 && m.gpu == 0 && devs[m.cpu].threads == 2);
+  CHECK(cgm_host_match(&h, devs, 3, 1).cpu == -1);
+  /* the default's calibration first, however old: devs[3] is newer */
+  cgm_tuner_device four[4] = {devs[0], device("Test CPU (1 thread)", true, 1, 0, 20, 4), devs[1],
+                              devs[2]};
+  h = host("Test CPU (2 threads)", "Test GPU", 2);
+  CHECK(cgm_host_match(&h, four, 4, 0).cpu == 3 && cgm_host_match(&h, four, 4, 1).cpu == 1);
+  char adv[200];
+  pipeline_cpu_advice(&h, four, 4, 3, adv, sizeof adv);
+  CHECK_MSG(strstr(adv, "calibration 4 of this CPU ran 1 thread: it serves --threads 1"), "%s",
+            adv);
   /* No GPU present: a calibration of its model is not this machine's. */
   h = host("Test CPU (2 threads)", "Test GPU", 0);
-  m = cgm_host_match(&h, devs, 3);
+  m = cgm_host_match(&h, devs, 3, 0);
   CHECK(m.cpu == 2 && m.gpu == -1);
   h = host("Test CPU (2 threads)", "", 1);
-  CHECK(cgm_host_match(&h, devs, 3).gpu == -1);
+  CHECK(cgm_host_match(&h, devs, 3, 0).gpu == -1);
   /* A CPU is never matched by a GPU's calibration of the same name. */
   h = host("Test GPU", "Test CPU (2 threads)", 1);
-  m = cgm_host_match(&h, devs, 3);
+  m = cgm_host_match(&h, devs, 3, 0);
   CHECK(m.cpu == -1 && m.gpu == -1);
   /* The real machine: its CPU at least is described. */
   cgm_host here;
   cgm_host_describe(&here);
-  CHECK_MSG(strstr(here.cpu, "thread") && here.gpus == cgm_cuda_device_count(), "'%s', %d GPUs",
-            here.cpu, here.gpus);
+  CHECK_MSG(strstr(here.cpu, "thread") && here.gpus == cgm_cuda_device_count() && here.threads > 0,
+            "'%s', %d GPUs", here.cpu, here.gpus);
 }
 
 /* cgm_autotune: the devices it may use, the GPUs present, the constraints. */
@@ -235,6 +254,22 @@ static void test_autotune(void) {
   o = cgm_solve_opts_default();
   CHECK_OK(cgm_autotune(&A, &f, devs, 2, &h, &bj, &o, &r, &err));
   CHECK_MSG(r.chosen && o.backend == CGM_BACKEND_CUDA, "%s", r.why);
+  /* A CPU calibrated on 1 thread where OpenMP's default is 2: --auto runs
+   * it on 1 thread; a solve fixed at 2 threads has none, and is told which
+   * calibration would serve it and how to make one of its own. */
+  cgm_tuner_device cpu1 = device("Test CPU (1 thread)", true, 1, 0, 20, 13);
+  h = host("Test CPU (2 threads)", "", 0);
+  o = cgm_solve_opts_default();
+  CHECK_OK(cgm_autotune(&A, &f, &cpu1, 1, &h, &none, &o, &r, &err));
+  CHECK_MSG(r.chosen && o.backend == CGM_BACKEND_CPU && o.threads == 1 &&
+                strstr(r.why, "on 1 thread, as calibration 13 ran"),
+            "%s", r.why);
+  o = cgm_solve_opts_default();
+  o.threads = 2;
+  CHECK_OK(cgm_autotune(&A, &f, &cpu1, 1, &h, &none, &o, &r, &err));
+  CHECK_MSG(!r.chosen && strstr(r.why, "calibration 13 of this CPU ran 1 thread: it serves "
+                                       "--threads 1; run 'cgmodel calibrate --threads 2'"),
+            "%s", r.why);
   cgm_csr_free(&A);
 }
 
@@ -622,11 +657,14 @@ static void test_run_solve(void) {
   CHECK_MSG(isfinite(r.predicted) && r.predicted > 0 && r.calibration_id == cal, "%g, %lld",
             r.predicted, (long long)r.calibration_id);
   cgm_solve_report_free(&r);
-  /* --threads: no calibration predicts it. */
-  o.solve.threads = 1;
+  /* --threads on another count than calibrated: no calibration predicts
+   * it, and the note says which would serve what. */
+  o.solve.threads = h.threads + 1;
   CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK && isnan(r.predicted));
+  CHECK_MSG(n.info == 1 && strstr(n.last, "serves --threads"), "%d: %s", n.info, n.last);
   cgm_solve_report_free(&r);
   o.solve.threads = 0;
+  n.info = 0;
   /* --auto: the choice applied, said once as info. */
   o.autotune = true;
   CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK);
@@ -827,9 +865,10 @@ static void test_json(void) {
   snprintf(cr.cal[0].stage[1].name, sizeof cr.cal[0].stage[1].name, "fits");
   j = cgm_calibration_report_json(&cr, "x.db");
   CHECK_KEYS(j, "database,calibrations");
-  CHECK_KEYS(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "calibrations"), 0),
-             "id,device,model,gpus,samples,fits,fits_failed,seconds,x_coef,band_load,gather_bw,"
-             "gather_bw_small,scatter_coef,band_scatter_coef,stages");
+  CHECK_KEYS(
+      cJSON_GetArrayItem(cJSON_GetObjectItem(j, "calibrations"), 0),
+      "id,device,model,gpus,samples,fits,fits_failed,seconds,unsettled,x_coef,band_load,gather_bw,"
+      "gather_bw_small,scatter_coef,band_scatter_coef,stages");
   CHECK_KEYS(
       cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "calibrations"), 0), "stages"),
       "setup,fits");

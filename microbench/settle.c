@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Timings that hold on a shared machine (docs/calibration.md, "Timing on a
+ * busy machine"). Other processes only ever add time (a preempted OpenMP
+ * thread holds its team at the barrier for a scheduler quantum, 4-24 ms
+ * on 2 cores; another context on a GPU takes its time slice), so a
+ * measurement is the low quantile of repeated timings. They are taken in
+ * rounds that interleave the measurements of a sweep, so that a burst of
+ * other work falls on a few timings of each rather than on all of one,
+ * until a round no longer lowers the quantile (settled) or the time budget
+ * is spent (unsettled: marked, and kept). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "common/timer.h"
+#include "microbench/sweep_plan.h"
+
+enum { MAX_TIMINGS = 512 }; /* per measurement */
+
+static int by_value(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The tenth percentile (the minimum under 10 timings), the spread and the
+ * outliers of t[0..n) (sorted in place). */
+static void summarise(double *t, int n, mb_timing *out) {
+  qsort(t, (size_t)n, sizeof *t, by_value);
+  out->q = t[(n - 1) / 10];
+  out->spread = out->q > 0 ? t[n / 2] / out->q - 1.0 : 0.0;
+  out->outliers = 0;
+  for (int k = 0; k < n; k++) out->outliers += t[k] > 2.0 * out->q;
+}
+
+int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_timing *out) {
+  double *t = malloc(sizeof(double) * MAX_TIMINGS * (size_t)count),
+         *s = malloc(sizeof(double) * MAX_TIMINGS);
+  int *n = calloc((size_t)count, sizeof *n), rc = t && s && n ? 0 : -1;
+  for (int i = 0; i < count && !rc; i++) {
+    out[i] = (mb_timing){0};
+    rc = fn(ctx, i) < 0 ? -1 : 0; /* a warm-up, not kept */
+  }
+  const double start = cgm_now();
+  for (int round = 1, open = count; open > 0 && !rc; round++) {
+    open = 0;
+    for (int i = 0; i < count && !rc; i++) {
+      if (out[i].settled || n[i] == MAX_TIMINGS) continue;
+      const double before = n[i] ? out[i].q : INFINITY, b0 = cgm_now();
+      for (int k = 0; k < o->batch && n[i] < MAX_TIMINGS && (!k || cgm_now() - b0 < o->batch_s);
+           k++) {
+        const double v = fn(ctx, i);
+        if (v < 0) rc = -1;
+        t[(size_t)i * MAX_TIMINGS + n[i]++] = v;
+      }
+      for (int k = 0; k < n[i]; k++) s[k] = t[(size_t)i * MAX_TIMINGS + k];
+      summarise(s, n[i], &out[i]);
+      out[i].n = n[i];
+      /* settled: enough timings, and the last round found none faster */
+      out[i].settled = round >= o->min_rounds && n[i] >= o->min_n && out[i].q >= before * 0.98;
+      open += !out[i].settled && n[i] < MAX_TIMINGS;
+    }
+    if (cgm_now() - start > o->budget_s) break; /* the open ones stay unsettled */
+  }
+  free(t), free(s), free(n);
+  return rc;
+}
