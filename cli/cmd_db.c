@@ -57,7 +57,7 @@ static int solve_print(const cgm_db_solve *s, void *ctx) {
   if (isfinite(s->predicted_time_per_iter_s))
     printf("  %9.2f predicted (%+.1f%%)", 1e6 * s->predicted_time_per_iter_s,
            100 * (s->predicted_time_per_iter_s / s->time_per_iter_s - 1));
-  printf("\n");
+  printf("%s\n", s->disturbed ? "  DISTURBED" : "");
   return 0;
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The sweeps of the `cpu` device: the CPU backend's own CG4, CG5 and SpMV
- * (solver/cpu), timed with the monotonic clock, median after warm-up. */
+ * (solver/cpu) timed with the monotonic clock (settle.c), and its whole
+ * iterations through cgm_solve. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -65,26 +66,20 @@ static cgm_status vector_sweep(cpu_run *R, cgm_error *err) {
   mb_range rg = mb_vector_range(false, R->o->quick);
   const int w = R->prec == CGM_PREC_SINGLE ? 4 : 8, nsz = rg.hi - rg.lo + 1;
   const int64_t nmax = (int64_t)1 << rg.hi;
-  void *buf[5] = {0};
+  char *buf = malloc((size_t)nmax * w * 5); /* x, r, v, u, d */
   mb_timing tm[64];
   cgm_status st = CGM_OK;
-  for (int i = 0; i < 5; i++) {
-    buf[i] = malloc((size_t)nmax * w);
-    if (!buf[i]) {
-      st = cgm_fail(err, CGM_ERUNTIME, "out of memory for the vector sweep (%lld entries)",
+  if (!buf)
+    return cgm_fail(err, CGM_ERUNTIME, "out of memory for the vector sweep (%lld entries)",
                     (long long)nmax);
-      goto out;
-    }
+  for (int64_t i = 0; i < 5 * nmax; i++) {
+    if (w == 4)
+      ((float *)buf)[i] = (float)mb_value(i);
+    else
+      ((double *)buf)[i] = mb_value(i);
   }
-  for (int64_t i = 0; i < nmax; i++)
-    for (int b = 0; b < 5; b++) {
-      double v = mb_value(i * 5 + b);
-      if (w == 4)
-        ((float *)buf[b])[i] = (float)v;
-      else
-        ((double *)buf[b])[i] = v;
-    }
-  vec_args a = {R->prec, (int64_t)1 << rg.lo, buf[0], buf[1], buf[2], buf[3], buf[4]};
+  const size_t l = (size_t)nmax * w;
+  vec_args a = {R->prec, (int64_t)1 << rg.lo, buf, buf + l, buf + 2 * l, buf + 3 * l, buf + 4 * l};
   const mb_settle_opts so = cpu_settle(R, 2.0);
   mb_settle(time_vec, &a, 2 * nsz, &so, tm);
   for (int i = 0; i < 2 * nsz && !st; i++) {
@@ -95,8 +90,7 @@ static cgm_status vector_sweep(cpu_run *R, cgm_error *err) {
                     (double)(cg4 ? CGM_CG4_PASSES : CGM_CG5_PASSES) * np * w, w, &tm[i], "");
     st = emit(R, &s, cg4 ? "cg4" : "cg5", err);
   }
-out:
-  for (int i = 0; i < 5; i++) free(buf[i]);
+  free(buf);
   return st;
 }
 
@@ -212,7 +206,10 @@ static int iter_grids(bool quick, mb_grid *k) {
  * the refined model takes a CPU's iteration from these between the sizes
  * they span (cgm_device_model.cpu_iter). Kernel "iter", variant "cpu", m
  * the iteration's transactions (cgm_iter_bytes), per block size and
- * precision. */
+ * precision. The first precision's solves also give their setup (the
+ * layout and vectors) beside its bytes (kernel "setup"): the tuner's setup
+ * model of the CPU (cgm_setup_fit), as a GPU's iteration sweeps give its
+ * own. */
 static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
   mb_grid k[16];
   const int nk = iter_grids(R->o->quick, k);
@@ -235,55 +232,19 @@ static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
         if ((st = mb_solve_steady(&A, &o, 32, &res, &steady, err))) break;
         const cgm_segment_shape sh = cgm_refined_shape(&plan, 0);
         cgm_sample smp;
+        /* the setup of the first precision's solve */
+        const bool setup =
+            res.time_setup_s > 0 && res.device_bytes > 0 && !(R->o->precisions & ((1u << p) - 1));
+        if (setup)
+          mb_sample(&smp, "setup", "mesh", p, cgm_block_sizes[b], (double)res.device_bytes, 8,
+                    res.time_setup_s, src);
+        if ((st = emit(R, setup ? &smp : NULL, "iters", err))) break;
         const bool got = steady && res.time_per_iter_s > 0;
         if (got)
           mb_sample(&smp, "iter", "cpu", p, cgm_block_sizes[b],
                     cgm_iter_bytes(sh.spmv_bytes, sh.rows, w), w, res.time_per_iter_s, src);
         st = emit(R, got ? &smp : NULL, "iters", err);
       }
-    }
-    cgm_csr_free(&A);
-  }
-  return st;
-}
-
-/* ------------------------------------------------------------ setup --- */
-
-/* The grids whose solves time the CPU backend's setup (its layout and
- * vectors): the 2D floor grid, then 3D grids to 64^3 (quick) or 96^3 (at
- * 128^3 the layout at N = 8 is 1 GB, more than the sweeps' largest). */
-static int setup_grids(bool quick, mb_grid *k) {
-  static const int sizes[] = {8, 16, 32, 64, 96};
-  int c = 0;
-  k[c++] = (mb_grid){MB_FLOOR_GRID_DIM, MB_FLOOR_GRID_N};
-  for (int i = 0; i < (quick ? 4 : 5); i++) k[c++] = (mb_grid){3, sizes[i]};
-  return c;
-}
-
-/* Each grid solved for two iterations at every block size, in the first
- * precision calibrated (the setup model goes by bytes alone): its setup
- * beside the bytes of its layout (kernel "setup"), the tuner's setup
- * model of the CPU (cgm_setup_fit), as a GPU's iteration sweeps give its
- * own. */
-static cgm_status setup_sweep(cpu_run *R, cgm_error *err) {
-  mb_grid k[8];
-  const int nk = setup_grids(R->o->quick, k);
-  cgm_status st = CGM_OK;
-  for (int i = 0; i < nk && !st; i++) {
-    cgm_csr A;
-    char src[64];
-    if ((st = mb_grid_make(k[i], &A, src, sizeof src, err))) break;
-    for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
-      const cgm_solve_opts o = cpu_opts(
-          R, R->o->precisions & (1u << CGM_PREC_DOUBLE) ? CGM_PREC_DOUBLE : CGM_PREC_SINGLE, b);
-      cgm_solve_result res;
-      if ((st = mb_solve_timed(&A, &o, 2, &res, err))) break;
-      cgm_sample smp;
-      const bool got = res.time_setup_s > 0 && res.device_bytes > 0;
-      if (got)
-        mb_sample(&smp, "setup", "mesh", o.precision, cgm_block_sizes[b], (double)res.device_bytes,
-                  8, res.time_setup_s, src);
-      st = emit(R, got ? &smp : NULL, "setups", err);
     }
     cgm_csr_free(&A);
   }
@@ -301,9 +262,8 @@ cgm_status cgm_mb_run_cpu(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progres
     R.total += CGM_NBLOCKSIZES * mb_matrix_count(false, o->quick);
   }
   mb_grid grids[16];
-  R.total += CGM_NBLOCKSIZES * setup_grids(o->quick, grids);
   const int precs = (o->precisions & 1u) + ((o->precisions >> 1) & 1u);
-  R.total += CGM_NBLOCKSIZES * precs * iter_grids(o->quick, grids);
+  R.total += 2 * CGM_NBLOCKSIZES * precs * iter_grids(o->quick, grids);
   if (progress) progress(ctx, "setup", 0);
   for (int p = 0; p < 2; p++) {
     if (!(o->precisions & (1u << p))) continue;
@@ -314,6 +274,5 @@ cgm_status cgm_mb_run_cpu(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progres
   /* Matrices once for both precisions (each made once for every N). */
   cgm_status st =
       mb_for_each_matrix(cgm_block_sizes, CGM_NBLOCKSIZES, false, o->quick, spmv_one, &R, err);
-  if (!st) st = iter_sweep(&R, err);
-  return st ? st : setup_sweep(&R, err);
+  return st ? st : iter_sweep(&R, err);
 }

@@ -90,19 +90,22 @@ cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxi
  * those are two or more. *steady: the last solve ran all it was asked. */
 cgm_status mb_solve_steady(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
                            cgm_solve_result *res, bool *steady, cgm_error *err);
-/* One GPU (or the CPU) solving A as numbered with o's backend, precision
- * and layout for maxiter iterations (mb_solve_timed), as a sample of the
- * locality or row-scatter sweep: block, precision, the plan's shape and the
- * seconds an iteration (group and source left to the caller). *got false:
- * the solve stopped early, no steady state to sample. */
-cgm_status mb_shape_sample(const cgm_csr *A, const cgm_solve_opts *o, int maxiter,
-                           cgm_locality_sample *s, bool *got, cgm_error *err);
-/* mb_shape_sample of A at block size n (its default layout) in precision
- * p, appended to v[*k] with its group and source (nothing appended when
- * the solve stopped early). */
-cgm_status mb_shape_sample_at(const cgm_csr *A, const cgm_solve_opts *base, int n, int p, int group,
-                              int maxiter, const char *src, cgm_locality_sample *v, int *k,
-                              cgm_error *err);
+/* The samples of a coefficient's sweep (locality, row scatter, band load,
+ * gathers), as they come. */
+typedef struct mb_shapes {
+  cgm_locality_sample *v;
+  int n, cap;
+} mb_shapes;
+/* One GPU (or the CPU) solving A as numbered with base's backend and
+ * layout (at block size n's default layout where n > 0), in precision p,
+ * for maxiter iterations (mb_solve_steady), appended to v: block,
+ * precision, the plan's shape, the seconds an iteration, group and source;
+ * nothing appended when the solve stopped early (no steady state). */
+cgm_status mb_shape_push(const cgm_csr *A, const cgm_solve_opts *base, int n, int p, int group,
+                         int maxiter, const char *src, mb_shapes *v, cgm_error *err);
+/* A sweep's end: v's samples as *out (malloc'ed) and *count, or, st a
+ * failure, none (v freed). Returns st. */
+cgm_status mb_shapes_end(mb_shapes *v, cgm_status st, cgm_locality_sample **out, int *count);
 /* Whole iterations of the solver with base's backend and precision at every
  * block size: kernel "iter", variant "mesh" (3D Poisson grids up to
  * max_grid^3; bytes = cgm_iter_bytes of the layout), "row" (arrows of

@@ -32,8 +32,7 @@ typedef struct {
   char held[2][PIPELINE_SLOTS][8]; /* the variant of the curve a slot holds ("mesh", "all", "") */
   int want; /* CGM_FIT_REL: with the fallbacks; WANT_PAPER; another kind: only that kind (the maps)
              */
-  cgm_db_fit interp[32]; /* the interpolations taken, placed once the samples are read */
-  int interp_slot[32], ninterp;
+  const cgm_sample_vec *sv; /* the calibration's samples (the interpolations'), want REL */
 } fit_ctx;
 
 static int fit_rank(int want, int kind) {
@@ -79,10 +78,12 @@ static int take_fit(const cgm_db_fit *f, void *ctx) {
   cgm_regime *hi;
   bool *have;
   int slot;
-  if (f->kind == CGM_FIT_INTERP && c->want == CGM_FIT_REL && c->ninterp < 32 &&
+  if (f->kind == CGM_FIT_INTERP && c->want == CGM_FIT_REL &&
       pipeline_kernel_curve(&c->models[f->precision], f, &hi, &have, &slot) &&
-      take(c, f->precision, slot, f->kind, f->variant))
-    c->interp_slot[c->ninterp] = slot, c->interp[c->ninterp++] = *f;
+      take(c, f->precision, slot, f->kind, f->variant)) {
+    pipeline_place_interp(&c->models[f->precision], f, c->sv->v, c->sv->n);
+    t->have[f->precision] = true;
+  }
   if (!f->converged) return 0;
   if (f->kind == CGM_FIT_REL_HI) {
     take_regime(c, f);
@@ -160,59 +161,26 @@ bool cgm_calibration_cg_stale(const cgm_tuner_device *d, const cgm_gpu_opts *gpu
   return true;
 }
 
-/* The feet of a CPU's curves (cgm_device_model.spmv_foot): per precision
- * and group, the smallest size its samples timed and the median of their
- * times there. The SpMV's groups are those of its curves: "mesh" (the
- * samples on Poisson grids, pipeline/calibrate.c) and "all". */
-enum {
-  FOOT_MESH = 0,
-  FOOT_ALL = 4,
-  FOOT_CG4 = 8,
-  FOOT_CG5 = 9,
-  FOOT_ITER = 10, /* a GPU's whole iterations on meshes, per block size */
-  FOOT_ROW = 14,  /* and on arrows (the row curve) */
-  FOOT_GROUPS = 18,
-  FOOT_MAX = 32
-};
-enum { ITER_MAX = 8 * CGM_ITER_POINTS }; /* a CPU's iteration samples kept a block size */
-typedef struct {
-  double m[2][FOOT_GROUPS];
-  double t[2][FOOT_GROUPS][FOOT_MAX];
-  int n[2][FOOT_GROUPS];
-  /* the iterations timed through the solver ("iter"/"cpu"), as they come */
-  double im[2][CGM_NBLOCKSIZES][ITER_MAX], it[2][CGM_NBLOCKSIZES][ITER_MAX];
-  int ni[2][CGM_NBLOCKSIZES];
-} foot_ctx;
-
-/* One pass: a smaller size than the group's so far starts its times anew. */
-static void foot_add(foot_ctx *c, int p, int g, const cgm_db_sample *s) {
-  if (c->m[p][g] == 0 || s->m < c->m[p][g]) c->m[p][g] = s->m, c->n[p][g] = 0;
-  if (s->m == c->m[p][g] && c->n[p][g] < FOOT_MAX && s->seconds > 0)
-    c->t[p][g][c->n[p][g]++] = s->seconds;
-}
-
-static int take_foot(const cgm_db_sample *s, void *ctx) {
-  foot_ctx *c = ctx;
-  const int p = s->precision, bi = cgm_block_index(s->block);
-  if (p < 0 || p > 1 || !(s->m > 0)) return 0;
-  if (!strcmp(s->kernel, "spmv") && bi >= 0) {
-    foot_add(c, p, FOOT_ALL + bi, s);
-    if (pipeline_on_mesh(s->source)) foot_add(c, p, FOOT_MESH + bi, s);
-  } else if (!strcmp(s->kernel, "cg4")) {
-    foot_add(c, p, FOOT_CG4, s);
-  } else if (!strcmp(s->kernel, "cg5")) {
-    foot_add(c, p, FOOT_CG5, s);
-  } else if (!strcmp(s->kernel, "iter") && !strcmp(s->variant, "mesh") && bi >= 0) {
-    foot_add(c, p, FOOT_ITER + bi, s);
-  } else if (!strcmp(s->kernel, "iter") && !strcmp(s->variant, "row") && bi >= 0) {
-    foot_add(c, p, FOOT_ROW + bi, s);
-  } else if (!strcmp(s->kernel, "iter") && !strcmp(s->variant, "cpu") && bi >= 0 &&
-             s->seconds > 0 && c->ni[p][bi] < ITER_MAX) {
-    c->im[p][bi][c->ni[p][bi]] = s->m;
-    c->it[p][bi][c->ni[p][bi]++] = s->seconds;
+/* A curve's foot (cgm_device_model.spmv_foot, iter_foot, ...): the
+ * smallest size its group's samples timed and the median of their times
+ * there (m = 0: none). */
+static cgm_foot foot_of(const cgm_sample_vec *sv, const char *kernel, const char *variant, int p,
+                        int block) {
+  cgm_foot f = {0.0, 0.0};
+  double t[32];
+  int k = 0;
+  for (int i = 0; i < sv->n; i++) {
+    const cgm_sample *s = &sv->v[i];
+    if (!pipeline_in_group(s, kernel, variant, p, block) || !(s->m > 0) || !(s->seconds > 0))
+      continue;
+    if (f.m == 0 || s->m < f.m) f.m = s->m, k = 0;
+    if (s->m == f.m && k < 32) t[k++] = s->seconds;
   }
-  return 0;
+  if (k) f.t = cgm_median(t, k);
+  return f;
 }
+
+enum { ITER_MAX = 8 * CGM_ITER_POINTS }; /* a CPU's iteration samples kept a block size */
 
 /* The points of a CPU's timed iterations: by size ascending, the median of
  * the times at each (a repeated size), at most CGM_ITER_POINTS sizes. */
@@ -235,72 +203,59 @@ static cgm_iter_points iter_points(const double *m, const double *t, int n) {
   return P;
 }
 
-static cgm_foot foot_of(foot_ctx *c, int p, int g) {
-  cgm_foot f = {0.0, 0.0};
-  if (c->n[p][g] > 0) f = (cgm_foot){c->m[p][g], cgm_median(c->t[p][g], c->n[p][g])};
-  return f;
-}
-
-/* A CPU's feet, matched to the SpMV curve each block size holds. */
-static cgm_status load_feet(cgm_db *db, cgm_tuner_device *t, char held[2][PIPELINE_SLOTS][8],
-                            cgm_error *err) {
-  foot_ctx *c = calloc(1, sizeof *c);
-  if (!c) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
-  cgm_status st = cgm_db_samples(db, t->calibration_id, take_foot, c, err);
-  for (int p = 0; p < 2 && !st; p++) {
+/* A CPU's feet, matched to the SpMV curve each block size holds, and its
+ * timed iterations; a GPU's iteration and row curves' feet. */
+static void load_feet(const cgm_sample_vec *sv, cgm_tuner_device *t,
+                      char held[2][PIPELINE_SLOTS][8]) {
+  for (int p = 0; p < 2; p++) {
     cgm_device_model *m = &t->model[p];
     for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
-      /* a GPU's iteration curve, where it holds one */
-      if (!t->is_cpu && m->have_iter[b]) m->iter_foot[b] = foot_of(c, p, FOOT_ITER + b);
-      if (!t->is_cpu && m->have_row[b]) m->row_foot[b] = foot_of(c, p, FOOT_ROW + b);
-      if (!t->is_cpu) continue;
-      const bool mesh = !strcmp(held[p][PIPELINE_SLOT_SPMV + b], "mesh");
-      m->spmv_foot[b] = foot_of(c, p, (mesh ? FOOT_MESH : FOOT_ALL) + b);
-      m->cpu_iter[b] = iter_points(c->im[p][b], c->it[p][b], c->ni[p][b]);
+      const int n = cgm_block_sizes[b];
+      if (!t->is_cpu) { /* where it holds the curve */
+        if (m->have_iter[b]) m->iter_foot[b] = foot_of(sv, "iter", "mesh", p, n);
+        if (m->have_row[b]) m->row_foot[b] = foot_of(sv, "iter", "row", p, n);
+        continue;
+      }
+      m->spmv_foot[b] = foot_of(sv, "spmv", held[p][PIPELINE_SLOT_SPMV + b], p, n);
+      double im[ITER_MAX], it[ITER_MAX];
+      int k = 0;
+      for (int i = 0; i < sv->n && k < ITER_MAX; i++)
+        if (pipeline_in_group(&sv->v[i], "iter", "cpu", p, n) && sv->v[i].seconds > 0)
+          im[k] = sv->v[i].m, it[k++] = sv->v[i].seconds;
+      m->cpu_iter[b] = iter_points(im, it, k);
     }
     if (!t->is_cpu) continue;
-    m->cg4_foot = foot_of(c, p, FOOT_CG4);
-    m->cg5_foot = foot_of(c, p, FOOT_CG5);
+    m->cg4_foot = foot_of(sv, "cg4", "", p, 0);
+    m->cg5_foot = foot_of(sv, "cg5", "", p, 0);
   }
-  free(c);
-  return st;
 }
 
 /* Reads the device's curves into t->model: CGM_FIT_REL with the fallbacks
  * above, any other kind alone; and the paper's (avg, else max) into
  * t->paper. */
 static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_error *err) {
-  cgm_status st = CGM_OK;
+  /* the samples: the refined model's interpolations and feet */
+  cgm_sample_vec sv = {0};
+  cgm_status st = fit_kind == CGM_FIT_REL
+                      ? cgm_db_samples(db, t->calibration_id, pipeline_collect_sample, &sv, err)
+                      : CGM_OK;
   for (int pass = 0; pass < 2 && !st; pass++) {
     fit_ctx fc;
     memset(&fc, 0, sizeof fc);
     fc.t = t;
     fc.want = pass ? WANT_PAPER : fit_kind;
     fc.models = pass ? t->paper : t->model;
+    fc.sv = &sv;
     st = cgm_db_fits(db, t->calibration_id, take_fit, &fc, err);
-    if (!st && fc.ninterp > 0) { /* the interpolations' samples */
-      cgm_sample_vec sv = {0};
-      st = cgm_db_samples(db, t->calibration_id, pipeline_collect_sample, &sv, err);
-      for (int i = 0; i < fc.ninterp && !st; i++) {
-        const cgm_db_fit *f = &fc.interp[i];
-        const int p = f->precision, slot = fc.interp_slot[i];
-        /* still the slot's curve: no better fit came after it */
-        if (fc.prio[p][slot] / 2 == fit_rank(CGM_FIT_REL, CGM_FIT_INTERP) &&
-            !strcmp(fc.held[p][slot], f->variant)) {
-          pipeline_place_interp(&fc.models[p], f, sv.v, sv.n);
-          t->have[p] = true;
-        }
-      }
-      free(sv.v);
-    }
     for (int p = 0; p < 2; p++) {
       cgm_device_model *m = &fc.models[p];
       m->have_vec = m->cg4.nu > 0 && m->cg5.nu > 0;
     }
     /* the refined model's feet (t->model, pass 0): a CPU's curves', a
      * GPU's iteration curves' */
-    if (!st && pass == 0 && fit_kind == CGM_FIT_REL) st = load_feet(db, t, fc.held, err);
+    if (!st && pass == 0 && fit_kind == CGM_FIT_REL) load_feet(&sv, t, fc.held);
   }
+  free(sv.v);
   /* The coefficients the calibration's own sweeps fitted (absent: the
    * model without their terms, as older calibrations have it). */
   static const char *const fixed[] = {CGM_DB_COEF_X_SECTOR, CGM_DB_COEF_GATHER,

@@ -15,6 +15,20 @@ cgm_status pipeline_record_file(cgm_db *db, const char *path, const cgm_features
                                 const cgm_solve_opts *o, const cgm_solve_result *r,
                                 double predicted, int64_t calibration_id, cgm_error *err);
 
+/* Whether a solve's time per iteration is implausible, other work having
+ * held it up (why says how): a CPU's that is a whole number of scheduler
+ * quanta (CGM_SCHED_QUANTUM_S, to 10 us: its barriers waited out other
+ * processes' time slices), or one over CGM_DISTURBED_RATIO times its
+ * prediction by a calibration whose timings settled (not flagged
+ * "disturbed"). cgm_record_solve records it; validate leaves such runs out
+ * of its errors, and the history of solves out of what it learns. A
+ * solver that reported its per-check timings' spread would say it
+ * directly. */
+#define CGM_SCHED_QUANTUM_S 4e-3
+#define CGM_DISTURBED_RATIO 4.0
+bool pipeline_solve_disturbed(cgm_db *db, const cgm_solve_opts *o, const cgm_solve_result *r,
+                              double predicted, int64_t calibration_id, char *why, size_t n);
+
 /* A calibration and its device (CGM_EINPUT when there is no such
  * calibration). */
 cgm_status pipeline_calibration_get(cgm_db *db, int64_t id, cgm_db_calibration *c, cgm_db_device *d,

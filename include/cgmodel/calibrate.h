@@ -46,20 +46,12 @@ typedef struct cgm_calibration_report {
     char warning[512]; /* the timings were disturbed (stored, flagged; with strict: refused) */
     double seconds;
     char failed[512]; /* the fits that did not converge */
-    double x_coef[2]; /* the locality coefficient per precision (docs/model.md) */
-    bool have_x_coef[2];
-    /* the row-scatter coefficient per precision and block size (seconds a
-     * step; docs/model.md) */
-    double scatter_coef[2][4];
-    bool have_scatter_coef[2][4];
-    double band_scatter_coef[2][4]; /* the same, every lane of the warp scattered */
-    bool have_band_scatter_coef[2][4];
-    double gather_bw[2]; /* the gather rate per precision, bytes/s (docs/model.md) */
-    bool have_gather_bw[2];
-    double gather_bw_small[2]; /* the same on the sweep's smaller matrix */
-    bool have_gather_small[2];
-    double band_load[2][4]; /* the band-load fraction per precision and block size */
-    bool have_band_load[2][4];
+    /* The coefficients its own sweeps fitted (cgm_db_coef, docs/model.md):
+     * the locality coefficient, the gather rates (bytes/s), the row-scatter
+     * terms (seconds a step) and the band-load fractions, per precision and,
+     * those of a block size, per block size. */
+    cgm_db_coef coef[2 * (3 + 3 * CGM_NBLOCKSIZES)];
+    int ncoef;
     /* Where the seconds went, in order: "setup" (the device's start: the
      * CUDA context), each sweep's stage (load, cg4, spmv, iter, ...), "fits"
      * and "store". */
@@ -90,6 +82,19 @@ CGM_API cgm_status cgm_calibrate_plan(const char *devices, cgm_calibrate_plan_t 
 CGM_API cgm_status cgm_calibrate(cgm_db *db, const cgm_calibrate_opts *o,
                                  cgm_calibration_report *rep, cgm_error *err);
 
+/* The coefficients' families: the CGM_DB_COEF_* name (one ending in '_'
+ * is a block size's), the key calibrate --json gives it, the label and
+ * scale calibrate prints it with. cgm_coef_of: whether coefficient c is
+ * of the family named: the block size's text ("4"), "" for the family's
+ * own name, NULL for another family. */
+typedef struct cgm_coef_family {
+  const char *name, *key, *label;
+  double scale;
+} cgm_coef_family;
+#define CGM_COEF_FAMILIES 6
+CGM_API extern const cgm_coef_family cgm_coef_families[CGM_COEF_FAMILIES];
+CGM_API const char *cgm_coef_of(const cgm_db_coef *c, const char *family);
+
 /* Fits a stored calibration anew from its samples (after a change to the
  * fits, without measuring again) and replaces its fits in one transaction.
  * rep->cal[0] tells the device, sample and fit counts, failed fits. */
@@ -100,7 +105,8 @@ CGM_API cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report 
  * a preempted thread costs a scheduler time slice (milliseconds) whatever
  * the size, so the smallest CG4 takes about as long as the largest. Such a
  * calibration would mislead predictions: CGM_ERUNTIME with what was seen.
- * CGM_OK with fewer than 8 CG4 samples of a precision. */
+ * CGM_OK with fewer than 8 CG4 samples of a precision. The CG4 samples of
+ * a precision come by size, as the CPU's sweep gives them. */
 CGM_API cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err);
 
 #ifdef __cplusplus

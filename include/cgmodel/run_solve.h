@@ -56,10 +56,10 @@ typedef struct cgm_solve_report {
   int maxiter;
   double solution_error;  /* b = A * ones: ||x - 1|| / ||1||; < 0 with a right-hand side given */
   double predicted;       /* the model's time per iteration of the configuration run (NaN:
-                             no calibration of its device, or threads given: a
-                             calibration is of the default thread count) */
+                             no calibration of its device at the threads it ran) */
   int64_t calibration_id; /* the calibration of that prediction (0: none) */
   bool autotuned;         /* autotune chose the configuration: why says how */
+  bool disturbed;         /* recorded as disturbed: other work held it up (a warning says how) */
   bool auto_none;         /* autotune found nothing to run (the call returned CGM_EINPUT) */
   char why[512];          /* autotune's choice, or why nothing */
   double time_read_s;     /* reading A and b (or b = A * ones) */

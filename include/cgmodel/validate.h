@@ -31,6 +31,8 @@ typedef struct cgm_validate_opts {
                            predicted and measured times are setup + solve (the tuner's total,
                            its K estimated as for a matrix never solved) */
   int repeat;           /* runs per configuration; the median time counts (1..99) */
+  bool include_disturbed; /* count the runs other work held up (pipeline_solve_disturbed) in
+                             the errors and the regret; by default they are left out */
   cgm_gpu_opts gpu;     /* the GPU solver's options of every run */
   const cgm_host *host; /* this machine; NULL: cgm_host_describe */
   cgm_validate_progress_fn progress; /* NULL: none */
@@ -48,6 +50,7 @@ typedef struct cgm_validate_row {
   double predicted_s;       /* refined model (NaN: no curve) */
   double predicted_paper_s; /* the paper's Eqs. 4-9 (NaN for cuSPARSE) */
   double measured_s;        /* median of the runs' times per iteration */
+  bool disturbed;           /* implausible: other work held it up (left out by default) */
 } cgm_validate_row;
 
 /* The rows of one backend, precision, block size and GPU count (Table 6). */
@@ -89,6 +92,8 @@ typedef struct cgm_validate_report {
   int within_10;      /* of them, with a regret of at most 1.10 */
   double mean_regret; /* NaN when regret_count is 0 */
   double max_regret;  /* 0 when regret_count is 0 */
+  int disturbed;      /* rows other work held up: left out of the groups and the regret (unless
+                         include_disturbed), each said in a note */
 } cgm_validate_report;
 
 /* The paper's Table 6 on this machine: for every matrix (symmetric with a

@@ -68,7 +68,7 @@ static void clock_progress(void *ctx, const char *stage, double done) {
 
 /* The test of cgm_check_cpu_timings: the median time of the 3 smallest CG4
  * sizes against the 3 largest (undisturbed, a ratio near m_small / m_large,
- * under 1e-2; disturbed, near 1). */
+ * under 1e-2; disturbed, near 1). The sweep gives them by size. */
 cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err) {
   for (int p = 0; p < 2; p++) {
     double m[256], t[256];
@@ -77,11 +77,6 @@ cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err)
       if (!strcmp(v[i].kernel, "cg4") && v[i].precision == p)
         m[n] = v[i].m, t[n] = v[i].seconds, n++;
     if (n < 8) continue;
-    for (int i = 1; i < n; i++) /* by m (insertion: n is small) */
-      for (int j = i; j > 0 && m[j - 1] > m[j]; j--) {
-        double a = m[j], b = t[j];
-        m[j] = m[j - 1], t[j] = t[j - 1], m[j - 1] = a, t[j - 1] = b;
-      }
     double lo[3] = {t[0], t[1], t[2]}, hi[3] = {t[n - 3], t[n - 2], t[n - 1]};
     double ts = cgm_median(lo, 3), tl = cgm_median(hi, 3);
     if (ts > 0.1 * tl) {
@@ -100,6 +95,20 @@ cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err)
     }
   }
   return CGM_OK;
+}
+
+const cgm_coef_family cgm_coef_families[CGM_COEF_FAMILIES] = {
+    {CGM_DB_COEF_X_SECTOR, "x_coef", "locality coefficient", 1},
+    {CGM_DB_COEF_BAND_LOAD, "band_load", "band load, the wide bands' extra walk (fraction)", 1},
+    {CGM_DB_COEF_GATHER, "gather_bw", "gather rate, GB/s of x's sectors", 1e-9},
+    {CGM_DB_COEF_GATHER_SMALL, "gather_bw_small", "gather rate at the smaller matrix, GB/s", 1e-9},
+    {CGM_DB_COEF_ROW_SCATTER, "scatter_coef", "row-scatter, us a step alone", 1e6},
+    {CGM_DB_COEF_BAND_SCATTER, "band_scatter_coef", "row-scatter, us a step in a full warp", 1e6}};
+
+const char *cgm_coef_of(const cgm_db_coef *c, const char *family) {
+  const size_t l = strlen(family);
+  const char *tail = c->name + l;
+  return strncmp(c->name, family, l) || (family[l - 1] == '_') != (*tail != '\0') ? NULL : tail;
 }
 
 /* One device: sweeps, fits, one transaction. */
@@ -148,16 +157,16 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   if (!st) st = calibrate_fit_all(&sv, o->precisions, &o->gpu, &fits, &nfits, rep, ri, err);
   stage_mark(&clk, "fits");
   const calibrate_fits F = {fits, nfits, &sv};
-  cgm_db_coef coef[4 + 6 * CGM_NBLOCKSIZES];
-  int ncoef = 0;
-  if (!st) st = calibrate_fit_locality(o, device, &F, coef, &ncoef, rep, ri, err);
+  cgm_db_coef *coef = rep->cal[ri].coef; /* 3 + 3 per block size, a precision */
+  int ncoef = 0;                         /* rep->cal[ri].ncoef, once stored */
+  if (!st) st = calibrate_fit_locality(o, device, &F, coef, &ncoef, err);
   stage_mark(&clk, "locality");
   if (!st && strcmp(device, "cpu")) { /* a CPU's model has no walk */
-    st = calibrate_fit_scatter(o, device, &F, coef, &ncoef, rep, ri, err);
+    st = calibrate_fit_scatter(o, &F, coef, &ncoef, err);
     stage_mark(&clk, "scatter");
-    if (!st) st = calibrate_fit_gather(o, &F, coef, &ncoef, rep, ri, err);
+    if (!st) st = calibrate_fit_gather(o, &F, coef, &ncoef, err);
     stage_mark(&clk, "gather");
-    if (!st) st = calibrate_fit_band_load(o, &F, coef, &ncoef, rep, ri, err);
+    if (!st) st = calibrate_fit_band_load(o, &F, coef, &ncoef, err);
     stage_mark(&clk, "band-load");
   }
   /* Store: device, calibration, samples, fits and coefficients in one
@@ -194,6 +203,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
     rep->cal[ri].seconds = secs;
     rep->cal[ri].samples = sv.n;
     rep->cal[ri].fits = nfits;
+    rep->cal[ri].ncoef = ncoef;
   }
   free(sv.v);
   free(fits);

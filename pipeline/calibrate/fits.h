@@ -5,7 +5,7 @@
  *            from whole multi-GPU iterations
  *   coefs.c  the coefficients measured by sweeps of their own: x locality,
  *            the row scatter, the gather rate, the band load
- * Each records what did not converge in rep->cal[ri]. */
+ * calibrate_fit_all records what did not converge in rep->cal[ri]. */
 #ifndef CGM_PIPELINE_CALIBRATE_FITS_H
 #define CGM_PIPELINE_CALIBRATE_FITS_H
 
@@ -30,15 +30,12 @@ void calibrate_model_from_fits(const calibrate_fits *F, int prec, cgm_device_mod
 /* The coefficients, each pushed onto coef[*ncoef]. */
 cgm_status calibrate_fit_locality(const cgm_calibrate_opts *o, const char *device,
                                   const calibrate_fits *F, cgm_db_coef *coef, int *ncoef,
-                                  cgm_calibration_report *rep, int ri, cgm_error *err);
-cgm_status calibrate_fit_scatter(const cgm_calibrate_opts *o, const char *device,
-                                 const calibrate_fits *F, cgm_db_coef *coef, int *ncoef,
-                                 cgm_calibration_report *rep, int ri, cgm_error *err);
+                                  cgm_error *err);
+cgm_status calibrate_fit_scatter(const cgm_calibrate_opts *o, const calibrate_fits *F,
+                                 cgm_db_coef *coef, int *ncoef, cgm_error *err);
 cgm_status calibrate_fit_band_load(const cgm_calibrate_opts *o, const calibrate_fits *F,
-                                   cgm_db_coef *coef, int *ncoef, cgm_calibration_report *rep,
-                                   int ri, cgm_error *err);
+                                   cgm_db_coef *coef, int *ncoef, cgm_error *err);
 cgm_status calibrate_fit_gather(const cgm_calibrate_opts *o, const calibrate_fits *F,
-                                cgm_db_coef *coef, int *ncoef, cgm_calibration_report *rep, int ri,
-                                cgm_error *err);
+                                cgm_db_coef *coef, int *ncoef, cgm_error *err);
 
 #endif

@@ -196,6 +196,12 @@ static void step_record(solve_run *s) {
                                 r->calibration_id, &e)) {
     snprintf(msg, sizeof msg, "the solve was not recorded: %s", e.msg);
     solve_note(o, CGM_NOTE_WARNING, msg);
+  } else if (s->db && o->record && !r->result.refused &&
+             pipeline_solve_disturbed(s->db, &r->opts, &rec, r->predicted, r->calibration_id, msg,
+                                      sizeof msg - 40)) {
+    r->disturbed = true;
+    strcat(msg, "; recorded as disturbed");
+    solve_note(o, CGM_NOTE_WARNING, msg);
   }
 }
 

@@ -46,6 +46,7 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   if (isfinite(rep->predicted))
     cJSON_AddNumberToObject(j, "predicted_time_per_iter_s", rep->predicted);
   if (rep->autotuned) json_add_string(j, "auto", rep->why);
+  if (rep->disturbed) cJSON_AddBoolToObject(j, "disturbed", true);
   if (rep->solution_error >= 0) cJSON_AddNumberToObject(j, "solution_error", rep->solution_error);
   /* The phases before the solver's own (setup and iterations, above). */
   cJSON_AddNumberToObject(j, "time_read_s", rep->time_read_s);

@@ -12,6 +12,7 @@ cJSON *cgm_validate_json(const cgm_validate_report *r) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "matrices", r->regret_count);
   cJSON_AddNumberToObject(o, "measurements", r->nrows);
+  cJSON_AddNumberToObject(o, "disturbed", r->disturbed);
   cJSON *groups = cJSON_AddArrayToObject(o, "groups");
   for (int i = 0; i < r->ngroups; i++) {
     const cgm_validate_group *p = &r->groups[i];

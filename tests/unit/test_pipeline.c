@@ -845,7 +845,7 @@ static void test_json(void) {
   v.ngroups = 2;
   v.mean_regret = NAN;
   j = cgm_validate_json(&v);
-  CHECK_KEYS(j, "matrices,measurements,groups,tuner");
+  CHECK_KEYS(j, "matrices,measurements,disturbed,groups,tuner");
   CHECK_KEYS(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "groups"), 0),
              "backend,precision,block,gpus,count,avg_rel_error,variance,median_rel_error,"
              "p90_rel_error");
