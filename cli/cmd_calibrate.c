@@ -17,9 +17,8 @@ static const char help[] =
     "                         [--db FILE] [--json]\n"
     "Runs the microbenchmarks (the solver's own kernels over sizes and block sizes, plain loads,\n"
     "the cuSPARSE baseline and, on several GPUs, every exchange mode), fits Eq. 3 to each, and\n"
-    "stores samples and fits in the database. Default devices: the CPU and every GPU.\n"
-    "Timings other work disturbed are stored flagged, with a warning; --strict refuses them\n"
-    "(exit 3, nothing stored). A CPU calibrated with --threads T serves solves on T threads.\n";
+    "stores samples and fits in the database. Default devices: the CPU and every GPU. Disturbed\n"
+    "timings are stored flagged, with a warning (--strict: refused, exit 3, nothing stored).\n";
 
 int cmd_calibrate(int argc, char **argv) {
   cli_args a;

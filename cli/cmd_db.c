@@ -38,10 +38,9 @@ static int list_print(const cgm_db_calibration *c, const cgm_db_device *d, void 
 static int fit_print(const cgm_db_fit *f, void *ctx) {
   (void)ctx;
   if (f->kind == CGM_FIT_INTERP) /* no parameters: the samples serve */
-    return printf("  %-8s %-9s %-6s %2d %-6s  %d samples, m %.4g .. %.4g: INTERPOLATED (no fit in "
-                  "bounds)\n",
+    return printf("  %-8s %-9s %-6s %2d interp  %d samples, m %.4g .. %.4g: INTERPOLATED\n",
                   f->kernel, f->variant, cgm_precision_name((cgm_precision)f->precision), f->block,
-                  cgm_fit_kind_name(f->kind), f->n, f->m_lo, f->m_hi) < 0;
+                  f->n, f->m_lo, f->m_hi) < 0;
   printf("  %-8s %-9s %-6s %2d %-6s  mu %6.2f  sigma %5.2f  nu %8.2f GB/s  R^2 %6.4f  n %3d%s\n",
          f->kernel, f->variant, cgm_precision_name((cgm_precision)f->precision), f->block,
          cgm_fit_kind_name(f->kind), f->mu, f->sigma, f->nu, f->r2, f->n,

@@ -29,9 +29,8 @@ static const char help[] =
     "and 90th percentile, and the tuner's regret (measured time of its choice over the best\n"
     "measured). --total TOL: every run solves to TOL (precisions double and mixed by default)\n"
     "and the times compared are setup + solve, the tuner's predicted total against the\n"
-    "measured one. Runs other work held up (a CPU's iteration a whole number of 4 ms\n"
-    "scheduler quanta, or over 4x the prediction of a settled calibration) are recorded as\n"
-    "disturbed and left out of the errors and the regret (--include-disturbed: counted).\n";
+    "measured one. Runs other work held up are recorded as disturbed and left out of the\n"
+    "errors and the regret (--include-disturbed: counted).\n";
 
 /* --csv FILE: every run. */
 static int write_csv(const char *path, const cgm_validate_report *r) {
@@ -72,7 +71,8 @@ static void print_table(const cgm_validate_report *r) {
   printf("tuner: choice within 5%% of the best measured on %d of %d matrices (within 10%% on %d); "
          "mean regret %.3f, worst %.3f\n",
          r->within_5, r->regret_count, r->within_10, r->mean_regret, r->max_regret);
-  if (r->disturbed) printf("disturbed: %d runs held up by other work (notes above)\n", r->disturbed);
+  if (r->disturbed)
+    printf("disturbed: %d runs held up by other work (notes above)\n", r->disturbed);
 }
 
 int cmd_validate(int argc, char **argv) {

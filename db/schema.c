@@ -181,10 +181,9 @@ static const char migration_7[] =
     "ALTER TABLE solves ADD COLUMN layout_on_device INTEGER NOT NULL DEFAULT 0;";
 
 /* Version 8: timings on a shared machine. A sample's spread (its timings'
- * median over the low quantile it keeps, less 1; NULL: not known) and
- * whether they never settled; a solve whose time is implausible (other
- * work held it up: cgm_solve_disturbed), left out of what learns from
- * solves. Rows from before were taken as settled and undisturbed. */
+ * median over the low quantile kept, less 1; NULL: not known) and whether
+ * they settled; a solve other work held up (pipeline_solve_disturbed).
+ * Older rows read as settled and undisturbed. */
 static const char migration_8[] = "ALTER TABLE samples ADD COLUMN spread REAL;\n"
                                   "ALTER TABLE samples ADD COLUMN unsettled INTEGER NOT NULL "
                                   "DEFAULT 0;\n"

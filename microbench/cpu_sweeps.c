@@ -15,11 +15,8 @@
 #include "solver/cpu/cg_cpu.h"
 
 typedef struct {
+  mb_run m;
   const cgm_mb_opts *o;
-  cgm_mb_sink sink;
-  cgm_mb_progress progress;
-  void *ctx;
-  double done, total; /* progress units */
   int prec;
 } cpu_run;
 
@@ -28,13 +25,6 @@ typedef struct {
  * batch. A quick calibration settles on fewer timings and a smaller budget. */
 static mb_settle_opts cpu_settle(const cpu_run *R, double budget_s) {
   return (mb_settle_opts){8, 2e-3, 3, R->o->quick ? 12 : 24, (R->o->quick ? 1.0 : 3.0) * budget_s};
-}
-
-static cgm_status emit(cpu_run *R, const cgm_sample *s, const char *stage, cgm_error *err) {
-  if (s && R->sink && R->sink(R->ctx, s)) return cgm_fail(err, CGM_ERUNTIME, "calibration stopped");
-  R->done += 1; /* s NULL: a skipped matrix, progress only */
-  if (R->progress) R->progress(R->ctx, stage, R->total > 0 ? R->done / R->total : 0);
-  return CGM_OK;
 }
 
 /* ------------------------------------------------------ CG4 and CG5 --- */
@@ -88,7 +78,7 @@ static cgm_status vector_sweep(cpu_run *R, cgm_error *err) {
     cgm_sample s;
     mb_sample_timed(&s, cg4 ? "cg4" : "cg5", "", R->prec, 0,
                     (double)(cg4 ? CGM_CG4_PASSES : CGM_CG5_PASSES) * np * w, w, &tm[i], "");
-    st = emit(R, &s, cg4 ? "cg4" : "cg5", err);
+    st = mb_emit(&R->m, &s, cg4 ? "cg4" : "cg5", err);
   }
   free(buf);
   return st;
@@ -122,7 +112,7 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *varia
   cgm_status st = CGM_OK;
   if (!A) { /* skipped: progress only, once per precision as for a sample */
     for (int p = 0; p < 2 && !st; p++)
-      if (R->o->precisions & (1u << p)) st = emit(R, NULL, "spmv", err);
+      if (R->o->precisions & (1u << p)) st = mb_emit(&R->m, NULL, "spmv", err);
     return st;
   }
   cgm_bcsr B;
@@ -155,7 +145,7 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *varia
           &smp, "spmv", variant, p, n,
           cgm_spmv_bytes(B.nblocks_padded, (int64_t)B.nslices * B.p.by, B.nslices, n, rows, w), w,
           &t, source);
-      st = emit(R, &smp, "spmv", err);
+      st = mb_emit(&R->m, &smp, "spmv", err);
     }
     free(x);
     free(y);
@@ -167,37 +157,19 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *varia
 
 /* ------------------------------------------------------- iterations --- */
 
-/* A solve of the CPU backend in precision p at block size index b, on the
- * calibration's threads: the sweeps that time whole solves. */
-static cgm_solve_opts cpu_opts(const cpu_run *R, cgm_precision p, int b) {
-  cgm_solve_opts o = cgm_solve_opts_default();
-  o.backend = CGM_BACKEND_CPU;
-  o.threads = R->o->threads;
-  o.precision = p;
-  o.layout = cgm_bcsr_default_params(cgm_block_sizes[b]);
-  return o;
-}
-
 /* The grids whose CPU solves time whole iterations: the 2D floor grid
  * (smaller 3D grids converge to an underflow first, mb_grid), then sizes
  * through the OpenMP teams' steps (a thread a CGM_CPU_TEAM_ROWS rows: 1 to
  * 16 threads over 256 to 4096 rows) and past the caches. */
 static int iter_grids(bool quick, mb_grid *k) {
-  static const mb_grid g[] = {{MB_FLOOR_GRID_DIM, MB_FLOOR_GRID_N},
-                              {3, 8},
-                              {2, 32},
-                              {3, 10},
-                              {3, 12},
-                              {3, 16},
-                              {3, 20},
-                              {3, 24},
-                              {3, 32},
-                              {3, 48},
-                              {3, 64},
-                              {3, 96}};
-  const int n = (int)(sizeof g / sizeof g[0]) - (quick ? 1 : 0);
-  for (int i = 0; i < n; i++) k[i] = g[i];
-  return n;
+  static const int g3[] = {8, 10, 12, 16, 20, 24, 32, 48, 64, 96}; /* after the floor grid, 32^2 */
+  int c = 0;
+  k[c++] = (mb_grid){MB_FLOOR_GRID_DIM, MB_FLOOR_GRID_N};
+  for (int i = 0; i < (quick ? 9 : 10); i++) {
+    k[c++] = (mb_grid){3, g3[i]};
+    if (i == 0) k[c++] = (mb_grid){2, 32};
+  }
+  return c;
 }
 
 /* Whole iterations of the CPU backend, timed through cgm_solve (the median
@@ -221,7 +193,12 @@ static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
     for (int p = 0; p < 2 && !st; p++) {
       if (!(R->o->precisions & (1u << p))) continue;
       for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
-        const cgm_solve_opts o = cpu_opts(R, (cgm_precision)p, b);
+        /* the CPU backend on the calibration's threads */
+        cgm_solve_opts o = cgm_solve_opts_default();
+        o.backend = CGM_BACKEND_CPU;
+        o.threads = R->o->threads;
+        o.precision = (cgm_precision)p;
+        o.layout = cgm_bcsr_default_params(cgm_block_sizes[b]);
         const int w = cgm_precision_width(o.precision);
         cgm_plan plan;
         cgm_solve_result res;
@@ -238,12 +215,12 @@ static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
         if (setup)
           mb_sample(&smp, "setup", "mesh", p, cgm_block_sizes[b], (double)res.device_bytes, 8,
                     res.time_setup_s, src);
-        if ((st = emit(R, setup ? &smp : NULL, "iters", err))) break;
+        if ((st = mb_emit(&R->m, setup ? &smp : NULL, "iters", err))) break;
         const bool got = steady && res.time_per_iter_s > 0;
         if (got)
           mb_sample(&smp, "iter", "cpu", p, cgm_block_sizes[b],
                     cgm_iter_bytes(sh.spmv_bytes, sh.rows, w), w, res.time_per_iter_s, src);
-        st = emit(R, got ? &smp : NULL, "iters", err);
+        st = mb_emit(&R->m, got ? &smp : NULL, "iters", err);
       }
     }
     cgm_csr_free(&A);
@@ -254,16 +231,16 @@ static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
 cgm_status cgm_mb_run_cpu(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress,
                           void *ctx, cgm_error *err) {
   if (o->threads > 0) omp_set_num_threads(o->threads);
-  cpu_run R = {o, sink, progress, ctx, 0, 0, 0};
+  cpu_run R = {{sink, progress, ctx, 0, 0}, o, 0};
   mb_range vr = mb_vector_range(false, o->quick);
   for (int p = 0; p < 2; p++) {
     if (!(o->precisions & (1u << p))) continue;
-    R.total += 2 * ((vr.hi - vr.lo) / vr.step + 1);
-    R.total += CGM_NBLOCKSIZES * mb_matrix_count(false, o->quick);
+    R.m.total += 2 * ((vr.hi - vr.lo) / vr.step + 1);
+    R.m.total += CGM_NBLOCKSIZES * mb_matrix_count(false, o->quick);
   }
   mb_grid grids[16];
   const int precs = (o->precisions & 1u) + ((o->precisions >> 1) & 1u);
-  R.total += 2 * CGM_NBLOCKSIZES * precs * iter_grids(o->quick, grids);
+  R.m.total += 2 * CGM_NBLOCKSIZES * precs * iter_grids(o->quick, grids);
   if (progress) progress(ctx, "setup", 0);
   for (int p = 0; p < 2; p++) {
     if (!(o->precisions & (1u << p))) continue;

@@ -32,28 +32,12 @@ struct spmv_rig {
 };
 
 struct run_t {
+  mb_run m;
   const cgm_mb_opts *o;
-  cgm_mb_sink sink;
-  cgm_mb_progress progress;
-  void *ctx;
-  double done, total;
   int dev, prec, sms;
   spmv_rig rig[2];   /* by precision */
   layout_pool *pool; /* the SpMV sweep's copies of a layout */
 };
-
-/* Tells the progress (and the calibration's stage clock) that `stage` ran
- * until now. */
-void report(run_t *R, const char *stage) {
-  if (R->progress) R->progress(R->ctx, stage, R->total > 0 ? R->done / R->total : 0);
-}
-
-cgm_status emit(run_t *R, const cgm_sample *s, const char *stage, cgm_error *err) {
-  if (s && R->sink && R->sink(R->ctx, s)) return cgm_fail(err, CGM_ERUNTIME, "calibration stopped");
-  R->done += 1;
-  report(R, stage);
-  return CGM_OK;
-}
 
 /* One replay of a graph of R launches, timed by events (settle.c's fn):
  * seconds a launch, -1 once a CUDA call failed (err says which). */
@@ -109,10 +93,6 @@ out:
 /* The largest Poisson grid of our solver's iteration sweeps: 4M rows, far
  * past a Hopper's 50 MB L2. */
 enum { ITER_MAX_GRID = 160 };
-
-cgm_status emit_any(void *R, const cgm_sample *s, const char *stage, cgm_error *err) {
-  return emit((run_t *)R, s, stage, err);
-}
 
 /* Launches per graph: enough work to dwarf the replay's own overhead. */
 int launches_for(double bytes) {
@@ -211,10 +191,10 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
         };
         if ((st = graph_time(s, R1, R->o->quick ? 5 : 11, fixed, &t, err))) break;
         mb_sample_timed(&smp, "load", "fixed", R->prec, nvec, (double)nvec * m * w, w, &t, "");
-        if ((st = emit(R, &smp, "load", err))) break;
+        if ((st = mb_emit(&R->m, &smp, "load", err))) break;
         if ((st = graph_time(s, R1, R->o->quick ? 5 : 11, variable, &t, err))) break;
         mb_sample_timed(&smp, "load", "variable", R->prec, nvec, (double)nvec * m * w, w, &t, "");
-        st = emit(R, &smp, "load", err);
+        st = mb_emit(&R->m, &smp, "load", err);
       }
       if (st) break;
       int Rk = launches_for((double)CGM_CG4_PASSES * m * w);
@@ -234,13 +214,13 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
       };
       if ((st = graph_time(s, Rk, R->o->quick ? 5 : 11, cg4, &t, err))) break;
       mb_sample_timed(&smp, "cg4", "", R->prec, 0, (double)CGM_CG4_PASSES * m * w, w, &t, "");
-      if ((st = emit(R, &smp, "cg4", err))) break;
+      if ((st = mb_emit(&R->m, &smp, "cg4", err))) break;
       if ((st = graph_time(s, Rk, R->o->quick ? 5 : 11, cg5, &t, err))) break;
       mb_sample_timed(&smp, "cg5", "", R->prec, 0, (double)CGM_CG5_PASSES * m * w, w, &t, "");
-      if ((st = emit(R, &smp, "cg5", err))) break;
+      if ((st = mb_emit(&R->m, &smp, "cg5", err))) break;
       if ((st = graph_time(s, Rk, R->o->quick ? 5 : 11, dot, &t, err))) break;
       mb_sample_timed(&smp, "red", "", R->prec, 0, 2.0 * m * w, w, &t, "");
-      st = emit(R, &smp, "red", err);
+      st = mb_emit(&R->m, &smp, "red", err);
     }
   }
 out:
@@ -364,16 +344,16 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
   if (!A) { /* skipped: progress only, once per precision as for a sample */
     cgm_status st = CGM_OK;
     for (int p = 0; p < 2 && !st; p++)
-      if (R->o->precisions & (1u << p)) st = emit(R, NULL, "spmv", err);
+      if (R->o->precisions & (1u << p)) st = mb_emit(&R->m, NULL, "spmv", err);
     return st;
   }
   /* Sub-stages for the calibration's clock (pipeline/calibrate.c). */
-  report(R, "spmv:make"); /* the generator, in mb_for_each_matrix */
+  mb_report(&R->m, "spmv:make"); /* the generator, in mb_for_each_matrix */
   cgm_bcsr B;
   cgm_status st =
       cgm_bcsr_build(A, 0, (A->nrows + n - 1) / n, cgm_plan_layout_params(A, n, 1), &B, err);
   if (st) return st;
-  report(R, "spmv:block");
+  mb_report(&R->m, "spmv:block");
   int64_t xlen = (int64_t)B.nbcols * n;
   double *x = (double *)malloc(sizeof(double) * (size_t)(xlen + 1));
   if (!x) {
@@ -404,16 +384,16 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
       };
       mb_timing t;
       st = pool_setup(&P, &d.A.L, w, nl, err);
-      report(R, "spmv:upload"); /* the matrix and its copies (the rig's set-up, when made) */
+      mb_report(&R->m, "spmv:upload"); /* the matrix and its copies (the rig's set-up, when made) */
       if (!st && !(st = graph_time(d.stream, nl, R->o->quick ? 5 : 11, launch, &t, err))) {
         cgm_sample smp;
         mb_sample_timed(&smp, "spmv", variant, p, n, bytes, w, &t, source);
-        st = emit(R, &smp, "spmv", err);
+        st = mb_emit(&R->m, &smp, "spmv", err);
       }
       pool_done(&P);
     }
     cgm_cuda_matrix_free(&d.A);
-    report(R, "spmv:free");
+    mb_report(&R->m, "spmv:free");
   }
   free(x);
   cgm_bcsr_free(&B);
@@ -477,7 +457,7 @@ cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
       if (!st) {
         mb_sample(&smp, "cusparse", "", p, 0, cgm_cusparse_bytes(A.nnz, A.nrows, w), w,
                   res.time_per_iter_s, src);
-        st = emit(R, steady(R, &res) ? &smp : NULL, "cusparse", err);
+        st = mb_emit(&R->m, steady(R, &res) ? &smp : NULL, "cusparse", err);
       }
       /* Several GPUs: every exchange mode. */
       const cgm_exchange modes[] = {CGM_EXCHANGE_HALO, CGM_EXCHANGE_P2P, CGM_EXCHANGE_HOST,
@@ -488,7 +468,7 @@ cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
           if (st) break;
           mb_sample(&smp, "mgpu", cgm_exchange_name(modes[mi]), p, G, (double)res.exchange_bytes, w,
                     res.time_per_iter_s, src);
-          st = emit(R, steady(R, &res) ? &smp : NULL, "mgpu", err);
+          st = mb_emit(&R->m, steady(R, &res) ? &smp : NULL, "mgpu", err);
         }
     }
     cgm_csr_free(&A);
@@ -501,7 +481,7 @@ cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
     cgm_solve_opts o = cgm_solve_opts_default();
     o.backend = CGM_BACKEND_CUDA;
     o.precision = (cgm_precision)p;
-    cgm_status st = mb_iteration_sweeps(&o, R->o->quick, ITER_MAX_GRID, emit_any, R, err);
+    cgm_status st = mb_iteration_sweeps(&o, R->o->quick, ITER_MAX_GRID, mb_emit, &R->m, err);
     if (st) return st;
   }
   return CGM_OK;
@@ -514,9 +494,7 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
   run_t R;
   memset(&R, 0, sizeof R);
   R.o = o;
-  R.sink = sink;
-  R.progress = progress;
-  R.ctx = ctx;
+  R.m = mb_run{sink, progress, ctx, 0, 0};
   R.dev = atoi(o->device + 5);
   layout_pool pool;
   R.pool = &pool;
@@ -534,10 +512,10 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
   int nk = grid_sizes(o->quick, ks);
   for (int p = 0; p < 2; p++) {
     if (!(o->precisions & (1u << p))) continue;
-    R.total += ((vr.hi - vr.lo) / vr.step + 1) * (8 + 3);
-    R.total += CGM_NBLOCKSIZES * mb_matrix_count(true, o->quick);
-    R.total += nk * (1 + 4 * (o->gpus > 1 ? o->gpus - 1 : 0)) +
-               mb_iteration_count(o->quick, ITER_MAX_GRID);
+    R.m.total += ((vr.hi - vr.lo) / vr.step + 1) * (8 + 3);
+    R.m.total += CGM_NBLOCKSIZES * mb_matrix_count(true, o->quick);
+    R.m.total += nk * (1 + 4 * (o->gpus > 1 ? o->gpus - 1 : 0)) +
+                 mb_iteration_count(o->quick, ITER_MAX_GRID);
   }
   cudaStream_t s;
   CGM_CUDA_TRY(err, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));

@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Timings that hold on a shared machine (docs/calibration.md, "Timing on a
- * busy machine"). Other processes only ever add time (a preempted OpenMP
- * thread holds its team at the barrier for a scheduler quantum, 4-24 ms
- * on 2 cores; another context on a GPU takes its time slice), so a
- * measurement is the low quantile of repeated timings. They are taken in
- * rounds that interleave the measurements of a sweep, so that a burst of
- * other work falls on a few timings of each rather than on all of one,
- * until a round no longer lowers the quantile (settled) or the time budget
- * is spent (unsettled: marked, and kept). */
+/* Timings that hold on a shared machine (docs/calibration.md). Other work
+ * only adds time (a preempted OpenMP thread holds its team at a barrier
+ * for a scheduler quantum, 4-24 ms on 2 cores; another context takes its
+ * time slices of a GPU): a measurement is the low quantile of timings taken
+ * in rounds that interleave a sweep's measurements (a burst of other work
+ * falls on a few timings of each), until a round no longer lowers it
+ * (settled) or the budget is spent (unsettled: marked, and kept). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -16,19 +14,12 @@
 
 enum { MAX_TIMINGS = 512 }; /* per measurement */
 
-static int by_value(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* The tenth percentile (the minimum under 10 timings), the spread and the
- * outliers of t[0..n) (sorted in place). */
+/* The tenth percentile (the minimum under 10 timings) and the spread of
+ * t[0..n) (sorted in place by cgm_median). */
 static void summarise(double *t, int n, mb_timing *out) {
-  qsort(t, (size_t)n, sizeof *t, by_value);
+  const double med = cgm_median(t, n);
   out->q = t[(n - 1) / 10];
-  out->spread = out->q > 0 ? t[n / 2] / out->q - 1.0 : 0.0;
-  out->outliers = 0;
-  for (int k = 0; k < n; k++) out->outliers += t[k] > 2.0 * out->q;
+  out->spread = out->q > 0 ? med / out->q - 1.0 : 0.0;
 }
 
 int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_timing *out) {

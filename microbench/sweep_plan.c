@@ -50,6 +50,18 @@ void mb_sample_timed(cgm_sample *s, const char *kernel, const char *variant, int
   s->unsettled = !t->settled;
 }
 
+void mb_report(mb_run *R, const char *stage) {
+  if (R->progress) R->progress(R->ctx, stage, R->total > 0 ? R->done / R->total : 0);
+}
+
+cgm_status mb_emit(void *run, const cgm_sample *s, const char *stage, cgm_error *err) {
+  mb_run *R = run;
+  if (s && R->sink && R->sink(R->ctx, s)) return cgm_fail(err, CGM_ERUNTIME, "calibration stopped");
+  R->done += 1;
+  mb_report(R, stage);
+  return CGM_OK;
+}
+
 int mb_band_half(int n, int L) {
   if (L > CGM_LONG_ROW - 1) L = CGM_LONG_ROW - 1; /* L + 1 blocks at most CGM_LONG_ROW */
   return n == 1 ? L / 2 : (L - 1) * n / 2;

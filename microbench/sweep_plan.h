@@ -48,11 +48,10 @@ enum { MB_FLOOR_GRID_DIM = 2, MB_FLOOR_GRID_N = 16 };
 cgm_status mb_grid_make(mb_grid g, cgm_csr *A, char *src, size_t len, cgm_error *err);
 
 /* Repeated timings, settled (settle.c): fn(ctx, i) times measurement i
- * once, in seconds (< 0: a failure). Each is timed once to warm up, then
- * in rounds over the measurements: up to `batch` timings of each while
- * they take under batch_s, until its low quantile settles (min_rounds
- * rounds and min_n timings done, the last round 2% or less under it) or
- * the call has run budget_s. */
+ * once (seconds; < 0: a failure). A warm-up each, then rounds over them: up
+ * to `batch` timings of each while under batch_s, until its low quantile
+ * settles (min_rounds rounds, min_n timings, the last round 2% or less
+ * under it) or the call has run budget_s. */
 typedef struct mb_settle_opts {
   int batch;
   double batch_s;
@@ -63,7 +62,6 @@ typedef struct mb_timing {
   double q;      /* seconds: the tenth percentile of the timings (under 10: their minimum) */
   double spread; /* the median over q, less 1 */
   int n;         /* timings */
-  int outliers;  /* timings over twice q */
   bool settled;
 } mb_timing;
 typedef double (*mb_time_fn)(void *ctx, int i);
@@ -80,6 +78,20 @@ void mb_sample_timed(cgm_sample *s, const char *kernel, const char *variant, int
 /* Takes one sample of a sweep (NULL: a measurement that gave none, counted
  * for the progress); `run` is the caller's. */
 typedef cgm_status (*mb_emit_fn)(void *run, const cgm_sample *s, const char *stage, cgm_error *err);
+/* A device's sweeps as they report: each sample to the sink, and after
+ * each measurement the stage and the fraction done (progress units). */
+typedef struct mb_run {
+  cgm_mb_sink sink;
+  cgm_mb_progress progress;
+  void *ctx;
+  double done, total;
+} mb_run;
+/* Tells the progress (and the calibration's stage clock) that `stage` ran
+ * until now. */
+void mb_report(mb_run *R, const char *stage);
+/* The mb_emit_fn of an mb_run: stops the run (CGM_ERUNTIME) when the sink
+ * says so. */
+cgm_status mb_emit(void *R, const cgm_sample *s, const char *stage, cgm_error *err);
 /* Solves A x = A 1 from x = 0 for exactly maxiter iterations (tolerance
  * 1e-300) with base's backend, precision, layout and GPUs; CGM_ENOCONV is
  * success. */

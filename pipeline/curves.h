@@ -32,9 +32,8 @@ enum {
  * foot (pipeline/models.c). */
 bool pipeline_on_mesh(const char *source);
 
-/* Whether sample a is one of a group's: its kernel, precision and block,
- * and its variant, save that the SpMV's "all" takes every variant and its
- * "mesh" those on Poisson grids (the dense-block and real ones). */
+/* Whether sample a is of a group: kernel, precision, block and variant,
+ * the SpMV's "all" any variant, its "mesh" any on a Poisson grid. */
 bool pipeline_in_group(const cgm_sample *a, const char *kernel, const char *variant, int prec,
                        int block);
 
@@ -44,19 +43,15 @@ bool pipeline_in_group(const cgm_sample *a, const char *kernel, const char *vari
 cgm_sigmoid *pipeline_kernel_curve(cgm_device_model *m, const cgm_db_fit *f, cgm_regime **hi,
                                    bool **have, int *slot);
 
-/* cgm_db_samples' callback that appends each sample to the cgm_sample_vec
- * vec (non-zero, which stops the reading, when out of memory). */
+/* cgm_db_samples' callback appending to the cgm_sample_vec vec. */
 int pipeline_collect_sample(const cgm_db_sample *s, void *vec);
 
-/* Places a calibration's coefficient (cgm_db_coef: the locality term, the
- * gather rates, the row-scatter and band-load terms) in m; a non-finite or
+/* Places a calibration's coefficient (cgm_db_coef) in m; a non-finite or
  * negative value, a gather rate of 0, or another name is left out. */
 void pipeline_place_coef(cgm_device_model *m, const cgm_db_coef *q);
 
-/* Places the samples' interpolation of the group of the CGM_FIT_INTERP fit
- * f (cgm_curve_points over the samples v[0..n) of its group) as its
- * curve in m, which then counts as calibrated (nothing for a kernel
- * without a curve of its own, or too few samples). */
+/* Places the CGM_FIT_INTERP fit f as its curve in m, which then counts as
+ * calibrated: cgm_curve_points of its group's samples among v[0..n). */
 void pipeline_place_interp(cgm_device_model *m, const cgm_db_fit *f, const cgm_sample *v, int n);
 
 /* Calibration: for every "mgpu" sample of a Poisson grid (source

@@ -85,15 +85,11 @@ int cgm_find_device(const cgm_tuner_device *devs, int count, bool cpu, const cha
   return -1;
 }
 
-/* The CPU's model without the thread count that ends a calibrated CPU's
- * name (" (T threads)"): its length. */
-static size_t cpu_model_len(const char *name) {
-  const char *p = strrchr(name, '(');
-  return p && p > name && p[-1] == ' ' ? (size_t)(p - 1 - name) : strlen(name);
-}
-
 bool cgm_same_cpu(const char *a, const char *b) {
-  return cpu_model_len(a) == cpu_model_len(b) && !strncmp(a, b, cpu_model_len(a));
+  /* the names up to the " (T threads)" that ends them */
+  const char *pa = strrchr(a, '('), *pb = strrchr(b, '(');
+  const size_t la = pa && pa > a ? (size_t)(pa - a) : strlen(a);
+  return la == (pb && pb > b ? (size_t)(pb - b) : strlen(b)) && !strncmp(a, b, la);
 }
 
 cgm_host_devices cgm_host_match(const cgm_host *h, const cgm_tuner_device *devs, int count,

@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cgmodel/calibrate.h"
 #include "cgmodel/pipeline.h"
 #include "pipeline/curves.h"
 #include "pipeline/json.h"
@@ -258,17 +259,14 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
   free(sv.v);
   /* The coefficients the calibration's own sweeps fitted (absent: the
    * model without their terms, as older calibrations have it). */
-  static const char *const fixed[] = {CGM_DB_COEF_X_SECTOR, CGM_DB_COEF_GATHER,
-                                      CGM_DB_COEF_GATHER_SMALL},
-                           *const per[] = {CGM_DB_COEF_ROW_SCATTER, CGM_DB_COEF_BAND_SCATTER,
-                                           CGM_DB_COEF_BAND_LOAD};
   for (int p = 0; p < 2 && !st; p++)
-    for (int k = 0; k < 3 + 3 * CGM_NBLOCKSIZES && !st; k++) {
+    for (int k = 0; k < CGM_COEF_FAMILIES * CGM_NBLOCKSIZES && !st; k++) {
+      const char *f = cgm_coef_families[k / CGM_NBLOCKSIZES].name;
+      const bool per_block = f[strlen(f) - 1] == '_';
       char name[32];
-      if (k < 3)
-        snprintf(name, sizeof name, "%s", fixed[k]);
-      else
-        snprintf(name, sizeof name, "%s%d", per[(k - 3) / 4], cgm_block_sizes[(k - 3) % 4]);
+      if (!per_block && k % CGM_NBLOCKSIZES) continue;
+      snprintf(name, sizeof name, per_block ? "%s%d" : "%s", f,
+               cgm_block_sizes[k % CGM_NBLOCKSIZES]);
       cgm_db_coef c;
       bool found = false;
       st = cgm_db_coef_get(db, t->calibration_id, name, p, &c, &found, err);

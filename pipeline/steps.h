@@ -17,13 +17,10 @@ cgm_status pipeline_record_file(cgm_db *db, const char *path, const cgm_features
 
 /* Whether a solve's time per iteration is implausible, other work having
  * held it up (why says how): a CPU's that is a whole number of scheduler
- * quanta (CGM_SCHED_QUANTUM_S, to 10 us: its barriers waited out other
- * processes' time slices), or one over CGM_DISTURBED_RATIO times its
- * prediction by a calibration whose timings settled (not flagged
- * "disturbed"). cgm_record_solve records it; validate leaves such runs out
- * of its errors, and the history of solves out of what it learns. A
- * solver that reported its per-check timings' spread would say it
- * directly. */
+ * quanta (CGM_SCHED_QUANTUM_S, to 10 us: its barriers waited out others'
+ * time slices), or over CGM_DISTURBED_RATIO times the prediction of a
+ * calibration whose timings settled (not flagged "disturbed"). Recorded
+ * (cgm_record_solve); validate and the solves' history leave it out. */
 #define CGM_SCHED_QUANTUM_S 4e-3
 #define CGM_DISTURBED_RATIO 4.0
 bool pipeline_solve_disturbed(cgm_db *db, const cgm_solve_opts *o, const cgm_solve_result *r,

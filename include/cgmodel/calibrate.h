@@ -46,10 +46,8 @@ typedef struct cgm_calibration_report {
     char warning[512]; /* the timings were disturbed (stored, flagged; with strict: refused) */
     double seconds;
     char failed[512]; /* the fits that did not converge */
-    /* The coefficients its own sweeps fitted (cgm_db_coef, docs/model.md):
-     * the locality coefficient, the gather rates (bytes/s), the row-scatter
-     * terms (seconds a step) and the band-load fractions, per precision and,
-     * those of a block size, per block size. */
+    /* The coefficients its own sweeps fitted (cgm_coef_families), per
+     * precision and, those of a block size, per block size. */
     cgm_db_coef coef[2 * (3 + 3 * CGM_NBLOCKSIZES)];
     int ncoef;
     /* Where the seconds went, in order: "setup" (the device's start: the

@@ -58,10 +58,9 @@ typedef enum {
 
 /* The bounds of every fit counted converged: finite parameters, sigma from
  * 1e-3 to 10 times the data's span in log2 m (at least 1), mu at most 10
- * doublings outside the data, and nu above 0 and at most CGM_FIT_NU_BOUND
- * times the fastest sample bmax (GB/s): a plateau further up is not
- * sampled, and no kernel runs that much faster than anything measured.
- * False with the reason in why. */
+ * doublings outside the data, 0 < nu <= CGM_FIT_NU_BOUND times the fastest
+ * sample bmax (GB/s): no plateau further up is sampled. False with the
+ * reason in why. */
 #define CGM_FIT_NU_BOUND 4.0
 CGM_API bool cgm_fit_bounded(const cgm_sigmoid *p, double m_lo, double m_hi, double bmax, char *why,
                              size_t n);

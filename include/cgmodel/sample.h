@@ -22,8 +22,7 @@ typedef struct cgm_sample {
   double seconds;   /* the low quantile of its timings (microbench/settle.c) */
   char source[64];  /* matrix or generator it came from ("" if none) */
   double spread;    /* the timings' median over `seconds`, less 1 (NaN: not known) */
-  bool unsettled;   /* its timings never settled within their time budget: other work
-                       disturbed them throughout (kept, and fitted with the others) */
+  bool unsettled;   /* other work held its timings up past their time budget (kept) */
 } cgm_sample;
 
 /* A growing array of samples (free v when done). */

@@ -125,19 +125,13 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   snprintf(rep->cal[ri].model, sizeof rep->cal[ri].model, "%s", dev.model);
   double t0 = cgm_now();
   cgm_sample_vec sv = {0};
-  cgm_mb_opts mo;
-  memset(&mo, 0, sizeof mo);
+  cgm_mb_opts mo = {"", gpus, o->quick, o->precisions, o->threads, o->gpu}; /* device below */
   snprintf(mo.device, sizeof mo.device, "%s", device);
-  mo.gpus = gpus;
-  mo.quick = o->quick;
-  mo.precisions = o->precisions;
-  mo.threads = o->threads;
-  mo.gpu = o->gpu;
   stage_clock clk = {&sv, o, rep, ri, t0};
   st = cgm_mb_run(&mo, clock_sink, clock_progress, &clk, err);
-  /* Timings other work disturbed are stored, flagged (the calibration's
-   * options say so: a solve far from its prediction then is not taken for
-   * a disturbed one), and said; --strict refuses them. */
+  /* Disturbed timings are stored, flagged in the options (a solve far from
+   * their prediction is then not taken for a disturbed one), and said;
+   * --strict refuses them. */
   cgm_error why = {0};
   for (int i = 0; i < sv.n; i++) rep->cal[ri].unsettled += sv.v[i].unsettled;
   if (!st && !strcmp(device, "cpu") && cgm_check_cpu_timings(sv.v, sv.n, &why))

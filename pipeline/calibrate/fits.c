@@ -91,9 +91,8 @@ static cgm_status fit_group(const cgm_sample_vec *sv, const char *kernel, const 
       f = cf.hi;
     } else { /* the interpolation's row: no parameters, the range and count */
       if (!have_curve || !cf.interp) continue;
-      f = (cgm_fit){{NAN, NAN, NAN}, NAN, NAN, NAN, NAN, NAN, cnt, m[0], m[cnt - 1], 0, false, ""};
-      snprintf(f.message, sizeof f.message, "the samples' monotone interpolation (rel out: %.100s)",
-               cf.lo.message + strlen("the samples' interpolation serves: "));
+      f = (cgm_fit){.p = {NAN, NAN, NAN}, .n = cnt, .m_lo = m[0], .m_hi = m[cnt - 1]};
+      snprintf(f.message, sizeof f.message, "the samples' interpolation (the rel row says why)");
     }
     if (st) { /* degenerate data: reported, not stored */
       report_failure(rep, ri, kernel, variant, prec, block, kind, e.msg);

@@ -12,8 +12,8 @@
 #include "cgmodel/calibrate.h"
 #include "cgmodel/sample.h"
 
-/* What a calibration fitted: its fits, and the samples they were fitted
- * on (where a fit gave way to the samples' interpolation, its points). */
+/* What a calibration fitted: its fits, and their samples (the points of
+ * its interpolations). */
 typedef struct calibrate_fits {
   const cgm_db_fit *v;
   int n;

@@ -41,15 +41,13 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
   for (int i = 0; i < r->ndev && o->note; i++) {
     if (cgm_calibration_cg_stale(&r->devs[i], &o->gpu, msg, sizeof msg))
       o->note(o->note_ctx, CGM_NOTE_WARNING, msg);
+    snprintf(msg, sizeof msg,
+             "the CPU's times are for calibration %lld's %d threads: solve "
+             "--threads %d, or solve --auto, which runs them",
+             (long long)r->devs[i].calibration_id, r->devs[i].threads, r->devs[i].threads);
     /* a CPU calibrated on other threads than a solve's default */
-    if (r->devs[i].is_cpu && r->devs[i].threads != threads) {
-      snprintf(msg, sizeof msg,
-               "the CPU's times are for %d thread%s (calibration %lld): solve --threads %d, or "
-               "solve --auto, which runs them",
-               r->devs[i].threads, r->devs[i].threads == 1 ? "" : "s",
-               (long long)r->devs[i].calibration_id, r->devs[i].threads);
+    if (r->devs[i].is_cpu && r->devs[i].threads != threads)
       o->note(o->note_ctx, CGM_NOTE_INFO, msg);
-    }
   }
   if (r->ndev == 0)
     return cgm_fail(err, CGM_EINPUT,

@@ -150,12 +150,9 @@ static cgm_status run_matrix(validation *v, cgm_db *db, const char *path, const 
           char why[256];
           row.disturbed = !total && pipeline_solve_disturbed(db, &o, &res, row.predicted_s,
                                                              dv->calibration_id, why, sizeof why);
-          if (row.disturbed) {
-            R->disturbed++;
-            note(O, CGM_NOTE_INFO, "%s (%s, %s, N = %d): %s%s", name, cgm_backend_name(o.backend),
-                 cgm_precision_name(o.precision), o.layout.n, why,
-                 O->include_disturbed ? "" : "; left out of the errors");
-          }
+          if (row.disturbed && ++R->disturbed)
+            note(O, CGM_NOTE_INFO, "%s (%s, %s, N = %d): %s", name, cgm_backend_name(o.backend),
+                 cgm_precision_name(o.precision), o.layout.n, why);
           cgm_validate_row *nv = cgm_grow(R->rows, R->nrows, &v->rows_cap, sizeof *nv, 256);
           if (!nv) return CGM_ERUNTIME;
           R->rows = nv;
