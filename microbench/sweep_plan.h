@@ -109,10 +109,9 @@ typedef struct mb_shapes {
   int n, cap;
 } mb_shapes;
 /* One GPU (or the CPU) solving A as numbered with base's backend and
- * layout (at block size n's default layout where n > 0), in precision p,
- * for maxiter iterations (mb_solve_steady), appended to v: block,
- * precision, the plan's shape, the seconds an iteration, group and source;
- * nothing appended when the solve stopped early (no steady state). */
+ * layout (block size n's default where n > 0) in precision p for maxiter
+ * iterations (mb_solve_steady), appended to v with its plan's shape, group
+ * and source; nothing where the solve stopped early (no steady state). */
 cgm_status mb_shape_push(const cgm_csr *A, const cgm_solve_opts *base, int n, int p, int group,
                          int maxiter, const char *src, mb_shapes *v, cgm_error *err);
 /* A sweep's end: v's samples as *out (malloc'ed) and *count, or, st a

@@ -150,14 +150,13 @@ done:
 
 void cgm_curve_points(const double *m, const double *b, int n, double width, cgm_iter_points *P) {
   P->n = 0;
-  double *pts = malloc(sizeof(double) * 2 * (size_t)(n > 0 ? n : 1)), med[MAXBINS];
+  double *pts = n > 0 ? malloc(sizeof(double) * 2 * (size_t)n) : NULL, med[MAXBINS];
   int start[MAXBINS + 1];
   if (!pts) return;
   for (int i = 0; i < n; i++) pts[2 * i] = m[i], pts[2 * i + 1] = b[i];
   qsort(pts, (size_t)n, 2 * sizeof(double), by_m);
-  const double span = n > 0 ? log2(pts[2 * (n - 1)] / pts[0]) : 0.0;
-  const int nb =
-      n > 0 ? bin_medians(pts, n, fmax(1.0, span / (CGM_ITER_POINTS - 1)), med, start) : 0;
+  const double span = log2(pts[2 * (n - 1)] / pts[0]);
+  const int nb = bin_medians(pts, n, fmax(1.0, span / (CGM_ITER_POINTS - 1)), med, start);
   for (int k = 0; k < nb && P->n < CGM_ITER_POINTS; k++) {
     double lu = 0; /* the bin's centre: the mean of its log2 m */
     for (int i = start[k]; i < start[k + 1]; i++)

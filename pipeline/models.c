@@ -24,7 +24,10 @@
  * interpolation where the calibration made one (CGM_FIT_INTERP), else to the
  * average fit, then to the maximum fit (never to a fit that did not
  * converge). prio[] remembers what each curve holds. */
-enum { WANT_PAPER = -1 }; /* the paper's model: avg fits (Sec. 6.2), else max, else rel */
+enum {
+  WANT_PAPER = -1
+}; /* the paper's model: avg fits (Sec. 6.2), else max, else rel, else the
+      interpolation's median throughput */
 
 typedef struct {
   cgm_tuner_device *t;
@@ -37,13 +40,9 @@ typedef struct {
 } fit_ctx;
 
 static int fit_rank(int want, int kind) {
-  if (want == WANT_PAPER)
-    return kind == CGM_FIT_AVG ? 3 : kind == CGM_FIT_MAX ? 2 : kind == CGM_FIT_REL ? 1 : 0;
-  if (want != CGM_FIT_REL) return kind == want ? 3 : 0;
-  return kind == CGM_FIT_REL      ? 4
-         : kind == CGM_FIT_INTERP ? 3
-         : kind == CGM_FIT_AVG    ? 2
-                                  : kind == CGM_FIT_MAX;
+  static const int paper[] = {4, 3, 2, 0, 1}, rel[] = {2, 1, 4, 0, 3}; /* by kind */
+  if (want != CGM_FIT_REL && want != WANT_PAPER) return kind == want ? 3 : 0;
+  return kind >= 0 && kind <= CGM_FIT_INTERP ? (want == WANT_PAPER ? paper : rel)[kind] : 0;
 }
 
 static bool take(fit_ctx *c, int prec, int slot, int kind, const char *variant) {
@@ -79,7 +78,7 @@ static int take_fit(const cgm_db_fit *f, void *ctx) {
   cgm_regime *hi;
   bool *have;
   int slot;
-  if (f->kind == CGM_FIT_INTERP && c->want == CGM_FIT_REL &&
+  if (f->kind == CGM_FIT_INTERP && (c->want == CGM_FIT_REL || c->want == WANT_PAPER) &&
       pipeline_kernel_curve(&c->models[f->precision], f, &hi, &have, &slot) &&
       take(c, f->precision, slot, f->kind, f->variant)) {
     pipeline_place_interp(&c->models[f->precision], f, c->sv->v, c->sv->n);

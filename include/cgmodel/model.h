@@ -91,13 +91,11 @@ CGM_API cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_
  * and rel-hi where it has a second piece). When the throughput falls for
  * good past its peak (below 80% of it, with 3 or more samples past the last
  * bin within 80% and 4 before: a CPU's data leaving its caches), the curve
- * splits there. lo covers the samples below the split (all without one):
- * Eq. 3 on relative residuals. hi covers m >= split: Eq. 3 with 6 or more
- * samples when it converges within its bounds, else their median (mu 9
- * doublings under them). Where lo does not converge within its bounds
- * (cgm_fit_bounded), interp is set, lo.message says why, and the samples'
- * monotone interpolation (cgm_curve_points) is the curve. Samples in any
- * order. CGM_EINPUT for degenerate data (n < 4, non-positive or
+ * splits there. lo, below the split (all without one): Eq. 3 on relative
+ * residuals; hi, m >= split: Eq. 3 with 6 or more samples, else their
+ * median. Where lo does not converge within its bounds, interp is set (the
+ * samples' cgm_curve_points is the curve) and lo.message says why. Samples
+ * in any order. CGM_EINPUT for degenerate data (n < 4, non-positive or
  * non-finite). */
 typedef struct cgm_curve_fit {
   cgm_fit lo, hi;

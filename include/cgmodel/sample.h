@@ -22,7 +22,8 @@ typedef struct cgm_sample {
   double seconds;   /* the low quantile of its timings (microbench/settle.c) */
   char source[64];  /* matrix or generator it came from ("" if none) */
   double spread;    /* the timings' median over `seconds`, less 1 (NaN: not known) */
-  bool unsettled;   /* other work held its timings up past their time budget (kept) */
+  bool unsettled;   /* other work held its timings up: they did not settle, or over 3x a
+                       larger sample's (kept; fits leave it out where 4 of its group settled) */
 } cgm_sample;
 
 /* A growing array of samples (free v when done). */

@@ -129,6 +129,10 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   snprintf(mo.device, sizeof mo.device, "%s", device);
   stage_clock clk = {&sv, o, rep, ri, t0};
   st = cgm_mb_run(&mo, clock_sink, clock_progress, &clk, err);
+  if (!st && o->progress) o->progress(o->progress_ctx, "fits", 1.0);
+  cgm_db_fit *fits = NULL;
+  int nfits = 0;
+  if (!st) st = calibrate_fit_all(&sv, o->precisions, &o->gpu, &fits, &nfits, rep, ri, err);
   /* Disturbed timings are stored, flagged in the options (a solve far from
    * their prediction is then not taken for a disturbed one), and said;
    * --strict refuses them. */
@@ -138,17 +142,13 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
     snprintf(rep->cal[ri].warning, sizeof rep->cal[ri].warning, "%.500s", why.msg);
   else if (!st && rep->cal[ri].unsettled * 10 > sv.n)
     snprintf(rep->cal[ri].warning, sizeof rep->cal[ri].warning,
-             "%d of %d samples' timings never settled: other work disturbed them",
+             "%d of %d samples' timings unsettled, other work holding them up",
              rep->cal[ri].unsettled, sv.n);
   if (!st && o->strict && rep->cal[ri].warning[0])
     st = cgm_fail(err, CGM_ERUNTIME,
                   "%s. Nothing was stored (--strict); calibrate on an idle machine, or with "
                   "--threads below the idle cores",
                   rep->cal[ri].warning);
-  if (!st && o->progress) o->progress(o->progress_ctx, "fits", 1.0);
-  cgm_db_fit *fits = NULL;
-  int nfits = 0;
-  if (!st) st = calibrate_fit_all(&sv, o->precisions, &o->gpu, &fits, &nfits, rep, ri, err);
   stage_mark(&clk, "fits");
   const calibrate_fits F = {fits, nfits, &sv};
   cgm_db_coef *coef = rep->cal[ri].coef; /* 3 + 3 per block size, a precision */

@@ -28,6 +28,25 @@ static void report_failure(cgm_calibration_report *rep, int ri, const char *kern
     snprintf(buf + l, cap - l, "%s", l ? "; ..." : "...");
 }
 
+/* More data never takes less time: a timing over 3x that of one with as
+ * much data or more, in its kernel's group (matrices of one size differ by
+ * up to 2x), settled at a level other work set throughout (a 2-core VM's
+ * SpMV of 9 us took 5.9 ms, its scheduler slice, every time; a quick SpMV
+ * once ran at a fifth of its twin's rate, and a fit through it fell 10x
+ * under the small sizes): unsettled. */
+static void mark_impossible(cgm_sample_vec *sv) {
+  static const char *const timed[] = {"cg4", "cg5", "red", "load", "spmv", "iter", "cusparse"};
+  for (int i = 0; i < sv->n; i++)
+    for (int k = 0; k < 7; k++) {
+      cgm_sample *s = &sv->v[i];
+      const char *var = strcmp(s->kernel, "spmv") ? s->variant : "all";
+      for (int j = 0; j < sv->n && !strcmp(s->kernel, timed[k]); j++)
+        if (sv->v[j].m >= s->m && 3 * sv->v[j].seconds < s->seconds &&
+            pipeline_in_group(&sv->v[j], s->kernel, var, s->precision, s->block))
+          s->unsettled = true;
+    }
+}
+
 /* Fits one group (pipeline_in_group): avg, max and rel fits, and where
  * the curve falls past its peak, rel over the sizes up to it and rel-hi
  * past it; where rel fails, an interp row (the samples' interpolation
@@ -57,20 +76,6 @@ static cgm_status fit_group(const cgm_sample_vec *sv, const char *kernel, const 
     }
   cnt = k;
   qsort(pts, (size_t)cnt, 2 * sizeof(double), by_m);
-  /* A lone dip, a sample at under a third of the rates on both sides of it
-   * (its twin included: the same grid as "real" and as P (x) 1 x 1), is a
-   * run some other work disturbed, not the curve: a CPU's quick SpMV at
-   * N = 1 measured once at a fifth of its twin's rate, and the fit through
-   * it fell 10x under the small sizes. Matrices of one size differ by up
-   * to 2x (docs/model.md), never 3x on both sides. */
-  int kept = 0;
-  for (int i = 0; i < cnt; i++) { /* m[] marks the dips (it is filled again below) */
-    const double r = pts[2 * i + 1];
-    m[i] = i > 0 && i + 1 < cnt && 3.0 * r < pts[2 * i - 1] && 3.0 * r < pts[2 * i + 3];
-  }
-  for (int i = 0; i < cnt; i++)
-    if (m[i] == 0.0) pts[2 * kept] = pts[2 * i], pts[2 * kept + 1] = pts[2 * i + 1], kept++;
-  cnt = kept;
   /* avg and max: Eq. 3 over every sample (Table 3); rel: the model's curve,
    * piecewise where it needs (cgm_fit_curve), stored as rel and rel-hi. */
   cgm_curve_fit cf;
@@ -215,6 +220,7 @@ cgm_status calibrate_fit_all(cgm_sample_vec *sv, unsigned precisions, const cgm_
   cgm_db_fit *fits = calloc(max_fits, sizeof *fits);
   if (!fits) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
   *nfits = 0;
+  mark_impossible(sv);
   const char *vec[] = {"cg4", "cg5", "red", "cusparse"};
   for (int p = 0; p < 2; p++) {
     if (!(precisions & (1u << p))) continue;

@@ -143,7 +143,7 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const cg
   const int threads = r->opts.threads > 0 ? r->opts.threads : host->threads;
   if (r->opts.backend == CGM_BACKEND_CPU && (d < 0 || devs[d].threads != threads) && ndev > 0) {
     pipeline_cpu_advice(host, devs, ndev, threads, msg, sizeof msg);
-    if (msg[0]) solve_note(o, CGM_NOTE_INFO, msg + 2); /* past "; " */
+    if (msg[0]) solve_note(o, CGM_NOTE_WARNING, msg + 2); /* no prediction: past "; " */
     d = -1;
   }
   /* Our kernels' prediction from a calibration of another CG. */
