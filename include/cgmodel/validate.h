@@ -21,20 +21,20 @@ typedef void (*cgm_validate_progress_fn)(void *ctx, int done, int total);
 typedef struct cgm_validate_opts {
   char *const *matrices; /* the matrix files (cgm_matrix_paths) */
   int nmatrices;
-  const char *source;   /* where the list came from, named when nothing was measured */
-  unsigned backends;    /* bit (1 << cgm_backend) of the backends to run */
-  unsigned precisions;  /* bit (1 << cgm_precision) */
-  int max_gpus;         /* the most GPUs tried for cuda; <= 0: every GPU present (at most as
-                           many as the GPU calibration measured) */
-  int iters;            /* iterations of one run (tolerance 1e-300: every run does them all) */
-  double total_tol;     /* > 0: total-time mode: every run solves to this tolerance, and the
-                           predicted and measured times are setup + solve (the tuner's total,
-                           its K estimated as for a matrix never solved) */
-  int repeat;           /* runs per configuration; the median time counts (1..99) */
+  const char *source;     /* where the list came from, named when nothing was measured */
+  unsigned backends;      /* bit (1 << cgm_backend) of the backends to run */
+  unsigned precisions;    /* bit (1 << cgm_precision) */
+  int max_gpus;           /* the most GPUs tried for cuda; <= 0: every GPU present (at most as
+                             many as the GPU calibration measured) */
+  int iters;              /* iterations of one run (tolerance 1e-300: every run does them all) */
+  double total_tol;       /* > 0: total-time mode: every run solves to this tolerance, and the
+                             predicted and measured times are setup + solve (the tuner's total,
+                             its K estimated as for a matrix never solved) */
+  int repeat;             /* runs per configuration; the median time counts (1..99) */
   bool include_disturbed; /* count the runs other work held up (pipeline_solve_disturbed) in
                              the errors and the regret; by default they are left out */
-  cgm_gpu_opts gpu;     /* the GPU solver's options of every run */
-  const cgm_host *host; /* this machine; NULL: cgm_host_describe */
+  cgm_gpu_opts gpu;       /* the GPU solver's options of every run */
+  const cgm_host *host;   /* this machine; NULL: cgm_host_describe */
   cgm_validate_progress_fn progress; /* NULL: none */
   cgm_note_fn note; /* matrices and configurations skipped (info), a stale calibration
                        (warning); NULL: none */
