@@ -137,7 +137,7 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *varia
       if (p == CGM_PREC_SINGLE)
         for (int64_t i = 0; i < nv; i++) ((float *)val)[i] = (float)B.val[i];
       spmv_args a = {&B, p, val, x, y};
-      const mb_settle_opts so = cpu_settle(R, 0.15);
+      const mb_settle_opts so = cpu_settle(R, 0.1);
       mb_timing t;
       mb_settle(time_spmv, &a, 1, &so, &t);
       cgm_sample smp;
