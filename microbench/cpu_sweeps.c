@@ -71,7 +71,8 @@ static cgm_status vector_sweep(cpu_run *R, cgm_error *err) {
   const size_t l = (size_t)nmax * w;
   vec_args a = {R->prec, (int64_t)1 << rg.lo, buf, buf + l, buf + 2 * l, buf + 3 * l, buf + 4 * l};
   const mb_settle_opts so = cpu_settle(R, 2.0);
-  mb_settle(time_vec, &a, 2 * nsz, &so, tm);
+  if (mb_settle(time_vec, &a, 2 * nsz, &so, tm))
+    st = cgm_fail(err, CGM_ERUNTIME, "out of memory timing the vector sweep");
   for (int i = 0; i < 2 * nsz && !st; i++) {
     const int64_t np = a.np << (i / 2);
     const bool cg4 = i % 2 == 0;
@@ -139,13 +140,13 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *varia
       spmv_args a = {&B, p, val, x, y};
       const mb_settle_opts so = cpu_settle(R, 0.1);
       mb_timing t;
-      mb_settle(time_spmv, &a, 1, &so, &t);
+      if (mb_settle(time_spmv, &a, 1, &so, &t)) st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
       cgm_sample smp;
       mb_sample_timed(
           &smp, "spmv", variant, p, n,
           cgm_spmv_bytes(B.nblocks_padded, (int64_t)B.nslices * B.p.by, B.nslices, n, rows, w), w,
           &t, source);
-      st = mb_emit(&R->m, &smp, "spmv", err);
+      if (!st) st = mb_emit(&R->m, &smp, "spmv", err);
     }
     free(x);
     free(y);

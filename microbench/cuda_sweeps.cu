@@ -81,7 +81,10 @@ cgm_status graph_time(cudaStream_t s, int R, int replays, F enqueue, mb_timing *
   CGM_CUDA_GOTO(st, err, out, cudaGraphInstantiate(&rp.ge, g, 0));
   CGM_CUDA_GOTO(st, err, out, cudaEventCreate(&rp.a));
   CGM_CUDA_GOTO(st, err, out, cudaEventCreate(&rp.b));
-  if (mb_settle(replay_time, &rp, 1, &so, out)) CGM_CUDA_GOTO(st, err, out, rp.e);
+  if (mb_settle(replay_time, &rp, 1, &so, out)) { /* a CUDA call failed, or host memory */
+    CGM_CUDA_GOTO(st, err, out, rp.e);
+    st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  }
 out:
   if (rp.ge) cudaGraphExecDestroy(rp.ge);
   if (g) cudaGraphDestroy(g);

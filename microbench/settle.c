@@ -26,10 +26,8 @@ int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_t
   double *t = malloc(sizeof(double) * MAX_TIMINGS * (size_t)count),
          *s = malloc(sizeof(double) * MAX_TIMINGS);
   int *n = calloc((size_t)count, sizeof *n), rc = t && s && n ? 0 : -1;
-  for (int i = 0; i < count && !rc; i++) {
-    out[i] = (mb_timing){0};
-    rc = fn(ctx, i) < 0 ? -1 : 0; /* a warm-up, not kept */
-  }
+  for (int i = 0; i < count; i++) out[i] = (mb_timing){0};
+  for (int i = 0; i < count && !rc; i++) rc = fn(ctx, i) < 0 ? -1 : 0; /* a warm-up, not kept */
   const double start = cgm_now();
   for (int round = 1, open = count; open > 0 && !rc; round++) {
     open = 0;

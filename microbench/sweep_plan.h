@@ -65,7 +65,7 @@ typedef struct mb_timing {
   bool settled;
 } mb_timing;
 typedef double (*mb_time_fn)(void *ctx, int i);
-/* -1 when fn failed (out holds what was timed), else 0. */
+/* -1 when fn failed or memory ran out (out holds what was timed), else 0. */
 int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_timing *out);
 
 /* Fills a sample. */
