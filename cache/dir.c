@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The cache directory as a whole: its entries (cgmodel cache list), their
- * removal (cache clear) and the eviction of the least recently used. */
+ * removal (cache clear) and the eviction of the least recently used, each
+ * entry with its extras. */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
@@ -13,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cache/dir.h"
 #include "cache/entry.h"
 #include "cgmodel/cache.h"
 #include "common/grow.h"
@@ -36,58 +38,74 @@ static double secs(struct timespec t) {
 }
 
 /* An extra whose entry is gone, or an extra's temporary left by a killed
- * writer: removed by the sweep. */
-static void sweep_extra(const char *dir, const char *name, time_t now) {
+ * writer: removed by the sweep (-> true). */
+static bool sweep_extra(const char *dir, const char *name, const struct stat *s, time_t now) {
   char p[4200], entry[4200];
   snprintf(p, sizeof p, "%s/%s", dir, name);
   snprintf(entry, sizeof entry, "%s/%.20s", dir, name); /* 16 hex digits and ".csr" */
-  struct stat s, e;
-  if (stat(p, &s) || !S_ISREG(s.st_mode)) return;
+  struct stat e;
   const bool orphan = stat(entry, &e) != 0 && errno == ENOENT;
-  if (orphan || (strstr(name, ".tmp.") && now - s.st_mtime > TMP_STALE_S)) unlink(p);
+  return (orphan || (strstr(name, ".tmp.") && now - s->st_mtime > TMP_STALE_S)) && !unlink(p);
 }
 
-/* The entries of dir (name, size, last use); leftover temporaries and
- * orphaned extras removed when `sweep`. -1: the directory cannot be read
- * (errno). */
+static int by_name(const void *a, const void *b) {
+  return strcmp(((const file_info *)a)->name, ((const file_info *)b)->name);
+}
+
+/* The entries of dir (name, size with their extras', last use); leftover
+ * temporaries and orphaned extras removed when `sweep`. Regular files only
+ * (a FIFO or a device at an entry's name is not one). -1: the directory
+ * cannot be read (errno). */
 static int scan(const char *dir, bool sweep, file_info **out, int *count) {
   *out = NULL;
   *count = 0;
   DIR *d = opendir(dir);
   if (!d) return -1;
-  int cap = 0;
+  int cap = 0, n = 0;
+  file_info *v = NULL;
   struct dirent *de;
   char p[4200];
   time_t now = time(NULL);
   while ((de = readdir(d))) {
-    if (cgm_cache_is_extra_name(de->d_name)) {
-      if (sweep) sweep_extra(dir, de->d_name, now);
-      continue;
-    }
-    bool entry = cgm_cache_is_entry_name(de->d_name);
-    if (!entry && !(sweep && cgm_cache_is_tmp_name(de->d_name))) continue;
+    const bool entry = cgm_cache_is_entry_name(de->d_name),
+               extra = cgm_cache_is_extra_name(de->d_name);
+    if (!entry && !extra && !(sweep && cgm_cache_is_tmp_name(de->d_name))) continue;
     snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
     struct stat s;
     if (stat(p, &s) || !S_ISREG(s.st_mode)) continue;
-    if (!entry) {
+    if (!entry && !extra) {
       if (now - s.st_mtime > TMP_STALE_S) unlink(p);
       continue;
     }
-    file_info *v = cgm_grow(*out, *count, &cap, sizeof *v, 32);
-    if (!v) break;
-    *out = v;
-    snprintf(v[*count].name, sizeof v[*count].name, "%.32s", de->d_name); /* 20 characters */
-    v[*count].bytes = (int64_t)s.st_size;
-    v[*count].atime = secs(s.st_atim);
-    (*count)++;
+    if (extra && sweep && sweep_extra(dir, de->d_name, &s, now)) continue;
+    file_info *nv = cgm_grow(v, n, &cap, sizeof *nv, 32);
+    if (!nv) break;
+    v = nv;
+    snprintf(v[n].name, sizeof v[n].name, "%.63s", de->d_name);
+    v[n].bytes = (int64_t)s.st_size;
+    v[n].atime = secs(s.st_atim);
+    n++;
   }
   closedir(d);
+  /* By name an entry comes right before its extras (NAME.csr-KIND): their
+   * bytes are added to it, and only the entries kept. */
+  if (v) qsort(v, (size_t)n, sizeof *v, by_name);
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    if (cgm_cache_is_entry_name(v[i].name))
+      v[k++] = v[i];
+    else if (k > 0 && !strncmp(v[i].name, v[k - 1].name, 20))
+      v[k - 1].bytes += v[i].bytes;
+  }
+  *out = v;
+  *count = k;
   return 0;
 }
 
-int cgm_cache_evict(const char *dir, int64_t max_bytes, const char *keep) {
+int cgm_cache_evict(const char *dir, int64_t max_bytes, const char *keep, int64_t *left) {
   file_info *f;
   int n, removed = 0;
+  if (left) *left = 0;
   if (scan(dir, true, &f, &n)) return 0;
   int64_t total = 0;
   for (int i = 0; i < n; i++) total += f[i].bytes;
@@ -107,6 +125,7 @@ int cgm_cache_evict(const char *dir, int64_t max_bytes, const char *keep) {
     int m;
     if (!scan(dir, true, &g, &m)) free(g);
   }
+  if (left) *left = total;
   return removed;
 }
 
@@ -137,7 +156,7 @@ cgm_status cgm_cache_list(const char *dir, cgm_cache_entry **out, int *count, cg
     x->bytes = f[i].bytes;
     x->accessed = f[i].atime;
     snprintf(p, sizeof p, "%s/%s", dir, f[i].name);
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    int fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block */
     cgm_cache_header h;
     if (fd < 0) continue;
     x->valid_header = !cgm_cache_header_read(fd, &h, x->source, sizeof x->source, why, sizeof why);

@@ -1,39 +1,19 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Reading a matrix through the cache: the lookup (key and checksum), the
- * parse on a miss and the entry's write (temporary file, fsync, rename). */
+/* One cache entry: its format, its name, its header, and the load and the
+ * write of the whole entry (temporary file, fsync, rename). */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700
 #include "cache/entry.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <omp.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cache/hash.h"
-#include "cgmodel/cache.h"
-#include "common/timer.h"
-
-const char *cgm_cache_outcome_name(cgm_cache_outcome o) {
-  switch (o) {
-  case CGM_CACHE_OFF:
-    return "off";
-  case CGM_CACHE_HIT:
-    return "hit";
-  case CGM_CACHE_MISS:
-    return "miss";
-  case CGM_CACHE_REJECTED:
-    return "rejected";
-  }
-  return "?";
-}
 
 cgm_cache_layout cgm_cache_layout_of(uint32_t header_bytes, int32_t nrows, int64_t nnz) {
   cgm_cache_layout l;
@@ -49,39 +29,33 @@ void cgm_cache_entry_name(const char *real, char *out, size_t n) {
            (unsigned long long)cgm_xxh64(real, strlen(real), 0));
 }
 
-bool cgm_cache_is_entry_name(const char *name) {
+/* 16 lower-case hex digits, then `rest`: whole (`prefix` false) or its start. */
+static bool hex_then(const char *name, const char *rest, bool prefix) {
   for (int i = 0; i < 16; i++)
-    if (!strchr("0123456789abcdef", name[i]) || !name[i]) return false;
-  return !strcmp(name + 16, CGM_CACHE_SUFFIX);
+    if (!name[i] || !strchr("0123456789abcdef", name[i])) return false;
+  return prefix ? !strncmp(name + 16, rest, strlen(rest)) : !strcmp(name + 16, rest);
+}
+
+bool cgm_cache_is_entry_name(const char *name) {
+  return hex_then(name, CGM_CACHE_SUFFIX, false);
 }
 
 bool cgm_cache_is_extra_name(const char *name) {
-  for (int i = 0; i < 16; i++)
-    if (!strchr("0123456789abcdef", name[i]) || !name[i]) return false;
-  const size_t k = strlen(CGM_CACHE_SUFFIX "-");
-  return !strncmp(name + 16, CGM_CACHE_SUFFIX "-", k) && name[16 + k] != '\0';
+  return hex_then(name, CGM_CACHE_SUFFIX "-", true) && name[16 + strlen(CGM_CACHE_SUFFIX "-")];
 }
 
 bool cgm_cache_is_tmp_name(const char *name) {
-  if (strlen(name) < 16) return false;
-  for (int i = 0; i < 16; i++)
-    if (!strchr("0123456789abcdef", name[i]) || !name[i]) return false;
-  return !strncmp(name + 16, CGM_CACHE_TMP, strlen(CGM_CACHE_TMP));
+  return hex_then(name, CGM_CACHE_TMP, true);
 }
 
-static int64_t ns_of(struct timespec t) {
+int64_t cgm_cache_ns(struct timespec t) {
   return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
 bool cgm_cache_key_matches(const cgm_cache_header *h, const struct stat *s) {
-  return h->src_size == (int64_t)s->st_size && h->src_mtime_ns == ns_of(s->st_mtim) &&
-         h->src_ctime_ns == ns_of(s->st_ctim) && h->src_dev == (uint64_t)s->st_dev &&
+  return h->src_size == (int64_t)s->st_size && h->src_mtime_ns == cgm_cache_ns(s->st_mtim) &&
+         h->src_ctime_ns == cgm_cache_ns(s->st_ctim) && h->src_dev == (uint64_t)s->st_dev &&
          h->src_ino == (uint64_t)s->st_ino;
-}
-
-static bool same_file_state(const struct stat *a, const struct stat *b) {
-  return a->st_size == b->st_size && ns_of(a->st_mtim) == ns_of(b->st_mtim) &&
-         ns_of(a->st_ctim) == ns_of(b->st_ctim) && a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
 static uint64_t header_hash(const cgm_cache_header *h, const char *path) {
@@ -116,6 +90,7 @@ static int pwrite_all(int fd, const void *buf, size_t n, uint64_t off) {
 int cgm_cache_header_read(int fd, cgm_cache_header *h, char *path, size_t n, char *why, size_t wn) {
   struct stat s;
   if (fstat(fd, &s)) return snprintf(why, wn, "cannot stat: %s", strerror(errno)), -1;
+  if (!S_ISREG(s.st_mode)) return snprintf(why, wn, "not a regular file"), -1;
   if ((uint64_t)s.st_size < sizeof *h || pread_all(fd, h, sizeof *h, 0))
     return snprintf(why, wn, "truncated header"), -1;
   if (memcmp(h->magic, CGM_CACHE_MAGIC, 8)) return snprintf(why, wn, "not a cache entry"), -1;
@@ -182,9 +157,8 @@ static bool csr_sane(const cgm_csr *A) {
   return !bad;
 }
 
-/* A valid entry of the source (real, stat s) -> 0 and the CSR; else why. */
-static int entry_load(int fd, const char *real, const struct stat *s, cgm_csr *A, cgm_mm_info *info,
-                      uint64_t *id, char *why, size_t wn) {
+int cgm_cache_entry_load(int fd, const char *real, const struct stat *s, cgm_csr *A,
+                         cgm_mm_info *info, uint64_t *id, char *why, size_t wn) {
   cgm_cache_header h;
   char *src = malloc(4097);
   if (!src) return snprintf(why, wn, "out of memory"), -1;
@@ -225,25 +199,9 @@ static int entry_load(int fd, const char *real, const struct stat *s, cgm_csr *A
   return 0;
 }
 
-/* mkdir -p */
-static int make_dirs(const char *dir) {
-  char p[4096];
-  if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) return -1;
-  for (char *c = p + 1; *c; c++) {
-    if (*c != '/') continue;
-    *c = '\0';
-    if (mkdir(p, 0755) && errno != EEXIST) return -1;
-    *c = '/';
-  }
-  return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
-}
-
-/* Writes the entry of A (source real, stat s) as dir/name: a temporary
- * file beside it, fsync'ed, renamed over it, the directory fsync'ed; a
- * reader sees the old entry or the new one, never half of one. */
-static int entry_store(const char *dir, const char *name, const char *real, const struct stat *s,
-                       const cgm_csr *A, const cgm_mm_info *mm, uint64_t *id, char *why,
-                       size_t wn) {
+int cgm_cache_entry_store(const char *dir, const char *name, const char *real, const struct stat *s,
+                          const cgm_csr *A, const cgm_mm_info *mm, uint64_t *id, char *why,
+                          size_t wn) {
   cgm_cache_header h;
   memset(&h, 0, sizeof h);
   memcpy(h.magic, CGM_CACHE_MAGIC, 8);
@@ -253,8 +211,8 @@ static int entry_store(const char *dir, const char *name, const char *real, cons
   h.header_bytes = (uint32_t)(sizeof h + h.path_len);
   h.endian = CGM_CACHE_ENDIAN;
   h.src_size = (int64_t)s->st_size;
-  h.src_mtime_ns = ns_of(s->st_mtim);
-  h.src_ctime_ns = ns_of(s->st_ctim);
+  h.src_mtime_ns = cgm_cache_ns(s->st_mtim);
+  h.src_ctime_ns = cgm_cache_ns(s->st_ctim);
   h.src_dev = (uint64_t)s->st_dev;
   h.src_ino = (uint64_t)s->st_ino;
   h.nrows = A->nrows, h.ncols = A->ncols, h.nnz = A->nnz;
@@ -302,165 +260,4 @@ static int entry_store(const char *dir, const char *name, const char *real, cons
     close(dfd);
   }
   return 0;
-}
-
-/* An entry written on a thread of its own (cgm_cache_opts.background):
- * the parse's CSR goes to the caller at once, and the write (600 MB and an
- * fsync at Poisson 192^3) overlaps what the caller does next. */
-struct cgm_cache_store {
-  pthread_t thread;
-  char dir[4096], name[32];
-  char *real;
-  struct stat s;
-  const cgm_csr *A;
-  cgm_mm_info mm;
-  int64_t max_bytes;
-  int rc, evicted;
-  uint64_t id;
-  double time_s;
-  char why[1024];
-};
-
-static void *store_main(void *arg) {
-  struct cgm_cache_store *j = arg;
-  /* one core: the caller's solve, timed and recorded, runs beside it */
-  omp_set_num_threads(1);
-  const double t0 = cgm_now();
-  j->rc = entry_store(j->dir, j->name, j->real, &j->s, j->A, &j->mm, &j->id, j->why, sizeof j->why);
-  if (!j->rc && j->max_bytes > 0) j->evicted = cgm_cache_evict(j->dir, j->max_bytes, j->name);
-  j->time_s = cgm_now() - t0;
-  return NULL;
-}
-
-/* Starts the write of A's entry in the background; false when no thread
- * could be had (the caller writes it then). */
-static bool store_start(const cgm_cache_opts *o, const char *name, const char *real,
-                        const struct stat *s, const cgm_csr *A, const cgm_mm_info *mm,
-                        cgm_cache_report *rep) {
-  struct cgm_cache_store *j = calloc(1, sizeof *j);
-  if (!j) return false;
-  snprintf(j->dir, sizeof j->dir, "%s", o->dir);
-  snprintf(j->name, sizeof j->name, "%s", name);
-  j->real = strdup(real);
-  j->s = *s;
-  j->A = A;
-  j->mm = *mm;
-  j->max_bytes = o->max_bytes;
-  if (!j->real || pthread_create(&j->thread, NULL, store_main, j)) {
-    free(j->real);
-    free(j);
-    return false;
-  }
-  rep->pending = j;
-  return true;
-}
-
-static void note_append(cgm_cache_report *rep, const char *why) {
-  if (!why[0]) return;
-  if (rep->note[0]) { /* the rejection and the write's failure */
-    size_t k = strlen(rep->note);
-    snprintf(rep->note + k, sizeof rep->note - k, "; %s", why);
-  } else {
-    snprintf(rep->note, sizeof rep->note, "%s", why);
-  }
-}
-
-void cgm_cache_wait(cgm_cache_report *rep) {
-  if (!rep || !rep->pending) return;
-  struct cgm_cache_store *j = rep->pending;
-  pthread_join(j->thread, NULL);
-  rep->pending = NULL;
-  rep->time_store_s = j->time_s;
-  if (!j->rc) {
-    rep->stored = true;
-    rep->entry_id = j->id;
-    rep->evicted = j->evicted;
-  }
-  note_append(rep, j->why);
-  free(j->real);
-  free(j);
-}
-
-/* A source modified within this window of its read is not stored: a
- * later change inside the same timestamp tick would keep its key. */
-static const int64_t RACY_NS = 1000000000;
-
-cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr *A,
-                              cgm_mm_info *info, cgm_cache_report *rep, cgm_error *err) {
-  cgm_cache_report mine;
-  if (!rep) rep = &mine;
-  memset(rep, 0, sizeof *rep);
-  const double t0 = cgm_now();
-  /* standard input ("-", /dev/stdin) is read as a stream, never cached */
-  const bool stream = !strcmp(path, "-") || !strncmp(path, "/dev/", 5);
-  if (!o || !o->dir || !o->dir[0] || stream) {
-    rep->outcome = CGM_CACHE_OFF;
-    cgm_status st = cgm_mm_read_csr(path, A, info, err);
-    rep->time_read_s = cgm_now() - t0;
-    return st;
-  }
-  rep->outcome = CGM_CACHE_MISS;
-  char *real = realpath(path, NULL);
-  struct stat s0;
-  char name[32];
-  if (real && !stat(real, &s0) && S_ISREG(s0.st_mode)) {
-    cgm_cache_entry_name(real, name, sizeof name);
-    snprintf(rep->entry, sizeof rep->entry, "%s/%s", o->dir, name);
-    int fd = open(rep->entry, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      if (!entry_load(fd, real, &s0, A, info, &rep->entry_id, rep->note, sizeof rep->note)) {
-        /* the use, for the eviction (noatime mounts do not record reads) */
-        const struct timespec ts[2] = {{0, UTIME_NOW}, {0, UTIME_OMIT}};
-        (void)futimens(fd, ts);
-        close(fd);
-        free(real);
-        rep->outcome = CGM_CACHE_HIT;
-        rep->time_read_s = cgm_now() - t0;
-        return CGM_OK;
-      }
-      close(fd);
-      rep->outcome = CGM_CACHE_REJECTED;
-    }
-  } else {
-    free(real);
-    real = NULL; /* the parse names what is wrong with the file */
-  }
-  cgm_mm_info mm;
-  cgm_status st = cgm_mm_read_csr(path, A, &mm, err);
-  if (info && !st) *info = mm;
-  struct stat s1;
-  char why[1024] = "";
-  if (st || !real) {
-  } else if (stat(real, &s1) || !same_file_state(&s0, &s1)) {
-    snprintf(why, sizeof why, "not cached: %s changed while it was read", path);
-  } else {
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    cgm_cache_layout l =
-        cgm_cache_layout_of((uint32_t)(sizeof(cgm_cache_header) + strlen(real)), A->nrows, A->nnz);
-    if (ns_of(s1.st_mtim) > ns_of(now) - RACY_NS)
-      snprintf(why, sizeof why,
-               "not cached: %s was modified less than a second ago (a change within the same "
-               "timestamp would go unseen)",
-               path);
-    else if (o->max_bytes > 0 && (int64_t)l.end > o->max_bytes)
-      snprintf(why, sizeof why, "not cached: the entry (%.1f MB) exceeds the cache limit (%.1f MB)",
-               l.end / 1e6, o->max_bytes / 1e6);
-    else if (make_dirs(o->dir))
-      snprintf(why, sizeof why, "not cached: cannot create %s: %s", o->dir, strerror(errno));
-    else if (o->background && rep != &mine && store_start(o, name, real, &s1, A, &mm, rep)) {
-      /* (only with a report to wait on: without one nobody would join it) */
-    } else {
-      const double ts = cgm_now();
-      if (!entry_store(o->dir, name, real, &s1, A, &mm, &rep->entry_id, why, sizeof why)) {
-        rep->stored = true;
-        if (o->max_bytes > 0) rep->evicted = cgm_cache_evict(o->dir, o->max_bytes, name);
-      }
-      rep->time_store_s = cgm_now() - ts;
-    }
-  }
-  note_append(rep, why);
-  free(real);
-  rep->time_read_s = cgm_now() - t0;
-  return st;
 }

@@ -6,12 +6,14 @@
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache/dir.h"
 #include "cache/entry.h"
 #include "cache/hash.h"
 #include "cgmodel/cache.h"
@@ -35,11 +37,27 @@ static bool extra_path(const cgm_cache_report *rep, const char *kind, char *out,
   return k > 0 && (size_t)k < n;
 }
 
+/* The other entries evicted until the entry with its extras, this one
+ * (`need` bytes, replacing the one at path) included, fits in the limit;
+ * false when it cannot. */
+static bool make_room(const cgm_cache_report *rep, const char *path, int64_t need) {
+  char dir[4096];
+  const char *slash = strrchr(rep->entry, '/');
+  if (!slash || slash - rep->entry >= (ptrdiff_t)sizeof dir) return false;
+  snprintf(dir, sizeof dir, "%.*s", (int)(slash - rep->entry), rep->entry);
+  struct stat s;
+  const int64_t old = !stat(path, &s) && S_ISREG(s.st_mode) ? (int64_t)s.st_size : 0;
+  int64_t left = 0;
+  cgm_cache_evict(dir, rep->max_bytes - need + old, slash + 1, &left);
+  return left - old + need <= rep->max_bytes;
+}
+
 void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, uint32_t version,
                          const void *data, size_t bytes) {
   char path[4200], tmp[4300];
   if (bytes > EXTRA_MAX_BYTES || !extra_path(rep, kind, path, sizeof path)) return;
   if (rep->outcome != CGM_CACHE_HIT && !rep->stored) return;
+  if (rep->max_bytes > 0 && !make_room(rep, path, (int64_t)(sizeof(extra_header) + bytes))) return;
   snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
   int fd = mkstemp(tmp);
   if (fd < 0) return;
@@ -57,26 +75,50 @@ void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, uint32_t
   if (!ok || rename(tmp, path)) unlink(tmp);
 }
 
+void *cgm_cache_extra_load(const cgm_cache_report *rep, const char *kind, uint32_t version,
+                           size_t *bytes) {
+  char path[4200];
+  *bytes = 0;
+  if (!extra_path(rep, kind, path, sizeof path)) return NULL;
+  if (rep->outcome != CGM_CACHE_HIT && !rep->stored) return NULL;
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return NULL;
+  struct stat sb;
+  extra_header h;
+  unsigned char *buf = NULL;
+  /* a FIFO or device there is not ours */
+  bool ok = !fstat(fd, &sb) && S_ISREG(sb.st_mode) && read(fd, &h, sizeof h) == (ssize_t)sizeof h &&
+            !memcmp(h.magic, EXTRA_MAGIC, 8) && h.format == 1 && h.version == version &&
+            h.entry_id == rep->entry_id && h.bytes <= EXTRA_MAX_BYTES &&
+            (buf = malloc(h.bytes + 1)) != NULL && read(fd, buf, h.bytes + 1) == (ssize_t)h.bytes &&
+            cgm_xxh64(buf, h.bytes, 0) == h.hash;
+  close(fd);
+  if (!ok) {
+    free(buf);
+    return NULL;
+  }
+  *bytes = h.bytes;
+  return buf;
+}
+
 bool cgm_cache_extra_get(const cgm_cache_report *rep, const char *kind, uint32_t version,
                          void *data, size_t bytes) {
-  char path[4200];
-  if (bytes > EXTRA_MAX_BYTES || !extra_path(rep, kind, path, sizeof path)) return false;
-  if (rep->outcome != CGM_CACHE_HIT && !rep->stored) return false;
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return false;
-  struct stat sb;
-  if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) { /* a FIFO or device there: not ours */
-    close(fd);
-    return false;
-  }
-  extra_header h;
-  unsigned char *buf = malloc(bytes + 1);
-  bool ok = buf && read(fd, &h, sizeof h) == (ssize_t)sizeof h &&
-            !memcmp(h.magic, EXTRA_MAGIC, 8) && h.format == 1 && h.version == version &&
-            h.entry_id == rep->entry_id && h.bytes == bytes &&
-            read(fd, buf, bytes + 1) == (ssize_t)bytes && cgm_xxh64(buf, bytes, 0) == h.hash;
-  close(fd);
-  if (ok) memcpy(data, buf, bytes);
-  free(buf);
+  size_t n;
+  void *got = cgm_cache_extra_load(rep, kind, version, &n);
+  const bool ok = got && n == bytes;
+  if (ok) memcpy(data, got, bytes);
+  free(got);
   return ok;
+}
+
+uint64_t cgm_cache_content_id(const cgm_cache_report *rep) {
+  if (!rep || rep->entry_id == 0 || !rep->entry[0]) return 0;
+  int fd = open(rep->entry, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return 0;
+  cgm_cache_header h;
+  char src[4096], why[256];
+  const bool ok = cgm_cache_header_read(fd, &h, src, sizeof src, why, sizeof why) == 0 &&
+                  h.header_hash == rep->entry_id;
+  close(fd);
+  return ok ? h.payload_hash : 0;
 }

@@ -9,6 +9,7 @@
 #include "cli/cacheopts.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "common/escape.h"
 #include "pipeline/json.h"
 
 static const char help[] =
@@ -20,23 +21,27 @@ static const char help[] =
     "  --cache-dir DIR        the cache (default $XDG_CACHE_HOME/cgmodel or ~/.cache/cgmodel)\n"
     "  --json                 one JSON object on stdout (list)\n";
 
+/* Names from the directory and the entries' headers are printed escaped:
+ * a control character or a line break in a file name stays on its line. */
 static void print_list(const char *dir, const cgm_cache_entry *e, int n) {
   double total = 0;
   for (int i = 0; i < n; i++) total += (double)e[i].bytes;
-  printf("cache %s: %d entries, %.1f MB\n", dir, n, total / 1e6);
+  fputs("cache ", stdout);
+  cgm_fput_escaped(stdout, dir, false);
+  printf(": %d entries, %.1f MB\n", n, total / 1e6);
   for (int i = 0; i < n; i++) {
     char when[32] = "?";
     time_t t = (time_t)e[i].accessed;
     struct tm tm;
     if (gmtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+    printf("  %s  %10.1f MB  %s  ", e[i].file, e[i].bytes / 1e6, when);
     if (!e[i].valid_header) {
-      printf("  %s  %10.1f MB  %s  (damaged: rewritten at its next use)\n", e[i].file,
-             e[i].bytes / 1e6, when);
+      puts("(damaged: rewritten at its next use)");
       continue;
     }
-    printf("  %s  %10.1f MB  %s  %d x %d, %lld nonzeros  %s%s\n", e[i].file, e[i].bytes / 1e6, when,
-           e[i].nrows, e[i].ncols, (long long)e[i].nnz, e[i].source,
-           e[i].source_current ? "" : "  (stale: the file changed or is gone)");
+    printf("%d x %d, %lld nonzeros  ", e[i].nrows, e[i].ncols, (long long)e[i].nnz);
+    cgm_fput_escaped(stdout, e[i].source, false);
+    puts(e[i].source_current ? "" : "  (stale: the file changed or is gone)");
   }
 }
 

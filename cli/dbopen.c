@@ -9,7 +9,7 @@
 #include "cli/output.h"
 
 const char *cli_db_path(const char *path, char *buf, size_t n) {
-  return path ? path : cgm_db_default_path(buf, n);
+  return path ? path : cli_env_db_path(buf, n);
 }
 
 int cli_db_open(const char *cmd, const char *path, bool create, cgm_db **db) {

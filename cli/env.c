@@ -61,6 +61,20 @@ int cli_env_cache_dir(char *buf, size_t n) {
   return k > 0 && (size_t)k < n ? 0 : -1;
 }
 
+const char *cli_env_db_path(char *buf, size_t n) {
+  const char *p = getenv("CGMODEL_DB"), *x = getenv("XDG_DATA_HOME"), *h = getenv("HOME");
+  int k = -1;
+  if (p && *p)
+    k = snprintf(buf, n, "%s", p);
+  else if (x && x[0] == '/') /* XDG: a relative $XDG_DATA_HOME is ignored */
+    k = snprintf(buf, n, "%s/cgmodel/cgmodel.db", x);
+  else if (h && *h)
+    k = snprintf(buf, n, "%s/.local/share/cgmodel/cgmodel.db", h);
+  /* none, or a cut path that would name some other file */
+  if (n > 0 && (k < 0 || (size_t)k >= n)) buf[0] = '\0';
+  return buf;
+}
+
 int cli_env_under_mpi(void) {
   return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
 }

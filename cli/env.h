@@ -23,6 +23,12 @@ int cli_env_gpu_opts(cgm_gpu_opts *g, char *msg, size_t n);
  * $HOME/.cache/cgmodel. Returns 0, or -1 when neither is set. */
 int cli_env_cache_dir(char *buf, size_t n);
 
+/* The database when none is given: $CGMODEL_DB, else
+ * $XDG_DATA_HOME/cgmodel/cgmodel.db (an absolute XDG_DATA_HOME only), else
+ * $HOME/.local/share/cgmodel/cgmodel.db; "" when none is set or buf is too
+ * small. Returns buf. */
+const char *cli_env_db_path(char *buf, size_t n);
+
 /* CGMODEL_DB_READONLY set and not `0`: the database is opened read-only
  * (CGM_DB_READONLY) whatever its permissions, which root ignores. */
 bool cli_env_db_readonly(void);

@@ -10,8 +10,9 @@ int cli_refuse_alias(const char *cmd, const char *opt, const char *out, cli_writ
   if (!writes) writes = cgm_path_aliases;
   for (int i = 0; i < n; i++)
     if (in[i].path && *in[i].path && writes(out, in[i].path))
-      return cli_error(cmd, 2,
-                       "%s %s would overwrite %s %s (the same file): choose another output file",
-                       opt, out, in[i].role, in[i].path);
+      return cli_error(
+          cmd, 2, "%s %s would overwrite %s %s (the same file%s): choose another output file", opt,
+          out, in[i].role, in[i].path,
+          writes == cgm_path_aliases ? "" : " as the picture, its script or a data file beside it");
   return 0;
 }

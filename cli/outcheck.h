@@ -16,7 +16,8 @@ typedef struct cli_input {
 } cli_input;
 
 /* Whether writing `out` writes the file `path` (cgm_path_aliases, or
- * cgm_plot_writes for a picture with its script and data files). */
+ * cgm_plot_writes for a picture with its script and data files: each
+ * compared by device and inode, so a symbolic or hard link is caught). */
 typedef bool (*cli_writes_fn)(const char *out, const char *path);
 
 /* Prints "cgmodel <cmd>: error: <opt> <out> is <role> <path>: ..." and

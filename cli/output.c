@@ -2,24 +2,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/output.h"
 
+#include "common/escape.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* A message on the terminal: control characters that came with a file
- * name or a file's content (ESC sequences, \r) are shown as \xNN, so they
- * cannot move the cursor or recolour the terminal; line breaks and tabs
- * of the messages themselves stay. */
-static void put_escaped(FILE *f, const char *s) {
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
-      fprintf(f, "\\x%02x", *p);
-    else
-      fputc(*p, f);
-  }
-}
 
 int cli_error(const char *cmd, int code, const char *fmt, ...) {
   va_list ap;
@@ -28,7 +17,7 @@ int cli_error(const char *cmd, int code, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   fprintf(stderr, "cgmodel %s: error: ", cmd);
-  put_escaped(stderr, msg);
+  cgm_fput_escaped(stderr, msg, true);
   fputc('\n', stderr);
   return code;
 }
@@ -52,7 +41,7 @@ void cli_note(void *ctx, cgm_note_kind kind, const char *msg) {
     cli_error(cmd, 0, "%s", msg);
   else {
     fprintf(stderr, "cgmodel %s: %s", cmd, kind == CGM_NOTE_WARNING ? "warning: " : "");
-    put_escaped(stderr, msg);
+    cgm_fput_escaped(stderr, msg, true);
     fputc('\n', stderr);
   }
 }

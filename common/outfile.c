@@ -80,46 +80,40 @@ static void release(cgm_outfile *o) {
   o->stream = NULL;
 }
 
+/* e: an errno, or 0 for out of memory. */
 static cgm_status open_fail(cgm_outfile *o, const char *path, int e, cgm_error *err) {
   release(o);
+  if (!e) return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory", path);
   return cgm_fail(err, errno_is_input(e) ? CGM_EINPUT : CGM_ERUNTIME, "%s: cannot create: %s", path,
                   strerror(e));
 }
 
-cgm_status cgm_outfile_open(cgm_outfile *o, const char *path, cgm_error *err) {
+static cgm_status open_at(cgm_outfile *o, const char *path, bool follow, cgm_error *err) {
   memset(o, 0, sizeof *o);
   o->fd = -1;
   if (!path || !*path) return cgm_fail(err, CGM_EINPUT, "no output file name given");
   o->path = strdup(path);
-  /* A symbolic link: the file it names is replaced, the link kept. */
-  o->final = realpath(path, NULL);
+  /* following: a symbolic link's file is replaced, the link kept */
+  o->final = follow ? realpath(path, NULL) : NULL;
   if (!o->final) o->final = strdup(path);
-  if (!o->path || !o->final) {
-    release(o);
-    return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory", path);
-  }
+  if (!o->path || !o->final) return open_fail(o, path, 0, err);
   struct stat st;
-  bool exists = stat(o->final, &st) == 0;
+  bool exists = (follow ? stat(o->final, &st) : lstat(o->final, &st)) == 0;
   if (exists && S_ISDIR(st.st_mode)) return open_fail(o, path, EISDIR, err);
-  if (exists && !S_ISREG(st.st_mode)) { /* a device or a pipe: in place */
+  if (follow && exists && !S_ISREG(st.st_mode)) { /* a device or a pipe: in place */
     o->fd = open(o->final, O_WRONLY | O_TRUNC);
     return o->fd < 0 ? open_fail(o, path, errno, err) : CGM_OK;
   }
+  exists = exists && S_ISREG(st.st_mode); /* whose mode the new file keeps */
   char *dir, *base;
-  if (!split(o->final, &dir, &base)) {
-    release(o);
-    return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory", path);
-  }
+  if (!split(o->final, &dir, &base)) return open_fail(o, path, 0, err);
   size_t n = strlen(dir) + strlen(base) + 32;
   o->tmp = malloc(n);
   if (o->tmp) /* the name cut so that the temporary one stays within NAME_MAX */
     snprintf(o->tmp, n, "%s/.%.200s.XXXXXX", dir, base);
   free(dir);
   free(base);
-  if (!o->tmp) {
-    release(o);
-    return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory", path);
-  }
+  if (!o->tmp) return open_fail(o, path, 0, err);
   o->fd = mkstemp(o->tmp);
   if (o->fd < 0) return open_fail(o, path, errno, err);
   /* mkstemp makes it 0600: give it the old file's mode, or what a new file gets. */
@@ -133,6 +127,14 @@ cgm_status cgm_outfile_open(cgm_outfile *o, const char *path, cgm_error *err) {
   }
   (void)fchmod(o->fd, mode); /* a failure is harmless: the file stays its owner's */
   return CGM_OK;
+}
+
+cgm_status cgm_outfile_open(cgm_outfile *o, const char *path, cgm_error *err) {
+  return open_at(o, path, true, err);
+}
+
+cgm_status cgm_outfile_open_derived(cgm_outfile *o, const char *path, cgm_error *err) {
+  return open_at(o, path, false, err);
 }
 
 FILE *cgm_outfile_stream(cgm_outfile *o) {

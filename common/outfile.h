@@ -8,7 +8,10 @@
  * target and renames it over the target on success, so a failed write (a
  * full disk, a killed process) leaves the old file as it was. Targets that
  * exist and are not regular files (/dev/null, /dev/full, a pipe) are written
- * in place: a rename would replace the device node. */
+ * in place: a rename would replace the device node. A derived file (a
+ * picture and the data and script beside it, named after the picture)
+ * replaces its name whatever it is: a symbolic link, a hard link, a FIFO
+ * at the name is replaced, never written through. */
 #ifndef CGM_COMMON_OUTFILE_H
 #define CGM_COMMON_OUTFILE_H
 
@@ -37,6 +40,9 @@ typedef struct cgm_outfile {
  * `path`: CGM_EINPUT when the directory is missing or not writable (the
  * user's mistake), CGM_ERUNTIME otherwise. */
 cgm_status cgm_outfile_open(cgm_outfile *o, const char *path, cgm_error *err);
+/* The same for a derived file: the temporary file is made beside the name
+ * as given, and renamed over that name. */
+cgm_status cgm_outfile_open_derived(cgm_outfile *o, const char *path, cgm_error *err);
 /* A stdio stream over the open file (owned by o); NULL when out of memory. */
 FILE *cgm_outfile_stream(cgm_outfile *o);
 /* Flushes, closes and renames over the target. `ok` false (the caller's

@@ -49,26 +49,6 @@ static int query_int(sqlite3 *h, const char *sql, int *out) {
 
 /* ------------------------------------------------------------- paths --- */
 
-/* snprintf-style: the length the path needs, -1 when no variable is set. */
-static int default_path(char *buf, size_t size) {
-  const char *p = getenv("CGMODEL_DB");
-  if (p && *p) return snprintf(buf, size, "%s", p);
-  /* XDG says a relative $XDG_DATA_HOME is invalid and must be ignored. */
-  p = getenv("XDG_DATA_HOME");
-  if (p && p[0] == '/') return snprintf(buf, size, "%s/cgmodel/cgmodel.db", p);
-  p = getenv("HOME");
-  if (p && *p) return snprintf(buf, size, "%s/.local/share/cgmodel/cgmodel.db", p);
-  return -1;
-}
-
-const char *cgm_db_default_path(char *buf, size_t size) {
-  if (!buf || size == 0) return buf;
-  int n = default_path(buf, size);
-  /* A cut path names some other file: better none. */
-  if (n < 0 || (size_t)n >= size) buf[0] = '\0';
-  return buf;
-}
-
 /* The directory part of path ("." when there is none); malloc'ed. */
 static char *dir_of(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -128,7 +108,7 @@ static char *immutable_uri(const char *path) {
 static cgm_status corrupt(cgm_db *db, const char *detail, cgm_error *err) {
   return cgm_fail(err, CGM_EINPUT,
                   "%s: the file is corrupt or not a cgmodel database (%s); it was left untouched: "
-                  "move it aside, or choose another file with --db or $CGMODEL_DB",
+                  "move it aside, or choose another database file",
                   db->path, detail);
 }
 
@@ -145,8 +125,8 @@ static cgm_status choose_mode(cgm_db *db, bool create, bool forced_ro, cgm_error
     return cgm_fail(err, CGM_EINPUT, "%s: is a directory, not a database file", db->path);
   if (!exists && !create)
     return cgm_fail(err, CGM_EINPUT,
-                    "%s: no cgmodel database here (`cgmodel calibrate` creates it; --db or "
-                    "$CGMODEL_DB choose another file)",
+                    "%s: no cgmodel database here (`cgmodel calibrate` creates it; db=FILE "
+                    "chooses another file)",
                     db->path);
 
   if (forced_ro) {
@@ -169,8 +149,7 @@ static cgm_status choose_mode(cgm_db *db, bool create, bool forced_ro, cgm_error
                     "%s: the database is read-only (%s) and cgmodel needs to write to it: %s",
                     db->path, db->ro_reason,
                     forced_ro ? "open it without CGM_DB_READONLY (unset $CGMODEL_DB_READONLY)"
-                              : "fix its permissions, or choose another file with --db or "
-                                "$CGMODEL_DB");
+                              : "fix its permissions, or choose another file (db=FILE)");
   if (exists) return CGM_OK;
   cgm_status s = make_parent_dirs(db->path, err);
   if (s != CGM_OK) return s;
@@ -215,7 +194,7 @@ static cgm_status inspect(cgm_db *db, int *version, bool *empty, cgm_error *err)
   if (!ours)
     return cgm_fail(err, CGM_EINPUT,
                     "%s: not a cgmodel database (a SQLite file with other tables); it was left "
-                    "untouched: choose another file with --db or $CGMODEL_DB",
+                    "untouched: choose another database file",
                     db->path);
   /* Before the integrity check: a newer schema may use SQL this SQLite
    * cannot parse, which it would report as corruption. */
@@ -368,18 +347,11 @@ cgm_status cgm_db_open(const char *path, unsigned flags, cgm_db **out, cgm_error
   *out = NULL;
   cgm_db *db = calloc(1, sizeof *db);
   if (!db) return cgm_fail(err, CGM_ERUNTIME, "out of memory opening the database");
-  if (path) {
-    db->path = strdup(path);
-  } else {
-    int n = default_path(NULL, 0);
-    if (n < 0) {
-      free(db);
-      return cgm_fail(err, CGM_EINPUT,
-                      "no database path: set $CGMODEL_DB, $XDG_DATA_HOME or $HOME, or pass --db");
-    }
-    db->path = malloc((size_t)n + 1);
-    if (db->path) default_path(db->path, (size_t)n + 1);
+  if (!path || !*path) {
+    free(db);
+    return cgm_fail(err, CGM_EINPUT, "db: no database path given");
   }
+  db->path = strdup(path);
   if (!db->path) {
     free(db);
     return cgm_fail(err, CGM_ERUNTIME, "out of memory opening the database");

@@ -643,16 +643,23 @@ cgm_status cgm_db_matrix_get_or_add(cgm_db *db, cgm_db_matrix *m, cgm_error *err
     return cgm_fail(err, CGM_EINPUT, "cgm_db_matrix_get_or_add: no database or matrix");
   int64_t id = 0;
   cgm_status s = matrix_find(db, m, &id, err);
-  if (s != CGM_OK || id > 0) {
-    if (s == CGM_OK) m->id = id;
-    return s;
+  binder b;
+  if (s == CGM_OK && id > 0) {
+    m->id = id;
+    if (!m->content_id || cgm_db__writable(db, NULL)) return CGM_OK;
+    if ((s = start(db, "UPDATE matrices SET content_id = ? WHERE id = ? AND content_id = 0", &b,
+                   err)))
+      return s;
+    b_int(&b, m->content_id);
+    b_int(&b, id);
+    return run(db, &b, "recording a matrix's content", err);
   }
+  if (s != CGM_OK) return s;
   s = cgm_db__writable(db, err);
   if (s != CGM_OK) return s;
-  binder b;
   s = start(db,
-            "INSERT INTO matrices (name, path, file_bytes, x, nnz, features) "
-            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name, file_bytes, x, nnz) DO NOTHING",
+            "INSERT INTO matrices (name, path, file_bytes, x, nnz, features, content_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name, file_bytes, x, nnz) DO NOTHING",
             &b, err);
   if (s != CGM_OK) return s;
   B_FIELD(&b, m->name);
@@ -661,6 +668,7 @@ cgm_status cgm_db_matrix_get_or_add(cgm_db *db, cgm_db_matrix *m, cgm_error *err
   b_int(&b, m->x);
   b_int(&b, m->nnz);
   B_FIELD(&b, m->features);
+  b_int(&b, m->content_id);
   s = run(db, &b, "adding a matrix", err);
   if (s == CGM_OK) s = matrix_find(db, m, &id, err);
   if (s == CGM_OK && id <= 0)
@@ -777,6 +785,7 @@ static int solve_row(sqlite3_stmt *st, void *ctx) {
   R_FIELD(&r, sv.matrix);
   R_FIELD(&r, sv.precond);
   sv.layout_on_device = r_int(&r) != 0;
+  sv.matrix_content = r_int64(&r);
   sv.disturbed = r_int(&r) != 0;
   return it->fn(&sv, it->ctx);
 }
@@ -791,7 +800,8 @@ cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx)
             "s.precision, s.exchange, s.devices, s.block, s.bx, s.gpus, s.iterations, "
             "s.converged, s.relative_residual, s.time_per_iter_s, "
             "s.predicted_time_per_iter_s, s.model, s.options, s.time_setup_s, "
-            "s.layout_bytes, m.name, s.precond, s.layout_on_device, s.disturbed FROM solves s "
+            "s.layout_bytes, m.name, s.precond, s.layout_on_device, m.content_id, s.disturbed "
+            "FROM solves s "
             "LEFT JOIN matrices m "
             "ON m.id = s.matrix_id ORDER BY s.id",
             &b, err);

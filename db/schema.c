@@ -180,18 +180,25 @@ static const char migration_6[] =
 static const char migration_7[] =
     "ALTER TABLE solves ADD COLUMN layout_on_device INTEGER NOT NULL DEFAULT 0;";
 
-/* Version 8: timings on a shared machine. A sample's spread (its timings'
+/* 8: a matrix's identity by content (cgm_cache_content_id; 0: unknown),
+ * so that a solve of the same matrix from another file, or under another
+ * name, knows its iteration count. */
+static const char migration_8[] =
+    "ALTER TABLE matrices ADD COLUMN content_id INTEGER NOT NULL DEFAULT 0;";
+
+/* Version 9: timings on a shared machine. A sample's spread (its timings'
  * median over the low quantile kept, less 1; NULL: not known) and whether
  * they settled; a solve other work held up (pipeline_solve_disturbed).
  * Older rows read as settled and undisturbed. */
-static const char migration_8[] = "ALTER TABLE samples ADD COLUMN spread REAL;\n"
+static const char migration_9[] = "ALTER TABLE samples ADD COLUMN spread REAL;\n"
                                   "ALTER TABLE samples ADD COLUMN unsettled INTEGER NOT NULL "
                                   "DEFAULT 0;\n"
                                   "ALTER TABLE solves ADD COLUMN disturbed INTEGER NOT NULL "
                                   "DEFAULT 0;";
 
-static const char *const migrations[] = {migration_1, migration_2, migration_3, migration_4,
-                                         migration_5, migration_6, migration_7, migration_8};
+static const char *const migrations[] = {migration_1, migration_2, migration_3,
+                                         migration_4, migration_5, migration_6,
+                                         migration_7, migration_8, migration_9};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == CGM_DB_SCHEMA_VERSION,
                "one migration per schema version");

@@ -24,6 +24,7 @@ typedef struct {
   int32_t n;    /* rows of A */
   int trivial;  /* b = 0: x = 0 */
   double anorm; /* max row sum of |A| */
+  double tol;   /* the relative residual to reach (cgm_solve_target) */
 } header;
 
 /* The root's matrix as scattered: A, or P A P^T and b, x0 in that order,
@@ -52,14 +53,15 @@ static cgm_status root_prepare(const cgm_csr *A, const double *b, const double *
   if (!A || !b || !x) return cgm_fail(err, CGM_EINPUT, "the MPI solve needs A, b and x on rank 0");
   if (o->backend != CGM_BACKEND_CPU)
     return cgm_fail(err, CGM_EINPUT,
-                    "the MPI solve runs on the cpu backend only (--backend cpu; "
+                    "the MPI solve runs on the cpu backend only (backend=cpu; "
                     "docs/distributed.md)");
   if (o->precision != CGM_PREC_DOUBLE)
     return cgm_fail(err, CGM_EINPUT, "the MPI solve runs in double precision only");
   if (o->precond != CGM_PRECOND_JACOBI)
     return cgm_fail(err, CGM_EINPUT,
-                    "the MPI solve is preconditioned with Jacobi only (--precond jacobi)");
-  if (o->gpus != 1) return cgm_fail(err, CGM_EINPUT, "--gpus %d needs the cuda backend", o->gpus);
+                    "the MPI solve is preconditioned with Jacobi only (precond=jacobi)");
+  if (o->gpus != 1)
+    return cgm_fail(err, CGM_EINPUT, "gpus %d: several GPUs need backend=cuda", o->gpus);
   cgm_status st = cgm_solve_check_input(A, b, x, res, err);
   if (st) return st;
   if (A->nnz > INT_MAX)
@@ -76,6 +78,7 @@ static cgm_status root_prepare(const cgm_csr *A, const double *b, const double *
     return CGM_OK;
   }
   h->anorm = cgm_solve_inf_norm(A);
+  h->tol = cgm_solve_target(o, R->bnorm);
   R->S = A;
   if (d->partition == CGM_DIST_METIS) {
     if (!(R->perm = malloc(((size_t)A->nrows + 1) * sizeof *R->perm)))
@@ -398,7 +401,7 @@ cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_root, doub
   describe(&L, bounds, size, d, res, info, threads);
   res->time_setup_s = cgm_now() - t0;
 
-  const double tol = cgm_solve_tol(o);
+  const double tol = h.tol;
   st = iterate(&L, &V, &h, tol, maxiter, res);
   /* Converged means the recomputed residual meets the target. */
   res->relative_residual = true_residual(&L, &V);

@@ -136,6 +136,6 @@ done:
 cgm_status cgm_dist_split_metis(const cgm_csr *A, int parts, int32_t *bounds, int32_t *perm,
                                 cgm_error *err) {
   return cgm_fail(err, CGM_EINPUT,
-                  "--partition metis: this build of cgmodel has no METIS (Debian: libmetis-dev)");
+                  "partition metis: this build of cgmodel has no METIS (Debian: libmetis-dev)");
 }
 #endif

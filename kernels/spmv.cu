@@ -374,8 +374,6 @@ static int elem_bytes(cgm_precision prec) {
 
 extern "C" cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_precision prec,
                                          cgm_error *err) {
-  if (n != 1 && n != 2 && n != 4 && n != 8)
-    return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
   if (bx != 1 && bx != 2 && bx != 4 && bx != 8)
     return cgm_fail(err, CGM_EINPUT, "the CUDA kernels need B_x in {1, 2, 4, 8} (got %d)", bx);
   if (n * bx > 32)

@@ -7,21 +7,6 @@
 
 #include <math.h>
 
-int cgm_block_index(int n) {
-  switch (n) {
-  case 1:
-    return 0;
-  case 2:
-    return 1;
-  case 4:
-    return 2;
-  case 8:
-    return 3;
-  default:
-    return -1;
-  }
-}
-
 /* Eq. 4 with the transaction counts of Tables 2 and 3: SpMV 2e, CG2 2x,
  * CG3 3x, CG4 9x, CG5 6x, and three reductions of x per iteration. CG1 runs
  * once before the loop and is not part of the time per iteration. */

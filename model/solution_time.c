@@ -89,7 +89,7 @@ cgm_setup_model cgm_setup_fit(const double *bytes, const double *seconds, int n,
  * 0.35 per digit and unit of x^(1/3)); it ranks configurations when nothing
  * better is known and is reported as an estimate. */
 double cgm_iterations_estimate(int64_t x, double tol) {
-  if (!(tol > 0) || tol >= 1) tol = 1e-8;
+  if (!(tol > 0) || tol >= 1) tol = CGM_DEFAULT_TOL;
   double k = 0.2 * cbrt((double)(x > 1 ? x : 1)) * log(2.0 / tol);
   if (k < 10) k = 10;
   return ceil(k);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* solve --auto: the tuner's choice among this machine's calibrated devices,
  * turned into the configuration the solver runs. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +24,9 @@ cgm_status cgm_autotune(const cgm_csr *A, const cgm_features *f, const cgm_tuner
     char adv[160], flag[32] = "";
     pipeline_cpu_advice(host, devs, ndev, o->threads > 0 ? o->threads : host->threads, adv,
                         sizeof adv);
-    if (o->threads > 0) snprintf(flag, sizeof flag, " --threads %d", o->threads);
+    if (o->threads > 0) snprintf(flag, sizeof flag, " with threads=%d", o->threads);
     snprintf(r->why, sizeof r->why,
-             "no calibration of this machine's devices%s; run 'cgmodel calibrate%s' first", adv,
+             "no calibration of this machine's devices%s; run 'cgmodel calibrate'%s first", adv,
              flag);
     return CGM_OK;
   }
@@ -39,7 +40,9 @@ cgm_status cgm_autotune(const cgm_csr *A, const cgm_features *f, const cgm_tuner
   if (c->block_jacobi) to.cusparse = false;
   cgm_candidate *cand = NULL;
   int nc = 0;
-  cgm_status st = cgm_tuner_candidates(A, f, local, nl, &to, &cand, &nc, err);
+  cgm_status st = c->plans
+                      ? cgm_tuner_price(c->plans, c->nplans, f, local, nl, &to, &cand, &nc, err)
+                      : cgm_tuner_candidates(A, f, local, nl, &to, &cand, &nc, err);
   if (st) return st;
   const int best = cgm_tuner_choose(cand, nc, local, r->why, sizeof r->why);
   if (best >= 0) {
@@ -64,4 +67,25 @@ cgm_status cgm_autotune(const cgm_csr *A, const cgm_features *f, const cgm_tuner
   }
   free(cand);
   return CGM_OK;
+}
+
+bool pipeline_auto_worth(const cgm_tuner_device *devs, int ndev, const cgm_host *host,
+                         const cgm_solve_opts *def, const cgm_csr *A, double k, double cost_s,
+                         double *bound_s) {
+  *bound_s = NAN;
+  const cgm_host_devices m = cgm_host_match(host, devs, ndev, def->threads);
+  const int d = def->backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
+  if (d < 0 || !devs[d].have[CGM_PREC_DOUBLE]) return true; /* nothing to weigh it by */
+  cgm_plan_opts po = cgm_plan_opts_default();
+  po.backend = def->backend == CGM_BACKEND_CPU ? CGM_BACKEND_CPU : CGM_BACKEND_CUDA;
+  cgm_plan p;
+  cgm_error e = {0};
+  if (cgm_plan_uniform(A->nrows, (double)A->nnz, &po, &p, &e)) return true;
+  const double t = cgm_refined_time(&devs[d].model[CGM_PREC_DOUBLE], &p);
+  const double total = cgm_setup_time(&devs[d].setup, (double)p.device_bytes) + k * t;
+  if (!isfinite(total)) return true;
+  /* no configuration's iterations take less than CGM_AUTO_FLOOR of the
+   * default's, and its setup at best nothing */
+  *bound_s = total - CGM_AUTO_FLOOR * k * t;
+  return cost_s < *bound_s;
 }

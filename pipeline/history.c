@@ -172,36 +172,54 @@ void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev) {
   free(h.v);
 }
 
-double pipeline_known_iterations(cgm_db *db, const char *name, int64_t file_bytes,
-                                 const cgm_features *f, double tol) {
-  cgm_db_matrix m;
-  memset(&m, 0, sizeof m);
-  snprintf(m.name, sizeof m.name, "%s", name);
-  m.file_bytes = file_bytes;
-  m.x = f->x;
-  m.nnz = f->nnz;
+/* K grows with log(1 / tol) (cgm_iterations_estimate): a count recorded at
+ * tol_rec, taken to tol. */
+static double scale_tol(double k, double tol_rec, double tol) {
+  return k * log(2.0 / tol) / log(2.0 / tol_rec);
+}
+
+/* Whether solve s is of matrix m: by content where both know it, else by
+ * the id its name, size and counts found. */
+static bool of_matrix(const cgm_db_solve *s, const cgm_db_matrix *m) {
+  if (m->content_id && s->matrix_content) return s->matrix_content == m->content_id;
+  return m->id > 0 && s->matrix_id == m->id;
+}
+
+pipeline_known pipeline_known_iterations(cgm_db *db, const cgm_db_matrix *matrix, double tol) {
+  pipeline_known out = {0};
+  cgm_db_matrix m = *matrix;
   history h = {0};
   cgm_error e = {0};
   if (!db || cgm_db_solves(db, take, &h, &e) || h.oom) {
     free(h.v);
-    return 0;
+    return out;
   }
   /* the matrix's id, without adding it: the solves name it by id */
-  const int64_t id = cgm_db_matrix_find(db, &m, &e) == CGM_OK ? m.id : 0;
-  double best = 0;
-  for (int i = 0; id > 0 && i < h.n; i++) {
+  m.id = cgm_db_matrix_find(db, &m, &e) == CGM_OK ? m.id : 0;
+  /* per precision (double and single alike; mixed): the count at the
+   * nearest recorded tolerance (exact when equal), the least of equals */
+  double best[2] = {0, 0}, dist[2] = {INFINITY, INFINITY}, at[2] = {0, 0};
+  for (int i = 0; i < h.n; i++) {
     const cgm_db_solve *s = &h.v[i];
-    if (s->matrix_id != id || !s->converged || s->iterations <= 0 || !same_tol(solve_tol(s), tol) ||
-        !jacobi(s))
+    const double ts = solve_tol(s);
+    if (!of_matrix(s, &m) || !s->converged || s->iterations <= 0 || !(ts > 0) || !jacobi(s))
       continue;
-    /* double's count (single takes as many steps; mixed is scaled by the
-     * ratio, so its own count is not double's) */
-    const double k = s->iterations;
-    if (!strcmp(s->precision, "mixed")) continue;
-    if (best == 0 || k < best) best = k;
+    const int p = !strcmp(s->precision, "mixed");
+    const double d = fabs(log(ts / tol));
+    if (d < dist[p] - 1e-9 || (d <= dist[p] + 1e-9 && s->iterations < best[p]))
+      best[p] = s->iterations, dist[p] = d, at[p] = ts;
   }
   free(h.v);
-  return best;
+  const double ratio = best[0] > 0 && best[1] > 0 && same_tol(at[0], at[1]) ? best[1] / best[0] : 0;
+  out.mixed_ratio = ratio;
+  if (best[0] > 0) {
+    out.k = ceil(scale_tol(best[0], at[0], tol));
+    out.exact = same_tol(at[0], tol);
+  } else if (best[1] > 0) { /* mixed alone: double's by the ratio learned elsewhere */
+    const double r = mixed_ratio(&h);
+    out.k = ceil(scale_tol(best[1], at[1], tol) / (r > 0 ? r : 1.0));
+  }
+  return out;
 }
 
 /* A run of the real iteration tells more than the size: Jacobi CG in
@@ -221,20 +239,15 @@ double pipeline_known_iterations(cgm_db *db, const char *name, int64_t file_byte
 enum { PROBE_MIN = 50, PROBE_MAX = 3000, PROBE_REACH = 20 };
 #define PROBE_NNZ 2000000
 
-typedef struct {
-  double *r; /* the relative residual at each step */
-  int n, cap;
-} probe_history;
-
 static void probe_watch(void *ctx, int iteration, double relative_residual) {
-  probe_history *h = ctx;
+  pipeline_probe *h = ctx;
   if (iteration < 0 || iteration >= h->cap) return;
   h->r[iteration] = relative_residual;
   if (iteration + 1 > h->n) h->n = iteration + 1;
 }
 
 /* K extrapolated from the watched steps 0 .. n-1 (n > 10); 0: none. */
-static double probe_extrapolate(const probe_history *h, double tol) {
+static double probe_extrapolate(const pipeline_probe *h, double tol) {
   const int z = h->n - 1, a = h->n / 2;
   double least = INFINITY, sx = 0, sy = 0, sxx = 0, sxy = 0, first = NAN;
   int m = 0;
@@ -254,16 +267,25 @@ static double probe_extrapolate(const probe_history *h, double tol) {
   return k > (double)PROBE_REACH * h->n ? 0 : (k > z ? k : z);
 }
 
-double pipeline_probe_iterations(const cgm_csr *A, double tol, double budget) {
-  if (A->nnz > PROBE_NNZ || A->nrows < 1 || A->nrows != A->ncols || A->nnz < 1) return 0;
+double pipeline_probe_k(const pipeline_probe *h, double tol) {
+  for (int i = 0; i < h->n; i++) /* reached within the run: K is known */
+    if (h->r[i] > 0 && h->r[i] <= tol) return i;
+  const double k = h->n > 10 ? probe_extrapolate(h, tol) : 0;
+  return k > 0 && isfinite(k) ? ceil(k) : 0;
+}
+
+bool pipeline_probe_run(const cgm_csr *A, double tol, double budget, pipeline_probe *h) {
+  memset(h, 0, sizeof *h);
+  if (A->nnz > PROBE_NNZ || A->nrows < 1 || A->nrows != A->ncols || A->nnz < 1) return false;
   double steps = budget / (double)A->nnz;
   const int M = steps > PROBE_MAX ? PROBE_MAX : (steps < PROBE_MIN ? PROBE_MIN : (int)steps);
   double *ones = malloc(((size_t)A->nrows + 1) * sizeof *ones);
   double *b = malloc(((size_t)A->nrows + 1) * sizeof *b);
   double *x = calloc((size_t)A->nrows + 1, sizeof *x);
-  probe_history h = {calloc((size_t)M + 2, sizeof(double)), 0, M + 2};
-  double k = 0;
-  if (ones && b && x && h.r) {
+  h->r = calloc((size_t)M + 2, sizeof(double));
+  h->cap = M + 2;
+  bool ran = false;
+  if (ones && b && x && h->r) {
     for (int32_t i = 0; i < A->nrows; i++) ones[i] = 1.0;
     cgm_csr_spmv(A, ones, b);
     cgm_solve_opts o = cgm_solve_opts_default();
@@ -271,16 +293,26 @@ double pipeline_probe_iterations(const cgm_csr *A, double tol, double budget) {
     o.tol = tol;
     o.maxiter = M;
     o.monitor = probe_watch;
-    o.monitor_ctx = &h;
+    o.monitor_ctx = h;
     o.monitor_every = 1;
     cgm_solve_result r;
     cgm_error e = {0};
     const cgm_status st = cgm_solve(A, b, x, &o, &r, &e);
-    if (st == CGM_OK)
-      k = r.iterations; /* converged within the run: K is known */
-    else if (st == CGM_ENOCONV && r.iterations == M && h.n > 10)
-      k = probe_extrapolate(&h, tol);
+    /* a run that stopped early (not converged, not at the cap) says nothing */
+    ran = st == CGM_OK || (st == CGM_ENOCONV && r.iterations == M);
+    if (st == CGM_OK && h->n < h->cap) h->r[h->n - 1] = fmin(h->r[h->n - 1], r.relative_residual);
   }
-  free(ones), free(b), free(x), free(h.r);
-  return k > 0 && isfinite(k) ? ceil(k) : 0;
+  free(ones), free(b), free(x);
+  if (!ran) {
+    free(h->r);
+    memset(h, 0, sizeof *h);
+  }
+  return ran;
+}
+
+double pipeline_probe_iterations(const cgm_csr *A, double tol, double budget) {
+  pipeline_probe h;
+  const double k = pipeline_probe_run(A, tol, budget, &h) ? pipeline_probe_k(&h, tol) : 0;
+  free(h.r);
+  return k;
 }

@@ -111,7 +111,7 @@ void pipeline_cpu_advice(const cgm_host *h, const cgm_tuner_device *devs, int co
   out[0] = '\0';
   for (int i = 0; i < count; i++)
     if (devs[i].is_cpu && cgm_same_cpu(devs[i].name, h->cpu) && devs[i].threads != threads) {
-      snprintf(out, n, "; calibration %lld of this CPU ran %d thread%s: it serves --threads %d",
+      snprintf(out, n, "; calibration %lld of this CPU ran %d thread%s: it serves threads=%d",
                (long long)devs[i].calibration_id, devs[i].threads, devs[i].threads == 1 ? "" : "s",
                devs[i].threads);
       return;

@@ -101,6 +101,8 @@ cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm) {
   cJSON *blocks = cJSON_AddArrayToObject(o, "blocks");
   for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
     const cgm_block_features *bf = &f->block[b];
+    if (bf->n != cgm_block_sizes[b])
+      continue; /* not counted (a solve's record keeps the one run) */
     cJSON *e = cJSON_CreateObject();
     cJSON_AddNumberToObject(e, "N", bf->n);
     cJSON_AddNumberToObject(e, "blocks", (double)bf->blocks);
@@ -157,6 +159,7 @@ cgm_gpu_opts cgm_gpu_opts_from_json(const cJSON *j) {
 cJSON *cgm_solve_opts_json(const cgm_solve_opts *o) {
   cJSON *j = cJSON_CreateObject();
   cJSON_AddNumberToObject(j, "tol", cgm_solve_tol(o));
+  if (o->atol > 0) cJSON_AddNumberToObject(j, "atol", o->atol);
   cJSON_AddNumberToObject(j, "maxiter", o->maxiter);
   cJSON_AddNumberToObject(j, "check_every", o->check_every);
   cJSON_AddNumberToObject(j, "threads", o->threads);

@@ -45,23 +45,18 @@ bool pipeline_solve_disturbed(cgm_db *db, const cgm_solve_opts *o, const cgm_sol
   return true;
 }
 
-cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *path,
-                            int64_t file_bytes, const cgm_features *f, const cgm_solve_opts *o,
-                            const cgm_solve_result *r, double predicted, int64_t calibration_id,
-                            cgm_error *err) {
-  cgm_db_matrix m;
-  memset(&m, 0, sizeof m);
-  snprintf(m.name, sizeof m.name, "%s", matrix_name);
-  snprintf(m.path, sizeof m.path, "%s", path ? path : "");
-  m.file_bytes = file_bytes;
-  m.x = f->x;
-  m.nnz = f->nnz;
-  json_text(cgm_features_json(f, NULL), m.features, sizeof m.features);
-  cgm_status st = cgm_db_matrix_get_or_add(db, &m, err);
+/* The solve of matrix m (its features f) beside its prediction. */
+static cgm_status record(cgm_db *db, cgm_db_matrix *m, const cgm_features *f,
+                         const cgm_solve_opts *o, const cgm_solve_result *r, double predicted,
+                         int64_t calibration_id, cgm_error *err) {
+  m->x = f->x;
+  m->nnz = f->nnz;
+  json_text(cgm_features_json(f, NULL), m->features, sizeof m->features);
+  cgm_status st = cgm_db_matrix_get_or_add(db, m, err);
   if (st) return st;
   cgm_db_solve s;
   memset(&s, 0, sizeof s);
-  s.matrix_id = m.id;
+  s.matrix_id = m->id;
   s.calibration_id = calibration_id > 0 ? calibration_id : 0;
   snprintf(s.backend, sizeof s.backend, "%s", cgm_backend_name(o->backend));
   snprintf(s.precision, sizeof s.precision, "%s", cgm_precision_name(o->precision));
@@ -94,11 +89,28 @@ cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *pat
   return cgm_db_solve_add(db, &s, err);
 }
 
-cgm_status pipeline_record_file(cgm_db *db, const char *path, const cgm_features *f,
-                                const cgm_solve_opts *o, const cgm_solve_result *r,
-                                double predicted, int64_t calibration_id, cgm_error *err) {
+cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *path,
+                            int64_t file_bytes, const cgm_features *f, const cgm_solve_opts *o,
+                            const cgm_solve_result *r, double predicted, int64_t calibration_id,
+                            cgm_error *err) {
+  cgm_db_matrix m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "%s", matrix_name);
+  snprintf(m.path, sizeof m.path, "%s", path ? path : "");
+  m.file_bytes = file_bytes;
+  return record(db, &m, f, o, r, predicted, calibration_id, err);
+}
+
+cgm_status pipeline_record_file(cgm_db *db, const char *path, uint64_t content_id,
+                                const cgm_features *f, const cgm_solve_opts *o,
+                                const cgm_solve_result *r, double predicted, int64_t calibration_id,
+                                cgm_error *err) {
   struct stat sb;
-  return cgm_record_solve(db, pipeline_file_name(path), path,
-                          stat(path, &sb) == 0 ? (int64_t)sb.st_size : 0, f, o, r, predicted,
-                          calibration_id, err);
+  cgm_db_matrix m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "%s", pipeline_file_name(path));
+  snprintf(m.path, sizeof m.path, "%s", path);
+  m.file_bytes = stat(path, &sb) == 0 ? (int64_t)sb.st_size : 0;
+  m.content_id = (int64_t)content_id;
+  return record(db, &m, f, o, r, predicted, calibration_id, err);
 }

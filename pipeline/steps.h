@@ -10,10 +10,13 @@
 #include "cgmodel/pipeline.h"
 
 /* cgm_record_solve of the matrix file at path: named by its file name, with
- * its size (0 when it cannot be seen). */
-cgm_status pipeline_record_file(cgm_db *db, const char *path, const cgm_features *f,
-                                const cgm_solve_opts *o, const cgm_solve_result *r,
-                                double predicted, int64_t calibration_id, cgm_error *err);
+ * its size (0 when it cannot be seen), and known by its content
+ * (cgm_cache_content_id; 0: unknown). f holds the block sizes counted so
+ * far: a record computes no more. */
+cgm_status pipeline_record_file(cgm_db *db, const char *path, uint64_t content_id,
+                                const cgm_features *f, const cgm_solve_opts *o,
+                                const cgm_solve_result *r, double predicted, int64_t calibration_id,
+                                cgm_error *err);
 
 /* Whether a solve's time per iteration is implausible, other work having
  * held it up (why says how): a CPU's that is a whole number of scheduler
@@ -42,7 +45,7 @@ int pipeline_local_devices(const cgm_tuner_device *devs, cgm_host_devices m, boo
                            bool cpu, cgm_tuner_device out[2], int index[2]);
 
 /* Where no calibration of this CPU ran `threads` threads: "; calibration
- * K of this CPU ran T threads: it serves --threads T" (the newest such),
+ * K of this CPU ran T threads: it serves threads=T" (the newest such),
  * else "". */
 void pipeline_cpu_advice(const cgm_host *h, const cgm_tuner_device *devs, int count, int threads,
                          char *out, size_t n);
@@ -52,13 +55,78 @@ void pipeline_cpu_advice(const cgm_host *h, const cgm_tuner_device *devs, int co
  * nothing); the double-precision iteration count of a converged solve of
  * this matrix at tol (0: none recorded). */
 void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev);
-double pipeline_known_iterations(cgm_db *db, const char *name, int64_t file_bytes,
-                                 const cgm_features *f, double tol);
+typedef struct pipeline_known {
+  double k;           /* double precision's K to tol; 0: no recorded solve of the matrix */
+  bool exact;         /* recorded in double at this tolerance (else scaled: by log(2 / tol)
+                         from the nearest tolerance recorded, and from mixed's count by the
+                         mixed ratio) */
+  double mixed_ratio; /* mixed's K over double's on this very matrix (0: not both recorded) */
+} pipeline_known;
+pipeline_known pipeline_known_iterations(cgm_db *db, const cgm_db_matrix *m, double tol);
 /* Double precision's K to tol from a CPU run of Jacobi CG (b = A * ones)
  * of about budget / nnz steps (50 to 3000: budget 0 for the least) on
  * matrices where that is cheap (0: not probed, or no progress); exact when
  * it converges within them (history.c). */
 double pipeline_probe_iterations(const cgm_csr *A, double tol, double budget);
+/* The probe's run itself: the relative residual at each step (r[0 .. n-1],
+ * malloc'ed), false when it did not run or said nothing; pipeline_probe_k reads K to any tolerance
+ * from it (exact where the run reached it, else extrapolated; 0: no estimate). */
+typedef struct {
+  double *r;
+  int n, cap;
+} pipeline_probe;
+bool pipeline_probe_run(const cgm_csr *A, double tol, double budget, pipeline_probe *h);
+double pipeline_probe_k(const pipeline_probe *h, double tol);
+/* K, double precision's iterations to q->tol (iterations.c): the hint
+ * (> 0), else recorded solves of the matrix (pipeline_known_iterations: by
+ * content, cgm_cache_content_id, else by its file's name and size), else
+ * the probe's run kept beside q->cache's entry, else a probe run now
+ * (q->budget < 0: none; its run is kept); 0 when none knows (the caller
+ * estimates). src gets "hint", "database", "probe" or "estimate";
+ * *mixed_ratio (may be NULL) mixed's K over double's recorded on this
+ * matrix (0: unknown). */
+typedef struct pipeline_k_query {
+  cgm_db *db; /* NULL: none */
+  const cgm_csr *A;
+  const char *path;              /* the matrix file (NULL: a matrix in memory) */
+  const cgm_cache_report *cache; /* its cache entry (NULL: none) */
+  double tol, hint, budget;
+} pipeline_k_query;
+double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, double *mixed_ratio);
+
+/* What --auto's analysis costs where nothing of it is kept yet: the
+ * tuner's plans, one walk of the block pattern per block size, about this
+ * long per stored entry (measured: 0.31 s at 14.6M entries and 0.67-0.79 s
+ * at 49M on a 16-core H200 node, 2026-11-29). */
+#define CGM_AUTO_S_PER_NNZ 20e-9
+/* The least fraction of the default's time per iteration any configuration
+ * reaches: single-precision values at half the bytes and blocks of N > 1 at
+ * a fraction of the index bytes (a measured best is 0.5-0.66). */
+#define CGM_AUTO_FLOOR 0.35
+/* Whether --auto's analysis (cost_s) can pay for itself: the most any
+ * configuration could save (*bound_s) against the default def (its
+ * predicted setup and k iterations on the uniform plan of A's size, the
+ * calibrated device of this host: no pass over A) is more than it. True
+ * when nothing calibrated says otherwise (*bound_s NaN). */
+bool pipeline_auto_worth(const cgm_tuner_device *devs, int ndev, const cgm_host *host,
+                         const cgm_solve_opts *def, const cgm_csr *A, double k, double cost_s,
+                         double *bound_s);
+
+/* The tuner's plans of a matrix, kept beside its cache entry (plans.c):
+ * read back when what was kept covers max_gpus and exchanges (cached set),
+ * else counted (cgm_tuner_plans) when `count` (else none: plans NULL);
+ * pipeline_plans_keep stores counted ones once the entry is written.
+ * plans is malloc'ed. */
+typedef struct pipeline_plan_set {
+  cgm_tuner_plan *plans;
+  int count, max_gpus;
+  unsigned exchanges;
+  bool cached;
+} pipeline_plan_set;
+cgm_status pipeline_plans(const cgm_csr *A, const cgm_cache_report *cache, int max_gpus,
+                          unsigned exchanges, bool count, pipeline_plan_set *set, cgm_error *err);
+void pipeline_plans_keep(const cgm_cache_report *cache, const pipeline_plan_set *set);
+
 /* The probe's budget where K decides between devices (--auto, validate
  * --total): 1e8 entries read, about 0.05 s on a 16-core host, what the
  * largest matrix probed took before. */

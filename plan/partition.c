@@ -68,8 +68,6 @@ cgm_status cgm_partition_lengths(const int32_t *len, int32_t nb, int parts, int 
 
 cgm_status cgm_partition(const cgm_csr *A, int n, int parts, int align, int32_t *bounds,
                          cgm_error *err) {
-  if (n != 1 && n != 2 && n != 4 && n != 8)
-    return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
   int32_t nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
   if (parts < 1 || parts == 1 || parts > CGM_MAX_GPUS)
     return cgm_partition_lengths(NULL, nb, parts, align, bounds, err);

@@ -38,39 +38,26 @@ cgm_plan_opts cgm_plan_opts_default(void) {
   return o;
 }
 
+/* What a plan needs of its options to be built at all: a plan of a
+ * settled solve (cgm_solve_opts_settle) is not checked again. */
 static cgm_status check_opts(const cgm_plan_opts *o, cgm_error *err) {
-  if ((unsigned)o->backend > CGM_BACKEND_CUSPARSE)
-    return cgm_fail(err, CGM_EINPUT, "unknown backend %d", (int)o->backend);
-  if ((unsigned)o->precision >= CGM_NPRECISIONS)
-    return cgm_fail(err, CGM_EINPUT, "unknown precision %d", (int)o->precision);
-  if ((unsigned)o->exchange >= CGM_NEXCHANGES)
-    return cgm_fail(err, CGM_EINPUT, "unknown exchange %d", (int)o->exchange);
-  const int n = o->layout.n;
-  if (n != 1 && n != 2 && n != 4 && n != 8)
-    return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
-  if (o->gpus < 1)
-    return cgm_fail(err, CGM_EINPUT, "number of GPUs must be >= 1 (got %d)", o->gpus);
-  if (o->gpus > CGM_MAX_GPUS)
-    return cgm_fail(err, CGM_EINPUT, "--gpus %d: at most %d GPUs are supported", o->gpus,
-                    CGM_MAX_GPUS);
-  if (o->gpus > 1 && o->backend != CGM_BACKEND_CUDA)
-    return cgm_fail(err, CGM_EINPUT, "--gpus %d needs the cuda backend", o->gpus);
-  if (o->precision == CGM_PREC_MIXED && o->backend == CGM_BACKEND_CUSPARSE)
-    return cgm_fail(err, CGM_EINPUT,
-                    "mixed precision runs our kernels: use --backend cuda or cpu with it");
-  if (o->precision == CGM_PREC_MIXED && o->gpus > 1)
-    return cgm_fail(err, CGM_EINPUT,
-                    "mixed precision runs on one GPU (--gpus 1) or the CPU; on %d GPUs use "
-                    "double precision",
-                    o->gpus);
-  return CGM_OK;
+  if (o->settled) return CGM_OK;
+  if ((unsigned)o->backend > CGM_BACKEND_CUSPARSE || (unsigned)o->precision >= CGM_NPRECISIONS ||
+      (unsigned)o->exchange >= CGM_NEXCHANGES)
+    return cgm_fail(err, CGM_EINPUT, "backend %d, precision %d, exchange %d: not a configuration",
+                    (int)o->backend, (int)o->precision, (int)o->exchange);
+  cgm_status st = cgm_block_check(o->layout.n, "block", err);
+  if (!st && (o->gpus < 1 || o->gpus > CGM_MAX_GPUS))
+    st = cgm_fail(err, CGM_EINPUT, "gpus %d: not in 1..%d", o->gpus, CGM_MAX_GPUS);
+  if (!st && o->gpus > 1 && o->backend != CGM_BACKEND_CUDA)
+    st = cgm_fail(err, CGM_EINPUT, "gpus %d: several GPUs need backend=cuda (backend is %s)",
+                  o->gpus, cgm_backend_name(o->backend));
+  return st;
 }
 
 static cgm_status pattern_make(const cgm_csr *A, int n, bool columns, cgm_plan_pattern **out,
                                cgm_error *err) {
   *out = NULL;
-  if (n != 1 && n != 2 && n != 4 && n != 8)
-    return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
   cgm_plan_pattern *pt = calloc(1, sizeof *pt);
   if (!pt) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
   pt->n = n;
@@ -408,6 +395,31 @@ cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p, 
   oo.features = NULL; /* another layout: counted */
   oo.skip_sectors = false;
   return cgm_plan_make(A, &oo, p, err);
+}
+
+cgm_status cgm_plan_device_csr(int32_t nrows, int64_t nnz, const cgm_plan_opts *o, cgm_plan *p,
+                               cgm_error *err) {
+  memset(p, 0, sizeof *p);
+  cgm_status st = check_opts(o, err);
+  if (st) return st;
+  if (o->backend != CGM_BACKEND_CUDA || o->gpus != 1 || o->layout.n != 1)
+    return cgm_fail(err, CGM_EINPUT,
+                    "a matrix in GPU memory is planned for the cuda backend on one GPU at block "
+                    "size 1");
+  if (nrows < 0 || nnz < 0)
+    return cgm_fail(err, CGM_EINPUT, "a CSR of %d rows and %lld nonzeros", nrows, (long long)nnz);
+  p->o = *o;
+  p->o.features = NULL;
+  if ((st = cgm_bcsr_params_check(&p->o.layout, err))) return st;
+  p->nrows = p->nb = nrows;
+  p->nnz = nnz;
+  p->nseg = 1;
+  p->bounds[1] = p->seg[0].b1 = nrows;
+  p->seg[0].rows = p->seg[0].v_len = nrows;
+  p->seg[0].nparts = 1;
+  p->seg[0].longest = -1; /* not known here */
+  cgm_plan_set_precision(p, o->precision);
+  return CGM_OK;
 }
 
 cgm_status cgm_plan_uniform(double x, double e, const cgm_plan_opts *o, cgm_plan *p,

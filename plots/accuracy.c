@@ -87,193 +87,242 @@ static void key_add(key_entry *k, int *nk, const char *title, int style, double 
   (*nk)++;
 }
 
-cgm_status cgm_plot_accuracy(cgm_db *db, const cgm_accplot_opts *ao, const cgm_plot_opts *o,
-                             cgm_plot_files *files, cgm_error *err) {
-  plot_job J;
-  cgm_status st = plot_begin(&J, o, "accuracy.gp", files, err);
+/* The solves and what the picture shows of them. */
+typedef struct {
+  solves S;
+  int ng, *color, *pt;        /* groups: colour (block size) and point type (marker) */
+  key_entry *keys;            /* the block sizes' (S.n at most), then the markers' */
+  int nblock_keys, nkeys;     /* (the markers' count) */
+  double sum_all, lo, hi;     /* the sum of the relative errors; the range of both axes */
+  const cgm_db_solve **worst; /* the nworst largest relative errors first */
+  int nworst;
+} acc_build;
+
+static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#7f7f7f"};
+
+/* One group's key titles and styles: colour by block size, marker by
+ * backend, precision and GPU count (in order of appearance). */
+static void acc_group_keys(acc_build *B, int i, int k) {
+  static const int marker_pts[] = {7, 5, 9, 13, 11, 6, 4, 8, 12, 10, 1, 2, 3};
+  const cgm_db_solve *g = &B->S.v[i];
+  key_entry *block_keys = B->keys, *marker_keys = B->keys + B->S.n;
+  char who[64];
+  if (!strcmp(g->backend, "cpu"))
+    snprintf(who, sizeof who, "CPU, %s", g->precision);
+  else if (!strcmp(g->backend, "cuda"))
+    snprintf(who, sizeof who, "%s, %s, %d GPU%s", g->backend, g->precision, g->gpus,
+             g->gpus > 1 ? "s" : "");
+  else
+    snprintf(who, sizeof who, "%s, %s%s", g->backend, g->precision,
+             g->gpus > 1 ? " (several GPUs)" : "");
+  const int bi = cgm_block_index(g->block);
+  B->color[B->ng] = bi < 0 ? 4 : bi;
+  int mk = 0;
+  while (mk < B->nkeys && strcmp(marker_keys[mk].title, who)) mk++;
+  B->pt[B->ng] = marker_pts[mk % (int)(sizeof marker_pts / sizeof *marker_pts)];
+  char bt[32];
+  snprintf(bt, sizeof bt, "%d×%d", g->block, g->block);
+  for (int q = i; q < k; q++) {
+    key_add(block_keys, &B->nblock_keys, bt, B->color[B->ng], rel_err(&B->S.v[q]));
+    key_add(marker_keys, &B->nkeys, who, B->pt[B->ng], rel_err(&B->S.v[q]));
+  }
+}
+
+/* FILE-solves.dat: one index block a group (backend, precision, GPU count,
+ * block size), and the groups' styles and key entries. */
+static cgm_status acc_solves(plot_job *J, acc_build *B, const char *db_path, cgm_error *err) {
+  solves *S = &B->S;
+  B->color = calloc((size_t)S->n, sizeof *B->color);
+  B->pt = calloc((size_t)S->n, sizeof *B->pt);
+  B->keys = calloc((size_t)2 * S->n, sizeof *B->keys);
+  if (!B->color || !B->pt || !B->keys) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  FILE *fd;
+  cgm_status st = plot_data_open(J, "solves", &fd, err);
   if (st) return st;
-  solves S = {0};
-  S.calibration_id = ao ? ao->calibration_id : 0;
-  const int label_worst = ao && ao->label_worst > 0 ? ao->label_worst : 0;
-  FILE *fd = NULL, *fw = NULL, *gp = NULL;
-  char rd[600], rw[600] = "";
-  key_entry *keys = NULL;
-  const cgm_db_solve **worst = NULL;
-  int nkeys = 0;
-  if ((st = cgm_db_solves(db, take_solve, &S, err))) goto out;
-  if (S.n == 0 && S.calibration_id > 0) {
-    st = cgm_fail(err, CGM_EINPUT,
-                  "no solve in %s has a prediction from calibration %lld (see 'cgmodel db solves "
-                  "--json': calibration_id)",
-                  cgm_db_path(db), (long long)S.calibration_id);
-    goto out;
-  }
-  if (S.n == 0) {
-    st = cgm_fail(err, CGM_EINPUT,
-                  "no solve in %s has a prediction: run 'cgmodel calibrate', then 'cgmodel solve' "
-                  "(or 'cgmodel validate')",
-                  cgm_db_path(db));
-    goto out;
-  }
-  qsort(S.v, S.n, sizeof *S.v, cmp_solve);
-  bool one_prec = true;
-  for (int i = 1; i < S.n; i++) one_prec &= !strcmp(S.v[i].precision, S.v[0].precision);
-  if (!(fd = plot_data_open(&J, "solves.dat", rd, sizeof rd, err))) {
-    st = err && err->code ? err->code : CGM_ERUNTIME;
-    goto out;
-  }
   fprintf(
       fd,
       "# cgmodel plot accuracy: every solve of %s with a prediction, one index block per group\n",
-      cgm_db_path(db));
-  if (S.calibration_id > 0)
-    fprintf(fd, "# only the solves predicted from calibration %lld\n", (long long)S.calibration_id);
+      db_path);
+  if (S->calibration_id > 0)
+    fprintf(fd, "# only the solves predicted from calibration %lld\n",
+            (long long)S->calibration_id);
   fprintf(fd, "# relative error = |predicted - measured| / measured\n");
-  /* Group by group: index block, title, style. */
-  int ng = 0;
-  double sum_all = 0, lo = INFINITY, hi = 0;
-  int *color = calloc((size_t)S.n, sizeof *color), *pt = calloc((size_t)S.n, sizeof *pt);
-  keys = calloc((size_t)2 * S.n, sizeof *keys);
-  if (!color || !pt || !keys) {
-    free(color);
-    free(pt);
-    st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
-    goto out;
-  }
-  /* Markers: one per (backend, precision, GPU count), in order of appearance. */
-  static const int marker_pts[] = {7, 5, 9, 13, 11, 6, 4, 8, 12, 10, 1, 2, 3};
-  static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#7f7f7f"};
-  key_entry *block_keys = keys, *marker_keys = keys + S.n;
-  int nblock_keys = 0;
-  for (int i = 0; i < S.n;) {
+  B->lo = INFINITY;
+  B->hi = 0;
+  for (int i = 0; i < S->n;) {
     int k = i;
     double sum = 0;
-    while (k < S.n && same_group(&S.v[k], &S.v[i])) sum += rel_err(&S.v[k++]);
-    const cgm_db_solve *g = &S.v[i];
-    if (ng) fputs("\n\n", fd);
+    while (k < S->n && same_group(&S->v[k], &S->v[i])) sum += rel_err(&S->v[k++]);
+    const cgm_db_solve *g = &S->v[i];
+    if (B->ng) fputs("\n\n", fd);
     fprintf(fd,
             "# group %d: backend %s precision %s block %d gpus %d: %d solves, average relative "
             "error %.4f\n",
-            ng, g->backend, g->precision, g->block, g->gpus, k - i, sum / (k - i));
+            B->ng, g->backend, g->precision, g->block, g->gpus, k - i, sum / (k - i));
     fprintf(fd, "# measured_s predicted_s rel_error block gpus solve_id matrix_id matrix\n");
     for (int q = i; q < k; q++) {
-      const cgm_db_solve *s = &S.v[q];
+      const cgm_db_solve *s = &S->v[q];
       fprintf(fd, "%.9g %.9g %.6g %d %d %lld %lld ", s->time_per_iter_s,
               s->predicted_time_per_iter_s, rel_err(s), s->block, s->gpus, (long long)s->id,
               (long long)s->matrix_id);
       gp_string(fd, s->matrix);
       fputc('\n', fd);
-      const double v[2] = {s->time_per_iter_s, s->predicted_time_per_iter_s};
-      for (int c = 0; c < 2; c++) {
-        if (v[c] < lo) lo = v[c];
-        if (v[c] > hi) hi = v[c];
-      }
+      B->lo = fmin(B->lo, fmin(s->time_per_iter_s, s->predicted_time_per_iter_s));
+      B->hi = fmax(B->hi, fmax(s->time_per_iter_s, s->predicted_time_per_iter_s));
     }
-    char who[64];
-    if (!strcmp(g->backend, "cpu"))
-      snprintf(who, sizeof who, "CPU, %s", g->precision);
-    else if (!strcmp(g->backend, "cuda"))
-      snprintf(who, sizeof who, "%s, %s, %d GPU%s", g->backend, g->precision, g->gpus,
-               g->gpus > 1 ? "s" : "");
-    else
-      snprintf(who, sizeof who, "%s, %s%s", g->backend, g->precision,
-               g->gpus > 1 ? " (several GPUs)" : "");
-    /* colour: block size; marker: backend, precision and GPU count */
-    int bi = cgm_block_index(g->block);
-    color[ng] = bi < 0 ? 4 : bi;
-    int mk = 0;
-    while (mk < nkeys && strcmp(marker_keys[mk].title, who)) mk++;
-    pt[ng] = marker_pts[mk % (int)(sizeof marker_pts / sizeof *marker_pts)];
-    char bt[32];
-    snprintf(bt, sizeof bt, "%d×%d", g->block, g->block);
-    for (int q = i; q < k; q++) {
-      key_add(block_keys, &nblock_keys, bt, color[ng], rel_err(&S.v[q]));
-      key_add(marker_keys, &nkeys, who, pt[ng], rel_err(&S.v[q]));
-    }
-    sum_all += sum;
-    ng++;
+    acc_group_keys(B, i, k);
+    B->sum_all += sum;
+    B->ng++;
     i = k;
   }
-  st = plot_data_close(&J, fd, rd, err);
-  fd = NULL;
-  /* --label-worst K: the K points farthest from y = x, named. */
-  const int nworst = label_worst < S.n ? label_worst : S.n;
-  if (!st && nworst > 0) {
-    worst = malloc(sizeof *worst * (size_t)S.n);
-    if (!worst) st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
-    for (int i = 0; !st && i < S.n; i++) worst[i] = &S.v[i];
-    if (!st) qsort(worst, (size_t)S.n, sizeof *worst, cmp_worst);
-    if (!st && !(fw = plot_data_open(&J, "worst.dat", rw, sizeof rw, err)))
-      st = err && err->code ? err->code : CGM_ERUNTIME;
-    if (!st) {
-      fprintf(fw, "# cgmodel plot accuracy: the %d solve%s of largest relative error\n", nworst,
-              nworst > 1 ? "s" : "");
-      fprintf(fw, "# measured_s predicted_s rel_error solve_id label\n");
-      for (int i = 0; i < nworst; i++) {
-        const cgm_db_solve *w = worst[i];
-        char label[200];
-        snprintf(label, sizeof label, "%s (%d×%d, %+.0f%%)", w->matrix[0] ? w->matrix : "?",
-                 w->block, w->block, 100 * (w->predicted_time_per_iter_s / w->time_per_iter_s - 1));
-        fprintf(fw, "%.9g %.9g %.6g %lld ", w->time_per_iter_s, w->predicted_time_per_iter_s,
-                rel_err(w), (long long)w->id);
-        gp_string(fw, label);
-        fputc('\n', fw);
+  B->lo /= 1.6; /* room around the points */
+  B->hi *= 1.6;
+  return plot_file_close(J, fd, err);
+}
+
+/* Where the worst points' labels go (y, log10 seconds): beside their point,
+ * each moved down a line at a time while it would cover a label placed
+ * before it (the same matrix twice, close points). The plot's side in
+ * pixels is estimated from the picture's size (the key takes the right of
+ * it), a line and a character from the labels' font. */
+static void place_labels(const plot_job *J, const acc_build *B, char (*label)[200], double *ly) {
+  const double side = fmin(J->height - 110.0, J->width * 0.62);
+  const double per_px = log10(B->hi / B->lo) / (side > 100 ? side : 100); /* decades a pixel */
+  const double font_px = (plot_font_size(J) - 2) * 4.0 / 3.0;
+  const double line = 1.25 * font_px * per_px, ch = 0.6 * font_px * per_px;
+  for (int i = 0; i < B->nworst; i++) {
+    const double x = log10(B->worst[i]->time_per_iter_s), w = ch * (double)strlen(label[i]);
+    ly[i] = log10(B->worst[i]->predicted_time_per_iter_s);
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (int k = 0; k < i; k++) {
+        const double xk = log10(B->worst[k]->time_per_iter_s), wk = ch * (double)strlen(label[k]);
+        if (x < xk + wk && xk < x + w && fabs(ly[i] - ly[k]) < line * 0.999) {
+          ly[i] = ly[k] - line; /* below it: each move goes down, so this ends */
+          moved = true;
+        }
       }
-      st = plot_data_close(&J, fw, rw, err);
-      fw = NULL;
     }
   }
-  if (!st && !(gp = plot_script_open(&J, "cgmodel plot accuracy", err)))
-    st = err && err->code ? err->code : CGM_ERUNTIME;
+}
+
+/* FILE-worst.dat: the nworst points farthest from y = x, named. */
+static cgm_status acc_worst(plot_job *J, acc_build *B, cgm_error *err) {
+  const solves *S = &B->S;
+  B->worst = malloc(sizeof *B->worst * (size_t)S->n);
+  char(*label)[200] = malloc(sizeof *label * (size_t)B->nworst);
+  double *ly = malloc(sizeof *ly * (size_t)B->nworst);
+  FILE *fw = NULL;
+  cgm_status st = !B->worst || !label || !ly ? cgm_fail(err, CGM_ERUNTIME, "out of memory")
+                                             : plot_data_open(J, "worst", &fw, err);
   if (!st) {
-    gp_var(gp, "solves", rd);
-    gp_var(gp, "worst", rw);
-    char t[300];
-    snprintf(t, sizeof t,
-             "predicted against measured time per iteration: %d solve%s, average relative "
-             "error %.1f%%",
-             S.n, S.n > 1 ? "s" : "", 100 * sum_all / S.n);
-    if (S.calibration_id > 0)
-      snprintf(t + strlen(t), sizeof t - strlen(t), " (calibration %lld)",
-               (long long)S.calibration_id);
-    fprintf(gp, "plot_title = ");
-    gp_string(gp, t);
-    fprintf(gp, "\nlo = %.6g; hi = %.6g\nngroups = %d\nnworst = %d\n", lo / 1.6, hi * 1.6, ng,
-            nworst);
-    fprintf(gp, "array gcolor[%d]\narray gpt[%d]\n", ng, ng);
-    for (int g = 0; g < ng; g++)
-      fprintf(gp, "gcolor[%d] = '%s'; gpt[%d] = %d\n", g + 1, colors[color[g]], g + 1, pt[g]);
-    /* The key: the block sizes (colour, smallest first), then the markers;
-     * each with its count and average relative error. */
-    qsort(block_keys, (size_t)nblock_keys, sizeof *block_keys, cmp_block_key);
-    const int nk = nblock_keys + nkeys;
-    fprintf(gp, "nkeys = %d; nblockkeys = %d\narray ktitle[%d]\narray kcolor[%d]\narray kpt[%d]\n",
-            nk, nblock_keys, nk, nk, nk);
-    for (int q = 0; q < nk; q++) {
-      const bool blk = q < nblock_keys;
-      const key_entry *e = blk ? &block_keys[q] : &marker_keys[q - nblock_keys];
-      char kt[240];
-      snprintf(kt, sizeof kt, "%s: %d solve%s, %.1f%%", e->title, e->n, e->n > 1 ? "s" : "",
-               100 * e->sum / e->n);
-      fprintf(gp, "ktitle[%d] = ", q + 1);
-      gp_string(gp, kt);
-      /* a block size's entry is a swatch of its colour (kpt 0), a marker's its point */
-      fprintf(gp, "; kcolor[%d] = '%s'; kpt[%d] = %d\n", q + 1, blk ? colors[e->style] : "#222222",
-              q + 1, blk ? 0 : e->style);
+    for (int i = 0; i < S->n; i++) B->worst[i] = &S->v[i];
+    qsort(B->worst, (size_t)S->n, sizeof *B->worst, cmp_worst);
+    for (int i = 0; i < B->nworst; i++) {
+      const cgm_db_solve *w = B->worst[i];
+      snprintf(label[i], sizeof label[i], "%s (%d×%d, %+.0f%%)", w->matrix[0] ? w->matrix : "?",
+               w->block, w->block, 100 * (w->predicted_time_per_iter_s / w->time_per_iter_s - 1));
     }
-    st = plot_script_finish(&J, gp, err); /* closes gp */
-    gp = NULL;
+    place_labels(J, B, label, ly);
+    fprintf(fw, "# cgmodel plot accuracy: the %d solve%s of largest relative error\n", B->nworst,
+            B->nworst > 1 ? "s" : "");
+    fprintf(fw, "# measured_s predicted_s rel_error solve_id label label_y_s (where the label "
+                "goes: below another one it would cover)\n");
+    for (int i = 0; i < B->nworst; i++) {
+      const cgm_db_solve *w = B->worst[i];
+      fprintf(fw, "%.9g %.9g %.6g %lld ", w->time_per_iter_s, w->predicted_time_per_iter_s,
+              rel_err(w), (long long)w->id);
+      gp_string(fw, label[i]);
+      fprintf(fw, " %.9g\n", pow(10, ly[i]));
+    }
+    st = plot_file_close(J, fw, err);
   }
+  free(label);
+  free(ly);
+  return st;
+}
+
+/* FILE.gp: the title, the range, the groups' styles and the key (the block
+ * sizes, smallest first, then the markers; each with its count and average
+ * relative error). */
+static cgm_status acc_script(plot_job *J, acc_build *B, cgm_error *err) {
+  FILE *gp;
+  cgm_status st = plot_script_open(J, "cgmodel plot accuracy", &gp, err);
+  if (st) return st;
+  plot_data_var(gp, J, "solves", "solves");
+  if (B->nworst > 0)
+    plot_data_var(gp, J, "worst", "worst");
+  else
+    gp_var(gp, "worst", "");
+  const int n = B->S.n;
+  char t[300];
+  int k = snprintf(t, sizeof t,
+                   "predicted against measured time per iteration: %d solve%s, average relative "
+                   "error %.1f%%",
+                   n, n > 1 ? "s" : "", 100 * B->sum_all / n);
+  if (B->S.calibration_id > 0 && k > 0 && (size_t)k < sizeof t)
+    snprintf(t + k, sizeof t - k, " (calibration %lld)", (long long)B->S.calibration_id);
+  gp_var(gp, "plot_title", t);
+  fprintf(gp, "lo = %.6g; hi = %.6g\nngroups = %d\nnworst = %d\n", B->lo, B->hi, B->ng, B->nworst);
+  fprintf(gp, "array gcolor[%d]\narray gpt[%d]\n", B->ng, B->ng);
+  for (int g = 0; g < B->ng; g++)
+    fprintf(gp, "gcolor[%d] = '%s'; gpt[%d] = %d\n", g + 1, colors[B->color[g]], g + 1, B->pt[g]);
+  key_entry *block_keys = B->keys, *marker_keys = B->keys + n;
+  qsort(block_keys, (size_t)B->nblock_keys, sizeof *block_keys, cmp_block_key);
+  const int nk = B->nblock_keys + B->nkeys;
+  fprintf(gp, "nkeys = %d; nblockkeys = %d\narray ktitle[%d]\narray kcolor[%d]\narray kpt[%d]\n",
+          nk, B->nblock_keys, nk, nk, nk);
+  for (int q = 0; q < nk; q++) {
+    const bool blk = q < B->nblock_keys;
+    const key_entry *e = blk ? &block_keys[q] : &marker_keys[q - B->nblock_keys];
+    char kt[240];
+    snprintf(kt, sizeof kt, "%s: %d solve%s, %.1f%%", e->title, e->n, e->n > 1 ? "s" : "",
+             100 * e->sum / e->n);
+    fprintf(gp, "ktitle[%d] = ", q + 1);
+    gp_string(gp, kt);
+    /* a block size's entry is a swatch of its colour (kpt 0), a marker's its point */
+    fprintf(gp, "; kcolor[%d] = '%s'; kpt[%d] = %d\n", q + 1, blk ? colors[e->style] : "#222222",
+            q + 1, blk ? 0 : e->style);
+  }
+  return plot_script_finish(J, gp, err);
+}
+
+cgm_status cgm_plot_accuracy(cgm_db *db, const cgm_accplot_opts *ao, const cgm_plot_opts *o,
+                             cgm_plot_files *files, cgm_error *err) {
+  plot_job J;
+  cgm_status st = plot_begin(&J, o, "accuracy.gp", files, err);
+  if (st) return st;
+  acc_build B;
+  memset(&B, 0, sizeof B);
+  B.S.calibration_id = ao ? ao->calibration_id : 0;
+  if ((st = cgm_db_solves(db, take_solve, &B.S, err))) goto out;
+  if (B.S.n == 0) {
+    if (B.S.calibration_id > 0)
+      st = cgm_fail(err, CGM_EINPUT,
+                    "no solve in %s has a prediction from calibration %lld (see 'cgmodel db "
+                    "solves --json': calibration_id)",
+                    cgm_db_path(db), (long long)B.S.calibration_id);
+    else
+      st = cgm_fail(err, CGM_EINPUT,
+                    "no solve in %s has a prediction: run 'cgmodel calibrate', then 'cgmodel "
+                    "solve' (or 'cgmodel validate')",
+                    cgm_db_path(db));
+    goto out;
+  }
+  qsort(B.S.v, B.S.n, sizeof *B.S.v, cmp_solve);
+  /* --label-worst K: the K points farthest from y = x, named. */
+  const int label_worst = ao && ao->label_worst > 0 ? ao->label_worst : 0;
+  B.nworst = label_worst < B.S.n ? label_worst : B.S.n;
   files->panels = 1;
-  free(color);
-  free(pt);
-  if (!st) st = plot_run(&J, err);
+  if (!(st = acc_solves(&J, &B, cgm_db_path(db), err)) &&
+      !(st = B.nworst > 0 ? acc_worst(&J, &B, err) : CGM_OK) && !(st = acc_script(&J, &B, err)))
+    st = plot_run(&J, err);
 out:
-  if (fd) fclose(fd);
-  if (fw) fclose(fw);
-  if (gp) fclose(gp);
-  free(keys);
-  free(worst);
-  free(S.v);
+  plot_end(&J);
+  free(B.color);
+  free(B.pt);
+  free(B.keys);
+  free(B.worst);
+  free(B.S.v);
   return st;
 }

@@ -8,7 +8,8 @@
 # Variables set before this template (cgmodel writes them at the top of FILE.gp):
 #   solves      one index block per group: measured_s predicted_s rel_error block gpus solve_id
 #               matrix_id "matrix"
-#   worst, nworst   the labelled points (measured_s predicted_s rel_error solve_id "label")
+#   worst, nworst   the labelled points (measured_s predicted_s rel_error solve_id "label"
+#               label_y_s: where the label goes, below a label it would cover)
 #   plot_title  with the overall average relative error
 #   lo, hi      the range of both axes (seconds; the axes show microseconds)
 #   ngroups, gcolor[g], gpt[g]   each group's colour (block size) and point type (marker)
@@ -22,14 +23,19 @@ us = 1e6  # the axes are in microseconds
 set xrange [lo * us:hi * us]
 set yrange [lo * us:hi * us]
 set size ratio -1
-# Tics at 1, 2, 5 x 10^k (those inside the range show).
+# Tics (those inside the range show) at 1, 2, 5 x 10^k over less than two
+# decades, else at the decades alone (every second one over more than six),
+# from 10^4 on written as powers of ten: labels that never run together.
 set xtics () font @Fm1
 set ytics () font @Fm1
+decades = log10(hi / lo)
+steps = decades < 2 ? "1 2 5" : "1"
+every = decades > 6 ? 2 : 1
 do for [k = -3:9] {
-  do for [f in "1 2 5"] {
+  do for [f in steps] {
     v = real(f) * 10.0**k
-    set xtics add (sprintf('%g', v) v)
-    set ytics add (sprintf('%g', v) v)
+    t = v < 1e4 ? sprintf('%g', v) : sprintf('%s10^{%d}', f eq "1" ? "" : f . "·", k)
+    if (k % every == 0) { set xtics add (t v); set ytics add (t v) }
   }
 }
 set mxtics 10
@@ -41,6 +47,7 @@ set border lc rgb '#444444'
 set key outside right top Left reverse samplen 1.5 spacing 1.1 font @Fm1 noenhanced \
     title 'solves, average relative error' left
 set samples 200
+wfile = nworst > 0 ? worst : solves # a plot of no iterations still opens its file
 plot x with lines lw 1.5 lc rgb '#333333' title 'y = x (exact)', \
      1.2 * x with lines dt 2 lc rgb '#999999' title '±20%', \
      x / 1.2 with lines dt 2 lc rgb '#999999' notitle, \
@@ -48,5 +55,7 @@ plot x with lines lw 1.5 lc rgb '#333333' title 'y = x (exact)', \
          lc rgb gcolor[g] notitle, \
      for [k = 1:nblockkeys] keyentry with lines lw 8 lc rgb kcolor[k] title ktitle[k], \
      for [k = nblockkeys + 1:nkeys] keyentry with points pt kpt[k] ps 1.3 lc rgb kcolor[k] title ktitle[k], \
-     for [w = 1:(nworst > 0 ? 1 : 0)] worst using ($1 * us):($2 * us):5 with labels left offset 0.8, 0.4 \
+     for [w = 1:(nworst > 0 ? 1 : 0)] wfile using ($1 * us):($2 * us):(0):(($6 - $2) * us) \
+         with vectors nohead lw 0.5 lc rgb '#999999' notitle, \
+     for [w = 1:(nworst > 0 ? 1 : 0)] wfile using ($1 * us):($6 * us):5 with labels left offset 0.8, 0 \
          font @Fm2 noenhanced tc rgb '#222222' notitle

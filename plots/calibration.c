@@ -335,31 +335,129 @@ static cgm_status build(cal_build *B, int gpus) {
   return st;
 }
 
+/* FILE-fits.dat: every fit of the calibration, drawn or not. */
+static void write_fits(FILE *ff, int64_t cal_id, const cgm_db_device *dev, const fvec *fv) {
+  fprintf(ff,
+          "# cgmodel calibration %lld (%s %s): every Eq. 3 fit; kind avg = least squares, max = "
+          "envelope, rel = relative least squares (the model's), rel-hi = its piece past a CPU's "
+          "cache peak\n",
+          (long long)cal_id, dev->kind, dev->model);
+  fprintf(ff, "# kernel variant precision block kind mu sigma nu se_mu se_sigma se_nu r2 rms n "
+              "converged\n");
+  for (int i = 0; i < fv->n; i++) {
+    const cgm_db_fit *f = &fv->v[i];
+    fprintf(ff, "%s %s %s %d %s ", f->kernel, f->variant[0] ? f->variant : "-",
+            cgm_precision_name((cgm_precision)f->precision), f->block, cgm_fit_kind_name(f->kind));
+    const double v[] = {f->mu, f->sigma, f->nu, f->se_mu, f->se_sigma, f->se_nu, f->r2, f->rms};
+    for (int k = 0; k < 8; k++) {
+      gp_num(ff, v[k]);
+      fputc(' ', ff);
+    }
+    fprintf(ff, "%d %d\n", f->n, f->converged);
+  }
+}
+
+/* The data files: FILE-samples.dat and FILE-curves.dat as the panels are
+ * built, and FILE-fits.dat. */
+static cgm_status cal_data(cal_build *B, int64_t cal_id, const cgm_db_calibration *cal,
+                           const cgm_db_device *dev, int gpus, cgm_error *err) {
+  FILE *ff;
+  cgm_status st;
+  if ((st = plot_data_open(B->j, "samples", &B->fs, err)) ||
+      (st = plot_data_open(B->j, "curves", &B->fc, err)) ||
+      (st = plot_data_open(B->j, "fits", &ff, err)))
+    return st;
+  fprintf(
+      B->fs,
+      "# cgmodel calibration %lld (%s %s, %s): measured throughput, GB/s = bytes / seconds / 1e9\n",
+      (long long)cal_id, dev->kind, dev->model, cal->created);
+  fprintf(B->fc,
+          "# cgmodel calibration %lld: Eq. 3, B(m) = nu / (1 + exp(-(log2 m - mu) / sigma)) GB/s\n",
+          (long long)cal_id);
+  if ((st = build(B, gpus))) return err->msg[0] ? st : cgm_fail(err, st, "out of memory");
+  write_fits(ff, cal_id, dev, B->fv);
+  if ((st = plot_file_close(B->j, B->fs, err)) || (st = plot_file_close(B->j, B->fc, err)))
+    return st;
+  return plot_file_close(B->j, ff, err);
+}
+
+/* FILE.gp: the panels on a grid (a larger picture for many unless a size
+ * was asked for), each element's file, index block, title and style. */
+static cgm_status cal_script(cal_build *B, const char *title, bool sized, cgm_error *err) {
+  plot_job *J = B->j;
+  int cols = B->npanels <= 3 ? B->npanels : B->npanels == 4 ? 2 : 3;
+  int rows = (B->npanels + cols - 1) / cols;
+  /* Room below each panel for its longest key, so that none is squeezed. */
+  int keyrows = 1;
+  for (int p = 0; p < B->npanels; p++) {
+    int entries = 0;
+    for (int k = B->pn[p].e0; k <= B->pn[p].e1; k++) entries += B->el[k - 1].title[0] != 0;
+    if (entries > keyrows) keyrows = entries;
+  }
+  /* Many panels: tall enough for every row's panel (about 250 px) and key
+   * (16 px a line), its font that of 1500 x 1200 (one key line fits a third
+   * of the width). */
+  if (!sized && rows > 2) {
+    J->width = 1500;
+    J->height = rows * (380 + 16 * keyrows) + 120;
+    if (J->height < 1200) J->height = 1200;
+    J->font_height = 1200;
+  }
+  FILE *gp;
+  cgm_status st = plot_script_open(J, "cgmodel plot calibration", &gp, err);
+  if (st) return st;
+  plot_data_var(gp, J, "samples", "samples");
+  plot_data_var(gp, J, "curves", "curves");
+  plot_data_var(gp, J, "fits", "fits");
+  gp_var(gp, "plot_title", title);
+  fprintf(gp, "rows = %d\ncols = %d\nnpanels = %d\n", rows, cols, B->npanels);
+  fprintf(gp, "array ptitle[%d]\narray e0[%d]\narray e1[%d]\n", B->npanels, B->npanels, B->npanels);
+  for (int p = 0; p < B->npanels; p++) {
+    fprintf(gp, "ptitle[%d] = ", p + 1);
+    gp_string(gp, B->pn[p].title);
+    fprintf(gp, "; e0[%d] = %d; e1[%d] = %d\n", p + 1, B->pn[p].e0, p + 1, B->pn[p].e1);
+  }
+  fprintf(gp, "keyrows = %d\n", keyrows);
+  /* Element k: file, index block, key title, and line style 100 + k. */
+  int ne = B->nel > 0 ? B->nel : 1;
+  fprintf(gp, "array efile[%d]\narray eindex[%d]\narray ecol[%d]\narray etitle[%d]\n", ne, ne, ne,
+          ne);
+  for (int k = 0; k < B->nel; k++) {
+    const element *e = &B->el[k];
+    fprintf(gp, "efile[%d] = %s; eindex[%d] = %d; ecol[%d] = %d; etitle[%d] = ", k + 1,
+            e->is_sample ? "samples" : "curves", k + 1, e->index, k + 1, e->is_sample ? 4 : 2,
+            k + 1);
+    gp_string(gp, e->title);
+    if (e->is_sample)
+      fprintf(gp, "\nset style line %d lt nodraw lc rgb '%s' pt %d ps %.2f\n", 100 + k + 1,
+              e->color, e->pt, J->fmt == CGM_PLOT_SVG ? 0.7 : 0.9);
+    else
+      fprintf(gp, "\nset style line %d lc rgb '%s' lw 2 dt %d pt -1\n", 100 + k + 1, e->color,
+              e->dt);
+  }
+  return plot_script_finish(J, gp, err);
+}
+
 cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_opts *co,
                                 const cgm_plot_opts *o, cgm_plot_files *files, cgm_error *err) {
   plot_job J;
   cgm_status st = plot_begin(&J, o, "calibration.gp", files, err);
-  if (st) return st;
   cgm_db_calibration cal;
   cgm_db_device dev;
-  if ((st = cgm_db_calibration_get(db, cal_id, &cal, err)) ||
+  if (st || (st = cgm_db_calibration_get(db, cal_id, &cal, err)) ||
       (st = cgm_db_device_get(db, cal.device_id, &dev, err)))
     return st;
   cgm_sample_vec sv = {0};
   fvec fv = {0};
   cal_build B;
   memset(&B, 0, sizeof B);
-  FILE *ff = NULL, *fs = NULL, *fc = NULL, *gp = NULL;
-  char rs[600], rc[600], rf[600];
   if ((st = cgm_db_samples(db, cal_id, take_sample, &sv, err)) ||
       (st = cgm_db_fits(db, cal_id, take_fit, &fv, err)))
     goto out;
   int prec = co && co->precision >= 0 ? co->precision : -1;
-  if (prec < 0) {
-    prec = CGM_PREC_SINGLE;
-    for (int i = 0; i < sv.n; i++)
-      if (sv.v[i].precision == CGM_PREC_DOUBLE) prec = CGM_PREC_DOUBLE;
-  }
+  for (int i = 0; prec < 0 && i < sv.n; i++)
+    if (sv.v[i].precision == CGM_PREC_DOUBLE) prec = CGM_PREC_DOUBLE;
+  if (prec < 0) prec = CGM_PREC_SINGLE;
   int have = 0;
   for (int i = 0; i < sv.n; i++) have += sv.v[i].precision == prec;
   if (!have) {
@@ -374,51 +472,7 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
   /* By default the paper's average fits and the relative fits the refined
    * model predicts with. */
   B.kinds = co && co->fits ? co->fits : (1u << CGM_FIT_AVG) | (1u << CGM_FIT_REL);
-  if (!(fs = plot_data_open(&J, "samples.dat", rs, sizeof rs, err)) ||
-      !(fc = plot_data_open(&J, "curves.dat", rc, sizeof rc, err)) ||
-      !(ff = plot_data_open(&J, "fits.dat", rf, sizeof rf, err))) {
-    st = err && err->code ? err->code : CGM_ERUNTIME;
-    goto out;
-  }
-  fprintf(
-      fs,
-      "# cgmodel calibration %lld (%s %s, %s): measured throughput, GB/s = bytes / seconds / 1e9\n",
-      (long long)cal_id, dev.kind, dev.model, cal.created);
-  fprintf(fc,
-          "# cgmodel calibration %lld: Eq. 3, B(m) = nu / (1 + exp(-(log2 m - mu) / sigma)) GB/s\n",
-          (long long)cal_id);
-  B.fs = fs;
-  B.fc = fc;
-  if ((st = build(&B, co ? co->gpus : 0))) {
-    if (!err->msg[0]) cgm_fail(err, st, "out of memory");
-    goto out;
-  }
-  /* Every fit of the calibration, drawn or not. */
-  fprintf(ff,
-          "# cgmodel calibration %lld (%s %s): every Eq. 3 fit; kind avg = least squares, max = "
-          "envelope, rel = relative least squares (the model's), rel-hi = its piece past a CPU's "
-          "cache peak\n",
-          (long long)cal_id, dev.kind, dev.model);
-  fprintf(ff, "# kernel variant precision block kind mu sigma nu se_mu se_sigma se_nu r2 rms n "
-              "converged\n");
-  for (int i = 0; i < fv.n; i++) {
-    const cgm_db_fit *f = &fv.v[i];
-    fprintf(ff, "%s %s %s %d %s ", f->kernel, f->variant[0] ? f->variant : "-",
-            cgm_precision_name((cgm_precision)f->precision), f->block, cgm_fit_kind_name(f->kind));
-    const double v[] = {f->mu, f->sigma, f->nu, f->se_mu, f->se_sigma, f->se_nu, f->r2, f->rms};
-    for (int k = 0; k < 8; k++) {
-      gp_num(ff, v[k]);
-      fputc(' ', ff);
-    }
-    fprintf(ff, "%d %d\n", f->n, f->converged);
-  }
-  st = plot_data_close(&J, fs, rs, err);
-  fs = NULL;
-  if (!st) st = plot_data_close(&J, fc, rc, err);
-  fc = NULL;
-  if (!st) st = plot_data_close(&J, ff, rf, err);
-  ff = NULL;
-  if (st) goto out;
+  if ((st = cal_data(&B, cal_id, &cal, &dev, co ? co->gpus : 0, err))) goto out;
   if (B.npanels == 0) {
     st = cgm_fail(err, CGM_EINPUT, "calibration %lld has no samples of a kernel that is plotted",
                   (long long)cal_id);
@@ -428,70 +482,12 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
   if (B.skipped_fits)
     plot_note(files, "%d fit%s did not converge and %s not drawn: %s", B.skipped_fits,
               B.skipped_fits > 1 ? "s" : "", B.skipped_fits > 1 ? "are" : "is", B.skipped);
-  int cols = B.npanels <= 3 ? B.npanels : B.npanels == 4 ? 2 : 3;
-  int rows = (B.npanels + cols - 1) / cols;
-  /* Room below each panel for its longest key, so that none is squeezed. */
-  int keyrows = 1;
-  for (int p = 0; p < B.npanels; p++) {
-    int entries = 0;
-    for (int k = B.pn[p].e0; k <= B.pn[p].e1; k++) entries += B.el[k - 1].title[0] != 0;
-    if (entries > keyrows) keyrows = entries;
-  }
-  /* Many panels: a larger picture unless a size was asked for, tall enough
-   * for every row's panel (about 250 px) and key (16 px a line), its font
-   * that of 1500 x 1200 (one key line fits a third of the width). */
-  if ((!o->width || o->width <= 0) && rows > 2) {
-    J.width = 1500;
-    J.height = rows * (380 + 16 * keyrows) + 120;
-    if (J.height < 1200) J.height = 1200;
-    J.font_height = 1200;
-  }
-  if (!(gp = plot_script_open(&J, "cgmodel plot calibration", err))) {
-    st = err && err->code ? err->code : CGM_ERUNTIME;
-    goto out;
-  }
-  gp_var(gp, "samples", rs);
-  gp_var(gp, "curves", rc);
-  gp_var(gp, "fits", rf);
   char ttl[600];
   snprintf(ttl, sizeof ttl, "calibration %lld: %s (%s), %s precision, %s", (long long)cal_id,
            dev.model, dev.kind, cgm_precision_name((cgm_precision)prec), cal.created);
-  fprintf(gp, "plot_title = ");
-  gp_string(gp, ttl);
-  fprintf(gp, "\nrows = %d\ncols = %d\nnpanels = %d\n", rows, cols, B.npanels);
-  fprintf(gp, "array ptitle[%d]\narray e0[%d]\narray e1[%d]\n", B.npanels, B.npanels, B.npanels);
-  for (int p = 0; p < B.npanels; p++) {
-    fprintf(gp, "ptitle[%d] = ", p + 1);
-    gp_string(gp, B.pn[p].title);
-    fprintf(gp, "; e0[%d] = %d; e1[%d] = %d\n", p + 1, B.pn[p].e0, p + 1, B.pn[p].e1);
-  }
-  fprintf(gp, "keyrows = %d\n", keyrows);
-  /* Element k: file, index block, key title, and line style 100 + k. */
-  int ne = B.nel > 0 ? B.nel : 1;
-  fprintf(gp, "array efile[%d]\narray eindex[%d]\narray ecol[%d]\narray etitle[%d]\n", ne, ne, ne,
-          ne);
-  for (int k = 0; k < B.nel; k++) {
-    const element *e = &B.el[k];
-    fprintf(gp, "efile[%d] = %s; eindex[%d] = %d; ecol[%d] = %d; etitle[%d] = ", k + 1,
-            e->is_sample ? "samples" : "curves", k + 1, e->index, k + 1, e->is_sample ? 4 : 2,
-            k + 1);
-    gp_string(gp, e->title);
-    if (e->is_sample)
-      fprintf(gp, "\nset style line %d lt nodraw lc rgb '%s' pt %d ps %.2f\n", 100 + k + 1,
-              e->color, e->pt, J.fmt == CGM_PLOT_SVG ? 0.7 : 0.9);
-    else
-      fprintf(gp, "\nset style line %d lc rgb '%s' lw 2 dt %d pt -1\n", 100 + k + 1, e->color,
-              e->dt);
-  }
-  st = plot_script_finish(&J, gp, err); /* closes gp */
-  gp = NULL;
-  if (st) goto out;
-  st = plot_run(&J, err);
+  if (!(st = cal_script(&B, ttl, o->width > 0, err))) st = plot_run(&J, err);
 out:
-  if (fs) fclose(fs);
-  if (fc) fclose(fc);
-  if (ff) fclose(ff);
-  if (gp) fclose(gp);
+  plot_end(&J);
   free(B.el);
   free(sv.v);
   free(fv.v);

@@ -33,51 +33,47 @@ cgm_status cgm_plot_format_of(const char *path, cgm_plot_format *fmt, cgm_error 
   return CGM_OK;
 }
 
+/* Every data file a picture may have beside it, FILE-<name>.dat: the list
+ * cgm_plot_writes checks and plot_data_open accepts. */
+static const char *const data_names[] = {"grid",    "contour", "isolines", "isolabels", "marks",
+                                         "samples", "curves",  "fits",     "solves",    "worst"};
+enum { NDATA = sizeof data_names / sizeof *data_names };
+
 bool cgm_plot_writes(const char *out, const char *path) {
   if (!out || !path || !*out || !*path) return false;
   if (cgm_path_aliases(out, path)) return true;
-  const char *slash = strrchr(out, '/');
-  const char *b = slash ? slash + 1 : out;
-  const char *dot = strrchr(b, '.');
-  size_t nb = dot ? (size_t)(dot - b) : strlen(b);
-  const char *ps = strrchr(path, '/');
-  const char *name = ps ? ps + 1 : path;
-  size_t nn = strlen(name);
-  /* FILE.gp, or FILE-<anything>.dat */
-  bool script = nn == nb + 3 && !strncmp(name, b, nb) && !strcmp(name + nb, ".gp");
-  bool data =
-      nn > nb + 5 && !strncmp(name, b, nb) && name[nb] == '-' && !strcmp(name + nn - 4, ".dat");
-  if (!script && !data) return false;
-  /* the same name: the same file when it lies in the picture's directory */
-  size_t nd = slash ? (size_t)(slash - out) + 1 : 0;
-  char *cand = malloc(nd + nn + 1);
-  if (!cand) return true; /* out of memory: refusing is the safe answer */
-  memcpy(cand, out, nd);
-  memcpy(cand + nd, name, nn + 1);
-  bool same = cgm_path_aliases(cand, path);
-  free(cand);
-  return same;
+  const char *slash = strrchr(out, '/'), *dot = strrchr(out, '.');
+  if (!dot || (slash && dot < slash)) return false; /* no picture name: nothing beside it */
+  for (int k = -1; k < NDATA; k++) {                /* FILE.gp, then FILE-<name>.dat */
+    char cand[1200];
+    int n = snprintf(cand, sizeof cand, "%.*s%s%s%s", (int)(dot - out), out, k < 0 ? ".gp" : "-",
+                     k < 0 ? "" : data_names[k], k < 0 ? "" : ".dat");
+    if (n < 0 || (size_t)n >= sizeof cand || cgm_path_aliases(cand, path)) return true;
+  }
+  return false;
+}
+
+/* The first DIR/name of a ':'-separated list of directories that is a
+ * regular file, readable, or executable with `exec` (then an empty entry is
+ * the current directory, $PATH's rule). */
+static bool search(const char *dirs, const char *name, bool exec, char *out, size_t size) {
+  for (const char *s = dirs ? dirs : "";;) {
+    const char *e = strchr(s, ':');
+    const int n = (int)(e ? (size_t)(e - s) : strlen(s));
+    struct stat sb;
+    if ((n > 0 || exec) &&
+        snprintf(out, size, "%.*s/%s", n ? (n < 900 ? n : 900) : 1, n ? s : ".", name) > 0 &&
+        !stat(out, &sb) && S_ISREG(sb.st_mode) && !access(out, exec ? X_OK : R_OK))
+      return true;
+    if (!e) return false;
+    s = e + 1;
+  }
 }
 
 cgm_status cgm_plot_find_gnuplot(const char *search_path, char *path, size_t size, cgm_error *err) {
-  const char *p = search_path && *search_path ? search_path : "/usr/bin:/bin";
-  const char *s = p;
-  while (*s) {
-    const char *e = strchr(s, ':');
-    size_t n = e ? (size_t)(e - s) : strlen(s);
-    char cand[1024];
-    if (n == 0)
-      snprintf(cand, sizeof cand, "./gnuplot");
-    else
-      snprintf(cand, sizeof cand, "%.*s/gnuplot", (int)(n < 1000 ? n : 1000), s);
-    struct stat sb;
-    if (stat(cand, &sb) == 0 && S_ISREG(sb.st_mode) && access(cand, X_OK) == 0) {
-      snprintf(path, size, "%s", cand);
-      return CGM_OK;
-    }
-    if (!e) break;
-    s = e + 1;
-  }
+  if (search(search_path && *search_path ? search_path : "/usr/bin:/bin", "gnuplot", true, path,
+             size))
+    return CGM_OK;
   return cgm_fail(
       err, CGM_ERUNTIME,
       "gnuplot is not installed (not found on PATH): the pictures are drawn by gnuplot; "
@@ -97,22 +93,6 @@ void plot_note(cgm_plot_files *files, const char *fmt, ...) {
   va_end(ap);
 }
 
-static bool find_template(const char *dirs, const char *name, char *out, size_t size) {
-  if (!dirs) return false;
-  const char *s = dirs;
-  while (*s) {
-    const char *e = strchr(s, ':');
-    size_t n = e ? (size_t)(e - s) : strlen(s);
-    if (n > 0) {
-      snprintf(out, size, "%.*s/%s", (int)(n < 900 ? n : 900), s, name);
-      if (access(out, R_OK) == 0) return true;
-    }
-    if (!e) break;
-    s = e + 1;
-  }
-  return false;
-}
-
 cgm_status plot_begin(plot_job *j, const cgm_plot_opts *o, const char *name, cgm_plot_files *files,
                       cgm_error *err) {
   memset(j, 0, sizeof *j);
@@ -129,11 +109,16 @@ cgm_status plot_begin(plot_job *j, const cgm_plot_opts *o, const char *name, cgm
     return cgm_fail(err, CGM_EINPUT, "picture size %dx%d: width 200..20000, height 150..20000",
                     j->width, j->height);
   if ((st = cgm_plot_find_gnuplot(o->search_path, j->gnuplot, sizeof j->gnuplot, err))) return st;
-  if (!find_template(o->scripts_dir, name, j->tmpl, sizeof j->tmpl))
+  if (!search(o->scripts_dir, name, false, j->tmpl, sizeof j->tmpl))
     return cgm_fail(err, CGM_ERUNTIME,
                     "the gnuplot script %s was not found in %s (set CGMODEL_PLOTS_DIR to the "
                     "directory holding cgmodel's plots/*.gp)",
                     name, o->scripts_dir && *o->scripts_dir ? o->scripts_dir : "(no directory)");
+  if (cgm_plot_writes(o->out, j->tmpl))
+    return cgm_fail(err, CGM_EINPUT,
+                    "-o %s would overwrite the gnuplot template %s (the picture, its script or a "
+                    "data file is the same file): choose another output file",
+                    o->out, j->tmpl);
   snprintf(j->picture, sizeof j->picture, "%s", o->out);
   const char *slash = strrchr(o->out, '/');
   if (slash)
@@ -160,30 +145,49 @@ static void full_path(const plot_job *j, const char *rel, char *out, size_t n) {
   if (k < 0 || (size_t)k >= n) out[0] = 0; /* cannot happen: plot_begin limits the path */
 }
 
-FILE *plot_data_open(plot_job *j, const char *suffix, char *rel, size_t nrel, cgm_error *err) {
-  snprintf(rel, nrel, "%s-%s", j->base, suffix);
-  char full[1024];
-  full_path(j, rel, full, sizeof full);
-  FILE *f = fopen(full, "w");
-  if (!f) {
-    cgm_fail(err, CGM_ERUNTIME, "cannot write %s: %s", full, strerror(errno));
-    return NULL;
-  }
-  cgm_plot_files *fs = j->files;
-  if (fs->ndata < (int)(sizeof fs->data / sizeof fs->data[0]))
-    snprintf(fs->data[fs->ndata++], sizeof fs->data[0], "%s", full);
-  return f;
+/* A file of the job (the data and the script) opened beside its name. */
+static cgm_status job_open(plot_job *j, const char *full, FILE **f, cgm_error *err) {
+  *f = NULL;
+  if (j->nout == PLOT_MAX_FILES) return cgm_fail(err, CGM_ERUNTIME, "%s: too many files", full);
+  cgm_outfile *o = &j->out[j->nout];
+  cgm_status st = cgm_outfile_open_derived(o, full, err);
+  if (st) return st;
+  j->nout++;
+  if (!(*f = cgm_outfile_stream(o))) return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory", full);
+  return CGM_OK;
 }
 
-cgm_status plot_data_close(plot_job *j, FILE *f, const char *rel, cgm_error *err) {
-  int bad = ferror(f);
-  if (fclose(f) != 0) bad = 1;
-  if (bad) {
-    char full[1024];
-    full_path(j, rel, full, sizeof full);
-    return cgm_fail(err, CGM_ERUNTIME, "cannot write %s", full);
-  }
-  return CGM_OK;
+cgm_status plot_data_open(plot_job *j, const char *what, FILE **f, cgm_error *err) {
+  int k = 0;
+  while (k < NDATA && strcmp(data_names[k], what)) k++;
+  if (k == NDATA) /* a name cgm_plot_writes would not check */
+    return cgm_fail(err, CGM_ERUNTIME, "internal: FILE-%s.dat is not a known data file", what);
+  char rel[600], full[1024];
+  snprintf(rel, sizeof rel, "%s-%s.dat", j->base, what);
+  full_path(j, rel, full, sizeof full);
+  cgm_status st = job_open(j, full, f, err);
+  cgm_plot_files *fs = j->files;
+  if (!st && fs->ndata < (int)(sizeof fs->data / sizeof fs->data[0]))
+    snprintf(fs->data[fs->ndata++], sizeof fs->data[0], "%s", full);
+  return st;
+}
+
+void plot_data_var(FILE *gp, const plot_job *j, const char *var, const char *what) {
+  char rel[600];
+  snprintf(rel, sizeof rel, "%s-%s.dat", j->base, what);
+  gp_var(gp, var, rel);
+}
+
+cgm_status plot_file_close(plot_job *j, FILE *f, cgm_error *err) {
+  for (int k = 0; k < j->nout; k++)
+    if (j->out[k].stream == f && j->out[k].path) return cgm_outfile_commit(&j->out[k], true, err);
+  return cgm_fail(err, CGM_ERUNTIME, "internal: closing a file the plot did not open");
+}
+
+void plot_end(plot_job *j) {
+  for (int k = 0; k < j->nout; k++)
+    if (j->out[k].path) cgm_outfile_abort(&j->out[k]);
+  j->nout = 0;
 }
 
 void gp_string(FILE *f, const char *s) {
@@ -219,15 +223,13 @@ int plot_font_size(const plot_job *j) {
   return fs < 7 ? 7 : fs > 40 ? 40 : fs;
 }
 
-FILE *plot_script_open(plot_job *j, const char *what, cgm_error *err) {
+cgm_status plot_script_open(plot_job *j, const char *what, FILE **gp, cgm_error *err) {
   char rel[600];
   snprintf(rel, sizeof rel, "%s.gp", j->base);
   full_path(j, rel, j->files->script, sizeof j->files->script);
-  FILE *f = fopen(j->files->script, "w");
-  if (!f) {
-    cgm_fail(err, CGM_ERUNTIME, "cannot write %s: %s", j->files->script, strerror(errno));
-    return NULL;
-  }
+  cgm_status st = job_open(j, j->files->script, gp, err);
+  if (st) return st;
+  FILE *f = *gp;
   fprintf(f, "# %s, drawn by cgmodel %s. Draw it again (edit freely) with:\n", what, cgm_version());
   fprintf(f, "#   cd <the directory of this file> && gnuplot %s.gp\n", j->base);
   fprintf(f, "# The data files are next to the picture; the part after the variables is the\n");
@@ -247,35 +249,32 @@ FILE *plot_script_open(plot_job *j, const char *what, cgm_error *err) {
           fs - d, fs - d1, fs, fs + d1, fs + d, fs);
   fprintf(f, "set terminal %s size %d,%d enhanced font 'Sans,%d' background rgb 'white'\n",
           j->fmt == CGM_PLOT_SVG ? "svg" : "pngcairo", j->width, j->height, fs);
-  /* the picture's own name, its extension's case kept (FILE.PNG too) */
+  /* the picture's own name, its extension's case kept (FILE.PNG too); cgmodel
+   * itself gives gnuplot a temporary name (-e), renamed over the picture */
   const char *slash = strrchr(j->picture, '/');
+  fprintf(f, "if (!exists(\"out\")) ");
   gp_var(f, "out", slash ? slash + 1 : j->picture);
   fprintf(f, "set output out\n");
-  return f;
+  return CGM_OK;
 }
 
 cgm_status plot_script_finish(plot_job *j, FILE *f, cgm_error *err) {
   FILE *t = fopen(j->tmpl, "r");
-  if (!t) {
-    fclose(f);
-    return cgm_fail(err, CGM_ERUNTIME, "cannot read %s: %s", j->tmpl, strerror(errno));
-  }
+  if (!t) return cgm_fail(err, CGM_ERUNTIME, "cannot read %s: %s", j->tmpl, strerror(errno));
   fprintf(f, "\n# ---------------------------------------------------------------- template ---\n");
   char buf[4096];
   size_t n;
   while ((n = fread(buf, 1, sizeof buf, t)) > 0) fwrite(buf, 1, n, f);
   fclose(t);
   fprintf(f, "\nset output\n");
-  int bad = ferror(f);
-  if (fclose(f) != 0) bad = 1;
-  if (bad) return cgm_fail(err, CGM_ERUNTIME, "cannot write %s", j->files->script);
-  return CGM_OK;
+  return plot_file_close(j, f, err);
 }
 
-cgm_status plot_run(plot_job *j, cgm_error *err) {
+/* Runs gnuplot on FILE.gp in the picture's directory, `setout` (-e) naming
+ * the temporary picture `tmp`. */
+static cgm_status gnuplot(plot_job *j, char *setout, const char *tmp, cgm_error *err) {
   char script[600];
   snprintf(script, sizeof script, "%s.gp", j->base);
-  unlink(j->picture); /* a failed run must not leave an older picture behind */
   int pfd[2];
   if (pipe(pfd) != 0) return cgm_fail(err, CGM_ERUNTIME, "pipe: %s", strerror(errno));
   pid_t pid = fork();
@@ -293,27 +292,20 @@ cgm_status plot_run(plot_job *j, cgm_error *err) {
     dup2(pfd[1], 2);
     close(pfd[0]);
     if (chdir(j->dir) != 0) _exit(126);
-    char *argv[] = {"gnuplot", script, NULL};
+    char *argv[] = {"gnuplot", "-e", setout, script, NULL};
     execv(j->gnuplot, argv);
     _exit(127);
   }
   close(pfd[1]);
   /* gnuplot's messages: keep the last ones for the error. */
-  char msg[2048];
+  char msg[4096];
   size_t len = 0;
-  char buf[1024];
-  ssize_t n;
-  while ((n = read(pfd[0], buf, sizeof buf)) != 0) {
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (ssize_t i = 0; i < n; i++) {
-      if (len == sizeof msg - 1) {
-        memmove(msg, msg + 512, len - 512);
-        len -= 512;
-      }
-      msg[len++] = buf[i];
+  for (ssize_t n; (n = read(pfd[0], msg + len, sizeof msg - 1 - len)) != 0;) {
+    if (n < 0 && errno != EINTR) break;
+    len += n > 0 ? (size_t)n : 0;
+    if (len > sizeof msg - 1024) { /* full: keep the last kilobyte */
+      memmove(msg, msg + len - 1024, 1024);
+      len = 1024;
     }
   }
   msg[len] = 0;
@@ -335,10 +327,27 @@ cgm_status plot_run(plot_job *j, cgm_error *err) {
     return cgm_fail(err, CGM_ERUNTIME, "gnuplot failed (exit %d) on %s: %s", WEXITSTATUS(status),
                     j->files->script, *tail ? tail : "no message");
   struct stat sb;
-  if (stat(j->picture, &sb) != 0 || sb.st_size == 0)
+  if (stat(tmp, &sb) != 0 || sb.st_size == 0)
     return cgm_fail(err, CGM_ERUNTIME, "gnuplot wrote no picture %s%s%s", j->picture,
                     *tail ? ": " : "", tail);
   return CGM_OK;
+}
+
+cgm_status plot_run(plot_job *j, cgm_error *err) {
+  cgm_outfile pic;
+  cgm_status st = cgm_outfile_open_derived(&pic, j->picture, err);
+  if (st) return st;
+  char setout[1200] = ""; /* out = "<the temporary file's name>" */
+  FILE *m = fmemopen(setout, sizeof setout - 1, "w");
+  if (m) {
+    gp_var(m, "out", strrchr(pic.tmp, '/') + 1);
+    fclose(m);
+  }
+  st = m ? gnuplot(j, setout, pic.tmp, err) : cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  if (!st) return cgm_outfile_commit(&pic, true, err);
+  cgm_outfile_abort(&pic);
+  unlink(j->picture); /* a failed run must not leave an older picture behind */
+  return st;
 }
 
 /* The decades, else 1-2-5, else 1, 1.5, 2..9 times a power of ten, whichever

@@ -19,13 +19,14 @@ static int map_grid_ne(void) {
   return (int)lround(log10(CGM_MAP_E_HI / CGM_MAP_E_LO)) * CGM_MAP_PER_DECADE + 1;
 }
 
-/* The meaningful region in log10 space: diagonal (e = x) .. dense (e = x^2). */
+/* The meaningful region in log10 space: diagonal (e = x) .. dense (e = x^2),
+ * where both are >= 0. */
 static double in1(double lx, double le) {
   return le - lx;
-} /* >= 0 */
+}
 static double in2(double lx, double le) {
   return 2 * lx - le;
-} /* >= 0 */
+}
 static bool inside(double lx, double le) {
   return in1(lx, le) >= -1e-9 && in2(lx, le) >= -1e-9;
 }
@@ -223,75 +224,72 @@ static void cb_tics(FILE *gp, const char *var, double lo, double hi, bool split)
   fprintf(gp, ")\"\n");
 }
 
-cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, const cgm_plot_opts *o,
-                        cgm_plot_files *files, cgm_error *err) {
-  plot_job J;
-  cgm_status st = plot_begin(&J, o, "map.gp", files, err);
-  if (st) return st;
-  const int bi = cgm_block_index(mo->block), pr = mo->precision;
+/* The map's grid: log10 x and log10 e, S, GFLOPS on one device and on G,
+ * and the ranges inside the region (the colour scales). */
+typedef struct {
+  const cgm_tuner_device *dev;
+  const cgm_map_opts *mo;
+  const char *fits;
+  bool multi;
+  int nx, ne;
+  double *lx, *le, *S, *G1, *GG;
+  double gmin, gmax, smin, smax;
+  int nofit_in;
+  segs C; /* S = 1 */
+} map_data;
+
+/* The panels to draw (multi: the G-GPU panel and the speed-up), after the
+ * options are checked; a note says why a panel is left out. */
+static cgm_status map_panels(map_data *D, cgm_plot_files *files, cgm_error *err) {
+  const cgm_tuner_device *dev = D->dev;
+  const cgm_map_opts *mo = D->mo;
+  const int bi = cgm_block_index(mo->block), pr = mo->precision, G = mo->gpus;
   if (bi < 0) return cgm_fail(err, CGM_EINPUT, "block size %d is not 1, 2, 4 or 8", mo->block);
   if (pr < 0 || pr > 1) return cgm_fail(err, CGM_EINPUT, "unknown precision %d", pr);
-  if (mo->gpus < 1 || mo->gpus > 8) return cgm_fail(err, CGM_EINPUT, "--gpus %d: 1..8", mo->gpus);
+  if (G < 1 || G > 8) return cgm_fail(err, CGM_EINPUT, "gpus %d: not in 1..8", G);
   if (mo->exchange < 0 || mo->exchange >= CGM_NEXCHANGES)
     return cgm_fail(err, CGM_EINPUT, "unknown exchange %d", mo->exchange);
   const cgm_device_model *m = &dev->model[pr];
-  const char *fits = mo->fits ? mo->fits : "avg";
   if (!dev->have[pr] || !m->have_spmv[bi] || !m->have_vec)
     return cgm_fail(err, CGM_EINPUT,
                     "calibration %lld (%s) has no converged %s fits of %s%s%s in %s precision: "
                     "nothing to map (see 'cgmodel db show %lld')",
-                    (long long)dev->calibration_id, dev->name, fits,
+                    (long long)dev->calibration_id, dev->name, D->fits,
                     m->have_spmv[bi] ? "" : "the SpMV with this block size",
                     !m->have_spmv[bi] && !m->have_vec ? " and " : "",
                     m->have_vec ? "" : "CG4 and CG5", cgm_precision_name((cgm_precision)pr),
                     (long long)dev->calibration_id);
-  int G = mo->gpus;
-  bool multi = G > 1;
-  if (dev->is_cpu) {
+  D->multi = false;
+  if (dev->is_cpu)
     plot_note(files,
               "%s is a CPU calibration (one device, no GPUs): the speed-up panel is not "
               "meaningful, only the one-device panel is drawn",
               dev->name);
-    multi = false;
-  } else if (multi && !m->have_xfer[mo->exchange][G]) {
+  else if (G > 1 && !m->have_xfer[mo->exchange][G])
     plot_note(files,
               "calibration %lld has no %s fit of the %s exchange on %d GPUs: only the "
               "one-device panel is drawn, no speed-up",
-              (long long)dev->calibration_id, fits, cgm_exchange_name((cgm_exchange)mo->exchange),
-              G);
-    multi = false;
-  } else if (!multi) {
-    plot_note(files, "1 GPU: only the one-device panel is drawn, no speed-up (--gpus G for G > 1)");
-  }
-  const int nx = map_grid_nx(), ne = map_grid_ne();
-  double *lx = malloc(sizeof(double) * nx), *le = malloc(sizeof(double) * ne);
-  double *S = malloc(sizeof(double) * nx * ne), *G1 = malloc(sizeof(double) * nx * ne),
-         *GG = malloc(sizeof(double) * nx * ne);
-  segs C = {0};
-  FILE *fg = NULL, *fc = NULL, *fm = NULL, *fi = NULL, *fl = NULL, *gp = NULL;
-  char rg[600], rc[600], rm[600] = "", ri[600], rl[600];
-  if (!lx || !le || !S || !G1 || !GG) {
-    st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
-    goto out;
-  }
-  for (int i = 0; i < nx; i++) lx[i] = log10(CGM_MAP_X_LO) + (double)i / CGM_MAP_PER_DECADE;
-  for (int j = 0; j < ne; j++) le[j] = log10(CGM_MAP_E_LO) + (double)j / CGM_MAP_PER_DECADE;
-  if (!(fg = plot_data_open(&J, "grid.dat", rg, sizeof rg, err))) {
-    st = err && err->code ? err->code : CGM_ERUNTIME;
-    goto out;
-  }
-  if (multi)
-    fprintf(fg,
-            "# cgmodel map: %s (calibration %lld), %s precision, %dx%d blocks, %s fits, 1 and %d "
-            "GPUs, %s exchange\n",
-            dev->name, (long long)dev->calibration_id, cgm_precision_name((cgm_precision)pr),
-            mo->block, mo->block, fits, G, cgm_exchange_name((cgm_exchange)mo->exchange));
+              (long long)dev->calibration_id, D->fits,
+              cgm_exchange_name((cgm_exchange)mo->exchange), G);
+  else if (G == 1)
+    plot_note(files, "1 GPU: only the one-device panel is drawn, no speed-up (gpus=G for G > 1)");
   else
-    fprintf(
-        fg,
-        "# cgmodel map: %s (calibration %lld), %s precision, %dx%d blocks, %s fits, one device\n",
-        dev->name, (long long)dev->calibration_id, cgm_precision_name((cgm_precision)pr), mo->block,
-        mo->block, fits);
+    D->multi = true;
+  return CGM_OK;
+}
+
+/* The header of FILE-grid.dat: what the columns are. */
+static void grid_header(FILE *fg, const map_data *D) {
+  const cgm_tuner_device *dev = D->dev;
+  const cgm_map_opts *mo = D->mo;
+  const char *prec = cgm_precision_name((cgm_precision)mo->precision);
+  fprintf(fg, "# cgmodel map: %s (calibration %lld), %s precision, %dx%d blocks, %s fits, ",
+          dev->name, (long long)dev->calibration_id, prec, mo->block, mo->block, D->fits);
+  if (D->multi)
+    fprintf(fg, "1 and %d GPUs, %s exchange\n", mo->gpus,
+            cgm_exchange_name((cgm_exchange)mo->exchange));
+  else
+    fprintf(fg, "one device\n");
   fprintf(
       fg,
       "# x: dimension, e: stored elements (dense %dx%d blocks); inside = 1 between the diagonal "
@@ -305,36 +303,45 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, con
             "(its T, GFLOPS and S are NaN)\n",
             dev->mem_bytes / 1073741824.0);
   fprintf(fg, "# log10x log10e x e inside T_1 T_G GFLOPS_1 GFLOPS_G S fits_1 fits_G\n");
-  double gmin = INFINITY, gmax = 0, smin = INFINITY, smax = 0;
-  int finite_in = 0, nofit_in = 0;
-  for (int i = 0; i < nx; i++) {
+}
+
+static void widen(double v, double *lo, double *hi) {
+  if (!(isfinite(v) && v > 0)) return;
+  if (v < *lo) *lo = v;
+  if (v > *hi) *hi = v;
+}
+
+/* Every grid point's prediction, written to FILE-grid.dat as it is made. */
+static cgm_status map_grid(plot_job *J, map_data *D, cgm_error *err) {
+  FILE *fg;
+  cgm_status st = plot_data_open(J, "grid", &fg, err);
+  if (st) return st;
+  grid_header(fg, D);
+  const int ne = D->ne, pr = D->mo->precision;
+  int finite_in = 0;
+  D->gmin = D->smin = INFINITY;
+  D->gmax = D->smax = 0;
+  for (int i = 0; i < D->nx; i++) {
     for (int j = 0; j < ne; j++) {
-      double x = pow(10, lx[i]), e = pow(10, le[j]);
-      bool in = inside(lx[i], le[j]);
+      const double lx = D->lx[i], le = D->le[j], x = pow(10, lx), e = pow(10, le);
+      const bool in = inside(lx, le);
       bool fit1 = true, fitg = true;
-      double t1 = map_time(dev, pr, mo, 1, x, e, &fit1);
-      double tg = multi ? map_time(dev, pr, mo, G, x, e, &fitg) : NAN;
-      if (in && (!fit1 || !fitg)) nofit_in++;
-      double F = cgm_paper_flops(x, e);
-      double g1 = t1 > 0 ? F / t1 * 1e-9 : NAN, gg = tg > 0 ? F / tg * 1e-9 : NAN;
-      double s = t1 > 0 && tg > 0 ? t1 / tg : NAN;
-      S[i * ne + j] = s;
-      G1[i * ne + j] = g1;
-      GG[i * ne + j] = gg;
+      const double t1 = map_time(D->dev, pr, D->mo, 1, x, e, &fit1);
+      const double tg = D->multi ? map_time(D->dev, pr, D->mo, D->mo->gpus, x, e, &fitg) : NAN;
+      const double F = cgm_paper_flops(x, e);
+      const double g1 = t1 > 0 ? F / t1 * 1e-9 : NAN, gg = tg > 0 ? F / tg * 1e-9 : NAN;
+      const double s = t1 > 0 && tg > 0 ? t1 / tg : NAN;
+      D->S[i * ne + j] = s;
+      D->G1[i * ne + j] = g1;
+      D->GG[i * ne + j] = gg;
       if (in) {
-        if (isfinite(g1)) finite_in++;
-        const double gv[2] = {g1, gg};
-        for (int k = 0; k < 2; k++)
-          if (isfinite(gv[k]) && gv[k] > 0) {
-            if (gv[k] < gmin) gmin = gv[k];
-            if (gv[k] > gmax) gmax = gv[k];
-          }
-        if (isfinite(s) && s > 0) {
-          if (s < smin) smin = s;
-          if (s > smax) smax = s;
-        }
+        D->nofit_in += !fit1 || !fitg;
+        finite_in += isfinite(g1);
+        widen(g1, &D->gmin, &D->gmax);
+        widen(gg, &D->gmin, &D->gmax);
+        widen(s, &D->smin, &D->smax);
       }
-      fprintf(fg, "%.4f %.4f %.6g %.6g %d ", lx[i], le[j], x, e, in ? 1 : 0);
+      fprintf(fg, "%.4f %.4f %.6g %.6g %d ", lx, le, x, e, in ? 1 : 0);
       const double col[5] = {t1, tg, in ? g1 : NAN, in ? gg : NAN, in ? s : NAN};
       for (int k = 0; k < 5; k++) {
         gp_num(fg, col[k]);
@@ -344,145 +351,145 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, con
     }
     fputc('\n', fg); /* gnuplot's grid: a blank line after every x */
   }
-  if ((st = plot_data_close(&J, fg, rg, err))) {
-    fg = NULL;
-    goto out;
-  }
-  fg = NULL;
-  if (finite_in == 0) {
-    st = cgm_fail(err, CGM_EINPUT,
-                  "the model predicts no time anywhere on the map for calibration %lld",
-                  (long long)dev->calibration_id);
-    goto out;
-  }
-  /* S = 1 */
-  double labx = NAN, laby = NAN;
-  if (multi && contour(S, lx, le, nx, ne, 1.0, &C)) {
-    st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
-    goto out;
-  }
-  if (!(fc = plot_data_open(&J, "contour.dat", rc, sizeof rc, err))) {
-    st = err && err->code ? err->code : CGM_ERUNTIME;
-    goto out;
-  }
-  if (multi)
+  if ((st = plot_file_close(J, fg, err))) return st;
+  if (finite_in == 0)
+    return cgm_fail(err, CGM_EINPUT,
+                    "the model predicts no time anywhere on the map for calibration %lld",
+                    (long long)D->dev->calibration_id);
+  return CGM_OK;
+}
+
+/* FILE-contour.dat (S = 1), FILE-isolines.dat and FILE-isolabels.dat (the
+ * iso-GFLOPS lines of both panels on the shared colour scale's levels). */
+static cgm_status map_lines(plot_job *J, map_data *D, cgm_error *err) {
+  const int G = D->mo->gpus;
+  if (D->multi && contour(D->S, D->lx, D->le, D->nx, D->ne, 1.0, &D->C))
+    return cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  FILE *fc, *fi, *fl;
+  cgm_status st = plot_data_open(J, "contour", &fc, err);
+  if (st) return st;
+  if (D->multi)
     fprintf(fc, "# cgmodel map: the contour S = T_1 / T_%d = 1 inside the region, as segments\n",
             G);
   else
     fprintf(fc, "# cgmodel map: one device, no speed-up: no S = 1 contour\n");
   fprintf(fc, "# log10x log10e (a NaN line after every segment)\n");
-  for (int k = 0; k < C.n; k++)
-    fprintf(fc, "%.5f %.5f\n%.5f %.5f\nNaN NaN\n", C.seg[k][0], C.seg[k][1], C.seg[k][2],
-            C.seg[k][3]);
-  label_pos(&C, 0, &labx, &laby);
-  if ((st = plot_data_close(&J, fc, rc, err))) {
-    fc = NULL;
-    goto out;
+  for (int k = 0; k < D->C.n; k++)
+    fprintf(fc, "%.5f %.5f\n%.5f %.5f\nNaN NaN\n", D->C.seg[k][0], D->C.seg[k][1], D->C.seg[k][2],
+            D->C.seg[k][3]);
+  if ((st = plot_file_close(J, fc, err)) || (st = plot_data_open(J, "isolines", &fi, err)) ||
+      (st = plot_data_open(J, "isolabels", &fl, err)))
+    return st;
+  if (isolines(fi, fl, 0, D->G1, D->lx, D->le, D->nx, D->ne, D->gmin, D->gmax) ||
+      isolines(fi, fl, 1, D->multi ? D->GG : NULL, D->lx, D->le, D->multi ? D->nx : 0, D->ne,
+               D->gmin, D->gmax))
+    return cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  if ((st = plot_file_close(J, fi, err))) return st;
+  return plot_file_close(J, fl, err);
+}
+
+/* FILE-marks.dat: the --mark matrices. */
+static cgm_status map_marks(plot_job *J, const cgm_map_opts *mo, cgm_plot_files *files,
+                            cgm_error *err) {
+  FILE *fm;
+  cgm_status st = plot_data_open(J, "marks", &fm, err);
+  if (st) return st;
+  fprintf(fm, "# cgmodel map: matrices (--mark)\n# log10x log10e x e_N name\n");
+  int outside = 0;
+  for (int k = 0; k < mo->nmarks; k++) {
+    const cgm_map_mark *mk = &mo->marks[k];
+    fprintf(fm, "%.5f %.5f %.9g %.9g ", log10(mk->x), log10(mk->e), mk->x, mk->e);
+    gp_string(fm, mk->name);
+    fputc('\n', fm);
+    outside += mk->x < CGM_MAP_X_LO || mk->x > CGM_MAP_X_HI || mk->e < CGM_MAP_E_LO ||
+               mk->e > CGM_MAP_E_HI;
   }
-  fc = NULL;
-  /* Iso-GFLOPS lines of both panels, on the shared colour scale's levels. */
-  if (!(fi = plot_data_open(&J, "isolines.dat", ri, sizeof ri, err)) ||
-      !(fl = plot_data_open(&J, "isolabels.dat", rl, sizeof rl, err))) {
-    st = err && err->code ? err->code : CGM_ERUNTIME;
-    goto out;
-  }
-  if (isolines(fi, fl, 0, G1, lx, le, nx, ne, gmin, gmax) ||
-      isolines(fi, fl, 1, multi ? GG : NULL, lx, le, multi ? nx : 0, ne, gmin, gmax)) {
-    st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
-    goto out;
-  }
-  st = plot_data_close(&J, fi, ri, err);
-  fi = NULL;
-  if (!st) st = plot_data_close(&J, fl, rl, err);
-  fl = NULL;
-  if (st) goto out;
-  if (mo->nmarks > 0) {
-    if (!(fm = plot_data_open(&J, "marks.dat", rm, sizeof rm, err))) {
-      st = err && err->code ? err->code : CGM_ERUNTIME;
-      goto out;
-    }
-    fprintf(fm, "# cgmodel map: matrices (--mark)\n# log10x log10e x e_N name\n");
-    int outside = 0;
-    for (int k = 0; k < mo->nmarks; k++) {
-      const cgm_map_mark *mk = &mo->marks[k];
-      double mlx = log10(mk->x), mle = log10(mk->e);
-      fprintf(fm, "%.5f %.5f %.9g %.9g ", mlx, mle, mk->x, mk->e);
-      gp_string(fm, mk->name);
-      fputc('\n', fm);
-      if (mk->x < CGM_MAP_X_LO || mk->x > CGM_MAP_X_HI || mk->e < CGM_MAP_E_LO ||
-          mk->e > CGM_MAP_E_HI)
-        outside++;
-    }
-    if (outside)
-      plot_note(files, "%d marked matri%s outside the map (x 1e2..1e8, e 1e3..1e10)", outside,
-                outside > 1 ? "ces lie" : "x lies");
-    if ((st = plot_data_close(&J, fm, rm, err))) {
-      fm = NULL;
-      goto out;
-    }
-    fm = NULL;
-  }
-  files->panels = multi ? 3 : 1;
-  if (!(gp = plot_script_open(&J, "cgmodel map", err))) {
-    st = err && err->code ? err->code : CGM_ERUNTIME;
-    goto out;
-  }
-  gp_var(gp, "grid", rg);
-  gp_var(gp, "contour", rc);
-  gp_var(gp, "isolines", ri);
-  gp_var(gp, "isolabels", rl);
-  gp_var(gp, "marks", rm);
+  if (outside)
+    plot_note(files, "%d marked matri%s outside the map (x 1e2..1e8, e 1e3..1e10)", outside,
+              outside > 1 ? "ces lie" : "x lies");
+  return plot_file_close(J, fm, err);
+}
+
+/* FILE.gp: the data files, the titles and the colour scales. */
+static cgm_status map_script(plot_job *J, map_data *D, cgm_plot_files *files, cgm_error *err) {
+  const cgm_tuner_device *dev = D->dev;
+  const cgm_map_opts *mo = D->mo;
+  FILE *gp;
+  cgm_status st = plot_script_open(J, "cgmodel map", &gp, err);
+  if (st) return st;
+  plot_data_var(gp, J, "grid", "grid");
+  plot_data_var(gp, J, "contour", "contour");
+  plot_data_var(gp, J, "isolines", "isolines");
+  plot_data_var(gp, J, "isolabels", "isolabels");
+  if (mo->nmarks > 0)
+    plot_data_var(gp, J, "marks", "marks");
+  else
+    gp_var(gp, "marks", "");
   fprintf(gp, "nmarks = %d\n", mo->nmarks);
   char t[600];
   snprintf(t, sizeof t, "%s, %s precision, %d×%d blocks, %s fits", dev->name,
-           cgm_precision_name((cgm_precision)pr), mo->block, mo->block, fits);
-  fprintf(gp, "plot_title = ");
-  gp_string(gp, t);
-  fprintf(gp, "\ndevice = ");
-  gp_string(gp, dev->is_cpu ? "CPU" : "GPU");
-  fprintf(gp, "\ngpus = %d\nmulti = %d\n", G, multi ? 1 : 0);
+           cgm_precision_name((cgm_precision)mo->precision), mo->block, mo->block, D->fits);
+  gp_var(gp, "plot_title", t);
+  gp_var(gp, "device", dev->is_cpu ? "CPU" : "GPU");
+  fprintf(gp, "gpus = %d\nmulti = %d\n", mo->gpus, D->multi ? 1 : 0);
   fprintf(gp, "exchange = '%s'\n", cgm_exchange_name((cgm_exchange)mo->exchange));
   fprintf(gp, "lxlo = %g; lxhi = %g; lelo = %g; lehi = %g\n", log10(CGM_MAP_X_LO),
           log10(CGM_MAP_X_HI), log10(CGM_MAP_E_LO), log10(CGM_MAP_E_HI));
   /* Colour ranges: GFLOPS shared by both panels, S symmetric around 1 in log. */
+  double gmin = D->gmin, gmax = D->gmax, r = 1.25;
   if (!(gmax > 0)) gmin = 0.1, gmax = 1;
   if (gmax < gmin * 1.01) gmax = gmin * 1.01;
-  double r = 1.25;
-  if (isfinite(smin) && smax > 0) {
-    if (smax > r) r = smax;
-    if (1 / smin > r) r = 1 / smin;
-  }
-  if (r > 100) r = 100;
+  if (isfinite(D->smin) && D->smax > 0) r = fmax(r, fmax(D->smax, 1 / D->smin));
+  r = fmin(r, 100);
   fprintf(gp, "gmin = %.6g; gmax = %.6g; smin = %.6g; smax = %.6g\n", gmin, gmax, 1 / r, r);
   cb_tics(gp, "gflops_tics", gmin, gmax, false);
   cb_tics(gp, "speedup_tics", 1 / r, r, true);
-  fprintf(gp, "nofit = %d; mem_gib = %.1f\n", nofit_in > 0 ? 1 : 0, dev->mem_bytes / 1073741824.0);
-  if (nofit_in)
+  const double gib = dev->mem_bytes / 1073741824.0;
+  fprintf(gp, "nofit = %d; mem_gib = %.1f\n", D->nofit_in > 0 ? 1 : 0, gib);
+  if (D->nofit_in)
     plot_note(files, "grey: matrices whose configuration does not fit in the %.1f GiB of a GPU",
-              dev->mem_bytes / 1073741824.0);
-  fprintf(gp, "have_s1 = %d; s1x = ", C.n > 0 ? 1 : 0);
+              gib);
+  double labx, laby;
+  label_pos(&D->C, 0, &labx, &laby);
+  fprintf(gp, "have_s1 = %d; s1x = ", D->C.n > 0 ? 1 : 0);
   gp_num(gp, labx);
   fprintf(gp, "; s1y = ");
   gp_num(gp, laby);
   fprintf(gp, "\n");
-  if ((st = plot_script_finish(&J, gp, err))) {
-    gp = NULL;
-    goto out;
-  }
-  gp = NULL;
-  st = plot_run(&J, err);
-out:
-  if (fg) fclose(fg);
-  if (fc) fclose(fc);
-  if (fm) fclose(fm);
-  if (gp) fclose(gp);
-  free(C.seg);
-  free(lx);
-  free(le);
-  free(S);
-  free(G1);
-  free(GG);
-  if (fi) fclose(fi);
-  if (fl) fclose(fl);
+  return plot_script_finish(J, gp, err);
+}
+
+cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, const cgm_plot_opts *o,
+                        cgm_plot_files *files, cgm_error *err) {
+  plot_job J;
+  cgm_status st = plot_begin(&J, o, "map.gp", files, err);
+  map_data D = {.dev = dev, .mo = mo, .fits = mo->fits ? mo->fits : "avg"};
+  if (st || (st = map_panels(&D, files, err))) return st;
+  D.nx = map_grid_nx();
+  D.ne = map_grid_ne();
+  const size_t n = (size_t)D.nx * D.ne;
+  D.lx = malloc(sizeof(double) * D.nx);
+  D.le = malloc(sizeof(double) * D.ne);
+  D.S = malloc(sizeof(double) * n);
+  D.G1 = malloc(sizeof(double) * n);
+  D.GG = malloc(sizeof(double) * n);
+  if (!D.lx || !D.le || !D.S || !D.G1 || !D.GG) st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  for (int i = 0; !st && i < D.nx; i++)
+    D.lx[i] = log10(CGM_MAP_X_LO) + (double)i / CGM_MAP_PER_DECADE;
+  for (int j = 0; !st && j < D.ne; j++)
+    D.le[j] = log10(CGM_MAP_E_LO) + (double)j / CGM_MAP_PER_DECADE;
+  if (!st) st = map_grid(&J, &D, err);
+  if (!st) st = map_lines(&J, &D, err);
+  if (!st && mo->nmarks > 0) st = map_marks(&J, mo, files, err);
+  files->panels = D.multi ? 3 : 1;
+  if (!st) st = map_script(&J, &D, files, err);
+  if (!st) st = plot_run(&J, err);
+  plot_end(&J);
+  free(D.C.seg);
+  free(D.lx);
+  free(D.le);
+  free(D.S);
+  free(D.G1);
+  free(D.GG);
   return st;
 }

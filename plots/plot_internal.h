@@ -8,6 +8,9 @@
 #include <stdio.h>
 
 #include "cgmodel/plots.h"
+#include "common/outfile.h"
+
+enum { PLOT_MAX_FILES = 8 }; /* data files and the script of one picture */
 
 typedef struct plot_job {
   cgm_plot_format fmt;
@@ -20,29 +23,39 @@ typedef struct plot_job {
   char base[512];     /* picture name without directory and extension */
   char picture[1024]; /* as given */
   cgm_plot_files *files;
+  cgm_outfile out[PLOT_MAX_FILES]; /* each written beside its name, then renamed over it */
+  int nout;
 } plot_job;
 
 /* Checks the output name, finds gnuplot and the template `name` (e.g.
- * "calibration.gp"); fills the job. */
+ * "calibration.gp"), which no output may overwrite; fills the job. */
 cgm_status plot_begin(plot_job *j, const cgm_plot_opts *o, const char *name, cgm_plot_files *files,
                       cgm_error *err);
 
-/* Opens FILE-<suffix> for writing (suffix "samples.dat"); records it in
- * files->data. `rel` gets the name relative to the picture's directory. */
-FILE *plot_data_open(plot_job *j, const char *suffix, char *rel, size_t nrel, cgm_error *err);
-/* Closes a data file, reporting a write error. */
-cgm_status plot_data_close(plot_job *j, FILE *f, const char *rel, cgm_error *err);
+/* Every file is written as a temporary file beside its name and renamed
+ * over the name when closed (cgm_outfile_open_derived): a symbolic or hard
+ * link at the name is replaced, never written through.
+ * FILE-<what>.dat (what: "grid", "samples", ...; one of the names that
+ * cgm_plot_writes checks), recorded in files->data. */
+cgm_status plot_data_open(plot_job *j, const char *what, FILE **f, cgm_error *err);
+/* `var = "FILE-<what>.dat"`: a data file's name relative to the picture. */
+void plot_data_var(FILE *gp, const plot_job *j, const char *var, const char *what);
+/* Closes a data file or the script: renamed over its name, or an error. */
+cgm_status plot_file_close(plot_job *j, FILE *f, cgm_error *err);
+/* Removes the temporary files of what was not closed (after an error). */
+void plot_end(plot_job *j);
 
 /* Opens FILE.gp and writes its header: how to re-run it, the encoding, the
  * terminal (by format and size) and the output name. The caller adds its
  * variables, then plot_script_finish appends the template and closes. */
-FILE *plot_script_open(plot_job *j, const char *what, cgm_error *err);
-cgm_status plot_script_finish(plot_job *j, FILE *f, cgm_error *err);
+cgm_status plot_script_open(plot_job *j, const char *what, FILE **gp, cgm_error *err);
+cgm_status plot_script_finish(plot_job *j, FILE *gp, cgm_error *err);
 
 /* The base font size (pt) of the picture: 10 at 1200 x 800, scaled with it. */
 int plot_font_size(const plot_job *j);
 
-/* Runs gnuplot on FILE.gp in the picture's directory. */
+/* Runs gnuplot on FILE.gp in the picture's directory, drawing into a
+ * temporary file renamed over the picture; a failure removes the picture. */
 cgm_status plot_run(plot_job *j, cgm_error *err);
 
 /* A gnuplot double-quoted string literal (backslashes and quotes escaped). */

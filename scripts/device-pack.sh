@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Builds the tree that travels to a lent GPU machine (docs/architecture.md,
+# Builds the tree that travels to a GPU machine (docs/architecture.md,
 # "Working with the GPU machines"): GSL, SQLite and cudart linked statically,
 # cJSON's shared library copied beside it, no object files. The result is
 # .carry/build-dev; name `.carry` in the device call's carry list and run

@@ -5,6 +5,9 @@
 #ifndef CGM_SOLVER_BACKEND_H
 #define CGM_SOLVER_BACKEND_H
 
+#include <float.h>
+#include <math.h>
+
 #include "cgmodel/solver.h"
 
 #ifdef __cplusplus
@@ -62,10 +65,39 @@ cgm_status cgm_solve_check_input(const cgm_csr *A, const double *b, const double
 /* The same with the matrix's part skipped when matrix_checked. */
 cgm_status cgm_solve_check_input_as(const cgm_csr *A, const double *b, const double *x,
                                     bool matrix_checked, cgm_solve_result *res, cgm_error *err);
+/* Those checks, and single precision's range, one by one: cgm_solve makes
+ * them on the host (solve.c), cgm_solve_device on the GPU
+ * (cuda/device_input.cu), in this order, the range last; i and j (rows and
+ * columns from 0) and v say where and what. */
+typedef enum {
+  CGM_CHECK_SQUARE,    /* not square: i rows, j columns */
+  CGM_CHECK_EMPTY,     /* 0 x 0 */
+  CGM_CHECK_RHS,       /* b_i = v is NaN/Inf */
+  CGM_CHECK_GUESS,     /* x0_i = v is NaN/Inf */
+  CGM_CHECK_FINITE,    /* a_ij = v is NaN/Inf */
+  CGM_CHECK_SYMMETRIC, /* A is not exactly symmetric */
+  CGM_CHECK_DIAGONAL,  /* a_ii = v <= 0 (0 also where it is missing) */
+  CGM_CHECK_RANGE,     /* single and mixed precision: a_ij = v outside float (cgm_check_float) */
+} cgm_check;
+/* Check c's refusal with its message, each written once (input_checks.c):
+ * CGM_EINPUT, or for the diagonal CGM_ENOCONV, res (when given) marked
+ * refused with the message. */
+cgm_status cgm_check_refuse(cgm_check c, int32_t i, int32_t j, double v, cgm_solve_result *res,
+                            cgm_error *err);
+/* Whether v leaves float's range: beyond FLT_MAX it becomes Inf, a nonzero
+ * below the smallest float 0 (A changes, and CG breaks down on NaN). */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+    static inline bool
+    cgm_check_float(double v) {
+  return fabs(v) > FLT_MAX || (v != 0.0 && (float)v == 0.0f);
+}
+
 /* ||v||_2 without overflow or underflow (scaled sum of squares). */
 double cgm_solve_norm2(const double *v, int32_t n);
 
-/* The end of a host loop's result (the CPU CG, the MPI CG): the count, the
+/* The end of a host loop's result (the CPU CG, cuSPARSE's, the MPI CG): the count, the
  * residual, the verdict of st, the stop reason at the iteration cap, and
  * the time per iteration, the median of the first ntimed past the first
  * (which pays for page faults and cold caches); times is reordered. */

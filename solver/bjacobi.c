@@ -13,21 +13,6 @@
 
 #include "solver/backend.h"
 
-static const char *precond_names[] = {"jacobi", "block"};
-
-const char *cgm_precond_name(cgm_precond p) {
-  return (unsigned)p < 2 ? precond_names[p] : "unknown";
-}
-
-bool cgm_precond_parse(const char *s, cgm_precond *p) {
-  for (int i = 0; i < 2; i++)
-    if (s && !strcmp(s, precond_names[i])) {
-      *p = (cgm_precond)i;
-      return true;
-    }
-  return false;
-}
-
 /* Whether A is made of dense, aligned b x b blocks (cgm_csr_point_block):
  * row i's columns are whole runs [cb, cb + b), and equal to the columns of
  * the first row of its block row. */

@@ -29,7 +29,7 @@ bool cgm_nccl_available(char *why, size_t n) {
 static cgm_status no_cuda(cgm_error *err) {
   return cgm_fail(err, CGM_ERUNTIME,
                   "this build of cgmodel has no CUDA backend (configured without a CUDA "
-                  "compiler); use --backend cpu or rebuild with nvcc available");
+                  "compiler); use backend=cpu or rebuild with nvcc available");
 }
 
 cgm_status cgm_cuda_device_info(int dev, cgm_device_info *info, cgm_error *err) {

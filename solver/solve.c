@@ -3,7 +3,6 @@
  * trivial cases, dispatches, and recomputes the true residual afterwards. */
 #include "cgmodel/solver.h"
 
-#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -49,6 +48,7 @@ static cgm_plan_opts plan_opts(const cgm_solve_opts *o) {
   po.balance = o->gpu.balance;
   /* no segment boundary cuts a block-Jacobi block */
   po.row_align = o->precond == CGM_PRECOND_BLOCK ? o->precond_block : 0;
+  po.settled = o->settled;
   return po;
 }
 
@@ -72,52 +72,27 @@ static cgm_status solver_plan(const cgm_csr *A, const cgm_solve_opts *o, cgm_pla
   return cgm_plan_make(A, &po, p, err);
 }
 
-static const char *cg_names[] = {"cgg", "classic"};
-
-const char *cgm_cg_variant_name(cgm_cg_variant v) {
-  return (unsigned)v < 2 ? cg_names[v] : "unknown";
-}
-
-bool cgm_cg_variant_parse(const char *s, cgm_cg_variant *v) {
-  for (int i = 0; i < 2; i++)
-    if (s && !strcmp(s, cg_names[i])) {
-      *v = (cgm_cg_variant)i;
-      return true;
-    }
-  return false;
-}
-
-double cgm_solve_tol(const cgm_solve_opts *o) {
-  return o->tol > 0 ? o->tol : 1e-8;
-}
-
 void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iterations, char *buf,
                             size_t n) {
   const char *why =
-      p == CGM_PREC_SINGLE ? "single precision cannot reach it on this matrix (use --precision "
-                             "mixed or double, or a larger --tol)"
+      p == CGM_PREC_SINGLE ? "single precision cannot reach it on this matrix (use precision=mixed "
+                             "or precision=double, or a larger tol)"
       : p == CGM_PREC_MIXED
-          ? "the single-precision iteration is too inexact for this matrix (use --precision double)"
+          ? "the single-precision iteration is too inexact for this matrix (use precision=double)"
           : "the tolerance is below what double precision attains for this matrix and right-hand "
-            "side (use a larger --tol)";
+            "side (use a larger tol)";
   snprintf(buf, n,
            "the true residual ||b - Ax||/||b|| stopped falling at %.3g after %d iterations, above "
            "the target %.3g: %s",
            relres, iterations, tol, why);
 }
 
-int cgm_solve_maxiter(const cgm_solve_opts *o, int32_t dimension) {
-  if (o->maxiter > 0) return o->maxiter;
-  int64_t m = 10 * (int64_t)dimension;
-  if (m < 1000) m = 1000;
-  return m > 100000000 ? 100000000 : (int)m;
-}
-
-cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err) {
+/* cgm_solve_check_matrix, marking res refused for a diagonal that is not
+ * positive (when given). */
+static cgm_status check_matrix(const cgm_csr *A, cgm_solve_result *res, cgm_error *err) {
   if (A->nrows != A->ncols)
-    return cgm_fail(err, CGM_EINPUT, "matrix is %d x %d: CG needs a square matrix", A->nrows,
-                    A->ncols);
-  if (A->nrows == 0) return cgm_fail(err, CGM_EINPUT, "matrix is empty (0 x 0)");
+    return cgm_check_refuse(CGM_CHECK_SQUARE, A->nrows, A->ncols, 0, res, err);
+  if (A->nrows == 0) return cgm_check_refuse(CGM_CHECK_EMPTY, 0, 0, 0, res, err);
   /* the first row with a NaN/Inf, on every core (49M entries a solve) */
   int32_t first = INT32_MAX;
 #pragma omp parallel for schedule(static) reduction(min : first)
@@ -127,11 +102,8 @@ cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err) {
   if (first < INT32_MAX)
     for (int64_t k = A->rowptr[first]; k < A->rowptr[first + 1]; k++)
       if (!isfinite(A->val[k]))
-        return cgm_fail(err, CGM_EINPUT, "matrix entry (%d, %d) is %g: NaN/Inf is not allowed",
-                        first + 1, A->colidx[k] + 1, A->val[k]);
-  if (!cgm_csr_is_symmetric(A))
-    return cgm_fail(err, CGM_EINPUT,
-                    "matrix is not symmetric: CG needs a symmetric positive definite matrix");
+        return cgm_check_refuse(CGM_CHECK_FINITE, first, A->colidx[k], A->val[k], res, err);
+  if (!cgm_csr_is_symmetric(A)) return cgm_check_refuse(CGM_CHECK_SYMMETRIC, 0, 0, 0, res, err);
   double *d = malloc((size_t)A->nrows * sizeof *d);
   if (!d) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
   cgm_csr_diagonal(A, d);
@@ -140,38 +112,27 @@ cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err) {
     if (!(d[i] > 0.0)) bad = i;
   double dbad = bad >= 0 ? d[bad] : 0.0;
   free(d);
-  if (bad >= 0)
-    return cgm_fail(err, CGM_ENOCONV,
-                    "matrix is not positive definite: diagonal entry (%d, %d) is %s%.6g", bad + 1,
-                    bad + 1, dbad == 0.0 ? "missing or " : "", dbad);
+  if (bad >= 0) return cgm_check_refuse(CGM_CHECK_DIAGONAL, bad, bad, dbad, res, err);
   return CGM_OK;
 }
 
-/* Single and mixed precision iterate with A in float: an entry beyond
- * FLT_MAX would become Inf, a nonzero one below the smallest float would
- * become 0 (the matrix changes, and CG breaks down with p'Ap = NaN). Refused
- * before the solve, naming the entry. */
+cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err) {
+  return check_matrix(A, NULL, err);
+}
+
+/* Single and mixed precision iterate with A in float: an entry outside its
+ * range (cgm_check_float) is refused before the solve, naming the entry. */
 static cgm_status check_float_range(const cgm_csr *A, cgm_precision p, cgm_error *err) {
   if (p == CGM_PREC_DOUBLE) return CGM_OK;
   int32_t first = INT32_MAX; /* the first row with such an entry, on every core */
 #pragma omp parallel for schedule(static) reduction(min : first)
   for (int32_t i = 0; i < A->nrows; i++)
-    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-      const double v = A->val[k];
-      if ((fabs(v) > FLT_MAX || (v != 0.0 && (float)v == 0.0f)) && i < first) first = i;
-    }
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      if (cgm_check_float(A->val[k]) && i < first) first = i;
   if (first == INT32_MAX) return CGM_OK;
-  const int32_t i = first;
-  for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-    const double v = A->val[k];
-    const bool over = fabs(v) > FLT_MAX, under = v != 0.0 && (float)v == 0.0f;
-    if (over || under)
-      return cgm_fail(err, CGM_EINPUT,
-                      "matrix entry (%d, %d) = %.17g is %s single precision's range (%s %g): "
-                      "use --precision double",
-                      i + 1, A->colidx[k] + 1, v, over ? "beyond" : "below",
-                      over ? "largest" : "smallest", over ? (double)FLT_MAX : (double)FLT_TRUE_MIN);
-  }
+  for (int64_t k = A->rowptr[first]; k < A->rowptr[first + 1]; k++)
+    if (cgm_check_float(A->val[k]))
+      return cgm_check_refuse(CGM_CHECK_RANGE, first, A->colidx[k], A->val[k], NULL, err);
   return CGM_OK;
 }
 
@@ -190,20 +151,10 @@ cgm_status cgm_solve_check_input_as(const cgm_csr *A, const double *b, const dou
     if (!isfinite(b[i]) && i < bad_b) bad_b = i;
     if (!isfinite(x[i]) && i < bad_x) bad_x = i;
   }
-  if (bad_b < INT32_MAX)
-    return cgm_fail(err, CGM_EINPUT, "right-hand side entry %d is %g: NaN/Inf is not allowed",
-                    bad_b + 1, b[bad_b]);
-  if (bad_x < INT32_MAX)
-    return cgm_fail(err, CGM_EINPUT, "initial guess entry %d is %g", bad_x + 1, x[bad_x]);
+  if (bad_b < INT32_MAX) return cgm_check_refuse(CGM_CHECK_RHS, bad_b, 0, b[bad_b], res, err);
+  if (bad_x < INT32_MAX) return cgm_check_refuse(CGM_CHECK_GUESS, bad_x, 0, x[bad_x], res, err);
   if (matrix_checked && A->nrows == A->ncols && A->nrows > 0) return CGM_OK;
-  cgm_error e = {0};
-  cgm_status st = cgm_solve_check_matrix(A, &e);
-  if (st == CGM_ENOCONV) {
-    res->refused = true;
-    snprintf(res->stop_reason, sizeof res->stop_reason, "%.511s", e.msg);
-  }
-  if (st && err) *err = e;
-  return st;
+  return check_matrix(A, res, err);
 }
 
 /* max_i sum_j |a_ij| (>= ||A||_2 for a symmetric A). */
@@ -240,7 +191,7 @@ static void breakdown_verdict(const cgm_csr *A, cgm_precision p, cgm_solve_resul
              " in %s precision, yet no negative eigenvalue was found (Lanczos, %d steps: smallest "
              "Ritz value %.3g): lost to rounding, not shown to be the matrix's fault%s",
              cgm_precision_name(p), steps, ritz,
-             p == CGM_PREC_DOUBLE ? "" : "; use --precision double or mixed");
+             p == CGM_PREC_DOUBLE ? "" : "; use precision=double or precision=mixed");
 }
 
 /* ||v||_2 without overflow or underflow (scaled sum of squares, as BLAS
@@ -372,7 +323,7 @@ static cgm_status block_jacobi(const cgm_csr *A, const double *b, const double *
   if (pb->opts.backend == CGM_BACKEND_CUSPARSE)
     return cgm_fail(err, CGM_EINPUT,
                     "the cusparse backend has Jacobi preconditioning only: block-Jacobi "
-                    "(--precond block) runs on the cpu and cuda backends");
+                    "(precond=block) runs on backend=cpu and backend=cuda");
   const int n = pb->opts.precond_block; /* resolved (solve_in_order) */
   const size_t len = (size_t)cgm_bjacobi_blocks(A->nrows, n) * (size_t)n * (size_t)n;
   *binv = malloc(len * sizeof **binv);
@@ -430,7 +381,7 @@ cgm_status cgm_solve_conclude(cgm_status st, cgm_precision p, double tol, const 
              "%.3g, above the target %.3g%s",
              res->solver_residual, res->relative_residual, tol,
              p == CGM_PREC_SINGLE ? ": single precision cannot reach it on this matrix (use "
-                                    "--precision mixed or double, or a larger --tol)"
+                                    "precision=mixed or precision=double, or a larger tol)"
                                   : "");
     st = CGM_ENOCONV;
   }
@@ -480,21 +431,18 @@ cgm_status cgm_solve_fallback(cgm_problem *pb, cgm_solve_result *res, cgm_error 
 }
 
 static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
-                                 const cgm_solve_opts *o, cgm_solve_result *res, cgm_error *err) {
+                                 const cgm_solve_opts *given, cgm_solve_result *res,
+                                 cgm_error *err) {
   memset(res, 0, sizeof *res);
   const double t_check = cgm_now();
-  /* the checks and scalings below run on the cores the solve was given */
-  if (o->threads > 0) omp_set_num_threads(o->threads);
   cgm_problem pb;
   memset(&pb, 0, sizeof pb);
-  pb.opts = *o;
-  cgm_plan_layout_resolve(&pb.opts.layout, A, o->gpus);
-  cgm_status st = cgm_bcsr_params_check(&pb.opts.layout, err);
+  pb.opts = *given;
+  cgm_status st = given->settled ? CGM_OK : cgm_solve_opts_settle(&pb.opts, A, err);
   if (st) return st;
-  if (o->gpus < 1)
-    return cgm_fail(err, CGM_EINPUT, "number of GPUs must be >= 1 (got %d)", o->gpus);
-  if (o->gpus > 1 && o->backend != CGM_BACKEND_CUDA)
-    return cgm_fail(err, CGM_EINPUT, "--gpus %d needs the cuda backend", o->gpus);
+  const cgm_solve_opts *o = &pb.opts;
+  /* the checks and scalings below run on the cores the solve was given */
+  if (o->threads > 0) omp_set_num_threads(o->threads);
   st = cgm_solve_check_input_as(A, b, x, o->matrix_checked, res, err);
   if (!st) st = check_float_range(A, o->precision, err);
   if (st) {
@@ -526,9 +474,9 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   pb.bblk = bblk;
   pb.A = A;
   pb.anorm = cgm_solve_inf_norm(A);
-  pb.tol = cgm_solve_tol(o);
-  pb.maxiter = cgm_solve_maxiter(o, A->nrows);
+  pb.maxiter = o->maxiter;
   const double bnorm = cgm_solve_norm2(b, A->nrows);
+  pb.tol = cgm_solve_target(o, bnorm);
   if (bnorm == 0.0) { /* b = 0: x = 0 is the exact solution */
     memset(x, 0, (size_t)A->nrows * sizeof *x);
     res->converged = true;
@@ -600,22 +548,6 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   res->time_finish_s = cgm_now() - t_finish;
   if (st == CGM_ENOCONV) return cgm_fail(err, CGM_ENOCONV, "%s", res->stop_reason);
   return st;
-}
-
-const char *cgm_reorder_name(cgm_reorder r) {
-  return r == CGM_REORDER_NONE ? "none" : r == CGM_REORDER_RCM ? "rcm" : "auto";
-}
-
-bool cgm_reorder_parse(const char *s, cgm_reorder *r) {
-  if (strcmp(s, "auto") == 0)
-    *r = CGM_REORDER_AUTO;
-  else if (strcmp(s, "none") == 0)
-    *r = CGM_REORDER_NONE;
-  else if (strcmp(s, "rcm") == 0)
-    *r = CGM_REORDER_RCM;
-  else
-    return false;
-  return true;
 }
 
 /* Reverse Cuthill-McKee: the input is checked in its own numbering (so the

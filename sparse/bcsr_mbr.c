@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const int cgm_block_sizes[CGM_NBLOCKSIZES] = {1, 2, 4, 8};
-
 cgm_bcsr_params cgm_bcsr_default_params(int n) {
   /* One warp (32 threads) per slice, one thread per row of a block. */
   cgm_bcsr_params p = {n, 1, n > 0 && n <= 32 ? 32 / n : 1};
@@ -19,15 +17,15 @@ cgm_bcsr_params cgm_bcsr_default_params(int n) {
 }
 
 cgm_status cgm_bcsr_params_check(cgm_bcsr_params *p, cgm_error *err) {
-  if (p->n != 1 && p->n != 2 && p->n != 4 && p->n != 8)
-    return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", p->n);
+  cgm_status st = cgm_block_check(p->n, "block", err);
+  if (st) return st;
   cgm_bcsr_params d = cgm_bcsr_default_params(p->n);
   if (p->bx <= 0) p->bx = d.bx;
   if (p->by <= 0) p->by = p->n * p->bx < 32 ? 32 / (p->n * p->bx) : 1; /* one warp per slice */
   if (p->bx > 1024 || p->by > 65536 || (int64_t)p->bx * p->by * p->n > 1024)
     return cgm_fail(err, CGM_EINPUT,
-                    "layout B_x = %d, B_y = %d with N = %d needs more than 1024 threads per slice",
-                    p->bx, p->by, p->n);
+                    "bx %d: B_x = %d, B_y = %d with N = %d needs more than 1024 threads per slice",
+                    p->bx, p->bx, p->by, p->n);
   return CGM_OK;
 }
 
@@ -85,8 +83,6 @@ int32_t cgm_block_row_columns(const cgm_csr *A, int32_t br, int n, int32_t *out)
 }
 
 cgm_status cgm_bcsr_row_blocks(const cgm_csr *A, int n, int32_t *len, cgm_error *err) {
-  if (n != 1 && n != 2 && n != 4 && n != 8)
-    return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
   int32_t nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
 #pragma omp parallel for schedule(dynamic, 256)
   for (int32_t b = 0; b < nb; b++) len[b] = cgm_block_row_columns(A, b, n, NULL);
@@ -129,8 +125,6 @@ cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **
                              cgm_error *err) {
   *bptr = NULL;
   *bcol = NULL;
-  if (n != 1 && n != 2 && n != 4 && n != 8)
-    return cgm_fail(err, CGM_EINPUT, "block size N must be 1, 2, 4 or 8 (got %d)", n);
   const int32_t nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
   int64_t *p = malloc(((size_t)nb + 1) * sizeof *p);
   if (!p) return cgm_fail(err, CGM_ERUNTIME, "out of memory for the block pattern");

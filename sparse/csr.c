@@ -2,6 +2,7 @@
 /* CSR storage, the reference SpMV and the COO -> CSR conversion every reader
  * and generator goes through. */
 #include "cgmodel/sparse.h"
+#include "sparse/mm_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -92,15 +93,18 @@ cgm_status cgm_csr_check(const cgm_csr *A, cgm_error *err) {
   return CGM_OK;
 }
 
-bool cgm_csr_is_symmetric(const cgm_csr *A) {
+/* A == A^T. pattern: entry for entry (a stored zero needs its mirror);
+ * else as matrices, a missing entry being 0 (an explicit zero with no
+ * mirror is symmetric, as SciPy's A != A.T sees it). Each entry above the
+ * diagonal looks for its mirror below, equal, or (by value) its own zero;
+ * then the entries below are all mirrors when as many of them (nonzero ones,
+ * by value) lie below as were found: entries are distinct (checked: columns
+ * rise strictly in a row). Half the searches of checking every entry. */
+static bool symmetric(const cgm_csr *A, bool pattern) {
   if (A->nrows != A->ncols) return false;
-  /* Each entry above the diagonal has its mirror, equal, below it; and as
-   * many lie below as above: entries are distinct (checked: columns rise
-   * strictly in a row), so the mirrors are all of those below. Half the
-   * searches of checking every entry. */
   int bad = 0;
-  int64_t above = 0, below = 0;
-#pragma omp parallel for schedule(dynamic, 1024) reduction(| : bad) reduction(+ : above, below)
+  int64_t found = 0, below = 0;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(| : bad) reduction(+ : found, below)
   for (int32_t i = 0; i < A->nrows; i++) {
     if (bad) continue;
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
@@ -109,20 +113,26 @@ bool cgm_csr_is_symmetric(const cgm_csr *A) {
         bad = 1;
         break;
       }
-      if (j < i) {
-        below++;
-        continue;
-      }
-      if (j == i) continue;
-      above++;
+      const bool counts = pattern || A->val[k] != 0.0;
+      if (j < i) below += counts;
+      if (j <= i) continue;
       int64_t m = find_entry(A, j, i);
-      if (m < 0 || A->val[m] != A->val[k]) {
+      if (m < 0 ? counts : A->val[m] != A->val[k]) {
         bad = 1;
         break;
       }
+      found += m >= 0 && counts;
     }
   }
-  return !bad && above == below;
+  return !bad && found == below;
+}
+
+bool cgm_csr_is_symmetric(const cgm_csr *A) {
+  return symmetric(A, false);
+}
+
+bool mm_csr_symmetric_pattern(const cgm_csr *A) {
+  return symmetric(A, true);
 }
 
 typedef struct {

@@ -251,9 +251,9 @@ static int adj_add(int32_t n, const adj *old, const int64_t *pptr, const int32_t
   return 1;
 }
 
-cgm_status cgm_gen_random_spd(int32_t n, double avg, cgm_rowdist dist, double alpha, int32_t maxlen,
-                              uint64_t seed, cgm_csr *A, cgm_error *err) {
-  memset(A, 0, sizeof *A); /* safe to cgm_csr_free after any failure */
+/* The arguments' checks; *capp: the longest row allowed. */
+static cgm_status check_args(int32_t n, double avg, cgm_rowdist dist, double alpha, int32_t maxlen,
+                             int64_t *capp, cgm_error *err) {
   if (n < 1) return cgm_fail(err, CGM_EINPUT, "random matrix: n must be >= 1 (got %d)", n);
   if (!(avg >= 1.0) || !isfinite(avg))
     return cgm_fail(err, CGM_EINPUT, "random matrix: average row length must be >= 1 (got %g)",
@@ -280,8 +280,54 @@ cgm_status cgm_gen_random_spd(int32_t n, double avg, cgm_rowdist dist, double al
                     "random matrix: a power law on [1, %lld] cannot have mean %g "
                     "(needs maximum row length > 2 avg - 1)",
                     (long long)cap, avg);
+  *capp = cap;
+  return CGM_OK;
+}
 
-  cgm_status st = CGM_OK;
+/* Final CSR: g's off-diagonals not dropped plus the diagonal, in column
+ * order (next: n scratch values). */
+static cgm_status final_csr(int32_t n, const adj *g, const unsigned char *drop, int64_t *next,
+                            uint64_t seed, cgm_csr *A, cgm_error *err) {
+  {
+    int64_t nnz = 0;
+    for (int32_t i = 0; i < n; i++) {
+      int64_t keep = g->len[i];
+      if (drop)
+        for (int64_t k = g->ptr[i]; k < g->ptr[i] + g->len[i]; k++) keep -= drop[k];
+      next[i] = keep + 1;
+      nnz += keep + 1;
+    }
+    cgm_status st = cgm_csr_alloc(A, n, n, nnz, err);
+    if (st) return st;
+    for (int32_t i = 0; i < n; i++) A->rowptr[i + 1] = A->rowptr[i] + next[i];
+  }
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int32_t i = 0; i < n; i++) {
+    int64_t p = A->rowptr[i], pd = -1;
+    double diag = 1.0;
+    for (int64_t k = g->ptr[i]; k < g->ptr[i] + g->len[i]; k++) {
+      if (drop && drop[k]) continue;
+      int32_t j = g->col[k];
+      if (pd < 0 && j > i) pd = p++; /* the diagonal's slot */
+      double v = pair_value(seed, i, j);
+      A->colidx[p] = j;
+      A->val[p] = v;
+      diag += fabs(v);
+      p++;
+    }
+    if (pd < 0) pd = p;
+    A->colidx[pd] = i;
+    A->val[pd] = diag;
+  }
+  return CGM_OK;
+}
+
+cgm_status cgm_gen_random_spd(int32_t n, double avg, cgm_rowdist dist, double alpha, int32_t maxlen,
+                              uint64_t seed, cgm_csr *A, cgm_error *err) {
+  memset(A, 0, sizeof *A); /* safe to cgm_csr_free after any failure */
+  int64_t cap = 0;
+  cgm_status st = check_args(n, avg, dist, alpha, maxlen, &cap, err);
+  if (st) return st;
   double *cdf = NULL;
   int32_t *tlen = NULL, *npick = NULL, *picks = NULL;
   int64_t *dsum = NULL, *pptr = NULL, *next = NULL, *idx = NULL;
@@ -398,37 +444,7 @@ cgm_status cgm_gen_random_spd(int32_t n, double avg, cgm_rowdist dist, double al
     }
   }
 
-  /* Final CSR: kept off-diagonals plus the diagonal, in column order. */
-  {
-    int64_t nnz = 0;
-    for (int32_t i = 0; i < n; i++) {
-      int64_t keep = g.len[i];
-      if (drop)
-        for (int64_t k = g.ptr[i]; k < g.ptr[i] + g.len[i]; k++) keep -= drop[k];
-      next[i] = keep + 1;
-      nnz += keep + 1;
-    }
-    if ((st = cgm_csr_alloc(A, n, n, nnz, err))) goto done;
-    for (int32_t i = 0; i < n; i++) A->rowptr[i + 1] = A->rowptr[i] + next[i];
-  }
-#pragma omp parallel for schedule(dynamic, 256)
-  for (int32_t i = 0; i < n; i++) {
-    int64_t p = A->rowptr[i], pd = -1;
-    double diag = 1.0;
-    for (int64_t k = g.ptr[i]; k < g.ptr[i] + g.len[i]; k++) {
-      if (drop && drop[k]) continue;
-      int32_t j = g.col[k];
-      if (pd < 0 && j > i) pd = p++; /* the diagonal's slot */
-      double v = pair_value(seed, i, j);
-      A->colidx[p] = j;
-      A->val[p] = v;
-      diag += fabs(v);
-      p++;
-    }
-    if (pd < 0) pd = p;
-    A->colidx[pd] = i;
-    A->val[pd] = diag;
-  }
+  st = final_csr(n, &g, drop, next, seed, A, err);
   goto done;
 
 oom:

@@ -131,6 +131,101 @@ typedef struct {
   int32_t bad_i, bad_j;
 } block_result;
 
+/* Block b of rows of the CSR (its entries from base[b] on, rowptr of its
+ * rows), and what it found to R. */
+static void assemble_block(const mm_entries *E, int b, int32_t nrows, const int64_t *base,
+                           cgm_csr *A, block_result *R, sort_tmp *tmp) {
+  const int shift = E->shift;
+  int32_t *const colidx = A->colidx;
+  double *const val = A->val;
+  int64_t *const rowptr = A->rowptr;
+  const int64_t r0 = (int64_t)b << shift;
+  const int64_t r1 = r0 + ((int64_t)1 << shift) < nrows ? r0 + ((int64_t)1 << shift) : nrows;
+  if (r0 >= r1) return;
+  const int64_t nr = r1 - r0;
+  /* counting sort of the block's entries by row, reading the chunks in
+   * file order: a row's entries keep the order of the file. cnt counts,
+   * then holds each row's next free place, and at last its end. */
+  int64_t *cnt = rowptr + r0;
+  const bool mirror = E->mirror;
+  for (int64_t c = 0; c < E->nch; c++)
+    for (const mm_page *pg = E->bk[c][b].head; pg; pg = pg->next)
+      for (int32_t k = 0; k < pg->n; k++) {
+        const mm_ent *e = &pg->e[k];
+        cnt[e->row - r0]++;
+        if (mirror && e->row != e->col) cnt[e->col - r0]++;
+      }
+  int64_t pos = base[b];
+  for (int64_t i = 0; i < nr; i++) {
+    int64_t n = cnt[i];
+    cnt[i] = pos;
+    pos += n;
+  }
+  for (int64_t c = 0; c < E->nch; c++)
+    for (const mm_page *pg = E->bk[c][b].head; pg; pg = pg->next)
+      for (int32_t k = 0; k < pg->n; k++) {
+        const mm_ent *e = &pg->e[k];
+        int64_t p = cnt[e->row - r0]++;
+        colidx[p] = e->col;
+        val[p] = e->v;
+        if (mirror && e->row != e->col) {
+          p = cnt[e->col - r0]++;
+          colidx[p] = e->row;
+          val[p] = e->v;
+        }
+      }
+  /* each row by column, duplicates summed in file order, compacted
+   * towards the start of the block */
+  int64_t out = base[b], nd = 0, ndiag = 0, end = base[b];
+  for (int64_t i = 0; i < nr; i++) {
+    const int64_t bi = end, ei = rowptr[r0 + i];
+    end = ei;
+    const int32_t row = (int32_t)(r0 + i);
+    sort_row(colidx + bi, val + bi, ei - bi, tmp);
+    rowptr[r0 + i] = out;
+    /* the usual row: no duplicate, and nothing to move */
+    int64_t k = bi;
+    bool diag = bi < ei && colidx[bi] == row;
+    for (k = bi + 1; k < ei && colidx[k] != colidx[k - 1]; k++) diag |= colidx[k] == row;
+    if (k >= ei) {
+      if (out != bi) {
+        memmove(colidx + out, colidx + bi, (size_t)(ei - bi) * sizeof *colidx);
+        memmove(val + out, val + bi, (size_t)(ei - bi) * sizeof *val);
+      }
+      out += ei - bi;
+      ndiag += diag;
+      continue;
+    }
+    const int64_t rs = out;
+    for (k = bi; k < ei; k++) {
+      if (out > rs && colidx[out - 1] == colidx[k]) {
+        val[out - 1] += val[k];
+        nd++;
+      } else {
+        colidx[out] = colidx[k];
+        val[out] = val[k];
+        ndiag += colidx[out] == row;
+        out++;
+      }
+    }
+  }
+  R->uniq = out - base[b];
+  R->dups = nd;
+  R->diag = ndiag;
+  /* values of the file are finite; only a sum can be infinite */
+  for (int64_t i = 0; nd && i < nr && !R->nonfinite; i++) {
+    int64_t e = i + 1 < nr ? rowptr[r0 + i + 1] : out;
+    for (int64_t k = rowptr[r0 + i]; k < e; k++)
+      if (!isfinite(val[k])) {
+        R->nonfinite = true;
+        R->neg = val[k] < 0;
+        R->bad_i = (int32_t)(r0 + i);
+        R->bad_j = colidx[k];
+        break;
+      }
+  }
+}
+
 cgm_status mm_assemble_csr(const mm_entries *E, int32_t nrows, int32_t ncols, int threads,
                            cgm_csr *A, mm_csr_stats *st) {
   memset(A, 0, sizeof *A);
@@ -164,94 +259,7 @@ cgm_status mm_assemble_csr(const mm_entries *E, int32_t nrows, int32_t ncols, in
   {
     sort_tmp tmp = {0};
 #pragma omp for schedule(dynamic, 1)
-    for (int b = 0; b < nb; b++) {
-      const int64_t r0 = (int64_t)b << shift;
-      const int64_t r1 = r0 + ((int64_t)1 << shift) < nrows ? r0 + ((int64_t)1 << shift) : nrows;
-      block_result *R = &res[b];
-      if (r0 >= r1) continue;
-      const int64_t nr = r1 - r0;
-      /* counting sort of the block's entries by row, reading the chunks in
-       * file order: a row's entries keep the order of the file. cnt counts,
-       * then holds each row's next free place, and at last its end. */
-      int64_t *cnt = rowptr + r0;
-      const bool mirror = E->mirror;
-      for (int64_t c = 0; c < E->nch; c++)
-        for (const mm_page *pg = E->bk[c][b].head; pg; pg = pg->next)
-          for (int32_t k = 0; k < pg->n; k++) {
-            const mm_ent *e = &pg->e[k];
-            cnt[e->row - r0]++;
-            if (mirror && e->row != e->col) cnt[e->col - r0]++;
-          }
-      int64_t pos = base[b];
-      for (int64_t i = 0; i < nr; i++) {
-        int64_t n = cnt[i];
-        cnt[i] = pos;
-        pos += n;
-      }
-      for (int64_t c = 0; c < E->nch; c++)
-        for (const mm_page *pg = E->bk[c][b].head; pg; pg = pg->next)
-          for (int32_t k = 0; k < pg->n; k++) {
-            const mm_ent *e = &pg->e[k];
-            int64_t p = cnt[e->row - r0]++;
-            colidx[p] = e->col;
-            val[p] = e->v;
-            if (mirror && e->row != e->col) {
-              p = cnt[e->col - r0]++;
-              colidx[p] = e->row;
-              val[p] = e->v;
-            }
-          }
-      /* each row by column, duplicates summed in file order, compacted
-       * towards the start of the block */
-      int64_t out = base[b], nd = 0, ndiag = 0, end = base[b];
-      for (int64_t i = 0; i < nr; i++) {
-        const int64_t bi = end, ei = rowptr[r0 + i];
-        end = ei;
-        const int32_t row = (int32_t)(r0 + i);
-        sort_row(colidx + bi, val + bi, ei - bi, &tmp);
-        rowptr[r0 + i] = out;
-        /* the usual row: no duplicate, and nothing to move */
-        int64_t k = bi;
-        bool diag = bi < ei && colidx[bi] == row;
-        for (k = bi + 1; k < ei && colidx[k] != colidx[k - 1]; k++) diag |= colidx[k] == row;
-        if (k >= ei) {
-          if (out != bi) {
-            memmove(colidx + out, colidx + bi, (size_t)(ei - bi) * sizeof *colidx);
-            memmove(val + out, val + bi, (size_t)(ei - bi) * sizeof *val);
-          }
-          out += ei - bi;
-          ndiag += diag;
-          continue;
-        }
-        const int64_t rs = out;
-        for (k = bi; k < ei; k++) {
-          if (out > rs && colidx[out - 1] == colidx[k]) {
-            val[out - 1] += val[k];
-            nd++;
-          } else {
-            colidx[out] = colidx[k];
-            val[out] = val[k];
-            ndiag += colidx[out] == row;
-            out++;
-          }
-        }
-      }
-      R->uniq = out - base[b];
-      R->dups = nd;
-      R->diag = ndiag;
-      /* values of the file are finite; only a sum can be infinite */
-      for (int64_t i = 0; nd && i < nr && !R->nonfinite; i++) {
-        int64_t e = i + 1 < nr ? rowptr[r0 + i + 1] : out;
-        for (int64_t k = rowptr[r0 + i]; k < e; k++)
-          if (!isfinite(val[k])) {
-            R->nonfinite = true;
-            R->neg = val[k] < 0;
-            R->bad_i = (int32_t)(r0 + i);
-            R->bad_j = colidx[k];
-            break;
-          }
-      }
-    }
+    for (int b = 0; b < nb; b++) assemble_block(E, b, nrows, base, A, &res[b], &tmp);
     free(tmp.c);
     free(tmp.v);
   }

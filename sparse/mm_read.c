@@ -10,10 +10,14 @@
  * neither the number of its first line nor how many entries come before
  * it, so it counts its own lines and entries, stops at its first error, and
  * keeps that error with a line number relative to the chunk. Walking the
- * chunks in file order afterwards gives every global line number, the entry
- * that is one too many, the first entry of each triangle of a symmetric
- * file, and so the error a line-by-line reader stops at first: the same
- * message whatever the number of threads or chunks. Entries go to buckets
+ * chunks in file order, each piece's once they are parsed, gives every
+ * global line number, the entry that is one too many, the first entry of
+ * each triangle of a symmetric file, and so the error a line-by-line reader
+ * stops at first: the same message whatever the number of threads or
+ * chunks. A piece is freed once walked, and the reading stops there when
+ * the verdict is known: a stream is never held whole. The text of a mapped
+ * file is read under the source's guard (a truncation by another process
+ * is reported, not a SIGBUS). Entries go to buckets
  * per block of rows (sparse/mm_entries.c), from which the CSR is assembled
  * in parallel, bit-identical whatever the parallelism. Values are parsed by
  * sparse/mm_number.h, bit-identical to strtod.
@@ -39,11 +43,15 @@
 #include <omp.h>
 #endif
 
-/* A file may declare at most max(MM_ROWS_FREE, its size in bytes) rows (a
- * vector that many values): the CSR row pointer (8 bytes a row) or the dense
- * vector then takes at most 8 times the file, as the entries do, and a
- * 40-byte size line cannot make the reader allocate and touch gigabytes. */
+/* Rows cost memory without costing a byte of the file: 8 bytes a row in the
+ * CSR's row pointer, or in a dense vector. A size line may declare at most
+ * max(MM_ROWS_FREE, MM_ROWS_PER_ENTRY x ENTRIES) rows, and the entries must
+ * be there (a regular file's count is checked against its size, a stream's
+ * as they arrive, before any row is allocated): a 40-byte size line, or one
+ * followed by gigabytes of comments, cannot make the reader allocate and
+ * touch gigabytes. */
 #define MM_ROWS_FREE ((int64_t)1 << 16)
+#define MM_ROWS_PER_ENTRY 16
 
 /* Chunks per piece of text at most: a tiny chunk_bytes on a large file
  * gets larger chunks rather than millions of them. */
@@ -53,7 +61,10 @@ typedef struct {
   const char *path;
   cgm_error *err;
   mm_source src;
-  char *p, *end; /* the lines of the current piece the header has not read */
+  bool vector;   /* the caller reads a vector (array allowed, general and one column required) */
+  bool square;   /* the caller needs a square matrix */
+  char *piece;   /* the source's piece the header reads */
+  char *p, *end; /* the lines of it the header has not read */
   int64_t line;  /* number of the line at p */
   cgm_status st; /* the status of the last error reported */
 } mmr;
@@ -101,18 +112,17 @@ static cgm_status fail_binary(mmr *r, int64_t line, int byte) {
                  byte);
 }
 
-/* The token at s (up to a blank or the end of the line) for a message:
- * at most 32 characters, unprintable bytes as \xNN. */
-static const char *tok_desc(char *dst, size_t dn, const char *s) {
+/* A token for a message: at most 32 characters (then "..."), unprintable
+ * bytes as \xNN. */
+static const char *tok_copy(char *dst, size_t dn, const char *s, size_t n) {
   size_t o = 0;
-  int k = 0;
-  for (; !mm_is_tok_end((unsigned char)*s) && o + 8 < dn; s++, k++) {
+  for (size_t k = 0; k < n && o + 8 < dn; k++) {
     if (k == 32) {
       memcpy(dst + o, "...", 3);
       o += 3;
       break;
     }
-    unsigned char c = (unsigned char)*s;
+    unsigned char c = (unsigned char)s[k];
     if (c >= 0x20 && c < 0x7f && c != '\'')
       dst[o++] = (char)c;
     else
@@ -120,6 +130,13 @@ static const char *tok_desc(char *dst, size_t dn, const char *s) {
   }
   dst[o] = '\0';
   return dst;
+}
+
+/* The token at s, up to a blank or the end of the line, for a message. */
+static const char *tok_desc(char *dst, size_t dn, const char *s) {
+  size_t n = 0;
+  while (n <= 32 && !mm_is_tok_end((unsigned char)s[n])) n++;
+  return tok_copy(dst, dn, s, n);
 }
 
 /* Why a value is NaN/Inf: spelled so, or a number beyond the double range. */
@@ -158,6 +175,8 @@ static bool line_defect(const char *ls, const char *le, char *msg, size_t mn) {
  * after reporting an error. */
 static int fill(mmr *r) {
   if (r->p < r->end) return 1;
+  mm_source_drop(&r->src, r->piece); /* every line of it is read */
+  r->piece = NULL;
   char *p;
   size_t n;
   int f = mm_source_next(&r->src, &p, &n);
@@ -166,7 +185,7 @@ static int fill(mmr *r) {
     return -1;
   }
   if (f == 0) return 0;
-  r->p = p;
+  r->piece = r->p = p;
   r->end = p + n;
   return 1;
 }
@@ -210,26 +229,6 @@ static bool kw_eq(const char *s, size_t n, const char *kw) {
   return true;
 }
 
-/* A token copied for a message (at most 40 characters, unprintables as
- * \xNN). */
-static const char *tok_copy(char *dst, size_t dn, const char *s, size_t n) {
-  size_t o = 0;
-  for (size_t k = 0; k < n && o + 8 < dn; k++) {
-    if (k == 40) {
-      memcpy(dst + o, "...", 3);
-      o += 3;
-      break;
-    }
-    unsigned char c = (unsigned char)s[k];
-    if (c >= 0x20 && c < 0x7f && c != '\'')
-      dst[o++] = (char)c;
-    else
-      o += (size_t)snprintf(dst + o, dn - o, "\\x%02x", c);
-  }
-  dst[o] = '\0';
-  return dst;
-}
-
 /* Size-line number: [+]digits, at most 18 digits (int64 without overflow).
  * 0 ok, 1 not a number, 2 negative, 3 too large. */
 static int parse_size_int(const char *s, size_t n, int64_t *out) {
@@ -266,25 +265,27 @@ static const char *field_name(const mm_header *h) {
   return "?";
 }
 
-/* The row-count bound of MM_ROWS_FREE for a file of `bytes` bytes. */
-static cgm_status check_rows(mmr *r, const mm_header *h, bool vector, int64_t bytes) {
-  if (h->rows <= MM_ROWS_FREE || h->rows <= bytes) return CGM_OK;
+/* The row-count bound of MM_ROWS_FREE and MM_ROWS_PER_ENTRY. */
+static cgm_status check_rows(mmr *r, const mm_header *h, bool vector) {
+  if (h->rows <= MM_ROWS_FREE ||
+      (h->rows + MM_ROWS_PER_ENTRY - 1) / MM_ROWS_PER_ENTRY <= h->entries)
+    return CGM_OK;
   if (vector)
     return fail_at(r, h->size_line, CGM_EINPUT,
-                   "a vector of %lld values is too long for a file of %lld bytes: at most %lld "
-                   "(or one per byte of the file), as it would take %lld bytes",
-                   (long long)h->rows, (long long)bytes, (long long)MM_ROWS_FREE,
-                   (long long)h->rows * 8);
+                   "a vector of %lld values is too long for its %lld entries: at most %lld (or "
+                   "%d per entry), as it would take %lld bytes",
+                   (long long)h->rows, (long long)h->entries, (long long)MM_ROWS_FREE,
+                   MM_ROWS_PER_ENTRY, (long long)h->rows * 8);
   return fail_at(r, h->size_line, CGM_EINPUT,
-                 "matrix %lld x %lld has too many rows for a file of %lld bytes: at most %lld (or "
-                 "one per byte of the file), as the row pointer alone would take %lld bytes",
-                 (long long)h->rows, (long long)h->cols, (long long)bytes, (long long)MM_ROWS_FREE,
-                 (long long)(h->rows + 1) * 8);
+                 "matrix %lld x %lld has too many rows for its %lld entries: at most %lld (or %d "
+                 "per entry), as the row pointer alone would take %lld bytes",
+                 (long long)h->rows, (long long)h->cols, (long long)h->entries,
+                 (long long)MM_ROWS_FREE, MM_ROWS_PER_ENTRY, (long long)(h->rows + 1) * 8);
 }
 
-/* Banner, comments, size line. want_vector: the caller reads a vector
- * (array allowed, one column required). */
-static cgm_status read_header(mmr *r, mm_header *h, bool want_vector) {
+/* The banner, and what a file's first bytes tell. */
+static cgm_status read_banner(mmr *r, mm_header *h) {
+  const bool want_vector = r->vector;
   memset(h, 0, sizeof *h);
   char *ls = NULL, *le = NULL;
   int64_t ln = 1;
@@ -397,15 +398,25 @@ static cgm_status read_header(mmr *r, mm_header *h, bool want_vector) {
                    "dense 'array' format is not supported for matrices: use the coordinate format");
   if (want_vector && h->sym != CGM_MM_GENERAL)
     return fail_at(r, ln, CGM_EINPUT, "a vector must be 'general', not 'symmetric'");
+  return CGM_OK;
+}
 
-  /* comments and blank lines, then the size line */
+/* Comments and blank lines, then the size line and what it may declare (a
+ * matrix that is not square, when the caller needs one, refused before
+ * anything is done for its columns). */
+static cgm_status read_size_line(mmr *r, mm_header *h) {
+  const bool want_vector = r->vector;
+  char *ls = NULL, *le = NULL, tb[64];
+  const char *p, *xt;
+  size_t xl;
+  int64_t ln = 0;
   for (;;) {
-    f = next_line(r, &ls, &le, &ln);
+    int f = next_line(r, &ls, &le, &ln);
     if (f < 0) return r->st;
     if (f == 0)
       return fail_at(r, r->line, CGM_EINPUT, "missing size line: expected '%s' after the banner",
                      h->array ? "ROWS COLS" : "ROWS COLS ENTRIES");
-    b = find_binary(ls, le);
+    int b = find_binary(ls, le);
     if (b >= 0) return fail_binary(r, ln, b);
     p = ls;
     while (p < le && mm_is_blank((unsigned char)*p)) p++;
@@ -457,6 +468,9 @@ static cgm_status read_header(mmr *r, mm_header *h, bool want_vector) {
     return fail_at(r, ln, CGM_EINPUT,
                    "a vector must have one column (n x 1); this one is %lld x %lld",
                    (long long)h->rows, (long long)h->cols);
+  if (r->square && h->rows != h->cols)
+    return fail_at(r, ln, CGM_EINPUT, "matrix is %lld x %lld: CG needs a square matrix",
+                   (long long)h->rows, (long long)h->cols);
   /* Never trust the count for an allocation: every entry needs a line of at
    * least "i j\n" (4 bytes), "i j v\n" (6) or, in an array, "v\n" (2). */
   if (r->src.fsize >= 0) {
@@ -467,11 +481,22 @@ static cgm_status read_header(mmr *r, mm_header *h, bool want_vector) {
                      "the size line declares %lld entries, but a file of %lld bytes can hold at "
                      "most %lld (truncated file?)",
                      (long long)h->entries, (long long)r->src.fsize, (long long)fit);
-    /* a pipe is checked once its size is known, after the entries */
-    return check_rows(r, h, want_vector, r->src.fsize);
   }
-  return CGM_OK;
+  return check_rows(r, h, want_vector);
 }
+
+static void header_run(void *r_, void *h) {
+  mmr *r = r_;
+  r->st = read_banner(r, h);
+  if (!r->st) r->st = read_size_line(r, h);
+}
+
+/* Banner, comments, size line, reading the map under the guard (a fault:
+ * CGM_EINPUT, which the caller words as a change of the file). */
+static cgm_status read_header(mmr *r, mm_header *h) {
+  return mm_source_guard(&r->src, header_run, r, h) ? r->st : CGM_EINPUT;
+}
+
 /* ================================================== the body, in chunks === */
 
 enum { CH_PENDING, CH_DONE, CH_ERROR, CH_SKIPPED };
@@ -495,7 +520,8 @@ typedef struct {
 } mm_chunk;
 
 typedef struct {
-  bool array; /* one value per line, else coordinate entries */
+  mm_source *src; /* its reads of a map run under the source's guard */
+  bool array;     /* one value per line, else coordinate entries */
   bool values, integer, sym;
   const char *field;
   uint64_t M, N;
@@ -511,6 +537,14 @@ typedef struct {
 
 static bool stop_requested(body *X, const mm_chunk *ch) {
   return atomic_load_explicit(&X->first_err, memory_order_relaxed) < ch->idx;
+}
+
+/* The chunk ends in an error: the chunks after it need not run. */
+static void note_error(body *X, mm_chunk *ch) {
+  ch->state = CH_ERROR;
+  int64_t cur = atomic_load(&X->first_err);
+  while (ch->idx < cur && !atomic_compare_exchange_weak(&X->first_err, &cur, ch->idx)) {
+  }
 }
 
 /* Records the chunk's first error, on its line `line` that starts at ls.
@@ -541,17 +575,16 @@ static void chunk_fail(body *X, mm_chunk *ch, int64_t line, const char *ls, bool
   ch->err_line = line;
   ch->err_data = data;
   ch->err_code = code;
-  ch->state = CH_ERROR;
-  int64_t cur = atomic_load(&X->first_err);
-  while (ch->idx < cur && !atomic_compare_exchange_weak(&X->first_err, &cur, ch->idx)) {
-  }
+  note_error(X, ch);
 }
 
 /* Entry lines "ROW COL [VALUE]" into the chunk's buckets; comments and blank
  * lines skipped. Every check and message is that of a line-by-line reader;
  * only what depends on other chunks (the entry count, both triangles) is
- * left to merge(). */
-static void parse_coordinate(body *X, mm_chunk *ch) {
+ * left to tally_chunks(). */
+static void parse_coordinate(void *X_, void *ch_) {
+  body *X = X_;
+  mm_chunk *ch = ch_;
   const bool values = X->values, integer = X->integer, sym = X->sym;
   const bool late_mirror = X->nb == 1; /* the assembly adds the mirrors */
   const uint64_t M = X->M, N = X->N;
@@ -682,7 +715,9 @@ static void parse_coordinate(body *X, mm_chunk *ch) {
 }
 
 /* Array values, one per line. */
-static void parse_array(body *X, mm_chunk *ch) {
+static void parse_array(void *X_, void *ch_) {
+  body *X = X_;
+  mm_chunk *ch = ch_;
   const char *p = ch->s, *const end = ch->e;
   int64_t line = 0, k = 0;
   char tb[96];
@@ -732,15 +767,17 @@ static void parse_array(body *X, mm_chunk *ch) {
   ch->state = CH_DONE;
 }
 
+/* Parses a chunk under the source's guard: a fault (the file shrank) ends
+ * it as an error, which the reader words as a change of the file. */
 static void parse_chunk(body *X, mm_chunk *ch) {
   if (stop_requested(X, ch)) {
     ch->state = CH_SKIPPED;
     return;
   }
-  if (X->array)
-    parse_array(X, ch);
-  else
-    parse_coordinate(X, ch);
+  if (!mm_source_guard(X->src, X->array ? parse_array : parse_coordinate, X, ch)) {
+    ch->err_code = CGM_EINPUT;
+    note_error(X, ch);
+  }
 }
 
 static void chunk_free(mm_chunk *ch, int nb) {
@@ -763,7 +800,8 @@ static void body_free(body *X) {
 
 /* Cuts the whole lines [s, e) into chunks of about chunk_bytes (at least one
  * line each) and appends them; *first is the index of the first new one.
- * False when out of memory (the chunks made so far stay). */
+ * False when out of memory or when the text faulted (X->src->changed); the
+ * chunks made so far stay. */
 static bool add_chunks(body *X, const char *s, const char *e, int64_t *first) {
   *first = X->nch;
   int64_t len = e - s, cb = X->chunk_bytes;
@@ -772,8 +810,8 @@ static bool add_chunks(body *X, const char *s, const char *e, int64_t *first) {
   if (cb < len / MM_MAX_CHUNKS_PER_PIECE + 1) cb = len / MM_MAX_CHUNKS_PER_PIECE + 1;
   if (X->chunk_bytes <= 0 && X->threads > 1 && cb < ((int64_t)256 << 10)) cb = (int64_t)256 << 10;
   while (s < e) {
-    const char *t = e - s > cb ? s + cb : e;
-    const char *ce = (const char *)memchr(t - 1, '\n', (size_t)(e - (t - 1))) + 1;
+    const char *ce = mm_source_line_end(X->src, e - s > cb ? s + cb : e, e);
+    if (!ce) return false;
     if (X->nch == X->cap) {
       int64_t ncap = X->cap ? 2 * X->cap : 64;
       mm_chunk **nc = realloc(X->ch, (size_t)ncap * sizeof *nc);
@@ -793,32 +831,112 @@ static bool add_chunks(body *X, const char *s, const char *e, int64_t *first) {
   return true;
 }
 
-/* Parses the body: the rest of the header's piece, then every piece the
- * source gives, until the end or until a chunk fails (nothing after it can
- * matter). With one thread the chunks run in turn; with more, as OpenMP
- * tasks while this thread fetches the next piece. */
-static void parse_body(mmr *r, body *X) {
-  char *s = r->p, *e = r->end;
-  r->p = r->end;
-  if (X->threads <= 1) {
-    for (;;) {
-      int64_t first = X->nch;
-      if (s < e && !add_chunks(X, s, e, &first)) X->nomem = true;
-      for (int64_t c = first; c < X->nch; c++) {
-        parse_chunk(X, X->ch[c]);
-        if (X->ch[c]->state == CH_ERROR) return;
-      }
-      if (X->nomem) return;
-      size_t n;
-      int f = mm_source_next(&r->src, &s, &n);
-      if (f <= 0) {
-        X->src_failed = f < 0;
-        return;
-      }
-      e = s + n;
-    }
+/* The verdict on the chunks parsed so far, walked in file order: the first
+ * error a line-by-line reader would meet, once it is known. */
+typedef struct {
+  const mm_header *h;
+  int64_t next; /* the next chunk to walk */
+  int64_t D, G; /* the entries before it, the line it starts at */
+  bool have;    /* the verdict is known: vline, vcode, vmsg */
+  int64_t vline;
+  cgm_status vcode;
+  char vmsg[CGM_ERRMSG_MAX];
+  /* the first entry below and above the diagonal (symmetric files) */
+  int64_t lo_line, up_line;
+  uint64_t lo_i, lo_j, up_i, up_j;
+} tally;
+
+/* The chunk being walked holds the entry one too many, which a line-by-line
+ * reader reads after the L entries declared, expecting only comments: its
+ * line (from the chunk's first, 0) to T->vline, its message to T->vmsg. */
+static void locate_extra(void *X_, void *T_) {
+  const body *X = X_;
+  tally *T = T_;
+  const mm_chunk *ch = X->ch[T->next];
+  const int64_t L = T->h->entries, t = L - T->D;
+  const char *p = ch->s, *ls, *le, *q;
+  int64_t line = 0, d = 0;
+  for (;; p = le + 1, line++) {
+    ls = p;
+    le = memchr(p, '\n', (size_t)(ch->e - p));
+    q = ls;
+    while (q < le && mm_is_blank((unsigned char)*q)) q++;
+    if (q < le && *q != '%' && d++ == t) break;
   }
-#pragma omp parallel num_threads(X->threads)
+  T->vline = line;
+  if (line_defect(ls, le, T->vmsg, sizeof T->vmsg)) return;
+  char tb[96];
+  if (X->array)
+    snprintf(T->vmsg, sizeof T->vmsg, "more values than the %lld declared on line %lld",
+             (long long)L, (long long)T->h->size_line);
+  else
+    snprintf(T->vmsg, sizeof T->vmsg,
+             "more entries than the %lld declared on line %lld (found '%s')", (long long)L,
+             (long long)T->h->size_line, tok_desc(tb, sizeof tb, q));
+}
+
+/* A symmetric file with entries on both sides: a line-by-line reader stops
+ * at the first entry that shows the mix, unless an error came before. */
+static void both_triangles(tally *T) {
+  const int64_t t = T->lo_line > T->up_line ? T->lo_line : T->up_line;
+  if (T->have && t >= T->vline) return;
+  T->vline = t, T->vcode = CGM_EINPUT, T->have = true;
+  const bool lo_last = t == T->lo_line;
+  snprintf(T->vmsg, sizeof T->vmsg,
+           "symmetric file has entries in both triangles: (%llu,%llu) is %s the diagonal, but "
+           "line %lld has (%llu,%llu) %s it; a symmetric file stores one triangle only (both "
+           "would be counted twice)",
+           (unsigned long long)(lo_last ? T->lo_i : T->up_i),
+           (unsigned long long)(lo_last ? T->lo_j : T->up_j), lo_last ? "below" : "above",
+           (long long)(lo_last ? T->up_line : T->lo_line),
+           (unsigned long long)(lo_last ? T->up_i : T->lo_i),
+           (unsigned long long)(lo_last ? T->up_j : T->lo_j), lo_last ? "above" : "below");
+}
+
+/* Walks the chunks parsed since the last call. True once the verdict is
+ * known: nothing after it can matter. */
+static bool tally_chunks(body *X, tally *T) {
+  const int64_t L = T->h->entries;
+  for (; T->next < X->nch && !T->have; T->next++) {
+    const mm_chunk *ch = X->ch[T->next];
+    if (ch->state != CH_DONE && ch->state != CH_ERROR) { /* only after an error: never here */
+      T->vline = T->G, T->vcode = CGM_ERUNTIME, T->have = true;
+      snprintf(T->vmsg, sizeof T->vmsg, "internal error: chunk %lld was not parsed",
+               (long long)T->next);
+      break;
+    }
+    if (T->lo_line < 0 && ch->lo_line >= 0 && T->D + ch->lo_idx < L)
+      T->lo_line = T->G + ch->lo_line, T->lo_i = ch->lo_i, T->lo_j = ch->lo_j;
+    if (T->up_line < 0 && ch->up_line >= 0 && T->D + ch->up_idx < L)
+      T->up_line = T->G + ch->up_line, T->up_i = ch->up_i, T->up_j = ch->up_j;
+    bool extra =
+        ch->state == CH_ERROR && ch->err_data ? T->D + ch->ndata >= L : T->D + ch->ndata > L;
+    if (extra) {
+      if (!mm_source_guard(X->src, locate_extra, X, T)) return T->have = true;
+      T->vline += T->G, T->vcode = CGM_EINPUT, T->have = true;
+    } else if (ch->state == CH_ERROR) {
+      T->vline = T->G + ch->err_line, T->vcode = ch->err_code, T->have = true;
+      snprintf(T->vmsg, sizeof T->vmsg, "%s", ch->err_msg ? ch->err_msg : "out of memory");
+    } else {
+      T->D += ch->ndata;
+      T->G += ch->nlines;
+    }
+    if (T->lo_line >= 0 && T->up_line >= 0) both_triangles(T);
+  }
+  return T->have;
+}
+
+/* Parses the body: the rest of the header's piece, then every piece the
+ * source gives, each walked (tally_chunks) and dropped once its chunks are
+ * parsed, until the verdict is known or the text ends: a stream is held a
+ * piece or two at a time, and more entries than declared stop it at the
+ * piece that holds the first extra one. The chunks run as OpenMP tasks
+ * while this thread fetches the next piece. */
+static void parse_body(mmr *r, body *X, tally *T) {
+  char *piece = r->piece, *s = r->p, *e = r->end;
+  r->p = r->end;
+  r->piece = NULL;
+#pragma omp parallel num_threads(X->threads) if (X->threads > 1)
 #pragma omp single
   {
     for (;;) {
@@ -829,117 +947,41 @@ static void parse_body(mmr *r, body *X) {
 #pragma omp task firstprivate(ch) default(shared)
         parse_chunk(X, ch);
       }
-      if (X->nomem || atomic_load(&X->first_err) < INT64_MAX) break;
-      size_t n;
-      int f = mm_source_next(&r->src, &s, &n);
-      if (f <= 0) {
-        X->src_failed = f < 0;
-        break;
-      }
-      e = s + n;
+      /* the next piece while the tasks parse this one */
+      char *ns = NULL;
+      size_t n = 0;
+      int f =
+          X->nomem || atomic_load(&X->first_err) < INT64_MAX ? 0 : mm_source_next(&r->src, &ns, &n);
+#pragma omp taskwait
+      bool done = tally_chunks(X, T) || X->nomem;
+      mm_source_drop(&r->src, piece);
+      X->src_failed = f < 0;
+      if (done || f <= 0) break;
+      piece = s = ns;
+      e = ns + n;
     }
   } /* the barrier: every task has run */
 }
 
-/* The line of the chunk's data line number t (from 0), and its message when
- * it is one entry too many: a line-by-line reader reads it after the L
- * entries declared, expecting only comments. */
-static int64_t locate_extra(const body *X, const mm_chunk *ch, int64_t t, int64_t L,
-                            int64_t size_line, char *msg, size_t mn) {
-  const char *p = ch->s, *ls, *le, *q;
-  int64_t line = 0, d = 0;
-  for (;; p = le + 1, line++) {
-    ls = p;
-    le = memchr(p, '\n', (size_t)(ch->e - p));
-    q = ls;
-    while (q < le && mm_is_blank((unsigned char)*q)) q++;
-    if (q < le && *q != '%' && d++ == t) break;
-  }
-  if (line_defect(ls, le, msg, mn)) return line;
-  char tb[96];
-  if (X->array)
-    snprintf(msg, mn, "more values than the %lld declared on line %lld", (long long)L,
-             (long long)size_line);
-  else
-    snprintf(msg, mn, "more entries than the %lld declared on line %lld (found '%s')", (long long)L,
-             (long long)size_line, tok_desc(tb, sizeof tb, q));
-  return line;
-}
-
-/* The verdict on the parsed chunks, in file order: the first error a
- * line-by-line reader would meet, or CGM_OK with exactly L entries. */
-static cgm_status merge(mmr *r, const mm_header *h, body *X, int64_t first_line) {
-  const int64_t L = h->entries;
-  int64_t D = 0, G = first_line; /* entries before the chunk, the line it starts at */
-  bool have = false;
-  int64_t vline = 0;
-  cgm_status vcode = CGM_OK;
-  char vmsg[CGM_ERRMSG_MAX];
-  /* the first entry below and above the diagonal (symmetric files) */
-  int64_t lo_line = -1, up_line = -1;
-  uint64_t lo_i = 0, lo_j = 0, up_i = 0, up_j = 0;
-  for (int64_t c = 0; c < X->nch && !have; c++) {
-    const mm_chunk *ch = X->ch[c];
-    if (ch->state != CH_DONE && ch->state != CH_ERROR) { /* only after an error: never here */
-      vline = G, vcode = CGM_ERUNTIME, have = true;
-      snprintf(vmsg, sizeof vmsg, "internal error: chunk %lld was not parsed", (long long)c);
-      break;
-    }
-    if (lo_line < 0 && ch->lo_line >= 0 && D + ch->lo_idx < L)
-      lo_line = G + ch->lo_line, lo_i = ch->lo_i, lo_j = ch->lo_j;
-    if (up_line < 0 && ch->up_line >= 0 && D + ch->up_idx < L)
-      up_line = G + ch->up_line, up_i = ch->up_i, up_j = ch->up_j;
-    bool extra = ch->state == CH_ERROR && ch->err_data ? D + ch->ndata >= L : D + ch->ndata > L;
-    if (extra) {
-      vline = G + locate_extra(X, ch, L - D, L, h->size_line, vmsg, sizeof vmsg);
-      vcode = CGM_EINPUT;
-      have = true;
-    } else if (ch->state == CH_ERROR) {
-      vline = G + ch->err_line;
-      vcode = ch->err_code;
-      snprintf(vmsg, sizeof vmsg, "%s", ch->err_msg ? ch->err_msg : "out of memory");
-      have = true;
-    } else {
-      D += ch->ndata;
-      G += ch->nlines;
-    }
-  }
-  if (!have && X->nomem) {
-    vline = G, vcode = CGM_ERUNTIME, have = true;
-    snprintf(vmsg, sizeof vmsg, "out of memory for the parser's chunks");
-  } else if (!have && X->src_failed) {
-    vline = G, vcode = r->src.fail_code, have = true;
-    snprintf(vmsg, sizeof vmsg, "%s", r->src.fail_msg);
-  } else if (!have && D < L) {
-    vline = G, vcode = CGM_EINPUT, have = true;
-    snprintf(vmsg, sizeof vmsg,
+/* The verdict once the body is parsed: the first error of the text, or
+ * CGM_OK with exactly the entries declared. */
+static cgm_status tally_end(mmr *r, const body *X, tally *T) {
+  const int64_t L = T->h->entries;
+  if (!T->have && X->nomem) {
+    T->vline = T->G, T->vcode = CGM_ERUNTIME, T->have = true;
+    snprintf(T->vmsg, sizeof T->vmsg, "out of memory for the parser's chunks");
+  } else if (!T->have && X->src_failed) {
+    T->vline = T->G, T->vcode = r->src.fail_code, T->have = true;
+    snprintf(T->vmsg, sizeof T->vmsg, "%s", r->src.fail_msg);
+  } else if (!T->have && T->D < L) {
+    T->vline = T->G, T->vcode = CGM_EINPUT, T->have = true;
+    snprintf(T->vmsg, sizeof T->vmsg,
              "unexpected end of file after %lld of the %lld %s declared on line %lld (truncated "
              "file?)",
-             (long long)D, (long long)L, X->array ? "values" : "entries", (long long)h->size_line);
+             (long long)T->D, (long long)L, X->array ? "values" : "entries",
+             (long long)T->h->size_line);
   }
-  /* A symmetric file with entries on both sides: a line-by-line reader
-   * stops at the first entry that shows the mix. */
-  if (lo_line >= 0 && up_line >= 0) {
-    int64_t t = lo_line > up_line ? lo_line : up_line;
-    if (!have || t < vline) {
-      vline = t, vcode = CGM_EINPUT, have = true;
-      if (t == lo_line)
-        snprintf(vmsg, sizeof vmsg,
-                 "symmetric file has entries in both triangles: (%llu,%llu) is below the "
-                 "diagonal, but line %lld has (%llu,%llu) above it; a symmetric file stores one "
-                 "triangle only (both would be counted twice)",
-                 (unsigned long long)lo_i, (unsigned long long)lo_j, (long long)up_line,
-                 (unsigned long long)up_i, (unsigned long long)up_j);
-      else
-        snprintf(vmsg, sizeof vmsg,
-                 "symmetric file has entries in both triangles: (%llu,%llu) is above the "
-                 "diagonal, but line %lld has (%llu,%llu) below it; a symmetric file stores one "
-                 "triangle only (both would be counted twice)",
-                 (unsigned long long)up_i, (unsigned long long)up_j, (long long)lo_line,
-                 (unsigned long long)lo_i, (unsigned long long)lo_j);
-    }
-  }
-  if (have) return fail_at(r, vline, vcode, "%s", vmsg);
+  if (T->have) return fail_at(r, T->vline, T->vcode, "%s", T->vmsg);
   return CGM_OK;
 }
 
@@ -947,6 +989,7 @@ static cgm_status merge(mmr *r, const mm_header *h, body *X, int64_t first_line)
 static cgm_status read_body(mmr *r, const mm_header *h, const cgm_mm_read_opts *o, body *X) {
   memset(X, 0, sizeof *X);
   atomic_init(&X->first_err, INT64_MAX);
+  X->src = &r->src;
   X->array = h->array;
   X->values = h->field != CGM_MM_PATTERN;
   X->integer = h->field == CGM_MM_INTEGER;
@@ -961,9 +1004,9 @@ static cgm_status read_body(mmr *r, const mm_header *h, const cgm_mm_read_opts *
   int64_t want = h->array || X->threads <= 1 ? 1 : 4 * (int64_t)X->threads;
   while ((((h->rows - 1) >> X->shift) + 1) > want) X->shift++;
   X->nb = (int)(((h->rows - 1) >> X->shift) + 1);
-  int64_t first_line = r->line;
-  parse_body(r, X);
-  return merge(r, h, X, first_line);
+  tally T = {.h = h, .G = r->line, .lo_line = -1, .up_line = -1};
+  parse_body(r, X, &T);
+  return tally_end(r, X, &T);
 }
 
 /* The chunks' buckets in file order, for the assembly. */
@@ -977,8 +1020,18 @@ static mm_bucket **body_buckets(const body *X) {
 /* ============================================================ the API === */
 
 cgm_mm_read_opts cgm_mm_read_opts_default(void) {
-  cgm_mm_read_opts o = {0, 0, 0, false};
+  cgm_mm_read_opts o = {0, 0, 0, false, false};
   return o;
+}
+
+void (*mm_test_after_header)(const char *path);
+
+/* Whatever the parse made of a file that changed while it was read (a
+ * truncation that faulted, or its size or times moved), that is the
+ * verdict. */
+static cgm_status check_changed(mmr *r, cgm_status st) {
+  if (!mm_source_changed(&r->src)) return st;
+  return cgm_fail(r->err, CGM_EINPUT, "%s: the file changed while it was read", r->path);
 }
 
 bool cgm_mm_have_gzip(void) {
@@ -1019,7 +1072,9 @@ cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, 
   if (st) return st;
   mm_header h;
   body X = {0};
-  st = read_header(&r, &h, false);
+  r.square = o.square;
+  st = read_header(&r, &h);
+  if (!st && mm_test_after_header) mm_test_after_header(r.path);
   if (!st && info) {
     info->field = h.field;
     info->symmetry = h.sym;
@@ -1031,7 +1086,10 @@ cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, 
       r.src.map_piece_len == r.src.map_len && r.end == r.src.map + r.src.map_len) {
     const mm_sorted_shape sh = {h.rows, h.cols, h.entries, h.field != CGM_MM_PATTERN,
                                 h.field == CGM_MM_INTEGER};
-    if (mm_sorted_csr(r.p, r.end, &sh, o.threads, A) == 1) {
+    const int k = mm_sorted_csr(&r.src, r.p, r.end, &sh, o.threads, A);
+    st = check_changed(&r, CGM_OK);
+    if (st) cgm_csr_free(A);
+    if (k == 1 && !st) {
       if (info) {
         info->duplicates_summed = 0;
         info->file_bytes = r.src.nread;
@@ -1042,7 +1100,7 @@ cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, 
     }
   }
   if (!st) st = read_body(&r, &h, &o, &X);
-  if (!st && r.src.fsize < 0) st = check_rows(&r, &h, false, r.src.text_bytes);
+  st = check_changed(&r, st);
   mm_source_release_text(&r.src); /* before the CSR is allocated */
   mm_csr_stats cs = {0};
   if (!st) {
@@ -1092,10 +1150,11 @@ cgm_status cgm_mm_read_vector_opts(const char *path, const cgm_mm_read_opts *opt
   mm_header h;
   body X = {0};
   double *x = NULL;
-  st = read_header(&r, &h, true);
+  r.vector = true;
+  st = read_header(&r, &h);
+  if (!st && mm_test_after_header) mm_test_after_header(r.path);
   if (!st) st = read_body(&r, &h, &o, &X);
-  /* an array from a pipe grows as its values arrive: no bound to check */
-  if (!st && !h.array && r.src.fsize < 0) st = check_rows(&r, &h, true, r.src.text_bytes);
+  st = check_changed(&r, st);
   mm_source_release_text(&r.src);
   if (!st) {
     x = h.array ? malloc((size_t)h.rows * sizeof *x) : calloc((size_t)h.rows, sizeof *x);

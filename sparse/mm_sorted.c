@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include "sparse/mm_number.h"
-#include "sparse/mm_source.h"
 
 typedef struct {
   const char *s, *e;       /* whole lines */
@@ -47,11 +46,29 @@ static inline const char *index_at(const char *p, uint64_t max, uint64_t *out) {
   return p;
 }
 
-/* Parses chunk c into the CSR at its offset: false at the first line that
+/* Where the chunks go, and a flag that stops them all. */
+typedef struct {
+  const mm_sorted_shape *sh;
+  cgm_csr *A;
+  _Atomic bool *stop;
+} target;
+
+static void count_lines(void *ch, void *unused) {
+  chunk *c = ch;
+  c->lines = mm_count_newlines(c->s, c->e);
+}
+
+/* Parses chunk ch into the CSR at its offset: bad at the first line that
  * is not "[ \t]*I[ \t]+J([ \t]+VALUE)?[blanks]\n" with I, J in range and
  * (I, J) after the line before it. */
-static void parse_chunk(chunk *c, const mm_sorted_shape *sh, int64_t *rowptr, int32_t *colidx,
-                        double *val, _Atomic bool *stop) {
+static void parse_chunk(void *ch, void *target_) {
+  chunk *c = ch;
+  const target *tg = target_;
+  const mm_sorted_shape *sh = tg->sh;
+  int64_t *const rowptr = tg->A->rowptr;
+  int32_t *const colidx = tg->A->colidx;
+  double *const val = tg->A->val;
+  _Atomic bool *stop = tg->stop;
   const char *p = c->s;
   uint64_t pi = 0, pj = 0;
   int64_t k = c->off;
@@ -97,11 +114,11 @@ bad:
   atomic_store_explicit(stop, true, memory_order_relaxed);
 }
 
-int mm_sorted_csr(const char *s, const char *e, const mm_sorted_shape *sh, int threads,
-                  cgm_csr *A) {
+int mm_sorted_csr(mm_source *src, const char *s, const char *e, const mm_sorted_shape *sh,
+                  int threads, cgm_csr *A) {
   memset(A, 0, sizeof *A);
   const int64_t L = sh->entries, len = e - s;
-  if (L < 1 || len < 1 || e[-1] != '\n' || sh->rows < 1 || sh->cols < 1 || sh->rows > INT32_MAX ||
+  if (L < 1 || len < 1 || sh->rows < 1 || sh->cols < 1 || sh->rows > INT32_MAX ||
       sh->cols > INT32_MAX)
     return 0;
   if (threads < 1) threads = 1;
@@ -111,20 +128,22 @@ int mm_sorted_csr(const char *s, const char *e, const mm_sorted_shape *sh, int t
   chunk *ch = calloc((size_t)nch, sizeof *ch);
   if (!ch) return -1;
   int64_t n = 0;
+  _Atomic bool stop = false;
   for (const char *p = s; p < e && n < nch; n++) {
     const char *t = n == nch - 1 || e - p <= len / nch ? e : p + len / nch;
-    const char *ce = t == e ? e : (const char *)memchr(t - 1, '\n', (size_t)(e - (t - 1))) + 1;
+    const char *ce = t == e ? e : mm_source_line_end(src, t, e);
+    if (!ce) stop = true;
     ch[n].s = p;
-    ch[n].e = ce;
-    p = ce;
+    ch[n].e = p = ce ? ce : e;
   }
   /* one entry a line: the lines are the entries, and give each chunk its
    * place */
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (n > 1)
-  for (int64_t c = 0; c < n; c++) ch[c].lines = mm_count_newlines(ch[c].s, ch[c].e);
+  for (int64_t c = 0; c < n; c++)
+    if (!mm_source_guard(src, count_lines, &ch[c], NULL)) atomic_store(&stop, true);
   int64_t total = 0;
   for (int64_t c = 0; c < n; c++) ch[c].off = total, total += ch[c].lines;
-  if (total != L) {
+  if (total != L || atomic_load(&stop)) {
     free(ch);
     return 0;
   }
@@ -138,12 +157,11 @@ int mm_sorted_csr(const char *s, const char *e, const mm_sorted_shape *sh, int t
     cgm_csr_free(A);
     return -1;
   }
-  _Atomic bool stop = false;
   int64_t *const rowptr = A->rowptr;
-  int32_t *const colidx = A->colidx;
-  double *const val = A->val;
+  target tg = {sh, A, &stop};
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (n > 1)
-  for (int64_t c = 0; c < n; c++) parse_chunk(&ch[c], sh, rowptr, colidx, val, &stop);
+  for (int64_t c = 0; c < n; c++)
+    if (!mm_source_guard(src, parse_chunk, &ch[c], &tg)) atomic_store(&stop, true);
   bool ok = !atomic_load(&stop);
   /* each chunk after the last entry of the one before; the rows between
    * two chunks, and after the last, start at the next entry */

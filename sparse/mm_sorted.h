@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "cgmodel/sparse.h"
+#include "sparse/mm_source.h"
 
 /* What the header declared. */
 typedef struct {
@@ -18,11 +19,13 @@ typedef struct {
   bool integer; /* values without a fraction */
 } mm_sorted_shape;
 
-/* The CSR of the body [s, e) (whole lines, e[-1] == '\n') on `threads`
- * threads: 1 when the body is such a file (A filled: columns sorted, no
- * duplicate); 0 when it is not, or when a line is anything the general
- * path would have to judge (A empty: read it with the general path, which
- * words any error); -1 out of memory (A empty). */
-int mm_sorted_csr(const char *s, const char *e, const mm_sorted_shape *sh, int threads, cgm_csr *A);
+/* The CSR of the body [s, e) (whole lines, e[-1] == '\n', in src's map,
+ * read under its guard) on `threads` threads: 1 when the body is such a
+ * file (A filled: columns sorted, no duplicate); 0 when it is not, or when
+ * a line is anything the general path would have to judge, or when the
+ * text faulted (src->changed) (A empty: read it with the general path,
+ * which words any error); -1 out of memory (A empty). */
+int mm_sorted_csr(mm_source *src, const char *s, const char *e, const mm_sorted_shape *sh,
+                  int threads, cgm_csr *A);
 
 #endif

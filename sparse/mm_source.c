@@ -3,10 +3,10 @@
  *
  * A regular file is mapped rather than read: the parser's threads then read
  * the page cache directly, with no copy and no read buffer to pass between
- * them. Pipes and other non-regular files cannot be mapped and are read in
- * pieces; so are gzip files, inflated with zlib while the pieces already
- * handed out are parsed. A stream's piece ends at its last newline and the
- * rest of that line starts the next piece. */
+ * them. Streams cannot be mapped and are read in pieces; so are gzip files,
+ * inflated with zlib while the pieces already handed out are parsed. A
+ * stream's piece ends at its last newline and the rest of that line starts
+ * the next piece. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "sparse/mm_source.h"
@@ -14,6 +14,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +56,87 @@ static void src_fail(mm_source *s, cgm_status code, const char *fmt, ...) {
   s->fail_code = code;
 }
 
+/* ------------------------------------------ a mapped file that shrinks --- */
+
+/* Reading a page of a mapped file beyond its end, once another process has
+ * truncated it, raises SIGBUS on the thread that read it. While any file is
+ * mapped a handler is installed that jumps back into that thread's
+ * innermost mm_source_guard; a SIGBUS outside one goes to the handler that was
+ * there before (the default: the process dies, as without a reader). */
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
+static int guard_users; /* sources holding the handler */
+static struct sigaction guard_prev;
+static _Thread_local sigjmp_buf *volatile guard_jmp;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc) {
+  (void)uc;
+  if (guard_jmp) siglongjmp(*guard_jmp, 1);
+  sigaction(SIGBUS, &guard_prev, NULL);
+  if (si->si_code <= 0) raise(sig); /* sent by a process; a fault recurs on return */
+}
+
+/* Installs the handler for one more source (false: it could not be) or
+ * removes it with the last one. */
+static bool guard_hold(bool on) {
+  bool ok = true;
+  pthread_mutex_lock(&guard_lock);
+  if (on && guard_users == 0) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    ok = sigaction(SIGBUS, &sa, &guard_prev) == 0;
+  }
+  if (!on && guard_users == 1) sigaction(SIGBUS, &guard_prev, NULL);
+  if (ok) guard_users += on ? 1 : -1;
+  pthread_mutex_unlock(&guard_lock);
+  return ok;
+}
+
+bool mm_source_guard(mm_source *s, void (*fn)(void *, void *), void *a, void *b) {
+  sigjmp_buf jb;
+  sigjmp_buf *const outer = guard_jmp;
+  if (sigsetjmp(jb, 0)) { /* no mask saved (a system call a guard): unblocked here */
+    guard_jmp = outer;
+    sigset_t m;
+    sigemptyset(&m);
+    sigaddset(&m, SIGBUS);
+    pthread_sigmask(SIG_UNBLOCK, &m, NULL);
+    atomic_store(&s->changed, true);
+    return false;
+  }
+  /* the fences keep the reads of fn between the stores, which the handler
+   * reads: once fn is inlined, the first store looked dead to the compiler */
+  guard_jmp = &jb;
+  atomic_signal_fence(memory_order_seq_cst);
+  fn(a, b);
+  atomic_signal_fence(memory_order_seq_cst);
+  guard_jmp = outer;
+  return true;
+}
+
+static void line_end(void *t, void *e) {
+  const char **te = t;
+  *te = (const char *)memchr(*te - 1, '\n', (size_t)((const char *)e - (*te - 1))) + 1;
+}
+
+const char *mm_source_line_end(mm_source *s, const char *t, const char *e) {
+  return mm_source_guard(s, line_end, &t, (void *)e) ? t : NULL;
+}
+
+static bool same_time(struct timespec a, struct timespec b) {
+  return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+bool mm_source_changed(mm_source *s) {
+  if (atomic_load(&s->changed)) return true;
+  struct stat now;
+  if (s->fd < 0 || !S_ISREG(s->st.st_mode) || fstat(s->fd, &now) != 0) return false;
+  return now.st_size != s->st.st_size || !same_time(now.st_mtim, s->st.st_mtim) ||
+         !same_time(now.st_ctim, s->st.st_ctim);
+}
+
 /* The last '\n' in [b, e), or NULL. */
 static const char *last_newline(const char *b, const char *e) {
   while (e > b)
@@ -61,17 +145,15 @@ static const char *last_newline(const char *b, const char *e) {
 }
 
 /* Records a piece handed out, so that release frees it. */
-static bool own(mm_source *s, char *buf, size_t len) {
+static bool own(mm_source *s, char *buf) {
   if (s->nowned == s->owned_cap) {
     size_t ncap = s->owned_cap ? 2 * s->owned_cap : 16;
-    struct mm_piece *o = realloc(s->owned, ncap * sizeof *o);
+    char **o = realloc(s->owned, ncap * sizeof *o);
     if (!o) return false;
     s->owned = o;
     s->owned_cap = ncap;
   }
-  s->owned[s->nowned].buf = buf;
-  s->owned[s->nowned].len = len;
-  s->nowned++;
+  s->owned[s->nowned++] = buf;
   return true;
 }
 
@@ -99,6 +181,28 @@ static ssize_t read_some(mm_source *s, void *dst, size_t room) {
   }
 }
 
+/* Opens path, the file itself a regular one (a FIFO would block the open
+ * until a writer came, a device could stream forever), or a link to a
+ * stream: /dev/stdin, /dev/fd/N and /proc/self/fd/N name a descriptor
+ * already open, a stream by contract. */
+static cgm_status open_file(mm_source *s, const char *path, cgm_error *err) {
+  struct stat ls;
+  if (lstat(path, &ls) == 0 && !S_ISREG(ls.st_mode) && !S_ISDIR(ls.st_mode) && !S_ISLNK(ls.st_mode))
+    return cgm_fail(err, CGM_EINPUT,
+                    "%s: not a regular file (%s): a matrix is read from a regular file, or as a "
+                    "stream from standard input",
+                    path, S_ISFIFO(ls.st_mode) ? "a FIFO" : "a device or a socket");
+  int fd = open(path, O_RDONLY | O_CLOEXEC), e = errno;
+  if (fd >= 0 && fstat(fd, &s->st) != 0) e = errno, close(fd), fd = -1;
+  if (fd < 0) return cgm_fail(err, CGM_EINPUT, "%s: cannot open: %s", path, strerror(e));
+  if (S_ISDIR(s->st.st_mode)) {
+    close(fd);
+    return cgm_fail(err, CGM_EINPUT, "%s: cannot read: %s", path, strerror(EISDIR));
+  }
+  s->fd = fd;
+  return CGM_OK;
+}
+
 cgm_status mm_source_open(mm_source *s, const char *path, size_t piece_bytes, cgm_error *err) {
   memset(s, 0, sizeof *s);
   s->path = path ? path : "(null)";
@@ -106,38 +210,30 @@ cgm_status mm_source_open(mm_source *s, const char *path, size_t piece_bytes, cg
   s->fsize = -1;
   s->piece_bytes = piece_bytes ? piece_bytes : MM_PIECE_DEFAULT;
   if (!path || !*path) return cgm_fail(err, CGM_EINPUT, "no Matrix Market file name given");
-  int fd = open(path, O_RDONLY);
-  if (fd < 0) return cgm_fail(err, CGM_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    int e = errno;
-    close(fd);
-    return cgm_fail(err, CGM_EINPUT, "%s: cannot open: %s", path, strerror(e));
-  }
-  if (S_ISDIR(st.st_mode)) {
-    close(fd);
-    return cgm_fail(err, CGM_EINPUT, "%s: cannot read: %s", path, strerror(EISDIR));
-  }
-  s->fd = fd;
-  const unsigned char *head = NULL;
-  size_t nhead = 0;
+  cgm_status st = open_file(s, path, err);
+  if (st) return st;
+  const int fd = s->fd;
+  unsigned char mg[2] = {0, 0}; /* a gzip file is read: its text is inflated into pieces anyway */
+  const bool gz = pread(fd, mg, 2, 0) == 2 && mg[0] == 0x1f && mg[1] == 0x8b;
   /* An empty regular file may still have content (files of /proc): read. */
-  if (S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= SIZE_MAX) {
-    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (S_ISREG(s->st.st_mode) && s->st.st_size > 0 && (uint64_t)s->st.st_size <= SIZE_MAX && !gz &&
+      guard_hold(true)) {
+    void *m = mmap(NULL, (size_t)s->st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (m != MAP_FAILED) {
       s->map = m;
-      s->map_len = (size_t)st.st_size;
+      s->map_len = (size_t)s->st.st_size;
+      s->guarded = true;
       s->kind = MM_SRC_MAP;
-      s->fsize = (int64_t)st.st_size;
-      s->nread = (int64_t)st.st_size;
+      s->fsize = (int64_t)s->st.st_size;
+      s->nread = (int64_t)s->st.st_size;
       s->in_eof = true;
-      head = (const unsigned char *)s->map;
-      nhead = s->map_len;
+    } else {
+      guard_hold(false);
     }
   }
   if (!s->map) {
     s->kind = MM_SRC_READ;
-    s->fsize = S_ISREG(st.st_mode) ? (int64_t)st.st_size : -1;
+    s->fsize = S_ISREG(s->st.st_mode) ? (int64_t)s->st.st_size : -1;
     /* two bytes tell gzip; a read error is reported as the text's first
      * failure (line 1) */
     while (s->pre_len < 2 && !s->in_eof) {
@@ -151,10 +247,8 @@ cgm_status mm_source_open(mm_source *s, const char *path, size_t piece_bytes, cg
       s->pre_len += (size_t)k;
       s->nread += k;
     }
-    head = s->pre;
-    nhead = s->pre_len;
   }
-  if (nhead >= 2 && head[0] == 0x1f && head[1] == 0x8b) {
+  if (s->pre_len >= 2 && s->pre[0] == 0x1f && s->pre[1] == 0x8b) {
     s->gzip = true;
     s->kind = MM_SRC_GZIP;
     s->fsize = -1; /* the text's size is known only at its end */
@@ -166,14 +260,12 @@ cgm_status mm_source_open(mm_source *s, const char *path, size_t piece_bytes, cg
       return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory for the gzip decompressor", path);
     }
     s->z = z;
-    if (!s->map) {
-      s->zin = malloc(MM_ZIN_BYTES);
-      if (!s->zin) {
-        mm_source_close(s);
-        return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory for the gzip input buffer", path);
-      }
-      s->zin_cap = MM_ZIN_BYTES;
+    s->zin = malloc(MM_ZIN_BYTES);
+    if (!s->zin) {
+      mm_source_close(s);
+      return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory for the gzip input buffer", path);
     }
+    s->zin_cap = MM_ZIN_BYTES;
 #endif
   }
   return CGM_OK;
@@ -184,13 +276,6 @@ cgm_status mm_source_open(mm_source *s, const char *path, size_t piece_bytes, cg
  * consumed. Returns false after recording a read error. */
 static bool gz_refill(mm_source *s) {
   z_stream *z = s->z;
-  if (s->map) {
-    size_t pos = z->next_in ? (size_t)((const char *)z->next_in - s->map) : 0;
-    size_t rest = s->map_len - pos;
-    z->next_in = (unsigned char *)s->map + pos;
-    z->avail_in = rest > (size_t)1 << 30 ? 1u << 30 : (uInt)rest;
-    return true;
-  }
   if (z->avail_in && z->next_in != s->zin) memmove(s->zin, z->next_in, z->avail_in);
   size_t have = z->avail_in;
   while (have < s->zin_cap) {
@@ -208,7 +293,6 @@ static bool gz_refill(mm_source *s) {
 /* Compressed bytes of the file consumed so far. */
 static int64_t gz_pos(const mm_source *s) {
   const z_stream *z = s->z;
-  if (s->map) return z->next_in ? (int64_t)((const char *)z->next_in - s->map) : 0;
   return s->nread - (int64_t)z->avail_in;
 }
 
@@ -216,7 +300,6 @@ static int64_t gz_pos(const mm_source *s) {
 static bool gz_input_done(const mm_source *s) {
   const z_stream *z = s->z;
   if (z->avail_in) return false;
-  if (s->map) return z->next_in && (size_t)((const char *)z->next_in - s->map) >= s->map_len;
   return s->in_eof && s->pre_off >= s->pre_len;
 }
 
@@ -328,7 +411,6 @@ static int stream_next(mm_source *s, char **p, size_t *len) {
       }
       if (rest) memcpy(s->carry, buf + plen, rest);
       s->carry_len = rest;
-      s->text_bytes += (int64_t)plen;
     } else if (s->failed) { /* the lines before the failure went out; the rest is lost */
       free(buf);
       return -1;
@@ -340,7 +422,6 @@ static int stream_next(mm_source *s, char **p, size_t *len) {
         return 0;
       }
       s->eof = true;
-      s->text_bytes += (int64_t)fill;
       buf[fill] = '\n';
       plen = fill + 1;
     } else { /* one line fills the buffer: make it larger */
@@ -356,7 +437,7 @@ static int stream_next(mm_source *s, char **p, size_t *len) {
       cap = ncap;
       continue;
     }
-    if (!own(s, buf, plen)) {
+    if (!own(s, buf)) {
       free(buf);
       src_fail(s, CGM_ERUNTIME, "out of memory");
       return -1;
@@ -367,15 +448,27 @@ static int stream_next(mm_source *s, char **p, size_t *len) {
   }
 }
 
+/* The map's reads, under the guard. */
+static void map_last_newline(void *s, void *nl) {
+  const mm_source *m = s;
+  *(const char **)nl = last_newline(m->map, m->map + m->map_len);
+}
+
+static void map_copy(void *s, void *buf) { /* the last line, at most MM_LINE_MAX bytes */
+  const mm_source *m = s;
+  size_t n = m->map_len - m->map_piece_len;
+  memcpy(buf, m->map + m->map_piece_len, n < MM_LINE_MAX ? n : MM_LINE_MAX);
+}
+
 int mm_source_next(mm_source *s, char **p, size_t *len) {
   if (s->failed) return -1;
   if (s->kind != MM_SRC_MAP) return stream_next(s, p, len);
   if (s->map_stage == 0) { /* every whole line, in place */
     s->map_stage = 1;
-    const char *nl = last_newline(s->map, s->map + s->map_len);
+    const char *nl = NULL;
+    if (!mm_source_guard(s, map_last_newline, s, &nl)) goto changed;
     if (nl) {
       s->map_piece_len = (size_t)(nl + 1 - s->map);
-      s->text_bytes += (int64_t)s->map_piece_len;
       *p = s->map;
       *len = s->map_piece_len;
       return 1;
@@ -388,14 +481,13 @@ int mm_source_next(mm_source *s, char **p, size_t *len) {
       /* beyond MM_LINE_MAX bytes it is an error whatever follows */
       size_t keep = n < MM_LINE_MAX ? n : MM_LINE_MAX;
       char *buf = malloc(keep + 1);
-      if (!buf || !own(s, buf, keep + 1)) {
+      if (!buf || !own(s, buf)) {
         free(buf);
         src_fail(s, CGM_ERUNTIME, "out of memory for a %zu-byte line", keep);
         return -1;
       }
-      memcpy(buf, s->map + s->map_piece_len, keep);
+      if (!mm_source_guard(s, map_copy, s, buf)) goto changed;
       buf[keep] = '\n';
-      s->text_bytes += (int64_t)n;
       *p = buf;
       *len = keep + 1;
       return 1;
@@ -403,6 +495,18 @@ int mm_source_next(mm_source *s, char **p, size_t *len) {
   }
   s->eof = true;
   return 0;
+changed:
+  src_fail(s, CGM_EINPUT, "the file changed while it was read");
+  return -1;
+}
+
+void mm_source_drop(mm_source *s, const char *piece) {
+  for (size_t k = 0; piece && k < s->nowned; k++)
+    if (s->owned[k] == piece) {
+      free(s->owned[k]);
+      s->owned[k] = s->owned[--s->nowned];
+      return;
+    }
 }
 
 /* '\n' in [s, e), eight bytes at a time: for each word, the exact count of
@@ -425,21 +529,15 @@ int64_t mm_count_newlines(const char *s, const char *e) {
   return n;
 }
 
-int64_t mm_source_lines(const mm_source *s) {
-  int64_t c = 0;
-  for (size_t k = 0; k < s->nowned; k++)
-    c += mm_count_newlines(s->owned[k].buf, s->owned[k].buf + s->owned[k].len);
-  if (s->kind == MM_SRC_MAP && s->map) c += mm_count_newlines(s->map, s->map + s->map_piece_len);
-  return c;
-}
-
 void mm_source_release_text(mm_source *s) {
-  for (size_t k = 0; k < s->nowned; k++) free(s->owned[k].buf);
+  for (size_t k = 0; k < s->nowned; k++) free(s->owned[k]);
   free(s->owned);
   s->owned = NULL;
   s->nowned = s->owned_cap = 0;
   if (s->map) munmap(s->map, s->map_len);
   s->map = NULL;
+  if (s->guarded) guard_hold(false);
+  s->guarded = false;
 }
 
 void mm_source_close(mm_source *s) {

@@ -1,20 +1,23 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The text of a Matrix Market file, handed out as pieces of whole lines
  * (sparse/mm_source.c). A regular file is mapped (one piece, and its last
- * line when that lacks a newline, copied with one); a pipe or other
- * non-regular file is read, and a gzip file (recognised by its magic bytes)
- * inflated, into pieces of a few MiB as the parser asks for them. Every
- * piece ends with '\n', so the scanners need no end checks inside a line.
- * Pieces stay valid until mm_source_release_text: the parser's error
- * messages quote them. Not part of the public API. */
+ * line when that lacks a newline, copied with one; its reads run under
+ * mm_source_guard); a stream (standard input, /dev/fd/N, /proc/self/fd/N)
+ * is read, and a gzip file (recognised by its magic bytes) inflated, into
+ * pieces of a few MiB, each freed once parsed: a stream is never held
+ * whole. Any other file that is not regular (a FIFO, a device) is refused,
+ * never waited on. Every piece ends with '\n', so the scanners need no end
+ * checks inside a line. Not part of the public API. */
 #ifndef CGMODEL_SPARSE_MM_SOURCE_H
 #define CGMODEL_SPARSE_MM_SOURCE_H
 
 #include "cgmodel/status.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* Longest line accepted (bytes before its newline). A stream stops at a
  * line this long, so a pipe without newlines cannot fill the memory. */
@@ -26,15 +29,17 @@ typedef struct mm_source {
   const char *path;
   int fd;
   mm_src_kind kind;
-  bool gzip;          /* the file starts with the gzip magic bytes */
-  int64_t fsize;      /* size of a regular file read as text; -1 for pipes and gzip */
-  int64_t nread;      /* bytes of the file read (mapped: the file size) */
-  int64_t text_bytes; /* bytes of text handed out, not counting added newlines */
-  size_t piece_bytes; /* size of a stream's pieces, at most */
-  size_t next_cap;    /* size of its next piece (they double up to piece_bytes) */
-  bool eof;           /* no more input (or a stream stopped at a line longer than MM_LINE_MAX) */
+  bool gzip;            /* the file starts with the gzip magic bytes */
+  int64_t fsize;        /* size of a regular file read as text; -1 for pipes and gzip */
+  int64_t nread;        /* bytes of the file read (mapped: the file size) */
+  struct stat st;       /* the file when it was opened */
+  bool guarded;         /* mapped: holds the SIGBUS handler (mm_source_guard) */
+  _Atomic bool changed; /* a guarded read faulted: the file shrank */
+  size_t piece_bytes;   /* size of a stream's pieces, at most */
+  size_t next_cap;      /* size of its next piece (they double up to piece_bytes) */
+  bool eof;             /* no more input (or a stream stopped at a line longer than MM_LINE_MAX) */
 
-  /* a mapped file, or a gzip file's mapped input */
+  /* a mapped file */
   char *map;
   size_t map_len;
   int map_stage;
@@ -51,12 +56,9 @@ typedef struct mm_source {
   int64_t zin_pos; /* compressed bytes consumed by inflate */
   bool in_eof;     /* the file's bytes are all read */
 
-  /* every piece handed out that this source allocated (its buffer and the
-   * length handed out), freed by mm_source_release_text */
-  struct mm_piece {
-    char *buf;
-    size_t len;
-  } * owned;
+  /* every piece handed out that this source allocated and still holds,
+   * freed by mm_source_drop or mm_source_release_text */
+  char **owned;
   size_t nowned, owned_cap;
   size_t map_piece_len; /* the mapped piece handed out */
 
@@ -67,22 +69,39 @@ typedef struct mm_source {
   char fail_msg[512];
 } mm_source;
 
-/* Opens path (cannot open, directory: CGM_EINPUT, "PATH: ..."), maps a
- * regular file or reads a stream's first bytes, and recognises gzip.
- * piece_bytes: the size of a stream's pieces (0: the default). */
+/* Opens path (cannot open, directory, not a regular file nor a stream:
+ * CGM_EINPUT, "PATH: ..."), maps a regular file or reads a stream's first
+ * bytes, and recognises gzip. piece_bytes: the size of a stream's pieces
+ * (0: the default). */
 cgm_status mm_source_open(mm_source *s, const char *path, size_t piece_bytes, cgm_error *err);
 
 /* The next piece of whole lines, [*p, *p + *len), (*p)[*len - 1] == '\n'.
  * Returns 1, 0 at the end of the text, -1 when the stream failed
- * (s->failed, s->fail_code, s->fail_msg; the partial last line is dropped). */
+ * (s->failed, s->fail_code, s->fail_msg; the partial last line is dropped).
+ * The piece stays valid until mm_source_drop or mm_source_release_text. */
 int mm_source_next(mm_source *s, char **p, size_t *len);
+
+/* Frees a piece handed out by mm_source_next (nothing for the mapped one,
+ * or NULL): the parser is done with its text. */
+void mm_source_drop(mm_source *s, const char *piece);
+
+/* Runs fn(a, b) with a fault reading a mapped file (SIGBUS: another
+ * process truncated it) ending it there: false then, and s->changed set.
+ * fn reads the text and writes only what the caller drops on failure:
+ * nothing a jump out of it could leave half done. Nests, on any number of
+ * threads at once. */
+bool mm_source_guard(mm_source *s, void (*fn)(void *, void *), void *a, void *b);
+
+/* The end of the line that holds t[-1] (s's text, t in (.., e]), read under
+ * the guard; NULL when it faulted. */
+const char *mm_source_line_end(mm_source *s, const char *t, const char *e);
+
+/* Whether the file changed while it was read: a guarded read faulted, or a
+ * regular file's size or times differ from those at the open. */
+bool mm_source_changed(mm_source *s);
 
 /* The '\n' in [s, e). */
 int64_t mm_count_newlines(const char *s, const char *e);
-
-/* Newlines in the pieces handed out so far (the line a failed stream
- * stopped in is this + 1). */
-int64_t mm_source_lines(const mm_source *s);
 
 /* Unmaps and frees the text; the counters stay. */
 void mm_source_release_text(mm_source *s);

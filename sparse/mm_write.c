@@ -118,10 +118,10 @@ static cgm_status check_csr(const cgm_csr *A, bool symmetric, const char *path, 
     if (A->nrows != A->ncols)
       return cgm_fail(err, CGM_EINPUT, "%s: a %d x %d matrix cannot be written as symmetric", path,
                       A->nrows, A->ncols);
-    if (!cgm_csr_is_symmetric(A))
+    if (!mm_csr_symmetric_pattern(A))
       return cgm_fail(err, CGM_EINPUT,
-                      "%s: the matrix is not symmetric: writing only its lower triangle would "
-                      "lose entries; write it as general",
+                      "%s: the matrix is not symmetric entry for entry: writing only its lower "
+                      "triangle would lose entries; write it as general",
                       path);
   }
   return CGM_OK;

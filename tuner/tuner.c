@@ -34,8 +34,18 @@ static double flops(double e, double x) {
   return 2.0 * e + 15.0 * x;
 } /* Eq. 6 and 8 */
 
+/* The most GPUs any candidate takes: the calibrated devices' (at most
+ * o->max_gpus when given). */
+static int tuner_max_gpus(const cgm_tuner_device *devs, int ndev, const cgm_tuner_opts *o) {
+  int m = 1;
+  for (int d = 0; d < ndev; d++)
+    if (!devs[d].is_cpu && devs[d].gpus > m) m = devs[d].gpus;
+  if (o->max_gpus > 0 && o->max_gpus < m) m = o->max_gpus;
+  return m > CGM_MAX_GPUS ? CGM_MAX_GPUS : m;
+}
+
 static double tuner_tol(const cgm_tuner_opts *o) {
-  return o->tol > 0 ? o->tol : 1e-8;
+  return o->tol > 0 ? o->tol : CGM_DEFAULT_TOL;
 }
 
 /* Single precision only where it can reach the tolerance, unless the user
@@ -75,97 +85,111 @@ static void solution_time(cgm_candidate *c, const cgm_tuner_device *dv, double b
   c->total_s = c->setup_s + c->iterations * c->time_per_iter_s;
 }
 
-cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
-                                const cgm_tuner_device *devs, int ndev, const cgm_tuner_opts *o,
-                                cgm_candidate **out, int *count, cgm_error *err) {
+cgm_status cgm_tuner_plans(const cgm_csr *A, int max_gpus, int block, unsigned exchanges,
+                           cgm_tuner_plan **out, int *count, cgm_error *err) {
   *out = NULL;
   *count = 0;
   int cap = 0;
   cgm_status st = CGM_OK;
-  int maxg_all = 1;
-  for (int d = 0; d < ndev; d++)
-    if (!devs[d].is_cpu && devs[d].gpus > maxg_all) maxg_all = devs[d].gpus;
-  if (o->max_gpus > 0 && o->max_gpus < maxg_all) maxg_all = o->max_gpus;
-  if (maxg_all > CGM_MAX_GPUS) maxg_all = CGM_MAX_GPUS;
-  const double x = f->x, nnz = (double)f->nnz;
-  cgm_tuner_opts oo = *o;
-  if (!(oo.iterations > 0)) oo.iterations = cgm_iterations_estimate(f->x, tuner_tol(o));
-  o = &oo;
+  if (max_gpus < 1) max_gpus = 1;
+  if (max_gpus > CGM_MAX_GPUS) max_gpus = CGM_MAX_GPUS;
   for (int bi = 0; bi < CGM_NBLOCKSIZES && !st; bi++) {
     const int n = cgm_block_sizes[bi];
-    if (o->block && o->block != n) continue;
-    const double e = (double)f->block[bi].elements;
+    if (block && block != n) continue;
     cgm_plan_pattern *pt;
     if ((st = cgm_plan_pattern_make(A, n, &pt, err))) break;
-    for (int G = 1; G <= maxg_all && !st; G++)
+    for (int G = 1; G <= max_gpus && !st; G++)
       for (int ex = 0; ex < CGM_NEXCHANGES && !st; ex++) {
-        if (G == 1 ? ex != CGM_EXCHANGE_HALO : !(o->exchanges & (1u << ex))) continue;
+        if (G == 1 ? ex != CGM_EXCHANGE_HALO : !(exchanges & (1u << ex))) continue;
+        cgm_tuner_plan tp;
+        memset(&tp, 0, sizeof tp);
         cgm_plan_opts po = cgm_plan_opts_default();
         po.backend = CGM_BACKEND_CUDA;
         po.layout.n = n;
         po.gpus = G;
         po.exchange = (cgm_exchange)ex;
-        cgm_plan plan;
         cgm_error e2 = {0};
-        if (cgm_plan_from_pattern(pt, &po, &plan, &e2))
+        if (cgm_plan_from_pattern(pt, &po, &tp.plan, &e2))
           continue; /* too few block rows for G segments: not a candidate */
         /* the CPU's plan: one layout, where one GPU's puts long rows apart */
-        cgm_plan cpu_plan;
-        const bool split = G == 1 && cgm_plan_long_part(&plan.seg[0]);
-        if (split) {
+        tp.cpu_split = G == 1 && cgm_plan_long_part(&tp.plan.seg[0]);
+        if (tp.cpu_split) {
           cgm_plan_opts pc = po;
           pc.backend = CGM_BACKEND_CPU;
-          if ((st = cgm_plan_from_pattern(pt, &pc, &cpu_plan, err))) break;
+          if ((st = cgm_plan_from_pattern(pt, &pc, &tp.cpu_plan, err))) break;
         }
-        for (int d = 0; d < ndev && !st; d++) {
-          const cgm_tuner_device *dv = &devs[d];
-          if (dv->is_cpu ? G > 1 : G > dv->gpus) continue;
-          cgm_plan *pl = dv->is_cpu && split ? &cpu_plan : &plan;
-          for (int pr = 0; pr < 3 && !st; pr++) {
-            const int ip = cgm_precision_iter((cgm_precision)pr);
-            if (!precision_offered(o, (cgm_precision)pr) || !dv->have[ip]) continue;
-            pl->o.backend = dv->is_cpu ? CGM_BACKEND_CPU : CGM_BACKEND_CUDA;
-            cgm_plan_set_precision(pl, (cgm_precision)pr);
-            const int w = cgm_precision_width((cgm_precision)ip);
-            cgm_candidate c;
-            memset(&c, 0, sizeof c);
-            c.device = d;
-            c.backend = pl->o.backend;
-            c.precision = (cgm_precision)pr;
-            c.block = n;
-            c.gpus = dv->is_cpu ? 0 : G;
-            c.exchange = (cgm_exchange)ex;
-            c.exchange_bytes = (double)pl->exchange_elems * w;
-            c.time_per_iter_s = o->paper ? cgm_paper_device_time(&dv->paper[ip], n, x, e, G,
-                                                                 ex != CGM_EXCHANGE_HOST)
-                                         : cgm_refined_time(&dv->model[ip], pl);
-            if (pr == CGM_PREC_MIXED) c.time_per_iter_s += replacement_time(dv, pl, o);
-            c.gflops_raw = flops(e, x) / c.time_per_iter_s * 1e-9;
-            c.gflops_real = flops(nnz, x) / c.time_per_iter_s * 1e-9;
-            c.memory_bytes = pl->device_bytes;
-            c.fits = dv->is_cpu || dv->mem_bytes <= 0 || pl->device_bytes <= dv->mem_bytes;
-            c.speedup = NAN;
-            /* Setup is timed by the bytes of the iteration's layout: mixed
-             * precision uploads the double values once and makes the single
-             * copy on the device, and its setups measured below double's
-             * (0.45-0.57 s against 0.59-0.74 s at Poisson 192^3 on an
-             * H100), so it counts single's bytes, not its whole footprint. */
-            double setup_bytes = (double)pl->device_bytes;
-            if (pr == CGM_PREC_MIXED) {
-              cgm_plan sp = *pl;
-              cgm_plan_set_precision(&sp, CGM_PREC_SINGLE);
-              setup_bytes = (double)sp.device_bytes;
-            }
-            solution_time(&c, dv, setup_bytes * (G > 1 ? G : 1),
-                          !dv->is_cpu && cgm_plan_layout_on_device(pl), o);
-            st = push(out, count, &cap, &c, err);
-          }
+        cgm_tuner_plan *nv = cgm_grow(*out, *count, &cap, sizeof *nv, 16);
+        if (!nv) {
+          st = cgm_fail(err, CGM_ERUNTIME, "out of memory listing configurations");
+          break;
         }
+        *out = nv;
+        (*out)[(*count)++] = tp;
       }
     cgm_plan_pattern_free(pt);
   }
-  /* The cuSPARSE baseline: CSR on one GPU, no block size. */
-  for (int d = 0; d < ndev && !st && o->cusparse; d++) {
+  if (st) {
+    free(*out);
+    *out = NULL;
+    *count = 0;
+  }
+  return st;
+}
+
+/* One candidate of device d on plan pl (its precision set to pr). */
+static cgm_candidate price_one(const cgm_tuner_device *dv, int d, cgm_plan *pl, cgm_precision pr,
+                               const cgm_features *f, const cgm_tuner_opts *o) {
+  const int n = pl->o.layout.n, G = pl->nseg;
+  const int ip = cgm_precision_iter(pr);
+  /* e_N from the plan's own blocks: f may hold one block size alone */
+  double e = 0;
+  for (int g = 0; g < G; g++)
+    for (int k = 0; k < pl->seg[g].nparts; k++) e += (double)pl->seg[g].part[k].blocks * n * n;
+  const double x = f->x, nnz = (double)f->nnz;
+  pl->o.backend = dv->is_cpu ? CGM_BACKEND_CPU : CGM_BACKEND_CUDA;
+  cgm_plan_set_precision(pl, pr);
+  const int w = cgm_precision_width((cgm_precision)ip);
+  cgm_candidate c;
+  memset(&c, 0, sizeof c);
+  c.device = d;
+  c.backend = pl->o.backend;
+  c.precision = pr;
+  c.block = n;
+  c.gpus = dv->is_cpu ? 0 : G;
+  c.exchange = pl->o.exchange;
+  c.exchange_bytes = (double)pl->exchange_elems * w;
+  c.time_per_iter_s = o->paper ? cgm_paper_device_time(&dv->paper[ip], n, x, e, G,
+                                                       pl->o.exchange != CGM_EXCHANGE_HOST)
+                               : cgm_refined_time(&dv->model[ip], pl);
+  if (pr == CGM_PREC_MIXED) c.time_per_iter_s += replacement_time(dv, pl, o);
+  c.gflops_raw = flops(e, x) / c.time_per_iter_s * 1e-9;
+  c.gflops_real = flops(nnz, x) / c.time_per_iter_s * 1e-9;
+  c.memory_bytes = pl->device_bytes;
+  c.fits = dv->is_cpu || dv->mem_bytes <= 0 || pl->device_bytes <= dv->mem_bytes;
+  c.speedup = NAN;
+  /* Setup is timed by the bytes of the iteration's layout: mixed
+   * precision uploads the double values once and makes the single
+   * copy on the device, and its setups measured below double's
+   * (0.45-0.57 s against 0.59-0.74 s at Poisson 192^3 on an
+   * H100), so it counts single's bytes, not its whole footprint. */
+  double setup_bytes = (double)pl->device_bytes;
+  if (pr == CGM_PREC_MIXED) {
+    cgm_plan sp = *pl;
+    cgm_plan_set_precision(&sp, CGM_PREC_SINGLE);
+    setup_bytes = (double)sp.device_bytes;
+  }
+  solution_time(&c, dv, setup_bytes * (G > 1 ? G : 1), !dv->is_cpu && cgm_plan_layout_on_device(pl),
+                o);
+  return c;
+}
+
+/* The cuSPARSE baseline's candidates: CSR on one GPU, no block size. */
+static cgm_status price_cusparse(const cgm_features *f, const cgm_tuner_device *devs, int ndev,
+                                 const cgm_tuner_opts *o, cgm_candidate **out, int *count, int *cap,
+                                 cgm_error *err) {
+  cgm_status st = CGM_OK;
+  const double x = f->x, nnz = (double)f->nnz;
+  for (int d = 0; d < ndev && !st; d++) {
     const cgm_tuner_device *dv = &devs[d];
     if (dv->is_cpu) continue;
     for (int pr = 0; pr < 2 && !st; pr++) { /* no mixed precision in the baseline */
@@ -184,35 +208,85 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
       po.backend = CGM_BACKEND_CUSPARSE;
       po.precision = (cgm_precision)pr;
       cgm_plan plan;
-      if ((st = cgm_plan_make(A, &po, &plan, err))) break;
+      /* CSR as it is: its plan reads the sizes alone */
+      const cgm_csr sizes = {.nrows = (int32_t)f->x, .ncols = (int32_t)f->x, .nnz = f->nnz};
+      if ((st = cgm_plan_make(&sizes, &po, &plan, err))) break;
       c.memory_bytes = plan.device_bytes;
       c.fits = dv->mem_bytes <= 0 || c.memory_bytes <= dv->mem_bytes;
       c.speedup = 1.0;
       solution_time(&c, dv, (double)plan.device_bytes, false, o);
-      st = push(out, count, &cap, &c, err);
+      st = push(out, count, cap, &c, err);
     }
   }
+  return st;
+}
+
+/* Speed-up over one GPU of the same device, block and precision. */
+static void speedups(cgm_candidate *v, int count) {
+  for (int i = 0; i < count; i++) {
+    cgm_candidate *c = &v[i];
+    if (c->backend != CGM_BACKEND_CUDA) {
+      if (c->backend == CGM_BACKEND_CPU) c->speedup = 1.0;
+      continue;
+    }
+    for (int j = 0; j < count; j++) {
+      const cgm_candidate *b = &v[j];
+      if (b->backend == CGM_BACKEND_CUDA && b->gpus == 1 && b->device == c->device &&
+          b->block == c->block && b->precision == c->precision)
+        c->speedup = b->time_per_iter_s / c->time_per_iter_s;
+    }
+  }
+}
+
+cgm_status cgm_tuner_price(const cgm_tuner_plan *plans, int nplans, const cgm_features *f,
+                           const cgm_tuner_device *devs, int ndev, const cgm_tuner_opts *o,
+                           cgm_candidate **out, int *count, cgm_error *err) {
+  *out = NULL;
+  *count = 0;
+  int cap = 0, maxg = tuner_max_gpus(devs, ndev, o);
+  cgm_tuner_opts oo = *o;
+  if (!(oo.iterations > 0)) oo.iterations = cgm_iterations_estimate(f->x, tuner_tol(o));
+  o = &oo;
+  cgm_status st = CGM_OK;
+  for (int i = 0; i < nplans && !st; i++) {
+    const cgm_tuner_plan *tp = &plans[i];
+    const int G = tp->plan.nseg, n = tp->plan.o.layout.n;
+    if ((o->block && o->block != n) || G > maxg ||
+        (G > 1 && !(o->exchanges & (1u << tp->plan.o.exchange))))
+      continue;
+    for (int d = 0; d < ndev && !st; d++) {
+      const cgm_tuner_device *dv = &devs[d];
+      if (dv->is_cpu ? G > 1 : G > dv->gpus) continue;
+      cgm_plan pl = dv->is_cpu && tp->cpu_split ? tp->cpu_plan : tp->plan;
+      for (int pr = 0; pr < 3 && !st; pr++) {
+        const int ip = cgm_precision_iter((cgm_precision)pr);
+        if (!precision_offered(o, (cgm_precision)pr) || !dv->have[ip]) continue;
+        const cgm_candidate c = price_one(dv, d, &pl, (cgm_precision)pr, f, o);
+        st = push(out, count, &cap, &c, err);
+      }
+    }
+  }
+  if (!st && o->cusparse) st = price_cusparse(f, devs, ndev, o, out, count, &cap, err);
   if (st) {
     free(*out);
     *out = NULL;
     *count = 0;
     return st;
   }
-  /* Speed-up over one GPU of the same device, block and precision. */
-  for (int i = 0; i < *count; i++) {
-    cgm_candidate *c = &(*out)[i];
-    if (c->backend != CGM_BACKEND_CUDA) {
-      if (c->backend == CGM_BACKEND_CPU) c->speedup = 1.0;
-      continue;
-    }
-    for (int j = 0; j < *count; j++) {
-      const cgm_candidate *b = &(*out)[j];
-      if (b->backend == CGM_BACKEND_CUDA && b->gpus == 1 && b->device == c->device &&
-          b->block == c->block && b->precision == c->precision)
-        c->speedup = b->time_per_iter_s / c->time_per_iter_s;
-    }
-  }
+  speedups(*out, *count);
   return CGM_OK;
+}
+
+cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
+                                const cgm_tuner_device *devs, int ndev, const cgm_tuner_opts *o,
+                                cgm_candidate **out, int *count, cgm_error *err) {
+  cgm_tuner_plan *plans = NULL;
+  int nplans = 0;
+  cgm_status st = cgm_tuner_plans(A, tuner_max_gpus(devs, ndev, o), o->block, o->exchanges, &plans,
+                                  &nplans, err);
+  if (!st) st = cgm_tuner_price(plans, nplans, f, devs, ndev, o, out, count, err);
+  free(plans);
+  return st;
 }
 
 /* What the choice weighs: the predicted total, mixed precision's raised by

@@ -23,7 +23,7 @@ extern "C" {
 typedef struct cgm_cache_opts {
   const char *dir;   /* the cache directory (created when missing); NULL: no cache */
   int64_t max_bytes; /* after a write, the least recently used entries are removed until the
-                        entries hold at most this many bytes; <= 0: no limit */
+                        entries and their extras hold at most this many bytes; <= 0: no limit */
   bool background;   /* a miss writes its entry on a thread of its own (one core) while the
                         caller goes on: the CSR must then stay unchanged and the report be
                         passed to cgm_cache_wait before either is reused or freed; only with a
@@ -47,6 +47,7 @@ typedef struct cgm_cache_report {
   double time_read_s;  /* the whole read: lookup, parse and write (not a background write) */
   double time_store_s; /* the write of the entry (in the background, or within time_read_s) */
   uint64_t entry_id;   /* the entry read or written (its header's checksum); 0: none */
+  int64_t max_bytes;   /* the cache's limit (cgm_cache_opts), which the extras keep too */
   struct cgm_cache_store *pending; /* the write still under way (background); cgm_cache_wait */
 } cgm_cache_report;
 
@@ -70,11 +71,23 @@ CGM_API cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path,
  * extra is only a shortcut); a get returns true when the extra of this
  * entry, kind and version holds exactly `bytes` bytes with a matching
  * checksum. The caller bumps `version` whenever what it stores changes
- * meaning or layout. Removed with their entry (cache clear, eviction). */
+ * meaning or layout. Removed with their entry (cache clear, eviction).
+ * An extra counts in the cache's size: a put first evicts other entries
+ * to make room (rep->max_bytes), and is skipped when the entry with its
+ * extras would still exceed the limit. */
 CGM_API void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, uint32_t version,
                                  const void *data, size_t bytes);
 CGM_API bool cgm_cache_extra_get(const cgm_cache_report *rep, const char *kind, uint32_t version,
                                  void *data, size_t bytes);
+/* The same for an extra of any size: its data (malloc'ed, *bytes long), or
+ * NULL. */
+CGM_API void *cgm_cache_extra_load(const cgm_cache_report *rep, const char *kind, uint32_t version,
+                                   size_t *bytes);
+
+/* The identity of the matrix rep's entry holds, by content: the checksum
+ * of its CSR arrays (XXH64), the same for the same matrix read from any
+ * file; 0 without an entry. */
+CGM_API uint64_t cgm_cache_content_id(const cgm_cache_report *rep);
 
 /* Waits for the background write of rep's entry, if any, and completes the
  * report (stored, evicted, entry_id, note, time_store_s). Call it before A
@@ -88,7 +101,7 @@ typedef struct cgm_cache_entry {
   bool valid_header;   /* magic, version and header checksum right (the payload is checked
                           when the entry is read) */
   bool source_current; /* the source file is there with the size and times of the entry */
-  int64_t bytes;       /* of the entry */
+  int64_t bytes;       /* of the entry and its extras */
   int64_t source_bytes;
   int32_t nrows, ncols;
   int64_t nnz;

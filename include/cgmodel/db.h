@@ -22,11 +22,7 @@ extern "C" {
 typedef struct cgm_db cgm_db;
 
 /* The schema version this build writes and reads. */
-#define CGM_DB_SCHEMA_VERSION 8
-
-/* $CGMODEL_DB, else $XDG_DATA_HOME/cgmodel/cgmodel.db, else
- * $HOME/.local/share/cgmodel/cgmodel.db. Returns buf. */
-CGM_API const char *cgm_db_default_path(char *buf, size_t size);
+#define CGM_DB_SCHEMA_VERSION 9
 
 /* How cgm_db_open opens the file (flags, or'ed; 0: read and write an
  * existing file). */
@@ -159,11 +155,13 @@ typedef struct cgm_db_matrix {
   int32_t x;
   int64_t nnz;
   char features[4096]; /* JSON of cgm_features */
+  int64_t content_id;  /* the matrix by content (cgm_cache_content_id as bits); 0: unknown */
 } cgm_db_matrix;
 
 /* Finds by (name, file_bytes, x, nnz): m->id, 0 when absent (nothing added). */
 CGM_API cgm_status cgm_db_matrix_find(cgm_db *db, cgm_db_matrix *m, cgm_error *err);
-/* Finds by (name, file_bytes, x, nnz), else inserts. */
+/* Finds by (name, file_bytes, x, nnz), else inserts; a content_id given
+ * is recorded where the matrix had none. */
 CGM_API cgm_status cgm_db_matrix_get_or_add(cgm_db *db, cgm_db_matrix *m, cgm_error *err);
 
 typedef struct cgm_db_solve {
@@ -181,13 +179,14 @@ typedef struct cgm_db_solve {
   double time_per_iter_s;           /* measured */
   double predicted_time_per_iter_s; /* NaN when no calibration existed */
   char model[16];                   /* "refined" or "paper" */
-  char options[1024];    /* JSON: tolerance, iteration cap, GPU options (cgm_solve_opts_json) */
-  double time_setup_s;   /* measured layout build + upload (NaN: not known) */
-  int64_t layout_bytes;  /* the layout's bytes (cgm_solve_result.device_bytes; 0: not known) */
-  char matrix[128];      /* read by cgm_db_solves: the matrix's name (cgm_db_matrix.name) */
-  char precond[8];       /* "jacobi" (empty: jacobi) or "block" (cgm_precond_name) */
-  bool layout_on_device; /* the GPU built the layout (cgm_solve_result.layout_on_device) */
-  bool disturbed;        /* its time is implausible: other work held it up (cgm_solve_disturbed) */
+  char options[1024];     /* JSON: tolerance, iteration cap, GPU options (cgm_solve_opts_json) */
+  double time_setup_s;    /* measured layout build + upload (NaN: not known) */
+  int64_t layout_bytes;   /* the layout's bytes (cgm_solve_result.device_bytes; 0: not known) */
+  char matrix[128];       /* read by cgm_db_solves: the matrix's name (cgm_db_matrix.name) */
+  char precond[8];        /* "jacobi" (empty: jacobi) or "block" (cgm_precond_name) */
+  int64_t matrix_content; /* read by cgm_db_solves: the matrix's content_id (0: unknown) */
+  bool layout_on_device;  /* the GPU built the layout (cgm_solve_result.layout_on_device) */
+  bool disturbed;         /* its time is implausible: other work held it up (schema 9) */
 } cgm_db_solve;
 
 CGM_API cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *s, cgm_error *err);

@@ -137,8 +137,6 @@ typedef struct cgm_paper_params {
   double width;        /* element width in bytes: 4 single, 8 double */
 } cgm_paper_params;
 
-/* Index of block size N in the spmv array (-1 if N is not 1, 2, 4, 8). */
-CGM_API int cgm_block_index(int n);
 /* Eq. 4: T(x, e) = T_spmv(e) + T_CG2(x) + T_CG3(x) + T_CG4(x) + T_CG5(x) + 3 T_red(x),
  * each term Eq. 5 with its Table 2/3 transaction count. */
 CGM_API double cgm_paper_time(const cgm_paper_params *p, int n, double x, double e);

@@ -15,51 +15,13 @@
 #include <stdint.h>
 
 #include "cgmodel/export.h"
+#include "cgmodel/options.h"
 #include "cgmodel/sparse.h"
 #include "cgmodel/status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The most GPUs one solve drives (one process, one node). */
-#define CGM_MAX_GPUS 8
-
-typedef enum {
-  CGM_BACKEND_CPU = 0,
-  CGM_BACKEND_CUDA = 1,     /* our BCSR MBR kernels */
-  CGM_BACKEND_CUSPARSE = 2, /* cusparseSpMV on CSR, the vendor baseline */
-} cgm_backend;
-
-/* The arithmetic of a solve. Mixed precision iterates in single precision
- * (the matrix, vectors and kernels of the single path, at its bandwidth)
- * while the solution and the true residual are kept in double, with
- * reliable updates (docs/accuracy.md): it reaches what double reaches. */
-typedef enum { CGM_PREC_DOUBLE = 0, CGM_PREC_SINGLE = 1, CGM_PREC_MIXED = 2 } cgm_precision;
-#define CGM_NPRECISIONS 3
-
-/* How the multi-GPU solver assembles the vector the SpMV reads. */
-typedef enum {
-  CGM_EXCHANGE_NCCL = 0, /* all-gather of the whole vector through NCCL */
-  CGM_EXCHANGE_P2P = 1,  /* direct peer copies of the whole vector */
-  CGM_EXCHANGE_HOST = 2, /* the paper's host-staged copy, x*n elements (Eq. 9) */
-  CGM_EXCHANGE_HALO = 3, /* only the entries each segment reads, overlapped (the default) */
-} cgm_exchange;
-#define CGM_NEXCHANGES 4
-
-CGM_API const char *cgm_backend_name(cgm_backend b);
-CGM_API const char *cgm_precision_name(cgm_precision p);
-CGM_API const char *cgm_exchange_name(cgm_exchange e);
-/* Parse names as the command line spells them; false when unknown. */
-CGM_API bool cgm_backend_parse(const char *s, cgm_backend *b);
-CGM_API bool cgm_precision_parse(const char *s, cgm_precision *p);
-CGM_API bool cgm_exchange_parse(const char *s, cgm_exchange *e);
-/* Bytes of one element of the iteration's vectors: 8 double, 4 single and
- * mixed. */
-CGM_API int cgm_precision_width(cgm_precision p);
-/* The precision the iteration runs in (mixed: single), whose calibrated
- * curves time it. */
-CGM_API cgm_precision cgm_precision_iter(cgm_precision p);
 
 /* ------------------------------------------------------- the layout --- */
 
@@ -109,6 +71,9 @@ typedef struct cgm_plan_opts {
    * solve's host time at 6M nonzeros. A halo plan on several GPUs still
    * builds the block columns (its halo needs them). */
   bool skip_sectors;
+  /* The options of a settled solve (cgm_solve_opts_settle): not checked
+   * again. */
+  bool settled;
   /* The features of the same matrix (cgm_plan_features; NULL: none): a plan
    * of one segment in the layout they describe takes its sectors of x from
    * them instead of walking every block row's columns again (a third of a
@@ -250,6 +215,15 @@ CGM_API double cgm_warp_share(const int32_t *top, int k, int bx);
  * GPUs off the CUDA backend). */
 CGM_API cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p,
                                  cgm_error *err);
+
+/* The plan of a matrix already in one GPU's memory (cgm_solve_device): a
+ * CSR of nrows rows and nnz entries, laid out there at block size 1 (o: the
+ * CUDA backend, one GPU, N = 1; B_x and B_y resolved as
+ * cgm_bcsr_params_check does). Its one segment holds every row; the GPU
+ * counts the layouts as it builds them, so this plan leaves them uncounted
+ * and its memory is that of the vectors alone (the build checks the rest). */
+CGM_API cgm_status cgm_plan_device_csr(int32_t nrows, int64_t nnz, const cgm_plan_opts *o,
+                                       cgm_plan *p, cgm_error *err);
 
 /* The block pattern of A at one block size, computed once and shared by
  * every plan of that size (the tuner makes dozens). */

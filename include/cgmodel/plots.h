@@ -59,8 +59,12 @@ typedef struct cgm_plot_files {
 CGM_API cgm_status cgm_plot_format_of(const char *path, cgm_plot_format *fmt, cgm_error *err);
 
 /* True when drawing the picture `out` would write the file `path`: the
- * picture itself, its script FILE.gp or one of its data files FILE-*.dat
- * (the same file by device and inode, or by resolved directory and name). */
+ * picture itself, its script FILE.gp or one of the data files a picture
+ * may have, FILE-<grid, contour, isolines, isolabels, marks, samples,
+ * curves, fits, solves, worst>.dat, is the same file by device and inode
+ * (through a symbolic or a hard link too), or for files not there yet by
+ * resolved directory and name. The temporary files the picture and these
+ * are written to first are new files (mkstemp) and alias nothing. */
 CGM_API bool cgm_plot_writes(const char *out, const char *path);
 
 /* The full path of gnuplot found in search_path (':'-separated directories,

@@ -67,12 +67,17 @@ typedef struct cgm_autotune_opts {
   bool precision_given; /* precision fixed; else double, mixed and (at loose tolerances)
                            single are candidates */
   cgm_precision precision;
-  double tol;        /* the tolerance the solve must meet (<= 0: 1e-8) */
+  double tol;        /* the tolerance the solve must meet (<= 0: CGM_DEFAULT_TOL) */
   double iterations; /* double precision's iteration count when known; <= 0: estimated */
   /* Block-Jacobi of a block fixed apart from the layout (the matrix's point
    * block, or given): the same preconditioner, so the same iterations, at
    * every block size N; cuSPARSE (Jacobi only) is then no candidate. */
   bool block_jacobi;
+  /* The tuner's plans of A when already counted (cgm_tuner_plans, kept
+   * beside the matrix's cache entry): priced, A's pattern not walked again;
+   * NULL: counted here. */
+  const cgm_tuner_plan *plans;
+  int nplans;
 } cgm_autotune_opts;
 
 typedef struct cgm_autotune_result {

@@ -34,10 +34,12 @@ typedef struct cgm_run_solve_opts {
   cgm_note_fn note;     /* the tuner's choice (info), stale calibrations and a record not
                            stored (warnings), a database that would not open (error) */
   void *note_ctx;
-  const cgm_csr *csr; /* a matrix in memory (bindings): used instead of reading `matrix`, which
-                         then only names it in the report and the record; NULL: read the file */
-  const double *b;    /* with csr: the right-hand side (csr->nrows, checked finite by the
-                         solver); NULL: b = A * ones */
+  const cgm_csr *csr;  /* a matrix in memory (bindings): used instead of reading `matrix`, which
+                          then only names it in the report and the record; NULL: read the file */
+  const double *b;     /* with csr: the right-hand side (csr->nrows, checked finite by the
+                          solver); NULL: b = A * ones */
+  const char *x0_path; /* the initial guess, a Matrix Market vector (nrows entries); NULL: */
+  const double *x0;    /* the initial guess in memory (nrows); NULL for both: zeros */
   /* One process per MPI rank (cgm_solve_mpi over MPI_COMM_WORLD, which the
    * caller has started: cgm_dist_init): rank 0 reads, records and gets
    * the solution; every rank calls cgm_run_solve with the same options. */
@@ -52,7 +54,8 @@ typedef struct cgm_solve_report {
   bool solved;             /* the solver ran: result and x hold its answer */
   cgm_solve_opts opts;     /* the configuration as run: B_x resolved, autotune's choice applied */
   cgm_solve_result result; /* what the solver reports */
-  double tol;              /* the tolerance and iteration cap the solver used */
+  double tol; /* the relative residual the solver had to reach (tol, or atol / ||b|| when larger:
+                 cgm_solve_target) and the iteration cap it used */
   int maxiter;
   double solution_error;  /* b = A * ones: ||x - 1|| / ||1||; < 0 with a right-hand side given */
   double predicted;       /* the model's time per iteration of the configuration run (NaN:
@@ -61,6 +64,10 @@ typedef struct cgm_solve_report {
   bool autotuned;         /* autotune chose the configuration: why says how */
   bool disturbed;         /* recorded as disturbed: other work held it up (a warning says how) */
   bool auto_none;         /* autotune found nothing to run (the call returned CGM_EINPUT) */
+  bool auto_declined;     /* autotune ran the default: choosing would have cost more analysis
+                             (auto_analysis_s, estimated) than any choice could save at most
+                             (auto_bound_s); why says so */
+  double auto_analysis_s, auto_bound_s;
   char why[512];          /* autotune's choice, or why nothing */
   double time_read_s;     /* reading A and b (or b = A * ones) */
   cgm_cache_report cache; /* how A was read: from the cache, or parsed (and stored) */

@@ -18,14 +18,6 @@
 extern "C" {
 #endif
 
-/* The CG our CUDA kernels run. */
-typedef enum {
-  CGM_CG_CGG = 0,     /* the single-reduction CG of Chronopoulos and Gear (default) */
-  CGM_CG_CLASSIC = 1, /* Algorithm 2's CG4 + CG5 (always in the host-staged exchange) */
-} cgm_cg_variant;
-CGM_API const char *cgm_cg_variant_name(cgm_cg_variant v);
-CGM_API bool cgm_cg_variant_parse(const char *s, cgm_cg_variant *v);
-
 /* How our CUDA kernels iterate. The defaults are the fastest measured
  * (docs/perf.md); each switch exists to measure or debug its refinement,
  * and the command line sets them from its CGMODEL_* variables (docs/cli.md). */
@@ -49,34 +41,12 @@ typedef struct cgm_gpu_opts {
 /* The defaults: every refinement on, the single-reduction CG. */
 CGM_API cgm_gpu_opts cgm_gpu_opts_default(void);
 
-/* Symmetric reorderings of the unknowns (docs/cli.md, solve --reorder). */
-typedef enum {
-  CGM_REORDER_AUTO = 0, /* the tuner decides (the default of the command line) */
-  CGM_REORDER_NONE = 1,
-  CGM_REORDER_RCM = 2, /* reverse Cuthill-McKee (cgm_rcm) */
-} cgm_reorder;
-CGM_API const char *cgm_reorder_name(cgm_reorder r);
-CGM_API bool cgm_reorder_parse(const char *s, cgm_reorder *r);
-
-/* The preconditioner M of the CG (docs/precond.md). */
-typedef enum {
-  CGM_PRECOND_JACOBI = 0, /* M = diag(A) (default) */
-  /* M = the b x b diagonal blocks of A (cgm_solve_opts.precond_block):
-   * rows [kb, kb + b) form block k, the last possibly smaller. Each block
-   * must be SPD (refused otherwise); b = 1 is Jacobi. Our CPU and CUDA
-   * backends; cuSPARSE refuses it. */
-  CGM_PRECOND_BLOCK = 1,
-} cgm_precond;
-CGM_API const char *cgm_precond_name(cgm_precond p);
-CGM_API bool cgm_precond_parse(const char *s, cgm_precond *p);
-
 /* The largest b in [2, maxb] such that A is made of dense b x b blocks
  * aligned at multiples of b: b divides the dimension, every row's columns
  * are whole aligned runs of b, and the b rows of a block row have the same
  * columns (the unknowns of a node, as PETSc's matrix block size); 1 when
  * there is none. One pass over A per candidate. */
 CGM_API int cgm_csr_point_block(const cgm_csr *A, int maxb);
-#define CGM_BJACOBI_MAX_BLOCK 8 /* the largest block-Jacobi block */
 
 typedef struct cgm_solve_opts {
   cgm_backend backend;
@@ -85,7 +55,9 @@ typedef struct cgm_solve_opts {
   int gpus;               /* number of GPUs (CUDA backend), >= 1 */
   cgm_exchange exchange;
   double tol;      /* the true relative residual ||b - Ax||/||b|| to reach (recomputed in
-                      double) whatever the precision; <= 0: 1e-8 */
+                      double) whatever the precision; 0: CGM_DEFAULT_TOL */
+  double atol;     /* also converged once ||b - Ax|| <= atol (SciPy's atol): the relative
+                      target is max(tol, atol / ||b||) (cgm_solve_target); <= 0: none */
   int maxiter;     /* <= 0: 10 * dimension, at least 1000 */
   int check_every; /* GPU: test convergence every k iterations (<= 0: automatic) */
   int threads;     /* CPU: OpenMP threads, <= 0: the OpenMP default */
@@ -124,7 +96,17 @@ typedef struct cgm_solve_opts {
    * finite, symmetric and positive diagonal are skipped; the shape (square,
    * not empty), b, x and single precision's range are still checked. */
   bool matrix_checked;
+  /* Set by cgm_solve_opts_settle for the matrix it was given: every field
+   * checked and every default filled in; cgm_solve takes them as they are. */
+  bool settled;
 } cgm_solve_opts;
+
+/* Settles o once, at the entry point of a solve of A: checks every field
+ * alone and against the others (CGM_EINPUT naming the request's key:
+ * "gpus 3: ...", cgmodel/options.h) and fills in every default (the
+ * tolerance, the iteration cap, B_x and B_y for A). A NULL A checks the
+ * fields alone and fills what does not depend on a matrix. */
+CGM_API cgm_status cgm_solve_opts_settle(cgm_solve_opts *o, const cgm_csr *A, cgm_error *err);
 
 /* Block-Jacobi's block when it is fixed apart from the layout:
  * o->precond_block when > 0, else A's point block (cgm_csr_point_block, at
@@ -144,6 +126,9 @@ CGM_API cgm_status cgm_solve_plan_known(const cgm_csr *A, const cgm_features *f,
                                         const cgm_solve_opts *o, cgm_plan *p, cgm_error *err);
 /* The tolerance and iteration cap the solver will really use. */
 CGM_API double cgm_solve_tol(const cgm_solve_opts *o);
+/* The relative residual a solve of a right-hand side of norm bnorm must
+ * reach: max(cgm_solve_tol, atol / bnorm). */
+CGM_API double cgm_solve_target(const cgm_solve_opts *o, double bnorm);
 CGM_API int cgm_solve_maxiter(const cgm_solve_opts *o, int32_t dimension);
 
 typedef struct cgm_solve_result {

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cgmodel/options.h"
 #include "cgmodel/status.h"
 
 #ifdef __cplusplus
@@ -39,7 +40,8 @@ CGM_API void cgm_csr_free(cgm_csr *A);
 CGM_API void cgm_csr_spmv(const cgm_csr *A, const double *x, double *y);
 /* d[i] = A(i,i), 0 where the diagonal entry is absent. */
 CGM_API void cgm_csr_diagonal(const cgm_csr *A, double *d);
-/* Returns true when A equals its transpose exactly (pattern and values). */
+/* Returns true when A equals its transpose as a matrix: values compared,
+ * a missing entry being 0 (an explicit zero needs no mirror). */
 CGM_API bool cgm_csr_is_symmetric(const cgm_csr *A);
 /* Checks a CSR made elsewhere (a binding's arrays) before anything reads it:
  * sizes >= 0, rowptr starting at 0, non-decreasing and ending at nnz,
@@ -102,9 +104,11 @@ typedef struct cgm_mm_read_opts {
   int64_t stream_bytes; /* text read from a pipe or inflated from gzip at a time; <= 0: 16 MiB */
   bool general_only;    /* never the sorted path (a general file row by row, columns increasing,
                            parsed straight into the CSR): for tests, which compare the two */
+  bool square;          /* refuse a matrix that is not square (what CG needs) at its size line,
+                           before anything is read or allocated for its columns */
 } cgm_mm_read_opts;
 
-/* threads 0, chunk_bytes 0, stream_bytes 0: the defaults. */
+/* threads 0, chunk_bytes 0, stream_bytes 0, general_only and square false: the defaults. */
 CGM_API cgm_mm_read_opts cgm_mm_read_opts_default(void);
 /* cgm_mm_read_csr and cgm_mm_read_vector with options (NULL: the defaults). */
 CGM_API cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, cgm_csr *A,
@@ -187,11 +191,9 @@ CGM_API cgm_status cgm_bcsr_params_check(cgm_bcsr_params *p, cgm_error *err);
 
 /* ------------------------------------------------------------ Features --- */
 
-#define CGM_NBLOCKSIZES 4
 /* The x locality is counted for two element widths: [0] 8 bytes (double),
  * [1] 4 bytes (single and mixed precision). */
 #define CGM_NSECTOR_WIDTHS 2
-CGM_API extern const int cgm_block_sizes[CGM_NBLOCKSIZES]; /* 1, 2, 4, 8 */
 
 typedef struct cgm_block_features {
   int n;                   /* N */

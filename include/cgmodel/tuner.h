@@ -64,10 +64,10 @@ typedef struct cgm_tuner_opts {
   unsigned exchanges;  /* bit (1 << cgm_exchange) considered on several GPUs */
   bool cusparse;       /* the cuSPARSE baseline as a candidate */
   bool paper;          /* time by the paper's Eqs. 4-9 instead of the refined model */
-  double tol;          /* the tolerance the solve must meet (<= 0: 1e-8): single precision is
-                          a candidate only at tol >= CGM_SINGLE_MIN_TOL unless it is the only
-                          precision asked for */
-  double iterations;   /* double precision's iteration count K (<= 0: cgm_iterations_estimate) */
+  double tol; /* the tolerance the solve must meet (<= 0: CGM_DEFAULT_TOL): single precision is
+                 a candidate only at tol >= CGM_SINGLE_MIN_TOL unless it is the only
+                 precision asked for */
+  double iterations; /* double precision's iteration count K (<= 0: cgm_iterations_estimate) */
 } cgm_tuner_opts;
 
 /* Below this tolerance pure single precision is not offered: its true
@@ -80,7 +80,31 @@ typedef struct cgm_tuner_opts {
 
 CGM_API cgm_tuner_opts cgm_tuner_opts_default(void);
 
-/* Every candidate for matrix A on the devices; *out is malloc'ed. */
+/* The plan a candidate is timed on, counted from A's block pattern: it
+ * depends on the matrix and the configuration alone, not on any
+ * calibration, so a caller may keep it (beside the matrix's cache entry)
+ * and price it anew against another calibration. */
+typedef struct cgm_tuner_plan {
+  cgm_plan plan;     /* our CUDA kernels' (block size, GPUs and exchange in plan.o) */
+  bool cpu_split;    /* one GPU's plan puts long rows apart; the CPU's, in cpu_plan, does not */
+  cgm_plan cpu_plan; /* the CPU's one layout, when cpu_split */
+} cgm_tuner_plan;
+
+/* The plans of every block size (or `block` alone; 0: all) on 1..max_gpus
+ * GPUs, over the exchanges of `exchanges` on several: the expensive part of
+ * the search (one walk of A's pattern a block size). *out is malloc'ed. */
+CGM_API cgm_status cgm_tuner_plans(const cgm_csr *A, int max_gpus, int block, unsigned exchanges,
+                                   cgm_tuner_plan **out, int *count, cgm_error *err);
+
+/* Every candidate of those plans on the devices, timed by their models
+ * (cheap: no pass over the matrix), and the cuSPARSE baseline from f's
+ * sizes; *out is malloc'ed. A plan o does not ask for is left out. */
+CGM_API cgm_status cgm_tuner_price(const cgm_tuner_plan *plans, int nplans, const cgm_features *f,
+                                   const cgm_tuner_device *devs, int ndev, const cgm_tuner_opts *o,
+                                   cgm_candidate **out, int *count, cgm_error *err);
+
+/* Every candidate for matrix A on the devices (cgm_tuner_plans, then
+ * cgm_tuner_price); *out is malloc'ed. */
 CGM_API cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
                                         const cgm_tuner_device *devs, int ndev,
                                         const cgm_tuner_opts *o, cgm_candidate **out, int *count,

@@ -146,8 +146,8 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
              rep->cal[ri].unsettled, sv.n);
   if (!st && o->strict && rep->cal[ri].warning[0])
     st = cgm_fail(err, CGM_ERUNTIME,
-                  "%s. Nothing was stored (--strict); calibrate on an idle machine, or with "
-                  "--threads below the idle cores",
+                  "%s. Nothing was stored (strict); calibrate on an idle machine, or with "
+                  "threads= below the idle cores",
                   rep->cal[ri].warning);
   stage_mark(&clk, "fits");
   const calibrate_fits F = {fits, nfits, &sv};
@@ -260,15 +260,15 @@ cgm_status cgm_calibrate_plan(const char *devices, cgm_calibrate_plan_t *plan, c
   char why[160];
   const char *list = devices ? devices : "cpu";
   int nit = cgm_parse_list(list, it, MAX_ITEMS, why, sizeof why);
-  if (nit < 0) return cgm_fail(err, CGM_EINPUT, "--devices: %s", why);
+  if (nit < 0) return cgm_fail(err, CGM_EINPUT, "devices: %s", why);
   const int ndev = cgm_cuda_device_count();
   for (int i = 0; i < nit;) {
     if (it[i].n > 64)
-      return cgm_fail(err, CGM_EINPUT, "--devices: '%.64s...' is not a device", it[i].s);
+      return cgm_fail(err, CGM_EINPUT, "devices: '%.64s...' is not a device", it[i].s);
     char tok[80];
     snprintf(tok, sizeof tok, "%.*s", (int)(it[i].n < 64 ? it[i].n : 64), it[i].s);
     if (plan->count == CGM_MAX_CALIBRATED)
-      return cgm_fail(err, CGM_EINPUT, "--devices: more than %d devices", CGM_MAX_CALIBRATED);
+      return cgm_fail(err, CGM_EINPUT, "devices: more than %d devices", CGM_MAX_CALIBRATED);
     char *name = plan->device[plan->count];
     int *gpus = &plan->gpus[plan->count];
     i++;
@@ -277,7 +277,7 @@ cgm_status cgm_calibrate_plan(const char *devices, cgm_calibrate_plan_t *plan, c
       *gpus = 1;
     } else if (!strcmp(tok, "cuda:all") || !strcmp(tok, "cuda")) {
       if (ndev < 1)
-        return cgm_fail(err, CGM_EINPUT, "--devices %s: no CUDA device is present%s", tok,
+        return cgm_fail(err, CGM_EINPUT, "devices %s: no CUDA device is present%s", tok,
                         cgm_have_cuda_build() ? "" : " (this build has no CUDA backend)");
       /* GPUs of one model share a calibration; the count sizes the
        * multi-GPU sweeps. */
@@ -289,37 +289,36 @@ cgm_status cgm_calibrate_plan(const char *devices, cgm_calibrate_plan_t *plan, c
       int64_t first, k;
       int count = 1;
       if (!cgm_parse_int(tok + 5, 0, 1023, &first))
-        return cgm_fail(err, CGM_EINPUT,
-                        "--devices: '%s' is not cuda:K (K a GPU number, 0 or more)", tok);
+        return cgm_fail(err, CGM_EINPUT, "devices: '%s' is not cuda:K (K a GPU number, 0 or more)",
+                        tok);
       while (i < nit && it[i].s[0] >= '0' && it[i].s[0] <= '9') {
         if (it[i].n > 64)
-          return cgm_fail(err, CGM_EINPUT, "--devices: '%.64s...' is not a GPU number", it[i].s);
+          return cgm_fail(err, CGM_EINPUT, "devices: '%.64s...' is not a GPU number", it[i].s);
         char num[80];
         snprintf(num, sizeof num, "%.*s", (int)(it[i].n < 64 ? it[i].n : 64), it[i].s);
         if (!cgm_parse_int(num, 0, 1023, &k) || k != first + count)
           return cgm_fail(err, CGM_EINPUT,
-                          "--devices: '%s' after cuda:%lld: list consecutive GPUs (cuda:0,1,2)",
-                          num, (long long)first);
+                          "devices: '%s' after cuda:%lld: list consecutive GPUs (cuda:0,1,2)", num,
+                          (long long)first);
         count++;
         i++;
       }
       if (first != 0 && count > 1)
         return cgm_fail(err, CGM_EINPUT,
-                        "--devices: cuda:%lld,...: several GPUs start at cuda:0 (the "
+                        "devices: cuda:%lld,...: several GPUs start at cuda:0 (the "
                         "multi-GPU sweeps use GPUs 0..K-1)",
                         (long long)first);
       if (first + count > ndev)
-        return cgm_fail(err, CGM_EINPUT, "--devices: CUDA device %lld does not exist (%d present)",
+        return cgm_fail(err, CGM_EINPUT, "devices: CUDA device %lld does not exist (%d present)",
                         (long long)(first + count - 1), ndev);
       snprintf(name, 32, "cuda:%lld", (long long)first);
       *gpus = count;
     } else {
-      return cgm_fail(err, CGM_EINPUT, "--devices: '%s' is not cpu, cuda:all or cuda:0[,1...]",
-                      tok);
+      return cgm_fail(err, CGM_EINPUT, "devices: '%s' is not cpu, cuda:all or cuda:0[,1...]", tok);
     }
     for (int k = 0; k < plan->count; k++) /* cuda and cuda:0 are one device */
       if (!strcmp(plan->device[k], name))
-        return cgm_fail(err, CGM_EINPUT, "--devices: %s is named twice", name);
+        return cgm_fail(err, CGM_EINPUT, "devices: %s is named twice", name);
     plan->count++;
   }
   return CGM_OK;

@@ -42,8 +42,8 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
     if (cgm_calibration_cg_stale(&r->devs[i], &o->gpu, msg, sizeof msg))
       o->note(o->note_ctx, CGM_NOTE_WARNING, msg);
     snprintf(msg, sizeof msg,
-             "the CPU's times are calibration %lld's (threads: %d): solve "
-             "--threads %d, or solve --auto, which runs them",
+             "the CPU's times are calibration %lld's, for threads=%d: a solve on %d threads, or "
+             "auto, which runs them",
              (long long)r->devs[i].calibration_id, r->devs[i].threads, r->devs[i].threads);
     /* a CPU calibrated on other threads than a solve's default */
     if (r->devs[i].is_cpu && r->devs[i].threads != threads)
@@ -56,7 +56,9 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
                     o->kind && !strcmp(o->kind, "cuda") ? " --devices cuda:all" : "");
   cgm_csr file;
   memset(&file, 0, sizeof file);
-  if (!o->csr) st = cgm_cache_read_csr(&o->cache, o->matrix, &file, &r->mm, NULL, err);
+  cgm_cache_report cr;
+  memset(&cr, 0, sizeof cr);
+  if (!o->csr) st = cgm_cache_read_csr(&o->cache, o->matrix, &file, &r->mm, &cr, err);
   const cgm_csr *A = o->csr ? o->csr : &file;
   /* What a solve would refuse has no time to predict: bad input here
    * (exit 2), whatever a solve would call it. */
@@ -67,20 +69,16 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
   }
   if (!st) st = cgm_plan_features(A, &r->features, err);
   cgm_tuner_opts to = o->tuner;
+  if (!(to.tol > 0)) to.tol = CGM_DEFAULT_TOL; /* the one default of predict's tolerance */
   if (!st) {
-    snprintf(r->k_source, sizeof r->k_source, "hint");
-    to.iterations = o->iters_hint;
-    if (!(to.iterations > 0)) {
-      to.iterations =
-          pipeline_known_iterations(db, pipeline_file_name(o->matrix), (int64_t)r->mm.file_bytes,
-                                    &r->features, to.tol > 0 ? to.tol : 1e-8);
-      snprintf(r->k_source, sizeof r->k_source, "database");
-      if (!(to.iterations > 0)) {
-        to.iterations =
-            pipeline_probe_iterations(A, to.tol > 0 ? to.tol : 1e-8, PIPELINE_PROBE_BUDGET);
-        snprintf(r->k_source, sizeof r->k_source, to.iterations > 0 ? "probe" : "estimate");
-      }
-    }
+    const pipeline_k_query q = {db,
+                                A,
+                                o->csr ? NULL : o->matrix,
+                                o->csr ? NULL : &cr,
+                                to.tol,
+                                o->iters_hint,
+                                PIPELINE_PROBE_BUDGET};
+    to.iterations = pipeline_iterations(&q, r->k_source, sizeof r->k_source, NULL);
     if (!(to.iterations > 0)) to.iterations = cgm_iterations_estimate(A->nrows, to.tol);
     r->iterations = to.iterations;
     st = cgm_tuner_candidates(A, &r->features, r->devs, r->ndev, &to, &r->cand, &r->ncand, err);

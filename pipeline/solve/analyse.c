@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A solve's analysis: the database, the calibrations and this machine's
  * devices, --auto's choice, the prediction of the configuration that runs
- * and --reorder auto's verdict, and the verdict kept beside the cache
- * entry (analysis_blob in solve_steps.h). */
+ * and --reorder auto's verdict. What it decides is kept beside the matrix's
+ * cache entry (analysis_blob in solve_steps.h), and --auto's plans too, so
+ * that a warm solve reads its verdict back instead of walking the matrix;
+ * a cold --auto first weighs its own cost against the most it could save. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -14,211 +16,361 @@
 #include "pipeline/solve/solve_steps.h"
 
 static const char ANALYSIS[] = "analysis";
-/* 2: --reorder auto's bound counts the row scatter a numbering may remove
- * (pipeline/reorder.c): a verdict of version 1 may have skipped RCM by it */
-enum { ANALYSIS_VERSION = 2 };
+/* 3: --auto's verdicts are kept too (the constraints in the key, the
+ * configuration chosen beside the prediction) */
+enum { ANALYSIS_VERSION = 3 };
 
-/* K, the iterations a solve is expected to take (the tuner's totals and
- * --reorder auto): --iters-hint, else the database's record of a converged
- * solve of this matrix at tol, else the probe (budget < 0: none); 0 when
- * none knows (the caller estimates). src says which: "hint", "database",
- * "probe" or "estimate". */
-static double known_iterations(const cgm_run_solve_opts *o, cgm_db *db, const cgm_csr *A,
-                               const cgm_features *f, double tol, double budget, char *src,
-                               size_t n) {
-  double k = o->iters_hint;
-  snprintf(src, n, "hint");
-  if (!(k > 0)) {
-    struct stat fs;
-    k = pipeline_known_iterations(db, pipeline_file_name(o->matrix),
-                                  stat(o->matrix, &fs) == 0 ? (int64_t)fs.st_size : 0, f, tol);
-    snprintf(src, n, "database");
-  }
-  if (!(k > 0) && budget >= 0) {
-    k = pipeline_probe_iterations(A, tol, budget);
-    snprintf(src, n, k > 0 ? "probe" : "estimate");
-  }
-  return k > 0 ? k : 0.0;
+/* What the analysis works from and on. */
+typedef struct {
+  const cgm_run_solve_opts *o;
+  const cgm_csr *A;
+  cgm_solve_report *r;
+  cgm_features *f;    /* the features counted so far (grown by features()) */
+  bool *features_new; /* some were counted here */
+  cgm_db *db;
+  cgm_tuner_device *devs;
+  int ndev;
+  cgm_host here;
+  const cgm_host *host;
+  pipeline_plan_set *plans; /* --auto's */
+} analysis;
+
+/* K, the iterations a solve is expected to take (pipeline_iterations:
+ * budget < 0 runs no probe); src says where it came from. */
+static double known_iterations(const analysis *a, double tol, double budget, char *src, size_t n) {
+  const cgm_run_solve_opts *o = a->o;
+  const pipeline_k_query q = {
+      a->db,         a->A,  o->csr ? NULL : o->matrix, o->csr ? NULL : &a->r->cache, tol,
+      o->iters_hint, budget};
+  return pipeline_iterations(&q, src, n, NULL);
 }
 
-/* The key of a verdict: what it was decided from. */
-static void analysis_key(const cgm_solve_opts *so, const cgm_tuner_device *dev, double k_known,
-                         analysis_blob *a) {
-  memset(a, 0, sizeof *a); /* the padding too: the key is compared as bytes */
-  a->key.backend = so->backend;
-  a->key.precision = so->precision;
-  a->key.layout = so->layout;
-  a->key.gpus = so->gpus;
-  a->key.exchange = so->exchange;
-  a->key.tol = cgm_solve_tol(so);
-  a->key.threads = so->threads;
-  a->key.reorder = so->reorder;
-  a->key.precond = so->precond;
-  a->key.precond_block = so->precond_block;
-  a->key.balance = so->gpu.balance;
-  a->key.k_known = k_known;
-  memcpy(&a->key.dev, dev, sizeof *dev);
-  /* what recorded solves teach the tuner changes with every record, and
-   * neither the prediction of an iteration nor the reordering's verdict
-   * reads it */
-  memset(&a->key.dev.setup, 0, sizeof a->key.dev.setup);
-  memset(&a->key.dev.setup_dev, 0, sizeof a->key.dev.setup_dev);
-  a->key.dev.mixed_ratio = 0.0;
+/* The features of block size n, counted when not yet there. */
+static cgm_status features(analysis *a, int n, cgm_error *err) {
+  const int bi = cgm_block_index(n);
+  if (bi < 0 || a->f->block[bi].n == n) return CGM_OK;
+  cgm_features more;
+  bool computed = false;
+  cgm_status st = solve_features_of(a->o, a->A, 1u << bi, a->r, &more, &computed, err);
+  if (st) return st;
+  if (a->f->x != a->A->nrows) /* the first block size counted */
+    *a->f = more;
+  else
+    a->f->block[bi] = more.block[bi];
+  *a->features_new |= computed;
+  return CGM_OK;
 }
 
-/* The database, the calibrations and this machine's devices: --auto's
- * choice (applied to r->opts) and the prediction of the configuration that
- * will run. Solves are recorded once a database exists (calibrate creates
- * it); a solve never creates one, and without --auto one that will not
- * open is said and done without. */
-cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const cgm_features *f,
-                         cgm_solve_report *r, cgm_db **db, analysis_blob *keep, bool *store,
-                         cgm_error *err) {
-  *store = false;
-  /* The tuner picks the block size N. Block-Jacobi whose block followed N
-   * would change with it, and the model does not weigh that; a block fixed
-   * apart from N (the matrix's point block, or --precond-block) keeps the
-   * preconditioner, hence the iterations, the same at every N, so the tuner
-   * weighs set-up and time per iteration as for Jacobi (docs/precond.md). */
-  bool block_jacobi = false;
-  if (o->autotune && r->opts.precond != CGM_PRECOND_JACOBI) {
-    const int b = cgm_precond_block_fixed(A, &r->opts);
-    if (b <= 1)
-      return cgm_fail(err, CGM_EINPUT,
-                      "--auto picks the block size, and this matrix has no point block (dense "
-                      "aligned blocks of its unknowns) to fix block-Jacobi's block apart from it: "
-                      "give --precond-block B, or drop --auto");
-    r->opts.precond_block = b;
-    block_jacobi = true;
+/* The key of a verdict: what it was decided from (the options that shape
+ * the plan and the decision, --auto's constraints, the device's calibrated
+ * model and the K it weighed). */
+static void analysis_key(const analysis *a, double k_known, analysis_blob *b) {
+  const cgm_solve_opts *so = &a->r->opts;
+  memset(b, 0, sizeof *b); /* the padding too: the key is compared as bytes */
+  b->key.autotune = a->o->autotune;
+  if (a->o->autotune) memcpy(&b->key.constraints, &a->o->constraints, sizeof b->key.constraints);
+  b->key.backend = so->backend;
+  b->key.precision = so->precision;
+  b->key.layout = so->layout;
+  b->key.gpus = so->gpus;
+  b->key.exchange = so->exchange;
+  b->key.tol = so->tol;
+  b->key.atol = so->atol;
+  b->key.threads = so->threads;
+  b->key.reorder = so->reorder;
+  b->key.precond = so->precond;
+  b->key.precond_block = so->precond_block;
+  b->key.balance = so->gpu.balance;
+  b->key.k_known = k_known;
+  const cgm_host_devices m = cgm_host_match(a->host, a->devs, a->ndev, so->threads);
+  const int run = so->backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
+  const int at[2] = {a->o->autotune ? m.gpu : run, a->o->autotune ? m.cpu : -1};
+  for (int i = 0; i < 2; i++) {
+    if (at[i] < 0) continue;
+    cgm_tuner_device *dv = &b->key.dev[i];
+    memcpy(dv, &a->devs[at[i]], sizeof *dv);
+    /* what recorded solves teach the tuner changes with every record, and
+     * neither the prediction of an iteration nor the reordering's verdict
+     * reads it (--auto's choice does: its totals, a margin around them) */
+    memset(&dv->setup, 0, sizeof dv->setup);
+    memset(&dv->setup_dev, 0, sizeof dv->setup_dev);
+    dv->mixed_ratio = 0.0;
   }
+}
+
+/* The database (opened when it exists; always with --auto) and the
+ * calibrated devices. Without --auto one that will not open is said and
+ * done without: the solve is not the database's. */
+static cgm_status open_models(analysis *a, cgm_error *err) {
+  const cgm_run_solve_opts *o = a->o;
   const bool need = o->autotune;
-  /* Without --auto a database that fails is not the solve's failure. */
   cgm_error mine = {0};
   cgm_error *db_err = need ? err : &mine;
   cgm_status st = CGM_OK;
   struct stat sb;
-  if (need && !o->db_path) return cgm_fail(err, CGM_EINPUT, "autotune needs a database");
+  if (need && !o->db_path) return cgm_fail(err, CGM_EINPUT, "auto: it needs a database");
   if (o->db_path && (need || stat(o->db_path, &sb) == 0) &&
-      (st = cgm_open_database(o->db_path, o->db_readonly ? CGM_DB_READONLY : 0, db, db_err))) {
+      (st = cgm_open_database(o->db_path, o->db_readonly ? CGM_DB_READONLY : 0, &a->db, db_err))) {
     if (need) return st;
-    /* a warning: the solve goes on and its exit code is the solve's */
     char why[CGM_ERRMSG_MAX + 64];
     snprintf(why, sizeof why, "the solve will not be recorded: %s", db_err->msg);
     solve_note(o, CGM_NOTE_WARNING, why);
   }
-  cgm_tuner_device *devs = NULL;
-  int ndev = 0;
-  if (*db && (st = cgm_load_devices(*db, NULL, &devs, &ndev, db_err))) {
+  if (a->db && (st = cgm_load_devices(a->db, NULL, &a->devs, &a->ndev, db_err))) {
     if (need) return st;
-    ndev = 0;
+    a->ndev = 0;
   }
-  cgm_host here;
-  if (!o->host) cgm_host_describe(&here);
-  const cgm_host *host = o->host ? o->host : &here;
-  if (o->autotune) {
-    cgm_autotune_result ar;
-    cgm_autotune_opts c = o->constraints;
-    c.tol = cgm_solve_tol(&r->opts);
-    c.block_jacobi = block_jacobi;
-    /* K decides between devices here: the probe may run to the solution */
-    c.iterations = known_iterations(o, *db, A, f, c.tol, PIPELINE_PROBE_BUDGET, r->k_source,
-                                    sizeof r->k_source);
-    st = cgm_autotune(A, f, devs, ndev, host, &c, &r->opts, &ar, err);
-    r->choice = ar.choice;
+  if (!o->host) cgm_host_describe(&a->here);
+  a->host = o->host ? o->host : &a->here;
+  return CGM_OK;
+}
+
+/* The calibrated device of the configuration that runs; -1: none, also a
+ * CPU calibrated on other threads than the solve runs (with `say`, a
+ * warning names the calibration and the threads it serves). */
+static int run_device(const analysis *a, bool say) {
+  const cgm_solve_opts *so = &a->r->opts;
+  const cgm_host_devices m = cgm_host_match(a->host, a->devs, a->ndev, so->threads);
+  const int threads = so->threads > 0 ? so->threads : a->host->threads;
+  if (so->backend != CGM_BACKEND_CPU || (m.cpu >= 0 && a->devs[m.cpu].threads == threads))
+    return so->backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
+  char msg[200];
+  pipeline_cpu_advice(a->host, a->devs, a->ndev, threads, msg, sizeof msg);
+  if (say && msg[0]) solve_note(a->o, CGM_NOTE_WARNING, msg + 2); /* no prediction: past "; " */
+  return -1;
+}
+
+/* A verdict kept beside the cache entry with this key: applied. */
+static bool read_back(analysis *a, const analysis_blob *key) {
+  analysis_blob got;
+  cgm_solve_report *r = a->r;
+  const bool have =
+      !a->o->csr && cgm_cache_extra_get(&r->cache, ANALYSIS, ANALYSIS_VERSION, &got, sizeof got);
+  if (!have || memcmp(&got.key, &key->key, sizeof got.key)) return false;
+  r->predicted = got.predicted;
+  r->calibration_id = got.calibration_id;
+  r->have_reorder = got.have_reorder;
+  r->reorder = got.reorder;
+  r->analysis_cached = true;
+  if (a->o->autotune) {
+    r->opts = got.chosen;
+    r->choice = got.choice;
+    r->autotuned = got.autotuned;
+    r->auto_declined = got.declined;
+    r->auto_analysis_s = got.analysis_s;
+    r->auto_bound_s = got.bound_s;
+    snprintf(r->why, sizeof r->why, "%s", got.why);
+    snprintf(r->k_source, sizeof r->k_source, "%s", got.k_source);
+    solve_note(a->o, CGM_NOTE_INFO, r->why);
+  }
+  r->opts.reorder = got.resolved;
+  if (r->have_reorder && key->key.reorder == CGM_REORDER_AUTO)
+    solve_note(a->o, CGM_NOTE_INFO, r->reorder.why);
+  return true;
+}
+
+/* The block-Jacobi block --auto keeps: the tuner picks the block size N,
+ * and a block that followed N would change the preconditioner, hence the
+ * iterations, with it; a block fixed apart from N (the matrix's point
+ * block, or precond_block) keeps them the same at every N, so the tuner
+ * weighs set-up and time per iteration as for Jacobi (docs/precond.md). */
+static cgm_status fix_precond_block(analysis *a, cgm_error *err) {
+  cgm_solve_opts *so = &a->r->opts;
+  if (so->precond == CGM_PRECOND_JACOBI) return CGM_OK;
+  const int b = cgm_precond_block_fixed(a->A, so);
+  if (b <= 1)
+    return cgm_fail(err, CGM_EINPUT,
+                    "auto: it picks the block size, and this matrix has no point block (dense "
+                    "aligned blocks of its unknowns) to fix block-Jacobi's block apart from it: "
+                    "give precond_block=B, or drop auto");
+  so->precond_block = b;
+  return CGM_OK;
+}
+
+/* Whether the tuner's plans must be counted for --auto to choose, and
+ * cannot pay for that: the default runs, and why says so. */
+static bool declined(analysis *a, double k) {
+  cgm_solve_report *r = a->r;
+  if (a->plans->cached || a->o->csr) return false;
+  const double cost = CGM_AUTO_S_PER_NNZ * (double)a->A->nnz;
+  const double kk = k > 0 ? k : cgm_iterations_estimate(a->A->nrows, r->opts.tol);
+  if (pipeline_auto_worth(a->devs, a->ndev, a->host, &r->opts, a->A, kk, cost, &r->auto_bound_s))
+    return false;
+  r->auto_declined = true;
+  r->auto_analysis_s = cost;
+  return true;
+}
+
+/* Where counting the plans cannot pay: one plan from the matrix's size
+ * alone (cgm_plan_uniform at N = 1, no pass over it), on which the tuner
+ * still weighs the devices and the precisions. */
+static cgm_status size_plan(const cgm_csr *A, cgm_tuner_plan *tp, cgm_error *err) {
+  memset(tp, 0, sizeof *tp);
+  cgm_plan_opts po = cgm_plan_opts_default();
+  po.backend = CGM_BACKEND_CUDA;
+  return cgm_plan_uniform(A->nrows, (double)A->nnz, &po, &tp->plan, err);
+}
+
+/* --auto: the tuner's choice, applied to r->opts and settled. */
+static cgm_status choose(analysis *a, double k, cgm_error *err) {
+  const cgm_run_solve_opts *o = a->o;
+  cgm_solve_report *r = a->r;
+  cgm_status st = CGM_OK;
+  const unsigned ex = (1u << CGM_EXCHANGE_HALO) | (1u << CGM_EXCHANGE_P2P);
+  const int maxg = a->host->gpus > 1 ? a->host->gpus : 1;
+  if (!st && !o->csr) st = pipeline_plans(a->A, &r->cache, maxg, ex, false, a->plans, err);
+  cgm_tuner_plan by_size;
+  const bool cheap = !st && declined(a, k);
+  if (cheap)
+    st = size_plan(a->A, &by_size, err);
+  else if (!st && !o->csr && !a->plans->cached)
+    st = pipeline_plans(a->A, &r->cache, maxg, ex, true, a->plans, err);
+  if (st) return st;
+  cgm_autotune_opts c = o->constraints;
+  c.tol = r->opts.tol;
+  c.iterations = k;
+  c.block_jacobi = r->opts.precond != CGM_PRECOND_JACOBI;
+  c.plans = cheap ? &by_size : a->plans->plans;
+  c.nplans = cheap ? 1 : a->plans->count;
+  cgm_autotune_result ar;
+  cgm_features sizes; /* what the pricing reads of the matrix: the plans hold the rest */
+  memset(&sizes, 0, sizeof sizes);
+  sizes.x = a->A->nrows;
+  sizes.nnz = a->A->nnz;
+  if ((st = cgm_autotune(a->A, &sizes, a->devs, a->ndev, a->host, &c, &r->opts, &ar, err)))
+    return st;
+  r->choice = ar.choice;
+  if (cheap)
+    snprintf(r->why, sizeof r->why,
+             "by the matrix's size alone (counting every configuration would cost about %.3g s, "
+             "more than the %.3g s the best could save at most): %.300s",
+             r->auto_analysis_s, r->auto_bound_s, ar.why);
+  else
     snprintf(r->why, sizeof r->why, "%s", ar.why);
-    if (!st && !ar.chosen) {
-      r->auto_none = true;
-      st = cgm_fail(err, CGM_EINPUT, "%s", ar.why);
-    }
-    if (st) {
-      free(devs);
-      return st;
-    }
-    r->autotuned = true;
+  if (!ar.chosen) {
+    r->auto_none = true;
+    return cgm_fail(err, CGM_EINPUT, "%s", ar.why);
   }
-  const cgm_host_devices m = cgm_host_match(host, devs, ndev, r->opts.threads);
-  int d = r->opts.backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
-  char msg[512];
-  /* A CPU calibration predicts solves on the threads it ran, alone. */
-  const int threads = r->opts.threads > 0 ? r->opts.threads : host->threads;
-  if (r->opts.backend == CGM_BACKEND_CPU && (d < 0 || devs[d].threads != threads) && ndev > 0) {
-    pipeline_cpu_advice(host, devs, ndev, threads, msg, sizeof msg);
-    if (msg[0]) solve_note(o, CGM_NOTE_WARNING, msg + 2); /* no prediction: past "; " */
-    d = -1;
+  r->autotuned = true;
+  /* the tuner's configuration, settled as the given one was */
+  return cgm_solve_opts_settle(&r->opts, a->A, err);
+}
+
+/* The plan of the configuration that runs among the tuner's (NULL: not
+ * there). */
+static const cgm_plan *plan_of(const analysis *a) {
+  const cgm_solve_opts *so = &a->r->opts;
+  for (int i = 0; i < a->plans->count && so->backend != CGM_BACKEND_CUSPARSE; i++) {
+    const cgm_tuner_plan *t = &a->plans->plans[i];
+    const cgm_plan *p = so->backend == CGM_BACKEND_CPU && t->cpu_split ? &t->cpu_plan : &t->plan;
+    if (p->o.layout.n == so->layout.n && p->o.layout.bx == so->layout.bx && p->nseg == so->gpus &&
+        (so->gpus == 1 || p->o.exchange == so->exchange))
+      return p;
   }
-  /* Our kernels' prediction from a calibration of another CG. */
-  if (d >= 0 && r->opts.backend == CGM_BACKEND_CUDA &&
-      cgm_calibration_cg_stale(&devs[d], &r->opts.gpu, msg, sizeof msg))
-    solve_note(o, CGM_NOTE_WARNING, msg);
-  /* A default solve of a cached matrix decided before with this model and
-   * these options: the same verdict, read back. */
-  const bool cacheable = !o->autotune && !o->csr && d >= 0;
-  if (cacheable) {
-    char src[16];
-    const double k_known =
-        r->opts.reorder != CGM_REORDER_NONE && r->opts.backend != CGM_BACKEND_CUSPARSE
-            ? known_iterations(o, *db, A, f, cgm_solve_tol(&r->opts), -1.0, src, sizeof src)
-            : 0.0;
-    analysis_key(&r->opts, &devs[d], k_known, keep);
-    analysis_blob got;
-    if (cgm_cache_extra_get(&r->cache, ANALYSIS, ANALYSIS_VERSION, &got, sizeof got) &&
-        !memcmp(&got.key, &keep->key, sizeof got.key)) {
-      r->predicted = got.predicted;
-      r->calibration_id = got.calibration_id;
-      r->have_reorder = got.have_reorder;
-      r->reorder = got.reorder;
-      r->opts.reorder = got.resolved;
-      r->analysis_cached = true;
-      if (r->have_reorder && keep->key.reorder == CGM_REORDER_AUTO)
-        solve_note(o, CGM_NOTE_INFO, r->reorder.why);
-      free(devs);
-      return CGM_OK;
-    }
-  }
-  /* its plan serves --reorder auto's bound below (the same configuration) */
+  return NULL;
+}
+
+/* The prediction of the configuration that runs on device d, and
+ * --reorder auto's verdict over K iterations. */
+static cgm_status predict_run(analysis *a, int d, double k, cgm_error *err) {
+  cgm_solve_report *r = a->r;
   cgm_plan plan;
   bool planned = false;
-  if (d >= 0) {
+  const cgm_plan *kept = plan_of(a);
+  cgm_status st = features(a, r->opts.layout.n, err);
+  if (st) return st;
+  if (kept) {
+    plan = *kept;
+    planned = true;
+    cgm_plan_set_precision(&plan, r->opts.precision);
+    r->predicted =
+        cgm_refined_time(&a->devs[d].model[cgm_precision_iter(r->opts.precision)], &plan);
+  } else {
     cgm_error e = {0};
-    cgm_solve_opts po = r->opts;
-    (void)cgm_bcsr_params_check(&po.layout, &e);
-    if (pipeline_predict_plan(A, f, &devs[d], &po, &r->predicted, &plan, &planned, &e) == CGM_OK &&
-        isfinite(r->predicted))
-      r->calibration_id = devs[d].calibration_id;
+    (void)pipeline_predict_plan(a->A, a->f, &a->devs[d], &r->opts, &r->predicted, &plan, &planned,
+                                &e);
   }
-  if (o->autotune) solve_note(o, CGM_NOTE_INFO, r->why);
-  /* --reorder auto: the model weighs RCM's cost against the iterations */
-  /* (and --reorder rcm predicts the numbering that runs) */
-  if (r->opts.reorder != CGM_REORDER_NONE && d >= 0 && r->opts.backend != CGM_BACKEND_CUSPARSE) {
-    cgm_error e = {0};
-    const double tol = cgm_solve_tol(&r->opts);
-    char src[16];
-    /* --auto found K already (the probe costs up to ~0.1 s: once) */
-    double k = r->autotuned && r->choice.iterations > 0
-                   ? r->choice.iterations
-                   : known_iterations(o, *db, A, f, tol, 0, src, sizeof src);
-    if (!(k > 0)) k = cgm_iterations_estimate(A->nrows, tol);
-    if (pipeline_reorder_decide(A, f, &devs[d], &r->opts, k, planned ? &plan : NULL, &r->reorder,
-                                &e) == CGM_OK) {
-      r->have_reorder = true;
-      if (r->opts.reorder == CGM_REORDER_AUTO) {
-        r->opts.reorder = r->reorder.rcm ? CGM_REORDER_RCM : CGM_REORDER_NONE;
-        solve_note(o, CGM_NOTE_INFO, r->reorder.why);
-      }
-      if (r->opts.reorder == CGM_REORDER_RCM && r->calibration_id)
-        r->predicted = r->reorder.t_iter_rcm;
+  if (isfinite(r->predicted)) r->calibration_id = a->devs[d].calibration_id;
+  /* --reorder auto: the model weighs RCM's cost against the iterations
+   * (and --reorder rcm predicts the numbering that runs) */
+  if (r->opts.reorder == CGM_REORDER_NONE || r->opts.backend == CGM_BACKEND_CUSPARSE) return CGM_OK;
+  cgm_error e = {0};
+  if (!(k > 0)) k = cgm_iterations_estimate(a->A->nrows, r->opts.tol);
+  if (pipeline_reorder_decide(a->A, a->f, &a->devs[d], &r->opts, k, planned ? &plan : NULL,
+                              &r->reorder, &e) == CGM_OK) {
+    r->have_reorder = true;
+    if (r->opts.reorder == CGM_REORDER_AUTO) {
+      r->opts.reorder = r->reorder.rcm ? CGM_REORDER_RCM : CGM_REORDER_NONE;
+      solve_note(a->o, CGM_NOTE_INFO, r->reorder.why);
     }
+    if (r->opts.reorder == CGM_REORDER_RCM && r->calibration_id)
+      r->predicted = r->reorder.t_iter_rcm;
   }
-  if (cacheable) {
-    keep->predicted = r->predicted;
-    keep->calibration_id = r->calibration_id;
-    keep->have_reorder = r->have_reorder;
-    keep->reorder = r->reorder;
-    keep->resolved = r->opts.reorder;
-    *store = true;
-  }
-  free(devs);
   return CGM_OK;
+}
+
+/* The verdict beside the key, to keep. */
+static void verdict(const analysis *a, analysis_blob *b) {
+  const cgm_solve_report *r = a->r;
+  b->predicted = r->predicted;
+  b->calibration_id = r->calibration_id;
+  b->have_reorder = r->have_reorder;
+  b->reorder = r->reorder;
+  b->resolved = r->opts.reorder;
+  b->chosen = r->opts;
+  b->choice = r->choice;
+  b->autotuned = r->autotuned;
+  b->declined = r->auto_declined;
+  b->analysis_s = r->auto_analysis_s;
+  b->bound_s = r->auto_bound_s;
+  snprintf(b->why, sizeof b->why, "%s", r->why);
+  snprintf(b->k_source, sizeof b->k_source, "%s", r->k_source);
+}
+
+cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_features *f,
+                         bool *f_new, cgm_solve_report *r, cgm_db **db, analysis_blob *keep,
+                         bool *store, pipeline_plan_set *plans, cgm_error *err) {
+  *store = false;
+  analysis a = {.o = o, .A = A, .r = r, .f = f, .features_new = f_new, .plans = plans};
+  cgm_status st = o->autotune ? fix_precond_block(&a, err) : CGM_OK;
+  if (!st) st = open_models(&a, err);
+  *db = a.db;
+  /* K: --auto decides between devices by it (the probe may run to the
+   * solution); --reorder auto weighs RCM against it */
+  double k = 0;
+  const bool weigh = o->autotune || (r->opts.reorder != CGM_REORDER_NONE &&
+                                     r->opts.backend != CGM_BACKEND_CUSPARSE);
+  if (!st && weigh)
+    k = known_iterations(&a, r->opts.tol, o->autotune ? PIPELINE_PROBE_BUDGET : 0, r->k_source,
+                         sizeof r->k_source);
+  int d = st ? -1 : run_device(&a, false);
+  /* a verdict decided before with this model and these options, read back */
+  if (!st && (d >= 0 || o->autotune)) {
+    analysis_key(&a, k, keep);
+    if (read_back(&a, keep)) {
+      free(a.devs);
+      return CGM_OK;
+    }
+    *store = !o->csr;
+  }
+  if (!st && o->autotune) st = choose(&a, k, err);
+  if (!st && (d = run_device(&a, true)) >= 0) {
+    char msg[512]; /* our kernels' prediction from a calibration of another CG */
+    if (r->opts.backend == CGM_BACKEND_CUDA &&
+        cgm_calibration_cg_stale(&a.devs[d], &r->opts.gpu, msg, sizeof msg))
+      solve_note(o, CGM_NOTE_WARNING, msg);
+    if (r->autotuned && r->choice.iterations > 0 && r->opts.precision != CGM_PREC_MIXED)
+      k = r->choice.iterations;
+    st = predict_run(&a, d, k, err);
+  }
+  if (!st && o->autotune) solve_note(o, CGM_NOTE_INFO, r->why);
+  /* the record's features: the block size that runs (the prediction counted
+   * them already where there is a calibration) */
+  if (!st && o->record && a.db && f->x != A->nrows) (void)features(&a, r->opts.layout.n, NULL);
+  if (!st && *store) verdict(&a, keep);
+  *store = !st && *store;
+  free(a.devs);
+  return st;
 }
 
 void solve_keep_analysis(cgm_solve_report *r, const analysis_blob *a) {

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What a solve keeps beside the matrix's cache entry: its features (every
  * block size's pattern, seconds at 49M entries) and the verdict of its
- * checks; and the features a record needs beyond the block size that runs,
- * computed on a thread while the GPU iterates. */
+ * checks. */
 #define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
 #include <string.h>
 
 #include "pipeline/solve/solve_steps.h"
@@ -64,38 +62,6 @@ cgm_status solve_features_of(const cgm_run_solve_opts *o, const cgm_csr *A, unsi
   if (st) return st;
   features_take(f, &have, got);
   *computed = true;
-  return CGM_OK;
-}
-
-/* The features a record needs beyond the block size that runs (see
- * features_later in solve_steps.h). */
-static void *features_later_main(void *arg) {
-  features_later *l = arg;
-  l->st = cgm_plan_features_blocks(l->A, l->blocks, &l->f, &l->err);
-  return NULL;
-}
-
-void features_later_start(features_later *l, const cgm_csr *A, unsigned blocks) {
-  memset(l, 0, sizeof *l);
-  l->A = A;
-  l->blocks = blocks;
-  l->started = blocks && pthread_create(&l->thread, NULL, features_later_main, l) == 0;
-  if (blocks && !l->started) features_later_main(l); /* no thread: here and now */
-}
-
-/* Joins the thread and merges its block sizes into f; CGM_OK also when
- * there was nothing to compute. */
-cgm_status features_later_end(features_later *l, cgm_features *f, cgm_error *err) {
-  if (l->started) pthread_join(l->thread, NULL);
-  l->started = false;
-  const unsigned blocks = l->blocks;
-  l->blocks = 0;
-  if (!blocks) return CGM_OK;
-  if (l->st) {
-    if (err) *err = l->err;
-    return l->st;
-  }
-  features_take(f, &l->f, blocks);
   return CGM_OK;
 }
 

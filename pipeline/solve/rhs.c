@@ -38,6 +38,30 @@ cgm_status pipeline_right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *
   return CGM_OK;
 }
 
+cgm_status pipeline_initial_guess(const cgm_run_solve_opts *o, int32_t n, double *x,
+                                  cgm_error *err) {
+  if (o->x0) {
+    memcpy(x, o->x0, (size_t)n * sizeof *x);
+    return CGM_OK;
+  }
+  if (!o->x0_path) return CGM_OK; /* zeros: x came from calloc */
+  double *v = NULL;
+  int32_t nv = 0;
+  cgm_status st = cgm_mm_read_vector(o->x0_path, &v, &nv, err);
+  if (!st && nv != n)
+    st = cgm_fail(err, CGM_EINPUT, "%s has %d entries but %s has %d rows", o->x0_path, nv,
+                  o->matrix, n);
+  if (!st) memcpy(x, v, (size_t)n * sizeof *x);
+  free(v);
+  return st;
+}
+
+double pipeline_rhs_norm(const double *b, int32_t n) {
+  double s = 0.0;
+  for (int32_t i = 0; i < n; i++) s += b[i] * b[i];
+  return sqrt(s);
+}
+
 double pipeline_solution_error(const double *x, int32_t n) {
   double e2 = 0.0;
   for (int32_t i = 0; i < n; i++) e2 += (x[i] - 1.0) * (x[i] - 1.0);

@@ -62,14 +62,15 @@ typedef struct {
   bool generated; /* b = A * ones */
   cgm_db *db;
   cgm_features f;
-  bool features_new; /* computed here: to keep beside the cache entry */
-  features_later more;
-  analysis_blob *verdict; /* large: the device's model */
+  bool features_new;       /* computed here: to keep beside the cache entry */
+  pipeline_plan_set plans; /* --auto's, counted here: to keep beside it too */
+  analysis_blob *verdict;  /* large: the devices' models */
   bool verdict_new;
 } solve_run;
 
 /* The matrix, from the cache or parsed (a miss writes the cache entry while
- * the solve goes on: A is not changed), and its layout as it will run. */
+ * the solve goes on: A is not changed), and the options settled for it:
+ * checked, and every default filled in (the layout as it will run). */
 static cgm_status step_read(solve_run *s, cgm_error *err) {
   const cgm_run_solve_opts *o = s->o;
   cgm_cache_opts co = o->cache;
@@ -81,8 +82,7 @@ static cgm_status step_read(solve_run *s, cgm_error *err) {
   s->r->nrows = s->A->nrows;
   s->r->ncols = s->A->ncols;
   s->r->nnz = s->A->nnz;
-  cgm_plan_layout_resolve(&s->r->opts.layout, s->A, s->r->opts.gpus); /* reported as run */
-  return CGM_OK;
+  return cgm_solve_opts_settle(&s->r->opts, s->A, err);
 }
 
 /* b, x's room, and the backend when none was chosen. */
@@ -91,16 +91,19 @@ static cgm_status step_rhs(solve_run *s, cgm_error *err) {
   s->verdict = calloc(1, sizeof *s->verdict);
   if (!s->x || !s->verdict) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
   cgm_status st = pipeline_right_hand_side(s->o, s->A, &s->b, &s->generated, err);
+  if (!st) st = pipeline_initial_guess(s->o, s->A->nrows, s->x, err);
   if (!st && s->o->backend_default)
     s->r->opts.backend = solve_default_backend(warm_up_devices(&s->wu));
   return st;
 }
 
-/* The features only when something needs them (the record, --auto,
- * --reorder), then the analysis. --reorder auto decides by a calibration:
- * without a database to hold one it stays as numbered, and the features
- * (every block size's pattern, ~0.5 s at 1M rows) are not worth
- * computing. */
+/* The analysis, when something needs it: the record, --auto, --reorder.
+ * --reorder auto decides by a calibration: without a database to hold one
+ * it stays as numbered, and the features (a block size's pattern, ~0.1 s
+ * at 1M rows) are not worth counting. The prediction, --reorder auto's
+ * verdict and the record read the block size that runs (--auto counts its
+ * own once it has chosen); a record keeps what is known of the others and
+ * counts none: recording never slows the answer. */
 static cgm_status step_analyse(solve_run *s, cgm_error *err) {
   const cgm_run_solve_opts *o = s->o;
   cgm_solve_report *r = s->r;
@@ -109,30 +112,12 @@ static cgm_status step_analyse(solve_run *s, cgm_error *err) {
   if (!(o->record || o->autotune || (r->opts.reorder == CGM_REORDER_AUTO && have_db) ||
         r->opts.reorder == CGM_REORDER_RCM))
     return CGM_OK;
-  /* --auto weighs every block size and the record keeps them all; the
-   * prediction and --reorder auto's verdict read the block size that
-   * runs: a quarter of the work (all four took 0.6 s at Poisson 192^3 on
-   * 16 cores, a cold solve's largest part after the parse) */
-  const unsigned all = (1u << CGM_NBLOCKSIZES) - 1;
-  unsigned need = all;
   const int bi = cgm_block_index(r->opts.layout.n);
-  /* a GPU solve's record gets the other block sizes from a thread
-   * (features_later); without a database there is no record */
-  const bool recording = o->record && have_db;
-  const bool later = recording && r->opts.backend != CGM_BACKEND_CPU;
-  if (!o->autotune && bi >= 0 && (!recording || later)) need = 1u << bi;
-  cgm_status fs = solve_features_of(o, s->A, need, r, &s->f, &s->features_new, err);
-  if (fs) {
-    if (!o->autotune) return CGM_OK; /* the solve goes on without a prediction */
-    cgm_error_prefix(err, "%s: ", o->matrix);
-    return fs;
-  }
-  if (later && !o->autotune) {
-    const unsigned rest = all & ~solve_features_blocks(&s->f);
-    features_later_start(&s->more, s->A, rest);
-    s->features_new |= rest != 0;
-  }
-  return solve_analyse(o, s->A, &s->f, r, &s->db, s->verdict, &s->verdict_new, err);
+  if (!o->autotune &&
+      solve_features_of(o, s->A, 1u << bi, r, &s->f, &s->features_new, err) != CGM_OK)
+    return CGM_OK; /* the solve goes on without a prediction */
+  return solve_analyse(o, s->A, &s->f, &s->features_new, r, &s->db, s->verdict, &s->verdict_new,
+                       &s->plans, err);
 }
 
 /* The solver's run, its monitor calls kept in the report. */
@@ -165,7 +150,7 @@ static cgm_status step_solve(solve_run *s, cgm_error *err) {
   if (r->solved) {
     if (s->generated && s->A->nrows == s->A->ncols)
       r->solution_error = pipeline_solution_error(s->x, s->A->nrows);
-    r->tol = cgm_solve_tol(&r->opts);
+    r->tol = cgm_solve_target(&r->opts, pipeline_rhs_norm(s->b, s->A->nrows));
     r->maxiter = cgm_solve_maxiter(&r->opts, s->A->nrows);
     r->x = s->x;
     s->x = NULL;
@@ -178,27 +163,17 @@ static cgm_status step_solve(solve_run *s, cgm_error *err) {
 static void step_record(solve_run *s) {
   const cgm_run_solve_opts *o = s->o;
   cgm_solve_report *r = s->r;
+  /* A refused solve ran nothing: no measurement to record. */
+  if (!s->db || !o->record || r->result.refused || s->f.x != s->A->nrows) return;
+  cgm_cache_wait(&r->cache); /* the entry's content id */
   cgm_error e = {0};
   char msg[1100];
-  /* The thread shared the cores with the solve's setup (a layout built
-   * on the host, the uploads' staging): the record keeps no setup time,
-   * which the tuner's setup line (cgm_setup_fit) would learn from. */
-  cgm_solve_result rec = r->result;
-  if (s->more.blocks) rec.time_setup_s = 0.0;
-  if (features_later_end(&s->more, &s->f, &e)) {
-    snprintf(msg, sizeof msg, "the solve was not recorded: its features: %s", e.msg);
-    solve_note(o, CGM_NOTE_WARNING, msg);
-    s->features_new = false;
-  }
-  /* A refused solve ran nothing: no measurement to record. */
-  else if (s->db && o->record && !r->result.refused &&
-           pipeline_record_file(s->db, o->matrix, &s->f, &r->opts, &rec, r->predicted,
-                                r->calibration_id, &e)) {
+  if (pipeline_record_file(s->db, o->matrix, o->csr ? 0 : cgm_cache_content_id(&r->cache), &s->f,
+                           &r->opts, &r->result, r->predicted, r->calibration_id, &e)) {
     snprintf(msg, sizeof msg, "the solve was not recorded: %s", e.msg);
     solve_note(o, CGM_NOTE_WARNING, msg);
-  } else if (s->db && o->record && !r->result.refused &&
-             pipeline_solve_disturbed(s->db, &r->opts, &rec, r->predicted, r->calibration_id, msg,
-                                      sizeof msg - 40)) {
+  } else if (pipeline_solve_disturbed(s->db, &r->opts, &r->result, r->predicted, r->calibration_id,
+                                      msg, sizeof msg - 40)) {
     r->disturbed = true;
     strcat(msg, "; recorded as disturbed");
     solve_note(o, CGM_NOTE_WARNING, msg);
@@ -208,10 +183,11 @@ static void step_record(solve_run *s) {
 /* What outlives the run is kept beside the cache entry; the rest is freed. */
 static void step_finish(solve_run *s) {
   warm_up_end(&s->wu);
-  if (features_later_end(&s->more, &s->f, NULL)) s->features_new = false; /* not solved */
   cgm_cache_wait(&s->r->cache);
   solve_keep_extras(s->o, s->r, &s->f, s->features_new);
   if (s->verdict_new) solve_keep_analysis(s->r, s->verdict);
+  if (!s->o->csr) pipeline_plans_keep(&s->r->cache, &s->plans);
+  free(s->plans.plans);
   free(s->verdict);
   if (s->db) cgm_db_close(s->db);
   free(s->b);

@@ -24,9 +24,9 @@ static void record(const cgm_run_solve_opts *o, const cgm_csr *A, const cgm_solv
   cgm_error e = {0};
   cgm_db *db = NULL;
   cgm_features f;
-  cgm_status st = cgm_plan_features(A, &f, &e);
+  cgm_status st = cgm_plan_features_blocks(A, 1u, &f, &e); /* CSR rows: N = 1 alone */
   if (!st) st = cgm_open_database(o->db_path, o->db_readonly ? CGM_DB_READONLY : 0, &db, &e);
-  if (!st) st = pipeline_record_file(db, o->matrix, &f, &r->opts, &r->result, NAN, 0, &e);
+  if (!st) st = pipeline_record_file(db, o->matrix, 0, &f, &r->opts, &r->result, NAN, 0, &e);
   if (st && o->note) {
     char msg[1100];
     snprintf(msg, sizeof msg, "the solve was not recorded: %s", e.msg);
@@ -52,12 +52,13 @@ cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report 
   bool generated = false;
   cgm_status st = CGM_OK;
   if (o->autotune)
-    st = cgm_fail(err, CGM_EINPUT, "--auto chooses for one process: drop it under MPI");
+    st = cgm_fail(err, CGM_EINPUT, "auto: it chooses for one process: drop it under MPI");
   if (!st && root) {
     if (!o->csr) st = cgm_mm_read_csr(o->matrix, &file, NULL, err);
     if (!st && !(x = calloc((size_t)A->nrows + 1, sizeof *x)))
       st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
     if (!st) st = pipeline_right_hand_side(o, A, &b, &generated, err);
+    if (!st) st = pipeline_initial_guess(o, A->nrows, x, err);
     r->nrows = A->nrows;
     r->ncols = A->ncols;
     r->nnz = A->nnz;
@@ -72,6 +73,7 @@ cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report 
   if (r->solved) {
     r->tol = cgm_solve_tol(&r->opts);
     if (root) {
+      r->tol = cgm_solve_target(&r->opts, pipeline_rhs_norm(b, A->nrows));
       r->maxiter = cgm_solve_maxiter(&r->opts, A->nrows);
       if (generated && A->nrows == A->ncols)
         r->solution_error = pipeline_solution_error(x, A->nrows);

@@ -45,7 +45,13 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
     cJSON_AddItemToObject(j, "reorder_advice", cgm_reorder_advice_json(&rep->reorder));
   if (isfinite(rep->predicted))
     cJSON_AddNumberToObject(j, "predicted_time_per_iter_s", rep->predicted);
-  if (rep->autotuned) json_add_string(j, "auto", rep->why);
+  if (rep->autotuned || rep->auto_declined) json_add_string(j, "auto", rep->why);
+  if (rep->auto_declined) { /* the default ran: the reason and both numbers */
+    cJSON *d = cJSON_AddObjectToObject(j, "auto_declined");
+    json_add_string(d, "reason", "analysis would cost more than the best choice could save");
+    cJSON_AddNumberToObject(d, "analysis_s", rep->auto_analysis_s);
+    cJSON_AddNumberToObject(d, "saving_bound_s", rep->auto_bound_s);
+  }
   if (rep->disturbed) cJSON_AddBoolToObject(j, "disturbed", true);
   if (rep->solution_error >= 0) cJSON_AddNumberToObject(j, "solution_error", rep->solution_error);
   /* The phases before the solver's own (setup and iterations, above). */

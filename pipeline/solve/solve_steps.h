@@ -2,8 +2,7 @@
 /* The steps of `cgmodel solve` (cgm_run_solve) and what they share:
  *   rhs.c           the right-hand side, and the error of b = A * ones
  *   warm_up.c       the CUDA context made on a thread while the matrix is read
- *   features.c      the features and checks kept beside the cache entry, and
- *                   the record's other block sizes on a thread
+ *   features.c      the features and checks kept beside the cache entry
  *   analyse.c       the database, --auto's choice, the prediction, --reorder's
  *                   verdict (kept beside the cache entry)
  *   run_solve.c     the steps in order: read, right-hand side, analyse, solve,
@@ -27,6 +26,12 @@ static inline void solve_note(const cgm_run_solve_opts *o, cgm_note_kind kind, c
 /* b from o->rhs (or o->b), or b = A * ones (*generated set) so that x = ones. */
 cgm_status pipeline_right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *A, double **b,
                                     bool *generated, cgm_error *err);
+/* x = the initial guess o gives (o->x0, else the file o->x0_path; n
+ * entries); x is left as it is (zeros) without one. */
+cgm_status pipeline_initial_guess(const cgm_run_solve_opts *o, int32_t n, double *x,
+                                  cgm_error *err);
+/* ||b||, for the report's target (cgm_solve_target). */
+double pipeline_rhs_norm(const double *b, int32_t n);
 /* ||x - 1|| / ||1||: the error of a solve of b = A * ones. */
 double pipeline_solution_error(const double *x, int32_t n);
 
@@ -66,25 +71,6 @@ unsigned solve_features_blocks(const cgm_features *f);
 cgm_status solve_features_of(const cgm_run_solve_opts *o, const cgm_csr *A, unsigned need,
                              cgm_solve_report *r, cgm_features *f, bool *computed, cgm_error *err);
 
-/* The features a record needs beyond the block size that runs, computed
- * on a thread of their own while the GPU sets up and iterates (the host
- * mostly waits then): three block sizes' patterns, 0.2 s of a cold Poisson
- * 192^3 solve on 16 cores, no longer in its way. */
-typedef struct {
-  pthread_t thread;
-  const cgm_csr *A;
-  unsigned blocks;
-  cgm_features f;
-  cgm_status st;
-  cgm_error err;
-  bool started;
-} features_later;
-
-void features_later_start(features_later *l, const cgm_csr *A, unsigned blocks);
-/* Joins the thread and merges its block sizes into f; CGM_OK also when
- * there was nothing to compute. */
-cgm_status features_later_end(features_later *l, cgm_features *f, cgm_error *err);
-
 /* Keeps beside A's cache entry its features (when features_new) and, once
  * a solve of it ran (not refused), that it passed the checks. */
 void solve_keep_extras(const cgm_run_solve_opts *o, cgm_solve_report *r, const cgm_features *f,
@@ -92,44 +78,55 @@ void solve_keep_extras(const cgm_run_solve_opts *o, cgm_solve_report *r, const c
 
 /* ------------------------------------------------------ analyse.c --- */
 
-/* What a default solve's analysis decided (the prediction of the
+/* What a solve's analysis decided (--auto's choice, the prediction of the
  * configuration that runs and --reorder's verdict), kept beside the cache
  * entry: the plan of a 49M-entry matrix and the reordering bound took
- * 0.1-0.2 s of a 1.2 s warm solve. It holds what it was decided from,
- * compared whole on a read: the options that shape the plan and the
- * decision, the device's calibrated model (a recalibration, another
- * database or another machine is a miss), and the K it weighed (a later
- * recorded solve that knows K better is a miss). */
+ * 0.1-0.2 s of a 1.2 s warm solve, --auto's plans 0.3-0.8 s. It holds what
+ * it was decided from, compared whole on a read: the options that shape
+ * the plan and the decision, --auto's constraints, the devices' calibrated
+ * models (a recalibration, another database or another machine is a miss),
+ * and the K it weighed (a later recorded solve that knows K better is a
+ * miss). */
 typedef struct {
   struct {
+    bool autotune;
+    cgm_autotune_opts constraints;
     cgm_backend backend;
     cgm_precision precision;
     cgm_bcsr_params layout;
     int gpus;
     cgm_exchange exchange;
-    double tol;
+    double tol, atol;
     int threads;
     cgm_reorder reorder;
     cgm_precond precond;
     int precond_block;
     bool balance;
-    double k_known; /* --iters-hint or the database's K; 0: the probe's */
-    cgm_tuner_device dev;
+    double k_known;          /* K weighed: the hint, the database's or the probe's */
+    cgm_tuner_device dev[2]; /* the device that runs; --auto: this machine's GPU and CPU */
   } key;
   double predicted;
   int64_t calibration_id;
   bool have_reorder;
   cgm_reorder_advice reorder;
   cgm_reorder resolved;
+  /* --auto */
+  cgm_solve_opts chosen;
+  cgm_candidate choice;
+  bool autotuned, declined;
+  double analysis_s, bound_s;
+  char why[512], k_source[16];
 } analysis_blob;
 
 /* The database, the calibrations and this machine's devices: --auto's
  * choice (applied to r->opts) and the prediction of the configuration that
- * will run. *db is the database opened (or NULL); *store: keep is a new
- * verdict to keep beside the cache entry (solve_keep_analysis). */
-cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, const cgm_features *f,
-                         cgm_solve_report *r, cgm_db **db, analysis_blob *keep, bool *store,
-                         cgm_error *err);
+ * will run, features of the block sizes it needs counted into f (*f_new:
+ * some were). *db is the database opened (or NULL); *store: keep is a new
+ * verdict to keep beside the cache entry (solve_keep_analysis); plans:
+ * --auto's, to keep (pipeline_plans_keep) once the entry is written. */
+cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_features *f,
+                         bool *f_new, cgm_solve_report *r, cgm_db **db, analysis_blob *keep,
+                         bool *store, pipeline_plan_set *plans, cgm_error *err);
 void solve_keep_analysis(cgm_solve_report *r, const analysis_blob *a);
 
 /* ------------------------------------------------ run_solve_mpi.c --- */

@@ -158,7 +158,7 @@ static cgm_status run_matrix(validation *v, cgm_db *db, const char *path, const 
           R->rows = nv;
           R->rows[R->nrows++] = row;
           cgm_error e2 = {0};
-          pipeline_record_file(db, path, f, &o, &res, row.predicted_s, dv->calibration_id, &e2);
+          pipeline_record_file(db, path, 0, f, &o, &res, row.predicted_s, dv->calibration_id, &e2);
         }
       }
     }

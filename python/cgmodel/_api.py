@@ -4,6 +4,7 @@ calibrate and devices. Results are dataclasses with the keys of the
 command line's --json output (docs/cli.md)."""
 
 import ctypes
+import os
 import dataclasses
 import warnings
 from typing import List, Optional
@@ -48,11 +49,16 @@ def have_cuda() -> bool:
 
 def default_db() -> Optional[str]:
     """The database the command line uses without --db: $CGMODEL_DB, else
-    $XDG_DATA_HOME/cgmodel/cgmodel.db, else ~/.local/share/cgmodel/cgmodel.db
-    (the library's own cgm_db_default_path)."""
-    buf = ctypes.create_string_buffer(4096)
-    path = lib.cgm_db_default_path(buf, len(buf))
-    return path.decode() if path else None
+    $XDG_DATA_HOME/cgmodel/cgmodel.db (an absolute XDG_DATA_HOME only), else
+    ~/.local/share/cgmodel/cgmodel.db."""
+    env = os.environ
+    if env.get("CGMODEL_DB"):
+        return env["CGMODEL_DB"]
+    if env.get("XDG_DATA_HOME", "").startswith("/"):
+        return os.path.join(env["XDG_DATA_HOME"], "cgmodel", "cgmodel.db")
+    if env.get("HOME"):
+        return os.path.join(env["HOME"], ".local", "share", "cgmodel", "cgmodel.db")
+    return None
 
 
 def _db(db):

@@ -312,51 +312,63 @@ static double FN(probe)(const FN(truth) * t, const REAL *x, REAL *u, const REAL 
   return sqrt(rt);
 }
 
-cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
-  const cgm_csr *A = pb->A;
+/* One solve's layout and vectors (FN(release) frees them). The vectors
+ * hold np padded rows (= nbcols * N), block-Jacobi's run on to its last
+ * block (nbl blocks of bn), zero there. */
+typedef struct {
   cgm_bcsr B;
-  double t0 = cgm_now();
-  const bool mixed = pb->opts.precision == CGM_PREC_MIXED;
-  const bool reduced = sizeof(REAL) != sizeof(double); /* single or mixed */
+  REAL *val; /* the iteration's values: B's own in double, a copy in single */
+  REAL *x, *r, *v, *u, *dinv, *b_it, *binv;
+  double *diag, *bpad, *x_hi, *tmp; /* mixed: the solution and A x_hi in double */
+  double *times;
+  int64_t np, nbl;
+  int bn, ntimed;
+  bool mixed, reduced, blk;
+} FN(solve);
+
+/* The layout (res->time_layout_s from t0), the vectors from A, b and x0,
+ * and block-Jacobi's inverses in REAL. */
+static cgm_status FN(setup)(FN(solve) * C, const cgm_problem *pb, double t0, cgm_solve_result *res,
+                            cgm_error *err) {
+  const cgm_csr *A = pb->A;
+  const bool mixed = C->mixed = pb->opts.precision == CGM_PREC_MIXED;
+  const bool reduced = C->reduced = sizeof(REAL) != sizeof(double); /* single or mixed */
   cgm_status st = cgm_bcsr_build(A, 0, (A->nrows + pb->opts.layout.n - 1) / pb->opts.layout.n,
-                                 pb->opts.layout, &B, err);
+                                 pb->opts.layout, &C->B, err);
   if (st) return st;
+  const cgm_bcsr *B = &C->B;
   res->time_layout_s = cgm_now() - t0;
-  const int64_t np = (int64_t)B.nbrows * B.p.n; /* padded length, = nbcols * N */
+  const int64_t np = C->np = (int64_t)B->nbrows * B->p.n; /* padded length, = nbcols * N */
   /* block-Jacobi: the inverses in REAL, one per block of pb->opts.precond_block
    * rows (the blocks past the matrix: the identity). Its last block may reach
    * past np: the vectors it reads and writes run on to nbl * bn, zero there
    * (no SpMV reaches that tail, and the identity keeps it zero). */
-  const bool blk = pb->opts.precond == CGM_PRECOND_BLOCK;
-  const int bn = blk ? pb->opts.precond_block : 1;
-  const int64_t nbl = (np + bn - 1) / bn, bnn = (int64_t)bn * bn;
+  const bool blk = C->blk = pb->opts.precond == CGM_PRECOND_BLOCK;
+  const int bn = C->bn = blk ? pb->opts.precond_block : 1;
+  const int64_t nbl = C->nbl = (np + bn - 1) / bn, bnn = (int64_t)bn * bn;
   const int64_t nvec = nbl * bn > np ? nbl * bn : np;
   const size_t nv = (size_t)(nvec > 0 ? nvec : 1);
-  REAL *val = NULL;
-  REAL *x = calloc(nv, sizeof *x), *r = calloc(nv, sizeof *r), *v = calloc(nv, sizeof *v);
-  REAL *u = calloc(nv, sizeof *u), *dinv = malloc(nv * sizeof *dinv);
-  REAL *b_it = malloc(nv * sizeof *b_it);
-  REAL *binv = blk ? malloc((size_t)(nbl > 0 ? nbl : 1) * (size_t)bnn * sizeof *binv) : NULL;
-  double *diag = malloc(nv * sizeof *diag), *bpad = malloc(nv * sizeof *bpad);
-  double *x_hi = mixed ? malloc(nv * sizeof *x_hi) : NULL,
-         *tmp = mixed ? malloc(nv * sizeof *tmp) : NULL;
-  int ntimed = pb->maxiter < CGM_MAX_TIMED ? pb->maxiter : CGM_MAX_TIMED;
-  double *times = malloc(((size_t)ntimed + 1) * sizeof *times);
+  REAL *x = C->x = calloc(nv, sizeof *x), *r = C->r = calloc(nv, sizeof *r);
+  REAL *v = C->v = calloc(nv, sizeof *v), *u = C->u = calloc(nv, sizeof *u);
+  REAL *dinv = C->dinv = malloc(nv * sizeof *dinv), *b_it = C->b_it = malloc(nv * sizeof *b_it);
+  REAL *binv = C->binv =
+      blk ? malloc((size_t)(nbl > 0 ? nbl : 1) * (size_t)bnn * sizeof *binv) : NULL;
+  double *diag = C->diag = malloc(nv * sizeof *diag), *bpad = C->bpad = malloc(nv * sizeof *bpad);
+  double *x_hi = C->x_hi = mixed ? malloc(nv * sizeof *x_hi) : NULL;
+  C->tmp = mixed ? malloc(nv * sizeof *C->tmp) : NULL;
+  C->ntimed = pb->maxiter < CGM_MAX_TIMED ? pb->maxiter : CGM_MAX_TIMED;
+  C->times = malloc(((size_t)C->ntimed + 1) * sizeof *C->times);
+  REAL *val = C->val = reduced ? malloc((size_t)(B->nblocks_padded > 0 ? B->nblocks_padded : 1) *
+                                        B->p.n * B->p.n * sizeof *val)
+                               : (REAL *)(void *)B->val;
+  if (!x || !r || !v || !u || !dinv || !b_it || !diag || !bpad || !C->times || !val ||
+      (mixed && (!x_hi || !C->tmp)) || (blk && !binv))
+    return cgm_fail(err, CGM_ERUNTIME, "out of memory for the CG vectors (%lld rows)",
+                    (long long)np);
   if (reduced) {
-    val =
-        malloc((size_t)(B.nblocks_padded > 0 ? B.nblocks_padded : 1) * B.p.n * B.p.n * sizeof *val);
-  } else {
-    val = (REAL *)(void *)B.val;
-  }
-  if (!x || !r || !v || !u || !dinv || !b_it || !diag || !bpad || !times || !val ||
-      (mixed && (!x_hi || !tmp)) || (blk && !binv)) {
-    st = cgm_fail(err, CGM_ERUNTIME, "out of memory for the CG vectors (%lld rows)", (long long)np);
-    goto done;
-  }
-  if (reduced) {
-    int64_t ne = B.nblocks_padded * B.p.n * B.p.n;
+    int64_t ne = B->nblocks_padded * B->p.n * B->p.n;
 #pragma omp parallel for schedule(static) num_threads(CGM_VEC_TEAM(np))
-    for (int64_t q = 0; q < ne; q++) val[q] = (REAL)B.val[q];
+    for (int64_t q = 0; q < ne; q++) val[q] = (REAL)B->val[q];
   }
   cgm_csr_diagonal(A, diag);
 #pragma omp parallel for schedule(static) num_threads(CGM_VEC_TEAM(np))
@@ -372,23 +384,30 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
       x[i] = real_row ? (REAL)pb->x[i] : (REAL)0;
     }
   }
-  if (blk) {
-    if (!pb->binv) {
-      st = cgm_fail(err, CGM_ERUNTIME, "block-Jacobi without its inverses (cgm_bjacobi_build)");
-      goto done;
-    }
-    const int64_t nba = cgm_bjacobi_blocks(A->nrows, bn);
+  if (!blk) return CGM_OK;
+  if (!pb->binv)
+    return cgm_fail(err, CGM_ERUNTIME, "block-Jacobi without its inverses (cgm_bjacobi_build)");
+  const int64_t nba = cgm_bjacobi_blocks(A->nrows, bn);
 #pragma omp parallel for schedule(static) num_threads(CGM_VEC_TEAM(np))
-    for (int64_t k = 0; k < nbl; k++)
-      for (int64_t e = 0; e < bnn; e++)
-        binv[k * bnn + e] =
-            k < nba ? (REAL)pb->binv[k * bnn + e] : (REAL)(e / bn == e % bn ? 1 : 0);
-  }
-  const FN(precond) pc = {dinv, binv, bn, nbl, CGM_VEC_TEAM(np)};
-  res->time_setup_s = cgm_now() - t0;
+  for (int64_t k = 0; k < nbl; k++)
+    for (int64_t e = 0; e < bnn; e++)
+      binv[k * bnn + e] = k < nba ? (REAL)pb->binv[k * bnn + e] : (REAL)(e / bn == e % bn ? 1 : 0);
+  return CGM_OK;
+}
 
+/* CG1 and the iteration, with reliable updates; the result, and x back
+ * into pb->x: CGM_OK when converged, else CGM_ENOCONV. */
+static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_result *res) {
+  const cgm_csr *A = pb->A;
+  const cgm_bcsr *B = &C->B;
+  REAL *val = C->val, *x = C->x, *r = C->r, *v = C->v, *u = C->u, *dinv = C->dinv, *binv = C->binv;
+  double *times = C->times, *x_hi = C->x_hi;
+  const int64_t np = C->np, nbl = C->nbl;
+  const int bn = C->bn, ntimed = C->ntimed;
+  const bool mixed = C->mixed, reduced = C->reduced, blk = C->blk;
+  const FN(precond) pc = {dinv, binv, bn, nbl, CGM_VEC_TEAM(np)};
   /* CG1: r = b - A x (the true residual); z = M^-1 r; v = z; rz = r.z */
-  const FN(truth) truth = {&B, val, bpad, b_it, x_hi, tmp, np, mixed};
+  const FN(truth) truth = {B, val, C->bpad, C->b_it, x_hi, C->tmp, np, mixed};
   double rz = 0.0, rr = 0.0, xx = 0.0;
   double rr_true = FN(replace)(&truth, x, r, u, &pc, &rz, &rr, &xx);
   (void)FN(pc_apply)(&pc, np, r, v);
@@ -406,13 +425,12 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
   cgm_reliable rel =
       cgm_reliable_start(rt_ref, cgm_residual_roundoff(pb->opts.precision), pb->anorm);
   cgm_floor_watch floor = cgm_floor_watch_start(rt_ref, pb->anorm, pb->bnorm);
-  st = CGM_ENOCONV;
-  if (rt_ref <= thr) st = CGM_OK;
+  cgm_status st = rt_ref <= thr ? CGM_OK : CGM_ENOCONV;
   int last_mon = -1;
   cgm_monitor_report(&pb->opts, &last_mon, 0, relres, false);
   while (st != CGM_OK && it < pb->maxiter) {
     /* SpMV + CG3 */
-    double vu = FN(cgm_cpu_spmv)(&B, val, v, u, v);
+    double vu = FN(cgm_cpu_spmv)(B, val, v, u, v);
     if (!(vu > 0.0) || !isfinite(vu)) {
       snprintf(res->stop_reason, sizeof res->stop_reason,
                isfinite(vu)
@@ -495,20 +513,27 @@ cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
   cgm_cg_result_close(res, st, it, relres, pb->maxiter, pb->tol, times, ntimed);
   for (int32_t i = 0; i < A->nrows; i++) pb->x[i] = mixed ? x_hi[i] + (double)x[i] : (double)x[i];
   res->device_bytes = pb->plan.device_bytes;
-done:
-  if (reduced) free(val);
-  free(x);
-  free(r);
-  free(v);
-  free(u);
-  free(dinv);
-  free(binv);
-  free(b_it);
-  free(diag);
-  free(bpad);
-  free(x_hi);
-  free(tmp);
-  free(times);
-  cgm_bcsr_free(&B);
+  return st;
+}
+
+static void FN(release)(FN(solve) * C) {
+  if (C->reduced) free(C->val);
+  void *bufs[] = {C->x,    C->r,    C->v,    C->u,    C->dinv, C->binv,
+                  C->b_it, C->diag, C->bpad, C->x_hi, C->tmp,  C->times};
+  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) free(bufs[i]);
+  cgm_bcsr_free(&C->B);
+}
+
+/* The layout, the vectors, the iteration (each its own step above). */
+cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
+  FN(solve) C;
+  memset(&C, 0, sizeof C);
+  const double t0 = cgm_now();
+  cgm_status st = FN(setup)(&C, pb, t0, res, err);
+  if (!st) {
+    res->time_setup_s = cgm_now() - t0;
+    st = FN(iterate)(&C, pb, res);
+  }
+  FN(release)(&C);
   return st;
 }

@@ -125,7 +125,7 @@ static void stop_reason(const cgm_cg_state *h, double bnorm, double tol, cgm_sol
              h->wait_ns * 1e-9, h->iter + 1);
     break;
   case CGM_RUN_STALLED:
-    break; /* the driver's own message (cgm_cuda_cg) */
+    break; /* the driver's own message (finish) */
   case CGM_RUN_MAXITER:
     snprintf(res->stop_reason, sizeof res->stop_reason,
              "maximum of %d iterations reached with relative residual %.3g (target %.3g)",
@@ -133,20 +133,6 @@ static void stop_reason(const cgm_cg_state *h, double bnorm, double tol, cgm_sol
     break;
   default:
     break;
-  }
-}
-
-static gs_mode pick_mode(const cgm_solve_opts *o) {
-  if (o->gpus <= 1) return MODE_ONE;
-  switch (o->exchange) {
-  case CGM_EXCHANGE_P2P:
-    return MODE_P2P;
-  case CGM_EXCHANGE_HALO:
-    return MODE_HALO;
-  case CGM_EXCHANGE_HOST:
-    return MODE_HOST;
-  default:
-    return MODE_NCCL;
   }
 }
 
@@ -185,7 +171,7 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
                                         d->stream));
     }
     /* The single-reduction CG keeps p in r: p = 0 before the first step. */
-    if (S->cgg) CGM_CUDA_TRY(err, cudaMemsetAsync(d->r, 0, (size_t)d->np * w, d->stream));
+    if (S->pol.cgg) CGM_CUDA_TRY(err, cudaMemsetAsync(d->r, 0, (size_t)d->np * w, d->stream));
     CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
     tot[0] += part[g][0];
     tot[1] += part[g][1];
@@ -194,15 +180,10 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
   memset(&h, 0, sizeof h);
   h.thr = (pb->tol * pb->bnorm) * (pb->tol * pb->bnorm);
   h.maxiter = pb->maxiter;
-  h.K = S->K;
-  /* Half the host's watchdog: a device that waits too long for a peer
-   * stops the run itself, and the host reports it. */
-  {
-    double half = gs_timeout(S) * 0.5;
-    h.wait_ns = (unsigned long long)((half < 1e6 ? half : 1e6) * 1e9); /* <= 11.6 days */
-  }
-  h.slot[0][S->K - 1].rz = tot[0]; /* the slot before slot 0; other devices' parts stay 0 */
-  h.slot[0][S->K - 1].rr = tot[1];
+  h.K = S->pol.K;
+  h.wait_ns = S->pol.wait_ns;
+  h.slot[0][S->pol.K - 1].rz = tot[0]; /* the slot before slot 0; other devices' parts stay 0 */
+  h.slot[0][S->pol.K - 1].rr = tot[1];
   for (int g = 0; g < S->G; g++) {
     cgm_cuda_dev *d = &S->dev[g];
     /* The single-reduction CG: the first SpMV carries each device's own
@@ -224,7 +205,7 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
   rz_rr[1] = tot[1];
   if (!S->dev[0].mixed) S->rt0 = sqrt(tot[1]);
   /* The first iteration's SpMV needs the whole new v. */
-  if (S->mode == MODE_HOST)
+  if (S->pol.mode == MODE_HOST)
     CGM_CUDA_TRY(err, gs_host_exchange(S));
   else
     CGM_CUDA_TRY(err, gs_exchange(S, -1));
@@ -232,15 +213,16 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
     cgm_cuda_dev *d = &S->dev[g];
     CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
     CGM_CUDA_TRY(err, cudaEventRecord(d->ev_a, d->stream));
-    if (S->mode == MODE_HALO) CGM_CUDA_TRY(err, cudaEventRecord(d->ev_b, d->comm));
-    cudaError_t we = gs_event_wait(d->ev_a, gs_host_timeout(S));
-    if (we == cudaSuccess && S->mode == MODE_HALO) we = gs_event_wait(d->ev_b, gs_host_timeout(S));
+    if (S->pol.mode == MODE_HALO) CGM_CUDA_TRY(err, cudaEventRecord(d->ev_b, d->comm));
+    cudaError_t we = gs_event_wait(d->ev_a, S->pol.host_timeout_s);
+    if (we == cudaSuccess && S->pol.mode == MODE_HALO)
+      we = gs_event_wait(d->ev_b, S->pol.host_timeout_s);
     if (we == cudaErrorTimeout) {
       S->hung = 1;
       return cgm_fail(err, CGM_ERUNTIME,
                       "the first exchange between %d GPUs made no progress for %.0f s; use "
-                      "--exchange halo",
-                      S->G, gs_host_timeout(S));
+                      "exchange=halo",
+                      S->G, S->pol.host_timeout_s);
     }
     CGM_CUDA_TRY(err, we);
   }
@@ -325,7 +307,7 @@ static cgm_status upload_vectors(gpu_solver *S, const cgm_problem *pb, const cgm
     }
     if ((st = cgm_cuda_upload_vec(d, d->x, buf, d->rows, 0, err))) break;
     /* v = x0 as the SpMV of CG1 sees it */
-    if (S->mode == MODE_HALO) {
+    if (S->pol.mode == MODE_HALO) {
       const cgm_halo *h = &seg[g].h;
       int64_t own = (int64_t)seg[g].halo_start * n;
       for (int64_t i = d->rows; i < own; i++) buf[i] = 0.0; /* the gap */
@@ -335,7 +317,7 @@ static cgm_status upload_vectors(gpu_solver *S, const cgm_problem *pb, const cgm
           buf[own + (int64_t)c * n + t] = gi < A->nrows ? pb->x[gi] : 0.0;
         }
       st = cgm_cuda_upload_vec(d, d->v, buf, own + (int64_t)h->nhalo * n, 0, err);
-    } else if (S->mode == MODE_NCCL) { /* chunk j holds segment j's rows */
+    } else if (S->pol.mode == MODE_NCCL) { /* chunk j holds segment j's rows */
       for (int j = 0; j < S->G; j++)
         for (int64_t i = 0; i < S->chunk; i++) {
           int64_t gi = (int64_t)S->bounds[j] * n + i;
@@ -361,9 +343,10 @@ out:
  * a 49M-nonzero layout took 0.11-0.14 s on a 16-core H200 node, the
  * device's milliseconds, and the CSR is no more bytes to upload than the
  * layout it becomes. */
-static cgm_status want_device_layout(const cgm_problem *pb, bool *yes, cgm_error *err) {
+static cgm_status want_device_layout(const gpu_solver *S, const cgm_problem *pb, bool *yes,
+                                     cgm_error *err) {
   *yes = false;
-  if (!pb->opts.gpu.device_layout || !cgm_plan_layout_on_device(&pb->plan)) return CGM_OK;
+  if (!S->pol.device_layout) return CGM_OK;
   int64_t avail = 0, total = 0;
   cgm_status st = cgm_cuda_free_bytes(0, &avail, &total, err);
   if (st) return st;
@@ -414,220 +397,232 @@ out:
   return st;
 }
 
-cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
-  /* A on the host, or in a GPU's memory (pb->dA: one GPU, built there) */
-  const int32_t nrows = pb->dA ? pb->dA->nrows : pb->A->nrows;
+/* What the solve needs before anything is set up: kernels for its layout
+ * and precision, and the GPUs it names. */
+static cgm_status check_devices(const cgm_problem *pb, cgm_error *err) {
   const cgm_bcsr_params p = pb->opts.layout;
   const cgm_precision prec = pb->opts.precision;
   cgm_status st = cgm_spmv_supported(p.n, p.bx, p.by, cgm_precision_iter(prec), err);
   if (!st && prec == CGM_PREC_MIXED) /* the true residual's SpMV runs in double */
     st = cgm_spmv_supported(p.n, p.bx, p.by, CGM_PREC_DOUBLE, err);
   if (st) return st;
-
   const int ndev = cgm_cuda_device_count();
   const int G = pb->opts.gpus;
   if (ndev < 1) return cgm_fail(err, CGM_ERUNTIME, "no CUDA device is present");
   if (G > ndev)
-    return cgm_fail(err, CGM_EINPUT, "--gpus %d: only %d GPU%s present", G, ndev,
+    return cgm_fail(err, CGM_EINPUT, "gpus %d: only %d GPU%s present", G, ndev,
                     ndev == 1 ? " is" : "s are");
   if (pb->dA && (G != 1 || pb->dA->device < 0 || pb->dA->device >= ndev))
     return cgm_fail(err, CGM_EINPUT, "a matrix in the memory of GPU %d is solved on that GPU alone",
                     pb->dA->device);
-  for (int g = 0; g < G; g++) cgm_cuda_context_ready(pb->dA ? pb->dA->device : g);
-  double t0 = cgm_now(), tu = 0.0; /* tu: the start of the upload */
-  bool dev_layout = false;         /* A on the host, its layout built on the GPU */
-  double built = 0.0;              /* the layouts built on the GPUs: layout time, not upload */
-  gpu_solver *S = (gpu_solver *)calloc(1, sizeof *S);
-  cgm_seg_host *seg = (cgm_seg_host *)calloc(CGM_MAX_GPUS, sizeof *seg);
-  const cgm_cg_state *fin = NULL;
-  cgm_cg_state host_fin;
-  const cgm_gpu_opts *go = &pb->opts.gpu;
-  if (!S || !seg) {
-    free(S);
-    free(seg);
-    return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-  }
+  return CGM_OK;
+}
+
+/* The solver's fields: the plan's cut and exchange, and the policy. */
+static void init_solver(gpu_solver *S, const cgm_problem *pb) {
   for (int g = 0; g < CGM_MAX_GPUS; g++) S->dev[g].dev = -1;
-  S->G = G;
-  S->n = p.n;
-  S->prec = cgm_precision_iter(prec);
+  S->G = pb->opts.gpus;
+  S->n = pb->opts.layout.n;
+  S->prec = cgm_precision_iter(pb->opts.precision);
   S->plan = &pb->plan;
   S->bounds = pb->plan.bounds;
   S->chunk = pb->plan.chunk_rows;
   S->exchange_elems = pb->plan.exchange_elems;
-  S->mode = pick_mode(&pb->opts);
-  /* Single and mixed precision replace their residual between graphs when
-   * it has fallen tenfold: a graph late, the float recurrence has drifted
-   * by the fall since the last replacement times its unit roundoff, which
-   * past ~1e6 leaves nothing of it. Short graphs keep that late part a digit
-   * or two on matrices that gain a digit in ~10 iterations (at 32 a small
-   * Poisson matrix took 10x double's iterations on an H100); the launch costs
-   * under 1% at the sizes reduced precision pays at. */
-  S->K = pb->opts.check_every > 0 ? pb->opts.check_every : prec == CGM_PREC_DOUBLE ? 32 : 8;
-  if (S->K > CGM_MAX_SLOTS) S->K = CGM_MAX_SLOTS;
-  if (S->K < 2 || S->mode == MODE_HOST) S->K = 2;
-  S->timeout_s = go->exchange_timeout_s;
-  S->trace_file = go->trace_file;
-  S->flags = (S->mode == MODE_P2P || S->mode == MODE_HALO) && go->flags;
-  S->graphs = go->graphs;
-  /* Programmatic dependent launch: on one GPU, and on several with the
-   * flags (p2p, halo). There a kernel that spins on flags lets its
-   * successor in only after its wait (pdl_begin), and the boundary SpMV
-   * leaves room for the pack (cgm_sync.leave), so no block scheduled
-   * early can hold the SMs that a peer's progress needs. Not with NCCL,
-   * the host or graph edges between devices (flags off). */
-  S->pdl = (S->mode == MODE_ONE || S->flags) && go->pdl;
-  /* The single-reduction CG (cgm_launch_cgg): one all-GPU reduction and
-   * one kernel an iteration fewer than CG4 + CG5, and one vector pass
-   * fewer, so also faster on one GPU (docs/perf.md). The host-staged mode
-   * is always the paper's Algorithm 2. */
-  /* Single and mixed precision run Algorithm 2: its p . A p is computed,
-   * where the single-reduction CG takes it from a recurrence that loses its
-   * accuracy in single precision once the residual falls past ~1e-7 (the
-   * run broke down there on an H100). */
-  S->cgg = S->mode != MODE_HOST && go->cg == CGM_CG_CGG && prec == CGM_PREC_DOUBLE;
-  S->late = S->mode == MODE_HALO && S->flags && go->late;
-  S->ll = S->cgg && S->flags && go->ll;
-  /* Reliable updates on one GPU: the true residual before a claimed
-   * convergence, and in single and mixed precision whenever the iterated
-   * one has fallen by CGM_RELIABLE_DELTA. */
-  S->reliable = S->mode == MODE_ONE;
-  S->reduced = prec != CGM_PREC_DOUBLE;
-  if (S->mode == MODE_P2P || S->mode == MODE_HALO)
-    if ((st = gs_enable_peers(G, err))) goto out;
-  /* Every segment's memory is the plan's, checked before any device
-   * allocation; then each is built on the host. */
-  for (int g = 0; g < G && !st; g++) {
+  S->pol = gs_policy_make(&pb->opts, &pb->plan);
+  S->trace_file = pb->opts.gpu.trace_file;
+}
+
+/* Every segment's memory is the plan's, checked before any device
+ * allocation. */
+static cgm_status check_memory(const gpu_solver *S, const cgm_problem *pb, cgm_error *err) {
+  for (int g = 0; g < S->G; g++) {
     int64_t avail, total, need = pb->plan.seg[g].device_bytes;
-    if ((st = cgm_cuda_free_bytes(pb->dA ? pb->dA->device : g, &avail, &total, err))) break;
+    cgm_status st = cgm_cuda_free_bytes(pb->dA ? pb->dA->device : g, &avail, &total, err);
+    if (st) return st;
     if (need > avail)
-      st = cgm_fail(err, CGM_EINPUT,
-                    "the matrix does not fit on GPU %d: this configuration needs %.2f GiB there, "
-                    "%.2f GiB are free (%.2f GiB total); use more GPUs, single precision or "
-                    "another block size",
-                    g, need / 1073741824.0, (avail + (256 << 20)) / 1073741824.0,
-                    total / 1073741824.0);
+      return cgm_fail(err, CGM_EINPUT,
+                      "the matrix does not fit on GPU %d: this configuration needs %.2f GiB there, "
+                      "%.2f GiB are free (%.2f GiB total); use more GPUs, single precision or "
+                      "another block size",
+                      g, need / 1073741824.0, (avail + (256 << 20)) / 1073741824.0,
+                      total / 1073741824.0);
   }
-  {
-    if (!st && !pb->dA && (st = want_device_layout(pb, &dev_layout, err))) goto out;
-    const double tl = cgm_now();
-    for (int g = 0; g < G && !st && !pb->dA && !dev_layout; g++)
-      st = cgm_seg_build(pb->A, &pb->plan, g, &seg[g], err);
-    if (pb->dA || dev_layout) seg[0].v_len = nrows; /* the layout is built on the device below */
-    res->layout_on_device = pb->dA || dev_layout;
-    res->time_layout_s = cgm_now() - tl;
+  return CGM_OK;
+}
+
+/* Each segment built on the host (segments.c), unless the GPU builds the
+ * layout: A in its memory (pb->dA), or a host CSR it lays out
+ * (*dev_layout: want_device_layout). */
+static cgm_status build_segments(const gpu_solver *S, const cgm_problem *pb, cgm_seg_host *seg,
+                                 bool *dev_layout, cgm_solve_result *res, cgm_error *err) {
+  cgm_status st = CGM_OK;
+  if (!pb->dA && (st = want_device_layout(S, pb, dev_layout, err))) return st;
+  const double tl = cgm_now();
+  for (int g = 0; g < S->G && !st && !pb->dA && !*dev_layout; g++)
+    st = cgm_seg_build(pb->A, &pb->plan, g, &seg[g], err);
+  if (pb->dA || *dev_layout) seg[0].v_len = pb->plan.nrows; /* the layout is built there */
+  res->layout_on_device = pb->dA || *dev_layout;
+  res->time_layout_s = cgm_now() - tl;
+  return st;
+}
+
+/* Device g's state and matrix: the segment's layouts uploaded, or built
+ * there from a CSR (*built: the builds' time, layout time, not upload). */
+static cgm_status setup_device(gpu_solver *S, const cgm_problem *pb, const cgm_seg_host *seg, int g,
+                               bool dev_layout, double *built, cgm_solve_result *res,
+                               cgm_error *err) {
+  const cgm_bcsr_params p = pb->opts.layout;
+  cgm_cuda_dev *d = &S->dev[g];
+  cgm_status st = cgm_cuda_dev_init(d, pb->dA ? pb->dA->device : g, pb->opts.precision,
+                                    pb->plan.seg[g].rows, seg[g].v_len, err);
+  if (!st && (pb->dA || dev_layout)) {
+    double tl = 0.0;
+    st = pb->dA ? (tl = cgm_now(), cgm_cuda_matrix_from_device(d, pb->dA, p, &d->A, &d->C, err))
+                : layout_on_device(d, pb->A, p, &tl, err);
+    *built += cgm_now() - tl;
+    res->time_layout_s += cgm_now() - tl;
+  } else if (!st) {
+    st = cgm_cuda_matrix_upload(d, &seg[g].A, &d->A, err);
   }
-  if (st) goto out;
-  tu = cgm_now();
-  for (int g = 0; g < G && !st; g++) {
-    cgm_cuda_dev *d = &S->dev[g];
-    int64_t rows = (int64_t)(S->bounds[g + 1] - S->bounds[g]) * p.n;
-    st = cgm_cuda_dev_init(d, pb->dA ? pb->dA->device : g, prec, rows, seg[g].v_len, err);
-    if (!st && (pb->dA || dev_layout)) {
-      double tl = 0.0;
-      st = pb->dA ? (tl = cgm_now(), cgm_cuda_matrix_from_device(d, pb->dA, p, &d->A, &d->C, err))
-                  : layout_on_device(d, pb->A, p, &tl, err);
-      built += cgm_now() - tl;
-      res->time_layout_s += cgm_now() - tl;
-    } else if (!st) {
-      st = cgm_cuda_matrix_upload(d, &seg[g].A, &d->A, err);
-    }
-    if (!st && (S->mode == MODE_HALO || seg[g].B.nbrows > 0))
-      st = cgm_cuda_matrix_upload(d, &seg[g].B, &d->B, err);
-    if (!st && seg[g].C.nbrows > 0) { /* long rows (cgm_plan_long_part) */
-      const cgm_bcsr *Cl = &seg[g].C; /* a block row a slice, longest first */
-      int32_t nhuge = 0;
-      while (nhuge < Cl->nslices &&
-             cgm_long_row_threads((int32_t)(Cl->slice_ptr[nhuge + 1] - Cl->slice_ptr[nhuge]),
-                                  Cl->p.n) == CGM_HUGE_ROW_THREADS)
-        nhuge++;
-      st = cgm_cuda_matrix_upload(d, Cl, &d->C, err);
-      d->C.L.long_rows = d->C.L_hi.long_rows = 1;
-      d->C.L.nhuge = d->C.L_hi.nhuge = nhuge;
-    }
-    d->v_off = seg[g].v_off;
+  if (!st && (S->pol.mode == MODE_HALO || seg[g].B.nbrows > 0))
+    st = cgm_cuda_matrix_upload(d, &seg[g].B, &d->B, err);
+  if (!st && seg[g].C.nbrows > 0) { /* long rows (cgm_plan_long_part) */
+    const cgm_bcsr *Cl = &seg[g].C; /* a block row a slice, longest first */
+    int32_t nhuge = 0;
+    while (nhuge < Cl->nslices &&
+           cgm_long_row_threads((int32_t)(Cl->slice_ptr[nhuge + 1] - Cl->slice_ptr[nhuge]),
+                                Cl->p.n) == CGM_HUGE_ROW_THREADS)
+      nhuge++;
+    st = cgm_cuda_matrix_upload(d, Cl, &d->C, err);
+    d->C.L.long_rows = d->C.L_hi.long_rows = 1;
+    d->C.L.nhuge = d->C.L_hi.nhuge = nhuge;
   }
-  if (st) goto out;
-  if (S->mode == MODE_HALO && (st = setup_halo_sends(S, seg, err))) goto out;
-  if (S->mode == MODE_HOST) {
-    CGM_CUDA_GOTO(st, err, out,
-                  cudaMallocHost(&S->host_v, gs_elem(S->prec) * (size_t)S->bounds[G] * p.n));
-    CGM_CUDA_GOTO(st, err, out, cudaMallocHost((void **)&S->host_red, sizeof(double) * 3 * G));
+  d->v_off = seg[g].v_off;
+  return st;
+}
+
+/* The exchange's own set-up: the halo's send lists, the host mode's pinned
+ * buffers, NCCL's communicators. */
+static cgm_status setup_exchange(gpu_solver *S, const cgm_seg_host *seg, cgm_error *err) {
+  if (S->pol.mode == MODE_HALO) return setup_halo_sends(S, seg, err);
+  if (S->pol.mode == MODE_HOST) {
+    CGM_CUDA_TRY(err,
+                 cudaMallocHost(&S->host_v, gs_elem(S->prec) * (size_t)S->bounds[S->G] * S->n));
+    CGM_CUDA_TRY(err, cudaMallocHost((void **)&S->host_red, sizeof(double) * 3 * S->G));
   }
-  if (S->mode == MODE_NCCL) {
-    if ((st = gs_nccl_init(S, err))) goto out;
-  }
+  if (S->pol.mode == MODE_NCCL) return gs_nccl_init(S, err);
+  return CGM_OK;
+}
+
+/* Set-up from the plan: peers, memory, every device's matrix and vectors,
+ * the exchange; res gets the layout's and the upload's times, the memory
+ * and the device. */
+static cgm_status setup(gpu_solver *S, const cgm_problem *pb, cgm_seg_host *seg,
+                        cgm_solve_result *res, cgm_error *err) {
+  init_solver(S, pb);
+  const int G = S->G;
+  bool dev_layout = false; /* A on the host, its layout built on the GPU */
+  double built = 0.0;      /* the layouts built on the GPUs: layout time, not upload */
+  cgm_status st = CGM_OK;
+  if (S->pol.mode == MODE_P2P || S->pol.mode == MODE_HALO)
+    if ((st = gs_enable_peers(G, err))) return st;
+  if ((st = check_memory(S, pb, err)) || (st = build_segments(S, pb, seg, &dev_layout, res, err)))
+    return st;
+  const double tu = cgm_now(); /* the start of the upload */
+  for (int g = 0; g < G && !st; g++) st = setup_device(S, pb, seg, g, dev_layout, &built, res, err);
+  if (st || (st = setup_exchange(S, seg, err))) return st;
   for (int g = 0; g < G; g++)
     res->device_bytes = S->dev[g].bytes > res->device_bytes ? S->dev[g].bytes : res->device_bytes;
-  if (S->pdl) { /* the kernels must hold the wait: code built for sm_90 or later */
-    CGM_CUDA_GOTO(st, err, out, cudaSetDevice(S->dev[0].dev));
-    S->pdl = cgm_pdl_supported();
+  if (S->pol.pdl) { /* the kernels must hold the wait: code built for sm_90 or later */
+    CGM_CUDA_TRY(err, cudaSetDevice(S->dev[0].dev));
+    S->pol.pdl = cgm_pdl_supported();
   }
-  if ((st = pb->dA ? gs_device_vectors(S, pb, err) : upload_vectors(S, pb, seg, err))) goto out;
+  if ((st = pb->dA ? gs_device_vectors(S, pb, err) : upload_vectors(S, pb, seg, err))) return st;
   for (int g = 0; g < G; g++) cgm_cuda_stage_release(&S->dev[g]); /* the uploads are done */
   res->time_upload_s = cgm_now() - tu - built;       /* with the exchange's and NCCL's setup */
   for (int g = 0; g < G; g++) cgm_seg_free(&seg[g]); /* the host copies are no longer needed */
-  {
-    cudaDeviceProp prop;
-    CGM_CUDA_GOTO(st, err, out, cudaGetDeviceProperties(&prop, S->dev[0].dev));
-    if (G > 1)
-      snprintf(res->device, sizeof res->device, "%d x %.200s", G, prop.name);
-    else
-      snprintf(res->device, sizeof res->device, "%.200s", prop.name);
-  }
+  cudaDeviceProp prop;
+  CGM_CUDA_TRY(err, cudaGetDeviceProperties(&prop, S->dev[0].dev));
+  if (G > 1)
+    snprintf(res->device, sizeof res->device, "%d x %.200s", G, prop.name);
+  else
+    snprintf(res->device, sizeof res->device, "%.200s", prop.name);
   res->exchange_bytes = S->exchange_elems * (int64_t)gs_elem(S->prec);
-  {
-    double rzrr[2] = {0.0, 0.0};
-    if ((st = cg1(S, pb, rzrr, err))) goto out;
-    if (!isfinite(rzrr[0]) || !isfinite(rzrr[1])) {
-      snprintf(res->stop_reason, sizeof res->stop_reason, "NaN or Inf in the initial residual");
-      st = CGM_ENOCONV;
-      goto download;
-    }
-    if (rzrr[1] <= (pb->tol * pb->bnorm) * (pb->tol * pb->bnorm)) {
-      res->converged = true;
-      res->solver_residual = sqrt(rzrr[1]) / pb->bnorm;
-      goto download;
-    }
+  return CGM_OK;
+}
+
+/* CG1, and the solve's end where the initial residual settles it
+ * (*settled): converged, or NaN/Inf (CGM_ENOCONV). */
+static cgm_status first_step(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,
+                             bool *settled, cgm_error *err) {
+  double rzrr[2] = {0.0, 0.0};
+  cgm_status st = cg1(S, pb, rzrr, err);
+  if (st) return st;
+  if (!isfinite(rzrr[0]) || !isfinite(rzrr[1])) {
+    snprintf(res->stop_reason, sizeof res->stop_reason, "NaN or Inf in the initial residual");
+    *settled = true;
+    return CGM_ENOCONV;
   }
-  res->time_setup_s = cgm_now() - t0;
+  if (rzrr[1] <= (pb->tol * pb->bnorm) * (pb->tol * pb->bnorm)) {
+    res->converged = true;
+    res->solver_residual = sqrt(rzrr[1]) / pb->bnorm;
+    *settled = true;
+  }
+  return CGM_OK;
+}
+
+/* The loop: the host-staged one, or batches of K iterations replayed from
+ * graphs; *fin: the state it ended in. */
+static cgm_status run_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,
+                           const cgm_cg_state **fin, cgm_error *err) {
+  cgm_status st;
   S->mon_last = -1;
   cgm_monitor_report(&pb->opts, &S->mon_last, 0, S->rt0 / pb->bnorm, false);
-  if (S->mode == MODE_HOST) {
-    st = gs_host_loop(S, pb, res, &host_fin, err);
-    fin = &host_fin;
+  if (S->pol.mode == MODE_HOST) {
+    st = gs_host_loop(S, pb, res, &S->final, err);
+    *fin = &S->final;
   } else {
-    if ((st = gs_capture(S, err))) goto out;
-    st = gs_graph_loop(S, pb, res, &fin, err);
+    if ((st = gs_capture(S, err))) return st;
+    st = gs_graph_loop(S, pb, res, fin, err);
   }
 #ifdef CGM_TRACE
   trace_dump(S);
 #endif
-  if (st) goto out;
+  return st;
+}
+
+/* The result of a run that ended in state fin: its count, residual and
+ * stop reason; *settled unless a GPU gave up waiting for another (an
+ * error: nothing is downloaded). */
+static cgm_status finish(const cgm_problem *pb, const cgm_cg_state *fin, cgm_solve_result *res,
+                         int *mon_last, bool *settled, cgm_error *err) {
   res->iterations = fin->iter;
   res->solver_residual = sqrt(fin->rr_last) / pb->bnorm;
-  cgm_monitor_report(&pb->opts, &S->mon_last, fin->iter, res->solver_residual, true);
+  cgm_monitor_report(&pb->opts, mon_last, fin->iter, res->solver_residual, true);
   res->converged = fin->done == CGM_RUN_CONVERGED;
   if (fin->done == CGM_RUN_TIMEOUT) {
     stop_reason(fin, pb->bnorm, pb->tol, res);
-    st = cgm_fail(err, CGM_ERUNTIME, "%s (%s exchange)", res->stop_reason,
-                  cgm_exchange_name(pb->opts.exchange));
-    goto out;
+    return cgm_fail(err, CGM_ERUNTIME, "%s (%s exchange)", res->stop_reason,
+                    cgm_exchange_name(pb->opts.exchange));
   }
-  if (!res->converged) {
-    stop_reason(fin, pb->bnorm, pb->tol, res);
-    if (fin->done == CGM_RUN_STALLED) {
-      cgm_solve_stall_reason(prec, res->solver_residual, pb->tol, fin->iter, res->stop_reason,
-                             sizeof res->stop_reason);
-      res->stalled = true;
-    }
-    st = CGM_ENOCONV;
+  *settled = true;
+  if (res->converged) return CGM_OK;
+  stop_reason(fin, pb->bnorm, pb->tol, res);
+  if (fin->done == CGM_RUN_STALLED) {
+    cgm_solve_stall_reason(pb->opts.precision, res->solver_residual, pb->tol, fin->iter,
+                           res->stop_reason, sizeof res->stop_reason);
+    res->stalled = true;
   }
-download:
-  for (int g = 0; g < G; g++) {
+  return CGM_ENOCONV;
+}
+
+/* x from every device (mixed: x_hi + x, folded there first); st unless
+ * that fails. */
+static cgm_status download(gpu_solver *S, const cgm_problem *pb, cgm_status st, cgm_error *err) {
+  for (int g = 0; g < S->G; g++) {
     cgm_cuda_dev *d = &S->dev[g];
-    int64_t r0 = (int64_t)S->bounds[g] * p.n, cnt = d->rows;
-    if (r0 + cnt > nrows) cnt = nrows - r0;
+    int64_t r0 = (int64_t)S->bounds[g] * S->n, cnt = d->rows;
+    if (r0 + cnt > pb->plan.nrows) cnt = pb->plan.nrows - r0;
     if (cnt <= 0) continue;
     cgm_status st2 = CGM_OK;
     if (pb->dA) {
@@ -644,24 +639,23 @@ download:
     } else {
       st2 = cgm_cuda_download_vec(d, d->x, pb->x + r0, cnt, err);
     }
-    if (st2) {
-      st = st2;
-      break;
-    }
+    if (st2) return st2;
   }
-  if (res->time_setup_s == 0.0) res->time_setup_s = cgm_now() - t0;
-out:
+  return st;
+}
+
+/* Everything the set-up made, freed: S too, unless NCCL's set-up never
+ * returned (its thread may still write S->comm; see gs_nccl_init). */
+static void teardown(gpu_solver *S, cgm_seg_host *seg) {
   for (int g = 0; g < CGM_MAX_GPUS; g++) cgm_seg_free(&seg[g]);
-  if (S->nccl_stuck) { /* left to the process's end: see nccl_init */
-    free(seg);
-    return st;
-  }
+  free(seg);
+  if (S->nccl_stuck) return; /* left to the process's end */
   /* Graphs first: a graph that captured NCCL collectives holds its
    * communicator, and ncclCommDestroy waits for it forever (on the H200
    * nodes: the "NCCL hang" of docs/perf.md). */
   for (int g = 0; g < CGM_MAX_GPUS; g++) cgm_cuda_dev_drop_graphs(&S->dev[g]);
   if (S->have_comm)
-    for (int g = 0; g < G; g++) {
+    for (int g = 0; g < S->G; g++) {
       if (S->hung)
         S->nccl->ncclCommAbort(S->comm[g]); /* unblocks NCCL's kernels */
       else
@@ -674,7 +668,35 @@ out:
     if (S->trace[g] && cudaSetDevice(S->dev[g].dev) == cudaSuccess) cudaFree(S->trace[g]);
 #endif
   for (int g = 0; g < CGM_MAX_GPUS; g++) cgm_cuda_dev_free(&S->dev[g]);
-  free(seg);
   free(S);
+}
+
+/* A on the host, or in a GPU's memory (pb->dA: one GPU, built there). */
+cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
+  cgm_status st = check_devices(pb, err);
+  if (st) return st;
+  for (int g = 0; g < pb->opts.gpus; g++) cgm_cuda_context_ready(pb->dA ? pb->dA->device : g);
+  const double t0 = cgm_now();
+  gpu_solver *S = (gpu_solver *)calloc(1, sizeof *S);
+  cgm_seg_host *seg = (cgm_seg_host *)calloc(CGM_MAX_GPUS, sizeof *seg);
+  if (!S || !seg) {
+    free(S);
+    free(seg);
+    return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  }
+  bool settled = false; /* the outcome is known: x is downloaded */
+  st = setup(S, pb, seg, res, err);
+  if (!st) st = first_step(S, pb, res, &settled, err);
+  if (!st && !settled) {
+    res->time_setup_s = cgm_now() - t0;
+    const cgm_cg_state *fin = NULL;
+    st = run_loop(S, pb, res, &fin, err);
+    if (!st) st = finish(pb, fin, res, &S->mon_last, &settled, err);
+  }
+  if (settled) {
+    st = download(S, pb, st, err);
+    if (res->time_setup_s == 0.0) res->time_setup_s = cgm_now() - t0;
+  }
+  teardown(S, seg);
   return st;
 }

@@ -17,24 +17,20 @@
 #include "kernels/stage.h"
 #include "solver/cuda/vendor_libs.h"
 
-/* cs: run's cuSPARSE table, for the status's name */
+/* cs: the cuSPARSE table in scope, for the status's name */
 #define CUSPARSE_TRY(err, call)                                                                    \
   do {                                                                                             \
     cusparseStatus_t _s = (call);                                                                  \
-    if (_s != CUSPARSE_STATUS_SUCCESS) {                                                           \
-      st = cgm_fail((err), CGM_ERUNTIME, "cuSPARSE error %s in %s at %s:%d",                       \
-                    cs->cusparseGetErrorString(_s), #call, __FILE__, __LINE__);                    \
-      goto out;                                                                                    \
-    }                                                                                              \
+    if (_s != CUSPARSE_STATUS_SUCCESS)                                                             \
+      return cgm_fail((err), CGM_ERUNTIME, "cuSPARSE error %s in %s at %s:%d",                     \
+                      cs->cusparseGetErrorString(_s), #call, __FILE__, __LINE__);                  \
   } while (0)
 #define CUBLAS_TRY(err, call)                                                                      \
   do {                                                                                             \
     cublasStatus_t _s = (call);                                                                    \
-    if (_s != CUBLAS_STATUS_SUCCESS) {                                                             \
-      st = cgm_fail((err), CGM_ERUNTIME, "cuBLAS error %d in %s at %s:%d", (int)_s, #call,         \
-                    __FILE__, __LINE__);                                                           \
-      goto out;                                                                                    \
-    }                                                                                              \
+    if (_s != CUBLAS_STATUS_SUCCESS)                                                               \
+      return cgm_fail((err), CGM_ERUNTIME, "cuBLAS error %d in %s at %s:%d", (int)_s, #call,       \
+                      __FILE__, __LINE__);                                                         \
   } while (0)
 
 namespace {
@@ -74,200 +70,241 @@ cublasStatus_t scal(const cgm_cublas_fns *cb, cublasHandle_t h, int n, double a,
   return cb->cublasSscal(h, n, &af, x, 1);
 }
 
+/* One solve: the libraries' tables and handles, the descriptors, and the
+ * arrays on the GPU and their staging on the host (freed by release). */
+template <typename T> struct cs_solve {
+  const cgm_cusparse_fns *cs;
+  const cgm_cublas_fns *cb;
+  int n;
+  bool idx64; /* 64-bit indices: more nonzeros than int32 holds */
+  cudaDataType dt;
+  cusparseHandle_t sp;
+  cublasHandle_t bl;
+  cusparseSpMatDescr_t mat;
+  cusparseDnVecDescr_t vp, vq, vx, vr;
+  void *rowptr, *colidx, *buf, *hidx;
+  T *val, *x, *r, *z, *p, *q, *dinv;
+  T *hv; /* the host's copies in T */
+};
+
+/* n doubles of src to dst in T (float: converted through hv first). */
+template <typename T> cudaError_t put(T *dst, const double *src, size_t n, T *hv) {
+  if (sizeof(T) == 4) cgm_stage_fill(hv, src, n, 1);
+  return cudaMemcpy(dst, sizeof(T) == 4 ? (const void *)hv : (const void *)src, n * sizeof(T),
+                    cudaMemcpyHostToDevice);
+}
+
+/* GPU 0's name, room there for A and six vectors, and their memory. */
+template <typename T>
+cgm_status allocate(cs_solve<T> *R, const cgm_csr *A, cgm_solve_result *res, cgm_error *err) {
+  const int n = R->n;
+  const size_t w = sizeof(T), idxw = R->idx64 ? 8 : 4;
+  CGM_CUDA_TRY(err, cudaSetDevice(0));
+  cudaDeviceProp prop;
+  CGM_CUDA_TRY(err, cudaGetDeviceProperties(&prop, 0));
+  snprintf(res->device, sizeof res->device, "%s", prop.name);
+  size_t fr, tot;
+  CGM_CUDA_TRY(err, cudaMemGetInfo(&fr, &tot));
+  const int64_t need = /* the CSR and six vectors */
+      A->nnz * (int64_t)(w + idxw) + ((int64_t)n + 1) * (int64_t)idxw + 6 * (int64_t)n * (int64_t)w;
+  if (need > (int64_t)fr - (256 << 20))
+    return cgm_fail(err, CGM_EINPUT,
+                    "the matrix does not fit on GPU 0 for cuSPARSE: needs %.2f GiB, %.2f GiB free",
+                    need / 1073741824.0, fr / 1073741824.0);
+  CGM_CUDA_TRY(err, cudaMalloc(&R->rowptr, ((size_t)n + 1) * idxw));
+  CGM_CUDA_TRY(err, cudaMalloc(&R->colidx, (size_t)A->nnz * idxw + 8));
+  CGM_CUDA_TRY(err, cudaMalloc((void **)&R->val, (size_t)A->nnz * w + 8));
+  T **vecs[] = {&R->x, &R->r, &R->z, &R->p, &R->q, &R->dinv};
+  for (int i = 0; i < 6; i++) CGM_CUDA_TRY(err, cudaMalloc((void **)vecs[i], (size_t)n * w));
+  res->device_bytes = need;
+  return CGM_OK;
+}
+
+/* A (indices in the width cuSPARSE gets, values in T), D^-1, b into r and
+ * x0 to the GPU. */
+template <typename T> cgm_status upload(cs_solve<T> *R, const cgm_problem *pb, cgm_error *err) {
+  const cgm_csr *A = pb->A;
+  const int n = R->n;
+  const size_t w = sizeof(T), idxw = R->idx64 ? 8 : 4;
+  R->hidx = malloc(((size_t)(A->nnz > n ? A->nnz : n) + 1) * idxw);
+  R->hv = (T *)malloc(((size_t)(A->nnz > n ? A->nnz : n) + 1) * w);
+  if (!R->hidx || !R->hv) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  /* the conversions on every core (stage.c): one core took ~0.3 s for the
+   * 117M entries of Poisson 256^3, a calibration's largest grid */
+  if (R->idx64)
+    memcpy(R->hidx, A->rowptr, ((size_t)n + 1) * 8);
+  else
+    cgm_stage_narrow((int32_t *)R->hidx, A->rowptr, (size_t)n + 1);
+  CGM_CUDA_TRY(err, cudaMemcpy(R->rowptr, R->hidx, ((size_t)n + 1) * idxw, cudaMemcpyHostToDevice));
+  if (R->idx64) cgm_stage_widen((int64_t *)R->hidx, A->colidx, (size_t)A->nnz);
+  CGM_CUDA_TRY(err, cudaMemcpy(R->colidx, R->idx64 ? R->hidx : (const void *)A->colidx,
+                               (size_t)A->nnz * idxw, cudaMemcpyHostToDevice));
+  CGM_CUDA_TRY(err, put(R->val, A->val, (size_t)A->nnz, R->hv));
+  double *d = (double *)malloc((size_t)n * sizeof *d);
+  if (!d) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  cgm_csr_diagonal(A, d);
+  cgm_stage_slice(d, d, 0, n, n, 1, 0.0); /* in place: 1 / d */
+  const cudaError_t e = put(R->dinv, d, (size_t)n, R->hv);
+  free(d);
+  CGM_CUDA_TRY(err, e);
+  CGM_CUDA_TRY(err, put(R->r, pb->b, (size_t)n, R->hv));
+  CGM_CUDA_TRY(err, put(R->x, pb->x, (size_t)n, R->hv));
+  return CGM_OK;
+}
+
+/* The handles, the descriptors of A and the vectors, the SpMV's buffer. */
+template <typename T> cgm_status describe(cs_solve<T> *R, int64_t nnz, cgm_error *err) {
+  const cgm_cusparse_fns *cs = R->cs;
+  const int n = R->n;
+  const cusparseIndexType_t it = R->idx64 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
+  const T one = 1, zero = 0;
+  size_t bufsize = 0;
+  CUSPARSE_TRY(err, cs->cusparseCreate(&R->sp));
+  CUBLAS_TRY(err, R->cb->cublasCreate(&R->bl));
+  CUSPARSE_TRY(err, cs->cusparseCreateCsr(&R->mat, n, n, nnz, R->rowptr, R->colidx, R->val, it, it,
+                                          CUSPARSE_INDEX_BASE_ZERO, R->dt));
+  CUSPARSE_TRY(err, cs->cusparseCreateDnVec(&R->vp, n, R->p, R->dt));
+  CUSPARSE_TRY(err, cs->cusparseCreateDnVec(&R->vq, n, R->q, R->dt));
+  CUSPARSE_TRY(err, cs->cusparseCreateDnVec(&R->vx, n, R->x, R->dt));
+  CUSPARSE_TRY(err, cs->cusparseCreateDnVec(&R->vr, n, R->r, R->dt));
+  CUSPARSE_TRY(err, cs->cusparseSpMV_bufferSize(R->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                                R->mat, R->vp, &zero, R->vq, R->dt,
+                                                CUSPARSE_SPMV_ALG_DEFAULT, &bufsize));
+  CGM_CUDA_TRY(err, cudaMalloc(&R->buf, bufsize ? bufsize : 16));
+  return CGM_OK;
+}
+
+/* CG1: r = b - A x; z = D^-1 r; p = z; *rz = r . z, *rr = r . r. */
+template <typename T>
+cgm_status first_step(cs_solve<T> *R, double *rz, double *rr, cgm_error *err) {
+  const cgm_cusparse_fns *cs = R->cs;
+  const cgm_cublas_fns *cb = R->cb;
+  const int n = R->n;
+  const T one = 1, minus_one = -1;
+  CUSPARSE_TRY(err, cs->cusparseSpMV(R->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &minus_one, R->mat,
+                                     R->vx, &one, R->vr, R->dt, CUSPARSE_SPMV_ALG_DEFAULT, R->buf));
+  jacobi<T><<<1024, 256>>>(n, R->dinv, R->r, R->z);
+  CGM_CUDA_TRY(err, cudaGetLastError());
+  CGM_CUDA_TRY(err, cudaMemcpy(R->p, R->z, (size_t)n * sizeof(T), cudaMemcpyDeviceToDevice));
+  CUBLAS_TRY(err, dot(cb, R->bl, n, R->r, R->z, rz));
+  CUBLAS_TRY(err, dot(cb, R->bl, n, R->r, R->r, rr));
+  return CGM_OK;
+}
+
+/* The iteration from CG1's rz and rr, each dot product waiting for the
+ * GPU: CGM_OK when converged, CGM_ENOCONV (res->stop_reason set on a
+ * breakdown); *itn iterations and *rr = r . r where it ended, their times
+ * into times[0, ntimed). */
+template <typename T>
+cgm_status iterate(cs_solve<T> *R, const cgm_problem *pb, double rz, double *rr, int *itn,
+                   double *times, int ntimed, cgm_solve_result *res, cgm_error *err) {
+  const cgm_cusparse_fns *cs = R->cs;
+  const cgm_cublas_fns *cb = R->cb;
+  const int n = R->n;
+  const T one = 1, zero = 0;
+  double pq = 0;
+  cgm_status st = CGM_ENOCONV;
+  double tstart = cgm_now(), tprev = tstart;
+  if (sqrt(*rr) / pb->bnorm <= pb->tol) st = CGM_OK;
+  while (st != CGM_OK && *itn < pb->maxiter) {
+    CUSPARSE_TRY(err, cs->cusparseSpMV(R->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, R->mat, R->vp,
+                                       &zero, R->vq, R->dt, CUSPARSE_SPMV_ALG_DEFAULT, R->buf));
+    CUBLAS_TRY(err, dot(cb, R->bl, n, R->p, R->q, &pq));
+    if (!(pq > 0) || !isfinite(pq)) {
+      snprintf(res->stop_reason, sizeof res->stop_reason,
+               "CG breakdown after %d iterations: p'Ap = %.3g, the matrix is not positive definite",
+               *itn, pq);
+      break;
+    }
+    double alpha = rz / pq;
+    CUBLAS_TRY(err, axpy(cb, R->bl, n, alpha, R->p, R->x));
+    CUBLAS_TRY(err, axpy(cb, R->bl, n, -alpha, R->q, R->r));
+    CUBLAS_TRY(err, dot(cb, R->bl, n, R->r, R->r, rr));
+    (*itn)++;
+    if (!isfinite(*rr)) {
+      snprintf(res->stop_reason, sizeof res->stop_reason, "NaN or Inf at iteration %d", *itn);
+      break;
+    }
+    if (sqrt(*rr) / pb->bnorm <= pb->tol)
+      st = CGM_OK;
+    else {
+      jacobi<T><<<1024, 256>>>(n, R->dinv, R->r, R->z);
+      CGM_CUDA_TRY(err, cudaGetLastError());
+      double rz_new;
+      CUBLAS_TRY(err, dot(cb, R->bl, n, R->r, R->z, &rz_new));
+      double beta = rz_new / rz;
+      rz = rz_new;
+      CUBLAS_TRY(err, scal(cb, R->bl, n, beta, R->p));
+      CUBLAS_TRY(err, axpy(cb, R->bl, n, 1.0, R->z, R->p));
+    }
+    double now = cgm_now();
+    if (*itn <= ntimed) times[*itn - 1] = now - tprev;
+    tprev = now;
+  }
+  CGM_CUDA_TRY(err, cudaDeviceSynchronize());
+  res->time_solve_s = cgm_now() - tstart;
+  return st;
+}
+
+/* x back to the host, in double. */
+template <typename T> cgm_status download(cs_solve<T> *R, double *x, cgm_error *err) {
+  CGM_CUDA_TRY(err, cudaMemcpy(sizeof(T) == 4 ? (void *)R->hv : (void *)x, R->x,
+                               (size_t)R->n * sizeof(T), cudaMemcpyDeviceToHost));
+  if (sizeof(T) == 4) cgm_stage_to_double(x, (const float *)R->hv, (size_t)R->n);
+  return CGM_OK;
+}
+
+/* Everything of R, freed; what was never made is NULL. */
+template <typename T> void release(cs_solve<T> *R) {
+  const cgm_cusparse_fns *cs = R->cs;
+  if (R->vp) cs->cusparseDestroyDnVec(R->vp);
+  if (R->vq) cs->cusparseDestroyDnVec(R->vq);
+  if (R->vx) cs->cusparseDestroyDnVec(R->vx);
+  if (R->vr) cs->cusparseDestroyDnVec(R->vr);
+  if (R->mat) cs->cusparseDestroySpMat(R->mat);
+  if (R->sp) cs->cusparseDestroy(R->sp);
+  if (R->bl) R->cb->cublasDestroy(R->bl);
+  void *ptrs[] = {R->rowptr, R->colidx, R->buf, R->val, R->x, R->r, R->z, R->p, R->q, R->dinv};
+  for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++) cudaFree(ptrs[i]);
+  free(R->hidx);
+  free(R->hv);
+}
+
+/* The solve, step by step (each dot product waits for the GPU). */
 template <typename T>
 cgm_status run(const cgm_problem *pb, const cgm_cusparse_fns *cs, const cgm_cublas_fns *cb,
                cgm_solve_result *res, cgm_error *err) {
   const cgm_csr *A = pb->A;
-  const int n = A->nrows;
-  const cudaDataType dt = sizeof(T) == 4 ? CUDA_R_32F : CUDA_R_64F;
-  const bool idx64 = A->nnz > INT32_MAX;
-  const cusparseIndexType_t it = idx64 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
-  cgm_status st = CGM_OK;
-  cusparseHandle_t sp = NULL;
-  cublasHandle_t bl = NULL;
-  cusparseSpMatDescr_t mat = NULL;
-  cusparseDnVecDescr_t vp = NULL, vq = NULL, vx = NULL, vr = NULL;
-  void *rowptr = NULL, *colidx = NULL, *buf = NULL, *hidx = NULL;
-  T *val = NULL, *x = NULL, *r = NULL, *z = NULL, *p = NULL, *q = NULL, *dinv = NULL;
-  T *hv = NULL;
-  double *times = NULL;
-  size_t bufsize = 0;
-  const size_t w = sizeof(T), idxw = idx64 ? 8 : 4;
+  cs_solve<T> R;
+  memset(&R, 0, sizeof R);
+  R.cs = cs;
+  R.cb = cb;
+  R.n = A->nrows;
+  R.idx64 = A->nnz > INT32_MAX;
+  R.dt = sizeof(T) == 4 ? CUDA_R_32F : CUDA_R_64F;
   cgm_cuda_context_ready(0);
-  double t0 = cgm_now();
-  int ntimed = pb->maxiter < CGM_MAX_TIMED ? pb->maxiter : CGM_MAX_TIMED, itn = 0;
-  double rz = 0, rr = 0, pq = 0;
-  const T one = 1, minus_one = -1, zero = 0;
-
-  CGM_CUDA_GOTO(st, err, out, cudaSetDevice(0));
-  {
-    cudaDeviceProp prop;
-    CGM_CUDA_GOTO(st, err, out, cudaGetDeviceProperties(&prop, 0));
-    snprintf(res->device, sizeof res->device, "%s", prop.name);
-    size_t fr, tot;
-    CGM_CUDA_GOTO(st, err, out, cudaMemGetInfo(&fr, &tot));
-    int64_t need = A->nnz * (int64_t)(w + idxw) + ((int64_t)n + 1) * (int64_t)idxw +
-                   6 * (int64_t)n * (int64_t)w;
-    if (need > (int64_t)fr - (256 << 20)) {
-      st = cgm_fail(err, CGM_EINPUT,
-                    "the matrix does not fit on GPU 0 for cuSPARSE: needs %.2f GiB, %.2f GiB free",
-                    need / 1073741824.0, fr / 1073741824.0);
-      goto out;
+  const double t0 = cgm_now();
+  const int ntimed = pb->maxiter < CGM_MAX_TIMED ? pb->maxiter : CGM_MAX_TIMED;
+  double rz = 0, rr = 0, *times = NULL;
+  int itn = 0;
+  cgm_status st = allocate(&R, A, res, err);
+  if (!st) st = upload(&R, pb, err);
+  if (!st) st = describe(&R, A->nnz, err);
+  if (!st) st = first_step(&R, &rz, &rr, err);
+  if (!st) {
+    res->time_setup_s = cgm_now() - t0;
+    times = (double *)malloc(((size_t)ntimed + 1) * sizeof *times);
+    if (!times) st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  }
+  if (!st) {
+    st = iterate(&R, pb, rz, &rr, &itn, times, ntimed, res, err);
+    if (st == CGM_OK || st == CGM_ENOCONV) { /* not an error: the result, x */
+      cgm_cg_result_close(res, st, itn, sqrt(rr) / pb->bnorm, pb->maxiter, pb->tol, times, ntimed);
+      const cgm_status st2 = download(&R, pb->x, err);
+      if (st2) st = st2;
     }
   }
-  CGM_CUDA_GOTO(st, err, out, cudaMalloc(&rowptr, ((size_t)n + 1) * idxw));
-  CGM_CUDA_GOTO(st, err, out, cudaMalloc(&colidx, (size_t)A->nnz * idxw + 8));
-  CGM_CUDA_GOTO(st, err, out, cudaMalloc((void **)&val, (size_t)A->nnz * w + 8));
-  {
-    T **vecs[] = {&x, &r, &z, &p, &q, &dinv};
-    for (int i = 0; i < 6; i++)
-      CGM_CUDA_GOTO(st, err, out, cudaMalloc((void **)vecs[i], (size_t)n * w));
-  }
-  res->device_bytes =
-      (int64_t)(((size_t)n + 1) * idxw + (size_t)A->nnz * (idxw + w) + 6 * (size_t)n * w);
-  /* Upload: indices in the width cuSPARSE gets, values in the precision. */
-  hidx = malloc(((size_t)(A->nnz > n ? A->nnz : n) + 1) * idxw);
-  hv = (T *)malloc(((size_t)(A->nnz > n ? A->nnz : n) + 1) * w);
-  if (!hidx || !hv) {
-    st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-    goto out;
-  }
-  /* the conversions on every core (stage.c): one core took ~0.3 s for the
-   * 117M entries of Poisson 256^3, a calibration's largest grid */
-  if (idx64)
-    memcpy(hidx, A->rowptr, ((size_t)n + 1) * 8);
-  else
-    cgm_stage_narrow((int32_t *)hidx, A->rowptr, (size_t)n + 1);
-  CGM_CUDA_GOTO(st, err, out,
-                cudaMemcpy(rowptr, hidx, ((size_t)n + 1) * idxw, cudaMemcpyHostToDevice));
-  if (idx64) cgm_stage_widen((int64_t *)hidx, A->colidx, (size_t)A->nnz);
-  CGM_CUDA_GOTO(st, err, out,
-                cudaMemcpy(colidx, idx64 ? hidx : (const void *)A->colidx, (size_t)A->nnz * idxw,
-                           cudaMemcpyHostToDevice));
-  if (w == 4) cgm_stage_fill(hv, A->val, (size_t)A->nnz, 1);
-  CGM_CUDA_GOTO(st, err, out,
-                cudaMemcpy(val, w == 4 ? (const void *)hv : (const void *)A->val,
-                           (size_t)A->nnz * w, cudaMemcpyHostToDevice));
-  {
-    double *d = (double *)malloc((size_t)n * sizeof *d);
-    if (!d) {
-      st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-      goto out;
-    }
-    cgm_csr_diagonal(A, d);
-    cgm_stage_slice(d, d, 0, n, n, 1, 0.0); /* in place: 1 / d */
-    if (w == 4) cgm_stage_fill(hv, d, (size_t)n, 1);
-    const cudaError_t e = cudaMemcpy(dinv, w == 4 ? (const void *)hv : (const void *)d,
-                                     (size_t)n * w, cudaMemcpyHostToDevice);
-    free(d);
-    CGM_CUDA_GOTO(st, err, out, e);
-  }
-  if (w == 4) cgm_stage_fill(hv, pb->b, (size_t)n, 1);
-  CGM_CUDA_GOTO(st, err, out,
-                cudaMemcpy(r, w == 4 ? (const void *)hv : (const void *)pb->b, (size_t)n * w,
-                           cudaMemcpyHostToDevice));
-  if (w == 4) cgm_stage_fill(hv, pb->x, (size_t)n, 1);
-  CGM_CUDA_GOTO(st, err, out,
-                cudaMemcpy(x, w == 4 ? (const void *)hv : (const void *)pb->x, (size_t)n * w,
-                           cudaMemcpyHostToDevice));
-
-  CUSPARSE_TRY(err, cs->cusparseCreate(&sp));
-  CUBLAS_TRY(err, cb->cublasCreate(&bl));
-  CUSPARSE_TRY(err, cs->cusparseCreateCsr(&mat, n, n, A->nnz, rowptr, colidx, val, it, it,
-                                          CUSPARSE_INDEX_BASE_ZERO, dt));
-  CUSPARSE_TRY(err, cs->cusparseCreateDnVec(&vp, n, p, dt));
-  CUSPARSE_TRY(err, cs->cusparseCreateDnVec(&vq, n, q, dt));
-  CUSPARSE_TRY(err, cs->cusparseCreateDnVec(&vx, n, x, dt));
-  CUSPARSE_TRY(err, cs->cusparseCreateDnVec(&vr, n, r, dt));
-  CUSPARSE_TRY(err,
-               cs->cusparseSpMV_bufferSize(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vp,
-                                           &zero, vq, dt, CUSPARSE_SPMV_ALG_DEFAULT, &bufsize));
-  CGM_CUDA_GOTO(st, err, out, cudaMalloc(&buf, bufsize ? bufsize : 16));
-
-  /* r = b - A x; z = D^-1 r; p = z */
-  CUSPARSE_TRY(err, cs->cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &minus_one, mat, vx,
-                                     &one, vr, dt, CUSPARSE_SPMV_ALG_DEFAULT, buf));
-  jacobi<T><<<1024, 256>>>(n, dinv, r, z);
-  CGM_CUDA_GOTO(st, err, out, cudaGetLastError());
-  CGM_CUDA_GOTO(st, err, out, cudaMemcpy(p, z, (size_t)n * w, cudaMemcpyDeviceToDevice));
-  CUBLAS_TRY(err, dot(cb, bl, n, r, z, &rz));
-  CUBLAS_TRY(err, dot(cb, bl, n, r, r, &rr));
-  res->time_setup_s = cgm_now() - t0;
-  times = (double *)malloc(((size_t)ntimed + 1) * sizeof *times);
-  if (!times) {
-    st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-    goto out;
-  }
-  st = CGM_ENOCONV;
-  {
-    double tstart = cgm_now(), tprev = tstart;
-    if (sqrt(rr) / pb->bnorm <= pb->tol) st = CGM_OK;
-    while (st != CGM_OK && itn < pb->maxiter) {
-      CUSPARSE_TRY(err, cs->cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vp, &zero,
-                                         vq, dt, CUSPARSE_SPMV_ALG_DEFAULT, buf));
-      CUBLAS_TRY(err, dot(cb, bl, n, p, q, &pq));
-      if (!(pq > 0) || !isfinite(pq)) {
-        snprintf(
-            res->stop_reason, sizeof res->stop_reason,
-            "CG breakdown after %d iterations: p'Ap = %.3g, the matrix is not positive definite",
-            itn, pq);
-        break;
-      }
-      double alpha = rz / pq;
-      CUBLAS_TRY(err, axpy(cb, bl, n, alpha, p, x));
-      CUBLAS_TRY(err, axpy(cb, bl, n, -alpha, q, r));
-      CUBLAS_TRY(err, dot(cb, bl, n, r, r, &rr));
-      itn++;
-      if (!isfinite(rr)) {
-        snprintf(res->stop_reason, sizeof res->stop_reason, "NaN or Inf at iteration %d", itn);
-        break;
-      }
-      if (sqrt(rr) / pb->bnorm <= pb->tol)
-        st = CGM_OK;
-      else {
-        jacobi<T><<<1024, 256>>>(n, dinv, r, z);
-        CGM_CUDA_GOTO(st, err, out, cudaGetLastError());
-        double rz_new;
-        CUBLAS_TRY(err, dot(cb, bl, n, r, z, &rz_new));
-        double beta = rz_new / rz;
-        rz = rz_new;
-        CUBLAS_TRY(err, scal(cb, bl, n, beta, p));
-        CUBLAS_TRY(err, axpy(cb, bl, n, 1.0, z, p));
-      }
-      double now = cgm_now();
-      if (itn <= ntimed) times[itn - 1] = now - tprev;
-      tprev = now;
-    }
-    CGM_CUDA_GOTO(st, err, out, cudaDeviceSynchronize());
-    res->time_solve_s = cgm_now() - tstart;
-  }
-  res->iterations = itn;
-  res->solver_residual = sqrt(rr) / pb->bnorm;
-  res->converged = st == CGM_OK;
-  if (st != CGM_OK && !res->stop_reason[0])
-    snprintf(res->stop_reason, sizeof res->stop_reason,
-             "maximum of %d iterations reached with relative residual %.3g (target %.3g)",
-             pb->maxiter, res->solver_residual, pb->tol);
-  {
-    int nt = itn < ntimed ? itn : ntimed;
-    res->time_per_iter_s = nt > 1 ? cgm_median(times + 1, nt - 1) : (nt ? times[0] : 0.0);
-  }
-  CGM_CUDA_GOTO(
-      st, err, out,
-      cudaMemcpy(w == 4 ? (void *)hv : (void *)pb->x, x, (size_t)n * w, cudaMemcpyDeviceToHost));
-  if (w == 4) cgm_stage_to_double(pb->x, (const float *)hv, (size_t)n);
-out:
-  if (vp) cs->cusparseDestroyDnVec(vp);
-  if (vq) cs->cusparseDestroyDnVec(vq);
-  if (vx) cs->cusparseDestroyDnVec(vx);
-  if (vr) cs->cusparseDestroyDnVec(vr);
-  if (mat) cs->cusparseDestroySpMat(mat);
-  if (sp) cs->cusparseDestroy(sp);
-  if (bl) cb->cublasDestroy(bl);
-  void *ptrs[] = {rowptr, colidx, buf, val, x, r, z, p, q, dinv};
-  for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++) cudaFree(ptrs[i]);
-  free(hidx);
-  free(hv);
+  release(&R);
   free(times);
   return st;
 }
@@ -277,7 +314,7 @@ out:
 extern "C" cgm_status cgm_cusparse_cg(const cgm_problem *pb, cgm_solve_result *res,
                                       cgm_error *err) {
   if (pb->opts.gpus > 1)
-    return cgm_fail(err, CGM_EINPUT, "the cusparse backend runs on one GPU (got --gpus %d)",
+    return cgm_fail(err, CGM_EINPUT, "gpus %d: the cusparse backend runs on one GPU",
                     pb->opts.gpus);
   if (cgm_cuda_device_count() < 1) return cgm_fail(err, CGM_ERUNTIME, "no CUDA device is present");
   const cgm_cusparse_fns *cs;

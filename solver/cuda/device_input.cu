@@ -7,7 +7,6 @@
  * device), the vectors, and after the iteration the solution scaled back
  * and its residual recomputed in double. Only scalars come back, and the
  * entries of one row when a message must name them. */
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -66,7 +65,7 @@ __global__ void check_rows(int32_t n, int32_t ncols, int64_t nnz, const IP *rp, 
       if (c < 0 || c >= ncols || (k > k0 && c <= col[k - 1])) ok = false;
       const double v = val[k];
       if (!isfinite(v)) finite = false;
-      if (want_range && (fabs(v) > FLT_MAX || (v != 0.0 && (float)v == 0.0f))) in_range = false;
+      if (want_range && cgm_check_float(v)) in_range = false;
       sum += fabs(v);
     }
     if (!ok) atomicMin(&f->structure, (int)i);
@@ -187,6 +186,14 @@ typedef struct {
   void *scratch; /* Findings, or an int */
 } dctx;
 
+/* f(rowptr): A's row pointer in its own width. */
+template <typename F> void with_rowptr(const cgm_csr_device *A, F f) {
+  if (A->rowptr64)
+    f((const int64_t *)A->rowptr);
+  else
+    f((const int32_t *)A->rowptr);
+}
+
 cudaError_t sum_parts(dctx *c, int blocks, double *out) {
   cudaError_t e = cudaMemcpyAsync(c->host_part, c->part, sizeof(double) * (size_t)blocks,
                                   cudaMemcpyDeviceToHost, c->s);
@@ -224,12 +231,10 @@ cudaError_t norm2(dctx *c, int32_t n, const double *v, double *out) {
 cudaError_t residual(dctx *c, const double *b, const double *x, double bnorm, double *out) {
   const cgm_csr_device *A = c->A;
   const int32_t n = A->nrows;
-  if (A->rowptr64)
-    residual_squares<<<grid_for(n), kThreads, 0, c->s>>>(n, (const int64_t *)A->rowptr, A->colidx,
-                                                         A->val, b, x, bnorm, c->part);
-  else
-    residual_squares<<<grid_for(n), kThreads, 0, c->s>>>(n, (const int32_t *)A->rowptr, A->colidx,
-                                                         A->val, b, x, bnorm, c->part);
+  with_rowptr(A, [&](auto rp) {
+    residual_squares<<<grid_for(n), kThreads, 0, c->s>>>(n, rp, A->colidx, A->val, b, x, bnorm,
+                                                         c->part);
+  });
   cudaError_t e = cudaGetLastError();
   double ssq = 0.0;
   if (e == cudaSuccess) e = sum_parts(c, grid_for(n), &ssq);
@@ -251,18 +256,23 @@ template <typename F> cudaError_t first_index(dctx *c, F launch, int *out) {
   return e;
 }
 
+/* *out = rowptr[i], whatever its width. */
+cudaError_t rowptr_at(const cgm_csr_device *A, int64_t i, int64_t *out) {
+  const size_t w = A->rowptr64 ? 8 : 4;
+  int64_t v = 0;
+  const cudaError_t e =
+      cudaMemcpy(&v, (const char *)A->rowptr + w * (size_t)i, w, cudaMemcpyDeviceToHost);
+  *out = A->rowptr64 ? v : (int64_t)(int32_t)v;
+  return e;
+}
+
 /* Row i's offsets, columns and values (for a message): malloc'ed. */
 cgm_status fetch_row(dctx *c, int32_t i, int64_t *len, int32_t **cols, double **vals,
                      cgm_error *err) {
   const cgm_csr_device *A = c->A;
   int64_t k[2] = {0, 0};
-  if (A->rowptr64) {
-    CGM_CUDA_TRY(err, cudaMemcpy(k, (const int64_t *)A->rowptr + i, 16, cudaMemcpyDeviceToHost));
-  } else {
-    int32_t k32[2];
-    CGM_CUDA_TRY(err, cudaMemcpy(k32, (const int32_t *)A->rowptr + i, 8, cudaMemcpyDeviceToHost));
-    k[0] = k32[0], k[1] = k32[1];
-  }
+  CGM_CUDA_TRY(err, rowptr_at(A, i, &k[0]));
+  CGM_CUDA_TRY(err, rowptr_at(A, (int64_t)i + 1, &k[1]));
   *len = k[1] > k[0] ? k[1] - k[0] : 0;
   *cols = (int32_t *)malloc(sizeof(int32_t) * (size_t)(*len + 1));
   *vals = (double *)malloc(sizeof(double) * (size_t)(*len + 1));
@@ -283,21 +293,8 @@ cgm_status fetch_row(dctx *c, int32_t i, int64_t *len, int32_t **cols, double **
   return CGM_OK;
 }
 
-/* The row pointer's ends (rowptr[0], rowptr[n]). */
-cgm_status row_ends(const cgm_csr_device *A, int64_t *first, int64_t *last, cgm_error *err) {
-  const size_t w = A->rowptr64 ? 8 : 4;
-  int64_t a = 0, b = 0;
-  CGM_CUDA_TRY(err, cudaMemcpy(&a, A->rowptr, w, cudaMemcpyDeviceToHost));
-  CGM_CUDA_TRY(err, cudaMemcpy(&b, (const char *)A->rowptr + w * (size_t)A->nrows, w,
-                               cudaMemcpyDeviceToHost));
-  *first = A->rowptr64 ? a : (int64_t)(int32_t)a;
-  *last = A->rowptr64 ? b : (int64_t)(int32_t)b;
-  return CGM_OK;
-}
-
-/* cgm_solve_check_input and the single-precision range check of cgm_solve,
- * with their messages (rows and columns from 1), on the device; *anorm:
- * ||A||_inf. */
+/* cgm_solve's input checks (backend.h, cgm_check) on the device, after those of
+ * the CSR's structure (cgm_csr_check's on the host); *anorm: ||A||_inf. */
 cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision prec, double *anorm,
                        cgm_solve_result *res, cgm_error *err) {
   const cgm_csr_device *A = c->A;
@@ -305,8 +302,9 @@ cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision 
   if (!A->rowptr || (A->nnz > 0 && (!A->colidx || !A->val)))
     return cgm_fail(err, CGM_EINPUT, "CSR without its arrays");
   int64_t r0 = 0, rn = 0;
-  cgm_status st = row_ends(A, &r0, &rn, err);
-  if (st) return st;
+  CGM_CUDA_TRY(err, rowptr_at(A, 0, &r0));
+  CGM_CUDA_TRY(err, rowptr_at(A, A->nrows, &rn));
+  cgm_status st = CGM_OK;
   if (r0 != 0)
     return cgm_fail(err, CGM_EINPUT, "CSR row pointer starts at %lld, not 0", (long long)r0);
   if (rn != A->nnz)
@@ -319,12 +317,10 @@ cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision 
   const int want_range = prec != CGM_PREC_DOUBLE;
   check_vectors<<<grid_for(n), kThreads, 0, c->s>>>(n, b, x, f);
   CGM_CUDA_TRY(err, cudaGetLastError());
-  if (A->rowptr64)
-    check_rows<<<grid_for(n), kThreads, 0, c->s>>>(n, A->ncols, A->nnz, (const int64_t *)A->rowptr,
-                                                   A->colidx, A->val, want_range, f);
-  else
-    check_rows<<<grid_for(n), kThreads, 0, c->s>>>(n, A->ncols, A->nnz, (const int32_t *)A->rowptr,
-                                                   A->colidx, A->val, want_range, f);
+  with_rowptr(A, [&](auto rp) {
+    check_rows<<<grid_for(n), kThreads, 0, c->s>>>(n, A->ncols, A->nnz, rp, A->colidx, A->val,
+                                                   want_range, f);
+  });
   CGM_CUDA_TRY(err, cudaGetLastError());
   CGM_CUDA_TRY(err, cudaMemcpyAsync(&h, f, sizeof h, cudaMemcpyDeviceToHost, c->s));
   CGM_CUDA_TRY(err, cudaStreamSynchronize(c->s));
@@ -333,9 +329,7 @@ cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision 
     const int32_t i = is_b ? h.b : h.x;
     double v = 0.0;
     CGM_CUDA_TRY(err, cudaMemcpy(&v, (is_b ? b : x) + i, 8, cudaMemcpyDeviceToHost));
-    return is_b ? cgm_fail(err, CGM_EINPUT,
-                           "right-hand side entry %d is %g: NaN/Inf is not allowed", i + 1, v)
-                : cgm_fail(err, CGM_EINPUT, "initial guess entry %d is %g", i + 1, v);
+    return cgm_check_refuse(is_b ? CGM_CHECK_RHS : CGM_CHECK_GUESS, i, 0, v, res, err);
   }
   int64_t len = 0;
   int32_t *cols = NULL;
@@ -365,25 +359,19 @@ cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision 
     if ((st = fetch_row(c, i, &len, &cols, &vals, err))) return st;
     for (int64_t k = 0; k < len && !st; k++)
       if (!isfinite(vals[k]))
-        st = cgm_fail(err, CGM_EINPUT, "matrix entry (%d, %d) is %g: NaN/Inf is not allowed", i + 1,
-                      cols[k] + 1, vals[k]);
+        st = cgm_check_refuse(CGM_CHECK_FINITE, i, cols[k], vals[k], res, err);
     free(cols);
     free(vals);
     return st ? st : cgm_fail(err, CGM_ERUNTIME, "row %d changed while it was checked", i + 1);
   }
   /* the mirrors, once every row is sound */
-  if (A->rowptr64)
-    check_symmetry<<<grid_for(n), kThreads, 0, c->s>>>(n, (const int64_t *)A->rowptr, A->colidx,
-                                                       A->val, f);
-  else
-    check_symmetry<<<grid_for(n), kThreads, 0, c->s>>>(n, (const int32_t *)A->rowptr, A->colidx,
-                                                       A->val, f);
+  with_rowptr(A, [&](auto rp) {
+    check_symmetry<<<grid_for(n), kThreads, 0, c->s>>>(n, rp, A->colidx, A->val, f);
+  });
   CGM_CUDA_TRY(err, cudaGetLastError());
   CGM_CUDA_TRY(err, cudaMemcpyAsync(&h, f, sizeof h, cudaMemcpyDeviceToHost, c->s));
   CGM_CUDA_TRY(err, cudaStreamSynchronize(c->s));
-  if (h.asymmetric < INT32_MAX)
-    return cgm_fail(err, CGM_EINPUT,
-                    "matrix is not symmetric: CG needs a symmetric positive definite matrix");
+  if (h.asymmetric < INT32_MAX) return cgm_check_refuse(CGM_CHECK_SYMMETRIC, 0, 0, 0, res, err);
   if (h.diagonal < INT32_MAX) {
     const int32_t i = h.diagonal;
     if ((st = fetch_row(c, i, &len, &cols, &vals, err))) return st;
@@ -392,26 +380,14 @@ cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision 
       if (cols[k] == i) d = vals[k];
     free(cols);
     free(vals);
-    res->refused = true;
-    st = cgm_fail(err, CGM_ENOCONV,
-                  "matrix is not positive definite: diagonal entry (%d, %d) is %s%.6g", i + 1,
-                  i + 1, d == 0.0 ? "missing or " : "", d);
-    snprintf(res->stop_reason, sizeof res->stop_reason, "%.511s", err ? err->msg : "");
-    return st;
+    return cgm_check_refuse(CGM_CHECK_DIAGONAL, i, i, d, res, err);
   }
   if (h.range < INT32_MAX) {
     const int32_t i = h.range;
     if ((st = fetch_row(c, i, &len, &cols, &vals, err))) return st;
-    for (int64_t k = 0; k < len && !st; k++) {
-      const double v = vals[k];
-      const bool over = fabs(v) > FLT_MAX, under = v != 0.0 && (float)v == 0.0f;
-      if (over || under)
-        st = cgm_fail(err, CGM_EINPUT,
-                      "matrix entry (%d, %d) = %.17g is %s single precision's range (%s %g): "
-                      "use --precision double",
-                      i + 1, cols[k] + 1, v, over ? "beyond" : "below",
-                      over ? "largest" : "smallest", over ? (double)FLT_MAX : (double)FLT_TRUE_MIN);
-    }
+    for (int64_t k = 0; k < len && !st; k++)
+      if (cgm_check_float(vals[k]))
+        st = cgm_check_refuse(CGM_CHECK_RANGE, i, cols[k], vals[k], res, err);
     free(cols);
     free(vals);
     if (st) return st;
@@ -457,18 +433,14 @@ cgm_status gs_device_vectors(gpu_solver *S, const cgm_problem *pb, cgm_error *er
   const int grid = grid_for(n);
   CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
   const bool f32 = S->prec == CGM_PREC_SINGLE; /* the iteration's: single in mixed too */
-  if (A->rowptr64 && f32)
-    inverse_diagonal<<<grid, kThreads, 0, d->stream>>>(n, (const int64_t *)A->rowptr, A->colidx,
-                                                       A->val, (float *)d->dinv);
-  else if (A->rowptr64)
-    inverse_diagonal<<<grid, kThreads, 0, d->stream>>>(n, (const int64_t *)A->rowptr, A->colidx,
-                                                       A->val, (double *)d->dinv);
-  else if (f32)
-    inverse_diagonal<<<grid, kThreads, 0, d->stream>>>(n, (const int32_t *)A->rowptr, A->colidx,
-                                                       A->val, (float *)d->dinv);
-  else
-    inverse_diagonal<<<grid, kThreads, 0, d->stream>>>(n, (const int32_t *)A->rowptr, A->colidx,
-                                                       A->val, (double *)d->dinv);
+  with_rowptr(A, [&](auto rp) {
+    if (f32)
+      inverse_diagonal<<<grid, kThreads, 0, d->stream>>>(n, rp, A->colidx, A->val,
+                                                         (float *)d->dinv);
+    else
+      inverse_diagonal<<<grid, kThreads, 0, d->stream>>>(n, rp, A->colidx, A->val,
+                                                         (double *)d->dinv);
+  });
   CGM_CUDA_TRY(err, cudaGetLastError());
   /* b: double unless in single precision */
   if (pb->opts.precision == CGM_PREC_SINGLE)
@@ -531,29 +503,18 @@ static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_so
   memset(&pb, 0, sizeof pb);
   pb.opts = *o;
   pb.opts.reorder = CGM_REORDER_NONE;
-  if (pb.opts.layout.bx <= 0) pb.opts.layout.bx = 1;
-  pb.opts.layout.by = 0;
-  if ((st = cgm_bcsr_params_check(&pb.opts.layout, err))) return st;
+  cgm_plan_opts po = cgm_plan_opts_default(); /* one segment of every row */
+  po.backend = CGM_BACKEND_CUDA;
+  po.precision = o->precision;
+  po.layout = o->layout;
+  po.layout.by = 0; /* one warp a slice */
+  if ((st = cgm_plan_device_csr(n, A->nnz, &po, &pb.plan, err))) return st;
+  pb.opts.layout = pb.plan.o.layout;
   pb.dA = A;
   pb.anorm = anorm;
-  pb.tol = cgm_solve_tol(o);
   pb.maxiter = cgm_solve_maxiter(o, n);
-  /* one segment of every row; its memory is checked as the layout is built */
-  pb.plan.o = cgm_plan_opts_default();
-  pb.plan.o.backend = CGM_BACKEND_CUDA;
-  pb.plan.o.precision = o->precision;
-  pb.plan.o.layout = pb.opts.layout;
-  pb.plan.nrows = n;
-  pb.plan.nnz = A->nnz;
-  pb.plan.nb = n;
-  pb.plan.nseg = 1;
-  pb.plan.bounds[1] = n;
-  pb.plan.chunk_rows = n;
-  pb.plan.seg[0].b1 = n;
-  pb.plan.seg[0].rows = n;
-  pb.plan.seg[0].nparts = 1;
-  pb.plan.seg[0].v_len = n;
   CGM_CUDA_TRY(err, norm2(c, n, b, &bnorm));
+  pb.tol = cgm_solve_target(o, bnorm);
   if (bnorm == 0.0) { /* b = 0: x = 0 is the exact solution */
     CGM_CUDA_TRY(err, cudaMemset(x, 0, 8 * (size_t)n));
     res->converged = true;
@@ -630,9 +591,8 @@ extern "C" cgm_status cgm_solve_device(const cgm_csr_device *A, const double *b,
     return cgm_fail(err, CGM_EINPUT, "CSR of %d x %d with %lld nonzeros: negative size", A->nrows,
                     A->ncols, (long long)A->nnz);
   if (A->nrows != A->ncols)
-    return cgm_fail(err, CGM_EINPUT, "matrix is %d x %d: CG needs a square matrix", A->nrows,
-                    A->ncols);
-  if (A->nrows == 0) return cgm_fail(err, CGM_EINPUT, "matrix is empty (0 x 0)");
+    return cgm_check_refuse(CGM_CHECK_SQUARE, A->nrows, A->ncols, 0, res, err);
+  if (A->nrows == 0) return cgm_check_refuse(CGM_CHECK_EMPTY, 0, 0, 0, res, err);
   const int ndev = cgm_cuda_device_count();
   if (A->device < 0 || A->device >= ndev)
     return cgm_fail(err, CGM_EINPUT, "the matrix is said to be on GPU %d, but %d GPU%s present",

@@ -6,7 +6,7 @@
 
 /* Every device waits for the latest `which` event of all others. */
 cudaError_t gs_all_to_all(gpu_solver *S, cudaEvent_t cgm_cuda_dev::*which) {
-  if (S->G == 1 || S->flags) return cudaSuccess;
+  if (S->G == 1 || S->pol.flags) return cudaSuccess;
   for (int g = 0; g < S->G; g++) {
     cudaError_t e = cudaSetDevice(S->dev[g].dev);
     if (e == cudaSuccess) e = cudaEventRecord(S->dev[g].*which, S->dev[g].stream);
@@ -39,8 +39,7 @@ cudaError_t gs_nccl_allreduce(gpu_solver *S, int slot, int which, int count) {
  * slot -1). */
 cudaError_t gs_exchange(gpu_solver *S, int slot) {
   const size_t w = gs_elem(S->prec);
-  const int n = S->n;
-  if (S->mode == MODE_P2P) {
+  if (S->pol.mode == MODE_P2P) {
     for (int g = 0; g < S->G; g++) {
       cgm_cuda_dev *d = &S->dev[g];
       void *dst[CGM_MAX_GPUS];
@@ -56,7 +55,7 @@ cudaError_t gs_exchange(gpu_solver *S, int slot) {
     }
     return gs_all_to_all(S, &cgm_cuda_dev::ev_c);
   }
-  if (S->mode == MODE_NCCL) {
+  if (S->pol.mode == MODE_NCCL) {
     ncclDataType_t t = S->prec == CGM_PREC_SINGLE ? ncclFloat32 : ncclFloat64;
     if (S->nccl->ncclGroupStart() != ncclSuccess) return cudaErrorUnknown;
     for (int g = 0; g < S->G; g++) { /* in place: the own chunk is at g * chunk */
@@ -69,13 +68,12 @@ cudaError_t gs_exchange(gpu_solver *S, int slot) {
     }
     return S->nccl->ncclGroupEnd() == ncclSuccess ? cudaSuccess : cudaErrorUnknown;
   }
-  (void)n;
-  if (S->mode == MODE_HALO) { /* pack on the comm stream, after the own CG5 or cgg */
+  if (S->pol.mode == MODE_HALO) { /* pack on the comm stream, after the own CG5 or cgg */
     for (int g = 0; g < S->G; g++) {
       cgm_cuda_dev *d = &S->dev[g];
       cgm_sync y = gs_sync_for(S, g, 0, 0, 0, S->send_mask[g] | gs_own_pack_flag(S, g),
                                CGM_FLAG_VEC, slot + 2);
-      if (S->late) { /* the pack ends once the peers' packs are in here too */
+      if (S->pol.late) { /* the pack ends once the peers' packs are in here too */
         y.wait_mask = gs_recv_mask(S, g);
         y.wait_kind = CGM_FLAG_VEC;
         y.wait_off = slot + 2;

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The CUDA solver's state and the pieces its files share (CUDA C++, internal
  * to solver/cuda). The solve is split by job:
- *   cg_cuda.cu    the driver: set-up from the plan, CG1, the loop, results
+ *   policy.c      how a solve runs: every choice the options and the plan
+ *                 settle (gs_policy, plain C)
+ *   cg_cuda.cu    the driver, in steps: set-up from the plan (devices,
+ *                 layouts, vectors, exchange), CG1, the loop, the finish
+ *                 (result, stop reason, download), teardown
  *   segments.c    host-side segment layouts and halo send lists (plain C)
  *   iteration.cu  one iteration on every device (SpMV, cgg or CG4 + CG5)
  *   exchange.cu   the vector and reduction exchanges between devices
@@ -9,23 +13,24 @@
  *                 them and the watchdogs
  *   host_loop.cu  the paper's host-staged loop (the host exchange)
  *   reliable.cu   the true residual replacing the iterated one (one GPU)
- *   startup.cu    peer access and NCCL's communicators */
+ *   startup.cu    peer access and NCCL's communicators
+ *   device_input.cu  a matrix already in a GPU's memory: its checks, the
+ *                 vectors set from it there, the solution written back */
 #ifndef CGM_SOLVER_CUDA_GPU_SOLVER_H
 #define CGM_SOLVER_CUDA_GPU_SOLVER_H
 
 #include <string.h>
 
 #include "solver/backend.h"
+#include "solver/cuda/policy.h"
 #include "solver/cuda/vendor_libs.h"
 #include "kernels/cuda_dev.h"
 #include "kernels/cuda_util.h"
 #include "kernels/kernels.h"
 
-typedef enum { MODE_ONE, MODE_NCCL, MODE_P2P, MODE_HALO, MODE_HOST } gs_mode;
-
 typedef struct gpu_solver {
-  int G, K, n;
-  gs_mode mode;
+  int G, n;
+  gs_policy pol; /* how it runs (policy.h) */
   cgm_precision prec;
   const cgm_plan *plan;  /* what was built */
   const int32_t *bounds; /* the plan's segment block rows */
@@ -34,23 +39,13 @@ typedef struct gpu_solver {
   ncclComm_t comm[CGM_MAX_GPUS];
   const cgm_nccl_fns *nccl; /* NCCL's calls (vendor_libs.h): set by gs_nccl_init */
   int have_comm;
-  int nccl_stuck;                   /* ncclCommInitAll never returned: see gs_nccl_init */
-  int hung;                         /* a watchdog fired: abort, do not wait, on the way out */
-  int pack_recorded;                /* ev_pack was recorded in the current capture */
-  int flags;                        /* cross-device sync by flags (cgm_sync), not graph edges */
-  int graphs;                       /* batches replayed from CUDA graphs */
-  int pdl;                          /* kernels overlap their predecessor's tail (launch.cuh) */
-  int cgg;                          /* the single-reduction CG (cgm_launch_cgg), not CG4 + CG5 */
-  int late;                         /* halo with flags: the pack waits for the peers' packs */
-  int ll;                           /* cgg with flags: the SpMV sums travel as ll words */
-  int reliable;                     /* one GPU: reliable updates (reliable.cu) */
-  int reduced;                      /* single or mixed precision: also when the iterated
-                                       residual has fallen by CGM_RELIABLE_DELTA */
-  double rt0;                       /* the true residual after CG1 */
-  int mon_last;                     /* cgm_monitor_report: the iteration last reported */
-  cgm_cg_state final;               /* the state reported when the host ended the run */
-  double timeout_s;                 /* no progress for this long: the solve fails */
-  const char *trace_file;           /* diagnostic builds: where the timeline goes */
+  int nccl_stuck;         /* ncclCommInitAll never returned: see gs_nccl_init */
+  int hung;               /* a watchdog fired: abort, do not wait, on the way out */
+  int pack_recorded;      /* ev_pack was recorded in the current capture */
+  double rt0;             /* the true residual after CG1 */
+  int mon_last;           /* cgm_monitor_report: the iteration last reported */
+  cgm_cg_state final;     /* the state reported when the host ended the run (host mode: the last) */
+  const char *trace_file; /* diagnostic builds: where the timeline goes */
   unsigned send_mask[CGM_MAX_GPUS]; /* halo: the devices segment g sends to */
   int64_t exchange_elems;           /* per iteration */
   void *host_v;                     /* pinned: host mode */
@@ -59,13 +54,6 @@ typedef struct gpu_solver {
   unsigned long long *trace[CGM_MAX_GPUS]; /* trace.cuh */
 #endif
 } gpu_solver;
-
-/* A solve must not hang: the exchange (NCCL in particular, which hung on the
- * 4 x H200 node) gets this long without progress before the solve gives up
- * with an error (cgm_gpu_opts.exchange_timeout_s, default 120 s). */
-static inline double gs_timeout(const gpu_solver *S) {
-  return S->timeout_s > 0 ? S->timeout_s : 120.0;
-}
 
 static inline size_t gs_elem(cgm_precision p) {
   return (size_t)cgm_precision_width(p);
@@ -84,10 +72,10 @@ static inline unsigned gs_recv_mask(const gpu_solver *S, int g) {
 }
 
 /* Halo with flags: device g's pack also raises g's own flag, which g's
- * boundary SpMV waits for (spmv_all). Not with S->late: there the boundary
+ * boundary SpMV waits for (spmv_all). Not with late (policy.h): there the boundary
  * SpMV follows the own pack by an event and waits for no flag. */
 static inline unsigned gs_own_pack_flag(const gpu_solver *S, int g) {
-  return S->flags && !S->late && S->send_mask[g] ? 1u << g : 0u;
+  return S->pol.flags && !S->pol.late && S->send_mask[g] ? 1u << g : 0u;
 }
 
 /* Flags (cgm_sync): device g waits for the `wait_kind` flags of the
@@ -98,8 +86,8 @@ static inline cgm_sync gs_sync_for(const gpu_solver *S, int g, unsigned wait_mas
                                    int raise_off) {
   cgm_sync y;
   memset(&y, 0, sizeof y);
-  y.overlap = S->pdl;
-  if (!S->flags) return y;
+  y.overlap = S->pol.pdl;
+  if (!S->pol.flags) return y;
   y.wait_mask = wait_mask;
   y.wait_kind = wait_kind;
   y.wait_off = wait_off;
@@ -121,7 +109,6 @@ cudaError_t gs_host_reduce(gpu_solver *S, int slot, int which, int count);
 cudaError_t gs_host_exchange(gpu_solver *S);
 
 /* graph.cu */
-double gs_host_timeout(const gpu_solver *S);
 cudaError_t gs_event_wait(cudaEvent_t ev, double timeout_s);
 cgm_status gs_capture(gpu_solver *S, cgm_error *err);
 cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,

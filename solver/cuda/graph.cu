@@ -7,14 +7,6 @@
 #include "common/timer.h"
 #include "solver/cuda/gpu_solver.h"
 
-/* The host's deadline for a graph. With flags the devices watch each other
- * (cgm_cg_state.wait_ns, half the exchange timeout) and end the run
- * themselves, which the host reports with the iteration; its own deadline
- * is the last resort. */
-double gs_host_timeout(const gpu_solver *S) {
-  return gs_timeout(S) + (S->flags ? 5.0 : 0.0);
-}
-
 /* cudaEventSynchronize with a deadline: cudaErrorTimeout when it passes. */
 cudaError_t gs_event_wait(cudaEvent_t ev, double timeout_s) {
   double end = cgm_now() + timeout_s;
@@ -38,21 +30,21 @@ static cudaError_t enqueue_batch(gpu_solver *S, int gi) {
   for (int g = 0; g < S->G && e == cudaSuccess; g++) {
     e = cudaSetDevice(S->dev[g].dev);
     if (e == cudaSuccess && g > 0) e = cudaStreamWaitEvent(S->dev[g].stream, d0->ev_fork, 0);
-    if (e == cudaSuccess && S->mode == MODE_HALO)
+    if (e == cudaSuccess && S->pol.mode == MODE_HALO)
       e = cudaStreamWaitEvent(S->dev[g].comm, d0->ev_fork, 0);
   }
-  for (int i = 0; i < S->K && e == cudaSuccess; i++) e = gs_iteration(S, i);
+  for (int i = 0; i < S->pol.K && e == cudaSuccess; i++) e = gs_iteration(S, i);
   /* Join: comm streams into their device stream, every device into 0. */
   for (int g = 0; g < S->G && e == cudaSuccess; g++) {
     cgm_cuda_dev *d = &S->dev[g];
     e = cudaSetDevice(d->dev);
-    if (e == cudaSuccess && S->mode == MODE_HALO) {
+    if (e == cudaSuccess && S->pol.mode == MODE_HALO) {
       e = cudaEventRecord(d->ev_pack, d->comm);
       if (e == cudaSuccess) e = cudaStreamWaitEvent(d->stream, d->ev_pack, 0);
     }
     /* Everything of this batch on the device is done: the next ticks (and
      * the single-reduction CG's iteration count). */
-    if (e == cudaSuccess && (S->flags || S->cgg)) e = cgm_launch_epoch(d->state, d->stream);
+    if (e == cudaSuccess && (S->pol.flags || S->pol.cgg)) e = cgm_launch_epoch(d->state, d->stream);
     if (e == cudaSuccess && g > 0) {
       e = cudaEventRecord(d->ev_c, d->stream);
       if (e == cudaSuccess) e = cudaSetDevice(d0->dev);
@@ -71,7 +63,7 @@ static cudaError_t enqueue_batch(gpu_solver *S, int gi) {
  * (compute-sanitizer's racecheck cannot follow graphs spanning devices). */
 cgm_status gs_capture(gpu_solver *S, cgm_error *err) {
   cgm_cuda_dev *d0 = &S->dev[0];
-  if (!S->graphs) return CGM_OK;
+  if (!S->pol.graphs) return CGM_OK;
   for (int gi = 0; gi < 2; gi++) {
     cudaGraph_t graph;
     CGM_CUDA_TRY(err, cudaSetDevice(d0->dev));
@@ -90,7 +82,7 @@ cgm_status gs_capture(gpu_solver *S, cgm_error *err) {
 }
 
 static cudaError_t launch_batch(gpu_solver *S, int gi) {
-  if (!S->graphs) return enqueue_batch(S, gi);
+  if (!S->pol.graphs) return enqueue_batch(S, gi);
   return cudaGraphLaunch(S->dev[0].graph_exec[gi], S->dev[0].stream);
 }
 
@@ -191,17 +183,17 @@ static cgm_status reliable_step(gpu_solver *S, reliable *R, const cgm_cg_state *
 cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,
                          const cgm_cg_state **fin, cgm_error *err) {
   cgm_cuda_dev *d = &S->dev[0];
-  const int K = S->K;
+  const int K = S->pol.K;
   /* graphs stopped early by a claim the true residual refutes: a few more */
-  int nbatch_max = pb->maxiter / K + 3 + (S->reliable ? 256 : 0);
+  int nbatch_max = pb->maxiter / K + 3 + (S->pol.reliable ? 256 : 0);
   double *batch = (double *)malloc(((size_t)nbatch_max + 1) * sizeof *batch);
   int *active = (int *)malloc(((size_t)nbatch_max + 1) * sizeof *active);
   cgm_status st = CGM_OK;
   int nb = 0, last_iter = 0;
   bool pending = false, queued = false;
-  reliable R = {S->reliable != 0,
-                S->reduced != 0,
-                S->reliable && !S->reduced && !pb->opts.fixed_count,
+  reliable R = {S->pol.reliable != 0,
+                S->pol.reduced != 0,
+                S->pol.floor_watch != 0,
                 pb->tol * pb->bnorm,
                 S->rt0,
                 0,
@@ -224,13 +216,13 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
       queued = true;
     }
     {
-      cudaError_t we = S->G > 1 ? gs_event_wait(d->ev[g % 3], gs_host_timeout(S))
+      cudaError_t we = S->G > 1 ? gs_event_wait(d->ev[g % 3], S->pol.host_timeout_s)
                                 : cudaEventSynchronize(d->ev[g % 3]);
       if (we == cudaErrorTimeout) {
         st = cgm_fail(err, CGM_ERUNTIME,
                       "the %d GPUs made no progress for %.0f s (%s exchange); the solve was "
-                      "abandoned: use --exchange halo",
-                      S->G, gs_host_timeout(S), cgm_exchange_name(pb->opts.exchange));
+                      "abandoned: use exchange=halo",
+                      S->G, S->pol.host_timeout_s, cgm_exchange_name(pb->opts.exchange));
         S->hung = 1;
         goto out;
       }

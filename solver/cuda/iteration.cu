@@ -10,9 +10,9 @@
 void gs_outputs(const gpu_solver *S, int g, int slot, int which, cgm_out *o) {
   o->n = 0;
   o->carry = NULL;
-  if (S->mode == MODE_P2P || S->mode == MODE_HALO) {
+  if (S->pol.mode == MODE_P2P || S->pol.mode == MODE_HALO) {
     for (int k = 0; k < S->G; k++) o->p[o->n++] = &S->dev[k].state->slot[g][slot].pq + which;
-  } else if (S->mode == MODE_ONE) {
+  } else if (S->pol.mode == MODE_ONE) {
     o->p[o->n++] = &S->dev[g].state->slot[0][slot].pq + which;
   } else {
     o->p[o->n++] = &S->dev[g].state->local[slot].pq + which;
@@ -20,7 +20,7 @@ void gs_outputs(const gpu_solver *S, int g, int slot, int which, cgm_out *o) {
 }
 
 static int nparts(const gpu_solver *S) {
-  return S->mode == MODE_P2P || S->mode == MODE_HALO ? S->G : 1;
+  return S->pol.mode == MODE_P2P || S->pol.mode == MODE_HALO ? S->G : 1;
 }
 
 /* SpMV + CG3 on every device, the reduction of p . A p (cgg: u . A u, with
@@ -34,20 +34,20 @@ static cudaError_t spmv_all(gpu_solver *S, int slot) {
     gs_outputs(S, g, slot, 0, &out);
     /* The single-reduction CG's r . u and r . r partials (its update's, or
      * CG1's) ride with u . A u. */
-    if (S->cgg) out.carry = &d->state->local[slot].rz;
+    if (S->pol.cgg) out.carry = &d->state->local[slot].rz;
     /* With the ll words the sums need no PQ flag (no system-scope fence on
      * either side): cgg waits for the words themselves. */
-    if (S->ll) {
+    if (S->pol.ll) {
       for (int k = 0; k < S->G; k++) out.p[k] = (double *)S->dev[k].state->ll[g];
       out.ll = S->G;
       out.n = 0;
     }
     void *v_own = (char *)d->v + d->v_off * gs_elem(S->prec);
     /* The sum p . A p goes to every device, with the PQ flag. */
-    if (S->mode != MODE_HALO) {
+    if (S->pol.mode != MODE_HALO) {
       cgm_sync y = gs_sync_for(S, g, gs_all_mask(S) & ~(1u << g), CGM_FLAG_VEC, slot + 1,
                                gs_all_mask(S), CGM_FLAG_PQ, slot + 1);
-      if (S->ll) y.nraise = 0;
+      if (S->pol.ll) y.nraise = 0;
       /* One GPU with long rows (cgm_plan_long_part): their kernel first,
        * its sum handed to the MBR kernel's, which finishes it. */
       const double *add = NULL;
@@ -82,31 +82,31 @@ static cudaError_t spmv_all(gpu_solver *S, int slot) {
        * hold the SMs when the pack (after CG5 or cgg, on the other stream) becomes
        * ready, and the pack would wait for the whole interior SpMV. */
       ya.overlap = 0;
-      if (S->ll) ya.nraise = 0;
-      /* S->late: the own pack's last block waits for the peers' packs
+      if (S->pol.ll) ya.nraise = 0;
+      /* S->pol.late: the own pack's last block waits for the peers' packs
        * (exchange), and the boundary SpMV follows the own pack (the event
        * below): no wait at its start (it cost 3-4 us there, a system-scope
        * fence and a poll per block), and nothing resident spins while a
        * pack needs SMs. The pack's wait is over long before the interior
        * SpMV is (docs/perf.md, "Where the 20 us went"). */
-      cgm_sync yb = gs_sync_for(S, g, S->late ? 0u : gs_recv_mask(S, g), CGM_FLAG_VEC, slot + 1,
+      cgm_sync yb = gs_sync_for(S, g, S->pol.late ? 0u : gs_recv_mask(S, g), CGM_FLAG_VEC, slot + 1,
                                 gs_all_mask(S), CGM_FLAG_PQ, slot + 1);
-      /* Without S->late (CGMODEL_LATE=0): its blocks spin until the peers'
+      /* Without S->pol.late (CGMODEL_LATE=0): its blocks spin until the peers'
        * packs arrive, and the peers spin on ours: one block per SM stays free
        * for the own pack. It also waits for the own pack, so CG4's blocks
        * (full occupancy, spinning on the peers' sums, let in by PDL once this
        * wait is over) never take the SMs from a pack still pending here. */
       yb.leave = yb.wait_mask ? 1 : 0;
       if (yb.wait_mask) yb.wait_mask |= gs_own_pack_flag(S, g);
-      if (S->ll) yb.nraise = 0;
+      if (S->pol.ll) yb.nraise = 0;
       if (e == cudaSuccess && d->A.present)
         e = cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, last_is_a ? &out : &tmp, NULL,
                             cgm_cuda_red(d, 0), d->state, &ya, d->sms, d->stream);
       /* The first iteration of a graph reads halos that an earlier graph
        * (or the set-up) delivered before this graph could start. */
       /* So does the long rows' kernel, which cannot wait on flags: without
-       * S->late it waits for the peers' packs here. */
-      const bool events = !S->flags || (d->C.present && !S->late);
+       * S->pol.late it waits for the peers' packs here. */
+      const bool events = !S->pol.flags || (d->C.present && !S->pol.late);
       for (int j = 0; j < S->G && e == cudaSuccess && S->pack_recorded && events; j++) {
         const cgm_cuda_dev *dj = &S->dev[j];
         for (int k = 0; k < dj->pack.ndst; k++)
@@ -114,7 +114,7 @@ static cudaError_t spmv_all(gpu_solver *S, int slot) {
               (char *)dj->pack.dst[k] < (char *)d->v + d->v_len * gs_elem(S->prec))
             e = cudaStreamWaitEvent(d->stream, dj->ev_pack, 0);
       }
-      if (e == cudaSuccess && S->late && S->pack_recorded)
+      if (e == cudaSuccess && S->pol.late && S->pack_recorded)
         e = cudaStreamWaitEvent(d->stream, d->ev_pack, 0);
       /* The long rows (cgm_plan_long_part): the interior rows' sum added
        * to theirs, handed to the boundary launch, which runs beside them. */
@@ -129,13 +129,13 @@ static cudaError_t spmv_all(gpu_solver *S, int slot) {
         add = d->dot_tmp + 6;
         yb.beside = yb.overlap;
       }
-      if (e == cudaSuccess && (d->B.present || d->C.present || (S->flags && !d->A.present)))
+      if (e == cudaSuccess && (d->B.present || d->C.present || (S->pol.flags && !d->A.present)))
         e = cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, &out, add, cgm_cuda_red(d, 3),
                             d->state, &yb, d->sms, d->stream);
     }
     if (e) return e;
   }
-  if (S->mode == MODE_NCCL) return gs_nccl_allreduce(S, slot, 0, S->cgg ? 3 : 1);
+  if (S->pol.mode == MODE_NCCL) return gs_nccl_allreduce(S, slot, 0, S->pol.cgg ? 3 : 1);
   return gs_all_to_all(S, &cgm_cuda_dev::ev_a);
 }
 
@@ -153,7 +153,7 @@ static cudaError_t cg4_all(gpu_solver *S, int slot, int prev) {
                          cgm_cuda_red(d, 1), &y, d->sms, d->stream);
     if (e) return e;
   }
-  if (S->mode == MODE_NCCL) return gs_nccl_allreduce(S, slot, 1, 2);
+  if (S->pol.mode == MODE_NCCL) return gs_nccl_allreduce(S, slot, 1, 2);
   return gs_all_to_all(S, &cgm_cuda_dev::ev_b);
 }
 
@@ -178,10 +178,10 @@ static cudaError_t cgg_all(gpu_solver *S, int slot, int prev) {
   for (int g = 0; g < S->G; g++) {
     cgm_cuda_dev *d = &S->dev[g];
     cgm_out out = {};
-    out.p[0] = &d->state->local[(slot + 1) % S->K].rz;
+    out.p[0] = &d->state->local[(slot + 1) % S->pol.K].rz;
     out.n = 1;
     cgm_sync y = gs_sync_for(S, g, gs_all_mask(S), CGM_FLAG_PQ, slot + 1, 0, 0, 0);
-    y.ll = S->ll;
+    y.ll = S->pol.ll;
     cudaError_t e = cudaSetDevice(d->dev);
     if (e == cudaSuccess)
       e = cgm_launch_cgg(S->prec, d->rows, d->state, nparts(S), slot, prev, d->x,
@@ -193,9 +193,9 @@ static cudaError_t cgg_all(gpu_solver *S, int slot, int prev) {
 }
 
 cudaError_t gs_iteration(gpu_solver *S, int slot) {
-  const int prev = (slot + S->K - 1) % S->K;
+  const int prev = (slot + S->pol.K - 1) % S->pol.K;
   cudaError_t e = spmv_all(S, slot);
-  if (S->cgg) return e == cudaSuccess ? cgg_all(S, slot, prev) : e;
+  if (S->pol.cgg) return e == cudaSuccess ? cgg_all(S, slot, prev) : e;
   if (e == cudaSuccess) e = cg4_all(S, slot, prev);
   if (e == cudaSuccess) e = cg5_all(S, slot, prev);
   return e;

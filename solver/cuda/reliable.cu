@@ -7,40 +7,41 @@
 
 #include "solver/cuda/gpu_solver.h"
 
+/* y = A x over the MBR layout and the long rows' (hi: their double
+ * values, mixed precision's true residual). */
+static cudaError_t spmv_whole(cgm_cuda_dev *d, cgm_precision p, bool hi, const void *x, void *y) {
+  cudaError_t e = cgm_launch_spmv(hi ? &d->A.L_hi : &d->A.L, p, x, y, NULL, NULL, NULL,
+                                  cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream);
+  if (e == cudaSuccess && d->C.present) /* the long rows */
+    e = cgm_launch_spmv(hi ? &d->C.L_hi : &d->C.L, p, x, y, NULL, NULL, NULL,
+                        cgm_cuda_red(d, CGM_RED_LONG), NULL, NULL, d->sms, d->stream);
+  return e;
+}
+
 cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_error *err) {
   cgm_cuda_dev *d = &S->dev[0];
   const cgm_reduce_buf red = cgm_cuda_red(d, CGM_RED_RELIABLE);
   /* Where the iteration keeps its residual: cgg preconditioned in v (the
    * vector its SpMV reads) with s = A p beside; Algorithm 2 in r, with its
    * direction in v (restarted from the new residual after a claim). */
-  void *z = S->cgg ? d->v : d->r, *v = S->cgg || !restart ? NULL : d->v;
-  const void *sp = S->cgg ? d->s : NULL;
+  void *z = S->pol.cgg ? d->v : d->r, *v = S->pol.cgg || !restart ? NULL : d->v;
+  const void *sp = S->pol.cgg ? d->s : NULL;
   CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
   if (d->mixed) {
     CGM_CUDA_TRY(err, cgm_launch_fold(d->rows, d->x_hi, (float *)d->x, d->dot_tmp + 3, red, d->sms,
                                       d->stream));
-    CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L_hi, CGM_PREC_DOUBLE, d->x_hi, d->y_hi, NULL, NULL,
-                                      NULL, cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream));
-    if (d->C.present) /* the long rows */
-      CGM_CUDA_TRY(err,
-                   cgm_launch_spmv(&d->C.L_hi, CGM_PREC_DOUBLE, d->x_hi, d->y_hi, NULL, NULL, NULL,
-                                   cgm_cuda_red(d, CGM_RED_LONG), NULL, NULL, d->sms, d->stream));
-    CGM_CUDA_TRY(err, cgm_launch_replace(CGM_PREC_DOUBLE, CGM_PREC_SINGLE, d->rows, S->cgg, d->b,
-                                         d->y_hi, d->dinv, &d->bj, z, v, NULL, sp, d->dot_tmp, red,
-                                         d->sms, d->stream));
+    CGM_CUDA_TRY(err, spmv_whole(d, CGM_PREC_DOUBLE, true, d->x_hi, d->y_hi));
+    CGM_CUDA_TRY(err, cgm_launch_replace(CGM_PREC_DOUBLE, CGM_PREC_SINGLE, d->rows, S->pol.cgg,
+                                         d->b, d->y_hi, d->dinv, &d->bj, z, v, NULL, sp, d->dot_tmp,
+                                         red, d->sms, d->stream));
   } else {
     /* u (A's product's place) is free between iterations: A x goes there */
-    CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L, S->prec, d->x, d->u, NULL, NULL, NULL,
-                                      cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream));
-    if (d->C.present) /* the long rows */
-      CGM_CUDA_TRY(err,
-                   cgm_launch_spmv(&d->C.L, S->prec, d->x, d->u, NULL, NULL, NULL,
-                                   cgm_cuda_red(d, CGM_RED_LONG), NULL, NULL, d->sms, d->stream));
+    CGM_CUDA_TRY(err, spmv_whole(d, S->prec, false, d->x, d->u));
     CGM_CUDA_TRY(err,
-                 cgm_launch_replace(S->prec, S->prec, d->rows, S->cgg, d->b, d->u, d->dinv, &d->bj,
-                                    z, v, d->x, sp, d->dot_tmp, red, d->sms, d->stream));
+                 cgm_launch_replace(S->prec, S->prec, d->rows, S->pol.cgg, d->b, d->u, d->dinv,
+                                    &d->bj, z, v, d->x, sp, d->dot_tmp, red, d->sms, d->stream));
   }
-  CGM_CUDA_TRY(err, cgm_launch_resume(d->state, d->dot_tmp, S->cgg, restart, d->stream));
+  CGM_CUDA_TRY(err, cgm_launch_resume(d->state, d->dot_tmp, S->pol.cgg, restart, d->stream));
   double out[5];
   CGM_CUDA_TRY(err,
                cudaMemcpyAsync(out, d->dot_tmp, sizeof out, cudaMemcpyDeviceToHost, d->stream));
@@ -58,12 +59,7 @@ cgm_status gs_probe(gpu_solver *S, double *rt, double *xn, double *dxn, cgm_erro
   CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
   /* A x into u (free between iterations), then b - u over it: the replace
    * kernel without a direction, reading each y[i] before it writes z[i] */
-  CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L, S->prec, d->x, d->u, NULL, NULL, NULL,
-                                    cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream));
-  if (d->C.present) /* the long rows */
-    CGM_CUDA_TRY(err,
-                 cgm_launch_spmv(&d->C.L, S->prec, d->x, d->u, NULL, NULL, NULL,
-                                 cgm_cuda_red(d, CGM_RED_LONG), NULL, NULL, d->sms, d->stream));
+  CGM_CUDA_TRY(err, spmv_whole(d, S->prec, false, d->x, d->u));
   CGM_CUDA_TRY(err, cgm_launch_replace(S->prec, S->prec, d->rows, 0, d->b, d->u, d->dinv, &d->bj,
                                        d->u, NULL, d->x, NULL, d->dot_tmp, red, d->sms, d->stream));
   CGM_CUDA_TRY(err, cgm_launch_diag_norm(d->rows, (const double *)d->x, (const double *)d->dinv,

@@ -23,8 +23,8 @@ cgm_status gs_enable_peers(int G, cgm_error *err) {
       CGM_CUDA_TRY(err, cudaDeviceCanAccessPeer(&ok, g, k));
       if (!ok)
         return cgm_fail(err, CGM_EINPUT,
-                        "peer access is unavailable between GPU %d and GPU %d: use --exchange "
-                        "nccl or --exchange host",
+                        "peer access is unavailable between GPU %d and GPU %d: use exchange=nccl "
+                        "or exchange=host",
                         g, k);
       if (peer_on[g][k]) continue;
       cudaError_t e = cudaDeviceEnablePeerAccess(k, 0);
@@ -72,7 +72,7 @@ cgm_status gs_nccl_init(gpu_solver *S, cgm_error *err) {
     free(j);
     return cgm_fail(err, CGM_ERUNTIME, "cannot start a thread for NCCL's set-up");
   }
-  double end = cgm_now() + gs_timeout(S);
+  double end = cgm_now() + S->pol.timeout_s;
   while (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE) && cgm_now() < end) {
     struct timespec ts = {0, 1000000};
     nanosleep(&ts, NULL);
@@ -85,9 +85,9 @@ cgm_status gs_nccl_init(gpu_solver *S, cgm_error *err) {
     pthread_detach(th);
     S->nccl_stuck = 1;
     return cgm_fail(err, CGM_ERUNTIME,
-                    "NCCL did not set up its communicators for %d GPUs in %.0f s; use --exchange "
-                    "halo (or p2p) instead of nccl",
-                    S->G, gs_timeout(S));
+                    "NCCL did not set up its communicators for %d GPUs in %.0f s; use exchange=halo "
+                    "(or exchange=p2p) instead of nccl",
+                    S->G, S->pol.timeout_s);
   }
   pthread_join(th, NULL);
   ncclResult_t r = j->res;

@@ -187,6 +187,49 @@ json_check "$OUT" 'len(j["entries"]) == 1 and j["entries"][0]["source"].endswith
 expect_exit 0 "${SOLVE[@]}" --cache-max 1000
 json_check "$OUT" 'not j["cache"]["stored"] and "exceeds" in j["cache"]["note"]' "entry over the limit"
 
+# ---- the limit counts every file of an entry: a limit that holds both
+# entries but not with the features and checks kept beside them
+RCM=(--backend cpu --threads 1 --no-record --reorder rcm --json)
+expect_exit 0 "$CGM" cache clear
+both=0
+for m in "$A" "$B"; do
+  expect_exit 0 "$CGM" solve "$m" "${RCM[@]}"
+  both=$((both + $(stat -c %s "$(json_get "$OUT" cache.entry)")))
+done
+limit=$((both + 100))
+expect_exit 0 "$CGM" cache clear
+for m in "$A" "$B" "$A"; do
+  expect_exit 0 "$CGM" solve "$m" "${RCM[@]}" --cache-max "$limit"
+  held=$(find "$CDIR" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+  [ "$held" -le "$limit" ] && pass || fail "--cache-max $limit: the cache holds $held bytes"
+done
+expect_exit 0 "$CGM" cache list --json
+json_check "$OUT" 'sum(e["bytes"] for e in j["entries"]) == '"$held" "cache list: the bytes with the extras"
+
+# ---- a FIFO at the entry's name (nobody writing it) does not block a solve:
+# rejected, then replaced by the entry; cache list skips it
+expect_exit 0 "$CGM" cache clear
+expect_exit 0 "${SOLVE[@]}"
+entry=$(json_get "$OUT" cache.entry)
+rm -f "$entry"
+mkfifo "$entry"
+expect_exit 0 "$CGM" cache list
+last_stdout_contains "0 entries"
+expect_exit 0 timeout 60 "${SOLVE[@]}"
+json_check "$OUT" 'j["cache"]["outcome"] == "rejected" and "not a regular file" in j["cache"]["note"] and j["cache"]["stored"]' "FIFO at the entry's name"
+[ -f "$entry" ] && pass || fail "the FIFO was not replaced by the entry"
+
+# ---- cache list prints a source's control characters escaped, on one line
+E=$TMP/$'esc\e[31m\nname.mtx'
+cp "$A" "$E"
+touch -d '1 minute ago' "$E"
+expect_exit 0 "$CGM" solve "$E" --backend cpu --threads 1 --no-record
+expect_exit 0 "$CGM" cache list
+last_stdout_contains 'esc\x1b[31m\nname.mtx'
+if grep -q $'\e' "$OUT"; then fail "cache list printed an escape character"; else pass; fi
+assert_eq "$(wc -l <"$OUT")" 3 "cache list: one line an entry"
+rm -f "$E"
+
 # ---- --cache-dir, and clear leaving other files alone
 D=$TMP/other-cache
 expect_exit 0 "${SOLVE[@]}" --cache-dir "$D"

@@ -294,7 +294,7 @@ expect_exit 0 "$CGM" calibrate --devices cpu --quick --precision double --thread
 expect_exit 0 "$CGM" solve "$A" --auto --no-record --json "${T1[@]}"
 json_check "$OUT" 'j["converged"] and j["backend"] == "cpu" and j["device"].startswith("cpu (1 thread") and j["predicted_time_per_iter_s"] > 0' "--auto on a --threads 1 calibration: 1 thread, predicted"
 expect_exit 0 "$CGM" solve "$A" --backend cpu --threads 3 --no-record "${T1[@]}"
-last_stderr_contains "serves --threads 1"
+last_stderr_contains "serves threads=1"
 expect_exit 0 "$CGM" devices "${T1[@]}"
 last_stdout_contains "serves solve --threads 1"
 

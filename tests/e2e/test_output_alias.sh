@@ -6,7 +6,8 @@
 # database given by --db or $CGMODEL_DB, the matrix, the right-hand side,
 # the matrix list, a --mark matrix) in each way a path can name a file: the
 # same name, another spelling of it (./x, dir/../x), a symbolic link, a hard
-# link, and for pictures their script and data files. Each run must exit 2,
+# link, and for pictures their script and each data file (a symbolic or
+# hard link from any of them to an input). Each run must exit 2,
 # name both paths, and leave every input byte-identical (cmp against a copy).
 # The check comes before any work: no database content, calibration or
 # gnuplot is needed, so the whole test takes about a second.
@@ -97,6 +98,33 @@ cp A.mtx pic-marks.dat
 cp A.mtx pic-marks.dat.orig
 INPUTS+=(pic-marks.dat)
 refused pic.png pic-marks.dat "$CGM" map --db DB --mark pic-marks.dat -o pic.png
+
+# ---- every file a picture writes (the picture, its script, each data file
+# of its kind), made a symbolic link and a hard link to an input: refused
+# before anything is written, the input byte-identical
+link_refused() { # KIND NAME INPUT OUT CMD...: NAME made a KIND link to INPUT
+  local kind=$1 name=$2 in=$3 out=$4
+  shift 4
+  if [ "$kind" = sym ]; then ln -s "$W/$in" "$name"; else ln "$in" "$name"; fi
+  refused "$out" "$in" "$@"
+  last_stderr_contains "its script or a data file"
+  rm -f "$name"
+}
+kinds=(sym)
+[ "$hard_ok" = 1 ] && kinds+=(hard)
+for kind in "${kinds[@]}"; do
+  for name in q.png q.gp q-grid.dat q-contour.dat q-isolines.dat q-isolabels.dat q-marks.dat; do
+    for in in DB mats/M.mtx; do
+      link_refused "$kind" "$name" "$in" q.png "$CGM" map --db DB --mark mats/M.mtx -o q.png
+    done
+  done
+  for name in q.svg q.gp q-samples.dat q-curves.dat q-fits.dat; do
+    link_refused "$kind" "$name" DB sub/../q.svg "$CGM" plot calibration --db DB -o sub/../q.svg
+  done
+  for name in q.png q.gp q-solves.dat q-worst.dat; do
+    link_refused "$kind" "$name" DB q.png "$CGM" plot accuracy --db DB --label-worst 2 -o q.png
+  done
+done
 
 # ---- not aliases: the same name in another directory is another file
 expect_exit 0 "$CGM" solve A.mtx --backend cpu --no-record -o sub/A.mtx

@@ -137,6 +137,41 @@ expect_fail 2 "no calibration with id 999" "$CGM" plot calibration -o "$P/x.png"
 expect_fail 2 "no single-precision samples" "$CGM" plot calibration -o "$P/x.png" --precision single
 expect_fail 2 "does not exist" "$CGM" plot calibration -o "$TMP/nowhere/x.png"
 
+# ---- every file of a picture is written beside its name and renamed over
+# it: a symbolic link, a hard link or a FIFO at the picture's, the script's
+# or a data file's name is replaced, never written through (the file it led
+# to is byte-identical), and no temporary file stays
+L=$TMP/links
+mkdir -p "$L"
+echo "not a picture's" >"$L/bystander"
+cp "$L/bystander" "$L/bystander.orig"
+ln -s bystander "$L/lk.png"
+ln -s "$L/bystander" "$L/lk.gp"
+ln "$L/bystander" "$L/lk-samples.dat" 2>/dev/null || ln -s bystander "$L/lk-samples.dat"
+mkfifo "$L/lk-curves.dat"
+expect_exit 0 timeout 120 "$CGM" plot calibration -o "$L/lk.png"
+png_size "$L/lk.png" 1200 800
+if cmp -s "$L/bystander" "$L/bystander.orig"; then pass; else fail "a link's file was written through"; fi
+for f in lk.png lk.gp lk-samples.dat lk-curves.dat lk-fits.dat; do
+  if [ -f "$L/$f" ] && [ ! -L "$L/$f" ]; then pass; else fail "$f: not replaced by a regular file"; fi
+done
+assert_eq "$(stat -c %h "$L/bystander")" 1 "the hard link replaced, not written"
+assert_eq "$(find "$L" -name '.*' | wc -l)" 0 "no temporary file after a picture"
+# the templates are inputs too: a picture beside them must not replace one
+TPL=$TMP/templates
+mkdir -p "$TPL"
+cp "$REPO"/plots/*.gp "$TPL/"
+cp "$TPL/calibration.gp" "$TPL/calibration.orig"
+expect_fail 2 "would overwrite the gnuplot template" env CGMODEL_PLOTS_DIR="$TPL" \
+  "$CGM" plot calibration -o "$TPL/calibration.svg"
+if cmp -s "$TPL/calibration.gp" "$TPL/calibration.orig"; then pass; else fail "the template was replaced"; fi
+# gnuplot failing: exit 3, the old picture gone (it would not match the new
+# data), its temporary file gone
+echo "this is not gnuplot" >>"$TPL/calibration.gp"
+expect_fail 3 "gnuplot failed" env CGMODEL_PLOTS_DIR="$TPL" "$CGM" plot calibration -o "$L/lk.png"
+assert_no_file "$L/lk.png" "a failed picture leaves no older one"
+assert_eq "$(find "$L" -name '.*' | wc -l)" 0 "no temporary file after a failed picture"
+
 # ---- map: a CPU draws the one-device panel only, and says so. The map needs
 # converged curves (any kind: the loader falls back rel -> avg -> max) of CG4,
 # CG5 and the SpMV of its block size; a noisy (or sanitized) calibration may
@@ -331,4 +366,47 @@ EOF
 else # a noisy calibration whose fits did not converge predicts nothing
   expect_fail 2 "no solve" "$CGM" plot accuracy -o "$P/acc.png"
 fi
+
+# ---- plot accuracy's labels and tics, on solves put in a copy of the
+# database: the same matrix twice at one point (the two worst) gets two
+# labels a line apart, and over 3.5 decades the axes carry the decades
+# alone, never tics that run together
+ACC=$TMP/labels.db
+cp "$CGMODEL_DB" "$ACC"
+python3 - "$ACC" "$ID" <<'EOF'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); cal = int(sys.argv[2])
+c.execute("INSERT INTO matrices (name, file_bytes, x, nnz) VALUES ('twin.mtx', 1, 10, 10)")
+m = c.execute("SELECT last_insert_rowid()").fetchone()[0]
+rows = [(2e-2, 2e-4), (2e-2, 2e-4), (5e-5, 6e-5), (1e-3, 1.1e-3), (1e-2, 0.9e-2), (1e-1, 1.2e-1)]
+for meas, pred in rows:
+    c.execute("INSERT INTO solves (matrix_id, calibration_id, created, backend, precision, block, "
+              "converged, time_per_iter_s, predicted_time_per_iter_s) "
+              "VALUES (?, ?, '2100-01-01', 'cpu', 'double', 1, 1, ?, ?)", (m, cal, meas, pred))
+c.commit()
+EOF
+expect_exit 0 "$CGM" plot accuracy --db "$ACC" --calibration "$ID" --label-worst 2 -o "$P/labels.png"
+png_size "$P/labels.png" 1200 800
+if msg=$(python3 - "$P/labels-worst.dat" 2>&1 <<'EOF'
+import math, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")]
+assert len(rows) == 2 and all('"twin.mtx' in " ".join(r) for r in rows), rows
+(m0, p0, y0), (m1, p1, y1) = [(float(r[0]), float(r[1]), float(r[-1])) for r in rows]
+assert (m0, p0) == (m1, p1), rows
+assert y0 == p0, f"the first label not beside its point: {y0} vs {p0}"
+assert abs(math.log10(y1 / y0)) > 0.03, f"the labels overlap: {y0} {y1}"
+EOF
+); then pass; else fail "plot accuracy: labels of one point apart ($msg)"; fi
+run_cmd env -C "$P" gnuplot -e 'out = "/dev/null"' labels.gp -e 'show xtics'
+if msg=$(python3 - "$P/labels.gp" "$ERR" 2>&1 <<'EOF'
+import math, re, sys
+gp = open(sys.argv[1]).read()
+lo, hi = (float(v) * 1e6 for v in re.search(r"^lo = (\S+); hi = (\S+)$", gp, re.M).groups())
+tics = [(t, float(v)) for t, v in re.findall(r'"([^"]*)" ([0-9.e+-]+)', open(sys.argv[2]).read())]
+shown = [(t, v) for t, v in tics if lo <= v <= hi]
+assert 2 <= len(shown) <= 6, shown
+assert all(abs(math.log10(v) - round(math.log10(v))) < 1e-9 for t, v in shown), shown
+assert all(len(t) <= 6 for t, v in shown), shown
+EOF
+); then pass; else fail "plot accuracy: the tics ($msg)"; fi
 finish

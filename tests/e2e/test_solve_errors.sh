@@ -97,7 +97,7 @@ expect_fail 2 "expected one matrix file" "$CGM" solve
 expect_fail 2 "expected one matrix file" solve "$A" "$A"
 expect_fail 2 "unknown option '--frobnicate'" solve "$A" --frobnicate
 expect_fail 2 "unknown option '-x'" solve "$A" -x
-expect_fail 2 "block size N must be 1, 2, 4 or 8 (got 3)" solve "$A" --block 3
+expect_fail 2 "block 3: the block size is 1, 2, 4 or 8" solve "$A" --block 3
 expect_fail 2 "option --block: '16' is not an integer in [1, 8]" solve "$A" --block 16
 expect_fail 2 "option --block: 'two'" solve "$A" --block two
 expect_fail 2 "--precision: 'half' is not double, mixed or single" solve "$A" --precision half
@@ -111,13 +111,13 @@ expect_fail 2 "option --maxiter: '-5'" solve "$A" --maxiter -5
 expect_fail 2 "option --threads: '0'" solve "$A" --threads 0
 expect_fail 2 "option --maxiter needs a value" solve "$A" --maxiter
 expect_fail 2 "option --json takes no value" solve "$A" --json=1
-expect_fail 2 "--gpus 2 needs the cuda backend" solve "$A" --gpus 2
+expect_fail 2 "gpus 2: several GPUs need backend=cuda" solve "$A" --gpus 2
 expect_fail 2 "needs more than 1024 threads per slice" solve "$A" --block 8 --bx 1024
 
 # ---- the CUDA backends in a CPU-only build: runtime failure, said plainly
 if "$CGM" version | grep -q "CPU-only build"; then
   expect_fail 3 "this build of cgmodel has no CUDA backend" solve "$A" --backend cuda
-  last_stderr_contains "use --backend cpu"
+  last_stderr_contains "cpu or rebuild"
   expect_fail 3 "no CUDA backend" solve "$A" --backend cusparse --json
   # Without --backend the CPU is used when there is no GPU.
   expect_exit 0 "$CGM" solve "$A" --json

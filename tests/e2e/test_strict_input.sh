@@ -18,18 +18,18 @@ cd "$W" || exit 2
 for id in 99999999999999999999 0 " 1" "1 " +1 1x ""; do
   expect_fail 2 "is not a calibration ID" "$CGM" db show "$id"
 done
-expect_fail 2 "--devices: ',,' has an empty item" "$CGM" calibrate --devices ,,
-expect_fail 2 "--devices: 'cpu,' has an empty item" "$CGM" calibrate --devices cpu,
-expect_fail 2 "--devices: the list is empty" "$CGM" calibrate --devices ""
+expect_fail 2 "devices: ',,' has an empty item" "$CGM" calibrate --devices ,,
+expect_fail 2 "devices: 'cpu,' has an empty item" "$CGM" calibrate --devices cpu,
+expect_fail 2 "devices: the list is empty" "$CGM" calibrate --devices ""
 expect_fail 2 "'cpu' is given twice" "$CGM" calibrate --devices cpu,cpu
 expect_fail 2 "'cuda:-1' is not cuda:K" "$CGM" calibrate --devices cuda:-1
 expect_fail 2 "'cuda: 0' holds a space" "$CGM" calibrate --devices "cuda: 0"
 expect_fail 2 "holds a space" "$CGM" calibrate --devices " cpu"
 expect_fail 2 "holds a space" "$CGM" calibrate --devices "cpu "
 long=$(python3 -c 'print(",".join(["cpu"] * 200))')
-expect_fail 2 "--devices: the list is longer than" "$CGM" calibrate --devices "$long"
+expect_fail 2 "devices: the list is longer than" "$CGM" calibrate --devices "$long"
 long=$(python3 -c 'print("cuda:" + "0" * 300)')
-expect_fail 2 "--devices: the list is longer than" "$CGM" calibrate --devices "$long"
+expect_fail 2 "devices: the list is longer than" "$CGM" calibrate --devices "$long"
 assert_no_file "$CGMODEL_DB" "a refused calibrate creates no database"
 for v in " 5" "5 " "+5" 5x 99999999999999999999 -3; do
   expect_fail 2 "option --maxiter: '$v' is not an integer" "$CGM" solve A.mtx --maxiter "$v"

@@ -48,7 +48,7 @@ def closure(c, seen=None):
 
 # Which component each public header belongs to.
 public_owner = {
-    'export': 'common', 'status': 'common', 'sample': 'common', 'sparse': 'sparse', 'cache': 'cache',
+    'export': 'common', 'status': 'common', 'options': 'common', 'sample': 'common', 'sparse': 'sparse', 'cache': 'cache',
     'plan': 'plan', 'model': 'model', 'solver': 'solver', 'cgmodel': 'solver',
     'tuner': 'tuner', 'db': 'db', 'plots': 'plots', 'pipeline': 'pipeline',
     'calibrate': 'pipeline', 'predict': 'pipeline', 'run_solve': 'pipeline', 'validate': 'pipeline',

@@ -3,11 +3,13 @@
  * libxxhash where present), a hit giving back exactly the parsed CSR, and
  * every way an entry must not be trusted: the source touched or rewritten,
  * a byte of the entry flipped, the entry cut short, another file's entry;
- * the eviction, --cache-max and a cache that is off. */
+ * the eviction, --cache-max (extras counted) and a cache that is off; a
+ * FIFO or a device at an entry's name never blocks a read or a listing. */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700
 #include <fcntl.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,6 +313,98 @@ static void test_extra(void) {
   cgm_csr_free(&A);
 }
 
+/* The limit counts every file of an entry: an extra that would take the
+ * entry with its extras over it is not written, and a put evicts the
+ * least recently used other entry (with its extras) to make room; cache
+ * list gives each entry's bytes with its extras'. */
+static void test_extra_limit(void) {
+  cgm_error e = {0};
+  cgm_csr A;
+  CHECK_OK(cgm_gen_poisson3d(6, &A, &e));
+  char src[2][512];
+  cgm_cache_report r[2];
+  int removed = 0;
+  CHECK_OK(cgm_cache_clear(cdir, &removed, &e));
+  for (int k = 0; k < 2; k++) {
+    snprintf(src[k], sizeof src[k], "%s/lim%d.mtx", tmpdir, k);
+    write_matrix(src[k], &A);
+  }
+  r[0] = read_check(src[0], 0, &A);
+  const int64_t entry = file_size(r[0].entry), max = 2 * entry + 3000;
+  r[0] = read_check(src[0], max, &A); /* a hit that knows the limit */
+  CHECK(r[0].outcome == CGM_CACHE_HIT && r[0].max_bytes == max);
+  static char big[200000];
+  char xp[5000];
+  snprintf(xp, sizeof xp, "%s-features", r[0].entry);
+  cgm_cache_extra_put(&r[0], "features", 1, big, sizeof big); /* alone over the limit */
+  CHECK_MSG(file_size(xp) < 0, "an extra over the limit was written (limit %lld)", (long long)max);
+  cgm_cache_extra_put(&r[0], "features", 1, big, 2000);
+  CHECK(file_size(xp) > 2000);
+  cgm_cache_entry *list = NULL;
+  int n = 0;
+  CHECK_OK(cgm_cache_list(cdir, &list, &n, &e));
+  CHECK(n == 1 && list[0].bytes == entry + file_size(xp));
+  free(list);
+  /* the second entry fits beside the first with its extra; its own extra
+   * of 2000 bytes does not: the first entry goes, with its extra */
+  struct timespec older[2] = {{time(NULL) - 100, 0}, {time(NULL) - 100, 0}};
+  CHECK(utimensat(AT_FDCWD, r[0].entry, older, 0) == 0);
+  r[1] = read_check(src[1], max, &A);
+  CHECK(r[1].stored && r[1].evicted == 0 && file_size(r[0].entry) > 0);
+  cgm_cache_extra_put(&r[1], "features", 1, big, 2000);
+  CHECK(file_size(r[0].entry) < 0 && file_size(xp) < 0);
+  snprintf(xp, sizeof xp, "%s-features", r[1].entry);
+  CHECK(file_size(xp) > 2000 && file_size(r[1].entry) > 0);
+  cgm_csr_free(&A);
+}
+
+static void on_alarm(int sig) {
+  (void)sig;
+  static const char msg[] = "test_cache: a FIFO at an entry's name blocked\n";
+  (void)!write(2, msg, sizeof msg - 1);
+  _exit(1);
+}
+
+/* A FIFO at an entry's name (nobody writing it): the read rejects it
+ * without blocking and replaces it with the entry; cache list skips one;
+ * a FIFO at an extra's name is not read. alarm() turns a hang into a
+ * failure. */
+static void test_fifo(void) {
+  cgm_error e = {0};
+  cgm_csr A;
+  CHECK_OK(cgm_gen_poisson3d(5, &A, &e));
+  char src[512], entry[4200], name[32];
+  snprintf(src, sizeof src, "%s/fifo.mtx", tmpdir);
+  write_matrix(src, &A);
+  char *real = realpath(src, NULL);
+  CHECK(real != NULL);
+  if (!real) return;
+  cgm_cache_entry_name(real, name, sizeof name);
+  free(real);
+  snprintf(entry, sizeof entry, "%s/%s", cdir, name);
+  unlink(entry);
+  CHECK(mkfifo(entry, 0600) == 0);
+  signal(SIGALRM, on_alarm);
+  alarm(20);
+  cgm_cache_entry *list = NULL;
+  int n = -1;
+  CHECK_OK(cgm_cache_list(cdir, &list, &n, &e));
+  for (int i = 0; i < n; i++) CHECK(strcmp(list[i].file, name) != 0);
+  free(list);
+  cgm_cache_report r = read_check(src, 0, &A);
+  CHECK_MSG(r.outcome == CGM_CACHE_REJECTED && strstr(r.note, "not a regular file"), "%s", r.note);
+  struct stat sb;
+  CHECK(r.stored && stat(entry, &sb) == 0 && S_ISREG(sb.st_mode));
+  char xp[5000];
+  snprintf(xp, sizeof xp, "%s-features", entry);
+  unlink(xp);
+  CHECK(mkfifo(xp, 0600) == 0);
+  double w[2];
+  CHECK(!cgm_cache_extra_get(&r, "features", 1, w, sizeof w));
+  alarm(0);
+  cgm_csr_free(&A);
+}
+
 /* A miss written in the background: the CSR at once, the entry once waited
  * for (stored, its id, the time), then a hit; waiting again is harmless. */
 static void test_background(void) {
@@ -344,6 +438,8 @@ int main(void) {
   test_entry();
   test_evict();
   test_extra();
+  test_extra_limit();
+  test_fifo();
   test_background();
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

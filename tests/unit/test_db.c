@@ -8,6 +8,7 @@
 
 #include "cgmodel/db.h"
 #include "db/db_internal.h"
+#include "cli/env.h"
 #include "test_util.h"
 
 #include <errno.h>
@@ -21,9 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Takes a database back from schema version 8 (timings' spread and
- * settledness, disturbed solves) to 7: the start of every downgrade below. */
-#define DROP_V8                                                                                    \
+/* Takes a database back from schema version 9 (timings' spread and
+ * settledness, disturbed solves) to 8: the start of every downgrade below. */
+#define DROP_V9                                                                                    \
   "ALTER TABLE samples DROP COLUMN spread; ALTER TABLE samples DROP COLUMN unsettled; "            \
   "ALTER TABLE solves DROP COLUMN disturbed; "
 
@@ -184,37 +185,27 @@ static void test_default_path(void) {
   setenv("CGMODEL_DB", "/a/b.db", 1);
   setenv("XDG_DATA_HOME", "/xdg", 1);
   setenv("HOME", "/home/u", 1);
-  CHECK(strcmp(cgm_db_default_path(buf, sizeof buf), "/a/b.db") == 0);
+  CHECK(strcmp(cli_env_db_path(buf, sizeof buf), "/a/b.db") == 0);
   unsetenv("CGMODEL_DB");
-  CHECK(strcmp(cgm_db_default_path(buf, sizeof buf), "/xdg/cgmodel/cgmodel.db") == 0);
+  CHECK(strcmp(cli_env_db_path(buf, sizeof buf), "/xdg/cgmodel/cgmodel.db") == 0);
   setenv("CGMODEL_DB", "", 1); /* empty counts as unset */
-  CHECK(strcmp(cgm_db_default_path(buf, sizeof buf), "/xdg/cgmodel/cgmodel.db") == 0);
+  CHECK(strcmp(cli_env_db_path(buf, sizeof buf), "/xdg/cgmodel/cgmodel.db") == 0);
   setenv("XDG_DATA_HOME", "relative", 1); /* XDG: ignore relative paths */
-  CHECK(strcmp(cgm_db_default_path(buf, sizeof buf), "/home/u/.local/share/cgmodel/cgmodel.db") ==
-        0);
+  CHECK(strcmp(cli_env_db_path(buf, sizeof buf), "/home/u/.local/share/cgmodel/cgmodel.db") == 0);
   unsetenv("XDG_DATA_HOME");
-  CHECK(strcmp(cgm_db_default_path(buf, sizeof buf), "/home/u/.local/share/cgmodel/cgmodel.db") ==
-        0);
+  CHECK(strcmp(cli_env_db_path(buf, sizeof buf), "/home/u/.local/share/cgmodel/cgmodel.db") == 0);
   /* Too small a buffer gives "" rather than a cut path to another file. */
   char small[8];
-  CHECK(strcmp(cgm_db_default_path(small, sizeof small), "") == 0);
+  CHECK(strcmp(cli_env_db_path(small, sizeof small), "") == 0);
   unsetenv("HOME");
-  CHECK(strcmp(cgm_db_default_path(buf, sizeof buf), "") == 0);
+  CHECK(strcmp(cli_env_db_path(buf, sizeof buf), "") == 0);
   cgm_db *db = NULL;
   cgm_error e = {0};
+  /* The library reads no environment: a NULL path is refused, also with
+   * $CGMODEL_DB set. */
   CHECK(cgm_db_open(NULL, true, &db, &e) == CGM_EINPUT && db == NULL);
-
-  /* path NULL opens $CGMODEL_DB. */
-  char p[512];
-  tmp_path(p, sizeof p, "env/default.db");
-  setenv("CGMODEL_DB", p, 1);
-  CHECK_OK(cgm_db_open(NULL, true, &db, &e));
-  if (db) CHECK(strcmp(cgm_db_path(db), p) == 0);
-  cgm_db_close(db);
-  CHECK(exists(p));
-  remove_db(p);
-  snprintf(p, sizeof p, "%s/env", tmpdir);
-  rmdir(p);
+  setenv("CGMODEL_DB", "/nonexistent/x.db", 1);
+  CHECK(cgm_db_open(NULL, true, &db, &e) == CGM_EINPUT && db == NULL && strstr(e.msg, "db:"));
 
   for (int i = 0; i < 3; i++) {
     if (saved[i])
@@ -1271,13 +1262,13 @@ static void test_migration_v1(void) {
   sqlite3 *h = NULL;
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
   CHECK(sqlite3_exec(h,
-                     DROP_V8
+                     DROP_V9
                      "ALTER TABLE fits DROP COLUMN m_lo; ALTER TABLE fits DROP COLUMN m_hi; "
                      "ALTER TABLE solves DROP COLUMN options;"
                      "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
                      "layout_bytes; DROP TABLE coefficients; ALTER TABLE solves DROP COLUMN "
                      "precond; ALTER TABLE solves DROP COLUMN layout_on_device; "
-                     "PRAGMA user_version = 1",
+                     "ALTER TABLE matrices DROP COLUMN content_id; PRAGMA user_version = 1",
                      NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
   CHECK_OK(cgm_db_open(p, false, &db, &e));
@@ -1308,12 +1299,12 @@ static void test_migration_v2(void) {
   sqlite3 *h = NULL;
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
   CHECK(sqlite3_exec(h,
-                     DROP_V8
+                     DROP_V9
                      "ALTER TABLE solves DROP COLUMN options;"
                      "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
                      "layout_bytes; DROP TABLE coefficients; ALTER TABLE solves DROP COLUMN "
                      "precond; ALTER TABLE solves DROP COLUMN layout_on_device; "
-                     "PRAGMA user_version = 2",
+                     "ALTER TABLE matrices DROP COLUMN content_id; PRAGMA user_version = 2",
                      NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
   CHECK_OK(cgm_db_open(p, false, &db, &e));
@@ -1349,11 +1340,11 @@ static void test_migration_v3(void) {
   sqlite3 *h = NULL;
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
   CHECK(sqlite3_exec(h,
-                     DROP_V8
+                     DROP_V9
                      "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
                      "layout_bytes; DROP TABLE coefficients; ALTER TABLE solves DROP COLUMN "
                      "precond; ALTER TABLE solves DROP COLUMN layout_on_device; "
-                     "PRAGMA user_version = 3",
+                     "ALTER TABLE matrices DROP COLUMN content_id; PRAGMA user_version = 3",
                      NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
   CHECK_OK(cgm_db_open(p, false, &db, &e));
@@ -1393,10 +1384,10 @@ static void test_migration_v4(void) {
   sqlite3 *h = NULL;
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
   CHECK(sqlite3_exec(h,
-                     DROP_V8
+                     DROP_V9
                      "DROP TABLE coefficients; ALTER TABLE solves DROP COLUMN precond; ALTER TABLE "
                      "solves DROP COLUMN layout_on_device; "
-                     "PRAGMA user_version = 4",
+                     "ALTER TABLE matrices DROP COLUMN content_id; PRAGMA user_version = 4",
                      NULL, NULL, NULL) == SQLITE_OK);
   sqlite3_close(h);
   CHECK_OK(cgm_db_open(p, false, &db, &e));
@@ -1457,11 +1448,13 @@ static void migrated_solves(const char *name, const char *downgrade, cgm_db_solv
  * block-Jacobi solve keeps its preconditioner. */
 static void test_migration_v5(void) {
   static collect c; /* large: off the stack */
-  migrated_solves("v5.db",
-                  DROP_V8 "ALTER TABLE solves DROP COLUMN precond; ALTER TABLE solves DROP COLUMN "
-                          "layout_on_device; PRAGMA user_version = 5",
-                  (cgm_db_solve){.backend = "cpu", .iterations = 5},
-                  (cgm_db_solve){.backend = "cpu", .iterations = 3, .precond = "block"}, &c);
+  migrated_solves(
+      "v5.db",
+      DROP_V9
+      "ALTER TABLE solves DROP COLUMN precond; ALTER TABLE solves DROP COLUMN "
+      "layout_on_device; ALTER TABLE matrices DROP COLUMN content_id; PRAGMA user_version = 5",
+      (cgm_db_solve){.backend = "cpu", .iterations = 5},
+      (cgm_db_solve){.backend = "cpu", .iterations = 3, .precond = "block"}, &c);
   CHECK(c.n == 2);
   CHECK(!strcmp(c.v[0].precond, "jacobi") && c.v[0].iterations == 5);
   CHECK(!strcmp(c.v[1].precond, "block") && c.v[1].iterations == 3);
@@ -1472,20 +1465,22 @@ static void test_migration_v5(void) {
  * a new one keeps what it says. */
 static void test_migration_v6(void) {
   static collect c; /* large: off the stack */
-  migrated_solves(
-      "v6.db", DROP_V8 "ALTER TABLE solves DROP COLUMN layout_on_device; PRAGMA user_version = 6",
-      (cgm_db_solve){.backend = "cuda", .iterations = 5},
-      (cgm_db_solve){.backend = "cuda", .iterations = 3, .layout_on_device = true}, &c);
+  migrated_solves("v6.db",
+                  DROP_V9
+                  "ALTER TABLE solves DROP COLUMN layout_on_device; ALTER TABLE matrices DROP "
+                  "COLUMN content_id; PRAGMA user_version = 6",
+                  (cgm_db_solve){.backend = "cuda", .iterations = 5},
+                  (cgm_db_solve){.backend = "cuda", .iterations = 3, .layout_on_device = true}, &c);
   CHECK(c.n == 2);
   CHECK(!c.v[0].layout_on_device && c.v[0].iterations == 5);
   CHECK(c.v[1].layout_on_device && c.v[1].iterations == 3);
 }
 
-/* A version-7 database (solves without the disturbed flag): the old solve
+/* A version-8 database (solves without the disturbed flag): the old solve
  * reads back undisturbed, a new disturbed one keeps its flag. */
-static void test_migration_v7(void) {
+static void test_migration_v8(void) {
   static collect c; /* large: off the stack */
-  migrated_solves("v7.db", DROP_V8 "PRAGMA user_version = 7",
+  migrated_solves("v8.db", DROP_V9 "PRAGMA user_version = 8",
                   (cgm_db_solve){.backend = "cpu", .iterations = 5},
                   (cgm_db_solve){.backend = "cpu", .iterations = 3, .disturbed = true}, &c);
   CHECK(c.n == 2);
@@ -1528,7 +1523,7 @@ int main(void) {
   test_migration_v4();
   test_migration_v5();
   test_migration_v6();
-  test_migration_v7();
+  test_migration_v8();
   chmod(tmpdir, 0700);
   nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   TEST_MAIN_END();

@@ -8,6 +8,7 @@
 #include "cgmodel/plan.h"
 #include "cgmodel/sparse.h"
 #include "sparse/bcsr_internal.h"
+#include "sparse/mm_internal.h"
 #include "test_util.h"
 
 /* Table 5 prints d_N truncated to two decimals (0.6583 appears as 0.65). */
@@ -137,7 +138,9 @@ static void counts_from_pattern(void) {
 
 /* Symmetry: every entry above the diagonal mirrored, equal, below it, and
  * nothing below without its mirror above (one entry alone on either side,
- * or two unequal mirrors, make it unsymmetric). */
+ * or two unequal mirrors, make it unsymmetric). By value a missing entry is
+ * 0: a stored zero alone on either side is symmetric (as SciPy's A != A.T
+ * sees it), not entry for entry (mm_csr_symmetric_pattern, the writer's). */
 static void symmetry(void) {
   cgm_error e = {0};
   /* 3 x 3: diagonal 4, (1,2) = (2,1) = -1, plus the case's extra entries */
@@ -149,15 +152,20 @@ static void symmetry(void) {
     int32_t r2, c2;
     double v2;
     int n;
-    bool sym;
+    bool sym, pattern;
   } cases[] = {
-      {0, 0, 0, 0, 0, 0, 0, true},     /* as it is */
-      {2, 0, 1, 0, 0, 0, 1, false},    /* one entry below alone */
-      {0, 2, 1, 0, 0, 0, 1, false},    /* one entry above alone */
-      {0, 2, 1, 2, 0, 2, 2, false},    /* mirrors unequal */
-      {0, 2, 0.5, 2, 0, 0.5, 2, true}, /* mirrors equal */
+      {0, 0, 0, 0, 0, 0, 0, true, true},        /* as it is */
+      {2, 0, 1, 0, 0, 0, 1, false, false},      /* one entry below alone */
+      {0, 2, 1, 0, 0, 0, 1, false, false},      /* one entry above alone */
+      {0, 2, 1, 2, 0, 2, 2, false, false},      /* mirrors unequal */
+      {0, 2, 0.5, 2, 0, 0.5, 2, true, true},    /* mirrors equal */
+      {0, 2, 0, 0, 0, 0, 1, true, false},       /* a zero above alone */
+      {2, 1, -0.0, 0, 0, 0, 1, true, false},    /* a zero below alone */
+      {0, 2, 0, 2, 0, -0.0, 2, true, true},     /* zero mirrors */
+      {0, 2, 0, 2, 0, 1e-300, 2, false, false}, /* a zero above, its mirror not */
+      {2, 0, NAN, 0, 0, 0, 1, false, false},    /* NaN below alone */
   };
-  for (int t = 0; t < 5; t++) {
+  for (int t = 0; t < (int)(sizeof cases / sizeof *cases); t++) {
     int32_t r[7], c[7];
     double v[7];
     for (int k = 0; k < 5; k++) r[k] = r0[k], c[k] = c0[k], v[k] = v0[k];
@@ -167,6 +175,7 @@ static void symmetry(void) {
     cgm_csr A;
     CHECK_OK(cgm_csr_from_coo(3, 3, m, r, c, v, &A, NULL, &e));
     CHECK_MSG(cgm_csr_is_symmetric(&A) == cases[t].sym, "case %d", t);
+    CHECK_MSG(mm_csr_symmetric_pattern(&A) == cases[t].pattern, "case %d, entry for entry", t);
     cgm_csr_free(&A);
   }
   /* A repeated entry (a CSR given through the C API, not from the reader)
@@ -177,6 +186,7 @@ static void symmetry(void) {
   const int32_t ci[] = {1, 1, 0, 0};
   for (int k = 0; k < 4; k++) D.rowptr[k] = rp[k], D.colidx[k] = ci[k], D.val[k] = 1.0;
   CHECK_MSG(!cgm_csr_is_symmetric(&D), "a repeated entry passed as symmetric");
+  CHECK_MSG(!mm_csr_symmetric_pattern(&D), "a repeated entry passed as symmetric");
   cgm_csr_free(&D);
 }
 

@@ -117,6 +117,23 @@ static void test_aliases(void) {
   CHECK(cgm_plot_writes(pic, gp) && cgm_plot_writes(pic, dat) && !cgm_plot_writes(pic, a));
   snprintf(other, sizeof other, "%s/sub/pic.png", dir);
   CHECK(!cgm_plot_writes(other, gp) && !cgm_plot_writes(other, dat));
+  /* every data file's name, a symbolic or a hard link to an input: the
+   * input would be written (by device and inode, whatever the names) */
+  static const char *const side[] = {"pic.gp",           "pic-grid.dat",      "pic-contour.dat",
+                                     "pic-isolines.dat", "pic-isolabels.dat", "pic-marks.dat",
+                                     "pic-samples.dat",  "pic-curves.dat",    "pic-fits.dat",
+                                     "pic-solves.dat",   "pic-worst.dat"};
+  unlink(gp);
+  unlink(dat);
+  for (size_t k = 0; k < sizeof side / sizeof *side; k++) {
+    char lk[600];
+    path_of(lk, sizeof lk, side[k]);
+    CHECK_MSG(symlink(a, lk) == 0 && cgm_plot_writes(pic, a), "symbolic link %s", side[k]);
+    unlink(lk);
+    CHECK_MSG(link(a, lk) == 0 && cgm_plot_writes(pic, a), "hard link %s", side[k]);
+    unlink(lk);
+  }
+  CHECK(!cgm_plot_writes(pic, a));
   unlink(l);
   unlink(h);
   unlink(b);
@@ -157,6 +174,26 @@ static void test_outfile(void) {
   fputs("via", cgm_outfile_stream(&o));
   CHECK(cgm_outfile_commit(&o, true, &e) == CGM_OK);
   CHECK(lstat(l, &sb) == 0 && S_ISLNK(sb.st_mode) && holds(a, "via"));
+  /* a derived file replaces its name: a symbolic link, a hard link or a
+   * FIFO there is replaced, the file it led to kept as it was */
+  char h[512];
+  path_of(h, sizeof h, "hard");
+  CHECK(link(a, h) == 0);
+  const char *name[3] = {l, h, h};
+  for (int k = 0; k < 3; k++) {
+    if (k == 2) CHECK(unlink(h) == 0 && mkfifo(h, 0600) == 0);
+    CHECK(cgm_outfile_open_derived(&o, name[k], &e) == CGM_OK);
+    fputs("own", cgm_outfile_stream(&o));
+    CHECK(cgm_outfile_commit(&o, true, &e) == CGM_OK);
+    CHECK_MSG(lstat(name[k], &sb) == 0 && S_ISREG(sb.st_mode) && holds(name[k], "own") &&
+                  holds(a, "via"),
+              "derived file over %s",
+              k == 0   ? "a symbolic link"
+              : k == 1 ? "a hard link"
+                       : "a FIFO");
+  }
+  CHECK(stat(a, &sb) == 0 && sb.st_nlink == 1);
+  unlink(h);
   unlink(l);
   /* a missing directory: input error naming the path */
   char nodir[600];

@@ -7,9 +7,11 @@
  * prediction" disagree; the matrix lists; the calibration a picture
  * draws; and the keys of the JSON builders, in order. */
 #define _DEFAULT_SOURCE /* mkdtemp */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgmodel/pipeline.h"
@@ -162,8 +164,7 @@ static void test_host_match(void) {
   CHECK(cgm_host_match(&h, four, 4, 0).cpu == 3 && cgm_host_match(&h, four, 4, 1).cpu == 1);
   char adv[200];
   pipeline_cpu_advice(&h, four, 4, 3, adv, sizeof adv);
-  CHECK_MSG(strstr(adv, "calibration 4 of this CPU ran 1 thread: it serves --threads 1"), "%s",
-            adv);
+  CHECK_MSG(strstr(adv, "calibration 4 of this CPU ran 1 thread: it serves threads=1"), "%s", adv);
   /* No GPU present: a calibration of its model is not this machine's. */
   h = host("Test CPU (2 threads)", "Test GPU", 0);
   m = cgm_host_match(&h, devs, 3, 0);
@@ -269,7 +270,7 @@ static void test_autotune(void) {
   o.threads = 2;
   CHECK_OK(cgm_autotune(&A, &f, &cpu1, 1, &h, &none, &o, &r, &err));
   CHECK_MSG(!r.chosen && strstr(r.why, "calibration 13 of this CPU ran 1 thread: it serves "
-                                       "--threads 1; run 'cgmodel calibrate --threads 2'"),
+                                       "threads=1; run 'cgmodel calibrate' with threads=2 first"),
             "%s", r.why);
   cgm_csr_free(&A);
 }
@@ -444,6 +445,85 @@ static void test_probe(void) {
   CHECK_MSG(k > 100 && p >= 100 && p <= 3.0 * k && p >= k / 3.0,
             "Poisson 100^2: probe %g, the solve %d", p, k);
   cgm_csr_free(&P);
+}
+
+/* --auto prices its own analysis: against the default's predicted total
+ * (setup + K iterations on the uniform plan, recomputed here), counting the
+ * plans pays when it costs less than the most a configuration could save,
+ * and not when it costs more; with nothing calibrated it cannot tell and
+ * goes on. */
+static void test_auto_worth(void) {
+  cgm_error err = {0};
+  cgm_csr A;
+  CHECK_OK(cgm_gen_poisson3d(30, &A, &err));
+  cgm_tuner_device gpu = device("Test GPU", false, 1, 0, 2900, 11);
+  gpu.setup = cgm_setup_model_default(true);
+  const cgm_host h = host("Test CPU (2 threads)", "Test GPU", 1);
+  cgm_solve_opts def = cgm_solve_opts_default();
+  def.backend = CGM_BACKEND_CUDA;
+  cgm_plan_opts po = cgm_plan_opts_default();
+  po.backend = CGM_BACKEND_CUDA;
+  cgm_plan p;
+  CHECK_OK(cgm_plan_uniform(A.nrows, (double)A.nnz, &po, &p, &err));
+  const double t = cgm_refined_time(&gpu.model[CGM_PREC_DOUBLE], &p);
+  const double k = 100, total = cgm_setup_time(&gpu.setup, (double)p.device_bytes) + k * t;
+  const double want = total - CGM_AUTO_FLOOR * k * t;
+  double bound = 0;
+  CHECK(pipeline_auto_worth(&gpu, 1, &h, &def, &A, k, 0.5 * want, &bound));
+  CHECK_MSG(fabs(bound - want) <= 1e-12 * want && bound > 0, "%g, want %g", bound, want);
+  CHECK(!pipeline_auto_worth(&gpu, 1, &h, &def, &A, k, 2.0 * want, &bound));
+  /* a device of another model: nothing to weigh by */
+  const cgm_host other = host("Test CPU (2 threads)", "Another GPU", 1);
+  CHECK(pipeline_auto_worth(&gpu, 1, &other, &def, &A, k, 1e9, &bound) && isnan(bound));
+  cgm_csr_free(&A);
+}
+
+/* One recorded converged Jacobi solve. */
+static void add_solve(cgm_db *db, int64_t matrix_id, const char *prec, int iterations, double tol) {
+  cgm_error err = {0};
+  cgm_db_solve s;
+  memset(&s, 0, sizeof s);
+  s.matrix_id = matrix_id;
+  snprintf(s.backend, sizeof s.backend, "cpu");
+  snprintf(s.precision, sizeof s.precision, "%s", prec);
+  snprintf(s.options, sizeof s.options, "{\"tol\": %g}", tol);
+  s.iterations = iterations;
+  s.converged = true;
+  s.time_per_iter_s = 1e-3;
+  CHECK_OK(cgm_db_solve_add(db, &s, &err));
+}
+
+/* K known from a recorded solve of the same content under another name,
+ * exact at its tolerance, scaled by log(2 / tol) at another, and the
+ * matrix's own mixed/double ratio when both were recorded. */
+static void test_known_iterations(void) {
+  cgm_error err = {0};
+  char dbp[512];
+  tmp_path(dbp, sizeof dbp, "known.db");
+  cgm_db *db = NULL;
+  CHECK_OK(cgm_open_database(dbp, CGM_DB_CREATE, &db, &err));
+  if (!db) return;
+  cgm_db_matrix m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "first.mtx");
+  m.file_bytes = 100, m.x = 50, m.nnz = 200, m.content_id = 0x1234567;
+  CHECK_OK(cgm_db_matrix_get_or_add(db, &m, &err));
+  add_solve(db, m.id, "double", 300, 1e-8);
+  cgm_db_matrix q = m; /* the same content, another file */
+  snprintf(q.name, sizeof q.name, "copy.mtx");
+  q.id = 0, q.file_bytes = 999;
+  pipeline_known k = pipeline_known_iterations(db, &q, 1e-8);
+  CHECK_MSG(k.k == 300 && k.exact && k.mixed_ratio == 0, "%g %d %g", k.k, k.exact, k.mixed_ratio);
+  k = pipeline_known_iterations(db, &q, 1e-10);
+  const double want = ceil(300 * log(2e10) / log(2e8));
+  CHECK_MSG(k.k == want && !k.exact, "%g, want %g", k.k, want);
+  add_solve(db, m.id, "mixed", 330, 1e-8);
+  k = pipeline_known_iterations(db, &q, 1e-8);
+  CHECK_MSG(fabs(k.mixed_ratio - 1.1) < 1e-12 && k.k == 300, "%g", k.mixed_ratio);
+  q.content_id = 0x7654321; /* other content: nothing known */
+  k = pipeline_known_iterations(db, &q, 1e-8);
+  CHECK(k.k == 0);
+  cgm_db_close(db);
 }
 
 /* validate in both precisions at the default tolerance (1e-8): the tuner
@@ -668,7 +748,7 @@ static void test_run_solve(void) {
    * it, and the note says which would serve what. */
   o.solve.threads = h.threads + 1;
   CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK && isnan(r.predicted));
-  CHECK_MSG(n.warning == 1 && strstr(n.last, "serves --threads"), "%d: %s", n.warning, n.last);
+  CHECK_MSG(n.warning == 1 && strstr(n.last, "serves threads="), "%d: %s", n.warning, n.last);
   cgm_solve_report_free(&r);
   o.solve.threads = 0;
   n.warning = 0;
@@ -679,6 +759,31 @@ static void test_run_solve(void) {
             r.why);
   CHECK(r.opts.backend == CGM_BACKEND_CPU && isfinite(r.predicted));
   cgm_solve_report_free(&r);
+  /* --auto through the matrix cache: the first run counts the plans and
+   * keeps its verdict beside the entry, the next reads it back (the same
+   * choice, nothing analysed again), another tolerance decides anew from
+   * the kept plans. */
+  char cdir[512];
+  tmp_path(cdir, sizeof cdir, "auto-cache");
+  /* (a file changed within the last second is not cached: older it is) */
+  const struct timespec old[2] = {{time(NULL) - 10, 0}, {time(NULL) - 10, 0}};
+  CHECK(utimensat(AT_FDCWD, mtx, old, 0) == 0);
+  o.cache.dir = cdir;
+  o.record = false;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK && !r.analysis_cached);
+  const cgm_solve_opts first = r.opts;
+  cgm_solve_report_free(&r);
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK);
+  CHECK_MSG(r.analysis_cached && r.autotuned && r.opts.backend == first.backend &&
+                r.opts.precision == first.precision && r.opts.layout.n == first.layout.n,
+            "%d %s", r.analysis_cached, r.why);
+  cgm_solve_report_free(&r);
+  o.solve.tol = 1e-6;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK && !r.analysis_cached && r.autotuned);
+  cgm_solve_report_free(&r);
+  o.solve.tol = 0;
+  o.cache.dir = NULL;
+  o.record = true;
   db = NULL;
   CHECK_OK(cgm_open_database(dbp, false, &db, &err));
   int solves = 0;
@@ -710,6 +815,43 @@ static void test_run_solve(void) {
   CHECK(cgm_run_solve(&o, &r, &err) == CGM_ENOCONV);
   CHECK(r.solved && !r.result.converged && r.result.iterations == 2 && r.maxiter == 2);
   cgm_solve_report_free(&r);
+  /* An initial guess: the exact solution (b = A * ones) needs no iteration
+   * to speak of; a wrong-length one is bad input. */
+  o.solve.maxiter = 0;
+  o.record = false;
+  double *ones = malloc(900 * sizeof *ones);
+  for (int i = 0; i < 900; i++) ones[i] = 1.0;
+  o.x0 = ones;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK);
+  CHECK_MSG(r.solved && r.result.converged && r.result.iterations <= 1, "%d", r.result.iterations);
+  cgm_solve_report_free(&r);
+  o.x0 = NULL;
+  o.x0_path = rhs;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_EINPUT && !r.solved);
+  CHECK_MSG(strstr(err.msg, "has 5 entries but"), "%s", err.msg);
+  cgm_solve_report_free(&r);
+  o.x0_path = NULL;
+  /* atol: converged once ||b - Ax|| <= atol, the relative target max(tol,
+   * atol / ||b||), checked on the recomputed residual. */
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK);
+  const int full = r.result.iterations;
+  double bn = 0.0;
+  for (int32_t i = 0; i < A.nrows; i++) {
+    double s = 0.0;
+    for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) s += A.val[k];
+    bn += s * s;
+  }
+  bn = sqrt(bn);
+  cgm_solve_report_free(&r);
+  o.solve.atol = 1e-3 * bn;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK);
+  CHECK_MSG(r.result.iterations < full && fabs(r.tol - 1e-3) < 1e-12 &&
+                r.result.relative_residual <= 1e-3,
+            "%d of %d, tol %g, residual %g", r.result.iterations, full, r.tol,
+            r.result.relative_residual);
+  cgm_solve_report_free(&r);
+  o.solve.atol = 0;
+  free(ones);
   CHECK(n.warning == 0 && n.error == 0);
   cgm_csr_free(&A);
 }
@@ -1357,6 +1499,8 @@ int main(void) {
   test_validate();
   test_validate_offered();
   test_probe();
+  test_known_iterations();
+  test_auto_worth();
   test_reorder_bound();
   test_run_solve();
   test_matrix_paths();

@@ -498,13 +498,58 @@ static void uniform_and_refusals(void) {
   CHECK(p.device_bytes == A.nnz * 8 + 4 * (A.nrows + 1) + 6 * 4 * (int64_t)A.nrows);
   cgm_plan_opts bad = cgm_plan_opts_default();
   bad.gpus = 2; /* several GPUs off the CUDA backend */
-  CHECK(cgm_plan_make(&A, &bad, &p, &err) == CGM_EINPUT && strstr(err.msg, "cuda backend"));
+  CHECK(cgm_plan_make(&A, &bad, &p, &err) == CGM_EINPUT && strstr(err.msg, "need backend=cuda"));
   bad.backend = CGM_BACKEND_CUDA;
   bad.gpus = CGM_MAX_GPUS + 1;
-  CHECK(cgm_plan_make(&A, &bad, &p, &err) == CGM_EINPUT && strstr(err.msg, "at most 8"));
+  CHECK(cgm_plan_make(&A, &bad, &p, &err) == CGM_EINPUT && strstr(err.msg, "not in 1..8"));
   bad.gpus = 2;
   bad.layout.n = 3;
-  CHECK(cgm_plan_make(&A, &bad, &p, &err) == CGM_EINPUT && strstr(err.msg, "block size"));
+  CHECK(cgm_plan_make(&A, &bad, &p, &err) == CGM_EINPUT &&
+        strstr(err.msg, "the block size is 1, 2, 4 or 8"));
+  cgm_csr_free(&A);
+}
+
+/* A matrix in GPU memory (cgm_plan_device_csr): one segment of every row
+ * at N = 1, cut as the host's one-GPU plan of the same CSR, its B_x and
+ * B_y resolved, its memory the host plan's without the layouts; any other
+ * configuration refused. */
+static void device_csr(void) {
+  cgm_error err = {0};
+  cgm_csr A;
+  CHECK_OK(cgm_gen_poisson3d(12, &A, &err));
+  for (int prec = 0; prec < CGM_NPRECISIONS; prec++) {
+    cgm_plan_opts o = cgm_plan_opts_default();
+    o.backend = CGM_BACKEND_CUDA;
+    o.precision = (cgm_precision)prec;
+    o.layout = cgm_bcsr_default_params(1);
+    cgm_plan host, dev;
+    CHECK_OK(cgm_plan_make(&A, &o, &host, &err));
+    o.layout.bx = o.layout.by = 0;
+    CHECK_OK(cgm_plan_device_csr(A.nrows, A.nnz, &o, &dev, &err));
+    CHECK(dev.nseg == 1 && dev.nrows == host.nrows && dev.nnz == host.nnz && dev.nb == host.nb);
+    CHECK(dev.bounds[0] == 0 && dev.bounds[1] == host.bounds[1] && dev.exchange_elems == 0);
+    CHECK(dev.seg[0].rows == host.seg[0].rows && dev.seg[0].v_len == host.seg[0].v_len);
+    CHECK(dev.o.layout.bx == host.o.layout.bx && dev.o.layout.by == host.o.layout.by);
+    cgm_plan bare = host; /* the host's plan with its layout uncounted */
+    memset(bare.seg[0].part, 0, sizeof bare.seg[0].part);
+    cgm_plan_set_precision(&bare, (cgm_precision)prec);
+    CHECK_MSG(dev.device_bytes == bare.device_bytes && dev.device_bytes < host.device_bytes,
+              "%s: device %lld, host %lld, host without the layout %lld",
+              cgm_precision_name((cgm_precision)prec), (long long)dev.device_bytes,
+              (long long)host.device_bytes, (long long)bare.device_bytes);
+  }
+  cgm_plan p;
+  cgm_plan_opts o = cgm_plan_opts_default(); /* the CPU backend */
+  CHECK(cgm_plan_device_csr(A.nrows, A.nnz, &o, &p, &err) == CGM_EINPUT);
+  o.backend = CGM_BACKEND_CUDA;
+  o.layout.n = 2;
+  CHECK(cgm_plan_device_csr(A.nrows, A.nnz, &o, &p, &err) == CGM_EINPUT);
+  o.layout.n = 1;
+  o.gpus = 2;
+  CHECK(cgm_plan_device_csr(A.nrows, A.nnz, &o, &p, &err) == CGM_EINPUT);
+  o.gpus = 1;
+  CHECK(cgm_plan_device_csr(-1, A.nnz, &o, &p, &err) == CGM_EINPUT);
+  CHECK_OK(cgm_plan_device_csr(A.nrows, A.nnz, &o, &p, &err));
   cgm_csr_free(&A);
 }
 
@@ -557,6 +602,7 @@ int main(void) {
   model_shape();
   row_scatter();
   uniform_and_refusals();
+  device_csr();
   generated();
   bundled();
   fprintf(stderr, "%d plans checked against the built segments\n", nplans);

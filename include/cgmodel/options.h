@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The vocabulary of a request: the choices a configuration is made of
+ * (backend, precision, block size, exchange, reordering, preconditioner,
+ * CG variant), their names as every interface spells them (the command
+ * line, the JSON of a request and of a report, the Python binding), the
+ * defaults and the limits. One place: a default or a limit is written here
+ * once, and each request is settled once, at its entry point
+ * (cgm_solve_opts_settle), so the layers below neither check nor default
+ * it again.
+ *
+ * Errors about a request name its fields by these keys ("block", "gpus",
+ * "tol", ...), never by a command line's flags: a message begins with the
+ * key it is about, and advice is written key=value ("use precision=double").
+ * The command line maps keys to its flags. */
+#ifndef CGMODEL_OPTIONS_H
+#define CGMODEL_OPTIONS_H
+
+#include <stdbool.h>
+
+#include "cgmodel/export.h"
+#include "cgmodel/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------- the choices --- */
+
+typedef enum {
+  CGM_BACKEND_CPU = 0,
+  CGM_BACKEND_CUDA = 1,     /* our BCSR MBR kernels */
+  CGM_BACKEND_CUSPARSE = 2, /* cusparseSpMV on CSR, the vendor baseline */
+} cgm_backend;
+
+/* The arithmetic of a solve. Mixed precision iterates in single precision
+ * (the matrix, vectors and kernels of the single path, at its bandwidth)
+ * while the solution and the true residual are kept in double, with
+ * reliable updates (docs/accuracy.md): it reaches what double reaches. */
+typedef enum { CGM_PREC_DOUBLE = 0, CGM_PREC_SINGLE = 1, CGM_PREC_MIXED = 2 } cgm_precision;
+#define CGM_NPRECISIONS 3
+
+/* How the multi-GPU solver assembles the vector the SpMV reads. */
+typedef enum {
+  CGM_EXCHANGE_NCCL = 0, /* all-gather of the whole vector through NCCL */
+  CGM_EXCHANGE_P2P = 1,  /* direct peer copies of the whole vector */
+  CGM_EXCHANGE_HOST = 2, /* the paper's host-staged copy, x*n elements (Eq. 9) */
+  CGM_EXCHANGE_HALO = 3, /* only the entries each segment reads, overlapped (the default) */
+} cgm_exchange;
+#define CGM_NEXCHANGES 4
+
+/* Symmetric reorderings of the unknowns (docs/cli.md, solve --reorder). */
+typedef enum {
+  CGM_REORDER_AUTO = 0, /* the tuner decides (the default of the command line) */
+  CGM_REORDER_NONE = 1,
+  CGM_REORDER_RCM = 2, /* reverse Cuthill-McKee (cgm_rcm) */
+} cgm_reorder;
+
+/* The preconditioner M of the CG (docs/precond.md). */
+typedef enum {
+  CGM_PRECOND_JACOBI = 0, /* M = diag(A) (default) */
+  /* M = the b x b diagonal blocks of A (cgm_solve_opts.precond_block):
+   * rows [kb, kb + b) form block k, the last possibly smaller. Each block
+   * must be SPD (refused otherwise); b = 1 is Jacobi. Our CPU and CUDA
+   * backends; cuSPARSE refuses it. */
+  CGM_PRECOND_BLOCK = 1,
+} cgm_precond;
+
+/* The CG our CUDA kernels run. */
+typedef enum {
+  CGM_CG_CGG = 0,     /* the single-reduction CG of Chronopoulos and Gear (default) */
+  CGM_CG_CLASSIC = 1, /* Algorithm 2's CG4 + CG5 (always in the host-staged exchange) */
+} cgm_cg_variant;
+
+/* The BCSR block sizes N. */
+#define CGM_NBLOCKSIZES 4
+CGM_API extern const int cgm_block_sizes[CGM_NBLOCKSIZES]; /* 1, 2, 4, 8 */
+
+/* -------------------------------------------- defaults and limits --- */
+
+/* The relative residual ||b - Ax|| / ||b|| a solve reaches unless told. */
+#define CGM_DEFAULT_TOL 1e-8
+/* The most GPUs one solve drives (one process, one node). */
+#define CGM_MAX_GPUS 8
+#define CGM_BX_MAX 1024            /* blocks of a block row one step reads, B_x */
+#define CGM_MAXITER_MAX 1000000000 /* an iteration cap */
+#define CGM_CHECK_EVERY_MAX 100000 /* iterations between convergence checks */
+#define CGM_THREADS_MAX 4096       /* CPU threads */
+#define CGM_BJACOBI_MAX_BLOCK 8    /* the largest block-Jacobi block */
+
+/* ---------------------------------------------------------- names --- */
+
+/* The names every interface spells; "unknown" for a value out of range. */
+CGM_API const char *cgm_backend_name(cgm_backend b);
+CGM_API const char *cgm_precision_name(cgm_precision p);
+CGM_API const char *cgm_exchange_name(cgm_exchange e);
+CGM_API const char *cgm_reorder_name(cgm_reorder r);
+CGM_API const char *cgm_precond_name(cgm_precond p);
+CGM_API const char *cgm_cg_variant_name(cgm_cg_variant v);
+/* Parse those names (precision also fp64, fp32); false when unknown. */
+CGM_API bool cgm_backend_parse(const char *s, cgm_backend *b);
+CGM_API bool cgm_precision_parse(const char *s, cgm_precision *p);
+CGM_API bool cgm_exchange_parse(const char *s, cgm_exchange *e);
+CGM_API bool cgm_reorder_parse(const char *s, cgm_reorder *r);
+CGM_API bool cgm_precond_parse(const char *s, cgm_precond *p);
+CGM_API bool cgm_cg_variant_parse(const char *s, cgm_cg_variant *v);
+
+/* Bytes of one element of the iteration's vectors: 8 double, 4 single and
+ * mixed. */
+CGM_API int cgm_precision_width(cgm_precision p);
+/* The precision the iteration runs in (mixed: single), whose calibrated
+ * curves time it. */
+CGM_API cgm_precision cgm_precision_iter(cgm_precision p);
+
+/* Index of block size n in cgm_block_sizes (-1 if n is not 1, 2, 4, 8). */
+CGM_API int cgm_block_index(int n);
+/* CGM_EINPUT "KEY N: the block size is 1, 2, 4 or 8" when n is not one
+ * (key: the request's field, e.g. "block"). */
+CGM_API cgm_status cgm_block_check(int n, const char *key, cgm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* How the CUDA solver runs a solve: every choice that follows from the
+ * settled options and the plan, made once (gs_policy_make) and read from
+ * this struct by the rest of solver/cuda. Plain C; CUDA builds only (the
+ * batch's cap is the kernels' CGM_MAX_SLOTS). */
+#ifndef CGM_SOLVER_CUDA_POLICY_H
+#define CGM_SOLVER_CUDA_POLICY_H
+
+#include "cgmodel/solver.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How the vector the SpMV reads and the reductions' sums travel between
+ * the devices (cg_cuda.cu's opening comment): one GPU, nothing. */
+typedef enum { MODE_ONE, MODE_NCCL, MODE_P2P, MODE_HALO, MODE_HOST } gs_mode;
+
+typedef struct gs_policy {
+  gs_mode mode;
+  int K;             /* iterations a batch (one CUDA graph), between the host's looks */
+  int cgg;           /* the single-reduction CG (cgm_launch_cgg), not CG4 + CG5 */
+  int flags;         /* cross-device sync by flags (cgm_sync), not graph edges */
+  int graphs;        /* batches replayed from CUDA graphs */
+  int pdl;           /* kernels overlap their predecessor's tail (launch.cuh); the set-up
+                        clears it where the kernels were built for no GPU that can */
+  int late;          /* halo with flags: the pack waits for the peers' packs */
+  int ll;            /* cgg with flags: the SpMV sums travel as ll words */
+  int reliable;      /* one GPU: reliable updates (reliable.cu) */
+  int reduced;       /* single or mixed precision: also when the iterated
+                        residual has fallen by CGM_RELIABLE_DELTA */
+  int floor_watch;   /* double precision's floor watch (cgm_floor_watch) */
+  int device_layout; /* A on the host: its layout built on the GPU, where the CSR fits */
+  /* A solve must not hang: the exchange (NCCL in particular, which hung on
+   * the 4 x H200 node) gets timeout_s without progress before the solve
+   * gives up with an error (cgm_gpu_opts.exchange_timeout_s, default 120
+   * s). With flags the devices watch each other, a device waiting at most
+   * wait_ns (half of it) for a peer before it ends the run itself, which the
+   * host reports with the iteration; the host's own deadline for a graph,
+   * host_timeout_s, is then the last resort. */
+  double timeout_s;
+  double host_timeout_s;
+  unsigned long long wait_ns;
+} gs_policy;
+
+gs_policy gs_policy_make(const cgm_solve_opts *o, const cgm_plan *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
