@@ -45,16 +45,6 @@ cgm_status mb_solve_steady(const cgm_csr *A, const cgm_solve_opts *base, int max
                            cgm_solve_result *res, bool *steady, cgm_error *err) {
   cgm_status st = mb_solve_timed(A, base, maxiter, res, err);
   *steady = !st && res->iterations >= maxiter;
-  /* A CPU loop whose mean iteration is over 1.25 its median was held up
-   * by other work (a quantum or more at a barrier): solved again, once,
-   * the faster kept (interference only adds time; a second retry tripled
-   * a loaded 2-core machine's iteration sweep). */
-  if (*steady && base->backend == CGM_BACKEND_CPU &&
-      res->time_solve_s > 1.25 * res->time_per_iter_s * res->iterations) {
-    cgm_solve_result again;
-    if ((st = mb_solve_timed(A, base, maxiter, &again, err))) return st;
-    if (again.iterations >= maxiter && again.time_per_iter_s < res->time_per_iter_s) *res = again;
-  }
   if (st || *steady) return st;
   /* A single-precision solve may stop early, its residual gone to zero (an
    * arrow of 4096 entries a row at N = 8 lost so 1 of a quick row curve's 4

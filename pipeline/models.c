@@ -220,7 +220,8 @@ static void load_feet(const cgm_sample_vec *sv, cgm_tuner_device *t,
       double im[ITER_MAX], it[ITER_MAX];
       int k = 0;
       for (int i = 0; i < sv->n && k < ITER_MAX; i++)
-        if (pipeline_in_group(&sv->v[i], "iter", "cpu", p, n) && sv->v[i].seconds > 0)
+        if (pipeline_in_group(&sv->v[i], "iter", "cpu", p, n) && sv->v[i].seconds > 0 &&
+            !sv->v[i].unsettled)
           im[k] = sv->v[i].m, it[k++] = sv->v[i].seconds;
       m->cpu_iter[b] = iter_points(im, it, k);
     }
