@@ -29,20 +29,24 @@ static void report_failure(cgm_calibration_report *rep, int ri, const char *kern
 }
 
 /* More data never takes less time: a timing over 3x that of one with as
- * much data or more, in its kernel's group (matrices of one size differ by
- * up to 2x), settled at a level other work set throughout (a 2-core VM's
- * SpMV of 9 us took 5.9 ms, its scheduler slice, every time; a quick SpMV
- * once ran at a fifth of its twin's rate, and a fit through it fell 10x
- * under the small sizes): unsettled. */
-static void mark_impossible(cgm_sample_vec *sv) {
+ * much data or more in its kernel's group (matrices of one size differ by
+ * up to 2x), or of a millisecond and more and over half that of one with
+ * 16x the data (past a latency, time grows with the bytes), was set by
+ * other work throughout, however stable (a 2-core VM's SpMV of 9 us took
+ * 5.9 ms, its scheduler slice, every time; its iterations of 256 rows to
+ * 64^3 all a slice: predictions off 60x; a quick SpMV once ran at a fifth
+ * of its twin's rate, and a fit through it fell 10x under the small
+ * sizes): unsettled. */
+void calibrate_mark_impossible(cgm_sample_vec *sv) {
   static const char *const timed[] = {"cg4", "cg5", "red", "load", "spmv", "iter", "cusparse"};
   for (int i = 0; i < sv->n; i++)
     for (int k = 0; k < 7; k++) {
-      cgm_sample *s = &sv->v[i];
+      cgm_sample *s = &sv->v[i], *t = sv->v;
       const char *var = strcmp(s->kernel, "spmv") ? s->variant : "all";
       for (int j = 0; j < sv->n && !strcmp(s->kernel, timed[k]); j++)
-        if (sv->v[j].m >= s->m && 3 * sv->v[j].seconds < s->seconds &&
-            pipeline_in_group(&sv->v[j], s->kernel, var, s->precision, s->block))
+        if (t[j].m >= s->m && pipeline_in_group(&t[j], s->kernel, var, s->precision, s->block) &&
+            (3 * t[j].seconds < s->seconds ||
+             (t[j].m >= 16 * s->m && s->seconds >= 1e-3 && t[j].seconds < 2 * s->seconds)))
           s->unsettled = true;
     }
 }
@@ -220,7 +224,7 @@ cgm_status calibrate_fit_all(cgm_sample_vec *sv, unsigned precisions, const cgm_
   cgm_db_fit *fits = calloc(max_fits, sizeof *fits);
   if (!fits) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
   *nfits = 0;
-  mark_impossible(sv);
+  calibrate_mark_impossible(sv);
   const char *vec[] = {"cg4", "cg5", "red", "cusparse"};
   for (int p = 0; p < 2; p++) {
     if (!(precisions & (1u << p))) continue;

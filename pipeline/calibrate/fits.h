@@ -20,7 +20,10 @@ typedef struct calibrate_fits {
   const cgm_sample_vec *sv;
 } calibrate_fits;
 
-/* Every fit of the samples sv (malloc'ed into *out, *nfits of them). */
+/* Marks unsettled the timings more data cannot explain (fits.c). */
+void calibrate_mark_impossible(cgm_sample_vec *sv);
+/* Every fit of the samples sv (malloc'ed into *out, *nfits of them), after
+ * calibrate_mark_impossible. */
 cgm_status calibrate_fit_all(cgm_sample_vec *sv, unsigned precisions, const cgm_gpu_opts *gpu,
                              cgm_db_fit **out, int *nfits, cgm_calibration_report *rep, int ri,
                              cgm_error *err);

@@ -20,6 +20,7 @@
 #include "cgmodel/run_solve.h"
 #include "cgmodel/validate.h"
 #include "pipeline/json.h"
+#include "pipeline/calibrate/fits.h"
 #include "pipeline/steps.h"
 #include "pipeline/steps.h"
 #include "test_linalg.h"
@@ -1154,6 +1155,50 @@ static void test_interp(void) {
   cgm_db_close(db);
 }
 
+/* Iterations other work held up throughout: a 2-core machine's solves of
+ * the smaller grids all took a scheduler slice (6 ms) where the larger
+ * ones' time grew with their bytes. They are marked (a millisecond and
+ * more, and over half the time of 16x the data), the others not, and the
+ * CPU's timed iterations keep the others alone. */
+static void test_flat_iterations(void) {
+  cgm_error err = {0};
+  char dbp[512];
+  tmp_path(dbp, sizeof dbp, "flat.db");
+  cgm_db *db = NULL;
+  CHECK_OK(cgm_open_database(dbp, true, &db, &err));
+  if (!db) return;
+  cgm_db_calibration c;
+  calibration_open(db, "cpu", test_cpu, &c);
+  cgm_sample_vec sv = {0};
+  for (int e = 10; e <= 24; e++) {
+    cgm_db_sample smp;
+    memset(&smp, 0, sizeof smp);
+    snprintf(smp.kernel, sizeof smp.kernel, "iter");
+    snprintf(smp.variant, sizeof smp.variant, "cpu");
+    smp.block = 1;
+    smp.m = exp2(e);
+    smp.bytes = 8 * smp.m;
+    smp.seconds = e <= 16 ? 6e-3 : 2e-6 + smp.m * 1e-9; /* 2^24: 16.8 ms */
+    CHECK(!cgm_sample_vec_push(&sv, &smp));
+  }
+  calibrate_mark_impossible(&sv);
+  for (int i = 0; i < sv.n; i++) {
+    CHECK_MSG(sv.v[i].unsettled == (sv.v[i].m <= exp2(16)), "m %g: unsettled %d", sv.v[i].m,
+              sv.v[i].unsettled);
+    CHECK_OK(cgm_db_sample_add(db, c.id, &sv.v[i], &err));
+  }
+  free(sv.v);
+  CHECK_OK(cgm_db_calibration_finish(db, c.id, 1.0, &err));
+  cgm_tuner_device *devs = NULL;
+  int n = 0;
+  CHECK_OK(cgm_load_devices(db, "cpu", &devs, &n, &err));
+  const cgm_iter_points *P = n == 1 ? &devs[0].model[0].cpu_iter[0] : NULL;
+  CHECK_MSG(P && P->n == 8 && P->m[0] == exp2(17), "%d points from m = %g", P ? P->n : -1,
+            P && P->n ? P->m[0] : 0);
+  free(devs);
+  cgm_db_close(db);
+}
+
 /* A solve other work held up (pipeline_solve_disturbed): a CPU iteration
  * of a whole number of 4 ms quanta, or 40x a settled calibration's
  * prediction, is disturbed; near the prediction, or against a calibration
@@ -1512,6 +1557,7 @@ int main(void) {
   test_gpu_feet();
   test_refit_dip();
   test_interp();
+  test_flat_iterations();
   test_disturbed();
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
