@@ -23,9 +23,8 @@ static void summarise(double *t, int n, mb_timing *out) {
 }
 
 int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_timing *out) {
-  double *t = malloc(sizeof(double) * MAX_TIMINGS * (size_t)count),
-         *s = malloc(sizeof(double) * MAX_TIMINGS);
-  int *n = calloc((size_t)count, sizeof *n), rc = t && s && n ? 0 : -1;
+  double *t = malloc(sizeof(double) * MAX_TIMINGS * (size_t)count); /* each's, in any order */
+  int *n = calloc((size_t)count, sizeof *n), rc = t && n ? 0 : -1;
   for (int i = 0; i < count; i++) out[i] = (mb_timing){0};
   for (int i = 0; i < count && !rc; i++) rc = fn(ctx, i) < 0 ? -1 : 0; /* a warm-up, not kept */
   const double start = cgm_now();
@@ -40,8 +39,7 @@ int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_t
         if (v < 0) rc = -1;
         t[(size_t)i * MAX_TIMINGS + n[i]++] = v;
       }
-      for (int k = 0; k < n[i]; k++) s[k] = t[(size_t)i * MAX_TIMINGS + k];
-      summarise(s, n[i], &out[i]);
+      summarise(t + (size_t)i * MAX_TIMINGS, n[i], &out[i]);
       out[i].n = n[i];
       /* settled: enough timings, and the last round found none faster */
       out[i].settled = round >= o->min_rounds && n[i] >= o->min_n && out[i].q >= before * 0.98;
@@ -49,6 +47,6 @@ int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_t
     }
     if (cgm_now() - start > o->budget_s) break; /* the open ones stay unsettled */
   }
-  free(t), free(s), free(n);
+  free(t), free(n);
   return rc;
 }

@@ -72,10 +72,9 @@ void pipeline_place_interp(cgm_device_model *m, const cgm_db_fit *f, const cgm_s
   bool *have;
   int slot;
   cgm_sigmoid *c = pipeline_kernel_curve(m, f, &hi, &have, &slot);
-  double *mm = malloc(sizeof(double) * ((size_t)n + 1)),
-         *bb = malloc(sizeof(double) * ((size_t)n + 1));
+  double mm[512], bb[512]; /* a group's samples: a few dozen */
   int k = 0;
-  for (int i = 0; c && mm && bb && i < n; i++)
+  for (int i = 0; c && i < n && k < 512; i++)
     if (pipeline_in_group(&v[i], f->kernel, f->variant, f->precision, f->block) &&
         cgm_sample_gbps(&v[i]) > 0)
       mm[k] = v[i].m, bb[k++] = cgm_sample_gbps(&v[i]);
@@ -87,7 +86,6 @@ void pipeline_place_interp(cgm_device_model *m, const cgm_db_fit *f, const cgm_s
     *c = (cgm_sigmoid){log2(P.m[0]) - 9.0, 1.0, m->width * P.m[P.n / 2] / P.t[P.n / 2] * 1e-9};
     if (have) *have = true;
   }
-  free(mm), free(bb);
 }
 
 void pipeline_place_coef(cgm_device_model *m, const cgm_db_coef *q) {

@@ -42,10 +42,8 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
     if (cgm_calibration_cg_stale(&r->devs[i], &o->gpu, msg, sizeof msg))
       o->note(o->note_ctx, CGM_NOTE_WARNING, msg);
     snprintf(msg, sizeof msg,
-             "the CPU's times are calibration %lld's, for threads=%d: a solve on %d threads, or "
-             "auto, which runs them",
-             (long long)r->devs[i].calibration_id, r->devs[i].threads, r->devs[i].threads);
-    /* a CPU calibrated on other threads than a solve's default */
+             "the CPU's times are calibration %lld's, for threads=%d (auto runs them)",
+             (long long)r->devs[i].calibration_id, r->devs[i].threads);
     if (r->devs[i].is_cpu && r->devs[i].threads != threads)
       o->note(o->note_ctx, CGM_NOTE_INFO, msg);
   }
