@@ -82,15 +82,15 @@ CGM_API cgm_status cgm_calibrate(cgm_db *db, const cgm_calibrate_opts *o,
 
 /* The coefficients' families: the CGM_DB_COEF_* name (one ending in '_'
  * is a block size's), the key calibrate --json gives it, the label and
- * scale calibrate prints it with. cgm_coef_of: whether coefficient c is
- * of the family named: the block size's text ("4"), "" for the family's
- * own name, NULL for another family. */
+ * scale calibrate prints it with. */
 typedef struct cgm_coef_family {
   const char *name, *key, *label;
   double scale;
 } cgm_coef_family;
 #define CGM_COEF_FAMILIES 6
 CGM_API extern const cgm_coef_family cgm_coef_families[CGM_COEF_FAMILIES];
+/* Whether coefficient c is of the family named: the block size's text
+ * ("4"), "" for the family's own name, NULL for another family. */
 CGM_API const char *cgm_coef_of(const cgm_db_coef *c, const char *family);
 
 /* Fits a stored calibration anew from its samples (after a change to the
