@@ -20,17 +20,8 @@
 #include "common/timer.h"
 
 const char *cgm_cache_outcome_name(cgm_cache_outcome o) {
-  switch (o) {
-  case CGM_CACHE_OFF:
-    return "off";
-  case CGM_CACHE_HIT:
-    return "hit";
-  case CGM_CACHE_MISS:
-    return "miss";
-  case CGM_CACHE_REJECTED:
-    return "rejected";
-  }
-  return "?";
+  static const char *const names[] = {"off", "hit", "miss", "rejected"};
+  return (unsigned)o < 4 ? names[o] : "?";
 }
 
 static bool same_file_state(const struct stat *a, const struct stat *b) {
@@ -81,8 +72,7 @@ static void *store_main(void *arg) {
   return NULL;
 }
 
-/* Starts the write of A's entry in the background; false when no thread
- * could be had (the caller writes it then). */
+/* Starts the background write of A's entry; false without a thread. */
 static bool store_start(const cgm_cache_opts *o, const char *name, const char *real,
                         const struct stat *s, const cgm_csr *A, const cgm_mm_info *mm,
                         cgm_cache_report *rep) {
@@ -135,11 +125,13 @@ cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr
   if (!rep) rep = &mine;
   memset(rep, 0, sizeof *rep);
   const double t0 = cgm_now();
+  cgm_mm_read_opts ro = cgm_mm_read_opts_default();
+  ro.square = o && o->square;
   /* standard input ("-", /dev/stdin) is read as a stream, never cached */
   const bool stream = !strcmp(path, "-") || !strncmp(path, "/dev/", 5);
   if (!o || !o->dir || !o->dir[0] || stream) {
     rep->outcome = CGM_CACHE_OFF;
-    cgm_status st = cgm_mm_read_csr(path, A, info, err);
+    cgm_status st = cgm_mm_read_csr_opts(path, &ro, A, info, err);
     rep->time_read_s = cgm_now() - t0;
     return st;
   }
@@ -172,7 +164,7 @@ cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr
     real = NULL; /* the parse names what is wrong with the file */
   }
   cgm_mm_info mm;
-  cgm_status st = cgm_mm_read_csr(path, A, &mm, err);
+  cgm_status st = cgm_mm_read_csr_opts(path, &ro, A, &mm, err);
   if (info && !st) *info = mm;
   struct stat s1;
   char why[1024] = "";

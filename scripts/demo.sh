@@ -5,10 +5,11 @@
 # GPUs when there are any, else the CPU), the prediction for every
 # configuration, and a solve with the configuration the tuner picks, whose
 # measured time is shown beside the prediction. The demo keeps its own
-# database (build/demo.db) so it does not touch yours. On a busy machine
-# the calibration says its timings were disturbed and stores them flagged;
-# should it fail all the same, the demo says so and goes on with what the
-# database holds (a solve without --auto where there is no calibration).
+# database (build/demo.db) and matrix cache (build/demo-cache) so it does
+# not touch yours. On a busy machine the calibration says its timings were
+# disturbed and stores them flagged; should it fail all the same, the demo
+# says so and goes on with what the database holds (a solve without --auto
+# where there is no calibration).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -16,6 +17,7 @@ scripts/build.sh build
 cg=build/cli/cgmodel
 A=data/matrices/bcsstk16.mtx
 export CGMODEL_DB=${CGMODEL_DB:-$PWD/build/demo.db}
+cache=$PWD/build/demo-cache
 if [ "$($cg version | grep -c 'CUDA backend')" = 1 ] && command -v nvidia-smi >/dev/null 2>&1 &&
    nvidia-smi -L >/dev/null 2>&1; then
   devices=cuda:all
@@ -32,15 +34,15 @@ $cg calibrate --devices "$devices" --quick || rc=$?
 echo
 echo "== cgmodel predict $A"
 rc=0
-$cg predict "$A" || rc=$?
+$cg predict "$A" --cache-dir "$cache" || rc=$?
 [ $rc = 0 ] || echo "demo: warning: predict exited $rc (see above)" >&2
 echo
 echo "== cgmodel solve $A --auto   (b = A * ones, so x should be all ones)"
 rc=0
-$cg solve "$A" --auto || rc=$?
+$cg solve "$A" --auto --cache-dir "$cache" || rc=$?
 if [ $rc = 2 ]; then
   echo "demo: warning: --auto had no calibration to choose from; the default solve instead" >&2
-  $cg solve "$A"
+  $cg solve "$A" --cache-dir "$cache"
 elif [ $rc != 0 ]; then
   exit $rc
 fi

@@ -24,14 +24,11 @@ typedef struct cgm_problem {
   int maxiter;
   cgm_solve_opts opts; /* layout parameters already checked and defaulted */
   cgm_plan plan;       /* what to build (cgm_solve_plan) */
-  /* Block-Jacobi (opts.precond == CGM_PRECOND_BLOCK, else NULL): the
-   * inverses of A's diagonal blocks of opts.precond_block rows (cgm_bjacobi_build),
-   * and for our CUDA kernels the blocks themselves (the single-reduction CG
-   * recovers r = M u from its preconditioned residual u). */
+  /* Block-Jacobi (else NULL): the inverses of A's diagonal blocks
+   * (cgm_bjacobi_build), and for our CUDA kernels the blocks themselves. */
   const double *binv;
   const double *bblk;
-  /* A in GPU memory (cgm_solve_device; else NULL): A is then NULL, and b
-   * and x are pointers into that device's memory. */
+  /* A in GPU memory (cgm_solve_device; else NULL): A NULL, b and x there */
   const cgm_csr_device *dA;
 } cgm_problem;
 
@@ -56,13 +53,9 @@ cgm_status cgm_cpu_cg_f32(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
 cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err);
 cgm_status cgm_cusparse_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err);
 
-/* The checks cgm_solve makes before any iteration (square, non-empty,
- * finite A, b and x, exactly symmetric, positive diagonal): CGM_EINPUT, or
- * CGM_ENOCONV with res->stop_reason for a diagonal that is not positive.
- * The distributed solve makes them on its root. */
-cgm_status cgm_solve_check_input(const cgm_csr *A, const double *b, const double *x,
-                                 cgm_solve_result *res, cgm_error *err);
-/* The same with the matrix's part skipped when matrix_checked. */
+/* The checks cgm_solve makes before any iteration (the matrix's skipped
+ * when matrix_checked): CGM_EINPUT, or CGM_ENOCONV with res->stop_reason
+ * for a diagonal that is not positive. */
 cgm_status cgm_solve_check_input_as(const cgm_csr *A, const double *b, const double *x,
                                     bool matrix_checked, cgm_solve_result *res, cgm_error *err);
 /* Those checks, and single precision's range, one by one: cgm_solve makes
@@ -96,52 +89,46 @@ __host__ __device__
 
 /* ||v||_2 without overflow or underflow (scaled sum of squares). */
 double cgm_solve_norm2(const double *v, int32_t n);
+/* sum_i ((b - A x)_i / scale)^2 over the n rows of a CSR, each component
+ * formed in long double and scaled before it is squared (no overflow or
+ * underflow): the recomputed residual's. */
+long double cgm_residual_ssq(int32_t n, const int64_t *rowptr, const int32_t *col,
+                             const double *val, const double *b, const double *x, double scale);
 
-/* The end of a host loop's result (the CPU CG, cuSPARSE's, the MPI CG): the count, the
- * residual, the verdict of st, the stop reason at the iteration cap, and
- * the time per iteration, the median of the first ntimed past the first
- * (which pays for page faults and cold caches); times is reordered. */
+/* The end of a host loop's result: the count, residual, verdict, stop
+ * reason at the cap, and the time per iteration, the median of the first
+ * ntimed past the first (page faults, cold caches); times is reordered. */
 void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double relres, int maxiter,
                          double tol, double *times, int ntimed);
-/* max_i sum_j |a_ij| (>= ||A||_2 for a symmetric A): the scale of A in the
- * reliable updates' floor. */
+/* max_i sum_j |a_ij| (>= ||A||_2 for a symmetric A). */
 double cgm_solve_inf_norm(const cgm_csr *A);
 
-/* Device dev's CUDA context made, or waited for where another thread (the
- * pipeline's warm-up, cgm_cuda_warm_up) is making it: a solve calls it
- * before its setup clock starts, so that the setup it reports and records
- * is its own. Errors are left to the solve's next call. */
+/* Device dev's CUDA context made, or waited for (cgm_cuda_warm_up), before
+ * a solve's setup clock starts. Errors are left to the solve's next call. */
 void cgm_cuda_context_ready(int dev);
 
 /* Iteration times are kept for the first CGM_MAX_TIMED iterations only. */
 #define CGM_MAX_TIMED 65536
 
-/* Reliable updates (Sleijpen and van der Vorst; the mixed-precision CG of
- * QUDA): in single and mixed precision the iterated residual is replaced by
- * the true one whenever it has fallen by this factor since the last
- * replacement, and in every precision before the solver claims convergence. */
+/* Reliable updates (Sleijpen and van der Vorst; QUDA's mixed-precision
+ * CG): in single and mixed precision the iterated residual is replaced by
+ * the true one whenever it has fallen by this factor, and in every
+ * precision before the solver claims convergence. */
 #define CGM_RELIABLE_DELTA 0.1
-/* A single-precision iteration stagnates once it has reached what it can:
- * its residual then no longer falls by CGM_RELIABLE_DELTA, so the true one
- * is also checked after this many iterations without a replacement (a
- * window that grows with the solve, so that slow convergence is not
- * mistaken for a stall). So is a double one, once a claim of convergence
- * was refused by the true residual: on an ill-conditioned matrix the
- * replaced residual may then never fall to the target again. */
+/* The true residual is also checked after this many iterations without a
+ * replacement (growing with the solve, so slow convergence is no stall):
+ * a single-precision iteration that has reached what it can no longer
+ * falls by CGM_RELIABLE_DELTA, nor may a double one after a refused claim. */
 static inline int cgm_reliable_window(int iterations) {
   return iterations / 4 > 100 ? iterations / 4 : 100;
 }
-/* Whether a precision has reached what it can, judged at each replacement
- * of the iterated residual by the true one:
- *  - the true residual lies within the floor of the arithmetic that forms
- *    it, u ||A|| ||x|| (u the unit roundoff of the residual's precision,
- *    ||A|| the largest row sum of |A|), and has not halved since its best
- *    or the solver claimed convergence: no iteration can take it lower;
- *  - three stalls in a row: not halved, and either the solver claimed
- *    convergence (the iterated residual met the target, the true one did
- *    not) or the iteration has come loose from the truth (the true residual
- *    over 5 times the iterated one it replaces; in a plateau the two stay
- *    together, and CG's residual has plateaus on hard matrices);
+/* Whether a precision has reached what it can, judged at each replacement:
+ *  - the true residual lies within the floor u ||A|| ||x|| of the
+ *    arithmetic that forms it and has not halved (or convergence was
+ *    claimed there);
+ *  - three stalls in a row: not halved, and convergence claimed or the
+ *    iteration loose from the truth (true > 5 x iterated; in a plateau the
+ *    two stay together);
  *  - no halving for as many iterations as the best took (at least 500). */
 typedef struct cgm_reliable {
   double best; /* the true residual at the last halving */
@@ -173,31 +160,20 @@ static inline bool cgm_reliable_stalled(cgm_reliable *r, bool claimed, double it
 }
 
 /* Double precision's watch for its floor. Its iterated residual follows the
- * true one down to about the floor u ||A|| ||x|| (attainable_residual) and
- * then falls on alone, so a tolerance below the floor would only be found
- * out when the iterated residual claims it, decades of iterations later (or
- * never: p'Ap is lost to rounding first). The true residual is therefore
- * probed, without replacing anything (the iteration goes on as it would),
- * when the iterated one first falls below CGM_FLOOR_PROBE of the initial
- * true residual (to learn ||x||), then below the floor, then at every
- * further CGM_FLOOR_STEP. A probe ends the solve when
- *  - the tolerance lies below u ||D x|| (D = diag(A)), the size of the
- *    rounding error of the diagonal's products alone, about the least
- *    residual a double iteration shows (a heuristic: on the matrices tried
- *    the least reachable tolerance was 2-5 times above it), and the true
- *    residual has reached the floor; or
+ * true one down to about u ||A|| ||x|| and then falls on alone, so a
+ * tolerance below the floor would only be found out when claimed, decades
+ * of iterations later. The true residual is therefore probed (nothing
+ * replaced) when the iterated one first falls below CGM_FLOOR_PROBE of the
+ * initial one, then below the floor, then every further CGM_FLOOR_STEP. A
+ * probe ends the solve when
+ *  - the tolerance lies below u ||D x|| (D = diag(A): about the least
+ *    residual a double iteration shows) and the truth has reached the
+ *    floor; or
  *  - the iteration has come loose from the truth (iterated <= truth / 2)
- *    with the truth at twice the floor or no longer halving since the last
- *    probe (the truth's own plateau: on an arrow matrix 20 times the
- *    estimate, where the refused claim's replacements took it 2.5 times
- *    lower only in 15 times the iterations), and the tolerance lies more
- *    than CGM_FLOOR_MARGIN below it.
- * Tolerances within CGM_FLOOR_MARGIN of a loose truth, and those between
- * u ||D x|| and the floor while the iteration follows the truth, go on to
- * the refused claim's path. Neither rule applies while the true residual
- * exceeds ||b|| (x is then no estimate of the solution's size: a mixed
- * solve handing a diverged x over to double) or already meets the
- * tolerance (the iterated residual will claim it next). */
+ *    with the truth at twice the floor or no longer halving, and the
+ *    tolerance lies more than CGM_FLOOR_MARGIN below it.
+ * Other tolerances go on to the refused claim's path. Neither rule applies
+ * while the truth exceeds ||b|| (a diverged x) or meets the tolerance. */
 #define CGM_FLOOR_PROBE 1e-3
 #define CGM_FLOOR_STEP 0.3
 #define CGM_FLOOR_MARGIN 0.1
@@ -219,8 +195,7 @@ static inline bool cgm_floor_due(const cgm_floor_watch *w, double iterated) {
   return iterated <= w->next;
 }
 
-/* After a probe (xnorm = ||x||, dxnorm = ||D x||, thr = tol ||b||): whether
- * the solve ends at its floor. */
+/* After a probe (xnorm = ||x||, dxnorm = ||D x||, thr = tol ||b||). */
 static inline bool cgm_floor_reached(cgm_floor_watch *w, double iterated, double true_residual,
                                      double xnorm, double dxnorm, double thr) {
   const double floor = w->unit * xnorm;
@@ -238,29 +213,43 @@ static inline bool cgm_floor_reached(cgm_floor_watch *w, double iterated, double
   return below_rounding || (loose && flat && thr <= CGM_FLOOR_MARGIN * true_residual);
 }
 
-/* The unit roundoff of the arithmetic that forms the true residual: float
- * in single precision, double in double and mixed. */
+/* The unit roundoff of the true residual's arithmetic (mixed: double's). */
 static inline double cgm_residual_roundoff(cgm_precision p) {
   return p == CGM_PREC_SINGLE ? 5.960464477539063e-08 : 1.1102230246251565e-16;
 }
 
-/* cgm_solve_opts.monitor: called at iteration 0, then whenever
- * monitor_every iterations have passed since the last call (the GPU loops
- * call it at their convergence checks, so at the first check after that),
- * and at the end (final: whatever the count). *last holds the iteration of
- * the last call (-1 before any). */
+/* cgm_solve_opts.monitor: called at iteration 0, then once monitor_every
+ * iterations have passed since the last call (*last; -1 before any), and
+ * at the end (final). With monitor_x, fill(fill_ctx, monitor_x) writes the
+ * backend's iterate there first (false: it could not, no call). */
 static inline void cgm_monitor_report(const cgm_solve_opts *o, int *last, int iteration,
-                                      double relres, bool final) {
+                                      double relres, bool final, bool (*fill)(void *, double *),
+                                      void *fill_ctx) {
   if (!o->monitor || iteration == *last) return;
   const int every = o->monitor_every > 0 ? o->monitor_every : 1;
   if (final || *last < 0 || iteration - *last >= every) {
-    o->monitor(o->monitor_ctx, iteration, relres);
     *last = iteration;
+    if (!o->monitor_x || fill(fill_ctx, o->monitor_x))
+      o->monitor(o->monitor_ctx, iteration, relres);
   }
 }
 
-/* The stop reason of a solve whose true residual stopped falling at
- * relres (relative) above tol in this precision, after `iterations`. */
+/* The caller's monitor behind a solver's, which solves another system:
+ * before each call the iterate y it keeps becomes the caller's
+ * x[perm[i]] = scale y[i] (perm NULL: x[i]; n 0: none), its iteration
+ * offset + its own. cgm_monitor_map_set puts m in front of o's monitor
+ * when it keeps x, y (n doubles; NULL: x itself) the solver's monitor_x. */
+typedef struct cgm_monitor_map {
+  void (*fn)(void *ctx, int iteration, double relative_residual);
+  void *ctx;
+  double *y, *x, scale;
+  const int32_t *perm;
+  int32_t n;
+  int offset;
+} cgm_monitor_map;
+void cgm_monitor_map_set(cgm_solve_opts *o, cgm_monitor_map *m, double *y, double scale,
+                         const int32_t *perm, int32_t n);
+
 /* A solution that overflows when scaled back (x[i] = y * scale is not
  * finite): relative_residual NaN, not converged, the message naming x[i];
  * returns CGM_ENOCONV. */
@@ -271,16 +260,16 @@ cgm_status cgm_solve_overflow(cgm_solve_result *res, int32_t i, double y, double
  * backend's status; returns the solve's. */
 cgm_status cgm_solve_conclude(cgm_status st, cgm_precision p, double tol, const cgm_error *err,
                               cgm_solve_result *res);
-/* Mixed precision's hand-over: runs pb again in double from pb->x (which
- * the caller has set to where the mixed run ended, or to the initial
- * guess), its monitor counting on; res goes in as the mixed run's result
- * and comes out as both runs' together (fallback_iterations the first's). */
+/* Mixed precision's hand-over: runs pb again in double from pb->x, its
+ * monitor counting on; res goes in as the mixed run's result and comes out
+ * as both runs' together. */
 cgm_status cgm_solve_fallback(cgm_problem *pb, cgm_solve_result *res, cgm_error *err);
+/* The stop reason of a solve whose true residual stopped falling at relres
+ * above tol in this precision. */
 void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iterations, char *buf,
                             size_t n);
 
-/* The smallest Ritz value of `steps` Lanczos steps on A in double
- * (definite.c): below zero proves A indefinite. */
+/* The smallest Ritz value of `steps` Lanczos steps (below zero: indefinite). */
 cgm_status cgm_lanczos_min(const cgm_csr *A, int steps, double *ritz_min, cgm_error *err);
 
 #ifdef __cplusplus

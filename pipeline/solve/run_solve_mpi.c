@@ -54,7 +54,9 @@ cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report 
   if (o->autotune)
     st = cgm_fail(err, CGM_EINPUT, "auto: it chooses for one process: drop it under MPI");
   if (!st && root) {
-    if (!o->csr) st = cgm_mm_read_csr(o->matrix, &file, NULL, err);
+    cgm_mm_read_opts ro = cgm_mm_read_opts_default();
+    ro.square = true; /* CG's: refused at the size line */
+    if (!o->csr) st = cgm_mm_read_csr_opts(o->matrix, &ro, &file, NULL, err);
     if (!st && !(x = calloc((size_t)A->nrows + 1, sizeof *x)))
       st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
     if (!st) st = pipeline_right_hand_side(o, A, &b, &generated, err);

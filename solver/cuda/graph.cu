@@ -59,8 +59,8 @@ static cudaError_t enqueue_batch(gpu_solver *S, int gi) {
 }
 
 /* The batch captured once in a CUDA graph (two, one per host_state
- * buffer), unless CGMODEL_GRAPHS=0: then every batch is enqueued anew
- * (compute-sanitizer's racecheck cannot follow graphs spanning devices). */
+ * buffer), unless graphs are off (compute-sanitizer's racecheck cannot
+ * follow graphs spanning devices): then every batch is enqueued anew. */
 cgm_status gs_capture(gpu_solver *S, cgm_error *err) {
   cgm_cuda_dev *d0 = &S->dev[0];
   if (!S->pol.graphs) return CGM_OK;
@@ -86,10 +86,8 @@ static cudaError_t launch_batch(gpu_solver *S, int gi) {
   return cudaGraphLaunch(S->dev[0].graph_exec[gi], S->dev[0].stream);
 }
 
-/* The host's part of the reliable updates (one GPU): when the iterated
- * residual claims convergence, or (single and mixed precision) has fallen
- * by CGM_RELIABLE_DELTA since the last replacement or not for a window of
- * iterations, the true residual replaces it between two graphs. */
+/* The host's part of the reliable updates (one GPU, backend.h): the true
+ * residual replaces the iterated one between two graphs. */
 typedef struct reliable {
   bool on, reduced;
   bool watch; /* double's floor watch (not in a fixed count) */
@@ -102,22 +100,17 @@ typedef struct reliable {
   double claim_thr;      /* its value, (u ||A|| ||x||)^2 */
 } reliable;
 
-/* Double precision's floor watch (backend.h): a probe of the true residual
- * is due, the run unchanged by it. */
+/* Double precision's floor watch (backend.h): a probe is due. */
 static bool floor_due(const reliable *R, const cgm_cg_state *hs) {
   return R->watch && R->last == 0 && hs->done == CGM_RUN &&
          cgm_floor_due(&R->floor, sqrt(hs->rr_last));
 }
 
 /* The probe after the stream's work; *stop set when the solve ends at its
- * floor, with S->final the state to report. The host sees the residual a
- * graph or two late, and CG's residual swings on these matrices: a dip to
- * the floor may be over by the time a probe looks. So when the tolerance
- * is below what rounding lets double show (thr <= u ||D x||), the device
- * is told to claim convergence at the floor instead (its threshold raised
- * to u ||A|| ||x||): it stops there at once, and the claim's check
- * (reliable_step) ends the solve when the true residual is there too, or
- * replaces the residual and goes on. */
+ * floor, S->final the state to report. The host sees the residual a graph
+ * or two late, when a dip to the floor may be over: so where the tolerance
+ * is below what double shows (thr <= u ||D x||) the device's threshold is
+ * raised to the floor, and the claim it makes there is checked as any. */
 static cgm_status floor_step(gpu_solver *S, reliable *R, const cgm_cg_state *hs, bool *stop,
                              cgm_error *err) {
   double rt, xn, dxn;
@@ -179,7 +172,8 @@ static cgm_status reliable_step(gpu_solver *S, reliable *R, const cgm_cg_state *
  * Graph g copies device 0's state into host_state[g % 2] and is followed by
  * event ev[g % 3]; its time is ev[(g - 1) % 3] -> ev[g % 3]. A replacement
  * waits for the graph in flight (none is queued behind it), runs, and the
- * next graph's time starts after it. */
+ * next graph's time starts after it. A monitor that keeps x has each graph
+ * queued only after it read the one before (x is then that graph's). */
 cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,
                          const cgm_cg_state **fin, cgm_error *err) {
   cgm_cuda_dev *d = &S->dev[0];
@@ -199,6 +193,7 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
                 0,
                 cgm_reliable_start(S->rt0, cgm_residual_roundoff(pb->opts.precision), pb->anorm),
                 cgm_floor_watch_start(S->rt0, pb->anorm, pb->bnorm)};
+  const bool keep_x = pb->opts.monitor && pb->opts.monitor_x;
   double t_start = cgm_now();
   if (!batch || !active) {
     st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
@@ -210,7 +205,7 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
   CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[0], d->stream));
   for (int g = 0;; g++) {
     queued = false;
-    if (g + 1 < nbatch_max && !pending) {
+    if (g + 1 < nbatch_max && !pending && !keep_x) {
       CGM_CUDA_GOTO(st, err, out, launch_batch(S, (g + 1) % 2));
       CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[(g + 1) % 3], d->stream));
       queued = true;
@@ -236,7 +231,8 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
     last_iter = hs->iter;
     nb++;
     /* host_state is read here anyway: the monitor costs no synchronisation */
-    cgm_monitor_report(&pb->opts, &S->mon_last, hs->iter, sqrt(hs->rr_last) / pb->bnorm, false);
+    cgm_monitor_report(&pb->opts, &S->mon_last, hs->iter, sqrt(hs->rr_last) / pb->bnorm, false,
+                       gs_monitor_x, S);
     const bool ended = hs->done != CGM_RUN && hs->done != CGM_RUN_CONVERGED;
     if (!ended && (pending || reliable_due(&R, hs) || floor_due(&R, hs))) {
       if (queued) { /* after the graph in flight, with nothing queued behind it */
@@ -256,17 +252,17 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
         *fin = &S->final;
         break;
       }
-      /* the next graph's time starts here */
-      CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[g % 3], d->stream));
-      if (g + 1 < nbatch_max) {
-        CGM_CUDA_GOTO(st, err, out, launch_batch(S, (g + 1) % 2));
-        CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[(g + 1) % 3], d->stream));
-      }
-      continue;
-    }
-    if (hs->done || g + 1 >= nbatch_max) {
+    } else if (hs->done || g + 1 >= nbatch_max) {
       *fin = hs;
       break;
+    } else if (queued) {
+      continue;
+    }
+    /* nothing queued: the next graph, whose time starts here */
+    CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[g % 3], d->stream));
+    if (g + 1 < nbatch_max) {
+      CGM_CUDA_GOTO(st, err, out, launch_batch(S, (g + 1) % 2));
+      CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[(g + 1) % 3], d->stream));
     }
   }
   CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d->stream));

@@ -56,7 +56,7 @@ static void write_matrix(const char *path, const cgm_csr *A) {
 
 /* Reads path through the cache (max bytes) and checks it equals ref. */
 static cgm_cache_report read_check(const char *path, int64_t max, const cgm_csr *ref) {
-  cgm_cache_opts o = {cdir, max, false};
+  cgm_cache_opts o = {.dir = cdir, .max_bytes = max};
   cgm_cache_report r;
   cgm_csr A;
   cgm_mm_info mm;
@@ -414,7 +414,7 @@ static void test_background(void) {
   char src[512];
   snprintf(src, sizeof src, "%s/bg.mtx", tmpdir);
   write_matrix(src, &A);
-  cgm_cache_opts o = {cdir, 0, true};
+  cgm_cache_opts o = {.dir = cdir, .background = true};
   cgm_cache_report r;
   CHECK_OK(cgm_cache_read_csr(&o, src, &M, NULL, &r, &e));
   CHECK(r.outcome == CGM_CACHE_MISS && csr_same(&M, &A));
