@@ -21,7 +21,7 @@
 
 #include "cgmodel/cgmodel.h"
 #include "bench/bench_cases.h"
-#include "microbench/microbench.h"
+#include "bench/spmv_timing.h"
 #include "cgmodel/model.h"
 #include "cli/env.h"
 

@@ -46,15 +46,18 @@ for s in "${steps[@]}"; do
       ;;
     auto)
       export CGMODEL_DB=$out/cal.db
-      for k in 1 2; do
+      # CALIBRATE_PRELOAD: a library to preload into calibrate (a backtrace on a crash)
+      for k in ${CALIBRATE_RUNS:-1 2}; do
         say "== calibrate --devices cuda:0 --quick ($k)"
         t0=$(date +%s)
-        timeout 120 "$cg" calibrate --devices cuda:0 --quick --db "$out/cal$k.db" >"$out/calibrate$k.txt" 2>&1
+        timeout 120 env ${CALIBRATE_PRELOAD:+LD_PRELOAD=$CALIBRATE_PRELOAD} "$cg" calibrate \
+          --devices cuda:0 --quick --db "$out/cal$k.db" >"$out/calibrate$k.txt" 2>&1
         say "rc $?, $(($(date +%s) - t0)) s; $(grep -c 'not converged' "$out/calibrate$k.txt") lines of fits not converged"
+        grep -A30 'SEGV backtrace' "$out/calibrate$k.txt" >>"$summary"
       done
       cp "$out/cal1.db" "$CGMODEL_DB"
       say "== auto_bench"
-      timeout 420 python3 bench/auto_bench.py "$cg" "$out/auto" --rounds 3 --db "$CGMODEL_DB" \
+      timeout 420 python3 bench/auto_bench.py "$cg" "$out/auto" --rounds "${AUTO_ROUNDS:-3}" --db "$CGMODEL_DB" \
         poisson3d:128 poisson3d:192 elasticity3d:48 mesh3d:400000 \
         data/matrices/bcsstk16.mtx data/matrices/bcsstk15.mtx 2>&1 | tee -a "$summary"
       ;;

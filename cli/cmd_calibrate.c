@@ -17,6 +17,7 @@ static const cli_opt opts[] = {
     {"--quick", "quick", CLI_TRUE, 0, 0, 0, "fewer sizes and repetitions"},
     {"--precision", "precision", CLI_CHOICE, "single|double|both", 0, "both", "the precisions"},
     {"--threads", "threads", CLI_INT, 0, "T", "OpenMP's", "CPU threads"},
+    {"--strict", "strict", CLI_TRUE, 0, 0, 0, "refuse disturbed timings: exit 3, nothing stored"},
     CLI_DB,
     CLI_JSON,
     CLI_OPTIONS,
@@ -30,45 +31,20 @@ static void print_calibrations(const cgm_calibration_report *rep) {
            rep->cal[i].gpus > 1 ? ", several GPUs" : "", rep->cal[i].samples, rep->cal[i].fits,
            rep->cal[i].fits_failed, rep->cal[i].seconds);
     if (rep->cal[i].failed[0]) printf("  not converged: %s\n", rep->cal[i].failed);
-    for (int p = 0; p < 2; p++)
-      if (rep->cal[i].have_x_coef[p])
-        printf("  locality coefficient (%s): %.3g\n", cgm_precision_name((cgm_precision)p),
-               rep->cal[i].x_coef[p]);
-    for (int p = 0; p < 2; p++) {
-      bool any = false;
-      for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
-        if (!rep->cal[i].have_band_load[p][b]) continue;
-        if (!any)
-          printf("  band load (%s), the wide bands' extra walk:",
-                 cgm_precision_name((cgm_precision)p));
-        printf(" N=%d %.0f%%", cgm_block_sizes[b], 100 * rep->cal[i].band_load[p][b]);
-        any = true;
+    /* the coefficients, a line per family and precision */
+    for (int k = 0; k < CGM_COEF_FAMILIES; k++)
+      for (int p = 0; p < 2; p++) {
+        int any = 0;
+        for (int q = 0; q < rep->cal[i].ncoef; q++) {
+          const cgm_db_coef *c = &rep->cal[i].coef[q];
+          const char *tail = cgm_coef_of(c, cgm_coef_families[k].name);
+          if (c->precision != p || !tail) continue;
+          if (!any++)
+            printf("  %s (%s):", cgm_coef_families[k].label, cgm_precision_name((cgm_precision)p));
+          printf(*tail ? " N=%s %.3g" : "%s %.3g", tail, cgm_coef_families[k].scale * c->value);
+        }
+        if (any) printf("\n");
       }
-      if (any) printf("\n");
-    }
-    for (int p = 0; p < 2; p++)
-      if (rep->cal[i].have_gather_bw[p]) {
-        printf("  gather rate (%s): %.0f GB/s of x's sectors", cgm_precision_name((cgm_precision)p),
-               1e-9 * rep->cal[i].gather_bw[p]);
-        if (rep->cal[i].have_gather_small[p])
-          printf(", %.0f GB/s at %d rows", 1e-9 * rep->cal[i].gather_bw_small[p],
-                 CGM_GATHER_ROWS_SMALL);
-        printf("\n");
-      }
-    for (int p = 0; p < 2; p++) {
-      bool any = false;
-      for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
-        if (!rep->cal[i].have_scatter_coef[p][b]) continue;
-        if (!any)
-          printf("  row-scatter (%s), us a step alone / in a full warp:",
-                 cgm_precision_name((cgm_precision)p));
-        printf(" N=%d %.3g", cgm_block_sizes[b], 1e6 * rep->cal[i].scatter_coef[p][b]);
-        if (rep->cal[i].have_band_scatter_coef[p][b])
-          printf(" / %.3g", 1e6 * rep->cal[i].band_scatter_coef[p][b]);
-        any = true;
-      }
-      if (any) printf("\n");
-    }
     printf("  time:");
     for (int k = 0; k < rep->cal[i].nstages; k++)
       printf("%s %s %.1f s", k ? "," : "", rep->cal[i].stage[k].name, rep->cal[i].stage[k].seconds);
@@ -96,6 +72,8 @@ static int body(const cli_parsed *p) {
   cgm_calibration_report rep;
   cgm_status st = cgm_calibrate(db, &o, &rep, &err);
   cli_progress_end();
+  for (int i = 0; i < rep.count; i++)
+    if (rep.cal[i].warning[0]) cli_note("calibrate", CGM_NOTE_WARNING, rep.cal[i].warning);
   if (st) {
     cgm_db_close(db);
     return cli_report("calibrate", &err);

@@ -31,6 +31,10 @@ static int list_print(const cgm_db_calibration *c, const cgm_db_device *d, void 
 
 static int fit_print(const cgm_db_fit *f, void *ctx) {
   (void)ctx;
+  if (f->kind == CGM_FIT_INTERP) /* no parameters: the samples serve */
+    return printf("  %-8s %-9s %-6s %2d interp  %d samples, m %.4g .. %.4g: INTERPOLATED\n",
+                  f->kernel, f->variant, cgm_precision_name((cgm_precision)f->precision), f->block,
+                  f->n, f->m_lo, f->m_hi) < 0;
   printf("  %-8s %-9s %-6s %2d %-6s  mu %6.2f  sigma %5.2f  nu %8.2f GB/s  R^2 %6.4f  n %3d%s\n",
          f->kernel, f->variant, cgm_precision_name((cgm_precision)f->precision), f->block,
          cgm_fit_kind_name(f->kind), f->mu, f->sigma, f->nu, f->r2, f->n,
@@ -47,7 +51,7 @@ static int solve_print(const cgm_db_solve *s, void *ctx) {
   if (isfinite(s->predicted_time_per_iter_s))
     printf("  %9.2f predicted (%+.1f%%)", 1e6 * s->predicted_time_per_iter_s,
            100 * (s->predicted_time_per_iter_s / s->time_per_iter_s - 1));
-  printf("\n");
+  printf("%s\n", s->disturbed ? "  DISTURBED" : "");
   return 0;
 }
 

@@ -14,6 +14,12 @@
 static const cli_opt opts[] = {CLI_DB, CLI_JSON, {0}};
 
 static void print_calibration(const cgm_devices_calibration *c, const char *db_opt) {
+  if (c->found && !c->exact)
+    printf("  calibration %lld of %d thread%s: serves solve --threads %d (--auto runs it)\n",
+           (long long)c->id, c->threads, c->threads == 1 ? "" : "s", c->threads);
+  if (c->found && c->interpolated)
+    printf("  %d curves interpolated, no fit in bounds (cgmodel db show %lld)\n", c->interpolated,
+           (long long)c->id);
   if (!c->found)
     printf("  calibration none: %s%s\n", c->refresh, db_opt);
   else if (c->stale)

@@ -26,6 +26,8 @@ static const cli_opt opts[] = {
     {"--iters", "iters", CLI_INT, 0, "K", "100", "iterations a run", 10, 100000},
     {"--repeat", "repeat", CLI_INT, 0, "R", "3", "runs a configuration: the median counts", 1, 99},
     {"--total", "total", CLI_REAL, 0, "TOL", 0, "solve to TOL, compare setup + solve", 1e-300, 1},
+    {"--include-disturbed", "include_disturbed", CLI_TRUE, 0, 0, 0,
+     "count the runs other work held up in the errors and the regret"},
     {"--csv", "csv", CLI_PATH, 0, "FILE", 0, "also write every run"},
     CLI_DB,
     CLI_JSON,
@@ -79,6 +81,8 @@ static void print_table(const cgm_validate_report *r) {
   if (isfinite(r->ratio_mean_error))
     printf("iterations, mixed over double: within %.1f%% on average, worst %.1f%%\n",
            100 * r->ratio_mean_error, 100 * r->ratio_max_error);
+  if (r->disturbed)
+    printf("disturbed: %d runs held up by other work (notes above)\n", r->disturbed);
 }
 
 static int body(const cli_parsed *p) {
@@ -93,6 +97,7 @@ static int body(const cli_parsed *p) {
   o.max_gpus = (int)cli_num(req, "gpus", 0);
   o.iters = (int)cli_num(req, "iters", 100);
   o.repeat = (int)cli_num(req, "repeat", 3);
+  o.include_disturbed = cli_true(req, "include_disturbed");
   /* mixed precision is timed only as a whole solve (--total) */
   o.precisions =
       o.total_tol > 0 ? (1u << CGM_PREC_DOUBLE) | (1u << CGM_PREC_MIXED) : 1u << CGM_PREC_DOUBLE;

@@ -373,7 +373,7 @@ cgm_status cgm_db_sample_add(cgm_db *db, int64_t cal_id, const cgm_db_sample *sm
   binder b;
   s = start(db,
             "INSERT INTO samples (calibration_id, kernel, variant, precision, block, m, bytes, "
-            "seconds, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "seconds, source, spread, unsettled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, cal_id);
@@ -385,6 +385,8 @@ cgm_status cgm_db_sample_add(cgm_db *db, int64_t cal_id, const cgm_db_sample *sm
   b_double(&b, smp->bytes);
   b_double(&b, smp->seconds);
   B_FIELD(&b, smp->source);
+  b_double(&b, smp->spread);
+  b_int(&b, smp->unsettled);
   char what[80];
   snprintf(what, sizeof what, "adding a sample to calibration %lld", (long long)cal_id);
   return run(db, &b, what, err);
@@ -408,6 +410,8 @@ static int sample_row(sqlite3_stmt *st, void *ctx) {
   smp.bytes = r_double(&r);
   smp.seconds = r_double(&r);
   R_FIELD(&r, smp.source);
+  smp.spread = r_double(&r);
+  smp.unsettled = r_int(&r) != 0;
   return it->fn(&smp, it->ctx);
 }
 
@@ -416,8 +420,8 @@ cgm_status cgm_db_samples(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_sam
   if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_samples: no callback");
   binder b;
   cgm_status s = start(db,
-                       "SELECT kernel, variant, precision, block, m, bytes, seconds, source "
-                       "FROM samples WHERE calibration_id = ? ORDER BY id",
+                       "SELECT kernel, variant, precision, block, m, bytes, seconds, source, "
+                       "spread, unsettled FROM samples WHERE calibration_id = ? ORDER BY id",
                        &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, cal_id);
@@ -715,8 +719,8 @@ cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *sv, cgm_error *err) {
       "INSERT INTO solves (matrix_id, calibration_id, created, backend, precision, exchange, "
       "devices, block, bx, gpus, iterations, converged, relative_residual, "
       "time_per_iter_s, predicted_time_per_iter_s, model, options, time_setup_s, layout_bytes, "
-      "precond, layout_on_device) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-      "?, ?)",
+      "precond, layout_on_device, disturbed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+      "?, ?, ?, ?, ?, ?, ?)",
       &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, sv->matrix_id);
@@ -742,6 +746,7 @@ cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *sv, cgm_error *err) {
   if (!sv->precond[0]) snprintf(sv->precond, sizeof sv->precond, "jacobi");
   B_FIELD(&b, sv->precond);
   b_int(&b, sv->layout_on_device ? 1 : 0);
+  b_int(&b, sv->disturbed ? 1 : 0);
   s = run(db, &b, "adding a solve", err);
   if (s == CGM_OK) sv->id = sqlite3_last_insert_rowid(db->h);
   return s;
@@ -781,6 +786,7 @@ static int solve_row(sqlite3_stmt *st, void *ctx) {
   R_FIELD(&r, sv.precond);
   sv.layout_on_device = r_int(&r) != 0;
   sv.matrix_content = r_int64(&r);
+  sv.disturbed = r_int(&r) != 0;
   return it->fn(&sv, it->ctx);
 }
 
@@ -794,7 +800,8 @@ cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx)
             "s.precision, s.exchange, s.devices, s.block, s.bx, s.gpus, s.iterations, "
             "s.converged, s.relative_residual, s.time_per_iter_s, "
             "s.predicted_time_per_iter_s, s.model, s.options, s.time_setup_s, "
-            "s.layout_bytes, m.name, s.precond, s.layout_on_device, m.content_id FROM solves s "
+            "s.layout_bytes, m.name, s.precond, s.layout_on_device, m.content_id, s.disturbed "
+            "FROM solves s "
             "LEFT JOIN matrices m "
             "ON m.id = s.matrix_id ORDER BY s.id",
             &b, err);

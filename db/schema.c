@@ -186,8 +186,19 @@ static const char migration_7[] =
 static const char migration_8[] =
     "ALTER TABLE matrices ADD COLUMN content_id INTEGER NOT NULL DEFAULT 0;";
 
-static const char *const migrations[] = {migration_1, migration_2, migration_3, migration_4,
-                                         migration_5, migration_6, migration_7, migration_8};
+/* Version 9: timings on a shared machine. A sample's spread (its timings'
+ * median over the low quantile kept, less 1; NULL: not known) and whether
+ * they settled; a solve other work held up (pipeline_solve_disturbed).
+ * Older rows read as settled and undisturbed. */
+static const char migration_9[] = "ALTER TABLE samples ADD COLUMN spread REAL;\n"
+                                  "ALTER TABLE samples ADD COLUMN unsettled INTEGER NOT NULL "
+                                  "DEFAULT 0;\n"
+                                  "ALTER TABLE solves ADD COLUMN disturbed INTEGER NOT NULL "
+                                  "DEFAULT 0;";
+
+static const char *const migrations[] = {migration_1, migration_2, migration_3,
+                                         migration_4, migration_5, migration_6,
+                                         migration_7, migration_8, migration_9};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == CGM_DB_SCHEMA_VERSION,
                "one migration per schema version");

@@ -18,15 +18,11 @@ static const int full_lengths[] = {8, 32}, quick_lengths[] = {32};
 
 cgm_status cgm_mb_band_load_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
                                   cgm_locality_sample **out, int *count, cgm_error *err) {
-  *out = NULL;
-  *count = 0;
   const int nl = quick ? 1 : 2, maxiter = quick ? 96 : 160;
   const int *lens = quick ? quick_lengths : full_lengths;
   const int32_t rows = CGM_BAND_LOAD_WIDTH * CGM_BAND_ROWS;
-  cgm_locality_sample *v = malloc(sizeof *v * (size_t)(nl * CGM_NBLOCKSIZES * 2));
-  if (!v) return cgm_fail(err, CGM_ERUNTIME, "out of memory for the band-load sweep");
+  mb_shapes v = {0};
   cgm_status st = CGM_OK;
-  int k = 0;
   for (int i = 0; i < nl && !st; i++)
     for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
       const int n = cgm_block_sizes[b], L = lens[i];
@@ -36,15 +32,8 @@ cgm_status cgm_mb_band_load_sweep(const cgm_solve_opts *base, unsigned precision
       char src[48];
       snprintf(src, sizeof src, "band-wide:%d,%d", rows, h);
       for (int p = 0; p < 2 && !st; p++)
-        if (precisions & (1u << p))
-          st = mb_shape_sample_at(&A, base, n, p, 0, maxiter, src, v, &k, err);
+        if (precisions & (1u << p)) st = mb_shape_push(&A, base, n, p, 0, maxiter, src, &v, err);
       cgm_csr_free(&A);
     }
-  if (st) {
-    free(v);
-    return st;
-  }
-  *out = v;
-  *count = k;
-  return CGM_OK;
+  return mb_shapes_end(&v, st, out, count);
 }

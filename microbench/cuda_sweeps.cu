@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The sweeps of a `cuda:K` device. Kernels are timed the way the solver runs
- * them: R launches captured in a CUDA graph, the median over replays after a
- * warm-up replay, divided by R (so launch gaps are those of the solver's
- * graphs). The CG kernels and the SpMV are the solver's own launchers; the
- * plain loads (paper Fig. 5) are a kernel of their own here, since the
- * solver has none. The cuSPARSE baseline, our solver's whole iterations
- * (iter_sweeps.c) and multi-GPU iterations are timed through cgm_solve
- * itself. */
+ * them: R launches captured in a CUDA graph, the low quantile of replays
+ * settled after a warm-up replay (settle.c), divided by R (so launch gaps
+ * are those of the solver's graphs). The CG kernels and the SpMV are the solver's own launchers;
+ * the plain loads (paper Fig. 5) are a kernel of their own here, since the solver has none. The
+ * cuSPARSE baseline, our solver's whole iterations (iter_sweeps.c) and multi-GPU iterations are
+ * timed through cgm_solve itself. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -33,38 +32,44 @@ struct spmv_rig {
 };
 
 struct run_t {
+  mb_run m;
   const cgm_mb_opts *o;
-  cgm_mb_sink sink;
-  cgm_mb_progress progress;
-  void *ctx;
-  double done, total;
   int dev, prec, sms;
   spmv_rig rig[2];   /* by precision */
   layout_pool *pool; /* the SpMV sweep's copies of a layout */
 };
 
-/* Tells the progress (and the calibration's stage clock) that `stage` ran
- * until now. */
-void report(run_t *R, const char *stage) {
-  if (R->progress) R->progress(R->ctx, stage, R->total > 0 ? R->done / R->total : 0);
+/* One replay of a graph of R launches, timed by events (settle.c's fn):
+ * seconds a launch, -1 once a CUDA call failed (err says which). */
+struct replay {
+  cudaGraphExec_t ge;
+  cudaStream_t s;
+  cudaEvent_t a, b;
+  int R;
+  cudaError_t e;
+};
+
+double replay_time(void *ctx, int) {
+  replay *p = (replay *)ctx;
+  float ms = 0;
+  if (p->e == cudaSuccess) p->e = cudaEventRecord(p->a, p->s);
+  if (p->e == cudaSuccess) p->e = cudaGraphLaunch(p->ge, p->s);
+  if (p->e == cudaSuccess) p->e = cudaEventRecord(p->b, p->s);
+  if (p->e == cudaSuccess) p->e = cudaEventSynchronize(p->b);
+  if (p->e == cudaSuccess) p->e = cudaEventElapsedTime(&ms, p->a, p->b);
+  return p->e == cudaSuccess ? ms * 1e-3 / p->R : -1.0;
 }
 
-cgm_status emit(run_t *R, const cgm_sample *s, const char *stage, cgm_error *err) {
-  if (s && R->sink && R->sink(R->ctx, s)) return cgm_fail(err, CGM_ERUNTIME, "calibration stopped");
-  R->done += 1;
-  report(R, stage);
-  return CGM_OK;
-}
-
-/* Seconds per launch of enqueue(), R launches per graph. */
+/* Seconds per launch of enqueue(), R launches per graph: the replays
+ * settled as the CPU's kernels are (settle.c; another process on the GPU
+ * takes its time slices), at least `replays` of them. */
 template <typename F>
-cgm_status graph_time(cudaStream_t s, int R, int replays, F enqueue, double *out, cgm_error *err) {
+cgm_status graph_time(cudaStream_t s, int R, int replays, F enqueue, mb_timing *out,
+                      cgm_error *err) {
   cudaGraph_t g = nullptr;
-  cudaGraphExec_t ge = nullptr;
-  cudaEvent_t a = nullptr, b = nullptr;
-  double *t = (double *)malloc(sizeof(double) * replays);
+  replay rp = {nullptr, s, nullptr, nullptr, R, cudaSuccess};
+  const mb_settle_opts so = {4, 1e-3, 2, replays, 0.5};
   cgm_status st = CGM_OK;
-  if (!t) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
   CGM_CUDA_GOTO(st, err, out, cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
   {
     cudaError_t e = cudaSuccess;
@@ -73,36 +78,24 @@ cgm_status graph_time(cudaStream_t s, int R, int replays, F enqueue, double *out
     CGM_CUDA_GOTO(st, err, out, e);
     CGM_CUDA_GOTO(st, err, out, e2);
   }
-  CGM_CUDA_GOTO(st, err, out, cudaGraphInstantiate(&ge, g, 0));
-  CGM_CUDA_GOTO(st, err, out, cudaEventCreate(&a));
-  CGM_CUDA_GOTO(st, err, out, cudaEventCreate(&b));
-  CGM_CUDA_GOTO(st, err, out, cudaGraphLaunch(ge, s)); /* warm-up */
-  for (int i = 0; i < replays; i++) {
-    CGM_CUDA_GOTO(st, err, out, cudaEventRecord(a, s));
-    CGM_CUDA_GOTO(st, err, out, cudaGraphLaunch(ge, s));
-    CGM_CUDA_GOTO(st, err, out, cudaEventRecord(b, s));
-    CGM_CUDA_GOTO(st, err, out, cudaEventSynchronize(b));
-    float ms;
-    CGM_CUDA_GOTO(st, err, out, cudaEventElapsedTime(&ms, a, b));
-    t[i] = ms * 1e-3 / R;
+  CGM_CUDA_GOTO(st, err, out, cudaGraphInstantiate(&rp.ge, g, 0));
+  CGM_CUDA_GOTO(st, err, out, cudaEventCreate(&rp.a));
+  CGM_CUDA_GOTO(st, err, out, cudaEventCreate(&rp.b));
+  if (mb_settle(replay_time, &rp, 1, &so, out)) { /* a CUDA call failed, or host memory */
+    CGM_CUDA_GOTO(st, err, out, rp.e);
+    st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
   }
-  *out = cgm_median(t, replays);
 out:
-  if (ge) cudaGraphExecDestroy(ge);
+  if (rp.ge) cudaGraphExecDestroy(rp.ge);
   if (g) cudaGraphDestroy(g);
-  if (a) cudaEventDestroy(a);
-  if (b) cudaEventDestroy(b);
-  free(t);
+  if (rp.a) cudaEventDestroy(rp.a);
+  if (rp.b) cudaEventDestroy(rp.b);
   return st;
 }
 
 /* The largest Poisson grid of our solver's iteration sweeps: 4M rows, far
  * past a Hopper's 50 MB L2. */
 enum { ITER_MAX_GRID = 160 };
-
-cgm_status emit_any(void *R, const cgm_sample *s, const char *stage, cgm_error *err) {
-  return emit((run_t *)R, s, stage, err);
-}
 
 /* Launches per graph: enough work to dwarf the replay's own overhead. */
 int launches_for(double bytes) {
@@ -185,7 +178,7 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
         return b;
       };
       int64_t calls = 0;
-      double t;
+      mb_timing t;
       cgm_sample smp;
       /* paper Fig. 5: n = 1, 2, 4, 8 vectors, fixed and variable grids */
       for (int nvec = 1; nvec <= 8 && !st; nvec *= 2) {
@@ -200,11 +193,11 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
           return cudaGetLastError();
         };
         if ((st = graph_time(s, R1, R->o->quick ? 5 : 11, fixed, &t, err))) break;
-        mb_sample(&smp, "load", "fixed", R->prec, nvec, (double)nvec * m * w, w, t, "");
-        if ((st = emit(R, &smp, "load", err))) break;
+        mb_sample_timed(&smp, "load", "fixed", R->prec, nvec, (double)nvec * m * w, w, &t, "");
+        if ((st = mb_emit(&R->m, &smp, "load", err))) break;
         if ((st = graph_time(s, R1, R->o->quick ? 5 : 11, variable, &t, err))) break;
-        mb_sample(&smp, "load", "variable", R->prec, nvec, (double)nvec * m * w, w, t, "");
-        st = emit(R, &smp, "load", err);
+        mb_sample_timed(&smp, "load", "variable", R->prec, nvec, (double)nvec * m * w, w, &t, "");
+        st = mb_emit(&R->m, &smp, "load", err);
       }
       if (st) break;
       int Rk = launches_for((double)CGM_CG4_PASSES * m * w);
@@ -223,14 +216,14 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
         return cgm_launch_dot((cgm_precision)R->prec, m, v, v + m, sink + 8192, red, R->sms, s);
       };
       if ((st = graph_time(s, Rk, R->o->quick ? 5 : 11, cg4, &t, err))) break;
-      mb_sample(&smp, "cg4", "", R->prec, 0, (double)CGM_CG4_PASSES * m * w, w, t, "");
-      if ((st = emit(R, &smp, "cg4", err))) break;
+      mb_sample_timed(&smp, "cg4", "", R->prec, 0, (double)CGM_CG4_PASSES * m * w, w, &t, "");
+      if ((st = mb_emit(&R->m, &smp, "cg4", err))) break;
       if ((st = graph_time(s, Rk, R->o->quick ? 5 : 11, cg5, &t, err))) break;
-      mb_sample(&smp, "cg5", "", R->prec, 0, (double)CGM_CG5_PASSES * m * w, w, t, "");
-      if ((st = emit(R, &smp, "cg5", err))) break;
+      mb_sample_timed(&smp, "cg5", "", R->prec, 0, (double)CGM_CG5_PASSES * m * w, w, &t, "");
+      if ((st = mb_emit(&R->m, &smp, "cg5", err))) break;
       if ((st = graph_time(s, Rk, R->o->quick ? 5 : 11, dot, &t, err))) break;
-      mb_sample(&smp, "red", "", R->prec, 0, 2.0 * m * w, w, t, "");
-      st = emit(R, &smp, "red", err);
+      mb_sample_timed(&smp, "red", "", R->prec, 0, 2.0 * m * w, w, &t, "");
+      st = mb_emit(&R->m, &smp, "red", err);
     }
   }
 out:
@@ -354,16 +347,16 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
   if (!A) { /* skipped: progress only, once per precision as for a sample */
     cgm_status st = CGM_OK;
     for (int p = 0; p < 2 && !st; p++)
-      if (R->o->precisions & (1u << p)) st = emit(R, NULL, "spmv", err);
+      if (R->o->precisions & (1u << p)) st = mb_emit(&R->m, NULL, "spmv", err);
     return st;
   }
   /* Sub-stages for the calibration's clock (pipeline/calibrate.c). */
-  report(R, "spmv:make"); /* the generator, in mb_for_each_matrix */
+  mb_report(&R->m, "spmv:make"); /* the generator, in mb_for_each_matrix */
   cgm_bcsr B;
   cgm_status st =
       cgm_bcsr_build(A, 0, (A->nrows + n - 1) / n, cgm_plan_layout_params(A, n, 1), &B, err);
   if (st) return st;
-  report(R, "spmv:block");
+  mb_report(&R->m, "spmv:block");
   int64_t xlen = (int64_t)B.nbcols * n;
   double *x = (double *)malloc(sizeof(double) * (size_t)(xlen + 1));
   if (!x) {
@@ -392,18 +385,18 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
         return cgm_launch_spmv(&P.L[calls++ % P.k], (cgm_precision)p, d.v, d.u, d.v, &o, NULL,
                                cgm_cuda_red(&d, 0), NULL, NULL, d.sms, d.stream);
       };
-      double t = 0.0;
+      mb_timing t;
       st = pool_setup(&P, &d.A.L, w, nl, err);
-      report(R, "spmv:upload"); /* the matrix and its copies (the rig's set-up, when made) */
+      mb_report(&R->m, "spmv:upload"); /* the matrix and its copies (the rig's set-up, when made) */
       if (!st && !(st = graph_time(d.stream, nl, R->o->quick ? 5 : 11, launch, &t, err))) {
         cgm_sample smp;
-        mb_sample(&smp, "spmv", variant, p, n, bytes, w, t, source);
-        st = emit(R, &smp, "spmv", err);
+        mb_sample_timed(&smp, "spmv", variant, p, n, bytes, w, &t, source);
+        st = mb_emit(&R->m, &smp, "spmv", err);
       }
       pool_done(&P);
     }
     cgm_cuda_matrix_free(&d.A);
-    report(R, "spmv:free");
+    mb_report(&R->m, "spmv:free");
   }
   free(x);
   cgm_bcsr_free(&B);
@@ -467,7 +460,7 @@ cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
       if (!st) {
         mb_sample(&smp, "cusparse", "", p, 0, cgm_cusparse_bytes(A.nnz, A.nrows, w), w,
                   res.time_per_iter_s, src);
-        st = emit(R, steady(R, &res) ? &smp : NULL, "cusparse", err);
+        st = mb_emit(&R->m, steady(R, &res) ? &smp : NULL, "cusparse", err);
       }
       /* Several GPUs: every exchange mode. */
       const cgm_exchange modes[] = {CGM_EXCHANGE_HALO, CGM_EXCHANGE_P2P, CGM_EXCHANGE_HOST,
@@ -478,7 +471,7 @@ cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
           if (st) break;
           mb_sample(&smp, "mgpu", cgm_exchange_name(modes[mi]), p, G, (double)res.exchange_bytes, w,
                     res.time_per_iter_s, src);
-          st = emit(R, steady(R, &res) ? &smp : NULL, "mgpu", err);
+          st = mb_emit(&R->m, steady(R, &res) ? &smp : NULL, "mgpu", err);
         }
     }
     cgm_csr_free(&A);
@@ -491,7 +484,7 @@ cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
     cgm_solve_opts o = cgm_solve_opts_default();
     o.backend = CGM_BACKEND_CUDA;
     o.precision = (cgm_precision)p;
-    cgm_status st = mb_iteration_sweeps(&o, R->o->quick, ITER_MAX_GRID, emit_any, R, err);
+    cgm_status st = mb_iteration_sweeps(&o, R->o->quick, ITER_MAX_GRID, mb_emit, &R->m, err);
     if (st) return st;
   }
   return CGM_OK;
@@ -504,9 +497,7 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
   run_t R;
   memset(&R, 0, sizeof R);
   R.o = o;
-  R.sink = sink;
-  R.progress = progress;
-  R.ctx = ctx;
+  R.m = mb_run{sink, progress, ctx, 0, 0};
   R.dev = atoi(o->device + 5);
   layout_pool pool;
   R.pool = &pool;
@@ -524,10 +515,10 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
   int nk = grid_sizes(o->quick, ks);
   for (int p = 0; p < 2; p++) {
     if (!(o->precisions & (1u << p))) continue;
-    R.total += ((vr.hi - vr.lo) / vr.step + 1) * (8 + 3);
-    R.total += CGM_NBLOCKSIZES * mb_matrix_count(true, o->quick);
-    R.total += nk * (1 + 4 * (o->gpus > 1 ? o->gpus - 1 : 0)) +
-               mb_iteration_count(o->quick, ITER_MAX_GRID);
+    R.m.total += ((vr.hi - vr.lo) / vr.step + 1) * (8 + 3);
+    R.m.total += CGM_NBLOCKSIZES * mb_matrix_count(true, o->quick);
+    R.m.total += nk * (1 + 4 * (o->gpus > 1 ? o->gpus - 1 : 0)) +
+                 mb_iteration_count(o->quick, ITER_MAX_GRID);
   }
   cudaStream_t s;
   CGM_CUDA_TRY(err, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));

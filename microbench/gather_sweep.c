@@ -17,13 +17,9 @@ enum { GATHER_AVG = 8 };
 
 cgm_status cgm_mb_gather_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
                                cgm_locality_sample **out, int *count, cgm_error *err) {
-  *out = NULL;
-  *count = 0;
-  cgm_locality_sample *v = calloc(4, sizeof *v);
-  if (!v) return cgm_fail(err, CGM_ERUNTIME, "out of memory for the gather sweep");
   static const int32_t rows[] = {CGM_GATHER_ROWS, CGM_GATHER_ROWS_SMALL};
+  mb_shapes v = {0};
   cgm_status st = CGM_OK;
-  int k = 0;
   for (int r = 0; r < 2 && !st; r++) {
     cgm_csr A;
     if ((st = cgm_gen_random_spd(rows[r], GATHER_AVG, CGM_ROWDIST_UNIFORM, 2.5, 0, 0x9a7e + r, &A,
@@ -33,14 +29,8 @@ cgm_status cgm_mb_gather_sweep(const cgm_solve_opts *base, unsigned precisions, 
     snprintf(src, sizeof src, "uniform:%d,%d", rows[r], GATHER_AVG);
     for (int p = 0; p < 2 && !st; p++)
       if (precisions & (1u << p))
-        st = mb_shape_sample_at(&A, base, 1, p, 0, quick ? 96 : 160, src, v, &k, err);
+        st = mb_shape_push(&A, base, 1, p, 0, quick ? 96 : 160, src, &v, err);
     cgm_csr_free(&A);
   }
-  if (st) {
-    free(v);
-    return st;
-  }
-  *out = v;
-  *count = k;
-  return CGM_OK;
+  return mb_shapes_end(&v, st, out, count);
 }

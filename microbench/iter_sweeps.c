@@ -13,6 +13,7 @@
 #include "cgmodel/model.h"
 #include "cgmodel/plan.h"
 #include "cgmodel/solver.h"
+#include "common/grow.h"
 #include "microbench/sweep_plan.h"
 
 cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
@@ -58,40 +59,38 @@ cgm_status mb_solve_steady(const cgm_csr *A, const cgm_solve_opts *base, int max
   return st;
 }
 
-cgm_status mb_shape_sample(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
-                           cgm_locality_sample *s, bool *got, cgm_error *err) {
-  *got = false;
+cgm_status mb_shape_push(const cgm_csr *A, const cgm_solve_opts *base, int n, int p, int group,
+                         int maxiter, const char *src, mb_shapes *v, cgm_error *err) {
   cgm_solve_opts o = *base;
   o.gpus = 1;
   o.reorder = CGM_REORDER_NONE;
+  o.precision = (cgm_precision)p;
+  if (n > 0) o.layout = cgm_bcsr_default_params(n); /* one lane a row, as the arrows and bands */
   cgm_plan plan;
   cgm_solve_result r;
   cgm_status st = cgm_solve_plan(A, &o, &plan, err);
   bool steady = false;
   if (!st) st = mb_solve_steady(A, &o, maxiter, &r, &steady, err);
   if (st || !steady || !(r.time_per_iter_s > 0)) return st;
+  cgm_locality_sample *nv = cgm_grow(v->v, v->n, &v->cap, sizeof *nv, 16);
+  if (!nv) return cgm_fail(err, CGM_ERUNTIME, "out of memory for a coefficient's sweep");
+  v->v = nv;
+  cgm_locality_sample *s = &v->v[v->n++];
   memset(s, 0, sizeof *s);
   s->block = o.layout.n;
-  s->precision = (int)o.precision;
+  s->precision = p;
+  s->group = group;
   s->shape = cgm_refined_shape(&plan, 0);
   s->seconds = r.time_per_iter_s;
-  *got = true;
+  snprintf(s->source, sizeof s->source, "%s", src);
   return CGM_OK;
 }
 
-cgm_status mb_shape_sample_at(const cgm_csr *A, const cgm_solve_opts *base, int n, int p, int group,
-                              int maxiter, const char *src, cgm_locality_sample *v, int *k,
-                              cgm_error *err) {
-  cgm_solve_opts o = *base;
-  o.precision = (cgm_precision)p;
-  o.layout = cgm_bcsr_default_params(n); /* one lane a row, as the in-order arrows and bands */
-  bool got;
-  cgm_status st = mb_shape_sample(A, &o, maxiter, &v[*k], &got, err);
-  if (st || !got) return st;
-  v[*k].group = group;
-  snprintf(v[*k].source, sizeof v[*k].source, "%s", src);
-  (*k)++;
-  return CGM_OK;
+cgm_status mb_shapes_end(mb_shapes *v, cgm_status st, cgm_locality_sample **out, int *count) {
+  if (st) free(v->v);
+  *out = st ? NULL : v->v;
+  *count = st ? 0 : v->n;
+  return st;
 }
 
 /* The meshes: the 2D floor grid (mb_grid), then 3D Poisson from 512 rows
@@ -191,31 +190,24 @@ cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_g
     }
     cgm_csr_free(&A);
   }
-  for (int i = 0; i < nl && !st; i++)
-    for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
-      const int n = cgm_block_sizes[b];
-      const int32_t len = L[i] * n > ARROW_ROWS ? ARROW_ROWS : L[i] * n;
-      cgm_csr A;
-      char src[64];
-      snprintf(src, sizeof src, "arrow:%d,%d", ARROW_ROWS, len);
-      if ((st = cgm_gen_arrow(ARROW_ROWS, len, &A, err))) break;
-      cgm_solve_opts o = *base;
-      o.layout = cgm_bcsr_default_params(n);
-      st = one(&A, &o, maxiter, "row", src, emit, run, err);
-      cgm_csr_free(&A);
-    }
-  for (int i = 0; i < nl && !st; i++)
-    for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
-      const int n = cgm_block_sizes[b];
-      const int32_t h = mb_band_half(n, L[i]);
-      cgm_csr A;
-      char src[64];
-      snprintf(src, sizeof src, "band:%d,%d", CGM_BAND_ROWS, h);
-      if ((st = cgm_gen_band(CGM_BAND_ROWS, h, &A, err))) break;
-      cgm_solve_opts o = *base;
-      o.layout = cgm_bcsr_default_params(n); /* one lane a row, as the arrows: walks 3 .. 127 */
-      st = one(&A, &o, maxiter, "band", src, emit, run, err);
-      cgm_csr_free(&A);
-    }
+  /* the arrows, then the bands; one lane a row (walks 3 .. 127 on the bands) */
+  for (int band = 0; band < 2; band++)
+    for (int i = 0; i < nl && !st; i++)
+      for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
+        const int n = cgm_block_sizes[b];
+        const int32_t len = L[i] * n > ARROW_ROWS ? ARROW_ROWS : L[i] * n,
+                      h = mb_band_half(n, L[i]);
+        cgm_csr A;
+        char src[64];
+        snprintf(src, sizeof src, band ? "band:%d,%d" : "arrow:%d,%d",
+                 band ? CGM_BAND_ROWS : ARROW_ROWS, band ? h : len);
+        st = band ? cgm_gen_band(CGM_BAND_ROWS, h, &A, err)
+                  : cgm_gen_arrow(ARROW_ROWS, len, &A, err);
+        if (st) break;
+        cgm_solve_opts o = *base;
+        o.layout = cgm_bcsr_default_params(n);
+        st = one(&A, &o, maxiter, band ? "band" : "row", src, emit, run, err);
+        cgm_csr_free(&A);
+      }
   return st;
 }

@@ -19,24 +19,9 @@
 static const int32_t windows[] = {1, 64, 4096, 0};
 #define NWINDOWS ((int)(sizeof windows / sizeof windows[0]))
 
-static cgm_status push(cgm_locality_sample **v, int *n, int *cap, const cgm_locality_sample *s,
-                       cgm_error *err) {
-  if (*n == *cap) {
-    int nc = *cap ? 2 * *cap : 64;
-    cgm_locality_sample *nv = realloc(*v, (size_t)nc * sizeof *nv);
-    if (!nv) return cgm_fail(err, CGM_ERUNTIME, "out of memory for the locality sweep");
-    *v = nv;
-    *cap = nc;
-  }
-  (*v)[(*n)++] = *s;
-  return CGM_OK;
-}
-
 cgm_status cgm_mb_locality_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
                                  cgm_locality_sample **out, int *count, cgm_error *err) {
-  *out = NULL;
-  *count = 0;
-  int cap = 0;
+  mb_shapes v = {0};
   const int iters = quick ? 30 : 100;
   cgm_status st = CGM_OK;
   for (int mesh = 0; mesh < 2 && !st; mesh++) {
@@ -51,32 +36,20 @@ cgm_status cgm_mb_locality_sweep(const cgm_solve_opts *base, unsigned precisions
       cgm_perm_shuffle(A.nrows, windows[w] > 0 ? windows[w] : A.nrows, 0x10ca1 + (uint64_t)w, perm);
       if ((st = cgm_csr_permute(&A, perm, &B, err))) break;
       /* N = 1 only: at N >= 2 a renumbering also changes the blocks (a
-       * shuffled mesh fills them less), so the bytes would not stay */
-      for (int b = 0; b < 1 && !st; b++)
-        for (int p = 0; p < 2 && !st; p++) {
-          if (!(precisions & (1u << p))) continue;
-          cgm_solve_opts o = *base;
-          o.precision = (cgm_precision)p;
-          o.layout = cgm_bcsr_default_params(cgm_block_sizes[b]);
-          o.layout.bx = o.layout.by = 0; /* as the solver chooses */
-          cgm_locality_sample s;
-          bool got;
-          if ((st = mb_shape_sample(&B, &o, iters, &s, &got, err))) break;
-          if (!got) continue; /* stopped early */
-          s.group = mesh;
-          snprintf(s.source, sizeof s.source, "%s:%d:w%d", mesh == 0 ? "poisson3d" : "elasticity3d",
-                   size, windows[w]);
-          st = push(out, count, &cap, &s, err);
-        }
+       * shuffled mesh fills them less), so the bytes would not stay; the
+       * layout's B_x and B_y as the solver chooses */
+      cgm_solve_opts o = *base;
+      o.layout = cgm_bcsr_default_params(1);
+      o.layout.bx = o.layout.by = 0;
+      char src[48];
+      snprintf(src, sizeof src, "%s:%d:w%d", mesh == 0 ? "poisson3d" : "elasticity3d", size,
+               windows[w]);
+      for (int p = 0; p < 2 && !st; p++)
+        if (precisions & (1u << p)) st = mb_shape_push(&B, &o, 0, p, mesh, iters, src, &v, err);
       cgm_csr_free(&B);
     }
     free(perm);
     cgm_csr_free(&A);
   }
-  if (st) {
-    free(*out);
-    *out = NULL;
-    *count = 0;
-  }
-  return st;
+  return mb_shapes_end(&v, st, out, count);
 }

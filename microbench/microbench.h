@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Microbenchmarks: timings of the solver's own kernels (never copies) and of
- * the device's memory system, medians after warm-up. */
+ * the device's memory system, the low quantile of timings settled after a
+ * warm-up (settle.c). */
 #ifndef CGM_MICROBENCH_MICROBENCH_H
 #define CGM_MICROBENCH_MICROBENCH_H
 
@@ -13,15 +14,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Median seconds of one SpMV (our kernel, with the fused dot of CG3) over
- * the layout on CUDA device dev; x is random, never zero. */
-cgm_status cgm_mb_spmv_seconds(int dev, const cgm_bcsr *B, cgm_precision prec, int reps,
-                               double *median_s, cgm_error *err);
-/* Device-to-device copy of `bytes` bytes: returns (read + written) bytes per
- * second, the measured ceiling for bandwidth-bound kernels. */
-cgm_status cgm_mb_copy_bandwidth(int dev, int64_t bytes, int reps, double *bytes_per_s,
-                                 cgm_error *err);
 
 /* ------------------------------------------------------ the sweeps --- */
 
@@ -44,7 +36,8 @@ typedef void (*cgm_mb_progress)(void *ctx, const char *stage, double done);
  * SpMV per block size on dense-block and realistic matrices), on CUDA also
  * plain loads (paper Fig. 5), the dot reduction, the cuSPARSE baseline's
  * iteration and, with gpus > 1, whole multi-GPU iterations per exchange
- * mode. Inputs are never zero; each sample is a median after warm-up. */
+ * mode. Inputs are never zero; each sample is its timings' low quantile,
+ * with their spread and whether they settled (settle.c). */
 cgm_status cgm_mb_run(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress, void *ctx,
                       cgm_error *err);
 

@@ -51,16 +51,12 @@ static cgm_status scattered_band(int n, int L, uint64_t seed, cgm_csr *B, cgm_er
 
 cgm_status cgm_mb_scatter_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
                                 cgm_locality_sample **out, int *count, cgm_error *err) {
-  *out = NULL;
-  *count = 0;
   const int nl = quick ? 1 : (int)(sizeof full_lengths / sizeof *full_lengths);
   const int nbands = quick ? 1 : (int)(sizeof full_bands / sizeof *full_bands);
   const int maxiter = quick ? 96 : 160;
   const int *lens = quick ? quick_lengths : full_lengths, *bands = quick ? quick_bands : full_bands;
-  cgm_locality_sample *v = malloc(sizeof *v * (size_t)((nl + nbands) * CGM_NBLOCKSIZES * 2));
-  if (!v) return cgm_fail(err, CGM_ERUNTIME, "out of memory for the row-scatter sweep");
+  mb_shapes v = {0};
   cgm_status st = CGM_OK;
-  int k = 0;
   for (int i = 0; i < nl + nbands && !st; i++)
     for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
       const int n = cgm_block_sizes[b], band = i >= nl;
@@ -76,15 +72,8 @@ cgm_status cgm_mb_scatter_sweep(const cgm_solve_opts *base, unsigned precisions,
         st = cgm_gen_arrow_scattered(SCATTER_ROWS, L, n, 0x5ca7 + (uint64_t)L, &A, err);
       }
       for (int p = 0; p < 2 && !st; p++)
-        if (precisions & (1u << p))
-          st = mb_shape_sample_at(&A, base, n, p, band, maxiter, src, v, &k, err);
+        if (precisions & (1u << p)) st = mb_shape_push(&A, base, n, p, band, maxiter, src, &v, err);
       cgm_csr_free(&A);
     }
-  if (st) {
-    free(v);
-    return st;
-  }
-  *out = v;
-  *count = k;
-  return CGM_OK;
+  return mb_shapes_end(&v, st, out, count);
 }

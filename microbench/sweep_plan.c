@@ -40,6 +40,26 @@ void mb_sample(cgm_sample *s, const char *kernel, const char *variant, int preci
   s->bytes = bytes;
   s->m = bytes / width;
   s->seconds = seconds;
+  s->spread = NAN;
+}
+
+void mb_sample_timed(cgm_sample *s, const char *kernel, const char *variant, int precision,
+                     int block, double bytes, int width, const mb_timing *t, const char *source) {
+  mb_sample(s, kernel, variant, precision, block, bytes, width, t->q, source);
+  s->spread = t->spread;
+  s->unsettled = !t->settled;
+}
+
+void mb_report(mb_run *R, const char *stage) {
+  if (R->progress) R->progress(R->ctx, stage, R->total > 0 ? R->done / R->total : 0);
+}
+
+cgm_status mb_emit(void *run, const cgm_sample *s, const char *stage, cgm_error *err) {
+  mb_run *R = run;
+  if (s && R->sink && R->sink(R->ctx, s)) return cgm_fail(err, CGM_ERUNTIME, "calibration stopped");
+  R->done += 1;
+  mb_report(R, stage);
+  return CGM_OK;
 }
 
 int mb_band_half(int n, int L) {

@@ -47,13 +47,51 @@ enum { MB_FLOOR_GRID_DIM = 2, MB_FLOOR_GRID_N = 16 };
 /* Generates grid g and writes its sample source to src. */
 cgm_status mb_grid_make(mb_grid g, cgm_csr *A, char *src, size_t len, cgm_error *err);
 
+/* Repeated timings, settled (settle.c): fn(ctx, i) times measurement i
+ * once (seconds; < 0: a failure). A warm-up each, then rounds over them: up
+ * to `batch` timings of each while under batch_s, until its low quantile
+ * settles (min_rounds rounds, min_n timings, the last round 2% or less
+ * under it) or the call has run budget_s. */
+typedef struct mb_settle_opts {
+  int batch;
+  double batch_s;
+  int min_rounds, min_n;
+  double budget_s;
+} mb_settle_opts;
+typedef struct mb_timing {
+  double q;      /* seconds: the tenth percentile of the timings (under 10: their minimum) */
+  double spread; /* the median over q, less 1 */
+  int n;         /* timings */
+  bool settled;
+} mb_timing;
+typedef double (*mb_time_fn)(void *ctx, int i);
+/* -1 when fn failed or memory ran out (out holds what was timed), else 0. */
+int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_timing *out);
+
 /* Fills a sample. */
 void mb_sample(cgm_sample *s, const char *kernel, const char *variant, int precision, int block,
                double bytes, int width, double seconds, const char *source);
+/* mb_sample of a settled timing: its quantile, spread and settledness. */
+void mb_sample_timed(cgm_sample *s, const char *kernel, const char *variant, int precision,
+                     int block, double bytes, int width, const mb_timing *t, const char *source);
 
 /* Takes one sample of a sweep (NULL: a measurement that gave none, counted
  * for the progress); `run` is the caller's. */
 typedef cgm_status (*mb_emit_fn)(void *run, const cgm_sample *s, const char *stage, cgm_error *err);
+/* A device's sweeps as they report: each sample to the sink, and after
+ * each measurement the stage and the fraction done (progress units). */
+typedef struct mb_run {
+  cgm_mb_sink sink;
+  cgm_mb_progress progress;
+  void *ctx;
+  double done, total;
+} mb_run;
+/* Tells the progress (and the calibration's stage clock) that `stage` ran
+ * until now. */
+void mb_report(mb_run *R, const char *stage);
+/* The mb_emit_fn of an mb_run: stops the run (CGM_ERUNTIME) when the sink
+ * says so. */
+cgm_status mb_emit(void *R, const cgm_sample *s, const char *stage, cgm_error *err);
 /* Solves A x = A 1 from x = 0 for exactly maxiter iterations (tolerance
  * 1e-300) with base's backend, precision, layout and GPUs; CGM_ENOCONV is
  * success. */
@@ -64,19 +102,21 @@ cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxi
  * those are two or more. *steady: the last solve ran all it was asked. */
 cgm_status mb_solve_steady(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
                            cgm_solve_result *res, bool *steady, cgm_error *err);
-/* One GPU (or the CPU) solving A as numbered with o's backend, precision
- * and layout for maxiter iterations (mb_solve_timed), as a sample of the
- * locality or row-scatter sweep: block, precision, the plan's shape and the
- * seconds an iteration (group and source left to the caller). *got false:
- * the solve stopped early, no steady state to sample. */
-cgm_status mb_shape_sample(const cgm_csr *A, const cgm_solve_opts *o, int maxiter,
-                           cgm_locality_sample *s, bool *got, cgm_error *err);
-/* mb_shape_sample of A at block size n (its default layout) in precision
- * p, appended to v[*k] with its group and source (nothing appended when
- * the solve stopped early). */
-cgm_status mb_shape_sample_at(const cgm_csr *A, const cgm_solve_opts *base, int n, int p, int group,
-                              int maxiter, const char *src, cgm_locality_sample *v, int *k,
-                              cgm_error *err);
+/* The samples of a coefficient's sweep (locality, row scatter, band load,
+ * gathers), as they come. */
+typedef struct mb_shapes {
+  cgm_locality_sample *v;
+  int n, cap;
+} mb_shapes;
+/* One GPU (or the CPU) solving A as numbered with base's backend and
+ * layout (block size n's default where n > 0) in precision p for maxiter
+ * iterations (mb_solve_steady), appended to v with its plan's shape, group
+ * and source; nothing where the solve stopped early (no steady state). */
+cgm_status mb_shape_push(const cgm_csr *A, const cgm_solve_opts *base, int n, int p, int group,
+                         int maxiter, const char *src, mb_shapes *v, cgm_error *err);
+/* A sweep's end: v's samples as *out (malloc'ed) and *count, or, st a
+ * failure, none (v freed). Returns st. */
+cgm_status mb_shapes_end(mb_shapes *v, cgm_status st, cgm_locality_sample **out, int *count);
 /* Whole iterations of the solver with base's backend and precision at every
  * block size: kernel "iter", variant "mesh" (3D Poisson grids up to
  * max_grid^3; bytes = cgm_iter_bytes of the layout), "row" (arrows of

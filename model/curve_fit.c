@@ -2,9 +2,8 @@
 /* The relative curve of a kernel as the refined model uses it, piecewise
  * where one Eq. 3 cannot follow the samples (docs/model.md, "Where the CPU
  * differs"): below a throughput peak that falls for good (a CPU's caches),
- * Eq. 3 fitted to relative residuals, else a power law or a constant; past
+ * Eq. 3 fitted to relative residuals, else the samples' interpolation; past
  * it, Eq. 3 or a constant. */
-#define _DEFAULT_SOURCE /* M_LN2 */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,16 +17,16 @@ static int by_m(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Per-bin medians of (m, b) pairs sorted by m, bins 0.5 wide in log2 m:
+/* Per-bin medians of (m, b) pairs sorted by m, bins `width` wide in log2 m:
  * med[k] over samples start[k] .. start[k + 1] - 1. Returns the bin count. */
 enum { MAXBINS = 128 };
-static int bin_medians(const double *pts, int n, double *med, int *start) {
+static int bin_medians(const double *pts, int n, double width, double *med, int *start) {
   int nb = 0;
   const double lo_u = log2(pts[0]);
   for (int i = 0; i < n && nb < MAXBINS;) {
     int j = i;
-    double key = floor((log2(pts[2 * i]) - lo_u) / 0.5);
-    while (j < n && floor((log2(pts[2 * j]) - lo_u) / 0.5) == key) j++;
+    double key = floor((log2(pts[2 * i]) - lo_u) / width);
+    while (j < n && floor((log2(pts[2 * j]) - lo_u) / width) == key) j++;
     double v[64];
     int k = 0;
     for (int t = i; t < j && k < 64; t++) v[k++] = pts[2 * t + 1];
@@ -45,7 +44,7 @@ static int bin_medians(const double *pts, int n, double *med, int *start) {
 static double split_point(const double *pts, int n) {
   double med[MAXBINS];
   int start[MAXBINS + 1];
-  int nb = bin_medians(pts, n, med, start), peak = 0, last = 0;
+  int nb = bin_medians(pts, n, 0.5, med, start), peak = 0, last = 0;
   for (int k = 1; k < nb; k++)
     if (med[k] > med[peak]) peak = k;
   for (int k = 0; k < nb; k++)
@@ -54,9 +53,9 @@ static double split_point(const double *pts, int n) {
   return cut >= 4 && n - cut >= 3 ? pts[2 * cut] : 0.0;
 }
 
-/* A constant throughput as Eq. 3 (mu far below the samples: B = nu): the
- * median of the samples, where Eq. 3 cannot be fitted (a CPU's curve past its
- * caches, or flat over every size measured). */
+/* A constant throughput as Eq. 3 (mu 9 doublings below the samples, within
+ * cgm_fit_bounded: B = nu to 0.01%): the median of the samples, where Eq. 3
+ * cannot be fitted (a CPU's curve past its caches). */
 static void constant_fit(const double *m, const double *b, int n, const char *why, cgm_fit *f) {
   double *v = malloc(sizeof(double) * (size_t)n);
   double c = 0;
@@ -69,7 +68,7 @@ static void constant_fit(const double *m, const double *b, int n, const char *wh
   for (int i = 0; i < n; i++) mean += b[i] / n;
   for (int i = 0; i < n; i++) ss += (b[i] - c) * (b[i] - c), st += (b[i] - mean) * (b[i] - mean);
   memset(f, 0, sizeof *f);
-  f->p = (cgm_sigmoid){log2(m[0]) - 40.0, 1.0, c};
+  f->p = (cgm_sigmoid){log2(m[0]) - 9.0, 1.0, c};
   f->se_mu = f->se_sigma = f->se_nu = NAN;
   f->r2 = st > 0 ? 1.0 - ss / st : NAN;
   f->rms = sqrt(ss / n);
@@ -80,49 +79,6 @@ static void constant_fit(const double *m, const double *b, int n, const char *wh
   snprintf(f->message, sizeof f->message, "constant: the median of %d samples%s%.100s", n,
            *why ? " (Eq. 3: " : "", *why ? why : "");
   if (*why) snprintf(f->message + strlen(f->message), sizeof f->message - strlen(f->message), ")");
-}
-
-/* A power law B ~ m^k as Eq. 3 (mu far above the samples, u = log2 m): the
- * least-squares line of ln B over u, for a piece that still rises where Eq. 3's plateau is not
- * sampled (a CPU whose caches end before its throughput saturates; a GPU exchange that moves so
- * few bytes that its time is its latency: B ~ m, k = 1). Flat or falling data (under 2% per
- * doubling) get the constant; a rise steeper than B ~ m (time falling with size: an exchange's
- * overhead derived from whole iterations, noise on a latency) is taken as B ~ m, a constant time
- * (the geometric mean of the samples'): never less time for more data. False for non-finite
- * data. */
-static bool power_fit(const double *m, const double *b, int n, const char *why, cgm_fit *f) {
-  double su = 0, sy = 0, suu = 0, suy = 0;
-  for (int i = 0; i < n; i++) {
-    double u = log2(m[i]), y = log(b[i]);
-    su += u, sy += y, suu += u * u, suy += u * y;
-  }
-  double den = n * suu - su * su;
-  double c = den > 0 ? (n * suy - su * sy) / den : 0.0; /* d ln B / d log2 m */
-  if (!isfinite(c)) return false;
-  if (c > M_LN2) c = M_LN2; /* a constant time */
-  if (c < 0.02) {
-    constant_fit(m, b, n, why, f);
-    return true;
-  }
-  double a = (sy - c * su) / n, umax = log2(m[n - 1]);
-  constant_fit(m, b, n, why, f); /* the bookkeeping; the curve below */
-  /* Eq. 3 far below its mu: B = nu e^((u - mu) / sigma), so ln B = a + c u
-   * gives sigma = 1 / c and ln nu = a + c mu; mu 40 sigma past the largest
-   * sample leaves Eq. 3's saturation a factor e^-40 there. */
-  f->p.sigma = 1.0 / c;
-  f->p.mu = umax + 40.0 * f->p.sigma;
-  f->p.nu = exp(a + c * f->p.mu);
-  double ss = 0, st = 0, mean = 0;
-  for (int i = 0; i < n; i++) mean += b[i] / n;
-  for (int i = 0; i < n; i++) {
-    double r = b[i] - cgm_sigmoid_eval(&f->p, m[i]);
-    ss += r * r, st += (b[i] - mean) * (b[i] - mean);
-  }
-  f->r2 = st > 0 ? 1.0 - ss / st : NAN;
-  f->rms = sqrt(ss / n);
-  snprintf(f->message, sizeof f->message, "power law: B ~ m^%.3f over %d samples (Eq. 3: %.100s)",
-           c / log(2.0), n, why);
-  return true;
 }
 
 cgm_status cgm_fit_curve(const double *m, const double *b, int n, cgm_curve_fit *out,
@@ -153,23 +109,22 @@ cgm_status cgm_fit_curve(const double *m, const double *b, int n, cgm_curve_fit 
     while (nlo > 0 && pts[2 * (nlo - 1)] >= split) nlo--;
   for (int i = 0; i < n; i++) mm[i] = pts[2 * i], bb[i] = pts[2 * i + 1];
 
-  /* Below the split (or everything): Eq. 3, else a power law or constant. */
+  /* Below the split (or everything): Eq. 3, else the samples' interpolation. */
   cgm_error e = {0};
   st = cgm_fit_sigmoid(mm, bb, nlo, CGM_FIT_REL, &out->lo, &e);
   if (st == CGM_ERUNTIME) {
     if (err) *err = e;
     goto done;
   }
-  bool fallback = false;
   if (st || !out->lo.converged) {
-    char why[160];
-    snprintf(why, sizeof why, "%.150s", st ? e.msg : out->lo.message);
-    if (nlo >= 3 && power_fit(mm, bb, nlo, why, &out->lo))
-      fallback = true, st = CGM_OK;
-    else if (st) {
-      if (err) *err = e;
-      goto done;
-    }
+    char why[150];
+    snprintf(why, sizeof why, "%.140s", st ? e.msg : out->lo.message);
+    snprintf(out->lo.message, sizeof out->lo.message, "the samples' interpolation serves: %.120s",
+             why);
+    out->lo.converged = false;
+    out->interp = true;
+    st = CGM_OK;
+    goto done;
   }
 
   if (split > 0) {
@@ -187,17 +142,41 @@ cgm_status cgm_fit_curve(const double *m, const double *b, int n, cgm_curve_fit 
       if (nhi >= 6) snprintf(why, sizeof why, "%.150s", e.code ? e.msg : out->hi.message);
       constant_fit(mh, bh, nhi, why, &out->hi);
     }
-  } else if (fallback && out->lo.p.mu > log2(mm[n - 1]) + 20 * out->lo.p.sigma) {
-    /* A power law stops at the largest size measured: past it, the
-     * throughput it reached there (never extrapolated upwards). */
-    double top = cgm_sigmoid_eval(&out->lo.p, mm[n - 1]);
-    constant_fit(&mm[n - 1], &top, 1, "", &out->hi);
-    snprintf(out->hi.message, sizeof out->hi.message,
-             "constant: the power law's value at the largest sample");
-    out->have_hi = true;
-    out->split = mm[n - 1];
   }
 done:
   free(pts), free(mm), free(bb);
   return st;
+}
+
+void cgm_curve_points(const double *m, const double *b, int n, double width, cgm_iter_points *P) {
+  P->n = 0;
+  double *pts = n > 0 ? malloc(sizeof(double) * 2 * (size_t)n) : NULL, med[MAXBINS];
+  int start[MAXBINS + 1];
+  if (!pts) return;
+  for (int i = 0; i < n; i++) pts[2 * i] = m[i], pts[2 * i + 1] = b[i];
+  qsort(pts, (size_t)n, 2 * sizeof(double), by_m);
+  const double span = log2(pts[2 * (n - 1)] / pts[0]);
+  const int nb = bin_medians(pts, n, fmax(1.0, span / (CGM_ITER_POINTS - 1)), med, start);
+  for (int k = 0; k < nb && P->n < CGM_ITER_POINTS; k++) {
+    double lu = 0; /* the bin's centre: the mean of its log2 m */
+    for (int i = start[k]; i < start[k + 1]; i++)
+      lu += log2(pts[2 * i]) / (start[k + 1] - start[k]);
+    const double mk = exp2(lu), t = width * mk / (med[k] * 1e9);
+    if (!(t > 0) || !isfinite(t)) continue;
+    P->m[P->n] = mk;
+    P->t[P->n] = P->n > 0 && t < P->t[P->n - 1] ? P->t[P->n - 1] : t;
+    P->n++;
+  }
+  free(pts);
+}
+
+double cgm_points_time(const cgm_iter_points *P, double m) {
+  if (P->n < 1) return NAN;
+  if (m <= P->m[0]) return P->t[0] * m / P->m[0];
+  for (int k = 1; k < P->n; k++)
+    if (m <= P->m[k]) {
+      const double f = log(m / P->m[k - 1]) / log(P->m[k] / P->m[k - 1]);
+      return P->t[k - 1] * pow(P->t[k] / P->t[k - 1], f);
+    }
+  return P->t[P->n - 1] * m / P->m[P->n - 1];
 }

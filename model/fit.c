@@ -126,27 +126,40 @@ static void run_lm(gsl_multifit_nlinear_workspace *w, gsl_multifit_nlinear_fdf *
              run->iterations);
 }
 
+bool cgm_fit_bounded(const cgm_sigmoid *p, double m_lo, double m_hi, double bmax, char *why,
+                     size_t n) {
+  const double u_lo = log2(m_lo), u_hi = log2(m_hi), span = fmax(u_hi - u_lo, 1.0);
+  if (!isfinite(p->mu) || !isfinite(p->sigma) || !isfinite(p->nu))
+    snprintf(why, n, "non-finite parameters");
+  else if (p->sigma < 1e-3)
+    snprintf(why, n, "sigma = %.3g: a step, not a sigmoid", p->sigma);
+  else if (p->sigma > 10.0 * span)
+    snprintf(why, n, "sigma = %.3g: the rise is much wider than the data (%.3g in log2 m)",
+             p->sigma, u_hi - u_lo);
+  else if (!(p->nu > 0) || p->nu > CGM_FIT_NU_BOUND * bmax)
+    snprintf(why, n,
+             "nu = %.4g GB/s: over %gx the fastest sample (%.4g), the plateau is not sampled",
+             p->nu, CGM_FIT_NU_BOUND, bmax);
+  else if (p->mu < u_lo - 10.0 || p->mu > u_hi + 10.0)
+    snprintf(why, n, "mu = %.4g: over 10 doublings outside the data (log2 m in [%.4g, %.4g])",
+             p->mu, u_lo, u_hi);
+  else
+    return true;
+  return false;
+}
+
 /* A converged minimum can still be a curve the data do not determine (the
  * solver ran off to a limit, or the samples see only part of the sigmoid):
- * reject those. u_lo..u_hi is the data's range in log2 m and bmax the
- * largest sample. The standard errors must already be in r. */
+ * reject those, and those out of bounds. u_lo..u_hi is the data's range in
+ * log2 m and bmax the largest sample. The standard errors must already be
+ * in r. */
 static bool physical(fit_run *r, double u_lo, double u_hi, double bmax) {
   double span = u_hi - u_lo;
-  if (!isfinite(r->mu) || !isfinite(r->sigma) || !isfinite(r->nu) || !isfinite(r->chi2))
-    snprintf(r->reason, sizeof r->reason, "non-finite parameters");
-  else if (r->sigma < 1e-3)
-    snprintf(r->reason, sizeof r->reason, "sigma = %.3g: a step, not a sigmoid", r->sigma);
-  else if (r->sigma > 10.0 * fmax(span, 1.0))
-    snprintf(r->reason, sizeof r->reason,
-             "sigma = %.3g: the rise is much wider than the data (%.3g in log2 m)", r->sigma, span);
-  else if (r->nu > 10.0 * bmax)
-    snprintf(r->reason, sizeof r->reason,
-             "nu = %.4g GB/s: over 10x the largest sample (%.4g), the plateau is not sampled",
-             r->nu, bmax);
-  else if (r->mu < u_lo - 10.0 || r->mu > u_hi + 10.0)
-    snprintf(r->reason, sizeof r->reason,
-             "mu = %.4g: over 10 doublings outside the data (log2 m in [%.4g, %.4g])", r->mu, u_lo,
-             u_hi);
+  const cgm_sigmoid p = {r->mu, r->sigma, r->nu};
+  if (!isfinite(r->chi2))
+    snprintf(r->reason, sizeof r->reason, "non-finite residuals");
+  else if (!cgm_fit_bounded(&p, exp2(u_lo), exp2(u_hi), bmax, r->reason, sizeof r->reason))
+    return false;
   else if (!(r->se_mu < fmax(span, 1.0)) || !(r->se_sigma < r->sigma) || !(r->se_nu < r->nu))
     snprintf(r->reason, sizeof r->reason,
              "not determined by the data: se mu %.3g, sigma %.3g, nu %.3g", r->se_mu, r->se_sigma,
@@ -358,10 +371,17 @@ cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind
     double k = 1.0;
     for (size_t i = 0; i < N; i++)
       k = fmax(k, (smp[i].b - tol) / cgm_sigmoid_eval(&out->p, exp2(smp[i].u)));
+    double bmax = 0.0;
+    for (size_t i = 0; i < N; i++) bmax = fmax(bmax, smp[i].b);
     if (isfinite(k)) {
       out->p.nu *= k;
       out->se_nu *= k; /* same relative error */
       goodness(&out->p, u, bb, nfit, &out->rms, &out->r2);
+      char why[100];
+      if (!cgm_fit_bounded(&out->p, out->m_lo, out->m_hi, bmax, why, sizeof why)) {
+        out->converged = false;
+        snprintf(out->message, sizeof out->message, "max fit lifted out of bounds: %s", why);
+      }
     } else { /* a sample where the curve underflows to 0: no finite lift */
       out->converged = false;
       snprintf(out->message, sizeof out->message,
@@ -375,6 +395,6 @@ done:
 }
 
 const char *cgm_fit_kind_name(int kind) {
-  static const char *const names[] = {"avg", "max", "rel", "rel-hi"};
-  return kind >= 0 && kind < 4 ? names[kind] : "?";
+  static const char *const names[] = {"avg", "max", "rel", "rel-hi", "interp"};
+  return kind >= 0 && kind < 5 ? names[kind] : "?";
 }

@@ -43,10 +43,12 @@ static double t_bytes(const cgm_sigmoid *s, double bytes, double width) {
   return bytes > 0 ? t_floor(s, bytes / width, width) : 0.0;
 }
 
-/* A curve with its optional second regime past split_m. */
+/* A curve with its optional second regime past split_m, or its samples'
+ * interpolation. */
 static double t_curve(const cgm_sigmoid *s, const cgm_regime *r, double bytes, double width) {
   if (!(bytes > 0)) return 0.0;
   double m = bytes / width;
+  if (r && r->pts.n > 0) return cgm_points_time(&r->pts, m);
   if (r && r->have && m > r->split_m) return cgm_sigmoid_time(&r->hi, m, width);
   return t_floor(s, m, width);
 }
@@ -126,11 +128,7 @@ double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int6
     return t < P->t[0] ? t : P->t[0];
   }
   /* between two sizes timed: a straight line in log-log */
-  for (int k = 1; k < P->n; k++)
-    if (q <= P->m[k]) {
-      const double f = log(q / P->m[k - 1]) / log(P->m[k] / P->m[k - 1]);
-      return P->t[k - 1] * pow(P->t[k] / P->t[k - 1], f);
-    }
+  if (q <= P->m[P->n - 1]) return cgm_points_time(P, q);
   /* over the largest: the kernels' sum, times the ratio the largest size
    * measured against it (the same shape, scaled to that size), the ratio
    * fading out over two octaves */

@@ -17,11 +17,17 @@ cgm_status cgm_autotune(const cgm_csr *A, const cgm_features *f, const cgm_tuner
   const bool cpu_only = c->backend_given && c->backend == CGM_BACKEND_CPU;
   cgm_tuner_device local[2];
   int index[2];
-  const int nl = pipeline_local_devices(devs, cgm_host_match(host, devs, ndev), !cpu_only,
-                                        host->gpus, !c->backend_given || cpu_only, local, index);
+  const int nl =
+      pipeline_local_devices(devs, cgm_host_match(host, devs, ndev, o->threads), !cpu_only,
+                             host->gpus, !c->backend_given || cpu_only, local, index);
   if (nl == 0) {
+    char adv[160], flag[32] = "";
+    pipeline_cpu_advice(host, devs, ndev, o->threads > 0 ? o->threads : host->threads, adv,
+                        sizeof adv);
+    if (o->threads > 0) snprintf(flag, sizeof flag, " with threads=%d", o->threads);
     snprintf(r->why, sizeof r->why,
-             "no calibration of this machine's devices; run 'cgmodel calibrate' first");
+             "no calibration of this machine's devices%s; run 'cgmodel calibrate'%s first", adv,
+             flag);
     return CGM_OK;
   }
   cgm_tuner_opts to = cgm_tuner_opts_default();
@@ -50,6 +56,14 @@ cgm_status cgm_autotune(const cgm_csr *A, const cgm_features *f, const cgm_tuner
     o->layout = cgm_plan_layout_params(A, b->block, gpus);
     o->gpus = gpus;
     o->exchange = b->exchange;
+    /* the CPU as calibrated: a calibration of T threads serves solves on T */
+    const int t = local[b->device].threads;
+    if (b->backend == CGM_BACKEND_CPU && o->threads <= 0 && t > 0 && t != host->threads) {
+      o->threads = t;
+      const size_t l = strlen(r->why);
+      snprintf(r->why + l, sizeof r->why - l, " (on %d thread%s, as calibration %lld ran)", t,
+               t == 1 ? "" : "s", (long long)local[b->device].calibration_id);
+    }
   }
   free(cand);
   return CGM_OK;
@@ -59,7 +73,7 @@ bool pipeline_auto_worth(const cgm_tuner_device *devs, int ndev, const cgm_host 
                          const cgm_solve_opts *def, const cgm_csr *A, double k, double cost_s,
                          double *bound_s) {
   *bound_s = NAN;
-  const cgm_host_devices m = cgm_host_match(host, devs, ndev);
+  const cgm_host_devices m = cgm_host_match(host, devs, ndev, def->threads);
   const int d = def->backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
   if (d < 0 || !devs[d].have[CGM_PREC_DOUBLE]) return true; /* nothing to weigh it by */
   cgm_plan_opts po = cgm_plan_opts_default();

@@ -32,11 +32,27 @@ enum {
  * foot (pipeline/models.c). */
 bool pipeline_on_mesh(const char *source);
 
+/* Whether sample a is of a group: kernel, precision, block and variant,
+ * the SpMV's "all" any variant, its "mesh" any on a Poisson grid. */
+bool pipeline_in_group(const cgm_sample *a, const char *kernel, const char *variant, int prec,
+                       int block);
+
 /* The curve of a spmv ("mesh" or "all" variant), iter ("mesh", "row" or "band"), cg4
  * or cg5 fit: its sigmoid, its second regime, its have flag (NULL for cg4
  * and cg5) and its slot. NULL for another kernel. */
 cgm_sigmoid *pipeline_kernel_curve(cgm_device_model *m, const cgm_db_fit *f, cgm_regime **hi,
                                    bool **have, int *slot);
+
+/* cgm_db_samples' callback appending to the cgm_sample_vec vec. */
+int pipeline_collect_sample(const cgm_db_sample *s, void *vec);
+
+/* Places a calibration's coefficient (cgm_db_coef) in m; a non-finite or
+ * negative value, a gather rate of 0, or another name is left out. */
+void pipeline_place_coef(cgm_device_model *m, const cgm_db_coef *q);
+
+/* Places the CGM_FIT_INTERP fit f as its curve in m, which then counts as
+ * calibrated: cgm_curve_points of its group's samples among v[0..n). */
+void pipeline_place_interp(cgm_device_model *m, const cgm_db_fit *f, const cgm_sample *v, int n);
 
 /* Calibration: for every "mgpu" sample of a Poisson grid (source
  * "poisson2d:K" or "poisson3d:K"), an "xfer" sample (same variant, GPUs,

@@ -86,6 +86,8 @@ static int add_sample(const cgm_db_sample *s, void *ctx) {
   cJSON_AddNumberToObject(o, "seconds", s->seconds);
   cJSON_AddNumberToObject(o, "gbps", cgm_sample_gbps(s));
   if (s->source[0]) json_add_string(o, "source", s->source);
+  if (isfinite(s->spread)) cJSON_AddNumberToObject(o, "spread", s->spread);
+  if (s->unsettled) cJSON_AddBoolToObject(o, "unsettled", true);
   cJSON_AddItemToArray((cJSON *)ctx, o);
   return 0;
 }
@@ -105,6 +107,7 @@ static int add_solve(const cgm_db_solve *s, void *ctx) {
   cJSON_AddNumberToObject(o, "time_per_iter_s", s->time_per_iter_s);
   if (isfinite(s->predicted_time_per_iter_s))
     cJSON_AddNumberToObject(o, "predicted_time_per_iter_s", s->predicted_time_per_iter_s);
+  cJSON_AddBoolToObject(o, "disturbed", s->disturbed);
   cJSON_AddItemToArray((cJSON *)ctx, o);
   return 0;
 }

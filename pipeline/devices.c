@@ -19,14 +19,19 @@ typedef struct {
   const cgm_gpu_opts *gpu;
 } scan_ctx;
 
-/* The newest complete calibration of a model of this kind, and whether
- * this build's solver would be mispredicted by it. */
+/* The newest complete calibration of a model of this kind (a CPU's at the
+ * default threads, else at the newest other count), and whether this
+ * build's solver would be mispredicted by it. */
 static void match(const cgm_db_calibration *c, const cgm_db_device *d, bool cpu, const char *model,
                   const cgm_gpu_opts *gpu, cgm_devices_calibration *out) {
-  if (out->found || !c->complete || strcmp(d->kind, cpu ? "cpu" : "cuda") ||
-      strcmp(d->model, model))
+  const bool exact = !strcmp(d->model, model);
+  if ((out->found && (out->exact || !exact)) || !c->complete ||
+      strcmp(d->kind, cpu ? "cpu" : "cuda") || !(exact || (cpu && cgm_same_cpu(d->model, model))))
     return;
+  memset(out->stale_why, 0, sizeof out->stale_why);
   out->found = true;
+  out->exact = exact;
+  out->threads = cpu ? d->threads : 0;
   out->id = c->id;
   snprintf(out->created, sizeof out->created, "%s", c->created);
   snprintf(out->tool_version, sizeof out->tool_version, "%s", c->tool_version);
@@ -40,6 +45,11 @@ static void match(const cgm_db_calibration *c, const cgm_db_device *d, bool cpu,
     snprintf(out->stale_why, sizeof out->stale_why,
              "timed the %s CG, the solver now runs the %s CG", cg, cgm_cg_variant_name(gpu->cg));
   out->stale = out->stale_why[0] != '\0';
+}
+
+static int count_interp(const cgm_db_fit *f, void *ctx) {
+  *(int *)ctx += f->kind == CGM_FIT_INTERP;
+  return 0;
 }
 
 static int scan(const cgm_db_calibration *c, const cgm_db_device *d, void *vctx) {
@@ -115,6 +125,10 @@ cgm_status cgm_devices(const char *db_path, unsigned db_mode, const cgm_gpu_opts
   scan_ctx ctx = {r, gpu};
   if (cgm_db_calibrations(db, scan, &ctx, &e))
     snprintf(r->database_error, sizeof r->database_error, "%s", e.msg);
+  for (int g = -1; g < r->gpus; g++) {
+    cgm_devices_calibration *c = g < 0 ? &r->cpu_cal : &r->gpu[g].cal;
+    if (c->found) (void)cgm_db_fits(db, c->id, count_interp, &c->interpolated, &e);
+  }
   cgm_db_close(db);
   return CGM_OK;
 }

@@ -16,6 +16,8 @@ static cJSON *devices_calibration_json(const cgm_devices_calibration *c) {
     json_add_string(o, "tool_version", c->tool_version);
     cJSON_AddBoolToObject(o, "stale", c->stale);
     if (c->stale) json_add_string(o, "stale_why", c->stale_why);
+    if (c->threads) cJSON_AddNumberToObject(o, "threads", c->threads);
+    cJSON_AddNumberToObject(o, "interpolated", c->interpolated);
   }
   json_add_string(o, "refresh", c->refresh);
   return o;

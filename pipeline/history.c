@@ -32,6 +32,7 @@ typedef struct history {
 
 static int take(const cgm_db_solve *s, void *ctx) {
   history *h = ctx;
+  if (s->disturbed) return 0; /* other work held it up: it teaches nothing */
   cgm_db_solve *nv = cgm_grow(h->v, h->n, &h->cap, sizeof *nv, 64);
   if (!nv) {
     h->oom = true;

@@ -71,8 +71,9 @@ void cgm_host_describe(cgm_host *h) {
   cgm_db_device d;
   cgm_error e = {0};
   /* The CPU at OpenMP's default thread count: a solve without --threads
-   * runs with it, so only that calibration predicts it. */
+   * runs with it. */
   if (!cgm_describe_cpu(&d, 0, &e)) snprintf(h->cpu, sizeof h->cpu, "%s", d.model);
+  h->threads = d.threads;
   h->gpus = cgm_cuda_device_count();
   /* GPU 0 stands for the GPUs: a solve on G GPUs uses 0 .. G-1. */
   if (h->gpus > 0 && !cgm_describe_cuda(0, &d, &e)) snprintf(h->gpu, sizeof h->gpu, "%s", d.model);
@@ -84,11 +85,37 @@ int cgm_find_device(const cgm_tuner_device *devs, int count, bool cpu, const cha
   return -1;
 }
 
-cgm_host_devices cgm_host_match(const cgm_host *h, const cgm_tuner_device *devs, int count) {
+bool cgm_same_cpu(const char *a, const char *b) {
+  /* the names up to the " (T threads)" that ends them */
+  const char *pa = strrchr(a, '('), *pb = strrchr(b, '(');
+  const size_t la = pa && pa > a ? (size_t)(pa - a) : strlen(a);
+  return la == (pb && pb > b ? (size_t)(pb - b) : strlen(b)) && !strncmp(a, b, la);
+}
+
+cgm_host_devices cgm_host_match(const cgm_host *h, const cgm_tuner_device *devs, int count,
+                                int threads) {
   cgm_host_devices m = {-1, -1};
-  if (h->cpu[0]) m.cpu = cgm_find_device(devs, count, true, h->cpu);
+  const int want = threads > 0 ? threads : h->threads;
+  /* this CPU at the threads the solve runs; else, threads not fixed, the
+   * newest calibration of it at another count (devs: newest first) */
+  for (int pass = 0; pass < (threads > 0 ? 1 : 2) && m.cpu < 0 && h->cpu[0]; pass++)
+    for (int i = 0; i < count && m.cpu < 0; i++)
+      if (devs[i].is_cpu && cgm_same_cpu(devs[i].name, h->cpu) && (pass || devs[i].threads == want))
+        m.cpu = i;
   if (h->gpus > 0 && h->gpu[0]) m.gpu = cgm_find_device(devs, count, false, h->gpu);
   return m;
+}
+
+void pipeline_cpu_advice(const cgm_host *h, const cgm_tuner_device *devs, int count, int threads,
+                         char *out, size_t n) {
+  out[0] = '\0';
+  for (int i = 0; i < count; i++)
+    if (devs[i].is_cpu && cgm_same_cpu(devs[i].name, h->cpu) && devs[i].threads != threads) {
+      snprintf(out, n, "; calibration %lld of this CPU ran %d thread%s: it serves threads=%d",
+               (long long)devs[i].calibration_id, devs[i].threads, devs[i].threads == 1 ? "" : "s",
+               devs[i].threads);
+      return;
+    }
 }
 
 int pipeline_local_devices(const cgm_tuner_device *devs, cgm_host_devices m, bool gpu, int gpus,

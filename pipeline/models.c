@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cgmodel/calibrate.h"
 #include "cgmodel/pipeline.h"
 #include "pipeline/curves.h"
 #include "pipeline/json.h"
@@ -19,9 +20,14 @@
 #include "common/timer.h"
 
 /* The refined model times kernels with the relative fits; where one did not
- * converge it falls back to the average fit, then to the maximum fit (never
- * to a fit that did not converge). prio[] remembers what each curve holds. */
-enum { WANT_PAPER = -1 }; /* the paper's model: avg fits (Sec. 6.2), else max, else rel */
+ * converge (or left its bounds) it falls back to the samples'
+ * interpolation where the calibration made one (CGM_FIT_INTERP), else to the
+ * average fit, then to the maximum fit (never to a fit that did not
+ * converge). prio[] remembers what each curve holds. */
+enum {
+  WANT_PAPER = -1
+}; /* the paper's model: avg fits (Sec. 6.2), else max, else rel, else the
+      interpolation's median throughput */
 
 typedef struct {
   cgm_tuner_device *t;
@@ -30,13 +36,13 @@ typedef struct {
   char held[2][PIPELINE_SLOTS][8]; /* the variant of the curve a slot holds ("mesh", "all", "") */
   int want; /* CGM_FIT_REL: with the fallbacks; WANT_PAPER; another kind: only that kind (the maps)
              */
+  const cgm_sample_vec *sv; /* the calibration's samples (the interpolations'), want REL */
 } fit_ctx;
 
 static int fit_rank(int want, int kind) {
-  if (want == WANT_PAPER)
-    return kind == CGM_FIT_AVG ? 3 : kind == CGM_FIT_MAX ? 2 : kind == CGM_FIT_REL ? 1 : 0;
-  if (want != CGM_FIT_REL) return kind == want ? 3 : 0;
-  return kind == CGM_FIT_REL ? 3 : kind == CGM_FIT_AVG ? 2 : 1;
+  static const int paper[] = {4, 3, 2, 0, 1}, rel[] = {2, 1, 4, 0, 3}; /* by kind */
+  if (want != CGM_FIT_REL && want != WANT_PAPER) return kind == want ? 3 : 0;
+  return kind >= 0 && kind <= CGM_FIT_INTERP ? (want == WANT_PAPER ? paper : rel)[kind] : 0;
 }
 
 static bool take(fit_ctx *c, int prec, int slot, int kind, const char *variant) {
@@ -62,7 +68,7 @@ static void take_regime(fit_ctx *c, const cgm_db_fit *f) {
   /* only beside the relative fit of the same group */
   if (c->prio[f->precision][slot] / 2 == fit_rank(CGM_FIT_REL, CGM_FIT_REL) &&
       !strcmp(c->held[f->precision][slot], f->variant))
-    *hi = (cgm_regime){{f->mu, f->sigma, f->nu}, f->m_lo, f->m_lo > 0};
+    *hi = (cgm_regime){.hi = {f->mu, f->sigma, f->nu}, .split_m = f->m_lo, .have = f->m_lo > 0};
 }
 
 /* FNV-1a over n bytes, continuing from h: the device's fingerprint. */
@@ -85,7 +91,17 @@ static int take_fit(const cgm_db_fit *f, void *ctx) {
   fit_ctx *c = ctx;
   cgm_tuner_device *t = c->t;
   mix_fit(t, f);
-  if (!f->converged || f->precision < 0 || f->precision > 1) return 0;
+  if (f->precision < 0 || f->precision > 1) return 0;
+  cgm_regime *hi;
+  bool *have;
+  int slot;
+  if (f->kind == CGM_FIT_INTERP && (c->want == CGM_FIT_REL || c->want == WANT_PAPER) &&
+      pipeline_kernel_curve(&c->models[f->precision], f, &hi, &have, &slot) &&
+      take(c, f->precision, slot, f->kind, f->variant)) {
+    pipeline_place_interp(&c->models[f->precision], f, c->sv->v, c->sv->n);
+    t->have[f->precision] = true;
+  }
+  if (!f->converged) return 0;
   if (f->kind == CGM_FIT_REL_HI) {
     take_regime(c, f);
     return 0;
@@ -94,9 +110,6 @@ static int take_fit(const cgm_db_fit *f, void *ctx) {
   cgm_device_model *m = &c->models[pr];
   cgm_sigmoid s = {f->mu, f->sigma, f->nu};
   cgm_exchange ex;
-  cgm_regime *hi;
-  bool *have;
-  int slot;
   cgm_sigmoid *curve = pipeline_kernel_curve(m, f, &hi, &have, &slot);
   if (curve) {
     if (take(c, pr, slot, f->kind, f->variant)) {
@@ -134,6 +147,7 @@ static void fill_device(const cgm_db_calibration *c, const cgm_db_device *d, cgm
   memset(t, 0, sizeof *t);
   snprintf(t->name, sizeof t->name, "%s", d->model);
   t->is_cpu = !strcmp(d->kind, "cpu");
+  t->threads = t->is_cpu ? d->threads : 0;
   t->mem_bytes = t->is_cpu ? 0 : d->mem_total;
   t->calibration_id = c->id;
   t->fingerprint = mix(1469598103934665603ull, &c->id, sizeof c->id);
@@ -165,59 +179,26 @@ bool cgm_calibration_cg_stale(const cgm_tuner_device *d, const cgm_gpu_opts *gpu
   return true;
 }
 
-/* The feet of a CPU's curves (cgm_device_model.spmv_foot): per precision
- * and group, the smallest size its samples timed and the median of their
- * times there. The SpMV's groups are those of its curves: "mesh" (the
- * samples on Poisson grids, pipeline/calibrate.c) and "all". */
-enum {
-  FOOT_MESH = 0,
-  FOOT_ALL = 4,
-  FOOT_CG4 = 8,
-  FOOT_CG5 = 9,
-  FOOT_ITER = 10, /* a GPU's whole iterations on meshes, per block size */
-  FOOT_ROW = 14,  /* and on arrows (the row curve) */
-  FOOT_GROUPS = 18,
-  FOOT_MAX = 32
-};
-enum { ITER_MAX = 8 * CGM_ITER_POINTS }; /* a CPU's iteration samples kept a block size */
-typedef struct {
-  double m[2][FOOT_GROUPS];
-  double t[2][FOOT_GROUPS][FOOT_MAX];
-  int n[2][FOOT_GROUPS];
-  /* the iterations timed through the solver ("iter"/"cpu"), as they come */
-  double im[2][CGM_NBLOCKSIZES][ITER_MAX], it[2][CGM_NBLOCKSIZES][ITER_MAX];
-  int ni[2][CGM_NBLOCKSIZES];
-} foot_ctx;
-
-/* One pass: a smaller size than the group's so far starts its times anew. */
-static void foot_add(foot_ctx *c, int p, int g, const cgm_db_sample *s) {
-  if (c->m[p][g] == 0 || s->m < c->m[p][g]) c->m[p][g] = s->m, c->n[p][g] = 0;
-  if (s->m == c->m[p][g] && c->n[p][g] < FOOT_MAX && s->seconds > 0)
-    c->t[p][g][c->n[p][g]++] = s->seconds;
-}
-
-static int take_foot(const cgm_db_sample *s, void *ctx) {
-  foot_ctx *c = ctx;
-  const int p = s->precision, bi = cgm_block_index(s->block);
-  if (p < 0 || p > 1 || !(s->m > 0)) return 0;
-  if (!strcmp(s->kernel, "spmv") && bi >= 0) {
-    foot_add(c, p, FOOT_ALL + bi, s);
-    if (pipeline_on_mesh(s->source)) foot_add(c, p, FOOT_MESH + bi, s);
-  } else if (!strcmp(s->kernel, "cg4")) {
-    foot_add(c, p, FOOT_CG4, s);
-  } else if (!strcmp(s->kernel, "cg5")) {
-    foot_add(c, p, FOOT_CG5, s);
-  } else if (!strcmp(s->kernel, "iter") && !strcmp(s->variant, "mesh") && bi >= 0) {
-    foot_add(c, p, FOOT_ITER + bi, s);
-  } else if (!strcmp(s->kernel, "iter") && !strcmp(s->variant, "row") && bi >= 0) {
-    foot_add(c, p, FOOT_ROW + bi, s);
-  } else if (!strcmp(s->kernel, "iter") && !strcmp(s->variant, "cpu") && bi >= 0 &&
-             s->seconds > 0 && c->ni[p][bi] < ITER_MAX) {
-    c->im[p][bi][c->ni[p][bi]] = s->m;
-    c->it[p][bi][c->ni[p][bi]++] = s->seconds;
+/* A curve's foot (cgm_device_model.spmv_foot, iter_foot, ...): the
+ * smallest size its group's samples timed and the median of their times
+ * there (m = 0: none). */
+static cgm_foot foot_of(const cgm_sample_vec *sv, const char *kernel, const char *variant, int p,
+                        int block) {
+  cgm_foot f = {0.0, 0.0};
+  double t[32];
+  int k = 0;
+  for (int i = 0; i < sv->n; i++) {
+    const cgm_sample *s = &sv->v[i];
+    if (!pipeline_in_group(s, kernel, variant, p, block) || !(s->m > 0) || !(s->seconds > 0))
+      continue;
+    if (f.m == 0 || s->m < f.m) f.m = s->m, k = 0;
+    if (s->m == f.m && k < 32) t[k++] = s->seconds;
   }
-  return 0;
+  if (k) f.t = cgm_median(t, k);
+  return f;
 }
+
+enum { ITER_MAX = 8 * CGM_ITER_POINTS }; /* a CPU's iteration samples kept a block size */
 
 /* The points of a CPU's timed iterations: by size ascending, the median of
  * the times at each (a repeated size), at most CGM_ITER_POINTS sizes. */
@@ -240,48 +221,50 @@ static cgm_iter_points iter_points(const double *m, const double *t, int n) {
   return P;
 }
 
-static cgm_foot foot_of(foot_ctx *c, int p, int g) {
-  cgm_foot f = {0.0, 0.0};
-  if (c->n[p][g] > 0) f = (cgm_foot){c->m[p][g], cgm_median(c->t[p][g], c->n[p][g])};
-  return f;
-}
-
-/* A CPU's feet, matched to the SpMV curve each block size holds. */
-static cgm_status load_feet(cgm_db *db, cgm_tuner_device *t, char held[2][PIPELINE_SLOTS][8],
-                            cgm_error *err) {
-  foot_ctx *c = calloc(1, sizeof *c);
-  if (!c) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
-  cgm_status st = cgm_db_samples(db, t->calibration_id, take_foot, c, err);
-  for (int p = 0; p < 2 && !st; p++) {
+/* A CPU's feet, matched to the SpMV curve each block size holds, and its
+ * timed iterations; a GPU's iteration and row curves' feet. */
+static void load_feet(const cgm_sample_vec *sv, cgm_tuner_device *t,
+                      char held[2][PIPELINE_SLOTS][8]) {
+  for (int p = 0; p < 2; p++) {
     cgm_device_model *m = &t->model[p];
     for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
-      /* a GPU's iteration curve, where it holds one */
-      if (!t->is_cpu && m->have_iter[b]) m->iter_foot[b] = foot_of(c, p, FOOT_ITER + b);
-      if (!t->is_cpu && m->have_row[b]) m->row_foot[b] = foot_of(c, p, FOOT_ROW + b);
-      if (!t->is_cpu) continue;
-      const bool mesh = !strcmp(held[p][PIPELINE_SLOT_SPMV + b], "mesh");
-      m->spmv_foot[b] = foot_of(c, p, (mesh ? FOOT_MESH : FOOT_ALL) + b);
-      m->cpu_iter[b] = iter_points(c->im[p][b], c->it[p][b], c->ni[p][b]);
+      const int n = cgm_block_sizes[b];
+      if (!t->is_cpu) { /* where it holds the curve */
+        if (m->have_iter[b]) m->iter_foot[b] = foot_of(sv, "iter", "mesh", p, n);
+        if (m->have_row[b]) m->row_foot[b] = foot_of(sv, "iter", "row", p, n);
+        continue;
+      }
+      m->spmv_foot[b] = foot_of(sv, "spmv", held[p][PIPELINE_SLOT_SPMV + b], p, n);
+      double im[ITER_MAX], it[ITER_MAX];
+      int k = 0;
+      for (int i = 0; i < sv->n && k < ITER_MAX; i++)
+        if (pipeline_in_group(&sv->v[i], "iter", "cpu", p, n) && sv->v[i].seconds > 0 &&
+            !sv->v[i].unsettled)
+          im[k] = sv->v[i].m, it[k++] = sv->v[i].seconds;
+      m->cpu_iter[b] = iter_points(im, it, k);
     }
     if (!t->is_cpu) continue;
-    m->cg4_foot = foot_of(c, p, FOOT_CG4);
-    m->cg5_foot = foot_of(c, p, FOOT_CG5);
+    m->cg4_foot = foot_of(sv, "cg4", "", p, 0);
+    m->cg5_foot = foot_of(sv, "cg5", "", p, 0);
   }
-  free(c);
-  return st;
 }
 
 /* Reads the device's curves into t->model: CGM_FIT_REL with the fallbacks
  * above, any other kind alone; and the paper's (avg, else max) into
  * t->paper. */
 static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_error *err) {
-  cgm_status st = CGM_OK;
+  /* the samples: the refined model's interpolations and feet */
+  cgm_sample_vec sv = {0};
+  cgm_status st = fit_kind == CGM_FIT_REL
+                      ? cgm_db_samples(db, t->calibration_id, pipeline_collect_sample, &sv, err)
+                      : CGM_OK;
   for (int pass = 0; pass < 2 && !st; pass++) {
     fit_ctx fc;
     memset(&fc, 0, sizeof fc);
     fc.t = t;
     fc.want = pass ? WANT_PAPER : fit_kind;
     fc.models = pass ? t->paper : t->model;
+    fc.sv = &sv;
     st = cgm_db_fits(db, t->calibration_id, take_fit, &fc, err);
     for (int p = 0; p < 2; p++) {
       cgm_device_model *m = &fc.models[p];
@@ -289,62 +272,25 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
     }
     /* the refined model's feet (t->model, pass 0): a CPU's curves', a
      * GPU's iteration curves' */
-    if (!st && pass == 0 && fit_kind == CGM_FIT_REL) st = load_feet(db, t, fc.held, err);
+    if (!st && pass == 0 && fit_kind == CGM_FIT_REL) load_feet(&sv, t, fc.held);
   }
-  /* The locality term of the refined model, where the locality sweep
-   * fitted it (absent: the contiguous model of older calibrations). */
-  for (int p = 0; p < 2 && !st; p++) {
-    cgm_db_coef c;
-    bool found = false;
-    st = cgm_db_coef_get(db, t->calibration_id, CGM_DB_COEF_X_SECTOR, p, &c, &found, err);
-    if (found) t->fingerprint = mix(t->fingerprint, &c.value, sizeof c.value);
-    if (!st && found && isfinite(c.value) && c.value >= 0) {
-      t->model[p].x_coef = c.value;
-      t->model[p].have_x_coef = true;
-    }
-    /* the gather rate, where the gather sweep fitted it */
-    found = false;
-    if (!st) st = cgm_db_coef_get(db, t->calibration_id, CGM_DB_COEF_GATHER, p, &c, &found, err);
-    if (found) t->fingerprint = mix(t->fingerprint, &c.value, sizeof c.value);
-    if (!st && found && isfinite(c.value) && c.value > 0) {
-      t->model[p].gather_bw = c.value;
-      t->model[p].have_gather_bw = true;
-    }
-    /* and on the sweep's smaller matrix (calibrations from 0.2.3 on) */
-    found = false;
-    if (!st)
-      st = cgm_db_coef_get(db, t->calibration_id, CGM_DB_COEF_GATHER_SMALL, p, &c, &found, err);
-    if (found) t->fingerprint = mix(t->fingerprint, &c.value, sizeof c.value);
-    if (!st && found && isfinite(c.value) && c.value > 0) {
-      t->model[p].gather_bw_small = c.value;
-      t->model[p].have_gather_small = true;
-    }
-    /* the band-load fractions, where the band-load sweep fitted them */
-    for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
+  free(sv.v);
+  /* The coefficients the calibration's own sweeps fitted (absent: the
+   * model without their terms, as older calibrations have it). */
+  for (int p = 0; p < 2 && !st; p++)
+    for (int k = 0; k < CGM_COEF_FAMILIES * CGM_NBLOCKSIZES && !st; k++) {
+      const char *f = cgm_coef_families[k / CGM_NBLOCKSIZES].name;
+      const bool per_block = f[strlen(f) - 1] == '_';
       char name[32];
-      snprintf(name, sizeof name, "%s%d", CGM_DB_COEF_BAND_LOAD, cgm_block_sizes[b]);
-      found = false;
+      if (!per_block && k % CGM_NBLOCKSIZES) continue;
+      snprintf(name, sizeof name, per_block ? "%s%d" : "%s", f,
+               cgm_block_sizes[k % CGM_NBLOCKSIZES]);
+      cgm_db_coef c;
+      bool found = false;
       st = cgm_db_coef_get(db, t->calibration_id, name, p, &c, &found, err);
       if (found) t->fingerprint = mix(t->fingerprint, &c.value, sizeof c.value);
-      if (st || !found || !isfinite(c.value) || c.value < 0) continue;
-      t->model[p].band_load[b] = c.value;
-      t->model[p].have_band_load[b] = true;
+      if (!st && found) pipeline_place_coef(&t->model[p], &c);
     }
-    /* the row-scatter terms, where the scatter sweep fitted them */
-    for (int band = 0; band < 2; band++)
-      for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
-        char name[32];
-        snprintf(name, sizeof name, "%s%d",
-                 band ? CGM_DB_COEF_BAND_SCATTER : CGM_DB_COEF_ROW_SCATTER, cgm_block_sizes[b]);
-        found = false;
-        st = cgm_db_coef_get(db, t->calibration_id, name, p, &c, &found, err);
-        if (found) t->fingerprint = mix(t->fingerprint, &c.value, sizeof c.value);
-        if (st || !found || !isfinite(c.value) || c.value < 0) continue;
-        cgm_device_model *dm = &t->model[p];
-        (band ? dm->band_scatter_coef : dm->scatter_coef)[b] = c.value;
-        (band ? dm->have_band_scatter_coef : dm->have_scatter_coef)[b] = true;
-      }
-  }
   return st;
 }
 

@@ -23,6 +23,28 @@ static void json_text(cJSON *obj, char *buf, size_t n) {
   cJSON_Delete(obj);
 }
 
+bool pipeline_solve_disturbed(cgm_db *db, const cgm_solve_opts *o, const cgm_solve_result *r,
+                              double predicted, int64_t calibration_id, char *why, size_t n) {
+  const double t = r->time_per_iter_s, k = round(t / CGM_SCHED_QUANTUM_S);
+  if (o->backend == CGM_BACKEND_CPU && k >= 1 && fabs(t - k * CGM_SCHED_QUANTUM_S) <= 1e-5) {
+    snprintf(why, n, "%.2f us an iteration: %.0f scheduler quanta of %g ms, other work's", 1e6 * t,
+             k, 1e3 * CGM_SCHED_QUANTUM_S);
+    return true;
+  }
+  cgm_db_calibration c;
+  cgm_db_device d;
+  cgm_error e = {0};
+  if (!(t > CGM_DISTURBED_RATIO * predicted) || calibration_id <= 0 ||
+      pipeline_calibration_get(db, calibration_id, &c, &d, &e) ||
+      strstr(c.options, "\"disturbed\":true"))
+    return false;
+  snprintf(why, n,
+           "%.2f us an iteration, %.0fx the %.2f us that calibration %lld (timings settled) "
+           "predicts: other work held it up",
+           1e6 * t, t / predicted, 1e6 * predicted, (long long)calibration_id);
+  return true;
+}
+
 /* The solve of matrix m (its features f) beside its prediction. */
 static cgm_status record(cgm_db *db, cgm_db_matrix *m, const cgm_features *f,
                          const cgm_solve_opts *o, const cgm_solve_result *r, double predicted,
@@ -60,6 +82,8 @@ static cgm_status record(cgm_db *db, cgm_db_matrix *m, const cgm_features *f,
   s.time_setup_s = r->time_setup_s > 0 ? r->time_setup_s : NAN;
   s.layout_bytes = r->device_bytes;
   s.layout_on_device = r->layout_on_device;
+  char why[256];
+  s.disturbed = pipeline_solve_disturbed(db, o, r, predicted, calibration_id, why, sizeof why);
   snprintf(s.precond, sizeof s.precond, "%s", cgm_precond_name(o->precond));
   json_text(cgm_solve_opts_json(o), s.options, sizeof s.options);
   return cgm_db_solve_add(db, &s, err);

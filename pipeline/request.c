@@ -326,7 +326,7 @@ cJSON *cgm_predict_request_json(const cgm_predict_opts *o) {
 /* clang-format off */
 static const field calibrate_fields[] = {
     F(cgm_calibrate_opts, "quick", 'b', quick), F(cgm_calibrate_opts, "threads", 'i', threads),
-    OWN("db"), OWN("devices"), OWN("precision"), {0}};
+    F(cgm_calibrate_opts, "strict", 'b', strict), OWN("db"), OWN("devices"), OWN("precision"), {0}};
 /* clang-format on */
 
 cgm_status cgm_calibrate_request(const cJSON *req, cgm_calibrate_opts *o, const char **db_path,

@@ -18,6 +18,17 @@ cgm_status pipeline_record_file(cgm_db *db, const char *path, uint64_t content_i
                                 const cgm_solve_result *r, double predicted, int64_t calibration_id,
                                 cgm_error *err);
 
+/* Whether a solve's time per iteration is implausible, other work having
+ * held it up (why says how): a CPU's that is a whole number of scheduler
+ * quanta (CGM_SCHED_QUANTUM_S, to 10 us: its barriers waited out others'
+ * time slices), or over CGM_DISTURBED_RATIO times the prediction of a
+ * calibration whose timings settled (not flagged "disturbed"). Recorded
+ * (cgm_record_solve); validate and the solves' history leave it out. */
+#define CGM_SCHED_QUANTUM_S 4e-3
+#define CGM_DISTURBED_RATIO 4.0
+bool pipeline_solve_disturbed(cgm_db *db, const cgm_solve_opts *o, const cgm_solve_result *r,
+                              double predicted, int64_t calibration_id, char *why, size_t n);
+
 /* A calibration and its device (CGM_EINPUT when there is no such
  * calibration). */
 cgm_status pipeline_calibration_get(cgm_db *db, int64_t id, cgm_db_calibration *c, cgm_db_device *d,
@@ -32,6 +43,12 @@ const char *pipeline_file_name(const char *path);
  * many (0, 1 or 2). */
 int pipeline_local_devices(const cgm_tuner_device *devs, cgm_host_devices m, bool gpu, int gpus,
                            bool cpu, cgm_tuner_device out[2], int index[2]);
+
+/* Where no calibration of this CPU ran `threads` threads: "; calibration
+ * K of this CPU ran T threads: it serves threads=T" (the newest such),
+ * else "". */
+void pipeline_cpu_advice(const cgm_host *h, const cgm_tuner_device *devs, int count, int threads,
+                         char *out, size_t n);
 
 /* history.c: every device's setup model fitted on its recorded solves and
  * the mixed/double iteration ratio (defaults where the records say

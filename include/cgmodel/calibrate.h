@@ -17,6 +17,7 @@ typedef struct cgm_calibrate_opts {
   bool quick;
   unsigned precisions; /* bit (1 << cgm_precision) */
   int threads;         /* CPU threads (<= 0: default) */
+  bool strict;         /* refuse disturbed timings (store nothing) instead of flagging them */
   cgm_progress_fn progress;
   cgm_gpu_opts gpu; /* how the GPU sweeps run our solver (recorded with the calibration) */
   void *progress_ctx;
@@ -41,22 +42,14 @@ typedef struct cgm_calibration_report {
     char model[256];
     int gpus;
     int samples, fits, fits_failed;
+    int unsettled;     /* samples whose timings never settled (microbench/settle.c) */
+    char warning[512]; /* the timings were disturbed (stored, flagged; with strict: refused) */
     double seconds;
     char failed[512]; /* the fits that did not converge */
-    double x_coef[2]; /* the locality coefficient per precision (docs/model.md) */
-    bool have_x_coef[2];
-    /* the row-scatter coefficient per precision and block size (seconds a
-     * step; docs/model.md) */
-    double scatter_coef[2][4];
-    bool have_scatter_coef[2][4];
-    double band_scatter_coef[2][4]; /* the same, every lane of the warp scattered */
-    bool have_band_scatter_coef[2][4];
-    double gather_bw[2]; /* the gather rate per precision, bytes/s (docs/model.md) */
-    bool have_gather_bw[2];
-    double gather_bw_small[2]; /* the same on the sweep's smaller matrix */
-    bool have_gather_small[2];
-    double band_load[2][4]; /* the band-load fraction per precision and block size */
-    bool have_band_load[2][4];
+    /* The coefficients its own sweeps fitted (cgm_coef_families), per
+     * precision and, those of a block size, per block size. */
+    cgm_db_coef coef[2 * (3 + 3 * CGM_NBLOCKSIZES)];
+    int ncoef;
     /* Where the seconds went, in order: "setup" (the device's start: the
      * CUDA context), each sweep's stage (load, cg4, spmv, iter, ...), "fits"
      * and "store". */
@@ -80,10 +73,25 @@ CGM_API cgm_status cgm_calibrate_plan(const char *devices, cgm_calibrate_plan_t 
  * sweeps, fits Eq. 3 to every kernel (avg, max, and the model's relative
  * curve, rel and rel-hi: cgm_fit_curve), and stores the samples and every
  * fit, converged or flagged not, in one transaction at the end (an
- * interrupted run stores nothing; disturbed CPU timings are refused:
- * cgm_check_cpu_timings). */
+ * interrupted run stores nothing). Disturbed timings (cgm_check_cpu_timings,
+ * or over a tenth of the samples unsettled) are stored with the calibration
+ * flagged "disturbed" and a warning in the report; o->strict refuses them
+ * (CGM_ERUNTIME, nothing stored). */
 CGM_API cgm_status cgm_calibrate(cgm_db *db, const cgm_calibrate_opts *o,
                                  cgm_calibration_report *rep, cgm_error *err);
+
+/* The coefficients' families: the CGM_DB_COEF_* name (one ending in '_'
+ * is a block size's), the key calibrate --json gives it, the label and
+ * scale calibrate prints it with. */
+typedef struct cgm_coef_family {
+  const char *name, *key, *label;
+  double scale;
+} cgm_coef_family;
+#define CGM_COEF_FAMILIES 6
+CGM_API extern const cgm_coef_family cgm_coef_families[CGM_COEF_FAMILIES];
+/* Whether coefficient c is of the family named: the block size's text
+ * ("4"), "" for the family's own name, NULL for another family. */
+CGM_API const char *cgm_coef_of(const cgm_db_coef *c, const char *family);
 
 /* Fits a stored calibration anew from its samples (after a change to the
  * fits, without measuring again) and replaces its fits in one transaction.
@@ -94,9 +102,9 @@ CGM_API cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report 
 /* CPU timings that other processes disturbed: an OpenMP barrier waiting for
  * a preempted thread costs a scheduler time slice (milliseconds) whatever
  * the size, so the smallest CG4 takes about as long as the largest. Such a
- * calibration would mislead every prediction: CGM_ERUNTIME with what was
- * seen (calibrate then stores nothing). CGM_OK with fewer than 8 CG4
- * samples of a precision. */
+ * calibration would mislead predictions: CGM_ERUNTIME with what was seen.
+ * CGM_OK with fewer than 8 CG4 samples of a precision. The CG4 samples of
+ * a precision come by size, as the CPU's sweep gives them. */
 CGM_API cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err);
 
 #ifdef __cplusplus

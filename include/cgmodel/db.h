@@ -22,7 +22,7 @@ extern "C" {
 typedef struct cgm_db cgm_db;
 
 /* The schema version this build writes and reads. */
-#define CGM_DB_SCHEMA_VERSION 8
+#define CGM_DB_SCHEMA_VERSION 9
 
 /* How cgm_db_open opens the file (flags, or'ed; 0: read and write an
  * existing file). */
@@ -186,6 +186,7 @@ typedef struct cgm_db_solve {
   char precond[8];        /* "jacobi" (empty: jacobi) or "block" (cgm_precond_name) */
   int64_t matrix_content; /* read by cgm_db_solves: the matrix's content_id (0: unknown) */
   bool layout_on_device;  /* the GPU built the layout (cgm_solve_result.layout_on_device) */
+  bool disturbed;         /* its time is implausible: other work held it up (schema 9) */
 } cgm_db_solve;
 
 CGM_API cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *s, cgm_error *err);

@@ -17,6 +17,9 @@ extern "C" {
 /* A device's newest complete calibration in the database. */
 typedef struct cgm_devices_calibration {
   bool found;
+  bool exact;       /* of the model itself (a CPU's: at OpenMP's default threads) */
+  int threads;      /* a CPU's: the threads it ran (solve --threads; --auto runs them) */
+  int interpolated; /* its curves where no fit kept its bounds (CGM_FIT_INTERP) */
   int64_t id;
   char created[32];      /* UTC, ISO 8601 */
   char tool_version[32]; /* the cgmodel that made it */

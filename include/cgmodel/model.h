@@ -8,6 +8,7 @@
 #define CGMODEL_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cgmodel/export.h"
@@ -32,6 +33,16 @@ CGM_API double cgm_sigmoid_eval(const cgm_sigmoid *s, double m);
  * (the paper's 4m/B is width = 4, single precision). */
 CGM_API double cgm_sigmoid_time(const cgm_sigmoid *s, double m, double width);
 
+/* Times at sizes: a CPU's whole iterations as its solver ran them
+ * (calibration samples "iter"/"cpu": the median time at each size timed),
+ * and a curve's samples interpolated (cgm_curve_points). By m ascending. */
+#define CGM_ITER_POINTS 24
+typedef struct cgm_iter_points {
+  int n;                     /* sizes (0: none) */
+  double m[CGM_ITER_POINTS]; /* transactions (an iteration's: cgm_iter_bytes / width) */
+  double t[CGM_ITER_POINTS]; /* seconds */
+} cgm_iter_points;
+
 /* ------------------------------------------------------------ fitting --- */
 
 typedef enum {
@@ -41,7 +52,18 @@ typedef enum {
                          weighs the same, as a prediction of time needs (the refined model) */
   CGM_FIT_REL_HI = 3, /* the same past the throughput peak, where a curve falls again (a
                          CPU's data leaving its caches): see cgm_regime */
+  CGM_FIT_INTERP = 4, /* no fit: where the rel fit did not converge or left its bounds, the
+                         samples' monotone interpolation serves instead (cgm_curve_points) */
 } cgm_fit_kind;
+
+/* The bounds of every fit counted converged: finite parameters, sigma from
+ * 1e-3 to 10 times the data's span in log2 m (at least 1), mu at most 10
+ * doublings outside the data, 0 < nu <= CGM_FIT_NU_BOUND times the fastest
+ * sample bmax (GB/s): no plateau further up is sampled. False with the
+ * reason in why. */
+#define CGM_FIT_NU_BOUND 4.0
+CGM_API bool cgm_fit_bounded(const cgm_sigmoid *p, double m_lo, double m_hi, double bmax, char *why,
+                             size_t n);
 
 typedef struct cgm_fit {
   cgm_sigmoid p;
@@ -69,25 +91,34 @@ CGM_API cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_
  * and rel-hi where it has a second piece). When the throughput falls for
  * good past its peak (below 80% of it, with 3 or more samples past the last
  * bin within 80% and 4 before: a CPU's data leaving its caches), the curve
- * splits there. lo covers the samples below the split (all without one):
- * Eq. 3 on relative residuals; where it does not converge, a power law
- * B ~ m^k (rising 2-65% per doubling) or the median, written as Eq. 3 (mu
- * far above or below the samples), lo.message saying which and why. hi
- * covers m >= split: Eq. 3 with 6 or more samples when it converges, else
- * their median; a power-law lo without a split gets a constant hi from its
- * largest sample on (never extrapolated upwards). Samples in any order.
- * CGM_EINPUT for degenerate data (n < 4, non-positive or non-finite); CGM_OK
- * with lo.converged false when nothing fits. */
+ * splits there. lo, below the split (all without one): Eq. 3 on relative
+ * residuals; hi, m >= split: Eq. 3 with 6 or more samples, else their
+ * median. Where lo does not converge within its bounds, interp is set (the
+ * samples' cgm_curve_points is the curve) and lo.message says why. Samples
+ * in any order. CGM_EINPUT for degenerate data (n < 4, non-positive or
+ * non-finite). */
 typedef struct cgm_curve_fit {
   cgm_fit lo, hi;
   bool have_hi;
   double split; /* first m of hi */
+  bool interp;  /* no fit: the samples' interpolation serves */
 } cgm_curve_fit;
 
 CGM_API cgm_status cgm_fit_curve(const double *m, const double *b, int n, cgm_curve_fit *out,
                                  cgm_error *err);
 
-/* "avg", "max", "rel", "rel-hi"; "?" for another value. */
+/* A curve as points: the medians of its samples' throughput per doubling
+ * of m (at the bin's mean log2 m) as times (seconds for elements of
+ * `width` bytes), by m ascending, each at least the time before (more data
+ * never takes less time); at most CGM_ITER_POINTS (wider bins past 24
+ * doublings). */
+CGM_API void cgm_curve_points(const double *m, const double *b, int n, double width,
+                              cgm_iter_points *P);
+/* Its time at m: a straight line in log-log between the points, the
+ * nearest point's throughput beyond them. */
+CGM_API double cgm_points_time(const cgm_iter_points *P, double m);
+
+/* "avg", "max", "rel", "rel-hi", "interp"; "?" for another value. */
 CGM_API const char *cgm_fit_kind_name(int kind);
 
 /* ------------------------------------------------- the paper's Eqs. 4-9 --- */
@@ -146,11 +177,13 @@ CGM_API double cgm_cusparse_bytes(int64_t nnz, int64_t x, int width);
 
 /* A curve's second regime: past split_m transactions, hi replaces the
  * curve (a CPU's throughput peaks while the data fit in its caches and falls
- * to its memory's past them; Eq. 3 cannot bend down). */
+ * to its memory's past them; Eq. 3 cannot bend down). pts.n > 0: the
+ * samples' interpolation is the whole curve instead (CGM_FIT_INTERP). */
 typedef struct cgm_regime {
   cgm_sigmoid hi;
   double split_m;
   bool have;
+  cgm_iter_points pts;
 } cgm_regime;
 
 /* The rows of the calibration's band matrices (every row as long): the
@@ -191,15 +224,6 @@ typedef struct cgm_foot {
   double m; /* transactions (0: none) */
   double t; /* seconds */
 } cgm_foot;
-
-/* A CPU's whole iterations as its solver ran them (calibration samples
- * "iter"/"cpu"): the median time at each size timed, by size ascending. */
-#define CGM_ITER_POINTS 24
-typedef struct cgm_iter_points {
-  int n;                     /* sizes (0: none) */
-  double m[CGM_ITER_POINTS]; /* the iteration's transactions (cgm_iter_bytes / width) */
-  double t[CGM_ITER_POINTS]; /* seconds */
-} cgm_iter_points;
 
 typedef struct cgm_device_model {
   cgm_sigmoid spmv[4];

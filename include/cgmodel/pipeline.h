@@ -50,6 +50,7 @@ typedef struct cgm_host {
                     model with threads 0: the thread count is part of the name) */
   char gpu[256]; /* GPU 0's model (cgm_describe_cuda); "" without a GPU */
   int gpus;      /* CUDA devices present (0 in a CPU-only build) */
+  int threads;   /* OpenMP's default thread count: what a solve without --threads runs */
 } cgm_host;
 
 /* Describes this machine (its CPU and GPU 0, and the GPU count). */
@@ -59,12 +60,19 @@ CGM_API void cgm_host_describe(cgm_host *h);
  * when none. */
 CGM_API int cgm_find_device(const cgm_tuner_device *devs, int count, bool cpu, const char *model);
 
-/* Which of the calibrated devices are this machine's. */
+/* Whether two calibrated CPUs' names are one CPU model (at any threads). */
+CGM_API bool cgm_same_cpu(const char *a, const char *b);
+
+/* Which of the calibrated devices are this machine's: the CPU calibrated
+ * at `threads` (the solve's --threads), or where threads <= 0 (not fixed)
+ * at OpenMP's default, else its newest calibration at another count, whose
+ * devs[].threads a solve must then run (solve --auto and validate do). */
 typedef struct cgm_host_devices {
   int cpu; /* index in devs of this CPU's calibration; -1 when none */
   int gpu; /* index in devs of GPU 0's model's calibration; -1 when none or no GPU */
 } cgm_host_devices;
-CGM_API cgm_host_devices cgm_host_match(const cgm_host *h, const cgm_tuner_device *devs, int count);
+CGM_API cgm_host_devices cgm_host_match(const cgm_host *h, const cgm_tuner_device *devs, int count,
+                                        int threads);
 
 /* --------------------------------------- database -> models (models.c) --- */
 

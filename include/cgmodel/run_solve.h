@@ -59,10 +59,10 @@ typedef struct cgm_solve_report {
   int maxiter;
   double solution_error;  /* b = A * ones: ||x - 1|| / ||1||; < 0 with a right-hand side given */
   double predicted;       /* the model's time per iteration of the configuration run (NaN:
-                             no calibration of its device, or threads given: a
-                             calibration is of the default thread count) */
+                             no calibration of its device at the threads it ran) */
   int64_t calibration_id; /* the calibration of that prediction (0: none) */
   bool autotuned;         /* autotune chose the configuration: why says how */
+  bool disturbed;         /* recorded as disturbed: other work held it up (a warning says how) */
   bool auto_none;         /* autotune found nothing to run (the call returned CGM_EINPUT) */
   bool auto_declined;     /* autotune ran the default: choosing would have cost more analysis
                              (auto_analysis_s, estimated) than any choice could save at most

@@ -4,6 +4,8 @@
 #ifndef CGMODEL_SAMPLE_H
 #define CGMODEL_SAMPLE_H
 
+#include <stdbool.h>
+
 #include "cgmodel/export.h"
 
 #ifdef __cplusplus
@@ -17,8 +19,11 @@ typedef struct cgm_sample {
   int block;        /* N for spmv, vectors for load, GPUs for xfer and sync, else 0 */
   double m;         /* transactions: elements of the precision moved (bytes / width) */
   double bytes;     /* bytes moved */
-  double seconds;   /* median time */
+  double seconds;   /* the low quantile of its timings (microbench/settle.c) */
   char source[64];  /* matrix or generator it came from ("" if none) */
+  double spread;    /* the timings' median over `seconds`, less 1 (NaN: not known) */
+  bool unsettled;   /* other work held its timings up: they did not settle, or over 3x a
+                       larger sample's (kept; fits leave it out where 4 of its group settled) */
 } cgm_sample;
 
 /* A growing array of samples (free v when done). */

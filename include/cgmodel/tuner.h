@@ -24,6 +24,7 @@ typedef struct cgm_tuner_device {
   char name[256]; /* "cpu (AMD EPYC ...)" or "NVIDIA H200" */
   bool is_cpu;
   int gpus;          /* GPUs of this model in the calibrated node */
+  int threads;       /* CPU: the OpenMP threads its calibration ran (its solves must too) */
   int64_t mem_bytes; /* per GPU (0: unknown, assume it fits) */
   int64_t calibration_id;
   char cg[16];               /* GPU: the CG its whole-iteration curves timed (cgm_calibration_cg) */

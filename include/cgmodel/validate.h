@@ -21,18 +21,20 @@ typedef void (*cgm_validate_progress_fn)(void *ctx, int done, int total);
 typedef struct cgm_validate_opts {
   char *const *matrices; /* the matrix files (cgm_matrix_paths) */
   int nmatrices;
-  const char *source;   /* where the list came from, named when nothing was measured */
-  unsigned backends;    /* bit (1 << cgm_backend) of the backends to run */
-  unsigned precisions;  /* bit (1 << cgm_precision) */
-  int max_gpus;         /* the most GPUs tried for cuda; <= 0: every GPU present (at most as
-                           many as the GPU calibration measured) */
-  int iters;            /* iterations of one run (tolerance 1e-300: every run does them all) */
-  double total_tol;     /* > 0: total-time mode: every run solves to this tolerance, and the
-                           predicted and measured times are setup + solve (the tuner's total,
-                           its K estimated as for a matrix never solved) */
-  int repeat;           /* runs per configuration; the median time counts (1..99) */
-  cgm_gpu_opts gpu;     /* the GPU solver's options of every run */
-  const cgm_host *host; /* this machine; NULL: cgm_host_describe */
+  const char *source;     /* where the list came from, named when nothing was measured */
+  unsigned backends;      /* bit (1 << cgm_backend) of the backends to run */
+  unsigned precisions;    /* bit (1 << cgm_precision) */
+  int max_gpus;           /* the most GPUs tried for cuda; <= 0: every GPU present (at most as
+                             many as the GPU calibration measured) */
+  int iters;              /* iterations of one run (tolerance 1e-300: every run does them all) */
+  double total_tol;       /* > 0: total-time mode: every run solves to this tolerance, and the
+                             predicted and measured times are setup + solve (the tuner's total,
+                             its K estimated as for a matrix never solved) */
+  int repeat;             /* runs per configuration; the median time counts (1..99) */
+  bool include_disturbed; /* count the runs other work held up (pipeline_solve_disturbed) in
+                             the errors and the regret; by default they are left out */
+  cgm_gpu_opts gpu;       /* the GPU solver's options of every run */
+  const cgm_host *host;   /* this machine; NULL: cgm_host_describe */
   cgm_validate_progress_fn progress; /* NULL: none */
   cgm_note_fn note; /* matrices and configurations skipped (info), a stale calibration
                        (warning); NULL: none */
@@ -51,6 +53,7 @@ typedef struct cgm_validate_row {
   /* total_tol > 0: the iterations the tuner predicted (K as for a matrix
    * never solved) and those the run took; 0 otherwise */
   double iters_predicted, iters_measured;
+  bool disturbed; /* implausible: other work held it up (left out by default) */
 } cgm_validate_row;
 
 /* The rows of one backend, precision, block size and GPU count (Table 6). */
@@ -102,6 +105,8 @@ typedef struct cgm_validate_report {
    * and the mixed/double ratio's (mean, worst) */
   double k_mean_error[2], k_median_error[2], k_max_error[2];
   double ratio_mean_error, ratio_max_error;
+  int disturbed; /* rows other work held up: left out of the groups and the regret (unless
+                    include_disturbed), each said in a note */
 } cgm_validate_report;
 
 /* The paper's Table 6 on this machine: for every matrix (symmetric with a

@@ -26,6 +26,7 @@
 #include "common/timer.h"
 #include "microbench/microbench.h"
 #include "pipeline/calibrate/fits.h"
+#include "pipeline/curves.h"
 #include "pipeline/json.h"
 #include "common/parse.h"
 #include "pipeline/steps.h"
@@ -67,7 +68,7 @@ static void clock_progress(void *ctx, const char *stage, double done) {
 
 /* The test of cgm_check_cpu_timings: the median time of the 3 smallest CG4
  * sizes against the 3 largest (undisturbed, a ratio near m_small / m_large,
- * under 1e-2; disturbed, near 1). */
+ * under 1e-2; disturbed, near 1). The sweep gives them by size. */
 cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err) {
   for (int p = 0; p < 2; p++) {
     double m[256], t[256];
@@ -76,11 +77,6 @@ cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err)
       if (!strcmp(v[i].kernel, "cg4") && v[i].precision == p)
         m[n] = v[i].m, t[n] = v[i].seconds, n++;
     if (n < 8) continue;
-    for (int i = 1; i < n; i++) /* by m (insertion: n is small) */
-      for (int j = i; j > 0 && m[j - 1] > m[j]; j--) {
-        double a = m[j], b = t[j];
-        m[j] = m[j - 1], t[j] = t[j - 1], m[j - 1] = a, t[j - 1] = b;
-      }
     double lo[3] = {t[0], t[1], t[2]}, hi[3] = {t[n - 3], t[n - 2], t[n - 1]};
     double ts = cgm_median(lo, 3), tl = cgm_median(hi, 3);
     if (ts > 0.1 * tl) {
@@ -91,16 +87,28 @@ cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err)
         if (fscanf(f, "%lf", &l1) == 1) snprintf(load, sizeof load, " (load average %.2f)", l1);
         fclose(f);
       }
-      return cgm_fail(
-          err, CGM_ERUNTIME,
-          "CPU timings disturbed: CG4 on %.0f elements took %.3g ms, %.0f%% of the %.3g ms "
-          "on %.0f elements, where the time should grow with the size: other processes "
-          "compete for the cores%s. Nothing was stored; calibrate the CPU on an idle "
-          "machine, or with threads= below the idle cores",
-          m[1], 1e3 * ts, 100 * ts / tl, 1e3 * tl, m[n - 2], load);
+      return cgm_fail(err, CGM_ERUNTIME,
+                      "CPU timings disturbed: CG4 on %.0f elements took %.3g ms, %.0f%% of the "
+                      "%.3g ms on %.0f elements, where the time should grow with the size: other "
+                      "processes compete for the cores%s",
+                      m[1], 1e3 * ts, 100 * ts / tl, 1e3 * tl, m[n - 2], load);
     }
   }
   return CGM_OK;
+}
+
+const cgm_coef_family cgm_coef_families[CGM_COEF_FAMILIES] = {
+    {CGM_DB_COEF_X_SECTOR, "x_coef", "locality coefficient", 1},
+    {CGM_DB_COEF_BAND_LOAD, "band_load", "band load, the wide bands' extra walk (fraction)", 1},
+    {CGM_DB_COEF_GATHER, "gather_bw", "gather rate, GB/s of x's sectors", 1e-9},
+    {CGM_DB_COEF_GATHER_SMALL, "gather_bw_small", "gather rate at the smaller matrix, GB/s", 1e-9},
+    {CGM_DB_COEF_ROW_SCATTER, "scatter_coef", "row-scatter, us a step alone", 1e6},
+    {CGM_DB_COEF_BAND_SCATTER, "band_scatter_coef", "row-scatter, us a step in a full warp", 1e6}};
+
+const char *cgm_coef_of(const cgm_db_coef *c, const char *family) {
+  const size_t l = strlen(family);
+  const char *tail = c->name + l;
+  return strncmp(c->name, family, l) || (family[l - 1] == '_') != (*tail != '\0') ? NULL : tail;
 }
 
 /* One device: sweeps, fits, one transaction. */
@@ -117,32 +125,42 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   snprintf(rep->cal[ri].model, sizeof rep->cal[ri].model, "%s", dev.model);
   double t0 = cgm_now();
   cgm_sample_vec sv = {0};
-  cgm_mb_opts mo;
-  memset(&mo, 0, sizeof mo);
+  cgm_mb_opts mo = {"", gpus, o->quick, o->precisions, o->threads, o->gpu}; /* device below */
   snprintf(mo.device, sizeof mo.device, "%s", device);
-  mo.gpus = gpus;
-  mo.quick = o->quick;
-  mo.precisions = o->precisions;
-  mo.threads = o->threads;
-  mo.gpu = o->gpu;
   stage_clock clk = {&sv, o, rep, ri, t0};
   st = cgm_mb_run(&mo, clock_sink, clock_progress, &clk, err);
-  if (!st && !strcmp(device, "cpu")) st = cgm_check_cpu_timings(sv.v, sv.n, err);
   if (!st && o->progress) o->progress(o->progress_ctx, "fits", 1.0);
   cgm_db_fit *fits = NULL;
   int nfits = 0;
   if (!st) st = calibrate_fit_all(&sv, o->precisions, &o->gpu, &fits, &nfits, rep, ri, err);
+  /* Disturbed timings are stored, flagged in the options (a solve far from
+   * their prediction is then not taken for a disturbed one), and said;
+   * --strict refuses them. */
+  cgm_error why = {0};
+  for (int i = 0; i < sv.n; i++) rep->cal[ri].unsettled += sv.v[i].unsettled;
+  if (!st && !strcmp(device, "cpu") && cgm_check_cpu_timings(sv.v, sv.n, &why))
+    snprintf(rep->cal[ri].warning, sizeof rep->cal[ri].warning, "%.500s", why.msg);
+  else if (!st && rep->cal[ri].unsettled * 10 > sv.n)
+    snprintf(rep->cal[ri].warning, sizeof rep->cal[ri].warning,
+             "%d of %d samples' timings unsettled, other work holding them up",
+             rep->cal[ri].unsettled, sv.n);
+  if (!st && o->strict && rep->cal[ri].warning[0])
+    st = cgm_fail(err, CGM_ERUNTIME,
+                  "%s. Nothing was stored (strict); calibrate on an idle machine, or with "
+                  "threads= below the idle cores",
+                  rep->cal[ri].warning);
   stage_mark(&clk, "fits");
-  cgm_db_coef coef[4 + 6 * CGM_NBLOCKSIZES];
-  int ncoef = 0;
-  if (!st) st = calibrate_fit_locality(o, device, fits, nfits, coef, &ncoef, rep, ri, err);
+  const calibrate_fits F = {fits, nfits, &sv};
+  cgm_db_coef *coef = rep->cal[ri].coef; /* 3 + 3 per block size, a precision */
+  int ncoef = 0;                         /* rep->cal[ri].ncoef, once stored */
+  if (!st) st = calibrate_fit_locality(o, device, &F, coef, &ncoef, err);
   stage_mark(&clk, "locality");
   if (!st && strcmp(device, "cpu")) { /* a CPU's model has no walk */
-    st = calibrate_fit_scatter(o, device, fits, nfits, coef, &ncoef, rep, ri, err);
+    st = calibrate_fit_scatter(o, &F, coef, &ncoef, err);
     stage_mark(&clk, "scatter");
-    if (!st) st = calibrate_fit_gather(o, fits, nfits, coef, &ncoef, rep, ri, err);
+    if (!st) st = calibrate_fit_gather(o, &F, coef, &ncoef, err);
     stage_mark(&clk, "gather");
-    if (!st) st = calibrate_fit_band_load(o, fits, nfits, coef, &ncoef, rep, ri, err);
+    if (!st) st = calibrate_fit_band_load(o, &F, coef, &ncoef, err);
     stage_mark(&clk, "band-load");
   }
   /* Store: device, calibration, samples, fits and coefficients in one
@@ -155,6 +173,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
       cal.device_id = dev.id;
       snprintf(cal.tool_version, sizeof cal.tool_version, "%s", cgm_version());
       cJSON *j = cgm_calibration_options_json(device, gpus, o);
+      if (rep->cal[ri].warning[0]) cJSON_AddBoolToObject(j, "disturbed", true);
       char *txt = cJSON_PrintUnformatted(j);
       snprintf(cal.options, sizeof cal.options, "%s", txt ? txt : "{}");
       cJSON_free(txt);
@@ -178,14 +197,11 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
     rep->cal[ri].seconds = secs;
     rep->cal[ri].samples = sv.n;
     rep->cal[ri].fits = nfits;
+    rep->cal[ri].ncoef = ncoef;
   }
   free(sv.v);
   free(fits);
   return st;
-}
-
-static int collect_db(const cgm_db_sample *s, void *ctx) {
-  return cgm_sample_vec_push(ctx, s);
 }
 
 cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cgm_error *err) {
@@ -208,7 +224,7 @@ cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cg
   cJSON_Delete(j);
   double t0 = cgm_now();
   cgm_sample_vec sv = {0};
-  st = cgm_db_samples(db, cal_id, collect_db, &sv, err);
+  st = cgm_db_samples(db, cal_id, pipeline_collect_sample, &sv, err);
   unsigned precisions = 0;
   for (int i = 0; i < sv.n; i++)
     if (sv.v[i].precision >= 0 && sv.v[i].precision < 2) precisions |= 1u << sv.v[i].precision;

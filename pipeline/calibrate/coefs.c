@@ -11,190 +11,155 @@
 #include "pipeline/curves.h"
 #include "pipeline/steps.h"
 
-/* The solver options of a GPU coefficient sweep (scatter, band load,
- * gather): our kernels on the calibrated GPU, the calibration's options. */
-static cgm_solve_opts gpu_sweep_opts(const cgm_calibrate_opts *o) {
+/* A coefficient's sweep run, and its samples of one precision picked into
+ * the arrays its fit takes. */
+typedef cgm_status (*sweep_fn)(const cgm_solve_opts *base, unsigned precisions, bool quick,
+                               cgm_locality_sample **out, int *count, cgm_error *err);
+typedef struct {
+  cgm_locality_sample *s;
+  int n, k; /* samples; picked */
+  int *blocks, *group;
+  cgm_segment_shape *shapes;
+  double *secs;
+} sweep;
+
+/* Runs the sweep with base's backend (a GPU's: our kernels on the
+ * calibrated GPU, the calibration's options) and makes room to pick. */
+static cgm_status sweep_run(sweep_fn fn, const cgm_calibrate_opts *o, cgm_backend be, sweep *w,
+                            cgm_error *err) {
+  memset(w, 0, sizeof *w);
   cgm_solve_opts base = cgm_solve_opts_default();
-  base.backend = CGM_BACKEND_CUDA;
+  base.backend = be;
+  base.threads = be == CGM_BACKEND_CPU ? o->threads : 0;
   base.gpu = o->gpu;
-  return base;
+  cgm_status st = fn(&base, o->precisions, o->quick, &w->s, &w->n, err);
+  const size_t n = (size_t)w->n + 1;
+  w->blocks = malloc(n * sizeof *w->blocks), w->group = malloc(n * sizeof *w->group);
+  w->shapes = malloc(n * sizeof *w->shapes), w->secs = malloc(n * sizeof *w->secs);
+  if (!st && (!w->blocks || !w->group || !w->shapes || !w->secs))
+    st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  return st;
+}
+
+static cgm_status sweep_end(sweep *w, cgm_status st) {
+  free(w->s), free(w->blocks), free(w->group), free(w->shapes), free(w->secs);
+  return st;
+}
+
+/* The samples of precision p (of block size `block` and group `group`
+ * where >= 0, those m can time), picked: w->k of them. */
+static void pick(sweep *w, int p, int block, int group, const cgm_device_model *m) {
+  w->k = 0;
+  for (int i = 0; i < w->n; i++) {
+    const cgm_locality_sample *s = &w->s[i];
+    if (s->precision != p || (block >= 0 && s->block != block) ||
+        (group >= 0 && s->group != group) ||
+        !isfinite(cgm_refined_segment_time(m, s->block, &s->shape)))
+      continue;
+    w->blocks[w->k] = s->block, w->group[w->k] = s->group;
+    w->shapes[w->k] = s->shape, w->secs[w->k++] = s->seconds;
+  }
 }
 
 /* Appends a fitted coefficient (its name, precision, value, rms and the
- * samples it was fitted on) to the calibration's list. */
-static void coef_push(cgm_db_coef *coef, int *ncoef, const char *name, int p, double value,
-                      double rms, int n) {
+ * samples it was fitted on) to the calibration's list; a block size's
+ * name is family followed by the size. */
+static void coef_push(cgm_db_coef *coef, int *ncoef, const char *family, int block, int p,
+                      double value, double rms, int n) {
   cgm_db_coef *q = &coef[(*ncoef)++];
   memset(q, 0, sizeof *q);
-  snprintf(q->name, sizeof q->name, "%s", name);
+  snprintf(q->name, sizeof q->name, block ? "%s%d" : "%s", family, block);
   q->precision = p;
   q->value = value;
   q->rms = rms;
   q->n = n;
 }
 
+/* The model of precision p from the fits and the coefficients fitted so
+ * far (the locality term, the row-scatter terms, the gather rate), as a
+ * tuner device will load it. */
+static void model_with_coefs(const calibrate_fits *F, int p, const cgm_db_coef *coef, int ncoef,
+                             cgm_device_model *m) {
+  calibrate_model_from_fits(F, p, m);
+  for (int c = 0; c < ncoef; c++)
+    if (coef[c].precision == p) pipeline_place_coef(m, &coef[c]);
+}
+
 /* The locality sweep on the device and the coefficient of each precision,
  * fitted with the curves just made (docs/model.md, "x locality"). A
  * precision whose curves cannot time the sweep's iterations gets none. */
 cgm_status calibrate_fit_locality(const cgm_calibrate_opts *o, const char *device,
-                                  const cgm_db_fit *fits, int nfits, cgm_db_coef *coef, int *ncoef,
-                                  cgm_calibration_report *rep, int ri, cgm_error *err) {
+                                  const calibrate_fits *F, cgm_db_coef *coef, int *ncoef,
+                                  cgm_error *err) {
   *ncoef = 0;
-  cgm_solve_opts base = cgm_solve_opts_default();
-  const bool cpu = strcmp(device, "cpu") == 0;
-  base.backend = cpu ? CGM_BACKEND_CPU : CGM_BACKEND_CUDA;
-  base.threads = cpu ? o->threads : 0;
-  base.gpu = o->gpu;
-  cgm_locality_sample *s = NULL;
-  int n = 0;
-  cgm_status st = cgm_mb_locality_sweep(&base, o->precisions, o->quick, &s, &n, err);
-  if (st) return st;
-  int *blocks = malloc(((size_t)n + 1) * sizeof *blocks),
-      *group = malloc(((size_t)n + 1) * sizeof *group);
-  cgm_segment_shape *shapes = malloc(((size_t)n + 1) * sizeof *shapes);
-  double *secs = malloc(((size_t)n + 1) * sizeof *secs);
-  if (!blocks || !group || !shapes || !secs) st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  sweep w;
+  cgm_status st = sweep_run(cgm_mb_locality_sweep, o,
+                            strcmp(device, "cpu") ? CGM_BACKEND_CUDA : CGM_BACKEND_CPU, &w, err);
   for (int p = 0; p < 2 && !st; p++) {
     if (!(o->precisions & (1u << p))) continue;
     cgm_device_model m;
-    calibrate_model_from_fits(fits, nfits, p, &m);
-    int k = 0;
-    for (int i = 0; i < n; i++)
-      if (s[i].precision == p && isfinite(cgm_refined_segment_time(&m, s[i].block, &s[i].shape))) {
-        blocks[k] = s[i].block;
-        group[k] = s[i].group;
-        shapes[k] = s[i].shape;
-        secs[k++] = s[i].seconds;
-      }
+    calibrate_model_from_fits(F, p, &m);
+    pick(&w, p, -1, -1, &m);
     double c, rms;
     cgm_error e = {0};
-    if (cgm_fit_x_coef(&m, blocks, group, shapes, secs, k, &c, &rms, &e) == CGM_OK) {
-      coef_push(coef, ncoef, CGM_DB_COEF_X_SECTOR, p, c, rms, k);
-      rep->cal[ri].x_coef[p] = c;
-      rep->cal[ri].have_x_coef[p] = true;
-    }
+    if (!cgm_fit_x_coef(&m, w.blocks, w.group, w.shapes, w.secs, w.k, &c, &rms, &e))
+      coef_push(coef, ncoef, CGM_DB_COEF_X_SECTOR, 0, p, c, rms, w.k);
   }
-  free(blocks);
-  free(group);
-  free(shapes);
-  free(secs);
-  free(s);
-  return st;
+  return sweep_end(&w, st);
 }
 
 /* The row-scatter sweep on a GPU and the coefficient of each block size and
  * precision, fitted with the row curves just made (docs/model.md, "The walk
  * of a scattered row"), appended to coef. A block size whose row curve is
  * missing gets none. */
-cgm_status calibrate_fit_scatter(const cgm_calibrate_opts *o, const char *device,
-                                 const cgm_db_fit *fits, int nfits, cgm_db_coef *coef, int *ncoef,
-                                 cgm_calibration_report *rep, int ri, cgm_error *err) {
-  const cgm_solve_opts base = gpu_sweep_opts(o);
-  cgm_locality_sample *s = NULL;
-  int n = 0;
-  cgm_status st = cgm_mb_scatter_sweep(&base, o->precisions, o->quick, &s, &n, err);
-  if (st) return st;
-  cgm_segment_shape *shapes = malloc(((size_t)n + 1) * sizeof *shapes);
-  double *secs = malloc(((size_t)n + 1) * sizeof *secs);
-  if (!shapes || !secs) st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
+cgm_status calibrate_fit_scatter(const cgm_calibrate_opts *o, const calibrate_fits *F,
+                                 cgm_db_coef *coef, int *ncoef, cgm_error *err) {
+  sweep w;
+  cgm_status st = sweep_run(cgm_mb_scatter_sweep, o, CGM_BACKEND_CUDA, &w, err);
   for (int p = 0; p < 2 && !st; p++) {
     if (!(o->precisions & (1u << p))) continue;
     cgm_device_model m;
-    calibrate_model_from_fits(fits, nfits, p, &m);
+    calibrate_model_from_fits(F, p, &m);
     /* the arrows' term first (the in-order walk below it), then the
      * bands' with it */
     for (int band = 0; band < 2; band++)
       for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
         const int bn = cgm_block_sizes[b];
-        int k = 0;
-        for (int i = 0; i < n; i++)
-          if (s[i].precision == p && s[i].block == bn && s[i].group == band) {
-            shapes[k] = s[i].shape;
-            secs[k++] = s[i].seconds;
-          }
+        pick(&w, p, bn, band, &m);
         double c;
         cgm_error e = {0};
-        if (cgm_fit_scatter_coef(&m, bn, band, shapes, secs, k, &c, &e) != CGM_OK) continue;
-        char name[32];
-        snprintf(name, sizeof name, "%s%d",
-                 band ? CGM_DB_COEF_BAND_SCATTER : CGM_DB_COEF_ROW_SCATTER, bn);
-        coef_push(coef, ncoef, name, p, c, NAN, k);
-        (band ? m.band_scatter_coef : m.scatter_coef)[b] = c;
-        (band ? m.have_band_scatter_coef : m.have_scatter_coef)[b] = true;
-        (band ? rep->cal[ri].band_scatter_coef : rep->cal[ri].scatter_coef)[p][b] = c;
-        (band ? rep->cal[ri].have_band_scatter_coef : rep->cal[ri].have_scatter_coef)[p][b] = true;
+        if (cgm_fit_scatter_coef(&m, bn, band, w.shapes, w.secs, w.k, &c, &e)) continue;
+        coef_push(coef, ncoef, band ? CGM_DB_COEF_BAND_SCATTER : CGM_DB_COEF_ROW_SCATTER, bn, p, c,
+                  NAN, w.k);
+        pipeline_place_coef(&m, &coef[*ncoef - 1]);
       }
   }
-  free(shapes);
-  free(secs);
-  free(s);
-  return st;
-}
-
-/* The model of precision p from the fits and the coefficients fitted so
- * far (the locality term, the row-scatter terms, the gather rate), as a
- * tuner device will load it. */
-static void model_with_coefs(const cgm_db_fit *fits, int nfits, int p, const cgm_db_coef *coef,
-                             int ncoef, cgm_device_model *m) {
-  calibrate_model_from_fits(fits, nfits, p, m);
-  for (int c = 0; c < ncoef; c++) {
-    const cgm_db_coef *q = &coef[c];
-    if (q->precision != p) continue;
-    if (!strcmp(q->name, CGM_DB_COEF_X_SECTOR)) m->x_coef = q->value, m->have_x_coef = true;
-    if (!strcmp(q->name, CGM_DB_COEF_GATHER)) m->gather_bw = q->value, m->have_gather_bw = true;
-    if (!strcmp(q->name, CGM_DB_COEF_GATHER_SMALL))
-      m->gather_bw_small = q->value, m->have_gather_small = true;
-    for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
-      char row[32], band[32];
-      snprintf(row, sizeof row, "%s%d", CGM_DB_COEF_ROW_SCATTER, cgm_block_sizes[b]);
-      snprintf(band, sizeof band, "%s%d", CGM_DB_COEF_BAND_SCATTER, cgm_block_sizes[b]);
-      if (!strcmp(q->name, row)) m->scatter_coef[b] = q->value, m->have_scatter_coef[b] = true;
-      if (!strcmp(q->name, band))
-        m->band_scatter_coef[b] = q->value, m->have_band_scatter_coef[b] = true;
-    }
-  }
+  return sweep_end(&w, st);
 }
 
 /* The band-load sweep on a GPU and the fraction of each block size and
  * precision, fitted with the curves and coefficients just made
  * (docs/model.md, "The walk under load"), appended to coef. A block size
  * without a band curve gets none. */
-cgm_status calibrate_fit_band_load(const cgm_calibrate_opts *o, const cgm_db_fit *fits, int nfits,
-                                   cgm_db_coef *coef, int *ncoef, cgm_calibration_report *rep,
-                                   int ri, cgm_error *err) {
-  const cgm_solve_opts base = gpu_sweep_opts(o);
-  cgm_locality_sample *s = NULL;
-  int n = 0;
-  cgm_status st = cgm_mb_band_load_sweep(&base, o->precisions, o->quick, &s, &n, err);
-  if (st) return st;
-  cgm_segment_shape *shapes = malloc(((size_t)n + 1) * sizeof *shapes);
-  double *secs = malloc(((size_t)n + 1) * sizeof *secs);
-  if (!shapes || !secs) st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
+cgm_status calibrate_fit_band_load(const cgm_calibrate_opts *o, const calibrate_fits *F,
+                                   cgm_db_coef *coef, int *ncoef, cgm_error *err) {
+  sweep w;
+  cgm_status st = sweep_run(cgm_mb_band_load_sweep, o, CGM_BACKEND_CUDA, &w, err);
   const int have = *ncoef;
   for (int p = 0; p < 2 && !st; p++) {
     if (!(o->precisions & (1u << p))) continue;
     cgm_device_model m;
-    model_with_coefs(fits, nfits, p, coef, have, &m);
+    model_with_coefs(F, p, coef, have, &m);
     for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
       const int bn = cgm_block_sizes[b];
-      int k = 0;
-      for (int i = 0; i < n; i++)
-        if (s[i].precision == p && s[i].block == bn)
-          shapes[k] = s[i].shape, secs[k++] = s[i].seconds;
+      pick(&w, p, bn, -1, &m);
       double c;
       cgm_error e = {0};
-      if (k == 0 || cgm_fit_band_load(&m, bn, shapes, secs, k, &c, &e) != CGM_OK) continue;
-      char name[32];
-      snprintf(name, sizeof name, "%s%d", CGM_DB_COEF_BAND_LOAD, bn);
-      coef_push(coef, ncoef, name, p, c, NAN, k);
-      rep->cal[ri].band_load[p][b] = c;
-      rep->cal[ri].have_band_load[p][b] = true;
+      if (w.k > 0 && !cgm_fit_band_load(&m, bn, w.shapes, w.secs, w.k, &c, &e))
+        coef_push(coef, ncoef, CGM_DB_COEF_BAND_LOAD, bn, p, c, NAN, w.k);
     }
   }
-  free(shapes);
-  free(secs);
-  free(s);
-  return st;
+  return sweep_end(&w, st);
 }
 
 /* The gather sweep on a GPU and the gather rate of each precision and
@@ -202,35 +167,25 @@ cgm_status calibrate_fit_band_load(const cgm_calibrate_opts *o, const cgm_db_fit
  * (docs/model.md, "Gathers of x"), appended to coef. A sample that runs no
  * slower than its bytes say gives none; the smaller matrix's rate is kept
  * only beside the larger one's. */
-cgm_status calibrate_fit_gather(const cgm_calibrate_opts *o, const cgm_db_fit *fits, int nfits,
-                                cgm_db_coef *coef, int *ncoef, cgm_calibration_report *rep, int ri,
-                                cgm_error *err) {
-  const cgm_solve_opts base = gpu_sweep_opts(o);
-  cgm_locality_sample *s = NULL;
-  int n = 0;
-  cgm_status st = cgm_mb_gather_sweep(&base, o->precisions, o->quick, &s, &n, err);
-  if (st) return st;
+cgm_status calibrate_fit_gather(const cgm_calibrate_opts *o, const calibrate_fits *F,
+                                cgm_db_coef *coef, int *ncoef, cgm_error *err) {
+  sweep w;
+  cgm_status st = sweep_run(cgm_mb_gather_sweep, o, CGM_BACKEND_CUDA, &w, err);
   const int have = *ncoef;
-  for (int p = 0; p < 2; p++) {
+  for (int p = 0; p < 2 && !st; p++) {
     double bw[2] = {0, 0}; /* [0] CGM_GATHER_ROWS, [1] CGM_GATHER_ROWS_SMALL */
     cgm_device_model m;
-    model_with_coefs(fits, nfits, p, coef, have, &m);
-    for (int i = 0; i < n; i++) {
-      if (s[i].precision != p) continue;
+    model_with_coefs(F, p, coef, have, &m);
+    for (int i = 0; i < w.n; i++) {
       cgm_error e = {0};
       double b;
-      if (cgm_fit_gather_bw(&m, &s[i].shape, &s[i].seconds, 1, &b, &e) != CGM_OK) continue;
-      bw[s[i].shape.rows < CGM_GATHER_ROWS] = b;
+      if (w.s[i].precision == p &&
+          !cgm_fit_gather_bw(&m, &w.s[i].shape, &w.s[i].seconds, 1, &b, &e))
+        bw[w.s[i].shape.rows < CGM_GATHER_ROWS] = b;
     }
     if (!(bw[0] > 0)) continue;
-    coef_push(coef, ncoef, CGM_DB_COEF_GATHER, p, bw[0], NAN, 1);
-    rep->cal[ri].gather_bw[p] = bw[0];
-    rep->cal[ri].have_gather_bw[p] = true;
-    if (!(bw[1] > 0)) continue;
-    coef_push(coef, ncoef, CGM_DB_COEF_GATHER_SMALL, p, bw[1], NAN, 1);
-    rep->cal[ri].gather_bw_small[p] = bw[1];
-    rep->cal[ri].have_gather_small[p] = true;
+    coef_push(coef, ncoef, CGM_DB_COEF_GATHER, 0, p, bw[0], NAN, 1);
+    if (bw[1] > 0) coef_push(coef, ncoef, CGM_DB_COEF_GATHER_SMALL, 0, p, bw[1], NAN, 1);
   }
-  free(s);
-  return st;
+  return sweep_end(&w, st);
 }

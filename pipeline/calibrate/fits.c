@@ -11,24 +11,6 @@
 #include "pipeline/curves.h"
 #include "pipeline/steps.h"
 
-/* The pseudo-variant MESH groups the SpMV samples of Poisson grids,
- * whichever variant (dense-block or real) measured them, as the iteration
- * curve "iter"/"mesh" does. Elasticity's long rows are walk-bound at mid
- * sizes (2-2.5x below Poisson at the same bytes for N >= 2 on an H100) and
- * stay in "real" and "all": with them the 2x2 fp64 fit was R^2 0.970. */
-static const char MESH[] = "\001mesh";
-
-static bool on_mesh(const cgm_sample *a) {
-  return pipeline_on_mesh(a->source);
-}
-
-static bool same_group(const cgm_sample *a, const char *kernel, const char *variant, int prec,
-                       int block) {
-  if (strcmp(a->kernel, kernel) || a->precision != prec || a->block != block) return false;
-  if (variant == MESH) return on_mesh(a);
-  return !variant || !strcmp(a->variant, variant);
-}
-
 static int by_m(const void *a, const void *b) {
   double x = ((const double *)a)[0], y = ((const double *)b)[0];
   return (x > y) - (x < y);
@@ -46,14 +28,48 @@ static void report_failure(cgm_calibration_report *rep, int ri, const char *kern
     snprintf(buf + l, cap - l, "%s", l ? "; ..." : "...");
 }
 
-/* Fits one group (variant NULL: any): avg, max and rel fits, and where the
- * curve falls past its peak, rel over the sizes up to it and rel-hi past it. */
+/* More data never takes less time, nor over 16x the time per byte of less
+ * (leaving the caches costs a CPU 3-5x). Against the samples of its
+ * kernel's group (the SpMV's on meshes, 2x apart at most at one size), a
+ * timing over 3x that of one with as much data or more, of a millisecond
+ * and more over half that of one with 16x the data, or over 16x that of one
+ * with less data scaled up to its own, was set by other work throughout,
+ * however stable: unsettled. Seen on a 2-core VM: a 9 us SpMV at 5.9 ms
+ * (its scheduler slice) every time; iterations of 256 rows to 64^3 all a
+ * slice, or of 32^3 to 64^3 84-251 ms (predictions off 60-210x); a quick
+ * SpMV at a fifth of its twin's rate, whose fit fell 10x under the small
+ * sizes. */
+void calibrate_mark_impossible(cgm_sample_vec *sv) {
+  static const char *const timed[] = {"cg4", "cg5", "red", "load", "spmv", "iter", "cusparse"};
+  for (int i = 0; i < sv->n; i++)
+    for (int k = 0; k < 7; k++) {
+      cgm_sample *s = &sv->v[i], *t = sv->v;
+      /* the SpMV on meshes alone: other matrices of one size run up to 100x
+       * apart on a GPU (power-law rows) */
+      const bool spmv = !strcmp(s->kernel, "spmv"), mesh = pipeline_on_mesh(s->source);
+      const char *var = spmv ? "mesh" : s->variant;
+      for (int j = 0; j < sv->n && !strcmp(s->kernel, timed[k]) && (mesh || !spmv); j++)
+        if (pipeline_in_group(&t[j], s->kernel, var, s->precision, s->block) &&
+            ((t[j].m >= s->m && 3 * t[j].seconds < s->seconds) ||
+             (t[j].m >= 16 * s->m && s->seconds >= 1e-3 && t[j].seconds < 2 * s->seconds) ||
+             (t[j].m <= s->m && s->seconds > 16 * t[j].seconds * s->m / t[j].m)))
+          s->unsettled = true;
+    }
+}
+
+/* Fits one group (pipeline_in_group): avg, max and rel fits, and where
+ * the curve falls past its peak, rel over the sizes up to it and rel-hi
+ * past it; where rel fails, an interp row (the samples' interpolation
+ * serves). Samples whose timings never settled are left out while 4 or
+ * more of the group's did. */
 static cgm_status fit_group(const cgm_sample_vec *sv, const char *kernel, const char *variant,
-                            const char *store_variant, int prec, int block, cgm_db_fit *fits,
-                            int *nfits, int max_fits, cgm_calibration_report *rep, int ri) {
-  int cnt = 0;
-  for (int i = 0; i < sv->n; i++) cnt += same_group(&sv->v[i], kernel, variant, prec, block);
-  if (cnt < 4 || *nfits + 4 > max_fits) return CGM_OK;
+                            int prec, int block, cgm_db_fit *fits, int *nfits, int max_fits,
+                            cgm_calibration_report *rep, int ri) {
+  int cnt = 0, settled = 0;
+  for (int i = 0; i < sv->n; i++)
+    if (pipeline_in_group(&sv->v[i], kernel, variant, prec, block))
+      cnt++, settled += !sv->v[i].unsettled;
+  if (cnt < 4 || *nfits + 5 > max_fits) return CGM_OK;
   double *pts = malloc(sizeof(double) * 2 * cnt), *m = malloc(sizeof(double) * cnt),
          *b = malloc(sizeof(double) * cnt);
   if (!pts || !m || !b) {
@@ -62,31 +78,19 @@ static cgm_status fit_group(const cgm_sample_vec *sv, const char *kernel, const 
   }
   int k = 0;
   for (int i = 0; i < sv->n; i++)
-    if (same_group(&sv->v[i], kernel, variant, prec, block)) {
+    if (pipeline_in_group(&sv->v[i], kernel, variant, prec, block) &&
+        (settled < 4 || !sv->v[i].unsettled)) {
       pts[2 * k] = sv->v[i].m;
       pts[2 * k + 1] = cgm_sample_gbps(&sv->v[i]);
       k++;
     }
+  cnt = k;
   qsort(pts, (size_t)cnt, 2 * sizeof(double), by_m);
-  /* A lone dip, a sample at under a third of the rates on both sides of it
-   * (its twin included: the same grid as "real" and as P (x) 1 x 1), is a
-   * run some other work disturbed, not the curve: a CPU's quick SpMV at
-   * N = 1 measured once at a fifth of its twin's rate, and the fit through
-   * it fell 10x under the small sizes. Matrices of one size differ by up
-   * to 2x (docs/model.md), never 3x on both sides. */
-  int kept = 0;
-  for (int i = 0; i < cnt; i++) { /* m[] marks the dips (it is filled again below) */
-    const double r = pts[2 * i + 1];
-    m[i] = i > 0 && i + 1 < cnt && 3.0 * r < pts[2 * i - 1] && 3.0 * r < pts[2 * i + 3];
-  }
-  for (int i = 0; i < cnt; i++)
-    if (m[i] == 0.0) pts[2 * kept] = pts[2 * i], pts[2 * kept + 1] = pts[2 * i + 1], kept++;
-  cnt = kept;
   /* avg and max: Eq. 3 over every sample (Table 3); rel: the model's curve,
    * piecewise where it needs (cgm_fit_curve), stored as rel and rel-hi. */
   cgm_curve_fit cf;
   bool have_curve = false;
-  for (int kind = 0; kind < 4; kind++) {
+  for (int kind = 0; kind <= CGM_FIT_INTERP; kind++) {
     for (int i = 0; i < cnt; i++) m[i] = pts[2 * i], b[i] = pts[2 * i + 1];
     cgm_fit f;
     cgm_error e = {0};
@@ -97,18 +101,22 @@ static cgm_status fit_group(const cgm_sample_vec *sv, const char *kernel, const 
       st = cgm_fit_curve(m, b, cnt, &cf, &e);
       have_curve = !st;
       if (!st) f = cf.lo;
-    } else {
+    } else if (kind == CGM_FIT_REL_HI) {
       if (!have_curve || !cf.have_hi) continue;
       f = cf.hi;
+    } else { /* the interpolation's row: no parameters, the range and count */
+      if (!have_curve || !cf.interp) continue;
+      f = (cgm_fit){.p = {NAN, NAN, NAN}, .n = cnt, .m_lo = m[0], .m_hi = m[cnt - 1]};
+      snprintf(f.message, sizeof f.message, "the samples' interpolation (the rel row says why)");
     }
     if (st) { /* degenerate data: reported, not stored */
-      report_failure(rep, ri, kernel, store_variant, prec, block, kind, e.msg);
+      report_failure(rep, ri, kernel, variant, prec, block, kind, e.msg);
       continue;
     }
     cgm_db_fit *o = &fits[*nfits];
     memset(o, 0, sizeof *o);
     snprintf(o->kernel, sizeof o->kernel, "%s", kernel);
-    snprintf(o->variant, sizeof o->variant, "%s", store_variant);
+    snprintf(o->variant, sizeof o->variant, "%s", variant);
     o->precision = prec;
     o->block = block;
     o->kind = kind;
@@ -123,10 +131,11 @@ static cgm_status fit_group(const cgm_sample_vec *sv, const char *kernel, const 
     o->n = f.n;
     o->converged = f.converged;
     /* The pieces of a piecewise curve cover their sizes; the others all. */
-    o->m_lo = kind == CGM_FIT_REL_HI ? cf.split : NAN;
-    o->m_hi = kind == CGM_FIT_REL && cf.have_hi ? f.m_hi : NAN;
+    o->m_lo = kind == CGM_FIT_REL_HI ? cf.split : kind == CGM_FIT_INTERP ? f.m_lo : NAN;
+    o->m_hi = (kind == CGM_FIT_REL && cf.have_hi) || kind == CGM_FIT_INTERP ? f.m_hi : NAN;
     snprintf(o->message, sizeof o->message, "%s", f.message);
-    if (!f.converged) report_failure(rep, ri, kernel, store_variant, prec, block, kind, f.message);
+    if (!f.converged && kind != CGM_FIT_INTERP)
+      report_failure(rep, ri, kernel, variant, prec, block, kind, f.message);
     (*nfits)++; /* stored with its converged flag: the model skips it */
   }
   free(pts);
@@ -136,11 +145,13 @@ static cgm_status fit_group(const cgm_sample_vec *sv, const char *kernel, const 
 }
 
 /* The single-GPU curves of the fits just made, for the overhead of mgpu. */
-void calibrate_model_from_fits(const cgm_db_fit *fits, int nfits, int prec, cgm_device_model *m) {
+void calibrate_model_from_fits(const calibrate_fits *F, int prec, cgm_device_model *m) {
   memset(m, 0, sizeof *m);
   m->width = prec == CGM_PREC_SINGLE ? 4 : 8;
-  for (int i = 0; i < nfits; i++) {
-    const cgm_db_fit *f = &fits[i];
+  for (int i = 0; i < F->n; i++) {
+    const cgm_db_fit *f = &F->v[i];
+    if (f->precision == prec && f->kind == CGM_FIT_INTERP)
+      pipeline_place_interp(m, f, F->sv->v, F->sv->n);
     if (f->precision != prec || !f->converged ||
         (f->kind != CGM_FIT_REL && f->kind != CGM_FIT_REL_HI))
       continue;
@@ -151,10 +162,11 @@ void calibrate_model_from_fits(const cgm_db_fit *fits, int nfits, int prec, cgm_
     if (!c) continue;
     cgm_sigmoid s = {f->mu, f->sigma, f->nu};
     if (f->kind == CGM_FIT_REL_HI) {
-      *hi = (cgm_regime){s, f->m_lo, f->m_lo > 0};
+      *hi = (cgm_regime){.hi = s, .split_m = f->m_lo, .have = f->m_lo > 0};
       continue;
     }
     *c = s;
+    *hi = (cgm_regime){0}; /* an interpolation of another group does not apply */
     if (have) *have = true;
   }
   m->have_vec = m->cg4.nu > 0 && m->cg5.nu > 0;
@@ -163,6 +175,7 @@ void calibrate_model_from_fits(const cgm_db_fit *fits, int nfits, int prec, cgm_
 /* mgpu samples -> xfer samples (overhead over exchange bytes; curves.h). */
 cgm_status pipeline_derive_xfer(cgm_sample_vec *sv, const cgm_db_fit *fits, int nfits,
                                 const cgm_gpu_opts *gpu, cgm_error *err) {
+  const calibrate_fits F = {fits, nfits, sv};
   int n0 = sv->n;
   for (int i = 0; i < n0; i++) {
     cgm_sample s = sv->v[i];
@@ -173,7 +186,7 @@ cgm_status pipeline_derive_xfer(cgm_sample_vec *sv, const cgm_db_fit *fits, int 
         !cgm_exchange_parse(s.variant, &ex))
       continue;
     cgm_device_model m;
-    calibrate_model_from_fits(fits, nfits, s.precision, &m);
+    calibrate_model_from_fits(&F, s.precision, &m);
     cgm_csr A;
     cgm_status st = cgm_gen_poisson(dim, k, &A, err);
     if (st) return st;
@@ -217,23 +230,28 @@ cgm_status calibrate_fit_all(cgm_sample_vec *sv, unsigned precisions, const cgm_
   cgm_db_fit *fits = calloc(max_fits, sizeof *fits);
   if (!fits) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
   *nfits = 0;
+  calibrate_mark_impossible(sv);
   const char *vec[] = {"cg4", "cg5", "red", "cusparse"};
   for (int p = 0; p < 2; p++) {
     if (!(precisions & (1u << p))) continue;
-    for (int v = 0; v < 4; v++) fit_group(sv, vec[v], "", "", p, 0, fits, nfits, max_fits, rep, ri);
+    for (int v = 0; v < 4; v++) fit_group(sv, vec[v], "", p, 0, fits, nfits, max_fits, rep, ri);
     for (int nv = 1; nv <= 8; nv *= 2) {
-      fit_group(sv, "load", "fixed", "fixed", p, nv, fits, nfits, max_fits, rep, ri);
-      fit_group(sv, "load", "variable", "variable", p, nv, fits, nfits, max_fits, rep, ri);
+      fit_group(sv, "load", "fixed", p, nv, fits, nfits, max_fits, rep, ri);
+      fit_group(sv, "load", "variable", p, nv, fits, nfits, max_fits, rep, ri);
     }
     for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
       int n = cgm_block_sizes[b];
-      fit_group(sv, "spmv", "dense", "dense", p, n, fits, nfits, max_fits, rep, ri);
-      fit_group(sv, "spmv", "real", "real", p, n, fits, nfits, max_fits, rep, ri);
-      fit_group(sv, "spmv", NULL, "all", p, n, fits, nfits, max_fits, rep, ri);
-      fit_group(sv, "spmv", MESH, "mesh", p, n, fits, nfits, max_fits, rep, ri);
-      fit_group(sv, "iter", "mesh", "mesh", p, n, fits, nfits, max_fits, rep, ri);
-      fit_group(sv, "iter", "row", "row", p, n, fits, nfits, max_fits, rep, ri);
-      fit_group(sv, "iter", "band", "band", p, n, fits, nfits, max_fits, rep, ri);
+      /* "mesh": the SpMV samples of Poisson grids, whichever variant
+       * (dense-block or real) measured them, as the iteration curve
+       * "iter"/"mesh" does. Elasticity's long rows are walk-bound at mid
+       * sizes (2-2.5x below Poisson at the same bytes for N >= 2 on an
+       * H100) and stay in "real" and "all": with them the 2x2 fp64 fit
+       * was R^2 0.970. */
+      static const char *const groups[][2] = {{"spmv", "dense"}, {"spmv", "real"}, {"spmv", "all"},
+                                              {"spmv", "mesh"},  {"iter", "mesh"}, {"iter", "row"},
+                                              {"iter", "band"}};
+      for (int g = 0; g < 7; g++)
+        fit_group(sv, groups[g][0], groups[g][1], p, n, fits, nfits, max_fits, rep, ri);
     }
   }
   cgm_status st = pipeline_derive_xfer(sv, fits, *nfits, gpu, err);
@@ -244,8 +262,8 @@ cgm_status calibrate_fit_all(cgm_sample_vec *sv, unsigned precisions, const cgm_
   for (int p = 0; p < 2; p++)
     for (int ex = 0; ex < 4; ex++)
       for (int G = 2; G <= 8; G++)
-        fit_group(sv, "xfer", cgm_exchange_name((cgm_exchange)ex),
-                  cgm_exchange_name((cgm_exchange)ex), p, G, fits, nfits, max_fits, rep, ri);
+        fit_group(sv, "xfer", cgm_exchange_name((cgm_exchange)ex), p, G, fits, nfits, max_fits, rep,
+                  ri);
   *out = fits;
   return CGM_OK;
 }

@@ -5,32 +5,40 @@
  *            from whole multi-GPU iterations
  *   coefs.c  the coefficients measured by sweeps of their own: x locality,
  *            the row scatter, the gather rate, the band load
- * Each records what did not converge in rep->cal[ri]. */
+ * calibrate_fit_all records what did not converge in rep->cal[ri]. */
 #ifndef CGM_PIPELINE_CALIBRATE_FITS_H
 #define CGM_PIPELINE_CALIBRATE_FITS_H
 
 #include "cgmodel/calibrate.h"
 #include "cgmodel/sample.h"
 
-/* Every fit of the samples sv (malloc'ed into *out, *nfits of them). */
+/* What a calibration fitted: its fits, and their samples (the points of
+ * its interpolations). */
+typedef struct calibrate_fits {
+  const cgm_db_fit *v;
+  int n;
+  const cgm_sample_vec *sv;
+} calibrate_fits;
+
+/* Marks unsettled the timings more data cannot explain (fits.c). */
+void calibrate_mark_impossible(cgm_sample_vec *sv);
+/* Every fit of the samples sv (malloc'ed into *out, *nfits of them), after
+ * calibrate_mark_impossible. */
 cgm_status calibrate_fit_all(cgm_sample_vec *sv, unsigned precisions, const cgm_gpu_opts *gpu,
                              cgm_db_fit **out, int *nfits, cgm_calibration_report *rep, int ri,
                              cgm_error *err);
 /* The device model of precision prec that the fits give. */
-void calibrate_model_from_fits(const cgm_db_fit *fits, int nfits, int prec, cgm_device_model *m);
+void calibrate_model_from_fits(const calibrate_fits *F, int prec, cgm_device_model *m);
 
 /* The coefficients, each pushed onto coef[*ncoef]. */
 cgm_status calibrate_fit_locality(const cgm_calibrate_opts *o, const char *device,
-                                  const cgm_db_fit *fits, int nfits, cgm_db_coef *coef, int *ncoef,
-                                  cgm_calibration_report *rep, int ri, cgm_error *err);
-cgm_status calibrate_fit_scatter(const cgm_calibrate_opts *o, const char *device,
-                                 const cgm_db_fit *fits, int nfits, cgm_db_coef *coef, int *ncoef,
-                                 cgm_calibration_report *rep, int ri, cgm_error *err);
-cgm_status calibrate_fit_band_load(const cgm_calibrate_opts *o, const cgm_db_fit *fits, int nfits,
-                                   cgm_db_coef *coef, int *ncoef, cgm_calibration_report *rep,
-                                   int ri, cgm_error *err);
-cgm_status calibrate_fit_gather(const cgm_calibrate_opts *o, const cgm_db_fit *fits, int nfits,
-                                cgm_db_coef *coef, int *ncoef, cgm_calibration_report *rep, int ri,
-                                cgm_error *err);
+                                  const calibrate_fits *F, cgm_db_coef *coef, int *ncoef,
+                                  cgm_error *err);
+cgm_status calibrate_fit_scatter(const cgm_calibrate_opts *o, const calibrate_fits *F,
+                                 cgm_db_coef *coef, int *ncoef, cgm_error *err);
+cgm_status calibrate_fit_band_load(const cgm_calibrate_opts *o, const calibrate_fits *F,
+                                   cgm_db_coef *coef, int *ncoef, cgm_error *err);
+cgm_status calibrate_fit_gather(const cgm_calibrate_opts *o, const calibrate_fits *F,
+                                cgm_db_coef *coef, int *ncoef, cgm_error *err);
 
 #endif

@@ -36,9 +36,17 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
   /* Said before anything else: a stale calibration misleads every
    * prediction below. */
   char msg[512];
-  for (int i = 0; i < r->ndev; i++)
-    if (o->note && cgm_calibration_cg_stale(&r->devs[i], &o->gpu, msg, sizeof msg))
+  cgm_db_device cpu;
+  const int threads = cgm_describe_cpu(&cpu, 0, NULL) ? 0 : cpu.threads;
+  for (int i = 0; i < r->ndev && o->note; i++) {
+    if (cgm_calibration_cg_stale(&r->devs[i], &o->gpu, msg, sizeof msg))
       o->note(o->note_ctx, CGM_NOTE_WARNING, msg);
+    snprintf(msg, sizeof msg,
+             "the CPU's times are calibration %lld's, for threads=%d (auto runs them)",
+             (long long)r->devs[i].calibration_id, r->devs[i].threads);
+    if (r->devs[i].is_cpu && r->devs[i].threads != threads)
+      o->note(o->note_ctx, CGM_NOTE_INFO, msg);
+  }
   if (r->ndev == 0)
     return cgm_fail(err, CGM_EINPUT,
                     "no calibration for %s devices in %s: run 'cgmodel calibrate%s' first",

@@ -76,13 +76,13 @@ static void analysis_key(const analysis *a, double k_known, analysis_blob *b) {
   b->key.exchange = so->exchange;
   b->key.tol = so->tol;
   b->key.atol = so->atol;
-  b->key.threads = so->threads;
+  b->key.threads = so->threads > 0 ? so->threads : a->host->threads; /* the CPU matched by it */
   b->key.reorder = so->reorder;
   b->key.precond = so->precond;
   b->key.precond_block = so->precond_block;
   b->key.balance = so->gpu.balance;
   b->key.k_known = k_known;
-  const cgm_host_devices m = cgm_host_match(a->host, a->devs, a->ndev);
+  const cgm_host_devices m = cgm_host_match(a->host, a->devs, a->ndev, so->threads);
   const int run = so->backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
   const int at[2] = {a->o->autotune ? m.gpu : run, a->o->autotune ? m.cpu : -1};
   for (int i = 0; i < 2; i++)
@@ -119,10 +119,19 @@ static cgm_status open_models(analysis *a, cgm_error *err) {
   return CGM_OK;
 }
 
-/* The calibrated device of the configuration that runs; -1: none. */
-static int run_device(const analysis *a) {
-  const cgm_host_devices m = cgm_host_match(a->host, a->devs, a->ndev);
-  return a->r->opts.backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
+/* The calibrated device of the configuration that runs; -1: none, also a
+ * CPU calibrated on other threads than the solve runs (with `say`, a
+ * warning names the calibration and the threads it serves). */
+static int run_device(const analysis *a, bool say) {
+  const cgm_solve_opts *so = &a->r->opts;
+  const cgm_host_devices m = cgm_host_match(a->host, a->devs, a->ndev, so->threads);
+  const int threads = so->threads > 0 ? so->threads : a->host->threads;
+  if (so->backend != CGM_BACKEND_CPU || (m.cpu >= 0 && a->devs[m.cpu].threads == threads))
+    return so->backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
+  char msg[200];
+  pipeline_cpu_advice(a->host, a->devs, a->ndev, threads, msg, sizeof msg);
+  if (say && msg[0]) solve_note(a->o, CGM_NOTE_WARNING, msg + 2); /* no prediction: past "; " */
+  return -1;
 }
 
 /* A verdict kept beside the cache entry with this key: applied. */
@@ -255,8 +264,7 @@ static const cgm_plan *plan_of(const analysis *a) {
   return NULL;
 }
 
-/* The prediction of the configuration that runs on device d (a
- * calibration is of the default thread count: none predicts threads), and
+/* The prediction of the configuration that runs on device d, and
  * --reorder auto's verdict over K iterations. */
 static cgm_status predict_run(analysis *a, int d, double k, cgm_error *err) {
   cgm_solve_report *r = a->r;
@@ -271,12 +279,11 @@ static cgm_status predict_run(analysis *a, int d, double k, cgm_error *err) {
     cgm_plan_set_precision(&plan, r->opts.precision);
     r->predicted =
         cgm_refined_time(&a->devs[d].model[cgm_precision_iter(r->opts.precision)], &plan);
-  } else if (r->opts.threads <= 0) {
+  } else {
     cgm_error e = {0};
     (void)pipeline_predict_plan(a->A, a->f, &a->devs[d], &r->opts, &r->predicted, &plan, &planned,
                                 &e);
   }
-  if (r->opts.threads > 0) r->predicted = NAN;
   if (isfinite(r->predicted)) r->calibration_id = a->devs[d].calibration_id;
   /* --reorder auto: the model weighs RCM's cost against the iterations
    * (and --reorder rcm predicts the numbering that runs) */
@@ -330,7 +337,7 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_feat
   if (!st && weigh)
     k = known_iterations(&a, r->opts.tol, o->autotune ? PIPELINE_PROBE_BUDGET : 0, r->k_source,
                          sizeof r->k_source);
-  int d = st ? -1 : run_device(&a);
+  int d = st ? -1 : run_device(&a, false);
   /* a verdict decided before with this model and these options, read back */
   if (!st && (d >= 0 || o->autotune)) {
     analysis_key(&a, k, keep);
@@ -341,7 +348,7 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_feat
     *store = !o->csr;
   }
   if (!st && o->autotune) st = choose(&a, k, err);
-  if (!st && (d = run_device(&a)) >= 0) {
+  if (!st && (d = run_device(&a, true)) >= 0) {
     char msg[512]; /* our kernels' prediction from a calibration of another CG */
     if (r->opts.backend == CGM_BACKEND_CUDA &&
         cgm_calibration_cg_stale(&a.devs[d], &r->opts.gpu, msg, sizeof msg))

@@ -184,10 +184,15 @@ static void step_record(solve_run *s) {
   if (!s->db || !o->record || r->result.refused || s->f.x != s->A->nrows) return;
   cgm_cache_wait(&r->cache); /* the entry's content id */
   cgm_error e = {0};
+  char msg[1100];
   if (pipeline_record_file(s->db, o->matrix, o->csr ? 0 : cgm_cache_content_id(&r->cache), &s->f,
                            &r->opts, &r->result, r->predicted, r->calibration_id, &e)) {
-    char msg[1100];
     snprintf(msg, sizeof msg, "the solve was not recorded: %s", e.msg);
+    solve_note(o, CGM_NOTE_WARNING, msg);
+  } else if (pipeline_solve_disturbed(s->db, &r->opts, &r->result, r->predicted, r->calibration_id,
+                                      msg, sizeof msg - 40)) {
+    r->disturbed = true;
+    strcat(msg, "; recorded as disturbed");
     solve_note(o, CGM_NOTE_WARNING, msg);
   }
 }

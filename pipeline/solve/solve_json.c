@@ -52,6 +52,7 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
     cJSON_AddNumberToObject(d, "analysis_s", rep->auto_analysis_s);
     cJSON_AddNumberToObject(d, "saving_bound_s", rep->auto_bound_s);
   }
+  if (rep->disturbed) cJSON_AddBoolToObject(j, "disturbed", true);
   if (rep->solution_error >= 0) cJSON_AddNumberToObject(j, "solution_error", rep->solution_error);
   /* The phases before the solver's own (setup and iterations, above). */
   cJSON_AddNumberToObject(j, "time_read_s", rep->time_read_s);

@@ -62,6 +62,7 @@ void warm_up_host(warm_up *w, cgm_host *h) {
   /* the CPU at OpenMP's default thread count: a solve without threads runs
    * with it, so only that calibration predicts it */
   if (!cgm_describe_cpu(&d, 0, &e)) snprintf(h->cpu, sizeof h->cpu, "%s", d.model);
+  h->threads = d.threads;
   if (!w->started) {
     cgm_host_describe(h);
     return;

@@ -106,6 +106,7 @@ static cgm_status run_matrix(validation *v, cgm_db *db, const char *path, const 
           o.maxiter = total ? 0 : O->iters;
           o.tol = total ? O->total_tol : 1e-300;
           o.fixed_count = !total;
+          o.threads = dv->threads; /* a CPU as calibrated (0: a GPU) */
           cgm_validate_row row;
           memset(&row, 0, sizeof row);
           snprintf(row.matrix, sizeof row.matrix, "%s", name);
@@ -147,6 +148,12 @@ static cgm_status run_matrix(validation *v, cgm_db *db, const char *path, const 
           }
           row.measured_s = res.time_per_iter_s;
           if (total) row.iters_measured = res.iterations;
+          char why[256];
+          row.disturbed = !total && pipeline_solve_disturbed(db, &o, &res, row.predicted_s,
+                                                             dv->calibration_id, why, sizeof why);
+          if (row.disturbed && ++R->disturbed)
+            note(O, CGM_NOTE_INFO, "%s (%s, %s, N = %d): %s", name, cgm_backend_name(o.backend),
+                 cgm_precision_name(o.precision), o.layout.n, why);
           cgm_validate_row *nv = cgm_grow(R->rows, R->nrows, &v->rows_cap, sizeof *nv, 256);
           if (!nv) return CGM_ERUNTIME;
           R->rows = nv;
@@ -225,7 +232,7 @@ static cgm_status tune_matrix(validation *v, const cgm_csr *A, const cgm_feature
   int nk = 0;
   for (int i = 0; i < nc; i++) {
     const int r = row_of(R, first, &c[i]);
-    if (r < 0) continue;
+    if (r < 0 || (R->rows[r].disturbed && !O->include_disturbed)) continue;
     if (O->total_tol > 0) {
       R->rows[r].predicted_s = c[i].total_s;
       R->rows[r].iters_predicted = c[i].iterations;
@@ -266,8 +273,9 @@ static void stats(double *e, int n, double *avg, double *var, double *med, doubl
   *p90 = n ? e[(int)ceil(0.9 * n) - 1 < 0 ? 0 : (int)ceil(0.9 * n) - 1] : NAN;
 }
 
-/* Groups: backend x precision x block x GPUs, in order of appearance. */
-static cgm_status group(cgm_validate_report *R, cgm_error *err) {
+/* Groups: backend x precision x block x GPUs, in order of appearance; the
+ * rows other work held up left out unless include. */
+static cgm_status group(cgm_validate_report *R, bool include, cgm_error *err) {
   double *e1 = malloc(sizeof(double) * (R->nrows + 1)),
          *e2 = malloc(sizeof(double) * (R->nrows + 1));
   bool *done = calloc((size_t)R->nrows + 1, 1);
@@ -285,6 +293,7 @@ static cgm_status group(cgm_validate_report *R, cgm_error *err) {
           q->gpus != p->gpus)
         continue;
       done[j] = true;
+      if (q->disturbed && !include) continue;
       if (isfinite(q->predicted_s)) {
         s1 += (q->predicted_s - q->measured_s) / q->measured_s;
         e1[k1++] = fabs(q->predicted_s - q->measured_s) / q->measured_s;
@@ -398,7 +407,7 @@ cgm_status cgm_validate(cgm_db *db, const cgm_validate_opts *o, cgm_validate_rep
   if (!o->host) cgm_host_describe(&here);
   const cgm_host *host = o->host ? o->host : &here;
   v.devs = devs;
-  v.m = cgm_host_match(host, devs, ndev);
+  v.m = cgm_host_match(host, devs, ndev, 0);
   char msg[512];
   if (v.m.gpu >= 0 && wants(o, CGM_BACKEND_CUDA) &&
       cgm_calibration_cg_stale(&devs[v.m.gpu], &o->gpu, msg, sizeof msg))
@@ -421,7 +430,7 @@ cgm_status cgm_validate(cgm_db *db, const cgm_validate_opts *o, cgm_validate_rep
                   "nothing was measured: no matrix of %s could be predicted and run "
                   "on the calibrated devices (the notes above say why)",
                   o->source ? o->source : "the list");
-  if (!st) st = group(r, err);
+  if (!st) st = group(r, o->include_disturbed, err);
   if (!st) regret(r);
   free(devs);
   return st;

@@ -12,6 +12,7 @@ cJSON *cgm_validate_json(const cgm_validate_report *r) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "matrices", r->regret_count);
   cJSON_AddNumberToObject(o, "measurements", r->nrows);
+  cJSON_AddNumberToObject(o, "disturbed", r->disturbed);
   cJSON *groups = cJSON_AddArrayToObject(o, "groups");
   for (int i = 0; i < r->ngroups; i++) {
     const cgm_validate_group *p = &r->groups[i];
@@ -39,7 +40,10 @@ cJSON *cgm_validate_json(const cgm_validate_report *r) {
                           r->regret_count ? (double)r->within_5 / r->regret_count : NAN);
   cJSON_AddNumberToObject(t, "within_10_percent",
                           r->regret_count ? (double)r->within_10 / r->regret_count : NAN);
-  if (isfinite(r->k_mean_error[0]) || isfinite(r->k_mean_error[1])) {
+  bool counted = false; /* validate --total: some matrix had its iteration counts compared */
+  for (int i = 0; i < r->nmatrices; i++)
+    counted |= isfinite(r->matrices[i].k_error[0]) || isfinite(r->matrices[i].k_error[1]);
+  if (counted) {
     /* validate --total: the iteration counts predicted as for a new matrix */
     cJSON *k = cJSON_AddObjectToObject(o, "iterations");
     const char *names[2] = {"double", "mixed"};

@@ -22,6 +22,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Takes a database back from schema version 9 (timings' spread and
+ * settledness, disturbed solves) to 8: the start of every downgrade below. */
+#define DROP_V9                                                                                    \
+  "ALTER TABLE samples DROP COLUMN spread; ALTER TABLE samples DROP COLUMN unsettled; "            \
+  "ALTER TABLE solves DROP COLUMN disturbed; "
+
 static char tmpdir[256];
 
 static void tmp_path(char *buf, size_t n, const char *name) {
@@ -427,6 +433,8 @@ static void test_round_trips(void) {
   cgm_db_sample s1 = make_sample(3);
   s1.m = 1.0 / 3.0;
   s1.seconds = 1e-300;
+  s1.spread = 0.25; /* its timings' spread and settledness (schema 8) */
+  s1.unsettled = true;
   cgm_db_sample s2 = make_sample(4);
   s2.variant[0] = '\0';
   memset(s2.source, 'S', sizeof s2.source); /* no NUL */
@@ -440,6 +448,8 @@ static void test_round_trips(void) {
         c.s[0].precision == 1 && c.s[0].block == s1.block && c.s[0].m == s1.m &&
         c.s[0].bytes == s1.bytes && c.s[0].seconds == s1.seconds &&
         !strcmp(c.s[0].source, "gen:3"));
+  CHECK(c.s[0].spread == 0.25 && c.s[0].unsettled && !c.s[1].unsettled);
+  CHECK_MSG(isnan(c.s[1].spread) || c.s[1].spread == 0.0, "%g", c.s[1].spread);
   CHECK(strlen(c.s[1].source) == sizeof s2.source - 1 && c.s[1].source[0] == 'S');
   CHECK(c.s[1].variant[0] == '\0');
   /* 16 two-byte characters fill 32 bytes; 31 fit, so 15 characters stay. */
@@ -1252,6 +1262,7 @@ static void test_migration_v1(void) {
   sqlite3 *h = NULL;
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
   CHECK(sqlite3_exec(h,
+                     DROP_V9
                      "ALTER TABLE fits DROP COLUMN m_lo; ALTER TABLE fits DROP COLUMN m_hi; "
                      "ALTER TABLE solves DROP COLUMN options;"
                      "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
@@ -1288,6 +1299,7 @@ static void test_migration_v2(void) {
   sqlite3 *h = NULL;
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
   CHECK(sqlite3_exec(h,
+                     DROP_V9
                      "ALTER TABLE solves DROP COLUMN options;"
                      "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
                      "layout_bytes; DROP TABLE coefficients; ALTER TABLE solves DROP COLUMN "
@@ -1328,6 +1340,7 @@ static void test_migration_v3(void) {
   sqlite3 *h = NULL;
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
   CHECK(sqlite3_exec(h,
+                     DROP_V9
                      "ALTER TABLE solves DROP COLUMN time_setup_s; ALTER TABLE solves DROP COLUMN "
                      "layout_bytes; DROP TABLE coefficients; ALTER TABLE solves DROP COLUMN "
                      "precond; ALTER TABLE solves DROP COLUMN layout_on_device; "
@@ -1371,6 +1384,7 @@ static void test_migration_v4(void) {
   sqlite3 *h = NULL;
   CHECK(sqlite3_open(p, &h) == SQLITE_OK);
   CHECK(sqlite3_exec(h,
+                     DROP_V9
                      "DROP TABLE coefficients; ALTER TABLE solves DROP COLUMN precond; ALTER TABLE "
                      "solves DROP COLUMN layout_on_device; "
                      "ALTER TABLE matrices DROP COLUMN content_id; PRAGMA user_version = 4",
@@ -1436,6 +1450,7 @@ static void test_migration_v5(void) {
   static collect c; /* large: off the stack */
   migrated_solves(
       "v5.db",
+      DROP_V9
       "ALTER TABLE solves DROP COLUMN precond; ALTER TABLE solves DROP COLUMN "
       "layout_on_device; ALTER TABLE matrices DROP COLUMN content_id; PRAGMA user_version = 5",
       (cgm_db_solve){.backend = "cpu", .iterations = 5},
@@ -1451,6 +1466,7 @@ static void test_migration_v5(void) {
 static void test_migration_v6(void) {
   static collect c; /* large: off the stack */
   migrated_solves("v6.db",
+                  DROP_V9
                   "ALTER TABLE solves DROP COLUMN layout_on_device; ALTER TABLE matrices DROP "
                   "COLUMN content_id; PRAGMA user_version = 6",
                   (cgm_db_solve){.backend = "cuda", .iterations = 5},
@@ -1458,6 +1474,18 @@ static void test_migration_v6(void) {
   CHECK(c.n == 2);
   CHECK(!c.v[0].layout_on_device && c.v[0].iterations == 5);
   CHECK(c.v[1].layout_on_device && c.v[1].iterations == 3);
+}
+
+/* A version-8 database (solves without the disturbed flag): the old solve
+ * reads back undisturbed, a new disturbed one keeps its flag. */
+static void test_migration_v8(void) {
+  static collect c; /* large: off the stack */
+  migrated_solves("v8.db", DROP_V9 "PRAGMA user_version = 8",
+                  (cgm_db_solve){.backend = "cpu", .iterations = 5},
+                  (cgm_db_solve){.backend = "cpu", .iterations = 3, .disturbed = true}, &c);
+  CHECK(c.n == 2);
+  CHECK(!c.v[0].disturbed && c.v[0].iterations == 5);
+  CHECK(c.v[1].disturbed && c.v[1].iterations == 3);
 }
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
@@ -1495,6 +1523,7 @@ int main(void) {
   test_migration_v4();
   test_migration_v5();
   test_migration_v6();
+  test_migration_v8();
   chmod(tmpdir, 0700);
   nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   TEST_MAIN_END();

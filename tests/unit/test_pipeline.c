@@ -20,7 +20,10 @@
 #include "cgmodel/run_solve.h"
 #include "cgmodel/validate.h"
 #include "pipeline/json.h"
+#include "pipeline/calibrate/fits.h"
 #include "pipeline/steps.h"
+#include "pipeline/steps.h"
+#include "test_linalg.h"
 #include "test_util.h"
 
 static char tmpdir[256];
@@ -55,6 +58,8 @@ static cgm_tuner_device device(const char *name, bool cpu, int gpus, int64_t mem
   d.gpus = gpus;
   d.mem_bytes = mem;
   d.calibration_id = cal;
+  const char *t = strrchr(name, '(');
+  if (cpu && t) d.threads = atoi(t + 1); /* "(T threads)", as calibrate names it */
   if (!cpu) snprintf(d.cg, sizeof d.cg, "cgg");
   curves(&d.model[CGM_PREC_DOUBLE], 8, nu);
   d.paper[CGM_PREC_DOUBLE] = d.model[CGM_PREC_DOUBLE];
@@ -68,6 +73,8 @@ static cgm_host host(const char *cpu, const char *gpu, int gpus) {
   snprintf(h.cpu, sizeof h.cpu, "%s", cpu);
   snprintf(h.gpu, sizeof h.gpu, "%s", gpu);
   h.gpus = gpus;
+  const char *t = strrchr(cpu, '(');
+  h.threads = t ? atoi(t + 1) : 0;
   return h;
 }
 
@@ -140,27 +147,40 @@ static void test_host_match(void) {
                               device("Other CPU (2 threads)", true, 1, 0, 20, 2),
                               device("Test CPU (2 threads)", true, 1, 0, 20, 3)};
   cgm_host h = host("Test CPU (2 threads)", "Test GPU", 2);
-  cgm_host_devices m = cgm_host_match(&h, devs, 3);
+  cgm_host_devices m = cgm_host_match(&h, devs, 3, 0);
   CHECK_MSG(m.cpu == 2 && m.gpu == 0, "cpu %d gpu %d", m.cpu, m.gpu);
-  /* The thread count is part of the CPU's name: another count is another device. */
+  CHECK(cgm_host_match(&h, devs, 3, 2).cpu == 2);
+  /* The thread count is part of the CPU's name: a solve on other threads
+   * (--threads 1) has no calibration; one whose threads are not fixed
+   * takes the calibration of another count (and runs its threads). */
+  CHECK(cgm_host_match(&h, devs, 3, 1).cpu == -1);
   h = host("Test CPU (1 thread)", "Test GPU", 2);
-  m = cgm_host_match(&h, devs, 3);
-  CHECK(m.cpu == -1 && m.gpu == 0);
+  m = cgm_host_match(&h, devs, 3, 0);
+  CHECK(m.cpu == 2 && m.gpu == 0 && devs[m.cpu].threads == 2);
+  CHECK(cgm_host_match(&h, devs, 3, 1).cpu == -1);
+  /* the default's calibration first, however old: devs[3] is newer */
+  cgm_tuner_device four[4] = {devs[0], device("Test CPU (1 thread)", true, 1, 0, 20, 4), devs[1],
+                              devs[2]};
+  h = host("Test CPU (2 threads)", "Test GPU", 2);
+  CHECK(cgm_host_match(&h, four, 4, 0).cpu == 3 && cgm_host_match(&h, four, 4, 1).cpu == 1);
+  char adv[200];
+  pipeline_cpu_advice(&h, four, 4, 3, adv, sizeof adv);
+  CHECK_MSG(strstr(adv, "calibration 4 of this CPU ran 1 thread: it serves threads=1"), "%s", adv);
   /* No GPU present: a calibration of its model is not this machine's. */
   h = host("Test CPU (2 threads)", "Test GPU", 0);
-  m = cgm_host_match(&h, devs, 3);
+  m = cgm_host_match(&h, devs, 3, 0);
   CHECK(m.cpu == 2 && m.gpu == -1);
   h = host("Test CPU (2 threads)", "", 1);
-  CHECK(cgm_host_match(&h, devs, 3).gpu == -1);
+  CHECK(cgm_host_match(&h, devs, 3, 0).gpu == -1);
   /* A CPU is never matched by a GPU's calibration of the same name. */
   h = host("Test GPU", "Test CPU (2 threads)", 1);
-  m = cgm_host_match(&h, devs, 3);
+  m = cgm_host_match(&h, devs, 3, 0);
   CHECK(m.cpu == -1 && m.gpu == -1);
   /* The real machine: its CPU at least is described. */
   cgm_host here;
   cgm_host_describe(&here);
-  CHECK_MSG(strstr(here.cpu, "thread") && here.gpus == cgm_cuda_device_count(), "'%s', %d GPUs",
-            here.cpu, here.gpus);
+  CHECK_MSG(strstr(here.cpu, "thread") && here.gpus == cgm_cuda_device_count() && here.threads > 0,
+            "'%s', %d GPUs", here.cpu, here.gpus);
 }
 
 /* cgm_autotune: the devices it may use, the GPUs present, the constraints. */
@@ -237,6 +257,22 @@ static void test_autotune(void) {
   o = cgm_solve_opts_default();
   CHECK_OK(cgm_autotune(&A, &f, devs, 2, &h, &bj, &o, &r, &err));
   CHECK_MSG(r.chosen && o.backend == CGM_BACKEND_CUDA, "%s", r.why);
+  /* A CPU calibrated on 1 thread where OpenMP's default is 2: --auto runs
+   * it on 1 thread; a solve fixed at 2 threads has none, and is told which
+   * calibration would serve it and how to make one of its own. */
+  cgm_tuner_device cpu1 = device("Test CPU (1 thread)", true, 1, 0, 20, 13);
+  h = host("Test CPU (2 threads)", "", 0);
+  o = cgm_solve_opts_default();
+  CHECK_OK(cgm_autotune(&A, &f, &cpu1, 1, &h, &none, &o, &r, &err));
+  CHECK_MSG(r.chosen && o.backend == CGM_BACKEND_CPU && o.threads == 1 &&
+                strstr(r.why, "on 1 thread, as calibration 13 ran"),
+            "%s", r.why);
+  o = cgm_solve_opts_default();
+  o.threads = 2;
+  CHECK_OK(cgm_autotune(&A, &f, &cpu1, 1, &h, &none, &o, &r, &err));
+  CHECK_MSG(!r.chosen && strstr(r.why, "calibration 13 of this CPU ran 1 thread: it serves "
+                                       "threads=1; run 'cgmodel calibrate' with threads=2 first"),
+            "%s", r.why);
   cgm_csr_free(&A);
 }
 
@@ -337,6 +373,12 @@ static void grid_file(const char *name, int n, cgm_csr *A, char *path, size_t np
   tmp_path(path, np, name);
   CHECK_OK(cgm_gen_poisson2d(n, A, &err));
   CHECK_OK(cgm_mm_write_csr(path, A, false, &err));
+}
+
+static int take_disturbed(const cgm_db_solve *s, void *ctx) {
+  int *flags = ctx;
+  flags[flags[0] < 0 ? 0 : 1] = s->disturbed;
+  return 0;
 }
 
 static int count_solves(const cgm_db_solve *s, void *ctx) {
@@ -703,11 +745,14 @@ static void test_run_solve(void) {
   CHECK_MSG(isfinite(r.predicted) && r.predicted > 0 && r.calibration_id == cal, "%g, %lld",
             r.predicted, (long long)r.calibration_id);
   cgm_solve_report_free(&r);
-  /* --threads: no calibration predicts it. */
-  o.solve.threads = 1;
+  /* --threads on another count than calibrated: no calibration predicts
+   * it, and the note says which would serve what. */
+  o.solve.threads = h.threads + 1;
   CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK && isnan(r.predicted));
+  CHECK_MSG(n.warning == 1 && strstr(n.last, "serves threads="), "%d: %s", n.warning, n.last);
   cgm_solve_report_free(&r);
   o.solve.threads = 0;
+  n.warning = 0;
   /* --auto: the choice applied, said once as info. */
   o.autotune = true;
   CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK);
@@ -964,7 +1009,7 @@ static void test_json(void) {
   v.ngroups = 2;
   v.mean_regret = NAN;
   j = cgm_validate_json(&v);
-  CHECK_KEYS(j, "matrices,measurements,groups,tuner");
+  CHECK_KEYS(j, "matrices,measurements,disturbed,groups,tuner");
   CHECK_KEYS(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "groups"), 0),
              "backend,precision,block,gpus,count,avg_rel_error,variance,median_rel_error,"
              "p90_rel_error");
@@ -984,9 +1029,10 @@ static void test_json(void) {
   snprintf(cr.cal[0].stage[1].name, sizeof cr.cal[0].stage[1].name, "fits");
   j = cgm_calibration_report_json(&cr, "x.db");
   CHECK_KEYS(j, "database,calibrations");
-  CHECK_KEYS(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "calibrations"), 0),
-             "id,device,model,gpus,samples,fits,fits_failed,seconds,x_coef,band_load,gather_bw,"
-             "gather_bw_small,scatter_coef,band_scatter_coef,stages");
+  CHECK_KEYS(
+      cJSON_GetArrayItem(cJSON_GetObjectItem(j, "calibrations"), 0),
+      "id,device,model,gpus,samples,fits,fits_failed,seconds,unsettled,x_coef,band_load,gather_bw,"
+      "gather_bw_small,scatter_coef,band_scatter_coef,stages");
   CHECK_KEYS(
       cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "calibrations"), 0), "stages"),
       "setup,fits");
@@ -1054,6 +1100,168 @@ static void test_refit_dip(void) {
     CHECK_MSG(fabs(got / want - 1) < 0.1, "m = 2^%d: %.3g GB/s, the curve %.3g", e, got, want);
   }
   free(devs);
+  cgm_db_close(db);
+}
+
+/* Curves whose plateau no sample reaches (CG4 and CG5 rising as
+ * B ~ m^0.2): the refit stores no converged fit out of its bounds
+ * (cgm_fit_bounded against its group's samples; a relative fit written as
+ * a power law once reached nu ~ 1e18 GB/s), an interp row for each, and the
+ * loader's model times them by the samples' interpolation, to the noise. */
+static int take_fits(const cgm_db_fit *f, void *ctx) {
+  cgm_db_fit *v = ctx;
+  for (int i = 0; i < 64; i++)
+    if (!v[i].kernel[0]) {
+      v[i] = *f;
+      break;
+    }
+  return 0;
+}
+
+static void test_interp(void) {
+  cgm_error err = {0};
+  char dbp[512];
+  tmp_path(dbp, sizeof dbp, "interp.db");
+  cgm_db *db = NULL;
+  CHECK_OK(cgm_open_database(dbp, true, &db, &err));
+  if (!db) return;
+  cgm_db_calibration c;
+  calibration_open(db, "cpu", test_cpu, &c);
+  uint64_t seed = 7;
+  for (int k = 0; k < 2; k++)
+    for (double u = 9; u <= 22; u += 0.5) {
+      cgm_db_sample smp;
+      memset(&smp, 0, sizeof smp);
+      snprintf(smp.kernel, sizeof smp.kernel, k ? "cg5" : "cg4");
+      smp.m = exp2(u);
+      smp.bytes = 8 * smp.m;
+      const double b = 5.0 * pow(smp.m / 512.0, 0.2) * (1 + 0.01 * (2 * test_urand(&seed) - 1));
+      smp.seconds = smp.bytes / (b * 1e9);
+      CHECK_OK(cgm_db_sample_add(db, c.id, &smp, &err));
+    }
+  CHECK_OK(cgm_db_calibration_finish(db, c.id, 1.0, &err));
+  cgm_calibration_report rep;
+  CHECK_OK(cgm_refit(db, c.id, &rep, &err));
+  static cgm_db_fit fits[64];
+  memset(fits, 0, sizeof fits);
+  CHECK_OK(cgm_db_fits(db, c.id, take_fits, fits, &err));
+  int interp = 0;
+  for (int i = 0; i < 64 && fits[i].kernel[0]; i++) {
+    interp += fits[i].kind == CGM_FIT_INTERP && !fits[i].converged;
+    if (!fits[i].converged) continue;
+    const double bmax = 5.0 * pow(exp2(22) / 512.0, 0.2) * 1.01;
+    char why[160];
+    const cgm_sigmoid p = {fits[i].mu, fits[i].sigma, fits[i].nu};
+    CHECK_MSG(cgm_fit_bounded(&p, exp2(9), exp2(22), bmax, why, sizeof why), "%s %s: %s",
+              fits[i].kernel, cgm_fit_kind_name(fits[i].kind), why);
+  }
+  CHECK_MSG(interp == 2, "%d interp rows", interp);
+  cgm_tuner_device *devs = NULL;
+  int n = 0;
+  CHECK_OK(cgm_load_devices(db, "cpu", &devs, &n, &err));
+  CHECK(n == 1 && devs[0].model[0].cg4_hi.pts.n >= 10 && devs[0].model[0].cg5_hi.pts.n >= 10);
+  for (double u = 9.5; n == 1 && u <= 21.5; u += 1) {
+    const double m = exp2(u), want = 8 * m / (5.0 * pow(m / 512.0, 0.2) * 1e9);
+    const double got = cgm_points_time(&devs[0].model[0].cg4_hi.pts, m);
+    CHECK_MSG(fabs(got / want - 1) < 0.03, "m = 2^%g: %.3g s, the samples %.3g", u, got, want);
+  }
+  free(devs);
+  cgm_db_close(db);
+}
+
+/* Iterations other work held up throughout: a 2-core machine's solves of
+ * the smaller grids all took a scheduler slice (6 ms) where the larger
+ * ones' time grew with their bytes, and one large grid 250 ms (60x). They
+ * are marked (a millisecond and more, and over half the time of 16x the
+ * data; over 16x the time per byte of a smaller one), the others not, and
+ * the CPU's timed iterations keep the others alone. */
+static void test_flat_iterations(void) {
+  cgm_error err = {0};
+  char dbp[512];
+  tmp_path(dbp, sizeof dbp, "flat.db");
+  cgm_db *db = NULL;
+  CHECK_OK(cgm_open_database(dbp, true, &db, &err));
+  if (!db) return;
+  cgm_db_calibration c;
+  calibration_open(db, "cpu", test_cpu, &c);
+  cgm_sample_vec sv = {0};
+  for (int e = 10; e <= 24; e++) {
+    cgm_db_sample smp;
+    memset(&smp, 0, sizeof smp);
+    snprintf(smp.kernel, sizeof smp.kernel, "iter");
+    snprintf(smp.variant, sizeof smp.variant, "cpu");
+    smp.block = 1;
+    smp.m = exp2(e);
+    smp.bytes = 8 * smp.m;
+    smp.seconds = e <= 16 ? 6e-3 : e == 22 ? 0.25 : 2e-6 + smp.m * 1e-9; /* 2^24: 16.8 ms */
+    CHECK(!cgm_sample_vec_push(&sv, &smp));
+  }
+  calibrate_mark_impossible(&sv);
+  for (int i = 0; i < sv.n; i++) {
+    CHECK_MSG(sv.v[i].unsettled == (sv.v[i].m <= exp2(16) || sv.v[i].m == exp2(22)),
+              "m %g: unsettled %d", sv.v[i].m, sv.v[i].unsettled);
+    CHECK_OK(cgm_db_sample_add(db, c.id, &sv.v[i], &err));
+  }
+  free(sv.v);
+  CHECK_OK(cgm_db_calibration_finish(db, c.id, 1.0, &err));
+  cgm_tuner_device *devs = NULL;
+  int n = 0;
+  CHECK_OK(cgm_load_devices(db, "cpu", &devs, &n, &err));
+  const cgm_iter_points *P = n == 1 ? &devs[0].model[0].cpu_iter[0] : NULL;
+  CHECK_MSG(P && P->n == 7 && P->m[0] == exp2(17), "%d points from m = %g", P ? P->n : -1,
+            P && P->n ? P->m[0] : 0);
+  free(devs);
+  cgm_db_close(db);
+}
+
+/* A solve other work held up (pipeline_solve_disturbed): a CPU iteration
+ * of a whole number of 4 ms quanta, or 40x a settled calibration's
+ * prediction, is disturbed; near the prediction, or against a calibration
+ * flagged disturbed, or a GPU's time of 24 ms, it is not; the record keeps
+ * the flag. */
+static void test_disturbed(void) {
+  cgm_error err = {0};
+  char dbp[512], why[256];
+  tmp_path(dbp, sizeof dbp, "disturbed.db");
+  cgm_db *db = NULL;
+  CHECK_OK(cgm_open_database(dbp, true, &db, &err));
+  if (!db) return;
+  const int64_t cal = calibrate_device(db, "cpu", test_cpu, (double[4]){10, 10, 10, 10}, 20.0);
+  cgm_db_calibration busy;
+  calibration_open(db, "cpu", test_cpu, &busy); /* its options flagged "disturbed" below */
+  snprintf(busy.options, sizeof busy.options, "{\"device\":\"cpu\",\"disturbed\":true}");
+  CHECK_OK(cgm_db_calibration_add(db, &busy, &err));
+  cgm_solve_opts o = cgm_solve_opts_default();
+  o.backend = CGM_BACKEND_CPU;
+  cgm_solve_result r;
+  memset(&r, 0, sizeof r);
+  r.time_per_iter_s = 24e-3 - 0.09e-6; /* 23999.91 us: seen on 2 busy cores */
+  CHECK_MSG(pipeline_solve_disturbed(db, &o, &r, NAN, 0, why, sizeof why) &&
+                strstr(why, "6 scheduler quanta"),
+            "%s", why);
+  r.time_per_iter_s = 25.88e-6;
+  CHECK(!pipeline_solve_disturbed(db, &o, &r, 25e-6, cal, why, sizeof why));
+  r.time_per_iter_s = 1e-3;
+  CHECK_MSG(pipeline_solve_disturbed(db, &o, &r, 25e-6, cal, why, sizeof why) && strstr(why, "40x"),
+            "%s", why);
+  CHECK(!pipeline_solve_disturbed(db, &o, &r, 25e-6, busy.id, why, sizeof why));
+  CHECK(!pipeline_solve_disturbed(db, &o, &r, 25e-6, 0, why, sizeof why));
+  o.backend = CGM_BACKEND_CUDA;
+  r.time_per_iter_s = 24e-3;
+  CHECK(!pipeline_solve_disturbed(db, &o, &r, NAN, 0, why, sizeof why));
+  /* recorded with its flag, beside an undisturbed one */
+  cgm_csr A;
+  cgm_features f;
+  CHECK_OK(cgm_gen_poisson2d(8, &A, &err));
+  CHECK_OK(cgm_plan_features(&A, &f, &err));
+  o.backend = CGM_BACKEND_CPU;
+  CHECK_OK(cgm_record_solve(db, "a.mtx", "", 1, &f, &o, &r, NAN, 0, &err));
+  r.time_per_iter_s = 30e-6;
+  CHECK_OK(cgm_record_solve(db, "a.mtx", "", 1, &f, &o, &r, NAN, 0, &err));
+  int flags[2] = {-1, -1};
+  CHECK_OK(cgm_db_solves(db, take_disturbed, flags, &err));
+  CHECK_MSG(flags[0] == 1 && flags[1] == 0, "%d %d", flags[0], flags[1]);
+  cgm_csr_free(&A);
   cgm_db_close(db);
 }
 
@@ -1363,6 +1571,9 @@ int main(void) {
   test_cpu_iter_points();
   test_gpu_feet();
   test_refit_dip();
+  test_interp();
+  test_flat_iterations();
+  test_disturbed();
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);

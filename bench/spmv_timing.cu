@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* CUDA timings: the solver's SpMV kernel on its own, and the copy ceiling. */
+/* CUDA timings for cg_bench: the solver's SpMV kernel on its own, and the
+ * copy ceiling. */
 #include <stdlib.h>
 
+#include "bench/spmv_timing.h"
 #include "common/timer.h"
-#include "microbench/microbench.h"
 #include "kernels/cuda_dev.h"
 #include "kernels/cuda_util.h"
 

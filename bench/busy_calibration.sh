@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Calibration on a busy machine (docs/calibration.md, "Timing on a busy
+# machine"): `calibrate --devices cpu --quick` RUNS times on the machine as
+# it is ("quiet") and RUNS times beside two `yes > /dev/null` that this
+# script starts and stops ("loaded"), each in a database of its own: exit
+# code, seconds, unsettled samples, warning. Then `validate` of a few bundled
+# matrices (CPU, double) with the last quiet and the last loaded calibration
+# that succeeded, both run without the load: each block size's average
+# error under either calibration and their ratio.
+# usage: bench/busy_calibration.sh [BUILD_DIR] [RUNS]   (the table on stdout)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+runs=${2:-5}
+cg=$build/cli/cgmodel
+[ -x "$cg" ] || { echo "no $cg: build first (scripts/build.sh $build)" >&2; exit 2; }
+tmp=$(mktemp -d)
+hogs=()
+stop_hogs() {
+  for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${hogs[@]}"; do wait "$p" 2>/dev/null || true; done
+  hogs=()
+}
+trap 'stop_hogs; rm -rf "$tmp"' EXIT
+
+# One calibration in its own database: a line of the table.
+calibrate() { # MODE RUN
+  local name=$1$2 t0 rc
+  t0=$(date +%s.%N)
+  set +e
+  "$cg" calibrate --devices cpu --quick --db "$tmp/$name.db" --json >"$tmp/$name.json" \
+    2>"$tmp/$name.err"
+  rc=$?
+  set -e
+  python3 - "$tmp/$name" "$1" "$2" "$rc" "$t0" "$(date +%s.%N)" <<'PY'
+import json, sys
+base, mode, run, rc, t0, t1 = sys.argv[1:]
+secs = float(t1) - float(t0)
+open(base + ".rc", "w").write(f"{rc} {secs}\n")
+try:
+    c = json.load(open(base + ".json"))["calibrations"][0]
+    extra = f'{c["unsettled"]:4d}/{c["samples"]:<4d}  {c.get("warning", "")[:70]}'
+except Exception:
+    extra = "   -/-     (nothing stored)"
+print(f"{run:>3}  {mode:6}  {rc:>4}  {secs:7.1f}  {extra}")
+PY
+}
+
+echo "# $(date -u +%F), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start," \
+  "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "# calibrate --devices cpu --quick, $runs runs as the machine is, $runs beside two yes > /dev/null"
+echo "run  mode    exit  seconds  unsettled/samples  warning"
+for i in $(seq 1 "$runs"); do calibrate quiet "$i"; done
+yes >/dev/null &
+hogs+=($!)
+yes >/dev/null &
+hogs+=($!)
+for i in $(seq 1 "$runs"); do calibrate loaded "$i"; done
+stop_hogs
+
+# The last calibration of each mode that succeeded.
+last_db() { # MODE
+  for i in $(seq "$runs" -1 1); do
+    if [ "$(cut -d' ' -f1 "$tmp/$1$i.rc")" = 0 ]; then echo "$tmp/$1$i.db"; return; fi
+  done
+}
+python3 - "$tmp" "$runs" <<'PY'
+import statistics, sys
+tmp, runs = sys.argv[1], int(sys.argv[2])
+def runs_of(mode):
+    return [tuple(map(float, open(f"{tmp}/{mode}{i}.rc").read().split())) for i in range(1, runs + 1)]
+q, l = runs_of("quiet"), runs_of("loaded")
+mq, ml = statistics.median(t for _, t in q), statistics.median(t for _, t in l)
+print(f"# exit 0: quiet {sum(rc == 0 for rc, _ in q)}/{runs}, loaded {sum(rc == 0 for rc, _ in l)}/{runs};"
+      f" median seconds quiet {mq:.1f}, loaded {ml:.1f} ({ml / mq:.2f}x), slowest loaded"
+      f" {max(t for _, t in l):.1f} ({max(t for _, t in l) / mq:.2f}x)")
+PY
+
+list=$tmp/matrices.txt
+for m in bcsstk16 bcsstk13 bcsstk15 dwt_2680 1138_bus gr_30_30 msc00726 bcsstk08; do
+  echo "$PWD/data/matrices/$m.mtx"
+done >"$list"
+qdb=$(last_db quiet)
+ldb=$(last_db loaded)
+if [ -z "$qdb" ] || [ -z "$ldb" ]; then
+  echo "# validate: no calibration of each mode to compare"
+  exit 1
+fi
+for mode in quiet loaded; do
+  db=$qdb
+  [ "$mode" = loaded ] && db=$ldb
+  "$cg" validate "$list" --backend cpu --precision double --iters 100 --json --db "$db" \
+    >"$tmp/val_$mode.json" 2>"$tmp/val_$mode.err"
+done
+echo "# validate (CPU, double, 100 iterations, median of 3) of $(wc -l <"$list") bundled matrices"
+echo "# with the last quiet and the last loaded calibration, both run without the load"
+python3 - "$tmp/val_quiet.json" "$tmp/val_loaded.json" <<'PY'
+import json, sys
+q, l = (json.load(open(p)) for p in sys.argv[1:])
+def groups(j):
+    return {g["block"]: g for g in j["groups"]}
+gq, gl = groups(q), groups(l)
+print("   N  count  avg err quiet  avg err loaded  ratio")
+rs = []
+for n in sorted(gq):
+    if n not in gl:
+        continue
+    a, b = gq[n]["avg_rel_error"], gl[n]["avg_rel_error"]
+    rs.append((a, b))
+    print(f"{n:4d}  {gq[n]['count']:5d}  {100 * a:12.1f}%  {100 * b:13.1f}%  {b / a:5.2f}")
+mq, ml = sum(a for a, _ in rs) / len(rs), sum(b for _, b in rs) / len(rs)
+print(f"mean  {'':5}  {100 * mq:12.1f}%  {100 * ml:13.1f}%  {ml / mq:5.2f}")
+print(f"# regret: quiet mean {q['tuner']['mean_regret']:.3f} worst {q['tuner']['max_regret']:.3f};"
+      f" loaded mean {l['tuner']['mean_regret']:.3f} worst {l['tuner']['max_regret']:.3f};"
+      f" disturbed runs left out: quiet {q['disturbed']}, loaded {l['disturbed']}")
+PY

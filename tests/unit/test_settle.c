@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Timings on a busy machine (microbench/settle.c), on a clock of our own:
+ * measurements whose timings other work holds up now and then settle at
+ * their undisturbed time, interleaved so that a burst of other work is
+ * spread over all of them; one that keeps getting faster stays
+ * unsettled, its budget bounded; a failure stops the call. */
+#include <stdint.h>
+#include <string.h>
+
+#include "common/timer.h"
+#include "microbench/sweep_plan.h"
+#include "test_linalg.h"
+#include "test_util.h"
+
+/* Measurement i takes (i + 1) us; a timing is held up 4 ms (a scheduler
+ * quantum) with probability `held`, and during a burst of `burst` calls
+ * after call `burst_at`, always. Every call waits out its time, so the
+ * budget is real time. */
+typedef struct {
+  double held;
+  int calls, burst_at, burst, fail_at;
+  int order[4096]; /* which measurement each call timed */
+  uint64_t seed;
+} clock_ctx;
+
+static double fake(void *p, int i) {
+  clock_ctx *c = p;
+  if (c->calls == c->fail_at) return -1.0;
+  if (c->calls < 4096) c->order[c->calls] = i;
+  const bool burst = c->calls >= c->burst_at && c->calls < c->burst_at + c->burst;
+  c->calls++;
+  double t = (i + 1) * 1e-6;
+  if (burst || test_urand(&c->seed) < c->held) t += 4e-3;
+  const double until = cgm_now() + t * 0.01; /* a hundredth: the test stays short */
+  while (cgm_now() < until) {
+  }
+  return t;
+}
+
+static void test_settles(void) {
+  clock_ctx c;
+  memset(&c, 0, sizeof c);
+  c.held = 0.3;
+  c.burst_at = 20;
+  c.burst = 60; /* every timing of the first rounds' measurements, without interleaving */
+  c.fail_at = -1;
+  c.seed = 11;
+  const mb_settle_opts o = {8, 2e-3, 3, 12, 5.0};
+  mb_timing t[6];
+  CHECK(mb_settle(fake, &c, 6, &o, t) == 0);
+  for (int i = 0; i < 6; i++) {
+    CHECK_MSG(t[i].settled && t[i].n >= 12, "measurement %d: %d timings, settled %d", i, t[i].n,
+              t[i].settled);
+    CHECK_MSG(fabs(t[i].q - (i + 1) * 1e-6) < 1e-12, "measurement %d: %g s", i, t[i].q);
+    CHECK(t[i].spread >= 0);
+  }
+  /* interleaved: after the warm-ups, no measurement is timed more than a
+   * batch in a row */
+  int run = 1, longest = 1;
+  for (int k = 7; k < c.calls && k < 4096; k++) {
+    run = c.order[k] == c.order[k - 1] ? run + 1 : 1;
+    if (run > longest) longest = run;
+  }
+  CHECK_MSG(longest <= 8, "%d timings of one measurement in a row", longest);
+}
+
+/* Each timing faster than every one before (1 / calls s), each taking
+ * 1 ms of real time: the quantile never settles. */
+static double faster(void *p, int i) {
+  int *calls = p;
+  (void)i;
+  const double until = cgm_now() + 1e-3;
+  while (cgm_now() < until) {
+  }
+  return 1.0 / ++*calls;
+}
+
+static void test_unsettled(void) {
+  const mb_settle_opts o = {8, 2e-3, 3, 12, 0.05};
+  mb_timing t[2];
+  int calls = 0;
+  const double t0 = cgm_now();
+  CHECK(mb_settle(faster, &calls, 2, &o, t) == 0);
+  /* spent its budget (and a round more at most), marked unsettled */
+  CHECK_MSG(cgm_now() - t0 < 0.2 && calls < 200, "%.3f s, %d timings", cgm_now() - t0, calls);
+  CHECK(!t[0].settled && !t[1].settled && t[0].n >= 2);
+  /* a failing timing stops the call */
+  clock_ctx c;
+  memset(&c, 0, sizeof c);
+  c.fail_at = 5;
+  CHECK(mb_settle(fake, &c, 2, &o, t) == -1);
+}
+
+int main(void) {
+  test_settles();
+  test_unsettled();
+  TEST_MAIN_END();
+}
