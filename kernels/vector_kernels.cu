@@ -388,7 +388,7 @@ __global__ void __launch_bounds__(kVecThreads)
 template <typename R, typename T>
 __global__ void __launch_bounds__(kVecThreads)
     replace_blk(int64_t rows, int n, int cgg, const R *b, const R *y, const T *inv, const T *blk,
-                T *z, T *v, const T *x, const T *sp, double *out, cgm_reduce_buf red) {
+                T *z, T *v, const T *sp, double *out, cgm_reduce_buf red) {
   double s[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
   const int64_t nb = (rows + n - 1) / n;
   for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nb;
@@ -427,8 +427,6 @@ __global__ void __launch_bounds__(kVecThreads)
         if (v) v[i0 + e] = qk[e];
       }
     }
-    if (x)
-      for (int e = 0; e < m; e++) s[3] += (double)x[i0 + e] * (double)x[i0 + e];
   }
   last_block_sum<5>(s, red, out);
 }
@@ -451,13 +449,12 @@ __global__ void __launch_bounds__(kVecThreads)
  * cgg keeps it preconditioned, u = D^-1 r (into z); Algorithm 2 keeps r
  * (into z) and, restarting, the new direction v = D^-1 r. out[0] = r . r in
  * R, out[1..2] = r' . D^-1 r' and r' . r' of the rounded residual r' (cgg:
- * r' = u / D^-1, as cgg computes them), out[3] = x . x when x is given,
- * out[4] = s . u when s is given (cgg: s = A p, for the next step's
- * p . A p). Scalar loops: it runs a few times a solve. */
+ * r' = u / D^-1, as cgg computes them), out[4] = s . u when s is given
+ * (cgg: s = A p, for the next step's p . A p). Scalar loops: it runs a few times a solve. */
 template <typename R, typename T>
 __global__ void __launch_bounds__(kVecThreads)
-    replace(int64_t n, int cgg, const R *b, const R *y, const T *dinv, T *z, T *v, const T *x,
-            const T *sp, double *out, cgm_reduce_buf red) {
+    replace(int64_t n, int cgg, const R *b, const R *y, const T *dinv, T *z, T *v, const T *sp,
+            double *out, cgm_reduce_buf red) {
   double s[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
@@ -480,7 +477,6 @@ __global__ void __launch_bounds__(kVecThreads)
     }
     s[1] += rr * zz;
     s[2] += rr * rr;
-    if (x) s[3] += (double)x[i] * (double)x[i];
   }
   last_block_sum<5>(s, red, out);
 }
@@ -553,17 +549,6 @@ __global__ void __launch_bounds__(kVecThreads)
     Pack<T> px = ld(x, i), py = ld(y, i);
 #pragma unroll
     for (int e = 0; e < Pack<T>::V; e++) s[0] += (double)px.v[e] * (double)py.v[e];
-  }
-  last_block_sum<1>(s, red, out);
-}
-
-__global__ void __launch_bounds__(kVecThreads)
-    diag_norm(int64_t n, const double *x, const double *dinv, double *out, cgm_reduce_buf red) {
-  double s[1] = {0.0};
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x) {
-    const double d = dinv[i];
-    if (d != 0.0) s[0] += (x[i] / d) * (x[i] / d);
   }
   last_block_sum<1>(s, red, out);
 }
@@ -756,13 +741,6 @@ extern "C" cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void 
   return cudaGetLastError();
 }
 
-extern "C" cudaError_t cgm_launch_diag_norm(int64_t n, const double *x, const double *dinv,
-                                            double *out, cgm_reduce_buf red, int sms,
-                                            cudaStream_t s) {
-  cgm::diag_norm<<<cgm_vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, x, dinv, out, red);
-  return cudaGetLastError();
-}
-
 extern "C" cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst,
                                           int ndst, cgm_cg_state *guard, const cgm_sync *sync,
                                           cgm_reduce_buf red, int sms, cudaStream_t s) {
@@ -785,8 +763,8 @@ extern "C" cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, dou
 
 extern "C" cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t n,
                                           int cgg, const void *b, const void *y, const void *dinv,
-                                          const cgm_bjac *bj, void *z, void *v, const void *x,
-                                          const void *sp, double *out, cgm_reduce_buf red, int sms,
+                                          const cgm_bjac *bj, void *z, void *v, const void *sp,
+                                          double *out, cgm_reduce_buf red, int sms,
                                           cudaStream_t s) {
   if (cgm::blocked(bj)) {
     const int blocks = cgm_vector_blocks(2 * ((n + bj->n - 1) / bj->n), sms);
@@ -794,16 +772,15 @@ extern "C" cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision ipr
       cgm::replace_blk<double, double><<<blocks, cgm::kVecThreads, 0, s>>>(
           n, bj->n, cgg, static_cast<const double *>(b), static_cast<const double *>(y),
           static_cast<const double *>(bj->inv), static_cast<const double *>(bj->blk),
-          static_cast<double *>(z), static_cast<double *>(v), static_cast<const double *>(x),
-          static_cast<const double *>(sp), out, red);
+          static_cast<double *>(z), static_cast<double *>(v), static_cast<const double *>(sp), out,
+          red);
     else if (rprec == CGM_PREC_DOUBLE)
       cgm::replace_blk<double, float><<<blocks, cgm::kVecThreads, 0, s>>>(
           n, bj->n, cgg, static_cast<const double *>(b), static_cast<const double *>(y),
-          CF(bj->inv), CF(bj->blk), F(z), F(v), CF(x), CF(sp), out, red);
+          CF(bj->inv), CF(bj->blk), F(z), F(v), CF(sp), out, red);
     else
-      cgm::replace_blk<float, float>
-          <<<blocks, cgm::kVecThreads, 0, s>>>(n, bj->n, cgg, CF(b), CF(y), CF(bj->inv),
-                                               CF(bj->blk), F(z), F(v), CF(x), CF(sp), out, red);
+      cgm::replace_blk<float, float><<<blocks, cgm::kVecThreads, 0, s>>>(
+          n, bj->n, cgg, CF(b), CF(y), CF(bj->inv), CF(bj->blk), F(z), F(v), CF(sp), out, red);
     return cudaGetLastError();
   }
   const int blocks = cgm_vector_blocks(n, sms);
@@ -811,14 +788,14 @@ extern "C" cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision ipr
     cgm::replace<double, double><<<blocks, cgm::kVecThreads, 0, s>>>(
         n, cgg, static_cast<const double *>(b), static_cast<const double *>(y),
         static_cast<const double *>(dinv), static_cast<double *>(z), static_cast<double *>(v),
-        static_cast<const double *>(x), static_cast<const double *>(sp), out, red);
+        static_cast<const double *>(sp), out, red);
   else if (rprec == CGM_PREC_DOUBLE)
     cgm::replace<double, float><<<blocks, cgm::kVecThreads, 0, s>>>(
         n, cgg, static_cast<const double *>(b), static_cast<const double *>(y), CF(dinv), F(z),
-        F(v), CF(x), CF(sp), out, red);
+        F(v), CF(sp), out, red);
   else
-    cgm::replace<float, float><<<blocks, cgm::kVecThreads, 0, s>>>(
-        n, cgg, CF(b), CF(y), CF(dinv), F(z), F(v), CF(x), CF(sp), out, red);
+    cgm::replace<float, float><<<blocks, cgm::kVecThreads, 0, s>>>(n, cgg, CF(b), CF(y), CF(dinv),
+                                                                   F(z), F(v), CF(sp), out, red);
   return cudaGetLastError();
 }
 

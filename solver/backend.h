@@ -20,7 +20,6 @@ typedef struct cgm_problem {
   double *x;        /* nrows: initial guess in, solution out */
   double bnorm;     /* ||b||_2 > 0 */
   double tol;       /* relative residual target */
-  double anorm;     /* max_i sum_j |a_ij|: the scale of A for the residual's floor */
   int maxiter;
   cgm_solve_opts opts; /* layout parameters already checked and defaulted */
   cgm_plan plan;       /* what to build (cgm_solve_plan) */
@@ -96,6 +95,11 @@ __host__ __device__
 
 /* ||v||_2 without overflow or underflow (scaled sum of squares). */
 double cgm_solve_norm2(const double *v, int32_t n);
+/* ||b - A x|| / bnorm with long-double sums, each component divided by
+ * bnorm before it is squared: the residual a solve is judged by, and the
+ * CPU backend's before it stops (its own SpMV's rounding may hide up to
+ * u ||A|| ||x||). */
+double cgm_solve_residual(const cgm_csr *A, const double *b, const double *x, double bnorm);
 
 /* The end of a host loop's result (the CPU CG, cuSPARSE's, the MPI CG): the count, the
  * residual, the verdict of st, the stop reason at the iteration cap, and
@@ -103,9 +107,6 @@ double cgm_solve_norm2(const double *v, int32_t n);
  * (which pays for page faults and cold caches); times is reordered. */
 void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double relres, int maxiter,
                          double tol, double *times, int ntimed);
-/* max_i sum_j |a_ij| (>= ||A||_2 for a symmetric A): the scale of A in the
- * reliable updates' floor. */
-double cgm_solve_inf_norm(const cgm_csr *A);
 
 /* Device dev's CUDA context made, or waited for where another thread (the
  * pipeline's warm-up, cgm_cuda_warm_up) is making it: a solve calls it
@@ -117,125 +118,79 @@ void cgm_cuda_context_ready(int dev);
 #define CGM_MAX_TIMED 65536
 
 /* Reliable updates (Sleijpen and van der Vorst; the mixed-precision CG of
- * QUDA): in single and mixed precision the iterated residual is replaced by
- * the true one whenever it has fallen by this factor since the last
- * replacement, and in every precision before the solver claims convergence. */
+ * QUDA) and the stall test, the same for every loop (the CPU's, one GPU's
+ * graph loop, the MPI solve). The true residual b - A x is computed at a
+ * check, which is due when the iterated residual claims convergence (meets
+ * the target), has fallen by CGM_RELIABLE_DELTA since the last check, or
+ * has not for cgm_reliable_window iterations, and when the stall window
+ * below ends. A check replaces the iterated residual by the true one in
+ * single and mixed precision, and in double at a claim and after a refused
+ * one; before that, double's checks only look (the iteration goes on as
+ * plain CG would).
+ *
+ * A solve ends as unreachable (stalled) only on evidence that its true
+ * residual has stopped falling: it has not halved its best for as many
+ * iterations as that best took (at least CGM_STALL_MIN), and rounding shows
+ * (a claim refused, or the iterated residual's norm more than CGM_STALL_GAP
+ * from the true one's). Rounding is what stops a true residual: while the
+ * iteration tracks the truth to many digits, CG's residual may rise and
+ * plateau (for 2,000 iterations on bcsstk19 with a random b) and still
+ * converge. No bound such as u ||A|| ||x|| is used: it is often 10-100x
+ * above what a solve reaches. */
 #define CGM_RELIABLE_DELTA 0.1
-/* A single-precision iteration stagnates once it has reached what it can:
- * its residual then no longer falls by CGM_RELIABLE_DELTA, so the true one
- * is also checked after this many iterations without a replacement (a
- * window that grows with the solve, so that slow convergence is not
- * mistaken for a stall). So is a double one, once a claim of convergence
- * was refused by the true residual: on an ill-conditioned matrix the
- * replaced residual may then never fall to the target again. */
+#define CGM_STALL_MIN 200
+#define CGM_STALL_GAP 0.01
 static inline int cgm_reliable_window(int iterations) {
   return iterations / 4 > 100 ? iterations / 4 : 100;
 }
-/* Whether a precision has reached what it can, judged at each replacement
- * of the iterated residual by the true one:
- *  - the true residual lies within the floor of the arithmetic that forms
- *    it, u ||A|| ||x|| (u the unit roundoff of the residual's precision,
- *    ||A|| the largest row sum of |A|), and has not halved since its best
- *    or the solver claimed convergence: no iteration can take it lower;
- *  - three stalls in a row: not halved, and either the solver claimed
- *    convergence (the iterated residual met the target, the true one did
- *    not) or the iteration has come loose from the truth (the true residual
- *    over 5 times the iterated one it replaces; in a plateau the two stay
- *    together, and CG's residual has plateaus on hard matrices);
- *  - no halving for as many iterations as the best took (at least 500). */
 typedef struct cgm_reliable {
-  double best; /* the true residual at the last halving */
+  double ref;  /* the iterated residual after the last check */
+  int last;    /* the iteration of the last check */
+  double best; /* the true residual at its last halving */
   int best_iter;
-  int stalls;
-  double unit; /* u ||A|| of the residual's arithmetic */
+  double least;   /* the least true residual seen */
+  bool replacing; /* double: a claim was refused, every check replaces */
 } cgm_reliable;
 
-static inline cgm_reliable cgm_reliable_start(double true_residual, double unit_roundoff,
-                                              double anorm) {
-  cgm_reliable r = {true_residual, 0, 0, unit_roundoff * anorm};
+static inline cgm_reliable cgm_reliable_start(double true_residual) {
+  cgm_reliable r = {true_residual, 0, true_residual, 0, true_residual, false};
   return r;
 }
 
-static inline bool cgm_reliable_stalled(cgm_reliable *r, bool claimed, double iterated,
-                                        double true_residual, double xnorm, int iteration) {
-  const bool halved = true_residual <= 0.5 * r->best;
-  const bool stall = !halved && (claimed || true_residual > 5.0 * iterated);
-  r->stalls = stall ? r->stalls + 1 : 0;
-  if (halved) {
-    r->best = true_residual;
-    r->best_iter = iteration;
+/* The iteration at which the stall window since the best ends. */
+static inline int cgm_reliable_deadline(const cgm_reliable *r) {
+  return r->best_iter + (r->best_iter > CGM_STALL_MIN ? r->best_iter : CGM_STALL_MIN);
+}
+
+/* Whether a check is due at iteration `it` with the iterated residual
+ * `iterated` (a claim is always checked: the caller's test). */
+static inline bool cgm_reliable_due(const cgm_reliable *r, double iterated, int it) {
+  const int end = cgm_reliable_deadline(r);
+  return iterated <= CGM_RELIABLE_DELTA * r->ref || it - r->last >= cgm_reliable_window(it) ||
+         (r->last < end && it >= end);
+}
+
+/* Whether a check replaces the iterated residual (reduced: single or mixed). */
+static inline bool cgm_reliable_replaces(const cgm_reliable *r, bool reduced, bool claimed) {
+  return reduced || claimed || r->replacing;
+}
+
+/* A check at iteration `it`: `iterated` the iterated residual before it,
+ * `truth` the true one, `now` what the iteration goes on with (the truth
+ * after a replacement). Returns whether the solve has stalled. */
+static inline bool cgm_reliable_check(cgm_reliable *r, bool claimed, double iterated, double truth,
+                                      double now, int it) {
+  const bool loose = claimed || fabs(iterated - truth) > CGM_STALL_GAP * truth;
+  const bool stalled = loose && it >= cgm_reliable_deadline(r) && truth > 0.5 * r->best;
+  if (truth <= 0.5 * r->best) {
+    r->best = truth;
+    r->best_iter = it;
   }
-  const int patience = r->best_iter > 500 ? r->best_iter : 500;
-  /* at the floor: stalled when it has not halved, or right away when the
-   * solver claimed convergence there (a target below the floor) */
-  return ((!halved || claimed) && true_residual <= r->unit * xnorm) || r->stalls >= 3 ||
-         iteration - r->best_iter > patience;
-}
-
-/* Double precision's watch for its floor. Its iterated residual follows the
- * true one down to about the floor u ||A|| ||x|| (attainable_residual) and
- * then falls on alone, so a tolerance below the floor would only be found
- * out when the iterated residual claims it, decades of iterations later (or
- * never: p'Ap is lost to rounding first). The true residual is therefore
- * probed, without replacing anything (the iteration goes on as it would),
- * when the iterated one first falls below CGM_FLOOR_PROBE of the initial
- * true residual (to learn ||x||), then below the floor, then at every
- * further CGM_FLOOR_STEP. A probe ends the solve when
- *  - the tolerance lies below u ||D x|| (D = diag(A)), the size of the
- *    rounding error of the diagonal's products alone, about the least
- *    residual a double iteration shows (a heuristic: on the matrices tried
- *    the least reachable tolerance was 2-5 times above it), and the true
- *    residual has reached the floor; or
- *  - the iteration has come loose from the truth (iterated <= truth / 2)
- *    with the truth at twice the floor or no longer halving since the last
- *    probe (the truth's own plateau: on an arrow matrix 20 times the
- *    estimate, where the refused claim's replacements took it 2.5 times
- *    lower only in 15 times the iterations), and the tolerance lies more
- *    than CGM_FLOOR_MARGIN below it.
- * Tolerances within CGM_FLOOR_MARGIN of a loose truth, and those between
- * u ||D x|| and the floor while the iteration follows the truth, go on to
- * the refused claim's path. Neither rule applies while the true residual
- * exceeds ||b|| (x is then no estimate of the solution's size: a mixed
- * solve handing a diverged x over to double) or already meets the
- * tolerance (the iterated residual will claim it next). */
-#define CGM_FLOOR_PROBE 1e-3
-#define CGM_FLOOR_STEP 0.3
-#define CGM_FLOOR_MARGIN 0.1
-#define CGM_DOUBLE_ROUNDOFF 1.1102230246251565e-16
-typedef struct cgm_floor_watch {
-  double next;      /* probe when the iterated residual falls to this */
-  double last_true; /* the true residual at the last probe (0: none yet) */
-  double unit;      /* u ||A|| of double */
-  double bnorm;     /* ||b|| */
-} cgm_floor_watch;
-
-static inline cgm_floor_watch cgm_floor_watch_start(double true_residual, double anorm,
-                                                    double bnorm) {
-  cgm_floor_watch w = {CGM_FLOOR_PROBE * true_residual, 0.0, CGM_DOUBLE_ROUNDOFF * anorm, bnorm};
-  return w;
-}
-
-static inline bool cgm_floor_due(const cgm_floor_watch *w, double iterated) {
-  return iterated <= w->next;
-}
-
-/* After a probe (xnorm = ||x||, dxnorm = ||D x||, thr = tol ||b||): whether
- * the solve ends at its floor. */
-static inline bool cgm_floor_reached(cgm_floor_watch *w, double iterated, double true_residual,
-                                     double xnorm, double dxnorm, double thr) {
-  const double floor = w->unit * xnorm;
-  if (!(true_residual <= w->bnorm) || true_residual <= thr) {
-    w->next = CGM_FLOOR_STEP * iterated;
-    return false;
-  }
-  const bool below_rounding = thr <= CGM_DOUBLE_ROUNDOFF * dxnorm && true_residual <= floor;
-  const bool loose = iterated <= 0.5 * true_residual;
-  const bool flat =
-      true_residual <= 2.0 * floor || (w->last_true > 0.0 && true_residual > 0.5 * w->last_true);
-  w->last_true = true_residual;
-  w->next = w->next > floor ? floor : CGM_FLOOR_STEP * iterated;
-  if (w->next > CGM_FLOOR_STEP * iterated) w->next = CGM_FLOOR_STEP * iterated;
-  return below_rounding || (loose && flat && thr <= CGM_FLOOR_MARGIN * true_residual);
+  if (truth < r->least) r->least = truth;
+  r->replacing = r->replacing || claimed;
+  r->ref = now;
+  r->last = it;
+  return stalled;
 }
 
 /* The unit roundoff of the arithmetic that forms the true residual: float
@@ -259,16 +214,13 @@ static inline void cgm_monitor_report(const cgm_solve_opts *o, int *last, int it
   }
 }
 
-/* The stop reason of a solve whose true residual stopped falling at
- * relres (relative) above tol in this precision, after `iterations`. */
 /* A solution that overflows when scaled back (x[i] = y * scale is not
  * finite): relative_residual NaN, not converged, the message naming x[i];
  * returns CGM_ENOCONV. */
 cgm_status cgm_solve_overflow(cgm_solve_result *res, int32_t i, double y, double scale);
-/* The verdict of a solve, once res holds the recomputed relative_residual
- * and attainable_residual: CGM_OK only when the residual meets tol (or the
- * message says why not, with the floor when it stalled near it); st is the
- * backend's status; returns the solve's. */
+/* The verdict of a solve, once res holds the recomputed relative_residual:
+ * CGM_OK only when the residual meets tol (or the message says why not); st
+ * is the backend's status; returns the solve's. */
 cgm_status cgm_solve_conclude(cgm_status st, cgm_precision p, double tol, const cgm_error *err,
                               cgm_solve_result *res);
 /* Mixed precision's hand-over: runs pb again in double from pb->x (which
@@ -276,8 +228,13 @@ cgm_status cgm_solve_conclude(cgm_status st, cgm_precision p, double tol, const 
  * guess), its monitor counting on; res goes in as the mixed run's result
  * and comes out as both runs' together (fallback_iterations the first's). */
 cgm_status cgm_solve_fallback(cgm_problem *pb, cgm_solve_result *res, cgm_error *err);
-void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iterations, char *buf,
-                            size_t n);
+/* A solve whose true residual stopped falling (cgm_reliable_check) above
+ * tol in this precision, after `iterations`: res stalled, its stop reason
+ * naming relres, the true residual of the x returned, and the least it
+ * reached where that is lower (the CPU and MPI solves return the x of the
+ * least; both relative): what this solve has shown reachable. */
+void cgm_solve_stalled(cgm_solve_result *res, cgm_precision p, double relres, double least,
+                       double tol, int iterations);
 
 /* The smallest Ritz value of `steps` Lanczos steps on A in double
  * (definite.c): below zero proves A indefinite. */

@@ -72,8 +72,8 @@ static cgm_status solver_plan(const cgm_csr *A, const cgm_solve_opts *o, cgm_pla
   return cgm_plan_make(A, &po, p, err);
 }
 
-void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iterations, char *buf,
-                            size_t n) {
+void cgm_solve_stalled(cgm_solve_result *res, cgm_precision p, double relres, double least,
+                       double tol, int iterations) {
   const char *why =
       p == CGM_PREC_SINGLE ? "single precision cannot reach it on this matrix (use precision=mixed "
                              "or precision=double, or a larger tol)"
@@ -81,10 +81,15 @@ void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iter
           ? "the single-precision iteration is too inexact for this matrix (use precision=double)"
           : "the tolerance is below what double precision attains for this matrix and right-hand "
             "side (use a larger tol)";
-  snprintf(buf, n,
-           "the true residual ||b - Ax||/||b|| stopped falling at %.3g after %d iterations, above "
-           "the target %.3g: %s",
-           relres, iterations, tol, why);
+  char least_part[64] = "";
+  if (least < relres)
+    snprintf(least_part, sizeof least_part, " (the least it reached: %.4g)", least);
+  res->stalled = true;
+  snprintf(
+      res->stop_reason, sizeof res->stop_reason,
+      "the true residual ||b - Ax||/||b|| stopped falling at %.4g after %d iterations%s, above "
+      "the target %.3g: %s",
+      relres, iterations, least_part, tol, why);
 }
 
 /* cgm_solve_check_matrix, marking res refused for a diagonal that is not
@@ -158,7 +163,7 @@ cgm_status cgm_solve_check_input_as(const cgm_csr *A, const double *b, const dou
 }
 
 /* max_i sum_j |a_ij| (>= ||A||_2 for a symmetric A). */
-double cgm_solve_inf_norm(const cgm_csr *A) {
+static double inf_norm(const cgm_csr *A) {
   double m = 0.0;
 #pragma omp parallel for schedule(static) reduction(max : m)
   for (int32_t i = 0; i < A->nrows; i++) {
@@ -181,7 +186,7 @@ static void breakdown_verdict(const cgm_csr *A, cgm_precision p, cgm_solve_resul
   cgm_error e = {0};
   const int steps = 60;
   if (cgm_lanczos_min(A, steps, &ritz, &e) != CGM_OK) return; /* the plain message stands */
-  const double anorm = cgm_solve_inf_norm(A);
+  const double anorm = inf_norm(A);
   const size_t room = sizeof res->stop_reason - (size_t)(tail - res->stop_reason);
   if (ritz < -1e-10 * anorm)
     snprintf(tail, room,
@@ -268,7 +273,7 @@ double cgm_solve_norm2(const double *v, int32_t n) {
  * scaled one the backends solve: what is returned is what is checked. Each
  * component is formed in long double and divided by bnorm before it is
  * squared, so neither the products nor the sum overflow or underflow. */
-static double true_residual(const cgm_csr *A, const double *b, const double *x, double bnorm) {
+double cgm_solve_residual(const cgm_csr *A, const double *b, const double *x, double bnorm) {
   long double s = 0.0L;
   const long double bn = bnorm;
   /* Partial sums joined in a critical section: an OpenMP reduction of a
@@ -345,7 +350,7 @@ static cgm_status block_jacobi(const cgm_csr *A, const double *b, const double *
     res->refused = true;
     snprintf(res->stop_reason, sizeof res->stop_reason, "%.511s", e.msg);
     const double bn = cgm_solve_norm2(b, A->nrows);
-    if (bn > 0) res->relative_residual = true_residual(A, b, x, bn);
+    if (bn > 0) res->relative_residual = cgm_solve_residual(A, b, x, bn);
   }
   return st;
 }
@@ -361,15 +366,6 @@ cgm_status cgm_solve_overflow(cgm_solve_result *res, int32_t i, double y, double
 
 cgm_status cgm_solve_conclude(cgm_status st, cgm_precision p, double tol, const cgm_error *err,
                               cgm_solve_result *res) {
-  if (st == CGM_ENOCONV && res->stalled &&
-      res->relative_residual <= 100 * res->attainable_residual &&
-      strlen(res->stop_reason) + 160 < sizeof res->stop_reason) {
-    const size_t k = strlen(res->stop_reason);
-    snprintf(res->stop_reason + k, sizeof res->stop_reason - k,
-             "; the least residual %s precision can show for this matrix and right-hand side "
-             "is about %.2g (u ||A|| ||x|| / ||b||)",
-             p == CGM_PREC_SINGLE ? "single" : "double", res->attainable_residual);
-  }
   /* Converged means the returned x is finite and its residual, recomputed
    * on the system as given, meets the target: a solver's recursive
    * residual can drift from it (single precision, ill conditioning), and
@@ -449,7 +445,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     /* Refused before iterating: report the residual of the initial guess. */
     if (st == CGM_ENOCONV) {
       double bn = cgm_solve_norm2(b, A->nrows);
-      if (bn > 0) res->relative_residual = true_residual(A, b, x, bn);
+      if (bn > 0) res->relative_residual = cgm_solve_residual(A, b, x, bn);
     }
     return st;
   }
@@ -473,7 +469,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   pb.binv = binv;
   pb.bblk = bblk;
   pb.A = A;
-  pb.anorm = cgm_solve_inf_norm(A);
+  const double anorm = inf_norm(A);
   pb.maxiter = o->maxiter;
   const double bnorm = cgm_solve_norm2(b, A->nrows);
   pb.tol = cgm_solve_target(o, bnorm);
@@ -533,12 +529,12 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     if (inf_at >= 0)
       st = cgm_solve_overflow(res, inf_at, ys[inf_at], bnorm);
     else
-      res->relative_residual = true_residual(A, b, x, bnorm);
-    /* The least relative residual the arithmetic that forms it can show
-     * for this A and b: u ||A|| ||x|| / ||b|| (||b|| = 1 here). A tolerance
-     * below it is unreachable in this precision, whatever the solver does. */
+      res->relative_residual = cgm_solve_residual(A, b, x, bnorm);
+    /* The scale of the rounding error of the arithmetic that forms the
+     * residual for this A and b: u ||A|| ||x|| / ||b|| (||b|| = 1 here), a
+     * bound (solves often reach 10-100x below it), for the report only. */
     res->attainable_residual =
-        cgm_residual_roundoff(o->precision) * pb.anorm * cgm_solve_norm2(ys, A->nrows);
+        cgm_residual_roundoff(o->precision) * anorm * cgm_solve_norm2(ys, A->nrows);
     st = cgm_solve_conclude(st, o->precision, pb.tol, err, res);
   }
   free(bs);
@@ -578,7 +574,7 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
     if (st == CGM_OK || st == CGM_ENOCONV) {
       for (int32_t i = 0; i < n; i++) x[perm[i]] = xp[i];
       const double bn = cgm_solve_norm2(b, n);
-      if (bn > 0) res->relative_residual = true_residual(A, b, x, bn);
+      if (bn > 0) res->relative_residual = cgm_solve_residual(A, b, x, bn);
     }
   }
   cgm_csr_free(&B);

@@ -85,11 +85,13 @@ typedef struct cgm_solve_opts {
    * matrix's point block, else the layout's N). Independent of the layout:
    * with several GPUs the segments start at multiples of it. */
   int precond_block;
-  /* Benchmarks (a tolerance no solve meets, a fixed iteration count): the
-   * watch of double precision's floor (backend.h, cgm_floor_watch), which
-   * ends a solve of an unreachable tolerance early, is off. A solve can
-   * still end before the cap: a breakdown, a residual of exactly 0, or the
-   * stall of a refused claim of convergence (validate skips such runs). */
+  /* Benchmarks (a tolerance no solve meets, a fixed iteration count):
+   * double precision computes no true residual before a claim of
+   * convergence (backend.h, cgm_reliable), so its iteration is timed alone
+   * and an unreachable tolerance is not found out early. A solve can still
+   * end before the cap: a breakdown, a residual of exactly 0, or the stall
+   * of single or mixed precision or of a refused claim of convergence
+   * (validate skips such runs). */
   bool fixed_count;
   /* The caller vouches that A passed the matrix's checks before, unchanged
    * since (the pipeline: a checksummed cache entry whose earlier solve ran):

@@ -511,7 +511,6 @@ static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_so
   if ((st = cgm_plan_device_csr(n, A->nnz, &po, &pb.plan, err))) return st;
   pb.opts.layout = pb.plan.o.layout;
   pb.dA = A;
-  pb.anorm = anorm;
   pb.maxiter = cgm_solve_maxiter(o, n);
   CGM_CUDA_TRY(err, norm2(c, n, b, &bnorm));
   pb.tol = cgm_solve_target(o, bnorm);

@@ -29,7 +29,8 @@ typedef struct gs_policy {
   int reliable;      /* one GPU: reliable updates (reliable.cu) */
   int reduced;       /* single or mixed precision: also when the iterated
                         residual has fallen by CGM_RELIABLE_DELTA */
-  int floor_watch;   /* double precision's floor watch (cgm_floor_watch) */
+  int watch;         /* checks of the true residual besides the claims (cgm_reliable_due):
+                        reduced, or double not in a fixed count */
   int device_layout; /* A on the host: its layout built on the GPU, where the CSR fits */
   /* A solve must not hang: the exchange (NCCL in particular, which hung on
    * the 4 x H200 node) gets timeout_s without progress before the solve
