@@ -222,11 +222,17 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
       break;
     }
     const bool claim = relres <= tol;
+    bool restart = false;
     if (claim || (watch && cgm_reliable_due(&rel, relres, it))) {
       const double iterated = relres;
-      const bool swap = cgm_reliable_replaces(&rel, false, claim);
+      bool swap = cgm_reliable_replaces(&rel, false, claim);
       truth(L, V, swap, sums);
       double rt = sqrt(sums[0]);
+      restart = claim || (!swap && cgm_reliable_loose(false, iterated, rt));
+      if (!swap && restart) { /* rounding shows: from now on it replaces */
+        truth(L, V, true, sums);
+        swap = true;
+      }
       if (swap) rz_new = sums[1], relres = rt;
       if (rt <= tol) rt = true_residual(L, V); /* a stop rests on long-double sums */
       if (rt <= tol) {
@@ -240,7 +246,7 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
         relres = rel.least;
         cgm_solve_stalled(res, CGM_PREC_DOUBLE, relres, relres, tol, it);
         stalled = true;
-      } else if (st != CGM_OK && swap && !claim) {
+      } else if (st != CGM_OK && swap && !restart) {
         /* p -= (r . p / r . z) z: the replaced r meets p as CG's own would */
         double rv_loc = 0.0, rv = 0.0;
         for (int32_t i = 0; i < n; i++) rv_loc += V->r[i] * V->v[i];
@@ -250,7 +256,7 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
       }
     }
     if (st != CGM_OK && !stalled) { /* CG5; after a refused claim a new direction, as the CPU's */
-      const double s = claim ? 0.0 : rz_new / rz;
+      const double s = restart ? 0.0 : rz_new / rz;
       rz = rz_new;
 #pragma omp parallel for schedule(static)
       for (int32_t i = 0; i < n; i++) V->v[i] = V->dinv[i] * V->r[i] + s * V->v[i];
@@ -260,6 +266,9 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
     t_prev = now;
   }
   res->time_solve_s = cgm_now() - t_start;
+  /* the cap or a breakdown: the x of the least true residual where the last is worse */
+  if (st != CGM_OK && !stalled && watch && true_residual(L, V) > rel.least)
+    memcpy(V->x, V->best, (size_t)n * sizeof *V->x);
   cgm_cg_result_close(res, st, it, relres, maxiter, tol, times, ntimed);
   return st;
 }

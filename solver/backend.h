@@ -95,6 +95,16 @@ __host__ __device__
 
 /* ||v||_2 without overflow or underflow (scaled sum of squares). */
 double cgm_solve_norm2(const double *v, int32_t n);
+/* CG is scale invariant: a solve runs on A y = b / s and returns x = s y,
+ * so that no norm or dot product under- or overflows whatever the scale of
+ * b. s = 2^k with ||b|| / s in [1, 2) divides and multiplies exactly: the
+ * residual a backend stops on is the one of the x returned (with s = ||b||
+ * the rounding of x = s y moved it by u ||A|| ||x||, 4e-16 on bcsstk08). */
+static inline double cgm_solve_scale(double bnorm) {
+  int e;
+  (void)frexp(bnorm, &e);
+  return ldexp(0.5, e);
+}
 /* ||b - A x|| / bnorm with long-double sums, each component divided by
  * bnorm before it is squared: the residual a solve is judged by, and the
  * CPU backend's before it stops (its own SpMV's rounding may hide up to
@@ -124,15 +134,16 @@ void cgm_cuda_context_ready(int dev);
  * the target), has fallen by CGM_RELIABLE_DELTA since the last check, or
  * has not for cgm_reliable_window iterations, and when the stall window
  * below ends. A check replaces the iterated residual by the true one in
- * single and mixed precision, and in double at a claim and after a refused
- * one; before that, double's checks only look (the iteration goes on as
- * plain CG would).
+ * single and mixed precision, and in double once rounding shows (below);
+ * before that, double's checks only look (the iteration goes on as plain
+ * CG would). A replacement at a claim, and double's first, start a new
+ * direction: the truth may be decades above the iterated residual, and the
+ * old direction scaled by their ratio froze the iteration.
  *
  * A solve ends as unreachable (stalled) only on evidence that its true
  * residual has stopped falling: it has not halved its best for as many
  * iterations as that best took (at least CGM_STALL_MIN), and rounding shows
- * (a claim refused, or the iterated residual's norm more than CGM_STALL_GAP
- * from the true one's). Rounding is what stops a true residual: while the
+ * (cgm_reliable_loose). Rounding is what stops a true residual: while the
  * iteration tracks the truth to many digits, CG's residual may rise and
  * plateau (for 2,000 iterations on bcsstk19 with a random b) and still
  * converge. No bound such as u ||A|| ||x|| is used: it is often 10-100x
@@ -149,7 +160,7 @@ typedef struct cgm_reliable {
   double best; /* the true residual at its last halving */
   int best_iter;
   double least;   /* the least true residual seen */
-  bool replacing; /* double: a claim was refused, every check replaces */
+  bool replacing; /* double: rounding has shown, every check replaces */
 } cgm_reliable;
 
 static inline cgm_reliable cgm_reliable_start(double true_residual) {
@@ -170,7 +181,14 @@ static inline bool cgm_reliable_due(const cgm_reliable *r, double iterated, int 
          (r->last < end && it >= end);
 }
 
-/* Whether a check replaces the iterated residual (reduced: single or mixed). */
+/* Whether rounding shows: a claim refused, or the iterated residual's norm
+ * more than CGM_STALL_GAP from the true one's. */
+static inline bool cgm_reliable_loose(bool claimed, double iterated, double truth) {
+  return claimed || fabs(iterated - truth) > CGM_STALL_GAP * truth;
+}
+
+/* Whether a check replaces the iterated residual (reduced: single or mixed);
+ * double's first look that finds rounding showing replaces too. */
 static inline bool cgm_reliable_replaces(const cgm_reliable *r, bool reduced, bool claimed) {
   return reduced || claimed || r->replacing;
 }
@@ -180,14 +198,14 @@ static inline bool cgm_reliable_replaces(const cgm_reliable *r, bool reduced, bo
  * after a replacement). Returns whether the solve has stalled. */
 static inline bool cgm_reliable_check(cgm_reliable *r, bool claimed, double iterated, double truth,
                                       double now, int it) {
-  const bool loose = claimed || fabs(iterated - truth) > CGM_STALL_GAP * truth;
+  const bool loose = cgm_reliable_loose(claimed, iterated, truth);
   const bool stalled = loose && it >= cgm_reliable_deadline(r) && truth > 0.5 * r->best;
   if (truth <= 0.5 * r->best) {
     r->best = truth;
     r->best_iter = it;
   }
   if (truth < r->least) r->least = truth;
-  r->replacing = r->replacing || claimed;
+  r->replacing = r->replacing || loose;
   r->ref = now;
   r->last = it;
   return stalled;

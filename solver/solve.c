@@ -481,8 +481,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     free(bblk);
     return CGM_OK;
   }
-  /* CG is scale invariant: solve A y = b / ||b|| and return x = ||b|| y, so
-   * no norm or dot product under- or overflows whatever the scale of b. */
+  const double scale = cgm_solve_scale(bnorm); /* A y = b / scale, x = scale y */
   double *bs = malloc(((size_t)A->nrows + 1) * sizeof *bs);
   double *ys = malloc(((size_t)A->nrows + 1) * sizeof *ys);
   if (!bs || !ys) {
@@ -493,10 +492,10 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     return cgm_fail(err, CGM_ERUNTIME, "out of memory for %d rows", A->nrows);
   }
 #pragma omp parallel for schedule(static)
-  for (int32_t i = 0; i < A->nrows; i++) bs[i] = b[i] / bnorm, ys[i] = x[i] / bnorm;
+  for (int32_t i = 0; i < A->nrows; i++) bs[i] = b[i] / scale, ys[i] = x[i] / scale;
   pb.b = bs;
   pb.x = ys;
-  pb.bnorm = 1.0;
+  pb.bnorm = bnorm / scale;
   const double time_check = cgm_now() - t_check - time_bjacobi;
   st = run_backend(&pb, res, err);
   /* Mixed precision promises what double reaches: a single-precision
@@ -510,7 +509,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     bool finite = true;
     for (int32_t i = 0; i < A->nrows && finite; i++) finite = isfinite(ys[i]);
     if (!finite)
-      for (int32_t i = 0; i < A->nrows; i++) ys[i] = x[i] / bnorm;
+      for (int32_t i = 0; i < A->nrows; i++) ys[i] = x[i] / scale;
     st = cgm_solve_fallback(&pb, res, err);
   }
   res->time_setup_s += time_bjacobi;
@@ -522,19 +521,19 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     int32_t first_inf = INT32_MAX;
 #pragma omp parallel for schedule(static) reduction(min : first_inf)
     for (int32_t i = 0; i < A->nrows; i++) {
-      x[i] = ys[i] * bnorm;
+      x[i] = ys[i] * scale;
       if (isfinite(ys[i]) && !isfinite(x[i]) && i < first_inf) first_inf = i;
     }
     const int32_t inf_at = first_inf < INT32_MAX ? first_inf : -1;
     if (inf_at >= 0)
-      st = cgm_solve_overflow(res, inf_at, ys[inf_at], bnorm);
+      st = cgm_solve_overflow(res, inf_at, ys[inf_at], scale);
     else
       res->relative_residual = cgm_solve_residual(A, b, x, bnorm);
     /* The scale of the rounding error of the arithmetic that forms the
-     * residual for this A and b: u ||A|| ||x|| / ||b|| (||b|| = 1 here), a
-     * bound (solves often reach 10-100x below it), for the report only. */
+     * residual for this A and b: u ||A|| ||x|| / ||b||, a bound (solves
+     * often reach 10-100x below it), for the report only. */
     res->attainable_residual =
-        cgm_residual_roundoff(o->precision) * anorm * cgm_solve_norm2(ys, A->nrows);
+        cgm_residual_roundoff(o->precision) * anorm * cgm_solve_norm2(ys, A->nrows) / pb.bnorm;
     st = cgm_solve_conclude(st, o->precision, pb.tol, err, res);
   }
   free(bs);

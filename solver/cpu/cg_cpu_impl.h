@@ -442,10 +442,16 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
     }
     const double iterated = sqrt(rr);
     const bool claim = iterated <= thr;
+    bool restart = false;
     if (claim || (watch && cgm_reliable_due(&rel, iterated, it))) {
-      const bool swap = cgm_reliable_replaces(&rel, reduced, claim);
+      bool swap = cgm_reliable_replaces(&rel, reduced, claim);
       double rt =
           swap ? sqrt(FN(replace)(&truth, x, r, u, &pc, &rz_new, &rr)) : FN(probe)(&truth, x, u);
+      restart = claim || (!swap && cgm_reliable_loose(false, iterated, rt));
+      if (!swap && restart) { /* double: rounding shows, from now on it replaces */
+        rt = sqrt(FN(replace)(&truth, x, r, u, &pc, &rz_new, &rr));
+        swap = true;
+      }
       if (swap) relres = sqrt(rr) / pb->bnorm;
       /* a stop rests on the residual recomputed with long-double sums (not
        * in single precision, which stops at what single shows) */
@@ -463,7 +469,7 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
         stalled = true;
         relres = rel.least / pb->bnorm;
         cgm_solve_stalled(res, pb->opts.precision, relres, relres, pb->tol, it);
-      } else if (st != CGM_OK && swap && !claim) { /* a refused claim restarts below */
+      } else if (st != CGM_OK && swap && !restart) {
         /* The replaced residual no longer meets the direction as CG's own
          * would (r . p = 0): restore that before the next direction, as
          * QUDA's reliable update does, p -= (r . p / r . z) z (z = M^-1 r
@@ -478,10 +484,8 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
       }
     }
     if (st != CGM_OK && !stalled) {
-      /* CG5: v = M^-1 r + s v; after a refused claim a new direction (s =
-       * 0): the true residual may be decades above the iterated one, and
-       * the old direction scaled by their ratio froze the iteration */
-      const REAL s = claim ? (REAL)0 : (REAL)(rz_new / rz);
+      /* CG5: v = M^-1 r + s v, or a new direction (backend.h) */
+      const REAL s = restart ? (REAL)0 : (REAL)(rz_new / rz);
       rz = rz_new;
       if (blk)
         (void)FN(apply_blk)(pc.team, bn, nbl, binv, r, NULL, s, v);
@@ -501,6 +505,10 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
   cgm_cg_result_close(res, st, it, relres, pb->maxiter, pb->tol, times, ntimed);
   for (int32_t i = 0; i < A->nrows; i++)
     pb->x[i] = stalled ? C->x_best[i] : mixed ? x_hi[i] + (double)x[i] : (double)x[i];
+  /* the cap or a breakdown: the x of the least true residual where the last is worse */
+  if (st != CGM_OK && !stalled && watch &&
+      pb->bnorm * cgm_solve_residual(A, pb->b, pb->x, pb->bnorm) > rel.least)
+    memcpy(pb->x, C->x_best, (size_t)A->nrows * sizeof *pb->x);
   res->device_bytes = pb->plan.device_bytes;
   return st;
 }

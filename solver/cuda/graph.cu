@@ -111,10 +111,14 @@ static bool check_due(const reliable *R, const cgm_cg_state *hs) {
 static cgm_status check_step(gpu_solver *S, reliable *R, const cgm_cg_state *hs, bool *stop,
                              cgm_error *err) {
   const bool claimed = hs->done == CGM_RUN_CONVERGED;
-  const bool swap = cgm_reliable_replaces(&R->rel, R->reduced, claimed);
+  bool swap = cgm_reliable_replaces(&R->rel, R->reduced, claimed);
   const double iterated = sqrt(hs->rr_last);
   double rt;
   cgm_status st = swap ? gs_replace(S, claimed, &rt, err) : gs_probe(S, &rt, err);
+  if (!st && !swap && cgm_reliable_loose(false, iterated, rt)) { /* from a new direction */
+    swap = true;
+    st = gs_replace(S, 1, &rt, err);
+  }
   if (st) return st;
   S->final = *hs;
   S->final.rr_last = rt * rt;
