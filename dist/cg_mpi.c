@@ -180,7 +180,7 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
   const double t_start = cgm_now();
   double t_prev = t_start, relres = sqrt(rr);
   int it = 0;
-  cgm_reliable rel = cgm_reliable_start(relres); /* as the CPU backend's, in double */
+  cgm_reliable rel = cgm_reliable_start(relres, false); /* as the CPU backend's, in double */
   memcpy(V->best, V->x, (size_t)n * sizeof *V->best);
   st = relres <= tol ? CGM_OK : CGM_ENOCONV;
   bool stalled = false;
@@ -225,7 +225,7 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
     bool restart = false;
     if (claim || (watch && cgm_reliable_due(&rel, relres, it))) {
       const double iterated = relres;
-      bool swap = cgm_reliable_replaces(&rel, false, claim);
+      bool swap = cgm_reliable_replaces(&rel, claim);
       truth(L, V, swap, sums);
       double rt = sqrt(sums[0]);
       restart = claim || (!swap && cgm_reliable_loose(false, iterated, rt));

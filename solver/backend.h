@@ -136,9 +136,10 @@ void cgm_cuda_context_ready(int dev);
  * below ends. A check replaces the iterated residual by the true one in
  * single and mixed precision, and in double once rounding shows (below);
  * before that, double's checks only look (the iteration goes on as plain
- * CG would). A replacement at a claim, and double's first, start a new
- * direction: the truth may be decades above the iterated residual, and the
- * old direction scaled by their ratio froze the iteration.
+ * CG would), after falls of CGM_LOOK_DELTA: 2-3 looks a solve to 1e-8,
+ * each a pause between two graphs on a GPU. A replacement at a claim, and double's first, start a
+ * new direction: the truth may be decades above the iterated residual, and the old direction scaled
+ * by their ratio froze the iteration.
  *
  * A solve ends as unreachable (stalled) only on evidence that its true
  * residual has stopped falling: it has not halved its best for as many
@@ -149,6 +150,7 @@ void cgm_cuda_context_ready(int dev);
  * converge. No bound such as u ||A|| ||x|| is used: it is often 10-100x
  * above what a solve reaches. */
 #define CGM_RELIABLE_DELTA 0.1
+#define CGM_LOOK_DELTA 1e-3
 #define CGM_STALL_MIN 200
 #define CGM_STALL_GAP 0.01
 static inline int cgm_reliable_window(int iterations) {
@@ -160,11 +162,12 @@ typedef struct cgm_reliable {
   double best; /* the true residual at its last halving */
   int best_iter;
   double least;   /* the least true residual seen */
+  bool reduced;   /* single or mixed precision: every check replaces */
   bool replacing; /* double: rounding has shown, every check replaces */
 } cgm_reliable;
 
-static inline cgm_reliable cgm_reliable_start(double true_residual) {
-  cgm_reliable r = {true_residual, 0, true_residual, 0, true_residual, false};
+static inline cgm_reliable cgm_reliable_start(double true_residual, bool reduced) {
+  cgm_reliable r = {true_residual, 0, true_residual, 0, true_residual, reduced, false};
   return r;
 }
 
@@ -177,7 +180,8 @@ static inline int cgm_reliable_deadline(const cgm_reliable *r) {
  * `iterated` (a claim is always checked: the caller's test). */
 static inline bool cgm_reliable_due(const cgm_reliable *r, double iterated, int it) {
   const int end = cgm_reliable_deadline(r);
-  return iterated <= CGM_RELIABLE_DELTA * r->ref || it - r->last >= cgm_reliable_window(it) ||
+  const double delta = r->reduced || r->replacing ? CGM_RELIABLE_DELTA : CGM_LOOK_DELTA;
+  return iterated <= delta * r->ref || it - r->last >= cgm_reliable_window(it) ||
          (r->last < end && it >= end);
 }
 
@@ -187,10 +191,10 @@ static inline bool cgm_reliable_loose(bool claimed, double iterated, double trut
   return claimed || fabs(iterated - truth) > CGM_STALL_GAP * truth;
 }
 
-/* Whether a check replaces the iterated residual (reduced: single or mixed);
- * double's first look that finds rounding showing replaces too. */
-static inline bool cgm_reliable_replaces(const cgm_reliable *r, bool reduced, bool claimed) {
-  return reduced || claimed || r->replacing;
+/* Whether a check replaces the iterated residual; double's first look that
+ * finds rounding showing replaces too. */
+static inline bool cgm_reliable_replaces(const cgm_reliable *r, bool claimed) {
+  return r->reduced || claimed || r->replacing;
 }
 
 /* A check at iteration `it`: `iterated` the iterated residual before it,

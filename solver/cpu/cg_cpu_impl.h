@@ -411,7 +411,7 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
   double relres = sqrt(rr) / pb->bnorm;
   /* Reliable updates and the stall test (backend.h); double's checks
    * before a claim are off in a fixed count (benchmarks). */
-  cgm_reliable rel = cgm_reliable_start(rt0);
+  cgm_reliable rel = cgm_reliable_start(rt0, reduced);
   const bool watch = reduced || !pb->opts.fixed_count;
   cgm_status st = rt0 <= thr ? CGM_OK : CGM_ENOCONV;
   bool stalled = false; /* then x_best is returned */
@@ -444,7 +444,7 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
     const bool claim = iterated <= thr;
     bool restart = false;
     if (claim || (watch && cgm_reliable_due(&rel, iterated, it))) {
-      bool swap = cgm_reliable_replaces(&rel, reduced, claim);
+      bool swap = cgm_reliable_replaces(&rel, claim);
       double rt =
           swap ? sqrt(FN(replace)(&truth, x, r, u, &pc, &rz_new, &rr)) : FN(probe)(&truth, x, u);
       restart = claim || (!swap && cgm_reliable_loose(false, iterated, rt));

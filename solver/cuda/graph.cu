@@ -92,7 +92,7 @@ static cudaError_t launch_batch(gpu_solver *S, int gi) {
  * double unless in a fixed count). The host sees the residual a graph or
  * two late, so the stall window's end is checked up to two graphs late. */
 typedef struct reliable {
-  bool on, reduced;
+  bool on;
   bool watch; /* checks besides the claims */
   double thr; /* tol ||b|| */
   cgm_reliable rel;
@@ -111,7 +111,7 @@ static bool check_due(const reliable *R, const cgm_cg_state *hs) {
 static cgm_status check_step(gpu_solver *S, reliable *R, const cgm_cg_state *hs, bool *stop,
                              cgm_error *err) {
   const bool claimed = hs->done == CGM_RUN_CONVERGED;
-  bool swap = cgm_reliable_replaces(&R->rel, R->reduced, claimed);
+  bool swap = cgm_reliable_replaces(&R->rel, claimed);
   const double iterated = sqrt(hs->rr_last);
   double rt;
   cgm_status st = swap ? gs_replace(S, claimed, &rt, err) : gs_probe(S, &rt, err);
@@ -153,8 +153,8 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
   cgm_status st = CGM_OK;
   int nb = 0, last_iter = 0;
   bool pending = false, queued = false;
-  reliable R = {S->pol.reliable != 0, S->pol.reduced != 0, S->pol.watch != 0, pb->tol * pb->bnorm,
-                cgm_reliable_start(S->rt0)};
+  reliable R = {S->pol.reliable != 0, S->pol.watch != 0, pb->tol * pb->bnorm,
+                cgm_reliable_start(S->rt0, S->pol.reduced != 0)};
   double t_start = cgm_now();
   if (!batch || !active) {
     st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
