@@ -37,8 +37,7 @@ static double secs(struct timespec t) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* An extra whose entry is gone, or an extra's temporary left by a killed
- * writer: removed by the sweep (-> true). */
+/* Removes an orphaned extra or a killed writer's temporary: true. */
 static bool sweep_extra(const char *dir, const char *name, const struct stat *s, time_t now) {
   char p[4200], entry[4200];
   snprintf(p, sizeof p, "%s/%s", dir, name);

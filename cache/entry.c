@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* One cache entry: its format, its name, its header, and the load and the
- * write of the whole entry (temporary file, fsync, rename). */
+/* One cache entry: its name, header, load and write (entry.h). */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700
 #include "cache/entry.h"
@@ -64,22 +63,12 @@ static uint64_t header_hash(const cgm_cache_header *h, const char *path) {
   return cgm_xxh64(path, h->path_len, cgm_xxh64(&c, sizeof c, 0));
 }
 
-/* pread/pwrite of a whole range (they may move fewer bytes). */
-static int pread_all(int fd, void *buf, size_t n, uint64_t off) {
+/* pread (or pwrite) of a whole range: they may move fewer bytes. */
+static int pio_all(bool write, int fd, void *buf, size_t n, uint64_t off) {
   char *p = buf;
   while (n > 0) {
-    ssize_t k = pread(fd, p, n > ((size_t)1 << 30) ? (size_t)1 << 30 : n, (off_t)off);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return -1;
-    p += k, n -= (size_t)k, off += (uint64_t)k;
-  }
-  return 0;
-}
-
-static int pwrite_all(int fd, const void *buf, size_t n, uint64_t off) {
-  const char *p = buf;
-  while (n > 0) {
-    ssize_t k = pwrite(fd, p, n > ((size_t)1 << 30) ? (size_t)1 << 30 : n, (off_t)off);
+    const size_t m = n > ((size_t)1 << 30) ? (size_t)1 << 30 : n;
+    ssize_t k = write ? pwrite(fd, p, m, (off_t)off) : pread(fd, p, m, (off_t)off);
     if (k < 0 && errno == EINTR) continue;
     if (k <= 0) return -1;
     p += k, n -= (size_t)k, off += (uint64_t)k;
@@ -91,14 +80,15 @@ int cgm_cache_header_read(int fd, cgm_cache_header *h, char *path, size_t n, cha
   struct stat s;
   if (fstat(fd, &s)) return snprintf(why, wn, "cannot stat: %s", strerror(errno)), -1;
   if (!S_ISREG(s.st_mode)) return snprintf(why, wn, "not a regular file"), -1;
-  if ((uint64_t)s.st_size < sizeof *h || pread_all(fd, h, sizeof *h, 0))
+  if ((uint64_t)s.st_size < sizeof *h || pio_all(false, fd, h, sizeof *h, 0))
     return snprintf(why, wn, "truncated header"), -1;
   if (memcmp(h->magic, CGM_CACHE_MAGIC, 8)) return snprintf(why, wn, "not a cache entry"), -1;
   if (h->version != CGM_CACHE_VERSION || h->endian != CGM_CACHE_ENDIAN)
     return snprintf(why, wn, "entry of another format version or byte order"), -1;
   if (h->path_len == 0 || h->path_len >= n || h->header_bytes != sizeof *h + h->path_len)
     return snprintf(why, wn, "damaged header"), -1;
-  if (pread_all(fd, path, h->path_len, sizeof *h)) return snprintf(why, wn, "truncated header"), -1;
+  if (pio_all(false, fd, path, h->path_len, sizeof *h))
+    return snprintf(why, wn, "truncated header"), -1;
   path[h->path_len] = '\0';
   if (header_hash(h, path) != h->header_hash)
     return snprintf(why, wn, "header checksum mismatch"), -1;
@@ -130,12 +120,12 @@ static void payload_ranges(const cgm_csr *A, cgm_cache_layout l, payload_io *io)
 
 static int read_chunk(void *ctx, int r, size_t off, size_t len) {
   const payload_io *io = ctx;
-  return pread_all(io->fd, (char *)io->p[r] + off, len, io->off[r] + off);
+  return pio_all(false, io->fd, (char *)io->p[r] + off, len, io->off[r] + off);
 }
 
 static int write_chunk(void *ctx, int r, size_t off, size_t len) {
   const payload_io *io = ctx;
-  return pwrite_all(io->fd, (const char *)io->p[r] + off, len, io->off[r] + off);
+  return pio_all(true, io->fd, (char *)io->p[r] + off, len, io->off[r] + off);
 }
 
 /* The CSR's structure: what the solver and the layout rely on, checked
@@ -169,7 +159,7 @@ int cgm_cache_entry_load(int fd, const char *real, const struct stat *s, cgm_csr
   }
   free(src);
   if (rc) return -1;
-  if (h.hash_algo != (uint32_t)cgm_hash_algorithm())
+  if (h.hash_algo != CGM_HASH_XXH64)
     return snprintf(why, wn, "entry checksummed with another hash"), -1;
   if (!cgm_cache_key_matches(&h, s))
     return snprintf(why, wn, "stale: the file changed since the entry was written"), -1;
@@ -202,11 +192,10 @@ int cgm_cache_entry_load(int fd, const char *real, const struct stat *s, cgm_csr
 int cgm_cache_entry_store(const char *dir, const char *name, const char *real, const struct stat *s,
                           const cgm_csr *A, const cgm_mm_info *mm, uint64_t *id, char *why,
                           size_t wn) {
-  cgm_cache_header h;
-  memset(&h, 0, sizeof h);
+  cgm_cache_header h = {0};
   memcpy(h.magic, CGM_CACHE_MAGIC, 8);
   h.version = CGM_CACHE_VERSION;
-  h.hash_algo = (uint32_t)cgm_hash_algorithm();
+  h.hash_algo = CGM_HASH_XXH64;
   h.path_len = (uint32_t)strlen(real);
   h.header_bytes = (uint32_t)(sizeof h + h.path_len);
   h.endian = CGM_CACHE_ENDIAN;
@@ -243,7 +232,7 @@ int cgm_cache_entry_store(const char *dir, const char *name, const char *real, c
     h.header_hash = header_hash(&h, real);
     *id = h.header_hash;
     memcpy(head, &h, sizeof h);
-    rc = pwrite_all(fd, head, h.header_bytes, 0);
+    rc = pio_all(true, fd, head, h.header_bytes, 0);
   }
   if (!rc) rc = fsync(fd);
   int e = errno;

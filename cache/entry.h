@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* One cache entry: its format (docs/cache.md draws it), its name, its
- * header, its load and its write. The lowest file of the cache: the
- * directory (dir.h), the reader and the extras build on it. */
+/* One cache entry: its format (docs/cache.md), name, header, load, write. */
 #ifndef CGM_CACHE_ENTRY_H
 #define CGM_CACHE_ENTRY_H
 
@@ -58,27 +56,22 @@ bool cgm_cache_is_tmp_name(const char *name);
 /* An extra of an entry: hex + ".csr-" + its kind (cgm_cache_extra_put). */
 bool cgm_cache_is_extra_name(const char *name);
 
-/* Reads and checks the header of an open entry (a regular file; magic,
- * version, byte order, hash algorithm, header checksum, sizes against the
- * file's). path receives the source (n bytes at least 4096). 0: valid;
- * else why says what is wrong. */
+/* Reads and checks the header of an open entry; path receives the source
+ * (n >= 4096). 0: valid; else why says what is wrong. */
 int cgm_cache_header_read(int fd, cgm_cache_header *h, char *path, size_t n, char *why, size_t wn);
 
 /* The source's stat matches the key of the header. */
 bool cgm_cache_key_matches(const cgm_cache_header *h, const struct stat *s);
-
-/* A time stamp in nanoseconds (the key's resolution). */
-int64_t cgm_cache_ns(struct timespec t);
+int64_t cgm_cache_ns(struct timespec t); /* the key's resolution */
 
 /* A valid entry (open as fd) of the source (absolute path real, stat s):
  * 0 with the CSR, the reader's info (NULL: not wanted) and the entry's id
  * (its header checksum); else why says what is wrong. */
 int cgm_cache_entry_load(int fd, const char *real, const struct stat *s, cgm_csr *A,
                          cgm_mm_info *info, uint64_t *id, char *why, size_t wn);
-/* Writes the entry of A (source real, stat s) as dir/name: a temporary
- * file beside it, fsync'ed, renamed over it, the directory fsync'ed; a
- * reader sees the old entry or the new one, never half of one. 0 with *id;
- * else why. */
+/* Writes the entry of A (source real, stat s) as dir/name through a
+ * temporary file, fsync'ed and renamed over it: a reader never sees half
+ * an entry. 0 with *id; else why. */
 int cgm_cache_entry_store(const char *dir, const char *name, const char *real, const struct stat *s,
                           const cgm_csr *A, const cgm_mm_info *mm, uint64_t *id, char *why,
                           size_t wn);

@@ -61,8 +61,7 @@ void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, uint32_t
   snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
   int fd = mkstemp(tmp);
   if (fd < 0) return;
-  extra_header h;
-  memset(&h, 0, sizeof h);
+  extra_header h = {0};
   memcpy(h.magic, EXTRA_MAGIC, 8);
   h.format = 1;
   h.version = version;

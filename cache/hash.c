@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* XXH64 of our own, and the chunked checksum of an entry's arrays. Our
- * XXH64 ran at 15 GB/s on one core of the build machine, libxxhash's XXH3
- * (0.8.1, built for baseline x86-64) at 11-12 GB/s: the library brings no
- * speed, so the cache needs none (the unit test checks our XXH64 against
- * it where it is installed). */
+/* XXH64 of our own (15 GB/s on one core, libxxhash's XXH3 11-12: the
+ * library brings no speed; the unit test checks ours against it), and the
+ * chunked checksum of an entry's arrays. */
 #include "cache/hash.h"
 
 #include <stdlib.h>
@@ -64,14 +62,6 @@ uint64_t cgm_xxh64(const void *data, size_t n, uint64_t seed) {
   return h;
 }
 
-int cgm_hash_algorithm(void) {
-  return CGM_HASH_XXH64;
-}
-
-uint64_t cgm_hash_bytes(const void *p, size_t n, uint64_t seed) {
-  return cgm_xxh64(p, n, seed);
-}
-
 int cgm_hash_ranges(void *const *p, const size_t *n, int count, cgm_hash_visit_fn visit, void *ctx,
                     uint64_t *out) {
   size_t total = 0;
@@ -98,9 +88,9 @@ int cgm_hash_ranges(void *const *p, const size_t *n, int count, cgm_hash_visit_f
       continue;
     }
     /* the seed places the chunk: the same bytes elsewhere hash differently */
-    h[c] = cgm_hash_bytes((const unsigned char *)p[r] + off, len, (uint64_t)c);
+    h[c] = cgm_xxh64((const unsigned char *)p[r] + off, len, (uint64_t)c);
   }
-  *out = cgm_hash_bytes(h, total * sizeof *h, (uint64_t)total);
+  *out = cgm_xxh64(h, total * sizeof *h, (uint64_t)total);
   free(h);
   free(first);
   return failed ? -2 : 0;

@@ -12,13 +12,7 @@
  * another algorithm, from another version, is rewritten, never trusted). */
 enum { CGM_HASH_XXH64 = 1 };
 
-/* The algorithm of this build. */
-int cgm_hash_algorithm(void);
-
-/* This build's hash of one byte range. */
-uint64_t cgm_hash_bytes(const void *p, size_t n, uint64_t seed);
-
-/* XXH64, the reference algorithm (our own implementation). */
+/* XXH64 (our own implementation), the hash of every entry. */
 uint64_t cgm_xxh64(const void *p, size_t n, uint64_t seed);
 
 /* Called on bytes [off, off + len) of range r just before they are hashed,
@@ -26,10 +20,9 @@ uint64_t cgm_xxh64(const void *p, size_t n, uint64_t seed);
  * write to it; nonzero: failed. */
 typedef int (*cgm_hash_visit_fn)(void *ctx, int r, size_t off, size_t len);
 
-/* The checksum of a list of byte ranges: each range in chunks of
- * CGM_HASH_CHUNK bytes, each chunk (visited first, when visit is not NULL) hashed in parallel, then
- * the hash of the chunk hashes. -> 0 with *out set, -1 when out of memory, -2 when a visit failed.
- */
+/* The checksum of byte ranges: the hash of the hashes of their chunks of
+ * CGM_HASH_CHUNK bytes, each visited (visit not NULL) and hashed in
+ * parallel. 0 with *out set, -1 out of memory, -2 a visit failed. */
 #define CGM_HASH_CHUNK ((size_t)4 << 20)
 int cgm_hash_ranges(void *const *p, const size_t *n, int count, cgm_hash_visit_fn visit, void *ctx,
                     uint64_t *out);

@@ -20,17 +20,8 @@
 #include "common/timer.h"
 
 const char *cgm_cache_outcome_name(cgm_cache_outcome o) {
-  switch (o) {
-  case CGM_CACHE_OFF:
-    return "off";
-  case CGM_CACHE_HIT:
-    return "hit";
-  case CGM_CACHE_MISS:
-    return "miss";
-  case CGM_CACHE_REJECTED:
-    return "rejected";
-  }
-  return "?";
+  static const char *const names[] = {"off", "hit", "miss", "rejected"};
+  return (unsigned)o < 4 ? names[o] : "?";
 }
 
 static bool same_file_state(const struct stat *a, const struct stat *b) {
@@ -81,8 +72,7 @@ static void *store_main(void *arg) {
   return NULL;
 }
 
-/* Starts the write of A's entry in the background; false when no thread
- * could be had (the caller writes it then). */
+/* Starts the background write of A's entry; false without a thread. */
 static bool store_start(const cgm_cache_opts *o, const char *name, const char *real,
                         const struct stat *s, const cgm_csr *A, const cgm_mm_info *mm,
                         cgm_cache_report *rep) {

@@ -1,46 +1,99 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Command-line parsing shared by the subcommands: `--name value`,
- * `--name=value` and flags, with errors that name the option. */
+/* The command line as tables: each command declares its options once, and
+ * the parser, --help, the usage, the man pages and the completions are made
+ * from them (`cgmodel __options` prints them as JSON). A value is converted
+ * by its kind only; its range and its fit with the others are the
+ * library's to check (pipeline/request.h), but for the few options no
+ * library call sees, whose row gives a range. */
 #ifndef CGM_CLI_ARGS_H
 #define CGM_CLI_ARGS_H
 
 #include <stdbool.h>
-#include <stdint.h>
+#include <stdio.h>
 
-typedef struct cli_args {
-  int argc;
-  char **argv;
-  int pos;           /* next argument to look at */
-  const char *value; /* value of the option just matched */
-  char error[512];   /* first parse error */
-  const char *positional[16];
-  int npositional;
-} cli_args;
+#include <cjson/cJSON.h>
+
+typedef enum {
+  CLI_TRUE,   /* a flag: key = true */
+  CLI_FALSE,  /* a flag: key = false (--no-record) */
+  CLI_CONST,  /* a flag: key = the string `values` (--max: fit = "max") */
+  CLI_INT,    /* an integer */
+  CLI_OPTINT, /* a flag with an optional integer (--monitor [K]): alone, `values` */
+  CLI_REAL,   /* a number */
+  CLI_STRING,
+  CLI_CHOICE, /* one of `values` ("cpu|cuda|cusparse"); a numeric one is sent as a number */
+  CLI_LIST,   /* a comma-separated list of `values`, checked by the command */
+  CLI_PATH,   /* a file */
+} cli_kind;
+
+typedef struct cli_opt {
+  const char *flag, *key; /* "--tol", and its request key "tol" (JSON, --options, Python) */
+  cli_kind kind;
+  const char *values;  /* CHOICE, LIST: "a|b|c"; CONST: the value set; OPTINT: given alone */
+  const char *metavar; /* "T" (a choice without one shows its values) */
+  const char *dflt;    /* the default as help says it; 0: none worth saying */
+  const char *help;
+  double lo, hi; /* INT, REAL: the range, for an option no library call checks (0, 0: none) */
+  bool many;     /* may be repeated: the values make an array */
+} cli_opt;
+
+/* Rows most commands have. The keys json, out (-o), options and verbose
+ * are the command's own, never part of its request (cli_parsed.local). */
+#define CLI_JSON                                                                                   \
+  { "--json", "json", CLI_TRUE, 0, 0, 0, "one JSON object on stdout" }
+#define CLI_DB                                                                                     \
+  { "--db", "db", CLI_PATH, 0, "FILE", "$CGMODEL_DB, else XDG's", "the database" }
+#define CLI_OPTIONS                                                                                \
+  { "--options", "options", CLI_PATH, 0, "FILE", 0, "a request: JSON of the keys" }
+
+struct cli_parsed;
+
+typedef struct cli_command {
+  const char *name;
+  const char *args;           /* the positional arguments of the usage line: "A.mtx" */
+  const char *words;          /* the first argument's words, completed: "list|show|export" */
+  const char *summary;        /* what it does, in one line (--help, the usage, the man pages) */
+  const cli_opt *opts, *more; /* each ended by a row without flag; more: a shared table */
+  int (*body)(const struct cli_parsed *p);
+  /* NULL: cli_run; else what runs before the parse (solve: MPI's start) */
+  int (*start)(const struct cli_command *c, int argc, char **argv);
+} cli_command;
+
+typedef struct cli_parsed {
+  const cli_command *cmd;
+  cJSON *req;   /* the request: the table's keys, an --options file under them */
+  cJSON *local; /* the command's own options: json, out, options, verbose */
+  const char *pos[16];
+  int npos;
+} cli_parsed;
 
 /* Set only by the command-line fuzzer (tests/fuzz/fuzz_cli.c): every
  * command returns 0 once its arguments are parsed and checked, before it
  * reads a matrix, opens the database or touches a device. */
 extern bool cli_parse_only;
 
-void cli_args_init(cli_args *a, int argc, char **argv);
-/* True when there is another argument; positional ones are collected. */
-bool cli_next(cli_args *a);
-/* Matches the current option; for options with a value, a->value is set. */
-bool cli_flag(cli_args *a, const char *name);
-bool cli_opt(cli_args *a, const char *name);
-/* Value converters: record an error naming the option on bad input. */
-bool cli_int(cli_args *a, const char *name, int64_t lo, int64_t hi, int64_t *out);
-bool cli_double(cli_args *a, const char *name, double lo, double hi, double *out);
-/* A flag with an optional integer: "--name" (*out = dflt), "--name K" when
- * the next argument is an integer, or "--name=K". */
-bool cli_flag_or_int(cli_args *a, const char *name, int64_t lo, int64_t hi, int64_t dflt,
-                     int64_t *out);
-/* "both" (single and double, and mixed when allowed) or a comma-separated
- * list of precision names, each once -> bits (1 << cgm_precision); false
- * for anything else (mixed where it is not allowed, empty items). */
-bool cli_precisions(const char *s, bool mixed, unsigned *out);
-/* Reports an unknown option. */
-void cli_unknown(cli_args *a);
-bool cli_failed(const cli_args *a);
+/* The matrix cache's options (solve, predict): --cache-dir, --no-cache,
+ * --cache-max. */
+extern const cli_opt cli_cache_table[];
+
+/* The i-th option of c (its opts, then more); NULL past the last. */
+const cli_opt *cli_opt_at(const cli_command *c, int i);
+/* Parses argv[1..] by c's tables into p (cli_parsed_free). Returns 0; 2
+ * after printing the error; -1 after printing --help. */
+int cli_parse(const cli_command *c, int argc, char **argv, cli_parsed *p);
+void cli_parsed_free(cli_parsed *p);
+/* cli_parse, c->body, cli_parsed_free: the command's exit code. */
+int cli_run(const cli_command *c, int argc, char **argv);
+/* Runs a command: c->start or cli_run. */
+int cli_main(const cli_command *c, int argc, char **argv);
+/* --help of c, from its tables. */
+void cli_help(const cli_command *c, FILE *f);
+
+/* Whether a key is the command's own (json, out, options, verbose). */
+bool cli_own(const char *key);
+/* A key's string, number or truth in req or local; dflt when absent. */
+const char *cli_str(const cJSON *o, const char *key, const char *dflt);
+double cli_num(const cJSON *o, const char *key, double dflt);
+bool cli_true(const cJSON *o, const char *key);
 
 #endif

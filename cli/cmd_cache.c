@@ -5,21 +5,16 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/args.h"
-#include "cli/cacheopts.h"
+#include "cli/env.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "common/escape.h"
 #include "pipeline/json.h"
 
-static const char help[] =
-    "usage: cgmodel cache list [--json] [--cache-dir DIR]\n"
-    "       cgmodel cache clear [--cache-dir DIR]\n"
-    "  list                   the entries, most recently used first: source file, size, whether\n"
-    "                         the source is unchanged since the entry was written\n"
-    "  clear                  remove every entry (other files of the directory stay)\n"
-    "  --cache-dir DIR        the cache (default $XDG_CACHE_HOME/cgmodel or ~/.cache/cgmodel)\n"
-    "  --json                 one JSON object on stdout (list)\n";
+static const cli_opt opts[] = {
+    {"--cache-dir", "cache_dir", CLI_PATH, 0, "DIR", "$XDG_CACHE_HOME/cgmodel", "the cache"},
+    CLI_JSON,
+    {0}};
 
 /* Names from the directory and the entries' headers are printed escaped:
  * a control character or a line break in a file name stays on its line. */
@@ -28,7 +23,7 @@ static void print_list(const char *dir, const cgm_cache_entry *e, int n) {
   for (int i = 0; i < n; i++) total += (double)e[i].bytes;
   fputs("cache ", stdout);
   cgm_fput_escaped(stdout, dir, false);
-  printf(": %d entries, %.1f MB\n", n, total / 1e6);
+  printf(": %d entr%s, %.1f MB\n", n, n == 1 ? "y" : "ies", total / 1e6);
   for (int i = 0; i < n; i++) {
     char when[32] = "?";
     time_t t = (time_t)e[i].accessed;
@@ -45,44 +40,36 @@ static void print_list(const char *dir, const cgm_cache_entry *e, int n) {
   }
 }
 
-int cmd_cache(int argc, char **argv) {
-  cli_args a;
-  cli_args_init(&a, argc - 1, argv + 1);
-  cli_cache c;
-  cli_cache_init(&c);
-  int json = 0;
-  while (cli_next(&a)) {
-    if (cli_flag(&a, "--json"))
-      json = 1;
-    else if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
-      fputs(help, stdout);
-      return 0;
-    } else if (cli_opt(&a, "--cache-dir"))
-      c.dir = a.value;
-    else
-      cli_unknown(&a);
-  }
-  if (cli_failed(&a)) return cli_error("cache", 2, "%s", a.error);
-  if (a.npositional != 1 || (strcmp(a.positional[0], "list") && strcmp(a.positional[0], "clear")))
-    return cli_error("cache", 2, "expected list or clear\n%s", help);
-  cgm_cache_opts o = cli_cache_opts(&c);
-  if (!o.dir)
-    return cli_error("cache", 2, "no cache directory: give --cache-dir (HOME is not set)");
+static int body(const cli_parsed *p) {
+  const char *what = p->npos == 1 ? p->pos[0] : "";
+  if (strcmp(what, "list") && strcmp(what, "clear"))
+    return cli_error("cache", 2, "expected list or clear (cgmodel cache --help)");
+  char buf[4096];
+  const char *dir = cli_str(p->req, "cache_dir", NULL);
+  if (!dir && !cli_env_cache_dir(buf, sizeof buf)) dir = buf;
+  if (!dir) return cli_error("cache", 2, "no cache directory: give --cache-dir (HOME is not set)");
+  if (cli_parse_only) return 0;
   cgm_error err = {0};
-  if (!strcmp(a.positional[0], "clear")) {
+  if (!strcmp(what, "clear")) {
     int removed = 0;
-    if (cgm_cache_clear(o.dir, &removed, &err)) return cli_report("cache", &err);
-    printf("cache %s: %d files removed\n", o.dir, removed);
+    if (cgm_cache_clear(dir, &removed, &err)) return cli_report("cache", &err);
+    char name[4096];
+    printf("cache %s: %d file%s removed\n", cli_escape(dir, name, sizeof name), removed,
+           removed == 1 ? "" : "s");
     return 0;
   }
   cgm_cache_entry *e = NULL;
   int n = 0;
-  if (cgm_cache_list(o.dir, &e, &n, &err)) return cli_report("cache", &err);
+  if (cgm_cache_list(dir, &e, &n, &err)) return cli_report("cache", &err);
   int rc = 0;
-  if (json)
-    rc = cli_print_json(cgm_cache_list_json(o.dir, e, n));
+  if (cli_true(p->local, "json"))
+    rc = cli_print_json(cgm_cache_list_json(dir, e, n));
   else
-    print_list(o.dir, e, n);
+    print_list(dir, e, n);
   free(e);
   return rc;
 }
+
+const cli_command cli_cache = {
+    "cache", "list|clear", "list|clear", "the matrix cache: its entries, or remove them",
+    opts,    NULL,         body,         NULL};

@@ -5,59 +5,87 @@
 
 #include "cgmodel/pipeline.h"
 #include "cgmodel/calibrate.h"
-#include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/env.h"
 #include "cli/dbopen.h"
 #include "cli/output.h"
+#include "pipeline/request.h"
 
-static const char help[] =
-    "usage: cgmodel calibrate [--devices cpu|cuda:all|cuda:0,1|cpu,cuda:all] [--quick]\n"
-    "                         [--precision single|double|both] [--threads T] [--db FILE] [--json]\n"
-    "Runs the microbenchmarks (the solver's own kernels over sizes and block sizes, plain loads,\n"
-    "the cuSPARSE baseline and, on several GPUs, every exchange mode), fits Eq. 3 to each, and\n"
-    "stores samples and fits in the database. Default devices: the CPU and every GPU.\n";
+static const cli_opt opts[] = {
+    {"--devices", "devices", CLI_LIST, "cpu|cuda:all|cuda", "LIST", "cpu and every GPU",
+     "cpu, cuda:all, cuda:K, cuda:0,1,...: the devices"},
+    {"--quick", "quick", CLI_TRUE, 0, 0, 0, "fewer sizes and repetitions"},
+    {"--precision", "precision", CLI_CHOICE, "single|double|both", 0, "both", "the precisions"},
+    {"--threads", "threads", CLI_INT, 0, "T", "OpenMP's", "CPU threads"},
+    CLI_DB,
+    CLI_JSON,
+    CLI_OPTIONS,
+    {0}};
 
-int cmd_calibrate(int argc, char **argv) {
-  cli_args a;
-  cli_args_init(&a, argc - 1, argv + 1);
-  cgm_calibrate_opts o;
-  memset(&o, 0, sizeof o);
-  o.precisions = 3;
-  const char *db_path = NULL;
-  int json = 0;
-  int64_t v;
-  snprintf(o.devices, sizeof o.devices, "%s", cgm_cuda_device_count() > 0 ? "cpu,cuda:all" : "cpu");
-  while (cli_next(&a)) {
-    if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
-      fputs(help, stdout);
-      return 0;
-    } else if (cli_flag(&a, "--quick"))
-      o.quick = true;
-    else if (cli_flag(&a, "--json"))
-      json = 1;
-    else if (cli_opt(&a, "--db"))
-      db_path = a.value;
-    else if (cli_opt(&a, "--devices")) {
-      if (strlen(a.value) >= sizeof o.devices) /* never cut: the rest would be dropped */
-        return cli_error("calibrate", 2, "--devices: the list is longer than %zu characters",
-                         sizeof o.devices - 1);
-      snprintf(o.devices, sizeof o.devices, "%s", a.value);
-    } else if (cli_opt(&a, "--precision")) {
-      if (!cli_precisions(a.value, false, &o.precisions))
-        return cli_error("calibrate", 2, "--precision: '%s' is not single, double or both",
-                         a.value);
-    } else if (cli_int(&a, "--threads", 1, 4096, &v))
-      o.threads = (int)v;
-    else
-      cli_unknown(&a);
+/* The report of each calibration: fits and coefficients. */
+static void print_calibrations(const cgm_calibration_report *rep) {
+  for (int i = 0; i < rep->count; i++) {
+    printf("calibration %lld: %s (%s%s), %d samples, %d fits (%d did not converge), %.1f s\n",
+           (long long)rep->cal[i].id, rep->cal[i].device, rep->cal[i].model,
+           rep->cal[i].gpus > 1 ? ", several GPUs" : "", rep->cal[i].samples, rep->cal[i].fits,
+           rep->cal[i].fits_failed, rep->cal[i].seconds);
+    if (rep->cal[i].failed[0]) printf("  not converged: %s\n", rep->cal[i].failed);
+    for (int p = 0; p < 2; p++)
+      if (rep->cal[i].have_x_coef[p])
+        printf("  locality coefficient (%s): %.3g\n", cgm_precision_name((cgm_precision)p),
+               rep->cal[i].x_coef[p]);
+    for (int p = 0; p < 2; p++) {
+      bool any = false;
+      for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
+        if (!rep->cal[i].have_band_load[p][b]) continue;
+        if (!any)
+          printf("  band load (%s), the wide bands' extra walk:",
+                 cgm_precision_name((cgm_precision)p));
+        printf(" N=%d %.0f%%", cgm_block_sizes[b], 100 * rep->cal[i].band_load[p][b]);
+        any = true;
+      }
+      if (any) printf("\n");
+    }
+    for (int p = 0; p < 2; p++)
+      if (rep->cal[i].have_gather_bw[p]) {
+        printf("  gather rate (%s): %.0f GB/s of x's sectors", cgm_precision_name((cgm_precision)p),
+               1e-9 * rep->cal[i].gather_bw[p]);
+        if (rep->cal[i].have_gather_small[p])
+          printf(", %.0f GB/s at %d rows", 1e-9 * rep->cal[i].gather_bw_small[p],
+                 CGM_GATHER_ROWS_SMALL);
+        printf("\n");
+      }
+    for (int p = 0; p < 2; p++) {
+      bool any = false;
+      for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
+        if (!rep->cal[i].have_scatter_coef[p][b]) continue;
+        if (!any)
+          printf("  row-scatter (%s), us a step alone / in a full warp:",
+                 cgm_precision_name((cgm_precision)p));
+        printf(" N=%d %.3g", cgm_block_sizes[b], 1e6 * rep->cal[i].scatter_coef[p][b]);
+        if (rep->cal[i].have_band_scatter_coef[p][b])
+          printf(" / %.3g", 1e6 * rep->cal[i].band_scatter_coef[p][b]);
+        any = true;
+      }
+      if (any) printf("\n");
+    }
+    printf("  time:");
+    for (int k = 0; k < rep->cal[i].nstages; k++)
+      printf("%s %s %.1f s", k ? "," : "", rep->cal[i].stage[k].name, rep->cal[i].stage[k].seconds);
+    printf("\n");
   }
-  if (cli_failed(&a)) return cli_error("calibrate", 2, "%s", a.error);
+}
+
+static int body(const cli_parsed *p) {
+  cgm_error err = {0};
+  cgm_calibrate_opts o;
+  const char *db_path;
+  if (cgm_calibrate_request(p->req, &o, &db_path, &err)) return cli_report("calibrate", &err);
   char emsg[256];
   if (cli_env_gpu_opts(&o.gpu, emsg, sizeof emsg)) return cli_error("calibrate", 2, "%s", emsg);
-  if (a.npositional)
-    return cli_error("calibrate", 2, "unexpected argument '%s'\n%s", a.positional[0], help);
-  cgm_error err = {0};
+  if (p->npos)
+    return cli_error("calibrate", 2, "unexpected argument '%s' (cgmodel calibrate --help)",
+                     p->pos[0]);
   cgm_calibrate_plan_t plan; /* checked before the database is created */
   if (cgm_calibrate_plan(o.devices, &plan, &err)) return cli_report("calibrate", &err);
   if (cli_parse_only) return 0;
@@ -72,63 +100,23 @@ int cmd_calibrate(int argc, char **argv) {
     cgm_db_close(db);
     return cli_report("calibrate", &err);
   }
-  if (json) {
+  if (cli_true(p->local, "json")) {
     cJSON *j = cgm_calibration_report_json(&rep, cgm_db_path(db));
     cgm_db_close(db);
     return cli_print_json(j);
   }
-  printf("database %s\n", cgm_db_path(db));
-  for (int i = 0; i < rep.count; i++) {
-    printf("calibration %lld: %s (%s%s), %d samples, %d fits (%d did not converge), %.1f s\n",
-           (long long)rep.cal[i].id, rep.cal[i].device, rep.cal[i].model,
-           rep.cal[i].gpus > 1 ? ", several GPUs" : "", rep.cal[i].samples, rep.cal[i].fits,
-           rep.cal[i].fits_failed, rep.cal[i].seconds);
-    if (rep.cal[i].failed[0]) printf("  not converged: %s\n", rep.cal[i].failed);
-    for (int p = 0; p < 2; p++)
-      if (rep.cal[i].have_x_coef[p])
-        printf("  locality coefficient (%s): %.3g\n", cgm_precision_name((cgm_precision)p),
-               rep.cal[i].x_coef[p]);
-    for (int p = 0; p < 2; p++) {
-      bool any = false;
-      for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
-        if (!rep.cal[i].have_band_load[p][b]) continue;
-        if (!any)
-          printf("  band load (%s), the wide bands' extra walk:",
-                 cgm_precision_name((cgm_precision)p));
-        printf(" N=%d %.0f%%", cgm_block_sizes[b], 100 * rep.cal[i].band_load[p][b]);
-        any = true;
-      }
-      if (any) printf("\n");
-    }
-    for (int p = 0; p < 2; p++)
-      if (rep.cal[i].have_gather_bw[p]) {
-        printf("  gather rate (%s): %.0f GB/s of x's sectors", cgm_precision_name((cgm_precision)p),
-               1e-9 * rep.cal[i].gather_bw[p]);
-        if (rep.cal[i].have_gather_small[p])
-          printf(", %.0f GB/s at %d rows", 1e-9 * rep.cal[i].gather_bw_small[p],
-                 CGM_GATHER_ROWS_SMALL);
-        printf("\n");
-      }
-    for (int p = 0; p < 2; p++) {
-      bool any = false;
-      for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
-        if (!rep.cal[i].have_scatter_coef[p][b]) continue;
-        if (!any)
-          printf("  row-scatter (%s), us a step alone / in a full warp:",
-                 cgm_precision_name((cgm_precision)p));
-        printf(" N=%d %.3g", cgm_block_sizes[b], 1e6 * rep.cal[i].scatter_coef[p][b]);
-        if (rep.cal[i].have_band_scatter_coef[p][b])
-          printf(" / %.3g", 1e6 * rep.cal[i].band_scatter_coef[p][b]);
-        any = true;
-      }
-      if (any) printf("\n");
-    }
-    printf("  time:");
-    for (int k = 0; k < rep.cal[i].nstages; k++)
-      printf("%s %s %.1f s", k ? "," : "", rep.cal[i].stage[k].name, rep.cal[i].stage[k].seconds);
-    printf("\n");
-  }
-  printf("see them with: cgmodel db show ID\n");
+  char name[4096];
+  printf("database %s\n", cli_escape(cgm_db_path(db), name, sizeof name));
+  print_calibrations(&rep);
+  printf("see %s with:", rep.count > 1 ? "them" : "it");
+  for (int i = 0; i < rep.count; i++)
+    printf("%s cgmodel db show %lld%s%s", i ? ";" : "", (long long)rep.cal[i].id,
+           db_path ? " --db " : "", db_path ? cli_escape(db_path, name, sizeof name) : "");
+  printf("\n");
   cgm_db_close(db);
   return 0;
 }
+
+const cli_command cli_calibrate = {
+    "calibrate", "",   NULL, "microbenchmarks of this machine's devices, Eq. 3 fits",
+    opts,        NULL, body, NULL};

@@ -7,7 +7,6 @@
 
 #include "cgmodel/pipeline.h"
 #include "cgmodel/calibrate.h"
-#include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/dbopen.h"
 #include "cli/outcheck.h"
@@ -15,23 +14,18 @@
 #include "common/parse.h"
 #include "common/outfile.h"
 
-static const char help[] =
-    "usage: cgmodel db list [--db FILE] [--json]\n"
-    "       cgmodel db show ID [--db FILE] [--json]\n"
-    "       cgmodel db export ID -o FILE.json [--db FILE]\n"
-    "       cgmodel db solves [--db FILE] [--json]\n"
-    "       cgmodel db refit ID [--db FILE] [--json]\n"
-    "refit: fits a calibration anew from its stored samples (after an upgrade\n"
-    "of cgmodel's fits), replacing its fits; nothing is measured again.\n"
-    "solves: every solve recorded, by matrix name, measured beside predicted.\n"
-    "  --db FILE   the database (default: $CGMODEL_DB, else the user's data directory)\n"
-    "  --json      one JSON object on stdout (list, show, solves, refit)\n"
-    "  -o FILE     export: the calibration with its samples, as JSON\n";
+static const cli_opt opts[] = {
+    CLI_DB, CLI_JSON, {"-o", "out", CLI_PATH, 0, "FILE", 0, "export: the JSON file written"}, {0}};
+
+#define LIST_ROW "%4s  %-24s  %-5s %-44.44s %9s%s\n"
 
 static int list_print(const cgm_db_calibration *c, const cgm_db_device *d, void *ctx) {
   (void)ctx;
-  printf("%4lld  %-20s  %-5s %-44.44s %7.1f s%s\n", (long long)c->id, c->created, d->kind, d->model,
-         c->seconds, c->complete ? "" : "  (incomplete)");
+  char id[24], model[256], secs[32];
+  snprintf(id, sizeof id, "%lld", (long long)c->id);
+  snprintf(secs, sizeof secs, "%.1f s", c->seconds);
+  printf(LIST_ROW, id, c->created, d->kind, cli_escape(d->model, model, sizeof model), secs,
+         c->complete ? "" : "  (incomplete)");
   return 0;
 }
 
@@ -46,9 +40,10 @@ static int fit_print(const cgm_db_fit *f, void *ctx) {
 
 static int solve_print(const cgm_db_solve *s, void *ctx) {
   (void)ctx;
-  printf("%5lld  %-20s  %-24s %-8s %-6s N=%d G=%d  %9.2f us/it measured", (long long)s->id,
-         s->created, s->matrix, s->backend, s->precision, s->block, s->gpus,
-         1e6 * s->time_per_iter_s);
+  char name[256];
+  printf("%5lld  %-24s  %-24s %-8s %-6s N=%d G=%d  %9.2f us/it measured", (long long)s->id,
+         s->created, cli_escape(s->matrix, name, sizeof name), s->backend, s->precision, s->block,
+         s->gpus, 1e6 * s->time_per_iter_s);
   if (isfinite(s->predicted_time_per_iter_s))
     printf("  %9.2f predicted (%+.1f%%)", 1e6 * s->predicted_time_per_iter_s,
            100 * (s->predicted_time_per_iter_s / s->time_per_iter_s - 1));
@@ -62,38 +57,22 @@ static int print_or_report(cgm_status st, cJSON **o, const cgm_error *err) {
   return st ? cli_report("db", err) : cli_print_json(*o);
 }
 
-int cmd_db(int argc, char **argv) {
-  cli_args a;
-  cli_args_init(&a, argc - 1, argv + 1);
-  const char *db_path = NULL, *out = NULL;
-  int json = 0;
-  while (cli_next(&a)) {
-    if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
-      fputs(help, stdout);
-      return 0;
-    } else if (cli_flag(&a, "--json"))
-      json = 1;
-    else if (cli_opt(&a, "--db"))
-      db_path = a.value;
-    else if (cli_opt(&a, "-o"))
-      out = a.value;
-    else
-      cli_unknown(&a);
-  }
-  if (cli_failed(&a)) return cli_error("db", 2, "%s", a.error);
-  if (a.npositional < 1)
-    return cli_error("db", 2, "expected list, show, export, solves or refit\n%s", help);
-  const char *what = a.positional[0];
+static int body(const cli_parsed *p) {
+  const char *db_path = cli_str(p->req, "db", NULL), *out = cli_str(p->local, "out", NULL);
+  const bool json = cli_true(p->local, "json");
+  if (p->npos < 1)
+    return cli_error("db", 2, "expected list, show, export, solves or refit (cgmodel db --help)");
+  const char *what = p->pos[0];
   int64_t id = 0;
   if (!strcmp(what, "show") || !strcmp(what, "export") || !strcmp(what, "refit")) {
-    if (a.npositional != 2)
+    if (p->npos != 2)
       return cli_error("db", 2, "db %s needs a calibration ID (see 'cgmodel db list')", what);
-    if (!cgm_parse_int(a.positional[1], 1, INT64_MAX, &id))
+    if (!cgm_parse_int(p->pos[1], 1, INT64_MAX, &id))
       return cli_error("db", 2,
                        "db %s: '%s' is not a calibration ID (a whole number from 1 to %lld)", what,
-                       a.positional[1], (long long)INT64_MAX);
-  } else if (a.npositional != 1) {
-    return cli_error("db", 2, "unexpected argument '%s'", a.positional[1]);
+                       p->pos[1], (long long)INT64_MAX);
+  } else if (p->npos != 1) {
+    return cli_error("db", 2, "unexpected argument '%s'", p->pos[1]);
   }
   if (!strcmp(what, "export") && !out) return cli_error("db", 2, "db export needs -o FILE.json");
   char dbbuf[1024];
@@ -109,8 +88,7 @@ int cmd_db(int argc, char **argv) {
     if (json) {
       rc = print_or_report(cgm_db_calibrations_json(db, &o, &err), &o, &err);
     } else {
-      printf(
-          "  ID  created (UTC)         kind  model                                         time\n");
+      printf(LIST_ROW, "ID", "created (UTC)", "kind", "model", "time", "");
       if (cgm_db_calibrations(db, list_print, NULL, &err)) rc = cli_report("db", &err);
     }
   } else if (!strcmp(what, "show")) {
@@ -125,8 +103,10 @@ int cmd_db(int argc, char **argv) {
       } else {
         printf("calibration %lld, %s, cgmodel %s, %.1f s%s\n", (long long)c.id, c.created,
                c.tool_version, c.seconds, c.complete ? "" : " (incomplete)");
-        printf("device      %s %s on %s\n", d.kind, d.model, d.host);
-        printf("options     %s\n", c.options);
+        char model[1024], host[512], options[2048];
+        printf("device      %s %s on %s\n", d.kind, cli_escape(d.model, model, sizeof model),
+               cli_escape(d.host, host, sizeof host));
+        printf("options     %s\n", cli_escape(c.options, options, sizeof options));
         printf("fits (Eq. 3: throughput in GB/s over log2 of the elements moved):\n");
         if (cgm_db_fits(db, id, fit_print, NULL, &err)) rc = cli_report("db", &err);
       }
@@ -169,8 +149,13 @@ int cmd_db(int argc, char **argv) {
     else if (cgm_db_solves(db, solve_print, NULL, &err))
       rc = cli_report("db", &err);
   } else {
-    rc = cli_error("db", 2, "unknown db command '%s'\n%s", what, help);
+    rc = cli_error("db", 2, "unknown db command '%s' (cgmodel db --help)", what);
   }
   cgm_db_close(db);
   return rc;
 }
+
+static const char uses[] = "list|show ID|export ID|solves|refit ID",
+                  subs[] = "list|show|export|solves|refit";
+const cli_command cli_db = {"db", uses, subs, "the calibrations and solves in the database",
+                            opts, NULL, body, NULL};

@@ -6,20 +6,12 @@
 
 #include "cgmodel/pipeline.h"
 #include "cgmodel/devices.h"
-#include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/dbopen.h"
 #include "cli/env.h"
 #include "cli/output.h"
 
-static const char help[] =
-    "usage: cgmodel devices [--db FILE] [--json]\n"
-    "Prints this machine's CPU and GPUs (name, memory, SMs), the peer access between\n"
-    "the GPUs, whether this build has NCCL and MPI, and for each device its newest\n"
-    "calibration in the database: when, by which cgmodel, whether this build should\n"
-    "calibrate it anew, and the command that does.\n"
-    "  --db FILE              the database to look in (default: as every command)\n"
-    "  --json                 one JSON object on stdout\n";
+static const cli_opt opts[] = {CLI_DB, CLI_JSON, {0}};
 
 static void print_calibration(const cgm_devices_calibration *c, const char *db_opt) {
   if (!c->found)
@@ -39,14 +31,17 @@ static void print_human(const cgm_devices_report *r, const char *db_opt) {
                              : r->metis
                                  ? "built in (mpirun -n P cgmodel solve; partitions rows, metis)"
                                  : "built in (mpirun -n P cgmodel solve; partition rows)");
+  char db[4096];
+  cli_escape(r->database, db, sizeof db);
   if (!r->database[0])
     printf("database    none\n");
   else if (r->database_error[0])
-    printf("database    %s: %s\n", r->database, r->database_error);
+    printf("database    %s: %s\n", db, r->database_error);
   else
-    printf("database    %s%s\n", r->database, r->database_present ? "" : " (does not exist)");
-  printf("\ncpu         %s, %d cores, %d threads (OpenMP), %.1f GiB\n", r->cpu_model, r->cores,
-         r->threads, r->host_memory / 1073741824.0);
+    printf("database    %s%s\n", db, r->database_present ? "" : " (does not exist)");
+  printf("\ncpu         %s, %d core%s, %d thread%s (OpenMP), %.1f GiB\n", r->cpu_model, r->cores,
+         r->cores == 1 ? "" : "s", r->threads, r->threads == 1 ? "" : "s",
+         r->host_memory / 1073741824.0);
   print_calibration(&r->cpu_cal, db_opt);
   if (r->gpus_present == 0) {
     printf("\ngpus        none%s\n", r->cuda_build ? "" : " (this build has no CUDA backend)");
@@ -72,28 +67,13 @@ static void print_human(const cgm_devices_report *r, const char *db_opt) {
   }
 }
 
-int cmd_devices(int argc, char **argv) {
-  cli_args a;
-  cli_args_init(&a, argc - 1, argv + 1);
-  const char *db = NULL;
-  int json = 0;
-  while (cli_next(&a)) {
-    if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
-      fputs(help, stdout);
-      return 0;
-    } else if (cli_flag(&a, "--json"))
-      json = 1;
-    else if (cli_opt(&a, "--db"))
-      db = a.value;
-    else
-      cli_unknown(&a);
-  }
-  if (cli_failed(&a)) return cli_error("devices", 2, "%s", a.error);
-  if (a.npositional)
-    return cli_error("devices", 2, "unexpected argument '%s'\n%s", a.positional[0], help);
+static int body(const cli_parsed *p) {
+  if (p->npos) return cli_error("devices", 2, "unexpected argument '%s'", p->pos[0]);
   char emsg[256];
   cgm_gpu_opts gpu;
   if (cli_env_gpu_opts(&gpu, emsg, sizeof emsg)) return cli_error("devices", 2, "%s", emsg);
+  if (cli_parse_only) return 0;
+  const char *db = cli_str(p->req, "db", NULL);
   char buf[1024];
   const char *path = cli_db_path(db, buf, sizeof buf);
   cgm_error err = {0};
@@ -101,9 +81,13 @@ int cmd_devices(int argc, char **argv) {
   if (cgm_devices(path && *path ? path : NULL, cli_env_db_readonly() ? CGM_DB_READONLY : 0, &gpu,
                   &r, &err))
     return cli_report("devices", &err);
-  if (json) return cli_print_json(cgm_devices_json(&r));
-  char db_opt[1100] = "";
-  if (db) snprintf(db_opt, sizeof db_opt, " --db %s", db);
+  if (cli_true(p->local, "json")) return cli_print_json(cgm_devices_json(&r));
+  char db_opt[4200] = "", name[4096];
+  if (db) snprintf(db_opt, sizeof db_opt, " --db %s", cli_escape(db, name, sizeof name));
   print_human(&r, db_opt);
   return 0;
 }
+
+const cli_command cli_devices = {
+    "devices", "",   NULL, "this machine's CPU, GPUs, NCCL, MPI and their calibrations",
+    opts,      NULL, body, NULL};

@@ -3,20 +3,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 
-static const char help[] = "usage: cgmodel info A.mtx [--json]\n"
-                           "Prints the matrix features the model uses: dimension x, nonzeros,\n"
-                           "row lengths, and for N = 1, 2, 4, 8 the stored blocks, e_N, d_N and\n"
-                           "the elements after MBR sorting and padding, and the x locality:\n"
-                           "the bytes of x the SpMV's warps read (32-byte sectors) over the\n"
-                           "least they could (1 = contiguous; docs/model.md). A.mtx '-':\n"
-                           "standard input.\n";
+static const cli_opt opts[] = {CLI_JSON, {0}};
 
 static void print_human(const char *path, const cgm_features *f, const cgm_mm_info *mm) {
-  printf("matrix        %s\n", path);
+  char name[4096];
+  printf("matrix        %s\n", cli_escape(path, name, sizeof name));
   printf("dimension x   %d\n", f->x);
   printf("nonzeros      %lld (%lld entries in the file, %s, %s%s)\n", (long long)f->nnz,
          (long long)mm->entries_in_file,
@@ -45,29 +39,18 @@ static void print_human(const char *path, const cgm_features *f, const cgm_mm_in
   }
 }
 
-int cmd_info(int argc, char **argv) {
-  cli_args a;
-  cli_args_init(&a, argc - 1, argv + 1);
-  int json = 0;
-  while (cli_next(&a)) {
-    if (cli_flag(&a, "--json"))
-      json = 1;
-    else if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
-      fputs(help, stdout);
-      return 0;
-    } else
-      cli_unknown(&a);
-  }
-  if (cli_failed(&a)) return cli_error("info", 2, "%s", a.error);
-  if (a.npositional != 1) return cli_error("info", 2, "expected one matrix file\n%s", help);
-  const char *path = cli_input_path(a.positional[0]);
+static int body(const cli_parsed *p) {
+  if (p->npos != 1) return cli_error("info", 2, "expected one matrix file (cgmodel info --help)");
+  const char *path = cli_input_path(p->pos[0]);
   if (cli_parse_only) return 0;
-
   cgm_error err = {0};
   cgm_mm_info mm;
   cgm_features f;
   if (cgm_matrix_features(path, &f, &mm, &err)) return cli_report("info", &err);
-  if (json) return cli_print_json(cgm_info_json(path, &f, &mm));
+  if (cli_true(p->local, "json")) return cli_print_json(cgm_info_json(path, &f, &mm));
   print_human(path, &f, &mm);
   return 0;
 }
+
+const cli_command cli_info = {"info", "A.mtx", NULL, "the features of a matrix that the model uses",
+                              opts,   NULL,    body, NULL};

@@ -13,76 +13,42 @@
 #include "cli/output.h"
 #include "cli/plotcli.h"
 
-static const char help[] =
-    "usage: cgmodel map [--gpus G] [--block N] [--max|--avg] [--precision single|double]\n"
-    "                   [--exchange halo|p2p|host|nccl] [--calibration ID | --device "
-    "ID|cpu|cuda|latest]\n"
-    "                   [--mark A.mtx ...] [--db FILE] [--size WxH] -o FILE.png|FILE.svg\n"
-    "The paper's Fig. 8 for a calibrated device: predicted raw performance (GFLOPS, Eqs. 6-7)\n"
-    "on one device and on G GPUs, and the speed-up T_1 / T_G, over the matrix dimension x\n"
-    "(10^2..10^8) and the stored elements e (10^3..10^10), between diagonal (e = x) and dense\n"
-    "(e = x^2) matrices; the thick line is S = 1. Defaults: the newest GPU calibration (else the\n"
-    "CPU's), every GPU it measured, N = 4, --avg (the relative fits the predictions use; --max:\n"
-    "the maximum fits), double precision when calibrated, p2p exchange (the whole vector;\n"
-    "halo: the solver's default, for a band matrix of (e / x - 1) / 2 rows either side of the\n"
-    "diagonal). Configurations that do not fit in a GPU's memory are grey. --mark puts a\n"
-    "matrix (x, e_N) on the maps; repeat it for several. A CPU calibration draws the one-device\n"
-    "panel only.\n";
+static const cli_opt opts[] = {
+    CLI_PLOT_OPTS,
+    {"--calibration", "calibration", CLI_INT, 0, "ID", 0, "the calibration", 1, 9007199254740992.0},
+    {"--device", "device", CLI_STRING, "latest|cpu|cuda", "D", "newest GPU's",
+     "latest, cpu, cuda or a device ID"},
+    {"--gpus", "gpus", CLI_INT, 0, "G", "as calibrated", "GPUs of the G-GPU panel", 1,
+     CGM_MAX_GPUS},
+    {"--block", "block", CLI_CHOICE, "1|2|4|8", 0, "4", "the block size"},
+    {"--avg", "fit", CLI_CONST, "avg", 0, 0, "the relative fits predictions use (default)"},
+    {"--max", "fit", CLI_CONST, "max", 0, 0, "the maximum fits (the paper's bound)"},
+    {"--precision", "precision", CLI_CHOICE, "single|double", 0, "double", "the precision"},
+    {"--exchange", "exchange", CLI_CHOICE, "halo|p2p|host|nccl", 0, "p2p",
+     "the G-GPU panel's exchange"},
+    {"--mark", "mark", CLI_PATH, 0, "A.mtx", 0, "a matrix on the maps (repeat it)", 0, 0, true},
+    {0}};
 
 #define MAX_MARKS 64
 
-int cmd_map(int argc, char **argv) {
-  cli_args a;
-  cli_args_init(&a, argc - 1, argv + 1);
-  const char *db_path = NULL, *out = NULL, *device = NULL;
+static int body(const cli_parsed *p) {
+  const cJSON *req = p->req, *mark = cJSON_GetObjectItemCaseSensitive(req, "mark");
+  const char *db_path = cli_str(req, "db", NULL), *out = cli_str(p->local, "out", NULL);
+  const char *device = cli_str(req, "device", NULL), *prec_name = cli_str(req, "precision", NULL);
   const char *mark_path[MAX_MARKS];
-  int nmarks = 0, w = 0, h = 0, gpus = 0, block = 4, prec = -1, fit_kind = CGM_FIT_REL;
-  int exchange = CGM_EXCHANGE_P2P;
-  int64_t cal_id = 0, v = 0;
-  while (cli_next(&a)) {
-    if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
-      fputs(help, stdout);
-      return 0;
-    } else if (cli_opt(&a, "--db"))
-      db_path = a.value;
-    else if (cli_opt(&a, "-o"))
-      out = a.value;
-    else if (cli_plot_size(&a, &w, &h)) {
-    } else if (cli_flag(&a, "--max"))
-      fit_kind = CGM_FIT_MAX;
-    else if (cli_flag(&a, "--avg"))
-      fit_kind = CGM_FIT_REL;
-    else if (cli_int(&a, "--gpus", 1, CGM_MAX_GPUS, &v))
-      gpus = (int)v;
-    else if (cli_int(&a, "--calibration", 1, INT64_MAX, &v))
-      cal_id = v;
-    else if (cli_opt(&a, "--device"))
-      device = a.value;
-    else if (cli_opt(&a, "--block")) {
-      if (!strcmp(a.value, "1") || !strcmp(a.value, "2") || !strcmp(a.value, "4") ||
-          !strcmp(a.value, "8"))
-        block = atoi(a.value);
-      else
-        return cli_error("map", 2, "--block: '%s' is not 1, 2, 4 or 8", a.value);
-    } else if (cli_opt(&a, "--precision")) {
-      cgm_precision p;
-      if (!cgm_precision_parse(a.value, &p))
-        return cli_error("map", 2, "--precision: '%s' is not single or double", a.value);
-      prec = p;
-    } else if (cli_opt(&a, "--exchange")) {
-      cgm_exchange e;
-      if (!cgm_exchange_parse(a.value, &e))
-        return cli_error("map", 2, "--exchange: '%s' is not halo, p2p, host or nccl", a.value);
-      exchange = e;
-    } else if (cli_opt(&a, "--mark")) {
-      if (nmarks == MAX_MARKS) return cli_error("map", 2, "--mark: at most %d matrices", MAX_MARKS);
-      mark_path[nmarks++] = a.value;
-    } else
-      cli_unknown(&a);
+  int nmarks = 0, w, h, gpus = (int)cli_num(req, "gpus", 0), block = (int)cli_num(req, "block", 4);
+  const int fit_kind = !strcmp(cli_str(req, "fit", "avg"), "max") ? CGM_FIT_MAX : CGM_FIT_REL;
+  const int64_t cal_id = (int64_t)cli_num(req, "calibration", 0);
+  cgm_exchange exchange = CGM_EXCHANGE_P2P;
+  cgm_exchange_parse(cli_str(req, "exchange", "p2p"), &exchange);
+  int prec = !prec_name ? -1 : strcmp(prec_name, "single") ? CGM_PREC_DOUBLE : CGM_PREC_SINGLE;
+  if (cli_plot_size("map", cli_str(req, "size", NULL), &w, &h)) return 2;
+  for (const cJSON *m = mark ? mark->child : NULL; m; m = m->next) {
+    if (nmarks == MAX_MARKS) return cli_error("map", 2, "--mark: at most %d matrices", MAX_MARKS);
+    mark_path[nmarks++] = m->valuestring;
   }
-  if (cli_failed(&a)) return cli_error("map", 2, "%s", a.error);
-  if (a.npositional)
-    return cli_error("map", 2, "unexpected argument '%s'\n%s", a.positional[0], help);
+  if (p->npos)
+    return cli_error("map", 2, "unexpected argument '%s' (cgmodel map --help)", p->pos[0]);
   char dbbuf[1024];
   const cli_input dbin = {"the database", cli_db_path(db_path, dbbuf, sizeof dbbuf)};
   int rc = cli_refuse_alias("map", "-o", out, cgm_plot_writes, &dbin, 1);
@@ -135,3 +101,7 @@ int cmd_map(int argc, char **argv) {
   cgm_db_close(db);
   return rc;
 }
+
+const cli_command cli_map = {
+    "map", "",   NULL, "the paper's Fig. 8 (raw performance and speed-up maps) as a picture",
+    opts,  NULL, body, NULL};

@@ -26,42 +26,36 @@
 #define CGM_BUILD_DIR ""
 #endif
 
-static const char help[] =
-    "usage: cgmodel plot calibration [--calibration ID | --device latest|cpu|cuda|ID]\n"
-    "                                [--precision single|double] [--fits avg,max,rel] [--gpus G]\n"
-    "                                [--db FILE] [--size WxH] -o FILE.png|FILE.svg\n"
-    "       cgmodel plot accuracy    [--calibration ID] [--label-worst K] [--db FILE]\n"
-    "                                [--size WxH] -o FILE.png|FILE.svg\n"
-    "calibration: the measured throughput (GB/s) of every kernel over the elements it moves, and\n"
-    "  its Eq. 3 fits (solid avg, dashed max, dotted rel = the model's), one panel per kernel\n"
-    "  family; default: the newest calibration, double precision when calibrated, --fits\n"
-    "  avg,rel (the paper's and the one predictions use).\n"
-    "accuracy: predicted against measured time per iteration of every solve in the database\n"
-    "  (--calibration ID: of those predicted from it); colour: block size, marker: backend,\n"
-    "  precision and GPU count; --label-worst K names the matrices of the K worst points.\n"
-    "The data files (FILE-*.dat) and the gnuplot script (FILE.gp) are written next to the\n"
-    "picture; default size 1200x800 (1500x1200 for a calibration of more than 6 panels).\n";
+static const cli_opt opts[] = {
+    CLI_PLOT_OPTS,
+    {"--calibration", "calibration", CLI_INT, 0, "ID", "the newest", "the calibration", 1,
+     9007199254740992.0},
+    {"--label-worst", "label_worst", CLI_INT, 0, "K", "0", "accuracy: name the K worst", 0, 1000},
+    {"--device", "device", CLI_STRING, "latest|cpu|cuda", "D", "latest",
+     "latest, cpu, cuda or a device ID"},
+    {"--precision", "precision", CLI_CHOICE, "single|double", 0, "double",
+     "calibration: the precision"},
+    {"--fits", "fits", CLI_LIST, "avg|max|rel", "LIST", "avg,rel", "calibration: the fits drawn"},
+    {"--gpus", "gpus", CLI_INT, 0, "G", "the most", "calibration: the exchange panel's GPUs", 2,
+     CGM_MAX_GPUS},
+    {0}};
 
-bool cli_plot_size(cli_args *a, int *w, int *h) {
-  if (!cli_opt(a, "--size")) return false;
+int cli_plot_size(const char *cmd, const char *s, int *w, int *h) {
   int64_t x = 0, y = 0;
-  const char *sep = strchr(a->value, 'x');
+  const char *sep = s ? strchr(s, 'x') : NULL;
   char wbuf[32];
-  bool ok = sep && (size_t)(sep - a->value) < sizeof wbuf;
-  if (ok) {
-    snprintf(wbuf, sizeof wbuf, "%.*s", (int)(sep - a->value), a->value);
-    ok = cgm_parse_int(wbuf, 200, 20000, &x) && cgm_parse_int(sep + 1, 150, 20000, &y);
+  *w = *h = 0;
+  if (!s) return 0;
+  if (sep && (size_t)(sep - s) < sizeof wbuf) {
+    snprintf(wbuf, sizeof wbuf, "%.*s", (int)(sep - s), s);
+    if (cgm_parse_int(wbuf, 200, 20000, &x) && cgm_parse_int(sep + 1, 150, 20000, &y)) {
+      *w = (int)x;
+      *h = (int)y;
+      return 0;
+    }
   }
-  if (!ok) {
-    if (!a->error[0])
-      snprintf(a->error, sizeof a->error,
-               "option --size: '%s' is not WIDTHxHEIGHT in pixels (200x150 .. 20000x20000)",
-               a->value);
-    return true;
-  }
-  *w = (int)x;
-  *h = (int)y;
-  return true;
+  return cli_error(cmd, 2,
+                   "option --size: '%s' is not WIDTHxHEIGHT in pixels (200x150 .. 20000x20000)", s);
 }
 
 static void add_dir(char *buf, size_t n, const char *dir) {
@@ -137,72 +131,51 @@ int cli_plot_done(const char *cmd, const cgm_plot_files *f) {
   return fflush(stdout) == 0 ? 0 : 3;
 }
 
-int cmd_plot(int argc, char **argv) {
-  cli_args a;
-  cli_args_init(&a, argc - 1, argv + 1);
-  const char *db_path = NULL, *out = NULL, *device = NULL;
-  int64_t cal_id = 0, v = 0;
-  int w = 0, h = 0;
-  cgm_calplot_opts co = {-1, 0, 0};
-  cgm_accplot_opts ao = {0, 0};
-  bool cal_only = false, acc_only = false;
-  while (cli_next(&a)) {
-    if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
-      fputs(help, stdout);
-      return 0;
-    } else if (cli_opt(&a, "--db"))
-      db_path = a.value;
-    else if (cli_opt(&a, "-o"))
-      out = a.value;
-    else if (cli_plot_size(&a, &w, &h)) {
-    } else if (cli_int(&a, "--calibration", 1, INT64_MAX, &v))
-      cal_id = v;
-    else if (cli_int(&a, "--label-worst", 0, 1000, &v))
-      ao.label_worst = (int)v, acc_only = true;
-    else if (cli_opt(&a, "--device"))
-      device = a.value, cal_only = true;
-    else if (cli_int(&a, "--gpus", 2, CGM_MAX_GPUS, &v))
-      co.gpus = (int)v, cal_only = true;
-    else if (cli_opt(&a, "--precision")) {
-      cgm_precision p;
-      if (!cgm_precision_parse(a.value, &p))
-        return cli_error("plot", 2, "--precision: '%s' is not single or double", a.value);
-      co.precision = p;
-      cal_only = true;
-    } else if (cli_opt(&a, "--fits")) {
-      cgm_item it[3];
-      char why[160];
-      int n = cgm_parse_list(a.value, it, 3, why, sizeof why);
-      if (n < 0) return cli_error("plot", 2, "--fits: %s (give avg, max and/or rel)", why);
-      co.fits = 0;
-      cal_only = true;
-      for (int k = 0; k < n; k++) {
-        if (cgm_item_is(it[k], "avg"))
-          co.fits |= 1u << CGM_FIT_AVG;
-        else if (cgm_item_is(it[k], "max"))
-          co.fits |= 1u << CGM_FIT_MAX;
-        else if (cgm_item_is(it[k], "rel"))
-          co.fits |= 1u << CGM_FIT_REL;
-        else
-          return cli_error("plot", 2, "--fits: '%.*s' is not avg, max or rel",
-                           (int)(it[k].n < 64 ? it[k].n : 64), it[k].s);
-      }
-    } else
-      cli_unknown(&a);
+/* --fits: avg, max and/or rel as bits (1 << cgm_fit_kind): 0, or 2 once the
+ * error is printed. */
+static int fits_of(const char *s, unsigned *fits) {
+  cgm_item it[3];
+  char why[160];
+  const int n = cgm_parse_list(s, it, 3, why, sizeof why);
+  if (n < 0) return cli_error("plot", 2, "--fits: %s (give avg, max and/or rel)", why);
+  for (int k = 0; k < n; k++) {
+    const unsigned f = cgm_item_is(it[k], "avg")   ? 1u << CGM_FIT_AVG
+                       : cgm_item_is(it[k], "max") ? 1u << CGM_FIT_MAX
+                       : cgm_item_is(it[k], "rel") ? 1u << CGM_FIT_REL
+                                                   : 0u;
+    if (!f)
+      return cli_error("plot", 2, "--fits: '%.*s' is not avg, max or rel",
+                       (int)(it[k].n < 64 ? it[k].n : 64), it[k].s);
+    *fits |= f;
   }
-  if (cli_failed(&a)) return cli_error("plot", 2, "%s", a.error);
-  if (a.npositional != 1 ||
-      (strcmp(a.positional[0], "calibration") && strcmp(a.positional[0], "accuracy")))
-    return cli_error("plot", 2, "expected 'calibration' or 'accuracy'\n%s", help);
-  const bool calib = !strcmp(a.positional[0], "calibration");
+  return 0;
+}
+
+static int body(const cli_parsed *p) {
+  const cJSON *req = p->req;
+  const char *db_path = cli_str(req, "db", NULL), *out = cli_str(p->local, "out", NULL);
+  const char *device = cli_str(req, "device", NULL), *precision = cli_str(req, "precision", NULL);
+  const char *fits = cli_str(req, "fits", NULL);
+  const int64_t cal_id = (int64_t)cli_num(req, "calibration", 0);
+  int w, h, rc;
+  cgm_calplot_opts co = {-1, 0, (int)cli_num(req, "gpus", 0)};
+  cgm_accplot_opts ao = {0, (int)cli_num(req, "label_worst", 0)};
+  if (cli_plot_size("plot", cli_str(req, "size", NULL), &w, &h)) return 2;
+  if (precision) co.precision = strcmp(precision, "single") ? CGM_PREC_DOUBLE : CGM_PREC_SINGLE;
+  if (fits && (rc = fits_of(fits, &co.fits))) return rc;
+  const bool cal_only = device || precision || co.gpus || fits;
+  if (p->npos != 1 || (strcmp(p->pos[0], "calibration") && strcmp(p->pos[0], "accuracy")))
+    return cli_error("plot", 2, "expected 'calibration' or 'accuracy' (cgmodel plot --help)");
+  const bool calib = !strcmp(p->pos[0], "calibration");
   if (!calib && cal_only)
     return cli_error("plot", 2,
                      "plot accuracy takes only --calibration, --label-worst, --db, --size and -o");
-  if (calib && acc_only) return cli_error("plot", 2, "--label-worst is for plot accuracy");
+  if (calib && cJSON_GetObjectItemCaseSensitive(req, "label_worst"))
+    return cli_error("plot", 2, "--label-worst is for plot accuracy");
   ao.calibration_id = cal_id;
   char dbbuf[1024];
   const cli_input dbin = {"the database", cli_db_path(db_path, dbbuf, sizeof dbbuf)};
-  int rc = cli_refuse_alias("plot", "-o", out, cgm_plot_writes, &dbin, 1);
+  rc = cli_refuse_alias("plot", "-o", out, cgm_plot_writes, &dbin, 1);
   if (rc || cli_parse_only || (rc = cli_plot_precheck("plot", out))) return rc;
   cgm_db *db;
   if ((rc = cli_db_open("plot", db_path, false, &db))) return rc;
@@ -220,3 +193,8 @@ int cmd_plot(int argc, char **argv) {
   cgm_db_close(db);
   return rc;
 }
+
+static const char kinds[] = "calibration|accuracy";
+const cli_command cli_plot = {
+    "plot", kinds, kinds, "a calibration's fits, or predicted against measured time",
+    opts,   NULL,  body,  NULL};

@@ -9,26 +9,27 @@
 
 #include "cgmodel/pipeline.h"
 #include "cgmodel/validate.h"
-#include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/dbopen.h"
 #include "cli/env.h"
 #include "cli/outcheck.h"
 #include "cli/output.h"
 #include "common/outfile.h"
+#include "pipeline/request.h"
 
-static const char help[] =
-    "usage: cgmodel validate LIST_OR_DIR [--gpus G] [--backend cpu|cuda|cusparse|all]\n"
-    "                        [--precision P[,P...]|both] [--iters K] [--repeat R]\n"
-    "                        [--total TOL] [--csv FILE] [--db FILE] [--json]\n"
-    "For every SPD matrix (*.mtx of a directory, or one path per line of a list file) and every\n"
-    "configuration of this machine's calibrated devices: predict (refined and paper models),\n"
-    "run K iterations R times (default 3; the median time counts) and compare. Reports per\n"
-    "block size and GPU count the average relative error and its variance (Table 6), the median\n"
-    "and 90th percentile, and the tuner's regret (measured time of its choice over the best\n"
-    "measured). --total TOL: every run solves to TOL (precisions double and mixed by default)\n"
-    "and the times compared are setup + solve, the tuner's predicted total against the\n"
-    "measured one.\n";
+static const cli_opt opts[] = {
+    {"--gpus", "gpus", CLI_INT, 0, "G", "every GPU calibrated", "the most GPUs of cuda", 1,
+     CGM_MAX_GPUS},
+    {"--backend", "backend", CLI_CHOICE, "cpu|cuda|cusparse|all", 0, "all", "the backends run"},
+    {"--precision", "precision", CLI_LIST, "double|single|mixed|both", "P[,P...]", "double",
+     "single, double (with --total mixed), or both"},
+    {"--iters", "iters", CLI_INT, 0, "K", "100", "iterations a run", 10, 100000},
+    {"--repeat", "repeat", CLI_INT, 0, "R", "3", "runs a configuration: the median counts", 1, 99},
+    {"--total", "total", CLI_REAL, 0, "TOL", 0, "solve to TOL, compare setup + solve", 1e-300, 1},
+    {"--csv", "csv", CLI_PATH, 0, "FILE", 0, "also write every run"},
+    CLI_DB,
+    CLI_JSON,
+    {0}};
 
 /* --csv FILE: every run. */
 static int write_csv(const char *path, const cgm_validate_report *r) {
@@ -69,76 +70,49 @@ static void print_table(const cgm_validate_report *r) {
   printf("tuner: choice within 5%% of the best measured on %d of %d matrices (within 10%% on %d); "
          "mean regret %.3f, worst %.3f\n",
          r->within_5, r->regret_count, r->within_10, r->mean_regret, r->max_regret);
+  const char *names[2] = {"double", "mixed"};
+  for (int p = 0; p < 2; p++) /* --total: the iteration counts, predicted as for a new matrix */
+    if (isfinite(r->k_mean_error[p]))
+      printf("iterations (%s): predicted within %.1f%% on average, median %.1f%%, worst %.1f%%\n",
+             names[p], 100 * r->k_mean_error[p], 100 * r->k_median_error[p],
+             100 * r->k_max_error[p]);
+  if (isfinite(r->ratio_mean_error))
+    printf("iterations, mixed over double: within %.1f%% on average, worst %.1f%%\n",
+           100 * r->ratio_mean_error, 100 * r->ratio_max_error);
 }
 
-int cmd_validate(int argc, char **argv) {
-  cli_args a;
-  cli_args_init(&a, argc - 1, argv + 1);
-  const char *db_path = NULL, *csv = NULL, *backends = "all";
-  int json = 0, maxg = 0, iters = 100, repeat = 3;
-  unsigned precisions = 0;
-  const char *precision_arg = NULL;
-  double total = 0, d;
-  int64_t v;
-  while (cli_next(&a)) {
-    if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
-      fputs(help, stdout);
-      return 0;
-    } else if (cli_flag(&a, "--json"))
-      json = 1;
-    else if (cli_opt(&a, "--db"))
-      db_path = a.value;
-    else if (cli_opt(&a, "--csv"))
-      csv = a.value;
-    else if (cli_opt(&a, "--backend"))
-      backends = a.value;
-    else if (cli_int(&a, "--gpus", 1, CGM_MAX_GPUS, &v))
-      maxg = (int)v;
-    else if (cli_int(&a, "--iters", 10, 100000, &v))
-      iters = (int)v;
-    else if (cli_int(&a, "--repeat", 1, 99, &v))
-      repeat = (int)v;
-    else if (cli_double(&a, "--total", 1e-300, 1.0, &d))
-      total = d;
-    else if (cli_opt(&a, "--precision"))
-      precision_arg = a.value;
-    else
-      cli_unknown(&a);
-  }
-  if (cli_failed(&a)) return cli_error("validate", 2, "%s", a.error);
-  /* mixed precision is timed only as a whole solve (--total) */
-  if (!precision_arg)
-    precisions =
-        total > 0 ? (1u << CGM_PREC_DOUBLE) | (1u << CGM_PREC_MIXED) : 1u << CGM_PREC_DOUBLE;
-  else if (!cli_precisions(precision_arg, total > 0, &precisions))
-    return cli_error("validate", 2, "--precision: '%s' is not a list of single, double%s (or both)",
-                     precision_arg, total > 0 ? ", mixed" : "");
+static int body(const cli_parsed *p) {
+  const cJSON *req = p->req;
+  const char *db_path = cli_str(req, "db", NULL), *csv = cli_str(req, "csv", NULL);
+  const char *backends = cli_str(req, "backend", "all"),
+             *precision = cli_str(req, "precision", NULL);
+  const bool json = cli_true(p->local, "json");
   cgm_validate_opts o;
   memset(&o, 0, sizeof o);
+  o.total_tol = cli_num(req, "total", 0);
+  o.max_gpus = (int)cli_num(req, "gpus", 0);
+  o.iters = (int)cli_num(req, "iters", 100);
+  o.repeat = (int)cli_num(req, "repeat", 3);
+  /* mixed precision is timed only as a whole solve (--total) */
+  o.precisions =
+      o.total_tol > 0 ? (1u << CGM_PREC_DOUBLE) | (1u << CGM_PREC_MIXED) : 1u << CGM_PREC_DOUBLE;
+  if (precision && !cgm_precisions_parse(precision, o.total_tol > 0, &o.precisions))
+    return cli_error("validate", 2, "--precision: '%s' is not a list of single, double%s (or both)",
+                     precision, o.total_tol > 0 ? ", mixed" : "");
   cgm_backend b;
-  if (!strcmp(backends, "all"))
-    o.backends = (1u << CGM_BACKEND_CPU) | (1u << CGM_BACKEND_CUDA) | (1u << CGM_BACKEND_CUSPARSE);
-  else if (cgm_backend_parse(backends, &b))
-    o.backends = 1u << b;
-  else
-    return cli_error("validate", 2, "--backend: '%s' is not cpu, cuda, cusparse or all", backends);
-  if (a.npositional != 1)
-    return cli_error("validate", 2, "expected a directory or list file\n%s", help);
-  o.source = a.positional[0];
+  o.backends = (1u << CGM_BACKEND_CPU) | (1u << CGM_BACKEND_CUDA) | (1u << CGM_BACKEND_CUSPARSE);
+  if (cgm_backend_parse(backends, &b)) o.backends = 1u << b;
+  if (p->npos != 1)
+    return cli_error("validate", 2, "expected a directory or list file (cgmodel validate --help)");
+  o.source = p->pos[0];
   if (cli_parse_only) return 0;
-  o.precisions = precisions;
-  o.max_gpus = maxg;
-  o.iters = iters;
-  o.total_tol = total;
-  o.repeat = repeat;
   o.progress = json ? NULL : cli_progress_count;
   o.note = cli_note;
   static char cmd[] = "validate";
   o.ctx = cmd;
   char **mats = NULL;
   cgm_error err = {0};
-  if (cgm_matrix_paths(a.positional[0], &mats, &o.nmatrices, &err))
-    return cli_report("validate", &err);
+  if (cgm_matrix_paths(o.source, &mats, &o.nmatrices, &err)) return cli_report("validate", &err);
   o.matrices = mats;
   /* --csv must not replace the database, the list or any of its matrices */
   char dbbuf[1024];
@@ -178,3 +152,9 @@ int cmd_validate(int argc, char **argv) {
   if (db) cgm_db_close(db);
   return rc;
 }
+
+const cli_command cli_validate = {
+    "validate", "LIST_OR_DIR",
+    NULL,       "predicted against measured over a set of matrices, and the tuner's regret",
+    opts,       NULL,
+    body,       NULL};

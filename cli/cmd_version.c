@@ -5,7 +5,6 @@
 
 #include "cgmodel/cgmodel.h"
 #include "cgmodel/dist.h"
-#include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 
@@ -13,23 +12,8 @@
 #define CGM_GIT_COMMIT "unknown"
 #endif
 
-static const char help[] =
-    "usage: cgmodel version\n"
-    "Prints the version, the commit this build was configured from\n"
-    "(\"unknown\" outside git) and, with the CUDA backend, the CUDA runtime.\n";
-
-int cmd_version(int argc, char **argv) {
-  cli_args a;
-  cli_args_init(&a, argc - 1, argv + 1);
-  while (cli_next(&a)) {
-    if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
-      fputs(help, stdout);
-      return 0;
-    }
-    cli_unknown(&a);
-  }
-  if (cli_failed(&a)) return cli_error("version", 2, "%s", a.error);
-  if (a.npositional) return cli_error("version", 2, "unexpected argument '%s'", a.positional[0]);
+static int body(const cli_parsed *p) {
+  if (p->npos) return cli_error("version", 2, "unexpected argument '%s'", p->pos[0]);
   const int rt = cgm_cuda_runtime_version();
   /* the MPI solve and its METIS partition, when built (docs/distributed.md) */
   const char *mpi = !cgm_have_mpi_build() ? "" : cgm_have_metis_build() ? ", MPI, METIS" : ", MPI";
@@ -40,3 +24,6 @@ int cmd_version(int argc, char **argv) {
     printf("cgmodel %s (commit %s, CPU-only build%s)\n", cgm_version(), CGM_GIT_COMMIT, mpi);
   return 0;
 }
+
+const cli_command cli_version = {"version", "",   NULL, "the version, the commit and the backend",
+                                 NULL,      NULL, body, NULL};

@@ -1,19 +1,29 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The subcommands; each returns the process exit code (docs/cli.md). */
+/* The commands, each a table of its options and a body (cli/args.h); each
+ * returns the process exit code (docs/cli.md). */
 #ifndef CGM_CLI_COMMANDS_H
 #define CGM_CLI_COMMANDS_H
 
-int cmd_info(int argc, char **argv);
-int cmd_solve(int argc, char **argv);
-int cmd_gen(int argc, char **argv);
-int cmd_calibrate(int argc, char **argv);
-int cmd_predict(int argc, char **argv);
-int cmd_db(int argc, char **argv);
-int cmd_validate(int argc, char **argv);
-int cmd_map(int argc, char **argv);
-int cmd_plot(int argc, char **argv);
-int cmd_cache(int argc, char **argv);
-int cmd_version(int argc, char **argv);
-int cmd_devices(int argc, char **argv);
+#include <stdio.h>
+
+#include "cgmodel/status.h"
+#include "cli/args.h"
+
+extern const cli_command cli_info, cli_solve, cli_gen, cli_calibrate, cli_predict, cli_db,
+    cli_validate, cli_map, cli_plot, cli_cache, cli_version, cli_devices, cli_help_command;
+
+/* Every command, in the order of the usage; NULL-ended. */
+extern const cli_command *const cli_commands[];
+/* The command of that name; NULL when none. */
+const cli_command *cli_command_find(const char *name);
+/* Prints the library error in the command's words (a leading request key
+ * as its flag, key=value advice as the option: cli/commands.c) and returns
+ * its exit code. */
+int cli_report(const char *cmd, const cgm_error *err);
+/* The top-level usage, from the tables. */
+void cli_usage(FILE *f);
+/* `cgmodel __options`: every command's table as JSON, for the man pages
+ * and the shell completions (scripts/gen_man.py). Returns the exit code. */
+int cli_print_tables(void);
 
 #endif

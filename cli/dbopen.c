@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "cgmodel/pipeline.h"
+#include "cli/commands.h"
 #include "cli/env.h"
 #include "cli/output.h"
 

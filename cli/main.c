@@ -1,77 +1,46 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cgmodel: dispatch to the subcommands. */
+/* cgmodel: dispatch to the commands (cli/commands.c). */
 #include <stdio.h>
 #include <string.h>
 
-#include "cgmodel/cgmodel.h"
+#include "cgmodel/dist.h"
 #include "cli/commands.h"
+#include "cli/env.h"
+#include "cli/output.h"
+#include "common/escape.h"
 
-static const char usage[] =
-    "usage: cgmodel <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  info      A.mtx [--json]                      features of a matrix\n"
-    "  solve     A.mtx [--rhs b.mtx] [--auto | --backend cpu|cuda|cusparse --block N --gpus G]\n"
-    "            [--precision single|double] [--tol T] [--maxiter K] [--monitor [K]] [-o x.mtx]\n"
-    "            [--json]\n"
-    "  gen       poisson2d|poisson3d|elasticity3d|random --n SIZE -o A.mtx\n"
-    "  calibrate [--devices cpu|cuda:all|cuda:0,1] [--quick] [--precision single|double|both]\n"
-    "            [--db FILE] [--json]\n"
-    "  predict   A.mtx [--gpus G] [--block N|auto] [--precision P] [--db FILE] [--json]\n"
-    "  validate  LIST_OR_DIR [--gpus G] [--csv FILE] [--json]   predicted against measured,\n"
-    "            and tuner regret\n"
-    "  map       [--gpus G] [--block N] [--exchange E] [--max|--avg] [--mark A.mtx]\n"
-    "            -o FILE.png|.svg                   Fig. 8 maps\n"
-    "  plot      calibration|accuracy -o FILE.png|.svg   calibration fits, predicted vs measured\n"
-    "  db        list | show ID | export ID -o FILE | solves | refit ID\n"
-    "  cache     list [--json] | clear                  the matrix cache\n"
-    "  help      [COMMAND]                           this text, or a command's options\n"
-    "  version   print the version, the commit and the CUDA runtime\n"
-    "  devices   [--db FILE] [--json]               GPUs, CPU, NCCL/MPI and their calibrations\n"
-    "\n"
-    "A.mtx may be '-': the matrix is read from standard input.\n"
-    "Run 'cgmodel <command> --help' for the options of a command.\n"
-    "Exit codes: 0 success, 1 solve did not converge, 2 bad usage or input, 3 runtime failure.\n";
-
-typedef struct {
-  const char *name;
-  int (*fn)(int argc, char **argv);
-} command;
-
-static const command commands[] = {
-    {"info", cmd_info},           {"solve", cmd_solve},     {"gen", cmd_gen},
-    {"calibrate", cmd_calibrate}, {"predict", cmd_predict}, {"db", cmd_db},
-    {"validate", cmd_validate},   {"map", cmd_map},         {"plot", cmd_plot},
-    {"version", cmd_version},     {"devices", cmd_devices}, {"cache", cmd_cache},
-};
-
-static const command *find(const char *name) {
-  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-    if (!strcmp(commands[i].name, name)) return &commands[i];
-  return NULL;
+/* Under an MPI launcher with several ranks only solve runs; any other
+ * command joins the ranks' agreement on how they started and fails there,
+ * so a solve on another rank is told, not left waiting (docs/distributed.md). */
+static int refuse_under_mpi(const char *name) {
+  int rank = 0, size = 1;
+  cgm_error err = {0};
+  if (!strcmp(name, "solve") || !cli_env_under_mpi() || !cgm_have_mpi_build() ||
+      cgm_dist_init(NULL, NULL, &rank, &size, &err) || size < 2) {
+    if (size < 2) cgm_dist_finalize();
+    return 0;
+  }
+  snprintf(err.msg, sizeof err.msg, "%s does not run under MPI: only solve does", name);
+  cgm_dist_agree_start(CGM_EINPUT, 0, &err);
+  cgm_dist_finalize();
+  return cli_error(name, 2, "%s", err.msg);
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-      (strcmp(argv[1], "help") == 0 && argc == 2)) {
-    fputs(usage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+  if (argc < 2) {
+    cli_usage(stderr);
+    return 2;
   }
-  const char *cmd = argv[1];
-  if (!strcmp(cmd, "help")) { /* help COMMAND: that command's --help */
-    const command *c = argc == 3 ? find(argv[2]) : NULL;
-    if (!c) {
-      fprintf(stderr, "cgmodel help: error: %s\n\n%s",
-              argc == 3 ? "unknown command" : "expected one command", usage);
-      return 2;
-    }
-    char help_flag[] = "--help";
-    char *hargv[] = {argv[2], help_flag, NULL};
-    return c->fn(2, hargv);
-  }
-  if (!strcmp(cmd, "--version")) return cmd_version(argc - 1, argv + 1);
-  const command *c = find(cmd);
-  if (c) return c->fn(argc - 1, argv + 1);
-  fprintf(stderr, "cgmodel: error: unknown command '%s'\n\n%s", cmd, usage);
+  const char *name = argv[1];
+  if (!strcmp(name, "--help") || !strcmp(name, "-h")) name = "help";
+  if (!strcmp(name, "--version")) name = "version";
+  if (!strcmp(name, "__options")) return cli_print_tables(); /* for the man pages */
+  const cli_command *c = cli_command_find(name);
+  int rc = c ? refuse_under_mpi(name) : 0;
+  if (c) return rc ? rc : cli_main(c, argc - 1, argv + 1);
+  fputs("cgmodel: error: unknown command '", stderr);
+  cgm_fput_escaped(stderr, name, false);
+  fputs("'\n\n", stderr);
+  cli_usage(stderr);
   return 2;
 }

@@ -1,12 +1,38 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#define _POSIX_C_SOURCE 200809L
 #include "cli/outcheck.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/output.h"
 #include "common/outfile.h"
 
+/* Before any work: the folder the output goes to is there and writable,
+ * and the output is no folder (found out only after a solve, the solution
+ * was lost). */
+static int refuse_unwritable(const char *cmd, const char *opt, const char *out) {
+  struct stat s;
+  char dir[4096];
+  const char *slash = strrchr(out, '/');
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) + (slash == out) : 1,
+           slash ? out : ".");
+  if (!stat(out, &s) && S_ISDIR(s.st_mode))
+    return cli_error(cmd, 2, "%s %s is a directory: name a file", opt, out);
+  if (stat(dir, &s) || !S_ISDIR(s.st_mode))
+    return cli_error(cmd, 2, "%s %s: the directory %s does not exist", opt, out, dir);
+  if (access(dir, W_OK))
+    return cli_error(cmd, 2, "%s %s: the directory %s is not writable", opt, out, dir);
+  return 0;
+}
+
 int cli_refuse_alias(const char *cmd, const char *opt, const char *out, cli_writes_fn writes,
                      const cli_input *in, int n) {
   if (!out || !*out) return 0;
+  int rc = strcmp(out, "-") ? refuse_unwritable(cmd, opt, out) : 0;
+  if (rc) return rc;
   if (!writes) writes = cgm_path_aliases;
   for (int i = 0; i < n; i++)
     if (in[i].path && *in[i].path && writes(out, in[i].path))

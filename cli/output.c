@@ -4,11 +4,14 @@
 
 #include "common/escape.h"
 
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+char cli_last_error[1024];
 
 int cli_error(const char *cmd, int code, const char *fmt, ...) {
   va_list ap;
@@ -16,14 +19,11 @@ int cli_error(const char *cmd, int code, const char *fmt, ...) {
   char msg[8192];
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  snprintf(cli_last_error, sizeof cli_last_error, "%.1000s", msg);
   fprintf(stderr, "cgmodel %s: error: ", cmd);
   cgm_fput_escaped(stderr, msg, true);
   fputc('\n', stderr);
   return code;
-}
-
-int cli_report(const char *cmd, const cgm_error *err) {
-  return cli_error(cmd, err->code ? (int)err->code : 3, "%s", err->msg);
 }
 
 int cli_print_json(cJSON *obj) {
@@ -52,4 +52,13 @@ const char *cli_input_path(const char *arg) {
 
 int cli_stderr_is_tty(void) {
   return isatty(STDERR_FILENO);
+}
+
+const char *cli_escape(const char *s, char *buf, size_t n) {
+  FILE *f = fmemopen(buf, n, "w");
+  if (!f) return "?";
+  cgm_fput_escaped(f, s ? s : "", false);
+  fclose(f);
+  buf[n - 1] = '\0'; /* cut short when it filled buf */
+  return buf;
 }

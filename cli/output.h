@@ -16,8 +16,9 @@ int cli_error(const char *cmd, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-/* Prints the library error and returns its exit code. */
-int cli_report(const char *cmd, const cgm_error *err);
+/* The message of the last cli_error (what a rank that failed tells the
+ * others under MPI). */
+extern char cli_last_error[1024];
 /* Prints the object on stdout, frees it; returns 3 if printing failed. */
 int cli_print_json(cJSON *obj);
 
@@ -31,6 +32,11 @@ void cli_note(void *ctx, cgm_note_kind kind, const char *msg);
  * so nothing is copied), and messages name /dev/stdin; any other path as
  * given. */
 const char *cli_input_path(const char *arg);
+
+/* s with its control characters escaped as messages show them
+ * (cgm_fput_escaped: \n, \t, \xNN), in buf: a file name or a database's
+ * text printed in a report stays on its line. */
+const char *cli_escape(const char *s, char *buf, size_t n);
 
 /* True when stderr is a terminal (progress is shown only then). */
 int cli_stderr_is_tty(void);

@@ -12,8 +12,15 @@
 #include "cgmodel/plots.h"
 #include "cli/args.h"
 
-/* --size WxH: true when matched (errors recorded in a). */
-bool cli_plot_size(cli_args *a, int *w, int *h);
+/* The options map and plot share: -o, --size, --db. */
+#define CLI_PLOT_OPTS                                                                              \
+  {"-o", "out", CLI_PATH, 0, "FILE.png|FILE.svg", 0, "the picture (FILE.gp, FILE-*.dat beside)"},  \
+      {"--size", "size", CLI_STRING, 0, "WxH", "1200x800", "pixels, 200x150 to 20000x20000"},      \
+      CLI_DB
+
+/* --size WxH (s NULL: 0 x 0, the default): 0, or 2 once the error is
+ * printed. */
+int cli_plot_size(const char *cmd, const char *s, int *w, int *h);
 /* The template directories to search (':'-separated): $CGMODEL_PLOTS_DIR,
  * the installed share/cgmodel/plots beside the executable, the install
  * prefix's, the source tree's plots/ (first when running from the build tree). */

@@ -1,5 +1,6 @@
 # Man pages cgmodel(1), cgmodel-CMD(1) and the bash and zsh completions,
-# generated from docs/cli.md (scripts/gen_man.py, Python's standard library)
+# generated from the command line's option tables (`cgmodel __options`) and
+# the prose of docs/cli.md (scripts/gen_man.py, Python's standard library)
 # into the build tree and installed with the rest. Without python3 they are
 # left out, with a note.
 find_package(Python3 COMPONENTS Interpreter QUIET)
@@ -10,11 +11,11 @@ endif()
 set(CGM_MAN_DIR ${PROJECT_BINARY_DIR}/man)
 add_custom_command(OUTPUT ${CGM_MAN_DIR}/stamp
   COMMAND ${CMAKE_COMMAND} -E rm -rf ${CGM_MAN_DIR}/man1 ${CGM_MAN_DIR}/completions
-  COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/gen_man.py
+  COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/gen_man.py $<TARGET_FILE:cgmodel>
           ${PROJECT_SOURCE_DIR}/docs/cli.md ${CGM_MAN_DIR} ${PROJECT_VERSION}
   COMMAND ${CMAKE_COMMAND} -E touch ${CGM_MAN_DIR}/stamp
-  DEPENDS ${PROJECT_SOURCE_DIR}/docs/cli.md ${PROJECT_SOURCE_DIR}/scripts/gen_man.py
-  COMMENT "Man pages and completions from docs/cli.md" VERBATIM)
+  DEPENDS cgmodel ${PROJECT_SOURCE_DIR}/docs/cli.md ${PROJECT_SOURCE_DIR}/scripts/gen_man.py
+  COMMENT "Man pages and completions from the option tables and docs/cli.md" VERBATIM)
 add_custom_target(cgmodel_man ALL DEPENDS ${CGM_MAN_DIR}/stamp)
 install(DIRECTORY ${CGM_MAN_DIR}/man1 DESTINATION ${CMAKE_INSTALL_MANDIR})
 install(FILES ${CGM_MAN_DIR}/completions/cgmodel

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Fault injection for the tests: makes the K-th checked CUDA call of the
- * process fail, so that every error path of the CUDA code (the message, the
- * exit status, the freeing of what was allocated) is exercised on a real
- * device. Off unless armed by cgm_fault_arm() (the command line arms it from
- * CGMODEL_FAULT_CUDA=K). */
+/* Fault injection for the tests: the K-th checked CUDA call of the process
+ * fails, so that every error path of the CUDA code runs on a real device.
+ * Off unless armed by cgm_fault_arm (the command line's CGMODEL_FAULT_CUDA). */
 #ifndef CGM_COMMON_FAULT_H
 #define CGM_COMMON_FAULT_H
 
@@ -11,11 +9,10 @@
 extern "C" {
 #endif
 
-/* Called by every checked CUDA call (CGM_CUDA_TRY, CGM_CUDA_GOTO): nonzero
- * when this call is the armed one, which then fails without being made. */
+/* Called by every checked CUDA call: nonzero when this call is the armed
+ * one, which then fails without being made. */
 int cgm_fault_hit(void);
-/* Arms the k-th checked call from now (k <= 0: disarmed) and restarts the
- * count. */
+/* Arms the k-th checked call from now (k <= 0: disarmed). */
 void cgm_fault_arm(long k);
 /* Checked calls counted since the last cgm_fault_arm. */
 long cgm_fault_count(void);

@@ -5,18 +5,9 @@
 
 #include <stddef.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* Room for element n of an array of `elem`-byte elements with capacity
- * *cap (first allocation: `first` elements, then doubling): returns the
- * array, moved if it grew, with *cap updated; NULL when memory runs out,
- * the array and *cap then unchanged. */
+ * *cap (first `first`, then doubling): the array, moved if it grew; NULL
+ * when memory runs out, the array and *cap unchanged. */
 void *cgm_grow(void *v, int n, int *cap, size_t elem, int first);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif

@@ -15,28 +15,6 @@ static const char *const reorder_names[] = {"auto", "none", "rcm"};
 static const char *const precond_names[] = {"jacobi", "block"};
 static const char *const cg_names[] = {"cgg", "classic"};
 
-#define COUNT(table) ((int)(sizeof table / sizeof *table))
-#define NAME_OF(table, i) ((i) >= 0 && (i) < COUNT(table) ? table[i] : "unknown")
-
-const char *cgm_backend_name(cgm_backend b) {
-  return NAME_OF(backend_names, (int)b);
-}
-const char *cgm_precision_name(cgm_precision p) {
-  return NAME_OF(precision_names, (int)p);
-}
-const char *cgm_exchange_name(cgm_exchange e) {
-  return NAME_OF(exchange_names, (int)e);
-}
-const char *cgm_reorder_name(cgm_reorder r) {
-  return NAME_OF(reorder_names, (int)r);
-}
-const char *cgm_precond_name(cgm_precond p) {
-  return NAME_OF(precond_names, (int)p);
-}
-const char *cgm_cg_variant_name(cgm_cg_variant v) {
-  return NAME_OF(cg_names, (int)v);
-}
-
 /* The index of s in table, -1 when it is not there. */
 static int lookup(const char *s, const char *const *table, int n) {
   for (int i = 0; s && i < n; i++)
@@ -44,35 +22,31 @@ static int lookup(const char *s, const char *const *table, int n) {
   return -1;
 }
 
-#define PARSE(table, type, s, out)                                                                 \
-  do {                                                                                             \
-    const int i_ = lookup(s, table, COUNT(table));                                                 \
-    if (i_ < 0) return false;                                                                      \
-    *(out) = (type)i_;                                                                             \
-    return true;                                                                                   \
-  } while (0)
+/* cgm_WHAT_name and the parse function `parse` of a table. */
+#define NAMES(what, type, table, parse)                                                            \
+  const char *cgm_##what##_name(type v) {                                                          \
+    const int n = (int)(sizeof table / sizeof *table);                                             \
+    return (int)v >= 0 && (int)v < n ? table[v] : "unknown";                                       \
+  }                                                                                                \
+  parse(const char *s, type *out) {                                                                \
+    const int i = lookup(s, table, (int)(sizeof table / sizeof *table));                           \
+    if (i >= 0) *out = (type)i;                                                                    \
+    return i >= 0;                                                                                 \
+  }
+NAMES(backend, cgm_backend, backend_names, bool cgm_backend_parse)
+NAMES(precision, cgm_precision, precision_names,
+      static bool parse_precision) /* and fp64, fp32 below */
+NAMES(exchange, cgm_exchange, exchange_names, bool cgm_exchange_parse)
+NAMES(reorder, cgm_reorder, reorder_names, bool cgm_reorder_parse)
+NAMES(precond, cgm_precond, precond_names, bool cgm_precond_parse)
+NAMES(cg_variant, cgm_cg_variant, cg_names, bool cgm_cg_variant_parse)
 
-bool cgm_backend_parse(const char *s, cgm_backend *b) {
-  PARSE(backend_names, cgm_backend, s, b);
-}
 bool cgm_precision_parse(const char *s, cgm_precision *p) {
   if (s && (strcmp(s, "fp64") == 0 || strcmp(s, "fp32") == 0)) {
     *p = s[2] == '6' ? CGM_PREC_DOUBLE : CGM_PREC_SINGLE;
     return true;
   }
-  PARSE(precision_names, cgm_precision, s, p);
-}
-bool cgm_exchange_parse(const char *s, cgm_exchange *e) {
-  PARSE(exchange_names, cgm_exchange, s, e);
-}
-bool cgm_reorder_parse(const char *s, cgm_reorder *r) {
-  PARSE(reorder_names, cgm_reorder, s, r);
-}
-bool cgm_precond_parse(const char *s, cgm_precond *p) {
-  PARSE(precond_names, cgm_precond, s, p);
-}
-bool cgm_cg_variant_parse(const char *s, cgm_cg_variant *v) {
-  PARSE(cg_names, cgm_cg_variant, s, v);
+  return parse_precision(s, p);
 }
 
 int cgm_precision_width(cgm_precision p) {

@@ -14,20 +14,8 @@
 /* "dir" and "base" of a path ("a" -> ".", "a"; "/a" -> "/", "a"); malloc'd. */
 static bool split(const char *path, char **dir, char **base) {
   const char *slash = strrchr(path, '/');
-  *dir = NULL;
-  *base = NULL;
-  if (!slash) {
-    *dir = strdup(".");
-    *base = strdup(path);
-  } else {
-    size_t n = slash == path ? 1 : (size_t)(slash - path);
-    *dir = malloc(n + 1);
-    if (*dir) {
-      memcpy(*dir, path, n);
-      (*dir)[n] = 0;
-    }
-    *base = strdup(slash + 1);
-  }
+  *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+  *base = strdup(slash ? slash + 1 : path);
   if (*dir && *base) return true;
   free(*dir);
   free(*base);

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The one parser of numbers and lists that come from users (command-line
- * options, ids, device lists): strict, so that a typo is an error and never
- * a different value. No leading or trailing spaces, no '+', no clamping of
- * out-of-range values, no empty or repeated list items, nothing cut. */
+/* The one parser of numbers and lists that come from users: strict, so
+ * that a typo is an error and never a different value (no spaces, no '+',
+ * no clamping, no empty or repeated items, nothing cut). */
 #ifndef CGM_COMMON_PARSE_H
 #define CGM_COMMON_PARSE_H
 
@@ -10,15 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* A decimal integer ("-"? digits) in [lo, hi]; false for anything else,
- * including values beyond int64_t. */
+/* A decimal integer ("-"? digits) in [lo, hi]; false for anything else. */
 bool cgm_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
-/* A finite number (strtod's syntax, the whole string, no leading space) in
- * [lo, hi]. */
+/* A finite number (strtod's syntax, the whole string) in [lo, hi]. */
 bool cgm_parse_real(const char *s, double lo, double hi, double *out);
 
 /* One item of a list: s[0..n), not NUL-terminated. */
@@ -27,15 +20,9 @@ typedef struct cgm_item {
   size_t n;
 } cgm_item;
 /* Splits the comma-separated list s into at most max items (pointing into
- * s). Refuses an empty list or item, an item with a space or control
- * character, an item given twice, more than max items: returns -1 and a
- * reason in why (naming the item). Returns the number of items. */
+ * s); the count, or -1 with the reason in why (naming the item). */
 int cgm_parse_list(const char *s, cgm_item *items, int max, char *why, size_t nwhy);
 /* True when the item is the word w. */
 bool cgm_item_is(cgm_item it, const char *w);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif

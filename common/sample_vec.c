@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* A growing array of samples: what a calibration's sweeps, a refit and the
- * calibration picture collect before they fit or draw. */
+/* A growing array of samples (cgmodel/sample.h). */
 #include <stdlib.h>
 
 #include "cgmodel/sample.h"

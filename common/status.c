@@ -37,20 +37,6 @@ void cgm_error_clear(cgm_error *err) {
   err->msg[0] = '\0';
 }
 
-const char *cgm_status_name(cgm_status s) {
-  switch (s) {
-  case CGM_OK:
-    return "ok";
-  case CGM_ENOCONV:
-    return "not converged";
-  case CGM_EINPUT:
-    return "bad input";
-  case CGM_ERUNTIME:
-    return "runtime failure";
-  }
-  return "unknown";
-}
-
 const char *cgm_version(void) {
   return CGM_VERSION_STRING;
 }

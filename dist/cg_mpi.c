@@ -61,7 +61,7 @@ static cgm_status root_prepare(const cgm_csr *A, const double *b, const double *
                     "the MPI solve is preconditioned with Jacobi only (precond=jacobi)");
   if (o->gpus != 1)
     return cgm_fail(err, CGM_EINPUT, "gpus %d: several GPUs need backend=cuda", o->gpus);
-  cgm_status st = cgm_solve_check_input(A, b, x, res, err);
+  cgm_status st = cgm_solve_check_input_as(A, b, x, false, res, err);
   if (st) return st;
   if (A->nnz > INT_MAX)
     return cgm_fail(err, CGM_EINPUT,
@@ -82,7 +82,7 @@ static cgm_status root_prepare(const cgm_csr *A, const double *b, const double *
     if (!(R->perm = malloc(((size_t)A->nrows + 1) * sizeof *R->perm)))
       return cgm_fail(err, CGM_ERUNTIME, "out of memory");
     if ((st = cgm_dist_split_metis(A, size, bounds, R->perm, err))) return st;
-    if ((st = cgm_dist_permute(A, R->perm, &R->permuted, err))) return st;
+    if ((st = cgm_csr_permute(A, R->perm, &R->permuted, err))) return st;
     R->S = &R->permuted;
   } else if ((st = cgm_dist_split_rows(A, size, bounds, err))) {
     return st;
@@ -134,28 +134,12 @@ static void truth(cgm_dist_local *L, vectors *V, bool swap, double sums[2]) {
   MPI_Allreduce(loc, sums, 2, MPI_DOUBLE, MPI_SUM, L->comm);
 }
 
-/* ||b - A x|| over all ranks, with long-double sums on each (the driver's
- * recomputed residual, cgm_solve). */
+/* ||b - A x|| over all ranks, summed as the driver's (cgm_residual_ssq). */
 static double true_residual(cgm_dist_local *L, vectors *V) {
   cgm_dist_exchange_start(L, V->x);
   cgm_dist_exchange_finish(L);
-  long double s = 0.0L;
-  /* Partial sums joined in a critical section: an OpenMP reduction of a
-   * long double needs 16-byte atomics (libatomic) with clang. */
-#pragma omp parallel
-  {
-    long double part = 0.0L;
-#pragma omp for schedule(static)
-    for (int32_t i = 0; i < L->n; i++) {
-      long double ri = V->b[i];
-      for (int64_t k = L->rowptr[i]; k < L->rowptr[i + 1]; k++)
-        ri -= (long double)L->val[k] * V->x[L->col[k]];
-      part += ri * ri;
-    }
-#pragma omp critical
-    s += part;
-  }
-  double loc = (double)s, all = 0.0;
+  double loc = (double)cgm_residual_ssq(L->n, L->rowptr, L->col, L->val, V->b, V->x, 1.0),
+         all = 0.0;
   MPI_Allreduce(&loc, &all, 1, MPI_DOUBLE, MPI_SUM, L->comm);
   return sqrt(all);
 }
@@ -363,7 +347,8 @@ static void describe(const cgm_dist_local *L, const int32_t *bounds, int size,
   res->ranks = size;
   res->exchange_bytes = sum * (int64_t)sizeof(double);
   res->device_bytes = max[2];
-  snprintf(res->device, sizeof res->device, "cpu (%d MPI ranks x %d threads)", size, threads);
+  snprintf(res->device, sizeof res->device, "cpu (%d MPI rank%s x %d thread%s)", size,
+           size == 1 ? "" : "s", threads, threads == 1 ? "" : "s");
 }
 
 cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_root, double *x_on_root,
@@ -377,14 +362,10 @@ cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_root, doub
   MPI_Comm_size(comm, &size);
   if (o->threads > 0) omp_set_num_threads(o->threads);
   const int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
-  header h;
-  memset(&h, 0, sizeof h);
-  root_data R;
-  memset(&R, 0, sizeof R);
-  cgm_dist_local L;
-  memset(&L, 0, sizeof L);
-  vectors V;
-  memset(&V, 0, sizeof V);
+  header h = {0};
+  root_data R = {0};
+  cgm_dist_local L = {0};
+  vectors V = {0};
   int64_t *rowptr = NULL;
   int32_t *col = NULL;
   double *val = NULL, *xall = NULL;
@@ -422,7 +403,7 @@ cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_root, doub
   st = iterate(&L, &V, h.tol, maxiter, !o->fixed_count, res);
   /* Converged means the recomputed residual meets the target. */
   res->relative_residual = true_residual(&L, &V);
-  st = cgm_solve_conclude(st, CGM_PREC_DOUBLE, h.tol, NULL, res);
+  st = cgm_solve_conclude(st, CGM_PREC_DOUBLE, h.tol, err, res); /* as cgm_solve's verdict */
   /* The solution back on the root, in the matrix's own numbering. */
   int *cnt = NULL, *dsp = NULL;
   cgm_status ast = CGM_OK;

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* One rank's rows with their halo: the ghost entries it reads, grouped by
- * the rank that owns them, and what it sends to whom. The plan's halo
- * (plan/partition.c) is per GPU segment of block rows and bounded by
- * CGM_MAX_GPUS; ranks are many and hold scalar rows, so this one is built
- * here, by each rank from its own rows, the ranks telling each other what
- * they need (an all-to-all of counts, then the index lists point to
- * point). */
+ * the rank that owns them, and what it sends to whom, built by each rank
+ * from its own rows (the plan's halo is per GPU segment of block rows,
+ * bounded by CGM_MAX_GPUS): an all-to-all of counts, then the index lists
+ * point to point. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,20 +16,6 @@ enum { TAG_LIST = 71, TAG_HALO = 72 };
 static int cmp_i32(const void *a, const void *b) {
   int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
   return (x > y) - (x < y);
-}
-
-/* Index of c in the ascending v[0..n), or -1. */
-static int32_t find(const int32_t *v, int32_t n, int32_t c) {
-  int32_t lo = 0, hi = n - 1;
-  while (lo <= hi) {
-    int32_t mid = lo + (hi - lo) / 2;
-    if (v[mid] == c) return mid;
-    if (v[mid] < c)
-      lo = mid + 1;
-    else
-      hi = mid - 1;
-  }
-  return -1;
 }
 
 /* The rank owning global row c: the last k with bounds[k] <= c (a rank
@@ -69,7 +53,9 @@ static cgm_status find_ghosts(cgm_dist_local *L, cgm_error *err) {
 #pragma omp parallel for schedule(static)
   for (int64_t k = 0; k < nnz; k++) {
     const int32_t c = L->col[k];
-    L->col[k] = c >= lo && c < hi ? c - lo : L->n + find(L->ghost, u, c);
+    const int32_t *g =
+        c >= lo && c < hi ? NULL : bsearch(&c, L->ghost, (size_t)u, sizeof c, cmp_i32);
+    L->col[k] = g ? L->n + (int32_t)(g - L->ghost) : c - lo;
   }
   /* interior rows read only own entries */
   L->interior = malloc(((size_t)L->n + 1) * sizeof *L->interior);
@@ -86,45 +72,42 @@ static cgm_status find_ghosts(cgm_dist_local *L, cgm_error *err) {
   return CGM_OK;
 }
 
-/* The receives: one contiguous piece of the ghosts per owning rank; need[r]
- * counts what this rank reads from rank r. */
+/* The ranks with a count (*m of them) and their pieces' offsets: one
+ * contiguous piece per rank; false when out of memory. */
+static bool peers(const int *count, int size, int *m, int **rank, int32_t **off) {
+  for (int r = 0; r < size; r++) *m += count[r] > 0;
+  *rank = malloc(((size_t)*m + 1) * sizeof **rank);
+  *off = malloc(((size_t)*m + 2) * sizeof **off);
+  if (!*rank || !*off) return false;
+  int k = 0;
+  (*off)[0] = 0;
+  for (int r = 0; r < size; r++)
+    if (count[r] > 0) {
+      (*rank)[k] = r;
+      (*off)[k + 1] = (*off)[k] + count[r];
+      k++;
+    }
+  return true;
+}
+
+/* The receives: need[r] counts what this rank reads from rank r. */
 static cgm_status plan_receives(cgm_dist_local *L, const int32_t *bounds, int size, int *need,
                                 cgm_error *err) {
   for (int32_t j = 0; j < L->nghost; j++) need[owner(bounds, size, L->ghost[j])]++;
-  for (int r = 0; r < size; r++) L->nrecv += need[r] > 0;
-  L->recv_rank = malloc(((size_t)L->nrecv + 1) * sizeof *L->recv_rank);
-  L->recv_off = malloc(((size_t)L->nrecv + 2) * sizeof *L->recv_off);
-  if (!L->recv_rank || !L->recv_off) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
-  int k = 0;
-  L->recv_off[0] = 0;
-  for (int r = 0; r < size; r++)
-    if (need[r] > 0) {
-      L->recv_rank[k] = r;
-      L->recv_off[k + 1] = L->recv_off[k] + need[r];
-      k++;
-    }
+  if (!peers(need, size, &L->nrecv, &L->recv_rank, &L->recv_off))
+    return cgm_fail(err, CGM_ERUNTIME, "out of memory");
   return CGM_OK;
 }
 
 /* The sends, from what the others need (give[r]); allocations only. */
 static cgm_status plan_sends(cgm_dist_local *L, int size, const int *give, cgm_error *err) {
-  int64_t total = 0;
-  for (int r = 0; r < size; r++) L->nsend += give[r] > 0, total += give[r];
-  L->send_rank = malloc(((size_t)L->nsend + 1) * sizeof *L->send_rank);
-  L->send_off = malloc(((size_t)L->nsend + 2) * sizeof *L->send_off);
-  L->send_idx = malloc(((size_t)total + 1) * sizeof *L->send_idx);
-  L->sendbuf = malloc(((size_t)total + 1) * sizeof *L->sendbuf);
+  const bool ok = peers(give, size, &L->nsend, &L->send_rank, &L->send_off);
+  const size_t total = ok ? (size_t)L->send_off[L->nsend] : 0;
+  L->send_idx = malloc((total + 1) * sizeof *L->send_idx);
+  L->sendbuf = malloc((total + 1) * sizeof *L->sendbuf);
   L->req = malloc(((size_t)L->nsend + L->nrecv + 1) * sizeof *L->req);
-  if (!L->send_rank || !L->send_off || !L->send_idx || !L->sendbuf || !L->req)
+  if (!ok || !L->send_idx || !L->sendbuf || !L->req)
     return cgm_fail(err, CGM_ERUNTIME, "out of memory for the halo's send lists");
-  int k = 0;
-  L->send_off[0] = 0;
-  for (int r = 0; r < size; r++)
-    if (give[r] > 0) {
-      L->send_rank[k] = r;
-      L->send_off[k + 1] = L->send_off[k] + give[r];
-      k++;
-    }
   return CGM_OK;
 }
 

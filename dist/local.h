@@ -16,9 +16,8 @@ typedef struct cgm_dist_local {
   int32_t *col;    /* own column c -> c - row0; ghost[j] -> n + j */
   double *val;
   int32_t *ghost;
-  /* Receives: ghosts [recv_off[k], recv_off[k+1]) come from rank recv_rank[k]
-   * (the ghosts are ascending and each rank owns a contiguous range, so one
-   * contiguous piece per neighbour). */
+  /* Receives: ghosts [recv_off[k], recv_off[k+1]) from rank recv_rank[k]
+   * (one contiguous piece per neighbour). */
   int nrecv;
   int *recv_rank;
   int32_t *recv_off;
@@ -28,18 +27,15 @@ typedef struct cgm_dist_local {
   int32_t *send_off, *send_idx;
   double *sendbuf;
   MPI_Request *req; /* nrecv + nsend */
-  /* Rows that read only own entries (multiplied while the exchange runs)
-   * and rows that read a ghost. */
+  /* rows that read only own entries (multiplied during the exchange), and the rest */
   int32_t ninterior, nboundary;
   int32_t *interior, *boundary;
   MPI_Comm comm;
 } cgm_dist_local;
 
-/* Builds the rank's share from its rows (global column indices in gcol,
- * taken over: freed here or kept as col) and the bounds of every rank
- * (size + 1 entries). Collective over comm (the ranks tell each other
- * which entries they need); a failure is returned on this rank only, so
- * agree on it (cgm_dist_agree) before the next collective call. */
+/* Builds the rank's share from its rows (gcol taken over) and every rank's
+ * bounds. Collective; a failure is this rank's only: agree on it
+ * (cgm_dist_agree) before the next collective call. */
 cgm_status cgm_dist_local_build(cgm_dist_local *L, const int32_t *bounds, int rank, int size,
                                 int64_t *rowptr, int32_t *gcol, double *val, MPI_Comm comm,
                                 cgm_error *err);

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Starting and ending MPI for a program that runs under mpirun, and the
- * ranks agreeing on an outcome before the next collective call. */
+/* Starting and ending MPI, and the ranks agreeing on an outcome. */
 #include <string.h>
 
 #include "cgmodel/dist_mpi.h"
@@ -43,4 +42,19 @@ cgm_status cgm_dist_agree(cgm_status st, cgm_error *err, MPI_Comm comm) {
   }
   MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, first, comm);
   return cgm_fail(err, (cgm_status)m.code, "%s", m.msg);
+}
+
+cgm_status cgm_dist_agree_start(cgm_status st, uint64_t fingerprint, cgm_error *err) {
+  int started = 0;
+  MPI_Initialized(&started);
+  if (!started) return st;
+  if ((st = cgm_dist_agree(st, err, MPI_COMM_WORLD))) return st;
+  uint64_t lo = fingerprint, hi = fingerprint;
+  MPI_Allreduce(&fingerprint, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&fingerprint, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  if (lo != hi)
+    return cgm_fail(err, CGM_EINPUT,
+                    "the MPI ranks were given different options: every rank must run the same "
+                    "solve (only threads may differ)");
+  return CGM_OK;
 }

@@ -32,55 +32,6 @@ cgm_status cgm_dist_split_rows(const cgm_csr *A, int parts, int32_t *bounds, cgm
   return CGM_OK;
 }
 
-typedef struct {
-  int32_t col;
-  double val;
-} entry;
-
-static int by_column(const void *a, const void *b) {
-  const int32_t x = ((const entry *)a)->col, y = ((const entry *)b)->col;
-  return (x > y) - (x < y);
-}
-
-cgm_status cgm_dist_permute(const cgm_csr *A, const int32_t *perm, cgm_csr *B, cgm_error *err) {
-  const int32_t n = A->nrows;
-  cgm_status st = cgm_csr_alloc(B, n, A->ncols, A->nnz, err);
-  if (st) return st;
-  int32_t *inv = malloc(((size_t)n + 1) * sizeof *inv);
-  if (!inv) {
-    cgm_csr_free(B);
-    return cgm_fail(err, CGM_ERUNTIME, "out of memory renumbering %d rows", n);
-  }
-  for (int32_t i = 0; i < n; i++) inv[perm[i]] = i;
-  B->rowptr[0] = 0;
-  for (int32_t i = 0; i < n; i++)
-    B->rowptr[i + 1] = B->rowptr[i] + (A->rowptr[perm[i] + 1] - A->rowptr[perm[i]]);
-  /* Each row's entries in ascending columns, as every CSR of the project
-   * (cgm_csr_is_symmetric relies on it). */
-  int64_t longest = 0;
-  for (int32_t i = 0; i < n; i++)
-    if (B->rowptr[i + 1] - B->rowptr[i] > longest) longest = B->rowptr[i + 1] - B->rowptr[i];
-  entry *row = malloc(((size_t)longest + 1) * sizeof *row);
-  if (!row) {
-    free(inv);
-    cgm_csr_free(B);
-    return cgm_fail(err, CGM_ERUNTIME, "out of memory renumbering %d rows", n);
-  }
-  for (int32_t i = 0; i < n; i++) {
-    int64_t m = 0;
-    for (int64_t k = A->rowptr[perm[i]]; k < A->rowptr[perm[i] + 1]; k++, m++)
-      row[m] = (entry){inv[A->colidx[k]], A->val[k]};
-    qsort(row, (size_t)m, sizeof *row, by_column);
-    for (int64_t t = 0; t < m; t++) {
-      B->colidx[B->rowptr[i] + t] = row[t].col;
-      B->val[B->rowptr[i] + t] = row[t].val;
-    }
-  }
-  free(row);
-  free(inv);
-  return CGM_OK;
-}
-
 #ifdef CGM_HAVE_METIS
 cgm_status cgm_dist_split_metis(const cgm_csr *A, int parts, int32_t *bounds, int32_t *perm,
                                 cgm_error *err) {

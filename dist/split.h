@@ -14,13 +14,10 @@
 cgm_status cgm_dist_split_rows(const cgm_csr *A, int parts, int32_t *bounds, cgm_error *err);
 
 /* METIS_PartGraphKway parts of A's graph (the off-diagonal pattern), rows
- * renumbered part by part: perm[new] = old, bounds[k] the first new row of
- * part k (a part may be empty). CGM_EINPUT in a build without METIS. */
+ * renumbered part by part (perm[new] = old; the matrix then by
+ * cgm_csr_permute): bounds[k] the first new row of part k (a part may be
+ * empty). CGM_EINPUT in a build without METIS. */
 cgm_status cgm_dist_split_metis(const cgm_csr *A, int parts, int32_t *bounds, int32_t *perm,
                                 cgm_error *err);
-
-/* B = P A P^T for perm[new] = old: row i of B is row perm[i] of A with its
- * columns renumbered the same way. */
-cgm_status cgm_dist_permute(const cgm_csr *A, const int32_t *perm, cgm_csr *B, cgm_error *err);
 
 #endif

@@ -147,15 +147,10 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
 
 /* Uploads through two pinned staging buffers: the host fills one on every
  * core (a copy, or the conversion to single) while the copy engine drains
- * the other. A pageable cudaMemcpyAsync stages on one host thread and
- * blocks until done; a conversion to single needed a second full-size host
- * array. Small arrays go directly. The buffers are the device's
- * (cgm_cuda_dev.stage), made on the first copy that needs them and kept
- * until cgm_cuda_dev_free: the calibration's SpMV sweep uploads a hundred
- * layouts to one device. 8 MB each: pinning costs about 0.4 ms a MB, and
- * two buffers of 32 MB were 25-40 ms of a 59 ms setup at 884k rows
- * (Poisson 96^3, a solve's own device, 2026-11-28, H200), where 8 MB
- * still keeps the copy engine busy (0.3 ms a buffer at 25 GB/s). */
+ * the other (a pageable copy stages on one thread). Small arrays go
+ * directly. The buffers are the device's (cgm_cuda_dev.stage), kept across
+ * uploads. 8 MB each: pinning costs ~0.4 ms a MB, and 8 MB still keeps the
+ * copy engine busy (0.3 ms a buffer at 25 GB/s). */
 #define STAGE_BYTES ((size_t)8 << 20)
 typedef cgm_stager stager;
 
@@ -316,8 +311,7 @@ cgm_reduce_buf cgm_cuda_red(const cgm_cuda_dev *d, int which) {
 cgm_status cgm_cuda_upload_vec(const cgm_cuda_dev *d, void *dst, const double *src, int64_t n,
                                double pad_value, cgm_error *err) {
   const size_t w = elem(d->prec);
-  /* doubles go as they are; a conversion or the padding into a copy, on
-   * every core (one core took tens of ms a vector of 7M rows) */
+  /* doubles as they are; a conversion into a copy on every core */
   const bool as_is = src && d->prec != CGM_PREC_SINGLE;
   void *tmp = as_is ? NULL : malloc((size_t)(n > 0 ? n : 1) * w);
   if (!as_is && !tmp) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
@@ -359,8 +353,7 @@ cgm_status cgm_cuda_download_double(const cgm_cuda_dev *d, const double *src, do
 
 cgm_status cgm_cuda_download_vec(const cgm_cuda_dev *d, const void *src, double *dst, int64_t n,
                                  cgm_error *err) {
-  /* doubles straight into dst; floats widened on every core (one core
-   * took ~15 ms a vector of 7M rows) */
+  /* doubles straight into dst; floats widened on every core */
   if (d->prec != CGM_PREC_SINGLE)
     return cgm_cuda_download_double(d, (const double *)src, dst, n, err);
   float *tmp = (float *)malloc((size_t)(n > 0 ? n : 1) * sizeof *tmp);

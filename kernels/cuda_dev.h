@@ -26,8 +26,7 @@ typedef struct cgm_dev_matrix {
   int present; /* 0 when the layout has no block rows */
 } cgm_dev_matrix;
 
-/* The pinned staging buffers of a device's uploads (kernels/cuda_dev.cu):
- * made on the first upload that needs them, kept until cgm_cuda_dev_free. */
+/* The pinned staging buffers of a device's uploads (cuda_dev.cu). */
 typedef struct cgm_stager {
   void *buf[2];
   cudaEvent_t done[2];
@@ -69,23 +68,19 @@ typedef struct cgm_cuda_dev {
 } cgm_cuda_dev;
 
 /* Allocates vectors, reduction scratch and the state on device dev for
- * `rows` own rows and a gathered vector of v_len entries (v_len <= rows:
- * the own vector), in precision prec (mixed: single vectors, and the
- * solution, b and A x in double). What it allocates is what the plan
- * counts (plan/footprint.c). Reduction buffer CGM_RED_RELIABLE holds 5
- * values a block, the others (0-4 and CGM_RED_LONG) 2. */
+ * `rows` own rows and a gathered vector of v_len entries (<= rows: the own
+ * one) in precision prec: what plan/footprint.c counts. Reduction buffer
+ * CGM_RED_RELIABLE holds 5 values a block, the others 2. */
 cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64_t rows,
                              int64_t v_len, cgm_error *err);
 /* Uploads a layout into m (values converted to the precision). */
 cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_matrix *m,
                                   cgm_error *err);
-/* dst[i] (device) = src[i] (host), bytes[i] each, through the pinned
- * staging buffers of the layout's upload; done when it returns. */
+/* dst[i] (device) = src[i] (host), bytes[i] each, through the staging buffers. */
 cgm_status cgm_cuda_upload_arrays(cgm_cuda_dev *d, int k, void *const *dst, const void *const *src,
                                   const size_t *bytes, cgm_error *err);
-/* Frees the device's pinned upload buffers (cgm_cuda_dev.stage) once its
- * uploads are done: a solve holds them through its setup alone (64 MB a
- * GPU); the calibration's sweep keeps them from matrix to matrix. */
+/* Frees the device's pinned upload buffers once its uploads are done (a
+ * solve's setup; the calibration keeps them from matrix to matrix). */
 void cgm_cuda_stage_release(cgm_cuda_dev *d);
 /* Frees an uploaded layout's arrays (m zeroed). */
 void cgm_cuda_matrix_free(cgm_dev_matrix *m);
@@ -95,27 +90,22 @@ cudaError_t cgm_cuda_dmalloc(cgm_cuda_dev *d, void **p, size_t bytes);
  * in place: a layout of parameters p, nslices slices, nbrows block rows. */
 void cgm_dev_matrix_describe(cgm_dev_matrix *m, cgm_bcsr_params p, int32_t nslices, int32_t nbrows,
                              int64_t nblocks_padded);
-/* Builds into m, on d's device, the layout of block size 1 (p.n must be 1,
- * p.bx and p.by set) of a CSR matrix already in that device's memory: the
- * layout cgm_bcsr_build makes of the same matrix, entry for entry
- * (kernels/device_layout.cu). With c, the rows longer than CGM_LONG_ROW go
- * to c instead (long_rows, nhuge set; c->present 0 without such rows), m
- * and c as the host's split builds them. Refused when its values do not
- * fit. */
+/* Builds into m, on d's device, the layout of block size 1 of a CSR
+ * already there, entry for entry cgm_bcsr_build's (device_layout.cu); with
+ * c, the rows longer than CGM_LONG_ROW go to c as the host's split puts
+ * them. Refused when its values do not fit. */
 cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A, cgm_bcsr_params p,
                                        cgm_dev_matrix *m, cgm_dev_matrix *c, cgm_error *err);
 /* cgm_cuda_dev_init + upload of B as the whole matrix (one device). */
 cgm_status cgm_cuda_dev_setup(cgm_cuda_dev *d, int dev, const cgm_bcsr *B, cgm_precision prec,
                               int64_t x_len, cgm_error *err);
 void cgm_cuda_dev_free(cgm_cuda_dev *d);
-/* Destroys the device's graphs (before ncclCommDestroy: a graph holding
- * captured NCCL work keeps its communicator from being destroyed). */
+/* Destroys the device's graphs (before ncclCommDestroy, which they block). */
 void cgm_cuda_dev_drop_graphs(cgm_cuda_dev *d);
 cgm_reduce_buf cgm_cuda_red(const cgm_cuda_dev *d, int which);
 #define CGM_RED_RELIABLE 5
 #define CGM_RED_LONG 6 /* the long rows' SpMV, beside the MBR kernels' (0 and 3) */
-/* A vector of n doubles to and from the device, whatever the iteration's
- * precision (mixed precision's b and solution). */
+/* n doubles to and from the device, whatever the iteration's precision. */
 cgm_status cgm_cuda_upload_double(const cgm_cuda_dev *d, double *dst, const double *src, int64_t n,
                                   cgm_error *err);
 cgm_status cgm_cuda_download_double(const cgm_cuda_dev *d, const double *src, double *dst,
@@ -124,8 +114,7 @@ cgm_status cgm_cuda_upload_vec(const cgm_cuda_dev *d, void *dst, const double *s
                                double pad_value, cgm_error *err);
 cgm_status cgm_cuda_download_vec(const cgm_cuda_dev *d, const void *src, double *dst, int64_t n,
                                  cgm_error *err);
-/* Free memory on the current device minus a reserve for the CUDA context,
- * cuSPARSE and NCCL. */
+/* Free memory on device dev, less a reserve for the context, cuSPARSE, NCCL. */
 cgm_status cgm_cuda_free_bytes(int dev, int64_t *avail, int64_t *total, cgm_error *err);
 
 /* y = B x on device dev with our SpMV kernel (tests, microbenchmarks): x has

@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The MBR layout of block size 1 built on the device from a CSR matrix that
- * is already there (cgm_csr_device: a CuPy matrix's arrays), so that such a
- * matrix never crosses to the host. It is the layout cgm_bcsr_build makes
- * (sparse/bcsr_mbr.c), entry for entry: rows sorted by length, longest
- * first, equal lengths in their order (CUB's radix sort is stable); slices
- * of B_y rows padded to the longest in steps of B_x; a row's padding reads
- * x at the row's own index, an empty slot's at 0. Where asked, the rows
- * longer than CGM_LONG_ROW go to a layout of their own, a row a slice, as
- * the host's split builds them (solver/cuda/segments.c). */
+/* The MBR layout of block size 1 built on the device from a CSR already
+ * there, entry for entry cgm_bcsr_build's (sparse/bcsr_mbr.c): rows sorted
+ * by length, longest first, stably (CUB's radix sort); slices padded in
+ * steps of B_x, a row's padding reading x at its own index, an empty
+ * slot's at 0; where asked, the long rows apart as segments.c puts them. */
 #include <cub/cub.cuh>
 
 #include "kernels/cuda_dev.h"
@@ -21,10 +17,6 @@ int grid_for(int64_t n) {
   int64_t b = (n + kThreads - 1) / kThreads;
   return (int)(b < 1 ? 1 : b > 65535 ? 65535 : b);
 }
-
-#define CGM_GRID_LOOP(i, n)                                                                        \
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);                        \
-       i += (int64_t)gridDim.x * blockDim.x)
 
 template <typename IP>
 __global__ void row_lengths(int32_t n, const IP *rowptr, int32_t *len, int32_t *iota) {

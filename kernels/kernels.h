@@ -1,14 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The CUDA kernels of the solver behind a plain C interface. The solver
- * (cg_cuda.cu) and the microbenchmarks (microbench/) launch exactly these.
- *
- * Scalars never leave the device during an iteration: every reduction ends
- * in a "last block" that sums the per-block partials in a fixed order
- * (deterministic results) and writes one slot of cgm_cg_state; the next
- * kernel derives alpha or beta from the slots in its prologue. A graph of K
- * iterations uses slots 0..K-1; slot i-1 (mod K) is the previous iteration.
- * Once `done` is set, every later kernel returns at once, so a graph can run
- * past convergence without changing x. */
+/* The CUDA kernels of the solver behind a plain C interface (the solver
+ * and the microbenchmarks launch exactly these). Scalars never leave the
+ * device during an iteration: every reduction ends in a "last block" that
+ * sums the per-block partials in a fixed order (deterministic) into one
+ * slot of cgm_cg_state, from which the next kernel derives alpha or beta.
+ * A graph of K iterations uses slots 0..K-1. Once `done` is set every later
+ * kernel returns at once, so a graph can run past convergence. */
 #ifndef CGM_KERNELS_KERNELS_H
 #define CGM_KERNELS_KERNELS_H
 
@@ -31,12 +28,9 @@ typedef struct cgm_dev_layout {
   const int32_t *bcol;      /* nblocks_padded */
   const int32_t *brow;      /* nslices * by */
   const void *val;          /* nblocks_padded * n * n elements of the precision */
-  /* 1: the long block rows of a matrix (cgm_plan_layout.long_rows): B_x =
-   * B_y = 1, a slice a block row, read by a warp each (cgm_launch_spmv
-   * picks that kernel) */
-  int long_rows;
-  int32_t nhuge; /* long rows: the first nhuge slices (the longest, > CGM_HUGE_ROW entries a row)
-                    are read by a block each, the rest by a warp each */
+  int long_rows; /* 1: long block rows (cgm_plan_layout.long_rows), a slice a block row */
+  int32_t nhuge; /* long rows: the first nhuge slices are read by a block each (CGM_HUGE_ROW),
+                    the rest by a warp each */
 } cgm_dev_layout;
 
 #define CGM_MAX_SLOTS 64
@@ -62,15 +56,12 @@ enum {
   CGM_RUN_STALLED = 6, /* the true residual stopped falling (the host's reliable updates) */
 };
 
-/* Flags between GPUs (p2p and halo exchanges). A cross-device edge of a
- * CUDA graph costs about 15 us on 4 x H200 and an iteration needs three, so
- * instead a producer's last block stores its results into the consumers'
- * memory, fences, and raises its flag there to a tick; a consumer's blocks
- * spin on the flags of the producers they need before they read. Ticks
- * count iterations: tick(off) = epoch * K + off, where epoch counts the
- * graphs of K iterations completed (a kernel at the end of each graph adds
- * one) and off is slot + 1 for the SpMV's and CG4's sums and for the vector
- * an SpMV at `slot` reads (the exchange after CG5 or cgg at slot s raises s + 2). */
+/* Flags between GPUs (p2p and halo): a producer's last block stores its
+ * results into the consumers' memory, fences, and raises its flag there to
+ * a tick; a consumer's blocks spin on the flags they need before they read
+ * (a cross-device graph edge costs ~15 us). tick(off) = epoch * K + off,
+ * epoch the graphs completed, off slot + 1 for the sums and for the vector
+ * an SpMV at `slot` reads (the exchange after slot s raises s + 2). */
 enum { CGM_FLAG_PQ = 0, CGM_FLAG_RZ = 1, CGM_FLAG_VEC = 2, CGM_NFLAGS = 3 };
 
 /* The diagnostic timeline (trace.cuh, -DCGMODEL_TRACE=ON): what is stamped. */
@@ -97,18 +88,13 @@ typedef struct cgm_sync {
   int ll;        /* cgg: the wait_mask devices' sums come as cgm_cg_state.ll words, no flags */
   unsigned long long *raise[CGM_MAX_GPUS]; /* flags in consumers' states */
   int overlap; /* launch with programmatic dependent launch (launch.cuh) */
-  int leave;   /* SpMV: blocks per SM its grid leaves free for the kernel of another
-                  stream that its wait depends on (the own halo pack) */
-  int beside;  /* SpMV after the long-row kernel (one GPU; the halo's boundary
-                  rows): runs beside it, and waits for it (PDL) only before
-                  adding its sum `add` */
+  int leave;   /* SpMV: blocks per SM left free for the own halo pack it waits on */
+  int beside;  /* SpMV beside the long-row kernel, waiting (PDL) only to add its sum */
 } cgm_sync;
 
-/* slot[j][i]: device j's partial sums for slot i. With several GPUs every
- * device holds every device's partials (peers write theirs in) and adds
- * them in the order j = 0, 1, ...: all devices get bit-identical scalars.
- * With one GPU, or after a reduction by NCCL or the host, slot[0] holds the
- * total. local[i] is this device's own partial when it is reduced outside. */
+/* slot[j][i]: device j's partial sums for slot i, written in by the peers
+ * and added in device order: every device gets bit-identical scalars (one
+ * GPU, NCCL, host: slot[0] holds the total; local[i] the own partial). */
 typedef struct cgm_cg_state {
   cgm_cg_slot slot[CGM_MAX_GPUS][CGM_MAX_SLOTS];
   cgm_cg_slot local[CGM_MAX_SLOTS];
@@ -120,31 +106,26 @@ typedef struct cgm_cg_state {
   int maxiter;              /* CG5 (or cgg) stops the run here */
   int K;                    /* iterations per graph (the ticks of cgm_sync) */
   unsigned long long epoch; /* graphs completed */
-  /* A run resumed after a replacement of its residual (reliable updates)
-   * counts its iterations on from iter_base at epoch epoch_base. */
+  /* a run resumed after a replacement counts on from iter_base at epoch_base */
   int iter_base;
   unsigned long long epoch_base;
   unsigned long long wait_ns; /* how long a flag wait may spin (0: forever) */
-  /* The single-reduction CG's own history, written by this device only
-   * (block 0 of cgg): 1 / alpha and gamma = r . D^-1 r of each slot. A
-   * peer's SpMV may already overwrite slot[][prev] while cgg reads it when
-   * K = 2, so gamma_prev is not taken from there. */
+  /* The single-reduction CG's own history (block 0 of cgg): 1 / alpha and
+   * gamma of each slot (a peer may overwrite slot[][prev] at K = 2). */
   double inv_alpha[CGM_MAX_SLOTS];
   double gamma[CGM_MAX_SLOTS];
   /* flag[kind][j]: raised by device j (cgm_sync) */
   unsigned long long flag[CGM_NFLAGS][CGM_MAX_GPUS];
-  /* ll[j][tick % CGM_LL_SLOTS]: device j's SpMV sums for the single-reduction
-   * CG on several GPUs, each double as two words of 32 data bits under the
-   * 32-bit tick of its iteration (cgm_out.ll): one 8-byte store carries data
-   * and flag together, so neither side needs a system-scope fence. */
+  /* ll[j][tick % CGM_LL_SLOTS]: device j's SpMV sums for cgg on several
+   * GPUs, each double as two words of 32 data bits under the 32-bit tick
+   * (cgm_out.ll): data and flag in one store, no system-scope fence. */
   unsigned long long ll[CGM_MAX_GPUS][CGM_LL_SLOTS][CGM_LL_WORDS];
 #ifdef CGM_TRACE
   unsigned long long *trace; /* CGM_TR_N counters, then CGM_TR_N x CGM_TRACE_LEN stamps */
 #endif
 } cgm_cg_state;
 
-/* Scratch of the last-block reductions: per-block partials and a counter
- * that the last block resets. One per kernel that reduces. */
+/* A reducing kernel's scratch: per-block partials, the last block's counter. */
 typedef struct cgm_reduce_buf {
   double *partials; /* 2 * capacity */
   unsigned *counter;
@@ -166,24 +147,16 @@ typedef struct cgm_out {
   const double *carry;
 } cgm_out;
 
-/* Block-Jacobi for the vector kernels (NULL, or n = 0: Jacobi by dinv):
- * inv holds the inverses of the n x n diagonal blocks of the device's own
- * block rows (row-major, n * n each, in the iteration's precision), blk the
- * blocks themselves (the single-reduction CG recovers r = M u from its
- * preconditioned residual u). The kernels then run a thread per block row
- * over the own rows (a multiple of n) and leave the padding alone. */
+/* Block-Jacobi for the vector kernels (NULL, or n = 0: Jacobi by dinv): the
+ * inverses of the own n x n diagonal blocks (row-major, the iteration's
+ * precision) and the blocks (cgg recovers r = M u); a thread a block. */
 typedef struct cgm_bjac {
   int n;
   const void *inv;
   const void *blk;
 } cgm_bjac;
 
-/* Threads per block and grid the SpMV uses for a layout (the grid is capped
- * at one full wave of the device, then loops over slices). */
-void cgm_spmv_config(const cgm_dev_layout *L, cgm_precision prec, int sms, int *threads,
-                     int *blocks);
-/* Checks that the CUDA kernels support these layout parameters (8 x 8 fp64
- * blocks take two threads per block row). */
+/* Whether the CUDA kernels support these layout parameters. */
 cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_precision prec, cgm_error *err);
 
 /* y = A x over the MBR layout. When dot is non-NULL, the last block writes
@@ -195,9 +168,6 @@ cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision prec, const v
                             const void *p_rows, const cgm_out *dot, const double *dot_add,
                             cgm_reduce_buf red, cgm_cg_state *guard, const cgm_sync *sync, int sms,
                             cudaStream_t s);
-
-/* Grid of the fixed-grid vector kernels for n elements (Sec. 5.1). */
-int cgm_vector_blocks(int64_t n, int sms);
 
 /* CG1: r = b - u, v = D^-1 r; out[0] = r . v, out[1] = r . r. */
 cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void *b, const void *u,
@@ -217,18 +187,14 @@ cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st, int 
 cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
                            int prev, void *v, const void *r, const void *dinv, const cgm_bjac *bj,
                            const cgm_sync *sync, int sms, cudaStream_t s);
-/* The single-reduction CG (Chronopoulos and Gear 1989) with Jacobi, one
- * kernel after the SpMV w = A u, whose reduction delivers delta = u . w and
- * carries gamma = r . u and r . r (slot `slot`, the first `nparts`
- * partials summed): the stop test on r . r, then
+/* The single-reduction CG (Chronopoulos and Gear 1989): one kernel after
+ * the SpMV w = A u, whose reduction delivers delta = u . w, gamma = r . u
+ * and r . r: the stop test, then
  *   beta = gamma / gamma[prev], den = delta - beta gamma / alpha[prev]
  *   (= p . A p), alpha = gamma / den,
  *   p = u + beta p, s = w + beta s (= A p), x += alpha p, u -= alpha D^-1 s,
- * and this device's (r . u, r . r) of the new residual r = D u to out.
- * The residual is kept preconditioned (u, no r): 10 vector passes here, 12
- * an iteration with the SpMV's 2, against 13 in CG4 + CG5. Counts the
- * iteration (epoch * K + slot are done before it). sync: wait for the
- * SpMV's sums. */
+ * and (r . u, r . r) of r = D u to out. The residual is kept preconditioned
+ * (u): 10 vector passes. Counts the iteration. sync: the SpMV's sums. */
 cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
                            int prev, void *x, void *u, void *p, const void *w, void *s,
                            const void *dinv, const cgm_bjac *bj, const cgm_out *out,
@@ -253,26 +219,21 @@ cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, const cgm_pac
 cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst, int ndst,
                                cgm_cg_state *guard, const cgm_sync *sync, cgm_reduce_buf red,
                                int sms, cudaStream_t s);
-/* epoch += 1: the last kernel of a graph on every device (cgm_sync). */
-/* Whether the kernels launched with cgm_sync.overlap were built with the
- * wait of programmatic dependent launch (PTX and binary for sm_90 or
- * later) for the current device; without it they must not overlap. */
+/* Whether the kernels were built with programmatic dependent launch's wait
+ * for the current device (sm_90 or later); without it they must not
+ * overlap. */
 int cgm_pdl_supported(void);
-
+/* epoch += 1: the last kernel of a graph on every device (cgm_sync). */
 cudaError_t cgm_launch_epoch(cgm_cg_state *st, cudaStream_t s);
 
 /* Reliable updates on one GPU, between graphs:
  * fold: x_hi += x_lo, x_lo = 0 (mixed precision), out[0] = x_hi . x_hi;
- * replace: r = b - y in the residual's precision rprec (y = A x from the
- * SpMV) rounded into the iteration's iprec (single or double; double only
- * with double): cgg keeps u = D^-1 r in z, Algorithm 2 keeps r in z and,
- * given v, restarts its direction there (v = D^-1 r); out[0] = r . r,
- * out[1..2] = r . D^-1 r and r . r of what the iteration keeps, out[4] =
- * s . u when s is given (cgg's s = A p; red: a buffer of 5 values);
- * resume: those sums for the next graph's first step, the run going on
- * with its iteration count; restart (cgg): its next step starts a new
- * direction (beta = 0: after a claimed convergence the last slot's scalars
- * are not the last step's). */
+ * replace: r = b - y (y = A x) in rprec rounded into iprec: cgg keeps u =
+ * D^-1 r in z, Algorithm 2 keeps r in z and, given v, restarts there (v =
+ * D^-1 r); out[0] = r . r, out[1..2] = r . D^-1 r and r . r of what the
+ * iteration keeps, out[4] = s . u (s given);
+ * resume: those sums for the next graph's first step; restart (cgg): a new
+ * direction (beta = 0). */
 cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, double *out, cgm_reduce_buf red,
                             int sms, cudaStream_t s);
 cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t n, int cgg,

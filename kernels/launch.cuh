@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Kernel launches, optionally with programmatic dependent launch (PDL,
- * compute capability 9.0). With `overlap` the kernel may be scheduled while
- * the previous kernel of the stream drains, instead of after it: in a CUDA
- * graph of CG iterations that hides the launch gap at each of the three
- * kernel boundaries of an iteration. Every kernel launched this way starts
- * with pdl_begin() (device_util.cuh), so it reads and writes nothing before
- * its predecessor has finished and its stores are visible. */
+ * sm_90): with `overlap` a kernel may be scheduled while its predecessor
+ * drains, hiding the launch gaps of an iteration. Every kernel launched so
+ * starts with pdl_begin (device_util.cuh): it touches nothing before its
+ * predecessor has finished. */
 #ifndef CGM_KERNELS_LAUNCH_CUH
 #define CGM_KERNELS_LAUNCH_CUH
 

@@ -1,24 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* SpMV over the BCSR MBR layout (paper Sec. 3.3-3.7), one kernel family
- * parameterised by precision, block size N and B_x.
- *
- * Mapping: a slice (B_y block rows) is processed by S = B_y * B_x * N
- * threads; thread t of a slice owns row r = t % N of block slot t / N, i.e.
- * block row j = t / (B_x N) and sub-block k = (t / N) % B_x. Step s of the
- * slice stores its B_y * B_x blocks contiguously, row-major inside a block,
- * so in every step thread t reads the N values at offset s*S*N + t*N: the
- * warp reads one contiguous range (coalesced, 16-byte loads where N allows).
- * The N threads of a block read the same block column (broadcast) and the
- * N consecutive x entries of that block column (vector gather through the
- * read-only cache). The B_x partial rows of a block row are added with warp
- * shuffles; the result goes to its original row (block-row sorting, 3.5).
- * The grid is one wave of resident blocks looping over slice groups, so the
- * fused dot (CG3) needs only a few hundred partials.
- * Rows of 64 bytes (8 x 8 fp64 blocks) are split over H = 2 adjacent
- * threads, each reading half of the row and the matching half of x: the
- * same addresses, half the registers per step, so the loop can hold two
- * steps in flight (one 64-byte row per thread was register-bound at 59-65%
- * of the copy bandwidth, docs/perf.md). */
+ * by precision, block size N and B_x. A slice (B_y block rows) is read by
+ * S = B_y * B_x * N threads; thread t owns row t % N of block slot t / N.
+ * Each step's blocks are contiguous, so a warp reads one coalesced range;
+ * the N threads of a block read the same block column and N consecutive
+ * entries of x. The B_x partial rows are added with warp shuffles and the
+ * result goes to its original row. The grid is one wave looping over slice
+ * groups (a few hundred partials for the fused dot, CG3). Rows of 64 bytes
+ * (8 x 8 fp64) are split over H = 2 threads: half the registers a step, two
+ * steps in flight (docs/perf.md). */
 #include "kernels/cuda_util.h"
 #include "kernels/device_util.cuh"
 #include "kernels/kernels.h"
@@ -167,6 +157,22 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
   }
 }
 
+static int elem_bytes(cgm_precision prec) {
+  return prec == CGM_PREC_SINGLE ? 4 : 8;
+}
+
+/* Threads per block and the grid for a layout: at most one full wave of
+ * the device, looping over slices. */
+static void spmv_config(const cgm_dev_layout *L, cgm_precision prec, int sms, int *threads,
+                        int *blocks) {
+  const int S = L->by * L->bx * L->n * spmv_split(elem_bytes(prec), L->n, L->bx);
+  const int spb = S <= kSpmvThreads ? kSpmvThreads / S : 1;
+  *threads = kSpmvThreads;
+  int64_t groups = (L->nslices + spb - 1) / spb;
+  int64_t wave = (int64_t)sms * kSpmvBlocksPerSM;
+  *blocks = (int)(groups < wave ? groups : wave);
+}
+
 template <typename T, int N, int BX>
 static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const void *p,
                           const cgm_out &dot, const double *add, cgm_reduce_buf red,
@@ -176,7 +182,7 @@ static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const
   if (L->by * BX * N * spmv_split((int)sizeof(T), N, BX) > kSpmvThreads)
     return cudaErrorInvalidValue;
   int threads, blocks;
-  cgm_spmv_config(L, sizeof(T) == 4 ? CGM_PREC_SINGLE : CGM_PREC_DOUBLE, sms, &threads, &blocks);
+  spmv_config(L, sizeof(T) == 4 ? CGM_PREC_SINGLE : CGM_PREC_DOUBLE, sms, &threads, &blocks);
   if (sync.leave > 0 && sync.leave < kSpmvBlocksPerSM &&
       blocks > (kSpmvBlocksPerSM - sync.leave) * sms)
     blocks = (kSpmvBlocksPerSM - sync.leave) * sms;
@@ -208,22 +214,14 @@ static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, co
   return cudaErrorInvalidValue;
 }
 
-/* Long rows (cgm_dev_layout.long_rows): a layout of B_x = B_y = 1, each
- * slice one block row stored contiguously (BCSR), whose blocks a warp
- * shares: in the MBR kernel one thread walks a row, and a row of thousands
- * of entries (the hubs of a scale-free graph) kept its warp walking long
- * after the rest of the GPU was idle. A thread takes one row of a block a
- * step (unit u: block u / N, row u % N; the warp's lanes read 32 N
- * consecutive values), so that lanes of the same row in the block sum
- * together. Warps take rows in turn; the fused dot (CG3) adds p_row *
- * y_row per row, then over the block and the blocks' partials in block
- * order (last_block_sum). No flag waits: one GPU, or with the halo a
- * launch that follows the halo's arrival (solver/cuda/iteration.cu). */
+/* Long rows (cgm_dev_layout.long_rows): a slice a block row, whose blocks
+ * a warp (or a block) shares, so that a hub of thousands of entries is not
+ * walked by one thread. A thread takes one row of a block a step (unit u:
+ * block u / N, row u % N), lanes of the same row summing together; the
+ * fused dot adds p_row * y_row per row in block order. No flag waits. */
 /* One thread's share of a long row: units q, q + stride, ... below q1, in
- * kLongChains independent chains so that as many gathers of x are in
- * flight: the rows of a scale-free graph gather x at random, and each load
- * waits on L2 (a 2-million-row graph's long rows ran at 42% of the warps
- * the SM holds and 1.1 TB/s with two chains). */
+ * kLongChains independent chains, so that as many random gathers of x wait
+ * on L2 at once. */
 #ifndef CGM_LONG_CHAINS
 #define CGM_LONG_CHAINS 4
 #endif
@@ -233,10 +231,8 @@ static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, co
 constexpr int kLongChains = CGM_LONG_CHAINS;
 constexpr int kLongBlocksPerSM = CGM_LONG_BLOCKS_PER_SM; /* the grid's */
 /* The register budget: blocks of kSpmvThreads an SM (6: 40 registers a
- * thread), with room beside the grid's kLongBlocksPerSM for the MBR kernel.
- * At 8 (32 registers) the kernel spilled; 6 took 0.92x the time of 8 over
- * the double-precision long-row cases of an H200 (power-law, Kronecker
- * and band matrices, N = 1 .. 8), 0.97x in single (docs/perf.md). */
+ * thread, room beside the grid for the MBR kernel; at 8 it spilled,
+ * docs/perf.md). */
 #ifndef CGM_LONG_REG_BLOCKS
 #define CGM_LONG_REG_BLOCKS 6
 #endif
@@ -368,33 +364,19 @@ static cudaError_t launch_n(const cgm_dev_layout *L, const void *x, void *y, con
 
 } // namespace cgm
 
-static int elem_bytes(cgm_precision prec) {
-  return prec == CGM_PREC_SINGLE ? 4 : 8;
-}
-
 extern "C" cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_precision prec,
                                          cgm_error *err) {
   if (bx != 1 && bx != 2 && bx != 4 && bx != 8)
     return cgm_fail(err, CGM_EINPUT, "the CUDA kernels need B_x in {1, 2, 4, 8} (got %d)", bx);
   if (n * bx > 32)
     return cgm_fail(err, CGM_EINPUT, "the CUDA kernels need N * B_x <= 32 (got %d * %d)", n, bx);
-  const int h = cgm::spmv_split(elem_bytes(prec), n, bx);
+  const int h = cgm::spmv_split(cgm::elem_bytes(prec), n, bx);
   int S = by * bx * n * h;
   if (S > cgm::kSpmvThreads || cgm::kSpmvThreads % S != 0)
     return cgm_fail(err, CGM_EINPUT,
                     "the CUDA kernels need B_y * B_x * N%s to divide %d (got %d * %d * %d%s = %d)",
                     h > 1 ? " * 2" : "", cgm::kSpmvThreads, by, bx, n, h > 1 ? " * 2" : "", S);
   return CGM_OK;
-}
-
-extern "C" void cgm_spmv_config(const cgm_dev_layout *L, cgm_precision prec, int sms, int *threads,
-                                int *blocks) {
-  const int S = L->by * L->bx * L->n * cgm::spmv_split(elem_bytes(prec), L->n, L->bx);
-  const int spb = S <= cgm::kSpmvThreads ? cgm::kSpmvThreads / S : 1;
-  *threads = cgm::kSpmvThreads;
-  int64_t groups = (L->nslices + spb - 1) / spb;
-  int64_t wave = (int64_t)sms * cgm::kSpmvBlocksPerSM;
-  *blocks = (int)(groups < wave ? groups : wave);
 }
 
 extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision prec, const void *x,
@@ -404,8 +386,7 @@ extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision pr
                                        cudaStream_t s) {
   cgm_out none = {};
   none.n = 0;
-  cgm_sync nosync;
-  memset(&nosync, 0, sizeof nosync);
+  cgm_sync nosync = {};
   const cgm_sync &sy = sync ? *sync : nosync;
   const cgm_out &d = dot ? *dot : none;
   if (L->long_rows) {

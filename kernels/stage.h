@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Filling the pinned staging buffers of an upload on every core (C, so
- * that OpenMP compiles; the CUDA files are not built with it). */
+/* Filling an upload's staging buffers on every core (C: built with OpenMP). */
 #ifndef CGM_KERNELS_STAGE_H
 #define CGM_KERNELS_STAGE_H
 
@@ -11,8 +10,7 @@
 extern "C" {
 #endif
 
-/* dst[0..count) = src[0..count): doubles as floats when to_single, else
- * bytes (count bytes). */
+/* dst = src: count doubles as floats when to_single, else count bytes. */
 void cgm_stage_fill(void *dst, const void *src, size_t count, int to_single);
 
 /* out[i] = src[r0 + i] (1 / src[r0 + i] when invert) where r0 + i < n, else

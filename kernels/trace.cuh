@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* A diagnostic timeline of the multi-GPU iteration (configure with
- * -DCGMODEL_TRACE=ON; off by default, and then every call is empty).
- * Thread 0 of block 0 stamps a kernel's entry and the end of its wait, the
- * last block its end (%globaltimer, ns); cg_cuda.cu writes the stamps of
- * each device to $CGMODEL_TRACE_FILE after a solve (bench/trace_timeline.py
- * reads them). */
+/* A diagnostic timeline of the multi-GPU iteration (-DCGMODEL_TRACE=ON;
+ * otherwise every call is empty): kernels' entries, waits and ends stamped
+ * (%globaltimer, ns), written to the trace file after a solve. */
 #ifndef CGM_KERNELS_TRACE_CUH
 #define CGM_KERNELS_TRACE_CUH
 

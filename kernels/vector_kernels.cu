@@ -14,6 +14,14 @@ namespace cgm {
 
 constexpr int kVecThreads = 256;
 
+/* The grid for n elements (Sec. 5.1): at most one resident wave. */
+static int vector_blocks(int64_t n, int sms) {
+  int64_t need = (n / 2 + kVecThreads - 1) / kVecThreads; /* >= packs of doubles */
+  int64_t wave = (int64_t)sms * (2048 / kVecThreads);
+  if (need < 1) need = 1;
+  return (int)(need < wave ? need : wave);
+}
+
 /* 16 bytes of T: 2 doubles or 4 floats. Vectors are padded to CGM_VEC_ALIGN. */
 template <typename T> struct Pack {
   static constexpr int V = 16 / sizeof(T);
@@ -41,8 +49,7 @@ __global__ void __launch_bounds__(kVecThreads)
     cg1(int64_t np, const T *b, const T *u, const T *dinv, T *r, T *v, double *out,
         cgm_reduce_buf red) {
   double s[2] = {0.0, 0.0};
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < np;
-       i += (int64_t)gridDim.x * blockDim.x) {
+  CGM_GRID_LOOP(i, np) {
     Pack<T> pb = ld(b, i), pu = ld(u, i), pd = ld(dinv, i), pr, pv;
 #pragma unroll
     for (int e = 0; e < Pack<T>::V; e++) {
@@ -93,8 +100,7 @@ __global__ void __launch_bounds__(kVecThreads)
   if (!cg4_alpha(state, nparts, slot, prev, sync, &alpha_d)) return;
   const T alpha = (T)alpha_d;
   double s[2] = {0.0, 0.0};
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < np;
-       i += (int64_t)gridDim.x * blockDim.x) {
+  CGM_GRID_LOOP(i, np) {
     Pack<T> px = ld(x, i), pr = ld(r, i), pv = ld(v, i), pu = ld(u, i), pd = ld(dinv, i);
 #pragma unroll
     for (int e = 0; e < Pack<T>::V; e++) {
@@ -146,8 +152,7 @@ __global__ void __launch_bounds__(kVecThreads)
   double beta_d;
   if (!cg5_beta(state, nparts, slot, prev, sync, &beta_d)) return;
   const T beta = (T)beta_d;
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < np;
-       i += (int64_t)gridDim.x * blockDim.x) {
+  CGM_GRID_LOOP(i, np) {
     Pack<T> pv = ld(v, i), pr = ld(r, i), pd = ld(dinv, i);
 #pragma unroll
     for (int e = 0; e < Pack<T>::V; e++) pv.v[e] = pd.v[e] * pr.v[e] + beta * pv.v[e];
@@ -155,9 +160,8 @@ __global__ void __launch_bounds__(kVecThreads)
   }
 }
 
-/* The single-reduction CG's scalars, shared by its Jacobi and block-Jacobi
- * updates: the sums of one reduction, beta and p . A p, the stop test and
- * the state; false when the run stops here. */
+/* cgg's scalars (Jacobi and block-Jacobi): beta and p . A p from one
+ * reduction, the stop test and the state; false when the run stops. */
 __device__ __forceinline__ bool cgg_scalars(cgm_cg_state *state, int nparts, int slot, int prev,
                                             const cgm_sync &sync, double *alpha, double *beta_out) {
   pdl_begin(sync);
@@ -179,9 +183,8 @@ __device__ __forceinline__ bool cgg_scalars(cgm_cg_state *state, int nparts, int
   const double gamma_prev = state->gamma[prev];
   const double beta = first ? 0.0 : gamma / gamma_prev;
   const double den = delta - beta * gamma * state->inv_alpha[prev]; /* p . A p */
-  /* Iterations done before this one: the epoch advances only between graphs,
-   * so every block reads the same count (state->iter is written below);
-   * a run resumed after a replacement counts on from where it stopped. */
+  /* Iterations done before this one: the epoch advances only between
+   * graphs, so every block reads the same count. */
   const int done_before =
       state->iter_base +
       (int)((state->epoch - state->epoch_base) * (unsigned long long)state->K + (unsigned)slot);
@@ -216,8 +219,7 @@ __device__ __forceinline__ bool cgg_scalars(cgm_cg_state *state, int nparts, int
   return true;
 }
 
-/* The single-reduction CG's update (kernels.h, cgm_launch_cgg): every
- * scalar from the sums of one reduction, then one pass over the vectors. */
+/* The single-reduction CG's update (kernels.h, cgm_launch_cgg). */
 template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     cgg(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *u, T *p,
@@ -226,8 +228,7 @@ __global__ void __launch_bounds__(kVecThreads)
   if (!cgg_scalars(state, nparts, slot, prev, sync, &alpha_d, &beta_d)) return;
   const T alpha = (T)alpha_d, tb = (T)beta_d;
   double acc[2] = {0.0, 0.0};
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < np;
-       i += (int64_t)gridDim.x * blockDim.x) {
+  CGM_GRID_LOOP(i, np) {
     Pack<T> pu = ld(u, i), pp = ld(p, i), pw = ld(w, i), ps = ld(s, i), px = ld(x, i),
             pd = ld(dinv, i);
 #pragma unroll
@@ -251,12 +252,9 @@ __global__ void __launch_bounds__(kVecThreads)
 }
 
 /* ------------------------------------------------------- block-Jacobi --- */
-/* The same steps with z = M^-1 r applied by the n x n inverses of the
- * diagonal blocks (kernels.h, cgm_bjac): a thread owns a block, since z of
- * a row needs the block's every r. rows: the own rows, ceil(rows / n)
- * blocks; the last block may be cut at rows (block-Jacobi's n need not
- * divide the layout's): its rows past them are neither read nor written,
- * and count as zero (its inverse is the identity there). */
+/* The same steps with z = M^-1 r by the n x n inverses (cgm_bjac): a
+ * thread owns a block, whose every r its z needs. The last block may be
+ * cut at the own rows: past them nothing is read or written. */
 constexpr int kMaxBlk = 8;
 
 /* y = a x, a n x n row-major; the sums in T as the Jacobi kernels' d r. */
@@ -276,8 +274,7 @@ __global__ void __launch_bounds__(kVecThreads)
             cgm_reduce_buf red) {
   double s[2] = {0.0, 0.0};
   const int64_t nb = (rows + n - 1) / n;
-  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nb;
-       k += (int64_t)gridDim.x * blockDim.x) {
+  CGM_GRID_LOOP(k, nb) {
     T rk[kMaxBlk] = {}, zk[kMaxBlk];
     const int64_t i0 = k * n;
     const int m = rows - i0 < n ? (int)(rows - i0) : n; /* the last block may be cut */
@@ -305,8 +302,7 @@ __global__ void __launch_bounds__(kVecThreads)
   const T alpha = (T)alpha_d;
   double s[2] = {0.0, 0.0};
   const int64_t nb = (rows + n - 1) / n;
-  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nb;
-       k += (int64_t)gridDim.x * blockDim.x) {
+  CGM_GRID_LOOP(k, nb) {
     T rk[kMaxBlk] = {}, zk[kMaxBlk];
     const int64_t i0 = k * n;
     const int m = rows - i0 < n ? (int)(rows - i0) : n; /* the last block may be cut */
@@ -331,8 +327,7 @@ __global__ void __launch_bounds__(kVecThreads)
   if (!cg5_beta(state, nparts, slot, prev, sync, &beta_d)) return;
   const T beta = (T)beta_d;
   const int64_t nb = (rows + n - 1) / n;
-  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nb;
-       k += (int64_t)gridDim.x * blockDim.x) {
+  CGM_GRID_LOOP(k, nb) {
     T rk[kMaxBlk] = {}, zk[kMaxBlk];
     const int64_t i0 = k * n;
     const int m = rows - i0 < n ? (int)(rows - i0) : n; /* the last block may be cut */
@@ -355,8 +350,7 @@ __global__ void __launch_bounds__(kVecThreads)
   const T alpha = (T)alpha_d, tb = (T)beta_d;
   double acc[2] = {0.0, 0.0};
   const int64_t nb = (rows + n - 1) / n;
-  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nb;
-       k += (int64_t)gridDim.x * blockDim.x) {
+  CGM_GRID_LOOP(k, nb) {
     T sk[kMaxBlk] = {}, zk[kMaxBlk], uk[kMaxBlk] = {}, rk[kMaxBlk];
     const int64_t i0 = k * n;
     const int m = rows - i0 < n ? (int)(rows - i0) : n; /* the last block may be cut */
@@ -382,17 +376,15 @@ __global__ void __launch_bounds__(kVecThreads)
     trace_at(state, CGM_TR_UPD_END);
 }
 
-/* The replacement (replace's sums and stores) with M^-1 by blocks: cgg
- * keeps u = M^-1 r (formed in R, rounded to T) and recovers r' = M u as it
- * does; Algorithm 2 keeps r' = (T) r and, given v, restarts at v = M^-1 r'. */
+/* The replacement with M^-1 by blocks: cgg keeps u = M^-1 r (formed in R)
+ * and recovers r' = M u; Algorithm 2 keeps r' = (T) r, v = M^-1 r'. */
 template <typename R, typename T>
 __global__ void __launch_bounds__(kVecThreads)
     replace_blk(int64_t rows, int n, int cgg, const R *b, const R *y, const T *inv, const T *blk,
                 T *z, T *v, const T *sp, double *out, cgm_reduce_buf red) {
   double s[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
   const int64_t nb = (rows + n - 1) / n;
-  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nb;
-       k += (int64_t)gridDim.x * blockDim.x) {
+  CGM_GRID_LOOP(k, nb) {
     const int64_t i0 = k * n;
     const int m = rows - i0 < n ? (int)(rows - i0) : n; /* the last block may be cut */
     const T *a = inv + k * n * n;
@@ -435,8 +427,7 @@ __global__ void __launch_bounds__(kVecThreads)
 __global__ void __launch_bounds__(kVecThreads)
     fold(int64_t n, double *x_hi, float *x_lo, double *out, cgm_reduce_buf red) {
   double s[1] = {0.0};
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x) {
+  CGM_GRID_LOOP(i, n) {
     const double x = x_hi[i] + (double)x_lo[i];
     x_hi[i] = x;
     x_lo[i] = 0.0f;
@@ -445,19 +436,15 @@ __global__ void __launch_bounds__(kVecThreads)
   last_block_sum<1>(s, red, out);
 }
 
-/* r = b - y in R (the true residual), rounded into the iteration in T:
- * cgg keeps it preconditioned, u = D^-1 r (into z); Algorithm 2 keeps r
- * (into z) and, restarting, the new direction v = D^-1 r. out[0] = r . r in
- * R, out[1..2] = r' . D^-1 r' and r' . r' of the rounded residual r' (cgg:
- * r' = u / D^-1, as cgg computes them), out[4] = s . u when s is given
- * (cgg: s = A p, for the next step's p . A p). Scalar loops: it runs a few times a solve. */
+/* cgm_launch_replace with Jacobi (kernels.h): r = b - y in R rounded into
+ * T; the sums of the rounded r' as the iteration computes them (cgg: r' =
+ * u / D^-1). Scalar loops: it runs a few times a solve. */
 template <typename R, typename T>
 __global__ void __launch_bounds__(kVecThreads)
     replace(int64_t n, int cgg, const R *b, const R *y, const T *dinv, T *z, T *v, const T *sp,
             double *out, cgm_reduce_buf red) {
   double s[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x) {
+  CGM_GRID_LOOP(i, n) {
     const R r = b[i] - y[i];
     const T d = dinv[i];
     s[0] += (double)r * (double)r;
@@ -482,15 +469,10 @@ __global__ void __launch_bounds__(kVecThreads)
 }
 
 /* The state after a replacement (one GPU): the next step's sums of the
- * replaced residual (out[1..2]), the run going on, its count resumed from
- * where it stopped. Algorithm 2 reads r . D^-1 r of the slot before slot 0.
- * cgg takes p . A p of the next direction p' = u + beta p from the
- * recurrence delta - beta gamma / alpha, which holds because the residual
- * CG computed is orthogonal to the last one; the replaced one is not
- * quite, so the direct value delta + 2 beta s . u + beta^2 p . A p (s =
- * A p, p . A p = gamma_prev / alpha_prev) goes in through 1 / alpha of the
- * last slot. restart: the next step starts a new direction (beta = 0: after
- * a claimed convergence the last slot's scalars are not the last step's). */
+ * replaced residual (out[1..2]), the count resumed. cgg's recurrence for p .
+ * A p needs the residual orthogonal to the last, which the replaced one is
+ * not quite: the direct value delta + 2 beta s . u + beta^2 p . A p goes in
+ * through 1 / alpha of the last slot. restart: beta = 0. */
 __global__ void resume(cgm_cg_state *st, const double *out, int cgg, int restart) {
   /* CG1's replacement in mixed precision comes before the run's state
    * (the host writes all of it next): nothing to resume, and no slot K - 1 */
@@ -517,13 +499,11 @@ __global__ void resume(cgm_cg_state *st, const double *out, int cgg, int restart
 }
 
 __global__ void __launch_bounds__(kVecThreads) to_single(int64_t n, const double *src, float *dst) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x)
-    dst[i] = (float)src[i];
+  CGM_GRID_LOOP(i, n)
+  dst[i] = (float)src[i];
 }
 
-/* Halo exchange: gathers the entries each peer reads and stores them
- * straight into its vector (peer memory over NVLink). */
+/* Halo exchange: the entries each peer reads, stored into its vector. */
 template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     pack(const T *__restrict__ v_own, cgm_pack pk, cgm_cg_state *guard, cgm_sync sync,
@@ -531,8 +511,7 @@ __global__ void __launch_bounds__(kVecThreads)
   if (block_stopped(guard)) return;
   trace_first(guard, CGM_TR_PACK_IN);
   const int64_t total = pk.off[pk.ndst];
-  for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total;
-       e += (int64_t)gridDim.x * blockDim.x) {
+  CGM_GRID_LOOP(e, total) {
     int k = 0;
     while (e >= pk.off[k + 1]) k++;
     static_cast<T *>(pk.dst[k])[e - pk.off[k]] = v_own[pk.idx[e]];
@@ -544,8 +523,7 @@ template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     dot(int64_t np, const T *x, const T *y, double *out, cgm_reduce_buf red) {
   double s[1] = {0.0};
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < np;
-       i += (int64_t)gridDim.x * blockDim.x) {
+  CGM_GRID_LOOP(i, np) {
     Pack<T> px = ld(x, i), py = ld(y, i);
 #pragma unroll
     for (int e = 0; e < Pack<T>::V; e++) s[0] += (double)px.v[e] * (double)py.v[e];
@@ -562,8 +540,7 @@ __global__ void __launch_bounds__(kVecThreads)
     scatter(const uint4 *__restrict__ src, int64_t n16, Dsts d, cgm_cg_state *guard, cgm_sync sync,
             unsigned *counter) {
   if (block_stopped(guard)) return;
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n16;
-       i += (int64_t)gridDim.x * blockDim.x) {
+  CGM_GRID_LOOP(i, n16) {
     uint4 w = src[i];
     for (int k = 0; k < d.n; k++) d.p[k][i] = w;
   }
@@ -576,8 +553,7 @@ __global__ void epoch_next(cgm_cg_state *st) {
 
 /* The kernels take cgm_sync by value; NULL means no wait and no raise. */
 static cgm_sync sync_or_none(const cgm_sync *s) {
-  cgm_sync none;
-  memset(&none, 0, sizeof none);
+  cgm_sync none = {};
   return s ? *s : none;
 }
 
@@ -592,44 +568,35 @@ static bool blocked(const cgm_bjac *bj) {
   return bj && bj->n > 0;
 }
 
-} // namespace cgm
-
-extern "C" int cgm_vector_blocks(int64_t n, int sms) {
-  int64_t need = (n / 2 + cgm::kVecThreads - 1) / cgm::kVecThreads; /* >= packs of doubles */
-  int64_t wave = (int64_t)sms * (2048 / cgm::kVecThreads);
-  if (need < 1) need = 1;
-  return (int)(need < wave ? need : wave);
+/* f(T{}), T precision p's element type: a launcher written once for both. */
+template <typename F> static cudaError_t by_prec(cgm_precision p, F f) {
+  return p == CGM_PREC_SINGLE ? f(float{}) : f(double{});
 }
 
-#define F(p) static_cast<float *>(p)
-#define CF(p) static_cast<const float *>(p)
+/* The grid of a block-Jacobi kernel: a thread a block. */
+static int blk_blocks(int64_t n, const cgm_bjac *bj, int sms) {
+  return cgm::vector_blocks(2 * ((n + bj->n - 1) / bj->n), sms);
+}
+
+} // namespace cgm
+
+/* A vector of the element type T in scope (cgm::by_prec, replace_as). */
+#define P(p) static_cast<T *>(p)
+#define CP(p) static_cast<const T *>(p)
 
 extern "C" cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void *b, const void *u,
                                       const void *dinv, const cgm_bjac *bj, void *r, void *v,
                                       double *out, cgm_reduce_buf red, int sms, cudaStream_t s) {
-  if (cgm::blocked(bj)) {
-    const int blocks = cgm_vector_blocks(2 * ((n + bj->n - 1) / bj->n), sms); /* a thread a block */
-    if (prec == CGM_PREC_SINGLE)
-      cgm::cg1_blk<float><<<blocks, cgm::kVecThreads, 0, s>>>(n, bj->n, CF(b), CF(u), CF(bj->inv),
-                                                              F(r), F(v), out, red);
+  return cgm::by_prec(prec, [&](auto t) {
+    using T = decltype(t);
+    if (cgm::blocked(bj)) /* a thread a block */
+      cgm::cg1_blk<T><<<cgm::blk_blocks(n, bj, sms), cgm::kVecThreads, 0, s>>>(
+          n, bj->n, CP(b), CP(u), CP(bj->inv), P(r), P(v), out, red);
     else
-      cgm::cg1_blk<double><<<blocks, cgm::kVecThreads, 0, s>>>(
-          n, bj->n, static_cast<const double *>(b), static_cast<const double *>(u),
-          static_cast<const double *>(bj->inv), static_cast<double *>(r), static_cast<double *>(v),
-          out, red);
+      cgm::cg1<T><<<cgm::vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(
+          cgm::packs(prec, n), CP(b), CP(u), CP(dinv), P(r), P(v), out, red);
     return cudaGetLastError();
-  }
-  int blocks = cgm_vector_blocks(n, sms);
-  int64_t np = cgm::packs(prec, n);
-  if (prec == CGM_PREC_SINGLE)
-    cgm::cg1<float>
-        <<<blocks, cgm::kVecThreads, 0, s>>>(np, CF(b), CF(u), CF(dinv), F(r), F(v), out, red);
-  else
-    cgm::cg1<double><<<blocks, cgm::kVecThreads, 0, s>>>(
-        np, static_cast<const double *>(b), static_cast<const double *>(u),
-        static_cast<const double *>(dinv), static_cast<double *>(r), static_cast<double *>(v), out,
-        red);
-  return cudaGetLastError();
+  });
 }
 
 extern "C" cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
@@ -638,26 +605,16 @@ extern "C" cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_stat
                                       const cgm_out *out, cgm_reduce_buf red, const cgm_sync *sync,
                                       int sms, cudaStream_t s) {
   const cgm_sync sy = cgm::sync_or_none(sync);
-  if (cgm::blocked(bj)) {
-    const int blocks = cgm_vector_blocks(2 * ((n + bj->n - 1) / bj->n), sms);
-    if (prec == CGM_PREC_SINGLE)
-      return cgm::launch_k(sy.overlap, cgm::cg4_blk<float>, blocks, cgm::kVecThreads, s, n, bj->n,
-                           st, nparts, slot, prev, F(x), F(r), CF(v), CF(u), CF(bj->inv), *out, red,
-                           sy);
-    return cgm::launch_k(sy.overlap, cgm::cg4_blk<double>, blocks, cgm::kVecThreads, s, n, bj->n,
-                         st, nparts, slot, prev, static_cast<double *>(x), static_cast<double *>(r),
-                         static_cast<const double *>(v), static_cast<const double *>(u),
-                         static_cast<const double *>(bj->inv), *out, red, sy);
-  }
-  int blocks = cgm_vector_blocks(n, sms);
-  int64_t np = cgm::packs(prec, n);
-  if (prec == CGM_PREC_SINGLE)
-    return cgm::launch_k(sy.overlap, cgm::cg4<float>, blocks, cgm::kVecThreads, s, np, st, nparts,
-                         slot, prev, F(x), F(r), CF(v), CF(u), CF(dinv), *out, red, sy);
-  return cgm::launch_k(sy.overlap, cgm::cg4<double>, blocks, cgm::kVecThreads, s, np, st, nparts,
-                       slot, prev, static_cast<double *>(x), static_cast<double *>(r),
-                       static_cast<const double *>(v), static_cast<const double *>(u),
-                       static_cast<const double *>(dinv), *out, red, sy);
+  return cgm::by_prec(prec, [&](auto t) {
+    using T = decltype(t);
+    if (cgm::blocked(bj))
+      return cgm::launch_k(sy.overlap, cgm::cg4_blk<T>, cgm::blk_blocks(n, bj, sms),
+                           cgm::kVecThreads, s, n, bj->n, st, nparts, slot, prev, P(x), P(r), CP(v),
+                           CP(u), CP(bj->inv), *out, red, sy);
+    return cgm::launch_k(sy.overlap, cgm::cg4<T>, cgm::vector_blocks(n, sms), cgm::kVecThreads, s,
+                         cgm::packs(prec, n), st, nparts, slot, prev, P(x), P(r), CP(v), CP(u),
+                         CP(dinv), *out, red, sy);
+  });
 }
 
 extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
@@ -665,23 +622,15 @@ extern "C" cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_stat
                                       const cgm_bjac *bj, const cgm_sync *sync, int sms,
                                       cudaStream_t s) {
   const cgm_sync sy = cgm::sync_or_none(sync);
-  if (cgm::blocked(bj)) {
-    const int blocks = cgm_vector_blocks(2 * ((n + bj->n - 1) / bj->n), sms);
-    if (prec == CGM_PREC_SINGLE)
-      return cgm::launch_k(sy.overlap, cgm::cg5_blk<float>, blocks, cgm::kVecThreads, s, n, bj->n,
-                           st, nparts, slot, prev, F(v), CF(r), CF(bj->inv), sy);
-    return cgm::launch_k(sy.overlap, cgm::cg5_blk<double>, blocks, cgm::kVecThreads, s, n, bj->n,
-                         st, nparts, slot, prev, static_cast<double *>(v),
-                         static_cast<const double *>(r), static_cast<const double *>(bj->inv), sy);
-  }
-  int blocks = cgm_vector_blocks(n, sms);
-  int64_t np = cgm::packs(prec, n);
-  if (prec == CGM_PREC_SINGLE)
-    return cgm::launch_k(sy.overlap, cgm::cg5<float>, blocks, cgm::kVecThreads, s, np, st, nparts,
-                         slot, prev, F(v), CF(r), CF(dinv), sy);
-  return cgm::launch_k(sy.overlap, cgm::cg5<double>, blocks, cgm::kVecThreads, s, np, st, nparts,
-                       slot, prev, static_cast<double *>(v), static_cast<const double *>(r),
-                       static_cast<const double *>(dinv), sy);
+  return cgm::by_prec(prec, [&](auto t) {
+    using T = decltype(t);
+    if (cgm::blocked(bj))
+      return cgm::launch_k(sy.overlap, cgm::cg5_blk<T>, cgm::blk_blocks(n, bj, sms),
+                           cgm::kVecThreads, s, n, bj->n, st, nparts, slot, prev, P(v), CP(r),
+                           CP(bj->inv), sy);
+    return cgm::launch_k(sy.overlap, cgm::cg5<T>, cgm::vector_blocks(n, sms), cgm::kVecThreads, s,
+                         cgm::packs(prec, n), st, nparts, slot, prev, P(v), CP(r), CP(dinv), sy);
+  });
 }
 
 extern "C" cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts,
@@ -690,28 +639,16 @@ extern "C" cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_stat
                                       const cgm_out *out, cgm_reduce_buf red, const cgm_sync *sync,
                                       int sms, cudaStream_t stream) {
   const cgm_sync sy = cgm::sync_or_none(sync);
-  if (cgm::blocked(bj)) {
-    const int blocks = cgm_vector_blocks(2 * ((n + bj->n - 1) / bj->n), sms);
-    if (prec == CGM_PREC_SINGLE)
-      return cgm::launch_k(sy.overlap, cgm::cgg_blk<float>, blocks, cgm::kVecThreads, stream, n,
-                           bj->n, st, nparts, slot, prev, F(x), F(u), F(p), CF(w), F(s),
-                           CF(bj->inv), CF(bj->blk), *out, red, sy);
-    return cgm::launch_k(
-        sy.overlap, cgm::cgg_blk<double>, blocks, cgm::kVecThreads, stream, n, bj->n, st, nparts,
-        slot, prev, static_cast<double *>(x), static_cast<double *>(u), static_cast<double *>(p),
-        static_cast<const double *>(w), static_cast<double *>(s),
-        static_cast<const double *>(bj->inv), static_cast<const double *>(bj->blk), *out, red, sy);
-  }
-  int blocks = cgm_vector_blocks(n, sms);
-  int64_t np = cgm::packs(prec, n);
-  if (prec == CGM_PREC_SINGLE)
-    return cgm::launch_k(sy.overlap, cgm::cgg<float>, blocks, cgm::kVecThreads, stream, np, st,
-                         nparts, slot, prev, F(x), F(u), F(p), CF(w), F(s), CF(dinv), *out, red,
-                         sy);
-  return cgm::launch_k(sy.overlap, cgm::cgg<double>, blocks, cgm::kVecThreads, stream, np, st,
-                       nparts, slot, prev, static_cast<double *>(x), static_cast<double *>(u),
-                       static_cast<double *>(p), static_cast<const double *>(w),
-                       static_cast<double *>(s), static_cast<const double *>(dinv), *out, red, sy);
+  return cgm::by_prec(prec, [&](auto t) {
+    using T = decltype(t);
+    if (cgm::blocked(bj))
+      return cgm::launch_k(sy.overlap, cgm::cgg_blk<T>, cgm::blk_blocks(n, bj, sms),
+                           cgm::kVecThreads, stream, n, bj->n, st, nparts, slot, prev, P(x), P(u),
+                           P(p), CP(w), P(s), CP(bj->inv), CP(bj->blk), *out, red, sy);
+    return cgm::launch_k(sy.overlap, cgm::cgg<T>, cgm::vector_blocks(n, sms), cgm::kVecThreads,
+                         stream, cgm::packs(prec, n), st, nparts, slot, prev, P(x), P(u), P(p),
+                         CP(w), P(s), CP(dinv), *out, red, sy);
+  });
 }
 
 extern "C" cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, const cgm_pack *pk,
@@ -720,25 +657,22 @@ extern "C" cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, co
   const cgm_sync sy = cgm::sync_or_none(sync);
   int64_t total = pk->off[pk->ndst];
   if (total == 0 && sy.nraise == 0 && sy.wait_mask == 0) return cudaSuccess;
-  int blocks = cgm_vector_blocks(2 * total, sms);
-  if (prec == CGM_PREC_SINGLE)
-    cgm::pack<float><<<blocks, cgm::kVecThreads, 0, s>>>(CF(v_own), *pk, guard, sy, red.counter);
-  else
-    cgm::pack<double><<<blocks, cgm::kVecThreads, 0, s>>>(static_cast<const double *>(v_own), *pk,
-                                                          guard, sy, red.counter);
-  return cudaGetLastError();
+  return cgm::by_prec(prec, [&](auto t) {
+    using T = decltype(t);
+    cgm::pack<T><<<cgm::vector_blocks(2 * total, sms), cgm::kVecThreads, 0, s>>>(
+        CP(v_own), *pk, guard, sy, red.counter);
+    return cudaGetLastError();
+  });
 }
 
 extern "C" cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void *x, const void *y,
                                       double *out, cgm_reduce_buf red, int sms, cudaStream_t s) {
-  int blocks = cgm_vector_blocks(n, sms);
-  int64_t np = cgm::packs(prec, n);
-  if (prec == CGM_PREC_SINGLE)
-    cgm::dot<float><<<blocks, cgm::kVecThreads, 0, s>>>(np, CF(x), CF(y), out, red);
-  else
-    cgm::dot<double><<<blocks, cgm::kVecThreads, 0, s>>>(np, static_cast<const double *>(x),
-                                                         static_cast<const double *>(y), out, red);
-  return cudaGetLastError();
+  return cgm::by_prec(prec, [&](auto t) {
+    using T = decltype(t);
+    cgm::dot<T><<<cgm::vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(cgm::packs(prec, n), CP(x),
+                                                                        CP(y), out, red);
+    return cudaGetLastError();
+  });
 }
 
 extern "C" cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst,
@@ -750,14 +684,29 @@ extern "C" cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *
   d.n = ndst;
   for (int k = 0; k < ndst && k < CGM_MAX_GPUS; k++) d.p[k] = static_cast<uint4 *>(dst[k]);
   int64_t n16 = bytes / 16;
-  cgm::scatter<<<cgm_vector_blocks(2 * n16, sms), cgm::kVecThreads, 0, s>>>(
+  cgm::scatter<<<cgm::vector_blocks(2 * n16, sms), cgm::kVecThreads, 0, s>>>(
       static_cast<const uint4 *>(src), n16, d, guard, sy, red.counter);
   return cudaGetLastError();
 }
 
 extern "C" cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, double *out,
                                        cgm_reduce_buf red, int sms, cudaStream_t s) {
-  cgm::fold<<<cgm_vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, x_hi, x_lo, out, red);
+  cgm::fold<<<cgm::vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, x_hi, x_lo, out, red);
+  return cudaGetLastError();
+}
+
+/* cgm_launch_replace with the residual in R and the iteration in T. */
+template <typename R, typename T>
+static cudaError_t replace_as(int64_t n, int cgg, const void *b, const void *y, const void *dinv,
+                              const cgm_bjac *bj, void *z, void *v, const void *sp, double *out,
+                              cgm_reduce_buf red, int sms, cudaStream_t s) {
+  const R *rb = static_cast<const R *>(b), *ry = static_cast<const R *>(y);
+  if (cgm::blocked(bj))
+    cgm::replace_blk<R, T><<<cgm::blk_blocks(n, bj, sms), cgm::kVecThreads, 0, s>>>(
+        n, bj->n, cgg, rb, ry, CP(bj->inv), CP(bj->blk), P(z), P(v), CP(sp), out, red);
+  else
+    cgm::replace<R, T><<<cgm::vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(
+        n, cgg, rb, ry, CP(dinv), P(z), P(v), CP(sp), out, red);
   return cudaGetLastError();
 }
 
@@ -766,37 +715,11 @@ extern "C" cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision ipr
                                           const cgm_bjac *bj, void *z, void *v, const void *sp,
                                           double *out, cgm_reduce_buf red, int sms,
                                           cudaStream_t s) {
-  if (cgm::blocked(bj)) {
-    const int blocks = cgm_vector_blocks(2 * ((n + bj->n - 1) / bj->n), sms);
-    if (iprec == CGM_PREC_DOUBLE)
-      cgm::replace_blk<double, double><<<blocks, cgm::kVecThreads, 0, s>>>(
-          n, bj->n, cgg, static_cast<const double *>(b), static_cast<const double *>(y),
-          static_cast<const double *>(bj->inv), static_cast<const double *>(bj->blk),
-          static_cast<double *>(z), static_cast<double *>(v), static_cast<const double *>(sp), out,
-          red);
-    else if (rprec == CGM_PREC_DOUBLE)
-      cgm::replace_blk<double, float><<<blocks, cgm::kVecThreads, 0, s>>>(
-          n, bj->n, cgg, static_cast<const double *>(b), static_cast<const double *>(y),
-          CF(bj->inv), CF(bj->blk), F(z), F(v), CF(sp), out, red);
-    else
-      cgm::replace_blk<float, float><<<blocks, cgm::kVecThreads, 0, s>>>(
-          n, bj->n, cgg, CF(b), CF(y), CF(bj->inv), CF(bj->blk), F(z), F(v), CF(sp), out, red);
-    return cudaGetLastError();
-  }
-  const int blocks = cgm_vector_blocks(n, sms);
   if (iprec == CGM_PREC_DOUBLE)
-    cgm::replace<double, double><<<blocks, cgm::kVecThreads, 0, s>>>(
-        n, cgg, static_cast<const double *>(b), static_cast<const double *>(y),
-        static_cast<const double *>(dinv), static_cast<double *>(z), static_cast<double *>(v),
-        static_cast<const double *>(sp), out, red);
-  else if (rprec == CGM_PREC_DOUBLE)
-    cgm::replace<double, float><<<blocks, cgm::kVecThreads, 0, s>>>(
-        n, cgg, static_cast<const double *>(b), static_cast<const double *>(y), CF(dinv), F(z),
-        F(v), CF(sp), out, red);
-  else
-    cgm::replace<float, float><<<blocks, cgm::kVecThreads, 0, s>>>(n, cgg, CF(b), CF(y), CF(dinv),
-                                                                   F(z), F(v), CF(sp), out, red);
-  return cudaGetLastError();
+    return replace_as<double, double>(n, cgg, b, y, dinv, bj, z, v, sp, out, red, sms, s);
+  if (rprec == CGM_PREC_DOUBLE)
+    return replace_as<double, float>(n, cgg, b, y, dinv, bj, z, v, sp, out, red, sms, s);
+  return replace_as<float, float>(n, cgg, b, y, dinv, bj, z, v, sp, out, red, sms, s);
 }
 
 extern "C" cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, int cgg, int restart,
@@ -807,7 +730,7 @@ extern "C" cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, in
 
 extern "C" cudaError_t cgm_launch_to_single(const double *src, float *dst, int64_t n, int sms,
                                             cudaStream_t s) {
-  cgm::to_single<<<cgm_vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, src, dst);
+  cgm::to_single<<<cgm::vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, src, dst);
   return cudaGetLastError();
 }
 

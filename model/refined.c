@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define _DEFAULT_SOURCE /* M_LN2 */
-/* The refined model (docs/model.md): Eq. 4 and Eq. 9 with what the paper
- * leaves out. Every term is Eq. 5 over the bytes it really moves: the
- * padded MBR layout of each GPU's own segment (not e or e/n) and its rows;
- * where the calibration timed whole iterations, one curve over the
- * iteration's bytes replaces the sum of the kernels, bounded below by the
- * longest row's critical path (one long row, or every row long); several GPUs add the fitted cost
- * of the exchange mode for the bytes it moves (whole vector or halo). */
+/* The refined model (docs/model.md): Eqs. 4 and 9 with every term Eq. 5
+ * over the bytes it really moves (each GPU's padded layout and rows), or
+ * one curve over a whole iteration's bytes where calibrated, bounded below
+ * by the longest row's walk; several GPUs add their exchange's curve. */
 #include <math.h>
 
 #include "cgmodel/model.h"
@@ -29,12 +26,9 @@ double cgm_cusparse_bytes(int64_t nnz, int64_t x, int width) {
   return (double)nnz * (width + 4.0) + 4.0 * (double)(x + 1) + 21.0 * (double)x * width;
 }
 
-/* Eq. 5, made monotone. With sigma ln 2 < 1, Eq. 5 has a minimum at
- * log2 m* = mu - sigma ln E, E = sigma ln 2 / (1 - sigma ln 2), and below m*
- * it grows as m shrinks (T ~ m^(1 - 1/(sigma ln 2))): extrapolated under the
- * calibrated sizes it predicts that less data takes longer. A kernel's time
- * never falls with more data, so the refined model uses T(max(m, m*)): the
- * latency floor. */
+/* Eq. 5, made monotone: with sigma ln 2 < 1 it has a minimum at log2 m* =
+ * mu - sigma ln E, E = sigma ln 2 / (1 - sigma ln 2), under which it says
+ * less data takes longer; T(max(m, m*)) is the latency floor. */
 static double t_floor(const cgm_sigmoid *s, double m, double width) {
   const double k = s->sigma * M_LN2;
   if (k < 1.0 && k > 0.0) {
@@ -80,12 +74,10 @@ cgm_segment_shape cgm_refined_shape(const cgm_plan *p, int g) {
     const int by = L->long_rows ? 1 : p->o.layout.by, lbx = L->long_rows ? 1 : bx;
     sh.spmv_bytes +=
         cgm_spmv_bytes(L->blocks_padded, (int64_t)L->nslices * by, L->nslices, n, 0, w);
-    /* the interior and the boundary rows are two launches, one after the
-     * other: their longest rows are walked in turn. The short and the long
-     * rows' kernels run side by side, yet their walks add too (a long row
-     * by a block of threads: its steps, counted so): the longer of the two
-     * alone priced the power-law graphs of two H200 validations 17% fast
-     * on average, the sum 11% (2026-11-28). */
+    /* the walks of every layout add: the interior and boundary launches
+     * run in turn, and the long rows' kernel beside the short rows' priced
+     * power-law graphs 17% fast with the longer walk alone, 11% with the
+     * sum (two H200 validations, 2026-11-28) */
     sh.max_row += (L->max_row + lbx - 1) / lbx;
     brows += L->brows;
     walk += L->walk;
@@ -95,14 +87,10 @@ cgm_segment_shape cgm_refined_shape(const cgm_plan *p, int g) {
   return sh;
 }
 
-/* A curve at its foot (cgm_device_model: a CPU's kernels', a GPU's
- * iteration's). Under the smallest size timed: a CPU's the time measured
- * there scaled by the bytes (one thread, no fork and join: the work
- * alone); a GPU's (floor) that time itself (the launches' latency, which no
- * smaller matrix shortens). Over it, the fit corrected by the foot's
- * measured-to-fitted ratio, the correction fading out over two octaves,
- * and never under the time measured at the foot (more data never takes
- * less time). */
+/* A curve at its foot (cgm_device_model). Under the smallest size timed:
+ * a CPU's time there scaled by the bytes, a GPU's (floor) that time
+ * itself. Over it, the fit corrected by the foot's measured-to-fitted
+ * ratio, fading out over two octaves, never under the foot's time. */
 static double t_foot(const cgm_sigmoid *s, const cgm_regime *r, double bytes, double width,
                      const cgm_foot *f, bool floor) {
   const double m = bytes / width;
@@ -110,10 +98,7 @@ static double t_foot(const cgm_sigmoid *s, const cgm_regime *r, double bytes, do
   if (m <= f->m) return floor ? f->t : f->t * (m / f->m);
   double t = t_curve(s, r, bytes, width);
   const double fade = log2(m / f->m) / 2.0, at = t_curve(s, r, f->m * width, width);
-  /* a fit over the measured foot comes down to it; a CPU's under it only
-   * stops at the foot's time (scaled up, a second regime starting within
-   * the two octaves could make the time fall with more data), a GPU's is
-   * raised to it */
+  /* a fit over the foot comes down to it; a GPU's under it is raised */
   if (fade < 1.0 && (floor ? at > 0 : at > f->t)) t *= pow(f->t / at, 1.0 - fade);
   return t > f->t ? t : f->t;
 }
@@ -184,12 +169,10 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
   const double spmv =
       s->spmv_bytes + (m->have_x_coef ? cgm_x_extra_bytes(m->x_coef, s, (int)w) : 0.0);
   double t = t_stream(m, bi, spmv, s->rows);
-  /* Where x is gathered at random (a scale-free graph, a random matrix:
-   * a sector a nonzero), the sectors' fetches, not the streamed bytes, set
-   * the SpMV's time: the two combined in quadrature over the vectors' time
-   * (uniform random rows of 1M rows at N = 1 on an H100: 137 us an
-   * iteration where the bytes said 85). A mesh's gathers hide under its
-   * stream; the locality term's additive price stays the floor. */
+  /* Where x is gathered at random (a sector a nonzero), the fetches set the
+   * SpMV's time: stream and gathers combined in quadrature over the
+   * vectors' time (a 1M-row random matrix on an H100: 137 us, the bytes
+   * said 85). A mesh's gathers hide under its stream. */
   const double gbw = cgm_gather_rate(m, s->rows);
   if (gbw > 0 && s->x_sector_bytes > 0) {
     const double tv = t_stream(m, bi, 0.0, s->rows), ts = t_stream(m, bi, s->spmv_bytes, s->rows);
@@ -197,54 +180,38 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
     if (tg > t) t = tg;
   }
   /* One thread walks the longest block row: its chain of dependent loads
-   * is a floor no bandwidth makes shorter (bcsstk08: 339 entries, 3x).
-   * Alone it walks at the row curve's pace; when every thread walks as
-   * long (FEM rows on a grid that does not fill the GPU) each step waits
-   * longer, the band curve's pace (elasticity 16^3 at N = 2: 40 us where
-   * the row curve said 24). Between the two, by the walking the segment
-   * does against the band's (CGM_BAND_ROWS rows, each the longest): a few
-   * long rows, or a small matrix (bcsstk02: 66 rows), walk nearly alone. */
+   * is a floor no bandwidth shortens. Alone it walks at the row curve's
+   * pace, with every thread walking as long at the band curve's; between,
+   * by the segment's walking against the band's (its load). */
   const double L = s->max_row;
   if (L > 0 && (m->have_row[bi] || m->have_band[bi])) {
     const double e = cgm_row_elements(s->max_row, n) * w;
     /* the segment's walking against the band's (its load), and as a share */
     const double load = (double)s->rows * s->mean_row / (CGM_BAND_ROWS * L);
     double f = load > 1.0 ? 1.0 : (load > 0.0 ? load : 0.0);
-    /* A warp of scattered walkers walks at the band's pace, however few
-     * warps walk: the share of its steps that are scattered steps of
-     * scattered walkers, row_scatter^2 x warp_share (a power-law hub's
-     * warp, 0.24 at N = 2; an extruded mesh's, 0.98; a finite-element
-     * matrix whose rows scatter a little, 0.02-0.17), where the scatter
-     * sweep calibrated the device (older calibrations: as before). */
+    /* A warp of scattered walkers walks at the band's pace however few
+     * warps walk: by row_scatter^2 x warp_share, where calibrated. */
     const double fs = s->row_scatter * s->row_scatter * s->warp_share;
     if (m->have_scatter_coef[bi] && fs > f) f = fs;
-    /* without a row curve, the band's share of the band curve alone; the
-     * band never lowers the floor (both end at CGM_LONG_ROW blocks; where
-     * long rows stay in the layout, on several GPUs with an exchange of the
-     * whole vector, the band's extrapolated may fall under the row curve's) */
+    /* the band never lowers the floor (extrapolated past CGM_LONG_ROW it
+     * may fall under the row curve) */
     const double ta = m->have_row[bi] ? t_curve(&m->row[bi], &m->row_hi[bi], e, w) : 0.0;
     const double tb = m->have_band[bi] ? t_curve(&m->band[bi], &m->band_hi[bi], e, w) : 0.0;
     double tr = ta + f * (tb > ta ? tb - ta : 0.0);
-    /* More walking than the band curve's (a mesh of 60k rows whose rows
-     * walk 51 blocks at N = 2: three bands' worth) puts more walking warps
-     * on each SM, and each step waits longer: the band-load sweep's wide
-     * bands' fraction, by the logarithm of the load. */
+    /* More walking than the band's puts more walking warps on each SM:
+     * the band-load fraction, by the logarithm of the load. */
     if (m->have_band_load[bi] && m->have_band[bi] && load > 1.0)
       tr += m->band_load[bi] * tb * fmin(log(load) / log((double)CGM_BAND_LOAD_WIDTH), 2.0);
-    /* A row that reads x out of order walks slower, alone or among others:
-     * the scattered arrows' extra a step (over the in-order arrows' the row
-     * and band curves were timed on), in proportion to its scatter, and
-     * more where the lanes of its warp walk scattered rows with it (the
-     * scattered bands'): a step waits for all their lines. */
+    /* A row that reads x out of order walks slower: the scattered arrows'
+     * extra a step by its scatter, towards the scattered bands' by its
+     * warp's share (a step waits for all their lines). */
     if (m->have_row[bi] && m->have_scatter_coef[bi] && s->row_scatter > 0) {
       const double ca = m->scatter_coef[bi],
                    cb = m->have_band_scatter_coef[bi] ? m->band_scatter_coef[bi] : ca;
       tr += s->row_scatter * (ca + s->warp_share * (cb - ca)) * L;
     }
     /* The row curve starts at the arrows' own iteration (4096 rows): a
-     * matrix whose iteration is shorter walks over its own, the curve's
-     * base above it taken off (nos4, 100 rows of 5 entries, was priced at
-     * the shortest arrow's 11.2 us in single precision; it took 10.2) */
+     * shorter iteration walks over its own, the curve's base taken off. */
     const cgm_foot *rf = &m->row_foot[bi];
     if (m->have_row[bi] && rf->m > 0) {
       const double base = t_curve(&m->row[bi], &m->row_hi[bi], rf->m * w, w);
@@ -252,15 +219,9 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
     }
     if (tr > t) t = tr;
   }
-  /* The long rows' gathers (cgm_plan_layout.long_rows): their kernel runs
-   * beside the MBR kernel, but each waits on the same L2 for the random
-   * sectors of x (Nsight Compute on a 2M-row power-law graph: 42% and 44%
-   * of the warps an SM holds, both latency-bound), so a hub's gathers come
-   * after the rest, at the gather rate: a second charge (x_sector_bytes
-   * holds them too, under the stream above; charged once, the power-law
-   * rows' error was 12.9%). Power-law graphs on an H200
-   * (2026-11-28, 16 configurations): 16.1% -> 10.9% average error, the
-   * other families unchanged within 0.3%. */
+  /* The long rows' gathers wait on the same L2 as the MBR kernel's beside
+   * them, so a hub's come after the rest: a second charge at the gather
+   * rate (power-law graphs on an H200: 16.1% -> 10.9% average error). */
   if (gbw > 0 && s->long_sector_bytes > 0) t += s->long_sector_bytes / gbw;
   return t;
 }
@@ -278,8 +239,7 @@ double cgm_refined_time(const cgm_device_model *m, const cgm_plan *p) {
   if (G == 1) return worst;
   const int ex = (int)p->o.exchange;
   if (ex < 0 || ex >= CGM_NEXCHANGES || !m->have_xfer[ex][G]) return NAN;
-  /* The exchange's curve includes the cross-GPU synchronisation: at small
-   * sizes it is the constant latency of the sigmoid's foot. */
+  /* the exchange's curve includes the cross-GPU synchronisation */
   const double w = m->width;
   double b = (double)p->exchange_elems * w;
   return worst + t_bytes(&m->xfer[ex][G], b > w ? b : w, w);

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The throughput sigmoid of the paper (Eq. 3) and the kernel time it gives
- * (Eq. 5), in the units of model.h: m in elements, B in GB/s, T in s. */
+/* The paper's throughput sigmoid (Eq. 3) and the kernel time (Eq. 5). */
 #include "cgmodel/model.h"
 
 #include <math.h>
@@ -12,8 +11,7 @@ static double logistic(double z) {
   return ez / (1.0 + ez);
 }
 
-/* Eq. 3: B(m) = nu / (1 + exp(-(log2 m - mu) / sigma)). m = 0 gives 0
- * (log2 0 = -inf), m < 0 gives NaN. */
+/* Eq. 3 (m = 0 gives 0, m < 0 NaN). */
 double cgm_sigmoid_eval(const cgm_sigmoid *s, double m) {
   return s->nu * logistic((log2(m) - s->mu) / s->sigma);
 }

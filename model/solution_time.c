@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Time to an accurate solution: setup + K iterations (docs/model.md, "Time
- * to a solution"). The iteration time comes from the refined model; this
- * file holds what surrounds it: the setup (building the layout on the host
- * and uploading it), the iteration count K, and mixed precision's cost. */
+/* Time to a solution beside the iteration's: the setup and K (docs/model.md). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -10,17 +7,13 @@
 
 #include "cgmodel/model.h"
 
-/* The defaults, from solves on an H100 node (docs/precision.md): 0.14-0.18 s
- * for a 0.35 GB elasticity layout, 0.63-0.77 s for the 1 GB of Poisson 3D
- * 192^3, i.e. ~0.6 ns a byte; whole solves of the small bundled matrices
- * took 3-5 ms on the GPU (the fixed part, in a process whose CUDA context is
- * up) and 0.1-0.5 ms on the CPU. */
+/* The defaults, from solves on an H100 node (docs/precision.md): ~0.6 ns a
+ * byte (1 GB of Poisson 192^3: 0.63-0.77 s), and the small bundled
+ * matrices' 3-5 ms on the GPU, 0.1-0.5 ms on the CPU. */
 cgm_setup_model cgm_setup_model_default(bool gpu) {
-  cgm_setup_model m;
-  memset(&m, 0, sizeof m);
+  cgm_setup_model m = {0};
   m.fixed_s = gpu ? 0.003 : 0.0001; /* a GPU: allocations, handles, graph capture */
   m.s_per_byte = gpu ? 0.6e-9 : 0.4e-9;
-  m.samples = 0;
   return m;
 }
 
@@ -28,11 +21,9 @@ double cgm_setup_time(const cgm_setup_model *m, double bytes) {
   return m->fixed_s + m->s_per_byte * (bytes > 0 ? bytes : 0);
 }
 
-/* Weighted least squares of seconds = a + b bytes over the samples kept,
- * each weighted 1 / seconds^2: the relative error is minimised, so the
- * fixed part a is set by the small setups (a 20 KB layout's 1 ms) and not
- * swamped by the large ones (a 600 MB layout's 0.25 s), as a plain least
- * squares would. Returns false when the line is not determined. */
+/* Least squares of seconds = a + b bytes over the samples kept, weighted 1
+ * / seconds^2 (the relative error: the small setups set a, not swamped by
+ * the large). False when the line is not determined. */
 static bool line_fit(const double *x, const double *y, const bool *keep, int n, double *a,
                      double *b) {
   double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
@@ -48,12 +39,10 @@ static bool line_fit(const double *x, const double *y, const bool *keep, int n, 
   return isfinite(*a) && isfinite(*b);
 }
 
-/* seconds = a + b bytes, fitted relatively (line_fit), then once more
- * without the samples more than 2x off the first line: a calibration's
- * first solve on a GPU also loads the solver's kernels, a recorded one may
- * have shared the machine. With fewer than 3 samples, or a spread of sizes
- * under 2x, or a negative slope, the default stays: a line through points
- * of one size says nothing about another. */
+/* line_fit, then once more without the samples 2x off the first line (a
+ * first solve also loads the kernels, a recorded one may have shared the
+ * machine); the default with fewer than 3 samples, sizes within 2x or a
+ * negative slope. */
 cgm_setup_model cgm_setup_fit(const double *bytes, const double *seconds, int n, bool gpu) {
   cgm_setup_model d = cgm_setup_model_default(gpu);
   if (n < 3) return d;
@@ -83,11 +72,9 @@ cgm_setup_model cgm_setup_fit(const double *bytes, const double *seconds, int n,
   return d;
 }
 
-/* Jacobi-preconditioned CG on the discretised elliptic problems users
- * bring needs O(h^-1) iterations per digit: h^-1 ~ x^(1/3) in 3D. The
- * constant is a middle value of Poisson 3D and 3D elasticity (0.12 and
- * 0.35 per digit and unit of x^(1/3)); it ranks configurations when nothing
- * better is known and is reported as an estimate. */
+/* Jacobi CG on a discretised elliptic problem needs O(h^-1) iterations per
+ * digit, h^-1 ~ x^(1/3) in 3D; the constant lies between Poisson 3D's and
+ * 3D elasticity's (0.12 and 0.35). */
 double cgm_iterations_estimate(int64_t x, double tol) {
   if (!(tol > 0) || tol >= 1) tol = CGM_DEFAULT_TOL;
   double k = 0.2 * cbrt((double)(x > 1 ? x : 1)) * log(2.0 / tol);

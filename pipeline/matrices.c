@@ -36,6 +36,17 @@ static bool add_path(char ***v, int *n, int *cap, char *path) {
   return true;
 }
 
+/* A Matrix Market file (its banner), or gzip's (its magic): a matrix, not a
+ * list of them. */
+static bool is_matrix_file(const char *path) {
+  char head[16] = "";
+  FILE *f = fopen(path, "rb");
+  const size_t n = f ? fread(head, 1, sizeof head - 1, f) : 0;
+  if (f) fclose(f);
+  return (n >= 14 && !memcmp(head, "%%MatrixMarket", 14)) ||
+         (n >= 2 && (unsigned char)head[0] == 0x1f && (unsigned char)head[1] == 0x8b);
+}
+
 void cgm_matrix_paths_free(char **paths, int count) {
   for (int i = 0; i < count; i++) free(paths[i]);
   free(paths);
@@ -56,10 +67,22 @@ cgm_status cgm_matrix_paths(const char *arg, char ***paths, int *count, cgm_erro
       if (l < 5 || strcmp(e->d_name + l - 4, ".mtx")) continue;
       char *path = malloc(strlen(arg) + l + 2);
       if (path) sprintf(path, "%s/%s", arg, e->d_name);
+      struct stat fs; /* a FIFO or a device named *.mtx would block its read: left out */
+      if (path && (stat(path, &fs) || !S_ISREG(fs.st_mode))) {
+        free(path);
+        continue;
+      }
       ok = add_path(&v, &n, &cap, path);
     }
     if (d) closedir(d);
     if (ok) qsort(v, (size_t)n, sizeof *v, cmp_str);
+  } else if (stat(arg, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+    return cgm_fail(err, CGM_EINPUT,
+                    "%s: not a regular file (a directory of .mtx files or a list "
+                    "file is expected)",
+                    arg);
+  } else if (stat(arg, &sb) == 0 && is_matrix_file(arg)) {
+    ok = add_path(&v, &n, &cap, strdup(arg)); /* one matrix, not a list of them */
   } else if (stat(arg, &sb) == 0) {
     /* A list file: one path a line, as the user wrote it. */
     FILE *f = fopen(arg, "r");

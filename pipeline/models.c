@@ -65,9 +65,26 @@ static void take_regime(fit_ctx *c, const cgm_db_fit *f) {
     *hi = (cgm_regime){{f->mu, f->sigma, f->nu}, f->m_lo, f->m_lo > 0};
 }
 
+/* FNV-1a over n bytes, continuing from h: the device's fingerprint. */
+static uint64_t mix(uint64_t h, const void *p, size_t n) {
+  for (size_t i = 0; i < n; i++) h = (h ^ ((const unsigned char *)p)[i]) * 1099511628211ull;
+  return h;
+}
+
+/* A fit read, into the device's fingerprint (its values, not the padding
+ * of the struct that holds them). */
+static void mix_fit(cgm_tuner_device *t, const cgm_db_fit *f) {
+  const double v[4] = {f->mu, f->sigma, f->nu, f->m_lo};
+  const int k[4] = {f->precision, f->block, f->kind, f->converged};
+  t->fingerprint = mix(t->fingerprint, f->kernel, strlen(f->kernel) + 1);
+  t->fingerprint = mix(t->fingerprint, f->variant, strlen(f->variant) + 1);
+  t->fingerprint = mix(mix(t->fingerprint, v, sizeof v), k, sizeof k);
+}
+
 static int take_fit(const cgm_db_fit *f, void *ctx) {
   fit_ctx *c = ctx;
   cgm_tuner_device *t = c->t;
+  mix_fit(t, f);
   if (!f->converged || f->precision < 0 || f->precision > 1) return 0;
   if (f->kind == CGM_FIT_REL_HI) {
     take_regime(c, f);
@@ -119,6 +136,7 @@ static void fill_device(const cgm_db_calibration *c, const cgm_db_device *d, cgm
   t->is_cpu = !strcmp(d->kind, "cpu");
   t->mem_bytes = t->is_cpu ? 0 : d->mem_total;
   t->calibration_id = c->id;
+  t->fingerprint = mix(1469598103934665603ull, &c->id, sizeof c->id);
   cgm_calibration_cg(c->options, t->is_cpu, t->cg, sizeof t->cg);
   t->gpus = pipeline_calibration_gpus(c->options);
   for (int p = 0; p < 2; p++) t->model[p].width = t->paper[p].width = p == CGM_PREC_SINGLE ? 4 : 8;
@@ -279,6 +297,7 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
     cgm_db_coef c;
     bool found = false;
     st = cgm_db_coef_get(db, t->calibration_id, CGM_DB_COEF_X_SECTOR, p, &c, &found, err);
+    if (found) t->fingerprint = mix(t->fingerprint, &c.value, sizeof c.value);
     if (!st && found && isfinite(c.value) && c.value >= 0) {
       t->model[p].x_coef = c.value;
       t->model[p].have_x_coef = true;
@@ -286,6 +305,7 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
     /* the gather rate, where the gather sweep fitted it */
     found = false;
     if (!st) st = cgm_db_coef_get(db, t->calibration_id, CGM_DB_COEF_GATHER, p, &c, &found, err);
+    if (found) t->fingerprint = mix(t->fingerprint, &c.value, sizeof c.value);
     if (!st && found && isfinite(c.value) && c.value > 0) {
       t->model[p].gather_bw = c.value;
       t->model[p].have_gather_bw = true;
@@ -294,6 +314,7 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
     found = false;
     if (!st)
       st = cgm_db_coef_get(db, t->calibration_id, CGM_DB_COEF_GATHER_SMALL, p, &c, &found, err);
+    if (found) t->fingerprint = mix(t->fingerprint, &c.value, sizeof c.value);
     if (!st && found && isfinite(c.value) && c.value > 0) {
       t->model[p].gather_bw_small = c.value;
       t->model[p].have_gather_small = true;
@@ -304,6 +325,7 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
       snprintf(name, sizeof name, "%s%d", CGM_DB_COEF_BAND_LOAD, cgm_block_sizes[b]);
       found = false;
       st = cgm_db_coef_get(db, t->calibration_id, name, p, &c, &found, err);
+      if (found) t->fingerprint = mix(t->fingerprint, &c.value, sizeof c.value);
       if (st || !found || !isfinite(c.value) || c.value < 0) continue;
       t->model[p].band_load[b] = c.value;
       t->model[p].have_band_load[b] = true;
@@ -316,6 +338,7 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
                  band ? CGM_DB_COEF_BAND_SCATTER : CGM_DB_COEF_ROW_SCATTER, cgm_block_sizes[b]);
         found = false;
         st = cgm_db_coef_get(db, t->calibration_id, name, p, &c, &found, err);
+        if (found) t->fingerprint = mix(t->fingerprint, &c.value, sizeof c.value);
         if (st || !found || !isfinite(c.value) || c.value < 0) continue;
         cgm_device_model *dm = &t->model[p];
         (band ? dm->band_scatter_coef : dm->scatter_coef)[b] = c.value;

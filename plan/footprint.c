@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The memory a configuration needs on each device, counted from what the
- * backends allocate: the CUDA solver's list is solver/cuda/cuda_dev.cu
- * (vectors, layouts, scratch) and its halo send lists; the CPU's is the
- * layout and the CG vectors in host memory; cuSPARSE's is its CSR copy and
- * vectors. The plan checks configurations against device memory with it,
- * before anything is allocated. */
+ * backends allocate (kernels/cuda_dev.cu, the CPU's layout and vectors,
+ * cuSPARSE's CSR and vectors), checked before anything is allocated. */
 #include "cgmodel/plan.h"
 
 int64_t cgm_vec_len(int64_t n) {

@@ -1,23 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The layout a configuration builds: B_x per matrix, block size and GPU
- * count (docs/bcsr-layout.md), and the matrix features in that layout. */
+/* The layout's B_x (docs/bcsr-layout.md), and the features in that layout. */
 #include "cgmodel/plan.h"
 
 /* Each SpMV thread walks its block row's blocks / B_x blocks as a chain of
- * dependent loads. When every row is long (FEM elasticity: 81 entries) that
- * walk, not bandwidth, sets the time where a GPU holds few rows. Measured on
- * H200 (us per iteration, B_x = 1 -> the B_x this rule gives):
- *   N = 1: elasticity 32^3 on 4 GPUs (26K rows each) 78 -> 42 (B_x 8), on
- *          one (105K rows) 49.6 -> 50.0; 40^3 (202K rows) 88 -> 80;
- *          bcsstk16 (4.9K rows) 22.7 -> 14.7 (B_x 4);
- *   N = 2: elasticity 32^3 on 4 GPUs 60 -> 46 (B_x 4), but on one GPU
- *          43.6 -> 51.5 (B_x 4) and 54.7 (B_x 2): with 2 x 16-byte rows per
- *          lane the walk is short enough once the rows fill the GPU;
- *   N = 4: 66 -> 48 on 4 GPUs, 47.9 -> 49.3 on one.
- * At N >= 2 the gains were on GPU counts where N = 1 with several lanes is
- * faster still, and the model, calibrated with one lane per row, missed
- * those layouts by up to 36% (bcsstk16, N = 2, B_x = 2): N >= 2 keeps
- * B_x = 1. The average scalar row length estimates a row's entries. */
+ * dependent loads: when every row is long (FEM elasticity: 81 entries) that
+ * walk, not bandwidth, sets the time where a GPU holds few rows (on H200,
+ * elasticity 32^3 on 4 GPUs: 78 -> 42 us an iteration at N = 1, B_x 8). At
+ * N >= 2 the gains were smaller than N = 1's and the model, calibrated with
+ * one lane per row, missed those layouts by up to 36%: N >= 2 keeps B_x = 1
+ * (docs/bcsr-layout.md). */
 cgm_bcsr_params cgm_plan_layout_choose(int n, double avg_row, int64_t rows_per_gpu) {
   cgm_bcsr_params p = cgm_bcsr_default_params(n);
   const double len = n > 0 ? avg_row / n : 0.0;

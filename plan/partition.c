@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Splitting a matrix over several GPUs: segments of consecutive block rows
  * with similar block counts (paper Sec. 4.1), and what each segment reads
- * from the others (its halo), so that only those entries need exchanging
- * (as in Agullo et al., "Task-based Conjugate-Gradient for multi-GPUs
- * platforms", INRIA RR-8192, 2012, and Cevahir, Nukada, Matsuoka, "CG on
- * GPU-enhanced clusters") and the rows that read none can run during the
- * exchange. */
+ * from the others (its halo, as in Agullo et al., INRIA RR-8192, 2012), so
+ * that only those entries are exchanged while the rows that read none run. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,18 +223,9 @@ cgm_status cgm_halo_build(const cgm_csr *A, int n, const int32_t *bounds, int pa
   return CGM_OK;
 }
 
-/* Index of c in the ascending list, or -1. */
-static int32_t find(const int32_t *v, int32_t n, int32_t c) {
-  int32_t lo = 0, hi = n - 1;
-  while (lo <= hi) {
-    int32_t mid = lo + (hi - lo) / 2;
-    if (v[mid] == c) return mid;
-    if (v[mid] < c)
-      lo = mid + 1;
-    else
-      hi = mid - 1;
-  }
-  return -1;
+static int cmp_i32(const void *a, const void *b) {
+  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
 }
 
 void cgm_halo_remap(const cgm_halo *h, int32_t halo_start, cgm_bcsr *B) {
@@ -247,9 +235,9 @@ void cgm_halo_remap(const cgm_halo *h, int32_t halo_start, cgm_bcsr *B) {
     if (c >= h->b0 && c < h->b1) {
       B->bcol[q] = c - h->b0;
     } else {
-      int32_t i = find(h->cols, h->nhalo, c);
+      const int32_t *i = bsearch(&c, h->cols, (size_t)h->nhalo, sizeof c, cmp_i32);
       /* Absent only for padding blocks (zero values): read the own first entry. */
-      B->bcol[q] = i >= 0 ? halo_start + i : 0;
+      B->bcol[q] = i ? halo_start + (int32_t)(i - h->cols) : 0;
     }
   }
   B->nbcols = halo_start + h->nhalo;

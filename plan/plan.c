@@ -25,8 +25,7 @@ struct cgm_plan_pattern {
 };
 
 cgm_plan_opts cgm_plan_opts_default(void) {
-  cgm_plan_opts o;
-  memset(&o, 0, sizeof o);
+  cgm_plan_opts o = {0};
   o.backend = CGM_BACKEND_CPU;
   o.precision = CGM_PREC_DOUBLE;
   o.layout = cgm_bcsr_default_params(1);
@@ -38,8 +37,7 @@ cgm_plan_opts cgm_plan_opts_default(void) {
   return o;
 }
 
-/* What a plan needs of its options to be built at all: a plan of a
- * settled solve (cgm_solve_opts_settle) is not checked again. */
+/* The options a plan needs (a settled solve's: not checked again). */
 static cgm_status check_opts(const cgm_plan_opts *o, cgm_error *err) {
   if (o->settled) return CGM_OK;
   if ((unsigned)o->backend > CGM_BACKEND_CUSPARSE || (unsigned)o->precision >= CGM_NPRECISIONS ||
@@ -209,8 +207,7 @@ static int64_t gathered_len(const cgm_plan *p, const cgm_plan_segment *s) {
   return (int64_t)p->nb * n;
 }
 
-/* The halo segments: interior and boundary layouts, halo sizes and the
- * entries every segment sends. */
+/* The halo segments: their layouts, halos and sends. */
 static cgm_status halo_segments(const cgm_plan_pattern *pt, cgm_plan *p, cgm_error *err) {
   const int G = p->nseg;
   int32_t *sub = malloc(((size_t)pt->nb + 1) * sizeof *sub);
@@ -256,6 +253,28 @@ static cgm_status halo_segments(const cgm_plan_pattern *pt, cgm_plan *p, cgm_err
   free(sub);
   free(bnd);
   return st;
+}
+
+/* Elements a whole-vector exchange moves between devices per iteration:
+ * the vector to G - 1 others (p2p), G chunks to G - 1 others (nccl), x G
+ * through the host (host, Eq. 9). */
+static int64_t exchange_elements(cgm_exchange mode, int gpus, int64_t rows_total,
+                                 int64_t chunk_rows) {
+  if (gpus <= 1) return 0;
+  if (mode == CGM_EXCHANGE_P2P) return (int64_t)(gpus - 1) * rows_total;
+  if (mode == CGM_EXCHANGE_NCCL) return (int64_t)(gpus - 1) * gpus * chunk_rows;
+  return mode == CGM_EXCHANGE_HOST ? (int64_t)gpus * rows_total : 0;
+}
+
+/* One segment of every row, without layouts (cuSPARSE's, or the GPU's). */
+static void one_segment(cgm_plan *p, const cgm_plan_opts *o, int32_t nrows, int64_t nnz) {
+  p->o = *o;
+  p->o.features = NULL;
+  p->nrows = p->nb = nrows;
+  p->nnz = nnz;
+  p->nseg = 1;
+  p->bounds[1] = p->seg[0].b1 = nrows;
+  p->seg[0].rows = p->seg[0].v_len = nrows;
 }
 
 cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts *o, cgm_plan *p,
@@ -340,8 +359,7 @@ cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts
     if (!halo) s->halo_rows = G > 1 ? s->v_len - s->rows : 0;
   }
   if (!halo)
-    p->exchange_elems =
-        cgm_exchange_elements(o->exchange, G, (int64_t)p->bounds[G] * n, p->chunk_rows, 0);
+    p->exchange_elems = exchange_elements(o->exchange, G, (int64_t)p->bounds[G] * n, p->chunk_rows);
   cgm_plan_set_precision(p, o->precision);
   return CGM_OK;
 }
@@ -350,16 +368,8 @@ cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p, 
   memset(p, 0, sizeof *p);
   cgm_status st = check_opts(o, err);
   if (st) return st;
-  if (o->backend == CGM_BACKEND_CUSPARSE) { /* CSR as it is: no layout, one device */
-    p->o = *o;
-    p->nrows = A->nrows;
-    p->nnz = A->nnz;
-    p->nb = A->nrows;
-    p->nseg = 1;
-    p->bounds[1] = A->nrows;
-    p->seg[0].b1 = A->nrows;
-    p->seg[0].rows = A->nrows;
-    p->seg[0].v_len = A->nrows;
+  if (o->backend == CGM_BACKEND_CUSPARSE) {
+    one_segment(p, o, A->nrows, A->nnz);
     cgm_plan_set_precision(p, o->precision);
     return CGM_OK;
   }
@@ -408,14 +418,8 @@ cgm_status cgm_plan_device_csr(int32_t nrows, int64_t nnz, const cgm_plan_opts *
                     "size 1");
   if (nrows < 0 || nnz < 0)
     return cgm_fail(err, CGM_EINPUT, "a CSR of %d rows and %lld nonzeros", nrows, (long long)nnz);
-  p->o = *o;
-  p->o.features = NULL;
+  one_segment(p, o, nrows, nnz);
   if ((st = cgm_bcsr_params_check(&p->o.layout, err))) return st;
-  p->nrows = p->nb = nrows;
-  p->nnz = nnz;
-  p->nseg = 1;
-  p->bounds[1] = p->seg[0].b1 = nrows;
-  p->seg[0].rows = p->seg[0].v_len = nrows;
   p->seg[0].nparts = 1;
   p->seg[0].longest = -1; /* not known here */
   cgm_plan_set_precision(p, o->precision);
@@ -477,23 +481,7 @@ cgm_status cgm_plan_uniform(double x, double e, const cgm_plan_opts *o, cgm_plan
   }
   p->bounds[G] = G * brows;
   p->chunk_rows = G > 1 ? cgm_vec_len(p->seg[0].rows) : 0;
-  if (!halo) p->exchange_elems = cgm_exchange_elements(o->exchange, G, p->nrows, p->chunk_rows, 0);
+  if (!halo) p->exchange_elems = exchange_elements(o->exchange, G, p->nrows, p->chunk_rows);
   cgm_plan_set_precision(p, o->precision);
   return CGM_OK;
-}
-
-int64_t cgm_exchange_elements(cgm_exchange mode, int gpus, int64_t rows_total, int64_t chunk_rows,
-                              int64_t halo_elems) {
-  if (gpus <= 1) return 0;
-  switch (mode) {
-  case CGM_EXCHANGE_P2P:
-    return (int64_t)(gpus - 1) * rows_total;
-  case CGM_EXCHANGE_NCCL:
-    return (int64_t)(gpus - 1) * gpus * chunk_rows;
-  case CGM_EXCHANGE_HOST:
-    return (int64_t)gpus * rows_total;
-  case CGM_EXCHANGE_HALO:
-    return halo_elems;
-  }
-  return 0;
 }

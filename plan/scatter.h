@@ -15,8 +15,8 @@
 cgm_status plan_row_scatter_csr(const cgm_csr *A, int n, int32_t brow,
                                 double out[CGM_NSECTOR_WIDTHS], cgm_error *err);
 
-/* The distinct 32-byte sectors of x that one block row of block columns
- * bcol[0 .. len) (ascending) reads, at both element widths, added to out. */
+/* Adds the distinct 32-byte sectors of x that block columns bcol[0 .. len)
+ * read (ascending) at both element widths to out. */
 void plan_row_sectors(const int32_t *bcol, int32_t len, int n, int64_t out[CGM_NSECTOR_WIDTHS]);
 
 /* The longest of the block rows [b0, b1) of lengths len (its number, the

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cgmodel plot accuracy: predicted against measured time per iteration of
- * every solve in the database (the idea of the paper's Fig. 10 and Table 6). */
+/* cgmodel plot accuracy (plots.h; the paper's Fig. 10 and Table 6). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
@@ -292,8 +291,7 @@ cgm_status cgm_plot_accuracy(cgm_db *db, const cgm_accplot_opts *ao, const cgm_p
   plot_job J;
   cgm_status st = plot_begin(&J, o, "accuracy.gp", files, err);
   if (st) return st;
-  acc_build B;
-  memset(&B, 0, sizeof B);
+  acc_build B = {0};
   B.S.calibration_id = ao ? ao->calibration_id : 0;
   if ((st = cgm_db_solves(db, take_solve, &B.S, err))) goto out;
   if (B.S.n == 0) {

@@ -115,10 +115,7 @@ static cgm_status add_samples(cal_build *B, const char *kernel, const char *vari
   return CGM_OK;
 }
 
-/* The fits of (kernel, variant, block) the caller asked for, as curves over
- * the panel's m range. */
-/* The other piece of a piecewise curve (rel-hi for rel, rel for rel-hi), or
- * NULL. */
+/* The other piece of a piecewise curve (rel-hi for rel, rel for rel-hi). */
 static const cgm_db_fit *other_piece(const cal_build *B, const cgm_db_fit *f) {
   for (int i = 0; i < B->fv->n; i++) {
     const cgm_db_fit *g = &B->fv->v[i];
@@ -228,6 +225,32 @@ static cgm_status add_group(cal_build *B, const char *kernel, const char *varian
   return st;
 }
 
+/* A panel of one kernel and variant by size (1, 2, 4, 8: vector counts, or
+ * block sizes), a colour each, compact where more than two have samples. */
+static cgm_status size_panel(cal_build *B, const char *title, const char *kernel,
+                             const char *variant, bool blocks, bool compact) {
+  panel_begin(B, title);
+  bool some = false, any;
+  int groups = 0;
+  for (int b = 0; b < CGM_NBLOCKSIZES; b++)
+    groups += has_samples(B, kernel, variant, cgm_block_sizes[b]);
+  cgm_status st = CGM_OK;
+  for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
+    const int n = cgm_block_sizes[b];
+    char t[64], pre[32];
+    if (blocks)
+      snprintf(t, sizeof t, "%d×%d blocks", n, n);
+    else
+      snprintf(t, sizeof t, "n = %d vector%s", n, n > 1 ? "s" : "");
+    snprintf(pre, sizeof pre, blocks ? "N=%d " : "n=%d ", n);
+    st = add_group(B, kernel, variant, n, kernel, variant, t, pre, colors[b], compact || groups > 2,
+                   &any);
+    some |= any;
+  }
+  panel_end(B, some);
+  return st;
+}
+
 static cgm_status build(cal_build *B, int gpus) {
   cgm_status st = CGM_OK;
   bool any, some;
@@ -236,19 +259,7 @@ static cgm_status build(cal_build *B, int gpus) {
   static const char *const grids[] = {"fixed", "variable"};
   for (int g = 0; g < 2 && !st; g++) {
     snprintf(title, sizeof title, "plain loads, %s grid", grids[g]);
-    panel_begin(B, title);
-    some = false;
-    int groups = 0;
-    for (int nv = 1; nv <= 8; nv *= 2) groups += has_samples(B, "load", grids[g], nv);
-    for (int b = 0, nv = 1; nv <= 8 && !st; nv *= 2, b++) {
-      char t[64], pre[32];
-      snprintf(t, sizeof t, "n = %d vector%s", nv, nv > 1 ? "s" : "");
-      snprintf(pre, sizeof pre, "n=%d ", nv);
-      st =
-          add_group(B, "load", grids[g], nv, "load", grids[g], t, pre, colors[b], groups > 2, &any);
-      some |= any;
-    }
-    panel_end(B, some);
+    st = size_panel(B, title, "load", grids[g], false, false);
   }
   /* The CG vector kernels and the cuSPARSE baseline's whole iteration. */
   static const char *const vec[] = {"cg4", "cg5", "red", "cusparse"};
@@ -293,19 +304,7 @@ static cgm_status build(cal_build *B, int gpus) {
   static const char *const iv_title[] = {
       "whole CG iterations, 3D meshes", "whole CG iterations, one long row (arrow)",
       "whole CG iterations, every row long (band)", "whole CG iterations of the CPU, meshes"};
-  for (int v = 0; v < 4 && !st; v++) {
-    panel_begin(B, iv_title[v]);
-    some = false;
-    for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
-      const int n = cgm_block_sizes[b];
-      char t[32], pre[32];
-      snprintf(t, sizeof t, "%d×%d blocks", n, n);
-      snprintf(pre, sizeof pre, "N=%d ", n);
-      st = add_group(B, "iter", iv[v], n, "iter", iv[v], t, pre, colors[b], true, &any);
-      some |= any;
-    }
-    panel_end(B, some);
-  }
+  for (int v = 0; v < 4 && !st; v++) st = size_panel(B, iv_title[v], "iter", iv[v], true, true);
   /* Transfers: whole multi-GPU iterations and the fitted exchange cost. */
   if (!st) {
     int G = gpus;
@@ -357,8 +356,7 @@ static void write_fits(FILE *ff, int64_t cal_id, const cgm_db_device *dev, const
   }
 }
 
-/* The data files: FILE-samples.dat and FILE-curves.dat as the panels are
- * built, and FILE-fits.dat. */
+/* The data files: samples and curves as the panels are built, and fits. */
 static cgm_status cal_data(cal_build *B, int64_t cal_id, const cgm_db_calibration *cal,
                            const cgm_db_device *dev, int gpus, cgm_error *err) {
   FILE *ff;
@@ -449,8 +447,7 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
     return st;
   cgm_sample_vec sv = {0};
   fvec fv = {0};
-  cal_build B;
-  memset(&B, 0, sizeof B);
+  cal_build B = {0};
   if ((st = cgm_db_samples(db, cal_id, take_sample, &sv, err)) ||
       (st = cgm_db_fits(db, cal_id, take_fit, &fv, err)))
     goto out;
@@ -469,8 +466,7 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
   B.sv = &sv;
   B.fv = &fv;
   B.prec = prec;
-  /* By default the paper's average fits and the relative fits the refined
-   * model predicts with. */
+  /* by default the paper's average fits and the refined model's relative ones */
   B.kinds = co && co->fits ? co->fits : (1u << CGM_FIT_AVG) | (1u << CGM_FIT_REL);
   if ((st = cal_data(&B, cal_id, &cal, &dev, co ? co->gpus : 0, err))) goto out;
   if (B.npanels == 0) {

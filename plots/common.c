@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The plots' plumbing: output names, the data files next to the picture,
- * the script FILE.gp (a header of variables + the template), and gnuplot. */
+/* The plots' plumbing (plot_internal.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -270,8 +269,7 @@ cgm_status plot_script_finish(plot_job *j, FILE *f, cgm_error *err) {
   return plot_file_close(j, f, err);
 }
 
-/* Runs gnuplot on FILE.gp in the picture's directory, `setout` (-e) naming
- * the temporary picture `tmp`. */
+/* Runs gnuplot on FILE.gp, `setout` (-e) naming the temporary picture `tmp`. */
 static cgm_status gnuplot(plot_job *j, char *setout, const char *tmp, cgm_error *err) {
   char script[600];
   snprintf(script, sizeof script, "%s.gp", j->base);

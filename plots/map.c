@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cgmodel map: the paper's Fig. 8 for one calibrated device. Predicted raw
- * performance (Eqs. 6-7) on one device and on G, and the speed-up T_1 / T_G,
- * over the matrix dimension x and the stored elements e; the contour S = 1
- * is traced here (marching squares) so the picture and its data agree. */
+/* cgmodel map: the paper's Fig. 8 for one calibrated device (plots.h); the
+ * contour S = 1 is traced here (marching squares) so the picture and its
+ * data agree. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
@@ -19,8 +18,7 @@ static int map_grid_ne(void) {
   return (int)lround(log10(CGM_MAP_E_HI / CGM_MAP_E_LO)) * CGM_MAP_PER_DECADE + 1;
 }
 
-/* The meaningful region in log10 space: diagonal (e = x) .. dense (e = x^2),
- * where both are >= 0. */
+/* The region in log10 space, diagonal (e = x) .. dense (e = x^2): both >= 0. */
 static double in1(double lx, double le) {
   return le - lx;
 }
@@ -54,11 +52,8 @@ static int seg_add(segs *S, const double p[2], const double q[2]) {
   double(*nv)[4] = cgm_grow(S->seg, S->n, &S->cap, sizeof *nv, 256);
   if (!nv) return 1;
   S->seg = nv;
-  S->seg[S->n][0] = p[0];
-  S->seg[S->n][1] = p[1];
-  S->seg[S->n][2] = q[0];
-  S->seg[S->n][3] = q[1];
-  S->n++;
+  memcpy(S->seg[S->n], p, 2 * sizeof *p);
+  memcpy(S->seg[S->n++] + 2, q, 2 * sizeof *q);
   return 0;
 }
 
@@ -90,16 +85,12 @@ static int contour(const double *v, const double *lx, const double *le, int nx, 
         np++;
       }
       if (np == 2 || np == 4) {
+        /* a saddle is decided by the centre: where c0 joins c2, c1 and c3
+         * are cut off (the pairs as found), else c0 and c2 */
         int pairs[2][2] = {{0, 1}, {2, 3}};
-        if (np == 4) { /* saddle: decide by the centre */
-          double centre = (log(c[0]) + log(c[1]) + log(c[2]) + log(c[3])) / 4 - L;
-          bool c0 = log(c[0]) - L >= 0;
-          if ((centre >= 0) == c0) { /* c0 joins c2: cut off c1 and c3 */
-            pairs[0][0] = 0, pairs[0][1] = 1, pairs[1][0] = 2, pairs[1][1] = 3;
-          } else { /* cut off c0 and c2 */
-            pairs[0][0] = 0, pairs[0][1] = 3, pairs[1][0] = 1, pairs[1][1] = 2;
-          }
-        }
+        const double centre = (log(c[0]) + log(c[1]) + log(c[2]) + log(c[3])) / 4 - L;
+        if (np == 4 && (centre >= 0) != (log(c[0]) - L >= 0))
+          pairs[0][1] = 3, pairs[1][0] = 1, pairs[1][1] = 2;
         for (int s = 0; s < np / 2; s++) {
           double p[2] = {px[pairs[s][0]], py[pairs[s][0]]},
                  q[2] = {px[pairs[s][1]], py[pairs[s][1]]};
@@ -117,17 +108,16 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 /* Where a line's label goes: the middle of the segment at the median x. */
-static void label_pos(const segs *C, int from, double *x, double *y) {
+static void label_pos(const segs *C, double *x, double *y) {
   *x = *y = NAN;
-  int n = C->n - from;
-  if (n <= 0) return;
-  double *mx = malloc(sizeof(double) * n);
+  const int n = C->n;
+  double *mx = n > 0 ? malloc(sizeof(double) * n) : NULL;
   if (!mx) return;
-  for (int k = 0; k < n; k++) mx[k] = 0.5 * (C->seg[from + k][0] + C->seg[from + k][2]);
+  for (int k = 0; k < n; k++) mx[k] = 0.5 * (C->seg[k][0] + C->seg[k][2]);
   qsort(mx, n, sizeof *mx, cmp_double);
   double med = mx[n / 2], best = INFINITY;
   free(mx);
-  for (int k = from; k < C->n; k++) {
+  for (int k = 0; k < n; k++) {
     double d = fabs(0.5 * (C->seg[k][0] + C->seg[k][2]) - med);
     if (d < best) {
       best = d;
@@ -180,7 +170,7 @@ static int isolines(FILE *fi, FILE *fl, int block, const double *v, const double
         fprintf(fi, "%.5f %.5f %g\n%.5f %.5f %g\nNaN NaN NaN\n", C.seg[k][0], C.seg[k][1], lev[i],
                 C.seg[k][2], C.seg[k][3], lev[i]);
       double x, y;
-      label_pos(&C, 0, &x, &y);
+      label_pos(&C, &x, &y);
       if (isfinite(x)) fprintf(fl, "%.5f %.5f %g\n", x, y, lev[i]), written++;
       free(C.seg);
     }
@@ -224,8 +214,7 @@ static void cb_tics(FILE *gp, const char *var, double lo, double hi, bool split)
   fprintf(gp, ")\"\n");
 }
 
-/* The map's grid: log10 x and log10 e, S, GFLOPS on one device and on G,
- * and the ranges inside the region (the colour scales). */
+/* The grid: S and GFLOPS on one device and on G, their ranges in the region. */
 typedef struct {
   const cgm_tuner_device *dev;
   const cgm_map_opts *mo;
@@ -450,7 +439,7 @@ static cgm_status map_script(plot_job *J, map_data *D, cgm_plot_files *files, cg
     plot_note(files, "grey: matrices whose configuration does not fit in the %.1f GiB of a GPU",
               gib);
   double labx, laby;
-  label_pos(&D->C, 0, &labx, &laby);
+  label_pos(&D->C, &labx, &laby);
   fprintf(gp, "have_s1 = %d; s1x = ", D->C.n > 0 ? 1 : 0);
   gp_num(gp, labx);
   fprintf(gp, "; s1y = ");

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Shared by the plots: where the picture, its data and its script go, the
- * script's header, and running gnuplot. */
+/* Shared by the plots: their files, the script's header, running gnuplot. */
 #ifndef CGM_PLOTS_INTERNAL_H
 #define CGM_PLOTS_INTERNAL_H
 
@@ -15,8 +14,7 @@ enum { PLOT_MAX_FILES = 8 }; /* data files and the script of one picture */
 typedef struct plot_job {
   cgm_plot_format fmt;
   int width, height;
-  int font_height;    /* the height the font is sized for (0: height): a picture made
-                         taller for its panels keeps the font of its width */
+  int font_height;    /* the height the font is sized for (0: height) */
   char gnuplot[1024]; /* full path */
   char tmpl[1024];    /* full path of the template */
   char dir[1024];     /* directory of the picture ("." if none given) */
@@ -32,11 +30,9 @@ typedef struct plot_job {
 cgm_status plot_begin(plot_job *j, const cgm_plot_opts *o, const char *name, cgm_plot_files *files,
                       cgm_error *err);
 
-/* Every file is written as a temporary file beside its name and renamed
- * over the name when closed (cgm_outfile_open_derived): a symbolic or hard
- * link at the name is replaced, never written through.
- * FILE-<what>.dat (what: "grid", "samples", ...; one of the names that
- * cgm_plot_writes checks), recorded in files->data. */
+/* FILE-<what>.dat (one of the names cgm_plot_writes checks), recorded in
+ * files->data. Every file is written beside its name and renamed over it
+ * when closed (cgm_outfile_open_derived). */
 cgm_status plot_data_open(plot_job *j, const char *what, FILE **f, cgm_error *err);
 /* `var = "FILE-<what>.dat"`: a data file's name relative to the picture. */
 void plot_data_var(FILE *gp, const plot_job *j, const char *var, const char *what);
@@ -45,9 +41,8 @@ cgm_status plot_file_close(plot_job *j, FILE *f, cgm_error *err);
 /* Removes the temporary files of what was not closed (after an error). */
 void plot_end(plot_job *j);
 
-/* Opens FILE.gp and writes its header: how to re-run it, the encoding, the
- * terminal (by format and size) and the output name. The caller adds its
- * variables, then plot_script_finish appends the template and closes. */
+/* Opens FILE.gp with its header (how to re-run it, the terminal, the output
+ * name); the caller adds its variables, plot_script_finish the template. */
 cgm_status plot_script_open(plot_job *j, const char *what, FILE **gp, cgm_error *err);
 cgm_status plot_script_finish(plot_job *j, FILE *gp, cgm_error *err);
 
@@ -65,10 +60,9 @@ void gp_var(FILE *f, const char *name, const char *value);
 /* A number for gnuplot data: %.9g, or NaN. */
 void gp_num(FILE *f, double v);
 
-/* Labelled tics of a colour bar on a log scale from lo to hi (0 < lo < hi):
- * at least 4 round values inside the range (v, returns their count), and
- * with `split` (a speed-up's bar, centred on 1) tics either side of 1, so
- * that a gain is read as easily as a loss. */
+/* Labelled tics of a log colour bar from lo to hi (0 < lo < hi): at least
+ * 4 round values (returns their count), and with `split` (a speed-up's bar)
+ * tics either side of 1. */
 enum { PLOT_MAX_TICS = 64 };
 int plot_log_tics(double lo, double hi, bool split, double v[PLOT_MAX_TICS]);
 /* The significant digits (3 or more) that label n increasing tics apart:

@@ -5,7 +5,8 @@
 # GPUs when there are any, else the CPU), the prediction for every
 # configuration, and a solve with the configuration the tuner picks, whose
 # measured time is shown beside the prediction. The demo keeps its own
-# database (build/demo.db) so it does not touch yours.
+# database (build/demo.db) and matrix cache (build/demo-cache) so it does
+# not touch yours.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -13,6 +14,7 @@ scripts/build.sh build
 cg=build/cli/cgmodel
 A=data/matrices/bcsstk16.mtx
 export CGMODEL_DB=${CGMODEL_DB:-$PWD/build/demo.db}
+cache=$PWD/build/demo-cache
 if [ "$($cg version | grep -c 'CUDA backend')" = 1 ] && command -v nvidia-smi >/dev/null 2>&1 &&
    nvidia-smi -L >/dev/null 2>&1; then
   devices=cuda:all
@@ -26,7 +28,7 @@ echo "== cgmodel calibrate --devices $devices --quick   (database: $CGMODEL_DB)"
 $cg calibrate --devices "$devices" --quick
 echo
 echo "== cgmodel predict $A"
-$cg predict "$A"
+$cg predict "$A" --cache-dir "$cache"
 echo
 echo "== cgmodel solve $A --auto   (b = A * ones, so x should be all ones)"
-$cg solve "$A" --auto
+$cg solve "$A" --auto --cache-dir "$cache"

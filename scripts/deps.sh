@@ -5,12 +5,13 @@
 set -euo pipefail
 # libxxhash-dev: optional; the unit test checks the matrix cache's own XXH64 against it.
 # python3-numpy, -scipy, -pytest: the Python binding's tests (python/, docs/python.md);
-# python3-setuptools: pip install ./python without fetching a build backend.
+# python3-setuptools, python3-wheel: pip install --no-build-isolation ./python, offline (Debian 12's
+# setuptools 66 builds no wheel without the wheel package).
 # zlib1g-dev: reading .mtx.gz (optional in the build: CGMODEL_ZLIB).
 # libopenmpi-dev + openmpi-bin: the MPI solve (optional in the build: CGMODEL_MPI,
 # but CI tests it); libmetis-dev: its --partition metis (optional too).
 pkgs=(build-essential cmake ninja-build pkg-config libgsl-dev libsqlite3-dev libcjson-dev
-      zlib1g-dev gnuplot-nox clang python3-numpy python3-scipy python3-pytest python3-setuptools python3-pip
+      zlib1g-dev gnuplot-nox clang python3-numpy python3-scipy python3-pytest python3-setuptools python3-wheel python3-pip
       libxxhash-dev libopenmpi-dev openmpi-bin libmetis-dev)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,22 +1,29 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Man pages and shell completions of the cgmodel command, from docs/cli.md.
+"""Man pages and shell completions of the cgmodel command, from its option
+tables and docs/cli.md.
 
-    gen_man.py docs/cli.md OUTDIR VERSION
+    gen_man.py CGMODEL docs/cli.md OUTDIR VERSION
 
-writes OUTDIR/man1/cgmodel.1 (the overview: commands, conventions, exit
-codes), OUTDIR/man1/cgmodel-CMD.1 for every `## \\`cgmodel CMD ...\\`` section,
-OUTDIR/completions/cgmodel (bash) and OUTDIR/completions/_cgmodel (zsh).
-The options the completions offer are those of the sections' option tables,
-the text the man pages print: one source, so neither drifts from the other
-(tests/e2e/test_man.sh checks them against every command's --help).
+runs `CGMODEL __options` (every command's table as JSON: flags, request
+keys, kinds, metavars, defaults, help, choices) and writes
+OUTDIR/man1/cgmodel.1 (the overview: the commands, then docs/cli.md's text
+before the first command), OUTDIR/man1/cgmodel-CMD.1 for every command
+(NAME, SYNOPSIS and OPTIONS from the table, DESCRIPTION from the command's
+`## \\`cgmodel CMD ...\\`` section of docs/cli.md, whose option tables are
+left to OPTIONS), OUTDIR/completions/cgmodel (bash) and
+OUTDIR/completions/_cgmodel (zsh): commands, subcommands, options, and the
+values of choices and files. One source, the tables, for --help, the man
+pages and the completions (tests/e2e/test_man.sh checks them).
 Python's standard library only."""
 
+import json
 import os
 import re
+import subprocess
 import sys
 
-DATE = "2026-11-25"
+DATE = "2026-11-29"
 
 
 def roff_text(s):
@@ -38,15 +45,10 @@ def cells(row):
     return [c.strip() for c in re.split(r"(?<!\\)\|", row.strip().strip("|"))]
 
 
-def options_of(cell):
-    """The options a table's first cell names: `--tol T`, `--avg`, `-o FILE`."""
-    return re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-z])\b", cell)
-
-
 def to_roff(lines):
-    """A section's Markdown as roff; returns (roff lines, options of its
-    option tables)."""
-    out, opts, i = [], [], 0
+    """A section's Markdown as roff lines; its option tables are left out
+    (OPTIONS comes from the command's table)."""
+    out, i = [], 0
     while i < len(lines):
         line = lines[i]
         if line.startswith("```"):
@@ -61,19 +63,17 @@ def to_roff(lines):
         elif line.startswith("|"):
             head = cells(line)
             i += 2  # the separator row
-            option_table = head[0] == "option"
             while i < len(lines) and lines[i].startswith("|"):
                 c = cells(lines[i])
-                if option_table:
-                    opts += options_of(c[0])
-                out.append(".TP\n" + (roff_text(c[0]) or "\\&"))
-                # the other columns, each with its header ("meaning" goes without)
-                body = [
-                    roff_text(v) if h == "meaning" else f"{roff_text(h)}: {roff_text(v)}."
-                    for h, v in zip(head[1:], c[1:])
-                    if v
-                ]
-                out.append(" ".join(body))
+                if head[0] != "option":
+                    out.append(".TP\n" + (roff_text(c[0]) or "\\&"))
+                    # the other columns, each with its header ("meaning" goes without)
+                    body = [
+                        roff_text(v) if h == "meaning" else f"{roff_text(h)}: {roff_text(v)}."
+                        for h, v in zip(head[1:], c[1:])
+                        if v
+                    ]
+                    out.append(" ".join(body))
                 i += 1
             out.append(".PP")
             continue
@@ -91,30 +91,45 @@ def to_roff(lines):
                 para.append(lines[i].strip())
             out.append(roff_line(roff_text(" ".join(para))))
         i += 1
-    return out, opts
+    return out
 
 
 def sections(md):
-    """{command: (heading, lines)} for every `## \\`cgmodel CMD ...\\`` section,
-    and the text before the first one."""
+    """{command: lines} for every `## \\`cgmodel CMD ...\\`` section, and the
+    text before the first one."""
     cmds, intro, cur = {}, [], None
     for line in md.splitlines():
-        m = re.match(r"^## `cgmodel ([a-z]+)(.*)`\s*$", line)
+        m = re.match(r"^## `cgmodel ([a-z]+).*`\s*$", line)
         if m:
             cur = m.group(1)
-            cmds[cur] = ("cgmodel " + m.group(1) + m.group(2), [])
+            cmds[cur] = []
         elif line.startswith("## "):
             cur = None
             intro.append(line)
         elif cur:
-            cmds[cur][1].append(line)
+            cmds[cur].append(line)
         else:
             intro.append(line)
     return cmds, intro
 
 
-def page(name, section_title, version, summary, synopsis, body, see_also):
-    head = [
+def option_head(o):
+    mv = o.get("metavar") or ("|".join(o["values"]) if o["kind"] == "choice" else "")
+    return o["flag"] + (" " + mv if mv else "")
+
+
+def option_roff(o):
+    text = o["help"]
+    if o.get("default"):
+        text += f" (default: {o['default']})"
+    if o["kind"] in ("choice", "list") and o.get("values"):
+        text += ". Values: " + ", ".join(o["values"])
+    key = f" Request key: {o['key']}." if o["request"] else ""
+    return [".TP", "\\fB" + roff_text(option_head(o)) + "\\fR", roff_line(roff_text(text + "." + key))]
+
+
+def page(name, version, summary, synopsis, sections_):
+    text = [
         f'.TH {name.upper()} 1 "{DATE}" "cgmodel {version}" "cgmodel manual"',
         ".SH NAME",
         f"{name} \\- {roff_text(summary)}",
@@ -122,110 +137,133 @@ def page(name, section_title, version, summary, synopsis, body, see_also):
         ".nf",
         roff_line(roff_text(synopsis)),
         ".fi",
-        f".SH {section_title}",
     ]
-    tail = [".SH SEE ALSO", ", ".join(f"\\fB{s}\\fR(1)" for s in see_also)]
-    text = "\n".join(head + body + tail) + "\n"
+    for title, body in sections_:
+        if body:
+            text += [f".SH {title}"] + body
+    text = "\n".join(text) + "\n"
     return re.sub(r"(\n\.PP)+(\n\.(PP|SH|SS|TP))", r"\2", text)  # no empty paragraphs
 
 
-def main():
-    src, outdir, version = sys.argv[1:4]
-    md = open(src, encoding="utf-8").read()
-    cmds, intro = sections(md)
-    # the command table of the overview: command -> what it does
-    summary = {}
-    for line in intro:
-        c = cells(line) if line.startswith("| `") else []
-        if len(c) >= 2:
-            summary[c[0].strip("`")] = c[1]
-    os.makedirs(os.path.join(outdir, "man1"), exist_ok=True)
-    os.makedirs(os.path.join(outdir, "completions"), exist_ok=True)
-    names = sorted(cmds)
-    options = {}
-    for cmd, (heading, lines) in cmds.items():
-        body, opts = to_roff(lines)
-        # the options of the usage lines in the section (db's subcommands) count too
-        for line in lines:
-            if line.lstrip().startswith(f"cgmodel {cmd}"):
-                opts += options_of(line)
-        options[cmd] = sorted(set(opts) | {"--help"})
-        others = ["cgmodel"] + [f"cgmodel-{c}" for c in names if c != cmd]
-        text = page(
-            f"cgmodel-{cmd}",
-            "DESCRIPTION",
-            version,
-            summary.get(cmd, cmd),
-            heading,
-            body,
-            others,
-        )
-        with open(os.path.join(outdir, "man1", f"cgmodel-{cmd}.1"), "w") as f:
-            f.write(text)
-    # the overview: the text before the first command's section
-    first = [ln for ln in intro if not ln.startswith("# ")]
-    body, _ = to_roff([("### " + ln[3:]) if ln.startswith("## ") else ln for ln in first])
-    text = page(
-        "cgmodel",
-        "DESCRIPTION",
-        version,
-        "predict, tune and run Conjugate Gradient on sparse SPD matrices",
-        "cgmodel <command> [options]",
-        body,
-        [f"cgmodel-{c}" for c in names],
-    )
-    with open(os.path.join(outdir, "man1", "cgmodel.1"), "w") as f:
-        f.write(text)
+def synopsis(c):
+    return f"cgmodel {c['name']}{' ' + c['args'] if c['args'] else ''} [options]"
 
-    # bash: the commands, then the options of the command typed
-    cases = "\n".join(f'    {c}) opts="{" ".join(options[c])}" ;;' for c in names)
-    bash = f"""# bash completion of cgmodel, generated from docs/cli.md by scripts/gen_man.py
+
+def bash_completion(cmds):
+    names = " ".join(c["name"] for c in cmds)
+    cases = []
+    for c in cmds:
+        words = " ".join(c["words"]) if c["name"] != "help" else names
+        opts = " ".join([o["flag"] for o in c["options"]] + ["--help"])
+        values = []
+        for o in c["options"]:
+            if o["kind"] in ("choice", "list") and o.get("values"):
+                values.append(f'      {o["flag"]}) COMPREPLY=($(compgen -W "{" ".join(o["values"])}" -- "$cur")); return ;;')
+            elif o["kind"] == "path":
+                values.append(f'      {o["flag"]}) COMPREPLY=($(compgen -f -- "$cur")); return ;;')
+            elif o["kind"] not in ("true", "false", "const", "optint"):
+                values.append(f'      {o["flag"]}) return ;;')
+        cases.append(
+            f'    {c["name"]})\n      opts="{opts}" words="{words}"\n      case $prev in\n'
+            + "\n".join(values + ["      *) ;;"])
+            + "\n      esac ;;"
+        )
+    return f"""# bash completion of cgmodel, generated from its option tables by scripts/gen_man.py
 _cgmodel() {{
-  local cur=${{COMP_WORDS[COMP_CWORD]}} cmd=${{COMP_WORDS[1]:-}} opts
+  local cur=${{COMP_WORDS[COMP_CWORD]}} prev=${{COMP_WORDS[COMP_CWORD-1]}} cmd=${{COMP_WORDS[1]:-}} opts words
   if [ "$COMP_CWORD" -eq 1 ]; then
-    COMPREPLY=($(compgen -W "{' '.join(names)} help --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "{names} --help --version" -- "$cur"))
     return
   fi
   case $cmd in
-{cases}
-    *) opts="" ;;
+{chr(10).join(cases)}
+    *) opts="" words="" ;;
   esac
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+  elif [ "$COMP_CWORD" -eq 2 ] && [ -n "$words" ]; then
+    COMPREPLY=($(compgen -W "$words" -- "$cur"))
   else
     COMPREPLY=($(compgen -f -- "$cur"))
   fi
 }}
 complete -o filenames -F _cgmodel cgmodel
 """
-    with open(os.path.join(outdir, "completions", "cgmodel"), "w") as f:
-        f.write(bash)
 
+
+def zsh_completion(cmds):
     def zq(s):
-        return s.replace("'", "'\\''").replace(":", "\\:")
+        return s.replace("'", "'\\''").replace(":", "\\:").replace("[", "\\[").replace("]", "\\]")
 
-    zcmds = " ".join(f"'{c}:{zq(re.sub(r'[`*]', '', summary.get(c, c)))}'" for c in names)
-    zcases = "\n".join(
-        f"    {c}) _arguments '*:file:_files' {' '.join(repr(o) for o in options[c])} ;;"
-        for c in names
-    )
-    zsh = f"""#compdef cgmodel
-# zsh completion of cgmodel, generated from docs/cli.md by scripts/gen_man.py
+    zcmds = " ".join(f"'{c['name']}:{zq(c['summary'])}'" for c in cmds)
+    cases = []
+    for c in cmds:
+        specs = []
+        for o in c["options"]:
+            spec = f"{o['flag']}[{zq(o['help'])}]"
+            if o["kind"] in ("choice", "list") and o.get("values"):
+                spec += f":{zq(o.get('metavar') or o['key'])}:({' '.join(o['values'])})"
+            elif o["kind"] == "path":
+                spec += f":{zq(o.get('metavar') or o['key'])}:_files"
+            elif o["kind"] not in ("true", "false", "const", "optint"):
+                spec += f":{zq(o.get('metavar') or o['key'])}: "
+            specs.append("'" + spec + "'")
+        words = " ".join(c["words"]) if c["name"] != "help" else " ".join(x["name"] for x in cmds)
+        first = f"'1:{c['name']}:({words})'" if words else "'*:file:_files'"
+        cases.append(f"    {c['name']}) _arguments {first} {' '.join(specs)} '*:file:_files' ;;")
+    return f"""#compdef cgmodel
+# zsh completion of cgmodel, generated from its option tables by scripts/gen_man.py
 _cgmodel() {{
   if (( CURRENT == 2 )); then
     local -a cmds=({zcmds})
     _describe command cmds
     return
   fi
-  case $words[2] in
-{zcases}
+  shift words
+  (( CURRENT-- ))
+  case $words[1] in
+{chr(10).join(cases)}
     *) _files ;;
   esac
 }}
 _cgmodel "$@"
 """
+
+
+def main():
+    cgmodel, src, outdir, version = sys.argv[1:5]
+    cmds = json.loads(subprocess.run([cgmodel, "__options"], check=True, capture_output=True,
+                                      text=True).stdout)["commands"]
+    prose, intro = sections(open(src, encoding="utf-8").read())
+    os.makedirs(os.path.join(outdir, "man1"), exist_ok=True)
+    os.makedirs(os.path.join(outdir, "completions"), exist_ok=True)
+    names = [c["name"] for c in cmds]
+    for c in cmds:
+        opts = sum((option_roff(o) for o in c["options"]), [])
+        opts += [".TP", "\\fB\\-h\\fR, \\fB\\-\\-help\\fR", "the options of the command."]
+        body = to_roff(prose.get(c["name"], []))
+        others = ["cgmodel"] + [f"cgmodel-{n}" for n in names if n != c["name"]]
+        see = [", ".join(f"\\fB{s}\\fR(1)" for s in others)]
+        text = page(f"cgmodel-{c['name']}", version, c["summary"], synopsis(c),
+                    [("DESCRIPTION", body), ("OPTIONS", opts), ("SEE ALSO", see)])
+        with open(os.path.join(outdir, "man1", f"cgmodel-{c['name']}.1"), "w") as f:
+            f.write(text)
+    # the overview: the commands from the tables, then the text before the first command
+    listing = sum(([".TP", "\\fB" + roff_text(synopsis(c)) + "\\fR", roff_text(c["summary"])]
+                   for c in cmds), [])
+    first = [ln for ln in intro if not ln.startswith("# ")]
+    body = to_roff([("### " + ln[3:]) if ln.startswith("## ") else ln for ln in first])
+    see = [", ".join(f"\\fBcgmodel-{n}\\fR(1)" for n in names)]
+    text = page("cgmodel", version,
+                "predict, tune and run Conjugate Gradient on sparse SPD matrices",
+                "cgmodel <command> [options]",
+                [("COMMANDS", listing), ("DESCRIPTION", body), ("SEE ALSO", see)])
+    with open(os.path.join(outdir, "man1", "cgmodel.1"), "w") as f:
+        f.write(text)
+    with open(os.path.join(outdir, "completions", "cgmodel"), "w") as f:
+        f.write(bash_completion(cmds))
     with open(os.path.join(outdir, "completions", "_cgmodel"), "w") as f:
-        f.write(zsh)
+        f.write(zsh_completion(cmds))
 
 
 if __name__ == "__main__":

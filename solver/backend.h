@@ -23,14 +23,11 @@ typedef struct cgm_problem {
   int maxiter;
   cgm_solve_opts opts; /* layout parameters already checked and defaulted */
   cgm_plan plan;       /* what to build (cgm_solve_plan) */
-  /* Block-Jacobi (opts.precond == CGM_PRECOND_BLOCK, else NULL): the
-   * inverses of A's diagonal blocks of opts.precond_block rows (cgm_bjacobi_build),
-   * and for our CUDA kernels the blocks themselves (the single-reduction CG
-   * recovers r = M u from its preconditioned residual u). */
+  /* Block-Jacobi (else NULL): the inverses of A's diagonal blocks
+   * (cgm_bjacobi_build), and for our CUDA kernels the blocks themselves. */
   const double *binv;
   const double *bblk;
-  /* A in GPU memory (cgm_solve_device; else NULL): A is then NULL, and b
-   * and x are pointers into that device's memory. */
+  /* A in GPU memory (cgm_solve_device; else NULL): A NULL, b and x there */
   const cgm_csr_device *dA;
 } cgm_problem;
 
@@ -55,13 +52,9 @@ cgm_status cgm_cpu_cg_f32(const cgm_problem *pb, cgm_solve_result *res, cgm_erro
 cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err);
 cgm_status cgm_cusparse_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err);
 
-/* The checks cgm_solve makes before any iteration (square, non-empty,
- * finite A, b and x, exactly symmetric, positive diagonal): CGM_EINPUT, or
- * CGM_ENOCONV with res->stop_reason for a diagonal that is not positive.
- * The distributed solve makes them on its root. */
-cgm_status cgm_solve_check_input(const cgm_csr *A, const double *b, const double *x,
-                                 cgm_solve_result *res, cgm_error *err);
-/* The same with the matrix's part skipped when matrix_checked. */
+/* The checks cgm_solve makes before any iteration (the matrix's skipped
+ * when matrix_checked): CGM_EINPUT, or CGM_ENOCONV with res->stop_reason
+ * for a diagonal that is not positive. */
 cgm_status cgm_solve_check_input_as(const cgm_csr *A, const double *b, const double *x,
                                     bool matrix_checked, cgm_solve_result *res, cgm_error *err);
 /* Those checks, and single precision's range, one by one: cgm_solve makes
@@ -105,23 +98,20 @@ static inline double cgm_solve_scale(double bnorm) {
   (void)frexp(bnorm, &e);
   return ldexp(0.5, e);
 }
-/* ||b - A x|| / bnorm with long-double sums, each component divided by
- * bnorm before it is squared: the residual a solve is judged by, and the
- * CPU backend's before it stops (its own SpMV's rounding may hide up to
- * u ||A|| ||x||). */
-double cgm_solve_residual(const cgm_csr *A, const double *b, const double *x, double bnorm);
+/* sum_i ((b - A x)_i / scale)^2 over the n rows of a CSR, each component
+ * formed in long double and scaled before it is squared (no overflow or
+ * underflow): the recomputed residual's. */
+long double cgm_residual_ssq(int32_t n, const int64_t *rowptr, const int32_t *col,
+                             const double *val, const double *b, const double *x, double scale);
 
-/* The end of a host loop's result (the CPU CG, cuSPARSE's, the MPI CG): the count, the
- * residual, the verdict of st, the stop reason at the iteration cap, and
- * the time per iteration, the median of the first ntimed past the first
- * (which pays for page faults and cold caches); times is reordered. */
+/* The end of a host loop's result: the count, residual, verdict, stop
+ * reason at the cap, and the time per iteration, the median of the first
+ * ntimed past the first (page faults, cold caches); times is reordered. */
 void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double relres, int maxiter,
                          double tol, double *times, int ntimed);
 
-/* Device dev's CUDA context made, or waited for where another thread (the
- * pipeline's warm-up, cgm_cuda_warm_up) is making it: a solve calls it
- * before its setup clock starts, so that the setup it reports and records
- * is its own. Errors are left to the solve's next call. */
+/* Device dev's CUDA context made, or waited for (cgm_cuda_warm_up), before
+ * a solve's setup clock starts. Errors are left to the solve's next call. */
 void cgm_cuda_context_ready(int dev);
 
 /* Iteration times are kept for the first CGM_MAX_TIMED iterations only. */
@@ -215,26 +205,42 @@ static inline bool cgm_reliable_check(cgm_reliable *r, bool claimed, double iter
   return stalled;
 }
 
-/* The unit roundoff of the arithmetic that forms the true residual: float
- * in single precision, double in double and mixed. */
+/* The unit roundoff of the true residual's arithmetic (mixed: double's). */
 static inline double cgm_residual_roundoff(cgm_precision p) {
   return p == CGM_PREC_SINGLE ? 5.960464477539063e-08 : 1.1102230246251565e-16;
 }
 
-/* cgm_solve_opts.monitor: called at iteration 0, then whenever
- * monitor_every iterations have passed since the last call (the GPU loops
- * call it at their convergence checks, so at the first check after that),
- * and at the end (final: whatever the count). *last holds the iteration of
- * the last call (-1 before any). */
+/* cgm_solve_opts.monitor: called at iteration 0, then once monitor_every
+ * iterations have passed since the last call (*last; -1 before any), and
+ * at the end (final). With monitor_x, fill(fill_ctx, monitor_x) writes the
+ * backend's iterate there first (false: it could not, no call). */
 static inline void cgm_monitor_report(const cgm_solve_opts *o, int *last, int iteration,
-                                      double relres, bool final) {
+                                      double relres, bool final, bool (*fill)(void *, double *),
+                                      void *fill_ctx) {
   if (!o->monitor || iteration == *last) return;
   const int every = o->monitor_every > 0 ? o->monitor_every : 1;
   if (final || *last < 0 || iteration - *last >= every) {
-    o->monitor(o->monitor_ctx, iteration, relres);
     *last = iteration;
+    if (!o->monitor_x || fill(fill_ctx, o->monitor_x))
+      o->monitor(o->monitor_ctx, iteration, relres);
   }
 }
+
+/* The caller's monitor behind a solver's, which solves another system:
+ * before each call the iterate y it keeps becomes the caller's
+ * x[perm[i]] = scale y[i] (perm NULL: x[i]; n 0: none), its iteration
+ * offset + its own. cgm_monitor_map_set puts m in front of o's monitor
+ * when it keeps x, y (n doubles; NULL: x itself) the solver's monitor_x. */
+typedef struct cgm_monitor_map {
+  void (*fn)(void *ctx, int iteration, double relative_residual);
+  void *ctx;
+  double *y, *x, scale;
+  const int32_t *perm;
+  int32_t n;
+  int offset;
+} cgm_monitor_map;
+void cgm_monitor_map_set(cgm_solve_opts *o, cgm_monitor_map *m, double *y, double scale,
+                         const int32_t *perm, int32_t n);
 
 /* A solution that overflows when scaled back (x[i] = y * scale is not
  * finite): relative_residual NaN, not converged, the message naming x[i];
@@ -245,10 +251,9 @@ cgm_status cgm_solve_overflow(cgm_solve_result *res, int32_t i, double y, double
  * is the backend's status; returns the solve's. */
 cgm_status cgm_solve_conclude(cgm_status st, cgm_precision p, double tol, const cgm_error *err,
                               cgm_solve_result *res);
-/* Mixed precision's hand-over: runs pb again in double from pb->x (which
- * the caller has set to where the mixed run ended, or to the initial
- * guess), its monitor counting on; res goes in as the mixed run's result
- * and comes out as both runs' together (fallback_iterations the first's). */
+/* Mixed precision's hand-over: runs pb again in double from pb->x, its
+ * monitor counting on; res goes in as the mixed run's result and comes out
+ * as both runs' together. */
 cgm_status cgm_solve_fallback(cgm_problem *pb, cgm_solve_result *res, cgm_error *err);
 /* A solve whose true residual stopped falling (cgm_reliable_check) above
  * tol in this precision, after `iterations`: res stalled, its stop reason
@@ -258,8 +263,7 @@ cgm_status cgm_solve_fallback(cgm_problem *pb, cgm_solve_result *res, cgm_error 
 void cgm_solve_stalled(cgm_solve_result *res, cgm_precision p, double relres, double least,
                        double tol, int iterations);
 
-/* The smallest Ritz value of `steps` Lanczos steps on A in double
- * (definite.c): below zero proves A indefinite. */
+/* The smallest Ritz value of `steps` Lanczos steps (below zero: indefinite). */
 cgm_status cgm_lanczos_min(const cgm_csr *A, int steps, double *ritz_min, cgm_error *err);
 
 #ifdef __cplusplus

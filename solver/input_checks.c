@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The input checks' messages (backend.h, cgm_check), one a check: rows
- * and columns count from 1 in them. */
+/* The input checks' messages (backend.h, cgm_check); rows count from 1. */
 #include "solver/backend.h"
 
 #include <stdio.h>

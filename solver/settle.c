@@ -32,8 +32,7 @@ static cgm_status check_choices(const cgm_solve_opts *o, cgm_error *err) {
   return CGM_OK;
 }
 
-/* The numbers, each in its range (0 for "choose it" where there is a
- * default). */
+/* The numbers, each in its range (0: the default, where there is one). */
 static cgm_status check_numbers(const cgm_solve_opts *o, cgm_error *err) {
   /* (the block size is checked with the layout: cgm_bcsr_params_check) */
   cgm_status st = in_range("bx", o->layout.bx, 0, CGM_BX_MAX, err);

@@ -13,24 +13,20 @@
 #include "solver/backend.h"
 
 cgm_gpu_opts cgm_gpu_opts_default(void) {
-  cgm_gpu_opts g;
-  memset(&g, 0, sizeof g);
+  cgm_gpu_opts g = {0};
   g.cg = CGM_CG_CGG;
   g.graphs = g.pdl = g.flags = g.late = g.ll = g.balance = g.device_layout = true;
   return g;
 }
 
 cgm_solve_opts cgm_solve_opts_default(void) {
-  cgm_solve_opts o;
-  memset(&o, 0, sizeof o);
+  cgm_solve_opts o = {0};
   o.fallback = true;
   const cgm_plan_opts p = cgm_plan_opts_default();
   o.backend = p.backend;
   o.precision = p.precision;
   o.layout = p.layout; /* B_x and B_y chosen for the matrix (cgm_plan_layout_params) */
   o.gpus = p.gpus;
-  /* halo: the fastest mode measured, and NCCL hung on the 4 x H200 node
-   * (docs/perf.md). */
   o.exchange = p.exchange;
   o.gpu = cgm_gpu_opts_default();
   o.reorder =
@@ -63,8 +59,7 @@ cgm_status cgm_solve_plan_known(const cgm_csr *A, const cgm_features *f, const c
   return cgm_plan_make(A, &po, p, err);
 }
 
-/* The plan the solve builds: as cgm_solve_plan, without the sectors of x
- * (only the model reads them). */
+/* The plan the solve builds: without the sectors of x (the model's). */
 static cgm_status solver_plan(const cgm_csr *A, const cgm_solve_opts *o, cgm_plan *p,
                               cgm_error *err) {
   cgm_plan_opts po = plan_opts(o);
@@ -92,22 +87,32 @@ void cgm_solve_stalled(cgm_solve_result *res, cgm_precision p, double relres, do
       relres, iterations, least_part, tol, why);
 }
 
-/* cgm_solve_check_matrix, marking res refused for a diagonal that is not
- * positive (when given). */
-static cgm_status check_matrix(const cgm_csr *A, cgm_solve_result *res, cgm_error *err) {
-  if (A->nrows != A->ncols)
-    return cgm_check_refuse(CGM_CHECK_SQUARE, A->nrows, A->ncols, 0, res, err);
-  if (A->nrows == 0) return cgm_check_refuse(CGM_CHECK_EMPTY, 0, 0, 0, res, err);
-  /* the first row with a NaN/Inf, on every core (49M entries a solve) */
+static bool not_finite(double v) {
+  return !isfinite(v);
+}
+
+/* The first entry of A (in row order) where bad(v), refused as check c;
+ * found on every core (49M entries a solve). */
+static cgm_status refuse_first(const cgm_csr *A, bool (*bad)(double), cgm_check c,
+                               cgm_solve_result *res, cgm_error *err) {
   int32_t first = INT32_MAX;
 #pragma omp parallel for schedule(static) reduction(min : first)
   for (int32_t i = 0; i < A->nrows; i++)
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-      if (!isfinite(A->val[k]) && i < first) first = i;
+      if (bad(A->val[k]) && i < first) first = i;
   if (first < INT32_MAX)
     for (int64_t k = A->rowptr[first]; k < A->rowptr[first + 1]; k++)
-      if (!isfinite(A->val[k]))
-        return cgm_check_refuse(CGM_CHECK_FINITE, first, A->colidx[k], A->val[k], res, err);
+      if (bad(A->val[k])) return cgm_check_refuse(c, first, A->colidx[k], A->val[k], res, err);
+  return CGM_OK;
+}
+
+/* cgm_solve_check_matrix, marking res (when given) refused. */
+static cgm_status check_matrix(const cgm_csr *A, cgm_solve_result *res, cgm_error *err) {
+  if (A->nrows != A->ncols)
+    return cgm_check_refuse(CGM_CHECK_SQUARE, A->nrows, A->ncols, 0, res, err);
+  if (A->nrows == 0) return cgm_check_refuse(CGM_CHECK_EMPTY, 0, 0, 0, res, err);
+  cgm_status st = refuse_first(A, not_finite, CGM_CHECK_FINITE, res, err);
+  if (st) return st;
   if (!cgm_csr_is_symmetric(A)) return cgm_check_refuse(CGM_CHECK_SYMMETRIC, 0, 0, 0, res, err);
   double *d = malloc((size_t)A->nrows * sizeof *d);
   if (!d) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
@@ -128,22 +133,8 @@ cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err) {
 /* Single and mixed precision iterate with A in float: an entry outside its
  * range (cgm_check_float) is refused before the solve, naming the entry. */
 static cgm_status check_float_range(const cgm_csr *A, cgm_precision p, cgm_error *err) {
-  if (p == CGM_PREC_DOUBLE) return CGM_OK;
-  int32_t first = INT32_MAX; /* the first row with such an entry, on every core */
-#pragma omp parallel for schedule(static) reduction(min : first)
-  for (int32_t i = 0; i < A->nrows; i++)
-    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-      if (cgm_check_float(A->val[k]) && i < first) first = i;
-  if (first == INT32_MAX) return CGM_OK;
-  for (int64_t k = A->rowptr[first]; k < A->rowptr[first + 1]; k++)
-    if (cgm_check_float(A->val[k]))
-      return cgm_check_refuse(CGM_CHECK_RANGE, first, A->colidx[k], A->val[k], NULL, err);
-  return CGM_OK;
-}
-
-cgm_status cgm_solve_check_input(const cgm_csr *A, const double *b, const double *x,
-                                 cgm_solve_result *res, cgm_error *err) {
-  return cgm_solve_check_input_as(A, b, x, false, res, err);
+  return p == CGM_PREC_DOUBLE ? CGM_OK
+                              : refuse_first(A, cgm_check_float, CGM_CHECK_RANGE, NULL, err);
 }
 
 /* The right-hand side and the initial guess first (NaN/Inf there is bad
@@ -199,8 +190,6 @@ static void breakdown_verdict(const cgm_csr *A, cgm_precision p, cgm_solve_resul
              p == CGM_PREC_DOUBLE ? "" : "; use precision=double or precision=mixed");
 }
 
-/* ||v||_2 without overflow or underflow (scaled sum of squares, as BLAS
- * dnrm2). */
 void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double relres, int maxiter,
                          double tol, double *times, int ntimed) {
   res->iterations = it;
@@ -214,22 +203,23 @@ void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double re
   res->time_per_iter_s = nt > 1 ? cgm_median(times + 1, nt - 1) : (nt ? times[0] : 0.0);
 }
 
-/* The scaled sum of squares of v[i0, i1): ||.|| = scale sqrt(ssq). */
-static void norm2_part(const double *v, int64_t i0, int64_t i1, double *scale_out,
-                       double *ssq_out) {
-  double scale = 0.0, ssq = 1.0;
-  for (int64_t i = i0; i < i1; i++) {
-    double a = fabs(v[i]);
-    if (a == 0.0) continue;
-    if (scale < a) {
-      ssq = 1.0 + ssq * (scale / a) * (scale / a);
-      scale = a;
-    } else {
-      ssq += (a / scale) * (a / scale);
-    }
+/* Adds s^2 q to the scaled sum of squares (scale, ssq): ||.|| = scale
+ * sqrt(ssq), as BLAS dnrm2 (no overflow or underflow). */
+static void ssq_add(double *scale, double *ssq, double s, double q) {
+  if (s == 0.0) return;
+  if (*scale < s) {
+    *ssq = q + *ssq * (*scale / s) * (*scale / s);
+    *scale = s;
+  } else {
+    *ssq += q * (s / *scale) * (s / *scale);
   }
-  *scale_out = scale;
-  *ssq_out = ssq;
+}
+
+/* The scaled sum of squares of v[i0, i1). */
+static void norm2_part(const double *v, int64_t i0, int64_t i1, double *scale, double *ssq) {
+  *scale = 0.0;
+  *ssq = 1.0;
+  for (int64_t i = i0; i < i1; i++) ssq_add(scale, ssq, fabs(v[i]), 1.0);
 }
 
 /* Chunks of a fixed size on every core, joined in order: the same value
@@ -255,52 +245,52 @@ double cgm_solve_norm2(const double *v, int32_t n) {
     norm2_part(v, c * NORM_CHUNK, i1, &part[2 * c], &part[2 * c + 1]);
   }
   double scale = 0.0, ssq = 1.0;
-  for (int64_t c = 0; c < nc; c++) {
-    const double s = part[2 * c], q = part[2 * c + 1];
-    if (s == 0.0) continue;
-    if (scale < s) {
-      ssq = q + ssq * (scale / s) * (scale / s);
-      scale = s;
-    } else {
-      ssq += q * (s / scale) * (s / scale);
-    }
-  }
+  for (int64_t c = 0; c < nc; c++) ssq_add(&scale, &ssq, part[2 * c], part[2 * c + 1]);
   free(part);
   return scale * sqrt(ssq);
 }
 
-/* ||b - A x|| / bnorm (bnorm = ||b||) of the system as given, not the
- * scaled one the backends solve: what is returned is what is checked. Each
- * component is formed in long double and divided by bnorm before it is
- * squared, so neither the products nor the sum overflow or underflow. */
-double cgm_solve_residual(const cgm_csr *A, const double *b, const double *x, double bnorm) {
+long double cgm_residual_ssq(int32_t n, const int64_t *rowptr, const int32_t *col,
+                             const double *val, const double *b, const double *x, double scale) {
   long double s = 0.0L;
-  const long double bn = bnorm;
+  const long double sc = scale;
   /* Partial sums joined in a critical section: an OpenMP reduction of a
    * long double needs 16-byte atomics (libatomic) with clang. */
 #pragma omp parallel
   {
     long double part = 0.0L;
 #pragma omp for schedule(static)
-    for (int32_t i = 0; i < A->nrows; i++) {
+    for (int32_t i = 0; i < n; i++) {
       long double ri = b[i];
-      for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-        ri -= (long double)A->val[k] * x[A->colidx[k]];
-      ri /= bn;
+      for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) ri -= (long double)val[k] * x[col[k]];
+      ri /= sc;
       part += ri * ri;
     }
 #pragma omp critical
     s += part;
   }
-  return (double)sqrtl(s);
+  return s;
+}
+
+/* ||b - A x|| / bnorm (bnorm = ||b||) of the system as given, not the
+ * scaled one the backends solve: what is returned is what is checked. */
+static double true_residual(const cgm_csr *A, const double *b, const double *x, double bnorm) {
+  return (double)sqrtl(cgm_residual_ssq(A->nrows, A->rowptr, A->colidx, A->val, b, x, bnorm));
+}
+
+/* res->relative_residual of x as it stands (b != 0). */
+static void residual_of(const cgm_csr *A, const double *b, const double *x, cgm_solve_result *res) {
+  const double bn = cgm_solve_norm2(b, A->nrows);
+  if (bn > 0) res->relative_residual = true_residual(A, b, x, bn);
 }
 
 static cgm_status run_backend(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
   const cgm_solve_opts *o = &pb->opts;
+  const int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
   switch (o->backend) {
   case CGM_BACKEND_CPU:
-    snprintf(res->device, sizeof res->device, "cpu (%d threads)",
-             o->threads > 0 ? o->threads : omp_get_max_threads());
+    snprintf(res->device, sizeof res->device, "cpu (%d thread%s)", threads,
+             threads == 1 ? "" : "s");
     if (o->threads > 0) omp_set_num_threads(o->threads);
     return o->precision == CGM_PREC_DOUBLE ? cgm_cpu_cg_f64(pb, res, err)
                                            : cgm_cpu_cg_f32(pb, res, err);
@@ -349,8 +339,7 @@ static cgm_status block_jacobi(const cgm_csr *A, const double *b, const double *
   if (st == CGM_ENOCONV) {
     res->refused = true;
     snprintf(res->stop_reason, sizeof res->stop_reason, "%.511s", e.msg);
-    const double bn = cgm_solve_norm2(b, A->nrows);
-    if (bn > 0) res->relative_residual = cgm_solve_residual(A, b, x, bn);
+    residual_of(A, b, x, res);
   }
   return st;
 }
@@ -387,17 +376,20 @@ cgm_status cgm_solve_conclude(cgm_status st, cgm_precision p, double tol, const 
   return st;
 }
 
-/* The monitor of a double-precision run that goes on from a mixed one:
- * its iterations count on from the first run's. */
-typedef struct {
-  void (*fn)(void *ctx, int iteration, double relative_residual);
-  void *ctx;
-  int offset;
-} monitor_shift;
-
-static void shifted_monitor(void *ctx, int iteration, double relative_residual) {
-  const monitor_shift *m = ctx;
+static void monitor_mapped(void *ctx, int iteration, double relative_residual) {
+  const cgm_monitor_map *m = ctx;
+  for (int32_t i = 0; i < m->n; i++) m->x[m->perm ? m->perm[i] : i] = m->scale * m->y[i];
   m->fn(m->ctx, m->offset + iteration, relative_residual);
+}
+
+void cgm_monitor_map_set(cgm_solve_opts *o, cgm_monitor_map *m, double *y, double scale,
+                         const int32_t *perm, int32_t n) {
+  if (!o->monitor || !o->monitor_x) return;
+  *m = (cgm_monitor_map){
+      o->monitor, o->monitor_ctx, y ? y : o->monitor_x, o->monitor_x, scale, perm, n, 0};
+  o->monitor = monitor_mapped;
+  o->monitor_ctx = m;
+  o->monitor_x = m->y;
 }
 
 cgm_status cgm_solve_fallback(cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
@@ -406,11 +398,9 @@ cgm_status cgm_solve_fallback(cgm_problem *pb, cgm_solve_result *res, cgm_error 
   cgm_error e2 = {0};
   cgm_plan_set_precision(&pb->plan, CGM_PREC_DOUBLE);
   pb->opts.precision = CGM_PREC_DOUBLE;
-  monitor_shift shift = {o.monitor, o.monitor_ctx, first.iterations};
-  if (o.monitor) {
-    pb->opts.monitor = shifted_monitor;
-    pb->opts.monitor_ctx = &shift;
-  }
+  /* its monitor's iterations count on from the first run's */
+  cgm_monitor_map shift = {o.monitor, o.monitor_ctx, NULL, NULL, 1.0, NULL, 0, first.iterations};
+  if (o.monitor) pb->opts.monitor = monitor_mapped, pb->opts.monitor_ctx = &shift;
   memset(res, 0, sizeof *res);
   cgm_status st = run_backend(pb, res, &e2);
   pb->opts.monitor = o.monitor;
@@ -431,8 +421,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
                                  cgm_error *err) {
   memset(res, 0, sizeof *res);
   const double t_check = cgm_now();
-  cgm_problem pb;
-  memset(&pb, 0, sizeof pb);
+  cgm_problem pb = {0};
   pb.opts = *given;
   cgm_status st = given->settled ? CGM_OK : cgm_solve_opts_settle(&pb.opts, A, err);
   if (st) return st;
@@ -443,10 +432,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   if (!st) st = check_float_range(A, o->precision, err);
   if (st) {
     /* Refused before iterating: report the residual of the initial guess. */
-    if (st == CGM_ENOCONV) {
-      double bn = cgm_solve_norm2(b, A->nrows);
-      if (bn > 0) res->relative_residual = cgm_solve_residual(A, b, x, bn);
-    }
+    if (st == CGM_ENOCONV) residual_of(A, b, x, res);
     return st;
   }
 
@@ -457,8 +443,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   } else {
     pb.opts.precond_block = 0;
   }
-  /* What the backend builds: the CPU and cuSPARSE one segment, our CUDA
-   * kernels the plan's segments. */
+  /* what the backend builds (one segment but on our CUDA kernels) */
   if ((st = solver_plan(A, &pb.opts, &pb.plan, err))) return st;
   pb.opts.layout = pb.plan.o.layout;
   double *binv = NULL, *bblk = NULL;
@@ -496,14 +481,13 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   pb.b = bs;
   pb.x = ys;
   pb.bnorm = bnorm / scale;
+  cgm_monitor_map unscale; /* the monitor's x as the caller's */
+  cgm_monitor_map_set(&pb.opts, &unscale, NULL, scale, NULL, A->nrows);
   const double time_check = cgm_now() - t_check - time_bjacobi;
   st = run_backend(&pb, res, err);
   /* Mixed precision promises what double reaches: a single-precision
-   * iteration that stopped short of the iteration cap (its true residual
-   * would fall no lower: a condition number near 1 / the unit roundoff of
-   * single; or its recurrence broke down in rounding, as on tiny
-   * ill-conditioned matrices) hands over to double precision, from the
-   * solution reached when that is finite, else from the initial guess. */
+   * iteration that stopped short of the cap (stalled, or broken down in
+   * rounding) hands over to double, from where it got if that is finite. */
   if (st == CGM_ENOCONV && o->precision == CGM_PREC_MIXED && o->fallback &&
       res->iterations < pb.maxiter) {
     bool finite = true;
@@ -528,10 +512,9 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     if (inf_at >= 0)
       st = cgm_solve_overflow(res, inf_at, ys[inf_at], scale);
     else
-      res->relative_residual = cgm_solve_residual(A, b, x, bnorm);
-    /* The scale of the rounding error of the arithmetic that forms the
-     * residual for this A and b: u ||A|| ||x|| / ||b||, a bound (solves
-     * often reach 10-100x below it), for the report only. */
+      res->relative_residual = true_residual(A, b, x, bnorm);
+    /* The scale of the rounding error of the residual for this A and b,
+     * u ||A|| ||x|| / ||b||: a bound (solves often reach 10-100x below it). */
     res->attainable_residual =
         cgm_residual_roundoff(o->precision) * anorm * cgm_solve_norm2(ys, A->nrows) / pb.bnorm;
     st = cgm_solve_conclude(st, o->precision, pb.tol, err, res);
@@ -558,27 +541,30 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
   const int32_t n = A->nrows;
   int32_t *perm = malloc(((size_t)n + 1) * sizeof *perm);
   double *bp = calloc((size_t)n + 1, sizeof *bp), *xp = calloc((size_t)n + 1, sizeof *xp);
-  cgm_csr B;
-  memset(&B, 0, sizeof B);
-  if (!perm || !bp || !xp) st = cgm_fail(err, CGM_ERUNTIME, "out of memory for %d rows", n);
+  double *mp = malloc(((size_t)n + 1) * sizeof *mp); /* the monitor's x, permuted */
+  cgm_csr B = {0};
+  if (!perm || !bp || !xp || !mp) st = cgm_fail(err, CGM_ERUNTIME, "out of memory for %d rows", n);
   if (!st) st = cgm_rcm(A, perm, err);
   if (!st) st = cgm_csr_permute(A, perm, &B, err);
   if (!st) {
     for (int32_t i = 0; i < n; i++) bp[i] = b[perm[i]], xp[i] = x[perm[i]];
     const double t_reorder = cgm_now() - t0;
-    st = solve_in_order(&B, bp, xp, o, res, err);
+    cgm_solve_opts so = *o;
+    cgm_monitor_map unpermute;
+    cgm_monitor_map_set(&so, &unpermute, mp, 1.0, perm, n);
+    st = solve_in_order(&B, bp, xp, &so, res, err);
     res->reordered = true;
     res->time_reorder_s = t_reorder;
     res->time_setup_s += t_reorder;
     if (st == CGM_OK || st == CGM_ENOCONV) {
       for (int32_t i = 0; i < n; i++) x[perm[i]] = xp[i];
-      const double bn = cgm_solve_norm2(b, n);
-      if (bn > 0) res->relative_residual = cgm_solve_residual(A, b, x, bn);
+      residual_of(A, b, x, res);
     }
   }
   cgm_csr_free(&B);
   free(perm);
   free(bp);
   free(xp);
+  free(mp);
   return st;
 }

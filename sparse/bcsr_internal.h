@@ -6,13 +6,9 @@
 
 #include "cgmodel/sparse.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* The sorted block columns of block row br (written to out when non-NULL);
- * returns their count. Block rows holding padded rows of a square matrix
- * include their diagonal block. */
+/* The sorted block columns of block row br (to out when non-NULL), and their
+ * count. A block row holding padded rows of a square matrix has its
+ * diagonal block. */
 int32_t cgm_block_row_columns(const cgm_csr *A, int32_t br, int n, int32_t *out);
 
 /* Blocks of every block row: len[b] for b < ceil(nrows / N). */
@@ -27,25 +23,20 @@ cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **
  * (rows of equal length keep their order). order[k] indexes len. */
 cgm_status cgm_bcsr_sort_rows(const int32_t *len, int32_t nb, int32_t *order, cgm_error *err);
 
-/* The distinct 32-byte sectors of x that the slices of an MBR layout read,
- * summed over its slices, at both element widths (out[0]: 8 bytes, out[1]:
- * 4 bytes; CGM_NSECTOR_WIDTHS), in one walk of the layout (docs/model.md,
- * x locality): block row rows[order[k]] is the k-th of the layout (order
- * from cgm_bcsr_sort_rows over the same list), slices are by consecutive
- * ones, block row b reads block columns bcol[bptr[b] .. bptr[b+1]), each N
- * entries of x, and, where it is padded (shorter than its slice's steps of
- * bx), its own diagonal block column; a slice with padding slots reads
- * block column 0 (docs/bcsr-layout.md). O(blocks + nbcols) time; 0, or -1
- * when out of memory. */
+/* The distinct 32-byte sectors of x each slice of an MBR layout reads,
+ * summed, at both widths (out[0]: 8 bytes, out[1]: 4; docs/model.md, "x
+ * locality"): the k-th block row of the layout is rows[order[k]] (order
+ * from cgm_bcsr_sort_rows), block row b reads block columns bcol[bptr[b] ..
+ * bptr[b+1]) and, where padded, its diagonal one; a slice with padding
+ * slots reads block column 0 (docs/bcsr-layout.md). 0, or -1 when out of
+ * memory. */
 int cgm_layout_x_sectors(const int64_t *bptr, const int32_t *bcol, int32_t nbcols,
                          const int32_t *rows, const int32_t *order, int32_t nb, int bx, int by,
                          int n, int64_t out[CGM_NSECTOR_WIDTHS]);
 
 /* One block size's features of A's layout with parameters p, from one
- * block pattern: the counts (blocks, padded_blocks, max_blocks_per_row, as
- * cgm_bcsr_count gives them) and the x locality at both widths (x_sectors,
- * x_sectors_min, x_locality). Sets n and bx; elements and density are the
- * caller's. O(nnz + x) time, O(nnz) memory. */
+ * block pattern: the counts (as cgm_bcsr_count gives them) and the x
+ * locality; elements and density are the caller's. */
 cgm_status cgm_x_locality(const cgm_csr *A, cgm_bcsr_params p, cgm_block_features *bf,
                           cgm_error *err);
 
@@ -58,18 +49,8 @@ int64_t cgm_bcsr_padded_count(const int32_t *len, int32_t nb, cgm_bcsr_params p)
 cgm_status cgm_bcsr_build_rows(const cgm_csr *A, const int32_t *rows, int32_t nrows_sel,
                                int32_t base, cgm_bcsr_params p, cgm_bcsr *B, cgm_error *err);
 
-/* Counts the layout of an ascending list of block rows (cgm_bcsr_build_rows)
- * without building it. */
-cgm_status cgm_bcsr_count_rows(const cgm_csr *A, const int32_t *rows, int32_t nrows_sel,
-                               cgm_bcsr_params p, int64_t *nblocks, int64_t *nblocks_padded,
-                               int32_t *nslices, cgm_error *err);
-
-#ifdef __cplusplus
-}
-#endif
 /* Below this many block rows (or slices) the layout's light passes stay on
- * one thread: a parallel region costs more than they do, and many small
- * builds (a plan's segments) would pay it each time. */
+ * one thread: a plan's many small builds would pay a parallel region each. */
 #define CGM_PAR_MIN 4096
 
 #endif

@@ -11,16 +11,13 @@
 #include <string.h>
 
 cgm_bcsr_params cgm_bcsr_default_params(int n) {
-  /* One warp (32 threads) per slice, one thread per row of a block. */
-  cgm_bcsr_params p = {n, 1, n > 0 && n <= 32 ? 32 / n : 1};
-  return p;
+  return (cgm_bcsr_params){n, 1, n > 0 && n <= 32 ? 32 / n : 1};
 }
 
 cgm_status cgm_bcsr_params_check(cgm_bcsr_params *p, cgm_error *err) {
   cgm_status st = cgm_block_check(p->n, "block", err);
   if (st) return st;
-  cgm_bcsr_params d = cgm_bcsr_default_params(p->n);
-  if (p->bx <= 0) p->bx = d.bx;
+  if (p->bx <= 0) p->bx = 1;                                           /* the default's */
   if (p->by <= 0) p->by = p->n * p->bx < 32 ? 32 / (p->n * p->bx) : 1; /* one warp per slice */
   if (p->bx > 1024 || p->by > 65536 || (int64_t)p->bx * p->by * p->n > 1024)
     return cgm_fail(err, CGM_EINPUT,
@@ -29,13 +26,15 @@ cgm_status cgm_bcsr_params_check(cgm_bcsr_params *p, cgm_error *err) {
   return CGM_OK;
 }
 
-/* Merges the sorted column lists of the N rows of block row `br` into the
- * sorted set of block columns; writes them to out (if non-NULL) and returns
- * their count. `with_diag` adds the diagonal block (padded identity rows). */
-static int32_t block_row_columns(const cgm_csr *A, int32_t br, int n, bool with_diag,
-                                 int32_t *out) {
-  /* N = 1: the block columns are the row's columns (strictly increasing in
-   * a CSR row), and no row lies past nrows */
+static bool needs_diag(const cgm_csr *A, int32_t br, int n) {
+  return A->nrows == A->ncols && (int64_t)(br + 1) * n > A->nrows;
+}
+
+/* Merges the sorted column lists of the N rows of block row br. A block
+ * row holding rows past nrows of a square matrix gets an identity diagonal
+ * there, so its diagonal block is included. */
+int32_t cgm_block_row_columns(const cgm_csr *A, int32_t br, int n, int32_t *out) {
+  /* N = 1: the block columns are the row's columns, and no row lies past nrows */
   if (n == 1) {
     const int64_t a = A->rowptr[br], b = A->rowptr[br + 1];
     if (out) memcpy(out, A->colidx + a, (size_t)(b - a) * sizeof *out);
@@ -51,7 +50,7 @@ static int32_t block_row_columns(const cgm_csr *A, int32_t br, int n, bool with_
     nr++;
   }
   int32_t count = 0, last = -1;
-  bool diag_pending = with_diag;
+  bool diag_pending = needs_diag(A, br, n);
   for (;;) {
     int32_t best = INT32_MAX;
     for (int r = 0; r < nr; r++)
@@ -72,16 +71,6 @@ static int32_t block_row_columns(const cgm_csr *A, int32_t br, int n, bool with_
   return count;
 }
 
-/* Block rows that contain rows past nrows get an identity diagonal, so the
- * diagonal block must exist there (square matrices only). */
-static bool needs_diag(const cgm_csr *A, int32_t br, int n) {
-  return A->nrows == A->ncols && (int64_t)(br + 1) * n > A->nrows;
-}
-
-int32_t cgm_block_row_columns(const cgm_csr *A, int32_t br, int n, int32_t *out) {
-  return block_row_columns(A, br, n, needs_diag(A, br, n), out);
-}
-
 cgm_status cgm_bcsr_row_blocks(const cgm_csr *A, int n, int32_t *len, cgm_error *err) {
   int32_t nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
 #pragma omp parallel for schedule(dynamic, 256)
@@ -90,9 +79,7 @@ cgm_status cgm_bcsr_row_blocks(const cgm_csr *A, int n, int32_t *len, cgm_error 
 }
 
 /* In-place inclusive prefix sum of a[0..n) on every thread: each sums its
- * own contiguous part, the parts' totals are summed in order, then each
- * adds its offset. Integer sums: the result does not depend on the thread
- * count. */
+ * part, the parts' totals are summed in order, then each adds its offset. */
 static void prefix_sum(int64_t *a, int64_t n) {
   if (n < CGM_PAR_MIN) { /* not worth the threads */
     for (int64_t i = 1; i < n; i++) a[i] += a[i - 1];
@@ -145,10 +132,9 @@ cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **
     *bcol = c;
     return CGM_OK;
   }
-  /* One merge a block row, into room for its rows' entries and a padded
-   * diagonal block (A's row pointer bounds it), then the lists moved
-   * together: one pass of the merge instead of one to count and one to
-   * fill. */
+  /* One merge a block row into room for its rows' entries and a diagonal
+   * block (A's row pointer bounds it), then the lists moved together: one
+   * pass of the merge instead of one to count and one to fill. */
   int32_t *tmp = malloc(((size_t)A->nnz + (size_t)nb + 1) * sizeof *tmp);
   if (!tmp) {
     free(p);
@@ -174,11 +160,9 @@ cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **
 }
 
 /* Stable counting sort of block rows by length, longest first: rows of equal
- * length keep their order, so regular matrices keep their locality. In
- * parallel: each thread counts its contiguous part of the rows, the
- * positions go length by length and within a length thread by thread (the
- * serial order), and each thread places its part. The order is the serial
- * sort's for any thread count. */
+ * length keep their order, so regular matrices keep their locality. Each
+ * thread counts and places its part; the positions go length by length,
+ * thread by thread: the serial order for any thread count. */
 cgm_status cgm_bcsr_sort_rows(const int32_t *len, int32_t nb, int32_t *order, cgm_error *err) {
   int32_t maxlen = 0;
 #pragma omp parallel for schedule(static) reduction(max : maxlen) if (nb >= CGM_PAR_MIN)
@@ -239,10 +223,7 @@ static cgm_status layout_shape(const cgm_csr *A, const selection *sel, cgm_bcsr_
                                int32_t *len, int32_t *order, int64_t *slice_ptr, cgm_error *err) {
   int32_t nb = sel->nb;
 #pragma omp parallel for schedule(dynamic, 256)
-  for (int32_t b = 0; b < nb; b++) {
-    int32_t br = sel_row(sel, b);
-    len[b] = block_row_columns(A, br, p.n, needs_diag(A, br, p.n), NULL);
-  }
+  for (int32_t b = 0; b < nb; b++) len[b] = cgm_block_row_columns(A, sel_row(sel, b), p.n, NULL);
   cgm_status st = cgm_bcsr_sort_rows(len, nb, order, err);
   if (st) return st;
   int32_t nslices = (nb + p.by - 1) / p.by;
@@ -286,38 +267,9 @@ cgm_status cgm_bcsr_count(const cgm_csr *A, int32_t brow_begin, int32_t brow_end
   return st;
 }
 
-cgm_status cgm_bcsr_count_rows(const cgm_csr *A, const int32_t *rows, int32_t nrows_sel,
-                               cgm_bcsr_params p, int64_t *nblocks, int64_t *nblocks_padded,
-                               int32_t *nslices, cgm_error *err) {
-  cgm_status st = cgm_bcsr_params_check(&p, err);
-  if (st) return st;
-  int32_t nsl = (nrows_sel + p.by - 1) / p.by;
-  int32_t *len = malloc(((size_t)nrows_sel + 1) * sizeof *len);
-  int32_t *order = malloc(((size_t)nrows_sel + 1) * sizeof *order);
-  int64_t *slice_ptr = malloc(((size_t)nsl + 1) * sizeof *slice_ptr);
-  if (!len || !order || !slice_ptr) {
-    st = cgm_fail(err, CGM_ERUNTIME, "out of memory counting blocks of %d block rows", nrows_sel);
-  } else {
-    selection sel = {0, nrows_sel, rows};
-    st = layout_shape(A, &sel, p, len, order, slice_ptr, err);
-  }
-  if (!st) {
-    int64_t total = 0;
-    for (int32_t b = 0; b < nrows_sel; b++) total += len[b];
-    if (nblocks) *nblocks = total;
-    if (nblocks_padded) *nblocks_padded = slice_ptr[nsl];
-    if (nslices) *nslices = nsl;
-  }
-  free(len);
-  free(order);
-  free(slice_ptr);
-  return st;
-}
-
 int64_t cgm_bcsr_padded_count(const int32_t *len, int32_t nb, cgm_bcsr_params p) {
-  /* The layout sorts block rows by length (longest first) and pads each
-   * slice of B_y to its longest: only the multiset of lengths matters.
-   * Counting sort, then walk the slices. */
+  /* Sorted by length, each slice padded to its longest: only the multiset
+   * of lengths matters. */
   int32_t maxlen = 0;
   for (int32_t b = 0; b < nb; b++)
     if (len[b] > maxlen) maxlen = len[b];
@@ -349,11 +301,14 @@ void cgm_bcsr_free(cgm_bcsr *B) {
   memset(B, 0, sizeof *B);
 }
 
-/* Writes global block row br into slot j of slice k. */
-static void fill_block_row(const cgm_csr *A, cgm_bcsr *B, int32_t br, int32_t k, int32_t j,
-                           int32_t *cols) {
+/* Writes global block row br into slot j of slice k. br < 0: a padding
+ * slot, empty blocks (never written back) reading block column `base`, the
+ * selection's first, which is local to it. */
+static void fill_slot(const cgm_csr *A, cgm_bcsr *B, int32_t br, int32_t base, int32_t k, int32_t j,
+                      int32_t *cols) {
   const int n = B->p.n, bx = B->p.bx, by = B->p.by;
-  int32_t len = block_row_columns(A, br, n, needs_diag(A, br, n), cols);
+  const int32_t len = br >= 0 ? cgm_block_row_columns(A, br, n, cols) : 0;
+  const int32_t pad = br >= 0 ? br : base;
   int64_t steps = (B->slice_ptr[k + 1] - B->slice_ptr[k]) / ((int64_t)by * bx);
   /* Position of the t-th block of this row in the slice. */
 #define BLOCK_INDEX(t)                                                                             \
@@ -361,9 +316,9 @@ static void fill_block_row(const cgm_csr *A, cgm_bcsr *B, int32_t br, int32_t k,
   for (int64_t t = 0; t < steps * bx; t++) {
     int64_t q = BLOCK_INDEX(t);
     /* Padding blocks read x at the diagonal block, which the row reads anyway. */
-    B->bcol[q] = t < len ? cols[t] : (br < B->nbcols ? br : 0);
+    B->bcol[q] = t < len ? cols[t] : (pad < B->nbcols ? pad : 0);
   }
-  for (int r = 0; r < n; r++) {
+  for (int r = 0; br >= 0 && r < n; r++) {
     int64_t i = (int64_t)br * n + r;
     if (i >= A->nrows) {
       if (needs_diag(A, br, n)) { /* identity row of the padding */
@@ -409,27 +364,22 @@ static cgm_status build_sel(const cgm_csr *A, const selection *sel, int32_t base
   B->brow_len = calloc((size_t)B->brow_span + 1, sizeof *B->brow_len);
   int32_t *len = malloc(((size_t)nb + 1) * sizeof *len);
   int32_t *order = malloc(((size_t)nb + 1) * sizeof *order);
-  if (!B->slice_ptr || !B->brow || !B->brow_len || !order || !len) {
-    free(order);
-    free(len);
-    cgm_bcsr_free(B);
-    return cgm_fail(err, CGM_ERUNTIME, "out of memory for the layout of %d block rows", nb);
-  }
-  cgm_status st = layout_shape(A, sel, p, len, order, B->slice_ptr, err);
+  cgm_status st =
+      !B->slice_ptr || !B->brow || !B->brow_len || !order || !len
+          ? cgm_fail(err, CGM_ERUNTIME, "out of memory for the layout of %d block rows", nb)
+          : layout_shape(A, sel, p, len, order, B->slice_ptr, err);
   if (st) {
     free(order);
     free(len);
     cgm_bcsr_free(B);
     return st;
   }
-  int32_t maxlen = 0;
+  const int32_t maxlen = nb > 0 ? len[order[0]] : 0; /* longest first */
   int64_t nblocks = 0;
-#pragma omp parallel for schedule(static) reduction(+ : nblocks) reduction(max : maxlen) \
-    if (nb >= CGM_PAR_MIN)
+#pragma omp parallel for schedule(static) reduction(+ : nblocks) if (nb >= CGM_PAR_MIN)
   for (int32_t b = 0; b < nb; b++) {
     nblocks += len[b];
     B->brow_len[sel_row(sel, b) - base] = len[b]; /* distinct rows: no two threads meet */
-    if (len[b] > maxlen) maxlen = len[b];
   }
   B->nblocks = nblocks;
   B->nblocks_padded = B->slice_ptr[B->nslices];
@@ -457,17 +407,8 @@ static cgm_status build_sel(const cgm_csr *A, const selection *sel, int32_t base
     for (int32_t k = 0; k < B->nslices; k++) {
       if (!cols) continue;
       for (int32_t j = 0; j < p.by; j++) {
-        int32_t b = B->brow[(int64_t)k * p.by + j];
-        if (b >= 0) {
-          fill_block_row(A, B, b + base, k, j, cols);
-          continue;
-        }
-        /* Padding slot: empty blocks (never written back) reading the
-         * first block column of the selection, which is local to it. */
-        int64_t steps = (B->slice_ptr[k + 1] - B->slice_ptr[k]) / ((int64_t)p.by * p.bx);
-        for (int64_t t = 0; t < steps * p.bx; t++)
-          B->bcol[B->slice_ptr[k] + (t / p.bx) * (int64_t)p.by * p.bx + (int64_t)j * p.bx +
-                  t % p.bx] = base < B->nbcols ? base : 0;
+        const int32_t b = B->brow[(int64_t)k * p.by + j];
+        fill_slot(A, B, b >= 0 ? b + base : -1, base, k, j, cols);
       }
     }
     free(cols);

@@ -93,13 +93,11 @@ cgm_status cgm_csr_check(const cgm_csr *A, cgm_error *err) {
   return CGM_OK;
 }
 
-/* A == A^T. pattern: entry for entry (a stored zero needs its mirror);
- * else as matrices, a missing entry being 0 (an explicit zero with no
- * mirror is symmetric, as SciPy's A != A.T sees it). Each entry above the
- * diagonal looks for its mirror below, equal, or (by value) its own zero;
- * then the entries below are all mirrors when as many of them (nonzero ones,
- * by value) lie below as were found: entries are distinct (checked: columns
- * rise strictly in a row). Half the searches of checking every entry. */
+/* A == A^T, entry for entry when pattern (a stored zero needs its mirror),
+ * else by value. Each entry above the diagonal looks for its mirror, equal
+ * (or, by value, its own zero); the entries below are then all mirrors when
+ * as many (nonzero, by value) lie below as were found, entries being
+ * distinct (checked): half the searches of checking every entry. */
 static bool symmetric(const cgm_csr *A, bool pattern) {
   if (A->nrows != A->ncols) return false;
   int bad = 0;
@@ -135,50 +133,100 @@ bool mm_csr_symmetric_pattern(const cgm_csr *A) {
   return symmetric(A, true);
 }
 
-typedef struct {
-  int32_t col;
-  double val;
-  int64_t pos; /* input position: ties keep it, so duplicates sum in file order */
-} entry;
-
-/* By column, then input position: a stable order whatever the C library's
- * qsort does, so duplicates of (i,j) and (j,i) of a symmetric file sum in
- * the same order and the matrix stays exactly symmetric. */
-static int cmp_entry(const void *a, const void *b) {
-  const entry *p = a, *q = b;
-  if (p->col != q->col) return (p->col > q->col) - (p->col < q->col);
-  return (p->pos > q->pos) - (p->pos < q->pos);
+static bool tmp_reserve(mm_row_tmp *t, int64_t n) {
+  if (n <= t->cap) return true;
+  int32_t *c = realloc(t->c, (size_t)n * sizeof *c);
+  if (c) t->c = c;
+  double *v = realloc(t->v, (size_t)n * sizeof *v);
+  if (v) t->v = v;
+  if (!c || !v) return false;
+  t->cap = n;
+  return true;
 }
 
-/* Sorts one row by column, stably. Rows from files and generators are nearly
- * always in order already; short rows use insertion sort, long unsorted ones
- * qsort with the input position as tie-break. */
-static void sort_row(int32_t *col, double *val, int64_t len) {
-  int64_t k = 1;
-  while (k < len && col[k - 1] <= col[k]) k++;
-  if (k >= len) return;
-  if (len > 32) {
-    entry *tmp = malloc((size_t)len * sizeof *tmp);
-    if (tmp) {
-      for (int64_t m = 0; m < len; m++) tmp[m] = (entry){col[m], val[m], m};
-      qsort(tmp, (size_t)len, sizeof *tmp, cmp_entry);
-      for (int64_t m = 0; m < len; m++) col[m] = tmp[m].col, val[m] = tmp[m].val;
-      free(tmp);
-      return;
-    }
-  }
-  for (; k < len; k++) {
-    int32_t c = col[k];
-    double x = val[k];
+/* Stable insertion sort of (c, v)[0, n) by c; [0, from) is already sorted. */
+static void insertion_sort(int32_t *c, double *v, int64_t from, int64_t n) {
+  for (int64_t k = from; k < n; k++) {
+    int32_t x = c[k];
+    double y = v[k];
     int64_t m = k - 1;
-    while (m >= 0 && col[m] > c) {
-      col[m + 1] = col[m];
-      val[m + 1] = val[m];
+    while (m >= 0 && c[m] > x) {
+      c[m + 1] = c[m];
+      v[m + 1] = v[m];
       m--;
     }
-    col[m + 1] = c;
-    val[m + 1] = x;
+    c[m + 1] = x;
+    v[m + 1] = y;
   }
+}
+
+/* Stable bottom-up merge sort of (c, v)[0, n) by c, with scratch tc, tv. */
+static void merge_sort(int32_t *c, double *v, int64_t n, int32_t *tc, double *tv) {
+  const int64_t run = 16;
+  for (int64_t s = 0; s < n; s += run) insertion_sort(c + s, v + s, 1, n - s < run ? n - s : run);
+  int32_t *sc = c, *dc = tc;
+  double *sv = v, *dv = tv;
+  for (int64_t w = run; w < n; w *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * w) {
+      int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      int64_t i = lo, j = mid, o = lo;
+      while (i < mid && j < hi) {
+        if (sc[j] < sc[i]) { /* the left one first when equal: stable */
+          dc[o] = sc[j];
+          dv[o++] = sv[j++];
+        } else {
+          dc[o] = sc[i];
+          dv[o++] = sv[i++];
+        }
+      }
+      for (; i < mid; i++, o++) dc[o] = sc[i], dv[o] = sv[i];
+      for (; j < hi; j++, o++) dc[o] = sc[j], dv[o] = sv[j];
+    }
+    int32_t *t1 = sc;
+    sc = dc;
+    dc = t1;
+    double *t2 = sv;
+    sv = dv;
+    dv = t2;
+  }
+  if (sc != c) {
+    memcpy(c, sc, (size_t)n * sizeof *c);
+    memcpy(v, sv, (size_t)n * sizeof *v);
+  }
+}
+
+int64_t mm_csr_sum_row(int32_t *colidx, double *val, int64_t bi, int64_t ei, int64_t out,
+                       int32_t row, int64_t *ndup, int64_t *ndiag, mm_row_tmp *t) {
+  int64_t k = bi + 1;
+  while (k < ei && colidx[k - 1] <= colidx[k]) k++;
+  if (k < ei && ei - bi > 32 && tmp_reserve(t, ei - bi))
+    merge_sort(colidx + bi, val + bi, ei - bi, t->c, t->v);
+  else if (k < ei) /* also when out of memory: slower, same result */
+    insertion_sort(colidx + bi, val + bi, k - bi, ei - bi);
+  /* the usual row: no duplicate, and nothing to move */
+  bool diag = bi < ei && colidx[bi] == row;
+  for (k = bi + 1; k < ei && colidx[k] != colidx[k - 1]; k++) diag |= colidx[k] == row;
+  if (k >= ei) {
+    if (out != bi) {
+      memmove(colidx + out, colidx + bi, (size_t)(ei - bi) * sizeof *colidx);
+      memmove(val + out, val + bi, (size_t)(ei - bi) * sizeof *val);
+    }
+    *ndiag += diag;
+    return out + (ei - bi);
+  }
+  const int64_t rs = out;
+  for (k = bi; k < ei; k++) {
+    if (out > rs && colidx[out - 1] == colidx[k]) {
+      val[out - 1] += val[k];
+      (*ndup)++;
+    } else {
+      colidx[out] = colidx[k];
+      val[out] = val[k];
+      *ndiag += colidx[out] == row;
+      out++;
+    }
+  }
+  return out;
 }
 
 cgm_status cgm_csr_from_coo(int32_t nrows, int32_t ncols, int64_t n, const int32_t *ri,
@@ -186,9 +234,7 @@ cgm_status cgm_csr_from_coo(int32_t nrows, int32_t ncols, int64_t n, const int32
                             cgm_error *err) {
   cgm_status st = cgm_csr_alloc(A, nrows, ncols, n, err);
   if (st) return st;
-  /* Counting sort by row keeps the input order within a row; files and
-   * generators usually emit columns in order, so the insertion sort below
-   * mostly has nothing to do. */
+  /* Counting sort by row keeps the input order within a row. */
   for (int64_t k = 0; k < n; k++) A->rowptr[ri[k] + 1]++;
   for (int32_t i = 0; i < nrows; i++) A->rowptr[i + 1] += A->rowptr[i];
   int64_t *next = malloc(((size_t)nrows + 1) * sizeof *next);
@@ -204,22 +250,15 @@ cgm_status cgm_csr_from_coo(int32_t nrows, int32_t ncols, int64_t n, const int32
   }
   free(next);
 
-  int64_t dup = 0, out = 0;
+  int64_t dup = 0, diag = 0, out = 0;
+  mm_row_tmp tmp = {0};
   for (int32_t i = 0; i < nrows; i++) {
-    int64_t b = A->rowptr[i], e = A->rowptr[i + 1];
-    sort_row(A->colidx + b, A->val + b, e - b);
-    A->rowptr[i] = out; /* compact in place, summing repeated columns */
-    for (int64_t k = b; k < e; k++) {
-      if (out > A->rowptr[i] && A->colidx[out - 1] == A->colidx[k]) {
-        A->val[out - 1] += A->val[k];
-        dup++;
-      } else {
-        A->colidx[out] = A->colidx[k];
-        A->val[out] = A->val[k];
-        out++;
-      }
-    }
+    const int64_t b = A->rowptr[i], e = A->rowptr[i + 1];
+    A->rowptr[i] = out;
+    out = mm_csr_sum_row(A->colidx, A->val, b, e, out, i, &dup, &diag, &tmp);
   }
+  free(tmp.c);
+  free(tmp.v);
   A->rowptr[nrows] = out;
   A->nnz = out;
   if (ndup) *ndup = dup;

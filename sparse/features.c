@@ -20,7 +20,6 @@ cgm_status cgm_features_compute_blocks(const cgm_csr *A, const cgm_bcsr_params *
     return cgm_fail(err, CGM_EINPUT, "matrix is %d x %d, not square", A->nrows, A->ncols);
   f->x = A->nrows;
   f->nnz = A->nnz;
-  f->first_bad_diagonal = -1;
   int32_t rmin = A->nrows > 0 ? INT32_MAX : 0, rmax = 0, empty = 0, bad = INT32_MAX;
   double sum = 0.0, sum2 = 0.0;
 #pragma omp parallel for reduction(min : rmin, bad) reduction(max : rmax) reduction(+ : sum, sum2, empty)

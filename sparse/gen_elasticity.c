@@ -1,18 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* 3D linear elasticity (isotropic, E = 1, nu = 0.3) with trilinear (Q1)
- * hexahedra on a uniform n x n x n grid of unit cubes, 3 unknowns per node.
- * Nodes (ix, iy, iz), 0 <= i* <= n, are numbered lexicographically (x
- * fastest); the nodes on x = 0 are clamped by dropping their dofs, so free
- * node (ix, iy, iz) with ix >= 1 is f = (ix - 1) + n (iy + (n + 1) iz) and its
- * dofs are 3 f, 3 f + 1, 3 f + 2 (ux, uy, uz).
+ * hexahedra on an n x n x n grid of unit cubes. The nodes on x = 0 are
+ * clamped (their dofs dropped): free node (ix, iy, iz), ix >= 1, is
+ * f = (ix - 1) + n (iy + (n + 1) iz), with dofs 3 f .. 3 f + 2.
  *
- * Every element is the same cube, so the 24 x 24 element matrix is computed
- * once. Rows are then assembled directly, node by node, as the sum over the
- * (up to 8) elements touching the node: no COO, no duplicates, and rows are
- * independent so they are filled in parallel. The pattern stores the full
- * 3 x 3 block of every pair of free nodes sharing an element (27 neighbour
- * nodes, up to 81 entries a row), including entries that happen to be zero,
- * so the matrix is exactly 3 x 3-block structured. */
+ * Every element is the same cube, so its 24 x 24 matrix is computed once
+ * and each node's rows summed over its (up to 8) elements, in parallel, no
+ * COO. The full 3 x 3 block of every pair of nodes sharing an element is
+ * stored, zeros included: the matrix is exactly 3 x 3-block structured. */
 #include "cgmodel/sparse.h"
 
 #include <math.h>
@@ -54,9 +49,8 @@ static void element_matrix(double Ke[24][24]) {
                                              mu * dN[a][j] * dN[b][i] + (i == j ? mu * dot : 0.0));
       }
   }
-  /* Exact symmetry of Ke (a + b == b + a in IEEE arithmetic) is what makes the
-   * assembled matrix bit-symmetric, see assembly below. Entries that are zero
-   * analytically come out as rounding noise; flush them so they are zero. */
+  /* Ke exactly symmetric makes the assembled matrix bit-symmetric (below);
+   * entries zero analytically come out as rounding noise: flushed. */
   double kmax = 0.0;
   for (int r = 0; r < 24; r++)
     for (int c = 0; c < 24; c++) kmax = fmax(kmax, fabs(Ke[r][c]));
@@ -85,8 +79,7 @@ cgm_status cgm_gen_elasticity3d(int32_t n, cgm_csr *A, cgm_error *err) {
   const int64_t nfree = rows / 3;         /* free nodes */
   const int64_t sy = m, sz = m * (m + 1); /* free-node strides in y and z */
 
-  /* Row lengths depend only on the node position: count them exactly, then a
-   * prefix sum gives every row's offset (no reallocation, no COO). */
+  /* Row lengths depend only on the node position: counted, then summed. */
   int64_t nnz = 0;
 #pragma omp parallel for schedule(static) reduction(+ : nnz)
   for (int64_t f = 0; f < nfree; f++) {

@@ -29,28 +29,17 @@ cgm_status cgm_gen_kron_sum(const cgm_csr *A, int32_t k, cgm_csr *B, cgm_error *
     st = cgm_fail(err, CGM_ERUNTIME, "out of memory for %lld entries", (long long)n);
   } else {
     int64_t q = 0;
+#define PUT(row, col, x) (ri[q] = (row), ci[q] = (int32_t)(col), v[q++] = (x))
     for (int32_t i = 0; i < A->nrows; i++)
       for (int32_t a = 0; a < k; a++) {
         const int32_t r = (int32_t)((int64_t)i * k + a);
-        for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) {
-          ri[q] = r;
-          ci[q] = (int32_t)((int64_t)A->colidx[e] * k + a);
-          v[q++] = A->val[e];
-        }
-        ri[q] = r;
-        ci[q] = r;
-        v[q++] = 2.0;
-        if (a > 0) {
-          ri[q] = r;
-          ci[q] = r - 1;
-          v[q++] = -1.0;
-        }
-        if (a + 1 < k) {
-          ri[q] = r;
-          ci[q] = r + 1;
-          v[q++] = -1.0;
-        }
+        for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++)
+          PUT(r, (int64_t)A->colidx[e] * k + a, A->val[e]);
+        PUT(r, r, 2.0);
+        if (a > 0) PUT(r, r - 1, -1.0);
+        if (a + 1 < k) PUT(r, r + 1, -1.0);
       }
+#undef PUT
     st = cgm_csr_from_coo((int32_t)rows, (int32_t)rows, q, ri, ci, v, B, NULL, err);
   }
   free(ri);

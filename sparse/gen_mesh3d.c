@@ -1,33 +1,27 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Random geometric meshes: points uniform in the unit cube joined to their
- * k nearest neighbours, 3 unknowns a point, a spring block per edge. The
- * unstructured meshes of FEM codes whose numbering may be anything: with
- * --numbering random the SpMV reads x from all over (the x locality the
- * refined model's locality term prices, docs/model.md), with sorted the
- * points are numbered cell by cell of a grid, so neighbours are near.
- * With a contrast > 1 the springs' stiffness jumps between regions by up to
- * that factor: ill-conditioned matrices (condition ~ contrast x 1e3) whose
- * attainable residual in double lies above the usual tolerances. */
+/* Random geometric meshes, the unstructured meshes of FEM codes: numbered
+ * at random the SpMV reads x from all over (the model's x locality,
+ * docs/model.md), numbered cell by cell of a grid neighbours are near. A
+ * contrast > 1 makes them ill-conditioned (condition ~ contrast x 1e3). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cgmodel/sparse.h"
-
-static uint64_t splitmix64(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-static double uniform(uint64_t *s) {
-  return (double)(splitmix64(s) >> 11) * 0x1p-53;
-}
+#include "sparse/rng.h"
 
 static int cmp_i64(const void *a, const void *b) {
   const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x > y) - (x < y);
+}
+
+/* The cell of point x in the g x g x g grid of the unit cube: c, and its index. */
+static int64_t cell_of(const double *x, int g, int c[3]) {
+  for (int a = 0; a < 3; a++) {
+    c[a] = (int)(x[a] * g);
+    if (c[a] >= g) c[a] = g - 1;
+  }
+  return ((int64_t)c[2] * g + c[1]) * g + c[0];
 }
 
 /* The k nearest of point i among the points sorted by cell (cell_start:
@@ -37,10 +31,7 @@ static int knn(const double *p, const int32_t *cell_start, int g, int32_t i, int
                double *d2) {
   const double h = 1.0 / g;
   int c[3], found = 0;
-  for (int a = 0; a < 3; a++) {
-    c[a] = (int)(p[3 * i + a] * g);
-    if (c[a] >= g) c[a] = g - 1;
-  }
+  cell_of(p + 3 * (int64_t)i, g, c);
   for (int r = 0;; r++) {
     for (int z = c[2] - r; z <= c[2] + r; z++)
       for (int y = c[1] - r; y <= c[1] + r; y++)
@@ -74,18 +65,11 @@ cgm_status cgm_gen_mesh3d(int32_t points, int k, cgm_numbering numbering, uint64
   return cgm_gen_mesh3d_coef(points, k, numbering, seed, 1.0, A, err);
 }
 
-/* The coefficient of the region holding point x (unit cube): 4 x 4 x 4
- * regions, each 10^(t log10 contrast) with t uniform in [0, 1] drawn from
- * the seed, as a material of jumping stiffness (a composite, a layered
- * soil). */
+/* The coefficient of the region (of 4 x 4 x 4) holding point x. */
 #define COEF_REGIONS 4
 static double coef_at(const double *x, const double *region) {
   int c[3];
-  for (int a = 0; a < 3; a++) {
-    c[a] = (int)(x[a] * COEF_REGIONS);
-    if (c[a] >= COEF_REGIONS) c[a] = COEF_REGIONS - 1;
-  }
-  return region[(c[2] * COEF_REGIONS + c[1]) * COEF_REGIONS + c[0]];
+  return region[cell_of(x, COEF_REGIONS, c)];
 }
 
 cgm_status cgm_gen_mesh3d_coef(int32_t points, int k, cgm_numbering numbering, uint64_t seed,
@@ -122,26 +106,16 @@ cgm_status cgm_gen_mesh3d_coef(int32_t points, int k, cgm_numbering numbering, u
   uint64_t s = seed;
   for (int32_t i = 0; i < points; i++) {
     int c[3];
-    for (int a = 0; a < 3; a++) {
-      raw[3 * i + a] = uniform(&s);
-      c[a] = (int)(raw[3 * i + a] * g);
-      if (c[a] >= g) c[a] = g - 1;
-    }
-    cellof[i] = (int32_t)(((int64_t)c[2] * g + c[1]) * g + c[0]);
-    cell_start[cellof[i] + 1]++;
+    for (int a = 0; a < 3; a++) raw[3 * i + a] = unif01(&s);
+    cellof[i] = (int32_t)cell_of(raw + 3 * (int64_t)i, g, c);
+    cell_start[cellof[i] + 2]++;
   }
-  for (int64_t c = 0; c < ncell; c++) cell_start[c + 1] += cell_start[c];
-  { /* points sorted by cell (counting sort, stable) */
-    int32_t *fill = calloc((size_t)ncell + 1, sizeof *fill);
-    if (!fill) {
-      st = cgm_fail(err, CGM_ERUNTIME, "out of memory for a mesh of %d points", points);
-      goto done;
-    }
-    for (int32_t i = 0; i < points; i++) {
-      const int32_t q = cell_start[cellof[i]] + fill[cellof[i]]++;
-      memcpy(p + 3 * (int64_t)q, raw + 3 * (int64_t)i, 3 * sizeof *p);
-    }
-    free(fill);
+  /* points sorted by cell (counting sort, stable): cell_start[c + 1] runs
+   * from the start of cell c to its end, the start of c + 1 */
+  for (int64_t c = 2; c <= ncell; c++) cell_start[c] += cell_start[c - 1];
+  for (int32_t i = 0; i < points; i++) {
+    const int32_t q = cell_start[cellof[i] + 1]++;
+    memcpy(p + 3 * (int64_t)q, raw + 3 * (int64_t)i, 3 * sizeof *p);
   }
   /* the numbering: sorted keeps the cell order, random draws one */
   cgm_perm_shuffle(points, numbering == CGM_NUMBERING_RANDOM ? points : 1, seed ^ 0x5eedULL, id);
@@ -168,7 +142,7 @@ cgm_status cgm_gen_mesh3d_coef(int32_t points, int k, cgm_numbering numbering, u
   double region[COEF_REGIONS * COEF_REGIONS * COEF_REGIONS];
   uint64_t cs = seed ^ 0xc0efULL;
   for (int r = 0; r < COEF_REGIONS * COEF_REGIONS * COEF_REGIONS; r++)
-    region[r] = contrast > 1.0 ? pow(10.0, uniform(&cs) * log10(contrast)) : 1.0;
+    region[r] = contrast > 1.0 ? pow(10.0, unif01(&cs) * log10(contrast)) : 1.0;
   int64_t q = 0;
   for (int32_t i = 0; i < points; i++)
     for (int a = 0; a < 3; a++) { /* the shift: positive definite, not only semi */

@@ -1,51 +1,32 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Random SPD matrices with a chosen row-length distribution.
  *
- * 1. Each row i draws a target length L_i (diagonal included):
- *    - uniform: floor(1 + u (2 avg - 1)), u in [0, 1): the integers
- *      1 .. 2 avg - 1 with equal probability when avg is an integer;
- *    - power law: P(L) ~ (L + q)^-alpha on [1, maxlen] (Zipf-Mandelbrot: a
- *      power law with exponent alpha scaled by q), q > -1 solved so that the
- *      mean is avg. Needs 2 avg - 1 < maxlen (a decreasing law on [1, maxlen]
- *      has mean below (maxlen + 1) / 2).
- *    Both are capped at maxlen (<= 0: min(n, 1000 avg)) and at n.
- * 2. The symmetric pattern is a Chung-Lu graph: row i picks about
- *    d_i / 2 partners (d_i = L_i - 1 off-diagonals; randomized rounding), each
- *    partner j != i drawn with probability proportional to d_j, and every pick
- *    is stored as (i,j) and (j,i). Row i then expects d_i / 2 picks of its own
- *    plus d_i / 2 picks from others, so final lengths track the targets (with
- *    Poisson-like noise). Repeated pairs are merged; a second round of
- *    uniformly drawn partners replaces what merging lost (see phase 2), and
- *    rows still longer than maxlen drop random entries (and their mirrors),
- *    so maxlen is a hard cap on the final row length.
- *    Measured (n = 20000, avg 8): uniform gives mean 8.0, cv 0.59 (targets
- *    alone: cv 0.54), max 24; power law alpha 2.5 follows its targets
- *    (quantiles 50/90/99/99.9%: 3/15/79/377 against 3/15/80/380), mean
- *    7.9-8.2, cv 4-5 (the sample cv of a tail this heavy varies with seed).
- *    For alpha <= 2 the targets are not realisable (a few rows want more
- *    partners than there are rows with d_j > 0): the mean is kept, heavy rows
- *    come out shorter and fewer rows have length 1 than the law says.
- * 3. Off-diagonal values are uniform in (-1, 1), never 0, a hash of the
- *    unordered pair, so (i,j) and (j,i) are identical by construction; the
- *    diagonal is 1 + sum |off-diagonal| (strictly diagonally dominant, SPD).
+ * 1. Each row draws a target length L_i (diagonal included): uniform,
+ *    floor(1 + u (2 avg - 1)), or a power law P(L) ~ (L + q)^-alpha on
+ *    [1, maxlen] with q > -1 solved for the mean avg (which needs
+ *    2 avg - 1 < maxlen), capped at maxlen (<= 0: min(n, 1000 avg)) and n.
+ * 2. The pattern is a Chung-Lu graph: row i picks about d_i / 2 partners
+ *    (d_i = L_i - 1), j with probability proportional to d_j, each pick
+ *    stored as (i,j) and (j,i), so lengths track the targets. Repeated pairs
+ *    merge; a second round of uniform partners replaces what merging lost,
+ *    and rows still longer than maxlen drop random entries with their
+ *    mirrors. (n = 20000, avg 8: uniform gives mean 8.0, cv 0.59; a power
+ *    law of alpha 2.5 follows its targets' quantiles within 1%. For
+ *    alpha <= 2 the mean is kept but heavy rows come out shorter.)
+ * 3. Off-diagonal values are a hash of the unordered pair, uniform in
+ *    (-1, 1), never 0: symmetric by construction; the diagonal is
+ *    1 + sum |off-diagonal| (strictly diagonally dominant, SPD).
  *
- * Every random draw comes from a per-row stream (splitmix64 of seed and row),
- * so the matrix depends only on the arguments, not on the thread count.
- * The CSR is built directly (counting sort of the mirrored picks, per-row
- * sort and dedupe) rather than through cgm_csr_from_coo, which would sum
- * repeated pairs and need 16 more bytes per entry. */
+ * Every draw comes from a per-row stream of (seed, row): the matrix does
+ * not depend on the thread count. The CSR is built directly, not through
+ * cgm_csr_from_coo, which would sum repeated pairs and need 16 more bytes
+ * per entry. */
 #include "cgmodel/sparse.h"
+#include "sparse/rng.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static inline uint64_t splitmix64(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 enum { SALT_TARGET = 1, SALT_PICK, SALT_VALUE, SALT_CAP, SALT_EXTRA, SALT_EXTRA_PICK };
 
@@ -58,11 +39,6 @@ static inline uint64_t stream(uint64_t seed, uint64_t salt, uint64_t row) {
   return s;
 }
 
-/* [0, 1) with 53 random bits. */
-static inline double unif01(uint64_t *s) {
-  return (double)(splitmix64(s) >> 11) * 0x1p-53;
-}
-
 /* Value of the unordered pair {i, j}, uniform in (-1, 1): k + 0.5 over 2^51
  * minus 1 is exact in double and never 0. */
 static inline double pair_value(uint64_t seed, int32_t i, int32_t j) {
@@ -72,10 +48,9 @@ static inline double pair_value(uint64_t seed, int32_t i, int32_t j) {
   return ((double)k + 0.5) * 0x1p-51 - 1.0;
 }
 
-/* Mean of P(L) ~ (L + q)^-alpha on [1, maxlen]. Weights are taken relative
- * to L = 1 (no overflow as q -> -1). Beyond L = 4096 lengths are summed in
- * geometric buckets (1% wide, midpoint rule): enough for a target mean and
- * keeps the bisection cheap for maxlen in the millions. */
+/* Mean of P(L) ~ (L + q)^-alpha on [1, maxlen], weights relative to L = 1
+ * (no overflow as q -> -1). Beyond L = 4096, geometric buckets 1% wide keep
+ * the bisection cheap for maxlen in the millions. */
 static double zm_mean(double q, double alpha, int64_t maxlen) {
   const double l1 = log1p(q);
   double s0 = 0.0, s1 = 0.0;
@@ -382,12 +357,10 @@ cgm_status cgm_gen_random_spd(int32_t n, double avg, cgm_rowdist dist, double al
   free(picks);
   picks = NULL;
 
-  /* Phase 2: merged repeats leave rows short of their targets, massively so
-   * for heavy tails (alpha <= 2: a row may want more partners than there are
-   * rows with d_j > 0). Each row picks half as many new partners as it lost
-   * to merging, uniformly among all rows (light rows absorb the mirrors), so
-   * the total, hence the mean, is restored. Only merged repeats count, not
-   * the Poisson shortfall of a row, which is balanced by longer rows. */
+  /* Phase 2: merged repeats leave rows short of their targets (heavy tails
+   * most). Each row picks half as many new partners as it lost to merging,
+   * uniformly among all rows (light rows absorb the mirrors): the mean is
+   * restored. A row's Poisson shortfall is balanced by longer rows. */
   pptr[0] = 0;
   for (int32_t i = 0; i < n; i++) {
     uint64_t s = stream(seed, SALT_EXTRA, (uint64_t)i);
@@ -416,10 +389,8 @@ cgm_status cgm_gen_random_spd(int32_t n, double avg, cgm_rowdist dist, double al
   picks = NULL;
 
   /* Hard cap: rows with more than cap - 1 off-diagonals drop random entries
-   * together with their mirrors. Drops only shorten other rows, so one pass
-   * in row order settles every row. Such rows are rare (heavy power-law rows,
-   * or a maxlen below the targets' tail), so the flags are only allocated when
-   * needed; columns stay in place so mirrors are found by binary search. */
+   * and their mirrors. Drops only shorten other rows: one pass settles all.
+   * Such rows are rare, so the flags are allocated only when needed. */
   for (int32_t i = 0; i < n && !drop; i++)
     if (g.len[i] > cap - 1) {
       drop = calloc((size_t)(g.ptr[n] > 0 ? g.ptr[n] : 1), 1);

@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The locality of the SpMV's reads of x (docs/model.md, "x locality"): the
- * distinct 32-byte sectors of x each slice of the MBR layout reads, summed
- * over the slices. A slice (B_y block rows, B_y B_x N = 32 threads) is one
- * warp of the CUDA kernel (kernels/spmv.cu) and its gathers of x are served
- * by sectors: a slice whose rows read neighbouring columns moves each sector
- * once, one whose columns scatter moves a sector per entry. The byte count
- * of the refined model assumed x is read once; this is what it reads. */
+/* The locality of the SpMV's reads of x (docs/model.md, "x locality"): a
+ * slice of the MBR layout is one warp of the CUDA kernel, whose gathers of x
+ * are served by 32-byte sectors: a slice reading neighbouring columns moves
+ * each sector once, one whose columns scatter a sector per entry. */
 #include <stdlib.h>
 
 #include "sparse/bcsr_internal.h"
@@ -45,10 +42,7 @@ int cgm_layout_x_sectors(const int64_t *bptr, const int32_t *bcol, int32_t nbcol
   int64_t total8 = 0, total4 = 0;
   int failed = 0;
   /* Slices in parallel, each thread with its own stamps: stamp[s] = 1 + the
-   * last slice that read sector s, so no array is ever cleared (a thread's
-   * slices are distinct). The sum does not depend on the thread count. At
-   * 49M entries this pass ran 4 block sizes x 2 widths on one core: seconds
-   * of every solve that computed features; both widths now share one walk. */
+   * last slice that read sector s, so no array is ever cleared. */
 #pragma omp parallel reduction(+ : total8, total4, failed) if (nslices >= CGM_PAR_MIN)
   {
     int32_t *stamp[2] = {calloc((size_t)nsec8 + 1, sizeof(int32_t)),
@@ -80,10 +74,6 @@ int cgm_layout_x_sectors(const int64_t *bptr, const int32_t *bcol, int32_t nbcol
   return 0;
 }
 
-/* The counts and the sectors of the whole matrix's layout at both widths and
- * their minimum (every distinct block column's N entries read once,
- * contiguously), from one block pattern: the features pass builds it once
- * a block size instead of once for the counts and once for the sectors. */
 cgm_status cgm_x_locality(const cgm_csr *A, cgm_bcsr_params p, cgm_block_features *bf,
                           cgm_error *err) {
   cgm_status st = cgm_bcsr_params_check(&p, err);

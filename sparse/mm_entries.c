@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Entries between parsing and CSR (sparse/mm_entries.h): paged buckets, and
- * the parallel assembly of the CSR, one block of rows per thread. */
+/* Entries between parsing and CSR (sparse/mm_entries.h). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "sparse/mm_entries.h"
+#include "sparse/mm_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -39,89 +39,6 @@ void mm_bucket_free(mm_bucket *b) {
   memset(b, 0, sizeof *b);
 }
 
-/* ------------------------------------------------------ sorting a row --- */
-
-typedef struct {
-  int32_t *c;
-  double *v;
-  int64_t cap;
-} sort_tmp;
-
-static bool tmp_reserve(sort_tmp *t, int64_t n) {
-  if (n <= t->cap) return true;
-  int32_t *c = realloc(t->c, (size_t)n * sizeof *c);
-  if (c) t->c = c;
-  double *v = realloc(t->v, (size_t)n * sizeof *v);
-  if (v) t->v = v;
-  if (!c || !v) return false;
-  t->cap = n;
-  return true;
-}
-
-/* Stable insertion sort of (c, v)[0, n) by c; [0, from) is already sorted. */
-static void insertion_sort(int32_t *c, double *v, int64_t from, int64_t n) {
-  for (int64_t k = from; k < n; k++) {
-    int32_t x = c[k];
-    double y = v[k];
-    int64_t m = k - 1;
-    while (m >= 0 && c[m] > x) {
-      c[m + 1] = c[m];
-      v[m + 1] = v[m];
-      m--;
-    }
-    c[m + 1] = x;
-    v[m + 1] = y;
-  }
-}
-
-/* Stable bottom-up merge sort of (c, v)[0, n) by c, with scratch tc, tv. */
-static void merge_sort(int32_t *c, double *v, int64_t n, int32_t *tc, double *tv) {
-  const int64_t run = 16;
-  for (int64_t s = 0; s < n; s += run) insertion_sort(c + s, v + s, 1, n - s < run ? n - s : run);
-  int32_t *sc = c, *dc = tc;
-  double *sv = v, *dv = tv;
-  for (int64_t w = run; w < n; w *= 2) {
-    for (int64_t lo = 0; lo < n; lo += 2 * w) {
-      int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      int64_t i = lo, j = mid, o = lo;
-      while (i < mid && j < hi) {
-        if (sc[j] < sc[i]) { /* the left one first when equal: stable */
-          dc[o] = sc[j];
-          dv[o++] = sv[j++];
-        } else {
-          dc[o] = sc[i];
-          dv[o++] = sv[i++];
-        }
-      }
-      for (; i < mid; i++, o++) dc[o] = sc[i], dv[o] = sv[i];
-      for (; j < hi; j++, o++) dc[o] = sc[j], dv[o] = sv[j];
-    }
-    int32_t *t1 = sc;
-    sc = dc;
-    dc = t1;
-    double *t2 = sv;
-    sv = dv;
-    dv = t2;
-  }
-  if (sc != c) {
-    memcpy(c, sc, (size_t)n * sizeof *c);
-    memcpy(v, sv, (size_t)n * sizeof *v);
-  }
-}
-
-/* Sorts one row by column, keeping the file order of equal columns. Rows of
- * files are nearly always in order already. */
-static void sort_row(int32_t *c, double *v, int64_t n, sort_tmp *t) {
-  int64_t k = 1;
-  while (k < n && c[k - 1] <= c[k]) k++;
-  if (k >= n) return;
-  if (n > 32 && tmp_reserve(t, n)) {
-    merge_sort(c, v, n, t->c, t->v);
-    return;
-  }
-  insertion_sort(c, v, k, n); /* also when out of memory: slower, same result */
-}
-
 /* --------------------------------------------------------------- CSR --- */
 
 typedef struct {
@@ -134,7 +51,7 @@ typedef struct {
 /* Block b of rows of the CSR (its entries from base[b] on, rowptr of its
  * rows), and what it found to R. */
 static void assemble_block(const mm_entries *E, int b, int32_t nrows, const int64_t *base,
-                           cgm_csr *A, block_result *R, sort_tmp *tmp) {
+                           cgm_csr *A, block_result *R, mm_row_tmp *tmp) {
   const int shift = E->shift;
   int32_t *const colidx = A->colidx;
   double *const val = A->val;
@@ -143,9 +60,8 @@ static void assemble_block(const mm_entries *E, int b, int32_t nrows, const int6
   const int64_t r1 = r0 + ((int64_t)1 << shift) < nrows ? r0 + ((int64_t)1 << shift) : nrows;
   if (r0 >= r1) return;
   const int64_t nr = r1 - r0;
-  /* counting sort of the block's entries by row, reading the chunks in
-   * file order: a row's entries keep the order of the file. cnt counts,
-   * then holds each row's next free place, and at last its end. */
+  /* counting sort by row, the chunks in file order: cnt counts, then holds
+   * each row's next free place, and at last its end */
   int64_t *cnt = rowptr + r0;
   const bool mirror = E->mirror;
   for (int64_t c = 0; c < E->nch; c++)
@@ -180,34 +96,8 @@ static void assemble_block(const mm_entries *E, int b, int32_t nrows, const int6
   for (int64_t i = 0; i < nr; i++) {
     const int64_t bi = end, ei = rowptr[r0 + i];
     end = ei;
-    const int32_t row = (int32_t)(r0 + i);
-    sort_row(colidx + bi, val + bi, ei - bi, tmp);
     rowptr[r0 + i] = out;
-    /* the usual row: no duplicate, and nothing to move */
-    int64_t k = bi;
-    bool diag = bi < ei && colidx[bi] == row;
-    for (k = bi + 1; k < ei && colidx[k] != colidx[k - 1]; k++) diag |= colidx[k] == row;
-    if (k >= ei) {
-      if (out != bi) {
-        memmove(colidx + out, colidx + bi, (size_t)(ei - bi) * sizeof *colidx);
-        memmove(val + out, val + bi, (size_t)(ei - bi) * sizeof *val);
-      }
-      out += ei - bi;
-      ndiag += diag;
-      continue;
-    }
-    const int64_t rs = out;
-    for (k = bi; k < ei; k++) {
-      if (out > rs && colidx[out - 1] == colidx[k]) {
-        val[out - 1] += val[k];
-        nd++;
-      } else {
-        colidx[out] = colidx[k];
-        val[out] = val[k];
-        ndiag += colidx[out] == row;
-        out++;
-      }
-    }
+    out = mm_csr_sum_row(colidx, val, bi, ei, out, (int32_t)(r0 + i), &nd, &ndiag, tmp);
   }
   R->uniq = out - base[b];
   R->dups = nd;
@@ -233,46 +123,33 @@ cgm_status mm_assemble_csr(const mm_entries *E, int32_t nrows, int32_t ncols, in
   const int nb = E->nb, shift = E->shift;
   int64_t *base = malloc(((size_t)nb + 1) * sizeof *base);
   block_result *res = calloc((size_t)nb, sizeof *res);
-  if (!base || !res) {
+  int oom = !base || !res;
+  for (int b = 0; !oom && b <= nb; b++) {
+    base[b] = b ? base[b - 1] : 0;
+    for (int64_t c = 0; b && c < E->nch; c++)
+      base[b] += E->bk[c][b - 1].n + E->bk[c][b - 1].nmirror;
+  }
+  const int64_t total = oom ? 0 : base[nb];
+  oom = oom || cgm_csr_alloc(A, nrows, ncols, total, NULL) != CGM_OK;
+  if (oom) {
     free(base);
     free(res);
     return CGM_ERUNTIME;
   }
-  base[0] = 0;
-  for (int b = 0; b < nb; b++) {
-    int64_t n = 0;
-    for (int64_t c = 0; c < E->nch; c++) n += E->bk[c][b].n + E->bk[c][b].nmirror;
-    base[b + 1] = base[b] + n;
-  }
-  const int64_t total = base[nb];
-  A->nrows = nrows;
-  A->ncols = ncols;
-  A->rowptr = calloc((size_t)nrows + 1, sizeof *A->rowptr);
-  A->colidx = malloc((size_t)(total > 0 ? total : 1) * sizeof *A->colidx);
-  A->val = malloc((size_t)(total > 0 ? total : 1) * sizeof *A->val);
-  int oom = !A->rowptr || !A->colidx || !A->val;
   int32_t *const colidx = A->colidx;
   double *const val = A->val;
   int64_t *const rowptr = A->rowptr;
-
-#pragma omp parallel num_threads(threads) reduction(| : oom) if (!oom)
+#pragma omp parallel num_threads(threads)
   {
-    sort_tmp tmp = {0};
+    mm_row_tmp tmp = {0};
 #pragma omp for schedule(dynamic, 1)
     for (int b = 0; b < nb; b++) assemble_block(E, b, nrows, base, A, &res[b], &tmp);
     free(tmp.c);
     free(tmp.v);
   }
-  if (oom) {
-    free(base);
-    free(res);
-    cgm_csr_free(A);
-    return CGM_ERUNTIME;
-  }
 
-  /* Duplicates left gaps between the blocks: close them, in block order
-   * (each block moves towards the start, over what the blocks before it
-   * left behind), and shift the row pointers. */
+  /* Duplicates left gaps between the blocks: close them in block order and
+   * shift the row pointers. */
   int64_t nnz = 0;
   for (int b = 0; b < nb; b++) {
     res[b].delta = base[b] - nnz;

@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The entries of a Matrix Market file between parsing and CSR
- * (sparse/mm_entries.c). Each chunk of the text, parsed by one thread, keeps
- * its entries in one bucket per block of 2^shift consecutive rows, in the
- * order of the file; a bucket is a list of pages, so that nothing is copied
- * as it grows. The assembly then works on one row block per thread and reads
- * the chunks' buckets of that block in chunk order: every row sees its
- * entries in file order whatever the number of threads or chunks, and
- * duplicates are summed in that order, so the CSR is bit-identical
- * whatever the parallelism. Not part of the public API. */
+/* The entries of a Matrix Market file between parsing and CSR. Each chunk
+ * of the text keeps its entries in one bucket per block of 2^shift rows, a
+ * list of pages (nothing copied as it grows). The assembly reads a row
+ * block's buckets in chunk order, so every row sees its entries, and sums
+ * duplicates, in file order: the CSR is bit-identical whatever the
+ * parallelism. */
 #ifndef CGMODEL_SPARSE_MM_ENTRIES_H
 #define CGMODEL_SPARSE_MM_ENTRIES_H
 
@@ -33,8 +30,7 @@ typedef struct {
   int64_t nmirror; /* entries whose mirror the assembly adds (mm_entries.mirror) */
 } mm_bucket;
 
-/* Appends a page to b (each twice the last, up to a limit: a small chunk
- * stays small). False when out of memory. */
+/* Appends a page to b, twice the last up to a limit. False when out of memory. */
 bool mm_bucket_grow(mm_bucket *b);
 
 static inline bool mm_bucket_push(mm_bucket *b, int32_t row, int32_t col, double v) {
@@ -53,10 +49,9 @@ static inline bool mm_bucket_push(mm_bucket *b, int32_t row, int32_t col, double
 
 void mm_bucket_free(mm_bucket *b);
 
-/* The entries of a file: bk[c][b] is bucket b (rows b << shift ..) of
- * chunk c, chunks in file order. A symmetric file's mirrors are pushed by
- * the parser into the bucket of their row; with one row block (one thread)
- * the assembly adds them instead (mirror), which halves the entries kept. */
+/* bk[c][b] is bucket b (rows b << shift ..) of chunk c. The parser pushes a
+ * symmetric file's mirrors to the bucket of their row, or with one row
+ * block the assembly adds them (mirror), which halves the entries kept. */
 typedef struct {
   mm_bucket *const *bk;
   int64_t nch;
@@ -72,9 +67,8 @@ typedef struct {
   bool bad_neg;
 } mm_csr_stats;
 
-/* The CSR of nrows x ncols from E (columns sorted, duplicates summed in
- * file order) on `threads` threads. CGM_ERUNTIME when out of memory, with A
- * left empty; the caller writes the message. */
+/* The CSR of nrows x ncols from E on `threads` threads. CGM_ERUNTIME when
+ * out of memory (A empty; the caller writes the message). */
 cgm_status mm_assemble_csr(const mm_entries *E, int32_t nrows, int32_t ncols, int threads,
                            cgm_csr *A, mm_csr_stats *st);
 

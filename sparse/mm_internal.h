@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Internals shared by the Matrix Market reader and writer (sparse/mm_read.c,
- * sparse/mm_write.c) and their tests. Not part of the public API. The
- * number conversion both use (cgm_mm_parse_double, cgm_mm_format_double) is
- * its own unit, sparse/mm_number.h. */
+/* Internals shared by the Matrix Market reader and writer and their tests. */
 #ifndef CGMODEL_SPARSE_MM_INTERNAL_H
 #define CGMODEL_SPARSE_MM_INTERNAL_H
 
@@ -17,5 +14,20 @@ extern void (*mm_test_after_header)(const char *path);
  * zero needs its mirror): what a symmetric file written from A keeps.
  * cgm_csr_is_symmetric compares values only. sparse/csr.c */
 bool mm_csr_symmetric_pattern(const cgm_csr *A);
+
+/* Scratch of mm_csr_sum_row, kept across rows: {0} at first, c and v freed
+ * by the caller. */
+typedef struct {
+  int32_t *c;
+  double *v;
+  int64_t cap;
+} mm_row_tmp;
+
+/* Sorts row [bi, ei) of (colidx, val) by column, stably, so that duplicates
+ * sum in input order (a symmetric file's (i,j) and (j,i) alike), and moves
+ * it to `out` on, duplicates summed; returns its new end. Adds the
+ * duplicates to *ndup and a diagonal entry to *ndiag. sparse/csr.c */
+int64_t mm_csr_sum_row(int32_t *colidx, double *val, int64_t bi, int64_t ei, int64_t out,
+                       int32_t row, int64_t *ndup, int64_t *ndiag, mm_row_tmp *t);
 
 #endif

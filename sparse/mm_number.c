@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Number conversion (sparse/mm_number.h): the Eisel-Lemire step and the
- * strtod fallback of the reader's parser, the whole-token parser, and the
- * writer's shortest round-trip formatter. Reader and writer share this unit,
- * so a written value is checked against the very parser that reads it back. */
+/* Number conversion (sparse/mm_number.h). Reader and writer share it, so a
+ * written value is checked against the very parser that reads it back. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "sparse/mm_number.h"
@@ -65,9 +63,6 @@ static inline int64_t floor_div65536(int64_t a) {
   return a >= 0 ? a / 65536 : -((-a + 65535) / 65536);
 }
 
-/* Eisel-Lemire: w * 10^q correctly rounded to a double, w != 0, w < 2^64.
- * Returns 1 with *out set, 2 for an overflow to infinity, 0 when it cannot
- * decide (the caller falls back to strtod). */
 int cgm_num_eisel_lemire(int64_t q, uint64_t w, bool neg, double *out) {
 #if defined(__SIZEOF_INT128__) && defined(__GNUC__)
   if (q < POW5_MIN) { /* below half the smallest subnormal: rounds to zero */
@@ -130,9 +125,7 @@ int cgm_num_eisel_lemire(int64_t q, uint64_t w, bool neg, double *out) {
 #endif
 }
 
-/* strtod on the token [s, e), which mm_scan_decimal has validated. Copies it to
- * a NUL-terminated buffer. A locale whose decimal point is not '.' is
- * handled by substituting it. */
+/* A locale whose decimal point is not '.' gets its own substituted. */
 cgm_num_result cgm_num_strtod(const char *s, const char *e, double *out) {
   char small[128];
   size_t n = (size_t)(e - s);

@@ -1,13 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Number conversion, shared by the Matrix Market reader and writer
- * (docs/matrix-market.md, "Numbers"): decimal text to the correctly rounded
- * double (bit-identical to strtod in the C locale), and a double to the
- * shortest of %.15g, %.16g, %.17g that reads back to it.
- *
- * The scanner and Clinger's fast path are inline here because the reader's
- * entry loop calls them once per value; the Eisel-Lemire step, the strtod
- * fallback and the formatter are in sparse/mm_number.c. Not part of the
- * public API. */
+/* Number conversion of the Matrix Market reader and writer
+ * (docs/matrix-market.md, "Numbers"). The scanner and Clinger's fast path
+ * are inline here because the reader's entry loop calls them once a value;
+ * the rest is in sparse/mm_number.c. */
 #ifndef CGMODEL_SPARSE_MM_NUMBER_H
 #define CGMODEL_SPARSE_MM_NUMBER_H
 
@@ -17,10 +12,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 typedef enum {
   CGM_NUM_OK = 0,        /* parsed; the value is finite */
   CGM_NUM_BAD = 1,       /* not a decimal number (syntax) */
@@ -28,20 +19,15 @@ typedef enum {
   CGM_NUM_NOMEM = 3,     /* out of memory copying a very long token for strtod */
 } cgm_num_result;
 
-/* Parses the whole token s[0, len) as a decimal floating-point number:
- * [+-] digits [. digits] [(e|E) [+-] digits], at least one mantissa digit.
- * The result is bit-identical to strtod() in the C locale (correctly
- * rounded): Clinger's fast path, then the Eisel-Lemire algorithm, then
- * strtod itself for the rare inputs neither decides (more than 19
- * significant digits). Hexadecimal floats are rejected (CGM_NUM_BAD), and
- * so are NaN and Inf (CGM_NUM_NONFINITE). Underflow gives +-0 or a
- * subnormal exactly as strtod does. */
+/* Parses the whole token s[0, len), [+-] digits [. digits] [(e|E) [+-]
+ * digits], bit-identical to strtod() in the C locale: Clinger's fast path,
+ * then Eisel-Lemire, then strtod for what neither decides (more than 19
+ * digits). Hexadecimal floats are CGM_NUM_BAD, NaN and Inf
+ * CGM_NUM_NONFINITE. */
 cgm_num_result cgm_mm_parse_double(const char *s, size_t len, double *out);
 
-/* Formats x (finite) with the shortest of %.15g, %.16g, %.17g that parses
- * back to the same double, with '.' as the decimal point whatever the
- * locale. buf must hold at least 32 bytes; the result is NUL-terminated and
- * its length is returned. */
+/* Formats finite x with the shortest of %.15g, %.16g, %.17g that parses
+ * back to it, '.' whatever the locale, into buf (32 bytes); its length. */
 int cgm_mm_format_double(char *buf, double x);
 
 /* ------------------------------------------------- the scanner's pieces --- */
@@ -80,8 +66,8 @@ typedef struct {
   uint64_t mant; /* meaningless when ndig > 19 (it wraps) */
 } mm_decnum;
 
-/* Eight ASCII digits at p, as one number (SWAR, as in fast_float): the
- * long mantissas of real data are read eight digits a step. */
+/* Eight ASCII digits as one number (SWAR, as in fast_float): the long
+ * mantissas of real data are read eight digits a step. */
 static inline bool mm_is_8digits(uint64_t v) {
   return !(((v + UINT64_C(0x4646464646464646)) | (v - UINT64_C(0x3030303030303030))) &
            UINT64_C(0x8080808080808080));
@@ -105,9 +91,8 @@ static inline uint32_t mm_parse_8digits(uint64_t v) {
   return (uint32_t)v;
 }
 
-/* Digits from p into *m (wrapping past 19 digits, like the loop it
- * replaces: the caller counts digits and falls back to strtod), eight at a
- * time while the 8 bytes lie before end. Returns the first non-digit. */
+/* Digits from p into *m (wrapping past 19 digits: the caller counts them),
+ * eight at a time while they lie before end; returns the first non-digit. */
 static inline const char *mm_scan_digits(const char *p, const char *end, uint64_t *m) {
   uint64_t x = *m;
   while (end - p >= 8) {
@@ -122,28 +107,19 @@ static inline const char *mm_scan_digits(const char *p, const char *end, uint64_
 }
 
 /* Scans the longest prefix of s of the form [+-] digits [. digits]
- * [(e|E) [+-] digits] with at least one mantissa digit. Returns its end, or
- * NULL when there is no mantissa digit. end is the end of the buffer (the
- * token need not reach it): the eight-digit steps never load a byte at or
- * after it; the byte-by-byte scan stops at the first non-digit, which the
- * buffer's final newline guarantees. An 'e' not followed by exponent digits
- * is not consumed (strtod does the same), so the caller sees it as garbage. */
+ * [(e|E) [+-] digits]: its end, or NULL without a mantissa digit. end is the
+ * buffer's end, which the eight-digit steps never reach; the byte-by-byte
+ * scan stops at the buffer's final newline. An 'e' without exponent digits
+ * is not consumed (as by strtod), so the caller sees it as garbage. */
 static inline const char *mm_scan_decimal(const char *s, const char *end, mm_decnum *d) {
   const char *p = s;
-  d->neg = false;
+  d->neg = *p == '-';
   d->frac = false;
-  if (*p == '-') {
-    d->neg = true;
-    p++;
-  } else if (*p == '+') {
-    p++;
-  }
-  bool any = false;
+  p += *p == '-' || *p == '+';
+  const char *z = p;
+  while (*p == '0') p++;
+  bool any = p > z;
   uint64_t m = 0;
-  while (*p == '0') {
-    p++;
-    any = true;
-  }
   const char *ds = p;
   p = mm_scan_digits(p, end, &m);
   int64_t nd = p - ds;
@@ -164,13 +140,8 @@ static inline const char *mm_scan_decimal(const char *s, const char *end, mm_dec
   if (!any) return NULL;
   if (*p == 'e' || *p == 'E') {
     const char *q = p + 1;
-    bool eneg = false;
-    if (*q == '-') {
-      eneg = true;
-      q++;
-    } else if (*q == '+') {
-      q++;
-    }
+    const bool eneg = *q == '-';
+    q += *q == '-' || *q == '+';
     if (mm_is_digit((unsigned char)*q)) {
       int64_t x = 0;
       /* Clamped far beyond any double exponent but far from int64 overflow;
@@ -190,9 +161,8 @@ static inline const char *mm_scan_decimal(const char *s, const char *end, mm_dec
   return p;
 }
 
-/* Eisel-Lemire: w * 10^q correctly rounded to a double, w != 0, w < 2^64.
- * Returns 1 with *out set, 2 for an overflow to infinity, 0 when it cannot
- * decide (the caller falls back to strtod). */
+/* Eisel-Lemire: w * 10^q (w != 0) correctly rounded: 1 with *out set, 2
+ * for an overflow to infinity, 0 when it cannot decide (then strtod). */
 int cgm_num_eisel_lemire(int64_t q, uint64_t w, bool neg, double *out);
 
 /* strtod on the token [s, e), which mm_scan_decimal has validated. */
@@ -205,18 +175,17 @@ cgm_num_result cgm_num_strtod(const char *s, const char *e, double *out);
 #define MM_ALWAYS_INLINE
 #endif
 
-/* Parses the number starting at s, in a buffer that ends at end; *endp is
- * where the scan stopped (the caller checks that a token boundary follows).
- * NaN/Inf spellings are recognised to give them their own message. */
+/* Parses the number at s, in a buffer that ends at end; *endp: where the
+ * scan stopped (the caller checks for a token boundary there). NaN/Inf
+ * spellings are recognised to get their own message. */
 static inline MM_ALWAYS_INLINE cgm_num_result mm_parse_number(const char *s, const char *end,
                                                               const char **endp, double *out,
                                                               bool *frac) {
   mm_decnum d;
   const char *e = mm_scan_decimal(s, end, &d);
   if (!e) {
-    /* Each byte is looked at only when the one before matched a letter: a
-     * token at the very end of a mapped file ends with its newline, and
-     * nothing after that may be read. */
+    /* A byte is read only when the one before matched: a token at the very
+     * end of a mapped file ends with its newline, nothing after it. */
     const char *p = s + (*s == '+' || *s == '-');
     *endp = s;
     int c0 = mm_lower_ascii((unsigned char)p[0]);
@@ -261,8 +230,4 @@ static inline char *mm_put_u64(char *o, uint64_t x) {
   while (n) *o++ = t[--n];
   return o;
 }
-
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -1,28 +1,16 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Matrix Market reader (docs/matrix-market.md): the grammar, read in
- * parallel without changing a bit of what a line-by-line reader gives.
+ * parallel with the result and the first error ("path:LINE: message") of a
+ * line-by-line reader, whatever the threads.
  *
- * The text comes from sparse/mm_source.c in pieces of whole lines, each
- * ending with '\n', so the scanners need no end checks inside a line. The
- * header (banner, comments, size line) is read line by line. The body is
- * cut into chunks at line boundaries, parsed by OpenMP tasks on every
- * thread while the source reads or inflates the next pieces. A chunk knows
- * neither the number of its first line nor how many entries come before
- * it, so it counts its own lines and entries, stops at its first error, and
- * keeps that error with a line number relative to the chunk. Walking the
- * chunks in file order, each piece's once they are parsed, gives every
- * global line number, the entry that is one too many, the first entry of
- * each triangle of a symmetric file, and so the error a line-by-line reader
- * stops at first: the same message whatever the number of threads or
- * chunks. A piece is freed once walked, and the reading stops there when
- * the verdict is known: a stream is never held whole. The text of a mapped
- * file is read under the source's guard (a truncation by another process
- * is reported, not a SIGBUS). Entries go to buckets
- * per block of rows (sparse/mm_entries.c), from which the CSR is assembled
- * in parallel, bit-identical whatever the parallelism. Values are parsed by
- * sparse/mm_number.h, bit-identical to strtod.
- *
- * Every error names the file and the line: "path:LINE: message". */
+ * The header is read line by line. The body is cut into chunks of whole
+ * lines, parsed by OpenMP tasks while the source (sparse/mm_source.h) reads
+ * the next piece. A chunk knows neither its first line's number nor the
+ * entries before it, so it counts its own and keeps its first error
+ * relative to itself; walking the chunks in file order gives the global
+ * line numbers, the entry one too many and the first entry of each
+ * triangle of a symmetric file. A piece is freed once walked and reading
+ * stops once the verdict is known: a stream is never held whole. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "cgmodel/sparse.h"
@@ -39,22 +27,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
 #include <omp.h>
-#endif
 
-/* Rows cost memory without costing a byte of the file: 8 bytes a row in the
- * CSR's row pointer, or in a dense vector. A size line may declare at most
- * max(MM_ROWS_FREE, MM_ROWS_PER_ENTRY x ENTRIES) rows, and the entries must
- * be there (a regular file's count is checked against its size, a stream's
- * as they arrive, before any row is allocated): a 40-byte size line, or one
- * followed by gigabytes of comments, cannot make the reader allocate and
- * touch gigabytes. */
+/* Rows cost 8 bytes each (row pointer or vector) without costing a byte of
+ * the file: a size line may declare at most max(MM_ROWS_FREE,
+ * MM_ROWS_PER_ENTRY x ENTRIES) rows, and the entries must be there before a
+ * row is allocated, so a 40-byte size line cannot make the reader touch
+ * gigabytes. */
 #define MM_ROWS_FREE ((int64_t)1 << 16)
 #define MM_ROWS_PER_ENTRY 16
 
-/* Chunks per piece of text at most: a tiny chunk_bytes on a large file
- * gets larger chunks rather than millions of them. */
+/* Chunks per piece at most: a tiny chunk_bytes gets larger chunks instead. */
 #define MM_MAX_CHUNKS_PER_PIECE ((int64_t)1 << 16)
 
 typedef struct {
@@ -71,20 +54,14 @@ typedef struct {
 
 typedef struct {
   bool array; /* format: array (dense) or coordinate */
-  bool complex_field;
   cgm_mm_field field;
   cgm_mm_symmetry sym;
   int64_t rows, cols, entries;
   int64_t size_line;
 } mm_header;
 
-static cgm_status fail_at(mmr *r, int64_t line, cgm_status code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-
-static cgm_status fail_at(mmr *r, int64_t line, cgm_status code, const char *fmt, ...) {
+static MM_PRINTF(4, 5) cgm_status
+    fail_at(mmr *r, int64_t line, cgm_status code, const char *fmt, ...) {
   char msg[CGM_ERRMSG_MAX];
   va_list ap;
   va_start(ap, fmt);
@@ -105,11 +82,6 @@ static int find_binary(const char *s, const char *e) {
   for (; s < e; s++)
     if (is_binary_byte((unsigned char)*s)) return (unsigned char)*s;
   return -1;
-}
-
-static cgm_status fail_binary(mmr *r, int64_t line, int byte) {
-  return fail_at(r, line, CGM_EINPUT, "binary data (byte 0x%02x): not a Matrix Market text file",
-                 byte);
 }
 
 /* A token for a message: at most 32 characters (then "..."), unprintable
@@ -139,22 +111,33 @@ static const char *tok_desc(char *dst, size_t dn, const char *s) {
   return tok_copy(dst, dn, s, n);
 }
 
-/* Why a value is NaN/Inf: spelled so, or a number beyond the double range. */
-static const char *nonfinite_why(const char *s) {
-  s += *s == '+' || *s == '-';
-  return mm_is_digit((unsigned char)*s) || *s == '.'
-             ? "beyond the double range: only finite values are accepted"
-             : "only finite values are accepted";
+/* Why the value at s, parsed as nr (CGM_NUM_OK: not an integer), is
+ * refused: the message to msg (VMSG bytes), the status returned. */
+#define VMSG 256
+static cgm_status value_fail(char *msg, const char *s, cgm_num_result nr) {
+  char tb[96];
+  tok_desc(tb, sizeof tb, s);
+  const char *t = s + (*s == '+' || *s == '-'); /* a number beyond the range, or NaN/Inf */
+  const bool big = mm_is_digit((unsigned char)*t) || *t == '.';
+  if (nr == CGM_NUM_NOMEM)
+    snprintf(msg, VMSG, "out of memory parsing a value");
+  else if (nr == CGM_NUM_NONFINITE)
+    snprintf(msg, VMSG, "NaN/Inf value '%s' (%sonly finite values are accepted)", tb,
+             big ? "beyond the double range: " : "");
+  else if (nr == CGM_NUM_OK)
+    snprintf(msg, VMSG, "non-integer value '%s' in an integer matrix", tb);
+  else
+    snprintf(msg, VMSG, "bad value '%s': not a number", tb);
+  return nr == CGM_NUM_NOMEM ? CGM_ERUNTIME : CGM_EINPUT;
 }
+
 static cgm_status fail_source(mmr *r, int64_t line) {
   return fail_at(r, line, r->src.fail_code, "%s", r->src.fail_msg);
 }
 
-/* A line of MM_LINE_MAX bytes or more, or one holding binary bytes, is an
- * error whatever else it holds, and the one a line-by-line reader reports
- * for it: it meets the length, and the binary bytes, before it parses the
- * line. Writes that message for the line [ls, le) and returns true, or
- * returns false. */
+/* A line of MM_LINE_MAX bytes or more, or holding binary bytes, is that
+ * error whatever else it holds (a line-by-line reader meets it before
+ * parsing the line): its message for [ls, le) to msg, and true. */
 static bool line_defect(const char *ls, const char *le, char *msg, size_t mn) {
   int b;
   if ((size_t)(le - ls) >= MM_LINE_MAX) {
@@ -171,8 +154,7 @@ static bool line_defect(const char *ls, const char *le, char *msg, size_t mn) {
   return true;
 }
 
-/* Makes [p, end) hold at least one line. 1, 0 at the end of the text, -1
- * after reporting an error. */
+/* Makes [p, end) hold a line: 1, 0 at the end, -1 after reporting an error. */
 static int fill(mmr *r) {
   if (r->p < r->end) return 1;
   mm_source_drop(&r->src, r->piece); /* every line of it is read */
@@ -190,8 +172,8 @@ static int fill(mmr *r) {
   return 1;
 }
 
-/* The next header line as [*ls, *le), *le at its '\n'; *lineno its number.
- * Returns 1, 0 at the end of the text, -1 after an error. */
+/* The next header line [*ls, *le), *le at its '\n', and its number: 1, 0 at
+ * the end, -1 after reporting an error (a defective line among them). */
 static int next_line(mmr *r, char **ls, char **le, int64_t *lineno) {
   int f = fill(r);
   if (f <= 0) return f;
@@ -200,7 +182,7 @@ static int next_line(mmr *r, char **ls, char **le, int64_t *lineno) {
   *lineno = r->line++;
   r->p = *le + 1;
   char msg[128];
-  if ((size_t)(*le - *ls) >= MM_LINE_MAX && line_defect(*ls, *le, msg, sizeof msg)) {
+  if (line_defect(*ls, *le, msg, sizeof msg)) {
     fail_at(r, *lineno, CGM_EINPUT, "%s", msg);
     return -1;
   }
@@ -229,6 +211,13 @@ static bool kw_eq(const char *s, size_t n, const char *kw) {
   return true;
 }
 
+/* The index of s in the NULL-terminated kws, or -1. */
+static int kw_index(const char *s, size_t n, const char *const *kws) {
+  for (int k = 0; kws[k]; k++)
+    if (kw_eq(s, n, kws[k])) return k;
+  return -1;
+}
+
 /* Size-line number: [+]digits, at most 18 digits (int64 without overflow).
  * 0 ok, 1 not a number, 2 negative, 3 too large. */
 static int parse_size_int(const char *s, size_t n, int64_t *out) {
@@ -252,19 +241,6 @@ static int parse_size_int(const char *s, size_t n, int64_t *out) {
   return 0;
 }
 
-static const char *field_name(const mm_header *h) {
-  if (h->complex_field) return "complex";
-  switch (h->field) {
-  case CGM_MM_REAL:
-    return "real";
-  case CGM_MM_INTEGER:
-    return "integer";
-  case CGM_MM_PATTERN:
-    return "pattern";
-  }
-  return "?";
-}
-
 /* The row-count bound of MM_ROWS_FREE and MM_ROWS_PER_ENTRY. */
 static cgm_status check_rows(mmr *r, const mm_header *h, bool vector) {
   if (h->rows <= MM_ROWS_FREE ||
@@ -285,11 +261,10 @@ static cgm_status check_rows(mmr *r, const mm_header *h, bool vector) {
 
 /* The banner, and what a file's first bytes tell. */
 static cgm_status read_banner(mmr *r, mm_header *h) {
-  const bool want_vector = r->vector;
   memset(h, 0, sizeof *h);
   char *ls = NULL, *le = NULL;
   int64_t ln = 1;
-  if (r->src.gzip && !mm_source_have_gzip())
+  if (r->src.kind == MM_SRC_GZIP && !cgm_mm_have_gzip())
     return fail_at(r, 1, CGM_EINPUT,
                    "compressed file (gzip): this build cannot read gzip files (built without "
                    "zlib); decompress it first");
@@ -306,10 +281,7 @@ static cgm_status read_banner(mmr *r, mm_header *h) {
     comp = "gzip";
   else if (n >= 4 && u[0] == 0x28 && u[1] == 0xb5 && u[2] == 0x2f && u[3] == 0xfd)
     comp = "zstd";
-  else if (n >= 6 && memcmp(u,
-                            "\xfd"
-                            "7zXZ\0",
-                            6) == 0)
+  else if (n >= 6 && memcmp(u, "\3757zXZ", 6) == 0) /* \375: 0xfd */
     comp = "xz";
   else if (n >= 4 && memcmp(u, "BZh", 3) == 0 && u[3] >= '1' && u[3] <= '9')
     comp = "bzip2";
@@ -320,8 +292,6 @@ static cgm_status read_banner(mmr *r, mm_header *h) {
   f = next_line(r, &ls, &le, &ln);
   if (f <= 0) return f < 0 ? r->st : fail_at(r, 1, CGM_EINPUT, "empty file");
   if (le - ls >= 3 && memcmp(ls, "\xef\xbb\xbf", 3) == 0) ls += 3; /* UTF-8 byte order mark */
-  int b = find_binary(ls, le);
-  if (b >= 0) return fail_binary(r, ln, b);
 
   const char *p = ls, *t[5];
   size_t tl[5];
@@ -346,83 +316,64 @@ static cgm_status read_banner(mmr *r, mm_header *h) {
   if (!kw_eq(t[1], tl[1], "matrix"))
     return fail_at(r, ln, CGM_EINPUT, "unsupported object '%s': only 'matrix' is supported",
                    tok_copy(tb, sizeof tb, t[1], tl[1]));
-  if (kw_eq(t[2], tl[2], "coordinate"))
-    h->array = false;
-  else if (kw_eq(t[2], tl[2], "array"))
-    h->array = true;
-  else
+  static const char *const formats[] = {"coordinate", "array", NULL};
+  static const char *const fields[] = {"real", "integer", "pattern", "complex", NULL};
+  static const char *const symmetries[] = {"general", "symmetric", "skew-symmetric", "hermitian",
+                                           NULL};
+  const int fmt = kw_index(t[2], tl[2], formats), fld = kw_index(t[3], tl[3], fields);
+  const int sym = kw_index(t[4], tl[4], symmetries);
+  if (fmt < 0)
     return fail_at(r, ln, CGM_EINPUT, "unknown format '%s' (expected coordinate or array)",
                    tok_copy(tb, sizeof tb, t[2], tl[2]));
-  if (kw_eq(t[3], tl[3], "real"))
-    h->field = CGM_MM_REAL;
-  else if (kw_eq(t[3], tl[3], "integer"))
-    h->field = CGM_MM_INTEGER;
-  else if (kw_eq(t[3], tl[3], "pattern"))
-    h->field = CGM_MM_PATTERN;
-  else if (kw_eq(t[3], tl[3], "complex"))
-    h->complex_field = true;
-  else
+  if (fld < 0)
     return fail_at(r, ln, CGM_EINPUT,
                    "unknown field '%s' (expected real, integer, pattern or complex)",
                    tok_copy(tb, sizeof tb, t[3], tl[3]));
-  bool skew = false, herm = false;
-  if (kw_eq(t[4], tl[4], "general"))
-    h->sym = CGM_MM_GENERAL;
-  else if (kw_eq(t[4], tl[4], "symmetric"))
-    h->sym = CGM_MM_SYMMETRIC;
-  else if (kw_eq(t[4], tl[4], "skew-symmetric"))
-    skew = true;
-  else if (kw_eq(t[4], tl[4], "hermitian"))
-    herm = true;
-  else
+  if (sym < 0)
     return fail_at(r, ln, CGM_EINPUT,
                    "unknown symmetry '%s' (expected general, symmetric, skew-symmetric or "
                    "hermitian)",
                    tok_copy(tb, sizeof tb, t[4], tl[4]));
-  if (h->complex_field)
+  h->array = fmt == 1;
+  h->field = fld == 3 ? CGM_MM_REAL : (cgm_mm_field)fld; /* the enum's order */
+  h->sym = sym == 1 ? CGM_MM_SYMMETRIC : CGM_MM_GENERAL;
+  if (fld == 3)
     return fail_at(r, ln, CGM_EINPUT,
                    "complex matrices are not supported: CG needs a real SPD matrix");
-  if (herm)
+  if (sym == 3)
     return fail_at(r, ln, CGM_EINPUT,
                    "hermitian matrices are not supported (hermitian is for complex matrices): CG "
                    "needs a real SPD matrix; a real symmetric matrix is 'symmetric'");
-  if (skew)
+  if (sym == 2)
     return fail_at(r, ln, CGM_EINPUT,
                    "skew-symmetric matrices are not supported: CG needs a real SPD matrix");
   if (h->array && h->field == CGM_MM_PATTERN)
     return fail_at(r, ln, CGM_EINPUT,
                    "'array pattern' is not valid Matrix Market: pattern "
                    "needs the coordinate format");
-  if (h->array && !want_vector)
+  if (h->array && !r->vector)
     return fail_at(r, ln, CGM_EINPUT,
                    "dense 'array' format is not supported for matrices: use the coordinate format");
-  if (want_vector && h->sym != CGM_MM_GENERAL)
+  if (r->vector && h->sym != CGM_MM_GENERAL)
     return fail_at(r, ln, CGM_EINPUT, "a vector must be 'general', not 'symmetric'");
   return CGM_OK;
 }
 
 /* Comments and blank lines, then the size line and what it may declare (a
- * matrix that is not square, when the caller needs one, refused before
- * anything is done for its columns). */
+ * matrix not square, when the caller needs one, refused before its columns). */
 static cgm_status read_size_line(mmr *r, mm_header *h) {
-  const bool want_vector = r->vector;
   char *ls = NULL, *le = NULL, tb[64];
   const char *p, *xt;
   size_t xl;
   int64_t ln = 0;
-  for (;;) {
+  do { /* comments and blank lines */
     int f = next_line(r, &ls, &le, &ln);
     if (f < 0) return r->st;
     if (f == 0)
       return fail_at(r, r->line, CGM_EINPUT, "missing size line: expected '%s' after the banner",
                      h->array ? "ROWS COLS" : "ROWS COLS ENTRIES");
-    int b = find_binary(ls, le);
-    if (b >= 0) return fail_binary(r, ln, b);
-    p = ls;
-    while (p < le && mm_is_blank((unsigned char)*p)) p++;
-    if (p == le || *p == '%') continue;
-    break;
-  }
+    for (p = ls; p < le && mm_is_blank((unsigned char)*p);) p++;
+  } while (p == le || *p == '%');
   h->size_line = ln;
   int want = h->array ? 2 : 3;
   const char *st[3];
@@ -464,7 +415,7 @@ static cgm_status read_size_line(mmr *r, mm_header *h) {
   if (h->sym == CGM_MM_SYMMETRIC && h->rows != h->cols)
     return fail_at(r, ln, CGM_EINPUT, "symmetric matrix must be square, not %lld x %lld",
                    (long long)h->rows, (long long)h->cols);
-  if (want_vector && h->cols != 1)
+  if (r->vector && h->cols != 1)
     return fail_at(r, ln, CGM_EINPUT,
                    "a vector must have one column (n x 1); this one is %lld x %lld",
                    (long long)h->rows, (long long)h->cols);
@@ -482,7 +433,7 @@ static cgm_status read_size_line(mmr *r, mm_header *h) {
                      "most %lld (truncated file?)",
                      (long long)h->entries, (long long)r->src.fsize, (long long)fit);
   }
-  return check_rows(r, h, want_vector);
+  return check_rows(r, h, r->vector);
 }
 
 static void header_run(void *r_, void *h) {
@@ -501,6 +452,13 @@ static cgm_status read_header(mmr *r, mm_header *h) {
 
 enum { CH_PENDING, CH_DONE, CH_ERROR, CH_SKIPPED };
 
+/* A symmetric file's first entry below ([0]) or above ([1]) the diagonal:
+ * its line (-1: none), its entry number, its indices. */
+typedef struct {
+  int64_t line, idx;
+  uint64_t i, j;
+} mm_tri;
+
 typedef struct {
   int64_t idx;
   const char *s, *e; /* whole lines: e[-1] == '\n' */
@@ -511,11 +469,8 @@ typedef struct {
   int64_t err_line;
   bool err_data; /* on a data line (the entry number ndata); else a comment or blank line */
   cgm_status err_code;
-  char *err_msg; /* NULL when there was no memory for it */
-  /* symmetric files: the first entry below (lo) and above (up) the
-   * diagonal, by line and entry number in the chunk; line -1: none */
-  int64_t lo_line, lo_idx, up_line, up_idx;
-  uint64_t lo_i, lo_j, up_i, up_j;
+  char *err_msg;  /* NULL when there was no memory for it */
+  mm_tri tri[2];  /* line and entry number counted in the chunk */
   mm_bucket bk[]; /* one per block of rows */
 } mm_chunk;
 
@@ -523,7 +478,6 @@ typedef struct {
   mm_source *src; /* its reads of a map run under the source's guard */
   bool array;     /* one value per line, else coordinate entries */
   bool values, integer, sym;
-  const char *field;
   uint64_t M, N;
   int nb, shift; /* row blocks of 2^shift rows */
   int threads;
@@ -547,18 +501,10 @@ static void note_error(body *X, mm_chunk *ch) {
   }
 }
 
-/* Records the chunk's first error, on its line `line` that starts at ls.
- * A line too long or with binary bytes is reported as such (line_defect);
- * code CGM_ERUNTIME (out of memory) is reported as given. */
-static void chunk_fail(body *X, mm_chunk *ch, int64_t line, const char *ls, bool data,
-                       cgm_status code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 7, 8)))
-#endif
-    ;
-
-static void chunk_fail(body *X, mm_chunk *ch, int64_t line, const char *ls, bool data,
-                       cgm_status code, const char *fmt, ...) {
+/* Records the chunk's first error, on its line `line` at ls: as line_defect
+ * words it when the line has a defect and code is CGM_EINPUT. */
+static MM_PRINTF(7, 8) void chunk_fail(body *X, mm_chunk *ch, int64_t line, const char *ls,
+                                       bool data, cgm_status code, const char *fmt, ...) {
   char msg[CGM_ERRMSG_MAX];
   const char *le = memchr(ls, '\n', (size_t)(ch->e - ls));
   if (code != CGM_EINPUT || !line_defect(ls, le, msg, sizeof msg)) {
@@ -566,8 +512,6 @@ static void chunk_fail(body *X, mm_chunk *ch, int64_t line, const char *ls, bool
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-  } else {
-    code = CGM_EINPUT;
   }
   size_t n = strlen(msg) + 1;
   ch->err_msg = malloc(n);
@@ -578,10 +522,9 @@ static void chunk_fail(body *X, mm_chunk *ch, int64_t line, const char *ls, bool
   note_error(X, ch);
 }
 
-/* Entry lines "ROW COL [VALUE]" into the chunk's buckets; comments and blank
- * lines skipped. Every check and message is that of a line-by-line reader;
- * only what depends on other chunks (the entry count, both triangles) is
- * left to tally_chunks(). */
+/* Entry lines "ROW COL [VALUE]" into the chunk's buckets, with a
+ * line-by-line reader's checks; what depends on other chunks (the entry
+ * count, both triangles) is left to tally_chunks(). */
 static void parse_coordinate(void *X_, void *ch_) {
   body *X = X_;
   mm_chunk *ch = ch_;
@@ -592,7 +535,7 @@ static void parse_coordinate(void *X_, void *ch_) {
   mm_bucket *const bk = ch->bk;
   const char *p = ch->s, *const end = ch->e;
   int64_t line = 0, k = 0;
-  char tb[96];
+  char tb[96], vm[VMSG];
 #define FAIL(data, code, ...)                                                                      \
   do {                                                                                             \
     ch->nlines = line;                                                                             \
@@ -607,26 +550,20 @@ static void parse_coordinate(void *X_, void *ch_) {
     }
     const char *ls = p;
     while (*p == ' ' || *p == '\t') p++;
-    if (!mm_is_digit((unsigned char)*p)) {
-      if (*p == '\n' || *p == '%' || mm_is_blank((unsigned char)*p)) {
-        const char *le = memchr(p, '\n', (size_t)(end - p));
-        const char *q = p;
-        while (q < le && mm_is_blank((unsigned char)*q)) q++;
-        bool data = q < le && *q != '%';
-        /* chunk_fail words it: too long, or the binary byte */
-        if ((size_t)(le - ls) >= MM_LINE_MAX || find_binary(p, le) >= 0)
-          FAIL(data, CGM_EINPUT, "%s", "binary data");
-        if (data)
-          FAIL(true, CGM_EINPUT, "bad row index '%s' (expected an integer in 1..%llu)",
-               tok_desc(tb, sizeof tb, q), (unsigned long long)M);
-        p = le + 1;
-        line++;
-        continue;
-      }
-      FAIL(true, CGM_EINPUT, "bad row index '%s' (expected an integer in 1..%llu)",
-           tok_desc(tb, sizeof tb, p), (unsigned long long)M);
+    if (!mm_is_digit((unsigned char)*p)) { /* a comment, a blank line or a bad one */
+      const char *le = memchr(p, '\n', (size_t)(end - p)), *q = p;
+      while (q < le && mm_is_blank((unsigned char)*q)) q++;
+      const bool data = q < le && *q != '%';
+      /* chunk_fail words it: too long, or the binary byte */
+      if ((size_t)(le - ls) >= MM_LINE_MAX || find_binary(p, le) >= 0)
+        FAIL(data, CGM_EINPUT, "%s", "binary data");
+      if (data)
+        FAIL(true, CGM_EINPUT, "bad row index '%s' (expected an integer in 1..%llu)",
+             tok_desc(tb, sizeof tb, q), (unsigned long long)M);
+      p = le + 1;
+      line++;
+      continue;
     }
-    /* row index */
     const char *ts = p;
     uint64_t i = 0;
     while (mm_is_digit((unsigned char)*p)) i = i * 10 + (uint64_t)(*p++ - '0');
@@ -639,7 +576,6 @@ static void parse_coordinate(void *X_, void *ch_) {
            tok_desc(tb, sizeof tb, ts), (unsigned long long)M);
     }
     while (*p == ' ' || *p == '\t') p++;
-    /* column index */
     ts = p;
     uint64_t j = 0;
     while (mm_is_digit((unsigned char)*p)) j = j * 10 + (uint64_t)(*p++ - '0');
@@ -657,27 +593,17 @@ static void parse_coordinate(void *X_, void *ch_) {
     if (j - 1 >= N)
       FAIL(true, CGM_EINPUT, "column index %s out of range 1..%llu", tok_desc(tb, sizeof tb, ts),
            (unsigned long long)N);
-    /* value */
     double v = 1.0;
     if (values) {
       while (*p == ' ' || *p == '\t') p++;
       if (*p == '\n' || mm_is_blank((unsigned char)*p))
-        FAIL(true, CGM_EINPUT, "missing value (expected 'ROW COL VALUE' in a %s matrix)", X->field);
+        FAIL(true, CGM_EINPUT, "missing value (expected 'ROW COL VALUE' in a %s matrix)",
+             integer ? "integer" : "real");
       const char *vs = p, *ve;
       bool frac = false;
       cgm_num_result nr = mm_parse_number(vs, end, &ve, &v, &frac);
-      if (nr == CGM_NUM_OK && !mm_is_tok_end((unsigned char)*ve)) nr = CGM_NUM_BAD;
-      if (nr == CGM_NUM_OK && *ve == '\0') nr = CGM_NUM_BAD;
-      if (nr != CGM_NUM_OK) {
-        if (nr == CGM_NUM_NOMEM) FAIL(true, CGM_ERUNTIME, "out of memory parsing a value");
-        if (nr == CGM_NUM_NONFINITE)
-          FAIL(true, CGM_EINPUT, "NaN/Inf value '%s' (%s)", tok_desc(tb, sizeof tb, vs),
-               nonfinite_why(vs));
-        FAIL(true, CGM_EINPUT, "bad value '%s': not a number", tok_desc(tb, sizeof tb, vs));
-      }
-      if (integer && frac)
-        FAIL(true, CGM_EINPUT, "non-integer value '%s' in an integer matrix",
-             tok_desc(tb, sizeof tb, vs));
+      if (nr == CGM_NUM_OK && (!mm_is_tok_end((unsigned char)*ve) || *ve == '\0')) nr = CGM_NUM_BAD;
+      if (nr != CGM_NUM_OK || (integer && frac)) FAIL(true, value_fail(vm, vs, nr), "%s", vm);
       p = ve;
     }
     while (mm_is_blank((unsigned char)*p)) p++;
@@ -690,13 +616,7 @@ static void parse_coordinate(void *X_, void *ch_) {
     }
     if ((size_t)(p - ls) >= MM_LINE_MAX) FAIL(true, CGM_EINPUT, "%s", "line too long");
     p++;
-    if (sym && i != j) {
-      if (i > j) {
-        if (ch->lo_line < 0) ch->lo_line = line, ch->lo_idx = k, ch->lo_i = i, ch->lo_j = j;
-      } else {
-        if (ch->up_line < 0) ch->up_line = line, ch->up_idx = k, ch->up_i = i, ch->up_j = j;
-      }
-    }
+    if (sym && i != j && ch->tri[i < j].line < 0) ch->tri[i < j] = (mm_tri){line, k, i, j};
     const int32_t r0 = (int32_t)(i - 1), c0 = (int32_t)(j - 1);
     if (!mm_bucket_push(&bk[r0 >> shift], r0, c0, v))
       FAIL(true, CGM_ERUNTIME, "out of memory after %lld entries", (long long)k);
@@ -720,7 +640,7 @@ static void parse_array(void *X_, void *ch_) {
   mm_chunk *ch = ch_;
   const char *p = ch->s, *const end = ch->e;
   int64_t line = 0, k = 0;
-  char tb[96];
+  char tb[96], vm[VMSG];
   while (p < end) {
     if ((line & 8191) == 0 && line && stop_requested(X, ch)) {
       ch->state = CH_SKIPPED;
@@ -742,15 +662,7 @@ static void parse_array(void *X_, void *ch_) {
     double x = 0.0;
     cgm_num_result nr = mm_parse_number(q, end, &ve, &x, &frac);
     if (nr == CGM_NUM_OK && (!mm_is_tok_end((unsigned char)*ve) || *ve == '\0')) nr = CGM_NUM_BAD;
-    if (nr == CGM_NUM_NOMEM) FAIL(true, CGM_ERUNTIME, "out of memory parsing a value");
-    if (nr == CGM_NUM_NONFINITE)
-      FAIL(true, CGM_EINPUT, "NaN/Inf value '%s' (%s)", tok_desc(tb, sizeof tb, q),
-           nonfinite_why(q));
-    if (nr != CGM_NUM_OK)
-      FAIL(true, CGM_EINPUT, "bad value '%s': not a number", tok_desc(tb, sizeof tb, q));
-    if (X->integer && frac)
-      FAIL(true, CGM_EINPUT, "non-integer value '%s' in an integer matrix",
-           tok_desc(tb, sizeof tb, q));
+    if (nr != CGM_NUM_OK || (X->integer && frac)) FAIL(true, value_fail(vm, q, nr), "%s", vm);
     while (mm_is_blank((unsigned char)*ve)) ve++;
     if (*ve != '\n')
       FAIL(true, CGM_EINPUT, "extra token '%s' (an array file has one value per line)",
@@ -798,10 +710,9 @@ static void body_free(body *X) {
   X->nch = X->cap = 0;
 }
 
-/* Cuts the whole lines [s, e) into chunks of about chunk_bytes (at least one
- * line each) and appends them; *first is the index of the first new one.
- * False when out of memory or when the text faulted (X->src->changed); the
- * chunks made so far stay. */
+/* Appends the whole lines [s, e) as chunks of about chunk_bytes (a line at
+ * least), the first new one at *first. False when out of memory or when the
+ * text faulted; the chunks made so far stay. */
 static bool add_chunks(body *X, const char *s, const char *e, int64_t *first) {
   *first = X->nch;
   int64_t len = e - s, cb = X->chunk_bytes;
@@ -824,7 +735,7 @@ static bool add_chunks(body *X, const char *s, const char *e, int64_t *first) {
     ch->idx = X->nch;
     ch->s = s;
     ch->e = ce;
-    ch->lo_line = ch->up_line = -1;
+    ch->tri[0].line = ch->tri[1].line = -1;
     X->ch[X->nch++] = ch;
     s = ce;
   }
@@ -841,14 +752,12 @@ typedef struct {
   int64_t vline;
   cgm_status vcode;
   char vmsg[CGM_ERRMSG_MAX];
-  /* the first entry below and above the diagonal (symmetric files) */
-  int64_t lo_line, up_line;
-  uint64_t lo_i, lo_j, up_i, up_j;
+  mm_tri tri[2]; /* lines counted in the file */
 } tally;
 
-/* The chunk being walked holds the entry one too many, which a line-by-line
- * reader reads after the L entries declared, expecting only comments: its
- * line (from the chunk's first, 0) to T->vline, its message to T->vmsg. */
+/* The chunk being walked holds the entry one too many (after the L
+ * declared, only comments may follow): its line in the chunk to T->vline,
+ * its message to T->vmsg. */
 static void locate_extra(void *X_, void *T_) {
   const body *X = X_;
   tally *T = T_;
@@ -878,19 +787,17 @@ static void locate_extra(void *X_, void *T_) {
 /* A symmetric file with entries on both sides: a line-by-line reader stops
  * at the first entry that shows the mix, unless an error came before. */
 static void both_triangles(tally *T) {
-  const int64_t t = T->lo_line > T->up_line ? T->lo_line : T->up_line;
-  if (T->have && t >= T->vline) return;
-  T->vline = t, T->vcode = CGM_EINPUT, T->have = true;
-  const bool lo_last = t == T->lo_line;
+  static const char *const side[2] = {"below", "above"};
+  const int l = T->tri[0].line >= T->tri[1].line ? 0 : 1; /* the later one */
+  const mm_tri *a = &T->tri[l], *b = &T->tri[!l];
+  if (T->have && a->line >= T->vline) return;
+  T->vline = a->line, T->vcode = CGM_EINPUT, T->have = true;
   snprintf(T->vmsg, sizeof T->vmsg,
            "symmetric file has entries in both triangles: (%llu,%llu) is %s the diagonal, but "
            "line %lld has (%llu,%llu) %s it; a symmetric file stores one triangle only (both "
            "would be counted twice)",
-           (unsigned long long)(lo_last ? T->lo_i : T->up_i),
-           (unsigned long long)(lo_last ? T->lo_j : T->up_j), lo_last ? "below" : "above",
-           (long long)(lo_last ? T->up_line : T->lo_line),
-           (unsigned long long)(lo_last ? T->up_i : T->lo_i),
-           (unsigned long long)(lo_last ? T->up_j : T->lo_j), lo_last ? "above" : "below");
+           (unsigned long long)a->i, (unsigned long long)a->j, side[l], (long long)b->line,
+           (unsigned long long)b->i, (unsigned long long)b->j, side[!l]);
 }
 
 /* Walks the chunks parsed since the last call. True once the verdict is
@@ -905,10 +812,9 @@ static bool tally_chunks(body *X, tally *T) {
                (long long)T->next);
       break;
     }
-    if (T->lo_line < 0 && ch->lo_line >= 0 && T->D + ch->lo_idx < L)
-      T->lo_line = T->G + ch->lo_line, T->lo_i = ch->lo_i, T->lo_j = ch->lo_j;
-    if (T->up_line < 0 && ch->up_line >= 0 && T->D + ch->up_idx < L)
-      T->up_line = T->G + ch->up_line, T->up_i = ch->up_i, T->up_j = ch->up_j;
+    for (int t = 0; t < 2; t++)
+      if (T->tri[t].line < 0 && ch->tri[t].line >= 0 && T->D + ch->tri[t].idx < L)
+        T->tri[t] = ch->tri[t], T->tri[t].line += T->G;
     bool extra =
         ch->state == CH_ERROR && ch->err_data ? T->D + ch->ndata >= L : T->D + ch->ndata > L;
     if (extra) {
@@ -921,17 +827,15 @@ static bool tally_chunks(body *X, tally *T) {
       T->D += ch->ndata;
       T->G += ch->nlines;
     }
-    if (T->lo_line >= 0 && T->up_line >= 0) both_triangles(T);
+    if (T->tri[0].line >= 0 && T->tri[1].line >= 0) both_triangles(T);
   }
   return T->have;
 }
 
-/* Parses the body: the rest of the header's piece, then every piece the
- * source gives, each walked (tally_chunks) and dropped once its chunks are
- * parsed, until the verdict is known or the text ends: a stream is held a
- * piece or two at a time, and more entries than declared stop it at the
- * piece that holds the first extra one. The chunks run as OpenMP tasks
- * while this thread fetches the next piece. */
+/* Parses the rest of the header's piece, then every piece of the source,
+ * each walked (tally_chunks) and dropped once parsed, until the verdict is
+ * known: a stream is held a piece or two at a time. The chunks run as
+ * OpenMP tasks while this thread fetches the next piece. */
 static void parse_body(mmr *r, body *X, tally *T) {
   char *piece = r->piece, *s = r->p, *e = r->end;
   r->p = r->end;
@@ -965,23 +869,16 @@ static void parse_body(mmr *r, body *X, tally *T) {
 
 /* The verdict once the body is parsed: the first error of the text, or
  * CGM_OK with exactly the entries declared. */
-static cgm_status tally_end(mmr *r, const body *X, tally *T) {
-  const int64_t L = T->h->entries;
-  if (!T->have && X->nomem) {
-    T->vline = T->G, T->vcode = CGM_ERUNTIME, T->have = true;
-    snprintf(T->vmsg, sizeof T->vmsg, "out of memory for the parser's chunks");
-  } else if (!T->have && X->src_failed) {
-    T->vline = T->G, T->vcode = r->src.fail_code, T->have = true;
-    snprintf(T->vmsg, sizeof T->vmsg, "%s", r->src.fail_msg);
-  } else if (!T->have && T->D < L) {
-    T->vline = T->G, T->vcode = CGM_EINPUT, T->have = true;
-    snprintf(T->vmsg, sizeof T->vmsg,
-             "unexpected end of file after %lld of the %lld %s declared on line %lld (truncated "
-             "file?)",
-             (long long)T->D, (long long)L, X->array ? "values" : "entries",
-             (long long)T->h->size_line);
-  }
+static cgm_status tally_end(mmr *r, const body *X, const tally *T) {
   if (T->have) return fail_at(r, T->vline, T->vcode, "%s", T->vmsg);
+  if (X->nomem) return fail_at(r, T->G, CGM_ERUNTIME, "out of memory for the parser's chunks");
+  if (X->src_failed) return fail_source(r, T->G);
+  if (T->D < T->h->entries)
+    return fail_at(r, T->G, CGM_EINPUT,
+                   "unexpected end of file after %lld of the %lld %s declared on line %lld "
+                   "(truncated file?)",
+                   (long long)T->D, (long long)T->h->entries, X->array ? "values" : "entries",
+                   (long long)T->h->size_line);
   return CGM_OK;
 }
 
@@ -994,7 +891,6 @@ static cgm_status read_body(mmr *r, const mm_header *h, const cgm_mm_read_opts *
   X->values = h->field != CGM_MM_PATTERN;
   X->integer = h->field == CGM_MM_INTEGER;
   X->sym = h->sym == CGM_MM_SYMMETRIC;
-  X->field = field_name(h);
   X->M = (uint64_t)h->rows;
   X->N = (uint64_t)h->cols;
   X->threads = o->threads;
@@ -1004,7 +900,7 @@ static cgm_status read_body(mmr *r, const mm_header *h, const cgm_mm_read_opts *
   int64_t want = h->array || X->threads <= 1 ? 1 : 4 * (int64_t)X->threads;
   while ((((h->rows - 1) >> X->shift) + 1) > want) X->shift++;
   X->nb = (int)(((h->rows - 1) >> X->shift) + 1);
-  tally T = {.h = h, .G = r->line, .lo_line = -1, .up_line = -1};
+  tally T = {.h = h, .G = r->line, .tri = {{.line = -1}, {.line = -1}}};
   parse_body(r, X, &T);
   return tally_end(r, X, &T);
 }
@@ -1020,45 +916,35 @@ static mm_bucket **body_buckets(const body *X) {
 /* ============================================================ the API === */
 
 cgm_mm_read_opts cgm_mm_read_opts_default(void) {
-  cgm_mm_read_opts o = {0, 0, 0, false, false};
-  return o;
+  return (cgm_mm_read_opts){0, 0, 0, false, false};
 }
 
 void (*mm_test_after_header)(const char *path);
 
-/* Whatever the parse made of a file that changed while it was read (a
- * truncation that faulted, or its size or times moved), that is the
- * verdict. */
+/* A file that changed while it was read (a truncation that faulted, or its
+ * size or times moved) gets that verdict, whatever the parse made of it. */
 static cgm_status check_changed(mmr *r, cgm_status st) {
   if (!mm_source_changed(&r->src)) return st;
   return cgm_fail(r->err, CGM_EINPUT, "%s: the file changed while it was read", r->path);
 }
 
-bool cgm_mm_have_gzip(void) {
-  return mm_source_have_gzip();
-}
-
-static cgm_mm_read_opts resolve_opts(const cgm_mm_read_opts *opts) {
-  cgm_mm_read_opts o = opts ? *opts : cgm_mm_read_opts_default();
-  if (o.threads <= 0) {
-#ifdef _OPENMP
-    o.threads = omp_get_max_threads();
-#else
-    o.threads = 1;
-#endif
-  }
-  if (o.threads < 1) o.threads = 1;
-  if (o.threads > 1024) o.threads = 1024; /* more is a mistake, not a machine */
-  return o;
-}
-
-static cgm_status mmr_open(mmr *r, const char *path, const cgm_mm_read_opts *o, cgm_error *err) {
+/* Resolves the options to *o, opens path and reads its header. */
+static cgm_status mmr_start(mmr *r, const char *path, const cgm_mm_read_opts *opts, bool vector,
+                            cgm_mm_read_opts *o, mm_header *h, cgm_error *err) {
+  *o = opts ? *opts : cgm_mm_read_opts_default();
+  if (o->threads <= 0) o->threads = omp_get_max_threads();
+  if (o->threads > 1024) o->threads = 1024; /* more is a mistake, not a machine */
   memset(r, 0, sizeof *r);
   r->path = path ? path : "(null)";
   r->err = err;
   r->line = 1;
+  r->vector = vector;
+  r->square = o->square && !vector;
   size_t piece = o->stream_bytes > 0 ? (size_t)o->stream_bytes : 0;
-  return mm_source_open(&r->src, path, piece, err);
+  cgm_status st = mm_source_open(&r->src, path, piece, err);
+  if (!st) st = read_header(r, h);
+  if (!st && mm_test_after_header) mm_test_after_header(r->path);
+  return st;
 }
 
 cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, cgm_csr *A,
@@ -1066,15 +952,11 @@ cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, 
   if (A) memset(A, 0, sizeof *A);
   if (info) memset(info, 0, sizeof *info);
   if (!A) return cgm_fail(err, CGM_EINPUT, "cgm_mm_read_csr: no output matrix");
-  cgm_mm_read_opts o = resolve_opts(opts);
+  cgm_mm_read_opts o;
   mmr r;
-  cgm_status st = mmr_open(&r, path, &o, err);
-  if (st) return st;
   mm_header h;
   body X = {0};
-  r.square = o.square;
-  st = read_header(&r, &h);
-  if (!st && mm_test_after_header) mm_test_after_header(r.path);
+  cgm_status st = mmr_start(&r, path, opts, false, &o, &h, err);
   if (!st && info) {
     info->field = h.field;
     info->symmetry = h.sym;
@@ -1082,28 +964,18 @@ cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, 
   }
   /* A mapped general file that ends with its newline: the sorted path
    * first (sparse/mm_sorted.h), the general one when the body is not such */
+  bool sorted = false;
   if (!st && !h.array && h.sym == CGM_MM_GENERAL && !o.general_only && r.src.kind == MM_SRC_MAP &&
       r.src.map_piece_len == r.src.map_len && r.end == r.src.map + r.src.map_len) {
     const mm_sorted_shape sh = {h.rows, h.cols, h.entries, h.field != CGM_MM_PATTERN,
                                 h.field == CGM_MM_INTEGER};
-    const int k = mm_sorted_csr(&r.src, r.p, r.end, &sh, o.threads, A);
-    st = check_changed(&r, CGM_OK);
-    if (st) cgm_csr_free(A);
-    if (k == 1 && !st) {
-      if (info) {
-        info->duplicates_summed = 0;
-        info->file_bytes = r.src.nread;
-        info->sorted = true;
-      }
-      mm_source_close(&r.src);
-      return CGM_OK;
-    }
+    sorted = mm_sorted_csr(&r.src, r.p, r.end, &sh, o.threads, A) == 1;
   }
-  if (!st) st = read_body(&r, &h, &o, &X);
+  if (!st && !sorted) st = read_body(&r, &h, &o, &X);
   st = check_changed(&r, st);
   mm_source_release_text(&r.src); /* before the CSR is allocated */
   mm_csr_stats cs = {0};
-  if (!st) {
+  if (!st && !sorted) {
     mm_bucket **bk = body_buckets(&X);
     mm_entries E = {bk, X.nch, X.nb, X.shift, X.sym && X.nb == 1};
     st = bk ? mm_assemble_csr(&E, (int32_t)h.rows, (int32_t)h.cols, o.threads, A, &cs)
@@ -1127,6 +999,7 @@ cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts *opts, 
     info->duplicates_summed = h.sym == CGM_MM_SYMMETRIC
                                   ? h.entries - cs.diag_rows - (A->nnz - cs.diag_rows) / 2
                                   : cs.dups;
+    info->sorted = sorted;
   }
   if (info) info->file_bytes = r.src.nread;
   mm_source_close(&r.src);
@@ -1143,16 +1016,12 @@ cgm_status cgm_mm_read_vector_opts(const char *path, const cgm_mm_read_opts *opt
   if (v) *v = NULL;
   if (n) *n = 0;
   if (!v || !n) return cgm_fail(err, CGM_EINPUT, "cgm_mm_read_vector: no output vector");
-  cgm_mm_read_opts o = resolve_opts(opts);
+  cgm_mm_read_opts o;
   mmr r;
-  cgm_status st = mmr_open(&r, path, &o, err);
-  if (st) return st;
   mm_header h;
   body X = {0};
   double *x = NULL;
-  r.vector = true;
-  st = read_header(&r, &h);
-  if (!st && mm_test_after_header) mm_test_after_header(r.path);
+  cgm_status st = mmr_start(&r, path, opts, true, &o, &h, err);
   if (!st) st = read_body(&r, &h, &o, &X);
   st = check_changed(&r, st);
   mm_source_release_text(&r.src);
@@ -1175,13 +1044,10 @@ cgm_status cgm_mm_read_vector_opts(const char *path, const cgm_mm_read_opts *opt
                     "finite values are accepted",
                     r.path, (long long)i + 1, x[i] > 0 ? "+Inf" : "-Inf");
   mm_source_close(&r.src);
-  if (st) {
-    free(x);
-    return st;
-  }
-  *v = x;
-  *n = (int32_t)h.rows;
-  return CGM_OK;
+  if (st) free(x);
+  *v = st ? NULL : x;
+  *n = st ? 0 : (int32_t)h.rows;
+  return st;
 }
 
 cgm_status cgm_mm_read_vector(const char *path, double **v, int32_t *n, cgm_error *err) {

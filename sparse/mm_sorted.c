@@ -1,17 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The sorted path of the Matrix Market reader (sparse/mm_sorted.h).
- *
- * A general coordinate file whose entries come row by row, columns
- * increasing within a row, one entry a line, is already its CSR: what a CSR
- * matrix written entry by entry looks like (our writer's files, SciPy's
- * mmwrite of a CSR matrix, the generators'). The general path parses such a
- * file into buckets of entries and then sorts them into the CSR, moving
- * every entry twice more; here each chunk of lines, once counted, is parsed
- * straight into its place. Anything else, or anything doubtful (a comment
- * or blank line in the body, a line the strict grammar below does not
- * take, an entry out of order, a bad value), answers "not sorted" and the
- * general path reads the file instead, with its messages: this path never
- * reports an error of the file. */
+/* The sorted path of the Matrix Market reader. A general coordinate file
+ * whose entries come row by row, columns increasing, one a line (a CSR
+ * written entry by entry: our writer's, SciPy's mmwrite) is already its CSR:
+ * each chunk of lines, once counted, is parsed straight into its place
+ * instead of into buckets sorted later. Anything doubtful (a comment in the
+ * body, a line outside the strict grammar, an entry out of order, a bad
+ * value) answers "not sorted": the general path reads the file instead, so
+ * this one never reports an error. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "sparse/mm_sorted.h"
@@ -147,14 +142,8 @@ int mm_sorted_csr(mm_source *src, const char *s, const char *e, const mm_sorted_
     free(ch);
     return 0;
   }
-  A->nrows = (int32_t)sh->rows;
-  A->ncols = (int32_t)sh->cols;
-  A->rowptr = calloc((size_t)sh->rows + 1, sizeof *A->rowptr);
-  A->colidx = malloc((size_t)L * sizeof *A->colidx);
-  A->val = malloc((size_t)L * sizeof *A->val);
-  if (!A->rowptr || !A->colidx || !A->val) {
+  if (cgm_csr_alloc(A, (int32_t)sh->rows, (int32_t)sh->cols, L, NULL)) {
     free(ch);
-    cgm_csr_free(A);
     return -1;
   }
   int64_t *const rowptr = A->rowptr;
@@ -173,10 +162,7 @@ int mm_sorted_csr(mm_source *src, const char *s, const char *e, const mm_sorted_
       for (uint64_t r = c > 0 ? ch[c - 1].li : 0; r < ch[c].fi; r++) rowptr[r] = ch[c].off;
     }
   }
-  if (ok) {
-    for (uint64_t r = ch[n - 1].li; r <= (uint64_t)sh->rows; r++) rowptr[r] = L;
-    A->nnz = L;
-  }
+  for (uint64_t r = ch[n - 1].li; ok && r <= (uint64_t)sh->rows; r++) rowptr[r] = L;
   free(ch);
   if (!ok) {
     cgm_csr_free(A);

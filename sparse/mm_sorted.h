@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The sorted path of the Matrix Market reader (sparse/mm_sorted.c): a
- * general coordinate file whose body is one entry a line, row by row and
- * columns increasing, parsed straight into its CSR. Not part of the public
- * API. */
+/* The sorted path of the Matrix Market reader (sparse/mm_sorted.c). */
 #ifndef CGMODEL_SPARSE_MM_SORTED_H
 #define CGMODEL_SPARSE_MM_SORTED_H
 
@@ -19,12 +16,10 @@ typedef struct {
   bool integer; /* values without a fraction */
 } mm_sorted_shape;
 
-/* The CSR of the body [s, e) (whole lines, e[-1] == '\n', in src's map,
- * read under its guard) on `threads` threads: 1 when the body is such a
- * file (A filled: columns sorted, no duplicate); 0 when it is not, or when
- * a line is anything the general path would have to judge, or when the
- * text faulted (src->changed) (A empty: read it with the general path,
- * which words any error); -1 out of memory (A empty). */
+/* The CSR of the body [s, e) (whole lines in src's map) on `threads`
+ * threads: 1 when the body is such a file; 0 when it is not, when a line
+ * is anything the general path would have to judge, or when the text
+ * faulted (A empty: the general path words any error); -1 out of memory. */
 int mm_sorted_csr(mm_source *src, const char *s, const char *e, const mm_sorted_shape *sh,
                   int threads, cgm_csr *A);
 

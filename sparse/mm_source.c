@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The text of a Matrix Market file (sparse/mm_source.h).
- *
- * A regular file is mapped rather than read: the parser's threads then read
- * the page cache directly, with no copy and no read buffer to pass between
- * them. Streams cannot be mapped and are read in pieces; so are gzip files,
- * inflated with zlib while the pieces already handed out are parsed. A
- * stream's piece ends at its last newline and the rest of that line starts
- * the next piece. */
+/* The text of a Matrix Market file (sparse/mm_source.h). A regular file is
+ * mapped rather than read: the parser's threads read the page cache with no
+ * copy. A stream's piece ends at its last newline; the rest of that line
+ * starts the next piece. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "sparse/mm_source.h"
+
+#include "cgmodel/sparse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +31,7 @@
 #define MM_PIECE_FIRST ((size_t)64 << 10)   /* its first piece */
 #define MM_ZIN_BYTES ((size_t)1 << 20)      /* compressed bytes read at a time from a pipe */
 
-bool mm_source_have_gzip(void) {
+bool cgm_mm_have_gzip(void) {
 #ifdef CGM_HAVE_ZLIB
   return true;
 #else
@@ -41,13 +39,7 @@ bool mm_source_have_gzip(void) {
 #endif
 }
 
-static void src_fail(mm_source *s, cgm_status code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static void src_fail(mm_source *s, cgm_status code, const char *fmt, ...) {
+static MM_PRINTF(3, 4) void src_fail(mm_source *s, cgm_status code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(s->fail_msg, sizeof s->fail_msg, fmt, ap);
@@ -58,11 +50,10 @@ static void src_fail(mm_source *s, cgm_status code, const char *fmt, ...) {
 
 /* ------------------------------------------ a mapped file that shrinks --- */
 
-/* Reading a page of a mapped file beyond its end, once another process has
- * truncated it, raises SIGBUS on the thread that read it. While any file is
- * mapped a handler is installed that jumps back into that thread's
- * innermost mm_source_guard; a SIGBUS outside one goes to the handler that was
- * there before (the default: the process dies, as without a reader). */
+/* Reading a mapped page beyond the end of a file another process truncated
+ * raises SIGBUS on the reading thread. While any file is mapped a handler
+ * jumps back into that thread's innermost mm_source_guard; a SIGBUS outside
+ * one goes to the handler that was there before. */
 static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
 static int guard_users; /* sources holding the handler */
 static struct sigaction guard_prev;
@@ -157,8 +148,22 @@ static bool own(mm_source *s, char *buf) {
   return true;
 }
 
-/* Reads from the file into dst: first the bytes read by mm_source_open.
- * Returns the count, 0 at the end, -1 after recording a failure. */
+/* Reads the file into dst. Returns the count, 0 at the end, -1 after
+ * recording a failure. */
+static ssize_t read_fd(mm_source *s, void *dst, size_t room) {
+  ssize_t k;
+  while ((k = read(s->fd, dst, room)) < 0 && errno == EINTR) {
+  }
+  if (k < 0) {
+    src_fail(s, errno == EISDIR ? CGM_EINPUT : CGM_ERUNTIME, "read error: %s", strerror(errno));
+    return -1;
+  }
+  if (k == 0) s->in_eof = true;
+  s->nread += k;
+  return k;
+}
+
+/* read_fd, first the bytes read by mm_source_open. */
 static ssize_t read_some(mm_source *s, void *dst, size_t room) {
   if (s->pre_off < s->pre_len) {
     size_t n = s->pre_len - s->pre_off;
@@ -167,24 +172,12 @@ static ssize_t read_some(mm_source *s, void *dst, size_t room) {
     s->pre_off += n;
     return (ssize_t)n;
   }
-  if (s->in_eof) return 0;
-  for (;;) {
-    ssize_t k = read(s->fd, dst, room);
-    if (k < 0 && errno == EINTR) continue;
-    if (k < 0) {
-      src_fail(s, errno == EISDIR ? CGM_EINPUT : CGM_ERUNTIME, "read error: %s", strerror(errno));
-      return -1;
-    }
-    if (k == 0) s->in_eof = true;
-    s->nread += k;
-    return k;
-  }
+  return s->in_eof ? 0 : read_fd(s, dst, room);
 }
 
-/* Opens path, the file itself a regular one (a FIFO would block the open
- * until a writer came, a device could stream forever), or a link to a
- * stream: /dev/stdin, /dev/fd/N and /proc/self/fd/N name a descriptor
- * already open, a stream by contract. */
+/* Opens path: a regular file (a FIFO would block the open until a writer
+ * came, a device could stream forever), or a link to a descriptor already
+ * open (/dev/stdin, /dev/fd/N), a stream by contract. */
 static cgm_status open_file(mm_source *s, const char *path, cgm_error *err) {
   struct stat ls;
   if (lstat(path, &ls) == 0 && !S_ISREG(ls.st_mode) && !S_ISDIR(ls.st_mode) && !S_ISLNK(ls.st_mode))
@@ -205,7 +198,6 @@ static cgm_status open_file(mm_source *s, const char *path, cgm_error *err) {
 
 cgm_status mm_source_open(mm_source *s, const char *path, size_t piece_bytes, cgm_error *err) {
   memset(s, 0, sizeof *s);
-  s->path = path ? path : "(null)";
   s->fd = -1;
   s->fsize = -1;
   s->piece_bytes = piece_bytes ? piece_bytes : MM_PIECE_DEFAULT;
@@ -222,7 +214,6 @@ cgm_status mm_source_open(mm_source *s, const char *path, size_t piece_bytes, cg
     if (m != MAP_FAILED) {
       s->map = m;
       s->map_len = (size_t)s->st.st_size;
-      s->guarded = true;
       s->kind = MM_SRC_MAP;
       s->fsize = (int64_t)s->st.st_size;
       s->nread = (int64_t)s->st.st_size;
@@ -237,19 +228,12 @@ cgm_status mm_source_open(mm_source *s, const char *path, size_t piece_bytes, cg
     /* two bytes tell gzip; a read error is reported as the text's first
      * failure (line 1) */
     while (s->pre_len < 2 && !s->in_eof) {
-      ssize_t k = read(fd, s->pre + s->pre_len, sizeof s->pre - s->pre_len);
-      if (k < 0 && errno == EINTR) continue;
-      if (k < 0) {
-        src_fail(s, errno == EISDIR ? CGM_EINPUT : CGM_ERUNTIME, "read error: %s", strerror(errno));
-        break;
-      }
-      if (k == 0) s->in_eof = true;
+      ssize_t k = read_fd(s, s->pre + s->pre_len, sizeof s->pre - s->pre_len);
+      if (k < 0) break;
       s->pre_len += (size_t)k;
-      s->nread += k;
     }
   }
   if (s->pre_len >= 2 && s->pre[0] == 0x1f && s->pre[1] == 0x8b) {
-    s->gzip = true;
     s->kind = MM_SRC_GZIP;
     s->fsize = -1; /* the text's size is known only at its end */
 #ifdef CGM_HAVE_ZLIB
@@ -303,14 +287,11 @@ static bool gz_input_done(const mm_source *s) {
   return s->in_eof && s->pre_off >= s->pre_len;
 }
 
-/* Inflates into dst. Returns the bytes produced (0 at the end of the
- * stream), or -1 after recording a failure that came before any byte. A
- * failure after some bytes is recorded and those bytes are returned: the
- * text before a corruption is all there whatever the size of the pieces,
- * so the line where the failure is reported does not depend on it.
- * Concatenated gzip members (what `cat a.gz b.gz` and pigz make) are read
- * as one text, as gzip -dc does; anything else after a member is an error,
- * never skipped. */
+/* Inflates into dst: the bytes produced (0 at the end), or -1 after
+ * recording a failure before any byte. A failure after some bytes is
+ * recorded and those bytes returned, so the line it is reported at does not
+ * depend on the pieces' size. Concatenated members (cat a.gz b.gz, pigz)
+ * are one text, as for gzip -dc; anything else after a member is an error. */
 static ssize_t inflate_some(mm_source *s, char *dst, size_t room) {
   z_stream *z = s->z;
   if (room > UINT_MAX) room = UINT_MAX;
@@ -365,8 +346,8 @@ static ssize_t inflate_some(mm_source *s, char *dst, size_t room) {
 /* The next piece of a stream (read or inflated). */
 static int stream_next(mm_source *s, char **p, size_t *len) {
   if (s->eof && s->carry_len == 0) return 0;
-  /* Pieces start small and double up to piece_bytes: a small input costs
-   * a small buffer, and parsing starts early. */
+  /* Pieces double up to piece_bytes: a small input costs a small buffer,
+   * and parsing starts early. */
   if (s->next_cap == 0)
     s->next_cap = s->piece_bytes < MM_PIECE_FIRST ? s->piece_bytes : MM_PIECE_FIRST;
   size_t cap = s->next_cap;
@@ -509,9 +490,8 @@ void mm_source_drop(mm_source *s, const char *piece) {
     }
 }
 
-/* '\n' in [s, e), eight bytes at a time: for each word, the exact count of
- * its zero bytes after an xor with '\n' in every byte (memchr a line at a
- * time spent 14% of a one-thread read of the sorted path in its calls). */
+/* '\n' in [s, e), eight bytes at a time: the zero bytes of each word xor
+ * '\n' (memchr a line at a time took 14% of a one-thread sorted read). */
 int64_t mm_count_newlines(const char *s, const char *e) {
   const uint64_t nl = 0x0a0a0a0a0a0a0a0aull, low7 = 0x7f7f7f7f7f7f7f7full;
   int64_t n = 0;
@@ -534,10 +514,11 @@ void mm_source_release_text(mm_source *s) {
   free(s->owned);
   s->owned = NULL;
   s->nowned = s->owned_cap = 0;
-  if (s->map) munmap(s->map, s->map_len);
+  if (s->map) {
+    munmap(s->map, s->map_len);
+    guard_hold(false);
+  }
   s->map = NULL;
-  if (s->guarded) guard_hold(false);
-  s->guarded = false;
 }
 
 void mm_source_close(mm_source *s) {

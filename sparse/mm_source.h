@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The text of a Matrix Market file, handed out as pieces of whole lines
- * (sparse/mm_source.c). A regular file is mapped (one piece, and its last
- * line when that lacks a newline, copied with one; its reads run under
- * mm_source_guard); a stream (standard input, /dev/fd/N, /proc/self/fd/N)
- * is read, and a gzip file (recognised by its magic bytes) inflated, into
- * pieces of a few MiB, each freed once parsed: a stream is never held
- * whole. Any other file that is not regular (a FIFO, a device) is refused,
- * never waited on. Every piece ends with '\n', so the scanners need no end
- * checks inside a line. Not part of the public API. */
+/* The text of a Matrix Market file, handed out as pieces of whole lines,
+ * each ending with '\n' so that the scanners need no end checks inside a
+ * line. A regular file is mapped (its reads run under mm_source_guard); a
+ * stream (standard input, /dev/fd/N) is read, and a gzip file inflated,
+ * into pieces of a few MiB freed once parsed. Another file that is not
+ * regular (a FIFO, a device) is refused, never waited on. */
 #ifndef CGMODEL_SPARSE_MM_SOURCE_H
 #define CGMODEL_SPARSE_MM_SOURCE_H
 
@@ -19,33 +16,36 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-/* Longest line accepted (bytes before its newline). A stream stops at a
- * line this long, so a pipe without newlines cannot fill the memory. */
+/* Longest line accepted: a stream stops at a line this long, so that a pipe
+ * without newlines cannot fill the memory. */
 #define MM_LINE_MAX ((size_t)64 << 20)
+
+#if defined(__GNUC__)
+#define MM_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define MM_PRINTF(f, a)
+#endif
 
 typedef enum { MM_SRC_MAP, MM_SRC_READ, MM_SRC_GZIP } mm_src_kind;
 
 typedef struct mm_source {
-  const char *path;
   int fd;
   mm_src_kind kind;
-  bool gzip;            /* the file starts with the gzip magic bytes */
   int64_t fsize;        /* size of a regular file read as text; -1 for pipes and gzip */
   int64_t nread;        /* bytes of the file read (mapped: the file size) */
   struct stat st;       /* the file when it was opened */
-  bool guarded;         /* mapped: holds the SIGBUS handler (mm_source_guard) */
   _Atomic bool changed; /* a guarded read faulted: the file shrank */
   size_t piece_bytes;   /* size of a stream's pieces, at most */
   size_t next_cap;      /* size of its next piece (they double up to piece_bytes) */
   bool eof;             /* no more input (or a stream stopped at a line longer than MM_LINE_MAX) */
 
-  /* a mapped file */
+  /* a mapped file (holding the SIGBUS handler of mm_source_guard) */
   char *map;
   size_t map_len;
   int map_stage;
 
-  /* streams: the first bytes (read to recognise gzip), then the part of the
-   * last line read that the previous piece did not hold */
+  /* streams: the first bytes (gzip's magic), then the rest of the last line
+   * the previous piece did not hold */
   unsigned char pre[16];
   size_t pre_len, pre_off;
   char *carry;
@@ -53,43 +53,37 @@ typedef struct mm_source {
   void *z;            /* z_stream */
   unsigned char *zin; /* compressed input buffer (a pipe) */
   size_t zin_cap;
-  int64_t zin_pos; /* compressed bytes consumed by inflate */
-  bool in_eof;     /* the file's bytes are all read */
+  bool in_eof; /* the file's bytes are all read */
 
-  /* every piece handed out that this source allocated and still holds,
-   * freed by mm_source_drop or mm_source_release_text */
+  /* the pieces handed out that this source allocated and still holds */
   char **owned;
   size_t nowned, owned_cap;
   size_t map_piece_len; /* the mapped piece handed out */
 
-  /* a stream that failed (read error, corrupt or truncated gzip): the
-   * message, without the path and the line the reader puts before it */
+  /* a stream that failed (read error, corrupt gzip): the message, without
+   * the path and the line */
   bool failed;
   cgm_status fail_code;
   char fail_msg[512];
 } mm_source;
 
-/* Opens path (cannot open, directory, not a regular file nor a stream:
- * CGM_EINPUT, "PATH: ..."), maps a regular file or reads a stream's first
- * bytes, and recognises gzip. piece_bytes: the size of a stream's pieces
- * (0: the default). */
+/* Opens path ("PATH: ..." errors), maps a regular file or reads a stream's
+ * first bytes, and recognises gzip. piece_bytes: a stream's pieces (0: the
+ * default). */
 cgm_status mm_source_open(mm_source *s, const char *path, size_t piece_bytes, cgm_error *err);
 
-/* The next piece of whole lines, [*p, *p + *len), (*p)[*len - 1] == '\n'.
- * Returns 1, 0 at the end of the text, -1 when the stream failed
- * (s->failed, s->fail_code, s->fail_msg; the partial last line is dropped).
- * The piece stays valid until mm_source_drop or mm_source_release_text. */
+/* The next piece of whole lines, [*p, *p + *len): 1, 0 at the end, -1 when
+ * the stream failed (s->fail_code, s->fail_msg). Valid until
+ * mm_source_drop or mm_source_release_text. */
 int mm_source_next(mm_source *s, char **p, size_t *len);
 
-/* Frees a piece handed out by mm_source_next (nothing for the mapped one,
- * or NULL): the parser is done with its text. */
+/* Frees a piece of mm_source_next (nothing for the mapped one, or NULL). */
 void mm_source_drop(mm_source *s, const char *piece);
 
-/* Runs fn(a, b) with a fault reading a mapped file (SIGBUS: another
- * process truncated it) ending it there: false then, and s->changed set.
- * fn reads the text and writes only what the caller drops on failure:
- * nothing a jump out of it could leave half done. Nests, on any number of
- * threads at once. */
+/* Runs fn(a, b); a fault reading a mapped file (SIGBUS: another process
+ * truncated it) ends it there: false, and s->changed set. fn writes only
+ * what the caller drops on failure, nothing a jump could leave half done.
+ * Nests, on any number of threads at once. */
 bool mm_source_guard(mm_source *s, void (*fn)(void *, void *), void *a, void *b);
 
 /* The end of the line that holds t[-1] (s's text, t in (.., e]), read under
@@ -108,8 +102,5 @@ void mm_source_release_text(mm_source *s);
 
 /* Releases everything (safe after a failed open, and twice). */
 void mm_source_close(mm_source *s);
-
-/* Whether this build inflates gzip files (zlib). */
-bool mm_source_have_gzip(void);
 
 #endif

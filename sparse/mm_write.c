@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Matrix Market writer (docs/matrix-market.md).
- *
- * Values are printed with the shortest of %.15g, %.16g and %.17g that reads
- * back (strtod, or the reader's bit-identical parser) to the same double, so
- * a written file reads back bit-identical (cgm_mm_format_double,
- * sparse/mm_number.c). Output goes through a 1 MiB buffer and write(2) into
- * a temporary file beside the target, renamed over it once every write and
+/* Matrix Market writer (docs/matrix-market.md): values in the shortest form
+ * that reads back to the same double (cgm_mm_format_double), through a 1 MiB
+ * buffer into a temporary file renamed over the target once every write and
  * the close succeeded (common/outfile.h). */
 #define _POSIX_C_SOURCE 200809L
 

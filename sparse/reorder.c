@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cgmodel/sparse.h"
+#include "sparse/rng.h"
 
 cgm_status cgm_csr_permute(const cgm_csr *A, const int32_t *perm, cgm_csr *B, cgm_error *err) {
   memset(B, 0, sizeof *B);
@@ -55,13 +56,6 @@ cgm_status cgm_csr_permute(const cgm_csr *A, const int32_t *perm, cgm_csr *B, cg
   }
   free(inv);
   return CGM_OK;
-}
-
-static uint64_t splitmix64(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
 }
 
 void cgm_perm_shuffle(int32_t n, int32_t window, uint64_t seed, int32_t *perm) {

@@ -35,6 +35,32 @@ static inline double test_residual(const cgm_csr *A, const double *b, const doub
   return (double)sqrtl(rr / bb);
 }
 
+/* A monitor that keeps the iterate (cgm_solve_opts.monitor_x = x): the
+ * calls and whether their iterations rise, the largest relative gap
+ * between x_k's recomputed residual and the one reported, x_0's largest
+ * relative distance from x0, and the last call's x_k (last, nrows). */
+typedef struct {
+  const cgm_csr *A;
+  const double *b, *x0;
+  double *x, *last;
+  int calls, iteration;
+  int rising;
+  double worst, first_err;
+} test_iterates;
+
+static inline void test_keep_iterate(void *ctx, int iteration, double relres) {
+  test_iterates *k = (test_iterates *)ctx;
+  const double gap = fabs(test_residual(k->A, k->b, k->x) - relres) / relres;
+  if (gap > k->worst) k->worst = gap;
+  k->rising = k->calls == 0 ? iteration == 0 : k->rising && iteration > k->iteration;
+  for (int32_t i = 0; i < k->A->nrows; i++) {
+    if (k->calls == 0) k->first_err = fmax(k->first_err, fabs(k->x[i] - k->x0[i]) / fabs(k->x0[i]));
+    k->last[i] = k->x[i];
+  }
+  k->calls++;
+  k->iteration = iteration;
+}
+
 /* L (x) S: the 3D Laplacian of m^3 nodes with 4 unknowns a node coupled by
  * the Kac-Murdock-Szego matrix s_ij = 0.9^|i - j| (condition 57): blocks
  * of 4 hold a node's S, the case block-Jacobi is for. */

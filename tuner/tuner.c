@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The configuration search: every candidate is timed on its plan (the
- * partition, halos and MBR layouts the solver builds, counted without their
- * values), so the model sees each GPU's real segment (x_i, padded e_i)
- * instead of the paper's x/n and e/n. */
+/* The configuration search: every candidate is timed on its plan, so the
+ * model sees each GPU's real segment instead of the paper's x/n and e/n. */
 #include "cgmodel/tuner.h"
 #include "common/grow.h"
 
@@ -12,8 +10,7 @@
 #include <string.h>
 
 cgm_tuner_opts cgm_tuner_opts_default(void) {
-  cgm_tuner_opts o;
-  memset(&o, 0, sizeof o);
+  cgm_tuner_opts o = {0};
   o.precisions = 1u << CGM_PREC_DOUBLE;
   o.exchanges = 1u << CGM_EXCHANGE_HALO;
   o.cusparse = true;
@@ -30,12 +27,15 @@ static cgm_status push(cgm_candidate **v, int *n, int *cap, const cgm_candidate 
   return CGM_OK;
 }
 
-static double flops(double e, double x) {
+static double flops(double e, double x) { /* Eq. 6 and 8 */
   return 2.0 * e + 15.0 * x;
-} /* Eq. 6 and 8 */
+}
 
-/* The most GPUs any candidate takes: the calibrated devices' (at most
- * o->max_gpus when given). */
+static bool usable(const cgm_candidate *c) {
+  return c->fits && isfinite(c->time_per_iter_s);
+}
+
+/* The most GPUs any candidate takes (at most o->max_gpus when given). */
 static int tuner_max_gpus(const cgm_tuner_device *devs, int ndev, const cgm_tuner_opts *o) {
   int m = 1;
   for (int d = 0; d < ndev; d++)
@@ -101,8 +101,7 @@ cgm_status cgm_tuner_plans(const cgm_csr *A, int max_gpus, int block, unsigned e
     for (int G = 1; G <= max_gpus && !st; G++)
       for (int ex = 0; ex < CGM_NEXCHANGES && !st; ex++) {
         if (G == 1 ? ex != CGM_EXCHANGE_HALO : !(exchanges & (1u << ex))) continue;
-        cgm_tuner_plan tp;
-        memset(&tp, 0, sizeof tp);
+        cgm_tuner_plan tp = {0};
         cgm_plan_opts po = cgm_plan_opts_default();
         po.backend = CGM_BACKEND_CUDA;
         po.layout.n = n;
@@ -149,8 +148,7 @@ static cgm_candidate price_one(const cgm_tuner_device *dv, int d, cgm_plan *pl, 
   pl->o.backend = dv->is_cpu ? CGM_BACKEND_CPU : CGM_BACKEND_CUDA;
   cgm_plan_set_precision(pl, pr);
   const int w = cgm_precision_width((cgm_precision)ip);
-  cgm_candidate c;
-  memset(&c, 0, sizeof c);
+  cgm_candidate c = {0};
   c.device = d;
   c.backend = pl->o.backend;
   c.precision = pr;
@@ -168,10 +166,8 @@ static cgm_candidate price_one(const cgm_tuner_device *dv, int d, cgm_plan *pl, 
   c.fits = dv->is_cpu || dv->mem_bytes <= 0 || pl->device_bytes <= dv->mem_bytes;
   c.speedup = NAN;
   /* Setup is timed by the bytes of the iteration's layout: mixed
-   * precision uploads the double values once and makes the single
-   * copy on the device, and its setups measured below double's
-   * (0.45-0.57 s against 0.59-0.74 s at Poisson 192^3 on an
-   * H100), so it counts single's bytes, not its whole footprint. */
+   * precision makes its single copy on the device, and its setups
+   * measured below double's. */
   double setup_bytes = (double)pl->device_bytes;
   if (pr == CGM_PREC_MIXED) {
     cgm_plan sp = *pl;
@@ -195,8 +191,7 @@ static cgm_status price_cusparse(const cgm_features *f, const cgm_tuner_device *
     for (int pr = 0; pr < 2 && !st; pr++) { /* no mixed precision in the baseline */
       if (!precision_offered(o, (cgm_precision)pr) || !dv->have[pr] || !dv->model[pr].have_cusparse)
         continue;
-      cgm_candidate c;
-      memset(&c, 0, sizeof c);
+      cgm_candidate c = {0};
       c.device = d;
       c.backend = CGM_BACKEND_CUSPARSE;
       c.precision = (cgm_precision)pr;
@@ -289,10 +284,7 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
   return st;
 }
 
-/* What the choice weighs: the predicted total, mixed precision's raised by
- * CGM_MIXED_MARGIN (its iterations are double's K times an estimated
- * ratio, and its replacements and two matrices cost more than the model
- * counts where an iteration is cheap). */
+/* The predicted total, mixed precision's raised by CGM_MIXED_MARGIN. */
 static double choice_cost(const cgm_candidate *c) {
   return c->precision == CGM_PREC_MIXED ? c->total_s / (1.0 - CGM_MIXED_MARGIN) : c->total_s;
 }
@@ -301,7 +293,7 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
                      size_t nwhy) {
   int best = -1;
   for (int i = 0; i < count; i++) {
-    if (!c[i].fits || !isfinite(c[i].time_per_iter_s)) continue;
+    if (!usable(&c[i])) continue;
     if (best < 0) {
       best = i;
       continue;
@@ -334,7 +326,7 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
       /* The runner-up with a different GPU count tells why this count. */
       int alt = -1;
       for (int i = 0; i < count; i++)
-        if (i != best && c[i].fits && isfinite(c[i].time_per_iter_s) && c[i].gpus != b->gpus &&
+        if (i != best && usable(&c[i]) && c[i].gpus != b->gpus &&
             (alt < 0 || c[i].total_s < c[alt].total_s))
           alt = i;
       char target[160];
@@ -358,8 +350,8 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
        * say so, or the line reads as a slower choice made for no reason. */
       int mx = -1;
       for (int i = 0; i < count && b->precision != CGM_PREC_MIXED; i++)
-        if (c[i].fits && isfinite(c[i].time_per_iter_s) && c[i].precision == CGM_PREC_MIXED &&
-            c[i].total_s < b->total_s && (mx < 0 || c[i].total_s < c[mx].total_s))
+        if (usable(&c[i]) && c[i].precision == CGM_PREC_MIXED && c[i].total_s < b->total_s &&
+            (mx < 0 || c[i].total_s < c[mx].total_s))
           mx = i;
       if (mx >= 0) {
         const size_t k = strlen(tail);

@@ -26,23 +26,39 @@ extern "C" {
 CGM_API void cgm_json_free(char *text);
 /* info --json of A (square); `name` is its "matrix". */
 CGM_API cgm_status cgm_json_info(const cgm_csr *A, const char *name, char **out, cgm_error *err);
-/* predict --json. Options: db (required), name, gpus, block (0: all), precision (a list of
- * single, double, mixed, or both), model (refined, paper), exchange (halo, p2p, host, nccl,
- * all), devices (cpu, cuda, all), cusparse (boolean), tol, iters_hint. */
+/* predict --json. Options: the keys of `cgmodel predict`'s request (docs/cli.md): db
+ * (required), name, gpus, block (0 or "auto": all), precision (a list of single, double, mixed,
+ * or both), model (refined, paper), exchange (halo, p2p, host, nccl, all), devices (cpu, cuda,
+ * all), cusparse (boolean), tol, iters_hint. */
 CGM_API cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out,
                                     cgm_error *err);
+/* What a solve takes beside its options that JSON cannot carry (NULL: none of it): the
+ * initial guess in memory (A->nrows doubles on the host, before the option x0's file;
+ * cgm_json_solve_device's x holds it already) and the solver's monitor (cgm_solve_opts's
+ * monitor, monitor_ctx, monitor_every and monitor_x; monitor NULL: the option monitor's). */
+typedef struct cgm_json_extras {
+  const double *x0;
+  void (*monitor)(void *ctx, int iteration, double relative_residual);
+  void *monitor_ctx;
+  int monitor_every;
+  double *monitor_x;
+} cgm_json_extras;
 /* solve --json; x (A->nrows) gets the solution when the solver ran (CGM_OK or CGM_ENOCONV,
- * with *out set). b: NULL for b = A * ones. Options: db (the prediction and record, as
- * cgm_run_solve's db_path), name, record, auto, backend, precision, block, bx, gpus, exchange,
- * tol, maxiter, check_every, threads, iters_hint. */
+ * with *out set). b: NULL for b = A * ones. Options: the keys of `cgmodel solve`'s request
+ * (docs/cli.md) but rhs, mpi and partition: db (the prediction and record, as cgm_run_solve's
+ * db_path), name, record, auto, backend, precision, block, bx, gpus, exchange, tol, atol,
+ * maxiter, check_every, threads, precond, precond_block, reorder, iters_hint, x0 (a Matrix
+ * Market file), monitor (the report's residual_history), cache_dir, no_cache, cache_max. */
 CGM_API cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const char *options,
-                                  char **out, cgm_error *err);
+                                  const cgm_json_extras *extras, char **out, cgm_error *err);
 /* solve --json of a matrix in GPU memory (cgm_solve_device): A, b and x (A->nrows doubles,
  * the initial guess in, the solution out) in A->device's memory, b required. Nothing is
- * predicted or recorded (the features of A are not computed). Options: name, backend (cuda),
- * precision, block (1), bx, gpus (1), tol, maxiter, check_every, precond (jacobi). */
+ * predicted or recorded (the features of A are not computed). Options: solve's, of which it
+ * uses name, backend (cuda), precision, block (1), bx, gpus (1), tol, atol, maxiter,
+ * check_every, precond (jacobi), precond_block. */
 CGM_API cgm_status cgm_json_solve_device(const cgm_csr_device *A, const double *b, double *x,
-                                         const char *options, char **out, cgm_error *err);
+                                         const char *options, const cgm_json_extras *extras,
+                                         char **out, cgm_error *err);
 /* calibrate --json. Options: db (required, created), devices, quick, precision, threads. */
 CGM_API cgm_status cgm_json_calibrate(const char *options, char **out, cgm_error *err);
 /* devices --json (cgm_devices with the default GPU options); db_path may be NULL. */

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The matrix cache: a binary copy of each matrix file's CSR, so that a
  * second read of a large Matrix Market file costs one read of its arrays
- * instead of a parse (docs/cache.md). The library never reads the
- * environment: the directory comes in cgm_cache_opts (the command line
- * resolves it from --cache-dir, $XDG_CACHE_HOME or ~/.cache). */
+ * instead of a parse (docs/cache.md). */
 #ifndef CGMODEL_CACHE_H
 #define CGMODEL_CACHE_H
 
@@ -22,8 +20,7 @@ extern "C" {
 
 typedef struct cgm_cache_opts {
   const char *dir;   /* the cache directory (created when missing); NULL: no cache */
-  int64_t max_bytes; /* after a write, the least recently used entries are removed until the
-                        entries and their extras hold at most this many bytes; <= 0: no limit */
+  int64_t max_bytes; /* the least recently used entries evicted down to it; <= 0: no limit */
   bool square;       /* a parse refuses a matrix that is not square at its size line
                         (cgm_mm_read_opts.square: a solve's, before any work per column) */
   bool background;   /* a miss writes its entry on a thread of its own (one core) while the
@@ -56,33 +53,25 @@ typedef struct cgm_cache_report {
 CGM_API const char *cgm_cache_outcome_name(cgm_cache_outcome o);
 
 /* cgm_mm_read_csr through the cache: a valid entry of the file (same
- * absolute path, device, inode, size, modification and change times, and
- * a payload that matches its checksum) gives the CSR and the reader's info;
- * otherwise the file is parsed and the entry written (a temporary file in
- * the directory, fsync'ed, then renamed over the entry). A cache that fails
- * (directory not writable, disk full) is reported in rep->note, never as an
- * error: the errors are the parse's. rep may be NULL. */
+ * absolute path, device, inode, size, times, and payload checksum) gives
+ * the CSR and the reader's info; otherwise the file is parsed and its entry
+ * written. A failing cache (not writable, disk full) is reported in
+ * rep->note, never as an error. rep may be NULL. */
 CGM_API cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr *A,
                                       cgm_mm_info *info, cgm_cache_report *rep, cgm_error *err);
 
 /* Extras: small data derived from a cached matrix (the features of its
  * layouts), kept beside its entry as ENTRY-KIND and valid for that entry
- * only: an extra names the entry it was made from (rep->entry_id), so a
- * rewritten entry makes it stale. A put after a read that hit or stored the
- * entry writes it (temporary file and rename; failures are ignored: an
- * extra is only a shortcut); a get returns true when the extra of this
- * entry, kind and version holds exactly `bytes` bytes with a matching
- * checksum. The caller bumps `version` whenever what it stores changes
- * meaning or layout. Removed with their entry (cache clear, eviction).
- * An extra counts in the cache's size: a put first evicts other entries
- * to make room (rep->max_bytes), and is skipped when the entry with its
- * extras would still exceed the limit. */
+ * only (rep->entry_id). A put after a read that hit or stored the entry
+ * writes it, evicting other entries to keep the limit (failures are
+ * ignored: an extra is only a shortcut); a get is true when the extra of
+ * this entry, kind and version holds exactly `bytes` bytes with a matching
+ * checksum. Bump `version` whenever what is stored changes meaning. */
 CGM_API void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, uint32_t version,
                                  const void *data, size_t bytes);
 CGM_API bool cgm_cache_extra_get(const cgm_cache_report *rep, const char *kind, uint32_t version,
                                  void *data, size_t bytes);
-/* The same for an extra of any size: its data (malloc'ed, *bytes long), or
- * NULL. */
+/* The same for an extra of any size: its data (malloc'ed), or NULL. */
 CGM_API void *cgm_cache_extra_load(const cgm_cache_report *rep, const char *kind, uint32_t version,
                                    size_t *bytes);
 
@@ -92,16 +81,14 @@ CGM_API void *cgm_cache_extra_load(const cgm_cache_report *rep, const char *kind
 CGM_API uint64_t cgm_cache_content_id(const cgm_cache_report *rep);
 
 /* Waits for the background write of rep's entry, if any, and completes the
- * report (stored, evicted, entry_id, note, time_store_s). Call it before A
- * is changed or freed; a report without a pending write is left alone. */
+ * report. Call it before A is changed or freed. */
 CGM_API void cgm_cache_wait(cgm_cache_report *rep);
 
 /* One entry of a cache directory, from its header. */
 typedef struct cgm_cache_entry {
   char file[64];       /* the entry's file name in the directory */
   char source[4096];   /* the matrix file it holds (absolute path) */
-  bool valid_header;   /* magic, version and header checksum right (the payload is checked
-                          when the entry is read) */
+  bool valid_header;   /* magic, version and checksum right (the payload's: when read) */
   bool source_current; /* the source file is there with the size and times of the entry */
   int64_t bytes;       /* of the entry and its extras */
   int64_t source_bytes;
@@ -114,8 +101,7 @@ typedef struct cgm_cache_entry {
  * used first. A missing directory has no entries. */
 CGM_API cgm_status cgm_cache_list(const char *dir, cgm_cache_entry **out, int *count,
                                   cgm_error *err);
-/* Removes every entry and leftover temporary file of the cache directory
- * (files of other names are left alone); *removed: how many files. */
+/* Removes every entry and temporary file of the cache directory (no other). */
 CGM_API cgm_status cgm_cache_clear(const char *dir, int *removed, cgm_error *err);
 
 #ifdef __cplusplus

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The distributed CG's options and report, free of MPI types so that every
- * build has them (the solve itself is in cgmodel/dist_mpi.h, which only a
- * build with MPI installs). One process per MPI rank; rank 0 holds the
- * matrix and scatters row blocks (docs/distributed.md). */
+ * build has them (the solve is in cgmodel/dist_mpi.h; docs/distributed.md). */
 #ifndef CGMODEL_DIST_H
 #define CGMODEL_DIST_H
 
@@ -38,23 +36,27 @@ typedef struct cgm_dist_info {
   int ranks;                    /* MPI processes (0: not a distributed solve) */
   cgm_dist_partition partition; /* as run */
   int32_t rows_min, rows_max;   /* rows owned by the smallest and the largest rank */
-  int64_t halo_entries;         /* vector entries received by all ranks together per exchange
-                                   (the halo volume; one exchange per iteration) */
+  int64_t halo_entries;         /* entries all ranks receive per exchange (one an iteration) */
   int64_t halo_max;             /* the most one rank receives */
   int neighbours_max;           /* the most ranks one rank receives from */
 } cgm_dist_info;
 
-/* Whether this library was built with MPI (cgm_solve_mpi) and with METIS
- * (CGM_DIST_METIS). */
+/* Whether this library was built with MPI and with METIS. */
 CGM_API bool cgm_have_mpi_build(void);
 CGM_API bool cgm_have_metis_build(void);
 
-/* MPI for a program that may run under mpirun: MPI_Init_thread (funneled:
- * OpenMP threads never call MPI) and this process's rank and the number of
- * ranks in MPI_COMM_WORLD. CGM_ERUNTIME without MPI in the build or when
- * MPI fails to start. cgm_dist_finalize ends MPI if it was started. */
+/* MPI_Init_thread (funneled) and this process's rank and the ranks in
+ * MPI_COMM_WORLD; CGM_ERUNTIME without MPI or when it fails to start.
+ * cgm_dist_finalize ends MPI if it was started. */
 CGM_API cgm_status cgm_dist_init(int *argc, char ***argv, int *rank, int *size, cgm_error *err);
 CGM_API void cgm_dist_finalize(void);
+/* Every rank of MPI_COMM_WORLD agrees, before any other collective call,
+ * on how its start went: st (with err's message) and a fingerprint of the
+ * options it was given. A rank that failed makes every rank return its
+ * error (the first failing rank's message); ranks given different options
+ * all return CGM_EINPUT saying so. CGM_OK where all agree (and without MPI:
+ * st as given). */
+CGM_API cgm_status cgm_dist_agree_start(cgm_status st, uint64_t fingerprint, cgm_error *err);
 
 #ifdef __cplusplus
 }

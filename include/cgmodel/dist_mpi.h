@@ -16,26 +16,20 @@
 extern "C" {
 #endif
 
-/* Solves A x = b on the ranks of comm; collective: every rank calls it with
- * the same o and d. Rank 0 (the root) passes A, b and x (the initial guess
- * in, the solution out, A->nrows entries); the others pass NULL for all
- * three. The root checks the input as cgm_solve does, cuts the rows
- * (d->partition) and scatters them; the outcome is agreed before any
- * collective work, so a bad matrix or more ranks than rows returns the
- * same status and message on every rank and nothing hangs. The CPU
- * backend in double precision only (o->layout is not used: each rank
- * multiplies its rows in CSR). res and info are filled on every rank; the
- * tolerance is on the true residual ||b - Ax|| / ||b||, recomputed across
- * the ranks after the iteration. Returns what cgm_solve returns. */
+/* Solves A x = b on the ranks of comm, collectively with the same o and d.
+ * Rank 0 passes A, b and x (guess in, solution out), the others NULL. The
+ * root checks the input as cgm_solve does, cuts the rows (d->partition)
+ * and scatters them; a refusal is agreed, so every rank returns it and
+ * nothing hangs. CPU, double, CSR rows. res and info are filled on every
+ * rank; the tolerance is on the true residual. Returns as cgm_solve. */
 CGM_API cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_root,
                                  double *x_on_root, const cgm_solve_opts *o, const cgm_dist_opts *d,
                                  cgm_solve_result *res, cgm_dist_info *info, MPI_Comm comm,
                                  cgm_error *err);
 
-/* Agreement on a status, collective: every rank passes its own st (and
- * err); all return the status of the lowest rank whose st is not CGM_OK,
- * with that rank's message in err, or CGM_OK when every st is. Call it
- * before collective work that a failed rank would not join. */
+/* Collective: every rank returns the status (and message) of the lowest
+ * rank whose st is not CGM_OK, else CGM_OK. Call it before collective work
+ * that a failed rank would not join. */
 CGM_API cgm_status cgm_dist_agree(cgm_status st, cgm_error *err, MPI_Comm comm);
 
 #ifdef __cplusplus

@@ -122,10 +122,9 @@ CGM_API double cgm_paper_time_parallel(const cgm_paper_params *p, int n, double 
 
 /* ------------------------------------------- the refined model (default) --- */
 
-/* Bytes our SpMV moves over an MBR layout: the stored blocks (values and
- * block column), the result row of every slot, the slice offsets, the
- * gathered vector once and the result once. The refined model's m is these
- * bytes over the element width (docs/model.md). */
+/* Bytes our SpMV moves over an MBR layout (blocks, slots, slice offsets,
+ * the vector and the result once); the refined model's m is these over the
+ * element width (docs/model.md). */
 CGM_API double cgm_spmv_bytes(int64_t blocks_padded, int64_t slots, int64_t nslices, int n,
                               int64_t rows, int width);
 /* Vector passes of the fused kernels (Table 2 recounted for ours): CG4 reads
@@ -135,17 +134,14 @@ CGM_API double cgm_spmv_bytes(int64_t blocks_padded, int64_t slots, int64_t nsli
 /* The single-reduction CG's update kernel (the solver's default on a GPU):
  * reads u, p, w, s, x, D^-1, writes p, s, x, u. */
 #define CGM_CGG_PASSES 10
-/* Bytes of one whole iteration of ours: the SpMV (+ CG3) of the segment,
- * CG4 and CG5 over its rows. The iteration curve's m is these bytes over
- * the element width. */
+/* Bytes of one whole iteration of ours (SpMV + CG3, CG4, CG5): the
+ * iteration curve's m times the element width. */
 CGM_API double cgm_iter_bytes(double spmv_bytes, int64_t rows, int width);
 /* The elements one thread walks along the longest block row of max_row
  * blocks (N x N each): the row curve's m. */
 CGM_API double cgm_row_elements(int32_t max_row, int n);
 /* Bytes of one iteration of the cuSPARSE baseline on CSR with nnz entries
- * and x rows: the matrix (value and 32-bit column), the row offsets, and its
- * 21 vector passes (SpMV 2, dot 2, two axpy 6, dot 1, Jacobi 3, dot 2,
- * scal 2, axpy 3). */
+ * and x rows: the matrix, the row offsets and 21 vector passes. */
 CGM_API double cgm_cusparse_bytes(int64_t nnz, int64_t x, int width);
 
 /* A curve's second regime: past split_m transactions, hi replaces the
@@ -213,88 +209,61 @@ typedef struct cgm_device_model {
   cgm_sigmoid cusparse;
   bool have_cusparse;
   cgm_regime spmv_hi[4], cg4_hi, cg5_hi; /* second regimes, where calibrated */
-  /* Whole iterations of our solver per block size (beyond the paper): over
-   * the iteration's bytes on 3D meshes ("iter"/"mesh"), and over the
-   * longest block row on a matrix with one long row ("iter"/"row") and on
-   * one whose every row is that long ("iter"/"band"). Where calibrated
-   * they replace the sum of the kernel curves. */
+  /* Whole iterations of our solver per block size: over the iteration's
+   * bytes on 3D meshes, and over the longest block row with one long row
+   * (row) and with every row that long (band); where calibrated they
+   * replace the sum of the kernel curves. */
   cgm_sigmoid iter[4], row[4], band[4];
   cgm_regime iter_hi[4], row_hi[4], band_hi[4];
   bool have_iter[4], have_row[4], have_band[4];
   cgm_sigmoid red; /* the plain dot (the paper's Red, and its CG2/CG3) */
   bool have_red;
-  /* Multi-GPU: the per-iteration cost of exchanging and synchronising, a
-   * sigmoid over the bytes each exchange mode moves, per GPU count. */
+  /* Multi-GPU: an iteration's exchange and synchronisation, over the bytes
+   * each exchange mode moves, per GPU count. */
   cgm_sigmoid xfer[CGM_NEXCHANGES][CGM_MAX_GPUS + 1]; /* [exchange][gpus] */
   bool have_xfer[CGM_NEXCHANGES][CGM_MAX_GPUS + 1];
   double width;
-  /* The locality term (docs/model.md): the SpMV moves
-   * c (x_sector_bytes - rows w) bytes more than the contiguous estimate.
-   * Fitted by the locality sweep; without it (older calibrations) the
-   * model is the contiguous one. */
+  /* The terms of docs/model.md, each absent in older calibrations (and on
+   * a CPU). Locality: the SpMV moves c (x_sector_bytes - rows w) bytes more
+   * than the contiguous estimate. */
   double x_coef;
   bool have_x_coef;
-  /* The row-scatter term (docs/model.md): per block size, the seconds a
-   * step of the longest row's walk takes beyond the in-order arrow's when
-   * every step reads x from a line of its own (the scattered arrows of the
-   * calibration); the walk grows by row_scatter x coefficient x steps.
-   * Absent (older calibrations, a CPU): the in-order walk. */
+  /* Row scatter, per block size: the seconds a step of the longest row's
+   * walk takes beyond the in-order arrow's when every step reads x from a
+   * line of its own; the walk grows by row_scatter x coefficient x steps. */
   double scatter_coef[4];
   bool have_scatter_coef[4];
-  /* The same with every lane of the warp walking as long a scattered row
-   * (the calibration's randomly numbered bands): a step's extra moves from
-   * scatter_coef to band_scatter_coef by the segment's warp_share. Absent:
-   * scatter_coef alone. */
+  /* The same with every lane of the warp walking as long a scattered row:
+   * a step's extra moves towards it by the segment's warp_share. */
   double band_scatter_coef[4];
   bool have_band_scatter_coef[4];
-  /* The gather term (docs/model.md): the rate (bytes/s) at which the SpMV
-   * fetches the 32-byte sectors of x its slices read (x_sector_bytes), where
-   * x is gathered at random from the L2; the iteration takes at least the
-   * vectors' time plus the stream's and the gathers' combined in quadrature.
-   * Fitted by the gather sweep (uniform random matrices); without it (older
-   * calibrations, a CPU) the bytes alone set the time. gather_bw is the
-   * rate of the sweep's matrix of CGM_GATHER_ROWS rows; where the sweep
-   * also timed one of CGM_GATHER_ROWS_SMALL, gather_bw_small is that one's,
-   * and a segment's rate goes between the two in log(rows)
-   * (cgm_gather_rate). */
+  /* Gathers: the rate (bytes/s) at which the SpMV fetches the sectors of x
+   * (x_sector_bytes) gathered at random; the stream's and the gathers'
+   * times combine in quadrature. At CGM_GATHER_ROWS rows, and at
+   * CGM_GATHER_ROWS_SMALL where timed (cgm_gather_rate). */
   double gather_bw;
   bool have_gather_bw;
   double gather_bw_small;
   bool have_gather_small;
-  /* The band-load term (docs/model.md): per block size, how much slower
-   * than the band curve's a step is when CGM_BAND_LOAD_WIDTH times its
-   * rows walk as long (more warps walking on each SM), as a fraction of
-   * the band curve's time; a segment walking f > 1 bands' worth adds that
-   * fraction times log(f) / log(CGM_BAND_LOAD_WIDTH) (at most twice it).
-   * Fitted by the band-load sweep; absent (older calibrations, a CPU): the
-   * band's pace however many walk. */
+  /* Band load, per block size: how much slower than the band curve's a
+   * step is when CGM_BAND_LOAD_WIDTH times its rows walk as long, as a
+   * fraction; f > 1 bands' worth adds it times log(f) / log(WIDTH) (at most
+   * twice it). */
   double band_load[4];
   bool have_band_load[4];
-  /* A CPU's curves at their foot: a matrix of a few hundred rows runs on a
-   * team of one thread (cgm_cpu_team), which pays no fork and join, and
-   * the sizes around the smallest timed step between team sizes, where a
-   * sigmoid fitted to every size missed the smallest samples by up to 2x.
-   * Per curve, the smallest size timed and the median time there (m = 0:
-   * none, or a GPU: the curve as fitted). */
+  /* A CPU's curves at their foot, where the thread team shrinks and a
+   * sigmoid missed the smallest samples by up to 2x (m = 0: as fitted). */
   cgm_foot spmv_foot[4], cg4_foot, cg5_foot;
-  /* A CPU's iterations timed through its solver, per block size: between
-   * the smallest and the largest size timed they are the iteration's time,
-   * which the kernels' sum missed by 1.6-2.9x at 500-1100 rows on a 16-core
-   * H200 node (teams of 2 to 4 threads); over the largest, the kernels' sum
-   * corrected towards them over two octaves. n = 0: the kernels alone. */
+  /* A CPU's iterations timed through its solver, per block size: within
+   * their sizes they are the time (the kernels' sum missed by up to 2.9x),
+   * above them the kernels' sum is corrected towards them (n = 0: none). */
   cgm_iter_points cpu_iter[4];
-  /* A GPU's whole-iteration curve at its foot: the smallest grid its
-   * iteration sweep solved (the 2D floor grid) and the median time there.
-   * Under it the iteration takes that time (the launches' latency, which
-   * no smaller matrix shortens); over it the fit is corrected towards it
-   * over two octaves. The fit through every size missed the floor by
-   * 7-10% on an H200 (single precision at N = 1: 11.2 us fitted, 10.2 us
-   * measured). m = 0: the fit alone. */
+  /* A GPU's iteration curve at its foot, the smallest grid timed: under it
+   * the iteration takes that time (the launches' latency), over it the fit
+   * is corrected towards it over two octaves (m = 0: the fit alone). */
   cgm_foot iter_foot[4];
-  /* The row curve's foot: its shortest arrow (m: elements of the longest
-   * row) and the median time there, which is mostly the arrows' own
-   * iteration (4096 rows), not the walk: a matrix whose own iteration is
-   * shorter gets the walk over its own (m = 0: as fitted). */
+  /* The row curve's foot, its shortest arrow, mostly the arrow's own
+   * iteration: a shorter iteration gets the walk over its own. */
   cgm_foot row_foot[4];
 } cgm_device_model;
 
@@ -303,82 +272,61 @@ typedef struct cgm_device_model {
  * none: its kernels' curves). */
 CGM_API double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int64_t rows);
 
-/* A segment of a plan as the refined model sees it, at the plan's
- * precision: its rows, the bytes of its SpMV layouts (cgm_spmv_bytes,
- * summed over the interior and boundary layouts), and the walk of its
- * threads: the longest (the interior's plus the boundary's: two launches)
- * and the mean over its block rows, in blocks over B_x. */
+/* A segment of a plan as the refined model sees it: its rows, the bytes of
+ * its SpMV layouts, and its threads' walk, longest (the interior's plus the
+ * boundary's) and mean, in blocks over B_x. */
 CGM_API cgm_segment_shape cgm_refined_shape(const cgm_plan *p, int g);
-/* One segment's iteration (no exchange): the iteration curve over its
- * bytes where calibrated, else SpMV + CG4 + CG5 (each Eq. 5 with its own
- * bytes); never less than the walk of its longest row: the row curve (one
- * long row) moved toward the band curve (every row long) by the share
- * rows * mean_row / (CGM_BAND_ROWS * max_row), at most 1. NaN when a
- * needed curve is missing. */
+/* One segment's iteration (no exchange): the iteration curve where
+ * calibrated, else SpMV + CG4 + CG5; never less than the walk of its
+ * longest row (the row curve moved toward the band curve by the share rows
+ * * mean_row / (CGM_BAND_ROWS * max_row)). NaN when a curve is missing. */
 CGM_API double cgm_refined_segment_time(const cgm_device_model *m, int n,
                                         const cgm_segment_shape *s);
 /* Refined Eq. 4/9 for a plan: the slowest segment's iteration plus, on
  * several GPUs, the fitted cost of the exchange mode for the bytes it
  * moves. NaN when a needed curve is missing. */
 CGM_API double cgm_refined_time(const cgm_device_model *m, const cgm_plan *p);
-/* The paper's Eqs. 4-9 with this device's curves: Table 2/3 transaction
- * counts (m = 2e for the SpMV, e the unpadded stored elements), CG2, CG3 and
- * Red timed by the dot's curve (the CG5 curve where no dot was measured),
- * T_idc the host-staged (or, direct, the peer) exchange curve with T_sync
- * folded in. NaN when a curve is missing. */
+/* The paper's Eqs. 4-9 with this device's curves (CG2, CG3 and Red by the
+ * dot's curve, else CG5's; T_idc the host-staged or, direct, the peer
+ * exchange with T_sync folded in). NaN when a curve is missing. */
 CGM_API double cgm_paper_device_time(const cgm_device_model *m, int n, double x, double e, int gpus,
                                      bool direct);
-/* Fits the locality coefficient c to measured iterations: count segments
- * (one GPU or the CPU each) of the same device model, at block sizes
- * blocks[i], with their measured seconds. With groups (group[i]: the mesh
- * of sample i, the same bytes under several numberings) each time is taken
- * relative to its group's most local sample (fewest x sectors), measured
- * and predicted, so the model's own error on a mesh, the same under every
- * numbering, does not move c; without (NULL) the times themselves. c
- * minimises the squared relative error of cgm_refined_segment_time with
- * x_coef = c (a grid over [0, 16], then a golden section). CGM_EINPUT with
- * fewer than 3 samples, a time not positive, a sample the model cannot
- * time, or when no shape reads x in more sectors than its contiguous
- * estimate. *rms: the relative rms error at c. */
+/* Fits the locality coefficient c (in [0, 16]) minimising the squared
+ * relative error of cgm_refined_segment_time over count segments at block
+ * sizes blocks[i]; with groups (group[i]: the mesh of sample i, several
+ * numberings) each time relative to its group's most local sample, so the
+ * model's own error on a mesh does not move c. CGM_EINPUT with fewer than
+ * 3 samples, a bad time, or no shape beyond its contiguous estimate. *rms:
+ * the relative rms error at c. */
 CGM_API cgm_status cgm_fit_x_coef(const cgm_device_model *m, const int *blocks, const int *group,
                                   const cgm_segment_shape *shapes, const double *seconds, int count,
                                   double *coef, double *rms, cgm_error *err);
 
-/* Fits a row-scatter coefficient of block size n to count iterations
- * (shapes, measured seconds): the c >= 0 that minimises the squared
- * relative error of m's model with it: scatter_coef (band false: scattered
- * arrows, m without the term: the in-order walk, as the row curve was
- * fitted), or band_scatter_coef (band true: scattered bands, m's
- * scatter_coef kept). CGM_EINPUT with no samples, a time not positive, no
- * row curve at n, or a sample the model cannot time. */
+/* Fits scatter_coef (band false: scattered arrows) or band_scatter_coef
+ * (band true: scattered bands) of block size n: the c >= 0 minimising the
+ * squared relative error of m's model over count iterations. CGM_EINPUT
+ * with no samples, a bad time or sample, or no row curve at n. */
 CGM_API cgm_status cgm_fit_scatter_coef(const cgm_device_model *m, int n, bool band,
                                         const cgm_segment_shape *shapes, const double *seconds,
                                         int count, double *coef, cgm_error *err);
 
-/* The gather sweep's two matrices (docs/model.md, "Gathers of x"): uniform
- * random rows, 8 nonzeros a row, of this many rows. A smaller matrix
- * gathers x's sectors slower (fewer gathers in flight on each SM). */
+/* The gather sweep's two matrices (docs/model.md, "Gathers of x"), uniform
+ * random with 8 nonzeros a row: a smaller one gathers slower. */
 #define CGM_GATHER_ROWS 1000000
 #define CGM_GATHER_ROWS_SMALL 131072
-/* The gather rate of a segment of `rows` rows (bytes/s): gather_bw at
- * CGM_GATHER_ROWS rows and above, gather_bw_small at CGM_GATHER_ROWS_SMALL
- * and below (where fitted), a straight line in log-log between; 0 without
- * a rate. */
+/* The gather rate (bytes/s) of `rows` rows: log-log between the two
+ * sizes' rates, constant beyond; 0 without a rate. */
 CGM_API double cgm_gather_rate(const cgm_device_model *m, int64_t rows);
 
-/* The gather rate of the refined model (cgm_device_model.gather_bw) from
- * iterations timed on matrices whose columns scatter at random: per
- * sample (at N = 1) the rate at which the model meets the time (a bisection; none
- * where the model without the term already does), their median.
- * CGM_EINPUT when no sample gives one. */
+/* gather_bw from iterations of random matrices: the median over samples
+ * of the rate at which the model meets the time (a bisection). CGM_EINPUT
+ * when no sample gives one. */
 CGM_API cgm_status cgm_fit_gather_bw(const cgm_device_model *m, const cgm_segment_shape *shapes,
                                      const double *seconds, int count, double *bw, cgm_error *err);
 
-/* The band-load fraction of block size n (cgm_device_model.band_load)
- * from iterations of wide bands: per sample the fraction at which the
- * model meets the time (a bisection over [0, 4]; 0 where the model without
- * it already does), their median. CGM_EINPUT without samples or without
- * the band curve. */
+/* band_load of block size n from iterations of wide bands: the median of
+ * the fractions (in [0, 4]) at which the model meets the times. CGM_EINPUT
+ * without samples or without the band curve. */
 CGM_API cgm_status cgm_fit_band_load(const cgm_device_model *m, int n,
                                      const cgm_segment_shape *shapes, const double *seconds,
                                      int count, double *frac, cgm_error *err);
@@ -388,10 +336,9 @@ CGM_API double cgm_refined_cusparse_time(const cgm_device_model *m, int64_t nnz,
 
 /* ----------------------------------------- time to a solution --- */
 
-/* Setup time of a configuration: building its layout on the host and
- * uploading it, modelled as fixed_s + s_per_byte * bytes of the layout
- * (cgm_plan.device_bytes). samples: the setups it was fitted on, the
- * calibration's own solves and the recorded ones (0: the defaults). */
+/* Setup time of a configuration (layout and upload): fixed_s + s_per_byte
+ * * cgm_plan.device_bytes; samples: the setups it was fitted on (0: the
+ * defaults). */
 typedef struct cgm_setup_model {
   double fixed_s, s_per_byte;
   int samples;
@@ -399,9 +346,8 @@ typedef struct cgm_setup_model {
 
 CGM_API cgm_setup_model cgm_setup_model_default(bool gpu);
 CGM_API double cgm_setup_time(const cgm_setup_model *m, double bytes);
-/* Least squares of the relative error over measured (bytes, seconds),
- * samples more than 2x off the line left out; the default when the
- * samples cannot determine a line (fewer than 3, sizes within 2x). */
+/* Least squares of the relative error over (bytes, seconds), samples 2x
+ * off the line left out; the default when they cannot fix a line. */
 CGM_API cgm_setup_model cgm_setup_fit(const double *bytes, const double *seconds, int n, bool gpu);
 /* A rough iteration count of Jacobi CG to tol for x unknowns, when neither
  * the user nor the database knows it. */

@@ -1,17 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The vocabulary of a request: the choices a configuration is made of
- * (backend, precision, block size, exchange, reordering, preconditioner,
- * CG variant), their names as every interface spells them (the command
- * line, the JSON of a request and of a report, the Python binding), the
- * defaults and the limits. One place: a default or a limit is written here
- * once, and each request is settled once, at its entry point
- * (cgm_solve_opts_settle), so the layers below neither check nor default
- * it again.
- *
- * Errors about a request name its fields by these keys ("block", "gpus",
- * "tol", ...), never by a command line's flags: a message begins with the
- * key it is about, and advice is written key=value ("use precision=double").
- * The command line maps keys to its flags. */
+/* The vocabulary of a request: the choices a configuration is made of,
+ * their names as every interface spells them, the defaults and the limits,
+ * each written once; a request is settled once, at its entry point
+ * (cgm_solve_opts_settle). Errors name a request's fields by these keys,
+ * never by a command line's flags ("gpus 2: ...; use precision=double"). */
 #ifndef CGMODEL_OPTIONS_H
 #define CGMODEL_OPTIONS_H
 
@@ -32,10 +24,9 @@ typedef enum {
   CGM_BACKEND_CUSPARSE = 2, /* cusparseSpMV on CSR, the vendor baseline */
 } cgm_backend;
 
-/* The arithmetic of a solve. Mixed precision iterates in single precision
- * (the matrix, vectors and kernels of the single path, at its bandwidth)
- * while the solution and the true residual are kept in double, with
- * reliable updates (docs/accuracy.md): it reaches what double reaches. */
+/* Mixed precision iterates in single precision while the solution and the
+ * true residual are kept in double, with reliable updates
+ * (docs/accuracy.md): it reaches what double reaches. */
 typedef enum { CGM_PREC_DOUBLE = 0, CGM_PREC_SINGLE = 1, CGM_PREC_MIXED = 2 } cgm_precision;
 #define CGM_NPRECISIONS 3
 
@@ -58,10 +49,8 @@ typedef enum {
 /* The preconditioner M of the CG (docs/precond.md). */
 typedef enum {
   CGM_PRECOND_JACOBI = 0, /* M = diag(A) (default) */
-  /* M = the b x b diagonal blocks of A (cgm_solve_opts.precond_block):
-   * rows [kb, kb + b) form block k, the last possibly smaller. Each block
-   * must be SPD (refused otherwise); b = 1 is Jacobi. Our CPU and CUDA
-   * backends; cuSPARSE refuses it. */
+  /* M = the b x b diagonal blocks of A (cgm_solve_opts.precond_block),
+   * each SPD (refused otherwise); not on cuSPARSE. */
   CGM_PRECOND_BLOCK = 1,
 } cgm_precond;
 
@@ -104,17 +93,14 @@ CGM_API bool cgm_reorder_parse(const char *s, cgm_reorder *r);
 CGM_API bool cgm_precond_parse(const char *s, cgm_precond *p);
 CGM_API bool cgm_cg_variant_parse(const char *s, cgm_cg_variant *v);
 
-/* Bytes of one element of the iteration's vectors: 8 double, 4 single and
- * mixed. */
+/* Bytes of one element of the iteration's vectors (mixed: 4). */
 CGM_API int cgm_precision_width(cgm_precision p);
-/* The precision the iteration runs in (mixed: single), whose calibrated
- * curves time it. */
+/* The precision the iteration runs in (mixed: single). */
 CGM_API cgm_precision cgm_precision_iter(cgm_precision p);
 
 /* Index of block size n in cgm_block_sizes (-1 if n is not 1, 2, 4, 8). */
 CGM_API int cgm_block_index(int n);
-/* CGM_EINPUT "KEY N: the block size is 1, 2, 4 or 8" when n is not one
- * (key: the request's field, e.g. "block"). */
+/* CGM_EINPUT "KEY N: the block size is 1, 2, 4 or 8" when n is not one. */
 CGM_API cgm_status cgm_block_check(int n, const char *key, cgm_error *err);
 
 #ifdef __cplusplus

@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* What one configuration builds: the plan. Given a matrix and a
- * configuration (backend, precision, block size and B_x, GPU count,
- * exchange), a plan says what every device will hold: the segment of block
- * rows it owns (after the cut), its MBR layouts and their padded sizes,
- * its halo, the vector elements exchanged per iteration, and the device
- * memory it needs. The solver builds from a plan; the tuner, the model, the
- * speed-up maps and the calibration count from the same plan, so a
- * prediction is about exactly what runs. */
+/* What one configuration builds: for a matrix and a configuration, what
+ * every device holds (its segment of block rows, MBR layouts and padded
+ * sizes, halo, exchanged elements, memory). The solver builds from a plan
+ * and the tuner, model and maps count from the same plan, so a prediction
+ * is about exactly what runs. */
 #ifndef CGMODEL_PLAN_H
 #define CGMODEL_PLAN_H
 
@@ -25,31 +22,25 @@ extern "C" {
 
 /* ------------------------------------------------------- the layout --- */
 
-/* B_x for block size n on `gpus` GPUs. At N = 1, B_x doubles (to 2, 4, 8)
- * while a row holds more than 16 entries per thread on average and one
- * GPU's rows times B_x stay within CGM_BX_THREADS, so that long rows are
- * walked by several threads where that pays (measured on H200, see
- * plan/layout.c); at N >= 2 B_x = 1. B_y keeps one warp per slice. */
+/* B_x for block size n on `gpus` GPUs: at N = 1 it doubles (to 8 at most)
+ * while a row holds more than 16 entries a thread and one GPU's rows times
+ * B_x stay within CGM_BX_THREADS (plan/layout.c); at N >= 2 B_x = 1. B_y
+ * keeps one warp per slice. */
 #define CGM_BX_THREADS (1 << 20)
 CGM_API cgm_bcsr_params cgm_plan_layout_params(const cgm_csr *A, int n, int gpus);
 /* The same rule from the average scalar row length and the rows per GPU. */
 CGM_API cgm_bcsr_params cgm_plan_layout_choose(int n, double avg_row, int64_t rows_per_gpu);
-/* Fills B_x (and B_y, when also 0) of p by that rule when B_x is 0; a B_x
- * given stays; an invalid N is left to cgm_bcsr_params_check. */
+/* Fills B_x (and B_y, when also 0) of p by that rule when B_x is 0. */
 CGM_API void cgm_plan_layout_resolve(cgm_bcsr_params *p, const cgm_csr *A, int gpus);
 /* The matrix features (cgm_features_compute) with each block size's padded
  * counts in the layout the solver builds on one GPU. */
 CGM_API cgm_status cgm_plan_features(const cgm_csr *A, cgm_features *f, cgm_error *err);
-/* The same for the block sizes of `blocks` alone (bit i: cgm_block_sizes[i];
- * cgm_features_compute_blocks): a prediction of one configuration reads
- * one block size's, a quarter of the work. */
+/* The same for the block sizes of `blocks` alone (bit i: cgm_block_sizes[i]). */
 CGM_API cgm_status cgm_plan_features_blocks(const cgm_csr *A, unsigned blocks, cgm_features *f,
                                             cgm_error *err);
-/* The version of what cgm_plan_features gives: features kept with a cached
- * matrix (its cache entry's extra "features") are used only when their
- * version is this one. Bump it when the features, their struct or the
- * layout rule above change. Version 3: an extra may hold some block sizes
- * alone (the others' n is 0), which version 2's readers took as complete. */
+/* The version of what cgm_plan_features gives, kept with a cached matrix's
+ * features (cache extra "features"): bump it when the features, their
+ * struct or the layout rule change. */
 #define CGM_PLAN_FEATURES_VERSION 3u
 
 /* ------------------------------------------------------- the plan --- */
@@ -61,33 +52,20 @@ typedef struct cgm_plan_opts {
   cgm_bcsr_params layout; /* n in {1,2,4,8}; bx <= 0: chosen for the matrix */
   int gpus;               /* CUDA backend: 1..CGM_MAX_GPUS */
   cgm_exchange exchange;  /* several GPUs */
-  /* Halo on several GPUs: each boundary block row (one that reads another
-   * segment's columns) counts 1 + CGM_BOUNDARY_EXTRA times its blocks in the
-   * cut, since it is multiplied in a second, smaller SpMV launch. */
+  /* Halo on several GPUs: a boundary block row counts 1 +
+   * CGM_BOUNDARY_EXTRA times its blocks in the cut (a second SpMV launch). */
   bool balance;
-  /* Leave every x_sectors at 0 (the model's locality term, not counted):
-   * the solver's own plan, which needs only the block rows' lengths. Their
-   * count walks every block row's columns once more, a third of a plain
-   * solve's host time at 6M nonzeros. A halo plan on several GPUs still
-   * builds the block columns (its halo needs them). */
+  /* Leave x_sectors at 0: the solver's own plan (counting them walks every
+   * block row's columns again, a third of a solve's host time). */
   bool skip_sectors;
-  /* The options of a settled solve (cgm_solve_opts_settle): not checked
-   * again. */
-  bool settled;
-  /* The features of the same matrix (cgm_plan_features; NULL: none): a plan
-   * of one segment in the layout they describe takes its sectors of x from
-   * them instead of walking every block row's columns again (a third of a
-   * warm solve's analysis at 49M nonzeros). */
+  bool settled; /* the options of a settled solve: not checked again */
+  /* The features of the same matrix (NULL: none): a one-segment plan takes
+   * its sectors of x from them instead of counting them. */
   const cgm_features *features;
-  /* Several segments start at multiples of this many rows (block-Jacobi's
-   * block, which no segment boundary may cut); <= 1: any block row. */
-  int row_align;
+  int row_align; /* segments start at multiples of it (block-Jacobi's block); <= 1: any */
 } cgm_plan_opts;
 
-/* The boundary rows' extra weight in the balanced cut: on 4 x H200 the
- * middle GPUs of Poisson 256^3 (two neighbours each) ended their iteration
- * 2.5 us after the outer ones with the plain cut, and even with 1.7
- * (docs/perf.md). */
+/* The boundary rows' extra weight in the balanced cut (docs/perf.md). */
 #define CGM_BOUNDARY_EXTRA 0.7
 
 /* Defaults: CPU, double, N = 1 (B_x chosen), 1 GPU, halo, balanced. */
@@ -101,37 +79,27 @@ typedef struct cgm_plan_layout {
   int32_t nslices;       /* slices of B_y block rows */
   int32_t max_row;       /* blocks of its longest block row */
   int64_t walk;          /* blocks its threads walk, summed over block rows (length / B_x) */
-  /* 1: the long block rows of a segment (longer than CGM_LONG_ROW
-   * blocks; one GPU, or several with the halo exchange), stored a block row
-   * a slice (B_x = B_y = 1, no padding) and read by a warp each, or a block
-   * when their entries pass CGM_HUGE_ROW; max_row and walk then count those
-   * threads' steps (cgm_long_row_steps) */
+  /* 1: a segment's long block rows (> CGM_LONG_ROW blocks), a block row a
+   * slice (B_x = B_y = 1, no padding), read by a warp or block each;
+   * max_row and walk then count those threads' steps (cgm_long_row_steps) */
   int long_rows;
 } cgm_plan_layout;
 
 /* Block rows longer than this many blocks (our kernels on one GPU, or on
- * several with the halo exchange) leave
- * the MBR layout for a layout of their own, read by a warp a block row: in
- * the MBR layout one thread walks a row, and a scale-free graph's hubs
- * (thousands of entries) kept one warp walking long after the rest of the
- * GPU had finished (docs/perf.md, "Power-law rows"; at N = 2 an arrow's
- * one row of 512 blocks took 133 us an iteration on an H200, one of 128
- * blocks 37 us). Finite-element rows (up to ~100 entries, fewer blocks)
- * stay where the model was fitted, and the calibration's arrows and bands
- * stop at this length. */
+ * several with the halo exchange) leave the MBR layout, where one thread
+ * walks a row, for one of their own read by a warp a block row: a
+ * scale-free graph's hubs kept one warp walking long after the rest of the
+ * GPU had finished (docs/perf.md, "Power-law rows"). */
 #define CGM_LONG_ROW 128
 /* Of those, rows longer than this many entries (blocks x N) are read by a
- * whole block of CGM_HUGE_ROW_THREADS threads (a warp would walk a
- * 50,000-entry hub for 1,500 steps), the others by a warp each. At N = 8
- * every long block row (129 blocks and more: 1032 entries) is huge. */
+ * block of CGM_HUGE_ROW_THREADS threads, the others by a warp each. */
 #define CGM_HUGE_ROW 1024
 #define CGM_HUGE_ROW_THREADS 256
 /* The threads that read a long block row of len blocks of N x N. */
 static inline int32_t cgm_long_row_threads(int32_t len, int n) {
   return (int64_t)len * n > CGM_HUGE_ROW ? CGM_HUGE_ROW_THREADS : 32;
 }
-/* Their steps: a thread takes one row of one block a step, so that the
- * threads cover threads / N blocks a step. */
+/* Their steps: the threads cover threads / N blocks a step. */
 static inline int32_t cgm_long_row_steps(int32_t len, int n) {
   const int32_t per = cgm_long_row_threads(len, n) / n;
   return (len + per - 1) / per;
@@ -141,10 +109,9 @@ static inline int32_t cgm_long_row_steps(int32_t len, int n) {
 typedef struct cgm_plan_segment {
   int32_t b0, b1; /* own block rows [b0, b1) */
   int64_t rows;   /* own rows: (b1 - b0) N */
-  /* The layouts: part[0] the whole segment, or with the halo exchange its
-   * interior block rows (those that read only own columns); part[1] the
-   * boundary block rows (halo only); last, where the segment has any, its
-   * long block rows (long_rows: cgm_plan_long_part). */
+  /* part[0] the whole segment, or with the halo exchange its interior
+   * block rows; part[1] the boundary block rows (halo only); last, where
+   * there are any, its long block rows (cgm_plan_long_part). */
   cgm_plan_layout part[3];
   int nparts;           /* 1, 2 with the halo exchange on several GPUs, one more with long rows */
   int32_t nhalo;        /* halo: foreign block columns read */
@@ -152,27 +119,18 @@ typedef struct cgm_plan_segment {
   int64_t v_len;        /* entries of the vector the SpMV gathers */
   int64_t sends;        /* halo: vector entries this device sends per iteration */
   int64_t device_bytes; /* memory it allocates (CUDA: device; CPU: host; cuSPARSE: device) */
-  /* 32-byte sectors of x its SpMV's slices read, summed over its layouts
-   * (cgm_block_features.x_sectors, per element width); 0: not counted (a
-   * plan made without the block columns, or a uniform one) */
+  /* Per element width: the 32-byte sectors of x its SpMV reads
+   * (cgm_block_features.x_sectors; 0: not counted), the long rows' share of
+   * them, how scattered its longest block row's reads are (cgm_row_scatter)
+   * and how much of that row's warp walks with it (cgm_warp_share). */
   int64_t x_sectors[CGM_NSECTOR_WIDTHS];
-  /* Of those, the long rows' (cgm_plan_long_part): the distinct sectors
-   * of each long block row, summed, per element width; 0 without long rows
-   * or where x_sectors is not counted */
   int64_t long_x_sectors[CGM_NSECTOR_WIDTHS];
-  /* Its longest block row (global number; -1: none) and how scattered that
-   * row's reads of x are, per element width (cgm_row_scatter): the walk's
-   * pace between the in-order arrow's and the scattered arrow's. */
-  int32_t longest;
+  int32_t longest; /* the longest block row (global number; -1: none) */
   double row_scatter[CGM_NSECTOR_WIDTHS];
-  /* How many of the lanes of the longest row's warp walk with it, per
-   * element width (cgm_warp_share): 0 when it walks alone (an arrow, or a
-   * warp a row), 1 when every block row of its warp is as long (a band). */
   double warp_share[CGM_NSECTOR_WIDTHS];
 } cgm_plan_segment;
 
-/* The segment's layout of long block rows (its last part, long_rows), or
- * NULL where it has none. */
+/* The segment's layout of long block rows, or NULL. */
 static inline const cgm_plan_layout *cgm_plan_long_part(const cgm_plan_segment *s) {
   return s->nparts > 0 && s->part[s->nparts - 1].long_rows ? &s->part[s->nparts - 1] : NULL;
 }
@@ -190,12 +148,10 @@ typedef struct cgm_plan {
   cgm_plan_segment seg[CGM_MAX_GPUS];
 } cgm_plan;
 
-/* How scattered one block row's reads of x are, at each element width
- * (index as CGM_NSECTOR_WIDTHS: 8 then 4 bytes): with L blocks (block
- * columns bcols, ascending) of N elements, touching `lines` 128-byte lines
- * of x of which ceil(L N w / 128) are the least, (lines - least) / (L -
- * least): 0 when it reads x in order (or L <= least), 1 when every step
- * reads a line of its own. */
+/* How scattered one block row's reads of x are at each element width (8,
+ * then 4 bytes): of L blocks (columns bcols, ascending) touching `lines`
+ * 128-byte lines, at least ceil(L N w / 128), (lines - least) / (L -
+ * least): 0 in order, 1 when every step reads a line of its own. */
 CGM_API void cgm_row_scatter(const int32_t *bcols, int32_t L, int n,
                              double out[CGM_NSECTOR_WIDTHS]);
 
@@ -203,11 +159,10 @@ CGM_API void cgm_row_scatter(const int32_t *bcols, int32_t L, int n,
  * where a block row of N elements of w bytes is split over two threads
  * (N w > 32 and 2 N B_x <= 32: 8 x 8 fp64), at least 1. */
 CGM_API int cgm_warp_rows(int n, int bx, int width);
-/* The share of the longest block row's warp that walks with it: the MBR
- * layout sorts block rows longest first, so that warp holds the k =
- * cgm_warp_rows longest; with their walks (length / B_x) summing to W and
- * the longest's being L, (W / L - 1) / (k - 1), in [0, 1] (0 when k = 1).
- * top: the k longest block rows' lengths, longest first. */
+/* The share of the longest block row's warp that walks with it: with the
+ * walks (length / B_x) of the k = cgm_warp_rows longest (top, longest
+ * first) summing to W and the longest's L, (W / L - 1) / (k - 1) (0 at k =
+ * 1). */
 CGM_API double cgm_warp_share(const int32_t *top, int k, int bx);
 
 /* The plan of configuration o for A. CGM_EINPUT when it cannot exist (a bad
@@ -216,17 +171,14 @@ CGM_API double cgm_warp_share(const int32_t *top, int k, int bx);
 CGM_API cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p,
                                  cgm_error *err);
 
-/* The plan of a matrix already in one GPU's memory (cgm_solve_device): a
- * CSR of nrows rows and nnz entries, laid out there at block size 1 (o: the
- * CUDA backend, one GPU, N = 1; B_x and B_y resolved as
- * cgm_bcsr_params_check does). Its one segment holds every row; the GPU
- * counts the layouts as it builds them, so this plan leaves them uncounted
- * and its memory is that of the vectors alone (the build checks the rest). */
+/* The plan of a CSR already in one GPU's memory (cgm_solve_device), laid
+ * out there at block size 1 (o: CUDA, one GPU, N = 1): one segment, the
+ * layouts uncounted (the GPU's build counts and checks them), the memory
+ * of the vectors alone. */
 CGM_API cgm_status cgm_plan_device_csr(int32_t nrows, int64_t nnz, const cgm_plan_opts *o,
                                        cgm_plan *p, cgm_error *err);
 
-/* The block pattern of A at one block size, computed once and shared by
- * every plan of that size (the tuner makes dozens). */
+/* The block pattern of A at one block size, shared by the plans of that size. */
 typedef struct cgm_plan_pattern cgm_plan_pattern;
 CGM_API cgm_status cgm_plan_pattern_make(const cgm_csr *A, int n, cgm_plan_pattern **pt,
                                          cgm_error *err);
@@ -236,39 +188,26 @@ CGM_API cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_p
                                          cgm_plan *p, cgm_error *err);
 
 /* A matrix the speed-up maps assume (the paper's Fig. 8): x rows, e stored
- * elements in dense N x N blocks spread evenly over the rows, no padding,
- * cut into `gpus` equal segments that exchange the whole vector. With the
- * halo exchange the matrix is taken to be a band (a well-ordered mesh's):
- * row i reads the rows within (e / x - 1) / 2 of it, so a segment's halo is
- * that many rows of each neighbour (none for a diagonal matrix; at e = x^2
- * the whole rest of the vector for inner segments, half of it for the two
- * ends), and its boundary block rows are those within that reach. */
+ * elements in dense N x N blocks spread evenly, no padding, cut into
+ * `gpus` equal segments that exchange the whole vector; with the halo
+ * exchange a band: row i reads the rows within (e / x - 1) / 2 of it. */
 CGM_API cgm_status cgm_plan_uniform(double x, double e, const cgm_plan_opts *o, cgm_plan *p,
                                     cgm_error *err);
 
 /* The same plan in another precision: only the memory changes. */
 CGM_API void cgm_plan_set_precision(cgm_plan *p, cgm_precision prec);
 
-/* Whether a CUDA solve of this plan builds its layout on the GPU from the
- * uploaded CSR (cgm_gpu_opts.device_layout; the solver also wants room
- * for the CSR beside the layout): one segment at block size 1 (its long
- * rows put apart there as on the host). The solver decides by it, the
- * tuner prices the setup by it. */
+/* Whether a CUDA solve of this plan may build its layout on the GPU from
+ * the uploaded CSR (cgm_gpu_opts.device_layout): one segment at block size
+ * 1. The solver decides by it, the tuner prices the setup by it. */
 CGM_API bool cgm_plan_layout_on_device(const cgm_plan *p);
 
 /* Device vectors are padded to a multiple of CGM_VEC_ALIGN elements (the
  * vector kernels move 16 bytes at a time); cgm_vec_len(n) is n so padded. */
 #define CGM_VEC_ALIGN 4
 CGM_API int64_t cgm_vec_len(int64_t n);
-/* What the CUDA solver allocates on each device beside the matrix and the
- * vectors, at most: the reductions' partials and the CG state. */
+/* The CUDA solver's scratch a device at most (partials, the CG state). */
 #define CGM_DEVICE_SCRATCH_BYTES (1 << 20)
-
-/* Elements an exchange mode moves between devices per iteration: the whole
- * vector to G - 1 others (p2p), G chunks to G - 1 others (nccl), x n
- * through the host (host, Eq. 9), or the halos. */
-CGM_API int64_t cgm_exchange_elements(cgm_exchange mode, int gpus, int64_t rows_total,
-                                      int64_t chunk_rows, int64_t halo_elems);
 
 #ifdef __cplusplus
 }

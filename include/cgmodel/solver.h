@@ -19,21 +19,16 @@ extern "C" {
 #endif
 
 /* How our CUDA kernels iterate. The defaults are the fastest measured
- * (docs/perf.md); each switch exists to measure or debug its refinement,
- * and the command line sets them from its CGMODEL_* variables (docs/cli.md). */
+ * (docs/perf.md); each switch turns its refinement off to measure it. */
 typedef struct cgm_gpu_opts {
   cgm_cg_variant cg;
   bool graphs;  /* replay batches of iterations from CUDA graphs (off: enqueue each anew) */
   bool pdl;     /* programmatic dependent launch: a kernel starts while its predecessor drains */
-  bool flags;   /* several GPUs (p2p, halo): synchronise by flags in device memory, not by
-                   events between the devices' streams */
-  bool late;    /* halo with flags: the pack waits for the peers' packs, so the boundary SpMV
-                   starts without a wait */
-  bool ll;      /* single-reduction CG with flags: the sums travel as 8-byte words that carry
-                   their iteration's tick */
+  bool flags;   /* p2p, halo: synchronise by flags in device memory, not by events */
+  bool late;    /* halo with flags: the pack waits for the peers', the boundary SpMV for none */
+  bool ll;      /* cgg with flags: the sums travel as 8-byte words carrying their tick */
   bool balance; /* halo: boundary rows weigh more in the cut (cgm_plan_opts.balance) */
-  bool device_layout; /* one GPU, block size 1: the CSR crosses as it is and the GPU builds the
-                         layout (off: the host builds it and the layout crosses) */
+  bool device_layout;        /* one GPU, block size 1: the GPU builds the layout from the CSR */
   double exchange_timeout_s; /* a solve whose GPUs make no progress this long fails (<= 0: 120) */
   const char *trace_file;    /* -DCGMODEL_TRACE=ON builds: append the timeline here (NULL: none) */
 } cgm_gpu_opts;
@@ -41,11 +36,9 @@ typedef struct cgm_gpu_opts {
 /* The defaults: every refinement on, the single-reduction CG. */
 CGM_API cgm_gpu_opts cgm_gpu_opts_default(void);
 
-/* The largest b in [2, maxb] such that A is made of dense b x b blocks
- * aligned at multiples of b: b divides the dimension, every row's columns
- * are whole aligned runs of b, and the b rows of a block row have the same
- * columns (the unknowns of a node, as PETSc's matrix block size); 1 when
- * there is none. One pass over A per candidate. */
+/* The largest b in [2, maxb] such that A is made of dense aligned b x b
+ * blocks (the unknowns of a node, as PETSc's matrix block size); 1 when
+ * there is none. */
 CGM_API int cgm_csr_point_block(const cgm_csr *A, int maxb);
 
 typedef struct cgm_solve_opts {
@@ -54,68 +47,50 @@ typedef struct cgm_solve_opts {
   cgm_bcsr_params layout; /* n in {1,2,4,8}; bx, by <= 0 pick the defaults */
   int gpus;               /* number of GPUs (CUDA backend), >= 1 */
   cgm_exchange exchange;
-  double tol;      /* the true relative residual ||b - Ax||/||b|| to reach (recomputed in
-                      double) whatever the precision; 0: CGM_DEFAULT_TOL */
-  double atol;     /* also converged once ||b - Ax|| <= atol (SciPy's atol): the relative
-                      target is max(tol, atol / ||b||) (cgm_solve_target); <= 0: none */
-  int maxiter;     /* <= 0: 10 * dimension, at least 1000 */
-  int check_every; /* GPU: test convergence every k iterations (<= 0: automatic) */
-  int threads;     /* CPU: OpenMP threads, <= 0: the OpenMP default */
-  /* Mixed precision whose single-precision iteration stops short of the
-   * iteration cap (stalled, or broken down in rounding) goes on in double
-   * from where it is (default; cgm_solve_result.fallback_iterations says
-   * so). */
-  bool fallback;
+  double tol;       /* the true ||b - Ax|| / ||b|| to reach; 0: CGM_DEFAULT_TOL */
+  double atol;      /* also converged at ||b - Ax|| <= atol (SciPy's; cgm_solve_target) */
+  int maxiter;      /* <= 0: 10 * dimension, at least 1000 */
+  int check_every;  /* GPU: test convergence every k iterations (<= 0: automatic) */
+  int threads;      /* CPU: OpenMP threads, <= 0: the OpenMP default */
+  bool fallback;    /* mixed precision stopped short of the cap goes on in double (default) */
   cgm_gpu_opts gpu; /* CUDA backend */
-  /* Progress: when set, called with the solver's relative residual estimate
-   * at iteration 0, every monitor_every iterations (<= 0: 1) on the CPU, at
-   * each convergence check on a GPU (no extra synchronisation), and at the
-   * last iteration (whose value is cgm_solve_result.solver_residual).
-   * Iterations count on across a mixed-precision fallback. cuSPARSE does not
-   * call it. */
+  /* Progress: called with the solver's relative residual estimate at
+   * iteration 0, every monitor_every iterations (<= 0: 1; on a GPU at the
+   * convergence checks) and at the last; not by cuSPARSE. */
   void (*monitor)(void *ctx, int iteration, double relative_residual);
   void *monitor_ctx;
   int monitor_every;
-  /* Reorder the unknowns before the solve (on the host, during setup; the
-   * solution comes back in the original numbering). cgm_solve treats auto
-   * as none: the pipeline resolves it from the model (cgm_tuner_reorder). */
+  /* With monitor: host memory for nrows doubles holding the iterate x_k
+   * (A's numbering, b's scale; mixed: x_hi + x) at every call. A GPU solve
+   * then queues each batch of iterations after the check of the one before
+   * (single and mixed then replace their residual a batch earlier) and
+   * downloads x there. NULL: none. */
+  double *monitor_x;
+  /* Reorder the unknowns before the solve (the solution comes back in the
+   * original numbering); cgm_solve takes auto as none (cgm_tuner_reorder). */
   cgm_reorder reorder;
   cgm_precond precond; /* default Jacobi */
-  /* Block-Jacobi's block (1..8; <= 0: cgm_precond_block_size chooses: the
-   * matrix's point block, else the layout's N). Independent of the layout:
-   * with several GPUs the segments start at multiples of it. */
+  /* Block-Jacobi's block (1..8; <= 0: cgm_precond_block_size chooses). */
   int precond_block;
-  /* Benchmarks (a tolerance no solve meets, a fixed iteration count):
-   * double precision computes no true residual before a claim of
-   * convergence (backend.h, cgm_reliable), so its iteration is timed alone
-   * and an unreachable tolerance is not found out early. A solve can still
-   * end before the cap: a breakdown, a residual of exactly 0, or the stall
-   * of single or mixed precision or of a refused claim of convergence
-   * (validate skips such runs). */
+  /* Benchmarks (a fixed iteration count): double computes no true residual
+   * before a claim of convergence (backend.h, cgm_reliable). */
   bool fixed_count;
-  /* The caller vouches that A passed the matrix's checks before, unchanged
-   * since (the pipeline: a checksummed cache entry whose earlier solve ran):
-   * finite, symmetric and positive diagonal are skipped; the shape (square,
-   * not empty), b, x and single precision's range are still checked. */
+  /* The caller vouches that A passed the matrix's checks before, unchanged:
+   * finite, symmetric and positive diagonal are skipped. */
   bool matrix_checked;
-  /* Set by cgm_solve_opts_settle for the matrix it was given: every field
-   * checked and every default filled in; cgm_solve takes them as they are. */
+  /* Set by cgm_solve_opts_settle: every field checked, defaults filled. */
   bool settled;
 } cgm_solve_opts;
 
 /* Settles o once, at the entry point of a solve of A: checks every field
- * alone and against the others (CGM_EINPUT naming the request's key:
- * "gpus 3: ...", cgmodel/options.h) and fills in every default (the
- * tolerance, the iteration cap, B_x and B_y for A). A NULL A checks the
- * fields alone and fills what does not depend on a matrix. */
+ * (CGM_EINPUT naming the request's key) and fills in every default; a NULL
+ * A fills what does not depend on a matrix. */
 CGM_API cgm_status cgm_solve_opts_settle(cgm_solve_opts *o, const cgm_csr *A, cgm_error *err);
 
-/* Block-Jacobi's block when it is fixed apart from the layout:
- * o->precond_block when > 0, else A's point block (cgm_csr_point_block, at
- * most 8) when it has one, else 0. */
+/* Block-Jacobi's block apart from the layout: o->precond_block when > 0,
+ * else A's point block (at most 8) when it has one, else 0. */
 CGM_API int cgm_precond_block_fixed(const cgm_csr *A, const cgm_solve_opts *o);
-/* Block-Jacobi's block size for A under o: cgm_precond_block_fixed, else
- * the layout's N. */
+/* Block-Jacobi's block: cgm_precond_block_fixed, else the layout's N. */
 CGM_API int cgm_precond_block_size(const cgm_csr *A, const cgm_solve_opts *o);
 /* Defaults: CPU, double, N = 1, 1 GPU, halo exchange, default tolerance. */
 CGM_API cgm_solve_opts cgm_solve_opts_default(void);
@@ -128,8 +103,7 @@ CGM_API cgm_status cgm_solve_plan_known(const cgm_csr *A, const cgm_features *f,
                                         const cgm_solve_opts *o, cgm_plan *p, cgm_error *err);
 /* The tolerance and iteration cap the solver will really use. */
 CGM_API double cgm_solve_tol(const cgm_solve_opts *o);
-/* The relative residual a solve of a right-hand side of norm bnorm must
- * reach: max(cgm_solve_tol, atol / bnorm). */
+/* The relative residual to reach: max(cgm_solve_tol, atol / ||b||). */
 CGM_API double cgm_solve_target(const cgm_solve_opts *o, double bnorm);
 CGM_API int cgm_solve_maxiter(const cgm_solve_opts *o, int32_t dimension);
 
@@ -151,66 +125,48 @@ typedef struct cgm_solve_result {
   int fallback_iterations; /* mixed precision that went on in double: its iterations before */
   int precond_block;       /* block-Jacobi's block size as run (0: Jacobi) */
   int ranks;               /* MPI processes that ran the solve (cgm_solve_mpi); 0: one process */
-  double attainable_residual; /* u ||A||_inf ||x|| / ||b||, u the unit roundoff of the arithmetic
-                                 that forms the residual: the least relative residual it can show
-                                 for this A and b (a tolerance below it is out of reach) */
+  double attainable_residual; /* u ||A||_inf ||x|| / ||b||: the least its arithmetic shows */
   char device[256];           /* "cpu (N threads)", "NVIDIA H100 80GB HBM3", ... */
   char stop_reason[512];      /* empty when converged */
-  /* Refused before any iteration (the matrix is not positive definite):
-   * nothing was run or timed, so there is no measurement to record. */
-  bool refused;
-  bool reordered;        /* solved in the reverse Cuthill-McKee numbering */
-  double time_reorder_s; /* the ordering and the permuted copy (host), part of setup */
+  bool refused;               /* before any iteration (not positive definite): nothing to record */
+  bool reordered;             /* solved in the reverse Cuthill-McKee numbering */
+  double time_reorder_s;      /* the ordering and the permuted copy (host), part of setup */
   bool layout_on_device; /* CUDA: the layout was built on the GPU (cgm_gpu_opts.device_layout) */
 } cgm_solve_result;
 
-/* Solves A x = b. x holds the initial guess on entry (zeros are fine) and the
- * solution on return. A must be square; symmetry, NaN/Inf and the diagonal are
- * checked before any iteration. Returns CGM_OK when converged, CGM_ENOCONV
- * (with res filled in) when maxiter was reached or CG broke down, CGM_EINPUT
- * for bad input and CGM_ERUNTIME for device failures. CUDA solves are not
- * reentrant: run one at a time in a process (CPU solves may overlap). */
+/* Solves A x = b, x the initial guess on entry and the solution on return.
+ * CGM_OK when converged, CGM_ENOCONV (res filled in) at maxiter or a
+ * breakdown, CGM_EINPUT for bad input, CGM_ERUNTIME for device failures.
+ * CUDA solves run one at a time in a process. */
 CGM_API cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_solve_opts *o,
                              cgm_solve_result *res, cgm_error *err);
-/* What cgm_solve checks of A before iterating, with the same messages: square,
- * not empty, finite values, symmetric (CGM_EINPUT), and a positive diagonal
- * (CGM_ENOCONV: a matrix that is not positive definite, as a solve reports it).
- * predict and validate use it to refuse what a solve would refuse. */
+/* What cgm_solve checks of A before iterating, with the same messages
+ * (CGM_ENOCONV for a diagonal that is not positive). */
 CGM_API cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err);
 
 /* ------------------------------------------------ A matrix on a GPU --- */
 
-/* cgm_solve for A, b and x in A->device's memory (b and x: nrows doubles
- * there; x holds the initial guess on entry): our CUDA kernels on that GPU,
- * over the MBR layout of block size 1 built on it from A's arrays. The
- * checks (with the same messages), the meaning of the tolerance (the
- * residual recomputed in double, on the GPU), mixed precision's fallback
- * and the result are cgm_solve's. Of o: precision, tol, maxiter,
- * check_every, layout.bx, fallback, gpu and monitor; backend must be cuda,
- * gpus 1, layout.n 1, precond Jacobi and reorder none or auto (anything
- * else is refused, CGM_EINPUT). A breakdown is reported without the
- * Lanczos recheck of cgm_solve, which reads A on the host. */
+/* cgm_solve for A, b and x in A->device's memory: our CUDA kernels on that
+ * GPU over the layout of block size 1 built there. Checks, tolerance,
+ * fallback and result as cgm_solve's (no Lanczos recheck of a breakdown).
+ * backend cuda, gpus 1, layout.n 1, Jacobi, reorder none or auto. */
 CGM_API cgm_status cgm_solve_device(const cgm_csr_device *A, const double *b, double *x,
                                     const cgm_solve_opts *o, cgm_solve_result *res, cgm_error *err);
 
 /* ------------------------------------------------------------ Devices --- */
 
-/* Number of CUDA devices usable by this build (0 in a CPU-only build or when
- * no GPU/driver is present). Never fails. */
+/* CUDA devices usable by this build (0 without a GPU or in a CPU build). */
 CGM_API int cgm_cuda_device_count(void);
-/* Creates the CUDA runtime's context on devices 0 .. count - 1 (what the
- * first CUDA call of a solve would do, 0.1-0.3 s a device), so that a caller
- * can have it made on a thread of its own while it reads the matrix. Errors
- * are left to the solve that follows (a no-op without CUDA). */
+/* Creates the CUDA context on devices 0 .. count - 1 (0.1-0.3 s each), for
+ * a thread of its own while the matrix is read; errors are left to the
+ * solve. */
 CGM_API void cgm_cuda_warm_up(int count);
 /* True when this library was built with the CUDA backend. */
 CGM_API bool cgm_have_cuda_build(void);
-/* Whether the nccl exchange's library (opened on first use, not linked)
- * can be opened now: false, with the loader's reason in why (n bytes), when
- * it cannot or in a CPU-only build. Opens it (it stays open). */
+/* Whether the nccl exchange's library (opened, not linked) can be opened:
+ * false with the loader's reason in why. It stays open. */
 CGM_API bool cgm_nccl_available(char *why, size_t n);
-/* The CUDA runtime this library uses (cudaRuntimeGetVersion: 12030 is
- * 12.3); 0 in a CPU-only build. Needs no GPU. */
+/* The CUDA runtime this library uses (12030: 12.3); 0 in a CPU-only build. */
 CGM_API int cgm_cuda_runtime_version(void);
 
 typedef struct cgm_device_info {
@@ -223,8 +179,7 @@ typedef struct cgm_device_info {
   int64_t l2_bytes;
 } cgm_device_info;
 CGM_API cgm_status cgm_cuda_device_info(int dev, cgm_device_info *info, cgm_error *err);
-/* Whether GPU a can read GPU b's memory directly (cudaDeviceCanAccessPeer;
- * true for a == b): what the p2p and halo exchanges need. */
+/* Whether GPU a reads GPU b's memory directly (p2p and halo need it). */
 CGM_API cgm_status cgm_cuda_can_access_peer(int a, int b, bool *ok, cgm_error *err);
 
 #ifdef __cplusplus

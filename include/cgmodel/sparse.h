@@ -46,8 +46,7 @@ CGM_API bool cgm_csr_is_symmetric(const cgm_csr *A);
 /* Checks a CSR made elsewhere (a binding's arrays) before anything reads it:
  * sizes >= 0, rowptr starting at 0, non-decreasing and ending at nnz,
  * columns in range and strictly increasing within each row. CGM_EINPUT
- * naming the first row that breaks one. Values are not looked at (the
- * solver checks them). */
+ * names the first row at fault; values are the solver's to check. */
 CGM_API cgm_status cgm_csr_check(const cgm_csr *A, cgm_error *err);
 /* Builds a CSR from coordinate triplets: sorts, sums duplicates (counted in
  * *ndup if non-NULL). Indices must be in range (checked by the caller). */
@@ -55,9 +54,8 @@ CGM_API cgm_status cgm_csr_from_coo(int32_t nrows, int32_t ncols, int64_t n, con
                                     const int32_t *ci, const double *v, cgm_csr *A, int64_t *ndup,
                                     cgm_error *err);
 
-/* A CSR matrix in the memory of a CUDA device (a CuPy matrix's arrays),
- * read where it is: nothing of it is copied to the host. Columns sorted and
- * unique within each row (checked). */
+/* A CSR matrix in the memory of a CUDA device (a CuPy matrix's arrays), read
+ * where it is. Columns sorted and unique within each row (checked). */
 typedef struct cgm_csr_device {
   int device; /* the CUDA device ordinal that holds the arrays */
   int32_t nrows, ncols;
@@ -80,8 +78,7 @@ typedef struct cgm_mm_info {
   int64_t entries_in_file;   /* the count on the size line */
   int64_t duplicates_summed; /* coordinate entries that hit an earlier (i,j) */
   int64_t file_bytes;
-  bool sorted; /* read by the sorted path: a general file row by row, columns increasing, one
-                  entry a line, parsed straight into the CSR (cgm_mm_read_opts.general_only) */
+  bool sorted; /* read by the sorted path (cgm_mm_read_opts.general_only) */
 } cgm_mm_info;
 
 /* Reads a coordinate matrix (real | integer | pattern; general | symmetric,
@@ -94,18 +91,16 @@ CGM_API cgm_status cgm_mm_read_csr(const char *path, cgm_csr *A, cgm_mm_info *in
  * coordinate n x 1 matrix. *v is malloc'ed. A gzip file is read directly. */
 CGM_API cgm_status cgm_mm_read_vector(const char *path, double **v, int32_t *n, cgm_error *err);
 
-/* Reading options: the parallel reader (docs/matrix-market.md, "Reading in
- * parallel"). Whatever they are, the result is the same: the same CSR bit
- * for bit, or the same error message. */
+/* Reading options (docs/matrix-market.md, "Reading in parallel"): whatever
+ * they are, the result is the same CSR bit for bit, or the same error. */
 typedef struct cgm_mm_read_opts {
   int threads;          /* threads that parse and assemble; <= 0: OpenMP's default */
-  int64_t chunk_bytes;  /* text one task parses (whole lines, at least one); <= 0: from the
-                           size and the threads. Tiny values (1: a line per chunk) are for tests */
+  int64_t chunk_bytes;  /* text one task parses (whole lines, one at least); <= 0: from the
+                           size and the threads */
   int64_t stream_bytes; /* text read from a pipe or inflated from gzip at a time; <= 0: 16 MiB */
   bool general_only;    /* never the sorted path (a general file row by row, columns increasing,
-                           parsed straight into the CSR): for tests, which compare the two */
-  bool square;          /* refuse a matrix that is not square (what CG needs) at its size line,
-                           before anything is read or allocated for its columns */
+                           parsed straight into the CSR): tests compare the two */
+  bool square;          /* refuse a matrix that is not square (CG's) at its size line */
 } cgm_mm_read_opts;
 
 /* threads 0, chunk_bytes 0, stream_bytes 0, general_only and square false: the defaults. */
@@ -191,8 +186,7 @@ CGM_API cgm_status cgm_bcsr_params_check(cgm_bcsr_params *p, cgm_error *err);
 
 /* ------------------------------------------------------------ Features --- */
 
-/* The x locality is counted for two element widths: [0] 8 bytes (double),
- * [1] 4 bytes (single and mixed precision). */
+/* The x locality's element widths: [0] 8 bytes (double), [1] 4 (single, mixed). */
 #define CGM_NSECTOR_WIDTHS 2
 
 typedef struct cgm_block_features {
@@ -205,9 +199,8 @@ typedef struct cgm_block_features {
   int32_t max_blocks_per_row;
   int bx, by; /* B_x and B_y of that layout */
   /* The x locality of that layout (docs/model.md): the distinct 32-byte
-   * sectors of x each slice (one warp) reads, summed over the slices; the
-   * minimum, every distinct x entry read once contiguously; their ratio
-   * (>= 1, 1 = contiguous). Index: CGM_NSECTOR_WIDTHS. */
+   * sectors of x each slice (one warp) reads, summed; the minimum, every
+   * distinct x entry read once; their ratio (>= 1, 1 = contiguous). */
   int64_t x_sectors[CGM_NSECTOR_WIDTHS];
   int64_t x_sectors_min[CGM_NSECTOR_WIDTHS];
   double x_locality[CGM_NSECTOR_WIDTHS];

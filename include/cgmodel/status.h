@@ -27,8 +27,7 @@ typedef struct cgm_error {
   char msg[CGM_ERRMSG_MAX];
 } cgm_error;
 
-/* Set *err (if non-NULL) to code and a printf-style message; returns code so
- * that callers can write `return cgm_fail(err, CGM_EINPUT, "...")`. */
+/* Sets *err (if non-NULL) to code and a printf-style message; returns code. */
 CGM_API cgm_status cgm_fail(cgm_error *err, cgm_status code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -43,8 +42,6 @@ CGM_API void cgm_error_prefix(cgm_error *err, const char *fmt, ...)
     ;
 
 CGM_API void cgm_error_clear(cgm_error *err);
-
-CGM_API const char *cgm_status_name(cgm_status s);
 
 /* "0.2.0"; also embedded in the database next to every calibration. */
 CGM_API const char *cgm_version(void);

@@ -30,12 +30,12 @@ typedef struct cgm_tuner_device {
   bool have[2];              /* per precision */
   cgm_device_model model[2]; /* per precision: the refined model's curves */
   cgm_device_model paper[2]; /* the paper's model: its avg fits (Sec. 6.2), else max, else rel */
-  cgm_setup_model setup;     /* layout build + upload (cgm_setup_model_default, or fitted on the
-                                setups its calibration timed and the solves recorded on it) */
-  cgm_setup_model setup_dev; /* a GPU's setups at N = 1 on one GPU, whose layout the GPU builds
-                                from the uploaded CSR (cgm_gpu_opts.device_layout); samples = 0:
-                                none fitted, `setup` stands for it */
+  cgm_setup_model setup;     /* layout build + upload (fitted on its setups, or the default) */
+  cgm_setup_model setup_dev; /* the setups whose layout the GPU builds (cgm_plan_layout_on_device);
+                                samples = 0: `setup` stands for it */
   double mixed_ratio;        /* mixed precision's iterations over double's (<= 0: 1.2) */
+  uint64_t fingerprint;      /* of the calibration's fits and coefficients as loaded: a verdict
+                                kept from them is stale once a refit changes them */
 } cgm_tuner_device;
 
 typedef struct cgm_candidate {
@@ -63,15 +63,13 @@ typedef struct cgm_tuner_opts {
   unsigned exchanges;  /* bit (1 << cgm_exchange) considered on several GPUs */
   bool cusparse;       /* the cuSPARSE baseline as a candidate */
   bool paper;          /* time by the paper's Eqs. 4-9 instead of the refined model */
-  double tol; /* the tolerance the solve must meet (<= 0: CGM_DEFAULT_TOL): single precision is
-                 a candidate only at tol >= CGM_SINGLE_MIN_TOL unless it is the only
-                 precision asked for */
-  double iterations; /* double precision's iteration count K (<= 0: cgm_iterations_estimate) */
+  double tol;          /* the tolerance to meet (<= 0: CGM_DEFAULT_TOL); single precision is offered
+                          below CGM_SINGLE_MIN_TOL only when it alone is asked for */
+  double iterations;   /* double precision's iteration count K (<= 0: cgm_iterations_estimate) */
 } cgm_tuner_opts;
 
-/* Below this tolerance pure single precision is not offered: its true
- * residual stalls near 1e-5..1e-6 on the matrices measured (docs/accuracy.md);
- * mixed precision runs at single's speed and reaches any tolerance double does. */
+/* Below this tolerance single precision is not offered: its true residual
+ * stalls near 1e-5..1e-6 (docs/accuracy.md); mixed precision reaches it. */
 #define CGM_SINGLE_MIN_TOL 1e-4
 /* Mixed precision replaces its residual about once every this many
  * iterations (a tenfold fall at the rates measured): one double SpMV each. */
@@ -102,19 +100,15 @@ CGM_API cgm_status cgm_tuner_price(const cgm_tuner_plan *plans, int nplans, cons
                                    const cgm_tuner_device *devs, int ndev, const cgm_tuner_opts *o,
                                    cgm_candidate **out, int *count, cgm_error *err);
 
-/* Every candidate for matrix A on the devices (cgm_tuner_plans, then
- * cgm_tuner_price); *out is malloc'ed. */
+/* cgm_tuner_plans, then cgm_tuner_price; *out is malloc'ed. */
 CGM_API cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
                                         const cgm_tuner_device *devs, int ndev,
                                         const cgm_tuner_opts *o, cgm_candidate **out, int *count,
                                         cgm_error *err);
 
 /* Mixed precision is chosen over double only when predicted at least this
- * much faster: on an H100 (2026-11-28, validate --total 1e-8 over 35
- * matrices) the model put mixed at 0.59-0.99 of double's total where it
- * measured 0.76-3.4 (its iterations an estimate, K times the mixed ratio;
- * on small matrices its replacements and two layouts cost more than an
- * iteration's curve says). */
+ * much faster: the model put it at 0.59-0.99 of double's total where an
+ * H100 measured 0.76-3.4 (validate --total 1e-8, 35 matrices). */
 #define CGM_MIXED_MARGIN 0.10
 
 /* The candidate with the least predicted total time (setup + K iterations)
@@ -124,8 +118,7 @@ CGM_API int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_
                              char *why, size_t nwhy);
 
 /* solve --reorder auto: whether reverse Cuthill-McKee pays on the predicted
- * total, cost + K t_iter (the reordering and permuted copy on the host, then
- * K iterations at each numbering's predicted time). */
+ * total, its cost + K t_iter. */
 typedef struct cgm_reorder_advice {
   bool rcm;           /* reorder */
   double t_iter_none; /* predicted s per iteration as numbered (NaN: no prediction) */
@@ -133,21 +126,16 @@ typedef struct cgm_reorder_advice {
   double cost_s;      /* the reordering, measured on the host */
   double iterations;  /* K: the iterations expected (as the tuner's totals take it) */
   int64_t bandwidth_none, bandwidth_rcm; /* bandwidth_rcm: -1 when RCM was not computed */
-  /* The most any numbering could save over K iterations: the model's time
-   * with x read in its least sectors (the matrix's x locality) and every
-   * segment's longest row read in order (no row scatter) against the time
-   * as numbered. When it is below the least RCM can cost
-   * (CGM_RCM_FLOOR_S_PER_NNZ a stored entry), RCM is neither computed nor
-   * timed (rcm_computed false, t_iter_rcm NaN). */
+  /* The most any numbering could save over K iterations (x read in its
+   * least sectors, no row scatter); below the least RCM can cost, RCM is
+   * not computed (rcm_computed false, t_iter_rcm NaN). */
   double gain_bound_s;
   bool rcm_computed;
   char why[256];
 } cgm_reorder_advice;
 
-/* A floor under RCM's cost on the host, per stored entry: the search reads
- * every entry and the permuted copy writes each again. Measured: 22 ns an
- * entry on 2 cores at 6M entries (Poisson 96^3); the floor is a quarter of
- * that, so a bound below it never skips an RCM that would pay. */
+/* A floor under RCM's host cost per stored entry: a quarter of the 22 ns
+ * measured on 2 cores, so that it never skips an RCM that would pay. */
 #define CGM_RCM_FLOOR_S_PER_NNZ 5e-9
 
 /* Fills a->rcm and a->why from its times: RCM when cost_s + K t_iter_rcm is

@@ -48,6 +48,9 @@ typedef struct cgm_validate_row {
   double predicted_s;       /* refined model (NaN: no curve) */
   double predicted_paper_s; /* the paper's Eqs. 4-9 (NaN for cuSPARSE) */
   double measured_s;        /* median of the runs' times per iteration */
+  /* total_tol > 0: the iterations the tuner predicted (K as for a matrix
+   * never solved) and those the run took; 0 otherwise */
+  double iters_predicted, iters_measured;
 } cgm_validate_row;
 
 /* The rows of one backend, precision, block size and GPU count (Table 6). */
@@ -75,6 +78,11 @@ typedef struct cgm_validate_matrix {
   int best;      /* row of the best measured time among the configurations the tuner may
                     choose (single precision only where it reaches the tolerance); -1: none */
   double regret; /* measured time of the choice over the best; NaN without a choice */
+  /* total_tol > 0: the iteration count's relative error, |predicted -
+   * measured| / measured, in double and in mixed precision, and of the
+   * mixed/double ratio; NaN where a precision was not measured */
+  double k_error[2];
+  double ratio_error;
 } cgm_validate_matrix;
 
 typedef struct cgm_validate_report {
@@ -89,6 +97,11 @@ typedef struct cgm_validate_report {
   int within_10;      /* of them, with a regret of at most 1.10 */
   double mean_regret; /* NaN when regret_count is 0 */
   double max_regret;  /* 0 when regret_count is 0 */
+  /* total_tol > 0: the iteration counts' errors over the matrices, [0]
+   * double and [1] mixed precision (mean, median, worst; NaN when none),
+   * and the mixed/double ratio's (mean, worst) */
+  double k_mean_error[2], k_median_error[2], k_max_error[2];
+  double ratio_mean_error, ratio_max_error;
 } cgm_validate_report;
 
 /* The paper's Table 6 on this machine: for every matrix (symmetric with a

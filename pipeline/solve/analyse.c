@@ -85,17 +85,11 @@ static void analysis_key(const analysis *a, double k_known, analysis_blob *b) {
   const cgm_host_devices m = cgm_host_match(a->host, a->devs, a->ndev);
   const int run = so->backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
   const int at[2] = {a->o->autotune ? m.gpu : run, a->o->autotune ? m.cpu : -1};
-  for (int i = 0; i < 2; i++) {
-    if (at[i] < 0) continue;
-    cgm_tuner_device *dv = &b->key.dev[i];
-    memcpy(dv, &a->devs[at[i]], sizeof *dv);
-    /* what recorded solves teach the tuner changes with every record, and
-     * neither the prediction of an iteration nor the reordering's verdict
-     * reads it (--auto's choice does: its totals, a margin around them) */
-    memset(&dv->setup, 0, sizeof dv->setup);
-    memset(&dv->setup_dev, 0, sizeof dv->setup_dev);
-    dv->mixed_ratio = 0.0;
-  }
+  for (int i = 0; i < 2; i++)
+    if (at[i] >= 0) {
+      b->key.calibration[i] = a->devs[at[i]].calibration_id;
+      b->key.fingerprint[i] = a->devs[at[i]].fingerprint;
+    }
 }
 
 /* The database (opened when it exists; always with --auto) and the

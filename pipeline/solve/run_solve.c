@@ -65,6 +65,7 @@ typedef struct {
   cgm_features f;
   bool features_new;       /* computed here: to keep beside the cache entry */
   pipeline_plan_set plans; /* --auto's, counted here: to keep beside it too */
+  cgm_host host;           /* this machine, for the analysis */
   analysis_blob *verdict;  /* large: the devices' models */
   bool verdict_new;
 } solve_run;
@@ -107,27 +108,33 @@ static cgm_status step_rhs(solve_run *s, cgm_error *err) {
   return st;
 }
 
-/* The analysis, when something needs it: the record, --auto, --reorder.
- * --reorder auto decides by a calibration: without a database to hold one
- * it stays as numbered, and the features (a block size's pattern, ~0.1 s
- * at 1M rows) are not worth counting. The prediction, --reorder auto's
- * verdict and the record read the block size that runs (--auto counts its
- * own once it has chosen); a record keeps what is known of the others and
- * counts none: recording never slows the answer. */
+/* Whether the analysis runs: for the record, --auto, --reorder. --reorder
+ * auto decides by a calibration: without a database to hold one it stays
+ * as numbered, and the features (a block size's pattern, ~0.1 s at 1M
+ * rows) are not worth counting. */
+static bool analysis_needed(const solve_run *s) {
+  const cgm_run_solve_opts *o = s->o;
+  struct stat dbs;
+  const bool have_db = o->db_path && stat(o->db_path, &dbs) == 0;
+  return o->record || o->autotune || (s->r->opts.reorder == CGM_REORDER_AUTO && have_db) ||
+         s->r->opts.reorder == CGM_REORDER_RCM;
+}
+
+/* The analysis. The prediction, --reorder auto's verdict and the record
+ * read the block size that runs (--auto counts its own once it has
+ * chosen); a record keeps what is known of the others and counts none:
+ * recording never slows the answer. */
 static cgm_status step_analyse(solve_run *s, cgm_error *err) {
   const cgm_run_solve_opts *o = s->o;
   cgm_solve_report *r = s->r;
-  struct stat dbs;
-  const bool have_db = o->db_path && stat(o->db_path, &dbs) == 0;
-  if (!(o->record || o->autotune || (r->opts.reorder == CGM_REORDER_AUTO && have_db) ||
-        r->opts.reorder == CGM_REORDER_RCM))
-    return CGM_OK;
   const int bi = cgm_block_index(r->opts.layout.n);
   if (!o->autotune &&
       solve_features_of(o, s->A, 1u << bi, r, &s->f, &s->features_new, err) != CGM_OK)
     return CGM_OK; /* the solve goes on without a prediction */
-  return solve_analyse(o, s->A, &s->f, &s->features_new, r, &s->db, s->verdict, &s->verdict_new,
-                       &s->plans, err);
+  cgm_run_solve_opts with_host = *o;
+  if (!o->host) with_host.host = &s->host;
+  return solve_analyse(&with_host, s->A, &s->f, &s->features_new, r, &s->db, s->verdict,
+                       &s->verdict_new, &s->plans, err);
 }
 
 /* The solver's run, its monitor calls kept in the report. */
@@ -220,9 +227,13 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   warm_up_start(o, &s.wu);
   cgm_status st = step_read(&s, err);
   if (!st) st = step_rhs(&s, err);
+  const bool analyse = !st && analysis_needed(&s);
+  /* this machine, its GPUs from the warm-up thread (a GPU solve waits for
+   * the driver's start whatever it does: not the analysis' time) */
+  if (analyse && !o->host) warm_up_host(&s.wu, &s.host);
   const double t1 = cgm_now();
   r->time_read_s = t1 - s.t0;
-  if (!st) st = step_analyse(&s, err);
+  if (analyse) st = step_analyse(&s, err);
   r->time_analyse_s = cgm_now() - t1;
   /* auto without a model to decide by: as numbered */
   if (r->opts.reorder == CGM_REORDER_AUTO) r->opts.reorder = CGM_REORDER_NONE;

@@ -48,12 +48,17 @@ typedef struct {
   bool started;
   pthread_mutex_t mu;
   pthread_cond_t counted;
-  int ndev; /* the GPUs present; -1 until counted */
+  int ndev;            /* the GPUs present; -1 until counted */
+  char gpu_model[256]; /* GPU 0's model, with the count */
 } warm_up;
 
 void warm_up_start(const cgm_run_solve_opts *o, warm_up *w);
 /* The GPUs present: the thread's count, else counted here. */
 int warm_up_devices(warm_up *w);
+/* This machine as cgm_host_describe says, its GPUs from the thread (which
+ * asked before making the context: no wait on it); without the thread,
+ * cgm_host_describe. */
+void warm_up_host(warm_up *w, cgm_host *h);
 void warm_up_end(warm_up *w);
 /* CUDA where a GPU is present, else the CPU. */
 cgm_backend solve_default_backend(int gpus_present);
@@ -102,8 +107,11 @@ typedef struct {
     cgm_precond precond;
     int precond_block;
     bool balance;
-    double k_known;          /* K weighed: the hint, the database's or the probe's */
-    cgm_tuner_device dev[2]; /* the device that runs; --auto: this machine's GPU and CPU */
+    double k_known; /* K weighed: the hint, the database's or the probe's */
+    /* the device that runs (--auto: this machine's GPU and CPU): its
+     * calibration and the fingerprint of its fits as loaded */
+    int64_t calibration[2];
+    uint64_t fingerprint[2];
   } key;
   double predicted;
   int64_t calibration_id;

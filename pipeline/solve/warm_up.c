@@ -3,13 +3,23 @@
  * and analysed (warm_up in solve_steps.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "pipeline/solve/solve_steps.h"
 
 static void *warm_up_main(void *arg) {
   warm_up *w = arg;
   const int n = cgm_cuda_device_count();
+  /* GPU 0's model, this machine's name for the calibrations: asked here,
+   * once the driver is up and before the context, which would hold the
+   * runtime for 0.1-0.2 s against an analysis asking for it */
+  cgm_db_device d;
+  cgm_error e = {0};
+  char model[256] = "";
+  if (n > 0 && !cgm_describe_cuda(0, &d, &e)) snprintf(model, sizeof model, "%s", d.model);
   pthread_mutex_lock(&w->mu);
+  memcpy(w->gpu_model, model, sizeof model);
   w->ndev = n;
   pthread_cond_broadcast(&w->counted);
   pthread_mutex_unlock(&w->mu);
@@ -43,6 +53,23 @@ int warm_up_devices(warm_up *w) {
   const int n = w->ndev;
   pthread_mutex_unlock(&w->mu);
   return n;
+}
+
+void warm_up_host(warm_up *w, cgm_host *h) {
+  memset(h, 0, sizeof *h);
+  cgm_db_device d;
+  cgm_error e = {0};
+  /* the CPU at OpenMP's default thread count: a solve without threads runs
+   * with it, so only that calibration predicts it */
+  if (!cgm_describe_cpu(&d, 0, &e)) snprintf(h->cpu, sizeof h->cpu, "%s", d.model);
+  if (!w->started) {
+    cgm_host_describe(h);
+    return;
+  }
+  h->gpus = warm_up_devices(w);
+  pthread_mutex_lock(&w->mu);
+  snprintf(h->gpu, sizeof h->gpu, "%s", w->gpu_model);
+  pthread_mutex_unlock(&w->mu);
 }
 
 void warm_up_end(warm_up *w) {

@@ -146,6 +146,7 @@ static cgm_status run_matrix(validation *v, cgm_db *db, const char *path, const 
             continue;
           }
           row.measured_s = res.time_per_iter_s;
+          if (total) row.iters_measured = res.iterations;
           cgm_validate_row *nv = cgm_grow(R->rows, R->nrows, &v->rows_cap, sizeof *nv, 256);
           if (!nv) return CGM_ERUNTIME;
           R->rows = nv;
@@ -168,6 +169,22 @@ static int row_of(const cgm_validate_report *R, int first, const cgm_candidate *
       return i;
   }
   return -1;
+}
+
+/* The iteration counts of one matrix (its rows from `first`): the error of
+ * the first row of double and of mixed precision that has both counts, and
+ * of their ratio. */
+static void k_errors(const cgm_validate_report *R, int first, cgm_validate_matrix *vm) {
+  double pred[2] = {0, 0}, meas[2] = {0, 0};
+  for (int i = first; i < R->nrows; i++) {
+    const cgm_validate_row *w = &R->rows[i];
+    const int p = w->precision == CGM_PREC_DOUBLE ? 0 : w->precision == CGM_PREC_MIXED ? 1 : -1;
+    if (p < 0 || meas[p] > 0 || !(w->iters_predicted > 0) || !(w->iters_measured > 0)) continue;
+    pred[p] = w->iters_predicted, meas[p] = w->iters_measured;
+  }
+  for (int p = 0; p < 2; p++) vm->k_error[p] = meas[p] > 0 ? fabs(pred[p] / meas[p] - 1) : NAN;
+  vm->ratio_error =
+      meas[0] > 0 && meas[1] > 0 ? fabs((pred[1] / pred[0]) / (meas[1] / meas[0]) - 1) : NAN;
 }
 
 /* The tuner on one matrix: cgm_tuner_choose over the candidates of the
@@ -209,9 +226,10 @@ static cgm_status tune_matrix(validation *v, const cgm_csr *A, const cgm_feature
   for (int i = 0; i < nc; i++) {
     const int r = row_of(R, first, &c[i]);
     if (r < 0) continue;
-    if (O->total_tol > 0)
+    if (O->total_tol > 0) {
       R->rows[r].predicted_s = c[i].total_s;
-    else /* the rows time iterations alone: choose as they measure (setup is --total's) */
+      R->rows[r].iters_predicted = c[i].iterations;
+    } else /* the rows time iterations alone: choose as they measure (setup is --total's) */
       c[i].total_s = c[i].time_per_iter_s;
     c[nk++] = c[i];
   }
@@ -223,6 +241,7 @@ static cgm_status tune_matrix(validation *v, const cgm_csr *A, const cgm_feature
     const int r = row_of(R, first, &c[i]);
     if (vm.best < 0 || R->rows[r].measured_s < R->rows[vm.best].measured_s) vm.best = r;
   }
+  k_errors(R, first, &vm);
   const int best = cgm_tuner_choose(c, nk, local, NULL, 0);
   if (best >= 0 && vm.best >= 0) {
     vm.choice = row_of(R, first, &c[best]);
@@ -309,6 +328,26 @@ static void regret(cgm_validate_report *R) {
     if (g <= 1.10) R->within_10++;
   }
   R->mean_regret = R->regret_count ? sum / R->regret_count : NAN;
+  /* the iteration counts' errors (total time only) */
+  double *e = malloc(sizeof(double) * ((size_t)R->nmatrices + 1));
+  for (int p = 0; p < 3; p++) {
+    int n = 0;
+    double s = 0, worst = NAN;
+    for (int i = 0; e && i < R->nmatrices; i++) {
+      const double x = p < 2 ? R->matrices[i].k_error[p] : R->matrices[i].ratio_error;
+      if (!isfinite(x)) continue;
+      e[n++] = x, s += x;
+      if (!(x <= worst)) worst = x;
+    }
+    const double mean = n ? s / n : NAN;
+    if (p == 2) {
+      R->ratio_mean_error = mean, R->ratio_max_error = worst;
+    } else {
+      R->k_mean_error[p] = mean, R->k_max_error[p] = worst;
+      R->k_median_error[p] = n ? cgm_median(e, n) : NAN;
+    }
+  }
+  free(e);
 }
 
 /* One matrix: read, checked SPD-like, measured, and the tuner's choice. */

@@ -39,5 +39,31 @@ cJSON *cgm_validate_json(const cgm_validate_report *r) {
                           r->regret_count ? (double)r->within_5 / r->regret_count : NAN);
   cJSON_AddNumberToObject(t, "within_10_percent",
                           r->regret_count ? (double)r->within_10 / r->regret_count : NAN);
+  if (isfinite(r->k_mean_error[0]) || isfinite(r->k_mean_error[1])) {
+    /* validate --total: the iteration counts predicted as for a new matrix */
+    cJSON *k = cJSON_AddObjectToObject(o, "iterations");
+    const char *names[2] = {"double", "mixed"};
+    for (int p = 0; p < 2; p++) {
+      if (!isfinite(r->k_mean_error[p])) continue;
+      cJSON *q = cJSON_AddObjectToObject(k, names[p]);
+      cJSON_AddNumberToObject(q, "mean_rel_error", r->k_mean_error[p]);
+      cJSON_AddNumberToObject(q, "median_rel_error", r->k_median_error[p]);
+      cJSON_AddNumberToObject(q, "max_rel_error", r->k_max_error[p]);
+    }
+    if (isfinite(r->ratio_mean_error)) {
+      cJSON_AddNumberToObject(k, "mixed_over_double_mean_rel_error", r->ratio_mean_error);
+      cJSON_AddNumberToObject(k, "mixed_over_double_max_rel_error", r->ratio_max_error);
+    }
+    cJSON *per = cJSON_AddArrayToObject(k, "matrices");
+    for (int i = 0; i < r->nmatrices; i++) {
+      const cgm_validate_matrix *m = &r->matrices[i];
+      cJSON *q = cJSON_CreateObject();
+      json_add_string(q, "matrix", m->matrix);
+      if (isfinite(m->k_error[0])) cJSON_AddNumberToObject(q, "double_rel_error", m->k_error[0]);
+      if (isfinite(m->k_error[1])) cJSON_AddNumberToObject(q, "mixed_rel_error", m->k_error[1]);
+      if (isfinite(m->ratio_error)) cJSON_AddNumberToObject(q, "ratio_rel_error", m->ratio_error);
+      cJSON_AddItemToArray(per, q);
+    }
+  }
   return o;
 }

@@ -5,9 +5,10 @@ sparse SPD matrices, over libcgmodel (docs/python.md).
     import cgmodel, scipy.sparse as sp
     x, r = cgmodel.solve(A)              # A: scipy.sparse CSR/CSC/COO
     print(r.iterations, r.relative_residual, r.backend, r.time_per_iter_s)
+    x, info = cgmodel.cg(A, b, rtol=1e-8)  # as scipy.sparse.linalg.cg
 """
 
-from ._native import Error, library_path
+from ._native import Error, InputError, library_path
 from ._api import (
     BlockFeatures,
     Candidate,
@@ -24,6 +25,7 @@ from ._api import (
     solve,
     version,
 )
+from ._scipy import cg
 
 __version__ = version()
 __all__ = [
@@ -31,10 +33,12 @@ __all__ = [
     "Candidate",
     "Error",
     "Features",
+    "InputError",
     "Prediction",
     "SolveResult",
     "Warning",
     "calibrate",
+    "cg",
     "default_db",
     "devices",
     "have_cuda",

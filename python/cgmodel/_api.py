@@ -10,9 +10,11 @@ import warnings
 from typing import List, Optional
 
 import numpy as np
-import scipy.sparse as sp
 
-from ._native import Csr, CsrDevice, Error, call_json, lib, options
+from ._input import HostMatrix, number, on_gpu, vector
+from ._native import MONITOR, Csr, CsrDevice, Extras, InputError, call_json, lib, options
+
+_DBL = ctypes.POINTER(ctypes.c_double)
 
 __all__ = [
     "BlockFeatures",
@@ -83,75 +85,60 @@ def _notes(j):
 # ----------------------------------------------------------------- matrix ---
 
 
-class _Matrix:
-    """A as the library reads it: CSR with int64 row pointers, int32 columns
-    sorted and unique in each row, float64 values. The arrays are kept
-    alive here while the library reads them; CSR input with int32 indices,
-    float64 data and canonical order is passed without copying its columns
-    and values (only the row pointers become int64)."""
+class _Matrix(HostMatrix):
+    """A as the library reads it (HostMatrix: checked copies) and the struct
+    cgm_csr over those arrays, which live as long as this object."""
 
-    def __init__(self, A):
-        if _on_gpu(A):
-            A = A.get()  # features and predictions read the pattern on the host (docs/python.md)
-        if not sp.issparse(A):
-            raise Error("A must be a scipy.sparse matrix (CSR, CSC or COO)", 2)
-        if A.ndim != 2:
-            raise Error(f"A has {A.ndim} dimensions, not 2", 2)
-        m, n = A.shape
-        if m > 2**31 - 1 or n > 2**31 - 1:
-            raise Error(f"A is {m} x {n}: rows and columns must fit in int32", 2)
-        A = A.tocsr() if A.format != "csr" else A
-        if not A.has_canonical_format:
-            A = A.copy()
-            A.sum_duplicates()  # sorts the columns too
-        self.rowptr = np.ascontiguousarray(A.indptr, dtype=np.int64)
-        self.colidx = np.ascontiguousarray(A.indices, dtype=np.int32)
-        if np.iscomplexobj(A.data):
-            raise Error("A is complex: cgmodel solves real systems", 2)
-        self.val = np.ascontiguousarray(A.data, dtype=np.float64)
-        self.shape = (m, n)
+    def __init__(self, A, finite=False):
+        super().__init__(A, finite)
+        m, n = self.shape
         self.csr = Csr(
             nrows=m,
             ncols=n,
-            nnz=int(self.rowptr[-1]) if m else 0,
+            nnz=self.colidx.size,
             rowptr=self.rowptr.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
             colidx=self.colidx.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)),
             val=self.val.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
         )
 
 
-def _on_gpu(obj):
-    """A CuPy array or cupyx.scipy.sparse matrix."""
-    return type(obj).__module__.startswith(("cupy", "cupyx"))
-
-
 class _DeviceMatrix:
     """A CuPy matrix as cgm_solve_device reads it, in the GPU's memory: CSR
-    with int32 (CuPy's) or int64 row offsets, int32 columns sorted and unique
-    in each row, float64 values. What is not so already is converted by
-    CuPy on that GPU (a copy there); nothing goes through the host."""
+    with int32 or int64 row offsets, int32 columns, float64 values, each a
+    copy made by CuPy on that GPU (nothing goes through the host), so that
+    what the caller changes during the solve changes nothing of it. The
+    library checks the structure (row offsets, column range and order)
+    there; the lengths and dtypes are checked here."""
 
     def __init__(self, A):
         import cupy as cp
         import cupyx.scipy.sparse as csp
 
         if not csp.issparse(A):
-            raise Error("A must be a cupyx.scipy.sparse matrix (CSR, CSC or COO)", 2)
-        m, n = A.shape
-        if m > 2**31 - 1 or n > 2**31 - 1:
-            raise Error(f"A is {m} x {n}: rows and columns must fit in int32", 2)
+            raise InputError("A must be a cupyx.scipy.sparse matrix (CSR, CSC or COO)")
+        m, n = (int(d) for d in A.shape)
+        if not (0 <= m <= 2**31 - 1 and 0 <= n <= 2**31 - 1):
+            raise InputError(f"A is {m} x {n}: rows and columns must be in 0 .. 2^31 - 1")
         if A.dtype.kind == "c":
-            raise Error("A is complex: cgmodel solves real systems", 2)
+            raise InputError("A's values: complex, and cgmodel solves real systems")
         A = A.tocsr() if A.format != "csr" else A
+        ptr, idx, val = A.indptr, A.indices, A.data
+        if ptr.dtype.kind not in "iu" or idx.dtype.kind not in "iu":
+            raise InputError(f"A's indices have dtypes {ptr.dtype} and {idx.dtype}: integers")
+        if ptr.size != m + 1 or idx.size != val.size or (m and int(ptr[-1]) != idx.size):
+            raise InputError(
+                f"A has {ptr.size} row offsets for {m} rows, {idx.size} indices and "
+                f"{val.size} values: they must match"
+            )
+        if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= n):
+            raise InputError(f"A.indices: an index outside 0 .. {n - 1}")
+        ptr = ptr.astype(cp.int32 if ptr.dtype == cp.int32 else cp.int64)  # astype copies
+        A = csp.csr_matrix((val.astype(cp.float64), idx.astype(cp.int32), ptr), shape=(m, n))
         if not A.has_canonical_format:
-            A = A.copy()
             A.sum_duplicates()  # sorts the columns too
-        indptr = A.indptr
-        if indptr.dtype not in (cp.int32, cp.int64):
-            indptr = indptr.astype(cp.int64)
-        self.indptr = cp.ascontiguousarray(indptr)
-        self.indices = cp.ascontiguousarray(A.indices.astype(cp.int32, copy=False))
-        self.data = cp.ascontiguousarray(A.data.astype(cp.float64, copy=False))
+        self.indptr = cp.ascontiguousarray(A.indptr)
+        self.indices = cp.ascontiguousarray(A.indices)
+        self.data = cp.ascontiguousarray(A.data)
         self.device = self.data.device.id
         self.shape = (m, n)
         self.matrix = A
@@ -167,13 +154,47 @@ class _DeviceMatrix:
         )
 
 
-def _vector(b, n):
-    if _on_gpu(b):
-        b = b.get()
-    b = np.ascontiguousarray(np.asarray(b, dtype=np.float64).reshape(-1))
-    if b.shape[0] != n:
-        raise Error(f"b has {b.shape[0]} entries but A has {n} rows", 2)
-    return b
+class _Callback:
+    """SciPy's callback(xk) on the solver's monitor (cgm_solve_opts.monitor
+    and monitor_x): called after each iteration the solver reports (every
+    iteration on the CPU, every convergence check on a GPU), not at
+    iteration 0, with xk a read-only view of the iterate (a CuPy array for
+    a CuPy matrix). An exception it raises is kept, the calls stop, and it
+    is raised when the solve returns (a solve cannot be stopped from it)."""
+
+    def __init__(self, callback, n, cupy=False):
+        self.buf = np.zeros(max(n, 1), dtype=np.float64)
+        self.xk = self.buf[:n]
+        self.xk.flags.writeable = False
+        self.callback, self.cupy = callback, cupy
+        self.last, self.error = 0, None
+        self.fn = MONITOR(self._call)  # kept alive as long as this object
+
+    def extras(self, x0=None):
+        return Extras(
+            x0=x0.ctypes.data_as(_DBL) if x0 is not None else None,
+            monitor=self.fn,
+            monitor_every=1,
+            monitor_x=self.buf.ctypes.data_as(_DBL),
+        )
+
+    def _call(self, _ctx, iteration, _relres):
+        if iteration <= self.last or self.error is not None:
+            return
+        self.last = iteration
+        try:
+            if self.cupy:
+                import cupy as cp
+
+                self.callback(cp.asarray(self.xk))
+            else:
+                self.callback(self.xk)
+        except BaseException as e:  # noqa: BLE001 (raised when the solve returns)
+            self.error = e
+
+    def raise_error(self):
+        if self.error is not None:
+            raise self.error
 
 
 # ------------------------------------------------------------------- info ---
@@ -357,13 +378,14 @@ class SolveResult:
     memory: Optional[str] = None  # "device": A, b and x stayed in the GPU's memory (CuPy)
     precond: str = "jacobi"
     precond_block: Optional[int] = None  # block-Jacobi's block as run
+    residual_history: Optional[list] = None  # with a callback: [iteration, relative residual]s
     notes: List[str] = dataclasses.field(default_factory=list)
 
 
 def solve(
     A,
     b=None,
-    tol: float = 1e-8,
+    tol: Optional[float] = None,
     precision: Optional[str] = None,
     backend: Optional[str] = None,
     auto: bool = False,
@@ -380,6 +402,10 @@ def solve(
     name: str = "matrix",
     precond: Optional[str] = None,
     precond_block: Optional[int] = None,
+    x0=None,
+    rtol: Optional[float] = None,
+    atol: float = 0.0,
+    callback=None,
 ):
     """Solves A x = b with Jacobi-preconditioned CG, as `cgmodel solve`.
 
@@ -388,8 +414,12 @@ def solve(
     block, e.g. 3 for 3 unknowns a node, else block).
 
     b None: b = A * ones (x is then all ones). precision: double, mixed
-    or single. tol: the true relative
-    residual ||b - A x|| / ||b|| to reach, whatever the precision;
+    or single. tol (or rtol, its SciPy name; default 1e-8): the true
+    relative residual ||b - A x|| / ||b|| to reach, whatever the
+    precision, in (0, 1]; atol: converged also once ||b - A x|| <= atol.
+    x0: the initial guess (None: zeros). callback(xk): called with the
+    iterate after each iteration the solver reports (every iteration on
+    the CPU, every convergence check on a GPU; docs/python.md).
     precision None: double (or the tuner's choice with auto); backend
     None: cuda when a GPU is present, else cpu (as the command line).
     auto lets the tuner choose among this machine's calibrated devices.
@@ -397,65 +427,73 @@ def solve(
     command line's default path); the solve is recorded, under `name`,
     when the database exists and record is true.
 
+    A, b and x0 are copied and checked before the library reads the
+    copies (cgmodel/_input.py): bad input raises cgmodel.InputError.
+
     A CuPy matrix (cupyx.scipy.sparse) is solved where it is, on its GPU
-    with block size 1 (cgm_solve_device): b (CuPy, NumPy or None) goes to
-    that GPU, x comes back as a CuPy array, and nothing of A is copied to
-    the host; auto, several GPUs, other block sizes and the record need a
-    host (SciPy) matrix.
+    with block size 1 (cgm_solve_device): b and x0 (CuPy, NumPy or None)
+    go to that GPU, x comes back as a CuPy array, and nothing of A is
+    copied to the host; auto, several GPUs, other block sizes and the
+    record need a host (SciPy) matrix.
 
     Returns (x, result); a solve that did not converge is a result
     (result.converged False, result.stop_reason), not an error."""
-    if _on_gpu(A):
+    if tol is not None and rtol is not None and tol != rtol:
+        raise InputError(f"tol {tol!r} and rtol {rtol!r}: rtol is tol's other name, give one")
+    key = "rtol" if rtol is not None else "tol"
+    tol = number(key, tol if tol is not None else rtol if rtol is not None else 1e-8, 0, 1)
+    if tol == 0:
+        raise InputError(f"{key} is 0: the relative residual to reach is in (0, 1]")
+    atol = number("atol", atol)
+    maxiter = number("maxiter", maxiter, 1, 1e9, integer=True) if maxiter is not None else None
+    solver = dict(backend=backend, precision=precision, block=block, bx=bx, gpus=gpus, tol=tol,
+                  atol=atol or None, maxiter=maxiter, check_every=check_every, name=name)
+    if on_gpu(A):
         if precond not in (None, "jacobi"):
-            raise Error(
-                "a CuPy matrix is solved with Jacobi: block-Jacobi needs a SciPy matrix", 2
+            raise InputError(
+                "a CuPy matrix is solved with Jacobi: block-Jacobi needs a SciPy matrix"
             )
         if auto:
-            raise Error(
+            raise InputError(
                 "auto chooses from the matrix's features, computed on the host: pass a SciPy "
-                "matrix (or A.get()) for auto, or choose the precision for a CuPy matrix",
-                2,
+                "matrix (or A.get()) for auto, or choose the precision for a CuPy matrix"
             )
-        return _solve_device(A, b, tol, precision, backend, block, bx, gpus, maxiter,
-                             check_every, name)
-    M = _Matrix(A)
+        return _solve_device(A, b, x0, callback, solver)
+    M = _Matrix(A, finite=True)
     n = M.shape[0]
-    bv = _vector(b, n) if b is not None else None
+    bv = vector(b, n, "b") if b is not None else None
+    xv = vector(x0, n, "x0") if x0 is not None else None
     x = np.zeros(max(n, 1), dtype=np.float64)
+    cb = _Callback(callback, n) if callback is not None else None
+    extras = cb.extras(xv) if cb else Extras(x0=xv.ctypes.data_as(_DBL) if xv is not None else None)
     opts = options(
         db=_db(db) if (record or auto) else None,
-        name=name,
         record=record,
         auto=auto,
-        backend=backend,
-        precision=precision,
-        block=block,
-        bx=bx,
-        gpus=gpus,
         exchange=exchange,
-        tol=tol,
-        maxiter=maxiter,
-        check_every=check_every,
         threads=threads,
         iters_hint=iters_hint,
         precond=precond,
         precond_block=precond_block,
+        **solver,
     )
-    ptr = ctypes.POINTER(ctypes.c_double)
     _, j, _msg = call_json(
         "cgm_json_solve",
         ctypes.byref(M.csr),
-        bv.ctypes.data_as(ptr) if bv is not None else None,
-        x.ctypes.data_as(ptr),
+        bv.ctypes.data_as(_DBL) if bv is not None else None,
+        x.ctypes.data_as(_DBL),
         opts,
+        ctypes.byref(extras),
         ok=(0, 1),
     )
+    if cb:
+        cb.raise_error()
     notes = _notes(j)
     res = _from_dict(SolveResult, j)
     return x[:n], dataclasses.replace(res, notes=notes)
 
 
-def _solve_device(A, b, tol, precision, backend, block, bx, gpus, maxiter, check_every, name):
+def _solve_device(A, b, x0, callback, solver):
     """solve() of a CuPy matrix: cgm_json_solve_device on its GPU."""
     import cupy as cp
 
@@ -467,22 +505,11 @@ def _solve_device(A, b, tol, precision, backend, block, bx, gpus, maxiter, check
             ones = cp.ones(n, dtype=cp.float64)
             bv = M.matrix @ ones
         else:
-            bv = cp.asarray(b, dtype=cp.float64).reshape(-1)
-            if bv.shape[0] != n:
-                raise Error(f"b has {bv.shape[0]} entries but A has {n} rows", 2)
-        bv = cp.ascontiguousarray(bv)
+            bv = _device_vector(b, n, "b")
         x = cp.zeros(max(n, 1), dtype=cp.float64)
-        opts = options(
-            name=name,
-            backend=backend,
-            precision=precision,
-            block=block,
-            bx=bx,
-            gpus=gpus,
-            tol=tol,
-            maxiter=maxiter,
-            check_every=check_every,
-        )
+        if x0 is not None:
+            x[:n] = _device_vector(x0, n, "x0")
+        cb = _Callback(callback, n, cupy=True) if callback is not None else None
         # the library works on streams of its own: CuPy's work on A, b, x first
         cp.cuda.get_current_stream().synchronize()
         _, j, _msg = call_json(
@@ -490,15 +517,31 @@ def _solve_device(A, b, tol, precision, backend, block, bx, gpus, maxiter, check
             ctypes.byref(M.csr),
             ctypes.c_void_p(bv.data.ptr),
             ctypes.c_void_p(x.data.ptr),
-            opts,
+            options(**solver),
+            ctypes.byref(cb.extras()) if cb else None,
             ok=(0, 1),
         )
+        if cb:
+            cb.raise_error()
         x = x[:n]
         if ones is not None:
             j["solution_error"] = float(cp.linalg.norm(x - ones) / cp.linalg.norm(ones))
     notes = _notes(j)
     res = _from_dict(SolveResult, j)
     return x, dataclasses.replace(res, notes=notes)
+
+
+def _device_vector(v, n, what):
+    """v (CuPy or NumPy) as a new contiguous float64 CuPy array of n entries."""
+    import cupy as cp
+
+    if not on_gpu(v):
+        return cp.asarray(vector(v, n, what))
+    if v.dtype.kind not in "biuf" or v.ndim > 2 or (v.ndim == 2 and v.shape[1] != 1):
+        raise InputError(f"{what}: {v.dtype} of shape {v.shape}; a real vector of {n} is needed")
+    if v.size != n:
+        raise InputError(f"{what} has {v.size} entries but A has {n} rows")
+    return cp.array(v, dtype=cp.float64).reshape(-1)  # a copy
 
 
 # -------------------------------------------------------------- calibrate ---

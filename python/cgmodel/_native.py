@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""libcgmodel through ctypes: finding the library, the two structs the
-binding mirrors (cgm_csr, cgm_error) and the calls of its JSON steps
-(include/cgmodel/pipeline.h, "bindings").
+"""libcgmodel through ctypes: finding the library, the structs the binding
+mirrors (cgm_csr, cgm_csr_device, cgm_json_extras, cgm_error) and the calls
+of its JSON steps (include/cgmodel/bindings.h).
 
 ctypes.CDLL releases the GIL for the duration of every foreign call, so a
 long solve or calibration in one thread does not stop the others.
@@ -11,9 +11,13 @@ import ctypes
 import ctypes.util
 import glob
 import json
+import math
 import os
 
-__all__ = ["Error", "Csr", "CsrDevice", "lib", "call_json", "library_path"]
+import numpy as np
+
+__all__ = ["Error", "InputError", "Csr", "CsrDevice", "Extras", "MONITOR", "lib", "call_json",
+           "library_path"]
 
 
 class Error(Exception):
@@ -24,6 +28,14 @@ class Error(Exception):
     def __init__(self, message, code=2):
         super().__init__(message)
         self.code = code
+
+
+class InputError(Error, ValueError):
+    """Bad input (code 2), found here or by the library: a cgmodel.Error and
+    a ValueError, naming what is wrong."""
+
+    def __init__(self, message, code=2):
+        super().__init__(message, code)
 
 
 class Csr(ctypes.Structure):
@@ -52,6 +64,23 @@ class CsrDevice(ctypes.Structure):
         ("rowptr64", ctypes.c_bool),
         ("colidx", ctypes.c_void_p),
         ("val", ctypes.c_void_p),
+    ]
+
+
+# void (*)(void *ctx, int iteration, double relative_residual)
+MONITOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_double)
+
+
+class Extras(ctypes.Structure):
+    """struct cgm_json_extras (include/cgmodel/bindings.h): a solve's
+    initial guess and monitor."""
+
+    _fields_ = [
+        ("x0", ctypes.POINTER(ctypes.c_double)),
+        ("monitor", MONITOR),
+        ("monitor_ctx", ctypes.c_void_p),
+        ("monitor_every", ctypes.c_int),
+        ("monitor_x", ctypes.POINTER(ctypes.c_double)),
     ]
 
 
@@ -101,11 +130,14 @@ _OUT = _c.POINTER(_c.c_void_p)
 _ERR = _c.POINTER(_Err)
 _CSR = _c.POINTER(Csr)
 _DBL = _c.POINTER(_c.c_double)
+_EXTRAS = _c.POINTER(Extras)
 for name, args in {
     "cgm_json_info": [_CSR, _c.c_char_p, _OUT, _ERR],
     "cgm_json_predict": [_CSR, _c.c_char_p, _OUT, _ERR],
-    "cgm_json_solve": [_CSR, _DBL, _DBL, _c.c_char_p, _OUT, _ERR],
-    "cgm_json_solve_device": [_c.POINTER(CsrDevice), _c.c_void_p, _c.c_void_p, _c.c_char_p, _OUT, _ERR],
+    "cgm_json_solve": [_CSR, _DBL, _DBL, _c.c_char_p, _EXTRAS, _OUT, _ERR],
+    "cgm_json_solve_device": [
+        _c.POINTER(CsrDevice), _c.c_void_p, _c.c_void_p, _c.c_char_p, _EXTRAS, _OUT, _ERR
+    ],
     "cgm_json_calibrate": [_c.c_char_p, _OUT, _ERR],
     "cgm_json_devices": [_c.c_char_p, _OUT, _ERR],
 }.items():
@@ -127,10 +159,16 @@ def call_json(name, *args, ok=(0,)):
         if out.value:
             lib.cgm_json_free(out)
     if st not in ok:
-        raise Error(err.msg.decode(errors="replace") or f"{name} failed (status {st})", st)
+        msg = err.msg.decode(errors="replace") or f"{name} failed (status {st})"
+        raise InputError(msg) if st == 2 else Error(msg, st)
     return st, (json.loads(text) if text is not None else None), err.msg.decode(errors="replace")
 
 
 def options(**kw):
-    """The options object of a step: the keys whose value is not None."""
-    return json.dumps({k: v for k, v in kw.items() if v is not None}).encode()
+    """The options object of a step: the keys whose value is not None. A
+    number that is not finite is refused here (JSON has no NaN)."""
+    kw = {k: v.item() if isinstance(v, np.generic) else v for k, v in kw.items() if v is not None}
+    for k, v in kw.items():
+        if isinstance(v, float) and not math.isfinite(v):
+            raise InputError(f"{k} is {v}: a finite number is needed")
+    return json.dumps(kw).encode()

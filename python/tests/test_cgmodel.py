@@ -171,16 +171,6 @@ def test_int64_and_duplicates():
     assert cgmodel.info(B).nnz == A.nnz
 
 
-def test_csr_is_not_copied():
-    from cgmodel._api import _Matrix
-
-    A = read()
-    assert A.indices.dtype == np.int32 and A.has_canonical_format
-    M = _Matrix(A)
-    assert M.colidx.ctypes.data == A.indices.ctypes.data
-    assert M.val.ctypes.data == A.data.ctypes.data
-
-
 def test_not_converged_is_a_result():
     x, r = cgmodel.solve(read(), maxiter=3, backend="cpu", record=False)
     assert not r.converged and r.iterations == 3 and "maximum of 3" in r.stop_reason

@@ -7,19 +7,12 @@
 
 #include "cgmodel/sparse.h"
 
-/* The OpenMP team of a kernel over vectors of `rows` entries (the SpMV's
- * result rows): a thread per CGM_CPU_TEAM_ROWS rows, at least one, at most
- * the solve's threads. A parallel region's fork and barrier cost a
- * microsecond or more on a 16-core node, the whole of a small matrix's
- * kernel: with 16 threads the 14 rows of LFAT5 took 0.28 to 1.36 ms a
- * solve by block size, its threads waiting on each other. The team is of
- * the rows alone, so that every kernel of a solve runs on the same team:
- * libgomp ends the threads a smaller team leaves and starts them again for
- * a larger one (a team sized by each kernel's bytes, 2 threads for the
- * vectors and 16 for the SpMV, made bcsstk15's CPU solve 25x slower on an
- * H100 node, 2026-11-28). The calibration's kernels (microbench/
- * cpu_sweeps.c) run through the same rule, so its curves are of the teams
- * the solves use. */
+/* The OpenMP team of a kernel over vectors of `rows` entries: a thread per
+ * CGM_CPU_TEAM_ROWS rows, at least one, at most the solve's threads (a
+ * fork and barrier cost a small matrix's whole kernel). Of the rows alone,
+ * so that every kernel of a solve runs on the same team: libgomp restarts
+ * threads between teams of different sizes (teams sized per kernel made a
+ * CPU solve 25x slower). The calibration's kernels use the same rule. */
 #define CGM_CPU_TEAM_ROWS 256
 static inline int cgm_cpu_team(int64_t rows) {
   const int64_t most = omp_get_max_threads(), k = rows / CGM_CPU_TEAM_ROWS;

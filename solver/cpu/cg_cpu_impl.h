@@ -1,19 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Preconditioned CG on the CPU (OpenMP) over the BCSR MBR layout, Jacobi or
- * block-Jacobi (M = the layout's N x N diagonal blocks, applied through
- * their inverses: z = M^-1 r is one dense N x N product per block row),
- * written once for REAL = double and REAL = float (included by
- * cg_cpu_f64.c and cg_cpu_f32.c). Vectors and the matrix are in REAL;
- * dot products are accumulated in double.
- *
- * The steps follow Algorithm 2 of the paper with its fused kernels
- * (docs/model.md maps them):
- *   CG1      r = b - A x, w = c.*r, v = c.*w  (c = diag^-1/2; we keep z = D^-1 r)
- *   SpMV+CG3 u = A v and v.u in one pass
- *   CG4      x += t v, r -= t u, beta = r.(D^-1 r), and r.r for the stop test (CG2)
- *   CG5      v = D^-1 r + s v
- * with block-Jacobi's M^-1 in place of D^-1.
- */
+/* Preconditioned CG on the CPU (OpenMP) over the BCSR MBR layout, Jacobi
+ * or block-Jacobi (z = M^-1 r by the inverses of the diagonal blocks),
+ * written once for REAL = double and float (cg_cpu_f64.c, cg_cpu_f32.c);
+ * dot products in double. The steps are Algorithm 2's fused kernels
+ * (docs/model.md): CG1 r = b - A x, z = M^-1 r; SpMV+CG3 u = A v and v . u;
+ * CG4 x += t v, r -= t u, r . z and r . r; CG5 v = z + s v. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,16 +50,11 @@ CGM_SLICE_KERNEL(8)
 #undef CGM_SLICE_KERNEL
 
 /* y = A x over the slices, and p . y when p is given. Slices go to the
- * threads in chunks on demand (rows of very different lengths), and p . y
- * is summed chunk by chunk, then the chunks in order: the same value on any
- * thread count and under any load (a reduction over dynamically scheduled
- * chunks summed in whatever order the threads took them, and CG's
- * iteration count moved by one between runs). */
+ * threads in chunks on demand, and p . y is summed by chunk, then the
+ * chunks in order: the same value on any thread count and load. */
 #define CGM_SPMV_CHUNK 16
 
-/* The team of vectors of np entries (cgm_cpu_team: one for every kernel
- * of a solve, block-Jacobi's too). */
-#define CGM_VEC_TEAM(np) cgm_cpu_team(np)
+#define CGM_VEC_TEAM(np) cgm_cpu_team(np) /* one team for every kernel of a solve */
 
 /* One chunk of slices: y for its rows, and its share of p . y. */
 static double FN(spmv_chunk)(const cgm_bcsr *B, const REAL *val, const REAL *x, REAL *y,
@@ -213,8 +199,7 @@ static double FN(apply_blk)(int team, int n, int64_t nb, const REAL *binv, const
   return rz;
 }
 
-/* The preconditioner as the iteration applies it: Jacobi (binv NULL: the
- * inverse diagonal dinv) or block-Jacobi (binv: nb inverses of n x n). */
+/* The preconditioner: Jacobi (binv NULL) or block-Jacobi (nb inverses). */
 typedef struct {
   const REAL *dinv;
   const REAL *binv;
@@ -235,12 +220,9 @@ static double FN(pc_apply)(const FN(precond) * pc, int64_t np, const REAL *r, RE
   return rz;
 }
 
-/* The true residual, replaced into the iteration (reliable updates): the
- * solution's residual b - A x in the solve's residual precision (double,
- * mixed: double, with x = x_hi + x; single: single), written into r as the
- * iteration's residual. Mixed folds x into x_hi first. Returns
- * ||b - A x||^2 (double sums); *rz and *rr get r . D^-1 r and r . r of the
- * replaced r. */
+/* The true residual b - A x in the residual's precision (mixed: double,
+ * x folded into x_hi first) replaced into r (reliable updates). Returns
+ * ||b - A x||^2; *rz, *rr: r . M^-1 r and r . r of the new r. */
 typedef struct {
   const cgm_bcsr *B;
   const REAL *val;    /* the iteration's values */
@@ -303,9 +285,8 @@ static double FN(probe)(const FN(truth) * t, const REAL *x, REAL *u) {
   return sqrt(rt);
 }
 
-/* One solve's layout and vectors (FN(release) frees them). The vectors
- * hold np padded rows (= nbcols * N), block-Jacobi's run on to its last
- * block (nbl blocks of bn), zero there. */
+/* One solve's layout and vectors (FN(release) frees them): np padded rows,
+ * block-Jacobi's run on to its last block (nbl blocks of bn), zero there. */
 typedef struct {
   cgm_bcsr B;
   REAL *val; /* the iteration's values: B's own in double, a copy in single */
@@ -318,8 +299,23 @@ typedef struct {
   bool mixed, reduced, blk;
 } FN(solve);
 
-/* The layout (res->time_layout_s from t0), the vectors from A, b and x0,
- * and block-Jacobi's inverses in REAL. */
+/* The iterate in double (mixed: x_hi + x) into dst: the solution, and the
+ * monitor's x (cgm_monitor_report's fill). */
+static bool FN(iterate_out)(void *ctx, double *dst) {
+  const FN(solve) *C = ctx;
+  for (int32_t i = 0; i < C->B.nrows; i++)
+    dst[i] = C->mixed ? C->x_hi[i] + (double)C->x[i] : (double)C->x[i];
+  return true;
+}
+
+/* ||b - A x|| with long-double sums over A as given (cgm_residual_ssq): the
+ * residual a stop rests on, without the rounding of the iteration's SpMV. */
+static double FN(exact)(const cgm_problem *pb, const double *x) {
+  const cgm_csr *A = pb->A;
+  return (double)sqrtl(cgm_residual_ssq(A->nrows, A->rowptr, A->colidx, A->val, pb->b, x, 1.0));
+}
+
+/* The layout, the vectors from A, b and x0, block-Jacobi's inverses. */
 static cgm_status FN(setup)(FN(solve) * C, const cgm_problem *pb, double t0, cgm_solve_result *res,
                             cgm_error *err) {
   const cgm_csr *A = pb->A;
@@ -331,10 +327,8 @@ static cgm_status FN(setup)(FN(solve) * C, const cgm_problem *pb, double t0, cgm
   const cgm_bcsr *B = &C->B;
   res->time_layout_s = cgm_now() - t0;
   const int64_t np = C->np = (int64_t)B->nbrows * B->p.n; /* padded length, = nbcols * N */
-  /* block-Jacobi: the inverses in REAL, one per block of pb->opts.precond_block
-   * rows (the blocks past the matrix: the identity). Its last block may reach
-   * past np: the vectors it reads and writes run on to nbl * bn, zero there
-   * (no SpMV reaches that tail, and the identity keeps it zero). */
+  /* block-Jacobi: the inverses in REAL (the identity past the matrix); the
+   * vectors run on to nbl * bn, zero there (the identity keeps it so) */
   const bool blk = C->blk = pb->opts.precond == CGM_PRECOND_BLOCK;
   const int bn = C->bn = blk ? pb->opts.precond_block : 1;
   const int64_t nbl = C->nbl = (np + bn - 1) / bn, bnn = (int64_t)bn * bn;
@@ -389,10 +383,8 @@ static cgm_status FN(setup)(FN(solve) * C, const cgm_problem *pb, double t0, cgm
   return CGM_OK;
 }
 
-/* CG1 and the iteration, with reliable updates; the result, and x back
- * into pb->x: CGM_OK when converged, else CGM_ENOCONV. */
+/* CG1 and the iteration; the result, x back in pb->x. */
 static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_result *res) {
-  const cgm_csr *A = pb->A;
   const cgm_bcsr *B = &C->B;
   REAL *val = C->val, *x = C->x, *r = C->r, *v = C->v, *u = C->u, *dinv = C->dinv, *binv = C->binv;
   double *times = C->times, *x_hi = C->x_hi;
@@ -416,7 +408,7 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
   cgm_status st = rt0 <= thr ? CGM_OK : CGM_ENOCONV;
   bool stalled = false; /* then x_best is returned */
   int last_mon = -1;
-  cgm_monitor_report(&pb->opts, &last_mon, 0, relres, false);
+  cgm_monitor_report(&pb->opts, &last_mon, 0, relres, false, FN(iterate_out), C);
   while (st != CGM_OK && !stalled && it < pb->maxiter) {
     /* SpMV + CG3 */
     double vu = FN(cgm_cpu_spmv)(B, val, v, u, v);
@@ -456,24 +448,20 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
       /* a stop rests on the residual recomputed with long-double sums (not
        * in single precision, which stops at what single shows) */
       if (rt <= thr && (!reduced || mixed))
-        rt = pb->bnorm *
-             cgm_solve_residual(A, pb->b, mixed ? x_hi : (const double *)(void *)x, pb->bnorm);
+        rt = FN(exact)(pb, mixed ? x_hi : (const double *)(void *)x);
       if (rt <= thr) {
         st = CGM_OK;
         relres = rt / pb->bnorm;
       } else if (rt < rel.least) {
-        for (int32_t i = 0; i < A->nrows; i++)
-          C->x_best[i] = mixed ? x_hi[i] + (double)x[i] : (double)x[i];
+        (void)FN(iterate_out)(C, C->x_best);
       }
       if (st != CGM_OK && cgm_reliable_check(&rel, claim, iterated, rt, sqrt(rr), it)) {
         stalled = true;
         relres = rel.least / pb->bnorm;
         cgm_solve_stalled(res, pb->opts.precision, relres, relres, pb->tol, it);
       } else if (st != CGM_OK && swap && !restart) {
-        /* The replaced residual no longer meets the direction as CG's own
-         * would (r . p = 0): restore that before the next direction, as
-         * QUDA's reliable update does, p -= (r . p / r . z) z (z = M^-1 r
-         * into u, free until the next SpMV). */
+        /* Restore r . p = 0, which the replaced residual lost, as QUDA's
+         * reliable update does: p -= (r . p / r . z) z (z = M^-1 r in u). */
         double rv = 0.0;
 #pragma omp parallel for schedule(static) reduction(+ : rv) num_threads(CGM_VEC_TEAM(np))
         for (int64_t i = 0; i < np; i++) rv += (double)r[i] * (double)v[i];
@@ -496,19 +484,20 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
     if (it <= ntimed) times[it - 1] = now - t_prev;
     t_prev = now;
     if (pb->opts.monitor) { /* the callback's time is no iteration's */
-      cgm_monitor_report(&pb->opts, &last_mon, it, relres, false);
+      cgm_monitor_report(&pb->opts, &last_mon, it, relres, false, FN(iterate_out), C);
       t_prev = cgm_now();
     }
   }
-  cgm_monitor_report(&pb->opts, &last_mon, it, relres, true);
+  cgm_monitor_report(&pb->opts, &last_mon, it, relres, true, FN(iterate_out), C);
   res->time_solve_s = cgm_now() - t_start;
   cgm_cg_result_close(res, st, it, relres, pb->maxiter, pb->tol, times, ntimed);
-  for (int32_t i = 0; i < A->nrows; i++)
-    pb->x[i] = stalled ? C->x_best[i] : mixed ? x_hi[i] + (double)x[i] : (double)x[i];
+  if (stalled)
+    memcpy(pb->x, C->x_best, (size_t)C->B.nrows * sizeof *pb->x);
+  else
+    (void)FN(iterate_out)(C, pb->x);
   /* the cap or a breakdown: the x of the least true residual where the last is worse */
-  if (st != CGM_OK && !stalled && watch &&
-      pb->bnorm * cgm_solve_residual(A, pb->b, pb->x, pb->bnorm) > rel.least)
-    memcpy(pb->x, C->x_best, (size_t)A->nrows * sizeof *pb->x);
+  if (st != CGM_OK && !stalled && watch && FN(exact)(pb, pb->x) > rel.least)
+    memcpy(pb->x, C->x_best, (size_t)C->B.nrows * sizeof *pb->x);
   res->device_bytes = pb->plan.device_bytes;
   return st;
 }

@@ -1,43 +1,25 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Jacobi-PCG on 1..G GPUs of one node with our kernels, alpha and beta kept
- * on the devices. Two iterations (kernels.h):
+ * on the devices. Two iterations (kernels.h, cgm_gpu_opts.cg):
  *   cgg      (default) the single-reduction CG of Chronopoulos and Gear:
- *            SpMV w = A u with u . w, carrying r . u and r . r, then one
- *            update kernel; one reduction (across GPUs: one flag wait) and
- *            two kernels an iteration, 12 vector passes
+ *            one reduction and two kernels an iteration, 12 vector passes
  *   classic  the paper's Algorithm 2 fused: SpMV+CG3, CG4(+CG2), CG5; two
- *            reductions and three kernels, 13 vector passes
- *            (cgm_gpu_opts.cg; always in the host-staged mode)
- *
- * The matrix is split into the plan's segments of consecutive block rows
- * with similar block counts (Sec. 4.1), each sorted on its own GPU
- * (segments.c builds them on the host). What the SpMV reads
- * from other GPUs is assembled by one of four exchange modes:
- *   nccl  the whole vector by ncclAllGather over equal chunks (segments
- *         padded to the longest, block columns remapped to chunk
- *         positions); scalars by ncclAllReduce
- *   p2p   the whole vector by peer stores from a copy kernel (a peer
- *         memcpy cannot be captured in a graph); every GPU writes its
- *         partial sums into every GPU's state, which adds them in order
- *   halo  only the entries each segment reads, packed straight into the
- *         peers' vectors on a second stream while the interior rows (those
- *         that read nothing foreign) are multiplied; scalars as p2p
- *   host  the paper's way: vector and partial sums through host memory
- *         (x n elements a iteration, Eq. 9), host-driven, no graph
- * Except for host, K iterations of all GPUs are captured in one CUDA graph
- * and the host looks at the state once per graph while the next graph runs
- * (cgm_gpu_opts.graphs off: the same batch enqueued anew each time).
- * Cross-device dependencies: with p2p and halo, flags in device memory that
- * the kernels raise and spin on (cgm_sync in kernels.h; graph edges between
- * devices cost ~15 us each on 4 x H200; cgm_gpu_opts.flags off brings them
- * back for comparison); with nccl, its collectives. Two refinements, each
- * with a switch that turns it off (cgm_gpu_opts.late, .ll):
- *   - halo: the pack's last block waits for the peers' packs, so the
- *     boundary SpMV, which follows the own pack, starts without a wait;
- *   - cgg: the SpMV sums go to every GPU as ll words (data and tick in one
- *     8-byte store, cgm_cg_state.ll), which cgg polls: no system-scope
- *     fence on either side (2.6 against 1.3 us one way on 4 x H200).
- * One GPU is the same code with nothing to exchange. */
+ *            reductions and three kernels, 13 passes (always in host mode)
+ * Each GPU holds one of the plan's segments (segments.c). What the SpMV
+ * reads from other GPUs comes by one of four exchange modes:
+ *   nccl  the whole vector by ncclAllGather over equal chunks; scalars by
+ *         ncclAllReduce
+ *   p2p   the whole vector by peer stores from a copy kernel; every GPU
+ *         writes its partial sums into every GPU's state
+ *   halo  only the entries each segment reads, packed into the peers'
+ *         vectors on a second stream while the interior rows are
+ *         multiplied; scalars as p2p
+ *   host  the paper's: vector and sums through host memory, no graph
+ * Except for host, K iterations of all GPUs are one CUDA graph, and the
+ * host looks at the state once per graph while the next one runs. Between
+ * devices, p2p and halo use flags in device memory (cgm_sync: graph edges
+ * cost ~15 us each on 4 H200s), refined by the late pack (halo) and the ll
+ * words (cgg: data and tick in one store, no system-scope fence). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,8 +33,7 @@
 #ifdef CGM_TRACE
 static const size_t kTraceBytes = sizeof(unsigned long long) * CGM_TR_N * (CGM_TRACE_LEN + 1);
 
-/* Appends every device's stamps to the trace file (cgm_gpu_opts): one line
- * per device and kind, "G g kind count stamp...". Diagnostic builds only. */
+/* Appends every device's stamps to the trace file: "G g kind count stamp...". */
 static void trace_dump(gpu_solver *S) {
   FILE *f = S->trace_file ? fopen(S->trace_file, "a") : NULL;
   unsigned long long *h = (unsigned long long *)malloc(kTraceBytes);
@@ -146,8 +127,7 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
     CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
     void *v_own = (char *)d->v + d->v_off * w;
     if (d->mixed) {
-      /* The true residual in double (reliable.cu): b - A x0 with the double
-       * values, v = D^-1 r in single, and its carry. */
+      /* the true residual in double (reliable.cu), v = D^-1 r in single */
       double rt;
       cgm_status st = gs_replace(S, 1, &rt, err); /* Algorithm 2: v = D^-1 r */
       if (st) return st;
@@ -176,8 +156,7 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
     tot[0] += part[g][0];
     tot[1] += part[g][1];
   }
-  cgm_cg_state h;
-  memset(&h, 0, sizeof h);
+  cgm_cg_state h = {};
   h.thr = (pb->tol * pb->bnorm) * (pb->tol * pb->bnorm);
   h.maxiter = pb->maxiter;
   h.K = S->pol.K;
@@ -186,8 +165,7 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
   h.slot[0][S->pol.K - 1].rr = tot[1];
   for (int g = 0; g < S->G; g++) {
     cgm_cuda_dev *d = &S->dev[g];
-    /* The single-reduction CG: the first SpMV carries each device's own
-     * partials, summed in device order like every later pair. */
+    /* cgg: the first SpMV carries each device's own partials */
     h.local[0].rz = part[g][0];
     h.local[0].rr = part[g][1];
 #ifdef CGM_TRACE
@@ -229,12 +207,9 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
   return CGM_OK;
 }
 
-/* Block-Jacobi: the inverses of segment g's diagonal blocks and the blocks
- * (pb->binv, pb->bblk: of the matrix as the layout sees it, after any
- * reordering), in the iteration's precision. Segments start at multiples of
- * the block (cgm_plan_opts.row_align), so the device's blocks are the
- * matrix's from its first row on; the last may be cut at its own rows (the
- * kernels read only those), and those past the matrix are the identity. */
+/* Block-Jacobi: the inverses of segment g's diagonal blocks and the blocks,
+ * in the iteration's precision. Segments start at multiples of the block
+ * (cgm_plan_opts.row_align); blocks past the matrix are the identity. */
 static cgm_status upload_bjacobi(gpu_solver *S, const cgm_problem *pb, cgm_cuda_dev *d, int g,
                                  cgm_error *err) {
   const int n = pb->opts.precond_block;
@@ -269,9 +244,8 @@ out:
   return st;
 }
 
-/* Uploads D^-1, b, x0 (own rows) and x0 into v (everything the first SpMV
- * reads: the whole vector, or own rows and halo); in mixed precision x0
- * goes to x_hi, and the correction x starts at zero. */
+/* Uploads D^-1, b, x0 (own rows) and x0 into v as the first SpMV reads it;
+ * in mixed precision x0 goes to x_hi, the correction x starting at zero. */
 static cgm_status upload_vectors(gpu_solver *S, const cgm_problem *pb, const cgm_seg_host *seg,
                                  cgm_error *err) {
   const cgm_csr *A = pb->A;
@@ -290,8 +264,7 @@ static cgm_status upload_vectors(gpu_solver *S, const cgm_problem *pb, const cgm
   for (int g = 0; g < S->G && !st; g++) {
     cgm_cuda_dev *d = &S->dev[g];
     const int64_t r0 = (int64_t)S->bounds[g] * n;
-    /* the slices on every core: four vectors of 7M rows took 0.3 s at
-     * Poisson 192^3 filled on one (an H100 host) */
+    /* the slices on every core (on one, 0.3 s at Poisson 192^3) */
     cgm_stage_slice(buf, diag, r0, d->rows, A->nrows, 1, 1.0);
     if ((st = cgm_cuda_upload_vec(d, d->dinv, buf, d->rows, 0, err))) break;
     if (pb->binv && (st = upload_bjacobi(S, pb, d, g, err))) break;
@@ -337,12 +310,8 @@ out:
 }
 
 /* Whether A (on the host) crosses as CSR and the GPU builds its layout
- * (kernels/device_layout.cu): one GPU, block size 1 (long rows apart as
- * the host would put them), and room on the GPU for the CSR beside the
- * plan's footprint while the layout is built. The host's parallel build of
- * a 49M-nonzero layout took 0.11-0.14 s on a 16-core H200 node, the
- * device's milliseconds, and the CSR is no more bytes to upload than the
- * layout it becomes. */
+ * (milliseconds, against the host's 0.11-0.14 s at 49M nonzeros): the plan
+ * allows it and the CSR fits beside the plan's footprint during the build. */
 static cgm_status want_device_layout(const gpu_solver *S, const cgm_problem *pb, bool *yes,
                                      cgm_error *err) {
   *yes = false;
@@ -351,8 +320,7 @@ static cgm_status want_device_layout(const gpu_solver *S, const cgm_problem *pb,
   cgm_status st = cgm_cuda_free_bytes(0, &avail, &total, err);
   if (st) return st;
   const cgm_csr *A = pb->A;
-  /* the CSR, and the build's own scratch: row lengths, the sort's keys,
-   * values and buffers, the slices' sizes (kernels/device_layout.cu) */
+  /* the CSR, and the build's own scratch (kernels/device_layout.cu) */
   const int64_t csr = ((int64_t)A->nrows + 1) * 8 + A->nnz * 12, scratch = 48 * (int64_t)A->nrows;
   *yes = pb->plan.seg[0].device_bytes + csr + scratch + (16 << 20) <= avail;
   return CGM_OK;
@@ -377,8 +345,7 @@ static cgm_status layout_on_device(cgm_cuda_dev *d, const cgm_csr *A, cgm_bcsr_p
     if ((st = cgm_cuda_upload_arrays(d, 3, dst, src, bytes, err))) goto out;
   }
   {
-    cgm_csr_device dA;
-    memset(&dA, 0, sizeof dA);
+    cgm_csr_device dA = {};
     dA.device = d->dev;
     dA.nrows = A->nrows;
     dA.ncols = A->ncols;
@@ -397,8 +364,7 @@ out:
   return st;
 }
 
-/* What the solve needs before anything is set up: kernels for its layout
- * and precision, and the GPUs it names. */
+/* Kernels for the layout and precision, and the GPUs the solve names. */
 static cgm_status check_devices(const cgm_problem *pb, cgm_error *err) {
   const cgm_bcsr_params p = pb->opts.layout;
   const cgm_precision prec = pb->opts.precision;
@@ -424,6 +390,7 @@ static void init_solver(gpu_solver *S, const cgm_problem *pb) {
   S->G = pb->opts.gpus;
   S->n = pb->opts.layout.n;
   S->prec = cgm_precision_iter(pb->opts.precision);
+  S->pb = pb;
   S->plan = &pb->plan;
   S->bounds = pb->plan.bounds;
   S->chunk = pb->plan.chunk_rows;
@@ -432,8 +399,7 @@ static void init_solver(gpu_solver *S, const cgm_problem *pb) {
   S->trace_file = pb->opts.gpu.trace_file;
 }
 
-/* Every segment's memory is the plan's, checked before any device
- * allocation. */
+/* Every segment's memory (the plan's), checked before any allocation. */
 static cgm_status check_memory(const gpu_solver *S, const cgm_problem *pb, cgm_error *err) {
   for (int g = 0; g < S->G; g++) {
     int64_t avail, total, need = pb->plan.seg[g].device_bytes;
@@ -451,8 +417,7 @@ static cgm_status check_memory(const gpu_solver *S, const cgm_problem *pb, cgm_e
 }
 
 /* Each segment built on the host (segments.c), unless the GPU builds the
- * layout: A in its memory (pb->dA), or a host CSR it lays out
- * (*dev_layout: want_device_layout). */
+ * layout (A in its memory, or *dev_layout). */
 static cgm_status build_segments(const gpu_solver *S, const cgm_problem *pb, cgm_seg_host *seg,
                                  bool *dev_layout, cgm_solve_result *res, cgm_error *err) {
   cgm_status st = CGM_OK;
@@ -501,8 +466,7 @@ static cgm_status setup_device(gpu_solver *S, const cgm_problem *pb, const cgm_s
   return st;
 }
 
-/* The exchange's own set-up: the halo's send lists, the host mode's pinned
- * buffers, NCCL's communicators. */
+/* The exchange's set-up: send lists, pinned buffers or communicators. */
 static cgm_status setup_exchange(gpu_solver *S, const cgm_seg_host *seg, cgm_error *err) {
   if (S->pol.mode == MODE_HALO) return setup_halo_sends(S, seg, err);
   if (S->pol.mode == MODE_HOST) {
@@ -551,8 +515,7 @@ static cgm_status setup(gpu_solver *S, const cgm_problem *pb, cgm_seg_host *seg,
   return CGM_OK;
 }
 
-/* CG1, and the solve's end where the initial residual settles it
- * (*settled): converged, or NaN/Inf (CGM_ENOCONV). */
+/* CG1; *settled where the initial residual ends the solve. */
 static cgm_status first_step(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,
                              bool *settled, cgm_error *err) {
   double rzrr[2] = {0.0, 0.0};
@@ -571,13 +534,12 @@ static cgm_status first_step(gpu_solver *S, const cgm_problem *pb, cgm_solve_res
   return CGM_OK;
 }
 
-/* The loop: the host-staged one, or batches of K iterations replayed from
- * graphs; *fin: the state it ended in. */
+/* The loop, host-staged or by graphs; *fin: the state it ended in. */
 static cgm_status run_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,
                            const cgm_cg_state **fin, cgm_error *err) {
   cgm_status st;
   S->mon_last = -1;
-  cgm_monitor_report(&pb->opts, &S->mon_last, 0, S->rt0 / pb->bnorm, false);
+  cgm_monitor_report(&pb->opts, &S->mon_last, 0, S->rt0 / pb->bnorm, false, gs_monitor_x, S);
   if (S->pol.mode == MODE_HOST) {
     st = gs_host_loop(S, pb, res, &S->final, err);
     *fin = &S->final;
@@ -594,11 +556,13 @@ static cgm_status run_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_resul
 /* The result of a run that ended in state fin: its count, residual and
  * stop reason; *settled unless a GPU gave up waiting for another (an
  * error: nothing is downloaded). */
-static cgm_status finish(const cgm_problem *pb, const cgm_cg_state *fin, cgm_solve_result *res,
-                         int *mon_last, bool *settled, cgm_error *err) {
+static cgm_status finish(gpu_solver *S, const cgm_problem *pb, const cgm_cg_state *fin,
+                         cgm_solve_result *res, bool *settled, cgm_error *err) {
   res->iterations = fin->iter;
   res->solver_residual = sqrt(fin->rr_last) / pb->bnorm;
-  cgm_monitor_report(&pb->opts, mon_last, fin->iter, res->solver_residual, true);
+  if (fin->done != CGM_RUN_TIMEOUT) /* (a GPU that hung: nothing to download) */
+    cgm_monitor_report(&pb->opts, &S->mon_last, fin->iter, res->solver_residual, true, gs_monitor_x,
+                       S);
   res->converged = fin->done == CGM_RUN_CONVERGED;
   if (fin->done == CGM_RUN_TIMEOUT) {
     stop_reason(fin, pb->bnorm, pb->tol, res);
@@ -614,32 +578,35 @@ static cgm_status finish(const cgm_problem *pb, const cgm_cg_state *fin, cgm_sol
   return CGM_ENOCONV;
 }
 
-/* x from every device (mixed: x_hi + x, folded there first); st unless
- * that fails. */
-static cgm_status download(gpu_solver *S, const cgm_problem *pb, cgm_status st, cgm_error *err) {
+/* x from every device into dst (mixed: x_hi + x), in the GPU's memory when
+ * on_device (pb->dA's solution), else the host's. */
+static cgm_status download_x(gpu_solver *S, const cgm_problem *pb, double *dst, bool on_device,
+                             cgm_error *err) {
   for (int g = 0; g < S->G; g++) {
     cgm_cuda_dev *d = &S->dev[g];
     int64_t r0 = (int64_t)S->bounds[g] * S->n, cnt = d->rows;
     if (r0 + cnt > pb->plan.nrows) cnt = pb->plan.nrows - r0;
     if (cnt <= 0) continue;
     cgm_status st2 = CGM_OK;
-    if (pb->dA) {
-      st2 = gs_device_solution(S, pb->x, cnt, err);
-    } else if (d->mixed) { /* the solution is x_hi + x */
-      cudaError_t ce = cudaSetDevice(d->dev);
-      if (ce == cudaSuccess)
-        ce = cgm_launch_fold(d->rows, d->x_hi, (float *)d->x, d->dot_tmp + 3,
-                             cgm_cuda_red(d, CGM_RED_RELIABLE), d->sms, d->stream);
-      if (ce != cudaSuccess)
-        st2 =
-            cgm_fail(err, CGM_ERUNTIME, "CUDA error %s folding the solution", cudaGetErrorName(ce));
-      if (!st2) st2 = cgm_cuda_download_double(d, d->x_hi, pb->x + r0, cnt, err);
+    if (on_device) {
+      st2 = gs_device_solution(S, dst, cnt, err);
+    } else if (d->mixed) { /* x_hi + x, added here: the run's own x_hi and x stay as they are */
+      double *lo = (double *)malloc((size_t)cnt * sizeof *lo);
+      st2 = lo ? cgm_cuda_download_double(d, d->x_hi, dst + r0, cnt, err)
+               : cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+      if (!st2) st2 = cgm_cuda_download_vec(d, d->x, lo, cnt, err);
+      for (int64_t i = 0; !st2 && i < cnt; i++) dst[r0 + i] += lo[i];
+      free(lo);
     } else {
-      st2 = cgm_cuda_download_vec(d, d->x, pb->x + r0, cnt, err);
+      st2 = cgm_cuda_download_vec(d, d->x, dst + r0, cnt, err);
     }
     if (st2) return st2;
   }
-  return st;
+  return CGM_OK;
+}
+
+bool gs_monitor_x(void *S, double *dst) {
+  return download_x((gpu_solver *)S, ((gpu_solver *)S)->pb, dst, false, NULL) == CGM_OK;
 }
 
 /* Everything the set-up made, freed: S too, unless NCCL's set-up never
@@ -689,10 +656,11 @@ cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *
     res->time_setup_s = cgm_now() - t0;
     const cgm_cg_state *fin = NULL;
     st = run_loop(S, pb, res, &fin, err);
-    if (!st) st = finish(pb, fin, res, &S->mon_last, &settled, err);
+    if (!st) st = finish(S, pb, fin, res, &settled, err);
   }
   if (settled) {
-    st = download(S, pb, st, err);
+    cgm_status st2 = download_x(S, pb, pb->x, pb->dA != NULL, err);
+    if (st2) st = st2;
     if (res->time_setup_s == 0.0) res->time_setup_s = cgm_now() - t0;
   }
   teardown(S, seg);

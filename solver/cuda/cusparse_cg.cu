@@ -36,9 +36,7 @@
 namespace {
 
 template <typename T> __global__ void jacobi(int64_t n, const T *d, const T *r, T *z) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x)
-    z[i] = d[i] * r[i];
+  CGM_GRID_LOOP(i, n) z[i] = d[i] * r[i];
 }
 
 /* cuBLAS by precision. */
@@ -120,8 +118,7 @@ cgm_status allocate(cs_solve<T> *R, const cgm_csr *A, cgm_solve_result *res, cgm
   return CGM_OK;
 }
 
-/* A (indices in the width cuSPARSE gets, values in T), D^-1, b into r and
- * x0 to the GPU. */
+/* A (values in T), D^-1, b into r and x0 to the GPU. */
 template <typename T> cgm_status upload(cs_solve<T> *R, const cgm_problem *pb, cgm_error *err) {
   const cgm_csr *A = pb->A;
   const int n = R->n;
@@ -129,8 +126,7 @@ template <typename T> cgm_status upload(cs_solve<T> *R, const cgm_problem *pb, c
   R->hidx = malloc(((size_t)(A->nnz > n ? A->nnz : n) + 1) * idxw);
   R->hv = (T *)malloc(((size_t)(A->nnz > n ? A->nnz : n) + 1) * w);
   if (!R->hidx || !R->hv) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-  /* the conversions on every core (stage.c): one core took ~0.3 s for the
-   * 117M entries of Poisson 256^3, a calibration's largest grid */
+  /* the conversions on every core (stage.c) */
   if (R->idx64)
     memcpy(R->hidx, A->rowptr, ((size_t)n + 1) * 8);
   else

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "solver/backend.h"
+#include "kernels/cuda_dev.h"
 #include "kernels/cuda_util.h"
 
 extern "C" bool cgm_have_cuda_build(void) {
@@ -56,16 +57,9 @@ extern "C" cgm_status cgm_cuda_device_info(int dev, cgm_device_info *info, cgm_e
   CGM_CUDA_TRY(err, cudaDeviceGetAttribute(&info->mem_clock_khz, cudaDevAttrMemoryClockRate, dev));
   CGM_CUDA_TRY(err, cudaDriverGetVersion(&info->driver_version));
   CGM_CUDA_TRY(err, cudaRuntimeGetVersion(&info->runtime_version));
-  int cur;
-  CGM_CUDA_TRY(err, cudaGetDevice(&cur));
-  CGM_CUDA_TRY(err, cudaSetDevice(dev));
-  size_t fr = 0, tot = 0;
-  cudaError_t ce = cudaMemGetInfo(&fr, &tot);
-  cudaSetDevice(cur);
-  CGM_CUDA_TRY(err, ce);
-  info->mem_free = (int64_t)fr;
-  info->mem_total = (int64_t)tot;
-  return CGM_OK;
+  cgm_status st = cgm_cuda_free_bytes(dev, &info->mem_free, &info->mem_total, err);
+  if (!st) info->mem_free += 256 << 20; /* all of it: the solver's reserve given back */
+  return st;
 }
 
 extern "C" cgm_status cgm_cuda_can_access_peer(int a, int b, bool *ok, cgm_error *err) {

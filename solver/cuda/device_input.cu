@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cgm_solve for a matrix, right-hand side and solution that live in a GPU's
- * memory (cgm_csr_device: a CuPy matrix). Everything cgm_solve does on the
- * host is done here on the device, so that nothing of A crosses to the
- * host: the checks (structure, NaN/Inf, symmetry, the diagonal, single
- * precision's range), ||b||, the scaling, the layout (cgm_cuda_matrix_from_
- * device), the vectors, and after the iteration the solution scaled back
- * and its residual recomputed in double. Only scalars come back, and the
- * entries of one row when a message must name them. */
+/* cgm_solve for a matrix, right-hand side and solution in a GPU's memory
+ * (cgm_csr_device: a CuPy matrix): everything cgm_solve does on the host
+ * (checks, scaling, layout, vectors, the residual recomputed) is done on
+ * the device. Only scalars come back, and a row a message must name. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,10 +19,6 @@ int grid_for(int64_t n) {
   int64_t b = (n + kThreads - 1) / kThreads;
   return (int)(b < 1 ? 1 : b > kMaxBlocks ? kMaxBlocks : b);
 }
-
-#define GRID_LOOP(i, n)                                                                            \
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);                        \
-       i += (int64_t)gridDim.x * blockDim.x)
 
 /* The first row (or entry) where each check fails, INT32_MAX where none. */
 struct Findings {
@@ -52,7 +44,7 @@ __device__ int64_t find_col(const IP *rp, const int32_t *col, int64_t r, int32_t
 template <typename IP>
 __global__ void check_rows(int32_t n, int32_t ncols, int64_t nnz, const IP *rp, const int32_t *col,
                            const double *val, int want_range, Findings *f) {
-  GRID_LOOP(i, n) {
+  CGM_GRID_LOOP(i, n) {
     const int64_t k0 = rp[i], k1 = rp[i + 1];
     if (k1 < k0 || k0 < 0 || k1 > nnz) {
       atomicMin(&f->structure, (int)i);
@@ -80,7 +72,7 @@ __global__ void check_rows(int32_t n, int32_t ncols, int64_t nnz, const IP *rp, 
 template <typename IP>
 __global__ void check_symmetry(int32_t n, const IP *rp, const int32_t *col, const double *val,
                                Findings *f) {
-  GRID_LOOP(i, n) {
+  CGM_GRID_LOOP(i, n) {
     const int64_t kd = find_col(rp, col, i, (int32_t)i);
     if (!(kd >= 0 && val[kd] > 0.0)) atomicMin(&f->diagonal, (int)i);
     for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
@@ -96,7 +88,7 @@ __global__ void check_symmetry(int32_t n, const IP *rp, const int32_t *col, cons
 }
 
 __global__ void check_vectors(int32_t n, const double *b, const double *x, Findings *f) {
-  GRID_LOOP(i, n) {
+  CGM_GRID_LOOP(i, n) {
     if (!isfinite(b[i])) atomicMin(&f->b, (int)i);
     if (!isfinite(x[i])) atomicMin(&f->x, (int)i);
   }
@@ -116,14 +108,14 @@ __device__ void block_sum(double v, double *part) {
 
 __global__ void abs_max(int32_t n, const double *v, unsigned long long *out) {
   double m = 0.0;
-  GRID_LOOP(i, n) m = fmax(m, fabs(v[i]));
+  CGM_GRID_LOOP(i, n) m = fmax(m, fabs(v[i]));
   atomicMax(out, (unsigned long long)__double_as_longlong(m));
 }
 
 /* sum (v_i / scale)^2, scale = max |v_i|: no overflow or underflow. */
 __global__ void scaled_squares(int32_t n, const double *v, double scale, double *part) {
   double s = 0.0;
-  GRID_LOOP(i, n) {
+  CGM_GRID_LOOP(i, n) {
     const double t = v[i] / scale;
     s += t * t;
   }
@@ -136,7 +128,7 @@ template <typename IP>
 __global__ void residual_squares(int32_t n, const IP *rp, const int32_t *col, const double *val,
                                  const double *b, const double *x, double bnorm, double *part) {
   double s = 0.0;
-  GRID_LOOP(i, n) {
+  CGM_GRID_LOOP(i, n) {
     double r = b[i];
     for (int64_t k = rp[i]; k < rp[i + 1]; k++) r = fma(-val[k], x[col[k]], r);
     r /= bnorm;
@@ -146,34 +138,40 @@ __global__ void residual_squares(int32_t n, const IP *rp, const int32_t *col, co
 }
 
 __global__ void divide(int32_t n, const double *src, double by, double *dst) {
-  GRID_LOOP(i, n) dst[i] = src[i] / by;
+  CGM_GRID_LOOP(i, n) dst[i] = src[i] / by;
 }
 
 /* x = y * scale, and the first entry that overflows doing it. */
 __global__ void scale_back(int32_t n, const double *y, double scale, double *x, int *first) {
-  GRID_LOOP(i, n) {
+  CGM_GRID_LOOP(i, n) {
     x[i] = y[i] * scale;
     if (isfinite(y[i]) && !isfinite(x[i])) atomicMin(first, (int)i);
   }
 }
 
 __global__ void first_nonfinite(int32_t n, const double *v, int *first) {
-  GRID_LOOP(i, n) if (!isfinite(v[i])) atomicMin(first, (int)i);
+  CGM_GRID_LOOP(i, n) if (!isfinite(v[i])) atomicMin(first, (int)i);
 }
 
-/* The solver's own vectors: D^-1 (from A's diagonal), b and x0 in the
- * iteration's precision. */
+/* D^-1 from A's diagonal in the iteration's precision. */
 template <typename IP, typename T>
 __global__ void inverse_diagonal(int32_t n, const IP *rp, const int32_t *col, const double *val,
                                  T *dinv) {
-  GRID_LOOP(i, n) {
+  CGM_GRID_LOOP(i, n) {
     const int64_t k = find_col(rp, col, i, (int32_t)i);
     dinv[i] = (T)(1.0 / val[k]); /* present and positive: checked */
   }
 }
 
 template <typename S, typename T> __global__ void convert(int64_t n, const S *src, T *dst) {
-  GRID_LOOP(i, n) dst[i] = (T)src[i];
+  CGM_GRID_LOOP(i, n) dst[i] = (T)src[i];
+}
+
+/* dst = src, n doubles on the device, as floats when f32. */
+cudaError_t put_vec(bool f32, int32_t n, const double *src, void *dst, cudaStream_t s) {
+  if (!f32) return cudaMemcpyAsync(dst, src, 8 * (size_t)n, cudaMemcpyDeviceToDevice, s);
+  convert<<<grid_for(n), kThreads, 0, s>>>(n, src, (float *)dst);
+  return cudaGetLastError();
 }
 
 /* ----------------------------------------------------------- host side --- */
@@ -443,25 +441,13 @@ cgm_status gs_device_vectors(gpu_solver *S, const cgm_problem *pb, cgm_error *er
   });
   CGM_CUDA_TRY(err, cudaGetLastError());
   /* b: double unless in single precision */
-  if (pb->opts.precision == CGM_PREC_SINGLE)
-    convert<<<grid, kThreads, 0, d->stream>>>(n, pb->b, (float *)d->b);
-  else
-    CGM_CUDA_TRY(err,
-                 cudaMemcpyAsync(d->b, pb->b, 8 * (size_t)n, cudaMemcpyDeviceToDevice, d->stream));
-  CGM_CUDA_TRY(err, cudaGetLastError());
+  CGM_CUDA_TRY(err, put_vec(pb->opts.precision == CGM_PREC_SINGLE, n, pb->b, d->b, d->stream));
   if (d->mixed) { /* the solution in double; the iteration solves for its correction */
-    CGM_CUDA_TRY(
-        err, cudaMemcpyAsync(d->x_hi, pb->x, 8 * (size_t)n, cudaMemcpyDeviceToDevice, d->stream));
-  } else if (f32) { /* x0 in x and, for CG1's SpMV, in v */
-    convert<<<grid, kThreads, 0, d->stream>>>(n, pb->x, (float *)d->x);
-    convert<<<grid, kThreads, 0, d->stream>>>(n, pb->x, (float *)d->v);
-  } else {
-    CGM_CUDA_TRY(err,
-                 cudaMemcpyAsync(d->x, pb->x, 8 * (size_t)n, cudaMemcpyDeviceToDevice, d->stream));
-    CGM_CUDA_TRY(err,
-                 cudaMemcpyAsync(d->v, pb->x, 8 * (size_t)n, cudaMemcpyDeviceToDevice, d->stream));
+    CGM_CUDA_TRY(err, put_vec(false, n, pb->x, d->x_hi, d->stream));
+  } else { /* x0 in x and, for CG1's SpMV, in v */
+    CGM_CUDA_TRY(err, put_vec(f32, n, pb->x, d->x, d->stream));
+    CGM_CUDA_TRY(err, put_vec(f32, n, pb->x, d->v, d->stream));
   }
-  CGM_CUDA_TRY(err, cudaGetLastError());
   CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
   return CGM_OK;
 }
@@ -484,8 +470,7 @@ cgm_status gs_device_solution(gpu_solver *S, double *x, int64_t n, cgm_error *er
   return CGM_OK;
 }
 
-/* The driver: cgm_solve's solve_in_order (solver/solve.c) with every pass
- * over A, b and x made on the device. */
+/* The driver: solve.c's solve_in_order, every pass over A, b, x on the device. */
 static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_solve_opts *o,
                                double *bs, double *ys, cgm_solve_result *res, cgm_error *err) {
   const cgm_csr_device *A = c->A;
@@ -499,8 +484,7 @@ static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_so
     (void)cudaGetLastError();
   }
   if (st) return st;
-  cgm_problem pb;
-  memset(&pb, 0, sizeof pb);
+  cgm_problem pb = {};
   pb.opts = *o;
   pb.opts.reorder = CGM_REORDER_NONE;
   cgm_plan_opts po = cgm_plan_opts_default(); /* one segment of every row */
@@ -528,6 +512,8 @@ static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_so
   pb.b = bs;
   pb.x = ys;
   pb.bnorm = bnorm / scale;
+  cgm_monitor_map unscale; /* the monitor's x (host memory) as the caller's */
+  cgm_monitor_map_set(&pb.opts, &unscale, NULL, scale, NULL, n);
   const double time_check = cgm_now() - t_check;
   st = cgm_cuda_cg(&pb, res, err);
   if (st == CGM_ENOCONV && o->precision == CGM_PREC_MIXED && o->fallback &&
@@ -597,8 +583,7 @@ extern "C" cgm_status cgm_solve_device(const cgm_csr_device *A, const double *b,
     return cgm_fail(err, CGM_EINPUT, "the matrix is said to be on GPU %d, but %d GPU%s present",
                     A->device, ndev, ndev == 1 ? " is" : "s are");
   CGM_CUDA_TRY(err, cudaSetDevice(A->device));
-  dctx c;
-  memset(&c, 0, sizeof c);
+  dctx c = {};
   c.A = A;
   double *bs = NULL, *ys = NULL;
   const size_t vb = 8 * ((size_t)A->nrows + 1);

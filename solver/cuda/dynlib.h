@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Shared libraries opened on first use (dlopen) instead of linked: the
- * loader maps every library a program links before main, and cuSPARSE,
- * cuBLAS (with cuBLASLt) and NCCL are about a gigabyte that a process which
- * never calls them would map for nothing, the largest part of a short
- * solve's start from a cold page cache. vendor_libs.h holds their tables.
- * Plain C and POSIX; internal to solver/. */
+/* Shared libraries opened on first use (dlopen) instead of linked:
+ * cuSPARSE, cuBLAS and NCCL are about a gigabyte that a process which never
+ * calls them would map before main, the largest part of a short solve's
+ * cold start. vendor_libs.h holds their tables. */
 #ifndef CGM_SOLVER_CUDA_DYNLIB_H
 #define CGM_SOLVER_CUDA_DYNLIB_H
 
@@ -12,10 +10,6 @@
 #include <stddef.h>
 
 #include "cgmodel/status.h"
-
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 /* One symbol: its exported name and the function pointer (of the type its
  * header declares) that receives its address. */
@@ -39,15 +33,10 @@ typedef struct {
 #define CGM_DYNLIB_INIT(soname, user, syms)                                                        \
   { (soname), (user), (syms), sizeof(syms) / sizeof *(syms), PTHREAD_MUTEX_INITIALIZER, 0, "" }
 
-/* The first call opens L and sets every slot (threads may call it at once:
- * the others wait for the first); CGM_OK once all are set, else CGM_ERUNTIME
- * with a message naming the library, or the symbol, what needs it and
- * dlerror()'s reason. The outcome is kept for the process's life: the
- * loader's search path does not change while it runs, and a loaded library
- * is never closed (NCCL may leave threads running in it). */
+/* The first call opens L and sets every slot (concurrent callers wait);
+ * CGM_OK, else CGM_ERUNTIME naming the library or symbol, its user and
+ * dlerror()'s reason. The outcome is kept for the process's life (NCCL may
+ * leave threads running in a library: it is never closed). */
 cgm_status cgm_dynlib_load(cgm_dynlib *L, cgm_error *err);
 
-#ifdef __cplusplus
-}
-#endif
 #endif

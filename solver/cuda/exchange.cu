@@ -35,8 +35,7 @@ cudaError_t gs_nccl_allreduce(gpu_solver *S, int slot, int which, int count) {
   return S->nccl->ncclGroupEnd() == ncclSuccess ? cudaSuccess : cudaErrorUnknown;
 }
 
-/* The whole-vector or halo exchange after CG5 or cgg at `slot` (and once after CG1,
- * slot -1). */
+/* The vector's exchange after CG5 or cgg at `slot` (after CG1: -1). */
 cudaError_t gs_exchange(gpu_solver *S, int slot) {
   const size_t w = gs_elem(S->prec);
   if (S->pol.mode == MODE_P2P) {

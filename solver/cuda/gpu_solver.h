@@ -32,6 +32,7 @@ typedef struct gpu_solver {
   int G, n;
   gs_policy pol; /* how it runs (policy.h) */
   cgm_precision prec;
+  const cgm_problem *pb; /* what is solved */
   const cgm_plan *plan;  /* what was built */
   const int32_t *bounds; /* the plan's segment block rows */
   int64_t chunk;         /* rows per all-gather chunk (nccl) */
@@ -84,8 +85,7 @@ static inline unsigned gs_own_pack_flag(const gpu_solver *S, int g) {
 static inline cgm_sync gs_sync_for(const gpu_solver *S, int g, unsigned wait_mask, int wait_kind,
                                    int wait_off, unsigned raise_mask, int raise_kind,
                                    int raise_off) {
-  cgm_sync y;
-  memset(&y, 0, sizeof y);
+  cgm_sync y = {};
   y.overlap = S->pol.pdl;
   if (!S->pol.flags) return y;
   y.wait_mask = wait_mask;
@@ -107,6 +107,11 @@ cudaError_t gs_nccl_allreduce(gpu_solver *S, int slot, int which, int count);
 cudaError_t gs_exchange(gpu_solver *S, int slot);
 cudaError_t gs_host_reduce(gpu_solver *S, int slot, int which, int count);
 cudaError_t gs_host_exchange(gpu_solver *S);
+
+/* cg_cuda.cu: cgm_monitor_report's fill (S), x downloaded into dst after
+ * the stream's work (gs_graph_loop queues nothing ahead while the monitor
+ * keeps x); false when that fails. */
+bool gs_monitor_x(void *S, double *dst);
 
 /* graph.cu */
 cudaError_t gs_event_wait(cudaEvent_t ev, double timeout_s);

@@ -59,8 +59,8 @@ static cudaError_t enqueue_batch(gpu_solver *S, int gi) {
 }
 
 /* The batch captured once in a CUDA graph (two, one per host_state
- * buffer), unless CGMODEL_GRAPHS=0: then every batch is enqueued anew
- * (compute-sanitizer's racecheck cannot follow graphs spanning devices). */
+ * buffer), unless graphs are off (compute-sanitizer's racecheck cannot
+ * follow graphs spanning devices): then every batch is enqueued anew. */
 cgm_status gs_capture(gpu_solver *S, cgm_error *err) {
   cgm_cuda_dev *d0 = &S->dev[0];
   if (!S->pol.graphs) return CGM_OK;
@@ -138,7 +138,8 @@ static cgm_status check_step(gpu_solver *S, reliable *R, const cgm_cg_state *hs,
  * Graph g copies device 0's state into host_state[g % 2] and is followed by
  * event ev[g % 3]; its time is ev[(g - 1) % 3] -> ev[g % 3]. A replacement
  * waits for the graph in flight (none is queued behind it), runs, and the
- * next graph's time starts after it. */
+ * next graph's time starts after it. A monitor that keeps x has each graph
+ * queued only after it read the one before (x is then that graph's). */
 cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,
                          const cgm_cg_state **fin, cgm_error *err) {
   cgm_cuda_dev *d = &S->dev[0];
@@ -155,6 +156,7 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
   bool pending = false, queued = false;
   reliable R = {S->pol.reliable != 0, S->pol.watch != 0, pb->tol * pb->bnorm,
                 cgm_reliable_start(S->rt0, S->pol.reduced != 0)};
+  const bool keep_x = pb->opts.monitor && pb->opts.monitor_x;
   double t_start = cgm_now();
   if (!batch || !active) {
     st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
@@ -166,7 +168,7 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
   CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[0], d->stream));
   for (int g = 0;; g++) {
     queued = false;
-    if (g + 1 < nbatch_max && !pending) {
+    if (g + 1 < nbatch_max && !pending && !keep_x) {
       CGM_CUDA_GOTO(st, err, out, launch_batch(S, (g + 1) % 2));
       CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[(g + 1) % 3], d->stream));
       queued = true;
@@ -203,7 +205,8 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
     last_iter = hs->iter;
     nb++;
     /* host_state is read here anyway: the monitor costs no synchronisation */
-    cgm_monitor_report(&pb->opts, &S->mon_last, hs->iter, sqrt(hs->rr_last) / pb->bnorm, false);
+    cgm_monitor_report(&pb->opts, &S->mon_last, hs->iter, sqrt(hs->rr_last) / pb->bnorm, false,
+                       gs_monitor_x, S);
     const bool ended = hs->done != CGM_RUN && hs->done != CGM_RUN_CONVERGED;
     if (!ended && (pending || check_due(&R, hs))) {
       if (queued) { /* after the graph in flight, with nothing queued behind it */
@@ -218,17 +221,17 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
         *fin = &S->final;
         break;
       }
-      /* the next graph's time starts here */
-      CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[g % 3], d->stream));
-      if (g + 1 < nbatch_max) {
-        CGM_CUDA_GOTO(st, err, out, launch_batch(S, (g + 1) % 2));
-        CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[(g + 1) % 3], d->stream));
-      }
-      continue;
-    }
-    if (hs->done || g + 1 >= nbatch_max) {
+    } else if (hs->done || g + 1 >= nbatch_max) {
       *fin = hs;
       break;
+    } else if (queued) {
+      continue;
+    }
+    /* nothing queued: the next graph, whose time starts here */
+    CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[g % 3], d->stream));
+    if (g + 1 < nbatch_max) {
+      CGM_CUDA_GOTO(st, err, out, launch_batch(S, (g + 1) % 2));
+      CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[(g + 1) % 3], d->stream));
     }
   }
   CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d->stream));

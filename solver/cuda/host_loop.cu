@@ -57,7 +57,8 @@ cgm_status gs_host_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *
     if (it <= ntimed) times[it - 1] = now - tprev;
     tprev = now;
     if (pb->opts.monitor) { /* the callback's time is no iteration's */
-      cgm_monitor_report(&pb->opts, &S->mon_last, fin->iter, sqrt(fin->rr_last) / pb->bnorm, false);
+      cgm_monitor_report(&pb->opts, &S->mon_last, fin->iter, sqrt(fin->rr_last) / pb->bnorm, false,
+                         gs_monitor_x, S);
       tprev = cgm_now();
     }
     if (fin->done) break;

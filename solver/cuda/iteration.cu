@@ -32,11 +32,9 @@ static cudaError_t spmv_all(gpu_solver *S, int slot) {
     if (e) return e;
     cgm_out out = {};
     gs_outputs(S, g, slot, 0, &out);
-    /* The single-reduction CG's r . u and r . r partials (its update's, or
-     * CG1's) ride with u . A u. */
+    /* cgg's r . u and r . r partials ride with u . A u; with the ll words
+     * no PQ flag: cgg waits for the words themselves. */
     if (S->pol.cgg) out.carry = &d->state->local[slot].rz;
-    /* With the ll words the sums need no PQ flag (no system-scope fence on
-     * either side): cgg waits for the words themselves. */
     if (S->pol.ll) {
       for (int k = 0; k < S->G; k++) out.p[k] = (double *)S->dev[k].state->ll[g];
       out.ll = S->G;
@@ -67,45 +65,36 @@ static cudaError_t spmv_all(gpu_solver *S, int slot) {
                             d->state, &y, d->sms, d->stream);
       }
     } else {
-      /* Interior rows first (no foreign data), then the boundary rows once
-       * every neighbour's halo has arrived, the long rows' kernel (if any)
-       * just before them, beside them. The boundary launch finishes the
-       * sum; without boundary or long rows the interior one does, and a
-       * segment with none still launches (one block) to deliver its zero. */
+      /* Interior rows first, then the boundary rows once every halo has
+       * arrived, the long rows' kernel just before and beside them. The last
+       * launch finishes the sum (an empty segment still delivers its zero). */
       const bool last_is_a = d->A.present && !d->B.present && !d->C.present;
       cgm_out tmp = {};
       tmp.p[0] = d->dot_tmp;
       tmp.n = 1;
       cgm_sync ya =
           gs_sync_for(S, g, 0, 0, 0, last_is_a ? gs_all_mask(S) : 0u, CGM_FLAG_PQ, slot + 1);
-      /* No PDL into the interior SpMV: scheduled early, its full grid would
-       * hold the SMs when the pack (after CG5 or cgg, on the other stream) becomes
-       * ready, and the pack would wait for the whole interior SpMV. */
+      /* No PDL into the interior SpMV: scheduled early, its grid would hold
+       * the SMs the pack on the other stream needs. */
       ya.overlap = 0;
       if (S->pol.ll) ya.nraise = 0;
-      /* S->pol.late: the own pack's last block waits for the peers' packs
-       * (exchange), and the boundary SpMV follows the own pack (the event
-       * below): no wait at its start (it cost 3-4 us there, a system-scope
-       * fence and a poll per block), and nothing resident spins while a
-       * pack needs SMs. The pack's wait is over long before the interior
-       * SpMV is (docs/perf.md, "Where the 20 us went"). */
+      /* late: the own pack's last block waits for the peers' packs and the
+       * boundary SpMV follows the own pack by an event, so nothing spins at
+       * its start (3-4 us saved; docs/perf.md, "Where the 20 us went"). */
       cgm_sync yb = gs_sync_for(S, g, S->pol.late ? 0u : gs_recv_mask(S, g), CGM_FLAG_VEC, slot + 1,
                                 gs_all_mask(S), CGM_FLAG_PQ, slot + 1);
-      /* Without S->pol.late (CGMODEL_LATE=0): its blocks spin until the peers'
-       * packs arrive, and the peers spin on ours: one block per SM stays free
-       * for the own pack. It also waits for the own pack, so CG4's blocks
-       * (full occupancy, spinning on the peers' sums, let in by PDL once this
-       * wait is over) never take the SMs from a pack still pending here. */
+      /* Without late its blocks spin on the peers' packs and the own pack
+       * (one block per SM left free for it), so no later kernel takes the
+       * SMs from a pack still pending here. */
       yb.leave = yb.wait_mask ? 1 : 0;
       if (yb.wait_mask) yb.wait_mask |= gs_own_pack_flag(S, g);
       if (S->pol.ll) yb.nraise = 0;
       if (e == cudaSuccess && d->A.present)
         e = cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, last_is_a ? &out : &tmp, NULL,
                             cgm_cuda_red(d, 0), d->state, &ya, d->sms, d->stream);
-      /* The first iteration of a graph reads halos that an earlier graph
-       * (or the set-up) delivered before this graph could start. */
-      /* So does the long rows' kernel, which cannot wait on flags: without
-       * S->pol.late it waits for the peers' packs here. */
+      /* Events where there are no flags, and for the long rows' kernel,
+       * which cannot wait on flags (a graph's first iteration reads halos
+       * delivered before it started). */
       const bool events = !S->pol.flags || (d->C.present && !S->pol.late);
       for (int j = 0; j < S->G && e == cudaSuccess && S->pack_recorded && events; j++) {
         const cgm_cuda_dev *dj = &S->dev[j];
@@ -116,8 +105,8 @@ static cudaError_t spmv_all(gpu_solver *S, int slot) {
       }
       if (e == cudaSuccess && S->pol.late && S->pack_recorded)
         e = cudaStreamWaitEvent(d->stream, d->ev_pack, 0);
-      /* The long rows (cgm_plan_long_part): the interior rows' sum added
-       * to theirs, handed to the boundary launch, which runs beside them. */
+      /* The long rows: the interior's sum added to theirs, handed on to the
+       * boundary launch beside them. */
       const double *add = d->A.present ? d->dot_tmp : NULL;
       if (e == cudaSuccess && d->C.present) {
         cgm_out tc = {};

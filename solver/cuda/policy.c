@@ -7,31 +7,22 @@
 #include "kernels/kernels.h"
 
 static gs_mode pick_mode(const cgm_solve_opts *o) {
+  const cgm_exchange e = o->exchange;
   if (o->gpus <= 1) return MODE_ONE;
-  switch (o->exchange) {
-  case CGM_EXCHANGE_P2P:
-    return MODE_P2P;
-  case CGM_EXCHANGE_HALO:
-    return MODE_HALO;
-  case CGM_EXCHANGE_HOST:
-    return MODE_HOST;
-  default:
-    return MODE_NCCL;
-  }
+  return e == CGM_EXCHANGE_P2P    ? MODE_P2P
+         : e == CGM_EXCHANGE_HALO ? MODE_HALO
+         : e == CGM_EXCHANGE_HOST ? MODE_HOST
+                                  : MODE_NCCL;
 }
 
 gs_policy gs_policy_make(const cgm_solve_opts *o, const cgm_plan *p) {
   const cgm_gpu_opts *go = &o->gpu;
   const cgm_precision prec = o->precision;
-  gs_policy P;
-  memset(&P, 0, sizeof P);
+  gs_policy P = {0};
   P.mode = pick_mode(o);
-  /* Single and mixed precision replace their residual between graphs when
-   * it has fallen tenfold: a graph late, the float recurrence has drifted
-   * by the fall since the last replacement times its unit roundoff, which
-   * past ~1e6 leaves nothing of it. Short graphs keep that late part a digit
-   * or two on matrices that gain a digit in ~10 iterations (at 32 a small
-   * Poisson matrix took 10x double's iterations on an H100); the launch costs
+  /* Single and mixed precision replace their residual between graphs, so
+   * short graphs keep a replacement from coming late (at 32 a small Poisson
+   * matrix took 10x double's iterations on an H100); the launches cost
    * under 1% at the sizes reduced precision pays at. */
   P.K = o->check_every > 0 ? o->check_every : prec == CGM_PREC_DOUBLE ? 32 : 8;
   if (P.K > CGM_MAX_SLOTS) P.K = CGM_MAX_SLOTS;
@@ -39,24 +30,17 @@ gs_policy gs_policy_make(const cgm_solve_opts *o, const cgm_plan *p) {
   P.flags = (P.mode == MODE_P2P || P.mode == MODE_HALO) && go->flags;
   P.graphs = go->graphs;
   /* Programmatic dependent launch: on one GPU, and on several with the
-   * flags (p2p, halo). There a kernel that spins on flags lets its
-   * successor in only after its wait (pdl_begin), and the boundary SpMV
-   * leaves room for the pack (cgm_sync.leave), so no block scheduled
-   * early can hold the SMs that a peer's progress needs. Not with NCCL,
-   * the host or graph edges between devices (flags off). */
+   * flags, where no block scheduled early can hold the SMs a peer's
+   * progress needs (pdl_begin, cgm_sync.leave). */
   P.pdl = (P.mode == MODE_ONE || P.flags) && go->pdl;
-  /* The single-reduction CG (cgm_launch_cgg): one all-GPU reduction and
-   * one kernel an iteration fewer than CG4 + CG5, and one vector pass
-   * fewer, so also faster on one GPU (docs/perf.md). The host-staged mode
-   * is always the paper's Algorithm 2. Single and mixed precision run
-   * Algorithm 2 too: its p . A p is computed, where the single-reduction CG
-   * takes it from a recurrence that loses its accuracy in single precision
-   * once the residual falls past ~1e-7 (the run broke down there on an
-   * H100). */
+  /* The single-reduction CG: one reduction and one kernel an iteration
+   * fewer than CG4 + CG5 (docs/perf.md). The host-staged mode and single and
+   * mixed precision run Algorithm 2: cgg's recurrence for p . A p loses its
+   * accuracy in single precision past ~1e-7 (it broke down on an H100). */
   P.cgg = P.mode != MODE_HOST && go->cg == CGM_CG_CGG && prec == CGM_PREC_DOUBLE;
   P.late = P.mode == MODE_HALO && P.flags && go->late;
   P.ll = P.cgg && P.flags && go->ll;
-  /* Reliable updates and the stall test on one GPU (backend.h). */
+  /* Reliable updates and the stall test on one GPU (backend.h) */
   P.reliable = P.mode == MODE_ONE;
   P.reduced = prec != CGM_PREC_DOUBLE;
   P.watch = P.reliable && (P.reduced || !o->fixed_count);

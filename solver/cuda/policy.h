@@ -22,23 +22,17 @@ typedef struct gs_policy {
   int cgg;           /* the single-reduction CG (cgm_launch_cgg), not CG4 + CG5 */
   int flags;         /* cross-device sync by flags (cgm_sync), not graph edges */
   int graphs;        /* batches replayed from CUDA graphs */
-  int pdl;           /* kernels overlap their predecessor's tail (launch.cuh); the set-up
-                        clears it where the kernels were built for no GPU that can */
+  int pdl;           /* kernels overlap their predecessor's tail (launch.cuh) where built for */
   int late;          /* halo with flags: the pack waits for the peers' packs */
   int ll;            /* cgg with flags: the SpMV sums travel as ll words */
   int reliable;      /* one GPU: reliable updates (reliable.cu) */
-  int reduced;       /* single or mixed precision: also when the iterated
-                        residual has fallen by CGM_RELIABLE_DELTA */
-  int watch;         /* checks of the true residual besides the claims (cgm_reliable_due):
-                        reduced, or double not in a fixed count */
+  int reduced;       /* single or mixed: also when the residual fell by CGM_RELIABLE_DELTA */
+  int watch;         /* checks besides the claims: reduced, or double not in a fixed count */
   int device_layout; /* A on the host: its layout built on the GPU, where the CSR fits */
-  /* A solve must not hang: the exchange (NCCL in particular, which hung on
-   * the 4 x H200 node) gets timeout_s without progress before the solve
-   * gives up with an error (cgm_gpu_opts.exchange_timeout_s, default 120
-   * s). With flags the devices watch each other, a device waiting at most
-   * wait_ns (half of it) for a peer before it ends the run itself, which the
-   * host reports with the iteration; the host's own deadline for a graph,
-   * host_timeout_s, is then the last resort. */
+  /* A solve must not hang: the exchange (NCCL hung on a node with 4 H200s)
+   * gets timeout_s without progress before the solve fails. With flags a
+   * device waits at most wait_ns (half of it) for a peer and ends the run
+   * itself; the host's own deadline, host_timeout_s, is the last resort. */
   double timeout_s;
   double host_timeout_s;
   unsigned long long wait_ns;

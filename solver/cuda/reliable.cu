@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Reliable updates on one GPU (gpu_solver.h): the true residual b - A x,
- * in double (mixed: with the solution folded into x_hi and the matrix's
- * double values) or in the iteration's precision, replaces the iterated
- * one between two graphs. */
+/* Reliable updates on one GPU (gpu_solver.h): the true residual b - A x
+ * (mixed: in double, x folded into x_hi) replaces the iterated one between
+ * two graphs. */
 #include <math.h>
 
 #include "solver/cuda/gpu_solver.h"
 
-/* y = A x over the MBR layout and the long rows' (hi: their double
- * values, mixed precision's true residual). */
+/* y = A x over the MBR layout and the long rows' (hi: the double values). */
 static cudaError_t spmv_whole(cgm_cuda_dev *d, cgm_precision p, bool hi, const void *x, void *y) {
   cudaError_t e = cgm_launch_spmv(hi ? &d->A.L_hi : &d->A.L, p, x, y, NULL, NULL, NULL,
                                   cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream);

@@ -24,11 +24,9 @@ static int32_t keep_short(const int32_t *len, int32_t base, int32_t *list, int32
   return k;
 }
 
-/* The block rows of list[0..count) (ascending, from base on; len[b -
- * base]: their lengths) that stay in the MBR layout, in order at its
- * front, and how many (*nshort); the long ones (cgm_plan_long_part: longer
- * than CGM_LONG_ROW blocks) into the layout C, a block row a slice (B_x =
- * B_y = 1, read by the long-row kernel). */
+/* The block rows of list[0..count) (len[b - base]: their lengths) that
+ * stay in the MBR layout, kept at its front (*nshort of them); the long
+ * ones into the layout C, a block row a slice (B_x = B_y = 1). */
 static cgm_status split_long(const cgm_csr *A, const int32_t *len, int32_t *list, int32_t count,
                              int32_t base, int n, int32_t *nshort, cgm_bcsr *C, cgm_error *err) {
   int32_t *lng = malloc(((size_t)count + 1) * sizeof *lng);
@@ -43,8 +41,7 @@ static cgm_status split_long(const cgm_csr *A, const int32_t *len, int32_t *list
   return st;
 }
 
-/* The lengths in blocks of block rows [b0, b1) (a row's entries at N =
- * 1), into a new array *len (len[b - b0]). */
+/* The lengths in blocks of block rows [b0, b1), into a new *len. */
 static cgm_status row_lengths(const cgm_csr *A, int n, int32_t b0, int32_t b1, int32_t **len,
                               cgm_error *err) {
   int32_t *l = malloc(((size_t)(b1 - b0) + 1) * sizeof *l);
@@ -67,15 +64,21 @@ static cgm_status own_rows(int32_t b0, int32_t b1, int32_t **rows, cgm_error *er
   return CGM_OK;
 }
 
-/* One GPU with long rows: the others in the MBR layout (A), the long ones
- * apart (C). */
+/* The long block rows of [b0, b1) apart into s->C; without the halo the
+ * others into the MBR layout s->A, with it the halo's interior and
+ * boundary lists keep the others alone. */
 static cgm_status build_long_split(const cgm_csr *A, int32_t b0, int32_t b1, cgm_bcsr_params lp,
-                                   cgm_seg_host *s, cgm_error *err) {
+                                   cgm_seg_host *s, bool halo, cgm_error *err) {
   int32_t *len = NULL, *rows = NULL, ns = 0;
   cgm_status st = row_lengths(A, lp.n, b0, b1, &len, err);
   if (!st) st = own_rows(b0, b1, &rows, err);
   if (!st) st = split_long(A, len, rows, b1 - b0, b0, lp.n, &ns, &s->C, err);
-  if (!st) st = cgm_bcsr_build_rows(A, rows, ns, b0, lp, &s->A, err);
+  if (!st && halo) {
+    s->h.ninterior = keep_short(len, b0, s->h.interior, s->h.ninterior);
+    s->h.nboundary = keep_short(len, b0, s->h.boundary, s->h.nboundary);
+  } else if (!st) {
+    st = cgm_bcsr_build_rows(A, rows, ns, b0, lp, &s->A, err);
+  }
   free(rows);
   free(len);
   return st;
@@ -99,7 +102,7 @@ cgm_status cgm_seg_build(const cgm_csr *A, const cgm_plan *p, int g, cgm_seg_hos
   if (G == 1 && long_rows) {
     s->v_len = (int64_t)p->nb * n;
     s->v_off = (int64_t)b0 * n;
-    return build_long_split(A, b0, b1, lp, s, err);
+    return build_long_split(A, b0, b1, lp, s, false, err);
   }
   if (G == 1 || p->o.exchange != CGM_EXCHANGE_HALO) { /* the whole vector */
     s->v_len = (int64_t)p->nb * n;
@@ -107,18 +110,7 @@ cgm_status cgm_seg_build(const cgm_csr *A, const cgm_plan *p, int g, cgm_seg_hos
     return cgm_bcsr_build(A, b0, b1, lp, &s->A, err);
   }
   cgm_status st = cgm_halo_build(A, n, p->bounds, G, g, &s->h, err);
-  if (!st && long_rows) { /* the long rows leave both lists for C */
-    int32_t *len = NULL, *all = NULL, ns = 0;
-    st = row_lengths(A, n, b0, b1, &len, err);
-    if (!st) st = own_rows(b0, b1, &all, err);
-    if (!st) st = split_long(A, len, all, b1 - b0, b0, n, &ns, &s->C, err);
-    if (!st) {
-      s->h.ninterior = keep_short(len, b0, s->h.interior, s->h.ninterior);
-      s->h.nboundary = keep_short(len, b0, s->h.boundary, s->h.nboundary);
-    }
-    free(all);
-    free(len);
-  }
+  if (!st && long_rows) st = build_long_split(A, b0, b1, lp, s, true, err);
   if (!st) st = cgm_bcsr_build_rows(A, s->h.interior, s->h.ninterior, b0, lp, &s->A, err);
   if (!st) st = cgm_bcsr_build_rows(A, s->h.boundary, s->h.nboundary, b0, lp, &s->B, err);
   if (st) return st;

@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The host side of the CUDA solver's set-up: every segment's layouts built
- * from the plan (the whole segment, or with the halo exchange its interior
- * and boundary block rows over [own rows | padding | halo]; the long block
- * rows apart where the plan splits them), and the halo's
- * send lists. Plain C, compiled in every build, so that the CPU tests check
- * what the solver builds against what the plan counted. */
+ * from the plan, and the halo's send lists. Plain C, in every build, so
+ * that the CPU tests check what the solver builds against the plan. */
 #ifndef CGM_SOLVER_CUDA_SEGMENTS_H
 #define CGM_SOLVER_CUDA_SEGMENTS_H
 

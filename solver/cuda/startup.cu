@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* What several GPUs need before the first iteration (gpu_solver.h): peer
- * access between them, and NCCL's communicators for the nccl exchange. */
+/* Several GPUs' set-up (gpu_solver.h): peer access and NCCL's communicators. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
@@ -8,10 +7,9 @@
 #include "common/timer.h"
 #include "solver/cuda/gpu_solver.h"
 
-/* Peer access stays enabled for the process's life: remembered here so a
- * second solve does not call again into "already enabled" (an API error
- * compute-sanitizer reports). Not locked: the library runs one GPU solve at
- * a time in a process (include/cgmodel/solver.h). */
+/* Peer access stays enabled for the process's life: remembered so that a
+ * second solve does not call into "already enabled" (an API error to
+ * compute-sanitizer). One GPU solve at a time: not locked. */
 static bool peer_on[CGM_MAX_GPUS][CGM_MAX_GPUS];
 
 cgm_status gs_enable_peers(int G, cgm_error *err) {
@@ -78,16 +76,15 @@ cgm_status gs_nccl_init(gpu_solver *S, cgm_error *err) {
     nanosleep(&ts, NULL);
   }
   if (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE)) {
-    /* j and S->comm stay allocated (the thread still writes them), and so
-     * do the device buffers: freeing them would synchronise with whatever
-     * NCCL left running and hang the caller, which must rather see this
-     * error and end the process. */
+    /* j, S->comm and the device buffers stay (freeing them would wait for
+     * what NCCL left running): the caller ends the process instead. */
     pthread_detach(th);
     S->nccl_stuck = 1;
-    return cgm_fail(err, CGM_ERUNTIME,
-                    "NCCL did not set up its communicators for %d GPUs in %.0f s; use exchange=halo "
-                    "(or exchange=p2p) instead of nccl",
-                    S->G, S->pol.timeout_s);
+    return cgm_fail(
+        err, CGM_ERUNTIME,
+        "NCCL did not set up its communicators for %d GPUs in %.0f s; use exchange=halo "
+        "(or exchange=p2p) instead of nccl",
+        S->G, S->pol.timeout_s);
   }
   pthread_join(th, NULL);
   ncclResult_t r = j->res;

@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cuSPARSE, cuBLAS and NCCL, called through tables of function pointers
- * filled on first use (dynlib.h): only the cusparse backend calls the first
- * two and only the nccl exchange the third, so a solve that uses neither
- * never maps them. Types, enums and prototypes come from the vendors'
- * headers: each member has its function's name and the type its header
- * declares (cublas_v2.h's macros make cublasDdot the _v2 function, in the
- * table as in a direct call), so fns->cusparseSpMV(...) is checked by the
- * compiler as the direct call was. To call another function, add it to its
- * library's list. Internal to solver/cuda; C and CUDA C++. */
+/* cuSPARSE, cuBLAS and NCCL through tables of function pointers filled on
+ * first use (dynlib.h): only the cusparse backend and the nccl exchange map
+ * them. Each member has its function's name and the type the vendor's
+ * header declares, so fns->cusparseSpMV(...) is checked as a direct call
+ * would be. To call another function, add it to its library's list. */
 #ifndef CGM_SOLVER_CUDA_VENDOR_LIBS_H
 #define CGM_SOLVER_CUDA_VENDOR_LIBS_H
 

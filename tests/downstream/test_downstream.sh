@@ -47,6 +47,14 @@ if command -v pkg-config >/dev/null; then
   # shellcheck disable=SC2046 # the flags are words
   run "$CC" "$REPO/tests/downstream/main.c" -o "$TMP/pc" $(pkg-config --cflags --libs cgmodel) -lm &&
     { run "$TMP/pc" || fail "the pkg-config build did not solve"; }
+  # --static: the static library and its dependencies; the program starts
+  # without the installed library on the loader's path
+  # shellcheck disable=SC2046 # the flags are words
+  if run "$CC" "$REPO/tests/downstream/main.c" -o "$TMP/pcs" $(pkg-config --static --cflags --libs cgmodel); then
+    ldd "$TMP/pcs" | grep -q libcgmodel && fail "pkg-config --static linked the shared library"
+    run env -u LD_LIBRARY_PATH "$TMP/pcs" && grep -q "residual" "$TMP/log" ||
+      fail "the pkg-config --static build did not solve"
+  fi
 else
   echo "pkg-config not found: that part skipped" >&2
 fi

@@ -40,7 +40,7 @@ last_stdout_contains "matrix cache: hit"
 expect_exit 0 "$CGM" cache list --json
 json_check "$OUT" 'len(j["entries"]) == 1 and j["entries"][0]["source"] == "'"$(realpath "$A")"'" and j["entries"][0]["source_current"] and j["entries"][0]["nrows"] == 2744' "cache list --json"
 expect_exit 0 "$CGM" cache list
-last_stdout_contains "1 entries"
+last_stdout_contains "1 entry,"
 
 # ---- a touched source: stale, rewritten
 touch -d '30 seconds ago' "$A"

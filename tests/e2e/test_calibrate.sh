@@ -33,10 +33,21 @@ json_check "$TMP/cal.json" 'list(j["calibrations"][0]["stages"])[0] == "setup" a
 json_check "$TMP/cal.json" '0 <= j["calibrations"][0]["x_coef"]["double"] <= 16' "the locality coefficient is fitted"
 json_check "$TMP/cal.json" 'abs(sum(j["calibrations"][0]["stages"].values()) - j["calibrations"][0]["seconds"]) <= 0.02 * j["calibrations"][0]["seconds"]' "the stage times add up to the calibration's seconds"
 ID=$(json_get "$TMP/cal.json" calibrations.0.id)
+# the report ends with the command that shows the calibration, its ID in it
+expect_exit 0 "$CGM" calibrate --devices cpu --quick --precision double --db "$TMP/second.db"
+last_stdout_contains "see it with: cgmodel db show 1 --db $TMP/second.db"
 
 # ---- db list / show / export
 expect_exit 0 "$CGM" db list --json
 json_check "$OUT" "any(c['id'] == $ID and c['complete'] and c['device']['kind'] == 'cpu' for c in j['calibrations'])" "db list shows it"
+# db list: the header's columns over the rows'
+expect_exit 0 "$CGM" db list
+python3 - "$OUT" <<'PY' && pass || fail "db list: the header does not line up with its rows: $(cat "$OUT")"
+import sys
+head, row = open(sys.argv[1]).read().splitlines()[:2]
+assert [head.index(w) for w in ("kind", "model")] == [row.index(w) for w in ("cpu ", row.split()[3])]
+assert head.rstrip().endswith("time") and len(head.rstrip()) == len(row.rstrip())
+PY
 expect_exit 0 "$CGM" db show "$ID"
 last_stdout_contains "spmv"
 last_stdout_contains "cg4"
@@ -176,8 +187,8 @@ json_check "$TMP/auto.json" 'j["converged"] and j["backend"] == "cpu" and "auto"
 # the tuner's K: a converged double solve of this matrix at 1e-8 is on record (above)
 json_check "$TMP/auto.json" 'j["predicted"]["iterations_source"] == "database" and j["predicted"]["total_s"] > j["predicted"]["setup_s"] > 0' "--auto's K from the recorded solve"
 expect_exit 0 "$CGM" solve "$A" --auto --json --tol 1e-11 --no-record
-json_check "$OUT" 'j["predicted"]["iterations_source"] == "probe" and j["relative_residual"] <= 1e-11' "no record at 1e-11: K from the probe, the tolerance met"
-json_check "$OUT" '0.3 * j["iterations"] <= j["predicted"]["iterations"] <= 3 * j["iterations"]' "the probe's K within 3x of the iterations run"
+json_check "$OUT" 'j["predicted"]["iterations_source"] == "database" and j["relative_residual"] <= 1e-11' "a record at 1e-8 only: K scaled from it to 1e-11, the tolerance met"
+json_check "$OUT" '0.3 * j["iterations"] <= j["predicted"]["iterations"] <= 3 * j["iterations"]' "the scaled K within 3x of the iterations run"
 expect_exit 0 "$CGM" solve "$A" --auto --json --tol 1e-11 --no-record --iters-hint 77
 json_check "$OUT" 'j["predicted"]["iterations_source"] == "hint" and j["predicted"]["iterations"] in (77, 93)' "--iters-hint is K (mixed: x1.2)"
 CHOICE_N=$(json_get "$TMP/pred.json" choice.block)
@@ -212,6 +223,17 @@ expect_exit 0 "$CGM" solve "$A" --backend cpu --no-record --json
 json_check "$OUT" 'j["reorder"] in ("rcm", "none") and j["reorder_advice"]["choice"] == j["reorder"]' "--reorder auto decides by the model"
 expect_exit 0 "$CGM" solve "$A" --backend cpu --reorder none --no-record --json
 json_check "$OUT" 'j["reorder"] == "none" and "time_reorder_s" not in j' "--reorder none"
+# The verdict of the default --reorder auto is said when it reordered, when
+# --reorder was given or with -v, never as --auto's: the report alone else.
+expect_exit 0 "$CGM" solve "$A" --backend cpu --no-record
+reordered=$(grep -c "^reordered" "$OUT")
+if [ "$reordered" = 0 ] && [ -s "$ERR" ]; then fail "a solve as numbered said: $(cat "$ERR")"; else pass; fi
+if grep -q -- "--auto" "$ERR"; then fail "--auto's prefix without --auto: $(cat "$ERR")"; else pass; fi
+for how in "--reorder auto" -v; do
+  # shellcheck disable=SC2086 # the option and its value are words
+  expect_exit 0 "$CGM" solve "$A" --backend cpu --no-record $how
+  last_stderr_matches "^cgmodel solve: (no reordering|reverse Cuthill|RCM|reorder)"
+done
 expect_fail 2 "--reorder: 'amd' is not auto, none or rcm" "$CGM" solve "$A" --reorder amd
 
 # ---- the analysis kept beside the cache entry (docs/cache.md): decided once,
@@ -266,6 +288,9 @@ cp "$OUT" "$TMP/valt.json"
 # (a double-only calibration: mixed, which iterates on single's curves, is left out)
 json_check "$TMP/valt.json" 'j["matrices"] == 3 and {g["precision"] for g in j["groups"]} == {"double"} and j["measurements"] == 12' "--total: what the calibration can predict is measured"
 json_check "$TMP/valt.json" 'all(g["count"] == 3 and g["avg_rel_error"] >= 0 for g in j["groups"]) and j["tuner"]["mean_regret"] >= 1.0' "--total: totals predicted for every run, regret >= 1"
+# the iteration counts predicted as for a new matrix, against those run: per
+# matrix and over them (the errors recomputed from the rows' counts below)
+json_check "$TMP/valt.json" 'len(j["iterations"]["matrices"]) == 3 and 0 <= j["iterations"]["double"]["median_rel_error"] <= j["iterations"]["double"]["max_rel_error"] and abs(j["iterations"]["double"]["max_rel_error"] - max(m["double_rel_error"] for m in j["iterations"]["matrices"])) < 1e-12' "--total: the iteration counts' errors per matrix and over them"
 expect_fail 2 "--precision: 'mixed' is not a list of single, double (or both)" "$CGM" validate "$TMP/set" --precision mixed
 expect_fail 2 "no matrices" "$CGM" validate "$TMP/nowhere"
 expect_fail 2 "--backend: 'foo' is not cpu, cuda, cusparse or all" "$CGM" validate "$TMP/set" --backend foo

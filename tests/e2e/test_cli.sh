@@ -35,11 +35,20 @@ expect_fail 2 "unexpected argument 'x'" "$CGM" version x
 expect_exit 0 "$CGM" help solve
 last_stdout_contains "usage: cgmodel solve"
 last_stdout_contains "--monitor [K]"
-# The top-level usage names every command and the options asked about most.
+# help of help, and help's --help, are help's options.
+for h in "help help" "help --help" "help -h"; do
+  expect_exit 0 "$CGM" $h
+  last_stdout_contains "usage: cgmodel help [COMMAND]"
+done
+# The top-level usage is made of the tables: every command with its arguments
+# and words (gen's kinds, db's subcommands), as the tables have them.
 expect_exit 0 "$CGM" --help
-for o in "solves | refit ID" "calibrate" "--precision single|double|both" "--csv FILE" "--exchange" "help "; do
+for o in "info      A.mtx" "gen       poisson2d|poisson3d|elasticity3d|random|mesh3d|kron" \
+  "db        list|show ID|export ID|solves|refit ID" "plot      calibration|accuracy" \
+  "cache     list|clear" "help      [COMMAND]" "calibrate" "validate" "devices" "version"; do
   last_stdout_contains "$o"
 done
+expect_fail 2 "unknown command 'frob'" "$CGM" help frob
 
 # '-': the matrix from standard input, as from the file.
 expect_exit 0 "$CGM" info "$DATA/bcsstk01.mtx" --json
@@ -54,7 +63,8 @@ json_check "$OUT" 'j["converged"] and j["matrix"] == "/dev/stdin"' "solve -: con
 run_cmd bash -c "echo garbage | '$CGM' solve - --backend cpu"
 assert_eq "$RC" 2 "solve - with garbage: exit 2"
 last_stderr_contains "/dev/stdin:1: missing Matrix Market banner"
-expect_fail 2 "cannot both be standard input" "$CGM" solve - --rhs - --backend cpu
+expect_fail 2 "at most one of the matrix, --rhs and --x0 is standard input" "$CGM" solve - --rhs - --backend cpu
+expect_fail 2 "at most one of the matrix, --rhs and --x0 is standard input" "$CGM" solve A.mtx --rhs - --x0 -
 
 for c in info solve gen; do
   expect_exit 0 "$CGM" "$c" --help

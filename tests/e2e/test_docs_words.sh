@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The documentation stands on its own: README.md, docs/, bench/results/ and
-# the man pages and completions generated from docs/cli.md name machines by
-# what they are ("one H200", "a node with 4 H200s"), never by a provider's
+# the man pages and completions generated from the option tables and
+# docs/cli.md name machines by what they are ("one H200", "a node with 4
+# H200s"), never by a provider's
 # kind string (nvidia-h200-x4); date results by a date, a device and a
 # command, never by a work period ("ninth session"); and hold no path of the
 # machine they were written on (/tmp/..., /work/..., /home/...: a result's
@@ -18,8 +19,8 @@ MPATH='(^|[^A-Za-z0-9_.$-])/(tmp|work|home)/'
 # The man pages and completions as the build generates them (cmake/man.cmake),
 # from the docs/cli.md under test.
 MAN=$TMP/man
-if ! python3 "$REPO/scripts/gen_man.py" "$REPO/docs/cli.md" "$MAN" 0 >"$TMP/gen.out" 2>&1; then
-  fail "scripts/gen_man.py docs/cli.md failed: $(head -5 "$TMP/gen.out")"
+if ! python3 "$REPO/scripts/gen_man.py" "$CGM" "$REPO/docs/cli.md" "$MAN" 0 >"$TMP/gen.out" 2>&1; then
+  fail "scripts/gen_man.py failed: $(head -5 "$TMP/gen.out")"
 fi
 
 # check NAME REGEX: every text file of the documentation, by path relative

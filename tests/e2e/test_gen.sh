@@ -104,7 +104,7 @@ expect_fail 2 "expected KIND, --with and --k and -o" "$CGM" gen kron --k 3 -o "$
 expect_fail 2 "$TMP/none.mtx" "$CGM" gen kron --with "$TMP/none.mtx" --k 3 -o "$TMP/bad.mtx"
 assert_no_file "$TMP/bad.mtx" "no file from a refused gen"
 # An output that cannot be created: exit 2, the path named, no success line.
-expect_fail 2 "$TMP/nodir/a.mtx: cannot create" "$CGM" gen poisson2d --n 3 -o "$TMP/nodir/a.mtx"
+expect_fail 2 "$TMP/nodir/a.mtx: the directory $TMP/nodir does not exist" "$CGM" gen poisson2d --n 3 -o "$TMP/nodir/a.mtx"
 if grep -q "nonzeros" "$ERR"; then fail "gen reports a matrix it could not write"; show_last; else pass; fi
 
 finish

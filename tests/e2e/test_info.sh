@@ -91,4 +91,18 @@ expect_fail 2 "$TMP/none.mtx" "$CGM" info "$TMP/none.mtx"
 expect_fail 2 "$MMFIX/truncated.mtx:" "$CGM" info "$MMFIX/truncated.mtx"
 expect_fail 2 "not square" "$CGM" info "$MMFIX/ok_nonsquare.mtx"
 
+# ---- a file name's control characters are shown escaped in reports, so
+# that they stay on their line and cannot drive the terminal
+odd=$TMP/$'odd\e[31m\tname\n.mtx'
+cp "$A" "$odd"
+expect_exit 0 "$CGM" info "$odd"
+if grep -q $'\e' "$OUT" || [ "$(grep -c '^' "$OUT")" != "$(grep -c '^' <("$CGM" info "$A"))" ]; then
+  fail "info: a control character of the file name printed as it is"
+else pass; fi
+last_stdout_contains 'odd\x1b[31m\tname\n.mtx'
+expect_exit 0 "$CGM" devices --db "$odd.db"
+last_stdout_contains 'odd\x1b[31m\tname\n.mtx.db (does not exist)'
+expect_exit 0 "$CGM" gen poisson2d --n 3 -o "$odd.gen.mtx"
+last_stderr_contains 'odd\x1b[31m\tname\n.mtx.gen.mtx: 9 x 9'
+
 finish

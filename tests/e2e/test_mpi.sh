@@ -139,6 +139,24 @@ own_leaks "single precision refused"
 expect_exit 2 mpi 2 solve "$TMP/p2.mtx" --backend cpu --precond block --no-record
 last_stderr_contains "Jacobi only"
 own_leaks "block-Jacobi refused"
+# A rank that fails its own parse, or runs another command, or is given
+# other options: every rank ends (within the timeout: none waits in a
+# collective for it) and rank 0 says why, once.
+mpmd() { timeout 60 mpirun --oversubscribe "$@"; }
+expect_exit 2 mpmd -n 1 "$CGM" solve "$TMP/p2.mtx" --backend cpu --no-record : \
+  -n 1 "$CGM" solve "$TMP/p2.mtx" --backend cpu --no-record --tol abc
+last_stderr_contains "'abc' is not a number"
+assert_eq "$(grep -c 'cgmodel solve: error' "$ERR")" 1 "a bad option on rank 1: one message"
+expect_exit 2 mpmd -n 1 "$CGM" solve "$TMP/p2.mtx" --backend cpu --no-record --tol abc : \
+  -n 1 "$CGM" solve "$TMP/p2.mtx" --backend cpu --no-record
+last_stderr_contains "'abc' is not a number"
+expect_exit 2 mpmd -n 1 "$CGM" solve "$TMP/p2.mtx" --backend cpu --no-record : \
+  -n 1 "$CGM" info "$TMP/p2.mtx"
+last_stderr_contains "info does not run under MPI"
+expect_exit 2 mpmd -n 1 "$CGM" solve "$TMP/p2.mtx" --backend cpu --no-record --tol 1e-6 : \
+  -n 1 "$CGM" solve "$TMP/p2.mtx" --backend cpu --no-record --maxiter 5
+last_stderr_contains "given different options"
+own_leaks "ranks that disagree"
 # --partition without an MPI solve
 expect_fail 2 "--partition is for an MPI solve" "$CGM" solve "$TMP/p2.mtx" --backend cpu --partition rows
 

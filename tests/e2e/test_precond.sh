@@ -58,7 +58,7 @@ json_check "$OUT" '"rows 3 to 4" in j["stop_reason"] and j["iterations"] == 0 an
 
 expect_fail 2 "--precond: 'blocks' is not jacobi or block" solve "$E" --precond blocks
 expect_fail 2 "block-Jacobi" "$CGM" solve "$E" --backend cusparse --precond block --no-record
-expect_fail 2 "option --precond-block: '9' is not an integer in [1, 8]" solve "$E" --precond block --precond-block 9
+expect_fail 2 "--precond-block 9: not in 0..8" solve "$E" --precond block --precond-block 9
 P=$TMP/p.mtx
 expect_exit 0 "$CGM" gen poisson3d --n 5 -o "$P"
 expect_fail 2 "no point block" "$CGM" solve "$P" --auto --precond block --db "$TMP/none.db"

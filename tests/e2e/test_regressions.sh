@@ -17,6 +17,12 @@ for m in hangGlider_2 zenios karate; do
   json_check "$OUT" 'abs(j["relative_residual"] - 1.0) < 1e-12' \
     "BUG solve.c: $m refused before iterating reports relative_residual = ||b - A*0||/||b|| = 1"
 done
+# ... and its report printed only what exists: no device ("cpu on ,"), no
+# time, no solver estimate, no comparison with a time never measured ("+inf%").
+expect_exit 1 "$CGM" solve "$DATA/zenios.mtx" --backend cpu
+if grep -qE " on ,|inf%|^time |solver estimate" "$OUT"; then
+  fail "a refused solve's report prints what does not exist: $(cat "$OUT")"
+else pass; fi
 
 # ---- 2. Single precision says converged (exit 0) while the true residual it
 # reports is above the tolerance: the CPU solver stops on its recursive float

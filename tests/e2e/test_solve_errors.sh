@@ -89,6 +89,8 @@ json_check "$OUT" '"maximum of 2 iterations" in j["stop_reason"]' "--maxiter 2: 
 assert_no_file "$TMP/x.mtx" "--maxiter 2: no x written when not converged"
 expect_exit 1 solve "$A" --maxiter 2
 last_stdout_contains "converged   NO after 2 iterations: maximum of 2 iterations reached"
+expect_exit 1 solve "$A" --maxiter 1
+last_stdout_contains "converged   NO after 1 iteration: "
 expect_exit 1 solve "$A" --maxiter 2 --precision single --block 2
 last_stderr_contains "maximum of 2 iterations"
 
@@ -98,20 +100,25 @@ expect_fail 2 "expected one matrix file" solve "$A" "$A"
 expect_fail 2 "unknown option '--frobnicate'" solve "$A" --frobnicate
 expect_fail 2 "unknown option '-x'" solve "$A" -x
 expect_fail 2 "block 3: the block size is 1, 2, 4 or 8" solve "$A" --block 3
-expect_fail 2 "option --block: '16' is not an integer in [1, 8]" solve "$A" --block 16
+expect_fail 2 "--block 16: the block size is 1, 2, 4 or 8" solve "$A" --block 16
 expect_fail 2 "option --block: 'two'" solve "$A" --block two
 expect_fail 2 "--precision: 'half' is not double, mixed or single" solve "$A" --precision half
 expect_fail 2 "--backend: 'gpu' is not cpu, cuda or cusparse" solve "$A" --backend gpu
 expect_fail 2 "--exchange: 'mpi'" solve "$A" --exchange mpi
-expect_fail 2 "option --tol: '0'" solve "$A" --tol 0
-expect_fail 2 "option --tol: '2'" solve "$A" --tol 2
-expect_fail 2 "option --tol: 'nan'" solve "$A" --tol nan
-expect_fail 2 "option --maxiter: '0'" solve "$A" --maxiter 0
-expect_fail 2 "option --maxiter: '-5'" solve "$A" --maxiter -5
-expect_fail 2 "option --threads: '0'" solve "$A" --threads 0
+# Ranges are the library's (the settle of a solve's options), named by the flags;
+# 0 is the default of tol, maxiter and threads, as in a request.
+expect_fail 2 "--tol 2: the relative residual to reach is a number in (0, 1]" solve "$A" --tol 2
+expect_fail 2 "--tol -1: " solve "$A" --tol -1
+expect_fail 2 "option --tol: 'nan' is not a number" solve "$A" --tol nan
+expect_fail 2 "--maxiter -5: not in 0..1000000000" solve "$A" --maxiter -5
+expect_fail 2 "--threads -1: not in 0..4096" solve "$A" --threads -1
+expect_fail 2 "--gpus 9: not in 1..8" solve "$A" --gpus 9
+expect_exit 0 solve "$A" --tol 0 --maxiter 0 --threads 0 --json
+json_check "$OUT" 'j["tol"] == 1e-8 and j["request"]["tol"] == 1e-8 and j["maxiter"] == 1000' \
+  "--tol 0 --maxiter 0: the defaults"
 expect_fail 2 "option --maxiter needs a value" solve "$A" --maxiter
 expect_fail 2 "option --json takes no value" solve "$A" --json=1
-expect_fail 2 "gpus 2: several GPUs need backend=cuda" solve "$A" --gpus 2
+expect_fail 2 "--gpus 2: several GPUs need --backend cuda" solve "$A" --gpus 2
 expect_fail 2 "needs more than 1024 threads per slice" solve "$A" --block 8 --bx 1024
 
 # ---- the CUDA backends in a CPU-only build: runtime failure, said plainly
@@ -130,4 +137,9 @@ elif ! nvidia-smi -L >/dev/null 2>&1; then
   json_check "$OUT" 'j["backend"] == "cpu"' "default backend without a GPU is cpu"
 fi
 
+# An output that cannot be written is refused before the solve (the
+# solution would be lost after it): no folder, or a folder as the output.
+expect_fail 2 "the directory /nonexistent/dir does not exist" solve "$A" --backend cpu --no-record \
+  -o /nonexistent/dir/x.mtx
+expect_fail 2 "is a directory: name a file" solve "$A" --backend cpu --no-record -o "$TMP"
 finish

@@ -53,6 +53,8 @@ last_stdout_contains "converged   yes"
 expect_exit 0 "$CGM" solve "$A" --backend cpu --json
 json_check "$OUT" '"residual_history" not in j' "no residual_history without --monitor"
 assert_eq "$(grep -c iteration "$ERR")" 0 "no residual lines without --monitor"
-expect_fail 2 "option --monitor: '0' is not an integer" "$CGM" solve "$A" --backend cpu --monitor 0
+expect_exit 0 "$CGM" solve "$A" --backend cpu --monitor 0
+assert_eq "$(grep -c iteration "$ERR")" 0 "--monitor 0: none"
+expect_fail 2 "--monitor -1: an interval of iterations" "$CGM" solve "$A" --backend cpu --monitor=-1
 expect_fail 2 "option --monitor: 'x' is not an integer" "$CGM" solve "$A" --backend cpu --monitor=x
 finish

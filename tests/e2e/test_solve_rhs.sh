@@ -101,10 +101,10 @@ expect_fail 2 "$MMFIX/vec_two_cols.mtx:" "$CGM" solve "$A" --backend cpu --rhs "
 expect_fail 2 "$MMFIX/vec_truncated.mtx:" "$CGM" solve "$A" --backend cpu --rhs "$MMFIX/vec_truncated.mtx"
 expect_fail 2 "option --rhs needs a value" "$CGM" solve "$A" --backend cpu --rhs
 
-# ---- -o into a directory that does not exist: the solve is reported, then
-# the write error (exit 2, the path named).
+# ---- -o into a directory that does not exist: refused before the solve
+# (exit 2, the path named), not after it with the solution lost.
 expect_exit 2 "$CGM" solve "$A" --backend cpu -o "$TMP/nodir/x.mtx"
-last_stderr_contains "$TMP/nodir/x.mtx: cannot create"
-last_stdout_contains "converged   yes"
+last_stderr_contains "$TMP/nodir/x.mtx: the directory $TMP/nodir does not exist"
+assert_eq "$(cat "$OUT")" "" "nothing solved: no report"
 
 finish

@@ -51,7 +51,7 @@ solve_ok bcsstk15 t12 'j["tol"] == 1e-12' --tol 1e-12
 solve_ok bcsstk08 bx2 'j["block"] == 2 and j["bx"] == 2' --block 2 --bx 2
 # The order of --bx and --block does not matter.
 solve_ok bcsstk08 bx2r 'j["block"] == 2 and j["bx"] == 2' --bx 2 --block 2
-solve_ok msc01050 th1 '"(1 threads)" in j["device"]' --threads 1
+solve_ok msc01050 th1 '"(1 thread)" in j["device"]' --threads 1
 # `--opt=value` is the same as `--opt value`.
 solve_ok bcsstk03 eq 'j["block"] == 8 and j["tol"] == 1e-10' --block=8 --tol=1e-10
 

@@ -31,9 +31,11 @@ expect_fail 2 "devices: the list is longer than" "$CGM" calibrate --devices "$lo
 long=$(python3 -c 'print("cuda:" + "0" * 300)')
 expect_fail 2 "devices: the list is longer than" "$CGM" calibrate --devices "$long"
 assert_no_file "$CGMODEL_DB" "a refused calibrate creates no database"
-for v in " 5" "5 " "+5" 5x 99999999999999999999 -3; do
+for v in " 5" "5 " "+5" 5x 99999999999999999999; do
   expect_fail 2 "option --maxiter: '$v' is not an integer" "$CGM" solve A.mtx --maxiter "$v"
 done
+# an integer out of range: the library's check, in the command line's words
+expect_fail 2 "--maxiter -3: not in 0..1000000000" "$CGM" solve A.mtx --maxiter -3
 expect_fail 2 "option --tol: ' 1e-3' is not a number" "$CGM" solve A.mtx --tol " 1e-3"
 expect_fail 2 "option --tol: '1e-3 ' is not a number" "$CGM" solve A.mtx --tol "1e-3 "
 expect_fail 2 "--fits: 'avg,,max' has an empty item" "$CGM" plot calibration --fits avg,,max -o p.png
@@ -72,7 +74,7 @@ printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 1\n2 1 2\n
 printf '%%%%MatrixMarket matrix array real general\n2 1\n1\n0\n' >e1.mtx
 expect_exit 1 "$CGM" solve indef.mtx --rhs e1.mtx --backend cpu --no-record
 line=$(grep -a "converged" "$OUT")
-if [[ $line =~ NO\ after\ ([0-9]+)\ iterations:\ CG\ breakdown\ after\ ([0-9]+)\ iterations ]] &&
+if [[ $line =~ NO\ after\ ([0-9]+)\ iterations?:\ CG\ breakdown\ after\ ([0-9]+)\ iterations? ]] &&
   [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]; then pass; else
   fail "breakdown: one iteration count: '$line'"
 fi

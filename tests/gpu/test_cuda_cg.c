@@ -296,6 +296,68 @@ static void check_floor(int nodes) {
   cgm_csr_free(&A);
 }
 
+/* monitor_x on GPUs: x_k downloaded at each check is the caller's (b's
+ * scale), its recomputed residual the one reported, x_0 the initial guess
+ * and the last the solution returned; on one GPU in every precision, on
+ * two (when present) with the halo exchange's graphs and the host's loop.
+ * Waiting for each graph changes no iteration in double precision (single
+ * and mixed replace their residual a graph earlier: another count). */
+static void check_monitor_x(const char *what, const cgm_csr *A) {
+  const int32_t n = A->nrows;
+  double *b = rhs(A), *x = malloc(n * sizeof *x), *x0 = malloc(n * sizeof *x0);
+  double *mx = malloc(n * sizeof *mx), *last = malloc(n * sizeof *last);
+  for (int32_t i = 0; i < n; i++) b[i] *= 1e6, x0[i] = 0.5 + i % 3;
+  const struct {
+    int gpus;
+    cgm_exchange ex;
+    cgm_precision p;
+  } runs[] = {{1, CGM_EXCHANGE_HALO, CGM_PREC_DOUBLE},
+              {1, CGM_EXCHANGE_HALO, CGM_PREC_SINGLE},
+              {1, CGM_EXCHANGE_HALO, CGM_PREC_MIXED},
+              {2, CGM_EXCHANGE_HALO, CGM_PREC_DOUBLE},
+              {2, CGM_EXCHANGE_HOST, CGM_PREC_DOUBLE}};
+  for (size_t k = 0; k < sizeof runs / sizeof *runs; k++) {
+    if (runs[k].gpus > cgm_cuda_device_count()) continue;
+    cgm_solve_opts o = cgm_solve_opts_default();
+    o.gpu = gpu_opts;
+    o.backend = CGM_BACKEND_CUDA;
+    o.gpus = runs[k].gpus;
+    o.exchange = runs[k].ex;
+    o.precision = runs[k].p;
+    o.tol = tol_of(runs[k].p);
+    cgm_solve_result plain, r;
+    cgm_error err = {0};
+    memcpy(x, x0, n * sizeof *x);
+    const cgm_status sp = cgm_solve(A, b, x, &o, &plain, &err);
+    test_iterates it = {A, b, x0, mx, last, 0, 0, 0, 0.0, 0.0};
+    o.monitor = test_keep_iterate, o.monitor_ctx = &it, o.monitor_x = mx;
+    memcpy(x, x0, n * sizeof *x);
+    const cgm_status st = cgm_solve(A, b, x, &o, &r, &err);
+    const char *pn = cgm_precision_name(runs[k].p);
+    CHECK_MSG(st == sp && ok_or_honest(st, runs[k].p, &err), "%s %s on %d: status %d: %s", what, pn,
+              o.gpus, st, err.msg);
+    CHECK_MSG(runs[k].p != CGM_PREC_DOUBLE || r.iterations == plain.iterations,
+              "%s %s on %d: %d iterations watched, %d not", what, pn, o.gpus, r.iterations,
+              plain.iterations);
+    CHECK_MSG(it.calls >= 2 && it.rising && it.iteration == r.iterations,
+              "%s %s on %d: %d calls, the last at %d of %d", what, pn, o.gpus, it.calls,
+              it.iteration, r.iterations);
+    CHECK_MSG(it.first_err <= (runs[k].p == CGM_PREC_SINGLE ? 6e-8 : 1e-15),
+              "%s %s on %d: x_0 off x0 by %g", what, pn, o.gpus, it.first_err);
+    CHECK_MSG(!memcmp(last, x, n * sizeof *x), "%s %s on %d: the last x_k is not x", what, pn,
+              o.gpus);
+    /* the reported residual is the iterated one; the single-reduction CG's
+     * (double precision) is the iteration's before, its sums leading the
+     * update of x: within a step of x_k's */
+    const double gap = runs[k].p != CGM_PREC_DOUBLE ? 0.5 : gpu_opts.cg == CGM_CG_CGG ? 1.0 : 1e-2;
+    CHECK_MSG(it.worst < gap, "%s %s on %d: x_k's residual off the reported by %g", what, pn,
+              o.gpus, it.worst);
+    fprintf(stderr, "%s %s on %d GPU(s), x kept: %d calls, %d iterations (%d not kept)\n", what, pn,
+            o.gpus, it.calls, r.iterations, plain.iterations);
+  }
+  free(b), free(x), free(x0), free(mx), free(last);
+}
+
 int main(void) {
   if (cgm_cuda_device_count() < 1) {
     fprintf(stderr, "no GPU: skipped\n");
@@ -315,6 +377,7 @@ int main(void) {
   check_pdl("poisson3d", &A);
   check_device_layout("poisson3d", &A);
   check_mixed("poisson3d", &A, 1.5);
+  check_monitor_x("poisson3d", &A);
   cgm_csr_free(&A);
   CHECK_OK(cgm_gen_elasticity3d(small ? 3 : 8, &A, &err));
   check_matrix("elasticity", &A);

@@ -221,6 +221,22 @@ static void solve_both(const char *what, const cgm_csr *A, cgm_precision prec, d
             what, cgm_precision_name(prec), rd.iterations, rh.iterations);
   fprintf(stderr, "%s %s (rowptr %d-bit): %d iterations (host memory %d), residual %.3g\n", what,
           cgm_precision_name(prec), rowptr64 ? 64 : 32, rd.iterations, rh.iterations, rel);
+  /* again, the iterate kept in host memory at each check (monitor_x): the
+   * last is x, the reported residual the iterated one (in double the
+   * single-reduction CG's of the iteration before: test_cuda_cg) */
+  double *mx = malloc((size_t)n * 8), *last = malloc((size_t)n * 8), *x0 = calloc((size_t)n, 8);
+  test_iterates it = {A, b, x0, mx, last, 0, 0, 0, 0.0, 0.0};
+  o.monitor = test_keep_iterate, o.monitor_ctx = &it, o.monitor_x = mx;
+  cudaMemset(dx, 0, (size_t)n * 8);
+  CHECK_OK(cgm_solve_device(&M.d, db, dx, &o, &rd, &err));
+  cudaMemcpy(x, dx, (size_t)n * 8, cudaMemcpyDeviceToHost);
+  CHECK_MSG(it.calls >= 2 && it.rising && it.iteration == rd.iterations &&
+                !memcmp(last, x, (size_t)n * 8) && test_residual(A, b, x) <= tol &&
+                it.worst < (prec == CGM_PREC_DOUBLE ? 1.0 : 0.5),
+            "%s device %s, x kept: %d calls, the last at %d of %d, x_k %s x, residual gap %g", what,
+            cgm_precision_name(prec), it.calls, it.iteration, rd.iterations,
+            memcmp(last, x, (size_t)n * 8) ? "is not" : "is", it.worst);
+  free(mx), free(last), free(x0);
   cudaFree(db), cudaFree(dx);
   dev_free(&M);
   free(xs), free(b), free(x);

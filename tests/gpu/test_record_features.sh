@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# A GPU solve's record carries the features of every block size, though it
-# computes only the block size it runs before the solve and the others on a
-# thread while the GPU works: the recorded features equal `info --json`'s,
-# on a cold solve (nothing cached) and on a warm one (features cached).
+# A GPU solve's record carries the features of the block size it runs,
+# counted for its prediction (recording counts nothing more: it never slows
+# the answer), equal to `info --json`'s for that block size, on a cold solve
+# (nothing cached) and on a warm one (features cached).
 # Exits 77 (skipped) without a GPU.
 # shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
 source "$(dirname "$0")/../e2e/lib.sh" "$@"
@@ -23,8 +23,8 @@ rows = sqlite3.connect(db).execute("SELECT features FROM matrices").fetchall()
 assert len(rows) == 1, "%d matrices recorded" % len(rows)
 rec = json.loads(rows[0][0])["blocks"]
 want = json.load(open(info))["blocks"]
-assert [b["N"] for b in rec] == [b["N"] for b in want], (rec, want)
-for r, w in zip(rec, want):
+assert [b["N"] for b in rec] == [4], rec
+for r, w in zip(rec, [b for b in want if b["N"] == 4]):
     for k, v in w.items():
         assert r[k] == v, "%s: block %d: %s %r, info %r" % (round_, w["N"], k, r[k], v)
 PY

@@ -247,6 +247,54 @@ static void test_monitor(void) {
   cgm_csr_free(&A);
 }
 
+/* monitor_x: the iterate at every call is the caller's (b's scale, A's
+ * numbering with RCM): its recomputed residual is the one reported, the
+ * first is x0 and the last the solution returned; keeping it changes
+ * nothing of the solve. */
+static void test_monitor_x(void) {
+  cgm_csr A;
+  cgm_error err = {0};
+  CHECK_OK(cgm_gen_poisson3d(12, &A, &err));
+  const int32_t n = A.nrows;
+  double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *x2 = malloc(n * sizeof *x2);
+  double *x0 = malloc(n * sizeof *x0), *mx = malloc(n * sizeof *mx),
+         *last = malloc(n * sizeof *last);
+  uint64_t seed = 7;
+  for (int32_t i = 0; i < n; i++) b[i] = 1e6 * (test_urand(&seed) - 0.3), x0[i] = 0.5 + i % 3;
+  const cgm_precision precs[] = {CGM_PREC_DOUBLE, CGM_PREC_SINGLE, CGM_PREC_MIXED};
+  for (int p = 0; p < 3; p++)
+    for (int rcm = 0; rcm < 2; rcm++) {
+      cgm_solve_opts o = cgm_solve_opts_default();
+      o.precision = precs[p];
+      o.tol = precs[p] == CGM_PREC_SINGLE ? 1e-5 : 1e-10;
+      o.reorder = rcm ? CGM_REORDER_RCM : CGM_REORDER_NONE;
+      cgm_solve_result plain, r;
+      memcpy(x2, x0, n * sizeof *x2);
+      CHECK_OK(cgm_solve(&A, b, x2, &o, &plain, &err));
+      test_iterates k = {&A, b, x0, mx, last, 0, 0, 0, 0.0, 0.0};
+      o.monitor = test_keep_iterate, o.monitor_ctx = &k, o.monitor_x = mx;
+      memcpy(x, x0, n * sizeof *x);
+      CHECK_OK(cgm_solve(&A, b, x, &o, &r, &err));
+      const char *pn = cgm_precision_name(precs[p]);
+      CHECK_MSG(abs(r.iterations - plain.iterations) <= 2, "%s rcm %d: %d iterations, %d unwatched",
+                pn, rcm, r.iterations, plain.iterations);
+      CHECK_MSG(k.calls == r.iterations + 1 && k.rising, "%s rcm %d: %d calls, %d iterations", pn,
+                rcm, k.calls, r.iterations);
+      /* (single precision holds x0 in float) */
+      CHECK_MSG(k.first_err <= (precs[p] == CGM_PREC_SINGLE ? 6e-8 : 1e-15),
+                "%s rcm %d: x_0 off x0 by %g", pn, rcm, k.first_err);
+      CHECK_MSG(!memcmp(k.last, x, n * sizeof *x), "%s rcm %d: the last x_k is not x", pn, rcm);
+      /* the reported residual is the iterated one: double's follows the
+       * truth, single's and mixed's within what single can show */
+      const double within = precs[p] == CGM_PREC_DOUBLE ? 1e-4 : 0.5;
+      CHECK_MSG(k.worst <= within, "%s rcm %d: x_k's residual off the reported by %g", pn, rcm,
+                k.worst);
+      for (int32_t i = 0; i < n; i++) CHECK_NEAR(x[i], x2[i], 1e-8 * fabs(x2[i]) + 1e-6);
+    }
+  free(b), free(x), free(x2), free(x0), free(mx), free(last);
+  cgm_csr_free(&A);
+}
+
 /* The tolerance is a requirement on ||b - Ax|| / ||b||, recomputed here in
  * long double: double and mixed precision meet 1e-6 .. 1e-12 at every block
  * size, mixed in at most `ratio` times double's iterations (near 1 on a
@@ -417,5 +465,6 @@ int main(void) {
   test_jacobi_scaling();
   test_failures();
   test_monitor();
+  test_monitor_x();
   TEST_MAIN_END();
 }

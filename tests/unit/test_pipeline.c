@@ -842,6 +842,20 @@ static void test_matrix_paths(void) {
   tmp_path(p, sizeof p, "nowhere");
   CHECK(cgm_matrix_paths(p, &v, &n, &err) == CGM_EINPUT && n == 0 && !v);
   CHECK_MSG(strstr(err.msg, "nowhere: no matrices"), "%s", err.msg);
+  /* A matrix file is one matrix, not a list of paths. */
+  char one[600];
+  snprintf(one, sizeof one, "%s/bcsstk01.mtx", CGM_DATA_DIR);
+  CHECK_OK(cgm_matrix_paths(one, &v, &n, &err));
+  CHECK(n == 1 && !strcmp(v[0], one));
+  cgm_matrix_paths_free(v, n);
+  /* A FIFO named *.mtx in a directory is left out (its read would block);
+   * a FIFO given as the list is refused. */
+  snprintf(p, sizeof p, "%s/fifo.mtx", dir);
+  CHECK(mkfifo(p, 0600) == 0);
+  CHECK_OK(cgm_matrix_paths(dir, &v, &n, &err));
+  CHECK_MSG(n == 2, "%d paths", n);
+  cgm_matrix_paths_free(v, n);
+  CHECK(cgm_matrix_paths(p, &v, &n, &err) == CGM_EINPUT && strstr(err.msg, "not a regular file"));
 }
 
 /* ---------------------------------------------------------------- JSON --- */
