@@ -127,9 +127,10 @@ void cgm_cuda_context_ready(int dev);
  * single and mixed precision, and in double once rounding shows (below);
  * before that, double's checks only look (the iteration goes on as plain
  * CG would), after falls of CGM_LOOK_DELTA: 2-3 looks a solve to 1e-8,
- * each a pause between two graphs on a GPU. A replacement at a claim, and double's first, start a
- * new direction: the truth may be decades above the iterated residual, and the old direction scaled
- * by their ratio froze the iteration.
+ * each a pause between two graphs on a GPU. A replacement at a claim, and
+ * double's first, start a new direction: the truth may be decades above
+ * the iterated residual, and the old direction scaled by their ratio froze
+ * the iteration.
  *
  * A solve ends as unreachable (stalled) only on evidence that its true
  * residual has stopped falling: it has not halved its best for as many
