@@ -231,17 +231,20 @@ cudaError_t cgm_launch_epoch(cgm_cg_state *st, cudaStream_t s);
  * replace: r = b - y (y = A x) in rprec rounded into iprec: cgg keeps u =
  * D^-1 r in z, Algorithm 2 keeps r in z and, given v, restarts there (v =
  * D^-1 r); out[0] = r . r, out[1..2] = r . D^-1 r and r . r of what the
- * iteration keeps, out[4] = s . u (s given);
+ * iteration keeps, out[3] = x . x (x given), out[4] = s . u (s given);
  * resume: those sums for the next graph's first step; restart (cgg): a new
  * direction (beta = 0). */
 cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, double *out, cgm_reduce_buf red,
                             int sms, cudaStream_t s);
 cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t n, int cgg,
                                const void *b, const void *y, const void *dinv, const cgm_bjac *bj,
-                               void *z, void *v, const void *s, double *out, cgm_reduce_buf red,
-                               int sms, cudaStream_t stream);
+                               void *z, void *v, const void *x, const void *s, double *out,
+                               cgm_reduce_buf red, int sms, cudaStream_t stream);
 cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, int cgg, int restart,
                               cudaStream_t s);
+/* out[0] = ||D x||^2 = sum_i (x_i / dinv_i)^2, dinv 0 left out (floor watch). */
+cudaError_t cgm_launch_diag_norm(int64_t n, const double *x, const double *dinv, double *out,
+                                 cgm_reduce_buf red, int sms, cudaStream_t s);
 /* dst = (float) src: mixed precision's values, from the double copy. */
 cudaError_t cgm_launch_to_single(const double *src, float *dst, int64_t n, int sms, cudaStream_t s);
 /* out[0] = x . y (the plain vector reduction of the paper's Table 2). */

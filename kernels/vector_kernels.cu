@@ -381,7 +381,7 @@ __global__ void __launch_bounds__(kVecThreads)
 template <typename R, typename T>
 __global__ void __launch_bounds__(kVecThreads)
     replace_blk(int64_t rows, int n, int cgg, const R *b, const R *y, const T *inv, const T *blk,
-                T *z, T *v, const T *sp, double *out, cgm_reduce_buf red) {
+                T *z, T *v, const T *x, const T *sp, double *out, cgm_reduce_buf red) {
   double s[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
   const int64_t nb = (rows + n - 1) / n;
   CGM_GRID_LOOP(k, nb) {
@@ -419,6 +419,8 @@ __global__ void __launch_bounds__(kVecThreads)
         if (v) v[i0 + e] = qk[e];
       }
     }
+    if (x)
+      for (int e = 0; e < m; e++) s[3] += (double)x[i0 + e] * (double)x[i0 + e];
   }
   last_block_sum<5>(s, red, out);
 }
@@ -441,8 +443,8 @@ __global__ void __launch_bounds__(kVecThreads)
  * u / D^-1). Scalar loops: it runs a few times a solve. */
 template <typename R, typename T>
 __global__ void __launch_bounds__(kVecThreads)
-    replace(int64_t n, int cgg, const R *b, const R *y, const T *dinv, T *z, T *v, const T *sp,
-            double *out, cgm_reduce_buf red) {
+    replace(int64_t n, int cgg, const R *b, const R *y, const T *dinv, T *z, T *v, const T *x,
+            const T *sp, double *out, cgm_reduce_buf red) {
   double s[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
   CGM_GRID_LOOP(i, n) {
     const R r = b[i] - y[i];
@@ -464,6 +466,7 @@ __global__ void __launch_bounds__(kVecThreads)
     }
     s[1] += rr * zz;
     s[2] += rr * rr;
+    if (x) s[3] += (double)x[i] * (double)x[i];
   }
   last_block_sum<5>(s, red, out);
 }
@@ -527,6 +530,16 @@ __global__ void __launch_bounds__(kVecThreads)
     Pack<T> px = ld(x, i), py = ld(y, i);
 #pragma unroll
     for (int e = 0; e < Pack<T>::V; e++) s[0] += (double)px.v[e] * (double)py.v[e];
+  }
+  last_block_sum<1>(s, red, out);
+}
+
+__global__ void __launch_bounds__(kVecThreads)
+    diag_norm(int64_t n, const double *x, const double *dinv, double *out, cgm_reduce_buf red) {
+  double s[1] = {0.0};
+  CGM_GRID_LOOP(i, n) {
+    const double d = dinv[i];
+    if (d != 0.0) s[0] += (x[i] / d) * (x[i] / d);
   }
   last_block_sum<1>(s, red, out);
 }
@@ -675,6 +688,13 @@ extern "C" cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void 
   });
 }
 
+extern "C" cudaError_t cgm_launch_diag_norm(int64_t n, const double *x, const double *dinv,
+                                            double *out, cgm_reduce_buf red, int sms,
+                                            cudaStream_t s) {
+  cgm::diag_norm<<<cgm::vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, x, dinv, out, red);
+  return cudaGetLastError();
+}
+
 extern "C" cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst,
                                           int ndst, cgm_cg_state *guard, const cgm_sync *sync,
                                           cgm_reduce_buf red, int sms, cudaStream_t s) {
@@ -698,28 +718,28 @@ extern "C" cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, dou
 /* cgm_launch_replace with the residual in R and the iteration in T. */
 template <typename R, typename T>
 static cudaError_t replace_as(int64_t n, int cgg, const void *b, const void *y, const void *dinv,
-                              const cgm_bjac *bj, void *z, void *v, const void *sp, double *out,
-                              cgm_reduce_buf red, int sms, cudaStream_t s) {
+                              const cgm_bjac *bj, void *z, void *v, const void *x, const void *sp,
+                              double *out, cgm_reduce_buf red, int sms, cudaStream_t s) {
   const R *rb = static_cast<const R *>(b), *ry = static_cast<const R *>(y);
   if (cgm::blocked(bj))
     cgm::replace_blk<R, T><<<cgm::blk_blocks(n, bj, sms), cgm::kVecThreads, 0, s>>>(
-        n, bj->n, cgg, rb, ry, CP(bj->inv), CP(bj->blk), P(z), P(v), CP(sp), out, red);
+        n, bj->n, cgg, rb, ry, CP(bj->inv), CP(bj->blk), P(z), P(v), CP(x), CP(sp), out, red);
   else
     cgm::replace<R, T><<<cgm::vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(
-        n, cgg, rb, ry, CP(dinv), P(z), P(v), CP(sp), out, red);
+        n, cgg, rb, ry, CP(dinv), P(z), P(v), CP(x), CP(sp), out, red);
   return cudaGetLastError();
 }
 
 extern "C" cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t n,
                                           int cgg, const void *b, const void *y, const void *dinv,
-                                          const cgm_bjac *bj, void *z, void *v, const void *sp,
-                                          double *out, cgm_reduce_buf red, int sms,
+                                          const cgm_bjac *bj, void *z, void *v, const void *x,
+                                          const void *sp, double *out, cgm_reduce_buf red, int sms,
                                           cudaStream_t s) {
   if (iprec == CGM_PREC_DOUBLE)
-    return replace_as<double, double>(n, cgg, b, y, dinv, bj, z, v, sp, out, red, sms, s);
+    return replace_as<double, double>(n, cgg, b, y, dinv, bj, z, v, x, sp, out, red, sms, s);
   if (rprec == CGM_PREC_DOUBLE)
-    return replace_as<double, float>(n, cgg, b, y, dinv, bj, z, v, sp, out, red, sms, s);
-  return replace_as<float, float>(n, cgg, b, y, dinv, bj, z, v, sp, out, red, sms, s);
+    return replace_as<double, float>(n, cgg, b, y, dinv, bj, z, v, x, sp, out, red, sms, s);
+  return replace_as<float, float>(n, cgg, b, y, dinv, bj, z, v, x, sp, out, red, sms, s);
 }
 
 extern "C" cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, int cgg, int restart,

@@ -20,6 +20,7 @@ typedef struct cgm_problem {
   double *x;        /* nrows: initial guess in, solution out */
   double bnorm;     /* ||b||_2 > 0 */
   double tol;       /* relative residual target */
+  double anorm;     /* max_i sum_j |a_ij|: the scale of A for the residual's floor */
   int maxiter;
   cgm_solve_opts opts; /* layout parameters already checked and defaulted */
   cgm_plan plan;       /* what to build (cgm_solve_plan) */
@@ -88,16 +89,6 @@ __host__ __device__
 
 /* ||v||_2 without overflow or underflow (scaled sum of squares). */
 double cgm_solve_norm2(const double *v, int32_t n);
-/* CG is scale invariant: a solve runs on A y = b / s and returns x = s y,
- * so that no norm or dot product under- or overflows whatever the scale of
- * b. s = 2^k with ||b|| / s in [1, 2) divides and multiplies exactly: the
- * residual a backend stops on is the one of the x returned (with s = ||b||
- * the rounding of x = s y moved it by u ||A|| ||x||, 4e-16 on bcsstk08). */
-static inline double cgm_solve_scale(double bnorm) {
-  int e;
-  (void)frexp(bnorm, &e);
-  return ldexp(0.5, e);
-}
 /* sum_i ((b - A x)_i / scale)^2 over the n rows of a CSR, each component
  * formed in long double and scaled before it is squared (no overflow or
  * underflow): the recomputed residual's. */
@@ -109,6 +100,8 @@ long double cgm_residual_ssq(int32_t n, const int64_t *rowptr, const int32_t *co
  * ntimed past the first (page faults, cold caches); times is reordered. */
 void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double relres, int maxiter,
                          double tol, double *times, int ntimed);
+/* max_i sum_j |a_ij| (>= ||A||_2 for a symmetric A). */
+double cgm_solve_inf_norm(const cgm_csr *A);
 
 /* Device dev's CUDA context made, or waited for (cgm_cuda_warm_up), before
  * a solve's setup clock starts. Errors are left to the solve's next call. */
@@ -117,93 +110,107 @@ void cgm_cuda_context_ready(int dev);
 /* Iteration times are kept for the first CGM_MAX_TIMED iterations only. */
 #define CGM_MAX_TIMED 65536
 
-/* Reliable updates (Sleijpen and van der Vorst; the mixed-precision CG of
- * QUDA) and the stall test, the same for every loop (the CPU's, one GPU's
- * graph loop, the MPI solve). The true residual b - A x is computed at a
- * check, which is due when the iterated residual claims convergence (meets
- * the target), has fallen by CGM_RELIABLE_DELTA since the last check, or
- * has not for cgm_reliable_window iterations, and when the stall window
- * below ends. A check replaces the iterated residual by the true one in
- * single and mixed precision, and in double once rounding shows (below);
- * before that, double's checks only look (the iteration goes on as plain
- * CG would), after falls of CGM_LOOK_DELTA: 2-3 looks a solve to 1e-8,
- * each a pause between two graphs on a GPU. A replacement at a claim, and
- * double's first, start a new direction: the truth may be decades above
- * the iterated residual, and the old direction scaled by their ratio froze
- * the iteration.
- *
- * A solve ends as unreachable (stalled) only on evidence that its true
- * residual has stopped falling: it has not halved its best for as many
- * iterations as that best took (at least CGM_STALL_MIN), and rounding shows
- * (cgm_reliable_loose). Rounding is what stops a true residual: while the
- * iteration tracks the truth to many digits, CG's residual may rise and
- * plateau (for 2,000 iterations on bcsstk19 with a random b) and still
- * converge. No bound such as u ||A|| ||x|| is used: it is often 10-100x
- * above what a solve reaches. */
+/* Reliable updates (Sleijpen and van der Vorst; QUDA's mixed-precision
+ * CG): in single and mixed precision the iterated residual is replaced by
+ * the true one whenever it has fallen by this factor, and in every
+ * precision before the solver claims convergence. */
 #define CGM_RELIABLE_DELTA 0.1
-#define CGM_LOOK_DELTA 1e-3
-#define CGM_STALL_MIN 200
-#define CGM_STALL_GAP 0.01
+/* The true residual is also checked after this many iterations without a
+ * replacement (growing with the solve, so slow convergence is no stall):
+ * a single-precision iteration that has reached what it can no longer
+ * falls by CGM_RELIABLE_DELTA, nor may a double one after a refused claim. */
 static inline int cgm_reliable_window(int iterations) {
   return iterations / 4 > 100 ? iterations / 4 : 100;
 }
+/* Whether a precision has reached what it can, judged at each replacement:
+ *  - the true residual lies within the floor u ||A|| ||x|| of the
+ *    arithmetic that forms it and has not halved (or convergence was
+ *    claimed there);
+ *  - three stalls in a row: not halved, and convergence claimed or the
+ *    iteration loose from the truth (true > 5 x iterated; in a plateau the
+ *    two stay together);
+ *  - no halving for as many iterations as the best took (at least 500). */
 typedef struct cgm_reliable {
-  double ref;  /* the iterated residual after the last check */
-  int last;    /* the iteration of the last check */
-  double best; /* the true residual at its last halving */
+  double best; /* the true residual at the last halving */
   int best_iter;
-  double least;   /* the least true residual seen */
-  bool reduced;   /* single or mixed precision: every check replaces */
-  bool replacing; /* double: rounding has shown, every check replaces */
+  int stalls;
+  double unit; /* u ||A|| of the residual's arithmetic */
 } cgm_reliable;
 
-static inline cgm_reliable cgm_reliable_start(double true_residual, bool reduced) {
-  cgm_reliable r = {true_residual, 0, true_residual, 0, true_residual, reduced, false};
+static inline cgm_reliable cgm_reliable_start(double true_residual, double unit_roundoff,
+                                              double anorm) {
+  cgm_reliable r = {true_residual, 0, 0, unit_roundoff * anorm};
   return r;
 }
 
-/* The iteration at which the stall window since the best ends. */
-static inline int cgm_reliable_deadline(const cgm_reliable *r) {
-  return r->best_iter + (r->best_iter > CGM_STALL_MIN ? r->best_iter : CGM_STALL_MIN);
-}
-
-/* Whether a check is due at iteration `it` with the iterated residual
- * `iterated` (a claim is always checked: the caller's test). */
-static inline bool cgm_reliable_due(const cgm_reliable *r, double iterated, int it) {
-  const int end = cgm_reliable_deadline(r);
-  const double delta = r->reduced || r->replacing ? CGM_RELIABLE_DELTA : CGM_LOOK_DELTA;
-  return iterated <= delta * r->ref || it - r->last >= cgm_reliable_window(it) ||
-         (r->last < end && it >= end);
-}
-
-/* Whether rounding shows: a claim refused, or the iterated residual's norm
- * more than CGM_STALL_GAP from the true one's. */
-static inline bool cgm_reliable_loose(bool claimed, double iterated, double truth) {
-  return claimed || fabs(iterated - truth) > CGM_STALL_GAP * truth;
-}
-
-/* Whether a check replaces the iterated residual; double's first look that
- * finds rounding showing replaces too. */
-static inline bool cgm_reliable_replaces(const cgm_reliable *r, bool claimed) {
-  return r->reduced || claimed || r->replacing;
-}
-
-/* A check at iteration `it`: `iterated` the iterated residual before it,
- * `truth` the true one, `now` what the iteration goes on with (the truth
- * after a replacement). Returns whether the solve has stalled. */
-static inline bool cgm_reliable_check(cgm_reliable *r, bool claimed, double iterated, double truth,
-                                      double now, int it) {
-  const bool loose = cgm_reliable_loose(claimed, iterated, truth);
-  const bool stalled = loose && it >= cgm_reliable_deadline(r) && truth > 0.5 * r->best;
-  if (truth <= 0.5 * r->best) {
-    r->best = truth;
-    r->best_iter = it;
+static inline bool cgm_reliable_stalled(cgm_reliable *r, bool claimed, double iterated,
+                                        double true_residual, double xnorm, int iteration) {
+  const bool halved = true_residual <= 0.5 * r->best;
+  const bool stall = !halved && (claimed || true_residual > 5.0 * iterated);
+  r->stalls = stall ? r->stalls + 1 : 0;
+  if (halved) {
+    r->best = true_residual;
+    r->best_iter = iteration;
   }
-  if (truth < r->least) r->least = truth;
-  r->replacing = r->replacing || loose;
-  r->ref = now;
-  r->last = it;
-  return stalled;
+  const int patience = r->best_iter > 500 ? r->best_iter : 500;
+  /* at the floor: stalled when it has not halved, or right away when the
+   * solver claimed convergence there (a target below the floor) */
+  return ((!halved || claimed) && true_residual <= r->unit * xnorm) || r->stalls >= 3 ||
+         iteration - r->best_iter > patience;
+}
+
+/* Double precision's watch for its floor. Its iterated residual follows the
+ * true one down to about u ||A|| ||x|| and then falls on alone, so a
+ * tolerance below the floor would only be found out when claimed, decades
+ * of iterations later. The true residual is therefore probed (nothing
+ * replaced) when the iterated one first falls below CGM_FLOOR_PROBE of the
+ * initial one, then below the floor, then every further CGM_FLOOR_STEP. A
+ * probe ends the solve when
+ *  - the tolerance lies below u ||D x|| (D = diag(A): about the least
+ *    residual a double iteration shows) and the truth has reached the
+ *    floor; or
+ *  - the iteration has come loose from the truth (iterated <= truth / 2)
+ *    with the truth at twice the floor or no longer halving, and the
+ *    tolerance lies more than CGM_FLOOR_MARGIN below it.
+ * Other tolerances go on to the refused claim's path. Neither rule applies
+ * while the truth exceeds ||b|| (a diverged x) or meets the tolerance. */
+#define CGM_FLOOR_PROBE 1e-3
+#define CGM_FLOOR_STEP 0.3
+#define CGM_FLOOR_MARGIN 0.1
+#define CGM_DOUBLE_ROUNDOFF 1.1102230246251565e-16
+typedef struct cgm_floor_watch {
+  double next;      /* probe when the iterated residual falls to this */
+  double last_true; /* the true residual at the last probe (0: none yet) */
+  double unit;      /* u ||A|| of double */
+  double bnorm;     /* ||b|| */
+} cgm_floor_watch;
+
+static inline cgm_floor_watch cgm_floor_watch_start(double true_residual, double anorm,
+                                                    double bnorm) {
+  cgm_floor_watch w = {CGM_FLOOR_PROBE * true_residual, 0.0, CGM_DOUBLE_ROUNDOFF * anorm, bnorm};
+  return w;
+}
+
+static inline bool cgm_floor_due(const cgm_floor_watch *w, double iterated) {
+  return iterated <= w->next;
+}
+
+/* After a probe (xnorm = ||x||, dxnorm = ||D x||, thr = tol ||b||). */
+static inline bool cgm_floor_reached(cgm_floor_watch *w, double iterated, double true_residual,
+                                     double xnorm, double dxnorm, double thr) {
+  const double floor = w->unit * xnorm;
+  if (!(true_residual <= w->bnorm) || true_residual <= thr) {
+    w->next = CGM_FLOOR_STEP * iterated;
+    return false;
+  }
+  const bool below_rounding = thr <= CGM_DOUBLE_ROUNDOFF * dxnorm && true_residual <= floor;
+  const bool loose = iterated <= 0.5 * true_residual;
+  const bool flat =
+      true_residual <= 2.0 * floor || (w->last_true > 0.0 && true_residual > 0.5 * w->last_true);
+  w->last_true = true_residual;
+  w->next = w->next > floor ? floor : CGM_FLOOR_STEP * iterated;
+  if (w->next > CGM_FLOOR_STEP * iterated) w->next = CGM_FLOOR_STEP * iterated;
+  return below_rounding || (loose && flat && thr <= CGM_FLOOR_MARGIN * true_residual);
 }
 
 /* The unit roundoff of the true residual's arithmetic (mixed: double's). */
@@ -247,22 +254,20 @@ void cgm_monitor_map_set(cgm_solve_opts *o, cgm_monitor_map *m, double *y, doubl
  * finite): relative_residual NaN, not converged, the message naming x[i];
  * returns CGM_ENOCONV. */
 cgm_status cgm_solve_overflow(cgm_solve_result *res, int32_t i, double y, double scale);
-/* The verdict of a solve, once res holds the recomputed relative_residual:
- * CGM_OK only when the residual meets tol (or the message says why not); st
- * is the backend's status; returns the solve's. */
+/* The verdict of a solve, once res holds the recomputed relative_residual
+ * and attainable_residual: CGM_OK only when the residual meets tol (or the
+ * message says why not, with the floor when it stalled near it); st is the
+ * backend's status; returns the solve's. */
 cgm_status cgm_solve_conclude(cgm_status st, cgm_precision p, double tol, const cgm_error *err,
                               cgm_solve_result *res);
 /* Mixed precision's hand-over: runs pb again in double from pb->x, its
  * monitor counting on; res goes in as the mixed run's result and comes out
  * as both runs' together. */
 cgm_status cgm_solve_fallback(cgm_problem *pb, cgm_solve_result *res, cgm_error *err);
-/* A solve whose true residual stopped falling (cgm_reliable_check) above
- * tol in this precision, after `iterations`: res stalled, its stop reason
- * naming relres, the true residual of the x returned, and the least it
- * reached where that is lower (the CPU and MPI solves return the x of the
- * least; both relative): what this solve has shown reachable. */
-void cgm_solve_stalled(cgm_solve_result *res, cgm_precision p, double relres, double least,
-                       double tol, int iterations);
+/* The stop reason of a solve whose true residual stopped falling at relres
+ * above tol in this precision. */
+void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iterations, char *buf,
+                            size_t n);
 
 /* The smallest Ritz value of `steps` Lanczos steps (below zero: indefinite). */
 cgm_status cgm_lanczos_min(const cgm_csr *A, int steps, double *ritz_min, cgm_error *err);

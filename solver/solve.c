@@ -67,8 +67,8 @@ static cgm_status solver_plan(const cgm_csr *A, const cgm_solve_opts *o, cgm_pla
   return cgm_plan_make(A, &po, p, err);
 }
 
-void cgm_solve_stalled(cgm_solve_result *res, cgm_precision p, double relres, double least,
-                       double tol, int iterations) {
+void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iterations, char *buf,
+                            size_t n) {
   const char *why =
       p == CGM_PREC_SINGLE ? "single precision cannot reach it on this matrix (use precision=mixed "
                              "or precision=double, or a larger tol)"
@@ -76,15 +76,10 @@ void cgm_solve_stalled(cgm_solve_result *res, cgm_precision p, double relres, do
           ? "the single-precision iteration is too inexact for this matrix (use precision=double)"
           : "the tolerance is below what double precision attains for this matrix and right-hand "
             "side (use a larger tol)";
-  char least_part[64] = "";
-  if (least < relres)
-    snprintf(least_part, sizeof least_part, " (the least it reached: %.4g)", least);
-  res->stalled = true;
-  snprintf(
-      res->stop_reason, sizeof res->stop_reason,
-      "the true residual ||b - Ax||/||b|| stopped falling at %.4g after %d iterations%s, above "
-      "the target %.3g: %s",
-      relres, iterations, least_part, tol, why);
+  snprintf(buf, n,
+           "the true residual ||b - Ax||/||b|| stopped falling at %.3g after %d iterations, above "
+           "the target %.3g: %s",
+           relres, iterations, tol, why);
 }
 
 static bool not_finite(double v) {
@@ -154,7 +149,7 @@ cgm_status cgm_solve_check_input_as(const cgm_csr *A, const double *b, const dou
 }
 
 /* max_i sum_j |a_ij| (>= ||A||_2 for a symmetric A). */
-static double inf_norm(const cgm_csr *A) {
+double cgm_solve_inf_norm(const cgm_csr *A) {
   double m = 0.0;
 #pragma omp parallel for schedule(static) reduction(max : m)
   for (int32_t i = 0; i < A->nrows; i++) {
@@ -177,7 +172,7 @@ static void breakdown_verdict(const cgm_csr *A, cgm_precision p, cgm_solve_resul
   cgm_error e = {0};
   const int steps = 60;
   if (cgm_lanczos_min(A, steps, &ritz, &e) != CGM_OK) return; /* the plain message stands */
-  const double anorm = inf_norm(A);
+  const double anorm = cgm_solve_inf_norm(A);
   const size_t room = sizeof res->stop_reason - (size_t)(tail - res->stop_reason);
   if (ritz < -1e-10 * anorm)
     snprintf(tail, room,
@@ -355,6 +350,15 @@ cgm_status cgm_solve_overflow(cgm_solve_result *res, int32_t i, double y, double
 
 cgm_status cgm_solve_conclude(cgm_status st, cgm_precision p, double tol, const cgm_error *err,
                               cgm_solve_result *res) {
+  if (st == CGM_ENOCONV && res->stalled &&
+      res->relative_residual <= 100 * res->attainable_residual &&
+      strlen(res->stop_reason) + 160 < sizeof res->stop_reason) {
+    const size_t k = strlen(res->stop_reason);
+    snprintf(res->stop_reason + k, sizeof res->stop_reason - k,
+             "; the least residual %s precision can show for this matrix and right-hand side "
+             "is about %.2g (u ||A|| ||x|| / ||b||)",
+             p == CGM_PREC_SINGLE ? "single" : "double", res->attainable_residual);
+  }
   /* Converged means the returned x is finite and its residual, recomputed
    * on the system as given, meets the target: a solver's recursive
    * residual can drift from it (single precision, ill conditioning), and
@@ -454,7 +458,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   pb.binv = binv;
   pb.bblk = bblk;
   pb.A = A;
-  const double anorm = inf_norm(A);
+  pb.anorm = cgm_solve_inf_norm(A);
   pb.maxiter = o->maxiter;
   const double bnorm = cgm_solve_norm2(b, A->nrows);
   pb.tol = cgm_solve_target(o, bnorm);
@@ -466,7 +470,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     free(bblk);
     return CGM_OK;
   }
-  const double scale = cgm_solve_scale(bnorm); /* A y = b / scale, x = scale y */
+  /* CG is scale invariant: A y = b / ||b||, x = ||b|| y (no under- or overflow) */
   double *bs = malloc(((size_t)A->nrows + 1) * sizeof *bs);
   double *ys = malloc(((size_t)A->nrows + 1) * sizeof *ys);
   if (!bs || !ys) {
@@ -477,12 +481,12 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     return cgm_fail(err, CGM_ERUNTIME, "out of memory for %d rows", A->nrows);
   }
 #pragma omp parallel for schedule(static)
-  for (int32_t i = 0; i < A->nrows; i++) bs[i] = b[i] / scale, ys[i] = x[i] / scale;
+  for (int32_t i = 0; i < A->nrows; i++) bs[i] = b[i] / bnorm, ys[i] = x[i] / bnorm;
   pb.b = bs;
   pb.x = ys;
-  pb.bnorm = bnorm / scale;
+  pb.bnorm = 1.0;
   cgm_monitor_map unscale; /* the monitor's x as the caller's */
-  cgm_monitor_map_set(&pb.opts, &unscale, NULL, scale, NULL, A->nrows);
+  cgm_monitor_map_set(&pb.opts, &unscale, NULL, bnorm, NULL, A->nrows);
   const double time_check = cgm_now() - t_check - time_bjacobi;
   st = run_backend(&pb, res, err);
   /* Mixed precision promises what double reaches: a single-precision
@@ -493,7 +497,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     bool finite = true;
     for (int32_t i = 0; i < A->nrows && finite; i++) finite = isfinite(ys[i]);
     if (!finite)
-      for (int32_t i = 0; i < A->nrows; i++) ys[i] = x[i] / scale;
+      for (int32_t i = 0; i < A->nrows; i++) ys[i] = x[i] / bnorm;
     st = cgm_solve_fallback(&pb, res, err);
   }
   res->time_setup_s += time_bjacobi;
@@ -505,18 +509,18 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     int32_t first_inf = INT32_MAX;
 #pragma omp parallel for schedule(static) reduction(min : first_inf)
     for (int32_t i = 0; i < A->nrows; i++) {
-      x[i] = ys[i] * scale;
+      x[i] = ys[i] * bnorm;
       if (isfinite(ys[i]) && !isfinite(x[i]) && i < first_inf) first_inf = i;
     }
     const int32_t inf_at = first_inf < INT32_MAX ? first_inf : -1;
     if (inf_at >= 0)
-      st = cgm_solve_overflow(res, inf_at, ys[inf_at], scale);
+      st = cgm_solve_overflow(res, inf_at, ys[inf_at], bnorm);
     else
       res->relative_residual = true_residual(A, b, x, bnorm);
-    /* The scale of the rounding error of the residual for this A and b,
-     * u ||A|| ||x|| / ||b||: a bound (solves often reach 10-100x below it). */
+    /* The least relative residual the arithmetic can show for this A and
+     * b: u ||A|| ||x|| / ||b|| (||b|| = 1 here). */
     res->attainable_residual =
-        cgm_residual_roundoff(o->precision) * anorm * cgm_solve_norm2(ys, A->nrows) / pb.bnorm;
+        cgm_residual_roundoff(o->precision) * pb.anorm * cgm_solve_norm2(ys, A->nrows);
     st = cgm_solve_conclude(st, o->precision, pb.tol, err, res);
   }
   free(bs);

@@ -128,8 +128,8 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
     void *v_own = (char *)d->v + d->v_off * w;
     if (d->mixed) {
       /* the true residual in double (reliable.cu), v = D^-1 r in single */
-      double rt;
-      cgm_status st = gs_replace(S, 1, &rt, err); /* Algorithm 2: v = D^-1 r */
+      double rt, xn;
+      cgm_status st = gs_replace(S, 1, &rt, &xn, err); /* Algorithm 2: v = D^-1 r */
       if (st) return st;
       S->rt0 = rt;
       CGM_CUDA_TRY(err, cudaMemcpyAsync(part[g], d->dot_tmp + 1, sizeof part[g],
@@ -572,9 +572,11 @@ static cgm_status finish(gpu_solver *S, const cgm_problem *pb, const cgm_cg_stat
   *settled = true;
   if (res->converged) return CGM_OK;
   stop_reason(fin, pb->bnorm, pb->tol, res);
-  if (fin->done == CGM_RUN_STALLED) /* bad: the least true residual (graph.cu) */
-    cgm_solve_stalled(res, pb->opts.precision, res->solver_residual, fin->bad / pb->bnorm, pb->tol,
-                      fin->iter);
+  if (fin->done == CGM_RUN_STALLED) {
+    cgm_solve_stall_reason(pb->opts.precision, res->solver_residual, pb->tol, fin->iter,
+                           res->stop_reason, sizeof res->stop_reason);
+    res->stalled = true;
+  }
   return CGM_ENOCONV;
 }
 

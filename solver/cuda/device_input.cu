@@ -495,6 +495,7 @@ static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_so
   if ((st = cgm_plan_device_csr(n, A->nnz, &po, &pb.plan, err))) return st;
   pb.opts.layout = pb.plan.o.layout;
   pb.dA = A;
+  pb.anorm = anorm;
   pb.maxiter = cgm_solve_maxiter(o, n);
   CGM_CUDA_TRY(err, norm2(c, n, b, &bnorm));
   pb.tol = cgm_solve_target(o, bnorm);
@@ -504,16 +505,16 @@ static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_so
     snprintf(res->device, sizeof res->device, "none (b = 0)");
     return CGM_OK;
   }
-  const double scale = cgm_solve_scale(bnorm); /* A y = b / scale, x = scale y */
-  divide<<<grid_for(n), kThreads, 0, c->s>>>(n, b, scale, bs);
-  divide<<<grid_for(n), kThreads, 0, c->s>>>(n, x, scale, ys);
+  /* CG is scale invariant: A y = b / ||b||, x = ||b|| y (as cgm_solve) */
+  divide<<<grid_for(n), kThreads, 0, c->s>>>(n, b, bnorm, bs);
+  divide<<<grid_for(n), kThreads, 0, c->s>>>(n, x, bnorm, ys);
   CGM_CUDA_TRY(err, cudaGetLastError());
   CGM_CUDA_TRY(err, cudaStreamSynchronize(c->s));
   pb.b = bs;
   pb.x = ys;
-  pb.bnorm = bnorm / scale;
+  pb.bnorm = 1.0;
   cgm_monitor_map unscale; /* the monitor's x (host memory) as the caller's */
-  cgm_monitor_map_set(&pb.opts, &unscale, NULL, scale, NULL, n);
+  cgm_monitor_map_set(&pb.opts, &unscale, NULL, bnorm, NULL, n);
   const double time_check = cgm_now() - t_check;
   st = cgm_cuda_cg(&pb, res, err);
   if (st == CGM_ENOCONV && o->precision == CGM_PREC_MIXED && o->fallback &&
@@ -524,7 +525,7 @@ static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_so
                  c, [&](int *d) { first_nonfinite<<<grid_for(n), kThreads, 0, c->s>>>(n, ys, d); },
                  &bad));
     if (bad >= 0) {
-      divide<<<grid_for(n), kThreads, 0, c->s>>>(n, x, scale, ys);
+      divide<<<grid_for(n), kThreads, 0, c->s>>>(n, x, bnorm, ys);
       CGM_CUDA_TRY(err, cudaGetLastError());
     }
     st = cgm_solve_fallback(&pb, res, err);
@@ -545,18 +546,18 @@ static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_so
     CGM_CUDA_TRY(
         err,
         first_index(
-            c, [&](int *d) { scale_back<<<grid_for(n), kThreads, 0, c->s>>>(n, ys, scale, x, d); },
+            c, [&](int *d) { scale_back<<<grid_for(n), kThreads, 0, c->s>>>(n, ys, bnorm, x, d); },
             &inf_at));
     if (inf_at >= 0) {
       double y = 0.0;
       CGM_CUDA_TRY(err, cudaMemcpy(&y, ys + inf_at, 8, cudaMemcpyDeviceToHost));
-      st = cgm_solve_overflow(res, inf_at, y, scale);
+      st = cgm_solve_overflow(res, inf_at, y, bnorm);
     } else {
       CGM_CUDA_TRY(err, residual(c, b, x, bnorm, &res->relative_residual));
     }
     double ynorm = 0.0;
     CGM_CUDA_TRY(err, norm2(c, n, ys, &ynorm));
-    res->attainable_residual = cgm_residual_roundoff(o->precision) * anorm * ynorm / pb.bnorm;
+    res->attainable_residual = cgm_residual_roundoff(o->precision) * anorm * ynorm;
     st = cgm_solve_conclude(st, o->precision, pb.tol, err, res);
   }
   res->time_finish_s = cgm_now() - t_finish;

@@ -125,12 +125,12 @@ cgm_status gs_host_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *
 
 /* reliable.cu: replaces the iterated residual by the true one after the
  * stream's work, resuming the run (restart: from a new direction); *rt the
- * true residual's norm. */
-cgm_status gs_replace(gpu_solver *S, int restart, double *rt, cgm_error *err);
-/* reliable.cu: the true residual's norm *rt after the stream's work,
- * changing nothing the run reads (double precision's checks before a
- * claim, backend.h). */
-cgm_status gs_probe(gpu_solver *S, double *rt, cgm_error *err);
+ * true residual's norm, *xn the solution's. */
+cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_error *err);
+/* reliable.cu: the true residual's norm *rt, the solution's *xn and ||D x||
+ * *dxn (D = diag(A)) after the stream's work, changing nothing the run reads
+ * (double precision only: its floor watch, cgm_floor_watch). */
+cgm_status gs_probe(gpu_solver *S, double *rt, double *xn, double *dxn, cgm_error *err);
 
 /* device_input.cu: A, b and x0 in the GPU's memory (cgm_problem.dA): the
  * vectors D^-1, b, x0 and v set from them on the device, and the solution

@@ -86,50 +86,84 @@ static cudaError_t launch_batch(gpu_solver *S, int gi) {
   return cudaGraphLaunch(S->dev[0].graph_exec[gi], S->dev[0].stream);
 }
 
-/* The host's part of the reliable updates and the stall test (one GPU,
- * backend.h): a check runs between two graphs when the device claims
- * convergence, or when cgm_reliable_due (single and mixed precision always,
- * double unless in a fixed count). The host sees the residual a graph or
- * two late, so the stall window's end is checked up to two graphs late. */
+/* The host's part of the reliable updates (one GPU, backend.h): the true
+ * residual replaces the iterated one between two graphs. */
 typedef struct reliable {
-  bool on;
-  bool watch; /* checks besides the claims */
+  bool on, reduced;
+  bool watch; /* double's floor watch (not in a fixed count) */
   double thr; /* tol ||b|| */
-  cgm_reliable rel;
+  double ref; /* the true residual at the last replacement */
+  int last;   /* its iteration */
+  cgm_reliable stall;
+  cgm_floor_watch floor; /* double, before any claim */
+  bool claim_at_floor;   /* the device's threshold raised to the floor */
+  double claim_thr;      /* its value, (u ||A|| ||x||)^2 */
 } reliable;
 
-static bool check_due(const reliable *R, const cgm_cg_state *hs) {
-  if (!R->on) return false;
-  if (hs->done == CGM_RUN_CONVERGED) return true;
-  return hs->done == CGM_RUN && R->watch && cgm_reliable_due(&R->rel, sqrt(hs->rr_last), hs->iter);
+/* Double precision's floor watch (backend.h): a probe is due. */
+static bool floor_due(const reliable *R, const cgm_cg_state *hs) {
+  return R->watch && R->last == 0 && hs->done == CGM_RUN &&
+         cgm_floor_due(&R->floor, sqrt(hs->rr_last));
 }
 
-/* The check after the stream's work: the true residual replaces the
- * iterated one (cgm_reliable_replaces) or is only looked at; *stop set when
- * the solve ends here (converged, or stalled: bad the least true residual),
- * with S->final the state to report. */
-static cgm_status check_step(gpu_solver *S, reliable *R, const cgm_cg_state *hs, bool *stop,
+/* The probe after the stream's work; *stop set when the solve ends at its
+ * floor, S->final the state to report. The host sees the residual a graph
+ * or two late, when a dip to the floor may be over: so where the tolerance
+ * is below what double shows (thr <= u ||D x||) the device's threshold is
+ * raised to the floor, and the claim it makes there is checked as any. */
+static cgm_status floor_step(gpu_solver *S, reliable *R, const cgm_cg_state *hs, bool *stop,
                              cgm_error *err) {
-  const bool claimed = hs->done == CGM_RUN_CONVERGED;
-  bool swap = cgm_reliable_replaces(&R->rel, claimed);
-  const double iterated = sqrt(hs->rr_last);
-  double rt;
-  cgm_status st = swap ? gs_replace(S, claimed, &rt, err) : gs_probe(S, &rt, err);
-  if (!st && !swap && cgm_reliable_loose(false, iterated, rt)) { /* from a new direction */
-    swap = true;
-    st = gs_replace(S, 1, &rt, err);
+  double rt, xn, dxn;
+  cgm_status st = gs_probe(S, &rt, &xn, &dxn, err);
+  if (st) return st;
+  *stop = cgm_floor_reached(&R->floor, sqrt(hs->rr_last), rt, xn, dxn, R->thr);
+  if (*stop) {
+    S->final = *hs;
+    S->final.rr_last = rt * rt;
+    S->final.done = CGM_RUN_STALLED;
+    return CGM_OK;
   }
+  const double floor = R->floor.unit * xn;
+  if (R->thr <= CGM_DOUBLE_ROUNDOFF * dxn && floor > R->thr && rt <= R->floor.bnorm &&
+      !R->claim_at_floor) {
+    R->claim_at_floor = true;
+    R->claim_thr = floor * floor;
+    cgm_cuda_dev *d = &S->dev[0];
+    CGM_CUDA_TRY(err, cudaMemcpyAsync(&d->state->thr, &R->claim_thr, sizeof R->claim_thr,
+                                      cudaMemcpyHostToDevice, d->stream));
+    CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
+  }
+  return CGM_OK;
+}
+
+static bool reliable_due(const reliable *R, const cgm_cg_state *hs) {
+  if (!R->on) return false;
+  if (hs->done == CGM_RUN_CONVERGED) return true;
+  /* double: after a refused claim (R->last > 0), as the CPU's */
+  if (hs->done != CGM_RUN || (!R->reduced && R->last == 0)) return false;
+  return sqrt(hs->rr_last) <= CGM_RELIABLE_DELTA * R->ref ||
+         hs->iter - R->last >= cgm_reliable_window(hs->iter);
+}
+
+/* Replaces the residual after the stream's work; *stop set when the solve
+ * ends here (converged, or stalled), with S->final the state to report. */
+static cgm_status reliable_step(gpu_solver *S, reliable *R, const cgm_cg_state *hs, bool *stop,
+                                cgm_error *err) {
+  const bool claimed = hs->done == CGM_RUN_CONVERGED;
+  double rt, xn;
+  cgm_status st = gs_replace(S, claimed, &rt, &xn, err);
   if (st) return st;
   S->final = *hs;
   S->final.rr_last = rt * rt;
   *stop = true;
   if (rt <= R->thr) {
     S->final.done = CGM_RUN_CONVERGED;
-  } else if (cgm_reliable_check(&R->rel, claimed, iterated, rt, swap ? rt : iterated, hs->iter)) {
+  } else if (cgm_reliable_stalled(&R->stall, claimed, sqrt(hs->rr_last), rt, xn, hs->iter)) {
     S->final.done = CGM_RUN_STALLED;
-    S->final.bad = R->rel.least;
   } else {
     *stop = false;
+    R->ref = rt;
+    R->last = hs->iter;
   }
   return CGM_OK;
 }
@@ -144,18 +178,21 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
                          const cgm_cg_state **fin, cgm_error *err) {
   cgm_cuda_dev *d = &S->dev[0];
   const int K = S->pol.K;
-  /* Every graph runs an iteration at least (a claim the true residual
-   * refutes ends one early, and near an unreachable tolerance claims may
-   * come every few iterations): the timings grow past the full graphs'. */
-  const int nbatch_max = pb->maxiter + 3;
-  int cap = pb->maxiter / K + 3;
-  double *batch = (double *)malloc(((size_t)cap + 1) * sizeof *batch);
-  int *active = (int *)malloc(((size_t)cap + 1) * sizeof *active);
+  /* graphs stopped early by a claim the true residual refutes: a few more */
+  int nbatch_max = pb->maxiter / K + 3 + (S->pol.reliable ? 256 : 0);
+  double *batch = (double *)malloc(((size_t)nbatch_max + 1) * sizeof *batch);
+  int *active = (int *)malloc(((size_t)nbatch_max + 1) * sizeof *active);
   cgm_status st = CGM_OK;
   int nb = 0, last_iter = 0;
   bool pending = false, queued = false;
-  reliable R = {S->pol.reliable != 0, S->pol.watch != 0, pb->tol * pb->bnorm,
-                cgm_reliable_start(S->rt0, S->pol.reduced != 0)};
+  reliable R = {S->pol.reliable != 0,
+                S->pol.reduced != 0,
+                S->pol.floor_watch != 0,
+                pb->tol * pb->bnorm,
+                S->rt0,
+                0,
+                cgm_reliable_start(S->rt0, cgm_residual_roundoff(pb->opts.precision), pb->anorm),
+                cgm_floor_watch_start(S->rt0, pb->anorm, pb->bnorm)};
   const bool keep_x = pb->opts.monitor && pb->opts.monitor_x;
   double t_start = cgm_now();
   if (!batch || !active) {
@@ -189,17 +226,6 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
     float ms = 0;
     CGM_CUDA_GOTO(st, err, out, cudaEventElapsedTime(&ms, d->ev[(g + 2) % 3], d->ev[g % 3]));
     const cgm_cg_state *hs = d->host_state[g % 2];
-    if (nb == cap) {
-      double *b2 = (double *)realloc(batch, ((size_t)2 * cap + 1) * sizeof *batch);
-      if (b2) batch = b2;
-      int *a2 = (int *)realloc(active, ((size_t)2 * cap + 1) * sizeof *active);
-      if (a2) active = a2;
-      if (!b2 || !a2) {
-        st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-        goto out;
-      }
-      cap *= 2;
-    }
     batch[nb] = ms * 1e-3;
     active[nb] = hs->iter - last_iter;
     last_iter = hs->iter;
@@ -208,15 +234,20 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
     cgm_monitor_report(&pb->opts, &S->mon_last, hs->iter, sqrt(hs->rr_last) / pb->bnorm, false,
                        gs_monitor_x, S);
     const bool ended = hs->done != CGM_RUN && hs->done != CGM_RUN_CONVERGED;
-    if (!ended && (pending || check_due(&R, hs))) {
+    if (!ended && (pending || reliable_due(&R, hs) || floor_due(&R, hs))) {
       if (queued) { /* after the graph in flight, with nothing queued behind it */
         pending = true;
         continue;
       }
       pending = false;
       bool stop = false;
-      /* hs may have moved on from the state that made a check due */
-      if (check_due(&R, hs) && (st = check_step(S, &R, hs, &stop, err))) goto out;
+      /* a claim or a replacement due first; else the probe (hs may have
+       * moved on from the state that made it due) */
+      if (reliable_due(&R, hs)) {
+        if ((st = reliable_step(S, &R, hs, &stop, err))) goto out;
+      } else if (hs->done == CGM_RUN && R.watch && R.last == 0) {
+        if ((st = floor_step(S, &R, hs, &stop, err))) goto out;
+      }
       if (stop) {
         *fin = &S->final;
         break;

@@ -40,10 +40,10 @@ gs_policy gs_policy_make(const cgm_solve_opts *o, const cgm_plan *p) {
   P.cgg = P.mode != MODE_HOST && go->cg == CGM_CG_CGG && prec == CGM_PREC_DOUBLE;
   P.late = P.mode == MODE_HALO && P.flags && go->late;
   P.ll = P.cgg && P.flags && go->ll;
-  /* Reliable updates and the stall test on one GPU (backend.h) */
+  /* Reliable updates on one GPU (backend.h) */
   P.reliable = P.mode == MODE_ONE;
   P.reduced = prec != CGM_PREC_DOUBLE;
-  P.watch = P.reliable && (P.reduced || !o->fixed_count);
+  P.floor_watch = P.reliable && !P.reduced && !o->fixed_count;
   P.device_layout = go->device_layout && cgm_plan_layout_on_device(p);
   P.timeout_s = go->exchange_timeout_s > 0 ? go->exchange_timeout_s : 120.0;
   P.host_timeout_s = P.timeout_s + (P.flags ? 5.0 : 0.0);

@@ -27,7 +27,7 @@ typedef struct gs_policy {
   int ll;            /* cgg with flags: the SpMV sums travel as ll words */
   int reliable;      /* one GPU: reliable updates (reliable.cu) */
   int reduced;       /* single or mixed: also when the residual fell by CGM_RELIABLE_DELTA */
-  int watch;         /* checks besides the claims: reduced, or double not in a fixed count */
+  int floor_watch;   /* double precision's floor watch (cgm_floor_watch) */
   int device_layout; /* A on the host: its layout built on the GPU, where the CSR fits */
   /* A solve must not hang: the exchange (NCCL hung on a node with 4 H200s)
    * gets timeout_s without progress before the solve fails. With flags a

@@ -16,7 +16,7 @@ static cudaError_t spmv_whole(cgm_cuda_dev *d, cgm_precision p, bool hi, const v
   return e;
 }
 
-cgm_status gs_replace(gpu_solver *S, int restart, double *rt, cgm_error *err) {
+cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_error *err) {
   cgm_cuda_dev *d = &S->dev[0];
   const cgm_reduce_buf red = cgm_cuda_red(d, CGM_RED_RELIABLE);
   /* Where the iteration keeps its residual: cgg preconditioned in v (the
@@ -30,13 +30,14 @@ cgm_status gs_replace(gpu_solver *S, int restart, double *rt, cgm_error *err) {
                                       d->stream));
     CGM_CUDA_TRY(err, spmv_whole(d, CGM_PREC_DOUBLE, true, d->x_hi, d->y_hi));
     CGM_CUDA_TRY(err, cgm_launch_replace(CGM_PREC_DOUBLE, CGM_PREC_SINGLE, d->rows, S->pol.cgg,
-                                         d->b, d->y_hi, d->dinv, &d->bj, z, v, sp, d->dot_tmp, red,
-                                         d->sms, d->stream));
+                                         d->b, d->y_hi, d->dinv, &d->bj, z, v, NULL, sp, d->dot_tmp,
+                                         red, d->sms, d->stream));
   } else {
     /* u (A's product's place) is free between iterations: A x goes there */
     CGM_CUDA_TRY(err, spmv_whole(d, S->prec, false, d->x, d->u));
-    CGM_CUDA_TRY(err, cgm_launch_replace(S->prec, S->prec, d->rows, S->pol.cgg, d->b, d->u, d->dinv,
-                                         &d->bj, z, v, sp, d->dot_tmp, red, d->sms, d->stream));
+    CGM_CUDA_TRY(err,
+                 cgm_launch_replace(S->prec, S->prec, d->rows, S->pol.cgg, d->b, d->u, d->dinv,
+                                    &d->bj, z, v, d->x, sp, d->dot_tmp, red, d->sms, d->stream));
   }
   CGM_CUDA_TRY(err, cgm_launch_resume(d->state, d->dot_tmp, S->pol.cgg, restart, d->stream));
   double out[5];
@@ -44,24 +45,29 @@ cgm_status gs_replace(gpu_solver *S, int restart, double *rt, cgm_error *err) {
                cudaMemcpyAsync(out, d->dot_tmp, sizeof out, cudaMemcpyDeviceToHost, d->stream));
   CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
   *rt = sqrt(out[0]);
+  *xn = sqrt(out[3]);
   return CGM_OK;
 }
 
-cgm_status gs_probe(gpu_solver *S, double *rt, cgm_error *err) {
+cgm_status gs_probe(gpu_solver *S, double *rt, double *xn, double *dxn, cgm_error *err) {
   cgm_cuda_dev *d = &S->dev[0];
   const cgm_reduce_buf red = cgm_cuda_red(d, CGM_RED_RELIABLE);
   if (d->mixed || S->prec != CGM_PREC_DOUBLE)
-    return cgm_fail(err, CGM_ERUNTIME, "the probe of the true residual runs in double only");
+    return cgm_fail(err, CGM_ERUNTIME, "the floor probe runs in double precision only");
   CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
   /* A x into u (free between iterations), then b - u over it: the replace
    * kernel without a direction, reading each y[i] before it writes z[i] */
   CGM_CUDA_TRY(err, spmv_whole(d, S->prec, false, d->x, d->u));
   CGM_CUDA_TRY(err, cgm_launch_replace(S->prec, S->prec, d->rows, 0, d->b, d->u, d->dinv, &d->bj,
-                                       d->u, NULL, NULL, d->dot_tmp, red, d->sms, d->stream));
-  double out;
+                                       d->u, NULL, d->x, NULL, d->dot_tmp, red, d->sms, d->stream));
+  CGM_CUDA_TRY(err, cgm_launch_diag_norm(d->rows, (const double *)d->x, (const double *)d->dinv,
+                                         d->dot_tmp + 5, cgm_cuda_red(d, 0), d->sms, d->stream));
+  double out[6];
   CGM_CUDA_TRY(err,
-               cudaMemcpyAsync(&out, d->dot_tmp, sizeof out, cudaMemcpyDeviceToHost, d->stream));
+               cudaMemcpyAsync(out, d->dot_tmp, sizeof out, cudaMemcpyDeviceToHost, d->stream));
   CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
-  *rt = sqrt(out);
+  *rt = sqrt(out[0]);
+  *xn = sqrt(out[3]);
+  *dxn = sqrt(out[5]);
   return CGM_OK;
 }

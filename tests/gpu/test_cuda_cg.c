@@ -244,11 +244,9 @@ static void check_device_layout(const char *what, const cgm_csr *A) {
 }
 
 /* An unreachable tolerance on an ill-conditioned mesh (stiffness jumping
- * by 1e8 between regions): our CUDA double solve stops stalled, says so,
- * reports the estimate u ||A|| ||x|| / ||b|| as the CPU's test recomputes
- * it in long double, and stops after the stall window (as long again as
- * its least residual took): within 3.5x the iterations of a solve at the
- * estimate. */
+ * by 1e8 between regions): our CUDA double solve stops at its floor, says
+ * so, reports the floor as the CPU's test recomputes it in long double,
+ * and stops within 10% of the iteration count that reaches the floor. */
 static void check_floor(int nodes) {
   cgm_csr A;
   cgm_error err = {0};
@@ -287,7 +285,7 @@ static void check_floor(int nodes) {
     o.tol = r.attainable_residual;
     memset(x, 0, (size_t)A.nrows * sizeof *x);
     CHECK_OK(cgm_solve(&A, b, x, &o, &ok, &err));
-    CHECK_MSG(r.iterations <= 3.5 * ok.iterations, "N=%d: stopped after %d, the estimate at %d", n,
+    CHECK_MSG(r.iterations <= 1.1 * ok.iterations, "N=%d: stopped after %d, the floor at %d", n,
               r.iterations, ok.iterations);
     fprintf(stderr, "floor N=%d (%d rows): %.3g reached in %d iterations, 1e-10 stopped after %d\n",
             n, A.nrows, r.attainable_residual, ok.iterations, r.iterations);

@@ -44,7 +44,7 @@ static void check_one(const cgm_solve_opts *o, const cgm_plan *p) {
   CHECK(!P.late || (want == MODE_HALO && P.flags));
   CHECK(P.reliable == (want == MODE_ONE));
   CHECK(P.reduced == !dbl);
-  CHECK(P.watch == (P.reliable && (!dbl || !o->fixed_count)));
+  CHECK(P.floor_watch == (P.reliable && dbl && !o->fixed_count));
   CHECK(P.device_layout == (g->device_layout && p->nseg == 1 && p->o.layout.n == 1));
   const double t = g->exchange_timeout_s > 0 ? g->exchange_timeout_s : 120.0;
   CHECK(P.timeout_s == t);
@@ -84,8 +84,8 @@ int main(void) {
   cgm_solve_opts o = cgm_solve_opts_default();
   const cgm_plan p = one_segment(1);
   const gs_policy P = gs_policy_make(&o, &p);
-  CHECK(P.mode == MODE_ONE && P.K == 32 && P.cgg && P.pdl && P.graphs && P.reliable && P.watch &&
-        P.device_layout && !P.flags && !P.late && !P.ll && P.timeout_s == 120.0);
+  CHECK(P.mode == MODE_ONE && P.K == 32 && P.cgg && P.pdl && P.graphs && P.reliable &&
+        P.floor_watch && P.device_layout && !P.flags && !P.late && !P.ll && P.timeout_s == 120.0);
   printf("%ld configurations\n", combos);
   TEST_MAIN_END();
 }
