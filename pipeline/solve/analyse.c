@@ -16,9 +16,14 @@
 #include "pipeline/solve/solve_steps.h"
 
 static const char ANALYSIS[] = "analysis";
+/* The verdicts kept beside an entry, the newest first: a user who runs one
+ * matrix in several configurations (double and mixed, --auto beside them)
+ * finds each of them again, where one verdict would be replaced by the
+ * next configuration's each time. */
+enum { ANALYSIS_KEPT = 8 };
 /* 3: --auto's verdicts are kept too (the constraints in the key, the
  * configuration chosen beside the prediction) */
-enum { ANALYSIS_VERSION = 3 };
+enum { ANALYSIS_VERSION = 4 };
 
 /* What the analysis works from and on. */
 typedef struct {
@@ -134,13 +139,28 @@ static int run_device(const analysis *a, bool say) {
   return -1;
 }
 
+/* The verdicts kept beside r's entry (malloc'ed, *n of them; NULL: none). */
+static analysis_blob *kept_verdicts(const cgm_solve_report *r, int *n) {
+  size_t bytes = 0;
+  analysis_blob *v = cgm_cache_extra_load(&r->cache, ANALYSIS, ANALYSIS_VERSION, &bytes);
+  *n = v && bytes % sizeof *v == 0 ? (int)(bytes / sizeof *v) : 0;
+  if (!*n) {
+    free(v);
+    return NULL;
+  }
+  return v;
+}
+
 /* A verdict kept beside the cache entry with this key: applied. */
 static bool read_back(analysis *a, const analysis_blob *key) {
   analysis_blob got;
   cgm_solve_report *r = a->r;
-  const bool have =
-      !a->o->csr && cgm_cache_extra_get(&r->cache, ANALYSIS, ANALYSIS_VERSION, &got, sizeof got);
-  if (!have || memcmp(&got.key, &key->key, sizeof got.key)) return false;
+  int n = 0, i = 0;
+  analysis_blob *kept = a->o->csr ? NULL : kept_verdicts(r, &n);
+  while (i < n && memcmp(&kept[i].key, &key->key, sizeof key->key)) i++;
+  if (i < n) got = kept[i];
+  free(kept);
+  if (i >= n) return false;
   r->predicted = got.predicted;
   r->calibration_id = got.calibration_id;
   r->have_reorder = got.have_reorder;
@@ -368,5 +388,16 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_feat
 }
 
 void solve_keep_analysis(cgm_solve_report *r, const analysis_blob *a) {
-  cgm_cache_extra_put(&r->cache, ANALYSIS, ANALYSIS_VERSION, a, sizeof *a);
+  int n = 0;
+  analysis_blob *kept = kept_verdicts(r, &n);
+  analysis_blob *v = malloc(ANALYSIS_KEPT * sizeof *v);
+  if (v) { /* this one first, then the others of other keys, the oldest dropped */
+    int k = 0;
+    v[k++] = *a;
+    for (int i = 0; i < n && k < ANALYSIS_KEPT; i++)
+      if (memcmp(&kept[i].key, &a->key, sizeof a->key)) v[k++] = kept[i];
+    cgm_cache_extra_put(&r->cache, ANALYSIS, ANALYSIS_VERSION, v, (size_t)k * sizeof *v);
+  }
+  free(v);
+  free(kept);
 }

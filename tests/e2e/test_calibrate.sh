@@ -267,6 +267,8 @@ expect_exit 0 "${ANA[@]}" --block 2
 json_check "$OUT" 'not j["cache"]["analysis"] and j["block"] == 2' "analysis: other options decide anew"
 expect_exit 0 "${ANA[@]}" --block 2
 json_check "$OUT" 'j["cache"]["analysis"]' "analysis: the new options' verdict kept"
+expect_exit 0 "${ANA[@]}"
+json_check "$OUT" 'j["cache"]["analysis"] and j["block"] == 1' "analysis: the first options' verdict kept beside it"
 printf 'garbage' >>"$entry-analysis"
 expect_exit 0 "${ANA[@]}" --block 2
 json_check "$OUT" 'not j["cache"]["analysis"]' "analysis: a damaged extra is not trusted"
