@@ -223,7 +223,7 @@ cgm_status cgm_db_device_get(cgm_db *db, int64_t id, cgm_db_device *d, cgm_error
 
 /* -------------------------------------------------------- calibrations --- */
 
-#define CAL_COLS "id, device_id, created, tool_version, options, seconds, complete"
+#define CAL_COLS "id, device_id, created, tool_version, options, seconds, complete, interconnect"
 
 static void read_calibration(reader *r, cgm_db_calibration *c) {
   memset(c, 0, sizeof *c);
@@ -234,6 +234,7 @@ static void read_calibration(reader *r, cgm_db_calibration *c) {
   R_FIELD(r, c->options);
   c->seconds = r_double(r);
   c->complete = r_int(r);
+  R_FIELD(r, c->interconnect);
 }
 
 cgm_status cgm_db_calibration_add(cgm_db *db, cgm_db_calibration *cal, cgm_error *err) {
@@ -245,8 +246,8 @@ cgm_status cgm_db_calibration_add(cgm_db *db, cgm_db_calibration *cal, cgm_error
   binder b;
   s = start(
       db,
-      "INSERT INTO calibrations (device_id, created, tool_version, options, seconds, complete) "
-      "VALUES (?, ?, ?, ?, ?, ?)",
+      "INSERT INTO calibrations (device_id, created, tool_version, options, seconds, complete, "
+      "interconnect) VALUES (?, ?, ?, ?, ?, ?, ?)",
       &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, cal->device_id);
@@ -255,6 +256,7 @@ cgm_status cgm_db_calibration_add(cgm_db *db, cgm_db_calibration *cal, cgm_error
   B_FIELD(&b, cal->options);
   b_double(&b, cal->seconds);
   b_int(&b, cal->complete ? 1 : 0);
+  B_FIELD(&b, cal->interconnect);
   char what[80];
   snprintf(what, sizeof what, "adding a calibration of device %lld", (long long)cal->device_id);
   s = run(db, &b, what, err);
@@ -344,14 +346,15 @@ cgm_status cgm_db_calibrations(cgm_db *db,
                                void *ctx, cgm_error *err) {
   if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_calibrations: no callback");
   binder b;
-  cgm_status s = start(db,
-                       "SELECT c.id, c.device_id, c.created, c.tool_version, c.options, c.seconds, "
-                       "c.complete, d.id, d.name, d.model, d.kind, d.cc_major, d.cc_minor, d.sms, "
-                       "d.threads, d.mem_total, d.clock_khz, d.mem_clock_khz, d.bus_width_bits, "
-                       "d.driver_version, d.runtime_version, d.host "
-                       "FROM calibrations c JOIN devices d ON d.id = c.device_id "
-                       "ORDER BY c.created DESC, c.id DESC",
-                       &b, err);
+  cgm_status s = start(
+      db,
+      "SELECT c.id, c.device_id, c.created, c.tool_version, c.options, c.seconds, "
+      "c.complete, c.interconnect, d.id, d.name, d.model, d.kind, d.cc_major, d.cc_minor, d.sms, "
+      "d.threads, d.mem_total, d.clock_khz, d.mem_clock_khz, d.bus_width_bits, "
+      "d.driver_version, d.runtime_version, d.host "
+      "FROM calibrations c JOIN devices d ON d.id = c.device_id "
+      "ORDER BY c.created DESC, c.id DESC",
+      &b, err);
   if (s != CGM_OK) return s;
   cal_iter it = {fn, ctx};
   return each_row(db, &b, cal_row, &it, "listing calibrations", err);
@@ -562,32 +565,36 @@ cgm_status cgm_db_coef_add(cgm_db *db, int64_t cal_id, const cgm_db_coef *c, cgm
   return run(db, &b, what, err);
 }
 
-cgm_status cgm_db_coef_get(cgm_db *db, int64_t cal_id, const char *name, int precision,
-                           cgm_db_coef *c, bool *found, cgm_error *err) {
-  *found = false;
-  if (!db || !name || !c) return cgm_fail(err, CGM_EINPUT, "cgm_db_coef_get: no name or output");
-  memset(c, 0, sizeof *c);
+typedef struct coef_iter {
+  int (*fn)(const cgm_db_coef *c, void *ctx);
+  void *ctx;
+} coef_iter;
+
+static int coef_row(sqlite3_stmt *st, void *ctx) {
+  coef_iter *it = ctx;
+  cgm_db_coef c;
+  memset(&c, 0, sizeof c);
+  reader r = {st, 0};
+  R_FIELD(&r, c.name);
+  c.precision = r_int(&r);
+  c.value = r_double(&r);
+  c.rms = r_double(&r);
+  c.n = r_int(&r);
+  return it->fn(&c, it->ctx);
+}
+
+cgm_status cgm_db_coefs(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_coef *c, void *ctx),
+                        void *ctx, cgm_error *err) {
+  if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_coefs: no callback");
   binder b;
   cgm_status s = start(db,
                        "SELECT name, precision, value, rms, n FROM coefficients WHERE "
-                       "calibration_id = ? AND name = ? AND precision = ?",
+                       "calibration_id = ? ORDER BY precision, name",
                        &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, cal_id);
-  b_text(&b, name, strlen(name));
-  b_int(&b, precision);
-  s = first_row(db, &b, found, "reading a coefficient", err);
-  if (s != CGM_OK) return s;
-  if (*found) {
-    reader r = {b.st, 0};
-    R_FIELD(&r, c->name);
-    c->precision = r_int(&r);
-    c->value = r_double(&r);
-    c->rms = r_double(&r);
-    c->n = r_int(&r);
-  }
-  sqlite3_finalize(b.st);
-  return CGM_OK;
+  coef_iter it = {fn, ctx};
+  return each_row(db, &b, coef_row, &it, "reading coefficients", err);
 }
 
 typedef struct fit_iter {

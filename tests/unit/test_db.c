@@ -22,11 +22,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Takes a database back from schema version 9 (timings' spread and
- * settledness, disturbed solves) to 8: the start of every downgrade below. */
+/* Takes a database back from schema version 10 (calibrations'
+ * interconnect profiles) to 9. */
+#define DROP_V10 "ALTER TABLE calibrations DROP COLUMN interconnect; "
+/* Takes it back from 10 to 8 (9: timings' spread and settledness,
+ * disturbed solves): the start of every downgrade below. */
 #define DROP_V9                                                                                    \
-  "ALTER TABLE samples DROP COLUMN spread; ALTER TABLE samples DROP COLUMN unsettled; "            \
-  "ALTER TABLE solves DROP COLUMN disturbed; "
+  DROP_V10 "ALTER TABLE samples DROP COLUMN spread; ALTER TABLE samples DROP COLUMN unsettled; "   \
+           "ALTER TABLE solves DROP COLUMN disturbed; "
 
 static char tmpdir[256];
 
@@ -1366,9 +1369,22 @@ static void test_migration_v3(void) {
   remove_db(p);
 }
 
+/* The coefficients cgm_db_coefs lists. */
+typedef struct {
+  cgm_db_coef v[4];
+  int n;
+} coefs;
+
+static int take_coef(const cgm_db_coef *q, void *ctx) {
+  coefs *c = ctx;
+  if (c->n < 4) c->v[c->n++] = *q;
+  return 0;
+}
+
 /* A version-4 database (no coefficients) with a calibration: opening
  * migrates it; the calibration has no coefficient (the model it had), and
- * one stored reads back, replaced by a second of the same name. */
+ * those stored list back by precision and name, one replaced by a second of
+ * the same name. */
 static void test_migration_v4(void) {
   char p[512];
   tmp_path(p, sizeof p, "v4.db");
@@ -1393,20 +1409,27 @@ static void test_migration_v4(void) {
   CHECK_OK(cgm_db_open(p, false, &db, &e));
   if (!db) return;
   CHECK(sql_int(db, "PRAGMA user_version") == CGM_DB_SCHEMA_VERSION);
-  cgm_db_coef c;
-  bool found = true;
-  CHECK_OK(cgm_db_coef_get(db, cal.id, CGM_DB_COEF_X_SECTOR, 0, &c, &found, &e));
-  CHECK(!found);
+  coefs c = {0};
+  CHECK_OK(cgm_db_coefs(db, cal.id, take_coef, &c, &e));
+  CHECK(c.n == 0);
   cgm_db_coef w = {
       .name = CGM_DB_COEF_X_SECTOR, .precision = 0, .value = 0.25, .rms = 0.01, .n = 8};
   CHECK_OK(cgm_db_coef_add(db, cal.id, &w, &e));
   w.value = 0.5;
-  CHECK_OK(cgm_db_coef_add(db, cal.id, &w, &e));
-  CHECK_OK(cgm_db_coef_get(db, cal.id, CGM_DB_COEF_X_SECTOR, 0, &c, &found, &e));
-  CHECK(found && c.value == 0.5 && c.rms == 0.01 && c.n == 8 && c.precision == 0);
-  CHECK_OK(cgm_db_coef_get(db, cal.id, CGM_DB_COEF_X_SECTOR, 1, &c, &found, &e));
-  CHECK(!found);
-  CHECK(sql_int(db, "SELECT count(*) FROM coefficients") == 1);
+  CHECK_OK(cgm_db_coef_add(db, cal.id, &w, &e)); /* replaces it */
+  cgm_db_coef g = {.name = CGM_DB_COEF_GATHER, .precision = 1, .value = 1e12, .rms = NAN};
+  CHECK_OK(cgm_db_coef_add(db, cal.id, &g, &e));
+  c.n = 0;
+  CHECK_OK(cgm_db_coefs(db, cal.id, take_coef, &c, &e));
+  const cgm_db_coef *x = &c.v[0];
+  CHECK(c.n == 2 && !strcmp(x->name, CGM_DB_COEF_X_SECTOR) && x->precision == 0);
+  CHECK(x->value == 0.5 && x->rms == 0.01 && x->n == 8);
+  CHECK(!strcmp(c.v[1].name, CGM_DB_COEF_GATHER) && c.v[1].precision == 1);
+  CHECK(c.v[1].value == 1e12 && isnan(c.v[1].rms));
+  c.n = 0;
+  CHECK_OK(cgm_db_coefs(db, cal.id + 1, take_coef, &c, &e)); /* another calibration: none */
+  CHECK(c.n == 0);
+  CHECK(sql_int(db, "SELECT count(*) FROM coefficients") == 2);
   cgm_db_close(db);
   remove_db(p);
 }
@@ -1488,6 +1511,44 @@ static void test_migration_v8(void) {
   CHECK(c.v[1].disturbed && c.v[1].iterations == 3);
 }
 
+/* A version-9 database: a calibration with exchange fits (several GPUs
+ * measured) is named after what measured them, one without has none, and a
+ * new calibration keeps the name it is given. */
+static void test_migration_v9(void) {
+  char p[512];
+  tmp_path(p, sizeof p, "v9.db");
+  cgm_db *db = NULL;
+  cgm_error e = {0};
+  CHECK_OK(cgm_db_open(p, true, &db, &e));
+  if (!db) return;
+  cgm_db_device dev = {.name = "cuda:0", .model = "Test GPU", .kind = "cuda", .host = "h"};
+  CHECK_OK(cgm_db_device_get_or_add(db, &dev, &e));
+  cgm_db_calibration one = {.device_id = dev.id}, four = one;
+  CHECK_OK(cgm_db_calibration_add(db, &one, &e));
+  CHECK_OK(cgm_db_calibration_add(db, &four, &e));
+  cgm_db_fit f = {.kernel = "xfer", .variant = "halo", .block = 4, .kind = 2 /* rel */, .nu = 1};
+  CHECK_OK(cgm_db_fit_add(db, four.id, &f, &e));
+  cgm_db_close(db);
+  sqlite3 *h = NULL;
+  CHECK(sqlite3_open(p, &h) == SQLITE_OK);
+  CHECK(sqlite3_exec(h, DROP_V10 "PRAGMA user_version = 9", NULL, NULL, NULL) == SQLITE_OK);
+  sqlite3_close(h);
+  CHECK_OK(cgm_db_open(p, false, &db, &e));
+  if (!db) return;
+  CHECK(sql_int(db, "PRAGMA user_version") == CGM_DB_SCHEMA_VERSION);
+  cgm_db_calibration c;
+  CHECK_OK(cgm_db_calibration_get(db, one.id, &c, &e));
+  CHECK_MSG(c.interconnect[0] == '\0', "'%s'", c.interconnect);
+  CHECK_OK(cgm_db_calibration_get(db, four.id, &c, &e));
+  CHECK_MSG(!strcmp(c.interconnect, "peer:Test GPU"), "'%s'", c.interconnect);
+  cgm_db_calibration named = {.device_id = dev.id, .interconnect = "pcie-host"};
+  CHECK_OK(cgm_db_calibration_add(db, &named, &e));
+  CHECK_OK(cgm_db_calibration_get(db, named.id, &c, &e));
+  CHECK(!strcmp(c.interconnect, "pcie-host"));
+  cgm_db_close(db);
+  remove_db(p);
+}
+
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
   (void)sb;
   (void)flag;
@@ -1524,6 +1585,7 @@ int main(void) {
   test_migration_v5();
   test_migration_v6();
   test_migration_v8();
+  test_migration_v9();
   chmod(tmpdir, 0700);
   nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   TEST_MAIN_END();
