@@ -296,25 +296,6 @@ static cgm_status calibration_one(cgm_db *db, const char *sql, int64_t id, cgm_d
   return CGM_OK;
 }
 
-cgm_status cgm_db_calibration_latest(cgm_db *db, int64_t device_id, cgm_db_calibration *cal,
-                                     cgm_error *err) {
-  if (!cal) return cgm_fail(err, CGM_EINPUT, "cgm_db_calibration_latest: no output");
-  /* Two statements so that the per-device one uses calibrations_latest. */
-  const char *sql = device_id > 0 ? "SELECT " CAL_COLS " FROM calibrations WHERE device_id = ? AND "
-                                    "complete = 1 ORDER BY created DESC, id DESC LIMIT 1"
-                                  : "SELECT " CAL_COLS " FROM calibrations WHERE complete = 1 "
-                                    "ORDER BY created DESC, id DESC LIMIT 1";
-  bool found = false;
-  cgm_status s = calibration_one(db, sql, device_id, cal, &found, err);
-  if (s != CGM_OK || found) return s;
-  if (device_id > 0)
-    return cgm_fail(err, CGM_EINPUT,
-                    "%s: no complete calibration of device %lld: run `cgmodel calibrate`", db->path,
-                    (long long)device_id);
-  return cgm_fail(err, CGM_EINPUT, "%s: no complete calibration: run `cgmodel calibrate`",
-                  db->path);
-}
-
 cgm_status cgm_db_calibration_get(cgm_db *db, int64_t id, cgm_db_calibration *c, cgm_error *err) {
   if (!c) return cgm_fail(err, CGM_EINPUT, "cgm_db_calibration_get: no output");
   if (id <= 0) return cgm_fail(err, CGM_EINPUT, "no calibration with id %lld", (long long)id);
@@ -508,37 +489,6 @@ cgm_status cgm_db_fits_delete(cgm_db *db, int64_t cal_id, cgm_error *err) {
   char what[80];
   snprintf(what, sizeof what, "deleting the fits of calibration %lld", (long long)cal_id);
   return run(db, &b, what, err);
-}
-
-cgm_status cgm_db_fit_get(cgm_db *db, int64_t cal_id, const char *kernel, const char *variant,
-                          int precision, int block, int kind, cgm_db_fit *f, cgm_error *err) {
-  if (!kernel || !f) return cgm_fail(err, CGM_EINPUT, "cgm_db_fit_get: no kernel or output");
-  if (!variant) variant = "";
-  binder b;
-  cgm_status s = start(db,
-                       "SELECT " FIT_COLS " FROM fits WHERE calibration_id = ? AND kernel = ? AND "
-                       "variant = ? AND precision = ? AND block = ? AND kind = ?",
-                       &b, err);
-  if (s != CGM_OK) return s;
-  b_int(&b, cal_id);
-  b_text(&b, kernel, strlen(kernel));
-  b_text(&b, variant, strlen(variant));
-  b_int(&b, precision);
-  b_int(&b, block);
-  b_int(&b, kind);
-  bool found = false;
-  s = first_row(db, &b, &found, "reading a fit", err);
-  if (s != CGM_OK) return s;
-  if (found) {
-    reader r = {b.st, 0};
-    read_fit(&r, f);
-  }
-  sqlite3_finalize(b.st);
-  if (found) return CGM_OK;
-  return cgm_fail(err, CGM_EINPUT,
-                  "%s: calibration %lld has no fit of %s%s%s (precision %d, block %d, kind %d)",
-                  db->path, (long long)cal_id, kernel, variant[0] ? "/" : "", variant, precision,
-                  block, kind);
 }
 
 /* -------------------------------------------------------- coefficients --- */

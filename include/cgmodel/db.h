@@ -81,9 +81,6 @@ typedef struct cgm_db_calibration {
 CGM_API cgm_status cgm_db_calibration_add(cgm_db *db, cgm_db_calibration *cal, cgm_error *err);
 CGM_API cgm_status cgm_db_calibration_finish(cgm_db *db, int64_t cal_id, double seconds,
                                              cgm_error *err);
-/* The newest complete calibration of a device (CGM_EINPUT when none). */
-CGM_API cgm_status cgm_db_calibration_latest(cgm_db *db, int64_t device_id, cgm_db_calibration *cal,
-                                             cgm_error *err);
 
 /* One measured throughput point (cgmodel/sample.h). */
 typedef cgm_sample cgm_db_sample;
@@ -143,10 +140,6 @@ CGM_API cgm_status cgm_db_coefs(cgm_db *db, int64_t cal_id,
                                 cgm_error *err);
 /* Removes every fit of a calibration (cgm_refit stores new ones). */
 CGM_API cgm_status cgm_db_fits_delete(cgm_db *db, int64_t cal_id, cgm_error *err);
-/* Looks up one fit of a calibration (CGM_EINPUT when absent). */
-CGM_API cgm_status cgm_db_fit_get(cgm_db *db, int64_t cal_id, const char *kernel,
-                                  const char *variant, int precision, int block, int kind,
-                                  cgm_db_fit *f, cgm_error *err);
 CGM_API cgm_status cgm_db_fits(cgm_db *db, int64_t cal_id,
                                int (*fn)(const cgm_db_fit *f, void *ctx), void *ctx,
                                cgm_error *err);
