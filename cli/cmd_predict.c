@@ -17,7 +17,8 @@
 static const cli_opt opts[] = {
     {"--gpus", "gpus", CLI_INT, 0, "G", "every GPU calibrated",
      "at most G GPUs; more than present or calibrated: what-ifs"},
-    {"--interconnect", "interconnect", CLI_STRING, 0, "NAME", "the best measured, else pcie-host",
+    {"--interconnect", "interconnect", CLI_STRING, 0, "NAME",
+     "its own, else this host's newest, else pcie-host",
      "the profile pricing a what-if's exchange"},
     {"--block", "block", CLI_CHOICE, "1|2|4|8|auto", 0, "auto: every one", "the block size"},
     {"--precision", "precision", CLI_LIST, "double|single|mixed|both", "P[,P...]", "all three",

@@ -85,14 +85,14 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
     st = cgm_tuner_candidates(A, &r->features, r->devs, r->ndev, &to, &r->cand, &r->ncand, err);
   }
   /* never a silent fall back to fewer GPUs than asked */
-  int gpu = 0, at = 0;
+  int gpu = 0, at = to.max_gpus < 2;
   for (int i = 0; i < r->ncand; i++) {
     gpu += r->cand[i].backend == CGM_BACKEND_CUDA;
     at += r->cand[i].gpus == to.max_gpus;
   }
-  snprintf(msg, sizeof msg, "no configuration on %d GPUs: the matrix has too few block rows",
-           to.max_gpus);
-  if (!st && o->note && gpu && to.max_gpus > 1 && !at) o->note(o->note_ctx, CGM_NOTE_WARNING, msg);
+  snprintf(msg, sizeof msg, "no configuration on %d GPUs: %s", to.max_gpus,
+           gpu ? "the matrix has too few block rows" : "no GPU among the calibrated devices asked");
+  if (!st && o->note && !at) o->note(o->note_ctx, CGM_NOTE_WARNING, msg);
   if (!st) r->choice = cgm_tuner_choose(r->cand, r->ncand, r->devs, r->why, sizeof r->why);
   if (!st && r->choice >= 0 && r->cand[r->choice].backend != CGM_BACKEND_CUSPARSE) {
     /* what solve --reorder auto would do with the choice, over the same K */
