@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The one parser of the command line, and --help, both driven by the
  * command's tables (args.h). */
-#define _POSIX_C_SOURCE 200809L /* getdelim */
 #include "cli/args.h"
 
-#include <errno.h>
 #include <float.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -12,6 +10,7 @@
 
 #include "cli/output.h"
 #include "common/parse.h"
+#include "pipeline/json.h"
 
 bool cli_parse_only = false;
 
@@ -129,29 +128,19 @@ static void store(cli_parsed *p, const cli_opt *o, const char *v, char *msg, siz
 /* --options FILE: its keys join the request where the command line gave
  * none. */
 static void merge_options(cli_parsed *p, const char *path, char *msg, size_t n) {
-  FILE *f = fopen(path, "rb");
-  char *text = NULL;
-  size_t cap = 0;
-  const ssize_t len = f ? getdelim(&text, &cap, '\0', f) : -1; /* the whole file */
-  const char *end = NULL;
-  cJSON *j = !f || ferror(f) ? NULL : cJSON_ParseWithOpts(len > 0 ? text : "", &end, false);
-  if (!f || ferror(f))
-    snprintf(msg, n, "--options %s: %s", path, strerror(errno));
-  else if (!cJSON_IsObject(j)) {
-    int line = 1;
-    for (const char *c = len > 0 ? text : ""; c < end && *c; c++) line += *c == '\n';
-    snprintf(msg, n, "--options %s:%d: %s", path, line,
-             j ? "not a JSON object" : "not JSON (a request's keys and values: docs/cli.md)");
-  }
+  cJSON *j = NULL;
+  cgm_error e = {0};
+  if (json_read_file(path, &j, &e))
+    snprintf(msg, n, "--options %.480s", e.msg);
+  else if (!cJSON_IsObject(j))
+    snprintf(msg, n, "--options %s: not a JSON object", path);
   for (cJSON *it; cJSON_IsObject(j) && (it = j->child);) {
     cJSON_DetachItemViaPointer(j, it);
     /* an object is a list of keyed items: the item keeps its key */
     if (cJSON_GetObjectItemCaseSensitive(p->req, it->string) || !cJSON_AddItemToArray(p->req, it))
       cJSON_Delete(it);
   }
-  if (f) fclose(f);
   cJSON_Delete(j);
-  free(text);
 }
 
 void cli_parsed_free(cli_parsed *p) {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cgmodel db list|show ID|export ID -o FILE|solves|refit ID: what the database holds. */
+/* cgmodel db list|show ID|export ID -o FILE|import FILE|solves|refit ID:
+ * what the database holds, and a calibration carried to another. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,15 +18,17 @@
 static const cli_opt opts[] = {
     CLI_DB, CLI_JSON, {"-o", "out", CLI_PATH, 0, "FILE", 0, "export: the JSON file written"}, {0}};
 
-#define LIST_ROW "%4s  %-24s  %-5s %-44.44s %9s%s\n"
+#define LIST_ROW "%4s  %-24s  %-5s %-44.44s %9s%s%s\n"
 
 static int list_print(const cgm_db_calibration *c, const cgm_db_device *d, void *ctx) {
   (void)ctx;
   char id[24], model[256], secs[32];
   snprintf(id, sizeof id, "%lld", (long long)c->id);
   snprintf(secs, sizeof secs, "%.1f s", c->seconds);
+  char link[300] = "";
+  if (c->interconnect[0]) snprintf(link, sizeof link, "  %.280s", c->interconnect);
   printf(LIST_ROW, id, c->created, d->kind, cli_escape(d->model, model, sizeof model), secs,
-         c->complete ? "" : "  (incomplete)");
+         c->complete ? "" : "  (incomplete)", link);
   return 0;
 }
 
@@ -65,8 +68,10 @@ static int body(const cli_parsed *p) {
   const char *db_path = cli_str(p->req, "db", NULL), *out = cli_str(p->local, "out", NULL);
   const bool json = cli_true(p->local, "json");
   if (p->npos < 1)
-    return cli_error("db", 2, "expected list, show, export, solves or refit (cgmodel db --help)");
+    return cli_error("db", 2,
+                     "expected list, show, export, import, solves or refit (cgmodel db --help)");
   const char *what = p->pos[0];
+  const bool import = !strcmp(what, "import");
   int64_t id = 0;
   if (!strcmp(what, "show") || !strcmp(what, "export") || !strcmp(what, "refit")) {
     if (p->npos != 2)
@@ -75,16 +80,21 @@ static int body(const cli_parsed *p) {
       return cli_error("db", 2,
                        "db %s: '%s' is not a calibration ID (a whole number from 1 to %lld)", what,
                        p->pos[1], (long long)INT64_MAX);
-  } else if (p->npos != 1) {
+  } else if (import && p->npos != 2) {
+    return cli_error("db", 2, "db import needs the FILE 'cgmodel db export' wrote");
+  } else if (!import && p->npos != 1) {
     return cli_error("db", 2, "unexpected argument '%s'", p->pos[1]);
   }
   if (!strcmp(what, "export") && !out) return cli_error("db", 2, "db export needs -o FILE.json");
   char dbbuf[1024];
-  const cli_input in[] = {{"the database", cli_db_path(db_path, dbbuf, sizeof dbbuf)}};
+  const char *dbfile = cli_db_path(db_path, dbbuf, sizeof dbbuf);
+  const cli_input in[] = {{"the database", dbfile}};
   int rc = cli_refuse_alias("db", "-o", out, NULL, in, 1);
+  if (!rc && import && cgm_path_aliases(p->pos[1], dbfile))
+    rc = cli_error("db", 2, "db import %s: that is the database, not an export", p->pos[1]);
   if (rc || cli_parse_only) return rc;
   cgm_db *db;
-  rc = cli_db_open("db", db_path, false, &db);
+  rc = cli_db_open("db", db_path, import, &db);
   if (rc) return rc;
   cgm_error err = {0};
   cJSON *o = NULL;
@@ -92,7 +102,7 @@ static int body(const cli_parsed *p) {
     if (json) {
       rc = print_or_report(cgm_db_calibrations_json(db, &o, &err), &o, &err);
     } else {
-      printf(LIST_ROW, "ID", "created (UTC)", "kind", "model", "time", "");
+      printf(LIST_ROW, "ID", "created (UTC)", "kind", "model", "time", "", "");
       if (cgm_db_calibrations(db, list_print, NULL, &err)) rc = cli_report("db", &err);
     }
   } else if (!strcmp(what, "show")) {
@@ -135,6 +145,13 @@ static int body(const cli_parsed *p) {
       cJSON_free(txt);
       if (!rc) fprintf(stderr, "cgmodel db: calibration %lld written to %s\n", (long long)id, out);
     }
+  } else if (import) {
+    if (cgm_db_import(db, p->pos[1], &id, &err))
+      rc = cli_report("db", &err);
+    else if (json)
+      rc = print_or_report(cgm_db_calibration_json(db, id, false, &o, &err), &o, &err);
+    else
+      printf("calibration %lld imported from %s\n", (long long)id, p->pos[1]);
   } else if (!strcmp(what, "refit")) {
     cgm_calibration_report rep;
     if (cgm_refit(db, id, &rep, &err)) {
@@ -159,7 +176,7 @@ static int body(const cli_parsed *p) {
   return rc;
 }
 
-static const char uses[] = "list|show ID|export ID|solves|refit ID",
-                  subs[] = "list|show|export|solves|refit";
+static const char uses[] = "list|show ID|export ID|import FILE|solves|refit ID",
+                  subs[] = "list|show|export|import|solves|refit";
 const cli_command cli_db = {"db", uses, subs, "the calibrations and solves in the database",
                             opts, NULL, body, NULL};

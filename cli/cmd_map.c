@@ -18,8 +18,11 @@ static const cli_opt opts[] = {
     {"--calibration", "calibration", CLI_INT, 0, "ID", 0, "the calibration", 1, 9007199254740992.0},
     {"--device", "device", CLI_STRING, "latest|cpu|cuda", "D", "newest GPU's",
      "latest, cpu, cuda or a device ID"},
-    {"--gpus", "gpus", CLI_INT, 0, "G", "as calibrated", "GPUs of the G-GPU panel", 1,
-     CGM_MAX_GPUS},
+    {"--gpus", "gpus", CLI_INT, 0, "G", "as calibrated",
+     "GPUs of the G-GPU panel; more than present or calibrated: a what-if", 1, CGM_MAX_GPUS},
+    {"--interconnect", "interconnect", CLI_STRING, 0, "NAME",
+     "its own, else this host's newest, else pcie-host",
+     "the profile pricing a what-if's exchange"},
     {"--block", "block", CLI_CHOICE, "1|2|4|8", 0, "4", "the block size"},
     {"--avg", "fit", CLI_CONST, "avg", 0, 0, "the relative fits predictions use (default)"},
     {"--max", "fit", CLI_CONST, "max", 0, 0, "the maximum fits (the paper's bound)"},
@@ -35,6 +38,7 @@ static int body(const cli_parsed *p) {
   const cJSON *req = p->req, *mark = cJSON_GetObjectItemCaseSensitive(req, "mark");
   const char *db_path = cli_str(req, "db", NULL), *out = cli_str(p->local, "out", NULL);
   const char *device = cli_str(req, "device", NULL), *prec_name = cli_str(req, "precision", NULL);
+  const char *interconnect = cli_str(req, "interconnect", NULL);
   const char *mark_path[MAX_MARKS];
   int nmarks = 0, w, h, gpus = (int)cli_num(req, "gpus", 0), block = (int)cli_num(req, "block", 4);
   const int fit_kind = !strcmp(cli_str(req, "fit", "avg"), "max") ? CGM_FIT_MAX : CGM_FIT_REL;
@@ -83,9 +87,9 @@ static int body(const cli_parsed *p) {
       prec = dev.have[CGM_PREC_DOUBLE] || !dev.have[CGM_PREC_SINGLE] ? CGM_PREC_DOUBLE
                                                                      : CGM_PREC_SINGLE;
     if (gpus == 0) gpus = dev.is_cpu ? 1 : (dev.gpus < 8 ? dev.gpus : 8);
-    if (!dev.is_cpu && gpus > dev.gpus)
-      rc = cli_error("map", 2, "--gpus %d: calibration %lld measured %d GPU%s", gpus, (long long)id,
-                     dev.gpus, dev.gpus > 1 ? "s" : "");
+    cgm_host here;
+    cgm_host_describe(&here);
+    if (cgm_what_if(db, interconnect, gpus, &here, &dev, 1, &err)) rc = cli_report("map", &err);
   }
   if (!rc) {
     cgm_map_opts mo = {

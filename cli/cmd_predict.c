@@ -15,7 +15,11 @@
 #include "pipeline/request.h"
 
 static const cli_opt opts[] = {
-    {"--gpus", "gpus", CLI_INT, 0, "G", "every GPU calibrated", "at most G GPUs"},
+    {"--gpus", "gpus", CLI_INT, 0, "G", "every GPU calibrated",
+     "at most G GPUs; more than present or calibrated: what-ifs"},
+    {"--interconnect", "interconnect", CLI_STRING, 0, "NAME",
+     "its own, else this host's newest, else pcie-host",
+     "the profile pricing a what-if's exchange"},
     {"--block", "block", CLI_CHOICE, "1|2|4|8|auto", 0, "auto: every one", "the block size"},
     {"--precision", "precision", CLI_LIST, "double|single|mixed|both", "P[,P...]", "all three",
      "double, single, mixed, or both"},
@@ -60,12 +64,16 @@ static void print_human(const cgm_predict_opts *po, const cgm_predict_report *r)
     const cgm_candidate *k = &r->cand[i];
     char device[256];
     cgm_candidate_device(k, r->devs, device, sizeof device);
-    printf("%-34.34s %-8s %-6s %2d %4d %-5s %11.2f %8.2f %7.2f %8.2fG %9.3f %9.3f %s%s\n", device,
+    char what_if[300] = "";
+    if (k->what_if)
+      snprintf(what_if, sizeof what_if, " (what-if%s%.280s)", k->gpus > 1 ? ": " : "",
+               k->gpus > 1 ? r->devs[k->device].interconnect : "");
+    printf("%-34.34s %-8s %-6s %2d %4d %-5s %11.2f %8.2f %7.2f %8.2fG %9.3f %9.3f %s%s%s\n", device,
            cgm_backend_name(k->backend), cgm_precision_name(k->precision), k->block, k->gpus,
            k->gpus > 1 ? cgm_exchange_name(k->exchange) : "-", 1e6 * k->time_per_iter_s,
            k->gflops_raw, isfinite(k->speedup) ? k->speedup : 1.0, k->memory_bytes / 1073741824.0,
            k->setup_s, k->total_s, k->fits ? "" : "DOES NOT FIT",
-           i == r->choice ? " <- choice" : "");
+           i == r->choice ? " <- choice" : "", what_if);
   }
 }
 

@@ -223,7 +223,7 @@ cgm_status cgm_db_device_get(cgm_db *db, int64_t id, cgm_db_device *d, cgm_error
 
 /* -------------------------------------------------------- calibrations --- */
 
-#define CAL_COLS "id, device_id, created, tool_version, options, seconds, complete"
+#define CAL_COLS "id, device_id, created, tool_version, options, seconds, complete, interconnect"
 
 static void read_calibration(reader *r, cgm_db_calibration *c) {
   memset(c, 0, sizeof *c);
@@ -234,6 +234,7 @@ static void read_calibration(reader *r, cgm_db_calibration *c) {
   R_FIELD(r, c->options);
   c->seconds = r_double(r);
   c->complete = r_int(r);
+  R_FIELD(r, c->interconnect);
 }
 
 cgm_status cgm_db_calibration_add(cgm_db *db, cgm_db_calibration *cal, cgm_error *err) {
@@ -245,8 +246,8 @@ cgm_status cgm_db_calibration_add(cgm_db *db, cgm_db_calibration *cal, cgm_error
   binder b;
   s = start(
       db,
-      "INSERT INTO calibrations (device_id, created, tool_version, options, seconds, complete) "
-      "VALUES (?, ?, ?, ?, ?, ?)",
+      "INSERT INTO calibrations (device_id, created, tool_version, options, seconds, complete, "
+      "interconnect) VALUES (?, ?, ?, ?, ?, ?, ?)",
       &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, cal->device_id);
@@ -255,6 +256,7 @@ cgm_status cgm_db_calibration_add(cgm_db *db, cgm_db_calibration *cal, cgm_error
   B_FIELD(&b, cal->options);
   b_double(&b, cal->seconds);
   b_int(&b, cal->complete ? 1 : 0);
+  B_FIELD(&b, cal->interconnect);
   char what[80];
   snprintf(what, sizeof what, "adding a calibration of device %lld", (long long)cal->device_id);
   s = run(db, &b, what, err);
@@ -294,25 +296,6 @@ static cgm_status calibration_one(cgm_db *db, const char *sql, int64_t id, cgm_d
   return CGM_OK;
 }
 
-cgm_status cgm_db_calibration_latest(cgm_db *db, int64_t device_id, cgm_db_calibration *cal,
-                                     cgm_error *err) {
-  if (!cal) return cgm_fail(err, CGM_EINPUT, "cgm_db_calibration_latest: no output");
-  /* Two statements so that the per-device one uses calibrations_latest. */
-  const char *sql = device_id > 0 ? "SELECT " CAL_COLS " FROM calibrations WHERE device_id = ? AND "
-                                    "complete = 1 ORDER BY created DESC, id DESC LIMIT 1"
-                                  : "SELECT " CAL_COLS " FROM calibrations WHERE complete = 1 "
-                                    "ORDER BY created DESC, id DESC LIMIT 1";
-  bool found = false;
-  cgm_status s = calibration_one(db, sql, device_id, cal, &found, err);
-  if (s != CGM_OK || found) return s;
-  if (device_id > 0)
-    return cgm_fail(err, CGM_EINPUT,
-                    "%s: no complete calibration of device %lld: run `cgmodel calibrate`", db->path,
-                    (long long)device_id);
-  return cgm_fail(err, CGM_EINPUT, "%s: no complete calibration: run `cgmodel calibrate`",
-                  db->path);
-}
-
 cgm_status cgm_db_calibration_get(cgm_db *db, int64_t id, cgm_db_calibration *c, cgm_error *err) {
   if (!c) return cgm_fail(err, CGM_EINPUT, "cgm_db_calibration_get: no output");
   if (id <= 0) return cgm_fail(err, CGM_EINPUT, "no calibration with id %lld", (long long)id);
@@ -344,14 +327,15 @@ cgm_status cgm_db_calibrations(cgm_db *db,
                                void *ctx, cgm_error *err) {
   if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_calibrations: no callback");
   binder b;
-  cgm_status s = start(db,
-                       "SELECT c.id, c.device_id, c.created, c.tool_version, c.options, c.seconds, "
-                       "c.complete, d.id, d.name, d.model, d.kind, d.cc_major, d.cc_minor, d.sms, "
-                       "d.threads, d.mem_total, d.clock_khz, d.mem_clock_khz, d.bus_width_bits, "
-                       "d.driver_version, d.runtime_version, d.host "
-                       "FROM calibrations c JOIN devices d ON d.id = c.device_id "
-                       "ORDER BY c.created DESC, c.id DESC",
-                       &b, err);
+  cgm_status s = start(
+      db,
+      "SELECT c.id, c.device_id, c.created, c.tool_version, c.options, c.seconds, "
+      "c.complete, c.interconnect, d.id, d.name, d.model, d.kind, d.cc_major, d.cc_minor, d.sms, "
+      "d.threads, d.mem_total, d.clock_khz, d.mem_clock_khz, d.bus_width_bits, "
+      "d.driver_version, d.runtime_version, d.host "
+      "FROM calibrations c JOIN devices d ON d.id = c.device_id "
+      "ORDER BY c.created DESC, c.id DESC",
+      &b, err);
   if (s != CGM_OK) return s;
   cal_iter it = {fn, ctx};
   return each_row(db, &b, cal_row, &it, "listing calibrations", err);
@@ -507,37 +491,6 @@ cgm_status cgm_db_fits_delete(cgm_db *db, int64_t cal_id, cgm_error *err) {
   return run(db, &b, what, err);
 }
 
-cgm_status cgm_db_fit_get(cgm_db *db, int64_t cal_id, const char *kernel, const char *variant,
-                          int precision, int block, int kind, cgm_db_fit *f, cgm_error *err) {
-  if (!kernel || !f) return cgm_fail(err, CGM_EINPUT, "cgm_db_fit_get: no kernel or output");
-  if (!variant) variant = "";
-  binder b;
-  cgm_status s = start(db,
-                       "SELECT " FIT_COLS " FROM fits WHERE calibration_id = ? AND kernel = ? AND "
-                       "variant = ? AND precision = ? AND block = ? AND kind = ?",
-                       &b, err);
-  if (s != CGM_OK) return s;
-  b_int(&b, cal_id);
-  b_text(&b, kernel, strlen(kernel));
-  b_text(&b, variant, strlen(variant));
-  b_int(&b, precision);
-  b_int(&b, block);
-  b_int(&b, kind);
-  bool found = false;
-  s = first_row(db, &b, &found, "reading a fit", err);
-  if (s != CGM_OK) return s;
-  if (found) {
-    reader r = {b.st, 0};
-    read_fit(&r, f);
-  }
-  sqlite3_finalize(b.st);
-  if (found) return CGM_OK;
-  return cgm_fail(err, CGM_EINPUT,
-                  "%s: calibration %lld has no fit of %s%s%s (precision %d, block %d, kind %d)",
-                  db->path, (long long)cal_id, kernel, variant[0] ? "/" : "", variant, precision,
-                  block, kind);
-}
-
 /* -------------------------------------------------------- coefficients --- */
 
 cgm_status cgm_db_coef_add(cgm_db *db, int64_t cal_id, const cgm_db_coef *c, cgm_error *err) {
@@ -562,32 +515,36 @@ cgm_status cgm_db_coef_add(cgm_db *db, int64_t cal_id, const cgm_db_coef *c, cgm
   return run(db, &b, what, err);
 }
 
-cgm_status cgm_db_coef_get(cgm_db *db, int64_t cal_id, const char *name, int precision,
-                           cgm_db_coef *c, bool *found, cgm_error *err) {
-  *found = false;
-  if (!db || !name || !c) return cgm_fail(err, CGM_EINPUT, "cgm_db_coef_get: no name or output");
-  memset(c, 0, sizeof *c);
+typedef struct coef_iter {
+  int (*fn)(const cgm_db_coef *c, void *ctx);
+  void *ctx;
+} coef_iter;
+
+static int coef_row(sqlite3_stmt *st, void *ctx) {
+  coef_iter *it = ctx;
+  cgm_db_coef c;
+  memset(&c, 0, sizeof c);
+  reader r = {st, 0};
+  R_FIELD(&r, c.name);
+  c.precision = r_int(&r);
+  c.value = r_double(&r);
+  c.rms = r_double(&r);
+  c.n = r_int(&r);
+  return it->fn(&c, it->ctx);
+}
+
+cgm_status cgm_db_coefs(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_coef *c, void *ctx),
+                        void *ctx, cgm_error *err) {
+  if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_coefs: no callback");
   binder b;
   cgm_status s = start(db,
                        "SELECT name, precision, value, rms, n FROM coefficients WHERE "
-                       "calibration_id = ? AND name = ? AND precision = ?",
+                       "calibration_id = ? ORDER BY precision, name",
                        &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, cal_id);
-  b_text(&b, name, strlen(name));
-  b_int(&b, precision);
-  s = first_row(db, &b, found, "reading a coefficient", err);
-  if (s != CGM_OK) return s;
-  if (*found) {
-    reader r = {b.st, 0};
-    R_FIELD(&r, c->name);
-    c->precision = r_int(&r);
-    c->value = r_double(&r);
-    c->rms = r_double(&r);
-    c->n = r_int(&r);
-  }
-  sqlite3_finalize(b.st);
-  return CGM_OK;
+  coef_iter it = {fn, ctx};
+  return each_row(db, &b, coef_row, &it, "reading coefficients", err);
 }
 
 typedef struct fit_iter {

@@ -196,9 +196,17 @@ static const char migration_9[] = "ALTER TABLE samples ADD COLUMN spread REAL;\n
                                   "ALTER TABLE solves ADD COLUMN disturbed INTEGER NOT NULL "
                                   "DEFAULT 0;";
 
-static const char *const migrations[] = {migration_1, migration_2, migration_3,
-                                         migration_4, migration_5, migration_6,
-                                         migration_7, migration_8, migration_9};
+/* Version 10: a calibration's interconnect profile (its exchange fits on
+ * several GPUs, named after what measured them: GPUs of one node with peer
+ * access); older calibrations with exchange fits are named so here. */
+static const char migration_10[] =
+    "ALTER TABLE calibrations ADD COLUMN interconnect TEXT NOT NULL DEFAULT '';\n"
+    "UPDATE calibrations SET interconnect = 'peer:' || (SELECT model FROM devices d WHERE d.id = "
+    "calibrations.device_id) WHERE id IN (SELECT calibration_id FROM fits WHERE kernel = 'xfer');";
+
+static const char *const migrations[] = {migration_1, migration_2, migration_3, migration_4,
+                                         migration_5, migration_6, migration_7, migration_8,
+                                         migration_9, migration_10};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == CGM_DB_SCHEMA_VERSION,
                "one migration per schema version");

@@ -3,6 +3,7 @@
  * kernel is bandwidth bound, so its time is its transfer volume over the
  * Eq. 3 throughput at that volume (Eq. 5). Invalid arguments (a block size
  * other than 1, 2, 4, 8; fewer than 1 GPU; negative sizes) give NaN. */
+#define _DEFAULT_SOURCE /* M_LN2 */
 #include "cgmodel/model.h"
 
 #include <math.h>
@@ -47,4 +48,11 @@ double cgm_paper_time_parallel(const cgm_paper_params *p, int n, double x, doubl
   double m_idc = direct ? x : x * g;
   return cgm_paper_time(p, n, x / g, e / g) + cgm_sigmoid_time(&p->idc, m_idc, p->width) +
          4.0 * p->t_sync;
+}
+
+/* Eq. 5 at sigma = 1 / ln 2 is w (m + 2^mu) / nu: the copy at nu plus a
+ * latency of w 2^mu / nu, here the 4 synchronisations of Eq. 9. */
+cgm_sigmoid cgm_pcie_host_curve(double width) {
+  const double nu = CGM_PCIE_HOST_GBPS, sync = 4.0 * CGM_PCIE_HOST_SYNC_S;
+  return (cgm_sigmoid){log2(sync * nu * 1e9 / width), 1.0 / M_LN2, nu};
 }

@@ -3,6 +3,8 @@
  * outcome, a reordering's verdict) and what the database stores as JSON:
  * one place, so a key is spelled once and the outputs stay alike. Each
  * command's report is built beside the command (solve/solve_json.c, ...). */
+#define _POSIX_C_SOURCE 200809L /* getdelim */
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -64,6 +66,23 @@ cJSON *json_string(const char *s) {
   cJSON *j = c ? cJSON_CreateString(c) : NULL;
   free(c);
   return j;
+}
+
+cgm_status json_read_file(const char *path, cJSON **out, cgm_error *err) {
+  FILE *f = fopen(path, "rb");
+  char *text = NULL;
+  size_t cap = 0;
+  const ssize_t len = f ? getdelim(&text, &cap, '\0', f) : -1; /* the whole file */
+  const char *end = NULL;
+  *out = !f || ferror(f) ? NULL : cJSON_ParseWithOpts(len > 0 ? text : "", &end, false);
+  int line = 1;
+  for (const char *c = len > 0 ? text : ""; c < end && *c; c++) line += *c == '\n';
+  cgm_status st = !f || ferror(f) ? cgm_fail(err, CGM_EINPUT, "%s: %s", path, strerror(errno))
+                  : !*out         ? cgm_fail(err, CGM_EINPUT, "%s:%d: not JSON", path, line)
+                                  : CGM_OK;
+  if (f) fclose(f);
+  free(text);
+  return st;
 }
 
 cJSON *json_add_string(cJSON *o, const char *key, const char *s) {

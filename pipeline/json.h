@@ -26,6 +26,10 @@
 cJSON *json_string(const char *s);
 cJSON *json_add_string(cJSON *o, const char *key, const char *s);
 
+/* The JSON document of the file at path; CGM_EINPUT "PATH: why" when it
+ * cannot be read, "PATH:LINE: not JSON" where its parse stopped. */
+cgm_status json_read_file(const char *path, cJSON **out, cgm_error *err);
+
 /* mm may be NULL. */
 cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm);
 

@@ -153,6 +153,7 @@ static void fill_device(const cgm_db_calibration *c, const cgm_db_device *d, cgm
   t->fingerprint = mix(1469598103934665603ull, &c->id, sizeof c->id);
   cgm_calibration_cg(c->options, t->is_cpu, t->cg, sizeof t->cg);
   t->gpus = pipeline_calibration_gpus(c->options);
+  snprintf(t->interconnect, sizeof t->interconnect, "%s", c->interconnect);
   for (int p = 0; p < 2; p++) t->model[p].width = t->paper[p].width = p == CGM_PREC_SINGLE ? 4 : 8;
 }
 
@@ -249,6 +250,13 @@ static void load_feet(const cgm_sample_vec *sv, cgm_tuner_device *t,
   }
 }
 
+static int take_coef(const cgm_db_coef *c, void *ctx) {
+  cgm_tuner_device *t = ctx;
+  t->fingerprint = mix(t->fingerprint, &c->value, sizeof c->value);
+  if (c->precision >= 0 && c->precision < 2) pipeline_place_coef(&t->model[c->precision], c);
+  return 0;
+}
+
 /* Reads the device's curves into t->model: CGM_FIT_REL with the fallbacks
  * above, any other kind alone; and the paper's (avg, else max) into
  * t->paper. */
@@ -277,21 +285,7 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
   free(sv.v);
   /* The coefficients the calibration's own sweeps fitted (absent: the
    * model without their terms, as older calibrations have it). */
-  for (int p = 0; p < 2 && !st; p++)
-    for (int k = 0; k < CGM_COEF_FAMILIES * CGM_NBLOCKSIZES && !st; k++) {
-      const char *f = cgm_coef_families[k / CGM_NBLOCKSIZES].name;
-      const bool per_block = f[strlen(f) - 1] == '_';
-      char name[32];
-      if (!per_block && k % CGM_NBLOCKSIZES) continue;
-      snprintf(name, sizeof name, per_block ? "%s%d" : "%s", f,
-               cgm_block_sizes[k % CGM_NBLOCKSIZES]);
-      cgm_db_coef c;
-      bool found = false;
-      st = cgm_db_coef_get(db, t->calibration_id, name, p, &c, &found, err);
-      if (found) t->fingerprint = mix(t->fingerprint, &c.value, sizeof c.value);
-      if (!st && found) pipeline_place_coef(&t->model[p], &c);
-    }
-  return st;
+  return st ? st : cgm_db_coefs(db, t->calibration_id, take_coef, t, err);
 }
 
 static int take_calibration(const cgm_db_calibration *c, const cgm_db_device *d, void *ctx) {

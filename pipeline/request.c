@@ -237,7 +237,8 @@ static const field predict_fields[] = {
     P("gpus", 'i', tuner.max_gpus), OWN("block"), OWN("precision"), P("tol", 'r', tuner.tol),
     P("iters_hint", 'r', iters_hint), OWN("model"), OWN("exchange"), OWN("devices"),
     P("cusparse", 'b', tuner.cusparse), P("name", 's', matrix), OWN("db"),
-    P("cache_dir", 's', cache.dir), P("cache_max", 'l', cache.max_bytes), OWN("no_cache"), {0}};
+    P("cache_dir", 's', cache.dir), P("cache_max", 'l', cache.max_bytes), OWN("no_cache"),
+    P("interconnect", 's', interconnect), {0}};
 /* clang-format on */
 
 /* block: 1, 2, 4, 8, or 0 or "auto" (every size). */

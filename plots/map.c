@@ -415,8 +415,11 @@ static cgm_status map_script(plot_job *J, map_data *D, cgm_plot_files *files, cg
   else
     gp_var(gp, "marks", "");
   fprintf(gp, "nmarks = %d\n", mo->nmarks);
-  char t[600];
-  snprintf(t, sizeof t, "%s, %s precision, %d×%d blocks, %s fits", dev->name,
+  char t[900], w[300] = ""; /* a what-if: more GPUs than here or than calibrated */
+  if (dev->what_if_from > 0 && mo->gpus >= dev->what_if_from)
+    snprintf(w, sizeof w, " (what-if%s%.280s)", D->multi ? ": " : "",
+             D->multi ? dev->interconnect : "");
+  snprintf(t, sizeof t, "%s%s, %s precision, %d×%d blocks, %s fits", dev->name, w,
            cgm_precision_name((cgm_precision)mo->precision), mo->block, mo->block, D->fits);
   gp_var(gp, "plot_title", t);
   gp_var(gp, "device", dev->is_cpu ? "CPU" : "GPU");

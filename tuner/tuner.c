@@ -135,6 +135,26 @@ cgm_status cgm_tuner_plans(const cgm_csr *A, int max_gpus, int block, unsigned e
   return st;
 }
 
+void cgm_tuner_what_if(cgm_tuner_device *d, int gpus, int present, const cgm_tuner_device *prof,
+                       const char *name) {
+  if (d->is_cpu) return;
+  const int own = prof == d ? d->gpus : 1; /* the GPU counts priced by its own curves */
+  if (gpus > CGM_MAX_GPUS) gpus = CGM_MAX_GPUS;
+  for (int k = 0; k < 4; k++) { /* the refined and the paper's model of each precision */
+    cgm_device_model *m = k < 2 ? &d->model[k] : &d->paper[k - 2];
+    const cgm_device_model *pm = !prof ? NULL : k < 2 ? &prof->model[k] : &prof->paper[k - 2];
+    for (int G = own + 1; G <= gpus; G++)
+      for (int ex = 0; ex < CGM_NEXCHANGES; ex++) {
+        const int g = prof && G > prof->gpus ? prof->gpus : G;
+        m->xfer[ex][G] = pm ? pm->xfer[ex][g] : cgm_pcie_host_curve(m->width);
+        m->have_xfer[ex][G] = !pm || pm->have_xfer[ex][g];
+      }
+  }
+  if (gpus > own) snprintf(d->interconnect, sizeof d->interconnect, "%s", name);
+  if (gpus > d->gpus) d->gpus = gpus;
+  d->what_if_from = 1 + (present < own ? present : own);
+}
+
 /* One candidate of device d on plan pl (its precision set to pr). */
 static cgm_candidate price_one(const cgm_tuner_device *dv, int d, cgm_plan *pl, cgm_precision pr,
                                const cgm_features *f, const cgm_tuner_opts *o) {
@@ -164,6 +184,7 @@ static cgm_candidate price_one(const cgm_tuner_device *dv, int d, cgm_plan *pl, 
   c.gflops_real = flops(nnz, x) / c.time_per_iter_s * 1e-9;
   c.memory_bytes = pl->device_bytes;
   c.fits = dv->is_cpu || dv->mem_bytes <= 0 || pl->device_bytes <= dv->mem_bytes;
+  c.what_if = !dv->is_cpu && dv->what_if_from > 0 && G >= dv->what_if_from;
   c.speedup = NAN;
   /* Setup is timed by the bytes of the iteration's layout: mixed
    * precision makes its single copy on the device, and its setups
@@ -209,6 +230,7 @@ static cgm_status price_cusparse(const cgm_features *f, const cgm_tuner_device *
       c.memory_bytes = plan.device_bytes;
       c.fits = dv->mem_bytes <= 0 || c.memory_bytes <= dv->mem_bytes;
       c.speedup = 1.0;
+      c.what_if = dv->what_if_from == 1;
       solution_time(&c, dv, (double)plan.device_bytes, false, o);
       st = push(out, count, cap, &c, err);
     }
@@ -329,7 +351,7 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
         if (i != best && usable(&c[i]) && c[i].gpus != b->gpus &&
             (alt < 0 || c[i].total_s < c[alt].total_s))
           alt = i;
-      char target[160];
+      char target[240];
       if (b->backend == CGM_BACKEND_CPU)
         snprintf(target, sizeof target, "the CPU");
       else if (b->gpus > 1)
@@ -337,6 +359,10 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
                  cgm_exchange_name(b->exchange));
       else
         snprintf(target, sizeof target, "1 x %.100s", devs[b->device].name);
+      if (b->what_if) /* priced beyond what this machine has or its calibration measured */
+        snprintf(target + strlen(target), sizeof target - strlen(target), " (what-if%s%.60s)",
+                 b->gpus > 1 ? ", interconnect " : "",
+                 b->gpus > 1 ? devs[b->device].interconnect : "");
       char tail[320] = "", who[32];
       if (alt >= 0) {
         if (c[alt].backend == CGM_BACKEND_CPU)

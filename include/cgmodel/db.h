@@ -22,7 +22,7 @@ extern "C" {
 typedef struct cgm_db cgm_db;
 
 /* The schema version this build writes and reads. */
-#define CGM_DB_SCHEMA_VERSION 9
+#define CGM_DB_SCHEMA_VERSION 10
 
 /* How cgm_db_open opens the file (flags, or'ed; 0: read and write an
  * existing file). */
@@ -72,13 +72,14 @@ typedef struct cgm_db_calibration {
   char options[512]; /* JSON of the options used */
   double seconds;    /* wall time of the calibration */
   int complete;      /* 1 once all its fits were stored */
+  /* The interconnect profile its exchange fits make, named after what
+   * measured it ("peer:NVIDIA H200": GPUs of one node with peer access);
+   * "" for a calibration of one device (schema 10). */
+  char interconnect[272];
 } cgm_db_calibration;
 
 CGM_API cgm_status cgm_db_calibration_add(cgm_db *db, cgm_db_calibration *cal, cgm_error *err);
 CGM_API cgm_status cgm_db_calibration_finish(cgm_db *db, int64_t cal_id, double seconds,
-                                             cgm_error *err);
-/* The newest complete calibration of a device (CGM_EINPUT when none). */
-CGM_API cgm_status cgm_db_calibration_latest(cgm_db *db, int64_t device_id, cgm_db_calibration *cal,
                                              cgm_error *err);
 
 /* One measured throughput point (cgmodel/sample.h). */
@@ -132,15 +133,13 @@ typedef struct cgm_db_coef {
 /* Stores (or replaces) one coefficient of a calibration. */
 CGM_API cgm_status cgm_db_coef_add(cgm_db *db, int64_t cal_id, const cgm_db_coef *c,
                                    cgm_error *err);
-/* Looks one up: CGM_OK with *found false when the calibration has none. */
-CGM_API cgm_status cgm_db_coef_get(cgm_db *db, int64_t cal_id, const char *name, int precision,
-                                   cgm_db_coef *c, bool *found, cgm_error *err);
+/* Calls fn for every coefficient of a calibration, by precision and name
+ * (stops early when fn returns non-zero). */
+CGM_API cgm_status cgm_db_coefs(cgm_db *db, int64_t cal_id,
+                                int (*fn)(const cgm_db_coef *c, void *ctx), void *ctx,
+                                cgm_error *err);
 /* Removes every fit of a calibration (cgm_refit stores new ones). */
 CGM_API cgm_status cgm_db_fits_delete(cgm_db *db, int64_t cal_id, cgm_error *err);
-/* Looks up one fit of a calibration (CGM_EINPUT when absent). */
-CGM_API cgm_status cgm_db_fit_get(cgm_db *db, int64_t cal_id, const char *kernel,
-                                  const char *variant, int precision, int block, int kind,
-                                  cgm_db_fit *f, cgm_error *err);
 CGM_API cgm_status cgm_db_fits(cgm_db *db, int64_t cal_id,
                                int (*fn)(const cgm_db_fit *f, void *ctx), void *ctx,
                                cgm_error *err);

@@ -151,6 +151,17 @@ CGM_API double cgm_paper_gflops(const cgm_paper_params *p, int n, double x, doub
 CGM_API double cgm_paper_time_parallel(const cgm_paper_params *p, int n, double x, double e,
                                        int gpus, bool direct);
 
+/* The built-in interconnect profile (docs/model.md, "What-if"), for GPUs no
+ * calibration measured together: the paper's host-staged exchange (Eq. 9),
+ * every exchange mode's bytes copied through pinned host memory at
+ * CGM_PCIE_HOST_GBPS after 4 synchronisations of CGM_PCIE_HOST_SYNC_S (both
+ * measured on a node with 4 H200s, 2026-11-21). Its Eq. 3 curve over
+ * elements of `width` bytes (sigma = 1 / ln 2: a latency plus a copy). */
+#define CGM_PCIE_HOST "pcie-host"
+#define CGM_PCIE_HOST_GBPS 55.0
+#define CGM_PCIE_HOST_SYNC_S 8e-6
+CGM_API cgm_sigmoid cgm_pcie_host_curve(double width);
+
 /* ------------------------------------------- the refined model (default) --- */
 
 /* Bytes our SpMV moves over an MBR layout (blocks, slots, slice offsets,

@@ -90,6 +90,14 @@ CGM_API cgm_status cgm_load_devices_kind(cgm_db *db, const char *kind, int fit_k
  * kind `fit_kind`. CGM_EINPUT when there is no such calibration. */
 CGM_API cgm_status cgm_load_calibration(cgm_db *db, int64_t cal_id, int fit_kind,
                                         cgm_tuner_device *dev, cgm_error *err);
+/* What-if (docs/model.md): the calibrated GPUs of devs priced on up to
+ * `gpus` GPUs, present or not (h: this machine), by cgm_tuner_what_if: the
+ * exchange by the profile `interconnect` names (CGM_PCIE_HOST, or the
+ * newest complete calibration that measured it); NULL: a device's own
+ * calibration's, else the newest this machine's host measured, else
+ * CGM_PCIE_HOST. CGM_EINPUT for a name nothing measured. */
+CGM_API cgm_status cgm_what_if(cgm_db *db, const char *interconnect, int gpus, const cgm_host *h,
+                               cgm_tuner_device *devs, int ndev, cgm_error *err);
 /* The CG whose iterations a GPU calibration timed, from its options JSON:
  * "cgg" or "classic" ("classic" when not recorded: calibrated before the
  * single-reduction CG became the default); "" for a CPU calibration. */
@@ -108,6 +116,15 @@ CGM_API bool cgm_calibration_cg_stale(const cgm_tuner_device *d, const cgm_gpu_o
  * not exist; run 'cgmodel calibrate' first": reading never creates a
  * database. */
 CGM_API cgm_status cgm_open_database(const char *path, unsigned flags, cgm_db **db, cgm_error *err);
+
+/* db import: the calibration of a file `cgmodel db export` wrote (its
+ * device, found or added, with its samples, fits and coefficients) added
+ * in one transaction as calibration *id. CGM_EINPUT for a file that is no
+ * export ("PATH:LINE: not JSON", "PATH: not a calibration ..."), a bad
+ * entry ("PATH: fits[3]: ..."), or a calibration the database holds
+ * already (of the same device, made at the same time): nothing added, and
+ * no calibration there is ever touched. */
+CGM_API cgm_status cgm_db_import(cgm_db *db, const char *path, int64_t *id, cgm_error *err);
 
 /* Which calibration a picture (plot calibration, map) draws. */
 typedef enum {

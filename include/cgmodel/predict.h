@@ -25,8 +25,10 @@ typedef struct cgm_predict_opts {
   cgm_cache_opts cache; /* the matrix cache (dir NULL: none) */
   cgm_note_fn note;     /* warnings (stale calibrations); NULL: none */
   void *note_ctx;
-  const cgm_csr *csr; /* a matrix in memory (bindings): used instead of reading `matrix`,
-                         which then only names it; NULL: read the file */
+  const cgm_csr *csr;       /* a matrix in memory (bindings): used instead of reading `matrix`,
+                               which then only names it; NULL: read the file */
+  const char *interconnect; /* the profile of what-ifs past the GPUs measured (cgm_what_if);
+                               NULL: the best measured, else CGM_PCIE_HOST */
 } cgm_predict_opts;
 
 typedef struct cgm_predict_report {

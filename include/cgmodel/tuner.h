@@ -37,6 +37,9 @@ typedef struct cgm_tuner_device {
   double mixed_ratio;        /* mixed precision's iterations over double's (<= 0: 1.2) */
   uint64_t fingerprint;      /* of the calibration's fits and coefficients as loaded: a verdict
                                 kept from them is stale once a refit changes them */
+  char interconnect[272];    /* the profile its exchanges are priced by: its calibration's own
+                                (cgm_db_calibration.interconnect), or a what-if's; "" none */
+  int what_if_from;          /* its candidates on this many GPUs or more are what-ifs (0: none) */
 } cgm_tuner_device;
 
 typedef struct cgm_candidate {
@@ -55,6 +58,8 @@ typedef struct cgm_candidate {
   double setup_s;    /* predicted setup: layout build and upload */
   double iterations; /* K for this precision (mixed: double's K times the mixed ratio) */
   double total_s;    /* setup_s + iterations * time_per_iter_s: what the choice minimises */
+  bool what_if;      /* on more GPUs than are here or than its calibration measured together
+                        (cgm_tuner_what_if) */
 } cgm_candidate;
 
 typedef struct cgm_tuner_opts {
@@ -77,6 +82,16 @@ typedef struct cgm_tuner_opts {
 #define CGM_MIXED_REPLACE_EVERY 40.0
 
 CGM_API cgm_tuner_opts cgm_tuner_opts_default(void);
+
+/* What-if (docs/model.md): prices the GPU device d on up to `gpus` GPUs
+ * (at least its calibration's), the exchange on 2 or more by the profile
+ * of prof (a calibration on several GPUs, its curves on more GPUs than it
+ * measured those of the most; NULL: the built-in CGM_PCIE_HOST) named
+ * `name`, where prof is d itself only beyond the GPUs d measured; present:
+ * the GPUs of d's model on this machine. Sets d->what_if_from to the first
+ * count beyond both. A CPU is left alone. */
+CGM_API void cgm_tuner_what_if(cgm_tuner_device *d, int gpus, int present,
+                               const cgm_tuner_device *prof, const char *name);
 
 /* The plan a candidate is timed on, counted from A's block pattern: it
  * depends on the matrix and the configuration alone, not on any

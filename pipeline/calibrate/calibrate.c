@@ -171,6 +171,8 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
     memset(&cal, 0, sizeof cal);
     if (!(st = cgm_db_device_get_or_add(db, &dev, err))) {
       cal.device_id = dev.id;
+      /* several GPUs ran their exchanges through peer access: its profile */
+      if (gpus > 1) snprintf(cal.interconnect, sizeof cal.interconnect, "peer:%s", dev.model);
       snprintf(cal.tool_version, sizeof cal.tool_version, "%s", cgm_version());
       cJSON *j = cgm_calibration_options_json(device, gpus, o);
       if (rep->cal[ri].warning[0]) cJSON_AddBoolToObject(j, "disturbed", true);

@@ -36,15 +36,15 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
   /* Said before anything else: a stale calibration misleads every
    * prediction below. */
   char msg[512];
-  cgm_db_device cpu;
-  const int threads = cgm_describe_cpu(&cpu, 0, NULL) ? 0 : cpu.threads;
+  cgm_host h;
+  cgm_host_describe(&h);
   for (int i = 0; i < r->ndev && o->note; i++) {
     if (cgm_calibration_cg_stale(&r->devs[i], &o->gpu, msg, sizeof msg))
       o->note(o->note_ctx, CGM_NOTE_WARNING, msg);
     snprintf(msg, sizeof msg,
              "the CPU's times are calibration %lld's, for threads=%d (auto runs them)",
              (long long)r->devs[i].calibration_id, r->devs[i].threads);
-    if (r->devs[i].is_cpu && r->devs[i].threads != threads)
+    if (r->devs[i].is_cpu && r->devs[i].threads != h.threads)
       o->note(o->note_ctx, CGM_NOTE_INFO, msg);
   }
   if (r->ndev == 0)
@@ -52,6 +52,9 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
                     "no calibration for %s devices in %s: run 'cgmodel calibrate%s' first",
                     o->kind ? o->kind : "any", cgm_db_path(db),
                     o->kind && !strcmp(o->kind, "cuda") ? " --devices cuda:all" : "");
+  /* more GPUs than here or than calibrated: priced as what-ifs */
+  if ((st = cgm_what_if(db, o->interconnect, o->tuner.max_gpus, &h, r->devs, r->ndev, err)))
+    return st;
   cgm_csr file;
   memset(&file, 0, sizeof file);
   cgm_cache_report cr;
@@ -81,6 +84,15 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
     r->iterations = to.iterations;
     st = cgm_tuner_candidates(A, &r->features, r->devs, r->ndev, &to, &r->cand, &r->ncand, err);
   }
+  /* never a silent fall back to fewer GPUs than asked */
+  int gpu = 0, at = to.max_gpus < 2;
+  for (int i = 0; i < r->ncand; i++) {
+    gpu += r->cand[i].backend == CGM_BACKEND_CUDA;
+    at += r->cand[i].gpus == to.max_gpus;
+  }
+  snprintf(msg, sizeof msg, "no configuration on %d GPUs: %s", to.max_gpus,
+           gpu ? "the matrix has too few block rows" : "no GPU among the calibrated devices asked");
+  if (!st && o->note && !at) o->note(o->note_ctx, CGM_NOTE_WARNING, msg);
   if (!st) r->choice = cgm_tuner_choose(r->cand, r->ncand, r->devs, r->why, sizeof r->why);
   if (!st && r->choice >= 0 && r->cand[r->choice].backend != CGM_BACKEND_CUSPARSE) {
     /* what solve --reorder auto would do with the choice, over the same K */

@@ -29,6 +29,8 @@ static cJSON *candidate_json(const cgm_candidate *c, const cgm_tuner_device *d) 
   cJSON_AddNumberToObject(o, "memory_bytes", (double)c->memory_bytes);
   cJSON_AddNumberToObject(o, "exchange_bytes", c->exchange_bytes);
   cJSON_AddBoolToObject(o, "fits", c->fits);
+  cJSON_AddBoolToObject(o, "what_if", c->what_if);
+  if (c->gpus > 1) json_add_string(o, "interconnect", d[c->device].interconnect);
   return o;
 }
 

@@ -275,6 +275,8 @@ class Candidate:
     setup_s: Optional[float] = None  # predicted setup before the first iteration
     iterations: Optional[float] = None  # the iterations the total counts in this precision
     total_s: Optional[float] = None  # setup + iterations x time per iteration
+    what_if: bool = False  # on GPUs that are not here or were not calibrated together
+    interconnect: Optional[str] = None  # on several GPUs: the profile that priced the exchange
 
 
 @dataclasses.dataclass(frozen=True)
@@ -304,6 +306,7 @@ def predict(
     iters_hint: Optional[float] = None,
     db=None,
     name: str = "matrix",
+    interconnect: Optional[str] = None,
 ) -> Prediction:
     """Predicted time per iteration of every configuration, as `cgmodel
     predict --json`; `choice` is None when nothing can be recommended
@@ -321,6 +324,7 @@ def predict(
         cusparse=cusparse,
         tol=tol,
         iters_hint=iters_hint,
+        interconnect=interconnect,
     )
     _, j = call_json("cgm_json_predict", ctypes.byref(M.csr), opts)[:2]
     notes = _notes(j)

@@ -137,6 +137,8 @@ json_check "$TMP/pred.json" 'all(c["gflops_real"] <= c["gflops_raw"] + 1e-9 for 
 expect_exit 0 "$CGM" predict "$A" --json --model paper
 json_check "$OUT" 'j["model"] == "paper" and all(c["time_per_iter_s"] > 0 for c in j["candidates"])' "paper mode predicts"
 expect_exit 0 "$CGM" predict "$A"
+# a CPU's database asked for 4 GPUs: its rows, and a word that none is on 4
+expect_stderr_contains "no configuration on 4 GPUs: no GPU among the calibrated devices asked" "$CGM" predict "$A" --gpus 4
 last_stdout_contains "recommended"
 # solve --reorder auto's decision for the choice: both numberings predicted
 last_stdout_contains "bandwidth"

@@ -44,7 +44,7 @@ done
 # and words (gen's kinds, db's subcommands), as the tables have them.
 expect_exit 0 "$CGM" --help
 for o in "info      A.mtx" "gen       poisson2d|poisson3d|elasticity3d|random|mesh3d|kron" \
-  "db        list|show ID|export ID|solves|refit ID" "plot      calibration|accuracy" \
+  "db        list|show ID|export ID|import FILE|solves|refit ID" "plot      calibration|accuracy" \
   "cache     list|clear" "help      [COMMAND]" "calibrate" "validate" "devices" "version"; do
   last_stdout_contains "$o"
 done

@@ -22,11 +22,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Takes a database back from schema version 9 (timings' spread and
- * settledness, disturbed solves) to 8: the start of every downgrade below. */
+/* Takes a database back from schema version 10 (calibrations'
+ * interconnect profiles) to 9. */
+#define DROP_V10 "ALTER TABLE calibrations DROP COLUMN interconnect; "
+/* Takes it back from 10 to 8 (9: timings' spread and settledness,
+ * disturbed solves): the start of every downgrade below. */
 #define DROP_V9                                                                                    \
-  "ALTER TABLE samples DROP COLUMN spread; ALTER TABLE samples DROP COLUMN unsettled; "            \
-  "ALTER TABLE solves DROP COLUMN disturbed; "
+  DROP_V10 "ALTER TABLE samples DROP COLUMN spread; ALTER TABLE samples DROP COLUMN unsettled; "   \
+           "ALTER TABLE solves DROP COLUMN disturbed; "
 
 static char tmpdir[256];
 
@@ -283,6 +286,55 @@ static int collect_sample(const cgm_db_sample *s, void *ctx) {
   c->n++;
   return 0;
 }
+/* The newest complete calibration of a device (0: any), as the loaders
+ * find it: the first complete one cgm_db_calibrations lists (newest
+ * first). CGM_EINPUT "no complete calibration" when none. */
+typedef struct {
+  int64_t device;
+  cgm_db_calibration c;
+  bool found;
+} latest_ctx;
+
+static int take_latest(const cgm_db_calibration *c, const cgm_db_device *d, void *ctx) {
+  latest_ctx *l = ctx;
+  if (c->complete && (!l->device || d->id == l->device)) l->c = *c, l->found = true;
+  return l->found;
+}
+
+static cgm_status newest_complete(cgm_db *db, int64_t device, cgm_db_calibration *c, cgm_error *e) {
+  latest_ctx l = {.device = device};
+  cgm_status st = cgm_db_calibrations(db, take_latest, &l, e);
+  if (!st && !l.found) st = cgm_fail(e, CGM_EINPUT, "no complete calibration");
+  if (l.found) *c = l.c;
+  return st;
+}
+
+/* One fit of a calibration by its key, from cgm_db_fits (CGM_EINPUT "no
+ * fit of KERNEL" when absent). */
+typedef struct {
+  const char *kernel, *variant;
+  int prec, block, kind;
+  cgm_db_fit f;
+  bool found;
+} fit_query;
+
+static int take_fit(const cgm_db_fit *f, void *ctx) {
+  fit_query *q = ctx;
+  if (!strcmp(f->kernel, q->kernel) && !strcmp(f->variant, q->variant) && f->precision == q->prec &&
+      f->block == q->block && f->kind == q->kind)
+    q->f = *f, q->found = true;
+  return q->found;
+}
+
+static cgm_status fit_get(cgm_db *db, int64_t cal, const char *kernel, const char *variant,
+                          int prec, int block, int kind, cgm_db_fit *f, cgm_error *e) {
+  fit_query q = {kernel, variant ? variant : "", prec, block, kind};
+  cgm_status st = cgm_db_fits(db, cal, take_fit, &q, e);
+  if (!st && !q.found) st = cgm_fail(e, CGM_EINPUT, "no fit of %s", kernel);
+  if (q.found) *f = q.f;
+  return st;
+}
+
 static int collect_fit(const cgm_db_fit *f, void *ctx) {
   collect *c = ctx;
   if (c->n < 8) c->f[c->n] = *f;
@@ -388,7 +440,7 @@ static void test_round_trips(void) {
   snprintf(cal.tool_version, sizeof cal.tool_version, "0.1.0");
   snprintf(cal.options, sizeof cal.options, "{\"quick\":true,\"devices\":\"cuda:0\"}");
   cal.seconds = NAN;
-  CHECK(cgm_db_calibration_latest(db, gpu.id, &cal, &e) == CGM_EINPUT);
+  CHECK(newest_complete(db, gpu.id, &cal, &e) == CGM_EINPUT);
   CHECK_OK(cgm_db_calibration_add(db, &cal, &e));
   CHECK(cal.id > 0);
   CHECK_MSG(is_iso_utc(cal.created), "created = %s", cal.created);
@@ -398,14 +450,14 @@ static void test_round_trips(void) {
         !strcmp(cb.tool_version, "0.1.0") && !strcmp(cb.options, cal.options) &&
         isnan(cb.seconds) && cb.complete == 0);
   /* Not complete yet: not the latest. */
-  CHECK(cgm_db_calibration_latest(db, gpu.id, &cb, &e) == CGM_EINPUT);
+  CHECK(newest_complete(db, gpu.id, &cb, &e) == CGM_EINPUT);
   CHECK_ERR(e, CGM_EINPUT, "no complete calibration");
   CHECK_OK(cgm_db_calibration_finish(db, cal.id, 42.25, &e));
-  CHECK_OK(cgm_db_calibration_latest(db, gpu.id, &cb, &e));
+  CHECK_OK(newest_complete(db, gpu.id, &cb, &e));
   CHECK(cb.id == cal.id && cb.complete == 1 && cb.seconds == 42.25);
-  CHECK_OK(cgm_db_calibration_latest(db, 0, &cb, &e)); /* any device */
+  CHECK_OK(newest_complete(db, 0, &cb, &e)); /* any device */
   CHECK(cb.id == cal.id);
-  CHECK(cgm_db_calibration_latest(db, other.id, &cb, &e) == CGM_EINPUT);
+  CHECK(newest_complete(db, other.id, &cb, &e) == CGM_EINPUT);
   CHECK(cgm_db_calibration_finish(db, 12345, 1.0, &e) == CGM_EINPUT);
   CHECK(cgm_db_calibration_get(db, 12345, &cb, &e) == CGM_EINPUT);
   /* A given created is kept; the newest complete one wins. */
@@ -413,7 +465,7 @@ static void test_round_trips(void) {
   CHECK_OK(cgm_db_calibration_add(db, &older, &e));
   CHECK(!strcmp(older.created, "2020-01-01T00:00:00.000Z"));
   CHECK_OK(cgm_db_calibration_finish(db, older.id, 1.0, &e));
-  CHECK_OK(cgm_db_calibration_latest(db, gpu.id, &cb, &e));
+  CHECK_OK(newest_complete(db, gpu.id, &cb, &e));
   CHECK(cb.id == cal.id);
   cgm_db_calibration cpu_cal = {.device_id = other.id};
   CHECK_OK(cgm_db_calibration_add(db, &cpu_cal, &e));
@@ -489,13 +541,13 @@ static void test_round_trips(void) {
   CHECK(cgm_db_fit_add(db, cal.id, &f, &e) == CGM_EINPUT); /* same key */
   CHECK_MSG(strstr(e.msg, "UNIQUE"), "%s", e.msg);
   cgm_db_fit fb;
-  CHECK_OK(cgm_db_fit_get(db, cal.id, "spmv", NULL, 2, 4, 1, &fb, &e));
+  CHECK_OK(fit_get(db, cal.id, "spmv", NULL, 2, 4, 1, &fb, &e));
   CHECK(!strcmp(fb.kernel, "spmv") && fb.variant[0] == '\0' && fb.precision == 2 && fb.block == 4 &&
         fb.kind == 1 && fb.mu == 17.5 && fb.sigma == 1.25 && fb.nu == 3891.5 && isnan(fb.se_mu) &&
         fb.se_sigma == 0.01 && isinf(fb.se_nu) && fb.r2 == 0.999 && fb.rms == 12.5 && fb.n == 40 &&
         fb.converged == 0 && !strcmp(fb.message, "singular Jacobian") && fb.m_lo == 1024 &&
         fb.m_hi == 3.5e7);
-  CHECK(cgm_db_fit_get(db, cal.id, "spmv", "", 2, 8, 1, &fb, &e) == CGM_EINPUT);
+  CHECK(fit_get(db, cal.id, "spmv", "", 2, 8, 1, &fb, &e) == CGM_EINPUT);
   CHECK_ERR(e, CGM_EINPUT, "no fit of spmv");
   c.n = 0;
   CHECK_OK(cgm_db_fits(db, cal.id, collect_fit, &c, &e));
@@ -637,10 +689,10 @@ static void test_rollback(void) {
   }
   CHECK_OK(cgm_db_calibration_finish(db, c.id, 2.0, &e));
   cgm_db_calibration latest;
-  CHECK_OK(cgm_db_calibration_latest(db, d.id, &latest, &e));
+  CHECK_OK(newest_complete(db, d.id, &latest, &e));
   CHECK(latest.id == c.id); /* visible inside the transaction */
   cgm_db_rollback(db);
-  CHECK_OK(cgm_db_calibration_latest(db, d.id, &latest, &e));
+  CHECK_OK(newest_complete(db, d.id, &latest, &e));
   CHECK(latest.id == first);
   CHECK(cgm_db_calibration_get(db, c.id, &latest, &e) == CGM_EINPUT);
   CHECK(count_samples(db, c.id, &e) == 0);
@@ -656,7 +708,7 @@ static void test_rollback(void) {
   cgm_db_close(db);
   CHECK_OK(cgm_db_open(p, false, &db, &e));
   if (!db) return;
-  CHECK_OK(cgm_db_calibration_latest(db, d.id, &latest, &e));
+  CHECK_OK(newest_complete(db, d.id, &latest, &e));
   CHECK(latest.id == first);
   CHECK(sql_int(db, "SELECT count(*) FROM calibrations") == 1);
   cgm_db_close(db);
@@ -704,7 +756,7 @@ static void test_crash(void) {
   if (!db) return;
   CHECK(integrity_ok(db));
   cgm_db_calibration latest;
-  CHECK_OK(cgm_db_calibration_latest(db, 0, &latest, &e));
+  CHECK_OK(newest_complete(db, 0, &latest, &e));
   CHECK(latest.id == first);
   CHECK(sql_int(db, "SELECT count(*) FROM calibrations") == 1);
   CHECK(sql_int(db, "SELECT count(*) FROM samples") == 10);
@@ -790,7 +842,7 @@ static void test_concurrent(void) {
               n < 0 ? e.msg : "partial transaction");
     if (n >= 0) last = n;
     cgm_db_calibration c;
-    CHECK_OK(cgm_db_calibration_latest(db, 0, &c, &e));
+    CHECK_OK(newest_complete(db, 0, &c, &e));
     /* Every calibration the reader sees is complete, with its fit. */
     /* (one statement: one snapshot) */
     int partial = sql_int(db, "SELECT count(*) FROM calibrations c WHERE complete = 0 OR NOT "
@@ -1012,11 +1064,11 @@ static int readonly_checks(const char *p, int64_t cal, unsigned mode) {
     return cgm_test_failures - before + 1;
   }
   cgm_db_calibration c;
-  CHECK_OK(cgm_db_calibration_latest(db, 0, &c, &e));
+  CHECK_OK(newest_complete(db, 0, &c, &e));
   CHECK(c.id == cal);
   CHECK(count_samples(db, cal, &e) == 4);
   cgm_db_fit f;
-  CHECK_OK(cgm_db_fit_get(db, cal, "load", "fixed", 1, 0, 0, &f, &e));
+  CHECK_OK(fit_get(db, cal, "load", "fixed", 1, 0, 0, &f, &e));
   /* No new file where the directory is not writable. */
   char np[600];
   snprintf(np, sizeof np, "%s/new.db", tmpdir);
@@ -1181,7 +1233,7 @@ static void test_disk_full(void) {
   if (!db) return;
   CHECK(integrity_ok(db));
   cgm_db_calibration latest;
-  CHECK_OK(cgm_db_calibration_latest(db, 0, &latest, &e));
+  CHECK_OK(newest_complete(db, 0, &latest, &e));
   CHECK(latest.id == first);
   CHECK(count_samples(db, first, &e) == 50);
   CHECK(sql_int(db, "SELECT count(*) FROM calibrations") == 2); /* first, and the autocommit one */
@@ -1275,7 +1327,7 @@ static void test_migration_v1(void) {
   if (!db) return;
   CHECK(sql_int(db, "PRAGMA user_version") == CGM_DB_SCHEMA_VERSION);
   cgm_db_fit fb;
-  CHECK_OK(cgm_db_fit_get(db, cal.id, "cg4", "", 1, 0, 2, &fb, &e));
+  CHECK_OK(fit_get(db, cal.id, "cg4", "", 1, 0, 2, &fb, &e));
   CHECK(fb.mu == 20 && fb.sigma == 2 && fb.nu == 40 && fb.n == 9 && fb.converged == 1 &&
         isnan(fb.m_lo) && isnan(fb.m_hi));
   cgm_db_close(db);
@@ -1366,9 +1418,22 @@ static void test_migration_v3(void) {
   remove_db(p);
 }
 
+/* The coefficients cgm_db_coefs lists. */
+typedef struct {
+  cgm_db_coef v[4];
+  int n;
+} coefs;
+
+static int take_coef(const cgm_db_coef *q, void *ctx) {
+  coefs *c = ctx;
+  if (c->n < 4) c->v[c->n++] = *q;
+  return 0;
+}
+
 /* A version-4 database (no coefficients) with a calibration: opening
  * migrates it; the calibration has no coefficient (the model it had), and
- * one stored reads back, replaced by a second of the same name. */
+ * those stored list back by precision and name, one replaced by a second of
+ * the same name. */
 static void test_migration_v4(void) {
   char p[512];
   tmp_path(p, sizeof p, "v4.db");
@@ -1393,20 +1458,27 @@ static void test_migration_v4(void) {
   CHECK_OK(cgm_db_open(p, false, &db, &e));
   if (!db) return;
   CHECK(sql_int(db, "PRAGMA user_version") == CGM_DB_SCHEMA_VERSION);
-  cgm_db_coef c;
-  bool found = true;
-  CHECK_OK(cgm_db_coef_get(db, cal.id, CGM_DB_COEF_X_SECTOR, 0, &c, &found, &e));
-  CHECK(!found);
+  coefs c = {0};
+  CHECK_OK(cgm_db_coefs(db, cal.id, take_coef, &c, &e));
+  CHECK(c.n == 0);
   cgm_db_coef w = {
       .name = CGM_DB_COEF_X_SECTOR, .precision = 0, .value = 0.25, .rms = 0.01, .n = 8};
   CHECK_OK(cgm_db_coef_add(db, cal.id, &w, &e));
   w.value = 0.5;
-  CHECK_OK(cgm_db_coef_add(db, cal.id, &w, &e));
-  CHECK_OK(cgm_db_coef_get(db, cal.id, CGM_DB_COEF_X_SECTOR, 0, &c, &found, &e));
-  CHECK(found && c.value == 0.5 && c.rms == 0.01 && c.n == 8 && c.precision == 0);
-  CHECK_OK(cgm_db_coef_get(db, cal.id, CGM_DB_COEF_X_SECTOR, 1, &c, &found, &e));
-  CHECK(!found);
-  CHECK(sql_int(db, "SELECT count(*) FROM coefficients") == 1);
+  CHECK_OK(cgm_db_coef_add(db, cal.id, &w, &e)); /* replaces it */
+  cgm_db_coef g = {.name = CGM_DB_COEF_GATHER, .precision = 1, .value = 1e12, .rms = NAN};
+  CHECK_OK(cgm_db_coef_add(db, cal.id, &g, &e));
+  c.n = 0;
+  CHECK_OK(cgm_db_coefs(db, cal.id, take_coef, &c, &e));
+  const cgm_db_coef *x = &c.v[0];
+  CHECK(c.n == 2 && !strcmp(x->name, CGM_DB_COEF_X_SECTOR) && x->precision == 0);
+  CHECK(x->value == 0.5 && x->rms == 0.01 && x->n == 8);
+  CHECK(!strcmp(c.v[1].name, CGM_DB_COEF_GATHER) && c.v[1].precision == 1);
+  CHECK(c.v[1].value == 1e12 && isnan(c.v[1].rms));
+  c.n = 0;
+  CHECK_OK(cgm_db_coefs(db, cal.id + 1, take_coef, &c, &e)); /* another calibration: none */
+  CHECK(c.n == 0);
+  CHECK(sql_int(db, "SELECT count(*) FROM coefficients") == 2);
   cgm_db_close(db);
   remove_db(p);
 }
@@ -1488,6 +1560,44 @@ static void test_migration_v8(void) {
   CHECK(c.v[1].disturbed && c.v[1].iterations == 3);
 }
 
+/* A version-9 database: a calibration with exchange fits (several GPUs
+ * measured) is named after what measured them, one without has none, and a
+ * new calibration keeps the name it is given. */
+static void test_migration_v9(void) {
+  char p[512];
+  tmp_path(p, sizeof p, "v9.db");
+  cgm_db *db = NULL;
+  cgm_error e = {0};
+  CHECK_OK(cgm_db_open(p, true, &db, &e));
+  if (!db) return;
+  cgm_db_device dev = {.name = "cuda:0", .model = "Test GPU", .kind = "cuda", .host = "h"};
+  CHECK_OK(cgm_db_device_get_or_add(db, &dev, &e));
+  cgm_db_calibration one = {.device_id = dev.id}, four = one;
+  CHECK_OK(cgm_db_calibration_add(db, &one, &e));
+  CHECK_OK(cgm_db_calibration_add(db, &four, &e));
+  cgm_db_fit f = {.kernel = "xfer", .variant = "halo", .block = 4, .kind = 2 /* rel */, .nu = 1};
+  CHECK_OK(cgm_db_fit_add(db, four.id, &f, &e));
+  cgm_db_close(db);
+  sqlite3 *h = NULL;
+  CHECK(sqlite3_open(p, &h) == SQLITE_OK);
+  CHECK(sqlite3_exec(h, DROP_V10 "PRAGMA user_version = 9", NULL, NULL, NULL) == SQLITE_OK);
+  sqlite3_close(h);
+  CHECK_OK(cgm_db_open(p, false, &db, &e));
+  if (!db) return;
+  CHECK(sql_int(db, "PRAGMA user_version") == CGM_DB_SCHEMA_VERSION);
+  cgm_db_calibration c;
+  CHECK_OK(cgm_db_calibration_get(db, one.id, &c, &e));
+  CHECK_MSG(c.interconnect[0] == '\0', "'%s'", c.interconnect);
+  CHECK_OK(cgm_db_calibration_get(db, four.id, &c, &e));
+  CHECK_MSG(!strcmp(c.interconnect, "peer:Test GPU"), "'%s'", c.interconnect);
+  cgm_db_calibration named = {.device_id = dev.id, .interconnect = "pcie-host"};
+  CHECK_OK(cgm_db_calibration_add(db, &named, &e));
+  CHECK_OK(cgm_db_calibration_get(db, named.id, &c, &e));
+  CHECK(!strcmp(c.interconnect, "pcie-host"));
+  cgm_db_close(db);
+  remove_db(p);
+}
+
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
   (void)sb;
   (void)flag;
@@ -1524,6 +1634,7 @@ int main(void) {
   test_migration_v5();
   test_migration_v6();
   test_migration_v8();
+  test_migration_v9();
   chmod(tmpdir, 0700);
   nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   TEST_MAIN_END();

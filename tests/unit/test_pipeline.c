@@ -985,10 +985,11 @@ static void test_json(void) {
   CHECK_KEYS(j, "matrix,model,features,candidates,choice,reason,iterations,iterations_source");
   CHECK_KEYS(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "candidates"), 0),
              "device,backend,block,gpus,precision,exchange,time_per_iter_s,setup_s,iterations,"
-             "total_s,gflops_raw,gflops_real,memory_bytes,exchange_bytes,fits");
+             "total_s,gflops_raw,gflops_real,memory_bytes,exchange_bytes,fits,what_if,"
+             "interconnect");
   CHECK_KEYS(cJSON_GetObjectItem(j, "choice"),
              "device,backend,block,gpus,precision,time_per_iter_s,setup_s,iterations,total_s,"
-             "gflops_raw,gflops_real,speedup,memory_bytes,exchange_bytes,fits");
+             "gflops_raw,gflops_real,speedup,memory_bytes,exchange_bytes,fits,what_if");
   CHECK(!strcmp(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "choice"), "device")->valuestring,
                 "Test GPU"));
   cJSON_Delete(j);
@@ -1530,11 +1531,12 @@ static void test_db_json(void) {
   CHECK_OK(cgm_db_calibrations_json(db, &j, &err));
   CHECK_KEYS(j, "calibrations");
   const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "calibrations"), 0);
-  CHECK_KEYS(c, "id,created,tool_version,options,seconds,complete,device");
-  CHECK_KEYS(cJSON_GetObjectItem(c, "device"), "id,kind,model,host,threads,memory_bytes");
+  CHECK_KEYS(c, "id,created,tool_version,seconds,complete,options,device");
+  CHECK_KEYS(cJSON_GetObjectItem(c, "device"), "id,kind,name,model,host,threads,memory_bytes");
   cJSON_Delete(j);
   CHECK_OK(cgm_db_calibration_json(db, cal, true, &j, &err));
-  CHECK_KEYS(j, "id,created,tool_version,options,seconds,complete,device,fits,samples");
+  CHECK_KEYS(j, "id,created,tool_version,seconds,complete,options,device,fits,samples,"
+                "coefficients");
   CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(j, "fits")) == 6);
   CHECK_KEYS(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "fits"), 0),
              "kernel,variant,precision,block,kind,mu,sigma,nu,se_mu,se_sigma,se_nu,r2,rms,n,"
@@ -1545,6 +1547,201 @@ static void test_db_json(void) {
   CHECK_KEYS(j, "solves");
   cJSON_Delete(j);
   test_pick(db, cal);
+  cgm_db_close(db);
+}
+
+/* ------------------------------------ portable calibrations, what-ifs --- */
+
+static int count_calibrations(const cgm_db_calibration *c, const cgm_db_device *d, void *ctx) {
+  (void)c;
+  (void)d;
+  ++*(int *)ctx;
+  return 0;
+}
+
+static void write_json(const char *path, cJSON *j) {
+  char *txt = cJSON_Print(j);
+  FILE *f = fopen(path, "w");
+  CHECK(txt && f && fputs(txt, f) >= 0);
+  if (f) fclose(f);
+  cJSON_free(txt);
+}
+
+/* A calibration as JSON without the ids its database gave it. */
+static cJSON *calibration_sans_ids(cgm_db *db, int64_t id) {
+  cgm_error err = {0};
+  cJSON *j = NULL;
+  CHECK_OK(cgm_db_calibration_json(db, id, true, &j, &err));
+  cJSON_DeleteItemFromObject(j, "id");
+  cJSON_DeleteItemFromObject(cJSON_GetObjectItem(j, "device"), "id");
+  return j;
+}
+
+/* cgm_db_import: what cgm_db_calibration_json exported (a GPU calibration
+ * with its fits, samples and a coefficient) comes back whole into a fresh
+ * database; the same again, a file that is no export, and an export with a
+ * bad entry are refused with nothing added. Returns the imported id. */
+static int64_t check_import(cgm_db *dst) {
+  cgm_error err = {0};
+  char src_path[512], file[512], bad[512];
+  tmp_path(src_path, sizeof src_path, "what-if-src.db");
+  tmp_path(file, sizeof file, "what-if.json");
+  tmp_path(bad, sizeof bad, "what-if-bad.json");
+  cgm_db *src = NULL;
+  CHECK_OK(cgm_open_database(src_path, CGM_DB_CREATE, &src, &err));
+  if (!src) return 0;
+  const int64_t cal =
+      calibrate_device(src, "cuda", "Test H200", (double[4]){2500, 2600, 2700, 2800}, 3000);
+  const cgm_db_coef q = {.name = CGM_DB_COEF_X_SECTOR, .value = 0.5, .rms = 0.1, .n = 3};
+  const cgm_db_sample smp = {
+      .kernel = "cg4", .m = 1e6, .bytes = 8e6, .seconds = 1e-5, .spread = NAN, .unsettled = true};
+  CHECK_OK(cgm_db_coef_add(src, cal, &q, &err));
+  CHECK_OK(cgm_db_sample_add(src, cal, &smp, &err));
+  cJSON *j = NULL;
+  CHECK_OK(cgm_db_calibration_json(src, cal, true, &j, &err));
+  write_json(file, j);
+  int64_t id = 0, again = 0;
+  CHECK_OK(cgm_db_import(dst, file, &id, &err));
+  cJSON *a = calibration_sans_ids(src, cal), *b = calibration_sans_ids(dst, id);
+  CHECK_MSG(id > 0 && cJSON_Compare(a, b, true), "calibration %lld imported as another",
+            (long long)id);
+  cJSON_Delete(a);
+  cJSON_Delete(b);
+  cgm_db_close(src);
+  CHECK(cgm_db_import(dst, file, &again, &err) == CGM_EINPUT && again == 0);
+  CHECK_MSG(strstr(err.msg, "is calibration") && strstr(err.msg, "already"), "%s", err.msg);
+  /* a bad fit, under another date: nothing of it stays */
+  cJSON *fit = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "fits"), 2);
+  cJSON_ReplaceItemInObject(fit, "precision", cJSON_CreateString("quad"));
+  cJSON_ReplaceItemInObject(j, "created", cJSON_CreateString("2000-01-01T00:00:00.000Z"));
+  write_json(bad, j);
+  cJSON_Delete(j);
+  CHECK(cgm_db_import(dst, bad, &again, &err) == CGM_EINPUT);
+  CHECK_MSG(strstr(err.msg, "what-if-bad.json: fits[2]: 'precision' is missing"), "%s", err.msg);
+  FILE *f = fopen(bad, "w");
+  CHECK(f && fputs("{\"device\": {}}\n", f) >= 0);
+  if (f) fclose(f);
+  CHECK(cgm_db_import(dst, bad, &again, &err) == CGM_EINPUT);
+  CHECK_MSG(strstr(err.msg, "not a calibration as 'cgmodel db export' writes it"), "%s", err.msg);
+  f = fopen(bad, "w");
+  CHECK(f && fputs("{\n  \"device\":\n  [1,\n", f) >= 0);
+  if (f) fclose(f);
+  CHECK(cgm_db_import(dst, bad, &again, &err) == CGM_EINPUT);
+  CHECK_MSG(strstr(err.msg, "what-if-bad.json:4: not JSON"), "%s", err.msg);
+  int n = 0;
+  CHECK_OK(cgm_db_calibrations(dst, count_calibrations, &n, &err));
+  CHECK_MSG(n == 1, "%d calibrations after the refused imports", n);
+  return id;
+}
+
+/* The predicted iteration of a 4-GPU row recomputed: its plan's slowest
+ * segment on the device's curves plus the exchange of its bytes at
+ * `xfer` (NULL: the built-in profile's 4 x 8 us + bytes / 55 GB/s). */
+static double four_gpus(const cgm_csr *A, const cgm_tuner_device *dev, const cgm_sigmoid *xfer,
+                        double *bytes) {
+  cgm_error err = {0};
+  cgm_plan_opts po = cgm_plan_opts_default();
+  po.backend = CGM_BACKEND_CUDA;
+  po.gpus = 4;
+  po.exchange = CGM_EXCHANGE_HALO;
+  cgm_plan plan;
+  CHECK_OK(cgm_plan_make(A, &po, &plan, &err));
+  double worst = 0;
+  for (int g = 0; g < 4; g++) {
+    const cgm_segment_shape sh = cgm_refined_shape(&plan, g);
+    worst = fmax(worst, cgm_refined_segment_time(&dev->model[CGM_PREC_DOUBLE], 1, &sh));
+  }
+  *bytes = 8.0 * (double)plan.exchange_elems;
+  return worst + (xfer ? cgm_sigmoid_time(xfer, *bytes / 8, 8) : 4 * 8e-6 + *bytes / 55e9);
+}
+
+/* predict --gpus 4 on matrix A from the database db: the 1- and 4-GPU rows
+ * of our kernels at N = 1 on the Test H200, the 4-GPU one checked against
+ * four_gpus (xfer: the profile's curve), both what-ifs (no Test H200 here). */
+static void check_four(cgm_db *db, const char *name, const cgm_csr *A, const char *link,
+                       const cgm_sigmoid *xfer) {
+  cgm_error err = {0};
+  cgm_predict_opts po;
+  memset(&po, 0, sizeof po);
+  po.matrix = name;
+  po.csr = A;
+  po.interconnect = link;
+  po.iters_hint = 100;
+  po.gpu = cgm_gpu_opts_default();
+  po.tuner = cgm_tuner_opts_default();
+  po.tuner.max_gpus = 4;
+  po.tuner.cusparse = false;
+  cgm_predict_report r;
+  CHECK_OK(cgm_predict(db, &po, &r, &err));
+  const cgm_candidate *one = NULL, *four = NULL;
+  for (int i = 0; i < r.ncand; i++) {
+    const cgm_candidate *c = &r.cand[i];
+    if (c->block != 1 || c->backend != CGM_BACKEND_CUDA ||
+        strcmp(r.devs[c->device].name, "Test H200"))
+      continue;
+    if (c->gpus == 1) one = c;
+    if (c->gpus == 4) four = c;
+  }
+  CHECK_MSG(one && four, "%s: no %s row", name, one ? "4-GPU" : "1-GPU");
+  if (one && four) {
+    const cgm_tuner_device *dev = &r.devs[four->device];
+    double bytes;
+    const double want = four_gpus(A, dev, xfer, &bytes);
+    CHECK(one->what_if && four->what_if && four->exchange == CGM_EXCHANGE_HALO);
+    CHECK_MSG(!strcmp(dev->interconnect, link ? link : "pcie-host"), "%s", dev->interconnect);
+    CHECK_NEAR(four->exchange_bytes, bytes, 0);
+    CHECK_MSG(fabs(four->time_per_iter_s / want - 1) < 1e-9, "%s: %g s predicted, %g recomputed",
+              name, four->time_per_iter_s, want);
+    CHECK_NEAR(four->speedup, one->time_per_iter_s / four->time_per_iter_s, 1e-12);
+  }
+  CHECK_MSG(strstr(r.why, "(what-if"), "%s", r.why);
+  cgm_predict_report_free(&r);
+}
+
+/* Portable calibrations and what-ifs: a GPU calibration on one GPU,
+ * exported and imported into a fresh database (check_import), predicted
+ * there on 4 GPUs, which this machine has none of: priced by the built-in
+ * pcie-host profile by default, by a measured profile on 2 GPUs when named
+ * (its 2-GPU curve for 4), never by a name nothing measured. */
+static void test_what_if(void) {
+  cgm_error err = {0};
+  char dst_path[512], grid[512], bundled[512];
+  tmp_path(dst_path, sizeof dst_path, "what-if-dst.db");
+  cgm_db *db = NULL;
+  CHECK_OK(cgm_open_database(dst_path, CGM_DB_CREATE, &db, &err));
+  if (!db) return;
+  check_import(db);
+  /* a 2-GPU profile of another GPU: its halo exchange's curve */
+  cgm_db_device d = {.name = "cuda:0", .model = "Test Link", .kind = "cuda", .host = "testhost"};
+  CHECK_OK(cgm_db_device_get_or_add(db, &d, &err));
+  cgm_db_calibration c = {.device_id = d.id,
+                          .interconnect = "peer:Test Link",
+                          .options = "{\"device\":\"cuda:0\",\"gpus\":2}"};
+  CHECK_OK(cgm_db_calibration_add(db, &c, &err));
+  add_fit(db, c.id, "xfer", "halo", 2, 300.0, CGM_PREC_DOUBLE);
+  CHECK_OK(cgm_db_calibration_finish(db, c.id, 1.0, &err));
+  const cgm_sigmoid link = {16.0, 1.5, 300.0}; /* add_fit's */
+  cgm_csr A, B;
+  grid_file("what-if-grid.mtx", 96, &A, grid, sizeof grid);
+  snprintf(bundled, sizeof bundled, "%s/bcsstk16.mtx", CGM_DATA_DIR);
+  CHECK_OK(cgm_mm_read_csr(bundled, &B, NULL, &err));
+  check_four(db, grid, &A, NULL, NULL);
+  check_four(db, bundled, &B, NULL, NULL);
+  check_four(db, grid, &A, "peer:Test Link", &link);
+  check_four(db, grid, &A, "pcie-host", NULL);
+  cgm_predict_opts po;
+  memset(&po, 0, sizeof po);
+  po.matrix = grid;
+  po.csr = &A;
+  po.interconnect = "nvlink:nothing";
+  po.tuner = cgm_tuner_opts_default();
+  po.tuner.max_gpus = 4;
+  cgm_predict_report r;
+  CHECK(cgm_predict(db, &po, &r, &err) == CGM_EINPUT);
+  CHECK_MSG(strstr(err.msg, "interconnect 'nvlink:nothing': no calibration"), "%s", err.msg);
+  cgm_predict_report_free(&r);
+  cgm_csr_free(&A);
+  cgm_csr_free(&B);
   cgm_db_close(db);
 }
 
@@ -1574,6 +1771,7 @@ int main(void) {
   test_interp();
   test_flat_iterations();
   test_disturbed();
+  test_what_if();
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);

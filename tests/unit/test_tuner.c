@@ -270,7 +270,74 @@ static void cpu_beside_split(void) {
   cgm_csr_free(&A);
 }
 
+/* What-if (cgm_tuner_what_if): a GPU calibrated on 2 GPUs priced on 4 by
+ * its own profile (its 2-GPU curves beyond 2), by another's (every count
+ * from 2 on, as far as it measured, then its largest), or by the built-in
+ * pcie-host: for every mode and count its documented 4 synchronisations of
+ * 8 us plus the bytes at 55 GB/s. Its candidates past the GPUs present
+ * and those its profile measured are what-ifs; a CPU is left alone. */
+static void what_if(void) {
+  const cgm_sigmoid two = {18.0, 1.2, 500.0};
+  cgm_tuner_device d = gpu(0);
+  d.gpus = 2;
+  for (int p = 0; p < 2; p++)
+    for (int ex = 0; ex < CGM_NEXCHANGES; ex++)
+      for (int G = 2; G <= 8; G++) {
+        d.model[p].xfer[ex][G] = d.paper[p].xfer[ex][G] = two;
+        d.model[p].have_xfer[ex][G] = d.paper[p].have_xfer[ex][G] = G == 2;
+      }
+  d.paper[0].width = 8, d.paper[1].width = 4;
+  cgm_tuner_device own = d, other = gpu(0), host = d, gone = d;
+  cgm_tuner_what_if(&own, 4, 2, &own, "peer:test GPU");
+  CHECK(own.gpus == 4 && own.what_if_from == 3 && !strcmp(own.interconnect, "peer:test GPU"));
+  other.gpus = 1; /* calibrated on one, priced by d's profile */
+  cgm_tuner_what_if(&other, 4, 4, &d, "peer:test GPU");
+  CHECK(other.gpus == 4 && other.what_if_from == 2);
+  for (int p = 0; p < 2; p++)
+    for (int G = 2; G <= 4; G++) {
+      CHECK(own.model[p].have_xfer[CGM_EXCHANGE_HALO][G] && own.paper[p].have_xfer[1][G]);
+      CHECK(!memcmp(&own.model[p].xfer[CGM_EXCHANGE_P2P][G], &two, sizeof two));
+      CHECK(!memcmp(&other.paper[p].xfer[CGM_EXCHANGE_HOST][G], &two, sizeof two));
+    }
+  CHECK(!own.model[0].have_xfer[0][5]);                   /* past the GPUs asked: as it was */
+  cgm_tuner_what_if(&gone, 2, 0, &gone, "peer:test GPU"); /* none of it here */
+  CHECK(gone.gpus == 2 && gone.what_if_from == 1);
+  cgm_tuner_what_if(&host, 4, 1, NULL, CGM_PCIE_HOST);
+  CHECK(host.what_if_from == 2 && !strcmp(host.interconnect, "pcie-host"));
+  for (int p = 0; p < 2; p++)
+    for (int k = 0; k < 2; k++)
+      for (int G = 2; G <= 4; G++)
+        for (double bytes = 8; bytes < 1e9; bytes *= 37) {
+          const cgm_device_model *m = k ? &host.paper[p] : &host.model[p];
+          const double w = m->width, t = cgm_sigmoid_time(&m->xfer[G % 4][G], bytes / w, w);
+          CHECK_NEAR(t, 4 * 8e-6 + bytes / 55e9, 1e-9 * t);
+        }
+  /* the candidates: what-ifs from 2 GPUs on, their speed-ups over 1 GPU */
+  cgm_error err = {0};
+  cgm_csr A;
+  CHECK_OK(cgm_gen_poisson3d(24, &A, &err));
+  cgm_features f;
+  CHECK_OK(cgm_plan_features(&A, &f, &err));
+  cgm_tuner_opts o = cgm_tuner_opts_default();
+  o.cusparse = false;
+  cgm_candidate *c = NULL;
+  int nc = 0, seen = 0;
+  CHECK_OK(cgm_tuner_candidates(&A, &f, &host, 1, &o, &c, &nc, &err));
+  for (int i = 0; i < nc; i++) {
+    seen |= 1 << c[i].gpus;
+    CHECK(c[i].what_if == (c[i].gpus >= 2) && isfinite(c[i].time_per_iter_s));
+  }
+  CHECK_MSG(seen == 0x1e, "GPU counts seen: %#x", seen);
+  free(c);
+  cgm_csr_free(&A);
+  cgm_tuner_device cpu = gpu(0);
+  cpu.is_cpu = true;
+  cgm_tuner_what_if(&cpu, 8, 0, NULL, CGM_PCIE_HOST);
+  CHECK(cpu.gpus == 4 && cpu.what_if_from == 0 && !cpu.interconnect[0]);
+}
+
 int main(void) {
+  what_if();
   total_time();
   cpu_beside_split();
   cgm_error err = {0};
