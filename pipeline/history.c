@@ -274,7 +274,8 @@ double pipeline_probe_k(const pipeline_probe *h, double tol) {
   return k > 0 && isfinite(k) ? ceil(k) : 0;
 }
 
-bool pipeline_probe_run(const cgm_csr *A, double tol, double budget, pipeline_probe *h) {
+bool pipeline_probe_run(const cgm_csr *A, double tol, double budget, cgm_precision prec,
+                        pipeline_probe *h) {
   memset(h, 0, sizeof *h);
   if (A->nnz > PROBE_NNZ || A->nrows < 1 || A->nrows != A->ncols || A->nnz < 1) return false;
   double steps = budget / (double)A->nnz;
@@ -290,6 +291,7 @@ bool pipeline_probe_run(const cgm_csr *A, double tol, double budget, pipeline_pr
     cgm_csr_spmv(A, ones, b);
     cgm_solve_opts o = cgm_solve_opts_default();
     o.backend = CGM_BACKEND_CPU;
+    o.precision = prec;
     o.tol = tol;
     o.maxiter = M;
     o.monitor = probe_watch;
@@ -310,9 +312,9 @@ bool pipeline_probe_run(const cgm_csr *A, double tol, double budget, pipeline_pr
   return ran;
 }
 
-double pipeline_probe_iterations(const cgm_csr *A, double tol, double budget) {
+double pipeline_probe_iterations(const cgm_csr *A, double tol, double budget, cgm_precision prec) {
   pipeline_probe h;
-  const double k = pipeline_probe_run(A, tol, budget, &h) ? pipeline_probe_k(&h, tol) : 0;
+  const double k = pipeline_probe_run(A, tol, budget, prec, &h) ? pipeline_probe_k(&h, tol) : 0;
   free(h.r);
   return k;
 }

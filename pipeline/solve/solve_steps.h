@@ -107,7 +107,8 @@ typedef struct {
     cgm_precond precond;
     int precond_block;
     bool balance;
-    double k_known; /* K weighed: the hint, the database's or the probe's */
+    double k_known;     /* K weighed: the hint, the database's or the probe's */
+    double mixed_ratio; /* --auto: mixed's K over double's for this matrix (0: the devices') */
     /* the device that runs (--auto: this machine's GPU and CPU): its
      * calibration and the fingerprint of its fits as loaded */
     int64_t calibration[2];
