@@ -158,13 +158,14 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *varia
 
 /* ------------------------------------------------------- iterations --- */
 
-/* The grids whose CPU solves time whole iterations: the 2D floor grid
- * (smaller 3D grids converge to an underflow first, mb_grid), then sizes
+/* The grids whose CPU solves time whole iterations: 8^2 (the solver's fixed
+ * steps), the 2D floor grid (smaller 3D grids underflow first), then sizes
  * through the OpenMP teams' steps (a thread a CGM_CPU_TEAM_ROWS rows: 1 to
  * 16 threads over 256 to 4096 rows) and past the caches. */
 static int iter_grids(bool quick, mb_grid *k) {
   static const int g3[] = {8, 10, 12, 16, 20, 24, 32, 48, 64, 96}; /* after the floor grid, 32^2 */
   int c = 0;
+  k[c++] = (mb_grid){2, 8};
   k[c++] = (mb_grid){MB_FLOOR_GRID_DIM, MB_FLOOR_GRID_N};
   for (int i = 0; i < (quick ? 9 : 10); i++) {
     k[c++] = (mb_grid){3, g3[i]};

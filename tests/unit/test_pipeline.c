@@ -1490,24 +1490,63 @@ static void test_cpu_iter_points(void) {
   const double per_row = cgm_iter_bytes(0.0, rows, 8); /* the vectors' bytes */
   /* the SpMV bytes of an iteration of q transactions over `rows` rows */
 #define SPMV_AT(q) ((q)*8.0 - per_row)
-  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(1e4), rows), 10e-6, 1e-12);
-  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(2e4), rows), 20e-6, 1e-12);
-  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(8e4), rows), sqrt(40e-6 * 80e-6), 1e-12);
-  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(1.6e5), rows), 80e-6, 1e-12);
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(1e4), rows, 0), 10e-6, 1e-12);
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(2e4), rows, 0), 20e-6, 1e-12);
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(8e4), rows, 0), sqrt(40e-6 * 80e-6), 1e-12);
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(1.6e5), rows, 0), 80e-6, 1e-12);
   /* over the largest: continuous there, the kernels alone from 4x */
-  const double just = cgm_iter_points_time(&m, 0, SPMV_AT(1.6e5 * 1.0001), rows);
+  const double just = cgm_iter_points_time(&m, 0, SPMV_AT(1.6e5 * 1.0001), rows, 0);
   CHECK_MSG(fabs(just / 80e-6 - 1) < 1e-3, "just over the largest: %g", just);
   const double far = SPMV_AT(6.4e5);
-  CHECK_NEAR(cgm_iter_points_time(&m, 0, far, rows), cgm_iter_points_time(&k, 0, far, rows), 1e-15);
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, far, rows, 0), cgm_iter_points_time(&k, 0, far, rows, 0),
+             1e-15);
   /* under the smallest: between the kernels and the smallest's time */
-  const double lo = SPMV_AT(2e3), tk = cgm_iter_points_time(&k, 0, lo, rows),
-               tl = cgm_iter_points_time(&m, 0, lo, rows);
+  const double lo = SPMV_AT(2e3), tk = cgm_iter_points_time(&k, 0, lo, rows, 0),
+               tl = cgm_iter_points_time(&m, 0, lo, rows, 0);
   CHECK_MSG(tl >= tk && tl <= 10e-6, "under the smallest: %g (kernels %g)", tl, tk);
   /* the refined model takes it for a block size that has points */
   const cgm_segment_shape s = {rows, SPMV_AT(2e4), 0, 0.0, 0.0, 0.0, 0.0};
   CHECK_NEAR(cgm_refined_segment_time(&m, 1, &s), 20e-6, 1e-12);
-  CHECK(cgm_refined_segment_time(&k, 1, &s) == cgm_iter_points_time(&k, 0, s.spmv_bytes, rows));
+  CHECK(cgm_refined_segment_time(&k, 1, &s) == cgm_iter_points_time(&k, 0, s.spmv_bytes, rows, 0));
 #undef SPMV_AT
+}
+
+/* A CPU's iteration with the grids' rows known: its kernels' sum plus what
+ * the grids took beyond theirs at as many rows. Grids timed at a known
+ * overhead (a fixed 1 us, then 1 us + 2 ns a row over 4096 rows) give it
+ * back for a matrix of other bytes a row: the fixed part under the smallest
+ * grid, the log-rows line between two, per row past the largest; a layout
+ * of B_x > 1 keeps the points' line over the iteration's bytes. */
+static void test_cpu_iter_rows(void) {
+  cgm_device_model k;
+  memset(&k, 0, sizeof k);
+  k.width = 8;
+  k.spmv[0] = k.cg4 = k.cg5 = (cgm_sigmoid){18.0, 1.5, 900.0};
+  k.have_spmv[0] = k.have_vec = true;
+  cgm_device_model m = k;
+  const double r[3] = {64, 1024, 4096}, over[3] = {1e-6, 1e-6, 1e-6 + 2e-9 * 4096};
+  m.cpu_iter[0].n = 3;
+  for (int i = 0; i < 3; i++) { /* Poisson-like grids: 7 entries a row */
+    const double spmv = r[i] * 7 * 12.0 + 2 * r[i] * 8;
+    m.cpu_iter[0].m[i] = cgm_iter_bytes(spmv, (int64_t)r[i], 8) / 8;
+    m.cpu_iter[0].r[i] = r[i];
+    m.cpu_iter[0].t[i] = cgm_iter_points_time(&k, 0, spmv, (int64_t)r[i], 0) + over[i];
+  }
+  /* long rows (60 a row): the kernels' sum of its own bytes plus the overhead */
+  for (int i = 0; i < 4; i++) {
+    const double rows = (double[]){16, 512, 2048, 16384}[i], spmv = rows * 60 * 12.0 + 16 * rows;
+    const double want = i < 2 ? 1e-6 : i == 2 ? 1e-6 + 1e-9 * 4096 : over[2] * rows / 4096;
+    const double tk = cgm_iter_points_time(&k, 0, spmv, (int64_t)rows, 0);
+    const double t = cgm_iter_points_time(&m, 0, spmv, (int64_t)rows, 0);
+    CHECK_MSG(fabs((t - tk) / want - 1) < 1e-9, "%g rows: %g over the kernels, want %g", rows,
+              t - tk, want);
+  }
+  /* B_x = 2: by the iteration's bytes, as without rows */
+  cgm_device_model norows = m;
+  memset(norows.cpu_iter[0].r, 0, sizeof norows.cpu_iter[0].r);
+  const double spmv = 512 * 60 * 12.0 + 16 * 512;
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, spmv, 512, 2),
+             cgm_iter_points_time(&norows, 0, spmv, 512, 0), 1e-15);
 }
 
 /* A GPU's feet: under its iteration curve's foot the measured floor; the
@@ -1789,6 +1828,7 @@ int main(void) {
   test_setup_samples();
   test_cpu_feet();
   test_cpu_iter_points();
+  test_cpu_iter_rows();
   test_gpu_feet();
   test_refit_dip();
   test_interp();
