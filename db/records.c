@@ -66,6 +66,89 @@ static void r_text(reader *r, char *dst, size_t size) {
 }
 #define R_FIELD(r, field) r_text((r), (field), sizeof(field))
 
+/* A record's columns in the order of its statements, each a member of its
+ * struct: 'i' an integer (int64_t, int or bool by its size), 'b' one stored
+ * as 0 or 1, 'r' an id (0: NULL), 'd' a REAL, 't' a text field. */
+typedef struct {
+  char type;
+  size_t off, size;
+} column;
+#define COL(T, m, type)                                                                            \
+  { type, offsetof(T, m), sizeof(((T *)0)->m) }
+
+static int64_t int_of(const char *p, size_t size) {
+  return size == 8 ? *(const int64_t *)p : size == 4 ? *(const int *)p : *(const bool *)p;
+}
+
+static void bind_columns(binder *b, const column *c, const void *rec) {
+  for (; c->type; c++) {
+    const char *p = (const char *)rec + c->off;
+    if (c->type == 'd')
+      b_double(b, *(const double *)p);
+    else if (c->type == 't')
+      b_text(b, p, c->size);
+    else if (c->type == 'r')
+      b_ref(b, int_of(p, c->size));
+    else
+      b_int(b, c->type == 'b' ? int_of(p, c->size) != 0 : int_of(p, c->size));
+  }
+}
+
+static void read_columns(reader *r, const column *c, void *rec) {
+  for (; c->type; c++) {
+    char *p = (char *)rec + c->off;
+    if (c->type == 'd')
+      *(double *)p = r_double(r);
+    else if (c->type == 't')
+      r_text(r, p, c->size);
+    else if (c->size == 8)
+      *(int64_t *)p = r_int64(r);
+    else if (c->size == 4)
+      *(int *)p = r_int(r);
+    else
+      *(bool *)p = r_int(r) != 0;
+  }
+}
+
+/* clang-format off */
+#define DV(m, t) COL(cgm_db_device, m, t)
+static const column device_cols[] = {DV(name, 't'), DV(model, 't'), DV(kind, 't'),
+    DV(cc_major, 'i'), DV(cc_minor, 'i'), DV(sms, 'i'), DV(threads, 'i'), DV(mem_total, 'i'),
+    DV(clock_khz, 'i'), DV(mem_clock_khz, 'i'), DV(bus_width_bits, 'i'),
+    DV(driver_version, 'i'), DV(runtime_version, 'i'), DV(host, 't'), {0}};
+#define CL(m, t) COL(cgm_db_calibration, m, t)
+static const column calibration_cols[] = {CL(device_id, 'i'), CL(created, 't'),
+    CL(tool_version, 't'), CL(options, 't'), CL(seconds, 'd'), CL(complete, 'b'),
+    CL(interconnect, 't'), {0}};
+#define SM(m, t) COL(cgm_db_sample, m, t)
+static const column sample_cols[] = {SM(kernel, 't'), SM(variant, 't'), SM(precision, 'i'),
+    SM(block, 'i'), SM(m, 'd'), SM(bytes, 'd'), SM(seconds, 'd'), SM(source, 't'),
+    SM(spread, 'd'), SM(unsettled, 'i'), {0}};
+#define FT(m, t) COL(cgm_db_fit, m, t)
+static const column fit_cols[] = {FT(kernel, 't'), FT(variant, 't'), FT(precision, 'i'),
+    FT(block, 'i'), FT(kind, 'i'), FT(mu, 'd'), FT(sigma, 'd'), FT(nu, 'd'), FT(se_mu, 'd'),
+    FT(se_sigma, 'd'), FT(se_nu, 'd'), FT(r2, 'd'), FT(rms, 'd'), FT(n, 'i'),
+    FT(converged, 'b'), FT(message, 't'), FT(m_lo, 'd'), FT(m_hi, 'd'), {0}};
+#define CF(m, t) COL(cgm_db_coef, m, t)
+static const column coef_cols[] = {CF(name, 't'), CF(precision, 'i'), CF(value, 'd'),
+    CF(rms, 'd'), CF(n, 'i'), {0}};
+#define MX(m, t) COL(cgm_db_matrix, m, t)
+static const column matrix_cols[] = {MX(name, 't'), MX(path, 't'), MX(file_bytes, 'i'),
+    MX(x, 'i'), MX(nnz, 'i'), MX(features, 't'), {0}};
+#define PR(m, t) COL(cgm_db_prediction, m, t)
+static const column prediction_cols[] = {PR(matrix_id, 'i'), PR(calibration_id, 'r'),
+    PR(created, 't'), PR(backend, 't'), PR(precision, 't'), PR(block, 'i'), PR(gpus, 'i'),
+    PR(time_per_iter_s, 'd'), PR(gflops_raw, 'd'), PR(gflops_real, 'd'),
+    PR(memory_bytes, 'i'), PR(fits, 'b'), PR(model, 't'), {0}};
+#define SV(m, t) COL(cgm_db_solve, m, t)
+static const column solve_cols[] = {SV(matrix_id, 'i'), SV(calibration_id, 'r'),
+    SV(created, 't'), SV(backend, 't'), SV(precision, 't'), SV(exchange, 't'), SV(devices, 't'),
+    SV(block, 'i'), SV(bx, 'i'), SV(gpus, 'i'), SV(iterations, 'i'), SV(converged, 'b'),
+    SV(relative_residual, 'd'), SV(time_per_iter_s, 'd'), SV(predicted_time_per_iter_s, 'd'),
+    SV(model, 't'), SV(options, 't'), SV(time_setup_s, 'd'), SV(layout_bytes, 'i'),
+    SV(precond, 't'), SV(layout_on_device, 'i'), SV(disturbed, 'i'), {0}};
+/* clang-format on */
+
 /* Prepares sql and binds nothing yet. */
 static cgm_status start(cgm_db *db, const char *sql, binder *b, cgm_error *err) {
   b->st = NULL;
@@ -121,20 +204,7 @@ static cgm_status each_row(cgm_db *db, binder *b, int (*row)(sqlite3_stmt *st, v
 static void read_device(reader *r, cgm_db_device *d) {
   memset(d, 0, sizeof *d);
   d->id = r_int64(r);
-  R_FIELD(r, d->name);
-  R_FIELD(r, d->model);
-  R_FIELD(r, d->kind);
-  d->cc_major = r_int(r);
-  d->cc_minor = r_int(r);
-  d->sms = r_int(r);
-  d->threads = r_int(r);
-  d->mem_total = r_int64(r);
-  d->clock_khz = r_int(r);
-  d->mem_clock_khz = r_int(r);
-  d->bus_width_bits = r_int(r);
-  d->driver_version = r_int(r);
-  d->runtime_version = r_int(r);
-  R_FIELD(r, d->host);
+  read_columns(r, device_cols, d);
 }
 
 /* Looks up the id of the row matching a unique key: *id = 0 when absent. */
@@ -181,20 +251,7 @@ cgm_status cgm_db_device_get_or_add(cgm_db *db, cgm_db_device *dev, cgm_error *e
             "ON CONFLICT (kind, model, host) DO NOTHING",
             &b, err);
   if (s != CGM_OK) return s;
-  B_FIELD(&b, dev->name);
-  B_FIELD(&b, dev->model);
-  B_FIELD(&b, dev->kind);
-  b_int(&b, dev->cc_major);
-  b_int(&b, dev->cc_minor);
-  b_int(&b, dev->sms);
-  b_int(&b, dev->threads);
-  b_int(&b, dev->mem_total);
-  b_int(&b, dev->clock_khz);
-  b_int(&b, dev->mem_clock_khz);
-  b_int(&b, dev->bus_width_bits);
-  b_int(&b, dev->driver_version);
-  b_int(&b, dev->runtime_version);
-  B_FIELD(&b, dev->host);
+  bind_columns(&b, device_cols, dev);
   s = run(db, &b, "adding a device", err);
   if (s == CGM_OK) s = device_find(db, dev, &id, err);
   if (s == CGM_OK && id <= 0)
@@ -228,13 +285,7 @@ cgm_status cgm_db_device_get(cgm_db *db, int64_t id, cgm_db_device *d, cgm_error
 static void read_calibration(reader *r, cgm_db_calibration *c) {
   memset(c, 0, sizeof *c);
   c->id = r_int64(r);
-  c->device_id = r_int64(r);
-  R_FIELD(r, c->created);
-  R_FIELD(r, c->tool_version);
-  R_FIELD(r, c->options);
-  c->seconds = r_double(r);
-  c->complete = r_int(r);
-  R_FIELD(r, c->interconnect);
+  read_columns(r, calibration_cols, c);
 }
 
 cgm_status cgm_db_calibration_add(cgm_db *db, cgm_db_calibration *cal, cgm_error *err) {
@@ -250,13 +301,7 @@ cgm_status cgm_db_calibration_add(cgm_db *db, cgm_db_calibration *cal, cgm_error
       "interconnect) VALUES (?, ?, ?, ?, ?, ?, ?)",
       &b, err);
   if (s != CGM_OK) return s;
-  b_int(&b, cal->device_id);
-  B_FIELD(&b, cal->created);
-  B_FIELD(&b, cal->tool_version);
-  B_FIELD(&b, cal->options);
-  b_double(&b, cal->seconds);
-  b_int(&b, cal->complete ? 1 : 0);
-  B_FIELD(&b, cal->interconnect);
+  bind_columns(&b, calibration_cols, cal);
   char what[80];
   snprintf(what, sizeof what, "adding a calibration of device %lld", (long long)cal->device_id);
   s = run(db, &b, what, err);
@@ -361,16 +406,7 @@ cgm_status cgm_db_sample_add(cgm_db *db, int64_t cal_id, const cgm_db_sample *sm
             &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, cal_id);
-  B_FIELD(&b, smp->kernel);
-  B_FIELD(&b, smp->variant);
-  b_int(&b, smp->precision);
-  b_int(&b, smp->block);
-  b_double(&b, smp->m);
-  b_double(&b, smp->bytes);
-  b_double(&b, smp->seconds);
-  B_FIELD(&b, smp->source);
-  b_double(&b, smp->spread);
-  b_int(&b, smp->unsettled);
+  bind_columns(&b, sample_cols, smp);
   char what[80];
   snprintf(what, sizeof what, "adding a sample to calibration %lld", (long long)cal_id);
   return run(db, &b, what, err);
@@ -386,16 +422,7 @@ static int sample_row(sqlite3_stmt *st, void *ctx) {
   cgm_db_sample smp;
   memset(&smp, 0, sizeof smp);
   reader r = {st, 0};
-  R_FIELD(&r, smp.kernel);
-  R_FIELD(&r, smp.variant);
-  smp.precision = r_int(&r);
-  smp.block = r_int(&r);
-  smp.m = r_double(&r);
-  smp.bytes = r_double(&r);
-  smp.seconds = r_double(&r);
-  R_FIELD(&r, smp.source);
-  smp.spread = r_double(&r);
-  smp.unsettled = r_int(&r) != 0;
+  read_columns(&r, sample_cols, &smp);
   return it->fn(&smp, it->ctx);
 }
 
@@ -419,28 +446,6 @@ cgm_status cgm_db_samples(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_sam
   "kernel, variant, precision, block, kind, mu, sigma, nu, se_mu, se_sigma, se_nu, r2, rms, n, "   \
   "converged, message, m_lo, m_hi"
 
-static void read_fit(reader *r, cgm_db_fit *f) {
-  memset(f, 0, sizeof *f);
-  R_FIELD(r, f->kernel);
-  R_FIELD(r, f->variant);
-  f->precision = r_int(r);
-  f->block = r_int(r);
-  f->kind = r_int(r);
-  f->mu = r_double(r);
-  f->sigma = r_double(r);
-  f->nu = r_double(r);
-  f->se_mu = r_double(r);
-  f->se_sigma = r_double(r);
-  f->se_nu = r_double(r);
-  f->r2 = r_double(r);
-  f->rms = r_double(r);
-  f->n = r_int(r);
-  f->converged = r_int(r);
-  R_FIELD(r, f->message);
-  f->m_lo = r_double(r);
-  f->m_hi = r_double(r);
-}
-
 cgm_status cgm_db_fit_add(cgm_db *db, int64_t cal_id, const cgm_db_fit *f, cgm_error *err) {
   if (!db || !f) return cgm_fail(err, CGM_EINPUT, "cgm_db_fit_add: no database or fit");
   cgm_status s = cgm_db__writable(db, err);
@@ -452,24 +457,7 @@ cgm_status cgm_db_fit_add(cgm_db *db, int64_t cal_id, const cgm_db_fit *f, cgm_e
             &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, cal_id);
-  B_FIELD(&b, f->kernel);
-  B_FIELD(&b, f->variant);
-  b_int(&b, f->precision);
-  b_int(&b, f->block);
-  b_int(&b, f->kind);
-  b_double(&b, f->mu);
-  b_double(&b, f->sigma);
-  b_double(&b, f->nu);
-  b_double(&b, f->se_mu);
-  b_double(&b, f->se_sigma);
-  b_double(&b, f->se_nu);
-  b_double(&b, f->r2);
-  b_double(&b, f->rms);
-  b_int(&b, f->n);
-  b_int(&b, f->converged ? 1 : 0);
-  B_FIELD(&b, f->message);
-  b_double(&b, f->m_lo);
-  b_double(&b, f->m_hi);
+  bind_columns(&b, fit_cols, f);
   char what[160];
   snprintf(what, sizeof what,
            "adding the fit of %.32s/%.32s (precision %d, block %d, kind %d) to "
@@ -504,11 +492,7 @@ cgm_status cgm_db_coef_add(cgm_db *db, int64_t cal_id, const cgm_db_coef *c, cgm
             &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, cal_id);
-  B_FIELD(&b, c->name);
-  b_int(&b, c->precision);
-  b_double(&b, c->value);
-  b_double(&b, c->rms);
-  b_int(&b, c->n);
+  bind_columns(&b, coef_cols, c);
   char what[128];
   snprintf(what, sizeof what, "adding the coefficient %.32s (precision %d) to calibration %lld",
            c->name, c->precision, (long long)cal_id);
@@ -525,11 +509,7 @@ static int coef_row(sqlite3_stmt *st, void *ctx) {
   cgm_db_coef c;
   memset(&c, 0, sizeof c);
   reader r = {st, 0};
-  R_FIELD(&r, c.name);
-  c.precision = r_int(&r);
-  c.value = r_double(&r);
-  c.rms = r_double(&r);
-  c.n = r_int(&r);
+  read_columns(&r, coef_cols, &c);
   return it->fn(&c, it->ctx);
 }
 
@@ -555,8 +535,9 @@ typedef struct fit_iter {
 static int fit_row(sqlite3_stmt *st, void *ctx) {
   fit_iter *it = ctx;
   cgm_db_fit f;
+  memset(&f, 0, sizeof f);
   reader r = {st, 0};
-  read_fit(&r, &f);
+  read_columns(&r, fit_cols, &f);
   return it->fn(&f, it->ctx);
 }
 
@@ -619,12 +600,7 @@ cgm_status cgm_db_matrix_get_or_add(cgm_db *db, cgm_db_matrix *m, cgm_error *err
             "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name, file_bytes, x, nnz) DO NOTHING",
             &b, err);
   if (s != CGM_OK) return s;
-  B_FIELD(&b, m->name);
-  B_FIELD(&b, m->path);
-  b_int(&b, m->file_bytes);
-  b_int(&b, m->x);
-  b_int(&b, m->nnz);
-  B_FIELD(&b, m->features);
+  bind_columns(&b, matrix_cols, m);
   b_int(&b, m->content_id);
   s = run(db, &b, "adding a matrix", err);
   if (s == CGM_OK) s = matrix_find(db, m, &id, err);
@@ -647,19 +623,7 @@ cgm_status cgm_db_prediction_add(cgm_db *db, cgm_db_prediction *p, cgm_error *er
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             &b, err);
   if (s != CGM_OK) return s;
-  b_int(&b, p->matrix_id);
-  b_ref(&b, p->calibration_id);
-  B_FIELD(&b, p->created);
-  B_FIELD(&b, p->backend);
-  B_FIELD(&b, p->precision);
-  b_int(&b, p->block);
-  b_int(&b, p->gpus);
-  b_double(&b, p->time_per_iter_s);
-  b_double(&b, p->gflops_raw);
-  b_double(&b, p->gflops_real);
-  b_int(&b, p->memory_bytes);
-  b_int(&b, p->fits ? 1 : 0);
-  B_FIELD(&b, p->model);
+  bind_columns(&b, prediction_cols, p);
   s = run(db, &b, "adding a prediction", err);
   if (s == CGM_OK) p->id = sqlite3_last_insert_rowid(db->h);
   return s;
@@ -680,30 +644,9 @@ cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *sv, cgm_error *err) {
       "?, ?, ?, ?, ?, ?, ?)",
       &b, err);
   if (s != CGM_OK) return s;
-  b_int(&b, sv->matrix_id);
-  b_ref(&b, sv->calibration_id);
-  B_FIELD(&b, sv->created);
-  B_FIELD(&b, sv->backend);
-  B_FIELD(&b, sv->precision);
-  B_FIELD(&b, sv->exchange);
-  B_FIELD(&b, sv->devices);
-  b_int(&b, sv->block);
-  b_int(&b, sv->bx);
-  b_int(&b, sv->gpus);
-  b_int(&b, sv->iterations);
-  b_int(&b, sv->converged ? 1 : 0);
-  b_double(&b, sv->relative_residual);
-  b_double(&b, sv->time_per_iter_s);
-  b_double(&b, sv->predicted_time_per_iter_s); /* NaN -> NULL */
-  B_FIELD(&b, sv->model);
   if (!sv->options[0]) snprintf(sv->options, sizeof sv->options, "{}");
-  B_FIELD(&b, sv->options);
-  b_double(&b, sv->time_setup_s);
-  b_int(&b, sv->layout_bytes);
   if (!sv->precond[0]) snprintf(sv->precond, sizeof sv->precond, "jacobi");
-  B_FIELD(&b, sv->precond);
-  b_int(&b, sv->layout_on_device ? 1 : 0);
-  b_int(&b, sv->disturbed ? 1 : 0);
+  bind_columns(&b, solve_cols, sv);
   s = run(db, &b, "adding a solve", err);
   if (s == CGM_OK) sv->id = sqlite3_last_insert_rowid(db->h);
   return s;
@@ -720,30 +663,9 @@ static int solve_row(sqlite3_stmt *st, void *ctx) {
   memset(&sv, 0, sizeof sv);
   reader r = {st, 0};
   sv.id = r_int64(&r);
-  sv.matrix_id = r_int64(&r);
-  sv.calibration_id = r_int64(&r); /* NULL reads as 0: none */
-  R_FIELD(&r, sv.created);
-  R_FIELD(&r, sv.backend);
-  R_FIELD(&r, sv.precision);
-  R_FIELD(&r, sv.exchange);
-  R_FIELD(&r, sv.devices);
-  sv.block = r_int(&r);
-  sv.bx = r_int(&r);
-  sv.gpus = r_int(&r);
-  sv.iterations = r_int(&r);
-  sv.converged = r_int(&r);
-  sv.relative_residual = r_double(&r);
-  sv.time_per_iter_s = r_double(&r);
-  sv.predicted_time_per_iter_s = r_double(&r);
-  R_FIELD(&r, sv.model);
-  R_FIELD(&r, sv.options);
-  sv.time_setup_s = r_double(&r);
-  sv.layout_bytes = r_int64(&r);
+  read_columns(&r, solve_cols, &sv); /* a NULL calibration_id reads as 0: none */
   R_FIELD(&r, sv.matrix);
-  R_FIELD(&r, sv.precond);
-  sv.layout_on_device = r_int(&r) != 0;
   sv.matrix_content = r_int64(&r);
-  sv.disturbed = r_int(&r) != 0;
   return it->fn(&sv, it->ctx);
 }
 
@@ -757,7 +679,7 @@ cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx)
             "s.precision, s.exchange, s.devices, s.block, s.bx, s.gpus, s.iterations, "
             "s.converged, s.relative_residual, s.time_per_iter_s, "
             "s.predicted_time_per_iter_s, s.model, s.options, s.time_setup_s, "
-            "s.layout_bytes, m.name, s.precond, s.layout_on_device, m.content_id, s.disturbed "
+            "s.layout_bytes, s.precond, s.layout_on_device, s.disturbed, m.name, m.content_id "
             "FROM solves s "
             "LEFT JOIN matrices m "
             "ON m.id = s.matrix_id ORDER BY s.id",
@@ -784,12 +706,7 @@ cgm_status cgm_db_matrix_get(cgm_db *db, int64_t id, cgm_db_matrix *m, cgm_error
     memset(m, 0, sizeof *m);
     reader r = {b.st, 0};
     m->id = r_int64(&r);
-    R_FIELD(&r, m->name);
-    R_FIELD(&r, m->path);
-    m->file_bytes = r_int64(&r);
-    m->x = (int32_t)r_int64(&r);
-    m->nnz = r_int64(&r);
-    R_FIELD(&r, m->features);
+    read_columns(&r, matrix_cols, m);
   }
   sqlite3_finalize(b.st);
   return found ? CGM_OK
@@ -807,19 +724,7 @@ static int prediction_row(sqlite3_stmt *st, void *ctx) {
   memset(&p, 0, sizeof p);
   reader r = {st, 0};
   p.id = r_int64(&r);
-  p.matrix_id = r_int64(&r);
-  p.calibration_id = r_int64(&r);
-  R_FIELD(&r, p.created);
-  R_FIELD(&r, p.backend);
-  R_FIELD(&r, p.precision);
-  p.block = r_int(&r);
-  p.gpus = r_int(&r);
-  p.time_per_iter_s = r_double(&r);
-  p.gflops_raw = r_double(&r);
-  p.gflops_real = r_double(&r);
-  p.memory_bytes = r_int64(&r);
-  p.fits = r_int(&r);
-  R_FIELD(&r, p.model);
+  read_columns(&r, prediction_cols, &p);
   return it->fn(&p, it->ctx);
 }
 
