@@ -33,14 +33,8 @@ typedef struct history {
 static int take(const cgm_db_solve *s, void *ctx) {
   history *h = ctx;
   if (s->disturbed) return 0; /* other work held it up: it teaches nothing */
-  cgm_db_solve *nv = cgm_grow(h->v, h->n, &h->cap, sizeof *nv, 64);
-  if (!nv) {
-    h->oom = true;
-    return 1;
-  }
-  h->v = nv;
-  h->v[h->n++] = *s;
-  return 0;
+  h->oom = !cgm_push(&h->v, &h->n, &h->cap, s, sizeof *s, 64);
+  return h->oom;
 }
 
 /* The tuner predicts Jacobi-PCG: block-Jacobi's iteration counts and

@@ -49,12 +49,8 @@ typedef struct {
 } segs;
 
 static int seg_add(segs *S, const double p[2], const double q[2]) {
-  double(*nv)[4] = cgm_grow(S->seg, S->n, &S->cap, sizeof *nv, 256);
-  if (!nv) return 1;
-  S->seg = nv;
-  memcpy(S->seg[S->n], p, 2 * sizeof *p);
-  memcpy(S->seg[S->n++] + 2, q, 2 * sizeof *q);
-  return 0;
+  const double s[4] = {p[0], p[1], q[0], q[1]};
+  return !cgm_push(&S->seg, &S->n, &S->cap, s, sizeof s, 256);
 }
 
 /* Marching squares for the level `lev` of v (nx x ne, v[i * ne + j] at
