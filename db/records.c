@@ -64,11 +64,11 @@ static void r_text(reader *r, char *dst, size_t size) {
   int i = r->i++;
   cgm_db__copy(dst, size, (const char *)sqlite3_column_text(r->st, i));
 }
-#define R_FIELD(r, field) r_text((r), (field), sizeof(field))
 
 /* A record's columns in the order of its statements, each a member of its
  * struct: 'i' an integer (int64_t, int or bool by its size), 'b' one stored
- * as 0 or 1, 'r' an id (0: NULL), 'd' a REAL, 't' a text field. */
+ * as 0 or 1, 'r' an id (0: NULL), 'd' a REAL, 't' a text field; 'I' and
+ * 'T' an integer and a text that are read but never bound (ids, joins). */
 typedef struct {
   char type;
   size_t off, size;
@@ -83,7 +83,9 @@ static int64_t int_of(const char *p, size_t size) {
 static void bind_columns(binder *b, const column *c, const void *rec) {
   for (; c->type; c++) {
     const char *p = (const char *)rec + c->off;
-    if (c->type == 'd')
+    if (c->type == 'I' || c->type == 'T')
+      continue;
+    else if (c->type == 'd')
       b_double(b, *(const double *)p);
     else if (c->type == 't')
       b_text(b, p, c->size);
@@ -99,7 +101,7 @@ static void read_columns(reader *r, const column *c, void *rec) {
     char *p = (char *)rec + c->off;
     if (c->type == 'd')
       *(double *)p = r_double(r);
-    else if (c->type == 't')
+    else if (c->type == 't' || c->type == 'T')
       r_text(r, p, c->size);
     else if (c->size == 8)
       *(int64_t *)p = r_int64(r);
@@ -112,12 +114,12 @@ static void read_columns(reader *r, const column *c, void *rec) {
 
 /* clang-format off */
 #define DV(m, t) COL(cgm_db_device, m, t)
-static const column device_cols[] = {DV(name, 't'), DV(model, 't'), DV(kind, 't'),
+static const column device_cols[] = {DV(id, 'I'), DV(name, 't'), DV(model, 't'), DV(kind, 't'),
     DV(cc_major, 'i'), DV(cc_minor, 'i'), DV(sms, 'i'), DV(threads, 'i'), DV(mem_total, 'i'),
     DV(clock_khz, 'i'), DV(mem_clock_khz, 'i'), DV(bus_width_bits, 'i'),
     DV(driver_version, 'i'), DV(runtime_version, 'i'), DV(host, 't'), {0}};
 #define CL(m, t) COL(cgm_db_calibration, m, t)
-static const column calibration_cols[] = {CL(device_id, 'i'), CL(created, 't'),
+static const column calibration_cols[] = {CL(id, 'I'), CL(device_id, 'i'), CL(created, 't'),
     CL(tool_version, 't'), CL(options, 't'), CL(seconds, 'd'), CL(complete, 'b'),
     CL(interconnect, 't'), {0}};
 #define SM(m, t) COL(cgm_db_sample, m, t)
@@ -133,21 +135,37 @@ static const column fit_cols[] = {FT(kernel, 't'), FT(variant, 't'), FT(precisio
 static const column coef_cols[] = {CF(name, 't'), CF(precision, 'i'), CF(value, 'd'),
     CF(rms, 'd'), CF(n, 'i'), {0}};
 #define MX(m, t) COL(cgm_db_matrix, m, t)
-static const column matrix_cols[] = {MX(name, 't'), MX(path, 't'), MX(file_bytes, 'i'),
+static const column matrix_cols[] = {MX(id, 'I'), MX(name, 't'), MX(path, 't'), MX(file_bytes, 'i'),
     MX(x, 'i'), MX(nnz, 'i'), MX(features, 't'), {0}};
 #define PR(m, t) COL(cgm_db_prediction, m, t)
-static const column prediction_cols[] = {PR(matrix_id, 'i'), PR(calibration_id, 'r'),
+static const column prediction_cols[] = {PR(id, 'I'), PR(matrix_id, 'i'), PR(calibration_id, 'r'),
     PR(created, 't'), PR(backend, 't'), PR(precision, 't'), PR(block, 'i'), PR(gpus, 'i'),
     PR(time_per_iter_s, 'd'), PR(gflops_raw, 'd'), PR(gflops_real, 'd'),
     PR(memory_bytes, 'i'), PR(fits, 'b'), PR(model, 't'), {0}};
 #define SV(m, t) COL(cgm_db_solve, m, t)
-static const column solve_cols[] = {SV(matrix_id, 'i'), SV(calibration_id, 'r'),
+static const column solve_cols[] = {SV(id, 'I'), SV(matrix_id, 'i'), SV(calibration_id, 'r'),
     SV(created, 't'), SV(backend, 't'), SV(precision, 't'), SV(exchange, 't'), SV(devices, 't'),
     SV(block, 'i'), SV(bx, 'i'), SV(gpus, 'i'), SV(iterations, 'i'), SV(converged, 'b'),
     SV(relative_residual, 'd'), SV(time_per_iter_s, 'd'), SV(predicted_time_per_iter_s, 'd'),
     SV(model, 't'), SV(options, 't'), SV(time_setup_s, 'd'), SV(layout_bytes, 'i'),
-    SV(precond, 't'), SV(layout_on_device, 'i'), SV(disturbed, 'i'), {0}};
+    SV(precond, 't'), SV(layout_on_device, 'i'), SV(disturbed, 'i'), SV(matrix, 'T'),
+    SV(matrix_content, 'I'), {0}};
 /* clang-format on */
+
+/* The iterator of a listing of records of type T (name##_iter, the
+ * callback and its context) and its row reader for each_row. */
+#define ROWS(T, name, cols)                                                                        \
+  typedef struct {                                                                                 \
+    int (*fn)(const T *rec, void *ctx);                                                            \
+    void *ctx;                                                                                     \
+  } name##_iter;                                                                                   \
+  static int name##_row(sqlite3_stmt *st, void *ctx) {                                             \
+    const name##_iter *it = ctx;                                                                   \
+    T rec;                                                                                         \
+    memset(&rec, 0, sizeof rec);                                                                   \
+    read_columns(&(reader){st, 0}, cols, &rec);                                                    \
+    return it->fn(&rec, it->ctx);                                                                  \
+  }
 
 /* Prepares sql and binds nothing yet. */
 static cgm_status start(cgm_db *db, const char *sql, binder *b, cgm_error *err) {
@@ -203,7 +221,6 @@ static cgm_status each_row(cgm_db *db, binder *b, int (*row)(sqlite3_stmt *st, v
 
 static void read_device(reader *r, cgm_db_device *d) {
   memset(d, 0, sizeof *d);
-  d->id = r_int64(r);
   read_columns(r, device_cols, d);
 }
 
@@ -284,7 +301,6 @@ cgm_status cgm_db_device_get(cgm_db *db, int64_t id, cgm_db_device *d, cgm_error
 
 static void read_calibration(reader *r, cgm_db_calibration *c) {
   memset(c, 0, sizeof *c);
-  c->id = r_int64(r);
   read_columns(r, calibration_cols, c);
 }
 
@@ -412,19 +428,7 @@ cgm_status cgm_db_sample_add(cgm_db *db, int64_t cal_id, const cgm_db_sample *sm
   return run(db, &b, what, err);
 }
 
-typedef struct sample_iter {
-  int (*fn)(const cgm_db_sample *s, void *ctx);
-  void *ctx;
-} sample_iter;
-
-static int sample_row(sqlite3_stmt *st, void *ctx) {
-  sample_iter *it = ctx;
-  cgm_db_sample smp;
-  memset(&smp, 0, sizeof smp);
-  reader r = {st, 0};
-  read_columns(&r, sample_cols, &smp);
-  return it->fn(&smp, it->ctx);
-}
+ROWS(cgm_db_sample, sample, sample_cols)
 
 cgm_status cgm_db_samples(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_sample *s, void *ctx),
                           void *ctx, cgm_error *err) {
@@ -499,19 +503,7 @@ cgm_status cgm_db_coef_add(cgm_db *db, int64_t cal_id, const cgm_db_coef *c, cgm
   return run(db, &b, what, err);
 }
 
-typedef struct coef_iter {
-  int (*fn)(const cgm_db_coef *c, void *ctx);
-  void *ctx;
-} coef_iter;
-
-static int coef_row(sqlite3_stmt *st, void *ctx) {
-  coef_iter *it = ctx;
-  cgm_db_coef c;
-  memset(&c, 0, sizeof c);
-  reader r = {st, 0};
-  read_columns(&r, coef_cols, &c);
-  return it->fn(&c, it->ctx);
-}
+ROWS(cgm_db_coef, coef, coef_cols)
 
 cgm_status cgm_db_coefs(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_coef *c, void *ctx),
                         void *ctx, cgm_error *err) {
@@ -527,19 +519,7 @@ cgm_status cgm_db_coefs(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_coef 
   return each_row(db, &b, coef_row, &it, "reading coefficients", err);
 }
 
-typedef struct fit_iter {
-  int (*fn)(const cgm_db_fit *f, void *ctx);
-  void *ctx;
-} fit_iter;
-
-static int fit_row(sqlite3_stmt *st, void *ctx) {
-  fit_iter *it = ctx;
-  cgm_db_fit f;
-  memset(&f, 0, sizeof f);
-  reader r = {st, 0};
-  read_columns(&r, fit_cols, &f);
-  return it->fn(&f, it->ctx);
-}
+ROWS(cgm_db_fit, fit, fit_cols)
 
 cgm_status cgm_db_fits(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_fit *f, void *ctx),
                        void *ctx, cgm_error *err) {
@@ -652,22 +632,7 @@ cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *sv, cgm_error *err) {
   return s;
 }
 
-typedef struct solve_iter {
-  int (*fn)(const cgm_db_solve *s, void *ctx);
-  void *ctx;
-} solve_iter;
-
-static int solve_row(sqlite3_stmt *st, void *ctx) {
-  solve_iter *it = ctx;
-  cgm_db_solve sv;
-  memset(&sv, 0, sizeof sv);
-  reader r = {st, 0};
-  sv.id = r_int64(&r);
-  read_columns(&r, solve_cols, &sv); /* a NULL calibration_id reads as 0: none */
-  R_FIELD(&r, sv.matrix);
-  sv.matrix_content = r_int64(&r);
-  return it->fn(&sv, it->ctx);
-}
+ROWS(cgm_db_solve, solve, solve_cols)
 
 cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx), void *ctx,
                          cgm_error *err) {
@@ -705,7 +670,6 @@ cgm_status cgm_db_matrix_get(cgm_db *db, int64_t id, cgm_db_matrix *m, cgm_error
   if (found) {
     memset(m, 0, sizeof *m);
     reader r = {b.st, 0};
-    m->id = r_int64(&r);
     read_columns(&r, matrix_cols, m);
   }
   sqlite3_finalize(b.st);
@@ -713,20 +677,7 @@ cgm_status cgm_db_matrix_get(cgm_db *db, int64_t id, cgm_db_matrix *m, cgm_error
                : cgm_fail(err, CGM_EINPUT, "%s: no matrix with id %lld", db->path, (long long)id);
 }
 
-typedef struct prediction_iter {
-  int (*fn)(const cgm_db_prediction *p, void *ctx);
-  void *ctx;
-} prediction_iter;
-
-static int prediction_row(sqlite3_stmt *st, void *ctx) {
-  prediction_iter *it = ctx;
-  cgm_db_prediction p;
-  memset(&p, 0, sizeof p);
-  reader r = {st, 0};
-  p.id = r_int64(&r);
-  read_columns(&r, prediction_cols, &p);
-  return it->fn(&p, it->ctx);
-}
+ROWS(cgm_db_prediction, prediction, prediction_cols)
 
 cgm_status cgm_db_predictions(cgm_db *db, int (*fn)(const cgm_db_prediction *p, void *ctx),
                               void *ctx, cgm_error *err) {
