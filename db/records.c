@@ -50,21 +50,6 @@ typedef struct reader {
   int i;
 } reader;
 
-static int64_t r_int64(reader *r) {
-  return sqlite3_column_int64(r->st, r->i++);
-}
-static int r_int(reader *r) {
-  return (int)sqlite3_column_int64(r->st, r->i++);
-}
-static double r_double(reader *r) {
-  int i = r->i++;
-  return sqlite3_column_type(r->st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(r->st, i);
-}
-static void r_text(reader *r, char *dst, size_t size) {
-  int i = r->i++;
-  cgm_db__copy(dst, size, (const char *)sqlite3_column_text(r->st, i));
-}
-
 /* A record's columns in the order of its statements, each a member of its
  * struct: 'i' an integer (int64_t, int or bool by its size), 'b' one stored
  * as 0 or 1, 'r' an id (0: NULL), 'd' a REAL, 't' a text field; 'I' and
@@ -99,16 +84,18 @@ static void bind_columns(binder *b, const column *c, const void *rec) {
 static void read_columns(reader *r, const column *c, void *rec) {
   for (; c->type; c++) {
     char *p = (char *)rec + c->off;
+    const int i = r->i++;
     if (c->type == 'd')
-      *(double *)p = r_double(r);
+      *(double *)p =
+          sqlite3_column_type(r->st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(r->st, i);
     else if (c->type == 't' || c->type == 'T')
-      r_text(r, p, c->size);
+      cgm_db__copy(p, c->size, (const char *)sqlite3_column_text(r->st, i));
     else if (c->size == 8)
-      *(int64_t *)p = r_int64(r);
+      *(int64_t *)p = sqlite3_column_int64(r->st, i);
     else if (c->size == 4)
-      *(int *)p = r_int(r);
+      *(int *)p = (int)sqlite3_column_int64(r->st, i);
     else
-      *(bool *)p = r_int(r) != 0;
+      *(bool *)p = sqlite3_column_int64(r->st, i) != 0;
   }
 }
 
