@@ -154,13 +154,15 @@ static const column solve_cols[] = {SV(id, 'I'), SV(matrix_id, 'i'), SV(calibrat
     return it->fn(&rec, it->ctx);                                                                  \
   }
 
-/* Prepares sql and binds nothing yet. */
-static cgm_status start(cgm_db *db, const char *sql, binder *b, cgm_error *err) {
+/* Prepares sql, a statement that writes when `write` (refused on a
+ * read-only database), and binds nothing yet. */
+static cgm_status start(cgm_db *db, const char *sql, bool write, binder *b, cgm_error *err) {
   b->st = NULL;
   b->i = 0;
   b->rc = SQLITE_OK;
   if (!db) return cgm_fail(err, CGM_EINPUT, "no database");
-  return cgm_db__prepare(db, sql, &b->st, err);
+  cgm_status s = write ? cgm_db__writable(db, err) : CGM_OK;
+  return s ? s : cgm_db__prepare(db, sql, &b->st, err);
 }
 
 /* Steps a statement that returns no rows, finalizes it. */
@@ -225,7 +227,7 @@ static cgm_status find_id(cgm_db *db, binder *b, int64_t *id, const char *what, 
 static cgm_status device_find(cgm_db *db, const cgm_db_device *dev, int64_t *id, cgm_error *err) {
   binder b;
   cgm_status s =
-      start(db, "SELECT id FROM devices WHERE kind = ? AND model = ? AND host = ?", &b, err);
+      start(db, "SELECT id FROM devices WHERE kind = ? AND model = ? AND host = ?", false, &b, err);
   if (s != CGM_OK) return s;
   B_FIELD(&b, dev->kind);
   B_FIELD(&b, dev->model);
@@ -243,8 +245,6 @@ cgm_status cgm_db_device_get_or_add(cgm_db *db, cgm_db_device *dev, cgm_error *e
     if (s == CGM_OK) dev->id = id;
     return s;
   }
-  s = cgm_db__writable(db, err);
-  if (s != CGM_OK) return s;
   binder b;
   /* DO NOTHING: another process may add the same device between the two
    * statements; the second lookup then finds its row. */
@@ -253,7 +253,7 @@ cgm_status cgm_db_device_get_or_add(cgm_db *db, cgm_db_device *dev, cgm_error *e
             "clock_khz, mem_clock_khz, bus_width_bits, driver_version, runtime_version, host) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (kind, model, host) DO NOTHING",
-            &b, err);
+            true, &b, err);
   if (s != CGM_OK) return s;
   bind_columns(&b, device_cols, dev);
   s = run(db, &b, "adding a device", err);
@@ -267,7 +267,7 @@ cgm_status cgm_db_device_get_or_add(cgm_db *db, cgm_db_device *dev, cgm_error *e
 cgm_status cgm_db_device_get(cgm_db *db, int64_t id, cgm_db_device *d, cgm_error *err) {
   if (!d) return cgm_fail(err, CGM_EINPUT, "cgm_db_device_get: no output");
   binder b;
-  cgm_status s = start(db, "SELECT " DEVICE_COLS " FROM devices WHERE id = ?", &b, err);
+  cgm_status s = start(db, "SELECT " DEVICE_COLS " FROM devices WHERE id = ?", false, &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, id);
   bool found = false;
@@ -294,16 +294,14 @@ static void read_calibration(reader *r, cgm_db_calibration *c) {
 cgm_status cgm_db_calibration_add(cgm_db *db, cgm_db_calibration *cal, cgm_error *err) {
   if (!db || !cal)
     return cgm_fail(err, CGM_EINPUT, "cgm_db_calibration_add: no database or calibration");
-  cgm_status s = cgm_db__writable(db, err);
-  if (s != CGM_OK) return s;
-  if (!cal->created[0]) cgm_db__now(cal->created, sizeof cal->created);
   binder b;
-  s = start(
+  cgm_status s = start(
       db,
       "INSERT INTO calibrations (device_id, created, tool_version, options, seconds, complete, "
       "interconnect) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      &b, err);
+      true, &b, err);
   if (s != CGM_OK) return s;
+  if (!cal->created[0]) cgm_db__now(cal->created, sizeof cal->created);
   bind_columns(&b, calibration_cols, cal);
   char what[80];
   snprintf(what, sizeof what, "adding a calibration of device %lld", (long long)cal->device_id);
@@ -313,11 +311,9 @@ cgm_status cgm_db_calibration_add(cgm_db *db, cgm_db_calibration *cal, cgm_error
 }
 
 cgm_status cgm_db_calibration_finish(cgm_db *db, int64_t cal_id, double seconds, cgm_error *err) {
-  if (!db) return cgm_fail(err, CGM_EINPUT, "no database");
-  cgm_status s = cgm_db__writable(db, err);
-  if (s != CGM_OK) return s;
   binder b;
-  s = start(db, "UPDATE calibrations SET complete = 1, seconds = ? WHERE id = ?", &b, err);
+  cgm_status s =
+      start(db, "UPDATE calibrations SET complete = 1, seconds = ? WHERE id = ?", true, &b, err);
   if (s != CGM_OK) return s;
   b_double(&b, seconds);
   b_int(&b, cal_id);
@@ -331,7 +327,7 @@ cgm_status cgm_db_calibration_finish(cgm_db *db, int64_t cal_id, double seconds,
 static cgm_status calibration_one(cgm_db *db, const char *sql, int64_t id, cgm_db_calibration *c,
                                   bool *found, cgm_error *err) {
   binder b;
-  cgm_status s = start(db, sql, &b, err);
+  cgm_status s = start(db, sql, false, &b, err);
   if (s != CGM_OK) return s;
   if (id > 0) b_int(&b, id);
   s = first_row(db, &b, found, "reading a calibration", err);
@@ -383,7 +379,7 @@ cgm_status cgm_db_calibrations(cgm_db *db,
       "d.driver_version, d.runtime_version, d.host "
       "FROM calibrations c JOIN devices d ON d.id = c.device_id "
       "ORDER BY c.created DESC, c.id DESC",
-      &b, err);
+      false, &b, err);
   if (s != CGM_OK) return s;
   cal_iter it = {fn, ctx};
   return each_row(db, &b, cal_row, &it, "listing calibrations", err);
@@ -406,7 +402,7 @@ cgm_status cgm_db_sample_add(cgm_db *db, int64_t cal_id, const cgm_db_sample *sm
   s = start(db,
             "INSERT INTO samples (calibration_id, kernel, variant, precision, block, m, bytes, "
             "seconds, source, spread, unsettled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            &b, err);
+            false, &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, cal_id);
   bind_columns(&b, sample_cols, smp);
@@ -424,7 +420,7 @@ cgm_status cgm_db_samples(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_sam
   cgm_status s = start(db,
                        "SELECT kernel, variant, precision, block, m, bytes, seconds, source, "
                        "spread, unsettled FROM samples WHERE calibration_id = ? ORDER BY id",
-                       &b, err);
+                       false, &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, cal_id);
   sample_iter it = {fn, ctx};
@@ -439,13 +435,11 @@ cgm_status cgm_db_samples(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_sam
 
 cgm_status cgm_db_fit_add(cgm_db *db, int64_t cal_id, const cgm_db_fit *f, cgm_error *err) {
   if (!db || !f) return cgm_fail(err, CGM_EINPUT, "cgm_db_fit_add: no database or fit");
-  cgm_status s = cgm_db__writable(db, err);
-  if (s != CGM_OK) return s;
   binder b;
-  s = start(db,
-            "INSERT INTO fits (calibration_id, " FIT_COLS ") "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            &b, err);
+  cgm_status s = start(db,
+                       "INSERT INTO fits (calibration_id, " FIT_COLS ") "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       true, &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, cal_id);
   bind_columns(&b, fit_cols, f);
@@ -458,11 +452,8 @@ cgm_status cgm_db_fit_add(cgm_db *db, int64_t cal_id, const cgm_db_fit *f, cgm_e
 }
 
 cgm_status cgm_db_fits_delete(cgm_db *db, int64_t cal_id, cgm_error *err) {
-  if (!db) return cgm_fail(err, CGM_EINPUT, "no database");
-  cgm_status s = cgm_db__writable(db, err);
-  if (s != CGM_OK) return s;
   binder b;
-  s = start(db, "DELETE FROM fits WHERE calibration_id = ?", &b, err);
+  cgm_status s = start(db, "DELETE FROM fits WHERE calibration_id = ?", true, &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, cal_id);
   char what[80];
@@ -474,13 +465,12 @@ cgm_status cgm_db_fits_delete(cgm_db *db, int64_t cal_id, cgm_error *err) {
 
 cgm_status cgm_db_coef_add(cgm_db *db, int64_t cal_id, const cgm_db_coef *c, cgm_error *err) {
   if (!db || !c) return cgm_fail(err, CGM_EINPUT, "cgm_db_coef_add: no database or coefficient");
-  cgm_status s = cgm_db__writable(db, err);
-  if (s != CGM_OK) return s;
   binder b;
-  s = start(db,
+  cgm_status s =
+      start(db,
             "INSERT OR REPLACE INTO coefficients (calibration_id, name, precision, value, rms, n) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            &b, err);
+            true, &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, cal_id);
   bind_columns(&b, coef_cols, c);
@@ -499,7 +489,7 @@ cgm_status cgm_db_coefs(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_coef 
   cgm_status s = start(db,
                        "SELECT name, precision, value, rms, n FROM coefficients WHERE "
                        "calibration_id = ? ORDER BY precision, name",
-                       &b, err);
+                       false, &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, cal_id);
   coef_iter it = {fn, ctx};
@@ -512,8 +502,8 @@ cgm_status cgm_db_fits(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_fit *f
                        void *ctx, cgm_error *err) {
   if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_fits: no callback");
   binder b;
-  cgm_status s =
-      start(db, "SELECT " FIT_COLS " FROM fits WHERE calibration_id = ? ORDER BY id", &b, err);
+  cgm_status s = start(db, "SELECT " FIT_COLS " FROM fits WHERE calibration_id = ? ORDER BY id",
+                       false, &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, cal_id);
   fit_iter it = {fn, ctx};
@@ -526,7 +516,7 @@ static cgm_status matrix_find(cgm_db *db, const cgm_db_matrix *m, int64_t *id, c
   binder b;
   cgm_status s =
       start(db, "SELECT id FROM matrices WHERE name = ? AND file_bytes = ? AND x = ? AND nnz = ?",
-            &b, err);
+            false, &b, err);
   if (s != CGM_OK) return s;
   B_FIELD(&b, m->name);
   b_int(&b, m->file_bytes);
@@ -552,20 +542,18 @@ cgm_status cgm_db_matrix_get_or_add(cgm_db *db, cgm_db_matrix *m, cgm_error *err
   if (s == CGM_OK && id > 0) {
     m->id = id;
     if (!m->content_id || cgm_db__writable(db, NULL)) return CGM_OK;
-    if ((s = start(db, "UPDATE matrices SET content_id = ? WHERE id = ? AND content_id = 0", &b,
-                   err)))
+    if ((s = start(db, "UPDATE matrices SET content_id = ? WHERE id = ? AND content_id = 0", false,
+                   &b, err)))
       return s;
     b_int(&b, m->content_id);
     b_int(&b, id);
     return run(db, &b, "recording a matrix's content", err);
   }
   if (s != CGM_OK) return s;
-  s = cgm_db__writable(db, err);
-  if (s != CGM_OK) return s;
   s = start(db,
             "INSERT INTO matrices (name, path, file_bytes, x, nnz, features, content_id) "
             "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name, file_bytes, x, nnz) DO NOTHING",
-            &b, err);
+            true, &b, err);
   if (s != CGM_OK) return s;
   bind_columns(&b, matrix_cols, m);
   b_int(&b, m->content_id);
@@ -580,16 +568,15 @@ cgm_status cgm_db_matrix_get_or_add(cgm_db *db, cgm_db_matrix *m, cgm_error *err
 cgm_status cgm_db_prediction_add(cgm_db *db, cgm_db_prediction *p, cgm_error *err) {
   if (!db || !p)
     return cgm_fail(err, CGM_EINPUT, "cgm_db_prediction_add: no database or prediction");
-  cgm_status s = cgm_db__writable(db, err);
-  if (s != CGM_OK) return s;
-  if (!p->created[0]) cgm_db__now(p->created, sizeof p->created);
   binder b;
-  s = start(db,
+  cgm_status s =
+      start(db,
             "INSERT INTO predictions (matrix_id, calibration_id, created, backend, precision, "
             "block, gpus, time_per_iter_s, gflops_raw, gflops_real, memory_bytes, fits, model) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            &b, err);
+            true, &b, err);
   if (s != CGM_OK) return s;
+  if (!p->created[0]) cgm_db__now(p->created, sizeof p->created);
   bind_columns(&b, prediction_cols, p);
   s = run(db, &b, "adding a prediction", err);
   if (s == CGM_OK) p->id = sqlite3_last_insert_rowid(db->h);
@@ -598,19 +585,17 @@ cgm_status cgm_db_prediction_add(cgm_db *db, cgm_db_prediction *p, cgm_error *er
 
 cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *sv, cgm_error *err) {
   if (!db || !sv) return cgm_fail(err, CGM_EINPUT, "cgm_db_solve_add: no database or solve");
-  cgm_status s = cgm_db__writable(db, err);
-  if (s != CGM_OK) return s;
-  if (!sv->created[0]) cgm_db__now(sv->created, sizeof sv->created);
   binder b;
-  s = start(
+  cgm_status s = start(
       db,
       "INSERT INTO solves (matrix_id, calibration_id, created, backend, precision, exchange, "
       "devices, block, bx, gpus, iterations, converged, relative_residual, "
       "time_per_iter_s, predicted_time_per_iter_s, model, options, time_setup_s, layout_bytes, "
       "precond, layout_on_device, disturbed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
       "?, ?, ?, ?, ?, ?, ?)",
-      &b, err);
+      true, &b, err);
   if (s != CGM_OK) return s;
+  if (!sv->created[0]) cgm_db__now(sv->created, sizeof sv->created);
   if (!sv->options[0]) snprintf(sv->options, sizeof sv->options, "{}");
   if (!sv->precond[0]) snprintf(sv->precond, sizeof sv->precond, "jacobi");
   bind_columns(&b, solve_cols, sv);
@@ -635,7 +620,7 @@ cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx)
             "FROM solves s "
             "LEFT JOIN matrices m "
             "ON m.id = s.matrix_id ORDER BY s.id",
-            &b, err);
+            false, &b, err);
   if (s != CGM_OK) return s;
   solve_iter it = {fn, ctx};
   return each_row(db, &b, solve_row, &it, "reading solves", err);
@@ -648,7 +633,7 @@ cgm_status cgm_db_matrix_get(cgm_db *db, int64_t id, cgm_db_matrix *m, cgm_error
   binder b;
   cgm_status s =
       start(db, "SELECT id, name, path, file_bytes, x, nnz, features FROM matrices WHERE id = ?",
-            &b, err);
+            false, &b, err);
   if (s != CGM_OK) return s;
   b_int(&b, id);
   bool found = false;
@@ -674,7 +659,7 @@ cgm_status cgm_db_predictions(cgm_db *db, int (*fn)(const cgm_db_prediction *p, 
                        "SELECT id, matrix_id, calibration_id, created, backend, precision, block, "
                        "gpus, time_per_iter_s, gflops_raw, gflops_real, memory_bytes, fits, model "
                        "FROM predictions ORDER BY id",
-                       &b, err);
+                       false, &b, err);
   if (s != CGM_OK) return s;
   prediction_iter it = {fn, ctx};
   return each_row(db, &b, prediction_row, &it, "reading predictions", err);
