@@ -186,19 +186,25 @@ static cgm_status first_row(cgm_db *db, binder *b, bool *found, const char *what
   return cgm_db__sqlfail(db, err, rc, what);
 }
 
-/* Calls row(st, ctx) for every row until it returns non-zero, finalizes. */
-static cgm_status each_row(cgm_db *db, binder *b, int (*row)(sqlite3_stmt *st, void *ctx),
-                           void *ctx, const char *what, cgm_error *err) {
-  int rc = b->rc;
+/* Runs the query sql (its one parameter bound to id when id > 0: no id
+ * matches none) and calls row(st, ctx) for every row until it returns
+ * non-zero. */
+static cgm_status each_row(cgm_db *db, const char *sql, int64_t id,
+                           int (*row)(sqlite3_stmt *st, void *ctx), void *ctx, const char *what,
+                           cgm_error *err) {
+  binder b;
+  cgm_status s = start(db, sql, false, &b, err);
+  if (s != CGM_OK) return s;
+  if (id > 0) b_int(&b, id);
+  int rc = b.rc;
   while (rc == SQLITE_OK || rc == SQLITE_ROW) {
-    rc = sqlite3_step(b->st);
-    if (rc == SQLITE_ROW && row(b->st, ctx)) {
+    rc = sqlite3_step(b.st);
+    if (rc == SQLITE_ROW && row(b.st, ctx)) {
       rc = SQLITE_DONE;
       break;
     }
   }
-  sqlite3_finalize(b->st);
-  b->st = NULL;
+  sqlite3_finalize(b.st);
   return rc == SQLITE_DONE ? CGM_OK : cgm_db__sqlfail(db, err, rc, what);
 }
 
@@ -370,8 +376,8 @@ cgm_status cgm_db_calibrations(cgm_db *db,
                                          void *ctx),
                                void *ctx, cgm_error *err) {
   if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_calibrations: no callback");
-  binder b;
-  cgm_status s = start(
+  cal_iter it = {fn, ctx};
+  return each_row(
       db,
       "SELECT c.id, c.device_id, c.created, c.tool_version, c.options, c.seconds, "
       "c.complete, c.interconnect, d.id, d.name, d.model, d.kind, d.cc_major, d.cc_minor, d.sms, "
@@ -379,10 +385,7 @@ cgm_status cgm_db_calibrations(cgm_db *db,
       "d.driver_version, d.runtime_version, d.host "
       "FROM calibrations c JOIN devices d ON d.id = c.device_id "
       "ORDER BY c.created DESC, c.id DESC",
-      false, &b, err);
-  if (s != CGM_OK) return s;
-  cal_iter it = {fn, ctx};
-  return each_row(db, &b, cal_row, &it, "listing calibrations", err);
+      0, cal_row, &it, "listing calibrations", err);
 }
 
 /* ------------------------------------------------------------- samples --- */
@@ -416,15 +419,11 @@ ROWS(cgm_db_sample, sample, sample_cols)
 cgm_status cgm_db_samples(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_sample *s, void *ctx),
                           void *ctx, cgm_error *err) {
   if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_samples: no callback");
-  binder b;
-  cgm_status s = start(db,
-                       "SELECT kernel, variant, precision, block, m, bytes, seconds, source, "
-                       "spread, unsettled FROM samples WHERE calibration_id = ? ORDER BY id",
-                       false, &b, err);
-  if (s != CGM_OK) return s;
-  b_int(&b, cal_id);
   sample_iter it = {fn, ctx};
-  return each_row(db, &b, sample_row, &it, "reading samples", err);
+  return each_row(db,
+                  "SELECT kernel, variant, precision, block, m, bytes, seconds, source, "
+                  "spread, unsettled FROM samples WHERE calibration_id = ? ORDER BY id",
+                  cal_id, sample_row, &it, "reading samples", err);
 }
 
 /* ---------------------------------------------------------------- fits --- */
@@ -485,15 +484,11 @@ ROWS(cgm_db_coef, coef, coef_cols)
 cgm_status cgm_db_coefs(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_coef *c, void *ctx),
                         void *ctx, cgm_error *err) {
   if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_coefs: no callback");
-  binder b;
-  cgm_status s = start(db,
-                       "SELECT name, precision, value, rms, n FROM coefficients WHERE "
-                       "calibration_id = ? ORDER BY precision, name",
-                       false, &b, err);
-  if (s != CGM_OK) return s;
-  b_int(&b, cal_id);
   coef_iter it = {fn, ctx};
-  return each_row(db, &b, coef_row, &it, "reading coefficients", err);
+  return each_row(db,
+                  "SELECT name, precision, value, rms, n FROM coefficients WHERE "
+                  "calibration_id = ? ORDER BY precision, name",
+                  cal_id, coef_row, &it, "reading coefficients", err);
 }
 
 ROWS(cgm_db_fit, fit, fit_cols)
@@ -501,13 +496,9 @@ ROWS(cgm_db_fit, fit, fit_cols)
 cgm_status cgm_db_fits(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_fit *f, void *ctx),
                        void *ctx, cgm_error *err) {
   if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_fits: no callback");
-  binder b;
-  cgm_status s = start(db, "SELECT " FIT_COLS " FROM fits WHERE calibration_id = ? ORDER BY id",
-                       false, &b, err);
-  if (s != CGM_OK) return s;
-  b_int(&b, cal_id);
   fit_iter it = {fn, ctx};
-  return each_row(db, &b, fit_row, &it, "reading fits", err);
+  return each_row(db, "SELECT " FIT_COLS " FROM fits WHERE calibration_id = ? ORDER BY id", cal_id,
+                  fit_row, &it, "reading fits", err);
 }
 
 /* ------------------------------------------- matrices, predictions, solves --- */
@@ -609,21 +600,18 @@ ROWS(cgm_db_solve, solve, solve_cols)
 cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx), void *ctx,
                          cgm_error *err) {
   if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_solves: no callback");
-  binder b;
-  cgm_status s =
-      start(db,
-            "SELECT s.id, s.matrix_id, s.calibration_id, s.created, s.backend, "
-            "s.precision, s.exchange, s.devices, s.block, s.bx, s.gpus, s.iterations, "
-            "s.converged, s.relative_residual, s.time_per_iter_s, "
-            "s.predicted_time_per_iter_s, s.model, s.options, s.time_setup_s, "
-            "s.layout_bytes, s.precond, s.layout_on_device, s.disturbed, m.name, m.content_id "
-            "FROM solves s "
-            "LEFT JOIN matrices m "
-            "ON m.id = s.matrix_id ORDER BY s.id",
-            false, &b, err);
-  if (s != CGM_OK) return s;
   solve_iter it = {fn, ctx};
-  return each_row(db, &b, solve_row, &it, "reading solves", err);
+  return each_row(
+      db,
+      "SELECT s.id, s.matrix_id, s.calibration_id, s.created, s.backend, "
+      "s.precision, s.exchange, s.devices, s.block, s.bx, s.gpus, s.iterations, "
+      "s.converged, s.relative_residual, s.time_per_iter_s, "
+      "s.predicted_time_per_iter_s, s.model, s.options, s.time_setup_s, "
+      "s.layout_bytes, s.precond, s.layout_on_device, s.disturbed, m.name, m.content_id "
+      "FROM solves s "
+      "LEFT JOIN matrices m "
+      "ON m.id = s.matrix_id ORDER BY s.id",
+      0, solve_row, &it, "reading solves", err);
 }
 
 /* ------------------------------------- readers not in cgmodel/db.h --- */
@@ -654,13 +642,10 @@ ROWS(cgm_db_prediction, prediction, prediction_cols)
 cgm_status cgm_db_predictions(cgm_db *db, int (*fn)(const cgm_db_prediction *p, void *ctx),
                               void *ctx, cgm_error *err) {
   if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_predictions: no callback");
-  binder b;
-  cgm_status s = start(db,
-                       "SELECT id, matrix_id, calibration_id, created, backend, precision, block, "
-                       "gpus, time_per_iter_s, gflops_raw, gflops_real, memory_bytes, fits, model "
-                       "FROM predictions ORDER BY id",
-                       false, &b, err);
-  if (s != CGM_OK) return s;
   prediction_iter it = {fn, ctx};
-  return each_row(db, &b, prediction_row, &it, "reading predictions", err);
+  return each_row(db,
+                  "SELECT id, matrix_id, calibration_id, created, backend, precision, block, "
+                  "gpus, time_per_iter_s, gflops_raw, gflops_real, memory_bytes, fits, model "
+                  "FROM predictions ORDER BY id",
+                  0, prediction_row, &it, "reading predictions", err);
 }
