@@ -186,6 +186,23 @@ static cgm_status first_row(cgm_db *db, binder *b, bool *found, const char *what
   return cgm_db__sqlfail(db, err, rc, what);
 }
 
+/* The record of the first row of the query sql (its parameter bound to id
+ * when id > 0), its columns cols read into rec (zeroed first): *found. */
+static cgm_status get_one(cgm_db *db, const char *sql, int64_t id, const column *cols, void *rec,
+                          size_t size, bool *found, const char *what, cgm_error *err) {
+  binder b;
+  cgm_status s = start(db, sql, false, &b, err);
+  if (s != CGM_OK) return s;
+  if (id > 0) b_int(&b, id);
+  if ((s = first_row(db, &b, found, what, err))) return s;
+  if (*found) {
+    memset(rec, 0, size);
+    read_columns(&(reader){b.st, 0}, cols, rec);
+  }
+  sqlite3_finalize(b.st);
+  return CGM_OK;
+}
+
 /* Runs the query sql (its one parameter bound to id when id > 0: no id
  * matches none) and calls row(st, ctx) for every row until it returns
  * non-zero. */
@@ -213,11 +230,6 @@ static cgm_status each_row(cgm_db *db, const char *sql, int64_t id,
 #define DEVICE_COLS                                                                                \
   "id, name, model, kind, cc_major, cc_minor, sms, threads, mem_total, clock_khz, "                \
   "mem_clock_khz, bus_width_bits, driver_version, runtime_version, host"
-
-static void read_device(reader *r, cgm_db_device *d) {
-  memset(d, 0, sizeof *d);
-  read_columns(r, device_cols, d);
-}
 
 /* Looks up the id of the row matching a unique key: *id = 0 when absent. */
 static cgm_status find_id(cgm_db *db, binder *b, int64_t *id, const char *what, cgm_error *err) {
@@ -272,30 +284,16 @@ cgm_status cgm_db_device_get_or_add(cgm_db *db, cgm_db_device *dev, cgm_error *e
 
 cgm_status cgm_db_device_get(cgm_db *db, int64_t id, cgm_db_device *d, cgm_error *err) {
   if (!d) return cgm_fail(err, CGM_EINPUT, "cgm_db_device_get: no output");
-  binder b;
-  cgm_status s = start(db, "SELECT " DEVICE_COLS " FROM devices WHERE id = ?", false, &b, err);
-  if (s != CGM_OK) return s;
-  b_int(&b, id);
   bool found = false;
-  s = first_row(db, &b, &found, "reading a device", err);
-  if (s != CGM_OK) return s;
-  if (found) {
-    reader r = {b.st, 0};
-    read_device(&r, d);
-  }
-  sqlite3_finalize(b.st);
-  return found ? CGM_OK
-               : cgm_fail(err, CGM_EINPUT, "%s: no device with id %lld", db->path, (long long)id);
+  cgm_status s = get_one(db, "SELECT " DEVICE_COLS " FROM devices WHERE id = ?", id, device_cols, d,
+                         sizeof *d, &found, "reading a device", err);
+  if (s != CGM_OK || found) return s;
+  return cgm_fail(err, CGM_EINPUT, "%s: no device with id %lld", db->path, (long long)id);
 }
 
 /* -------------------------------------------------------- calibrations --- */
 
 #define CAL_COLS "id, device_id, created, tool_version, options, seconds, complete, interconnect"
-
-static void read_calibration(reader *r, cgm_db_calibration *c) {
-  memset(c, 0, sizeof *c);
-  read_columns(r, calibration_cols, c);
-}
 
 cgm_status cgm_db_calibration_add(cgm_db *db, cgm_db_calibration *cal, cgm_error *err) {
   if (!db || !cal)
@@ -329,29 +327,12 @@ cgm_status cgm_db_calibration_finish(cgm_db *db, int64_t cal_id, double seconds,
   return s;
 }
 
-/* One calibration from a query with CAL_COLS and one bound id. */
-static cgm_status calibration_one(cgm_db *db, const char *sql, int64_t id, cgm_db_calibration *c,
-                                  bool *found, cgm_error *err) {
-  binder b;
-  cgm_status s = start(db, sql, false, &b, err);
-  if (s != CGM_OK) return s;
-  if (id > 0) b_int(&b, id);
-  s = first_row(db, &b, found, "reading a calibration", err);
-  if (s != CGM_OK) return s;
-  if (*found) {
-    reader r = {b.st, 0};
-    read_calibration(&r, c);
-  }
-  sqlite3_finalize(b.st);
-  return CGM_OK;
-}
-
 cgm_status cgm_db_calibration_get(cgm_db *db, int64_t id, cgm_db_calibration *c, cgm_error *err) {
   if (!c) return cgm_fail(err, CGM_EINPUT, "cgm_db_calibration_get: no output");
   if (id <= 0) return cgm_fail(err, CGM_EINPUT, "no calibration with id %lld", (long long)id);
   bool found = false;
-  cgm_status s =
-      calibration_one(db, "SELECT " CAL_COLS " FROM calibrations WHERE id = ?", id, c, &found, err);
+  cgm_status s = get_one(db, "SELECT " CAL_COLS " FROM calibrations WHERE id = ?", id,
+                         calibration_cols, c, sizeof *c, &found, "reading a calibration", err);
   if (s != CGM_OK || found) return s;
   return cgm_fail(err, CGM_EINPUT, "%s: no calibration with id %lld", db->path, (long long)id);
 }
@@ -365,9 +346,11 @@ static int cal_row(sqlite3_stmt *st, void *ctx) {
   cal_iter *it = ctx;
   cgm_db_calibration c;
   cgm_db_device d;
-  reader r = {st, 0};
-  read_calibration(&r, &c);
-  read_device(&r, &d);
+  memset(&c, 0, sizeof c);
+  memset(&d, 0, sizeof d);
+  reader r = {st, 0}; /* the calibration's columns, then its device's */
+  read_columns(&r, calibration_cols, &c);
+  read_columns(&r, device_cols, &d);
   return it->fn(&c, &d, it->ctx);
 }
 
@@ -618,23 +601,12 @@ cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx)
 
 cgm_status cgm_db_matrix_get(cgm_db *db, int64_t id, cgm_db_matrix *m, cgm_error *err) {
   if (!m) return cgm_fail(err, CGM_EINPUT, "cgm_db_matrix_get: no output");
-  binder b;
-  cgm_status s =
-      start(db, "SELECT id, name, path, file_bytes, x, nnz, features FROM matrices WHERE id = ?",
-            false, &b, err);
-  if (s != CGM_OK) return s;
-  b_int(&b, id);
   bool found = false;
-  s = first_row(db, &b, &found, "reading a matrix", err);
-  if (s != CGM_OK) return s;
-  if (found) {
-    memset(m, 0, sizeof *m);
-    reader r = {b.st, 0};
-    read_columns(&r, matrix_cols, m);
-  }
-  sqlite3_finalize(b.st);
-  return found ? CGM_OK
-               : cgm_fail(err, CGM_EINPUT, "%s: no matrix with id %lld", db->path, (long long)id);
+  cgm_status s =
+      get_one(db, "SELECT id, name, path, file_bytes, x, nnz, features FROM matrices WHERE id = ?",
+              id, matrix_cols, m, sizeof *m, &found, "reading a matrix", err);
+  if (s != CGM_OK || found) return s;
+  return cgm_fail(err, CGM_EINPUT, "%s: no matrix with id %lld", db->path, (long long)id);
 }
 
 ROWS(cgm_db_prediction, prediction, prediction_cols)
