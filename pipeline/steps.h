@@ -50,10 +50,10 @@ int pipeline_local_devices(const cgm_tuner_device *devs, cgm_host_devices m, boo
 void pipeline_cpu_advice(const cgm_host *h, const cgm_tuner_device *devs, int count, int threads,
                          char *out, size_t n);
 
-/* history.c: every device's setup model fitted on its recorded solves and
- * the mixed/double iteration ratio (defaults where the records say
- * nothing); the double-precision iteration count of a converged solve of
- * this matrix at tol (0: none recorded). */
+/* history.c: every device's setup models fitted on its calibration's timed
+ * setups and its recorded solves, and the mixed/double iteration ratio
+ * (defaults where the records say nothing); the double-precision iteration
+ * count of a converged solve of this matrix at tol (0: none recorded). */
 void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev);
 typedef struct pipeline_known {
   double k;           /* double precision's K to tol; 0: no recorded solve of the matrix */

@@ -68,9 +68,7 @@ static cgm_status features(analysis *a, int n, cgm_error *err) {
   return CGM_OK;
 }
 
-/* The key of a verdict: what it was decided from (the options that shape
- * the plan and the decision, --auto's constraints, the device's calibrated
- * model and the K it weighed). */
+/* The key of a verdict: what it was decided from (analysis_blob.key). */
 static void analysis_key(const analysis *a, double k_known, analysis_blob *b) {
   const cgm_solve_opts *so = &a->r->opts;
   memset(b, 0, sizeof *b); /* the padding too: the key is compared as bytes */

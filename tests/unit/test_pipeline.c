@@ -944,6 +944,33 @@ static void keys(const cJSON *o, char *buf, size_t n) {
     CHECK_MSG(!strcmp(_k, (want)), "keys %s, want %s", _k, (want));                                \
   } while (0)
 
+/* The GPU options as recorded: the cg and every switch under its key, in
+ * order; each switch flipped alone reads back so, others at their defaults,
+ * and an empty object reads as the defaults. */
+static void test_gpu_opts_json(void) {
+  const cgm_gpu_opts d = cgm_gpu_opts_default();
+  cJSON *j = cgm_gpu_opts_json(&d);
+  CHECK_KEYS(j, "cg,graphs,pdl,flags,late,ll,balance,device_layout");
+  cJSON_Delete(j);
+  for (int k = 0; k < 7; k++) {
+    cgm_gpu_opts g = d;
+    bool *sw[7] = {&g.graphs, &g.pdl, &g.flags, &g.late, &g.ll, &g.balance, &g.device_layout};
+    *sw[k] = !*sw[k];
+    g.cg = d.cg == CGM_CG_CLASSIC ? CGM_CG_CGG : CGM_CG_CLASSIC;
+    j = cgm_gpu_opts_json(&g);
+    const cgm_gpu_opts r = cgm_gpu_opts_from_json(j);
+    cJSON_Delete(j);
+    CHECK(r.cg == g.cg && r.graphs == g.graphs && r.pdl == g.pdl && r.flags == g.flags &&
+          r.late == g.late && r.ll == g.ll && r.balance == g.balance &&
+          r.device_layout == g.device_layout);
+  }
+  j = cJSON_CreateObject();
+  const cgm_gpu_opts e = cgm_gpu_opts_from_json(j), n = cgm_gpu_opts_from_json(NULL);
+  cJSON_Delete(j);
+  CHECK(e.cg == d.cg && e.graphs == d.graphs && e.device_layout == d.device_layout &&
+        n.pdl == d.pdl && n.balance == d.balance);
+}
+
 static void test_json(void) {
   /* solve --json: every key of docs/cli.md in order, the optional ones
    * only when they apply, the phase times last. */
@@ -1824,6 +1851,7 @@ int main(void) {
   test_run_solve();
   test_matrix_paths();
   test_json();
+  test_gpu_opts_json();
   test_db_json();
   test_setup_samples();
   test_cpu_feet();
