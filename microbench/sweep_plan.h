@@ -64,6 +64,9 @@ typedef struct mb_timing {
   int n;         /* timings */
   bool settled;
 } mb_timing;
+/* The tenth percentile of t[0..n) (n > 0; the minimum under 10 timings),
+ * their median over it less 1 and n (sorts t); settled is left as it was. */
+void mb_timing_of(double *t, int n, mb_timing *out);
 typedef double (*mb_time_fn)(void *ctx, int i);
 /* -1 when fn failed or memory ran out (out holds what was timed), else 0. */
 int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_timing *out);
@@ -94,14 +97,16 @@ void mb_report(mb_run *R, const char *stage);
 cgm_status mb_emit(void *R, const cgm_sample *s, const char *stage, cgm_error *err);
 /* Solves A x = A 1 from x = 0 for exactly maxiter iterations (tolerance
  * 1e-300) with base's backend, precision, layout and GPUs; CGM_ENOCONV is
- * success. */
+ * success. With t (NULL: none) on the CPU, each iteration after the first
+ * is timed: t their tenth percentile and spread (mb_timing_of), which also
+ * becomes res->time_per_iter_s; elsewhere t holds the solver's median. */
 cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
-                          cgm_solve_result *res, cgm_error *err);
+                          cgm_solve_result *res, mb_timing *t, cgm_error *err);
 /* mb_solve_timed, and where the solve stopped early (a single-precision
  * residual gone to zero) again over the 32-iteration graphs it ran, when
  * those are two or more. *steady: the last solve ran all it was asked. */
 cgm_status mb_solve_steady(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
-                           cgm_solve_result *res, bool *steady, cgm_error *err);
+                           cgm_solve_result *res, mb_timing *t, bool *steady, cgm_error *err);
 /* The samples of a coefficient's sweep (locality, row scatter, band load,
  * gathers), as they come. */
 typedef struct mb_shapes {
