@@ -11,7 +11,6 @@
 #include "cgmodel/plan.h"
 #include "cgmodel/solver.h"
 #include "common/timer.h"
-#include "microbench/pin.h"
 #include "microbench/sweep_plan.h"
 #include "solver/cpu/cg_cpu.h"
 
@@ -23,9 +22,11 @@ typedef struct {
 
 /* How the CPU's kernels are timed (settle.c): batches of up to 8 runs
  * while they take under 2 ms, so that one run held up a quantum ends its
- * batch. A quick calibration settles on fewer timings and a smaller budget. */
+ * batch, the team pinned. A quick calibration settles on fewer timings and
+ * a smaller budget. */
 static mb_settle_opts cpu_settle(const cpu_run *R, double budget_s) {
-  return (mb_settle_opts){8, 2e-3, 3, R->o->quick ? 12 : 24, (R->o->quick ? 1.0 : 3.0) * budget_s};
+  const bool q = R->o->quick;
+  return (mb_settle_opts){8, 2e-3, 3, q ? 12 : 24, (q ? 1.0 : 3.0) * budget_s, true};
 }
 
 /* ------------------------------------------------------ CG4 and CG5 --- */
@@ -175,8 +176,8 @@ static int iter_grids(bool quick, mb_grid *k) {
 }
 
 /* Whole iterations of the CPU backend, timed through cgm_solve (the tenth
- * percentile of its iterations, mb_solve_timed): an iteration is more than its kernels timed one by
- * one in a loop (2x at teams of 2-4 threads on a 16-core H200 node), so
+ * percentile of its iterations): an iteration is more than its kernels
+ * timed one by one in a loop (2x at teams of 2-4 threads on a 16-core H200 node), so
  * the refined model takes a CPU's iteration from these between the sizes
  * they span (cgm_device_model.cpu_iter). Kernel "iter", variant "cpu", m
  * the iteration's transactions (cgm_iter_bytes), per block size and
@@ -208,9 +209,8 @@ static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
         bool steady = false;
         if ((st = cgm_solve_plan(&A, &o, &plan, err))) break;
         /* 32 iterations (single precision's residual on the grids of
-         * 512-1728 rows is gone to zero after 40-63), 12 past 32^3, whose
-         * iterations take milliseconds each (a 64^3 solve's 32 took 0.4-1.3
-         * s on 2 cores beside two busy loops, 0.06-0.17 s without) */
+         * 512-1728 rows is gone to zero after 40-63), 12 of milliseconds
+         * each past 32^3 */
         const int iters = A.nrows > 32768 ? 12 : 32;
         if ((st = mb_solve_steady(&A, &o, iters, &res, &t, &steady, err))) break;
         const cgm_segment_shape sh = cgm_refined_shape(&plan, 0);
@@ -248,17 +248,14 @@ cgm_status cgm_mb_run_cpu(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progres
   const int precs = (o->precisions & 1u) + ((o->precisions >> 1) & 1u);
   R.m.total += 2 * CGM_NBLOCKSIZES * precs * iter_grids(o->quick, grids);
   if (progress) progress(ctx, "setup", 0);
-  mb_pinned pin;
-  mb_pin(o->threads, &pin);
-  cgm_status st = CGM_OK;
-  for (int p = 0; p < 2 && !st; p++) {
+  for (int p = 0; p < 2; p++) {
+    if (!(o->precisions & (1u << p))) continue;
     R.prec = p;
-    if (o->precisions & (1u << p)) st = vector_sweep(&R, err);
+    cgm_status st = vector_sweep(&R, err);
+    if (st) return st;
   }
   /* Matrices once for both precisions (each made once for every N). */
-  if (!st)
-    st = mb_for_each_matrix(cgm_block_sizes, CGM_NBLOCKSIZES, false, o->quick, spmv_one, &R, err);
-  if (!st) st = iter_sweep(&R, err);
-  mb_unpin(&pin);
-  return st;
+  cgm_status st =
+      mb_for_each_matrix(cgm_block_sizes, CGM_NBLOCKSIZES, false, o->quick, spmv_one, &R, err);
+  return st ? st : iter_sweep(&R, err);
 }

@@ -19,17 +19,16 @@
 #include "microbench/sweep_plan.h"
 
 /* A CPU solve's iterations, each timed through its monitor (the solver
- * reports their median only): the first is the warm-up, as the solver's. */
-enum { CLOCKED = 256 };
+ * reports their median only); the first is the warm-up, as the solver's. */
 typedef struct {
-  double last, t[CLOCKED];
+  double last, t[256];
   int n;
 } iter_clock;
 
 static void iter_tick(void *ctx, int iteration, double relres) {
   iter_clock *c = ctx;
   const double now = cgm_now();
-  if (iteration > 1 && c->n < CLOCKED) c->t[c->n++] = now - c->last;
+  if (iteration > 1 && c->n < 256) c->t[c->n++] = now - c->last;
   c->last = now;
   (void)relres;
 }
@@ -38,9 +37,9 @@ cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxi
                           cgm_solve_result *res, mb_timing *t, cgm_error *err) {
   double *b = malloc(sizeof(double) * ((size_t)A->nrows + 1)),
          *x = malloc(sizeof(double) * ((size_t)A->nrows + 1));
-  iter_clock *clk = calloc(1, sizeof *clk);
-  if (!b || !x || !clk) {
-    free(b), free(x), free(clk);
+  iter_clock clk = {0};
+  if (!b || !x) {
+    free(b), free(x);
     return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
   }
   for (int32_t i = 0; i < A->nrows; i++) x[i] = mb_value(i);
@@ -55,22 +54,20 @@ cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxi
    * (every entry's mirror searched, 117M entries at 256^3) would time the
    * host, not the solve, in a calibration that has 30 s. */
   o.matrix_checked = true;
-  /* On the CPU every iteration is timed: their tenth percentile, as the
-   * kernels' (settle.c). A 2-thread team beside other work waits for a
-   * preempted thread at its barriers in most iterations (a 512-row grid's
-   * took 30 ms where 4 us is its own), which moves the median; a GPU runs
-   * its iterations in graphs, a monitor would break them. */
+  /* On the CPU each iteration is timed: other work held a team of 2 up at
+   * most barriers, and the median with it (a GPU's graphs a monitor breaks) */
   const bool clocked = t && o.backend == CGM_BACKEND_CPU && !o.monitor;
-  if (clocked) o.monitor = iter_tick, o.monitor_ctx = clk, o.monitor_every = 1;
+  mb_pinned pin = {0};
+  if (clocked)
+    o.monitor = iter_tick, o.monitor_ctx = &clk, o.monitor_every = 1, mb_pin(o.threads, &pin);
   cgm_status st = cgm_solve(A, b, x, &o, res, err);
+  mb_unpin(&pin);
   if (st == CGM_ENOCONV) st = CGM_OK;
-  if (t) *t = (mb_timing){st ? 0.0 : res->time_per_iter_s, NAN, 0, true};
-  if (!st && clocked && clk->n > 0) {
-    mb_timing_of(clk->t, clk->n, t);
-    t->settled = true;
-    res->time_per_iter_s = t->q;
+  if (!st && t) {
+    *t = (mb_timing){res->time_per_iter_s, NAN, 0, true};
+    if (clocked && clk.n > 0) mb_timing_of(clk.t, clk.n, t), res->time_per_iter_s = t->q;
   }
-  free(b), free(x), free(clk);
+  free(b), free(x);
   return st;
 }
 

@@ -57,6 +57,7 @@ typedef struct mb_settle_opts {
   double batch_s;
   int min_rounds, min_n;
   double budget_s;
+  bool pin; /* the CPU's team pinned meanwhile (mb_pin) */
 } mb_settle_opts;
 typedef struct mb_timing {
   double q;      /* seconds: the tenth percentile of the timings (under 10: their minimum) */
@@ -64,12 +65,24 @@ typedef struct mb_timing {
   int n;         /* timings */
   bool settled;
 } mb_timing;
-/* The tenth percentile of t[0..n) (n > 0; the minimum under 10 timings),
- * their median over it less 1 and n (sorts t); settled is left as it was. */
+/* q, spread and n of t[0..n) (n > 0; sorts t); settled is left as it was. */
 void mb_timing_of(double *t, int n, mb_timing *out);
 typedef double (*mb_time_fn)(void *ctx, int i);
 /* -1 when fn failed or memory ran out (out holds what was timed), else 0. */
 int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_timing *out);
+
+/* The CPU's OpenMP team pinned one thread a CPU while it is timed, where it
+ * takes every CPU the process may use (docs/calibration.md, "One thread a
+ * CPU"); a smaller team is the scheduler's, which knows cores and sockets. */
+typedef struct mb_pinned {
+  unsigned long mask[16]; /* the CPUs before (a cpu_set_t) */
+  int threads;
+  bool on;
+} mb_pinned;
+/* Pins a team of `threads` (<= 0: OpenMP's default); p->on: it did. */
+void mb_pin(int threads, mb_pinned *p);
+/* Gives the team back its CPUs. */
+void mb_unpin(mb_pinned *p);
 
 /* Fills a sample. */
 void mb_sample(cgm_sample *s, const char *kernel, const char *variant, int precision, int block,
@@ -98,8 +111,8 @@ cgm_status mb_emit(void *R, const cgm_sample *s, const char *stage, cgm_error *e
 /* Solves A x = A 1 from x = 0 for exactly maxiter iterations (tolerance
  * 1e-300) with base's backend, precision, layout and GPUs; CGM_ENOCONV is
  * success. With t (NULL: none) on the CPU, each iteration after the first
- * is timed: t their tenth percentile and spread (mb_timing_of), which also
- * becomes res->time_per_iter_s; elsewhere t holds the solver's median. */
+ * is timed, the team pinned: t their tenth percentile and spread, also
+ * res->time_per_iter_s; elsewhere t holds the solver's median. */
 cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
                           cgm_solve_result *res, mb_timing *t, cgm_error *err);
 /* mb_solve_timed, and where the solve stopped early (a single-precision

@@ -4,7 +4,10 @@
  * their undisturbed time, interleaved so that a burst of other work is
  * spread over all of them; one that keeps getting faster stays
  * unsettled, its budget bounded; one held up in every round stops at twice
- * its undisturbed cost; a failure stops the call. */
+ * its undisturbed cost; a failure stops the call; the CPU's team pinned. */
+#define _GNU_SOURCE /* sched_getaffinity */
+#include <omp.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -116,7 +119,29 @@ static void test_bounded(void) {
             "%.3f s, %d timings, q %g s, settled %d", spent, t.n, t.q, t.settled);
 }
 
+/* A team that takes every CPU is pinned one thread a CPU, the main thread
+ * on the first, and given its CPUs back; a smaller team is left alone. */
+static void test_pinned(void) {
+  cpu_set_t was, now;
+  CHECK(sched_getaffinity(0, sizeof was, &was) == 0);
+  mb_pinned p;
+  mb_pin(CPU_COUNT(&was), &p);
+  CHECK(p.on == (CPU_COUNT(&was) >= 2));
+  CHECK(sched_getaffinity(0, sizeof now, &now) == 0);
+  CHECK(CPU_COUNT(&now) == (p.on ? 1 : CPU_COUNT(&was)));
+  int cpus[2] = {-1, -1};
+#pragma omp parallel num_threads(2)
+  if (omp_get_num_threads() == 2) cpus[omp_get_thread_num()] = sched_getcpu();
+  CHECK_MSG(!p.on || (cpus[0] >= 0 && cpus[0] != cpus[1]), "threads on CPUs %d and %d", cpus[0],
+            cpus[1]);
+  mb_unpin(&p);
+  CHECK(!p.on && sched_getaffinity(0, sizeof now, &now) == 0 && CPU_EQUAL(&now, &was));
+  mb_pin(CPU_COUNT(&was) - 1, &p);
+  CHECK(!p.on && sched_getaffinity(0, sizeof now, &now) == 0 && CPU_EQUAL(&now, &was));
+}
+
 int main(void) {
+  test_pinned();
   test_settles();
   test_unsettled();
   test_bounded();
