@@ -22,11 +22,9 @@ typedef struct {
 
 /* How the CPU's kernels are timed (settle.c): batches of up to 8 runs
  * while they take under 2 ms, so that one run held up a quantum ends its
- * batch, the team pinned. A quick calibration settles on fewer timings and
- * a smaller budget. */
+ * batch. A quick calibration settles on fewer timings and a smaller budget. */
 static mb_settle_opts cpu_settle(const cpu_run *R, double budget_s) {
-  const bool q = R->o->quick;
-  return (mb_settle_opts){8, 2e-3, 3, q ? 12 : 24, (q ? 1.0 : 3.0) * budget_s, true};
+  return (mb_settle_opts){8, 2e-3, 3, R->o->quick ? 12 : 24, (R->o->quick ? 1.0 : 3.0) * budget_s};
 }
 
 /* ------------------------------------------------------ CG4 and CG5 --- */
@@ -248,14 +246,17 @@ cgm_status cgm_mb_run_cpu(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progres
   const int precs = (o->precisions & 1u) + ((o->precisions >> 1) & 1u);
   R.m.total += 2 * CGM_NBLOCKSIZES * precs * iter_grids(o->quick, grids);
   if (progress) progress(ctx, "setup", 0);
-  for (int p = 0; p < 2; p++) {
-    if (!(o->precisions & (1u << p))) continue;
+  mb_pinned pin;
+  mb_pin(o->threads, &pin);
+  cgm_status st = CGM_OK;
+  for (int p = 0; p < 2 && !st; p++) {
     R.prec = p;
-    cgm_status st = vector_sweep(&R, err);
-    if (st) return st;
+    if (o->precisions & (1u << p)) st = vector_sweep(&R, err);
   }
   /* Matrices once for both precisions (each made once for every N). */
-  cgm_status st =
-      mb_for_each_matrix(cgm_block_sizes, CGM_NBLOCKSIZES, false, o->quick, spmv_one, &R, err);
-  return st ? st : iter_sweep(&R, err);
+  if (!st)
+    st = mb_for_each_matrix(cgm_block_sizes, CGM_NBLOCKSIZES, false, o->quick, spmv_one, &R, err);
+  if (!st) st = iter_sweep(&R, err);
+  mb_unpin(&pin);
+  return st;
 }

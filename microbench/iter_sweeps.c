@@ -57,11 +57,8 @@ cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxi
   /* On the CPU each iteration is timed: other work held a team of 2 up at
    * most barriers, and the median with it (a GPU's graphs a monitor breaks) */
   const bool clocked = t && o.backend == CGM_BACKEND_CPU && !o.monitor;
-  mb_pinned pin = {0};
-  if (clocked)
-    o.monitor = iter_tick, o.monitor_ctx = &clk, o.monitor_every = 1, mb_pin(o.threads, &pin);
+  if (clocked) o.monitor = iter_tick, o.monitor_ctx = &clk, o.monitor_every = 1;
   cgm_status st = cgm_solve(A, b, x, &o, res, err);
-  mb_unpin(&pin);
   if (st == CGM_ENOCONV) st = CGM_OK;
   if (!st && t) {
     *t = (mb_timing){res->time_per_iter_s, NAN, 0, true};

@@ -6,7 +6,7 @@
  * in rounds that interleave a sweep's measurements (a burst of other work
  * falls on a few timings of each), until a round no longer lowers it
  * (settled) or the budget is spent (unsettled: marked, and kept). The CPU's
- * team is pinned while it is timed (mb_pin). */
+ * team is pinned while its sweeps run (mb_pin). */
 #define _GNU_SOURCE /* sched_setaffinity */
 #include <math.h>
 #include <omp.h>
@@ -69,8 +69,6 @@ int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_t
   double *t = malloc(sizeof(double) * MAX_TIMINGS * (size_t)count); /* each's, in any order */
   int *n = calloc((size_t)count, sizeof *n), rc = t && n ? 0 : -1;
   for (int i = 0; i < count; i++) out[i] = (mb_timing){0};
-  mb_pinned pin = {0};
-  if (o->pin) mb_pin(0, &pin); /* the calibration's threads are OpenMP's default */
   for (int i = 0; i < count && !rc; i++) rc = fn(ctx, i) < 0 ? -1 : 0; /* a warm-up, not kept */
   const double start = cgm_now();
   for (int round = 1, open = count; open > 0 && !rc; round++) {
@@ -96,7 +94,6 @@ int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_t
     const double spent = cgm_now() - start;
     if (spent > o->budget_s || spent > fmax(2.0 * need, 25e-3)) break;
   }
-  mb_unpin(&pin);
   free(t), free(n);
   return rc;
 }

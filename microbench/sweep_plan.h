@@ -57,7 +57,6 @@ typedef struct mb_settle_opts {
   double batch_s;
   int min_rounds, min_n;
   double budget_s;
-  bool pin; /* the CPU's team pinned meanwhile (mb_pin) */
 } mb_settle_opts;
 typedef struct mb_timing {
   double q;      /* seconds: the tenth percentile of the timings (under 10: their minimum) */
@@ -71,8 +70,8 @@ typedef double (*mb_time_fn)(void *ctx, int i);
 /* -1 when fn failed or memory ran out (out holds what was timed), else 0. */
 int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_timing *out);
 
-/* The CPU's OpenMP team pinned one thread a CPU while it is timed, where it
- * takes every CPU the process may use (docs/calibration.md, "One thread a
+/* The CPU's OpenMP team pinned one thread a CPU while its sweeps run, where
+ * it takes every CPU the process may use (docs/calibration.md, "One thread a
  * CPU"); a smaller team is the scheduler's, which knows cores and sockets. */
 typedef struct mb_pinned {
   unsigned long mask[16]; /* the CPUs before (a cpu_set_t) */
@@ -111,7 +110,7 @@ cgm_status mb_emit(void *R, const cgm_sample *s, const char *stage, cgm_error *e
 /* Solves A x = A 1 from x = 0 for exactly maxiter iterations (tolerance
  * 1e-300) with base's backend, precision, layout and GPUs; CGM_ENOCONV is
  * success. With t (NULL: none) on the CPU, each iteration after the first
- * is timed, the team pinned: t their tenth percentile and spread, also
+ * is timed: t their tenth percentile and spread, also
  * res->time_per_iter_s; elsewhere t holds the solver's median. */
 cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
                           cgm_solve_result *res, mb_timing *t, cgm_error *err);
