@@ -78,9 +78,8 @@ typedef struct mb_pinned {
   int threads;
   bool on;
 } mb_pinned;
-/* Pins a team of `threads` (<= 0: OpenMP's default); p->on: it did. */
+/* Pins a team of `threads` (<= 0: OpenMP's default; p->on: it did); mb_unpin lets go. */
 void mb_pin(int threads, mb_pinned *p);
-/* Gives the team back its CPUs. */
 void mb_unpin(mb_pinned *p);
 
 /* Fills a sample. */
@@ -109,9 +108,8 @@ void mb_report(mb_run *R, const char *stage);
 cgm_status mb_emit(void *R, const cgm_sample *s, const char *stage, cgm_error *err);
 /* Solves A x = A 1 from x = 0 for exactly maxiter iterations (tolerance
  * 1e-300) with base's backend, precision, layout and GPUs; CGM_ENOCONV is
- * success. With t (NULL: none) on the CPU, each iteration after the first
- * is timed: t their tenth percentile and spread, also
- * res->time_per_iter_s; elsewhere t holds the solver's median. */
+ * success. With t (NULL: none) on the CPU, each iteration after the first is timed:
+ * t their tenth percentile and spread, also res->time_per_iter_s; elsewhere the median. */
 cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
                           cgm_solve_result *res, mb_timing *t, cgm_error *err);
 /* mb_solve_timed, and where the solve stopped early (a single-precision
