@@ -226,10 +226,6 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
         memcpy(V->best, V->x, (size_t)n * sizeof *V->best);
       }
       if (st != CGM_OK && cgm_watch_check(&rel, claim, iterated, rt, relres, it)) {
-        memcpy(V->x, V->best, (size_t)n * sizeof *V->x);
-        relres = rel.least;
-        cgm_solve_stall_reason(CGM_PREC_DOUBLE, relres, tol, it, res->stop_reason,
-                               sizeof res->stop_reason);
         stalled = res->stalled = true;
       } else if (st != CGM_OK && swap && !restart) {
         /* p -= (r . p / r . z) z: the replaced r meets p as CG's own would */
@@ -251,9 +247,15 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
     t_prev = now;
   }
   res->time_solve_s = cgm_now() - t_start;
-  /* the cap or a breakdown: the x of the least true residual where the last is worse */
-  if (st != CGM_OK && !stalled && watch && true_residual(L, V) > rel.least)
-    memcpy(V->x, V->best, (size_t)n * sizeof *V->x);
+  /* a stall, the cap, a breakdown: x of the least true residual if the last's is worse */
+  if (st != CGM_OK && (stalled || watch)) {
+    if (stalled || !(true_residual(L, V) <= rel.least))
+      memcpy(V->x, V->best, (size_t)n * sizeof *V->x);
+    relres = true_residual(L, V);
+  }
+  if (stalled)
+    cgm_solve_stall_reason(CGM_PREC_DOUBLE, relres, tol, it, res->stop_reason,
+                           sizeof res->stop_reason);
   cgm_cg_result_close(res, st, it, relres, maxiter, tol, times, ntimed);
   return st;
 }

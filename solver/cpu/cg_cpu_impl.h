@@ -455,11 +455,7 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
         (void)FN(iterate_out)(C, C->x_best);
       }
       if (st != CGM_OK && cgm_watch_check(&rel, claim, iterated, rt, sqrt(rr), it)) {
-        stalled = true;
-        relres = rel.least / pb->bnorm;
-        res->stalled = true;
-        cgm_solve_stall_reason(pb->opts.precision, relres, pb->tol, it, res->stop_reason,
-                               sizeof res->stop_reason);
+        stalled = res->stalled = true;
       } else if (st != CGM_OK && swap && !restart) {
         /* Restore r . p = 0, which the replaced residual lost, as QUDA's
          * reliable update does: p -= (r . p / r . z) z (z = M^-1 r in u). */
@@ -491,14 +487,17 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
   }
   cgm_monitor_report(&pb->opts, &last_mon, it, relres, true, FN(iterate_out), C);
   res->time_solve_s = cgm_now() - t_start;
-  cgm_cg_result_close(res, st, it, relres, pb->maxiter, pb->tol, times, ntimed);
+  (void)FN(iterate_out)(C, pb->x);
+  /* a stall, the cap, a breakdown: x of the least true residual if the last's is worse */
+  if (st != CGM_OK && (stalled || watch)) {
+    if (stalled || !(FN(exact)(pb, pb->x) <= rel.least))
+      memcpy(pb->x, C->x_best, (size_t)C->B.nrows * sizeof *pb->x);
+    relres = FN(exact)(pb, pb->x) / pb->bnorm;
+  }
   if (stalled)
-    memcpy(pb->x, C->x_best, (size_t)C->B.nrows * sizeof *pb->x);
-  else
-    (void)FN(iterate_out)(C, pb->x);
-  /* the cap or a breakdown: the x of the least true residual where the last is worse */
-  if (st != CGM_OK && !stalled && watch && FN(exact)(pb, pb->x) > rel.least)
-    memcpy(pb->x, C->x_best, (size_t)C->B.nrows * sizeof *pb->x);
+    cgm_solve_stall_reason(pb->opts.precision, relres, pb->tol, it, res->stop_reason,
+                           sizeof res->stop_reason);
+  cgm_cg_result_close(res, st, it, relres, pb->maxiter, pb->tol, times, ntimed);
   res->device_bytes = pb->plan.device_bytes;
   return st;
 }
