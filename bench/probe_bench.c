@@ -60,8 +60,8 @@ int main(int argc, char **argv) {
       cgm_csr_free(&A);
       continue;
     }
-    const double p[2] = {pipeline_probe_iterations(&A, tol, PIPELINE_PROBE_BUDGET),
-                         pipeline_probe_iterations(&A, tol, 0)};
+    const double p[2] = {pipeline_probe_iterations(&A, tol, PIPELINE_PROBE_BUDGET, CGM_PREC_DOUBLE),
+                         pipeline_probe_iterations(&A, tol, 0, CGM_PREC_DOUBLE)};
     printf("%-22s %10lld %7d |", bench_case_name(argv[i]), (long long)A.nnz, r.iterations);
     for (int q = 0; q < 2; q++) {
       const double e = p[q] > 0 ? fabs(log(p[q] / r.iterations)) : log(10.0); /* none: 10x */

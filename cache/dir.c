@@ -77,13 +77,9 @@ static int scan(const char *dir, bool sweep, file_info **out, int *count) {
       continue;
     }
     if (extra && sweep && sweep_extra(dir, de->d_name, &s, now)) continue;
-    file_info *nv = cgm_grow(v, n, &cap, sizeof *nv, 32);
-    if (!nv) break;
-    v = nv;
-    snprintf(v[n].name, sizeof v[n].name, "%.63s", de->d_name);
-    v[n].bytes = (int64_t)s.st_size;
-    v[n].atime = secs(s.st_atim);
-    n++;
+    file_info fi = {.bytes = (int64_t)s.st_size, .atime = secs(s.st_atim)};
+    snprintf(fi.name, sizeof fi.name, "%.63s", de->d_name);
+    if (!cgm_push(&v, &n, &cap, &fi, sizeof fi, 32)) break;
   }
   closedir(d);
   /* By name an entry comes right before its extras (NAME.csr-KIND): their

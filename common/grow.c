@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "common/grow.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 void *cgm_grow(void *v, int n, int *cap, size_t elem, int first) {
   if (n < *cap) return v;
@@ -9,4 +11,13 @@ void *cgm_grow(void *v, int n, int *cap, size_t elem, int first) {
   void *nv = realloc(v, elem * (size_t)nc);
   if (nv) *cap = nc;
   return nv;
+}
+
+bool cgm_push(void *pv, int *n, int *cap, const void *item, size_t elem, int first) {
+  void *v;
+  memcpy(&v, pv, sizeof v);
+  if (!(v = cgm_grow(v, *n, cap, elem, first))) return false;
+  memcpy(pv, &v, sizeof v);
+  memcpy((char *)v + elem * (size_t)(*n)++, item, elem);
+  return true;
 }

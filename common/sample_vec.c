@@ -7,9 +7,5 @@
 
 int cgm_sample_vec_push(void *vec, const cgm_sample *s) {
   cgm_sample_vec *sv = vec;
-  cgm_sample *nv = cgm_grow(sv->v, sv->n, &sv->cap, sizeof *nv, 1024);
-  if (!nv) return 1;
-  sv->v = nv;
-  sv->v[sv->n++] = *s;
-  return 0;
+  return !cgm_push(&sv->v, &sv->n, &sv->cap, s, sizeof *s, 1024);
 }

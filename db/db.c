@@ -345,19 +345,11 @@ static cgm_status open_checked(cgm_db *db, unsigned mode, cgm_error *err) {
 cgm_status cgm_db_open(const char *path, unsigned flags, cgm_db **out, cgm_error *err) {
   if (!out) return cgm_fail(err, CGM_EINPUT, "cgm_db_open: no output handle");
   *out = NULL;
+  if (!path || !*path) return cgm_fail(err, CGM_EINPUT, "db: no database path given");
   cgm_db *db = calloc(1, sizeof *db);
+  if (db && !(db->path = strdup(path))) free(db), db = NULL;
   if (!db) return cgm_fail(err, CGM_ERUNTIME, "out of memory opening the database");
-  if (!path || !*path) {
-    free(db);
-    return cgm_fail(err, CGM_EINPUT, "db: no database path given");
-  }
-  db->path = strdup(path);
-  if (!db->path) {
-    free(db);
-    return cgm_fail(err, CGM_ERUNTIME, "out of memory opening the database");
-  }
-  cgm_status s = db->path[0] ? open_checked(db, flags, err)
-                             : cgm_fail(err, CGM_EINPUT, "the database path is empty");
+  cgm_status s = open_checked(db, flags, err);
   if (s != CGM_OK) {
     cgm_db_close(db);
     return s;

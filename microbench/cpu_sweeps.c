@@ -158,13 +158,14 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *varia
 
 /* ------------------------------------------------------- iterations --- */
 
-/* The grids whose CPU solves time whole iterations: the 2D floor grid
- * (smaller 3D grids converge to an underflow first, mb_grid), then sizes
+/* The grids whose CPU solves time whole iterations: 8^2 (the solver's fixed
+ * steps), the 2D floor grid (smaller 3D grids underflow first), then sizes
  * through the OpenMP teams' steps (a thread a CGM_CPU_TEAM_ROWS rows: 1 to
  * 16 threads over 256 to 4096 rows) and past the caches. */
 static int iter_grids(bool quick, mb_grid *k) {
   static const int g3[] = {8, 10, 12, 16, 20, 24, 32, 48, 64, 96}; /* after the floor grid, 32^2 */
   int c = 0;
+  k[c++] = (mb_grid){2, 8};
   k[c++] = (mb_grid){MB_FLOOR_GRID_DIM, MB_FLOOR_GRID_N};
   for (int i = 0; i < (quick ? 9 : 10); i++) {
     k[c++] = (mb_grid){3, g3[i]};
@@ -173,9 +174,9 @@ static int iter_grids(bool quick, mb_grid *k) {
   return c;
 }
 
-/* Whole iterations of the CPU backend, timed through cgm_solve (the median
- * of its 32 iterations): an iteration is more than its kernels timed one by
- * one in a loop (2x at teams of 2-4 threads on a 16-core H200 node), so
+/* Whole iterations of the CPU backend, timed through cgm_solve (the tenth
+ * percentile of its iterations): an iteration is more than its kernels
+ * timed one by one in a loop (2x at teams of 2-4 threads on a 16-core H200 node), so
  * the refined model takes a CPU's iteration from these between the sizes
  * they span (cgm_device_model.cpu_iter). Kernel "iter", variant "cpu", m
  * the iteration's transactions (cgm_iter_bytes), per block size and
@@ -203,11 +204,14 @@ static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
         const int w = cgm_precision_width(o.precision);
         cgm_plan plan;
         cgm_solve_result res;
+        mb_timing t;
         bool steady = false;
         if ((st = cgm_solve_plan(&A, &o, &plan, err))) break;
-        /* 32 iterations: single precision's residual on the grids of
-         * 512-1728 rows is gone to zero after 40-63 */
-        if ((st = mb_solve_steady(&A, &o, 32, &res, &steady, err))) break;
+        /* 32 iterations (single precision's residual on the grids of
+         * 512-1728 rows is gone to zero after 40-63), 12 of milliseconds
+         * each past 32^3 */
+        const int iters = A.nrows > 32768 ? 12 : 32;
+        if ((st = mb_solve_steady(&A, &o, iters, &res, &t, &steady, err))) break;
         const cgm_segment_shape sh = cgm_refined_shape(&plan, 0);
         cgm_sample smp;
         /* the setup of the first precision's solve */
@@ -217,10 +221,10 @@ static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
           mb_sample(&smp, "setup", "mesh", p, cgm_block_sizes[b], (double)res.device_bytes, 8,
                     res.time_setup_s, src);
         if ((st = mb_emit(&R->m, setup ? &smp : NULL, "iters", err))) break;
-        const bool got = steady && res.time_per_iter_s > 0;
+        const bool got = steady && t.q > 0;
         if (got)
-          mb_sample(&smp, "iter", "cpu", p, cgm_block_sizes[b],
-                    cgm_iter_bytes(sh.spmv_bytes, sh.rows, w), w, res.time_per_iter_s, src);
+          mb_sample_timed(&smp, "iter", "cpu", p, cgm_block_sizes[b],
+                          cgm_iter_bytes(sh.spmv_bytes, sh.rows, w), w, &t, src);
         st = mb_emit(&R->m, got ? &smp : NULL, "iters", err);
       }
     }
@@ -243,14 +247,17 @@ cgm_status cgm_mb_run_cpu(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progres
   const int precs = (o->precisions & 1u) + ((o->precisions >> 1) & 1u);
   R.m.total += 2 * CGM_NBLOCKSIZES * precs * iter_grids(o->quick, grids);
   if (progress) progress(ctx, "setup", 0);
-  for (int p = 0; p < 2; p++) {
-    if (!(o->precisions & (1u << p))) continue;
+  mb_pinned pin;
+  mb_pin(o->threads, &pin);
+  cgm_status st = CGM_OK;
+  for (int p = 0; p < 2 && !st; p++) {
     R.prec = p;
-    cgm_status st = vector_sweep(&R, err);
-    if (st) return st;
+    if (o->precisions & (1u << p)) st = vector_sweep(&R, err);
   }
   /* Matrices once for both precisions (each made once for every N). */
-  cgm_status st =
-      mb_for_each_matrix(cgm_block_sizes, CGM_NBLOCKSIZES, false, o->quick, spmv_one, &R, err);
-  return st ? st : iter_sweep(&R, err);
+  if (!st)
+    st = mb_for_each_matrix(cgm_block_sizes, CGM_NBLOCKSIZES, false, o->quick, spmv_one, &R, err);
+  if (!st) st = iter_sweep(&R, err);
+  mb_unpin(&pin);
+  return st;
 }

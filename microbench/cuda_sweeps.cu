@@ -435,7 +435,7 @@ cgm_status solve_sample(run_t *R, const cgm_csr *A, cgm_backend be, int gpus, cg
   o.gpus = gpus;
   o.exchange = ex;
   o.precision = (cgm_precision)R->prec;
-  return mb_solve_timed(A, &o, solve_iters(R), res, err);
+  return mb_solve_timed(A, &o, solve_iters(R), res, NULL, err);
 }
 
 /* The whole-solve samples (cuSPARSE; on several GPUs every exchange mode)

@@ -6,6 +6,7 @@
  * not three), and a bandwidth curve misses the thread that walks the
  * longest row, alone (arrows) or among as long ones (bands). A CPU has neither (its kernels' sum is
  * its iteration, and its threads share the rows): its model keeps the kernel curves. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +15,29 @@
 #include "cgmodel/plan.h"
 #include "cgmodel/solver.h"
 #include "common/grow.h"
+#include "common/timer.h"
 #include "microbench/sweep_plan.h"
 
+/* A CPU solve's iterations, each timed through its monitor (the solver
+ * reports their median only); the first is the warm-up, as the solver's. */
+typedef struct {
+  double last, t[256];
+  int n;
+} iter_clock;
+
+static void iter_tick(void *ctx, int iteration, double relres) {
+  iter_clock *c = ctx;
+  const double now = cgm_now();
+  if (iteration > 1 && c->n < 256) c->t[c->n++] = now - c->last;
+  c->last = now;
+  (void)relres;
+}
+
 cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
-                          cgm_solve_result *res, cgm_error *err) {
+                          cgm_solve_result *res, mb_timing *t, cgm_error *err) {
   double *b = malloc(sizeof(double) * ((size_t)A->nrows + 1)),
          *x = malloc(sizeof(double) * ((size_t)A->nrows + 1));
+  iter_clock clk = {0};
   if (!b || !x) {
     free(b), free(x);
     return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
@@ -36,14 +54,23 @@ cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxi
    * (every entry's mirror searched, 117M entries at 256^3) would time the
    * host, not the solve, in a calibration that has 30 s. */
   o.matrix_checked = true;
+  /* On the CPU each iteration is timed: other work held a team of 2 up at
+   * most barriers, and the median with it (a GPU's graphs a monitor breaks) */
+  const bool clocked = t && o.backend == CGM_BACKEND_CPU && !o.monitor;
+  if (clocked) o.monitor = iter_tick, o.monitor_ctx = &clk, o.monitor_every = 1;
   cgm_status st = cgm_solve(A, b, x, &o, res, err);
+  if (st == CGM_ENOCONV) st = CGM_OK;
+  if (!st && t) {
+    *t = (mb_timing){res->time_per_iter_s, NAN, 0, true};
+    if (clocked && clk.n > 0) mb_timing_of(clk.t, clk.n, t), res->time_per_iter_s = t->q;
+  }
   free(b), free(x);
-  return st == CGM_ENOCONV ? CGM_OK : st;
+  return st;
 }
 
 cgm_status mb_solve_steady(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
-                           cgm_solve_result *res, bool *steady, cgm_error *err) {
-  cgm_status st = mb_solve_timed(A, base, maxiter, res, err);
+                           cgm_solve_result *res, mb_timing *t, bool *steady, cgm_error *err) {
+  cgm_status st = mb_solve_timed(A, base, maxiter, res, t, err);
   *steady = !st && res->iterations >= maxiter;
   if (st || *steady) return st;
   /* A single-precision solve may stop early, its residual gone to zero (an
@@ -53,7 +80,7 @@ cgm_status mb_solve_steady(const cgm_csr *A, const cgm_solve_opts *base, int max
    * it did run, the warm-up and at least one more. */
   const int ran = res->iterations / 32 * 32;
   if (ran >= 64) {
-    st = mb_solve_timed(A, base, ran, res, err);
+    st = mb_solve_timed(A, base, ran, res, t, err);
     *steady = !st && res->iterations >= ran;
   }
   return st;
@@ -70,7 +97,8 @@ cgm_status mb_shape_push(const cgm_csr *A, const cgm_solve_opts *base, int n, in
   cgm_solve_result r;
   cgm_status st = cgm_solve_plan(A, &o, &plan, err);
   bool steady = false;
-  if (!st) st = mb_solve_steady(A, &o, maxiter, &r, &steady, err);
+  mb_timing t;
+  if (!st) st = mb_solve_steady(A, &o, maxiter, &r, &t, &steady, err);
   if (st || !steady || !(r.time_per_iter_s > 0)) return st;
   cgm_locality_sample *nv = cgm_grow(v->v, v->n, &v->cap, sizeof *nv, 16);
   if (!nv) return cgm_fail(err, CGM_ERUNTIME, "out of memory for a coefficient's sweep");
@@ -155,7 +183,7 @@ static cgm_status one(const cgm_csr *A, const cgm_solve_opts *o, int maxiter, co
     bytes = cgm_row_elements(s.max_row, n) * w;
   cgm_solve_result res;
   bool steady;
-  if ((st = mb_solve_steady(A, o, maxiter, &res, &steady, err))) return st;
+  if ((st = mb_solve_steady(A, o, maxiter, &res, NULL, &steady, err))) return st;
   /* Its setup (layout, upload, graph) beside the device bytes it built:
    * the tuner's setup model (cgm_setup_fit) of this device. */
   cgm_sample smp;

@@ -24,6 +24,8 @@ cgm_status cgm_mb_locality_sweep(const cgm_solve_opts *base, unsigned precisions
   mb_shapes v = {0};
   const int iters = quick ? 30 : 100;
   cgm_status st = CGM_OK;
+  mb_pinned pin = {0};
+  if (base->backend == CGM_BACKEND_CPU) mb_pin(base->threads, &pin);
   for (int mesh = 0; mesh < 2 && !st; mesh++) {
     cgm_csr A;
     const int32_t size = mesh == 0 ? (quick ? 20 : 40) : (quick ? 8 : 16);
@@ -51,5 +53,6 @@ cgm_status cgm_mb_locality_sweep(const cgm_solve_opts *base, unsigned precisions
     free(perm);
     cgm_csr_free(&A);
   }
+  mb_unpin(&pin);
   return mb_shapes_end(&v, st, out, count);
 }

@@ -5,21 +5,64 @@
  * time slices of a GPU): a measurement is the low quantile of timings taken
  * in rounds that interleave a sweep's measurements (a burst of other work
  * falls on a few timings of each), until a round no longer lowers it
- * (settled) or the budget is spent (unsettled: marked, and kept). */
+ * (settled) or the budget is spent (unsettled: marked, and kept). The CPU's
+ * team is pinned while its sweeps run (mb_pin). */
+#define _GNU_SOURCE /* sched_setaffinity */
 #include <math.h>
+#include <omp.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/timer.h"
 #include "microbench/sweep_plan.h"
 
+_Static_assert(sizeof(cpu_set_t) <= sizeof(((mb_pinned *)0)->mask), "mb_pinned holds a cpu_set_t");
+
+/* A team of n each on its CPU of cpus, or all on `all`; false on a failure. */
+static bool set_team(int n, const int *cpus, const cpu_set_t *all) {
+  int failed = 0;
+#pragma omp parallel num_threads(n) reduction(+ : failed)
+  {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    if (cpus) CPU_SET(cpus[omp_get_thread_num()], &one);
+    failed += omp_get_num_threads() != n || sched_setaffinity(0, sizeof one, cpus ? &one : all);
+  }
+  return !failed;
+}
+
+void mb_pin(int threads, mb_pinned *p) {
+  cpu_set_t was;
+  int cpus[CPU_SETSIZE], k = 0;
+  *p = (mb_pinned){.threads = threads > 0 ? threads : omp_get_max_threads()};
+  if (sched_getaffinity(0, sizeof was, &was) || p->threads < 2 || p->threads != CPU_COUNT(&was))
+    return; /* a smaller team is the scheduler's to place */
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET(c, &was)) cpus[k++] = c;
+  memcpy(p->mask, &was, sizeof was);
+  p->on = true;
+  if (!set_team(p->threads, cpus, NULL)) mb_unpin(p); /* a partial pinning let go */
+}
+
+void mb_unpin(mb_pinned *p) {
+  if (p->on) (void)set_team(p->threads, NULL, (const cpu_set_t *)(const void *)p->mask);
+  p->on = false;
+}
+
 enum { MAX_TIMINGS = 512 }; /* per measurement */
 
-/* The tenth percentile (the minimum under 10 timings) and the spread of
- * t[0..n) (sorted in place by cgm_median). */
-static void summarise(double *t, int n, mb_timing *out) {
+void mb_timing_of(double *t, int n, mb_timing *out) {
   const double med = cgm_median(t, n);
   out->q = t[(n - 1) / 10];
   out->spread = out->q > 0 ? med / out->q - 1.0 : 0.0;
+  out->n = n;
+}
+
+/* The undisturbed cost of a measurement: q times the timings that settle it. */
+static double quiet_cost(const mb_settle_opts *o, double q) {
+  const double per_batch = q > 0 ? fmin(o->batch, 1.0 + floor(o->batch_s / q)) : o->batch;
+  return q * (1.0 + fmax(o->min_n, o->min_rounds * per_batch));
 }
 
 int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_timing *out) {
@@ -39,13 +82,17 @@ int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_t
         if (v < 0) rc = -1;
         t[(size_t)i * MAX_TIMINGS + n[i]++] = v;
       }
-      summarise(t + (size_t)i * MAX_TIMINGS, n[i], &out[i]);
-      out[i].n = n[i];
+      mb_timing_of(t + (size_t)i * MAX_TIMINGS, n[i], &out[i]);
       /* settled: enough timings, and the last round found none faster */
       out[i].settled = round >= o->min_rounds && n[i] >= o->min_n && out[i].q >= before * 0.98;
       open += !out[i].settled && n[i] < MAX_TIMINGS;
     }
-    if (cgm_now() - start > o->budget_s) break; /* the open ones stay unsettled */
+    /* the open ones stay unsettled past the budget, or past 25 ms and twice
+     * their undisturbed cost: under other work fewer timings, not more time */
+    double need = 0;
+    for (int i = 0; i < count; i++) need += quiet_cost(o, out[i].q);
+    const double spent = cgm_now() - start;
+    if (spent > o->budget_s || spent > fmax(2.0 * need, 25e-3)) break;
   }
   free(t), free(n);
   return rc;

@@ -64,9 +64,23 @@ typedef struct mb_timing {
   int n;         /* timings */
   bool settled;
 } mb_timing;
+/* q, spread and n of t[0..n) (n > 0; sorts t); settled is left as it was. */
+void mb_timing_of(double *t, int n, mb_timing *out);
 typedef double (*mb_time_fn)(void *ctx, int i);
 /* -1 when fn failed or memory ran out (out holds what was timed), else 0. */
 int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_timing *out);
+
+/* The CPU's OpenMP team pinned one thread a CPU while its sweeps run, where
+ * it takes every CPU the process may use (docs/calibration.md, "One thread a
+ * CPU"); a smaller team is the scheduler's, which knows cores and sockets. */
+typedef struct mb_pinned {
+  unsigned long mask[16]; /* the CPUs before (a cpu_set_t) */
+  int threads;
+  bool on;
+} mb_pinned;
+/* Pins a team of `threads` (<= 0: OpenMP's default; p->on: it did); mb_unpin lets go. */
+void mb_pin(int threads, mb_pinned *p);
+void mb_unpin(mb_pinned *p);
 
 /* Fills a sample. */
 void mb_sample(cgm_sample *s, const char *kernel, const char *variant, int precision, int block,
@@ -94,14 +108,15 @@ void mb_report(mb_run *R, const char *stage);
 cgm_status mb_emit(void *R, const cgm_sample *s, const char *stage, cgm_error *err);
 /* Solves A x = A 1 from x = 0 for exactly maxiter iterations (tolerance
  * 1e-300) with base's backend, precision, layout and GPUs; CGM_ENOCONV is
- * success. */
+ * success. With t (NULL: none) on the CPU, each iteration after the first is timed:
+ * t their tenth percentile and spread, also res->time_per_iter_s; elsewhere the median. */
 cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
-                          cgm_solve_result *res, cgm_error *err);
+                          cgm_solve_result *res, mb_timing *t, cgm_error *err);
 /* mb_solve_timed, and where the solve stopped early (a single-precision
  * residual gone to zero) again over the 32-iteration graphs it ran, when
  * those are two or more. *steady: the last solve ran all it was asked. */
 cgm_status mb_solve_steady(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
-                           cgm_solve_result *res, bool *steady, cgm_error *err);
+                           cgm_solve_result *res, mb_timing *t, bool *steady, cgm_error *err);
 /* The samples of a coefficient's sweep (locality, row scatter, band load,
  * gathers), as they come. */
 typedef struct mb_shapes {

@@ -62,7 +62,7 @@ cgm_segment_shape cgm_refined_shape(const cgm_plan *p, int g) {
   const cgm_plan_segment *s = &p->seg[g];
   const int n = p->o.layout.n, bx = p->o.layout.bx > 0 ? p->o.layout.bx : 1;
   const int w = cgm_precision_width(p->o.precision);
-  cgm_segment_shape sh = {s->rows, 0.0, 0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  cgm_segment_shape sh = {s->rows, 0.0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, bx};
   sh.x_sector_bytes = 32.0 * (double)s->x_sectors[w == 8 ? 0 : 1];
   sh.row_scatter = s->row_scatter[w == 8 ? 0 : 1];
   sh.warp_share = s->warp_share[w == 8 ? 0 : 1];
@@ -113,8 +113,41 @@ static double t_kernels(const cgm_device_model *m, int bi, double spmv, double r
          t_foot(&m->cg5, &m->cg5_hi, CGM_CG5_PASSES * rows * w, w, &m->cg5_foot, false);
 }
 
-double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int64_t rows) {
+/* What a CPU's iteration of `rows` rows takes beyond its kernels' sum, by the
+ * grids timed (rows in P->r): the solver's steps and vectors, which grow with
+ * the rows, not the SpMV's bytes. Linear in log rows between two grids, the
+ * smallest's under it (fixed), per row past the largest. NAN: no rows. */
+static double iter_over(const cgm_device_model *m, int bi, double rows) {
+  const cgm_iter_points *P = &m->cpu_iter[bi];
+  double r[CGM_ITER_POINTS], o[CGM_ITER_POINTS];
+  int n = 0;
+  for (int i = 0; i < P->n; i++) { /* by rows: a 2D grid may have more than a 3D one */
+    if (!(P->r[i] > 0)) continue;
+    const double spmv = (P->m[i] - (CGM_CG4_PASSES + CGM_CG5_PASSES) * P->r[i]) * m->width;
+    int k = n++;
+    for (; k > 0 && r[k - 1] > P->r[i]; k--) r[k] = r[k - 1], o[k] = o[k - 1];
+    r[k] = P->r[i];
+    o[k] = P->t[i] - t_kernels(m, bi, spmv, P->r[i]);
+  }
+  if (n == 0) return NAN;
+  if (rows <= r[0]) return o[0];
+  for (int k = 1; k < n; k++)
+    if (rows <= r[k])
+      return o[k - 1] + (o[k] - o[k - 1]) * log(rows / r[k - 1]) / log(r[k] / r[k - 1]);
+  return o[n - 1] * rows / r[n - 1];
+}
+
+double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int64_t rows, int bx) {
   if (bi < 0 || bi >= CGM_NBLOCKSIZES) return NAN;
+  /* The kernels' sum plus what the grids took beyond theirs at as many rows
+   * (by the bytes alone, long-row meshes were priced 13-40% fast at N = 2, 4:
+   * docs/model.md). The SpMV curve is of grids at B_x = 1: more lanes a row
+   * (N = 1, long rows) keep the grids' line over the iteration's bytes. */
+  const double o = bx <= 1 && m->cpu_iter[bi].n > 0 ? iter_over(m, bi, (double)rows) : NAN;
+  if (!isnan(o)) { /* never under half the sum: a grid timed fast by chance */
+    const double tk = t_kernels(m, bi, spmv, (double)rows);
+    return tk + o > 0.5 * tk ? tk + o : 0.5 * tk;
+  }
   const cgm_iter_points *P = &m->cpu_iter[bi];
   const double w = m->width, q = cgm_iter_bytes(spmv, rows, (int)w) / w;
   if (P->n < 1 || !(q > 0)) return t_kernels(m, bi, spmv, (double)rows);
@@ -139,12 +172,12 @@ double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int6
 }
 
 /* An iteration whose SpMV moves spmv bytes, by its bandwidth curves. */
-static double t_stream(const cgm_device_model *m, int bi, double spmv, int64_t rows) {
+static double t_stream(const cgm_device_model *m, int bi, double spmv, int64_t rows, int bx) {
   if (m->have_iter[bi]) /* the whole iteration, measured as the solver runs it */
     return t_foot(&m->iter[bi], &m->iter_hi[bi], cgm_iter_bytes(spmv, rows, (int)m->width),
                   m->width, &m->iter_foot[bi], true);
   if (m->cpu_iter[bi].n > 0) /* a CPU's iterations, timed through its solver */
-    return cgm_iter_points_time(m, bi, spmv, rows);
+    return cgm_iter_points_time(m, bi, spmv, rows, bx);
   return t_kernels(m, bi, spmv, (double)rows);
 }
 
@@ -166,14 +199,15 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
    * calibrated: scattered columns move a sector for every few entries */
   const double spmv =
       s->spmv_bytes + (m->have_x_coef ? cgm_x_extra_bytes(m->x_coef, s, (int)w) : 0.0);
-  double t = t_stream(m, bi, spmv, s->rows);
+  double t = t_stream(m, bi, spmv, s->rows, s->bx);
   /* Where x is gathered at random (a sector a nonzero), the fetches set the
    * SpMV's time: stream and gathers combined in quadrature over the
    * vectors' time (a 1M-row random matrix on an H100: 137 us, the bytes
    * said 85). A mesh's gathers hide under its stream. */
   const double gbw = cgm_gather_rate(m, s->rows);
   if (gbw > 0 && s->x_sector_bytes > 0) {
-    const double tv = t_stream(m, bi, 0.0, s->rows), ts = t_stream(m, bi, s->spmv_bytes, s->rows);
+    const double tv = t_stream(m, bi, 0.0, s->rows, s->bx),
+                 ts = t_stream(m, bi, s->spmv_bytes, s->rows, s->bx);
     const double tg = tv + hypot(ts > tv ? ts - tv : 0.0, s->x_sector_bytes / gbw);
     if (tg > t) t = tg;
   }

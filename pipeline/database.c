@@ -30,25 +30,13 @@ static int pick_one(const cgm_db_calibration *c, const cgm_db_device *d, void *c
   pick_ctx *P = ctx;
   if (!c->complete) return 0;
   const bool cuda = !strcmp(d->kind, "cuda"), cpu = !strcmp(d->kind, "cpu");
-  switch (P->p->kind) {
-  case CGM_PICK_GPU_FIRST:
-    if (cpu && !P->found_cpu) P->found_cpu = c->id;
-    if (!cuda) return 0;
-    break;
-  case CGM_PICK_CPU:
-    if (!cpu) return 0;
-    break;
-  case CGM_PICK_CUDA:
-    if (!cuda) return 0;
-    break;
-  case CGM_PICK_DEVICE:
-    if (d->id != P->p->device_id) return 0;
-    break;
-  case CGM_PICK_LATEST:
-    break;
-  }
-  P->found = c->id;
-  return 1;
+  const cgm_pick_kind k = P->p->kind;
+  if (k == CGM_PICK_GPU_FIRST && cpu && !P->found_cpu) P->found_cpu = c->id;
+  if (k == CGM_PICK_LATEST || (k == CGM_PICK_CPU && cpu) ||
+      ((k == CGM_PICK_CUDA || k == CGM_PICK_GPU_FIRST) && cuda) ||
+      (k == CGM_PICK_DEVICE && d->id == P->p->device_id))
+    P->found = c->id;
+  return P->found != 0;
 }
 
 cgm_status cgm_pick_calibration(cgm_db *db, const cgm_calibration_pick *p, int64_t *id,
@@ -71,13 +59,12 @@ cgm_status cgm_pick_calibration(cgm_db *db, const cgm_calibration_pick *p, int64
     return cgm_fail(err, CGM_EINPUT, "no calibration in %s: run 'cgmodel calibrate' first",
                     cgm_db_path(db));
   char which[32];
-  snprintf(which, sizeof which, "%s",
-           p->kind == CGM_PICK_CPU    ? "cpu"
-           : p->kind == CGM_PICK_CUDA ? "cuda"
-                                      : "");
-  if (p->kind == CGM_PICK_DEVICE) snprintf(which, sizeof which, "%lld", (long long)p->device_id);
+  snprintf(which, sizeof which, "%lld", (long long)p->device_id);
   return cgm_fail(err, CGM_EINPUT,
-                  "no complete calibration of device %s in %s (see 'cgmodel db list')", which,
+                  "no complete calibration of device %s in %s (see 'cgmodel db list')",
+                  p->kind == CGM_PICK_CPU    ? "cpu"
+                  : p->kind == CGM_PICK_CUDA ? "cuda"
+                                             : which,
                   cgm_db_path(db));
 }
 

@@ -33,14 +33,8 @@ typedef struct history {
 static int take(const cgm_db_solve *s, void *ctx) {
   history *h = ctx;
   if (s->disturbed) return 0; /* other work held it up: it teaches nothing */
-  cgm_db_solve *nv = cgm_grow(h->v, h->n, &h->cap, sizeof *nv, 64);
-  if (!nv) {
-    h->oom = true;
-    return 1;
-  }
-  h->v = nv;
-  h->v[h->n++] = *s;
-  return 0;
+  h->oom = !cgm_push(&h->v, &h->n, &h->cap, s, sizeof *s, 64);
+  return h->oom;
 }
 
 /* The tuner predicts Jacobi-PCG: block-Jacobi's iteration counts and
@@ -103,17 +97,13 @@ static bool setups_add(setups *u, double bytes, double secs) {
   return true;
 }
 
-/* A GPU's setups come in two kinds: the host builds the layout and it
- * crosses (u[0]), or the CSR crosses and the GPU builds it (u[1],
- * cgm_gpu_opts.device_layout: one GPU, N = 1, no long rows apart, room for
- * the CSR): a 49M-nonzero layout took the host 0.11-0.14 s and the device
- * milliseconds, so one line through both priced the other block sizes'
- * setups at half what they took. Each setup says where its layout was
- * built: a calibration's sample by its variant "device", a recorded solve
- * by layout_on_device (older records and samples: on the host). */
+/* A GPU's setups come in two kinds, each fitted on its own: the host builds
+ * the layout and it crosses (u[0]), or the CSR crosses and the GPU builds it
+ * (u[1], cgm_gpu_opts.device_layout): a 49M-nonzero layout took the host
+ * 0.11-0.14 s and the device milliseconds. A calibration's sample says so by
+ * its variant "device", a recorded solve by layout_on_device. */
 
-/* A calibration's timed setups: its iteration sweeps' solves (kernel
- * "setup", microbench/iter_sweeps.c, one GPU). */
+/* A calibration's timed setups: its iteration sweeps' solves (kernel "setup"). */
 typedef struct {
   setups *u; /* [2]: built on the host, on the device */
   bool gpu;
@@ -128,10 +118,6 @@ static int take_setup(const cgm_db_sample *s, void *ctx) {
   return 1;
 }
 
-/* Each device's setup models (cgm_tuner_device.setup and setup_dev): the
- * setups its calibration timed and the recorded solves of that
- * calibration, fitted together (cgm_setup_fit). Databases from before the
- * calibration timed setups fit the solves alone. */
 void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev) {
   for (int d = 0; d < ndev; d++)
     devs[d].setup = devs[d].setup_dev = cgm_setup_model_default(!devs[d].is_cpu);
@@ -222,20 +208,13 @@ pipeline_known pipeline_known_iterations(cgm_db *db, const cgm_db_matrix *matrix
   return out;
 }
 
-/* A run of the real iteration tells more than the size: Jacobi CG in
- * double on the CPU from x0 = 0 with b = A * ones (the default right-hand
- * side), one uninterrupted run of at most `budget` / nnz steps (at least
- * PROBE_MIN, at most PROBE_MAX), its residual watched at every step. A run
- * that converges within them knows K exactly: the small matrices, where a
- * few milliseconds decide between the CPU and a GPU, and where CG's rate
- * changes most along the way (25 + 25 restarted steps extrapolated, the
- * rule before, was off by 0.17-7x on the bundled matrices, and said nothing
- * on 4 of them). Otherwise the rate of the run's second half (the least
- * residual so far against the step, least squares; the whole run's where
- * the second half is a plateau) is extrapolated to tol, and an
- * extrapolation past PROBE_REACH times the run is no estimate. Only where
- * cheap next to the solve it informs (nnz <= PROBE_NNZ); elsewhere, and
- * when the run says nothing (no progress), 0. */
+/* The probe: Jacobi CG in double on the CPU from x0 = 0 with b = A * ones,
+ * one run of budget / nnz steps (PROBE_MIN to PROBE_MAX), its residual
+ * watched at every step. A run that converges knows K exactly: the small
+ * matrices, where CG's rate changes most along the way. Otherwise the rate
+ * of the run's second half (the least residual so far, least squares; the
+ * whole run's where that half is a plateau) is extrapolated to tol, but not
+ * past PROBE_REACH times the run. Only where cheap (nnz <= PROBE_NNZ). */
 enum { PROBE_MIN = 50, PROBE_MAX = 3000, PROBE_REACH = 20 };
 #define PROBE_NNZ 2000000
 
@@ -274,7 +253,8 @@ double pipeline_probe_k(const pipeline_probe *h, double tol) {
   return k > 0 && isfinite(k) ? ceil(k) : 0;
 }
 
-bool pipeline_probe_run(const cgm_csr *A, double tol, double budget, pipeline_probe *h) {
+bool pipeline_probe_run(const cgm_csr *A, double tol, double budget, cgm_precision prec,
+                        pipeline_probe *h) {
   memset(h, 0, sizeof *h);
   if (A->nnz > PROBE_NNZ || A->nrows < 1 || A->nrows != A->ncols || A->nnz < 1) return false;
   double steps = budget / (double)A->nnz;
@@ -290,6 +270,7 @@ bool pipeline_probe_run(const cgm_csr *A, double tol, double budget, pipeline_pr
     cgm_csr_spmv(A, ones, b);
     cgm_solve_opts o = cgm_solve_opts_default();
     o.backend = CGM_BACKEND_CPU;
+    o.precision = prec;
     o.tol = tol;
     o.maxiter = M;
     o.monitor = probe_watch;
@@ -310,9 +291,9 @@ bool pipeline_probe_run(const cgm_csr *A, double tol, double budget, pipeline_pr
   return ran;
 }
 
-double pipeline_probe_iterations(const cgm_csr *A, double tol, double budget) {
+double pipeline_probe_iterations(const cgm_csr *A, double tol, double budget, cgm_precision prec) {
   pipeline_probe h;
-  const double k = pipeline_probe_run(A, tol, budget, &h) ? pipeline_probe_k(&h, tol) : 0;
+  const double k = pipeline_probe_run(A, tol, budget, prec, &h) ? pipeline_probe_k(&h, tol) : 0;
   free(h.r);
   return k;
 }

@@ -12,21 +12,29 @@
 
 #include "pipeline/steps.h"
 
-/* The probe's run beside the cache entry: its residuals, whatever the
- * tolerance it ran to (a later, tighter tolerance extrapolates them). */
-static const char PROBE[] = "probe";
+/* The probe's runs beside the cache entry, one per precision: their
+ * residuals, whatever the tolerance they ran to (a later, tighter tolerance
+ * extrapolates them). */
+static const char *const PROBE[] = {"probe", "probe-mixed"};
 enum { PROBE_VERSION = 1 };
 
-static bool probe_cached(const cgm_cache_report *c, pipeline_probe *h) {
+/* K in prec from the run kept beside the entry, else from a run now (kept);
+ * 0: none. */
+static double probe_k(const pipeline_k_query *q, cgm_precision prec) {
+  const char *name = PROBE[prec == CGM_PREC_MIXED];
   size_t bytes = 0;
-  double *r = c ? cgm_cache_extra_load(c, PROBE, PROBE_VERSION, &bytes) : NULL;
-  if (!r || bytes % sizeof *r || bytes == 0) {
-    free(r);
-    return false;
+  pipeline_probe h = {0};
+  h.r = q->cache ? cgm_cache_extra_load(q->cache, name, PROBE_VERSION, &bytes) : NULL;
+  if (h.r && bytes && bytes % sizeof *h.r == 0) {
+    h.n = h.cap = (int)(bytes / sizeof *h.r);
+  } else {
+    free(h.r);
+    if (q->budget < 0 || !pipeline_probe_run(q->A, q->tol, q->budget, prec, &h)) return 0;
+    cgm_cache_extra_put(q->cache, name, PROBE_VERSION, h.r, (size_t)h.n * sizeof *h.r);
   }
-  h->r = r;
-  h->n = h->cap = (int)(bytes / sizeof *r);
-  return true;
+  const double k = pipeline_probe_k(&h, q->tol);
+  free(h.r);
+  return k;
 }
 
 double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, double *mixed_ratio) {
@@ -44,16 +52,13 @@ double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, doubl
   const pipeline_known known = pipeline_known_iterations(q->db, &m, q->tol);
   snprintf(src, n, "database");
   if (mixed_ratio) *mixed_ratio = known.mixed_ratio;
+  if (known.k > 0 && (!mixed_ratio || known.mixed_ratio > 0)) return known.k;
+  /* the probe's runs: K, and mixed's run beside double's for this matrix's
+   * own ratio where none is recorded (both kept: paid once) */
+  const double k = probe_k(q, CGM_PREC_DOUBLE);
+  const double km = k > 0 && mixed_ratio ? probe_k(q, CGM_PREC_MIXED) : 0;
+  if (km > 0) *mixed_ratio = km / k;
   if (known.k > 0) return known.k;
-  pipeline_probe h = {0};
-  double k = 0;
-  if (probe_cached(q->cache, &h))
-    k = pipeline_probe_k(&h, q->tol);
-  else if (q->budget >= 0 && pipeline_probe_run(q->A, q->tol, q->budget, &h)) {
-    k = pipeline_probe_k(&h, q->tol);
-    cgm_cache_extra_put(q->cache, PROBE, PROBE_VERSION, h.r, (size_t)h.n * sizeof *h.r);
-  }
-  free(h.r);
   snprintf(src, n, k > 0 ? "probe" : "estimate");
   return k;
 }

@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L /* getdelim */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,35 +144,31 @@ cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm) {
   return o;
 }
 
+/* The GPU options' switches, by their keys. */
+#define GB(m)                                                                                      \
+  { #m, offsetof(cgm_gpu_opts, m) }
+static const struct {
+  const char *key;
+  size_t off;
+} gpu_bools[] = {GB(graphs), GB(pdl), GB(flags), GB(late), GB(ll), GB(balance), GB(device_layout)};
+enum { NGPU_BOOLS = sizeof gpu_bools / sizeof *gpu_bools };
+
 cJSON *cgm_gpu_opts_json(const cgm_gpu_opts *g) {
   cJSON *o = cJSON_CreateObject();
   json_add_string(o, "cg", cgm_cg_variant_name(g->cg));
-  cJSON_AddBoolToObject(o, "graphs", g->graphs);
-  cJSON_AddBoolToObject(o, "pdl", g->pdl);
-  cJSON_AddBoolToObject(o, "flags", g->flags);
-  cJSON_AddBoolToObject(o, "late", g->late);
-  cJSON_AddBoolToObject(o, "ll", g->ll);
-  cJSON_AddBoolToObject(o, "balance", g->balance);
-  cJSON_AddBoolToObject(o, "device_layout", g->device_layout);
+  for (int k = 0; k < NGPU_BOOLS; k++)
+    cJSON_AddBoolToObject(o, gpu_bools[k].key, *(const bool *)((const char *)g + gpu_bools[k].off));
   return o;
-}
-
-static bool get_bool(const cJSON *j, const char *key, bool dflt) {
-  const cJSON *v = j ? cJSON_GetObjectItemCaseSensitive(j, key) : NULL;
-  return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
 }
 
 cgm_gpu_opts cgm_gpu_opts_from_json(const cJSON *j) {
   cgm_gpu_opts g = cgm_gpu_opts_default();
   const cJSON *cg = j ? cJSON_GetObjectItemCaseSensitive(j, "cg") : NULL;
   if (cJSON_IsString(cg)) cgm_cg_variant_parse(cg->valuestring, &g.cg);
-  g.graphs = get_bool(j, "graphs", g.graphs);
-  g.pdl = get_bool(j, "pdl", g.pdl);
-  g.flags = get_bool(j, "flags", g.flags);
-  g.late = get_bool(j, "late", g.late);
-  g.ll = get_bool(j, "ll", g.ll);
-  g.balance = get_bool(j, "balance", g.balance);
-  g.device_layout = get_bool(j, "device_layout", g.device_layout);
+  for (int k = 0; j && k < NGPU_BOOLS; k++) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, gpu_bools[k].key);
+    if (cJSON_IsBool(v)) *(bool *)((char *)&g + gpu_bools[k].off) = cJSON_IsTrue(v);
+  }
   return g;
 }
 

@@ -26,14 +26,9 @@ static int cmp_str(const void *a, const void *b) {
 
 /* Appends path (owned) to v; false, path freed, when memory runs out. */
 static bool add_path(char ***v, int *n, int *cap, char *path) {
-  char **nv = path ? cgm_grow(*v, *n, cap, sizeof *nv, 64) : NULL;
-  if (!nv) {
-    free(path);
-    return false;
-  }
-  *v = nv;
-  nv[(*n)++] = path;
-  return true;
+  if (path && cgm_push(v, n, cap, &path, sizeof path, 64)) return true;
+  free(path);
+  return false;
 }
 
 /* A Matrix Market file (its banner), or gzip's (its magic): a matrix, not a

@@ -203,7 +203,7 @@ enum { ITER_MAX = 8 * CGM_ITER_POINTS }; /* a CPU's iteration samples kept a blo
 
 /* The points of a CPU's timed iterations: by size ascending, the median of
  * the times at each (a repeated size), at most CGM_ITER_POINTS sizes. */
-static cgm_iter_points iter_points(const double *m, const double *t, int n) {
+static cgm_iter_points iter_points(const double *m, const double *t, const double *r, int n) {
   cgm_iter_points P = {0};
   bool used[ITER_MAX] = {0};
   double ts[ITER_MAX];
@@ -215,7 +215,7 @@ static cgm_iter_points iter_points(const double *m, const double *t, int n) {
     if (!isfinite(lo)) break;
     int k = 0;
     for (int i = 0; i < n; i++)
-      if (!used[i] && m[i] == lo) used[i] = true, ts[k++] = t[i];
+      if (!used[i] && m[i] == lo) used[i] = true, ts[k++] = t[i], P.r[P.n] = r[i];
     P.m[P.n] = lo;
     P.t[P.n++] = cgm_median(ts, k);
   }
@@ -236,13 +236,17 @@ static void load_feet(const cgm_sample_vec *sv, cgm_tuner_device *t,
         continue;
       }
       m->spmv_foot[b] = foot_of(sv, "spmv", held[p][PIPELINE_SLOT_SPMV + b], p, n);
-      double im[ITER_MAX], it[ITER_MAX];
-      int k = 0;
+      double im[ITER_MAX], it[ITER_MAX], ir[ITER_MAX];
+      int k = 0, dim, g;
       for (int i = 0; i < sv->n && k < ITER_MAX; i++)
         if (pipeline_in_group(&sv->v[i], "iter", "cpu", p, n) && sv->v[i].seconds > 0 &&
-            !sv->v[i].unsettled)
+            !sv->v[i].unsettled) {
+          /* the grid's rows, from its source (mb_grid_make's "poissonDd:N") */
+          const bool grid = sscanf(sv->v[i].source, "poisson%dd:%d", &dim, &g) == 2;
+          ir[k] = grid && dim >= 1 && dim <= 3 && g > 0 ? pow(g, dim) : 0.0;
           im[k] = sv->v[i].m, it[k++] = sv->v[i].seconds;
-      m->cpu_iter[b] = iter_points(im, it, k);
+        }
+      m->cpu_iter[b] = iter_points(im, it, ir, k);
     }
     if (!t->is_cpu) continue;
     m->cg4_foot = foot_of(sv, "cg4", "", p, 0);

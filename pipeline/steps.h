@@ -50,10 +50,10 @@ int pipeline_local_devices(const cgm_tuner_device *devs, cgm_host_devices m, boo
 void pipeline_cpu_advice(const cgm_host *h, const cgm_tuner_device *devs, int count, int threads,
                          char *out, size_t n);
 
-/* history.c: every device's setup model fitted on its recorded solves and
- * the mixed/double iteration ratio (defaults where the records say
- * nothing); the double-precision iteration count of a converged solve of
- * this matrix at tol (0: none recorded). */
+/* history.c: every device's setup models fitted on its calibration's timed
+ * setups and its recorded solves, and the mixed/double iteration ratio
+ * (defaults where the records say nothing); the double-precision iteration
+ * count of a converged solve of this matrix at tol (0: none recorded). */
 void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev);
 typedef struct pipeline_known {
   double k;           /* double precision's K to tol; 0: no recorded solve of the matrix */
@@ -63,11 +63,14 @@ typedef struct pipeline_known {
   double mixed_ratio; /* mixed's K over double's on this very matrix (0: not both recorded) */
 } pipeline_known;
 pipeline_known pipeline_known_iterations(cgm_db *db, const cgm_db_matrix *m, double tol);
-/* Double precision's K to tol from a CPU run of Jacobi CG (b = A * ones)
- * of about budget / nnz steps (50 to 3000: budget 0 for the least) on
- * matrices where that is cheap (0: not probed, or no progress); exact when
- * it converges within them (history.c). */
-double pipeline_probe_iterations(const cgm_csr *A, double tol, double budget);
+/* K to tol in precision prec (double or mixed) from a CPU run of Jacobi CG
+ * (b = A * ones) of about budget / nnz steps (50 to 3000: budget 0 for the
+ * least) on matrices where that is cheap (0: not probed, or no progress);
+ * exact when it converges within them (history.c). Mixed precision's count
+ * on the CPU is the GPU's within a few percent (both iterate in single and
+ * replace the residual in double): its ratio to double's runs from 1.0 to
+ * 1.7 by matrix, which no one ratio for every matrix predicts. */
+double pipeline_probe_iterations(const cgm_csr *A, double tol, double budget, cgm_precision prec);
 /* The probe's run itself: the relative residual at each step (r[0 .. n-1],
  * malloc'ed), false when it did not run or said nothing; pipeline_probe_k reads K to any tolerance
  * from it (exact where the run reached it, else extrapolated; 0: no estimate). */
@@ -75,7 +78,8 @@ typedef struct {
   double *r;
   int n, cap;
 } pipeline_probe;
-bool pipeline_probe_run(const cgm_csr *A, double tol, double budget, pipeline_probe *h);
+bool pipeline_probe_run(const cgm_csr *A, double tol, double budget, cgm_precision prec,
+                        pipeline_probe *h);
 double pipeline_probe_k(const pipeline_probe *h, double tol);
 /* K, double precision's iterations to q->tol (iterations.c): the hint
  * (> 0), else recorded solves of the matrix (pipeline_known_iterations: by
@@ -83,8 +87,9 @@ double pipeline_probe_k(const pipeline_probe *h, double tol);
  * the probe's run kept beside q->cache's entry, else a probe run now
  * (q->budget < 0: none; its run is kept); 0 when none knows (the caller
  * estimates). src gets "hint", "database", "probe" or "estimate";
- * *mixed_ratio (may be NULL) mixed's K over double's recorded on this
- * matrix (0: unknown). */
+ * *mixed_ratio (may be NULL: not asked) mixed's K over double's on this
+ * matrix: recorded, else from the probe's run in mixed precision beside
+ * double's (kept beside the entry too; 0: unknown). */
 typedef struct pipeline_k_query {
   cgm_db *db; /* NULL: none */
   const cgm_csr *A;

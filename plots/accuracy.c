@@ -21,11 +21,7 @@ static int take_solve(const cgm_db_solve *s, void *ctx) {
   if (!(isfinite(s->predicted_time_per_iter_s) && s->predicted_time_per_iter_s > 0 &&
         isfinite(s->time_per_iter_s) && s->time_per_iter_s > 0))
     return 0;
-  cgm_db_solve *nv = cgm_grow(S->v, S->n, &S->cap, sizeof *nv, 64);
-  if (!nv) return 1;
-  S->v = nv;
-  S->v[S->n++] = *s;
-  return 0;
+  return !cgm_push(&S->v, &S->n, &S->cap, s, sizeof *s, 64);
 }
 
 static int backend_rank(const char *b) {

@@ -21,11 +21,7 @@ static int take_sample(const cgm_db_sample *s, void *ctx) {
 
 static int take_fit(const cgm_db_fit *f, void *ctx) {
   fvec *fv = ctx;
-  cgm_db_fit *nv = cgm_grow(fv->v, fv->n, &fv->cap, sizeof *nv, 64);
-  if (!nv) return 1;
-  fv->v = nv;
-  fv->v[fv->n++] = *f;
-  return 0;
+  return !cgm_push(&fv->v, &fv->n, &fv->cap, f, sizeof *f, 64);
 }
 
 /* One plotted element: a series of samples or a fitted curve. */
@@ -65,12 +61,8 @@ static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
 static const int kind_dt[] = {1, 2, 3, 3};
 
 static element *add_element(cal_build *B) {
-  element *nv = cgm_grow(B->el, B->nel, &B->cap, sizeof *nv, 64);
-  if (!nv) return NULL;
-  B->el = nv;
-  element *e = &B->el[B->nel++];
-  memset(e, 0, sizeof *e);
-  return e;
+  const element e = {0};
+  return cgm_push(&B->el, &B->nel, &B->cap, &e, sizeof e, 64) ? &B->el[B->nel - 1] : NULL;
 }
 
 static bool match(const char *kernel, const char *variant, int block, int prec, const char *k,

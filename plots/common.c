@@ -379,7 +379,6 @@ int plot_log_tics(double lo, double hi, bool split, double v[PLOT_MAX_TICS]) {
   return n;
 }
 
-/* The fewest significant digits, from 3, that print every tic differently. */
 int plot_tic_digits(const double *v, int n) {
   int d = 3;
   for (; d < 9; d++) {

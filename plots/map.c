@@ -11,13 +11,6 @@
 #include "plots/plot_internal.h"
 #include "common/grow.h"
 
-static int map_grid_nx(void) {
-  return (int)lround(log10(CGM_MAP_X_HI / CGM_MAP_X_LO)) * CGM_MAP_PER_DECADE + 1;
-}
-static int map_grid_ne(void) {
-  return (int)lround(log10(CGM_MAP_E_HI / CGM_MAP_E_LO)) * CGM_MAP_PER_DECADE + 1;
-}
-
 /* The region in log10 space, diagonal (e = x) .. dense (e = x^2): both >= 0. */
 static double in1(double lx, double le) {
   return le - lx;
@@ -49,12 +42,8 @@ typedef struct {
 } segs;
 
 static int seg_add(segs *S, const double p[2], const double q[2]) {
-  double(*nv)[4] = cgm_grow(S->seg, S->n, &S->cap, sizeof *nv, 256);
-  if (!nv) return 1;
-  S->seg = nv;
-  memcpy(S->seg[S->n], p, 2 * sizeof *p);
-  memcpy(S->seg[S->n++] + 2, q, 2 * sizeof *q);
-  return 0;
+  const double s[4] = {p[0], p[1], q[0], q[1]};
+  return !cgm_push(&S->seg, &S->n, &S->cap, s, sizeof s, 256);
 }
 
 /* Marching squares for the level `lev` of v (nx x ne, v[i * ne + j] at
@@ -457,8 +446,8 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, con
   cgm_status st = plot_begin(&J, o, "map.gp", files, err);
   map_data D = {.dev = dev, .mo = mo, .fits = mo->fits ? mo->fits : "avg"};
   if (st || (st = map_panels(&D, files, err))) return st;
-  D.nx = map_grid_nx();
-  D.ne = map_grid_ne();
+  D.nx = (int)lround(log10(CGM_MAP_X_HI / CGM_MAP_X_LO)) * CGM_MAP_PER_DECADE + 1;
+  D.ne = (int)lround(log10(CGM_MAP_E_HI / CGM_MAP_E_LO)) * CGM_MAP_PER_DECADE + 1;
   const size_t n = (size_t)D.nx * D.ne;
   D.lx = malloc(sizeof(double) * D.nx);
   D.le = malloc(sizeof(double) * D.ne);

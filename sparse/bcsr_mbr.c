@@ -30,9 +30,6 @@ static bool needs_diag(const cgm_csr *A, int32_t br, int n) {
   return A->nrows == A->ncols && (int64_t)(br + 1) * n > A->nrows;
 }
 
-/* Merges the sorted column lists of the N rows of block row br. A block
- * row holding rows past nrows of a square matrix gets an identity diagonal
- * there, so its diagonal block is included. */
 int32_t cgm_block_row_columns(const cgm_csr *A, int32_t br, int n, int32_t *out) {
   /* N = 1: the block columns are the row's columns, and no row lies past nrows */
   if (n == 1) {
@@ -159,10 +156,9 @@ cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **
   return CGM_OK;
 }
 
-/* Stable counting sort of block rows by length, longest first: rows of equal
- * length keep their order, so regular matrices keep their locality. Each
- * thread counts and places its part; the positions go length by length,
- * thread by thread: the serial order for any thread count. */
+/* A stable counting sort: each thread counts and places its part, the
+ * positions going length by length, thread by thread (any thread count
+ * gives the serial order). */
 cgm_status cgm_bcsr_sort_rows(const int32_t *len, int32_t nb, int32_t *order, cgm_error *err) {
   int32_t maxlen = 0;
 #pragma omp parallel for schedule(static) reduction(max : maxlen) if (nb >= CGM_PAR_MIN)

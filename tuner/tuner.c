@@ -20,11 +20,9 @@ cgm_tuner_opts cgm_tuner_opts_default(void) {
 /* Adds one candidate. */
 static cgm_status push(cgm_candidate **v, int *n, int *cap, const cgm_candidate *c,
                        cgm_error *err) {
-  cgm_candidate *nv = cgm_grow(*v, *n, cap, sizeof *nv, 64);
-  if (!nv) return cgm_fail(err, CGM_ERUNTIME, "out of memory listing configurations");
-  *v = nv;
-  (*v)[(*n)++] = *c;
-  return CGM_OK;
+  return cgm_push(v, n, cap, c, sizeof *c, 64)
+             ? CGM_OK
+             : cgm_fail(err, CGM_ERUNTIME, "out of memory listing configurations");
 }
 
 static double flops(double e, double x) { /* Eq. 6 and 8 */
@@ -117,13 +115,8 @@ cgm_status cgm_tuner_plans(const cgm_csr *A, int max_gpus, int block, unsigned e
           pc.backend = CGM_BACKEND_CPU;
           if ((st = cgm_plan_from_pattern(pt, &pc, &tp.cpu_plan, err))) break;
         }
-        cgm_tuner_plan *nv = cgm_grow(*out, *count, &cap, sizeof *nv, 16);
-        if (!nv) {
+        if (!cgm_push(out, count, &cap, &tp, sizeof tp, 16))
           st = cgm_fail(err, CGM_ERUNTIME, "out of memory listing configurations");
-          break;
-        }
-        *out = nv;
-        (*out)[(*count)++] = tp;
       }
     cgm_plan_pattern_free(pt);
   }

@@ -41,6 +41,7 @@ typedef struct cgm_iter_points {
   int n;                     /* sizes (0: none) */
   double m[CGM_ITER_POINTS]; /* transactions (an iteration's: cgm_iter_bytes / width) */
   double t[CGM_ITER_POINTS]; /* seconds */
+  double r[CGM_ITER_POINTS]; /* a CPU's: the rows of the grid timed (0: unknown) */
 } cgm_iter_points;
 
 /* ------------------------------------------------------------ fitting --- */
@@ -222,6 +223,7 @@ typedef struct cgm_segment_shape {
   /* Bytes of x the long rows' kernel gathers as 32-byte sectors (the plan's
    * long_x_sectors times 32 at its width; 0: none or unknown). */
   double long_sector_bytes;
+  int32_t bx; /* its SpMV's lanes a block row, B_x (0: unknown, as 1) */
 } cgm_segment_shape;
 
 /* The bytes of x beyond the contiguous estimate (rows x width) that a
@@ -305,7 +307,8 @@ typedef struct cgm_device_model {
 /* A CPU's iteration of block size index bi whose SpMV moves spmv bytes
  * over rows rows, by its timed iterations (cgm_device_model.cpu_iter;
  * none: its kernels' curves). */
-CGM_API double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int64_t rows);
+CGM_API double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int64_t rows,
+                                    int bx);
 
 /* A segment of a plan as the refined model sees it: its rows, the bytes of
  * its SpMV layouts, and its threads' walk, longest (the interior's plus the

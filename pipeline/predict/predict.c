@@ -79,7 +79,9 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
                                 to.tol,
                                 o->iters_hint,
                                 PIPELINE_PROBE_BUDGET};
-    to.iterations = pipeline_iterations(&q, r->k_source, sizeof r->k_source, NULL);
+    double ratio = 0;
+    to.iterations = pipeline_iterations(&q, r->k_source, sizeof r->k_source, &ratio);
+    for (int i = 0; i < r->ndev && ratio > 0; i++) r->devs[i].mixed_ratio = ratio;
     if (!(to.iterations > 0)) to.iterations = cgm_iterations_estimate(A->nrows, to.tol);
     r->iterations = to.iterations;
     st = cgm_tuner_candidates(A, &r->features, r->devs, r->ndev, &to, &r->cand, &r->ncand, err);

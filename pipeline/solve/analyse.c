@@ -22,8 +22,8 @@ static const char ANALYSIS[] = "analysis";
  * next configuration's each time. */
 enum { ANALYSIS_KEPT = 8 };
 /* 3: --auto's verdicts are kept too (the constraints in the key, the
- * configuration chosen beside the prediction) */
-enum { ANALYSIS_VERSION = 4 };
+ * configuration chosen beside the prediction); 5: the mixed ratio in the key */
+enum { ANALYSIS_VERSION = 5 };
 
 /* What the analysis works from and on. */
 typedef struct {
@@ -41,13 +41,15 @@ typedef struct {
 } analysis;
 
 /* K, the iterations a solve is expected to take (pipeline_iterations:
- * budget < 0 runs no probe); src says where it came from. */
-static double known_iterations(const analysis *a, double tol, double budget, char *src, size_t n) {
+ * budget < 0 runs no probe); src says where it came from; *mixed_ratio
+ * (NULL: not asked) mixed's K over double's on this matrix (0: unknown). */
+static double known_iterations(const analysis *a, double tol, double budget, char *src, size_t n,
+                               double *mixed_ratio) {
   const cgm_run_solve_opts *o = a->o;
   const pipeline_k_query q = {
       a->db,         a->A,  o->csr ? NULL : o->matrix, o->csr ? NULL : &a->r->cache, tol,
       o->iters_hint, budget};
-  return pipeline_iterations(&q, src, n, NULL);
+  return pipeline_iterations(&q, src, n, mixed_ratio);
 }
 
 /* The features of block size n, counted when not yet there. */
@@ -66,9 +68,7 @@ static cgm_status features(analysis *a, int n, cgm_error *err) {
   return CGM_OK;
 }
 
-/* The key of a verdict: what it was decided from (the options that shape
- * the plan and the decision, --auto's constraints, the device's calibrated
- * model and the K it weighed). */
+/* The key of a verdict: what it was decided from (analysis_blob.key). */
 static void analysis_key(const analysis *a, double k_known, analysis_blob *b) {
   const cgm_solve_opts *so = &a->r->opts;
   memset(b, 0, sizeof *b); /* the padding too: the key is compared as bytes */
@@ -351,16 +351,20 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_feat
   *db = a.db;
   /* K: --auto decides between devices by it (the probe may run to the
    * solution); --reorder auto weighs RCM against it */
-  double k = 0;
+  double k = 0, ratio = 0;
   const bool weigh = o->autotune || (r->opts.reorder != CGM_REORDER_NONE &&
                                      r->opts.backend != CGM_BACKEND_CUSPARSE);
+  /* --auto weighs mixed precision by this matrix's own ratio where known */
+  const bool mixed = o->autotune && !o->constraints.precision_given;
   if (!st && weigh)
     k = known_iterations(&a, r->opts.tol, o->autotune ? PIPELINE_PROBE_BUDGET : 0, r->k_source,
-                         sizeof r->k_source);
+                         sizeof r->k_source, mixed ? &ratio : NULL);
+  for (int i = 0; i < a.ndev && ratio > 0; i++) a.devs[i].mixed_ratio = ratio;
   int d = st ? -1 : run_device(&a, false);
   /* a verdict decided before with this model and these options, read back */
   if (!st && (d >= 0 || o->autotune)) {
     analysis_key(&a, k, keep);
+    keep->key.mixed_ratio = ratio;
     if (read_back(&a, keep)) {
       free(a.devs);
       return CGM_OK;

@@ -26,7 +26,6 @@ bool solve_check_cached(const cgm_run_solve_opts *o, const cgm_solve_report *r) 
   return !o->csr && cgm_cache_extra_get(&r->cache, CHECKED, CHECKED_VERSION, &ok, 1) && ok == 1;
 }
 
-/* The block sizes whose features f holds (bit i: cgm_block_sizes[i]). */
 unsigned solve_features_blocks(const cgm_features *f) {
   unsigned m = 0;
   for (int b = 0; b < CGM_NBLOCKSIZES; b++)
@@ -40,10 +39,6 @@ static void features_take(cgm_features *dst, const cgm_features *src, unsigned m
     if (mask & (1u << b)) dst->block[b] = src->block[b];
 }
 
-/* A's features of the block sizes `need` asks for (bit i:
- * cgm_block_sizes[i]): those kept beside its cache entry, the missing
- * ones computed and merged with them (*computed: there is something new
- * to keep). */
 cgm_status solve_features_of(const cgm_run_solve_opts *o, const cgm_csr *A, unsigned need,
                              cgm_solve_report *r, cgm_features *f, bool *computed, cgm_error *err) {
   *computed = false;

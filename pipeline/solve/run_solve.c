@@ -213,17 +213,18 @@ static void step_finish(solve_run *s) {
 }
 
 cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_error *err) {
-  if (o->mpi) {
-    cgm_run_solve_opts m = *o;
-    if (m.backend_default) m.solve.backend = solve_default_backend(cgm_cuda_device_count());
-    m.backend_default = false;
-    return pipeline_run_solve_mpi(&m, r, err);
-  }
   memset(r, 0, sizeof *r);
   r->matrix = o->matrix;
   r->opts = o->solve;
   r->predicted = NAN;
   r->solution_error = -1.0;
+  if (o->mpi) {
+    cgm_run_solve_opts m = *o;
+    if (m.backend_default)
+      r->opts.backend = m.solve.backend = solve_default_backend(cgm_cuda_device_count());
+    m.backend_default = false;
+    return pipeline_run_solve_mpi(&m, r, err);
+  }
   solve_run s;
   memset(&s, 0, sizeof s);
   s.o = o;

@@ -37,11 +37,6 @@ static void record(const cgm_run_solve_opts *o, const cgm_csr *A, const cgm_solv
 
 cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report *r,
                                   cgm_error *err) {
-  memset(r, 0, sizeof *r);
-  r->matrix = o->matrix;
-  r->opts = o->solve;
-  r->predicted = NAN;
-  r->solution_error = -1.0;
   MPI_Comm_rank(MPI_COMM_WORLD, &r->rank);
   const bool root = r->rank == 0;
   const double t0 = cgm_now();
@@ -92,8 +87,7 @@ cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report 
 #else
 cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report *r,
                                   cgm_error *err) {
-  memset(r, 0, sizeof *r);
-  r->matrix = o->matrix;
+  (void)o, (void)r;
   return cgm_fail(err, CGM_ERUNTIME, "this build of cgmodel has no MPI (docs/distributed.md)");
 }
 #endif

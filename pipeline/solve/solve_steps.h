@@ -83,15 +83,11 @@ void solve_keep_extras(const cgm_run_solve_opts *o, cgm_solve_report *r, const c
 
 /* ------------------------------------------------------ analyse.c --- */
 
-/* What a solve's analysis decided (--auto's choice, the prediction of the
- * configuration that runs and --reorder's verdict), kept beside the cache
- * entry: the plan of a 49M-entry matrix and the reordering bound took
- * 0.1-0.2 s of a 1.2 s warm solve, --auto's plans 0.3-0.8 s. It holds what
- * it was decided from, compared whole on a read: the options that shape
- * the plan and the decision, --auto's constraints, the devices' calibrated
- * models (a recalibration, another database or another machine is a miss),
- * and the K it weighed (a later recorded solve that knows K better is a
- * miss). */
+/* What a solve's analysis decided (--auto's choice, the prediction and
+ * --reorder's verdict), kept beside the cache entry: at 49M entries the
+ * plan and the reordering bound took 0.1-0.2 s of a 1.2 s warm solve,
+ * --auto's plans 0.3-0.8 s. Its key is compared whole on a read: a
+ * recalibration, another machine or a better known K is a miss. */
 typedef struct {
   struct {
     bool autotune;
@@ -107,7 +103,8 @@ typedef struct {
     cgm_precond precond;
     int precond_block;
     bool balance;
-    double k_known; /* K weighed: the hint, the database's or the probe's */
+    double k_known;     /* K weighed: the hint, the database's or the probe's */
+    double mixed_ratio; /* --auto: mixed's K over double's for this matrix (0: the devices') */
     /* the device that runs (--auto: this machine's GPU and CPU): its
      * calibration and the fingerprint of its fits as loaded */
     int64_t calibration[2];
@@ -139,7 +136,7 @@ void solve_keep_analysis(cgm_solve_report *r, const analysis_blob *a);
 
 /* ------------------------------------------------ run_solve_mpi.c --- */
 
-/* cgm_run_solve with o->mpi: every rank calls it. */
+/* cgm_run_solve with o->mpi: every rank calls it (r set up by the caller). */
 cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_error *err);
 
 #endif

@@ -45,7 +45,6 @@ void warm_up_start(const cgm_run_solve_opts *o, warm_up *w) {
   }
 }
 
-/* The GPUs present: the thread's count, else counted here. */
 int warm_up_devices(warm_up *w) {
   if (!w->started) return cgm_cuda_device_count();
   pthread_mutex_lock(&w->mu);

