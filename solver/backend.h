@@ -20,7 +20,7 @@ typedef struct cgm_problem {
   double *x;        /* nrows: initial guess in, solution out */
   double bnorm;     /* ||b||_2 > 0 */
   double tol;       /* relative residual target */
-  double anorm;     /* max_i sum_j |a_ij|: the scale of A for the GPU's floor */
+  double anorm;     /* max_i sum_j |a_ij|: the scale of A for the residual's floor */
   int maxiter;
   cgm_solve_opts opts; /* layout parameters already checked and defaulted */
   cgm_plan plan;       /* what to build (cgm_solve_plan) */
