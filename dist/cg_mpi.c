@@ -21,10 +21,9 @@
 
 /* What the root decided, for every rank. */
 typedef struct {
-  int32_t n;    /* rows of A */
-  int trivial;  /* b = 0: x = 0 */
-  double anorm; /* max row sum of |A| */
-  double tol;   /* the relative residual to reach (cgm_solve_target) */
+  int32_t n;   /* rows of A */
+  int trivial; /* b = 0: x = 0 */
+  double tol;  /* the relative residual to reach (cgm_solve_target) */
 } header;
 
 /* The root's matrix as scattered: A, or P A P^T and b, x0 in that order,
@@ -77,7 +76,6 @@ static cgm_status root_prepare(const cgm_csr *A, const double *b, const double *
     h->trivial = 1;
     return CGM_OK;
   }
-  h->anorm = cgm_solve_inf_norm(A);
   h->tol = cgm_solve_target(o, R->bnorm);
   R->S = A;
   if (d->partition == CGM_DIST_METIS) {
@@ -106,30 +104,34 @@ static cgm_status root_prepare(const cgm_csr *A, const double *b, const double *
 /* This rank's vectors; x and v hold the ghosts past the own rows. */
 typedef struct {
   double *b, *x, *r, *v, *u, *dinv;
+  double *best;  /* x of the least true residual checked (a stall returns it) */
   double *times; /* of the first ntimed iterations */
   int ntimed;
 } vectors;
 
 static void vectors_free(vectors *V) {
   free(V->b), free(V->x), free(V->r), free(V->v), free(V->u), free(V->dinv), free(V->times);
+  free(V->best);
   memset(V, 0, sizeof *V);
 }
 
-/* r = b - A x replaces the iterated residual; sums[0..2] get r . r,
- * r . D^-1 r and x . x over all ranks. */
-static void replace(cgm_dist_local *L, vectors *V, double sums[3]) {
+/* The true residual b - A x: sums[0] gets its r . r over all ranks; when
+ * swap, it replaces the iterated residual r and sums[1] gets r . D^-1 r
+ * (reliable updates, backend.h; else r is left as it is). */
+static void truth(cgm_dist_local *L, vectors *V, bool swap, double sums[2]) {
   cgm_dist_spmv(L, V->x, V->u, NULL);
-  double rr = 0.0, rz = 0.0, xx = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : rr, rz, xx)
+  double rr = 0.0, rz = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : rr, rz)
   for (int32_t i = 0; i < L->n; i++) {
     const double ri = V->b[i] - V->u[i];
-    V->r[i] = ri;
     rr += ri * ri;
-    rz += ri * V->dinv[i] * ri;
-    xx += V->x[i] * V->x[i];
+    if (swap) {
+      V->r[i] = ri;
+      rz += ri * V->dinv[i] * ri;
+    }
   }
-  double loc[3] = {rr, rz, xx};
-  MPI_Allreduce(loc, sums, 3, MPI_DOUBLE, MPI_SUM, L->comm);
+  double loc[2] = {rr, rz};
+  MPI_Allreduce(loc, sums, 2, MPI_DOUBLE, MPI_SUM, L->comm);
 }
 
 /* ||b - A x|| over all ranks, summed as the driver's (cgm_residual_ssq). */
@@ -143,7 +145,7 @@ static double true_residual(cgm_dist_local *L, vectors *V) {
 }
 
 /* The iteration (b scaled to ||b|| = 1). */
-static cgm_status iterate(cgm_dist_local *L, vectors *V, const header *h, double tol, int maxiter,
+static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter, bool watch,
                           cgm_solve_result *res) {
   const int32_t n = L->n;
   for (int32_t i = 0; i < n; i++) {
@@ -155,25 +157,27 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, const header *h, double
   const int ntimed = V->ntimed;
   double *times = V->times;
   cgm_status st = CGM_OK;
-  double sums[3];
-  replace(L, V, sums); /* CG1 */
+  double sums[2];
+  truth(L, V, true, sums); /* CG1 */
   double rr = sums[0], rz = sums[1];
   for (int32_t i = 0; i < n; i++) V->v[i] = V->dinv[i] * V->r[i];
   const double t_start = cgm_now();
-  double t_prev = t_start, relres = sqrt(rr), rt_ref = sqrt(rr);
+  double t_prev = t_start, relres = sqrt(rr);
   int it = 0;
-  cgm_reliable rel = cgm_reliable_start(rt_ref, cgm_residual_roundoff(CGM_PREC_DOUBLE), h->anorm);
-  st = rt_ref <= tol ? CGM_OK : CGM_ENOCONV;
-  while (st != CGM_OK && it < maxiter) {
+  cgm_watch rel = cgm_watch_start(relres, false); /* as the CPU backend's, in double */
+  memcpy(V->best, V->x, (size_t)n * sizeof *V->best);
+  st = relres <= tol ? CGM_OK : CGM_ENOCONV;
+  bool stalled = false;
+  while (st != CGM_OK && !stalled && it < maxiter) {
     /* SpMV + CG3, p . Ap summed over the ranks */
     double vu_loc = cgm_dist_spmv(L, V->v, V->u, V->v), vu = 0.0;
     MPI_Allreduce(&vu_loc, &vu, 1, MPI_DOUBLE, MPI_SUM, L->comm);
     if (!(vu > 0.0) || !isfinite(vu)) {
       snprintf(res->stop_reason, sizeof res->stop_reason,
-               isfinite(vu) ? "CG breakdown at iteration %d: p'Ap = %.3g <= 0, the matrix is not "
-                              "positive definite"
-                            : "CG breakdown at iteration %d: p'Ap = %.3g is not finite",
-               it + 1, vu);
+               isfinite(vu) ? "CG breakdown after %d iterations: p'Ap = %.3g <= 0, the matrix is "
+                              "not positive definite"
+                            : "CG breakdown after %d iterations: p'Ap = %.3g is not finite",
+               it, vu);
       break;
     }
     const double t = rz / vu;
@@ -201,21 +205,29 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, const header *h, double
                "NaN or Inf in the residual at iteration %d", it);
       break;
     }
-    if (sqrt(rr) <= tol) {
-      /* a claim: the true residual decides (as the CPU backend's) */
-      const double iterated = sqrt(rr);
-      replace(L, V, sums);
-      rr = sums[0], rz_new = sums[1];
-      rt_ref = sqrt(rr);
-      relres = rt_ref;
-      if (rt_ref <= tol) {
+    const bool claim = relres <= tol;
+    bool restart = false;
+    if (claim || (watch && cgm_watch_due(&rel, relres, it))) {
+      const double iterated = relres;
+      bool swap = rel.reduced || claim || rel.replacing;
+      truth(L, V, swap, sums);
+      double rt = sqrt(sums[0]);
+      restart = claim || (!swap && cgm_watch_loose(false, iterated, rt));
+      if (!swap && restart) { /* rounding shows: from now on it replaces */
+        truth(L, V, true, sums);
+        swap = true;
+      }
+      if (swap) rz_new = sums[1], relres = rt;
+      if (rt <= tol) rt = true_residual(L, V); /* a stop rests on long-double sums */
+      if (rt <= tol) {
         st = CGM_OK;
-      } else if (cgm_reliable_stalled(&rel, true, iterated, rt_ref, sqrt(sums[2]), it)) {
-        cgm_solve_stall_reason(CGM_PREC_DOUBLE, rt_ref, tol, it, res->stop_reason,
-                               sizeof res->stop_reason);
-        res->stalled = true;
-        break;
-      } else {
+        relres = rt;
+      } else if (rt < rel.least) {
+        memcpy(V->best, V->x, (size_t)n * sizeof *V->best);
+      }
+      if (st != CGM_OK && cgm_watch_check(&rel, claim, iterated, rt, relres, it)) {
+        stalled = res->stalled = true;
+      } else if (st != CGM_OK && swap && !restart) {
         /* p -= (r . p / r . z) z: the replaced r meets p as CG's own would */
         double rv_loc = 0.0, rv = 0.0;
         for (int32_t i = 0; i < n; i++) rv_loc += V->r[i] * V->v[i];
@@ -224,8 +236,8 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, const header *h, double
         for (int32_t i = 0; i < n; i++) V->v[i] -= c * (V->dinv[i] * V->r[i]);
       }
     }
-    if (st != CGM_OK) { /* CG5 */
-      const double s = rz_new / rz;
+    if (st != CGM_OK && !stalled) { /* CG5; after a refused claim a new direction, as the CPU's */
+      const double s = restart ? 0.0 : rz_new / rz;
       rz = rz_new;
 #pragma omp parallel for schedule(static)
       for (int32_t i = 0; i < n; i++) V->v[i] = V->dinv[i] * V->r[i] + s * V->v[i];
@@ -235,6 +247,15 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, const header *h, double
     t_prev = now;
   }
   res->time_solve_s = cgm_now() - t_start;
+  /* a stall, the cap, a breakdown: x of the least true residual if the last's is worse */
+  if (st != CGM_OK && (stalled || watch)) {
+    if (stalled || !(true_residual(L, V) <= rel.least))
+      memcpy(V->x, V->best, (size_t)n * sizeof *V->x);
+    relres = true_residual(L, V);
+  }
+  if (stalled)
+    cgm_solve_stall_reason(CGM_PREC_DOUBLE, relres, tol, it, res->stop_reason,
+                           sizeof res->stop_reason);
   cgm_cg_result_close(res, st, it, relres, maxiter, tol, times, ntimed);
   return st;
 }
@@ -297,7 +318,8 @@ static cgm_status vectors_alloc(vectors *V, const cgm_dist_local *L, int maxiter
   V->v = malloc(ng * sizeof *V->v);
   V->u = malloc(n * sizeof *V->u);
   V->dinv = malloc(n * sizeof *V->dinv);
-  if (!x || !V->r || !V->v || !V->u || !V->dinv || !V->times)
+  V->best = malloc(n * sizeof *V->best);
+  if (!x || !V->r || !V->v || !V->u || !V->dinv || !V->times || !V->best)
     return cgm_fail(err, CGM_ERUNTIME, "out of memory for the CG vectors");
   return CGM_OK;
 }
@@ -381,7 +403,8 @@ cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_root, doub
   describe(&L, bounds, size, d, res, info, threads);
   res->time_setup_s = cgm_now() - t0;
 
-  st = iterate(&L, &V, &h, h.tol, maxiter, res);
+  st = iterate(&L, &V, h.tol, maxiter, !o->fixed_count, res);
+  /* Converged means the recomputed residual meets the target. */
   res->relative_residual = true_residual(&L, &V);
   st = cgm_solve_conclude(st, CGM_PREC_DOUBLE, h.tol, err, res); /* as cgm_solve's verdict */
   /* The solution back on the root, in the matrix's own numbering. */

@@ -149,7 +149,7 @@ cgm_status cgm_solve_check_input_as(const cgm_csr *A, const double *b, const dou
 }
 
 /* max_i sum_j |a_ij| (>= ||A||_2 for a symmetric A). */
-double cgm_solve_inf_norm(const cgm_csr *A) {
+static double inf_norm(const cgm_csr *A) {
   double m = 0.0;
 #pragma omp parallel for schedule(static) reduction(max : m)
   for (int32_t i = 0; i < A->nrows; i++) {
@@ -172,7 +172,7 @@ static void breakdown_verdict(const cgm_csr *A, cgm_precision p, cgm_solve_resul
   cgm_error e = {0};
   const int steps = 60;
   if (cgm_lanczos_min(A, steps, &ritz, &e) != CGM_OK) return; /* the plain message stands */
-  const double anorm = cgm_solve_inf_norm(A);
+  const double anorm = inf_norm(A);
   const size_t room = sizeof res->stop_reason - (size_t)(tail - res->stop_reason);
   if (ritz < -1e-10 * anorm)
     snprintf(tail, room,
@@ -223,13 +223,8 @@ static void norm2_part(const double *v, int64_t i0, int64_t i1, double *scale, d
 
 double cgm_solve_norm2(const double *v, int32_t n) {
   const int64_t nc = ((int64_t)n + NORM_CHUNK - 1) / NORM_CHUNK;
-  if (nc <= 1) {
-    double scale, ssq;
-    norm2_part(v, 0, n, &scale, &ssq);
-    return scale * sqrt(ssq);
-  }
-  double *part = malloc((size_t)nc * 2 * sizeof *part);
-  if (!part) { /* one pass on one core */
+  double *part = nc > 1 ? malloc((size_t)nc * 2 * sizeof *part) : NULL;
+  if (!part) { /* one chunk, or no room for the chunks': one pass on one core */
     double scale, ssq;
     norm2_part(v, 0, n, &scale, &ssq);
     return scale * sqrt(ssq);
@@ -350,15 +345,6 @@ cgm_status cgm_solve_overflow(cgm_solve_result *res, int32_t i, double y, double
 
 cgm_status cgm_solve_conclude(cgm_status st, cgm_precision p, double tol, const cgm_error *err,
                               cgm_solve_result *res) {
-  if (st == CGM_ENOCONV && res->stalled &&
-      res->relative_residual <= 100 * res->attainable_residual &&
-      strlen(res->stop_reason) + 160 < sizeof res->stop_reason) {
-    const size_t k = strlen(res->stop_reason);
-    snprintf(res->stop_reason + k, sizeof res->stop_reason - k,
-             "; the least residual %s precision can show for this matrix and right-hand side "
-             "is about %.2g (u ||A|| ||x|| / ||b||)",
-             p == CGM_PREC_SINGLE ? "single" : "double", res->attainable_residual);
-  }
   /* Converged means the returned x is finite and its residual, recomputed
    * on the system as given, meets the target: a solver's recursive
    * residual can drift from it (single precision, ill conditioning), and
@@ -458,7 +444,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   pb.binv = binv;
   pb.bblk = bblk;
   pb.A = A;
-  pb.anorm = cgm_solve_inf_norm(A);
+  pb.anorm = inf_norm(A);
   pb.maxiter = o->maxiter;
   const double bnorm = cgm_solve_norm2(b, A->nrows);
   pb.tol = cgm_solve_target(o, bnorm);

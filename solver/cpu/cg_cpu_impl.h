@@ -222,7 +222,7 @@ static double FN(pc_apply)(const FN(precond) * pc, int64_t np, const REAL *r, RE
 
 /* The true residual b - A x in the residual's precision (mixed: double,
  * x folded into x_hi first) replaced into r (reliable updates). Returns
- * ||b - A x||^2; *rz, *rr: r . M^-1 r and r . r of the new r, *xx ||x||^2. */
+ * ||b - A x||^2; *rz, *rr: r . M^-1 r and r . r of the new r. */
 typedef struct {
   const cgm_bcsr *B;
   const REAL *val;    /* the iteration's values */
@@ -234,17 +234,16 @@ typedef struct {
 } FN(truth);
 
 static double FN(replace)(const FN(truth) * t, REAL *x, REAL *r, REAL *u, const FN(precond) * pc,
-                          double *rz, double *rr, double *xx) {
+                          double *rz, double *rr) {
   const REAL *dinv = pc->dinv; /* Jacobi; block-Jacobi's r . M^-1 r comes after the loop */
   const bool blk = pc->binv != NULL;
   const int64_t np = t->np;
-  double rt = 0.0, z = 0.0, q = 0.0, xs = 0.0;
+  double rt = 0.0, z = 0.0, q = 0.0;
   if (t->mixed) {
-#pragma omp parallel for schedule(static) reduction(+ : xs) num_threads(CGM_VEC_TEAM(np))
+#pragma omp parallel for schedule(static) num_threads(CGM_VEC_TEAM(np))
     for (int64_t i = 0; i < np; i++) {
       t->x_hi[i] += (double)x[i];
       x[i] = 0;
-      xs += t->x_hi[i] * t->x_hi[i];
     }
     cgm_cpu_spmv_f64(t->B, t->B->val, t->x_hi, t->tmp, NULL);
 #pragma omp parallel for schedule(static) reduction(+ : rt, z, q) num_threads(CGM_VEC_TEAM(np))
@@ -257,40 +256,31 @@ static double FN(replace)(const FN(truth) * t, REAL *x, REAL *r, REAL *u, const 
     }
   } else {
     FN(cgm_cpu_spmv)(t->B, t->val, x, u, NULL);
-#pragma omp parallel for schedule(static) reduction(+ : rt, z, q, xs) num_threads(CGM_VEC_TEAM(np))
+#pragma omp parallel for schedule(static) reduction(+ : rt, z) num_threads(CGM_VEC_TEAM(np))
     for (int64_t i = 0; i < np; i++) {
       const REAL ri = t->b_it[i] - u[i];
       rt += (double)ri * (double)ri;
       r[i] = ri;
       if (!blk) z += (double)ri * (double)(dinv[i] * ri);
-      q += (double)ri * (double)ri;
-      xs += (double)x[i] * (double)x[i];
     }
   }
   if (blk) /* u is free: the next SpMV overwrites it */
     z = FN(apply_blk)(pc->team, pc->n, pc->nb, pc->binv, r, u, 0, NULL);
   *rz = z;
-  *rr = q;
-  *xx = xs;
+  *rr = t->mixed ? q : rt; /* r . r of r as stored */
   return rt;
 }
 
-/* The true residual ||b - A x||, x . x and ||D x||^2 (D = diag(A), from
- * D^-1) without replacing anything (double's floor watch): A x goes into
- * u, free between iterations. */
-static double FN(probe)(const FN(truth) * t, const REAL *x, REAL *u, const REAL *dinv, double *xx,
-                        double *dxx) {
+/* The true residual ||b - A x|| without replacing anything (double's
+ * checks before a claim): A x goes into u, free between iterations. */
+static double FN(probe)(const FN(truth) * t, const REAL *x, REAL *u) {
   FN(cgm_cpu_spmv)(t->B, t->val, x, u, NULL);
-  double rt = 0.0, xs = 0.0, ds = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : rt, xs, ds) num_threads(CGM_VEC_TEAM(t->np))
+  double rt = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : rt) num_threads(CGM_VEC_TEAM(t->np))
   for (int64_t i = 0; i < t->np; i++) {
     const double ri = (double)t->b_it[i] - (double)u[i];
     rt += ri * ri;
-    xs += (double)x[i] * (double)x[i];
-    if (dinv[i] != 0) ds += ((double)x[i] / (double)dinv[i]) * ((double)x[i] / (double)dinv[i]);
   }
-  *xx = xs;
-  *dxx = ds;
   return sqrt(rt);
 }
 
@@ -301,6 +291,7 @@ typedef struct {
   REAL *val; /* the iteration's values: B's own in double, a copy in single */
   REAL *x, *r, *v, *u, *dinv, *b_it, *binv;
   double *diag, *bpad, *x_hi, *tmp; /* mixed: the solution and A x_hi in double */
+  double *x_best; /* the solution of the least true residual checked (a stall returns it) */
   double *times;
   int64_t np, nbl;
   int bn, ntimed;
@@ -314,6 +305,13 @@ static bool FN(iterate_out)(void *ctx, double *dst) {
   for (int32_t i = 0; i < C->B.nrows; i++)
     dst[i] = C->mixed ? C->x_hi[i] + (double)C->x[i] : (double)C->x[i];
   return true;
+}
+
+/* ||b - A x|| with long-double sums over A as given (cgm_residual_ssq): the
+ * residual a stop rests on, without the rounding of the iteration's SpMV. */
+static double FN(exact)(const cgm_problem *pb, const double *x) {
+  const cgm_csr *A = pb->A;
+  return (double)sqrtl(cgm_residual_ssq(A->nrows, A->rowptr, A->colidx, A->val, pb->b, x, 1.0));
 }
 
 /* The layout, the vectors from A, b and x0, block-Jacobi's inverses. */
@@ -343,12 +341,13 @@ static cgm_status FN(setup)(FN(solve) * C, const cgm_problem *pb, double t0, cgm
   double *diag = C->diag = malloc(nv * sizeof *diag), *bpad = C->bpad = malloc(nv * sizeof *bpad);
   double *x_hi = C->x_hi = mixed ? malloc(nv * sizeof *x_hi) : NULL;
   C->tmp = mixed ? malloc(nv * sizeof *C->tmp) : NULL;
+  C->x_best = malloc(((size_t)A->nrows + 1) * sizeof *C->x_best);
   C->ntimed = pb->maxiter < CGM_MAX_TIMED ? pb->maxiter : CGM_MAX_TIMED;
   C->times = malloc(((size_t)C->ntimed + 1) * sizeof *C->times);
   REAL *val = C->val = reduced ? malloc((size_t)(B->nblocks_padded > 0 ? B->nblocks_padded : 1) *
                                         B->p.n * B->p.n * sizeof *val)
                                : (REAL *)(void *)B->val;
-  if (!x || !r || !v || !u || !dinv || !b_it || !diag || !bpad || !C->times || !val ||
+  if (!x || !r || !v || !u || !dinv || !b_it || !diag || !bpad || !C->times || !val || !C->x_best ||
       (mixed && (!x_hi || !C->tmp)) || (blk && !binv))
     return cgm_fail(err, CGM_ERUNTIME, "out of memory for the CG vectors (%lld rows)",
                     (long long)np);
@@ -357,6 +356,7 @@ static cgm_status FN(setup)(FN(solve) * C, const cgm_problem *pb, double t0, cgm
 #pragma omp parallel for schedule(static) num_threads(CGM_VEC_TEAM(np))
     for (int64_t q = 0; q < ne; q++) val[q] = (REAL)B->val[q];
   }
+  memcpy(C->x_best, pb->x, (size_t)A->nrows * sizeof *C->x_best);
   cgm_csr_diagonal(A, diag);
 #pragma omp parallel for schedule(static) num_threads(CGM_VEC_TEAM(np))
   for (int64_t i = 0; i < np; i++) {
@@ -393,23 +393,22 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
   const FN(precond) pc = {dinv, binv, bn, nbl, CGM_VEC_TEAM(np)};
   /* CG1: r = b - A x (the true residual); z = M^-1 r; v = z; rz = r.z */
   const FN(truth) truth = {B, val, C->bpad, C->b_it, x_hi, C->tmp, np, mixed};
-  double rz = 0.0, rr = 0.0, xx = 0.0;
-  double rr_true = FN(replace)(&truth, x, r, u, &pc, &rz, &rr, &xx);
+  double rz = 0.0, rr = 0.0;
+  const double rt0 = sqrt(FN(replace)(&truth, x, r, u, &pc, &rz, &rr));
   (void)FN(pc_apply)(&pc, np, r, v);
   double t_start = cgm_now(), t_prev = t_start;
   int it = 0;
   const double thr = pb->tol * pb->bnorm;
   double relres = sqrt(rr) / pb->bnorm;
-  /* reliable updates (backend.h) */
-  double rt_ref = sqrt(rr_true);
-  int last_check = 0;
-  cgm_reliable rel =
-      cgm_reliable_start(rt_ref, cgm_residual_roundoff(pb->opts.precision), pb->anorm);
-  cgm_floor_watch floor = cgm_floor_watch_start(rt_ref, pb->anorm, pb->bnorm);
-  cgm_status st = rt_ref <= thr ? CGM_OK : CGM_ENOCONV;
+  /* Reliable updates and the stall test (backend.h); double's checks
+   * before a claim are off in a fixed count (benchmarks). */
+  cgm_watch rel = cgm_watch_start(rt0, reduced);
+  const bool watch = reduced || !pb->opts.fixed_count;
+  cgm_status st = rt0 <= thr ? CGM_OK : CGM_ENOCONV;
+  bool stalled = false; /* then x_best is returned */
   int last_mon = -1;
   cgm_monitor_report(&pb->opts, &last_mon, 0, relres, false, FN(iterate_out), C);
-  while (st != CGM_OK && it < pb->maxiter) {
+  while (st != CGM_OK && !stalled && it < pb->maxiter) {
     /* SpMV + CG3 */
     double vu = FN(cgm_cpu_spmv)(B, val, v, u, v);
     if (!(vu > 0.0) || !isfinite(vu)) {
@@ -432,22 +431,32 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
                "NaN or Inf in the residual at iteration %d", it);
       break;
     }
-    const bool claim = sqrt(rr) <= thr;
-    /* double: after a refused claim (last_check > 0) */
-    if (claim || ((reduced || last_check > 0) && (sqrt(rr) <= CGM_RELIABLE_DELTA * rt_ref ||
-                                                  it - last_check >= cgm_reliable_window(it)))) {
-      const double iterated = sqrt(rr);
-      rt_ref = sqrt(FN(replace)(&truth, x, r, u, &pc, &rz_new, &rr, &xx));
-      relres = sqrt(rr) / pb->bnorm;
-      last_check = it;
-      if (rt_ref <= thr) {
+    const double iterated = sqrt(rr);
+    const bool claim = iterated <= thr;
+    bool restart = false;
+    if (claim || (watch && cgm_watch_due(&rel, iterated, it))) {
+      bool swap = rel.reduced || claim || rel.replacing;
+      double rt =
+          swap ? sqrt(FN(replace)(&truth, x, r, u, &pc, &rz_new, &rr)) : FN(probe)(&truth, x, u);
+      restart = claim || (!swap && cgm_watch_loose(false, iterated, rt));
+      if (!swap && restart) { /* double: rounding shows, from now on it replaces */
+        rt = sqrt(FN(replace)(&truth, x, r, u, &pc, &rz_new, &rr));
+        swap = true;
+      }
+      if (swap) relres = sqrt(rr) / pb->bnorm;
+      /* a stop rests on the residual recomputed with long-double sums (not
+       * in single precision, which stops at what single shows) */
+      if (rt <= thr && (!reduced || mixed))
+        rt = FN(exact)(pb, mixed ? x_hi : (const double *)(void *)x);
+      if (rt <= thr) {
         st = CGM_OK;
-      } else if (cgm_reliable_stalled(&rel, claim, iterated, rt_ref, sqrt(xx), it)) {
-        cgm_solve_stall_reason(pb->opts.precision, rt_ref / pb->bnorm, pb->tol, it,
-                               res->stop_reason, sizeof res->stop_reason);
-        res->stalled = true;
-        break;
-      } else {
+        relres = rt / pb->bnorm;
+      } else if (rt < rel.least) {
+        (void)FN(iterate_out)(C, C->x_best);
+      }
+      if (st != CGM_OK && cgm_watch_check(&rel, claim, iterated, rt, sqrt(rr), it)) {
+        stalled = res->stalled = true;
+      } else if (st != CGM_OK && swap && !restart) {
         /* Restore r . p = 0, which the replaced residual lost, as QUDA's
          * reliable update does: p -= (r . p / r . z) z (z = M^-1 r in u). */
         double rv = 0.0;
@@ -458,21 +467,10 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
 #pragma omp parallel for schedule(static) num_threads(CGM_VEC_TEAM(np))
         for (int64_t i = 0; i < np; i++) v[i] -= c * u[i];
       }
-    } else if (!reduced && !pb->opts.fixed_count && last_check == 0 &&
-               cgm_floor_due(&floor, sqrt(rr))) {
-      double xs, ds;
-      const double truth_now = FN(probe)(&truth, x, u, dinv, &xs, &ds);
-      if (cgm_floor_reached(&floor, sqrt(rr), truth_now, sqrt(xs), sqrt(ds), thr)) {
-        relres = truth_now / pb->bnorm;
-        cgm_solve_stall_reason(pb->opts.precision, relres, pb->tol, it, res->stop_reason,
-                               sizeof res->stop_reason);
-        res->stalled = true;
-        break;
-      }
     }
-    if (st != CGM_OK) {
-      /* CG5: v = M^-1 r + s v */
-      const REAL s = (REAL)(rz_new / rz);
+    if (st != CGM_OK && !stalled) {
+      /* CG5: v = M^-1 r + s v, or a new direction (backend.h) */
+      const REAL s = restart ? (REAL)0 : (REAL)(rz_new / rz);
       rz = rz_new;
       if (blk)
         (void)FN(apply_blk)(pc.team, bn, nbl, binv, r, NULL, s, v);
@@ -489,16 +487,25 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
   }
   cgm_monitor_report(&pb->opts, &last_mon, it, relres, true, FN(iterate_out), C);
   res->time_solve_s = cgm_now() - t_start;
-  cgm_cg_result_close(res, st, it, relres, pb->maxiter, pb->tol, times, ntimed);
   (void)FN(iterate_out)(C, pb->x);
+  /* a stall, the cap, a breakdown: x of the least true residual if the last's is worse */
+  if (st != CGM_OK && (stalled || watch)) {
+    if (stalled || !(FN(exact)(pb, pb->x) <= rel.least))
+      memcpy(pb->x, C->x_best, (size_t)C->B.nrows * sizeof *pb->x);
+    relres = FN(exact)(pb, pb->x) / pb->bnorm;
+  }
+  if (stalled)
+    cgm_solve_stall_reason(pb->opts.precision, relres, pb->tol, it, res->stop_reason,
+                           sizeof res->stop_reason);
+  cgm_cg_result_close(res, st, it, relres, pb->maxiter, pb->tol, times, ntimed);
   res->device_bytes = pb->plan.device_bytes;
   return st;
 }
 
 static void FN(release)(FN(solve) * C) {
   if (C->reduced) free(C->val);
-  void *bufs[] = {C->x,    C->r,    C->v,    C->u,    C->dinv, C->binv,
-                  C->b_it, C->diag, C->bpad, C->x_hi, C->tmp,  C->times};
+  void *bufs[] = {C->x,    C->r,    C->v,    C->u,   C->dinv,  C->binv,  C->b_it,
+                  C->diag, C->bpad, C->x_hi, C->tmp, C->times, C->x_best};
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) free(bufs[i]);
   cgm_bcsr_free(&C->B);
 }

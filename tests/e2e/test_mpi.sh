@@ -93,6 +93,31 @@ done
 # one JSON object on stdout: rank 0 alone prints
 json_check "$TMP/poisson2d.rows.4.json" "j['mpi']['rows_min'] >= 1" "one report, from rank 0"
 
+# ---- the stall test is the single process's (solver/backend.h): a tolerance
+# below what double precision shows stops stalled, never as a breakdown
+# (tol 1e-300 once ended in "p'Ap = 0, not positive definite"), within 2x
+# the single process's iterations (tol 1e-16 once took 14,645 where one
+# process stopped at 102); one that plain CG reaches (bcsstk03, a random b,
+# 1e-10: about 190 iterations) converges
+expect_exit 1 "$CGM" solve "$TMP/p3.mtx" --backend cpu --no-record --json --tol 1e-16
+one=$(json_get "$OUT" iterations)
+for tol in 1e-16 1e-300; do
+  expect_exit 1 mpi 2 solve "$TMP/p3.mtx" --backend cpu --mpi --no-record --json --tol $tol
+  json_check "$OUT" "j['stalled'] and 'positive definite' not in j['stop_reason'] and \
+    abs(float(j['stop_reason'].split('stopped falling at ')[1].split()[0]) / \
+    j['relative_residual'] - 1) < 0.006 and j['iterations'] <= 2 * $one + 100" \
+    "2 ranks, tol $tol: stalled after $one iterations on one process or up to 2x"
+done
+python3 -c "
+import random
+random.seed(1)
+print('%%MatrixMarket matrix array real general'); print(112, 1)
+for i in range(112): print(repr(random.uniform(-1, 1)))" >"$TMP/b03.mtx"
+expect_exit 0 mpi 2 solve "$DATA/bcsstk03.mtx" --rhs "$TMP/b03.mtx" --backend cpu --mpi \
+  --no-record --json --tol 1e-10
+json_check "$OUT" "j['converged'] and j['relative_residual'] <= 1e-10" \
+  "2 ranks, bcsstk03 with a random b at 1e-10 converges"
+
 # ---- failures: every rank ends, rank 0 says why, once
 "$CGM" gen poisson2d --n 1 -o "$TMP/one.mtx" >/dev/null 2>&1
 expect_exit 2 mpi 3 solve "$TMP/one.mtx" --backend cpu --no-record

@@ -61,9 +61,11 @@ if $MMTOOL check-solves "$LIST" >"$TMP/check.txt" 2>&1; then pass; else
   fail "solves do not hold up when rechecked:"; sed 's/^/  /' "$TMP/check.txt" >&2; fi
 
 # A tolerance below what double precision can show for this A and b: exit 1,
-# stalled, and the message and JSON give the floor u ||A|| ||x|| / ||b||
+# stalled, near the estimate u ||A|| ||x|| / ||b|| of the JSON, and the
+# message states the residual of the x returned (the least it reached; the
+# solver's x = ||b|| y rounds, 2% of the residual at 1.3e-15 here)
 expect_exit 1 "$CGM" solve "$DATA/bcsstk13.mtx" --backend cpu --tol 1e-16 --json
 json_check "$OUT" 'j["stalled"] and 1e-16 < j["attainable_residual"] < 1e-12 and j["relative_residual"] < 100 * j["attainable_residual"]' "an unreachable tolerance stops near the floor"
-json_check "$OUT" '"the least residual double precision can show" in j["stop_reason"]' "the message gives the floor"
+json_check "$OUT" 'abs(float(j["stop_reason"].split("stopped falling at ")[1].split()[0]) / j["relative_residual"] - 1) < 0.05' "the message states the residual of the x returned"
 
 finish
