@@ -67,9 +67,10 @@ pipeline_known pipeline_known_iterations(cgm_db *db, const cgm_db_matrix *m, dou
  * (b = A * ones) of about budget / nnz steps (50 to 3000: budget 0 for the
  * least) on matrices where that is cheap (0: not probed, or no progress);
  * exact when it converges within them (history.c). Mixed precision's count
- * on the CPU is the GPU's within a few percent (both iterate in single and
- * replace the residual in double): its ratio to double's runs from 1.0 to
- * 1.7 by matrix, which no one ratio for every matrix predicts. */
+ * on the CPU is the GPU's within a few percent where single keeps up (both
+ * iterate in single and replace the residual in double; docs/model.md): its
+ * ratio to double's runs from 1.0 to 3 by matrix, which no one ratio for
+ * every matrix predicts. */
 double pipeline_probe_iterations(const cgm_csr *A, double tol, double budget, cgm_precision prec);
 /* The probe's run itself: the relative residual at each step (r[0 .. n-1],
  * malloc'ed), false when it did not run or said nothing; pipeline_probe_k reads K to any tolerance
