@@ -1,14 +1,24 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Every test session's matrix cache in a temporary directory: the command
+"""The whole test run's matrix cache in a temporary directory: the command
 line the tests run (and everything they start) never writes into the
 user's ~/.cache/cgmodel."""
 
-import pytest
+import os
+import shutil
+import tempfile
+
+_saved = {}
 
 
-@pytest.fixture(autouse=True, scope="session")
-def private_matrix_cache(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
-    yield
-    mp.undo()
+def pytest_configure(config):
+    _saved["dir"] = tempfile.mkdtemp(prefix="cgmodel-xdg-cache-")
+    _saved["old"] = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = _saved["dir"]
+
+
+def pytest_unconfigure(config):
+    if _saved.get("old") is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = _saved["old"]
+    shutil.rmtree(_saved.pop("dir", ""), ignore_errors=True)

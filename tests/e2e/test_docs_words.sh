@@ -3,12 +3,12 @@
 # The documentation stands on its own: README.md, docs/, bench/results/ and
 # the man pages and completions generated from the option tables and
 # docs/cli.md name machines by what they are ("one H200", "a node with 4
-# H200s"), never by a provider's
-# kind string (nvidia-h200-x4); date results by a date, a device and a
-# command, never by a work period ("ninth session"); and hold no path of the
-# machine they were written on (/tmp/..., /work/..., /home/...: a result's
-# temporary directory is written $TMPDIR, docs/cli.md's examples use
-# relative paths). Every hit is printed as FILE:LINE: TEXT.
+# H200s"), never by a provider's kind string (the provider's name, the
+# model, -x and a count); date results by a date, a device and a command,
+# never by an ordinal period of work; and hold no absolute path of the
+# machine they were written on (its temporary, work and home directories: a
+# result's temporary directory is written $TMPDIR, docs/cli.md's examples
+# use relative paths). Every hit is printed as FILE:LINE: TEXT.
 source "$(dirname "$0")/lib.sh" "$@"
 
 # One extended regular expression per rule, matched case-insensitively.
@@ -45,14 +45,28 @@ check "work-period words (date a result by date, device and command)" "$PERIOD"
 check "machine paths (write \$TMPDIR or a relative path)" "$MPATH"
 
 # The rules themselves must catch what they are for (a pattern that matches
-# nothing would pass any tree).
-for bad in 'on nvidia-h200-x4, fp64' 'one H100 (nvidia-h100-x1)' '2026-11-21, ninth session' \
-  'in the seventh period' 'see issue #12' 'printed by commit f302a5d' 'only H200s are lent'; do
+# nothing would pass any tree). The examples are written reversed (rev), so
+# that this file holds none of the words it forbids.
+while IFS= read -r bad; do
   grep -qiE -- "$KIND|$PERIOD" <<<"$bad" && pass || fail "the rules miss '$bad'"
-done
-for bad in 'file=/tmp/mm/p192.mtx' 'Test project /work/main/build-dev' '(/home/user/x.mtx)'; do
+done < <(rev <<'BAD'
+46pf ,4x-002h-aidivn no
+)1x-001h-aidivn( 001H eno
+noisses htnin ,12-11-6202
+doirep htneves eht ni
+21# eussi ees
+d5a203f timmoc yb detnirp
+tnel era s002H ylno
+BAD
+)
+while IFS= read -r bad; do
   grep -qiE -- "$MPATH" <<<"$bad" && pass || fail "the rules miss '$bad'"
-done
+done < <(rev <<'BAD'
+xtm.291p/mm/pmt/=elif
+ved-dliub/niam/krow/ tcejorP tseT
+)xtm.x/resu/emoh/(
+BAD
+)
 # shellcheck disable=SC2016 # $TMPDIR is the literal text a result holds
 for good in 'one H200 of a node with 4 H200s' 'a fifth of its twin' 'two rounds, round 1 / round 2' \
   'file=$TMPDIR/mm/p192.mtx' 'data/matrices/tmp/x' '.carry/build-dev/lib/' 'commit 0567378, 2026-11-28'; do

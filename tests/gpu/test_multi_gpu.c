@@ -4,7 +4,7 @@
  * or within one, residual recomputed here), including a matrix with fewer
  * block rows than 2 G; and bad configurations are refused. Needs 2 GPUs
  * (skipped, 77, otherwise); uses up to 4. CGM_TEST_EXCHANGES=halo,p2p,host
- * limits the modes (NCCL's set-up hung on the lent nodes: docs/perf.md); a
+ * limits the modes (NCCL's set-up hung on some nodes with several GPUs: docs/perf.md); a
  * NCCL failure is reported once, then NCCL is not tried again. The GPUs
  * wait for each other through flags in device memory; the graph-edge
  * variant (CGMODEL_SYNC=events) and batches enqueued without graphs
