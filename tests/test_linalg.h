@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Helpers the solver tests share: a deterministic PRNG and the true
- * residual computed independently of the library (long double). */
+/* Helpers the solver tests share: the generators' deterministic PRNG
+ * (sparse/rng.h) and the true residual computed independently of the
+ * library (long double). */
 #ifndef CGM_TEST_LINALG_H
 #define CGM_TEST_LINALG_H
 
@@ -9,18 +10,7 @@
 #include <stdlib.h>
 
 #include "cgmodel/sparse.h"
-
-/* splitmix64 */
-static inline uint64_t test_rng(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-/* Uniform in [0, 1) with 53 random bits. */
-static inline double test_urand(uint64_t *state) {
-  return (double)(test_rng(state) >> 11) * 0x1.0p-53;
-}
+#include "sparse/rng.h" /* splitmix64, unif01: the generators' own */
 
 /* ||b - A x|| / ||b|| with long-double sums. */
 static inline double test_residual(const cgm_csr *A, const double *b, const double *x) {

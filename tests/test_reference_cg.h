@@ -92,7 +92,7 @@ static double reference_cg(const cgm_csr *A, const double *b, int cap, int reach
 
 /* Uniform in [-1, 1), seeded. */
 static void ref_rhs(double *b, int32_t n, uint64_t seed) {
-  for (int32_t i = 0; i < n; i++) b[i] = 2.0 * test_urand(&seed) - 1.0;
+  for (int32_t i = 0; i < n; i++) b[i] = 2.0 * unif01(&seed) - 1.0;
 }
 
 /* The bundled SPD matrices (data/matrices/MANIFEST.tsv: spd_hint yes) of

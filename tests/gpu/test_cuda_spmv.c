@@ -12,10 +12,10 @@
 
 static uint64_t rng_state = 12345;
 static uint64_t rng(void) {
-  return test_rng(&rng_state);
+  return splitmix64(&rng_state);
 }
 static double urand(void) {
-  return test_urand(&rng_state);
+  return unif01(&rng_state);
 }
 
 static void random_matrix(int32_t n, int avg, cgm_csr *A) {

@@ -70,10 +70,10 @@ static void random_sym(int32_t n, cgm_csr *A) {
   for (int32_t i = 0; i < n; i++) {
     ri[k] = i, ci[k] = i, v[k] = 10.0, k++;
     if (i % 7 == 3) continue;
-    int len = (int)(test_rng(&rng_state) % 5);
+    int len = (int)(splitmix64(&rng_state) % 5);
     for (int m = 0; m < len; m++) {
-      int32_t j = (int32_t)(test_rng(&rng_state) % n);
-      double a = test_urand(&rng_state);
+      int32_t j = (int32_t)(splitmix64(&rng_state) % n);
+      double a = unif01(&rng_state);
       ri[k] = i, ci[k] = j, v[k] = a, k++;
       ri[k] = j, ci[k] = i, v[k] = a, k++;
     }

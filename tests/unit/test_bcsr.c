@@ -12,10 +12,10 @@
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint64_t rng(void) {
-  return test_rng(&rng_state);
+  return splitmix64(&rng_state);
 }
 static double urand(void) {
-  return test_urand(&rng_state);
+  return unif01(&rng_state);
 }
 
 /* A random square matrix with a dense diagonal, empty rows (apart from the

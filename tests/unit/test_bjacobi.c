@@ -67,7 +67,7 @@ static void random_blocks(int32_t rows, int n, uint64_t seed, cgm_csr *A) {
   int64_t e = 0;
   for (int32_t r0 = 0; r0 < rows; r0 += n) {
     double g[64], a[64];
-    for (int i = 0; i < n * n; i++) g[i] = 2.0 * test_urand(&seed) - 1.0;
+    for (int i = 0; i < n * n; i++) g[i] = 2.0 * unif01(&seed) - 1.0;
     for (int i = 0; i < n; i++)
       for (int j = 0; j < n; j++) {
         double s = i == j ? n : 0.0;
@@ -79,7 +79,7 @@ static void random_blocks(int32_t rows, int n, uint64_t seed, cgm_csr *A) {
         ri[e] = r0 + i, ci[e] = r0 + j, v[e++] = a[i * n + j];
       }
     if (r0 + n < rows) { /* coupling to the next block: outside every diagonal block */
-      const double c = 0.1 * test_urand(&seed);
+      const double c = 0.1 * unif01(&seed);
       ri[e] = r0, ci[e] = r0 + n, v[e++] = -c;
       ri[e] = r0 + n, ci[e] = r0, v[e++] = -c;
     }

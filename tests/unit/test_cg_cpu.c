@@ -260,7 +260,7 @@ static void test_monitor_x(void) {
   double *x0 = malloc(n * sizeof *x0), *mx = malloc(n * sizeof *mx),
          *last = malloc(n * sizeof *last);
   uint64_t seed = 7;
-  for (int32_t i = 0; i < n; i++) b[i] = 1e6 * (test_urand(&seed) - 0.3), x0[i] = 0.5 + i % 3;
+  for (int32_t i = 0; i < n; i++) b[i] = 1e6 * (unif01(&seed) - 0.3), x0[i] = 0.5 + i % 3;
   const cgm_precision precs[] = {CGM_PREC_DOUBLE, CGM_PREC_SINGLE, CGM_PREC_MIXED};
   for (int p = 0; p < 3; p++)
     for (int rcm = 0; rcm < 2; rcm++) {
@@ -354,7 +354,7 @@ static void test_norm2(void) {
   for (int s = 0; s < 3; s++) {
     long double ref = 0;
     for (int32_t i = 0; i < n; i++) {
-      v[i] = (test_urand(&rng) - 0.5) * scales[s];
+      v[i] = (unif01(&rng) - 0.5) * scales[s];
       if (i % 7 == 0) v[i] = 0.0;
       ref += ((long double)v[i] / scales[s]) * ((long double)v[i] / scales[s]);
     }

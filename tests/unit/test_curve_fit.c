@@ -19,7 +19,7 @@ static uint64_t seed = 12345;
 
 /* multiplicative noise of +-amp (uniform) */
 static double noisy(double v, double amp) {
-  return v * (1.0 + amp * (2.0 * test_urand(&seed) - 1.0));
+  return v * (1.0 + amp * (2.0 * unif01(&seed) - 1.0));
 }
 
 /* The curve as the model evaluates it: hi from split on, lo below; or the

@@ -4,6 +4,7 @@
  * (envelope) fit against a known envelope, degenerate input, and fits that
  * must come back as not converged. Deterministic: a fixed-seed PRNG. */
 #include "cgmodel/model.h"
+#include "sparse/rng.h"
 #include "test_util.h"
 
 #include <stdint.h>
@@ -16,17 +17,9 @@ static void rng_seed(uint64_t s) {
   rng_state = s;
 }
 
-/* splitmix64 */
-static uint64_t rng_next(void) {
-  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 /* uniform in (0, 1): never 0, so log() in Box-Muller is finite */
 static double rng_uniform(void) {
-  return ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0;
+  return ((double)(splitmix64(&rng_state) >> 11) + 0.5) / 9007199254740992.0;
 }
 
 /* standard normal, Box-Muller (one of the pair; simplicity over speed) */

@@ -174,7 +174,7 @@ static void test_fit(void) {
   CHECK_OK(cgm_fit_x_coef(&m, blocks, group, s, tb, K, &c, &rms, &e));
   CHECK_NEAR(c, truth, 1e-6);
   /* with 2% noise on the times, near it */
-  for (int i = 0; i < K; i++) tb[i] = t[i] * (1.0 + 0.04 * (test_urand(&rng) - 0.5));
+  for (int i = 0; i < K; i++) tb[i] = t[i] * (1.0 + 0.04 * (unif01(&rng) - 0.5));
   CHECK_OK(cgm_fit_x_coef(&m, blocks, group, s, tb, K, &c, &rms, &e));
   CHECK_MSG(fabs(c - truth) < 0.05, "c = %g", c);
   /* degenerate: too few samples, or no sample scattered */

@@ -14,6 +14,7 @@
 #include "cgmodel/sparse.h"
 #include "gzip_stored.h"
 #include "sparse/mm_internal.h"
+#include "sparse/rng.h"
 #include "test_util.h"
 
 #include <dirent.h>
@@ -37,16 +38,6 @@ static bool is_digit_helper(char c) {
 }
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void) { /* splitmix64 */
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-static double rnd01(void) {
-  return (double)(rnd() >> 11) * 0x1p-53;
-}
-
 static bool same_bits(double a, double b) {
   uint64_t x, y;
   memcpy(&x, &a, sizeof x);
@@ -95,27 +86,29 @@ static cgm_status read_vector_cfg(const char *path, int cfg, double **v, int32_t
 /* A random finite double: all bit patterns, with subnormals, huge values,
  * signed zeros and small integers mixed in. */
 static double random_value(void) {
-  switch (rnd() % 8) {
+  switch (splitmix64(&rng_state) % 8) {
   case 0:
     return 0.0;
   case 1:
     return -0.0;
   case 2:
-    return (double)((int64_t)(rnd() % 2001) - 1000);
+    return (double)((int64_t)(splitmix64(&rng_state) % 2001) - 1000);
   case 3: { /* subnormal */
-    uint64_t b = (rnd() & ((1ull << 52) - 1)) | (rnd() & (1ull << 63));
+    uint64_t b =
+        (splitmix64(&rng_state) & ((1ull << 52) - 1)) | (splitmix64(&rng_state) & (1ull << 63));
     if (!(b & ((1ull << 52) - 1))) b |= 1;
     double x;
     memcpy(&x, &b, sizeof x);
     return x;
   }
   case 4:
-    return (rnd() & 1 ? -1 : 1) * 1.7976931348623157e308 * (0.5 + 0.5 * rnd01());
+    return (splitmix64(&rng_state) & 1 ? -1 : 1) * 1.7976931348623157e308 *
+           (0.5 + 0.5 * unif01(&rng_state));
   case 5:
-    return (rnd01() - 0.5) * 10.0;
+    return (unif01(&rng_state) - 0.5) * 10.0;
   default: {
     for (;;) {
-      uint64_t b = rnd();
+      uint64_t b = splitmix64(&rng_state);
       double x;
       memcpy(&x, &b, sizeof x);
       if (isfinite(x)) return x;
@@ -251,13 +244,13 @@ static void test_float_parser(void) {
       x = random_value();
       break;
     case 1:
-      x = rnd01() * pow(10.0, (double)((int)(rnd() % 61) - 30));
+      x = unif01(&rng_state) * pow(10.0, (double)((int)(splitmix64(&rng_state) % 61) - 30));
       break;
     case 2:
-      x = -rnd01();
+      x = -unif01(&rng_state);
       break;
     default:
-      x = (1.0 + 1e-3 * rnd01()) * ((rnd() & 1) ? -1.0 : 6.0);
+      x = (1.0 + 1e-3 * unif01(&rng_state)) * ((splitmix64(&rng_state) & 1) ? -1.0 : 6.0);
       break;
     }
     for (size_t f = 0; f < sizeof fmts / sizeof *fmts; f++) {
@@ -266,20 +259,25 @@ static void test_float_parser(void) {
       check_parse(s);
     }
     /* random integers */
-    snprintf(s, sizeof s, "%lld", (long long)(rnd() >> (rnd() % 64)) * ((rnd() & 1) ? -1 : 1));
+    snprintf(s, sizeof s, "%lld",
+             (long long)(splitmix64(&rng_state) >> (splitmix64(&rng_state) % 64)) *
+                 ((splitmix64(&rng_state) & 1) ? -1 : 1));
     check_parse(s);
   }
   /* Random decimal strings: 1..25 digits, a point anywhere, exponent
    * -350..350: hits every exponent of the Eisel-Lemire table. */
   for (int it = 0; it < 300000; it++) {
     char *o = s;
-    if (rnd() & 1) *o++ = (rnd() & 1) ? '-' : '+';
-    int nd = 1 + (int)(rnd() % 25), point = (int)(rnd() % (unsigned)(nd + 2)) - 1;
+    if (splitmix64(&rng_state) & 1) *o++ = (splitmix64(&rng_state) & 1) ? '-' : '+';
+    int nd = 1 + (int)(splitmix64(&rng_state) % 25),
+        point = (int)(splitmix64(&rng_state) % (unsigned)(nd + 2)) - 1;
     for (int k = 0; k < nd; k++) {
       if (k == point) *o++ = '.';
-      *o++ = (char)('0' + rnd() % 10);
+      *o++ = (char)('0' + splitmix64(&rng_state) % 10);
     }
-    if (rnd() % 4) o += sprintf(o, "%c%d", (rnd() & 1) ? 'e' : 'E', (int)(rnd() % 701) - 350);
+    if (splitmix64(&rng_state) % 4)
+      o += sprintf(o, "%c%d", (splitmix64(&rng_state) & 1) ? 'e' : 'E',
+                   (int)(splitmix64(&rng_state) % 701) - 350);
     *o = '\0';
     check_parse(s);
   }
@@ -287,7 +285,7 @@ static void test_float_parser(void) {
    * with all their digits (%.40e keeps enough of them for small exponents)
    * and just above/below. */
   for (int it = 0; it < 20000; it++) {
-    double x = rnd01() * pow(2.0, (double)((int)(rnd() % 200) - 100));
+    double x = unif01(&rng_state) * pow(2.0, (double)((int)(splitmix64(&rng_state) % 200) - 100));
     double y = nextafter(x, INFINITY);
     long double mid = ((long double)x + (long double)y) / 2;
     snprintf(s, sizeof s, "%.40Le", mid); /* > 19 digits: strtod fallback */
@@ -338,27 +336,32 @@ static void test_format_double(void) {
       x = random_value();
       break;
     case 1:
-      x = (1.0 + rnd01() * 9.0) * pow(10.0, (double)((int)(rnd() % 60) - 14));
+      x = (1.0 + unif01(&rng_state) * 9.0) *
+          pow(10.0, (double)((int)(splitmix64(&rng_state) % 60) - 14));
       break;
     case 2: {
-      int nd = 1 + (int)(rnd() % 17);
+      int nd = 1 + (int)(splitmix64(&rng_state) % 17);
       char *o = s;
-      for (int k = 0; k < nd; k++) *o++ = (char)('0' + (k == 0 ? 1 + rnd() % 9 : rnd() % 10));
-      sprintf(o, "e%d", (int)(rnd() % 60) - 20);
+      for (int k = 0; k < nd; k++)
+        *o++ =
+            (char)('0' + (k == 0 ? 1 + splitmix64(&rng_state) % 9 : splitmix64(&rng_state) % 10));
+      sprintf(o, "e%d", (int)(splitmix64(&rng_state) % 60) - 20);
       x = strtod(s, NULL);
       break;
     }
     case 3:
-      x = (double)(int64_t)(1000000000000000ll + (int64_t)(rnd() % 999000000000000000ull));
+      x = (double)(int64_t)(1000000000000000ll +
+                            (int64_t)(splitmix64(&rng_state) % 999000000000000000ull));
       break;
     case 4:
-      x = ldexp((double)(rnd() % (1ull << 53) | 1), -(int)(rnd() % 80));
+      x = ldexp((double)(splitmix64(&rng_state) % (1ull << 53) | 1),
+                -(int)(splitmix64(&rng_state) % 80));
       break;
     default:
-      x = (double)(int64_t)(rnd() % 2000000000000000ull) / 1024.0;
+      x = (double)(int64_t)(splitmix64(&rng_state) % 2000000000000000ull) / 1024.0;
       break;
     }
-    if (rnd() & 1) x = -x;
+    if (splitmix64(&rng_state) & 1) x = -x;
     char b[32], ref[32];
     int n = cgm_mm_format_double(b, x);
     CHECK((size_t)n == strlen(b));
@@ -532,9 +535,9 @@ static void random_csr(cgm_csr *A, int32_t rows, int32_t cols, int per_row, bool
   double *v = malloc((size_t)cap * sizeof *v);
   int64_t n = 0;
   for (int32_t i = 0; i < rows; i++) {
-    int len = (int)(rnd() % (unsigned)(per_row + 1));
+    int len = (int)(splitmix64(&rng_state) % (unsigned)(per_row + 1));
     for (int t = 0; t < len; t++) {
-      int32_t j = (int32_t)(rnd() % (uint64_t)(sym ? i + 1 : cols));
+      int32_t j = (int32_t)(splitmix64(&rng_state) % (uint64_t)(sym ? i + 1 : cols));
       double x = random_value();
       ri[n] = i, ci[n] = j, v[n++] = x;
       if (sym && j != i) ri[n] = j, ci[n] = i, v[n++] = x;
@@ -563,11 +566,12 @@ static void test_round_trip(void) {
   char path[512];
   tmp_path(path, sizeof path, "rt.mtx");
   for (int t = 0; t < 40; t++) {
-    int32_t rows = 1 + (int32_t)(rnd() % 300), cols = 1 + (int32_t)(rnd() % 300);
+    int32_t rows = 1 + (int32_t)(splitmix64(&rng_state) % 300),
+            cols = 1 + (int32_t)(splitmix64(&rng_state) % 300);
     bool sym = t % 2 == 1;
     if (sym) cols = rows;
     cgm_csr A, B;
-    random_csr(&A, rows, cols, 1 + (int)(rnd() % 12), sym);
+    random_csr(&A, rows, cols, 1 + (int)(splitmix64(&rng_state) % 12), sym);
     cgm_error err = {0};
     cgm_status st = cgm_mm_write_csr(path, &A, sym, &err);
     CHECK_MSG(st == CGM_OK, "write: %s", err.msg);
@@ -634,7 +638,7 @@ static void test_round_trip(void) {
   }
   /* Vectors. */
   for (int t = 0; t < 20; t++) {
-    int32_t n = 1 + (int32_t)(rnd() % 5000);
+    int32_t n = 1 + (int32_t)(splitmix64(&rng_state) % 5000);
     double *x = malloc((size_t)n * sizeof *x), *y = NULL;
     for (int32_t i = 0; i < n; i++) x[i] = random_value();
     cgm_error err = {0};
@@ -1255,24 +1259,25 @@ static void gen_text(mmtext *t, int32_t rows, int32_t cols, int64_t nent, bool s
   int32_t *ci = malloc((size_t)(2 * nent + 1) * sizeof *ci);
   double *v = malloc((size_t)(2 * nent + 1) * sizeof *v);
   for (int64_t k = 0; k < nent; k++) {
-    uint64_t u = rnd();
+    uint64_t u = splitmix64(&rng_state);
     if (u % 97 == 0) mt_addf(t, "%% comment %lld", (long long)k);
     if (u % 89 == 1) mt_addf(t, u & 1 ? "" : "  \t");
     int32_t i, j;
     if (k > 0 && u % 8 == 3) { /* a duplicate of an earlier entry */
-      int64_t m = (int64_t)(rnd() % (uint64_t)k);
+      int64_t m = (int64_t)(splitmix64(&rng_state) % (uint64_t)k);
       i = ri[m], j = ci[m];
     } else {
-      i = (int32_t)(rnd() % (uint64_t)rows);
-      j = (int32_t)(rnd() % (uint64_t)cols);
+      i = (int32_t)(splitmix64(&rng_state) % (uint64_t)rows);
+      j = (int32_t)(splitmix64(&rng_state) % (uint64_t)cols);
       if (sym && j > i) {
         int32_t x = i;
         i = j, j = x;
       }
     }
     double x = pattern   ? 1.0
-               : integer ? (double)((int64_t)(rnd() % 2001) - 1000)
-                         : (rnd01() - 0.3) * pow(10.0, (double)((int)(rnd() % 9) - 4));
+               : integer ? (double)((int64_t)(splitmix64(&rng_state) % 2001) - 1000)
+                         : (unif01(&rng_state) - 0.3) *
+                               pow(10.0, (double)((int)(splitmix64(&rng_state) % 9) - 4));
     ri[k] = i, ci[k] = j, v[k] = x;
     t->entry_line[k] = t->n + 1;
     if (pattern)
@@ -1705,8 +1710,8 @@ static void test_gzip(void) {
     snprintf(cmd, sizeof cmd, "gzip -c -6 '%s' > '%s' 2>/dev/null", plain, gz);
     if (system(cmd) == 0 && read_file(gz, &zz, &zl)) {
       for (int it = 0; it < 6; it++) {
-        size_t at = 10 + (size_t)(rnd() % (zl - 18));
-        zz[at] ^= (char)(1 + rnd() % 255);
+        size_t at = 10 + (size_t)(splitmix64(&rng_state) % (zl - 18));
+        zz[at] ^= (char)(1 + splitmix64(&rng_state) % 255);
         CHECK(write_text(gz, zz, zl));
         cgm_csr A;
         cgm_error err = {0};
@@ -1783,12 +1788,12 @@ static void test_fuzz(void) {
       char t[4200];
       memcpy(t, orig, len);
       size_t n = len;
-      int muts = 1 + (int)(rnd() % 3);
+      int muts = 1 + (int)(splitmix64(&rng_state) % 3);
       for (int m = 0; m < muts && n > 0; m++) {
-        size_t at = (size_t)(rnd() % n);
-        switch (rnd() % 4) {
+        size_t at = (size_t)(splitmix64(&rng_state) % n);
+        switch (splitmix64(&rng_state) % 4) {
         case 0:
-          t[at] = alphabet[rnd() % (sizeof alphabet - 1)];
+          t[at] = alphabet[splitmix64(&rng_state) % (sizeof alphabet - 1)];
           break;
         case 1:
           n = at;
@@ -1799,7 +1804,7 @@ static void test_fuzz(void) {
         default:
           if (n < sizeof t - 1) {
             memmove(t + at + 1, t + at, n - at);
-            t[at] = alphabet[rnd() % (sizeof alphabet - 1)];
+            t[at] = alphabet[splitmix64(&rng_state) % (sizeof alphabet - 1)];
             n++;
           }
         }
@@ -1823,7 +1828,7 @@ static void test_fuzz(void) {
               CHECK(A.colidx[k] >= 0 && A.colidx[k] < A.ncols);
         }
         /* one of the parallel settings: the same matrix or message */
-        int c = (int)(rnd() % N_CONFIGS);
+        int c = (int)(splitmix64(&rng_state) % N_CONFIGS);
         cgm_csr B;
         cgm_mm_info bi;
         cgm_error e2 = {0};

@@ -1186,7 +1186,7 @@ static void test_interp(void) {
       snprintf(smp.kernel, sizeof smp.kernel, k ? "cg5" : "cg4");
       smp.m = exp2(u);
       smp.bytes = 8 * smp.m;
-      const double b = 5.0 * pow(smp.m / 512.0, 0.2) * (1 + 0.01 * (2 * test_urand(&seed) - 1));
+      const double b = 5.0 * pow(smp.m / 512.0, 0.2) * (1 + 0.01 * (2 * unif01(&seed) - 1));
       smp.seconds = smp.bytes / (b * 1e9);
       CHECK_OK(cgm_db_sample_add(db, c.id, &smp, &err));
     }

@@ -141,7 +141,7 @@ static void test_solve(void) {
   double *b = malloc(sizeof *b * (size_t)n), *x0 = calloc((size_t)n, sizeof *x0),
          *x1 = calloc((size_t)n, sizeof *x1);
   uint64_t rng = 4;
-  for (int32_t i = 0; i < n; i++) b[i] = test_urand(&rng) - 0.5;
+  for (int32_t i = 0; i < n; i++) b[i] = unif01(&rng) - 0.5;
   cgm_solve_opts o = cgm_solve_opts_default();
   o.tol = 1e-10;
   cgm_solve_result r0, r1;

@@ -34,7 +34,7 @@ static double fake(void *p, int i) {
   const bool burst = c->calls >= c->burst_at && c->calls < c->burst_at + c->burst;
   c->calls++;
   double t = (i + 1) * 1e-6;
-  if (burst || test_urand(&c->seed) < c->held) t += 4e-3;
+  if (burst || unif01(&c->seed) < c->held) t += 4e-3;
   const double until = cgm_now() + t * 0.01; /* a hundredth: the test stays short */
   while (cgm_now() < until) {
   }
