@@ -175,47 +175,17 @@ __device__ __forceinline__ bool cgg_scalars(cgm_cg_state *state, int nparts, int
     for (int k = 0; k < 3; k++) sums[k] = parts_sum(state, nparts, slot, k);
   }
   trace_first(state, CGM_TR_UPD_GO);
-  const double delta = sums[0], gamma = sums[1], rr = sums[2];
-  /* The first step (inv_alpha[prev] = 0 from the set-up): beta = 0, so p = u
-   * and s = w, given that p and s start at zero (cg1, cgm_cuda_dev_init):
-   * 0 times a NaN would not vanish. */
-  const bool first = state->inv_alpha[prev] == 0.0;
-  const double gamma_prev = state->gamma[prev];
-  const double beta = first ? 0.0 : gamma / gamma_prev;
-  const double den = delta - beta * gamma * state->inv_alpha[prev]; /* p . A p */
   /* Iterations done before this one: the epoch advances only between
    * graphs, so every block reads the same count. */
   const int done_before =
       state->iter_base +
       (int)((state->epoch - state->epoch_base) * (unsigned long long)state->K + (unsigned)slot);
-  int stop = CGM_RUN;
-  double bad = 0.0;
-  if (rr <= state->thr) {
-    stop = CGM_RUN_CONVERGED;
-  } else if (!isfinite(rr) || !isfinite(gamma) || !isfinite(delta) || !isfinite(den)) {
-    stop = CGM_RUN_NONFINITE; /* bad: the first of them that is not finite */
-    bad = !isfinite(rr) ? rr : !isfinite(gamma) ? gamma : !isfinite(delta) ? delta : den;
-  } else if (!(gamma > 0.0) || !(den > 0.0)) {
-    /* r . M^-1 r <= 0 (a diagonal entry or block not positive) or p . A p <= 0 */
-    stop = CGM_RUN_BREAKDOWN;
-    bad = gamma > 0.0 ? den : gamma;
-  } else if (done_before >= state->maxiter) {
-    stop = CGM_RUN_MAXITER;
-  }
-  if (blockIdx.x == 0 && threadIdx.x == 0) { /* one writer; no block reads these */
-    state->iter = stop == CGM_RUN ? done_before + 1 : done_before;
-    state->rr_last = rr;
-    if (stop != CGM_RUN) {
-      state->done = stop;
-      state->bad = bad;
-    } else {
-      state->inv_alpha[slot] = den / gamma;
-      state->gamma[slot] = gamma;
-    }
-  }
-  if (stop != CGM_RUN) return false;
-  *alpha = gamma / den;
-  *beta_out = beta;
+  const cgg_step c =
+      cgg_decide(state, sums, state->gamma[prev], state->inv_alpha[prev], done_before);
+  if (blockIdx.x == 0 && threadIdx.x == 0) cgg_record(state, c, sums, done_before, slot);
+  if (c.stop != CGM_RUN) return false;
+  *alpha = c.alpha;
+  *beta_out = c.beta;
   return true;
 }
 
