@@ -84,23 +84,25 @@ __device__ __forceinline__ void pdl_begin(const cgm_sync &s) {
   pdl_wait();
 }
 
-/* One step of the single-reduction CG from its sums delta = u . A u, gamma
- * = r . u and r . r (cgg and the persistent kernel): the stop test, then
- *   beta = gamma / gamma_prev, den = delta - beta gamma / alpha_prev
- *   (= p . A p), alpha = gamma / den.
- * The first step (inv_alpha_prev = 0 from the set-up): beta = 0, so p = u
- * and s = w, given that p and s start at zero (cg1, cgm_cuda_dev_init): 0
- * times a NaN would not vanish. */
+/* A step of the single-reduction CG (cgg, the persistent kernel) from its
+ * sums delta = u . A u, gamma = r . u, r . r: the stop test, beta = gamma /
+ * gamma_prev, den = delta - beta gamma / alpha_prev (= p . A p), alpha =
+ * gamma / den. First step (inv_alpha_prev = 0): beta = 0, p = u and s = w
+ * (p and s start at zero: 0 times a NaN would not vanish). */
 struct cgg_step {
   double alpha, beta, den, bad;
   int stop; /* CGM_RUN, or why the run stops (bad: the value) */
 };
-__device__ __forceinline__ cgg_step cgg_decide(const cgm_cg_state *st, const double (&sums)[3],
+/* ... and, by one thread (no block reads them), into the state: the count,
+ * the residual tested, why the run stopped, or 1 / alpha and gamma into
+ * `slot` for the next step. */
+__device__ __forceinline__ cgg_step cgg_decide(cgm_cg_state *st, const double (&sums)[3],
                                                double gamma_prev, double inv_alpha_prev,
-                                               int done_before) {
+                                               int done_before, int slot) {
   const double delta = sums[0], gamma = sums[1], rr = sums[2];
   cgg_step c = {0.0, inv_alpha_prev == 0.0 ? 0.0 : gamma / gamma_prev, 0.0, 0.0, CGM_RUN};
   c.den = delta - c.beta * gamma * inv_alpha_prev;
+  c.alpha = gamma / c.den;
   if (rr <= st->thr) {
     c.stop = CGM_RUN_CONVERGED;
   } else if (!isfinite(rr) || !isfinite(gamma) || !isfinite(delta) || !isfinite(c.den)) {
@@ -113,24 +115,18 @@ __device__ __forceinline__ cgg_step cgg_decide(const cgm_cg_state *st, const dou
   } else if (done_before >= st->maxiter) {
     c.stop = CGM_RUN_MAXITER;
   }
-  c.alpha = gamma / c.den;
-  return c;
-}
-
-/* The step into the state (one thread): the count, the residual tested,
- * and why the run stopped, or 1 / alpha and gamma into `slot` for the
- * next step. */
-__device__ __forceinline__ void cgg_record(cgm_cg_state *st, const cgg_step &c,
-                                           const double (&sums)[3], int done_before, int slot) {
-  st->iter = c.stop == CGM_RUN ? done_before + 1 : done_before;
-  st->rr_last = sums[2];
-  if (c.stop != CGM_RUN) {
-    st->done = c.stop;
-    st->bad = c.bad;
-  } else {
-    st->inv_alpha[slot] = c.den / sums[1];
-    st->gamma[slot] = sums[1];
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    st->iter = c.stop == CGM_RUN ? done_before + 1 : done_before;
+    st->rr_last = rr;
+    if (c.stop != CGM_RUN) {
+      st->done = c.stop;
+      st->bad = c.bad;
+    } else {
+      st->inv_alpha[slot] = c.den / gamma;
+      st->gamma[slot] = gamma;
+    }
   }
+  return c;
 }
 
 /* ------------------------------------------ flags between GPUs (cgm_sync) */

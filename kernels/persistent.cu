@@ -1,19 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Small solves at the launch floor: a batch of the single-reduction CG's
- * iterations (one GPU, Jacobi, double precision) in one cooperative kernel
- * (kernels.h, cgm_launch_persistent). Where an iteration's two launches
- * cost more than moving the matrix and the vectors (docs/perf.md, "Small
- * solves"), the grid stays resident and meets at two grid barriers an
- * iteration: after the SpMV (u . A u) and after the update (r . u, r . r,
- * and the u the next SpMV gathers). Each block writes its partial sums;
- * past the barrier every block adds all partials in block order, so every
- * block holds the same scalars (deterministic, no atomics) and takes the
- * same branch: no block waits at a barrier the others have left. A thread
- * owns the same rows in both phases, so only u crosses between blocks
- * (read past L1). The state carries the run from batch to batch as cgg's
- * graphs do: local[0] holds u's r . u and r . r, slot K - 1 the last
- * step's 1 / alpha and gamma; the host's loop, with its reliable updates
- * and floor watch, is the graphs' (solver/cuda/graph.cu). */
+/* Small solves at the launch floor (docs/perf.md, "Small solves"): K steps
+ * of the single-reduction CG (vector_kernels.cu's cgg; one GPU, Jacobi,
+ * double) in one cooperative kernel, two grid barriers a step. A thread owns
+ * the same rows in both phases, so only u crosses between blocks (read past
+ * L1). The state carries the run between batches as cgg's graphs do:
+ * local[0] u's r . u and r . r, slot K - 1 the last 1 / alpha and gamma. */
 #include <cooperative_groups.h>
 
 #include "kernels/cuda_util.h"
@@ -24,46 +15,33 @@ namespace cgm {
 
 constexpr int kPersistThreads = 256;
 
-/* A block's partial sums into part[k * cap + block]. */
-template <int NV>
-__device__ __forceinline__ void block_partial(double (&v)[NV], double *part, int cap) {
-  block_sum<NV>(v);
-  if (threadIdx.x == 0)
-#pragma unroll
-    for (int k = 0; k < NV; k++) part[k * cap + blockIdx.x] = v[k];
-}
-
-/* Past the grid barrier: the total of every block's partials, added in the
- * same order in every block, to every thread. */
-template <int NV>
-__device__ __forceinline__ void grid_total(const double *part, int cap, double (&v)[NV]) {
+/* The grid's sums of v: each block's partials to part[k * cap + block], the
+ * barrier, then every block adds all partials in block order (the same
+ * totals in every block: the same branches, no block left at a barrier). */
+template <int NV> __device__ __forceinline__ void grid_sum(double (&v)[NV], double *part, int cap) {
   __shared__ double tot[NV];
-#pragma unroll
+  block_sum<NV>(v);
+  for (int k = 0; k < NV && threadIdx.x == 0; k++) part[k * cap + blockIdx.x] = v[k];
+  cooperative_groups::this_grid().sync();
   for (int k = 0; k < NV; k++) {
     v[k] = 0.0;
     for (int b = threadIdx.x; b < (int)gridDim.x; b += blockDim.x)
       v[k] += __ldcg(part + k * cap + b);
   }
   block_sum<NV>(v);
-  if (threadIdx.x == 0)
-#pragma unroll
-    for (int k = 0; k < NV; k++) tot[k] = v[k];
-  __syncthreads(); /* the next write of tot is behind a grid barrier */
-#pragma unroll
+  for (int k = 0; k < NV && threadIdx.x == 0; k++) tot[k] = v[k];
+  __syncthreads(); /* tot is written again past the next barrier */
   for (int k = 0; k < NV; k++) v[k] = tot[k];
 }
 
-/* Row slot t of the layout (slot t / N of brow, row t % N of its blocks):
- * the row it holds, or -1 in a padding slot. */
+/* Row slot t (row t % N of brow's slot t / N): its row, -1 in padding. */
 template <int N> __device__ __forceinline__ int64_t row_of(const cgm_dev_layout &L, int64_t t) {
   const int32_t b = __ldg(L.brow + t / N);
   return b < 0 ? -1 : (int64_t)b * N + t % N;
 }
 
-/* Row slot t times u: the blocks of its block row, U at a time so that
- * their loads are in flight together (bcsr-layout.md: step s of slice sl
- * holds B_y B_x blocks from slice_ptr[sl] + s B_y B_x, slot j's B_x from j
- * B_x). u is written by other blocks within the kernel: loaded past L1. */
+/* Row slot t times u: its block row's blocks (bcsr-layout.md) U at a time,
+ * their loads in flight together; u past L1 (other blocks write it). */
 template <int N>
 __device__ __forceinline__ double row_times(const cgm_dev_layout &L, const double *__restrict__ val,
                                             const double *u, int64_t t) {
@@ -80,26 +58,23 @@ __device__ __forceinline__ double row_times(const cgm_dev_layout &L, const doubl
       const int m = m0 + i;
       const int64_t k = b0 + (int64_t)(m >> lbx) * per + ((j << lbx) | (m & (L.bx - 1)));
       col[i] = m < nblk ? __ldg(L.bcol + k) : -1;
-#pragma unroll
       for (int c = 0; c < N; c++) a[i][c] = m < nblk ? __ldg(val + k * N * N + r * N + c) : 0.0;
     }
 #pragma unroll
     for (int i = 0; i < U; i++)
       if (col[i] >= 0)
-#pragma unroll
         for (int c = 0; c < N; c++) acc += a[i][c] * __ldcg(u + (int64_t)col[i] * N + c);
   }
   return acc;
 }
 
-/* Up to K steps of cgg (vector_kernels.cu) from the state, w = A u kept in
- * w; red_pq and red_ur the partials of u . A u and of (r . u, r . r). */
+/* Up to K steps from the state; red_pq and red_ur: the partials of u . A u
+ * and of (r . u, r . r). */
 template <int N>
 __global__ void __launch_bounds__(kPersistThreads)
     cgg_persistent(cgm_dev_layout L, cgm_cg_state *st, int K, double *x, double *u, double *p,
                    double *w, double *s, const double *dinv, cgm_reduce_buf red_pq,
                    cgm_reduce_buf red_ur) {
-  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   /* a batch queued behind the run's end; done changes only past a barrier */
   if (block_stopped(st)) return;
   const double *__restrict__ val = static_cast<const double *>(L.val);
@@ -116,12 +91,9 @@ __global__ void __launch_bounds__(kPersistThreads)
       w[row] = y;
       pq[0] += u[row] * y;
     }
-    block_partial<1>(pq, red_pq.partials, red_pq.capacity);
-    grid.sync();
-    grid_total<1>(red_pq.partials, red_pq.capacity, pq);
+    grid_sum<1>(pq, red_pq.partials, red_pq.capacity);
     sums[0] = pq[0];
-    const cgg_step c = cgg_decide(st, sums, gamma_prev, inv_alpha_prev, done);
-    if (blockIdx.x == 0 && threadIdx.x == 0) cgg_record(st, c, sums, done, K - 1);
+    const cgg_step c = cgg_decide(st, sums, gamma_prev, inv_alpha_prev, done, K - 1);
     if (c.stop != CGM_RUN) return; /* every block: the same sums */
     double ur[2] = {0.0, 0.0};
     CGM_GRID_LOOP(t, slots) { /* as cgg's update; r = D u */
@@ -136,9 +108,7 @@ __global__ void __launch_bounds__(kPersistThreads)
       ur[0] += ri * ui;
       ur[1] += ri * ri;
     }
-    block_partial<2>(ur, red_ur.partials, red_ur.capacity);
-    grid.sync();
-    grid_total<2>(red_ur.partials, red_ur.capacity, ur);
+    grid_sum<2>(ur, red_ur.partials, red_ur.capacity);
     gamma_prev = sums[1];
     inv_alpha_prev = c.den / sums[1];
     sums[1] = ur[0];
@@ -154,33 +124,28 @@ using persistent_fn = void (*)(cgm_dev_layout, cgm_cg_state *, int, double *, do
                                double *, double *, const double *, cgm_reduce_buf, cgm_reduce_buf);
 
 static persistent_fn kernel_for(const cgm_dev_layout *L) {
-  if (L->long_rows || (L->bx & (L->bx - 1)) || L->bx < 1) return nullptr;
-  return L->n == 1   ? cgg_persistent<1>
-         : L->n == 2 ? cgg_persistent<2>
-         : L->n == 4 ? cgg_persistent<4>
-         : L->n == 8 ? cgg_persistent<8>
-                     : nullptr;
+  const int n = L->long_rows ? 0 : L->n;
+  return n == 1   ? cgg_persistent<1>
+         : n == 2 ? cgg_persistent<2>
+         : n == 4 ? cgg_persistent<4>
+         : n == 8 ? cgg_persistent<8>
+                  : nullptr;
 }
 
 } // namespace cgm
 
 extern "C" cudaError_t cgm_persistent_grid(const cgm_dev_layout *L, int sms, int *blocks) {
-  *blocks = 0;
   const cgm::persistent_fn k = cgm::kernel_for(L);
   int dev = 0, coop = 0, per_sm = 0;
-  if (!k) return cudaSuccess;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev);
-  if (e == cudaSuccess)
+  cudaError_t e = k ? cudaGetDevice(&dev) : cudaSuccess;
+  if (k && !e) e = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev);
+  if (coop && !e)
     e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, cgm::kPersistThreads, 0);
-  if (e != cudaSuccess || !coop || per_sm < 1) return e;
-  /* a row slot a thread where the rows allow: the fewer blocks, the
-   * cheaper each barrier */
-  const int64_t slots = (int64_t)L->nslices * L->by * L->n;
+  /* a row slot a thread where the rows allow: the fewer blocks, the cheaper a barrier */
+  const int64_t slots = (int64_t)L->nslices * L->by * L->n, most = coop && !e ? per_sm * sms : 0;
   const int64_t need = (slots + cgm::kPersistThreads - 1) / cgm::kPersistThreads;
-  const int64_t most = (int64_t)per_sm * sms;
-  *blocks = (int)(need < 1 ? 1 : need < most ? need : most);
-  return cudaSuccess;
+  *blocks = (int)(need < most ? (need > 0 ? need : 1) : most);
+  return e;
 }
 
 extern "C" cudaError_t cgm_launch_persistent(const cgm_dev_layout *L, cgm_cg_state *st, int K,
@@ -189,8 +154,7 @@ extern "C" cudaError_t cgm_launch_persistent(const cgm_dev_layout *L, cgm_cg_sta
                                              cgm_reduce_buf red_ur, int blocks,
                                              cudaStream_t stream) {
   const cgm::persistent_fn k = cgm::kernel_for(L);
-  if (!k || K < 1 || K > CGM_MAX_SLOTS || blocks < 1 || blocks > red_pq.capacity ||
-      blocks > red_ur.capacity)
+  if (!k || K < 1 || blocks < 1 || blocks > red_pq.capacity || blocks > red_ur.capacity)
     return cudaErrorInvalidValue;
   cgm_dev_layout l = *L;
   void *args[] = {&l, &st, &K, &x, &u, &p, &w, &s, &dinv, &red_pq, &red_ur};

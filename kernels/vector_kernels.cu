@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(kVecThreads)
 /* cgg's scalars (Jacobi and block-Jacobi): beta and p . A p from one
  * reduction, the stop test and the state; false when the run stops. */
 __device__ __forceinline__ bool cgg_scalars(cgm_cg_state *state, int nparts, int slot, int prev,
-                                            const cgm_sync &sync, double *alpha, double *beta_out) {
+                                            const cgm_sync &sync, cgg_step *c) {
   pdl_begin(sync);
   trace_first(state, CGM_TR_UPD_IN);
   if (run_stopped(state, sync)) return false;
@@ -180,13 +180,8 @@ __device__ __forceinline__ bool cgg_scalars(cgm_cg_state *state, int nparts, int
   const int done_before =
       state->iter_base +
       (int)((state->epoch - state->epoch_base) * (unsigned long long)state->K + (unsigned)slot);
-  const cgg_step c =
-      cgg_decide(state, sums, state->gamma[prev], state->inv_alpha[prev], done_before);
-  if (blockIdx.x == 0 && threadIdx.x == 0) cgg_record(state, c, sums, done_before, slot);
-  if (c.stop != CGM_RUN) return false;
-  *alpha = c.alpha;
-  *beta_out = c.beta;
-  return true;
+  *c = cgg_decide(state, sums, state->gamma[prev], state->inv_alpha[prev], done_before, slot);
+  return c->stop == CGM_RUN;
 }
 
 /* The single-reduction CG's update (kernels.h, cgm_launch_cgg). */
@@ -194,9 +189,9 @@ template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     cgg(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *u, T *p,
         const T *w, T *s, const T *dinv, cgm_out out, cgm_reduce_buf red, cgm_sync sync) {
-  double alpha_d, beta_d;
-  if (!cgg_scalars(state, nparts, slot, prev, sync, &alpha_d, &beta_d)) return;
-  const T alpha = (T)alpha_d, tb = (T)beta_d;
+  cgg_step c;
+  if (!cgg_scalars(state, nparts, slot, prev, sync, &c)) return;
+  const T alpha = (T)c.alpha, tb = (T)c.beta;
   double acc[2] = {0.0, 0.0};
   CGM_GRID_LOOP(i, np) {
     Pack<T> pu = ld(u, i), pp = ld(p, i), pw = ld(w, i), ps = ld(s, i), px = ld(x, i),
@@ -315,9 +310,9 @@ __global__ void __launch_bounds__(kVecThreads)
             T *p, const T *w, T *s, const T *inv, const T *blk, cgm_out out, cgm_reduce_buf red,
             cgm_sync sync) {
   /* the scalars exactly as cgg's */
-  double alpha_d, beta_d;
-  if (!cgg_scalars(state, nparts, slot, prev, sync, &alpha_d, &beta_d)) return;
-  const T alpha = (T)alpha_d, tb = (T)beta_d;
+  cgg_step c;
+  if (!cgg_scalars(state, nparts, slot, prev, sync, &c)) return;
+  const T alpha = (T)c.alpha, tb = (T)c.beta;
   double acc[2] = {0.0, 0.0};
   const int64_t nb = (rows + n - 1) / n;
   CGM_GRID_LOOP(k, nb) {

@@ -18,10 +18,8 @@
 extern "C" {
 #endif
 
-/* Whether a batch of iterations runs as one cooperative kernel (one GPU,
- * double precision, Jacobi, the single-reduction CG; docs/perf.md, "Small
- * solves"): where launches dominate (auto: small matrices), never, or
- * wherever it can run. */
+/* A batch of iterations as one cooperative kernel (one GPU, double, Jacobi,
+ * cgg; docs/perf.md): where launches dominate, never, wherever it can run. */
 typedef enum { CGM_PERSIST_AUTO = 0, CGM_PERSIST_OFF, CGM_PERSIST_ON } cgm_persist;
 
 /* How our CUDA kernels iterate. The defaults are the fastest measured

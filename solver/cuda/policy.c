@@ -45,15 +45,11 @@ gs_policy gs_policy_make(const cgm_solve_opts *o, const cgm_plan *p) {
   P.reduced = prec != CGM_PREC_DOUBLE;
   P.floor_watch = P.reliable && !P.reduced && !o->fixed_count;
   P.device_layout = go->device_layout && cgm_plan_layout_on_device(p);
-  /* One cooperative kernel a batch (kernels/persistent.cu) for cgg with
-   * Jacobi on one GPU, where an iteration's two launches (about 10 us with
-   * graphs and PDL on an H200 however small the matrix: Poisson 32^3 took
-   * 11.7 us for 4.5 MB, 1.1 us at 4 TB/s) cost more than its bytes. Auto
-   * takes it while the matrix (a value and a column an entry) and the 7
-   * vectors stay within CGM_PERSISTENT_BYTES, half the 50 MB L2 of an H100
-   * or H200: they stay in L2 between iterations, and the kernel's two grid
-   * barriers an iteration are its cost. Set-up checks the device (cooperative
-   * launch) and the layout (no long rows). */
+  /* One cooperative kernel a batch (kernels/persistent.cu) where cgg's two
+   * launches an iteration (~10 us on an H200, however small the matrix)
+   * cost more than its bytes: while the matrix (value and column an entry)
+   * and 7 vectors stay within half the 50 MB L2 of an H100 or H200. Set-up
+   * checks the device (cooperative launch) and the layout (no long rows). */
   const double w = cgm_precision_width(prec);
   const bool small = (double)p->nnz * (w + 4) + 7.0 * w * p->nrows <= CGM_PERSISTENT_BYTES;
   P.persistent = P.mode == MODE_ONE && P.cgg && o->precond == CGM_PRECOND_JACOBI &&
