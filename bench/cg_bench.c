@@ -12,7 +12,11 @@
  * block size, divided by the measured device-to-device copy bandwidth.
  *
  * usage: cg_bench [--iters K] [--reps R] [--precision double|single|both]
- *                 [--csv FILE] CASE...
+ *                 [--persistent auto|on|off] [--csv FILE] CASE...
+ *   --persistent: each batch of iterations as one cooperative kernel where
+ *   the solver takes it (auto, the default), wherever it can run (on), or
+ *   never (off); over CGMODEL_PERSISTENT. The backend column says cuda-pk
+ *   where it ran.
  *   CASE: poisson3d:N | poisson2d:N | elasticity3d:N | random:N | kronB:M | PATH.mtx */
 #include <math.h>
 #include <stdio.h>
@@ -34,7 +38,7 @@ static double spmv_bytes(int64_t blocks, int64_t slots, int64_t nslices, int n, 
 
 int main(int argc, char **argv) {
   int iters = 200, reps = 50, p0 = 0, p1 = 1, only_n = 0;
-  const char *csv = NULL;
+  const char *csv = NULL, *persist = NULL;
   int first = 1;
   for (; first < argc && argv[first][0] == '-'; first++) {
     if (!strcmp(argv[first], "--iters") && first + 1 < argc)
@@ -43,6 +47,8 @@ int main(int argc, char **argv) {
       reps = atoi(argv[++first]);
     else if (!strcmp(argv[first], "--csv") && first + 1 < argc)
       csv = argv[++first];
+    else if (!strcmp(argv[first], "--persistent") && first + 1 < argc)
+      persist = argv[++first];
     else if (!strcmp(argv[first], "--block") && first + 1 < argc)
       only_n = atoi(argv[++first]);
     else if (!strcmp(argv[first], "--precision") && first + 1 < argc) {
@@ -55,7 +61,8 @@ int main(int argc, char **argv) {
     }
   }
   if (first >= argc) {
-    fprintf(stderr, "usage: cg_bench [--iters K] [--reps R] [--precision P] [--csv F] CASE...\n");
+    fprintf(stderr, "usage: cg_bench [--iters K] [--reps R] [--precision P] [--persistent "
+                    "auto|on|off] [--csv F] CASE...\n");
     return 2;
   }
   if (cgm_cuda_device_count() < 1) {
@@ -78,6 +85,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "cg_bench: %s\n", emsg);
     return 2;
   }
+  if (persist && strcmp(persist, "auto") && strcmp(persist, "on") && strcmp(persist, "off")) {
+    fprintf(stderr, "cg_bench: --persistent %s: expected auto, on or off\n", persist);
+    return 2;
+  }
+  if (persist)
+    gpu.persistent = !strcmp(persist, "on")    ? CGM_PERSIST_ON
+                     : !strcmp(persist, "off") ? CGM_PERSIST_OFF
+                                               : CGM_PERSIST_AUTO;
   const bool classic = gpu.cg == CGM_CG_CLASSIC;
   /* The vector passes of an iteration after its SpMV, in the CG that runs. */
   const double passes = classic ? CGM_CG4_PASSES + CGM_CG5_PASSES : CGM_CGG_PASSES;
@@ -172,11 +187,13 @@ int main(int argc, char **argv) {
         double pad = bf->elements ? (double)bf->padded_elements / bf->elements : 0;
         printf(
             "%-22s %9d %10lld %-6s %-8s %2d %5.2f %6.3f %9.0f %5.0f%% %10.1f %10.1f %6.2f %8.2f\n",
-            name, A.nrows, (long long)A.nnz, cgm_precision_name(prec), "cuda", n, bf->density, pad,
-            gbs / 1e9, 100 * gbs / copy_bw, 1e6 * t, 1e6 * floor_s, t / floor_s, t_cusparse / t);
+            name, A.nrows, (long long)A.nnz, cgm_precision_name(prec),
+            st <= CGM_ENOCONV && r.persistent ? "cuda-pk" : "cuda", n, bf->density, pad, gbs / 1e9,
+            100 * gbs / copy_bw, 1e6 * t, 1e6 * floor_s, t / floor_s, t_cusparse / t);
         if (out)
-          fprintf(out, "%s,%d,%lld,%s,cuda,%d,%.4f,%.4f,%.9g,%.6g,%.4f,%.9g,%.9g,%.4f,%.9g,%.4f\n",
-                  name, A.nrows, (long long)A.nnz, cgm_precision_name(prec), n, bf->density, pad,
+          fprintf(out, "%s,%d,%lld,%s,%s,%d,%.4f,%.4f,%.9g,%.6g,%.4f,%.9g,%.9g,%.4f,%.9g,%.4f\n",
+                  name, A.nrows, (long long)A.nnz, cgm_precision_name(prec),
+                  st <= CGM_ENOCONV && r.persistent ? "cuda-pk" : "cuda", n, bf->density, pad,
                   spmv_s, gbs / 1e9, gbs / copy_bw, t, floor_s, t / floor_s, t_cusparse,
                   t_cusparse / t);
         fflush(stdout);

@@ -501,6 +501,13 @@ static cgm_status setup(gpu_solver *S, const cgm_problem *pb, cgm_seg_host *seg,
     CGM_CUDA_TRY(err, cudaSetDevice(S->dev[0].dev));
     S->pol.pdl = cgm_pdl_supported();
   }
+  if (S->pol.persistent) { /* where the GPU launches it cooperatively, and no long rows */
+    CGM_CUDA_TRY(err, cudaSetDevice(S->dev[0].dev));
+    CGM_CUDA_TRY(err, cgm_persistent_grid(&S->dev[0].A.L, S->dev[0].sms, &S->persist_blocks));
+    S->pol.persistent = S->persist_blocks > 0 && !S->dev[0].B.present && !S->dev[0].C.present;
+    S->pol.graphs = S->pol.graphs && !S->pol.persistent; /* a batch: one launch and one copy */
+  }
+  res->persistent = S->pol.persistent;
   if ((st = pb->dA ? gs_device_vectors(S, pb, err) : upload_vectors(S, pb, seg, err))) return st;
   for (int g = 0; g < G; g++) cgm_cuda_stage_release(&S->dev[g]); /* the uploads are done */
   res->time_upload_s = cgm_now() - tu - built;       /* with the exchange's and NCCL's setup */
