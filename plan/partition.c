@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plan/partition.h"
+#include "common/timer.h"
 #include "sparse/bcsr_internal.h"
 
 int cgm_partition_align(int n) {
@@ -223,11 +224,6 @@ cgm_status cgm_halo_build(const cgm_csr *A, int n, const int32_t *bounds, int pa
   return CGM_OK;
 }
 
-static int cmp_i32(const void *a, const void *b) {
-  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
 void cgm_halo_remap(const cgm_halo *h, int32_t halo_start, cgm_bcsr *B) {
 #pragma omp parallel for schedule(static)
   for (int64_t q = 0; q < B->nblocks_padded; q++) {
@@ -235,7 +231,7 @@ void cgm_halo_remap(const cgm_halo *h, int32_t halo_start, cgm_bcsr *B) {
     if (c >= h->b0 && c < h->b1) {
       B->bcol[q] = c - h->b0;
     } else {
-      const int32_t *i = bsearch(&c, h->cols, (size_t)h->nhalo, sizeof c, cmp_i32);
+      const int32_t *i = bsearch(&c, h->cols, (size_t)h->nhalo, sizeof c, cgm_cmp_i32);
       /* Absent only for padding blocks (zero values): read the own first entry. */
       B->bcol[q] = i ? halo_start + (int32_t)(i - h->cols) : 0;
     }
