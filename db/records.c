@@ -149,6 +149,17 @@ static const column solve_cols[] = {SV(id, 'I'), SV(matrix_id, 'i'), SV(calibrat
     return it->fn(&rec, it->ctx);                                                                  \
   }
 
+/* ROWS and the public listing fn of a calibration's records of type T: the
+ * rows of the query sql (its parameter the calibration's id). */
+#define CAL_ROWS(T, name, cols, fn_name, sql, what)                                                \
+  ROWS(T, name, cols)                                                                              \
+  cgm_status fn_name(cgm_db *db, int64_t cal_id, int (*fn)(const T *rec, void *ctx), void *ctx,    \
+                     cgm_error *err) {                                                             \
+    if (!fn) return cgm_fail(err, CGM_EINPUT, #fn_name ": no callback");                           \
+    name##_iter it = {fn, ctx};                                                                    \
+    return each_row(db, sql, cal_id, name##_row, &it, what, err);                                  \
+  }
+
 /* Prepares sql, a statement that writes when `write` (refused on a
  * read-only database), and binds nothing yet. */
 static cgm_status start(cgm_db *db, const char *sql, bool write, binder *b, cgm_error *err) {
@@ -390,17 +401,10 @@ cgm_status cgm_db_sample_add(cgm_db *db, int64_t cal_id, const cgm_db_sample *sm
                 &cal_id, sample_cols, smp, NULL, what, err);
 }
 
-ROWS(cgm_db_sample, sample, sample_cols)
-
-cgm_status cgm_db_samples(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_sample *s, void *ctx),
-                          void *ctx, cgm_error *err) {
-  if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_samples: no callback");
-  sample_iter it = {fn, ctx};
-  return each_row(db,
-                  "SELECT kernel, variant, precision, block, m, bytes, seconds, source, "
-                  "spread, unsettled FROM samples WHERE calibration_id = ? ORDER BY id",
-                  cal_id, sample_row, &it, "reading samples", err);
-}
+CAL_ROWS(cgm_db_sample, sample, sample_cols, cgm_db_samples,
+         "SELECT kernel, variant, precision, block, m, bytes, seconds, source, spread, unsettled "
+         "FROM samples WHERE calibration_id = ? ORDER BY id",
+         "reading samples")
 
 /* ---------------------------------------------------------------- fits --- */
 
@@ -444,27 +448,13 @@ cgm_status cgm_db_coef_add(cgm_db *db, int64_t cal_id, const cgm_db_coef *c, cgm
                 &cal_id, coef_cols, c, NULL, what, err);
 }
 
-ROWS(cgm_db_coef, coef, coef_cols)
+CAL_ROWS(cgm_db_coef, coef, coef_cols, cgm_db_coefs,
+         "SELECT name, precision, value, rms, n FROM coefficients WHERE calibration_id = ? "
+         "ORDER BY precision, name",
+         "reading coefficients")
 
-cgm_status cgm_db_coefs(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_coef *c, void *ctx),
-                        void *ctx, cgm_error *err) {
-  if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_coefs: no callback");
-  coef_iter it = {fn, ctx};
-  return each_row(db,
-                  "SELECT name, precision, value, rms, n FROM coefficients WHERE "
-                  "calibration_id = ? ORDER BY precision, name",
-                  cal_id, coef_row, &it, "reading coefficients", err);
-}
-
-ROWS(cgm_db_fit, fit, fit_cols)
-
-cgm_status cgm_db_fits(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_fit *f, void *ctx),
-                       void *ctx, cgm_error *err) {
-  if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_fits: no callback");
-  fit_iter it = {fn, ctx};
-  return each_row(db, "SELECT " FIT_COLS " FROM fits WHERE calibration_id = ? ORDER BY id", cal_id,
-                  fit_row, &it, "reading fits", err);
-}
+CAL_ROWS(cgm_db_fit, fit, fit_cols, cgm_db_fits,
+         "SELECT " FIT_COLS " FROM fits WHERE calibration_id = ? ORDER BY id", "reading fits")
 
 /* ------------------------------------------------------ matrices, solves --- */
 
