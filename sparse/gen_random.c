@@ -149,16 +149,8 @@ static void sort_i32(int32_t *v, int64_t len) {
 
 /* Position of column j in sorted row [b, e) of col, -1 if absent. */
 static int64_t find_col(const int32_t *col, int64_t b, int64_t e, int32_t j) {
-  int64_t lo = b, hi = e - 1;
-  while (lo <= hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (col[mid] == j) return mid;
-    if (col[mid] < j)
-      lo = mid + 1;
-    else
-      hi = mid - 1;
-  }
-  return -1;
+  const int32_t *p = bsearch(&j, col + b, (size_t)(e - b), sizeof j, cgm_cmp_i32);
+  return p ? p - col : -1;
 }
 
 /* x / 2 rounded up or down at random (x odd), so the expectation is x / 2. */
