@@ -21,16 +21,14 @@ namespace cgm {
 constexpr int kPersistThreads = CGM_PERSIST_THREADS;
 
 /* The grid's sums of v: each block's partials to part[k * cap + block], the
- * barrier, then warp 0 of every block adds all partials, lane-strided in a
- * fixed order (the same totals in every block: the same branches, no block
- * left at a barrier). */
+ * barrier, then warp 0 of every block adds all partials in a fixed order (the
+ * same totals in every block: the same branches, no block left at a barrier). */
 template <int NV> __device__ __forceinline__ void grid_sum(double (&v)[NV], double *part, int cap) {
   __shared__ double tot[NV];
   block_sum<NV, false>(v); /* sh is next written past two barriers */
   for (int k = 0; k < NV && threadIdx.x == 0; k++) part[k * cap + blockIdx.x] = v[k];
   cooperative_groups::this_grid().sync();
   if (threadIdx.x < 32) {
-#pragma unroll
     for (int k = 0; k < NV; k++) {
       v[k] = 0.0;
       for (int b = threadIdx.x; b < (int)gridDim.x; b += 32) v[k] += __ldcg(part + k * cap + b);
@@ -96,8 +94,7 @@ __global__ void __launch_bounds__(kPersistThreads)
     CGM_GRID_LOOP(t, slots) {         /* as cgg's update */
       const int64_t row = row_of<N>(L, t);
       if (row < 0) continue;
-      double ui = u[row];
-      const double d = dinv[row];
+      double ui = u[row], d = dinv[row];
       if (k > 0) {
         const double pi = ui + beta * p[row], si = w[row] + beta * s[row];
         p[row] = pi;
@@ -121,10 +118,8 @@ __global__ void __launch_bounds__(kPersistThreads)
     grid_sum<3>(sums, red.partials, red.capacity);
     const cgg_step c = cgg_decide(st, sums, gamma_prev, inv_alpha_prev, done, K - 1);
     if (c.stop != CGM_RUN) return; /* every block: the same sums */
-    alpha = c.alpha;
-    beta = c.beta;
-    gamma_prev = sums[1];
-    inv_alpha_prev = c.den / sums[1];
+    alpha = c.alpha, beta = c.beta;
+    gamma_prev = sums[1], inv_alpha_prev = c.den / sums[1];
   }
 }
 
