@@ -8,17 +8,20 @@
 #include <unistd.h>
 
 #include "cgmodel/pipeline.h"
+#include "pipeline/steps.h"
 
 typedef struct {
   const char *name, *host; /* the profile of that name; else the newest of this host */
-  int64_t id;
+  int64_t id, staged;      /* ... of several GPUs; of one GPU's host-staged exchange */
 } find_ctx;
 
 static int find_profile(const cgm_db_calibration *c, const cgm_db_device *d, void *ctx) {
   find_ctx *f = ctx;
-  if (c->complete && c->interconnect[0] &&
-      !strcmp(f->name ? c->interconnect : d->host, f->name ? f->name : f->host))
-    f->id = c->id;
+  if (!c->complete || !c->interconnect[0] ||
+      strcmp(f->name ? c->interconnect : d->host, f->name ? f->name : f->host))
+    return 0;
+  int64_t *id = f->name || pipeline_calibration_gpus(c->options) > 1 ? &f->id : &f->staged;
+  if (!*id) *id = c->id;
   return f->id != 0; /* newest first: the first found */
 }
 
@@ -30,6 +33,7 @@ cgm_status cgm_what_if(cgm_db *db, const char *interconnect, int gpus, const cgm
   cgm_status st = CGM_OK;
   if (!builtin && (interconnect || gpus > 1) && !gethostname(host, sizeof host - 1))
     st = cgm_db_calibrations(db, find_profile, &f, err);
+  if (!f.id) f.id = f.staged;
   if (!st && interconnect && !builtin && !f.id)
     return cgm_fail(err, CGM_EINPUT,
                     "interconnect '%s': no calibration in %s measured it ('cgmodel db list' names "
@@ -41,9 +45,11 @@ cgm_status cgm_what_if(cgm_db *db, const char *interconnect, int gpus, const cgm
               : cgm_fail(err, CGM_ERUNTIME, "out of memory");
   for (int i = 0; i < ndev && !st; i++) {
     cgm_tuner_device *d = &devs[i];
-    /* a device's own profile first, unless another is named */
-    const bool own = d->interconnect[0] &&
-                     (!interconnect || (prof && prof->calibration_id == d->calibration_id));
+    /* a device's own profile first, unless another is named or it is one
+     * GPU's and this machine measured several */
+    const bool own =
+        d->interconnect[0] && (interconnect ? prof && prof->calibration_id == d->calibration_id
+                                            : d->gpus > 1 || !prof || prof->gpus <= 1);
     const cgm_tuner_device *p = own ? d : prof;
     const int present = h->gpus > 0 && !strcmp(h->gpu, d->name) ? h->gpus : 0;
     cgm_tuner_what_if(d, gpus, present, p, p ? p->interconnect : CGM_PCIE_HOST);
