@@ -28,7 +28,7 @@ static int find_profile(const cgm_db_calibration *c, const cgm_db_device *d, voi
 cgm_status cgm_what_if(cgm_db *db, const char *interconnect, int gpus, const cgm_host *h,
                        cgm_tuner_device *devs, int ndev, cgm_error *err) {
   char host[128] = "";
-  find_ctx f = {interconnect, host, 0};
+  find_ctx f = {interconnect, host, 0, 0};
   const bool builtin = interconnect && !strcmp(interconnect, CGM_PCIE_HOST);
   cgm_status st = CGM_OK;
   if (!builtin && (interconnect || gpus > 1) && !gethostname(host, sizeof host - 1))

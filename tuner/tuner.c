@@ -147,7 +147,8 @@ void cgm_tuner_what_if(cgm_tuner_device *d, int gpus, int present, const cgm_tun
         m->have_xfer[ex][G] = !pm || pm->have_xfer[e][g];
       }
   }
-  if (gpus > own) snprintf(d->interconnect, sizeof d->interconnect, "%s", name);
+  if (gpus > own && name != d->interconnect) /* its own is named already */
+    snprintf(d->interconnect, sizeof d->interconnect, "%s", name);
   if (gpus > d->gpus) d->gpus = gpus;
   d->what_if_from = 1 + (present < own ? present : own);
 }

@@ -75,6 +75,60 @@ last_stdout_contains " 4 halo "
 last_stdout_contains "(what-if)"
 expect_fail 2 "interconnect 'nvlink:none': no calibration in $DB measured it" "$CGM" predict "$TMP/grid.mtx" --gpus 4 --interconnect nvlink:none --db "$DB"
 
+# ---- one GPU's measured host-staged profile (its calibration's xfer/host
+# fits for 2..8 GPUs): the default of its what-ifs. A link of 20 GB/s after
+# 100 us (sigma = 1 / ln 2: t = 100 us + b / 20 GB/s), slower than
+# pcie-host's 55 GB/s after 32 us: every exchange costs the difference.
+S=$TMP/staged.json
+SDB=$TMP/staged.db
+python3 - "$X" "$S" "$(hostname)" <<'PY'
+import json, math, sys
+c = json.load(open(sys.argv[1]))
+c["interconnect"] = "pcie-host:Test H200"
+c["device"]["host"] = sys.argv[3]
+lat, nu = 100e-6, 20.0
+c["fits"] += [dict(c["fits"][0], kernel="xfer", variant="host", block=G, sigma=1 / math.log(2),
+                   mu=math.log2(lat * nu * 1e9 / 8), nu=nu) for G in range(2, 9)]
+json.dump(c, open(sys.argv[2], "w"))
+PY
+expect_exit 0 "$CGM" db import "$S" --db "$SDB"
+expect_exit 0 "$CGM" db list --db "$SDB"
+last_stdout_contains "pcie-host:Test H200"
+expect_exit 0 "$CGM" predict "$TMP/grid.mtx" --gpus 4 --exchange all --json --db "$SDB"
+cp "$OUT" "$TMP/measured.json"
+expect_exit 0 "$CGM" predict "$TMP/grid.mtx" --gpus 4 --exchange all --json --interconnect pcie-host --db "$SDB"
+cp "$OUT" "$TMP/builtin.json"
+json_check "$TMP/measured.json" 'all(c["interconnect"] == "pcie-host:Test H200" and c["what_if"] for c in j["candidates"] if c["gpus"] > 1) and any(c["gpus"] == 4 for c in j["candidates"])' "the measured profile prices 2-4 GPUs"
+json_check "$TMP/builtin.json" 'all(c["interconnect"] == "pcie-host" for c in j["candidates"] if c["gpus"] > 1)' "--interconnect pcie-host: the built-in"
+python3 - "$TMP/measured.json" "$TMP/builtin.json" <<'PY' && pass || fail "the exchange is not priced by the measured profile"
+import json, sys
+m, b = (json.load(open(p))["candidates"] for p in sys.argv[1:])
+key = lambda c: (c["gpus"], c.get("exchange"), c["block"], c["precision"], c["backend"])
+b = {key(c): c for c in b}
+assert len(m) == len(b)
+for c in m:
+    o = b[key(c)]
+    # every mode's bytes through the measured link instead of the built-in one
+    want = 0.0 if c["gpus"] == 1 else (100e-6 + c["exchange_bytes"] / 20e9) - (32e-6 + c["exchange_bytes"] / 55e9)
+    got = c["time_per_iter_s"] - o["time_per_iter_s"]
+    assert abs(got - want) <= 1e-9 * c["time_per_iter_s"], (key(c), got, want)
+    assert c["gpus"] == 1 or got > 0, key(c)
+PY
+# A profile of several GPUs measured on this machine comes first: an older
+# calibration of 4 GPUs of the same device, peer access at 300 GB/s.
+python3 - "$S" "$TMP/peer.json" <<'PY'
+import json, math, sys
+c = json.load(open(sys.argv[1]))
+c["interconnect"], c["created"], c["options"]["gpus"] = "peer:Test H200", "2026-11-28T10:00:00.000Z", 4
+c["fits"] = [f for f in c["fits"] if f["kernel"] != "xfer"] + [
+    dict(f, variant=v, nu=300.0) for f in c["fits"] if f["kernel"] == "xfer" and f["block"] <= 4
+    for v in ("host", "p2p", "nccl", "halo")]
+json.dump(c, open(sys.argv[2], "w"))
+PY
+expect_exit 0 "$CGM" db import "$TMP/peer.json" --db "$SDB"
+expect_exit 0 "$CGM" predict "$TMP/grid.mtx" --gpus 4 --json --db "$SDB"
+json_check "$OUT" 'all(c["interconnect"] == "peer:Test H200" for c in j["candidates"] if c["gpus"] > 1)' "a profile of several GPUs before one GPU's"
+
 # ---- map on 4 GPUs: the what-if in the title
 if command -v gnuplot >/dev/null 2>&1; then
   expect_exit 0 "$CGM" map --gpus 4 -o "$TMP/map.svg" --db "$DB"
