@@ -6,8 +6,10 @@
 # same; then `predict --gpus 4` on a Poisson grid and a bundled matrix gives
 # 4-GPU rows marked what-if with the profile that priced them (the built-in
 # pcie-host unless another is named), their speed-ups over the 1-GPU row,
-# and an exchange that costs what the profile says; `map --gpus 4` draws
-# the what-if.
+# and an exchange that costs what the profile says; one GPU's measured
+# host-staged profile prices its what-ifs instead, unless --interconnect
+# pcie-host is given or this machine measured several GPUs, and its fits
+# are the link its samples say; `map --gpus 4` draws the what-if.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh" "$@"
 
@@ -113,6 +115,29 @@ for c in m:
     got = c["time_per_iter_s"] - o["time_per_iter_s"]
     assert abs(got - want) <= 1e-9 * c["time_per_iter_s"], (key(c), got, want)
     assert c["gpus"] == 1 or got > 0, key(c)
+PY
+# Its fits come from its samples: host-staged exchanges of 2..8 GPUs timed
+# as 60 us + 50 GB/s, refitted (as a calibration fits them), give that link.
+python3 - "$S" "$TMP/samples.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["samples"] = [{"kernel": "xfer", "variant": "host", "precision": "double", "block": G,
+                 "m": G * 2.0**e, "bytes": G * 2.0**e * 8, "seconds": 60e-6 + G * 2.0**e * 8 / 50e9}
+                for e in range(8, 23, 2) for G in range(2, 9)]
+json.dump(c, open(sys.argv[2], "w"))
+PY
+expect_exit 0 "$CGM" db import "$TMP/samples.json" --db "$TMP/samples.db"
+expect_exit 0 "$CGM" db refit 1 --db "$TMP/samples.db"
+python3 - "$TMP/samples.db" <<'PY' && pass || fail "the host-staged samples' fits are not their link"
+import math, sqlite3, sys
+f = sqlite3.connect(sys.argv[1]).execute("SELECT block, mu, sigma, nu FROM fits WHERE kernel = "
+                                         "'xfer' AND variant = 'host' AND kind = 2 AND converged")
+f = {G: (mu, sigma, nu) for G, mu, sigma, nu in f}
+assert sorted(f) == list(range(2, 9)), f
+for G, (mu, sigma, nu) in f.items():
+    m = G * 256.0
+    t = 8 * m / (nu * 1e9 / (1 + math.exp(-(math.log2(m) - mu) / sigma)))
+    assert abs(nu - 50) < 1 and abs(t - (60e-6 + m * 8 / 50e9)) < 3e-6, (G, nu, t)
 PY
 # A profile of several GPUs measured on this machine comes first: an older
 # calibration of 4 GPUs of the same device, peer access at 300 GB/s.
