@@ -17,11 +17,10 @@ typedef struct {
 
 static int find_profile(const cgm_db_calibration *c, const cgm_db_device *d, void *ctx) {
   find_ctx *f = ctx;
-  if (!c->complete || !c->interconnect[0] ||
-      strcmp(f->name ? c->interconnect : d->host, f->name ? f->name : f->host))
-    return 0;
   int64_t *id = f->name || pipeline_calibration_gpus(c->options) > 1 ? &f->id : &f->staged;
-  if (!*id) *id = c->id;
+  if (c->complete && c->interconnect[0] && !*id &&
+      !strcmp(f->name ? c->interconnect : d->host, f->name ? f->name : f->host))
+    *id = c->id;
   return f->id != 0; /* newest first: the first found */
 }
 

@@ -131,10 +131,8 @@ cgm_status cgm_tuner_plans(const cgm_csr *A, int max_gpus, int block, unsigned e
 void cgm_tuner_what_if(cgm_tuner_device *d, int gpus, int present, const cgm_tuner_device *prof,
                        const char *name) {
   if (d->is_cpu) return;
-  const int own = prof == d ? d->gpus : 1; /* the GPU counts priced by its own curves */
-  /* one GPU's profile is its host-staged exchange, timed for every count:
-   * without peers every mode goes through the host, as with the built-in */
-  const bool staged = prof && prof->gpus <= 1;
+  const int own = prof == d ? d->gpus : 1;     /* the GPU counts priced by its own curves */
+  const bool staged = prof && prof->gpus <= 1; /* every mode host-staged, as the built-in */
   if (gpus > CGM_MAX_GPUS) gpus = CGM_MAX_GPUS;
   for (int k = 0; k < 4; k++) { /* the refined and the paper's model of each precision */
     cgm_device_model *m = k < 2 ? &d->model[k] : &d->paper[k - 2];

@@ -11,8 +11,7 @@
  * which the row-walk and band curves model (docs/model.md). Whole
  * multi-GPU iterations ("mgpu") become exchange samples ("xfer"): the
  * iteration time minus what the single-GPU curves predict for the slowest
- * segment, over the bytes the mode moves; one GPU measures its host-staged
- * exchange as "xfer" samples directly. */
+ * segment, over the bytes the mode moves. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -173,13 +172,11 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
     memset(&cal, 0, sizeof cal);
     if (!(st = cgm_db_device_get_or_add(db, &dev, err))) {
       cal.device_id = dev.id;
-      /* its exchange fits' profile: several GPUs ran them through peer
-       * access; one GPU timed the host-staged exchange (cuda_sweeps.cu) */
-      bool xfer = false;
-      for (int i = 0; i < nfits; i++) xfer |= fits[i].converged && !strcmp(fits[i].kernel, "xfer");
-      if (xfer)
-        snprintf(cal.interconnect, sizeof cal.interconnect, "%s:%s",
-                 gpus > 1 ? "peer" : CGM_PCIE_HOST, dev.model);
+      /* its exchange fits' profile: peer access, or one GPU's host-staged */
+      for (int i = 0; i < nfits; i++)
+        if (fits[i].converged && !strcmp(fits[i].kernel, "xfer"))
+          snprintf(cal.interconnect, sizeof cal.interconnect, "%s:%s",
+                   gpus > 1 ? "peer" : CGM_PCIE_HOST, dev.model);
       snprintf(cal.tool_version, sizeof cal.tool_version, "%s", cgm_version());
       cJSON *j = cgm_calibration_options_json(device, gpus, o);
       if (rep->cal[ri].warning[0]) cJSON_AddBoolToObject(j, "disturbed", true);
