@@ -8,11 +8,17 @@
 # matrices (CPU, double) with the last quiet and the last loaded calibration
 # that succeeded, both run without the load: each block size's average
 # error under either calibration and their ratio.
-# usage: bench/busy_calibration.sh [BUILD_DIR] [RUNS]   (the table on stdout)
+# With CPUS (a CPU list, e.g. CPUS=0,1) the calibrations, the `yes` loops and
+# the validations all run on those CPUs (taskset -c): a 2-core machine on a
+# larger one. The last lines say the loaded over quiet median seconds and
+# the loaded over quiet validation error, each on a line of its own.
+# usage: [CPUS=LIST] bench/busy_calibration.sh [BUILD_DIR] [RUNS]   (the table on stdout)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 runs=${2:-5}
+on=()
+if [ -n "${CPUS:-}" ]; then on=(taskset -c "$CPUS"); fi
 cg=$build/cli/cgmodel
 [ -x "$cg" ] || { echo "no $cg: build first (scripts/build.sh $build)" >&2; exit 2; }
 tmp=$(mktemp -d)
@@ -29,7 +35,7 @@ calibrate() { # MODE RUN
   local name=$1$2 t0 rc
   t0=$(date +%s.%N)
   set +e
-  "$cg" calibrate --devices cpu --quick --db "$tmp/$name.db" --json >"$tmp/$name.json" \
+  "${on[@]}" "$cg" calibrate --devices cpu --quick --db "$tmp/$name.db" --json >"$tmp/$name.json" \
     2>"$tmp/$name.err"
   rc=$?
   set -e
@@ -47,14 +53,14 @@ print(f"{run:>3}  {mode:6}  {rc:>4}  {secs:7.1f}  {extra}")
 PY
 }
 
-echo "# $(date -u +%F), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start," \
+echo "# $(date -u +%F), $("${on[@]}" nproc) cores${CPUS:+ (CPUs $CPUS)}, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start," \
   "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "# calibrate --devices cpu --quick, $runs runs as the machine is, $runs beside two yes > /dev/null"
 echo "run  mode    exit  seconds  unsettled/samples  warning"
 for i in $(seq 1 "$runs"); do calibrate quiet "$i"; done
-yes >/dev/null &
+"${on[@]}" yes >/dev/null &
 hogs+=($!)
-yes >/dev/null &
+"${on[@]}" yes >/dev/null &
 hogs+=($!)
 for i in $(seq 1 "$runs"); do calibrate loaded "$i"; done
 stop_hogs
@@ -75,6 +81,7 @@ mq, ml = statistics.median(t for _, t in q), statistics.median(t for _, t in l)
 print(f"# exit 0: quiet {sum(rc == 0 for rc, _ in q)}/{runs}, loaded {sum(rc == 0 for rc, _ in l)}/{runs};"
       f" median seconds quiet {mq:.1f}, loaded {ml:.1f} ({ml / mq:.2f}x), slowest loaded"
       f" {max(t for _, t in l):.1f} ({max(t for _, t in l) / mq:.2f}x)")
+print(f"seconds ratio (loaded / quiet median): {ml / mq:.2f}")
 PY
 
 list=$tmp/matrices.txt
@@ -90,7 +97,7 @@ fi
 for mode in quiet loaded; do
   db=$qdb
   [ "$mode" = loaded ] && db=$ldb
-  "$cg" validate "$list" --backend cpu --precision double --iters 100 --json --db "$db" \
+  "${on[@]}" "$cg" validate "$list" --backend cpu --precision double --iters 100 --json --db "$db" \
     >"$tmp/val_$mode.json" 2>"$tmp/val_$mode.err"
 done
 echo "# validate (CPU, double, 100 iterations, median of 3) of $(wc -l <"$list") bundled matrices"
@@ -111,6 +118,7 @@ for n in sorted(gq):
     print(f"{n:4d}  {gq[n]['count']:5d}  {100 * a:12.1f}%  {100 * b:13.1f}%  {b / a:5.2f}")
 mq, ml = sum(a for a, _ in rs) / len(rs), sum(b for _, b in rs) / len(rs)
 print(f"mean  {'':5}  {100 * mq:12.1f}%  {100 * ml:13.1f}%  {ml / mq:5.2f}")
+print(f"validate error ratio (loaded / quiet mean): {ml / mq:.2f}")
 print(f"# regret: quiet mean {q['tuner']['mean_regret']:.3f} worst {q['tuner']['max_regret']:.3f};"
       f" loaded mean {l['tuner']['mean_regret']:.3f} worst {l['tuner']['max_regret']:.3f};"
       f" disturbed runs left out: quiet {q['disturbed']}, loaded {l['disturbed']}")
