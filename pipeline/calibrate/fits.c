@@ -6,15 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/timer.h"
 #include "microbench/microbench.h"
 #include "pipeline/calibrate/fits.h"
 #include "pipeline/curves.h"
 #include "pipeline/steps.h"
-
-static int by_m(const void *a, const void *b) {
-  double x = ((const double *)a)[0], y = ((const double *)b)[0];
-  return (x > y) - (x < y);
-}
 
 static void report_failure(cgm_calibration_report *rep, int ri, const char *kernel,
                            const char *variant, int prec, int block, int kind, const char *why) {
@@ -85,7 +81,7 @@ static cgm_status fit_group(const cgm_sample_vec *sv, const char *kernel, const 
       k++;
     }
   cnt = k;
-  qsort(pts, (size_t)cnt, 2 * sizeof(double), by_m);
+  qsort(pts, (size_t)cnt, 2 * sizeof(double), cgm_cmp_double); /* by m */
   /* avg and max: Eq. 3 over every sample (Table 3); rel: the model's curve,
    * piecewise where it needs (cgm_fit_curve), stored as rel and rel-hi. */
   cgm_curve_fit cf;
