@@ -38,6 +38,7 @@ cgm_status cgm_cuda_free_bytes(int dev, int64_t *avail, int64_t *total, cgm_erro
 void cgm_cuda_matrix_free(cgm_dev_matrix *m) {
   cudaFree(m->val);
   cudaFree(m->val_hi);
+  cudaFree(m->dict);
   cudaFree(m->slice_ptr);
   cudaFree(m->bcol);
   cudaFree(m->brow);
@@ -239,44 +240,58 @@ void cgm_cuda_stage_release(cgm_cuda_dev *d) {
   (void)cudaGetLastError();
 }
 
+/* m's values in d's storage (d->vs; the long rows d->C full): DICT in the
+ * columns' codes; F32, or mixed precision's single, made on the device from
+ * the double values where those stay too (val_hi); else converted here. */
+static cgm_status upload_values(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_matrix *m,
+                                cgm_error *err) {
+  const int64_t nval = B->nblocks_padded * B->p.n * B->p.n;
+  const cgm_values fmt = m == &d->C ? CGM_VALUES_FULL : d->vs.fmt;
+  const bool hi = d->mixed || (fmt == CGM_VALUES_F32 && !d->vs.exact);
+  const size_t w = (size_t)cgm_values_block_bytes(fmt, 1, d->prec);
+  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, &m->val, (size_t)nval * w));
+  if (hi) CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->val_hi, (size_t)nval * 8));
+  if (fmt == CGM_VALUES_DICT) {
+    int32_t *cc = (int32_t *)malloc((size_t)(B->nblocks_padded > 0 ? B->nblocks_padded : 1) * 4);
+    if (!cc) return cgm_fail(err, CGM_ERUNTIME, "out of host memory for the coded columns");
+    cgm_values_encode(B, &d->vs, cc);
+    cgm_status st = stage_copy(&d->stage, d, m->bcol, cc, (size_t)B->nblocks_padded, 4, 0, err);
+    if (!st) st = stager_close(d, err); /* cc is read until the copies are done */
+    free(cc);
+    return st;
+  }
+  if (!hi) return stage_copy(&d->stage, d, m->val, B->val, (size_t)nval, w, w == 4, err);
+  cgm_status st = stage_copy(&d->stage, d, m->val_hi, B->val, (size_t)nval, 8, 0, err);
+  if (!st)
+    CGM_CUDA_TRY(err, cgm_launch_to_single(m->val_hi, (float *)m->val, nval, d->sms, d->stream));
+  return st;
+}
+
 cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_matrix *m,
                                   cgm_error *err) {
   memset(m, 0, sizeof *m);
-  const size_t w = elem(d->prec);
-  const int n = B->p.n;
-  const int64_t nval = B->nblocks_padded * n * n;
   CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
-  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, &m->val, (size_t)nval * w));
-  if (d->mixed) CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->val_hi, (size_t)nval * 8));
   CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->slice_ptr, ((size_t)B->nslices + 1) * 8));
   CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->bcol, (size_t)B->nblocks_padded * 4));
   CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->brow, (size_t)B->nslices * B->p.by * 4));
-  cgm_status st = CGM_OK;
-  if (d->mixed) { /* the values once, in double; their single copy made on the device */
-    st = stage_copy(&d->stage, d, m->val_hi, B->val, (size_t)nval, 8, 0, err);
-    if (!st)
-      CGM_CUDA_GOTO(st, err, out,
-                    cgm_launch_to_single(m->val_hi, (float *)m->val, nval, d->sms, d->stream));
-  } else {
-    st = stage_copy(&d->stage, d, m->val, B->val, (size_t)nval, w, d->prec == CGM_PREC_SINGLE, err);
-  }
+  cgm_status st = upload_values(d, B, m, err);
   if (!st)
     st = stage_copy(&d->stage, d, m->slice_ptr, B->slice_ptr, (size_t)B->nslices + 1, 8, 0, err);
-  if (!st) st = stage_copy(&d->stage, d, m->bcol, B->bcol, (size_t)B->nblocks_padded, 4, 0, err);
+  if (!st && (m == &d->C || d->vs.fmt != CGM_VALUES_DICT)) /* else upload_values' */
+    st = stage_copy(&d->stage, d, m->bcol, B->bcol, (size_t)B->nblocks_padded, 4, 0, err);
   if (!st) st = stage_copy(&d->stage, d, m->brow, B->brow, (size_t)B->nslices * B->p.by, 4, 0, err);
-out:
   if (st) { /* the transfers end; the first failure's message stays */
     cgm_error e2 = {};
     (void)stager_close(d, &e2);
     return st;
   }
   if ((st = stager_close(d, err))) return st;
-  cgm_dev_matrix_describe(m, B->p, B->nslices, B->nbrows, B->nblocks_padded);
-  return CGM_OK;
+  return cgm_dev_matrix_describe(d, m, B->p, B->nslices, B->nbrows, B->nblocks_padded, err);
 }
 
-void cgm_dev_matrix_describe(cgm_dev_matrix *m, cgm_bcsr_params p, int32_t nslices, int32_t nbrows,
-                             int64_t nblocks_padded) {
+cgm_status cgm_dev_matrix_describe(cgm_cuda_dev *d, cgm_dev_matrix *m, cgm_bcsr_params p,
+                                   int32_t nslices, int32_t nbrows, int64_t nblocks_padded,
+                                   cgm_error *err) {
   m->L.n = p.n;
   m->L.bx = p.bx;
   m->L.by = p.by;
@@ -287,9 +302,18 @@ void cgm_dev_matrix_describe(cgm_dev_matrix *m, cgm_bcsr_params p, int32_t nslic
   m->L.bcol = m->bcol;
   m->L.brow = m->brow;
   m->L.val = m->val;
-  m->L_hi = m->L;
+  m->L_hi = m->L; /* the true residual's: full values where val_hi holds them */
   m->L_hi.val = m->val_hi;
   m->present = nbrows > 0;
+  if (m == &d->C || d->vs.fmt == CGM_VALUES_FULL) return CGM_OK;
+  m->L.fmt = d->vs.fmt;
+  if (!m->val_hi) m->L_hi = m->L;
+  if (d->vs.fmt != CGM_VALUES_DICT) return CGM_OK;
+  m->L.shift = m->L_hi.shift = d->vs.shift;
+  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->dict, sizeof d->vs.dict));
+  CGM_CUDA_TRY(err, cudaMemcpy(m->dict, d->vs.dict, sizeof d->vs.dict, cudaMemcpyHostToDevice));
+  m->L.dict = m->L_hi.dict = m->dict;
+  return CGM_OK;
 }
 
 cgm_status cgm_cuda_dev_setup(cgm_cuda_dev *d, int dev, const cgm_bcsr *B, cgm_precision prec,

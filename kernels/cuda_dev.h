@@ -20,7 +20,8 @@ typedef struct cgm_dev_matrix {
   cgm_dev_layout L;
   cgm_dev_layout L_hi; /* mixed precision: the same layout over the values in double */
   void *val;
-  double *val_hi; /* mixed precision */
+  double *val_hi; /* mixed precision; F32 values that are not exact (cgm_value_set) */
+  double *dict;   /* DICT: the values */
   int64_t *slice_ptr;
   int32_t *bcol, *brow;
   int present; /* 0 when the layout has no block rows */
@@ -38,6 +39,7 @@ typedef struct cgm_cuda_dev {
   int sms;
   cgm_precision prec;  /* of the iteration: single in mixed precision */
   int mixed;           /* mixed precision: the solution, b and A x in double too */
+  cgm_value_set vs;    /* the values' storage of A and B (C, the long rows, keeps them full) */
   cudaStream_t stream; /* the solver's work */
   cudaStream_t comm;   /* the halo exchange, beside the interior SpMV */
   cgm_dev_matrix A;    /* the segment (or, with a halo, its interior rows) */
@@ -88,8 +90,9 @@ void cgm_cuda_matrix_free(cgm_dev_matrix *m);
 cudaError_t cgm_cuda_dmalloc(cgm_cuda_dev *d, void **p, size_t bytes);
 /* m's descriptors (L, and L_hi over the double values) once its arrays are
  * in place: a layout of parameters p, nslices slices, nbrows block rows. */
-void cgm_dev_matrix_describe(cgm_dev_matrix *m, cgm_bcsr_params p, int32_t nslices, int32_t nbrows,
-                             int64_t nblocks_padded);
+cgm_status cgm_dev_matrix_describe(cgm_cuda_dev *d, cgm_dev_matrix *m, cgm_bcsr_params p,
+                                   int32_t nslices, int32_t nbrows, int64_t nblocks_padded,
+                                   cgm_error *err);
 /* Builds into m, on d's device, the layout of block size 1 of a CSR
  * already there, entry for entry cgm_bcsr_build's (device_layout.cu); with
  * c, the rows longer than CGM_LONG_ROW go to c as the host's split puts

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgmodel/model.h"
 #include "common/timer.h"
 #include "solver/backend.h"
 
@@ -196,6 +197,19 @@ void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double re
              relres, tol);
   const int nt = it < ntimed ? it : ntimed;
   res->time_per_iter_s = nt > 1 ? cgm_median(times + 1, nt - 1) : (nt ? times[0] : 0.0);
+}
+
+void cgm_storage_report(cgm_solve_result *res, const cgm_value_set *s, int n, int64_t nblocks,
+                        int64_t nslots, int64_t nslices, int64_t rows, int w) {
+  res->storage = s->fmt;
+  res->storage_exact = s->exact;
+  res->value_bytes = (double)nblocks *
+                     cgm_values_block_bytes(s->fmt, n, w == 4 ? CGM_PREC_SINGLE : CGM_PREC_DOUBLE);
+  res->index_bytes = 4.0 * (double)nblocks;
+  /* the model's count (cgm_spmv_bytes, cgm_iter_bytes) at the values' width */
+  res->iter_bytes = res->value_bytes + res->index_bytes + 4.0 * (double)nslots +
+                    8.0 * (double)(nslices + 1) +
+                    (2.0 + CGM_CG4_PASSES + CGM_CG5_PASSES) * (double)rows * w;
 }
 
 /* Adds s^2 q to the scaled sum of squares (scale, ssq): ||.|| = scale

@@ -396,6 +396,18 @@ static void init_solver(gpu_solver *S, const cgm_problem *pb) {
   S->chunk = pb->plan.chunk_rows;
   S->exchange_elems = pb->plan.exchange_elems;
   S->pol = gs_policy_make(&pb->opts, &pb->plan);
+  /* The values' storage; values not exact only where reliable updates
+   * replace the residual by the true one in double (one GPU), as in
+   * single precision. A matrix in GPU memory keeps its values. */
+  const cgm_precision prec = pb->opts.precision;
+  const int32_t nbc = (pb->plan.nrows + S->n - 1) / S->n;
+  S->vs = cgm_values_choose(NULL, 0, S->n, nbc, CGM_STORAGE_FULL, prec);
+  if (!pb->dA) {
+    const cgm_value_set c =
+        cgm_values_choose(pb->A->val, pb->A->nnz, S->n, nbc, pb->opts.storage, prec);
+    if (c.exact || S->pol.reliable) S->vs = c;
+  }
+  if (!S->vs.exact) S->pol.reduced = 1, S->pol.floor_watch = 0;
   S->trace_file = pb->opts.gpu.trace_file;
 }
 
@@ -440,6 +452,7 @@ static cgm_status setup_device(gpu_solver *S, const cgm_problem *pb, const cgm_s
   cgm_cuda_dev *d = &S->dev[g];
   cgm_status st = cgm_cuda_dev_init(d, pb->dA ? pb->dA->device : g, pb->opts.precision,
                                     pb->plan.seg[g].rows, seg[g].v_len, err);
+  d->vs = S->vs;
   if (!st && (pb->dA || dev_layout)) {
     double tl = 0.0;
     st = pb->dA ? (tl = cgm_now(), cgm_cuda_matrix_from_device(d, pb->dA, p, &d->A, &d->C, err))
@@ -495,8 +508,13 @@ static cgm_status setup(gpu_solver *S, const cgm_problem *pb, cgm_seg_host *seg,
   const double tu = cgm_now(); /* the start of the upload */
   for (int g = 0; g < G && !st; g++) st = setup_device(S, pb, seg, g, dev_layout, &built, res, err);
   if (st || (st = setup_exchange(S, seg, err))) return st;
-  for (int g = 0; g < G; g++)
+  int64_t nb = 0, ns = 0, nsl = 0;
+  for (int g = 0; g < G; g++) {
     res->device_bytes = S->dev[g].bytes > res->device_bytes ? S->dev[g].bytes : res->device_bytes;
+    for (const cgm_dev_layout *L : {&S->dev[g].A.L, &S->dev[g].B.L, &S->dev[g].C.L})
+      nb += L->nblocks_padded, nsl += L->nslices, ns += (int64_t)L->nslices * L->by;
+  }
+  cgm_storage_report(res, &S->vs, S->n, nb, ns, nsl, pb->plan.nrows, (int)gs_elem(S->prec));
   if (S->pol.pdl) { /* the kernels must hold the wait: code built for sm_90 or later */
     CGM_CUDA_TRY(err, cudaSetDevice(S->dev[0].dev));
     S->pol.pdl = cgm_pdl_supported();

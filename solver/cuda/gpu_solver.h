@@ -32,6 +32,7 @@ typedef struct gpu_solver {
   int G, n;
   gs_policy pol; /* how it runs (policy.h) */
   cgm_precision prec;
+  cgm_value_set vs;      /* the values' storage (cgm_cuda_dev.vs) */
   const cgm_problem *pb; /* what is solved */
   const cgm_plan *plan;  /* what was built */
   const int32_t *bounds; /* the plan's segment block rows */
