@@ -12,7 +12,10 @@
  * block size, divided by the measured device-to-device copy bandwidth.
  *
  * usage: cg_bench [--iters K] [--reps R] [--precision double|single|both]
- *                 [--csv FILE] CASE...
+ *                 [--storage full|compact] [--csv FILE] CASE...
+ *   --storage: the CG's matrix values (solve --storage; default full): the
+ *   backend column then names the format run, cuda/dict or cuda/f32; the
+ *   SpMV bandwidth column stays full values'.
  *   CASE: poisson3d:N | poisson2d:N | elasticity3d:N | random:N | kronB:M | PATH.mtx */
 #include <math.h>
 #include <stdio.h>
@@ -34,6 +37,7 @@ static double spmv_bytes(int64_t blocks, int64_t slots, int64_t nslices, int n, 
 
 int main(int argc, char **argv) {
   int iters = 200, reps = 50, p0 = 0, p1 = 1, only_n = 0;
+  cgm_storage storage = CGM_STORAGE_FULL;
   const char *csv = NULL;
   int first = 1;
   for (; first < argc && argv[first][0] == '-'; first++) {
@@ -45,6 +49,9 @@ int main(int argc, char **argv) {
       csv = argv[++first];
     else if (!strcmp(argv[first], "--block") && first + 1 < argc)
       only_n = atoi(argv[++first]);
+    else if (!strcmp(argv[first], "--storage") && first + 1 < argc &&
+             cgm_storage_parse(argv[first + 1], &storage) && storage != CGM_STORAGE_AUTO)
+      first++;
     else if (!strcmp(argv[first], "--precision") && first + 1 < argc) {
       const char *p = argv[++first];
       p0 = !strcmp(p, "single") ? 1 : 0;
@@ -55,7 +62,9 @@ int main(int argc, char **argv) {
     }
   }
   if (first >= argc) {
-    fprintf(stderr, "usage: cg_bench [--iters K] [--reps R] [--precision P] [--csv F] CASE...\n");
+    fprintf(stderr,
+            "usage: cg_bench [--iters K] [--reps R] [--precision P] [--storage S] [--csv F] "
+            "CASE...\n");
     return 2;
   }
   if (cgm_cuda_device_count() < 1) {
@@ -161,6 +170,7 @@ int main(int argc, char **argv) {
         o.gpu = gpu;
         o.backend = CGM_BACKEND_CUDA;
         o.precision = prec;
+        o.storage = prec == CGM_PREC_DOUBLE ? storage : CGM_STORAGE_FULL;
         o.layout = cgm_plan_layout_params(&A, n, 1);
         o.maxiter = iters;
         o.tol = 1e-300;
@@ -170,14 +180,17 @@ int main(int argc, char **argv) {
         double t = st == CGM_OK || st == CGM_ENOCONV ? r.time_per_iter_s : NAN;
         if (isnan(t)) fprintf(stderr, "cg_bench: %s cuda N=%d: %s\n", name, n, err.msg);
         double pad = bf->elements ? (double)bf->padded_elements / bf->elements : 0;
+        char be[16] = "cuda";
+        if (!isnan(t) && r.storage != CGM_VALUES_FULL)
+          snprintf(be, sizeof be, "cuda/%s", cgm_values_name(r.storage));
         printf(
             "%-22s %9d %10lld %-6s %-8s %2d %5.2f %6.3f %9.0f %5.0f%% %10.1f %10.1f %6.2f %8.2f\n",
-            name, A.nrows, (long long)A.nnz, cgm_precision_name(prec), "cuda", n, bf->density, pad,
+            name, A.nrows, (long long)A.nnz, cgm_precision_name(prec), be, n, bf->density, pad,
             gbs / 1e9, 100 * gbs / copy_bw, 1e6 * t, 1e6 * floor_s, t / floor_s, t_cusparse / t);
         if (out)
-          fprintf(out, "%s,%d,%lld,%s,cuda,%d,%.4f,%.4f,%.9g,%.6g,%.4f,%.9g,%.9g,%.4f,%.9g,%.4f\n",
-                  name, A.nrows, (long long)A.nnz, cgm_precision_name(prec), n, bf->density, pad,
-                  spmv_s, gbs / 1e9, gbs / copy_bw, t, floor_s, t / floor_s, t_cusparse,
+          fprintf(out, "%s,%d,%lld,%s,%s,%d,%.4f,%.4f,%.9g,%.6g,%.4f,%.9g,%.9g,%.4f,%.9g,%.4f\n",
+                  name, A.nrows, (long long)A.nnz, cgm_precision_name(prec), be, n, bf->density,
+                  pad, spmv_s, gbs / 1e9, gbs / copy_bw, t, floor_s, t / floor_s, t_cusparse,
                   t_cusparse / t);
         fflush(stdout);
       }

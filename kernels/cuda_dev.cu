@@ -392,14 +392,16 @@ cgm_status cgm_cuda_download_vec(const cgm_cuda_dev *d, const void *src, double 
   return CGM_OK;
 }
 
-cgm_status cgm_cuda_spmv_host(int dev, const cgm_bcsr *B, cgm_precision prec, const double *x,
-                              double *y, double *dot, cgm_error *err) {
+cgm_status cgm_cuda_spmv_host(int dev, const cgm_bcsr *B, cgm_precision prec,
+                              const cgm_value_set *vs, const double *x, double *y, double *dot,
+                              cgm_error *err) {
   cgm_cuda_dev d;
   int64_t xlen = (int64_t)B->nbcols * B->p.n;
   cgm_status st = cgm_spmv_supported(B->p.n, B->p.bx, B->p.by, prec, err);
   if (st) return st;
-  st = cgm_cuda_dev_setup(&d, dev, B, prec, xlen, err);
-  if (st) goto out;
+  st = cgm_cuda_dev_init(&d, dev, prec, (int64_t)B->nbrows * B->p.n, xlen, err);
+  if (vs) d.vs = *vs;
+  if (st || (st = cgm_cuda_matrix_upload(&d, B, &d.A, err))) goto out;
   if ((st = cgm_cuda_upload_vec(&d, d.v, x, xlen, 0, err))) goto out;
   {
     cgm_out o = {};

@@ -120,11 +120,13 @@ cgm_status cgm_cuda_download_vec(const cgm_cuda_dev *d, const void *src, double 
 /* Free memory on device dev, less a reserve for the context, cuSPARSE, NCCL. */
 cgm_status cgm_cuda_free_bytes(int dev, int64_t *avail, int64_t *total, cgm_error *err);
 
-/* y = B x on device dev with our SpMV kernel (tests, microbenchmarks): x has
+/* y = B x on device dev with our SpMV kernel over values stored as vs says
+ * (NULL: full) (tests, microbenchmarks): x has
  * nbcols * N entries, y nbrows * N. When dot is non-NULL it receives the
  * fused x . y over the layout's rows (x must then be square-indexed). */
-cgm_status cgm_cuda_spmv_host(int dev, const cgm_bcsr *B, cgm_precision prec, const double *x,
-                              double *y, double *dot, cgm_error *err);
+cgm_status cgm_cuda_spmv_host(int dev, const cgm_bcsr *B, cgm_precision prec,
+                              const cgm_value_set *vs, const double *x, double *y, double *dot,
+                              cgm_error *err);
 
 #ifdef __cplusplus
 }

@@ -44,6 +44,7 @@
             REAL t = 0;                                                                            \
             for (int c = 0; c < NB; c++) {                                                         \
               const int e = r * NB + c;                                                            \
+              (void)e;                                                                             \
               t += (REAL)(VAL)*xv[c];                                                              \
             }                                                                                      \
             yr[r] += t;                                                                            \
