@@ -16,7 +16,7 @@ for s in full compact auto; do
   cp "$OUT" "$TMP/p_$s.json"
 done
 json_check "$TMP/p_full.json" \
-  'j["storage"] == {"format": "full", "exact": True, "value_bytes": 2 * j["storage"]["index_bytes"], "index_bytes": j["storage"]["index_bytes"], "bytes_per_iteration": j["storage"]["bytes_per_iteration"]} and j["storage"]["index_bytes"] >= 4 * 28672' \
+  'j["storage"] == {"format": "full", "exact": True, "value_bytes": 2 * j["storage"]["index_bytes"], "index_bytes": j["storage"]["index_bytes"], "bytes_per_iteration": j["storage"]["bytes_per_iteration"]} and j["storage"]["index_bytes"] >= 4 * 27136' \
   "poisson full: the storage fields, 8 value bytes to 4 index bytes"
 for s in compact auto; do
   json_check "$TMP/p_$s.json" \
