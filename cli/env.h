@@ -12,7 +12,8 @@
 
 /* The GPU solver's options from CGMODEL_CG (cgg | classic), CGMODEL_GRAPHS,
  * CGMODEL_PDL, CGMODEL_LATE, CGMODEL_LL, CGMODEL_BALANCE (0: off),
- * CGMODEL_SYNC (events: no flags), CGMODEL_EXCHANGE_TIMEOUT (seconds) and
+ * CGMODEL_SYNC (events: no flags), CGMODEL_PERSISTENT (0 never, 1 wherever it
+ * can run; unset: where it pays), CGMODEL_EXCHANGE_TIMEOUT (seconds) and
  * CGMODEL_TRACE_FILE, over the defaults; CGMODEL_FAULT_CUDA=K makes the
  * K-th checked CUDA call fail (tests). Returns 0, or 2 with msg naming the
  * variable and its bad value. */

@@ -413,11 +413,3 @@ void cgm_db_rollback(cgm_db *db) {
   if (db->h && !sqlite3_get_autocommit(db->h)) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
   db->in_txn = db->txn_aborted = false;
 }
-
-cgm_status cgm_db_set_max_pages(cgm_db *db, long pages, cgm_error *err) {
-  if (!db) return cgm_fail(err, CGM_EINPUT, "cgm_db_set_max_pages: no database");
-  char sql[64];
-  /* PRAGMA takes no bound parameters; pages is a number. */
-  snprintf(sql, sizeof sql, "PRAGMA max_page_count = %ld", pages);
-  return cgm_db__exec(db, sql, "limiting the file size", err);
-}

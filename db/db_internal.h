@@ -64,10 +64,6 @@ cgm_status cgm_db_matrix_get(cgm_db *db, int64_t id, cgm_db_matrix *m, cgm_error
 cgm_status cgm_db_predictions(cgm_db *db, int (*fn)(const cgm_db_prediction *p, void *ctx),
                               void *ctx, cgm_error *err);
 
-/* Test hook: caps the file at `pages` pages (PRAGMA max_page_count) so a
- * test can provoke SQLITE_FULL. */
-cgm_status cgm_db_set_max_pages(cgm_db *db, long pages, cgm_error *err);
-
 #ifdef __cplusplus
 }
 #endif

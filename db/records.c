@@ -175,6 +175,20 @@ static cgm_status run(cgm_db *db, binder *b, const char *what, cgm_error *err) {
   return cgm_db__sqlfail(db, err, rc, what);
 }
 
+/* The INSERT sql: the calibration id *cal first when given, then rec's
+ * columns; *rowid, when asked for, the new row's id. */
+static cgm_status insert(cgm_db *db, const char *sql, const int64_t *cal, const column *cols,
+                         const void *rec, int64_t *rowid, const char *what, cgm_error *err) {
+  binder b;
+  cgm_status s = start(db, sql, true, &b, err);
+  if (s != CGM_OK) return s;
+  if (cal) b_int(&b, *cal);
+  bind_columns(&b, cols, rec);
+  s = run(db, &b, what, err);
+  if (s == CGM_OK && rowid) *rowid = sqlite3_last_insert_rowid(db->h);
+  return s;
+}
+
 /* Steps a query to its first row: CGM_OK with *found. The statement stays
  * open for reading (finalize it) unless an error is returned. */
 static cgm_status first_row(cgm_db *db, binder *b, bool *found, const char *what, cgm_error *err) {
@@ -263,18 +277,14 @@ cgm_status cgm_db_device_get_or_add(cgm_db *db, cgm_db_device *dev, cgm_error *e
     if (s == CGM_OK) dev->id = id;
     return s;
   }
-  binder b;
   /* DO NOTHING: another process may add the same device between the two
    * statements; the second lookup then finds its row. */
-  s = start(db,
-            "INSERT INTO devices (name, model, kind, cc_major, cc_minor, sms, threads, mem_total, "
-            "clock_khz, mem_clock_khz, bus_width_bits, driver_version, runtime_version, host) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (kind, model, host) DO NOTHING",
-            true, &b, err);
-  if (s != CGM_OK) return s;
-  bind_columns(&b, device_cols, dev);
-  s = run(db, &b, "adding a device", err);
+  s = insert(db,
+             "INSERT INTO devices (name, model, kind, cc_major, cc_minor, sms, threads, mem_total, "
+             "clock_khz, mem_clock_khz, bus_width_bits, driver_version, runtime_version, host) "
+             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+             "ON CONFLICT (kind, model, host) DO NOTHING",
+             NULL, device_cols, dev, NULL, "adding a device", err);
   if (s == CGM_OK) s = device_find(db, dev, &id, err);
   if (s == CGM_OK && id <= 0)
     s = cgm_fail(err, CGM_ERUNTIME, "%s: the device just added is missing", db->path);
@@ -298,20 +308,13 @@ cgm_status cgm_db_device_get(cgm_db *db, int64_t id, cgm_db_device *d, cgm_error
 cgm_status cgm_db_calibration_add(cgm_db *db, cgm_db_calibration *cal, cgm_error *err) {
   if (!db || !cal)
     return cgm_fail(err, CGM_EINPUT, "cgm_db_calibration_add: no database or calibration");
-  binder b;
-  cgm_status s = start(
-      db,
-      "INSERT INTO calibrations (device_id, created, tool_version, options, seconds, complete, "
-      "interconnect) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      true, &b, err);
-  if (s != CGM_OK) return s;
   if (!cal->created[0]) cgm_db__now(cal->created, sizeof cal->created);
-  bind_columns(&b, calibration_cols, cal);
   char what[80];
   snprintf(what, sizeof what, "adding a calibration of device %lld", (long long)cal->device_id);
-  s = run(db, &b, what, err);
-  if (s == CGM_OK) cal->id = sqlite3_last_insert_rowid(db->h);
-  return s;
+  return insert(db,
+                "INSERT INTO calibrations (device_id, created, tool_version, options, seconds, "
+                "complete, interconnect) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                NULL, calibration_cols, cal, &cal->id, what, err);
 }
 
 cgm_status cgm_db_calibration_finish(cgm_db *db, int64_t cal_id, double seconds, cgm_error *err) {
@@ -384,17 +387,12 @@ cgm_status cgm_db_sample_add(cgm_db *db, int64_t cal_id, const cgm_db_sample *sm
                     "%s: sample of %.32s has a non-finite value (m %g, bytes %g, "
                     "seconds %g)",
                     db->path, smp->kernel, smp->m, smp->bytes, smp->seconds);
-  binder b;
-  s = start(db,
-            "INSERT INTO samples (calibration_id, kernel, variant, precision, block, m, bytes, "
-            "seconds, source, spread, unsettled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            false, &b, err);
-  if (s != CGM_OK) return s;
-  b_int(&b, cal_id);
-  bind_columns(&b, sample_cols, smp);
   char what[80];
   snprintf(what, sizeof what, "adding a sample to calibration %lld", (long long)cal_id);
-  return run(db, &b, what, err);
+  return insert(db,
+                "INSERT INTO samples (calibration_id, kernel, variant, precision, block, m, bytes, "
+                "seconds, source, spread, unsettled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                &cal_id, sample_cols, smp, NULL, what, err);
 }
 
 ROWS(cgm_db_sample, sample, sample_cols)
@@ -417,20 +415,15 @@ cgm_status cgm_db_samples(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_sam
 
 cgm_status cgm_db_fit_add(cgm_db *db, int64_t cal_id, const cgm_db_fit *f, cgm_error *err) {
   if (!db || !f) return cgm_fail(err, CGM_EINPUT, "cgm_db_fit_add: no database or fit");
-  binder b;
-  cgm_status s = start(db,
-                       "INSERT INTO fits (calibration_id, " FIT_COLS ") "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       true, &b, err);
-  if (s != CGM_OK) return s;
-  b_int(&b, cal_id);
-  bind_columns(&b, fit_cols, f);
   char what[160];
   snprintf(what, sizeof what,
            "adding the fit of %.32s/%.32s (precision %d, block %d, kind %d) to "
            "calibration %lld",
            f->kernel, f->variant, f->precision, f->block, f->kind, (long long)cal_id);
-  return run(db, &b, what, err);
+  return insert(db,
+                "INSERT INTO fits (calibration_id, " FIT_COLS ") "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                &cal_id, fit_cols, f, NULL, what, err);
 }
 
 cgm_status cgm_db_fits_delete(cgm_db *db, int64_t cal_id, cgm_error *err) {
@@ -447,19 +440,13 @@ cgm_status cgm_db_fits_delete(cgm_db *db, int64_t cal_id, cgm_error *err) {
 
 cgm_status cgm_db_coef_add(cgm_db *db, int64_t cal_id, const cgm_db_coef *c, cgm_error *err) {
   if (!db || !c) return cgm_fail(err, CGM_EINPUT, "cgm_db_coef_add: no database or coefficient");
-  binder b;
-  cgm_status s =
-      start(db,
-            "INSERT OR REPLACE INTO coefficients (calibration_id, name, precision, value, rms, n) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            true, &b, err);
-  if (s != CGM_OK) return s;
-  b_int(&b, cal_id);
-  bind_columns(&b, coef_cols, c);
   char what[128];
   snprintf(what, sizeof what, "adding the coefficient %.32s (precision %d) to calibration %lld",
            c->name, c->precision, (long long)cal_id);
-  return run(db, &b, what, err);
+  return insert(db,
+                "INSERT OR REPLACE INTO coefficients (calibration_id, name, precision, value, "
+                "rms, n) VALUES (?, ?, ?, ?, ?, ?)",
+                &cal_id, coef_cols, c, NULL, what, err);
 }
 
 ROWS(cgm_db_coef, coef, coef_cols)
@@ -542,40 +529,27 @@ cgm_status cgm_db_matrix_get_or_add(cgm_db *db, cgm_db_matrix *m, cgm_error *err
 cgm_status cgm_db_prediction_add(cgm_db *db, cgm_db_prediction *p, cgm_error *err) {
   if (!db || !p)
     return cgm_fail(err, CGM_EINPUT, "cgm_db_prediction_add: no database or prediction");
-  binder b;
-  cgm_status s =
-      start(db,
-            "INSERT INTO predictions (matrix_id, calibration_id, created, backend, precision, "
-            "block, gpus, time_per_iter_s, gflops_raw, gflops_real, memory_bytes, fits, model) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            true, &b, err);
-  if (s != CGM_OK) return s;
   if (!p->created[0]) cgm_db__now(p->created, sizeof p->created);
-  bind_columns(&b, prediction_cols, p);
-  s = run(db, &b, "adding a prediction", err);
-  if (s == CGM_OK) p->id = sqlite3_last_insert_rowid(db->h);
-  return s;
+  return insert(db,
+                "INSERT INTO predictions (matrix_id, calibration_id, created, backend, precision, "
+                "block, gpus, time_per_iter_s, gflops_raw, gflops_real, memory_bytes, fits, "
+                "model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                NULL, prediction_cols, p, &p->id, "adding a prediction", err);
 }
 
 cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *sv, cgm_error *err) {
   if (!db || !sv) return cgm_fail(err, CGM_EINPUT, "cgm_db_solve_add: no database or solve");
-  binder b;
-  cgm_status s = start(
+  if (!sv->created[0]) cgm_db__now(sv->created, sizeof sv->created);
+  if (!sv->options[0]) snprintf(sv->options, sizeof sv->options, "{}");
+  if (!sv->precond[0]) snprintf(sv->precond, sizeof sv->precond, "jacobi");
+  return insert(
       db,
       "INSERT INTO solves (matrix_id, calibration_id, created, backend, precision, exchange, "
       "devices, block, bx, gpus, iterations, converged, relative_residual, "
       "time_per_iter_s, predicted_time_per_iter_s, model, options, time_setup_s, layout_bytes, "
       "precond, layout_on_device, disturbed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
       "?, ?, ?, ?, ?, ?, ?)",
-      true, &b, err);
-  if (s != CGM_OK) return s;
-  if (!sv->created[0]) cgm_db__now(sv->created, sizeof sv->created);
-  if (!sv->options[0]) snprintf(sv->options, sizeof sv->options, "{}");
-  if (!sv->precond[0]) snprintf(sv->precond, sizeof sv->precond, "jacobi");
-  bind_columns(&b, solve_cols, sv);
-  s = run(db, &b, "adding a solve", err);
-  if (s == CGM_OK) sv->id = sqlite3_last_insert_rowid(db->h);
-  return s;
+      NULL, solve_cols, sv, &sv->id, "adding a solve", err);
 }
 
 ROWS(cgm_db_solve, solve, solve_cols)

@@ -5,6 +5,7 @@
 #define CGM_KERNELS_DEVICE_UTIL_CUH
 
 #include <cuda/atomic>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -81,6 +82,51 @@ __device__ __forceinline__ void pdl_wait() {
 __device__ __forceinline__ void pdl_begin(const cgm_sync &s) {
   if (!s.wait_mask) pdl_trigger();
   pdl_wait();
+}
+
+/* A step of the single-reduction CG (cgg, the persistent kernel) from its
+ * sums delta = u . A u, gamma = r . u, r . r: the stop test, beta = gamma /
+ * gamma_prev, den = delta - beta gamma / alpha_prev (= p . A p), alpha =
+ * gamma / den. First step (inv_alpha_prev = 0): beta = 0, p = u and s = w
+ * (p and s start at zero: 0 times a NaN would not vanish). */
+struct cgg_step {
+  double alpha, beta, den, bad;
+  int stop; /* CGM_RUN, or why the run stops (bad: the value) */
+};
+/* ... and, by one thread (no block reads them), into the state: the count,
+ * the residual tested, why the run stopped, or 1 / alpha and gamma into
+ * `slot` for the next step. */
+__device__ __forceinline__ cgg_step cgg_decide(cgm_cg_state *st, const double (&sums)[3],
+                                               double gamma_prev, double inv_alpha_prev,
+                                               int done_before, int slot) {
+  const double delta = sums[0], gamma = sums[1], rr = sums[2];
+  cgg_step c = {0.0, inv_alpha_prev == 0.0 ? 0.0 : gamma / gamma_prev, 0.0, 0.0, CGM_RUN};
+  c.den = delta - c.beta * gamma * inv_alpha_prev;
+  c.alpha = gamma / c.den;
+  if (rr <= st->thr) {
+    c.stop = CGM_RUN_CONVERGED;
+  } else if (!isfinite(rr) || !isfinite(gamma) || !isfinite(delta) || !isfinite(c.den)) {
+    c.stop = CGM_RUN_NONFINITE; /* bad: the first of them that is not finite */
+    c.bad = !isfinite(rr) ? rr : !isfinite(gamma) ? gamma : !isfinite(delta) ? delta : c.den;
+  } else if (!(gamma > 0.0) || !(c.den > 0.0)) {
+    /* r . M^-1 r <= 0 (a diagonal entry or block not positive) or p . A p <= 0 */
+    c.stop = CGM_RUN_BREAKDOWN;
+    c.bad = gamma > 0.0 ? c.den : gamma;
+  } else if (done_before >= st->maxiter) {
+    c.stop = CGM_RUN_MAXITER;
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    st->iter = c.stop == CGM_RUN ? done_before + 1 : done_before;
+    st->rr_last = rr;
+    if (c.stop != CGM_RUN) {
+      st->done = c.stop;
+      st->bad = c.bad;
+    } else {
+      st->inv_alpha[slot] = c.den / gamma;
+      st->gamma[slot] = gamma;
+    }
+  }
+  return c;
 }
 
 /* ------------------------------------------ flags between GPUs (cgm_sync) */

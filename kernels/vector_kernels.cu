@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(kVecThreads)
 /* cgg's scalars (Jacobi and block-Jacobi): beta and p . A p from one
  * reduction, the stop test and the state; false when the run stops. */
 __device__ __forceinline__ bool cgg_scalars(cgm_cg_state *state, int nparts, int slot, int prev,
-                                            const cgm_sync &sync, double *alpha, double *beta_out) {
+                                            const cgm_sync &sync, cgg_step *c) {
   pdl_begin(sync);
   trace_first(state, CGM_TR_UPD_IN);
   if (run_stopped(state, sync)) return false;
@@ -175,48 +175,13 @@ __device__ __forceinline__ bool cgg_scalars(cgm_cg_state *state, int nparts, int
     for (int k = 0; k < 3; k++) sums[k] = parts_sum(state, nparts, slot, k);
   }
   trace_first(state, CGM_TR_UPD_GO);
-  const double delta = sums[0], gamma = sums[1], rr = sums[2];
-  /* The first step (inv_alpha[prev] = 0 from the set-up): beta = 0, so p = u
-   * and s = w, given that p and s start at zero (cg1, cgm_cuda_dev_init):
-   * 0 times a NaN would not vanish. */
-  const bool first = state->inv_alpha[prev] == 0.0;
-  const double gamma_prev = state->gamma[prev];
-  const double beta = first ? 0.0 : gamma / gamma_prev;
-  const double den = delta - beta * gamma * state->inv_alpha[prev]; /* p . A p */
   /* Iterations done before this one: the epoch advances only between
    * graphs, so every block reads the same count. */
   const int done_before =
       state->iter_base +
       (int)((state->epoch - state->epoch_base) * (unsigned long long)state->K + (unsigned)slot);
-  int stop = CGM_RUN;
-  double bad = 0.0;
-  if (rr <= state->thr) {
-    stop = CGM_RUN_CONVERGED;
-  } else if (!isfinite(rr) || !isfinite(gamma) || !isfinite(delta) || !isfinite(den)) {
-    stop = CGM_RUN_NONFINITE; /* bad: the first of them that is not finite */
-    bad = !isfinite(rr) ? rr : !isfinite(gamma) ? gamma : !isfinite(delta) ? delta : den;
-  } else if (!(gamma > 0.0) || !(den > 0.0)) {
-    /* r . M^-1 r <= 0 (a diagonal entry or block not positive) or p . A p <= 0 */
-    stop = CGM_RUN_BREAKDOWN;
-    bad = gamma > 0.0 ? den : gamma;
-  } else if (done_before >= state->maxiter) {
-    stop = CGM_RUN_MAXITER;
-  }
-  if (blockIdx.x == 0 && threadIdx.x == 0) { /* one writer; no block reads these */
-    state->iter = stop == CGM_RUN ? done_before + 1 : done_before;
-    state->rr_last = rr;
-    if (stop != CGM_RUN) {
-      state->done = stop;
-      state->bad = bad;
-    } else {
-      state->inv_alpha[slot] = den / gamma;
-      state->gamma[slot] = gamma;
-    }
-  }
-  if (stop != CGM_RUN) return false;
-  *alpha = gamma / den;
-  *beta_out = beta;
-  return true;
+  *c = cgg_decide(state, sums, state->gamma[prev], state->inv_alpha[prev], done_before, slot);
+  return c->stop == CGM_RUN;
 }
 
 /* The single-reduction CG's update (kernels.h, cgm_launch_cgg). */
@@ -224,9 +189,9 @@ template <typename T>
 __global__ void __launch_bounds__(kVecThreads)
     cgg(int64_t np, cgm_cg_state *state, int nparts, int slot, int prev, T *x, T *u, T *p,
         const T *w, T *s, const T *dinv, cgm_out out, cgm_reduce_buf red, cgm_sync sync) {
-  double alpha_d, beta_d;
-  if (!cgg_scalars(state, nparts, slot, prev, sync, &alpha_d, &beta_d)) return;
-  const T alpha = (T)alpha_d, tb = (T)beta_d;
+  cgg_step c;
+  if (!cgg_scalars(state, nparts, slot, prev, sync, &c)) return;
+  const T alpha = (T)c.alpha, tb = (T)c.beta;
   double acc[2] = {0.0, 0.0};
   CGM_GRID_LOOP(i, np) {
     Pack<T> pu = ld(u, i), pp = ld(p, i), pw = ld(w, i), ps = ld(s, i), px = ld(x, i),
@@ -345,9 +310,9 @@ __global__ void __launch_bounds__(kVecThreads)
             T *p, const T *w, T *s, const T *inv, const T *blk, cgm_out out, cgm_reduce_buf red,
             cgm_sync sync) {
   /* the scalars exactly as cgg's */
-  double alpha_d, beta_d;
-  if (!cgg_scalars(state, nparts, slot, prev, sync, &alpha_d, &beta_d)) return;
-  const T alpha = (T)alpha_d, tb = (T)beta_d;
+  cgg_step c;
+  if (!cgg_scalars(state, nparts, slot, prev, sync, &c)) return;
+  const T alpha = (T)c.alpha, tb = (T)c.beta;
   double acc[2] = {0.0, 0.0};
   const int64_t nb = (rows + n - 1) / n;
   CGM_GRID_LOOP(k, nb) {

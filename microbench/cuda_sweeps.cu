@@ -178,8 +178,16 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
         return b;
       };
       int64_t calls = 0;
-      mb_timing t;
-      cgm_sample smp;
+      /* R1 launches of `launch` a graph, timed: the sample of kernel */
+      auto timed = [&](auto launch, int R1, const char *kernel, const char *variant, int block,
+                       double bytes) {
+        mb_timing t;
+        cgm_sample smp;
+        cgm_status ts = graph_time(s, R1, R->o->quick ? 5 : 11, launch, &t, err);
+        if (ts) return ts;
+        mb_sample_timed(&smp, kernel, variant, R->prec, block, bytes, w, &t, "");
+        return mb_emit(&R->m, &smp, kernel, err);
+      };
       /* paper Fig. 5: n = 1, 2, 4, 8 vectors, fixed and variable grids */
       for (int nvec = 1; nvec <= 8 && !st; nvec *= 2) {
         int R1 = launches_for((double)nvec * m * w);
@@ -192,12 +200,8 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
               <<<(unsigned)((m + 255) / 256), 256, 0, s>>>(set_of(nvec, calls), nvec, m, sink);
           return cudaGetLastError();
         };
-        if ((st = graph_time(s, R1, R->o->quick ? 5 : 11, fixed, &t, err))) break;
-        mb_sample_timed(&smp, "load", "fixed", R->prec, nvec, (double)nvec * m * w, w, &t, "");
-        if ((st = mb_emit(&R->m, &smp, "load", err))) break;
-        if ((st = graph_time(s, R1, R->o->quick ? 5 : 11, variable, &t, err))) break;
-        mb_sample_timed(&smp, "load", "variable", R->prec, nvec, (double)nvec * m * w, w, &t, "");
-        st = mb_emit(&R->m, &smp, "load", err);
+        if (!(st = timed(fixed, R1, "load", "fixed", nvec, (double)nvec * m * w)))
+          st = timed(variable, R1, "load", "variable", nvec, (double)nvec * m * w);
       }
       if (st) break;
       int Rk = launches_for((double)CGM_CG4_PASSES * m * w);
@@ -215,15 +219,9 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
         T *v = set_of(2, calls);
         return cgm_launch_dot((cgm_precision)R->prec, m, v, v + m, sink + 8192, red, R->sms, s);
       };
-      if ((st = graph_time(s, Rk, R->o->quick ? 5 : 11, cg4, &t, err))) break;
-      mb_sample_timed(&smp, "cg4", "", R->prec, 0, (double)CGM_CG4_PASSES * m * w, w, &t, "");
-      if ((st = mb_emit(&R->m, &smp, "cg4", err))) break;
-      if ((st = graph_time(s, Rk, R->o->quick ? 5 : 11, cg5, &t, err))) break;
-      mb_sample_timed(&smp, "cg5", "", R->prec, 0, (double)CGM_CG5_PASSES * m * w, w, &t, "");
-      if ((st = mb_emit(&R->m, &smp, "cg5", err))) break;
-      if ((st = graph_time(s, Rk, R->o->quick ? 5 : 11, dot, &t, err))) break;
-      mb_sample_timed(&smp, "red", "", R->prec, 0, 2.0 * m * w, w, &t, "");
-      st = mb_emit(&R->m, &smp, "red", err);
+      if (!(st = timed(cg4, Rk, "cg4", "", 0, (double)CGM_CG4_PASSES * m * w)) &&
+          !(st = timed(cg5, Rk, "cg5", "", 0, (double)CGM_CG5_PASSES * m * w)))
+        st = timed(dot, Rk, "red", "", 0, 2.0 * m * w);
     }
   }
 out:

@@ -14,23 +14,32 @@
 
 /* The probe's runs beside the cache entry, one per precision: their
  * residuals, whatever the tolerance they ran to (a later, tighter tolerance
- * extrapolates them). */
-static const char *const PROBE[] = {"probe", "probe-mixed"};
+ * extrapolates them). An extra's name is letters and digits (cache/extra.c
+ * refuses any other, silently: "probe-mixed" was never kept). */
+static const char *const PROBE[] = {"probe", "probemixed"};
 enum { PROBE_VERSION = 1 };
 
 /* K in prec from the run kept beside the entry, else from a run now (kept);
- * 0: none. */
+ * 0: none. A run that said nothing (stopped early) is kept too, as an empty
+ * record: otherwise every later analysis of the matrix paid for it again. */
 static double probe_k(const pipeline_k_query *q, cgm_precision prec) {
   const char *name = PROBE[prec == CGM_PREC_MIXED];
   size_t bytes = 0;
   pipeline_probe h = {0};
   h.r = q->cache ? cgm_cache_extra_load(q->cache, name, PROBE_VERSION, &bytes) : NULL;
-  if (h.r && bytes && bytes % sizeof *h.r == 0) {
+  if (h.r && bytes % sizeof *h.r == 0) {
     h.n = h.cap = (int)(bytes / sizeof *h.r);
   } else {
     free(h.r);
-    if (q->budget < 0 || !pipeline_probe_run(q->A, q->tol, q->budget, prec, &h)) return 0;
-    cgm_cache_extra_put(q->cache, name, PROBE_VERSION, h.r, (size_t)h.n * sizeof *h.r);
+    h.r = NULL;
+    if (q->budget < 0) return 0;
+    pipeline_probe_run(q->A, q->tol, q->budget, prec, &h); /* h.n = 0 where it said nothing */
+    cgm_cache_extra_put(q->cache, name, PROBE_VERSION, h.r ? (void *)h.r : (void *)"",
+                        (size_t)h.n * sizeof *h.r);
+  }
+  if (h.n < 1) {
+    free(h.r);
+    return 0;
   }
   const double k = pipeline_probe_k(&h, q->tol);
   free(h.r);

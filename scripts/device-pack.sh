@@ -3,7 +3,7 @@
 # Builds the tree that travels to a GPU machine (docs/architecture.md,
 # "Working with the GPU machines"): GSL, SQLite and cudart linked statically,
 # cJSON's shared library copied beside it, no object files. The result is
-# .carry/build-dev; name `.carry` in the device call's carry list and run
+# .carry/build-dev (packed); name `.carry` in the device call's carry list and run
 # scripts/device-run.sh there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,4 +26,9 @@ cp -L "$(ldconfig -p | awk '/libcjson.so.1 /{print $NF; exit}')" .carry/build-de
 # everything but a run under mpirun works there.
 ldd build-dev/cli/cgmodel | awk '/(libmpi|libopen-(rte|pal)|libhwloc|libevent|libmetis)[^ ]*so/ {print $3}' |
   while read -r l; do cp -L "$l" .carry/build-dev/lib/; done
+# The carry is limited to 64 MiB and the statically linked test programs
+# alone are more: it travels as one xz archive (about 11 MiB), unpacked by
+# scripts/device-run.sh.
+tar cJf .carry/build-dev.txz -C .carry build-dev
+rm -rf .carry/build-dev
 du -sh .carry

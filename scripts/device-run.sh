@@ -10,6 +10,7 @@ root=$PWD
 if [ "$root" != /work/main ] && [ ! -e /work/main ]; then
   mkdir -p /work && ln -s "$root" /work/main
 fi
+[ -d .carry/build-dev ] || tar xJf .carry/build-dev.txz -C .carry
 [ -e build-dev ] || ln -s .carry/build-dev build-dev
 export LD_LIBRARY_PATH=$root/.carry/build-dev/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1

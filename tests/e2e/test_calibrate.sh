@@ -277,6 +277,10 @@ expect_exit 0 "${ANA[@]}" --block 2
 json_check "$OUT" 'not j["cache"]["analysis"]' "analysis: a damaged extra is not trusted"
 expect_exit 0 "${ANA[@]}" --block 2 --iters-hint 50
 json_check "$OUT" 'not j["cache"]["analysis"]' "analysis: another K decides anew"
+# the probe's runs kept beside the entry, double's and mixed's, paid once
+# (an extra named outside [a-z0-9] is refused: mixed's ran anew every time)
+expect_exit 0 "${ANA[@]}" --auto
+for k in probe probemixed; do assert_file_exists "$entry-$k" "the probe's run kept: $k"; done
 # recorded solves: the first records K (the next weighs it: decided anew),
 # then the verdict holds though every solve adds a record
 REC=("$CGM" solve "$A" --backend cpu --json --tol 3e-7)
