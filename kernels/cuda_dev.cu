@@ -316,13 +316,6 @@ cgm_status cgm_dev_matrix_describe(cgm_cuda_dev *d, cgm_dev_matrix *m, cgm_bcsr_
   return CGM_OK;
 }
 
-cgm_status cgm_cuda_dev_setup(cgm_cuda_dev *d, int dev, const cgm_bcsr *B, cgm_precision prec,
-                              int64_t x_len, cgm_error *err) {
-  cgm_status st = cgm_cuda_dev_init(d, dev, prec, (int64_t)B->nbrows * B->p.n, x_len, err);
-  if (st) return st;
-  return cgm_cuda_matrix_upload(d, B, &d->A, err);
-}
-
 cgm_reduce_buf cgm_cuda_red(const cgm_cuda_dev *d, int which) {
   cgm_reduce_buf r;
   /* CGM_RED_RELIABLE's 5 values a block lie before CGM_RED_LONG's */
@@ -390,35 +383,4 @@ cgm_status cgm_cuda_download_vec(const cgm_cuda_dev *d, const void *src, double 
   free(tmp);
   CGM_CUDA_TRY(err, e);
   return CGM_OK;
-}
-
-cgm_status cgm_cuda_spmv_host(int dev, const cgm_bcsr *B, cgm_precision prec,
-                              const cgm_value_set *vs, const double *x, double *y, double *dot,
-                              cgm_error *err) {
-  cgm_cuda_dev d;
-  int64_t xlen = (int64_t)B->nbcols * B->p.n;
-  cgm_status st = cgm_spmv_supported(B->p.n, B->p.bx, B->p.by, prec, err);
-  if (st) return st;
-  st = cgm_cuda_dev_init(&d, dev, prec, (int64_t)B->nbrows * B->p.n, xlen, err);
-  if (vs) d.vs = *vs;
-  if (st || (st = cgm_cuda_matrix_upload(&d, B, &d.A, err))) goto out;
-  if ((st = cgm_cuda_upload_vec(&d, d.v, x, xlen, 0, err))) goto out;
-  {
-    cgm_out o = {};
-    o.p[0] = d.dot_tmp;
-    o.n = 1;
-    CGM_CUDA_GOTO(st, err, out,
-                  cgm_launch_spmv(&d.A.L, prec, d.v, d.u, d.v, &o, NULL, cgm_cuda_red(&d, 0), NULL,
-                                  NULL, d.sms, d.stream));
-  }
-  CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d.stream));
-  if ((st = cgm_cuda_download_vec(&d, d.u, y, d.rows, err))) goto out;
-  if (dot) {
-    CGM_CUDA_GOTO(st, err, out,
-                  cudaMemcpyAsync(dot, d.dot_tmp, 8, cudaMemcpyDeviceToHost, d.stream));
-    CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d.stream));
-  }
-out:
-  cgm_cuda_dev_free(&d);
-  return st;
 }

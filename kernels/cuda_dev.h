@@ -99,9 +99,6 @@ cgm_status cgm_dev_matrix_describe(cgm_cuda_dev *d, cgm_dev_matrix *m, cgm_bcsr_
  * them. Refused when its values do not fit. */
 cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A, cgm_bcsr_params p,
                                        cgm_dev_matrix *m, cgm_dev_matrix *c, cgm_error *err);
-/* cgm_cuda_dev_init + upload of B as the whole matrix (one device). */
-cgm_status cgm_cuda_dev_setup(cgm_cuda_dev *d, int dev, const cgm_bcsr *B, cgm_precision prec,
-                              int64_t x_len, cgm_error *err);
 void cgm_cuda_dev_free(cgm_cuda_dev *d);
 /* Destroys the device's graphs (before ncclCommDestroy, which they block). */
 void cgm_cuda_dev_drop_graphs(cgm_cuda_dev *d);
@@ -119,14 +116,6 @@ cgm_status cgm_cuda_download_vec(const cgm_cuda_dev *d, const void *src, double 
                                  cgm_error *err);
 /* Free memory on device dev, less a reserve for the context, cuSPARSE, NCCL. */
 cgm_status cgm_cuda_free_bytes(int dev, int64_t *avail, int64_t *total, cgm_error *err);
-
-/* y = B x on device dev with our SpMV kernel over values stored as vs says
- * (NULL: full) (tests, microbenchmarks): x has
- * nbcols * N entries, y nbrows * N. When dot is non-NULL it receives the
- * fused x . y over the layout's rows (x must then be square-indexed). */
-cgm_status cgm_cuda_spmv_host(int dev, const cgm_bcsr *B, cgm_precision prec,
-                              const cgm_value_set *vs, const double *x, double *y, double *dot,
-                              cgm_error *err);
 
 #ifdef __cplusplus
 }

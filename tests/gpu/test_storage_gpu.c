@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "cgmodel/solver.h"
-#include "kernels/cuda_dev.h"
+#include "spmv_host.h"
 #include "solver/cpu/cg_cpu.h"
 #include "test_linalg.h"
 #include "test_util.h"
@@ -45,7 +45,7 @@ static void spmv_agrees(const char *what, const cgm_csr *A, int n, cgm_values fm
   if (fmt == CGM_VALUES_DICT) cgm_values_encode(&B, &s, cc), V.val = NULL, V.ccol = cc;
   const double dot = cgm_cpu_spmv_vals(&B, &V, x, y, x);
   double dotg = 0.0, dotf = 0.0;
-  CHECK_OK(cgm_cuda_spmv_host(0, &B, CGM_PREC_DOUBLE, &s, x, yg, &dotg, &err));
+  CHECK_OK(spmv_host(0, &B, CGM_PREC_DOUBLE, &s, x, yg, &dotg, &err));
   for (int32_t i = 0; i < A->nrows; i++) {
     double bound = 0.0;
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
@@ -56,7 +56,7 @@ static void spmv_agrees(const char *what, const cgm_csr *A, int n, cgm_values fm
   CHECK_MSG(fabs(dotg - dot) <= 1e-12 * fabs(dot), "%s N=%d: dot %.17g, CPU %.17g", what, n, dotg,
             dot);
   /* full values on the GPU differ from F32's where those round */
-  CHECK_OK(cgm_cuda_spmv_host(0, &B, CGM_PREC_DOUBLE, NULL, x, yg, &dotf, &err));
+  CHECK_OK(spmv_host(0, &B, CGM_PREC_DOUBLE, NULL, x, yg, &dotf, &err));
   if (fmt == CGM_VALUES_F32 && !s.exact) CHECK(dotf != dotg);
   free(x), free(y), free(yg), free(f), free(cc);
   cgm_bcsr_free(&B);
