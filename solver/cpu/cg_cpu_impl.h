@@ -21,8 +21,8 @@
 /* One slice, step-major (the blocks of a step are contiguous, Sec. 3.4),
  * with N a compile-time constant so the block products unroll and
  * vectorise; the values' format (cgm_value_set) is the kernel's too: VAL
- * of block q's element e and column word cq, COL the column in cq. acc
- * holds the slice's by * N row sums. */
+ * of block q's element (r, c) and column word cq, COL the column in cq.
+ * acc holds the slice's by * N row sums. */
 #define CGM_SLICE_KERNEL(NB, NAME, VT, VAL, COL)                                                   \
   static void FN(NAME)(const cgm_bcsr *B, const cgm_cpu_vals *V, const REAL *x, int32_t k,         \
                        REAL *acc) {                                                                \
@@ -42,37 +42,34 @@
           REAL *yr = acc + j * NB;                                                                 \
           for (int r = 0; r < NB; r++) {                                                           \
             REAL t = 0;                                                                            \
-            for (int c = 0; c < NB; c++) {                                                         \
-              const int e = r * NB + c;                                                            \
-              (void)e;                                                                             \
-              t += (REAL)(VAL)*xv[c];                                                              \
-            }                                                                                      \
+            for (int c = 0; c < NB; c++) t += (REAL)(VAL)*xv[c];                                   \
             yr[r] += t;                                                                            \
           }                                                                                        \
         }                                                                                          \
     }                                                                                              \
   }
-#define CGM_FULL_KERNEL(NB, NAME, VT) CGM_SLICE_KERNEL(NB, NAME, VT, val[q * (NB * NB) + e], cq)
-CGM_FULL_KERNEL(1, slice_n1, REAL)
-CGM_FULL_KERNEL(2, slice_n2, REAL)
-CGM_FULL_KERNEL(4, slice_n4, REAL)
-CGM_FULL_KERNEL(8, slice_n8, REAL)
+#define CGM_FULL_KERNEL(NB, P, VT) CGM_SLICE_KERNEL(NB, P##NB, VT, val[(q * NB + r) * NB + c], cq)
+#define CGM_FULL_KERNELS(P, VT)                                                                    \
+  CGM_FULL_KERNEL(1, P, VT)                                                                        \
+  CGM_FULL_KERNEL(2, P, VT) CGM_FULL_KERNEL(4, P, VT) CGM_FULL_KERNEL(8, P, VT)
+CGM_FULL_KERNELS(slice_n, REAL)
 typedef void (*FN(slice_fn))(const cgm_bcsr *, const cgm_cpu_vals *, const REAL *, int32_t, REAL *);
 #ifdef CGM_CPU_COMPACT /* double arithmetic over float values, or over a dictionary (N = 1) */
-CGM_FULL_KERNEL(1, slice_f1, float)
-CGM_FULL_KERNEL(2, slice_f2, float)
-CGM_FULL_KERNEL(4, slice_f4, float)
-CGM_FULL_KERNEL(8, slice_f8, float)
-CGM_SLICE_KERNEL(1, slice_dict, REAL, V->s->dict[(uint32_t)cq >> V->s->shift],
+CGM_FULL_KERNELS(slice_f, float)
+CGM_SLICE_KERNEL(1, slice_d1, REAL, V->s->dict[(uint32_t)cq >> V->s->shift],
                  cq &((1 << V->s->shift) - 1))
-static const FN(slice_fn)
-    FN(slices)[3][4] = {{FN(slice_n1), FN(slice_n2), FN(slice_n4), FN(slice_n8)},
-                        {FN(slice_f1), FN(slice_f2), FN(slice_f4), FN(slice_f8)},
-                        {FN(slice_dict), NULL, NULL, NULL}};
+#define CGM_COMPACT_SLICES                                                                         \
+  {FN(slice_f1), FN(slice_f2), FN(slice_f4), FN(slice_f8)}, {                                      \
+    FN(slice_d1)                                                                                   \
+  }
 #else
-static const FN(slice_fn)
-    FN(slices)[1][4] = {{FN(slice_n1), FN(slice_n2), FN(slice_n4), FN(slice_n8)}};
+#define CGM_COMPACT_SLICES                                                                         \
+  { NULL }
 #endif
+static const FN(slice_fn) FN(slices)[3][4] = {
+    {FN(slice_n1), FN(slice_n2), FN(slice_n4), FN(slice_n8)}, CGM_COMPACT_SLICES};
+#undef CGM_COMPACT_SLICES
+#undef CGM_FULL_KERNELS
 #undef CGM_FULL_KERNEL
 #undef CGM_SLICE_KERNEL
 
