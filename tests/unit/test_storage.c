@@ -5,10 +5,12 @@
  * that are not floats: F32 within 2^-24 of each term, flagged not exact);
  * solves with storage compact: DICT takes full's iterations exactly, F32
  * with reliable updates reaches the tolerance in the true residual within
- * 10% of full's iterations; compact refused beside single precision. */
+ * 10% of full's iterations; compact refused beside single precision; the
+ * refined model's SpMV bytes at each format. */
 #include <math.h>
 #include <stdint.h>
 
+#include "cgmodel/model.h"
 #include "cgmodel/solver.h"
 #include "solver/cpu/cg_cpu.h"
 #include "test_linalg.h"
@@ -142,7 +144,29 @@ static void test_solves(void) {
   cgm_csr_free(&K);
 }
 
+/* The refined model counts the values as the plan says they are stored. */
+static void test_model_bytes(void) {
+  cgm_csr P;
+  cgm_error err;
+  CHECK_OK(cgm_gen_poisson3d(10, &P, &err));
+  cgm_solve_opts o = cgm_solve_opts_default();
+  cgm_plan p;
+  CHECK_OK(cgm_solve_plan(&P, &o, &p, &err));
+  int64_t blocks = 0;
+  for (int k = 0; k < p.seg[0].nparts; k++) blocks += p.seg[0].part[k].blocks_padded;
+  const double full = cgm_refined_shape(&p, 0).spmv_bytes;
+  p.o.values = CGM_VALUES_DICT;
+  const double dict = cgm_refined_shape(&p, 0).spmv_bytes;
+  p.o.values = CGM_VALUES_F32;
+  const double f32 = cgm_refined_shape(&p, 0).spmv_bytes;
+  CHECK_MSG(blocks >= P.nnz && full - dict == 8.0 * blocks && full - f32 == 4.0 * blocks,
+            "full %.0f, dict %.0f, f32 %.0f bytes, %lld blocks", full, dict, f32,
+            (long long)blocks);
+  cgm_csr_free(&P);
+}
+
 int main(void) {
+  test_model_bytes();
   test_spmv();
   test_solves();
   TEST_MAIN_END();
