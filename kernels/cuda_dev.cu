@@ -10,10 +10,6 @@
 #include "kernels/cuda_util.h"
 #include "kernels/stage.h"
 
-static size_t elem(cgm_precision p) {
-  return (size_t)cgm_precision_width(p);
-}
-
 /* cudaMalloc that counts what it takes. */
 cudaError_t cgm_cuda_dmalloc(cgm_cuda_dev *d, void **p, size_t bytes) {
   if (bytes == 0) bytes = 16;
@@ -98,7 +94,7 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
   int prio_low = 0, prio_high = 0;
   CGM_CUDA_TRY(err, cudaDeviceGetStreamPriorityRange(&prio_low, &prio_high));
   CGM_CUDA_TRY(err, cudaStreamCreateWithPriority(&d->comm, cudaStreamNonBlocking, prio_high));
-  const size_t w = elem(d->prec);
+  const size_t w = (size_t)cgm_precision_width(d->prec);
   d->rows = rows;
   d->np = cgm_vec_len(rows);
   d->v_len = cgm_vec_len(v_len > rows ? v_len : rows);
@@ -327,7 +323,7 @@ cgm_reduce_buf cgm_cuda_red(const cgm_cuda_dev *d, int which) {
 
 cgm_status cgm_cuda_upload_vec(const cgm_cuda_dev *d, void *dst, const double *src, int64_t n,
                                double pad_value, cgm_error *err) {
-  const size_t w = elem(d->prec);
+  const size_t w = (size_t)cgm_precision_width(d->prec);
   /* doubles as they are; a conversion into a copy on every core */
   const bool as_is = src && d->prec != CGM_PREC_SINGLE;
   void *tmp = as_is ? NULL : malloc((size_t)(n > 0 ? n : 1) * w);

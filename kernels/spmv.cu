@@ -170,15 +170,11 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
   }
 }
 
-static int elem_bytes(cgm_precision prec) {
-  return prec == CGM_PREC_SINGLE ? 4 : 8;
-}
-
 /* Threads per block and the grid for a layout: at most one full wave of
  * the device, looping over slices. */
 static void spmv_config(const cgm_dev_layout *L, cgm_precision prec, int sms, int *threads,
                         int *blocks) {
-  const int S = L->by * L->bx * L->n * spmv_split(elem_bytes(prec), L->n, L->bx);
+  const int S = L->by * L->bx * L->n * spmv_split(cgm_precision_width(prec), L->n, L->bx);
   const int spb = S <= kSpmvThreads ? kSpmvThreads / S : 1;
   *threads = kSpmvThreads;
   int64_t groups = (L->nslices + spb - 1) / spb;
@@ -373,7 +369,7 @@ extern "C" cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_precision pr
     return cgm_fail(err, CGM_EINPUT, "the CUDA kernels need B_x in {1, 2, 4, 8} (got %d)", bx);
   if (n * bx > 32)
     return cgm_fail(err, CGM_EINPUT, "the CUDA kernels need N * B_x <= 32 (got %d * %d)", n, bx);
-  const int h = cgm::spmv_split(cgm::elem_bytes(prec), n, bx);
+  const int h = cgm::spmv_split(cgm_precision_width(prec), n, bx);
   int S = by * bx * n * h;
   if (S > cgm::kSpmvThreads || cgm::kSpmvThreads % S != 0)
     return cgm_fail(err, CGM_EINPUT,

@@ -66,7 +66,8 @@ static cgm_status setup_halo_sends(gpu_solver *S, const cgm_seg_host *seg, cgm_e
     memset(&d->pack, 0, sizeof d->pack);
     for (int k = 0; k <= sl.ndst; k++) d->pack.off[k] = sl.off[k];
     for (int k = 0; k < sl.ndst; k++) {
-      d->pack.dst[k] = (char *)S->dev[sl.dst[k]].v + sl.dst_at[k] * gs_elem(S->prec);
+      d->pack.dst[k] =
+          (char *)S->dev[sl.dst[k]].v + sl.dst_at[k] * (size_t)cgm_precision_width(S->prec);
       S->send_mask[j] |= 1u << sl.dst[k];
     }
     d->pack.ndst = sl.ndst;
@@ -120,7 +121,7 @@ static void stop_reason(const cgm_cg_state *h, double bnorm, double tol, cgm_sol
 /* CG1 on every device: u = A x0, r = b - u, v = D^-1 r; the partial sums go
  * through the host once, then every state starts identical. */
 static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_error *err) {
-  const size_t w = gs_elem(S->prec);
+  const size_t w = (size_t)cgm_precision_width(S->prec);
   double tot[2] = {0, 0}, part[CGM_MAX_GPUS][2];
   for (int g = 0; g < S->G; g++) {
     cgm_cuda_dev *d = &S->dev[g];
@@ -219,7 +220,7 @@ static cgm_status upload_bjacobi(gpu_solver *S, const cgm_problem *pb, cgm_cuda_
                     (long long)r0, n);
   const int64_t nn = (int64_t)n * n, nb = (d->rows + n - 1) / n, k0 = r0 / n;
   const int64_t nba = cgm_bjacobi_blocks(pb->A->nrows, n), len = nb * nn;
-  const size_t bytes = (size_t)(len > 0 ? len : 1) * gs_elem(S->prec);
+  const size_t bytes = (size_t)(len > 0 ? len : 1) * (size_t)cgm_precision_width(S->prec);
   if (!pb->bblk) return cgm_fail(err, CGM_ERUNTIME, "block-Jacobi without its blocks");
   double *h = (double *)malloc(sizeof(double) * (size_t)(len > 0 ? len : 1));
   if (!h) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
@@ -485,8 +486,8 @@ static cgm_status setup_device(gpu_solver *S, const cgm_problem *pb, const cgm_s
 static cgm_status setup_exchange(gpu_solver *S, const cgm_seg_host *seg, cgm_error *err) {
   if (S->pol.mode == MODE_HALO) return setup_halo_sends(S, seg, err);
   if (S->pol.mode == MODE_HOST) {
-    CGM_CUDA_TRY(err,
-                 cudaMallocHost(&S->host_v, gs_elem(S->prec) * (size_t)S->bounds[S->G] * S->n));
+    CGM_CUDA_TRY(err, cudaMallocHost(&S->host_v, (size_t)cgm_precision_width(S->prec) *
+                                                     (size_t)S->bounds[S->G] * S->n));
     CGM_CUDA_TRY(err, cudaMallocHost((void **)&S->host_red, sizeof(double) * 3 * S->G));
   }
   if (S->pol.mode == MODE_NCCL) return gs_nccl_init(S, err);
@@ -516,7 +517,7 @@ static cgm_status setup(gpu_solver *S, const cgm_problem *pb, cgm_seg_host *seg,
     for (const cgm_dev_layout *L : {&S->dev[g].A.L, &S->dev[g].B.L, &S->dev[g].C.L})
       nb += L->nblocks_padded, nsl += L->nslices, ns += (int64_t)L->nslices * L->by;
   }
-  cgm_storage_report(res, &S->vs, S->n, nb, ns, nsl, pb->plan.nrows, (int)gs_elem(S->prec));
+  cgm_storage_report(res, &S->vs, S->n, nb, ns, nsl, pb->plan.nrows, cgm_precision_width(S->prec));
   if (S->pol.pdl) { /* the kernels must hold the wait: code built for sm_90 or later */
     CGM_CUDA_TRY(err, cudaSetDevice(S->dev[0].dev));
     S->pol.pdl = cgm_pdl_supported();
@@ -538,7 +539,7 @@ static cgm_status setup(gpu_solver *S, const cgm_problem *pb, cgm_seg_host *seg,
     snprintf(res->device, sizeof res->device, "%d x %.200s", G, prop.name);
   else
     snprintf(res->device, sizeof res->device, "%.200s", prop.name);
-  res->exchange_bytes = S->exchange_elems * (int64_t)gs_elem(S->prec);
+  res->exchange_bytes = S->exchange_elems * (int64_t)cgm_precision_width(S->prec);
   return CGM_OK;
 }
 

@@ -58,10 +58,6 @@ typedef struct gpu_solver {
 #endif
 } gpu_solver;
 
-static inline size_t gs_elem(cgm_precision p) {
-  return (size_t)cgm_precision_width(p);
-}
-
 static inline unsigned gs_all_mask(const gpu_solver *S) {
   return (1u << S->G) - 1u;
 }
