@@ -251,8 +251,9 @@ static cgm_status upload_values(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_matr
     int32_t *cc = (int32_t *)malloc((size_t)(B->nblocks_padded > 0 ? B->nblocks_padded : 1) * 4);
     if (!cc) return cgm_fail(err, CGM_ERUNTIME, "out of host memory for the coded columns");
     cgm_values_encode(B, &d->vs, cc);
-    cgm_status st = stage_copy(&d->stage, d, m->bcol, cc, (size_t)B->nblocks_padded, 4, 0, err);
-    if (!st) st = stager_close(d, err); /* cc is read until the copies are done */
+    /* cc is the driver's or a staging buffer's once stage_copy returns */
+    const cgm_status st =
+        stage_copy(&d->stage, d, m->bcol, cc, (size_t)B->nblocks_padded, 4, 0, err);
     free(cc);
     return st;
   }
@@ -298,16 +299,15 @@ cgm_status cgm_dev_matrix_describe(cgm_cuda_dev *d, cgm_dev_matrix *m, cgm_bcsr_
   m->L.bcol = m->bcol;
   m->L.brow = m->brow;
   m->L.val = m->val;
-  m->L_hi = m->L; /* the true residual's: full values where val_hi holds them */
-  m->L_hi.val = m->val_hi;
   m->present = nbrows > 0;
-  if (m == &d->C || d->vs.fmt == CGM_VALUES_FULL) return CGM_OK;
-  m->L.fmt = d->vs.fmt;
-  if (!m->val_hi) m->L_hi = m->L;
-  if (d->vs.fmt != CGM_VALUES_DICT) return CGM_OK;
+  if (m != &d->C) m->L.fmt = d->vs.fmt;
+  m->L_hi = m->L; /* the true residual's: full values where val_hi holds them */
+  if (m->val_hi) m->L_hi.val = m->val_hi, m->L_hi.fmt = CGM_VALUES_FULL;
+  if (m->L.fmt != CGM_VALUES_DICT) return CGM_OK;
   m->L.shift = m->L_hi.shift = d->vs.shift;
   CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->dict, sizeof d->vs.dict));
-  CGM_CUDA_TRY(err, cudaMemcpy(m->dict, d->vs.dict, sizeof d->vs.dict, cudaMemcpyHostToDevice));
+  CGM_CUDA_TRY(err, cudaMemcpyAsync(m->dict, d->vs.dict, sizeof d->vs.dict, cudaMemcpyHostToDevice,
+                                    d->stream));
   m->L.dict = m->L_hi.dict = m->dict;
   return CGM_OK;
 }

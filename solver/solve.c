@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgmodel/model.h"
 #include "common/timer.h"
 #include "solver/backend.h"
 
@@ -206,10 +205,10 @@ void cgm_storage_report(cgm_solve_result *res, const cgm_value_set *s, int n, in
   res->value_bytes = (double)nblocks *
                      cgm_values_block_bytes(s->fmt, n, w == 4 ? CGM_PREC_SINGLE : CGM_PREC_DOUBLE);
   res->index_bytes = 4.0 * (double)nblocks;
-  /* the model's count (cgm_spmv_bytes, cgm_iter_bytes) at the values' width */
+  /* the model's count (cgm_spmv_bytes, cgm_iter_bytes) at the values' width:
+   * x and y once, CG4's 7 and CG5's 4 vector passes */
   res->iter_bytes = res->value_bytes + res->index_bytes + 4.0 * (double)nslots +
-                    8.0 * (double)(nslices + 1) +
-                    (2.0 + CGM_CG4_PASSES + CGM_CG5_PASSES) * (double)rows * w;
+                    8.0 * (double)(nslices + 1) + 13.0 * (double)rows * w;
 }
 
 /* Adds s^2 q to the scaled sum of squares (scale, ssq): ||.|| = scale

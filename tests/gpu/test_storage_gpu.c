@@ -5,7 +5,8 @@
  * exact) and on bcsstk15 (F32 not exact); solves with storage compact on
  * one GPU: DICT takes full's iterations exactly, F32 with reliable updates
  * reaches the tolerance in the true residual within 10% of full's, both
- * with the layout built on the host and on the GPU. Skipped (77) without
+ * with the layout built on the host and on the GPU, with long rows apart
+ * too (an arrow, a power law). Skipped (77) without
  * a GPU. The persistent kernel reads full values: auto keeps them full
  * where it runs (test_storage_gpu's solves turn it off). */
 #include <math.h>
@@ -96,6 +97,18 @@ static void test_solves(bool dl) {
   CHECK(kc.storage == CGM_VALUES_F32 && !kc.storage_exact);
   CHECK_MSG(kc.iterations <= 1.1 * kf.iterations, "device layout %d: f32 %d iterations, full %d",
             dl, kc.iterations, kf.iterations);
+  /* long rows apart (their own kernel, full values beside the compact
+   * ones): an arrow (dict) and a power law of random values (f32 not exact) */
+  cgm_csr W, R;
+  CHECK_OK(cgm_gen_arrow(20000, 3000, &W, &err));
+  CHECK_OK(cgm_gen_random_spd(20000, 8, CGM_ROWDIST_POWERLAW, 2.0, 2000, 3, &R, &err));
+  const cgm_solve_result wf = solve(&W, CGM_STORAGE_FULL, dl), wc = solve(&W, CGM_STORAGE_AUTO, dl);
+  CHECK(wc.storage == CGM_VALUES_DICT && wc.iterations == wf.iterations);
+  const cgm_solve_result rf = solve(&R, CGM_STORAGE_FULL, dl),
+                         rc = solve(&R, CGM_STORAGE_COMPACT, dl);
+  CHECK(rc.storage == CGM_VALUES_F32 && !rc.storage_exact && rc.iterations <= 1.1 * rf.iterations);
+  cgm_csr_free(&W);
+  cgm_csr_free(&R);
   cgm_csr_free(&P);
   cgm_csr_free(&K);
 }
