@@ -986,7 +986,7 @@ static void test_json(void) {
   cJSON *j = cgm_solve_report_json(&s);
   CHECK_KEYS(j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
                 "time_per_iter_s,time_solve_s,time_setup_s,time_layout_s,time_upload_s,block,bx,"
-                "gpus,precision,backend,storage,device,"
+                "gpus,precision,backend,device,"
                 "device_bytes,matrix,reorder,precond,time_read_s,time_analyse_s,time_check_s,"
                 "time_finish_s,time_total_s,cache");
   CHECK(cJSON_GetObjectItem(j, "time_read_s")->valuedouble == 0.25);
@@ -1004,7 +1004,7 @@ static void test_json(void) {
       j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
          "time_per_iter_s,time_solve_s,time_setup_s,time_layout_s,time_upload_s,layout_on_device,"
          "block,bx,gpus,precision,backend,"
-         "exchange,storage,device,device_bytes,exchange_bytes,stop_reason,matrix,reorder,precond,"
+         "exchange,device,device_bytes,exchange_bytes,stop_reason,matrix,reorder,precond,"
          "predicted_time_per_iter_s,auto,solution_error,time_read_s,time_analyse_s,time_check_s,"
          "time_finish_s,time_total_s,"
          "predicted,cache");
