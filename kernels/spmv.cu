@@ -209,12 +209,12 @@ static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, co
                              const cgm_out &dot, const double *add, cgm_reduce_buf red,
                              cgm_cg_state *guard, const cgm_sync &sync, int sms, cudaStream_t s) {
   const int b = L->bx;
-  if (b == 1 || b == 2 || (b == 4 && N <= 8) || (b == 8 && N <= 4))
+  constexpr int B8 = N <= 4 ? 8 : 4; /* B_x 8 only up to N = 4 */
+  if (b == 1 || b == 2 || b == 4 || (b == 8 && N <= 4))
     return (b == 1   ? launch<T, N, 1, V>
             : b == 2 ? launch<T, N, 2, V>
             : b == 4 ? launch<T, N, 4, V>
-                     : launch < T,
-            N, N <= 4 ? 8 : 4, V >)(L, x, y, p, dot, add, red, guard, sync, sms, s);
+                     : launch<T, N, B8, V>)(L, x, y, p, dot, add, red, guard, sync, sms, s);
   return cudaErrorInvalidValue;
 }
 
