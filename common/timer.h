@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Monotonic wall-clock time for host-side timing. */
+/* Monotonic wall-clock time for host-side timing, and the orders and
+ * median its statistics sort with. */
 #ifndef CGM_COMMON_TIMER_H
 #define CGM_COMMON_TIMER_H
 
@@ -11,6 +12,9 @@ extern "C" {
 double cgm_now(void);
 /* Median of v[0..n) (sorts v in place); 0 when n == 0. */
 double cgm_median(double *v, int n);
+/* Ascending qsort (and bsearch) orders of doubles and of int32_t. */
+int cgm_cmp_double(const void *a, const void *b);
+int cgm_cmp_i32(const void *a, const void *b);
 
 #ifdef __cplusplus
 }

@@ -56,14 +56,6 @@ int cgm_db__is_ours(sqlite3 *h, int *rc);
  * Must run inside a write transaction. */
 cgm_status cgm_db__migrate(cgm_db *db, int from, cgm_error *err);
 
-/* Readers that cgmodel/db.h does not have yet (candidates for it). */
-/* The matrix with this id (CGM_EINPUT when absent). */
-cgm_status cgm_db_matrix_get(cgm_db *db, int64_t id, cgm_db_matrix *m, cgm_error *err);
-/* Calls fn for every prediction, oldest first (stops when fn returns
- * non-zero). */
-cgm_status cgm_db_predictions(cgm_db *db, int (*fn)(const cgm_db_prediction *p, void *ctx),
-                              void *ctx, cgm_error *err);
-
 #ifdef __cplusplus
 }
 #endif

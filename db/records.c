@@ -124,11 +124,6 @@ static const column coef_cols[] = {CF(name, 't'), CF(precision, 'i'), CF(value, 
 #define MX(m, t) COL(cgm_db_matrix, m, t)
 static const column matrix_cols[] = {MX(id, 'I'), MX(name, 't'), MX(path, 't'), MX(file_bytes, 'i'),
     MX(x, 'i'), MX(nnz, 'i'), MX(features, 't'), {0}};
-#define PR(m, t) COL(cgm_db_prediction, m, t)
-static const column prediction_cols[] = {PR(id, 'I'), PR(matrix_id, 'i'), PR(calibration_id, 'r'),
-    PR(created, 't'), PR(backend, 't'), PR(precision, 't'), PR(block, 'i'), PR(gpus, 'i'),
-    PR(time_per_iter_s, 'd'), PR(gflops_raw, 'd'), PR(gflops_real, 'd'),
-    PR(memory_bytes, 'i'), PR(fits, 'b'), PR(model, 't'), {0}};
 #define SV(m, t) COL(cgm_db_solve, m, t)
 static const column solve_cols[] = {SV(id, 'I'), SV(matrix_id, 'i'), SV(calibration_id, 'r'),
     SV(created, 't'), SV(backend, 't'), SV(precision, 't'), SV(exchange, 't'), SV(devices, 't'),
@@ -152,6 +147,17 @@ static const column solve_cols[] = {SV(id, 'I'), SV(matrix_id, 'i'), SV(calibrat
     memset(&rec, 0, sizeof rec);                                                                   \
     read_columns(&(reader){st, 0}, cols, &rec);                                                    \
     return it->fn(&rec, it->ctx);                                                                  \
+  }
+
+/* ROWS and the public listing fn of a calibration's records of type T: the
+ * rows of the query sql (its parameter the calibration's id). */
+#define CAL_ROWS(T, name, cols, fn_name, sql, what)                                                \
+  ROWS(T, name, cols)                                                                              \
+  cgm_status fn_name(cgm_db *db, int64_t cal_id, int (*fn)(const T *rec, void *ctx), void *ctx,    \
+                     cgm_error *err) {                                                             \
+    if (!fn) return cgm_fail(err, CGM_EINPUT, #fn_name ": no callback");                           \
+    name##_iter it = {fn, ctx};                                                                    \
+    return each_row(db, sql, cal_id, name##_row, &it, what, err);                                  \
   }
 
 /* Prepares sql, a statement that writes when `write` (refused on a
@@ -395,17 +401,10 @@ cgm_status cgm_db_sample_add(cgm_db *db, int64_t cal_id, const cgm_db_sample *sm
                 &cal_id, sample_cols, smp, NULL, what, err);
 }
 
-ROWS(cgm_db_sample, sample, sample_cols)
-
-cgm_status cgm_db_samples(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_sample *s, void *ctx),
-                          void *ctx, cgm_error *err) {
-  if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_samples: no callback");
-  sample_iter it = {fn, ctx};
-  return each_row(db,
-                  "SELECT kernel, variant, precision, block, m, bytes, seconds, source, "
-                  "spread, unsettled FROM samples WHERE calibration_id = ? ORDER BY id",
-                  cal_id, sample_row, &it, "reading samples", err);
-}
+CAL_ROWS(cgm_db_sample, sample, sample_cols, cgm_db_samples,
+         "SELECT kernel, variant, precision, block, m, bytes, seconds, source, spread, unsettled "
+         "FROM samples WHERE calibration_id = ? ORDER BY id",
+         "reading samples")
 
 /* ---------------------------------------------------------------- fits --- */
 
@@ -449,29 +448,15 @@ cgm_status cgm_db_coef_add(cgm_db *db, int64_t cal_id, const cgm_db_coef *c, cgm
                 &cal_id, coef_cols, c, NULL, what, err);
 }
 
-ROWS(cgm_db_coef, coef, coef_cols)
+CAL_ROWS(cgm_db_coef, coef, coef_cols, cgm_db_coefs,
+         "SELECT name, precision, value, rms, n FROM coefficients WHERE calibration_id = ? "
+         "ORDER BY precision, name",
+         "reading coefficients")
 
-cgm_status cgm_db_coefs(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_coef *c, void *ctx),
-                        void *ctx, cgm_error *err) {
-  if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_coefs: no callback");
-  coef_iter it = {fn, ctx};
-  return each_row(db,
-                  "SELECT name, precision, value, rms, n FROM coefficients WHERE "
-                  "calibration_id = ? ORDER BY precision, name",
-                  cal_id, coef_row, &it, "reading coefficients", err);
-}
+CAL_ROWS(cgm_db_fit, fit, fit_cols, cgm_db_fits,
+         "SELECT " FIT_COLS " FROM fits WHERE calibration_id = ? ORDER BY id", "reading fits")
 
-ROWS(cgm_db_fit, fit, fit_cols)
-
-cgm_status cgm_db_fits(cgm_db *db, int64_t cal_id, int (*fn)(const cgm_db_fit *f, void *ctx),
-                       void *ctx, cgm_error *err) {
-  if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_fits: no callback");
-  fit_iter it = {fn, ctx};
-  return each_row(db, "SELECT " FIT_COLS " FROM fits WHERE calibration_id = ? ORDER BY id", cal_id,
-                  fit_row, &it, "reading fits", err);
-}
-
-/* ------------------------------------------- matrices, predictions, solves --- */
+/* ------------------------------------------------------ matrices, solves --- */
 
 static cgm_status matrix_find(cgm_db *db, const cgm_db_matrix *m, int64_t *id, cgm_error *err) {
   binder b;
@@ -526,17 +511,6 @@ cgm_status cgm_db_matrix_get_or_add(cgm_db *db, cgm_db_matrix *m, cgm_error *err
   return s;
 }
 
-cgm_status cgm_db_prediction_add(cgm_db *db, cgm_db_prediction *p, cgm_error *err) {
-  if (!db || !p)
-    return cgm_fail(err, CGM_EINPUT, "cgm_db_prediction_add: no database or prediction");
-  if (!p->created[0]) cgm_db__now(p->created, sizeof p->created);
-  return insert(db,
-                "INSERT INTO predictions (matrix_id, calibration_id, created, backend, precision, "
-                "block, gpus, time_per_iter_s, gflops_raw, gflops_real, memory_bytes, fits, "
-                "model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                NULL, prediction_cols, p, &p->id, "adding a prediction", err);
-}
-
 cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *sv, cgm_error *err) {
   if (!db || !sv) return cgm_fail(err, CGM_EINPUT, "cgm_db_solve_add: no database or solve");
   if (!sv->created[0]) cgm_db__now(sv->created, sizeof sv->created);
@@ -569,29 +543,4 @@ cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx)
       "LEFT JOIN matrices m "
       "ON m.id = s.matrix_id ORDER BY s.id",
       0, solve_row, &it, "reading solves", err);
-}
-
-/* ------------------------------------- readers not in cgmodel/db.h --- */
-
-cgm_status cgm_db_matrix_get(cgm_db *db, int64_t id, cgm_db_matrix *m, cgm_error *err) {
-  if (!m) return cgm_fail(err, CGM_EINPUT, "cgm_db_matrix_get: no output");
-  bool found = false;
-  cgm_status s =
-      get_one(db, "SELECT id, name, path, file_bytes, x, nnz, features FROM matrices WHERE id = ?",
-              id, matrix_cols, m, sizeof *m, &found, "reading a matrix", err);
-  if (s != CGM_OK || found) return s;
-  return cgm_fail(err, CGM_EINPUT, "%s: no matrix with id %lld", db->path, (long long)id);
-}
-
-ROWS(cgm_db_prediction, prediction, prediction_cols)
-
-cgm_status cgm_db_predictions(cgm_db *db, int (*fn)(const cgm_db_prediction *p, void *ctx),
-                              void *ctx, cgm_error *err) {
-  if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_predictions: no callback");
-  prediction_iter it = {fn, ctx};
-  return each_row(db,
-                  "SELECT id, matrix_id, calibration_id, created, backend, precision, block, "
-                  "gpus, time_per_iter_s, gflops_raw, gflops_real, memory_bytes, fits, model "
-                  "FROM predictions ORDER BY id",
-                  0, prediction_row, &it, "reading predictions", err);
 }

@@ -9,14 +9,10 @@
 #include <string.h>
 
 #include "cgmodel/dist_mpi.h"
+#include "common/timer.h"
 #include "dist/local.h"
 
 enum { TAG_LIST = 71, TAG_HALO = 72 };
-
-static int cmp_i32(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
 
 /* The rank owning global row c: the last k with bounds[k] <= c (a rank
  * with no rows shares its bound with the next). */
@@ -45,7 +41,7 @@ static cgm_status find_ghosts(cgm_dist_local *L, cgm_error *err) {
   m = 0;
   for (int64_t k = 0; k < nnz; k++)
     if (L->col[k] < lo || L->col[k] >= hi) L->ghost[m++] = L->col[k];
-  qsort(L->ghost, (size_t)m, sizeof *L->ghost, cmp_i32);
+  qsort(L->ghost, (size_t)m, sizeof *L->ghost, cgm_cmp_i32);
   int32_t u = 0;
   for (int64_t k = 0; k < m; k++)
     if (u == 0 || L->ghost[u - 1] != L->ghost[k]) L->ghost[u++] = L->ghost[k];
@@ -54,7 +50,7 @@ static cgm_status find_ghosts(cgm_dist_local *L, cgm_error *err) {
   for (int64_t k = 0; k < nnz; k++) {
     const int32_t c = L->col[k];
     const int32_t *g =
-        c >= lo && c < hi ? NULL : bsearch(&c, L->ghost, (size_t)u, sizeof c, cmp_i32);
+        c >= lo && c < hi ? NULL : bsearch(&c, L->ghost, (size_t)u, sizeof c, cgm_cmp_i32);
     L->col[k] = g ? L->n + (int32_t)(g - L->ghost) : c - lo;
   }
   /* interior rows read only own entries */

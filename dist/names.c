@@ -20,9 +20,7 @@ bool cgm_dist_partition_parse(const char *s, cgm_dist_partition *p) {
 }
 
 cgm_dist_opts cgm_dist_opts_default(void) {
-  cgm_dist_opts d = {0};
-  d.partition = CGM_DIST_ROWS;
-  return d;
+  return (cgm_dist_opts){.partition = CGM_DIST_ROWS};
 }
 
 bool cgm_have_mpi_build(void) {

@@ -37,8 +37,9 @@ __device__ __forceinline__ void load_row(const T *p, T (&out)[N]) {
   }
 }
 
-/* Sums NV doubles over the block; thread 0 gets the totals. */
-template <int NV> __device__ __forceinline__ void block_sum(double (&v)[NV]) {
+/* Sums NV doubles over the block; thread 0 gets the totals. REUSE: a
+ * barrier at the end, for a caller that calls it again before another. */
+template <int NV, bool REUSE = true> __device__ __forceinline__ void block_sum(double (&v)[NV]) {
   __shared__ double sh[NV][32];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = (blockDim.x + 31) >> 5;
 #pragma unroll
@@ -55,7 +56,7 @@ template <int NV> __device__ __forceinline__ void block_sum(double (&v)[NV]) {
       for (int off = 16; off > 0; off >>= 1) v[k] += __shfl_xor_sync(0xffffffffu, v[k], off);
     }
   }
-  __syncthreads(); /* sh may be reused by the caller */
+  if (REUSE) __syncthreads(); /* sh may be reused by the caller */
 }
 
 /* Programmatic dependent launch (launch.cuh). pdl_trigger lets the next

@@ -1,36 +1,42 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Small solves at the launch floor (docs/perf.md, "Small solves"): K steps
  * of the single-reduction CG (vector_kernels.cu's cgg; one GPU, Jacobi,
- * double) in one cooperative kernel, two grid barriers a step. A thread owns
- * the same rows in both phases, so only u crosses between blocks (read past
- * L1). The state carries the run between batches as cgg's graphs do:
- * local[0] u's r . u and r . r, slot K - 1 the last 1 / alpha and gamma. */
+ * double) in one cooperative kernel, two grid barriers a step: one to add
+ * the step's three sums, taken in the SpMV, one before the next SpMV. A
+ * thread owns the same rows in both phases, so only u crosses between blocks
+ * (read past L1). Between batches the state carries slot K - 1's 1 / alpha
+ * and gamma as cgg's graphs do; each batch sums its first u itself. */
 #include <cooperative_groups.h>
 
 #include "kernels/cuda_util.h"
 #include "kernels/device_util.cuh"
 #include "kernels/kernels.h"
 
+#ifndef CGM_PERSIST_THREADS /* a block's threads: 256, 512 or 1024 (-D to measure) */
+#define CGM_PERSIST_THREADS 256
+#endif
+
 namespace cgm {
 
-constexpr int kPersistThreads = 256;
+constexpr int kPersistThreads = CGM_PERSIST_THREADS;
 
 /* The grid's sums of v: each block's partials to part[k * cap + block], the
- * barrier, then every block adds all partials in block order (the same
- * totals in every block: the same branches, no block left at a barrier). */
+ * barrier, then warp 0 of every block adds all partials in a fixed order (the
+ * same totals in every block: the same branches, no block left at a barrier). */
 template <int NV> __device__ __forceinline__ void grid_sum(double (&v)[NV], double *part, int cap) {
   __shared__ double tot[NV];
-  block_sum<NV>(v);
+  block_sum<NV, false>(v); /* sh is next written past two barriers */
   for (int k = 0; k < NV && threadIdx.x == 0; k++) part[k * cap + blockIdx.x] = v[k];
   cooperative_groups::this_grid().sync();
-  for (int k = 0; k < NV; k++) {
-    v[k] = 0.0;
-    for (int b = threadIdx.x; b < (int)gridDim.x; b += blockDim.x)
-      v[k] += __ldcg(part + k * cap + b);
+  if (threadIdx.x < 32) {
+    for (int k = 0; k < NV; k++) {
+      v[k] = 0.0;
+      for (int b = threadIdx.x; b < (int)gridDim.x; b += 32) v[k] += __ldcg(part + k * cap + b);
+      for (int off = 16; off > 0; off >>= 1) v[k] += __shfl_xor_sync(0xffffffffu, v[k], off);
+      if (threadIdx.x == 0) tot[k] = v[k];
+    }
   }
-  block_sum<NV>(v);
-  for (int k = 0; k < NV && threadIdx.x == 0; k++) tot[k] = v[k];
-  __syncthreads(); /* tot is written again past the next barrier */
+  __syncthreads(); /* tot is written again past the next two barriers */
   for (int k = 0; k < NV; k++) v[k] = tot[k];
 }
 
@@ -68,60 +74,57 @@ __device__ __forceinline__ double row_times(const cgm_dev_layout &L, const doubl
   return acc;
 }
 
-/* Up to K steps from the state; red_pq and red_ur: the partials of u . A u
- * and of (r . u, r . r). */
+/* Up to K steps from the state; red: partials of three sums a block. Pass
+ * k updates as step k - 1 decided (none at k = 0) and sums r . u and r . r
+ * of the new u (r = D u) by thread; step k's SpMV adds u . A u, and the
+ * three are reduced together. */
 template <int N>
 __global__ void __launch_bounds__(kPersistThreads)
     cgg_persistent(cgm_dev_layout L, cgm_cg_state *st, int K, double *x, double *u, double *p,
-                   double *w, double *s, const double *dinv, cgm_reduce_buf red_pq,
-                   cgm_reduce_buf red_ur) {
+                   double *w, double *s, const double *dinv, cgm_reduce_buf red) {
   /* a batch queued behind the run's end; done changes only past a barrier */
   if (block_stopped(st)) return;
   const double *__restrict__ val = static_cast<const double *>(L.val);
   const int64_t slots = (int64_t)L.nslices * L.by * N;
-  double sums[3] = {0.0, st->local[0].rz, st->local[0].rr};
   double gamma_prev = st->gamma[K - 1], inv_alpha_prev = st->inv_alpha[K - 1];
   int done = st->iter;
-  for (int k = 0; k < K; k++, done++) {
-    double pq[1] = {0.0};
+  double alpha = 0.0, beta = 0.0; /* step k - 1's */
+  for (int k = 0;; k++, done++) {
+    double sums[3] = {0.0, 0.0, 0.0}; /* u . A u, r . u, r . r */
+    CGM_GRID_LOOP(t, slots) {         /* as cgg's update */
+      const int64_t row = row_of<N>(L, t);
+      if (row < 0) continue;
+      double ui = u[row], d = dinv[row];
+      if (k > 0) {
+        const double pi = ui + beta * p[row], si = w[row] + beta * s[row];
+        p[row] = pi;
+        s[row] = si;
+        x[row] += alpha * pi;
+        u[row] = ui -= alpha * (d * si);
+      }
+      const double ri = d != 0.0 ? ui / d : 0.0;
+      sums[1] += ri * ui;
+      sums[2] += ri * ri;
+    }
+    if (k == K) return;
+    if (k > 0) cooperative_groups::this_grid().sync(); /* u for the SpMV */
     CGM_GRID_LOOP(t, slots) {
       const int64_t row = row_of<N>(L, t);
       if (row < 0) continue;
       const double y = row_times<N>(L, val, u, t);
       w[row] = y;
-      pq[0] += u[row] * y;
+      sums[0] += u[row] * y;
     }
-    grid_sum<1>(pq, red_pq.partials, red_pq.capacity);
-    sums[0] = pq[0];
+    grid_sum<3>(sums, red.partials, red.capacity);
     const cgg_step c = cgg_decide(st, sums, gamma_prev, inv_alpha_prev, done, K - 1);
     if (c.stop != CGM_RUN) return; /* every block: the same sums */
-    double ur[2] = {0.0, 0.0};
-    CGM_GRID_LOOP(t, slots) { /* as cgg's update; r = D u */
-      const int64_t row = row_of<N>(L, t);
-      if (row < 0) continue;
-      const double pi = u[row] + c.beta * p[row], si = w[row] + c.beta * s[row], d = dinv[row];
-      p[row] = pi;
-      s[row] = si;
-      x[row] += c.alpha * pi;
-      const double ui = u[row] - c.alpha * (d * si), ri = d != 0.0 ? ui / d : 0.0;
-      u[row] = ui;
-      ur[0] += ri * ui;
-      ur[1] += ri * ri;
-    }
-    grid_sum<2>(ur, red_ur.partials, red_ur.capacity);
-    gamma_prev = sums[1];
-    inv_alpha_prev = c.den / sums[1];
-    sums[1] = ur[0];
-    sums[2] = ur[1];
-  }
-  if (blockIdx.x == 0 && threadIdx.x == 0) { /* the next batch's first step */
-    st->local[0].rz = sums[1];
-    st->local[0].rr = sums[2];
+    alpha = c.alpha, beta = c.beta;
+    gamma_prev = sums[1], inv_alpha_prev = c.den / sums[1];
   }
 }
 
 using persistent_fn = void (*)(cgm_dev_layout, cgm_cg_state *, int, double *, double *, double *,
-                               double *, double *, const double *, cgm_reduce_buf, cgm_reduce_buf);
+                               double *, double *, const double *, cgm_reduce_buf);
 
 static persistent_fn kernel_for(const cgm_dev_layout *L) {
   const int n = L->long_rows ? 0 : L->n;
@@ -150,14 +153,12 @@ extern "C" cudaError_t cgm_persistent_grid(const cgm_dev_layout *L, int sms, int
 
 extern "C" cudaError_t cgm_launch_persistent(const cgm_dev_layout *L, cgm_cg_state *st, int K,
                                              double *x, double *u, double *p, double *w, double *s,
-                                             const double *dinv, cgm_reduce_buf red_pq,
-                                             cgm_reduce_buf red_ur, int blocks,
+                                             const double *dinv, cgm_reduce_buf red, int blocks,
                                              cudaStream_t stream) {
   const cgm::persistent_fn k = cgm::kernel_for(L);
-  if (!k || K < 1 || blocks < 1 || blocks > red_pq.capacity || blocks > red_ur.capacity)
-    return cudaErrorInvalidValue;
+  if (!k || K < 1 || blocks < 1 || blocks > red.capacity) return cudaErrorInvalidValue;
   cgm_dev_layout l = *L;
-  void *args[] = {&l, &st, &K, &x, &u, &p, &w, &s, &dinv, &red_pq, &red_ur};
+  void *args[] = {&l, &st, &K, &x, &u, &p, &w, &s, &dinv, &red};
   /* refused (cudaErrorCooperativeLaunchTooLarge) unless every block is resident */
   cudaError_t e = cudaLaunchCooperativeKernel((const void *)k, dim3((unsigned)blocks),
                                               dim3(cgm::kPersistThreads), args, 0, stream);

@@ -17,6 +17,7 @@
 #include "microbench/sweep_plan.h"
 #include "kernels/cuda_dev.h"
 #include "kernels/cuda_util.h"
+#include "solver/cuda/gpu_solver.h"
 
 namespace {
 
@@ -488,6 +489,84 @@ cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
   return CGM_OK;
 }
 
+/* ------------------------------------------- the host-staged exchange --- */
+
+/* The exchange of x elements among G = 2..8 GPUs through pinned host
+ * memory (Eq. 9), timed on one: the host loop's own calls (host_loop.cu: two
+ * reductions, the vector's parts down and up, the state's copy, every
+ * stream's synchronisation) with every GPU this one, so the x G elements all
+ * of them copy cross its link. x = 2^8..2^22 (quick: every other). */
+struct staged {
+  gpu_solver S;
+  int step;
+  cudaError_t e; /* the first failure */
+};
+
+int64_t staged_x(const staged *h, int i) {
+  return (int64_t)1 << (8 + h->step * (i / 7));
+}
+
+double staged_time(void *ctx, int i) {
+  staged *h = (staged *)ctx;
+  gpu_solver *S = &h->S;
+  const int64_t x = staged_x(h, i);
+  S->G = 2 + i % 7;
+  for (int g = 0; g < S->G; g++) {
+    S->dev[g] = S->dev[0];
+    S->dev[g].v_off = x * g / S->G;
+    S->dev[g].rows = x * (g + 1) / S->G - S->dev[g].v_off;
+  }
+  const double t0 = cgm_now();
+  cudaError_t &e = h->e; /* the state's copy onto the vector's, after its copies up */
+  if (!e && !(e = gs_host_reduce(S, 0, 0, 1)) && !(e = gs_host_reduce(S, 0, 1, 2)) &&
+      !(e = gs_host_exchange(S)))
+    e = cudaMemcpyAsync(S->host_v, S->dev[0].state, sizeof(cgm_cg_state), cudaMemcpyDeviceToHost,
+                        S->dev[0].stream);
+  for (int g = 0; g < S->G && !e; g++) e = cudaStreamSynchronize(S->dev[g].stream);
+  return e ? -1.0 : cgm_now() - t0;
+}
+
+/* Samples "xfer"/"host", GPUs G, over the bytes the G GPUs move, as the
+ * multi-GPU sweep's exchanges become (pipeline/calibrate/fits.c). */
+cgm_status staged_sweep(run_t *R, cudaStream_t s, cgm_error *err) {
+  staged h = {};
+  h.step = R->o->quick ? 2 : 1;
+  const int count = 7 * (14 / h.step + 1);
+  const size_t vb = sizeof(double) << 22, all = vb + sizeof(cgm_cg_state);
+  mb_timing t[7 * 15];
+  cgm_cuda_dev *d = &h.S.dev[0];
+  d->dev = R->dev;
+  d->stream = s;
+  cgm_status st = CGM_OK;
+  CGM_CUDA_GOTO(st, err, out, cudaMalloc(&d->v, all));
+  d->state = (cgm_cg_state *)((char *)d->v + vb);
+  CGM_CUDA_GOTO(st, err, out, cudaMemset(d->v, 0, all));
+  CGM_CUDA_GOTO(st, err, out, cudaMallocHost(&h.S.host_v, all));
+  CGM_CUDA_GOTO(st, err, out,
+                cudaMallocHost((void **)&h.S.host_red, 3 * CGM_MAX_GPUS * sizeof(double)));
+  for (int p = 0; p < 2 && !st; p++) {
+    if (!(R->o->precisions & (1u << p))) continue;
+    h.S.prec = (cgm_precision)p;
+    const int w = (int)gs_elem(h.S.prec);
+    const mb_settle_opts so = {4, 1e-3, 2, R->o->quick ? 5 : 11, R->o->quick ? 0.5 : 2.0};
+    if (mb_settle(staged_time, &h, count, &so, t)) {
+      CGM_CUDA_GOTO(st, err, out, h.e);
+      st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+    }
+    for (int i = 0; i < count && !st; i++) {
+      cgm_sample smp;
+      const double bytes = (double)staged_x(&h, i) * (2 + i % 7) * w;
+      mb_sample_timed(&smp, "xfer", "host", p, 2 + i % 7, bytes, w, &t[i], "one-gpu");
+      st = mb_emit(&R->m, &smp, "xfer", err);
+    }
+  }
+out:
+  cudaFree(d->v);
+  cudaFreeHost(h.S.host_v);
+  cudaFreeHost(h.S.host_red);
+  return st;
+}
+
 } // namespace
 
 extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
@@ -517,6 +596,7 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
     R.m.total += CGM_NBLOCKSIZES * mb_matrix_count(true, o->quick);
     R.m.total += nk * (1 + 4 * (o->gpus > 1 ? o->gpus - 1 : 0)) +
                  mb_iteration_count(o->quick, ITER_MAX_GRID);
+    if (o->gpus <= 1) R.m.total += 7 * (o->quick ? 8 : 15); /* staged_sweep */
   }
   cudaStream_t s;
   CGM_CUDA_TRY(err, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -532,6 +612,7 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
     st = mb_for_each_matrix(cgm_block_sizes, CGM_NBLOCKSIZES, true, o->quick, spmv_one, &R, err);
   rigs_release(&R); /* before the whole solves, which make devices of their own */
   if (!st) st = iteration_sweeps(&R, err);
+  if (!st && o->gpus <= 1) st = staged_sweep(&R, s, err); /* no GPUs to exchange among */
   cudaStreamDestroy(s);
   return st;
 }

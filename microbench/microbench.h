@@ -36,8 +36,8 @@ typedef void (*cgm_mb_progress)(void *ctx, const char *stage, double done);
  * SpMV per block size on dense-block and realistic matrices), on CUDA also
  * plain loads (paper Fig. 5), the dot reduction, the cuSPARSE baseline's
  * iteration and, with gpus > 1, whole multi-GPU iterations per exchange
- * mode. Inputs are never zero; each sample is its timings' low quantile,
- * with their spread and whether they settled (settle.c). */
+ * mode, else the host-staged exchange of 2..8 GPUs timed on one. Inputs are never zero; each sample
+ * is its timings' low quantile, with their spread and whether they settled (settle.c). */
 cgm_status cgm_mb_run(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress, void *ctx,
                       cgm_error *err);
 

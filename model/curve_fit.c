@@ -12,11 +12,6 @@
 #include "cgmodel/model.h"
 #include "common/timer.h"
 
-static int by_m(const void *a, const void *b) {
-  double x = ((const double *)a)[0], y = ((const double *)b)[0];
-  return (x > y) - (x < y);
-}
-
 /* Per-bin medians of (m, b) pairs sorted by m, bins `width` wide in log2 m:
  * med[k] over samples start[k] .. start[k + 1] - 1. Returns the bin count. */
 enum { MAXBINS = 128 };
@@ -102,7 +97,7 @@ cgm_status cgm_fit_curve(const double *m, const double *b, int n, cgm_curve_fit 
     }
     pts[2 * i] = m[i], pts[2 * i + 1] = b[i];
   }
-  qsort(pts, (size_t)n, 2 * sizeof(double), by_m);
+  qsort(pts, (size_t)n, 2 * sizeof(double), cgm_cmp_double); /* by m: a pair's first */
   const double split = split_point(pts, n);
   int nlo = n;
   if (split > 0)
@@ -154,7 +149,7 @@ void cgm_curve_points(const double *m, const double *b, int n, double width, cgm
   int start[MAXBINS + 1];
   if (!pts) return;
   for (int i = 0; i < n; i++) pts[2 * i] = m[i], pts[2 * i + 1] = b[i];
-  qsort(pts, (size_t)n, 2 * sizeof(double), by_m);
+  qsort(pts, (size_t)n, 2 * sizeof(double), cgm_cmp_double); /* by m: a pair's first */
   const double span = log2(pts[2 * (n - 1)] / pts[0]);
   const int nb = bin_medians(pts, n, fmax(1.0, span / (CGM_ITER_POINTS - 1)), med, start);
   for (int k = 0; k < nb && P->n < CGM_ITER_POINTS; k++) {

@@ -13,6 +13,7 @@
 
 #include "cgmodel/pipeline.h"
 #include "common/grow.h"
+#include "common/timer.h"
 #include "pipeline/steps.h"
 
 /* The tolerance a solve ran with (its options JSON), 0 when not said. */
@@ -47,11 +48,6 @@ static bool same_tol(double a, double b) {
   return a > 0 && b > 0 && fabs(a - b) <= 1e-6 * b;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* Median of mixed / double iterations over matrices solved both ways at
  * the same tolerance; 0 when there is no such pair. */
 static double mixed_ratio(const history *h) {
@@ -72,7 +68,7 @@ static double mixed_ratio(const history *h) {
   }
   double out = 0;
   if (nr > 0) {
-    qsort(r, (size_t)nr, sizeof *r, cmp_double);
+    qsort(r, (size_t)nr, sizeof *r, cgm_cmp_double);
     out = r[nr / 2];
   }
   free(r);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plan/partition.h"
+#include "common/timer.h"
 #include "sparse/bcsr_internal.h"
 
 int cgm_partition_align(int n) {
@@ -63,24 +64,6 @@ cgm_status cgm_partition_lengths(const int32_t *len, int32_t nb, int parts, int 
   return CGM_OK;
 }
 
-cgm_status cgm_partition(const cgm_csr *A, int n, int parts, int align, int32_t *bounds,
-                         cgm_error *err) {
-  int32_t nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
-  if (parts < 1 || parts == 1 || parts > CGM_MAX_GPUS)
-    return cgm_partition_lengths(NULL, nb, parts, align, bounds, err);
-  int32_t *len = malloc(((size_t)nb + 1) * sizeof *len);
-  if (!len) return cgm_fail(err, CGM_ERUNTIME, "out of memory partitioning %d block rows", nb);
-  cgm_status st = cgm_bcsr_row_blocks(A, n, len, err);
-  if (!st) {
-    st = cgm_partition_lengths(len, nb, parts, align, bounds, err);
-    if (st == CGM_EINPUT) /* say which block size */
-      cgm_fail(err, CGM_EINPUT, "the matrix has %d block rows of size %d: too few for %d GPUs", nb,
-               n, parts);
-  }
-  free(len);
-  return st;
-}
-
 cgm_status cgm_partition_balance(const int64_t *bptr, const int32_t *bcol, const int32_t *len,
                                  int32_t nb, int parts, int align, double extra, int32_t *bounds,
                                  cgm_error *err) {
@@ -99,23 +82,6 @@ cgm_status cgm_partition_balance(const int64_t *bptr, const int32_t *bcol, const
   }
   cgm_status st = cgm_partition_lengths(w, nb, parts, align, bounds, err);
   free(w);
-  return st;
-}
-
-cgm_status cgm_partition_boundary(const cgm_csr *A, int n, int parts, int align, double extra,
-                                  int32_t *bounds, cgm_error *err) {
-  if (parts < 2 || extra <= 0.0) return CGM_OK;
-  int64_t *bptr = NULL;
-  int32_t *bcol = NULL, *len = NULL;
-  cgm_status st = cgm_block_pattern(A, n, &bptr, &bcol, err);
-  const int32_t nb = (int32_t)(((int64_t)A->nrows + n - 1) / n);
-  if (!st && !(len = malloc(((size_t)nb + 1) * sizeof *len)))
-    st = cgm_fail(err, CGM_ERUNTIME, "out of memory partitioning %d block rows", nb);
-  for (int32_t b = 0; b < nb && !st; b++) len[b] = (int32_t)(bptr[b + 1] - bptr[b]);
-  if (!st) st = cgm_partition_balance(bptr, bcol, len, nb, parts, align, extra, bounds, err);
-  free(bptr);
-  free(bcol);
-  free(len);
   return st;
 }
 
@@ -223,11 +189,6 @@ cgm_status cgm_halo_build(const cgm_csr *A, int n, const int32_t *bounds, int pa
   return CGM_OK;
 }
 
-static int cmp_i32(const void *a, const void *b) {
-  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
 void cgm_halo_remap(const cgm_halo *h, int32_t halo_start, cgm_bcsr *B) {
 #pragma omp parallel for schedule(static)
   for (int64_t q = 0; q < B->nblocks_padded; q++) {
@@ -235,7 +196,7 @@ void cgm_halo_remap(const cgm_halo *h, int32_t halo_start, cgm_bcsr *B) {
     if (c >= h->b0 && c < h->b1) {
       B->bcol[q] = c - h->b0;
     } else {
-      const int32_t *i = bsearch(&c, h->cols, (size_t)h->nhalo, sizeof c, cmp_i32);
+      const int32_t *i = bsearch(&c, h->cols, (size_t)h->nhalo, sizeof c, cgm_cmp_i32);
       /* Absent only for padding blocks (zero values): read the own first entry. */
       B->bcol[q] = i ? halo_start + (int32_t)(i - h->cols) : 0;
     }

@@ -21,9 +21,6 @@ int cgm_partition_align(int n);
  * `align` except the last. CGM_EINPUT when there are too few block rows. */
 cgm_status cgm_partition_lengths(const int32_t *len, int32_t nb, int parts, int align,
                                  int32_t *bounds, cgm_error *err);
-/* The same from the matrix at block size n. */
-cgm_status cgm_partition(const cgm_csr *A, int n, int parts, int align, int32_t *bounds,
-                         cgm_error *err);
 
 /* Re-cuts `bounds` (from cgm_partition_lengths) with each boundary block row
  * (one that reads a block column of another segment, by the block pattern
@@ -31,9 +28,6 @@ cgm_status cgm_partition(const cgm_csr *A, int n, int parts, int align, int32_t 
 cgm_status cgm_partition_balance(const int64_t *bptr, const int32_t *bcol, const int32_t *len,
                                  int32_t nb, int parts, int align, double extra, int32_t *bounds,
                                  cgm_error *err);
-/* cgm_partition_balance from the matrix (builds its block pattern). */
-cgm_status cgm_partition_boundary(const cgm_csr *A, int n, int parts, int align, double extra,
-                                  int32_t *bounds, cgm_error *err);
 
 /* Rows of each all-gather chunk (nccl): the longest segment rounded up to
  * whole blocks and 16 bytes. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "plan/scatter.h"
+#include "common/timer.h"
 
 void cgm_row_scatter(const int32_t *bcols, int32_t L, int n, double out[CGM_NSECTOR_WIDTHS]) {
   for (int w = 0; w < CGM_NSECTOR_WIDTHS; w++) {
@@ -24,11 +25,6 @@ void cgm_row_scatter(const int32_t *bcols, int32_t L, int n, double out[CGM_NSEC
   }
 }
 
-static int cmp_i32(const void *a, const void *b) {
-  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
 cgm_status plan_row_scatter_csr(const cgm_csr *A, int n, int32_t brow,
                                 double out[CGM_NSECTOR_WIDTHS], cgm_error *err) {
   for (int w = 0; w < CGM_NSECTOR_WIDTHS; w++) out[w] = 0.0;
@@ -41,7 +37,7 @@ cgm_status plan_row_scatter_csr(const cgm_csr *A, int n, int32_t brow,
                     (long long)cnt);
   for (int64_t k = 0; k < cnt; k++) c[k] = A->colidx[A->rowptr[r0] + k] / n;
   /* one row is ascending already; N rows are merged by a sort */
-  if (n > 1) qsort(c, (size_t)cnt, sizeof *c, cmp_i32);
+  if (n > 1) qsort(c, (size_t)cnt, sizeof *c, cgm_cmp_i32);
   int32_t L = 0;
   for (int64_t k = 0; k < cnt; k++)
     if (L == 0 || c[k] != c[L - 1]) c[L++] = c[k];

@@ -10,6 +10,7 @@
 #include "cgmodel/plan.h"
 #include "plots/plot_internal.h"
 #include "common/grow.h"
+#include "common/timer.h"
 
 /* The region in log10 space, diagonal (e = x) .. dense (e = x^2): both >= 0. */
 static double in1(double lx, double le) {
@@ -91,11 +92,6 @@ static int contour(const double *v, const double *lx, const double *le, int nx, 
   return 0;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* Where a line's label goes: the middle of the segment at the median x. */
 static void label_pos(const segs *C, double *x, double *y) {
   *x = *y = NAN;
@@ -103,7 +99,7 @@ static void label_pos(const segs *C, double *x, double *y) {
   double *mx = n > 0 ? malloc(sizeof(double) * n) : NULL;
   if (!mx) return;
   for (int k = 0; k < n; k++) mx[k] = 0.5 * (C->seg[k][0] + C->seg[k][2]);
-  qsort(mx, n, sizeof *mx, cmp_double);
+  qsort(mx, n, sizeof *mx, cgm_cmp_double);
   double med = mx[n / 2], best = INFINITY;
   free(mx);
   for (int k = 0; k < n; k++) {

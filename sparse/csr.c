@@ -2,6 +2,7 @@
 /* CSR storage, the reference SpMV and the COO -> CSR conversion every reader
  * and generator goes through. */
 #include "cgmodel/sparse.h"
+#include "common/timer.h"
 #include "sparse/mm_internal.h"
 
 #include <stdlib.h>
@@ -54,16 +55,10 @@ void cgm_csr_diagonal(const cgm_csr *A, double *d) {
 
 /* Binary search for column j in row i; -1 when absent. */
 static int64_t find_entry(const cgm_csr *A, int32_t i, int32_t j) {
-  int64_t lo = A->rowptr[i], hi = A->rowptr[i + 1] - 1;
-  while (lo <= hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (A->colidx[mid] == j) return mid;
-    if (A->colidx[mid] < j)
-      lo = mid + 1;
-    else
-      hi = mid - 1;
-  }
-  return -1;
+  const int32_t *c = A->colidx + A->rowptr[i];
+  const int32_t *p =
+      bsearch(&j, c, (size_t)(A->rowptr[i + 1] - A->rowptr[i]), sizeof j, cgm_cmp_i32);
+  return p ? p - A->colidx : -1;
 }
 
 cgm_status cgm_csr_check(const cgm_csr *A, cgm_error *err) {

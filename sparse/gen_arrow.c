@@ -5,6 +5,7 @@
  * arrow's long row reads x at random places (a line of x a step, where the
  * plain arrow's reads x in order): the calibration's row-scatter term. */
 #include "cgmodel/sparse.h"
+#include "common/timer.h"
 
 #include <stdlib.h>
 
@@ -51,11 +52,6 @@ cgm_status cgm_gen_arrow(int32_t n, int32_t len, cgm_csr *A, cgm_error *err) {
   return st;
 }
 
-static int cmp_i32(const void *a, const void *b) {
-  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
 cgm_status cgm_gen_arrow_scattered(int32_t n, int32_t len, int32_t unit, uint64_t seed, cgm_csr *A,
                                    cgm_error *err) {
   if (n < 1 || len < 1 || unit < 1 || unit > n)
@@ -75,7 +71,7 @@ cgm_status cgm_gen_arrow_scattered(int32_t n, int32_t len, int32_t unit, uint64_
   if (!perm) return cgm_fail(err, CGM_ERUNTIME, "out of memory for an arrow of %d rows", n);
   cgm_perm_shuffle(nb - lo, nb - lo, seed, perm);
   for (int32_t j = 0; j < m; j++) perm[j] = (perm[j] + lo) * unit;
-  qsort(perm, (size_t)m, sizeof *perm, cmp_i32);
+  qsort(perm, (size_t)m, sizeof *perm, cgm_cmp_i32);
   cgm_status st = arrow_make(n, perm, m, len, A, err);
   free(perm);
   return st;

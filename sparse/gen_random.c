@@ -22,6 +22,7 @@
  * cgm_csr_from_coo, which would sum repeated pairs and need 16 more bytes
  * per entry. */
 #include "cgmodel/sparse.h"
+#include "common/timer.h"
 #include "sparse/rng.h"
 
 #include <math.h>
@@ -133,14 +134,9 @@ static int32_t upper_bound_i(const int64_t *c, int32_t n, int64_t r) {
   return lo;
 }
 
-static int cmp_i32(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
 static void sort_i32(int32_t *v, int64_t len) {
   if (len > 16) {
-    qsort(v, (size_t)len, sizeof *v, cmp_i32);
+    qsort(v, (size_t)len, sizeof *v, cgm_cmp_i32);
     return;
   }
   for (int64_t k = 1; k < len; k++) {
@@ -153,16 +149,8 @@ static void sort_i32(int32_t *v, int64_t len) {
 
 /* Position of column j in sorted row [b, e) of col, -1 if absent. */
 static int64_t find_col(const int32_t *col, int64_t b, int64_t e, int32_t j) {
-  int64_t lo = b, hi = e - 1;
-  while (lo <= hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (col[mid] == j) return mid;
-    if (col[mid] < j)
-      lo = mid + 1;
-    else
-      hi = mid - 1;
-  }
-  return -1;
+  const int32_t *p = bsearch(&j, col + b, (size_t)(e - b), sizeof j, cgm_cmp_i32);
+  return p ? p - col : -1;
 }
 
 /* x / 2 rounded up or down at random (x odd), so the expectation is x / 2. */

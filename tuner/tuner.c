@@ -131,19 +131,22 @@ cgm_status cgm_tuner_plans(const cgm_csr *A, int max_gpus, int block, unsigned e
 void cgm_tuner_what_if(cgm_tuner_device *d, int gpus, int present, const cgm_tuner_device *prof,
                        const char *name) {
   if (d->is_cpu) return;
-  const int own = prof == d ? d->gpus : 1; /* the GPU counts priced by its own curves */
+  const int own = prof == d ? d->gpus : 1;     /* the GPU counts priced by its own curves */
+  const bool staged = prof && prof->gpus <= 1; /* every mode host-staged, as the built-in */
   if (gpus > CGM_MAX_GPUS) gpus = CGM_MAX_GPUS;
   for (int k = 0; k < 4; k++) { /* the refined and the paper's model of each precision */
     cgm_device_model *m = k < 2 ? &d->model[k] : &d->paper[k - 2];
     const cgm_device_model *pm = !prof ? NULL : k < 2 ? &prof->model[k] : &prof->paper[k - 2];
     for (int G = own + 1; G <= gpus; G++)
       for (int ex = 0; ex < CGM_NEXCHANGES; ex++) {
-        const int g = prof && G > prof->gpus ? prof->gpus : G;
-        m->xfer[ex][G] = pm ? pm->xfer[ex][g] : cgm_pcie_host_curve(m->width);
-        m->have_xfer[ex][G] = !pm || pm->have_xfer[ex][g];
+        const int g = prof && !staged && G > prof->gpus ? prof->gpus : G;
+        const int e = staged ? CGM_EXCHANGE_HOST : ex;
+        m->xfer[ex][G] = pm ? pm->xfer[e][g] : cgm_pcie_host_curve(m->width);
+        m->have_xfer[ex][G] = !pm || pm->have_xfer[e][g];
       }
   }
-  if (gpus > own) snprintf(d->interconnect, sizeof d->interconnect, "%s", name);
+  if (gpus > own && name != d->interconnect) /* its own is named already */
+    snprintf(d->interconnect, sizeof d->interconnect, "%s", name);
   if (gpus > d->gpus) d->gpus = gpus;
   d->what_if_from = 1 + (present < own ? present : own);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The cgmodel database: one embedded SQLite file holding devices,
- * calibrations with their samples and fits, matrices (features),
- * predictions and solves. Writes happen in transactions (WAL journal), so an
+ * calibrations with their samples and fits, matrices (features) and
+ * solves. Writes happen in transactions (WAL journal), so an
  * interrupted calibration never damages earlier ones. Holds no model logic. */
 #ifndef CGMODEL_DB_H
 #define CGMODEL_DB_H
@@ -144,7 +144,7 @@ CGM_API cgm_status cgm_db_fits(cgm_db *db, int64_t cal_id,
                                int (*fn)(const cgm_db_fit *f, void *ctx), void *ctx,
                                cgm_error *err);
 
-/* ------------------------------------------- matrices, predictions, solves --- */
+/* ------------------------------------------------------ matrices, solves --- */
 
 typedef struct cgm_db_matrix {
   int64_t id;
@@ -191,23 +191,6 @@ typedef struct cgm_db_solve {
 CGM_API cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *s, cgm_error *err);
 CGM_API cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx), void *ctx,
                                  cgm_error *err);
-
-typedef struct cgm_db_prediction {
-  int64_t id;
-  int64_t matrix_id;
-  int64_t calibration_id;
-  char created[32];
-  char backend[16];
-  char precision[8];
-  int block, gpus;
-  double time_per_iter_s;
-  double gflops_raw, gflops_real;
-  int64_t memory_bytes;
-  int fits; /* 1 when it fits in the devices' memory */
-  char model[16];
-} cgm_db_prediction;
-
-CGM_API cgm_status cgm_db_prediction_add(cgm_db *db, cgm_db_prediction *p, cgm_error *err);
 
 /* ------------------------------------------------------------ listing --- */
 

@@ -94,8 +94,9 @@ CGM_API cgm_status cgm_load_calibration(cgm_db *db, int64_t cal_id, int fit_kind
  * `gpus` GPUs, present or not (h: this machine), by cgm_tuner_what_if: the
  * exchange by the profile `interconnect` names (CGM_PCIE_HOST, or the
  * newest complete calibration that measured it); NULL: a device's own
- * calibration's, else the newest this machine's host measured, else
- * CGM_PCIE_HOST. CGM_EINPUT for a name nothing measured. */
+ * calibration's, else the newest this machine's host measured, profiles of
+ * several GPUs before one GPU's host-staged ones, else CGM_PCIE_HOST.
+ * CGM_EINPUT for a name nothing measured. */
 CGM_API cgm_status cgm_what_if(cgm_db *db, const char *interconnect, int gpus, const cgm_host *h,
                                cgm_tuner_device *devs, int ndev, cgm_error *err);
 /* The CG whose iterations a GPU calibration timed, from its options JSON:

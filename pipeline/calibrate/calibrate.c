@@ -132,6 +132,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   if (!st && o->progress) o->progress(o->progress_ctx, "fits", 1.0);
   cgm_db_fit *fits = NULL;
   int nfits = 0;
+  const int measured = sv.n; /* the fits derive exchange samples after these */
   if (!st) st = calibrate_fit_all(&sv, o->precisions, &o->gpu, &fits, &nfits, rep, ri, err);
   /* Disturbed timings are stored, flagged in the options (a solve far from
    * their prediction is then not taken for a disturbed one), and said;
@@ -171,8 +172,11 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
     memset(&cal, 0, sizeof cal);
     if (!(st = cgm_db_device_get_or_add(db, &dev, err))) {
       cal.device_id = dev.id;
-      /* several GPUs ran their exchanges through peer access: its profile */
-      if (gpus > 1) snprintf(cal.interconnect, sizeof cal.interconnect, "peer:%s", dev.model);
+      /* its exchange fits' profile: peer access, or one GPU's host-staged */
+      for (int i = 0; i < nfits; i++)
+        if (fits[i].converged && !strcmp(fits[i].kernel, "xfer"))
+          snprintf(cal.interconnect, sizeof cal.interconnect, "%s:%s",
+                   gpus > 1 ? "peer" : CGM_PCIE_HOST, dev.model);
       snprintf(cal.tool_version, sizeof cal.tool_version, "%s", cgm_version());
       cJSON *j = cgm_calibration_options_json(device, gpus, o);
       if (rep->cal[ri].warning[0]) cJSON_AddBoolToObject(j, "disturbed", true);
@@ -182,10 +186,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
       cJSON_Delete(j);
       st = cgm_db_calibration_add(db, &cal, err);
     }
-    for (int i = 0; i < sv.n && !st; i++) {
-      if (!strcmp(sv.v[i].kernel, "xfer")) continue; /* derived, not measured */
-      st = cgm_db_sample_add(db, cal.id, &sv.v[i], err);
-    }
+    for (int i = 0; i < measured && !st; i++) st = cgm_db_sample_add(db, cal.id, &sv.v[i], err);
     for (int i = 0; i < nfits && !st; i++) st = cgm_db_fit_add(db, cal.id, &fits[i], err);
     for (int i = 0; i < ncoef && !st; i++) st = cgm_db_coef_add(db, cal.id, &coef[i], err);
     double secs = cgm_now() - t0;

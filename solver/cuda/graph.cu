@@ -33,12 +33,12 @@ static cudaError_t enqueue_batch(gpu_solver *S, int gi) {
     if (e == cudaSuccess && S->pol.mode == MODE_HALO)
       e = cudaStreamWaitEvent(S->dev[g].comm, d0->ev_fork, 0);
   }
-  if (S->pol.persistent) { /* one kernel, one GPU: u in v, w in u, p in r (cgg_all) */
-    const cgm_reduce_buf pq = cgm_cuda_red(d0, 0), ur = cgm_cuda_red(d0, 1);
+  if (S->pol.persistent) { /* one kernel, one GPU: u in v, w in u, p in r (cgg_all); the
+                            * replacement's buffer (5 values a block) between replacements */
     double *v = (double *)d0->v + d0->v_off;
     e = cgm_launch_persistent(&d0->A.L, d0->state, S->pol.K, (double *)d0->x, v, (double *)d0->r,
-                              (double *)d0->u, (double *)d0->s, (const double *)d0->dinv, pq, ur,
-                              S->persist_blocks, d0->stream);
+                              (double *)d0->u, (double *)d0->s, (const double *)d0->dinv,
+                              cgm_cuda_red(d0, CGM_RED_RELIABLE), S->persist_blocks, d0->stream);
   }
   for (int i = 0; i < S->pol.K && e == cudaSuccess && !S->pol.persistent; i++)
     e = gs_iteration(S, i);

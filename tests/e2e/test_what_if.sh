@@ -6,8 +6,10 @@
 # same; then `predict --gpus 4` on a Poisson grid and a bundled matrix gives
 # 4-GPU rows marked what-if with the profile that priced them (the built-in
 # pcie-host unless another is named), their speed-ups over the 1-GPU row,
-# and an exchange that costs what the profile says; `map --gpus 4` draws
-# the what-if.
+# and an exchange that costs what the profile says; one GPU's measured
+# host-staged profile prices its what-ifs instead, unless --interconnect
+# pcie-host is given or this machine measured several GPUs, and its fits
+# are the link its samples say; `map --gpus 4` draws the what-if.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh" "$@"
 
@@ -74,6 +76,83 @@ last_stdout_contains "(what-if: pcie-host)"
 last_stdout_contains " 4 halo "
 last_stdout_contains "(what-if)"
 expect_fail 2 "interconnect 'nvlink:none': no calibration in $DB measured it" "$CGM" predict "$TMP/grid.mtx" --gpus 4 --interconnect nvlink:none --db "$DB"
+
+# ---- one GPU's measured host-staged profile (its calibration's xfer/host
+# fits for 2..8 GPUs): the default of its what-ifs. A link of 20 GB/s after
+# 100 us (sigma = 1 / ln 2: t = 100 us + b / 20 GB/s), slower than
+# pcie-host's 55 GB/s after 32 us: every exchange costs the difference.
+S=$TMP/staged.json
+SDB=$TMP/staged.db
+python3 - "$X" "$S" <<'PY'
+import json, math, socket, sys
+c = json.load(open(sys.argv[1]))
+c["interconnect"] = "pcie-host:Test H200"
+c["device"]["host"] = socket.gethostname()  # this machine's, as calibrate records it
+lat, nu = 100e-6, 20.0
+c["fits"] += [dict(c["fits"][0], kernel="xfer", variant="host", block=G, sigma=1 / math.log(2),
+                   mu=math.log2(lat * nu * 1e9 / 8), nu=nu) for G in range(2, 9)]
+json.dump(c, open(sys.argv[2], "w"))
+PY
+expect_exit 0 "$CGM" db import "$S" --db "$SDB"
+expect_exit 0 "$CGM" db list --db "$SDB"
+last_stdout_contains "pcie-host:Test H200"
+expect_exit 0 "$CGM" predict "$TMP/grid.mtx" --gpus 4 --exchange all --json --db "$SDB"
+cp "$OUT" "$TMP/measured.json"
+expect_exit 0 "$CGM" predict "$TMP/grid.mtx" --gpus 4 --exchange all --json --interconnect pcie-host --db "$SDB"
+cp "$OUT" "$TMP/builtin.json"
+json_check "$TMP/measured.json" 'all(c["interconnect"] == "pcie-host:Test H200" and c["what_if"] for c in j["candidates"] if c["gpus"] > 1) and any(c["gpus"] == 4 for c in j["candidates"])' "the measured profile prices 2-4 GPUs"
+json_check "$TMP/builtin.json" 'all(c["interconnect"] == "pcie-host" for c in j["candidates"] if c["gpus"] > 1)' "--interconnect pcie-host: the built-in"
+python3 - "$TMP/measured.json" "$TMP/builtin.json" <<'PY' && pass || fail "the exchange is not priced by the measured profile"
+import json, sys
+m, b = (json.load(open(p))["candidates"] for p in sys.argv[1:])
+key = lambda c: (c["gpus"], c.get("exchange"), c["block"], c["precision"], c["backend"])
+b = {key(c): c for c in b}
+assert len(m) == len(b)
+for c in m:
+    o = b[key(c)]
+    # every mode's bytes through the measured link instead of the built-in one
+    want = 0.0 if c["gpus"] == 1 else (100e-6 + c["exchange_bytes"] / 20e9) - (32e-6 + c["exchange_bytes"] / 55e9)
+    got = c["time_per_iter_s"] - o["time_per_iter_s"]
+    assert abs(got - want) <= 1e-9 * c["time_per_iter_s"], (key(c), got, want)
+    assert c["gpus"] == 1 or got > 0, key(c)
+PY
+# Its fits come from its samples: host-staged exchanges of 2..8 GPUs timed
+# as 60 us + 50 GB/s, refitted (as a calibration fits them), give that link.
+python3 - "$S" "$TMP/samples.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["samples"] = [{"kernel": "xfer", "variant": "host", "precision": "double", "block": G,
+                 "m": G * 2.0**e, "bytes": G * 2.0**e * 8, "seconds": 60e-6 + G * 2.0**e * 8 / 50e9}
+                for e in range(8, 23, 2) for G in range(2, 9)]
+json.dump(c, open(sys.argv[2], "w"))
+PY
+expect_exit 0 "$CGM" db import "$TMP/samples.json" --db "$TMP/samples.db"
+expect_exit 0 "$CGM" db refit 1 --db "$TMP/samples.db"
+python3 - "$TMP/samples.db" <<'PY' && pass || fail "the host-staged samples' fits are not their link"
+import math, sqlite3, sys
+f = sqlite3.connect(sys.argv[1]).execute("SELECT block, mu, sigma, nu FROM fits WHERE kernel = "
+                                         "'xfer' AND variant = 'host' AND kind = 2 AND converged")
+f = {G: (mu, sigma, nu) for G, mu, sigma, nu in f}
+assert sorted(f) == list(range(2, 9)), f
+for G, (mu, sigma, nu) in f.items():
+    m = G * 256.0
+    t = 8 * m / (nu * 1e9 / (1 + math.exp(-(math.log2(m) - mu) / sigma)))
+    assert abs(nu - 50) < 1 and abs(t - (60e-6 + m * 8 / 50e9)) < 3e-6, (G, nu, t)
+PY
+# A profile of several GPUs measured on this machine comes first: an older
+# calibration of 4 GPUs of the same device, peer access at 300 GB/s.
+python3 - "$S" "$TMP/peer.json" <<'PY'
+import json, math, sys
+c = json.load(open(sys.argv[1]))
+c["interconnect"], c["created"], c["options"]["gpus"] = "peer:Test H200", "2026-11-28T10:00:00.000Z", 4
+c["fits"] = [f for f in c["fits"] if f["kernel"] != "xfer"] + [
+    dict(f, variant=v, nu=300.0) for f in c["fits"] if f["kernel"] == "xfer" and f["block"] <= 4
+    for v in ("host", "p2p", "nccl", "halo")]
+json.dump(c, open(sys.argv[2], "w"))
+PY
+expect_exit 0 "$CGM" db import "$TMP/peer.json" --db "$SDB"
+expect_exit 0 "$CGM" predict "$TMP/grid.mtx" --gpus 4 --json --db "$SDB"
+json_check "$OUT" 'all(c["interconnect"] == "peer:Test H200" for c in j["candidates"] if c["gpus"] > 1)' "a profile of several GPUs before one GPU's"
 
 # ---- map on 4 GPUs: the what-if in the title
 if command -v gnuplot >/dev/null 2>&1; then

@@ -12,6 +12,7 @@
  * Any violated invariant traps. */
 #include "fuzz_common.h"
 #include "plan/partition.h"
+#include "tests/partition_util.h"
 #include "solver/cuda/segments.h"
 #include "sparse/bcsr_internal.h"
 

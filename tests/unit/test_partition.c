@@ -10,6 +10,7 @@
 
 #include "cgmodel/sparse.h"
 #include "plan/partition.h"
+#include "tests/partition_util.h"
 #include "sparse/bcsr_internal.h"
 #include "solver/cpu/cg_cpu.h"
 #include "test_util.h"
