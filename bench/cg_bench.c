@@ -12,11 +12,14 @@
  * block size, divided by the measured device-to-device copy bandwidth.
  *
  * usage: cg_bench [--iters K] [--reps R] [--precision double|single|both]
- *                 [--persistent auto|on|off] [--csv FILE] CASE...
+ *                 [--persistent auto|on|off] [--storage full|compact] [--csv FILE] CASE...
  *   --persistent: each batch of iterations as one cooperative kernel where
  *   the solver takes it (auto, the default), wherever it can run (on), or
  *   never (off); over CGMODEL_PERSISTENT. The backend column says cuda-pk
  *   where it ran.
+ *   --storage: the CG's matrix values (solve --storage; default full): the
+ *   backend column then names the format run, cuda/dict or cuda/f32; the
+ *   SpMV bandwidth column stays full values'.
  *   CASE: poisson3d:N | poisson2d:N | elasticity3d:N | random:N | kronB:M | PATH.mtx */
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +41,7 @@ static double spmv_bytes(int64_t blocks, int64_t slots, int64_t nslices, int n, 
 
 int main(int argc, char **argv) {
   int iters = 200, reps = 50, p0 = 0, p1 = 1, only_n = 0;
+  cgm_storage storage = CGM_STORAGE_FULL;
   const char *csv = NULL, *persist = NULL;
   int first = 1;
   for (; first < argc && argv[first][0] == '-'; first++) {
@@ -51,6 +55,9 @@ int main(int argc, char **argv) {
       persist = argv[++first];
     else if (!strcmp(argv[first], "--block") && first + 1 < argc)
       only_n = atoi(argv[++first]);
+    else if (!strcmp(argv[first], "--storage") && first + 1 < argc &&
+             cgm_storage_parse(argv[first + 1], &storage) && storage != CGM_STORAGE_AUTO)
+      first++;
     else if (!strcmp(argv[first], "--precision") && first + 1 < argc) {
       const char *p = argv[++first];
       p0 = !strcmp(p, "single") ? 1 : 0;
@@ -62,7 +69,7 @@ int main(int argc, char **argv) {
   }
   if (first >= argc) {
     fprintf(stderr, "usage: cg_bench [--iters K] [--reps R] [--precision P] [--persistent "
-                    "auto|on|off] [--csv F] CASE...\n");
+                    "auto|on|off] [--storage S] [--csv F] CASE...\n");
     return 2;
   }
   if (cgm_cuda_device_count() < 1) {
@@ -176,6 +183,7 @@ int main(int argc, char **argv) {
         o.gpu = gpu;
         o.backend = CGM_BACKEND_CUDA;
         o.precision = prec;
+        o.storage = prec == CGM_PREC_DOUBLE ? storage : CGM_STORAGE_FULL;
         o.layout = cgm_plan_layout_params(&A, n, 1);
         o.maxiter = iters;
         o.tol = 1e-300;
@@ -185,16 +193,19 @@ int main(int argc, char **argv) {
         double t = st == CGM_OK || st == CGM_ENOCONV ? r.time_per_iter_s : NAN;
         if (isnan(t)) fprintf(stderr, "cg_bench: %s cuda N=%d: %s\n", name, n, err.msg);
         double pad = bf->elements ? (double)bf->padded_elements / bf->elements : 0;
+        char be[24] = "cuda";
+        if (st <= CGM_ENOCONV) /* what ran: the persistent kernel, the values' format */
+          snprintf(be, sizeof be, "cuda%s%s%s", r.persistent ? "-pk" : "",
+                   r.storage != CGM_VALUES_FULL ? "/" : "",
+                   r.storage != CGM_VALUES_FULL ? cgm_values_name(r.storage) : "");
         printf(
             "%-22s %9d %10lld %-6s %-8s %2d %5.2f %6.3f %9.0f %5.0f%% %10.1f %10.1f %6.2f %8.2f\n",
-            name, A.nrows, (long long)A.nnz, cgm_precision_name(prec),
-            st <= CGM_ENOCONV && r.persistent ? "cuda-pk" : "cuda", n, bf->density, pad, gbs / 1e9,
-            100 * gbs / copy_bw, 1e6 * t, 1e6 * floor_s, t / floor_s, t_cusparse / t);
+            name, A.nrows, (long long)A.nnz, cgm_precision_name(prec), be, n, bf->density, pad,
+            gbs / 1e9, 100 * gbs / copy_bw, 1e6 * t, 1e6 * floor_s, t / floor_s, t_cusparse / t);
         if (out)
           fprintf(out, "%s,%d,%lld,%s,%s,%d,%.4f,%.4f,%.9g,%.6g,%.4f,%.9g,%.9g,%.4f,%.9g,%.4f\n",
-                  name, A.nrows, (long long)A.nnz, cgm_precision_name(prec),
-                  st <= CGM_ENOCONV && r.persistent ? "cuda-pk" : "cuda", n, bf->density, pad,
-                  spmv_s, gbs / 1e9, gbs / copy_bw, t, floor_s, t / floor_s, t_cusparse,
+                  name, A.nrows, (long long)A.nnz, cgm_precision_name(prec), be, n, bf->density,
+                  pad, spmv_s, gbs / 1e9, gbs / copy_bw, t, floor_s, t / floor_s, t_cusparse,
                   t_cusparse / t);
         fflush(stdout);
       }

@@ -23,6 +23,7 @@ static const cli_opt opts[] = {
     {"--gpus", "gpus", CLI_INT, 0, "G", "1", "GPUs (cuda)"},
     {"--exchange", "exchange", CLI_CHOICE, "halo|p2p|host|nccl", 0, "halo", "on several GPUs"},
     {"--precision", "precision", CLI_CHOICE, "double|mixed|single", 0, "double", "the arithmetic"},
+    {"--storage", "storage", CLI_CHOICE, "auto|full|compact", 0, "auto", "the matrix's values"},
     {"--tol", "tol", CLI_REAL, 0, "T", "1e-8", "the true ||b - Ax|| / ||b|| to reach"},
     {"--atol", "atol", CLI_REAL, 0, "A", "none", "or ||b - Ax|| <= A (SciPy's atol)"},
     {"--maxiter", "maxiter", CLI_INT, 0, "K", "10 x the rows, >= 1000", "the iteration cap"},

@@ -14,6 +14,7 @@ static const char *const exchange_names[] = {"nccl", "p2p", "host", "halo"};
 static const char *const reorder_names[] = {"auto", "none", "rcm"};
 static const char *const precond_names[] = {"jacobi", "block"};
 static const char *const cg_names[] = {"cgg", "classic"};
+static const char *const storage_names[] = {"auto", "full", "compact"};
 
 /* The index of s in table, -1 when it is not there. */
 static int lookup(const char *s, const char *const *table, int n) {
@@ -40,6 +41,7 @@ NAMES(exchange, cgm_exchange, exchange_names, bool cgm_exchange_parse)
 NAMES(reorder, cgm_reorder, reorder_names, bool cgm_reorder_parse)
 NAMES(precond, cgm_precond, precond_names, bool cgm_precond_parse)
 NAMES(cg_variant, cgm_cg_variant, cg_names, bool cgm_cg_variant_parse)
+NAMES(storage, cgm_storage, storage_names, bool cgm_storage_parse)
 
 bool cgm_precision_parse(const char *s, cgm_precision *p) {
   if (s && (strcmp(s, "fp64") == 0 || strcmp(s, "fp32") == 0)) {

@@ -10,10 +10,6 @@
 #include "kernels/cuda_util.h"
 #include "kernels/stage.h"
 
-static size_t elem(cgm_precision p) {
-  return (size_t)cgm_precision_width(p);
-}
-
 /* cudaMalloc that counts what it takes. */
 cudaError_t cgm_cuda_dmalloc(cgm_cuda_dev *d, void **p, size_t bytes) {
   if (bytes == 0) bytes = 16;
@@ -38,6 +34,7 @@ cgm_status cgm_cuda_free_bytes(int dev, int64_t *avail, int64_t *total, cgm_erro
 void cgm_cuda_matrix_free(cgm_dev_matrix *m) {
   cudaFree(m->val);
   cudaFree(m->val_hi);
+  cudaFree(m->dict);
   cudaFree(m->slice_ptr);
   cudaFree(m->bcol);
   cudaFree(m->brow);
@@ -97,7 +94,7 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
   int prio_low = 0, prio_high = 0;
   CGM_CUDA_TRY(err, cudaDeviceGetStreamPriorityRange(&prio_low, &prio_high));
   CGM_CUDA_TRY(err, cudaStreamCreateWithPriority(&d->comm, cudaStreamNonBlocking, prio_high));
-  const size_t w = elem(d->prec);
+  const size_t w = (size_t)cgm_precision_width(d->prec);
   d->rows = rows;
   d->np = cgm_vec_len(rows);
   d->v_len = cgm_vec_len(v_len > rows ? v_len : rows);
@@ -239,44 +236,59 @@ void cgm_cuda_stage_release(cgm_cuda_dev *d) {
   (void)cudaGetLastError();
 }
 
+/* m's values in d's storage (d->vs; the long rows d->C full): DICT in the
+ * columns' codes; F32, or mixed precision's single, made on the device from
+ * the double values where those stay too (val_hi); else converted here. */
+static cgm_status upload_values(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_matrix *m,
+                                cgm_error *err) {
+  const int64_t nval = B->nblocks_padded * B->p.n * B->p.n;
+  const cgm_values fmt = m == &d->C ? CGM_VALUES_FULL : d->vs.fmt;
+  const bool hi = d->mixed || (fmt == CGM_VALUES_F32 && !d->vs.exact);
+  const size_t w = (size_t)cgm_values_block_bytes(fmt, 1, d->prec);
+  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, &m->val, (size_t)nval * w));
+  if (hi) CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->val_hi, (size_t)nval * 8));
+  if (fmt == CGM_VALUES_DICT) {
+    int32_t *cc = (int32_t *)malloc((size_t)(B->nblocks_padded > 0 ? B->nblocks_padded : 1) * 4);
+    if (!cc) return cgm_fail(err, CGM_ERUNTIME, "out of host memory for the coded columns");
+    cgm_values_encode(B, &d->vs, cc);
+    /* cc is the driver's or a staging buffer's once stage_copy returns */
+    const cgm_status st =
+        stage_copy(&d->stage, d, m->bcol, cc, (size_t)B->nblocks_padded, 4, 0, err);
+    free(cc);
+    return st;
+  }
+  if (!hi) return stage_copy(&d->stage, d, m->val, B->val, (size_t)nval, w, w == 4, err);
+  cgm_status st = stage_copy(&d->stage, d, m->val_hi, B->val, (size_t)nval, 8, 0, err);
+  if (!st)
+    CGM_CUDA_TRY(err, cgm_launch_to_single(m->val_hi, (float *)m->val, nval, d->sms, d->stream));
+  return st;
+}
+
 cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_matrix *m,
                                   cgm_error *err) {
   memset(m, 0, sizeof *m);
-  const size_t w = elem(d->prec);
-  const int n = B->p.n;
-  const int64_t nval = B->nblocks_padded * n * n;
   CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
-  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, &m->val, (size_t)nval * w));
-  if (d->mixed) CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->val_hi, (size_t)nval * 8));
   CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->slice_ptr, ((size_t)B->nslices + 1) * 8));
   CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->bcol, (size_t)B->nblocks_padded * 4));
   CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->brow, (size_t)B->nslices * B->p.by * 4));
-  cgm_status st = CGM_OK;
-  if (d->mixed) { /* the values once, in double; their single copy made on the device */
-    st = stage_copy(&d->stage, d, m->val_hi, B->val, (size_t)nval, 8, 0, err);
-    if (!st)
-      CGM_CUDA_GOTO(st, err, out,
-                    cgm_launch_to_single(m->val_hi, (float *)m->val, nval, d->sms, d->stream));
-  } else {
-    st = stage_copy(&d->stage, d, m->val, B->val, (size_t)nval, w, d->prec == CGM_PREC_SINGLE, err);
-  }
+  cgm_status st = upload_values(d, B, m, err);
   if (!st)
     st = stage_copy(&d->stage, d, m->slice_ptr, B->slice_ptr, (size_t)B->nslices + 1, 8, 0, err);
-  if (!st) st = stage_copy(&d->stage, d, m->bcol, B->bcol, (size_t)B->nblocks_padded, 4, 0, err);
+  if (!st && (m == &d->C || d->vs.fmt != CGM_VALUES_DICT)) /* else upload_values' */
+    st = stage_copy(&d->stage, d, m->bcol, B->bcol, (size_t)B->nblocks_padded, 4, 0, err);
   if (!st) st = stage_copy(&d->stage, d, m->brow, B->brow, (size_t)B->nslices * B->p.by, 4, 0, err);
-out:
   if (st) { /* the transfers end; the first failure's message stays */
     cgm_error e2 = {};
     (void)stager_close(d, &e2);
     return st;
   }
   if ((st = stager_close(d, err))) return st;
-  cgm_dev_matrix_describe(m, B->p, B->nslices, B->nbrows, B->nblocks_padded);
-  return CGM_OK;
+  return cgm_dev_matrix_describe(d, m, B->p, B->nslices, B->nbrows, B->nblocks_padded, err);
 }
 
-void cgm_dev_matrix_describe(cgm_dev_matrix *m, cgm_bcsr_params p, int32_t nslices, int32_t nbrows,
-                             int64_t nblocks_padded) {
+cgm_status cgm_dev_matrix_describe(cgm_cuda_dev *d, cgm_dev_matrix *m, cgm_bcsr_params p,
+                                   int32_t nslices, int32_t nbrows, int64_t nblocks_padded,
+                                   cgm_error *err) {
   m->L.n = p.n;
   m->L.bx = p.bx;
   m->L.by = p.by;
@@ -287,16 +299,17 @@ void cgm_dev_matrix_describe(cgm_dev_matrix *m, cgm_bcsr_params p, int32_t nslic
   m->L.bcol = m->bcol;
   m->L.brow = m->brow;
   m->L.val = m->val;
-  m->L_hi = m->L;
-  m->L_hi.val = m->val_hi;
   m->present = nbrows > 0;
-}
-
-cgm_status cgm_cuda_dev_setup(cgm_cuda_dev *d, int dev, const cgm_bcsr *B, cgm_precision prec,
-                              int64_t x_len, cgm_error *err) {
-  cgm_status st = cgm_cuda_dev_init(d, dev, prec, (int64_t)B->nbrows * B->p.n, x_len, err);
-  if (st) return st;
-  return cgm_cuda_matrix_upload(d, B, &d->A, err);
+  if (m != &d->C) m->L.fmt = d->vs.fmt;
+  m->L_hi = m->L; /* the true residual's: full values where val_hi holds them */
+  if (m->val_hi) m->L_hi.val = m->val_hi, m->L_hi.fmt = CGM_VALUES_FULL;
+  if (m->L.fmt != CGM_VALUES_DICT) return CGM_OK;
+  m->L.shift = m->L_hi.shift = d->vs.shift;
+  CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->dict, sizeof d->vs.dict));
+  CGM_CUDA_TRY(err, cudaMemcpyAsync(m->dict, d->vs.dict, sizeof d->vs.dict, cudaMemcpyHostToDevice,
+                                    d->stream));
+  m->L.dict = m->L_hi.dict = m->dict;
+  return CGM_OK;
 }
 
 cgm_reduce_buf cgm_cuda_red(const cgm_cuda_dev *d, int which) {
@@ -310,7 +323,7 @@ cgm_reduce_buf cgm_cuda_red(const cgm_cuda_dev *d, int which) {
 
 cgm_status cgm_cuda_upload_vec(const cgm_cuda_dev *d, void *dst, const double *src, int64_t n,
                                double pad_value, cgm_error *err) {
-  const size_t w = elem(d->prec);
+  const size_t w = (size_t)cgm_precision_width(d->prec);
   /* doubles as they are; a conversion into a copy on every core */
   const bool as_is = src && d->prec != CGM_PREC_SINGLE;
   void *tmp = as_is ? NULL : malloc((size_t)(n > 0 ? n : 1) * w);
@@ -366,33 +379,4 @@ cgm_status cgm_cuda_download_vec(const cgm_cuda_dev *d, const void *src, double 
   free(tmp);
   CGM_CUDA_TRY(err, e);
   return CGM_OK;
-}
-
-cgm_status cgm_cuda_spmv_host(int dev, const cgm_bcsr *B, cgm_precision prec, const double *x,
-                              double *y, double *dot, cgm_error *err) {
-  cgm_cuda_dev d;
-  int64_t xlen = (int64_t)B->nbcols * B->p.n;
-  cgm_status st = cgm_spmv_supported(B->p.n, B->p.bx, B->p.by, prec, err);
-  if (st) return st;
-  st = cgm_cuda_dev_setup(&d, dev, B, prec, xlen, err);
-  if (st) goto out;
-  if ((st = cgm_cuda_upload_vec(&d, d.v, x, xlen, 0, err))) goto out;
-  {
-    cgm_out o = {};
-    o.p[0] = d.dot_tmp;
-    o.n = 1;
-    CGM_CUDA_GOTO(st, err, out,
-                  cgm_launch_spmv(&d.A.L, prec, d.v, d.u, d.v, &o, NULL, cgm_cuda_red(&d, 0), NULL,
-                                  NULL, d.sms, d.stream));
-  }
-  CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d.stream));
-  if ((st = cgm_cuda_download_vec(&d, d.u, y, d.rows, err))) goto out;
-  if (dot) {
-    CGM_CUDA_GOTO(st, err, out,
-                  cudaMemcpyAsync(dot, d.dot_tmp, 8, cudaMemcpyDeviceToHost, d.stream));
-    CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d.stream));
-  }
-out:
-  cgm_cuda_dev_free(&d);
-  return st;
 }

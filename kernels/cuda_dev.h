@@ -20,7 +20,8 @@ typedef struct cgm_dev_matrix {
   cgm_dev_layout L;
   cgm_dev_layout L_hi; /* mixed precision: the same layout over the values in double */
   void *val;
-  double *val_hi; /* mixed precision */
+  double *val_hi; /* mixed precision; F32 values that are not exact (cgm_value_set) */
+  double *dict;   /* DICT: the values */
   int64_t *slice_ptr;
   int32_t *bcol, *brow;
   int present; /* 0 when the layout has no block rows */
@@ -38,6 +39,7 @@ typedef struct cgm_cuda_dev {
   int sms;
   cgm_precision prec;  /* of the iteration: single in mixed precision */
   int mixed;           /* mixed precision: the solution, b and A x in double too */
+  cgm_value_set vs;    /* the values' storage of A and B (C, the long rows, keeps them full) */
   cudaStream_t stream; /* the solver's work */
   cudaStream_t comm;   /* the halo exchange, beside the interior SpMV */
   cgm_dev_matrix A;    /* the segment (or, with a halo, its interior rows) */
@@ -88,17 +90,15 @@ void cgm_cuda_matrix_free(cgm_dev_matrix *m);
 cudaError_t cgm_cuda_dmalloc(cgm_cuda_dev *d, void **p, size_t bytes);
 /* m's descriptors (L, and L_hi over the double values) once its arrays are
  * in place: a layout of parameters p, nslices slices, nbrows block rows. */
-void cgm_dev_matrix_describe(cgm_dev_matrix *m, cgm_bcsr_params p, int32_t nslices, int32_t nbrows,
-                             int64_t nblocks_padded);
+cgm_status cgm_dev_matrix_describe(cgm_cuda_dev *d, cgm_dev_matrix *m, cgm_bcsr_params p,
+                                   int32_t nslices, int32_t nbrows, int64_t nblocks_padded,
+                                   cgm_error *err);
 /* Builds into m, on d's device, the layout of block size 1 of a CSR
  * already there, entry for entry cgm_bcsr_build's (device_layout.cu); with
  * c, the rows longer than CGM_LONG_ROW go to c as the host's split puts
  * them. Refused when its values do not fit. */
 cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A, cgm_bcsr_params p,
                                        cgm_dev_matrix *m, cgm_dev_matrix *c, cgm_error *err);
-/* cgm_cuda_dev_init + upload of B as the whole matrix (one device). */
-cgm_status cgm_cuda_dev_setup(cgm_cuda_dev *d, int dev, const cgm_bcsr *B, cgm_precision prec,
-                              int64_t x_len, cgm_error *err);
 void cgm_cuda_dev_free(cgm_cuda_dev *d);
 /* Destroys the device's graphs (before ncclCommDestroy, which they block). */
 void cgm_cuda_dev_drop_graphs(cgm_cuda_dev *d);
@@ -116,12 +116,6 @@ cgm_status cgm_cuda_download_vec(const cgm_cuda_dev *d, const void *src, double 
                                  cgm_error *err);
 /* Free memory on device dev, less a reserve for the context, cuSPARSE, NCCL. */
 cgm_status cgm_cuda_free_bytes(int dev, int64_t *avail, int64_t *total, cgm_error *err);
-
-/* y = B x on device dev with our SpMV kernel (tests, microbenchmarks): x has
- * nbcols * N entries, y nbrows * N. When dot is non-NULL it receives the
- * fused x . y over the layout's rows (x must then be square-indexed). */
-cgm_status cgm_cuda_spmv_host(int dev, const cgm_bcsr *B, cgm_precision prec, const double *x,
-                              double *y, double *dot, cgm_error *err);
 
 #ifdef __cplusplus
 }

@@ -41,11 +41,12 @@ __global__ void slot_rows(int64_t nslots, int32_t n, const int32_t *order, int32
 }
 
 /* One thread a row slot: slot q of step t / B_x of slice k holds the row's
- * t-th entry (cgm_bcsr in include/cgmodel/sparse.h). */
+ * t-th entry (cgm_bcsr in include/cgmodel/sparse.h); DICT (vs): no out,
+ * the value's code above the column (cgm_values_encode). */
 template <typename IP, typename T>
 __global__ void fill(int64_t nslots, int bx, int by, const IP *rowptr, const int32_t *col,
                      const double *val, const int32_t *brow, const int64_t *slice_ptr,
-                     int32_t *bcol, T *out, double *out_hi) {
+                     int32_t *bcol, T *out, double *out_hi, cgm_value_set vs) {
   CGM_GRID_LOOP(s, nslots) {
     const int64_t k = s / by, j = s % by;
     const int32_t r = brow[s];
@@ -57,26 +58,31 @@ __global__ void fill(int64_t nslots, int bx, int by, const IP *rowptr, const int
       const int64_t q = q0 + (t / bx) * by * bx + j * bx + t % bx;
       const bool in = t < len;
       const double v = in ? val[k0 + t] : 0.0;
-      bcol[q] = in ? col[k0 + t] : pad_col;
-      out[q] = (T)v;
+      int32_t code = 0;
+      while (vs.fmt == CGM_VALUES_DICT && code < vs.ndict - 1 && vs.dict[code] != v) code++;
+      bcol[q] = (in ? col[k0 + t] : pad_col) | (int32_t)((uint32_t)code << vs.shift);
+      if (out) out[q] = (T)v;
       if (out_hi) out_hi[q] = v;
     }
   }
 }
 
+/* The values as d stores them (d->vs for d->A; c, the long rows, full). */
 template <typename IP>
-cudaError_t launch_fill(const cgm_csr_device *A, cgm_precision prec, int mixed, int bx, int by,
+cudaError_t launch_fill(const cgm_cuda_dev *d, const cgm_csr_device *A, int bx, int by,
                         int64_t nslots, const int64_t *slice_ptr, cgm_dev_matrix *m,
                         cudaStream_t s) {
   const IP *rp = (const IP *)A->rowptr;
-  if (prec == CGM_PREC_DOUBLE)
-    fill<IP, double><<<grid_for(nslots), kThreads, 0, s>>>(nslots, bx, by, rp, A->colidx, A->val,
-                                                           m->brow, slice_ptr, m->bcol,
-                                                           (double *)m->val, (double *)nullptr);
+  cgm_value_set vs = d->vs;
+  if (m == &d->C) vs.fmt = CGM_VALUES_FULL;
+  if (d->prec == CGM_PREC_DOUBLE && vs.fmt != CGM_VALUES_F32)
+    fill<IP, double><<<grid_for(nslots), kThreads, 0, s>>>(
+        nslots, bx, by, rp, A->colidx, A->val, m->brow, slice_ptr, m->bcol,
+        vs.fmt == CGM_VALUES_DICT ? nullptr : (double *)m->val, (double *)nullptr, vs);
   else
-    fill<IP, float><<<grid_for(nslots), kThreads, 0, s>>>(
-        nslots, bx, by, rp, A->colidx, A->val, m->brow, slice_ptr, m->bcol, (float *)m->val,
-        mixed ? m->val_hi : (double *)nullptr);
+    fill<IP, float><<<grid_for(nslots), kThreads, 0, s>>>(nslots, bx, by, rp, A->colidx, A->val,
+                                                          m->brow, slice_ptr, m->bcol,
+                                                          (float *)m->val, m->val_hi, vs);
   return cudaGetLastError();
 }
 
@@ -98,7 +104,9 @@ cgm_status build_sorted(cgm_cuda_dev *d, const cgm_csr_device *A, cgm_bcsr_param
   const int bx = p.bx, by = p.by;
   const int32_t nslices = (int32_t)(((int64_t)count + by - 1) / by);
   const int64_t nslots = (int64_t)nslices * by;
-  const size_t w = d->prec == CGM_PREC_SINGLE ? 4 : 8;
+  const cgm_values fmt = m == &d->C ? CGM_VALUES_FULL : d->vs.fmt;
+  const size_t w = (size_t)cgm_values_block_bytes(fmt, 1, d->prec);
+  const bool hi = d->mixed || (fmt == CGM_VALUES_F32 && !d->vs.exact); /* val_hi too */
   cudaStream_t s = d->stream;
   int64_t npad = 0;
   size_t scan_bytes = tmp_bytes;
@@ -120,7 +128,7 @@ cgm_status build_sorted(cgm_cuda_dev *d, const cgm_csr_device *A, cgm_bcsr_param
      * before they are allocated, as the plan's footprint is for a layout
      * built on the host */
     int64_t avail = 0, total = 0;
-    const int64_t need = npad * (int64_t)(w + 4 + (d->mixed ? 8 : 0));
+    const int64_t need = npad * (int64_t)(w + 4 + (hi ? 8 : 0));
     cgm_status st = cgm_cuda_free_bytes(d->dev, &avail, &total, err);
     if (st) return st;
     if (need > avail)
@@ -132,14 +140,11 @@ cgm_status build_sorted(cgm_cuda_dev *d, const cgm_csr_device *A, cgm_bcsr_param
   }
   CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->bcol, (size_t)npad * 4));
   CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, &m->val, (size_t)npad * w));
-  if (d->mixed) CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->val_hi, (size_t)npad * 8));
-  CGM_CUDA_TRY(
-      err, A->rowptr64
-               ? launch_fill<int64_t>(A, d->prec, d->mixed, bx, by, nslots, m->slice_ptr, m, s)
-               : launch_fill<int32_t>(A, d->prec, d->mixed, bx, by, nslots, m->slice_ptr, m, s));
+  if (hi) CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&m->val_hi, (size_t)npad * 8));
+  CGM_CUDA_TRY(err, A->rowptr64 ? launch_fill<int64_t>(d, A, bx, by, nslots, m->slice_ptr, m, s)
+                                : launch_fill<int32_t>(d, A, bx, by, nslots, m->slice_ptr, m, s));
   CGM_CUDA_TRY(err, cudaStreamSynchronize(s));
-  cgm_dev_matrix_describe(m, p, nslices, count, npad);
-  return CGM_OK;
+  return cgm_dev_matrix_describe(d, m, p, nslices, count, npad, err);
 }
 
 } // namespace

@@ -27,7 +27,10 @@ typedef struct cgm_dev_layout {
   const int64_t *slice_ptr; /* nslices + 1 */
   const int32_t *bcol;      /* nblocks_padded */
   const int32_t *brow;      /* nslices * by */
-  const void *val;          /* nblocks_padded * n * n elements of the precision */
+  const void *val;          /* nblocks_padded * n * n elements of the precision (fmt) */
+  int fmt;                  /* cgm_values: F32 val in float, DICT none (bcol's codes, dict) */
+  int shift;                /* DICT: bits of a column in bcol; its code above them */
+  const double *dict;       /* DICT: the values (device memory) */
   int long_rows; /* 1: long block rows (cgm_plan_layout.long_rows), a slice a block row */
   int32_t nhuge; /* long rows: the first nhuge slices are read by a block each (CGM_HUGE_ROW),
                     the rest by a warp each */

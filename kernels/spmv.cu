@@ -9,6 +9,8 @@
  * groups (a few hundred partials for the fused dot, CG3). Rows of 64 bytes
  * (8 x 8 fp64) are split over H = 2 threads: half the registers a step, two
  * steps in flight (docs/perf.md). */
+#include <type_traits>
+
 #include "kernels/cuda_util.h"
 #include "kernels/device_util.cuh"
 #include "kernels/kernels.h"
@@ -44,7 +46,9 @@ __host__ __device__ constexpr int spmv_split(int w, int n, int bx) {
   return (n * w > 32 && 2 * n * bx <= 32) ? 2 : 1;
 }
 
-template <typename T, int N, int BX>
+/* V (cgm_values): the values' storage, read by the accessor in the loop
+ * below; the arithmetic stays T's. */
+template <typename T, int N, int BX, int V>
 __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 registers */
     spmv_mbr(cgm_dev_layout L, const T *__restrict__ x, T *__restrict__ y,
              const T *__restrict__ p_rows, cgm_out dot_out, const double *dot_add,
@@ -64,7 +68,8 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
   if (run_stopped(guard, sync)) return;
   if (!sync_wait(guard, sync)) return; /* x's foreign entries have arrived */
   if (dot_add) trace_first(guard, CGM_TR_SPB_GO);
-  const T *__restrict__ val = static_cast<const T *>(L.val);
+  using VT = typename std::conditional<V == CGM_VALUES_F32, float, T>::type;
+  const VT *__restrict__ val = static_cast<const VT *>(L.val);
   constexpr int H = spmv_split((int)sizeof(T), N, BX), NE = N / H;
   const int S = L.by * BX * N * H; /* threads per slice */
   const int spb = blockDim.x / S;  /* slices per block */
@@ -108,7 +113,7 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
         row = (int64_t)b * N + r;
         if (want_dot) p_own = p_rows[row];
       }
-      const T *a = val + base * (N * N) + (int64_t)t * NE;
+      const VT *a = val + base * (N * N) + (int64_t)t * NE;
       const int32_t *c = L.bcol + base + q;
       for (int s = 0; s < steps; s += U) {
         T av[U][NE], xv[U][NE];
@@ -116,8 +121,16 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
 #pragma unroll
         for (int u = 0; u < U; u++) {
           if (s + u < steps) {
-            load_row<T, NE, true>(a + (int64_t)(s + u) * astep, av[u]);
             col[u] = __ldcs(c + (int64_t)(s + u) * cstep);
+            if constexpr (V == CGM_VALUES_DICT) { /* N = 1: the code picks the value */
+              av[u][0] = __ldg(L.dict + ((uint32_t)col[u] >> L.shift));
+              col[u] &= (1 << L.shift) - 1;
+            } else {
+              VT w[NE];
+              load_row<VT, NE, true>(a + (int64_t)(s + u) * astep, w);
+#pragma unroll
+              for (int e = 0; e < NE; e++) av[u][e] = (T)w[e];
+            }
           } else {
 #pragma unroll
             for (int e = 0; e < NE; e++) av[u][e] = 0;
@@ -157,15 +170,11 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
   }
 }
 
-static int elem_bytes(cgm_precision prec) {
-  return prec == CGM_PREC_SINGLE ? 4 : 8;
-}
-
 /* Threads per block and the grid for a layout: at most one full wave of
  * the device, looping over slices. */
 static void spmv_config(const cgm_dev_layout *L, cgm_precision prec, int sms, int *threads,
                         int *blocks) {
-  const int S = L->by * L->bx * L->n * spmv_split(elem_bytes(prec), L->n, L->bx);
+  const int S = L->by * L->bx * L->n * spmv_split(cgm_precision_width(prec), L->n, L->bx);
   const int spb = S <= kSpmvThreads ? kSpmvThreads / S : 1;
   *threads = kSpmvThreads;
   int64_t groups = (L->nslices + spb - 1) / spb;
@@ -173,7 +182,7 @@ static void spmv_config(const cgm_dev_layout *L, cgm_precision prec, int sms, in
   *blocks = (int)(groups < wave ? groups : wave);
 }
 
-template <typename T, int N, int BX>
+template <typename T, int N, int BX, int V>
 static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const void *p,
                           const cgm_out &dot, const double *add, cgm_reduce_buf red,
                           cgm_cg_state *guard, const cgm_sync &sync, int sms, cudaStream_t s) {
@@ -190,27 +199,22 @@ static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const
     if (dot.n == 0 && dot.ll == 0) return cudaSuccess;
     blocks = 1; /* no rows, but the dot (0 + add) and its flags are expected */
   }
-  return launch_k(sync.overlap, spmv_mbr<T, N, BX>, blocks, threads, s, *L,
+  return launch_k(sync.overlap, spmv_mbr<T, N, BX, V>, blocks, threads, s, *L,
                   static_cast<const T *>(x), static_cast<T *>(y), static_cast<const T *>(p), dot,
                   add, red, guard, sync);
 }
 
-template <typename T, int N>
+template <typename T, int N, int V>
 static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, const void *p,
                              const cgm_out &dot, const double *add, cgm_reduce_buf red,
                              cgm_cg_state *guard, const cgm_sync &sync, int sms, cudaStream_t s) {
-  switch (L->bx) {
-  case 1:
-    return launch<T, N, 1>(L, x, y, p, dot, add, red, guard, sync, sms, s);
-  case 2:
-    return launch<T, N, 2>(L, x, y, p, dot, add, red, guard, sync, sms, s);
-  case 4:
-    if constexpr (N <= 8) return launch<T, N, 4>(L, x, y, p, dot, add, red, guard, sync, sms, s);
-    break;
-  case 8:
-    if constexpr (N <= 4) return launch<T, N, 8>(L, x, y, p, dot, add, red, guard, sync, sms, s);
-    break;
-  }
+  const int b = L->bx;
+  constexpr int B8 = N <= 4 ? 8 : 4; /* B_x 8 only up to N = 4 */
+  if (b == 1 || b == 2 || b == 4 || (b == 8 && N <= 4))
+    return (b == 1   ? launch<T, N, 1, V>
+            : b == 2 ? launch<T, N, 2, V>
+            : b == 4 ? launch<T, N, 4, V>
+                     : launch<T, N, B8, V>)(L, x, y, p, dot, add, red, guard, sync, sms, s);
   return cudaErrorInvalidValue;
 }
 
@@ -345,21 +349,16 @@ static cudaError_t launch_long(const cgm_dev_layout *L, const void *x, void *y, 
                   static_cast<T *>(y), static_cast<const T *>(p), dot, add, red, guard, sync);
 }
 
-template <typename T>
+template <typename T, int V>
 static cudaError_t launch_n(const cgm_dev_layout *L, const void *x, void *y, const void *p,
                             const cgm_out &dot, const double *add, cgm_reduce_buf red,
                             cgm_cg_state *guard, const cgm_sync &sync, int sms, cudaStream_t s) {
-  switch (L->n) {
-  case 1:
-    return launch_bx<T, 1>(L, x, y, p, dot, add, red, guard, sync, sms, s);
-  case 2:
-    return launch_bx<T, 2>(L, x, y, p, dot, add, red, guard, sync, sms, s);
-  case 4:
-    return launch_bx<T, 4>(L, x, y, p, dot, add, red, guard, sync, sms, s);
-  case 8:
-    return launch_bx<T, 8>(L, x, y, p, dot, add, red, guard, sync, sms, s);
-  }
-  return cudaErrorInvalidValue;
+  const auto k = L->n == 1   ? launch_bx<T, 1, V>
+                 : L->n == 2 ? launch_bx<T, 2, V>
+                 : L->n == 4 ? launch_bx<T, 4, V>
+                 : L->n == 8 ? launch_bx<T, 8, V>
+                             : nullptr;
+  return k ? k(L, x, y, p, dot, add, red, guard, sync, sms, s) : cudaErrorInvalidValue;
 }
 
 } // namespace cgm
@@ -370,7 +369,7 @@ extern "C" cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_precision pr
     return cgm_fail(err, CGM_EINPUT, "the CUDA kernels need B_x in {1, 2, 4, 8} (got %d)", bx);
   if (n * bx > 32)
     return cgm_fail(err, CGM_EINPUT, "the CUDA kernels need N * B_x <= 32 (got %d * %d)", n, bx);
-  const int h = cgm::spmv_split(cgm::elem_bytes(prec), n, bx);
+  const int h = cgm::spmv_split(cgm_precision_width(prec), n, bx);
   int S = by * bx * n * h;
   if (S > cgm::kSpmvThreads || cgm::kSpmvThreads % S != 0)
     return cgm_fail(err, CGM_EINPUT,
@@ -390,7 +389,8 @@ extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision pr
   const cgm_sync &sy = sync ? *sync : nosync;
   const cgm_out &d = dot ? *dot : none;
   if (L->long_rows) {
-    if (L->by != 1 || L->bx != 1 || sy.wait_mask || sy.nraise || d.ll) return cudaErrorInvalidValue;
+    if (L->by != 1 || L->bx != 1 || L->fmt != CGM_VALUES_FULL || sy.wait_mask || sy.nraise || d.ll)
+      return cudaErrorInvalidValue;
     const int64_t rows_per_block = cgm::kSpmvThreads / 32; /* a warp a row */
     int64_t blocks = (L->nslices + rows_per_block - 1) / rows_per_block;
     if (blocks < L->nhuge) blocks = L->nhuge; /* a block a hub */
@@ -405,6 +405,14 @@ extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision pr
     return cgm::launch_long<double>(L, x, y, p_rows, d, dot_add, red, guard, sy, (int)blocks, s);
   }
   if (prec == CGM_PREC_SINGLE)
-    return cgm::launch_n<float>(L, x, y, p_rows, d, dot_add, red, guard, sy, sms, s);
-  return cgm::launch_n<double>(L, x, y, p_rows, d, dot_add, red, guard, sy, sms, s);
+    return cgm::launch_n<float, CGM_VALUES_FULL>(L, x, y, p_rows, d, dot_add, red, guard, sy, sms,
+                                                 s);
+  if (L->fmt == CGM_VALUES_DICT) /* block size 1 only (cgm_values_choose) */
+    return L->n == 1 ? cgm::launch_bx<double, 1, CGM_VALUES_DICT>(L, x, y, p_rows, d, dot_add, red,
+                                                                  guard, sy, sms, s)
+                     : cudaErrorInvalidValue;
+  return (L->fmt == CGM_VALUES_F32 ? cgm::launch_n<double, CGM_VALUES_F32>
+                                   : cgm::launch_n<double, CGM_VALUES_FULL>)(L, x, y, p_rows, d,
+                                                                             dot_add, red, guard,
+                                                                             sy, sms, s);
 }

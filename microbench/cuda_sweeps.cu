@@ -547,7 +547,7 @@ cgm_status staged_sweep(run_t *R, cudaStream_t s, cgm_error *err) {
   for (int p = 0; p < 2 && !st; p++) {
     if (!(R->o->precisions & (1u << p))) continue;
     h.S.prec = (cgm_precision)p;
-    const int w = (int)gs_elem(h.S.prec);
+    const int w = cgm_precision_width(h.S.prec);
     const mb_settle_opts so = {4, 1e-3, 2, R->o->quick ? 5 : 11, R->o->quick ? 0.5 : 2.0};
     if (mb_settle(staged_time, &h, count, &so, t)) {
       CGM_CUDA_GOTO(st, err, out, h.e);

@@ -28,6 +28,7 @@ CHOICE(precision, cgm_precision)
 CHOICE(exchange, cgm_exchange)
 CHOICE(reorder, cgm_reorder)
 CHOICE(precond, cgm_precond)
+CHOICE(storage, cgm_storage)
 CHOICE(dist_partition, cgm_dist_partition)
 
 /* One key: its type (s string, b boolean, i int, l a 64-bit integer, r a
@@ -152,6 +153,7 @@ bool cgm_precisions_parse(const char *s, bool mixed, unsigned *out) {
 static const field solve_fields[] = {
     SC("backend", solve.backend, backend, "cpu, cuda or cusparse"),
     SC("precision", solve.precision, precision, "double, mixed or single"),
+    SC("storage", solve.storage, storage, "auto, full or compact"),
     S("block", 'i', solve.layout.n), S("bx", 'i', solve.layout.bx), S("gpus", 'i', solve.gpus),
     SC("exchange", solve.exchange, exchange, "halo, p2p, host or nccl"), S("tol", 'r', solve.tol),
     S("atol", 'r', solve.atol), S("maxiter", 'i', solve.maxiter),

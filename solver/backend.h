@@ -101,6 +101,12 @@ long double cgm_residual_ssq(int32_t n, const int64_t *rowptr, const int32_t *co
 void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double relres, int maxiter,
                          double tol, double *times, int ntimed);
 
+/* The result's storage fields: s's format over a layout of block size n
+ * (nblocks padded blocks, nslots row slots, nslices slices), rows rows of
+ * vectors of w bytes. */
+void cgm_storage_report(cgm_solve_result *res, const cgm_value_set *s, int n, int64_t nblocks,
+                        int64_t nslots, int64_t nslices, int64_t rows, int w);
+
 /* Device dev's CUDA context made, or waited for (cgm_cuda_warm_up), before
  * a solve's setup clock starts. Errors are left to the solve's next call. */
 void cgm_cuda_context_ready(int dev);

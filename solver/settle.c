@@ -27,6 +27,8 @@ static cgm_status check_choices(const cgm_solve_opts *o, cgm_error *err) {
     return cgm_fail(err, CGM_EINPUT, "reorder %d: not auto, none or rcm", (int)o->reorder);
   if ((unsigned)o->precond > CGM_PRECOND_BLOCK)
     return cgm_fail(err, CGM_EINPUT, "precond %d: not jacobi or block", (int)o->precond);
+  if ((unsigned)o->storage > CGM_STORAGE_COMPACT)
+    return cgm_fail(err, CGM_EINPUT, "storage %d: not auto, full or compact", (int)o->storage);
   if ((unsigned)o->gpu.cg > CGM_CG_CLASSIC)
     return cgm_fail(err, CGM_EINPUT, "cg %d: not cgg or classic", (int)o->gpu.cg);
   if ((unsigned)o->gpu.persistent > CGM_PERSIST_ON)
@@ -67,6 +69,12 @@ static cgm_status check_combinations(const cgm_solve_opts *o, cgm_error *err) {
                     "precision mixed runs on one GPU (gpus=1) or the CPU; on %d GPUs use "
                     "precision=double",
                     o->gpus);
+  if (o->storage == CGM_STORAGE_COMPACT &&
+      (o->precision != CGM_PREC_DOUBLE || o->backend == CGM_BACKEND_CUSPARSE))
+    return cgm_fail(err, CGM_EINPUT,
+                    "storage compact stores the values apart from double arithmetic on our "
+                    "kernels (precision is %s, backend %s): use storage=auto or full",
+                    cgm_precision_name(o->precision), cgm_backend_name(o->backend));
   if (o->precond == CGM_PRECOND_BLOCK && o->backend == CGM_BACKEND_CUSPARSE)
     return cgm_fail(err, CGM_EINPUT,
                     "precond block: the cusparse backend has Jacobi preconditioning only; "

@@ -198,6 +198,19 @@ void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double re
   res->time_per_iter_s = nt > 1 ? cgm_median(times + 1, nt - 1) : (nt ? times[0] : 0.0);
 }
 
+void cgm_storage_report(cgm_solve_result *res, const cgm_value_set *s, int n, int64_t nblocks,
+                        int64_t nslots, int64_t nslices, int64_t rows, int w) {
+  res->storage = s->fmt;
+  res->storage_exact = s->exact;
+  res->value_bytes = (double)nblocks *
+                     cgm_values_block_bytes(s->fmt, n, w == 4 ? CGM_PREC_SINGLE : CGM_PREC_DOUBLE);
+  res->index_bytes = 4.0 * (double)nblocks;
+  /* the model's count (cgm_spmv_bytes, cgm_iter_bytes) at the values' width:
+   * x and y once, CG4's 7 and CG5's 4 vector passes */
+  res->iter_bytes = res->value_bytes + res->index_bytes + 4.0 * (double)nslots +
+                    8.0 * (double)(nslices + 1) + 13.0 * (double)rows * w;
+}
+
 /* Adds s^2 q to the scaled sum of squares (scale, ssq): ||.|| = scale
  * sqrt(ssq), as BLAS dnrm2 (no overflow or underflow). */
 static void ssq_add(double *scale, double *ssq, double s, double q) {

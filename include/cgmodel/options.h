@@ -60,6 +60,11 @@ typedef enum {
   CGM_CG_CLASSIC = 1, /* Algorithm 2's CG4 + CG5 (always in the host-staged exchange) */
 } cgm_cg_variant;
 
+/* How the matrix's values are stored, apart from the arithmetic (docs/perf.md,
+ * "Storage formats"): compact = the fewest bytes (cgm_values), exact or
+ * with reliable updates; auto = compact where that is exact, in double. */
+typedef enum { CGM_STORAGE_AUTO = 0, CGM_STORAGE_FULL = 1, CGM_STORAGE_COMPACT = 2 } cgm_storage;
+
 /* The BCSR block sizes N. */
 #define CGM_NBLOCKSIZES 4
 CGM_API extern const int cgm_block_sizes[CGM_NBLOCKSIZES]; /* 1, 2, 4, 8 */
@@ -85,6 +90,7 @@ CGM_API const char *cgm_exchange_name(cgm_exchange e);
 CGM_API const char *cgm_reorder_name(cgm_reorder r);
 CGM_API const char *cgm_precond_name(cgm_precond p);
 CGM_API const char *cgm_cg_variant_name(cgm_cg_variant v);
+CGM_API const char *cgm_storage_name(cgm_storage s);
 /* Parse those names (precision also fp64, fp32); false when unknown. */
 CGM_API bool cgm_backend_parse(const char *s, cgm_backend *b);
 CGM_API bool cgm_precision_parse(const char *s, cgm_precision *p);
@@ -92,6 +98,7 @@ CGM_API bool cgm_exchange_parse(const char *s, cgm_exchange *e);
 CGM_API bool cgm_reorder_parse(const char *s, cgm_reorder *r);
 CGM_API bool cgm_precond_parse(const char *s, cgm_precond *p);
 CGM_API bool cgm_cg_variant_parse(const char *s, cgm_cg_variant *v);
+CGM_API bool cgm_storage_parse(const char *s, cgm_storage *v);
 
 /* Bytes of one element of the iteration's vectors (mixed: 4). */
 CGM_API int cgm_precision_width(cgm_precision p);

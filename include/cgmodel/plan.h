@@ -62,7 +62,8 @@ typedef struct cgm_plan_opts {
   /* The features of the same matrix (NULL: none): a one-segment plan takes
    * its sectors of x from them instead of counting them. */
   const cgm_features *features;
-  int row_align; /* segments start at multiples of it (block-Jacobi's block); <= 1: any */
+  int row_align;     /* segments start at multiples of it (block-Jacobi's block); <= 1: any */
+  cgm_values values; /* the values' storage (solve --storage) the model counts (default full) */
 } cgm_plan_opts;
 
 /* The boundary rows' extra weight in the balanced cut (docs/perf.md). */

@@ -49,6 +49,7 @@ CGM_API int cgm_csr_point_block(const cgm_csr *A, int maxb);
 typedef struct cgm_solve_opts {
   cgm_backend backend;
   cgm_precision precision;
+  cgm_storage storage;    /* the matrix's values (default auto) */
   cgm_bcsr_params layout; /* n in {1,2,4,8}; bx, by <= 0 pick the defaults */
   int gpus;               /* number of GPUs (CUDA backend), >= 1 */
   cgm_exchange exchange;
@@ -138,6 +139,12 @@ typedef struct cgm_solve_result {
   double time_reorder_s;      /* the ordering and the permuted copy (host), part of setup */
   bool layout_on_device; /* CUDA: the layout was built on the GPU (cgm_gpu_opts.device_layout) */
   bool persistent;       /* CUDA: each batch of iterations ran as one kernel (cgm_persist) */
+  /* The matrix's values as run (cpu, cuda): their format, whether exact,
+   * the layout's bytes of values and of column indices, and one
+   * iteration's bytes (the model's count at the values' width). */
+  cgm_values storage;
+  bool storage_exact;
+  double value_bytes, index_bytes, iter_bytes;
 } cgm_solve_result;
 
 /* Solves A x = b, x the initial guess on entry and the solution on return.

@@ -169,6 +169,30 @@ typedef struct cgm_bcsr {
   int32_t *brow_len;      /* brow_span: blocks of each block row, by its brow number */
 } cgm_bcsr;
 
+/* A layout's values as stored (docs/perf.md, "Storage formats"): in the
+ * arithmetic's type; in float, widened on load; or none, a code in each
+ * column index's spare high bits picking one of the matrix's few distinct
+ * values (block size 1; the padding's 0 among them). */
+typedef enum { CGM_VALUES_FULL = 0, CGM_VALUES_F32 = 1, CGM_VALUES_DICT = 2 } cgm_values;
+#define CGM_DICT_MAX 16
+typedef struct cgm_value_set {
+  cgm_values fmt;
+  bool exact; /* the values as stored are A's (DICT always; F32 when every one is a float) */
+  int ndict;  /* DICT: the code of a value is its index in dict */
+  int shift;  /* DICT: bits of a column; the code sits above them */
+  double dict[CGM_DICT_MAX];
+} cgm_value_set;
+/* The format `storage` gives the values val[0..nnz) of a layout of block
+ * size n and nbcols block columns in arithmetic prec: full unless double;
+ * compact: DICT where it fits, else F32; auto: compact where exact. */
+CGM_API cgm_value_set cgm_values_choose(const double *val, int64_t nnz, int n, int32_t nbcols,
+                                        cgm_storage storage, cgm_precision prec);
+/* DICT: B's columns with the codes of B's values above them. */
+CGM_API void cgm_values_encode(const cgm_bcsr *B, const cgm_value_set *s, int32_t *ccol);
+/* Bytes of one block's values as stored (prec's width when full). */
+CGM_API int cgm_values_block_bytes(cgm_values fmt, int n, cgm_precision prec);
+CGM_API const char *cgm_values_name(cgm_values fmt);
+
 /* Builds the layout of block rows [brow_begin, brow_end) of A (whole matrix:
  * 0, ceil(nrows/N)). Block rows are numbered from brow_begin in `brow`, so a
  * segment's result rows are local to it; columns stay global. */

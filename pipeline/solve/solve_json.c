@@ -32,6 +32,14 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   json_add_string(j, "backend", cgm_backend_name(o->backend));
   if (o->backend == CGM_BACKEND_CUDA && o->gpus > 1)
     json_add_string(j, "exchange", cgm_exchange_name(o->exchange));
+  if (r->index_bytes > 0) { /* a backend of ours reported it (not cusparse, not MPI) */
+    cJSON *s = cJSON_AddObjectToObject(j, "storage");
+    json_add_string(s, "format", cgm_values_name(r->storage));
+    cJSON_AddBoolToObject(s, "exact", r->storage_exact);
+    cJSON_AddNumberToObject(s, "value_bytes", r->value_bytes);
+    cJSON_AddNumberToObject(s, "index_bytes", r->index_bytes);
+    cJSON_AddNumberToObject(s, "bytes_per_iteration", r->iter_bytes);
+  }
   json_add_string(j, "device", r->device);
   cJSON_AddNumberToObject(j, "device_bytes", (double)r->device_bytes);
   if (r->exchange_bytes) cJSON_AddNumberToObject(j, "exchange_bytes", (double)r->exchange_bytes);

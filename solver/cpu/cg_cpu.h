@@ -26,6 +26,16 @@ double cgm_cpu_spmv_f64(const cgm_bcsr *B, const double *val, const double *x, d
                         const double *p);
 double cgm_cpu_spmv_f32(const cgm_bcsr *B, const float *val, const float *x, float *y,
                         const float *p);
+/* A layout's values as the SpMV reads them: s NULL or full: val (the
+ * arithmetic's type); F32: val in float; DICT: ccol (cgm_values_encode). */
+typedef struct cgm_cpu_vals {
+  const cgm_value_set *s;
+  const void *val;
+  const int32_t *ccol;
+} cgm_cpu_vals;
+/* cgm_cpu_spmv_f64 over values stored as V says (double arithmetic). */
+double cgm_cpu_spmv_vals(const cgm_bcsr *B, const cgm_cpu_vals *V, const double *x, double *y,
+                         const double *p);
 
 /* CG4: x += t v, r -= t u; returns r . D^-1 r and stores r . r. */
 double cgm_cpu_cg4_f64(int64_t np, double t, double *x, double *r, const double *v, const double *u,

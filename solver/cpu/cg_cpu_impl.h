@@ -20,33 +20,57 @@
 
 /* One slice, step-major (the blocks of a step are contiguous, Sec. 3.4),
  * with N a compile-time constant so the block products unroll and
- * vectorise. acc holds the slice's by * N row sums. */
-#define CGM_SLICE_KERNEL(NB)                                                                       \
-  static void FN(slice_n##NB)(const cgm_bcsr *B, const REAL *val, const REAL *x, int32_t k,        \
-                              REAL *acc) {                                                         \
+ * vectorise; the values' format (cgm_value_set) is the kernel's too: VAL
+ * of block q's element (r, c) and column word cq, COL the column in cq.
+ * acc holds the slice's by * N row sums. */
+#define CGM_SLICE_KERNEL(NB, NAME, VT, VAL, COL)                                                   \
+  static void FN(NAME)(const cgm_bcsr *B, const cgm_cpu_vals *V, const REAL *x, int32_t k,         \
+                       REAL *acc) {                                                                \
     const int bx = B->p.bx, by = B->p.by;                                                          \
     const int64_t step_blocks = (int64_t)by * bx, base = B->slice_ptr[k];                          \
     const int64_t steps = (B->slice_ptr[k + 1] - base) / step_blocks;                              \
+    const VT *val = (const VT *)V->val;                                                            \
+    const int32_t *cols = V->ccol ? V->ccol : B->bcol;                                             \
+    (void)val;                                                                                     \
     for (int m = 0; m < by * NB; m++) acc[m] = 0;                                                  \
     for (int64_t s = 0; s < steps; s++) {                                                          \
       int64_t q = base + s * step_blocks;                                                          \
       for (int j = 0; j < by; j++)                                                                 \
         for (int kx = 0; kx < bx; kx++, q++) {                                                     \
-          const REAL *a = val + q * (NB * NB);                                                     \
-          const REAL *xv = x + (int64_t)B->bcol[q] * NB;                                           \
+          const int32_t cq = cols[q];                                                              \
+          const REAL *xv = x + (int64_t)(COL)*NB;                                                  \
           REAL *yr = acc + j * NB;                                                                 \
           for (int r = 0; r < NB; r++) {                                                           \
             REAL t = 0;                                                                            \
-            for (int c = 0; c < NB; c++) t += a[r * NB + c] * xv[c];                               \
+            for (int c = 0; c < NB; c++) t += (REAL)(VAL)*xv[c];                                   \
             yr[r] += t;                                                                            \
           }                                                                                        \
         }                                                                                          \
     }                                                                                              \
   }
-CGM_SLICE_KERNEL(1)
-CGM_SLICE_KERNEL(2)
-CGM_SLICE_KERNEL(4)
-CGM_SLICE_KERNEL(8)
+#define CGM_FULL_KERNEL(NB, P, VT) CGM_SLICE_KERNEL(NB, P##NB, VT, val[(q * NB + r) * NB + c], cq)
+#define CGM_FULL_KERNELS(P, VT)                                                                    \
+  CGM_FULL_KERNEL(1, P, VT)                                                                        \
+  CGM_FULL_KERNEL(2, P, VT) CGM_FULL_KERNEL(4, P, VT) CGM_FULL_KERNEL(8, P, VT)
+CGM_FULL_KERNELS(slice_n, REAL)
+typedef void (*FN(slice_fn))(const cgm_bcsr *, const cgm_cpu_vals *, const REAL *, int32_t, REAL *);
+#ifdef CGM_CPU_COMPACT /* double arithmetic over float values, or over a dictionary (N = 1) */
+CGM_FULL_KERNELS(slice_f, float)
+CGM_SLICE_KERNEL(1, slice_d1, REAL, V->s->dict[(uint32_t)cq >> V->s->shift],
+                 cq &((1 << V->s->shift) - 1))
+#define CGM_COMPACT_SLICES                                                                         \
+  {FN(slice_f1), FN(slice_f2), FN(slice_f4), FN(slice_f8)}, {                                      \
+    FN(slice_d1)                                                                                   \
+  }
+#else
+#define CGM_COMPACT_SLICES                                                                         \
+  { NULL }
+#endif
+static const FN(slice_fn) FN(slices)[3][4] = {
+    {FN(slice_n1), FN(slice_n2), FN(slice_n4), FN(slice_n8)}, CGM_COMPACT_SLICES};
+#undef CGM_COMPACT_SLICES
+#undef CGM_FULL_KERNELS
+#undef CGM_FULL_KERNEL
 #undef CGM_SLICE_KERNEL
 
 /* y = A x over the slices, and p . y when p is given. Slices go to the
@@ -57,26 +81,14 @@ CGM_SLICE_KERNEL(8)
 #define CGM_VEC_TEAM(np) cgm_cpu_team(np) /* one team for every kernel of a solve */
 
 /* One chunk of slices: y for its rows, and its share of p . y. */
-static double FN(spmv_chunk)(const cgm_bcsr *B, const REAL *val, const REAL *x, REAL *y,
+static double FN(spmv_chunk)(const cgm_bcsr *B, const cgm_cpu_vals *V, const REAL *x, REAL *y,
                              const REAL *p, int32_t k0, int32_t k1) {
   const int n = B->p.n, by = B->p.by;
+  const FN(slice_fn) slice = FN(slices)[V->s ? V->s->fmt : 0][cgm_block_index(n)];
   double dot = 0.0;
   for (int32_t k = k0; k < k1; k++) {
     REAL acc[1024]; /* by * n <= 1024: cgm_bcsr_params_check */
-    switch (n) {
-    case 1:
-      FN(slice_n1)(B, val, x, k, acc);
-      break;
-    case 2:
-      FN(slice_n2)(B, val, x, k, acc);
-      break;
-    case 4:
-      FN(slice_n4)(B, val, x, k, acc);
-      break;
-    default:
-      FN(slice_n8)(B, val, x, k, acc);
-      break;
-    }
+    slice(B, V, x, k, acc);
     for (int j = 0; j < by; j++) {
       int32_t b = B->brow[(int64_t)k * by + j];
       if (b < 0) continue;
@@ -90,17 +102,18 @@ static double FN(spmv_chunk)(const cgm_bcsr *B, const REAL *val, const REAL *x, 
   return dot;
 }
 
-double FN(cgm_cpu_spmv)(const cgm_bcsr *B, const REAL *val, const REAL *x, REAL *y, const REAL *p) {
+static double FN(spmv_vals)(const cgm_bcsr *B, const cgm_cpu_vals *V, const REAL *x, REAL *y,
+                            const REAL *p) {
   const int32_t ns = B->nslices;
   const int64_t nch = ((int64_t)ns + CGM_SPMV_CHUNK - 1) / CGM_SPMV_CHUNK;
   double *part = p ? malloc((size_t)(nch > 0 ? nch : 1) * sizeof *part) : NULL;
   if (p && !part) /* no room for the chunks' sums: one pass in order */
-    return FN(spmv_chunk)(B, val, x, y, p, 0, ns);
+    return FN(spmv_chunk)(B, V, x, y, p, 0, ns);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(cgm_cpu_team((int64_t)B->nbrows * B->p.n))
   for (int64_t c = 0; c < nch; c++) {
     const int32_t k0 = (int32_t)(c * CGM_SPMV_CHUNK);
     const int32_t k1 = k0 + CGM_SPMV_CHUNK < ns ? k0 + CGM_SPMV_CHUNK : ns;
-    const double d = FN(spmv_chunk)(B, val, x, y, p, k0, k1);
+    const double d = FN(spmv_chunk)(B, V, x, y, p, k0, k1);
     if (part) part[c] = d;
   }
   double dot = 0.0;
@@ -108,6 +121,17 @@ double FN(cgm_cpu_spmv)(const cgm_bcsr *B, const REAL *val, const REAL *x, REAL 
   free(part);
   return dot;
 }
+
+double FN(cgm_cpu_spmv)(const cgm_bcsr *B, const REAL *val, const REAL *x, REAL *y, const REAL *p) {
+  const cgm_cpu_vals V = {NULL, val, NULL};
+  return FN(spmv_vals)(B, &V, x, y, p);
+}
+#ifdef CGM_CPU_COMPACT
+double cgm_cpu_spmv_vals(const cgm_bcsr *B, const cgm_cpu_vals *V, const double *x, double *y,
+                         const double *p) {
+  return FN(spmv_vals)(B, V, x, y, p);
+}
+#endif
 
 double FN(cgm_cpu_cg4)(int64_t np, REAL t, REAL *x, REAL *r, const REAL *v, const REAL *u,
                        const REAL *dinv, double *rr_out) {
@@ -225,10 +249,10 @@ static double FN(pc_apply)(const FN(precond) * pc, int64_t np, const REAL *r, RE
  * ||b - A x||^2; *rz, *rr: r . M^-1 r and r . r of the new r. */
 typedef struct {
   const cgm_bcsr *B;
-  const REAL *val;    /* the iteration's values */
-  const double *b;    /* right-hand side, padded */
-  const REAL *b_it;   /* the same in REAL */
-  double *x_hi, *tmp; /* mixed: the solution and A x_hi in double */
+  const cgm_cpu_vals *V; /* the true residual's values: the iteration's where they are exact */
+  const double *b;       /* right-hand side, padded */
+  const REAL *b_it;      /* the same in REAL */
+  double *x_hi, *tmp;    /* mixed: the solution and A x_hi in double */
   int64_t np;
   bool mixed;
 } FN(truth);
@@ -255,7 +279,7 @@ static double FN(replace)(const FN(truth) * t, REAL *x, REAL *r, REAL *u, const 
       q += (double)r[i] * (double)r[i];
     }
   } else {
-    FN(cgm_cpu_spmv)(t->B, t->val, x, u, NULL);
+    FN(spmv_vals)(t->B, t->V, x, u, NULL);
 #pragma omp parallel for schedule(static) reduction(+ : rt, z) num_threads(CGM_VEC_TEAM(np))
     for (int64_t i = 0; i < np; i++) {
       const REAL ri = t->b_it[i] - u[i];
@@ -274,7 +298,7 @@ static double FN(replace)(const FN(truth) * t, REAL *x, REAL *r, REAL *u, const 
 /* The true residual ||b - A x|| without replacing anything (double's
  * checks before a claim): A x goes into u, free between iterations. */
 static double FN(probe)(const FN(truth) * t, const REAL *x, REAL *u) {
-  FN(cgm_cpu_spmv)(t->B, t->val, x, u, NULL);
+  FN(spmv_vals)(t->B, t->V, x, u, NULL);
   double rt = 0.0;
 #pragma omp parallel for schedule(static) reduction(+ : rt) num_threads(CGM_VEC_TEAM(t->np))
   for (int64_t i = 0; i < t->np; i++) {
@@ -288,7 +312,10 @@ static double FN(probe)(const FN(truth) * t, const REAL *x, REAL *u) {
  * block-Jacobi's run on to its last block (nbl blocks of bn), zero there. */
 typedef struct {
   cgm_bcsr B;
-  REAL *val; /* the iteration's values: B's own in double, a copy in single */
+  REAL *val;            /* the iteration's values: B's own in double, a copy in single */
+  cgm_value_set vs;     /* their storage (cgm_values_choose) */
+  cgm_cpu_vals V, full; /* as the iteration reads them; B's own */
+  void *packed;         /* F32: the values in float; DICT: the coded columns */
   REAL *x, *r, *v, *u, *dinv, *b_it, *binv;
   double *diag, *bpad, *x_hi, *tmp; /* mixed: the solution and A x_hi in double */
   double *x_best; /* the solution of the least true residual checked (a stall returns it) */
@@ -312,6 +339,26 @@ static bool FN(iterate_out)(void *ctx, double *dst) {
 static double FN(exact)(const cgm_problem *pb, const double *x) {
   const cgm_csr *A = pb->A;
   return (double)sqrtl(cgm_residual_ssq(A->nrows, A->rowptr, A->colidx, A->val, pb->b, x, 1.0));
+}
+
+/* The values in the storage chosen (C->vs): C->V reads them. */
+static cgm_status FN(pack)(FN(solve) * C, cgm_error *err) {
+  const cgm_bcsr *B = &C->B;
+  const int64_t ne = B->nblocks_padded * B->p.n * B->p.n;
+  if (C->vs.fmt == CGM_VALUES_FULL) return CGM_OK;
+  C->V.s = &C->vs;
+  C->packed = malloc((size_t)(ne > 0 ? ne : 1) * 4);
+  if (!C->packed) return cgm_fail(err, CGM_ERUNTIME, "out of memory for the packed values");
+  if (C->vs.fmt == CGM_VALUES_DICT) {
+    cgm_values_encode(B, &C->vs, C->packed);
+    C->V.ccol = C->packed;
+    return CGM_OK;
+  }
+  float *f = C->packed;
+#pragma omp parallel for schedule(static)
+  for (int64_t q = 0; q < ne; q++) f[q] = (float)B->val[q];
+  C->V.val = f;
+  return CGM_OK;
 }
 
 /* The layout, the vectors from A, b and x0, block-Jacobi's inverses. */
@@ -351,6 +398,11 @@ static cgm_status FN(setup)(FN(solve) * C, const cgm_problem *pb, double t0, cgm
       (mixed && (!x_hi || !C->tmp)) || (blk && !binv))
     return cgm_fail(err, CGM_ERUNTIME, "out of memory for the CG vectors (%lld rows)",
                     (long long)np);
+  C->vs =
+      cgm_values_choose(A->val, A->nnz, B->p.n, B->nbcols, pb->opts.storage, pb->opts.precision);
+  C->full = C->V = (cgm_cpu_vals){NULL, val, NULL};
+  st = FN(pack)(C, err);
+  if (st) return st;
   if (reduced) {
     int64_t ne = B->nblocks_padded * B->p.n * B->p.n;
 #pragma omp parallel for schedule(static) num_threads(CGM_VEC_TEAM(np))
@@ -385,14 +437,15 @@ static cgm_status FN(setup)(FN(solve) * C, const cgm_problem *pb, double t0, cgm
 /* CG1 and the iteration; the result, x back in pb->x. */
 static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_result *res) {
   const cgm_bcsr *B = &C->B;
-  REAL *val = C->val, *x = C->x, *r = C->r, *v = C->v, *u = C->u, *dinv = C->dinv, *binv = C->binv;
+  REAL *x = C->x, *r = C->r, *v = C->v, *u = C->u, *dinv = C->dinv, *binv = C->binv;
   double *times = C->times, *x_hi = C->x_hi;
   const int64_t np = C->np, nbl = C->nbl;
   const int bn = C->bn, ntimed = C->ntimed;
-  const bool mixed = C->mixed, reduced = C->reduced, blk = C->blk;
+  const bool mixed = C->mixed, reduced = C->reduced, blk = C->blk, inexact = !C->vs.exact;
   const FN(precond) pc = {dinv, binv, bn, nbl, CGM_VEC_TEAM(np)};
   /* CG1: r = b - A x (the true residual); z = M^-1 r; v = z; rz = r.z */
-  const FN(truth) truth = {B, val, C->bpad, C->b_it, x_hi, C->tmp, np, mixed};
+  const FN(truth)
+      truth = {B, inexact ? &C->full : &C->V, C->bpad, C->b_it, x_hi, C->tmp, np, mixed};
   double rz = 0.0, rr = 0.0;
   const double rt0 = sqrt(FN(replace)(&truth, x, r, u, &pc, &rz, &rr));
   (void)FN(pc_apply)(&pc, np, r, v);
@@ -402,15 +455,15 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
   double relres = sqrt(rr) / pb->bnorm;
   /* Reliable updates and the stall test (backend.h); double's checks
    * before a claim are off in a fixed count (benchmarks). */
-  cgm_watch rel = cgm_watch_start(rt0, reduced);
-  const bool watch = reduced || !pb->opts.fixed_count;
+  cgm_watch rel = cgm_watch_start(rt0, reduced || inexact);
+  const bool watch = reduced || inexact || !pb->opts.fixed_count;
   cgm_status st = rt0 <= thr ? CGM_OK : CGM_ENOCONV;
   bool stalled = false; /* then x_best is returned */
   int last_mon = -1;
   cgm_monitor_report(&pb->opts, &last_mon, 0, relres, false, FN(iterate_out), C);
   while (st != CGM_OK && !stalled && it < pb->maxiter) {
     /* SpMV + CG3 */
-    double vu = FN(cgm_cpu_spmv)(B, val, v, u, v);
+    double vu = FN(spmv_vals)(B, &C->V, v, u, v);
     if (!(vu > 0.0) || !isfinite(vu)) {
       snprintf(res->stop_reason, sizeof res->stop_reason,
                isfinite(vu)
@@ -499,11 +552,14 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
                            sizeof res->stop_reason);
   cgm_cg_result_close(res, st, it, relres, pb->maxiter, pb->tol, times, ntimed);
   res->device_bytes = pb->plan.device_bytes;
+  cgm_storage_report(res, &C->vs, B->p.n, B->nblocks_padded, (int64_t)B->nslices * B->p.by,
+                     B->nslices, np, (int)sizeof(REAL));
   return st;
 }
 
 static void FN(release)(FN(solve) * C) {
   if (C->reduced) free(C->val);
+  free(C->packed);
   void *bufs[] = {C->x,    C->r,    C->v,    C->u,   C->dinv,  C->binv,  C->b_it,
                   C->diag, C->bpad, C->x_hi, C->tmp, C->times, C->x_best};
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) free(bufs[i]);

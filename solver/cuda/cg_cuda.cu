@@ -66,7 +66,8 @@ static cgm_status setup_halo_sends(gpu_solver *S, const cgm_seg_host *seg, cgm_e
     memset(&d->pack, 0, sizeof d->pack);
     for (int k = 0; k <= sl.ndst; k++) d->pack.off[k] = sl.off[k];
     for (int k = 0; k < sl.ndst; k++) {
-      d->pack.dst[k] = (char *)S->dev[sl.dst[k]].v + sl.dst_at[k] * gs_elem(S->prec);
+      d->pack.dst[k] =
+          (char *)S->dev[sl.dst[k]].v + sl.dst_at[k] * (size_t)cgm_precision_width(S->prec);
       S->send_mask[j] |= 1u << sl.dst[k];
     }
     d->pack.ndst = sl.ndst;
@@ -120,7 +121,7 @@ static void stop_reason(const cgm_cg_state *h, double bnorm, double tol, cgm_sol
 /* CG1 on every device: u = A x0, r = b - u, v = D^-1 r; the partial sums go
  * through the host once, then every state starts identical. */
 static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_error *err) {
-  const size_t w = gs_elem(S->prec);
+  const size_t w = (size_t)cgm_precision_width(S->prec);
   double tot[2] = {0, 0}, part[CGM_MAX_GPUS][2];
   for (int g = 0; g < S->G; g++) {
     cgm_cuda_dev *d = &S->dev[g];
@@ -219,7 +220,7 @@ static cgm_status upload_bjacobi(gpu_solver *S, const cgm_problem *pb, cgm_cuda_
                     (long long)r0, n);
   const int64_t nn = (int64_t)n * n, nb = (d->rows + n - 1) / n, k0 = r0 / n;
   const int64_t nba = cgm_bjacobi_blocks(pb->A->nrows, n), len = nb * nn;
-  const size_t bytes = (size_t)(len > 0 ? len : 1) * gs_elem(S->prec);
+  const size_t bytes = (size_t)(len > 0 ? len : 1) * (size_t)cgm_precision_width(S->prec);
   if (!pb->bblk) return cgm_fail(err, CGM_ERUNTIME, "block-Jacobi without its blocks");
   double *h = (double *)malloc(sizeof(double) * (size_t)(len > 0 ? len : 1));
   if (!h) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
@@ -396,6 +397,20 @@ static void init_solver(gpu_solver *S, const cgm_problem *pb) {
   S->chunk = pb->plan.chunk_rows;
   S->exchange_elems = pb->plan.exchange_elems;
   S->pol = gs_policy_make(&pb->opts, &pb->plan);
+  /* The values' storage; values not exact only where reliable updates
+   * replace the residual by the true one in double (one GPU), as in
+   * single precision. A matrix in GPU memory keeps its values, and so does
+   * the persistent kernel's unless compact was asked for (then it is off). */
+  const cgm_storage want = pb->opts.storage;
+  const int32_t nbc = (pb->plan.nrows + S->n - 1) / S->n;
+  S->vs = cgm_values_choose(NULL, 0, S->n, nbc, CGM_STORAGE_FULL, CGM_PREC_DOUBLE);
+  if (!pb->dA && (want == CGM_STORAGE_COMPACT || !S->pol.persistent)) {
+    const cgm_value_set c =
+        cgm_values_choose(pb->A->val, pb->A->nnz, S->n, nbc, want, pb->opts.precision);
+    if (c.exact || S->pol.reliable) S->vs = c;
+  }
+  if (!S->vs.exact) S->pol.reduced = 1, S->pol.floor_watch = 0;
+  S->pol.persistent = S->pol.persistent && S->vs.fmt == CGM_VALUES_FULL;
   S->trace_file = pb->opts.gpu.trace_file;
 }
 
@@ -440,6 +455,7 @@ static cgm_status setup_device(gpu_solver *S, const cgm_problem *pb, const cgm_s
   cgm_cuda_dev *d = &S->dev[g];
   cgm_status st = cgm_cuda_dev_init(d, pb->dA ? pb->dA->device : g, pb->opts.precision,
                                     pb->plan.seg[g].rows, seg[g].v_len, err);
+  d->vs = S->vs;
   if (!st && (pb->dA || dev_layout)) {
     double tl = 0.0;
     st = pb->dA ? (tl = cgm_now(), cgm_cuda_matrix_from_device(d, pb->dA, p, &d->A, &d->C, err))
@@ -470,8 +486,8 @@ static cgm_status setup_device(gpu_solver *S, const cgm_problem *pb, const cgm_s
 static cgm_status setup_exchange(gpu_solver *S, const cgm_seg_host *seg, cgm_error *err) {
   if (S->pol.mode == MODE_HALO) return setup_halo_sends(S, seg, err);
   if (S->pol.mode == MODE_HOST) {
-    CGM_CUDA_TRY(err,
-                 cudaMallocHost(&S->host_v, gs_elem(S->prec) * (size_t)S->bounds[S->G] * S->n));
+    CGM_CUDA_TRY(err, cudaMallocHost(&S->host_v, (size_t)cgm_precision_width(S->prec) *
+                                                     (size_t)S->bounds[S->G] * S->n));
     CGM_CUDA_TRY(err, cudaMallocHost((void **)&S->host_red, sizeof(double) * 3 * S->G));
   }
   if (S->pol.mode == MODE_NCCL) return gs_nccl_init(S, err);
@@ -495,8 +511,13 @@ static cgm_status setup(gpu_solver *S, const cgm_problem *pb, cgm_seg_host *seg,
   const double tu = cgm_now(); /* the start of the upload */
   for (int g = 0; g < G && !st; g++) st = setup_device(S, pb, seg, g, dev_layout, &built, res, err);
   if (st || (st = setup_exchange(S, seg, err))) return st;
-  for (int g = 0; g < G; g++)
+  int64_t nb = 0, ns = 0, nsl = 0;
+  for (int g = 0; g < G; g++) {
     res->device_bytes = S->dev[g].bytes > res->device_bytes ? S->dev[g].bytes : res->device_bytes;
+    for (const cgm_dev_layout *L : {&S->dev[g].A.L, &S->dev[g].B.L, &S->dev[g].C.L})
+      nb += L->nblocks_padded, nsl += L->nslices, ns += (int64_t)L->nslices * L->by;
+  }
+  cgm_storage_report(res, &S->vs, S->n, nb, ns, nsl, pb->plan.nrows, cgm_precision_width(S->prec));
   if (S->pol.pdl) { /* the kernels must hold the wait: code built for sm_90 or later */
     CGM_CUDA_TRY(err, cudaSetDevice(S->dev[0].dev));
     S->pol.pdl = cgm_pdl_supported();
@@ -518,7 +539,7 @@ static cgm_status setup(gpu_solver *S, const cgm_problem *pb, cgm_seg_host *seg,
     snprintf(res->device, sizeof res->device, "%d x %.200s", G, prop.name);
   else
     snprintf(res->device, sizeof res->device, "%.200s", prop.name);
-  res->exchange_bytes = S->exchange_elems * (int64_t)gs_elem(S->prec);
+  res->exchange_bytes = S->exchange_elems * (int64_t)cgm_precision_width(S->prec);
   return CGM_OK;
 }
 

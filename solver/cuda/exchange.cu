@@ -37,7 +37,7 @@ cudaError_t gs_nccl_allreduce(gpu_solver *S, int slot, int which, int count) {
 
 /* The vector's exchange after CG5 or cgg at `slot` (after CG1: -1). */
 cudaError_t gs_exchange(gpu_solver *S, int slot) {
-  const size_t w = gs_elem(S->prec);
+  const size_t w = (size_t)cgm_precision_width(S->prec);
   if (S->pol.mode == MODE_P2P) {
     for (int g = 0; g < S->G; g++) {
       cgm_cuda_dev *d = &S->dev[g];
@@ -122,7 +122,7 @@ cudaError_t gs_host_reduce(gpu_solver *S, int slot, int which, int count) {
 }
 
 cudaError_t gs_host_exchange(gpu_solver *S) {
-  const size_t w = gs_elem(S->prec);
+  const size_t w = (size_t)cgm_precision_width(S->prec);
   for (int g = 0; g < S->G; g++) { /* v_host,i <- v_i */
     cgm_cuda_dev *d = &S->dev[g];
     cudaError_t e = cudaSetDevice(d->dev);

@@ -32,6 +32,7 @@ typedef struct gpu_solver {
   int G, n;
   gs_policy pol; /* how it runs (policy.h) */
   cgm_precision prec;
+  cgm_value_set vs;      /* the values' storage (cgm_cuda_dev.vs) */
   const cgm_problem *pb; /* what is solved */
   const cgm_plan *plan;  /* what was built */
   const int32_t *bounds; /* the plan's segment block rows */
@@ -56,10 +57,6 @@ typedef struct gpu_solver {
   unsigned long long *trace[CGM_MAX_GPUS]; /* trace.cuh */
 #endif
 } gpu_solver;
-
-static inline size_t gs_elem(cgm_precision p) {
-  return (size_t)cgm_precision_width(p);
-}
 
 static inline unsigned gs_all_mask(const gpu_solver *S) {
   return (1u << S->G) - 1u;

@@ -8,7 +8,7 @@
 
 cgm_status gs_host_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,
                         cgm_cg_state *fin, cgm_error *err) {
-  const size_t w = gs_elem(S->prec);
+  const size_t w = (size_t)cgm_precision_width(S->prec);
   int ntimed = pb->maxiter < CGM_MAX_TIMED ? pb->maxiter : CGM_MAX_TIMED, it = 0;
   double *times = (double *)malloc(((size_t)ntimed + 1) * sizeof *times);
   cgm_status st = CGM_OK;

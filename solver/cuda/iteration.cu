@@ -40,7 +40,7 @@ static cudaError_t spmv_all(gpu_solver *S, int slot) {
       out.ll = S->G;
       out.n = 0;
     }
-    void *v_own = (char *)d->v + d->v_off * gs_elem(S->prec);
+    void *v_own = (char *)d->v + d->v_off * (size_t)cgm_precision_width(S->prec);
     /* The sum p . A p goes to every device, with the PQ flag. */
     if (S->pol.mode != MODE_HALO) {
       cgm_sync y = gs_sync_for(S, g, gs_all_mask(S) & ~(1u << g), CGM_FLAG_VEC, slot + 1,
@@ -100,7 +100,8 @@ static cudaError_t spmv_all(gpu_solver *S, int slot) {
         const cgm_cuda_dev *dj = &S->dev[j];
         for (int k = 0; k < dj->pack.ndst; k++)
           if (dj->pack.dst[k] >= d->v &&
-              (char *)dj->pack.dst[k] < (char *)d->v + d->v_len * gs_elem(S->prec))
+              (char *)dj->pack.dst[k] <
+                  (char *)d->v + d->v_len * (size_t)cgm_precision_width(S->prec))
             e = cudaStreamWaitEvent(d->stream, dj->ev_pack, 0);
       }
       if (e == cudaSuccess && S->pol.late && S->pack_recorded)
@@ -138,8 +139,8 @@ static cudaError_t cg4_all(gpu_solver *S, int slot, int prev) {
     cudaError_t e = cudaSetDevice(d->dev);
     if (e == cudaSuccess)
       e = cgm_launch_cg4(S->prec, d->rows, d->state, nparts(S), slot, prev, d->x, d->r,
-                         (char *)d->v + d->v_off * gs_elem(S->prec), d->u, d->dinv, &d->bj, &out,
-                         cgm_cuda_red(d, 1), &y, d->sms, d->stream);
+                         (char *)d->v + d->v_off * (size_t)cgm_precision_width(S->prec), d->u,
+                         d->dinv, &d->bj, &out, cgm_cuda_red(d, 1), &y, d->sms, d->stream);
     if (e) return e;
   }
   if (S->pol.mode == MODE_NCCL) return gs_nccl_allreduce(S, slot, 1, 2);
@@ -153,8 +154,8 @@ static cudaError_t cg5_all(gpu_solver *S, int slot, int prev) {
     cudaError_t e = cudaSetDevice(d->dev);
     if (e == cudaSuccess)
       e = cgm_launch_cg5(S->prec, d->rows, d->state, nparts(S), slot, prev,
-                         (char *)d->v + d->v_off * gs_elem(S->prec), d->r, d->dinv, &d->bj, &y,
-                         d->sms, d->stream);
+                         (char *)d->v + d->v_off * (size_t)cgm_precision_width(S->prec), d->r,
+                         d->dinv, &d->bj, &y, d->sms, d->stream);
     if (e) return e;
   }
   return gs_exchange(S, slot);
@@ -174,8 +175,9 @@ static cudaError_t cgg_all(gpu_solver *S, int slot, int prev) {
     cudaError_t e = cudaSetDevice(d->dev);
     if (e == cudaSuccess)
       e = cgm_launch_cgg(S->prec, d->rows, d->state, nparts(S), slot, prev, d->x,
-                         (char *)d->v + d->v_off * gs_elem(S->prec), d->r /* p */, d->u, d->s,
-                         d->dinv, &d->bj, &out, cgm_cuda_red(d, 1), &y, d->sms, d->stream);
+                         (char *)d->v + d->v_off * (size_t)cgm_precision_width(S->prec),
+                         d->r /* p */, d->u, d->s, d->dinv, &d->bj, &out, cgm_cuda_red(d, 1), &y,
+                         d->sms, d->stream);
     if (e) return e;
   }
   return gs_exchange(S, slot);

@@ -6,7 +6,8 @@
 
 #include "solver/cuda/gpu_solver.h"
 
-/* y = A x over the MBR layout and the long rows' (hi: the double values). */
+/* y = A x over the MBR layout and the long rows' (hi: the double values,
+ * of mixed precision or of F32 values that are not exact). */
 static cudaError_t spmv_whole(cgm_cuda_dev *d, cgm_precision p, bool hi, const void *x, void *y) {
   cudaError_t e = cgm_launch_spmv(hi ? &d->A.L_hi : &d->A.L, p, x, y, NULL, NULL, NULL,
                                   cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream);
@@ -34,7 +35,7 @@ cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_er
                                          red, d->sms, d->stream));
   } else {
     /* u (A's product's place) is free between iterations: A x goes there */
-    CGM_CUDA_TRY(err, spmv_whole(d, S->prec, false, d->x, d->u));
+    CGM_CUDA_TRY(err, spmv_whole(d, S->prec, !S->vs.exact, d->x, d->u));
     CGM_CUDA_TRY(err,
                  cgm_launch_replace(S->prec, S->prec, d->rows, S->pol.cgg, d->b, d->u, d->dinv,
                                     &d->bj, z, v, d->x, sp, d->dot_tmp, red, d->sms, d->stream));
@@ -57,7 +58,7 @@ cgm_status gs_probe(gpu_solver *S, double *rt, double *xn, double *dxn, cgm_erro
   CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
   /* A x into u (free between iterations), then b - u over it: the replace
    * kernel without a direction, reading each y[i] before it writes z[i] */
-  CGM_CUDA_TRY(err, spmv_whole(d, S->prec, false, d->x, d->u));
+  CGM_CUDA_TRY(err, spmv_whole(d, S->prec, !S->vs.exact, d->x, d->u));
   CGM_CUDA_TRY(err, cgm_launch_replace(S->prec, S->prec, d->rows, 0, d->b, d->u, d->dinv, &d->bj,
                                        d->u, NULL, d->x, NULL, d->dot_tmp, red, d->sms, d->stream));
   CGM_CUDA_TRY(err, cgm_launch_diag_norm(d->rows, (const double *)d->x, (const double *)d->dinv,

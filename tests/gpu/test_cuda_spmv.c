@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "cgmodel/solver.h"
-#include "kernels/cuda_dev.h"
+#include "spmv_host.h"
 #include "test_linalg.h"
 #include "test_util.h"
 
@@ -63,7 +63,7 @@ static void compare(const char *what, const cgm_csr *A, int n, int bx, cgm_preci
   }
   cgm_csr_spmv(&R, x, yref);
   double dot = 0, dref = 0;
-  cgm_status st = cgm_cuda_spmv_host(0, &B, prec, x, y, A->nrows == A->ncols ? &dot : NULL, &err);
+  cgm_status st = spmv_host(0, &B, prec, NULL, x, y, A->nrows == A->ncols ? &dot : NULL, &err);
   CHECK_MSG(st == CGM_OK, "%s: %s", what, err.msg);
   double num = 0, den = 0, maxrow = 0;
   for (int32_t i = 0; i < A->nrows; i++) {

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The values' storage formats (cgm_value_set) on the CPU: the SpMV over F32
+ * and DICT against full values at every block size, on a 3D Poisson matrix
+ * (two values and the padding's 0: DICT, F32 exact) and on bcsstk15 (values
+ * that are not floats: F32 within 2^-24 of each term, flagged not exact);
+ * solves with storage compact: DICT takes full's iterations exactly, F32
+ * with reliable updates reaches the tolerance in the true residual within
+ * 10% of full's iterations; compact refused beside single precision; the
+ * refined model's SpMV bytes at each format. */
+#include <math.h>
+#include <stdint.h>
+
+#include "cgmodel/model.h"
+#include "cgmodel/solver.h"
+#include "solver/cpu/cg_cpu.h"
+#include "test_linalg.h"
+#include "test_util.h"
+
+static void read_matrix(const char *name, cgm_csr *A) {
+  char path[1024];
+  cgm_error err;
+  snprintf(path, sizeof path, "%s/%s.mtx", CGM_DATA_DIR, name);
+  CHECK_OK(cgm_mm_read_csr(path, A, NULL, &err));
+}
+
+/* y over B's values in format fmt against y over the full values: exact
+ * (bitwise, the same terms in the same order) or within 2^-24 of every
+ * term |a_ij x_j|. Returns the largest difference. */
+static double spmv_against_full(const cgm_csr *A, int n, cgm_values fmt, bool exact) {
+  cgm_bcsr B;
+  cgm_error err;
+  CHECK_OK(cgm_bcsr_build(A, 0, (A->nrows + n - 1) / n, cgm_bcsr_default_params(n), &B, &err));
+  const cgm_value_set s =
+      cgm_values_choose(A->val, A->nnz, n, B.nbcols, CGM_STORAGE_COMPACT, CGM_PREC_DOUBLE);
+  CHECK_MSG(s.fmt == fmt && s.exact == exact, "N=%d: format %s exact %d, want %s %d", n,
+            cgm_values_name(s.fmt), s.exact, cgm_values_name(fmt), exact);
+  const int64_t nx = (int64_t)B.nbcols * n, ny = (int64_t)B.nbrows * n;
+  const int64_t ne = B.nblocks_padded * n * n;
+  double *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y), *yc = malloc(ny * sizeof *yc);
+  double *bound = calloc(ny, sizeof *bound);
+  float *f = malloc((ne + 1) * sizeof *f);
+  int32_t *cc = malloc((B.nblocks_padded + 1) * sizeof *cc);
+  uint64_t st = 7;
+  for (int64_t i = 0; i < nx; i++) x[i] = i < A->ncols ? unif01(&st) - 0.3 : 0.0;
+  for (int64_t q = 0; q < ne; q++) f[q] = (float)B.val[q];
+  for (int32_t i = 0; i < A->nrows; i++)
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      bound[i] += fabs(A->val[k] * x[A->colidx[k]]);
+  const double dot = cgm_cpu_spmv_f64(&B, B.val, x, y, x);
+  cgm_cpu_vals V = {&s, f, NULL};
+  if (s.fmt == CGM_VALUES_DICT) {
+    cgm_values_encode(&B, &s, cc);
+    V.val = NULL, V.ccol = cc;
+  }
+  const double dotc = cgm_cpu_spmv_vals(&B, &V, x, yc, x);
+  double worst = 0.0;
+  for (int64_t i = 0; i < A->nrows; i++) {
+    const double d = fabs(yc[i] - y[i]);
+    if (d > worst) worst = d;
+    CHECK_MSG(exact ? d == 0.0 : d <= 0x1p-24 * bound[i] * (1 + 1e-9) + 1e-15 * bound[i],
+              "N=%d %s row %lld: %.17g against %.17g (bound %.3g)", n, cgm_values_name(fmt),
+              (long long)i, yc[i], y[i], bound[i]);
+  }
+  if (exact) CHECK(dotc == dot);
+  free(x), free(y), free(yc), free(bound), free(f), free(cc);
+  cgm_bcsr_free(&B);
+  return worst;
+}
+
+static void test_spmv(void) {
+  cgm_csr P, K;
+  cgm_error err;
+  CHECK_OK(cgm_gen_poisson3d(11, &P, &err)); /* 1331 rows: padding at every N > 1 */
+  read_matrix("bcsstk15", &K);
+  for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
+    const int n = cgm_block_sizes[bi];
+    (void)spmv_against_full(&P, n, n == 1 ? CGM_VALUES_DICT : CGM_VALUES_F32, true);
+    CHECK(spmv_against_full(&K, n, CGM_VALUES_F32, false) > 0.0); /* it does round */
+  }
+  /* auto: the compact format only where exact; full in single precision */
+  cgm_value_set s = cgm_values_choose(K.val, K.nnz, 1, K.ncols, CGM_STORAGE_AUTO, CGM_PREC_DOUBLE);
+  CHECK(s.fmt == CGM_VALUES_FULL && s.exact);
+  s = cgm_values_choose(P.val, P.nnz, 1, P.ncols, CGM_STORAGE_COMPACT, CGM_PREC_SINGLE);
+  CHECK(s.fmt == CGM_VALUES_FULL);
+  s = cgm_values_choose(P.val, P.nnz, 1, P.ncols, CGM_STORAGE_AUTO, CGM_PREC_DOUBLE);
+  CHECK(s.fmt == CGM_VALUES_DICT && s.ndict == 3 && s.shift == 11);
+  /* codes that do not fit beside the column: 2^29 columns leave 2 bits */
+  s = cgm_values_choose(P.val, P.nnz, 1, 1 << 29, CGM_STORAGE_AUTO, CGM_PREC_DOUBLE);
+  CHECK(s.fmt == CGM_VALUES_DICT && s.shift == 29);
+  s = cgm_values_choose(P.val, P.nnz, 1, (1 << 29) + 1, CGM_STORAGE_AUTO, CGM_PREC_DOUBLE);
+  CHECK(s.fmt == CGM_VALUES_F32 && s.exact);
+  cgm_csr_free(&P);
+  cgm_csr_free(&K);
+}
+
+static cgm_solve_result solve(const cgm_csr *A, cgm_storage storage, cgm_precision prec,
+                              cgm_status want, char *msg) {
+  cgm_solve_opts o = cgm_solve_opts_default();
+  o.storage = storage;
+  o.precision = prec;
+  double *b = malloc(A->nrows * sizeof *b), *x = calloc(A->nrows, sizeof *x);
+  for (int32_t i = 0; i < A->nrows; i++) x[i] = 1.0 + 0.5 * sin(i);
+  cgm_csr_spmv(A, x, b);
+  memset(x, 0, A->nrows * sizeof *x);
+  cgm_solve_result r;
+  cgm_error err = {0};
+  CHECK_MSG(cgm_solve(A, b, x, &o, &r, &err) == want, "storage %s: %s", cgm_storage_name(storage),
+            err.msg);
+  if (msg) snprintf(msg, 512, "%s", err.msg);
+  if (want == CGM_OK) { /* the true residual, recomputed here */
+    const double res = test_residual(A, b, x);
+    CHECK_MSG(res <= cgm_solve_tol(&o), "storage %s: residual %.3g", cgm_storage_name(storage),
+              res);
+  }
+  free(b), free(x);
+  return r;
+}
+
+static void test_solves(void) {
+  cgm_csr P, K;
+  cgm_error err;
+  CHECK_OK(cgm_gen_poisson3d(20, &P, &err));
+  read_matrix("bcsstk15", &K);
+  const cgm_solve_result pf = solve(&P, CGM_STORAGE_FULL, CGM_PREC_DOUBLE, CGM_OK, NULL);
+  const cgm_solve_result pc = solve(&P, CGM_STORAGE_COMPACT, CGM_PREC_DOUBLE, CGM_OK, NULL);
+  CHECK(pf.storage == CGM_VALUES_FULL && pc.storage == CGM_VALUES_DICT && pc.storage_exact);
+  CHECK_MSG(pc.iterations == pf.iterations, "dict %d iterations, full %d", pc.iterations,
+            pf.iterations);
+  CHECK(pc.value_bytes == 0 && pc.index_bytes == pf.index_bytes &&
+        pf.value_bytes == 2 * pf.index_bytes && pc.iter_bytes == pf.iter_bytes - pf.value_bytes);
+  const cgm_solve_result kf = solve(&K, CGM_STORAGE_FULL, CGM_PREC_DOUBLE, CGM_OK, NULL);
+  const cgm_solve_result ka = solve(&K, CGM_STORAGE_AUTO, CGM_PREC_DOUBLE, CGM_OK, NULL);
+  const cgm_solve_result kc = solve(&K, CGM_STORAGE_COMPACT, CGM_PREC_DOUBLE, CGM_OK, NULL);
+  CHECK(ka.storage == CGM_VALUES_FULL && ka.iterations == kf.iterations);
+  CHECK(kc.storage == CGM_VALUES_F32 && !kc.storage_exact && kc.value_bytes * 2 == kf.value_bytes);
+  CHECK_MSG(kc.iterations <= 1.1 * kf.iterations, "f32 %d iterations, full %d", kc.iterations,
+            kf.iterations);
+  char msg[512];
+  solve(&P, CGM_STORAGE_COMPACT, CGM_PREC_SINGLE, CGM_EINPUT, msg);
+  CHECK_MSG(strstr(msg, "storage compact") && strstr(msg, "single"), "%s", msg);
+  const cgm_solve_result ps = solve(&P, CGM_STORAGE_AUTO, CGM_PREC_MIXED, CGM_OK, NULL);
+  CHECK(ps.storage == CGM_VALUES_FULL);
+  cgm_csr_free(&P);
+  cgm_csr_free(&K);
+}
+
+/* The refined model counts the values as the plan says they are stored. */
+static void test_model_bytes(void) {
+  cgm_csr P;
+  cgm_error err;
+  CHECK_OK(cgm_gen_poisson3d(10, &P, &err));
+  cgm_solve_opts o = cgm_solve_opts_default();
+  cgm_plan p;
+  CHECK_OK(cgm_solve_plan(&P, &o, &p, &err));
+  int64_t blocks = 0;
+  for (int k = 0; k < p.seg[0].nparts; k++) blocks += p.seg[0].part[k].blocks_padded;
+  const double full = cgm_refined_shape(&p, 0).spmv_bytes;
+  p.o.values = CGM_VALUES_DICT;
+  const double dict = cgm_refined_shape(&p, 0).spmv_bytes;
+  p.o.values = CGM_VALUES_F32;
+  const double f32 = cgm_refined_shape(&p, 0).spmv_bytes;
+  CHECK_MSG(blocks >= P.nnz && full - dict == 8.0 * blocks && full - f32 == 4.0 * blocks,
+            "full %.0f, dict %.0f, f32 %.0f bytes, %lld blocks", full, dict, f32,
+            (long long)blocks);
+  cgm_csr_free(&P);
+}
+
+int main(void) {
+  test_model_bytes();
+  test_spmv();
+  test_solves();
+  TEST_MAIN_END();
+}
