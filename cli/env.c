@@ -42,7 +42,6 @@ int cli_env_gpu_opts(cgm_gpu_opts *g, char *msg, size_t n) {
     }
     g->exchange_timeout_s = s;
   }
-  g->trace_file = getenv("CGMODEL_TRACE_FILE");
   const char *f = getenv("CGMODEL_FAULT_CUDA");
   int64_t k;
   if (f) {

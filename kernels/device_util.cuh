@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "kernels/kernels.h"
-#include "kernels/trace.cuh"
 
 namespace cgm {
 
@@ -232,7 +231,7 @@ __device__ __forceinline__ void sync_raise(const cgm_cg_state *st, const cgm_syn
  * flags of the peers (the halo pack: so whatever runs after the pack on the
  * device needs no wait of its own). */
 __device__ __forceinline__ void sync_raise_all(cgm_cg_state *st, const cgm_sync &s,
-                                               unsigned *counter, int trace_what = -1) {
+                                               unsigned *counter) {
   if (s.nraise == 0 && s.wait_mask == 0) return;
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -241,7 +240,6 @@ __device__ __forceinline__ void sync_raise_all(cgm_cg_state *st, const cgm_sync 
       __threadfence_system();
       *counter = 0;
       sync_raise(st, s);
-      if (trace_what >= 0) trace_at(st, trace_what);
       if (s.wait_mask) flags_wait(st, s.wait_mask, s.wait_kind, s.wait_off);
     }
   }

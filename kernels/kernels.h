@@ -67,21 +67,6 @@ enum {
  * an SpMV at `slot` reads (the exchange after slot s raises s + 2). */
 enum { CGM_FLAG_PQ = 0, CGM_FLAG_RZ = 1, CGM_FLAG_VEC = 2, CGM_NFLAGS = 3 };
 
-/* The diagnostic timeline (trace.cuh, -DCGMODEL_TRACE=ON): what is stamped. */
-enum {
-  CGM_TR_UPD_IN,   /* update kernel (cgg, CG4): entry */
-  CGM_TR_UPD_GO,   /* its flag wait is over */
-  CGM_TR_UPD_END,  /* its last block */
-  CGM_TR_PACK_IN,  /* halo pack: entry */
-  CGM_TR_PACK_END, /* its last block, flags raised */
-  CGM_TR_SPA_IN,   /* SpMV (interior, or the whole segment): entry */
-  CGM_TR_SPA_END,  /* its last block */
-  CGM_TR_SPB_IN,   /* boundary SpMV: entry */
-  CGM_TR_SPB_GO,   /* its flag wait is over */
-  CGM_TR_SPB_END,  /* its last block, sums and flags sent */
-  CGM_TR_N
-};
-#define CGM_TRACE_LEN 4096
 typedef struct cgm_sync {
   unsigned wait_mask; /* bit j: wait for device j's flag (0: no wait) */
   int wait_kind;      /* CGM_FLAG_* */
@@ -123,9 +108,6 @@ typedef struct cgm_cg_state {
    * GPUs, each double as two words of 32 data bits under the 32-bit tick
    * (cgm_out.ll): data and flag in one store, no system-scope fence. */
   unsigned long long ll[CGM_MAX_GPUS][CGM_LL_SLOTS][CGM_LL_WORDS];
-#ifdef CGM_TRACE
-  unsigned long long *trace; /* CGM_TR_N counters, then CGM_TR_N x CGM_TRACE_LEN stamps */
-#endif
 } cgm_cg_state;
 
 /* A reducing kernel's scratch: per-block partials, the last block's counter. */

@@ -63,11 +63,9 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
     pdl_begin(sync);
   else if (!sync.wait_mask)
     pdl_trigger();
-  trace_first(guard, dot_add ? CGM_TR_SPB_IN : CGM_TR_SPA_IN); /* B adds A's sum */
   const bool want_dot = dot_out.n > 0 || dot_out.ll > 0;
   if (run_stopped(guard, sync)) return;
   if (!sync_wait(guard, sync)) return; /* x's foreign entries have arrived */
-  if (dot_add) trace_first(guard, CGM_TR_SPB_GO);
   using VT = typename std::conditional<V == CGM_VALUES_F32, float, T>::type;
   const VT *__restrict__ val = static_cast<const VT *>(L.val);
   constexpr int H = spmv_split((int)sizeof(T), N, BX), NE = N / H;
@@ -165,8 +163,7 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
   }
   if (want_dot) {
     double v[1] = {dot};
-    if (last_block_sum<1>(v, red, dot_out, dot_add, guard, &sync) && threadIdx.x == 0)
-      trace_at(guard, dot_add ? CGM_TR_SPB_END : CGM_TR_SPA_END);
+    last_block_sum<1>(v, red, dot_out, dot_add, guard, &sync);
   }
 }
 

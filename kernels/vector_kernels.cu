@@ -165,7 +165,6 @@ __global__ void __launch_bounds__(kVecThreads)
 __device__ __forceinline__ bool cgg_scalars(cgm_cg_state *state, int nparts, int slot, int prev,
                                             const cgm_sync &sync, cgg_step *c) {
   pdl_begin(sync);
-  trace_first(state, CGM_TR_UPD_IN);
   if (run_stopped(state, sync)) return false;
   double sums[3];
   if (sync.ll) { /* several GPUs: the sums come as words with their tick */
@@ -174,7 +173,6 @@ __device__ __forceinline__ bool cgg_scalars(cgm_cg_state *state, int nparts, int
     if (!sync_wait(state, sync)) return false;
     for (int k = 0; k < 3; k++) sums[k] = parts_sum(state, nparts, slot, k);
   }
-  trace_first(state, CGM_TR_UPD_GO);
   /* Iterations done before this one: the epoch advances only between
    * graphs, so every block reads the same count. */
   const int done_before =
@@ -212,8 +210,7 @@ __global__ void __launch_bounds__(kVecThreads)
     st(x, i, px);
     st(u, i, pu);
   }
-  if (last_block_sum<2>(acc, red, out, nullptr) && threadIdx.x == 0)
-    trace_at(state, CGM_TR_UPD_END);
+  last_block_sum<2>(acc, red, out, nullptr);
 }
 
 /* ------------------------------------------------------- block-Jacobi --- */
@@ -337,8 +334,7 @@ __global__ void __launch_bounds__(kVecThreads)
       acc[1] += (double)rk[e] * (double)rk[e];
     }
   }
-  if (last_block_sum<2>(acc, red, out, nullptr) && threadIdx.x == 0)
-    trace_at(state, CGM_TR_UPD_END);
+  last_block_sum<2>(acc, red, out, nullptr);
 }
 
 /* The replacement with M^-1 by blocks: cgg keeps u = M^-1 r (formed in R)
@@ -477,14 +473,13 @@ __global__ void __launch_bounds__(kVecThreads)
     pack(const T *__restrict__ v_own, cgm_pack pk, cgm_cg_state *guard, cgm_sync sync,
          unsigned *counter) {
   if (block_stopped(guard)) return;
-  trace_first(guard, CGM_TR_PACK_IN);
   const int64_t total = pk.off[pk.ndst];
   CGM_GRID_LOOP(e, total) {
     int k = 0;
     while (e >= pk.off[k + 1]) k++;
     static_cast<T *>(pk.dst[k])[e - pk.off[k]] = v_own[pk.idx[e]];
   }
-  sync_raise_all(guard, sync, counter, CGM_TR_PACK_END);
+  sync_raise_all(guard, sync, counter);
 }
 
 template <typename T>

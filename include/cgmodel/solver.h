@@ -34,7 +34,6 @@ typedef struct cgm_gpu_opts {
   bool balance; /* halo: boundary rows weigh more in the cut (cgm_plan_opts.balance) */
   bool device_layout;        /* one GPU, block size 1: the GPU builds the layout from the CSR */
   double exchange_timeout_s; /* a solve whose GPUs make no progress this long fails (<= 0: 120) */
-  const char *trace_file;    /* -DCGMODEL_TRACE=ON builds: append the timeline here (NULL: none) */
   cgm_persist persistent;
 } cgm_gpu_opts;
 

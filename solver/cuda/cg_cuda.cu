@@ -30,30 +30,6 @@
 #include "solver/cuda/gpu_solver.h"
 #include "solver/cuda/segments.h"
 
-#ifdef CGM_TRACE
-static const size_t kTraceBytes = sizeof(unsigned long long) * CGM_TR_N * (CGM_TRACE_LEN + 1);
-
-/* Appends every device's stamps to the trace file: "G g kind count stamp...". */
-static void trace_dump(gpu_solver *S) {
-  FILE *f = S->trace_file ? fopen(S->trace_file, "a") : NULL;
-  unsigned long long *h = (unsigned long long *)malloc(kTraceBytes);
-  for (int g = 0; f && h && g < S->G; g++) {
-    if (!S->trace[g] || cudaSetDevice(S->dev[g].dev) ||
-        cudaMemcpy(h, S->trace[g], kTraceBytes, cudaMemcpyDeviceToHost))
-      continue;
-    for (int k = 0; k < CGM_TR_N; k++) {
-      unsigned long long c = h[k], first = c > CGM_TRACE_LEN ? c - CGM_TRACE_LEN : 0;
-      fprintf(f, "%d %d %d %llu", S->G, g, k, c);
-      for (unsigned long long i = first; i < c; i++)
-        fprintf(f, " %llu", h[CGM_TR_N + k * CGM_TRACE_LEN + i % CGM_TRACE_LEN]);
-      fputc('\n', f);
-    }
-  }
-  free(h);
-  if (f) fclose(f);
-}
-#endif
-
 /* Send lists of the halo mode (cgm_seg_sends_build): segment j sends to k
  * the entries of k's halo it owns, packed straight into k's vector after
  * k's own rows. */
@@ -169,13 +145,6 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
     /* cgg: the first SpMV carries each device's own partials */
     h.local[0].rz = part[g][0];
     h.local[0].rr = part[g][1];
-#ifdef CGM_TRACE
-    h.trace = NULL;
-    if (cudaSetDevice(d->dev) == cudaSuccess &&
-        cudaMalloc((void **)&S->trace[g], kTraceBytes) == cudaSuccess &&
-        cudaMemset(S->trace[g], 0, kTraceBytes) == cudaSuccess)
-      h.trace = S->trace[g];
-#endif
     CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
     CGM_CUDA_TRY(err, cudaMemcpyAsync(d->state, &h, sizeof h, cudaMemcpyHostToDevice, d->stream));
     CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
@@ -411,7 +380,6 @@ static void init_solver(gpu_solver *S, const cgm_problem *pb) {
   }
   if (!S->vs.exact) S->pol.reduced = 1, S->pol.floor_watch = 0;
   S->pol.persistent = S->pol.persistent && S->vs.fmt == CGM_VALUES_FULL;
-  S->trace_file = pb->opts.gpu.trace_file;
 }
 
 /* Every segment's memory (the plan's), checked before any allocation. */
@@ -575,9 +543,6 @@ static cgm_status run_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_resul
     if ((st = gs_capture(S, err))) return st;
     st = gs_graph_loop(S, pb, res, fin, err);
   }
-#ifdef CGM_TRACE
-  trace_dump(S);
-#endif
   return st;
 }
 
@@ -658,10 +623,6 @@ static void teardown(gpu_solver *S, cgm_seg_host *seg) {
     }
   if (S->host_v) cudaFreeHost(S->host_v);
   if (S->host_red) cudaFreeHost(S->host_red);
-#ifdef CGM_TRACE
-  for (int g = 0; g < CGM_MAX_GPUS; g++)
-    if (S->trace[g] && cudaSetDevice(S->dev[g].dev) == cudaSuccess) cudaFree(S->trace[g]);
-#endif
   for (int g = 0; g < CGM_MAX_GPUS; g++) cgm_cuda_dev_free(&S->dev[g]);
   free(S);
 }

@@ -41,21 +41,17 @@ typedef struct gpu_solver {
   ncclComm_t comm[CGM_MAX_GPUS];
   const cgm_nccl_fns *nccl; /* NCCL's calls (vendor_libs.h): set by gs_nccl_init */
   int have_comm;
-  int nccl_stuck;         /* ncclCommInitAll never returned: see gs_nccl_init */
-  int hung;               /* a watchdog fired: abort, do not wait, on the way out */
-  int pack_recorded;      /* ev_pack was recorded in the current capture */
-  int persist_blocks;     /* pol.persistent: the kernel's grid (cgm_persistent_grid) */
-  double rt0;             /* the true residual after CG1 */
-  int mon_last;           /* cgm_monitor_report: the iteration last reported */
-  cgm_cg_state final;     /* the state reported when the host ended the run (host mode: the last) */
-  const char *trace_file; /* diagnostic builds: where the timeline goes */
+  int nccl_stuck;     /* ncclCommInitAll never returned: see gs_nccl_init */
+  int hung;           /* a watchdog fired: abort, do not wait, on the way out */
+  int pack_recorded;  /* ev_pack was recorded in the current capture */
+  int persist_blocks; /* pol.persistent: the kernel's grid (cgm_persistent_grid) */
+  double rt0;         /* the true residual after CG1 */
+  int mon_last;       /* cgm_monitor_report: the iteration last reported */
+  cgm_cg_state final; /* the state reported when the host ended the run (host mode: the last) */
   unsigned send_mask[CGM_MAX_GPUS]; /* halo: the devices segment g sends to */
   int64_t exchange_elems;           /* per iteration */
   void *host_v;                     /* pinned: host mode */
   double *host_red;                 /* pinned: host mode partials */
-#ifdef CGM_TRACE
-  unsigned long long *trace[CGM_MAX_GPUS]; /* trace.cuh */
-#endif
 } gpu_solver;
 
 static inline unsigned gs_all_mask(const gpu_solver *S) {

@@ -39,10 +39,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   }
   /* Nothing of the environment decides the outcome (cli/env.c reads it). */
   static const char *const vars[] = {
-      "CGMODEL_CG",        "CGMODEL_GRAPHS",     "CGMODEL_PDL",
-      "CGMODEL_SYNC",      "CGMODEL_LATE",       "CGMODEL_LL",
-      "CGMODEL_BALANCE",   "CGMODEL_FAULT_CUDA", "CGMODEL_EXCHANGE_TIMEOUT",
-      "CGMODEL_TRACE_FILE"};
+      "CGMODEL_CG",      "CGMODEL_GRAPHS",     "CGMODEL_PDL",
+      "CGMODEL_SYNC",    "CGMODEL_LATE",       "CGMODEL_LL",
+      "CGMODEL_BALANCE", "CGMODEL_FAULT_CUDA", "CGMODEL_EXCHANGE_TIMEOUT"};
   for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) unsetenv(vars[i]);
   setenv("CGMODEL_DB", "/nonexistent/cgm-fuzz.db", 1);
   return 0;
