@@ -35,9 +35,8 @@ cJSON *cgm_devices_json(const cgm_devices_report *r) {
   cJSON *c = cJSON_AddObjectToObject(j, "cpu");
   json_add_string(c, "model", r->cpu_model);
   json_add_string(c, "device", r->cpu_device);
-  cJSON_AddNumberToObject(c, "cores", r->cores);
-  cJSON_AddNumberToObject(c, "threads", r->threads);
-  cJSON_AddNumberToObject(c, "memory_bytes", (double)r->host_memory);
+  JSON_NUMS(c, {"cores", r->cores}, {"threads", r->threads},
+            {"memory_bytes", (double)r->host_memory});
   cJSON_AddItemToObject(c, "calibration", devices_calibration_json(&r->cpu_cal));
   cJSON_AddNumberToObject(j, "gpus_present", r->gpus_present);
   cJSON *gs = cJSON_AddArrayToObject(j, "gpus");

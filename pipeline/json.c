@@ -95,19 +95,19 @@ cJSON *json_add_string(cJSON *o, const char *key, const char *s) {
   return j;
 }
 
+void json_add_nums(cJSON *o, const json_num *t, size_t n) {
+  for (size_t i = 0; i < n; i++) cJSON_AddNumberToObject(o, t[i].key, t[i].v);
+}
+
 static const char *field_name(cgm_mm_field f) {
   return f == CGM_MM_PATTERN ? "pattern" : f == CGM_MM_INTEGER ? "integer" : "real";
 }
 
 cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm) {
   cJSON *o = cJSON_CreateObject();
-  cJSON_AddNumberToObject(o, "x", f->x);
-  cJSON_AddNumberToObject(o, "nnz", (double)f->nnz);
-  cJSON_AddNumberToObject(o, "row_min", f->row_min);
-  cJSON_AddNumberToObject(o, "row_max", f->row_max);
-  cJSON_AddNumberToObject(o, "row_avg", f->row_avg);
-  cJSON_AddNumberToObject(o, "row_cv", f->row_cv);
-  cJSON_AddNumberToObject(o, "empty_rows", f->empty_rows);
+  JSON_NUMS(o, {"x", f->x}, {"nnz", (double)f->nnz}, {"row_min", f->row_min},
+            {"row_max", f->row_max}, {"row_avg", f->row_avg}, {"row_cv", f->row_cv},
+            {"empty_rows", f->empty_rows});
   cJSON_AddBoolToObject(o, "symmetric", f->symmetric);
   cJSON_AddBoolToObject(o, "positive_diagonal", f->positive_diagonal);
   if (f->first_bad_diagonal >= 0)
@@ -124,21 +124,15 @@ cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm) {
     if (bf->n != cgm_block_sizes[b])
       continue; /* not counted (a solve's record keeps the one run) */
     cJSON *e = cJSON_CreateObject();
-    cJSON_AddNumberToObject(e, "N", bf->n);
-    cJSON_AddNumberToObject(e, "blocks", (double)bf->blocks);
-    cJSON_AddNumberToObject(e, "e_N", (double)bf->elements);
-    cJSON_AddNumberToObject(e, "d_N", bf->density);
-    cJSON_AddNumberToObject(e, "padded_blocks", (double)bf->padded_blocks);
-    cJSON_AddNumberToObject(e, "padded_elements", (double)bf->padded_elements);
-    cJSON_AddNumberToObject(e, "max_blocks_per_row", bf->max_blocks_per_row);
-    cJSON_AddNumberToObject(e, "bx", bf->bx);
+    JSON_NUMS(e, {"N", bf->n}, {"blocks", (double)bf->blocks}, {"e_N", (double)bf->elements},
+              {"d_N", bf->density}, {"padded_blocks", (double)bf->padded_blocks},
+              {"padded_elements", (double)bf->padded_elements},
+              {"max_blocks_per_row", bf->max_blocks_per_row}, {"bx", bf->bx});
     /* x locality in double precision; the single-precision counts beside */
-    cJSON_AddNumberToObject(e, "x_sectors", (double)bf->x_sectors[0]);
-    cJSON_AddNumberToObject(e, "x_sectors_min", (double)bf->x_sectors_min[0]);
-    cJSON_AddNumberToObject(e, "x_bytes_moved", 32.0 * (double)bf->x_sectors[0]);
-    cJSON_AddNumberToObject(e, "x_locality", bf->x_locality[0]);
-    cJSON_AddNumberToObject(e, "x_sectors_single", (double)bf->x_sectors[1]);
-    cJSON_AddNumberToObject(e, "x_locality_single", bf->x_locality[1]);
+    JSON_NUMS(
+        e, {"x_sectors", (double)bf->x_sectors[0]}, {"x_sectors_min", (double)bf->x_sectors_min[0]},
+        {"x_bytes_moved", 32.0 * (double)bf->x_sectors[0]}, {"x_locality", bf->x_locality[0]},
+        {"x_sectors_single", (double)bf->x_sectors[1]}, {"x_locality_single", bf->x_locality[1]});
     cJSON_AddItemToArray(blocks, e);
   }
   return o;
@@ -181,9 +175,7 @@ cJSON *cgm_solve_opts_json(const cgm_solve_opts *o) {
   cJSON *j = cJSON_CreateObject();
   cJSON_AddNumberToObject(j, "tol", cgm_solve_tol(o));
   if (o->atol > 0) cJSON_AddNumberToObject(j, "atol", o->atol);
-  cJSON_AddNumberToObject(j, "maxiter", o->maxiter);
-  cJSON_AddNumberToObject(j, "check_every", o->check_every);
-  cJSON_AddNumberToObject(j, "threads", o->threads);
+  JSON_NUMS(j, {"maxiter", o->maxiter}, {"check_every", o->check_every}, {"threads", o->threads});
   if (o->backend == CGM_BACKEND_CUDA) cJSON_AddItemToObject(j, "gpu", cgm_gpu_opts_json(&o->gpu));
   return j;
 }
@@ -239,10 +231,8 @@ cJSON *cgm_cache_list_json(const char *dir, const cgm_cache_entry *e, int n) {
     if (e[i].valid_header) {
       cJSON_AddStringToObject(x, "source", e[i].source);
       cJSON_AddBoolToObject(x, "source_current", e[i].source_current);
-      cJSON_AddNumberToObject(x, "source_bytes", (double)e[i].source_bytes);
-      cJSON_AddNumberToObject(x, "nrows", e[i].nrows);
-      cJSON_AddNumberToObject(x, "ncols", e[i].ncols);
-      cJSON_AddNumberToObject(x, "nnz", (double)e[i].nnz);
+      JSON_NUMS(x, {"source_bytes", (double)e[i].source_bytes}, {"nrows", e[i].nrows},
+                {"ncols", e[i].ncols}, {"nnz", (double)e[i].nnz});
     }
     cJSON_AddNumberToObject(x, "accessed", e[i].accessed);
     cJSON_AddItemToArray(a, x);
@@ -257,9 +247,8 @@ cJSON *cgm_reorder_advice_json(const cgm_reorder_advice *a) {
   json_add_string(j, "choice", a->rcm ? "rcm" : "none");
   if (isfinite(a->t_iter_none)) cJSON_AddNumberToObject(j, "time_per_iter_s", a->t_iter_none);
   if (isfinite(a->t_iter_rcm)) cJSON_AddNumberToObject(j, "time_per_iter_rcm_s", a->t_iter_rcm);
-  cJSON_AddNumberToObject(j, "reorder_s", a->cost_s);
-  cJSON_AddNumberToObject(j, "iterations", a->iterations);
-  cJSON_AddNumberToObject(j, "bandwidth", (double)a->bandwidth_none);
+  JSON_NUMS(j, {"reorder_s", a->cost_s}, {"iterations", a->iterations},
+            {"bandwidth", (double)a->bandwidth_none});
   if (a->rcm_computed) cJSON_AddNumberToObject(j, "bandwidth_rcm", (double)a->bandwidth_rcm);
   cJSON_AddBoolToObject(j, "rcm_computed", a->rcm_computed);
   if (isfinite(a->gain_bound_s)) cJSON_AddNumberToObject(j, "gain_bound_s", a->gain_bound_s);

@@ -25,6 +25,15 @@
  * through them. NULL when out of memory. */
 cJSON *json_string(const char *s);
 cJSON *json_add_string(cJSON *o, const char *key, const char *s);
+/* A run of numbers added to o in order: JSON_NUMS(o, {"key", value}, ...). */
+typedef struct json_num {
+  const char *key;
+  double v;
+} json_num;
+void json_add_nums(cJSON *o, const json_num *t, size_t n);
+#define JSON_NUMS(o, ...)                                                                          \
+  json_add_nums(o, (const json_num[]){__VA_ARGS__},                                                \
+                sizeof((const json_num[]){__VA_ARGS__}) / sizeof(json_num))
 
 /* The JSON document of the file at path; CGM_EINPUT "PATH: why" when it
  * cannot be read, "PATH:LINE: not JSON" where its parse stopped. */

@@ -17,11 +17,9 @@ cJSON *cgm_calibration_report_json(const cgm_calibration_report *rep, const char
     cJSON_AddNumberToObject(c, "id", (double)rep->cal[i].id);
     json_add_string(c, "device", rep->cal[i].device);
     json_add_string(c, "model", rep->cal[i].model);
-    cJSON_AddNumberToObject(c, "gpus", rep->cal[i].gpus);
-    cJSON_AddNumberToObject(c, "samples", rep->cal[i].samples);
-    cJSON_AddNumberToObject(c, "fits", rep->cal[i].fits);
-    cJSON_AddNumberToObject(c, "fits_failed", rep->cal[i].fits_failed);
-    cJSON_AddNumberToObject(c, "seconds", rep->cal[i].seconds);
+    JSON_NUMS(c, {"gpus", rep->cal[i].gpus}, {"samples", rep->cal[i].samples},
+              {"fits", rep->cal[i].fits}, {"fits_failed", rep->cal[i].fits_failed},
+              {"seconds", rep->cal[i].seconds});
     if (rep->cal[i].failed[0]) json_add_string(c, "failed", rep->cal[i].failed);
     cJSON_AddNumberToObject(c, "unsettled", rep->cal[i].unsettled);
     if (rep->cal[i].warning[0]) json_add_string(c, "warning", rep->cal[i].warning);

@@ -19,12 +19,9 @@ static cJSON *candidate_json(const cgm_candidate *c, const cgm_tuner_device *d) 
   cJSON_AddNumberToObject(o, "gpus", c->gpus);
   json_add_string(o, "precision", cgm_precision_name(c->precision));
   if (c->gpus > 1) json_add_string(o, "exchange", cgm_exchange_name(c->exchange));
-  cJSON_AddNumberToObject(o, "time_per_iter_s", c->time_per_iter_s);
-  cJSON_AddNumberToObject(o, "setup_s", c->setup_s);
-  cJSON_AddNumberToObject(o, "iterations", c->iterations);
-  cJSON_AddNumberToObject(o, "total_s", c->total_s);
-  cJSON_AddNumberToObject(o, "gflops_raw", c->gflops_raw);
-  cJSON_AddNumberToObject(o, "gflops_real", c->gflops_real);
+  JSON_NUMS(o, {"time_per_iter_s", c->time_per_iter_s}, {"setup_s", c->setup_s},
+            {"iterations", c->iterations}, {"total_s", c->total_s}, {"gflops_raw", c->gflops_raw},
+            {"gflops_real", c->gflops_real});
   if (isfinite(c->speedup)) cJSON_AddNumberToObject(o, "speedup", c->speedup);
   cJSON_AddNumberToObject(o, "memory_bytes", (double)c->memory_bytes);
   cJSON_AddNumberToObject(o, "exchange_bytes", c->exchange_bytes);

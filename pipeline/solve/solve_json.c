@@ -13,21 +13,15 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   const cgm_solve_opts *o = &rep->opts;
   cJSON *j = cJSON_CreateObject();
   cJSON_AddBoolToObject(j, "converged", r->converged);
-  cJSON_AddNumberToObject(j, "iterations", r->iterations);
-  cJSON_AddNumberToObject(j, "relative_residual", r->relative_residual);
-  cJSON_AddNumberToObject(j, "solver_residual", r->solver_residual);
-  cJSON_AddNumberToObject(j, "tol", rep->tol);
-  cJSON_AddNumberToObject(j, "maxiter", rep->maxiter);
-  cJSON_AddNumberToObject(j, "time_per_iter_s", r->time_per_iter_s);
-  cJSON_AddNumberToObject(j, "time_solve_s", r->time_solve_s);
-  cJSON_AddNumberToObject(j, "time_setup_s", r->time_setup_s);
-  cJSON_AddNumberToObject(j, "time_layout_s", r->time_layout_s);
-  cJSON_AddNumberToObject(j, "time_upload_s", r->time_upload_s);
+  JSON_NUMS(j, {"iterations", r->iterations}, {"relative_residual", r->relative_residual},
+            {"solver_residual", r->solver_residual}, {"tol", rep->tol}, {"maxiter", rep->maxiter},
+            {"time_per_iter_s", r->time_per_iter_s}, {"time_solve_s", r->time_solve_s},
+            {"time_setup_s", r->time_setup_s}, {"time_layout_s", r->time_layout_s},
+            {"time_upload_s", r->time_upload_s});
   if (o->backend == CGM_BACKEND_CUDA)
     cJSON_AddBoolToObject(j, "layout_on_device", r->layout_on_device);
-  cJSON_AddNumberToObject(j, "block", o->layout.n);
-  cJSON_AddNumberToObject(j, "bx", o->layout.bx);
-  cJSON_AddNumberToObject(j, "gpus", o->backend == CGM_BACKEND_CPU ? 0 : o->gpus);
+  JSON_NUMS(j, {"block", o->layout.n}, {"bx", o->layout.bx},
+            {"gpus", o->backend == CGM_BACKEND_CPU ? 0 : o->gpus});
   json_add_string(j, "precision", cgm_precision_name(o->precision));
   json_add_string(j, "backend", cgm_backend_name(o->backend));
   if (o->backend == CGM_BACKEND_CUDA && o->gpus > 1)
@@ -36,9 +30,8 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
     cJSON *s = cJSON_AddObjectToObject(j, "storage");
     json_add_string(s, "format", cgm_values_name(r->storage));
     cJSON_AddBoolToObject(s, "exact", r->storage_exact);
-    cJSON_AddNumberToObject(s, "value_bytes", r->value_bytes);
-    cJSON_AddNumberToObject(s, "index_bytes", r->index_bytes);
-    cJSON_AddNumberToObject(s, "bytes_per_iteration", r->iter_bytes);
+    JSON_NUMS(s, {"value_bytes", r->value_bytes}, {"index_bytes", r->index_bytes},
+              {"bytes_per_iteration", r->iter_bytes});
   }
   json_add_string(j, "device", r->device);
   cJSON_AddNumberToObject(j, "device_bytes", (double)r->device_bytes);
@@ -63,10 +56,8 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   if (rep->disturbed) cJSON_AddBoolToObject(j, "disturbed", true);
   if (rep->solution_error >= 0) cJSON_AddNumberToObject(j, "solution_error", rep->solution_error);
   /* The phases before the solver's own (setup and iterations, above). */
-  cJSON_AddNumberToObject(j, "time_read_s", rep->time_read_s);
-  cJSON_AddNumberToObject(j, "time_analyse_s", rep->time_analyse_s);
-  cJSON_AddNumberToObject(j, "time_check_s", r->time_check_s);
-  cJSON_AddNumberToObject(j, "time_finish_s", r->time_finish_s);
+  JSON_NUMS(j, {"time_read_s", rep->time_read_s}, {"time_analyse_s", rep->time_analyse_s},
+            {"time_check_s", r->time_check_s}, {"time_finish_s", r->time_finish_s});
   /* the whole of cgm_run_solve: the phases above and what lies between them */
   cJSON_AddNumberToObject(j, "time_total_s",
                           rep->time_wall_s > 0
@@ -103,11 +94,10 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
     cJSON *d = cJSON_AddObjectToObject(j, "mpi");
     cJSON_AddNumberToObject(d, "ranks", rep->dist.ranks);
     cJSON_AddStringToObject(d, "partition", cgm_dist_partition_name(rep->dist.partition));
-    cJSON_AddNumberToObject(d, "rows_min", rep->dist.rows_min);
-    cJSON_AddNumberToObject(d, "rows_max", rep->dist.rows_max);
-    cJSON_AddNumberToObject(d, "halo_entries", (double)rep->dist.halo_entries);
-    cJSON_AddNumberToObject(d, "halo_max", (double)rep->dist.halo_max);
-    cJSON_AddNumberToObject(d, "neighbours_max", rep->dist.neighbours_max);
+    JSON_NUMS(d, {"rows_min", rep->dist.rows_min}, {"rows_max", rep->dist.rows_max},
+              {"halo_entries", (double)rep->dist.halo_entries},
+              {"halo_max", (double)rep->dist.halo_max},
+              {"neighbours_max", rep->dist.neighbours_max});
   }
   return j;
 }

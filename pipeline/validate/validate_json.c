@@ -10,23 +10,19 @@
 
 cJSON *cgm_validate_json(const cgm_validate_report *r) {
   cJSON *o = cJSON_CreateObject();
-  cJSON_AddNumberToObject(o, "matrices", r->regret_count);
-  cJSON_AddNumberToObject(o, "measurements", r->nrows);
-  cJSON_AddNumberToObject(o, "disturbed", r->disturbed);
+  JSON_NUMS(o, {"matrices", r->regret_count}, {"measurements", r->nrows},
+            {"disturbed", r->disturbed});
   cJSON *groups = cJSON_AddArrayToObject(o, "groups");
   for (int i = 0; i < r->ngroups; i++) {
     const cgm_validate_group *p = &r->groups[i];
     cJSON *g = cJSON_CreateObject();
     json_add_string(g, "backend", cgm_backend_name(p->backend));
     json_add_string(g, "precision", cgm_precision_name(p->precision));
-    cJSON_AddNumberToObject(g, "block", p->block);
-    cJSON_AddNumberToObject(g, "gpus", p->gpus);
-    cJSON_AddNumberToObject(g, "count", p->count);
-    cJSON_AddNumberToObject(g, "avg_rel_error", p->avg_rel_error);
+    JSON_NUMS(g, {"block", p->block}, {"gpus", p->gpus}, {"count", p->count},
+              {"avg_rel_error", p->avg_rel_error});
     if (p->count) cJSON_AddNumberToObject(g, "mean_signed_error", p->mean_signed_error);
-    cJSON_AddNumberToObject(g, "variance", p->variance);
-    cJSON_AddNumberToObject(g, "median_rel_error", p->median_rel_error);
-    cJSON_AddNumberToObject(g, "p90_rel_error", p->p90_rel_error);
+    JSON_NUMS(g, {"variance", p->variance}, {"median_rel_error", p->median_rel_error},
+              {"p90_rel_error", p->p90_rel_error});
     if (p->paper_count) {
       cJSON_AddNumberToObject(g, "paper_avg_rel_error", p->paper_avg_rel_error);
       cJSON_AddNumberToObject(g, "paper_mean_signed_error", p->paper_mean_signed_error);
@@ -50,9 +46,8 @@ cJSON *cgm_validate_json(const cgm_validate_report *r) {
     for (int p = 0; p < 2; p++) {
       if (!isfinite(r->k_mean_error[p])) continue;
       cJSON *q = cJSON_AddObjectToObject(k, names[p]);
-      cJSON_AddNumberToObject(q, "mean_rel_error", r->k_mean_error[p]);
-      cJSON_AddNumberToObject(q, "median_rel_error", r->k_median_error[p]);
-      cJSON_AddNumberToObject(q, "max_rel_error", r->k_max_error[p]);
+      JSON_NUMS(q, {"mean_rel_error", r->k_mean_error[p]},
+                {"median_rel_error", r->k_median_error[p]}, {"max_rel_error", r->k_max_error[p]});
     }
     if (isfinite(r->ratio_mean_error)) {
       cJSON_AddNumberToObject(k, "mixed_over_double_mean_rel_error", r->ratio_mean_error);
