@@ -43,6 +43,7 @@ gs_policy gs_policy_make(const cgm_solve_opts *o, const cgm_plan *p);
 
 /* Auto's bound on the bytes an iteration touches (policy.c). */
 #define CGM_PERSISTENT_BYTES (24.0 * 1048576.0)
+#define CGM_PERSISTENT_ROW 16 /* the most entries a row on average */
 
 #ifdef __cplusplus
 }

@@ -119,6 +119,15 @@ int main(void) {
     }
     cgm_csr_free(&A);
   }
+  /* rows of bcsstk16's mean length (59 entries): the kernel's row a thread
+   * took 1.5x the regular iteration there, so auto leaves it */
+  cgm_plan wide = one_segment(1, false);
+  wide.nrows = 4884;
+  wide.nnz = 290378;
+  o.gpu.persistent = CGM_PERSIST_AUTO;
+  CHECK(!gs_policy_make(&o, &wide).persistent);
+  o.gpu.persistent = CGM_PERSIST_ON;
+  CHECK(gs_policy_make(&o, &wide).persistent);
   printf("%ld configurations\n", combos);
   TEST_MAIN_END();
 }
