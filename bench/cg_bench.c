@@ -12,11 +12,7 @@
  * block size, divided by the measured device-to-device copy bandwidth.
  *
  * usage: cg_bench [--iters K] [--reps R] [--precision double|single|both]
- *                 [--persistent auto|on|off] [--storage full|compact] [--csv FILE] CASE...
- *   --persistent: each batch of iterations as one cooperative kernel where
- *   the solver takes it (auto, the default), wherever it can run (on), or
- *   never (off); over CGMODEL_PERSISTENT. The backend column says cuda-pk
- *   where it ran.
+ *                 [--storage full|compact] [--csv FILE] CASE...
  *   --storage: the CG's matrix values (solve --storage; default full): the
  *   backend column then names the format run, cuda/dict or cuda/f32; the
  *   SpMV bandwidth column stays full values'.
@@ -42,7 +38,7 @@ static double spmv_bytes(int64_t blocks, int64_t slots, int64_t nslices, int n, 
 int main(int argc, char **argv) {
   int iters = 200, reps = 50, p0 = 0, p1 = 1, only_n = 0;
   cgm_storage storage = CGM_STORAGE_FULL;
-  const char *csv = NULL, *persist = NULL;
+  const char *csv = NULL;
   int first = 1;
   for (; first < argc && argv[first][0] == '-'; first++) {
     if (!strcmp(argv[first], "--iters") && first + 1 < argc)
@@ -51,8 +47,6 @@ int main(int argc, char **argv) {
       reps = atoi(argv[++first]);
     else if (!strcmp(argv[first], "--csv") && first + 1 < argc)
       csv = argv[++first];
-    else if (!strcmp(argv[first], "--persistent") && first + 1 < argc)
-      persist = argv[++first];
     else if (!strcmp(argv[first], "--block") && first + 1 < argc)
       only_n = atoi(argv[++first]);
     else if (!strcmp(argv[first], "--storage") && first + 1 < argc &&
@@ -68,8 +62,8 @@ int main(int argc, char **argv) {
     }
   }
   if (first >= argc) {
-    fprintf(stderr, "usage: cg_bench [--iters K] [--reps R] [--precision P] [--persistent "
-                    "auto|on|off] [--storage S] [--csv F] CASE...\n");
+    fprintf(stderr, "usage: cg_bench [--iters K] [--reps R] [--precision P] [--storage S] "
+                    "[--csv F] CASE...\n");
     return 2;
   }
   if (cgm_cuda_device_count() < 1) {
@@ -92,14 +86,6 @@ int main(int argc, char **argv) {
     fprintf(stderr, "cg_bench: %s\n", emsg);
     return 2;
   }
-  if (persist && strcmp(persist, "auto") && strcmp(persist, "on") && strcmp(persist, "off")) {
-    fprintf(stderr, "cg_bench: --persistent %s: expected auto, on or off\n", persist);
-    return 2;
-  }
-  if (persist)
-    gpu.persistent = !strcmp(persist, "on")    ? CGM_PERSIST_ON
-                     : !strcmp(persist, "off") ? CGM_PERSIST_OFF
-                                               : CGM_PERSIST_AUTO;
   const bool classic = gpu.cg == CGM_CG_CLASSIC;
   /* The vector passes of an iteration after its SpMV, in the CG that runs. */
   const double passes = classic ? CGM_CG4_PASSES + CGM_CG5_PASSES : CGM_CGG_PASSES;
@@ -194,10 +180,8 @@ int main(int argc, char **argv) {
         if (isnan(t)) fprintf(stderr, "cg_bench: %s cuda N=%d: %s\n", name, n, err.msg);
         double pad = bf->elements ? (double)bf->padded_elements / bf->elements : 0;
         char be[24] = "cuda";
-        if (st <= CGM_ENOCONV) /* what ran: the persistent kernel, the values' format */
-          snprintf(be, sizeof be, "cuda%s%s%s", r.persistent ? "-pk" : "",
-                   r.storage != CGM_VALUES_FULL ? "/" : "",
-                   r.storage != CGM_VALUES_FULL ? cgm_values_name(r.storage) : "");
+        if (st <= CGM_ENOCONV && r.storage != CGM_VALUES_FULL) /* the values' format run */
+          snprintf(be, sizeof be, "cuda/%s", cgm_values_name(r.storage));
         printf(
             "%-22s %9d %10lld %-6s %-8s %2d %5.2f %6.3f %9.0f %5.0f%% %10.1f %10.1f %6.2f %8.2f\n",
             name, A.nrows, (long long)A.nnz, cgm_precision_name(prec), be, n, bf->density, pad,

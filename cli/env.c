@@ -27,12 +27,6 @@ int cli_env_gpu_opts(cgm_gpu_opts *g, char *msg, size_t n) {
   off_when("CGMODEL_LATE", "0", &g->late);
   off_when("CGMODEL_LL", "0", &g->ll);
   off_when("CGMODEL_BALANCE", "0", &g->balance);
-  const char *ps = getenv("CGMODEL_PERSISTENT");
-  if (ps && strcmp(ps, "0") && strcmp(ps, "1")) {
-    snprintf(msg, n, "CGMODEL_PERSISTENT=%s: expected 0 (never) or 1 (wherever it can run)", ps);
-    return 2;
-  }
-  if (ps) g->persistent = ps[0] == '0' ? CGM_PERSIST_OFF : CGM_PERSIST_ON;
   const char *t = getenv("CGMODEL_EXCHANGE_TIMEOUT");
   if (t) {
     double s;

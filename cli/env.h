@@ -12,11 +12,9 @@
 
 /* The GPU solver's options from CGMODEL_CG (cgg | classic), CGMODEL_GRAPHS,
  * CGMODEL_PDL, CGMODEL_LATE, CGMODEL_LL, CGMODEL_BALANCE (0: off),
- * CGMODEL_SYNC (events: no flags), CGMODEL_PERSISTENT (0 never, 1 wherever it
- * can run; unset: where it pays) and CGMODEL_EXCHANGE_TIMEOUT (seconds), over
- * the defaults; CGMODEL_FAULT_CUDA=K makes the
- * K-th checked CUDA call fail (tests). Returns 0, or 2 with msg naming the
- * variable and its bad value. */
+ * CGMODEL_SYNC (events: no flags) and CGMODEL_EXCHANGE_TIMEOUT (seconds), over
+ * the defaults; CGMODEL_FAULT_CUDA=K makes the K-th checked CUDA call fail
+ * (tests). Returns 0, or 2 with msg naming the variable and its bad value. */
 int cli_env_gpu_opts(cgm_gpu_opts *g, char *msg, size_t n);
 
 /* The matrix cache's default directory: $XDG_CACHE_HOME/cgmodel (an

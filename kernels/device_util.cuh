@@ -36,9 +36,8 @@ __device__ __forceinline__ void load_row(const T *p, T (&out)[N]) {
   }
 }
 
-/* Sums NV doubles over the block; thread 0 gets the totals. REUSE: a
- * barrier at the end, for a caller that calls it again before another. */
-template <int NV, bool REUSE = true> __device__ __forceinline__ void block_sum(double (&v)[NV]) {
+/* Sums NV doubles over the block; thread 0 gets the totals. */
+template <int NV> __device__ __forceinline__ void block_sum(double (&v)[NV]) {
   __shared__ double sh[NV][32];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = (blockDim.x + 31) >> 5;
 #pragma unroll
@@ -55,7 +54,7 @@ template <int NV, bool REUSE = true> __device__ __forceinline__ void block_sum(d
       for (int off = 16; off > 0; off >>= 1) v[k] += __shfl_xor_sync(0xffffffffu, v[k], off);
     }
   }
-  if (REUSE) __syncthreads(); /* sh may be reused by the caller */
+  __syncthreads(); /* sh may be reused by the caller */
 }
 
 /* Programmatic dependent launch (launch.cuh). pdl_trigger lets the next
@@ -84,7 +83,7 @@ __device__ __forceinline__ void pdl_begin(const cgm_sync &s) {
   pdl_wait();
 }
 
-/* A step of the single-reduction CG (cgg, the persistent kernel) from its
+/* A step of the single-reduction CG (the cgg kernels) from its
  * sums delta = u . A u, gamma = r . u, r . r: the stop test, beta = gamma /
  * gamma_prev, den = delta - beta gamma / alpha_prev (= p . A p), alpha =
  * gamma / den. First step (inv_alpha_prev = 0): beta = 0, p = u and s = w

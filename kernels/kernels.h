@@ -184,15 +184,6 @@ cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_state *st, int 
                            int prev, void *x, void *u, void *p, const void *w, void *s,
                            const void *dinv, const cgm_bjac *bj, const cgm_out *out,
                            cgm_reduce_buf red, const cgm_sync *sync, int sms, cudaStream_t stream);
-/* Up to K steps of cgg (Jacobi, double, one GPU, no long rows) in one
- * cooperative kernel (persistent.cu), the state read and left as cgg's but
- * local[0] (each batch sums its first u); red: room for 3 values a block. */
-cudaError_t cgm_launch_persistent(const cgm_dev_layout *L, cgm_cg_state *st, int K, double *x,
-                                  double *u, double *p, double *w, double *s, const double *dinv,
-                                  cgm_reduce_buf red, int blocks, cudaStream_t stream);
-/* Its grid on the current device: the blocks resident at once, no more than
- * the rows need; 0 where it cannot run (no cooperative launch, long rows). */
-cudaError_t cgm_persistent_grid(const cgm_dev_layout *L, int sms, int *blocks);
 /* Halo exchange: writes v_own[idx[e]] to the destinations, e in
  * [off[k], off[k+1]) going to dst[k] + (e - off[k]) (peer memory). */
 typedef struct cgm_pack {

@@ -146,14 +146,12 @@ static const struct {
   size_t off;
 } gpu_bools[] = {GB(graphs), GB(pdl), GB(flags), GB(late), GB(ll), GB(balance), GB(device_layout)};
 enum { NGPU_BOOLS = sizeof gpu_bools / sizeof *gpu_bools };
-static const char *const persist_names[] = {"auto", "off", "on"}; /* cgm_persist */
 
 cJSON *cgm_gpu_opts_json(const cgm_gpu_opts *g) {
   cJSON *o = cJSON_CreateObject();
   json_add_string(o, "cg", cgm_cg_variant_name(g->cg));
   for (int k = 0; k < NGPU_BOOLS; k++)
     cJSON_AddBoolToObject(o, gpu_bools[k].key, *(const bool *)((const char *)g + gpu_bools[k].off));
-  json_add_string(o, "persistent", persist_names[g->persistent]);
   return o;
 }
 
@@ -161,9 +159,6 @@ cgm_gpu_opts cgm_gpu_opts_from_json(const cJSON *j) {
   cgm_gpu_opts g = cgm_gpu_opts_default();
   const cJSON *cg = j ? cJSON_GetObjectItemCaseSensitive(j, "cg") : NULL;
   if (cJSON_IsString(cg)) cgm_cg_variant_parse(cg->valuestring, &g.cg);
-  const cJSON *ps = j ? cJSON_GetObjectItemCaseSensitive(j, "persistent") : NULL;
-  for (int k = 0; k < 3 && cJSON_IsString(ps); k++)
-    if (!strcmp(ps->valuestring, persist_names[k])) g.persistent = (cgm_persist)k;
   for (int k = 0; j && k < NGPU_BOOLS; k++) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, gpu_bools[k].key);
     if (cJSON_IsBool(v)) *(bool *)((char *)&g + gpu_bools[k].off) = cJSON_IsTrue(v);

@@ -31,8 +31,6 @@ static cgm_status check_choices(const cgm_solve_opts *o, cgm_error *err) {
     return cgm_fail(err, CGM_EINPUT, "storage %d: not auto, full or compact", (int)o->storage);
   if ((unsigned)o->gpu.cg > CGM_CG_CLASSIC)
     return cgm_fail(err, CGM_EINPUT, "cg %d: not cgg or classic", (int)o->gpu.cg);
-  if ((unsigned)o->gpu.persistent > CGM_PERSIST_ON)
-    return cgm_fail(err, CGM_EINPUT, "persistent %d: not auto, off or on", (int)o->gpu.persistent);
   return CGM_OK;
 }
 

@@ -18,10 +18,6 @@
 extern "C" {
 #endif
 
-/* A batch of iterations as one cooperative kernel (one GPU, double, Jacobi,
- * cgg; docs/perf.md): where launches dominate, never, wherever it can run. */
-typedef enum { CGM_PERSIST_AUTO = 0, CGM_PERSIST_OFF, CGM_PERSIST_ON } cgm_persist;
-
 /* How our CUDA kernels iterate. The defaults are the fastest measured
  * (docs/perf.md); each switch turns its refinement off to measure it. */
 typedef struct cgm_gpu_opts {
@@ -34,7 +30,6 @@ typedef struct cgm_gpu_opts {
   bool balance; /* halo: boundary rows weigh more in the cut (cgm_plan_opts.balance) */
   bool device_layout;        /* one GPU, block size 1: the GPU builds the layout from the CSR */
   double exchange_timeout_s; /* a solve whose GPUs make no progress this long fails (<= 0: 120) */
-  cgm_persist persistent;
 } cgm_gpu_opts;
 
 /* The defaults: every refinement on, the single-reduction CG. */
@@ -137,7 +132,6 @@ typedef struct cgm_solve_result {
   bool reordered;             /* solved in the reverse Cuthill-McKee numbering */
   double time_reorder_s;      /* the ordering and the permuted copy (host), part of setup */
   bool layout_on_device; /* CUDA: the layout was built on the GPU (cgm_gpu_opts.device_layout) */
-  bool persistent;       /* CUDA: each batch of iterations ran as one kernel (cgm_persist) */
   /* The matrix's values as run (cpu, cuda): their format, whether exact,
    * the layout's bytes of values and of column indices, and one
    * iteration's bytes (the model's count at the values' width). */

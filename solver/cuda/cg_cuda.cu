@@ -368,18 +368,15 @@ static void init_solver(gpu_solver *S, const cgm_problem *pb) {
   S->pol = gs_policy_make(&pb->opts, &pb->plan);
   /* The values' storage; values not exact only where reliable updates
    * replace the residual by the true one in double (one GPU), as in
-   * single precision. A matrix in GPU memory keeps its values, and so does
-   * the persistent kernel's unless compact was asked for (then it is off). */
-  const cgm_storage want = pb->opts.storage;
+   * single precision. A matrix in GPU memory keeps its values. */
   const int32_t nbc = (pb->plan.nrows + S->n - 1) / S->n;
   S->vs = cgm_values_choose(NULL, 0, S->n, nbc, CGM_STORAGE_FULL, CGM_PREC_DOUBLE);
-  if (!pb->dA && (want == CGM_STORAGE_COMPACT || !S->pol.persistent)) {
+  if (!pb->dA) {
     const cgm_value_set c =
-        cgm_values_choose(pb->A->val, pb->A->nnz, S->n, nbc, want, pb->opts.precision);
+        cgm_values_choose(pb->A->val, pb->A->nnz, S->n, nbc, pb->opts.storage, pb->opts.precision);
     if (c.exact || S->pol.reliable) S->vs = c;
   }
   if (!S->vs.exact) S->pol.reduced = 1, S->pol.floor_watch = 0;
-  S->pol.persistent = S->pol.persistent && S->vs.fmt == CGM_VALUES_FULL;
 }
 
 /* Every segment's memory (the plan's), checked before any allocation. */
@@ -490,13 +487,6 @@ static cgm_status setup(gpu_solver *S, const cgm_problem *pb, cgm_seg_host *seg,
     CGM_CUDA_TRY(err, cudaSetDevice(S->dev[0].dev));
     S->pol.pdl = cgm_pdl_supported();
   }
-  if (S->pol.persistent) { /* where the GPU launches it cooperatively, and no long rows */
-    CGM_CUDA_TRY(err, cudaSetDevice(S->dev[0].dev));
-    CGM_CUDA_TRY(err, cgm_persistent_grid(&S->dev[0].A.L, S->dev[0].sms, &S->persist_blocks));
-    S->pol.persistent = S->persist_blocks > 0 && !S->dev[0].B.present && !S->dev[0].C.present;
-    S->pol.graphs = S->pol.graphs && !S->pol.persistent; /* a batch: one launch and one copy */
-  }
-  res->persistent = S->pol.persistent;
   if ((st = pb->dA ? gs_device_vectors(S, pb, err) : upload_vectors(S, pb, seg, err))) return st;
   for (int g = 0; g < G; g++) cgm_cuda_stage_release(&S->dev[g]); /* the uploads are done */
   res->time_upload_s = cgm_now() - tu - built;       /* with the exchange's and NCCL's setup */

@@ -44,7 +44,6 @@ typedef struct gpu_solver {
   int nccl_stuck;     /* ncclCommInitAll never returned: see gs_nccl_init */
   int hung;           /* a watchdog fired: abort, do not wait, on the way out */
   int pack_recorded;  /* ev_pack was recorded in the current capture */
-  int persist_blocks; /* pol.persistent: the kernel's grid (cgm_persistent_grid) */
   double rt0;         /* the true residual after CG1 */
   int mon_last;       /* cgm_monitor_report: the iteration last reported */
   cgm_cg_state final; /* the state reported when the host ended the run (host mode: the last) */

@@ -33,15 +33,7 @@ static cudaError_t enqueue_batch(gpu_solver *S, int gi) {
     if (e == cudaSuccess && S->pol.mode == MODE_HALO)
       e = cudaStreamWaitEvent(S->dev[g].comm, d0->ev_fork, 0);
   }
-  if (S->pol.persistent) { /* one kernel, one GPU: u in v, w in u, p in r (cgg_all); the
-                            * replacement's buffer (5 values a block) between replacements */
-    double *v = (double *)d0->v + d0->v_off;
-    e = cgm_launch_persistent(&d0->A.L, d0->state, S->pol.K, (double *)d0->x, v, (double *)d0->r,
-                              (double *)d0->u, (double *)d0->s, (const double *)d0->dinv,
-                              cgm_cuda_red(d0, CGM_RED_RELIABLE), S->persist_blocks, d0->stream);
-  }
-  for (int i = 0; i < S->pol.K && e == cudaSuccess && !S->pol.persistent; i++)
-    e = gs_iteration(S, i);
+  for (int i = 0; i < S->pol.K && e == cudaSuccess; i++) e = gs_iteration(S, i);
   /* Join: comm streams into their device stream, every device into 0. */
   for (int g = 0; g < S->G && e == cudaSuccess; g++) {
     cgm_cuda_dev *d = &S->dev[g];
@@ -52,8 +44,7 @@ static cudaError_t enqueue_batch(gpu_solver *S, int gi) {
     }
     /* Everything of this batch on the device is done: the next ticks (and
      * the single-reduction CG's iteration count). */
-    if (e == cudaSuccess && (S->pol.flags || S->pol.cgg) && !S->pol.persistent)
-      e = cgm_launch_epoch(d->state, d->stream);
+    if (e == cudaSuccess && (S->pol.flags || S->pol.cgg)) e = cgm_launch_epoch(d->state, d->stream);
     if (e == cudaSuccess && g > 0) {
       e = cudaEventRecord(d->ev_c, d->stream);
       if (e == cudaSuccess) e = cudaSetDevice(d0->dev);

@@ -45,19 +45,6 @@ gs_policy gs_policy_make(const cgm_solve_opts *o, const cgm_plan *p) {
   P.reduced = prec != CGM_PREC_DOUBLE;
   P.floor_watch = P.reliable && !P.reduced && !o->fixed_count;
   P.device_layout = go->device_layout && cgm_plan_layout_on_device(p);
-  /* One cooperative kernel a batch (kernels/persistent.cu) where cgg's two
-   * launches an iteration (~10 us on an H200, however small the matrix)
-   * cost more than its bytes: while the matrix (value and column an entry)
-   * and 7 vectors stay within half the 50 MB L2 of an H100 or H200, and
-   * rows are short: its SpMV reads a row a thread, entry after entry (one
-   * H200, 2026-11-29: 0.71x the regular iteration at Poisson 32^3, 7 a row,
-   * 0.83x on nos4, 6; 1.5-1.7x on bcsstk13 and bcsstk16, 42 and 59). Set-up
-   * checks the device (cooperative launch) and the layout (no long rows). */
-  const double w = cgm_precision_width(prec);
-  const bool small = (double)p->nnz * (w + 4) + 7.0 * w * p->nrows <= CGM_PERSISTENT_BYTES &&
-                     p->nnz <= CGM_PERSISTENT_ROW * (int64_t)p->nrows;
-  P.persistent = P.mode == MODE_ONE && P.cgg && o->precond == CGM_PRECOND_JACOBI &&
-                 go->persistent != CGM_PERSIST_OFF && (go->persistent == CGM_PERSIST_ON || small);
   P.timeout_s = go->exchange_timeout_s > 0 ? go->exchange_timeout_s : 120.0;
   P.host_timeout_s = P.timeout_s + (P.flags ? 5.0 : 0.0);
   const double half = P.timeout_s * 0.5;

@@ -29,7 +29,6 @@ typedef struct gs_policy {
   int reduced;       /* single or mixed: also when the residual fell by CGM_RELIABLE_DELTA */
   int floor_watch;   /* double precision's floor watch (cgm_floor_watch) */
   int device_layout; /* A on the host: its layout built on the GPU, where the CSR fits */
-  int persistent;    /* a batch is one cooperative kernel (cgm_launch_persistent), not graphs */
   /* A solve must not hang: the exchange (NCCL hung on a node with 4 H200s)
    * gets timeout_s without progress before the solve fails. With flags a
    * device waits at most wait_ns (half of it) for a peer and ends the run
@@ -40,10 +39,6 @@ typedef struct gs_policy {
 } gs_policy;
 
 gs_policy gs_policy_make(const cgm_solve_opts *o, const cgm_plan *p);
-
-/* Auto's bound on the bytes an iteration touches (policy.c). */
-#define CGM_PERSISTENT_BYTES (24.0 * 1048576.0)
-#define CGM_PERSISTENT_ROW 16 /* the most entries a row on average */
 
 #ifdef __cplusplus
 }

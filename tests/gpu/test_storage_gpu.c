@@ -6,9 +6,7 @@
  * one GPU: DICT takes full's iterations exactly, F32 with reliable updates
  * reaches the tolerance in the true residual within 10% of full's, both
  * with the layout built on the host and on the GPU, with long rows apart
- * too (an arrow, a power law). Skipped (77) without
- * a GPU. The persistent kernel reads full values: auto keeps them full
- * where it runs (test_storage_gpu's solves turn it off). */
+ * too (an arrow, a power law). Skipped (77) without a GPU. */
 #include <math.h>
 #include <stdint.h>
 
@@ -68,7 +66,6 @@ static cgm_solve_result solve(const cgm_csr *A, cgm_storage storage, bool device
   o.backend = CGM_BACKEND_CUDA;
   o.storage = storage;
   o.gpu.device_layout = device_layout;
-  o.gpu.persistent = CGM_PERSIST_OFF; /* full and compact through the same kernels */
   double *b = malloc(A->nrows * sizeof *b), *x = calloc(A->nrows, sizeof *x);
   for (int32_t i = 0; i < A->nrows; i++) x[i] = 1.0 + 0.5 * sin(i);
   cgm_csr_spmv(A, x, b);

@@ -950,27 +950,25 @@ static void keys(const cJSON *o, char *buf, size_t n) {
 static void test_gpu_opts_json(void) {
   const cgm_gpu_opts d = cgm_gpu_opts_default();
   cJSON *j = cgm_gpu_opts_json(&d);
-  CHECK_KEYS(j, "cg,graphs,pdl,flags,late,ll,balance,device_layout,persistent");
+  CHECK_KEYS(j, "cg,graphs,pdl,flags,late,ll,balance,device_layout");
   cJSON_Delete(j);
   for (int k = 0; k < 7; k++) {
     cgm_gpu_opts g = d;
     bool *sw[7] = {&g.graphs, &g.pdl, &g.flags, &g.late, &g.ll, &g.balance, &g.device_layout};
     *sw[k] = !*sw[k];
     g.cg = d.cg == CGM_CG_CLASSIC ? CGM_CG_CGG : CGM_CG_CLASSIC;
-    g.persistent = (cgm_persist)(k % 3);
     j = cgm_gpu_opts_json(&g);
     const cgm_gpu_opts r = cgm_gpu_opts_from_json(j);
     cJSON_Delete(j);
     CHECK(r.cg == g.cg && r.graphs == g.graphs && r.pdl == g.pdl && r.flags == g.flags &&
           r.late == g.late && r.ll == g.ll && r.balance == g.balance &&
-          r.device_layout == g.device_layout && r.persistent == g.persistent);
+          r.device_layout == g.device_layout);
   }
   j = cJSON_CreateObject();
   const cgm_gpu_opts e = cgm_gpu_opts_from_json(j), n = cgm_gpu_opts_from_json(NULL);
   cJSON_Delete(j);
   CHECK(e.cg == d.cg && e.graphs == d.graphs && e.device_layout == d.device_layout &&
-        n.pdl == d.pdl && n.balance == d.balance && e.persistent == CGM_PERSIST_AUTO &&
-        n.persistent == CGM_PERSIST_AUTO);
+        n.pdl == d.pdl && n.balance == d.balance);
 }
 
 static void test_json(void) {
