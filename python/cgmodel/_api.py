@@ -383,6 +383,7 @@ class SolveResult:
     precond: str = "jacobi"
     precond_block: Optional[int] = None  # block-Jacobi's block as run
     residual_history: Optional[list] = None  # with a callback: [iteration, relative residual]s
+    storage: Optional[dict] = None  # the values as stored: format, exact, value/index bytes, ...
     notes: List[str] = dataclasses.field(default_factory=list)
 
 
@@ -410,12 +411,15 @@ def solve(
     rtol: Optional[float] = None,
     atol: float = 0.0,
     callback=None,
+    storage: Optional[str] = None,
 ):
     """Solves A x = b with Jacobi-preconditioned CG, as `cgmodel solve`.
 
     precond: "jacobi" (default) or "block" (block-Jacobi, cpu and cuda
     backends); precond_block: its block, 1..8 (None: the matrix's point
-    block, e.g. 3 for 3 unknowns a node, else block).
+    block, e.g. 3 for 3 unknowns a node, else block). storage: how the
+    matrix's values are stored in double precision, auto (default), full
+    or compact (docs/cli.md, solve --storage).
 
     b None: b = A * ones (x is then all ones). precision: double, mixed
     or single. tol (or rtol, its SciPy name; default 1e-8): the true
@@ -451,7 +455,8 @@ def solve(
     atol = number("atol", atol)
     maxiter = number("maxiter", maxiter, 1, 1e9, integer=True) if maxiter is not None else None
     solver = dict(backend=backend, precision=precision, block=block, bx=bx, gpus=gpus, tol=tol,
-                  atol=atol or None, maxiter=maxiter, check_every=check_every, name=name)
+                  atol=atol or None, maxiter=maxiter, check_every=check_every, name=name,
+                  storage=storage)
     if on_gpu(A):
         if precond not in (None, "jacobi"):
             raise InputError(

@@ -190,6 +190,26 @@ def test_single_precision():
     assert residual(A, x, A @ np.ones(A.shape[0])) <= 1e-8
 
 
+def test_storage():
+    # a 2-D Laplacian: two distinct values, so compact keeps them as codes
+    # beside the columns (dict), the same iterations as full values
+    n = 30
+    T = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(n, n))
+    A = sp.csr_matrix(sp.kronsum(T, T))
+    b = np.random.default_rng(1).standard_normal(A.shape[0])
+    runs = {}
+    for storage in ("full", "compact"):
+        x, r = cgmodel.solve(A, b, storage=storage, backend="cpu", record=False)
+        assert r.converged and residual(A, x, b) <= 1e-8
+        runs[storage] = r
+    assert runs["full"].storage["format"] == "full"
+    assert runs["compact"].storage["format"] == "dict"
+    assert runs["compact"].storage["value_bytes"] == 0
+    assert runs["compact"].iterations == runs["full"].iterations
+    with pytest.raises(cgmodel.Error, match="storage"):
+        cgmodel.solve(A, b, storage="bogus", backend="cpu", record=False)
+
+
 def test_threads_release_the_gil():
     """Two solves in threads both finish with the right answer (ctypes
     releases the GIL during the calls)."""
