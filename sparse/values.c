@@ -27,7 +27,10 @@ static bool dict_add(cgm_value_set *s, double v, int codes) {
 cgm_value_set cgm_values_choose(const double *val, int64_t nnz, int n, int32_t nbcols,
                                 cgm_storage storage, cgm_precision prec) {
   cgm_value_set s = {CGM_VALUES_FULL, true, 1, 0, {0.0}}; /* the padding's 0 */
-  if (prec != CGM_PREC_DOUBLE || storage == CGM_STORAGE_FULL) return s;
+  /* auto: compact only past CGM_COMPACT_MIN_BYTES of full values and columns */
+  if (prec != CGM_PREC_DOUBLE || storage == CGM_STORAGE_FULL ||
+      (storage == CGM_STORAGE_AUTO && (double)nnz * 12.0 < CGM_COMPACT_MIN_BYTES))
+    return s;
   while (s.shift < 31 && ((int64_t)1 << s.shift) < nbcols) s.shift++;
   const int codes = s.shift >= 31 - 4 ? 1 << (31 - s.shift) : CGM_DICT_MAX;
   bool dict = n == 1, f32 = true;

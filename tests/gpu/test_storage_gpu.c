@@ -85,7 +85,7 @@ static void test_solves(bool dl) {
   cgm_error err;
   CHECK_OK(cgm_gen_poisson3d(40, &P, &err));
   read_matrix("bcsstk15", &K);
-  const cgm_solve_result pf = solve(&P, CGM_STORAGE_FULL, dl), pc = solve(&P, CGM_STORAGE_AUTO, dl);
+  const cgm_solve_result pf = solve(&P, CGM_STORAGE_FULL, dl), pc = solve(&P, CGM_STORAGE_COMPACT, dl);
   CHECK(pf.storage == CGM_VALUES_FULL && pc.storage == CGM_VALUES_DICT && pc.value_bytes == 0);
   CHECK_MSG(pc.iterations == pf.iterations, "device layout %d: dict %d iterations, full %d", dl,
             pc.iterations, pf.iterations);
@@ -99,7 +99,7 @@ static void test_solves(bool dl) {
   cgm_csr W, R;
   CHECK_OK(cgm_gen_arrow(20000, 3000, &W, &err));
   CHECK_OK(cgm_gen_random_spd(20000, 8, CGM_ROWDIST_POWERLAW, 2.0, 2000, 3, &R, &err));
-  const cgm_solve_result wf = solve(&W, CGM_STORAGE_FULL, dl), wc = solve(&W, CGM_STORAGE_AUTO, dl);
+  const cgm_solve_result wf = solve(&W, CGM_STORAGE_FULL, dl), wc = solve(&W, CGM_STORAGE_COMPACT, dl);
   CHECK(wc.storage == CGM_VALUES_DICT && wc.iterations == wf.iterations);
   const cgm_solve_result rf = solve(&R, CGM_STORAGE_FULL, dl),
                          rc = solve(&R, CGM_STORAGE_COMPACT, dl);

@@ -77,17 +77,29 @@ static void test_spmv(void) {
     (void)spmv_against_full(&P, n, n == 1 ? CGM_VALUES_DICT : CGM_VALUES_F32, true);
     CHECK(spmv_against_full(&K, n, CGM_VALUES_F32, false) > 0.0); /* it does round */
   }
-  /* auto: the compact format only where exact; full in single precision */
+  /* auto: full where compact would not be exact, and below
+   * CGM_COMPACT_MIN_BYTES (a cache holds the values); full in single */
   cgm_value_set s = cgm_values_choose(K.val, K.nnz, 1, K.ncols, CGM_STORAGE_AUTO, CGM_PREC_DOUBLE);
   CHECK(s.fmt == CGM_VALUES_FULL && s.exact);
   s = cgm_values_choose(P.val, P.nnz, 1, P.ncols, CGM_STORAGE_COMPACT, CGM_PREC_SINGLE);
   CHECK(s.fmt == CGM_VALUES_FULL);
   s = cgm_values_choose(P.val, P.nnz, 1, P.ncols, CGM_STORAGE_AUTO, CGM_PREC_DOUBLE);
+  CHECK(s.fmt == CGM_VALUES_FULL);
+  const int64_t big = (int64_t)(CGM_COMPACT_MIN_BYTES / 12) + 1; /* P's values over and over */
+  double *bv = malloc((size_t)big * sizeof *bv);
+  CHECK(bv != NULL);
+  for (int64_t k = 0; bv && k < big; k++) bv[k] = P.val[k % P.nnz];
+  s = cgm_values_choose(bv, big, 1, P.ncols, CGM_STORAGE_AUTO, CGM_PREC_DOUBLE);
+  CHECK(s.fmt == CGM_VALUES_DICT && s.ndict == 3 && s.shift == 11);
+  s = cgm_values_choose(bv, big - 2, 1, P.ncols, CGM_STORAGE_AUTO, CGM_PREC_DOUBLE);
+  CHECK(s.fmt == CGM_VALUES_FULL);
+  free(bv);
+  s = cgm_values_choose(P.val, P.nnz, 1, P.ncols, CGM_STORAGE_COMPACT, CGM_PREC_DOUBLE);
   CHECK(s.fmt == CGM_VALUES_DICT && s.ndict == 3 && s.shift == 11);
   /* codes that do not fit beside the column: 2^29 columns leave 2 bits */
-  s = cgm_values_choose(P.val, P.nnz, 1, 1 << 29, CGM_STORAGE_AUTO, CGM_PREC_DOUBLE);
+  s = cgm_values_choose(P.val, P.nnz, 1, 1 << 29, CGM_STORAGE_COMPACT, CGM_PREC_DOUBLE);
   CHECK(s.fmt == CGM_VALUES_DICT && s.shift == 29);
-  s = cgm_values_choose(P.val, P.nnz, 1, (1 << 29) + 1, CGM_STORAGE_AUTO, CGM_PREC_DOUBLE);
+  s = cgm_values_choose(P.val, P.nnz, 1, (1 << 29) + 1, CGM_STORAGE_COMPACT, CGM_PREC_DOUBLE);
   CHECK(s.fmt == CGM_VALUES_F32 && s.exact);
   cgm_csr_free(&P);
   cgm_csr_free(&K);
