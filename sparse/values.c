@@ -14,6 +14,7 @@ static int dict_code(const cgm_value_set *s, double v) {
 /* v added to s's dictionary unless there, while it has fewer than `codes`
  * values; false when it is full. */
 static bool dict_add(cgm_value_set *s, double v, int codes) {
+  if (v != v) return false; /* NaN: no code finds it */
   if (dict_code(s, v) >= 0) return true;
   if (s->ndict >= codes) return false;
   s->dict[s->ndict++] = v;
@@ -33,12 +34,16 @@ cgm_value_set cgm_values_choose(const double *val, int64_t nnz, int n, int32_t n
     return s;
   while (s.shift < 31 && ((int64_t)1 << s.shift) < nbcols) s.shift++;
   const int codes = s.shift >= 31 - 4 ? 1 << (31 - s.shift) : CGM_DICT_MAX;
-  bool dict = n == 1, f32 = true;
+  /* the threads start from copies: s and dict change in the ordered merge
+   * while a later thread may still be starting */
+  const cgm_value_set s0 = s;
+  const bool dict0 = n == 1;
+  bool dict = dict0, f32 = true;
 #pragma omp parallel
   {
     const int nt = omp_get_num_threads(), id = omp_get_thread_num();
-    cgm_value_set t = s;
-    bool td = dict, tf = true;
+    cgm_value_set t = s0;
+    bool td = dict0, tf = true;
     for (int64_t k = nnz * id / nt; k < nnz * (id + 1) / nt && (td || tf); k++) {
       tf = tf && (double)(float)val[k] == val[k];
       td = td && dict_add(&t, val[k], codes);

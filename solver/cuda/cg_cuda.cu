@@ -476,13 +476,19 @@ static cgm_status setup(gpu_solver *S, const cgm_problem *pb, cgm_seg_host *seg,
   const double tu = cgm_now(); /* the start of the upload */
   for (int g = 0; g < G && !st; g++) st = setup_device(S, pb, seg, g, dev_layout, &built, res, err);
   if (st || (st = setup_exchange(S, seg, err))) return st;
-  int64_t nb = 0, ns = 0, nsl = 0;
+  int64_t nb = 0, ns = 0, nsl = 0, nlong = 0;
   for (int g = 0; g < G; g++) {
     res->device_bytes = S->dev[g].bytes > res->device_bytes ? S->dev[g].bytes : res->device_bytes;
     for (const cgm_dev_layout *L : {&S->dev[g].A.L, &S->dev[g].B.L, &S->dev[g].C.L})
       nb += L->nblocks_padded, nsl += L->nslices, ns += (int64_t)L->nslices * L->by;
+    nlong += S->dev[g].C.L.nblocks_padded;
   }
-  cgm_storage_report(res, &S->vs, S->n, nb, ns, nsl, pb->plan.nrows, cgm_precision_width(S->prec));
+  const int w = cgm_precision_width(S->prec);
+  cgm_storage_report(res, &S->vs, S->n, nb, ns, nsl, pb->plan.nrows, w);
+  /* the long rows (C) keep full values */
+  const double full_extra =
+      (double)nlong * (S->n * S->n * w - cgm_values_block_bytes(S->vs.fmt, S->n, S->prec));
+  res->value_bytes += full_extra, res->iter_bytes += full_extra;
   if (S->pol.pdl) { /* the kernels must hold the wait: code built for sm_90 or later */
     CGM_CUDA_TRY(err, cudaSetDevice(S->dev[0].dev));
     S->pol.pdl = cgm_pdl_supported();

@@ -93,6 +93,20 @@ static void test_spmv(void) {
   CHECK(s.fmt == CGM_VALUES_DICT && s.ndict == 3 && s.shift == 11);
   s = cgm_values_choose(bv, big - 2, 1, P.ncols, CGM_STORAGE_AUTO, CGM_PREC_DOUBLE);
   CHECK(s.fmt == CGM_VALUES_FULL);
+  for (int64_t k = 0; bv && k < big; k++) bv[k] = K.val[k % K.nnz]; /* past the bound, not floats */
+  s = cgm_values_choose(bv, big, 1, K.ncols, CGM_STORAGE_AUTO, CGM_PREC_DOUBLE);
+  CHECK(s.fmt == CGM_VALUES_FULL && s.exact);
+  s = cgm_values_choose(bv, big, 1, K.ncols, CGM_STORAGE_COMPACT, CGM_PREC_DOUBLE);
+  CHECK(s.fmt == CGM_VALUES_F32 && !s.exact);
+  for (int64_t k = 0; bv && k < big; k++) bv[k] = (double)(k % 20); /* 20 values over the threads */
+  s = cgm_values_choose(bv, big, 1, K.ncols, CGM_STORAGE_AUTO, CGM_PREC_DOUBLE);
+  CHECK(s.fmt == CGM_VALUES_F32 && s.exact);
+  for (int64_t k = 0; bv && k < big; k++) bv[k] = (double)(k % 15) + (k == big / 2 ? NAN : 0.0);
+  s = cgm_values_choose(bv, big, 1, K.ncols, CGM_STORAGE_COMPACT, CGM_PREC_DOUBLE);
+  CHECK(s.fmt != CGM_VALUES_DICT); /* a NaN has no code */
+  for (int64_t k = 0; bv && k < big; k++) bv[k] = (double)(k % 15);
+  s = cgm_values_choose(bv, big, 1, K.ncols, CGM_STORAGE_AUTO, CGM_PREC_DOUBLE);
+  CHECK(s.fmt == CGM_VALUES_DICT && s.ndict == 15); /* 0, the padding's, among them */
   free(bv);
   s = cgm_values_choose(P.val, P.nnz, 1, P.ncols, CGM_STORAGE_COMPACT, CGM_PREC_DOUBLE);
   CHECK(s.fmt == CGM_VALUES_DICT && s.ndict == 3 && s.shift == 11);
