@@ -185,10 +185,8 @@ typedef struct cgm_value_set {
 /* The format `storage` gives the values val[0..nnz) of a layout of block
  * size n and nbcols block columns in arithmetic prec: full unless double;
  * compact: DICT where it fits, else F32; auto: compact where exact and the
- * full values and columns pass CGM_COMPACT_MIN_BYTES: below, they sit in a
- * cache, where DICT's lookup costs more than the bytes it saves (Poisson
- * 32^3, 2.7 MB: 208 against 171 us an iteration on a 2-core EPYC, 11.8
- * against 11.6 on one H200; 64^3, 21.7 MB: 19.4 against 22.2 on the H200). */
+ * full values and columns pass CGM_COMPACT_MIN_BYTES (below, a cache holds
+ * them and DICT's lookup costs more than it saves: docs/perf.md). */
 #define CGM_COMPACT_MIN_BYTES (16.0 * 1048576.0)
 CGM_API cgm_value_set cgm_values_choose(const double *val, int64_t nnz, int n, int32_t nbcols,
                                         cgm_storage storage, cgm_precision prec);
@@ -196,6 +194,7 @@ CGM_API cgm_value_set cgm_values_choose(const double *val, int64_t nnz, int n, i
 CGM_API void cgm_values_encode(const cgm_bcsr *B, const cgm_value_set *s, int32_t *ccol);
 /* Bytes of one block's values as stored (prec's width when full). */
 CGM_API int cgm_values_block_bytes(cgm_values fmt, int n, cgm_precision prec);
+/* The format's name: full, f32 or dict. */
 CGM_API const char *cgm_values_name(cgm_values fmt);
 
 /* Builds the layout of block rows [brow_begin, brow_end) of A (whole matrix:
