@@ -8,7 +8,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "cgmodel/solver.h"
 #include "cgmodel/sparse.h"
 #include "sparse/rng.h" /* splitmix64, unif01: the generators' own */
 
@@ -23,6 +25,25 @@ static inline double test_residual(const cgm_csr *A, const double *b, const doub
     bb += (long double)b[i] * b[i];
   }
   return (double)sqrtl(rr / bb);
+}
+
+/* cgm_solve from zero towards a known solution (1 + sin(i) / 2: b = A x),
+ * with o; *res the true residual recomputed here (test_residual) where
+ * the solve returned CGM_OK. */
+static inline cgm_status test_solve_known(const cgm_csr *A, const cgm_solve_opts *o,
+                                          cgm_solve_result *r, cgm_error *err, double *res) {
+  double *b = malloc(A->nrows * sizeof *b), *x = calloc(A->nrows, sizeof *x);
+  if (!b || !x) {
+    free(b), free(x);
+    return CGM_ERUNTIME;
+  }
+  for (int32_t i = 0; i < A->nrows; i++) x[i] = 1.0 + 0.5 * sin(i);
+  cgm_csr_spmv(A, x, b);
+  memset(x, 0, A->nrows * sizeof *x);
+  const cgm_status st = cgm_solve(A, b, x, o, r, err);
+  *res = st == CGM_OK ? test_residual(A, b, x) : NAN;
+  free(b), free(x);
+  return st;
 }
 
 /* A monitor that keeps the iterate (cgm_solve_opts.monitor_x = x): the
