@@ -145,7 +145,7 @@ void cgm_tuner_what_if(cgm_tuner_device *d, int gpus, int present, const cgm_tun
         m->have_xfer[ex][G] = !pm || pm->have_xfer[e][g];
       }
   }
-  if (gpus > own && name != d->interconnect) /* its own is named already */
+  if (gpus > own && strcmp(name, d->interconnect)) /* never a copy onto itself */
     snprintf(d->interconnect, sizeof d->interconnect, "%s", name);
   if (gpus > d->gpus) d->gpus = gpus;
   d->what_if_from = 1 + (present < own ? present : own);
