@@ -196,7 +196,7 @@ static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
       if (!(R->o->precisions & (1u << p))) continue;
       for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
         /* the CPU backend on the calibration's threads */
-        cgm_solve_opts o = cgm_solve_opts_default();
+        cgm_solve_opts o = cgm_mb_solve_opts();
         o.backend = CGM_BACKEND_CPU;
         o.threads = R->o->threads;
         o.precision = (cgm_precision)p;

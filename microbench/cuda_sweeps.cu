@@ -429,7 +429,7 @@ bool steady(const run_t *R, const cgm_solve_result *res) {
 
 cgm_status solve_sample(run_t *R, const cgm_csr *A, cgm_backend be, int gpus, cgm_exchange ex,
                         cgm_solve_result *res, cgm_error *err) {
-  cgm_solve_opts o = cgm_solve_opts_default();
+  cgm_solve_opts o = cgm_mb_solve_opts();
   o.backend = be;
   o.gpus = gpus;
   o.exchange = ex;
@@ -480,7 +480,7 @@ cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
   for (int p = 0; p < 2; p++) {
     if (!(R->o->precisions & (1u << p))) continue;
     R->prec = p;
-    cgm_solve_opts o = cgm_solve_opts_default();
+    cgm_solve_opts o = cgm_mb_solve_opts();
     o.backend = CGM_BACKEND_CUDA;
     o.precision = (cgm_precision)p;
     cgm_status st = mb_iteration_sweeps(&o, R->o->quick, ITER_MAX_GRID, mb_emit, &R->m, err);

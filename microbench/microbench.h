@@ -17,6 +17,15 @@ extern "C" {
 
 /* ------------------------------------------------------ the sweeps --- */
 
+/* The options every sweep's solve starts from: the solver's defaults with
+ * full values, which the curves time (the model counts a compact format's
+ * bytes on them; a sweep in `auto` timed 128^3 and larger grids in dict). */
+static inline cgm_solve_opts cgm_mb_solve_opts(void) {
+  cgm_solve_opts o = cgm_solve_opts_default();
+  o.storage = CGM_STORAGE_FULL;
+  return o;
+}
+
 typedef struct cgm_mb_opts {
   char device[32];     /* "cpu" or "cuda:K" */
   int gpus;            /* CUDA: GPUs of the node for the multi-GPU sweeps (<= 1: none) */

@@ -9,7 +9,7 @@
 #include "pipeline/steps.h"
 
 static const char PLANS[] = "plans";
-enum { PLANS_VERSION = 1 };
+enum { PLANS_VERSION = 2 };
 
 /* What a kept set of plans covers, then the plans. */
 typedef struct {

@@ -56,6 +56,8 @@ cgm_status cgm_solve_plan_known(const cgm_csr *A, const cgm_features *f, const c
                                 cgm_plan *p, cgm_error *err) {
   cgm_plan_opts po = plan_opts(o);
   po.features = f;
+  po.storage = o->storage;
+  po.value_class = f ? f->value_class : cgm_values_class(A->val, A->nnz, A->ncols);
   return cgm_plan_make(A, &po, p, err);
 }
 

@@ -46,6 +46,7 @@ cgm_status cgm_features_compute_blocks(const cgm_csr *A, const cgm_bcsr_params *
   f->positive_diagonal = bad == INT32_MAX;
   f->first_bad_diagonal = bad == INT32_MAX ? -1 : bad;
   f->symmetric = cgm_csr_is_symmetric(A);
+  f->value_class = cgm_values_class(A->val, A->nnz, A->ncols);
 
   for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
     if (!(blocks & (1u << b))) continue; /* left out: n stays 0 */

@@ -21,6 +21,16 @@ static bool dict_add(cgm_value_set *s, double v, int codes) {
   return true;
 }
 
+cgm_values cgm_values_pick(unsigned cls, int64_t nnz, int n, cgm_storage storage,
+                           cgm_precision prec) {
+  /* auto: compact only past CGM_COMPACT_MIN_BYTES of full values and columns */
+  if (prec != CGM_PREC_DOUBLE || storage == CGM_STORAGE_FULL ||
+      (storage == CGM_STORAGE_AUTO && (double)nnz * 12.0 < CGM_COMPACT_MIN_BYTES))
+    return CGM_VALUES_FULL;
+  if (n == 1 && (cls & CGM_CAN_DICT)) return CGM_VALUES_DICT;
+  return (cls & CGM_CAN_F32) || storage == CGM_STORAGE_COMPACT ? CGM_VALUES_F32 : CGM_VALUES_FULL;
+}
+
 /* One pass over the values, a part on each thread (49M values in one pass
  * were most of a compact solve's setup on one H200), each with its own
  * dictionary, merged in thread order; a thread stops once neither format
@@ -28,9 +38,7 @@ static bool dict_add(cgm_value_set *s, double v, int codes) {
 cgm_value_set cgm_values_choose(const double *val, int64_t nnz, int n, int32_t nbcols,
                                 cgm_storage storage, cgm_precision prec) {
   cgm_value_set s = {CGM_VALUES_FULL, true, 1, 0, {0.0}}; /* the padding's 0 */
-  /* auto: compact only past CGM_COMPACT_MIN_BYTES of full values and columns */
-  if (prec != CGM_PREC_DOUBLE || storage == CGM_STORAGE_FULL ||
-      (storage == CGM_STORAGE_AUTO && (double)nnz * 12.0 < CGM_COMPACT_MIN_BYTES))
+  if (cgm_values_pick(CGM_CAN_DICT | CGM_CAN_F32, nnz, n, storage, prec) == CGM_VALUES_FULL)
     return s;
   while (s.shift < 31 && ((int64_t)1 << s.shift) < nbcols) s.shift++;
   const int codes = s.shift >= 31 - 4 ? 1 << (31 - s.shift) : CGM_DICT_MAX;
@@ -57,12 +65,25 @@ cgm_value_set cgm_values_choose(const double *val, int64_t nnz, int n, int32_t n
       for (int j = 1; j < t.ndict && dict; j++) dict = dict_add(&s, t.dict[j], codes);
     }
   }
-  s.fmt = dict                                      ? CGM_VALUES_DICT
-          : (f32 || storage == CGM_STORAGE_COMPACT) ? CGM_VALUES_F32
-                                                    : CGM_VALUES_FULL;
+  s.fmt =
+      cgm_values_pick((dict ? CGM_CAN_DICT : 0) | (f32 ? CGM_CAN_F32 : 0), nnz, n, storage, prec);
   s.exact = s.fmt == CGM_VALUES_FULL || dict || f32;
   if (!dict) s.ndict = s.shift = 0;
   return s;
+}
+
+unsigned cgm_values_class(const double *val, int64_t nnz, int32_t ncols) {
+  if (!val) return 0; /* a pattern alone: full values */
+  if (nnz <= 0) return CGM_CAN_DICT | CGM_CAN_F32;
+  const cgm_value_set s =
+      cgm_values_choose(val, nnz, 1, ncols, CGM_STORAGE_COMPACT, CGM_PREC_DOUBLE);
+  unsigned c = s.fmt == CGM_VALUES_DICT ? CGM_CAN_DICT : 0;
+  bool f32 = s.fmt == CGM_VALUES_F32 && s.exact;
+  if (c) { /* COMPACT took the dictionary: its values say whether they are floats */
+    f32 = true;
+    for (int j = 1; j < s.ndict; j++) f32 = f32 && (double)(float)s.dict[j] == s.dict[j];
+  }
+  return c | (f32 ? CGM_CAN_F32 : 0);
 }
 
 void cgm_values_encode(const cgm_bcsr *B, const cgm_value_set *s, int32_t *ccol) {

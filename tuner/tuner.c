@@ -91,6 +91,7 @@ cgm_status cgm_tuner_plans(const cgm_csr *A, int max_gpus, int block, unsigned e
   cgm_status st = CGM_OK;
   if (max_gpus < 1) max_gpus = 1;
   if (max_gpus > CGM_MAX_GPUS) max_gpus = CGM_MAX_GPUS;
+  const unsigned cls = cgm_values_class(A->val, A->nnz, A->ncols);
   for (int bi = 0; bi < CGM_NBLOCKSIZES && !st; bi++) {
     const int n = cgm_block_sizes[bi];
     if (block && block != n) continue;
@@ -105,6 +106,7 @@ cgm_status cgm_tuner_plans(const cgm_csr *A, int max_gpus, int block, unsigned e
         po.layout.n = n;
         po.gpus = G;
         po.exchange = (cgm_exchange)ex;
+        po.value_class = cls;
         cgm_error e2 = {0};
         if (cgm_plan_from_pattern(pt, &po, &tp.plan, &e2))
           continue; /* too few block rows for G segments: not a candidate */

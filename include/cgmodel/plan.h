@@ -41,7 +41,7 @@ CGM_API cgm_status cgm_plan_features_blocks(const cgm_csr *A, unsigned blocks, c
 /* The version of what cgm_plan_features gives, kept with a cached matrix's
  * features (cache extra "features"): bump it when the features, their
  * struct or the layout rule change. */
-#define CGM_PLAN_FEATURES_VERSION 3u
+#define CGM_PLAN_FEATURES_VERSION 4u
 
 /* ------------------------------------------------------- the plan --- */
 
@@ -62,8 +62,10 @@ typedef struct cgm_plan_opts {
   /* The features of the same matrix (NULL: none): a one-segment plan takes
    * its sectors of x from them instead of counting them. */
   const cgm_features *features;
-  int row_align;     /* segments start at multiples of it (block-Jacobi's block); <= 1: any */
-  cgm_values values; /* the values' storage (solve --storage) the model counts (default full) */
+  int row_align;        /* segments start at multiples of it (block-Jacobi's block); <= 1: any */
+  cgm_storage storage;  /* solve --storage (default auto) */
+  unsigned value_class; /* what A's values allow (cgm_values_class; 0: full values alone) */
+  cgm_values values;    /* as resolved from both for the precision: what the model counts */
 } cgm_plan_opts;
 
 /* The boundary rows' extra weight in the balanced cut (docs/perf.md). */
@@ -195,7 +197,8 @@ CGM_API cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_p
 CGM_API cgm_status cgm_plan_uniform(double x, double e, const cgm_plan_opts *o, cgm_plan *p,
                                     cgm_error *err);
 
-/* The same plan in another precision: only the memory changes. */
+/* The same plan in another precision: only the memory and the values'
+ * storage change. */
 CGM_API void cgm_plan_set_precision(cgm_plan *p, cgm_precision prec);
 
 /* Whether a CUDA solve of this plan may build its layout on the GPU from

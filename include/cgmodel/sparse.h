@@ -190,6 +190,15 @@ typedef struct cgm_value_set {
 #define CGM_COMPACT_MIN_BYTES (16.0 * 1048576.0)
 CGM_API cgm_value_set cgm_values_choose(const double *val, int64_t nnz, int n, int32_t nbcols,
                                         cgm_storage storage, cgm_precision prec);
+/* What A's values allow (one pass over them): bit CGM_CAN_DICT, a
+ * dictionary at N = 1; bit CGM_CAN_F32, every value a float. */
+#define CGM_CAN_DICT 1u
+#define CGM_CAN_F32 2u
+CGM_API unsigned cgm_values_class(const double *val, int64_t nnz, int32_t ncols);
+/* The format `storage` gives values of that class (nnz of them, block size
+ * n, arithmetic prec): cgm_values_choose's rule, for the model. */
+CGM_API cgm_values cgm_values_pick(unsigned cls, int64_t nnz, int n, cgm_storage storage,
+                                   cgm_precision prec);
 /* DICT: B's columns with the codes of B's values above them. */
 CGM_API void cgm_values_encode(const cgm_bcsr *B, const cgm_value_set *s, int32_t *ccol);
 /* Bytes of one block's values as stored (prec's width when full). */
@@ -243,6 +252,7 @@ typedef struct cgm_features {
   bool symmetric;
   bool positive_diagonal;     /* every diagonal entry present and > 0 */
   int32_t first_bad_diagonal; /* first row whose diagonal is missing or <= 0, or -1 */
+  unsigned value_class;       /* cgm_values_class */
   cgm_block_features block[CGM_NBLOCKSIZES];
 } cgm_features;
 

@@ -28,7 +28,7 @@ typedef struct {
 static cgm_status sweep_run(sweep_fn fn, const cgm_calibrate_opts *o, cgm_backend be, sweep *w,
                             cgm_error *err) {
   memset(w, 0, sizeof *w);
-  cgm_solve_opts base = cgm_solve_opts_default();
+  cgm_solve_opts base = cgm_mb_solve_opts();
   base.backend = be;
   base.threads = be == CGM_BACKEND_CPU ? o->threads : 0;
   base.gpu = o->gpu;

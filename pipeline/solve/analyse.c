@@ -23,7 +23,7 @@ static const char ANALYSIS[] = "analysis";
 enum { ANALYSIS_KEPT = 8 };
 /* 3: --auto's verdicts are kept too (the constraints in the key, the
  * configuration chosen beside the prediction); 5: the mixed ratio in the key */
-enum { ANALYSIS_VERSION = 5 };
+enum { ANALYSIS_VERSION = 6 };
 
 /* What the analysis works from and on. */
 typedef struct {
@@ -296,6 +296,7 @@ static cgm_status predict_run(analysis *a, int d, double k, cgm_error *err) {
   if (kept) {
     plan = *kept;
     planned = true;
+    plan.o.storage = r->opts.storage;
     cgm_plan_set_precision(&plan, r->opts.precision);
     r->predicted =
         cgm_refined_time(&a->devs[d].model[cgm_precision_iter(r->opts.precision)], &plan);

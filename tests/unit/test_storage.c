@@ -6,12 +6,14 @@
  * solves with storage compact: DICT takes full's iterations exactly, F32
  * with reliable updates reaches the tolerance in the true residual within
  * 10% of full's iterations; compact refused beside single precision; the
- * refined model's SpMV bytes at each format. */
+ * refined model's SpMV bytes at each format, and the format it prices:
+ * the one a solve would take. */
 #include <math.h>
 #include <stdint.h>
 
 #include "cgmodel/model.h"
 #include "cgmodel/solver.h"
+#include "cgmodel/tuner.h"
 #include "solver/cpu/cg_cpu.h"
 #include "test_linalg.h"
 #include "test_util.h"
@@ -185,8 +187,66 @@ static void test_model_bytes(void) {
   cgm_csr_free(&P);
 }
 
+/* The model prices the format a solve would take: what A's values allow
+ * (cgm_values_class), auto's rule by size and precision, --storage full. */
+static void test_model_format(void) {
+  cgm_csr P, K;
+  cgm_error err;
+  read_matrix("bcsstk15", &K);
+  CHECK(cgm_values_class(K.val, K.nnz, K.ncols) == 0);
+  const double third[3] = {1.0 / 3.0, 0.25, 3.0}, sixteenths[3] = {1.0 / 16, 0.5, 2.0};
+  CHECK(cgm_values_class(third, 3, 10) == CGM_CAN_DICT); /* few values, 1/3 not a float */
+  CHECK(cgm_values_class(sixteenths, 3, 10) == (CGM_CAN_DICT | CGM_CAN_F32));
+  double many[40];
+  for (int i = 0; i < 40; i++) many[i] = 1.0 + i;
+  CHECK(cgm_values_class(many, 40, 10) == CGM_CAN_F32);
+  many[7] = 0.1;
+  CHECK(cgm_values_class(many, 40, 10) == 0);
+  /* 60^3: 1.5M entries, past CGM_COMPACT_MIN_BYTES */
+  CHECK_OK(cgm_gen_poisson3d(60, &P, &err));
+  CHECK((double)P.nnz * 12.0 >= CGM_COMPACT_MIN_BYTES);
+  const struct {
+    const cgm_csr *A;
+    int n;
+    cgm_precision prec;
+    cgm_storage storage;
+    cgm_values want;
+  } c[] = {{&P, 1, CGM_PREC_DOUBLE, CGM_STORAGE_AUTO, CGM_VALUES_DICT},
+           {&P, 2, CGM_PREC_DOUBLE, CGM_STORAGE_AUTO, CGM_VALUES_F32},
+           {&P, 1, CGM_PREC_DOUBLE, CGM_STORAGE_FULL, CGM_VALUES_FULL},
+           {&P, 1, CGM_PREC_SINGLE, CGM_STORAGE_AUTO, CGM_VALUES_FULL},
+           {&K, 1, CGM_PREC_DOUBLE, CGM_STORAGE_AUTO, CGM_VALUES_FULL}, /* small, not exact */
+           {&K, 1, CGM_PREC_DOUBLE, CGM_STORAGE_COMPACT, CGM_VALUES_F32}};
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    cgm_solve_opts o = cgm_solve_opts_default();
+    o.layout = cgm_bcsr_default_params(c[i].n);
+    o.precision = c[i].prec;
+    o.storage = c[i].storage;
+    cgm_plan p;
+    CHECK_OK(cgm_solve_plan(c[i].A, &o, &p, &err));
+    CHECK_MSG(p.o.values == c[i].want, "case %zu: %s, want %s", i, cgm_values_name(p.o.values),
+              cgm_values_name(c[i].want));
+    /* the solver's own choice agrees */
+    const cgm_value_set v =
+        cgm_values_choose(c[i].A->val, c[i].A->nnz, c[i].n, (c[i].A->ncols + c[i].n - 1) / c[i].n,
+                          c[i].storage, c[i].prec);
+    CHECK_MSG(v.fmt == c[i].want, "case %zu: the solver takes %s", i, cgm_values_name(v.fmt));
+  }
+  /* the tuner's plans carry the class: its double candidates price dict */
+  cgm_tuner_plan *tp;
+  int count;
+  CHECK_OK(cgm_tuner_plans(&P, 1, 1, 1u << CGM_EXCHANGE_HALO, &tp, &count, &err));
+  CHECK(count == 1 && tp[0].plan.o.values == CGM_VALUES_DICT);
+  cgm_plan_set_precision(&tp[0].plan, CGM_PREC_SINGLE);
+  CHECK(tp[0].plan.o.values == CGM_VALUES_FULL);
+  free(tp);
+  cgm_csr_free(&P);
+  cgm_csr_free(&K);
+}
+
 int main(void) {
   test_model_bytes();
+  test_model_format();
   test_spmv();
   test_solves();
   TEST_MAIN_END();

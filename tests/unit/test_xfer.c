@@ -27,7 +27,48 @@ static cgm_sample mgpu(const char *source, int prec, double seconds) {
   return s;
 }
 
+/* The refined model prices a halo at most at its curve's floor plus p2p's
+ * time for its bytes: a halo curve fitted where the bytes are microseconds
+ * beside the synchronisation (here 5 GB/s) is not extrapolated to a graph's
+ * halo of most of its vector. */
+static void test_halo_capped(void) {
+  cgm_device_model m;
+  memset(&m, 0, sizeof m);
+  m.width = 8;
+  for (int b = 0; b < 4; b++) m.spmv[b] = (cgm_sigmoid){20.0, 1.4, 2600.0}, m.have_spmv[b] = true;
+  m.cg4 = (cgm_sigmoid){19.5, 1.4, 2900.0};
+  m.cg5 = (cgm_sigmoid){19.0, 1.4, 2900.0};
+  m.have_vec = true;
+  const cgm_sigmoid halo = {14.0, 1.44, 5.0}, p2p = {17.0, 1.44, 300.0};
+  m.xfer[CGM_EXCHANGE_HALO][2] = halo, m.have_xfer[CGM_EXCHANGE_HALO][2] = true;
+  cgm_csr A;
+  cgm_error err = {0};
+  CHECK_OK(cgm_gen_random_spd(200000, 8, CGM_ROWDIST_UNIFORM, 2.5, 100, 1, &A, &err));
+  cgm_plan_opts po = cgm_plan_opts_default();
+  po.backend = CGM_BACKEND_CUDA;
+  po.gpus = 2;
+  cgm_plan p;
+  CHECK_OK(cgm_plan_make(&A, &po, &p, &err));
+  const double b = (double)p.exchange_elems * 8;
+  CHECK_MSG(b > 1e6, "a halo of %.0f bytes", b);
+  const double alone = cgm_refined_time(&m, &p);
+  m.xfer[CGM_EXCHANGE_P2P][2] = p2p, m.have_xfer[CGM_EXCHANGE_P2P][2] = true;
+  const double capped = cgm_refined_time(&m, &p);
+  const double t_halo = b / (cgm_sigmoid_eval(&halo, b / 8) * 1e9);
+  const double t_p2p = b / (cgm_sigmoid_eval(&p2p, b / 8) * 1e9);
+  /* the floor (one element's time) is under a microsecond here */
+  CHECK_MSG(isfinite(alone) && alone - capped > 0.9 * (t_halo - t_p2p) &&
+                alone - capped < t_halo - t_p2p,
+            "halo alone %.3g s, capped %.3g s; the curves give %.3g and %.3g s", alone, capped,
+            t_halo, t_p2p);
+  /* and a halo its curve prices below that stays as it was */
+  m.xfer[CGM_EXCHANGE_P2P][2] = (cgm_sigmoid){17.0, 1.44, 1.0};
+  CHECK_NEAR(cgm_refined_time(&m, &p), alone, 1e-15);
+  cgm_csr_free(&A);
+}
+
 int main(void) {
+  test_halo_capped();
   cgm_error err = {0};
   /* One converged whole-iteration curve, double precision, N = 1: about
    * 1 TB/s for large iterations. */
