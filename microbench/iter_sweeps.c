@@ -215,6 +215,10 @@ cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_g
       cgm_solve_opts o = *base;
       o.layout = cgm_bcsr_default_params(cgm_block_sizes[b]);
       st = one(&A, &o, maxiter, "mesh", src, emit, run, err);
+      /* and in double with compact values (the grids' are exact) */
+      o.storage = CGM_STORAGE_COMPACT;
+      if (!st && o.precision == CGM_PREC_DOUBLE && o.backend == CGM_BACKEND_CUDA)
+        st = one(&A, &o, maxiter, "meshc", src, emit, run, err);
     }
     cgm_csr_free(&A);
   }

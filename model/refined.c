@@ -62,7 +62,7 @@ cgm_segment_shape cgm_refined_shape(const cgm_plan *p, int g) {
   const cgm_plan_segment *s = &p->seg[g];
   const int n = p->o.layout.n, bx = p->o.layout.bx > 0 ? p->o.layout.bx : 1;
   const int w = cgm_precision_width(p->o.precision);
-  cgm_segment_shape sh = {s->rows, 0.0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, bx};
+  cgm_segment_shape sh = {.rows = s->rows, .bx = bx, .compact = p->o.values != CGM_VALUES_FULL};
   sh.x_sector_bytes = 32.0 * (double)s->x_sectors[w == 8 ? 0 : 1];
   sh.row_scatter = s->row_scatter[w == 8 ? 0 : 1];
   sh.warp_share = s->warp_share[w == 8 ? 0 : 1];
@@ -174,14 +174,17 @@ double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int6
   return fade < 1.0 && at > 0 ? tk * pow(P->t[P->n - 1] / at, 1.0 - fade) : tk;
 }
 
-/* An iteration whose SpMV moves spmv bytes, by its bandwidth curves. */
-static double t_stream(const cgm_device_model *m, int bi, double spmv, int64_t rows, int bx) {
+/* An iteration of segment s whose SpMV moves spmv bytes, by its bandwidth
+ * curves. */
+static double t_stream(const cgm_device_model *m, int bi, double spmv, const cgm_segment_shape *s) {
+  const double ib = cgm_iter_bytes(spmv, s->rows, (int)m->width);
+  if (s->compact && m->have_iterc[bi]) /* compact values, as the solver runs them */
+    return t_foot(&m->iterc[bi], &m->iterc_hi[bi], ib, m->width, &m->iterc_foot[bi], true);
   if (m->have_iter[bi]) /* the whole iteration, measured as the solver runs it */
-    return t_foot(&m->iter[bi], &m->iter_hi[bi], cgm_iter_bytes(spmv, rows, (int)m->width),
-                  m->width, &m->iter_foot[bi], true);
+    return t_foot(&m->iter[bi], &m->iter_hi[bi], ib, m->width, &m->iter_foot[bi], true);
   if (m->cpu_iter[bi].n > 0) /* a CPU's iterations, timed through its solver */
-    return cgm_iter_points_time(m, bi, spmv, rows, bx);
-  return t_kernels(m, bi, spmv, (double)rows);
+    return cgm_iter_points_time(m, bi, spmv, s->rows, s->bx);
+  return t_kernels(m, bi, spmv, (double)s->rows);
 }
 
 double cgm_gather_rate(const cgm_device_model *m, int64_t rows) {
@@ -202,15 +205,14 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
    * calibrated: scattered columns move a sector for every few entries */
   const double spmv =
       s->spmv_bytes + (m->have_x_coef ? cgm_x_extra_bytes(m->x_coef, s, (int)w) : 0.0);
-  double t = t_stream(m, bi, spmv, s->rows, s->bx);
+  double t = t_stream(m, bi, spmv, s);
   /* Where x is gathered at random (a sector a nonzero), the fetches set the
    * SpMV's time: stream and gathers combined in quadrature over the
    * vectors' time (a 1M-row random matrix on an H100: 137 us, the bytes
    * said 85). A mesh's gathers hide under its stream. */
   const double gbw = cgm_gather_rate(m, s->rows);
   if (gbw > 0 && s->x_sector_bytes > 0) {
-    const double tv = t_stream(m, bi, 0.0, s->rows, s->bx),
-                 ts = t_stream(m, bi, s->spmv_bytes, s->rows, s->bx);
+    const double tv = t_stream(m, bi, 0.0, s), ts = t_stream(m, bi, s->spmv_bytes, s);
     const double tg = tv + hypot(ts > tv ? ts - tv : 0.0, s->x_sector_bytes / gbw);
     if (tg > t) t = tg;
   }

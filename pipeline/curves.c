@@ -28,6 +28,12 @@ cgm_sigmoid *pipeline_kernel_curve(cgm_device_model *m, const cgm_db_fit *f, cgm
       *slot = PIPELINE_SLOT_ITER + bi;
       return &m->iter[bi];
     }
+    if (!strcmp(f->variant, "meshc")) {
+      *hi = &m->iterc_hi[bi];
+      *have = &m->have_iterc[bi];
+      *slot = PIPELINE_SLOT_ITERC + bi;
+      return &m->iterc[bi];
+    }
     if (!strcmp(f->variant, "row")) {
       *hi = &m->row_hi[bi];
       *have = &m->have_row[bi];

@@ -24,7 +24,8 @@ enum {
   PIPELINE_SLOT_ITER = 48,
   PIPELINE_SLOT_ROW = 52,
   PIPELINE_SLOT_BAND = 56,
-  PIPELINE_SLOTS = 60
+  PIPELINE_SLOT_ITERC = 60,
+  PIPELINE_SLOTS = 64
 };
 
 /* Whether a sample's source is a Poisson grid ("poisson2d:K", "poisson3d:K"):

@@ -232,6 +232,7 @@ static void load_feet(const cgm_sample_vec *sv, cgm_tuner_device *t,
       const int n = cgm_block_sizes[b];
       if (!t->is_cpu) { /* where it holds the curve */
         if (m->have_iter[b]) m->iter_foot[b] = foot_of(sv, "iter", "mesh", p, n);
+        if (m->have_iterc[b]) m->iterc_foot[b] = foot_of(sv, "iter", "meshc", p, n);
         if (m->have_row[b]) m->row_foot[b] = foot_of(sv, "iter", "row", p, n);
         continue;
       }

@@ -74,16 +74,11 @@ cgm_value_set cgm_values_choose(const double *val, int64_t nnz, int n, int32_t n
 
 unsigned cgm_values_class(const double *val, int64_t nnz, int32_t ncols) {
   if (!val) return 0; /* a pattern alone: full values */
-  if (nnz <= 0) return CGM_CAN_DICT | CGM_CAN_F32;
   const cgm_value_set s =
       cgm_values_choose(val, nnz, 1, ncols, CGM_STORAGE_COMPACT, CGM_PREC_DOUBLE);
-  unsigned c = s.fmt == CGM_VALUES_DICT ? CGM_CAN_DICT : 0;
-  bool f32 = s.fmt == CGM_VALUES_F32 && s.exact;
-  if (c) { /* COMPACT took the dictionary: its values say whether they are floats */
-    f32 = true;
-    for (int j = 1; j < s.ndict; j++) f32 = f32 && (double)(float)s.dict[j] == s.dict[j];
-  }
-  return c | (f32 ? CGM_CAN_F32 : 0);
+  bool f32 = s.exact; /* f32: every value a float; a dictionary's own values say */
+  for (int j = 1; j < s.ndict; j++) f32 = f32 && (double)(float)s.dict[j] == s.dict[j];
+  return (s.fmt == CGM_VALUES_DICT ? CGM_CAN_DICT : 0) | (f32 ? CGM_CAN_F32 : 0);
 }
 
 void cgm_values_encode(const cgm_bcsr *B, const cgm_value_set *s, int32_t *ccol) {

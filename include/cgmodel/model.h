@@ -223,7 +223,8 @@ typedef struct cgm_segment_shape {
   /* Bytes of x the long rows' kernel gathers as 32-byte sectors (the plan's
    * long_x_sectors times 32 at its width; 0: none or unknown). */
   double long_sector_bytes;
-  int32_t bx; /* its SpMV's lanes a block row, B_x (0: unknown, as 1) */
+  int32_t bx;   /* its SpMV's lanes a block row, B_x (0: unknown, as 1) */
+  bool compact; /* its values stored compact (dict or f32: cgm_plan_opts.values) */
 } cgm_segment_shape;
 
 /* The bytes of x beyond the contiguous estimate (rows x width) that a
@@ -253,6 +254,12 @@ typedef struct cgm_device_model {
   cgm_sigmoid iter[4], row[4], band[4];
   cgm_regime iter_hi[4], row_hi[4], band_hi[4];
   bool have_iter[4], have_row[4], have_band[4];
+  /* The mesh iteration with compact values (dict at N = 1, f32 beyond), over
+   * their bytes: widening f32 costs more than the bytes it saves. */
+  cgm_sigmoid iterc[4];
+  cgm_regime iterc_hi[4];
+  bool have_iterc[4];
+  cgm_foot iterc_foot[4];
   cgm_sigmoid red; /* the plain dot (the paper's Red, and its CG2/CG3) */
   bool have_red;
   /* Multi-GPU: an iteration's exchange and synchronisation, over the bytes

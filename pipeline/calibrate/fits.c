@@ -245,8 +245,8 @@ cgm_status calibrate_fit_all(cgm_sample_vec *sv, unsigned precisions, const cgm_
        * was R^2 0.970. */
       static const char *const groups[][2] = {{"spmv", "dense"}, {"spmv", "real"}, {"spmv", "all"},
                                               {"spmv", "mesh"},  {"iter", "mesh"}, {"iter", "row"},
-                                              {"iter", "band"}};
-      for (int g = 0; g < 7; g++)
+                                              {"iter", "band"},  {"iter", "meshc"}};
+      for (int g = 0; g < 8; g++)
         fit_group(sv, groups[g][0], groups[g][1], p, n, fits, nfits, max_fits, rep, ri);
     }
   }

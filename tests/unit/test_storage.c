@@ -232,6 +232,22 @@ static void test_model_format(void) {
                           c[i].storage, c[i].prec);
     CHECK_MSG(v.fmt == c[i].want, "case %zu: the solver takes %s", i, cgm_values_name(v.fmt));
   }
+  /* a model with a compact iteration curve prices a compact plan by it: the
+   * curves apart by 2x in rate, the plans' bytes apart by the values' */
+  cgm_device_model m = {.width = 8};
+  m.iter[0] = (cgm_sigmoid){18.0, 1.4, 3000.0}, m.have_iter[0] = true;
+  cgm_plan pf, pc;
+  cgm_solve_opts o = cgm_solve_opts_default();
+  o.storage = CGM_STORAGE_FULL;
+  CHECK_OK(cgm_solve_plan(&P, &o, &pf, &err));
+  o.storage = CGM_STORAGE_AUTO;
+  CHECK_OK(cgm_solve_plan(&P, &o, &pc, &err));
+  const double tf = cgm_refined_time(&m, &pf), tc_bytes = cgm_refined_time(&m, &pc);
+  m.iterc[0] = (cgm_sigmoid){18.0, 1.4, 1500.0}, m.have_iterc[0] = true;
+  const double tc = cgm_refined_time(&m, &pc);
+  CHECK_MSG(tc_bytes < tf && tc > 1.9 * tc_bytes && tc < 2.1 * tc_bytes &&
+                cgm_refined_time(&m, &pf) == tf,
+            "full %.3g s; dict by the full curve %.3g s, by its own %.3g s", tf, tc_bytes, tc);
   /* the tuner's plans carry the class: its double candidates price dict */
   cgm_tuner_plan *tp;
   int count;
