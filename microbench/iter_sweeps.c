@@ -177,7 +177,7 @@ static cgm_status one(const cgm_csr *A, const cgm_solve_opts *o, int maxiter, co
   cgm_plan plan;
   if ((st = cgm_solve_plan(A, o, &plan, err))) return st;
   const cgm_segment_shape s = cgm_refined_shape(&plan, 0);
-  if (!strcmp(variant, "mesh"))
+  if (!strncmp(variant, "mesh", 4)) /* mesh and meshc */
     bytes = cgm_iter_bytes(s.spmv_bytes, s.rows, w);
   else
     bytes = cgm_row_elements(s.max_row, n) * w;
@@ -187,7 +187,7 @@ static cgm_status one(const cgm_csr *A, const cgm_solve_opts *o, int maxiter, co
   /* Its setup (layout, upload, graph) beside the device bytes it built:
    * the tuner's setup model (cgm_setup_fit) of this device. */
   cgm_sample smp;
-  const bool timed_setup = res.time_setup_s > 0 && res.device_bytes > 0;
+  const bool timed_setup = res.time_setup_s > 0 && res.device_bytes > 0 && strcmp(variant, "meshc");
   /* variant "device" where the GPU built the layout (the tuner's second
    * setup line, cgm_tuner_device.setup_dev) */
   if (timed_setup)
