@@ -62,7 +62,7 @@ cgm_segment_shape cgm_refined_shape(const cgm_plan *p, int g) {
   const cgm_plan_segment *s = &p->seg[g];
   const int n = p->o.layout.n, bx = p->o.layout.bx > 0 ? p->o.layout.bx : 1;
   const int w = cgm_precision_width(p->o.precision);
-  cgm_segment_shape sh = {.rows = s->rows, .bx = bx, .compact = p->o.values != CGM_VALUES_FULL};
+  cgm_segment_shape sh = {.rows = s->rows, .bx = bx, .f32 = p->o.values == CGM_VALUES_F32};
   sh.x_sector_bytes = 32.0 * (double)s->x_sectors[w == 8 ? 0 : 1];
   sh.row_scatter = s->row_scatter[w == 8 ? 0 : 1];
   sh.warp_share = s->warp_share[w == 8 ? 0 : 1];
@@ -178,7 +178,7 @@ double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int6
  * curves. */
 static double t_stream(const cgm_device_model *m, int bi, double spmv, const cgm_segment_shape *s) {
   const double ib = cgm_iter_bytes(spmv, s->rows, (int)m->width);
-  if (s->compact && m->have_iterc[bi]) /* compact values, as the solver runs them */
+  if (s->f32 && m->have_iterc[bi]) /* f32 values, as the solver runs them */
     return t_foot(&m->iterc[bi], &m->iterc_hi[bi], ib, m->width, &m->iterc_foot[bi], true);
   if (m->have_iter[bi]) /* the whole iteration, measured as the solver runs it */
     return t_foot(&m->iter[bi], &m->iter_hi[bi], ib, m->width, &m->iter_foot[bi], true);

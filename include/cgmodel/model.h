@@ -223,8 +223,8 @@ typedef struct cgm_segment_shape {
   /* Bytes of x the long rows' kernel gathers as 32-byte sectors (the plan's
    * long_x_sectors times 32 at its width; 0: none or unknown). */
   double long_sector_bytes;
-  int32_t bx;   /* its SpMV's lanes a block row, B_x (0: unknown, as 1) */
-  bool compact; /* its values stored compact (dict or f32: cgm_plan_opts.values) */
+  int32_t bx; /* its SpMV's lanes a block row, B_x (0: unknown, as 1) */
+  bool f32;   /* its values stored in f32 (cgm_plan_opts.values) */
 } cgm_segment_shape;
 
 /* The bytes of x beyond the contiguous estimate (rows x width) that a
@@ -254,8 +254,8 @@ typedef struct cgm_device_model {
   cgm_sigmoid iter[4], row[4], band[4];
   cgm_regime iter_hi[4], row_hi[4], band_hi[4];
   bool have_iter[4], have_row[4], have_band[4];
-  /* The mesh iteration with compact values (dict at N = 1, f32 beyond), over
-   * their bytes: widening f32 costs more than the bytes it saves. */
+  /* The mesh iteration with f32 values (N > 1), over their bytes: widening
+   * them costs more than the bytes it saves (dict goes by its bytes). */
   cgm_sigmoid iterc[4];
   cgm_regime iterc_hi[4];
   bool have_iterc[4];

@@ -232,22 +232,27 @@ static void test_model_format(void) {
                           c[i].storage, c[i].prec);
     CHECK_MSG(v.fmt == c[i].want, "case %zu: the solver takes %s", i, cgm_values_name(v.fmt));
   }
-  /* a model with a compact iteration curve prices a compact plan by it: the
-   * curves apart by 2x in rate, the plans' bytes apart by the values' */
+  /* a model with an f32 iteration curve prices an f32 plan (N = 2) by it,
+   * the curves apart by 2x in rate; dict (N = 1) goes by its bytes alone */
   cgm_device_model m = {.width = 8};
-  m.iter[0] = (cgm_sigmoid){18.0, 1.4, 3000.0}, m.have_iter[0] = true;
-  cgm_plan pf, pc;
+  for (int b = 0; b < 2; b++) m.iter[b] = (cgm_sigmoid){18.0, 1.4, 3000.0}, m.have_iter[b] = true;
+  cgm_plan pf, pc, pd;
   cgm_solve_opts o = cgm_solve_opts_default();
+  o.layout = cgm_bcsr_default_params(2);
   o.storage = CGM_STORAGE_FULL;
   CHECK_OK(cgm_solve_plan(&P, &o, &pf, &err));
   o.storage = CGM_STORAGE_AUTO;
   CHECK_OK(cgm_solve_plan(&P, &o, &pc, &err));
-  const double tf = cgm_refined_time(&m, &pf), tc_bytes = cgm_refined_time(&m, &pc);
-  m.iterc[0] = (cgm_sigmoid){18.0, 1.4, 1500.0}, m.have_iterc[0] = true;
+  o.layout = cgm_bcsr_default_params(1);
+  CHECK_OK(cgm_solve_plan(&P, &o, &pd, &err));
+  CHECK(pc.o.values == CGM_VALUES_F32 && pd.o.values == CGM_VALUES_DICT);
+  const double tf = cgm_refined_time(&m, &pf), tc_bytes = cgm_refined_time(&m, &pc),
+               td = cgm_refined_time(&m, &pd);
+  for (int b = 0; b < 2; b++) m.iterc[b] = (cgm_sigmoid){18.0, 1.4, 1500.0}, m.have_iterc[b] = true;
   const double tc = cgm_refined_time(&m, &pc);
   CHECK_MSG(tc_bytes < tf && tc > 1.9 * tc_bytes && tc < 2.1 * tc_bytes &&
-                cgm_refined_time(&m, &pf) == tf,
-            "full %.3g s; dict by the full curve %.3g s, by its own %.3g s", tf, tc_bytes, tc);
+                cgm_refined_time(&m, &pf) == tf && cgm_refined_time(&m, &pd) == td,
+            "full %.3g s; f32 by the full curve %.3g s, by its own %.3g s", tf, tc_bytes, tc);
   /* the tuner's plans carry the class: its double candidates price dict */
   cgm_tuner_plan *tp;
   int count;
