@@ -10,10 +10,6 @@
 
 #include "cgmodel/db.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* How long a statement waits for another process's lock before SQLITE_BUSY. */
 #define CGM_DB_BUSY_TIMEOUT_MS 10000
 
@@ -56,7 +52,4 @@ int cgm_db__is_ours(sqlite3 *h, int *rc);
  * Must run inside a write transaction. */
 cgm_status cgm_db__migrate(cgm_db *db, int from, cgm_error *err);
 
-#ifdef __cplusplus
-}
-#endif
 #endif

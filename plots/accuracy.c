@@ -250,11 +250,8 @@ static cgm_status acc_script(plot_job *J, acc_build *B, cgm_error *err) {
   FILE *gp;
   cgm_status st = plot_script_open(J, "cgmodel plot accuracy", &gp, err);
   if (st) return st;
-  plot_data_var(gp, J, "solves", "solves");
-  if (B->nworst > 0)
-    plot_data_var(gp, J, "worst", "worst");
-  else
-    gp_var(gp, "worst", "");
+  plot_data_var(gp, J, "solves", true);
+  plot_data_var(gp, J, "worst", B->nworst > 0);
   const int n = B->S.n;
   char t[300];
   int k = snprintf(t, sizeof t,

@@ -171,10 +171,10 @@ cgm_status plot_data_open(plot_job *j, const char *what, FILE **f, cgm_error *er
   return st;
 }
 
-void plot_data_var(FILE *gp, const plot_job *j, const char *var, const char *what) {
-  char rel[600];
-  snprintf(rel, sizeof rel, "%s-%s.dat", j->base, what);
-  gp_var(gp, var, rel);
+void plot_data_var(FILE *gp, const plot_job *j, const char *what, bool present) {
+  char rel[600] = "";
+  if (present) snprintf(rel, sizeof rel, "%s-%s.dat", j->base, what);
+  gp_var(gp, what, rel);
 }
 
 cgm_status plot_file_close(plot_job *j, FILE *f, cgm_error *err) {

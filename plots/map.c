@@ -391,14 +391,11 @@ static cgm_status map_script(plot_job *J, map_data *D, cgm_plot_files *files, cg
   FILE *gp;
   cgm_status st = plot_script_open(J, "cgmodel map", &gp, err);
   if (st) return st;
-  plot_data_var(gp, J, "grid", "grid");
-  plot_data_var(gp, J, "contour", "contour");
-  plot_data_var(gp, J, "isolines", "isolines");
-  plot_data_var(gp, J, "isolabels", "isolabels");
-  if (mo->nmarks > 0)
-    plot_data_var(gp, J, "marks", "marks");
-  else
-    gp_var(gp, "marks", "");
+  plot_data_var(gp, J, "grid", true);
+  plot_data_var(gp, J, "contour", true);
+  plot_data_var(gp, J, "isolines", true);
+  plot_data_var(gp, J, "isolabels", true);
+  plot_data_var(gp, J, "marks", mo->nmarks > 0);
   fprintf(gp, "nmarks = %d\n", mo->nmarks);
   char t[900], w[300] = ""; /* a what-if: more GPUs than here or than calibrated */
   if (dev->what_if_from > 0 && mo->gpus >= dev->what_if_from)

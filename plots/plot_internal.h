@@ -34,8 +34,9 @@ cgm_status plot_begin(plot_job *j, const cgm_plot_opts *o, const char *name, cgm
  * files->data. Every file is written beside its name and renamed over it
  * when closed (cgm_outfile_open_derived). */
 cgm_status plot_data_open(plot_job *j, const char *what, FILE **f, cgm_error *err);
-/* `var = "FILE-<what>.dat"`: a data file's name relative to the picture. */
-void plot_data_var(FILE *gp, const plot_job *j, const char *var, const char *what);
+/* `what = "FILE-<what>.dat"`: a data file's name relative to the picture;
+ * `what = ""` where the picture has no such file (!present). */
+void plot_data_var(FILE *gp, const plot_job *j, const char *what, bool present);
 /* Closes a data file or the script: renamed over its name, or an error. */
 cgm_status plot_file_close(plot_job *j, FILE *f, cgm_error *err);
 /* Removes the temporary files of what was not closed (after an error). */
