@@ -5,9 +5,9 @@
 #ifndef CGM_COMMON_FAULT_H
 #define CGM_COMMON_FAULT_H
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+#include "cgmodel/export.h"
+
+CGM_BEGIN_DECLS
 
 /* Called by every checked CUDA call: nonzero when this call is the armed
  * one, which then fails without being made. */
@@ -17,8 +17,6 @@ void cgm_fault_arm(long k);
 /* Checked calls counted since the last cgm_fault_arm. */
 long cgm_fault_count(void);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 
 #endif

@@ -4,9 +4,9 @@
 #ifndef CGM_COMMON_TIMER_H
 #define CGM_COMMON_TIMER_H
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+#include "cgmodel/export.h"
+
+CGM_BEGIN_DECLS
 
 /* Seconds since an arbitrary fixed point (CLOCK_MONOTONIC). */
 double cgm_now(void);
@@ -16,8 +16,6 @@ double cgm_median(double *v, int n);
 int cgm_cmp_double(const void *a, const void *b);
 int cgm_cmp_i32(const void *a, const void *b);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 
 #endif

@@ -11,9 +11,7 @@
 #include "cgmodel/sparse.h"
 #include "kernels/kernels.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* A layout uploaded to a device. */
 typedef struct cgm_dev_matrix {
@@ -117,7 +115,5 @@ cgm_status cgm_cuda_download_vec(const cgm_cuda_dev *d, const void *src, double 
 /* Free memory on device dev, less a reserve for the context, cuSPARSE, NCCL. */
 cgm_status cgm_cuda_free_bytes(int dev, int64_t *avail, int64_t *total, cgm_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

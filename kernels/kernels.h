@@ -14,9 +14,7 @@
 
 #include "cgmodel/plan.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* The MBR layout (cgm_bcsr) as uploaded to one device. */
 typedef struct cgm_dev_layout {
@@ -236,7 +234,5 @@ cudaError_t cgm_launch_to_single(const double *src, float *dst, int64_t n, int s
 cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void *x, const void *y, double *out,
                            cgm_reduce_buf red, int sms, cudaStream_t s);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

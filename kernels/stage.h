@@ -6,9 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+#include "cgmodel/export.h"
+
+CGM_BEGIN_DECLS
 
 /* dst = src: count doubles as floats when to_single, else count bytes. */
 void cgm_stage_fill(void *dst, const void *src, size_t count, int to_single);
@@ -25,7 +25,5 @@ void cgm_stage_widen(int64_t *dst, const int32_t *src, size_t n);
 /* dst[i] = src[i] for i < n: floats as doubles. */
 void cgm_stage_to_double(double *dst, const float *src, size_t n);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

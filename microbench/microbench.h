@@ -11,9 +11,7 @@
 #include "cgmodel/sample.h"
 #include "cgmodel/solver.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* ------------------------------------------------------ the sweeps --- */
 
@@ -99,7 +97,5 @@ cgm_status cgm_mb_gather_sweep(const cgm_solve_opts *base, unsigned precisions, 
 cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress,
                            void *ctx, cgm_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

@@ -9,9 +9,7 @@
 #include "microbench/microbench.h"
 #include "cgmodel/sparse.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* log2 of the vector sizes (CG kernels, loads): lo..hi by step. */
 typedef struct {
@@ -155,7 +153,5 @@ int mb_band_half(int n, int L);
 /* Deterministic non-zero fill: 1 + 0.25 frac(i * golden ratio). */
 double mb_value(int64_t i);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

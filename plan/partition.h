@@ -8,9 +8,7 @@
 
 #include "cgmodel/plan.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* Segments start at multiples of this many block rows so that every
  * segment's vectors are 16-byte aligned. */
@@ -66,7 +64,5 @@ void cgm_halo_remap(const cgm_halo *h, int32_t halo_start, cgm_bcsr *B);
  * all-gather): global block column c of segment j -> j * chunk + (c - bounds[j]). */
 void cgm_chunk_remap(cgm_bcsr *B, const int32_t *bounds, int parts, int32_t chunk);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

@@ -10,9 +10,7 @@
 
 #include "cgmodel/solver.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 typedef struct cgm_problem {
   const cgm_csr *A; /* square, symmetric, finite, positive diagonal */
@@ -338,7 +336,5 @@ void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iter
 /* The smallest Ritz value of `steps` Lanczos steps (below zero: indefinite). */
 cgm_status cgm_lanczos_min(const cgm_csr *A, int steps, double *ritz_min, cgm_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

@@ -10,9 +10,7 @@
 #include "cgmodel/solver.h"
 #include "cgmodel/status.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* ------------------------------------------ bindings (bindings.c) --- */
 
@@ -64,7 +62,5 @@ CGM_API cgm_status cgm_json_calibrate(const char *options, char **out, cgm_error
 /* devices --json (cgm_devices with the default GPU options); db_path may be NULL. */
 CGM_API cgm_status cgm_json_devices(const char *db_path, char **out, cgm_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

@@ -11,9 +11,7 @@
 #include "cgmodel/sparse.h"
 #include "cgmodel/status.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* The default size limit of the cache directory: 4 GiB. */
 #define CGM_CACHE_DEFAULT_MAX_BYTES ((int64_t)4 << 30)
@@ -104,7 +102,5 @@ CGM_API cgm_status cgm_cache_list(const char *dir, cgm_cache_entry **out, int *c
 /* Removes every entry and temporary file of the cache directory (no other). */
 CGM_API cgm_status cgm_cache_clear(const char *dir, int *removed, cgm_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

@@ -8,9 +8,7 @@
 
 #include "cgmodel/pipeline.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 typedef struct cgm_calibrate_opts {
   char devices[128]; /* "cpu", "cuda:all", "cuda:0,1", "cpu,cuda:all" */
@@ -107,7 +105,5 @@ CGM_API cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report 
  * a precision come by size, as the CPU's sweep gives them. */
 CGM_API cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

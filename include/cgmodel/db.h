@@ -15,9 +15,7 @@
 #include "cgmodel/sample.h"
 #include "cgmodel/status.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 typedef struct cgm_db cgm_db;
 
@@ -203,7 +201,5 @@ CGM_API cgm_status cgm_db_device_get(cgm_db *db, int64_t id, cgm_db_device *d, c
 CGM_API cgm_status cgm_db_calibration_get(cgm_db *db, int64_t id, cgm_db_calibration *c,
                                           cgm_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

@@ -8,9 +8,7 @@
 
 #include "cgmodel/pipeline.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* ------------------------------------------- devices (devices.c) --- */
 
@@ -63,7 +61,5 @@ typedef struct cgm_devices_report {
 CGM_API cgm_status cgm_devices(const char *db_path, unsigned db_mode, const cgm_gpu_opts *gpu,
                                cgm_devices_report *r, cgm_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

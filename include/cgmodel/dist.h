@@ -10,9 +10,7 @@
 #include "cgmodel/export.h"
 #include "cgmodel/status.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* Which rows each rank owns. */
 typedef enum {
@@ -58,7 +56,5 @@ CGM_API void cgm_dist_finalize(void);
  * st as given). */
 CGM_API cgm_status cgm_dist_agree_start(cgm_status st, uint64_t fingerprint, cgm_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

@@ -12,9 +12,7 @@
 #include "cgmodel/dist.h"
 #include "cgmodel/solver.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* Solves A x = b on the ranks of comm, collectively with the same o and d.
  * Rank 0 passes A, b and x (guess in, solution out), the others NULL. The
@@ -32,7 +30,5 @@ CGM_API cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_ro
  * that a failed rank would not join. */
 CGM_API cgm_status cgm_dist_agree(cgm_status st, cgm_error *err, MPI_Comm comm);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

@@ -11,4 +11,14 @@
 #define CGM_API
 #endif
 
+/* The declarations between CGM_BEGIN_DECLS and CGM_END_DECLS have C
+ * linkage for a C++ includer (the CUDA sources, a C++ program). */
+#ifdef __cplusplus
+#define CGM_BEGIN_DECLS extern "C" {
+#define CGM_END_DECLS }
+#else
+#define CGM_BEGIN_DECLS
+#define CGM_END_DECLS
+#endif
+
 #endif

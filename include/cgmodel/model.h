@@ -15,9 +15,7 @@
 #include "cgmodel/plan.h"
 #include "cgmodel/status.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* ------------------------------------------------------------ Eq. 3 --- */
 
@@ -398,7 +396,5 @@ CGM_API cgm_setup_model cgm_setup_fit(const double *bytes, const double *seconds
  * the user nor the database knows it. */
 CGM_API double cgm_iterations_estimate(int64_t x, double tol);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

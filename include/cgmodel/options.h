@@ -12,9 +12,7 @@
 #include "cgmodel/export.h"
 #include "cgmodel/status.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* ------------------------------------------------------- the choices --- */
 
@@ -110,7 +108,5 @@ CGM_API int cgm_block_index(int n);
 /* CGM_EINPUT "KEY N: the block size is 1, 2, 4 or 8" when n is not one. */
 CGM_API cgm_status cgm_block_check(int n, const char *key, cgm_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

@@ -20,9 +20,7 @@
 #include "cgmodel/solver.h"
 #include "cgmodel/tuner.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* Called between measurements: the stage and the fraction of the run done. */
 typedef void (*cgm_progress_fn)(void *ctx, const char *stage, double done);
@@ -187,7 +185,5 @@ CGM_API cgm_status cgm_matrix_paths(const char *dir_or_list, char ***paths, int 
                                     cgm_error *err);
 CGM_API void cgm_matrix_paths_free(char **paths, int count);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

@@ -16,9 +16,7 @@
 #include "cgmodel/sparse.h"
 #include "cgmodel/status.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* ------------------------------------------------------- the layout --- */
 
@@ -213,7 +211,5 @@ CGM_API int64_t cgm_vec_len(int64_t n);
 /* The CUDA solver's scratch a device at most (partials, the CG state). */
 #define CGM_DEVICE_SCRATCH_BYTES (1 << 20)
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

@@ -18,9 +18,7 @@
 #include "cgmodel/status.h"
 #include "cgmodel/tuner.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* Default picture size in pixels (larger for many calibration panels). */
 #define CGM_PLOT_WIDTH 1200
@@ -124,7 +122,5 @@ typedef struct cgm_accplot_opts {
 CGM_API cgm_status cgm_plot_accuracy(cgm_db *db, const cgm_accplot_opts *ao, const cgm_plot_opts *o,
                                      cgm_plot_files *files, cgm_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

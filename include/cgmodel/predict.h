@@ -9,9 +9,7 @@
 
 #include "cgmodel/pipeline.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* ------------------------------------------- predict (predict.c) --- */
 
@@ -101,7 +99,5 @@ CGM_API cgm_status cgm_autotune(const cgm_csr *A, const cgm_features *f,
                                 const cgm_autotune_opts *c, cgm_solve_opts *o,
                                 cgm_autotune_result *r, cgm_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

@@ -9,9 +9,7 @@
 #include "cgmodel/dist.h"
 #include "cgmodel/predict.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* ------------------------------------------ solve (run_solve.c) --- */
 
@@ -104,7 +102,5 @@ typedef struct cgm_solve_report {
 CGM_API cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_error *err);
 CGM_API void cgm_solve_report_free(cgm_solve_report *r);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

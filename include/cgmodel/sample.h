@@ -8,9 +8,7 @@
 
 #include "cgmodel/export.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 typedef struct cgm_sample {
   char kernel[32];  /* "load", "cg4", "cg5", "red", "spmv", "cusparse", "xfer", "sync" */
@@ -41,7 +39,5 @@ static inline double cgm_sample_gbps(const cgm_sample *s) {
   return s->seconds > 0 ? s->bytes / s->seconds * 1e-9 : 0.0;
 }
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

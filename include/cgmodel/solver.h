@@ -14,9 +14,7 @@
 #include "cgmodel/sparse.h"
 #include "cgmodel/status.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* How our CUDA kernels iterate. The defaults are the fastest measured
  * (docs/perf.md); each switch turns its refinement off to measure it. */
@@ -188,7 +186,5 @@ CGM_API cgm_status cgm_cuda_device_info(int dev, cgm_device_info *info, cgm_erro
 /* Whether GPU a reads GPU b's memory directly (p2p and halo need it). */
 CGM_API cgm_status cgm_cuda_can_access_peer(int a, int b, bool *ok, cgm_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

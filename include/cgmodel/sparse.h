@@ -15,9 +15,7 @@
 #include "cgmodel/options.h"
 #include "cgmodel/status.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* ---------------------------------------------------------------- CSR --- */
 
@@ -350,7 +348,5 @@ CGM_API cgm_status cgm_gen_mesh3d_coef(int32_t points, int k, cgm_numbering numb
 /* A = P (x) (J + I): every N x N block dense (d_N = 1), SPD when P is. */
 CGM_API cgm_status cgm_gen_kron(const cgm_csr *P, int n, cgm_csr *A, cgm_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

@@ -9,9 +9,7 @@
 
 #include "cgmodel/export.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 typedef enum {
   CGM_OK = 0,
@@ -46,7 +44,5 @@ CGM_API void cgm_error_clear(cgm_error *err);
 /* "0.2.0"; also embedded in the database next to every calibration. */
 CGM_API const char *cgm_version(void);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

@@ -15,9 +15,7 @@
 #include "cgmodel/plan.h"
 #include "cgmodel/sparse.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* A calibrated device as the tuner sees it. */
 typedef struct cgm_tuner_device {
@@ -159,7 +157,5 @@ typedef struct cgm_reorder_advice {
  * below K t_iter_none by more than 1% (NaN times: no reordering). */
 CGM_API void cgm_tuner_reorder(cgm_reorder_advice *a);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

@@ -8,9 +8,7 @@
 
 #include "cgmodel/pipeline.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* ------------------------------------------ validate (validate.c) --- */
 
@@ -125,7 +123,5 @@ CGM_API cgm_status cgm_validate(cgm_db *db, const cgm_validate_opts *o, cgm_vali
                                 cgm_error *err);
 CGM_API void cgm_validate_report_free(cgm_validate_report *r);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

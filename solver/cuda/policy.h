@@ -8,9 +8,7 @@
 
 #include "cgmodel/solver.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* How the vector the SpMV reads and the reductions' sums travel between
  * the devices (cg_cuda.cu's opening comment): one GPU, nothing. */
@@ -40,7 +38,5 @@ typedef struct gs_policy {
 
 gs_policy gs_policy_make(const cgm_solve_opts *o, const cgm_plan *p);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

@@ -8,9 +8,7 @@
 #include "cgmodel/plan.h"
 #include "plan/partition.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 typedef struct cgm_seg_host {
   cgm_bcsr A;         /* the segment, or with the halo its interior block rows */
@@ -43,7 +41,5 @@ cgm_status cgm_seg_sends_build(const cgm_plan *p, const cgm_seg_host *seg, int j
                                cgm_seg_sends *out, cgm_error *err);
 void cgm_seg_sends_free(cgm_seg_sends *s);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif

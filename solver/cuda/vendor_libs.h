@@ -62,9 +62,7 @@ typedef struct cgm_nccl_fns {
 } cgm_nccl_fns;
 #undef CGM_FN_MEMBER
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+CGM_BEGIN_DECLS
 
 /* *fns: the library's table, its library opened on the first call
  * (cgm_dynlib_load); NULL and CGM_ERUNTIME, with the message, when it cannot
@@ -73,7 +71,5 @@ cgm_status cgm_cusparse_load(const cgm_cusparse_fns **fns, cgm_error *err);
 cgm_status cgm_cublas_load(const cgm_cublas_fns **fns, cgm_error *err);
 cgm_status cgm_nccl_load(const cgm_nccl_fns **fns, cgm_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+CGM_END_DECLS
 #endif
