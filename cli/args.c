@@ -143,15 +143,16 @@ static void merge_options(cli_parsed *p, const char *path, char *msg, size_t n) 
   cJSON_Delete(j);
 }
 
-void cli_parsed_free(cli_parsed *p) {
+static void cli_parsed_free(cli_parsed *p) {
   cJSON_Delete(p->req);
   cJSON_Delete(p->local);
   p->req = p->local = NULL;
 }
 
-int cli_parse(const cli_command *c, int argc, char **argv, cli_parsed *p) {
+/* Parses argv[1..] by c's tables into p (cli_parsed_free). Returns 0; 2
+ * after printing the error; -1 after printing --help. */
+static int cli_parse(const cli_command *c, int argc, char **argv, cli_parsed *p) {
   memset(p, 0, sizeof *p);
-  p->cmd = c;
   p->req = cJSON_CreateObject();
   p->local = cJSON_CreateObject();
   char msg[512] = "";

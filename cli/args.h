@@ -60,7 +60,6 @@ typedef struct cli_command {
 } cli_command;
 
 typedef struct cli_parsed {
-  const cli_command *cmd;
   cJSON *req;   /* the request: the table's keys, an --options file under them */
   cJSON *local; /* the command's own options: json, out, options, verbose */
   const char *pos[16];
@@ -78,11 +77,7 @@ extern const cli_opt cli_cache_table[];
 
 /* The i-th option of c (its opts, then more); NULL past the last. */
 const cli_opt *cli_opt_at(const cli_command *c, int i);
-/* Parses argv[1..] by c's tables into p (cli_parsed_free). Returns 0; 2
- * after printing the error; -1 after printing --help. */
-int cli_parse(const cli_command *c, int argc, char **argv, cli_parsed *p);
-void cli_parsed_free(cli_parsed *p);
-/* cli_parse, c->body, cli_parsed_free: the command's exit code. */
+/* Parses argv[1..] by c's tables, runs c->body: the command's exit code. */
 int cli_run(const cli_command *c, int argc, char **argv);
 /* Runs a command: c->start or cli_run. */
 int cli_main(const cli_command *c, int argc, char **argv);

@@ -21,7 +21,8 @@ mb_range mb_vector_range(bool cuda, bool quick) {
   return quick ? (mb_range){9, 22, 1} : (mb_range){8, 25, 1};
 }
 
-mb_range mb_matrix_range(bool cuda, bool quick) {
+/* log2 of the matrix element counts of the SpMV sweeps. */
+static mb_range mb_matrix_range(bool cuda, bool quick) {
   /* 2^26 elements (512 MiB in fp64) is 10x a Hopper L2: the curve is flat
    * there, and larger matrices only cost host-side blocking time. */
   if (cuda) return quick ? (mb_range){12, 24, 2} : (mb_range){12, 26, 1};

@@ -16,8 +16,6 @@ typedef struct {
   int lo, hi, step;
 } mb_range;
 mb_range mb_vector_range(bool cuda, bool quick);
-/* log2 of the matrix element counts of the SpMV sweeps. */
-mb_range mb_matrix_range(bool cuda, bool quick);
 
 /* Called for every matrix of the SpMV sweep and every block size n in ns:
  * `variant` is "dense" (every block full: Kronecker products, Sec. 5.3) or

@@ -26,7 +26,8 @@ bool solve_check_cached(const cgm_run_solve_opts *o, const cgm_solve_report *r) 
   return !o->csr && cgm_cache_extra_get(&r->cache, CHECKED, CHECKED_VERSION, &ok, 1) && ok == 1;
 }
 
-unsigned solve_features_blocks(const cgm_features *f) {
+/* The block sizes whose features f holds (bit i: cgm_block_sizes[i]). */
+static unsigned solve_features_blocks(const cgm_features *f) {
   unsigned m = 0;
   for (int b = 0; b < CGM_NBLOCKSIZES; b++)
     if (f->block[b].n == cgm_block_sizes[b]) m |= 1u << b;

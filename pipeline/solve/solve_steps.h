@@ -67,8 +67,6 @@ cgm_backend solve_default_backend(int gpus_present);
 
 /* Whether A's cache entry says it passed cgm_solve's checks before. */
 bool solve_check_cached(const cgm_run_solve_opts *o, const cgm_solve_report *r);
-/* The block sizes whose features f holds (bit i: cgm_block_sizes[i]). */
-unsigned solve_features_blocks(const cgm_features *f);
 /* A's features of the block sizes `need` asks for (bit i:
  * cgm_block_sizes[i]): those kept beside its cache entry, the missing ones
  * computed and merged with them (*computed: there is something new to
