@@ -44,8 +44,7 @@ cJSON *cgm_devices_json(const cgm_devices_report *r) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "index", g);
     json_add_string(o, "name", r->gpu[g].name);
-    cJSON_AddNumberToObject(o, "memory_bytes", (double)r->gpu[g].memory_bytes);
-    cJSON_AddNumberToObject(o, "sms", r->gpu[g].sms);
+    JSON_NUMS(o, {"memory_bytes", (double)r->gpu[g].memory_bytes}, {"sms", r->gpu[g].sms});
     char cc[16];
     snprintf(cc, sizeof cc, "%d.%d", r->gpu[g].cc_major, r->gpu[g].cc_minor);
     json_add_string(o, "compute_capability", cc);

@@ -115,8 +115,8 @@ cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm) {
   if (mm) {
     json_add_string(o, "field", field_name(mm->field));
     json_add_string(o, "file_symmetry", mm->symmetry == CGM_MM_SYMMETRIC ? "symmetric" : "general");
-    cJSON_AddNumberToObject(o, "entries_in_file", (double)mm->entries_in_file);
-    cJSON_AddNumberToObject(o, "duplicates_summed", (double)mm->duplicates_summed);
+    JSON_NUMS(o, {"entries_in_file", (double)mm->entries_in_file},
+              {"duplicates_summed", (double)mm->duplicates_summed});
   }
   cJSON *blocks = cJSON_AddArrayToObject(o, "blocks");
   for (int b = 0; b < CGM_NBLOCKSIZES; b++) {

@@ -15,16 +15,14 @@ static cJSON *candidate_json(const cgm_candidate *c, const cgm_tuner_device *d) 
   cJSON *o = cJSON_CreateObject();
   json_add_string(o, "device", device);
   json_add_string(o, "backend", cgm_backend_name(c->backend));
-  cJSON_AddNumberToObject(o, "block", c->block);
-  cJSON_AddNumberToObject(o, "gpus", c->gpus);
+  JSON_NUMS(o, {"block", c->block}, {"gpus", c->gpus});
   json_add_string(o, "precision", cgm_precision_name(c->precision));
   if (c->gpus > 1) json_add_string(o, "exchange", cgm_exchange_name(c->exchange));
   JSON_NUMS(o, {"time_per_iter_s", c->time_per_iter_s}, {"setup_s", c->setup_s},
             {"iterations", c->iterations}, {"total_s", c->total_s}, {"gflops_raw", c->gflops_raw},
             {"gflops_real", c->gflops_real});
   if (isfinite(c->speedup)) cJSON_AddNumberToObject(o, "speedup", c->speedup);
-  cJSON_AddNumberToObject(o, "memory_bytes", (double)c->memory_bytes);
-  cJSON_AddNumberToObject(o, "exchange_bytes", c->exchange_bytes);
+  JSON_NUMS(o, {"memory_bytes", (double)c->memory_bytes}, {"exchange_bytes", c->exchange_bytes});
   cJSON_AddBoolToObject(o, "fits", c->fits);
   cJSON_AddBoolToObject(o, "what_if", c->what_if);
   if (c->gpus > 1) json_add_string(o, "interconnect", d[c->device].interconnect);

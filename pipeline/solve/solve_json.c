@@ -50,8 +50,7 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   if (rep->auto_declined) { /* the default ran: the reason and both numbers */
     cJSON *d = cJSON_AddObjectToObject(j, "auto_declined");
     json_add_string(d, "reason", "analysis would cost more than the best choice could save");
-    cJSON_AddNumberToObject(d, "analysis_s", rep->auto_analysis_s);
-    cJSON_AddNumberToObject(d, "saving_bound_s", rep->auto_bound_s);
+    JSON_NUMS(d, {"analysis_s", rep->auto_analysis_s}, {"saving_bound_s", rep->auto_bound_s});
   }
   if (rep->disturbed) cJSON_AddBoolToObject(j, "disturbed", true);
   if (rep->solution_error >= 0) cJSON_AddNumberToObject(j, "solution_error", rep->solution_error);
@@ -72,11 +71,10 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   if (rep->autotuned) {
     /* the tuner's prediction of what it chose, beside what was measured */
     cJSON *p = cJSON_AddObjectToObject(j, "predicted");
-    cJSON_AddNumberToObject(p, "setup_s", rep->choice.setup_s);
-    cJSON_AddNumberToObject(p, "iterations", rep->choice.iterations);
+    JSON_NUMS(p, {"setup_s", rep->choice.setup_s}, {"iterations", rep->choice.iterations});
     json_add_string(p, "iterations_source", rep->k_source);
-    cJSON_AddNumberToObject(p, "time_per_iter_s", rep->choice.time_per_iter_s);
-    cJSON_AddNumberToObject(p, "total_s", rep->choice.total_s);
+    JSON_NUMS(p, {"time_per_iter_s", rep->choice.time_per_iter_s},
+              {"total_s", rep->choice.total_s});
   }
   if (rep->residual_history) {
     cJSON *h = cJSON_AddArrayToObject(j, "residual_history");

@@ -24,18 +24,15 @@ cJSON *cgm_validate_json(const cgm_validate_report *r) {
     JSON_NUMS(g, {"variance", p->variance}, {"median_rel_error", p->median_rel_error},
               {"p90_rel_error", p->p90_rel_error});
     if (p->paper_count) {
-      cJSON_AddNumberToObject(g, "paper_avg_rel_error", p->paper_avg_rel_error);
-      cJSON_AddNumberToObject(g, "paper_mean_signed_error", p->paper_mean_signed_error);
+      JSON_NUMS(g, {"paper_avg_rel_error", p->paper_avg_rel_error},
+                {"paper_mean_signed_error", p->paper_mean_signed_error});
     }
     cJSON_AddItemToArray(groups, g);
   }
   cJSON *t = cJSON_AddObjectToObject(o, "tuner");
-  cJSON_AddNumberToObject(t, "mean_regret", r->mean_regret);
-  cJSON_AddNumberToObject(t, "max_regret", r->max_regret);
-  cJSON_AddNumberToObject(t, "within_5_percent",
-                          r->regret_count ? (double)r->within_5 / r->regret_count : NAN);
-  cJSON_AddNumberToObject(t, "within_10_percent",
-                          r->regret_count ? (double)r->within_10 / r->regret_count : NAN);
+  JSON_NUMS(t, {"mean_regret", r->mean_regret}, {"max_regret", r->max_regret},
+            {"within_5_percent", r->regret_count ? (double)r->within_5 / r->regret_count : NAN},
+            {"within_10_percent", r->regret_count ? (double)r->within_10 / r->regret_count : NAN});
   bool counted = false; /* validate --total: some matrix had its iteration counts compared */
   for (int i = 0; i < r->nmatrices; i++)
     counted |= isfinite(r->matrices[i].k_error[0]) || isfinite(r->matrices[i].k_error[1]);
@@ -50,8 +47,8 @@ cJSON *cgm_validate_json(const cgm_validate_report *r) {
                 {"median_rel_error", r->k_median_error[p]}, {"max_rel_error", r->k_max_error[p]});
     }
     if (isfinite(r->ratio_mean_error)) {
-      cJSON_AddNumberToObject(k, "mixed_over_double_mean_rel_error", r->ratio_mean_error);
-      cJSON_AddNumberToObject(k, "mixed_over_double_max_rel_error", r->ratio_max_error);
+      JSON_NUMS(k, {"mixed_over_double_mean_rel_error", r->ratio_mean_error},
+                {"mixed_over_double_max_rel_error", r->ratio_max_error});
     }
     cJSON *per = cJSON_AddArrayToObject(k, "matrices");
     for (int i = 0; i < r->nmatrices; i++) {
