@@ -37,8 +37,10 @@ cgm_plan_opts cgm_plan_opts_default(void) {
   return o;
 }
 
-/* The options a plan needs (a settled solve's: not checked again). */
-static cgm_status check_opts(const cgm_plan_opts *o, cgm_error *err) {
+/* The plan p emptied, and the options it needs (a settled solve's: not
+ * checked again). */
+static cgm_status plan_start(cgm_plan *p, const cgm_plan_opts *o, cgm_error *err) {
+  memset(p, 0, sizeof *p);
   if (o->settled) return CGM_OK;
   if ((unsigned)o->backend > CGM_BACKEND_CUSPARSE || (unsigned)o->precision >= CGM_NPRECISIONS ||
       (unsigned)o->exchange >= CGM_NEXCHANGES)
@@ -279,8 +281,7 @@ static void one_segment(cgm_plan *p, const cgm_plan_opts *o, int32_t nrows, int6
 
 cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts *o, cgm_plan *p,
                                  cgm_error *err) {
-  memset(p, 0, sizeof *p);
-  cgm_status st = check_opts(o, err);
+  cgm_status st = plan_start(p, o, err);
   if (st) return st;
   if (o->layout.n != pt->n)
     return cgm_fail(err, CGM_EINPUT, "a plan at N = %d from the pattern of N = %d", o->layout.n,
@@ -365,8 +366,7 @@ cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts
 }
 
 cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p, cgm_error *err) {
-  memset(p, 0, sizeof *p);
-  cgm_status st = check_opts(o, err);
+  cgm_status st = plan_start(p, o, err);
   if (st) return st;
   if (o->backend == CGM_BACKEND_CUSPARSE) {
     one_segment(p, o, A->nrows, A->nnz);
@@ -409,8 +409,7 @@ cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p, 
 
 cgm_status cgm_plan_device_csr(int32_t nrows, int64_t nnz, const cgm_plan_opts *o, cgm_plan *p,
                                cgm_error *err) {
-  memset(p, 0, sizeof *p);
-  cgm_status st = check_opts(o, err);
+  cgm_status st = plan_start(p, o, err);
   if (st) return st;
   if (o->backend != CGM_BACKEND_CUDA || o->gpus != 1 || o->layout.n != 1)
     return cgm_fail(err, CGM_EINPUT,
@@ -428,8 +427,7 @@ cgm_status cgm_plan_device_csr(int32_t nrows, int64_t nnz, const cgm_plan_opts *
 
 cgm_status cgm_plan_uniform(double x, double e, const cgm_plan_opts *o, cgm_plan *p,
                             cgm_error *err) {
-  memset(p, 0, sizeof *p);
-  cgm_status st = check_opts(o, err);
+  cgm_status st = plan_start(p, o, err);
   if (st) return st;
   const int G = o->gpus, n = o->layout.n;
   const bool halo = G > 1 && o->exchange == CGM_EXCHANGE_HALO;
