@@ -91,8 +91,7 @@ static int body(const cli_parsed *p) {
   const char *backends = cli_str(req, "backend", "all"),
              *precision = cli_str(req, "precision", NULL);
   const bool json = cli_true(p->local, "json");
-  cgm_validate_opts o;
-  memset(&o, 0, sizeof o);
+  cgm_validate_opts o = {0};
   o.total_tol = cli_num(req, "total", 0);
   o.max_gpus = (int)cli_num(req, "gpus", 0);
   o.iters = (int)cli_num(req, "iters", 100);
@@ -133,8 +132,7 @@ static int body(const cli_parsed *p) {
     return rc;
   }
   cgm_db *db = NULL;
-  cgm_validate_report r;
-  memset(&r, 0, sizeof r);
+  cgm_validate_report r = {0};
   char emsg[256];
   rc = cli_db_open("validate", db_path, false, &db);
   if (!rc && cli_env_gpu_opts(&o.gpu, emsg, sizeof emsg)) rc = cli_error("validate", 2, "%s", emsg);

@@ -61,8 +61,7 @@ cgm_status cgm_mb_scatter_sweep(const cgm_solve_opts *base, unsigned precisions,
     for (int b = 0; b < CGM_NBLOCKSIZES && !st; b++) {
       const int n = cgm_block_sizes[b], band = i >= nl;
       const int L = band ? bands[i - nl] : lens[i];
-      cgm_csr A;
-      memset(&A, 0, sizeof A);
+      cgm_csr A = {0};
       char src[48];
       if (band) {
         snprintf(src, sizeof src, "band-scattered:%d,%d", CGM_BAND_ROWS, L);

@@ -84,8 +84,7 @@ cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out, c
   cJSON *notes = cJSON_CreateArray();
   po.note = collect_note;
   po.note_ctx = notes;
-  cgm_predict_report r;
-  memset(&r, 0, sizeof r);
+  cgm_predict_report r = {0};
   if (!st) st = cgm_predict(db, &po, &r, err);
   if (!st)
     st = finish(cgm_predict_json(&po, &r), notes, out, err);
@@ -160,8 +159,7 @@ cgm_status cgm_json_solve_device(const cgm_csr_device *A, const double *b, doubl
     cJSON_Delete(o);
     return st;
   }
-  cgm_solve_report rep;
-  memset(&rep, 0, sizeof rep);
+  cgm_solve_report rep = {0};
   rep.matrix = ro.matrix;
   rep.opts = ro.solve;
   monitor_of(extras, &rep.opts);

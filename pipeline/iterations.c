@@ -50,8 +50,7 @@ double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, doubl
   if (mixed_ratio) *mixed_ratio = 0;
   snprintf(src, n, "hint");
   if (q->hint > 0) return q->hint;
-  cgm_db_matrix m;
-  memset(&m, 0, sizeof m);
+  cgm_db_matrix m = {0};
   struct stat fs;
   snprintf(m.name, sizeof m.name, "%s", q->path ? pipeline_file_name(q->path) : "");
   m.file_bytes = q->path && stat(q->path, &fs) == 0 ? (int64_t)fs.st_size : 0;

@@ -12,8 +12,7 @@
 #include "common/grow.h"
 
 cgm_status cgm_matrix_features(const char *path, cgm_features *f, cgm_mm_info *mm, cgm_error *err) {
-  cgm_csr A;
-  memset(&A, 0, sizeof A);
+  cgm_csr A = {0};
   cgm_status st = cgm_mm_read_csr(path, &A, mm, err);
   if (!st && (st = cgm_plan_features(&A, f, err))) cgm_error_prefix(err, "%s: ", path);
   cgm_csr_free(&A);

@@ -272,8 +272,7 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
                       ? cgm_db_samples(db, t->calibration_id, pipeline_collect_sample, &sv, err)
                       : CGM_OK;
   for (int pass = 0; pass < 2 && !st; pass++) {
-    fit_ctx fc;
-    memset(&fc, 0, sizeof fc);
+    fit_ctx fc = {0};
     fc.t = t;
     fc.want = pass ? WANT_PAPER : fit_kind;
     fc.models = pass ? t->paper : t->model;
@@ -312,8 +311,7 @@ static int take_calibration(const cgm_db_calibration *c, const cgm_db_device *d,
 
 cgm_status cgm_load_devices_kind(cgm_db *db, const char *kind, int fit_kind,
                                  cgm_tuner_device **devs, int *count, cgm_error *err) {
-  load_ctx L;
-  memset(&L, 0, sizeof L);
+  load_ctx L = {0};
   L.db = db;
   L.kind = kind;
   L.err = err;

@@ -54,8 +54,7 @@ static cgm_status record(cgm_db *db, cgm_db_matrix *m, const cgm_features *f,
   json_text(cgm_features_json(f, NULL), m->features, sizeof m->features);
   cgm_status st = cgm_db_matrix_get_or_add(db, m, err);
   if (st) return st;
-  cgm_db_solve s;
-  memset(&s, 0, sizeof s);
+  cgm_db_solve s = {0};
   s.matrix_id = m->id;
   s.calibration_id = calibration_id > 0 ? calibration_id : 0;
   snprintf(s.backend, sizeof s.backend, "%s", cgm_backend_name(o->backend));
@@ -93,8 +92,7 @@ cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *pat
                             int64_t file_bytes, const cgm_features *f, const cgm_solve_opts *o,
                             const cgm_solve_result *r, double predicted, int64_t calibration_id,
                             cgm_error *err) {
-  cgm_db_matrix m;
-  memset(&m, 0, sizeof m);
+  cgm_db_matrix m = {0};
   snprintf(m.name, sizeof m.name, "%s", matrix_name);
   snprintf(m.path, sizeof m.path, "%s", path ? path : "");
   m.file_bytes = file_bytes;
@@ -106,8 +104,7 @@ cgm_status pipeline_record_file(cgm_db *db, const char *path, uint64_t content_i
                                 const cgm_solve_result *r, double predicted, int64_t calibration_id,
                                 cgm_error *err) {
   struct stat sb;
-  cgm_db_matrix m;
-  memset(&m, 0, sizeof m);
+  cgm_db_matrix m = {0};
   snprintf(m.name, sizeof m.name, "%s", pipeline_file_name(path));
   snprintf(m.path, sizeof m.path, "%s", path);
   m.file_bytes = stat(path, &sb) == 0 ? (int64_t)sb.st_size : 0;

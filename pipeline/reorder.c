@@ -86,8 +86,7 @@ cgm_status pipeline_reorder_decide(const cgm_csr *A, const cgm_features *f,
   }
   const double t0 = cgm_now();
   int32_t *perm = malloc(((size_t)A->nrows + 1) * sizeof *perm);
-  cgm_csr B;
-  memset(&B, 0, sizeof B);
+  cgm_csr B = {0};
   st = perm ? cgm_rcm(A, perm, err) : cgm_fail(err, CGM_ERUNTIME, "out of memory");
   if (!st) st = cgm_csr_permute(A, perm, &B, err);
   a->cost_s = cgm_now() - t0;

@@ -168,8 +168,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
    * transaction. */
   if (!st) st = cgm_db_begin(db, err);
   if (!st) {
-    cgm_db_calibration cal;
-    memset(&cal, 0, sizeof cal);
+    cgm_db_calibration cal = {0};
     if (!(st = cgm_db_device_get_or_add(db, &dev, err))) {
       cal.device_id = dev.id;
       /* its exchange fits' profile: peer access, or one GPU's host-staged */

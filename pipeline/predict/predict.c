@@ -55,10 +55,8 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
   /* more GPUs than here or than calibrated: priced as what-ifs */
   if ((st = cgm_what_if(db, o->interconnect, o->tuner.max_gpus, &h, r->devs, r->ndev, err)))
     return st;
-  cgm_csr file;
-  memset(&file, 0, sizeof file);
-  cgm_cache_report cr;
-  memset(&cr, 0, sizeof cr);
+  cgm_csr file = {0};
+  cgm_cache_report cr = {0};
   if (!o->csr) st = cgm_cache_read_csr(&o->cache, o->matrix, &file, &r->mm, &cr, err);
   const cgm_csr *A = o->csr ? o->csr : &file;
   /* What a solve would refuse has no time to predict: bad input here

@@ -225,8 +225,7 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
     m.backend_default = false;
     return pipeline_run_solve_mpi(&m, r, err);
   }
-  solve_run s;
-  memset(&s, 0, sizeof s);
+  solve_run s = {0};
   s.o = o;
   s.r = r;
   s.t0 = cgm_now();

@@ -107,8 +107,7 @@ static cgm_status run_matrix(validation *v, cgm_db *db, const char *path, const 
           o.tol = total ? O->total_tol : 1e-300;
           o.fixed_count = !total;
           o.threads = dv->threads; /* a CPU as calibrated (0: a GPU) */
-          cgm_validate_row row;
-          memset(&row, 0, sizeof row);
+          cgm_validate_row row = {0};
           snprintf(row.matrix, sizeof row.matrix, "%s", name);
           row.backend = o.backend;
           row.precision = o.precision;
@@ -201,8 +200,7 @@ static cgm_status tune_matrix(validation *v, const cgm_csr *A, const cgm_feature
                               cgm_error *err) {
   cgm_validate_report *R = v->r;
   const cgm_validate_opts *O = v->o;
-  cgm_validate_matrix vm;
-  memset(&vm, 0, sizeof vm);
+  cgm_validate_matrix vm = {0};
   snprintf(vm.matrix, sizeof vm.matrix, "%s", R->rows[first].matrix);
   vm.choice = -1;
   vm.best = -1;
@@ -400,8 +398,7 @@ cgm_status cgm_validate(cgm_db *db, const cgm_validate_opts *o, cgm_validate_rep
                         cgm_error *err) {
   memset(r, 0, sizeof *r);
   r->mean_regret = NAN;
-  validation v;
-  memset(&v, 0, sizeof v);
+  validation v = {0};
   v.o = o;
   v.r = r;
   cgm_tuner_device *devs = NULL;
