@@ -282,6 +282,18 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
       cgm_device_model *m = &fc.models[p];
       m->have_vec = m->cg4.nu > 0 && m->cg5.nu > 0;
     }
+    /* An exchange one precision lacks (its fit did not converge: single's
+     * halo on 2 H200s) is the other's at the same bytes: the links move
+     * bytes. Its mu, in elements, moves by the widths' ratio. */
+    for (int ex = 0; ex < CGM_NEXCHANGES; ex++)
+      for (int g = 2; g <= CGM_MAX_GPUS; g++)
+        for (int p = 0; p < 2; p++) {
+          cgm_device_model *a = &fc.models[p], *b = &fc.models[1 - p];
+          if (a->have_xfer[ex][g] || !b->have_xfer[ex][g]) continue;
+          a->xfer[ex][g] = b->xfer[ex][g];
+          a->xfer[ex][g].mu += log2(b->width / a->width);
+          a->have_xfer[ex][g] = true;
+        }
     /* the refined model's feet (t->model, pass 0): a CPU's curves', a
      * GPU's iteration curves' */
     if (!st && pass == 0 && fit_kind == CGM_FIT_REL) load_feet(&sv, t, fc.held);

@@ -1810,6 +1810,24 @@ static void test_what_if(void) {
   add_fit(db, c.id, "xfer", "halo", 2, 300.0, CGM_PREC_DOUBLE);
   CHECK_OK(cgm_db_calibration_finish(db, c.id, 1.0, &err));
   const cgm_sigmoid link = {16.0, 1.5, 300.0}; /* add_fit's */
+  /* single precision, which it did not fit, takes the double curve at the
+   * same bytes (mu one octave up, in elements of half the width) */
+  cgm_tuner_device *devs = NULL;
+  int nd = 0, found = 0;
+  CHECK_OK(cgm_load_devices(db, "cuda", &devs, &nd, &err));
+  for (int i = 0; i < nd; i++) {
+    const cgm_device_model *sm = &devs[i].model[CGM_PREC_SINGLE];
+    if (strcmp(devs[i].name, "Test Link")) continue;
+    found++;
+    CHECK(sm->have_xfer[CGM_EXCHANGE_HALO][2] && !sm->have_xfer[CGM_EXCHANGE_P2P][2]);
+    for (double b = 1e3; b < 1e9; b *= 37) {
+      const double ts = cgm_sigmoid_time(&sm->xfer[CGM_EXCHANGE_HALO][2], b / 4, 4),
+                   td = cgm_sigmoid_time(&link, b / 8, 8);
+      CHECK_NEAR(ts, td, 1e-12 * td);
+    }
+  }
+  CHECK(found == 1);
+  free(devs);
   cgm_csr A, B;
   grid_file("what-if-grid.mtx", 96, &A, grid, sizeof grid);
   snprintf(bundled, sizeof bundled, "%s/bcsstk16.mtx", CGM_DATA_DIR);
