@@ -36,6 +36,7 @@ cgm_status cgm_autotune(const cgm_csr *A, const cgm_features *f, const cgm_tuner
                       : (1u << CGM_PREC_DOUBLE) | (1u << CGM_PREC_SINGLE) | (1u << CGM_PREC_MIXED);
   to.tol = c->tol;
   to.iterations = c->iterations;
+  to.storage = o->storage;
   to.exchanges = (1u << CGM_EXCHANGE_HALO) | (1u << CGM_EXCHANGE_P2P);
   if (c->block_jacobi) to.cusparse = false;
   cgm_candidate *cand = NULL;

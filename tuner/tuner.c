@@ -164,6 +164,7 @@ static cgm_candidate price_one(const cgm_tuner_device *dv, int d, cgm_plan *pl, 
     for (int k = 0; k < pl->seg[g].nparts; k++) e += (double)pl->seg[g].part[k].blocks * n * n;
   const double x = f->x, nnz = (double)f->nnz;
   pl->o.backend = dv->is_cpu ? CGM_BACKEND_CPU : CGM_BACKEND_CUDA;
+  pl->o.storage = o->storage;
   cgm_plan_set_precision(pl, pr);
   const int w = cgm_precision_width((cgm_precision)ip);
   cgm_candidate c = {0};
@@ -174,6 +175,7 @@ static cgm_candidate price_one(const cgm_tuner_device *dv, int d, cgm_plan *pl, 
   c.gpus = dv->is_cpu ? 0 : G;
   c.exchange = pl->o.exchange;
   c.exchange_bytes = (double)pl->exchange_elems * w;
+  c.values = pl->o.values;
   c.time_per_iter_s = o->paper ? cgm_paper_device_time(&dv->paper[ip], n, x, e, G,
                                                        pl->o.exchange != CGM_EXCHANGE_HOST)
                                : cgm_refined_time(&dv->model[ip], pl);

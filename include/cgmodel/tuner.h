@@ -58,6 +58,7 @@ typedef struct cgm_candidate {
   double total_s;    /* setup_s + iterations * time_per_iter_s: what the choice minimises */
   bool what_if;      /* on more GPUs than are here or than its calibration measured together
                         (cgm_tuner_what_if) */
+  cgm_values values; /* the values' storage priced: what a solve of it takes (cgm_values_pick) */
 } cgm_candidate;
 
 typedef struct cgm_tuner_opts {
@@ -70,6 +71,7 @@ typedef struct cgm_tuner_opts {
   double tol;          /* the tolerance to meet (<= 0: CGM_DEFAULT_TOL); single precision is offered
                           below CGM_SINGLE_MIN_TOL only when it alone is asked for */
   double iterations;   /* double precision's iteration count K (<= 0: cgm_iterations_estimate) */
+  cgm_storage storage; /* the values' storage asked (default auto), priced as a solve takes it */
 } cgm_tuner_opts;
 
 /* Below this tolerance single precision is not offered: its true residual

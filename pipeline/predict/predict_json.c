@@ -17,6 +17,7 @@ static cJSON *candidate_json(const cgm_candidate *c, const cgm_tuner_device *d) 
   json_add_string(o, "backend", cgm_backend_name(c->backend));
   JSON_NUMS(o, {"block", c->block}, {"gpus", c->gpus});
   json_add_string(o, "precision", cgm_precision_name(c->precision));
+  json_add_string(o, "storage", cgm_values_name(c->values));
   if (c->gpus > 1) json_add_string(o, "exchange", cgm_exchange_name(c->exchange));
   JSON_NUMS(o, {"time_per_iter_s", c->time_per_iter_s}, {"setup_s", c->setup_s},
             {"iterations", c->iterations}, {"total_s", c->total_s}, {"gflops_raw", c->gflops_raw},

@@ -277,6 +277,7 @@ class Candidate:
     total_s: Optional[float] = None  # setup + iterations x time per iteration
     what_if: bool = False  # on GPUs that are not here or were not calibrated together
     interconnect: Optional[str] = None  # on several GPUs: the profile that priced the exchange
+    storage: str = "full"  # the values' storage priced: full, f32 or dict (solve's storage auto)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1034,12 +1034,14 @@ static void test_json(void) {
   j = cgm_predict_json(&po, &p);
   CHECK_KEYS(j, "matrix,model,features,candidates,choice,reason,iterations,iterations_source");
   CHECK_KEYS(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "candidates"), 0),
-             "device,backend,block,gpus,precision,exchange,time_per_iter_s,setup_s,iterations,"
+             "device,backend,block,gpus,precision,storage,exchange,time_per_iter_s,setup_s,"
+             "iterations,"
              "total_s,gflops_raw,gflops_real,memory_bytes,exchange_bytes,fits,what_if,"
              "interconnect");
-  CHECK_KEYS(cJSON_GetObjectItem(j, "choice"),
-             "device,backend,block,gpus,precision,time_per_iter_s,setup_s,iterations,total_s,"
-             "gflops_raw,gflops_real,speedup,memory_bytes,exchange_bytes,fits,what_if");
+  CHECK_KEYS(
+      cJSON_GetObjectItem(j, "choice"),
+      "device,backend,block,gpus,precision,storage,time_per_iter_s,setup_s,iterations,total_s,"
+      "gflops_raw,gflops_real,speedup,memory_bytes,exchange_bytes,fits,what_if");
   CHECK(!strcmp(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "choice"), "device")->valuestring,
                 "Test GPU"));
   cJSON_Delete(j);

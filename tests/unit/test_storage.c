@@ -260,6 +260,24 @@ static void test_model_format(void) {
   CHECK(count == 1 && tp[0].plan.o.values == CGM_VALUES_DICT);
   cgm_plan_set_precision(&tp[0].plan, CGM_PREC_SINGLE);
   CHECK(tp[0].plan.o.values == CGM_VALUES_FULL);
+  /* its candidates say so, and a storage asked is priced as asked */
+  cgm_tuner_device d = {.name = "test GPU", .gpus = 1};
+  d.model[0] = m, d.have[0] = true;
+  cgm_features sizes = {.x = P.nrows, .nnz = P.nnz};
+  cgm_tuner_opts to = cgm_tuner_opts_default();
+  to.cusparse = false;
+  double t[2] = {0, 0};
+  for (int k = 0; k < 2; k++) {
+    to.storage = k ? CGM_STORAGE_FULL : CGM_STORAGE_AUTO;
+    cgm_candidate *c = NULL;
+    int nc = 0;
+    CHECK_OK(cgm_tuner_price(tp, count, &sizes, &d, 1, &to, &c, &nc, &err));
+    CHECK_MSG(nc == 1 && c[0].values == (k ? CGM_VALUES_FULL : CGM_VALUES_DICT),
+              "%d candidates, the first in %s", nc, nc ? cgm_values_name(c[0].values) : "-");
+    if (nc == 1) t[k] = c[0].time_per_iter_s;
+    free(c);
+  }
+  CHECK_MSG(t[0] > 0 && t[1] > 1.1 * t[0], "dict %.3g s, full %.3g s", t[0], t[1]);
   free(tp);
   cgm_csr_free(&P);
   cgm_csr_free(&K);
