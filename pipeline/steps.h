@@ -105,6 +105,10 @@ double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, doubl
  * long per stored entry (measured: 0.31 s at 14.6M entries and 0.67-0.79 s
  * at 49M on a 16-core H200 node, 2026-11-29). */
 #define CGM_AUTO_S_PER_NNZ 20e-9
+/* The iteration probe's cost a stored entry and step on the CPU (bcsstk15,
+ * 519 steps: 60 ms on 2 cores of an AMD EPYC, 2026-11-29); it runs twice
+ * (double, and mixed for the matrix's own ratio). */
+#define CGM_PROBE_S_PER_NNZ 1e-9
 /* The least fraction of the default's time per iteration any configuration
  * reaches: single-precision values at half the bytes and blocks of N > 1 at
  * a fraction of the index bytes (a measured best is 0.5-0.66). */

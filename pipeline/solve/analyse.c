@@ -357,9 +357,17 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_feat
                                      r->opts.backend != CGM_BACKEND_CUSPARSE);
   /* --auto weighs mixed precision by this matrix's own ratio where known */
   const bool mixed = o->autotune && !o->constraints.precision_given;
+  /* --auto's probe where it can pay: its two runs against what the choice
+   * could save at the size's K (a small matrix's runs are whole solves) */
+  double budget = o->autotune ? PIPELINE_PROBE_BUDGET : 0, bound;
+  const double ke = cgm_iterations_estimate(A->nrows, r->opts.tol);
+  if (!st && o->autotune &&
+      !pipeline_auto_worth(a.devs, a.ndev, a.host, &r->opts, A, ke,
+                           2.0 * CGM_PROBE_S_PER_NNZ * fmin(budget, (double)A->nnz * ke), &bound))
+    budget = -1.0; /* a run kept beside the entry still serves */
   if (!st && weigh)
-    k = known_iterations(&a, r->opts.tol, o->autotune ? PIPELINE_PROBE_BUDGET : 0, r->k_source,
-                         sizeof r->k_source, mixed ? &ratio : NULL);
+    k = known_iterations(&a, r->opts.tol, budget, r->k_source, sizeof r->k_source,
+                         mixed ? &ratio : NULL);
   for (int i = 0; i < a.ndev && ratio > 0; i++) a.devs[i].mixed_ratio = ratio;
   int d = st ? -1 : run_device(&a, false);
   /* a verdict decided before with this model and these options, read back */
