@@ -62,6 +62,7 @@ static double replacement_time(const cgm_tuner_device *dv, cgm_plan *plan,
   double t;
   if (dv->have[CGM_PREC_DOUBLE] && !o->paper) {
     cgm_plan dp = *plan;
+    dp.o.storage = CGM_STORAGE_FULL; /* the values kept in double, full (cuda_dev.cu) */
     cgm_plan_set_precision(&dp, CGM_PREC_DOUBLE);
     t = cgm_refined_time(&dv->model[CGM_PREC_DOUBLE], &dp);
   } else {

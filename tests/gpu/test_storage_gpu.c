@@ -6,7 +6,9 @@
  * one GPU: DICT takes full's iterations exactly, F32 with reliable updates
  * reaches the tolerance in the true residual within 10% of full's, both
  * with the layout built on the host and on the GPU, with long rows apart
- * too (an arrow, a power law). Skipped (77) without a GPU. */
+ * too (an arrow, a power law); and the format each solve stores is the
+ * one the model priced, on 2 GPUs too where there are 2. Skipped (77)
+ * without a GPU. */
 #include <math.h>
 #include <stdint.h>
 
@@ -107,6 +109,37 @@ static void test_solves(bool dl) {
   cgm_csr_free(&K);
 }
 
+/* The format a solve stores its values in is the one the model priced
+ * (the plan's values, cgm_plan_set_precision): compact on 1 GPU and, where
+ * there are 2, on 2 (there values f32 does not hold exactly run full), at
+ * N = 1 and 2, on exact and inexact values. */
+static void test_priced(void) {
+  cgm_csr P, K;
+  cgm_error err;
+  CHECK_OK(cgm_gen_poisson3d(24, &P, &err));
+  read_matrix("bcsstk15", &K);
+  const cgm_csr *m[2] = {&P, &K};
+  const int maxg = cgm_cuda_device_count() >= 2 ? 2 : 1;
+  for (int g = 1; g <= maxg; g++)
+    for (int i = 0; i < 2; i++)
+      for (int n = 1; n <= 2; n++) {
+        cgm_solve_opts o = cgm_solve_opts_default();
+        o.backend = CGM_BACKEND_CUDA;
+        o.storage = CGM_STORAGE_COMPACT;
+        o.gpus = g;
+        o.layout = cgm_bcsr_default_params(n);
+        cgm_plan plan;
+        cgm_solve_result r;
+        double res;
+        CHECK_OK(cgm_solve_plan(m[i], &o, &plan, &err));
+        CHECK_MSG(test_solve_known(m[i], &o, &r, &err, &res) == CGM_OK, "%s", err.msg);
+        CHECK_MSG(r.storage == plan.o.values, "matrix %d, %d GPUs, N=%d: stored %s, priced %s", i,
+                  g, n, cgm_values_name(r.storage), cgm_values_name(plan.o.values));
+      }
+  cgm_csr_free(&P);
+  cgm_csr_free(&K);
+}
+
 int main(void) {
   if (cgm_cuda_device_count() < 1) {
     fprintf(stderr, "no GPU: skipped\n");
@@ -125,5 +158,6 @@ int main(void) {
   cgm_csr_free(&K);
   test_solves(false);
   test_solves(true);
+  test_priced();
   TEST_MAIN_END();
 }

@@ -278,14 +278,84 @@ static void test_model_format(void) {
     free(c);
   }
   CHECK_MSG(t[0] > 0 && t[1] > 1.1 * t[0], "dict %.3g s, full %.3g s", t[0], t[1]);
+  /* mixed precision's replacement SpMV reads the values in double, full
+   * whatever the storage asked: its price the same in auto and full */
+  d.model[CGM_PREC_SINGLE] = m, d.model[CGM_PREC_SINGLE].width = 4, d.have[CGM_PREC_SINGLE] = true;
+  to.precisions = 1u << CGM_PREC_MIXED;
+  for (int k = 0; k < 2; k++) {
+    to.storage = k ? CGM_STORAGE_FULL : CGM_STORAGE_AUTO;
+    cgm_candidate *c = NULL;
+    int nc = 0;
+    CHECK_OK(cgm_tuner_price(tp, count, &sizes, &d, 1, &to, &c, &nc, &err));
+    CHECK(nc == 1 && c[0].precision == CGM_PREC_MIXED && c[0].values == CGM_VALUES_FULL);
+    t[k] = nc == 1 ? c[0].time_per_iter_s : NAN;
+    free(c);
+  }
+  CHECK_MSG(t[0] > 0 && t[0] == t[1], "mixed: %.4g s in auto, %.4g s in full", t[0], t[1]);
   free(tp);
   cgm_csr_free(&P);
   cgm_csr_free(&K);
 }
 
+/* Values that are not exact (bcsstk15's in f32) are what the CUDA solver
+ * keeps only on one GPU, where reliable updates replace the residual; on
+ * two it runs them full, and the model prices that. */
+static void test_model_gpus(void) {
+  cgm_csr K;
+  cgm_error err;
+  read_matrix("bcsstk15", &K);
+  for (int g = 1; g <= 2; g++) {
+    cgm_solve_opts o = cgm_solve_opts_default();
+    o.backend = CGM_BACKEND_CUDA;
+    o.gpus = g;
+    o.storage = CGM_STORAGE_COMPACT;
+    cgm_plan p;
+    CHECK_OK(cgm_solve_plan(&K, &o, &p, &err));
+    const cgm_values want = g == 1 ? CGM_VALUES_F32 : CGM_VALUES_FULL;
+    CHECK_MSG(p.nseg == g && p.o.values == want, "%d GPUs: priced %s, the solver takes %s", g,
+              cgm_values_name(p.o.values), cgm_values_name(want));
+  }
+  cgm_csr_free(&K);
+}
+
+/* cgm_values_class with auto's rule (cgm_values_pick) gives what
+ * cgm_values_choose takes, for every block size, storage and precision:
+ * values that a dictionary holds and are not floats, many floats, a NaN,
+ * no values, and a column count so large that fewer than 16 codes fit. */
+static void test_class_agrees(void) {
+  enum { BIG = 1500000 }; /* past CGM_COMPACT_MIN_BYTES: auto may compact */
+  double *v = malloc(BIG * sizeof *v);
+  if (!v) return;
+  for (int c = 0; c < 6; c++) {
+    int32_t ncols = c == 5 ? (1 << 28) + 1 : 5000; /* 2^29 columns: 4 codes a value */
+    for (int64_t k = 0; k < BIG; k++)
+      v[k] = c == 0   ? (k % 3 ? 1.0 / 3.0 : -0.1)             /* a dictionary, not floats */
+             : c == 1 ? (double)(k % 1000)                     /* floats, too many for codes */
+             : c == 2 ? (k == BIG / 2 ? NAN : (double)(k % 5)) /* a NaN */
+             : c == 5 ? (double)(k % 6)                        /* 6 values, 4 codes */
+                      : (double)(k % 4);                       /* 4 floats (c = 4: nnz 0) */
+    const int64_t nnz = c == 4 ? 0 : BIG;
+    const unsigned cls = cgm_values_class(v, nnz, ncols);
+    for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++)
+      for (int st = CGM_STORAGE_AUTO; st <= CGM_STORAGE_COMPACT; st++)
+        for (int pr = 0; pr < CGM_NPRECISIONS; pr++) {
+          const int n = cgm_block_sizes[bi];
+          const cgm_values want =
+              cgm_values_choose(v, nnz, n, (ncols + n - 1) / n, (cgm_storage)st, (cgm_precision)pr)
+                  .fmt;
+          const cgm_values got = cgm_values_pick(cls, nnz, n, (cgm_storage)st, (cgm_precision)pr);
+          CHECK_MSG(got == want, "values %d N=%d storage %d precision %d: %s, the solver %s", c, n,
+                    st, pr, cgm_values_name(got), cgm_values_name(want));
+        }
+  }
+  free(v);
+}
+
 int main(void) {
+  test_class_agrees();
   test_model_bytes();
   test_model_format();
+  test_model_gpus();
   test_spmv();
   test_solves();
   TEST_MAIN_END();
