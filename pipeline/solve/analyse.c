@@ -22,8 +22,9 @@ static const char ANALYSIS[] = "analysis";
  * next configuration's each time. */
 enum { ANALYSIS_KEPT = 8 };
 /* 3: --auto's verdicts are kept too (the constraints in the key, the
- * configuration chosen beside the prediction); 5: the mixed ratio in the key */
-enum { ANALYSIS_VERSION = 6 };
+ * configuration chosen beside the prediction); 5: the mixed ratio in the
+ * key; 7: the storage in the key */
+enum { ANALYSIS_VERSION = 7 };
 
 /* What the analysis works from and on. */
 typedef struct {
@@ -85,6 +86,7 @@ static void analysis_key(const analysis *a, double k_known, analysis_blob *b) {
   b->key.reorder = so->reorder;
   b->key.precond = so->precond;
   b->key.precond_block = so->precond_block;
+  b->key.storage = so->storage;
   b->key.balance = so->gpu.balance;
   b->key.k_known = k_known;
   const cgm_host_devices m = cgm_host_match(a->host, a->devs, a->ndev, so->threads);

@@ -100,6 +100,7 @@ typedef struct {
     cgm_reorder reorder;
     cgm_precond precond;
     int precond_block;
+    cgm_storage storage;
     bool balance;
     double k_known;     /* K weighed: the hint, the database's or the probe's */
     double mixed_ratio; /* --auto: mixed's K over double's for this matrix (0: the devices') */

@@ -806,6 +806,14 @@ static void test_run_solve(void) {
   CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK && !r.analysis_cached && r.autotuned);
   cgm_solve_report_free(&r);
   o.solve.tol = 0;
+  /* another storage is another verdict: priced in its own format, and the
+   * storage asked is the one that runs */
+  o.solve.storage = CGM_STORAGE_FULL;
+  CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK);
+  CHECK_MSG(!r.analysis_cached && r.opts.storage == CGM_STORAGE_FULL, "cached %d, storage %s",
+            r.analysis_cached, cgm_storage_name(r.opts.storage));
+  cgm_solve_report_free(&r);
+  o.solve.storage = CGM_STORAGE_AUTO;
   o.cache.dir = NULL;
   o.record = true;
   db = NULL;
