@@ -253,6 +253,21 @@ static void test_autotune(void) {
   o = cgm_solve_opts_default();
   CHECK_OK(cgm_autotune(&A, &f, devs, 2, &h, &none, &o, &r, &err));
   CHECK_MSG(r.chosen && o.backend == CGM_BACKEND_CUSPARSE, "%s", r.why);
+  /* --storage compact: compact values beside double arithmetic on our
+   * kernels alone (cgm_solve_opts_settle), so neither cuSPARSE nor, where
+   * single precision is calibrated and faster, mixed precision */
+  devs[0].model[CGM_PREC_SINGLE] = devs[0].model[CGM_PREC_DOUBLE];
+  devs[0].model[CGM_PREC_SINGLE].width = 4;
+  devs[0].model[CGM_PREC_SINGLE].have_cusparse = false;
+  devs[0].have[CGM_PREC_SINGLE] = true;
+  for (int k = 0; k < 2; k++) {
+    o = cgm_solve_opts_default();
+    o.storage = CGM_STORAGE_COMPACT;
+    if (k) devs[0].model[CGM_PREC_DOUBLE].have_cusparse = false;
+    CHECK_OK(cgm_autotune(&A, &f, devs, 2, &h, &none, &o, &r, &err));
+    CHECK_MSG(r.chosen && cgm_solve_opts_settle(&o, &A, &err) == CGM_OK, "%s: %s", r.why, err.msg);
+  }
+  devs[0].have[CGM_PREC_SINGLE] = false;
   cgm_autotune_opts bj = {.block_jacobi = true};
   o = cgm_solve_opts_default();
   CHECK_OK(cgm_autotune(&A, &f, devs, 2, &h, &bj, &o, &r, &err));
