@@ -157,11 +157,19 @@ static int walk_list(bool quick, int *L) {
 
 enum { ARROW_ROWS = 4096 };
 
-int mb_iteration_count(bool quick, int max_grid) {
+/* Whether the meshes of block size index b are solved with compact values
+ * too ("meshc"): f32 in double on the GPU past N = 1 (dict, at N = 1, was
+ * within 6% priced by its bytes on the full values' curve). */
+static bool meshc(const cgm_solve_opts *o, int b) {
+  return o->precision == CGM_PREC_DOUBLE && o->backend == CGM_BACKEND_CUDA && b > 0;
+}
+
+int mb_iteration_count(const cgm_solve_opts *base, bool quick, int max_grid) {
   mb_grid k[32];
-  int L[16];
-  return 2 * CGM_NBLOCKSIZES * /* a solve: its setup, its iteration */
-         (mesh_list(quick, max_grid, k) + 2 * walk_list(quick, L));
+  int L[16], c = 0;
+  for (int b = 0; b < CGM_NBLOCKSIZES; b++) /* a solve: its setup, its iteration */
+    c += 2 * ((1 + meshc(base, b)) * mesh_list(quick, max_grid, k) + 2 * walk_list(quick, L));
+  return c;
 }
 
 /* One solve -> two samples: its setup, and its iteration (none when the
@@ -215,11 +223,10 @@ cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_g
       cgm_solve_opts o = *base;
       o.layout = cgm_bcsr_default_params(cgm_block_sizes[b]);
       st = one(&A, &o, maxiter, "mesh", src, emit, run, err);
-      /* and in double with f32 values (compact past N = 1; the grids' are
-       * exact): dict priced by its bytes was within 6%, f32 7-20% fast */
+      /* and with f32 values (the grids' are exact): by its bytes on the
+       * full values' curve f32 was priced 7-20% fast */
       o.storage = CGM_STORAGE_COMPACT;
-      if (!st && o.precision == CGM_PREC_DOUBLE && o.backend == CGM_BACKEND_CUDA && b > 0)
-        st = one(&A, &o, maxiter, "meshc", src, emit, run, err);
+      if (!st && meshc(&o, b)) st = one(&A, &o, maxiter, "meshc", src, emit, run, err);
     }
     cgm_csr_free(&A);
   }

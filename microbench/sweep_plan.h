@@ -130,7 +130,8 @@ cgm_status mb_shape_push(const cgm_csr *A, const cgm_solve_opts *base, int n, in
 cgm_status mb_shapes_end(mb_shapes *v, cgm_status st, cgm_locality_sample **out, int *count);
 /* Whole iterations of the solver with base's backend and precision at every
  * block size: kernel "iter", variant "mesh" (3D Poisson grids up to
- * max_grid^3; bytes = cgm_iter_bytes of the layout), "row" (arrows of
+ * max_grid^3; bytes = cgm_iter_bytes of the layout; "meshc" the same
+ * with compact values, in double on the GPU past N = 1), "row" (arrows of
  * 4096 rows whose longest block row has 2 .. 128 blocks) and "band"
  * (CGM_BAND_ROWS rows, every block row about 3 .. 127 blocks); for those
  * two, bytes = the longest walk's elements times the width. A solve that stops before its
@@ -138,8 +139,9 @@ cgm_status mb_shapes_end(mb_shapes *v, cgm_status st, cgm_locality_sample **out,
  * the CPU backend with small grids. */
 cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_grid,
                                mb_emit_fn emit, void *run, cgm_error *err);
-/* Number of samples mb_iteration_sweeps emits, two a solve (for progress). */
-int mb_iteration_count(bool quick, int max_grid);
+/* Number of samples mb_iteration_sweeps emits from base, two a solve (for
+ * progress). */
+int mb_iteration_count(const cgm_solve_opts *base, bool quick, int max_grid);
 
 /* The half-width h of a band (rows i - h .. i + h) whose block rows of n
  * are about L + 1 blocks long, at most CGM_LONG_ROW (a longer block row
