@@ -592,13 +592,10 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
   int nk = grid_sizes(o->quick, ks);
   for (int p = 0; p < 2; p++) {
     if (!(o->precisions & (1u << p))) continue;
-    cgm_solve_opts io = cgm_mb_solve_opts(); /* iteration_sweeps' */
-    io.backend = CGM_BACKEND_CUDA;
-    io.precision = (cgm_precision)p;
     R.m.total += ((vr.hi - vr.lo) / vr.step + 1) * (8 + 3);
     R.m.total += CGM_NBLOCKSIZES * mb_matrix_count(true, o->quick);
     R.m.total += nk * (1 + 4 * (o->gpus > 1 ? o->gpus - 1 : 0)) +
-                 mb_iteration_count(&io, o->quick, ITER_MAX_GRID);
+                 mb_iteration_count(CGM_BACKEND_CUDA, (cgm_precision)p, o->quick, ITER_MAX_GRID);
     if (o->gpus <= 1) R.m.total += 7 * (o->quick ? 8 : 15); /* staged_sweep */
   }
   cudaStream_t s;

@@ -157,18 +157,17 @@ static int walk_list(bool quick, int *L) {
 
 enum { ARROW_ROWS = 4096 };
 
-/* Whether the meshes of block size index b are solved with compact values
- * too ("meshc"): f32 in double on the GPU past N = 1 (dict, at N = 1, was
- * within 6% priced by its bytes on the full values' curve). */
-static bool meshc(const cgm_solve_opts *o, int b) {
-  return o->precision == CGM_PREC_DOUBLE && o->backend == CGM_BACKEND_CUDA && b > 0;
+/* Whether block size index b's meshes are solved in f32 values too ("meshc"; dict, at N = 1,
+ * was within 6% priced by its bytes on the full values' curve). */
+static bool meshc(cgm_backend be, cgm_precision p, int b) {
+  return p == CGM_PREC_DOUBLE && be == CGM_BACKEND_CUDA && b > 0;
 }
 
-int mb_iteration_count(const cgm_solve_opts *base, bool quick, int max_grid) {
+int mb_iteration_count(cgm_backend be, cgm_precision p, bool quick, int max_grid) {
   mb_grid k[32];
   int L[16], c = 0;
   for (int b = 0; b < CGM_NBLOCKSIZES; b++) /* a solve: its setup, its iteration */
-    c += 2 * ((1 + meshc(base, b)) * mesh_list(quick, max_grid, k) + 2 * walk_list(quick, L));
+    c += 2 * ((1 + meshc(be, p, b)) * mesh_list(quick, max_grid, k) + 2 * walk_list(quick, L));
   return c;
 }
 
@@ -226,7 +225,8 @@ cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_g
       /* and with f32 values (the grids' are exact): by its bytes on the
        * full values' curve f32 was priced 7-20% fast */
       o.storage = CGM_STORAGE_COMPACT;
-      if (!st && meshc(&o, b)) st = one(&A, &o, maxiter, "meshc", src, emit, run, err);
+      if (!st && meshc(o.backend, o.precision, b))
+        st = one(&A, &o, maxiter, "meshc", src, emit, run, err);
     }
     cgm_csr_free(&A);
   }

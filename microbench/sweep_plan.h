@@ -139,9 +139,8 @@ cgm_status mb_shapes_end(mb_shapes *v, cgm_status st, cgm_locality_sample **out,
  * the CPU backend with small grids. */
 cgm_status mb_iteration_sweeps(const cgm_solve_opts *base, bool quick, int max_grid,
                                mb_emit_fn emit, void *run, cgm_error *err);
-/* Number of samples mb_iteration_sweeps emits from base, two a solve (for
- * progress). */
-int mb_iteration_count(const cgm_solve_opts *base, bool quick, int max_grid);
+/* Number of samples mb_iteration_sweeps emits on be in p, two a solve (for progress). */
+int mb_iteration_count(cgm_backend be, cgm_precision p, bool quick, int max_grid);
 
 /* The half-width h of a band (rows i - h .. i + h) whose block rows of n
  * are about L + 1 blocks long, at most CGM_LONG_ROW (a longer block row

@@ -38,9 +38,9 @@ cgm_status cgm_autotune(const cgm_csr *A, const cgm_features *f, const cgm_tuner
   to.iterations = c->iterations;
   to.storage = o->storage;
   to.exchanges = (1u << CGM_EXCHANGE_HALO) | (1u << CGM_EXCHANGE_P2P);
-  /* compact values beside double arithmetic on our kernels alone (settle) */
-  if (o->storage == CGM_STORAGE_COMPACT) to.precisions &= 1u << CGM_PREC_DOUBLE;
-  if (c->block_jacobi || o->storage == CGM_STORAGE_COMPACT) to.cusparse = false;
+  if (c->block_jacobi) to.cusparse = false;
+  if (o->storage == CGM_STORAGE_COMPACT) /* beside double on our kernels alone (settle) */
+    to.precisions &= 1u << CGM_PREC_DOUBLE, to.cusparse = false;
   cgm_candidate *cand = NULL;
   int nc = 0;
   cgm_status st = c->plans

@@ -53,8 +53,7 @@ static int64_t segment_bytes(const cgm_plan *p, const cgm_plan_segment *s) {
 void cgm_plan_set_precision(cgm_plan *p, cgm_precision prec) {
   p->o.precision = prec;
   p->o.values = cgm_values_pick(p->o.value_class, p->nnz, p->o.layout.n, p->o.storage, prec);
-  /* values f32 does not hold exactly run full on several GPUs: the CUDA
-   * solver's reliable updates, which they need, run on one (cg_cuda.cu) */
+  /* inexact f32 needs the reliable updates of one GPU: full on several (cg_cuda.cu) */
   if (p->nseg > 1 && p->o.values == CGM_VALUES_F32 && !(p->o.value_class & CGM_CAN_F32))
     p->o.values = CGM_VALUES_FULL;
   p->device_bytes = 0;

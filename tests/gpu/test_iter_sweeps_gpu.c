@@ -37,8 +37,8 @@ int main(void) {
   o.backend = CGM_BACKEND_CUDA;
   o.precision = CGM_PREC_DOUBLE;
   CHECK_OK(mb_iteration_sweeps(&o, true, 16, take, &k, &err));
-  CHECK_MSG(k.emits == mb_iteration_count(&o, true, 16), "%d emits, %d counted", k.emits,
-            mb_iteration_count(&o, true, 16));
+  CHECK_MSG(k.emits == mb_iteration_count(o.backend, o.precision, true, 16), "%d emits, %d counted",
+            k.emits, mb_iteration_count(o.backend, o.precision, true, 16));
   int pairs = 0;
   for (int i = 0; i < k.n; i++) {
     const cgm_sample *c = &k.v[i];

@@ -33,8 +33,8 @@ int main(void) {
   o.backend = CGM_BACKEND_CPU;
   o.precision = CGM_PREC_DOUBLE;
   CHECK_OK(mb_iteration_sweeps(&o, true, 16, take, &k, &err));
-  CHECK_MSG(k.emits == mb_iteration_count(&o, true, 16), "%d emits, %d counted", k.emits,
-            mb_iteration_count(&o, true, 16));
+  CHECK_MSG(k.emits == mb_iteration_count(o.backend, o.precision, true, 16), "%d emits, %d counted",
+            k.emits, mb_iteration_count(o.backend, o.precision, true, 16));
   int mesh = 0, rows = 0, bands = 0, setups = 0;
   double last_row_m[9] = {0}, last_band_m[9] = {0};
   for (int i = 0; i < k.n; i++) {
@@ -102,8 +102,9 @@ int main(void) {
   static sink full;
   full.stop_at = -1;
   CHECK_OK(mb_iteration_sweeps(&o, false, 8, take, &full, &err));
-  CHECK_MSG(full.emits == mb_iteration_count(&o, false, 8), "%d emits, %d counted", full.emits,
-            mb_iteration_count(&o, false, 8));
+  CHECK_MSG(full.emits == mb_iteration_count(o.backend, o.precision, false, 8),
+            "%d emits, %d counted", full.emits,
+            mb_iteration_count(o.backend, o.precision, false, 8));
   for (int i = 0; i < full.n; i++)
     for (int j = i + 1; j < full.n; j++)
       CHECK_MSG(strcmp(full.v[i].kernel, full.v[j].kernel) || full.v[i].block != full.v[j].block ||
