@@ -8,56 +8,41 @@
 #include "cgmodel/calibrate.h"
 #include "pipeline/curves.h"
 
+/* Curve c with its second regime r, its have flag h (NULL: none) and slot s. */
+static cgm_sigmoid *at(cgm_sigmoid *c, cgm_regime *r, bool *h, int s, cgm_regime **hi, bool **have,
+                       int *slot) {
+  *hi = r, *have = h, *slot = s;
+  return c;
+}
+
 cgm_sigmoid *pipeline_kernel_curve(cgm_device_model *m, const cgm_db_fit *f, cgm_regime **hi,
                                    bool **have, int *slot) {
-  int bi = cgm_block_index(f->block);
+  const int b = cgm_block_index(f->block);
+  const char *v = f->variant;
   *have = NULL;
   /* The mesh curve; a database from before it has the "all" curve alone
    * (cgm_refit adds the mesh curve). The loader's ranks keep mesh first. */
-  if (!strcmp(f->kernel, "spmv") && (!strcmp(f->variant, "mesh") || !strcmp(f->variant, "all")) &&
-      bi >= 0) {
-    *hi = &m->spmv_hi[bi];
-    *have = &m->have_spmv[bi];
-    *slot = PIPELINE_SLOT_SPMV + bi;
-    return &m->spmv[bi];
-  }
-  if (!strcmp(f->kernel, "iter") && bi >= 0) {
-    if (!strcmp(f->variant, "mesh")) {
-      *hi = &m->iter_hi[bi];
-      *have = &m->have_iter[bi];
-      *slot = PIPELINE_SLOT_ITER + bi;
-      return &m->iter[bi];
-    }
-    if (!strcmp(f->variant, "meshc")) {
-      *hi = &m->iterc_hi[bi];
-      *have = &m->have_iterc[bi];
-      *slot = PIPELINE_SLOT_ITERC + bi;
-      return &m->iterc[bi];
-    }
-    if (!strcmp(f->variant, "row")) {
-      *hi = &m->row_hi[bi];
-      *have = &m->have_row[bi];
-      *slot = PIPELINE_SLOT_ROW + bi;
-      return &m->row[bi];
-    }
-    if (!strcmp(f->variant, "band")) {
-      *hi = &m->band_hi[bi];
-      *have = &m->have_band[bi];
-      *slot = PIPELINE_SLOT_BAND + bi;
-      return &m->band[bi];
-    }
+  if (!strcmp(f->kernel, "spmv") && (!strcmp(v, "mesh") || !strcmp(v, "all")) && b >= 0)
+    return at(&m->spmv[b], &m->spmv_hi[b], &m->have_spmv[b], PIPELINE_SLOT_SPMV + b, hi, have,
+              slot);
+  if (!strcmp(f->kernel, "iter") && b >= 0) {
+    if (!strcmp(v, "mesh"))
+      return at(&m->iter[b], &m->iter_hi[b], &m->have_iter[b], PIPELINE_SLOT_ITER + b, hi, have,
+                slot);
+    if (!strcmp(v, "meshc"))
+      return at(&m->iterc[b], &m->iterc_hi[b], &m->have_iterc[b], PIPELINE_SLOT_ITERC + b, hi, have,
+                slot);
+    if (!strcmp(v, "row"))
+      return at(&m->row[b], &m->row_hi[b], &m->have_row[b], PIPELINE_SLOT_ROW + b, hi, have, slot);
+    if (!strcmp(v, "band"))
+      return at(&m->band[b], &m->band_hi[b], &m->have_band[b], PIPELINE_SLOT_BAND + b, hi, have,
+                slot);
     return NULL;
   }
-  if (!strcmp(f->kernel, "cg4")) {
-    *hi = &m->cg4_hi;
-    *slot = PIPELINE_SLOT_CG4;
-    return &m->cg4;
-  }
-  if (!strcmp(f->kernel, "cg5")) {
-    *hi = &m->cg5_hi;
-    *slot = PIPELINE_SLOT_CG5;
-    return &m->cg5;
-  }
+  if (!strcmp(f->kernel, "cg4"))
+    return at(&m->cg4, &m->cg4_hi, NULL, PIPELINE_SLOT_CG4, hi, have, slot);
+  if (!strcmp(f->kernel, "cg5"))
+    return at(&m->cg5, &m->cg5_hi, NULL, PIPELINE_SLOT_CG5, hi, have, slot);
   return NULL;
 }
 

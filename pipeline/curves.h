@@ -38,7 +38,7 @@ bool pipeline_on_mesh(const char *source);
 bool pipeline_in_group(const cgm_sample *a, const char *kernel, const char *variant, int prec,
                        int block);
 
-/* The curve of a spmv ("mesh" or "all" variant), iter ("mesh", "row" or "band"), cg4
+/* The curve of a spmv ("mesh" or "all" variant), iter ("mesh", "meshc", "row" or "band"), cg4
  * or cg5 fit: its sigmoid, its second regime, its have flag (NULL for cg4
  * and cg5) and its slot. NULL for another kernel. */
 cgm_sigmoid *pipeline_kernel_curve(cgm_device_model *m, const cgm_db_fit *f, cgm_regime **hi,

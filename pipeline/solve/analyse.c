@@ -22,8 +22,7 @@ static const char ANALYSIS[] = "analysis";
  * next configuration's each time. */
 enum { ANALYSIS_KEPT = 8 };
 /* 3: --auto's verdicts are kept too (the constraints in the key, the
- * configuration chosen beside the prediction); 5: the mixed ratio in the
- * key; 7: the storage in the key */
+ * configuration chosen beside the prediction); 5, 7: the mixed ratio, the storage in the key */
 enum { ANALYSIS_VERSION = 7 };
 
 /* What the analysis works from and on. */
@@ -249,10 +248,8 @@ static cgm_status choose(analysis *a, double k, cgm_error *err) {
   c.plans = cheap ? &by_size : a->plans->plans;
   c.nplans = cheap ? 1 : a->plans->count;
   cgm_autotune_result ar;
-  cgm_features sizes; /* what the pricing reads of the matrix: the plans hold the rest */
-  memset(&sizes, 0, sizeof sizes);
-  sizes.x = a->A->nrows;
-  sizes.nnz = a->A->nnz;
+  /* what the pricing reads of the matrix: the plans hold the rest */
+  const cgm_features sizes = {.x = a->A->nrows, .nnz = a->A->nnz};
   if ((st = cgm_autotune(a->A, &sizes, a->devs, a->ndev, a->host, &c, &r->opts, &ar, err)))
     return st;
   r->choice = ar.choice;
