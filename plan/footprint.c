@@ -47,6 +47,9 @@ static int64_t segment_bytes(const cgm_plan *p, const cgm_plan_segment *s) {
   if (mixed) /* one GPU: the MBR layout, and the long rows' where split */
     for (int k = 0; k < s->nparts; k++) b += double_values(&s->part[k], &p->o.layout);
   if (mixed) b += 2 * own * 8;
+  if (p->o.values == CGM_VALUES_F32 && !(p->o.value_class & CGM_CAN_F32))
+    for (int k = 0; k < s->nparts; k++) /* floats beside the double values the updates read */
+      if (!s->part[k].long_rows) b += double_values(&s->part[k], &p->o.layout) / 2;
   return b + s->sends * 4; /* the halo's send list */
 }
 

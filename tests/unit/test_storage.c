@@ -232,6 +232,24 @@ static void test_model_format(void) {
                           c[i].storage, c[i].prec);
     CHECK_MSG(v.fmt == c[i].want, "case %zu: the solver takes %s", i, cgm_values_name(v.fmt));
   }
+  /* inexact values in f32 on one GPU keep a double copy for the reliable
+   * updates: the memory counts the floats beside it */
+  {
+    cgm_solve_opts g = cgm_solve_opts_default();
+    g.backend = CGM_BACKEND_CUDA;
+    cgm_plan full, compact;
+    g.storage = CGM_STORAGE_FULL;
+    CHECK_OK(cgm_solve_plan(&K, &g, &full, &err));
+    g.storage = CGM_STORAGE_COMPACT;
+    CHECK_OK(cgm_solve_plan(&K, &g, &compact, &err));
+    int64_t el = 0;
+    for (int k = 0; k < compact.seg[0].nparts; k++)
+      if (!compact.seg[0].part[k].long_rows) el += compact.seg[0].part[k].blocks_padded;
+    CHECK_MSG(
+        compact.o.values == CGM_VALUES_F32 && compact.device_bytes - full.device_bytes == 4 * el,
+        "%s: %lld bytes against full's %lld, %lld elements", cgm_values_name(compact.o.values),
+        (long long)compact.device_bytes, (long long)full.device_bytes, (long long)el);
+  }
   /* a model with an f32 iteration curve prices an f32 plan (N = 2) by it,
    * the curves apart by 2x in rate; dict (N = 1) goes by its bytes alone */
   cgm_device_model m = {.width = 8};
