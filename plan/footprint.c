@@ -21,6 +21,12 @@ static int64_t double_values(const cgm_plan_layout *L, const cgm_bcsr_params *p)
   return L->blocks_padded * p->n * p->n * 8;
 }
 
+/* f32 values that are not A's: one GPU keeps a double copy beside them for
+ * the reliable updates (cg_cuda.cu) */
+static bool f32_inexact(const cgm_plan *p) {
+  return p->o.values == CGM_VALUES_F32 && !(p->o.value_class & CGM_CAN_F32);
+}
+
 static int64_t segment_bytes(const cgm_plan *p, const cgm_plan_segment *s) {
   const cgm_precision prec = p->o.precision;
   const int64_t w = cgm_precision_width(prec);
@@ -47,7 +53,7 @@ static int64_t segment_bytes(const cgm_plan *p, const cgm_plan_segment *s) {
   if (mixed) /* one GPU: the MBR layout, and the long rows' where split */
     for (int k = 0; k < s->nparts; k++) b += double_values(&s->part[k], &p->o.layout);
   if (mixed) b += 2 * own * 8;
-  if (p->o.values == CGM_VALUES_F32 && !(p->o.value_class & CGM_CAN_F32))
+  if (f32_inexact(p))
     for (int k = 0; k < s->nparts; k++) /* floats beside the double values the updates read */
       if (!s->part[k].long_rows) b += double_values(&s->part[k], &p->o.layout) / 2;
   return b + s->sends * 4; /* the halo's send list */
@@ -56,9 +62,7 @@ static int64_t segment_bytes(const cgm_plan *p, const cgm_plan_segment *s) {
 void cgm_plan_set_precision(cgm_plan *p, cgm_precision prec) {
   p->o.precision = prec;
   p->o.values = cgm_values_pick(p->o.value_class, p->nnz, p->o.layout.n, p->o.storage, prec);
-  /* inexact f32 needs the reliable updates of one GPU: full on several (cg_cuda.cu) */
-  if (p->nseg > 1 && p->o.values == CGM_VALUES_F32 && !(p->o.value_class & CGM_CAN_F32))
-    p->o.values = CGM_VALUES_FULL;
+  if (p->nseg > 1 && f32_inexact(p)) p->o.values = CGM_VALUES_FULL; /* updates: one GPU */
   p->device_bytes = 0;
   for (int g = 0; g < p->nseg; g++) {
     p->seg[g].device_bytes = segment_bytes(p, &p->seg[g]);
