@@ -9,12 +9,13 @@ not): the whole `cgmodel solve` command's wall clock for
   recorded   plain double solve recorded in the database
   auto       solve --auto (recorded, as a user runs it)
 first on a cold matrix cache (each command the first read of its file: the
-cache cleared before it), then warm (R interleaved rounds; the low quantile
-of each command's times, since interference only adds time). Ratios:
+cache cleared before it; C interleaved rounds), then warm (R interleaved
+rounds); each command's time is the low quantile of its rounds, since
+interference only adds time. Ratios:
 auto / the faster of double and mixed (cold and warm), recorded / double,
 and --auto's own analysis time (time_analyse_s, warm).
 
-usage: auto_bench.py CGMODEL OUTDIR [--rounds R] [--tol T] CASE...
+usage: auto_bench.py CGMODEL OUTDIR [--rounds R] [--cold-rounds C] [--tol T] CASE...
   CASE: kind:n as `cgmodel gen` (poisson3d:128, mesh3d:400000, ...) or a .mtx path
 The database must hold a calibration of this machine (CGMODEL_DB or --db)."""
 import argparse
@@ -50,6 +51,7 @@ def main():
     ap.add_argument("out")
     ap.add_argument("cases", nargs="+")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--cold-rounds", type=int, default=3)
     ap.add_argument("--tol", default="1e-8")
     ap.add_argument("--db", default=os.environ.get("CGMODEL_DB"))
     a = ap.parse_args()
@@ -81,10 +83,11 @@ def main():
             os.utime(f, (old, old))
         except OSError:
             pass
-        cold = {}
-        for t, extra in tools.items():  # each the first read of its file
-            shutil.rmtree(cache, ignore_errors=True)
-            cold[t] = run(base + [f] + extra)
+        cold = {t: [] for t in tools}
+        for _ in range(a.cold_rounds):
+            for t, extra in tools.items():  # each the first read of its file
+                shutil.rmtree(cache, ignore_errors=True)
+                cold[t].append(run(base + [f] + extra)["wall_s"])
         warm = {t: [] for t in tools}
         last = {}
         run(base + [f] + tools["double"])  # the entry in the cache, for every warm round
@@ -92,7 +95,7 @@ def main():
             for t, extra in tools.items():
                 last[t] = run(base + [f] + extra)
                 warm[t].append(last[t]["wall_s"])
-        row = {"case": c, "cold": {t: cold[t]["wall_s"] for t in tools},
+        row = {"case": c, "cold": {t: low(cold[t]) for t in tools},
                "warm": {t: low(warm[t]) for t in tools}, "runs": last}
         rows.append(row)
         for t in tools:

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Batches of K iterations captured in CUDA graphs and the host's loop over
  * them, with the watchdogs that keep a solve from hanging (gpu_solver.h). */
+#include <limits.h>
 #include <math.h>
 #include <time.h>
 
@@ -168,6 +169,20 @@ static cgm_status reliable_step(gpu_solver *S, reliable *R, const cgm_cg_state *
   return CGM_OK;
 }
 
+/* Doubles the graph times' arrays (both kept on failure, freed by the
+ * caller). */
+static cgm_status grow_times(double **batch, int **active, int *cap, cgm_error *err) {
+  size_t n = 2 * (size_t)*cap + 1;
+  if (n > (size_t)INT_MAX) n = (size_t)INT_MAX; /* the loop's bound on graphs */
+  double *b = (double *)realloc(*batch, n * sizeof *b);
+  if (b) *batch = b;
+  int *a = b ? (int *)realloc(*active, n * sizeof *a) : NULL;
+  if (!a) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  *active = a;
+  *cap = (int)(n - 1);
+  return CGM_OK;
+}
+
 /* The graph loop: graph g+1 is queued before the host waits for graph g.
  * Graph g copies device 0's state into host_state[g % 2] and is followed by
  * event ev[g % 3]; its time is ev[(g - 1) % 3] -> ev[g % 3]. A replacement
@@ -178,10 +193,13 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
                          const cgm_cg_state **fin, cgm_error *err) {
   cgm_cuda_dev *d = &S->dev[0];
   const int K = S->pol.K;
-  /* graphs stopped early by a claim the true residual refutes: a few more */
-  int nbatch_max = pb->maxiter / K + 3 + (S->pol.reliable ? 256 : 0);
-  double *batch = (double *)malloc(((size_t)nbatch_max + 1) * sizeof *batch);
-  int *active = (int *)malloc(((size_t)nbatch_max + 1) * sizeof *active);
+  /* Graphs stopped early by a claim the true residual refutes: each still
+   * runs an iteration (the device stops at maxiter), so maxiter + 3 bounds
+   * the graphs; the times' arrays grow as they come. */
+  const int nbatch_max = pb->maxiter < INT_MAX - 3 ? pb->maxiter + 3 : INT_MAX;
+  int cap = pb->maxiter / K + 3;
+  double *batch = (double *)malloc(((size_t)cap + 1) * sizeof *batch);
+  int *active = (int *)malloc(((size_t)cap + 1) * sizeof *active);
   cgm_status st = CGM_OK;
   int nb = 0, last_iter = 0;
   bool pending = false, queued = false;
@@ -191,7 +209,8 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
                 pb->tol * pb->bnorm,
                 S->rt0,
                 0,
-                cgm_reliable_start(S->rt0, cgm_residual_roundoff(pb->opts.precision), pb->anorm),
+                cgm_reliable_start(S->rt0, cgm_residual_roundoff(pb->opts.precision), pb->anorm,
+                                   S->pol.reduced != 0),
                 cgm_floor_watch_start(S->rt0, pb->anorm, pb->bnorm)};
   const bool keep_x = pb->opts.monitor && pb->opts.monitor_x;
   double t_start = cgm_now();
@@ -226,6 +245,7 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
     float ms = 0;
     CGM_CUDA_GOTO(st, err, out, cudaEventElapsedTime(&ms, d->ev[(g + 2) % 3], d->ev[g % 3]));
     const cgm_cg_state *hs = d->host_state[g % 2];
+    if (nb == cap && (st = grow_times(&batch, &active, &cap, err))) goto out;
     batch[nb] = ms * 1e-3;
     active[nb] = hs->iter - last_iter;
     last_iter = hs->iter;
