@@ -198,12 +198,15 @@ static inline bool cgm_watch_check(cgm_watch *w, bool claimed, double iterated, 
 /* The GPU's: in double the checks before a claim are cgm_floor_watch's
  * probes, and the window's checks start after a refused claim. Whether a
  * precision has reached what it can, judged at each replacement:
- *  - double: as cgm_watch, no bound decides; the true residual has not
- *    halved its best for as many iterations as that best took (at least
- *    CGM_STALL_MIN) while rounding shows. Three refused claims in a row
- *    ended a P1 tetrahedral solve (150k rows, random b) at 1.18e-8 for
- *    --tol 1e-8 where plain CG reaches 1.9e-9 by iteration 3,220;
- *  - single and mixed (mixed then hands over to double): the true residual
+ *  - double, its tolerance above what double shows: as cgm_watch, no bound
+ *    decides; the true residual has not halved its best for as many
+ *    iterations as that best took (at least CGM_STALL_MIN) while rounding
+ *    shows. Three refused claims in a row ended a P1 tetrahedral solve
+ *    (150k rows, random b) at 1.18e-8 for --tol 1e-8 where plain CG reaches
+ *    1.9e-9 by iteration 3,220;
+ *  - single and mixed (mixed then hands over to double), and double once
+ *    its tolerance lies below what double shows (the claims are then made
+ *    at the floor, graph.cu's floor_step; `bounded`): the true residual
  *    lies within the floor u ||A|| ||x|| of the arithmetic that forms it
  *    and has not halved (or convergence was claimed there); or three stalls
  *    in a row: not halved, and convergence claimed or the iteration loose
@@ -213,13 +216,13 @@ typedef struct cgm_reliable {
   double best; /* the true residual at the last halving */
   int best_iter;
   int stalls;
-  double unit; /* u ||A|| of the residual's arithmetic */
-  bool reduced;
+  double unit;  /* u ||A|| of the residual's arithmetic */
+  bool bounded; /* the bound and three stalls decide (above) */
 } cgm_reliable;
 
 static inline cgm_reliable cgm_reliable_start(double true_residual, double unit_roundoff,
-                                              double anorm, bool reduced) {
-  cgm_reliable r = {true_residual, 0, 0, unit_roundoff * anorm, reduced};
+                                              double anorm, bool bounded) {
+  cgm_reliable r = {true_residual, 0, 0, unit_roundoff * anorm, bounded};
   return r;
 }
 
@@ -234,7 +237,7 @@ static inline bool cgm_reliable_stalled(cgm_reliable *r, bool claimed, double it
     r->best = true_residual;
     r->best_iter = iteration;
   }
-  if (!r->reduced)
+  if (!r->bounded)
     return !halved && cgm_watch_loose(claimed, iterated, true_residual) && since >= window;
   const int patience = r->best_iter > 500 ? r->best_iter : 500;
   return ((!halved || claimed) && true_residual <= r->unit * xnorm) || r->stalls >= 3 ||

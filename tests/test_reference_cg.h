@@ -123,11 +123,13 @@ static int ref_cap(int32_t n) {
   return c > 6000 ? 6000 : c;
 }
 
-/* One way to solve: backend, precision, threads (CPU; 0 the default). */
+/* One way to solve: backend, precision, threads (CPU; 0 the default), and
+ * the iterations it is given as a multiple of the reference's (0: 2). */
 typedef struct {
   cgm_backend backend;
   cgm_precision precision;
   int threads;
+  int times;
 } ref_config;
 
 /* Matrix `name` of data/matrices with the right-hand sides of seeds 1 and
@@ -161,7 +163,7 @@ static void ref_check_matrix(const char *name, const ref_config *cfg, int ncfg,
         o.precision = cfg[c].precision;
         o.threads = cfg[c].threads;
         o.tol = ref_tols[k];
-        o.maxiter = 2 * reach[k];
+        o.maxiter = (cfg[c].times > 0 ? cfg[c].times : 2) * reach[k];
         memset(x, 0, (size_t)n * sizeof *x);
         cgm_solve_result r;
         const cgm_status st = cgm_solve(&A, b, x, &o, &r, &err);

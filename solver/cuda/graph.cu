@@ -128,6 +128,7 @@ static cgm_status floor_step(gpu_solver *S, reliable *R, const cgm_cg_state *hs,
   if (R->thr <= CGM_DOUBLE_ROUNDOFF * dxn && floor > R->thr && rt <= R->floor.bnorm &&
       !R->claim_at_floor) {
     R->claim_at_floor = true;
+    R->stall.bounded = true; /* a claim there is the floor: the bound decides */
     R->claim_thr = floor * floor;
     cgm_cuda_dev *d = &S->dev[0];
     CGM_CUDA_TRY(err, cudaMemcpyAsync(&d->state->thr, &R->claim_thr, sizeof R->claim_thr,

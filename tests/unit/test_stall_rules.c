@@ -7,7 +7,8 @@
  * u ||A|| ||x||; a truth that has not halved for as many iterations as its
  * best took does. Single and mixed keep the old rule: three refused claims
  * without a halving, or the bound, end it (mixed then hands over to
- * double). */
+ * double); so does double once its tolerance lies below what double shows
+ * (its claims are then made at the floor). */
 #include "solver/backend.h"
 #include "test_util.h"
 
@@ -25,14 +26,14 @@ int main(void) {
               "double stalled at %d with the truth %.3g still falling", it, truth);
     truth *= 0.97;
   }
-  /* at the bound u ||A|| ||x|| (8.8e-16 x 1e7 = 8.8e-9) and not halved: still
+  /* within the bound u ||A|| ||x|| (8.8e-16 x 1e8 = 8.8e-8) and not halved: still
    * no stall before the window ends */
   cgm_reliable b = cgm_reliable_start(1.0, 1.1e-16, 8.0, false);
-  CHECK(!cgm_reliable_stalled(&b, false, 1e-8, 2e-8, 1e7, 1000));
-  CHECK(!cgm_reliable_stalled(&b, true, 1e-8, 1.5e-8, 1e7, 1100));
+  CHECK(!cgm_reliable_stalled(&b, false, 1e-8, 2e-8, 1e8, 1000));
+  CHECK(!cgm_reliable_stalled(&b, true, 1e-8, 1.5e-8, 1e8, 1100));
   /* the window: no halving since 1,000 for 1,000 iterations, claims refused */
-  CHECK(!cgm_reliable_stalled(&b, true, 1e-8, 1.4e-8, 1e7, 1999));
-  CHECK(cgm_reliable_stalled(&b, true, 1e-8, 1.4e-8, 1e7, 2000));
+  CHECK(!cgm_reliable_stalled(&b, true, 1e-8, 1.4e-8, 1e8, 1999));
+  CHECK(cgm_reliable_stalled(&b, true, 1e-8, 1.4e-8, 1e8, 2000));
   /* not loose (iterated within 1% of the truth, no claim): no stall */
   cgm_reliable t = cgm_reliable_start(1.0, 1.1e-16, 8.0, false);
   CHECK(!cgm_reliable_stalled(&t, false, 1e-3, 1e-3, 1.0, 300));
@@ -44,5 +45,10 @@ int main(void) {
   CHECK(!cgm_reliable_stalled(&m, true, 0.9e-5, 1.9e-5, 1e-3, 120));
   CHECK(!cgm_reliable_stalled(&m, true, 0.9e-5, 1.8e-5, 1e-3, 140));
   CHECK(cgm_reliable_stalled(&m, true, 0.9e-5, 1.7e-5, 1e-3, 160));
+  /* double with its claims at the floor: a refused claim within the bound
+   * ends it at once */
+  cgm_reliable f = cgm_reliable_start(1.0, 1.1e-16, 8.0, true);
+  CHECK(!cgm_reliable_stalled(&f, false, 1e-8, 2e-8, 1e8, 1000));
+  CHECK(cgm_reliable_stalled(&f, true, 1e-9, 1.5e-8, 1e8, 1010));
   TEST_MAIN_END();
 }
