@@ -3,7 +3,6 @@
  * timed by the model, and the recommendation. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cgmodel/pipeline.h"

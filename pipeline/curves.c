@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Fits -> the kernel curves of a device model. */
 #include <math.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 

@@ -5,7 +5,6 @@
  * a matrix solved before at the same tolerance. A database that cannot be
  * read leaves the defaults: this refines predictions, it never fails them. */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

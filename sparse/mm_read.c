@@ -19,7 +19,6 @@
 #include "sparse/mm_sorted.h"
 #include "sparse/mm_source.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdatomic.h>
