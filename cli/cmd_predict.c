@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cgmodel/pipeline.h"
 #include "cgmodel/predict.h"
 #include "cli/commands.h"
 #include "cli/dbopen.h"

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cgmodel/calibrate.h"
 #include "pipeline/curves.h"
 
 /* Curve c with its second regime r, its have flag h (NULL: none) and slot s. */

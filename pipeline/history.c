@@ -10,7 +10,6 @@
 
 #include <cjson/cJSON.h>
 
-#include "cgmodel/pipeline.h"
 #include "common/grow.h"
 #include "common/timer.h"
 #include "pipeline/steps.h"
