@@ -3,7 +3,6 @@
  * what the database holds, and a calibration carried to another. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cgmodel/pipeline.h"

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cgmodel/pipeline.h"
 #include "cgmodel/devices.h"
 #include "cli/commands.h"
 #include "cli/dbopen.h"

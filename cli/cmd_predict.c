@@ -3,10 +3,8 @@
  * timed by the model, and the recommendation. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "cgmodel/pipeline.h"
 #include "cgmodel/predict.h"
 #include "cli/commands.h"
 #include "cli/dbopen.h"

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A growing array of samples (cgmodel/sample.h). */
-#include <stdlib.h>
 
 #include "cgmodel/sample.h"
 #include "common/grow.h"

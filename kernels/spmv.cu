@@ -11,7 +11,6 @@
  * steps in flight (docs/perf.md). */
 #include <type_traits>
 
-#include "kernels/cuda_util.h"
 #include "kernels/device_util.cuh"
 #include "kernels/kernels.h"
 #include "kernels/launch.cuh"

@@ -3,7 +3,6 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cgmodel/model.h"
 

@@ -5,7 +5,6 @@
  * mirrors two small structs (cgm_csr, cgm_error) instead of every report,
  * and its results carry the command line's keys. */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Fits -> the kernel curves of a device model. */
 #include <math.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cgmodel/calibrate.h"
 #include "pipeline/curves.h"
 
 /* Curve c with its second regime r, its have flag h (NULL: none) and slot s. */

@@ -5,13 +5,11 @@
  * a matrix solved before at the same tolerance. A database that cannot be
  * read leaves the defaults: this refines predictions, it never fails them. */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
-#include "cgmodel/pipeline.h"
 #include "common/grow.h"
 #include "common/timer.h"
 #include "pipeline/steps.h"

@@ -14,7 +14,6 @@
 
 #include "cgmodel/calibrate.h"
 #include "pipeline/json.h"
-#include "pipeline/steps.h"
 
 /* Every string goes through here: cJSON copies bytes as they are, so a file
  * name or a device model with invalid UTF-8 would make the whole output

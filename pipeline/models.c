@@ -11,10 +11,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "cgmodel/calibrate.h"
 #include "cgmodel/pipeline.h"
 #include "pipeline/curves.h"
-#include "pipeline/json.h"
 #include "pipeline/steps.h"
 #include "common/grow.h"
 #include "common/timer.h"

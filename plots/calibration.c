@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgmodel/plan.h"
 #include "plots/plot_internal.h"
 #include "common/grow.h"
 

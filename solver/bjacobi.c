@@ -3,7 +3,6 @@
  * b x b diagonal blocks of A (b the matrix's point block, or given), computed once on the host
  * during set-up and applied by every backend that supports it (the CPU's kernels and our CUDA
  * kernels). */
-#include <stdio.h>
 #include <string.h>
 #include <threads.h>
 

@@ -11,7 +11,6 @@
 #include "cgmodel/sparse.h"
 
 #include <math.h>
-#include <stdlib.h>
 
 #define NU 0.3
 #define YOUNG 1.0

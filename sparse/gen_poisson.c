@@ -4,8 +4,6 @@
  * Rows are written in column order, so no sorting is needed. */
 #include "cgmodel/sparse.h"
 
-#include <stdlib.h>
-
 cgm_status cgm_gen_poisson(int dim, int32_t n, cgm_csr *A, cgm_error *err) {
   if (dim != 2 && dim != 3)
     return cgm_fail(err, CGM_EINPUT, "Poisson grids are 2D or 3D (got %dD)", dim);

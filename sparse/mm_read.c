@@ -19,7 +19,6 @@
 #include "sparse/mm_sorted.h"
 #include "sparse/mm_source.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -316,24 +315,19 @@ static cgm_status read_banner(mmr *r, mm_header *h) {
   if (!kw_eq(t[1], tl[1], "matrix"))
     return fail_at(r, ln, CGM_EINPUT, "unsupported object '%s': only 'matrix' is supported",
                    tok_copy(tb, sizeof tb, t[1], tl[1]));
-  static const char *const formats[] = {"coordinate", "array", NULL};
-  static const char *const fields[] = {"real", "integer", "pattern", "complex", NULL};
-  static const char *const symmetries[] = {"general", "symmetric", "skew-symmetric", "hermitian",
-                                           NULL};
-  const int fmt = kw_index(t[2], tl[2], formats), fld = kw_index(t[3], tl[3], fields);
-  const int sym = kw_index(t[4], tl[4], symmetries);
-  if (fmt < 0)
-    return fail_at(r, ln, CGM_EINPUT, "unknown format '%s' (expected coordinate or array)",
-                   tok_copy(tb, sizeof tb, t[2], tl[2]));
-  if (fld < 0)
-    return fail_at(r, ln, CGM_EINPUT,
-                   "unknown field '%s' (expected real, integer, pattern or complex)",
-                   tok_copy(tb, sizeof tb, t[3], tl[3]));
-  if (sym < 0)
-    return fail_at(r, ln, CGM_EINPUT,
-                   "unknown symmetry '%s' (expected general, symmetric, skew-symmetric or "
-                   "hermitian)",
-                   tok_copy(tb, sizeof tb, t[4], tl[4]));
+  static const char *const kws[3][5] = {{"coordinate", "array"},
+                                        {"real", "integer", "pattern", "complex"},
+                                        {"general", "symmetric", "skew-symmetric", "hermitian"}};
+  static const char *const kw_what[3][2] = {
+      {"format", "coordinate or array"},
+      {"field", "real, integer, pattern or complex"},
+      {"symmetry", "general, symmetric, skew-symmetric or hermitian"}};
+  int kw[3];
+  for (int k = 0; k < 3; k++)
+    if ((kw[k] = kw_index(t[k + 2], tl[k + 2], kws[k])) < 0)
+      return fail_at(r, ln, CGM_EINPUT, "unknown %s '%s' (expected %s)", kw_what[k][0],
+                     tok_copy(tb, sizeof tb, t[k + 2], tl[k + 2]), kw_what[k][1]);
+  const int fmt = kw[0], fld = kw[1], sym = kw[2];
   h->array = fmt == 1;
   h->field = fld == 3 ? CGM_MM_REAL : (cgm_mm_field)fld; /* the enum's order */
   h->sym = sym == 1 ? CGM_MM_SYMMETRIC : CGM_MM_GENERAL;

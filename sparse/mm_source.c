@@ -8,6 +8,7 @@
 #include "sparse/mm_source.h"
 
 #include "cgmodel/sparse.h"
+#include "common/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -137,15 +138,7 @@ static const char *last_newline(const char *b, const char *e) {
 
 /* Records a piece handed out, so that release frees it. */
 static bool own(mm_source *s, char *buf) {
-  if (s->nowned == s->owned_cap) {
-    size_t ncap = s->owned_cap ? 2 * s->owned_cap : 16;
-    char **o = realloc(s->owned, ncap * sizeof *o);
-    if (!o) return false;
-    s->owned = o;
-    s->owned_cap = ncap;
-  }
-  s->owned[s->nowned++] = buf;
-  return true;
+  return cgm_push(&s->owned, &s->nowned, &s->owned_cap, &buf, sizeof buf, 16);
 }
 
 /* Reads the file into dst. Returns the count, 0 at the end, -1 after
@@ -482,7 +475,7 @@ changed:
 }
 
 void mm_source_drop(mm_source *s, const char *piece) {
-  for (size_t k = 0; piece && k < s->nowned; k++)
+  for (int k = 0; piece && k < s->nowned; k++)
     if (s->owned[k] == piece) {
       free(s->owned[k]);
       s->owned[k] = s->owned[--s->nowned];
@@ -510,7 +503,7 @@ int64_t mm_count_newlines(const char *s, const char *e) {
 }
 
 void mm_source_release_text(mm_source *s) {
-  for (size_t k = 0; k < s->nowned; k++) free(s->owned[k]);
+  for (int k = 0; k < s->nowned; k++) free(s->owned[k]);
   free(s->owned);
   s->owned = NULL;
   s->nowned = s->owned_cap = 0;

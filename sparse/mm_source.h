@@ -57,7 +57,7 @@ typedef struct mm_source {
 
   /* the pieces handed out that this source allocated and still holds */
   char **owned;
-  size_t nowned, owned_cap;
+  int nowned, owned_cap;
   size_t map_piece_len; /* the mapped piece handed out */
 
   /* a stream that failed (read error, corrupt gzip): the message, without

@@ -2,7 +2,6 @@
 /* Predictions: one configuration's time per iteration (what a solve or a
  * validation run is compared with), and every configuration of the
  * calibrated devices for one matrix with the tuner's choice (predict). */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,8 +2,6 @@
 /* predict --json: the matrix, the model, its features, every candidate
  * and the choice. */
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "pipeline/json.h"

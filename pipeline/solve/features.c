@@ -3,7 +3,6 @@
  * block size's pattern, seconds at 49M entries) and the verdict of its
  * checks. */
 #define _POSIX_C_SOURCE 200809L
-#include <string.h>
 
 #include "pipeline/solve/solve_steps.h"
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/grow.h"
 #include "common/timer.h"
 #include "solver/backend.h"
 #include "pipeline/solve/solve_steps.h"
@@ -27,7 +28,7 @@ void cgm_solve_report_free(cgm_solve_report *r) {
  * passed on to the caller's monitor. */
 typedef struct {
   cgm_solve_report *r;
-  size_t cap;
+  int cap;
   void (*fn)(void *ctx, int iteration, double relative_residual);
   void *ctx;
 } history;
@@ -35,17 +36,11 @@ typedef struct {
 static void keep_history(void *ctx, int iteration, double relres) {
   history *h = ctx;
   cgm_solve_report *r = h->r;
-  if ((size_t)r->nhistory >= h->cap) {
-    size_t cap = h->cap ? 2 * h->cap : 64;
-    double *p = realloc(r->residual_history, 2 * cap * sizeof *p);
-    if (p) { /* out of memory: the history stops growing, the solve goes on */
-      r->residual_history = p;
-      h->cap = cap;
-    }
-  }
-  if ((size_t)r->nhistory < h->cap) {
-    r->residual_history[2 * r->nhistory] = iteration;
-    r->residual_history[2 * r->nhistory + 1] = relres;
+  double *p = cgm_grow(r->residual_history, r->nhistory, &h->cap, 2 * sizeof *p, 64);
+  if (p) { /* out of memory: the history stops growing, the solve goes on */
+    r->residual_history = p;
+    p[2 * r->nhistory] = iteration;
+    p[2 * r->nhistory + 1] = relres;
     r->nhistory++;
   }
   h->fn(h->ctx, iteration, relres);

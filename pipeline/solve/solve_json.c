@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* solve --json: the report of cgm_run_solve. */
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "pipeline/json.h"
 #include "cgmodel/run_solve.h"

@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* validate --json: counts, the groups (Table 6) and the tuner's regret. */
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "pipeline/json.h"
 #include "cgmodel/validate.h"

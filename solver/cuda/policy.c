@@ -2,8 +2,6 @@
 /* The CUDA solver's policy (policy.h). */
 #include "solver/cuda/policy.h"
 
-#include <string.h>
-
 #include "kernels/kernels.h"
 
 static gs_mode pick_mode(const cgm_solve_opts *o) {
