@@ -210,8 +210,11 @@ static inline bool cgm_watch_check(cgm_watch *w, bool claimed, double iterated, 
  *    lies within the floor u ||A|| ||x|| of the arithmetic that forms it
  *    and has not halved (or convergence was claimed there); or three stalls
  *    in a row: not halved, and convergence claimed or the iteration loose
- *    from the truth (true > 5 x iterated); or no halving for as many
- *    iterations as the best took (at least 500). */
+ *    from the truth (true > 5 x iterated); or the truth grown past
+ *    CGM_DIVERGED times its best (single diverged on LF10 and bcsstk01,
+ *    iterated and true residuals rising together to 1e25); or no halving
+ *    for as many iterations as the best took (at least 500). */
+#define CGM_DIVERGED 1e3
 typedef struct cgm_reliable {
   double best; /* the true residual at the last halving */
   int best_iter;
@@ -241,7 +244,7 @@ static inline bool cgm_reliable_stalled(cgm_reliable *r, bool claimed, double it
     return !halved && cgm_watch_loose(claimed, iterated, true_residual) && since >= window;
   const int patience = r->best_iter > 500 ? r->best_iter : 500;
   return ((!halved || claimed) && true_residual <= r->unit * xnorm) || r->stalls >= 3 ||
-         iteration - r->best_iter > patience;
+         true_residual > CGM_DIVERGED * r->best || iteration - r->best_iter > patience;
 }
 
 /* The GPU's watch in double for the floor u ||A|| ||x||, below which its

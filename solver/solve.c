@@ -492,12 +492,13 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   st = run_backend(&pb, res, err);
   /* Mixed precision promises what double reaches: a single-precision
    * iteration that stopped short of the cap (stalled, or broken down in
-   * rounding) hands over to double, from where it got if that is finite. */
+   * rounding) hands over to double, from where it got if that is finite
+   * and nearer than x = 0 (single can diverge: LF10 reached 1e25). */
   if (st == CGM_ENOCONV && o->precision == CGM_PREC_MIXED && o->fallback &&
       res->iterations < pb.maxiter) {
     bool finite = true;
     for (int32_t i = 0; i < A->nrows && finite; i++) finite = isfinite(ys[i]);
-    if (!finite)
+    if (!finite || !(res->solver_residual < 1.0))
       for (int32_t i = 0; i < A->nrows; i++) ys[i] = x[i] / bnorm;
     st = cgm_solve_fallback(&pb, res, err);
   }

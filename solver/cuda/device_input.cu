@@ -524,7 +524,7 @@ static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_so
         err, first_index(
                  c, [&](int *d) { first_nonfinite<<<grid_for(n), kThreads, 0, c->s>>>(n, ys, d); },
                  &bad));
-    if (bad >= 0) {
+    if (bad >= 0 || !(res->solver_residual < 1.0)) { /* as cgm_solve */
       divide<<<grid_for(n), kThreads, 0, c->s>>>(n, x, bnorm, ys);
       CGM_CUDA_TRY(err, cudaGetLastError());
     }

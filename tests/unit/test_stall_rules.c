@@ -45,6 +45,15 @@ int main(void) {
   CHECK(!cgm_reliable_stalled(&m, true, 0.9e-5, 1.9e-5, 1e-3, 120));
   CHECK(!cgm_reliable_stalled(&m, true, 0.9e-5, 1.8e-5, 1e-3, 140));
   CHECK(cgm_reliable_stalled(&m, true, 0.9e-5, 1.7e-5, 1e-3, 160));
+  /* mixed/single: a truth risen past 1e3 times its best (single diverging,
+   * the iterated residual with it) ends it; double goes on */
+  cgm_reliable v = cgm_reliable_start(1.0, 6e-8, 8.0, true);
+  CHECK(!cgm_reliable_stalled(&v, false, 1e-2, 1e-2, 1.0, 100));
+  CHECK(!cgm_reliable_stalled(&v, false, 5.0, 5.0, 1.0, 200));
+  CHECK(cgm_reliable_stalled(&v, false, 20.0, 20.0, 1.0, 300));
+  cgm_reliable w = cgm_reliable_start(1.0, 1.1e-16, 8.0, false);
+  CHECK(!cgm_reliable_stalled(&w, false, 1e-2, 1e-2, 1.0, 100));
+  CHECK(!cgm_reliable_stalled(&w, false, 20.0, 20.0, 1.0, 150));
   /* double with its claims at the floor: a refused claim within the bound
    * ends it at once */
   cgm_reliable f = cgm_reliable_start(1.0, 1.1e-16, 8.0, true);
