@@ -22,9 +22,13 @@ typedef struct {
 
 /* How the CPU's kernels are timed (settle.c): batches of up to 8 runs
  * while they take under 2 ms, so that one run held up a quantum ends its
- * batch. A quick calibration settles on fewer timings and a smaller budget. */
+ * batch. A quick calibration settles on fewer timings and a smaller budget.
+ * Open measurements stop at 1.25x their undisturbed cost, past 1 ms: on 2
+ * idle cores a quick calibration's 280 calls spent 1.08x theirs, 20 over
+ * 1.25x; beside two busy loops 2.6x, 274 bounded by 25 ms, not by twice. */
 static mb_settle_opts cpu_settle(const cpu_run *R, double budget_s) {
-  return (mb_settle_opts){8, 2e-3, 3, R->o->quick ? 12 : 24, (R->o->quick ? 1.0 : 3.0) * budget_s};
+  return (mb_settle_opts){
+      8, 2e-3, 3, R->o->quick ? 12 : 24, (R->o->quick ? 1.0 : 3.0) * budget_s, 1.25, 1e-3, NULL};
 }
 
 /* ------------------------------------------------------ CG4 and CG5 --- */
@@ -187,6 +191,7 @@ static int iter_grids(bool quick, mb_grid *k) {
 static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
   mb_grid k[16];
   const int nk = iter_grids(R->o->quick, k);
+  double wall = 0, quiet = 0; /* the sweep's iterations so far, and their low quantile's cost */
   cgm_status st = CGM_OK;
   for (int i = 0; i < nk && !st; i++) {
     cgm_csr A;
@@ -202,17 +207,15 @@ static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
         o.precision = (cgm_precision)p;
         o.layout = cgm_bcsr_default_params(cgm_block_sizes[b]);
         const int w = cgm_precision_width(o.precision);
-        cgm_plan plan;
         cgm_solve_result res;
         mb_timing t;
         bool steady = false;
-        if ((st = cgm_solve_plan(&A, &o, &plan, err))) break;
         /* 32 iterations (single precision's residual on the grids of
          * 512-1728 rows is gone to zero after 40-63), 12 of milliseconds
-         * each past 32^3 */
-        const int iters = A.nrows > 32768 ? 12 : 32;
+         * each past 32^3; fewer where other work slows them (mb_iters_within) */
+        const int iters = mb_iters_within(A.nrows > 32768 ? 12 : 32, 8, wall, quiet);
         if ((st = mb_solve_steady(&A, &o, iters, &res, &t, &steady, err))) break;
-        const cgm_segment_shape sh = cgm_refined_shape(&plan, 0);
+        wall += res.time_solve_s, quiet += t.q * res.iterations;
         cgm_sample smp;
         /* the setup of the first precision's solve */
         const bool setup =
@@ -223,8 +226,7 @@ static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
         if ((st = mb_emit(&R->m, setup ? &smp : NULL, "iters", err))) break;
         const bool got = steady && t.q > 0;
         if (got)
-          mb_sample_timed(&smp, "iter", "cpu", p, cgm_block_sizes[b],
-                          cgm_iter_bytes(sh.spmv_bytes, sh.rows, w), w, &t, src);
+          mb_sample_timed(&smp, "iter", "cpu", p, cgm_block_sizes[b], res.iter_bytes, w, &t, src);
         st = mb_emit(&R->m, got ? &smp : NULL, "iters", err);
       }
     }
