@@ -22,13 +22,9 @@ typedef struct {
 
 /* How the CPU's kernels are timed (settle.c): batches of up to 8 runs
  * while they take under 2 ms, so that one run held up a quantum ends its
- * batch. A quick calibration settles on fewer timings and a smaller budget.
- * Open measurements stop at 1.25x their undisturbed cost, past 1 ms: on 2
- * idle cores a quick calibration's 280 calls spent 1.08x theirs, 20 over
- * 1.25x; beside two busy loops 2.6x, 274 bounded by 25 ms, not by twice. */
+ * batch. A quick calibration settles on fewer timings and a smaller budget. */
 static mb_settle_opts cpu_settle(const cpu_run *R, double budget_s) {
-  return (mb_settle_opts){
-      8, 2e-3, 3, R->o->quick ? 12 : 24, (R->o->quick ? 1.0 : 3.0) * budget_s, 1.25, 1e-3, NULL};
+  return (mb_settle_opts){8, 2e-3, 3, R->o->quick ? 12 : 24, (R->o->quick ? 1.0 : 3.0) * budget_s};
 }
 
 /* ------------------------------------------------------ CG4 and CG5 --- */

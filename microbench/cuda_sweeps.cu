@@ -69,7 +69,7 @@ cgm_status graph_time(cudaStream_t s, int R, int replays, F enqueue, mb_timing *
                       cgm_error *err) {
   cudaGraph_t g = nullptr;
   replay rp = {nullptr, s, nullptr, nullptr, R, cudaSuccess};
-  const mb_settle_opts so = {4, 1e-3, 2, replays, 0.5, 2.0, 25e-3};
+  const mb_settle_opts so = {4, 1e-3, 2, replays, 0.5};
   cgm_status st = CGM_OK;
   CGM_CUDA_GOTO(st, err, out, cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
   {
@@ -548,8 +548,7 @@ cgm_status staged_sweep(run_t *R, cudaStream_t s, cgm_error *err) {
     if (!(R->o->precisions & (1u << p))) continue;
     h.S.prec = (cgm_precision)p;
     const int w = cgm_precision_width(h.S.prec);
-    const mb_settle_opts so = {4,   1e-3, 2, R->o->quick ? 5 : 11, R->o->quick ? 0.5 : 2.0,
-                               2.0, 25e-3};
+    const mb_settle_opts so = {4, 1e-3, 2, R->o->quick ? 5 : 11, R->o->quick ? 0.5 : 2.0};
     if (mb_settle(staged_time, &h, count, &so, t)) {
       CGM_CUDA_GOTO(st, err, out, h.e);
       st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");

@@ -73,16 +73,16 @@ static double quiet_cost(const mb_settle_opts *o, double q) {
 int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_timing *out) {
   double *t = malloc(sizeof(double) * MAX_TIMINGS * (size_t)count); /* each's, in any order */
   int *n = calloc((size_t)count, sizeof *n), rc = t && n ? 0 : -1;
-  double (*now)(void) = o->now ? o->now : cgm_now;
   for (int i = 0; i < count; i++) out[i] = (mb_timing){0};
   for (int i = 0; i < count && !rc; i++) rc = fn(ctx, i) < 0 ? -1 : 0; /* a warm-up, not kept */
-  const double start = now();
+  const double start = cgm_now();
   for (int round = 1, open = count; open > 0 && !rc; round++) {
     open = 0;
     for (int i = 0; i < count && !rc; i++) {
       if (out[i].settled || n[i] == MAX_TIMINGS) continue;
-      const double before = n[i] ? out[i].q : INFINITY, b0 = now();
-      for (int k = 0; k < o->batch && n[i] < MAX_TIMINGS && (!k || now() - b0 < o->batch_s); k++) {
+      const double before = n[i] ? out[i].q : INFINITY, b0 = cgm_now();
+      for (int k = 0; k < o->batch && n[i] < MAX_TIMINGS && (!k || cgm_now() - b0 < o->batch_s);
+           k++) {
         const double v = fn(ctx, i);
         if (v < 0) rc = -1;
         t[(size_t)i * MAX_TIMINGS + n[i]++] = v;
@@ -92,13 +92,12 @@ int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_t
       out[i].settled = round >= o->min_rounds && n[i] >= o->min_n && out[i].q >= before * 0.98;
       open += !out[i].settled && n[i] < MAX_TIMINGS;
     }
-    /* the open ones stay unsettled past the budget, or past floor_s and
-     * `slack` times their undisturbed cost: under other work fewer timings
-     * (their low quantile), not more time */
+    /* the open ones stay unsettled past the budget, or past 25 ms and twice
+     * their undisturbed cost: under other work fewer timings, not more time */
     double need = 0;
     for (int i = 0; i < count; i++) need += quiet_cost(o, out[i].q);
-    const double spent = now() - start;
-    if (spent > o->budget_s || spent > fmax(o->slack * need, o->floor_s)) break;
+    const double spent = cgm_now() - start;
+    if (spent > o->budget_s || spent > fmax(2.0 * need, 25e-3)) break;
   }
   free(t), free(n);
   return rc;

@@ -47,14 +47,12 @@ cgm_status mb_grid_make(mb_grid g, cgm_csr *A, char *src, size_t len, cgm_error 
  * once (seconds; < 0: a failure). A warm-up each, then rounds over them: up
  * to `batch` timings of each while under batch_s, until its low quantile
  * settles (min_rounds rounds, min_n timings, the last round 2% or less
- * under it) or the call has run budget_s, or past floor_s `slack` times
- * what its timings cost undisturbed. `now` is the clock (NULL: cgm_now). */
+ * under it) or the call has run budget_s. */
 typedef struct mb_settle_opts {
   int batch;
   double batch_s;
   int min_rounds, min_n;
-  double budget_s, slack, floor_s;
-  double (*now)(void);
+  double budget_s;
 } mb_settle_opts;
 typedef struct mb_timing {
   double q;      /* seconds: the tenth percentile of the timings (under 10: their minimum) */
@@ -69,10 +67,9 @@ typedef double (*mb_time_fn)(void *ctx, int i);
 int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_timing *out);
 
 /* The iterations of a sweep's next timed solve: `iters`, or where its
- * iterations so far took `wall` seconds, over twice the `quiet` seconds
- * their low quantiles say they cost undisturbed, as many as twice that
- * buys at the rate seen, at least `least`: other work slows the solves, not
- * their low quantile. */
+ * iterations so far took `wall` seconds, over twice the `quiet` their low
+ * quantiles say, as many as twice that buys at the rate seen (other work
+ * slows the solves, not their low quantile), at least `least`. */
 int mb_iters_within(int iters, int least, double wall, double quiet);
 
 /* The CPU's OpenMP team pinned one thread a CPU while its sweeps run, where
