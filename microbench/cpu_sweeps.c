@@ -27,6 +27,15 @@ static mb_settle_opts cpu_settle(const cpu_run *R, double budget_s) {
   return (mb_settle_opts){8, 2e-3, 3, R->o->quick ? 12 : 24, (R->o->quick ? 1.0 : 3.0) * budget_s};
 }
 
+/* v[0..n) = mb_value(i), in floats (w = 4) or doubles. */
+static void fill(void *v, int64_t n, int w) {
+  for (int64_t i = 0; i < n; i++)
+    if (w == 4)
+      ((float *)v)[i] = (float)mb_value(i);
+    else
+      ((double *)v)[i] = mb_value(i);
+}
+
 /* ------------------------------------------------------ CG4 and CG5 --- */
 
 typedef struct {
@@ -62,12 +71,7 @@ static cgm_status vector_sweep(cpu_run *R, cgm_error *err) {
   if (!buf)
     return cgm_fail(err, CGM_ERUNTIME, "out of memory for the vector sweep (%lld entries)",
                     (long long)nmax);
-  for (int64_t i = 0; i < 5 * nmax; i++) {
-    if (w == 4)
-      ((float *)buf)[i] = (float)mb_value(i);
-    else
-      ((double *)buf)[i] = mb_value(i);
-  }
+  fill(buf, 5 * nmax, w);
   const size_t l = (size_t)nmax * w;
   vec_args a = {R->prec, (int64_t)1 << rg.lo, buf, buf + l, buf + 2 * l, buf + 3 * l, buf + 4 * l};
   const mb_settle_opts so = cpu_settle(R, 2.0);
@@ -129,12 +133,7 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *varia
     if (!x || !y || !val) {
       st = cgm_fail(err, CGM_ERUNTIME, "out of memory for the SpMV sweep");
     } else {
-      for (int64_t i = 0; i < rows; i++) {
-        if (w == 4)
-          ((float *)x)[i] = (float)mb_value(i);
-        else
-          ((double *)x)[i] = mb_value(i);
-      }
+      fill(x, rows, w);
       if (p == CGM_PREC_SINGLE)
         for (int64_t i = 0; i < nv; i++) ((float *)val)[i] = (float)B.val[i];
       spmv_args a = {&B, p, val, x, y};
