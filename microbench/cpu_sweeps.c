@@ -27,6 +27,15 @@ static mb_settle_opts cpu_settle(const cpu_run *R, double budget_s) {
   return (mb_settle_opts){8, 2e-3, 3, R->o->quick ? 12 : 24, (R->o->quick ? 1.0 : 3.0) * budget_s};
 }
 
+/* v[0..n) = mb_value(i), in floats (w = 4) or doubles. */
+static void fill(void *v, int64_t n, int w) {
+  for (int64_t i = 0; i < n; i++)
+    if (w == 4)
+      ((float *)v)[i] = (float)mb_value(i);
+    else
+      ((double *)v)[i] = mb_value(i);
+}
+
 /* ------------------------------------------------------ CG4 and CG5 --- */
 
 typedef struct {
@@ -62,12 +71,7 @@ static cgm_status vector_sweep(cpu_run *R, cgm_error *err) {
   if (!buf)
     return cgm_fail(err, CGM_ERUNTIME, "out of memory for the vector sweep (%lld entries)",
                     (long long)nmax);
-  for (int64_t i = 0; i < 5 * nmax; i++) {
-    if (w == 4)
-      ((float *)buf)[i] = (float)mb_value(i);
-    else
-      ((double *)buf)[i] = mb_value(i);
-  }
+  fill(buf, 5 * nmax, w);
   const size_t l = (size_t)nmax * w;
   vec_args a = {R->prec, (int64_t)1 << rg.lo, buf, buf + l, buf + 2 * l, buf + 3 * l, buf + 4 * l};
   const mb_settle_opts so = cpu_settle(R, 2.0);
@@ -129,12 +133,7 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *varia
     if (!x || !y || !val) {
       st = cgm_fail(err, CGM_ERUNTIME, "out of memory for the SpMV sweep");
     } else {
-      for (int64_t i = 0; i < rows; i++) {
-        if (w == 4)
-          ((float *)x)[i] = (float)mb_value(i);
-        else
-          ((double *)x)[i] = mb_value(i);
-      }
+      fill(x, rows, w);
       if (p == CGM_PREC_SINGLE)
         for (int64_t i = 0; i < nv; i++) ((float *)val)[i] = (float)B.val[i];
       spmv_args a = {&B, p, val, x, y};
@@ -187,6 +186,7 @@ static int iter_grids(bool quick, mb_grid *k) {
 static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
   mb_grid k[16];
   const int nk = iter_grids(R->o->quick, k);
+  double wall = 0, quiet = 0; /* the sweep's iterations so far, and their low quantile's cost */
   cgm_status st = CGM_OK;
   for (int i = 0; i < nk && !st; i++) {
     cgm_csr A;
@@ -202,17 +202,15 @@ static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
         o.precision = (cgm_precision)p;
         o.layout = cgm_bcsr_default_params(cgm_block_sizes[b]);
         const int w = cgm_precision_width(o.precision);
-        cgm_plan plan;
         cgm_solve_result res;
         mb_timing t;
         bool steady = false;
-        if ((st = cgm_solve_plan(&A, &o, &plan, err))) break;
         /* 32 iterations (single precision's residual on the grids of
          * 512-1728 rows is gone to zero after 40-63), 12 of milliseconds
-         * each past 32^3 */
-        const int iters = A.nrows > 32768 ? 12 : 32;
+         * each past 32^3; fewer where other work slows them (mb_iters_within) */
+        const int iters = mb_iters_within(A.nrows > 32768 ? 12 : 32, 8, wall, quiet);
         if ((st = mb_solve_steady(&A, &o, iters, &res, &t, &steady, err))) break;
-        const cgm_segment_shape sh = cgm_refined_shape(&plan, 0);
+        wall += res.time_solve_s, quiet += t.q * res.iterations;
         cgm_sample smp;
         /* the setup of the first precision's solve */
         const bool setup =
@@ -223,8 +221,7 @@ static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
         if ((st = mb_emit(&R->m, setup ? &smp : NULL, "iters", err))) break;
         const bool got = steady && t.q > 0;
         if (got)
-          mb_sample_timed(&smp, "iter", "cpu", p, cgm_block_sizes[b],
-                          cgm_iter_bytes(sh.spmv_bytes, sh.rows, w), w, &t, src);
+          mb_sample_timed(&smp, "iter", "cpu", p, cgm_block_sizes[b], res.iter_bytes, w, &t, src);
         st = mb_emit(&R->m, got ? &smp : NULL, "iters", err);
       }
     }

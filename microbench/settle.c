@@ -50,6 +50,11 @@ void mb_unpin(mb_pinned *p) {
   p->on = false;
 }
 
+int mb_iters_within(int iters, int least, double wall, double quiet) {
+  const int n = wall > 2.0 * quiet ? (int)(iters * 2.0 * quiet / wall) : iters;
+  return n > least ? n : least;
+}
+
 enum { MAX_TIMINGS = 512 }; /* per measurement */
 
 void mb_timing_of(double *t, int n, mb_timing *out) {

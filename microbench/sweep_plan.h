@@ -66,6 +66,12 @@ typedef double (*mb_time_fn)(void *ctx, int i);
 /* -1 when fn failed or memory ran out (out holds what was timed), else 0. */
 int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_timing *out);
 
+/* The iterations of a sweep's next timed solve: `iters`, or where its
+ * iterations so far took `wall` seconds, over twice the `quiet` their low
+ * quantiles say, as many as twice that buys at the rate seen (other work
+ * slows the solves, not their low quantile), at least `least`. */
+int mb_iters_within(int iters, int least, double wall, double quiet);
+
 /* The CPU's OpenMP team pinned one thread a CPU while its sweeps run, where
  * it takes every CPU the process may use (docs/calibration.md, "One thread a
  * CPU"); a smaller team is the scheduler's, which knows cores and sockets. */

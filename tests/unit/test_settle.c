@@ -4,7 +4,8 @@
  * their undisturbed time, interleaved so that a burst of other work is
  * spread over all of them; one that keeps getting faster stays
  * unsettled, its budget bounded; one held up in every round stops at twice
- * its undisturbed cost; a failure stops the call; the CPU's team pinned. */
+ * its undisturbed cost; a failure stops the call; a sweep's solves take
+ * fewer iterations where other work slows them; the CPU's team pinned. */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include <omp.h>
 #include <sched.h>
@@ -119,6 +120,19 @@ static void test_bounded(void) {
             "%.3f s, %d timings, q %g s, settled %d", spent, t.n, t.q, t.settled);
 }
 
+/* A sweep's solves keep their iterations while they take under twice
+ * their low quantile's cost; past that as many as twice it buys at the
+ * rate seen (a process on half its cores, iterations at 4x: half), never
+ * under the least. */
+static void test_iters_within(void) {
+  CHECK(mb_iters_within(32, 8, 0, 0) == 32);
+  CHECK(mb_iters_within(32, 8, 1.3, 1.0) == 32);
+  CHECK(mb_iters_within(32, 8, 2.0, 1.0) == 32);
+  CHECK(mb_iters_within(32, 8, 4.0, 1.0) == 16);
+  CHECK(mb_iters_within(12, 8, 4.0, 1.0) == 8);
+  CHECK(mb_iters_within(32, 8, 100.0, 1.0) == 8);
+}
+
 /* A team that takes every CPU is pinned one thread a CPU, the main thread
  * on the first, and given its CPUs back; a smaller team is left alone. */
 static void test_pinned(void) {
@@ -145,5 +159,6 @@ int main(void) {
   test_settles();
   test_unsettled();
   test_bounded();
+  test_iters_within();
   TEST_MAIN_END();
 }
