@@ -15,7 +15,7 @@ says what is wrong."""
 import numpy as np
 import scipy.sparse as sp
 
-from ._native import InputError
+from ._native import Error, InputError
 
 __all__ = ["HostMatrix", "vector", "number", "on_gpu"]
 
@@ -172,7 +172,10 @@ class HostMatrix:
                 f"A is a {type(A).__name__}: a scipy.sparse matrix (CSR, CSC, COO, ...) is needed"
             )
         m, n = _shape(A)
-        ptr, idx, val = _canonical(*_csr_of(A, m, n), m, n)
+        try:  # the copies and SciPy's conversions: a runtime failure (code 3), as the library's
+            ptr, idx, val = _canonical(*_csr_of(A, m, n), m, n)
+        except MemoryError as e:
+            raise Error(f"out of memory for A ({m} x {n}) and its copies: {e}", 3) from None
         if finite and not np.isfinite(val).all():
             k = int(np.argmin(np.isfinite(val)))
             i = int(np.searchsorted(ptr, k, side="right")) - 1

@@ -6,6 +6,9 @@ change nothing of it (the library reads copies); a NaN is named where it
 is; non-finite options are refused in Python."""
 
 import os
+import resource
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -159,6 +162,39 @@ def test_adversarial_cases():
             cgmodel.solve(A, **bad)
     with pytest.raises(cgmodel.InputError, match="tol is nan"):
         cgmodel.predict(A, tol=np.nan, db="x.db")
+
+
+_OOM_CHILD = """
+import scipy.sparse as sp, cgmodel
+A = sp.coo_matrix((2**31 - 1, 2**31 - 1))  # no entries: its CSR row pointer alone is 8-16 GB
+for call in (cgmodel.solve, cgmodel.info):
+    try:
+        call(A)
+        print(call.__name__, "returned")
+    except cgmodel.Error as e:
+        print(call.__name__, "Error", e.code, e)
+"""
+
+
+def test_out_of_memory_is_error_3():
+    """An empty (2^31 - 1)^2 matrix under a 4 GB address space: the copies
+    and SciPy's conversion run out of memory at once, and the binding says
+    so as a runtime failure (cgmodel.Error, code 3, as the library's own
+    out-of-memory), not a bare MemoryError (nor an OOM kill without a limit
+    that would catch it first)."""
+    lim = 4 << 30
+    p = subprocess.run(
+        [sys.executable, "-c", _OOM_CHILD],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (lim, lim)),
+    )
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    want = [["solve", "Error", "3"], ["info", "Error", "3"]]
+    assert [ln.split()[:3] for ln in lines] == want, p.stdout
+    assert all("out of memory for A (2147483647 x 2147483647)" in ln for ln in lines), p.stdout
 
 
 def test_unsorted_and_duplicates_are_summed():
