@@ -206,6 +206,10 @@ cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst,
  * for the current device (sm_90 or later); without it they must not
  * overlap. */
 int cgm_pdl_supported(void);
+/* The current device's modules of the SpMV and vector kernels loaded:
+ * CUDA loads a module at its first kernel's use, 1.5-2 ms of a small
+ * solve's setup on one H200; the warm-up thread pays it beside the read. */
+void cgm_kernels_preload(void);
 /* epoch += 1: the last kernel of a graph on every device (cgm_sync). */
 cudaError_t cgm_launch_epoch(cgm_cg_state *st, cudaStream_t s);
 

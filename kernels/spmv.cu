@@ -359,6 +359,13 @@ static cudaError_t launch_n(const cgm_dev_layout *L, const void *x, void *y, con
 
 } // namespace cgm
 
+extern "C" void cgm_kernels_preload(void) {
+  cudaFuncAttributes a;
+  (void)cgm_pdl_supported(); /* the vector kernels' module */
+  if (cudaFuncGetAttributes(&a, cgm::spmv_mbr<double, 1, 1, CGM_VALUES_FULL>) != cudaSuccess)
+    (void)cudaGetLastError();
+}
+
 extern "C" cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_precision prec,
                                          cgm_error *err) {
   if (bx != 1 && bx != 2 && bx != 4 && bx != 8)

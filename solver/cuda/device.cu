@@ -23,7 +23,10 @@ extern "C" int cgm_cuda_runtime_version(void) {
 
 extern "C" void cgm_cuda_warm_up(int count) {
   const int n = cgm_cuda_device_count();
-  for (int d = 0; d < count && d < n; d++) cgm_cuda_context_ready(d);
+  for (int d = 0; d < count && d < n; d++) {
+    cgm_cuda_context_ready(d);
+    cgm_kernels_preload();
+  }
 }
 
 extern "C" void cgm_cuda_context_ready(int dev) {
