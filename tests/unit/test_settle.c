@@ -86,9 +86,14 @@ static void test_unsettled(void) {
   int calls = 0;
   const double t0 = cgm_now();
   CHECK(mb_settle(faster, &calls, 2, &o, t) == 0);
-  /* spent its budget (and a round more at most), marked unsettled */
-  CHECK_MSG(cgm_now() - t0 < 0.2 && calls < 200, "%.3f s, %d timings", cgm_now() - t0, calls);
-  CHECK(!t[0].settled && !t[1].settled && t[0].n >= 2);
+  /* spent its budget (and a round more at most), marked unsettled; on a
+   * busy machine a timing can take far more than its 1 ms (the process
+   * descheduled), so the bound is on the timings, with a wide one on the
+   * time, and one timing each is all a round is sure to get (CI once saw
+   * one, with other jobs on both cores) */
+  CHECK_MSG(cgm_now() - t0 < 1.0 && calls < 200, "%.3f s, %d timings", cgm_now() - t0, calls);
+  CHECK_MSG(!t[0].settled && !t[1].settled && t[0].n >= 1 && t[1].n >= 1,
+            "settled %d %d, timings %d %d", t[0].settled, t[1].settled, t[0].n, t[1].n);
   /* a failing timing stops the call */
   clock_ctx c;
   memset(&c, 0, sizeof c);
@@ -116,7 +121,8 @@ static void test_bounded(void) {
   const double t0 = cgm_now();
   CHECK(mb_settle(half_held, &calls, 1, &o, &t) == 0);
   const double spent = cgm_now() - t0;
-  CHECK_MSG(spent >= 25e-3 && spent < 0.1 && !t.settled && t.q == 1e-3 && t.spread > 0,
+  /* (under 0.5 s, half its budget: a busy machine may deschedule a timing) */
+  CHECK_MSG(spent >= 25e-3 && spent < 0.5 && !t.settled && t.q == 1e-3 && t.spread > 0,
             "%.3f s, %d timings, q %g s, settled %d", spent, t.n, t.q, t.settled);
 }
 
