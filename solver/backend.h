@@ -210,22 +210,26 @@ static inline bool cgm_watch_check(cgm_watch *w, bool claimed, double iterated, 
  *    lies within the floor u ||A|| ||x|| of the arithmetic that forms it
  *    and has not halved (or convergence was claimed there); or three stalls
  *    in a row: not halved, and convergence claimed or the iteration loose
- *    from the truth (true > 5 x iterated); or the truth grown past
- *    CGM_DIVERGED times its best (single diverged on LF10 and bcsstk01,
- *    iterated and true residuals rising together to 1e25); or no halving
- *    for as many iterations as the best took (at least 500). */
+ *    from the truth (true > 5 x iterated); in mixed precision (`handover`:
+ *    double takes over) the truth grown past CGM_DIVERGED times its best
+ *    (single diverged on LF10 and bcsstk01, iterated and true residuals
+ *    rising together to 1e25; CG's own residual may rise by up to the
+ *    square root of the condition number, so single alone is not stopped
+ *    so); or no halving for as many iterations as the best took (at least
+ *    500). */
 #define CGM_DIVERGED 1e3
 typedef struct cgm_reliable {
   double best; /* the true residual at the last halving */
   int best_iter;
   int stalls;
-  double unit;  /* u ||A|| of the residual's arithmetic */
-  bool bounded; /* the bound and three stalls decide (above) */
+  double unit;   /* u ||A|| of the residual's arithmetic */
+  bool bounded;  /* the bound and three stalls decide (above) */
+  bool handover; /* mixed: a stop hands over to double */
 } cgm_reliable;
 
 static inline cgm_reliable cgm_reliable_start(double true_residual, double unit_roundoff,
-                                              double anorm, bool bounded) {
-  cgm_reliable r = {true_residual, 0, 0, unit_roundoff * anorm, bounded};
+                                              double anorm, bool bounded, bool handover) {
+  cgm_reliable r = {true_residual, 0, 0, unit_roundoff * anorm, bounded, handover};
   return r;
 }
 
@@ -244,7 +248,8 @@ static inline bool cgm_reliable_stalled(cgm_reliable *r, bool claimed, double it
     return !halved && cgm_watch_loose(claimed, iterated, true_residual) && since >= window;
   const int patience = r->best_iter > 500 ? r->best_iter : 500;
   return ((!halved || claimed) && true_residual <= r->unit * xnorm) || r->stalls >= 3 ||
-         true_residual > CGM_DIVERGED * r->best || iteration - r->best_iter > patience;
+         (r->handover && true_residual > CGM_DIVERGED * r->best) ||
+         iteration - r->best_iter > patience;
 }
 
 /* The GPU's watch in double for the floor u ||A|| ||x||, below which its

@@ -493,12 +493,11 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   /* Mixed precision promises what double reaches: a single-precision
    * iteration that stopped short of the cap (stalled, or broken down in
    * rounding) hands over to double, from where it got if that is finite
-   * and nearer than x = 0 (single can diverge: LF10 reached 1e25). */
+   * and nearer than x0 by a residual recomputed here (single can diverge,
+   * LF10 reached 1e25, and its own residual need not show it). */
   if (st == CGM_ENOCONV && o->precision == CGM_PREC_MIXED && o->fallback &&
       res->iterations < pb.maxiter) {
-    bool finite = true;
-    for (int32_t i = 0; i < A->nrows && finite; i++) finite = isfinite(ys[i]);
-    if (!finite || !(res->solver_residual < 1.0))
+    if (!(true_residual(A, bs, ys, 1.0) < true_residual(A, b, x, bnorm))) /* NaN: x0 too */
       for (int32_t i = 0; i < A->nrows; i++) ys[i] = x[i] / bnorm;
     st = cgm_solve_fallback(&pb, res, err);
   }

@@ -23,15 +23,20 @@ extern "C" int cgm_cuda_runtime_version(void) {
 
 extern "C" void cgm_cuda_warm_up(int count) {
   const int n = cgm_cuda_device_count();
-  for (int d = 0; d < count && d < n; d++) {
-    cgm_cuda_context_ready(d);
-    cgm_kernels_preload();
-  }
+  for (int d = 0; d < count && d < n; d++) cgm_cuda_context_ready(d);
 }
 
+/* The kernels' modules loaded too (cgm_kernels_preload): on the warm-up
+ * thread beside the read, and again, at no cost once loaded, on the
+ * solve's before its first launch, so that no lazy load (which may
+ * synchronise the context) comes between kernels that wait for each
+ * other. */
 extern "C" void cgm_cuda_context_ready(int dev) {
-  if (cudaSetDevice(dev) != cudaSuccess || cudaFree(0) != cudaSuccess)
+  if (cudaSetDevice(dev) != cudaSuccess || cudaFree(0) != cudaSuccess) {
     (void)cudaGetLastError(); /* the solve's own call reports it */
+    return;
+  }
+  cgm_kernels_preload();
 }
 
 extern "C" int cgm_cuda_device_count(void) {

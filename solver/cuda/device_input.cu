@@ -149,10 +149,6 @@ __global__ void scale_back(int32_t n, const double *y, double scale, double *x, 
   }
 }
 
-__global__ void first_nonfinite(int32_t n, const double *v, int *first) {
-  CGM_GRID_LOOP(i, n) if (!isfinite(v[i])) atomicMin(first, (int)i);
-}
-
 /* D^-1 from A's diagonal in the iteration's precision. */
 template <typename IP, typename T>
 __global__ void inverse_diagonal(int32_t n, const IP *rp, const int32_t *col, const double *val,
@@ -519,14 +515,13 @@ static cgm_status solve_device(dctx *c, const double *b, double *x, const cgm_so
   st = cgm_cuda_cg(&pb, res, err);
   if (st == CGM_ENOCONV && o->precision == CGM_PREC_MIXED && o->fallback &&
       res->iterations < pb.maxiter) {
-    int bad = -1;
-    CGM_CUDA_TRY(
-        err, first_index(
-                 c, [&](int *d) { first_nonfinite<<<grid_for(n), kThreads, 0, c->s>>>(n, ys, d); },
-                 &bad));
-    if (bad >= 0 || !(res->solver_residual < 1.0)) { /* as cgm_solve */
+    double ry = NAN, r0 = NAN; /* as cgm_solve: from x0 unless single got nearer */
+    CGM_CUDA_TRY(err, residual(c, bs, ys, 1.0, &ry));
+    CGM_CUDA_TRY(err, residual(c, b, x, bnorm, &r0));
+    if (!(ry < r0)) {
       divide<<<grid_for(n), kThreads, 0, c->s>>>(n, x, bnorm, ys);
       CGM_CUDA_TRY(err, cudaGetLastError());
+      CGM_CUDA_TRY(err, cudaStreamSynchronize(c->s)); /* the next solve's stream reads ys */
     }
     st = cgm_solve_fallback(&pb, res, err);
   }

@@ -194,10 +194,11 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
                          const cgm_cg_state **fin, cgm_error *err) {
   cgm_cuda_dev *d = &S->dev[0];
   const int K = S->pol.K;
-  /* Graphs stopped early by a claim the true residual refutes: each still
-   * runs an iteration (the device stops at maxiter), so maxiter + 3 bounds
-   * the graphs; the times' arrays grow as they come. */
-  const int nbatch_max = pb->maxiter < INT_MAX - 3 ? pb->maxiter + 3 : INT_MAX;
+  /* A claim the true residual refutes stops its graph early, and the graph
+   * queued behind it runs no iteration: at least one iteration every two
+   * graphs (the device stops at maxiter), so 2 maxiter + 3 bound them; the
+   * times' arrays grow as they come. */
+  const int nbatch_max = pb->maxiter < (INT_MAX - 3) / 2 ? 2 * pb->maxiter + 3 : INT_MAX;
   int cap = pb->maxiter / K + 3;
   double *batch = (double *)malloc(((size_t)cap + 1) * sizeof *batch);
   int *active = (int *)malloc(((size_t)cap + 1) * sizeof *active);
@@ -211,7 +212,7 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
                 S->rt0,
                 0,
                 cgm_reliable_start(S->rt0, cgm_residual_roundoff(pb->opts.precision), pb->anorm,
-                                   S->pol.reduced != 0),
+                                   S->pol.reduced != 0, pb->opts.precision == CGM_PREC_MIXED),
                 cgm_floor_watch_start(S->rt0, pb->anorm, pb->bnorm)};
   const bool keep_x = pb->opts.monitor && pb->opts.monitor_x;
   double t_start = cgm_now();
@@ -261,13 +262,19 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
         continue;
       }
       pending = false;
-      bool stop = false;
+      bool stop = false, replaced = false;
       /* a claim or a replacement due first; else the probe (hs may have
        * moved on from the state that made it due) */
       if (reliable_due(&R, hs)) {
         if ((st = reliable_step(S, &R, hs, &stop, err))) goto out;
+        replaced = true; /* S->final: hs with the true residual */
       } else if (hs->done == CGM_RUN && R.watch && R.last == 0) {
         if ((st = floor_step(S, &R, hs, &stop, err))) goto out;
+      }
+      if (!stop && g + 1 >= nbatch_max) { /* no graph left to run: as at maxiter */
+        if (!replaced) S->final = *hs;
+        S->final.done = CGM_RUN_MAXITER;
+        stop = true;
       }
       if (stop) {
         *fin = &S->final;

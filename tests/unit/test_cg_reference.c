@@ -21,5 +21,6 @@ int main(void) {
   int solves = 0;
   for (int m = 0; m < count; m++) ref_check_matrix(names[m], cfg, 2, NULL, &solves);
   fprintf(stderr, "%d matrices, %d solves against the reference\n", count, solves);
+  CHECK_MSG(solves >= 250, "%d solves: the reference reached too few tolerances", solves);
   TEST_MAIN_END();
 }

@@ -89,11 +89,10 @@ static void test_unsettled(void) {
   /* spent its budget (and a round more at most), marked unsettled; on a
    * busy machine a timing can take far more than its 1 ms (the process
    * descheduled), so the bound is on the timings, with a wide one on the
-   * time, and one timing each is all a round is sure to get (CI once saw
-   * one, with other jobs on both cores) */
+   * time (CI once saw one timing a round, with other jobs on both cores) */
   CHECK_MSG(cgm_now() - t0 < 1.0 && calls < 200, "%.3f s, %d timings", cgm_now() - t0, calls);
-  CHECK_MSG(!t[0].settled && !t[1].settled && t[0].n >= 1 && t[1].n >= 1,
-            "settled %d %d, timings %d %d", t[0].settled, t[1].settled, t[0].n, t[1].n);
+  CHECK_MSG(!t[0].settled && !t[1].settled, "settled %d %d, timings %d %d", t[0].settled,
+            t[1].settled, t[0].n, t[1].n);
   /* a failing timing stops the call */
   clock_ctx c;
   memset(&c, 0, sizeof c);
