@@ -191,6 +191,16 @@ double cgm_gather_rate(const cgm_device_model *m, int64_t rows) {
   if (!m->have_gather_bw || !(m->gather_bw > 0)) return 0.0;
   if (!m->have_gather_small || !(m->gather_bw_small > 0) || rows >= CGM_GATHER_ROWS)
     return m->gather_bw;
+  if (m->gather_cached) {
+    /* A random gather from r rows misses a cache of R rows' worth in a share
+     * 1 - R / r of its reads: the cost a byte a - b / r through both sizes,
+     * none where x fits (docs/model.md, "A CPU's gathers"); never over the
+     * dearer size's under it. */
+    const double c1 = 1.0 / m->gather_bw, c2 = 1.0 / m->gather_bw_small;
+    const double c = c1 + (c2 - c1) * (1.0 / (double)rows - 1.0 / CGM_GATHER_ROWS) /
+                              (1.0 / CGM_GATHER_ROWS_SMALL - 1.0 / CGM_GATHER_ROWS);
+    return c > 0 ? 1.0 / fmin(c, fmax(c1, c2)) : 0.0;
+  }
   if (rows <= CGM_GATHER_ROWS_SMALL) return m->gather_bw_small;
   const double f = log((double)rows / CGM_GATHER_ROWS_SMALL) /
                    log((double)CGM_GATHER_ROWS / CGM_GATHER_ROWS_SMALL);
