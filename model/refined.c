@@ -219,11 +219,14 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
   /* Where x is gathered at random (a sector a nonzero), the fetches set the
    * SpMV's time: stream and gathers combined in quadrature over the
    * vectors' time (a 1M-row random matrix on an H100: 137 us, the bytes
-   * said 85). A mesh's gathers hide under its stream. */
+   * said 85). A mesh's gathers hide under its stream. A CPU's core waits
+   * on its misses between its streamed loads: there they add. */
   const double gbw = cgm_gather_rate(m, s->rows);
   if (gbw > 0 && s->x_sector_bytes > 0) {
     const double tv = t_stream(m, bi, 0.0, s), ts = t_stream(m, bi, s->spmv_bytes, s);
-    const double tg = tv + hypot(ts > tv ? ts - tv : 0.0, s->x_sector_bytes / gbw);
+    const double tg = m->gather_cached
+                          ? ts + s->x_sector_bytes / gbw
+                          : tv + hypot(ts > tv ? ts - tv : 0.0, s->x_sector_bytes / gbw);
     if (tg > t) t = tg;
   }
   /* One thread walks the longest block row: its chain of dependent loads

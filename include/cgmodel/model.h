@@ -287,8 +287,9 @@ typedef struct cgm_device_model {
   bool have_gather_bw;
   double gather_bw_small;
   bool have_gather_small;
-  /* A CPU's: a gather costs by the share of x out of its caches between the
-   * two sizes, none where x stays in them (cgm_gather_rate). */
+  /* A CPU's: its gathers add to its stream, and cost by the share of x out
+   * of its caches between the two sizes, none where x stays in them
+   * (cgm_gather_rate). */
   bool gather_cached;
   /* Band load, per block size: how much slower than the band curve's a
    * step is when CGM_BAND_LOAD_WIDTH times its rows walk as long, as a

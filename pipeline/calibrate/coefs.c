@@ -178,6 +178,7 @@ cgm_status calibrate_fit_gather(const cgm_calibrate_opts *o, const char *device,
     double bw[2] = {0, 0}; /* [0] CGM_GATHER_ROWS, [1] CGM_GATHER_ROWS_SMALL */
     cgm_device_model m;
     model_with_coefs(F, p, coef, have, &m);
+    m.gather_cached = !strcmp(device, "cpu"); /* a CPU's gathers add to its stream */
     for (int i = 0; i < w.n; i++) {
       cgm_error e = {0};
       double b;
