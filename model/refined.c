@@ -191,6 +191,16 @@ double cgm_gather_rate(const cgm_device_model *m, int64_t rows) {
   if (!m->have_gather_bw || !(m->gather_bw > 0)) return 0.0;
   if (!m->have_gather_small || !(m->gather_bw_small > 0) || rows >= CGM_GATHER_ROWS)
     return m->gather_bw;
+  if (m->gather_cached) {
+    /* A random gather from r rows misses a cache of R rows' worth in a share
+     * 1 - R / r of its reads: the cost a byte a - b / r through both sizes,
+     * none where x fits (docs/model.md, "A CPU's gathers"); never over the
+     * dearer size's under it. */
+    const double c1 = 1.0 / m->gather_bw, c2 = 1.0 / m->gather_bw_small;
+    const double c = c1 + (c2 - c1) * (1.0 / (double)rows - 1.0 / CGM_GATHER_ROWS) /
+                              (1.0 / CGM_GATHER_ROWS_SMALL - 1.0 / CGM_GATHER_ROWS);
+    return c > 0 ? 1.0 / fmin(c, fmax(c1, c2)) : 0.0;
+  }
   if (rows <= CGM_GATHER_ROWS_SMALL) return m->gather_bw_small;
   const double f = log((double)rows / CGM_GATHER_ROWS_SMALL) /
                    log((double)CGM_GATHER_ROWS / CGM_GATHER_ROWS_SMALL);
@@ -209,11 +219,14 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
   /* Where x is gathered at random (a sector a nonzero), the fetches set the
    * SpMV's time: stream and gathers combined in quadrature over the
    * vectors' time (a 1M-row random matrix on an H100: 137 us, the bytes
-   * said 85). A mesh's gathers hide under its stream. */
+   * said 85). A mesh's gathers hide under its stream. A CPU's core waits
+   * on its misses between its streamed loads: there they add. */
   const double gbw = cgm_gather_rate(m, s->rows);
   if (gbw > 0 && s->x_sector_bytes > 0) {
     const double tv = t_stream(m, bi, 0.0, s), ts = t_stream(m, bi, s->spmv_bytes, s);
-    const double tg = tv + hypot(ts > tv ? ts - tv : 0.0, s->x_sector_bytes / gbw);
+    const double tg = m->gather_cached
+                          ? ts + s->x_sector_bytes / gbw
+                          : tv + hypot(ts > tv ? ts - tv : 0.0, s->x_sector_bytes / gbw);
     if (tg > t) t = tg;
   }
   /* One thread walks the longest block row: its chain of dependent loads

@@ -248,6 +248,7 @@ static void load_feet(const cgm_sample_vec *sv, cgm_tuner_device *t,
       m->cpu_iter[b] = iter_points(im, it, ir, k);
     }
     if (!t->is_cpu) continue;
+    m->gather_cached = true;
     m->cg4_foot = foot_of(sv, "cg4", "", p, 0);
     m->cg5_foot = foot_of(sv, "cg5", "", p, 0);
   }

@@ -287,6 +287,10 @@ typedef struct cgm_device_model {
   bool have_gather_bw;
   double gather_bw_small;
   bool have_gather_small;
+  /* A CPU's: its gathers add to its stream, and cost by the share of x out
+   * of its caches between the two sizes, none where x stays in them
+   * (cgm_gather_rate). */
+  bool gather_cached;
   /* Band load, per block size: how much slower than the band curve's a
    * step is when CGM_BAND_LOAD_WIDTH times its rows walk as long, as a
    * fraction; f > 1 bands' worth adds it times log(f) / log(WIDTH) (at most
@@ -358,7 +362,8 @@ CGM_API cgm_status cgm_fit_scatter_coef(const cgm_device_model *m, int n, bool b
 #define CGM_GATHER_ROWS 1000000
 #define CGM_GATHER_ROWS_SMALL 131072
 /* The gather rate (bytes/s) of `rows` rows: log-log between the two
- * sizes' rates, constant beyond; 0 without a rate. */
+ * sizes' rates (gather_cached: the cost a byte linear in 1 / rows, 0 where
+ * it reaches none), constant beyond; 0 without a rate. */
 CGM_API double cgm_gather_rate(const cgm_device_model *m, int64_t rows);
 
 /* gather_bw from iterations of random matrices: the median over samples

@@ -156,14 +156,13 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   int ncoef = 0;                         /* rep->cal[ri].ncoef, once stored */
   if (!st) st = calibrate_fit_locality(o, device, &F, coef, &ncoef, err);
   stage_mark(&clk, "locality");
-  if (!st && strcmp(device, "cpu")) { /* a CPU's model has no walk */
-    st = calibrate_fit_scatter(o, &F, coef, &ncoef, err);
-    stage_mark(&clk, "scatter");
-    if (!st) st = calibrate_fit_gather(o, &F, coef, &ncoef, err);
-    stage_mark(&clk, "gather");
-    if (!st) st = calibrate_fit_band_load(o, &F, coef, &ncoef, err);
-    stage_mark(&clk, "band-load");
-  }
+  const bool walks = strcmp(device, "cpu") != 0; /* a CPU's model has no walk */
+  if (!st && walks) st = calibrate_fit_scatter(o, &F, coef, &ncoef, err);
+  if (walks) stage_mark(&clk, "scatter");
+  if (!st) st = calibrate_fit_gather(o, device, &F, coef, &ncoef, err);
+  stage_mark(&clk, "gather");
+  if (!st && walks) st = calibrate_fit_band_load(o, &F, coef, &ncoef, err);
+  if (walks) stage_mark(&clk, "band-load");
   /* Store: device, calibration, samples, fits and coefficients in one
    * transaction. */
   if (!st) st = cgm_db_begin(db, err);

@@ -162,20 +162,23 @@ cgm_status calibrate_fit_band_load(const cgm_calibrate_opts *o, const calibrate_
   return sweep_end(&w, st);
 }
 
-/* The gather sweep on a GPU and the gather rate of each precision and
+/* The gather sweep on the device and the gather rate of each precision and
  * matrix, fitted with the curves and the locality coefficient just made
  * (docs/model.md, "Gathers of x"), appended to coef. A sample that runs no
  * slower than its bytes say gives none; the smaller matrix's rate is kept
  * only beside the larger one's. */
-cgm_status calibrate_fit_gather(const cgm_calibrate_opts *o, const calibrate_fits *F,
-                                cgm_db_coef *coef, int *ncoef, cgm_error *err) {
+cgm_status calibrate_fit_gather(const cgm_calibrate_opts *o, const char *device,
+                                const calibrate_fits *F, cgm_db_coef *coef, int *ncoef,
+                                cgm_error *err) {
   sweep w;
-  cgm_status st = sweep_run(cgm_mb_gather_sweep, o, CGM_BACKEND_CUDA, &w, err);
+  cgm_status st = sweep_run(cgm_mb_gather_sweep, o,
+                            strcmp(device, "cpu") ? CGM_BACKEND_CUDA : CGM_BACKEND_CPU, &w, err);
   const int have = *ncoef;
   for (int p = 0; p < 2 && !st; p++) {
     double bw[2] = {0, 0}; /* [0] CGM_GATHER_ROWS, [1] CGM_GATHER_ROWS_SMALL */
     cgm_device_model m;
     model_with_coefs(F, p, coef, have, &m);
+    m.gather_cached = !strcmp(device, "cpu"); /* a CPU's gathers add to its stream */
     for (int i = 0; i < w.n; i++) {
       cgm_error e = {0};
       double b;

@@ -38,7 +38,8 @@ cgm_status calibrate_fit_scatter(const cgm_calibrate_opts *o, const calibrate_fi
                                  cgm_db_coef *coef, int *ncoef, cgm_error *err);
 cgm_status calibrate_fit_band_load(const cgm_calibrate_opts *o, const calibrate_fits *F,
                                    cgm_db_coef *coef, int *ncoef, cgm_error *err);
-cgm_status calibrate_fit_gather(const cgm_calibrate_opts *o, const calibrate_fits *F,
-                                cgm_db_coef *coef, int *ncoef, cgm_error *err);
+cgm_status calibrate_fit_gather(const cgm_calibrate_opts *o, const char *device,
+                                const calibrate_fits *F, cgm_db_coef *coef, int *ncoef,
+                                cgm_error *err);
 
 #endif

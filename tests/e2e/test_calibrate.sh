@@ -28,7 +28,7 @@ expect_exit 0 "$CGM" calibrate --devices cpu --quick --precision double --json
 cp "$OUT" "$TMP/cal.json"
 json_check "$TMP/cal.json" 'len(j["calibrations"]) == 1 and j["calibrations"][0]["device"] == "cpu"' "one CPU calibration"
 json_check "$TMP/cal.json" 'j["calibrations"][0]["samples"] >= 100 and j["calibrations"][0]["fits"] >= 30' "samples and fits stored"
-json_check "$TMP/cal.json" 'list(j["calibrations"][0]["stages"])[0] == "setup" and list(j["calibrations"][0]["stages"])[-3:] == ["fits", "locality", "store"] and "spmv" in j["calibrations"][0]["stages"]' "stage times: setup, the sweeps, fits, locality, store"
+json_check "$TMP/cal.json" 'list(j["calibrations"][0]["stages"])[0] == "setup" and list(j["calibrations"][0]["stages"])[-4:] == ["fits", "locality", "gather", "store"] and "spmv" in j["calibrations"][0]["stages"]' "stage times: setup, the sweeps, fits, locality, the gather sweep, store"
 # The locality sweep's coefficient (docs/model.md): fitted, >= 0, stored.
 json_check "$TMP/cal.json" '0 <= j["calibrations"][0]["x_coef"]["double"] <= 16' "the locality coefficient is fitted"
 json_check "$TMP/cal.json" 'abs(sum(j["calibrations"][0]["stages"].values()) - j["calibrations"][0]["seconds"]) <= 0.02 * j["calibrations"][0]["seconds"]' "the stage times add up to the calibration's seconds"

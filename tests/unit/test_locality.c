@@ -251,10 +251,63 @@ static void test_gather(void) {
   CHECK(cgm_gather_rate(&m, 1000) == 0.0); /* no rate: no term */
 }
 
+/* A CPU's gathers (gather_cached): they add to the stream's time, and a
+ * random gather from r rows misses a cache of R rows' worth in a share
+ * 1 - R / r of its reads, so the rate is B / (1 - R / r) past R and there is
+ * no term under it. Iterations priced at the true rates of the sweep's two
+ * sizes give their rates back through the fit, and the rates between,
+ * under and past them follow the law. */
+static double cached_rate(double r) {
+  const double B = 50e9, R = 80000;
+  return r > R ? B / (1 - R / r) : 0.0;
+}
+
+static void test_gather_cached(void) {
+  cgm_device_model m = model();
+  m.gather_cached = true; /* as the CPU's calibration fits it */
+  cgm_device_model c = m;
+  c.have_gather_bw = c.have_gather_small = true;
+  const int64_t sizes[2] = {CGM_GATHER_ROWS, CGM_GATHER_ROWS_SMALL};
+  double fitted[2];
+  for (int k = 0; k < 2; k++) {
+    const double r = (double)sizes[k];
+    cgm_segment_shape s = {sizes[k], 12.0 * 8 * r + 16 * r, 0, 0.0, 0.0};
+    s.x_sector_bytes = 32.0 * 8 * r;
+    cgm_device_model one = m;
+    one.have_gather_bw = true;
+    one.gather_bw = cached_rate(r);
+    const double t = cgm_refined_segment_time(&one, 1, &s);
+    /* the stream's time (no sectors) plus the gathers' */
+    const double ts = cgm_refined_segment_time(&m, 1, &(cgm_segment_shape){s.rows, s.spmv_bytes});
+    CHECK_NEAR(t, ts + s.x_sector_bytes / cached_rate(r), 1e-12);
+    cgm_error e = {0};
+    CHECK_OK(cgm_fit_gather_bw(&m, &s, &t, 1, &fitted[k], &e));
+    CHECK_MSG(fabs(fitted[k] / cached_rate(r) - 1) < 1e-6, "rate %g at %g rows", fitted[k], r);
+  }
+  c.gather_bw = fitted[0];
+  c.gather_bw_small = fitted[1];
+  const double rows[] = {100000, CGM_GATHER_ROWS_SMALL, 300000, 600000, CGM_GATHER_ROWS};
+  for (int i = 0; i < 5; i++)
+    CHECK_MSG(fabs(cgm_gather_rate(&c, (int64_t)rows[i]) / cached_rate(rows[i]) - 1) < 1e-5,
+              "%g rows: %g, the law %g", rows[i], cgm_gather_rate(&c, (int64_t)rows[i]),
+              cached_rate(rows[i]));
+  /* x in the cache: no term, the model as without a rate; past the larger
+   * size the larger's rate */
+  CHECK(cgm_gather_rate(&c, 70000) == 0.0 && cgm_gather_rate(&c, 20000) == 0.0);
+  cgm_segment_shape small = {20000, 12.0 * 8 * 20000 + 16 * 20000, 0, 0.0, 0.0};
+  small.x_sector_bytes = 32.0 * 8 * 20000;
+  CHECK(cgm_refined_segment_time(&c, 1, &small) == cgm_refined_segment_time(&m, 1, &small));
+  CHECK(cgm_gather_rate(&c, 1 << 30) == c.gather_bw);
+  /* a smaller matrix that gathered slower: its rate under it, as a GPU's */
+  c.gather_bw_small = 0.5 * c.gather_bw;
+  CHECK(cgm_gather_rate(&c, 1000) == c.gather_bw_small);
+}
+
 int main(void) {
   test_sectors();
   test_term();
   test_fit();
   test_gather();
+  test_gather_cached();
   TEST_MAIN_END();
 }
