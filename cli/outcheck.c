@@ -3,6 +3,7 @@
 #include "cli/outcheck.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,21 +11,29 @@
 #include "cli/output.h"
 #include "common/outfile.h"
 
-/* Before any work: the folder the output goes to is there and writable,
- * and the output is no folder (found out only after a solve, the solution
- * was lost). */
+/* Before any work: the folder the output goes to is there and a file can
+ * be made in it (tried: access() lets root through to /proc or a read-only
+ * file system), and the output is no folder (found out only after a solve,
+ * the solution was lost). A target that is there and no regular file
+ * (/dev/null, a pipe) is written in place: its folder is not asked. */
 static int refuse_unwritable(const char *cmd, const char *opt, const char *out) {
   struct stat s;
-  char dir[4096];
+  char dir[4096], probe[4200];
   const char *slash = strrchr(out, '/');
   snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) + (slash == out) : 1,
            slash ? out : ".");
-  if (!stat(out, &s) && S_ISDIR(s.st_mode))
+  const bool there = !stat(out, &s);
+  if (there && S_ISDIR(s.st_mode))
     return cli_error(cmd, 2, "%s %s is a directory: name a file", opt, out);
+  if (there && !S_ISREG(s.st_mode)) return 0;
   if (stat(dir, &s) || !S_ISDIR(s.st_mode))
     return cli_error(cmd, 2, "%s %s: the directory %s does not exist", opt, out, dir);
-  if (access(dir, W_OK))
+  snprintf(probe, sizeof probe, "%s/.cgmodel-XXXXXX", dir);
+  const int fd = mkstemp(probe);
+  if (fd < 0)
     return cli_error(cmd, 2, "%s %s: the directory %s is not writable", opt, out, dir);
+  close(fd);
+  unlink(probe);
   return 0;
 }
 

@@ -142,4 +142,9 @@ fi
 expect_fail 2 "the directory /nonexistent/dir does not exist" solve "$A" --backend cpu --no-record \
   -o /nonexistent/dir/x.mtx
 expect_fail 2 "is a directory: name a file" solve "$A" --backend cpu --no-record -o "$TMP"
+# /proc takes no new file, not even root's (whom access() lets through)
+expect_fail 2 "the directory /proc is not writable" solve "$A" --backend cpu --no-record \
+  -o /proc/x.mtx
+# a target that is there and no regular file is written in place
+expect_exit 0 "$CGM" solve "$A" --backend cpu --no-record -o /dev/null
 finish
