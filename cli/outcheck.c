@@ -30,8 +30,7 @@ static int refuse_unwritable(const char *cmd, const char *opt, const char *out) 
     return cli_error(cmd, 2, "%s %s: the directory %s does not exist", opt, out, dir);
   snprintf(probe, sizeof probe, "%s/.cgmodel-XXXXXX", dir);
   const int fd = mkstemp(probe);
-  if (fd < 0)
-    return cli_error(cmd, 2, "%s %s: the directory %s is not writable", opt, out, dir);
+  if (fd < 0) return cli_error(cmd, 2, "%s %s: the directory %s is not writable", opt, out, dir);
   close(fd);
   unlink(probe);
   return 0;
