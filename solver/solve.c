@@ -407,12 +407,24 @@ cgm_status cgm_solve_fallback(cgm_problem *pb, cgm_solve_result *res, cgm_error 
   cgm_monitor_map shift = {o.monitor, o.monitor_ctx, NULL, NULL, 1.0, NULL, 0, first.iterations};
   if (o.monitor) pb->opts.monitor = monitor_mapped, pb->opts.monitor_ctx = &shift;
   memset(res, 0, sizeof *res);
+  /* maxiter caps the whole solve, single's iterations and double's (the
+   * caller hands over only below it) */
+  const int cap = pb->maxiter;
+  pb->maxiter = cap - first.iterations;
   cgm_status st = run_backend(pb, res, &e2);
+  pb->maxiter = cap;
   pb->opts.monitor = o.monitor;
   pb->opts.monitor_ctx = o.monitor_ctx;
-  if (err && st != CGM_OK) *err = e2;
   res->fallback_iterations = first.iterations;
   res->iterations += first.iterations;
+  if (st == CGM_ENOCONV && res->iterations >= cap) {
+    snprintf(res->stop_reason, sizeof res->stop_reason,
+             "maximum of %d iterations reached with relative residual %.3g (target %.3g), %d of "
+             "them in single precision",
+             cap, res->solver_residual, pb->tol, first.iterations);
+    snprintf(e2.msg, sizeof e2.msg, "%s", res->stop_reason);
+  }
+  if (err && st != CGM_OK) *err = e2;
   res->time_setup_s += first.time_setup_s;
   res->time_layout_s += first.time_layout_s;
   res->time_upload_s += first.time_upload_s;

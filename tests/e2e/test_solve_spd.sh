@@ -68,4 +68,11 @@ expect_exit 1 "$CGM" solve "$DATA/bcsstk13.mtx" --backend cpu --tol 1e-16 --json
 json_check "$OUT" 'j["stalled"] and 1e-16 < j["attainable_residual"] < 1e-12 and j["relative_residual"] < 100 * j["attainable_residual"]' "an unreachable tolerance stops near the floor"
 json_check "$OUT" 'abs(float(j["stop_reason"].split("stopped falling at ")[1].split()[0]) / j["relative_residual"] - 1) < 0.05' "the message states the residual of the x returned"
 
+# --maxiter caps the whole of a mixed solve that hands over to double: the
+# single iterations (886 on bcsstk03 to an unreachable 1e-17) and double's
+# after them (1,086 in all before, with a cap of 900)
+expect_exit 1 "$CGM" solve "$DATA/bcsstk03.mtx" --backend cpu --precision mixed --tol 1e-17 \
+  --maxiter 900 --json
+json_check "$OUT" 'j["iterations"] <= 900 and j.get("fallback_iterations", 0) > 0 and "maximum of 900" in j["stop_reason"]' "maxiter caps single and double together"
+
 finish
