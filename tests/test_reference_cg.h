@@ -183,4 +183,17 @@ static void ref_check_matrix(const char *name, const ref_config *cfg, int ncfg,
   cgm_csr_free(&A);
 }
 
+/* Every SPD matrix of the manifest (29, none skipped) through
+ * ref_check_matrix, the solves counted (a reference that reached too few
+ * tolerances would leave the test nothing to judge). */
+static void ref_check_all(const ref_config *cfg, int ncfg) {
+  char names[64][64];
+  const int count = ref_spd_matrices(names, 64, INT32_MAX);
+  CHECK_MSG(count >= 29, "%d SPD matrices in the manifest", count);
+  int solves = 0;
+  for (int m = 0; m < count; m++) ref_check_matrix(names[m], cfg, ncfg, NULL, &solves);
+  fprintf(stderr, "%d matrices, %d solves against the reference\n", count, solves);
+  CHECK_MSG(solves >= 250, "%d solves: the reference reached too few tolerances", solves);
+}
+
 #endif
