@@ -113,10 +113,10 @@ static void print_human(const cgm_solve_report *rep) {
            1e6 * r->time_per_iter_s, 1e3 * r->time_solve_s, 1e3 * r->time_setup_s);
   if (rep->dist.ranks > 0)
     printf("mpi         %d ranks, %s partition, %d to %d rows a rank, halo %lld entries an "
-           "iteration (at most %lld into one rank, from %d ranks)\n",
+           "iteration by %s (at most %lld into one rank, from %d ranks)\n",
            rep->dist.ranks, cgm_dist_partition_name(rep->dist.partition), rep->dist.rows_min,
-           rep->dist.rows_max, (long long)rep->dist.halo_entries, (long long)rep->dist.halo_max,
-           rep->dist.neighbours_max);
+           rep->dist.rows_max, (long long)rep->dist.halo_entries, rep->dist.exchange,
+           (long long)rep->dist.halo_max, rep->dist.neighbours_max);
   if (r->reordered)
     printf("reordered   reverse Cuthill-McKee, %.3f ms (in setup)\n", 1e3 * r->time_reorder_s);
   printf("read        %.3f ms (matrix cache: %s%s)\n", 1e3 * rep->time_read_s,

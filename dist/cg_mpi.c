@@ -3,9 +3,10 @@
  * double; solver/cpu/cg_cpu_impl.h): rank 0 checks and cuts the matrix and
  * scatters the row blocks (the reader is already parallel and a scatter is
  * the simplest correct start; each rank reading its own rows is future
- * work, docs/distributed.md), each rank iterates on its rows, exchanging
- * the halo point to point before each SpMV, and the dot products are
- * summed by MPI_Allreduce: p . Ap alone, then r . z and r . r in one. */
+ * work, docs/distributed.md), each rank iterates on its rows, on its CPU
+ * cores or on its GPU (gpu.h), exchanging the halo before each SpMV, and
+ * the dot products are summed by MPI_Allreduce: p . Ap alone, then r . z
+ * and r . r in one. */
 #include <limits.h>
 #include <math.h>
 #include <omp.h>
@@ -15,6 +16,7 @@
 
 #include "cgmodel/dist_mpi.h"
 #include "common/timer.h"
+#include "dist/gpu.h"
 #include "dist/local.h"
 #include "dist/split.h"
 #include "solver/backend.h"
@@ -23,6 +25,7 @@
 typedef struct {
   int32_t n;   /* rows of A */
   int trivial; /* b = 0: x = 0 */
+  int gpu;     /* the ranks iterate on their GPUs */
   double tol;  /* the relative residual to reach (cgm_solve_target) */
 } header;
 
@@ -50,17 +53,18 @@ static cgm_status root_prepare(const cgm_csr *A, const double *b, const double *
                                int32_t *bounds, root_data *R, cgm_solve_result *res,
                                cgm_error *err) {
   if (!A || !b || !x) return cgm_fail(err, CGM_EINPUT, "the MPI solve needs A, b and x on rank 0");
-  if (o->backend != CGM_BACKEND_CPU)
+  if (o->backend == CGM_BACKEND_CUSPARSE)
     return cgm_fail(err, CGM_EINPUT,
-                    "the MPI solve runs on the cpu backend only (backend=cpu; "
-                    "docs/distributed.md)");
+                    "the MPI solve runs on backend=cpu or backend=cuda (docs/distributed.md)");
+  h->gpu = o->backend == CGM_BACKEND_CUDA;
   if (o->precision != CGM_PREC_DOUBLE)
     return cgm_fail(err, CGM_EINPUT, "the MPI solve runs in double precision only");
   if (o->precond != CGM_PRECOND_JACOBI)
     return cgm_fail(err, CGM_EINPUT,
                     "the MPI solve is preconditioned with Jacobi only (precond=jacobi)");
   if (o->gpus != 1)
-    return cgm_fail(err, CGM_EINPUT, "gpus %d: several GPUs need backend=cuda", o->gpus);
+    return cgm_fail(err, CGM_EINPUT, "gpus %d: under MPI each rank takes one GPU (mpirun -n G)",
+                    o->gpus);
   cgm_status st = cgm_solve_check_input_as(A, b, x, false, res, err);
   if (st) return st;
   if (A->nnz > INT_MAX)
@@ -101,8 +105,12 @@ static cgm_status root_prepare(const cgm_csr *A, const double *b, const double *
   return CGM_OK;
 }
 
-/* This rank's vectors; x and v hold the ghosts past the own rows. */
+/* This rank's vectors; x and v hold the ghosts past the own rows. With a
+ * GPU (g) they live there, the host's b and x serve the true residual
+ * (long-double sums) and v's ghosts the host-staged halo. */
 typedef struct {
+  cgm_dgpu *g;
+  bool nccl; /* the halo by NCCL (distinct GPUs), else through the host */
   double *b, *x, *r, *v, *u, *dinv;
   double *best;  /* x of the least true residual checked (a stall returns it) */
   double *times; /* of the first ntimed iterations */
@@ -110,6 +118,7 @@ typedef struct {
 } vectors;
 
 static void vectors_free(vectors *V) {
+  cgm_dgpu_close(V->g);
   free(V->b), free(V->x), free(V->r), free(V->v), free(V->u), free(V->dinv), free(V->times);
   free(V->best);
   memset(V, 0, sizeof *V);
@@ -118,7 +127,28 @@ static void vectors_free(vectors *V) {
 /* The true residual b - A x: sums[0] gets its r . r over all ranks; when
  * swap, it replaces the iterated residual r and sums[1] gets r . D^-1 r
  * (reliable updates, backend.h; else r is left as it is). */
+/* Vector id's halo on the GPU. */
+static void gpu_halo(cgm_dist_local *L, vectors *V, int id) {
+  if (V->nccl) {
+    cgm_dgpu_halo_nccl(V->g, id, L->nrecv, L->recv_rank, L->recv_off, L->nsend, L->send_rank,
+                       L->send_off);
+    return;
+  }
+  cgm_dgpu_pack(V->g, id, L->sendbuf);
+  cgm_dist_exchange_post(L, V->v + L->n);
+  cgm_dist_exchange_finish(L);
+  cgm_dgpu_ghosts(V->g, id, V->v + L->n);
+}
+
 static void truth(cgm_dist_local *L, vectors *V, bool swap, double sums[2]) {
+  double loc[2] = {0.0, 0.0};
+  if (V->g) {
+    gpu_halo(L, V, DG_X);
+    cgm_dgpu_spmv(V->g, DG_X, DG_U, -1);
+    cgm_dgpu_resid(V->g, swap, loc);
+    MPI_Allreduce(loc, sums, 2, MPI_DOUBLE, MPI_SUM, L->comm);
+    return;
+  }
   cgm_dist_spmv(L, V->x, V->u, NULL);
   double rr = 0.0, rz = 0.0;
 #pragma omp parallel for schedule(static) reduction(+ : rr, rz)
@@ -130,12 +160,13 @@ static void truth(cgm_dist_local *L, vectors *V, bool swap, double sums[2]) {
       rz += ri * V->dinv[i] * ri;
     }
   }
-  double loc[2] = {rr, rz};
+  loc[0] = rr, loc[1] = rz;
   MPI_Allreduce(loc, sums, 2, MPI_DOUBLE, MPI_SUM, L->comm);
 }
 
 /* ||b - A x|| over all ranks, summed as the driver's (cgm_residual_ssq). */
 static double true_residual(cgm_dist_local *L, vectors *V) {
+  if (V->g) cgm_dgpu_download(V->g, DG_X, V->x);
   cgm_dist_exchange_start(L, V->x);
   cgm_dist_exchange_finish(L);
   double loc = (double)cgm_residual_ssq(L->n, L->rowptr, L->col, L->val, V->b, V->x, 1.0),
@@ -144,33 +175,62 @@ static double true_residual(cgm_dist_local *L, vectors *V) {
   return sqrt(all);
 }
 
+/* v = a D^-1 r + s v on the rank's rows (s = 0: v is not read). */
+static void direction(vectors *V, int32_t n, double a, double s) {
+  if (V->g) return cgm_dgpu_direction(V->g, a, s);
+#pragma omp parallel for schedule(static)
+  for (int32_t i = 0; i < n; i++) V->v[i] = a * V->dinv[i] * V->r[i] + (s ? s * V->v[i] : 0.0);
+}
+
+/* x of the least true residual kept (best = x), or taken back. */
+static void keep(vectors *V, int32_t n, bool back) {
+  if (V->g) return cgm_dgpu_copy(V->g, back ? DG_X : DG_BEST, back ? DG_BEST : DG_X);
+  memcpy(back ? V->x : V->best, back ? V->best : V->x, (size_t)n * sizeof *V->x);
+}
+
+/* CG4: x += t v, r -= t u; loc = (r . D^-1 r, r . r) of the rank's rows. */
+static void update(vectors *V, int32_t n, double t, double loc[2]) {
+  if (V->g) return cgm_dgpu_update(V->g, t, loc);
+  double a = 0.0, c = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : a, c)
+  for (int32_t i = 0; i < n; i++) {
+    V->x[i] += t * V->v[i];
+    const double ri = V->r[i] - t * V->u[i];
+    V->r[i] = ri;
+    a += ri * V->dinv[i] * ri;
+    c += ri * ri;
+  }
+  loc[0] = a, loc[1] = c;
+}
+
+/* u = A v and the rank's part of v . u. */
+static double spmv_dot(cgm_dist_local *L, vectors *V) {
+  if (!V->g) return cgm_dist_spmv(L, V->v, V->u, V->v);
+  gpu_halo(L, V, DG_V);
+  return cgm_dgpu_spmv(V->g, DG_V, DG_U, DG_V);
+}
+
 /* The iteration (b scaled to ||b|| = 1). */
 static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter, bool watch,
                           cgm_solve_result *res) {
   const int32_t n = L->n;
-  for (int32_t i = 0; i < n; i++) {
-    double dg = 0.0;
-    for (int64_t k = L->rowptr[i]; k < L->rowptr[i + 1]; k++)
-      if (L->col[k] == i) dg += L->val[k];
-    V->dinv[i] = 1.0 / dg; /* the root checked every diagonal entry > 0 */
-  }
   const int ntimed = V->ntimed;
   double *times = V->times;
   cgm_status st = CGM_OK;
   double sums[2];
   truth(L, V, true, sums); /* CG1 */
   double rr = sums[0], rz = sums[1];
-  for (int32_t i = 0; i < n; i++) V->v[i] = V->dinv[i] * V->r[i];
+  direction(V, n, 1.0, 0.0);
   const double t_start = cgm_now();
   double t_prev = t_start, relres = sqrt(rr);
   int it = 0;
   cgm_watch rel = cgm_watch_start(relres, false); /* as the CPU backend's, in double */
-  memcpy(V->best, V->x, (size_t)n * sizeof *V->best);
+  keep(V, n, false);
   st = relres <= tol ? CGM_OK : CGM_ENOCONV;
   bool stalled = false;
   while (st != CGM_OK && !stalled && it < maxiter) {
     /* SpMV + CG3, p . Ap summed over the ranks */
-    double vu_loc = cgm_dist_spmv(L, V->v, V->u, V->v), vu = 0.0;
+    double vu_loc = spmv_dot(L, V), vu = 0.0;
     MPI_Allreduce(&vu_loc, &vu, 1, MPI_DOUBLE, MPI_SUM, L->comm);
     if (!(vu > 0.0) || !isfinite(vu)) {
       snprintf(res->stop_reason, sizeof res->stop_reason,
@@ -182,19 +242,8 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
     }
     const double t = rz / vu;
     /* CG4, with r . z and r . r in one allreduce */
-    double loc[2] = {0.0, 0.0}, dots[2];
-    {
-      double a = 0.0, c = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : a, c)
-      for (int32_t i = 0; i < n; i++) {
-        V->x[i] += t * V->v[i];
-        const double ri = V->r[i] - t * V->u[i];
-        V->r[i] = ri;
-        a += ri * V->dinv[i] * ri;
-        c += ri * ri;
-      }
-      loc[0] = a, loc[1] = c;
-    }
+    double loc[2], dots[2];
+    update(V, n, t, loc);
     MPI_Allreduce(loc, dots, 2, MPI_DOUBLE, MPI_SUM, L->comm);
     double rz_new = dots[0];
     rr = dots[1];
@@ -223,24 +272,23 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
         st = CGM_OK;
         relres = rt;
       } else if (rt < rel.least) {
-        memcpy(V->best, V->x, (size_t)n * sizeof *V->best);
+        keep(V, n, false);
       }
       if (st != CGM_OK && cgm_watch_check(&rel, claim, iterated, rt, relres, it)) {
         stalled = res->stalled = true;
       } else if (st != CGM_OK && swap && !restart) {
         /* p -= (r . p / r . z) z: the replaced r meets p as CG's own would */
         double rv_loc = 0.0, rv = 0.0;
-        for (int32_t i = 0; i < n; i++) rv_loc += V->r[i] * V->v[i];
+        if (V->g) rv_loc = cgm_dgpu_dot(V->g, DG_R, DG_V);
+        for (int32_t i = 0; i < n && !V->g; i++) rv_loc += V->r[i] * V->v[i];
         MPI_Allreduce(&rv_loc, &rv, 1, MPI_DOUBLE, MPI_SUM, L->comm);
-        const double c = rv / rz_new;
-        for (int32_t i = 0; i < n; i++) V->v[i] -= c * (V->dinv[i] * V->r[i]);
+        direction(V, n, -rv / rz_new, 1.0);
       }
     }
     if (st != CGM_OK && !stalled) { /* CG5; after a refused claim a new direction, as the CPU's */
       const double s = restart ? 0.0 : rz_new / rz;
       rz = rz_new;
-#pragma omp parallel for schedule(static)
-      for (int32_t i = 0; i < n; i++) V->v[i] = V->dinv[i] * V->r[i] + s * V->v[i];
+      direction(V, n, 1.0, s);
     }
     const double now = cgm_now();
     if (it <= ntimed) times[it - 1] = now - t_prev;
@@ -249,8 +297,7 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
   res->time_solve_s = cgm_now() - t_start;
   /* a stall, the cap, a breakdown: x of the least true residual if the last's is worse */
   if (st != CGM_OK && (stalled || watch)) {
-    if (stalled || !(true_residual(L, V) <= rel.least))
-      memcpy(V->x, V->best, (size_t)n * sizeof *V->x);
+    if (stalled || !(true_residual(L, V) <= rel.least)) keep(V, n, true);
     relres = true_residual(L, V);
   }
   if (stalled)
@@ -321,13 +368,51 @@ static cgm_status vectors_alloc(vectors *V, const cgm_dist_local *L, int maxiter
   V->best = malloc(n * sizeof *V->best);
   if (!x || !V->r || !V->v || !V->u || !V->dinv || !V->times || !V->best)
     return cgm_fail(err, CGM_ERUNTIME, "out of memory for the CG vectors");
+  for (int32_t i = 0; i < L->n; i++) {
+    double dg = 0.0;
+    for (int64_t k = L->rowptr[i]; k < L->rowptr[i + 1]; k++)
+      if (L->col[k] == i) dg += L->val[k];
+    V->dinv[i] = 1.0 / dg; /* the root checked every diagonal entry > 0 */
+  }
   return CGM_OK;
 }
 
+/* The rank's GPU: a node's ranks take its GPUs in turn. Where two share
+ * one (more ranks than GPUs on a node) the halo goes through the host, as
+ * with exchange=host; else by NCCL. Collective; the status is agreed. */
+static cgm_status gpu_start(cgm_dist_local *L, vectors *V, const cgm_solve_opts *o, int rank,
+                            int size, char *name, size_t len, cgm_error *err) {
+  MPI_Comm node;
+  int lr = 0, ls = 1, shared, any = 0;
+  MPI_Comm_split_type(L->comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &lr);
+  MPI_Comm_size(node, &ls);
+  MPI_Comm_free(&node);
+  const int ng = cgm_dgpu_count();
+  shared = ls > ng;
+  MPI_Allreduce(&shared, &any, 1, MPI_INT, MPI_MAX, L->comm);
+  const cgm_dgpu_rows M = {L->n,        L->nghost, L->send_off[L->nsend], L->rowptr, L->col,
+                           L->send_idx, L->val};
+  cgm_status st =
+      ng > 0 || !cgm_have_cuda_build()
+          ? cgm_dgpu_open(&V->g, ng > 0 ? lr % ng : 0, &M, V->b, V->x, V->dinv, name, len, err)
+          : cgm_fail(err, CGM_ERUNTIME, "MPI rank %d sees no GPU (backend=cuda)", rank);
+  if ((st = cgm_dist_agree(st, err, L->comm))) return st;
+  V->nccl = !any && o->exchange != CGM_EXCHANGE_HOST && size > 1;
+  if (V->nccl) {
+    char id[128] = {0}; /* NCCL_UNIQUE_ID_BYTES */
+    if (rank == 0) st = cgm_dgpu_nccl_id(id, err);
+    if ((st = cgm_dist_agree(st, err, L->comm))) return st;
+    MPI_Bcast(id, (int)sizeof id, MPI_BYTE, 0, L->comm);
+    st = cgm_dist_agree(cgm_dgpu_nccl_open(V->g, id, rank, size, err), err, L->comm);
+  }
+  return st;
+}
+
 /* What the ranks built, summed or maximised over them. */
-static void describe(const cgm_dist_local *L, const int32_t *bounds, int size,
+static void describe(const cgm_dist_local *L, const vectors *V, const int32_t *bounds, int size,
                      const cgm_dist_opts *d, cgm_solve_result *res, cgm_dist_info *info,
-                     int threads) {
+                     int threads, const char *gpu) {
   info->ranks = size;
   info->partition = d->partition;
   info->rows_min = INT32_MAX;
@@ -341,6 +426,7 @@ static void describe(const cgm_dist_local *L, const int32_t *bounds, int size,
                      (int64_t)(L->n + 1) * 8 + nnz * 12 + (int64_t)L->nghost * 4 +
                          (int64_t)L->send_off[L->nsend] * 12 +
                          ((int64_t)L->n * 4 + 2 * ((int64_t)L->n + L->nghost)) * 8};
+  if (V->g) mine[2] = cgm_dgpu_bytes(V->g);
   int64_t sum = 0, max[3];
   MPI_Allreduce(&mine[0], &sum, 1, MPI_INT64_T, MPI_SUM, L->comm);
   MPI_Allreduce(mine, max, 3, MPI_INT64_T, MPI_MAX, L->comm);
@@ -350,8 +436,14 @@ static void describe(const cgm_dist_local *L, const int32_t *bounds, int size,
   res->ranks = size;
   res->exchange_bytes = sum * (int64_t)sizeof(double);
   res->device_bytes = max[2];
-  snprintf(res->device, sizeof res->device, "cpu (%d MPI rank%s x %d thread%s)", size,
-           size == 1 ? "" : "s", threads, threads == 1 ? "" : "s");
+  snprintf(info->exchange, sizeof info->exchange, "%s",
+           !V->g ? "mpi" : (V->nccl ? "nccl" : "host"));
+  if (V->g)
+    snprintf(res->device, sizeof res->device, "%s x %d MPI rank%s", gpu, size,
+             size == 1 ? "" : "s");
+  else
+    snprintf(res->device, sizeof res->device, "cpu (%d MPI rank%s x %d thread%s)", size,
+             size == 1 ? "" : "s", threads, threads == 1 ? "" : "s");
 }
 
 cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_root, double *x_on_root,
@@ -400,10 +492,19 @@ cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_root, doub
   const int maxiter = cgm_solve_maxiter(o, h.n);
   st = vectors_alloc(&V, &L, maxiter, err);
   if ((st = cgm_dist_agree(st, err, comm))) goto done;
-  describe(&L, bounds, size, d, res, info, threads);
+  char gpu[sizeof res->device / 2] = "";
+  if (h.gpu && (st = gpu_start(&L, &V, o, rank, size, gpu, sizeof gpu, err))) goto done;
+  describe(&L, &V, bounds, size, d, res, info, threads, gpu);
   res->time_setup_s = cgm_now() - t0;
 
   st = iterate(&L, &V, h.tol, maxiter, !o->fixed_count, res);
+  if (V.g) { /* a GPU's failure stopped every rank (its sums were NaN): its message */
+    const cgm_status gst = cgm_dist_agree(cgm_dgpu_error(V.g, err), err, comm);
+    if (gst) {
+      st = gst;
+      goto done;
+    }
+  }
   /* Converged means the recomputed residual meets the target. */
   res->relative_residual = true_residual(&L, &V);
   st = cgm_solve_conclude(st, CGM_PREC_DOUBLE, h.tol, err, res); /* as cgm_solve's verdict */

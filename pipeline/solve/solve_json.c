@@ -89,6 +89,7 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
     cJSON *d = cJSON_AddObjectToObject(j, "mpi");
     cJSON_AddNumberToObject(d, "ranks", rep->dist.ranks);
     cJSON_AddStringToObject(d, "partition", cgm_dist_partition_name(rep->dist.partition));
+    cJSON_AddStringToObject(d, "exchange", rep->dist.exchange);
     JSON_NUMS(d, {"rows_min", rep->dist.rows_min}, {"rows_max", rep->dist.rows_max},
               {"halo_entries", (double)rep->dist.halo_entries},
               {"halo_max", (double)rep->dist.halo_max},

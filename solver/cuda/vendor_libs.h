@@ -42,7 +42,11 @@
   X(ncclGroupStart)                                                                                \
   X(ncclGroupEnd)                                                                                  \
   X(ncclAllReduce)                                                                                 \
-  X(ncclAllGather)
+  X(ncclAllGather)                                                                                 \
+  X(ncclGetUniqueId)                                                                               \
+  X(ncclCommInitRank)                                                                              \
+  X(ncclSend)                                                                                      \
+  X(ncclRecv)
 
 /* C++ names the global function (::f): the member of the same name would
  * otherwise change what f means inside the struct. */

@@ -189,6 +189,19 @@ assert_file_exists() { if [ -s "$1" ]; then pass; else fail "$2: $1 missing or e
 assert_no_file() { if [ -e "$1" ]; then fail "$2: $1 exists"; else pass; fi; }
 
 # finish: the tally; the script's exit status.
+# same_x X1 X2 WHAT: two solution files agree to 1e-6 relative.
+same_x() {
+  if python3 - "$1" "$2" <<'PY'; then pass; else fail "$3: the solutions differ"; fi
+import sys
+def read(p):
+    v = [l.split() for l in open(p) if not l.startswith('%')]
+    return [float(t[0]) for t in v[1:]]
+a, b = read(sys.argv[1]), read(sys.argv[2])
+n = max(abs(x) for x in a) or 1.0
+sys.exit(0 if len(a) == len(b) and max(abs(x - y) for x, y in zip(a, b)) <= 1e-6 * n else 1)
+PY
+}
+
 finish() {
   local name
   name=$(basename "$0" .sh)

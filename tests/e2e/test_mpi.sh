@@ -39,19 +39,6 @@ mpi() { local n=$1; shift; timeout 60 mpirun -n "$n" --oversubscribe "$CGM" "$@"
 "$CGM" gen poisson2d --n 30 -o "$TMP/p2.mtx" >/dev/null 2>&1 # 900 rows, 5-point
 "$CGM" gen poisson3d --n 8 -o "$TMP/p3.mtx" >/dev/null 2>&1  # 512 rows, 7-point
 
-# same_x X1 X2 WHAT: two solution files agree to 1e-6 relative.
-same_x() {
-  if python3 - "$1" "$2" <<'PY'; then pass; else fail "$3: the solutions differ"; fi
-import sys
-def read(p):
-    v = [l.split() for l in open(p) if not l.startswith('%')]
-    return [float(t[0]) for t in v[1:]]
-a, b = read(sys.argv[1]), read(sys.argv[2])
-n = max(abs(x) for x in a) or 1.0
-sys.exit(0 if len(a) == len(b) and max(abs(x - y) for x, y in zip(a, b)) <= 1e-6 * n else 1)
-PY
-}
-
 # check MATRIX NAME PARTITION RANKS...: against the single-process solve.
 check() {
   local A=$1 name=$2 part=$3
