@@ -437,7 +437,7 @@ static void describe(const cgm_dist_local *L, const vectors *V, const int32_t *b
   res->exchange_bytes = sum * (int64_t)sizeof(double);
   res->device_bytes = max[2];
   snprintf(info->exchange, sizeof info->exchange, "%s",
-           !V->g ? "mpi" : (V->nccl ? "nccl" : "host"));
+           size == 1 ? "none" : (!V->g ? "mpi" : (V->nccl ? "nccl" : "host")));
   if (V->g)
     snprintf(res->device, sizeof res->device, "%s x %d MPI rank%s", gpu, size,
              size == 1 ? "" : "s");
