@@ -11,11 +11,7 @@
 #include "pipeline/json.h"
 
 /* "cgmodel <cmd>: error: <msg>" on stderr; returns code. */
-int cli_error(const char *cmd, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+int cli_error(const char *cmd, int code, const char *fmt, ...) CGM_PRINTF(3, 4);
 /* The message of the last cli_error (what a rank that failed tells the
  * others under MPI). */
 extern char cli_last_error[1024];

@@ -71,10 +71,6 @@ int plot_log_tics(double lo, double hi, bool split, double v[PLOT_MAX_TICS]);
 int plot_tic_digits(const double *v, int n);
 
 /* Appends one line to files->note ("; " between). */
-void plot_note(cgm_plot_files *files, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+void plot_note(cgm_plot_files *files, const char *fmt, ...) CGM_PRINTF(2, 3);
 
 #endif

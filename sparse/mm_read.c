@@ -59,7 +59,7 @@ typedef struct {
   int64_t size_line;
 } mm_header;
 
-static MM_PRINTF(4, 5) cgm_status
+static CGM_PRINTF(4, 5) cgm_status
     fail_at(mmr *r, int64_t line, cgm_status code, const char *fmt, ...) {
   char msg[CGM_ERRMSG_MAX];
   va_list ap;
@@ -497,8 +497,8 @@ static void note_error(body *X, mm_chunk *ch) {
 
 /* Records the chunk's first error, on its line `line` at ls: as line_defect
  * words it when the line has a defect and code is CGM_EINPUT. */
-static MM_PRINTF(7, 8) void chunk_fail(body *X, mm_chunk *ch, int64_t line, const char *ls,
-                                       bool data, cgm_status code, const char *fmt, ...) {
+static CGM_PRINTF(7, 8) void chunk_fail(body *X, mm_chunk *ch, int64_t line, const char *ls,
+                                        bool data, cgm_status code, const char *fmt, ...) {
   char msg[CGM_ERRMSG_MAX];
   const char *le = memchr(ls, '\n', (size_t)(ch->e - ls));
   if (code != CGM_EINPUT || !line_defect(ls, le, msg, sizeof msg)) {

@@ -40,7 +40,7 @@ bool cgm_mm_have_gzip(void) {
 #endif
 }
 
-static MM_PRINTF(3, 4) void src_fail(mm_source *s, cgm_status code, const char *fmt, ...) {
+static CGM_PRINTF(3, 4) void src_fail(mm_source *s, cgm_status code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(s->fail_msg, sizeof s->fail_msg, fmt, ap);

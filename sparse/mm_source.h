@@ -20,12 +20,6 @@
  * without newlines cannot fill the memory. */
 #define MM_LINE_MAX ((size_t)64 << 20)
 
-#if defined(__GNUC__)
-#define MM_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define MM_PRINTF(f, a)
-#endif
-
 typedef enum { MM_SRC_MAP, MM_SRC_READ, MM_SRC_GZIP } mm_src_kind;
 
 typedef struct mm_source {

@@ -5,10 +5,14 @@
 #ifndef CGMODEL_EXPORT_H
 #define CGMODEL_EXPORT_H
 
+/* CGM_PRINTF(f, a): printf-style checks of a function's format (argument f)
+ * and its arguments (from a). */
 #if defined(__GNUC__) || defined(__clang__)
 #define CGM_API __attribute__((visibility("default")))
+#define CGM_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define CGM_API
+#define CGM_PRINTF(f, a)
 #endif
 
 /* The declarations between CGM_BEGIN_DECLS and CGM_END_DECLS have C

@@ -26,18 +26,10 @@ typedef struct cgm_error {
 } cgm_error;
 
 /* Sets *err (if non-NULL) to code and a printf-style message; returns code. */
-CGM_API cgm_status cgm_fail(cgm_error *err, cgm_status code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+CGM_API cgm_status cgm_fail(cgm_error *err, cgm_status code, const char *fmt, ...) CGM_PRINTF(3, 4);
 
 /* Prefix the message already in *err with more context ("file.mtx: ..."). */
-CGM_API void cgm_error_prefix(cgm_error *err, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+CGM_API void cgm_error_prefix(cgm_error *err, const char *fmt, ...) CGM_PRINTF(2, 3);
 
 CGM_API void cgm_error_clear(cgm_error *err);
 

@@ -24,12 +24,8 @@ typedef struct {
   int maxg; /* GPUs tried for cuda */
 } validation;
 
-static void note(const cgm_validate_opts *o, cgm_note_kind kind, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static void note(const cgm_validate_opts *o, cgm_note_kind kind, const char *fmt, ...) {
+static CGM_PRINTF(3, 4) void note(const cgm_validate_opts *o, cgm_note_kind kind, const char *fmt,
+                                  ...) {
   if (!o->note) return;
   char msg[1100];
   va_list ap;
