@@ -40,7 +40,6 @@ cgm_status cgm_describe_cpu(cgm_db_device *d, int threads, cgm_error *err) {
   if (pages > 0 && psize > 0) d->mem_total = (int64_t)pages * psize;
   if (gethostname(d->host, sizeof d->host) != 0) snprintf(d->host, sizeof d->host, "unknown");
   d->host[sizeof d->host - 1] = 0;
-  (void)err;
   return CGM_OK;
 }
 

@@ -61,7 +61,6 @@ static struct sigaction guard_prev;
 static _Thread_local sigjmp_buf *volatile guard_jmp;
 
 static void on_sigbus(int sig, siginfo_t *si, void *uc) {
-  (void)uc;
   if (guard_jmp) siglongjmp(*guard_jmp, 1);
   sigaction(SIGBUS, &guard_prev, NULL);
   if (si->si_code <= 0) raise(sig); /* sent by a process; a fault recurs on return */
