@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* One cache entry: its format (docs/cache.md), name, header, load, write. */
-#ifndef CGM_CACHE_ENTRY_H
-#define CGM_CACHE_ENTRY_H
+#pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -75,5 +74,3 @@ int cgm_cache_entry_load(int fd, const char *real, const struct stat *s, cgm_csr
 int cgm_cache_entry_store(const char *dir, const char *name, const char *real, const struct stat *s,
                           const cgm_csr *A, const cgm_mm_info *mm, uint64_t *id, char *why,
                           size_t wn);
-
-#endif

@@ -2,8 +2,7 @@
 /* The checksums of cache entries: a 64-bit hash of byte ranges, computed
  * in chunks on every core so that checking a warm entry runs near memory
  * bandwidth. */
-#ifndef CGM_CACHE_HASH_H
-#define CGM_CACHE_HASH_H
+#pragma once
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,5 +25,3 @@ typedef int (*cgm_hash_visit_fn)(void *ctx, int r, size_t off, size_t len);
 #define CGM_HASH_CHUNK ((size_t)4 << 20)
 int cgm_hash_ranges(void *const *p, const size_t *n, int count, cgm_hash_visit_fn visit, void *ctx,
                     uint64_t *out);
-
-#endif

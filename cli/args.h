@@ -5,8 +5,7 @@
  * by its kind only; its range and its fit with the others are the
  * library's to check (pipeline/request.h), but for the few options no
  * library call sees, whose row gives a range. */
-#ifndef CGM_CLI_ARGS_H
-#define CGM_CLI_ARGS_H
+#pragma once
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -90,5 +89,3 @@ bool cli_own(const char *key);
 const char *cli_str(const cJSON *o, const char *key, const char *dflt);
 double cli_num(const cJSON *o, const char *key, double dflt);
 bool cli_true(const cJSON *o, const char *key);
-
-#endif

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The commands, each a table of its options and a body (cli/args.h); each
  * returns the process exit code (docs/cli.md). */
-#ifndef CGM_CLI_COMMANDS_H
-#define CGM_CLI_COMMANDS_H
+#pragma once
 
 #include <stdio.h>
 
@@ -25,5 +24,3 @@ void cli_usage(FILE *f);
 /* `cgmodel __options`: every command's table as JSON, for the man pages
  * and the shell completions (scripts/gen_man.py). Returns the exit code. */
 int cli_print_tables(void);
-
-#endif

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Opening the database for a subcommand, and the progress line. */
-#ifndef CGM_CLI_DBOPEN_H
-#define CGM_CLI_DBOPEN_H
+#pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,5 +21,3 @@ int cli_db_open(const char *cmd, const char *path, bool create, cgm_db **db);
 void cli_progress(void *ctx, const char *stage, double done);
 void cli_progress_count(void *ctx, int done, int total);
 void cli_progress_end(void);
-
-#endif

@@ -2,8 +2,7 @@
 /* The CGMODEL_* environment variables: the one place that reads them (the
  * library never does). Each sets an option of the library (docs/cli.md).
  * Also linked by the benchmarks, which take the same variables. */
-#ifndef CGM_CLI_ENV_H
-#define CGM_CLI_ENV_H
+#pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,5 +35,3 @@ bool cli_env_db_readonly(void);
  * srun): Open MPI's OMPI_COMM_WORLD_SIZE, or PMI_SIZE / PMIX_RANK of the
  * process managers, is set. */
 int cli_env_under_mpi(void);
-
-#endif

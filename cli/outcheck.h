@@ -3,8 +3,7 @@
  * --csv): the output must not be one of its inputs (the database, the
  * matrix, the right-hand side, ...), or a failed or finished write would
  * destroy the input. */
-#ifndef CGM_CLI_OUTCHECK_H
-#define CGM_CLI_OUTCHECK_H
+#pragma once
 
 #include <stdbool.h>
 
@@ -27,5 +26,3 @@ typedef bool (*cli_writes_fn)(const char *out, const char *path);
  * `writes` NULL means cgm_path_aliases. */
 int cli_refuse_alias(const char *cmd, const char *opt, const char *out, cli_writes_fn writes,
                      const cli_input *in, int n);
-
-#endif

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Printing for the CLI: errors and the pipeline's notes on stderr, JSON on
  * stdout (built by pipeline/json.c). */
-#ifndef CGM_CLI_OUTPUT_H
-#define CGM_CLI_OUTPUT_H
+#pragma once
 
 #include <cjson/cJSON.h>
 
@@ -36,5 +35,3 @@ const char *cli_escape(const char *s, char *buf, size_t n);
 
 /* True when stderr is a terminal (progress is shown only then). */
 int cli_stderr_is_tty(void);
-
-#endif

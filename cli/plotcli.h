@@ -2,8 +2,7 @@
 /* What `cgmodel plot` and `cgmodel map` share (defined in cmd_plot.c):
  * the picture options, finding the gnuplot templates, picking a
  * calibration, and printing what was written. */
-#ifndef CGM_CLI_PLOTCLI_H
-#define CGM_CLI_PLOTCLI_H
+#pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -35,5 +34,3 @@ int cli_plot_precheck(const char *cmd, const char *out);
 int cli_plot_pick(const char *cmd, cgm_db *db, int64_t cal_id, const char *device, int64_t *out);
 /* Prints the files written (stdout) and the note (stderr); returns 0. */
 int cli_plot_done(const char *cmd, const cgm_plot_files *f);
-
-#endif

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Arrays that double as they fill. */
-#ifndef CGM_COMMON_GROW_H
-#define CGM_COMMON_GROW_H
+#pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,5 +13,3 @@ void *cgm_grow(void *v, int n, int *cap, size_t elem, int first);
  * of *n elements, grown as by cgm_grow: false, nothing changed, when memory
  * runs out. */
 bool cgm_push(void *pv, int *n, int *cap, const void *item, size_t elem, int first);
-
-#endif

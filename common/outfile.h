@@ -5,8 +5,7 @@
  * success; a target that is not a regular file (/dev/null, a pipe) is
  * written in place. A derived file (a picture, its data and script)
  * replaces its name whatever is there (a link is never written through). */
-#ifndef CGM_COMMON_OUTFILE_H
-#define CGM_COMMON_OUTFILE_H
+#pragma once
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -39,5 +38,3 @@ FILE *cgm_outfile_stream(cgm_outfile *o);
 cgm_status cgm_outfile_commit(cgm_outfile *o, bool ok, cgm_error *err);
 /* Removes the temporary file and frees o (after an error before commit). */
 void cgm_outfile_abort(cgm_outfile *o);
-
-#endif

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Internals shared by db/sql.c, db.c, schema.c, records.c and the unit test.
  * Not part of the public API. */
-#ifndef CGMODEL_DB_INTERNAL_H
-#define CGMODEL_DB_INTERNAL_H
+#pragma once
 
 #include <sqlite3.h>
 #include <stdbool.h>
@@ -51,5 +50,3 @@ int cgm_db__is_ours(sqlite3 *h, int *rc);
 /* Applies the migrations after version `from` up to CGM_DB_SCHEMA_VERSION.
  * Must run inside a write transaction. */
 cgm_status cgm_db__migrate(cgm_db *db, int from, cgm_error *err);
-
-#endif

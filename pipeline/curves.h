@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Where a stored fit goes in a device model (shared by the loader and by
  * calibrate's own overhead model, so the two read fits the same way). */
-#ifndef CGM_PIPELINE_CURVES_H
-#define CGM_PIPELINE_CURVES_H
+#pragma once
 
 #include <stdbool.h>
 
@@ -64,5 +63,3 @@ void pipeline_place_interp(cgm_device_model *m, const cgm_db_fit *f, const cgm_s
  * its cut). Other samples are left alone. */
 cgm_status pipeline_derive_xfer(cgm_sample_vec *sv, const cgm_db_fit *fits, int nfits,
                                 const cgm_gpu_opts *gpu, cgm_error *err);
-
-#endif

@@ -5,8 +5,7 @@
  * command line includes it and prints what these build. Each returns a new
  * object for the caller to print or free. The shared forms are in json.c,
  * each command's report beside the command (solve/solve_json.c, ...). */
-#ifndef CGM_PIPELINE_JSON_H
-#define CGM_PIPELINE_JSON_H
+#pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -84,5 +83,3 @@ cgm_status cgm_db_calibration_json(cgm_db *db, int64_t id, bool samples, cJSON *
                                    cgm_error *err);
 /* db solves --json: {"solves": [...]}. */
 cgm_status cgm_db_solves_json(cgm_db *db, cJSON **out, cgm_error *err);
-
-#endif

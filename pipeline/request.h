@@ -8,8 +8,7 @@
  * request. A solve's ranges and combinations are settled later, once
  * (cgm_solve_opts_settle); predict's and calibrate's are checked here.
  * Internal: cJSON is not public API. */
-#ifndef CGM_PIPELINE_REQUEST_H
-#define CGM_PIPELINE_REQUEST_H
+#pragma once
 
 #include <cjson/cJSON.h>
 
@@ -37,5 +36,3 @@ bool cgm_precisions_parse(const char *s, bool mixed, unsigned *out);
  * same configuration again. */
 cJSON *cgm_solve_request_json(const cgm_run_solve_opts *o, const cgm_solve_report *r);
 cJSON *cgm_predict_request_json(const cgm_predict_opts *o);
-
-#endif

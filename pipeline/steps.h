@@ -2,8 +2,7 @@
 /* What the pipeline's steps share that is not public: the record of a solve
  * of a matrix file, and the list of this machine's calibrated devices that
  * the tuner searches. */
-#ifndef CGM_PIPELINE_STEPS_H
-#define CGM_PIPELINE_STEPS_H
+#pragma once
 
 #include <stdbool.h>
 
@@ -160,5 +159,3 @@ cgm_status pipeline_reorder_decide(const cgm_csr *A, const cgm_features *f,
 /* The GPU count a calibration measured, from its stored options (1 when
  * not recorded; models.c). */
 int pipeline_calibration_gpus(const char *options_json);
-
-#endif

@@ -2,8 +2,7 @@
 /* The scatter of a segment's longest block row (cgm_row_scatter), from the
  * block pattern's columns or, where the plan was made without them, from
  * the matrix's rows. */
-#ifndef CGM_PLAN_SCATTER_H
-#define CGM_PLAN_SCATTER_H
+#pragma once
 
 #include <stdbool.h>
 
@@ -26,5 +25,3 @@ void plan_row_sectors(const int32_t *bcol, int32_t len, int n, int64_t out[CGM_N
  * blocks (<= 0: no row is). */
 int32_t plan_longest_rows(const int32_t *len, int32_t b0, int32_t b1, int n, int bx,
                           int32_t long_row, double out[CGM_NSECTOR_WIDTHS]);
-
-#endif

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Shared by the plots: their files, the script's header, running gnuplot. */
-#ifndef CGM_PLOTS_INTERNAL_H
-#define CGM_PLOTS_INTERNAL_H
+#pragma once
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -72,5 +71,3 @@ int plot_tic_digits(const double *v, int n);
 
 /* Appends one line to files->note ("; " between). */
 void plot_note(cgm_plot_files *files, const char *fmt, ...) CGM_PRINTF(2, 3);
-
-#endif

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The layout internals that the plan (the cut and the halos) and the CUDA
  * solver (segment layouts) build on: not part of the installed API. */
-#ifndef CGM_SPARSE_BCSR_INTERNAL_H
-#define CGM_SPARSE_BCSR_INTERNAL_H
+#pragma once
 
 #include "cgmodel/sparse.h"
 
@@ -52,5 +51,3 @@ cgm_status cgm_bcsr_build_rows(const cgm_csr *A, const int32_t *rows, int32_t nr
 /* Below this many block rows (or slices) the layout's light passes stay on
  * one thread: a plan's many small builds would pay a parallel region each. */
 #define CGM_PAR_MIN 4096
-
-#endif

@@ -5,8 +5,7 @@
  * block's buckets in chunk order, so every row sees its entries, and sums
  * duplicates, in file order: the CSR is bit-identical whatever the
  * parallelism. */
-#ifndef CGMODEL_SPARSE_MM_ENTRIES_H
-#define CGMODEL_SPARSE_MM_ENTRIES_H
+#pragma once
 
 #include "cgmodel/sparse.h"
 
@@ -77,5 +76,3 @@ void mm_assemble_dense(const mm_entries *E, int threads, double *x);
 
 /* The values of an array file, one bucket per chunk: x[0..total) in order. */
 void mm_assemble_values(const mm_entries *E, double *x);
-
-#endif

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Internals shared by the Matrix Market reader and writer and their tests. */
-#ifndef CGMODEL_SPARSE_MM_INTERNAL_H
-#define CGMODEL_SPARSE_MM_INTERNAL_H
+#pragma once
 
 #include "cgmodel/sparse.h"
 #include "sparse/mm_number.h"
@@ -29,5 +28,3 @@ typedef struct {
  * duplicates to *ndup and a diagonal entry to *ndiag. sparse/csr.c */
 int64_t mm_csr_sum_row(int32_t *colidx, double *val, int64_t bi, int64_t ei, int64_t out,
                        int32_t row, int64_t *ndup, int64_t *ndiag, mm_row_tmp *t);
-
-#endif

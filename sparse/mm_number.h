@@ -3,8 +3,7 @@
  * (docs/matrix-market.md, "Numbers"). The scanner and Clinger's fast path
  * are inline here because the reader's entry loop calls them once a value;
  * the rest is in sparse/mm_number.c. */
-#ifndef CGMODEL_SPARSE_MM_NUMBER_H
-#define CGMODEL_SPARSE_MM_NUMBER_H
+#pragma once
 
 #include <float.h>
 #include <stdbool.h>
@@ -230,4 +229,3 @@ static inline char *mm_put_u64(char *o, uint64_t x) {
   while (n) *o++ = t[--n];
   return o;
 }
-#endif

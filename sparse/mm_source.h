@@ -5,8 +5,7 @@
  * stream (standard input, /dev/fd/N) is read, and a gzip file inflated,
  * into pieces of a few MiB freed once parsed. Another file that is not
  * regular (a FIFO, a device) is refused, never waited on. */
-#ifndef CGMODEL_SPARSE_MM_SOURCE_H
-#define CGMODEL_SPARSE_MM_SOURCE_H
+#pragma once
 
 #include "cgmodel/status.h"
 
@@ -96,5 +95,3 @@ void mm_source_release_text(mm_source *s);
 
 /* Releases everything (safe after a failed open, and twice). */
 void mm_source_close(mm_source *s);
-
-#endif

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The steps for a language binding (python/cgmodel, docs/python.md): every
  * command on a matrix in memory, options and report as JSON text. */
-#ifndef CGMODEL_BINDINGS_H
-#define CGMODEL_BINDINGS_H
+#pragma once
 
 #include <stdbool.h>
 
@@ -63,4 +62,3 @@ CGM_API cgm_status cgm_json_calibrate(const char *options, char **out, cgm_error
 CGM_API cgm_status cgm_json_devices(const char *db_path, char **out, cgm_error *err);
 
 CGM_END_DECLS
-#endif

@@ -2,8 +2,7 @@
 /* The matrix cache: a binary copy of each matrix file's CSR, so that a
  * second read of a large Matrix Market file costs one read of its arrays
  * instead of a parse (docs/cache.md). */
-#ifndef CGMODEL_CACHE_H
-#define CGMODEL_CACHE_H
+#pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -103,4 +102,3 @@ CGM_API cgm_status cgm_cache_list(const char *dir, cgm_cache_entry **out, int *c
 CGM_API cgm_status cgm_cache_clear(const char *dir, int *removed, cgm_error *err);
 
 CGM_END_DECLS
-#endif

@@ -3,8 +3,7 @@
  * calibrations with their samples and fits, matrices (features) and
  * solves. Writes happen in transactions (WAL journal), so an
  * interrupted calibration never damages earlier ones. Holds no model logic. */
-#ifndef CGMODEL_DB_H
-#define CGMODEL_DB_H
+#pragma once
 
 #include "cgmodel/export.h"
 
@@ -202,4 +201,3 @@ CGM_API cgm_status cgm_db_calibration_get(cgm_db *db, int64_t id, cgm_db_calibra
                                           cgm_error *err);
 
 CGM_END_DECLS
-#endif

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* `cgmodel devices`: this machine's devices, peer access, and each one's
  * newest calibration. */
-#ifndef CGMODEL_DEVICES_H
-#define CGMODEL_DEVICES_H
+#pragma once
 
 #include <stdbool.h>
 
@@ -62,4 +61,3 @@ CGM_API cgm_status cgm_devices(const char *db_path, unsigned db_mode, const cgm_
                                cgm_devices_report *r, cgm_error *err);
 
 CGM_END_DECLS
-#endif

@@ -2,8 +2,7 @@
 /* CGM_API marks what libcgmodel exports: the library is built with hidden
  * symbol visibility, so only the functions declared with CGM_API in these
  * public headers are part of its ABI. */
-#ifndef CGMODEL_EXPORT_H
-#define CGMODEL_EXPORT_H
+#pragma once
 
 /* CGM_PRINTF(f, a): printf-style checks of a function's format (argument f)
  * and its arguments (from a). */
@@ -23,6 +22,4 @@
 #else
 #define CGM_BEGIN_DECLS
 #define CGM_END_DECLS
-#endif
-
 #endif

@@ -4,8 +4,7 @@
  * each written once; a request is settled once, at its entry point
  * (cgm_solve_opts_settle). Errors name a request's fields by these keys,
  * never by a command line's flags ("gpus 2: ...; use precision=double"). */
-#ifndef CGMODEL_OPTIONS_H
-#define CGMODEL_OPTIONS_H
+#pragma once
 
 #include <stdbool.h>
 
@@ -109,4 +108,3 @@ CGM_API int cgm_block_index(int n);
 CGM_API cgm_status cgm_block_check(int n, const char *key, cgm_error *err);
 
 CGM_END_DECLS
-#endif

@@ -8,8 +8,7 @@
  * reads the environment: what the caller decides travels in option structs,
  * what a step has to say while it runs goes through a cgm_note_fn, and its
  * result comes back in a report struct that the command line prints. */
-#ifndef CGMODEL_PIPELINE_H
-#define CGMODEL_PIPELINE_H
+#pragma once
 
 #include <stdbool.h>
 
@@ -186,4 +185,3 @@ CGM_API cgm_status cgm_matrix_paths(const char *dir_or_list, char ***paths, int 
 CGM_API void cgm_matrix_paths_free(char **paths, int count);
 
 CGM_END_DECLS
-#endif

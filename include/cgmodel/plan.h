@@ -4,8 +4,7 @@
  * sizes, halo, exchanged elements, memory). The solver builds from a plan
  * and the tuner, model and maps count from the same plan, so a prediction
  * is about exactly what runs. */
-#ifndef CGMODEL_PLAN_H
-#define CGMODEL_PLAN_H
+#pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -212,4 +211,3 @@ CGM_API int64_t cgm_vec_len(int64_t n);
 #define CGM_DEVICE_SCRATCH_BYTES (1 << 20)
 
 CGM_END_DECLS
-#endif

@@ -5,8 +5,7 @@
  * FILE.png (or .svg) comes with its data, FILE-<what>.dat, and the script
  * that drew it, FILE.gp (variables, then the template plots/<picture>.gp):
  * `cd DIR && gnuplot FILE.gp` draws it again. */
-#ifndef CGMODEL_PLOTS_H
-#define CGMODEL_PLOTS_H
+#pragma once
 
 #include "cgmodel/export.h"
 
@@ -123,4 +122,3 @@ CGM_API cgm_status cgm_plot_accuracy(cgm_db *db, const cgm_accplot_opts *ao, con
                                      cgm_plot_files *files, cgm_error *err);
 
 CGM_END_DECLS
-#endif

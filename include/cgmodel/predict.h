@@ -2,8 +2,7 @@
 /* `cgmodel predict`: every configuration of the calibrated devices for one
  * matrix, timed by the model, and the tuner's choice; and the choice
  * `solve --auto` makes among this machine's devices. */
-#ifndef CGMODEL_PREDICT_H
-#define CGMODEL_PREDICT_H
+#pragma once
 
 #include <stdbool.h>
 
@@ -100,4 +99,3 @@ CGM_API cgm_status cgm_autotune(const cgm_csr *A, const cgm_features *f,
                                 cgm_autotune_result *r, cgm_error *err);
 
 CGM_END_DECLS
-#endif

@@ -3,8 +3,7 @@
  * layout of Verschoor & Jalba (2012), Sec. 3.3-3.7, matrix features and
  * synthetic generators. Nothing here knows about GPUs, configurations or
  * the database. */
-#ifndef CGMODEL_SPARSE_H
-#define CGMODEL_SPARSE_H
+#pragma once
 
 #include "cgmodel/export.h"
 
@@ -349,4 +348,3 @@ CGM_API cgm_status cgm_gen_mesh3d_coef(int32_t points, int k, cgm_numbering numb
 CGM_API cgm_status cgm_gen_kron(const cgm_csr *P, int n, cgm_csr *A, cgm_error *err);
 
 CGM_END_DECLS
-#endif

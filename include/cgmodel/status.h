@@ -4,8 +4,7 @@
  * Library functions never print and never exit: they return a cgm_status and,
  * when an error object is given, fill it with a message the CLI shows as is.
  * The numeric values are the CLI's exit codes (docs/cli.md). */
-#ifndef CGMODEL_STATUS_H
-#define CGMODEL_STATUS_H
+#pragma once
 
 #include "cgmodel/export.h"
 
@@ -37,4 +36,3 @@ CGM_API void cgm_error_clear(cgm_error *err);
 CGM_API const char *cgm_version(void);
 
 CGM_END_DECLS
-#endif

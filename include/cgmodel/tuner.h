@@ -3,8 +3,7 @@
  * backend (and exchange mode on several GPUs) of the calibrated devices,
  * each timed by the model on its plan and checked against device memory;
  * the fastest wins, ties go to fewer GPUs. */
-#ifndef CGMODEL_TUNER_H
-#define CGMODEL_TUNER_H
+#pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -160,4 +159,3 @@ typedef struct cgm_reorder_advice {
 CGM_API void cgm_tuner_reorder(cgm_reorder_advice *a);
 
 CGM_END_DECLS
-#endif

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* `cgmodel validate`: the paper's Table 6 on this machine, and the
  * tuner's regret. */
-#ifndef CGMODEL_VALIDATE_H
-#define CGMODEL_VALIDATE_H
+#pragma once
 
 #include <stdbool.h>
 
@@ -124,4 +123,3 @@ CGM_API cgm_status cgm_validate(cgm_db *db, const cgm_validate_opts *o, cgm_vali
 CGM_API void cgm_validate_report_free(cgm_validate_report *r);
 
 CGM_END_DECLS
-#endif
