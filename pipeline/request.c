@@ -169,9 +169,7 @@ static const field solve_fields[] = {
 /* clang-format on */
 
 /* monitor K: the report keeps the history (the caller may print it). */
-static void monitor_none(void *ctx, int iteration, double relres) {
-  (void)ctx, (void)iteration, (void)relres;
-}
+static void monitor_none(void *ctx, int iteration, double relres) {}
 
 /* auto chooses the layout: a layout key beside it is refused, with its value. */
 static cgm_status auto_layout(const cJSON *req, cgm_error *err) {

@@ -136,11 +136,8 @@ cgm_status plot_begin(plot_job *j, const cgm_plot_opts *o, const char *name, cgm
 }
 
 static void full_path(const plot_job *j, const char *rel, char *out, size_t n) {
-  int k;
-  if (!strcmp(j->dir, ".") && j->picture[0] != '.')
-    k = snprintf(out, n, "%s", rel);
-  else
-    k = snprintf(out, n, "%s/%s", j->dir, rel);
+  const bool here = !strcmp(j->dir, ".") && j->picture[0] != '.';
+  const int k = snprintf(out, n, "%s%s%s", here ? "" : j->dir, here ? "" : "/", rel);
   if (k < 0 || (size_t)k >= n) out[0] = 0; /* cannot happen: plot_begin limits the path */
 }
 

@@ -442,12 +442,11 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, con
   D.nx = (int)lround(log10(CGM_MAP_X_HI / CGM_MAP_X_LO)) * CGM_MAP_PER_DECADE + 1;
   D.ne = (int)lround(log10(CGM_MAP_E_HI / CGM_MAP_E_LO)) * CGM_MAP_PER_DECADE + 1;
   const size_t n = (size_t)D.nx * D.ne;
-  D.lx = malloc(sizeof(double) * D.nx);
-  D.le = malloc(sizeof(double) * D.ne);
-  D.S = malloc(sizeof(double) * n);
-  D.G1 = malloc(sizeof(double) * n);
-  D.GG = malloc(sizeof(double) * n);
-  if (!D.lx || !D.le || !D.S || !D.G1 || !D.GG) st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  double *mem = malloc(sizeof(double) * (D.nx + D.ne + 3 * n)); /* lx, le, S, G1, GG */
+  if (!mem)
+    st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  else
+    D.lx = mem, D.le = D.lx + D.nx, D.S = D.le + D.ne, D.G1 = D.S + n, D.GG = D.G1 + n;
   for (int i = 0; !st && i < D.nx; i++)
     D.lx[i] = log10(CGM_MAP_X_LO) + (double)i / CGM_MAP_PER_DECADE;
   for (int j = 0; !st && j < D.ne; j++)
@@ -460,10 +459,6 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, con
   if (!st) st = plot_run(&J, err);
   plot_end(&J);
   free(D.C.seg);
-  free(D.lx);
-  free(D.le);
-  free(D.S);
-  free(D.G1);
-  free(D.GG);
+  free(mem);
   return st;
 }

@@ -70,16 +70,10 @@ static CGM_PRINTF(4, 5) cgm_status
   return cgm_fail(r->err, code, "%s:%lld: %s", r->path, (long long)line, msg);
 }
 
-/* Bytes that never occur in a text file. */
-static inline bool is_binary_byte(unsigned char c) {
-  return c == 0 || c == 0x7f ||
-         (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f');
-}
-
-/* First binary byte in [s, e), or -1. */
+/* First binary byte in [s, e) (one that never occurs in a text file), or -1. */
 static int find_binary(const char *s, const char *e) {
-  for (; s < e; s++)
-    if (is_binary_byte((unsigned char)*s)) return (unsigned char)*s;
+  for (const unsigned char *c = (const unsigned char *)s; c < (const unsigned char *)e; c++)
+    if (!*c || *c == 0x7f || (*c < 0x20 && !strchr("\t\n\r\v\f", *c))) return *c;
   return -1;
 }
 
