@@ -20,17 +20,8 @@ cgm_status cgm_describe_cpu(cgm_db_device *d, int threads, cgm_error *err) {
   FILE *f = fopen("/proc/cpuinfo", "r");
   if (f) {
     char line[512];
-    while (fgets(line, sizeof line, f))
-      if (!strncmp(line, "model name", 10)) {
-        char *c = strchr(line, ':');
-        if (c) {
-          c++;
-          while (*c == ' ' || *c == '\t') c++;
-          c[strcspn(c, "\n")] = 0;
-          snprintf(model, sizeof model, "%s", c);
-        }
-        break;
-      }
+    while (fgets(line, sizeof line, f)) /* "model name\t: NAME" */
+      if (sscanf(line, "model name : %199[^\n]", model) == 1) break;
     fclose(f);
   }
   /* The thread count is part of the device: its curves depend on it. */

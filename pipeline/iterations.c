@@ -37,11 +37,7 @@ static double probe_k(const pipeline_k_query *q, cgm_precision prec) {
     cgm_cache_extra_put(q->cache, name, PROBE_VERSION, h.r ? (void *)h.r : (void *)"",
                         (size_t)h.n * sizeof *h.r);
   }
-  if (h.n < 1) {
-    free(h.r);
-    return 0;
-  }
-  const double k = pipeline_probe_k(&h, q->tol);
+  const double k = pipeline_probe_k(&h, q->tol); /* 0 for an empty record */
   free(h.r);
   return k;
 }
