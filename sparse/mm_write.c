@@ -33,15 +33,11 @@ typedef struct {
 static void w_flush(mmw *w) {
   size_t off = 0;
   while (!w->errnum && off < w->len) {
-    ssize_t k = write(w->fd, w->buf + off, w->len - off);
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      w->errnum = errno;
-    } else if (k == 0) {
-      w->errnum = EIO;
-    } else {
+    const ssize_t k = write(w->fd, w->buf + off, w->len - off);
+    if (k > 0)
       off += (size_t)k;
-    }
+    else if (k == 0 || errno != EINTR)
+      w->errnum = k == 0 ? EIO : errno;
   }
   w->len = 0;
 }
