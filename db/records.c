@@ -143,8 +143,7 @@ static const column solve_cols[] = {SV(id, 'I'), SV(matrix_id, 'i'), SV(calibrat
   } name##_iter;                                                                                   \
   static int name##_row(sqlite3_stmt *st, void *ctx) {                                             \
     const name##_iter *it = ctx;                                                                   \
-    T rec;                                                                                         \
-    memset(&rec, 0, sizeof rec);                                                                   \
+    T rec = {0};                                                                                   \
     read_columns(&(reader){st, 0}, cols, &rec);                                                    \
     return it->fn(&rec, it->ctx);                                                                  \
   }
@@ -353,10 +352,8 @@ typedef struct cal_iter {
 
 static int cal_row(sqlite3_stmt *st, void *ctx) {
   cal_iter *it = ctx;
-  cgm_db_calibration c;
-  cgm_db_device d;
-  memset(&c, 0, sizeof c);
-  memset(&d, 0, sizeof d);
+  cgm_db_calibration c = {0};
+  cgm_db_device d = {0};
   reader r = {st, 0}; /* the calibration's columns, then its device's */
   read_columns(&r, calibration_cols, &c);
   read_columns(&r, device_cols, &d);
