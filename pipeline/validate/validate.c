@@ -149,10 +149,8 @@ static cgm_status run_matrix(validation *v, cgm_db *db, const char *path, const 
           if (row.disturbed && ++R->disturbed)
             note(O, CGM_NOTE_INFO, "%s (%s, %s, N = %d): %s", name, cgm_backend_name(o.backend),
                  cgm_precision_name(o.precision), o.layout.n, why);
-          cgm_validate_row *nv = cgm_grow(R->rows, R->nrows, &v->rows_cap, sizeof *nv, 256);
-          if (!nv) return CGM_ERUNTIME;
-          R->rows = nv;
-          R->rows[R->nrows++] = row;
+          if (!cgm_push(&R->rows, &R->nrows, &v->rows_cap, &row, sizeof row, 256))
+            return CGM_ERUNTIME;
           cgm_error e2 = {0};
           pipeline_record_file(db, path, 0, f, &o, &res, row.predicted_s, dv->calibration_id, &e2);
         }
@@ -254,11 +252,9 @@ static cgm_status tune_matrix(validation *v, const cgm_csr *A, const cgm_feature
     vm.regret = R->rows[vm.choice].measured_s / R->rows[vm.best].measured_s;
   }
   free(c);
-  cgm_validate_matrix *nv = cgm_grow(R->matrices, R->nmatrices, &v->matrices_cap, sizeof *nv, 16);
-  if (!nv) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
-  R->matrices = nv;
-  R->matrices[R->nmatrices++] = vm;
-  return CGM_OK;
+  return cgm_push(&R->matrices, &R->nmatrices, &v->matrices_cap, &vm, sizeof vm, 16)
+             ? CGM_OK
+             : cgm_fail(err, CGM_ERUNTIME, "out of memory");
 }
 
 /* Relative errors of a group: average, variance, median, 90th percentile. */
