@@ -14,6 +14,10 @@ extern void (*mm_test_after_header)(const char *path);
  * cgm_csr_is_symmetric compares values only. sparse/csr.c */
 bool mm_csr_symmetric_pattern(const cgm_csr *A);
 
+/* Stable insertion sort of (c, v)[0, n) by c; [0, from) is already sorted.
+ * sparse/csr.c */
+void mm_sort_pairs(int32_t *c, double *v, int64_t from, int64_t n);
+
 /* Scratch of mm_csr_sum_row, kept across rows: {0} at first, c and v freed
  * by the caller. */
 typedef struct {

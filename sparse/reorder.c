@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cgmodel/sparse.h"
+#include "sparse/mm_internal.h"
 #include "sparse/rng.h"
 
 cgm_status cgm_csr_permute(const cgm_csr *A, const int32_t *perm, cgm_csr *B, cgm_error *err) {
@@ -39,20 +40,10 @@ cgm_status cgm_csr_permute(const cgm_csr *A, const int32_t *perm, cgm_csr *B, cg
     const int64_t b = B->rowptr[i], len = B->rowptr[i + 1] - b, a = A->rowptr[perm[i]];
     int32_t *c = B->colidx + b;
     double *v = B->val + b;
+    for (int64_t k = 0; k < len; k++) c[k] = inv[A->colidx[a + k]], v[k] = A->val[a + k];
     /* insertion by the new column: rows are short, and a numbering that
      * keeps neighbours near leaves them almost sorted */
-    for (int64_t k = 0; k < len; k++) {
-      const int32_t col = inv[A->colidx[a + k]];
-      const double val = A->val[a + k];
-      int64_t q = k;
-      while (q > 0 && c[q - 1] > col) {
-        c[q] = c[q - 1];
-        v[q] = v[q - 1];
-        q--;
-      }
-      c[q] = col;
-      v[q] = val;
-    }
+    mm_sort_pairs(c, v, 1, len);
   }
   free(inv);
   return CGM_OK;
