@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The checksums of cache entries: a 64-bit hash of byte ranges, computed
- * in chunks on every core so that checking a warm entry runs near memory
- * bandwidth. */
+/* The checksums of cache entries: a 64-bit hash of byte ranges, computed in chunks on every core so
+ * that checking a warm entry runs near memory bandwidth. */
 #pragma once
 
 #include <stddef.h>
@@ -14,9 +13,8 @@ enum { CGM_HASH_XXH64 = 1 };
 /* XXH64 (our own implementation), the hash of every entry. */
 uint64_t cgm_xxh64(const void *p, size_t n, uint64_t seed);
 
-/* Called on bytes [off, off + len) of range r just before they are hashed,
- * while the chunk is hot: a read of an entry's file into them, or their
- * write to it; nonzero: failed. */
+/* Called on bytes [off, off + len) of range r just before they are hashed, while the chunk is hot:
+ * a read of an entry's file into them, or their write to it; nonzero: failed. */
 typedef int (*cgm_hash_visit_fn)(void *ctx, int r, size_t off, size_t len);
 
 /* The checksum of byte ranges: the hash of the hashes of their chunks of

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The command line as tables: each command declares its options once, and
- * the parser, --help, the usage, the man pages and the completions are made
- * from them (`cgmodel __options` prints them as JSON). A value is converted
- * by its kind only; its range and its fit with the others are the
- * library's to check (pipeline/request.h), but for the few options no
- * library call sees, whose row gives a range. */
+/* The command line as tables: each command declares its options once, and the parser, --help, the
+ * usage, the man pages and the completions are made from them (`cgmodel __options` prints them as
+ * JSON). A value is converted by its kind only; its range and its fit with the others are the
+ * library's to check (pipeline/request.h), but for the few options no library call sees, whose row
+ * gives a range. */
 #pragma once
 
 #include <stdbool.h>
@@ -70,8 +69,7 @@ typedef struct cli_parsed {
  * reads a matrix, opens the database or touches a device. */
 extern bool cli_parse_only;
 
-/* The matrix cache's options (solve, predict): --cache-dir, --no-cache,
- * --cache-max. */
+/* The matrix cache's options (solve, predict): --cache-dir, --no-cache, --cache-max. */
 extern const cli_opt cli_cache_table[];
 
 /* The i-th option of c (its opts, then more); NULL past the last. */

@@ -54,8 +54,7 @@ static int solve_print(const cgm_db_solve *s, void *ctx) {
   return 0;
 }
 
-/* A JSON result (made by the call that returned st into *o): printed, or
- * its error reported. */
+/* A JSON result (made by the call that returned st into *o): printed, or its error reported. */
 static int print_or_report(cgm_status st, cJSON **o, const cgm_error *err) {
   return st ? cli_report("db", err) : cli_print_json(*o);
 }

@@ -15,9 +15,8 @@ extern const cli_command cli_info, cli_solve, cli_gen, cli_calibrate, cli_predic
 extern const cli_command *const cli_commands[];
 /* The command of that name; NULL when none. */
 const cli_command *cli_command_find(const char *name);
-/* Prints the library error in the command's words (a leading request key
- * as its flag, key=value advice as the option: cli/commands.c) and returns
- * its exit code. */
+/* Prints the library error in the command's words (a leading request key as its flag, key=value
+ * advice as the option: cli/commands.c) and returns its exit code. */
 int cli_report(const char *cmd, const cgm_error *err);
 /* The top-level usage, from the tables. */
 void cli_usage(FILE *f);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Text from outside (a file name or content, a database field) printed on
- * a terminal with its control characters escaped: no escape sequence acts,
- * no line break in a name starts a line. */
+/* Text from outside (a file name or content, a database field) printed on a terminal with its
+ * control characters escaped: no escape sequence acts, no line break in a name starts a line. */
 #pragma once
 
 #include <stdbool.h>

@@ -80,8 +80,7 @@ static cgm_status make_parent_dirs(const char *path, cgm_error *err) {
   return s;
 }
 
-/* "file:" URI of path with immutable=1 (RFC 3986 escapes for SQLite);
- * sqlite3_free it. */
+/* "file:" URI of path with immutable=1 (RFC 3986 escapes for SQLite); sqlite3_free it. */
 static char *immutable_uri(const char *path) {
   sqlite3_str *u = sqlite3_str_new(NULL);
   sqlite3_str_appendall(u, "file:");
@@ -169,9 +168,8 @@ static cgm_status read_fail(cgm_db *db, int rc, const char *what, cgm_error *err
   return cgm_db__sqlfail(db, err, rc, what);
 }
 
-/* Checks that the file is an intact cgmodel database of a version we
- * understand (or an empty file), without writing; *version gets its schema
- * version, *empty whether it has no schema at all. */
+/* Checks that the file is an intact cgmodel database of a version we understand (or an empty file),
+ * without writing; *version gets its schema version, *empty whether it has no schema at all. */
 static cgm_status inspect(cgm_db *db, int *version, bool *empty, cgm_error *err) {
   int rc = query_int(db->h, "PRAGMA user_version", version);
   int objects = 0;
@@ -221,8 +219,7 @@ static cgm_status inspect(cgm_db *db, int *version, bool *empty, cgm_error *err)
   if (rc == SQLITE_ROW) {
     const char *r = (const char *)sqlite3_column_text(st, 0);
     if (!r || strcmp(r, "ok") != 0) {
-      /* Its first finding, on one line: "*** in database main ***\nOn tree
-       * page 50 cell 31: ..." */
+      /* Its first finding, on one line: "*** in database main ***\nOn tree page 50 cell 31: ..." */
       static const char banner[] = "*** in database main ***";
       if (r && strncmp(r, banner, sizeof banner - 1) == 0) r += sizeof banner - 1;
       while (r && (*r == '\n' || *r == ' ')) r++;
@@ -263,9 +260,8 @@ static cgm_status upgrade(cgm_db *db, cgm_error *err) {
   return s;
 }
 
-/* After a failed first read of a read-only connection: whether it failed
- * only because PATH-shm cannot be created, with no PATH-wal whose commits
- * reading the main file alone would miss. */
+/* After a failed first read of a read-only connection: whether it failed only because PATH-shm
+ * cannot be created, with no PATH-wal whose commits reading the main file alone would miss. */
 static bool needs_immutable(cgm_db *db) {
   int rc = sqlite3_extended_errcode(db->h);
   if (rc != SQLITE_READONLY_DIRECTORY && rc != SQLITE_READONLY_CANTINIT &&
@@ -291,10 +287,9 @@ static cgm_status open_checked(cgm_db *db, unsigned mode, cgm_error *err) {
   bool empty = false;
   s = inspect(db, &version, &empty, err);
   if (s != CGM_OK && db->readonly && needs_immutable(db)) {
-    /* A read-only WAL file in a directory we cannot write: SQLite cannot
-     * create PATH-shm, so no process has the file open for writing now, and
-     * without a -wal file the main file holds everything: read it as
-     * immutable (SQLite's documented way for this case). */
+    /* A read-only WAL file in a directory we cannot write: SQLite cannot create PATH-shm, so no
+     * process has the file open for writing now, and without a -wal file the main file holds
+     * everything: read it as immutable (SQLite's documented way for this case). */
     sqlite3_close_v2(db->h);
     db->h = NULL;
     char *uri = immutable_uri(db->path);

@@ -21,11 +21,10 @@ struct cgm_db {
   bool txn_aborted;      /* an error inside in_txn rolled the transaction back */
 };
 
-/* sql.c. Fills err from a failed SQLite call: the path, what was being done,
- * sqlite3_errmsg, and the CGM code for rc (disk full, read-only, corrupt
- * and busy get their own wording). After errors that may leave a
- * transaction half done (full, I/O, corrupt, out of memory) it rolls the
- * open transaction back so that nothing partial can be committed. */
+/* sql.c. Fills err from a failed SQLite call: the path, what was being done, sqlite3_errmsg, and
+ * the CGM code for rc (disk full, read-only, corrupt and busy get their own wording). After errors
+ * that may leave a transaction half done (full, I/O, corrupt, out of memory) it rolls the open
+ * transaction back so that nothing partial can be committed. */
 cgm_status cgm_db__sqlfail(cgm_db *db, cgm_error *err, int rc, const char *what);
 
 /* CGM_EINPUT with a "read-only" message when db was opened read-only. */

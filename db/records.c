@@ -222,9 +222,8 @@ static cgm_status get_one(cgm_db *db, const char *sql, int64_t id, const column 
   return CGM_OK;
 }
 
-/* Runs the query sql (its one parameter bound to id when id > 0: no id
- * matches none) and calls row(st, ctx) for every row until it returns
- * non-zero. */
+/* Runs the query sql (its one parameter bound to id when id > 0: no id matches none) and calls
+ * row(st, ctx) for every row until it returns non-zero. */
 static cgm_status each_row(cgm_db *db, const char *sql, int64_t id,
                            int (*row)(sqlite3_stmt *st, void *ctx), void *ctx, const char *what,
                            cgm_error *err) {

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* This machine: its CPU and GPUs as device records (what calibrate stores
- * and what a calibrated device must be called to be one of them), and the
- * calibrated devices that are this machine's, for the steps that run
- * (solve's prediction and --auto, validate). */
+/* This machine: its CPU and GPUs as device records (what calibrate stores and what a calibrated
+ * device must be called to be one of them), and the calibrated devices that are this machine's, for
+ * the steps that run (solve's prediction and --auto, validate). */
 #define _POSIX_C_SOURCE 200809L
 #include <omp.h>
 #include <stdio.h>
@@ -60,8 +59,7 @@ void cgm_host_describe(cgm_host *h) {
   memset(h, 0, sizeof *h);
   cgm_db_device d;
   cgm_error e = {0};
-  /* The CPU at OpenMP's default thread count: a solve without --threads
-   * runs with it. */
+  /* The CPU at OpenMP's default thread count: a solve without --threads runs with it. */
   if (!cgm_describe_cpu(&d, 0, &e)) snprintf(h->cpu, sizeof h->cpu, "%s", d.model);
   h->threads = d.threads;
   h->gpus = cgm_cuda_device_count();

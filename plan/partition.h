@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The cut of a matrix into segments of consecutive block rows (paper Sec.
- * 4.1) and what each segment reads from the others (its halo). Internal to
- * the project: the plan counts from these, the CUDA solver builds from
- * them. */
+/* The cut of a matrix into segments of consecutive block rows (paper Sec. 4.1) and what each
+ * segment reads from the others (its halo). Internal to the project: the plan counts from these,
+ * the CUDA solver builds from them. */
 #pragma once
 
 #include "cgmodel/plan.h"

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cgmodel map: the paper's Fig. 8 for one calibrated device (plots.h); the
- * contour S = 1 is traced here (marching squares) so the picture and its
- * data agree. */
+/* cgmodel map: the paper's Fig. 8 for one calibrated device (plots.h); the contour S = 1 is traced
+ * here (marching squares) so the picture and its data agree. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
@@ -167,10 +166,9 @@ static int isolines(FILE *fi, FILE *fl, int block, const double *v, const double
   return 0;
 }
 
-/* The predicted time of the map's matrix (cgm_plan_uniform) on `gpus`
- * GPUs; NaN where the model has no curve for it, and where the
- * configuration does not fit in a GPU's memory (*fits false: the plan's
- * footprint, as predict counts it, over the calibrated device's memory). */
+/* The predicted time of the map's matrix (cgm_plan_uniform) on `gpus` GPUs; NaN where the model has
+ * no curve for it, and where the configuration does not fit in a GPU's memory (*fits false: the
+ * plan's footprint, as predict counts it, over the calibrated device's memory). */
 static double map_time(const cgm_tuner_device *dev, int pr, const cgm_map_opts *mo, int gpus,
                        double x, double e, bool *fits) {
   cgm_plan_opts po = cgm_plan_opts_default();

@@ -88,11 +88,10 @@ cgm_status cgm_csr_check(const cgm_csr *A, cgm_error *err) {
   return CGM_OK;
 }
 
-/* A == A^T, entry for entry when pattern (a stored zero needs its mirror),
- * else by value. Each entry above the diagonal looks for its mirror, equal
- * (or, by value, its own zero); the entries below are then all mirrors when
- * as many (nonzero, by value) lie below as were found, entries being
- * distinct (checked): half the searches of checking every entry. */
+/* A == A^T, entry for entry when pattern (a stored zero needs its mirror), else by value. Each
+ * entry above the diagonal looks for its mirror, equal (or, by value, its own zero); the entries
+ * below are then all mirrors when as many (nonzero, by value) lie below as were found, entries
+ * being distinct (checked): half the searches of checking every entry. */
 static bool symmetric(const cgm_csr *A, bool pattern) {
   if (A->nrows != A->ncols) return false;
   int bad = 0;

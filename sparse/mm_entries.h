@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The entries of a Matrix Market file between parsing and CSR. Each chunk
- * of the text keeps its entries in one bucket per block of 2^shift rows, a
- * list of pages (nothing copied as it grows). The assembly reads a row
- * block's buckets in chunk order, so every row sees its entries, and sums
- * duplicates, in file order: the CSR is bit-identical whatever the
- * parallelism. */
+/* The entries of a Matrix Market file between parsing and CSR. Each chunk of the text keeps its
+ * entries in one bucket per block of 2^shift rows, a list of pages (nothing copied as it grows).
+ * The assembly reads a row block's buckets in chunk order, so every row sees its entries, and sums
+ * duplicates, in file order: the CSR is bit-identical whatever the parallelism. */
 #pragma once
 
 #include "cgmodel/sparse.h"

@@ -28,10 +28,9 @@
 
 #include <omp.h>
 
-/* Rows cost 8 bytes each (row pointer or vector) without costing a byte of
- * the file: a size line may declare at most max(MM_ROWS_FREE,
- * MM_ROWS_PER_ENTRY x ENTRIES) rows, and the entries must be there before a
- * row is allocated, so a 40-byte size line cannot make the reader touch
+/* Rows cost 8 bytes each (row pointer or vector) without costing a byte of the file: a size line
+ * may declare at most max(MM_ROWS_FREE, MM_ROWS_PER_ENTRY x ENTRIES) rows, and the entries must
+ * be there before a row is allocated, so a 40-byte size line cannot make the reader touch
  * gigabytes. */
 #define MM_ROWS_FREE ((int64_t)1 << 16)
 #define MM_ROWS_PER_ENTRY 16
@@ -77,8 +76,7 @@ static int find_binary(const char *s, const char *e) {
   return -1;
 }
 
-/* A token for a message: at most 32 characters (then "..."), unprintable
- * bytes as \xNN. */
+/* A token for a message: at most 32 characters (then "..."), unprintable bytes as \xNN. */
 static const char *tok_copy(char *dst, size_t dn, const char *s, size_t n) {
   size_t o = 0;
   for (size_t k = 0; k < n && o + 8 < dn; k++) {
@@ -510,9 +508,8 @@ static CGM_PRINTF(7, 8) void chunk_fail(body *X, mm_chunk *ch, int64_t line, con
   note_error(X, ch);
 }
 
-/* Entry lines "ROW COL [VALUE]" into the chunk's buckets, with a
- * line-by-line reader's checks; what depends on other chunks (the entry
- * count, both triangles) is left to tally_chunks(). */
+/* Entry lines "ROW COL [VALUE]" into the chunk's buckets, with a line-by-line reader's checks; what
+ * depends on other chunks (the entry count, both triangles) is left to tally_chunks(). */
 static void parse_coordinate(void *X_, void *ch_) {
   body *X = X_;
   mm_chunk *ch = ch_;
@@ -698,9 +695,8 @@ static void body_free(body *X) {
   X->nch = X->cap = 0;
 }
 
-/* Appends the whole lines [s, e) as chunks of about chunk_bytes (a line at
- * least), the first new one at *first. False when out of memory or when the
- * text faulted; the chunks made so far stay. */
+/* Appends the whole lines [s, e) as chunks of about chunk_bytes (a line at least), the first new
+ * one at *first. False when out of memory or when the text faulted; the chunks made so far stay. */
 static bool add_chunks(body *X, const char *s, const char *e, int64_t *first) {
   *first = X->nch;
   int64_t len = e - s, cb = X->chunk_bytes;
@@ -743,9 +739,8 @@ typedef struct {
   mm_tri tri[2]; /* lines counted in the file */
 } tally;
 
-/* The chunk being walked holds the entry one too many (after the L
- * declared, only comments may follow): its line in the chunk to T->vline,
- * its message to T->vmsg. */
+/* The chunk being walked holds the entry one too many (after the L declared, only comments may
+ * follow): its line in the chunk to T->vline, its message to T->vmsg. */
 static void locate_extra(void *X_, void *T_) {
   const body *X = X_;
   tally *T = T_;
@@ -820,10 +815,9 @@ static bool tally_chunks(body *X, tally *T) {
   return T->have;
 }
 
-/* Parses the rest of the header's piece, then every piece of the source,
- * each walked (tally_chunks) and dropped once parsed, until the verdict is
- * known: a stream is held a piece or two at a time. The chunks run as
- * OpenMP tasks while this thread fetches the next piece. */
+/* Parses the rest of the header's piece, then every piece of the source, each walked (tally_chunks)
+ * and dropped once parsed, until the verdict is known: a stream is held a piece or two at a time.
+ * The chunks run as OpenMP tasks while this thread fetches the next piece. */
 static void parse_body(mmr *r, body *X, tally *T) {
   char *piece = r->piece, *s = r->p, *e = r->end;
   r->p = r->end;
@@ -883,8 +877,7 @@ static cgm_status read_body(mmr *r, const mm_header *h, const cgm_mm_read_opts *
   X->N = (uint64_t)h->cols;
   X->threads = o->threads;
   X->chunk_bytes = o->chunk_bytes;
-  /* row blocks: a few per thread for the assembly's balance; an array's
-   * values all go to one */
+  /* row blocks: a few per thread for the assembly's balance; an array's values all go to one */
   int64_t want = h->array || X->threads <= 1 ? 1 : 4 * (int64_t)X->threads;
   while ((((h->rows - 1) >> X->shift) + 1) > want) X->shift++;
   X->nb = (int)(((h->rows - 1) >> X->shift) + 1);

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The text of a Matrix Market file (sparse/mm_source.h). A regular file is
- * mapped rather than read: the parser's threads read the page cache with no
- * copy. A stream's piece ends at its last newline; the rest of that line
- * starts the next piece. */
+/* The text of a Matrix Market file (sparse/mm_source.h). A regular file is mapped rather than read:
+ * the parser's threads read the page cache with no copy. A stream's piece ends at its last newline;
+ * the rest of that line starts the next piece. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "sparse/mm_source.h"
@@ -51,10 +50,9 @@ static CGM_PRINTF(3, 4) void src_fail(mm_source *s, cgm_status code, const char 
 
 /* ------------------------------------------ a mapped file that shrinks --- */
 
-/* Reading a mapped page beyond the end of a file another process truncated
- * raises SIGBUS on the reading thread. While any file is mapped a handler
- * jumps back into that thread's innermost mm_source_guard; a SIGBUS outside
- * one goes to the handler that was there before. */
+/* Reading a mapped page beyond the end of a file another process truncated raises SIGBUS on the
+ * reading thread. While any file is mapped a handler jumps back into that thread's innermost
+ * mm_source_guard; a SIGBUS outside one goes to the handler that was there before. */
 static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
 static int guard_users; /* sources holding the handler */
 static struct sigaction guard_prev;
@@ -139,8 +137,7 @@ static bool own(mm_source *s, char *buf) {
   return cgm_push(&s->owned, &s->nowned, &s->owned_cap, &buf, sizeof buf, 16);
 }
 
-/* Reads the file into dst. Returns the count, 0 at the end, -1 after
- * recording a failure. */
+/* Reads the file into dst. Returns the count, 0 at the end, -1 after recording a failure. */
 static ssize_t read_fd(mm_source *s, void *dst, size_t room) {
   ssize_t k;
   while ((k = read(s->fd, dst, room)) < 0 && errno == EINTR) {
@@ -216,8 +213,7 @@ cgm_status mm_source_open(mm_source *s, const char *path, size_t piece_bytes, cg
   if (!s->map) {
     s->kind = MM_SRC_READ;
     s->fsize = S_ISREG(s->st.st_mode) ? (int64_t)s->st.st_size : -1;
-    /* two bytes tell gzip; a read error is reported as the text's first
-     * failure (line 1) */
+    /* two bytes tell gzip; a read error is reported as the text's first failure (line 1) */
     while (s->pre_len < 2 && !s->in_eof) {
       ssize_t k = read_fd(s, s->pre + s->pre_len, sizeof s->pre - s->pre_len);
       if (k < 0) break;
@@ -278,11 +274,10 @@ static bool gz_input_done(const mm_source *s) {
   return s->in_eof && s->pre_off >= s->pre_len;
 }
 
-/* Inflates into dst: the bytes produced (0 at the end), or -1 after
- * recording a failure before any byte. A failure after some bytes is
- * recorded and those bytes returned, so the line it is reported at does not
- * depend on the pieces' size. Concatenated members (cat a.gz b.gz, pigz)
- * are one text, as for gzip -dc; anything else after a member is an error. */
+/* Inflates into dst: the bytes produced (0 at the end), or -1 after recording a failure before any
+ * byte. A failure after some bytes is recorded and those bytes returned, so the line it is reported
+ * at does not depend on the pieces' size. Concatenated members (cat a.gz b.gz, pigz) are one text,
+ * as for gzip -dc; anything else after a member is an error. */
 static ssize_t inflate_some(mm_source *s, char *dst, size_t room) {
   z_stream *z = s->z;
   if (room > UINT_MAX) room = UINT_MAX;

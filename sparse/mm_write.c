@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Matrix Market writer (docs/matrix-market.md): values in the shortest form
- * that reads back to the same double (cgm_mm_format_double), through a 1 MiB
- * buffer into a temporary file renamed over the target once every write and
- * the close succeeded (common/outfile.h). */
+/* Matrix Market writer (docs/matrix-market.md): values in the shortest form that reads back to the
+ * same double (cgm_mm_format_double), through a 1 MiB buffer into a temporary file renamed over the
+ * target once every write and the close succeeded (common/outfile.h). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "cgmodel/sparse.h"

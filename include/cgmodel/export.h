@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* CGM_API marks what libcgmodel exports: the library is built with hidden
- * symbol visibility, so only the functions declared with CGM_API in these
- * public headers are part of its ABI. */
+/* CGM_API marks what libcgmodel exports: the library is built with hidden symbol visibility, so
+ * only the functions declared with CGM_API in these public headers are part of its ABI. */
 #pragma once
 
 /* CGM_PRINTF(f, a): printf-style checks of a function's format (argument f)

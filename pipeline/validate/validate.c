@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* validate: predicted against measured for every matrix and configuration
- * of this machine (the paper's Table 6), every run recorded beside its
- * prediction, and the tuner's regret: what its choice among the measured
- * configurations costs against the best measured. */
+/* validate: predicted against measured for every matrix and configuration of this machine (the
+ * paper's Table 6), every run recorded beside its prediction, and the tuner's regret: what its
+ * choice among the measured configurations costs against the best measured. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,9 +59,8 @@ static cgm_status measure(const validation *v, const cgm_csr *A, const double *b
   double reps[99];
   cgm_status st = CGM_OK;
   int nrep = 0;
-  /* The median of R solves: one solve now and then runs 2-3x slow
-   * (host-bound loops such as cuSPARSE's on a busy host), which is noise
-   * of the measurement, not error of the model. */
+  /* The median of R solves: one solve now and then runs 2-3x slow (host-bound loops such as
+   * cuSPARSE's on a busy host), which is noise of the measurement, not error of the model. */
   const bool total = v->o->total_tol > 0;
   for (int k = 0; k < v->o->repeat && (st == CGM_OK || st == CGM_ENOCONV); k++) {
     memset(x, 0, sizeof(double) * A->nrows);
@@ -123,9 +121,8 @@ static cgm_status run_matrix(validation *v, cgm_db *db, const char *path, const 
                                           (double)f->block[bi].elements, G, true);
           cgm_solve_result res;
           if (measure(v, A, b, x, &o, &res, &e)) continue; /* refused */
-          /* A solve that stopped before K iterations (a diagonal matrix:
-           * exact after one) was timed over a partial batch and its
-           * warm-up: no steady state to compare with. */
+          /* A solve that stopped before K iterations (a diagonal matrix: exact after one) was timed
+           * over a partial batch and its warm-up: no steady state to compare with. */
           if (total && !res.converged) {
             note(O, CGM_NOTE_INFO, "%s (%s, %s, N = %d): did not reach %g: %s", name,
                  cgm_backend_name(o.backend), cgm_precision_name(o.precision), o.layout.n,
@@ -171,9 +168,8 @@ static int row_of(const cgm_validate_report *R, int first, const cgm_candidate *
   return -1;
 }
 
-/* The iteration counts of one matrix (its rows from `first`): the error of
- * the first row of double and of mixed precision that has both counts, and
- * of their ratio. */
+/* The iteration counts of one matrix (its rows from `first`): the error of the first row of double
+ * and of mixed precision that has both counts, and of their ratio. */
 static void k_errors(const cgm_validate_report *R, int first, cgm_validate_matrix *vm) {
   double pred[2] = {0, 0}, meas[2] = {0, 0};
   for (int i = first; i < R->nrows; i++) {
@@ -237,9 +233,8 @@ static cgm_status tune_matrix(validation *v, const cgm_csr *A, const cgm_feature
       c[i].total_s = c[i].time_per_iter_s;
     c[nk++] = c[i];
   }
-  /* The best measured among what the tuner may choose: single precision is
-   * offered only where it reaches the tolerance (1e-8 by default: not), so
-   * a faster single run is no choice it missed. */
+  /* The best measured among what the tuner may choose: single precision is offered only where it
+   * reaches the tolerance (1e-8 by default: not), so a faster single run is no choice it missed. */
   for (int i = 0; i < nk; i++) {
     if (!c[i].fits || !isfinite(c[i].time_per_iter_s)) continue;
     const int r = row_of(R, first, &c[i]);
