@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The cache directory as a whole: its entries (cgmodel cache list), their
- * removal (cache clear) and the eviction of the least recently used, each
- * entry with its extras. */
+/* The cache directory as a whole: its entries (cgmodel cache list), their removal (cache clear) and
+ * the eviction of the least recently used, each entry with its extras. */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
@@ -51,10 +50,9 @@ static int by_name(const void *a, const void *b) {
   return strcmp(((const file_info *)a)->name, ((const file_info *)b)->name);
 }
 
-/* The entries of dir (name, size with their extras', last use); leftover
- * temporaries and orphaned extras removed when `sweep`. Regular files only
- * (a FIFO or a device at an entry's name is not one). -1: the directory
- * cannot be read (errno). */
+/* The entries of dir (name, size with their extras', last use); leftover temporaries and orphaned
+ * extras removed when `sweep`. Regular files only (a FIFO or a device at an entry's name is not
+ * one). -1: the directory cannot be read (errno). */
 static int scan(const char *dir, bool sweep, file_info **out, int *count) {
   *out = NULL;
   *count = 0;

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The cache directory: an entry and its extras counted and removed as one. */
-#ifndef CGM_CACHE_DIR_H
-#define CGM_CACHE_DIR_H
+#pragma once
 
 #include <stdint.h>
 
@@ -9,5 +8,3 @@
  * rest hold at most max_bytes (keep: never removed), and killed writers'
  * temporary files. The entries removed; *left (may be NULL): bytes kept. */
 int cgm_cache_evict(const char *dir, int64_t max_bytes, const char *keep, int64_t *left);
-
-#endif

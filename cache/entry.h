@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* One cache entry: its format (docs/cache.md), name, header, load, write. */
-#ifndef CGM_CACHE_ENTRY_H
-#define CGM_CACHE_ENTRY_H
+#pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,12 +16,11 @@
 #define CGM_CACHE_SUFFIX ".csr"
 #define CGM_CACHE_TMP ".csr.tmp." /* name.csr.tmp.XXXXXX while it is written */
 
-/* The header at offset 0, followed by the source's absolute path
- * (path_len bytes, no NUL), then the payload at header_bytes: rowptr
- * (nrows + 1 int64), colidx (nnz int32), val (nnz double), back to back.
- * Native byte order. No padding anywhere: every byte is under the header's
- * or the payload's checksum (the arrays are read with pread into their own
- * allocations, so their alignment in the file does not matter). */
+/* The header at offset 0, followed by the source's absolute path (path_len bytes, no NUL), then the
+ * payload at header_bytes: rowptr (nrows + 1 int64), colidx (nnz int32), val (nnz double), back to
+ * back. Native byte order. No padding anywhere: every byte is under the header's or the payload's
+ * checksum (the arrays are read with pread into their own allocations, so their alignment in the
+ * file does not matter). */
 typedef struct cgm_cache_header {
   char magic[8];
   uint32_t version, hash_algo;
@@ -69,11 +67,8 @@ int64_t cgm_cache_ns(struct timespec t); /* the key's resolution */
  * (its header checksum); else why says what is wrong. */
 int cgm_cache_entry_load(int fd, const char *real, const struct stat *s, cgm_csr *A,
                          cgm_mm_info *info, uint64_t *id, char *why, size_t wn);
-/* Writes the entry of A (source real, stat s) as dir/name through a
- * temporary file, fsync'ed and renamed over it: a reader never sees half
- * an entry. 0 with *id; else why. */
+/* Writes the entry of A (source real, stat s) as dir/name through a temporary file, fsync'ed and
+ * renamed over it: a reader never sees half an entry. 0 with *id; else why. */
 int cgm_cache_entry_store(const char *dir, const char *name, const char *real, const struct stat *s,
                           const cgm_csr *A, const cgm_mm_info *mm, uint64_t *id, char *why,
                           size_t wn);
-
-#endif

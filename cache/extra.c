@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Extras of a cache entry: small data derived from the cached matrix (the
- * features of its layouts) in ENTRY-KIND beside it, tied to the entry by
- * its header checksum, so that a warm solve skips what it would recompute
- * from the same matrix. */
+/* Extras of a cache entry: small data derived from the cached matrix (the features of its layouts)
+ * in ENTRY-KIND beside it, tied to the entry by its header checksum, so that a warm solve skips
+ * what it would recompute from the same matrix. */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700
 #include <fcntl.h>
@@ -37,9 +36,8 @@ static bool extra_path(const cgm_cache_report *rep, const char *kind, char *out,
   return k > 0 && (size_t)k < n;
 }
 
-/* The other entries evicted until the entry with its extras, this one
- * (`need` bytes, replacing the one at path) included, fits in the limit;
- * false when it cannot. */
+/* The other entries evicted until the entry with its extras, this one (`need` bytes, replacing the
+ * one at path) included, fits in the limit; false when it cannot. */
 static bool make_room(const cgm_cache_report *rep, const char *path, int64_t need) {
   char dir[4096];
   const char *slash = strrchr(rep->entry, '/');

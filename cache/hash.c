@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* XXH64 of our own (15 GB/s on one core, libxxhash's XXH3 11-12: the
- * library brings no speed; the unit test checks ours against it), and the
- * chunked checksum of an entry's arrays. */
+/* XXH64 of our own (15 GB/s on one core, libxxhash's XXH3 11-12: the library brings no speed; the
+ * unit test checks ours against it), and the chunked checksum of an entry's arrays. */
 #include "cache/hash.h"
 
 #include <stdlib.h>

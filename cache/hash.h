@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The checksums of cache entries: a 64-bit hash of byte ranges, computed
- * in chunks on every core so that checking a warm entry runs near memory
- * bandwidth. */
-#ifndef CGM_CACHE_HASH_H
-#define CGM_CACHE_HASH_H
+/* The checksums of cache entries: a 64-bit hash of byte ranges, computed in chunks on every core so
+ * that checking a warm entry runs near memory bandwidth. */
+#pragma once
 
 #include <stddef.h>
 #include <stdint.h>
@@ -15,9 +13,8 @@ enum { CGM_HASH_XXH64 = 1 };
 /* XXH64 (our own implementation), the hash of every entry. */
 uint64_t cgm_xxh64(const void *p, size_t n, uint64_t seed);
 
-/* Called on bytes [off, off + len) of range r just before they are hashed,
- * while the chunk is hot: a read of an entry's file into them, or their
- * write to it; nonzero: failed. */
+/* Called on bytes [off, off + len) of range r just before they are hashed, while the chunk is hot:
+ * a read of an entry's file into them, or their write to it; nonzero: failed. */
 typedef int (*cgm_hash_visit_fn)(void *ctx, int r, size_t off, size_t len);
 
 /* The checksum of byte ranges: the hash of the hashes of their chunks of
@@ -26,5 +23,3 @@ typedef int (*cgm_hash_visit_fn)(void *ctx, int r, size_t off, size_t len);
 #define CGM_HASH_CHUNK ((size_t)4 << 20)
 int cgm_hash_ranges(void *const *p, const size_t *n, int count, cgm_hash_visit_fn visit, void *ctx,
                     uint64_t *out);
-
-#endif

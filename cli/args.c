@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The one parser of the command line, and --help, both driven by the
- * command's tables (args.h). */
+/* The one parser of the command line, and --help, both driven by the command's tables (args.h). */
 #include "cli/args.h"
 
 #include <float.h>
@@ -125,8 +124,7 @@ static void store(cli_parsed *p, const cli_opt *o, const char *v, char *msg, siz
   }
 }
 
-/* --options FILE: its keys join the request where the command line gave
- * none. */
+/* --options FILE: its keys join the request where the command line gave none. */
 static void merge_options(cli_parsed *p, const char *path, char *msg, size_t n) {
   cJSON *j = NULL;
   cgm_error e = {0};
@@ -208,8 +206,7 @@ int cli_main(const cli_command *c, int argc, char **argv) {
   return c->start ? c->start(c, argc, argv) : cli_run(c, argc, argv);
 }
 
-/* text from column col, wrapped at 100 columns to `indent`; a '\n' in it
- * breaks the line. */
+/* text from column col, wrapped at 100 columns to `indent`; a '\n' in it breaks the line. */
 static void wrap(FILE *f, int col, int indent, const char *text) {
   for (const char *w = text; *w;) {
     const int n = (int)strcspn(w, " \n");

@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The command line as tables: each command declares its options once, and
- * the parser, --help, the usage, the man pages and the completions are made
- * from them (`cgmodel __options` prints them as JSON). A value is converted
- * by its kind only; its range and its fit with the others are the
- * library's to check (pipeline/request.h), but for the few options no
- * library call sees, whose row gives a range. */
-#ifndef CGM_CLI_ARGS_H
-#define CGM_CLI_ARGS_H
+/* The command line as tables: each command declares its options once, and the parser, --help, the
+ * usage, the man pages and the completions are made from them (`cgmodel __options` prints them as
+ * JSON). A value is converted by its kind only; its range and its fit with the others are the
+ * library's to check (pipeline/request.h), but for the few options no library call sees, whose row
+ * gives a range. */
+#pragma once
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -71,8 +69,7 @@ typedef struct cli_parsed {
  * reads a matrix, opens the database or touches a device. */
 extern bool cli_parse_only;
 
-/* The matrix cache's options (solve, predict): --cache-dir, --no-cache,
- * --cache-max. */
+/* The matrix cache's options (solve, predict): --cache-dir, --no-cache, --cache-max. */
 extern const cli_opt cli_cache_table[];
 
 /* The i-th option of c (its opts, then more); NULL past the last. */
@@ -90,5 +87,3 @@ bool cli_own(const char *key);
 const char *cli_str(const cJSON *o, const char *key, const char *dflt);
 double cli_num(const cJSON *o, const char *key, double dflt);
 bool cli_true(const cJSON *o, const char *key);
-
-#endif

@@ -20,7 +20,6 @@ static const cli_opt opts[] = {
 #define LIST_ROW "%4s  %-24s  %-5s %-44.44s %9s%s%s\n"
 
 static int list_print(const cgm_db_calibration *c, const cgm_db_device *d, void *ctx) {
-  (void)ctx;
   char id[24], model[256], secs[32];
   snprintf(id, sizeof id, "%lld", (long long)c->id);
   snprintf(secs, sizeof secs, "%.1f s", c->seconds);
@@ -32,7 +31,6 @@ static int list_print(const cgm_db_calibration *c, const cgm_db_device *d, void 
 }
 
 static int fit_print(const cgm_db_fit *f, void *ctx) {
-  (void)ctx;
   if (f->kind == CGM_FIT_INTERP) /* no parameters: the samples serve */
     return printf("  %-8s %-9s %-6s %2d interp  %d samples, m %.4g .. %.4g: INTERPOLATED\n",
                   f->kernel, f->variant, cgm_precision_name((cgm_precision)f->precision), f->block,
@@ -45,7 +43,6 @@ static int fit_print(const cgm_db_fit *f, void *ctx) {
 }
 
 static int solve_print(const cgm_db_solve *s, void *ctx) {
-  (void)ctx;
   char name[256];
   printf("%5lld  %-24s  %-24s %-8s %-6s N=%d G=%d  %9.2f us/it measured", (long long)s->id,
          s->created, cli_escape(s->matrix, name, sizeof name), s->backend, s->precision, s->block,
@@ -57,8 +54,7 @@ static int solve_print(const cgm_db_solve *s, void *ctx) {
   return 0;
 }
 
-/* A JSON result (made by the call that returned st into *o): printed, or
- * its error reported. */
+/* A JSON result (made by the call that returned st into *o): printed, or its error reported. */
 static int print_or_report(cgm_status st, cJSON **o, const cgm_error *err) {
   return st ? cli_report("db", err) : cli_print_json(*o);
 }

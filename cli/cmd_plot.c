@@ -131,8 +131,7 @@ int cli_plot_done(const char *cmd, const cgm_plot_files *f) {
   return fflush(stdout) == 0 ? 0 : 3;
 }
 
-/* --fits: avg, max and/or rel as bits (1 << cgm_fit_kind): 0, or 2 once the
- * error is printed. */
+/* --fits: avg, max and/or rel as bits (1 << cgm_fit_kind): 0, or 2 once the error is printed. */
 static int fits_of(const char *s, unsigned *fits) {
   cgm_item it[3];
   char why[160];

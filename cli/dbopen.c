@@ -25,7 +25,6 @@ int cli_db_open(const char *cmd, const char *path, bool create, cgm_db **db) {
 static int shown = 0;
 
 void cli_progress(void *ctx, const char *stage, double done) {
-  (void)ctx;
   if (!cli_stderr_is_tty()) return;
   int w = 30, k = (int)(done * w + 0.5);
   if (k > w) k = w;
@@ -38,7 +37,6 @@ void cli_progress(void *ctx, const char *stage, double done) {
 }
 
 void cli_progress_count(void *ctx, int done, int total) {
-  (void)ctx;
   if (!cli_stderr_is_tty()) return;
   fprintf(stderr, "\r%d/%d matrices", done, total);
   shown = 1;

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Opening the database for a subcommand, and the progress line. */
-#ifndef CGM_CLI_DBOPEN_H
-#define CGM_CLI_DBOPEN_H
+#pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -12,9 +11,8 @@
  * default path (cgm_db_default_path, in buf). */
 const char *cli_db_path(const char *path, char *buf, size_t n);
 
-/* Opens --db FILE, $CGMODEL_DB or the default path; with create false a
- * missing file is reported as "no calibration yet" (exit 2). Prints the
- * error and returns the exit code, or 0 with *db set. */
+/* Opens --db FILE, $CGMODEL_DB or the default path; with create false a missing file is reported as
+ * "no calibration yet" (exit 2). Prints the error and returns the exit code, or 0 with *db set. */
 int cli_db_open(const char *cmd, const char *path, bool create, cgm_db **db);
 
 /* Progress on stderr when it is a terminal: "stage [#####     ] 42%", or
@@ -22,5 +20,3 @@ int cli_db_open(const char *cmd, const char *path, bool create, cgm_db **db);
 void cli_progress(void *ctx, const char *stage, double done);
 void cli_progress_count(void *ctx, int done, int total);
 void cli_progress_end(void);
-
-#endif

@@ -16,47 +16,32 @@ static void off_when(const char *name, const char *off, bool *flag) {
 
 int cli_env_gpu_opts(cgm_gpu_opts *g, char *msg, size_t n) {
   *g = cgm_gpu_opts_default();
-  const char *cg = getenv("CGMODEL_CG");
-  if (cg && !cgm_cg_variant_parse(cg, &g->cg)) {
-    snprintf(msg, n, "CGMODEL_CG=%s: expected classic or cgg", cg);
-    return 2;
-  }
+  const char *cg = getenv("CGMODEL_CG"), *t = getenv("CGMODEL_EXCHANGE_TIMEOUT"),
+             *f = getenv("CGMODEL_FAULT_CUDA");
+  if (cg && !cgm_cg_variant_parse(cg, &g->cg))
+    return snprintf(msg, n, "CGMODEL_CG=%s: expected classic or cgg", cg), 2;
   off_when("CGMODEL_GRAPHS", "0", &g->graphs);
   off_when("CGMODEL_PDL", "0", &g->pdl);
   off_when("CGMODEL_SYNC", "events", &g->flags);
   off_when("CGMODEL_LATE", "0", &g->late);
   off_when("CGMODEL_LL", "0", &g->ll);
   off_when("CGMODEL_BALANCE", "0", &g->balance);
-  const char *t = getenv("CGMODEL_EXCHANGE_TIMEOUT");
-  if (t) {
-    double s;
-    if (!cgm_parse_real(t, 1e-9, 1e9, &s)) {
-      snprintf(msg, n, "CGMODEL_EXCHANGE_TIMEOUT=%s: expected a positive number of seconds", t);
-      return 2;
-    }
-    g->exchange_timeout_s = s;
-  }
-  const char *f = getenv("CGMODEL_FAULT_CUDA");
+  if (t && !cgm_parse_real(t, 1e-9, 1e9, &g->exchange_timeout_s))
+    return snprintf(msg, n, "CGMODEL_EXCHANGE_TIMEOUT=%s: expected a positive number of seconds",
+                    t),
+           2;
   int64_t k;
-  if (f) {
-    if (!cgm_parse_int(f, 0, INT32_MAX, &k)) {
-      snprintf(msg, n, "CGMODEL_FAULT_CUDA=%s: expected a call number (0 or more)", f);
-      return 2;
-    }
-    cgm_fault_arm((long)k);
-  }
+  if (f && !cgm_parse_int(f, 0, INT32_MAX, &k))
+    return snprintf(msg, n, "CGMODEL_FAULT_CUDA=%s: expected a call number (0 or more)", f), 2;
+  if (f) cgm_fault_arm((long)k);
   return 0;
 }
 
 int cli_env_cache_dir(char *buf, size_t n) {
   const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
-  int k;
-  if (x && x[0] == '/')
-    k = snprintf(buf, n, "%s/cgmodel", x);
-  else if (h && h[0])
-    k = snprintf(buf, n, "%s/.cache/cgmodel", h);
-  else
-    return -1;
+  const int k = x && x[0] == '/' ? snprintf(buf, n, "%s/cgmodel", x)
+                : h && h[0]      ? snprintf(buf, n, "%s/.cache/cgmodel", h)
+                                 : -1;
   return k > 0 && (size_t)k < n ? 0 : -1;
 }
 

@@ -2,8 +2,7 @@
 /* The CGMODEL_* environment variables: the one place that reads them (the
  * library never does). Each sets an option of the library (docs/cli.md).
  * Also linked by the benchmarks, which take the same variables. */
-#ifndef CGM_CLI_ENV_H
-#define CGM_CLI_ENV_H
+#pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,24 +16,19 @@
  * (tests). Returns 0, or 2 with msg naming the variable and its bad value. */
 int cli_env_gpu_opts(cgm_gpu_opts *g, char *msg, size_t n);
 
-/* The matrix cache's default directory: $XDG_CACHE_HOME/cgmodel (an
- * absolute XDG_CACHE_HOME only, as the XDG spec says), else
- * $HOME/.cache/cgmodel. Returns 0, or -1 when neither is set. */
+/* The matrix cache's default directory: $XDG_CACHE_HOME/cgmodel (an absolute XDG_CACHE_HOME only,
+ * as the XDG spec says), else $HOME/.cache/cgmodel. Returns 0, or -1 when neither is set. */
 int cli_env_cache_dir(char *buf, size_t n);
 
-/* The database when none is given: $CGMODEL_DB, else
- * $XDG_DATA_HOME/cgmodel/cgmodel.db (an absolute XDG_DATA_HOME only), else
- * $HOME/.local/share/cgmodel/cgmodel.db; "" when none is set or buf is too
- * small. Returns buf. */
+/* The database when none is given: $CGMODEL_DB, else $XDG_DATA_HOME/cgmodel/cgmodel.db (an absolute
+ * XDG_DATA_HOME only), else $HOME/.local/share/cgmodel/cgmodel.db; "" when none is set or buf is
+ * too small. Returns buf. */
 const char *cli_env_db_path(char *buf, size_t n);
 
 /* CGMODEL_DB_READONLY set and not `0`: the database is opened read-only
  * (CGM_DB_READONLY) whatever its permissions, which root ignores. */
 bool cli_env_db_readonly(void);
 
-/* Whether this process was started by an MPI launcher (mpirun, mpiexec,
- * srun): Open MPI's OMPI_COMM_WORLD_SIZE, or PMI_SIZE / PMIX_RANK of the
- * process managers, is set. */
+/* Whether this process was started by an MPI launcher (mpirun, mpiexec, srun): Open MPI's
+ * OMPI_COMM_WORLD_SIZE, or PMI_SIZE / PMIX_RANK of the process managers, is set. */
 int cli_env_under_mpi(void);
-
-#endif

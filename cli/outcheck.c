@@ -11,10 +11,9 @@
 #include "cli/output.h"
 #include "common/outfile.h"
 
-/* Before any work: the folder the output goes to is there and a file can
- * be made in it (tried: access() lets root through to /proc or a read-only
- * file system), and the output is no folder (found out only after a solve,
- * the solution was lost). A target that is there and no regular file
+/* Before any work: the folder the output goes to is there and a file can be made in it (tried:
+ * access() lets root through to /proc or a read-only file system), and the output is no folder
+ * (found out only after a solve, the solution was lost). A target that is there and no regular file
  * (/dev/null, a pipe) is written in place: its folder is not asked. */
 static int refuse_unwritable(const char *cmd, const char *opt, const char *out) {
   struct stat s;

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Printing for the CLI: errors and the pipeline's notes on stderr, JSON on
  * stdout (built by pipeline/json.c). */
-#ifndef CGM_CLI_OUTPUT_H
-#define CGM_CLI_OUTPUT_H
+#pragma once
 
 #include <cjson/cJSON.h>
 
@@ -11,13 +10,8 @@
 #include "pipeline/json.h"
 
 /* "cgmodel <cmd>: error: <msg>" on stderr; returns code. */
-int cli_error(const char *cmd, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-/* The message of the last cli_error (what a rank that failed tells the
- * others under MPI). */
+int cli_error(const char *cmd, int code, const char *fmt, ...) CGM_PRINTF(3, 4);
+/* The message of the last cli_error (what a rank that failed tells the others under MPI). */
 extern char cli_last_error[1024];
 /* Prints the object on stdout, frees it; returns 3 if printing failed. */
 int cli_print_json(cJSON *obj);
@@ -27,18 +21,14 @@ int cli_print_json(cJSON *obj);
  * "cgmodel <cmd>: error: <msg>". */
 void cli_note(void *ctx, cgm_note_kind kind, const char *msg);
 
-/* A matrix or vector argument: "-" is standard input, read through
- * /dev/stdin (the Matrix Market reader streams from a pipe as from a file,
- * so nothing is copied), and messages name /dev/stdin; any other path as
- * given. */
+/* A matrix or vector argument: "-" is standard input, read through /dev/stdin (the Matrix Market
+ * reader streams from a pipe as from a file, so nothing is copied), and messages name /dev/stdin;
+ * any other path as given. */
 const char *cli_input_path(const char *arg);
 
-/* s with its control characters escaped as messages show them
- * (cgm_fput_escaped: \n, \t, \xNN), in buf: a file name or a database's
- * text printed in a report stays on its line. */
+/* s with its control characters escaped as messages show them (cgm_fput_escaped: \n, \t, \xNN), in
+ * buf: a file name or a database's text printed in a report stays on its line. */
 const char *cli_escape(const char *s, char *buf, size_t n);
 
 /* True when stderr is a terminal (progress is shown only then). */
 int cli_stderr_is_tty(void);
-
-#endif

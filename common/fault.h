@@ -2,8 +2,7 @@
 /* Fault injection for the tests: the K-th checked CUDA call of the process
  * fails, so that every error path of the CUDA code runs on a real device.
  * Off unless armed by cgm_fault_arm (the command line's CGMODEL_FAULT_CUDA). */
-#ifndef CGM_COMMON_FAULT_H
-#define CGM_COMMON_FAULT_H
+#pragma once
 
 #include "cgmodel/export.h"
 
@@ -18,5 +17,3 @@ void cgm_fault_arm(long k);
 long cgm_fault_count(void);
 
 CGM_END_DECLS
-
-#endif

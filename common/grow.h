@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Arrays that double as they fill. */
-#ifndef CGM_COMMON_GROW_H
-#define CGM_COMMON_GROW_H
+#pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -10,9 +9,6 @@
  * *cap (first `first`, then doubling): the array, moved if it grew; NULL
  * when memory runs out, the array and *cap unchanged. */
 void *cgm_grow(void *v, int n, int *cap, size_t elem, int first);
-/* Appends the `elem` bytes at item to the array *pv (the address of a T *)
- * of *n elements, grown as by cgm_grow: false, nothing changed, when memory
- * runs out. */
+/* Appends the `elem` bytes at item to the array *pv (the address of a T *) of *n elements, grown as
+ * by cgm_grow: false, nothing changed, when memory runs out. */
 bool cgm_push(void *pv, int *n, int *cap, const void *item, size_t elem, int first);
-
-#endif

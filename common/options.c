@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The vocabulary of a request (cgmodel/options.h): the names of the
- * configuration's choices as every interface spells them, the block
- * sizes, and the one check of a block size. */
+/* The vocabulary of a request (cgmodel/options.h): the names of the configuration's choices as
+ * every interface spells them, the block sizes, and the one check of a block size. */
 #include "cgmodel/options.h"
 
 #include <string.h>

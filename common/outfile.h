@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Writing an output file safely: never onto one of the inputs, and never
- * leaving a half-written file in place of the old one. cgm_outfile writes
- * a temporary file beside the target and renames it over the target on
- * success; a target that is not a regular file (/dev/null, a pipe) is
- * written in place. A derived file (a picture, its data and script)
- * replaces its name whatever is there (a link is never written through). */
-#ifndef CGM_COMMON_OUTFILE_H
-#define CGM_COMMON_OUTFILE_H
+/* Writing an output file safely: never onto one of the inputs, and never leaving a half-written
+ * file in place of the old one. cgm_outfile writes a temporary file beside the target and renames
+ * it over the target on success; a target that is not a regular file (/dev/null, a pipe) is written
+ * in place. A derived file (a picture, its data and script) replaces its name whatever is there (a
+ * link is never written through). */
+#pragma once
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,9 +23,8 @@ typedef struct cgm_outfile {
   FILE *stream; /* after cgm_outfile_stream */
 } cgm_outfile;
 
-/* Creates the temporary file (or opens a non-regular target). Errors name
- * `path`: CGM_EINPUT when the directory is missing or not writable (the
- * user's mistake), CGM_ERUNTIME otherwise. */
+/* Creates the temporary file (or opens a non-regular target). Errors name `path`: CGM_EINPUT when
+ * the directory is missing or not writable (the user's mistake), CGM_ERUNTIME otherwise. */
 cgm_status cgm_outfile_open(cgm_outfile *o, const char *path, cgm_error *err);
 /* The same for a derived file: written beside the name as given. */
 cgm_status cgm_outfile_open_derived(cgm_outfile *o, const char *path, cgm_error *err);
@@ -39,5 +36,3 @@ FILE *cgm_outfile_stream(cgm_outfile *o);
 cgm_status cgm_outfile_commit(cgm_outfile *o, bool ok, cgm_error *err);
 /* Removes the temporary file and frees o (after an error before commit). */
 void cgm_outfile_abort(cgm_outfile *o);
-
-#endif

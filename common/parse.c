@@ -38,34 +38,22 @@ bool cgm_item_is(cgm_item it, const char *w) {
 }
 
 int cgm_parse_list(const char *s, cgm_item *items, int max, char *why, size_t nwhy) {
-  if (!s || !*s) {
-    snprintf(why, nwhy, "the list is empty");
-    return -1;
-  }
+  if (!s || !*s) return snprintf(why, nwhy, "the list is empty"), -1;
   int n = 0;
   const char *p = s;
   for (;;) {
     const char *e = strchr(p, ',');
     size_t len = e ? (size_t)(e - p) : strlen(p);
-    if (len == 0) {
-      snprintf(why, nwhy, "'%s' has an empty item", s);
-      return -1;
-    }
+    if (len == 0) return snprintf(why, nwhy, "'%s' has an empty item", s), -1;
     for (size_t k = 0; k < len; k++)
-      if (isspace((unsigned char)p[k]) || iscntrl((unsigned char)p[k])) {
-        snprintf(why, nwhy, "'%.*s' holds a space or control character", (int)(len < 64 ? len : 64),
-                 p);
-        return -1;
-      }
+      if (isspace((unsigned char)p[k]) || iscntrl((unsigned char)p[k]))
+        return snprintf(why, nwhy, "'%.*s' holds a space or control character",
+                        (int)(len < 64 ? len : 64), p),
+               -1;
     for (int k = 0; k < n; k++)
-      if (items[k].n == len && !memcmp(items[k].s, p, len)) {
-        snprintf(why, nwhy, "'%.*s' is given twice", (int)(len < 64 ? len : 64), p);
-        return -1;
-      }
-    if (n == max) {
-      snprintf(why, nwhy, "more than %d items", max);
-      return -1;
-    }
+      if (items[k].n == len && !memcmp(items[k].s, p, len))
+        return snprintf(why, nwhy, "'%.*s' is given twice", (int)(len < 64 ? len : 64), p), -1;
+    if (n == max) return snprintf(why, nwhy, "more than %d items", max), -1;
     items[n].s = p;
     items[n].n = len;
     n++;

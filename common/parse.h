@@ -2,8 +2,7 @@
 /* The one parser of numbers and lists that come from users: strict, so
  * that a typo is an error and never a different value (no spaces, no '+',
  * no clamping, no empty or repeated items, nothing cut). */
-#ifndef CGM_COMMON_PARSE_H
-#define CGM_COMMON_PARSE_H
+#pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,5 +23,3 @@ typedef struct cgm_item {
 int cgm_parse_list(const char *s, cgm_item *items, int max, char *why, size_t nwhy);
 /* True when the item is the word w. */
 bool cgm_item_is(cgm_item it, const char *w);
-
-#endif

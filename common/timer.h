@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Monotonic wall-clock time for host-side timing, and the orders and
  * median its statistics sort with. */
-#ifndef CGM_COMMON_TIMER_H
-#define CGM_COMMON_TIMER_H
+#pragma once
 
 #include "cgmodel/export.h"
 
@@ -17,5 +16,3 @@ int cgm_cmp_double(const void *a, const void *b);
 int cgm_cmp_i32(const void *a, const void *b);
 
 CGM_END_DECLS
-
-#endif

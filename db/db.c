@@ -4,27 +4,24 @@
  * is refused without a single byte written to it. */
 #define _POSIX_C_SOURCE 200809L
 #include "db/db_internal.h"
+#include "common/timer.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* cgm_db__exec, retried on SQLITE_BUSY until the busy timeout has passed:
  * switching a new file to WAL while other processes open it can get BUSY
  * at once, without SQLite calling the busy handler (its deadlock rule). */
 static cgm_status exec_retry(cgm_db *db, const char *sql, const char *what, cgm_error *err) {
-  struct timespec t0, t;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
+  const double t0 = cgm_now();
   for (;;) {
     int rc = sqlite3_exec(db->h, sql, NULL, NULL, NULL);
     if (rc == SQLITE_OK) return CGM_OK;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    double ms = 1e3 * (double)(t.tv_sec - t0.tv_sec) + 1e-6 * (double)(t.tv_nsec - t0.tv_nsec);
-    if ((rc & 0xff) != SQLITE_BUSY || ms > CGM_DB_BUSY_TIMEOUT_MS)
+    if ((rc & 0xff) != SQLITE_BUSY || 1e3 * (cgm_now() - t0) > CGM_DB_BUSY_TIMEOUT_MS)
       return cgm_db__sqlfail(db, err, rc, what);
     sqlite3_sleep(5);
   }
@@ -83,24 +80,17 @@ static cgm_status make_parent_dirs(const char *path, cgm_error *err) {
   return s;
 }
 
-/* "file:" URI of path with immutable=1 (RFC 3986 escapes for SQLite). */
+/* "file:" URI of path with immutable=1 (RFC 3986 escapes for SQLite); sqlite3_free it. */
 static char *immutable_uri(const char *path) {
-  static const char tail[] = "?immutable=1";
-  size_t n = strlen(path);
-  char *uri = malloc(5 + 3 * n + sizeof tail);
-  if (!uri) return NULL;
-  char *o = uri;
-  memcpy(o, "file:", 5);
-  o += 5;
-  for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-    if (*p == '%' || *p == '?' || *p == '#' || *p <= 0x20 || *p >= 0x7F) {
-      o += sprintf(o, "%%%02X", *p);
-    } else {
-      *o++ = (char)*p;
-    }
-  }
-  memcpy(o, tail, sizeof tail);
-  return uri;
+  sqlite3_str *u = sqlite3_str_new(NULL);
+  sqlite3_str_appendall(u, "file:");
+  for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+    if (*p == '%' || *p == '?' || *p == '#' || *p <= 0x20 || *p >= 0x7F)
+      sqlite3_str_appendf(u, "%%%02X", *p);
+    else
+      sqlite3_str_appendchar(u, 1, (char)*p);
+  sqlite3_str_appendall(u, "?immutable=1");
+  return sqlite3_str_finish(u);
 }
 
 /* -------------------------------------------------------------- open --- */
@@ -178,9 +168,8 @@ static cgm_status read_fail(cgm_db *db, int rc, const char *what, cgm_error *err
   return cgm_db__sqlfail(db, err, rc, what);
 }
 
-/* Checks that the file is an intact cgmodel database of a version we
- * understand (or an empty file), without writing; *version gets its schema
- * version, *empty whether it has no schema at all. */
+/* Checks that the file is an intact cgmodel database of a version we understand (or an empty file),
+ * without writing; *version gets its schema version, *empty whether it has no schema at all. */
 static cgm_status inspect(cgm_db *db, int *version, bool *empty, cgm_error *err) {
   int rc = query_int(db->h, "PRAGMA user_version", version);
   int objects = 0;
@@ -230,8 +219,7 @@ static cgm_status inspect(cgm_db *db, int *version, bool *empty, cgm_error *err)
   if (rc == SQLITE_ROW) {
     const char *r = (const char *)sqlite3_column_text(st, 0);
     if (!r || strcmp(r, "ok") != 0) {
-      /* Its first finding, on one line: "*** in database main ***\nOn tree
-       * page 50 cell 31: ..." */
+      /* Its first finding, on one line: "*** in database main ***\nOn tree page 50 cell 31: ..." */
       static const char banner[] = "*** in database main ***";
       if (r && strncmp(r, banner, sizeof banner - 1) == 0) r += sizeof banner - 1;
       while (r && (*r == '\n' || *r == ' ')) r++;
@@ -272,22 +260,17 @@ static cgm_status upgrade(cgm_db *db, cgm_error *err) {
   return s;
 }
 
-/* After a failed first read of a read-only connection: whether it failed
- * only because PATH-shm cannot be created, with no PATH-wal whose commits
- * reading the main file alone would miss. */
+/* After a failed first read of a read-only connection: whether it failed only because PATH-shm
+ * cannot be created, with no PATH-wal whose commits reading the main file alone would miss. */
 static bool needs_immutable(cgm_db *db) {
   int rc = sqlite3_extended_errcode(db->h);
   if (rc != SQLITE_READONLY_DIRECTORY && rc != SQLITE_READONLY_CANTINIT &&
       (rc & 0xff) != SQLITE_CANTOPEN)
     return false;
-  size_t n = strlen(db->path);
-  char *wal = malloc(n + 5);
-  if (!wal) return false;
-  memcpy(wal, db->path, n);
-  memcpy(wal + n, "-wal", 5);
+  char *wal = sqlite3_mprintf("%s-wal", db->path);
   struct stat sb;
-  bool pending = stat(wal, &sb) == 0 && sb.st_size > 0;
-  free(wal);
+  const bool pending = !wal || (stat(wal, &sb) == 0 && sb.st_size > 0);
+  sqlite3_free(wal);
   return !pending;
 }
 
@@ -304,16 +287,15 @@ static cgm_status open_checked(cgm_db *db, unsigned mode, cgm_error *err) {
   bool empty = false;
   s = inspect(db, &version, &empty, err);
   if (s != CGM_OK && db->readonly && needs_immutable(db)) {
-    /* A read-only WAL file in a directory we cannot write: SQLite cannot
-     * create PATH-shm, so no process has the file open for writing now, and
-     * without a -wal file the main file holds everything: read it as
-     * immutable (SQLite's documented way for this case). */
+    /* A read-only WAL file in a directory we cannot write: SQLite cannot create PATH-shm, so no
+     * process has the file open for writing now, and without a -wal file the main file holds
+     * everything: read it as immutable (SQLite's documented way for this case). */
     sqlite3_close_v2(db->h);
     db->h = NULL;
     char *uri = immutable_uri(db->path);
     if (!uri) return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory", db->path);
     s = sqlite_open(db, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, err);
-    free(uri);
+    sqlite3_free(uri);
     if (s == CGM_OK) s = inspect(db, &version, &empty, err);
     if (s == CGM_OK) cgm_error_clear(err); /* the first try's message */
   }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Internals shared by db/sql.c, db.c, schema.c, records.c and the unit test.
  * Not part of the public API. */
-#ifndef CGMODEL_DB_INTERNAL_H
-#define CGMODEL_DB_INTERNAL_H
+#pragma once
 
 #include <sqlite3.h>
 #include <stdbool.h>
@@ -22,11 +21,10 @@ struct cgm_db {
   bool txn_aborted;      /* an error inside in_txn rolled the transaction back */
 };
 
-/* sql.c. Fills err from a failed SQLite call: the path, what was being done,
- * sqlite3_errmsg, and the CGM code for rc (disk full, read-only, corrupt
- * and busy get their own wording). After errors that may leave a
- * transaction half done (full, I/O, corrupt, out of memory) it rolls the
- * open transaction back so that nothing partial can be committed. */
+/* sql.c. Fills err from a failed SQLite call: the path, what was being done, sqlite3_errmsg, and
+ * the CGM code for rc (disk full, read-only, corrupt and busy get their own wording). After errors
+ * that may leave a transaction half done (full, I/O, corrupt, out of memory) it rolls the open
+ * transaction back so that nothing partial can be committed. */
 cgm_status cgm_db__sqlfail(cgm_db *db, cgm_error *err, int rc, const char *what);
 
 /* CGM_EINPUT with a "read-only" message when db was opened read-only. */
@@ -51,5 +49,3 @@ int cgm_db__is_ours(sqlite3 *h, int *rc);
 /* Applies the migrations after version `from` up to CGM_DB_SCHEMA_VERSION.
  * Must run inside a write transaction. */
 cgm_status cgm_db__migrate(cgm_db *db, int from, cgm_error *err);
-
-#endif

@@ -143,8 +143,7 @@ static const column solve_cols[] = {SV(id, 'I'), SV(matrix_id, 'i'), SV(calibrat
   } name##_iter;                                                                                   \
   static int name##_row(sqlite3_stmt *st, void *ctx) {                                             \
     const name##_iter *it = ctx;                                                                   \
-    T rec;                                                                                         \
-    memset(&rec, 0, sizeof rec);                                                                   \
+    T rec = {0};                                                                                   \
     read_columns(&(reader){st, 0}, cols, &rec);                                                    \
     return it->fn(&rec, it->ctx);                                                                  \
   }
@@ -223,9 +222,8 @@ static cgm_status get_one(cgm_db *db, const char *sql, int64_t id, const column 
   return CGM_OK;
 }
 
-/* Runs the query sql (its one parameter bound to id when id > 0: no id
- * matches none) and calls row(st, ctx) for every row until it returns
- * non-zero. */
+/* Runs the query sql (its one parameter bound to id when id > 0: no id matches none) and calls
+ * row(st, ctx) for every row until it returns non-zero. */
 static cgm_status each_row(cgm_db *db, const char *sql, int64_t id,
                            int (*row)(sqlite3_stmt *st, void *ctx), void *ctx, const char *what,
                            cgm_error *err) {
@@ -353,10 +351,8 @@ typedef struct cal_iter {
 
 static int cal_row(sqlite3_stmt *st, void *ctx) {
   cal_iter *it = ctx;
-  cgm_db_calibration c;
-  cgm_db_device d;
-  memset(&c, 0, sizeof c);
-  memset(&d, 0, sizeof d);
+  cgm_db_calibration c = {0};
+  cgm_db_device d = {0};
   reader r = {st, 0}; /* the calibration's columns, then its device's */
   read_columns(&r, calibration_cols, &c);
   read_columns(&r, device_cols, &d);

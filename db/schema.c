@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The database schema as a list of migrations. migrations[i] takes the
- * schema from version i to i + 1 (PRAGMA user_version); a new version is one
- * more entry here and CGM_DB_SCHEMA_VERSION + 1 in cgmodel/db.h.
- * docs/database.md describes every table. */
+/* The database schema as a list of migrations. migrations[i] takes the schema from version i to i +
+ * 1 (PRAGMA user_version); a new version is one more entry here and CGM_DB_SCHEMA_VERSION + 1 in
+ * cgmodel/db.h. docs/database.md describes every table. */
 #include "db/db_internal.h"
 
 #include <stdio.h>
@@ -135,9 +134,8 @@ static const char migration_1[] =
     "CREATE INDEX solves_matrix ON solves (matrix_id);\n"
     "CREATE INDEX solves_calibration ON solves (calibration_id);";
 
-/* Version 2: the range of transactions each fit was fitted on (NULL: the
- * whole curve), so a curve can be made of fits of adjacent regimes (a CPU's
- * caches, then its memory). */
+/* Version 2: the range of transactions each fit was fitted on (NULL: the whole curve), so a curve
+ * can be made of fits of adjacent regimes (a CPU's caches, then its memory). */
 static const char migration_2[] = "ALTER TABLE fits ADD COLUMN m_lo REAL;\n"
                                   "ALTER TABLE fits ADD COLUMN m_hi REAL;";
 
@@ -152,9 +150,8 @@ static const char migration_4[] = "ALTER TABLE solves ADD COLUMN time_setup_s RE
                                   "ALTER TABLE solves ADD COLUMN layout_bytes INTEGER NOT NULL "
                                   "DEFAULT 0;";
 
-/* Version 5: scalar coefficients of a calibration's model beside its curves
- * (the locality term's "x_sector", per precision). A calibration without
- * them keeps the model it had. */
+/* Version 5: scalar coefficients of a calibration's model beside its curves (the locality term's
+ * "x_sector", per precision). A calibration without them keeps the model it had. */
 static const char migration_5[] =
     "CREATE TABLE coefficients (\n"
     "  id             INTEGER PRIMARY KEY,\n"
@@ -167,29 +164,25 @@ static const char migration_5[] =
     "  UNIQUE (calibration_id, name, precision)\n"
     ");";
 
-/* Version 6: the solve's preconditioner (cgm_precond_name): the iteration
- * counts the tuner learns from are Jacobi's, and block-Jacobi's differ.
- * Solves recorded before it ran Jacobi. */
+/* Version 6: the solve's preconditioner (cgm_precond_name): the iteration counts the tuner learns
+ * from are Jacobi's, and block-Jacobi's differ. Solves recorded before it ran Jacobi. */
 static const char migration_6[] =
     "ALTER TABLE solves ADD COLUMN precond TEXT NOT NULL DEFAULT 'jacobi';";
 
 /* Version 7: whether the GPU built the solve's layout from the uploaded CSR
- * (cgm_solve_result.layout_on_device): those setups lie on a line of their
- * own (cgm_tuner_device.setup_dev). Solves recorded before it were built on
- * the host. */
+ * (cgm_solve_result.layout_on_device): those setups lie on a line of their own
+ * (cgm_tuner_device.setup_dev). Solves recorded before it were built on the host. */
 static const char migration_7[] =
     "ALTER TABLE solves ADD COLUMN layout_on_device INTEGER NOT NULL DEFAULT 0;";
 
-/* 8: a matrix's identity by content (cgm_cache_content_id; 0: unknown),
- * so that a solve of the same matrix from another file, or under another
- * name, knows its iteration count. */
+/* 8: a matrix's identity by content (cgm_cache_content_id; 0: unknown), so that a solve of the same
+ * matrix from another file, or under another name, knows its iteration count. */
 static const char migration_8[] =
     "ALTER TABLE matrices ADD COLUMN content_id INTEGER NOT NULL DEFAULT 0;";
 
-/* Version 9: timings on a shared machine. A sample's spread (its timings'
- * median over the low quantile kept, less 1; NULL: not known) and whether
- * they settled; a solve other work held up (pipeline_solve_disturbed).
- * Older rows read as settled and undisturbed. */
+/* Version 9: timings on a shared machine. A sample's spread (its timings' median over the low
+ * quantile kept, less 1; NULL: not known) and whether they settled; a solve other work held up
+ * (pipeline_solve_disturbed). Older rows read as settled and undisturbed. */
 static const char migration_9[] = "ALTER TABLE samples ADD COLUMN spread REAL;\n"
                                   "ALTER TABLE samples ADD COLUMN unsettled INTEGER NOT NULL "
                                   "DEFAULT 0;\n"
@@ -213,8 +206,7 @@ _Static_assert(sizeof migrations / sizeof migrations[0] == CGM_DB_SCHEMA_VERSION
 
 int cgm_db__is_ours(sqlite3 *h, int *rc) {
   sqlite3_stmt *st = NULL;
-  /* Looks in sqlite_master first so that a database without `meta` is not
-   * an error. */
+  /* Looks in sqlite_master first so that a database without `meta` is not an error. */
   *rc = sqlite3_prepare_v2(
       h, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'", -1, &st,
       NULL);

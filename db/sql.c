@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The statements' plumbing that db.c, schema.c and records.c share: the
- * error wording of a failed SQLite call, preparing and running statements,
- * copying text, the time stamp. */
+/* The statements' plumbing that db.c, schema.c and records.c share: the error wording of a failed
+ * SQLite call, preparing and running statements, copying text, the time stamp. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <string.h>
@@ -40,18 +39,14 @@ cgm_status cgm_db__sqlfail(cgm_db *db, cgm_error *err, int rc, const char *what)
   cgm_db__copy(msg, sizeof msg, db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));
   int prim = rc & 0xff;
 
-  /* After these SQLite may already have rolled back, or may leave a
-   * transaction with a failed write in it; either way it must not be
-   * committed, so end it here. */
-  bool rolled_back = false;
-  if (db->h && (prim == SQLITE_FULL || prim == SQLITE_IOERR || prim == SQLITE_NOMEM ||
-                prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)) {
-    if (!sqlite3_get_autocommit(db->h)) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
-  }
-  if (db->in_txn && db->h && sqlite3_get_autocommit(db->h)) {
-    db->txn_aborted = true;
-    rolled_back = true;
-  }
+  /* After these SQLite may already have rolled back, or may leave a transaction with a failed write
+   * in it; either way it must not be committed, so end it here. */
+  if (db->h && !sqlite3_get_autocommit(db->h) &&
+      (prim == SQLITE_FULL || prim == SQLITE_IOERR || prim == SQLITE_NOMEM ||
+       prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB))
+    sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+  const bool rolled_back = db->in_txn && db->h && sqlite3_get_autocommit(db->h);
+  if (rolled_back) db->txn_aborted = true;
   const char *after =
       rolled_back ? "; the transaction was rolled back, earlier data is intact" : "";
 

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The steps for a language binding (python/cgmodel over ctypes): the matrix
- * and the vectors travel by pointer, the options as a JSON object and the
- * result as the JSON the command line prints with --json, so a binding
- * mirrors two small structs (cgm_csr, cgm_error) instead of every report,
- * and its results carry the command line's keys. */
+/* The steps for a language binding (python/cgmodel over ctypes): the matrix and the vectors travel
+ * by pointer, the options as a JSON object and the result as the JSON the command line prints with
+ * --json, so a binding mirrors two small structs (cgm_csr, cgm_error) instead of every report, and
+ * its results carry the command line's keys. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Where a stored fit goes in a device model (shared by the loader and by
  * calibrate's own overhead model, so the two read fits the same way). */
-#ifndef CGM_PIPELINE_CURVES_H
-#define CGM_PIPELINE_CURVES_H
+#pragma once
 
 #include <stdbool.h>
 
@@ -28,9 +27,8 @@ enum {
   PIPELINE_SLOTS = 64
 };
 
-/* Whether a sample's source is a Poisson grid ("poisson2d:K", "poisson3d:K"):
- * the SpMV samples of the "mesh" curve (pipeline/calibrate.c), and of its
- * foot (pipeline/models.c). */
+/* Whether a sample's source is a Poisson grid ("poisson2d:K", "poisson3d:K"): the SpMV samples of
+ * the "mesh" curve (pipeline/calibrate.c), and of its foot (pipeline/models.c). */
 bool pipeline_on_mesh(const char *source);
 
 /* Whether sample a is of a group: kernel, precision, block and variant,
@@ -55,14 +53,10 @@ void pipeline_place_coef(cgm_device_model *m, const cgm_db_coef *q);
  * calibrated: cgm_curve_points of its group's samples among v[0..n). */
 void pipeline_place_interp(cgm_device_model *m, const cgm_db_fit *f, const cgm_sample *v, int n);
 
-/* Calibration: for every "mgpu" sample of a Poisson grid (source
- * "poisson2d:K" or "poisson3d:K"), an "xfer" sample (same variant, GPUs,
- * precision and bytes, m = bytes / width) whose time is the measured
- * iteration minus the slowest GPU's compute time predicted by the fits
- * (the single-GPU curves), never below 5% of the iteration: what the
- * exchange and the synchronisation cost, on the plan the sweep ran (gpu:
- * its cut). Other samples are left alone. */
+/* Calibration: for every "mgpu" sample of a Poisson grid (source "poisson2d:K" or "poisson3d:K"),
+ * an "xfer" sample (same variant, GPUs, precision and bytes, m = bytes / width) whose time is the
+ * measured iteration minus the slowest GPU's compute time predicted by the fits (the single-GPU
+ * curves), never below 5% of the iteration: what the exchange and the synchronisation cost, on the
+ * plan the sweep ran (gpu: its cut). Other samples are left alone. */
 cgm_status pipeline_derive_xfer(cgm_sample_vec *sv, const cgm_db_fit *fits, int nfits,
                                 const cgm_gpu_opts *gpu, cgm_error *err);
-
-#endif

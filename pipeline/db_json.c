@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* db list, db show, db export and db solves in JSON: the database's
- * devices, calibrations, fits, samples and solves; and db import, an
- * export added to a database. */
+/* db list, db show, db export and db solves in JSON: the database's devices, calibrations, fits,
+ * samples and solves; and db import, an export added to a database. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -11,11 +10,10 @@
 #include "pipeline/json.h"
 #include "pipeline/steps.h"
 
-/* A record's keys in JSON, each a member of its struct: 's' text, 'S'
- * text left out when empty, 'd' a number (NaN: null), 'D' one left out
- * unless finite, 'i' an integer (an int, int64_t or bool by its size), 'I'
- * one left out when 0, 'b' an integer as a boolean, 'B' one left out
- * unless true, 'p' a precision's name, 'k' a fit kind's name. */
+/* A record's keys in JSON, each a member of its struct: 's' text, 'S' text left out when empty, 'd'
+ * a number (NaN: null), 'D' one left out unless finite, 'i' an integer (an int, int64_t or bool by
+ * its size), 'I' one left out when 0, 'b' an integer as a boolean, 'B' one left out unless true,
+ * 'p' a precision's name, 'k' a fit kind's name. */
 typedef struct {
   const char *key;
   char type;
@@ -203,8 +201,7 @@ cgm_status cgm_db_calibration_json(cgm_db *db, int64_t id, bool samples, cJSON *
 
 /* ---------------------------------------------------------- db import --- */
 
-/* A calibration is the same by its device (kind, model, host) and when it
- * was made. */
+/* A calibration is the same by its device (kind, model, host) and when it was made. */
 typedef struct {
   const cgm_db_device *d;
   const char *created;

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cgmodel devices: this machine's CPU and GPUs, how the GPUs reach each
- * other, what this build can use between them (NCCL, MPI), and for each
- * device its newest calibration in the database and whether this build
- * should calibrate it anew. */
+/* cgmodel devices: this machine's CPU and GPUs, how the GPUs reach each other, what this build can
+ * use between them (NCCL, MPI), and for each device its newest calibration in the database and
+ * whether this build should calibrate it anew. */
 #define _POSIX_C_SOURCE 200809L
 #include <omp.h>
 #include <stdio.h>
@@ -19,9 +18,8 @@ typedef struct {
   const cgm_gpu_opts *gpu;
 } scan_ctx;
 
-/* The newest complete calibration of a model of this kind (a CPU's at the
- * default threads, else at the newest other count), and whether this
- * build's solver would be mispredicted by it. */
+/* The newest complete calibration of a model of this kind (a CPU's at the default threads, else at
+ * the newest other count), and whether this build's solver would be mispredicted by it. */
 static void match(const cgm_db_calibration *c, const cgm_db_device *d, bool cpu, const char *model,
                   const cgm_gpu_opts *gpu, cgm_devices_calibration *out) {
   const bool exact = !strcmp(d->model, model);

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* What recorded solves teach the tuner (docs/model.md, "Time to a
- * solution"): each device's setup model fitted on its measured setups, the
- * ratio of mixed to double precision iterations, and the iteration count of
- * a matrix solved before at the same tolerance. A database that cannot be
- * read leaves the defaults: this refines predictions, it never fails them. */
+/* What recorded solves teach the tuner (docs/model.md, "Time to a solution"): each device's setup
+ * model fitted on its measured setups, the ratio of mixed to double precision iterations, and the
+ * iteration count of a matrix solved before at the same tolerance. A database that cannot be read
+ * leaves the defaults: this refines predictions, it never fails them. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,11 +90,10 @@ static bool setups_add(setups *u, double bytes, double secs) {
   return true;
 }
 
-/* A GPU's setups come in two kinds, each fitted on its own: the host builds
- * the layout and it crosses (u[0]), or the CSR crosses and the GPU builds it
- * (u[1], cgm_gpu_opts.device_layout): a 49M-nonzero layout took the host
- * 0.11-0.14 s and the device milliseconds. A calibration's sample says so by
- * its variant "device", a recorded solve by layout_on_device. */
+/* A GPU's setups come in two kinds, each fitted on its own: the host builds the layout and it
+ * crosses (u[0]), or the CSR crosses and the GPU builds it (u[1], cgm_gpu_opts.device_layout): a
+ * 49M-nonzero layout took the host 0.11-0.14 s and the device milliseconds. A calibration's sample
+ * says so by its variant "device", a recorded solve by layout_on_device. */
 
 /* A calibration's timed setups: its iteration sweeps' solves (kernel "setup"). */
 typedef struct {
@@ -202,13 +200,12 @@ pipeline_known pipeline_known_iterations(cgm_db *db, const cgm_db_matrix *matrix
   return out;
 }
 
-/* The probe: Jacobi CG in double on the CPU from x0 = 0 with b = A * ones,
- * one run of budget / nnz steps (PROBE_MIN to PROBE_MAX), its residual
- * watched at every step. A run that converges knows K exactly: the small
- * matrices, where CG's rate changes most along the way. Otherwise the rate
- * of the run's second half (the least residual so far, least squares; the
- * whole run's where that half is a plateau) is extrapolated to tol, but not
- * past PROBE_REACH times the run. Only where cheap (nnz <= PROBE_NNZ). */
+/* The probe: Jacobi CG in double on the CPU from x0 = 0 with b = A * ones, one run of budget / nnz
+ * steps (PROBE_MIN to PROBE_MAX), its residual watched at every step. A run that converges knows K
+ * exactly: the small matrices, where CG's rate changes most along the way. Otherwise the rate of
+ * the run's second half (the least residual so far, least squares; the whole run's where that half
+ * is a plateau) is extrapolated to tol, but not past PROBE_REACH times the run. Only where cheap
+ * (nnz <= PROBE_NNZ). */
 enum { PROBE_MIN = 50, PROBE_MAX = 3000, PROBE_REACH = 20 };
 #define PROBE_NNZ 2000000
 

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* This machine: its CPU and GPUs as device records (what calibrate stores
- * and what a calibrated device must be called to be one of them), and the
- * calibrated devices that are this machine's, for the steps that run
- * (solve's prediction and --auto, validate). */
+/* This machine: its CPU and GPUs as device records (what calibrate stores and what a calibrated
+ * device must be called to be one of them), and the calibrated devices that are this machine's, for
+ * the steps that run (solve's prediction and --auto, validate). */
 #define _POSIX_C_SOURCE 200809L
 #include <omp.h>
 #include <stdio.h>
@@ -20,17 +19,8 @@ cgm_status cgm_describe_cpu(cgm_db_device *d, int threads, cgm_error *err) {
   FILE *f = fopen("/proc/cpuinfo", "r");
   if (f) {
     char line[512];
-    while (fgets(line, sizeof line, f))
-      if (!strncmp(line, "model name", 10)) {
-        char *c = strchr(line, ':');
-        if (c) {
-          c++;
-          while (*c == ' ' || *c == '\t') c++;
-          c[strcspn(c, "\n")] = 0;
-          snprintf(model, sizeof model, "%s", c);
-        }
-        break;
-      }
+    while (fgets(line, sizeof line, f)) /* "model name\t: NAME" */
+      if (sscanf(line, "model name : %199[^\n]", model) == 1) break;
     fclose(f);
   }
   /* The thread count is part of the device: its curves depend on it. */
@@ -40,7 +30,6 @@ cgm_status cgm_describe_cpu(cgm_db_device *d, int threads, cgm_error *err) {
   if (pages > 0 && psize > 0) d->mem_total = (int64_t)pages * psize;
   if (gethostname(d->host, sizeof d->host) != 0) snprintf(d->host, sizeof d->host, "unknown");
   d->host[sizeof d->host - 1] = 0;
-  (void)err;
   return CGM_OK;
 }
 
@@ -70,8 +59,7 @@ void cgm_host_describe(cgm_host *h) {
   memset(h, 0, sizeof *h);
   cgm_db_device d;
   cgm_error e = {0};
-  /* The CPU at OpenMP's default thread count: a solve without --threads
-   * runs with it. */
+  /* The CPU at OpenMP's default thread count: a solve without --threads runs with it. */
   if (!cgm_describe_cpu(&d, 0, &e)) snprintf(h->cpu, sizeof h->cpu, "%s", d.model);
   h->threads = d.threads;
   h->gpus = cgm_cuda_device_count();

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* K, the iterations double precision takes to a tolerance, as the tuner's
- * totals and --reorder auto weigh it, from the cheapest source that knows:
- * the user's hint, a recorded solve of the same matrix (by content, across
- * tolerances and precisions), the probe's run kept beside the matrix's
+/* K, the iterations double precision takes to a tolerance, as the tuner's totals and --reorder auto
+ * weigh it, from the cheapest source that knows: the user's hint, a recorded solve of the same
+ * matrix (by content, across tolerances and precisions), the probe's run kept beside the matrix's
  * cache entry, or a probe run now. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -12,10 +11,9 @@
 
 #include "pipeline/steps.h"
 
-/* The probe's runs beside the cache entry, one per precision: their
- * residuals, whatever the tolerance they ran to (a later, tighter tolerance
- * extrapolates them). An extra's name is letters and digits (cache/extra.c
- * refuses any other, silently: "probe-mixed" was never kept). */
+/* The probe's runs beside the cache entry, one per precision: their residuals, whatever the
+ * tolerance they ran to (a later, tighter tolerance extrapolates them). An extra's name is letters
+ * and digits (cache/extra.c refuses any other, silently: "probe-mixed" was never kept). */
 static const char *const PROBE[] = {"probe", "probemixed"};
 enum { PROBE_VERSION = 1 };
 
@@ -37,11 +35,7 @@ static double probe_k(const pipeline_k_query *q, cgm_precision prec) {
     cgm_cache_extra_put(q->cache, name, PROBE_VERSION, h.r ? (void *)h.r : (void *)"",
                         (size_t)h.n * sizeof *h.r);
   }
-  if (h.n < 1) {
-    free(h.r);
-    return 0;
-  }
-  const double k = pipeline_probe_k(&h, q->tol);
+  const double k = pipeline_probe_k(&h, q->tol); /* 0 for an empty record */
   free(h.r);
   return k;
 }

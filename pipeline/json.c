@@ -15,10 +15,9 @@
 #include "cgmodel/calibrate.h"
 #include "pipeline/json.h"
 
-/* Every string goes through here: cJSON copies bytes as they are, so a file
- * name or a device model with invalid UTF-8 would make the whole output
- * invalid JSON. Invalid bytes become U+FFFD; control characters are kept
- * for cJSON to escape (\n, \u001b). */
+/* Every string goes through here: cJSON copies bytes as they are, so a file name or a device model
+ * with invalid UTF-8 would make the whole output invalid JSON. Invalid bytes become U+FFFD; control
+ * characters are kept for cJSON to escape (\n, \u001b). */
 static char *utf8_clean(const char *s) {
   const unsigned char *p = (const unsigned char *)(s ? s : "");
   size_t n = strlen((const char *)p);

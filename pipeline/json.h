@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* JSON forms of the library's records and of the steps' reports (cJSON):
- * every object the command line prints with --json, and what the database
- * stores as JSON. Internal to cgmodel (the public API has no cJSON): the
- * command line includes it and prints what these build. Each returns a new
- * object for the caller to print or free. The shared forms are in json.c,
- * each command's report beside the command (solve/solve_json.c, ...). */
-#ifndef CGM_PIPELINE_JSON_H
-#define CGM_PIPELINE_JSON_H
+/* JSON forms of the library's records and of the steps' reports (cJSON): every object the command
+ * line prints with --json, and what the database stores as JSON. Internal to cgmodel (the public
+ * API has no cJSON): the command line includes it and prints what these build. Each returns a new
+ * object for the caller to print or free. The shared forms are in json.c, each command's report
+ * beside the command (solve/solve_json.c, ...). */
+#pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,9 +18,8 @@
 #include "cgmodel/run_solve.h"
 #include "cgmodel/validate.h"
 
-/* A JSON string of s (NULL: ""), invalid UTF-8 replaced by U+FFFD; and
- * the same added to o under key. Every string of these objects goes
- * through them. NULL when out of memory. */
+/* A JSON string of s (NULL: ""), invalid UTF-8 replaced by U+FFFD; and the same added to o under
+ * key. Every string of these objects goes through them. NULL when out of memory. */
 cJSON *json_string(const char *s);
 cJSON *json_add_string(cJSON *o, const char *key, const char *s);
 /* A run of numbers added to o in order: JSON_NUMS(o, {"key", value}, ...). */
@@ -46,14 +43,12 @@ cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm);
  * parse takes the defaults for what is absent (older records). */
 cJSON *cgm_gpu_opts_json(const cgm_gpu_opts *g);
 cgm_gpu_opts cgm_gpu_opts_from_json(const cJSON *j);
-/* What a solve ran with beyond its configuration: the tolerance, the
- * iteration cap, the convergence test's interval, CPU threads and, on our
- * CUDA kernels, the GPU options. */
+/* What a solve ran with beyond its configuration: the tolerance, the iteration cap, the convergence
+ * test's interval, CPU threads and, on our CUDA kernels, the GPU options. */
 cJSON *cgm_solve_opts_json(const cgm_solve_opts *o);
 
-/* A calibration's options as stored with it: the device ("cpu", "cuda:0"),
- * its GPU count, --quick, the precisions and, for a GPU, the CG and solver
- * options its sweeps ran. */
+/* A calibration's options as stored with it: the device ("cpu", "cuda:0"), its GPU count, --quick,
+ * the precisions and, for a GPU, the CG and solver options its sweeps ran. */
 cJSON *cgm_calibration_options_json(const char *device, int gpus, const cgm_calibrate_opts *o);
 /* info --json: the features, the reader's counts and the path. */
 cJSON *cgm_info_json(const char *path, const cgm_features *f, const cgm_mm_info *mm);
@@ -84,5 +79,3 @@ cgm_status cgm_db_calibration_json(cgm_db *db, int64_t id, bool samples, cJSON *
                                    cgm_error *err);
 /* db solves --json: {"solves": [...]}. */
 cgm_status cgm_db_solves_json(cgm_db *db, cJSON **out, cgm_error *err);
-
-#endif

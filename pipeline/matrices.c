@@ -30,8 +30,7 @@ static bool add_path(char ***v, int *n, int *cap, char *path) {
   return false;
 }
 
-/* A Matrix Market file (its banner), or gzip's (its magic): a matrix, not a
- * list of them. */
+/* A Matrix Market file (its banner), or gzip's (its magic): a matrix, not a list of them. */
 static bool is_matrix_file(const char *path) {
   char head[16] = "";
   FILE *f = fopen(path, "rb");

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The database's calibrations as the tuner's device models: the newest
- * complete calibration of each device, its fits placed in the model's
- * curves with the fallbacks the refined model needs (a relative fit that
- * did not converge gives way to the average, then the maximum fit), and
- * the paper's model from the average fits. */
+/* The database's calibrations as the tuner's device models: the newest complete calibration of each
+ * device, its fits placed in the model's curves with the fallbacks the refined model needs (a
+ * relative fit that did not converge gives way to the average, then the maximum fit), and the
+ * paper's model from the average fits. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,10 +16,9 @@
 #include "common/grow.h"
 #include "common/timer.h"
 
-/* The refined model times kernels with the relative fits; where one did not
- * converge (or left its bounds) it falls back to the samples'
- * interpolation where the calibration made one (CGM_FIT_INTERP), else to the
- * average fit, then to the maximum fit (never to a fit that did not
+/* The refined model times kernels with the relative fits; where one did not converge (or left its
+ * bounds) it falls back to the samples' interpolation where the calibration made one
+ * (CGM_FIT_INTERP), else to the average fit, then to the maximum fit (never to a fit that did not
  * converge). prio[] remembers what each curve holds. */
 enum {
   WANT_PAPER = -1
@@ -54,9 +52,8 @@ static bool take(fit_ctx *c, int prec, int slot, int kind, const char *variant) 
   return true;
 }
 
-/* A curve's second regime (CGM_FIT_REL_HI): used past the first transaction
- * count it was fitted on, and only with the relative fits (the avg and max
- * fits span every size by themselves). */
+/* A curve's second regime (CGM_FIT_REL_HI): used past the first transaction count it was fitted on,
+ * and only with the relative fits (the avg and max fits span every size by themselves). */
 static void take_regime(fit_ctx *c, const cgm_db_fit *f) {
   if (c->want != CGM_FIT_REL) return;
   cgm_regime *hi;
@@ -178,9 +175,8 @@ bool cgm_calibration_cg_stale(const cgm_tuner_device *d, const cgm_gpu_opts *gpu
   return true;
 }
 
-/* A curve's foot (cgm_device_model.spmv_foot, iter_foot, ...): the
- * smallest size its group's samples timed and the median of their times
- * there (m = 0: none). */
+/* A curve's foot (cgm_device_model.spmv_foot, iter_foot, ...): the smallest size its group's
+ * samples timed and the median of their times there (m = 0: none). */
 static cgm_foot foot_of(const cgm_sample_vec *sv, const char *kernel, const char *variant, int p,
                         int block) {
   cgm_foot f = {0.0, 0.0};
@@ -261,9 +257,8 @@ static int take_coef(const cgm_db_coef *c, void *ctx) {
   return 0;
 }
 
-/* Reads the device's curves into t->model: CGM_FIT_REL with the fallbacks
- * above, any other kind alone; and the paper's (avg, else max) into
- * t->paper. */
+/* Reads the device's curves into t->model: CGM_FIT_REL with the fallbacks above, any other kind
+ * alone; and the paper's (avg, else max) into t->paper. */
 static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_error *err) {
   /* the samples: the refined model's interpolations and feet */
   cgm_sample_vec sv = {0};
@@ -293,8 +288,7 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
           a->xfer[ex][g].mu += log2(b->width / a->width);
           a->have_xfer[ex][g] = true;
         }
-    /* the refined model's feet (t->model, pass 0): a CPU's curves', a
-     * GPU's iteration curves' */
+    /* the refined model's feet (t->model, pass 0): a CPU's curves', a GPU's iteration curves' */
     if (!st && pass == 0 && fit_kind == CGM_FIT_REL) load_feet(&sv, t, fc.held);
   }
   free(sv.v);

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The tuner's plans of a matrix (cgm_tuner_plans: one walk of its block
- * pattern a block size, most of --auto's analysis) kept beside its cache
- * entry: they depend on the matrix alone, so a warm --auto prices them
- * against whatever calibration there is without reading the matrix again. */
+/* The tuner's plans of a matrix (cgm_tuner_plans: one walk of its block pattern a block size, most
+ * of --auto's analysis) kept beside its cache entry: they depend on the matrix alone, so a warm
+ * --auto prices them against whatever calibration there is without reading the matrix again. */
 #include <stdlib.h>
 #include <string.h>
 

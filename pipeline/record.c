@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* A solve recorded beside its prediction: the matrix (found or added by
- * name, size and counts, with its features), and the solve with the
- * configuration and options it ran with, so `db solves` and `plot accuracy`
- * can compare measured with predicted. */
+/* A solve recorded beside its prediction: the matrix (found or added by name, size and counts, with
+ * its features), and the solve with the configuration and options it ran with, so `db solves` and
+ * `plot accuracy` can compare measured with predicted. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>

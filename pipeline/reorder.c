@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* solve --reorder auto, and predict's line about it: reverse Cuthill-McKee
- * is computed and timed on the host, both numberings are predicted with the
- * configuration's device model, and the tuner weighs the cost against K
- * iterations (cgm_tuner_reorder). Without a locality term in the
+/* solve --reorder auto, and predict's line about it: reverse Cuthill-McKee is computed and timed on
+ * the host, both numberings are predicted with the configuration's device model, and the tuner
+ * weighs the cost against K iterations (cgm_tuner_reorder). Without a locality term in the
  * calibration both numberings predict alike and nothing is reordered. */
 #include <math.h>
 #include <stdio.h>
@@ -14,11 +13,10 @@
 #include "common/timer.h"
 #include "pipeline/steps.h"
 
-/* The model's time per iteration as numbered, and with every segment's x
- * read in its least sectors (the features' x locality at the plan's block
- * size and width, its long rows' too) and its longest row reading x in
- * order (row scatter 0: the walk's scatter term is a numbering's too): the
- * most a renumbering could gain. NaN: no model. */
+/* The model's time per iteration as numbered, and with every segment's x read in its least sectors
+ * (the features' x locality at the plan's block size and width, its long rows' too) and its longest
+ * row reading x in order (row scatter 0: the walk's scatter term is a numbering's too): the most a
+ * renumbering could gain. NaN: no model. */
 static cgm_status locality_bound(const cgm_csr *A, const cgm_features *f,
                                  const cgm_tuner_device *dev, const cgm_solve_opts *o,
                                  const cgm_plan *given, double *t_none, double *t_ideal,
@@ -72,10 +70,9 @@ cgm_status pipeline_reorder_decide(const cgm_csr *A, const cgm_features *f,
   a->bandwidth_none = cgm_csr_bandwidth(A);
   a->gain_bound_s = a->iterations * fmax(0.0, a->t_iter_none - t_ideal);
   const double floor_s = CGM_RCM_FLOOR_S_PER_NNZ * (double)A->nnz;
-  /* Cheap first: when even the least sectors cannot repay the least RCM
-   * costs, neither RCM nor the permuted matrix's plan is computed (at 49M
-   * entries they took seconds on a 16-core host). Only for --reorder auto:
-   * --reorder rcm wants the prediction of the numbering it runs. */
+  /* Cheap first: when even the least sectors cannot repay the least RCM costs, neither RCM nor the
+   * permuted matrix's plan is computed (at 49M entries they took seconds on a 16-core host). Only
+   * for --reorder auto: --reorder rcm wants the prediction of the numbering it runs. */
   if (o->reorder == CGM_REORDER_AUTO && isfinite(a->gain_bound_s) && a->gain_bound_s <= floor_s) {
     snprintf(a->why, sizeof a->why,
              "no reordering: even with x read in its least sectors and in order along its "

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Requests into option structs and back (request.h): each command's keys
- * as a table of fields, every value converted by its field's type in one
- * pass over the request; the keys a table leaves to its command ('-')
- * follow it. */
+/* Requests into option structs and back (request.h): each command's keys as a table of fields,
+ * every value converted by its field's type in one pass over the request; the keys a table leaves
+ * to its command ('-') follow it. */
 #include "pipeline/request.h"
 
 #include <limits.h>
@@ -104,8 +103,7 @@ static cgm_status apply(const cJSON *req, const field *f, void *base, cgm_error 
   return CGM_OK;
 }
 
-/* The fields of f in base as a request, but those named in skip and the
- * strings not set. */
+/* The fields of f in base as a request, but those named in skip and the strings not set. */
 static cJSON *fields_json(const field *f, const void *base, const char *const *skip) {
   cJSON *j = cJSON_CreateObject();
   for (; f->key; f++) {
@@ -169,9 +167,7 @@ static const field solve_fields[] = {
 /* clang-format on */
 
 /* monitor K: the report keeps the history (the caller may print it). */
-static void monitor_none(void *ctx, int iteration, double relres) {
-  (void)ctx, (void)iteration, (void)relres;
-}
+static void monitor_none(void *ctx, int iteration, double relres) {}
 
 /* auto chooses the layout: a layout key beside it is refused, with its value. */
 static cgm_status auto_layout(const cJSON *req, cgm_error *err) {

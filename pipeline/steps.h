@@ -1,52 +1,45 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* What the pipeline's steps share that is not public: the record of a solve
- * of a matrix file, and the list of this machine's calibrated devices that
- * the tuner searches. */
-#ifndef CGM_PIPELINE_STEPS_H
-#define CGM_PIPELINE_STEPS_H
+/* What the pipeline's steps share that is not public: the record of a solve of a matrix file, and
+ * the list of this machine's calibrated devices that the tuner searches. */
+#pragma once
 
 #include <stdbool.h>
 
 #include "cgmodel/pipeline.h"
 
-/* cgm_record_solve of the matrix file at path: named by its file name, with
- * its size (0 when it cannot be seen), and known by its content
- * (cgm_cache_content_id; 0: unknown). f holds the block sizes counted so
- * far: a record computes no more. */
+/* cgm_record_solve of the matrix file at path: named by its file name, with its size (0 when it
+ * cannot be seen), and known by its content (cgm_cache_content_id; 0: unknown). f holds the block
+ * sizes counted so far: a record computes no more. */
 cgm_status pipeline_record_file(cgm_db *db, const char *path, uint64_t content_id,
                                 const cgm_features *f, const cgm_solve_opts *o,
                                 const cgm_solve_result *r, double predicted, int64_t calibration_id,
                                 cgm_error *err);
 
-/* Whether a solve's time per iteration is implausible, other work having
- * held it up (why says how): a CPU's that is a whole number of scheduler
- * quanta (CGM_SCHED_QUANTUM_S, to 10 us: its barriers waited out others'
- * time slices), or over CGM_DISTURBED_RATIO times the prediction of a
- * calibration whose timings settled (not flagged "disturbed"). Recorded
- * (cgm_record_solve); validate and the solves' history leave it out. */
+/* Whether a solve's time per iteration is implausible, other work having held it up (why says how):
+ * a CPU's that is a whole number of scheduler quanta (CGM_SCHED_QUANTUM_S, to 10 us: its barriers
+ * waited out others' time slices), or over CGM_DISTURBED_RATIO times the prediction of a
+ * calibration whose timings settled (not flagged "disturbed"). Recorded (cgm_record_solve);
+ * validate and the solves' history leave it out. */
 #define CGM_SCHED_QUANTUM_S 4e-3
 #define CGM_DISTURBED_RATIO 4.0
 bool pipeline_solve_disturbed(cgm_db *db, const cgm_solve_opts *o, const cgm_solve_result *r,
                               double predicted, int64_t calibration_id, char *why, size_t n);
 
-/* A calibration and its device (CGM_EINPUT when there is no such
- * calibration). */
+/* A calibration and its device (CGM_EINPUT when there is no such calibration). */
 cgm_status pipeline_calibration_get(cgm_db *db, int64_t id, cgm_db_calibration *c, cgm_db_device *d,
                                     cgm_error *err);
 
 /* The file name of a path (what follows the last '/'). */
 const char *pipeline_file_name(const char *path);
 
-/* This machine's calibrated devices (m: cgm_host_match) the tuner may
- * choose among: GPU 0's model when `gpu`, with at most `gpus` GPUs, then the
- * CPU when `cpu`. Fills out[] and, for each, its index in devs; returns how
- * many (0, 1 or 2). */
+/* This machine's calibrated devices (m: cgm_host_match) the tuner may choose among: GPU 0's model
+ * when `gpu`, with at most `gpus` GPUs, then the CPU when `cpu`. Fills out[] and, for each, its
+ * index in devs; returns how many (0, 1 or 2). */
 int pipeline_local_devices(const cgm_tuner_device *devs, cgm_host_devices m, bool gpu, int gpus,
                            bool cpu, cgm_tuner_device out[2], int index[2]);
 
-/* Where no calibration of this CPU ran `threads` threads: "; calibration
- * K of this CPU ran T threads: it serves threads=T" (the newest such),
- * else "". */
+/* Where no calibration of this CPU ran `threads` threads: "; calibration K of this CPU ran T
+ * threads: it serves threads=T" (the newest such), else "". */
 void pipeline_cpu_advice(const cgm_host *h, const cgm_tuner_device *devs, int count, int threads,
                          char *out, size_t n);
 
@@ -63,14 +56,12 @@ typedef struct pipeline_known {
   double mixed_ratio; /* mixed's K over double's on this very matrix (0: not both recorded) */
 } pipeline_known;
 pipeline_known pipeline_known_iterations(cgm_db *db, const cgm_db_matrix *m, double tol);
-/* K to tol in precision prec (double or mixed) from a CPU run of Jacobi CG
- * (b = A * ones) of about budget / nnz steps (50 to 3000: budget 0 for the
- * least) on matrices where that is cheap (0: not probed, or no progress);
- * exact when it converges within them (history.c). Mixed precision's count
- * on the CPU is the GPU's within a few percent where single keeps up (both
- * iterate in single and replace the residual in double; docs/model.md): its
- * ratio to double's runs from 1.0 to 3 by matrix, which no one ratio for
- * every matrix predicts. */
+/* K to tol in precision prec (double or mixed) from a CPU run of Jacobi CG (b = A * ones) of about
+ * budget / nnz steps (50 to 3000: budget 0 for the least) on matrices where that is cheap (0: not
+ * probed, or no progress); exact when it converges within them (history.c). Mixed precision's count
+ * on the CPU is the GPU's within a few percent where single keeps up (both iterate in single and
+ * replace the residual in double; docs/model.md): its ratio to double's runs from 1.0 to 3 by
+ * matrix, which no one ratio for every matrix predicts. */
 double pipeline_probe_iterations(const cgm_csr *A, double tol, double budget, cgm_precision prec);
 /* The probe's run itself: the relative residual at each step (r[0 .. n-1],
  * malloc'ed), false when it did not run or said nothing; pipeline_probe_k reads K to any tolerance
@@ -82,15 +73,13 @@ typedef struct {
 bool pipeline_probe_run(const cgm_csr *A, double tol, double budget, cgm_precision prec,
                         pipeline_probe *h);
 double pipeline_probe_k(const pipeline_probe *h, double tol);
-/* K, double precision's iterations to q->tol (iterations.c): the hint
- * (> 0), else recorded solves of the matrix (pipeline_known_iterations: by
- * content, cgm_cache_content_id, else by its file's name and size), else
- * the probe's run kept beside q->cache's entry, else a probe run now
- * (q->budget < 0: none; its run is kept); 0 when none knows (the caller
- * estimates). src gets "hint", "database", "probe" or "estimate";
- * *mixed_ratio (may be NULL: not asked) mixed's K over double's on this
- * matrix: recorded, else from the probe's run in mixed precision beside
- * double's (kept beside the entry too; 0: unknown). */
+/* K, double precision's iterations to q->tol (iterations.c): the hint (> 0), else recorded solves
+ * of the matrix (pipeline_known_iterations: by content, cgm_cache_content_id, else by its file's
+ * name and size), else the probe's run kept beside q->cache's entry, else a probe run now
+ * (q->budget < 0: none; its run is kept); 0 when none knows (the caller estimates). src gets
+ * "hint", "database", "probe" or "estimate"; *mixed_ratio (may be NULL: not asked) mixed's K over
+ * double's on this matrix: recorded, else from the probe's run in mixed precision beside double's
+ * (kept beside the entry too; 0: unknown). */
 typedef struct pipeline_k_query {
   cgm_db *db; /* NULL: none */
   const cgm_csr *A;
@@ -100,10 +89,9 @@ typedef struct pipeline_k_query {
 } pipeline_k_query;
 double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, double *mixed_ratio);
 
-/* What --auto's analysis costs where nothing of it is kept yet: the
- * tuner's plans, one walk of the block pattern per block size, about this
- * long per stored entry (measured: 0.31 s at 14.6M entries and 0.67-0.79 s
- * at 49M on a 16-core H200 node, 2026-11-29). */
+/* What --auto's analysis costs where nothing of it is kept yet: the tuner's plans, one walk of the
+ * block pattern per block size, about this long per stored entry (measured: 0.31 s at 14.6M entries
+ * and 0.67-0.79 s at 49M on a 16-core H200 node, 2026-11-29). */
 #define CGM_AUTO_S_PER_NNZ 20e-9
 /* The iteration probe's cost a stored entry and step on the CPU (bcsstk15,
  * 519 steps: 60 ms on 2 cores of an AMD EPYC, 2026-11-29); it runs twice
@@ -113,20 +101,18 @@ double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, doubl
  * reaches: single-precision values at half the bytes and blocks of N > 1 at
  * a fraction of the index bytes (a measured best is 0.5-0.66). */
 #define CGM_AUTO_FLOOR 0.35
-/* Whether --auto's analysis (cost_s) can pay for itself: the most any
- * configuration could save (*bound_s) against the default def (its
- * predicted setup and k iterations on the uniform plan of A's size, the
- * calibrated device of this host: no pass over A) is more than it. True
- * when nothing calibrated says otherwise (*bound_s NaN). */
+/* Whether --auto's analysis (cost_s) can pay for itself: the most any configuration could save
+ * (*bound_s) against the default def (its predicted setup and k iterations on the uniform plan of
+ * A's size, the calibrated device of this host: no pass over A) is more than it. True when nothing
+ * calibrated says otherwise (*bound_s NaN). */
 bool pipeline_auto_worth(const cgm_tuner_device *devs, int ndev, const cgm_host *host,
                          const cgm_solve_opts *def, const cgm_csr *A, double k, double cost_s,
                          double *bound_s);
 
-/* The tuner's plans of a matrix, kept beside its cache entry (plans.c):
- * read back when what was kept covers max_gpus and exchanges (cached set),
- * else counted (cgm_tuner_plans) when `count` (else none: plans NULL);
- * pipeline_plans_keep stores counted ones once the entry is written.
- * plans is malloc'ed. */
+/* The tuner's plans of a matrix, kept beside its cache entry (plans.c): read back when what was
+ * kept covers max_gpus and exchanges (cached set), else counted (cgm_tuner_plans) when `count`
+ * (else none: plans NULL); pipeline_plans_keep stores counted ones once the entry is written. plans
+ * is malloc'ed. */
 typedef struct pipeline_plan_set {
   cgm_tuner_plan *plans;
   int count, max_gpus;
@@ -137,9 +123,8 @@ cgm_status pipeline_plans(const cgm_csr *A, const cgm_cache_report *cache, int m
                           unsigned exchanges, bool count, pipeline_plan_set *set, cgm_error *err);
 void pipeline_plans_keep(const cgm_cache_report *cache, const pipeline_plan_set *set);
 
-/* The probe's budget where K decides between devices (--auto, validate
- * --total): 1e8 entries read, about 0.05 s on a 16-core host, what the
- * largest matrix probed took before. */
+/* The probe's budget where K decides between devices (--auto, validate --total): 1e8 entries read,
+ * about 0.05 s on a 16-core host, what the largest matrix probed took before. */
 #define PIPELINE_PROBE_BUDGET 1e8
 
 /* cgm_predict_config keeping the plan it predicted from in *plan (when
@@ -149,16 +134,12 @@ cgm_status pipeline_predict_plan(const cgm_csr *A, const cgm_features *f,
                                  const cgm_tuner_device *dev, const cgm_solve_opts *o,
                                  double *seconds, cgm_plan *plan, bool *planned, cgm_error *err);
 
-/* cgm_reorder_decide given the plan of A as numbered for o when the caller
- * made it already (plan_none; NULL: made here): a solve's analysis
- * predicted that configuration just before. */
+/* cgm_reorder_decide given the plan of A as numbered for o when the caller made it already
+ * (plan_none; NULL: made here): a solve's analysis predicted that configuration just before. */
 cgm_status pipeline_reorder_decide(const cgm_csr *A, const cgm_features *f,
                                    const cgm_tuner_device *dev, const cgm_solve_opts *o,
                                    double iterations, const cgm_plan *plan_none,
                                    cgm_reorder_advice *a, cgm_error *err);
 
-/* The GPU count a calibration measured, from its stored options (1 when
- * not recorded; models.c). */
+/* The GPU count a calibration measured, from its stored options (1 when not recorded; models.c). */
 int pipeline_calibration_gpus(const char *options_json);
-
-#endif

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* What-if: the calibrated GPUs priced on more GPUs than this machine has
- * or their calibrations measured together, the exchange by an interconnect
- * profile (docs/model.md, "What-if"). */
+/* What-if: the calibrated GPUs priced on more GPUs than this machine has or their calibrations
+ * measured together, the exchange by an interconnect profile (docs/model.md, "What-if"). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>

@@ -2,13 +2,11 @@
 /* The layout's B_x (docs/bcsr-layout.md), and the features in that layout. */
 #include "cgmodel/plan.h"
 
-/* Each SpMV thread walks its block row's blocks / B_x blocks as a chain of
- * dependent loads: when every row is long (FEM elasticity: 81 entries) that
- * walk, not bandwidth, sets the time where a GPU holds few rows (on H200,
- * elasticity 32^3 on 4 GPUs: 78 -> 42 us an iteration at N = 1, B_x 8). At
- * N >= 2 the gains were smaller than N = 1's and the model, calibrated with
- * one lane per row, missed those layouts by up to 36%: N >= 2 keeps B_x = 1
- * (docs/bcsr-layout.md). */
+/* Each SpMV thread walks its block row's blocks / B_x blocks as a chain of dependent loads: when
+ * every row is long (FEM elasticity: 81 entries) that walk, not bandwidth, sets the time where a
+ * GPU holds few rows (on H200, elasticity 32^3 on 4 GPUs: 78 -> 42 us an iteration at N = 1, B_x
+ * 8). At N >= 2 the gains were smaller than N = 1's and the model, calibrated with one lane per
+ * row, missed those layouts by up to 36%: N >= 2 keeps B_x = 1 (docs/bcsr-layout.md). */
 cgm_bcsr_params cgm_plan_layout_choose(int n, double avg_row, int64_t rows_per_gpu) {
   cgm_bcsr_params p = cgm_bcsr_default_params(n);
   const double len = n > 0 ? avg_row / n : 0.0;

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The cut of a matrix into segments of consecutive block rows (paper Sec.
- * 4.1) and what each segment reads from the others (its halo). Internal to
- * the project: the plan counts from these, the CUDA solver builds from
- * them. */
-#ifndef CGM_PLAN_PARTITION_H
-#define CGM_PLAN_PARTITION_H
+/* The cut of a matrix into segments of consecutive block rows (paper Sec. 4.1) and what each
+ * segment reads from the others (its halo). Internal to the project: the plan counts from these,
+ * the CUDA solver builds from them. */
+#pragma once
 
 #include "cgmodel/plan.h"
 
@@ -65,4 +63,3 @@ void cgm_halo_remap(const cgm_halo *h, int32_t halo_start, cgm_bcsr *B);
 void cgm_chunk_remap(cgm_bcsr *B, const int32_t *bounds, int parts, int32_t chunk);
 
 CGM_END_DECLS
-#endif

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The plan of a configuration (include/cgmodel/plan.h): the cut, each
- * segment's layouts and halo, the exchange and the memory, counted from the
- * matrix's block pattern without building any layout. The CUDA solver
- * builds exactly these segments (solver/cuda/segments.c), which
+/* The plan of a configuration (include/cgmodel/plan.h): the cut, each segment's layouts and halo,
+ * the exchange and the memory, counted from the matrix's block pattern without building any layout.
+ * The CUDA solver builds exactly these segments (solver/cuda/segments.c), which
  * tests/unit/test_plan.c checks for every exchange and GPU count. */
 #include "cgmodel/plan.h"
 
@@ -37,8 +36,7 @@ cgm_plan_opts cgm_plan_opts_default(void) {
   return o;
 }
 
-/* The plan p emptied, and the options it needs (a settled solve's: not
- * checked again). */
+/* The plan p emptied, and the options it needs (a settled solve's: not checked again). */
 static cgm_status plan_start(cgm_plan *p, const cgm_plan_opts *o, cgm_error *err) {
   memset(p, 0, sizeof *p);
   if (o->settled) return CGM_OK;
@@ -137,9 +135,8 @@ static void long_part(const int32_t *len, int32_t count, int n, cgm_plan_layout 
   L->blocks_padded = L->blocks;
 }
 
-/* One GPU: block rows longer than CGM_LONG_ROW blocks in a layout of their
- * own (part[1], long_rows), the others in the MBR layout (part[0]); nothing
- * to split: part[0] alone. */
+/* One GPU: block rows longer than CGM_LONG_ROW blocks in a layout of their own (part[1],
+ * long_rows), the others in the MBR layout (part[0]); nothing to split: part[0] alone. */
 static cgm_status split_long_rows(const int32_t *len, int32_t count, const cgm_bcsr_params *p,
                                   cgm_plan_segment *s, cgm_error *err) {
   s->nparts = 1;
@@ -156,10 +153,9 @@ static cgm_status split_long_rows(const int32_t *len, int32_t count, const cgm_b
   return CGM_OK;
 }
 
-/* The long block rows' sectors of x (cgm_plan_segment.long_x_sectors): the
- * distinct ones of each block row of [b0, b1) longer than CGM_LONG_ROW
- * blocks, its block columns from the pattern, else from A (a plan made
- * without the columns: only those rows are walked). */
+/* The long block rows' sectors of x (cgm_plan_segment.long_x_sectors): the distinct ones of each
+ * block row of [b0, b1) longer than CGM_LONG_ROW blocks, its block columns from the pattern, else
+ * from A (a plan made without the columns: only those rows are walked). */
 static cgm_status long_sectors(const cgm_plan_pattern *pt, const cgm_csr *A, int32_t b0, int32_t b1,
                                int64_t out[CGM_NSECTOR_WIDTHS], cgm_error *err) {
   int32_t *buf = NULL;
@@ -257,9 +253,8 @@ static cgm_status halo_segments(const cgm_plan_pattern *pt, cgm_plan *p, cgm_err
   return st;
 }
 
-/* Elements a whole-vector exchange moves between devices per iteration:
- * the vector to G - 1 others (p2p), G chunks to G - 1 others (nccl), x G
- * through the host (host, Eq. 9). */
+/* Elements a whole-vector exchange moves between devices per iteration: the vector to G - 1 others
+ * (p2p), G chunks to G - 1 others (nccl), x G through the host (host, Eq. 9). */
 static int64_t exchange_elements(cgm_exchange mode, int gpus, int64_t rows_total,
                                  int64_t chunk_rows) {
   if (gpus <= 1) return 0;
@@ -388,8 +383,7 @@ cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p, 
   const bool columns = halo || !oo.skip_sectors;
   if ((st = pattern_make(A, o->layout.n, columns, &pt, err))) return st;
   st = cgm_plan_from_pattern(pt, &oo, p, err);
-  /* a plan without the columns whose sectors come from the features: the
-   * long rows' read from A */
+  /* a plan without the columns whose sectors come from the features: the long rows' read from A */
   if (!st && !columns && kf && cgm_plan_long_part(&p->seg[0]))
     st = long_sectors(pt, A, p->seg[0].b0, p->seg[0].b1, p->seg[0].long_x_sectors, err);
   cgm_plan_pattern_free(pt);

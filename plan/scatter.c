@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* How scattered the longest row's reads of x are: a step whose block of x
- * shares a 128-byte line with the last is served from the line just
- * fetched, one in a line of its own waits (a power-law hub walks 1.3-2x
- * slower than the calibration's in-order arrow). */
+/* How scattered the longest row's reads of x are: a step whose block of x shares a 128-byte line
+ * with the last is served from the line just fetched, one in a line of its own waits (a power-law
+ * hub walks 1.3-2x slower than the calibration's in-order arrow). */
 #include <stdlib.h>
 
 #include "plan/scatter.h"

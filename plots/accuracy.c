@@ -181,11 +181,10 @@ static cgm_status acc_solves(plot_job *J, acc_build *B, const char *db_path, cgm
   return plot_file_close(J, fd, err);
 }
 
-/* Where the worst points' labels go (y, log10 seconds): beside their point,
- * each moved down a line at a time while it would cover a label placed
- * before it (the same matrix twice, close points). The plot's side in
- * pixels is estimated from the picture's size (the key takes the right of
- * it), a line and a character from the labels' font. */
+/* Where the worst points' labels go (y, log10 seconds): beside their point, each moved down a line
+ * at a time while it would cover a label placed before it (the same matrix twice, close points).
+ * The plot's side in pixels is estimated from the picture's size (the key takes the right of it), a
+ * line and a character from the labels' font. */
 static void place_labels(const plot_job *J, const acc_build *B, char (*label)[200], double *ly) {
   const double side = fmin(J->height - 110.0, J->width * 0.62);
   const double per_px = log10(B->hi / B->lo) / (side > 100 ? side : 100); /* decades a pixel */
@@ -243,9 +242,8 @@ static cgm_status acc_worst(plot_job *J, acc_build *B, cgm_error *err) {
   return st;
 }
 
-/* FILE.gp: the title, the range, the groups' styles and the key (the block
- * sizes, smallest first, then the markers; each with its count and average
- * relative error). */
+/* FILE.gp: the title, the range, the groups' styles and the key (the block sizes, smallest first,
+ * then the markers; each with its count and average relative error). */
 static cgm_status acc_script(plot_job *J, acc_build *B, cgm_error *err) {
   FILE *gp;
   cgm_status st = plot_script_open(J, "cgmodel plot accuracy", &gp, err);

@@ -198,9 +198,8 @@ static bool has_samples(const cal_build *B, const char *kernel, const char *vari
   return false;
 }
 
-/* One kernel's samples and its fits (fit_variant of fit_kernel) in one
- * colour. In a crowded panel (compact) the samples get no key entry of their
- * own when a fit names them. */
+/* One kernel's samples and its fits (fit_variant of fit_kernel) in one colour. In a crowded panel
+ * (compact) the samples get no key entry of their own when a fit names them. */
 static cgm_status add_group(cal_build *B, const char *kernel, const char *variant, int block,
                             const char *fit_kernel, const char *fit_variant, const char *title,
                             const char *prefix, const char *color, bool compact, bool *any) {
@@ -383,9 +382,8 @@ static cgm_status cal_script(cal_build *B, const char *title, bool sized, cgm_er
     for (int k = B->pn[p].e0; k <= B->pn[p].e1; k++) entries += B->el[k - 1].title[0] != 0;
     if (entries > keyrows) keyrows = entries;
   }
-  /* Many panels: tall enough for every row's panel (about 250 px) and key
-   * (16 px a line), its font that of 1500 x 1200 (one key line fits a third
-   * of the width). */
+  /* Many panels: tall enough for every row's panel (about 250 px) and key (16 px a line), its font
+   * that of 1500 x 1200 (one key line fits a third of the width). */
   if (!sized && rows > 2) {
     J->width = 1500;
     J->height = rows * (380 + 16 * keyrows) + 120;

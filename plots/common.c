@@ -52,9 +52,8 @@ bool cgm_plot_writes(const char *out, const char *path) {
   return false;
 }
 
-/* The first DIR/name of a ':'-separated list of directories that is a
- * regular file, readable, or executable with `exec` (then an empty entry is
- * the current directory, $PATH's rule). */
+/* The first DIR/name of a ':'-separated list of directories that is a regular file, readable, or
+ * executable with `exec` (then an empty entry is the current directory, $PATH's rule). */
 static bool search(const char *dirs, const char *name, bool exec, char *out, size_t size) {
   for (const char *s = dirs ? dirs : "";;) {
     const char *e = strchr(s, ':');
@@ -136,11 +135,8 @@ cgm_status plot_begin(plot_job *j, const cgm_plot_opts *o, const char *name, cgm
 }
 
 static void full_path(const plot_job *j, const char *rel, char *out, size_t n) {
-  int k;
-  if (!strcmp(j->dir, ".") && j->picture[0] != '.')
-    k = snprintf(out, n, "%s", rel);
-  else
-    k = snprintf(out, n, "%s/%s", j->dir, rel);
+  const bool here = !strcmp(j->dir, ".") && j->picture[0] != '.';
+  const int k = snprintf(out, n, "%s%s%s", here ? "" : j->dir, here ? "" : "/", rel);
   if (k < 0 || (size_t)k >= n) out[0] = 0; /* cannot happen: plot_begin limits the path */
 }
 
@@ -348,10 +344,9 @@ cgm_status plot_run(plot_job *j, cgm_error *err) {
   return st;
 }
 
-/* The decades, else 1-2-5, else 1, 1.5, 2..9 times a power of ten, whichever
- * first gives 4 (at most 10 decades: every k-th over a wide range) and,
- * with `split`, tics either side of 1; a range too narrow for those, 5
- * tics evenly spaced in log. */
+/* The decades, else 1-2-5, else 1, 1.5, 2..9 times a power of ten, whichever first gives 4 (at most
+ * 10 decades: every k-th over a wide range) and, with `split`, tics either side of 1; a range too
+ * narrow for those, 5 tics evenly spaced in log. */
 int plot_log_tics(double lo, double hi, bool split, double v[PLOT_MAX_TICS]) {
   static const double steps[3][10] = {{1}, {1, 2, 5}, {1, 1.5, 2, 3, 4, 5, 6, 7, 8, 9}};
   static const int nsteps[3] = {1, 3, 10};

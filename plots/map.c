@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cgmodel map: the paper's Fig. 8 for one calibrated device (plots.h); the
- * contour S = 1 is traced here (marching squares) so the picture and its
- * data agree. */
+/* cgmodel map: the paper's Fig. 8 for one calibrated device (plots.h); the contour S = 1 is traced
+ * here (marching squares) so the picture and its data agree. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
@@ -167,10 +166,9 @@ static int isolines(FILE *fi, FILE *fl, int block, const double *v, const double
   return 0;
 }
 
-/* The predicted time of the map's matrix (cgm_plan_uniform) on `gpus`
- * GPUs; NaN where the model has no curve for it, and where the
- * configuration does not fit in a GPU's memory (*fits false: the plan's
- * footprint, as predict counts it, over the calibrated device's memory). */
+/* The predicted time of the map's matrix (cgm_plan_uniform) on `gpus` GPUs; NaN where the model has
+ * no curve for it, and where the configuration does not fit in a GPU's memory (*fits false: the
+ * plan's footprint, as predict counts it, over the calibrated device's memory). */
 static double map_time(const cgm_tuner_device *dev, int pr, const cgm_map_opts *mo, int gpus,
                        double x, double e, bool *fits) {
   cgm_plan_opts po = cgm_plan_opts_default();
@@ -442,12 +440,11 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, con
   D.nx = (int)lround(log10(CGM_MAP_X_HI / CGM_MAP_X_LO)) * CGM_MAP_PER_DECADE + 1;
   D.ne = (int)lround(log10(CGM_MAP_E_HI / CGM_MAP_E_LO)) * CGM_MAP_PER_DECADE + 1;
   const size_t n = (size_t)D.nx * D.ne;
-  D.lx = malloc(sizeof(double) * D.nx);
-  D.le = malloc(sizeof(double) * D.ne);
-  D.S = malloc(sizeof(double) * n);
-  D.G1 = malloc(sizeof(double) * n);
-  D.GG = malloc(sizeof(double) * n);
-  if (!D.lx || !D.le || !D.S || !D.G1 || !D.GG) st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  double *mem = malloc(sizeof(double) * (D.nx + D.ne + 3 * n)); /* lx, le, S, G1, GG */
+  if (!mem)
+    st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  else
+    D.lx = mem, D.le = D.lx + D.nx, D.S = D.le + D.ne, D.G1 = D.S + n, D.GG = D.G1 + n;
   for (int i = 0; !st && i < D.nx; i++)
     D.lx[i] = log10(CGM_MAP_X_LO) + (double)i / CGM_MAP_PER_DECADE;
   for (int j = 0; !st && j < D.ne; j++)
@@ -460,10 +457,6 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, con
   if (!st) st = plot_run(&J, err);
   plot_end(&J);
   free(D.C.seg);
-  free(D.lx);
-  free(D.le);
-  free(D.S);
-  free(D.G1);
-  free(D.GG);
+  free(mem);
   return st;
 }

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Shared by the plots: their files, the script's header, running gnuplot. */
-#ifndef CGM_PLOTS_INTERNAL_H
-#define CGM_PLOTS_INTERNAL_H
+#pragma once
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -30,9 +29,8 @@ typedef struct plot_job {
 cgm_status plot_begin(plot_job *j, const cgm_plot_opts *o, const char *name, cgm_plot_files *files,
                       cgm_error *err);
 
-/* FILE-<what>.dat (one of the names cgm_plot_writes checks), recorded in
- * files->data. Every file is written beside its name and renamed over it
- * when closed (cgm_outfile_open_derived). */
+/* FILE-<what>.dat (one of the names cgm_plot_writes checks), recorded in files->data. Every file is
+ * written beside its name and renamed over it when closed (cgm_outfile_open_derived). */
 cgm_status plot_data_open(plot_job *j, const char *what, FILE **f, cgm_error *err);
 /* `what = "FILE-<what>.dat"`: a data file's name relative to the picture;
  * `what = ""` where the picture has no such file (!present). */
@@ -61,9 +59,8 @@ void gp_var(FILE *f, const char *name, const char *value);
 /* A number for gnuplot data: %.9g, or NaN. */
 void gp_num(FILE *f, double v);
 
-/* Labelled tics of a log colour bar from lo to hi (0 < lo < hi): at least
- * 4 round values (returns their count), and with `split` (a speed-up's bar)
- * tics either side of 1. */
+/* Labelled tics of a log colour bar from lo to hi (0 < lo < hi): at least 4 round values (returns
+ * their count), and with `split` (a speed-up's bar) tics either side of 1. */
 enum { PLOT_MAX_TICS = 64 };
 int plot_log_tics(double lo, double hi, bool split, double v[PLOT_MAX_TICS]);
 /* The significant digits (3 or more) that label n increasing tics apart:
@@ -71,10 +68,4 @@ int plot_log_tics(double lo, double hi, bool split, double v[PLOT_MAX_TICS]);
 int plot_tic_digits(const double *v, int n);
 
 /* Appends one line to files->note ("; " between). */
-void plot_note(cgm_plot_files *files, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-#endif
+void plot_note(cgm_plot_files *files, const char *fmt, ...) CGM_PRINTF(2, 3);

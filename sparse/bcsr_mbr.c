@@ -156,9 +156,8 @@ cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **
   return CGM_OK;
 }
 
-/* A stable counting sort: each thread counts and places its part, the
- * positions going length by length, thread by thread (any thread count
- * gives the serial order). */
+/* A stable counting sort: each thread counts and places its part, the positions going length by
+ * length, thread by thread (any thread count gives the serial order). */
 cgm_status cgm_bcsr_sort_rows(const int32_t *len, int32_t nb, int32_t *order, cgm_error *err) {
   int32_t maxlen = 0;
 #pragma omp parallel for schedule(static) reduction(max : maxlen) if (nb >= CGM_PAR_MIN)
@@ -264,8 +263,7 @@ cgm_status cgm_bcsr_count(const cgm_csr *A, int32_t brow_begin, int32_t brow_end
 }
 
 int64_t cgm_bcsr_padded_count(const int32_t *len, int32_t nb, cgm_bcsr_params p) {
-  /* Sorted by length, each slice padded to its longest: only the multiset
-   * of lengths matters. */
+  /* Sorted by length, each slice padded to its longest: only the multiset of lengths matters. */
   int32_t maxlen = 0;
   for (int32_t b = 0; b < nb; b++)
     if (len[b] > maxlen) maxlen = len[b];
@@ -297,9 +295,8 @@ void cgm_bcsr_free(cgm_bcsr *B) {
   memset(B, 0, sizeof *B);
 }
 
-/* Writes global block row br into slot j of slice k. br < 0: a padding
- * slot, empty blocks (never written back) reading block column `base`, the
- * selection's first, which is local to it. */
+/* Writes global block row br into slot j of slice k. br < 0: a padding slot, empty blocks (never
+ * written back) reading block column `base`, the selection's first, which is local to it. */
 static void fill_slot(const cgm_csr *A, cgm_bcsr *B, int32_t br, int32_t base, int32_t k, int32_t j,
                       int32_t *cols) {
   const int n = B->p.n, bx = B->p.bx, by = B->p.by;

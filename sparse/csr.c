@@ -88,11 +88,10 @@ cgm_status cgm_csr_check(const cgm_csr *A, cgm_error *err) {
   return CGM_OK;
 }
 
-/* A == A^T, entry for entry when pattern (a stored zero needs its mirror),
- * else by value. Each entry above the diagonal looks for its mirror, equal
- * (or, by value, its own zero); the entries below are then all mirrors when
- * as many (nonzero, by value) lie below as were found, entries being
- * distinct (checked): half the searches of checking every entry. */
+/* A == A^T, entry for entry when pattern (a stored zero needs its mirror), else by value. Each
+ * entry above the diagonal looks for its mirror, equal (or, by value, its own zero); the entries
+ * below are then all mirrors when as many (nonzero, by value) lie below as were found, entries
+ * being distinct (checked): half the searches of checking every entry. */
 static bool symmetric(const cgm_csr *A, bool pattern) {
   if (A->nrows != A->ncols) return false;
   int bad = 0;
@@ -139,8 +138,7 @@ static bool tmp_reserve(mm_row_tmp *t, int64_t n) {
   return true;
 }
 
-/* Stable insertion sort of (c, v)[0, n) by c; [0, from) is already sorted. */
-static void insertion_sort(int32_t *c, double *v, int64_t from, int64_t n) {
+void mm_sort_pairs(int32_t *c, double *v, int64_t from, int64_t n) {
   for (int64_t k = from; k < n; k++) {
     int32_t x = c[k];
     double y = v[k];
@@ -158,7 +156,7 @@ static void insertion_sort(int32_t *c, double *v, int64_t from, int64_t n) {
 /* Stable bottom-up merge sort of (c, v)[0, n) by c, with scratch tc, tv. */
 static void merge_sort(int32_t *c, double *v, int64_t n, int32_t *tc, double *tv) {
   const int64_t run = 16;
-  for (int64_t s = 0; s < n; s += run) insertion_sort(c + s, v + s, 1, n - s < run ? n - s : run);
+  for (int64_t s = 0; s < n; s += run) mm_sort_pairs(c + s, v + s, 1, n - s < run ? n - s : run);
   int32_t *sc = c, *dc = tc;
   double *sv = v, *dv = tv;
   for (int64_t w = run; w < n; w *= 2) {
@@ -197,7 +195,7 @@ int64_t mm_csr_sum_row(int32_t *colidx, double *val, int64_t bi, int64_t ei, int
   if (k < ei && ei - bi > 32 && tmp_reserve(t, ei - bi))
     merge_sort(colidx + bi, val + bi, ei - bi, t->c, t->v);
   else if (k < ei) /* also when out of memory: slower, same result */
-    insertion_sort(colidx + bi, val + bi, k - bi, ei - bi);
+    mm_sort_pairs(colidx + bi, val + bi, k - bi, ei - bi);
   /* the usual row: no duplicate, and nothing to move */
   bool diag = bi < ei && colidx[bi] == row;
   for (k = bi + 1; k < ei && colidx[k] != colidx[k - 1]; k++) diag |= colidx[k] == row;

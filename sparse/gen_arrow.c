@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The arrow matrix: one long row (and its column) on a tridiagonal, so that
- * the time of an SpMV is the walk of that row by one thread (the row curve
- * of the calibration, and the long-row cases of the tests). The scattered
- * arrow's long row reads x at random places (a line of x a step, where the
- * plain arrow's reads x in order): the calibration's row-scatter term. */
+/* The arrow matrix: one long row (and its column) on a tridiagonal, so that the time of an SpMV is
+ * the walk of that row by one thread (the row curve of the calibration, and the long-row cases of
+ * the tests). The scattered arrow's long row reads x at random places (a line of x a step, where
+ * the plain arrow's reads x in order): the calibration's row-scatter term. */
 #include "cgmodel/sparse.h"
 #include "common/timer.h"
 
@@ -22,11 +21,10 @@ static cgm_status arrow_make(int32_t n, const int32_t *cols, int32_t m, int32_t 
     return cgm_fail(err, CGM_ERUNTIME, "out of memory for an arrow of %d rows", n);
   }
   int64_t k = 0;
-  /* A 1D Laplacian shifted by 2c, and the arrow's couplings c: strictly
-   * diagonally dominant by c in every row (2 + 2c > 1 + 1 + c; row 0:
-   * 2 + c len > 1 + c (len - 2)), yet conditioned (kappa ~ 1 + 2 / c) so
-   * that CG runs hundreds of iterations before its residual underflows,
-   * even in single precision: a calibration times a fixed number. */
+  /* A 1D Laplacian shifted by 2c, and the arrow's couplings c: strictly diagonally dominant by c in
+   * every row (2 + 2c > 1 + 1 + c; row 0: 2 + c len > 1 + c (len - 2)), yet conditioned (kappa ~ 1
+   * + 2 / c) so that CG runs hundreds of iterations before its residual underflows, even in single
+   * precision: a calibration times a fixed number. */
   const double c = 1.0 / 64;
 #define PUT(r, col, x) (ri[k] = (r), ci[k] = (col), v[k] = (x), k++)
   for (int32_t i = 0; i < n; i++) {

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The band matrix: every row reaches h columns either side of its diagonal,
- * so that every SpMV thread walks a long block row at once (FEM-like rows
- * on a grid that does not fill the GPU): the band curve of the calibration,
- * beside the arrow's one long row. */
+/* The band matrix: every row reaches h columns either side of its diagonal, so that every SpMV
+ * thread walks a long block row at once (FEM-like rows on a grid that does not fill the GPU): the
+ * band curve of the calibration, beside the arrow's one long row. */
 #include "cgmodel/sparse.h"
 
 #include <stdlib.h>
@@ -19,10 +18,9 @@ cgm_status cgm_gen_band(int32_t n, int32_t h, cgm_csr *A, cgm_error *err) {
     free(ri), free(ci), free(v);
     return cgm_fail(err, CGM_ERUNTIME, "out of memory for a band of %d rows, half-width %d", n, h);
   }
-  /* The arrow's shifted 1D Laplacian (2 + 2c, -1) plus -c/h at distances
-   * 2 .. h: strictly diagonally dominant by 2c in every row, so SPD with
-   * eigenvalues in [2c, 4 + 6c] (kappa <= 131): CG runs hundreds of
-   * iterations before its residual underflows, as a calibration needs. */
+  /* The arrow's shifted 1D Laplacian (2 + 2c, -1) plus -c/h at distances 2 .. h: strictly
+   * diagonally dominant by 2c in every row, so SPD with eigenvalues in [2c, 4 + 6c] (kappa <= 131):
+   * CG runs hundreds of iterations before its residual underflows, as a calibration needs. */
   const double c = 1.0 / 64, e = c / h;
   int64_t k = 0;
   for (int32_t i = 0; i < n; i++) {

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Block matrices with every N x N block dense: A = P (x) (J + I), the
- * Kronecker product of a pattern matrix P with the all-ones block plus the
- * identity. If P is SPD so is A (J + I is SPD), and A's block structure at
- * block size N is exactly P's: d_N = 1 and P's row-length spread. The raw
- * SpMV sweeps of the calibration use these (paper Sec. 5.3). */
+/* Block matrices with every N x N block dense: A = P (x) (J + I), the Kronecker product of a
+ * pattern matrix P with the all-ones block plus the identity. If P is SPD so is A (J + I is SPD),
+ * and A's block structure at block size N is exactly P's: d_N = 1 and P's row-length spread. The
+ * raw SpMV sweeps of the calibration use these (paper Sec. 5.3). */
 #include "cgmodel/sparse.h"
 
 cgm_status cgm_gen_kron(const cgm_csr *P, int n, cgm_csr *A, cgm_error *err) {

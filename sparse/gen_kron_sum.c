@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The Kronecker sum A (+) T_k = A (x) I_k + I_n (x) T_k: a matrix (a 2D or
- * 3D mesh, a FEM matrix) extruded along a 1D Laplacian of k layers. Its
- * rows read A's columns k apart: x is gathered from k times farther than
- * in A, the locality the model's x term is about. */
+/* The Kronecker sum A (+) T_k = A (x) I_k + I_n (x) T_k: a matrix (a 2D or 3D mesh, a FEM matrix)
+ * extruded along a 1D Laplacian of k layers. Its rows read A's columns k apart: x is gathered from
+ * k times farther than in A, the locality the model's x term is about. */
 #include <stdlib.h>
 #include <string.h>
 

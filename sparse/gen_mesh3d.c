@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Random geometric meshes, the unstructured meshes of FEM codes: numbered
- * at random the SpMV reads x from all over (the model's x locality,
- * docs/model.md), numbered cell by cell of a grid neighbours are near. A
- * contrast > 1 makes them ill-conditioned (condition ~ contrast x 1e3). */
+/* Random geometric meshes, the unstructured meshes of FEM codes: numbered at random the SpMV reads
+ * x from all over (the model's x locality, docs/model.md), numbered cell by cell of a grid
+ * neighbours are near. A contrast > 1 makes them ill-conditioned (condition ~ contrast x 1e3). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -173,10 +173,9 @@ static void adj_free(adj *g) {
   memset(g, 0, sizeof *g);
 }
 
-/* g = old (if any) plus every pick (i, picks[k]) in both rows i and
- * picks[k], sorted and merged per row. A pair repeated k times in row i is
- * repeated k times in row j too, so merging keeps the pattern symmetric.
- * next is scratch of n entries. Returns 0 when out of memory. */
+/* g = old (if any) plus every pick (i, picks[k]) in both rows i and picks[k], sorted and merged per
+ * row. A pair repeated k times in row i is repeated k times in row j too, so merging keeps the
+ * pattern symmetric. next is scratch of n entries. Returns 0 when out of memory. */
 static int adj_add(int32_t n, const adj *old, const int64_t *pptr, const int32_t *npick,
                    const int32_t *picks, int64_t *next, adj *g) {
   g->ptr = calloc((size_t)n + 1, sizeof *g->ptr);
@@ -345,10 +344,9 @@ cgm_status cgm_gen_random_spd(int32_t n, double avg, cgm_rowdist dist, double al
   free(picks);
   picks = NULL;
 
-  /* Phase 2: merged repeats leave rows short of their targets (heavy tails
-   * most). Each row picks half as many new partners as it lost to merging,
-   * uniformly among all rows (light rows absorb the mirrors): the mean is
-   * restored. A row's Poisson shortfall is balanced by longer rows. */
+  /* Phase 2: merged repeats leave rows short of their targets (heavy tails most). Each row picks
+   * half as many new partners as it lost to merging, uniformly among all rows (light rows absorb
+   * the mirrors): the mean is restored. A row's Poisson shortfall is balanced by longer rows. */
   pptr[0] = 0;
   for (int32_t i = 0; i < n; i++) {
     uint64_t s = stream(seed, SALT_EXTRA, (uint64_t)i);

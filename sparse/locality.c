@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The locality of the SpMV's reads of x (docs/model.md, "x locality"): a
- * slice of the MBR layout is one warp of the CUDA kernel, whose gathers of x
- * are served by 32-byte sectors: a slice reading neighbouring columns moves
- * each sector once, one whose columns scatter a sector per entry. */
+/* The locality of the SpMV's reads of x (docs/model.md, "x locality"): a slice of the MBR layout is
+ * one warp of the CUDA kernel, whose gathers of x are served by 32-byte sectors: a slice reading
+ * neighbouring columns moves each sector once, one whose columns scatter a sector per entry. */
 #include <stdlib.h>
 
 #include "sparse/bcsr_internal.h"
@@ -22,8 +21,7 @@ static int read_column(int32_t *stamp, int32_t mark, int32_t c, int n, int width
   return k;
 }
 
-/* Both widths of one block column: 8-byte elements (stamp[0]), 4-byte ones
- * (stamp[1]). */
+/* Both widths of one block column: 8-byte elements (stamp[0]), 4-byte ones (stamp[1]). */
 static int64_t read_both(int32_t *const stamp[2], int32_t mark, int32_t c, int n, int64_t *w4) {
   *w4 += read_column(stamp[1], mark, c, n, 4);
   return read_column(stamp[0], mark, c, n, 8);

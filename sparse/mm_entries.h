@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The entries of a Matrix Market file between parsing and CSR. Each chunk
- * of the text keeps its entries in one bucket per block of 2^shift rows, a
- * list of pages (nothing copied as it grows). The assembly reads a row
- * block's buckets in chunk order, so every row sees its entries, and sums
- * duplicates, in file order: the CSR is bit-identical whatever the
- * parallelism. */
-#ifndef CGMODEL_SPARSE_MM_ENTRIES_H
-#define CGMODEL_SPARSE_MM_ENTRIES_H
+/* The entries of a Matrix Market file between parsing and CSR. Each chunk of the text keeps its
+ * entries in one bucket per block of 2^shift rows, a list of pages (nothing copied as it grows).
+ * The assembly reads a row block's buckets in chunk order, so every row sees its entries, and sums
+ * duplicates, in file order: the CSR is bit-identical whatever the parallelism. */
+#pragma once
 
 #include "cgmodel/sparse.h"
 
@@ -77,5 +74,3 @@ void mm_assemble_dense(const mm_entries *E, int threads, double *x);
 
 /* The values of an array file, one bucket per chunk: x[0..total) in order. */
 void mm_assemble_values(const mm_entries *E, double *x);
-
-#endif

@@ -12,14 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 128-bit approximations of 5^q for q = -342 .. 308, the most significant
- * bit set: 5^q truncated for q >= 0; for q < 0, floor(2^(L + 127) / 5^-q),
- * L the bit length of 5^-q, plus 1 for q >= -27: the table of the
- * fast_float library (Lemire, "Number Parsing at a Gigabyte per Second",
- * 2021). Computed once, exactly, with integers of POW5_LIMBS 32-bit limbs:
- * 5^n by multiplying, floor(2^1023 / 5^n) by dividing by 5 (floor of
- * floor is the floor of the quotient), each entry the 128 bits below the
- * top of one of them. */
+/* 128-bit approximations of 5^q for q = -342 .. 308, the most significant bit set: 5^q truncated
+ * for q >= 0; for q < 0, floor(2^(L + 127) / 5^-q), L the bit length of 5^-q, plus 1 for q >= -27:
+ * the table of the fast_float library (Lemire, "Number Parsing at a Gigabyte per Second", 2021).
+ * Computed once, exactly, with integers of POW5_LIMBS 32-bit limbs: 5^n by multiplying,
+ * floor(2^1023 / 5^n) by dividing by 5 (floor of floor is the floor of the quotient), each entry
+ * the 128 bits below the top of one of them. */
 #define POW5_MIN (-342)
 #define POW5_MAX 308
 #define POW5_LIMBS 32 /* 1024 bits: 2^1023 > 2^(L + 127) for 5^342, L = 795 */
@@ -231,12 +229,11 @@ static int render_g(char *buf, bool neg, const char *d, int P, int X) {
   return (int)(o - buf);
 }
 
-/* The 17 significant digits of ax > 0 correctly rounded (as %.16e prints
- * them) and its decimal exponent, without printf: V = ax * 10^k in
- * [1e16, 1e17) is one correctly rounded x87 extended operation (10^k, k <= 27,
- * is exact there), so |V - exact| <= 2^-8; unless V is within 0.01 of a
- * rounding tie, rounding V to an integer gives the exact digits. Returns
- * false (ask printf) outside [1e-11, 1e43) or near a tie. */
+/* The 17 significant digits of ax > 0 correctly rounded (as %.16e prints them) and its decimal
+ * exponent, without printf: V = ax * 10^k in [1e16, 1e17) is one correctly rounded x87 extended
+ * operation (10^k, k <= 27, is exact there), so |V - exact| <= 2^-8; unless V is within 0.01 of a
+ * rounding tie, rounding V to an integer gives the exact digits. Returns false (ask printf) outside
+ * [1e-11, 1e43) or near a tie. */
 static bool digits17_fast(double ax, char d[17], int *X) {
 #if LDBL_MANT_DIG >= 64
   static const long double p10[28] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,
@@ -291,10 +288,9 @@ int cgm_mm_format_double(char *buf, double x) {
     *o = '\0';
     return (int)(o - buf);
   }
-  /* One conversion to 17 significant digits (what %.17g prints). The
-   * correctly rounded 16- and 15-digit forms follow from them unless the
-   * dropped digits are exactly 5 or 50: the 17-digit value is within half a
-   * unit of its last digit of the exact one, so a dropped 5 (50) could come
+  /* One conversion to 17 significant digits (what %.17g prints). The correctly rounded 16- and
+   * 15-digit forms follow from them unless the dropped digits are exactly 5 or 50: the 17-digit
+   * value is within half a unit of its last digit of the exact one, so a dropped 5 (50) could come
    * from either side of the tie; then printf is asked directly. */
   bool neg = signbit(x);
   char d17[17];

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Number conversion of the Matrix Market reader and writer
- * (docs/matrix-market.md, "Numbers"). The scanner and Clinger's fast path
- * are inline here because the reader's entry loop calls them once a value;
- * the rest is in sparse/mm_number.c. */
-#ifndef CGMODEL_SPARSE_MM_NUMBER_H
-#define CGMODEL_SPARSE_MM_NUMBER_H
+/* Number conversion of the Matrix Market reader and writer (docs/matrix-market.md, "Numbers"). The
+ * scanner and Clinger's fast path are inline here because the reader's entry loop calls them once a
+ * value; the rest is in sparse/mm_number.c. */
+#pragma once
 
 #include <float.h>
 #include <stdbool.h>
@@ -19,10 +17,9 @@ typedef enum {
   CGM_NUM_NOMEM = 3,     /* out of memory copying a very long token for strtod */
 } cgm_num_result;
 
-/* Parses the whole token s[0, len), [+-] digits [. digits] [(e|E) [+-]
- * digits], bit-identical to strtod() in the C locale: Clinger's fast path,
- * then Eisel-Lemire, then strtod for what neither decides (more than 19
- * digits). Hexadecimal floats are CGM_NUM_BAD, NaN and Inf
+/* Parses the whole token s[0, len), [+-] digits [. digits] [(e|E) [+-] digits], bit-identical to
+ * strtod() in the C locale: Clinger's fast path, then Eisel-Lemire, then strtod for what neither
+ * decides (more than 19 digits). Hexadecimal floats are CGM_NUM_BAD, NaN and Inf
  * CGM_NUM_NONFINITE. */
 cgm_num_result cgm_mm_parse_double(const char *s, size_t len, double *out);
 
@@ -106,11 +103,10 @@ static inline const char *mm_scan_digits(const char *p, const char *end, uint64_
   return p;
 }
 
-/* Scans the longest prefix of s of the form [+-] digits [. digits]
- * [(e|E) [+-] digits]: its end, or NULL without a mantissa digit. end is the
- * buffer's end, which the eight-digit steps never reach; the byte-by-byte
- * scan stops at the buffer's final newline. An 'e' without exponent digits
- * is not consumed (as by strtod), so the caller sees it as garbage. */
+/* Scans the longest prefix of s of the form [+-] digits [. digits] [(e|E) [+-] digits]: its end, or
+ * NULL without a mantissa digit. end is the buffer's end, which the eight-digit steps never reach;
+ * the byte-by-byte scan stops at the buffer's final newline. An 'e' without exponent digits is not
+ * consumed (as by strtod), so the caller sees it as garbage. */
 static inline const char *mm_scan_decimal(const char *s, const char *end, mm_decnum *d) {
   const char *p = s;
   d->neg = *p == '-';
@@ -175,9 +171,8 @@ cgm_num_result cgm_num_strtod(const char *s, const char *e, double *out);
 #define MM_ALWAYS_INLINE
 #endif
 
-/* Parses the number at s, in a buffer that ends at end; *endp: where the
- * scan stopped (the caller checks for a token boundary there). NaN/Inf
- * spellings are recognised to get their own message. */
+/* Parses the number at s, in a buffer that ends at end; *endp: where the scan stopped (the caller
+ * checks for a token boundary there). NaN/Inf spellings are recognised to get their own message. */
 static inline MM_ALWAYS_INLINE cgm_num_result mm_parse_number(const char *s, const char *end,
                                                               const char **endp, double *out,
                                                               bool *frac) {
@@ -230,4 +225,3 @@ static inline char *mm_put_u64(char *o, uint64_t x) {
   while (n) *o++ = t[--n];
   return o;
 }
-#endif

@@ -28,10 +28,9 @@
 
 #include <omp.h>
 
-/* Rows cost 8 bytes each (row pointer or vector) without costing a byte of
- * the file: a size line may declare at most max(MM_ROWS_FREE,
- * MM_ROWS_PER_ENTRY x ENTRIES) rows, and the entries must be there before a
- * row is allocated, so a 40-byte size line cannot make the reader touch
+/* Rows cost 8 bytes each (row pointer or vector) without costing a byte of the file: a size line
+ * may declare at most max(MM_ROWS_FREE, MM_ROWS_PER_ENTRY x ENTRIES) rows, and the entries must
+ * be there before a row is allocated, so a 40-byte size line cannot make the reader touch
  * gigabytes. */
 #define MM_ROWS_FREE ((int64_t)1 << 16)
 #define MM_ROWS_PER_ENTRY 16
@@ -59,7 +58,7 @@ typedef struct {
   int64_t size_line;
 } mm_header;
 
-static MM_PRINTF(4, 5) cgm_status
+static CGM_PRINTF(4, 5) cgm_status
     fail_at(mmr *r, int64_t line, cgm_status code, const char *fmt, ...) {
   char msg[CGM_ERRMSG_MAX];
   va_list ap;
@@ -70,21 +69,14 @@ static MM_PRINTF(4, 5) cgm_status
   return cgm_fail(r->err, code, "%s:%lld: %s", r->path, (long long)line, msg);
 }
 
-/* Bytes that never occur in a text file. */
-static inline bool is_binary_byte(unsigned char c) {
-  return c == 0 || c == 0x7f ||
-         (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f');
-}
-
-/* First binary byte in [s, e), or -1. */
+/* First binary byte in [s, e) (one that never occurs in a text file), or -1. */
 static int find_binary(const char *s, const char *e) {
-  for (; s < e; s++)
-    if (is_binary_byte((unsigned char)*s)) return (unsigned char)*s;
+  for (const unsigned char *c = (const unsigned char *)s; c < (const unsigned char *)e; c++)
+    if (!*c || *c == 0x7f || (*c < 0x20 && !strchr("\t\n\r\v\f", *c))) return *c;
   return -1;
 }
 
-/* A token for a message: at most 32 characters (then "..."), unprintable
- * bytes as \xNN. */
+/* A token for a message: at most 32 characters (then "..."), unprintable bytes as \xNN. */
 static const char *tok_copy(char *dst, size_t dn, const char *s, size_t n) {
   size_t o = 0;
   for (size_t k = 0; k < n && o + 8 < dn; k++) {
@@ -497,8 +489,8 @@ static void note_error(body *X, mm_chunk *ch) {
 
 /* Records the chunk's first error, on its line `line` at ls: as line_defect
  * words it when the line has a defect and code is CGM_EINPUT. */
-static MM_PRINTF(7, 8) void chunk_fail(body *X, mm_chunk *ch, int64_t line, const char *ls,
-                                       bool data, cgm_status code, const char *fmt, ...) {
+static CGM_PRINTF(7, 8) void chunk_fail(body *X, mm_chunk *ch, int64_t line, const char *ls,
+                                        bool data, cgm_status code, const char *fmt, ...) {
   char msg[CGM_ERRMSG_MAX];
   const char *le = memchr(ls, '\n', (size_t)(ch->e - ls));
   if (code != CGM_EINPUT || !line_defect(ls, le, msg, sizeof msg)) {
@@ -516,9 +508,8 @@ static MM_PRINTF(7, 8) void chunk_fail(body *X, mm_chunk *ch, int64_t line, cons
   note_error(X, ch);
 }
 
-/* Entry lines "ROW COL [VALUE]" into the chunk's buckets, with a
- * line-by-line reader's checks; what depends on other chunks (the entry
- * count, both triangles) is left to tally_chunks(). */
+/* Entry lines "ROW COL [VALUE]" into the chunk's buckets, with a line-by-line reader's checks; what
+ * depends on other chunks (the entry count, both triangles) is left to tally_chunks(). */
 static void parse_coordinate(void *X_, void *ch_) {
   body *X = X_;
   mm_chunk *ch = ch_;
@@ -704,9 +695,8 @@ static void body_free(body *X) {
   X->nch = X->cap = 0;
 }
 
-/* Appends the whole lines [s, e) as chunks of about chunk_bytes (a line at
- * least), the first new one at *first. False when out of memory or when the
- * text faulted; the chunks made so far stay. */
+/* Appends the whole lines [s, e) as chunks of about chunk_bytes (a line at least), the first new
+ * one at *first. False when out of memory or when the text faulted; the chunks made so far stay. */
 static bool add_chunks(body *X, const char *s, const char *e, int64_t *first) {
   *first = X->nch;
   int64_t len = e - s, cb = X->chunk_bytes;
@@ -749,9 +739,8 @@ typedef struct {
   mm_tri tri[2]; /* lines counted in the file */
 } tally;
 
-/* The chunk being walked holds the entry one too many (after the L
- * declared, only comments may follow): its line in the chunk to T->vline,
- * its message to T->vmsg. */
+/* The chunk being walked holds the entry one too many (after the L declared, only comments may
+ * follow): its line in the chunk to T->vline, its message to T->vmsg. */
 static void locate_extra(void *X_, void *T_) {
   const body *X = X_;
   tally *T = T_;
@@ -826,10 +815,9 @@ static bool tally_chunks(body *X, tally *T) {
   return T->have;
 }
 
-/* Parses the rest of the header's piece, then every piece of the source,
- * each walked (tally_chunks) and dropped once parsed, until the verdict is
- * known: a stream is held a piece or two at a time. The chunks run as
- * OpenMP tasks while this thread fetches the next piece. */
+/* Parses the rest of the header's piece, then every piece of the source, each walked (tally_chunks)
+ * and dropped once parsed, until the verdict is known: a stream is held a piece or two at a time.
+ * The chunks run as OpenMP tasks while this thread fetches the next piece. */
 static void parse_body(mmr *r, body *X, tally *T) {
   char *piece = r->piece, *s = r->p, *e = r->end;
   r->p = r->end;
@@ -889,8 +877,7 @@ static cgm_status read_body(mmr *r, const mm_header *h, const cgm_mm_read_opts *
   X->N = (uint64_t)h->cols;
   X->threads = o->threads;
   X->chunk_bytes = o->chunk_bytes;
-  /* row blocks: a few per thread for the assembly's balance; an array's
-   * values all go to one */
+  /* row blocks: a few per thread for the assembly's balance; an array's values all go to one */
   int64_t want = h->array || X->threads <= 1 ? 1 : 4 * (int64_t)X->threads;
   while ((((h->rows - 1) >> X->shift) + 1) > want) X->shift++;
   X->nb = (int)(((h->rows - 1) >> X->shift) + 1);

@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The sorted path of the Matrix Market reader. A general coordinate file
- * whose entries come row by row, columns increasing, one a line (a CSR
- * written entry by entry: our writer's, SciPy's mmwrite) is already its CSR:
- * each chunk of lines, once counted, is parsed straight into its place
- * instead of into buckets sorted later. Anything doubtful (a comment in the
- * body, a line outside the strict grammar, an entry out of order, a bad
- * value) answers "not sorted": the general path reads the file instead, so
- * this one never reports an error. */
+/* The sorted path of the Matrix Market reader. A general coordinate file whose entries come row by
+ * row, columns increasing, one a line (a CSR written entry by entry: our writer's, SciPy's mmwrite)
+ * is already its CSR: each chunk of lines, once counted, is parsed straight into its place instead
+ * of into buckets sorted later. Anything doubtful (a comment in the body, a line outside the strict
+ * grammar, an entry out of order, a bad value) answers "not sorted": the general path reads the
+ * file instead, so this one never reports an error. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "sparse/mm_sorted.h"
@@ -53,9 +51,8 @@ static void count_lines(void *ch, void *unused) {
   c->lines = mm_count_newlines(c->s, c->e);
 }
 
-/* Parses chunk ch into the CSR at its offset: bad at the first line that
- * is not "[ \t]*I[ \t]+J([ \t]+VALUE)?[blanks]\n" with I, J in range and
- * (I, J) after the line before it. */
+/* Parses chunk ch into the CSR at its offset: bad at the first line that is not "[ \t]*I[ \t]+J([
+ * \t]+VALUE)?[blanks]\n" with I, J in range and (I, J) after the line before it. */
 static void parse_chunk(void *ch, void *target_) {
   chunk *c = ch;
   const target *tg = target_;
@@ -131,8 +128,7 @@ int mm_sorted_csr(mm_source *src, const char *s, const char *e, const mm_sorted_
     ch[n].s = p;
     ch[n].e = p = ce ? ce : e;
   }
-  /* one entry a line: the lines are the entries, and give each chunk its
-   * place */
+  /* one entry a line: the lines are the entries, and give each chunk its place */
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (n > 1)
   for (int64_t c = 0; c < n; c++)
     if (!mm_source_guard(src, count_lines, &ch[c], NULL)) atomic_store(&stop, true);

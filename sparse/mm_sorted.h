@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The sorted path of the Matrix Market reader (sparse/mm_sorted.c). */
-#ifndef CGMODEL_SPARSE_MM_SORTED_H
-#define CGMODEL_SPARSE_MM_SORTED_H
+#pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,11 +15,8 @@ typedef struct {
   bool integer; /* values without a fraction */
 } mm_sorted_shape;
 
-/* The CSR of the body [s, e) (whole lines in src's map) on `threads`
- * threads: 1 when the body is such a file; 0 when it is not, when a line
- * is anything the general path would have to judge, or when the text
- * faulted (A empty: the general path words any error); -1 out of memory. */
+/* The CSR of the body [s, e) (whole lines in src's map) on `threads` threads: 1 when the body is
+ * such a file; 0 when it is not, when a line is anything the general path would have to judge, or
+ * when the text faulted (A empty: the general path words any error); -1 out of memory. */
 int mm_sorted_csr(mm_source *src, const char *s, const char *e, const mm_sorted_shape *sh,
                   int threads, cgm_csr *A);
-
-#endif

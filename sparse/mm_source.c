@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The text of a Matrix Market file (sparse/mm_source.h). A regular file is
- * mapped rather than read: the parser's threads read the page cache with no
- * copy. A stream's piece ends at its last newline; the rest of that line
- * starts the next piece. */
+/* The text of a Matrix Market file (sparse/mm_source.h). A regular file is mapped rather than read:
+ * the parser's threads read the page cache with no copy. A stream's piece ends at its last newline;
+ * the rest of that line starts the next piece. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "sparse/mm_source.h"
@@ -40,7 +39,7 @@ bool cgm_mm_have_gzip(void) {
 #endif
 }
 
-static MM_PRINTF(3, 4) void src_fail(mm_source *s, cgm_status code, const char *fmt, ...) {
+static CGM_PRINTF(3, 4) void src_fail(mm_source *s, cgm_status code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(s->fail_msg, sizeof s->fail_msg, fmt, ap);
@@ -51,17 +50,15 @@ static MM_PRINTF(3, 4) void src_fail(mm_source *s, cgm_status code, const char *
 
 /* ------------------------------------------ a mapped file that shrinks --- */
 
-/* Reading a mapped page beyond the end of a file another process truncated
- * raises SIGBUS on the reading thread. While any file is mapped a handler
- * jumps back into that thread's innermost mm_source_guard; a SIGBUS outside
- * one goes to the handler that was there before. */
+/* Reading a mapped page beyond the end of a file another process truncated raises SIGBUS on the
+ * reading thread. While any file is mapped a handler jumps back into that thread's innermost
+ * mm_source_guard; a SIGBUS outside one goes to the handler that was there before. */
 static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
 static int guard_users; /* sources holding the handler */
 static struct sigaction guard_prev;
 static _Thread_local sigjmp_buf *volatile guard_jmp;
 
 static void on_sigbus(int sig, siginfo_t *si, void *uc) {
-  (void)uc;
   if (guard_jmp) siglongjmp(*guard_jmp, 1);
   sigaction(SIGBUS, &guard_prev, NULL);
   if (si->si_code <= 0) raise(sig); /* sent by a process; a fault recurs on return */
@@ -73,8 +70,7 @@ static bool guard_hold(bool on) {
   bool ok = true;
   pthread_mutex_lock(&guard_lock);
   if (on && guard_users == 0) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
+    struct sigaction sa = {0};
     sa.sa_sigaction = on_sigbus;
     sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
@@ -141,8 +137,7 @@ static bool own(mm_source *s, char *buf) {
   return cgm_push(&s->owned, &s->nowned, &s->owned_cap, &buf, sizeof buf, 16);
 }
 
-/* Reads the file into dst. Returns the count, 0 at the end, -1 after
- * recording a failure. */
+/* Reads the file into dst. Returns the count, 0 at the end, -1 after recording a failure. */
 static ssize_t read_fd(mm_source *s, void *dst, size_t room) {
   ssize_t k;
   while ((k = read(s->fd, dst, room)) < 0 && errno == EINTR) {
@@ -218,8 +213,7 @@ cgm_status mm_source_open(mm_source *s, const char *path, size_t piece_bytes, cg
   if (!s->map) {
     s->kind = MM_SRC_READ;
     s->fsize = S_ISREG(s->st.st_mode) ? (int64_t)s->st.st_size : -1;
-    /* two bytes tell gzip; a read error is reported as the text's first
-     * failure (line 1) */
+    /* two bytes tell gzip; a read error is reported as the text's first failure (line 1) */
     while (s->pre_len < 2 && !s->in_eof) {
       ssize_t k = read_fd(s, s->pre + s->pre_len, sizeof s->pre - s->pre_len);
       if (k < 0) break;
@@ -280,11 +274,10 @@ static bool gz_input_done(const mm_source *s) {
   return s->in_eof && s->pre_off >= s->pre_len;
 }
 
-/* Inflates into dst: the bytes produced (0 at the end), or -1 after
- * recording a failure before any byte. A failure after some bytes is
- * recorded and those bytes returned, so the line it is reported at does not
- * depend on the pieces' size. Concatenated members (cat a.gz b.gz, pigz)
- * are one text, as for gzip -dc; anything else after a member is an error. */
+/* Inflates into dst: the bytes produced (0 at the end), or -1 after recording a failure before any
+ * byte. A failure after some bytes is recorded and those bytes returned, so the line it is reported
+ * at does not depend on the pieces' size. Concatenated members (cat a.gz b.gz, pigz) are one text,
+ * as for gzip -dc; anything else after a member is an error. */
 static ssize_t inflate_some(mm_source *s, char *dst, size_t room) {
   z_stream *z = s->z;
   if (room > UINT_MAX) room = UINT_MAX;

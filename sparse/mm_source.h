@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The text of a Matrix Market file, handed out as pieces of whole lines,
- * each ending with '\n' so that the scanners need no end checks inside a
- * line. A regular file is mapped (its reads run under mm_source_guard); a
- * stream (standard input, /dev/fd/N) is read, and a gzip file inflated,
- * into pieces of a few MiB freed once parsed. Another file that is not
- * regular (a FIFO, a device) is refused, never waited on. */
-#ifndef CGMODEL_SPARSE_MM_SOURCE_H
-#define CGMODEL_SPARSE_MM_SOURCE_H
+/* The text of a Matrix Market file, handed out as pieces of whole lines, each ending with '\n' so
+ * that the scanners need no end checks inside a line. A regular file is mapped (its reads run under
+ * mm_source_guard); a stream (standard input, /dev/fd/N) is read, and a gzip file inflated, into
+ * pieces of a few MiB freed once parsed. Another file that is not regular (a FIFO, a device) is
+ * refused, never waited on. */
+#pragma once
 
 #include "cgmodel/status.h"
 
@@ -19,12 +17,6 @@
 /* Longest line accepted: a stream stops at a line this long, so that a pipe
  * without newlines cannot fill the memory. */
 #define MM_LINE_MAX ((size_t)64 << 20)
-
-#if defined(__GNUC__)
-#define MM_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define MM_PRINTF(f, a)
-#endif
 
 typedef enum { MM_SRC_MAP, MM_SRC_READ, MM_SRC_GZIP } mm_src_kind;
 
@@ -60,30 +52,26 @@ typedef struct mm_source {
   int nowned, owned_cap;
   size_t map_piece_len; /* the mapped piece handed out */
 
-  /* a stream that failed (read error, corrupt gzip): the message, without
-   * the path and the line */
+  /* a stream that failed (read error, corrupt gzip): the message, without the path and the line */
   bool failed;
   cgm_status fail_code;
   char fail_msg[512];
 } mm_source;
 
-/* Opens path ("PATH: ..." errors), maps a regular file or reads a stream's
- * first bytes, and recognises gzip. piece_bytes: a stream's pieces (0: the
- * default). */
+/* Opens path ("PATH: ..." errors), maps a regular file or reads a stream's first bytes, and
+ * recognises gzip. piece_bytes: a stream's pieces (0: the default). */
 cgm_status mm_source_open(mm_source *s, const char *path, size_t piece_bytes, cgm_error *err);
 
-/* The next piece of whole lines, [*p, *p + *len): 1, 0 at the end, -1 when
- * the stream failed (s->fail_code, s->fail_msg). Valid until
- * mm_source_drop or mm_source_release_text. */
+/* The next piece of whole lines, [*p, *p + *len): 1, 0 at the end, -1 when the stream failed
+ * (s->fail_code, s->fail_msg). Valid until mm_source_drop or mm_source_release_text. */
 int mm_source_next(mm_source *s, char **p, size_t *len);
 
 /* Frees a piece of mm_source_next (nothing for the mapped one, or NULL). */
 void mm_source_drop(mm_source *s, const char *piece);
 
-/* Runs fn(a, b); a fault reading a mapped file (SIGBUS: another process
- * truncated it) ends it there: false, and s->changed set. fn writes only
- * what the caller drops on failure, nothing a jump could leave half done.
- * Nests, on any number of threads at once. */
+/* Runs fn(a, b); a fault reading a mapped file (SIGBUS: another process truncated it) ends it
+ * there: false, and s->changed set. fn writes only what the caller drops on failure, nothing a jump
+ * could leave half done. Nests, on any number of threads at once. */
 bool mm_source_guard(mm_source *s, void (*fn)(void *, void *), void *a, void *b);
 
 /* The end of the line that holds t[-1] (s's text, t in (.., e]), read under
@@ -102,5 +90,3 @@ void mm_source_release_text(mm_source *s);
 
 /* Releases everything (safe after a failed open, and twice). */
 void mm_source_close(mm_source *s);
-
-#endif

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Matrix Market writer (docs/matrix-market.md): values in the shortest form
- * that reads back to the same double (cgm_mm_format_double), through a 1 MiB
- * buffer into a temporary file renamed over the target once every write and
- * the close succeeded (common/outfile.h). */
+/* Matrix Market writer (docs/matrix-market.md): values in the shortest form that reads back to the
+ * same double (cgm_mm_format_double), through a 1 MiB buffer into a temporary file renamed over the
+ * target once every write and the close succeeded (common/outfile.h). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "cgmodel/sparse.h"
@@ -33,15 +32,11 @@ typedef struct {
 static void w_flush(mmw *w) {
   size_t off = 0;
   while (!w->errnum && off < w->len) {
-    ssize_t k = write(w->fd, w->buf + off, w->len - off);
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      w->errnum = errno;
-    } else if (k == 0) {
-      w->errnum = EIO;
-    } else {
+    const ssize_t k = write(w->fd, w->buf + off, w->len - off);
+    if (k > 0)
       off += (size_t)k;
-    }
+    else if (k == 0 || errno != EINTR)
+      w->errnum = k == 0 ? EIO : errno;
   }
   w->len = 0;
 }

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Symmetric permutations of a matrix: the reverse Cuthill-McKee ordering
- * (the solver's --reorder rcm), shuffles of a numbering (the locality
- * sweep of the calibration: the same mesh, the same bytes, x read from
- * farther apart) and applying a permutation. A permutation here is always
+/* Symmetric permutations of a matrix: the reverse Cuthill-McKee ordering (the solver's --reorder
+ * rcm), shuffles of a numbering (the locality sweep of the calibration: the same mesh, the same
+ * bytes, x read from farther apart) and applying a permutation. A permutation here is always
  * perm[new] = old. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cgmodel/sparse.h"
+#include "sparse/mm_internal.h"
 #include "sparse/rng.h"
 
 cgm_status cgm_csr_permute(const cgm_csr *A, const int32_t *perm, cgm_csr *B, cgm_error *err) {
@@ -39,20 +39,10 @@ cgm_status cgm_csr_permute(const cgm_csr *A, const int32_t *perm, cgm_csr *B, cg
     const int64_t b = B->rowptr[i], len = B->rowptr[i + 1] - b, a = A->rowptr[perm[i]];
     int32_t *c = B->colidx + b;
     double *v = B->val + b;
+    for (int64_t k = 0; k < len; k++) c[k] = inv[A->colidx[a + k]], v[k] = A->val[a + k];
     /* insertion by the new column: rows are short, and a numbering that
      * keeps neighbours near leaves them almost sorted */
-    for (int64_t k = 0; k < len; k++) {
-      const int32_t col = inv[A->colidx[a + k]];
-      const double val = A->val[a + k];
-      int64_t q = k;
-      while (q > 0 && c[q - 1] > col) {
-        c[q] = c[q - 1];
-        v[q] = v[q - 1];
-        q--;
-      }
-      c[q] = col;
-      v[q] = val;
-    }
+    mm_sort_pairs(c, v, 1, len);
   }
   free(inv);
   return CGM_OK;
@@ -86,11 +76,10 @@ int64_t cgm_csr_bandwidth(const cgm_csr *A) {
   return bw;
 }
 
-/* Breadth-first search from root over the nodes neither placed nor
- * reached by this search (seen[v] == stamp), neighbours in increasing
- * degree (Cuthill-McKee). Appends the nodes to order from *len on; returns
- * the number of levels and in *last_start the position of the last
- * level's first node. key is scratch of the longest row. */
+/* Breadth-first search from root over the nodes neither placed nor reached by this search (seen[v]
+ * == stamp), neighbours in increasing degree (Cuthill-McKee). Appends the nodes to order from *len
+ * on; returns the number of levels and in *last_start the position of the last level's first node.
+ * key is scratch of the longest row. */
 static int32_t bfs(const cgm_csr *A, const int32_t *deg, const unsigned char *placed, int32_t root,
                    int32_t *seen, int32_t stamp, int32_t *order, int32_t *len, int64_t *key,
                    int32_t *last_start) {
@@ -154,9 +143,8 @@ cgm_status cgm_rcm(const cgm_csr *A, int32_t *perm, cgm_error *err) {
     int32_t root = start;
     for (int32_t a = 0; a < len; a++)
       if (deg[tmp[a]] < deg[root]) root = tmp[a];
-    /* a pseudo-peripheral node (George and Liu): from the root, move to a
-     * node of least degree in the last level while that lengthens the
-     * search; a few steps suffice on meshes */
+    /* a pseudo-peripheral node (George and Liu): from the root, move to a node of least degree in
+     * the last level while that lengthens the search; a few steps suffice on meshes */
     int32_t levels = 0, prev = root;
     for (int it = 0; it < 16; it++) {
       len = 0;

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* splitmix64: the generators' and shuffles' random numbers, the same for a
  * seed on every machine. */
-#ifndef CGM_SPARSE_RNG_H
-#define CGM_SPARSE_RNG_H
+#pragma once
 
 #include <stdint.h>
 
@@ -17,5 +16,3 @@ static inline uint64_t splitmix64(uint64_t *s) {
 static inline double unif01(uint64_t *s) {
   return (double)(splitmix64(s) >> 11) * 0x1p-53;
 }
-
-#endif

@@ -31,10 +31,9 @@ cgm_values cgm_values_pick(unsigned cls, int64_t nnz, int n, cgm_storage storage
   return (cls & CGM_CAN_F32) || storage == CGM_STORAGE_COMPACT ? CGM_VALUES_F32 : CGM_VALUES_FULL;
 }
 
-/* One pass over the values, a part on each thread (49M values in one pass
- * were most of a compact solve's setup on one H200), each with its own
- * dictionary, merged in thread order; a thread stops once neither format
- * can hold its part. */
+/* One pass over the values, a part on each thread (49M values in one pass were most of a compact
+ * solve's setup on one H200), each with its own dictionary, merged in thread order; a thread stops
+ * once neither format can hold its part. */
 cgm_value_set cgm_values_choose(const double *val, int64_t nnz, int n, int32_t nbcols,
                                 cgm_storage storage, cgm_precision prec) {
   cgm_value_set s = {CGM_VALUES_FULL, true, 1, 0, {0.0}}; /* the padding's 0 */

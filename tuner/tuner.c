@@ -46,8 +46,7 @@ static double tuner_tol(const cgm_tuner_opts *o) {
   return o->tol > 0 ? o->tol : CGM_DEFAULT_TOL;
 }
 
-/* Single precision only where it can reach the tolerance, unless the user
- * asked for it alone. */
+/* Single precision only where it can reach the tolerance, unless the user asked for it alone. */
 static bool precision_offered(const cgm_tuner_opts *o, cgm_precision p) {
   if (!(o->precisions & (1u << p))) return false;
   if (p == CGM_PREC_SINGLE && o->precisions != (1u << CGM_PREC_SINGLE))
@@ -71,9 +70,8 @@ static double replacement_time(const cgm_tuner_device *dv, cgm_plan *plan,
   return t / CGM_MIXED_REPLACE_EVERY;
 }
 
-/* Setup, iterations and total of a timed candidate; on_device: its layout
- * is built on the GPU (cgm_gpu_opts.device_layout), whose setups have a
- * line of their own once fitted. */
+/* Setup, iterations and total of a timed candidate; on_device: its layout is built on the GPU
+ * (cgm_gpu_opts.device_layout), whose setups have a line of their own once fitted. */
 static void solution_time(cgm_candidate *c, const cgm_tuner_device *dv, double bytes,
                           bool on_device, const cgm_tuner_opts *o) {
   const double k = o->iterations > 0 ? o->iterations : 0;
@@ -187,9 +185,8 @@ static cgm_candidate price_one(const cgm_tuner_device *dv, int d, cgm_plan *pl, 
   c.fits = dv->is_cpu || dv->mem_bytes <= 0 || pl->device_bytes <= dv->mem_bytes;
   c.what_if = !dv->is_cpu && dv->what_if_from > 0 && G >= dv->what_if_from;
   c.speedup = NAN;
-  /* Setup is timed by the bytes of the iteration's layout: mixed
-   * precision makes its single copy on the device, and its setups
-   * measured below double's. */
+  /* Setup is timed by the bytes of the iteration's layout: mixed precision makes its single copy on
+   * the device, and its setups measured below double's. */
   double setup_bytes = (double)pl->device_bytes;
   if (pr == CGM_PREC_MIXED) {
     cgm_plan sp = *pl;

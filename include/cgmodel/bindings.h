@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The steps for a language binding (python/cgmodel, docs/python.md): every
  * command on a matrix in memory, options and report as JSON text. */
-#ifndef CGMODEL_BINDINGS_H
-#define CGMODEL_BINDINGS_H
+#pragma once
 
 #include <stdbool.h>
 
@@ -14,13 +13,11 @@ CGM_BEGIN_DECLS
 
 /* ------------------------------------------ bindings (bindings.c) --- */
 
-/* The steps for a language binding (python/cgmodel, docs/python.md): the
- * matrix and vectors by pointer, the options as a JSON object's text (NULL
- * or "": all defaults, as the command line's; an unknown key or a bad value
- * is CGM_EINPUT naming it), the result in *out as the JSON text the command
- * line prints with --json, plus "notes" (the step's notes: kind and
- * message) for predict and solve. *out is for cgm_json_free; NULL after an
- * error. A is checked first (cgm_csr_check). */
+/* The steps for a language binding (python/cgmodel, docs/python.md): the matrix and vectors by
+ * pointer, the options as a JSON object's text (NULL or "": all defaults, as the command line's; an
+ * unknown key or a bad value is CGM_EINPUT naming it), the result in *out as the JSON text the
+ * command line prints with --json, plus "notes" (the step's notes: kind and message) for predict
+ * and solve. *out is for cgm_json_free; NULL after an error. A is checked first (cgm_csr_check). */
 CGM_API void cgm_json_free(char *text);
 /* info --json of A (square); `name` is its "matrix". */
 CGM_API cgm_status cgm_json_info(const cgm_csr *A, const char *name, char **out, cgm_error *err);
@@ -63,4 +60,3 @@ CGM_API cgm_status cgm_json_calibrate(const char *options, char **out, cgm_error
 CGM_API cgm_status cgm_json_devices(const char *db_path, char **out, cgm_error *err);
 
 CGM_END_DECLS
-#endif

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The matrix cache: a binary copy of each matrix file's CSR, so that a
- * second read of a large Matrix Market file costs one read of its arrays
- * instead of a parse (docs/cache.md). */
-#ifndef CGMODEL_CACHE_H
-#define CGMODEL_CACHE_H
+/* The matrix cache: a binary copy of each matrix file's CSR, so that a second read of a large
+ * Matrix Market file costs one read of its arrays instead of a parse (docs/cache.md). */
+#pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -50,21 +48,19 @@ typedef struct cgm_cache_report {
 
 CGM_API const char *cgm_cache_outcome_name(cgm_cache_outcome o);
 
-/* cgm_mm_read_csr through the cache: a valid entry of the file (same
- * absolute path, device, inode, size, times, and payload checksum) gives
- * the CSR and the reader's info; otherwise the file is parsed and its entry
- * written. A failing cache (not writable, disk full) is reported in
- * rep->note, never as an error. rep may be NULL. */
+/* cgm_mm_read_csr through the cache: a valid entry of the file (same absolute path, device, inode,
+ * size, times, and payload checksum) gives the CSR and the reader's info; otherwise the file is
+ * parsed and its entry written. A failing cache (not writable, disk full) is reported in rep->note,
+ * never as an error. rep may be NULL. */
 CGM_API cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr *A,
                                       cgm_mm_info *info, cgm_cache_report *rep, cgm_error *err);
 
-/* Extras: small data derived from a cached matrix (the features of its
- * layouts), kept beside its entry as ENTRY-KIND and valid for that entry
- * only (rep->entry_id). A put after a read that hit or stored the entry
- * writes it, evicting other entries to keep the limit (failures are
- * ignored: an extra is only a shortcut); a get is true when the extra of
- * this entry, kind and version holds exactly `bytes` bytes with a matching
- * checksum. Bump `version` whenever what is stored changes meaning. */
+/* Extras: small data derived from a cached matrix (the features of its layouts), kept beside its
+ * entry as ENTRY-KIND and valid for that entry only (rep->entry_id). A put after a read that hit or
+ * stored the entry writes it, evicting other entries to keep the limit (failures are ignored: an
+ * extra is only a shortcut); a get is true when the extra of this entry, kind and version holds
+ * exactly `bytes` bytes with a matching checksum. Bump `version` whenever what is stored changes
+ * meaning. */
 CGM_API void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, uint32_t version,
                                  const void *data, size_t bytes);
 CGM_API bool cgm_cache_extra_get(const cgm_cache_report *rep, const char *kind, uint32_t version,
@@ -73,9 +69,8 @@ CGM_API bool cgm_cache_extra_get(const cgm_cache_report *rep, const char *kind, 
 CGM_API void *cgm_cache_extra_load(const cgm_cache_report *rep, const char *kind, uint32_t version,
                                    size_t *bytes);
 
-/* The identity of the matrix rep's entry holds, by content: the checksum
- * of its CSR arrays (XXH64), the same for the same matrix read from any
- * file; 0 without an entry. */
+/* The identity of the matrix rep's entry holds, by content: the checksum of its CSR arrays (XXH64),
+ * the same for the same matrix read from any file; 0 without an entry. */
 CGM_API uint64_t cgm_cache_content_id(const cgm_cache_report *rep);
 
 /* Waits for the background write of rep's entry, if any, and completes the
@@ -103,4 +98,3 @@ CGM_API cgm_status cgm_cache_list(const char *dir, cgm_cache_entry **out, int *c
 CGM_API cgm_status cgm_cache_clear(const char *dir, int *removed, cgm_error *err);
 
 CGM_END_DECLS
-#endif

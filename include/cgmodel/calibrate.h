@@ -48,9 +48,8 @@ typedef struct cgm_calibration_report {
      * precision and, those of a block size, per block size. */
     cgm_db_coef coef[2 * (3 + 3 * CGM_NBLOCKSIZES)];
     int ncoef;
-    /* Where the seconds went, in order: "setup" (the device's start: the
-     * CUDA context), each sweep's stage (load, cg4, spmv, iter, ...), "fits"
-     * and "store". */
+    /* Where the seconds went, in order: "setup" (the device's start: the CUDA context), each
+     * sweep's stage (load, cg4, spmv, iter, ...), "fits" and "store". */
     int nstages;
     cgm_stage_time stage[CGM_MAX_STAGES];
   } cal[CGM_MAX_CALIBRATED];
@@ -67,20 +66,17 @@ typedef struct cgm_calibrate_plan_t {
 CGM_API cgm_status cgm_calibrate_plan(const char *devices, cgm_calibrate_plan_t *plan,
                                       cgm_error *err);
 
-/* Calibrates every device of the list (cgm_calibrate_plan): runs the
- * sweeps, fits Eq. 3 to every kernel (avg, max, and the model's relative
- * curve, rel and rel-hi: cgm_fit_curve), and stores the samples and every
- * fit, converged or flagged not, in one transaction at the end (an
- * interrupted run stores nothing). Disturbed timings (cgm_check_cpu_timings,
- * or over a tenth of the samples unsettled) are stored with the calibration
- * flagged "disturbed" and a warning in the report; o->strict refuses them
- * (CGM_ERUNTIME, nothing stored). */
+/* Calibrates every device of the list (cgm_calibrate_plan): runs the sweeps, fits Eq. 3 to every
+ * kernel (avg, max, and the model's relative curve, rel and rel-hi: cgm_fit_curve), and stores the
+ * samples and every fit, converged or flagged not, in one transaction at the end (an interrupted
+ * run stores nothing). Disturbed timings (cgm_check_cpu_timings, or over a tenth of the samples
+ * unsettled) are stored with the calibration flagged "disturbed" and a warning in the report;
+ * o->strict refuses them (CGM_ERUNTIME, nothing stored). */
 CGM_API cgm_status cgm_calibrate(cgm_db *db, const cgm_calibrate_opts *o,
                                  cgm_calibration_report *rep, cgm_error *err);
 
-/* The coefficients' families: the CGM_DB_COEF_* name (one ending in '_'
- * is a block size's), the key calibrate --json gives it, the label and
- * scale calibrate prints it with. */
+/* The coefficients' families: the CGM_DB_COEF_* name (one ending in '_' is a block size's), the key
+ * calibrate --json gives it, the label and scale calibrate prints it with. */
 typedef struct cgm_coef_family {
   const char *name, *key, *label;
   double scale;
@@ -97,12 +93,11 @@ CGM_API const char *cgm_coef_of(const cgm_db_coef *c, const char *family);
 CGM_API cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep,
                              cgm_error *err);
 
-/* CPU timings that other processes disturbed: an OpenMP barrier waiting for
- * a preempted thread costs a scheduler time slice (milliseconds) whatever
- * the size, so the smallest CG4 takes about as long as the largest. Such a
- * calibration would mislead predictions: CGM_ERUNTIME with what was seen.
- * CGM_OK with fewer than 8 CG4 samples of a precision. The CG4 samples of
- * a precision come by size, as the CPU's sweep gives them. */
+/* CPU timings that other processes disturbed: an OpenMP barrier waiting for a preempted thread
+ * costs a scheduler time slice (milliseconds) whatever the size, so the smallest CG4 takes about as
+ * long as the largest. Such a calibration would mislead predictions: CGM_ERUNTIME with what was
+ * seen. CGM_OK with fewer than 8 CG4 samples of a precision. The CG4 samples of a precision come by
+ * size, as the CPU's sweep gives them. */
 CGM_API cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err);
 
 CGM_END_DECLS

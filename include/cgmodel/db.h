@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The cgmodel database: one embedded SQLite file holding devices,
- * calibrations with their samples and fits, matrices (features) and
- * solves. Writes happen in transactions (WAL journal), so an
+/* The cgmodel database: one embedded SQLite file holding devices, calibrations with their samples
+ * and fits, matrices (features) and solves. Writes happen in transactions (WAL journal), so an
  * interrupted calibration never damages earlier ones. Holds no model logic. */
-#ifndef CGMODEL_DB_H
-#define CGMODEL_DB_H
+#pragma once
 
 #include "cgmodel/export.h"
 
@@ -22,18 +20,16 @@ typedef struct cgm_db cgm_db;
 /* The schema version this build writes and reads. */
 #define CGM_DB_SCHEMA_VERSION 10
 
-/* How cgm_db_open opens the file (flags, or'ed; 0: read and write an
- * existing file). */
+/* How cgm_db_open opens the file (flags, or'ed; 0: read and write an existing file). */
 enum {
   CGM_DB_CREATE = 1u,  /* create the file and its directory when absent, as calibrate does */
   CGM_DB_READONLY = 2u /* read-only whatever the file's permissions (root ignores them): the
                           CLI's $CGMODEL_DB_READONLY; writes are refused naming the file */
 };
 
-/* Opens and migrates an older schema; flags are CGM_DB_* (true and false
- * still mean create or not). Errors: not a database / corrupt file, a
- * schema newer than this build, read-only file when writing is needed.
- * path NULL means the default path. */
+/* Opens and migrates an older schema; flags are CGM_DB_* (true and false still mean create or not).
+ * Errors: not a database / corrupt file, a schema newer than this build, read-only file when
+ * writing is needed. path NULL means the default path. */
 CGM_API cgm_status cgm_db_open(const char *path, unsigned flags, cgm_db **db, cgm_error *err);
 CGM_API void cgm_db_close(cgm_db *db);
 CGM_API const char *cgm_db_path(const cgm_db *db);
@@ -70,9 +66,8 @@ typedef struct cgm_db_calibration {
   char options[512]; /* JSON of the options used */
   double seconds;    /* wall time of the calibration */
   int complete;      /* 1 once all its fits were stored */
-  /* The interconnect profile its exchange fits make, named after what
-   * measured it ("peer:NVIDIA H200": GPUs of one node with peer access);
-   * "" for a calibration of one device (schema 10). */
+  /* The interconnect profile its exchange fits make, named after what measured it ("peer:NVIDIA
+   * H200": GPUs of one node with peer access); "" for a calibration of one device (schema 10). */
   char interconnect[272];
 } cgm_db_calibration;
 
@@ -85,8 +80,7 @@ typedef cgm_sample cgm_db_sample;
 
 CGM_API cgm_status cgm_db_sample_add(cgm_db *db, int64_t cal_id, const cgm_db_sample *s,
                                      cgm_error *err);
-/* Calls fn for every sample of a calibration (stops early when fn returns
- * non-zero). */
+/* Calls fn for every sample of a calibration (stops early when fn returns non-zero). */
 CGM_API cgm_status cgm_db_samples(cgm_db *db, int64_t cal_id,
                                   int (*fn)(const cgm_db_sample *s, void *ctx), void *ctx,
                                   cgm_error *err);
@@ -202,4 +196,3 @@ CGM_API cgm_status cgm_db_calibration_get(cgm_db *db, int64_t id, cgm_db_calibra
                                           cgm_error *err);
 
 CGM_END_DECLS
-#endif

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* `cgmodel devices`: this machine's devices, peer access, and each one's
- * newest calibration. */
-#ifndef CGMODEL_DEVICES_H
-#define CGMODEL_DEVICES_H
+/* `cgmodel devices`: this machine's devices, peer access, and each one's newest calibration. */
+#pragma once
 
 #include <stdbool.h>
 
@@ -53,13 +51,11 @@ typedef struct cgm_devices_report {
   char database_error[CGM_ERRMSG_MAX];   /* why it did not open or read */
 } cgm_devices_report;
 
-/* This machine's devices and their calibrations in the database at db_path
- * (NULL: none looked up; a missing or unreadable database is reported, not
- * an error: the hardware is still described), opened with db_mode
- * (cgm_db_open's flags: CGM_DB_READONLY or 0). gpu: the options the solver
- * runs with (a GPU calibration of another CG is stale). */
+/* This machine's devices and their calibrations in the database at db_path (NULL: none looked up; a
+ * missing or unreadable database is reported, not an error: the hardware is still described),
+ * opened with db_mode (cgm_db_open's flags: CGM_DB_READONLY or 0). gpu: the options the solver runs
+ * with (a GPU calibration of another CG is stale). */
 CGM_API cgm_status cgm_devices(const char *db_path, unsigned db_mode, const cgm_gpu_opts *gpu,
                                cgm_devices_report *r, cgm_error *err);
 
 CGM_END_DECLS
-#endif

@@ -44,17 +44,14 @@ typedef struct cgm_dist_info {
 CGM_API bool cgm_have_mpi_build(void);
 CGM_API bool cgm_have_metis_build(void);
 
-/* MPI_Init_thread (funneled) and this process's rank and the ranks in
- * MPI_COMM_WORLD; CGM_ERUNTIME without MPI or when it fails to start.
- * cgm_dist_finalize ends MPI if it was started. */
+/* MPI_Init_thread (funneled) and this process's rank and the ranks in MPI_COMM_WORLD; CGM_ERUNTIME
+ * without MPI or when it fails to start. cgm_dist_finalize ends MPI if it was started. */
 CGM_API cgm_status cgm_dist_init(int *argc, char ***argv, int *rank, int *size, cgm_error *err);
 CGM_API void cgm_dist_finalize(void);
-/* Every rank of MPI_COMM_WORLD agrees, before any other collective call,
- * on how its start went: st (with err's message) and a fingerprint of the
- * options it was given. A rank that failed makes every rank return its
- * error (the first failing rank's message); ranks given different options
- * all return CGM_EINPUT saying so. CGM_OK where all agree (and without MPI:
- * st as given). */
+/* Every rank of MPI_COMM_WORLD agrees, before any other collective call, on how its start went: st
+ * (with err's message) and a fingerprint of the options it was given. A rank that failed makes
+ * every rank return its error (the first failing rank's message); ranks given different options all
+ * return CGM_EINPUT saying so. CGM_OK where all agree (and without MPI: st as given). */
 CGM_API cgm_status cgm_dist_agree_start(cgm_status st, uint64_t fingerprint, cgm_error *err);
 
 CGM_END_DECLS

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The performance model of Verschoor & Jalba 2012, Sec. 5: the sigmoid
- * throughput curve (Eq. 3) fitted with Levenberg-Marquardt, and the
- * per-iteration time, flops and performance (Eqs. 4-9). Never touches a
- * device. Units: m in elements ("transactions"), throughput in GB/s (as the
- * paper's nu), times in seconds. */
+/* The performance model of Verschoor & Jalba 2012, Sec. 5: the sigmoid throughput curve (Eq. 3)
+ * fitted with Levenberg-Marquardt, and the per-iteration time, flops and performance (Eqs. 4-9).
+ * Never touches a device. Units: m in elements ("transactions"), throughput in GB/s (as the paper's
+ * nu), times in seconds. */
 #ifndef CGMODEL_MODEL_H
 #define CGMODEL_MODEL_H
 
@@ -55,11 +54,10 @@ typedef enum {
                          samples' monotone interpolation serves instead (cgm_curve_points) */
 } cgm_fit_kind;
 
-/* The bounds of every fit counted converged: finite parameters, sigma from
- * 1e-3 to 10 times the data's span in log2 m (at least 1), mu at most 10
- * doublings outside the data, 0 < nu <= CGM_FIT_NU_BOUND times the fastest
- * sample bmax (GB/s): no plateau further up is sampled. False with the
- * reason in why. */
+/* The bounds of every fit counted converged: finite parameters, sigma from 1e-3 to 10 times the
+ * data's span in log2 m (at least 1), mu at most 10 doublings outside the data, 0 < nu <=
+ * CGM_FIT_NU_BOUND times the fastest sample bmax (GB/s): no plateau further up is sampled. False
+ * with the reason in why. */
 #define CGM_FIT_NU_BOUND 4.0
 CGM_API bool cgm_fit_bounded(const cgm_sigmoid *p, double m_lo, double m_hi, double bmax, char *why,
                              size_t n);
@@ -76,26 +74,22 @@ typedef struct cgm_fit {
   char message[160]; /* why it did not converge, or "" */
 } cgm_fit;
 
-/* Fits Eq. 3 to n samples (m[i] transactions, b[i] GB/s) with GSL's
- * gsl_multifit_nlinear (trust region, Levenberg-Marquardt), from several
- * robust starting points. The max fit fits the per-bin maxima (bins of
- * 0.5 in log2 m) and then lifts nu until no sample is above the curve by
- * more than the noise. Degenerate data (n < 4, fewer than 3 distinct m,
- * non-positive or non-finite values) is CGM_EINPUT. A fit that does not
- * converge returns CGM_OK with out->converged = false and the reason. */
+/* Fits Eq. 3 to n samples (m[i] transactions, b[i] GB/s) with GSL's gsl_multifit_nlinear (trust
+ * region, Levenberg-Marquardt), from several robust starting points. The max fit fits the per-bin
+ * maxima (bins of 0.5 in log2 m) and then lifts nu until no sample is above the curve by more than
+ * the noise. Degenerate data (n < 4, fewer than 3 distinct m, non-positive or non-finite values) is
+ * CGM_EINPUT. A fit that does not converge returns CGM_OK with out->converged = false and the
+ * reason. */
 CGM_API cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind kind,
                                    cgm_fit *out, cgm_error *err);
 
-/* The relative curve of a kernel as the refined model uses it (kind rel,
- * and rel-hi where it has a second piece). When the throughput falls for
- * good past its peak (below 80% of it, with 3 or more samples past the last
- * bin within 80% and 4 before: a CPU's data leaving its caches), the curve
- * splits there. lo, below the split (all without one): Eq. 3 on relative
- * residuals; hi, m >= split: Eq. 3 with 6 or more samples, else their
- * median. Where lo does not converge within its bounds, interp is set (the
- * samples' cgm_curve_points is the curve) and lo.message says why. Samples
- * in any order. CGM_EINPUT for degenerate data (n < 4, non-positive or
- * non-finite). */
+/* The relative curve of a kernel as the refined model uses it (kind rel, and rel-hi where it has a
+ * second piece). When the throughput falls for good past its peak (below 80% of it, with 3 or more
+ * samples past the last bin within 80% and 4 before: a CPU's data leaving its caches), the curve
+ * splits there. lo, below the split (all without one): Eq. 3 on relative residuals; hi, m >= split:
+ * Eq. 3 with 6 or more samples, else their median. Where lo does not converge within its bounds,
+ * interp is set (the samples' cgm_curve_points is the curve) and lo.message says why. Samples in
+ * any order. CGM_EINPUT for degenerate data (n < 4, non-positive or non-finite). */
 typedef struct cgm_curve_fit {
   cgm_fit lo, hi;
   bool have_hi;
@@ -106,10 +100,9 @@ typedef struct cgm_curve_fit {
 CGM_API cgm_status cgm_fit_curve(const double *m, const double *b, int n, cgm_curve_fit *out,
                                  cgm_error *err);
 
-/* A curve as points: the medians of its samples' throughput per doubling
- * of m (at the bin's mean log2 m) as times (seconds for elements of
- * `width` bytes), by m ascending, each at least the time before (more data
- * never takes less time); at most CGM_ITER_POINTS (wider bins past 24
+/* A curve as points: the medians of its samples' throughput per doubling of m (at the bin's mean
+ * log2 m) as times (seconds for elements of `width` bytes), by m ascending, each at least the
+ * time before (more data never takes less time); at most CGM_ITER_POINTS (wider bins past 24
  * doublings). */
 CGM_API void cgm_curve_points(const double *m, const double *b, int n, double width,
                               cgm_iter_points *P);
@@ -150,12 +143,11 @@ CGM_API double cgm_paper_gflops(const cgm_paper_params *p, int n, double x, doub
 CGM_API double cgm_paper_time_parallel(const cgm_paper_params *p, int n, double x, double e,
                                        int gpus, bool direct);
 
-/* The built-in interconnect profile (docs/model.md, "What-if"), for GPUs no
- * calibration measured together: the paper's host-staged exchange (Eq. 9),
- * every exchange mode's bytes copied through pinned host memory at
- * CGM_PCIE_HOST_GBPS after 4 synchronisations of CGM_PCIE_HOST_SYNC_S (both
- * measured on a node with 4 H200s, 2026-11-21). Its Eq. 3 curve over
- * elements of `width` bytes (sigma = 1 / ln 2: a latency plus a copy). */
+/* The built-in interconnect profile (docs/model.md, "What-if"), for GPUs no calibration measured
+ * together: the paper's host-staged exchange (Eq. 9), every exchange mode's bytes copied through
+ * pinned host memory at CGM_PCIE_HOST_GBPS after 4 synchronisations of CGM_PCIE_HOST_SYNC_S (both
+ * measured on a node with 4 H200s, 2026-11-21). Its Eq. 3 curve over elements of `width` bytes
+ * (sigma = 1 / ln 2: a latency plus a copy). */
 #define CGM_PCIE_HOST "pcie-host"
 #define CGM_PCIE_HOST_GBPS 55.0
 #define CGM_PCIE_HOST_SYNC_S 8e-6
@@ -163,9 +155,8 @@ CGM_API cgm_sigmoid cgm_pcie_host_curve(double width);
 
 /* ------------------------------------------- the refined model (default) --- */
 
-/* Bytes our SpMV moves over an MBR layout (blocks, slots, slice offsets,
- * the vector and the result once); the refined model's m is these over the
- * element width (docs/model.md). */
+/* Bytes our SpMV moves over an MBR layout (blocks, slots, slice offsets, the vector and the result
+ * once); the refined model's m is these over the element width (docs/model.md). */
 CGM_API double cgm_spmv_bytes(int64_t blocks_padded, int64_t slots, int64_t nslices, int n,
                               int64_t rows, int width);
 /* Vector passes of the fused kernels (Table 2 recounted for ours): CG4 reads
@@ -185,10 +176,9 @@ CGM_API double cgm_row_elements(int32_t max_row, int n);
  * and x rows: the matrix, the row offsets and 21 vector passes. */
 CGM_API double cgm_cusparse_bytes(int64_t nnz, int64_t x, int width);
 
-/* A curve's second regime: past split_m transactions, hi replaces the
- * curve (a CPU's throughput peaks while the data fit in its caches and falls
- * to its memory's past them; Eq. 3 cannot bend down). pts.n > 0: the
- * samples' interpolation is the whole curve instead (CGM_FIT_INTERP). */
+/* A curve's second regime: past split_m transactions, hi replaces the curve (a CPU's throughput
+ * peaks while the data fit in its caches and falls to its memory's past them; Eq. 3 cannot bend
+ * down). pts.n > 0: the samples' interpolation is the whole curve instead (CGM_FIT_INTERP). */
 typedef struct cgm_regime {
   cgm_sigmoid hi;
   double split_m;
@@ -225,9 +215,8 @@ typedef struct cgm_segment_shape {
   bool f32;   /* its values stored in f32 (cgm_plan_opts.values) */
 } cgm_segment_shape;
 
-/* The bytes of x beyond the contiguous estimate (rows x width) that a
- * locality coefficient c adds to the SpMV's: c (x_sector_bytes - rows w),
- * never negative; 0 without sectors. */
+/* The bytes of x beyond the contiguous estimate (rows x width) that a locality coefficient c adds
+ * to the SpMV's: c (x_sector_bytes - rows w), never negative; 0 without sectors. */
 CGM_API double cgm_x_extra_bytes(double coef, const cgm_segment_shape *s, int width);
 
 /* The calibrated curves of one device and precision. */
@@ -245,10 +234,9 @@ typedef struct cgm_device_model {
   cgm_sigmoid cusparse;
   bool have_cusparse;
   cgm_regime spmv_hi[4], cg4_hi, cg5_hi; /* second regimes, where calibrated */
-  /* Whole iterations of our solver per block size: over the iteration's
-   * bytes on 3D meshes, and over the longest block row with one long row
-   * (row) and with every row that long (band); where calibrated they
-   * replace the sum of the kernel curves. */
+  /* Whole iterations of our solver per block size: over the iteration's bytes on 3D meshes, and
+   * over the longest block row with one long row (row) and with every row that long (band); where
+   * calibrated they replace the sum of the kernel curves. */
   cgm_sigmoid iter[4], row[4], band[4];
   cgm_regime iter_hi[4], row_hi[4], band_hi[4];
   bool have_iter[4], have_row[4], have_band[4];
@@ -265,9 +253,8 @@ typedef struct cgm_device_model {
   cgm_sigmoid xfer[CGM_NEXCHANGES][CGM_MAX_GPUS + 1]; /* [exchange][gpus] */
   bool have_xfer[CGM_NEXCHANGES][CGM_MAX_GPUS + 1];
   double width;
-  /* The terms of docs/model.md, each absent in older calibrations (and on
-   * a CPU). Locality: the SpMV moves c (x_sector_bytes - rows w) bytes more
-   * than the contiguous estimate. */
+  /* The terms of docs/model.md, each absent in older calibrations (and on a CPU). Locality: the
+   * SpMV moves c (x_sector_bytes - rows w) bytes more than the contiguous estimate. */
   double x_coef;
   bool have_x_coef;
   /* Row scatter, per block size: the seconds a step of the longest row's
@@ -279,22 +266,19 @@ typedef struct cgm_device_model {
    * a step's extra moves towards it by the segment's warp_share. */
   double band_scatter_coef[4];
   bool have_band_scatter_coef[4];
-  /* Gathers: the rate (bytes/s) at which the SpMV fetches the sectors of x
-   * (x_sector_bytes) gathered at random; the stream's and the gathers'
-   * times combine in quadrature. At CGM_GATHER_ROWS rows, and at
-   * CGM_GATHER_ROWS_SMALL where timed (cgm_gather_rate). */
+  /* Gathers: the rate (bytes/s) at which the SpMV fetches the sectors of x (x_sector_bytes)
+   * gathered at random; the stream's and the gathers' times combine in quadrature. At
+   * CGM_GATHER_ROWS rows, and at CGM_GATHER_ROWS_SMALL where timed (cgm_gather_rate). */
   double gather_bw;
   bool have_gather_bw;
   double gather_bw_small;
   bool have_gather_small;
-  /* A CPU's: its gathers add to its stream, and cost by the share of x out
-   * of its caches between the two sizes, none where x stays in them
-   * (cgm_gather_rate). */
+  /* A CPU's: its gathers add to its stream, and cost by the share of x out of its caches between
+   * the two sizes, none where x stays in them (cgm_gather_rate). */
   bool gather_cached;
-  /* Band load, per block size: how much slower than the band curve's a
-   * step is when CGM_BAND_LOAD_WIDTH times its rows walk as long, as a
-   * fraction; f > 1 bands' worth adds it times log(f) / log(WIDTH) (at most
-   * twice it). */
+  /* Band load, per block size: how much slower than the band curve's a step is when
+   * CGM_BAND_LOAD_WIDTH times its rows walk as long, as a fraction; f > 1 bands' worth adds it
+   * times log(f) / log(WIDTH) (at most twice it). */
   double band_load[4];
   bool have_band_load[4];
   /* A CPU's curves at their foot, where the thread team shrinks and a
@@ -313,15 +297,13 @@ typedef struct cgm_device_model {
   cgm_foot row_foot[4];
 } cgm_device_model;
 
-/* A CPU's iteration of block size index bi whose SpMV moves spmv bytes
- * over rows rows, by its timed iterations (cgm_device_model.cpu_iter;
- * none: its kernels' curves). */
+/* A CPU's iteration of block size index bi whose SpMV moves spmv bytes over rows rows, by its timed
+ * iterations (cgm_device_model.cpu_iter; none: its kernels' curves). */
 CGM_API double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int64_t rows,
                                     int bx);
 
-/* A segment of a plan as the refined model sees it: its rows, the bytes of
- * its SpMV layouts, and its threads' walk, longest (the interior's plus the
- * boundary's) and mean, in blocks over B_x. */
+/* A segment of a plan as the refined model sees it: its rows, the bytes of its SpMV layouts, and
+ * its threads' walk, longest (the interior's plus the boundary's) and mean, in blocks over B_x. */
 CGM_API cgm_segment_shape cgm_refined_shape(const cgm_plan *p, int g);
 /* One segment's iteration (no exchange): the iteration curve where
  * calibrated, else SpMV + CG4 + CG5; never less than the walk of its
@@ -329,30 +311,26 @@ CGM_API cgm_segment_shape cgm_refined_shape(const cgm_plan *p, int g);
  * * mean_row / (CGM_BAND_ROWS * max_row)). NaN when a curve is missing. */
 CGM_API double cgm_refined_segment_time(const cgm_device_model *m, int n,
                                         const cgm_segment_shape *s);
-/* Refined Eq. 4/9 for a plan: the slowest segment's iteration plus, on
- * several GPUs, the fitted cost of the exchange mode for the bytes it
- * moves. NaN when a needed curve is missing. */
+/* Refined Eq. 4/9 for a plan: the slowest segment's iteration plus, on several GPUs, the fitted
+ * cost of the exchange mode for the bytes it moves. NaN when a needed curve is missing. */
 CGM_API double cgm_refined_time(const cgm_device_model *m, const cgm_plan *p);
 /* The paper's Eqs. 4-9 with this device's curves (CG2, CG3 and Red by the
  * dot's curve, else CG5's; T_idc the host-staged or, direct, the peer
  * exchange with T_sync folded in). NaN when a curve is missing. */
 CGM_API double cgm_paper_device_time(const cgm_device_model *m, int n, double x, double e, int gpus,
                                      bool direct);
-/* Fits the locality coefficient c (in [0, 16]) minimising the squared
- * relative error of cgm_refined_segment_time over count segments at block
- * sizes blocks[i]; with groups (group[i]: the mesh of sample i, several
- * numberings) each time relative to its group's most local sample, so the
- * model's own error on a mesh does not move c. CGM_EINPUT with fewer than
- * 3 samples, a bad time, or no shape beyond its contiguous estimate. *rms:
- * the relative rms error at c. */
+/* Fits the locality coefficient c (in [0, 16]) minimising the squared relative error of
+ * cgm_refined_segment_time over count segments at block sizes blocks[i]; with groups (group[i]: the
+ * mesh of sample i, several numberings) each time relative to its group's most local sample, so the
+ * model's own error on a mesh does not move c. CGM_EINPUT with fewer than 3 samples, a bad time, or
+ * no shape beyond its contiguous estimate. *rms: the relative rms error at c. */
 CGM_API cgm_status cgm_fit_x_coef(const cgm_device_model *m, const int *blocks, const int *group,
                                   const cgm_segment_shape *shapes, const double *seconds, int count,
                                   double *coef, double *rms, cgm_error *err);
 
-/* Fits scatter_coef (band false: scattered arrows) or band_scatter_coef
- * (band true: scattered bands) of block size n: the c >= 0 minimising the
- * squared relative error of m's model over count iterations. CGM_EINPUT
- * with no samples, a bad time or sample, or no row curve at n. */
+/* Fits scatter_coef (band false: scattered arrows) or band_scatter_coef (band true: scattered
+ * bands) of block size n: the c >= 0 minimising the squared relative error of m's model over count
+ * iterations. CGM_EINPUT with no samples, a bad time or sample, or no row curve at n. */
 CGM_API cgm_status cgm_fit_scatter_coef(const cgm_device_model *m, int n, bool band,
                                         const cgm_segment_shape *shapes, const double *seconds,
                                         int count, double *coef, cgm_error *err);
@@ -366,15 +344,13 @@ CGM_API cgm_status cgm_fit_scatter_coef(const cgm_device_model *m, int n, bool b
  * it reaches none), constant beyond; 0 without a rate. */
 CGM_API double cgm_gather_rate(const cgm_device_model *m, int64_t rows);
 
-/* gather_bw from iterations of random matrices: the median over samples
- * of the rate at which the model meets the time (a bisection). CGM_EINPUT
- * when no sample gives one. */
+/* gather_bw from iterations of random matrices: the median over samples of the rate at which the
+ * model meets the time (a bisection). CGM_EINPUT when no sample gives one. */
 CGM_API cgm_status cgm_fit_gather_bw(const cgm_device_model *m, const cgm_segment_shape *shapes,
                                      const double *seconds, int count, double *bw, cgm_error *err);
 
-/* band_load of block size n from iterations of wide bands: the median of
- * the fractions (in [0, 4]) at which the model meets the times. CGM_EINPUT
- * without samples or without the band curve. */
+/* band_load of block size n from iterations of wide bands: the median of the fractions (in [0, 4])
+ * at which the model meets the times. CGM_EINPUT without samples or without the band curve. */
 CGM_API cgm_status cgm_fit_band_load(const cgm_device_model *m, int n,
                                      const cgm_segment_shape *shapes, const double *seconds,
                                      int count, double *frac, cgm_error *err);

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The vocabulary of a request: the choices a configuration is made of,
- * their names as every interface spells them, the defaults and the limits,
- * each written once; a request is settled once, at its entry point
- * (cgm_solve_opts_settle). Errors name a request's fields by these keys,
- * never by a command line's flags ("gpus 2: ...; use precision=double"). */
-#ifndef CGMODEL_OPTIONS_H
-#define CGMODEL_OPTIONS_H
+/* The vocabulary of a request: the choices a configuration is made of, their names as every
+ * interface spells them, the defaults and the limits, each written once; a request is settled once,
+ * at its entry point (cgm_solve_opts_settle). Errors name a request's fields by these keys, never
+ * by a command line's flags ("gpus 2: ...; use precision=double"). */
+#pragma once
 
 #include <stdbool.h>
 
@@ -22,9 +20,8 @@ typedef enum {
   CGM_BACKEND_CUSPARSE = 2, /* cusparseSpMV on CSR, the vendor baseline */
 } cgm_backend;
 
-/* Mixed precision iterates in single precision while the solution and the
- * true residual are kept in double, with reliable updates
- * (docs/accuracy.md): it reaches what double reaches. */
+/* Mixed precision iterates in single precision while the solution and the true residual are kept in
+ * double, with reliable updates (docs/accuracy.md): it reaches what double reaches. */
 typedef enum { CGM_PREC_DOUBLE = 0, CGM_PREC_SINGLE = 1, CGM_PREC_MIXED = 2 } cgm_precision;
 #define CGM_NPRECISIONS 3
 
@@ -109,4 +106,3 @@ CGM_API int cgm_block_index(int n);
 CGM_API cgm_status cgm_block_check(int n, const char *key, cgm_error *err);
 
 CGM_END_DECLS
-#endif

@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* What the commands' steps share (docs/architecture.md's pipeline): how a
- * step speaks while it runs, this machine's devices, the database and the
- * device models a prediction uses, one configuration's prediction and its
- * record, and the matrices a command reads. Each command has a header of
- * its own: calibrate.h, predict.h, run_solve.h, validate.h, devices.h, and
- * bindings.h for the language bindings. The pipeline never prints, exits or
- * reads the environment: what the caller decides travels in option structs,
- * what a step has to say while it runs goes through a cgm_note_fn, and its
- * result comes back in a report struct that the command line prints. */
-#ifndef CGMODEL_PIPELINE_H
-#define CGMODEL_PIPELINE_H
+/* What the commands' steps share (docs/architecture.md's pipeline): how a step speaks while it
+ * runs, this machine's devices, the database and the device models a prediction uses, one
+ * configuration's prediction and its record, and the matrices a command reads. Each command has a
+ * header of its own: calibrate.h, predict.h, run_solve.h, validate.h, devices.h, and bindings.h for
+ * the language bindings. The pipeline never prints, exits or reads the environment: what the caller
+ * decides travels in option structs, what a step has to say while it runs goes through a
+ * cgm_note_fn, and its result comes back in a report struct that the command line prints. */
+#pragma once
 
 #include <stdbool.h>
 
@@ -36,8 +33,7 @@ typedef void (*cgm_note_fn)(void *ctx, cgm_note_kind kind, const char *msg);
 
 /* ------------------------------------------ this machine (host.c) --- */
 
-/* The hardware this process runs on, as database device records: the CPU
- * and every CUDA device. */
+/* The hardware this process runs on, as database device records: the CPU and every CUDA device. */
 CGM_API cgm_status cgm_describe_cpu(cgm_db_device *d, int threads, cgm_error *err);
 CGM_API cgm_status cgm_describe_cuda(int dev, cgm_db_device *d, cgm_error *err);
 
@@ -54,17 +50,15 @@ typedef struct cgm_host {
 /* Describes this machine (its CPU and GPU 0, and the GPU count). */
 CGM_API void cgm_host_describe(cgm_host *h);
 
-/* The index in devs of the calibrated CPU (cpu) or GPU of this model; -1
- * when none. */
+/* The index in devs of the calibrated CPU (cpu) or GPU of this model; -1 when none. */
 CGM_API int cgm_find_device(const cgm_tuner_device *devs, int count, bool cpu, const char *model);
 
 /* Whether two calibrated CPUs' names are one CPU model (at any threads). */
 CGM_API bool cgm_same_cpu(const char *a, const char *b);
 
-/* Which of the calibrated devices are this machine's: the CPU calibrated
- * at `threads` (the solve's --threads), or where threads <= 0 (not fixed)
- * at OpenMP's default, else its newest calibration at another count, whose
- * devs[].threads a solve must then run (solve --auto and validate do). */
+/* Which of the calibrated devices are this machine's: the CPU calibrated at `threads` (the solve's
+ * --threads), or where threads <= 0 (not fixed) at OpenMP's default, else its newest calibration at
+ * another count, whose devs[].threads a solve must then run (solve --auto and validate do). */
 typedef struct cgm_host_devices {
   int cpu; /* index in devs of this CPU's calibration; -1 when none */
   int gpu; /* index in devs of GPU 0's model's calibration; -1 when none or no GPU */
@@ -74,9 +68,8 @@ CGM_API cgm_host_devices cgm_host_match(const cgm_host *h, const cgm_tuner_devic
 
 /* --------------------------------------- database -> models (models.c) --- */
 
-/* The newest complete calibration of every device in the database, as the
- * tuner's devices (kind "cpu", "cuda" or NULL for both). *devs is malloc'ed;
- * *count may be 0. */
+/* The newest complete calibration of every device in the database, as the tuner's devices (kind
+ * "cpu", "cuda" or NULL for both). *devs is malloc'ed; *count may be 0. */
 CGM_API cgm_status cgm_load_devices(cgm_db *db, const char *kind, cgm_tuner_device **devs,
                                     int *count, cgm_error *err);
 /* The same with the curves of one fit kind (cgm_fit_kind): CGM_FIT_REL is
@@ -88,13 +81,11 @@ CGM_API cgm_status cgm_load_devices_kind(cgm_db *db, const char *kind, int fit_k
  * kind `fit_kind`. CGM_EINPUT when there is no such calibration. */
 CGM_API cgm_status cgm_load_calibration(cgm_db *db, int64_t cal_id, int fit_kind,
                                         cgm_tuner_device *dev, cgm_error *err);
-/* What-if (docs/model.md): the calibrated GPUs of devs priced on up to
- * `gpus` GPUs, present or not (h: this machine), by cgm_tuner_what_if: the
- * exchange by the profile `interconnect` names (CGM_PCIE_HOST, or the
- * newest complete calibration that measured it); NULL: a device's own
- * calibration's, else the newest this machine's host measured, profiles of
- * several GPUs before one GPU's host-staged ones, else CGM_PCIE_HOST.
- * CGM_EINPUT for a name nothing measured. */
+/* What-if (docs/model.md): the calibrated GPUs of devs priced on up to `gpus` GPUs, present or not
+ * (h: this machine), by cgm_tuner_what_if: the exchange by the profile `interconnect` names
+ * (CGM_PCIE_HOST, or the newest complete calibration that measured it); NULL: a device's own
+ * calibration's, else the newest this machine's host measured, profiles of several GPUs before one
+ * GPU's host-staged ones, else CGM_PCIE_HOST. CGM_EINPUT for a name nothing measured. */
 CGM_API cgm_status cgm_what_if(cgm_db *db, const char *interconnect, int gpus, const cgm_host *h,
                                cgm_tuner_device *devs, int ndev, cgm_error *err);
 /* The CG whose iterations a GPU calibration timed, from its options JSON:
@@ -109,20 +100,17 @@ CGM_API bool cgm_calibration_cg_stale(const cgm_tuner_device *d, const cgm_gpu_o
 
 /* ------------------------------------- the database (database.c) --- */
 
-/* Opens the database at `path` for a step; flags as cgm_db_open's
- * (CGM_DB_CREATE: make it, as calibrate does; CGM_DB_READONLY). Without
- * CGM_DB_CREATE a missing file is CGM_EINPUT "no calibration yet: PATH does
- * not exist; run 'cgmodel calibrate' first": reading never creates a
+/* Opens the database at `path` for a step; flags as cgm_db_open's (CGM_DB_CREATE: make it, as
+ * calibrate does; CGM_DB_READONLY). Without CGM_DB_CREATE a missing file is CGM_EINPUT "no
+ * calibration yet: PATH does not exist; run 'cgmodel calibrate' first": reading never creates a
  * database. */
 CGM_API cgm_status cgm_open_database(const char *path, unsigned flags, cgm_db **db, cgm_error *err);
 
-/* db import: the calibration of a file `cgmodel db export` wrote (its
- * device, found or added, with its samples, fits and coefficients) added
- * in one transaction as calibration *id. CGM_EINPUT for a file that is no
- * export ("PATH:LINE: not JSON", "PATH: not a calibration ..."), a bad
- * entry ("PATH: fits[3]: ..."), or a calibration the database holds
- * already (of the same device, made at the same time): nothing added, and
- * no calibration there is ever touched. */
+/* db import: the calibration of a file `cgmodel db export` wrote (its device, found or added, with
+ * its samples, fits and coefficients) added in one transaction as calibration *id. CGM_EINPUT for a
+ * file that is no export ("PATH:LINE: not JSON", "PATH: not a calibration ..."), a bad entry
+ * ("PATH: fits[3]: ..."), or a calibration the database holds already (of the same device, made at
+ * the same time): nothing added, and no calibration there is ever touched. */
 CGM_API cgm_status cgm_db_import(cgm_db *db, const char *path, int64_t *id, cgm_error *err);
 
 /* Which calibration a picture (plot calibration, map) draws. */
@@ -140,23 +128,20 @@ typedef struct cgm_calibration_pick {
   int64_t device_id;      /* of CGM_PICK_DEVICE (cgmodel db list --json shows the ids) */
 } cgm_calibration_pick;
 
-/* The calibration p picks, in *id. CGM_EINPUT naming what was looked for
- * when there is none. */
+/* The calibration p picks, in *id. CGM_EINPUT naming what was looked for when there is none. */
 CGM_API cgm_status cgm_pick_calibration(cgm_db *db, const cgm_calibration_pick *p, int64_t *id,
                                         cgm_error *err);
 
 /* ---------------------------- one configuration, and its record --- */
 
-/* Predicted time per iteration of one configuration (NaN if the calibration
- * lacks a curve). */
+/* Predicted time per iteration of one configuration (NaN if the calibration lacks a curve). */
 CGM_API cgm_status cgm_predict_config(const cgm_csr *A, const cgm_features *f,
                                       const cgm_tuner_device *dev, const cgm_solve_opts *o,
                                       double *seconds, cgm_error *err);
 
-/* Whether reverse Cuthill-McKee pays for configuration o on device dev
- * over K = iterations (<= 0: cgm_iterations_estimate): RCM computed and
- * timed here (the cost), both numberings predicted (cgm_predict_config),
- * the choice by cgm_tuner_reorder. */
+/* Whether reverse Cuthill-McKee pays for configuration o on device dev over K = iterations (<= 0:
+ * cgm_iterations_estimate): RCM computed and timed here (the cost), both numberings predicted
+ * (cgm_predict_config), the choice by cgm_tuner_reorder. */
 CGM_API cgm_status cgm_reorder_decide(const cgm_csr *A, const cgm_features *f,
                                       const cgm_tuner_device *dev, const cgm_solve_opts *o,
                                       double iterations, cgm_reorder_advice *a, cgm_error *err);
@@ -186,4 +171,3 @@ CGM_API cgm_status cgm_matrix_paths(const char *dir_or_list, char ***paths, int 
 CGM_API void cgm_matrix_paths_free(char **paths, int count);
 
 CGM_END_DECLS
-#endif

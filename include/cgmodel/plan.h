@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* What one configuration builds: for a matrix and a configuration, what
- * every device holds (its segment of block rows, MBR layouts and padded
- * sizes, halo, exchanged elements, memory). The solver builds from a plan
- * and the tuner, model and maps count from the same plan, so a prediction
+/* What one configuration builds: for a matrix and a configuration, what every device holds (its
+ * segment of block rows, MBR layouts and padded sizes, halo, exchanged elements, memory). The
+ * solver builds from a plan and the tuner, model and maps count from the same plan, so a prediction
  * is about exactly what runs. */
-#ifndef CGMODEL_PLAN_H
-#define CGMODEL_PLAN_H
+#pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,10 +18,9 @@ CGM_BEGIN_DECLS
 
 /* ------------------------------------------------------- the layout --- */
 
-/* B_x for block size n on `gpus` GPUs: at N = 1 it doubles (to 8 at most)
- * while a row holds more than 16 entries a thread and one GPU's rows times
- * B_x stay within CGM_BX_THREADS (plan/layout.c); at N >= 2 B_x = 1. B_y
- * keeps one warp per slice. */
+/* B_x for block size n on `gpus` GPUs: at N = 1 it doubles (to 8 at most) while a row holds more
+ * than 16 entries a thread and one GPU's rows times B_x stay within CGM_BX_THREADS (plan/layout.c);
+ * at N >= 2 B_x = 1. B_y keeps one warp per slice. */
 #define CGM_BX_THREADS (1 << 20)
 CGM_API cgm_bcsr_params cgm_plan_layout_params(const cgm_csr *A, int n, int gpus);
 /* The same rule from the average scalar row length and the rows per GPU. */
@@ -36,9 +33,8 @@ CGM_API cgm_status cgm_plan_features(const cgm_csr *A, cgm_features *f, cgm_erro
 /* The same for the block sizes of `blocks` alone (bit i: cgm_block_sizes[i]). */
 CGM_API cgm_status cgm_plan_features_blocks(const cgm_csr *A, unsigned blocks, cgm_features *f,
                                             cgm_error *err);
-/* The version of what cgm_plan_features gives, kept with a cached matrix's
- * features (cache extra "features"): bump it when the features, their
- * struct or the layout rule change. */
+/* The version of what cgm_plan_features gives, kept with a cached matrix's features (cache extra
+ * "features"): bump it when the features, their struct or the layout rule change. */
 #define CGM_PLAN_FEATURES_VERSION 4u
 
 /* ------------------------------------------------------- the plan --- */
@@ -86,11 +82,10 @@ typedef struct cgm_plan_layout {
   int long_rows;
 } cgm_plan_layout;
 
-/* Block rows longer than this many blocks (our kernels on one GPU, or on
- * several with the halo exchange) leave the MBR layout, where one thread
- * walks a row, for one of their own read by a warp a block row: a
- * scale-free graph's hubs kept one warp walking long after the rest of the
- * GPU had finished (docs/perf.md, "Power-law rows"). */
+/* Block rows longer than this many blocks (our kernels on one GPU, or on several with the halo
+ * exchange) leave the MBR layout, where one thread walks a row, for one of their own read by a warp
+ * a block row: a scale-free graph's hubs kept one warp walking long after the rest of the GPU had
+ * finished (docs/perf.md, "Power-law rows"). */
 #define CGM_LONG_ROW 128
 /* Of those, rows longer than this many entries (blocks x N) are read by a
  * block of CGM_HUGE_ROW_THREADS threads, the others by a warp each. */
@@ -120,10 +115,9 @@ typedef struct cgm_plan_segment {
   int64_t v_len;        /* entries of the vector the SpMV gathers */
   int64_t sends;        /* halo: vector entries this device sends per iteration */
   int64_t device_bytes; /* memory it allocates (CUDA: device; CPU: host; cuSPARSE: device) */
-  /* Per element width: the 32-byte sectors of x its SpMV reads
-   * (cgm_block_features.x_sectors; 0: not counted), the long rows' share of
-   * them, how scattered its longest block row's reads are (cgm_row_scatter)
-   * and how much of that row's warp walks with it (cgm_warp_share). */
+  /* Per element width: the 32-byte sectors of x its SpMV reads (cgm_block_features.x_sectors; 0:
+   * not counted), the long rows' share of them, how scattered its longest block row's reads are
+   * (cgm_row_scatter) and how much of that row's warp walks with it (cgm_warp_share). */
   int64_t x_sectors[CGM_NSECTOR_WIDTHS];
   int64_t long_x_sectors[CGM_NSECTOR_WIDTHS];
   int32_t longest; /* the longest block row (global number; -1: none) */
@@ -149,10 +143,9 @@ typedef struct cgm_plan {
   cgm_plan_segment seg[CGM_MAX_GPUS];
 } cgm_plan;
 
-/* How scattered one block row's reads of x are at each element width (8,
- * then 4 bytes): of L blocks (columns bcols, ascending) touching `lines`
- * 128-byte lines, at least ceil(L N w / 128), (lines - least) / (L -
- * least): 0 in order, 1 when every step reads a line of its own. */
+/* How scattered one block row's reads of x are at each element width (8, then 4 bytes): of L blocks
+ * (columns bcols, ascending) touching `lines` 128-byte lines, at least ceil(L N w / 128), (lines -
+ * least) / (L - least): 0 in order, 1 when every step reads a line of its own. */
 CGM_API void cgm_row_scatter(const int32_t *bcols, int32_t L, int n,
                              double out[CGM_NSECTOR_WIDTHS]);
 
@@ -160,22 +153,19 @@ CGM_API void cgm_row_scatter(const int32_t *bcols, int32_t L, int n,
  * where a block row of N elements of w bytes is split over two threads
  * (N w > 32 and 2 N B_x <= 32: 8 x 8 fp64), at least 1. */
 CGM_API int cgm_warp_rows(int n, int bx, int width);
-/* The share of the longest block row's warp that walks with it: with the
- * walks (length / B_x) of the k = cgm_warp_rows longest (top, longest
- * first) summing to W and the longest's L, (W / L - 1) / (k - 1) (0 at k =
- * 1). */
+/* The share of the longest block row's warp that walks with it: with the walks (length / B_x) of
+ * the k = cgm_warp_rows longest (top, longest first) summing to W and the longest's L, (W / L - 1)
+ * / (k - 1) (0 at k = 1). */
 CGM_API double cgm_warp_share(const int32_t *top, int k, int bx);
 
-/* The plan of configuration o for A. CGM_EINPUT when it cannot exist (a bad
- * block size or layout, more GPUs than block rows, G > CGM_MAX_GPUS, several
- * GPUs off the CUDA backend). */
+/* The plan of configuration o for A. CGM_EINPUT when it cannot exist (a bad block size or layout,
+ * more GPUs than block rows, G > CGM_MAX_GPUS, several GPUs off the CUDA backend). */
 CGM_API cgm_status cgm_plan_make(const cgm_csr *A, const cgm_plan_opts *o, cgm_plan *p,
                                  cgm_error *err);
 
-/* The plan of a CSR already in one GPU's memory (cgm_solve_device), laid
- * out there at block size 1 (o: CUDA, one GPU, N = 1): one segment, the
- * layouts uncounted (the GPU's build counts and checks them), the memory
- * of the vectors alone. */
+/* The plan of a CSR already in one GPU's memory (cgm_solve_device), laid out there at block size 1
+ * (o: CUDA, one GPU, N = 1): one segment, the layouts uncounted (the GPU's build counts and checks
+ * them), the memory of the vectors alone. */
 CGM_API cgm_status cgm_plan_device_csr(int32_t nrows, int64_t nnz, const cgm_plan_opts *o,
                                        cgm_plan *p, cgm_error *err);
 
@@ -188,15 +178,13 @@ CGM_API void cgm_plan_pattern_free(cgm_plan_pattern *pt);
 CGM_API cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts *o,
                                          cgm_plan *p, cgm_error *err);
 
-/* A matrix the speed-up maps assume (the paper's Fig. 8): x rows, e stored
- * elements in dense N x N blocks spread evenly, no padding, cut into
- * `gpus` equal segments that exchange the whole vector; with the halo
- * exchange a band: row i reads the rows within (e / x - 1) / 2 of it. */
+/* A matrix the speed-up maps assume (the paper's Fig. 8): x rows, e stored elements in dense N x N
+ * blocks spread evenly, no padding, cut into `gpus` equal segments that exchange the whole vector;
+ * with the halo exchange a band: row i reads the rows within (e / x - 1) / 2 of it. */
 CGM_API cgm_status cgm_plan_uniform(double x, double e, const cgm_plan_opts *o, cgm_plan *p,
                                     cgm_error *err);
 
-/* The same plan in another precision: only the memory and the values'
- * storage change. */
+/* The same plan in another precision: only the memory and the values' storage change. */
 CGM_API void cgm_plan_set_precision(cgm_plan *p, cgm_precision prec);
 
 /* Whether a CUDA solve of this plan may build its layout on the GPU from
@@ -212,4 +200,3 @@ CGM_API int64_t cgm_vec_len(int64_t n);
 #define CGM_DEVICE_SCRATCH_BYTES (1 << 20)
 
 CGM_END_DECLS
-#endif

@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The pictures, drawn by gnuplot: the paper's Figs. 5-7 (calibration
- * samples and fits), Fig. 8 (performance and speed-up maps) and Fig. 10 /
- * Table 6 (predicted against measured time per iteration). Every picture
- * FILE.png (or .svg) comes with its data, FILE-<what>.dat, and the script
- * that drew it, FILE.gp (variables, then the template plots/<picture>.gp):
- * `cd DIR && gnuplot FILE.gp` draws it again. */
-#ifndef CGMODEL_PLOTS_H
-#define CGMODEL_PLOTS_H
+/* The pictures, drawn by gnuplot: the paper's Figs. 5-7 (calibration samples and fits), Fig. 8
+ * (performance and speed-up maps) and Fig. 10 / Table 6 (predicted against measured time per
+ * iteration). Every picture FILE.png (or .svg) comes with its data, FILE-<what>.dat, and the script
+ * that drew it, FILE.gp (variables, then the template plots/<picture>.gp): `cd DIR && gnuplot
+ * FILE.gp` draws it again. */
+#pragma once
 
 #include "cgmodel/export.h"
 
@@ -46,9 +44,8 @@ typedef struct cgm_plot_files {
 /* The format of an output name by its extension (.png, .svg, any case). */
 CGM_API cgm_status cgm_plot_format_of(const char *path, cgm_plot_format *fmt, cgm_error *err);
 
-/* True when drawing the picture `out` would write the file `path`: the
- * picture, its script or one of the data files a picture may have is the
- * same file (cgm_path_aliases). */
+/* True when drawing the picture `out` would write the file `path`: the picture, its script or one
+ * of the data files a picture may have is the same file (cgm_path_aliases). */
 CGM_API bool cgm_plot_writes(const char *out, const char *path);
 
 /* The full path of gnuplot found in search_path (as $PATH; NULL or empty:
@@ -64,11 +61,10 @@ typedef struct cgm_calplot_opts {
   int gpus;      /* the GPU count of the transfers panel; 0: the largest measured */
 } cgm_calplot_opts;
 
-/* The samples of calibration `cal_id` (GB/s over m) and their converged
- * Eq. 3 fits, a panel per kernel family with data (loads, CG vector
- * kernels, SpMV per block size, transfers). Data: FILE-samples.dat,
- * FILE-curves.dat, FILE-fits.dat. CGM_EINPUT when the calibration has no
- * samples of the precision. */
+/* The samples of calibration `cal_id` (GB/s over m) and their converged Eq. 3 fits, a panel per
+ * kernel family with data (loads, CG vector kernels, SpMV per block size, transfers). Data:
+ * FILE-samples.dat, FILE-curves.dat, FILE-fits.dat. CGM_EINPUT when the calibration has no samples
+ * of the precision. */
 CGM_API cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_opts *co,
                                         const cgm_plot_opts *o, cgm_plot_files *files,
                                         cgm_error *err);
@@ -97,13 +93,12 @@ typedef struct cgm_map_opts {
   int nmarks;
 } cgm_map_opts;
 
-/* Fig. 8 for one calibrated device: predicted raw performance (Eqs. 6-7, T
- * the refined model's on cgm_plan_uniform) on one device and on G, and the
- * speed-up T_1 / T_G, over x and e between the diagonal and dense
- * matrices; with G = 1 or without G's curves the one-device panel alone
- * (files->note says why). Data: FILE-grid.dat, FILE-contour.dat (S = 1),
- * FILE-isolines.dat, FILE-isolabels.dat, FILE-marks.dat. CGM_EINPUT when
- * the device has no curves for the block size and precision. */
+/* Fig. 8 for one calibrated device: predicted raw performance (Eqs. 6-7, T the refined model's on
+ * cgm_plan_uniform) on one device and on G, and the speed-up T_1 / T_G, over x and e between the
+ * diagonal and dense matrices; with G = 1 or without G's curves the one-device panel alone
+ * (files->note says why). Data: FILE-grid.dat, FILE-contour.dat (S = 1), FILE-isolines.dat,
+ * FILE-isolabels.dat, FILE-marks.dat. CGM_EINPUT when the device has no curves for the block size
+ * and precision. */
 CGM_API cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo,
                                 const cgm_plot_opts *o, cgm_plot_files *files, cgm_error *err);
 
@@ -114,13 +109,11 @@ typedef struct cgm_accplot_opts {
   int label_worst;        /* label the K points of largest relative error with their matrix */
 } cgm_accplot_opts;
 
-/* Predicted against measured time per iteration of every solve in the
- * database with a prediction, log-log with y = x: a colour per block size,
- * a marker per backend, precision and GPU count, each keyed with its count
- * and average relative error. Data: FILE-solves.dat, FILE-worst.dat.
+/* Predicted against measured time per iteration of every solve in the database with a prediction,
+ * log-log with y = x: a colour per block size, a marker per backend, precision and GPU count, each
+ * keyed with its count and average relative error. Data: FILE-solves.dat, FILE-worst.dat.
  * CGM_EINPUT when no solve has a prediction. ao may be NULL. */
 CGM_API cgm_status cgm_plot_accuracy(cgm_db *db, const cgm_accplot_opts *ao, const cgm_plot_opts *o,
                                      cgm_plot_files *files, cgm_error *err);
 
 CGM_END_DECLS
-#endif

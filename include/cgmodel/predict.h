@@ -2,8 +2,7 @@
 /* `cgmodel predict`: every configuration of the calibrated devices for one
  * matrix, timed by the model, and the tuner's choice; and the choice
  * `solve --auto` makes among this machine's devices. */
-#ifndef CGMODEL_PREDICT_H
-#define CGMODEL_PREDICT_H
+#pragma once
 
 #include <stdbool.h>
 
@@ -44,11 +43,10 @@ typedef struct cgm_predict_report {
   cgm_reorder_advice reorder; /* cgm_reorder_decide (not for the cuSPARSE baseline) */
 } cgm_predict_report;
 
-/* Every configuration of the calibrated devices for one matrix, timed by
- * the model, and the tuner's choice (cgm_tuner_candidates,
- * cgm_tuner_choose). CGM_EINPUT when the database holds no calibration of
- * the devices asked for; a choice of -1 is a result, not an error. Free
- * the report with cgm_predict_report_free, also after an error. */
+/* Every configuration of the calibrated devices for one matrix, timed by the model, and the tuner's
+ * choice (cgm_tuner_candidates, cgm_tuner_choose). CGM_EINPUT when the database holds no
+ * calibration of the devices asked for; a choice of -1 is a result, not an error. Free the report
+ * with cgm_predict_report_free, also after an error. */
 CGM_API cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report *r,
                                cgm_error *err);
 CGM_API void cgm_predict_report_free(cgm_predict_report *r);
@@ -73,9 +71,8 @@ typedef struct cgm_autotune_opts {
    * block, or given): the same preconditioner, so the same iterations, at
    * every block size N; cuSPARSE (Jacobi only) is then no candidate. */
   bool block_jacobi;
-  /* The tuner's plans of A when already counted (cgm_tuner_plans, kept
-   * beside the matrix's cache entry): priced, A's pattern not walked again;
-   * NULL: counted here. */
+  /* The tuner's plans of A when already counted (cgm_tuner_plans, kept beside the matrix's cache
+   * entry): priced, A's pattern not walked again; NULL: counted here. */
   const cgm_tuner_plan *plans;
   int nplans;
 } cgm_autotune_opts;
@@ -87,17 +84,15 @@ typedef struct cgm_autotune_result {
   char why[512];        /* the choice and why (cgm_tuner_choose), or why none */
 } cgm_autotune_result;
 
-/* The tuner's choice among this machine's calibrated devices (cgm_host_match
- * over devs: the CPU and GPU 0's model, with at most the GPUs present), over
- * the halo and p2p exchanges, the cuSPARSE baseline and the precisions
- * allowed. When one is chosen, o's backend, precision, layout (the
- * configuration's B_x), GPU count and exchange are set to it; its other
- * fields (tolerance, threads, GPU options) are left as given. Errors are
- * failures of the tuner itself (memory); no choice is r->chosen false. */
+/* The tuner's choice among this machine's calibrated devices (cgm_host_match over devs: the CPU and
+ * GPU 0's model, with at most the GPUs present), over the halo and p2p exchanges, the cuSPARSE
+ * baseline and the precisions allowed. When one is chosen, o's backend, precision, layout (the
+ * configuration's B_x), GPU count and exchange are set to it; its other fields (tolerance, threads,
+ * GPU options) are left as given. Errors are failures of the tuner itself (memory); no choice is
+ * r->chosen false. */
 CGM_API cgm_status cgm_autotune(const cgm_csr *A, const cgm_features *f,
                                 const cgm_tuner_device *devs, int ndev, const cgm_host *host,
                                 const cgm_autotune_opts *c, cgm_solve_opts *o,
                                 cgm_autotune_result *r, cgm_error *err);
 
 CGM_END_DECLS
-#endif

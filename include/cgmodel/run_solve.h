@@ -91,14 +91,12 @@ typedef struct cgm_solve_report {
   cgm_dist_info dist; /* the MPI solve's partition and halo (dist.ranks 0: none) */
 } cgm_solve_report;
 
-/* What `cgmodel solve` does end to end: reads A and b (or b = A * ones),
- * and, when a database is there to predict or record into (or autotune
- * needs it), the features, the devices' calibrations and the prediction of
- * the configuration run (after autotune's choice); then the solve, and its
- * record. CGM_OK: converged; CGM_ENOCONV: solved without converging (the
- * report is complete, err says why); other codes: nothing solved (r->solved
- * false). Free the report with cgm_solve_report_free, also after an
- * error. */
+/* What `cgmodel solve` does end to end: reads A and b (or b = A * ones), and, when a database is
+ * there to predict or record into (or autotune needs it), the features, the devices' calibrations
+ * and the prediction of the configuration run (after autotune's choice); then the solve, and its
+ * record. CGM_OK: converged; CGM_ENOCONV: solved without converging (the report is complete, err
+ * says why); other codes: nothing solved (r->solved false). Free the report with
+ * cgm_solve_report_free, also after an error. */
 CGM_API cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_error *err);
 CGM_API void cgm_solve_report_free(cgm_solve_report *r);
 

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* One measured throughput point of a kernel: what the microbenchmarks
  * produce, the database stores and the fitter reads. */
-#ifndef CGMODEL_SAMPLE_H
-#define CGMODEL_SAMPLE_H
+#pragma once
 
 #include <stdbool.h>
 
@@ -40,4 +39,3 @@ static inline double cgm_sample_gbps(const cgm_sample *s) {
 }
 
 CGM_END_DECLS
-#endif

@@ -33,9 +33,8 @@ typedef struct cgm_gpu_opts {
 /* The defaults: every refinement on, the single-reduction CG. */
 CGM_API cgm_gpu_opts cgm_gpu_opts_default(void);
 
-/* The largest b in [2, maxb] such that A is made of dense aligned b x b
- * blocks (the unknowns of a node, as PETSc's matrix block size); 1 when
- * there is none. */
+/* The largest b in [2, maxb] such that A is made of dense aligned b x b blocks (the unknowns of a
+ * node, as PETSc's matrix block size); 1 when there is none. */
 CGM_API int cgm_csr_point_block(const cgm_csr *A, int maxb);
 
 typedef struct cgm_solve_opts {
@@ -58,10 +57,9 @@ typedef struct cgm_solve_opts {
   void (*monitor)(void *ctx, int iteration, double relative_residual);
   void *monitor_ctx;
   int monitor_every;
-  /* With monitor: host memory for nrows doubles holding the iterate x_k
-   * (A's numbering, b's scale; mixed: x_hi + x) at every call. A GPU solve
-   * then queues each batch of iterations after the check of the one before
-   * (single and mixed then replace their residual a batch earlier) and
+  /* With monitor: host memory for nrows doubles holding the iterate x_k (A's numbering, b's scale;
+   * mixed: x_hi + x) at every call. A GPU solve then queues each batch of iterations after the
+   * check of the one before (single and mixed then replace their residual a batch earlier) and
    * downloads x there. NULL: none. */
   double *monitor_x;
   /* Reorder the unknowns before the solve (the solution comes back in the
@@ -80,9 +78,8 @@ typedef struct cgm_solve_opts {
   bool settled;
 } cgm_solve_opts;
 
-/* Settles o once, at the entry point of a solve of A: checks every field
- * (CGM_EINPUT naming the request's key) and fills in every default; a NULL
- * A fills what does not depend on a matrix. */
+/* Settles o once, at the entry point of a solve of A: checks every field (CGM_EINPUT naming the
+ * request's key) and fills in every default; a NULL A fills what does not depend on a matrix. */
 CGM_API cgm_status cgm_solve_opts_settle(cgm_solve_opts *o, const cgm_csr *A, cgm_error *err);
 
 /* Block-Jacobi's block apart from the layout: o->precond_block when > 0,
@@ -138,10 +135,9 @@ typedef struct cgm_solve_result {
   double value_bytes, index_bytes, iter_bytes;
 } cgm_solve_result;
 
-/* Solves A x = b, x the initial guess on entry and the solution on return.
- * CGM_OK when converged, CGM_ENOCONV (res filled in) at maxiter or a
- * breakdown, CGM_EINPUT for bad input, CGM_ERUNTIME for device failures.
- * CUDA solves run one at a time in a process. */
+/* Solves A x = b, x the initial guess on entry and the solution on return. CGM_OK when converged,
+ * CGM_ENOCONV (res filled in) at maxiter or a breakdown, CGM_EINPUT for bad input, CGM_ERUNTIME for
+ * device failures. CUDA solves run one at a time in a process. */
 CGM_API cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_solve_opts *o,
                              cgm_solve_result *res, cgm_error *err);
 /* What cgm_solve checks of A before iterating, with the same messages
@@ -150,10 +146,9 @@ CGM_API cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err);
 
 /* ------------------------------------------------ A matrix on a GPU --- */
 
-/* cgm_solve for A, b and x in A->device's memory: our CUDA kernels on that
- * GPU over the layout of block size 1 built there. Checks, tolerance,
- * fallback and result as cgm_solve's (no Lanczos recheck of a breakdown).
- * backend cuda, gpus 1, layout.n 1, Jacobi, reorder none or auto. */
+/* cgm_solve for A, b and x in A->device's memory: our CUDA kernels on that GPU over the layout of
+ * block size 1 built there. Checks, tolerance, fallback and result as cgm_solve's (no Lanczos
+ * recheck of a breakdown). backend cuda, gpus 1, layout.n 1, Jacobi, reorder none or auto. */
 CGM_API cgm_status cgm_solve_device(const cgm_csr_device *A, const double *b, double *x,
                                     const cgm_solve_opts *o, cgm_solve_result *res, cgm_error *err);
 
@@ -161,9 +156,8 @@ CGM_API cgm_status cgm_solve_device(const cgm_csr_device *A, const double *b, do
 
 /* CUDA devices usable by this build (0 without a GPU or in a CPU build). */
 CGM_API int cgm_cuda_device_count(void);
-/* Creates the CUDA context on devices 0 .. count - 1 (0.1-0.3 s each), for
- * a thread of its own while the matrix is read; errors are left to the
- * solve. */
+/* Creates the CUDA context on devices 0 .. count - 1 (0.1-0.3 s each), for a thread of its own
+ * while the matrix is read; errors are left to the solve. */
 CGM_API void cgm_cuda_warm_up(int count);
 /* True when this library was built with the CUDA backend. */
 CGM_API bool cgm_have_cuda_build(void);

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Sparse matrices: Matrix Market I/O, CSR, the BCSR multiple-block-row (MBR)
- * layout of Verschoor & Jalba (2012), Sec. 3.3-3.7, matrix features and
- * synthetic generators. Nothing here knows about GPUs, configurations or
- * the database. */
-#ifndef CGMODEL_SPARSE_H
-#define CGMODEL_SPARSE_H
+/* Sparse matrices: Matrix Market I/O, CSR, the BCSR multiple-block-row (MBR) layout of Verschoor &
+ * Jalba (2012), Sec. 3.3-3.7, matrix features and synthetic generators. Nothing here knows about
+ * GPUs, configurations or the database. */
+#pragma once
 
 #include "cgmodel/export.h"
 
@@ -19,9 +17,8 @@ CGM_BEGIN_DECLS
 
 /* ---------------------------------------------------------------- CSR --- */
 
-/* Compressed sparse row, 0-based, columns sorted and unique within a row.
- * Row and column counts fit in int32 (the GPU kernels index with int32);
- * offsets into the nonzeros are int64. */
+/* Compressed sparse row, 0-based, columns sorted and unique within a row. Row and column counts fit
+ * in int32 (the GPU kernels index with int32); offsets into the nonzeros are int64. */
 typedef struct cgm_csr {
   int32_t nrows, ncols;
   int64_t nnz;
@@ -41,10 +38,9 @@ CGM_API void cgm_csr_diagonal(const cgm_csr *A, double *d);
 /* Returns true when A equals its transpose as a matrix: values compared,
  * a missing entry being 0 (an explicit zero needs no mirror). */
 CGM_API bool cgm_csr_is_symmetric(const cgm_csr *A);
-/* Checks a CSR made elsewhere (a binding's arrays) before anything reads it:
- * sizes >= 0, rowptr starting at 0, non-decreasing and ending at nnz,
- * columns in range and strictly increasing within each row. CGM_EINPUT
- * names the first row at fault; values are the solver's to check. */
+/* Checks a CSR made elsewhere (a binding's arrays) before anything reads it: sizes >= 0, rowptr
+ * starting at 0, non-decreasing and ending at nnz, columns in range and strictly increasing within
+ * each row. CGM_EINPUT names the first row at fault; values are the solver's to check. */
 CGM_API cgm_status cgm_csr_check(const cgm_csr *A, cgm_error *err);
 /* Builds a CSR from coordinate triplets: sorts, sums duplicates (counted in
  * *ndup if non-NULL). Indices must be in range (checked by the caller). */
@@ -79,10 +75,9 @@ typedef struct cgm_mm_info {
   bool sorted; /* read by the sorted path (cgm_mm_read_opts.general_only) */
 } cgm_mm_info;
 
-/* Reads a coordinate matrix (real | integer | pattern; general | symmetric,
- * the mirrored half expanded) into CSR. Duplicate entries are summed.
- * Errors name the file and the line. info may be NULL. Parallel (OpenMP's
- * default thread count); a gzip file is read directly. */
+/* Reads a coordinate matrix (real | integer | pattern; general | symmetric, the mirrored half
+ * expanded) into CSR. Duplicate entries are summed. Errors name the file and the line. info may be
+ * NULL. Parallel (OpenMP's default thread count); a gzip file is read directly. */
 CGM_API cgm_status cgm_mm_read_csr(const char *path, cgm_csr *A, cgm_mm_info *info, cgm_error *err);
 
 /* Reads a dense vector: `array real|integer general` with one column, or a
@@ -108,9 +103,8 @@ CGM_API cgm_status cgm_mm_read_csr_opts(const char *path, const cgm_mm_read_opts
                                         cgm_mm_info *info, cgm_error *err);
 CGM_API cgm_status cgm_mm_read_vector_opts(const char *path, const cgm_mm_read_opts *opts,
                                            double **v, int32_t *n, cgm_error *err);
-/* Whether this build reads gzip-compressed files (recognised by their first
- * bytes, whatever their name); without zlib they are refused with a message
- * saying so. */
+/* Whether this build reads gzip-compressed files (recognised by their first bytes, whatever their
+ * name); without zlib they are refused with a message saying so. */
 CGM_API bool cgm_mm_have_gzip(void);
 
 /* Writes A as `coordinate real general` (or symmetric lower half if
@@ -167,10 +161,9 @@ typedef struct cgm_bcsr {
   int32_t *brow_len;      /* brow_span: blocks of each block row, by its brow number */
 } cgm_bcsr;
 
-/* A layout's values as stored (docs/perf.md, "Storage formats"): in the
- * arithmetic's type; in float, widened on load; or none, a code in each
- * column index's spare high bits picking one of the matrix's few distinct
- * values (block size 1; the padding's 0 among them). */
+/* A layout's values as stored (docs/perf.md, "Storage formats"): in the arithmetic's type; in
+ * float, widened on load; or none, a code in each column index's spare high bits picking one of the
+ * matrix's few distinct values (block size 1; the padding's 0 among them). */
 typedef enum { CGM_VALUES_FULL = 0, CGM_VALUES_F32 = 1, CGM_VALUES_DICT = 2 } cgm_values;
 #define CGM_DICT_MAX 16
 typedef struct cgm_value_set {
@@ -180,11 +173,10 @@ typedef struct cgm_value_set {
   int shift;  /* DICT: bits of a column; the code sits above them */
   double dict[CGM_DICT_MAX];
 } cgm_value_set;
-/* The format `storage` gives the values val[0..nnz) of a layout of block
- * size n and nbcols block columns in arithmetic prec: full unless double;
- * compact: DICT where it fits, else F32; auto: compact where exact and the
- * full values and columns pass CGM_COMPACT_MIN_BYTES (below, a cache holds
- * them and DICT's lookup costs more than it saves: docs/perf.md). */
+/* The format `storage` gives the values val[0..nnz) of a layout of block size n and nbcols block
+ * columns in arithmetic prec: full unless double; compact: DICT where it fits, else F32; auto:
+ * compact where exact and the full values and columns pass CGM_COMPACT_MIN_BYTES (below, a cache
+ * holds them and DICT's lookup costs more than it saves: docs/perf.md). */
 #define CGM_COMPACT_MIN_BYTES (16.0 * 1048576.0)
 CGM_API cgm_value_set cgm_values_choose(const double *val, int64_t nnz, int n, int32_t nbcols,
                                         cgm_storage storage, cgm_precision prec);
@@ -210,9 +202,8 @@ CGM_API const char *cgm_values_name(cgm_values fmt);
 CGM_API cgm_status cgm_bcsr_build(const cgm_csr *A, int32_t brow_begin, int32_t brow_end,
                                   cgm_bcsr_params p, cgm_bcsr *B, cgm_error *err);
 CGM_API void cgm_bcsr_free(cgm_bcsr *B);
-/* Counts the blocks of block rows [brow_begin, brow_end) without building
- * the layout: stored blocks, blocks after MBR padding, longest block row.
- * Any output pointer may be NULL. */
+/* Counts the blocks of block rows [brow_begin, brow_end) without building the layout: stored
+ * blocks, blocks after MBR padding, longest block row. Any output pointer may be NULL. */
 CGM_API cgm_status cgm_bcsr_count(const cgm_csr *A, int32_t brow_begin, int32_t brow_end,
                                   cgm_bcsr_params p, int64_t *nblocks, int64_t *nblocks_padded,
                                   int32_t *max_row_blocks, cgm_error *err);
@@ -254,10 +245,9 @@ typedef struct cgm_features {
   cgm_block_features block[CGM_NBLOCKSIZES];
 } cgm_features;
 
-/* The features of A; each block size's padded counts are those of the
- * layout layouts[i] (block size cgm_block_sizes[i]; NULL: the default
- * parameters, B_x = 1). cgm_plan_features gives the layout the solver
- * builds. */
+/* The features of A; each block size's padded counts are those of the layout layouts[i] (block size
+ * cgm_block_sizes[i]; NULL: the default parameters, B_x = 1). cgm_plan_features gives the layout
+ * the solver builds. */
 CGM_API cgm_status cgm_features_compute(const cgm_csr *A, const cgm_bcsr_params *layouts,
                                         cgm_features *f, cgm_error *err);
 /* The same for the block sizes of `blocks` alone (bit i: cgm_block_sizes[i]);
@@ -273,16 +263,14 @@ CGM_API cgm_status cgm_features_compute_blocks(const cgm_csr *A, const cgm_bcsr_
  * sorted. CGM_EINPUT when A is not square or perm is not a permutation. */
 CGM_API cgm_status cgm_csr_permute(const cgm_csr *A, const int32_t *perm, cgm_csr *B,
                                    cgm_error *err);
-/* Reverse Cuthill-McKee of A's pattern (taken as symmetric): each connected
- * component from a pseudo-peripheral node (George-Liu), breadth first with
- * neighbours by increasing degree, the whole order reversed. perm has
- * nrows entries. O(nnz) per search, a few searches per component. */
+/* Reverse Cuthill-McKee of A's pattern (taken as symmetric): each connected component from a
+ * pseudo-peripheral node (George-Liu), breadth first with neighbours by increasing degree, the
+ * whole order reversed. perm has nrows entries. O(nnz) per search, a few searches per component. */
 CGM_API cgm_status cgm_rcm(const cgm_csr *A, int32_t *perm, cgm_error *err);
 /* max |i - j| over the stored entries. */
 CGM_API int64_t cgm_csr_bandwidth(const cgm_csr *A);
-/* A numbering shuffled inside consecutive windows of `window` entries
- * (<= 1: the identity; >= n: a uniformly random permutation), deterministic
- * in seed: the locality sweep's numberings. */
+/* A numbering shuffled inside consecutive windows of `window` entries (<= 1: the identity; >= n: a
+ * uniformly random permutation), deterministic in seed: the locality sweep's numberings. */
 CGM_API void cgm_perm_shuffle(int32_t n, int32_t window, uint64_t seed, int32_t *perm);
 
 /* ---------------------------------------------------------- Generators --- */
@@ -304,23 +292,20 @@ CGM_API cgm_status cgm_gen_elasticity3d(int32_t n, cgm_csr *A, cgm_error *err);
 CGM_API cgm_status cgm_gen_random_spd(int32_t n, double avg, cgm_rowdist dist, double alpha,
                                       int32_t maxlen, uint64_t seed, cgm_csr *A, cgm_error *err);
 
-/* The arrow: a tridiagonal of n rows (2 + 2/64 on the diagonal, -1 beside)
- * whose row and column 0 also touch columns 2 .. len - 1 (1/64 each): one
- * row of len entries; SPD (strictly diagonally dominant) with a condition
- * number near 129. 1 <= len <= n. */
+/* The arrow: a tridiagonal of n rows (2 + 2/64 on the diagonal, -1 beside) whose row and column 0
+ * also touch columns 2 .. len - 1 (1/64 each): one row of len entries; SPD (strictly diagonally
+ * dominant) with a condition number near 129. 1 <= len <= n. */
 CGM_API cgm_status cgm_gen_arrow(int32_t n, int32_t len, cgm_csr *A, cgm_error *err);
-/* The scattered arrow: the same, but row 0's len - 2 entries beyond the
- * tridiagonal are at distinct random multiples of `unit` (>= 2), so that
- * at block size N = unit its longest block row reads a block of x far from
- * the last one at every step (the plain arrow's reads x in order).
+/* The scattered arrow: the same, but row 0's len - 2 entries beyond the tridiagonal are at distinct
+ * random multiples of `unit` (>= 2), so that at block size N = unit its longest block row reads a
+ * block of x far from the last one at every step (the plain arrow's reads x in order).
  * Deterministic in seed. */
 CGM_API cgm_status cgm_gen_arrow_scattered(int32_t n, int32_t len, int32_t unit, uint64_t seed,
                                            cgm_csr *A, cgm_error *err);
 
-/* The band: every row i touches columns i - h .. i + h (clipped at the
- * edges): -1 beside the diagonal, -c/h farther, 2 + 2c + 2 (h - 1) c/h on
- * it (c = 1/64); SPD (strictly diagonally dominant) with a condition number
- * under 131. 1 <= h < n. */
+/* The band: every row i touches columns i - h .. i + h (clipped at the edges): -1 beside the
+ * diagonal, -c/h farther, 2 + 2c + 2 (h - 1) c/h on it (c = 1/64); SPD (strictly diagonally
+ * dominant) with a condition number under 131. 1 <= h < n. */
 CGM_API cgm_status cgm_gen_band(int32_t n, int32_t h, cgm_csr *A, cgm_error *err);
 
 /* The Kronecker sum A (+) T_k = A (x) I_k + I (x) T_k of a square A with
@@ -329,19 +314,16 @@ CGM_API cgm_status cgm_gen_band(int32_t n, int32_t h, cgm_csr *A, cgm_error *err
 CGM_API cgm_status cgm_gen_kron_sum(const cgm_csr *A, int32_t k, cgm_csr *B, cgm_error *err);
 
 typedef enum { CGM_NUMBERING_SORTED, CGM_NUMBERING_RANDOM } cgm_numbering;
-/* A random geometric mesh: `points` points uniform in the unit cube, each
- * joined to its k nearest neighbours (the graph symmetrised), 3 unknowns a
- * point; every edge adds a spring block K = d d^T + I / 4 (d the unit
- * direction) as [K -K; -K K], and the diagonal gets a shift of 1e-2:
- * symmetric positive definite by construction. Points are numbered by
- * their cell of a grid (sorted: neighbours get near numbers) or at random.
- * Deterministic in seed. */
+/* A random geometric mesh: `points` points uniform in the unit cube, each joined to its k nearest
+ * neighbours (the graph symmetrised), 3 unknowns a point; every edge adds a spring block K = d d^T
+ * + I / 4 (d the unit direction) as [K -K; -K K], and the diagonal gets a shift of 1e-2: symmetric
+ * positive definite by construction. Points are numbered by their cell of a grid (sorted:
+ * neighbours get near numbers) or at random. Deterministic in seed. */
 CGM_API cgm_status cgm_gen_mesh3d(int32_t points, int k, cgm_numbering numbering, uint64_t seed,
                                   cgm_csr *A, cgm_error *err);
-/* The same with varying stiffness: the cube in 4 x 4 x 4 regions, each of
- * coefficient 10^(t log10 contrast), t uniform in [0, 1] from the seed; an
- * edge's springs scaled by the harmonic mean of its ends' coefficients.
- * contrast in [1, 1e15]; 1 is cgm_gen_mesh3d. */
+/* The same with varying stiffness: the cube in 4 x 4 x 4 regions, each of coefficient 10^(t log10
+ * contrast), t uniform in [0, 1] from the seed; an edge's springs scaled by the harmonic mean of
+ * its ends' coefficients. contrast in [1, 1e15]; 1 is cgm_gen_mesh3d. */
 CGM_API cgm_status cgm_gen_mesh3d_coef(int32_t points, int k, cgm_numbering numbering,
                                        uint64_t seed, double contrast, cgm_csr *A, cgm_error *err);
 
@@ -349,4 +331,3 @@ CGM_API cgm_status cgm_gen_mesh3d_coef(int32_t points, int k, cgm_numbering numb
 CGM_API cgm_status cgm_gen_kron(const cgm_csr *P, int n, cgm_csr *A, cgm_error *err);
 
 CGM_END_DECLS
-#endif

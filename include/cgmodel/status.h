@@ -4,8 +4,7 @@
  * Library functions never print and never exit: they return a cgm_status and,
  * when an error object is given, fill it with a message the CLI shows as is.
  * The numeric values are the CLI's exit codes (docs/cli.md). */
-#ifndef CGMODEL_STATUS_H
-#define CGMODEL_STATUS_H
+#pragma once
 
 #include "cgmodel/export.h"
 
@@ -26,18 +25,10 @@ typedef struct cgm_error {
 } cgm_error;
 
 /* Sets *err (if non-NULL) to code and a printf-style message; returns code. */
-CGM_API cgm_status cgm_fail(cgm_error *err, cgm_status code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+CGM_API cgm_status cgm_fail(cgm_error *err, cgm_status code, const char *fmt, ...) CGM_PRINTF(3, 4);
 
 /* Prefix the message already in *err with more context ("file.mtx: ..."). */
-CGM_API void cgm_error_prefix(cgm_error *err, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+CGM_API void cgm_error_prefix(cgm_error *err, const char *fmt, ...) CGM_PRINTF(2, 3);
 
 CGM_API void cgm_error_clear(cgm_error *err);
 
@@ -45,4 +36,3 @@ CGM_API void cgm_error_clear(cgm_error *err);
 CGM_API const char *cgm_version(void);
 
 CGM_END_DECLS
-#endif

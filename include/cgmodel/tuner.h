@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The search over configurations: every block size x GPU count x precision x
- * backend (and exchange mode on several GPUs) of the calibrated devices,
- * each timed by the model on its plan and checked against device memory;
- * the fastest wins, ties go to fewer GPUs. */
-#ifndef CGMODEL_TUNER_H
-#define CGMODEL_TUNER_H
+/* The search over configurations: every block size x GPU count x precision x backend (and exchange
+ * mode on several GPUs) of the calibrated devices, each timed by the model on its plan and checked
+ * against device memory; the fastest wins, ties go to fewer GPUs. */
+#pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -94,10 +92,9 @@ CGM_API cgm_tuner_opts cgm_tuner_opts_default(void);
 CGM_API void cgm_tuner_what_if(cgm_tuner_device *d, int gpus, int present,
                                const cgm_tuner_device *prof, const char *name);
 
-/* The plan a candidate is timed on, counted from A's block pattern: it
- * depends on the matrix and the configuration alone, not on any
- * calibration, so a caller may keep it (beside the matrix's cache entry)
- * and price it anew against another calibration. */
+/* The plan a candidate is timed on, counted from A's block pattern: it depends on the matrix and
+ * the configuration alone, not on any calibration, so a caller may keep it (beside the matrix's
+ * cache entry) and price it anew against another calibration. */
 typedef struct cgm_tuner_plan {
   cgm_plan plan;     /* our CUDA kernels' (block size, GPUs and exchange in plan.o) */
   bool cpu_split;    /* one GPU's plan puts long rows apart; the CPU's, in cpu_plan, does not */
@@ -128,9 +125,8 @@ CGM_API cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
  * H100 measured 0.76-3.4 (validate --total 1e-8, 35 matrices). */
 #define CGM_MIXED_MARGIN 0.10
 
-/* The candidate with the least predicted total time (setup + K iterations)
- * that fits (ties within 1% go to fewer GPUs, then to the CPU); -1 when
- * none. `why` gets one line of explanation. */
+/* The candidate with the least predicted total time (setup + K iterations) that fits (ties within
+ * 1% go to fewer GPUs, then to the CPU); -1 when none. `why` gets one line of explanation. */
 CGM_API int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *devs,
                              char *why, size_t nwhy);
 
@@ -160,4 +156,3 @@ typedef struct cgm_reorder_advice {
 CGM_API void cgm_tuner_reorder(cgm_reorder_advice *a);
 
 CGM_END_DECLS
-#endif

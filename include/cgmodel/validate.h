@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* `cgmodel validate`: the paper's Table 6 on this machine, and the
- * tuner's regret. */
-#ifndef CGMODEL_VALIDATE_H
-#define CGMODEL_VALIDATE_H
+/* `cgmodel validate`: the paper's Table 6 on this machine, and the tuner's regret. */
+#pragma once
 
 #include <stdbool.h>
 
@@ -12,8 +10,7 @@ CGM_BEGIN_DECLS
 
 /* ------------------------------------------ validate (validate.c) --- */
 
-/* Called after each matrix of the list, measured or skipped: matrices
- * done, of total. */
+/* Called after each matrix of the list, measured or skipped: matrices done, of total. */
 typedef void (*cgm_validate_progress_fn)(void *ctx, int done, int total);
 
 typedef struct cgm_validate_opts {
@@ -98,30 +95,25 @@ typedef struct cgm_validate_report {
   int within_10;      /* of them, with a regret of at most 1.10 */
   double mean_regret; /* NaN when regret_count is 0 */
   double max_regret;  /* 0 when regret_count is 0 */
-  /* total_tol > 0: the iteration counts' errors over the matrices, [0]
-   * double and [1] mixed precision (mean, median, worst; NaN when none),
-   * and the mixed/double ratio's (mean, worst) */
+  /* total_tol > 0: the iteration counts' errors over the matrices, [0] double and [1] mixed
+   * precision (mean, median, worst; NaN when none), and the mixed/double ratio's (mean, worst) */
   double k_mean_error[2], k_median_error[2], k_max_error[2];
   double ratio_mean_error, ratio_max_error;
   int disturbed; /* rows other work held up: left out of the groups and the regret (unless
                     include_disturbed), each said in a note */
 } cgm_validate_report;
 
-/* The paper's Table 6 on this machine: for every matrix (symmetric with a
- * positive diagonal; others are skipped with a note) and every
- * configuration of this machine's calibrated devices that the options
- * allow (cpu and cuda at N = 1, 2, 4, 8, cuda on 1..G GPUs, cusparse): the
- * refined and the paper's predictions, and the median of `repeat` runs of
- * `iters` iterations with b = A * ones, each stored in the database with
- * its prediction. Then the errors per group, and on each matrix the
- * tuner's choice among the configurations measured (the same devices,
- * precisions, backends, block sizes and GPU counts) with its regret.
- * CGM_EINPUT when no device of this machine is calibrated, or nothing
- * could be measured. Free the report with cgm_validate_report_free, also
+/* The paper's Table 6 on this machine: for every matrix (symmetric with a positive diagonal; others
+ * are skipped with a note) and every configuration of this machine's calibrated devices that the
+ * options allow (cpu and cuda at N = 1, 2, 4, 8, cuda on 1..G GPUs, cusparse): the refined and the
+ * paper's predictions, and the median of `repeat` runs of `iters` iterations with b = A * ones,
+ * each stored in the database with its prediction. Then the errors per group, and on each matrix
+ * the tuner's choice among the configurations measured (the same devices, precisions, backends,
+ * block sizes and GPU counts) with its regret. CGM_EINPUT when no device of this machine is
+ * calibrated, or nothing could be measured. Free the report with cgm_validate_report_free, also
  * after an error. */
 CGM_API cgm_status cgm_validate(cgm_db *db, const cgm_validate_opts *o, cgm_validate_report *r,
                                 cgm_error *err);
 CGM_API void cgm_validate_report_free(cgm_validate_report *r);
 
 CGM_END_DECLS
-#endif

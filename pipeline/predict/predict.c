@@ -32,8 +32,7 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
   r->choice = -1;
   cgm_status st = cgm_load_devices(db, o->kind, &r->devs, &r->ndev, err);
   if (st) return st;
-  /* Said before anything else: a stale calibration misleads every
-   * prediction below. */
+  /* Said before anything else: a stale calibration misleads every prediction below. */
   char msg[512];
   cgm_host h;
   cgm_host_describe(&h);

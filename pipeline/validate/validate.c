@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* validate: predicted against measured for every matrix and configuration
- * of this machine (the paper's Table 6), every run recorded beside its
- * prediction, and the tuner's regret: what its choice among the measured
- * configurations costs against the best measured. */
+/* validate: predicted against measured for every matrix and configuration of this machine (the
+ * paper's Table 6), every run recorded beside its prediction, and the tuner's regret: what its
+ * choice among the measured configurations costs against the best measured. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,12 +23,8 @@ typedef struct {
   int maxg; /* GPUs tried for cuda */
 } validation;
 
-static void note(const cgm_validate_opts *o, cgm_note_kind kind, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static void note(const cgm_validate_opts *o, cgm_note_kind kind, const char *fmt, ...) {
+static CGM_PRINTF(3, 4) void note(const cgm_validate_opts *o, cgm_note_kind kind, const char *fmt,
+                                  ...) {
   if (!o->note) return;
   char msg[1100];
   va_list ap;
@@ -64,9 +59,8 @@ static cgm_status measure(const validation *v, const cgm_csr *A, const double *b
   double reps[99];
   cgm_status st = CGM_OK;
   int nrep = 0;
-  /* The median of R solves: one solve now and then runs 2-3x slow
-   * (host-bound loops such as cuSPARSE's on a busy host), which is noise
-   * of the measurement, not error of the model. */
+  /* The median of R solves: one solve now and then runs 2-3x slow (host-bound loops such as
+   * cuSPARSE's on a busy host), which is noise of the measurement, not error of the model. */
   const bool total = v->o->total_tol > 0;
   for (int k = 0; k < v->o->repeat && (st == CGM_OK || st == CGM_ENOCONV); k++) {
     memset(x, 0, sizeof(double) * A->nrows);
@@ -127,9 +121,8 @@ static cgm_status run_matrix(validation *v, cgm_db *db, const char *path, const 
                                           (double)f->block[bi].elements, G, true);
           cgm_solve_result res;
           if (measure(v, A, b, x, &o, &res, &e)) continue; /* refused */
-          /* A solve that stopped before K iterations (a diagonal matrix:
-           * exact after one) was timed over a partial batch and its
-           * warm-up: no steady state to compare with. */
+          /* A solve that stopped before K iterations (a diagonal matrix: exact after one) was timed
+           * over a partial batch and its warm-up: no steady state to compare with. */
           if (total && !res.converged) {
             note(O, CGM_NOTE_INFO, "%s (%s, %s, N = %d): did not reach %g: %s", name,
                  cgm_backend_name(o.backend), cgm_precision_name(o.precision), o.layout.n,
@@ -153,10 +146,8 @@ static cgm_status run_matrix(validation *v, cgm_db *db, const char *path, const 
           if (row.disturbed && ++R->disturbed)
             note(O, CGM_NOTE_INFO, "%s (%s, %s, N = %d): %s", name, cgm_backend_name(o.backend),
                  cgm_precision_name(o.precision), o.layout.n, why);
-          cgm_validate_row *nv = cgm_grow(R->rows, R->nrows, &v->rows_cap, sizeof *nv, 256);
-          if (!nv) return CGM_ERUNTIME;
-          R->rows = nv;
-          R->rows[R->nrows++] = row;
+          if (!cgm_push(&R->rows, &R->nrows, &v->rows_cap, &row, sizeof row, 256))
+            return CGM_ERUNTIME;
           cgm_error e2 = {0};
           pipeline_record_file(db, path, 0, f, &o, &res, row.predicted_s, dv->calibration_id, &e2);
         }
@@ -177,9 +168,8 @@ static int row_of(const cgm_validate_report *R, int first, const cgm_candidate *
   return -1;
 }
 
-/* The iteration counts of one matrix (its rows from `first`): the error of
- * the first row of double and of mixed precision that has both counts, and
- * of their ratio. */
+/* The iteration counts of one matrix (its rows from `first`): the error of the first row of double
+ * and of mixed precision that has both counts, and of their ratio. */
 static void k_errors(const cgm_validate_report *R, int first, cgm_validate_matrix *vm) {
   double pred[2] = {0, 0}, meas[2] = {0, 0};
   for (int i = first; i < R->nrows; i++) {
@@ -243,9 +233,8 @@ static cgm_status tune_matrix(validation *v, const cgm_csr *A, const cgm_feature
       c[i].total_s = c[i].time_per_iter_s;
     c[nk++] = c[i];
   }
-  /* The best measured among what the tuner may choose: single precision is
-   * offered only where it reaches the tolerance (1e-8 by default: not), so
-   * a faster single run is no choice it missed. */
+  /* The best measured among what the tuner may choose: single precision is offered only where it
+   * reaches the tolerance (1e-8 by default: not), so a faster single run is no choice it missed. */
   for (int i = 0; i < nk; i++) {
     if (!c[i].fits || !isfinite(c[i].time_per_iter_s)) continue;
     const int r = row_of(R, first, &c[i]);
@@ -258,11 +247,9 @@ static cgm_status tune_matrix(validation *v, const cgm_csr *A, const cgm_feature
     vm.regret = R->rows[vm.choice].measured_s / R->rows[vm.best].measured_s;
   }
   free(c);
-  cgm_validate_matrix *nv = cgm_grow(R->matrices, R->nmatrices, &v->matrices_cap, sizeof *nv, 16);
-  if (!nv) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
-  R->matrices = nv;
-  R->matrices[R->nmatrices++] = vm;
-  return CGM_OK;
+  return cgm_push(&R->matrices, &R->nmatrices, &v->matrices_cap, &vm, sizeof vm, 16)
+             ? CGM_OK
+             : cgm_fail(err, CGM_ERUNTIME, "out of memory");
 }
 
 /* Relative errors of a group: average, variance, median, 90th percentile. */
