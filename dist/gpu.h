@@ -5,8 +5,7 @@
  * call is kept (cgm_dgpu_error) and every later sum is NaN, so the ranks'
  * next allreduce stops them all at once; none waits for a rank that failed.
  * Internal to dist/; plain C, no MPI (the halo's messages are local.c's). */
-#ifndef CGM_DIST_GPU_H
-#define CGM_DIST_GPU_H
+#pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -70,4 +69,3 @@ void cgm_dgpu_halo_nccl(cgm_dgpu *G, int id, int nrecv, const int *recv_rank,
                         const int32_t *send_off);
 
 CGM_END_DECLS
-#endif

@@ -2,8 +2,7 @@
 /* One rank's share of the distributed matrix: its rows in CSR with the
  * columns renumbered for the local vector [own rows | ghosts], and the
  * point-to-point halo exchange that fills the ghosts. Internal to dist/. */
-#ifndef CGM_DIST_LOCAL_H
-#define CGM_DIST_LOCAL_H
+#pragma once
 
 #include <mpi.h>
 
@@ -51,5 +50,3 @@ void cgm_dist_exchange_finish(cgm_dist_local *L);
 /* u = A v on the own rows, with the exchange of v overlapped by the
  * interior rows; returns the local part of p . u when p is not NULL. */
 double cgm_dist_spmv(cgm_dist_local *L, double *v, double *u, const double *p);
-
-#endif

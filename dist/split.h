@@ -3,8 +3,7 @@
  * Every partition ends as contiguous blocks of a (possibly renumbered)
  * matrix, so each rank's rows are [bounds[k], bounds[k+1]). Internal to
  * the project; no MPI here (the unit tests run it without). */
-#ifndef CGM_DIST_SPLIT_H
-#define CGM_DIST_SPLIT_H
+#pragma once
 
 #include "cgmodel/dist.h"
 #include "cgmodel/sparse.h"
@@ -19,5 +18,3 @@ cgm_status cgm_dist_split_rows(const cgm_csr *A, int parts, int32_t *bounds, cgm
  * empty). CGM_EINPUT in a build without METIS. */
 cgm_status cgm_dist_split_metis(const cgm_csr *A, int parts, int32_t *bounds, int32_t *perm,
                                 cgm_error *err);
-
-#endif

@@ -2,8 +2,7 @@
 /* Per-device resources of our kernels (cuda_dev.cu): vectors, uploaded
  * layouts, reduction scratch and the CG state; what the CUDA solver, the
  * tests and the microbenchmarks share. */
-#ifndef CGM_KERNELS_CUDA_DEV_H
-#define CGM_KERNELS_CUDA_DEV_H
+#pragma once
 
 #include <cuda_runtime_api.h>
 
@@ -116,4 +115,3 @@ cgm_status cgm_cuda_download_vec(const cgm_cuda_dev *d, const void *src, double 
 cgm_status cgm_cuda_free_bytes(int dev, int64_t *avail, int64_t *total, cgm_error *err);
 
 CGM_END_DECLS
-#endif

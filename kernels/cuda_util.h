@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* CUDA host code's checks: every call and launch, a cgm_error naming it. */
-#ifndef CGM_KERNELS_CUDA_UTIL_H
-#define CGM_KERNELS_CUDA_UTIL_H
+#pragma once
 
 #include <cuda_runtime.h>
 
@@ -38,5 +37,3 @@
       goto label;                                                                                  \
     }                                                                                              \
   } while (0)
-
-#endif

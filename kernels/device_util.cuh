@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Device-side helpers shared by the kernels: wide loads, block reductions
  * and the deterministic last-block reduction. */
-#ifndef CGM_KERNELS_DEVICE_UTIL_CUH
-#define CGM_KERNELS_DEVICE_UTIL_CUH
+#pragma once
 
 #include <cuda/atomic>
 #include <math.h>
@@ -388,5 +387,3 @@ __device__ __forceinline__ bool last_block_sum(double (&v)[NV], cgm_reduce_buf r
 }
 
 } // namespace cgm
-
-#endif

@@ -6,8 +6,7 @@
  * slot of cgm_cg_state, from which the next kernel derives alpha or beta.
  * A graph of K iterations uses slots 0..K-1. Once `done` is set every later
  * kernel returns at once, so a graph can run past convergence. */
-#ifndef CGM_KERNELS_KERNELS_H
-#define CGM_KERNELS_KERNELS_H
+#pragma once
 
 #include <cuda_runtime_api.h>
 #include <stdint.h>
@@ -239,4 +238,3 @@ cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void *x, const v
                            cgm_reduce_buf red, int sms, cudaStream_t s);
 
 CGM_END_DECLS
-#endif

@@ -4,8 +4,7 @@
  * drains, hiding the launch gaps of an iteration. Every kernel launched so
  * starts with pdl_begin (device_util.cuh): it touches nothing before its
  * predecessor has finished. */
-#ifndef CGM_KERNELS_LAUNCH_CUH
-#define CGM_KERNELS_LAUNCH_CUH
+#pragma once
 
 #include <cuda_runtime.h>
 
@@ -29,5 +28,3 @@ static cudaError_t launch_k(bool overlap, void (*kernel)(P...), int blocks, int 
 }
 
 } // namespace cgm
-
-#endif

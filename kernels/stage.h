@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Filling an upload's staging buffers on every core (C: built with OpenMP). */
-#ifndef CGM_KERNELS_STAGE_H
-#define CGM_KERNELS_STAGE_H
+#pragma once
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,4 +25,3 @@ void cgm_stage_widen(int64_t *dst, const int32_t *src, size_t n);
 void cgm_stage_to_double(double *dst, const float *src, size_t n);
 
 CGM_END_DECLS
-#endif

@@ -2,8 +2,7 @@
 /* The interface between the solve driver (solve.c) and the backends. The
  * driver validates the input, picks tolerances and recomputes the residual;
  * a backend only iterates. */
-#ifndef CGM_SOLVER_BACKEND_H
-#define CGM_SOLVER_BACKEND_H
+#pragma once
 
 #include <float.h>
 #include <math.h>
@@ -359,4 +358,3 @@ void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iter
 cgm_status cgm_lanczos_min(const cgm_csr *A, int steps, double *ritz_min, cgm_error *err);
 
 CGM_END_DECLS
-#endif

@@ -8,8 +8,7 @@
  *   run_solve.c     the steps in order: read, right-hand side, analyse, solve,
  *                   record
  *   run_solve_mpi.c the same under MPI: rank 0 reads and records */
-#ifndef CGM_PIPELINE_SOLVE_STEPS_H
-#define CGM_PIPELINE_SOLVE_STEPS_H
+#pragma once
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -137,5 +136,3 @@ void solve_keep_analysis(cgm_solve_report *r, const analysis_blob *a);
 
 /* cgm_run_solve with o->mpi: every rank calls it (r set up by the caller). */
 cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_error *err);
-
-#endif

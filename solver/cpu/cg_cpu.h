@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The CPU backend's kernels, visible to tests and the microbenchmarks. */
-#ifndef CGM_SOLVER_CPU_CG_CPU_H
-#define CGM_SOLVER_CPU_CG_CPU_H
+#pragma once
 
 #include <omp.h>
 
@@ -45,5 +44,3 @@ double cgm_cpu_cg4_f32(int64_t np, float t, float *x, float *r, const float *v, 
 /* CG5: v = D^-1 r + s v. */
 void cgm_cpu_cg5_f64(int64_t np, double s, double *v, const double *r, const double *dinv);
 void cgm_cpu_cg5_f32(int64_t np, float s, float *v, const float *r, const float *dinv);
-
-#endif

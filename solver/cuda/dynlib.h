@@ -3,8 +3,7 @@
  * cuSPARSE, cuBLAS and NCCL are about a gigabyte that a process which never
  * calls them would map before main, the largest part of a short solve's
  * cold start. vendor_libs.h holds their tables. */
-#ifndef CGM_SOLVER_CUDA_DYNLIB_H
-#define CGM_SOLVER_CUDA_DYNLIB_H
+#pragma once
 
 #include <pthread.h>
 #include <stddef.h>
@@ -38,5 +37,3 @@ typedef struct {
  * dlerror()'s reason. The outcome is kept for the process's life (NCCL may
  * leave threads running in a library: it is never closed). */
 cgm_status cgm_dynlib_load(cgm_dynlib *L, cgm_error *err);
-
-#endif

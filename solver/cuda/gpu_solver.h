@@ -16,8 +16,7 @@
  *   startup.cu    peer access and NCCL's communicators
  *   device_input.cu  a matrix already in a GPU's memory: its checks, the
  *                 vectors set from it there, the solution written back */
-#ifndef CGM_SOLVER_CUDA_GPU_SOLVER_H
-#define CGM_SOLVER_CUDA_GPU_SOLVER_H
+#pragma once
 
 #include <string.h>
 
@@ -134,5 +133,3 @@ cgm_status gs_device_solution(gpu_solver *S, double *x, int64_t n, cgm_error *er
 /* startup.cu */
 cgm_status gs_enable_peers(int G, cgm_error *err);
 cgm_status gs_nccl_init(gpu_solver *S, cgm_error *err);
-
-#endif

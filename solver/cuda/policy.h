@@ -3,8 +3,7 @@
  * settled options and the plan, made once (gs_policy_make) and read from
  * this struct by the rest of solver/cuda. Plain C; CUDA builds only (the
  * batch's cap is the kernels' CGM_MAX_SLOTS). */
-#ifndef CGM_SOLVER_CUDA_POLICY_H
-#define CGM_SOLVER_CUDA_POLICY_H
+#pragma once
 
 #include "cgmodel/solver.h"
 
@@ -39,4 +38,3 @@ typedef struct gs_policy {
 gs_policy gs_policy_make(const cgm_solve_opts *o, const cgm_plan *p);
 
 CGM_END_DECLS
-#endif

@@ -2,8 +2,7 @@
 /* The host side of the CUDA solver's set-up: every segment's layouts built
  * from the plan, and the halo's send lists. Plain C, in every build, so
  * that the CPU tests check what the solver builds against the plan. */
-#ifndef CGM_SOLVER_CUDA_SEGMENTS_H
-#define CGM_SOLVER_CUDA_SEGMENTS_H
+#pragma once
 
 #include "cgmodel/plan.h"
 #include "plan/partition.h"
@@ -42,4 +41,3 @@ cgm_status cgm_seg_sends_build(const cgm_plan *p, const cgm_seg_host *seg, int j
 void cgm_seg_sends_free(cgm_seg_sends *s);
 
 CGM_END_DECLS
-#endif

@@ -4,8 +4,7 @@
  * them. Each member has its function's name and the type the vendor's
  * header declares, so fns->cusparseSpMV(...) is checked as a direct call
  * would be. To call another function, add it to its library's list. */
-#ifndef CGM_SOLVER_CUDA_VENDOR_LIBS_H
-#define CGM_SOLVER_CUDA_VENDOR_LIBS_H
+#pragma once
 
 #include <cublas_v2.h>
 #include <cusparse.h>
@@ -76,4 +75,3 @@ cgm_status cgm_cublas_load(const cgm_cublas_fns **fns, cgm_error *err);
 cgm_status cgm_nccl_load(const cgm_nccl_fns **fns, cgm_error *err);
 
 CGM_END_DECLS
-#endif
