@@ -124,6 +124,15 @@ own_leaks "not positive definite"
 expect_exit 2 mpi 2 solve "$TMP/p2.mtx" --backend cpu --precision single --no-record
 last_stderr_contains "double precision only"
 own_leaks "single precision refused"
+# --backend cuda where no rank has a GPU (this machine): every rank ends, one message
+if ! "$CGM" devices 2>/dev/null | grep -q 'cuda:0'; then
+  if "$CGM" version | grep -q CUDA; then code=3 why="MPI rank 0 sees no GPU"; else
+    code=2 why="this build of cgmodel has no CUDA"
+  fi
+  expect_fail $code "$why" mpi 2 solve "$TMP/p2.mtx" --backend cuda --no-record
+  assert_eq "$(grep -c 'cgmodel solve: error' "$ERR")" 1 "--backend cuda, no GPU: one message"
+  own_leaks "--backend cuda without a GPU"
+fi
 expect_exit 2 mpi 2 solve "$TMP/p2.mtx" --backend cpu --precond block --no-record
 last_stderr_contains "Jacobi only"
 own_leaks "block-Jacobi refused"
