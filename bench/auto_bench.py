@@ -8,12 +8,18 @@ not): the whole `cgmodel solve` command's wall clock for
   mixed      plain solve in mixed precision, --no-record
   recorded   plain double solve recorded in the database
   auto       solve --auto (recorded, as a user runs it)
+  cupy       what a user would run instead (bench/scipy_cupy_cg.py: SciPy reads the
+             file, CuPy's Jacobi CG on the GPU): a fresh Python process each time,
+             timed whole (imports included: `cupy_s`) and after its imports (its own
+             total_s: `cupy_work_s`, as in a Python session that imported them once);
+             it keeps no cache, so it runs in the cold rounds only
 first on a cold matrix cache (each command the first read of its file: the
 cache cleared before it; C interleaved rounds), then warm (R interleaved
 rounds); each command's time is the low quantile of its rounds, since
 interference only adds time. Ratios:
 auto / the faster of double and mixed (cold and warm), recorded / double,
-and --auto's own analysis time (time_analyse_s, warm).
+--auto's own analysis time (time_analyse_s, warm), and auto (cold and warm) /
+CuPy's work after its imports.
 
 usage: auto_bench.py CGMODEL OUTDIR [--rounds R] [--cold-rounds C] [--tol T] CASE...
   CASE: kind:n as `cgmodel gen` (poisson3d:128, mesh3d:400000, ...) or a .mtx path
@@ -40,6 +46,9 @@ def run(cmd):
     return j
 
 
+CUPY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scipy_cupy_cg.py")
+
+
 def low(v, q=0.25):
     v = sorted(x for x in v if x == x)
     return v[min(len(v) - 1, int(q * len(v)))] if v else float("nan")
@@ -54,6 +63,7 @@ def main():
     ap.add_argument("--cold-rounds", type=int, default=3)
     ap.add_argument("--tol", default="1e-8")
     ap.add_argument("--db", default=os.environ.get("CGMODEL_DB"))
+    ap.add_argument("--no-cupy", action="store_true", help="leave out the SciPy + CuPy runs")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     cache = os.path.join(a.out, "cache")
@@ -84,10 +94,16 @@ def main():
         except OSError:
             pass
         cold = {t: [] for t in tools}
+        cupy = {"cupy_s": [], "cupy_work_s": []}
         for _ in range(a.cold_rounds):
             for t, extra in tools.items():  # each the first read of its file
                 shutil.rmtree(cache, ignore_errors=True)
                 cold[t].append(run(base + [f] + extra)["wall_s"])
+            if not a.no_cupy:
+                j = run([sys.executable, CUPY, f, a.tol])
+                cupy["cupy_s"].append(j["wall_s"] if "total_s" in j else float("nan"))
+                cupy["cupy_work_s"].append(j.get("total_s", float("nan")))
+                cupy["last"] = j
         warm = {t: [] for t in tools}
         last = {}
         run(base + [f] + tools["double"])  # the entry in the cache, for every warm round
@@ -96,7 +112,9 @@ def main():
                 last[t] = run(base + [f] + extra)
                 warm[t].append(last[t]["wall_s"])
         row = {"case": c, "cold": {t: low(cold[t]) for t in tools},
-               "warm": {t: low(warm[t]) for t in tools}, "runs": last}
+               "warm": {t: low(warm[t]) for t in tools}, "runs": last,
+               "cupy": {k: low(v) for k, v in cupy.items() if k != "last"},
+               "cupy_run": cupy.get("last", {})}
         rows.append(row)
         for t in tools:
             j = last[t]
@@ -108,19 +126,28 @@ def main():
                 c, t, row["cold"][t], row["warm"][t], j.get("iterations", "-"),
                 j.get("time_analyse_s", float("nan")), j.get("relative_residual", float("nan")),
                 choice or j.get("error", "")))
+        if not a.no_cupy:
+            j = row["cupy_run"]
+            print("%-22s %-9s %8.3f %8.3f %8s %8s %8.1e  %s" % (
+                c, "cupy", row["cupy"]["cupy_s"], row["cupy"]["cupy_work_s"],
+                j.get("iterations", "-"), "-", j.get("relative_residual", float("nan")),
+                "whole process (cold_s) / after imports (warm_s) " + j.get("error", "")))
     print()
-    print("%-22s %12s %12s %12s %12s" % ("case", "auto/best w", "auto/best c", "rec/no-rec",
-                                         "analyse w"))
-    worst = [0, 0, 0, 0]
+    print("%-22s %12s %12s %12s %12s %12s %12s" % (
+        "case", "auto/best w", "auto/best c", "rec/no-rec", "analyse w", "auto/cupy w",
+        "auto/cupy c"))
+    worst = [0, 0, 0, 0, 0, 0]
     for r in rows:
         bw = min(r["warm"]["double"], r["warm"]["mixed"])
         bc = min(r["cold"]["double"], r["cold"]["mixed"])
         v = [r["warm"]["auto"] / bw, r["cold"]["auto"] / bc,
              r["warm"]["recorded"] / r["warm"]["double"],
-             r["runs"]["auto"].get("time_analyse_s", float("nan"))]
+             r["runs"]["auto"].get("time_analyse_s", float("nan")),
+             r["warm"]["auto"] / r["cupy"].get("cupy_work_s", float("nan")),
+             r["cold"]["auto"] / r["cupy"].get("cupy_work_s", float("nan"))]
         worst = [max(x, y) for x, y in zip(worst, v)]
-        print("%-22s %12.3f %12.3f %12.3f %12.4f" % (r["case"], *v))
-    print("%-22s %12.3f %12.3f %12.3f %12.4f" % ("worst", *worst))
+        print("%-22s %12.3f %12.3f %12.3f %12.4f %12.3f %12.3f" % (r["case"], *v))
+    print("%-22s %12.3f %12.3f %12.3f %12.4f %12.3f %12.3f" % ("worst", *worst))
     print("targets: auto/best warm <= 1.03, cold <= 1.10, recorded <= 1.05, analyse warm <= 0.020 s")
     with open(os.path.join(a.out, "auto_bench.json"), "w") as fh:
         json.dump(rows, fh, indent=1)
