@@ -157,13 +157,15 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *varia
 
 /* ------------------------------------------------------- iterations --- */
 
-/* The grids whose CPU solves time whole iterations: 8^2 (the solver's fixed
- * steps), the 2D floor grid (smaller 3D grids underflow first), then sizes
- * through the OpenMP teams' steps (a thread a CGM_CPU_TEAM_ROWS rows: 1 to
- * 16 threads over 256 to 4096 rows) and past the caches. */
+/* The grids whose CPU solves time whole iterations: 4^2 and 8^2 (the
+ * solver's fixed steps), the 2D floor grid (smaller 3D grids underflow
+ * first), then sizes through the OpenMP teams' steps (a thread a
+ * CGM_CPU_TEAM_ROWS rows: 1 to 16 threads over 256 to 4096 rows) and past
+ * the caches. */
 static int iter_grids(bool quick, mb_grid *k) {
   static const int g3[] = {8, 10, 12, 16, 20, 24, 32, 48, 64, 96}; /* after the floor grid, 32^2 */
   int c = 0;
+  k[c++] = (mb_grid){2, 4};
   k[c++] = (mb_grid){2, 8};
   k[c++] = (mb_grid){MB_FLOOR_GRID_DIM, MB_FLOOR_GRID_N};
   for (int i = 0; i < (quick ? 9 : 10); i++) {
@@ -206,9 +208,11 @@ static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
         mb_timing t;
         bool steady = false;
         /* 32 iterations (single precision's residual on the grids of
-         * 512-1728 rows is gone to zero after 40-63), 12 of milliseconds
-         * each past 32^3; fewer where other work slows them (mb_iters_within) */
-        const int iters = mb_iters_within(A.nrows > 32768 ? 12 : 32, 8, wall, quiet);
+         * 512-1728 rows is gone to zero after 40-63), 8 on the 16 rows of 4^2
+         * (solved in 16), 12 of milliseconds each past 32^3; fewer where
+         * other work slows them (mb_iters_within) */
+        const int want = A.nrows > 32768 ? 12 : A.nrows < 32 ? 8 : 32;
+        const int iters = mb_iters_within(want, 8, wall, quiet);
         if ((st = mb_solve_steady(&A, &o, iters, &res, &t, &steady, err))) break;
         wall += res.time_solve_s, quiet += t.q * res.iterations;
         cgm_sample smp;

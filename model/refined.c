@@ -116,11 +116,14 @@ static double t_kernels(const cgm_device_model *m, int bi, double spmv, double r
          t_foot(&m->cg5, &m->cg5_hi, CGM_CG5_PASSES * rows * w, w, &m->cg5_foot, false);
 }
 
-/* What a CPU's iteration of `rows` rows takes beyond its kernels' sum, by the
- * grids timed (rows in P->r): the solver's steps and vectors, which grow with
- * the rows, not the SpMV's bytes. Linear in log rows between two grids, the
- * smallest's under it (fixed), per row past the largest. NAN: no rows. */
-static double iter_over(const cgm_device_model *m, int bi, double rows) {
+/* What a CPU's iteration of `rows` rows (q transactions) takes beyond its
+ * kernels' sum, by the grids timed (rows in P->r): the solver's steps and
+ * vectors, which grow with the rows, not the SpMV's bytes. Linear in log rows
+ * between two grids, the smallest's under it (fixed), per row past the
+ * largest. NAN: no rows; or under the second grid's rows and over the
+ * smallest's bytes, which the grids' line in bytes prices (the kernels' feet
+ * there scale their fixed costs away with the bytes: docs/model.md). */
+static double iter_over(const cgm_device_model *m, int bi, double rows, double q) {
   const cgm_iter_points *P = &m->cpu_iter[bi];
   double r[CGM_ITER_POINTS], o[CGM_ITER_POINTS];
   int n = 0;
@@ -132,7 +135,7 @@ static double iter_over(const cgm_device_model *m, int bi, double rows) {
     r[k] = P->r[i];
     o[k] = P->t[i] - t_kernels(m, bi, spmv, P->r[i]);
   }
-  if (n == 0) return NAN;
+  if (n == 0 || (n > 1 && rows < r[1] && q > P->m[0])) return NAN;
   if (rows <= r[0]) return o[0];
   for (int k = 1; k < n; k++)
     if (rows <= r[k])
@@ -146,13 +149,13 @@ double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int6
    * (by the bytes alone, long-row meshes were priced 13-40% fast at N = 2, 4:
    * docs/model.md). The SpMV curve is of grids at B_x = 1: more lanes a row
    * (N = 1, long rows) keep the grids' line over the iteration's bytes. */
-  const double o = bx <= 1 && m->cpu_iter[bi].n > 0 ? iter_over(m, bi, (double)rows) : NAN;
+  const double q = cgm_iter_bytes(spmv, rows, (int)m->width) / m->width;
+  const double o = bx <= 1 && m->cpu_iter[bi].n > 0 ? iter_over(m, bi, (double)rows, q) : NAN;
   if (!isnan(o)) { /* never under half the sum: a grid timed fast by chance */
     const double tk = t_kernels(m, bi, spmv, (double)rows);
     return tk + o > 0.5 * tk ? tk + o : 0.5 * tk;
   }
   const cgm_iter_points *P = &m->cpu_iter[bi];
-  const double w = m->width, q = cgm_iter_bytes(spmv, rows, (int)w) / w;
   if (P->n < 1 || !(q > 0)) return t_kernels(m, bi, spmv, (double)rows);
   /* under the smallest size timed: the kernels' sum plus what the
    * iteration there took beyond its kernels (the solver's own steps, fixed

@@ -57,6 +57,9 @@ expect_exit 0 "$CGM" db export "$ID" -o "$TMP/export.json"
 # the layout's bytes.
 json_check "$TMP/export.json" 'len({s["block"] for s in j["samples"] if s["kernel"] == "setup" and s["bytes"] > 0 and s["seconds"] > 0}) == 4' "setup samples at every block size"
 json_check "$TMP/export.json" 'max(s["bytes"] for s in j["samples"] if s["kernel"] == "setup") > 100 * min(s["bytes"] for s in j["samples"] if s["kernel"] == "setup")' "setup samples over a range of layouts"
+# The CPU's timed iterations start at the 4^2 grid (the solver's fixed
+# steps, under which matrices of 14-20 rows are priced), at every block size.
+json_check "$TMP/export.json" 'len({s["block"] for s in j["samples"] if s["kernel"] == "iter" and s["source"] == "poisson2d:4" and s["seconds"] > 0}) == 4' "iterations of the 4^2 grid at every block size"
 # The relative fits reproduce the kernels' own measured times: median
 # |T_fit / T_measured - 1| over the samples of each kernel, the curve being rel
 # up to where rel-hi (a CPU's cache peak passed) takes over: <= 35%. A CPU's

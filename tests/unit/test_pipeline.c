@@ -1573,8 +1573,9 @@ static void test_cpu_iter_points(void) {
  * the grids took beyond theirs at as many rows. Grids timed at a known
  * overhead (a fixed 1 us, then 1 us + 2 ns a row over 4096 rows) give it
  * back for a matrix of other bytes a row: the fixed part under the smallest
- * grid, the log-rows line between two, per row past the largest; a layout
- * of B_x > 1 keeps the points' line over the iteration's bytes. */
+ * grid, the log-rows line between two, per row past the largest. Under the
+ * second grid's rows and over the smallest's bytes, and for a layout of
+ * B_x > 1, the grids' line over the iteration's bytes. */
 static void test_cpu_iter_rows(void) {
   cgm_device_model k;
   memset(&k, 0, sizeof k);
@@ -1590,21 +1591,30 @@ static void test_cpu_iter_rows(void) {
     m.cpu_iter[0].r[i] = r[i];
     m.cpu_iter[0].t[i] = cgm_iter_points_time(&k, 0, spmv, (int64_t)r[i], 0) + over[i];
   }
-  /* long rows (60 a row): the kernels' sum of its own bytes plus the overhead */
+  cgm_device_model norows = m; /* by the iteration's bytes alone */
+  memset(norows.cpu_iter[0].r, 0, sizeof norows.cpu_iter[0].r);
+  /* long rows (60 a row): the kernels' sum of its own bytes plus the
+   * overhead; under the second grid's rows (1024), by the bytes */
   for (int i = 0; i < 4; i++) {
     const double rows = (double[]){16, 512, 2048, 16384}[i], spmv = rows * 60 * 12.0 + 16 * rows;
-    const double want = i < 2 ? 1e-6 : i == 2 ? 1e-6 + 1e-9 * 4096 : over[2] * rows / 4096;
-    const double tk = cgm_iter_points_time(&k, 0, spmv, (int64_t)rows, 0);
     const double t = cgm_iter_points_time(&m, 0, spmv, (int64_t)rows, 0);
+    if (i < 2) {
+      CHECK_NEAR(t, cgm_iter_points_time(&norows, 0, spmv, (int64_t)rows, 0), 1e-15);
+      continue;
+    }
+    const double want = i == 2 ? 1e-6 + 1e-9 * 4096 : over[2] * rows / 4096;
+    const double tk = cgm_iter_points_time(&k, 0, spmv, (int64_t)rows, 0);
     CHECK_MSG(fabs((t - tk) / want - 1) < 1e-9, "%g rows: %g over the kernels, want %g", rows,
               t - tk, want);
   }
-  /* B_x = 2: by the iteration's bytes, as without rows */
-  cgm_device_model norows = m;
-  memset(norows.cpu_iter[0].r, 0, sizeof norows.cpu_iter[0].r);
-  const double spmv = 512 * 60 * 12.0 + 16 * 512;
-  CHECK_NEAR(cgm_iter_points_time(&m, 0, spmv, 512, 2),
-             cgm_iter_points_time(&norows, 0, spmv, 512, 0), 1e-15);
+  /* under the smallest grid's bytes too (8 rows of 7): its overhead */
+  const double tiny = 8 * 7 * 12.0 + 16 * 8;
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, tiny, 8, 0) - cgm_iter_points_time(&k, 0, tiny, 8, 0),
+             1e-6, 1e-15);
+  /* B_x = 2: by the iteration's bytes */
+  const double spmv = 2048 * 60 * 12.0 + 16 * 2048;
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, spmv, 2048, 2),
+             cgm_iter_points_time(&norows, 0, spmv, 2048, 0), 1e-15);
 }
 
 /* A GPU's feet: under its iteration curve's foot the measured floor; the
