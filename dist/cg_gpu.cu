@@ -29,13 +29,17 @@ struct cgm_dgpu {
   cgm_error err;
 };
 
-/* Records the first failure; true when the call failed. */
-static bool failed(cgm_dgpu *G, cudaError_t e, const char *what) {
+/* Records the first failure (the call, its line); true when the call
+ * failed. Fault injection (common/fault.h) fails a call without making it. */
+static bool failed(cgm_dgpu *G, cudaError_t e, const char *what, int line) {
   if (e == cudaSuccess) return false;
-  if (!G->st) G->st = CGM_CUDA_FAIL(&G->err, e, what);
+  (void)cudaGetLastError();
+  if (!G->st)
+    G->st = cgm_fail(&G->err, CGM_ERUNTIME, "CUDA error %s (%s) in %s at dist/cg_gpu.cu:%d",
+                     cudaGetErrorName(e), cudaGetErrorString(e), what, line);
   return true;
 }
-#define DG_CHECK(G, call) failed(G, (call), #call)
+#define DG_CHECK(G, call) failed(G, cgm_fault_hit() ? CGM_CUDA_INJECTED : (call), #call, __LINE__)
 
 /* A group of W lanes a row, each lane's first U entries loaded at once
  * (independent loads in flight: short rows are latency-bound otherwise),
@@ -100,7 +104,7 @@ __global__ void update_k(int32_t n, double t, double *x, double *r, const double
 
 __global__ void direction_k(int32_t n, double a, double s, double *v, const double *r,
                             const double *dinv) {
-  CGM_GRID_LOOP(i, n) v[i] = a * dinv[i] * r[i] + (s != 0.0 ? s * v[i] : 0.0);
+  CGM_GRID_LOOP(i, n) v[i] = a * (dinv[i] * r[i]) + (s != 0.0 ? s * v[i] : 0.0);
 }
 
 __global__ void dot_k(int32_t n, const double *a, const double *b, double *sum) {
@@ -173,13 +177,16 @@ cgm_status cgm_dgpu_open(cgm_dgpu **out, int device, const cgm_dgpu_rows *M, con
       if (upload(G, (void **)&G->v[k], h, k == DG_X || k == DG_V ? ng : n, sizeof(double)) && !h)
         DG_CHECK(G, cudaMemset(G->v[k], 0, (size_t)(k == DG_V ? ng + 1 : n + 1) * 8));
     }
+  /* the copies and fills above ran on the legacy stream, which G->s does not wait for */
+  if (!G->st) DG_CHECK(G, cudaDeviceSynchronize());
   return cgm_dgpu_error(G, err);
 }
 
 void cgm_dgpu_close(cgm_dgpu *G) {
   if (!G) return;
   (void)cudaSetDevice(G->dev);
-  if (G->comm) G->nccl->ncclCommDestroy(G->comm);
+  if (G->comm) /* after a failure NCCL's peers may still wait: abort, do not drain */
+    G->st ? G->nccl->ncclCommAbort(G->comm) : G->nccl->ncclCommDestroy(G->comm);
   void *p[] = {G->rowptr, G->col, G->val, G->send_idx, G->send, G->sums};
   for (size_t k = 0; k < sizeof p / sizeof *p; k++) (void)cudaFree(p[k]);
   for (int k = 0; k < DG_NVEC; k++) (void)cudaFree(G->v[k]);
@@ -279,17 +286,17 @@ void cgm_dgpu_ghosts(cgm_dgpu *G, int id, const double *ghosts) {
                                 cudaMemcpyHostToDevice, G->s));
 }
 
-cgm_status cgm_dgpu_nccl_id(void *id, cgm_error *err) {
-  const cgm_nccl_fns *f;
-  cgm_status st = cgm_nccl_load(&f, err);
-  if (!st && f->ncclGetUniqueId((ncclUniqueId *)id) != ncclSuccess)
-    st = cgm_fail(err, CGM_ERUNTIME, "NCCL could not make its unique id");
+cgm_status cgm_dgpu_nccl_id(cgm_dgpu *G, void *id, bool make, cgm_error *err) {
+  cgm_status st = cgm_nccl_load(&G->nccl, err);
+  if (st || DG_CHECK(G, cudaSetDevice(G->dev))) return st ? st : cgm_dgpu_error(G, err);
+  const ncclResult_t r = make ? G->nccl->ncclGetUniqueId((ncclUniqueId *)id) : ncclSuccess;
+  if (r != ncclSuccess)
+    st = cgm_fail(err, CGM_ERUNTIME, "NCCL error %s making its unique id",
+                  G->nccl->ncclGetErrorString(r));
   return st;
 }
 
 cgm_status cgm_dgpu_nccl_open(cgm_dgpu *G, const void *id, int rank, int size, cgm_error *err) {
-  cgm_status st = cgm_nccl_load(&G->nccl, err);
-  if (st || DG_CHECK(G, cudaSetDevice(G->dev))) return st ? st : cgm_dgpu_error(G, err);
   ncclUniqueId u;
   memcpy(&u, id, sizeof u);
   const ncclResult_t r = G->nccl->ncclCommInitRank(&G->comm, size, u, rank);
@@ -304,15 +311,21 @@ cgm_status cgm_dgpu_nccl_open(cgm_dgpu *G, const void *id, int rank, int size, c
 void cgm_dgpu_halo_nccl(cgm_dgpu *G, int id, int nrecv, const int *recv_rank,
                         const int32_t *recv_off, int nsend, const int *send_rank,
                         const int32_t *send_off) {
-  if (!pack(G, id)) return;
+  /* after a failure the peers still wait for this rank's part: it is sent (unpacked), and the
+   * NaN sums stop every rank at the next allreduce */
+  if (!pack(G, id) && !G->comm) return;
   const cgm_nccl_fns *f = G->nccl;
-  bool ok = f->ncclGroupStart() == ncclSuccess;
-  for (int k = 0; k < nrecv && ok; k++)
-    ok = f->ncclRecv(G->v[id] + G->m.n + recv_off[k], (size_t)(recv_off[k + 1] - recv_off[k]),
-                     ncclFloat64, recv_rank[k], G->comm, G->s) == ncclSuccess;
-  for (int k = 0; k < nsend && ok; k++)
-    ok = f->ncclSend(G->send + send_off[k], (size_t)(send_off[k + 1] - send_off[k]), ncclFloat64,
-                     send_rank[k], G->comm, G->s) == ncclSuccess;
-  ok = f->ncclGroupEnd() == ncclSuccess && ok;
-  if (!ok && !G->st) G->st = cgm_fail(&G->err, CGM_ERUNTIME, "NCCL failed in the halo exchange");
+  ncclResult_t r = f->ncclGroupStart();
+  int peer = -1;
+  for (int k = 0; k < nrecv && r == ncclSuccess; k++)
+    r = f->ncclRecv(G->v[id] + G->m.n + recv_off[k], (size_t)(recv_off[k + 1] - recv_off[k]),
+                    ncclFloat64, peer = recv_rank[k], G->comm, G->s);
+  for (int k = 0; k < nsend && r == ncclSuccess; k++)
+    r = f->ncclSend(G->send + send_off[k], (size_t)(send_off[k + 1] - send_off[k]), ncclFloat64,
+                    peer = send_rank[k], G->comm, G->s);
+  const ncclResult_t e = f->ncclGroupEnd();
+  if (r == ncclSuccess) r = e, peer = -1;
+  if (r != ncclSuccess && !G->st)
+    G->st = cgm_fail(&G->err, CGM_ERUNTIME, "NCCL error %s in the halo exchange (rank %d)",
+                     f->ncclGetErrorString(r), peer);
 }

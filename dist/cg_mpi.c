@@ -124,9 +124,6 @@ static void vectors_free(vectors *V) {
   memset(V, 0, sizeof *V);
 }
 
-/* The true residual b - A x: sums[0] gets its r . r over all ranks; when
- * swap, it replaces the iterated residual r and sums[1] gets r . D^-1 r
- * (reliable updates, backend.h; else r is left as it is). */
 /* Vector id's halo on the GPU. */
 static void gpu_halo(cgm_dist_local *L, vectors *V, int id) {
   if (V->nccl) {
@@ -140,6 +137,9 @@ static void gpu_halo(cgm_dist_local *L, vectors *V, int id) {
   cgm_dgpu_ghosts(V->g, id, V->v + L->n);
 }
 
+/* The true residual b - A x: sums[0] gets its r . r over all ranks; when
+ * swap, it replaces the iterated residual r and sums[1] gets r . D^-1 r
+ * (reliable updates, backend.h; else r is left as it is). */
 static void truth(cgm_dist_local *L, vectors *V, bool swap, double sums[2]) {
   double loc[2] = {0.0, 0.0};
   if (V->g) {
@@ -179,7 +179,7 @@ static double true_residual(cgm_dist_local *L, vectors *V) {
 static void direction(vectors *V, int32_t n, double a, double s) {
   if (V->g) return cgm_dgpu_direction(V->g, a, s);
 #pragma omp parallel for schedule(static)
-  for (int32_t i = 0; i < n; i++) V->v[i] = a * V->dinv[i] * V->r[i] + (s ? s * V->v[i] : 0.0);
+  for (int32_t i = 0; i < n; i++) V->v[i] = a * (V->dinv[i] * V->r[i]) + (s ? s * V->v[i] : 0.0);
 }
 
 /* x of the least true residual kept (best = x), or taken back. */
@@ -228,7 +228,9 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
   keep(V, n, false);
   st = relres <= tol ? CGM_OK : CGM_ENOCONV;
   bool stalled = false;
-  while (st != CGM_OK && !stalled && it < maxiter) {
+  if (!isfinite(rr + rz)) /* a rank's GPU failed (its sums NaN): every rank stops here */
+    snprintf(res->stop_reason, sizeof res->stop_reason, "NaN or Inf in the residual at CG1");
+  while (st != CGM_OK && !stalled && it < maxiter && isfinite(rr + rz)) {
     /* SpMV + CG3, p . Ap summed over the ranks */
     double vu_loc = spmv_dot(L, V), vu = 0.0;
     MPI_Allreduce(&vu_loc, &vu, 1, MPI_DOUBLE, MPI_SUM, L->comm);
@@ -261,6 +263,11 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
       bool swap = rel.reduced || claim || rel.replacing;
       truth(L, V, swap, sums);
       double rt = sqrt(sums[0]);
+      if (!isfinite(rt + sums[1])) {
+        snprintf(res->stop_reason, sizeof res->stop_reason,
+                 "NaN or Inf in the true residual at iteration %d", it);
+        break;
+      }
       restart = claim || (!swap && cgm_watch_loose(false, iterated, rt));
       if (!swap && restart) { /* rounding shows: from now on it replaces */
         truth(L, V, true, sums);
@@ -400,9 +407,8 @@ static cgm_status gpu_start(cgm_dist_local *L, vectors *V, const cgm_solve_opts 
   if ((st = cgm_dist_agree(st, err, L->comm))) return st;
   V->nccl = !any && o->exchange != CGM_EXCHANGE_HOST && size > 1;
   if (V->nccl) {
-    char id[128] = {0}; /* NCCL_UNIQUE_ID_BYTES */
-    if (rank == 0) st = cgm_dgpu_nccl_id(id, err);
-    if ((st = cgm_dist_agree(st, err, L->comm))) return st;
+    char id[128] = {0}; /* NCCL_UNIQUE_ID_BYTES; NCCL loaded on every rank before any waits in it */
+    if ((st = cgm_dist_agree(cgm_dgpu_nccl_id(V->g, id, rank == 0, err), err, L->comm))) return st;
     MPI_Bcast(id, (int)sizeof id, MPI_BYTE, 0, L->comm);
     st = cgm_dist_agree(cgm_dgpu_nccl_open(V->g, id, rank, size, err), err, L->comm);
   }
@@ -498,6 +504,8 @@ cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_root, doub
   res->time_setup_s = cgm_now() - t0;
 
   st = iterate(&L, &V, h.tol, maxiter, !o->fixed_count, res);
+  /* Converged means the recomputed residual meets the target. */
+  res->relative_residual = true_residual(&L, &V); /* on a GPU: x downloaded */
   if (V.g) { /* a GPU's failure stopped every rank (its sums were NaN): its message */
     const cgm_status gst = cgm_dist_agree(cgm_dgpu_error(V.g, err), err, comm);
     if (gst) {
@@ -505,8 +513,6 @@ cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_root, doub
       goto done;
     }
   }
-  /* Converged means the recomputed residual meets the target. */
-  res->relative_residual = true_residual(&L, &V);
   st = cgm_solve_conclude(st, CGM_PREC_DOUBLE, h.tol, err, res); /* as cgm_solve's verdict */
   /* The solution back on the root, in the matrix's own numbering. */
   int *cnt = NULL, *dsp = NULL;

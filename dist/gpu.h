@@ -59,9 +59,10 @@ void cgm_dgpu_download(cgm_dgpu *G, int id, double *host);
 void cgm_dgpu_pack(cgm_dgpu *G, int id, double *send);
 void cgm_dgpu_ghosts(cgm_dgpu *G, int id, const double *ghosts);
 
-/* The halo by NCCL between ranks that own distinct GPUs: the unique id
- * (128 bytes) made on one rank, then every rank's communicator. */
-cgm_status cgm_dgpu_nccl_id(void *id, cgm_error *err);
+/* The halo by NCCL between ranks that own distinct GPUs: NCCL loaded on
+ * every rank and the unique id (128 bytes) made where make (one rank),
+ * then every rank's communicator. */
+cgm_status cgm_dgpu_nccl_id(cgm_dgpu *G, void *id, bool make, cgm_error *err);
 cgm_status cgm_dgpu_nccl_open(cgm_dgpu *G, const void *id, int rank, int size, cgm_error *err);
 /* Receives ghosts [recv_off[k], recv_off[k+1]) from recv_rank[k], sends
  * the packed [send_off[k], send_off[k+1]) to send_rank[k]. */

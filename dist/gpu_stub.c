@@ -30,7 +30,8 @@ STUB_VOID(cgm_dgpu_copy, (cgm_dgpu * G, int dst, int src))
 STUB_VOID(cgm_dgpu_download, (cgm_dgpu * G, int id, double *host))
 STUB_VOID(cgm_dgpu_pack, (cgm_dgpu * G, int id, double *send))
 STUB_VOID(cgm_dgpu_ghosts, (cgm_dgpu * G, int id, const double *ghosts))
-STUB(cgm_status, cgm_dgpu_nccl_id, (void *id, cgm_error *err), CGM_ERUNTIME)
+STUB(cgm_status, cgm_dgpu_nccl_id, (cgm_dgpu * G, void *id, bool make, cgm_error *err),
+     CGM_ERUNTIME)
 STUB(cgm_status, cgm_dgpu_nccl_open, (cgm_dgpu * G, const void *id, int r, int n, cgm_error *e),
      CGM_ERUNTIME)
 STUB_VOID(cgm_dgpu_halo_nccl,
