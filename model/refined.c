@@ -108,28 +108,10 @@ static double t_foot(const cgm_sigmoid *s, const cgm_regime *r, double bytes, do
   return t > f->t ? t : f->t;
 }
 
-static double t_spmv(const cgm_device_model *m, int bi, double spmv) {
-  return t_foot(&m->spmv[bi], &m->spmv_hi[bi], spmv, m->width, &m->spmv_foot[bi], false);
-}
-
-/* Long rows' SpMV (B_x > 1) over the curve's (of grids, B_x = 1): the
- * calibration's elasticity grids' ratio to it, a line in log-log between
- * their sizes, the nearest one's past them (NAN: none timed). */
-static double long_rows_ratio(const cgm_device_model *m, int bi, double spmv) {
-  cgm_iter_points R = m->spmv_long[bi];
-  int k = 0;
-  for (int i = 0; i < R.n; i++) {
-    const double c = t_spmv(m, bi, R.m[i] * m->width);
-    if (c > 0) R.m[k] = R.m[i], R.t[k++] = R.t[i] / c;
-  }
-  if (!(R.n = k)) return NAN;
-  return cgm_points_time(&R, fmin(fmax(spmv / m->width, R.m[0]), R.m[k - 1]));
-}
-
 /* An iteration as the sum of its kernels' curves. */
 static double t_kernels(const cgm_device_model *m, int bi, double spmv, double rows) {
   const double w = m->width;
-  return t_spmv(m, bi, spmv) +
+  return t_foot(&m->spmv[bi], &m->spmv_hi[bi], spmv, w, &m->spmv_foot[bi], false) +
          t_foot(&m->cg4, &m->cg4_hi, CGM_CG4_PASSES * rows * w, w, &m->cg4_foot, false) +
          t_foot(&m->cg5, &m->cg5_hi, CGM_CG5_PASSES * rows * w, w, &m->cg5_foot, false);
 }
@@ -166,13 +148,11 @@ double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int6
   /* The kernels' sum plus what the grids took beyond theirs at as many rows
    * (by the bytes alone, long-row meshes were priced 13-40% fast at N = 2, 4:
    * docs/model.md). The SpMV curve is of grids at B_x = 1: more lanes a row
-   * (N = 1, long rows) take it at the elasticity grids' ratio to it, or
-   * without those samples the grids' line over the iteration's bytes. */
+   * (N = 1, long rows) keep the grids' line over the iteration's bytes. */
   const double q = cgm_iter_bytes(spmv, rows, (int)m->width) / m->width;
-  const double lr = bx > 1 ? long_rows_ratio(m, bi, spmv) : 1.0;
-  const double o = !isnan(lr) && m->cpu_iter[bi].n > 0 ? iter_over(m, bi, (double)rows, q) : NAN;
+  const double o = bx <= 1 && m->cpu_iter[bi].n > 0 ? iter_over(m, bi, (double)rows, q) : NAN;
   if (!isnan(o)) { /* never under half the sum: a grid timed fast by chance */
-    const double tk = t_kernels(m, bi, spmv, (double)rows) + (lr - 1.0) * t_spmv(m, bi, spmv);
+    const double tk = t_kernels(m, bi, spmv, (double)rows);
     return tk + o > 0.5 * tk ? tk + o : 0.5 * tk;
   }
   const cgm_iter_points *P = &m->cpu_iter[bi];

@@ -242,12 +242,6 @@ static void load_feet(const cgm_sample_vec *sv, cgm_tuner_device *t,
           im[k] = sv->v[i].m, it[k++] = sv->v[i].seconds;
         }
       m->cpu_iter[b] = iter_points(im, it, ir, k);
-      k = 0; /* the SpMV of long rows: the elasticity grids' */
-      for (int i = 0; i < sv->n && k < ITER_MAX; i++)
-        if (pipeline_in_group(&sv->v[i], "spmv", "real", p, n) && sv->v[i].seconds > 0 &&
-            !sv->v[i].unsettled && !strncmp(sv->v[i].source, "elasticity3d:", 13))
-          im[k] = sv->v[i].m, it[k] = sv->v[i].seconds, ir[k++] = 0.0;
-      m->spmv_long[b] = iter_points(im, it, ir, k);
     }
     if (!t->is_cpu) continue;
     m->gather_cached = true;

@@ -288,10 +288,6 @@ typedef struct cgm_device_model {
    * their sizes they are the time (the kernels' sum missed by up to 2.9x),
    * above them the kernels' sum is corrected towards them (n = 0: none). */
   cgm_iter_points cpu_iter[4];
-  /* A CPU's SpMV of the calibration's elasticity grids (long rows, B_x > 1
-   * at N = 1), per block size: their time over the SpMV curve's prices
-   * such rows' SpMV (n = 0: the iteration's bytes on the grids' line). */
-  cgm_iter_points spmv_long[4];
   /* A GPU's iteration curve at its foot, the smallest grid timed: under it
    * the iteration takes that time (the launches' latency), over it the fit
    * is corrected towards it over two octaves (m = 0: the fit alone). */

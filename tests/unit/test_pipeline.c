@@ -1463,10 +1463,6 @@ static void test_cpu_feet(void) {
       {"spmv", "", "poisson3d:8", 1, 4000, 9e-6},
       {"spmv", "", "random:64 uniform (x) 1", 1, 500, 1e-6},
       {"spmv", "", "random:64 uniform (x) 2", 2, 600, 1e-6},
-      /* long rows' SpMV: an elasticity grid's, twice at one size */
-      {"spmv", "real", "elasticity3d:4", 1, 3000, 5e-6},
-      {"spmv", "real", "elasticity3d:4", 1, 3000, 7e-6},
-      {"spmv", "real", "elasticity3d:8", 1, 9000, 20e-6},
       {"cg4", "", "", 0, 3584, 1e-6},
       {"cg4", "", "", 0, 3584, 3e-6},
       {"cg4", "", "", 0, 7168, 5e-6},
@@ -1514,10 +1510,6 @@ static void test_cpu_feet(void) {
                   P->m[1] == 40000 && fabs(P->t[1] / 30e-6 - 1) < 1e-12,
               "N = 1 iterations: %d points", P->n);
     CHECK(m->cpu_iter[1].n == 0 && devs[0].model[CGM_PREC_SINGLE].cpu_iter[0].n == 0);
-    const cgm_iter_points *L = &m->spmv_long[0]; /* the elasticity grids' SpMV, as the iterations */
-    CHECK_MSG(L->n == 2 && L->m[0] == 3000 && fabs(L->t[0] / 6e-6 - 1) < 1e-12 && L->m[1] == 9000 &&
-                  m->spmv_long[1].n == 0,
-              "N = 1 long rows: %d points", L->n);
     CHECK(m->iter_foot[0].m == 0 && m->row_foot[0].m == 0); /* a GPU's feet only */
   } else {
     CHECK_MSG(0, "%d CPU devices", n);
@@ -1623,33 +1615,6 @@ static void test_cpu_iter_rows(void) {
   const double spmv = 2048 * 60 * 12.0 + 16 * 2048;
   CHECK_NEAR(cgm_iter_points_time(&m, 0, spmv, 2048, 2),
              cgm_iter_points_time(&norows, 0, spmv, 2048, 0), 1e-15);
-  /* with long rows' SpMV timed (the elasticity grids) at 1.5, 1.2 and 1.3x
-   * the curve: the kernels' sum with the SpMV at that ratio, a line in
-   * log-log between their sizes and the nearest one's past them, plus the
-   * grids' overhead at as many rows; B_x = 1 as before */
-  const double lm[3] = {2e4, 8e4, 3e5}, lr[3] = {1.5, 1.2, 1.3};
-  cgm_device_model lg = m;
-  lg.spmv_long[0].n = 3;
-  for (int i = 0; i < 3; i++) {
-    lg.spmv_long[0].m[i] = lm[i];
-    lg.spmv_long[0].t[i] = lr[i] * (cgm_iter_points_time(&k, 0, lm[i] * 8, 64, 0) -
-                                    cgm_iter_points_time(&k, 0, 0.0, 64, 0));
-  }
-  for (int i = 0; i < 4; i++) {
-    const double rows = (double[]){2048, 2048, 1024, 16384}[i];
-    const double sp = (double[]){1e4, 1.5e5, 8e4, 1e6}[i] * 8; /* SpMV bytes */
-    const double want = i == 0   ? 1.5
-                        : i == 1 ? 1.2 * pow(1.3 / 1.2, log(1.5e5 / 8e4) / log(3e5 / 8e4))
-                        : i == 2 ? 1.2
-                                 : 1.3;
-    const double ts = cgm_iter_points_time(&k, 0, sp, (int64_t)rows, 0) -
-                      cgm_iter_points_time(&k, 0, 0.0, (int64_t)rows, 0);
-    const double t1 = cgm_iter_points_time(&lg, 0, sp, (int64_t)rows, 1),
-                 t2 = cgm_iter_points_time(&lg, 0, sp, (int64_t)rows, 2);
-    CHECK_NEAR(t1, cgm_iter_points_time(&m, 0, sp, (int64_t)rows, 1), 1e-15);
-    CHECK_MSG(fabs((t2 - t1) / ((want - 1) * ts) - 1) < 1e-9,
-              "B_x = 2, %g bytes: %g over B_x = 1, want %g", sp, t2 - t1, (want - 1) * ts);
-  }
 }
 
 /* A GPU's feet: under its iteration curve's foot the measured floor; the
