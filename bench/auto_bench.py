@@ -11,7 +11,7 @@ not): the whole `cgmodel solve` command's wall clock for
   cupy       what a user would run instead (bench/scipy_cupy_cg.py: SciPy reads the
              file, CuPy's Jacobi CG on the GPU): a fresh Python process each time,
              timed whole (imports included: `cupy_s`) and after its imports (its own
-             total_s: `cupy_work_s`, as in a Python session that imported them once);
+             total_s: `cupy_work_s`, as in a Python process that imported them once);
              it keeps no cache, so it runs in the cold rounds only
 first on a cold matrix cache (each command the first read of its file: the
 cache cleared before it; C interleaved rounds), then warm (R interleaved

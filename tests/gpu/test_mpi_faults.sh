@@ -10,12 +10,8 @@
 # shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
 source "$(dirname "$0")/../e2e/lib.sh" "$@"
 
-"$CGM" version | grep -q MPI || { echo "no MPI in this build: skipped"; exit 77; }
-command -v mpirun >/dev/null || { echo "no mpirun: skipped"; exit 77; }
-"$CGM" devices 2>/dev/null | grep -q 'cuda:0' || { echo "no GPU: skipped"; exit 77; }
-GPUS=$("$CGM" devices 2>/dev/null | grep -c 'cuda:[0-9]')
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
-"$CGM" gen poisson3d --n 24 -o "$TMP/p3.mtx" >/dev/null 2>&1
+# shellcheck source=mpi_gpu_setup.sh
+source "$(dirname "$0")/mpi_gpu_setup.sh"
 
 # faults EXCH: calls in the set-up and in the iteration, each ending every rank with one message
 # (or, past the calls made, converging).

@@ -10,14 +10,9 @@
 # shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
 source "$(dirname "$0")/../e2e/lib.sh" "$@"
 
-"$CGM" version | grep -q MPI || { echo "no MPI in this build: skipped"; exit 77; }
-command -v mpirun >/dev/null || { echo "no mpirun: skipped"; exit 77; }
-"$CGM" devices 2>/dev/null | grep -q 'cuda:0' || { echo "no GPU: skipped"; exit 77; }
-GPUS=$("$CGM" devices 2>/dev/null | grep -c 'cuda:[0-9]')
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
+# shellcheck source=mpi_gpu_setup.sh
+source "$(dirname "$0")/mpi_gpu_setup.sh"
 mpi() { local n=$1; shift; timeout 120 mpirun -n "$n" --oversubscribe "$CGM" "$@"; }
-
-"$CGM" gen poisson3d --n 24 -o "$TMP/p3.mtx" >/dev/null 2>&1 # 13,824 rows
 # check MATRIX NAME EXCHANGE RANKS [ARGS...]: against the single-process CPU solve.
 check() {
   local A=$1 name=$2 exch=$3 p=$4
