@@ -136,11 +136,6 @@ static bool zero_sums(cgm_dgpu *G) {
   return !G->st && !DG_CHECK(G, cudaMemsetAsync(G->sums, 0, 2 * sizeof(double), G->s));
 }
 
-int cgm_dgpu_count(void) {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess ? n : ((void)cudaGetLastError(), 0);
-}
-
 /* A device array of n entries of size w, from host (NULL: left). */
 static bool upload(cgm_dgpu *G, void **d, const void *h, int64_t n, size_t w) {
   G->bytes += (n + 1) * (int64_t)w;

@@ -395,7 +395,7 @@ static cgm_status gpu_start(cgm_dist_local *L, vectors *V, const cgm_solve_opts 
   MPI_Comm_rank(node, &lr);
   MPI_Comm_size(node, &ls);
   MPI_Comm_free(&node);
-  const int ng = cgm_dgpu_count();
+  const int ng = cgm_cuda_device_count();
   shared = ls > ng;
   MPI_Allreduce(&shared, &any, 1, MPI_INT, MPI_MAX, L->comm);
   const cgm_dgpu_rows M = {L->n,        L->nghost, L->send_off[L->nsend], L->rowptr, L->col,

@@ -29,8 +29,6 @@ typedef struct cgm_dgpu_rows {
 
 typedef struct cgm_dgpu cgm_dgpu;
 
-/* GPUs this process sees (0: none, or no CUDA in the build). */
-int cgm_dgpu_count(void);
 /* The rows, b, x0 and D^-1 on GPU `device`, its name in name[0..len). */
 cgm_status cgm_dgpu_open(cgm_dgpu **G, int device, const cgm_dgpu_rows *M, const double *b,
                          const double *x, const double *dinv, char *name, size_t len,

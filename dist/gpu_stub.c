@@ -10,7 +10,6 @@
 #define STUB_VOID(name, params)                                                                    \
   void name params {}
 
-STUB(int, cgm_dgpu_count, (void), 0)
 cgm_status cgm_dgpu_open(cgm_dgpu **G, int device, const cgm_dgpu_rows *M, const double *b,
                          const double *x, const double *dinv, char *name, size_t len,
                          cgm_error *err) {
