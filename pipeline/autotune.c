@@ -77,23 +77,41 @@ cgm_status cgm_autotune(const cgm_csr *A, const cgm_features *f, const cgm_tuner
   return CGM_OK;
 }
 
+/* Device d's double-precision solve of nrows rows and nnz entries on a uniform N = 1 plan: its
+ * setup and k iterations; NaN where it cannot be priced. */
+static double uniform_total(const cgm_tuner_device *d, int64_t nrows, double nnz, double k,
+                            double *per_iter) {
+  cgm_plan_opts po = cgm_plan_opts_default();
+  po.backend = d->is_cpu ? CGM_BACKEND_CPU : CGM_BACKEND_CUDA;
+  cgm_plan p;
+  cgm_error e = {0};
+  if (!d->have[CGM_PREC_DOUBLE] || cgm_plan_uniform(nrows, nnz, &po, &p, &e)) return NAN;
+  *per_iter = cgm_refined_time(&d->model[CGM_PREC_DOUBLE], &p);
+  return cgm_setup_time(&d->setup, (double)p.device_bytes) + k * *per_iter;
+}
+
 bool pipeline_auto_worth(const cgm_tuner_device *devs, int ndev, const cgm_host *host,
                          const cgm_solve_opts *def, const cgm_csr *A, double k, double cost_s,
                          double *bound_s) {
   *bound_s = NAN;
   const cgm_host_devices m = cgm_host_match(host, devs, ndev, def->threads);
   const int d = def->backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
-  if (d < 0 || !devs[d].have[CGM_PREC_DOUBLE]) return true; /* nothing to weigh it by */
-  cgm_plan_opts po = cgm_plan_opts_default();
-  po.backend = def->backend == CGM_BACKEND_CPU ? CGM_BACKEND_CPU : CGM_BACKEND_CUDA;
-  cgm_plan p;
-  cgm_error e = {0};
-  if (cgm_plan_uniform(A->nrows, (double)A->nnz, &po, &p, &e)) return true;
-  const double t = cgm_refined_time(&devs[d].model[CGM_PREC_DOUBLE], &p);
-  const double total = cgm_setup_time(&devs[d].setup, (double)p.device_bytes) + k * t;
-  if (!isfinite(total)) return true;
+  double t = NAN;
+  const double total = d < 0 ? NAN : uniform_total(&devs[d], A->nrows, (double)A->nnz, k, &t);
+  if (!isfinite(total)) return true; /* nothing to weigh it by */
   /* no configuration's iterations take less than CGM_AUTO_FLOOR of the
    * default's, and its setup at best nothing */
   *bound_s = total - CGM_AUTO_FLOOR * k * t;
   return cost_s < *bound_s;
+}
+
+bool pipeline_cpu_first(const cgm_tuner_device *devs, int ndev, const cgm_host *host, int threads,
+                        const cgm_csr *A, double k, double *cpu_s, double *start_s) {
+  const int c = cgm_host_match(host, devs, ndev, threads).cpu;
+  *start_s = INFINITY;
+  for (int i = 0; i < ndev; i++)
+    if (!devs[i].is_cpu && devs[i].start_s > 0) *start_s = fmin(*start_s, devs[i].start_s);
+  double t;
+  *cpu_s = c < 0 ? NAN : uniform_total(&devs[c], A->nrows, (double)A->nnz, k, &t);
+  return *cpu_s < *start_s && isfinite(*start_s);
 }

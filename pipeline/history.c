@@ -95,14 +95,17 @@ static bool setups_add(setups *u, double bytes, double secs) {
  * 49M-nonzero layout took the host 0.11-0.14 s and the device milliseconds. A calibration's sample
  * says so by its variant "device", a recorded solve by layout_on_device. */
 
-/* A calibration's timed setups: its iteration sweeps' solves (kernel "setup"). */
+/* A calibration's timed setups: its iteration sweeps' solves (kernel "setup"), and a GPU's start
+ * (kernel "start"). */
 typedef struct {
   setups *u; /* [2]: built on the host, on the device */
   bool gpu;
+  double start_s;
 } setup_sink;
 
 static int take_setup(const cgm_db_sample *s, void *ctx) {
   setup_sink *k = ctx;
+  if (!strcmp(s->kernel, "start")) k->start_s = s->seconds;
   if (strcmp(s->kernel, "setup")) return 0;
   setups *u = &k->u[k->gpu && !strcmp(s->variant, "device")];
   if (setups_add(u, s->bytes, s->seconds)) return 0;
@@ -122,7 +125,7 @@ void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev) {
   for (int d = 0; d < ndev; d++) {
     const bool gpu = !devs[d].is_cpu;
     setups u[2] = {{0}, {0}};
-    setup_sink sink = {u, gpu};
+    setup_sink sink = {u, gpu, 0};
     bool ok = devs[d].calibration_id <= 0 ||
               (cgm_db_samples(db, devs[d].calibration_id, take_setup, &sink, &e) == CGM_OK &&
                !u[0].oom && !u[1].oom);
@@ -139,6 +142,7 @@ void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev) {
     if (ok) {
       devs[d].setup = cgm_setup_fit(u[0].bytes, u[0].secs, u[0].n, gpu);
       devs[d].setup_dev = cgm_setup_fit(u[1].bytes, u[1].secs, u[1].n, gpu);
+      devs[d].start_s = sink.start_s;
     }
     for (int k = 0; k < 2; k++) {
       free(u[k].bytes);

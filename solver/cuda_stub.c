@@ -15,6 +15,9 @@ void cgm_cuda_warm_up(int count) {
 int cgm_cuda_device_count(void) {
   return 0;
 }
+double cgm_cuda_driver_start_s(void) {
+  return 0;
+}
 bool cgm_have_cuda_build(void) {
   return false;
 }

@@ -66,14 +66,18 @@ typedef struct cgm_solve_report {
                              (auto_analysis_s, estimated) than any choice could save at most
                              (auto_bound_s); why says so */
   double auto_analysis_s, auto_bound_s;
-  char why[512];          /* autotune's choice, or why nothing */
-  double time_read_s;     /* reading A and b (or b = A * ones) */
-  cgm_cache_report cache; /* how A was read: from the cache, or parsed (and stored) */
-  bool features_cached;   /* the features came with the cache entry (not recomputed) */
-  bool check_cached;      /* the matrix's checks were passed by this cache entry before */
-  bool analysis_cached;   /* the prediction and --reorder's verdict came with the cache entry,
-                             made before with the same options, model and K */
-  double time_analyse_s;  /* the features, the database, the prediction and autotune's choice */
+  bool cpu_first; /* autotune ran on the CPU without starting a GPU: its solve (cpu_first_s)
+                     predicted below a GPU's start (gpu_start_s, as calibrated) */
+  double cpu_first_s, gpu_start_s;
+  double time_gpu_start_s; /* a GPU's start measured by this solve (count, describe, context) */
+  char why[512];           /* autotune's choice, or why nothing */
+  double time_read_s;      /* reading A and b (or b = A * ones) */
+  cgm_cache_report cache;  /* how A was read: from the cache, or parsed (and stored) */
+  bool features_cached;    /* the features came with the cache entry (not recomputed) */
+  bool check_cached;       /* the matrix's checks were passed by this cache entry before */
+  bool analysis_cached;    /* the prediction and --reorder's verdict came with the cache entry,
+                              made before with the same options, model and K */
+  double time_analyse_s;   /* the features, the database, the prediction and autotune's choice */
   double time_wall_s;   /* cgm_run_solve from entry to return: every phase and what lies between */
   char k_source[16];    /* autotune: where its iteration count came from ("hint",
                            "database", "estimate"); its choice has the predicted setup,

@@ -253,13 +253,18 @@ static cgm_status choose(analysis *a, double k, cgm_error *err) {
   if ((st = cgm_autotune(a->A, &sizes, a->devs, a->ndev, a->host, &c, &r->opts, &ar, err)))
     return st;
   r->choice = ar.choice;
+  char first[128] = "";
+  if (r->cpu_first)
+    snprintf(first, sizeof first,
+             "on the CPU before any GPU's start (predicted %.3g s, a GPU's start %.3g s): ",
+             r->cpu_first_s, r->gpu_start_s);
   if (cheap)
     snprintf(r->why, sizeof r->why,
-             "by the matrix's size alone (counting every configuration would cost about %.3g s, "
-             "more than the %.3g s the best could save at most): %.300s",
-             r->auto_analysis_s, r->auto_bound_s, ar.why);
+             "%sby the matrix's size alone (counting every configuration would cost about %.3g s, "
+             "more than the %.3g s the best could save at most): %.250s",
+             first, r->auto_analysis_s, r->auto_bound_s, ar.why);
   else
-    snprintf(r->why, sizeof r->why, "%s", ar.why);
+    snprintf(r->why, sizeof r->why, "%s%s", first, ar.why);
   if (!ar.chosen) {
     r->auto_none = true;
     return cgm_fail(err, CGM_EINPUT, "%s", ar.why);
@@ -339,6 +344,20 @@ static void verdict(const analysis *a, analysis_blob *b) {
   b->bound_s = r->auto_bound_s;
   snprintf(b->why, sizeof b->why, "%s", r->why);
   snprintf(b->k_source, sizeof b->k_source, "%s", r->k_source);
+}
+
+bool solve_cpu_first(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_solve_report *r) {
+  analysis a = {.o = o, .A = A, .r = r};
+  cgm_error e = {0};
+  char src[16];
+  r->cpu_first = !open_models(&a, &e);
+  double k = r->cpu_first ? known_iterations(&a, r->opts.tol, -1.0, src, sizeof src, NULL) : 0;
+  r->cpu_first =
+      r->cpu_first && pipeline_cpu_first(a.devs, a.ndev, a.host, r->opts.threads, A,
+                                         k > 0 ? k : A->nrows, &r->cpu_first_s, &r->gpu_start_s);
+  free(a.devs);
+  if (a.db) cgm_db_close(a.db);
+  return r->cpu_first;
 }
 
 cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_features *f,

@@ -63,7 +63,20 @@ typedef struct {
   cgm_host host;           /* this machine, for the analysis */
   analysis_blob *verdict;  /* large: the devices' models */
   bool verdict_new;
+  bool deferred; /* --auto on a small matrix: no GPU started before the CPU is weighed */
 } solve_run;
+
+/* --auto on a small matrix weighs the CPU before starting a GPU, whose start (0.35-0.45 s on an
+ * H200 node, 2026-11-29) is more than such a solve takes on the CPU: the read it would have hidden
+ * is short. A matrix above these sizes starts the GPU at once, the read beside it. */
+enum { CPU_FIRST_FILE_BYTES = 32 << 20, CPU_FIRST_NNZ = 2 << 20 };
+static bool gpu_deferred(const cgm_run_solve_opts *o) {
+  struct stat st;
+  const bool small = o->csr ? o->csr->nnz <= CPU_FIRST_NNZ
+                            : stat(o->matrix, &st) == 0 && st.st_size <= CPU_FIRST_FILE_BYTES;
+  return small && o->autotune && !o->constraints.backend_given && !o->host &&
+         cgm_have_cuda_build() && o->db_path && stat(o->db_path, &st) == 0;
+}
 
 /* The matrix, from the cache or parsed (a miss writes the cache entry while
  * the solve goes on: A is not changed), and the options settled for it:
@@ -98,7 +111,7 @@ static cgm_status step_rhs(solve_run *s, cgm_error *err) {
   if (!s->x || !s->verdict) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
   cgm_status st = pipeline_right_hand_side(s->o, s->A, &s->b, &s->generated, err);
   if (!st) st = pipeline_initial_guess(s->o, s->A->nrows, s->x, err);
-  if (!st && s->o->backend_default)
+  if (!st && s->o->backend_default && !s->deferred)
     s->r->opts.backend = solve_default_backend(warm_up_devices(&s->wu));
   return st;
 }
@@ -128,6 +141,14 @@ static cgm_status step_analyse(solve_run *s, cgm_error *err) {
     return CGM_OK; /* the solve goes on without a prediction */
   cgm_run_solve_opts with_host = *o;
   if (!o->host) with_host.host = &s->host;
+  if (s->deferred && solve_cpu_first(&with_host, s->A, r)) {
+    with_host.constraints.backend_given = true;
+    with_host.constraints.backend = r->opts.backend = CGM_BACKEND_CPU;
+  } else if (s->deferred) { /* the GPU's start now, and this machine with it */
+    s->wu.cpu_only = false;
+    warm_up_start(o, &s->wu);
+    warm_up_host(&s->wu, &s->host);
+  }
   return solve_analyse(&with_host, s->A, &s->f, &s->features_new, r, &s->db, s->verdict,
                        &s->verdict_new, &s->plans, err);
 }
@@ -195,6 +216,7 @@ static void step_record(solve_run *s) {
 /* What outlives the run is kept beside the cache entry; the rest is freed. */
 static void step_finish(solve_run *s) {
   warm_up_end(&s->wu);
+  s->r->time_gpu_start_s = s->wu.start_s;
   cgm_cache_wait(&s->r->cache);
   solve_keep_extras(s->o, s->r, &s->f, s->features_new);
   if (s->verdict_new) solve_keep_analysis(s->r, s->verdict);
@@ -224,7 +246,8 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   s.o = o;
   s.r = r;
   s.t0 = cgm_now();
-  warm_up_start(o, &s.wu);
+  s.deferred = s.wu.cpu_only = gpu_deferred(o);
+  if (!s.deferred) warm_up_start(o, &s.wu);
   cgm_status st = step_read(&s, err);
   if (!st) st = step_rhs(&s, err);
   const bool analyse = !st && analysis_needed(&s);

@@ -49,6 +49,8 @@ typedef struct {
   pthread_cond_t counted;
   int ndev;            /* the GPUs present; -1 until counted */
   char gpu_model[256]; /* GPU 0's model, with the count */
+  bool cpu_only;       /* not started: this machine described without the GPUs (no driver start) */
+  double start_s; /* the thread's time: the driver's start, GPU 0's description, the contexts */
 } warm_up;
 
 void warm_up_start(const cgm_run_solve_opts *o, warm_up *w);
@@ -59,6 +61,9 @@ int warm_up_devices(warm_up *w);
  * cgm_host_describe. */
 void warm_up_host(warm_up *w, cgm_host *h);
 void warm_up_end(warm_up *w);
+/* --auto's CPU first (pipeline_cpu_first): decided by the database, before any GPU's start, on the
+ * iterations recorded or kept beside the cache entry, else as many as A's rows (CG's bound). */
+bool solve_cpu_first(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_solve_report *r);
 /* CUDA where a GPU is present, else the CPU. */
 cgm_backend solve_default_backend(int gpus_present);
 

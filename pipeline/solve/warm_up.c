@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/timer.h"
 #include "pipeline/solve/solve_steps.h"
 
 static void *warm_up_main(void *arg) {
   warm_up *w = arg;
+  const double t0 = cgm_now();
   const int n = cgm_cuda_device_count();
   /* GPU 0's model, this machine's name for the calibrations: asked here,
    * once the driver is up and before the context, which would hold the
@@ -24,6 +26,7 @@ static void *warm_up_main(void *arg) {
   pthread_cond_broadcast(&w->counted);
   pthread_mutex_unlock(&w->mu);
   if (n > 0) cgm_cuda_warm_up(w->gpus);
+  w->start_s = n > 0 ? cgm_now() - t0 : 0; /* read after the join */
   return NULL;
 }
 
@@ -63,7 +66,7 @@ void warm_up_host(warm_up *w, cgm_host *h) {
   if (!cgm_describe_cpu(&d, 0, &e)) snprintf(h->cpu, sizeof h->cpu, "%s", d.model);
   h->threads = d.threads;
   if (!w->started) {
-    cgm_host_describe(h);
+    if (!w->cpu_only) cgm_host_describe(h);
     return;
   }
   h->gpus = warm_up_devices(w);

@@ -337,6 +337,22 @@ last_stderr_contains "serves threads=1"
 expect_exit 0 "$CGM" devices "${T1[@]}"
 last_stdout_contains "serves solve --threads 1"
 
+# ---- --auto on a small matrix weighs the CPU before starting a GPU: a GPU
+# whose calibration measured a start longer than the CPU's predicted solve is
+# never started (its curves would win per iteration); a quick start is
+if ! "$CGM" version | grep -q CPU-only; then
+  for start in 100 1e-6; do
+    cp "$CGMODEL_DB" "$TMP/first.db"
+    python3 "$(dirname "$0")/fake_gpu_calibration.py" "$TMP/first.db" $start
+    expect_exit 0 "$CGM" solve "$A" --auto --no-record --json --db "$TMP/first.db"
+    if [ $start = 100 ]; then
+      json_check "$OUT" 'j["backend"] == "cpu" and j["auto_cpu_first"]["gpu_start_s"] == 100 and 0 < j["auto_cpu_first"]["cpu_s"] < 100 and j["auto"].startswith("on the CPU before any GPU") and "time_gpu_start_s" not in j and j["converged"]' "--auto: the CPU first, no GPU started"
+    else
+      json_check "$OUT" '"auto_cpu_first" not in j and j["converged"]' "--auto: a GPU's quick start weighed against"
+    fi
+  done
+fi
+
 # ---- nothing to recommend (exit 1, the table stands), --auto beside a layout option (exit 2)
 expect_exit 1 "$CGM" predict "$A" --precision single
 last_stdout_contains "recommended none (no configuration to run"
