@@ -3,7 +3,6 @@
  * the gnuplot templates, picking a calibration, and printing what was written. */
 #pragma once
 
-#include <stdbool.h>
 #include <stdint.h>
 
 #include "cgmodel/db.h"

@@ -5,6 +5,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cgmodel/export.h"
+
+CGM_BEGIN_DECLS
+
 /* Room for element n of an array of `elem`-byte elements with capacity
  * *cap (first `first`, then doubling): the array, moved if it grew; NULL
  * when memory runs out, the array and *cap unchanged. */
@@ -12,3 +16,5 @@ void *cgm_grow(void *v, int n, int *cap, size_t elem, int first);
 /* Appends the `elem` bytes at item to the array *pv (the address of a T *) of *n elements, grown as
  * by cgm_grow: false, nothing changed, when memory runs out. */
 bool cgm_push(void *pv, int *n, int *cap, const void *item, size_t elem, int first);
+
+CGM_END_DECLS

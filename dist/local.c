@@ -4,7 +4,6 @@
  * from its own rows (the plan's halo is per GPU segment of block rows,
  * bounded by CGM_MAX_GPUS): an all-to-all of counts, then the index lists
  * point to point. */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 

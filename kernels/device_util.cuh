@@ -5,7 +5,6 @@
 
 #include <cuda/atomic>
 #include <math.h>
-#include <stdint.h>
 #include <string.h>
 
 #include "kernels/kernels.h"

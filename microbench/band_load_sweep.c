@@ -6,8 +6,6 @@
  * than that curve they walk is the band-load fraction (cgm_fit_band_load).
  * GPU only: a CPU's model has no walk. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cgmodel/model.h"
 #include "microbench/microbench.h"

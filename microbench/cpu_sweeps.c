@@ -2,7 +2,6 @@
 /* The sweeps of the `cpu` device: the CPU backend's own CG4, CG5 and SpMV
  * (solver/cpu) timed with the monotonic clock (settle.c), and its whole
  * iterations through cgm_solve. */
-#include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>

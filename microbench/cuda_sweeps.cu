@@ -8,7 +8,6 @@
  * timed through cgm_solve itself. */
 #include <limits.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -8,8 +8,6 @@
  * against its caches) place the gathers' cost by the share of x out of
  * them (cgm_gather_rate). */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cgmodel/model.h"
 #include "microbench/microbench.h"

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Dispatches a calibration run to the device's sweeps. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "microbench/microbench.h"

@@ -3,8 +3,6 @@
  * or, where the plan was made without them, from the matrix's rows. */
 #pragma once
 
-#include <stdbool.h>
-
 #include "cgmodel/plan.h"
 
 /* Block row `brow` of A at block size n: its block columns gathered from the n rows (merged,

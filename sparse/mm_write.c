@@ -10,12 +10,10 @@
 #include "common/outfile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define WBUF_SIZE ((size_t)1 << 20)

@@ -13,7 +13,6 @@
  * iteration time minus what the single-GPU curves predict for the slowest
  * segment, over the bytes the mode moves. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

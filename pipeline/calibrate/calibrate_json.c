@@ -1,10 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* calibrate --json: the database and one object per calibration made. */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "pipeline/json.h"
 #include "cgmodel/calibrate.h"
 

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <time.h>
 
+#include "common/grow.h"
 #include "common/timer.h"
 #include "solver/cuda/gpu_solver.h"
 
@@ -170,20 +171,6 @@ static cgm_status reliable_step(gpu_solver *S, reliable *R, const cgm_cg_state *
   return CGM_OK;
 }
 
-/* Doubles the graph times' arrays (both kept on failure, freed by the
- * caller). */
-static cgm_status grow_times(double **batch, int **active, int *cap, cgm_error *err) {
-  size_t n = 2 * (size_t)*cap + 1;
-  if (n > (size_t)INT_MAX) n = (size_t)INT_MAX; /* the loop's bound on graphs */
-  double *b = (double *)realloc(*batch, n * sizeof *b);
-  if (b) *batch = b;
-  int *a = b ? (int *)realloc(*active, n * sizeof *a) : NULL;
-  if (!a) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-  *active = a;
-  *cap = (int)(n - 1);
-  return CGM_OK;
-}
-
 /* The graph loop: graph g+1 is queued before the host waits for graph g.
  * Graph g copies device 0's state into host_state[g % 2] and is followed by
  * event ev[g % 3]; its time is ev[(g - 1) % 3] -> ev[g % 3]. A replacement
@@ -196,12 +183,14 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
   const int K = S->pol.K;
   /* A claim the true residual refutes stops its graph early, and the graph
    * queued behind it runs no iteration: at least one iteration every two
-   * graphs (the device stops at maxiter), so 2 maxiter + 3 bound them; the
-   * times' arrays grow as they come. */
+   * graphs (the device stops at maxiter), so 2 maxiter + 3 bound them; their
+   * times' array grows as they come. */
   const int nbatch_max = pb->maxiter < (INT_MAX - 3) / 2 ? 2 * pb->maxiter + 3 : INT_MAX;
-  int cap = pb->maxiter / K + 3;
-  double *batch = (double *)malloc(((size_t)cap + 1) * sizeof *batch);
-  int *active = (int *)malloc(((size_t)cap + 1) * sizeof *active);
+  struct {
+    double s;   /* the graph's time */
+    int active; /* iterations it ran */
+  } *times = NULL, t;
+  int cap = 0;
   cgm_status st = CGM_OK;
   int nb = 0, last_iter = 0;
   bool pending = false, queued = false;
@@ -216,10 +205,6 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
                 cgm_floor_watch_start(S->rt0, pb->anorm, pb->bnorm)};
   const bool keep_x = pb->opts.monitor && pb->opts.monitor_x;
   double t_start = cgm_now();
-  if (!batch || !active) {
-    st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-    goto out;
-  }
   CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
   CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[2], d->stream));
   CGM_CUDA_GOTO(st, err, out, launch_batch(S, 0));
@@ -247,11 +232,13 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
     float ms = 0;
     CGM_CUDA_GOTO(st, err, out, cudaEventElapsedTime(&ms, d->ev[(g + 2) % 3], d->ev[g % 3]));
     const cgm_cg_state *hs = d->host_state[g % 2];
-    if (nb == cap && (st = grow_times(&batch, &active, &cap, err))) goto out;
-    batch[nb] = ms * 1e-3;
-    active[nb] = hs->iter - last_iter;
+    t.s = ms * 1e-3;
+    t.active = hs->iter - last_iter;
     last_iter = hs->iter;
-    nb++;
+    if (!cgm_push(&times, &nb, &cap, &t, sizeof t, pb->maxiter / K + 3)) {
+      st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+      goto out;
+    }
     /* host_state is read here anyway: the monitor costs no synchronisation */
     cgm_monitor_report(&pb->opts, &S->mon_last, hs->iter, sqrt(hs->rr_last) / pb->bnorm, false,
                        gs_monitor_x, S);
@@ -301,15 +288,14 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
     int nt = 0, isum = 0;
     double tsum = 0.0;
     for (int b = 0; b < nb; b++) {
-      tsum += batch[b];
-      isum += active[b];
-      if (b > 0 && active[b] == K && tt) tt[nt++] = batch[b] / K;
+      tsum += times[b].s;
+      isum += times[b].active;
+      if (b > 0 && times[b].active == K && tt) tt[nt++] = times[b].s / K;
     }
     res->time_per_iter_s = nt > 0 ? cgm_median(tt, nt) : (isum > 0 ? tsum / isum : 0.0);
     free(tt);
   }
 out:
-  free(batch);
-  free(active);
+  free(times);
   return st;
 }
