@@ -19,7 +19,8 @@ rounds); each command's time is the low quantile of its rounds, since
 interference only adds time. Ratios:
 auto / the faster of double and mixed (cold and warm), recorded / double,
 --auto's own analysis time (time_analyse_s, warm), and auto (cold and warm) /
-CuPy's work after its imports.
+CuPy's work after its imports. The last column says what --auto chose ("CPU
+first": no GPU started) and the GPU start each command paid.
 
 usage: auto_bench.py CGMODEL OUTDIR [--rounds R] [--cold-rounds C] [--tol T] CASE...
   CASE: kind:n as `cgmodel gen` (poisson3d:128, mesh3d:400000, ...) or a .mtx path
@@ -120,8 +121,11 @@ def main():
             j = last[t]
             choice = ""
             if t == "auto":
-                choice = "%s %s N=%s%s" % (j.get("backend"), j.get("precision"), j.get("block"),
-                                           " (by size)" if "auto_declined" in j else "")
+                choice = "%s %s N=%s%s%s" % (j.get("backend"), j.get("precision"), j.get("block"),
+                                             " (by size)" if "auto_declined" in j else "",
+                                             " (CPU first)" if "auto_cpu_first" in j else "")
+            if "time_gpu_start_s" in j:  # the GPU's start this command paid, beside its read
+                choice += " GPU start %.3f s" % j["time_gpu_start_s"]
             print("%-22s %-9s %8.3f %8.3f %8s %8.4f %8.1e  %s" % (
                 c, t, row["cold"][t], row["warm"][t], j.get("iterations", "-"),
                 j.get("time_analyse_s", float("nan")), j.get("relative_residual", float("nan")),

@@ -108,9 +108,9 @@ double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, doubl
 bool pipeline_auto_worth(const cgm_tuner_device *devs, int ndev, const cgm_host *host,
                          const cgm_solve_opts *def, const cgm_csr *A, double k, double cost_s,
                          double *bound_s);
-/* Whether --auto runs on the CPU before starting a GPU: this CPU's double solve of A in k
- * iterations (its calibration on `threads`, *cpu_s, uniform plan) takes less than the quickest
- * start a calibrated GPU measured (*start_s; INFINITY, and false: none measured). */
+/* Whether this CPU's double solve of A in k iterations (*cpu_s: uniform plan, its calibration on
+ * `threads`) is shorter than the quickest start a calibrated GPU measured (*start_s, or INFINITY).
+ */
 bool pipeline_cpu_first(const cgm_tuner_device *devs, int ndev, const cgm_host *host, int threads,
                         const cgm_csr *A, double k, double *cpu_s, double *start_s);
 

@@ -156,8 +156,8 @@ CGM_API cgm_status cgm_solve_device(const cgm_csr_device *A, const double *b, do
 
 /* CUDA devices usable by this build (0 without a GPU or in a CPU build). */
 CGM_API int cgm_cuda_device_count(void);
-/* Seconds the slowest device count of this process took: the CUDA driver's start, which the
- * first count pays (0 before any, and in a CPU build). */
+/* Seconds the first device count of this process took: the CUDA driver's start (0 before any, and
+ * in a CPU build). */
 CGM_API double cgm_cuda_driver_start_s(void);
 /* Creates the CUDA context on devices 0 .. count - 1 (0.1-0.3 s each), for a thread of its own
  * while the matrix is read; errors are left to the solve. */

@@ -30,8 +30,7 @@ typedef struct cgm_tuner_device {
   cgm_setup_model setup;     /* layout build + upload (fitted on its setups, or the default) */
   cgm_setup_model setup_dev; /* the setups whose layout the GPU builds (cgm_plan_layout_on_device);
                                 samples = 0: `setup` stands for it */
-  double start_s;            /* a GPU's start before its first kernel (driver and context), as its
-                                calibration measured it; 0: the CPU, or not measured */
+  double start_s;            /* a GPU's start (driver, context) as calibrated; 0: the CPU, none */
   double mixed_ratio;        /* mixed precision's iterations over double's (<= 0: 1.2) */
   uint64_t fingerprint;      /* of the calibration's fits and coefficients as loaded: a verdict
                                 kept from them is stale once a refit changes them */

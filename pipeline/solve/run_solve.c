@@ -66,9 +66,8 @@ typedef struct {
   bool deferred; /* --auto on a small matrix: no GPU started before the CPU is weighed */
 } solve_run;
 
-/* --auto on a small matrix weighs the CPU before starting a GPU, whose start (0.35-0.45 s on an
- * H200 node, 2026-11-29) is more than such a solve takes on the CPU: the read it would have hidden
- * is short. A matrix above these sizes starts the GPU at once, the read beside it. */
+/* --auto on a small matrix weighs the CPU before starting a GPU (0.35-0.45 s on an H200 node,
+ * 2026-11-29), whose start would hide a short read; a larger one starts it beside the read. */
 enum { CPU_FIRST_FILE_BYTES = 32 << 20, CPU_FIRST_NNZ = 2 << 20 };
 static bool gpu_deferred(const cgm_run_solve_opts *o) {
   struct stat st;

@@ -36,16 +36,10 @@ void warm_up_start(const cgm_run_solve_opts *o, warm_up *w) {
   const bool gpu = o->solve.backend != CGM_BACKEND_CPU || o->autotune || o->backend_default;
   if (!gpu || !cgm_have_cuda_build()) return;
   w->gpus = o->solve.gpus > 1 && !o->autotune ? o->solve.gpus : 1;
-  if (pthread_mutex_init(&w->mu, NULL)) return;
-  if (pthread_cond_init(&w->counted, NULL)) {
-    pthread_mutex_destroy(&w->mu);
-    return;
-  }
+  /* the static initialisers: nothing to fail, nothing to destroy */
+  w->mu = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+  w->counted = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
   w->started = pthread_create(&w->thread, NULL, warm_up_main, w) == 0;
-  if (!w->started) {
-    pthread_cond_destroy(&w->counted);
-    pthread_mutex_destroy(&w->mu);
-  }
 }
 
 int warm_up_devices(warm_up *w) {
@@ -78,8 +72,6 @@ void warm_up_host(warm_up *w, cgm_host *h) {
 void warm_up_end(warm_up *w) {
   if (!w->started) return;
   pthread_join(w->thread, NULL);
-  pthread_cond_destroy(&w->counted);
-  pthread_mutex_destroy(&w->mu);
   w->started = false;
 }
 
