@@ -3,7 +3,7 @@
 # A GPU's start priced: its calibration stores one "start" sample (the
 # driver's start and its context, 10 ms to 10 s); a solve on it reports the
 # start it paid; `solve --auto` of a small matrix whose iterations are known
-# (the second solve: the first keeps its probe) runs on the CPU without
+# (the second solve: the first recorded them) runs on the CPU without
 # starting the GPU (auto_cpu_first, no time_gpu_start_s) and meets the
 # tolerance; a matrix above the small files' size starts the GPU at once.
 # Exits 77 (skipped) without a GPU.
@@ -25,7 +25,7 @@ PY
 pass
 expect_exit 0 "$CGM" solve "$A" --backend cuda --no-record --json --db "$DB"
 json_check "$OUT" '0.01 < j["time_gpu_start_s"] < 10 and j["converged"]' "a GPU solve reports its start"
-for _ in 1 2; do expect_exit 0 "$CGM" solve "$A" --auto --no-record --json --db "$DB"; done
+for _ in 1 2; do expect_exit 0 "$CGM" solve "$A" --auto --json --db "$DB"; done
 json_check "$OUT" 'j["backend"] == "cpu" and j["auto_cpu_first"]["cpu_s"] < j["auto_cpu_first"]["gpu_start_s"] and "time_gpu_start_s" not in j and j["converged"] and j["relative_residual"] <= 1e-8' "--auto: the CPU first"
 expect_exit 0 "$CGM" gen poisson3d --n 72 -o "$TMP/grid.mtx"
 expect_exit 0 "$CGM" solve "$TMP/grid.mtx" --auto --no-record --json --db "$DB"
