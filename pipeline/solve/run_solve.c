@@ -68,7 +68,7 @@ typedef struct {
 
 /* --auto on a small matrix weighs the CPU before starting a GPU (0.35-0.45 s on an H200 node,
  * 2026-11-29), whose start would hide a short read; a larger one starts it beside the read. */
-enum { CPU_FIRST_FILE_BYTES = 32 << 20, CPU_FIRST_NNZ = 2 << 20 };
+enum { CPU_FIRST_FILE_BYTES = 16 << 20, CPU_FIRST_NNZ = 1 << 20 };
 static bool gpu_deferred(const cgm_run_solve_opts *o) {
   struct stat st;
   const bool small = o->csr ? o->csr->nnz <= CPU_FIRST_NNZ
