@@ -49,12 +49,6 @@ typedef struct {
   bool relative; /* residuals relative to the sample: (B - b) / b */
 } fit_data;
 
-static double logistic(double z) {
-  if (z >= 0.0) return 1.0 / (1.0 + exp(-z));
-  double ez = exp(z);
-  return ez / (1.0 + ez);
-}
-
 static double clampd(double v, double lo, double hi) {
   return v < lo ? lo : v > hi ? hi : v;
 }
@@ -71,7 +65,7 @@ static int model_f(const gsl_vector *q, void *params, gsl_vector *r) {
   double mu, sigma, nu;
   unpack(q, &mu, &sigma, &nu);
   for (size_t i = 0; i < d->n; i++) {
-    double ri = nu * logistic((d->u[i] - mu) / sigma) - d->b[i];
+    double ri = nu * cgm_logistic((d->u[i] - mu) / sigma) - d->b[i];
     gsl_vector_set(r, i, d->relative ? ri / d->b[i] : ri);
   }
   return GSL_SUCCESS;
@@ -85,7 +79,7 @@ static int model_df(const gsl_vector *q, void *params, gsl_matrix *J) {
   unpack(q, &mu, &sigma, &nu);
   for (size_t i = 0; i < d->n; i++) {
     double z = (d->u[i] - mu) / sigma;
-    double g = logistic(z), gp = g * logistic(-z);
+    double g = cgm_logistic(z), gp = g * cgm_logistic(-z);
     double wt = d->relative ? 1.0 / d->b[i] : 1.0;
     gsl_matrix_set(J, i, 0, -wt * nu * gp / sigma);
     gsl_matrix_set(J, i, 1, -wt * nu * gp * z);

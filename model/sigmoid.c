@@ -4,8 +4,7 @@
 
 #include <math.h>
 
-/* 1 / (1 + exp(-z)) without overflowing exp() for large |z|. */
-static double logistic(double z) {
+double cgm_logistic(double z) {
   if (z >= 0.0) return 1.0 / (1.0 + exp(-z));
   double ez = exp(z);
   return ez / (1.0 + ez);
@@ -13,7 +12,7 @@ static double logistic(double z) {
 
 /* Eq. 3 (m = 0 gives 0, m < 0 NaN). */
 double cgm_sigmoid_eval(const cgm_sigmoid *s, double m) {
-  return s->nu * logistic((log2(m) - s->mu) / s->sigma);
+  return s->nu * cgm_logistic((log2(m) - s->mu) / s->sigma);
 }
 
 /* Eq. 5, T = 4m / B, with the element width in place of 4 and B converted

@@ -24,6 +24,8 @@ typedef struct cgm_sigmoid {
   double nu;    /* peak throughput, GB/s */
 } cgm_sigmoid;
 
+/* 1 / (1 + exp(-z)) without overflowing exp() for large |z|: the sigmoid's and its fits'. */
+CGM_API double cgm_logistic(double z);
 /* B(m) = nu / (1 + exp(-(log2 m - mu) / sigma))   [GB/s], Eq. 3 */
 CGM_API double cgm_sigmoid_eval(const cgm_sigmoid *s, double m);
 /* Eq. 5 with the element width: T(m) = width * m / B(m)   [s]
