@@ -32,9 +32,7 @@ typedef struct {
   cgm_solve_report *r;
   cgm_features *f;    /* the features counted so far (grown by features()) */
   bool *features_new; /* some were counted here */
-  cgm_db *db;
-  cgm_tuner_device *devs;
-  int ndev;
+  solve_models m;     /* as loaded (open_models) */
   cgm_host here;
   const cgm_host *host;
   pipeline_plan_set *plans; /* --auto's */
@@ -47,7 +45,7 @@ static double known_iterations(const analysis *a, double tol, double budget, cha
                                double *mixed_ratio) {
   const cgm_run_solve_opts *o = a->o;
   const pipeline_k_query q = {
-      a->db,         a->A,  o->csr ? NULL : o->matrix, o->csr ? NULL : &a->r->cache, tol,
+      a->m.db,       a->A,  o->csr ? NULL : o->matrix, o->csr ? NULL : &a->r->cache, tol,
       o->iters_hint, budget};
   return pipeline_iterations(&q, src, n, mixed_ratio);
 }
@@ -88,20 +86,20 @@ static void analysis_key(const analysis *a, double k_known, analysis_blob *b) {
   b->key.storage = so->storage;
   b->key.balance = so->gpu.balance;
   b->key.k_known = k_known;
-  const cgm_host_devices m = cgm_host_match(a->host, a->devs, a->ndev, so->threads);
+  const cgm_host_devices m = cgm_host_match(a->host, a->m.devs, a->m.ndev, so->threads);
   const int run = so->backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
   const int at[2] = {a->o->autotune ? m.gpu : run, a->o->autotune ? m.cpu : -1};
   for (int i = 0; i < 2; i++)
     if (at[i] >= 0) {
-      b->key.calibration[i] = a->devs[at[i]].calibration_id;
-      b->key.fingerprint[i] = a->devs[at[i]].fingerprint;
+      b->key.calibration[i] = a->m.devs[at[i]].calibration_id;
+      b->key.fingerprint[i] = a->m.devs[at[i]].fingerprint;
     }
 }
 
 /* The database (opened when it exists; always with --auto) and the
- * calibrated devices. Without --auto one that will not open is said and
- * done without: the solve is not the database's. */
-static cgm_status open_models(analysis *a, cgm_error *err) {
+ * calibrated devices, loaded once a solve (m). Without --auto one that will
+ * not open is said and done without: the solve is not the database's. */
+static cgm_status open_models(analysis *a, solve_models *m, cgm_error *err) {
   const cgm_run_solve_opts *o = a->o;
   const bool need = o->autotune;
   cgm_error mine = {0};
@@ -109,17 +107,19 @@ static cgm_status open_models(analysis *a, cgm_error *err) {
   cgm_status st = CGM_OK;
   struct stat sb;
   if (need && !o->db_path) return cgm_fail(err, CGM_EINPUT, "auto: it needs a database");
-  if (o->db_path && (need || stat(o->db_path, &sb) == 0) &&
-      (st = cgm_open_database(o->db_path, o->db_readonly ? CGM_DB_READONLY : 0, &a->db, db_err))) {
+  if (!m->loaded && !m->db && o->db_path && (need || stat(o->db_path, &sb) == 0) &&
+      (st = cgm_open_database(o->db_path, o->db_readonly ? CGM_DB_READONLY : 0, &m->db, db_err))) {
     if (need) return st;
     char why[CGM_ERRMSG_MAX + 64];
     snprintf(why, sizeof why, "the solve will not be recorded: %s", db_err->msg);
     solve_note(o, CGM_NOTE_WARNING, why);
   }
-  if (a->db && (st = cgm_load_devices(a->db, NULL, &a->devs, &a->ndev, db_err))) {
+  if (!m->loaded && m->db && (st = cgm_load_devices(m->db, NULL, &m->devs, &m->ndev, db_err))) {
     if (need) return st;
-    a->ndev = 0;
+    m->ndev = 0;
   }
+  m->loaded = true;
+  a->m = *m;
   if (!o->host) cgm_host_describe(&a->here);
   a->host = o->host ? o->host : &a->here;
   return CGM_OK;
@@ -130,12 +130,12 @@ static cgm_status open_models(analysis *a, cgm_error *err) {
  * warning names the calibration and the threads it serves). */
 static int run_device(const analysis *a, bool say) {
   const cgm_solve_opts *so = &a->r->opts;
-  const cgm_host_devices m = cgm_host_match(a->host, a->devs, a->ndev, so->threads);
+  const cgm_host_devices m = cgm_host_match(a->host, a->m.devs, a->m.ndev, so->threads);
   const int threads = so->threads > 0 ? so->threads : a->host->threads;
-  if (so->backend != CGM_BACKEND_CPU || (m.cpu >= 0 && a->devs[m.cpu].threads == threads))
+  if (so->backend != CGM_BACKEND_CPU || (m.cpu >= 0 && a->m.devs[m.cpu].threads == threads))
     return so->backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
   char msg[200];
-  pipeline_cpu_advice(a->host, a->devs, a->ndev, threads, msg, sizeof msg);
+  pipeline_cpu_advice(a->host, a->m.devs, a->m.ndev, threads, msg, sizeof msg);
   if (say && msg[0]) solve_note(a->o, CGM_NOTE_WARNING, msg + 2); /* no prediction: past "; " */
   return -1;
 }
@@ -209,7 +209,8 @@ static bool declined(analysis *a, double k) {
   if (a->plans->cached || a->o->csr) return false;
   const double cost = CGM_AUTO_S_PER_NNZ * (double)a->A->nnz;
   const double kk = k > 0 ? k : cgm_iterations_estimate(a->A->nrows, r->opts.tol);
-  if (pipeline_auto_worth(a->devs, a->ndev, a->host, &r->opts, a->A, kk, cost, &r->auto_bound_s))
+  if (pipeline_auto_worth(a->m.devs, a->m.ndev, a->host, &r->opts, a->A, kk, cost,
+                          &r->auto_bound_s))
     return false;
   r->auto_declined = true;
   r->auto_analysis_s = cost;
@@ -250,7 +251,7 @@ static cgm_status choose(analysis *a, double k, cgm_error *err) {
   cgm_autotune_result ar;
   /* what the pricing reads of the matrix: the plans hold the rest */
   const cgm_features sizes = {.x = a->A->nrows, .nnz = a->A->nnz};
-  if ((st = cgm_autotune(a->A, &sizes, a->devs, a->ndev, a->host, &c, &r->opts, &ar, err)))
+  if ((st = cgm_autotune(a->A, &sizes, a->m.devs, a->m.ndev, a->host, &c, &r->opts, &ar, err)))
     return st;
   r->choice = ar.choice;
   char first[128] = "";
@@ -303,19 +304,19 @@ static cgm_status predict_run(analysis *a, int d, double k, cgm_error *err) {
     plan.o.storage = r->opts.storage;
     cgm_plan_set_precision(&plan, r->opts.precision);
     r->predicted =
-        cgm_refined_time(&a->devs[d].model[cgm_precision_iter(r->opts.precision)], &plan);
+        cgm_refined_time(&a->m.devs[d].model[cgm_precision_iter(r->opts.precision)], &plan);
   } else {
     cgm_error e = {0};
-    (void)pipeline_predict_plan(a->A, a->f, &a->devs[d], &r->opts, &r->predicted, &plan, &planned,
+    (void)pipeline_predict_plan(a->A, a->f, &a->m.devs[d], &r->opts, &r->predicted, &plan, &planned,
                                 &e);
   }
-  if (isfinite(r->predicted)) r->calibration_id = a->devs[d].calibration_id;
+  if (isfinite(r->predicted)) r->calibration_id = a->m.devs[d].calibration_id;
   /* --reorder auto: the model weighs RCM's cost against the iterations
    * (and --reorder rcm predicts the numbering that runs) */
   if (r->opts.reorder == CGM_REORDER_NONE || r->opts.backend == CGM_BACKEND_CUSPARSE) return CGM_OK;
   cgm_error e = {0};
   if (!(k > 0)) k = cgm_iterations_estimate(a->A->nrows, r->opts.tol);
-  if (pipeline_reorder_decide(a->A, a->f, &a->devs[d], &r->opts, k, planned ? &plan : NULL,
+  if (pipeline_reorder_decide(a->A, a->f, &a->m.devs[d], &r->opts, k, planned ? &plan : NULL,
                               &r->reorder, &e) == CGM_OK) {
     r->have_reorder = true;
     if (r->opts.reorder == CGM_REORDER_AUTO) {
@@ -346,28 +347,26 @@ static void verdict(const analysis *a, analysis_blob *b) {
   snprintf(b->k_source, sizeof b->k_source, "%s", r->k_source);
 }
 
-bool solve_cpu_first(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_solve_report *r) {
+bool solve_cpu_first(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_solve_report *r,
+                     solve_models *m) {
   analysis a = {.o = o, .A = A, .r = r};
   cgm_error e = {0};
   char src[16];
-  r->cpu_first = !open_models(&a, &e);
+  r->cpu_first = !open_models(&a, m, &e);
   double k = r->cpu_first ? known_iterations(&a, r->opts.tol, -1.0, src, sizeof src, NULL) : 0;
   r->cpu_first =
-      r->cpu_first && pipeline_cpu_first(a.devs, a.ndev, a.host, r->opts.threads, A,
+      r->cpu_first && pipeline_cpu_first(a.m.devs, a.m.ndev, a.host, r->opts.threads, A,
                                          k > 0 ? k : A->nrows, &r->cpu_first_s, &r->gpu_start_s);
-  free(a.devs);
-  if (a.db) cgm_db_close(a.db);
   return r->cpu_first;
 }
 
 cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_features *f,
-                         bool *f_new, cgm_solve_report *r, cgm_db **db, analysis_blob *keep,
+                         bool *f_new, cgm_solve_report *r, solve_models *m, analysis_blob *keep,
                          bool *store, pipeline_plan_set *plans, cgm_error *err) {
   *store = false;
   analysis a = {.o = o, .A = A, .r = r, .f = f, .features_new = f_new, .plans = plans};
   cgm_status st = o->autotune ? fix_precond_block(&a, err) : CGM_OK;
-  if (!st) st = open_models(&a, err);
-  *db = a.db;
+  if (!st) st = open_models(&a, m, err);
   /* K: --auto decides between devices by it (the probe may run to the
    * solution); --reorder auto weighs RCM against it */
   double k = 0, ratio = 0;
@@ -380,29 +379,26 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_feat
   double budget = o->autotune ? PIPELINE_PROBE_BUDGET : 0, bound;
   const double ke = cgm_iterations_estimate(A->nrows, r->opts.tol);
   if (!st && o->autotune &&
-      !pipeline_auto_worth(a.devs, a.ndev, a.host, &r->opts, A, ke,
+      !pipeline_auto_worth(a.m.devs, a.m.ndev, a.host, &r->opts, A, ke,
                            2.0 * CGM_PROBE_S_PER_NNZ * fmin(budget, (double)A->nnz * ke), &bound))
     budget = -1.0; /* a run kept beside the entry still serves */
   if (!st && weigh)
     k = known_iterations(&a, r->opts.tol, budget, r->k_source, sizeof r->k_source,
                          mixed ? &ratio : NULL);
-  for (int i = 0; i < a.ndev && ratio > 0; i++) a.devs[i].mixed_ratio = ratio;
+  for (int i = 0; i < a.m.ndev && ratio > 0; i++) a.m.devs[i].mixed_ratio = ratio;
   int d = st ? -1 : run_device(&a, false);
   /* a verdict decided before with this model and these options, read back */
   if (!st && (d >= 0 || o->autotune)) {
     analysis_key(&a, k, keep);
     keep->key.mixed_ratio = ratio;
-    if (read_back(&a, keep)) {
-      free(a.devs);
-      return CGM_OK;
-    }
+    if (read_back(&a, keep)) return CGM_OK;
     *store = !o->csr;
   }
   if (!st && o->autotune) st = choose(&a, k, err);
   if (!st && (d = run_device(&a, true)) >= 0) {
     char msg[512]; /* our kernels' prediction from a calibration of another CG */
     if (r->opts.backend == CGM_BACKEND_CUDA &&
-        cgm_calibration_cg_stale(&a.devs[d], &r->opts.gpu, msg, sizeof msg))
+        cgm_calibration_cg_stale(&a.m.devs[d], &r->opts.gpu, msg, sizeof msg))
       solve_note(o, CGM_NOTE_WARNING, msg);
     if (r->autotuned && r->choice.iterations > 0 && r->opts.precision != CGM_PREC_MIXED)
       k = r->choice.iterations;
@@ -411,10 +407,9 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_feat
   if (!st && o->autotune) solve_note(o, CGM_NOTE_INFO, r->why);
   /* the record's features: the block size that runs (the prediction counted
    * them already where there is a calibration) */
-  if (!st && o->record && a.db && f->x != A->nrows) (void)features(&a, r->opts.layout.n, NULL);
+  if (!st && o->record && a.m.db && f->x != A->nrows) (void)features(&a, r->opts.layout.n, NULL);
   if (!st && *store) verdict(&a, keep);
   *store = !st && *store;
-  free(a.devs);
   return st;
 }
 

@@ -55,15 +55,14 @@ typedef struct {
   cgm_csr file; /* the matrix read (unless o->csr gives it) */
   const cgm_csr *A;
   double *b, *x;
-  bool generated; /* b = A * ones */
-  cgm_db *db;
+  bool generated;      /* b = A * ones */
+  solve_models models; /* the database and its devices */
   cgm_features f;
   bool features_new;       /* computed here: to keep beside the cache entry */
   pipeline_plan_set plans; /* --auto's, counted here: to keep beside it too */
   cgm_host host;           /* this machine, for the analysis */
   analysis_blob *verdict;  /* large: the devices' models */
   bool verdict_new;
-  bool deferred; /* --auto on a small matrix: no GPU started before the CPU is weighed */
 } solve_run;
 
 /* --auto on a small matrix weighs the CPU before starting a GPU (0.35-0.45 s on an H200 node,
@@ -110,7 +109,7 @@ static cgm_status step_rhs(solve_run *s, cgm_error *err) {
   if (!s->x || !s->verdict) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
   cgm_status st = pipeline_right_hand_side(s->o, s->A, &s->b, &s->generated, err);
   if (!st) st = pipeline_initial_guess(s->o, s->A->nrows, s->x, err);
-  if (!st && s->o->backend_default && !s->deferred)
+  if (!st && s->o->backend_default && !s->wu.cpu_only)
     s->r->opts.backend = solve_default_backend(warm_up_devices(&s->wu));
   return st;
 }
@@ -140,15 +139,15 @@ static cgm_status step_analyse(solve_run *s, cgm_error *err) {
     return CGM_OK; /* the solve goes on without a prediction */
   cgm_run_solve_opts with_host = *o;
   if (!o->host) with_host.host = &s->host;
-  if (s->deferred && solve_cpu_first(&with_host, s->A, r)) {
+  if (s->wu.cpu_only && solve_cpu_first(&with_host, s->A, r, &s->models)) {
     with_host.constraints.backend_given = true;
     with_host.constraints.backend = r->opts.backend = CGM_BACKEND_CPU;
-  } else if (s->deferred) { /* the GPU's start now, and this machine with it */
+  } else if (s->wu.cpu_only) { /* the GPU's start now, and this machine with it */
     s->wu.cpu_only = false;
     warm_up_start(o, &s->wu);
     warm_up_host(&s->wu, &s->host);
   }
-  return solve_analyse(&with_host, s->A, &s->f, &s->features_new, r, &s->db, s->verdict,
+  return solve_analyse(&with_host, s->A, &s->f, &s->features_new, r, &s->models, s->verdict,
                        &s->verdict_new, &s->plans, err);
 }
 
@@ -196,16 +195,16 @@ static void step_record(solve_run *s) {
   const cgm_run_solve_opts *o = s->o;
   cgm_solve_report *r = s->r;
   /* A refused solve ran nothing: no measurement to record. */
-  if (!s->db || !o->record || r->result.refused || s->f.x != s->A->nrows) return;
+  if (!s->models.db || !o->record || r->result.refused || s->f.x != s->A->nrows) return;
   cgm_cache_wait(&r->cache); /* the entry's content id */
   cgm_error e = {0};
   char msg[1100];
-  if (pipeline_record_file(s->db, o->matrix, o->csr ? 0 : cgm_cache_content_id(&r->cache), &s->f,
-                           &r->opts, &r->result, r->predicted, r->calibration_id, &e)) {
+  if (pipeline_record_file(s->models.db, o->matrix, o->csr ? 0 : cgm_cache_content_id(&r->cache),
+                           &s->f, &r->opts, &r->result, r->predicted, r->calibration_id, &e)) {
     snprintf(msg, sizeof msg, "the solve was not recorded: %s", e.msg);
     solve_note(o, CGM_NOTE_WARNING, msg);
-  } else if (pipeline_solve_disturbed(s->db, &r->opts, &r->result, r->predicted, r->calibration_id,
-                                      msg, sizeof msg - 40)) {
+  } else if (pipeline_solve_disturbed(s->models.db, &r->opts, &r->result, r->predicted,
+                                      r->calibration_id, msg, sizeof msg - 40)) {
     r->disturbed = true;
     strcat(msg, "; recorded as disturbed");
     solve_note(o, CGM_NOTE_WARNING, msg);
@@ -222,7 +221,8 @@ static void step_finish(solve_run *s) {
   if (!s->o->csr) pipeline_plans_keep(&s->r->cache, &s->plans);
   free(s->plans.plans);
   free(s->verdict);
-  if (s->db) cgm_db_close(s->db);
+  if (s->models.db) cgm_db_close(s->models.db);
+  free(s->models.devs);
   free(s->b);
   free(s->x);
   cgm_csr_free(&s->file);
@@ -245,8 +245,8 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   s.o = o;
   s.r = r;
   s.t0 = cgm_now();
-  s.deferred = s.wu.cpu_only = gpu_deferred(o);
-  if (!s.deferred) warm_up_start(o, &s.wu);
+  s.wu.cpu_only = gpu_deferred(o);
+  if (!s.wu.cpu_only) warm_up_start(o, &s.wu);
   cgm_status st = step_read(&s, err);
   if (!st) st = step_rhs(&s, err);
   const bool analyse = !st && analysis_needed(&s);

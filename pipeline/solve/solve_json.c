@@ -49,10 +49,9 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
     json_add_string(d, "reason", "analysis would cost more than the best choice could save");
     JSON_NUMS(d, {"analysis_s", rep->auto_analysis_s}, {"saving_bound_s", rep->auto_bound_s});
   }
-  if (rep->cpu_first) { /* no GPU started: the CPU's solve predicted shorter than a GPU's start */
-    cJSON *d = cJSON_AddObjectToObject(j, "auto_cpu_first");
-    JSON_NUMS(d, {"cpu_s", rep->cpu_first_s}, {"gpu_start_s", rep->gpu_start_s});
-  }
+  if (rep->cpu_first) /* no GPU started: the CPU's solve predicted shorter than a GPU's start */
+    JSON_NUMS(cJSON_AddObjectToObject(j, "auto_cpu_first"), {"cpu_s", rep->cpu_first_s},
+              {"gpu_start_s", rep->gpu_start_s});
   if (rep->time_gpu_start_s > 0)
     cJSON_AddNumberToObject(j, "time_gpu_start_s", rep->time_gpu_start_s);
   if (rep->disturbed) cJSON_AddBoolToObject(j, "disturbed", true);

@@ -49,7 +49,7 @@ typedef struct {
   pthread_cond_t counted;
   int ndev;            /* the GPUs present; -1 until counted */
   char gpu_model[256]; /* GPU 0's model, with the count */
-  bool cpu_only;       /* not started: this machine described without the GPUs (no driver start) */
+  bool cpu_only;  /* not started yet (--auto weighs the CPU first): this machine without its GPUs */
   double start_s; /* the thread's time: the driver's start, GPU 0's description, the contexts */
 } warm_up;
 
@@ -61,9 +61,7 @@ int warm_up_devices(warm_up *w);
  * cgm_host_describe. */
 void warm_up_host(warm_up *w, cgm_host *h);
 void warm_up_end(warm_up *w);
-/* --auto's CPU first (pipeline_cpu_first): decided by the database, before any GPU's start, on the
- * iterations recorded or kept beside the cache entry, else as many as A's rows (CG's bound). */
-bool solve_cpu_first(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_solve_report *r);
+
 /* CUDA where a GPU is present, else the CPU. */
 cgm_backend solve_default_backend(int gpus_present);
 
@@ -126,14 +124,26 @@ typedef struct {
   char why[512], k_source[16];
 } analysis_blob;
 
+/* The database and its devices, loaded once for the CPU first and the analysis (caller frees). */
+typedef struct {
+  cgm_db *db;
+  cgm_tuner_device *devs;
+  int ndev;
+  bool loaded;
+} solve_models;
+
+/* --auto's CPU first (pipeline_cpu_first): decided by the database, before any GPU's start, on the
+ * iterations recorded or kept beside the cache entry, else as many as A's rows (CG's bound). */
+bool solve_cpu_first(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_solve_report *r,
+                     solve_models *m);
 /* The database, the calibrations and this machine's devices: --auto's
  * choice (applied to r->opts) and the prediction of the configuration that
  * will run, features of the block sizes it needs counted into f (*f_new:
- * some were). *db is the database opened (or NULL); *store: keep is a new
+ * some were), from m (loaded here if not yet); *store: keep is a new
  * verdict to keep beside the cache entry (solve_keep_analysis); plans:
  * --auto's, to keep (pipeline_plans_keep) once the entry is written. */
 cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_features *f,
-                         bool *f_new, cgm_solve_report *r, cgm_db **db, analysis_blob *keep,
+                         bool *f_new, cgm_solve_report *r, solve_models *m, analysis_blob *keep,
                          bool *store, pipeline_plan_set *plans, cgm_error *err);
 void solve_keep_analysis(cgm_solve_report *r, const analysis_blob *a);
 
