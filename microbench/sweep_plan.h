@@ -73,8 +73,8 @@ int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_t
 int mb_iters_within(int iters, int least, double wall, double quiet);
 
 /* The CPU's OpenMP team pinned one thread a CPU while its sweeps run, where
- * it takes every CPU the process may use (docs/calibration.md, "One thread a
- * CPU"); a smaller team is the scheduler's, which knows cores and sockets. */
+ * it is two threads on the process's two CPUs (docs/calibration.md, "One
+ * thread a CPU"); any other team is the scheduler's. */
 typedef struct mb_pinned {
   unsigned long mask[16]; /* the CPUs before (a cpu_set_t) */
   int threads;

@@ -138,24 +138,41 @@ static void test_iters_within(void) {
   CHECK(mb_iters_within(32, 8, 100.0, 1.0) == 8);
 }
 
-/* A team that takes every CPU is pinned one thread a CPU, the main thread
- * on the first, and given its CPUs back; a smaller team is left alone. */
+/* A team of two on two CPUs is pinned one thread a CPU, the main thread on
+ * the first, and given its CPUs back; a smaller team is left alone. A
+ * larger one too: after a smaller team libgomp makes its threads again,
+ * with the main thread's CPUs, so no two of them may be held to one CPU
+ * (decisive on 3 or more CPUs). */
 static void test_pinned(void) {
   cpu_set_t was, now;
   CHECK(sched_getaffinity(0, sizeof was, &was) == 0);
+  const int T = CPU_COUNT(&was);
   mb_pinned p;
-  mb_pin(CPU_COUNT(&was), &p);
-  CHECK(p.on == (CPU_COUNT(&was) >= 2));
+  mb_pin(T, &p);
+  CHECK(p.on == (T == 2));
   CHECK(sched_getaffinity(0, sizeof now, &now) == 0);
-  CHECK(CPU_COUNT(&now) == (p.on ? 1 : CPU_COUNT(&was)));
+  CHECK(CPU_COUNT(&now) == (p.on ? 1 : T));
   int cpus[2] = {-1, -1};
 #pragma omp parallel num_threads(2)
   if (omp_get_num_threads() == 2) cpus[omp_get_thread_num()] = sched_getcpu();
   CHECK_MSG(!p.on || (cpus[0] >= 0 && cpus[0] != cpus[1]), "threads on CPUs %d and %d", cpus[0],
             cpus[1]);
+  int held[CPU_SETSIZE] = {0}; /* threads held to each one CPU, after the team of 2 */
+#pragma omp parallel num_threads(T)
+  {
+    cpu_set_t own;
+    if (!sched_getaffinity(0, sizeof own, &own) && CPU_COUNT(&own) == 1)
+      for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &own)) {
+#pragma omp atomic
+          held[c]++;
+        }
+  }
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    CHECK_MSG(held[c] <= 1, "%d threads held to CPU %d", held[c], c);
   mb_unpin(&p);
   CHECK(!p.on && sched_getaffinity(0, sizeof now, &now) == 0 && CPU_EQUAL(&now, &was));
-  mb_pin(CPU_COUNT(&was) - 1, &p);
+  mb_pin(T - 1, &p);
   CHECK(!p.on && sched_getaffinity(0, sizeof now, &now) == 0 && CPU_EQUAL(&now, &was));
 }
 
