@@ -36,12 +36,8 @@ void mb_pin(int threads, mb_pinned *p) {
   cpu_set_t was;
   int cpus[CPU_SETSIZE], k = 0;
   *p = (mb_pinned){.threads = threads > 0 ? threads : omp_get_max_threads()};
-  /* A team of two on two CPUs only: libgomp ends a team's surplus threads
-   * when a smaller team starts and makes new ones, on the making thread's
-   * CPUs, when a larger one does, so a pinned team of more (whose sweeps
-   * step through every team size) piled onto the main thread's CPU: a quick
-   * calibration on 16 cores did not end within 120 s. A team of one makes
-   * no threads. A smaller team is the scheduler's to place. */
+  /* two threads on two CPUs only: a team of other sizes, whose threads libgomp
+   * remakes with the main thread's CPUs, piled onto one (docs/calibration.md) */
   if (sched_getaffinity(0, sizeof was, &was) || p->threads != 2 || CPU_COUNT(&was) != 2) return;
   for (int c = 0; c < CPU_SETSIZE; c++)
     if (CPU_ISSET(c, &was)) cpus[k++] = c;
