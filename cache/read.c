@@ -17,6 +17,7 @@
 #include "cache/dir.h"
 #include "cache/entry.h"
 #include "cgmodel/cache.h"
+#include "common/outfile.h"
 #include "common/timer.h"
 
 const char *cgm_cache_outcome_name(cgm_cache_outcome o) {
@@ -28,19 +29,6 @@ static bool same_file_state(const struct stat *a, const struct stat *b) {
   return a->st_size == b->st_size && cgm_cache_ns(a->st_mtim) == cgm_cache_ns(b->st_mtim) &&
          cgm_cache_ns(a->st_ctim) == cgm_cache_ns(b->st_ctim) && a->st_dev == b->st_dev &&
          a->st_ino == b->st_ino;
-}
-
-/* mkdir -p */
-static int make_dirs(const char *dir) {
-  char p[4096];
-  if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) return -1;
-  for (char *c = p + 1; *c; c++) {
-    if (*c != '/') continue;
-    *c = '\0';
-    if (mkdir(p, 0755) && errno != EEXIST) return -1;
-    *c = '/';
-  }
-  return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
 }
 
 /* An entry written on a thread of its own (cgm_cache_opts.background):
@@ -173,6 +161,7 @@ cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr
     snprintf(why, sizeof why, "not cached: %s changed while it was read", path);
   } else {
     struct timespec now;
+    int e;
     clock_gettime(CLOCK_REALTIME, &now);
     cgm_cache_layout l =
         cgm_cache_layout_of((uint32_t)(sizeof(cgm_cache_header) + strlen(real)), A->nrows, A->nnz);
@@ -184,8 +173,8 @@ cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr
     else if (o->max_bytes > 0 && (int64_t)l.end > o->max_bytes)
       snprintf(why, sizeof why, "not cached: the entry (%.1f MB) exceeds the cache limit (%.1f MB)",
                l.end / 1e6, o->max_bytes / 1e6);
-    else if (make_dirs(o->dir))
-      snprintf(why, sizeof why, "not cached: cannot create %s: %s", o->dir, strerror(errno));
+    else if ((e = cgm_mkdirs(o->dir, 0755, NULL, 0)))
+      snprintf(why, sizeof why, "not cached: cannot create %s: %s", o->dir, strerror(e));
     else if (o->background && rep != &mine && store_start(o, name, real, &s1, A, &mm, rep)) {
       /* (only with a report to wait on: without one nobody would join it) */
     } else {

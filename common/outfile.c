@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +20,27 @@ static bool split(const char *path, char **dir, char **base) {
   free(*dir);
   free(*base);
   return false;
+}
+
+int cgm_mkdirs(const char *dir, unsigned mode, char *at, size_t at_size) {
+  char *p = strdup(dir);
+  if (!p) return ENOMEM;
+  int e = 0;
+  for (char *c = p + (*p == '/'); !e; c++) {
+    if (*c && *c != '/') continue;
+    const char end = *c;
+    *c = '\0';
+    struct stat sb;
+    if (mkdir(p, (mode_t)mode) && errno != EEXIST)
+      e = errno;
+    else if (stat(p, &sb) == 0 && !S_ISDIR(sb.st_mode))
+      e = ENOTDIR;
+    if (e && at) snprintf(at, at_size, "%s", p);
+    if (!end) break;
+    *c = end;
+  }
+  free(p);
+  return e;
 }
 
 /* The path with every symbolic link resolved; for a file not yet there its

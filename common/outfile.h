@@ -11,6 +11,10 @@
 
 #include "cgmodel/status.h"
 
+/* mkdir -p (new directories with `mode`): 0, or an errno (ENOTDIR: a file in the way) with the
+ * directory that could not be made in at (when given). */
+int cgm_mkdirs(const char *dir, unsigned mode, char *at, size_t at_size);
+
 /* True when writing `out` would write the file `in` names (the same inode,
  * or the same resolved directory and name); NULL or empty: false. */
 bool cgm_path_aliases(const char *out, const char *in);

@@ -4,6 +4,7 @@
  * is refused without a single byte written to it. */
 #define _POSIX_C_SOURCE 200809L
 #include "db/db_internal.h"
+#include "common/outfile.h"
 #include "common/timer.h"
 
 #include <errno.h>
@@ -52,32 +53,6 @@ static char *dir_of(const char *path) {
   if (!slash) return strdup(".");
   if (slash == path) return strdup("/");
   return strndup(path, (size_t)(slash - path));
-}
-
-/* mkdir -p of path's directory. */
-static cgm_status make_parent_dirs(const char *path, cgm_error *err) {
-  char *dir = dir_of(path);
-  if (!dir) return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory", path);
-  cgm_status s = CGM_OK;
-  size_t n = strlen(dir);
-  for (size_t i = 1; i <= n && s == CGM_OK; i++) {
-    if (dir[i] != '/' && dir[i] != '\0') continue;
-    char c = dir[i];
-    dir[i] = '\0';
-    struct stat sb;
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-      int e = errno;
-      bool ro = e == EACCES || e == EPERM || e == EROFS;
-      s = cgm_fail(err, ro ? CGM_EINPUT : CGM_ERUNTIME, "%s: cannot create the directory %s: %s%s",
-                   path, dir, strerror(e), ro ? " (read-only)" : "");
-    } else if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
-      s = cgm_fail(err, CGM_EINPUT, "%s: cannot create the directory %s: a file is in the way",
-                   path, dir);
-    }
-    dir[i] = c;
-  }
-  free(dir);
-  return s;
 }
 
 /* "file:" URI of path with immutable=1 (RFC 3986 escapes for SQLite); sqlite3_free it. */
@@ -141,11 +116,16 @@ static cgm_status choose_mode(cgm_db *db, bool create, bool forced_ro, cgm_error
                     forced_ro ? "open it without CGM_DB_READONLY (unset $CGMODEL_DB_READONLY)"
                               : "fix its permissions, or choose another file (db=FILE)");
   if (exists) return CGM_OK;
-  cgm_status s = make_parent_dirs(db->path, err);
-  if (s != CGM_OK) return s;
-  char *dir = dir_of(db->path);
+  char *dir = dir_of(db->path), at[4096];
   if (!dir) return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory", db->path);
-  if (access(dir, W_OK) != 0)
+  const int e = cgm_mkdirs(dir, 0777, at, sizeof at);
+  const bool ro = e == EACCES || e == EPERM || e == EROFS;
+  cgm_status s = CGM_OK;
+  if (e)
+    s = cgm_fail(err, ro || e == ENOTDIR ? CGM_EINPUT : CGM_ERUNTIME,
+                 "%s: cannot create the directory %s: %s%s", db->path, at,
+                 e == ENOTDIR ? "a file is in the way" : strerror(e), ro ? " (read-only)" : "");
+  else if (access(dir, W_OK) != 0)
     s = cgm_fail(err, CGM_EINPUT, "%s: cannot create the database: %s is %s", db->path, dir,
                  errno == EROFS ? "on a read-only file system" : "read-only (no write permission)");
   free(dir);
