@@ -68,21 +68,16 @@ const char *cli_plot_scripts(void) {
   static char buf[8192];
   buf[0] = 0;
   add_dir(buf, sizeof buf, getenv("CGMODEL_PLOTS_DIR"));
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  bool in_build = false;
-  if (n > 0) {
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    if (slash) {
-      *slash = 0;
-      size_t lb = strlen(CGM_BUILD_DIR);
-      in_build = lb > 0 && !strncmp(exe, CGM_BUILD_DIR, lb) && (exe[lb] == '/' || exe[lb] == 0);
-      char rel[PATH_MAX + 32];
-      snprintf(rel, sizeof rel, "%s/../share/cgmodel/plots", exe);
-      if (!in_build) add_dir(buf, sizeof buf, rel);
-    }
-  }
+  char exe[PATH_MAX], rel[PATH_MAX + 32];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[n > 0 ? n : 0] = 0;
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = 0;
+  const size_t lb = strlen(CGM_BUILD_DIR);
+  const bool in_build =
+      slash && lb > 0 && !strncmp(exe, CGM_BUILD_DIR, lb) && (exe[lb] == '/' || exe[lb] == 0);
+  snprintf(rel, sizeof rel, "%s/../share/cgmodel/plots", exe);
+  if (slash && !in_build) add_dir(buf, sizeof buf, rel);
   if (in_build) add_dir(buf, sizeof buf, CGM_PLOTS_SRC_DIR);
   add_dir(buf, sizeof buf, CGM_PLOTS_INSTALL_DIR);
   if (!in_build) add_dir(buf, sizeof buf, CGM_PLOTS_SRC_DIR);

@@ -231,10 +231,9 @@ static cgm_status size_plan(const cgm_csr *A, cgm_tuner_plan *tp, cgm_error *err
 static cgm_status choose(analysis *a, double k, cgm_error *err) {
   const cgm_run_solve_opts *o = a->o;
   cgm_solve_report *r = a->r;
-  cgm_status st = CGM_OK;
   const unsigned ex = (1u << CGM_EXCHANGE_HALO) | (1u << CGM_EXCHANGE_P2P);
   const int maxg = a->host->gpus > 1 ? a->host->gpus : 1;
-  if (!st && !o->csr) st = pipeline_plans(a->A, &r->cache, maxg, ex, false, a->plans, err);
+  cgm_status st = o->csr ? CGM_OK : pipeline_plans(a->A, &r->cache, maxg, ex, false, a->plans, err);
   cgm_tuner_plan by_size;
   const bool cheap = !st && declined(a, k);
   if (cheap)
