@@ -93,20 +93,23 @@ static const FN(slice_fn) FN(slices)[3][4] = {
 #undef CGM_SLICE_KERNEL
 
 /* y = A x over the slices, and p . y when p is given. Slices go to the
- * threads in chunks on demand, and p . y is summed by chunk, then the
- * chunks in order: the same value on any thread count and load. */
-#define CGM_SPMV_CHUNK 16
-
+ * threads in chunks on demand, 16 slices a chunk, fewer where that leaves
+ * under 4 chunks a thread of the team (16 slices of long rows at N >= 2
+ * left 16 cores 4-20 chunks and 1.5-2x slower; a 1-slice chunk made
+ * Poisson 48^3 1.8x slower: the queue's turns are serial). p . y is summed
+ * by slice, then the slices in order: the same value on any team and load. */
 #define CGM_VEC_TEAM(np) cgm_cpu_team(np) /* one team for every kernel of a solve */
 
-/* One chunk of slices: y for its rows, and its share of p . y. */
+/* Slices k0 .. k1 - 1: y for their rows, and each one's share of p . y in
+ * part[k] (or their sum returned). */
 static double FN(spmv_chunk)(const cgm_bcsr *B, const cgm_cpu_vals *V, const REAL *x, REAL *y,
-                             const REAL *p, int32_t k0, int32_t k1) {
+                             const REAL *p, int32_t k0, int32_t k1, double *part) {
   const int n = B->p.n, by = B->p.by;
   const FN(slice_fn) slice = FN(slices)[V->s ? V->s->fmt : 0][cgm_block_index(n)];
-  double dot = 0.0;
+  double all = 0.0;
   for (int32_t k = k0; k < k1; k++) {
     REAL acc[1024]; /* by * n <= 1024: cgm_bcsr_params_check */
+    double dot = 0.0;
     slice(B, V, x, k, acc);
     for (int j = 0; j < by; j++) {
       int32_t b = B->brow[(int64_t)k * by + j];
@@ -117,26 +120,27 @@ static double FN(spmv_chunk)(const cgm_bcsr *B, const cgm_cpu_vals *V, const REA
         if (p) dot += (double)p[i] * (double)acc[j * n + r];
       }
     }
+    if (part) part[k] = dot;
+    all += dot;
   }
-  return dot;
+  return all;
 }
 
 static double FN(spmv_vals)(const cgm_bcsr *B, const cgm_cpu_vals *V, const REAL *x, REAL *y,
                             const REAL *p) {
-  const int32_t ns = B->nslices;
-  const int64_t nch = ((int64_t)ns + CGM_SPMV_CHUNK - 1) / CGM_SPMV_CHUNK;
-  double *part = p ? malloc((size_t)(nch > 0 ? nch : 1) * sizeof *part) : NULL;
-  if (p && !part) /* no room for the chunks' sums: one pass in order */
-    return FN(spmv_chunk)(B, V, x, y, p, 0, ns);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(cgm_cpu_team((int64_t)B->nbrows * B->p.n))
+  const int team = cgm_cpu_team((int64_t)B->nbrows * B->p.n);
+  const int32_t ns = B->nslices, len = ns >= 64 * team ? 16 : ns >= 8 * team ? ns / (4 * team) : 1;
+  const int64_t nch = ((int64_t)ns + len - 1) / len;
+  double *part = p ? malloc((size_t)(ns > 0 ? ns : 1) * sizeof *part) : NULL;
+  if (p && !part) /* no room for the slices' sums: one pass in order */
+    return FN(spmv_chunk)(B, V, x, y, p, 0, ns, NULL);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
   for (int64_t c = 0; c < nch; c++) {
-    const int32_t k0 = (int32_t)(c * CGM_SPMV_CHUNK);
-    const int32_t k1 = k0 + CGM_SPMV_CHUNK < ns ? k0 + CGM_SPMV_CHUNK : ns;
-    const double d = FN(spmv_chunk)(B, V, x, y, p, k0, k1);
-    if (part) part[c] = d;
+    const int32_t k0 = (int32_t)(c * len), k1 = k0 + len < ns ? k0 + len : ns;
+    (void)FN(spmv_chunk)(B, V, x, y, p, k0, k1, part);
   }
   double dot = 0.0;
-  for (int64_t c = 0; part && c < nch; c++) dot += part[c];
+  for (int32_t k = 0; part && k < ns; k++) dot += part[k];
   free(part);
   return dot;
 }
