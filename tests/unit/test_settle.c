@@ -170,6 +170,21 @@ static void test_pinned(void) {
   }
   for (int c = 0; c < CPU_SETSIZE; c++)
     CHECK_MSG(held[c] <= 1, "%d threads held to CPU %d", held[c], c);
+  /* the sweeps' teams of one (under 512 rows) between teams of two leave the
+   * two where they were put: each still held to its own CPU */
+  int own1[2] = {-1, -1};
+#pragma omp parallel num_threads(1)
+  own1[0] = -2;
+#pragma omp parallel num_threads(2)
+  {
+    cpu_set_t own;
+    if (omp_get_num_threads() == 2 && !sched_getaffinity(0, sizeof own, &own) &&
+        CPU_COUNT(&own) == 1)
+      for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &own)) own1[omp_get_thread_num()] = c;
+  }
+  CHECK_MSG(!p.on || (own1[0] >= 0 && own1[1] >= 0 && own1[0] != own1[1]),
+            "after a team of one: threads held to CPUs %d and %d", own1[0], own1[1]);
   mb_unpin(&p);
   CHECK(!p.on && sched_getaffinity(0, sizeof now, &now) == 0 && CPU_EQUAL(&now, &was));
   mb_pin(T - 1, &p);
