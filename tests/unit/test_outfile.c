@@ -3,6 +3,7 @@
  * the target and rename, and the strict parser of numbers and lists. */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
+#include <errno.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -211,6 +212,26 @@ static void test_outfile(void) {
   unlink(a);
 }
 
+/* mkdir -p: every missing directory made (doubled and trailing slashes
+ * too), an existing one fine, a file in the way ENOTDIR with its path. */
+static void test_mkdirs(void) {
+  char p[512], at[512] = "", f[512], d[3][512];
+  struct stat sb;
+  path_of(p, sizeof p, "m/a//b/");
+  CHECK(cgm_mkdirs(p, 0755, at, sizeof at) == 0 && !at[0]);
+  path_of(d[0], sizeof d[0], "m/a/b"), path_of(d[1], sizeof d[1], "m/a");
+  path_of(d[2], sizeof d[2], "m");
+  CHECK(stat(d[0], &sb) == 0 && S_ISDIR(sb.st_mode));
+  CHECK(cgm_mkdirs(d[0], 0755, NULL, 0) == 0); /* already there */
+  path_of(f, sizeof f, "m/a/file");
+  put(f, "x");
+  path_of(p, sizeof p, "m/a/file/c/d");
+  CHECK_MSG(cgm_mkdirs(p, 0755, at, sizeof at) == ENOTDIR && !strcmp(at, f), "at %s", at);
+  CHECK(cgm_mkdirs(f, 0755, NULL, 0) == ENOTDIR && holds(f, "x"));
+  CHECK(unlink(f) == 0);
+  for (int i = 0; i < 3; i++) CHECK(rmdir(d[i]) == 0);
+}
+
 int main(void) {
   const char *base = getenv("TMPDIR");
   snprintf(dir, sizeof dir, "%s/cgm_test_outfile_XXXXXX", base && *base ? base : "/tmp");
@@ -221,6 +242,7 @@ int main(void) {
   test_parse();
   test_aliases();
   test_outfile();
+  test_mkdirs();
   rmdir(dir);
   return cgm_test_failures;
 }
