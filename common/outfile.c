@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Output files: the alias test and the write-beside-then-rename (outfile.h). */
+/* Output files: the alias test, the write-beside-then-rename, mkdir -p (outfile.h). */
 #define _XOPEN_SOURCE 700
 #include "common/outfile.h"
 
@@ -24,6 +24,7 @@ static bool split(const char *path, char **dir, char **base) {
 
 int cgm_mkdirs(const char *dir, unsigned mode, char *at, size_t at_size) {
   char *p = strdup(dir);
+  if (!p && at) snprintf(at, at_size, "%s", dir); /* named out of memory too */
   if (!p) return ENOMEM;
   int e = 0;
   for (char *c = p + (*p == '/'); !e; c++) {

@@ -92,12 +92,11 @@ static const FN(slice_fn) FN(slices)[3][4] = {
 #undef CGM_FULL_KERNEL
 #undef CGM_SLICE_KERNEL
 
-/* y = A x over the slices, and p . y when p is given. Slices go to the
- * threads in chunks on demand, 16 slices a chunk, fewer where that leaves
- * under 4 chunks a thread of the team (16 slices of long rows at N >= 2
- * left 16 cores 4-20 chunks and 1.5-2x slower; a 1-slice chunk made
- * Poisson 48^3 1.8x slower: the queue's turns are serial). p . y is summed
- * by slice, then the slices in order: the same value on any team and load. */
+/* y = A x over the slices, and p . y when given: chunks of 16 slices to the
+ * team on demand; fewer where slices are heavy (over 2048 values: long rows
+ * at N >= 2), 4 a thread (16 made 16 cores 1.5-2x slower there; light slices
+ * split ran 1.3-2.6x slower on 2 cores). p . y by chunk, or by slice where
+ * heavy, then in order: the same value on any team and load (perf.md). */
 #define CGM_VEC_TEAM(np) cgm_cpu_team(np) /* one team for every kernel of a solve */
 
 /* Slices k0 .. k1 - 1: y for their rows, and each one's share of p . y in
@@ -129,18 +128,22 @@ static double FN(spmv_chunk)(const cgm_bcsr *B, const cgm_cpu_vals *V, const REA
 static double FN(spmv_vals)(const cgm_bcsr *B, const cgm_cpu_vals *V, const REAL *x, REAL *y,
                             const REAL *p) {
   const int team = cgm_cpu_team((int64_t)B->nbrows * B->p.n);
-  const int32_t ns = B->nslices, len = ns >= 64 * team ? 16 : ns >= 8 * team ? ns / (4 * team) : 1;
-  const int64_t nch = ((int64_t)ns + len - 1) / len;
-  double *part = p ? malloc((size_t)(ns > 0 ? ns : 1) * sizeof *part) : NULL;
-  if (p && !part) /* no room for the slices' sums: one pass in order */
+  const int32_t ns = B->nslices;
+  const bool heavy = (double)B->nblocks_padded * B->p.n * B->p.n > 2048.0 * ns;
+  const int32_t len = !heavy || ns >= 64 * team ? 16 : ns >= 8 * team ? ns / (4 * team) : 1;
+  const int64_t nch = ((int64_t)ns + len - 1) / len, nsum = heavy ? ns : nch;
+  double *part = p ? malloc((size_t)(nsum > 0 ? nsum : 1) * sizeof *part) : NULL;
+  if (p && !part) /* no room for the sums: one pass in order */
     return FN(spmv_chunk)(B, V, x, y, p, 0, ns, NULL);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team)
   for (int64_t c = 0; c < nch; c++) {
-    const int32_t k0 = (int32_t)(c * len), k1 = k0 + len < ns ? k0 + len : ns;
-    (void)FN(spmv_chunk)(B, V, x, y, p, k0, k1, part);
+    const int64_t k1 = (c + 1) * len < ns ? (c + 1) * len : ns;
+    const double d =
+        FN(spmv_chunk)(B, V, x, y, p, (int32_t)(c * len), (int32_t)k1, heavy ? part : NULL);
+    if (part && !heavy) part[c] = d;
   }
   double dot = 0.0;
-  for (int32_t k = 0; part && k < ns; k++) dot += part[k];
+  for (int64_t k = 0; part && k < nsum; k++) dot += part[k];
   free(part);
   return dot;
 }
