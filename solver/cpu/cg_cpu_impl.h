@@ -99,8 +99,8 @@ static const FN(slice_fn) FN(slices)[3][4] = {
  * heavy, then in order: the same value on any team and load (perf.md). */
 #define CGM_VEC_TEAM(np) cgm_cpu_team(np) /* one team for every kernel of a solve */
 
-/* Slices k0 .. k1 - 1: y for their rows, and each one's share of p . y in
- * part[k] (or their sum returned). */
+/* Slices k0 .. k1 - 1: y for their rows, their shares of p . y summed and
+ * returned, and each one's in part[k] when part is given. */
 static double FN(spmv_chunk)(const cgm_bcsr *B, const cgm_cpu_vals *V, const REAL *x, REAL *y,
                              const REAL *p, int32_t k0, int32_t k1, double *part) {
   const int n = B->p.n, by = B->p.by;
