@@ -20,7 +20,7 @@ typedef struct {
   const cgm_segment_shape *s;
   const double *t;
   double *e; /* scratch: each sample's log error */
-  int k, groups;
+  int k;
 } samples;
 
 /* Squared log error of the model with x_coef = c, summed; within a group (a
@@ -61,12 +61,9 @@ cgm_status cgm_fit_x_coef(const cgm_device_model *m, const int *n, const int *gr
   if (!scattered)
     return cgm_fail(err, CGM_EINPUT,
                     "locality fit: no sample reads x in more sectors than it holds");
-  int *g = malloc((size_t)count * sizeof *g);
-  double *e = malloc((size_t)count * sizeof *e);
-  if (!g || !e) {
-    free(g), free(e);
-    return cgm_fail(err, CGM_ERUNTIME, "out of memory");
-  }
+  double *e = malloc((size_t)count * (sizeof *e + sizeof(int)));
+  int *g = (int *)(e + count);
+  if (!e) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
   int groups = 0; /* a group: one mesh (group[i]) at one block size */
   for (int i = 0; i < count; i++) {
     g[i] = group ? groups : -1;
@@ -76,11 +73,11 @@ cgm_status cgm_fit_x_coef(const cgm_device_model *m, const int *n, const int *gr
   }
   cgm_device_model w = *m;
   w.have_x_coef = true;
-  samples d = {&w, n, g, shapes, seconds, e, count, groups};
+  samples d = {&w, n, g, shapes, seconds, e, count};
   double f;
   double c = cgm_minimize_1d(sse, &d, 0.0, COEF_MAX, GRID, 1e-9, &f);
   const double f0 = sse(&d, 0.0);
-  free(g), free(e);
+  free(e);
   if (!isfinite(f))
     return cgm_fail(err, CGM_EINPUT, "locality fit: the model lacks a curve of these block sizes");
   /* The term only where the data demand it (an F test at 5%, a group's scale

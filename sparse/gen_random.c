@@ -1,26 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Random SPD matrices with a chosen row-length distribution.
- *
- * 1. Each row draws a target length L_i (diagonal included): uniform,
- *    floor(1 + u (2 avg - 1)), or a power law P(L) ~ (L + q)^-alpha on
- *    [1, maxlen] with q > -1 solved for the mean avg (which needs
- *    2 avg - 1 < maxlen), capped at maxlen (<= 0: min(n, 1000 avg)) and n.
- * 2. The pattern is a Chung-Lu graph: row i picks about d_i / 2 partners
- *    (d_i = L_i - 1), j with probability proportional to d_j, each pick
- *    stored as (i,j) and (j,i), so lengths track the targets. Repeated pairs
- *    merge; a second round of uniform partners replaces what merging lost,
- *    and rows still longer than maxlen drop random entries with their
- *    mirrors. (n = 20000, avg 8: uniform gives mean 8.0, cv 0.59; a power
- *    law of alpha 2.5 follows its targets' quantiles within 1%. For
- *    alpha <= 2 the mean is kept but heavy rows come out shorter.)
- * 3. Off-diagonal values are a hash of the unordered pair, uniform in
- *    (-1, 1), never 0: symmetric by construction; the diagonal is
- *    1 + sum |off-diagonal| (strictly diagonally dominant, SPD).
- *
- * Every draw comes from a per-row stream of (seed, row): the matrix does
- * not depend on the thread count. The CSR is built directly, not through
- * cgm_csr_from_coo, which would sum repeated pairs and need 16 more bytes
- * per entry. */
+/* Random SPD matrices with a chosen row-length distribution: target lengths, a Chung-Lu pattern,
+ * hashed symmetric values, a dominant diagonal (docs/cli.md, "How `gen random` builds a matrix").
+ * Every draw comes from a stream of (seed, row): the matrix does not depend on the thread count.
+ * The CSR is built directly (cgm_csr_from_coo would sum repeated pairs, 16 more bytes an entry). */
 #include "cgmodel/sparse.h"
 #include "common/timer.h"
 #include "sparse/rng.h"
