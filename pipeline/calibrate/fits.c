@@ -113,19 +113,10 @@ static cgm_status fit_group(const cgm_sample_vec *sv, const char *kernel, const 
     memset(o, 0, sizeof *o);
     snprintf(o->kernel, sizeof o->kernel, "%s", kernel);
     snprintf(o->variant, sizeof o->variant, "%s", variant);
-    o->precision = prec;
-    o->block = block;
-    o->kind = kind;
-    o->mu = f.p.mu;
-    o->sigma = f.p.sigma;
-    o->nu = f.p.nu;
-    o->se_mu = f.se_mu;
-    o->se_sigma = f.se_sigma;
-    o->se_nu = f.se_nu;
-    o->r2 = f.r2;
-    o->rms = f.rms;
-    o->n = f.n;
-    o->converged = f.converged;
+    o->precision = prec, o->block = block, o->kind = kind, o->n = f.n;
+    o->mu = f.p.mu, o->sigma = f.p.sigma, o->nu = f.p.nu;
+    o->se_mu = f.se_mu, o->se_sigma = f.se_sigma, o->se_nu = f.se_nu;
+    o->r2 = f.r2, o->rms = f.rms, o->converged = f.converged;
     /* The pieces of a piecewise curve cover their sizes; the others all. */
     o->m_lo = kind == CGM_FIT_REL_HI ? cf.split : kind == CGM_FIT_INTERP ? f.m_lo : NAN;
     o->m_hi = (kind == CGM_FIT_REL && cf.have_hi) || kind == CGM_FIT_INTERP ? f.m_hi : NAN;
