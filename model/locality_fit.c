@@ -61,9 +61,9 @@ cgm_status cgm_fit_x_coef(const cgm_device_model *m, const int *n, const int *gr
   if (!scattered)
     return cgm_fail(err, CGM_EINPUT,
                     "locality fit: no sample reads x in more sectors than it holds");
-  double *e = malloc((size_t)count * (sizeof *e + sizeof(int)));
-  int *g = (int *)(e + count);
+  double *e = malloc((size_t)count * (sizeof *e + sizeof(int))); /* then each sample's group */
   if (!e) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  int *g = (int *)(e + count);
   int groups = 0; /* a group: one mesh (group[i]) at one block size */
   for (int i = 0; i < count; i++) {
     g[i] = group ? groups : -1;
@@ -81,11 +81,11 @@ cgm_status cgm_fit_x_coef(const cgm_device_model *m, const int *n, const int *gr
   if (!isfinite(f))
     return cgm_fail(err, CGM_EINPUT, "locality fit: the model lacks a curve of these block sizes");
   /* The term only where the data demand it (an F test at 5%, a group's scale
-   * and c fitted): iterations at a GPU's launch floor barely move with the
-   * sectors, and their noise alone fitted c = 1.3-1.8 on one H200 (every
-   * random matrix then priced 30-60% slow, no gather rate left to fit) */
+   * and c fitted; with no degree of freedom left, none): iterations at a GPU's
+   * launch floor barely move with the sectors, and their noise alone fitted
+   * c = 1.3-1.8 on one H200 (every random matrix then priced 30-60% slow) */
   const int dof = count - groups - 1;
-  if (dof > 0 && f > 0 && (f0 - f) * dof < gsl_cdf_fdist_Pinv(0.95, 1, dof) * f) c = 0.0, f = f0;
+  if (dof <= 0 || (f0 - f) * dof < gsl_cdf_fdist_Pinv(0.95, 1, dof) * f) c = 0.0, f = f0;
   *coef = c;
   if (rms) *rms = sqrt(f / count);
   return CGM_OK;

@@ -321,11 +321,11 @@ CGM_API double cgm_refined_time(const cgm_device_model *m, const cgm_plan *p);
  * exchange with T_sync folded in). NaN when a curve is missing. */
 CGM_API double cgm_paper_device_time(const cgm_device_model *m, int n, double x, double e, int gpus,
                                      bool direct);
-/* Fits the locality coefficient c (in [0, 16]) minimising the squared relative error of
- * cgm_refined_segment_time over count segments at block sizes blocks[i]; with groups (group[i]: the
- * mesh of sample i, several numberings) each time relative to its group's most local sample, so the
- * model's own error on a mesh does not move c. CGM_EINPUT with fewer than 3 samples, a bad time, or
- * no shape beyond its contiguous estimate. *rms: the relative rms error at c. */
+/* Fits the locality coefficient c (in [0, 16]) minimising the squared log error of
+ * cgm_refined_segment_time over count segments at block sizes blocks[i], with groups (group[i]:
+ * the mesh of sample i) less the mean of its group at its block size, so the model's own error on a
+ * mesh does not move c; c = 0 unless it passes an F test at 5%. CGM_EINPUT with fewer than 3
+ * samples, a bad time, or no shape beyond its contiguous estimate. *rms: the rms log error. */
 CGM_API cgm_status cgm_fit_x_coef(const cgm_device_model *m, const int *blocks, const int *group,
                                   const cgm_segment_shape *shapes, const double *seconds, int count,
                                   double *coef, double *rms, cgm_error *err);

@@ -198,6 +198,19 @@ static void test_fit(void) {
   for (int i = 0; i < K; i++) tb[i] = t[i] * (1.0 + 0.08 * (unif01(&rng) - 0.5));
   CHECK_OK(cgm_fit_x_coef(&m, blocks, group, s, tb, K, &c, &rms, &e));
   CHECK_MSG(fabs(c - truth) < 0.1, "c = %g", c);
+  /* 3 samples of 2 meshes (2 numberings and 1): the meshes' scales and c leave no degree of
+   * freedom, c fits two samples exactly and no test can keep it: none; a third numbering of the
+   * first mesh (1 left) and exact times keep the truth */
+  const int pick4[4] = {0, K - 1, 6, 11};
+  int b4[4], g4[4];
+  cgm_segment_shape s4[4];
+  double t4[4];
+  for (int i = 0; i < 4; i++)
+    b4[i] = blocks[pick4[i]], g4[i] = group[pick4[i]], s4[i] = s[pick4[i]], t4[i] = t[pick4[i]];
+  CHECK_OK(cgm_fit_x_coef(&m, b4, g4, s4, t4, 3, &c, &rms, &e));
+  CHECK_MSG(c == 0.0, "c = %g with no degree of freedom", c);
+  CHECK_OK(cgm_fit_x_coef(&m, b4, g4, s4, t4, 4, &c, &rms, &e));
+  CHECK_NEAR(c, truth, 1e-6);
   /* degenerate: too few samples, or no sample scattered */
   CHECK(cgm_fit_x_coef(&m, blocks, NULL, s, t, 2, &c, &rms, &e) == CGM_EINPUT);
   cgm_segment_shape flat[3] = {s[0], s[0], s[0]};
