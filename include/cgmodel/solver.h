@@ -68,8 +68,8 @@ typedef struct cgm_solve_opts {
   cgm_precond precond; /* default Jacobi */
   /* Block-Jacobi's block (1..8; <= 0: cgm_precond_block_size chooses). */
   int precond_block;
-  /* Benchmarks (a fixed iteration count): double computes no true residual
-   * before a claim (the CPU's looks, the GPU's floor watch): no early stall. */
+  /* Benchmarks (a fixed iteration count): double computes no true residual before a
+   * claim (the CPU's looks, the GPU's floor watch): no early stall; a claim ends it. */
   bool fixed_count;
   /* The caller vouches that A passed the matrix's checks before, unchanged:
    * finite, symmetric and positive diagonal are skipped. */

@@ -530,8 +530,8 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
       if (rt <= thr) {
         st = CGM_OK;
         relres = rt / pb->bnorm;
-      } else if (claim && !watch) { /* a fixed count ends at a claim, as a GPU's (a diagonal A: */
-        st = CGM_OK; /* exact after one step, then every step a replacement): cgm_solve says why */
+      } else if (claim && !watch) { /* a fixed count ends there, as a GPU's (precision.md) */
+        st = CGM_OK, relres = iterated / pb->bnorm;
       } else if (rt < rel.least) {
         (void)FN(iterate_out)(C, C->x_best);
       }
