@@ -40,7 +40,7 @@ class Warning(UserWarning):  # noqa: A001 (cgmodel.Warning, as the command line'
 
 
 def version() -> str:
-    """The library's version ("0.2.3")."""
+    """The library's version ("0.2.4")."""
     return lib.cgm_version().decode()
 
 

@@ -22,7 +22,7 @@ import json, sys
 fit = lambda k, v, b, mu, nu: {"kernel": k, "variant": v, "precision": "double", "block": b,
     "kind": "rel", "mu": mu, "sigma": 1.6, "nu": nu, "se_mu": 0.1, "se_sigma": 0.01,
     "se_nu": 10, "r2": 0.99, "rms": 1, "n": 20, "converged": True}
-json.dump({"id": 7, "created": "2026-11-29T10:00:00.000Z", "tool_version": "0.2.3",
+json.dump({"id": 7, "created": "2026-11-29T10:00:00.000Z", "tool_version": "0.2.4",
     "seconds": 300, "complete": True,
     "options": {"device": "cuda:0", "gpus": 1, "quick": True, "cg": "cgg"},
     "device": {"id": 3, "kind": "cuda", "name": "cuda:0", "model": "Test H200",
