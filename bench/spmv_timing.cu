@@ -50,7 +50,7 @@ extern "C" cgm_status cgm_mb_spmv_seconds(int dev, const cgm_bcsr *B, cgm_precis
   for (int64_t i = 0; i < xlen; i++) x[i] = 1.0 + 0.25 * (double)((i * 2654435761u) % 1000) / 1000;
   st = cgm_cuda_dev_init(&d, dev, prec, (int64_t)B->nbrows * B->p.n, xlen, err);
   if (!st) st = cgm_cuda_matrix_upload(&d, B, &d.A, err);
-  if (!st) st = cgm_cuda_upload_vec(&d, d.v, x, xlen, 0, err);
+  if (!st) st = cgm_cuda_upload_vec(&d, d.v, x, xlen, err);
   if (!st) {
     cgm_out dot = {};
     dot.p[0] = d.dot_tmp;

@@ -13,13 +13,13 @@
 #include <string.h>
 #include <time.h>
 
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));       \
-      exit(1);                                                                                 \
-    }                                                                                          \
+#define CK(x)                                                                                      \
+  do {                                                                                             \
+    cudaError_t e_ = (x);                                                                          \
+    if (e_ != cudaSuccess) {                                                                       \
+      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));           \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 static double now(void) {
@@ -83,8 +83,9 @@ int main(int argc, char **argv) {
   CK(cudaMalloc(&dst, bytes));
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   enum { WAYS = 7 };
-  const char *name[WAYS] = {"pageable cudaMemcpy", "staged 2 x 8 MB (the solver's)", "staged 3 x 8 MB",
-                            "staged 2 x 32 MB",   "staged 3 x 32 MB",  "staged 4 x 64 MB",
+  const char *name[WAYS] = {"pageable cudaMemcpy", "staged 2 x 8 MB (the solver's)",
+                            "staged 3 x 8 MB",     "staged 2 x 32 MB",
+                            "staged 3 x 32 MB",    "staged 4 x 64 MB",
                             "registered in place"};
   double t[WAYS][64];
   for (int r = 0; r < rounds && r < 64; r++) {
@@ -94,11 +95,21 @@ int main(int argc, char **argv) {
       case 0:
         CK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
         break;
-      case 1: staged(dst, src, bytes, 8, 2, s); break;
-      case 2: staged(dst, src, bytes, 8, 3, s); break;
-      case 3: staged(dst, src, bytes, 32, 2, s); break;
-      case 4: staged(dst, src, bytes, 32, 3, s); break;
-      case 5: staged(dst, src, bytes, 64, 4, s); break;
+      case 1:
+        staged(dst, src, bytes, 8, 2, s);
+        break;
+      case 2:
+        staged(dst, src, bytes, 8, 3, s);
+        break;
+      case 3:
+        staged(dst, src, bytes, 32, 2, s);
+        break;
+      case 4:
+        staged(dst, src, bytes, 32, 3, s);
+        break;
+      case 5:
+        staged(dst, src, bytes, 64, 4, s);
+        break;
       case 6:
         CK(cudaHostRegister(src, bytes, cudaHostRegisterDefault));
         CK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s));

@@ -386,8 +386,7 @@ cgm_status cgm_db_sample_add(cgm_db *db, int64_t cal_id, const cgm_db_sample *sm
    * message; a non-finite measurement is a caller's bug. */
   if (!isfinite(smp->m) || !isfinite(smp->bytes) || !isfinite(smp->seconds))
     return cgm_fail(err, CGM_EINPUT,
-                    "%s: sample of %.32s has a non-finite value (m %g, bytes %g, "
-                    "seconds %g)",
+                    "%s: sample of %.32s has a non-finite value (m %g, bytes %g, seconds %g)",
                     db->path, smp->kernel, smp->m, smp->bytes, smp->seconds);
   char what[80];
   snprintf(what, sizeof what, "adding a sample to calibration %lld", (long long)cal_id);
@@ -412,8 +411,7 @@ cgm_status cgm_db_fit_add(cgm_db *db, int64_t cal_id, const cgm_db_fit *f, cgm_e
   if (!db || !f) return cgm_fail(err, CGM_EINPUT, "cgm_db_fit_add: no database or fit");
   char what[160];
   snprintf(what, sizeof what,
-           "adding the fit of %.32s/%.32s (precision %d, block %d, kind %d) to "
-           "calibration %lld",
+           "adding the fit of %.32s/%.32s (precision %d, block %d, kind %d) to calibration %lld",
            f->kernel, f->variant, f->precision, f->block, f->kind, (long long)cal_id);
   return insert(db,
                 "INSERT INTO fits (calibration_id, " FIT_COLS ") "
@@ -535,8 +533,6 @@ cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx)
       "s.converged, s.relative_residual, s.time_per_iter_s, "
       "s.predicted_time_per_iter_s, s.model, s.options, s.time_setup_s, "
       "s.layout_bytes, s.precond, s.layout_on_device, s.disturbed, m.name, m.content_id "
-      "FROM solves s "
-      "LEFT JOIN matrices m "
-      "ON m.id = s.matrix_id ORDER BY s.id",
+      "FROM solves s LEFT JOIN matrices m ON m.id = s.matrix_id ORDER BY s.id",
       0, solve_row, &it, "reading solves", err);
 }

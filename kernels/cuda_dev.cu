@@ -8,7 +8,6 @@
 
 #include "kernels/cuda_dev.h"
 #include "kernels/cuda_util.h"
-#include "kernels/stage.h"
 
 /* cudaMalloc that counts what it takes. */
 cudaError_t cgm_cuda_dmalloc(cgm_cuda_dev *d, void **p, size_t bytes) {
@@ -174,27 +173,27 @@ fail:
 
 /* Waits for the transfers in flight (also after a failure: the copy
  * engine must be done with the buffers before they are filled again). */
-static cgm_status stager_close(const cgm_cuda_dev *d, cgm_error *err) {
-  CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
+static cgm_status stager_finish(const cgm_cuda_dev *d, cgm_status st, cgm_error *err) {
+  const cudaError_t e = cudaStreamSynchronize(d->stream);
+  if (st) return st;
+  CGM_CUDA_TRY(err, e);
   return CGM_OK;
 }
 
-/* dst (device) = src (host): count elements of `width` bytes on the device;
- * to_single: src holds doubles, dst receives floats (width 4). */
-static cgm_status stage_copy(stager *s, const cgm_cuda_dev *d, void *dst, const void *src,
-                             size_t count, size_t width, int to_single, cgm_error *err) {
-  const size_t bytes = count * width, src_width = to_single ? 8 : width;
-  /* Below one staging buffer: straight from pageable memory (the call
-   * returns once the driver holds the bytes), converted first if need be. */
-  if (bytes < STAGE_BYTES && !to_single) {
-    CGM_CUDA_TRY(err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, d->stream));
-    return CGM_OK;
-  }
-  if (bytes < STAGE_BYTES) {
-    float *tmp = (float *)malloc(bytes + 4);
-    if (!tmp) return cgm_fail(err, CGM_ERUNTIME, "out of host memory (%zu bytes)", bytes);
-    cgm_stage_fill(tmp, src, count, 1);
-    const cudaError_t e = cudaMemcpyAsync(dst, tmp, bytes, cudaMemcpyHostToDevice, d->stream);
+/* dst (device) = count elements of `width` bytes that fill_with(buf, first, c, ctx)
+ * writes: past one buffer's size through the buffers, filled on every core
+ * while the copy engine drains the other; below it from one pageable copy
+ * (the call returns once the driver holds the bytes). */
+typedef void (*stage_fill_fn)(void *buf, size_t first, size_t count, const void *ctx);
+static cgm_status stage_upload(stager *s, const cgm_cuda_dev *d, void *dst, size_t count,
+                               size_t width, stage_fill_fn fill_with, const void *ctx,
+                               cgm_error *err) {
+  if (count * width < STAGE_BYTES) {
+    void *tmp = malloc(count * width + 8);
+    if (!tmp) return cgm_fail(err, CGM_ERUNTIME, "out of host memory (%zu bytes)", count * width);
+    fill_with(tmp, 0, count, ctx);
+    const cudaError_t e =
+        cudaMemcpyAsync(dst, tmp, count * width, cudaMemcpyHostToDevice, d->stream);
     free(tmp);
     CGM_CUDA_TRY(err, e);
     return CGM_OK;
@@ -205,8 +204,7 @@ static cgm_status stage_copy(stager *s, const cgm_cuda_dev *d, void *dst, const 
   for (size_t i = 0; i < count; i += per) {
     const size_t c = count - i < per ? count - i : per;
     CGM_CUDA_TRY(err, cudaEventSynchronize(s->done[s->k])); /* its last transfer is done */
-    cgm_stage_fill(s->buf[s->k], (const char *)src + i * src_width, to_single ? c : c * width,
-                   to_single);
+    fill_with(s->buf[s->k], i, c, ctx);
     CGM_CUDA_TRY(err, cudaMemcpyAsync((char *)dst + i * width, s->buf[s->k], c * width,
                                       cudaMemcpyHostToDevice, d->stream));
     CGM_CUDA_TRY(err, cudaEventRecord(s->done[s->k], d->stream));
@@ -215,18 +213,46 @@ static cgm_status stage_copy(stager *s, const cgm_cuda_dev *d, void *dst, const 
   return CGM_OK;
 }
 
+typedef struct {
+  const char *src;
+  size_t width;
+  int to_single; /* src holds doubles, dst receives floats */
+} copy_src;
+
+static void fill_copy(void *buf, size_t first, size_t count, const void *ctx) {
+  const copy_src *c = (const copy_src *)ctx;
+  cgm_stage_fill(buf, c->src + first * (c->to_single ? 8 : c->width),
+                 c->to_single ? count : count * c->width, c->to_single);
+}
+
+/* dst (device) = src (host): count elements of `width` bytes on the device;
+ * to_single: src holds doubles, dst receives floats (width 4). */
+static cgm_status stage_copy(stager *s, const cgm_cuda_dev *d, void *dst, const void *src,
+                             size_t count, size_t width, int to_single, cgm_error *err) {
+  if (count * width < STAGE_BYTES && !to_single) { /* as it is */
+    CGM_CUDA_TRY(err, cudaMemcpyAsync(dst, src, count * width, cudaMemcpyHostToDevice, d->stream));
+    return CGM_OK;
+  }
+  const copy_src c = {(const char *)src, width, to_single};
+  return stage_upload(s, d, dst, count, width, fill_copy, &c, err);
+}
+
 cgm_status cgm_cuda_upload_arrays(cgm_cuda_dev *d, int k, void *const *dst, const void *const *src,
                                   const size_t *bytes, cgm_error *err) {
   CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
   cgm_status st = CGM_OK;
   for (int i = 0; i < k && !st; i++)
     st = stage_copy(&d->stage, d, dst[i], src[i], bytes[i], 1, 0, err);
-  if (st) {
-    cgm_error e2 = {};
-    (void)stager_close(d, &e2);
-    return st;
-  }
-  return stager_close(d, err);
+  return stager_finish(d, st, err);
+}
+
+cgm_status cgm_cuda_upload_rows(cgm_cuda_dev *d, void *dst, const cgm_stage_rows_src *src,
+                                int64_t count, cgm_error *err) {
+  CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
+  return stager_finish(d,
+                       stage_upload(&d->stage, d, dst, (size_t)count, src->to_single ? 4 : 8,
+                                    cgm_stage_rows, src, err),
+                       err);
 }
 
 void cgm_cuda_stage_release(cgm_cuda_dev *d) {
@@ -277,12 +303,7 @@ cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_ma
   if (!st && (m == &d->C || d->vs.fmt != CGM_VALUES_DICT)) /* else upload_values' */
     st = stage_copy(&d->stage, d, m->bcol, B->bcol, (size_t)B->nblocks_padded, 4, 0, err);
   if (!st) st = stage_copy(&d->stage, d, m->brow, B->brow, (size_t)B->nslices * B->p.by, 4, 0, err);
-  if (st) { /* the transfers end; the first failure's message stays */
-    cgm_error e2 = {};
-    (void)stager_close(d, &e2);
-    return st;
-  }
-  if ((st = stager_close(d, err))) return st;
+  if ((st = stager_finish(d, st, err))) return st; /* the first failure's message stays */
   return cgm_dev_matrix_describe(d, m, B->p, B->nslices, B->nbrows, B->nblocks_padded, err);
 }
 
@@ -321,39 +342,10 @@ cgm_reduce_buf cgm_cuda_red(const cgm_cuda_dev *d, int which) {
   return r;
 }
 
-cgm_status cgm_cuda_upload_vec(const cgm_cuda_dev *d, void *dst, const double *src, int64_t n,
-                               double pad_value, cgm_error *err) {
-  const size_t w = (size_t)cgm_precision_width(d->prec);
-  /* doubles as they are; a conversion into a copy on every core */
-  const bool as_is = src && d->prec != CGM_PREC_SINGLE;
-  void *tmp = as_is ? NULL : malloc((size_t)(n > 0 ? n : 1) * w);
-  if (!as_is && !tmp) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-  if (!as_is && src) {
-    cgm_stage_fill(tmp, src, (size_t)n, 1);
-  } else if (!as_is) {
-    for (int64_t i = 0; i < n; i++) {
-      if (d->prec == CGM_PREC_SINGLE)
-        ((float *)tmp)[i] = (float)pad_value;
-      else
-        ((double *)tmp)[i] = pad_value;
-    }
-  }
-  cudaError_t e = cudaSetDevice(d->dev);
-  if (e == cudaSuccess)
-    e = cudaMemcpyAsync(dst, as_is ? (const void *)src : tmp, (size_t)n * w, cudaMemcpyHostToDevice,
-                        d->stream);
-  if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream); /* before tmp is freed */
-  free(tmp);
-  CGM_CUDA_TRY(err, e);
-  return CGM_OK;
-}
-
-cgm_status cgm_cuda_upload_double(const cgm_cuda_dev *d, double *dst, const double *src, int64_t n,
-                                  cgm_error *err) {
-  CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
-  CGM_CUDA_TRY(err, cudaMemcpyAsync(dst, src, (size_t)n * 8, cudaMemcpyHostToDevice, d->stream));
-  CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
-  return CGM_OK;
+cgm_status cgm_cuda_upload_vec(cgm_cuda_dev *d, void *dst, const double *src, int64_t n,
+                               cgm_error *err) {
+  const cgm_stage_rows_src rows = {src, NULL, 0, n, 0.0, d->prec == CGM_PREC_SINGLE};
+  return cgm_cuda_upload_rows(d, dst, &rows, n, err);
 }
 
 cgm_status cgm_cuda_download_double(const cgm_cuda_dev *d, const double *src, double *dst,

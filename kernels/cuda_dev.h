@@ -9,6 +9,7 @@
 #include "cgmodel/plan.h"
 #include "cgmodel/sparse.h"
 #include "kernels/kernels.h"
+#include "kernels/stage.h"
 
 CGM_BEGIN_DECLS
 
@@ -78,6 +79,10 @@ cgm_status cgm_cuda_matrix_upload(cgm_cuda_dev *d, const cgm_bcsr *B, cgm_dev_ma
 /* dst[i] (device) = src[i] (host), bytes[i] each, through the staging buffers. */
 cgm_status cgm_cuda_upload_arrays(cgm_cuda_dev *d, int k, void *const *dst, const void *const *src,
                                   const size_t *bytes, cgm_error *err);
+/* dst (device) = count rows of a host vector or of 1 / A's diagonal (stage.h), in
+ * doubles or floats (src->to_single), through the staging buffers. */
+cgm_status cgm_cuda_upload_rows(cgm_cuda_dev *d, void *dst, const cgm_stage_rows_src *src,
+                                int64_t count, cgm_error *err);
 /* Frees the device's pinned upload buffers once its uploads are done (a
  * solve's setup; the calibration keeps them from matrix to matrix). */
 void cgm_cuda_stage_release(cgm_cuda_dev *d);
@@ -102,13 +107,12 @@ void cgm_cuda_dev_drop_graphs(cgm_cuda_dev *d);
 cgm_reduce_buf cgm_cuda_red(const cgm_cuda_dev *d, int which);
 #define CGM_RED_RELIABLE 5
 #define CGM_RED_LONG 6 /* the long rows' SpMV, beside the MBR kernels' (0 and 3) */
-/* n doubles to and from the device, whatever the iteration's precision. */
-cgm_status cgm_cuda_upload_double(const cgm_cuda_dev *d, double *dst, const double *src, int64_t n,
-                                  cgm_error *err);
+/* n doubles from the device, whatever the iteration's precision. */
 cgm_status cgm_cuda_download_double(const cgm_cuda_dev *d, const double *src, double *dst,
                                     int64_t n, cgm_error *err);
-cgm_status cgm_cuda_upload_vec(const cgm_cuda_dev *d, void *dst, const double *src, int64_t n,
-                               double pad_value, cgm_error *err);
+/* n doubles to the device in its precision (cgm_cuda_upload_rows). */
+cgm_status cgm_cuda_upload_vec(cgm_cuda_dev *d, void *dst, const double *src, int64_t n,
+                               cgm_error *err);
 cgm_status cgm_cuda_download_vec(const cgm_cuda_dev *d, const void *src, double *dst, int64_t n,
                                  cgm_error *err);
 /* Free memory on device dev, less a reserve for the context, cuSPARSE, NCCL. */

@@ -23,11 +23,30 @@ void cgm_stage_fill(void *dst, const void *src, size_t count, int to_single) {
   }
 }
 
-void cgm_stage_slice(double *out, const double *src, int64_t r0, int64_t rows, int64_t n,
-                     int invert, double pad) {
+void cgm_stage_rows(void *out, size_t first, size_t count, const void *src) {
+  const cgm_stage_rows_src *s = src;
+  const cgm_csr *A = s->A;
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < rows; i++)
-    out[i] = r0 + i < n ? (invert ? 1.0 / src[r0 + i] : src[r0 + i]) : pad;
+  for (int64_t i = 0; i < (int64_t)count; i++) {
+    const int64_t r = s->r0 + (int64_t)first + i;
+    double v = r < s->n ? (A ? 0.0 : s->v[r]) : s->pad;
+    if (r < s->n && A) { /* the diagonal entry, 0 where none */
+      for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; k++)
+        if (A->colidx[k] == r) v = A->val[k];
+      v = 1.0 / v;
+    }
+    if (s->to_single)
+      ((float *)out)[i] = (float)v;
+    else
+      ((double *)out)[i] = v;
+  }
+}
+
+int cgm_stage_all_zero(const double *x, int64_t n) {
+  int64_t nonzero = 0;
+#pragma omp parallel for schedule(static) reduction(+ : nonzero)
+  for (int64_t i = 0; i < n; i++) nonzero += x[i] != 0.0;
+  return nonzero == 0;
 }
 
 void cgm_stage_narrow(int32_t *dst, const int64_t *src, size_t n) {

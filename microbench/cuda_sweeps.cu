@@ -370,7 +370,7 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
     if (st) break;
     cgm_cuda_dev &d = R->rig[p].d;
     if (!(st = cgm_cuda_matrix_upload(&d, &B, &d.A, err)) &&
-        !(st = cgm_cuda_upload_vec(&d, d.v, x, xlen, 0, err))) {
+        !(st = cgm_cuda_upload_vec(&d, d.v, x, xlen, err))) {
       double bytes = cgm_spmv_bytes(B.nblocks_padded, (int64_t)B.nslices * B.p.by, B.nslices, n,
                                     (int64_t)B.nbrows * n, w);
       cgm_out o = {};

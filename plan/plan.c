@@ -94,18 +94,22 @@ void cgm_plan_pattern_free(cgm_plan_pattern *pt) {
   free(pt);
 }
 
-/* The counts of the layout of `count` block rows of these lengths. */
+/* The counts of the layout of the block rows among len[0..count) of at most
+ * limit blocks, on every core (7M block rows at Poisson 192^3). */
 static cgm_status layout_counts(const int32_t *len, int32_t count, const cgm_bcsr_params *p,
-                                cgm_plan_layout *L, cgm_error *err) {
+                                int32_t limit, cgm_plan_layout *L, cgm_error *err) {
   memset(L, 0, sizeof *L);
-  L->brows = count;
-  L->nslices = (count + p->by - 1) / p->by;
+  int64_t blocks = 0, walk = 0;
+  int32_t brows = 0, max_row = 0;
+#pragma omp parallel for schedule(static) reduction(+ : blocks, walk, brows) reduction(max : max_row)
   for (int32_t i = 0; i < count; i++) {
-    L->blocks += len[i];
-    L->walk += (len[i] + p->bx - 1) / p->bx;
-    if (len[i] > L->max_row) L->max_row = len[i];
+    if (len[i] > limit) continue;
+    brows++, blocks += len[i], walk += (len[i] + p->bx - 1) / p->bx;
+    if (len[i] > max_row) max_row = len[i];
   }
-  L->blocks_padded = cgm_bcsr_padded_count(len, count, *p);
+  L->brows = brows, L->blocks = blocks, L->walk = walk, L->max_row = max_row;
+  L->nslices = (brows + p->by - 1) / p->by;
+  L->blocks_padded = cgm_bcsr_padded_count(len, count, *p, limit);
   if (L->blocks_padded < 0) return cgm_fail(err, CGM_ERUNTIME, "out of memory counting blocks");
   return CGM_OK;
 }
@@ -140,14 +144,8 @@ static void long_part(const int32_t *len, int32_t count, int n, cgm_plan_layout 
 static cgm_status split_long_rows(const int32_t *len, int32_t count, const cgm_bcsr_params *p,
                                   cgm_plan_segment *s, cgm_error *err) {
   s->nparts = 1;
-  int32_t *sub = malloc(((size_t)count + 1) * sizeof *sub);
-  if (!sub) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
-  int32_t k = 0; /* the lengths of the block rows the MBR layout keeps */
-  for (int32_t i = 0; i < count; i++)
-    if (len[i] <= CGM_LONG_ROW) sub[k++] = len[i];
-  cgm_status st = layout_counts(sub, k, p, &s->part[0], err);
-  free(sub);
-  if (st || k == count) return st;
+  cgm_status st = layout_counts(len, count, p, CGM_LONG_ROW, &s->part[0], err);
+  if (st || s->part[0].brows == count) return st;
   long_part(len, count, p->n, &s->part[1]);
   s->nparts = 2;
   return CGM_OK;
@@ -231,8 +229,8 @@ static cgm_status halo_segments(const cgm_plan_pattern *pt, cgm_plan *p, cgm_err
     for (int32_t b = 0; b < nrow; b++)
       if (bnd[b] && !(split && len[b] > CGM_LONG_ROW)) sub[ni + nbd++] = len[b];
     s->nparts = 2;
-    st = layout_counts(sub, ni, &p->o.layout, &s->part[0], err);
-    if (!st) st = layout_counts(sub + ni, nbd, &p->o.layout, &s->part[1], err);
+    st = layout_counts(sub, ni, &p->o.layout, INT32_MAX, &s->part[0], err);
+    if (!st) st = layout_counts(sub + ni, nbd, &p->o.layout, INT32_MAX, &s->part[1], err);
     if (!st && nlong > 0) {
       long_part(len, nrow, p->o.layout.n, &s->part[2]);
       s->nparts = 3;
@@ -329,7 +327,7 @@ cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts
     if (splits_long_rows(&p->o))
       st = split_long_rows(pt->len + s->b0, s->b1 - s->b0, lp, s, err);
     else
-      st = layout_counts(pt->len + s->b0, s->b1 - s->b0, lp, &s->part[0], err);
+      st = layout_counts(pt->len + s->b0, s->b1 - s->b0, lp, INT32_MAX, &s->part[0], err);
     if (st) return st;
     if (pt->bptr) {
       int32_t *rows = malloc(((size_t)(s->b1 - s->b0) + 1) * sizeof *rows);

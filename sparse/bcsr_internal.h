@@ -35,9 +35,9 @@ int cgm_layout_x_sectors(const int64_t *bptr, const int32_t *bcol, int32_t nbcol
 cgm_status cgm_x_locality(const cgm_csr *A, cgm_bcsr_params p, cgm_block_features *bf,
                           cgm_error *err);
 
-/* Blocks after MBR sorting and padding, from the block rows' lengths alone
- * (-1 when out of memory): what cgm_bcsr_count gives, without the matrix. */
-int64_t cgm_bcsr_padded_count(const int32_t *len, int32_t nb, cgm_bcsr_params p);
+/* Blocks after MBR sorting and padding of the block rows of at most limit blocks, from their
+ * lengths alone (-1 when out of memory): what cgm_bcsr_count gives, without the matrix. */
+int64_t cgm_bcsr_padded_count(const int32_t *len, int32_t nb, cgm_bcsr_params p, int32_t limit);
 
 /* Builds the layout of an ascending list of global block rows (the interior
  * or boundary rows of a multi-GPU segment); brow holds row - base. */

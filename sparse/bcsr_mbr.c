@@ -262,14 +262,18 @@ cgm_status cgm_bcsr_count(const cgm_csr *A, int32_t brow_begin, int32_t brow_end
   return st;
 }
 
-int64_t cgm_bcsr_padded_count(const int32_t *len, int32_t nb, cgm_bcsr_params p) {
+int64_t cgm_bcsr_padded_count(const int32_t *len, int32_t nb, cgm_bcsr_params p, int32_t limit) {
   /* Sorted by length, each slice padded to its longest: only the multiset of lengths matters. */
   int32_t maxlen = 0;
+#pragma omp parallel for schedule(static) reduction(max : maxlen)
   for (int32_t b = 0; b < nb; b++)
-    if (len[b] > maxlen) maxlen = len[b];
+    if (len[b] > maxlen && len[b] <= limit) maxlen = len[b];
   int64_t *hist = calloc((size_t)maxlen + 1, sizeof *hist);
   if (!hist) return -1;
-  for (int32_t b = 0; b < nb; b++) hist[len[b]]++;
+    /* a histogram a thread where it is short (the long rows at most 128 on our kernels) */
+#pragma omp parallel for schedule(static) reduction(+ : hist[:maxlen + 1]) if (maxlen < 4096)
+  for (int32_t b = 0; b < nb; b++)
+    if (len[b] <= limit) hist[len[b]]++;
   int64_t padded = 0, in_slice = 0;
   for (int32_t l = maxlen; l >= 0; l--) {
     int64_t c = hist[l];

@@ -101,7 +101,7 @@ cgm_status cgm_x_locality(const cgm_csr *A, cgm_bcsr_params p, cgm_block_feature
     bf->by = p.by;
     bf->blocks = bptr[nb];
     bf->max_blocks_per_row = longest;
-    bf->padded_blocks = cgm_bcsr_padded_count(len, nb, p);
+    bf->padded_blocks = cgm_bcsr_padded_count(len, nb, p, INT32_MAX);
     if (bf->padded_blocks < 0)
       st = cgm_fail(err, CGM_ERUNTIME, "out of memory counting the padded blocks");
   }

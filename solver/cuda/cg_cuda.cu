@@ -206,7 +206,7 @@ static cgm_status upload_bjacobi(gpu_solver *S, const cgm_problem *pb, cgm_cuda_
     for (int64_t k = 0; k < nb; k++)
       for (int64_t e = 0; e < nn; e++)
         h[k * nn + e] = k0 + k < nba ? src[(k0 + k) * nn + e] : (e / n == e % n ? 1.0 : 0.0);
-    st = cgm_cuda_upload_vec(d, which == 0 ? inv : blk, h, len, 0, err);
+    st = cgm_cuda_upload_vec(d, which == 0 ? inv : blk, h, len, err);
   }
   if (!st) d->bj.n = n;
 out:
@@ -215,51 +215,49 @@ out:
 }
 
 /* Uploads D^-1, b, x0 (own rows) and x0 into v as the first SpMV reads it;
- * in mixed precision x0 goes to x_hi, the correction x starting at zero. */
+ * in mixed precision x0 goes to x_hi, the correction x starting at zero.
+ * Filled straight into the pinned buffers on every core; x0 = 0 (the
+ * default) is not sent at all: x, x_hi and v start at zero (cgm_cuda_dev_init). */
 static cgm_status upload_vectors(gpu_solver *S, const cgm_problem *pb, const cgm_seg_host *seg,
                                  cgm_error *err) {
   const cgm_csr *A = pb->A;
   const int n = S->n;
   const int64_t nglob = (int64_t)S->bounds[S->G] * n;
+  const bool x0 = !cgm_stage_all_zero(pb->x, A->nrows);
   /* + the halo layout's gap of up to CGM_VEC_ALIGN entries */
   int64_t blen = (nglob > S->chunk * S->G ? nglob : S->chunk * S->G) + CGM_VEC_ALIGN;
-  double *buf = (double *)malloc(sizeof(double) * (size_t)(blen + 1));
-  double *diag = (double *)malloc(sizeof(double) * (size_t)(A->nrows + 1));
+  const bool packed = x0 && (S->pol.mode == MODE_HALO || S->pol.mode == MODE_NCCL); /* v by hand */
+  double *buf = packed ? (double *)malloc(sizeof(double) * (size_t)(blen + 1)) : NULL;
+  if (packed && !buf) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
   cgm_status st = CGM_OK;
-  if (!buf || !diag) {
-    st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-    goto out;
-  }
-  cgm_csr_diagonal(A, diag);
   for (int g = 0; g < S->G && !st; g++) {
     cgm_cuda_dev *d = &S->dev[g];
     const int64_t r0 = (int64_t)S->bounds[g] * n;
-    /* the slices on every core (on one, 0.3 s at Poisson 192^3) */
-    cgm_stage_slice(buf, diag, r0, d->rows, A->nrows, 1, 1.0);
-    if ((st = cgm_cuda_upload_vec(d, d->dinv, buf, d->rows, 0, err))) break;
+    const int single = d->prec == CGM_PREC_SINGLE;
+    const cgm_stage_rows_src dinv = {NULL, A, r0, A->nrows, 1.0, single},
+                             b = {pb->b,    NULL, r0,
+                                  A->nrows, 0.0,  pb->opts.precision == CGM_PREC_SINGLE},
+                             x = {pb->x, NULL, r0, A->nrows, 0.0, single && !d->mixed},
+                             v = {pb->x, NULL, 0, A->nrows, 0.0, single};
+    if ((st = cgm_cuda_upload_rows(d, d->dinv, &dinv, d->rows, err))) break;
     if (pb->binv && (st = upload_bjacobi(S, pb, d, g, err))) break;
-    cgm_stage_slice(buf, pb->b, r0, d->rows, A->nrows, 0, 0.0);
-    if ((st = pb->opts.precision == CGM_PREC_SINGLE
-                  ? cgm_cuda_upload_vec(d, d->b, buf, d->rows, 0, err)
-                  : cgm_cuda_upload_double(d, (double *)d->b, buf, d->rows, err)))
-      break;
-    cgm_stage_slice(buf, pb->x, r0, d->rows, A->nrows, 0, 0.0);
-    if (d->mixed) { /* the solution in double; the iteration solves for its correction */
-      if ((st = cgm_cuda_upload_double(d, d->x_hi, buf, d->rows, err))) break;
+    if ((st = cgm_cuda_upload_rows(d, d->b, &b, d->rows, err)) || !x0) continue;
+    /* the solution in double in mixed; the iteration solves for its correction */
+    if ((st = cgm_cuda_upload_rows(d, d->mixed ? (void *)d->x_hi : d->x, &x, d->rows, err)) ||
+        d->mixed)
       continue;
-    }
-    if ((st = cgm_cuda_upload_vec(d, d->x, buf, d->rows, 0, err))) break;
     /* v = x0 as the SpMV of CG1 sees it */
     if (S->pol.mode == MODE_HALO) {
       const cgm_halo *h = &seg[g].h;
       int64_t own = (int64_t)seg[g].halo_start * n;
-      for (int64_t i = d->rows; i < own; i++) buf[i] = 0.0; /* the gap */
+      for (int64_t i = 0; i < own; i++)
+        buf[i] = i < d->rows && r0 + i < A->nrows ? pb->x[r0 + i] : 0.0;
       for (int32_t c = 0; c < h->nhalo; c++)
         for (int t = 0; t < n; t++) {
           int64_t gi = (int64_t)h->cols[c] * n + t;
           buf[own + (int64_t)c * n + t] = gi < A->nrows ? pb->x[gi] : 0.0;
         }
-      st = cgm_cuda_upload_vec(d, d->v, buf, own + (int64_t)h->nhalo * n, 0, err);
+      st = cgm_cuda_upload_vec(d, d->v, buf, own + (int64_t)h->nhalo * n, err);
     } else if (S->pol.mode == MODE_NCCL) { /* chunk j holds segment j's rows */
       for (int j = 0; j < S->G; j++)
         for (int64_t i = 0; i < S->chunk; i++) {
@@ -267,15 +265,12 @@ static cgm_status upload_vectors(gpu_solver *S, const cgm_problem *pb, const cgm
           bool in = gi < (int64_t)S->bounds[j + 1] * n && gi < A->nrows;
           buf[j * S->chunk + i] = in ? pb->x[gi] : 0.0;
         }
-      st = cgm_cuda_upload_vec(d, d->v, buf, S->chunk * S->G, 0, err);
+      st = cgm_cuda_upload_vec(d, d->v, buf, S->chunk * S->G, err);
     } else {
-      cgm_stage_slice(buf, pb->x, 0, nglob, A->nrows, 0, 0.0);
-      st = cgm_cuda_upload_vec(d, d->v, buf, nglob, 0, err);
+      st = cgm_cuda_upload_rows(d, d->v, &v, nglob, err);
     }
   }
-out:
   free(buf);
-  free(diag);
   return st;
 }
 

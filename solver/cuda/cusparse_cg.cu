@@ -138,8 +138,8 @@ template <typename T> cgm_status upload(cs_solve<T> *R, const cgm_problem *pb, c
   CGM_CUDA_TRY(err, put(R->val, A->val, (size_t)A->nnz, R->hv));
   double *d = (double *)malloc((size_t)n * sizeof *d);
   if (!d) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-  cgm_csr_diagonal(A, d);
-  cgm_stage_slice(d, d, 0, n, n, 1, 0.0); /* in place: 1 / d */
+  const cgm_stage_rows_src inv = {NULL, A, 0, n, 0.0, 0}; /* 1 / A's diagonal */
+  cgm_stage_rows(d, 0, (size_t)n, &inv);
   const cudaError_t e = put(R->dinv, d, (size_t)n, R->hv);
   free(d);
   CGM_CUDA_TRY(err, e);

@@ -19,7 +19,7 @@ static cgm_status spmv_host(int dev, const cgm_bcsr *B, cgm_precision prec, cons
   st = cgm_cuda_dev_init(&d, dev, prec, (int64_t)B->nbrows * B->p.n, xlen, err);
   if (vs) d.vs = *vs;
   if (!st) st = cgm_cuda_matrix_upload(&d, B, &d.A, err);
-  if (!st) st = cgm_cuda_upload_vec(&d, d.v, x, xlen, 0, err);
+  if (!st) st = cgm_cuda_upload_vec(&d, d.v, x, xlen, err);
   if (!st) {
     cgm_out o;
     memset(&o, 0, sizeof o);
