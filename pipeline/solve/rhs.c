@@ -56,14 +56,9 @@ cgm_status pipeline_initial_guess(const cgm_run_solve_opts *o, int32_t n, double
   return st;
 }
 
-double pipeline_rhs_norm(const double *b, int32_t n) {
-  double s = 0.0;
-  for (int32_t i = 0; i < n; i++) s += b[i] * b[i];
-  return sqrt(s);
-}
-
 double pipeline_solution_error(const double *x, int32_t n) {
-  double e2 = 0.0;
+  double e2 = 0.0; /* on every core: 7M rows took 10-20 ms on one */
+#pragma omp parallel for schedule(static) reduction(+ : e2)
   for (int32_t i = 0; i < n; i++) e2 += (x[i] - 1.0) * (x[i] - 1.0);
   return sqrt(e2 / n);
 }

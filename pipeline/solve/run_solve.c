@@ -181,7 +181,7 @@ static cgm_status step_solve(solve_run *s, cgm_error *err) {
   if (r->solved) {
     if (s->generated && s->A->nrows == s->A->ncols)
       r->solution_error = pipeline_solution_error(s->x, s->A->nrows);
-    r->tol = cgm_solve_target(&r->opts, pipeline_rhs_norm(s->b, s->A->nrows));
+    r->tol = cgm_solve_target(&r->opts, cgm_solve_norm2(s->b, s->A->nrows));
     r->maxiter = cgm_solve_maxiter(&r->opts, s->A->nrows);
     r->x = s->x;
     s->x = NULL;

@@ -12,6 +12,7 @@
 
 #include "common/timer.h"
 #include "pipeline/solve/solve_steps.h"
+#include "solver/backend.h"
 
 #ifdef CGM_HAVE_MPI
 #include "cgmodel/dist_mpi.h"
@@ -70,7 +71,7 @@ cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report 
   if (r->solved) {
     r->tol = cgm_solve_tol(&r->opts);
     if (root) {
-      r->tol = cgm_solve_target(&r->opts, pipeline_rhs_norm(b, A->nrows));
+      r->tol = cgm_solve_target(&r->opts, cgm_solve_norm2(b, A->nrows));
       r->maxiter = cgm_solve_maxiter(&r->opts, A->nrows);
       if (generated && A->nrows == A->ncols)
         r->solution_error = pipeline_solution_error(x, A->nrows);

@@ -29,8 +29,6 @@ cgm_status pipeline_right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *
  * entries); x is left as it is (zeros) without one. */
 cgm_status pipeline_initial_guess(const cgm_run_solve_opts *o, int32_t n, double *x,
                                   cgm_error *err);
-/* ||b||, for the report's target (cgm_solve_target). */
-double pipeline_rhs_norm(const double *b, int32_t n);
 /* ||x - 1|| / ||1||: the error of a solve of b = A * ones. */
 double pipeline_solution_error(const double *x, int32_t n);
 
