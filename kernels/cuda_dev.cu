@@ -182,8 +182,7 @@ static cgm_status stager_finish(const cgm_cuda_dev *d, cgm_status st, cgm_error 
 
 /* dst (device) = count elements of `width` bytes that fill_with(buf, first, c, ctx)
  * writes: past one buffer's size through the buffers, filled on every core
- * while the copy engine drains the other; below it from one pageable copy
- * (the call returns once the driver holds the bytes). */
+ * while the copy engine drains the other; below it from one pageable copy. */
 typedef void (*stage_fill_fn)(void *buf, size_t first, size_t count, const void *ctx);
 static cgm_status stage_upload(stager *s, const cgm_cuda_dev *d, void *dst, size_t count,
                                size_t width, stage_fill_fn fill_with, const void *ctx,
@@ -192,8 +191,8 @@ static cgm_status stage_upload(stager *s, const cgm_cuda_dev *d, void *dst, size
     void *tmp = malloc(count * width + 8);
     if (!tmp) return cgm_fail(err, CGM_ERUNTIME, "out of host memory (%zu bytes)", count * width);
     fill_with(tmp, 0, count, ctx);
-    const cudaError_t e =
-        cudaMemcpyAsync(dst, tmp, count * width, cudaMemcpyHostToDevice, d->stream);
+    cudaError_t e = cudaMemcpyAsync(dst, tmp, count * width, cudaMemcpyHostToDevice, d->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream); /* before tmp is freed */
     free(tmp);
     CGM_CUDA_TRY(err, e);
     return CGM_OK;

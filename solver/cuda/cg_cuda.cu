@@ -226,7 +226,8 @@ static cgm_status upload_vectors(gpu_solver *S, const cgm_problem *pb, const cgm
   const bool x0 = !cgm_stage_all_zero(pb->x, A->nrows);
   /* + the halo layout's gap of up to CGM_VEC_ALIGN entries */
   int64_t blen = (nglob > S->chunk * S->G ? nglob : S->chunk * S->G) + CGM_VEC_ALIGN;
-  const bool packed = x0 && (S->pol.mode == MODE_HALO || S->pol.mode == MODE_NCCL); /* v by hand */
+  const bool packed = x0 && !S->dev[0].mixed &&
+                      (S->pol.mode == MODE_HALO || S->pol.mode == MODE_NCCL); /* v by hand */
   double *buf = packed ? (double *)malloc(sizeof(double) * (size_t)(blen + 1)) : NULL;
   if (packed && !buf) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
   cgm_status st = CGM_OK;

@@ -151,8 +151,51 @@ static void check_teams(void) {
   omp_set_num_threads(most);
 }
 
+static int by_length_down(const void *a, const void *b) {
+  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x < y) - (x > y);
+}
+
+/* The padded count of the block rows of at most `limit` blocks against those rows copied apart,
+ * sorted longest first and padded a slice of B_y at a time to the slice's longest, on lengths
+ * whose longest is short (a histogram a thread), long and very long (one). */
+static void check_padded_limit(void) {
+  enum { NB = 100003 };
+  int32_t *len = malloc(NB * sizeof *len), *sub = malloc(NB * sizeof *sub);
+  CHECK(len && sub);
+  /* 2M blocks: a copy of the histogram a thread would not fit a thread's stack */
+  const int32_t longest[] = {150, 9000, 2000000};
+  for (int li = 0; li < 3; li++) {
+    unsigned seed = 7u + (unsigned)li;
+    for (int32_t b = 0; b < NB; b++) { /* mostly short, a few long ones */
+      seed = seed * 1103515245u + 12345u;
+      const int32_t r = (int32_t)((seed >> 8) % 1000);
+      len[b] = r < 990 ? r % 20 : 100 + r * (longest[li] - 100) / 1000;
+    }
+    const int32_t limits[] = {INT32_MAX, 128, 10, 0};
+    for (int k = 0; k < 4; k++) {
+      int32_t m = 0;
+      for (int32_t b = 0; b < NB; b++)
+        if (len[b] <= limits[k]) sub[m++] = len[b];
+      qsort(sub, (size_t)m, sizeof *sub, by_length_down);
+      for (int n = 1; n <= 4; n *= 2) {
+        const cgm_bcsr_params p = {n, 2, 8 / n};
+        const int64_t a = cgm_bcsr_padded_count(len, NB, p, limits[k]);
+        int64_t want = 0;
+        for (int32_t i = 0; i < m; i += p.by) /* the slice's first row is its longest */
+          want += (int64_t)((sub[i] + p.bx - 1) / p.bx) * p.bx * p.by;
+        CHECK_MSG(a == want && a >= 0, "longest %d, limit %d, N=%d: %lld, %lld apart", longest[li],
+                  limits[k], n, (long long)a, (long long)want);
+      }
+    }
+  }
+  free(len);
+  free(sub);
+}
+
 int main(void) {
   check_teams();
+  check_padded_limit();
   /* up to 250 rows one OpenMP thread's work (cgm_cpu_team), 1003 several */
   const int32_t sizes[] = {1, 7, 33, 250, 1003};
   for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
