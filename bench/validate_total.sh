@@ -6,7 +6,7 @@
 # by predicted total time against the best measured total. Run on a GPU
 # machine from the repository root (after scripts/device-run.sh):
 #   bench/validate_total.sh BUILD_DIR OUTDIR [TOL]
-# Environment: VALIDATE_REPEAT (runs of each configuration, the median kept;
+# Environment: VALIDATE_REPEAT (runs of each configuration, the least kept;
 # default 3: with one run, solves of a few milliseconds differ by their noise,
 # 74% within 10% on one H200 on 2026-11-30 against 91% with three before).
 set -euo pipefail

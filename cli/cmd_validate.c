@@ -24,7 +24,7 @@ static const cli_opt opts[] = {
     {"--precision", "precision", CLI_LIST, "double|single|mixed|both", "P[,P...]", "double",
      "single, double (with --total mixed), or both"},
     {"--iters", "iters", CLI_INT, 0, "K", "100", "iterations a run", 10, 100000},
-    {"--repeat", "repeat", CLI_INT, 0, "R", "3", "runs a configuration: the median counts", 1, 99},
+    {"--repeat", "repeat", CLI_INT, 0, "R", "3", "runs a configuration: the least counts", 1, 99},
     {"--total", "total", CLI_REAL, 0, "TOL", 0, "solve to TOL, compare setup + solve", 1e-300, 1},
     {"--include-disturbed", "include_disturbed", CLI_TRUE, 0, 0, 0,
      "count the runs other work held up in the errors and the regret"},

@@ -25,7 +25,7 @@ typedef struct cgm_validate_opts {
   double total_tol;       /* > 0: total-time mode: every run solves to this tolerance, and the
                              predicted and measured times are setup + solve (the tuner's total,
                              its K estimated as for a matrix never solved) */
-  int repeat;             /* runs per configuration; the median time counts (1..99) */
+  int repeat;             /* runs per configuration; the least time counts (1..99) */
   bool include_disturbed; /* count the runs other work held up (pipeline_solve_disturbed) in
                              the errors and the regret; by default they are left out */
   cgm_gpu_opts gpu;       /* the GPU solver's options of every run */
@@ -44,7 +44,7 @@ typedef struct cgm_validate_row {
   int block, gpus;          /* gpus 0 for the CPU */
   double predicted_s;       /* refined model (NaN: no curve) */
   double predicted_paper_s; /* the paper's Eqs. 4-9 (NaN for cuSPARSE) */
-  double measured_s;        /* median of the runs' times per iteration */
+  double measured_s;        /* the least of the runs' times per iteration */
   /* total_tol > 0: the iterations the tuner predicted (K as for a matrix
    * never solved) and those the run took; 0 otherwise */
   double iters_predicted, iters_measured;
@@ -106,7 +106,7 @@ typedef struct cgm_validate_report {
 /* The paper's Table 6 on this machine: for every matrix (symmetric with a positive diagonal; others
  * are skipped with a note) and every configuration of this machine's calibrated devices that the
  * options allow (cpu and cuda at N = 1, 2, 4, 8, cuda on 1..G GPUs, cusparse): the refined and the
- * paper's predictions, and the median of `repeat` runs of `iters` iterations with b = A * ones,
+ * paper's predictions, and the least of `repeat` runs of `iters` iterations with b = A * ones,
  * each stored in the database with its prediction. Then the errors per group, and on each matrix
  * the tuner's choice among the configurations measured (the same devices, precisions, backends,
  * block sizes and GPU counts) with its regret. CGM_EINPUT when no device of this machine is

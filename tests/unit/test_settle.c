@@ -191,7 +191,25 @@ static void test_pinned(void) {
   CHECK(!p.on && sched_getaffinity(0, sizeof now, &now) == 0 && CPU_EQUAL(&now, &was));
 }
 
+/* Each timing 10% faster than the one before, one a round (a batch of one, as on a busy machine
+ * whose first timing outlasts the batch's time): every round moves the quantile by 10%, and the
+ * quantile's rank moving up (20 timings to 21) must not pass for a round that found nothing
+ * faster (it did, compared with the rank below). */
+static double faster_now(void *p, int i) {
+  (void)i;
+  return *(double *)p *= 0.9;
+}
+
+static void test_rank_step(void) {
+  const mb_settle_opts o = {1, 2e-3, 3, 12, 0.5};
+  mb_timing t[1];
+  double v = 1.0;
+  CHECK(mb_settle(faster_now, &v, 1, &o, t) == 0);
+  CHECK_MSG(!t[0].settled, "settled after %d timings, each 10%% faster", t[0].n);
+}
+
 int main(void) {
+  test_rank_step();
   test_pinned();
   test_settles();
   test_unsettled();
