@@ -82,7 +82,8 @@ int mb_settle(mb_time_fn fn, void *ctx, int count, const mb_settle_opts *o, mb_t
     for (int i = 0; i < count && !rc; i++) {
       if (out[i].settled || n[i] == MAX_TIMINGS) continue;
       const int n0 = n[i];
-      double *ti = t + (size_t)i * MAX_TIMINGS, b0 = cgm_now(); /* [0, n0) sorted last round */
+      double *ti = t + (size_t)i * MAX_TIMINGS; /* [0, n0) sorted by the last round */
+      const double b0 = cgm_now();
       for (int k = 0; k < o->batch && n[i] < MAX_TIMINGS && (!k || cgm_now() - b0 < o->batch_s);
            k++) {
         const double v = fn(ctx, i);

@@ -270,8 +270,8 @@ int64_t cgm_bcsr_padded_count(const int32_t *len, int32_t nb, cgm_bcsr_params p,
     if (len[b] > maxlen && len[b] <= limit) maxlen = len[b];
   int64_t *hist = calloc((size_t)maxlen + 1, sizeof *hist);
   if (!hist) return -1;
-  if (maxlen <
-      4096) { /* a histogram a thread, on its stack (long rows at most 128 on our kernels) */
+  /* a histogram a thread where short: each a copy on its stack (long rows <= 128 on our kernels) */
+  if (maxlen < 4096) {
 #pragma omp parallel for schedule(static) reduction(+ : hist[:maxlen + 1])
     for (int32_t b = 0; b < nb; b++) hist[len[b] <= limit ? len[b] : 0] += len[b] <= limit;
   } else {

@@ -234,10 +234,10 @@ static cgm_status upload_vectors(gpu_solver *S, const cgm_problem *pb, const cgm
   for (int g = 0; g < S->G && !st; g++) {
     cgm_cuda_dev *d = &S->dev[g];
     const int64_t r0 = (int64_t)S->bounds[g] * n;
-    const int single = d->prec == CGM_PREC_SINGLE;
+    /* D^-1, x and v in the iteration's precision; b single only in an all-single solve */
+    const int single = d->prec == CGM_PREC_SINGLE, b_single = pb->opts.precision == CGM_PREC_SINGLE;
     const cgm_stage_rows_src dinv = {NULL, A, r0, A->nrows, 1.0, single},
-                             b = {pb->b,    NULL, r0,
-                                  A->nrows, 0.0,  pb->opts.precision == CGM_PREC_SINGLE},
+                             b = {pb->b, NULL, r0, A->nrows, 0.0, b_single},
                              x = {pb->x, NULL, r0, A->nrows, 0.0, single && !d->mixed},
                              v = {pb->x, NULL, 0, A->nrows, 0.0, single};
     if ((st = cgm_cuda_upload_rows(d, d->dinv, &dinv, d->rows, err))) break;
