@@ -138,17 +138,13 @@ static int mesh_list(bool quick, int max_grid, mb_grid *k) {
   return c;
 }
 
-/* The arrows' longest block rows and the bands' block rows, in blocks:
- * 2, 4, .. 128; quick 2, 8, 32, 128, four (a fit needs four samples), as
- * few solves as the 30 s of a quick calibration allow (each costs ~0.25 s
- * of set-up on a GPU); the curves are near a line in L (sigma ~ 1 / ln 2).
- * At most CGM_LONG_ROW: a longer block row is read by threads of its own
- * (cgm_plan_layout.long_rows), whose steps are not the walk these curves
- * price (mb_band_half makes the band's 128 127). The arrows' base has 4096
- * rows; the bands' CGM_BAND_ROWS = 8192 rows, every one long, are 32 SpMV
- * blocks of 256 threads (a quarter of a 132-SM GPU): the small FEM
- * matrices (bcsstk16: 4884 rows; elasticity 16^3: 13872) where the walk,
- * not the bandwidth, sets the time. */
+/* The arrows' longest block rows and the bands' block rows, in blocks: 2, 4, .. 128; quick 2, 8,
+ * 32, 128 (a fit needs four samples; a solve costs ~0.25 s of a GPU's set-up); the curves are near
+ * a line in L (sigma ~ 1 / ln 2). At most CGM_LONG_ROW: a longer block row is read by threads of
+ * its own (cgm_plan_layout.long_rows; mb_band_half makes the band's 128 127). The arrows' base has
+ * 4096 rows; the bands' CGM_BAND_ROWS = 8192 rows, every one long, are 32 SpMV blocks of 256
+ * threads (a quarter of a 132-SM GPU): the small FEM matrices (bcsstk16: 4884 rows; elasticity
+ * 16^3: 13872) where the walk, not the bandwidth, sets the time. */
 static int walk_list(bool quick, int *L) {
   int c = 0;
   for (int l = 2; l <= CGM_LONG_ROW; l *= quick ? 4 : 2) L[c++] = l;
