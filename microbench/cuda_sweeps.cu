@@ -455,12 +455,6 @@ cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
       cgm_solve_result res;
       cgm_sample smp;
       st = solve_sample(R, &A, CGM_BACKEND_CUSPARSE, 1, CGM_EXCHANGE_HALO, &res, err);
-      /* the least of 3 short solves, as validate: a host loop's floor moves 5-10% a solve */
-      for (int k = 0; k < 2 && !st && res.time_solve_s < 0.05; k++) {
-        cgm_solve_result again;
-        st = solve_sample(R, &A, CGM_BACKEND_CUSPARSE, 1, CGM_EXCHANGE_HALO, &again, err);
-        if (!st && steady(R, &again) && again.time_per_iter_s < res.time_per_iter_s) res = again;
-      }
       if (!st) {
         mb_sample(&smp, "cusparse", "", p, 0, cgm_cusparse_bytes(A.nnz, A.nrows, w), w,
                   res.time_per_iter_s, src);
