@@ -54,20 +54,26 @@ static bool precision_offered(const cgm_tuner_opts *o, cgm_precision p) {
   return true;
 }
 
-/* Mixed precision's replacements, amortised: a double SpMV (timed as a
- * double iteration, an upper bound) every CGM_MIXED_REPLACE_EVERY steps. */
+/* Mixed precision's iterations: double's K times the matrix's ratio where measured. */
+static double mixed_iterations(const cgm_tuner_device *dv, double k) {
+  return ceil(k * (dv->mixed_ratio > 0 ? dv->mixed_ratio : 1.2));
+}
+
+/* Mixed precision's replacements, amortised: a double SpMV (timed as a double iteration) every
+ * CGM_MIXED_REPLACE_EVERY steps; a CPU's (cgm_watch) at each tenfold fall and at least every 100
+ * iterations, each about two iterations' passes and parallel regions (the truth, then the
+ * direction's correction): 8 in gr_30_30's 41 iterations to 1e-8, a third of its solve. */
 static double replacement_time(const cgm_tuner_device *dv, cgm_plan *plan,
                                const cgm_tuner_opts *o) {
-  double t;
-  if (dv->have[CGM_PREC_DOUBLE] && !o->paper) {
-    cgm_plan dp = *plan;
-    dp.o.storage = CGM_STORAGE_FULL; /* the values kept in double, full (cuda_dev.cu) */
-    cgm_plan_set_precision(&dp, CGM_PREC_DOUBLE);
-    t = cgm_refined_time(&dv->model[CGM_PREC_DOUBLE], &dp);
-  } else {
-    t = 2.0 * cgm_refined_time(&dv->model[CGM_PREC_SINGLE], plan);
-  }
-  return t / CGM_MIXED_REPLACE_EVERY;
+  cgm_plan dp = *plan;
+  dp.o.storage = CGM_STORAGE_FULL; /* the values kept in double, full (cuda_dev.cu) */
+  cgm_plan_set_precision(&dp, CGM_PREC_DOUBLE);
+  const double t = dv->have[CGM_PREC_DOUBLE] && !o->paper
+                       ? cgm_refined_time(&dv->model[CGM_PREC_DOUBLE], &dp)
+                       : 2.0 * cgm_refined_time(&dv->model[CGM_PREC_SINGLE], plan);
+  const double km = mixed_iterations(dv, o->iterations);
+  if (!dv->is_cpu || !(km > 0)) return t / CGM_MIXED_REPLACE_EVERY;
+  return 2.0 * t * (ceil(-log10(tuner_tol(o))) + km / 100.0) / km;
 }
 
 /* Setup, iterations and total of a timed candidate; on_device: its layout is built on the GPU
@@ -75,8 +81,7 @@ static double replacement_time(const cgm_tuner_device *dv, cgm_plan *plan,
 static void solution_time(cgm_candidate *c, const cgm_tuner_device *dv, double bytes,
                           bool on_device, const cgm_tuner_opts *o) {
   const double k = o->iterations > 0 ? o->iterations : 0;
-  const double ratio = dv->mixed_ratio > 0 ? dv->mixed_ratio : 1.2;
-  c->iterations = c->precision == CGM_PREC_MIXED ? ceil(k * ratio) : k;
+  c->iterations = c->precision == CGM_PREC_MIXED ? mixed_iterations(dv, k) : k;
   const cgm_setup_model *sm = on_device && dv->setup_dev.samples > 0 ? &dv->setup_dev : &dv->setup;
   c->setup_s = cgm_setup_time(sm, bytes);
   c->total_s = c->setup_s + c->iterations * c->time_per_iter_s;
@@ -326,10 +331,8 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
     if (best < 0) {
       int big = 0, nocurve = 0;
       for (int i = 0; i < count; i++) {
-        if (!c[i].fits)
-          big++;
-        else if (!isfinite(c[i].time_per_iter_s))
-          nocurve++;
+        big += !c[i].fits;
+        nocurve += c[i].fits && !isfinite(c[i].time_per_iter_s);
       }
       if (count == 0)
         snprintf(why, nwhy,

@@ -171,6 +171,33 @@ static void total_time(void) {
     }
     free(c);
   }
+  /* Mixed precision's replacements: a GPU's one in CGM_MIXED_REPLACE_EVERY iterations whatever
+   * K; a CPU's (cgm_watch) at each tenfold fall and every 100 iterations, two double iterations
+   * each: at K = 30 (36 mixed) 8.36 of them over 36 iterations, at K = 300 (360) 11.6 over 360. */
+  for (int is_cpu = 0; is_cpu < 2; is_cpu++) {
+    cgm_tuner_device d3 = dv;
+    d3.is_cpu = is_cpu;
+    double t[2][4][2] = {{{0}}}; /* [K 30, 300][block][double, mixed] */
+    o.tol = 1e-8;
+    for (int k = 0; k < 2; k++) {
+      o.iterations = k ? 300 : 30;
+      cgm_candidate *c = NULL;
+      int nc = 0;
+      CHECK_OK(cgm_tuner_candidates(&A, &f, &d3, 1, &o, &c, &nc, &err));
+      for (int i = 0; i < nc; i++)
+        if (c[i].gpus <= 1 && c[i].precision != CGM_PREC_SINGLE)
+          t[k][cgm_block_index(c[i].block)][c[i].precision == CGM_PREC_MIXED] =
+              c[i].time_per_iter_s;
+      free(c);
+    }
+    for (int b = 0; b < 4; b++) {
+      const double want = is_cpu ? 2.0 * t[0][b][0] * (8.36 / 36 - 11.6 / 360) : 0.0;
+      CHECK_MSG(t[0][b][1] > 0 && fabs(t[0][b][1] - t[1][b][1] - want) <= 1e-9 * t[0][b][1],
+                "cpu %d N = %d: mixed %g us at K = 30, %g at 300, the difference not %g", is_cpu,
+                cgm_block_sizes[b], 1e6 * t[0][b][1], 1e6 * t[1][b][1], 1e6 * want);
+    }
+  }
+  o.iterations = 300;
   /* The setup line of a layout built on the GPU (one GPU, N = 1: setup_dev)
    * and of one built on the host (every other block size), where fitted;
    * without a fitted setup_dev, the host's line for both. */
