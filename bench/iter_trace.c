@@ -59,7 +59,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s: %s\n", argv[i], err.msg);
         return 1;
       }
-      double sorted[100000], sum = 0;
+      static double sorted[100000];
+      double sum = 0;
       memcpy(sorted, tr.t, sizeof(double) * tr.n);
       for (int k = 0; k < tr.n; k++) sum += tr.t[k];
       const double med = cgm_median(sorted, tr.n);
