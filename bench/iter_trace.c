@@ -31,8 +31,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   static trace tr;
-  printf("%-16s %5s %8s %8s %8s %8s | first iterations (us)\n", "case", "K", "setup ms",
-         "median", "mean", "excess ms");
+  printf("%-16s %5s %8s %8s %8s %8s | first iterations (us)\n", "case", "K", "setup ms", "median",
+         "mean", "excess ms");
   for (int i = 4; i < argc; i++) {
     cgm_csr A;
     cgm_error err = {0};

@@ -522,17 +522,28 @@ cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *sv, cgm_error *err) {
 
 ROWS(cgm_db_solve, solve, solve_cols)
 
+#define SOLVES                                                                                     \
+  "SELECT s.id, s.matrix_id, s.calibration_id, s.created, s.backend, s.precision, s.exchange, "    \
+  "s.devices, s.block, s.bx, s.gpus, s.iterations, s.converged, s.relative_residual, "             \
+  "s.time_per_iter_s, s.predicted_time_per_iter_s, s.model, s.options, s.time_setup_s, "           \
+  "s.layout_bytes, s.precond, s.layout_on_device, s.disturbed, m.name, m.content_id "              \
+  "FROM solves s LEFT JOIN matrices m ON m.id = s.matrix_id "
+
 cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx), void *ctx,
                          cgm_error *err) {
+  return cgm_db_solves_of(db, -1, fn, ctx, err);
+}
+
+cgm_status cgm_db_solves_of(cgm_db *db, int64_t matrix_id,
+                            int (*fn)(const cgm_db_solve *s, void *ctx), void *ctx,
+                            cgm_error *err) {
   if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_solves: no callback");
   solve_iter it = {fn, ctx};
-  return each_row(
-      db,
-      "SELECT s.id, s.matrix_id, s.calibration_id, s.created, s.backend, "
-      "s.precision, s.exchange, s.devices, s.block, s.bx, s.gpus, s.iterations, "
-      "s.converged, s.relative_residual, s.time_per_iter_s, "
-      "s.predicted_time_per_iter_s, s.model, s.options, s.time_setup_s, "
-      "s.layout_bytes, s.precond, s.layout_on_device, s.disturbed, m.name, m.content_id "
-      "FROM solves s LEFT JOIN matrices m ON m.id = s.matrix_id ORDER BY s.id",
-      0, solve_row, &it, "reading solves", err);
+  const char *sql = matrix_id > 0 ? SOLVES
+                        "WHERE s.matrix_id = ?1 OR m.content_id = (SELECT "
+                        "content_id FROM matrices WHERE id = ?1 AND "
+                        "content_id != 0) ORDER BY s.id DESC LIMIT " CGM_DB_SOLVES_RECENT
+                    : matrix_id == 0 ? SOLVES "ORDER BY s.id DESC LIMIT " CGM_DB_SOLVES_RECENT
+                                     : SOLVES "ORDER BY s.id";
+  return each_row(db, sql, matrix_id, solve_row, &it, "reading solves", err);
 }

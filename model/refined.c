@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define _DEFAULT_SOURCE /* M_LN2 */
-/* The refined model (docs/model.md): Eqs. 4 and 9 with every term Eq. 5
- * over the bytes it really moves (each GPU's padded layout and rows), or
- * one curve over a whole iteration's bytes where calibrated, bounded below
- * by the longest row's walk; several GPUs add their exchange's curve. */
+/* The refined model (docs/model.md): Eqs. 4 and 9 with every term Eq. 5 over the bytes it really
+ * moves (each GPU's padded layout and rows), or one curve over a whole iteration's bytes where
+ * calibrated, bounded below by the longest row's walk; several GPUs add their exchange's curve. */
 #include <math.h>
 
 #include "cgmodel/model.h"
@@ -79,10 +78,9 @@ cgm_segment_shape cgm_refined_shape(const cgm_plan *p, int g) {
         (L->long_rows ? 0.0
                       : (double)L->blocks_padded *
                             (n * n * w - cgm_values_block_bytes(p->o.values, n, p->o.precision)));
-    /* the walks of every layout add: the interior and boundary launches
-     * run in turn, and the long rows' kernel beside the short rows' priced
-     * power-law graphs 17% fast with the longer walk alone, 11% with the
-     * sum (two H200 validations, 2026-11-28) */
+    /* the walks of every layout add: the interior and boundary launches run in turn, and the long
+     * rows' kernel beside the short rows' priced power-law graphs 17% fast with the longer walk
+     * alone, 11% with the sum (two H200 validations, 2026-11-28) */
     sh.max_row += (L->max_row + lbx - 1) / lbx;
     brows += L->brows;
     walk += L->walk;
@@ -92,10 +90,9 @@ cgm_segment_shape cgm_refined_shape(const cgm_plan *p, int g) {
   return sh;
 }
 
-/* A curve at its foot (cgm_device_model). Under the smallest size timed:
- * a CPU's time there scaled by the bytes, a GPU's (floor) that time
- * itself. Over it, the fit corrected by the foot's measured-to-fitted
- * ratio, fading out over two octaves, never under the foot's time. */
+/* A curve at its foot (cgm_device_model). Under the smallest size timed: a CPU's time there scaled
+ * by the bytes, a GPU's (floor) that time itself. Over it, the fit corrected by the foot's
+ * measured-to-fitted ratio, fading out over two octaves, never under the foot's time. */
 static double t_foot(const cgm_sigmoid *s, const cgm_regime *r, double bytes, double width,
                      const cgm_foot *f, bool floor) {
   const double m = bytes / width;
@@ -116,13 +113,12 @@ static double t_kernels(const cgm_device_model *m, int bi, double spmv, double r
          t_foot(&m->cg5, &m->cg5_hi, CGM_CG5_PASSES * rows * w, w, &m->cg5_foot, false);
 }
 
-/* What a CPU's iteration of `rows` rows (q transactions) takes beyond its
- * kernels' sum, by the grids timed (rows in P->r): the solver's steps and
- * vectors, which grow with the rows, not the SpMV's bytes. Linear in log rows
- * between two grids, the smallest's under it (fixed), per row past the
- * largest. NAN: no rows; or under the second grid's rows and over the
- * smallest's bytes, which the grids' line in bytes prices (the kernels' feet
- * there scale their fixed costs away with the bytes: docs/model.md). */
+/* What a CPU's iteration of `rows` rows (q transactions) takes beyond its kernels' sum, by the
+ * grids timed (rows in P->r): the solver's steps and vectors, which grow with the rows, not the
+ * SpMV's bytes. Linear in log rows between two grids, the smallest's under it (fixed), per row past
+ * the largest. NAN: no rows; or under the second grid's rows and over the smallest's bytes, which
+ * the grids' line in bytes prices (the kernels' feet there scale their fixed costs away with the
+ * bytes: docs/model.md). */
 static double iter_over(const cgm_device_model *m, int bi, double rows, double q) {
   const cgm_iter_points *P = &m->cpu_iter[bi];
   double r[CGM_ITER_POINTS], o[CGM_ITER_POINTS];
@@ -157,9 +153,8 @@ double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int6
   }
   const cgm_iter_points *P = &m->cpu_iter[bi];
   if (P->n < 1 || !(q > 0)) return t_kernels(m, bi, spmv, (double)rows);
-  /* under the smallest size timed: the kernels' sum plus what the
-   * iteration there took beyond its kernels (the solver's own steps, fixed
-   * a iteration), never over the time there */
+  /* under the smallest size timed: the kernels' sum plus what the iteration there took beyond its
+   * kernels (the solver's own steps, fixed a iteration), never over the time there */
   if (q <= P->m[0]) {
     const double s = P->m[0] / q, tk = t_kernels(m, bi, spmv, (double)rows);
     const double over = P->t[0] - t_kernels(m, bi, spmv * s, (double)rows * s);
@@ -168,9 +163,8 @@ double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int6
   }
   /* between two sizes timed: a straight line in log-log */
   if (q <= P->m[P->n - 1]) return cgm_points_time(P, q);
-  /* over the largest: the kernels' sum, times the ratio the largest size
-   * measured against it (the same shape, scaled to that size), the ratio
-   * fading out over two octaves */
+  /* over the largest: the kernels' sum, times the ratio the largest size measured against it (the
+   * same shape, scaled to that size), the ratio fading out over two octaves */
   const double top = P->m[P->n - 1], s = top / q, fade = log2(q / top) / 2.0;
   const double tk = t_kernels(m, bi, spmv, (double)rows);
   const double at = t_kernels(m, bi, spmv * s, (double)rows * s);
@@ -195,10 +189,9 @@ double cgm_gather_rate(const cgm_device_model *m, int64_t rows) {
   if (!m->have_gather_small || !(m->gather_bw_small > 0) || rows >= CGM_GATHER_ROWS)
     return m->gather_bw;
   if (m->gather_cached) {
-    /* A random gather from r rows misses a cache of R rows' worth in a share
-     * 1 - R / r of its reads: the cost a byte a - b / r through both sizes,
-     * none where x fits (docs/model.md, "A CPU's gathers"); never over the
-     * dearer size's under it. */
+    /* A random gather from r rows misses a cache of R rows' worth in a share 1 - R / r of its
+     * reads: the cost a byte a - b / r through both sizes, none where x fits (docs/model.md, "A
+     * CPU's gathers"); never over the dearer size's under it. */
     const double c1 = 1.0 / m->gather_bw, c2 = 1.0 / m->gather_bw_small;
     const double c = c1 + (c2 - c1) * (1.0 / (double)rows - 1.0 / CGM_GATHER_ROWS) /
                               (1.0 / CGM_GATHER_ROWS_SMALL - 1.0 / CGM_GATHER_ROWS);
@@ -219,11 +212,10 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
   const double spmv =
       s->spmv_bytes + (m->have_x_coef ? cgm_x_extra_bytes(m->x_coef, s, (int)w) : 0.0);
   double t = t_stream(m, bi, spmv, s);
-  /* Where x is gathered at random (a sector a nonzero), the fetches set the
-   * SpMV's time: stream and gathers combined in quadrature over the
-   * vectors' time (a 1M-row random matrix on an H100: 137 us, the bytes
-   * said 85). A mesh's gathers hide under its stream. A CPU's core waits
-   * on its misses between its streamed loads: there they add. */
+  /* Where x is gathered at random (a sector a nonzero), the fetches set the SpMV's time: stream and
+   * gathers combined in quadrature over the vectors' time (a 1M-row random matrix on an H100: 137
+   * us, the bytes said 85). A mesh's gathers hide under its stream. A CPU's core waits on its
+   * misses between its streamed loads: there they add. */
   const double gbw = cgm_gather_rate(m, s->rows);
   if (gbw > 0 && s->x_sector_bytes > 0) {
     const double tv = t_stream(m, bi, 0.0, s), ts = t_stream(m, bi, s->spmv_bytes, s);
@@ -232,10 +224,9 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
                           : tv + hypot(ts > tv ? ts - tv : 0.0, s->x_sector_bytes / gbw);
     if (tg > t) t = tg;
   }
-  /* One thread walks the longest block row: its chain of dependent loads
-   * is a floor no bandwidth shortens. Alone it walks at the row curve's
-   * pace, with every thread walking as long at the band curve's; between,
-   * by the segment's walking against the band's (its load). */
+  /* One thread walks the longest block row: its chain of dependent loads is a floor no bandwidth
+   * shortens. Alone it walks at the row curve's pace, with every thread walking as long at the band
+   * curve's; between, by the segment's walking against the band's (its load). */
   const double L = s->max_row;
   if (L > 0 && (m->have_row[bi] || m->have_band[bi])) {
     const double e = cgm_row_elements(s->max_row, n) * w;
@@ -297,12 +288,11 @@ double cgm_refined_time(const cgm_device_model *m, const cgm_plan *p) {
   double b = (double)p->exchange_elems * w;
   if (b < w) b = w;
   double t = t_bytes(&m->xfer[ex][G], b, w);
-  /* A halo's bytes cross the peer links that p2p's whole vectors do, which
-   * its sweep times up to 134 MB; the halo sweep's grids reach 1 MB, where
-   * the bytes are microseconds beside the synchronisation and its fitted
-   * rate is not determined. So a halo costs at most its curve's floor plus
-   * p2p's time for its bytes: by its own curve alone a power-law graph's
-   * 17.6 MB halo on 2 H200s was priced 190-270 us, measured about 45. */
+  /* A halo's bytes cross the peer links that p2p's whole vectors do, which its sweep times up to
+   * 134 MB; the halo sweep's grids reach 1 MB, where the bytes are microseconds beside the
+   * synchronisation and its fitted rate is not determined. So a halo costs at most its curve's
+   * floor plus p2p's time for its bytes: by its own curve alone a power-law graph's 17.6 MB halo on
+   * 2 H200s was priced 190-270 us, measured about 45. */
   if (ex == CGM_EXCHANGE_HALO && m->have_xfer[CGM_EXCHANGE_P2P][G]) {
     const double via =
         t_bytes(&m->xfer[ex][G], w, w) + t_bytes(&m->xfer[CGM_EXCHANGE_P2P][G], b, w);

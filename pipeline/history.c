@@ -118,7 +118,7 @@ void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev) {
     devs[d].setup = devs[d].setup_dev = cgm_setup_model_default(!devs[d].is_cpu);
   history h = {0};
   cgm_error e = {0};
-  if (!db || cgm_db_solves(db, take, &h, &e) || h.oom) {
+  if (!db || cgm_db_solves_of(db, 0, take, &h, &e) || h.oom) {
     free(h.v);
     return;
   }
@@ -172,12 +172,12 @@ pipeline_known pipeline_known_iterations(cgm_db *db, const cgm_db_matrix *matrix
   cgm_db_matrix m = *matrix;
   history h = {0};
   cgm_error e = {0};
-  if (!db || cgm_db_solves(db, take, &h, &e) || h.oom) {
+  /* the matrix's id, without adding it: the solves name it by id (none: the newest solves) */
+  m.id = db && cgm_db_matrix_find(db, &m, &e) == CGM_OK ? m.id : 0;
+  if (!db || cgm_db_solves_of(db, m.id, take, &h, &e) || h.oom) {
     free(h.v);
     return out;
   }
-  /* the matrix's id, without adding it: the solves name it by id */
-  m.id = cgm_db_matrix_find(db, &m, &e) == CGM_OK ? m.id : 0;
   /* per precision (double and single alike; mixed): the count at the
    * nearest recorded tolerance (exact when equal), the least of equals */
   double best[2] = {0, 0}, dist[2] = {INFINITY, INFINITY}, at[2] = {0, 0};
@@ -198,7 +198,9 @@ pipeline_known pipeline_known_iterations(cgm_db *db, const cgm_db_matrix *matrix
     out.k = ceil(scale_tol(best[0], at[0], tol));
     out.exact = same_tol(at[0], tol);
   } else if (best[1] > 0) { /* mixed alone: double's by the ratio learned elsewhere */
-    const double r = mixed_ratio(&h);
+    history all = {0};
+    const double r = cgm_db_solves_of(db, 0, take, &all, &e) || all.oom ? 0 : mixed_ratio(&all);
+    free(all.v);
     out.k = ceil(scale_tol(best[1], at[1], tol) / (r > 0 ? r : 1.0));
   }
   return out;

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The interface between the solve driver (solve.c) and the backends. The
- * driver validates the input, picks tolerances and recomputes the residual;
- * a backend only iterates. */
+/* The interface between the solve driver (solve.c) and the backends. The driver validates the
+ * input, picks tolerances and recomputes the residual; a backend only iterates. */
 #pragma once
 
 #include <float.h>
@@ -33,32 +32,28 @@ typedef struct cgm_problem {
 static inline int32_t cgm_bjacobi_blocks(int32_t nrows, int n) {
   return (int32_t)(((int64_t)nrows + n - 1) / n);
 }
-/* inv (and blk when non-NULL) get, for each block k, the n x n block of A
- * at rows and columns [k n, k n + n) (inverted in inv), row-major, n * n
- * entries from k * n * n; rows past A's (the last block's padding) are the
- * identity. CGM_ENOCONV, naming the block's rows, when a block has no
+/* inv (and blk when non-NULL) get, for each block k, the n x n block of A at rows and columns [k n,
+ * k n + n) (inverted in inv), row-major, n * n entries from k * n * n; rows past A's (the last
+ * block's padding) are the identity. CGM_ENOCONV, naming the block's rows, when a block has no
  * Cholesky factor (is not positive definite). */
 cgm_status cgm_bjacobi_build(const cgm_csr *A, int n, double *inv, double *blk, cgm_error *err);
 /* CGM_EINPUT unless 1 <= n <= CGM_BJACOBI_MAX_BLOCK. */
 cgm_status cgm_bjacobi_size_check(int n, cgm_error *err);
 
-/* Each returns CGM_OK (converged), CGM_ENOCONV (maxiter, breakdown) with
- * res->stop_reason set, or an error. res->relative_residual is filled by the
- * driver afterwards. */
+/* Each returns CGM_OK (converged), CGM_ENOCONV (maxiter, breakdown) with res->stop_reason set, or
+ * an error. res->relative_residual is filled by the driver afterwards. */
 cgm_status cgm_cpu_cg_f64(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err);
 cgm_status cgm_cpu_cg_f32(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err);
 cgm_status cgm_cuda_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err);
 cgm_status cgm_cusparse_cg(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err);
 
-/* The checks cgm_solve makes before any iteration (the matrix's skipped
- * when matrix_checked): CGM_EINPUT, or CGM_ENOCONV with res->stop_reason
- * for a diagonal that is not positive. */
+/* The checks cgm_solve makes before any iteration (the matrix's skipped when matrix_checked):
+ * CGM_EINPUT, or CGM_ENOCONV with res->stop_reason for a diagonal that is not positive. */
 cgm_status cgm_solve_check_input_as(const cgm_csr *A, const double *b, const double *x,
                                     bool matrix_checked, cgm_solve_result *res, cgm_error *err);
-/* Those checks, and single precision's range, one by one: cgm_solve makes
- * them on the host (solve.c), cgm_solve_device on the GPU
- * (cuda/device_input.cu), in this order, the range last; i and j (rows and
- * columns from 0) and v say where and what. */
+/* Those checks, and single precision's range, one by one: cgm_solve makes them on the host
+ * (solve.c), cgm_solve_device on the GPU (cuda/device_input.cu), in this order, the range last; i
+ * and j (rows and columns from 0) and v say where and what. */
 typedef enum {
   CGM_CHECK_SQUARE,    /* not square: i rows, j columns */
   CGM_CHECK_EMPTY,     /* 0 x 0 */
@@ -69,9 +64,8 @@ typedef enum {
   CGM_CHECK_DIAGONAL,  /* a_ii = v <= 0 (0 also where it is missing) */
   CGM_CHECK_RANGE,     /* single and mixed precision: a_ij = v outside float (cgm_check_float) */
 } cgm_check;
-/* Check c's refusal with its message, each written once (input_checks.c):
- * CGM_EINPUT, or for the diagonal CGM_ENOCONV, res (when given) marked
- * refused with the message. */
+/* Check c's refusal with its message, each written once (input_checks.c): CGM_EINPUT, or for the
+ * diagonal CGM_ENOCONV, res (when given) marked refused with the message. */
 cgm_status cgm_check_refuse(cgm_check c, int32_t i, int32_t j, double v, cgm_solve_result *res,
                             cgm_error *err);
 /* Whether v leaves float's range: beyond FLT_MAX it becomes Inf, a nonzero
@@ -86,9 +80,8 @@ __host__ __device__
 
 /* ||v||_2 without overflow or underflow (scaled sum of squares). */
 double cgm_solve_norm2(const double *v, int32_t n);
-/* sum_i ((b - A x)_i / scale)^2 over the n rows of a CSR, each component
- * formed in long double and scaled before it is squared (no overflow or
- * underflow): the recomputed residual's. */
+/* sum_i ((b - A x)_i / scale)^2 over the n rows of a CSR, each component formed in long double and
+ * scaled before it is squared (no overflow or underflow): the recomputed residual's. */
 long double cgm_residual_ssq(int32_t n, const int64_t *rowptr, const int32_t *col,
                              const double *val, const double *b, const double *x, double scale);
 
@@ -98,9 +91,8 @@ long double cgm_residual_ssq(int32_t n, const int64_t *rowptr, const int32_t *co
 void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double relres, int maxiter,
                          double tol, double *times, int ntimed);
 
-/* The result's storage fields: s's format over a layout of block size n
- * (nblocks padded blocks, nslots row slots, nslices slices), rows rows of
- * vectors of w bytes. */
+/* The result's storage fields: s's format over a layout of block size n (nblocks padded blocks,
+ * nslots row slots, nslices slices), rows rows of vectors of w bytes. */
 void cgm_storage_report(cgm_solve_result *res, const cgm_value_set *s, int n, int64_t nblocks,
                         int64_t nslots, int64_t nslices, int64_t rows, int w);
 
@@ -111,33 +103,28 @@ void cgm_cuda_context_ready(int dev);
 /* Iteration times are kept for the first CGM_MAX_TIMED iterations only. */
 #define CGM_MAX_TIMED 65536
 
-/* Reliable updates (Sleijpen and van der Vorst; QUDA's mixed-precision
- * CG): the true residual b - A x is computed at a claim of convergence, in
- * single and mixed precision whenever the iterated residual has fallen by
- * CGM_RELIABLE_DELTA, and after cgm_reliable_window iterations without a
- * check (growing with the solve, so slow convergence is no stall), and it
- * replaces the iterated one. A stall (a tolerance this precision cannot
- * reach) is judged by cgm_watch in the CPU and MPI loops; the GPU's keep
- * their check schedule (cgm_reliable, cgm_floor_watch), with which their
- * double iteration counts were measured (cgm_watch's new direction at the
- * first 1% drift cost Poisson 128^3 405 iterations instead of 296 on one
- * H200), and judge a stall in double by cgm_watch's rule. */
+/* Reliable updates (Sleijpen and van der Vorst; QUDA's mixed-precision CG): the true residual b - A
+ * x is computed at a claim of convergence, in single and mixed precision whenever the iterated
+ * residual has fallen by CGM_RELIABLE_DELTA, and after cgm_reliable_window iterations without a
+ * check (growing with the solve, so slow convergence is no stall), and it replaces the iterated
+ * one. A stall (a tolerance this precision cannot reach) is judged by cgm_watch in the CPU and MPI
+ * loops; the GPU's keep their check schedule (cgm_reliable, cgm_floor_watch), with which their
+ * double iteration counts were measured (cgm_watch's new direction at the first 1% drift cost
+ * Poisson 128^3 405 iterations instead of 296 on one H200), and judge a stall in double by
+ * cgm_watch's rule. */
 #define CGM_RELIABLE_DELTA 0.1
 static inline int cgm_reliable_window(int iterations) {
   return iterations / 4 > 100 ? iterations / 4 : 100;
 }
 
-/* cgm_watch: a check is also due when the stall window below ends; in
- * double it only looks (the iteration goes on as plain CG), after falls of
- * CGM_LOOK_DELTA, until rounding shows, and replaces from then on. A
- * replacement at a claim, and double's first, start a new direction (the
- * truth may be decades above the iterated residual: the old direction
- * scaled by their ratio froze the iteration). A solve stalls only when its
- * true residual has not halved its best for as many iterations as that best
- * took (at least CGM_STALL_MIN) while rounding shows (cgm_watch_loose): CG's
- * residual may rise and plateau (2,000 iterations on bcsstk19, a random b)
- * and still converge. No bound such as u ||A|| ||x|| decides: it is often
- * 10-100x above what a solve reaches. */
+/* cgm_watch: a check is also due when the stall window below ends; in double it only looks (the
+ * iteration goes on as plain CG), after falls of CGM_LOOK_DELTA, until rounding shows, and replaces
+ * from then on. A replacement at a claim, and double's first, start a new direction (the truth may
+ * be decades above the iterated residual: the old direction scaled by their ratio froze the
+ * iteration). A solve stalls only when its true residual has not halved its best for as many
+ * iterations as that best took (at least CGM_STALL_MIN) while rounding shows (cgm_watch_loose):
+ * CG's residual may rise and plateau (2,000 iterations on bcsstk19, a random b) and still converge.
+ * No bound such as u ||A|| ||x|| decides: it is often 10-100x above what a solve reaches. */
 #define CGM_LOOK_DELTA 1e-3
 #define CGM_STALL_MIN 200
 #define CGM_STALL_GAP 0.01
@@ -251,15 +238,13 @@ static inline bool cgm_reliable_stalled(cgm_reliable *r, bool claimed, double it
          iteration - r->best_iter > patience;
 }
 
-/* The GPU's watch in double for the floor u ||A|| ||x||, below which its
- * iterated residual falls on alone: the true residual is probed (nothing
- * replaced) when the iterated one first falls below CGM_FLOOR_PROBE of the
- * initial one, then below the floor, then every further CGM_FLOOR_STEP. A
- * probe ends the solve when the tolerance lies below u ||D x|| (D =
- * diag(A)) and the truth has reached the floor; or when the iteration has
- * come loose (iterated <= truth / 2) with the truth at twice the floor or
- * no longer halving, and the tolerance more than CGM_FLOOR_MARGIN below
- * it. Neither applies while the truth exceeds ||b|| or meets the target. */
+/* The GPU's watch in double for the floor u ||A|| ||x||, below which its iterated residual falls on
+ * alone: the true residual is probed (nothing replaced) when the iterated one first falls below
+ * CGM_FLOOR_PROBE of the initial one, then below the floor, then every further CGM_FLOOR_STEP. A
+ * probe ends the solve when the tolerance lies below u ||D x|| (D = diag(A)) and the truth has
+ * reached the floor; or when the iteration has come loose (iterated <= truth / 2) with the truth at
+ * twice the floor or no longer halving, and the tolerance more than CGM_FLOOR_MARGIN below it.
+ * Neither applies while the truth exceeds ||b|| or meets the target. */
 #define CGM_FLOOR_PROBE 1e-3
 #define CGM_FLOOR_STEP 0.3
 #define CGM_FLOOR_MARGIN 0.1
@@ -320,11 +305,10 @@ static inline void cgm_monitor_report(const cgm_solve_opts *o, int *last, int it
   }
 }
 
-/* The caller's monitor behind a solver's, which solves another system:
- * before each call the iterate y it keeps becomes the caller's
- * x[perm[i]] = scale y[i] (perm NULL: x[i]; n 0: none), its iteration
- * offset + its own. cgm_monitor_map_set puts m in front of o's monitor
- * when it keeps x, y (n doubles; NULL: x itself) the solver's monitor_x. */
+/* The caller's monitor behind a solver's, which solves another system: before each call the iterate
+ * y it keeps becomes the caller's x[perm[i]] = scale y[i] (perm NULL: x[i]; n 0: none), its
+ * iteration offset + its own. cgm_monitor_map_set puts m in front of o's monitor when it keeps x, y
+ * (n doubles; NULL: x itself) the solver's monitor_x. */
 typedef struct cgm_monitor_map {
   void (*fn)(void *ctx, int iteration, double relative_residual);
   void *ctx;
@@ -336,18 +320,16 @@ typedef struct cgm_monitor_map {
 void cgm_monitor_map_set(cgm_solve_opts *o, cgm_monitor_map *m, double *y, double scale,
                          const int32_t *perm, int32_t n);
 
-/* A solution that overflows when scaled back (x[i] = y * scale is not
- * finite): relative_residual NaN, not converged, the message naming x[i];
- * returns CGM_ENOCONV. */
+/* A solution that overflows when scaled back (x[i] = y * scale is not finite): relative_residual
+ * NaN, not converged, the message naming x[i]; returns CGM_ENOCONV. */
 cgm_status cgm_solve_overflow(cgm_solve_result *res, int32_t i, double y, double scale);
 /* The verdict of a solve, once res holds the recomputed relative_residual:
  * CGM_OK only when the residual meets tol (or the message says why not); st
  * is the backend's status; returns the solve's. */
 cgm_status cgm_solve_conclude(cgm_status st, cgm_precision p, double tol, const cgm_error *err,
                               cgm_solve_result *res);
-/* Mixed precision's hand-over: runs pb again in double from pb->x, its
- * monitor counting on; res goes in as the mixed run's result and comes out
- * as both runs' together. */
+/* Mixed precision's hand-over: runs pb again in double from pb->x, its monitor counting on; res
+ * goes in as the mixed run's result and comes out as both runs' together. */
 cgm_status cgm_solve_fallback(cgm_problem *pb, cgm_solve_result *res, cgm_error *err);
 /* The stop reason of a solve whose true residual stopped falling at relres
  * above tol in this precision (CPU, MPI: the least reached, x returned). */

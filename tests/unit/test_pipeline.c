@@ -568,6 +568,25 @@ static void test_known_iterations(void) {
   q.content_id = 0x7654321; /* other content: nothing known */
   k = pipeline_known_iterations(db, &q, 1e-8);
   CHECK(k.k == 0);
+  /* Mixed alone: double's K by the ratio other matrices' pairs teach (330 / 300 above). */
+  cgm_db_matrix solo = m;
+  snprintf(solo.name, sizeof solo.name, "solo.mtx");
+  solo.id = 0, solo.content_id = 0x2222;
+  CHECK_OK(cgm_db_matrix_get_or_add(db, &solo, &err));
+  add_solve(db, solo.id, "mixed", 440, 1e-8);
+  k = pipeline_known_iterations(db, &solo, 1e-8);
+  CHECK_MSG(k.k == 400, "mixed alone: %g, want 440 / 1.1", k.k);
+  /* Solved more often than the analysis reads (time steps of one matrix): its newest
+   * CGM_DB_SOLVES_RECENT solves give K (the 440 above is past them), and the ratio, learned from
+   * the newest solves of all, is forgotten once they are all this matrix's (mixed's K stands for
+   * double's). */
+  const int recent = atoi(CGM_DB_SOLVES_RECENT);
+  CHECK_OK(cgm_db_begin(db, &err));
+  for (int i = 0; i < recent + 10; i++)
+    add_solve(db, solo.id, "mixed", 450 - (i == recent + 9), 1e-8);
+  CHECK_OK(cgm_db_commit(db, &err));
+  k = pipeline_known_iterations(db, &solo, 1e-8);
+  CHECK_MSG(k.k == 449, "after %d more: %g, want the newest solves' least", recent + 10, k.k);
   cgm_db_close(db);
 }
 
