@@ -42,6 +42,10 @@ int main(int argc, char **argv) {
     }
     double *b = malloc(sizeof(double) * A.nrows), *x = calloc((size_t)A.nrows, sizeof(double));
     double *ones = malloc(sizeof(double) * A.nrows);
+    if (!b || !x || !ones) {
+      fprintf(stderr, "out of memory\n");
+      return 1;
+    }
     for (int32_t r = 0; r < A.nrows; r++) ones[r] = 1.0;
     cgm_csr_spmv(&A, ones, b);
     for (int rep = 0; rep < 3; rep++) {
@@ -55,8 +59,8 @@ int main(int argc, char **argv) {
       o.monitor = tick, o.monitor_ctx = &tr, o.monitor_every = 1;
       cgm_solve_result res;
       cgm_status st = cgm_solve(&A, b, x, &o, &res, &err);
-      if (st && st != CGM_ENOCONV) {
-        fprintf(stderr, "%s: %s\n", argv[i], err.msg);
+      if ((st && st != CGM_ENOCONV) || tr.n == 0) {
+        fprintf(stderr, "%s: %s\n", argv[i], tr.n ? err.msg : "no iteration timed");
         return 1;
       }
       static double sorted[100000];

@@ -156,7 +156,7 @@ static const column solve_cols[] = {SV(id, 'I'), SV(matrix_id, 'i'), SV(calibrat
                      cgm_error *err) {                                                             \
     if (!fn) return cgm_fail(err, CGM_EINPUT, #fn_name ": no callback");                           \
     name##_iter it = {fn, ctx};                                                                    \
-    return each_row(db, sql, cal_id, name##_row, &it, what, err);                                  \
+    return each_row(db, sql, cal_id, 0, name##_row, &it, what, err);                               \
   }
 
 /* Prepares sql, a statement that writes when `write` (refused on a
@@ -224,13 +224,14 @@ static cgm_status get_one(cgm_db *db, const char *sql, int64_t id, const column 
 
 /* Runs the query sql (its one parameter bound to id when id > 0: no id matches none) and calls
  * row(st, ctx) for every row until it returns non-zero. */
-static cgm_status each_row(cgm_db *db, const char *sql, int64_t id,
+static cgm_status each_row(cgm_db *db, const char *sql, int64_t id, int64_t id2,
                            int (*row)(sqlite3_stmt *st, void *ctx), void *ctx, const char *what,
                            cgm_error *err) {
   binder b;
   cgm_status s = start(db, sql, false, &b, err);
   if (s != CGM_OK) return s;
-  if (id > 0) b_int(&b, id);
+  if (id > 0 || id2) b_int(&b, id); /* ?1, and ?2 where given */
+  if (id2) b_int(&b, id2);
   int rc = b.rc;
   while (rc == SQLITE_OK || rc == SQLITE_ROW) {
     rc = sqlite3_step(b.st);
@@ -373,7 +374,7 @@ cgm_status cgm_db_calibrations(cgm_db *db,
       "d.driver_version, d.runtime_version, d.host "
       "FROM calibrations c JOIN devices d ON d.id = c.device_id "
       "ORDER BY c.created DESC, c.id DESC",
-      0, cal_row, &it, "listing calibrations", err);
+      0, 0, cal_row, &it, "listing calibrations", err);
 }
 
 /* ------------------------------------------------------------- samples --- */
@@ -531,19 +532,19 @@ ROWS(cgm_db_solve, solve, solve_cols)
 
 cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx), void *ctx,
                          cgm_error *err) {
-  return cgm_db_solves_of(db, -1, fn, ctx, err);
+  return cgm_db_solves_of(db, -1, 0, fn, ctx, err);
 }
 
-cgm_status cgm_db_solves_of(cgm_db *db, int64_t matrix_id,
+cgm_status cgm_db_solves_of(cgm_db *db, int64_t matrix_id, int64_t content_id,
                             int (*fn)(const cgm_db_solve *s, void *ctx), void *ctx,
                             cgm_error *err) {
   if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_solves: no callback");
   solve_iter it = {fn, ctx};
-  const char *sql = matrix_id > 0 ? SOLVES
-                        "WHERE s.matrix_id = ?1 OR m.content_id = (SELECT "
-                        "content_id FROM matrices WHERE id = ?1 AND "
-                        "content_id != 0) ORDER BY s.id DESC LIMIT " CGM_DB_SOLVES_RECENT
+  const char *sql = matrix_id > 0 || content_id ? SOLVES
+                        "WHERE s.matrix_id = ?1 OR (?2 != 0 AND m.content_id = ?2) "
+                        "ORDER BY s.id DESC LIMIT " CGM_DB_SOLVES_RECENT
                     : matrix_id == 0 ? SOLVES "ORDER BY s.id DESC LIMIT " CGM_DB_SOLVES_RECENT
                                      : SOLVES "ORDER BY s.id";
-  return each_row(db, sql, matrix_id, solve_row, &it, "reading solves", err);
+  return each_row(db, sql, matrix_id > 0 ? matrix_id : 0, content_id, solve_row, &it,
+                  "reading solves", err);
 }

@@ -118,7 +118,7 @@ void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev) {
     devs[d].setup = devs[d].setup_dev = cgm_setup_model_default(!devs[d].is_cpu);
   history h = {0};
   cgm_error e = {0};
-  if (!db || cgm_db_solves_of(db, 0, take, &h, &e) || h.oom) {
+  if (!db || cgm_db_solves_of(db, 0, 0, take, &h, &e) || h.oom) {
     free(h.v);
     return;
   }
@@ -172,9 +172,9 @@ pipeline_known pipeline_known_iterations(cgm_db *db, const cgm_db_matrix *matrix
   cgm_db_matrix m = *matrix;
   history h = {0};
   cgm_error e = {0};
-  /* the matrix's id, without adding it: the solves name it by id (none: the newest solves) */
+  /* the matrix's id, without adding it: the solves name it by id, or by content */
   m.id = db && cgm_db_matrix_find(db, &m, &e) == CGM_OK ? m.id : 0;
-  if (!db || cgm_db_solves_of(db, m.id, take, &h, &e) || h.oom) {
+  if (!db || cgm_db_solves_of(db, m.id, m.content_id, take, &h, &e) || h.oom) {
     free(h.v);
     return out;
   }
@@ -199,7 +199,7 @@ pipeline_known pipeline_known_iterations(cgm_db *db, const cgm_db_matrix *matrix
     out.exact = same_tol(at[0], tol);
   } else if (best[1] > 0) { /* mixed alone: double's by the ratio learned elsewhere */
     history all = {0};
-    const double r = cgm_db_solves_of(db, 0, take, &all, &e) || all.oom ? 0 : mixed_ratio(&all);
+    const double r = cgm_db_solves_of(db, 0, 0, take, &all, &e) || all.oom ? 0 : mixed_ratio(&all);
     free(all.v);
     out.k = ceil(scale_tol(best[1], at[1], tol) / (r > 0 ? r : 1.0));
   }

@@ -73,7 +73,7 @@ static double replacement_time(const cgm_tuner_device *dv, cgm_plan *plan,
                        : 2.0 * cgm_refined_time(&dv->model[CGM_PREC_SINGLE], plan);
   const double km = mixed_iterations(dv, o->iterations);
   if (!dv->is_cpu || !(km > 0)) return t / CGM_MIXED_REPLACE_EVERY;
-  return 2.0 * t * (ceil(-log10(tuner_tol(o))) + km / 100.0) / km;
+  return 2.0 * t * (fmax(0.0, ceil(-log10(tuner_tol(o)))) + km / 100.0) / km;
 }
 
 /* Setup, iterations and total of a timed candidate; on_device: its layout is built on the GPU

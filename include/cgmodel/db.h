@@ -183,11 +183,12 @@ typedef struct cgm_db_solve {
 CGM_API cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *s, cgm_error *err);
 CGM_API cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx), void *ctx,
                                  cgm_error *err);
-/* The newest CGM_DB_SOLVES_RECENT solves of matrix matrix_id (by id or the same content), or of all
- * with 0, newest first: what a solve's analysis reads, bounded however large the database grows
- * (reading every solve took 60-95 ms at 5,000); negative: every solve, oldest first. */
+/* The newest CGM_DB_SOLVES_RECENT solves of a matrix (matrix_id, or any of content content_id;
+ * 0: not known), or of all with both 0, newest first: what a solve's analysis reads, bounded
+ * however large the database grows (reading every solve took 60-95 ms at 5,000); matrix_id
+ * negative: every solve, oldest first. */
 #define CGM_DB_SOLVES_RECENT "1024"
-CGM_API cgm_status cgm_db_solves_of(cgm_db *db, int64_t matrix_id,
+CGM_API cgm_status cgm_db_solves_of(cgm_db *db, int64_t matrix_id, int64_t content_id,
                                     int (*fn)(const cgm_db_solve *s, void *ctx), void *ctx,
                                     cgm_error *err);
 

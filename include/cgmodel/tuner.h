@@ -76,8 +76,8 @@ typedef struct cgm_tuner_opts {
 /* Below this tolerance single precision is not offered: its true residual
  * stalls near 1e-5..1e-6 (docs/accuracy.md); mixed precision reaches it. */
 #define CGM_SINGLE_MIN_TOL 1e-4
-/* Mixed precision replaces its residual about once every this many
- * iterations (a tenfold fall at the rates measured): one double SpMV each. */
+/* Mixed precision on a GPU replaces its residual about once every this many iterations (a tenfold
+ * fall at the rates measured): one double SpMV each. A CPU's are priced by their own schedule. */
 #define CGM_MIXED_REPLACE_EVERY 40.0
 
 CGM_API cgm_tuner_opts cgm_tuner_opts_default(void);

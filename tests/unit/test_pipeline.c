@@ -587,6 +587,17 @@ static void test_known_iterations(void) {
   CHECK_OK(cgm_db_commit(db, &err));
   k = pipeline_known_iterations(db, &solo, 1e-8);
   CHECK_MSG(k.k == 449, "after %d more: %g, want the newest solves' least", recent + 10, k.k);
+  /* as many solves of other matrices after them: the matrix's own are read by id and by content */
+  CHECK_OK(cgm_db_begin(db, &err));
+  for (int i = 0; i < recent + 10; i++) add_solve(db, m.id, "double", 300, 1e-8);
+  CHECK_OK(cgm_db_commit(db, &err));
+  k = pipeline_known_iterations(db, &solo, 1e-8);
+  CHECK_MSG(k.k == 449, "by id after others' solves: %g", k.k);
+  cgm_db_matrix twin = solo; /* the same content, never recorded under this name */
+  snprintf(twin.name, sizeof twin.name, "twin.mtx");
+  twin.id = 0, twin.file_bytes = 1;
+  k = pipeline_known_iterations(db, &twin, 1e-8);
+  CHECK_MSG(k.k == 449, "by content after others' solves: %g", k.k);
   cgm_db_close(db);
 }
 
