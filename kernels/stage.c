@@ -29,12 +29,7 @@ void cgm_stage_rows(void *out, size_t first, size_t count, const void *src) {
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < (int64_t)count; i++) {
     const int64_t r = s->r0 + (int64_t)first + i;
-    double v = r < s->n ? (A ? 0.0 : s->v[r]) : s->pad;
-    if (r < s->n && A) { /* the diagonal entry, 0 where none */
-      for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; k++)
-        if (A->colidx[k] == r) v = A->val[k];
-      v = 1.0 / v;
-    }
+    const double v = r >= s->n ? s->pad : A ? 1.0 / cgm_csr_diagonal_at(A, (int32_t)r) : s->v[r];
     if (s->to_single)
       ((float *)out)[i] = (float)v;
     else

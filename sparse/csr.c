@@ -46,11 +46,7 @@ void cgm_csr_spmv(const cgm_csr *A, const double *x, double *y) {
 
 void cgm_csr_diagonal(const cgm_csr *A, double *d) {
 #pragma omp parallel for schedule(static)
-  for (int32_t i = 0; i < A->nrows; i++) {
-    d[i] = 0.0;
-    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-      if (A->colidx[k] == i) d[i] = A->val[k];
-  }
+  for (int32_t i = 0; i < A->nrows; i++) d[i] = cgm_csr_diagonal_at(A, i);
 }
 
 /* Binary search for column j in row i; -1 when absent. */

@@ -30,10 +30,7 @@ cgm_status cgm_features_compute_blocks(const cgm_csr *A, const cgm_bcsr_params *
     if (len == 0) empty++;
     sum += (double)len;
     sum2 += (double)len * (double)len;
-    bool diag_ok = false;
-    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-      if (A->colidx[k] == i) diag_ok = A->val[k] > 0.0;
-    if (!diag_ok && i < bad) bad = i;
+    if (!(cgm_csr_diagonal_at(A, i) > 0.0) && i < bad) bad = i;
   }
   f->row_min = rmin;
   f->row_max = rmax;

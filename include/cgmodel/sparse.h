@@ -33,7 +33,14 @@ CGM_API cgm_status cgm_csr_alloc(cgm_csr *A, int32_t nrows, int32_t ncols, int64
 CGM_API void cgm_csr_free(cgm_csr *A);
 /* y = A x (double, straightforward reference; OpenMP over rows). */
 CGM_API void cgm_csr_spmv(const cgm_csr *A, const double *x, double *y);
-/* d[i] = A(i,i), 0 where the diagonal entry is absent. */
+/* A(i,i): row i's last stored entry in column i, 0 where none. */
+static inline double cgm_csr_diagonal_at(const cgm_csr *A, int32_t i) {
+  double d = 0.0;
+  for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+    if (A->colidx[k] == i) d = A->val[k];
+  return d;
+}
+/* d[i] = A(i,i) (cgm_csr_diagonal_at) on every core. */
 CGM_API void cgm_csr_diagonal(const cgm_csr *A, double *d);
 /* Returns true when A equals its transpose as a matrix: values compared,
  * a missing entry being 0 (an explicit zero needs no mirror). */
