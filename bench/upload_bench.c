@@ -91,31 +91,17 @@ int main(int argc, char **argv) {
   for (int r = 0; r < rounds && r < 64; r++) {
     for (int w = 0; w < WAYS; w++) {
       double t0 = now();
-      switch (w) {
-      case 0:
+      /* ways 1-5: MB a buffer and buffers of the staged upload */
+      static const int stage_mb[] = {8, 8, 32, 32, 64}, stage_k[] = {2, 3, 2, 3, 4};
+      if (w == 0) {
         CK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
-        break;
-      case 1:
-        staged(dst, src, bytes, 8, 2, s);
-        break;
-      case 2:
-        staged(dst, src, bytes, 8, 3, s);
-        break;
-      case 3:
-        staged(dst, src, bytes, 32, 2, s);
-        break;
-      case 4:
-        staged(dst, src, bytes, 32, 3, s);
-        break;
-      case 5:
-        staged(dst, src, bytes, 64, 4, s);
-        break;
-      case 6:
+      } else if (w <= 5) {
+        staged(dst, src, bytes, stage_mb[w - 1], stage_k[w - 1], s);
+      } else {
         CK(cudaHostRegister(src, bytes, cudaHostRegisterDefault));
         CK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s));
         CK(cudaStreamSynchronize(s));
         CK(cudaHostUnregister(src));
-        break;
       }
       CK(cudaDeviceSynchronize());
       t[w][r] = now() - t0;
