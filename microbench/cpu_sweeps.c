@@ -2,6 +2,7 @@
 /* The sweeps of the `cpu` device: the CPU backend's own CG4, CG5 and SpMV
  * (solver/cpu) timed with the monotonic clock (settle.c), and its whole
  * iterations through cgm_solve. */
+#include <limits.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,7 +187,7 @@ static int iter_grids(bool quick, mb_grid *k) {
  * own. */
 static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
   mb_grid k[16];
-  const int nk = iter_grids(R->o->quick, k);
+  const int nk = iter_grids(R->o->quick, k) - (R->o->busy ? 1 : 0); /* busy: not the largest */
   double wall = 0, quiet = 0; /* the sweep's iterations so far, and their low quantile's cost */
   cgm_status st = CGM_OK;
   for (int i = 0; i < nk && !st; i++) {
@@ -256,7 +257,8 @@ cgm_status cgm_mb_run_cpu(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progres
   }
   /* Matrices once for both precisions (each made once for every N). */
   if (!st)
-    st = mb_for_each_matrix(cgm_block_sizes, CGM_NBLOCKSIZES, false, o->quick, spmv_one, &R, err);
+    st = mb_for_each_matrix(cgm_block_sizes, CGM_NBLOCKSIZES, false, o->quick,
+                            o->busy ? 16 : INT_MAX, spmv_one, &R, err);
   if (!st) st = iter_sweep(&R, err);
   mb_unpin(&pin);
   return st;

@@ -608,7 +608,8 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
         p == CGM_PREC_SINGLE ? vector_sweeps<float>(&R, s, err) : vector_sweeps<double>(&R, s, err);
   }
   if (!st)
-    st = mb_for_each_matrix(cgm_block_sizes, CGM_NBLOCKSIZES, true, o->quick, spmv_one, &R, err);
+    st = mb_for_each_matrix(cgm_block_sizes, CGM_NBLOCKSIZES, true, o->quick, INT_MAX, spmv_one, &R,
+                            err);
   rigs_release(&R); /* before the whole solves, which make devices of their own */
   if (!st) st = iteration_sweeps(&R, err);
   if (!st && o->gpus <= 1) st = staged_sweep(&R, s, err); /* no GPUs to exchange among */

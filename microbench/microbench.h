@@ -31,6 +31,9 @@ typedef struct cgm_mb_opts {
   unsigned precisions; /* bit (1 << cgm_precision) per precision to measure */
   int threads;         /* CPU: OpenMP threads (<= 0: the default) */
   cgm_gpu_opts gpu;    /* CUDA: how whole solves run (the iteration and multi-GPU sweeps) */
+  bool busy; /* CPU, quick: other work shares its CPUs (cgm_mb_cpu_share): the sweeps keep to
+                their time by leaving out the SpMV's dense-block matrices past 2^16 elements
+                and the iteration sweep's largest grid */
 } cgm_mb_opts;
 
 /* Receives every sample as it is measured; a non-zero return stops the run
@@ -47,6 +50,10 @@ typedef void (*cgm_mb_progress)(void *ctx, const char *stage, double done);
  * is its timings' low quantile, with their spread and whether they settled (settle.c). */
 cgm_status cgm_mb_run(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress, void *ctx,
                       cgm_error *err);
+
+/* The share of their CPUs' time a team of `threads` (<= 0: OpenMP's default) gets, each thread
+ * running for `seconds`: about 1 on a quiet machine, 1/2 beside as many busy threads. */
+double cgm_mb_cpu_share(int threads, double seconds);
 
 /* One iteration of the locality sweep: its configuration, the refined
  * model's shape of it (with the sectors of x its slices read) and the

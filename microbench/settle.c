@@ -13,8 +13,10 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/timer.h"
+#include "microbench/microbench.h"
 #include "microbench/sweep_plan.h"
 
 _Static_assert(sizeof(cpu_set_t) <= sizeof(((mb_pinned *)0)->mask), "mb_pinned holds a cpu_set_t");
@@ -49,6 +51,22 @@ void mb_pin(int threads, mb_pinned *p) {
 void mb_unpin(mb_pinned *p) {
   if (p->on) (void)set_team(p->threads, NULL, (const cpu_set_t *)(const void *)p->mask);
   p->on = false;
+}
+
+double cgm_mb_cpu_share(int threads, double seconds) {
+  const int n = threads > 0 ? threads : omp_get_max_threads();
+  double share = 0;
+#pragma omp parallel num_threads(n) reduction(+ : share)
+  {
+    struct timespec a, b;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+    const double t0 = cgm_now();
+    double t = t0;
+    while (t - t0 < seconds) t = cgm_now(); /* preempted or not, the clock runs */
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+    share += ((double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec)) / (t - t0);
+  }
+  return share / n;
 }
 
 int mb_iters_within(int iters, int least, double wall, double quiet) {

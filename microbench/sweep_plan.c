@@ -162,8 +162,8 @@ static cgm_status visit(const cgm_csr *A, int n, mb_range r, const char *variant
   return fn(ctx, A, n, variant, src, err);
 }
 
-cgm_status mb_for_each_matrix(const int *ns, int nn, bool cuda, bool quick, mb_matrix_fn fn,
-                              void *ctx, cgm_error *err) {
+cgm_status mb_for_each_matrix(const int *ns, int nn, bool cuda, bool quick, int dense_hi,
+                              mb_matrix_fn fn, void *ctx, cgm_error *err) {
   mb_range r = mb_matrix_range(cuda, quick);
   for (int e = r.lo; e <= r.hi; e += r.step)
     for (int kind = 0; kind < KINDS; kind++) {
@@ -174,6 +174,10 @@ cgm_status mb_for_each_matrix(const int *ns, int nn, bool cuda, bool quick, mb_m
       char src[64];
       cgm_status st = CGM_OK;
       for (int i = 0; i < nn && !st; i++) {
+        if (dense && e > dense_hi) {
+          st = fn(ctx, NULL, ns[i], "dense", "", err);
+          continue;
+        }
         if (dense || i == 0) {
           cgm_csr_free(&A);
           st = make(kind, ns[i], ldexp(1.0, e), &A, src, sizeof src, err);

@@ -21,12 +21,13 @@ mb_range mb_vector_range(bool cuda, bool quick);
  * `variant` is "dense" (every block full: Kronecker products, Sec. 5.3) or
  * "real" (Poisson, elasticity, random SPD; made once for all n). Matrices
  * whose layout at n would store more than 4 x 2^hi elements (padding) are
- * skipped at that n: fn gets A = NULL (for the progress). A failure stops
- * the walk. */
+ * skipped at that n: fn gets A = NULL (for the progress), as the dense ones
+ * past 2^dense_hi elements are (a busy CPU's quick calibration). A failure
+ * stops the walk. */
 typedef cgm_status (*mb_matrix_fn)(void *ctx, const cgm_csr *A, int n, const char *variant,
                                    const char *source, cgm_error *err);
-cgm_status mb_for_each_matrix(const int *ns, int nn, bool cuda, bool quick, mb_matrix_fn fn,
-                              void *ctx, cgm_error *err);
+cgm_status mb_for_each_matrix(const int *ns, int nn, bool cuda, bool quick, int dense_hi,
+                              mb_matrix_fn fn, void *ctx, cgm_error *err);
 /* Number of matrices mb_for_each_matrix generates (for progress; the
  * skipped ones included). */
 int mb_matrix_count(bool cuda, bool quick);

@@ -22,6 +22,9 @@ typedef struct cgm_calibrate_opts {
 } cgm_calibrate_opts;
 
 #define CGM_MAX_CALIBRATED 9
+/* A CPU whose threads get less than this share of their CPUs' time is busy (other work runs on
+ * them: two busy loops beside a 2-thread calibration on 2 cores leave it about 0.5). */
+#define CGM_BUSY_SHARE 0.75
 /* A GPU calibration names 20 stages on several GPUs (setup, the kernel
  * sweeps, cuSPARSE, whole iterations, the fits and the coefficients'
  * sweeps, store): room to spare, since a stage past it goes unreported. */
@@ -42,6 +45,9 @@ typedef struct cgm_calibration_report {
     int samples, fits, fits_failed;
     int unsettled;     /* samples whose timings never settled (microbench/settle.c) */
     char warning[512]; /* the timings were disturbed (stored, flagged; with strict: refused) */
+    double cpu_share;  /* a CPU's: the share of their CPUs' time its threads had at the start
+                          (cgm_mb_cpu_share; 0 for a GPU); under CGM_BUSY_SHARE a quick
+                          calibration leaves out what the model can do without (warning says) */
     double seconds;
     char failed[512]; /* the fits that did not converge */
     /* The coefficients its own sweeps fitted (cgm_coef_families), per

@@ -13,6 +13,7 @@
  * iteration time minus what the single-GPU curves predict for the slowest
  * segment, over the bytes the mode moves. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,7 +131,12 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   snprintf(rep->cal[ri].model, sizeof rep->cal[ri].model, "%s", dev.model);
   double t0 = cgm_now();
   cgm_sample_vec sv = {0};
-  cgm_mb_opts mo = {"", gpus, o->quick, o->precisions, o->threads, o->gpu}; /* device below */
+  /* A CPU shared with other work gives the sweeps a share of its time: a quick calibration then
+   * leaves out the samples the model can do without, to keep to its time (docs/calibration.md) */
+  const double share = cpu ? cgm_mb_cpu_share(o->threads, 0.03) : 0;
+  const bool busy = o->quick && cpu && share < CGM_BUSY_SHARE;
+  rep->cal[ri].cpu_share = share;
+  cgm_mb_opts mo = {"", gpus, o->quick, o->precisions, o->threads, o->gpu, busy}; /* device below */
   snprintf(mo.device, sizeof mo.device, "%s", device);
   stage_clock clk = {&sv, o, rep, ri, t0};
   st = cgm_mb_run(&mo, clock_sink, clock_progress, &clk, err);
@@ -146,6 +152,12 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   for (int i = 0; i < sv.n; i++) rep->cal[ri].unsettled += sv.v[i].unsettled;
   if (!st && cpu && cgm_check_cpu_timings(sv.v, sv.n, &why))
     snprintf(rep->cal[ri].warning, sizeof rep->cal[ri].warning, "%.500s", why.msg);
+  else if (!st && busy)
+    snprintf(rep->cal[ri].warning, sizeof rep->cal[ri].warning,
+             "the CPU was busy (its threads had %.0f%% of their CPUs' time): left out the gather "
+             "sweep, the SpMV's dense-block matrices past 2^16 elements and the largest grid; "
+             "calibrate again when it is quiet for them",
+             100 * share);
   else if (!st && rep->cal[ri].unsettled * 10 > sv.n)
     snprintf(rep->cal[ri].warning, sizeof rep->cal[ri].warning,
              "%d of %d samples' timings unsettled, other work holding them up",
@@ -164,7 +176,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   const bool walks = !cpu; /* a CPU's model has no walk */
   if (!st && walks) st = calibrate_fit_scatter(o, &F, coef, &ncoef, err);
   if (walks) stage_mark(&clk, "scatter");
-  if (!st) st = calibrate_fit_gather(o, device, &F, coef, &ncoef, err);
+  if (!st && !busy) st = calibrate_fit_gather(o, device, &F, coef, &ncoef, err);
   stage_mark(&clk, "gather");
   if (!st && walks) st = calibrate_fit_band_load(o, &F, coef, &ncoef, err);
   if (walks) stage_mark(&clk, "band-load");
@@ -183,6 +195,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
       snprintf(cal.tool_version, sizeof cal.tool_version, "%s", cgm_version());
       cJSON *j = cgm_calibration_options_json(device, gpus, o);
       if (rep->cal[ri].warning[0]) cJSON_AddBoolToObject(j, "disturbed", true);
+      if (busy) cJSON_AddNumberToObject(j, "cpu_share", round(100 * share) / 100); /* thinned */
       char *txt = cJSON_PrintUnformatted(j);
       snprintf(cal.options, sizeof cal.options, "%s", txt ? txt : "{}");
       cJSON_free(txt);

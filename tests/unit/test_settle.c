@@ -5,14 +5,19 @@
  * spread over all of them; one that keeps getting faster stays
  * unsettled, its budget bounded; one held up in every round stops at twice
  * its undisturbed cost; a failure stops the call; a sweep's solves take
- * fewer iterations where other work slows them; the CPU's team pinned. */
+ * fewer iterations where other work slows them; the CPU's team pinned; the
+ * share of its CPU a thread gets beside a busy thread on that CPU. */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include <omp.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "cgmodel/calibrate.h"
 #include "common/timer.h"
+#include "microbench/microbench.h"
 #include "microbench/sweep_plan.h"
 #include "test_linalg.h"
 #include "test_util.h"
@@ -208,7 +213,43 @@ static void test_rank_step(void) {
   CHECK_MSG(!t[0].settled, "settled after %d timings, each 10%% faster", t[0].n);
 }
 
+/* A busy loop on the CPU `arg` points at, until told to stop. */
+static atomic_int spin_stop;
+static void *spin(void *arg) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(*(int *)arg, &one);
+  (void)sched_setaffinity(0, sizeof one, &one);
+  while (!atomic_load(&spin_stop)) {
+  }
+  return NULL;
+}
+
+/* The probe on one CPU: a share in (0, 1] whatever else runs, and beside a busy loop held to the
+ * same CPU (the scheduler halves it) under the busy threshold; a probe that read the wall clock
+ * instead of its threads' CPU time would say 1 there. */
+static void test_cpu_share(void) {
+  cpu_set_t was, one;
+  CHECK(sched_getaffinity(0, sizeof was, &was) == 0);
+  int cpu = 0;
+  while (!CPU_ISSET(cpu, &was)) cpu++;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  CHECK(sched_setaffinity(0, sizeof one, &one) == 0);
+  const double alone = cgm_mb_cpu_share(1, 0.05);
+  CHECK_MSG(alone > 0 && alone <= 1.05, "share alone %.3f", alone);
+  pthread_t t;
+  atomic_store(&spin_stop, 0);
+  CHECK(pthread_create(&t, NULL, spin, &cpu) == 0);
+  const double beside = cgm_mb_cpu_share(1, 0.2);
+  atomic_store(&spin_stop, 1);
+  pthread_join(t, NULL);
+  CHECK_MSG(beside > 0 && beside < CGM_BUSY_SHARE, "share beside a busy loop %.3f", beside);
+  CHECK(sched_setaffinity(0, sizeof was, &was) == 0);
+}
+
 int main(void) {
+  test_cpu_share();
   test_rank_step();
   test_pinned();
   test_settles();
