@@ -51,8 +51,8 @@ typedef void (*cgm_mb_progress)(void *ctx, const char *stage, double done);
 cgm_status cgm_mb_run(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress, void *ctx,
                       cgm_error *err);
 
-/* The share of their CPUs' time a team of `threads` (<= 0: OpenMP's default) gets, each thread
- * running for `seconds`: about 1 on a quiet machine, 1/2 beside as many busy threads. */
+/* The share of their CPUs' time a team of `threads` (<= 0: OpenMP's default) gets, spinning for
+ * `seconds`: about 1 on a quiet machine, 1/2 beside as many busy threads. */
 double cgm_mb_cpu_share(int threads, double seconds);
 
 /* One iteration of the locality sweep: its configuration, the refined

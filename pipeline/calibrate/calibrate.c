@@ -133,7 +133,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   cgm_sample_vec sv = {0};
   /* A CPU shared with other work gives the sweeps a share of its time: a quick calibration then
    * leaves out the samples the model can do without, to keep to its time (docs/calibration.md) */
-  const double share = cpu ? cgm_mb_cpu_share(o->threads, 0.03) : 0;
+  const double share = cpu ? cgm_mb_cpu_share(o->threads, 0.05) : 0;
   const bool busy = o->quick && cpu && share < CGM_BUSY_SHARE;
   rep->cal[ri].cpu_share = share;
   cgm_mb_opts mo = {"", gpus, o->quick, o->precisions, o->threads, o->gpu, busy}; /* device below */
