@@ -9,8 +9,8 @@
 #include "test_util.h"
 
 int main(void) {
-  cgm_mb_opts o = {.device = "cpu", .quick = true, .precisions = 1u << CGM_PREC_DOUBLE,
-                   .busy = true};
+  cgm_mb_opts o = {
+      .device = "cpu", .quick = true, .precisions = 1u << CGM_PREC_DOUBLE, .busy = true};
   cgm_sample_vec v = {0};
   cgm_error err = {0};
   CHECK_MSG(cgm_mb_run(&o, cgm_sample_vec_push, NULL, &v, &err) == CGM_OK, "%s", err.msg);
