@@ -46,7 +46,8 @@ secs = float(t1) - float(t0)
 open(base + ".rc", "w").write(f"{rc} {secs}\n")
 try:
     c = json.load(open(base + ".json"))["calibrations"][0]
-    extra = f'{c["unsettled"]:4d}/{c["samples"]:<4d}  {c.get("warning", "")[:70]}'
+    st = " ".join(f"{k} {v:.1f}" for k, v in c.get("stages", {}).items() if v >= 0.05)
+    extra = f'{c["unsettled"]:4d}/{c["samples"]:<4d}  [{st}] {c.get("warning", "")[:70]}'
 except Exception:
     extra = "   -/-     (nothing stored)"
 print(f"{run:>3}  {mode:6}  {rc:>4}  {secs:7.1f}  {extra}")

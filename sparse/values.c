@@ -80,6 +80,14 @@ unsigned cgm_values_class(const double *val, int64_t nnz, int32_t ncols) {
   return (s.fmt == CGM_VALUES_DICT ? CGM_CAN_DICT : 0) | (f32 ? CGM_CAN_F32 : 0);
 }
 
+unsigned cgm_values_class_sampled(const double *val, int64_t nnz, int32_t ncols) {
+  double v[CGM_VALUES_SAMPLE];
+  const int64_t n = nnz < CGM_VALUES_SAMPLE ? nnz : CGM_VALUES_SAMPLE;
+  if (!val || n <= 0) return 0;
+  for (int64_t i = 0; i < n; i++) v[i] = val[i * nnz / n];
+  return cgm_values_class(v, n, ncols);
+}
+
 void cgm_values_encode(const cgm_bcsr *B, const cgm_value_set *s, int32_t *ccol) {
 #pragma omp parallel for schedule(static)
   for (int64_t q = 0; q < B->nblocks_padded; q++)

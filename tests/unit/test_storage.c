@@ -202,9 +202,19 @@ static void test_model_format(void) {
   CHECK(cgm_values_class(many, 40, 10) == CGM_CAN_F32);
   many[7] = 0.1;
   CHECK(cgm_values_class(many, 40, 10) == 0);
+  /* sampled: the class of every value where a sample sees them all (Poisson's two, bcsstk15's
+   * many), and where fewer than the sample, the whole pass's */
+  CHECK(cgm_values_class_sampled(K.val, K.nnz, K.ncols) == 0);
+  CHECK(cgm_values_class_sampled(many, 40, 10) == 0);
+  many[7] = 8.0;
+  CHECK(cgm_values_class_sampled(many, 40, 10) == CGM_CAN_F32);
   /* 60^3: 1.5M entries, past CGM_COMPACT_MIN_BYTES */
   CHECK_OK(cgm_gen_poisson3d(60, &P, &err));
   CHECK((double)P.nnz * 12.0 >= CGM_COMPACT_MIN_BYTES);
+  CHECK(P.nnz > 1000 * CGM_VALUES_SAMPLE &&
+        cgm_values_class_sampled(P.val, P.nnz, P.ncols) ==
+            cgm_values_class(P.val, P.nnz, P.ncols) &&
+        cgm_values_class(P.val, P.nnz, P.ncols) == (CGM_CAN_DICT | CGM_CAN_F32));
   const struct {
     const cgm_csr *A;
     int n;
