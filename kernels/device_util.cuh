@@ -55,10 +55,9 @@ template <int NV> __device__ __forceinline__ void block_sum(double (&v)[NV]) {
   __syncthreads(); /* sh may be reused by the caller */
 }
 
-/* Programmatic dependent launch (launch.cuh). pdl_trigger lets the next
- * kernel of the stream be scheduled (its blocks then sit in their own
- * wait); pdl_wait waits until the previous kernel has finished and
- * flushed. Both are no-ops without a programmatic edge. */
+/* Programmatic dependent launch (launch.cuh). pdl_trigger lets the next kernel of the stream be
+ * scheduled (its blocks then sit in their own wait); pdl_wait waits until the previous kernel has
+ * finished and flushed. Both are no-ops without a programmatic edge. */
 __device__ __forceinline__ void pdl_trigger() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
@@ -71,28 +70,25 @@ __device__ __forceinline__ void pdl_wait() {
 #endif
 }
 
-/* The first statement of a kernel that may be launched with PDL: trigger,
- * then wait. A kernel that spins on flags (s.wait_mask) triggers only once
- * its wait is over (sync_wait): otherwise its successor's blocks, resident
- * and waiting behind it, could fill the SMs that a peer's progress needs
- * (the halo pack on the other stream) while this kernel spins. */
+/* The first statement of a kernel that may be launched with PDL: trigger, then wait. A kernel that
+ * spins on flags (s.wait_mask) triggers only once its wait is over (sync_wait): otherwise its
+ * successor's blocks, resident and waiting behind it, could fill the SMs that a peer's progress
+ * needs (the halo pack on the other stream) while this kernel spins. */
 __device__ __forceinline__ void pdl_begin(const cgm_sync &s) {
   if (!s.wait_mask) pdl_trigger();
   pdl_wait();
 }
 
-/* A step of the single-reduction CG (the cgg kernels) from its
- * sums delta = u . A u, gamma = r . u, r . r: the stop test, beta = gamma /
- * gamma_prev, den = delta - beta gamma / alpha_prev (= p . A p), alpha =
- * gamma / den. First step (inv_alpha_prev = 0): beta = 0, p = u and s = w
- * (p and s start at zero: 0 times a NaN would not vanish). */
+/* A step of the single-reduction CG (the cgg kernels) from its sums delta = u . A u, gamma = r . u,
+ * r . r: the stop test, beta = gamma / gamma_prev, den = delta - beta gamma / alpha_prev (= p . A
+ * p), alpha = gamma / den. First step (inv_alpha_prev = 0): beta = 0, p = u and s = w (p and s
+ * start at zero: 0 times a NaN would not vanish). */
 struct cgg_step {
   double alpha, beta, den, bad;
   int stop; /* CGM_RUN, or why the run stops (bad: the value) */
 };
-/* ... and, by one thread (no block reads them), into the state: the count,
- * the residual tested, why the run stopped, or 1 / alpha and gamma into
- * `slot` for the next step. */
+/* ... and, by one thread (no block reads them), into the state: the count, the residual tested, why
+ * the run stopped, or 1 / alpha and gamma into `slot` for the next step. */
 __device__ __forceinline__ cgg_step cgg_decide(cgm_cg_state *st, const double (&sums)[3],
                                                double gamma_prev, double inv_alpha_prev,
                                                int done_before, int slot) {
@@ -138,10 +134,9 @@ __device__ __forceinline__ unsigned long long global_ns() {
   return t;
 }
 
-/* Whether the run has stopped, read once per block: `done` may be set by
- * another block (CG4's breakdown, CG5's stop test, a wait's timeout) while
- * this one starts, and every thread must take the same branch before the
- * barriers that follow. All threads of the block call it. */
+/* Whether the run has stopped, read once per block: `done` may be set by another block (CG4's
+ * breakdown, CG5's stop test, a wait's timeout) while this one starts, and every thread must take
+ * the same branch before the barriers that follow. All threads of the block call it. */
 __device__ __forceinline__ bool block_stopped(const cgm_cg_state *st) {
   __shared__ int stopped;
   if (!st) return false;
@@ -150,17 +145,15 @@ __device__ __forceinline__ bool block_stopped(const cgm_cg_state *st) {
   return stopped != 0;
 }
 
-/* The entry test of a kernel that may wait on flags: with flags, `done`
- * can change under a waiting block (a timeout), so it is read once per
- * block; without, the per-thread read is uniform where it matters and saves
- * a barrier (0.7 us an iteration at Poisson 32^3 on an H100). */
+/* The entry test of a kernel that may wait on flags: with flags, `done` can change under a waiting
+ * block (a timeout), so it is read once per block; without, the per-thread read is uniform where it
+ * matters and saves a barrier (0.7 us an iteration at Poisson 32^3 on an H100). */
 __device__ __forceinline__ bool run_stopped(const cgm_cg_state *st, const cgm_sync &s) {
   return s.wait_mask ? block_stopped(st) : (st && st->done != 0);
 }
 
-/* One turn of a spin loop that started at t0: true when the run has
- * stopped or the wait has lasted longer than st->wait_ns (then it marks the
- * run CGM_RUN_TIMEOUT); otherwise a short sleep. */
+/* One turn of a spin loop that started at t0: true when the run has stopped or the wait has lasted
+ * longer than st->wait_ns (then it marks the run CGM_RUN_TIMEOUT); otherwise a short sleep. */
 __device__ __forceinline__ bool wait_ends(cgm_cg_state *st, unsigned long long t0) {
   if (*(volatile int *)&st->done) return true;
   if (st->wait_ns && global_ns() - t0 > st->wait_ns) {
@@ -171,10 +164,9 @@ __device__ __forceinline__ bool wait_ends(cgm_cg_state *st, unsigned long long t
   return false;
 }
 
-/* One thread spins (relaxed loads, then one acquire fence at system scope)
- * until the `kind` flags of the devices in mask reach tick(off); false when
- * the run stopped meanwhile or the wait timed out (then done is
- * CGM_RUN_TIMEOUT and every later kernel returns at once). */
+/* One thread spins (relaxed loads, then one acquire fence at system scope) until the `kind` flags
+ * of the devices in mask reach tick(off); false when the run stopped meanwhile or the wait timed
+ * out (then done is CGM_RUN_TIMEOUT and every later kernel returns at once). */
 __device__ __forceinline__ bool flags_wait(cgm_cg_state *st, unsigned mask, int kind, int off) {
   const unsigned long long want = sync_tick(st, off), t0 = global_ns();
   bool good = true;
@@ -204,9 +196,8 @@ __device__ __forceinline__ bool sync_wait(cgm_cg_state *st, const cgm_sync &s) {
   return ok != 0;
 }
 
-/* One thread, after the stores the consumers read (its own, or its
- * block's and earlier blocks' as in sync_raise_all): one system-scope
- * release fence, then the flags. */
+/* One thread, after the stores the consumers read (its own, or its block's and earlier blocks' as
+ * in sync_raise_all): one system-scope release fence, then the flags. */
 __device__ __forceinline__ void sync_raise(const cgm_cg_state *st, const cgm_sync &s) {
   if (s.nraise == 0) return;
   const unsigned long long v = sync_tick(st, s.raise_off);
@@ -221,12 +212,11 @@ __device__ __forceinline__ void sync_raise(const cgm_cg_state *st, const cgm_syn
     }
 }
 
-/* For kernels whose stores to the consumers are spread over all blocks
- * (pack, scatter): each block's barrier, then its thread 0 fences (a
- * cumulative release, as in a grid barrier) and counts the block in; the
- * last block raises the flags, then, with a wait_mask, waits for those
- * flags of the peers (the halo pack: so whatever runs after the pack on the
- * device needs no wait of its own). */
+/* For kernels whose stores to the consumers are spread over all blocks (pack, scatter): each
+ * block's barrier, then its thread 0 fences (a cumulative release, as in a grid barrier) and counts
+ * the block in; the last block raises the flags, then, with a wait_mask, waits for those flags of
+ * the peers (the halo pack: so whatever runs after the pack on the device needs no wait of its
+ * own). */
 __device__ __forceinline__ void sync_raise_all(cgm_cg_state *st, const cgm_sync &s,
                                                unsigned *counter) {
   if (s.nraise == 0 && s.wait_mask == 0) return;
@@ -270,10 +260,9 @@ __device__ __forceinline__ void ll_send(const cgm_cg_state *st, const cgm_sync &
     }
 }
 
-/* The reader of cgm_out.ll (cgg on several GPUs): waits until the words of
- * devices 0..nparts-1 for tick(off) are in, then adds each sum in device
- * order (as parts_sum). All threads of the block call it; false when the
- * run stopped or the wait timed out (as flags_wait). */
+/* The reader of cgm_out.ll (cgg on several GPUs): waits until the words of devices 0..nparts-1 for
+ * tick(off) are in, then adds each sum in device order (as parts_sum). All threads of the block
+ * call it; false when the run stopped or the wait timed out (as flags_wait). */
 __device__ __forceinline__ bool ll_wait(cgm_cg_state *st, int nparts, int off, double (&sum)[3]) {
   __shared__ double sh[3];
   __shared__ unsigned long long words[CGM_MAX_GPUS * CGM_LL_WORDS];
@@ -314,10 +303,9 @@ __device__ __forceinline__ bool ll_wait(cgm_cg_state *st, int nparts, int off, d
   return ok != 0;
 }
 
-/* Every block calls this with its partial sums; the last block to arrive
- * adds all partials in block order (deterministic), plus add[0..NV) when
- * given, and writes the totals to every destination of out. Returns true in
- * the last block. */
+/* Every block calls this with its partial sums; the last block to arrive adds all partials in block
+ * order (deterministic), plus add[0..NV) when given, and writes the totals to every destination of
+ * out. Returns true in the last block. */
 template <int NV>
 __device__ __forceinline__ bool
 last_block_sum(double (&v)[NV], cgm_reduce_buf red, const cgm_out &out, const double *add,

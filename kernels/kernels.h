@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The CUDA kernels of the solver behind a plain C interface (the solver
- * and the microbenchmarks launch exactly these). Scalars never leave the
- * device during an iteration: every reduction ends in a "last block" that
- * sums the per-block partials in a fixed order (deterministic) into one
- * slot of cgm_cg_state, from which the next kernel derives alpha or beta.
- * A graph of K iterations uses slots 0..K-1. Once `done` is set every later
- * kernel returns at once, so a graph can run past convergence. */
+/* The CUDA kernels of the solver behind a plain C interface (the solver and the microbenchmarks
+ * launch exactly these). Scalars never leave the device during an iteration: every reduction ends
+ * in a "last block" that sums the per-block partials in a fixed order (deterministic) into one slot
+ * of cgm_cg_state, from which the next kernel derives alpha or beta. A graph of K iterations uses
+ * slots 0..K-1. Once `done` is set every later kernel returns at once, so a graph can run past
+ * convergence. */
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -56,12 +55,11 @@ enum {
   CGM_RUN_STALLED = 6, /* the true residual stopped falling (the host's reliable updates) */
 };
 
-/* Flags between GPUs (p2p and halo): a producer's last block stores its
- * results into the consumers' memory, fences, and raises its flag there to
- * a tick; a consumer's blocks spin on the flags they need before they read
- * (a cross-device graph edge costs ~15 us). tick(off) = epoch * K + off,
- * epoch the graphs completed, off slot + 1 for the sums and for the vector
- * an SpMV at `slot` reads (the exchange after slot s raises s + 2). */
+/* Flags between GPUs (p2p and halo): a producer's last block stores its results into the consumers'
+ * memory, fences, and raises its flag there to a tick; a consumer's blocks spin on the flags they
+ * need before they read (a cross-device graph edge costs ~15 us). tick(off) = epoch * K + off,
+ * epoch the graphs completed, off slot + 1 for the sums and for the vector an SpMV at `slot` reads
+ * (the exchange after slot s raises s + 2). */
 enum { CGM_FLAG_PQ = 0, CGM_FLAG_RZ = 1, CGM_FLAG_VEC = 2, CGM_NFLAGS = 3 };
 
 typedef struct cgm_sync {
@@ -141,10 +139,9 @@ typedef struct cgm_bjac {
 /* Whether the CUDA kernels support these layout parameters. */
 cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_precision prec, cgm_error *err);
 
-/* y = A x over the MBR layout. When dot is non-NULL, the last block writes
- * dot_add[0] (if non-NULL) + sum_i p_rows[i] * y[i] to every destination
- * (CG3 fused into the SpMV). When guard is non-NULL and guard->done is set,
- * returns at once. sync (NULL: none; needs guard): wait before reading x,
+/* y = A x over the MBR layout. When dot is non-NULL, the last block writes dot_add[0] (if non-NULL)
+ * + sum_i p_rows[i] * y[i] to every destination (CG3 fused into the SpMV). When guard is non-NULL
+ * and guard->done is set, returns at once. sync (NULL: none; needs guard): wait before reading x,
  * raise after the dot. */
 cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision prec, const void *x, void *y,
                             const void *p_rows, const cgm_out *dot, const double *dot_add,
@@ -155,28 +152,24 @@ cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision prec, const v
 cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void *b, const void *u,
                            const void *dinv, const cgm_bjac *bj, void *r, void *v, double *out,
                            cgm_reduce_buf red, int sms, cudaStream_t s);
-/* CG4 (+ CG2's r.r): alpha = rz[prev] / pq[slot], each the sum of the
- * first `nparts` partials; x += alpha v; r -= alpha u; writes
- * (r . D^-1 r, r . r) to every destination of out. Sets done on breakdown.
- * sync (NULL: none): wait for the pq partials, raise after the sums. */
+/* CG4 (+ CG2's r.r): alpha = rz[prev] / pq[slot], each the sum of the first `nparts` partials; x +=
+ * alpha v; r -= alpha u; writes (r . D^-1 r, r . r) to every destination of out. Sets done on
+ * breakdown. sync (NULL: none): wait for the pq partials, raise after the sums. */
 cudaError_t cgm_launch_cg4(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
                            int prev, void *x, void *r, const void *v, const void *u,
                            const void *dinv, const cgm_bjac *bj, const cgm_out *out,
                            cgm_reduce_buf red, const cgm_sync *sync, int sms, cudaStream_t s);
-/* CG5: the stop test on rr[slot], then beta = rz[slot] / rz[prev] and
- * v = D^-1 r + beta v. Counts the iteration. sync: wait for the rz
- * partials (its raise is unused). */
+/* CG5: the stop test on rr[slot], then beta = rz[slot] / rz[prev] and v = D^-1 r + beta v. Counts
+ * the iteration. sync: wait for the rz partials (its raise is unused). */
 cudaError_t cgm_launch_cg5(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
                            int prev, void *v, const void *r, const void *dinv, const cgm_bjac *bj,
                            const cgm_sync *sync, int sms, cudaStream_t s);
-/* The single-reduction CG (Chronopoulos and Gear 1989): one kernel after
- * the SpMV w = A u, whose reduction delivers delta = u . w, gamma = r . u
- * and r . r: the stop test, then
- *   beta = gamma / gamma[prev], den = delta - beta gamma / alpha[prev]
- *   (= p . A p), alpha = gamma / den,
- *   p = u + beta p, s = w + beta s (= A p), x += alpha p, u -= alpha D^-1 s,
- * and (r . u, r . r) of r = D u to out. The residual is kept preconditioned
- * (u): 10 vector passes. Counts the iteration. sync: the SpMV's sums. */
+/* The single-reduction CG (Chronopoulos and Gear 1989): one kernel after the SpMV w = A u, whose
+ * reduction delivers delta = u . w, gamma = r . u and r . r: the stop test, then beta = gamma /
+ * gamma[prev], den = delta - beta gamma / alpha[prev] (= p . A p), alpha = gamma / den, p = u +
+ * beta p, s = w + beta s (= A p), x += alpha p, u -= alpha D^-1 s, and (r . u, r . r) of r = D u to
+ * out. The residual is kept preconditioned (u): 10 vector passes. Counts the iteration. sync: the
+ * SpMV's sums. */
 cudaError_t cgm_launch_cgg(cgm_precision prec, int64_t n, cgm_cg_state *st, int nparts, int slot,
                            int prev, void *x, void *u, void *p, const void *w, void *s,
                            const void *dinv, const cgm_bjac *bj, const cgm_out *out,
@@ -195,15 +188,13 @@ typedef struct cgm_pack {
 cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, const cgm_pack *pk,
                             cgm_cg_state *guard, const cgm_sync *sync, cgm_reduce_buf red, int sms,
                             cudaStream_t s);
-/* Whole-vector exchange by peer stores: copies `bytes` (a multiple of 16,
- * 16-byte aligned) from src to every dst[0..ndst), read once. sync as for
- * the pack. */
+/* Whole-vector exchange by peer stores: copies `bytes` (a multiple of 16, 16-byte aligned) from src
+ * to every dst[0..ndst), read once. sync as for the pack. */
 cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst, int ndst,
                                cgm_cg_state *guard, const cgm_sync *sync, cgm_reduce_buf red,
                                int sms, cudaStream_t s);
-/* Whether the kernels were built with programmatic dependent launch's wait
- * for the current device (sm_90 or later); without it they must not
- * overlap. */
+/* Whether the kernels were built with programmatic dependent launch's wait for the current device
+ * (sm_90 or later); without it they must not overlap. */
 int cgm_pdl_supported(void);
 /* The current device's modules of the SpMV and vector kernels loaded:
  * CUDA loads a module at its first kernel's use, 1.5-2 ms of a small
@@ -212,13 +203,11 @@ void cgm_kernels_preload(void);
 /* epoch += 1: the last kernel of a graph on every device (cgm_sync). */
 cudaError_t cgm_launch_epoch(cgm_cg_state *st, cudaStream_t s);
 
-/* Reliable updates on one GPU, between graphs:
- * fold: x_hi += x_lo, x_lo = 0 (mixed precision), out[0] = x_hi . x_hi;
- * replace: r = b - y (y = A x) in rprec rounded into iprec: cgg keeps u =
- * D^-1 r in z, Algorithm 2 keeps r in z and, given v, restarts there (v =
- * D^-1 r); out[0] = r . r, out[1..2] = r . D^-1 r and r . r of what the
- * iteration keeps, out[3] = x . x (x given), out[4] = s . u (s given);
- * resume: those sums for the next graph's first step; restart (cgg): a new
+/* Reliable updates on one GPU, between graphs: fold: x_hi += x_lo, x_lo = 0 (mixed precision),
+ * out[0] = x_hi . x_hi; replace: r = b - y (y = A x) in rprec rounded into iprec: cgg keeps u =
+ * D^-1 r in z, Algorithm 2 keeps r in z and, given v, restarts there (v = D^-1 r); out[0] = r . r,
+ * out[1..2] = r . D^-1 r and r . r of what the iteration keeps, out[3] = x . x (x given), out[4] =
+ * s . u (s given); resume: those sums for the next graph's first step; restart (cgg): a new
  * direction (beta = 0). */
 cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, double *out, cgm_reduce_buf red,
                             int sms, cudaStream_t s);

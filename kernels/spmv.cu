@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* SpMV over the BCSR MBR layout (paper Sec. 3.3-3.7), one kernel family
- * by precision, block size N and B_x. A slice (B_y block rows) is read by
- * S = B_y * B_x * N threads; thread t owns row t % N of block slot t / N.
- * Each step's blocks are contiguous, so a warp reads one coalesced range;
- * the N threads of a block read the same block column and N consecutive
- * entries of x. The B_x partial rows are added with warp shuffles and the
- * result goes to its original row. The grid is one wave looping over slice
- * groups (a few hundred partials for the fused dot, CG3). Rows of 64 bytes
- * (8 x 8 fp64) are split over H = 2 threads: half the registers a step, two
- * steps in flight (docs/perf.md). */
+/* SpMV over the BCSR MBR layout (paper Sec. 3.3-3.7), one kernel family by precision, block size N
+ * and B_x. A slice (B_y block rows) is read by S = B_y * B_x * N threads; thread t owns row t % N
+ * of block slot t / N. Each step's blocks are contiguous, so a warp reads one coalesced range; the
+ * N threads of a block read the same block column and N consecutive entries of x. The B_x partial
+ * rows are added with warp shuffles and the result goes to its original row. The grid is one wave
+ * looping over slice groups (a few hundred partials for the fused dot, CG3). Rows of 64 bytes (8 x
+ * 8 fp64) are split over H = 2 threads: half the registers a step, two steps in flight
+ * (docs/perf.md). */
 #include <type_traits>
 
 #include "kernels/device_util.cuh"
@@ -24,11 +22,10 @@ constexpr int kSpmvThreads = 256;
 constexpr int kSpmvBlocksPerSM = CGM_SPMV_BLOCKS_PER_SM; /* register cap of __launch_bounds__ */
 static_assert(kSpmvBlocksPerSM >= 2, "cgm_sync.leave keeps one block per SM free for the pack");
 
-/* Steps per loop trip: 8 for rows of at most 8 bytes (a 7-point stencil
- * fits in one trip), fewer for wide rows to stay clear of spills. Steps past
- * the end of a slice are predicated off, so a short slice costs one trip:
- * one round trip for values and columns, one for the gathered x. NE is the
- * elements a thread holds of a row (N / H). */
+/* Steps per loop trip: 8 for rows of at most 8 bytes (a 7-point stencil fits in one trip), fewer
+ * for wide rows to stay clear of spills. Steps past the end of a slice are predicated off, so a
+ * short slice costs one trip: one round trip for values and columns, one for the gathered x. NE is
+ * the elements a thread holds of a row (N / H). */
 #ifndef CGM_SPMV_MAX_UNROLL
 #define CGM_SPMV_MAX_UNROLL 8
 #endif
@@ -52,12 +49,11 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
     spmv_mbr(cgm_dev_layout L, const T *__restrict__ x, T *__restrict__ y,
              const T *__restrict__ p_rows, cgm_out dot_out, const double *dot_add,
              cgm_reduce_buf red, cgm_cg_state *guard, cgm_sync sync) {
-  /* Beside the long-row kernel: that kernel let this one start only once its
-   * own predecessor had finished (spmv_long), so x and the run's state are
-   * final here; only its sum, read last (last_block_sum), needs the wait.
-   * One that spins on flags (the halo's boundary rows without the late
-   * pack) lets its successor in only once that wait is over (sync_wait), as
-   * pdl_begin would. */
+  /* Beside the long-row kernel: that kernel let this one start only once its own predecessor had
+   * finished (spmv_long), so x and the run's state are final here; only its sum, read last
+   * (last_block_sum), needs the wait. One that spins on flags (the halo's boundary rows without the
+   * late pack) lets its successor in only once that wait is over (sync_wait), as pdl_begin would.
+   */
   if (!sync.beside)
     pdl_begin(sync);
   else if (!sync.wait_mask)
@@ -214,14 +210,12 @@ static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, co
   return cudaErrorInvalidValue;
 }
 
-/* Long rows (cgm_dev_layout.long_rows): a slice a block row, whose blocks
- * a warp (or a block) shares, so that a hub of thousands of entries is not
- * walked by one thread. A thread takes one row of a block a step (unit u:
- * block u / N, row u % N), lanes of the same row summing together; the
+/* Long rows (cgm_dev_layout.long_rows): a slice a block row, whose blocks a warp (or a block)
+ * shares, so that a hub of thousands of entries is not walked by one thread. A thread takes one row
+ * of a block a step (unit u: block u / N, row u % N), lanes of the same row summing together; the
  * fused dot adds p_row * y_row per row in block order. No flag waits. */
-/* One thread's share of a long row: units q, q + stride, ... below q1, in
- * kLongChains independent chains, so that as many random gathers of x wait
- * on L2 at once. */
+/* One thread's share of a long row: units q, q + stride, ... below q1, in kLongChains independent
+ * chains, so that as many random gathers of x wait on L2 at once. */
 #ifndef CGM_LONG_CHAINS
 #define CGM_LONG_CHAINS 4
 #endif
@@ -230,9 +224,8 @@ static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, co
 #endif
 constexpr int kLongChains = CGM_LONG_CHAINS;
 constexpr int kLongBlocksPerSM = CGM_LONG_BLOCKS_PER_SM; /* the grid's */
-/* The register budget: blocks of kSpmvThreads an SM (6: 40 registers a
- * thread, room beside the grid for the MBR kernel; at 8 it spilled,
- * docs/perf.md). */
+/* The register budget: blocks of kSpmvThreads an SM (6: 40 registers a thread, room beside the grid
+ * for the MBR kernel; at 8 it spilled, docs/perf.md). */
 #ifndef CGM_LONG_REG_BLOCKS
 #define CGM_LONG_REG_BLOCKS 6
 #endif

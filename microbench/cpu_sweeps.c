@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The sweeps of the `cpu` device: the CPU backend's own CG4, CG5 and SpMV
- * (solver/cpu) timed with the monotonic clock (settle.c), and its whole
- * iterations through cgm_solve. */
+/* The sweeps of the `cpu` device: the CPU backend's own CG4, CG5 and SpMV (solver/cpu) timed with
+ * the monotonic clock (settle.c), and its whole iterations through cgm_solve. */
 #include <limits.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -157,11 +156,9 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *varia
 
 /* ------------------------------------------------------- iterations --- */
 
-/* The grids whose CPU solves time whole iterations: 4^2 and 8^2 (the
- * solver's fixed steps), the 2D floor grid (smaller 3D grids underflow
- * first), then sizes through the OpenMP teams' steps (a thread a
- * CGM_CPU_TEAM_ROWS rows: 1 to 16 threads over 256 to 4096 rows) and past
- * the caches. */
+/* The grids whose CPU solves time whole iterations: 4^2 and 8^2 (the solver's fixed steps), the 2D
+ * floor grid (smaller 3D grids underflow first), then sizes through the OpenMP teams' steps (a
+ * thread a CGM_CPU_TEAM_ROWS rows: 1 to 16 threads over 256 to 4096 rows) and past the caches. */
 static int iter_grids(bool quick, mb_grid *k) {
   static const int g3[] = {8, 10, 12, 16, 20, 24, 32, 48, 64, 96}; /* after the floor grid, 32^2 */
   int c = 0;
@@ -175,16 +172,13 @@ static int iter_grids(bool quick, mb_grid *k) {
   return c;
 }
 
-/* Whole iterations of the CPU backend, timed through cgm_solve (the tenth
- * percentile of its iterations): an iteration is more than its kernels
- * timed one by one in a loop (2x at teams of 2-4 threads on a 16-core H200 node), so
- * the refined model takes a CPU's iteration from these between the sizes
- * they span (cgm_device_model.cpu_iter). Kernel "iter", variant "cpu", m
- * the iteration's transactions (cgm_iter_bytes), per block size and
- * precision. The first precision's solves also give their setup (the
- * layout and vectors) beside its bytes (kernel "setup"): the tuner's setup
- * model of the CPU (cgm_setup_fit), as a GPU's iteration sweeps give its
- * own. */
+/* Whole iterations of the CPU backend, timed through cgm_solve (the tenth percentile of its
+ * iterations): an iteration is more than its kernels timed one by one in a loop (2x at teams of 2-4
+ * threads on a 16-core H200 node), so the refined model takes a CPU's iteration from these between
+ * the sizes they span (cgm_device_model.cpu_iter). Kernel "iter", variant "cpu", m the iteration's
+ * transactions (cgm_iter_bytes), per block size and precision. The first precision's solves also
+ * give their setup (the layout and vectors) beside its bytes (kernel "setup"): the tuner's setup
+ * model of the CPU (cgm_setup_fit), as a GPU's iteration sweeps give its own. */
 static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
   mb_grid k[16];
   const int nk = iter_grids(R->o->quick, k) - (R->o->busy ? 1 : 0); /* busy: not the largest */
@@ -207,10 +201,9 @@ static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
         cgm_solve_result res;
         mb_timing t;
         bool steady = false;
-        /* 32 iterations (single precision's residual on the grids of
-         * 512-1728 rows is gone to zero after 40-63), 8 on the 16 rows of 4^2
-         * (solved in 16), 12 of milliseconds each past 32^3; fewer where
-         * other work slows them (mb_iters_within) */
+        /* 32 iterations (single precision's residual on the grids of 512-1728 rows is gone to zero
+         * after 40-63), 8 on the 16 rows of 4^2 (solved in 16), 12 of milliseconds each past 32^3;
+         * fewer where other work slows them (mb_iters_within) */
         const int want = A.nrows > 32768 ? 12 : A.nrows < 32 ? 8 : 32;
         const int iters = mb_iters_within(want, 8, wall, quiet);
         if ((st = mb_solve_steady(&A, &o, iters, &res, &t, &steady, err))) break;

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The sweeps of a `cuda:K` device. Kernels are timed the way the solver runs
- * them: R launches captured in a CUDA graph, the low quantile of replays
- * settled after a warm-up replay (settle.c), divided by R (so launch gaps
- * are those of the solver's graphs). The CG kernels and the SpMV are the solver's own launchers;
- * the plain loads (paper Fig. 5) are a kernel of their own here, since the solver has none. The
- * cuSPARSE baseline, our solver's whole iterations (iter_sweeps.c) and multi-GPU iterations are
- * timed through cgm_solve itself. */
+/* The sweeps of a `cuda:K` device. Kernels are timed the way the solver runs them: R launches
+ * captured in a CUDA graph, the low quantile of replays settled after a warm-up replay (settle.c),
+ * divided by R (so launch gaps are those of the solver's graphs). The CG kernels and the SpMV are
+ * the solver's own launchers; the plain loads (paper Fig. 5) are a kernel of their own here, since
+ * the solver has none. The cuSPARSE baseline, our solver's whole iterations (iter_sweeps.c) and
+ * multi-GPU iterations are timed through cgm_solve itself. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -22,10 +21,9 @@ namespace {
 
 struct layout_pool;
 
-/* The SpMV sweep's device, one a precision, kept from one matrix to the
- * next and grown when a matrix needs more: a device's set-up and teardown
- * (streams, events, pinned state, a dozen allocations) for each of the
- * hundreds of matrices cost a quick calibration seconds. */
+/* The SpMV sweep's device, one a precision, kept from one matrix to the next and grown when a
+ * matrix needs more: a device's set-up and teardown (streams, events, pinned state, a dozen
+ * allocations) for each of the hundreds of matrices cost a quick calibration seconds. */
 struct spmv_rig {
   cgm_cuda_dev d;      /* d.dev < 0: not made yet */
   int64_t rows, v_len; /* what d was made for */
@@ -60,9 +58,8 @@ double replay_time(void *ctx, int) {
   return p->e == cudaSuccess ? ms * 1e-3 / p->R : -1.0;
 }
 
-/* Seconds per launch of enqueue(), R launches per graph: the replays
- * settled as the CPU's kernels are (settle.c; another process on the GPU
- * takes its time slices), at least `replays` of them. */
+/* Seconds per launch of enqueue(), R launches per graph: the replays settled as the CPU's kernels
+ * are (settle.c; another process on the GPU takes its time slices), at least `replays` of them. */
 template <typename F>
 cgm_status graph_time(cudaStream_t s, int R, int replays, F enqueue, mb_timing *out,
                       cgm_error *err) {
@@ -165,12 +162,10 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
     o.n = 1;
     for (int e = rg.lo; e <= rg.hi && !st; e += rg.step) {
       const int64_t m = (int64_t)1 << e;
-      /* Each launch of a graph reads its own set of k vectors while the
-       * pool of 8 x 2^hi elements holds R sets: R launches then span far
-       * more than the L2, and every size is timed from HBM as the large
-       * problems run (one set reused would be timed from the 50 MB L2 at
-       * 2^19-2^22 elements: CG5 4.7 TB/s there, 3.2 from HBM, a bump no
-       * sigmoid of Eq. 3 follows). */
+      /* Each launch of a graph reads its own set of k vectors while the pool of 8 x 2^hi elements
+       * holds R sets: R launches then span far more than the L2, and every size is timed from HBM
+       * as the large problems run (one set reused would be timed from the 50 MB L2 at 2^19-2^22
+       * elements: CG5 4.7 TB/s there, 3.2 from HBM, a bump no sigmoid of Eq. 3 follows). */
       auto set_of = [&](int k, int64_t &calls) {
         int64_t P = 8 * mmax / ((int64_t)k * m);
         T *b = base + (calls % (P > 0 ? P : 1)) * k * m;
@@ -233,12 +228,11 @@ out:
 
 /* ------------------------------------------------------------- SpMV --- */
 
-/* Copies of a layout on the device, cycled through by the launches of one
- * graph: like the vector sweeps, each launch then reads a matrix the
- * previous ones did not leave in the L2. One copy reused was timed from
- * the 50 MB L2 at mid sizes, a bump between the small and the large
- * matrices that no sigmoid of Eq. 3 follows (mesh SpMV fits at N = 2, 4, 8
- * in fp64 had R^2 0.96-0.976). Copy 0 is the matrix itself. */
+/* Copies of a layout on the device, cycled through by the launches of one graph: like the vector
+ * sweeps, each launch then reads a matrix the previous ones did not leave in the L2. One copy
+ * reused was timed from the 50 MB L2 at mid sizes, a bump between the small and the large matrices
+ * that no sigmoid of Eq. 3 follows (mesh SpMV fits at N = 2, 4, 8 in fp64 had R^2 0.96-0.976). Copy
+ * 0 is the matrix itself. */
 struct layout_pool {
   enum { MAX = 32 };
   cgm_dev_layout L[MAX];
@@ -403,9 +397,8 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
 
 /* ------------------------------------- whole iterations through solve --- */
 
-/* The 2D floor grid (mb_grid), then 3D grids from 8^3 to 256^3 (quick:
- * every other): from halos of a few hundred bytes, where an exchange is its
- * latency, to 16.8M rows. */
+/* The 2D floor grid (mb_grid), then 3D grids from 8^3 to 256^3 (quick: every other): from halos of
+ * a few hundred bytes, where an exchange is its latency, to 16.8M rows. */
 static int grid_sizes(bool quick, mb_grid *k) {
   const int all[] = {8, 12, 16, 24, 32, 48, 64, 96, 128, 160, 192, 224, 256};
   int c = 0;
@@ -436,10 +429,9 @@ cgm_status solve_sample(run_t *R, const cgm_csr *A, cgm_backend be, int gpus, cg
   return mb_solve_timed(A, &o, solve_iters(R), res, NULL, err);
 }
 
-/* The whole-solve samples (cuSPARSE; on several GPUs every exchange mode)
- * of every grid, each grid made once for both precisions (a 256^3 grid
- * takes the host a second or two), then our solver's whole iterations on
- * one GPU per precision and block size. */
+/* The whole-solve samples (cuSPARSE; on several GPUs every exchange mode) of every grid, each grid
+ * made once for both precisions (a 256^3 grid takes the host a second or two), then our solver's
+ * whole iterations on one GPU per precision and block size. */
 cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
   mb_grid ks[16];
   int nk = grid_sizes(R->o->quick, ks);
@@ -490,11 +482,10 @@ cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
 
 /* ------------------------------------------- the host-staged exchange --- */
 
-/* The exchange of x elements among G = 2..8 GPUs through pinned host
- * memory (Eq. 9), timed on one: the host loop's own calls (host_loop.cu: two
- * reductions, the vector's parts down and up, the state's copy, every
- * stream's synchronisation) with every GPU this one, so the x G elements all
- * of them copy cross its link. x = 2^8..2^22 (quick: every other). */
+/* The exchange of x elements among G = 2..8 GPUs through pinned host memory (Eq. 9), timed on one:
+ * the host loop's own calls (host_loop.cu: two reductions, the vector's parts down and up, the
+ * state's copy, every stream's synchronisation) with every GPU this one, so the x G elements all of
+ * them copy cross its link. x = 2^8..2^22 (quick: every other). */
 struct staged {
   gpu_solver S;
   int step;

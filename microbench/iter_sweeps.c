@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Whole iterations of our solver, timed through cgm_solve itself, for the
- * refined model's iteration, row and band curves of a GPU (docs/model.md): the
- * sum of three separately timed kernels misses what an iteration of the
- * solver really costs at small sizes (one launch floor for the whole graph,
- * not three), and a bandwidth curve misses the thread that walks the
- * longest row, alone (arrows) or among as long ones (bands). A CPU has neither (its kernels' sum is
- * its iteration, and its threads share the rows): its model keeps the kernel curves. */
+/* Whole iterations of our solver, timed through cgm_solve itself, for the refined model's
+ * iteration, row and band curves of a GPU (docs/model.md): the sum of three separately timed
+ * kernels misses what an iteration of the solver really costs at small sizes (one launch floor for
+ * the whole graph, not three), and a bandwidth curve misses the thread that walks the longest row,
+ * alone (arrows) or among as long ones (bands). A CPU has neither (its kernels' sum is its
+ * iteration, and its threads share the rows): its model keeps the kernel curves. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,10 +48,9 @@ cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxi
   o.maxiter = maxiter;
   o.tol = 1e-300; /* a fixed number of iterations */
   o.fixed_count = true;
-  /* The sweeps' matrices are made SPD here (Poisson grids, diagonally
-   * dominant arrows, bands and their renumberings): the matrix's checks
-   * (every entry's mirror searched, 117M entries at 256^3) would time the
-   * host, not the solve, in a calibration that has 30 s. */
+  /* The sweeps' matrices are made SPD here (Poisson grids, diagonally dominant arrows, bands and
+   * their renumberings): the matrix's checks (every entry's mirror searched, 117M entries at 256^3)
+   * would time the host, not the solve, in a calibration that has 30 s. */
   o.matrix_checked = true;
   /* On the CPU each iteration is timed: other work held a team of 2 up at
    * most barriers, and the median with it (a GPU's graphs a monitor breaks) */
@@ -73,11 +71,10 @@ cgm_status mb_solve_steady(const cgm_csr *A, const cgm_solve_opts *base, int max
   cgm_status st = mb_solve_timed(A, base, maxiter, res, t, err);
   *steady = !st && res->iterations >= maxiter;
   if (st || *steady) return st;
-  /* A single-precision solve may stop early, its residual gone to zero (an
-   * arrow of 4096 entries a row at N = 8 lost so 1 of a quick row curve's 4
-   * samples, and with it the curve; the gather sweep's random matrix its
-   * single-precision sample): timed again over the graphs of 32 iterations
-   * it did run, the warm-up and at least one more. */
+  /* A single-precision solve may stop early, its residual gone to zero (an arrow of 4096 entries a
+   * row at N = 8 lost so 1 of a quick row curve's 4 samples, and with it the curve; the gather
+   * sweep's random matrix its single-precision sample): timed again over the graphs of 32
+   * iterations it did run, the warm-up and at least one more. */
   const int ran = res->iterations / 32 * 32;
   if (ran >= 64) {
     st = mb_solve_timed(A, base, ran, res, t, err);
@@ -121,13 +118,11 @@ cgm_status mb_shapes_end(mb_shapes *v, cgm_status st, cgm_locality_sample **out,
   return st;
 }
 
-/* The meshes: the 2D floor grid (mb_grid), then 3D Poisson from 512 rows
- * to past the caches. With programmatic dependent launch a tiny matrix's
- * iteration is 0.5-1.5 us under that of Poisson 8^3 at N >= 2, hence the
- * floor grid. The rows are short (5-7 entries), so the curve is the
- * bandwidth's and the floor's alone; long rows are the row curve's
- * (elasticity's 81 entries a row make its small grids slower than their
- * bytes say). Quick: the floor grid replaces 8^3. */
+/* The meshes: the 2D floor grid (mb_grid), then 3D Poisson from 512 rows to past the caches. With
+ * programmatic dependent launch a tiny matrix's iteration is 0.5-1.5 us under that of Poisson 8^3
+ * at N >= 2, hence the floor grid. The rows are short (5-7 entries), so the curve is the
+ * bandwidth's and the floor's alone; long rows are the row curve's (elasticity's 81 entries a row
+ * make its small grids slower than their bytes say). Quick: the floor grid replaces 8^3. */
 static int mesh_list(bool quick, int max_grid, mb_grid *k) {
   static const int full[] = {8, 12, 16, 24, 32, 48, 64, 96, 128, 160}, fast[] = {16, 32, 64, 128};
   const int *p = quick ? fast : full;
@@ -174,9 +169,8 @@ static cgm_status one(const cgm_csr *A, const cgm_solve_opts *o, int maxiter, co
   const int n = o->layout.n, w = o->precision == CGM_PREC_SINGLE ? 4 : 8;
   double bytes;
   cgm_status st;
-  /* The plan of what this solve builds: the mesh curve's m is its
-   * iteration's bytes, the row and band curves' the walk of its longest
-   * block row with its B_x. */
+  /* The plan of what this solve builds: the mesh curve's m is its iteration's bytes, the row and
+   * band curves' the walk of its longest block row with its B_x. */
   cgm_plan plan;
   if ((st = cgm_solve_plan(A, o, &plan, err))) return st;
   const cgm_segment_shape s = cgm_refined_shape(&plan, 0);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Microbenchmarks: timings of the solver's own kernels (never copies) and of
- * the device's memory system, the low quantile of timings settled after a
- * warm-up (settle.c). */
+/* Microbenchmarks: timings of the solver's own kernels (never copies) and of the device's memory
+ * system, the low quantile of timings settled after a warm-up (settle.c). */
 #ifndef CGM_MICROBENCH_MICROBENCH_H
 #define CGM_MICROBENCH_MICROBENCH_H
 
@@ -42,10 +41,9 @@ typedef int (*cgm_mb_sink)(void *ctx, const cgm_sample *s);
 /* Called between measurements: the stage and the fraction of the run done. */
 typedef void (*cgm_mb_progress)(void *ctx, const char *stage, double done);
 
-/* Runs every sweep of the device: the solver's own kernels (CG4, CG5, the
- * SpMV per block size on dense-block and realistic matrices), on CUDA also
- * plain loads (paper Fig. 5), the dot reduction, the cuSPARSE baseline's
- * iteration and, with gpus > 1, whole multi-GPU iterations per exchange
+/* Runs every sweep of the device: the solver's own kernels (CG4, CG5, the SpMV per block size on
+ * dense-block and realistic matrices), on CUDA also plain loads (paper Fig. 5), the dot reduction,
+ * the cuSPARSE baseline's iteration and, with gpus > 1, whole multi-GPU iterations per exchange
  * mode, else the host-staged exchange of 2..8 GPUs timed on one. Inputs are never zero; each sample
  * is its timings' low quantile, with their spread and whether they settled (settle.c). */
 cgm_status cgm_mb_run(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress, void *ctx,
@@ -55,9 +53,8 @@ cgm_status cgm_mb_run(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress pr
  * `seconds`: about 1 on a quiet machine, 1/2 beside as many busy threads. */
 double cgm_mb_cpu_share(int threads, double seconds);
 
-/* One iteration of the locality sweep: its configuration, the refined
- * model's shape of it (with the sectors of x its slices read) and the
- * measured median seconds. */
+/* One iteration of the locality sweep: its configuration, the refined model's shape of it (with the
+ * sectors of x its slices read) and the measured median seconds. */
 typedef struct cgm_locality_sample {
   int block, precision;
   int group; /* the mesh: its numberings share the bytes (cgm_fit_x_coef's groups) */
@@ -66,12 +63,10 @@ typedef struct cgm_locality_sample {
   char source[48]; /* "poisson3d:20:w64": mesh, size, shuffle window (0: random) */
 } cgm_locality_sample;
 
-/* The locality sweep: a 3D Poisson grid and a 3D elasticity grid, each
- * numbered naturally, shuffled within windows of 64 and 4096 rows, and at
- * random (the bytes fixed, the locality varying), solved for a fixed number
- * of iterations at N = 1 (the one block size whose bytes a renumbering
- * keeps) and each precision of `precisions`
- * with base's backend (one device). *out is malloc'ed. */
+/* The locality sweep: a 3D Poisson grid and a 3D elasticity grid, each numbered naturally, shuffled
+ * within windows of 64 and 4096 rows, and at random (the bytes fixed, the locality varying), solved
+ * for a fixed number of iterations at N = 1 (the one block size whose bytes a renumbering keeps)
+ * and each precision of `precisions` with base's backend (one device). *out is malloc'ed. */
 cgm_status cgm_mb_locality_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
                                  cgm_locality_sample **out, int *count, cgm_error *err);
 
@@ -86,17 +81,15 @@ cgm_status cgm_mb_locality_sweep(const cgm_solve_opts *base, unsigned precisions
 cgm_status cgm_mb_scatter_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
                                 cgm_locality_sample **out, int *count, cgm_error *err);
 
-/* The band-load sweep: bands of CGM_BAND_LOAD_WIDTH x CGM_BAND_ROWS rows
- * whose block rows are 8 and 32 blocks long (quick: 32), at every block
- * size and each precision of `precisions`, solved for a fixed number of
- * iterations with base's backend (a GPU). *out is malloc'ed. */
+/* The band-load sweep: bands of CGM_BAND_LOAD_WIDTH x CGM_BAND_ROWS rows whose block rows are 8 and
+ * 32 blocks long (quick: 32), at every block size and each precision of `precisions`, solved for a
+ * fixed number of iterations with base's backend (a GPU). *out is malloc'ed. */
 cgm_status cgm_mb_band_load_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
                                   cgm_locality_sample **out, int *count, cgm_error *err);
 
-/* The gather sweep: uniform random SPD matrices of CGM_GATHER_ROWS and
- * CGM_GATHER_ROWS_SMALL rows (a sector of x a nonzero), solved for a fixed
- * number of iterations at N = 1 in each precision of `precisions` with
- * base's backend (a GPU), the larger first. *out is malloc'ed. */
+/* The gather sweep: uniform random SPD matrices of CGM_GATHER_ROWS and CGM_GATHER_ROWS_SMALL rows
+ * (a sector of x a nonzero), solved for a fixed number of iterations at N = 1 in each precision of
+ * `precisions` with base's backend (a GPU), the larger first. *out is malloc'ed. */
 cgm_status cgm_mb_gather_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
                                cgm_locality_sample **out, int *count, cgm_error *err);
 

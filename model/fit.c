@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Fitting Eq. 3 to throughput samples with GSL's nonlinear least squares
- * (trust region, Levenberg-Marquardt), as the paper does (Sec. 5.1, ref. 33).
- *
- * The solver works on u = log2 m and on q = (mu, ln sigma, ln nu), so that
- * every iterate has sigma > 0 and nu > 0; standard errors are reported for
- * (mu, sigma, nu) from the Jacobian in those parameters. docs/model.md
- * describes the procedure (starts, avg vs max fit, checks). */
+/* Fitting Eq. 3 to throughput samples with GSL's nonlinear least squares (trust region,
+ * Levenberg-Marquardt), as the paper does (Sec. 5.1, ref. 33). The solver works on u = log2 m and
+ * on q = (mu, ln sigma, ln nu), so that every iterate has sigma > 0 and nu > 0; standard errors are
+ * reported for (mu, sigma, nu) from the Jacobian in those parameters. docs/model.md describes the
+ * procedure (starts, avg vs max fit, checks). */
 #include "cgmodel/model.h"
 
 #include <math.h>
@@ -142,11 +140,10 @@ bool cgm_fit_bounded(const cgm_sigmoid *p, double m_lo, double m_hi, double bmax
   return false;
 }
 
-/* A converged minimum can still be a curve the data do not determine (the
- * solver ran off to a limit, or the samples see only part of the sigmoid):
- * reject those, and those out of bounds. u_lo..u_hi is the data's range in
- * log2 m and bmax the largest sample. The standard errors must already be
- * in r. */
+/* A converged minimum can still be a curve the data do not determine (the solver ran off to a
+ * limit, or the samples see only part of the sigmoid): reject those, and those out of bounds.
+ * u_lo..u_hi is the data's range in log2 m and bmax the largest sample. The standard errors must
+ * already be in r. */
 static bool physical(fit_run *r, double u_lo, double u_hi, double bmax) {
   double span = u_hi - u_lo;
   const cgm_sigmoid p = {r->mu, r->sigma, r->nu};
@@ -209,10 +206,9 @@ static void std_errors(const fit_data *d, fit_run *r, gsl_matrix *J, gsl_matrix 
   }
 }
 
-/* Multi-start LM on (u, b), u sorted ascending, n >= 4 with >= 3 distinct u.
- * Keeps the converged run with the smallest chi^2; if none converged, the
- * run with the smallest chi^2 and ok = false. CGM_ERUNTIME if GSL cannot
- * allocate. */
+/* Multi-start LM on (u, b), u sorted ascending, n >= 4 with >= 3 distinct u. Keeps the converged
+ * run with the smallest chi^2; if none converged, the run with the smallest chi^2 and ok = false.
+ * CGM_ERUNTIME if GSL cannot allocate. */
 static cgm_status fit_points(const double *u, const double *b, size_t n, bool relative,
                              fit_run *best, cgm_error *err) {
   memset(best, 0, sizeof *best);
@@ -356,10 +352,9 @@ cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind
              fr.reason);
   goodness(&out->p, u, bb, nfit, &out->rms, &out->r2);
 
-  /* Max fit: scale the curve up (nu only: mu and sigma, the shape, stay)
-   * until no sample is above it by more than tol, the rms of the fit to
-   * the bin maxima (their noise); in the all-points fallback tol = 0, so
-   * the curve passes through the sample that is highest relative to it. */
+  /* Max fit: scale the curve up (nu only: mu and sigma, the shape, stay) until no sample is above
+   * it by more than tol, the rms of the fit to the bin maxima (their noise); in the all-points
+   * fallback tol = 0, so the curve passes through the sample that is highest relative to it. */
   if (lift && out->converged) {
     tol = all_points ? 0.0 : out->rms;
     double k = 1.0;

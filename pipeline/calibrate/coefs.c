@@ -61,9 +61,8 @@ static void pick(sweep *w, int p, int block, int group, const cgm_device_model *
   }
 }
 
-/* Appends a fitted coefficient (its name, precision, value, rms and the
- * samples it was fitted on) to the calibration's list; a block size's
- * name is family followed by the size. */
+/* Appends a fitted coefficient (its name, precision, value, rms and the samples it was fitted on)
+ * to the calibration's list; a block size's name is family followed by the size. */
 static void coef_push(cgm_db_coef *coef, int *ncoef, const char *family, int block, int p,
                       double value, double rms, int n) {
   cgm_db_coef *q = &coef[(*ncoef)++];
@@ -75,9 +74,8 @@ static void coef_push(cgm_db_coef *coef, int *ncoef, const char *family, int blo
   q->n = n;
 }
 
-/* The model of precision p from the fits and the coefficients fitted so
- * far (the locality term, the row-scatter terms, the gather rate), as a
- * tuner device will load it. */
+/* The model of precision p from the fits and the coefficients fitted so far (the locality term, the
+ * row-scatter terms, the gather rate), as a tuner device will load it. */
 static void model_with_coefs(const calibrate_fits *F, int p, const cgm_db_coef *coef, int ncoef,
                              cgm_device_model *m) {
   calibrate_model_from_fits(F, p, m);
@@ -108,10 +106,9 @@ cgm_status calibrate_fit_locality(const cgm_calibrate_opts *o, const char *devic
   return sweep_end(&w, st);
 }
 
-/* The row-scatter sweep on a GPU and the coefficient of each block size and
- * precision, fitted with the row curves just made (docs/model.md, "The walk
- * of a scattered row"), appended to coef. A block size whose row curve is
- * missing gets none. */
+/* The row-scatter sweep on a GPU and the coefficient of each block size and precision, fitted with
+ * the row curves just made (docs/model.md, "The walk of a scattered row"), appended to coef. A
+ * block size whose row curve is missing gets none. */
 cgm_status calibrate_fit_scatter(const cgm_calibrate_opts *o, const calibrate_fits *F,
                                  cgm_db_coef *coef, int *ncoef, cgm_error *err) {
   sweep w;
@@ -137,10 +134,9 @@ cgm_status calibrate_fit_scatter(const cgm_calibrate_opts *o, const calibrate_fi
   return sweep_end(&w, st);
 }
 
-/* The band-load sweep on a GPU and the fraction of each block size and
- * precision, fitted with the curves and coefficients just made
- * (docs/model.md, "The walk under load"), appended to coef. A block size
- * without a band curve gets none. */
+/* The band-load sweep on a GPU and the fraction of each block size and precision, fitted with the
+ * curves and coefficients just made (docs/model.md, "The walk under load"), appended to coef. A
+ * block size without a band curve gets none. */
 cgm_status calibrate_fit_band_load(const cgm_calibrate_opts *o, const calibrate_fits *F,
                                    cgm_db_coef *coef, int *ncoef, cgm_error *err) {
   sweep w;
@@ -162,10 +158,9 @@ cgm_status calibrate_fit_band_load(const cgm_calibrate_opts *o, const calibrate_
   return sweep_end(&w, st);
 }
 
-/* The gather sweep on the device and the gather rate of each precision and
- * matrix, fitted with the curves and the locality coefficient just made
- * (docs/model.md, "Gathers of x"), appended to coef. A sample that runs no
- * slower than its bytes say gives none; the smaller matrix's rate is kept
+/* The gather sweep on the device and the gather rate of each precision and matrix, fitted with the
+ * curves and the locality coefficient just made (docs/model.md, "Gathers of x"), appended to coef.
+ * A sample that runs no slower than its bytes say gives none; the smaller matrix's rate is kept
  * only beside the larger one's. */
 cgm_status calibrate_fit_gather(const cgm_calibrate_opts *o, const char *device,
                                 const calibrate_fits *F, cgm_db_coef *coef, int *ncoef,

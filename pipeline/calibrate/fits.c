@@ -24,17 +24,14 @@ static void report_failure(cgm_calibration_report *rep, int ri, const char *kern
     snprintf(buf + l, cap - l, "%s", l ? "; ..." : "...");
 }
 
-/* More data never takes less time, nor over 16x the time per byte of less
- * (leaving the caches costs a CPU 3-5x). Against the samples of its
- * kernel's group (the SpMV's on meshes, 2x apart at most at one size), a
- * timing over 3x that of one with as much data or more, of a millisecond
- * and more over half that of one with 16x the data, or over 16x that of one
- * with less data scaled up to its own, was set by other work throughout,
- * however stable: unsettled. Seen on a 2-core VM: a 9 us SpMV at 5.9 ms
- * (its scheduler slice) every time; iterations of 256 rows to 64^3 all a
- * slice, or of 32^3 to 64^3 84-251 ms (predictions off 60-210x); a quick
- * SpMV at a fifth of its twin's rate, whose fit fell 10x under the small
- * sizes. */
+/* More data never takes less time, nor over 16x the time per byte of less (leaving the caches costs
+ * a CPU 3-5x). Against the samples of its kernel's group (the SpMV's on meshes, 2x apart at most at
+ * one size), a timing over 3x that of one with as much data or more, of a millisecond and more over
+ * half that of one with 16x the data, or over 16x that of one with less data scaled up to its own,
+ * was set by other work throughout, however stable: unsettled. Seen on a 2-core VM: a 9 us SpMV at
+ * 5.9 ms (its scheduler slice) every time; iterations of 256 rows to 64^3 all a slice, or of 32^3
+ * to 64^3 84-251 ms (predictions off 60-210x); a quick SpMV at a fifth of its twin's rate, whose
+ * fit fell 10x under the small sizes. */
 void calibrate_mark_impossible(cgm_sample_vec *sv) {
   static const char *const timed[] = {"cg4", "cg5", "red", "load", "spmv", "iter", "cusparse"};
   for (int i = 0; i < sv->n; i++)
@@ -53,11 +50,10 @@ void calibrate_mark_impossible(cgm_sample_vec *sv) {
     }
 }
 
-/* Fits one group (pipeline_in_group): avg, max and rel fits, and where
- * the curve falls past its peak, rel over the sizes up to it and rel-hi
- * past it; where rel fails, an interp row (the samples' interpolation
- * serves). Samples whose timings never settled are left out while 4 or
- * more of the group's did. */
+/* Fits one group (pipeline_in_group): avg, max and rel fits, and where the curve falls past its
+ * peak, rel over the sizes up to it and rel-hi past it; where rel fails, an interp row (the
+ * samples' interpolation serves). Samples whose timings never settled are left out while 4 or more
+ * of the group's did. */
 static cgm_status fit_group(const cgm_sample_vec *sv, const char *kernel, const char *variant,
                             int prec, int block, cgm_db_fit *fits, int *nfits, int max_fits,
                             cgm_calibration_report *rep, int ri) {
@@ -228,12 +224,10 @@ cgm_status calibrate_fit_all(cgm_sample_vec *sv, unsigned precisions, const cgm_
     }
     for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
       int n = cgm_block_sizes[b];
-      /* "mesh": the SpMV samples of Poisson grids, whichever variant
-       * (dense-block or real) measured them, as the iteration curve
-       * "iter"/"mesh" does. Elasticity's long rows are walk-bound at mid
-       * sizes (2-2.5x below Poisson at the same bytes for N >= 2 on an
-       * H100) and stay in "real" and "all": with them the 2x2 fp64 fit
-       * was R^2 0.970. */
+      /* "mesh": the SpMV samples of Poisson grids, whichever variant (dense-block or real) measured
+       * them, as the iteration curve "iter"/"mesh" does. Elasticity's long rows are walk-bound at
+       * mid sizes (2-2.5x below Poisson at the same bytes for N >= 2 on an H100) and stay in "real"
+       * and "all": with them the 2x2 fp64 fit was R^2 0.970. */
       static const char *const groups[][2] = {{"spmv", "dense"}, {"spmv", "real"}, {"spmv", "all"},
                                               {"spmv", "mesh"},  {"iter", "mesh"}, {"iter", "row"},
                                               {"iter", "band"},  {"iter", "meshc"}};
