@@ -44,9 +44,10 @@ static void print_human(const cgm_devices_report *r, const char *db_opt) {
     printf("database    %s: %s\n", db, r->database_error);
   else
     printf("database    %s%s\n", db, r->database_present ? "" : " (does not exist)");
-  printf("\ncpu         %s, %d core%s, %d thread%s (OpenMP), %.1f GiB\n", r->cpu_model, r->cores,
-         r->cores == 1 ? "" : "s", r->threads, r->threads == 1 ? "" : "s",
-         r->host_memory / 1073741824.0);
+  char wait[96];
+  printf("\ncpu         %s, %d core%s, %d thread%s (OpenMP, %s), %.1f GiB\n", r->cpu_model,
+         r->cores, r->cores == 1 ? "" : "s", r->threads, r->threads == 1 ? "" : "s",
+         cli_env_openmp_wait_said(wait, sizeof wait), r->host_memory / 1073741824.0);
   print_calibration(&r->cpu_cal, db_opt);
   if (r->gpus_present == 0) {
     printf("\ngpus        none%s\n", r->cuda_build ? "" : " (this build has no CUDA backend)");

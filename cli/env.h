@@ -29,6 +29,14 @@ const char *cli_env_db_path(char *buf, size_t n);
  * (CGM_DB_READONLY) whatever its permissions, which root ignores. */
 bool cli_env_db_readonly(void);
 
+/* libgomp spins GOMP_SPINCOUNT rounds (300,000: tens of milliseconds) at a barrier before it
+ * sleeps, and reads it when it loads. Unless the user set it or OMP_WAIT_POLICY, sets it to
+ * CLI_SPINCOUNT and starts this program again (execv of /proc/self/exe; where that fails, goes on
+ * as it is). `how` (n bytes) says the setting in force: "GOMP_SPINCOUNT=10000". */
+#define CLI_SPINCOUNT "10000"
+void cli_env_openmp_wait(char **argv);
+const char *cli_env_openmp_wait_said(char *how, size_t n);
+
 /* Whether this process was started by an MPI launcher (mpirun, mpiexec, srun): Open MPI's
  * OMPI_COMM_WORLD_SIZE, or PMI_SIZE / PMIX_RANK of the process managers, is set. */
 int cli_env_under_mpi(void);

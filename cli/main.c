@@ -27,6 +27,7 @@ static int refuse_under_mpi(const char *name) {
 }
 
 int main(int argc, char **argv) {
+  cli_env_openmp_wait(argv);
   if (argc < 2) {
     cli_usage(stderr);
     return 2;
