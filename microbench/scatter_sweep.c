@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The row-scatter sweep (docs/model.md, "The walk of a scattered row"):
- * arrows whose long row reads x at random places, a line of x a step,
- * timed as whole iterations like the row curve's in-order arrows, at every
- * block size and precision. The difference from the row curve's pace is the
- * row-scatter coefficient (cgm_fit_scatter_coef). GPU only: a CPU's model
- * has no walk. */
+/* The row-scatter sweep (docs/model.md, "The walk of a scattered row"): arrows whose long row reads
+ * x at random places, a line of x a step, timed as whole iterations like the row curve's in-order
+ * arrows, at every block size and precision. The difference from the row curve's pace is the
+ * row-scatter coefficient (cgm_fit_scatter_coef). GPU only: a CPU's model has no walk. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +12,8 @@
 #include "microbench/microbench.h"
 #include "microbench/sweep_plan.h"
 
-/* 65536 rows: 128 blocks of 8 at random among 8192 block columns rarely
- * share a line, and the tridiagonal under them is a few microseconds of
- * bytes, under the walk of 64 blocks and more. */
+/* 65536 rows: 128 blocks of 8 at random among 8192 block columns rarely share a line, and the
+ * tridiagonal under them is a few microseconds of bytes, under the walk of 64 blocks and more. */
 enum { SCATTER_ROWS = 65536 };
 
 /* The arrows' long rows, in blocks: at most CGM_LONG_ROW (a longer block
@@ -27,9 +24,8 @@ static const int full_lengths[] = {64, CGM_LONG_ROW}, quick_lengths[] = {CGM_LON
  * 128; a walk of 8 blocks is near the floor). */
 static const int full_bands[] = {8, 32, 128}, quick_bands[] = {32};
 
-/* The band of CGM_BAND_ROWS rows whose block rows (of n) are about L
- * blocks long, renumbered at random a block row at a time: the same blocks,
- * their columns scattered. */
+/* The band of CGM_BAND_ROWS rows whose block rows (of n) are about L blocks long, renumbered at
+ * random a block row at a time: the same blocks, their columns scattered. */
 static cgm_status scattered_band(int n, int L, uint64_t seed, cgm_csr *B, cgm_error *err) {
   const int32_t h = mb_band_half(n, L), nb = CGM_BAND_ROWS / n;
   cgm_csr A;

@@ -162,10 +162,9 @@ static double inf_norm(const cgm_csr *A) {
   return m;
 }
 
-/* A breakdown (p . Ap <= 0) blames the matrix only when that is
- * established: a negative Ritz value of a short Lanczos run in double. In
- * single precision, or after a long drift, rounding alone can break CG on
- * an SPD matrix; the message then says so instead. */
+/* A breakdown (p . Ap <= 0) blames the matrix only when that is established: a negative Ritz value
+ * of a short Lanczos run in double. In single precision, or after a long drift, rounding alone can
+ * break CG on an SPD matrix; the message then says so instead. */
 static void breakdown_verdict(const cgm_csr *A, cgm_precision p, cgm_solve_result *res) {
   static const char blame[] = ", the matrix is not positive definite";
   char *tail = strstr(res->stop_reason, blame);
@@ -307,12 +306,11 @@ static cgm_status run_backend(const cgm_problem *pb, cgm_solve_result *res, cgm_
   return cgm_fail(err, CGM_EINPUT, "unknown backend %d", (int)o->backend);
 }
 
-/* Block-Jacobi's set-up, shared by the backends: the inverses of the
- * diagonal blocks of the layout's size (of A as the backend sees it, after
- * any reordering), and for our CUDA kernels the blocks. A block that is not
- * positive definite refuses the solve as a non-positive diagonal does
- * (cgm_solve_check_matrix): CGM_ENOCONV, res->refused, nothing run, the
- * initial guess's residual reported. */
+/* Block-Jacobi's set-up, shared by the backends: the inverses of the diagonal blocks of the
+ * layout's size (of A as the backend sees it, after any reordering), and for our CUDA kernels the
+ * blocks. A block that is not positive definite refuses the solve as a non-positive diagonal does
+ * (cgm_solve_check_matrix): CGM_ENOCONV, res->refused, nothing run, the initial guess's residual
+ * reported. */
 static cgm_status block_jacobi(const cgm_csr *A, const double *b, const double *x,
                                const cgm_problem *pb, double **binv, double **bblk,
                                cgm_solve_result *res, cgm_error *err) {
@@ -360,10 +358,9 @@ cgm_status cgm_solve_overflow(cgm_solve_result *res, int32_t i, double y, double
 
 cgm_status cgm_solve_conclude(cgm_status st, cgm_precision p, double tol, const cgm_error *err,
                               cgm_solve_result *res) {
-  /* Converged means the returned x is finite and its residual, recomputed
-   * on the system as given, meets the target: a solver's recursive
-   * residual can drift from it (single precision, ill conditioning), and
-   * scaling back can overflow (x = 1e308 / 1e-308). */
+  /* Converged means the returned x is finite and its residual, recomputed on the system as given,
+   * meets the target: a solver's recursive residual can drift from it (single precision, ill
+   * conditioning), and scaling back can overflow (x = 1e308 / 1e-308). */
   if (st == CGM_OK && !(res->relative_residual <= tol)) {
     res->converged = false;
     snprintf(res->stop_reason, sizeof res->stop_reason,
@@ -502,11 +499,10 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   cgm_monitor_map_set(&pb.opts, &unscale, NULL, bnorm, NULL, A->nrows);
   const double time_check = cgm_now() - t_check - time_bjacobi;
   st = run_backend(&pb, res, err);
-  /* Mixed precision promises what double reaches: a single-precision
-   * iteration that stopped short of the cap (stalled, or broken down in
-   * rounding) hands over to double, from where it got if that is finite
-   * and nearer than x0 by a residual recomputed here (single can diverge,
-   * LF10 reached 1e25, and its own residual need not show it). */
+  /* Mixed precision promises what double reaches: a single-precision iteration that stopped short
+   * of the cap (stalled, or broken down in rounding) hands over to double, from where it got if
+   * that is finite and nearer than x0 by a residual recomputed here (single can diverge, LF10
+   * reached 1e25, and its own residual need not show it). */
   if (st == CGM_ENOCONV && o->precision == CGM_PREC_MIXED && o->fallback &&
       res->iterations < pb.maxiter) {
     if (!(true_residual(A, bs, ys, 1.0) < true_residual(A, b, x, bnorm))) /* NaN: x0 too */

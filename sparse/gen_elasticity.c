@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* 3D linear elasticity (isotropic, E = 1, nu = 0.3) with trilinear (Q1)
- * hexahedra on an n x n x n grid of unit cubes. The nodes on x = 0 are
- * clamped (their dofs dropped): free node (ix, iy, iz), ix >= 1, is
- * f = (ix - 1) + n (iy + (n + 1) iz), with dofs 3 f .. 3 f + 2.
- *
- * Every element is the same cube, so its 24 x 24 matrix is computed once
- * and each node's rows summed over its (up to 8) elements, in parallel, no
- * COO. The full 3 x 3 block of every pair of nodes sharing an element is
+/* 3D linear elasticity (isotropic, E = 1, nu = 0.3) with trilinear (Q1) hexahedra on an n x n x n
+ * grid of unit cubes. The nodes on x = 0 are clamped (their dofs dropped): free node (ix, iy, iz),
+ * ix >= 1, is f = (ix - 1) + n (iy + (n + 1) iz), with dofs 3 f .. 3 f + 2. Every element is the
+ * same cube, so its 24 x 24 matrix is computed once and each node's rows summed over its (up to 8)
+ * elements, in parallel, no COO. The full 3 x 3 block of every pair of nodes sharing an element is
  * stored, zeros included: the matrix is exactly 3 x 3-block structured. */
 #include "cgmodel/sparse.h"
 

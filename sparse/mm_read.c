@@ -1,16 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Matrix Market reader (docs/matrix-market.md): the grammar, read in
- * parallel with the result and the first error ("path:LINE: message") of a
- * line-by-line reader, whatever the threads.
- *
- * The header is read line by line. The body is cut into chunks of whole
- * lines, parsed by OpenMP tasks while the source (sparse/mm_source.h) reads
- * the next piece. A chunk knows neither its first line's number nor the
- * entries before it, so it counts its own and keeps its first error
- * relative to itself; walking the chunks in file order gives the global
- * line numbers, the entry one too many and the first entry of each
- * triangle of a symmetric file. A piece is freed once walked and reading
- * stops once the verdict is known: a stream is never held whole. */
+/* Matrix Market reader (docs/matrix-market.md): the grammar, read in parallel with the result and
+ * the first error ("path:LINE: message") of a line-by-line reader, whatever the threads. The header
+ * is read line by line. The body is cut into chunks of whole lines, parsed by OpenMP tasks while
+ * the source (sparse/mm_source.h) reads the next piece. A chunk knows neither its first line's
+ * number nor the entries before it, so it counts its own and keeps its first error relative to
+ * itself; walking the chunks in file order gives the global line numbers, the entry one too many
+ * and the first entry of each triangle of a symmetric file. A piece is freed once walked and
+ * reading stops once the verdict is known: a stream is never held whole. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "cgmodel/sparse.h"

@@ -1,17 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cgmodel calibrate: sweeps -> Eq. 3 fits -> database.
- *
- * Groups of samples (kernel, variant, precision, block) get an average and a
- * maximum fit (Table 3). The SpMV gets two more groups: "all" (dense-block and
- * realistic matrices together) and "mesh" (those of them on Poisson grids,
- * blocked or not: short rows of local columns), the size-to-throughput curve
- * the refined model falls back on: its byte count reads x once, as a mesh's
- * local columns do; scattered columns, power-law rows and the 41-81-entry
- * rows of elasticity run slower than any bandwidth curve over bytes says,
- * which the row-walk and band curves model (docs/model.md). Whole
- * multi-GPU iterations ("mgpu") become exchange samples ("xfer"): the
- * iteration time minus what the single-GPU curves predict for the slowest
- * segment, over the bytes the mode moves. */
+/* cgmodel calibrate: sweeps -> Eq. 3 fits -> database. Groups of samples (kernel, variant,
+ * precision, block) get an average and a maximum fit (Table 3). The SpMV gets two more groups:
+ * "all" (dense-block and realistic matrices together) and "mesh" (those of them on Poisson grids,
+ * blocked or not: short rows of local columns), the size-to-throughput curve the refined model
+ * falls back on: its byte count reads x once, as a mesh's local columns do; scattered columns,
+ * power-law rows and the 41-81-entry rows of elasticity run slower than any bandwidth curve over
+ * bytes says, which the row-walk and band curves model (docs/model.md). Whole multi-GPU iterations
+ * ("mgpu") become exchange samples ("xfer"): the iteration time minus what the single-GPU curves
+ * predict for the slowest segment, over the bytes the mode moves. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* A solve's analysis: the database, the calibrations and this machine's
- * devices, --auto's choice, the prediction of the configuration that runs
- * and --reorder auto's verdict. What it decides is kept beside the matrix's
- * cache entry (analysis_blob in solve_steps.h), and --auto's plans too, so
- * that a warm solve reads its verdict back instead of walking the matrix;
- * a cold --auto first weighs its own cost against the most it could save. */
+/* A solve's analysis: the database, the calibrations and this machine's devices, --auto's choice,
+ * the prediction of the configuration that runs and --reorder auto's verdict. What it decides is
+ * kept beside the matrix's cache entry (analysis_blob in solve_steps.h), and --auto's plans too, so
+ * that a warm solve reads its verdict back instead of walking the matrix; a cold --auto first
+ * weighs its own cost against the most it could save. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -16,10 +15,9 @@
 #include "pipeline/solve/solve_steps.h"
 
 static const char ANALYSIS[] = "analysis";
-/* The verdicts kept beside an entry, the newest first: a user who runs one
- * matrix in several configurations (double and mixed, --auto beside them)
- * finds each of them again, where one verdict would be replaced by the
- * next configuration's each time. */
+/* The verdicts kept beside an entry, the newest first: a user who runs one matrix in several
+ * configurations (double and mixed, --auto beside them) finds each of them again, where one verdict
+ * would be replaced by the next configuration's each time. */
 enum { ANALYSIS_KEPT = 8 };
 /* 3: --auto's verdicts are kept too (the constraints in the key, the
  * configuration chosen beside the prediction); 5, 7: the mixed ratio, the storage in the key */
@@ -184,11 +182,10 @@ static bool read_back(analysis *a, const analysis_blob *key) {
   return true;
 }
 
-/* The block-Jacobi block --auto keeps: the tuner picks the block size N,
- * and a block that followed N would change the preconditioner, hence the
- * iterations, with it; a block fixed apart from N (the matrix's point
- * block, or precond_block) keeps them the same at every N, so the tuner
- * weighs set-up and time per iteration as for Jacobi (docs/precond.md). */
+/* The block-Jacobi block --auto keeps: the tuner picks the block size N, and a block that followed
+ * N would change the preconditioner, hence the iterations, with it; a block fixed apart from N (the
+ * matrix's point block, or precond_block) keeps them the same at every N, so the tuner weighs
+ * set-up and time per iteration as for Jacobi (docs/precond.md). */
 static cgm_status fix_precond_block(analysis *a, cgm_error *err) {
   cgm_solve_opts *so = &a->r->opts;
   if (so->precond == CGM_PRECOND_JACOBI) return CGM_OK;
@@ -217,9 +214,8 @@ static bool declined(analysis *a, double k) {
   return true;
 }
 
-/* Where counting the plans cannot pay: one plan from the matrix's size
- * alone (cgm_plan_uniform at N = 1, no pass over it), on which the tuner
- * still weighs the devices and the precisions. */
+/* Where counting the plans cannot pay: one plan from the matrix's size alone (cgm_plan_uniform at N
+ * = 1, no pass over it), on which the tuner still weighs the devices and the precisions. */
 static cgm_status size_plan(const cgm_csr *A, cgm_tuner_plan *tp, cgm_error *err) {
   memset(tp, 0, sizeof *tp);
   cgm_plan_opts po = cgm_plan_opts_default();

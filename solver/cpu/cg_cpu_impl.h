@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Preconditioned CG on the CPU (OpenMP) over the BCSR MBR layout, Jacobi
- * or block-Jacobi (z = M^-1 r by the inverses of the diagonal blocks),
- * written once for REAL = double and float (cg_cpu_f64.c, cg_cpu_f32.c);
- * dot products in double. The steps are Algorithm 2's fused kernels
- * (docs/model.md): CG1 r = b - A x, z = M^-1 r; SpMV+CG3 u = A v and v . u;
- * CG4 x += t v, r -= t u, r . z and r . r; CG5 v = z + s v. */
+/* Preconditioned CG on the CPU (OpenMP) over the BCSR MBR layout, Jacobi or block-Jacobi (z = M^-1
+ * r by the inverses of the diagonal blocks), written once for REAL = double and float
+ * (cg_cpu_f64.c, cg_cpu_f32.c); dot products in double. The steps are Algorithm 2's fused kernels
+ * (docs/model.md): CG1 r = b - A x, z = M^-1 r; SpMV+CG3 u = A v and v . u; CG4 x += t v, r -= t u,
+ * r . z and r . r; CG5 v = z + s v. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,15 +17,13 @@
 #define CGM_CAT(a, b) CGM_CAT_(a, b)
 #define FN(name) CGM_CAT(name, SFX)
 
-/* One slice, step-major (the blocks of a step are contiguous, Sec. 3.4),
- * with N a compile-time constant so the block products unroll and
- * vectorise; the values' format (cgm_value_set) is the kernel's too: VAL
- * of block q's element (r, c) and column word cq, COL the column in cq.
- * acc holds the slice's by * N row sums. At N = 1 and 4 a block row's sums
- * are kept in registers across its bx blocks and added to acc once (REG):
- * on the 2-core EPYC build machine 0.59-0.70x the time at N = 1 and
- * 0.77-0.83x at N = 4 (bcsstk13-16, msc00726, 1138_bus), but 1.08-1.20x at
- * N = 2 and no change at N = 8, which keep acc. */
+/* One slice, step-major (the blocks of a step are contiguous, Sec. 3.4), with N a compile-time
+ * constant so the block products unroll and vectorise; the values' format (cgm_value_set) is the
+ * kernel's too: VAL of block q's element (r, c) and column word cq, COL the column in cq. acc holds
+ * the slice's by * N row sums. At N = 1 and 4 a block row's sums are kept in registers across its
+ * bx blocks and added to acc once (REG): on the 2-core EPYC build machine 0.59-0.70x the time at N
+ * = 1 and 0.77-0.83x at N = 4 (bcsstk13-16, msc00726, 1138_bus), but 1.08-1.20x at N = 2 and no
+ * change at N = 8, which keep acc. */
 #define REG(NB) ((NB) == 1 || (NB) == 4)
 #define CGM_SLICE_KERNEL(NB, NAME, VT, VAL, COL)                                                   \
   static void FN(NAME)(const cgm_bcsr *B, const cgm_cpu_vals *V, const REAL *x, int32_t k,         \
@@ -92,11 +89,10 @@ static const FN(slice_fn) FN(slices)[3][4] = {
 #undef CGM_FULL_KERNEL
 #undef CGM_SLICE_KERNEL
 
-/* y = A x over the slices, and p . y when given: chunks of 16 slices to the
- * team on demand; fewer where slices are heavy (over 2048 values: long rows
- * at N >= 2), 4 a thread (16 made 16 cores 1.5-2x slower there; light slices
- * split ran 1.3-2.6x slower on 2 cores). p . y by chunk, or by slice where
- * heavy, then in order: the same value on any team and load (perf.md). */
+/* y = A x over the slices, and p . y when given: chunks of 16 slices to the team on demand; fewer
+ * where slices are heavy (over 2048 values: long rows at N >= 2), 4 a thread (16 made 16 cores
+ * 1.5-2x slower there; light slices split ran 1.3-2.6x slower on 2 cores). p . y by chunk, or by
+ * slice where heavy, then in order: the same value on any team and load (perf.md). */
 #define CGM_VEC_TEAM(np) cgm_cpu_team(np) /* one team for every kernel of a solve */
 
 /* Slices k0 .. k1 - 1: y for their rows, their shares of p . y summed and

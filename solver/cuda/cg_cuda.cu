@@ -30,9 +30,8 @@
 #include "solver/cuda/gpu_solver.h"
 #include "solver/cuda/segments.h"
 
-/* Send lists of the halo mode (cgm_seg_sends_build): segment j sends to k
- * the entries of k's halo it owns, packed straight into k's vector after
- * k's own rows. */
+/* Send lists of the halo mode (cgm_seg_sends_build): segment j sends to k the entries of k's halo
+ * it owns, packed straight into k's vector after k's own rows. */
 static cgm_status setup_halo_sends(gpu_solver *S, const cgm_seg_host *seg, cgm_error *err) {
   for (int j = 0; j < S->G; j++) {
     cgm_cuda_dev *d = &S->dev[j];
@@ -455,9 +454,8 @@ static cgm_status setup_exchange(gpu_solver *S, const cgm_seg_host *seg, cgm_err
   return CGM_OK;
 }
 
-/* Set-up from the plan: peers, memory, every device's matrix and vectors,
- * the exchange; res gets the layout's and the upload's times, the memory
- * and the device. */
+/* Set-up from the plan: peers, memory, every device's matrix and vectors, the exchange; res gets
+ * the layout's and the upload's times, the memory and the device. */
 static cgm_status setup(gpu_solver *S, const cgm_problem *pb, cgm_seg_host *seg,
                         cgm_solve_result *res, cgm_error *err) {
   init_solver(S, pb);
@@ -538,9 +536,8 @@ static cgm_status run_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_resul
   return st;
 }
 
-/* The result of a run that ended in state fin: its count, residual and
- * stop reason; *settled unless a GPU gave up waiting for another (an
- * error: nothing is downloaded). */
+/* The result of a run that ended in state fin: its count, residual and stop reason; *settled unless
+ * a GPU gave up waiting for another (an error: nothing is downloaded). */
 static cgm_status finish(gpu_solver *S, const cgm_problem *pb, const cgm_cg_state *fin,
                          cgm_solve_result *res, bool *settled, cgm_error *err) {
   res->iterations = fin->iter;
@@ -602,9 +599,8 @@ static void teardown(gpu_solver *S, cgm_seg_host *seg) {
   for (int g = 0; g < CGM_MAX_GPUS; g++) cgm_seg_free(&seg[g]);
   free(seg);
   if (S->nccl_stuck) return; /* left to the process's end */
-  /* Graphs first: a graph that captured NCCL collectives holds its
-   * communicator, and ncclCommDestroy waits for it forever (on the H200
-   * nodes: the "NCCL hang" of docs/perf.md). */
+  /* Graphs first: a graph that captured NCCL collectives holds its communicator, and
+   * ncclCommDestroy waits for it forever (on the H200 nodes: the "NCCL hang" of docs/perf.md). */
   for (int g = 0; g < CGM_MAX_GPUS; g++) cgm_cuda_dev_drop_graphs(&S->dev[g]);
   if (S->have_comm)
     for (int g = 0; g < S->G; g++) {

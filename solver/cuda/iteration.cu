@@ -83,18 +83,16 @@ static cudaError_t spmv_all(gpu_solver *S, int slot) {
        * its start (3-4 us saved; docs/perf.md, "Where the 20 us went"). */
       cgm_sync yb = gs_sync_for(S, g, S->pol.late ? 0u : gs_recv_mask(S, g), CGM_FLAG_VEC, slot + 1,
                                 gs_all_mask(S), CGM_FLAG_PQ, slot + 1);
-      /* Without late its blocks spin on the peers' packs and the own pack
-       * (one block per SM left free for it), so no later kernel takes the
-       * SMs from a pack still pending here. */
+      /* Without late its blocks spin on the peers' packs and the own pack (one block per SM left
+       * free for it), so no later kernel takes the SMs from a pack still pending here. */
       yb.leave = yb.wait_mask ? 1 : 0;
       if (yb.wait_mask) yb.wait_mask |= gs_own_pack_flag(S, g);
       if (S->pol.ll) yb.nraise = 0;
       if (e == cudaSuccess && d->A.present)
         e = cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, last_is_a ? &out : &tmp, NULL,
                             cgm_cuda_red(d, 0), d->state, &ya, d->sms, d->stream);
-      /* Events where there are no flags, and for the long rows' kernel,
-       * which cannot wait on flags (a graph's first iteration reads halos
-       * delivered before it started). */
+      /* Events where there are no flags, and for the long rows' kernel, which cannot wait on flags
+       * (a graph's first iteration reads halos delivered before it started). */
       const bool events = !S->pol.flags || (d->C.present && !S->pol.late);
       for (int j = 0; j < S->G && e == cudaSuccess && S->pack_recorded && events; j++) {
         const cgm_cuda_dev *dj = &S->dev[j];
@@ -161,9 +159,8 @@ static cudaError_t cg5_all(gpu_solver *S, int slot, int prev) {
   return gs_exchange(S, slot);
 }
 
-/* The single-reduction CG's update on every device, after all SpMV sums
- * (the PQ flags); its own partials of the next r . u and r . r stay local
- * until the next SpMV carries them. */
+/* The single-reduction CG's update on every device, after all SpMV sums (the PQ flags); its own
+ * partials of the next r . u and r . r stay local until the next SpMV carries them. */
 static cudaError_t cgg_all(gpu_solver *S, int slot, int prev) {
   for (int g = 0; g < S->G; g++) {
     cgm_cuda_dev *d = &S->dev[g];

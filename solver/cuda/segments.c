@@ -14,9 +14,8 @@ void cgm_seg_free(cgm_seg_host *s) {
   cgm_halo_free(&s->h);
 }
 
-/* The block rows of list[0..count) (from base on; len[b - base]: their
- * lengths) of at most CGM_LONG_ROW blocks, kept in order at its front;
- * returns how many. */
+/* The block rows of list[0..count) (from base on; len[b - base]: their lengths) of at most
+ * CGM_LONG_ROW blocks, kept in order at its front; returns how many. */
 static int32_t keep_short(const int32_t *len, int32_t base, int32_t *list, int32_t count) {
   int32_t k = 0;
   for (int32_t i = 0; i < count; i++)
@@ -64,9 +63,8 @@ static cgm_status own_rows(int32_t b0, int32_t b1, int32_t **rows, cgm_error *er
   return CGM_OK;
 }
 
-/* The long block rows of [b0, b1) apart into s->C; without the halo the
- * others into the MBR layout s->A, with it the halo's interior and
- * boundary lists keep the others alone. */
+/* The long block rows of [b0, b1) apart into s->C; without the halo the others into the MBR layout
+ * s->A, with it the halo's interior and boundary lists keep the others alone. */
 static cgm_status build_long_split(const cgm_csr *A, int32_t b0, int32_t b1, cgm_bcsr_params lp,
                                    cgm_seg_host *s, bool halo, cgm_error *err) {
   int32_t *len = NULL, *rows = NULL, ns = 0;
@@ -114,11 +112,9 @@ cgm_status cgm_seg_build(const cgm_csr *A, const cgm_plan *p, int g, cgm_seg_hos
   if (!st) st = cgm_bcsr_build_rows(A, s->h.interior, s->h.ninterior, b0, lp, &s->A, err);
   if (!st) st = cgm_bcsr_build_rows(A, s->h.boundary, s->h.nboundary, b0, lp, &s->B, err);
   if (st) return st;
-  /* The halo starts past the own rows padded to 16 bytes: the vector
-   * kernels (CG1, CG5, cgg) write v in 16-byte packs, and the last
-   * segment's rows need not fill its last pack; a halo right behind them
-   * would be overwritten while the peers deliver it. n divides the padded
-   * length. */
+  /* The halo starts past the own rows padded to 16 bytes: the vector kernels (CG1, CG5, cgg) write
+   * v in 16-byte packs, and the last segment's rows need not fill its last pack; a halo right
+   * behind them would be overwritten while the peers deliver it. n divides the padded length. */
   s->halo_start = (int32_t)(cgm_vec_len((int64_t)(b1 - b0) * n) / n);
   cgm_halo_remap(&s->h, s->halo_start, &s->A);
   cgm_halo_remap(&s->h, s->halo_start, &s->B);
