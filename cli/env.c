@@ -23,14 +23,25 @@ static void off_when(const char *name, const char *off, bool *flag) {
 void cli_env_openmp_wait(char **argv) {
   if (getenv("GOMP_SPINCOUNT") || getenv("OMP_WAIT_POLICY")) return;
   if (setenv("GOMP_SPINCOUNT", CLI_SPINCOUNT, 1) == 0) execv("/proc/self/exe", argv);
+  unsetenv("GOMP_SPINCOUNT"); /* not started again: libgomp has OpenMP's default */
 }
 
 const char *cli_env_openmp_wait_said(char *how, size_t n) {
-  const char *s = getenv("GOMP_SPINCOUNT"), *w = getenv("OMP_WAIT_POLICY");
-  if (w)
-    snprintf(how, n, "OMP_WAIT_POLICY=%.64s", w);
-  else if (s)
+  /* the environment the process started with (what libgomp read), else as it is now */
+  char env[65536], *s = NULL, *w = NULL;
+  FILE *f = fopen("/proc/self/environ", "rb");
+  const size_t len = f ? fread(env, 1, sizeof env - 1, f) : 0;
+  if (f) fclose(f);
+  env[len] = '\0';
+  for (char *e = env; e < env + len; e += strlen(e) + 1) {
+    if (!strncmp(e, "GOMP_SPINCOUNT=", 15)) s = e + 15;
+    if (!strncmp(e, "OMP_WAIT_POLICY=", 16)) w = e + 16;
+  }
+  if (!f) s = getenv("GOMP_SPINCOUNT"), w = getenv("OMP_WAIT_POLICY");
+  if (s) /* libgomp's spin count over the policy's */
     snprintf(how, n, "GOMP_SPINCOUNT=%.64s", s);
+  else if (w)
+    snprintf(how, n, "OMP_WAIT_POLICY=%.64s", w);
   else
     snprintf(how, n, "OpenMP's default");
   return how;

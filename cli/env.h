@@ -32,7 +32,7 @@ bool cli_env_db_readonly(void);
 /* libgomp spins GOMP_SPINCOUNT rounds (300,000: tens of milliseconds) at a barrier before it
  * sleeps, and reads it when it loads. Unless the user set it or OMP_WAIT_POLICY, sets it to
  * CLI_SPINCOUNT and starts this program again (execv of /proc/self/exe; where that fails, goes on
- * as it is). `how` (n bytes) says the setting in force: "GOMP_SPINCOUNT=10000". */
+ * as it is). `how` (n bytes) says the setting libgomp read: "GOMP_SPINCOUNT=10000". */
 #define CLI_SPINCOUNT "10000"
 void cli_env_openmp_wait(char **argv);
 const char *cli_env_openmp_wait_said(char *how, size_t n);

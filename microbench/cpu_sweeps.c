@@ -159,7 +159,8 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *varia
 /* The grids whose CPU solves time whole iterations: 4^2 and 8^2 (the solver's fixed steps), the 2D
  * floor grid (smaller 3D grids underflow first), then sizes through the OpenMP teams' steps (a
  * thread a CGM_CPU_TEAM_ROWS rows: 1 to 16 threads over 256 to 4096 rows) and past the caches. */
-static int iter_grids(bool quick, mb_grid *k) {
+static int iter_grids(const cgm_mb_opts *o, mb_grid *k) {
+  const bool quick = o->quick;
   static const int g3[] = {8, 10, 12, 16, 20, 24, 32, 48, 64, 96}; /* after the floor grid, 32^2 */
   int c = 0;
   k[c++] = (mb_grid){2, 4};
@@ -169,7 +170,7 @@ static int iter_grids(bool quick, mb_grid *k) {
     k[c++] = (mb_grid){3, g3[i]};
     if (i == 0) k[c++] = (mb_grid){2, 32};
   }
-  return c;
+  return c - (o->busy ? 1 : 0); /* busy: not the largest */
 }
 
 /* Whole iterations of the CPU backend, timed through cgm_solve (the tenth percentile of its
@@ -181,7 +182,7 @@ static int iter_grids(bool quick, mb_grid *k) {
  * model of the CPU (cgm_setup_fit), as a GPU's iteration sweeps give its own. */
 static cgm_status iter_sweep(cpu_run *R, cgm_error *err) {
   mb_grid k[16];
-  const int nk = iter_grids(R->o->quick, k) - (R->o->busy ? 1 : 0); /* busy: not the largest */
+  const int nk = iter_grids(R->o, k);
   double wall = 0, quiet = 0; /* the sweep's iterations so far, and their low quantile's cost */
   cgm_status st = CGM_OK;
   for (int i = 0; i < nk && !st; i++) {
@@ -239,7 +240,7 @@ cgm_status cgm_mb_run_cpu(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progres
   }
   mb_grid grids[16];
   const int precs = (o->precisions & 1u) + ((o->precisions >> 1) & 1u);
-  R.m.total += 2 * CGM_NBLOCKSIZES * precs * iter_grids(o->quick, grids);
+  R.m.total += 2 * CGM_NBLOCKSIZES * precs * iter_grids(o, grids);
   if (progress) progress(ctx, "setup", 0);
   mb_pinned pin;
   mb_pin(o->threads, &pin);

@@ -76,7 +76,10 @@ double cgm_mb_cpu_share(int threads, double seconds) {
   mb_pin(threads, &p);
   const double a = share_once(p.threads, seconds / 2), b = share_once(p.threads, seconds / 2);
   mb_unpin(&p);
-  return a > b ? a : b;
+  /* of the CPUs the team can have: more threads than CPUs share them whatever else runs */
+  cpu_set_t own;
+  const int cpus = sched_getaffinity(0, sizeof own, &own) ? p.threads : CPU_COUNT(&own);
+  return (a > b ? a : b) * p.threads / (cpus < p.threads ? cpus : p.threads);
 }
 
 int mb_iters_within(int iters, int least, double wall, double quiet) {

@@ -81,10 +81,12 @@ unsigned cgm_values_class(const double *val, int64_t nnz, int32_t ncols) {
 }
 
 unsigned cgm_values_class_sampled(const double *val, int64_t nnz, int32_t ncols) {
+  /* 32 runs of 32 neighbours: a run spans rows, so a varying diagonal shows even where the
+   * runs' spacing is a multiple of the rows' length */
   double v[CGM_VALUES_SAMPLE];
-  const int64_t n = nnz < CGM_VALUES_SAMPLE ? nnz : CGM_VALUES_SAMPLE;
+  const int64_t n = nnz < CGM_VALUES_SAMPLE ? nnz : CGM_VALUES_SAMPLE, runs = n < 32 ? 1 : 32;
   if (!val || n <= 0) return 0;
-  for (int64_t i = 0; i < n; i++) v[i] = val[i * nnz / n];
+  for (int64_t i = 0; i < n; i++) v[i] = val[(i / (n / runs)) * (nnz / runs) + i % (n / runs)];
   return cgm_values_class(v, n, ncols);
 }
 

@@ -45,9 +45,6 @@ typedef struct cgm_calibration_report {
     int samples, fits, fits_failed;
     int unsettled;     /* samples whose timings never settled (microbench/settle.c) */
     char warning[512]; /* the timings were disturbed (stored, flagged; with strict: refused) */
-    double cpu_share;  /* a CPU's: the share of their CPUs' time its threads had at the start
-                          (cgm_mb_cpu_share; 0 for a GPU); under CGM_BUSY_SHARE a quick
-                          calibration leaves out what the model can do without (warning says) */
     double seconds;
     char failed[512]; /* the fits that did not converge */
     /* The coefficients its own sweeps fitted (cgm_coef_families), per
@@ -58,6 +55,9 @@ typedef struct cgm_calibration_report {
      * sweep's stage (load, cg4, spmv, iter, ...), "fits" and "store". */
     int nstages;
     cgm_stage_time stage[CGM_MAX_STAGES];
+    double cpu_share; /* a CPU's: the share of their CPUs' time its threads had at the start
+                         (cgm_mb_cpu_share; 0 for a GPU); under CGM_BUSY_SHARE a quick
+                         calibration leaves out what the model can do without (warning says) */
   } cal[CGM_MAX_CALIBRATED];
 } cgm_calibration_report;
 

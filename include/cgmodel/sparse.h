@@ -192,9 +192,9 @@ CGM_API cgm_value_set cgm_values_choose(const double *val, int64_t nnz, int n, i
 #define CGM_CAN_DICT 1u
 #define CGM_CAN_F32 2u
 CGM_API unsigned cgm_values_class(const double *val, int64_t nnz, int32_t ncols);
-/* cgm_values_class of CGM_VALUES_SAMPLE of them, evenly spaced (all where fewer): what a whole
- * pass would say of a stencil's or an integer-valued matrix's values, without the pass (--auto
- * by the matrix's size alone); it may allow what one value outside the sample forbids. */
+/* cgm_values_class of CGM_VALUES_SAMPLE of them, 32 runs evenly spaced (all where fewer): what a
+ * whole pass would say of a stencil's or an integer-valued matrix's values, without the pass
+ * (--auto by the matrix's size alone); it may allow what one value outside the sample forbids. */
 #define CGM_VALUES_SAMPLE 1024
 CGM_API unsigned cgm_values_class_sampled(const double *val, int64_t nnz, int32_t ncols);
 /* The format `storage` gives values of that class (nnz of them, block size

@@ -130,7 +130,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   /* A CPU shared with other work gives the sweeps a share of its time: a quick calibration then
    * leaves out the samples the model can do without, to keep to its time (docs/calibration.md) */
   const double share = cpu ? cgm_mb_cpu_share(o->threads, 0.05) : 0;
-  const bool busy = o->quick && cpu && share < CGM_BUSY_SHARE;
+  const bool busy = o->quick && !o->strict && cpu && share < CGM_BUSY_SHARE; /* strict: all */
   rep->cal[ri].cpu_share = share;
   cgm_mb_opts mo = {"", gpus, o->quick, o->precisions, o->threads, o->gpu, busy}; /* device below */
   snprintf(mo.device, sizeof mo.device, "%s", device);
@@ -146,15 +146,17 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
    * --strict refuses them. */
   cgm_error why = {0};
   for (int i = 0; i < sv.n; i++) rep->cal[ri].unsettled += sv.v[i].unsettled;
-  if (!st && cpu && cgm_check_cpu_timings(sv.v, sv.n, &why))
-    snprintf(rep->cal[ri].warning, sizeof rep->cal[ri].warning, "%.500s", why.msg);
-  else if (!st && busy)
-    snprintf(rep->cal[ri].warning, sizeof rep->cal[ri].warning,
+  char *warn = rep->cal[ri].warning;
+  if (!st && busy)
+    snprintf(warn, sizeof rep->cal[ri].warning,
              "the CPU was busy (its threads had %.0f%% of their CPUs' time): left out the gather "
              "sweep, the SpMV's dense-block matrices past 2^16 elements and the largest grid; "
              "calibrate again when it is quiet for them",
              100 * share);
-  else if (!st && rep->cal[ri].unsettled * 10 > sv.n)
+  if (!st && cpu && cgm_check_cpu_timings(sv.v, sv.n, &why)) /* after the busy note, if any */
+    snprintf(warn + strlen(warn), sizeof rep->cal[ri].warning - strlen(warn), "%s%s",
+             *warn ? "; " : "", why.msg);
+  else if (!st && !*warn && rep->cal[ri].unsettled * 10 > sv.n)
     snprintf(rep->cal[ri].warning, sizeof rep->cal[ri].warning,
              "%d of %d samples' timings unsettled, other work holding them up",
              rep->cal[ri].unsettled, sv.n);
