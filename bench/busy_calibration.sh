@@ -12,7 +12,11 @@
 # the validations all run on those CPUs (taskset -c): a 2-core machine on a
 # larger one. The last lines say the loaded over quiet median seconds and
 # the loaded over quiet validation error, each on a line of its own.
-# usage: [CPUS=LIST] bench/busy_calibration.sh [BUILD_DIR] [RUNS]   (the table on stdout)
+# With LOAD=gpu the same for GPU 0: `calibrate --devices cuda:0 --quick`,
+# loaded beside a second process that keeps the GPU busy (the build's
+# bench/cg_bench on Poisson 128^3, 2000 iterations a run, in a loop), and
+# `validate --backend cuda` of the same matrices and Poisson 64^3 and 96^3.
+# usage: [CPUS=LIST] [LOAD=cpu|gpu] bench/busy_calibration.sh [BUILD_DIR] [RUNS]   (the table on stdout)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -21,10 +25,16 @@ on=()
 if [ -n "${CPUS:-}" ]; then on=(taskset -c "$CPUS"); fi
 cg=$build/cli/cgmodel
 [ -x "$cg" ] || { echo "no $cg: build first (scripts/build.sh $build)" >&2; exit 2; }
+load=${LOAD:-cpu}
+case $load in
+  cpu) device=cpu backend=cpu what="two yes > /dev/null" ;;
+  gpu) device=cuda:0 backend=cuda what="a second process's CG on GPU 0 (cg_bench, in a loop)" ;;
+  *) echo "LOAD=$load: cpu or gpu" >&2; exit 2 ;;
+esac
 tmp=$(mktemp -d)
 hogs=()
 stop_hogs() {
-  for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${hogs[@]}"; do pkill -P "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done
   for p in "${hogs[@]}"; do wait "$p" 2>/dev/null || true; done
   hogs=()
 }
@@ -35,7 +45,7 @@ calibrate() { # MODE RUN
   local name=$1$2 t0 rc
   t0=$(date +%s.%N)
   set +e
-  "${on[@]}" "$cg" calibrate --devices cpu --quick --db "$tmp/$name.db" --json >"$tmp/$name.json" \
+  "${on[@]}" "$cg" calibrate --devices "$device" --quick --db "$tmp/$name.db" --json >"$tmp/$name.json" \
     2>"$tmp/$name.err"
   rc=$?
   set -e
@@ -56,13 +66,20 @@ PY
 
 echo "# $(date -u +%F), $("${on[@]}" nproc) cores${CPUS:+ (CPUs $CPUS)}, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start," \
   "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-echo "# calibrate --devices cpu --quick, $runs runs as the machine is, $runs beside two yes > /dev/null"
+echo "# calibrate --devices $device --quick, $runs runs as the machine is, $runs beside $what"
 echo "run  mode    exit  seconds  unsettled/samples  warning"
 for i in $(seq 1 "$runs"); do calibrate quiet "$i"; done
-"${on[@]}" yes >/dev/null &
-hogs+=($!)
-"${on[@]}" yes >/dev/null &
-hogs+=($!)
+if [ "$load" = gpu ]; then
+  (while true; do "$build/bench/cg_bench" --iters 2000 --reps 5 --precision double poisson3d:128 \
+    >/dev/null 2>&1 || exit; done) &
+  hogs+=($!)
+  sleep 5 # the loop's first matrix made, its CG running
+else
+  "${on[@]}" yes >/dev/null &
+  hogs+=($!)
+  "${on[@]}" yes >/dev/null &
+  hogs+=($!)
+fi
 for i in $(seq 1 "$runs"); do calibrate loaded "$i"; done
 stop_hogs
 
@@ -83,15 +100,20 @@ list=$tmp/matrices.txt
 for m in bcsstk16 bcsstk13 bcsstk15 dwt_2680 1138_bus gr_30_30 msc00726 bcsstk08; do
   echo "$PWD/data/matrices/$m.mtx"
 done >"$list"
+if [ "$load" = gpu ]; then
+  for n in 64 96; do
+    "$cg" gen poisson3d --n "$n" -o "$tmp/poisson3d_$n.mtx" >/dev/null 2>&1 && echo "$tmp/poisson3d_$n.mtx"
+  done >>"$list"
+fi
 # every calibration that succeeded, validated (one alone varies: 8-38% in one mode)
 for mode in quiet loaded; do
   for i in $(seq 1 "$runs"); do
     [ "$(cut -d' ' -f1 "$tmp/$mode$i.rc")" = 0 ] || continue
-    "${on[@]}" "$cg" validate "$list" --backend cpu --precision double --iters 100 --json \
+    "${on[@]}" "$cg" validate "$list" --backend "$backend" --precision double --iters 100 --json \
       --db "$tmp/$mode$i.db" >"$tmp/val_$mode$i.json" 2>"$tmp/val_$mode$i.err" || true
   done
 done
-echo "# validate (CPU, double, 100 iterations, median of 3) of $(wc -l <"$list") bundled matrices"
+echo "# validate ($backend, double, 100 iterations, median of 3) of $(wc -l <"$list") matrices"
 echo "# with every quiet and every loaded calibration, all run without the load: each block size's"
 echo "# average error, averaged over the calibrations of a mode"
 python3 - "$tmp" "$runs" <<'PY'
