@@ -16,13 +16,24 @@ static void off_when(const char *name, const char *off, bool *flag) {
   if (v && !strcmp(v, off)) *flag = false;
 }
 
+static char **kept_argv;
+
+void cli_env_keep_argv(char **argv) {
+  kept_argv = argv;
+}
+
+bool cli_env_spin_default(void) {
+  return !getenv("GOMP_SPINCOUNT") && !getenv("OMP_WAIT_POLICY");
+}
+
 /* Beside other work a team of two whose threads spin at a barrier for a scheduler slice takes
  * turns with it, each barrier a slice: a quick CPU calibration on 2 busy CPUs of a 16-core node
- * took 25.6 s (7.6 s quiet), 6.8-7.6 s with 10,000 rounds (a fraction of a millisecond), whose
- * small solves' iterations quiet are within -14..+16% of the default's (docs/calibration.md). */
-void cli_env_openmp_wait(char **argv) {
-  if (getenv("GOMP_SPINCOUNT") || getenv("OMP_WAIT_POLICY")) return;
-  if (setenv("GOMP_SPINCOUNT", CLI_SPINCOUNT, 1) == 0) execv("/proc/self/exe", argv);
+ * took 25.6 s (7.6 s quiet), 6.8-7.6 s with 10,000 rounds (a fraction of a millisecond). Quiet,
+ * the short spin slows small solves (bcsstk16 on 2 cores: 72-100 ms against 22-40), so only a
+ * calibration that finds its CPU busy starts again with it (docs/calibration.md). */
+void cli_env_restart_bounded(void) {
+  if (kept_argv && setenv("GOMP_SPINCOUNT", CLI_SPINCOUNT, 1) == 0)
+    execv("/proc/self/exe", kept_argv);
   unsetenv("GOMP_SPINCOUNT"); /* not started again: libgomp has OpenMP's default */
 }
 

@@ -29,12 +29,16 @@ const char *cli_env_db_path(char *buf, size_t n);
  * (CGM_DB_READONLY) whatever its permissions, which root ignores. */
 bool cli_env_db_readonly(void);
 
-/* libgomp spins GOMP_SPINCOUNT rounds (300,000: tens of milliseconds) at a barrier before it
- * sleeps, and reads it when it loads. Unless the user set it or OMP_WAIT_POLICY, sets it to
- * CLI_SPINCOUNT and starts this program again (execv of /proc/self/exe; where that fails, goes on
- * as it is). `how` (n bytes) says the setting libgomp read: "GOMP_SPINCOUNT=10000". */
+/* libgomp spins GOMP_SPINCOUNT rounds (300,000: milliseconds) at a barrier before it sleeps, and
+ * reads it when it loads. cli_env_keep_argv keeps main's argv; cli_env_spin_default says whether
+ * neither GOMP_SPINCOUNT nor OMP_WAIT_POLICY is set; cli_env_restart_bounded sets GOMP_SPINCOUNT to
+ * CLI_SPINCOUNT and starts this program again with that argv (execv of /proc/self/exe; where that
+ * fails it returns, the setting withdrawn). `how` (n bytes) says the setting libgomp read:
+ * "GOMP_SPINCOUNT=10000", from the environment the process started with. */
 #define CLI_SPINCOUNT "10000"
-void cli_env_openmp_wait(char **argv);
+void cli_env_keep_argv(char **argv);
+bool cli_env_spin_default(void);
+void cli_env_restart_bounded(void);
 const char *cli_env_openmp_wait_said(char *how, size_t n);
 
 /* Whether this process was started by an MPI launcher (mpirun, mpiexec, srun): Open MPI's

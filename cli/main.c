@@ -27,7 +27,7 @@ static int refuse_under_mpi(const char *name) {
 }
 
 int main(int argc, char **argv) {
-  cli_env_openmp_wait(argv);
+  cli_env_keep_argv(argv); /* a busy calibration starts again with it (cli_env_restart_bounded) */
   if (argc < 2) {
     cli_usage(stderr);
     return 2;

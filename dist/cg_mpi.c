@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The distributed Jacobi-PCG (Algorithm 2, as the CPU backend runs it in
- * double; solver/cpu/cg_cpu_impl.h): rank 0 checks and cuts the matrix and
- * scatters the row blocks (the reader is already parallel and a scatter is
- * the simplest correct start; each rank reading its own rows is future
- * work, docs/distributed.md), each rank iterates on its rows, on its CPU
- * cores or on its GPU (gpu.h), exchanging the halo before each SpMV, and
- * the dot products are summed by MPI_Allreduce: p . Ap alone, then r . z
- * and r . r in one. */
+/* The distributed Jacobi-PCG (Algorithm 2, as the CPU backend runs it in double;
+ * solver/cpu/cg_cpu_impl.h): rank 0 checks and cuts the matrix and scatters the row blocks (the
+ * reader is already parallel and a scatter is the simplest correct start; each rank reading its own
+ * rows is future work, docs/distributed.md), each rank iterates on its rows, on its CPU cores or on
+ * its GPU (gpu.h), exchanging the halo before each SpMV, and the dot products are summed by
+ * MPI_Allreduce: p . Ap alone, then r . z and r . r in one. */
 #include <limits.h>
 #include <math.h>
 #include <omp.h>
@@ -314,9 +312,8 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
   return st;
 }
 
-/* Rank 0's arrays, scattered: row lengths, then the rows, b and x0. Every
- * rank returns its share (rowptr, col, val taken over by the local build).
- * Collective; the status is agreed. */
+/* Rank 0's arrays, scattered: row lengths, then the rows, b and x0. Every rank returns its share
+ * (rowptr, col, val taken over by the local build). Collective; the status is agreed. */
 static cgm_status scatter(const root_data *R, const int32_t *bounds, int rank, int size,
                           int64_t **rowptr, int32_t **col, double **val, vectors *V, MPI_Comm comm,
                           cgm_error *err) {

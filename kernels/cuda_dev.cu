@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Per-device resources of the CUDA solver: vectors, the uploaded layouts,
- * reduction scratch and the device-side state. Every transfer is ordered on
- * the device's own stream, never on the legacy default stream, which a
- * non-blocking stream does not wait for. */
+/* Per-device resources of the CUDA solver: vectors, the uploaded layouts, reduction scratch and the
+ * device-side state. Every transfer is ordered on the device's own stream, never on the legacy
+ * default stream, which a non-blocking stream does not wait for. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,10 +85,9 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
   CGM_CUDA_TRY(err, cudaSetDevice(dev));
   CGM_CUDA_TRY(err, cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, dev));
   CGM_CUDA_TRY(err, cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
-  /* The halo pack runs on `comm` beside kernels that may spin on flags
-   * (cgm_sync) and fill the GPU: at the highest priority its blocks are
-   * placed first as slots free up, so a peer never waits on a pack that
-   * cannot get onto this GPU. */
+  /* The halo pack runs on `comm` beside kernels that may spin on flags (cgm_sync) and fill the GPU:
+   * at the highest priority its blocks are placed first as slots free up, so a peer never waits on
+   * a pack that cannot get onto this GPU. */
   int prio_low = 0, prio_high = 0;
   CGM_CUDA_TRY(err, cudaDeviceGetStreamPriorityRange(&prio_low, &prio_high));
   CGM_CUDA_TRY(err, cudaStreamCreateWithPriority(&d->comm, cudaStreamNonBlocking, prio_high));
@@ -141,12 +139,11 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
   return CGM_OK;
 }
 
-/* Uploads through two pinned staging buffers: the host fills one on every
- * core (a copy, or the conversion to single) while the copy engine drains
- * the other (a pageable copy stages on one thread). Small arrays go
- * directly. The buffers are the device's (cgm_cuda_dev.stage), kept across
- * uploads. 8 MB each: pinning costs ~0.4 ms a MB, and 8 MB still keeps the
- * copy engine busy (0.3 ms a buffer at 25 GB/s). */
+/* Uploads through two pinned staging buffers: the host fills one on every core (a copy, or the
+ * conversion to single) while the copy engine drains the other (a pageable copy stages on one
+ * thread). Small arrays go directly. The buffers are the device's (cgm_cuda_dev.stage), kept across
+ * uploads. 8 MB each: pinning costs ~0.4 ms a MB, and 8 MB still keeps the copy engine busy (0.3 ms
+ * a buffer at 25 GB/s). */
 #define STAGE_BYTES ((size_t)8 << 20)
 typedef cgm_stager stager;
 

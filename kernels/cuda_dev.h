@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Per-device resources of our kernels (cuda_dev.cu): vectors, uploaded
- * layouts, reduction scratch and the CG state; what the CUDA solver, the
- * tests and the microbenchmarks share. */
+/* Per-device resources of our kernels (cuda_dev.cu): vectors, uploaded layouts, reduction scratch
+ * and the CG state; what the CUDA solver, the tests and the microbenchmarks share. */
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -67,10 +66,9 @@ typedef struct cgm_cuda_dev {
   cgm_stager stage; /* the uploads' pinned buffers */
 } cgm_cuda_dev;
 
-/* Allocates vectors, reduction scratch and the state on device dev for
- * `rows` own rows and a gathered vector of v_len entries (<= rows: the own
- * one) in precision prec: what plan/footprint.c counts. Reduction buffer
- * CGM_RED_RELIABLE holds 5 values a block, the others 2. */
+/* Allocates vectors, reduction scratch and the state on device dev for `rows` own rows and a
+ * gathered vector of v_len entries (<= rows: the own one) in precision prec: what plan/footprint.c
+ * counts. Reduction buffer CGM_RED_RELIABLE holds 5 values a block, the others 2. */
 cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64_t rows,
                              int64_t v_len, cgm_error *err);
 /* Uploads a layout into m (values converted to the precision). */
@@ -95,10 +93,9 @@ cudaError_t cgm_cuda_dmalloc(cgm_cuda_dev *d, void **p, size_t bytes);
 cgm_status cgm_dev_matrix_describe(cgm_cuda_dev *d, cgm_dev_matrix *m, cgm_bcsr_params p,
                                    int32_t nslices, int32_t nbrows, int64_t nblocks_padded,
                                    cgm_error *err);
-/* Builds into m, on d's device, the layout of block size 1 of a CSR
- * already there, entry for entry cgm_bcsr_build's (device_layout.cu); with
- * c, the rows longer than CGM_LONG_ROW go to c as the host's split puts
- * them. Refused when its values do not fit. */
+/* Builds into m, on d's device, the layout of block size 1 of a CSR already there, entry for entry
+ * cgm_bcsr_build's (device_layout.cu); with c, the rows longer than CGM_LONG_ROW go to c as the
+ * host's split puts them. Refused when its values do not fit. */
 cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A, cgm_bcsr_params p,
                                        cgm_dev_matrix *m, cgm_dev_matrix *c, cgm_error *err);
 void cgm_cuda_dev_free(cgm_cuda_dev *d);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The fused vector kernels of Algorithm 2 (paper Table 2) and the
- * single-reduction CG's update (cgg), fixed-grid as in
- * Sec. 5.1: a grid of at most one resident wave loops over the vectors with
+/* The fused vector kernels of Algorithm 2 (paper Table 2) and the single-reduction CG's update
+ * (cgg), fixed-grid as in Sec. 5.1: a grid of at most one resident wave loops over the vectors with
  * 16-byte accesses. Reductions accumulate in double in both precisions. */
 #include <math.h>
 
@@ -115,9 +114,8 @@ __global__ void __launch_bounds__(kVecThreads)
   last_block_sum<2>(s, red, out, nullptr, state, &sync);
 }
 
-/* CG5's stop test and beta = (r.z) / (r.z)_prev, shared by Jacobi and
- * block-Jacobi; false when the run stops (at maxiter v is still updated:
- * harmless). */
+/* CG5's stop test and beta = (r.z) / (r.z)_prev, shared by Jacobi and block-Jacobi; false when the
+ * run stops (at maxiter v is still updated: harmless). */
 __device__ __forceinline__ bool cg5_beta(cgm_cg_state *state, int nparts, int slot, int prev,
                                          const cgm_sync &sync, double *beta) {
   pdl_begin(sync);
@@ -432,11 +430,10 @@ __global__ void __launch_bounds__(kVecThreads)
   last_block_sum<5>(s, red, out);
 }
 
-/* The state after a replacement (one GPU): the next step's sums of the
- * replaced residual (out[1..2]), the count resumed. cgg's recurrence for p .
- * A p needs the residual orthogonal to the last, which the replaced one is
- * not quite: the direct value delta + 2 beta s . u + beta^2 p . A p goes in
- * through 1 / alpha of the last slot. restart: beta = 0. */
+/* The state after a replacement (one GPU): the next step's sums of the replaced residual
+ * (out[1..2]), the count resumed. cgg's recurrence for p . A p needs the residual orthogonal to the
+ * last, which the replaced one is not quite: the direct value delta + 2 beta s . u + beta^2 p . A p
+ * goes in through 1 / alpha of the last slot. restart: beta = 0. */
 __global__ void resume(cgm_cg_state *st, const double *out, int cgg, int restart) {
   /* CG1's replacement in mixed precision comes before the run's state
    * (the host writes all of it next): nothing to resume, and no slot K - 1 */

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The locality sweep (docs/model.md, "x locality"): the same meshes under
- * symmetric renumberings from the natural one through local shuffles to a
- * random one. The bytes the refined model counts stay; the sectors of x
- * each slice reads grow; the measured iterations say how much of that
- * reaches memory: the locality coefficient (cgm_fit_x_coef). Whole
- * iterations through cgm_solve, on whatever backend the options name (the
- * CPU here; a GPU the same way). */
+/* The locality sweep (docs/model.md, "x locality"): the same meshes under symmetric renumberings
+ * from the natural one through local shuffles to a random one. The bytes the refined model counts
+ * stay; the sectors of x each slice reads grow; the measured iterations say how much of that
+ * reaches memory: the locality coefficient (cgm_fit_x_coef). Whole iterations through cgm_solve, on
+ * whatever backend the options name (the CPU here; a GPU the same way). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,9 +39,8 @@ cgm_status cgm_mb_locality_sweep(const cgm_solve_opts *base, unsigned precisions
       cgm_csr B;
       cgm_perm_shuffle(A.nrows, windows[w] > 0 ? windows[w] : A.nrows, 0x10ca1 + (uint64_t)w, perm);
       if ((st = cgm_csr_permute(&A, perm, &B, err))) break;
-      /* N = 1 only: at N >= 2 a renumbering also changes the blocks (a
-       * shuffled mesh fills them less), so the bytes would not stay; the
-       * layout's B_x and B_y as the solver chooses */
+      /* N = 1 only: at N >= 2 a renumbering also changes the blocks (a shuffled mesh fills them
+       * less), so the bytes would not stay; the layout's B_x and B_y as the solver chooses */
       cgm_solve_opts o = *base;
       o.layout = cgm_bcsr_default_params(1);
       o.layout.bx = o.layout.by = 0;

@@ -6,9 +6,8 @@
 
 #include "cgmodel/model.h"
 
-/* The defaults, from solves on an H100 node (docs/precision.md): ~0.6 ns a
- * byte (1 GB of Poisson 192^3: 0.63-0.77 s), and the small bundled
- * matrices' 3-5 ms on the GPU, 0.1-0.5 ms on the CPU. */
+/* The defaults, from solves on an H100 node (docs/precision.md): ~0.6 ns a byte (1 GB of Poisson
+ * 192^3: 0.63-0.77 s), and the small bundled matrices' 3-5 ms on the GPU, 0.1-0.5 ms on the CPU. */
 cgm_setup_model cgm_setup_model_default(bool gpu) {
   cgm_setup_model m = {0};
   m.fixed_s = gpu ? 0.003 : 0.0001; /* a GPU: allocations, handles, graph capture */
@@ -38,10 +37,9 @@ static bool line_fit(const double *x, const double *y, const bool *keep, int n, 
   return isfinite(*a) && isfinite(*b);
 }
 
-/* line_fit, then once more without the samples 2x off the first line (a
- * first solve also loads the kernels, a recorded one may have shared the
- * machine); the default with fewer than 3 samples, sizes within 2x or a
- * negative slope. */
+/* line_fit, then once more without the samples 2x off the first line (a first solve also loads the
+ * kernels, a recorded one may have shared the machine); the default with fewer than 3 samples,
+ * sizes within 2x or a negative slope. */
 cgm_setup_model cgm_setup_fit(const double *bytes, const double *seconds, int n, bool gpu) {
   cgm_setup_model d = cgm_setup_model_default(gpu);
   if (n < 3) return d;
@@ -71,9 +69,8 @@ cgm_setup_model cgm_setup_fit(const double *bytes, const double *seconds, int n,
   return d;
 }
 
-/* Jacobi CG on a discretised elliptic problem needs O(h^-1) iterations per
- * digit, h^-1 ~ x^(1/3) in 3D; the constant lies between Poisson 3D's and
- * 3D elasticity's (0.12 and 0.35). */
+/* Jacobi CG on a discretised elliptic problem needs O(h^-1) iterations per digit, h^-1 ~ x^(1/3) in
+ * 3D; the constant lies between Poisson 3D's and 3D elasticity's (0.12 and 0.35). */
 double cgm_iterations_estimate(int64_t x, double tol) {
   if (!(tol > 0) || tol >= 1) tol = CGM_DEFAULT_TOL;
   double k = 0.2 * cbrt((double)(x > 1 ? x : 1)) * log(2.0 / tol);

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Block-Jacobi preconditioning (docs/precond.md): the inverses of the
- * b x b diagonal blocks of A (b the matrix's point block, or given), computed once on the host
- * during set-up and applied by every backend that supports it (the CPU's kernels and our CUDA
- * kernels). */
+/* Block-Jacobi preconditioning (docs/precond.md): the inverses of the b x b diagonal blocks of A (b
+ * the matrix's point block, or given), computed once on the host during set-up and applied by every
+ * backend that supports it (the CPU's kernels and our CUDA kernels). */
 #include <string.h>
 #include <threads.h>
 
@@ -12,9 +11,8 @@
 
 #include "solver/backend.h"
 
-/* Whether A is made of dense, aligned b x b blocks (cgm_csr_point_block):
- * row i's columns are whole runs [cb, cb + b), and equal to the columns of
- * the first row of its block row. */
+/* Whether A is made of dense, aligned b x b blocks (cgm_csr_point_block): row i's columns are whole
+ * runs [cb, cb + b), and equal to the columns of the first row of its block row. */
 static bool has_point_block(const cgm_csr *A, int b) {
   if (A->nrows % b) return false;
   bool ok = true;
@@ -100,9 +98,8 @@ cgm_status cgm_bjacobi_build(const cgm_csr *A, int n, double *inv, double *blk, 
     diag_block(A, n, k, a);
     if (blk) memcpy(blk + k * nn, a, sizeof(double) * (size_t)nn);
     gsl_matrix_view m = gsl_matrix_view_array(a, (size_t)n, (size_t)n);
-    /* Cholesky fails exactly when the block is not positive definite (it
-     * is symmetric: A is); the factor then gives the inverse, symmetric and
-     * stored in full. */
+    /* Cholesky fails exactly when the block is not positive definite (it is symmetric: A is); the
+     * factor then gives the inverse, symmetric and stored in full. */
     if (gsl_linalg_cholesky_decomp1(&m.matrix) != GSL_SUCCESS ||
         gsl_linalg_cholesky_invert(&m.matrix) != GSL_SUCCESS) {
       if (k < bad) bad = k;

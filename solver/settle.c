@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* A solve's options settled once, at the entry point (cgm_solve,
- * cgm_solve_device, cgm_run_solve): every default filled in and every
- * field checked, alone and against the others, with messages that name
- * the request's keys (cgmodel/options.h). The layers below take what this
- * returns as given. */
+/* A solve's options settled once, at the entry point (cgm_solve, cgm_solve_device, cgm_run_solve):
+ * every default filled in and every field checked, alone and against the others, with messages that
+ * name the request's keys (cgmodel/options.h). The layers below take what this returns as given. */
 #include <math.h>
 
 #include "cgmodel/solver.h"

@@ -25,6 +25,9 @@ typedef struct cgm_calibrate_opts {
 /* A CPU whose threads get less than this share of their CPUs' time is busy (other work runs on
  * them: two busy loops beside a 2-thread calibration on 2 cores leave it about 0.5). */
 #define CGM_BUSY_SHARE 0.75
+/* That share for a team of `threads` (<= 0: OpenMP's default), pinned as the CPU's sweeps run, over
+ * 50 ms (cgm_calibrate reads it the same way before a CPU's sweeps). */
+CGM_API double cgm_calibrate_cpu_share(int threads);
 /* A GPU calibration names 20 stages on several GPUs (setup, the kernel
  * sweeps, cuSPARSE, whole iterations, the fits and the coefficients'
  * sweeps, store): room to spare, since a stage past it goes unreported. */

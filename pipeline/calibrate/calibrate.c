@@ -107,6 +107,10 @@ const char *cgm_coef_of(const cgm_db_coef *c, const char *family) {
   return strncmp(c->name, family, l) || (family[l - 1] == '_') != (*tail != '\0') ? NULL : tail;
 }
 
+double cgm_calibrate_cpu_share(int threads) {
+  return cgm_mb_cpu_share(threads, 0.05);
+}
+
 /* One device: sweeps, fits, one transaction. */
 static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const char *device,
                                 int gpus, cgm_calibration_report *rep, cgm_error *err) {
@@ -129,7 +133,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   cgm_sample_vec sv = {0};
   /* A CPU shared with other work gives the sweeps a share of its time: a quick calibration then
    * leaves out the samples the model can do without, to keep to its time (docs/calibration.md) */
-  const double share = cpu ? cgm_mb_cpu_share(o->threads, 0.05) : 0;
+  const double share = cpu ? cgm_calibrate_cpu_share(o->threads) : 0;
   const bool busy = o->quick && !o->strict && cpu && share < CGM_BUSY_SHARE; /* strict: all */
   rep->cal[ri].cpu_share = share;
   cgm_mb_opts mo = {"", gpus, o->quick, o->precisions, o->threads, o->gpu, busy}; /* device below */

@@ -1,21 +1,18 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* What a solve keeps beside the matrix's cache entry: its features (every
- * block size's pattern, seconds at 49M entries) and the verdict of its
- * checks. */
+/* What a solve keeps beside the matrix's cache entry: its features (every block size's pattern,
+ * seconds at 49M entries) and the verdict of its checks. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "pipeline/solve/solve_steps.h"
 
-/* The features of A are kept beside its cache entry (the extra FEATURES),
- * so that a warm solve does not walk every block size's pattern again
- * (seconds at 49M entries for the record and the prediction); computed
- * ones are stored at the end, once the entry is written. */
+/* The features of A are kept beside its cache entry (the extra FEATURES), so that a warm solve does
+ * not walk every block size's pattern again (seconds at 49M entries for the record and the
+ * prediction); computed ones are stored at the end, once the entry is written. */
 static const char FEATURES[] = "features";
 
-/* A cache entry whose matrix passed cgm_solve's checks (a solve of it ran,
- * not refused) carries the extra CHECKED: a warm solve of the same
- * checksummed matrix skips the finite, symmetric and diagonal checks
- * (0.1-0.2 s at 49M entries; cgm_solve_opts.matrix_checked). */
+/* A cache entry whose matrix passed cgm_solve's checks (a solve of it ran, not refused) carries the
+ * extra CHECKED: a warm solve of the same checksummed matrix skips the finite, symmetric and
+ * diagonal checks (0.1-0.2 s at 49M entries; cgm_solve_opts.matrix_checked). */
 static const char CHECKED[] = "checked";
 
 enum { CHECKED_VERSION = 1 };

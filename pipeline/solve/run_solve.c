@@ -114,10 +114,9 @@ static cgm_status step_rhs(solve_run *s, cgm_error *err) {
   return st;
 }
 
-/* Whether the analysis runs: for the record, --auto, --reorder. --reorder
- * auto decides by a calibration: without a database to hold one it stays
- * as numbered, and the features (a block size's pattern, ~0.1 s at 1M
- * rows) are not worth counting. */
+/* Whether the analysis runs: for the record, --auto, --reorder. --reorder auto decides by a
+ * calibration: without a database to hold one it stays as numbered, and the features (a block
+ * size's pattern, ~0.1 s at 1M rows) are not worth counting. */
 static bool analysis_needed(const solve_run *s) {
   const cgm_run_solve_opts *o = s->o;
   struct stat dbs;
@@ -126,10 +125,9 @@ static bool analysis_needed(const solve_run *s) {
          s->r->opts.reorder == CGM_REORDER_RCM;
 }
 
-/* The analysis. The prediction, --reorder auto's verdict and the record
- * read the block size that runs (--auto counts its own once it has
- * chosen); a record keeps what is known of the others and counts none:
- * recording never slows the answer. */
+/* The analysis. The prediction, --reorder auto's verdict and the record read the block size that
+ * runs (--auto counts its own once it has chosen); a record keeps what is known of the others and
+ * counts none: recording never slows the answer. */
 static cgm_status step_analyse(solve_run *s, cgm_error *err) {
   const cgm_run_solve_opts *o = s->o;
   cgm_solve_report *r = s->r;
@@ -161,11 +159,10 @@ static cgm_status step_solve(solve_run *s, cgm_error *err) {
     so.monitor = keep_history;
     so.monitor_ctx = &h;
   }
-  /* A GPU solve's first CUDA call waits for the context the warm-up
-   * thread is making (the runtime serialises the two), so the solve's
-   * checks on the host run meanwhile (0.08 s of Poisson 192^3's, the
-   * context taking 0.2-0.25 s on an H200 node); a CPU solve is timed on
-   * cores the thread, and the cache's write, would share. */
+  /* A GPU solve's first CUDA call waits for the context the warm-up thread is making (the runtime
+   * serialises the two), so the solve's checks on the host run meanwhile (0.08 s of Poisson
+   * 192^3's, the context taking 0.2-0.25 s on an H200 node); a CPU solve is timed on cores the
+   * thread, and the cache's write, would share. */
   if (so.backend == CGM_BACKEND_CPU) {
     warm_up_end(&s->wu);
     cgm_cache_wait(&r->cache);

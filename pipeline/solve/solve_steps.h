@@ -34,11 +34,10 @@ double pipeline_solution_error(const double *x, int32_t n);
 
 /* ------------------------------------------------------ warm_up.c --- */
 
-/* The CUDA context made on a thread of its own while the matrix is read and
- * analysed (a solve's first CUDA call would make it: 0.1-0.3 s a device).
- * The thread first counts the GPUs, which starts the driver (0.2 s on an
- * H200 node): a solve whose backend was not chosen learns from it whether
- * there is a GPU without waiting for that before the read. */
+/* The CUDA context made on a thread of its own while the matrix is read and analysed (a solve's
+ * first CUDA call would make it: 0.1-0.3 s a device). The thread first counts the GPUs, which
+ * starts the driver (0.2 s on an H200 node): a solve whose backend was not chosen learns from it
+ * whether there is a GPU without waiting for that before the read. */
 typedef struct {
   pthread_t thread;
   int gpus;
@@ -54,9 +53,8 @@ typedef struct {
 void warm_up_start(const cgm_run_solve_opts *o, warm_up *w);
 /* The GPUs present: the thread's count, else counted here. */
 int warm_up_devices(warm_up *w);
-/* This machine as cgm_host_describe says, its GPUs from the thread (which
- * asked before making the context: no wait on it); without the thread,
- * cgm_host_describe. */
+/* This machine as cgm_host_describe says, its GPUs from the thread (which asked before making the
+ * context: no wait on it); without the thread, cgm_host_describe. */
 void warm_up_host(warm_up *w, cgm_host *h);
 void warm_up_end(warm_up *w);
 
@@ -67,10 +65,9 @@ cgm_backend solve_default_backend(int gpus_present);
 
 /* Whether A's cache entry says it passed cgm_solve's checks before. */
 bool solve_check_cached(const cgm_run_solve_opts *o, const cgm_solve_report *r);
-/* A's features of the block sizes `need` asks for (bit i:
- * cgm_block_sizes[i]): those kept beside its cache entry, the missing ones
- * computed and merged with them (*computed: there is something new to
- * keep). */
+/* A's features of the block sizes `need` asks for (bit i: cgm_block_sizes[i]): those kept beside
+ * its cache entry, the missing ones computed and merged with them (*computed: there is something
+ * new to keep). */
 cgm_status solve_features_of(const cgm_run_solve_opts *o, const cgm_csr *A, unsigned need,
                              cgm_solve_report *r, cgm_features *f, bool *computed, cgm_error *err);
 

@@ -103,11 +103,6 @@ def _candidates():
 
 
 def _load():
-    # libgomp reads how long a thread spins at a barrier when it loads: bounded as the command
-    # line bounds it (cli/env.h, docs/calibration.md), unless the user said, and where this process
-    # has not loaded libgomp yet
-    if "GOMP_SPINCOUNT" not in os.environ and "OMP_WAIT_POLICY" not in os.environ:
-        os.environ["GOMP_SPINCOUNT"] = "10000"
     tried = []
     for path in _candidates():
         try:

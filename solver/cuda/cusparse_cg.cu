@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The vendor baseline: the same Jacobi-PCG written the way a user of
- * cuSPARSE and cuBLAS would write it (like CuPy's cg): cusparseSpMV on CSR,
- * cuBLAS dot/axpy/scal with the scalars on the host (each dot waits for the
- * GPU), and one small kernel for z = D^-1 r. It is the peer our solver is
- * measured against and a candidate the tuner may pick. cuSPARSE and cuBLAS
- * are called through the tables of vendor_libs.h (cs, cb), opened on the
- * first solve with this backend. */
+/* The vendor baseline: the same Jacobi-PCG written the way a user of cuSPARSE and cuBLAS would
+ * write it (like CuPy's cg): cusparseSpMV on CSR, cuBLAS dot/axpy/scal with the scalars on the host
+ * (each dot waits for the GPU), and one small kernel for z = D^-1 r. It is the peer our solver is
+ * measured against and a candidate the tuner may pick. cuSPARSE and cuBLAS are called through the
+ * tables of vendor_libs.h (cs, cb), opened on the first solve with this backend. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,10 +185,9 @@ cgm_status first_step(cs_solve<T> *R, double *rz, double *rr, cgm_error *err) {
   return CGM_OK;
 }
 
-/* The iteration from CG1's rz and rr, each dot product waiting for the
- * GPU: CGM_OK when converged, CGM_ENOCONV (res->stop_reason set on a
- * breakdown); *itn iterations and *rr = r . r where it ended, their times
- * into times[0, ntimed). */
+/* The iteration from CG1's rz and rr, each dot product waiting for the GPU: CGM_OK when converged,
+ * CGM_ENOCONV (res->stop_reason set on a breakdown); *itn iterations and *rr = r . r where it
+ * ended, their times into times[0, ntimed). */
 template <typename T>
 cgm_status iterate(cs_solve<T> *R, const cgm_problem *pb, double rz, double *rr, int *itn,
                    double *times, int ntimed, cgm_solve_result *res, cgm_error *err) {

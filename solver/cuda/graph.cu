@@ -108,10 +108,9 @@ static bool floor_due(const reliable *R, const cgm_cg_state *hs) {
          cgm_floor_due(&R->floor, sqrt(hs->rr_last));
 }
 
-/* The probe after the stream's work; *stop set when the solve ends at its
- * floor, S->final the state to report. The host sees the residual a graph
- * or two late, when a dip to the floor may be over: so where the tolerance
- * is below what double shows (thr <= u ||D x||) the device's threshold is
+/* The probe after the stream's work; *stop set when the solve ends at its floor, S->final the state
+ * to report. The host sees the residual a graph or two late, when a dip to the floor may be over:
+ * so where the tolerance is below what double shows (thr <= u ||D x||) the device's threshold is
  * raised to the floor, and the claim it makes there is checked as any. */
 static cgm_status floor_step(gpu_solver *S, reliable *R, const cgm_cg_state *hs, bool *stop,
                              cgm_error *err) {
@@ -171,20 +170,18 @@ static cgm_status reliable_step(gpu_solver *S, reliable *R, const cgm_cg_state *
   return CGM_OK;
 }
 
-/* The graph loop: graph g+1 is queued before the host waits for graph g.
- * Graph g copies device 0's state into host_state[g % 2] and is followed by
- * event ev[g % 3]; its time is ev[(g - 1) % 3] -> ev[g % 3]. A replacement
- * waits for the graph in flight (none is queued behind it), runs, and the
- * next graph's time starts after it. A monitor that keeps x has each graph
- * queued only after it read the one before (x is then that graph's). */
+/* The graph loop: graph g+1 is queued before the host waits for graph g. Graph g copies device 0's
+ * state into host_state[g % 2] and is followed by event ev[g % 3]; its time is ev[(g - 1) % 3] ->
+ * ev[g % 3]. A replacement waits for the graph in flight (none is queued behind it), runs, and the
+ * next graph's time starts after it. A monitor that keeps x has each graph queued only after it
+ * read the one before (x is then that graph's). */
 cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,
                          const cgm_cg_state **fin, cgm_error *err) {
   cgm_cuda_dev *d = &S->dev[0];
   const int K = S->pol.K;
-  /* A claim the true residual refutes stops its graph early, and the graph
-   * queued behind it runs no iteration: at least one iteration every two
-   * graphs (the device stops at maxiter), so 2 maxiter + 3 bound them; their
-   * times' array grows as they come. */
+  /* A claim the true residual refutes stops its graph early, and the graph queued behind it runs no
+   * iteration: at least one iteration every two graphs (the device stops at maxiter), so 2 maxiter
+   * + 3 bound them; their times' array grows as they come. */
   const int nbatch_max = pb->maxiter < (INT_MAX - 3) / 2 ? 2 * pb->maxiter + 3 : INT_MAX;
   struct {
     double s;   /* the graph's time */

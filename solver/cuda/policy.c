@@ -18,18 +18,16 @@ gs_policy gs_policy_make(const cgm_solve_opts *o, const cgm_plan *p) {
   const cgm_precision prec = o->precision;
   gs_policy P = {0};
   P.mode = pick_mode(o);
-  /* Single and mixed precision replace their residual between graphs, so
-   * short graphs keep a replacement from coming late (at 32 a small Poisson
-   * matrix took 10x double's iterations on an H100); the launches cost
-   * under 1% at the sizes reduced precision pays at. */
+  /* Single and mixed precision replace their residual between graphs, so short graphs keep a
+   * replacement from coming late (at 32 a small Poisson matrix took 10x double's iterations on an
+   * H100); the launches cost under 1% at the sizes reduced precision pays at. */
   P.K = o->check_every > 0 ? o->check_every : prec == CGM_PREC_DOUBLE ? 32 : 8;
   if (P.K > CGM_MAX_SLOTS) P.K = CGM_MAX_SLOTS;
   if (P.K < 2 || P.mode == MODE_HOST) P.K = 2;
   P.flags = (P.mode == MODE_P2P || P.mode == MODE_HALO) && go->flags;
   P.graphs = go->graphs;
-  /* Programmatic dependent launch: on one GPU, and on several with the
-   * flags, where no block scheduled early can hold the SMs a peer's
-   * progress needs (pdl_begin, cgm_sync.leave). */
+  /* Programmatic dependent launch: on one GPU, and on several with the flags, where no block
+   * scheduled early can hold the SMs a peer's progress needs (pdl_begin, cgm_sync.leave). */
   P.pdl = (P.mode == MODE_ONE || P.flags) && go->pdl;
   /* The single-reduction CG: one reduction and one kernel an iteration
    * fewer than CG4 + CG5 (docs/perf.md). The host-staged mode and single and

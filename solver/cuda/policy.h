@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* How the CUDA solver runs a solve: every choice that follows from the
- * settled options and the plan, made once (gs_policy_make) and read from
- * this struct by the rest of solver/cuda. Plain C; CUDA builds only (the
- * batch's cap is the kernels' CGM_MAX_SLOTS). */
+/* How the CUDA solver runs a solve: every choice that follows from the settled options and the
+ * plan, made once (gs_policy_make) and read from this struct by the rest of solver/cuda. Plain C;
+ * CUDA builds only (the batch's cap is the kernels' CGM_MAX_SLOTS). */
 #pragma once
 
 #include "cgmodel/solver.h"
@@ -26,10 +25,9 @@ typedef struct gs_policy {
   int reduced;       /* single or mixed: also when the residual fell by CGM_RELIABLE_DELTA */
   int floor_watch;   /* double precision's floor watch (cgm_floor_watch) */
   int device_layout; /* A on the host: its layout built on the GPU, where the CSR fits */
-  /* A solve must not hang: the exchange (NCCL hung on a node with 4 H200s)
-   * gets timeout_s without progress before the solve fails. With flags a
-   * device waits at most wait_ns (half of it) for a peer and ends the run
-   * itself; the host's own deadline, host_timeout_s, is the last resort. */
+  /* A solve must not hang: the exchange (NCCL hung on a node with 4 H200s) gets timeout_s without
+   * progress before the solve fails. With flags a device waits at most wait_ns (half of it) for a
+   * peer and ends the run itself; the host's own deadline, host_timeout_s, is the last resort. */
   double timeout_s;
   double host_timeout_s;
   unsigned long long wait_ns;

@@ -360,6 +360,22 @@ last_stderr_contains "no calibrated device has curves for the precision"
 expect_fail 2 "--auto chooses the block size" "$CGM" solve "$A" --auto --block 4
 expect_fail 2 "drop --gpus" "$CGM" solve "$A" --auto --gpus 1
 
+# ---- a busy CPU: one thread held to one CPU beside a busy loop held there too; the calibration
+# reads under half its CPU's time, starts again with a bounded spin (GOMP_SPINCOUNT, which the
+# restarted process's environment shows) and leaves out what a busy quick calibration does
+if command -v taskset >/dev/null; then
+  CPU1=$(python3 -c "import os; print(min(os.sched_getaffinity(0)))")
+  taskset -c "$CPU1" sh -c 'while :; do :; done' &
+  HOG=$!
+  expect_exit 0 env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT taskset -c "$CPU1" "$CGM" calibrate \
+    --devices cpu --quick --threads 1 --precision double --db "$TMP/busy.db" --json
+  kill "$HOG"
+  wait "$HOG" 2>/dev/null
+  assert_py "$(python3 -c "import json; d = json.load(open('$OUT')); c = d['calibrations'][0]
+print(repr((d['openmp_wait'], c['cpu_share'] < 0.75, 'the CPU was busy' in c['warning'])))") == \
+    ('GOMP_SPINCOUNT=10000', True, True)" "busy calibration restarted with a bounded spin"
+fi
+
 # ---- a corrupt database is refused with the path, and left alone
 printf 'garbage%.0s' $(seq 1 600) > "$TMP/bad.db"
 cp "$TMP/bad.db" "$TMP/bad.copy"
