@@ -11,26 +11,15 @@
 #include "bench/bench_cases.h"
 #include "cgmodel/solver.h"
 #include "common/timer.h"
-
-typedef struct {
-  double last, t[100000];
-  int n;
-} trace;
-
-static void tick(void *ctx, int iteration, double relres) {
-  trace *c = ctx;
-  const double now = cgm_now();
-  if (iteration > 0 && c->n < 100000) c->t[c->n++] = now - c->last;
-  c->last = now;
-  (void)relres;
-}
+#include "microbench/sweep_plan.h"
 
 int main(int argc, char **argv) {
   if (argc < 5) {
     fprintf(stderr, "usage: %s N TOL THREADS CASE...\n", argv[0]);
     return 2;
   }
-  static trace tr;
+  static double ticks[100000];
+  mb_iter_clock tr = {.t = ticks, .cap = 100000}; /* every iteration, the first too */
   printf("%-16s %5s %8s %8s %8s %8s | first iterations (us)\n", "case", "K", "setup ms", "median",
          "mean", "excess ms");
   for (int i = 4; i < argc; i++) {
@@ -56,7 +45,7 @@ int main(int argc, char **argv) {
       o.layout = cgm_bcsr_default_params(atoi(argv[1]));
       o.tol = atof(argv[2]);
       o.threads = atoi(argv[3]);
-      o.monitor = tick, o.monitor_ctx = &tr, o.monitor_every = 1;
+      o.monitor = mb_iter_tick, o.monitor_ctx = &tr, o.monitor_every = 1;
       cgm_solve_result res;
       cgm_status st = cgm_solve(&A, b, x, &o, &res, &err);
       if ((st && st != CGM_ENOCONV) || tr.n == 0) {

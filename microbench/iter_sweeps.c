@@ -17,17 +17,10 @@
 #include "common/timer.h"
 #include "microbench/sweep_plan.h"
 
-/* A CPU solve's iterations, each timed through its monitor (the solver
- * reports their median only); the first is the warm-up, as the solver's. */
-typedef struct {
-  double last, t[256];
-  int n;
-} iter_clock;
-
-static void iter_tick(void *ctx, int iteration, double relres) {
-  iter_clock *c = ctx;
+void mb_iter_tick(void *ctx, int iteration, double relres) {
+  mb_iter_clock *c = ctx;
   const double now = cgm_now();
-  if (iteration > 1 && c->n < 256) c->t[c->n++] = now - c->last;
+  if (iteration > c->skip && c->n < c->cap) c->t[c->n++] = now - c->last;
   c->last = now;
   (void)relres;
 }
@@ -36,7 +29,8 @@ cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxi
                           cgm_solve_result *res, mb_timing *t, cgm_error *err) {
   double *b = malloc(sizeof(double) * ((size_t)A->nrows + 1)),
          *x = malloc(sizeof(double) * ((size_t)A->nrows + 1));
-  iter_clock clk = {0};
+  double ticks[256]; /* the first iteration is the warm-up, as the solver's */
+  mb_iter_clock clk = {.t = ticks, .cap = 256, .skip = 1};
   if (!b || !x) {
     free(b), free(x);
     return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
@@ -55,7 +49,7 @@ cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxi
   /* On the CPU each iteration is timed: other work held a team of 2 up at
    * most barriers, and the median with it (a GPU's graphs a monitor breaks) */
   const bool clocked = t && o.backend == CGM_BACKEND_CPU && !o.monitor;
-  if (clocked) o.monitor = iter_tick, o.monitor_ctx = &clk, o.monitor_every = 1;
+  if (clocked) o.monitor = mb_iter_tick, o.monitor_ctx = &clk, o.monitor_every = 1;
   cgm_status st = cgm_solve(A, b, x, &o, res, err);
   if (st == CGM_ENOCONV) st = CGM_OK;
   if (!st && t) {

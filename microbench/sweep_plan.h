@@ -104,6 +104,13 @@ void mb_report(mb_run *R, const char *stage);
 /* The mb_emit_fn of an mb_run: stops the run (CGM_ERUNTIME) when the sink
  * says so. */
 cgm_status mb_emit(void *R, const cgm_sample *s, const char *stage, cgm_error *err);
+/* A solve's iterations, each timed through its monitor (the solver reports their median only):
+ * mb_iter_tick, the monitor, puts the seconds of each after the first `skip` in t (cap at most). */
+typedef struct mb_iter_clock {
+  double last, *t;
+  int n, cap, skip;
+} mb_iter_clock;
+void mb_iter_tick(void *ctx, int iteration, double relres);
 /* Solves A x = A 1 from x = 0 for exactly maxiter iterations (tolerance
  * 1e-300) with base's backend, precision, layout and GPUs; CGM_ENOCONV is
  * success. With t (NULL: none) on the CPU, each iteration after the first is timed:
