@@ -70,8 +70,8 @@ static int body(const cli_parsed *p) {
   /* a busy CPU: threads that spin milliseconds at a barrier take turns with the other work, each
    * barrier a scheduler slice; calibrated by a program started again spinning less */
   if (cpu && !o.strict && cli_env_spin_default() &&
-      cgm_calibrate_cpu_share(o.threads) < CGM_BUSY_SHARE)
-    cli_env_restart_bounded();
+      (o.cpu_share = cgm_calibrate_cpu_share(o.threads)) < CGM_BUSY_SHARE)
+    cli_env_restart_bounded(); /* where it returns, the share read serves the calibration */
   cgm_db *db;
   int rc = cli_db_open("calibrate", db_path, true, &db);
   if (rc) return rc;

@@ -16,6 +16,7 @@ typedef struct cgm_calibrate_opts {
   unsigned precisions; /* bit (1 << cgm_precision) */
   int threads;         /* CPU threads (<= 0: default) */
   bool strict;         /* refuse disturbed timings (store nothing) instead of flagging them */
+  double cpu_share;    /* the CPU's share read just before (cgm_calibrate_cpu_share); <= 0: read */
   cgm_progress_fn progress;
   cgm_gpu_opts gpu; /* how the GPU sweeps run our solver (recorded with the calibration) */
   void *progress_ctx;

@@ -133,7 +133,9 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   cgm_sample_vec sv = {0};
   /* A CPU shared with other work gives the sweeps a share of its time: a quick calibration then
    * leaves out the samples the model can do without, to keep to its time (docs/calibration.md) */
-  const double share = cpu ? cgm_calibrate_cpu_share(o->threads) : 0;
+  const double share = !cpu               ? 0
+                       : o->cpu_share > 0 ? o->cpu_share
+                                          : cgm_calibrate_cpu_share(o->threads);
   const bool busy = o->quick && !o->strict && cpu && share < CGM_BUSY_SHARE; /* strict: all */
   rep->cal[ri].cpu_share = share;
   cgm_mb_opts mo = {"", gpus, o->quick, o->precisions, o->threads, o->gpu, busy}; /* device below */
