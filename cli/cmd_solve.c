@@ -53,10 +53,9 @@ static int mpi_ranks = 0;
 /* Under MPI: whether this rank has agreed with the others on its start. */
 static bool mpi_agreed = false;
 
-/* Under MPI, before any collective call: every rank's parse and checks
- * agreed on (a rank that failed makes every rank exit with its message; no
- * rank is left waiting for it), and every rank given the same request
- * (threads apart). rc: this rank's outcome so far; req: its request (NULL
+/* Under MPI, before any collective call: every rank's parse and checks agreed on (a rank that
+ * failed makes every rank exit with its message; no rank is left waiting for it), and every rank
+ * given the same request (threads apart). rc: this rank's outcome so far; req: its request (NULL
  * after a failed parse). */
 static int mpi_agree(int rc, const cJSON *req) {
   if (mpi_ranks < 2 || mpi_agreed) return rc;
@@ -132,10 +131,9 @@ typedef struct {
   const cgm_solve_report *rep;
 } solve_view;
 
-/* The pipeline's notes: --auto's choice before the report (not with
- * --json, which has it as "auto"); the reordering's verdict when it
- * reordered, was asked for (--reorder) or with -v; the rest as every
- * command's. */
+/* The pipeline's notes: --auto's choice before the report (not with --json, which has it as
+ * "auto"); the reordering's verdict when it reordered, was asked for (--reorder) or with -v; the
+ * rest as every command's. */
 static void solve_note(void *ctx, cgm_note_kind kind, const char *msg) {
   static char cmd[] = "solve", autocmd[] = "solve --auto";
   const solve_view *v = ctx;
@@ -230,10 +228,9 @@ static int asks_mpi(int argc, char **argv) {
   return 0;
 }
 
-/* Under an MPI launcher (or with --mpi) MPI starts first; ranks other than
- * 0 print nothing (their stdout and stderr go to /dev/null): every message
- * they could print, rank 0 prints too, since the ranks agree on each
- * outcome (docs/distributed.md). */
+/* Under an MPI launcher (or with --mpi) MPI starts first; ranks other than 0 print nothing (their
+ * stdout and stderr go to /dev/null): every message they could print, rank 0 prints too, since the
+ * ranks agree on each outcome (docs/distributed.md). */
 static int solve_start(const cli_command *c, int argc, char **argv) {
   int rank = 0;
   /* (parsing only, as the command-line fuzzer drives it: MPI never starts) */

@@ -16,9 +16,8 @@ extern char cli_last_error[1024];
 /* Prints the object on stdout, frees it; returns 3 if printing failed. */
 int cli_print_json(cJSON *obj);
 
-/* A pipeline note (cgm_note_fn) on stderr; ctx is the command's name:
- * "cgmodel <cmd>: <msg>", "cgmodel <cmd>: warning: <msg>" or
- * "cgmodel <cmd>: error: <msg>". */
+/* A pipeline note (cgm_note_fn) on stderr; ctx is the command's name: "cgmodel <cmd>: <msg>",
+ * "cgmodel <cmd>: warning: <msg>" or "cgmodel <cmd>: error: <msg>". */
 void cli_note(void *ctx, cgm_note_kind kind, const char *msg);
 
 /* A matrix or vector argument: "-" is standard input, read through /dev/stdin (the Matrix Market

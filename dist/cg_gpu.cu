@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* One MPI rank's rows on its GPU (gpu.h): CSR with the rank's ghosts past
- * its own rows, the distributed CG's steps as kernels whose sums come back
- * to the host (the ranks add them with MPI_Allreduce: two a step, as on the
- * CPU), and the halo by NCCL's point-to-point calls or packed for the host.
- * Simple kernels: a group of W threads a row, grid-stride loops; the one-
- * process solver's MBR kernels and graphs are not used here. */
+/* One MPI rank's rows on its GPU (gpu.h): CSR with the rank's ghosts past its own rows, the
+ * distributed CG's steps as kernels whose sums come back to the host (the ranks add them with
+ * MPI_Allreduce: two a step, as on the CPU), and the halo by NCCL's point-to-point calls or packed
+ * for the host. Simple kernels: a group of W threads a row, grid-stride loops; the one- process
+ * solver's MBR kernels and graphs are not used here. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,10 +40,9 @@ static bool failed(cgm_dgpu *G, cudaError_t e, const char *what, int line) {
 }
 #define DG_CHECK(G, call) failed(G, cgm_fault_hit() ? CGM_CUDA_INJECTED : (call), #call, __LINE__)
 
-/* A group of W lanes a row, each lane's first U entries loaded at once
- * (independent loads in flight: short rows are latency-bound otherwise),
- * the rest in a loop; a warp's lanes loop together (the shuffles need
- * every lane), rows past n adding nothing. */
+/* A group of W lanes a row, each lane's first U entries loaded at once (independent loads in
+ * flight: short rows are latency-bound otherwise), the rest in a loop; a warp's lanes loop together
+ * (the shuffles need every lane), rows past n adding nothing. */
 template <int W, int U>
 __global__ void spmv_k(int32_t n, const int64_t *rp, const int32_t *col, const double *val,
                        const double *x, double *y, const double *p, double *sum) {

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* One MPI rank's rows on its GPU (dist/cg_gpu.cu; without CUDA,
- * gpu_stub.c): the vectors of the distributed CG and the steps of its
- * iteration (cg_mpi.c), each returning the rank's own sums. A failing CUDA
- * call is kept (cgm_dgpu_error) and every later sum is NaN, so the ranks'
- * next allreduce stops them all at once; none waits for a rank that failed.
- * Internal to dist/; plain C, no MPI (the halo's messages are local.c's). */
+/* One MPI rank's rows on its GPU (dist/cg_gpu.cu; without CUDA, gpu_stub.c): the vectors of the
+ * distributed CG and the steps of its iteration (cg_mpi.c), each returning the rank's own sums. A
+ * failing CUDA call is kept (cgm_dgpu_error) and every later sum is NaN, so the ranks' next
+ * allreduce stops them all at once; none waits for a rank that failed. Internal to dist/; plain C,
+ * no MPI (the halo's messages are local.c's). */
 #pragma once
 
 #include <stdbool.h>
@@ -57,9 +56,8 @@ void cgm_dgpu_download(cgm_dgpu *G, int id, double *host);
 void cgm_dgpu_pack(cgm_dgpu *G, int id, double *send);
 void cgm_dgpu_ghosts(cgm_dgpu *G, int id, const double *ghosts);
 
-/* The halo by NCCL between ranks that own distinct GPUs: NCCL loaded on
- * every rank and the unique id (128 bytes) made where make (one rank),
- * then every rank's communicator. */
+/* The halo by NCCL between ranks that own distinct GPUs: NCCL loaded on every rank and the unique
+ * id (128 bytes) made where make (one rank), then every rank's communicator. */
 cgm_status cgm_dgpu_nccl_id(cgm_dgpu *G, void *id, bool make, cgm_error *err);
 cgm_status cgm_dgpu_nccl_open(cgm_dgpu *G, const void *id, int rank, int size, cgm_error *err);
 /* Receives ghosts [recv_off[k], recv_off[k+1]) from recv_rank[k], sends

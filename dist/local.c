@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* One rank's rows with their halo: the ghost entries it reads, grouped by
- * the rank that owns them, and what it sends to whom, built by each rank
- * from its own rows (the plan's halo is per GPU segment of block rows,
- * bounded by CGM_MAX_GPUS): an all-to-all of counts, then the index lists
+/* One rank's rows with their halo: the ghost entries it reads, grouped by the rank that owns them,
+ * and what it sends to whom, built by each rank from its own rows (the plan's halo is per GPU
+ * segment of block rows, bounded by CGM_MAX_GPUS): an all-to-all of counts, then the index lists
  * point to point. */
 #include <stdlib.h>
 #include <string.h>

@@ -32,9 +32,8 @@ typedef struct cgm_dist_local {
   MPI_Comm comm;
 } cgm_dist_local;
 
-/* Builds the rank's share from its rows (gcol taken over) and every rank's
- * bounds. Collective; a failure is this rank's only: agree on it
- * (cgm_dist_agree) before the next collective call. */
+/* Builds the rank's share from its rows (gcol taken over) and every rank's bounds. Collective; a
+ * failure is this rank's only: agree on it (cgm_dist_agree) before the next collective call. */
 cgm_status cgm_dist_local_build(cgm_dist_local *L, const int32_t *bounds, int rank, int size,
                                 int64_t *rowptr, int32_t *gcol, double *val, MPI_Comm comm,
                                 cgm_error *err);

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Which rows each rank owns: contiguous blocks (the paper's cut, Sec. 4.1,
- * here by rows rather than block rows), or METIS parts renumbered into
- * contiguous blocks, so that the rest of the distributed solve knows one
- * kind of partition. */
+/* Which rows each rank owns: contiguous blocks (the paper's cut, Sec. 4.1, here by rows rather than
+ * block rows), or METIS parts renumbered into contiguous blocks, so that the rest of the
+ * distributed solve knows one kind of partition. */
 #include <stdlib.h>
 #include <string.h>
 

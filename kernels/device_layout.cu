@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The MBR layout of block size 1 built on the device from a CSR already
- * there, entry for entry cgm_bcsr_build's (sparse/bcsr_mbr.c): rows sorted
- * by length, longest first, stably (CUB's radix sort); slices padded in
- * steps of B_x, a row's padding reading x at its own index, an empty
- * slot's at 0; where asked, the long rows apart as segments.c puts them. */
+/* The MBR layout of block size 1 built on the device from a CSR already there, entry for entry
+ * cgm_bcsr_build's (sparse/bcsr_mbr.c): rows sorted by length, longest first, stably (CUB's radix
+ * sort); slices padded in steps of B_x, a row's padding reading x at its own index, an empty slot's
+ * at 0; where asked, the long rows apart as segments.c puts them. */
 #include <cub/cub.cuh>
 
 #include "kernels/cuda_dev.h"
@@ -26,8 +25,7 @@ __global__ void row_lengths(int32_t n, const IP *rowptr, int32_t *len, int32_t *
   }
 }
 
-/* Blocks of slice k: its first (longest) row's length in steps of B_x,
- * times B_y B_x. */
+/* Blocks of slice k: its first (longest) row's length in steps of B_x, times B_y B_x. */
 __global__ void slice_sizes(int32_t nslices, int bx, int by, const int32_t *len_sorted,
                             int64_t *size) {
   CGM_GRID_LOOP(k, nslices) {
@@ -124,9 +122,8 @@ cgm_status build_sorted(cgm_cuda_dev *d, const cgm_csr_device *A, cgm_bcsr_param
   CGM_CUDA_TRY(err, cudaMemcpyAsync(&npad, m->slice_ptr + nslices, 8, cudaMemcpyDeviceToHost, s));
   CGM_CUDA_TRY(err, cudaStreamSynchronize(s));
   {
-    /* the values and columns are the bulk: checked against free memory
-     * before they are allocated, as the plan's footprint is for a layout
-     * built on the host */
+    /* the values and columns are the bulk: checked against free memory before they are allocated,
+     * as the plan's footprint is for a layout built on the host */
     int64_t avail = 0, total = 0;
     const int64_t need = npad * (int64_t)(w + 4 + (hi ? 8 : 0));
     cgm_status st = cgm_cuda_free_bytes(d->dev, &avail, &total, err);

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Kernel launches, optionally with programmatic dependent launch (PDL,
- * sm_90): with `overlap` a kernel may be scheduled while its predecessor
- * drains, hiding the launch gaps of an iteration. Every kernel launched so
- * starts with pdl_begin (device_util.cuh): it touches nothing before its
+/* Kernel launches, optionally with programmatic dependent launch (PDL, sm_90): with `overlap` a
+ * kernel may be scheduled while its predecessor drains, hiding the launch gaps of an iteration.
+ * Every kernel launched so starts with pdl_begin (device_util.cuh): it touches nothing before its
  * predecessor has finished. */
 #pragma once
 

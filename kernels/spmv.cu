@@ -264,8 +264,7 @@ template <int N> __device__ __forceinline__ double rows_warp_sum(double v) {
   return v;
 }
 
-/* The sums of a block's threads of equal threadIdx.x % N: threads r < N
- * hold row r's. */
+/* The sums of a block's threads of equal threadIdx.x % N: threads r < N hold row r's. */
 template <int N> __device__ __forceinline__ double rows_block_sum(double v) {
   __shared__ double sh[kSpmvThreads / 32][N];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The band-load sweep (docs/model.md, "The walk under load"): bands of
- * CGM_BAND_LOAD_WIDTH x CGM_BAND_ROWS rows, every row as long as the band
- * curve's, timed as whole iterations at every block size and precision:
- * more warps walking on each SM than the band curve had. How much slower
- * than that curve they walk is the band-load fraction (cgm_fit_band_load).
- * GPU only: a CPU's model has no walk. */
+/* The band-load sweep (docs/model.md, "The walk under load"): bands of CGM_BAND_LOAD_WIDTH x
+ * CGM_BAND_ROWS rows, every row as long as the band curve's, timed as whole iterations at every
+ * block size and precision: more warps walking on each SM than the band curve had. How much slower
+ * than that curve they walk is the band-load fraction (cgm_fit_band_load). GPU only: a CPU's model
+ * has no walk. */
 #include <stdio.h>
 
 #include "cgmodel/model.h"

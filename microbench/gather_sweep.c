@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The gather sweep (docs/model.md, "Gathers of x"): uniform random SPD
- * matrices of CGM_GATHER_ROWS (1M) and CGM_GATHER_ROWS_SMALL (131k) rows
- * (8 nonzeros a row at random columns: a sector of x a nonzero, x's 8 MB in
- * a GPU's L2), timed as whole iterations at N = 1 in each precision. The
- * time their bytes do not explain is the gathers': the gather rate of each
- * (cgm_fit_gather_bw). On a CPU the same two sizes (x's 8 MB and 1 MB
- * against its caches) place the gathers' cost by the share of x out of
- * them (cgm_gather_rate). */
+/* The gather sweep (docs/model.md, "Gathers of x"): uniform random SPD matrices of CGM_GATHER_ROWS
+ * (1M) and CGM_GATHER_ROWS_SMALL (131k) rows (8 nonzeros a row at random columns: a sector of x a
+ * nonzero, x's 8 MB in a GPU's L2), timed as whole iterations at N = 1 in each precision. The time
+ * their bytes do not explain is the gathers': the gather rate of each (cgm_fit_gather_bw). On a CPU
+ * the same two sizes (x's 8 MB and 1 MB against its caches) place the gathers' cost by the share of
+ * x out of them (cgm_gather_rate). */
 #include <stdio.h>
 
 #include "cgmodel/model.h"

@@ -70,14 +70,12 @@ typedef struct cgm_locality_sample {
 cgm_status cgm_mb_locality_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
                                  cgm_locality_sample **out, int *count, cgm_error *err);
 
-/* The row-scatter sweep: arrows whose long row reads x at random (a line
- * a step; group 0) and bands numbered at random a block row at a time
- * (every lane of a warp walking scattered; group 1), at every block size
- * and each precision of `precisions`, solved for a fixed number of
- * iterations with base's backend (a GPU: the walk is its model's). Quick:
- * one arrow (CGM_LONG_ROW blocks) and one band (32), else arrows of 64 and
- * CGM_LONG_ROW blocks and bands of 8, 32 and 128 (127: mb_band_half).
- * *out is malloc'ed. */
+/* The row-scatter sweep: arrows whose long row reads x at random (a line a step; group 0) and bands
+ * numbered at random a block row at a time (every lane of a warp walking scattered; group 1), at
+ * every block size and each precision of `precisions`, solved for a fixed number of iterations with
+ * base's backend (a GPU: the walk is its model's). Quick: one arrow (CGM_LONG_ROW blocks) and one
+ * band (32), else arrows of 64 and CGM_LONG_ROW blocks and bands of 8, 32 and 128 (127:
+ * mb_band_half). *out is malloc'ed. */
 cgm_status cgm_mb_scatter_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
                                 cgm_locality_sample **out, int *count, cgm_error *err);
 

@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Timings that hold on a shared machine (docs/calibration.md). Other work
- * only adds time (a preempted OpenMP thread holds its team at a barrier
- * for a scheduler quantum, 4-24 ms on 2 cores; another context takes its
- * time slices of a GPU): a measurement is the low quantile of timings taken
- * in rounds that interleave a sweep's measurements (a burst of other work
- * falls on a few timings of each), until a round no longer lowers it
- * (settled) or the budget is spent (unsettled: marked, and kept). The CPU's
- * team is pinned while its sweeps run (mb_pin). */
+/* Timings that hold on a shared machine (docs/calibration.md). Other work only adds time (a
+ * preempted OpenMP thread holds its team at a barrier for a scheduler quantum, 4-24 ms on 2 cores;
+ * another context takes its time slices of a GPU): a measurement is the low quantile of timings
+ * taken in rounds that interleave a sweep's measurements (a burst of other work falls on a few
+ * timings of each), until a round no longer lowers it (settled) or the budget is spent (unsettled:
+ * marked, and kept). The CPU's team is pinned while its sweeps run (mb_pin). */
 #define _GNU_SOURCE /* sched_setaffinity */
 #include <math.h>
 #include <omp.h>

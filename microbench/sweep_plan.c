@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The sizes and matrices every device is calibrated on. The dense-block
- * matrices are Kronecker products P (x) (J + I) of a 3D Poisson pattern (the
- * locality of a structured mesh) and of random SPD patterns with uniform and
- * power-law row lengths (the spreads of Sec. 5.3); the "real" ones are the
- * generators' Poisson, elasticity and random matrices blocked at N. */
+/* The sizes and matrices every device is calibrated on. The dense-block matrices are Kronecker
+ * products P (x) (J + I) of a 3D Poisson pattern (the locality of a structured mesh) and of random
+ * SPD patterns with uniform and power-law row lengths (the spreads of Sec. 5.3); the "real" ones
+ * are the generators' Poisson, elasticity and random matrices blocked at N. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -143,10 +142,9 @@ int mb_matrix_count(bool cuda, bool quick) {
   return ((r.hi - r.lo) / r.step + 1) * KINDS;
 }
 
-/* Scattered rows blocked at N >= 4 store up to 57x their nonzeros (random
- * power-law at N = 8: 15 GB in fp64 for 2^25 nonzeros, and 30 s of
- * blocking): past 4x the sweep's largest size such a sample only costs time
- * and memory a smaller GPU does not have. */
+/* Scattered rows blocked at N >= 4 store up to 57x their nonzeros (random power-law at N = 8: 15 GB
+ * in fp64 for 2^25 nonzeros, and 30 s of blocking): past 4x the sweep's largest size such a sample
+ * only costs time and memory a smaller GPU does not have. */
 static cgm_status visit(const cgm_csr *A, int n, mb_range r, const char *variant, const char *src,
                         mb_matrix_fn fn, void *ctx, cgm_error *err) {
   /* P (x) dense N x N blocks at their own N: every block full, the layout's

@@ -26,8 +26,7 @@ typedef cgm_status (*mb_matrix_fn)(void *ctx, const cgm_csr *A, int n, const cha
                                    const char *source, cgm_error *err);
 cgm_status mb_for_each_matrix(const int *ns, int nn, bool cuda, bool quick, int dense_hi,
                               mb_matrix_fn fn, void *ctx, cgm_error *err);
-/* Number of matrices mb_for_each_matrix generates (for progress; the
- * skipped ones included). */
+/* Number of matrices mb_for_each_matrix generates (for progress; the skipped ones included). */
 int mb_matrix_count(bool cuda, bool quick);
 
 /* A Poisson grid of the whole-iteration sweeps (2D or 3D; source "poisson<dim>d:<n>"). Both the
@@ -98,11 +97,9 @@ typedef struct mb_run {
   void *ctx;
   double done, total;
 } mb_run;
-/* Tells the progress (and the calibration's stage clock) that `stage` ran
- * until now. */
+/* Tells the progress (and the calibration's stage clock) that `stage` ran until now. */
 void mb_report(mb_run *R, const char *stage);
-/* The mb_emit_fn of an mb_run: stops the run (CGM_ERUNTIME) when the sink
- * says so. */
+/* The mb_emit_fn of an mb_run: stops the run (CGM_ERUNTIME) when the sink says so. */
 cgm_status mb_emit(void *R, const cgm_sample *s, const char *stage, cgm_error *err);
 /* A solve's iterations, each timed through its monitor (the solver reports their median only):
  * mb_iter_tick, the monitor, puts the seconds of each after the first `skip` in t (cap at most). */

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The band-load fraction of the refined model (docs/model.md, "The walk
- * under load"): per block size and precision, how much slower than the
- * band curve's a step is when several bands' worth of rows walk, fitted to
- * iterations of wide bands with the row and band curves (and their
- * scatter terms) the calibration made before it. */
+/* The band-load fraction of the refined model (docs/model.md, "The walk under load"): per block
+ * size and precision, how much slower than the band curve's a step is when several bands' worth of
+ * rows walk, fitted to iterations of wide bands with the row and band curves (and their scatter
+ * terms) the calibration made before it. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -12,10 +11,9 @@
 
 #define FRAC_MAX 4.0
 
-/* The fraction at which the model meets t on s: the model does not fall
- * as the fraction rises, so a bisection; 0 where the model without it
- * already meets t, FRAC_MAX where even that does not. NaN where the model
- * cannot time s. */
+/* The fraction at which the model meets t on s: the model does not fall as the fraction rises, so a
+ * bisection; 0 where the model without it already meets t, FRAC_MAX where even that does not. NaN
+ * where the model cannot time s. */
 static double meet(cgm_device_model *m, int bi, int n, const cgm_segment_shape *s, double t) {
   m->band_load[bi] = 0.0;
   const double t0 = cgm_refined_segment_time(m, n, s);

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The relative curve of a kernel as the refined model uses it, piecewise
- * where one Eq. 3 cannot follow the samples (docs/model.md, "Where the CPU
- * differs"): below a throughput peak that falls for good (a CPU's caches),
- * Eq. 3 fitted to relative residuals, else the samples' interpolation; past
- * it, Eq. 3 or a constant. */
+/* The relative curve of a kernel as the refined model uses it, piecewise where one Eq. 3 cannot
+ * follow the samples (docs/model.md, "Where the CPU differs"): below a throughput peak that falls
+ * for good (a CPU's caches), Eq. 3 fitted to relative residuals, else the samples' interpolation;
+ * past it, Eq. 3 or a constant. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,8 +122,7 @@ cgm_status cgm_fit_curve(const double *m, const double *b, int n, cgm_curve_fit 
   }
 
   if (split > 0) {
-    /* Past the split: Eq. 3 with 6 or more samples when it converges, else
-     * their median. */
+    /* Past the split: Eq. 3 with 6 or more samples when it converges, else their median. */
     const int nhi = n - nlo;
     const double *mh = mm + nlo, *bh = bb + nlo;
     out->have_hi = true;

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The gather rate of the refined model (docs/model.md, "Gathers of x"):
- * the rate at which the SpMV fetches the sectors of x when its columns
- * scatter at random, fitted to iterations of uniform random matrices with
- * the curves and the locality term the calibration made before it. */
+/* The gather rate of the refined model (docs/model.md, "Gathers of x"): the rate at which the SpMV
+ * fetches the sectors of x when its columns scatter at random, fitted to iterations of uniform
+ * random matrices with the curves and the locality term the calibration made before it. */
 #include <math.h>
 #include <stdlib.h>
 

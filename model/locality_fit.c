@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The locality coefficient of the refined model (docs/model.md, "x
- * locality"): one number per device and precision, fitted to iterations of
- * the same meshes under numberings from the natural one to a random one, so
- * that the bytes stay and only the sectors of x the slices read change. */
+/* The locality coefficient of the refined model (docs/model.md, "x locality"): one number per
+ * device and precision, fitted to iterations of the same meshes under numberings from the natural
+ * one to a random one, so that the bytes stay and only the sectors of x the slices read change. */
 #include <math.h>
 #include <stdlib.h>
 

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The paper's per-iteration model of CG (Sec. 5.6-5.7, Eqs. 4-9): every
- * kernel is bandwidth bound, so its time is its transfer volume over the
- * Eq. 3 throughput at that volume (Eq. 5). Invalid arguments (a block size
- * other than 1, 2, 4, 8; fewer than 1 GPU; negative sizes) give NaN. */
+/* The paper's per-iteration model of CG (Sec. 5.6-5.7, Eqs. 4-9): every kernel is bandwidth bound,
+ * so its time is its transfer volume over the Eq. 3 throughput at that volume (Eq. 5). Invalid
+ * arguments (a block size other than 1, 2, 4, 8; fewer than 1 GPU; negative sizes) give NaN. */
 #define _DEFAULT_SOURCE /* M_LN2 */
 #include "cgmodel/model.h"
 
@@ -36,11 +35,10 @@ double cgm_paper_gflops(const cgm_paper_params *p, int n, double x, double e) {
   return cgm_paper_flops(x, e) / cgm_paper_time(p, n, x, e) / 1e9;
 }
 
-/* Eq. 9. The paper splits the data evenly and gives every GPU the same
- * curves, so the max over GPUs is one T(x/g, e/g). Host-staged exchange:
- * each GPU copies its x/g part to the host and the g - 1 other parts back,
- * x g elements in all; direct (peer) copies move x. Four synchronisations:
- * the vector update and the three reductions. */
+/* Eq. 9. The paper splits the data evenly and gives every GPU the same curves, so the max over GPUs
+ * is one T(x/g, e/g). Host-staged exchange: each GPU copies its x/g part to the host and the g - 1
+ * other parts back, x g elements in all; direct (peer) copies move x. Four synchronisations: the
+ * vector update and the three reductions. */
 double cgm_paper_time_parallel(const cgm_paper_params *p, int n, double x, double e, int gpus,
                                bool direct) {
   if (gpus < 1) return NAN;

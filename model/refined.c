@@ -42,8 +42,7 @@ static double t_bytes(const cgm_sigmoid *s, double bytes, double width) {
   return bytes > 0 ? t_floor(s, bytes / width, width) : 0.0;
 }
 
-/* A curve with its optional second regime past split_m, or its samples'
- * interpolation. */
+/* A curve with its optional second regime past split_m, or its samples' interpolation. */
 static double t_curve(const cgm_sigmoid *s, const cgm_regime *r, double bytes, double width) {
   if (!(bytes > 0)) return 0.0;
   double m = bytes / width;
@@ -171,8 +170,7 @@ double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int6
   return fade < 1.0 && at > 0 ? tk * pow(P->t[P->n - 1] / at, 1.0 - fade) : tk;
 }
 
-/* An iteration of segment s whose SpMV moves spmv bytes, by its bandwidth
- * curves. */
+/* An iteration of segment s whose SpMV moves spmv bytes, by its bandwidth curves. */
 static double t_stream(const cgm_device_model *m, int bi, double spmv, const cgm_segment_shape *s) {
   const double ib = cgm_iter_bytes(spmv, s->rows, (int)m->width);
   if (s->f32 && m->have_iterc[bi]) /* f32 values, as the solver runs them */

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The row-scatter coefficient of the refined model (docs/model.md, "The
- * walk of a scattered row"): per block size and precision, the seconds a
- * step of the longest row's walk costs beyond the in-order arrow's when it
- * reads x from a line of its own, fitted to iterations of scattered arrows
+/* The row-scatter coefficient of the refined model (docs/model.md, "The walk of a scattered row"):
+ * per block size and precision, the seconds a step of the longest row's walk costs beyond the
+ * in-order arrow's when it reads x from a line of its own, fitted to iterations of scattered arrows
  * with the row curve the in-order arrows fitted. */
 #include <math.h>
 

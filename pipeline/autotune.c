@@ -38,10 +38,9 @@ cgm_status cgm_autotune(const cgm_csr *A, const cgm_features *f, const cgm_tuner
   to.iterations = c->iterations;
   to.storage = o->storage;
   to.exchanges = (1u << CGM_EXCHANGE_HALO) | (1u << CGM_EXCHANGE_P2P);
-  /* The cuSPARSE baseline stays out unless asked for: loading cuSPARSE and
-   * cuBLAS (and their teardown at exit) is no part of the model, and cost
-   * the command 90 ms on one H200 (bcsstm25, 2026-11-29: 0.48 s against
-   * 0.39 s on our kernels), more than its iterations saved */
+  /* The cuSPARSE baseline stays out unless asked for: loading cuSPARSE and cuBLAS (and their
+   * teardown at exit) is no part of the model, and cost the command 90 ms on one H200 (bcsstm25,
+   * 2026-11-29: 0.48 s against 0.39 s on our kernels), more than its iterations saved */
   if (c->block_jacobi || !(c->backend_given && c->backend == CGM_BACKEND_CUSPARSE))
     to.cusparse = false;
   if (o->storage == CGM_STORAGE_COMPACT) /* beside double on our kernels alone (settle) */

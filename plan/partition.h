@@ -51,11 +51,10 @@ cgm_status cgm_halo_sizes(const int64_t *bptr, const int32_t *bcol, int32_t nbco
                           const int32_t *bounds, int parts, int seg, int32_t *nhalo,
                           int32_t *from_owner, unsigned char *is_boundary, cgm_error *err);
 
-/* Rewrites a segment layout's block columns for the local vector
- * [own block rows | gap | halo]: own column c -> c - b0, foreign ->
- * halo_start + its index in cols (halo_start >= b1 - b0: the GPU solver
- * starts the halo past its vector kernels' 16-byte padding of the own rows,
- * which they write). */
+/* Rewrites a segment layout's block columns for the local vector [own block rows | gap | halo]: own
+ * column c -> c - b0, foreign -> halo_start + its index in cols (halo_start >= b1 - b0: the GPU
+ * solver starts the halo past its vector kernels' 16-byte padding of the own rows, which they
+ * write). */
 void cgm_halo_remap(const cgm_halo *h, int32_t halo_start, cgm_bcsr *B);
 
 /* Rewrites a layout's block columns for a vector of equal chunks (an

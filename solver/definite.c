@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Telling an indefinite matrix from a CG that rounding broke: k steps of
- * Lanczos in double (no reorthogonalisation: its Ritz values may repeat,
- * but each stays within [lambda_min, lambda_max] of A up to rounding), so a
- * clearly negative Ritz value proves A has a negative eigenvalue. A
- * positive smallest Ritz value proves nothing; it is only the evidence that
- * makes "not positive definite" unfounded. */
+/* Telling an indefinite matrix from a CG that rounding broke: k steps of Lanczos in double (no
+ * reorthogonalisation: its Ritz values may repeat, but each stays within [lambda_min, lambda_max]
+ * of A up to rounding), so a clearly negative Ritz value proves A has a negative eigenvalue. A
+ * positive smallest Ritz value proves nothing; it is only the evidence that makes "not positive
+ * definite" unfounded. */
 #include <math.h>
 #include <stdlib.h>
 

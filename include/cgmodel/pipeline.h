@@ -159,13 +159,11 @@ CGM_API cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const c
 CGM_API cgm_status cgm_matrix_features(const char *path, cgm_features *f, cgm_mm_info *mm,
                                        cgm_error *err);
 
-/* The matrix paths of a directory (its *.mtx files that are regular files,
- * sorted by name), of a list file (one path a line; empty lines and '#'
- * lines skipped), or the one path of a matrix file (a Matrix Market banner
- * or gzip's magic). Anything but a directory or a regular file is refused
- * (CGM_EINPUT: a FIFO would block). *paths
- * (and each path) is malloc'ed: cgm_matrix_paths_free. CGM_EINPUT when
- * there are none ("PATH: no matrices ..."). */
+/* The matrix paths of a directory (its *.mtx files that are regular files, sorted by name), of a
+ * list file (one path a line; empty lines and '#' lines skipped), or the one path of a matrix file
+ * (a Matrix Market banner or gzip's magic). Anything but a directory or a regular file is refused
+ * (CGM_EINPUT: a FIFO would block). *paths (and each path) is malloc'ed: cgm_matrix_paths_free.
+ * CGM_EINPUT when there are none ("PATH: no matrices ..."). */
 CGM_API cgm_status cgm_matrix_paths(const char *dir_or_list, char ***paths, int *count,
                                     cgm_error *err);
 CGM_API void cgm_matrix_paths_free(char **paths, int count);

@@ -82,14 +82,12 @@ typedef struct cgm_tuner_opts {
 
 CGM_API cgm_tuner_opts cgm_tuner_opts_default(void);
 
-/* What-if (docs/model.md): prices the GPU device d on up to `gpus` GPUs
- * (at least its calibration's), the exchange on 2 or more by the profile
- * of prof (a calibration on several GPUs, its curves on more GPUs than it
- * measured those of the most; of one GPU, its host-staged curve for every
- * mode; NULL: the built-in CGM_PCIE_HOST) named
- * `name`, where prof is d itself only beyond the GPUs d measured; present:
- * the GPUs of d's model on this machine. Sets d->what_if_from to the first
- * count beyond both. A CPU is left alone. */
+/* What-if (docs/model.md): prices the GPU device d on up to `gpus` GPUs (at least its
+ * calibration's), the exchange on 2 or more by the profile of prof (a calibration on several GPUs,
+ * its curves on more GPUs than it measured those of the most; of one GPU, its host-staged curve for
+ * every mode; NULL: the built-in CGM_PCIE_HOST) named `name`, where prof is d itself only beyond
+ * the GPUs d measured; present: the GPUs of d's model on this machine. Sets d->what_if_from to the
+ * first count beyond both. A CPU is left alone. */
 CGM_API void cgm_tuner_what_if(cgm_tuner_device *d, int gpus, int present,
                                const cgm_tuner_device *prof, const char *name);
 

@@ -147,9 +147,8 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   int nfits = 0;
   const int measured = sv.n; /* the fits derive exchange samples after these */
   if (!st) st = calibrate_fit_all(&sv, o->precisions, &o->gpu, &fits, &nfits, rep, ri, err);
-  /* Disturbed timings are stored, flagged in the options (a solve far from
-   * their prediction is then not taken for a disturbed one), and said;
-   * --strict refuses them. */
+  /* Disturbed timings are stored, flagged in the options (a solve far from their prediction is then
+   * not taken for a disturbed one), and said; --strict refuses them. */
   cgm_error why = {0};
   for (int i = 0; i < sv.n; i++) rep->cal[ri].unsettled += sv.v[i].unsettled;
   char *warn = rep->cal[ri].warning;
@@ -184,8 +183,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   stage_mark(&clk, "gather");
   if (!st && walks) st = calibrate_fit_band_load(o, &F, coef, &ncoef, err);
   if (walks) stage_mark(&clk, "band-load");
-  /* Store: device, calibration, samples, fits and coefficients in one
-   * transaction. */
+  /* Store: device, calibration, samples, fits and coefficients in one transaction. */
   if (!st) st = cgm_db_begin(db, err);
   if (!st) {
     cgm_db_calibration cal = {0};
@@ -303,8 +301,7 @@ cgm_status cgm_calibrate_plan(const char *devices, cgm_calibrate_plan_t *plan, c
       if (ndev < 1)
         return cgm_fail(err, CGM_EINPUT, "devices %s: no CUDA device is present%s", tok,
                         cgm_have_cuda_build() ? "" : " (this build has no CUDA backend)");
-      /* GPUs of one model share a calibration; the count sizes the
-       * multi-GPU sweeps. */
+      /* GPUs of one model share a calibration; the count sizes the multi-GPU sweeps. */
       snprintf(name, 32, "cuda:0");
       *gpus = ndev;
     } else if (!strncmp(tok, "cuda:", 5)) {

@@ -117,8 +117,7 @@ cgm_status calibrate_fit_scatter(const cgm_calibrate_opts *o, const calibrate_fi
     if (!(o->precisions & (1u << p))) continue;
     cgm_device_model m;
     calibrate_model_from_fits(F, p, &m);
-    /* the arrows' term first (the in-order walk below it), then the
-     * bands' with it */
+    /* the arrows' term first (the in-order walk below it), then the bands' with it */
     for (int band = 0; band < 2; band++)
       for (int b = 0; b < CGM_NBLOCKSIZES; b++) {
         const int bn = cgm_block_sizes[b];

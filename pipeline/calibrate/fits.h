@@ -12,8 +12,7 @@
 #include "cgmodel/calibrate.h"
 #include "cgmodel/sample.h"
 
-/* What a calibration fitted: its fits, and their samples (the points of
- * its interpolations). */
+/* What a calibration fitted: its fits, and their samples (the points of its interpolations). */
 typedef struct calibrate_fits {
   const cgm_db_fit *v;
   int n;

@@ -274,8 +274,7 @@ static cgm_status choose(analysis *a, double k, cgm_error *err) {
   return cgm_solve_opts_settle(&r->opts, a->A, err);
 }
 
-/* The plan of the configuration that runs among the tuner's (NULL: not
- * there). */
+/* The plan of the configuration that runs among the tuner's (NULL: not there). */
 static const cgm_plan *plan_of(const analysis *a) {
   const cgm_solve_opts *so = &a->r->opts;
   for (int i = 0; i < a->plans->count && so->backend != CGM_BACKEND_CUSPARSE; i++) {

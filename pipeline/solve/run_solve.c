@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cgmodel solve end to end, as named steps: read the matrix, the
- * right-hand side, analyse (the prediction of the configuration run, and
- * --auto's choice of it, from the database when there is one), solve, and
- * record the solve beside its prediction. */
+/* cgmodel solve end to end, as named steps: read the matrix, the right-hand side, analyse (the
+ * prediction of the configuration run, and --auto's choice of it, from the database when there is
+ * one), solve, and record the solve beside its prediction. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <pthread.h>

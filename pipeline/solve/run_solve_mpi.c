@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cgmodel solve under MPI: rank 0 reads the matrix and the right-hand side
- * and, after the solve, records it; every rank takes part in
- * cgm_solve_mpi. No prediction: the model of several nodes is not done
- * (docs/distributed.md). */
+/* cgmodel solve under MPI: rank 0 reads the matrix and the right-hand side and, after the solve,
+ * records it; every rank takes part in cgm_solve_mpi. No prediction: the model of several nodes is
+ * not done (docs/distributed.md). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>

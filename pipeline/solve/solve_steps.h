@@ -78,11 +78,10 @@ void solve_keep_extras(const cgm_run_solve_opts *o, cgm_solve_report *r, const c
 
 /* ------------------------------------------------------ analyse.c --- */
 
-/* What a solve's analysis decided (--auto's choice, the prediction and
- * --reorder's verdict), kept beside the cache entry: at 49M entries the
- * plan and the reordering bound took 0.1-0.2 s of a 1.2 s warm solve,
- * --auto's plans 0.3-0.8 s. Its key is compared whole on a read: a
- * recalibration, another machine or a better known K is a miss. */
+/* What a solve's analysis decided (--auto's choice, the prediction and --reorder's verdict), kept
+ * beside the cache entry: at 49M entries the plan and the reordering bound took 0.1-0.2 s of a 1.2
+ * s warm solve, --auto's plans 0.3-0.8 s. Its key is compared whole on a read: a recalibration,
+ * another machine or a better known K is a miss. */
 typedef struct {
   struct {
     bool autotune;
@@ -131,12 +130,11 @@ typedef struct {
  * iterations recorded or kept beside the cache entry, else as many as A's rows (CG's bound). */
 bool solve_cpu_first(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_solve_report *r,
                      solve_models *m);
-/* The database, the calibrations and this machine's devices: --auto's
- * choice (applied to r->opts) and the prediction of the configuration that
- * will run, features of the block sizes it needs counted into f (*f_new:
- * some were), from m (loaded here if not yet); *store: keep is a new
- * verdict to keep beside the cache entry (solve_keep_analysis); plans:
- * --auto's, to keep (pipeline_plans_keep) once the entry is written. */
+/* The database, the calibrations and this machine's devices: --auto's choice (applied to r->opts)
+ * and the prediction of the configuration that will run, features of the block sizes it needs
+ * counted into f (*f_new: some were), from m (loaded here if not yet); *store: keep is a new
+ * verdict to keep beside the cache entry (solve_keep_analysis); plans: --auto's, to keep
+ * (pipeline_plans_keep) once the entry is written. */
 cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_features *f,
                          bool *f_new, cgm_solve_report *r, solve_models *m, analysis_blob *keep,
                          bool *store, pipeline_plan_set *plans, cgm_error *err);

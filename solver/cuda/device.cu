@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Device discovery: how many GPUs, and what they are (stored beside every
- * calibration). */
+/* Device discovery: how many GPUs, and what they are (stored beside every calibration). */
 #include <stdio.h>
 #include <string.h>
 
@@ -29,11 +28,9 @@ extern "C" void cgm_cuda_warm_up(int count) {
   for (int d = 0; d < count && d < n; d++) cgm_cuda_context_ready(d);
 }
 
-/* The kernels' modules loaded too (cgm_kernels_preload): on the warm-up
- * thread beside the read, and again, at no cost once loaded, on the
- * solve's before its first launch, so that no lazy load (which may
- * synchronise the context) comes between kernels that wait for each
- * other. */
+/* The kernels' modules loaded too (cgm_kernels_preload): on the warm-up thread beside the read, and
+ * again, at no cost once loaded, on the solve's before its first launch, so that no lazy load
+ * (which may synchronise the context) comes between kernels that wait for each other. */
 extern "C" void cgm_cuda_context_ready(int dev) {
   if (cudaSetDevice(dev) != cudaSuccess || cudaFree(0) != cudaSuccess) {
     (void)cudaGetLastError(); /* the solve's own call reports it */

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cgm_solve for a matrix, right-hand side and solution in a GPU's memory
- * (cgm_csr_device: a CuPy matrix): everything cgm_solve does on the host
- * (checks, scaling, layout, vectors, the residual recomputed) is done on
- * the device. Only scalars come back, and a row a message must name. */
+/* cgm_solve for a matrix, right-hand side and solution in a GPU's memory (cgm_csr_device: a CuPy
+ * matrix): everything cgm_solve does on the host (checks, scaling, layout, vectors, the residual
+ * recomputed) is done on the device. Only scalars come back, and a row a message must name. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,8 +66,7 @@ __global__ void check_rows(int32_t n, int32_t ncols, int64_t nnz, const IP *rp, 
   }
 }
 
-/* Once the structure is sound: each entry's mirror, equal, and a positive
- * diagonal. */
+/* Once the structure is sound: each entry's mirror, equal, and a positive diagonal. */
 template <typename IP>
 __global__ void check_symmetry(int32_t n, const IP *rp, const int32_t *col, const double *val,
                                Findings *f) {

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Shared libraries opened on first use (dlopen) instead of linked:
- * cuSPARSE, cuBLAS and NCCL are about a gigabyte that a process which never
- * calls them would map before main, the largest part of a short solve's
- * cold start. vendor_libs.h holds their tables. */
+/* Shared libraries opened on first use (dlopen) instead of linked: cuSPARSE, cuBLAS and NCCL are
+ * about a gigabyte that a process which never calls them would map before main, the largest part of
+ * a short solve's cold start. vendor_libs.h holds their tables. */
 #pragma once
 
 #include <pthread.h>
@@ -32,8 +31,7 @@ typedef struct {
 #define CGM_DYNLIB_INIT(soname, user, syms)                                                        \
   { (soname), (user), (syms), sizeof(syms) / sizeof *(syms), PTHREAD_MUTEX_INITIALIZER, 0, "" }
 
-/* The first call opens L and sets every slot (concurrent callers wait);
- * CGM_OK, else CGM_ERUNTIME naming the library or symbol, its user and
- * dlerror()'s reason. The outcome is kept for the process's life (NCCL may
- * leave threads running in a library: it is never closed). */
+/* The first call opens L and sets every slot (concurrent callers wait); CGM_OK, else CGM_ERUNTIME
+ * naming the library or symbol, its user and dlerror()'s reason. The outcome is kept for the
+ * process's life (NCCL may leave threads running in a library: it is never closed). */
 cgm_status cgm_dynlib_load(cgm_dynlib *L, cgm_error *err);

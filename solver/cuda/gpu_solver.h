@@ -100,9 +100,8 @@ cudaError_t gs_exchange(gpu_solver *S, int slot);
 cudaError_t gs_host_reduce(gpu_solver *S, int slot, int which, int count);
 cudaError_t gs_host_exchange(gpu_solver *S);
 
-/* cg_cuda.cu: cgm_monitor_report's fill (S), x downloaded into dst after
- * the stream's work (gs_graph_loop queues nothing ahead while the monitor
- * keeps x); false when that fails. */
+/* cg_cuda.cu: cgm_monitor_report's fill (S), x downloaded into dst after the stream's work
+ * (gs_graph_loop queues nothing ahead while the monitor keeps x); false when that fails. */
 bool gs_monitor_x(void *S, double *dst);
 
 /* graph.cu */
@@ -115,9 +114,8 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
 cgm_status gs_host_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,
                         cgm_cg_state *fin, cgm_error *err);
 
-/* reliable.cu: replaces the iterated residual by the true one after the
- * stream's work, resuming the run (restart: from a new direction); *rt the
- * true residual's norm, *xn the solution's. */
+/* reliable.cu: replaces the iterated residual by the true one after the stream's work, resuming the
+ * run (restart: from a new direction); *rt the true residual's norm, *xn the solution's. */
 cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_error *err);
 /* reliable.cu: the true residual's norm *rt, the solution's *xn and ||D x||
  * *dxn (D = diag(A)) after the stream's work, changing nothing the run reads

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Reliable updates on one GPU (gpu_solver.h): the true residual b - A x
- * (mixed: in double, x folded into x_hi) replaces the iterated one between
- * two graphs. */
+/* Reliable updates on one GPU (gpu_solver.h): the true residual b - A x (mixed: in double, x folded
+ * into x_hi) replaces the iterated one between two graphs. */
 #include <math.h>
 
 #include "solver/cuda/gpu_solver.h"

@@ -53,10 +53,9 @@ static void *nccl_init_thread(void *arg) {
   return NULL;
 }
 
-/* NCCL opened (on the first call: vendor_libs.h), then ncclCommInitAll under
- * the exchange timeout. If it does not return, the thread is left behind
- * (NCCL offers no way to cancel it) and the error says which exchange to use
- * instead. */
+/* NCCL opened (on the first call: vendor_libs.h), then ncclCommInitAll under the exchange timeout.
+ * If it does not return, the thread is left behind (NCCL offers no way to cancel it) and the error
+ * says which exchange to use instead. */
 cgm_status gs_nccl_init(gpu_solver *S, cgm_error *err) {
   cgm_status st = cgm_nccl_load(&S->nccl, err);
   if (st != CGM_OK) return st;

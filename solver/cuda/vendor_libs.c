@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The vendor libraries' tables (vendor_libs.h). Each is opened by the soname
- * of the file the build compiled against (CGM_*_SONAME, read from the file
- * at configure time: cmake/soname.cmake), so a run resolves the same major
- * version the headers describe. */
+/* The vendor libraries' tables (vendor_libs.h). Each is opened by the soname of the file the build
+ * compiled against (CGM_*_SONAME, read from the file at configure time: cmake/soname.cmake), so a
+ * run resolves the same major version the headers describe. */
 #include "solver/cuda/vendor_libs.h"
 
 #include <stdbool.h>

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cuSPARSE, cuBLAS and NCCL through tables of function pointers filled on
- * first use (dynlib.h): only the cusparse backend and the nccl exchange map
- * them. Each member has its function's name and the type the vendor's
- * header declares, so fns->cusparseSpMV(...) is checked as a direct call
+/* cuSPARSE, cuBLAS and NCCL through tables of function pointers filled on first use (dynlib.h):
+ * only the cusparse backend and the nccl exchange map them. Each member has its function's name and
+ * the type the vendor's header declares, so fns->cusparseSpMV(...) is checked as a direct call
  * would be. To call another function, add it to its library's list. */
 #pragma once
 
@@ -67,9 +66,8 @@ typedef struct cgm_nccl_fns {
 
 CGM_BEGIN_DECLS
 
-/* *fns: the library's table, its library opened on the first call
- * (cgm_dynlib_load); NULL and CGM_ERUNTIME, with the message, when it cannot
- * be loaded. */
+/* *fns: the library's table, its library opened on the first call (cgm_dynlib_load); NULL and
+ * CGM_ERUNTIME, with the message, when it cannot be loaded. */
 cgm_status cgm_cusparse_load(const cgm_cusparse_fns **fns, cgm_error *err);
 cgm_status cgm_cublas_load(const cgm_cublas_fns **fns, cgm_error *err);
 cgm_status cgm_nccl_load(const cgm_nccl_fns **fns, cgm_error *err);
