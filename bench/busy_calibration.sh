@@ -14,9 +14,12 @@
 # the loaded over quiet validation error, each on a line of its own.
 # With LOAD=gpu the same for GPU 0: `calibrate --devices cuda:0 --quick`,
 # loaded beside a second process that keeps the GPU busy (the build's
-# bench/cg_bench on Poisson 128^3, 2000 iterations a run, in a loop), and
-# `validate --backend cuda` of the same matrices and Poisson 64^3 and 96^3.
-# usage: [CPUS=LIST] [LOAD=cpu|gpu] bench/busy_calibration.sh [BUILD_DIR] [RUNS]   (the table on stdout)
+# bench/cg_bench on Poisson 128^3 in a loop: LOAD_ITERS iterations a run, 20
+# runs a configuration; the default 20000 keeps the GPU busy 95% of the time,
+# 2000 with 5 runs makes its host side, the matrix and layouts built by 16
+# threads, most of its time), and `validate --backend cuda` of the same
+# matrices and Poisson 64^3 and 96^3.
+# usage: [CPUS=LIST] [LOAD=cpu|gpu [LOAD_ITERS=K]] bench/busy_calibration.sh [BUILD_DIR] [RUNS]   (the table on stdout)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -28,7 +31,8 @@ cg=$build/cli/cgmodel
 load=${LOAD:-cpu}
 case $load in
   cpu) device=cpu backend=cpu what="two yes > /dev/null" ;;
-  gpu) device=cuda:0 backend=cuda what="a second process's CG on GPU 0 (cg_bench, in a loop)" ;;
+  gpu) device=cuda:0 backend=cuda iters=${LOAD_ITERS:-20000} reps=$((${LOAD_ITERS:-20000} >= 20000 ? 20 : 5))
+    what="a second process's CG on GPU 0 (cg_bench, $iters iterations, $reps runs, in a loop)" ;;
   *) echo "LOAD=$load: cpu or gpu" >&2; exit 2 ;;
 esac
 tmp=$(mktemp -d)
@@ -70,7 +74,7 @@ echo "# calibrate --devices $device --quick, $runs runs as the machine is, $runs
 echo "run  mode    exit  seconds  unsettled/samples  warning"
 for i in $(seq 1 "$runs"); do calibrate quiet "$i"; done
 if [ "$load" = gpu ]; then
-  (while true; do "$build/bench/cg_bench" --iters 2000 --reps 5 --precision double poisson3d:128 \
+  (while true; do "$build/bench/cg_bench" --iters "$iters" --reps "$reps" --precision double poisson3d:128 \
     >/dev/null 2>&1 || exit; done) &
   hogs+=($!)
   sleep 5 # the loop's first matrix made, its CG running

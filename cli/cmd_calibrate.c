@@ -68,9 +68,11 @@ static int body(const cli_parsed *p) {
   bool cpu = false;
   for (int i = 0; i < plan.count; i++) cpu |= !strcmp(plan.device[i], "cpu");
   /* a busy CPU: threads that spin milliseconds at a barrier take turns with the other work, each
-   * barrier a scheduler slice; calibrated by a program started again spinning less */
-  if (cpu && !o.strict && cli_env_spin_default() &&
-      (o.cpu_share = cgm_calibrate_cpu_share(o.threads)) < CGM_BUSY_SHARE)
+   * barrier a scheduler slice; calibrated by a program started again spinning less. A GPU's
+   * calibration always: its host's threads only make matrices, and one other process's spinning
+   * thread on 16 cores made its set-up stages 3-9 times slower */
+  if (!o.strict && cli_env_spin_default() &&
+      (!cpu || (o.cpu_share = cgm_calibrate_cpu_share(o.threads)) < CGM_BUSY_SHARE))
     cli_env_restart_bounded(); /* where it returns, the share read serves the calibration */
   cgm_db *db;
   int rc = cli_db_open("calibrate", db_path, true, &db);

@@ -27,3 +27,9 @@ double cgm_median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, cgm_cmp_double);
   return (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
+
+double cgm_median_low(double *v, int n, double *low) {
+  const double m = cgm_median(v, n);
+  *low = n > 0 ? v[(n - 1) / 10] : 0.0;
+  return m;
+}

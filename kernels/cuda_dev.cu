@@ -65,8 +65,8 @@ void cgm_cuda_dev_free(cgm_cuda_dev *d) {
   for (int i = 0; i < 2; i++)
     if (d->host_state[i]) cudaFreeHost(d->host_state[i]);
   stager_release(&d->stage);
-  cudaEvent_t evs[] = {d->ev[0], d->ev[1], d->ev[2],   d->ev_a,
-                       d->ev_b,  d->ev_c,  d->ev_pack, d->ev_fork};
+  cudaEvent_t evs[] = {d->ev[0], d->ev[1], d->ev[2], d->ev[3],   d->ev[4],  d->ev[5],
+                       d->ev_a,  d->ev_b,  d->ev_c,  d->ev_pack, d->ev_fork};
   for (size_t i = 0; i < sizeof evs / sizeof *evs; i++)
     if (evs[i]) cudaEventDestroy(evs[i]);
   if (d->stream) cudaStreamDestroy(d->stream);
@@ -120,7 +120,7 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
   CGM_CUDA_TRY(err, cudaMemsetAsync(d->state, 0, sizeof(cgm_cg_state), d->stream));
   for (int i = 0; i < 2; i++)
     CGM_CUDA_TRY(err, cudaMallocHost((void **)&d->host_state[i], sizeof(cgm_cg_state)));
-  for (int i = 0; i < 3; i++) CGM_CUDA_TRY(err, cudaEventCreate(&d->ev[i]));
+  for (int i = 0; i < 6; i++) CGM_CUDA_TRY(err, cudaEventCreate(&d->ev[i]));
   cudaEvent_t *dep[] = {&d->ev_a, &d->ev_b, &d->ev_c, &d->ev_pack, &d->ev_fork};
   for (size_t i = 0; i < 5; i++)
     CGM_CUDA_TRY(err, cudaEventCreateWithFlags(dep[i], cudaEventDisableTiming));

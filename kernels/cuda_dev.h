@@ -58,7 +58,7 @@ typedef struct cgm_cuda_dev {
   cgm_cg_state *state;
   cgm_cg_state *host_state[2]; /* pinned: one per graph */
   cudaGraphExec_t graph_exec[2];
-  cudaEvent_t ev[3];                              /* timing of graph replays */
+  cudaEvent_t ev[6]; /* timing of graph replays: [0, 3) where each ends, [3, 6) where it starts */
   cudaEvent_t ev_a, ev_b, ev_c, ev_pack, ev_fork; /* cross-device dependencies */
   cgm_pack pack;
   int32_t *send_idx;

@@ -559,6 +559,28 @@ out:
 
 } // namespace
 
+/* One thread reads the GPU's clock for `ns`: while its context is switched out the clock runs on,
+ * a jump past any turn of the loop (20 us) */
+__global__ void share_spin(long long ns, unsigned long long *out) {
+  unsigned long long t0, t, last, gaps = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  for (last = t0; last - t0 < (unsigned long long)ns; last = t) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    if (t - last > 20000) gaps += t - last;
+  }
+  out[0] = gaps, out[1] = last - t0;
+}
+
+extern "C" double cgm_mb_gpu_share(int dev, double seconds) {
+  unsigned long long *d = nullptr, h[2] = {0, 0};
+  cudaError_t e = cudaSetDevice(dev);
+  if (e == cudaSuccess) e = cudaMalloc(&d, sizeof h);
+  if (e == cudaSuccess) share_spin<<<1, 1>>>((long long)(seconds * 1e9), d), e = cudaGetLastError();
+  if (e == cudaSuccess) e = cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+  if (d) cudaFree(d);
+  return e == cudaSuccess && h[1] > 0 ? 1.0 - (double)h[0] / (double)h[1] : 1.0;
+}
+
 extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
                                       cgm_mb_progress progress, void *ctx, cgm_error *err) {
   run_t R;

@@ -138,6 +138,9 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
                                           : cgm_calibrate_cpu_share(o->threads);
   const bool busy = o->quick && !o->strict && cpu && share < CGM_BUSY_SHARE; /* strict: all */
   rep->cal[ri].cpu_share = share;
+  /* a GPU another process keeps busy: the two take turns, and a timing longer than a turn waits */
+  const double gshare = cpu ? 0 : cgm_mb_gpu_share(atoi(device + 5), 0.05);
+  rep->cal[ri].gpu_share = gshare;
   cgm_mb_opts mo = {"", gpus, o->quick, o->precisions, o->threads, o->gpu, busy}; /* device below */
   snprintf(mo.device, sizeof mo.device, "%s", device);
   stage_clock clk = {&sv, o, rep, ri, t0};
@@ -158,6 +161,11 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
              "sweep, the SpMV's dense-block matrices past 2^16 elements and the largest grid; "
              "calibrate again when it is quiet for them",
              100 * share);
+  else if (!st && !cpu && gshare < CGM_BUSY_SHARE)
+    snprintf(warn, sizeof rep->cal[ri].warning,
+             "%s was shared with another process (its kernels had %.0f%% of its time): the "
+             "timings longer than its turns are held up; calibrate again when it is free",
+             device, 100 * gshare);
   if (!st && cpu && cgm_check_cpu_timings(sv.v, sv.n, &why)) /* after the busy note, if any */
     snprintf(warn + strlen(warn), sizeof rep->cal[ri].warning - strlen(warn), "%s%s",
              *warn ? "; " : "", why.msg);
@@ -198,6 +206,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
       cJSON *j = cgm_calibration_options_json(device, gpus, o);
       if (rep->cal[ri].warning[0]) cJSON_AddBoolToObject(j, "disturbed", true);
       if (busy) cJSON_AddNumberToObject(j, "cpu_share", round(100 * share) / 100); /* thinned */
+      if (!cpu) cJSON_AddNumberToObject(j, "gpu_share", round(100 * gshare) / 100);
       char *txt = cJSON_PrintUnformatted(j);
       snprintf(cal.options, sizeof cal.options, "%s", txt ? txt : "{}");
       cJSON_free(txt);

@@ -18,6 +18,7 @@ cJSON *cgm_calibration_report_json(const cgm_calibration_report *rep, const char
     if (rep->cal[i].failed[0]) json_add_string(c, "failed", rep->cal[i].failed);
     cJSON_AddNumberToObject(c, "unsettled", rep->cal[i].unsettled);
     if (rep->cal[i].cpu_share > 0) cJSON_AddNumberToObject(c, "cpu_share", rep->cal[i].cpu_share);
+    if (rep->cal[i].gpu_share > 0) cJSON_AddNumberToObject(c, "gpu_share", rep->cal[i].gpu_share);
     if (rep->cal[i].warning[0]) json_add_string(c, "warning", rep->cal[i].warning);
     /* the coefficients, each family an object by precision (and block size) */
     for (int k = 0; k < CGM_COEF_FAMILIES; k++) {

@@ -172,9 +172,10 @@ static cgm_status reliable_step(gpu_solver *S, reliable *R, const cgm_cg_state *
 
 /* The graph loop: graph g+1 is queued before the host waits for graph g. Graph g copies device 0's
  * state into host_state[g % 2] and is followed by event ev[g % 3]; its time is ev[(g - 1) % 3] ->
- * ev[g % 3]. A replacement waits for the graph in flight (none is queued behind it), runs, and the
- * next graph's time starts after it. A monitor that keeps x has each graph queued only after it
- * read the one before (x is then that graph's). */
+ * ev[g % 3], and its own, without the wait for a host held up, from ev[3 + g % 3] before it. A
+ * replacement waits for the graph in flight (none is queued behind it), runs, and the next graph's
+ * time starts after it. A monitor that keeps x has each graph queued only after it read the one
+ * before (x is then that graph's). */
 cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,
                          const cgm_cg_state **fin, cgm_error *err) {
   cgm_cuda_dev *d = &S->dev[0];
@@ -184,8 +185,8 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
    * + 3 bound them; their times' array grows as they come. */
   const int nbatch_max = pb->maxiter < (INT_MAX - 3) / 2 ? 2 * pb->maxiter + 3 : INT_MAX;
   struct {
-    double s;   /* the graph's time */
-    int active; /* iterations it ran */
+    double s, own; /* the graph's time from the one before, and from its start */
+    int active;    /* iterations it ran */
   } *times = NULL, t;
   int cap = 0;
   cgm_status st = CGM_OK;
@@ -204,11 +205,13 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
   double t_start = cgm_now();
   CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
   CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[2], d->stream));
+  CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[3], d->stream));
   CGM_CUDA_GOTO(st, err, out, launch_batch(S, 0));
   CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[0], d->stream));
   for (int g = 0;; g++) {
     queued = false;
     if (g + 1 < nbatch_max && !pending && !keep_x) {
+      CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[3 + (g + 1) % 3], d->stream));
       CGM_CUDA_GOTO(st, err, out, launch_batch(S, (g + 1) % 2));
       CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[(g + 1) % 3], d->stream));
       queued = true;
@@ -228,8 +231,10 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
     }
     float ms = 0;
     CGM_CUDA_GOTO(st, err, out, cudaEventElapsedTime(&ms, d->ev[(g + 2) % 3], d->ev[g % 3]));
-    const cgm_cg_state *hs = d->host_state[g % 2];
     t.s = ms * 1e-3;
+    CGM_CUDA_GOTO(st, err, out, cudaEventElapsedTime(&ms, d->ev[3 + g % 3], d->ev[g % 3]));
+    t.own = ms * 1e-3;
+    const cgm_cg_state *hs = d->host_state[g % 2];
     t.active = hs->iter - last_iter;
     last_iter = hs->iter;
     if (!cgm_push(&times, &nb, &cap, &t, sizeof t, pb->maxiter / K + 3)) {
@@ -273,6 +278,7 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
     /* nothing queued: the next graph, whose time starts here */
     CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[g % 3], d->stream));
     if (g + 1 < nbatch_max) {
+      CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[3 + (g + 1) % 3], d->stream));
       CGM_CUDA_GOTO(st, err, out, launch_batch(S, (g + 1) % 2));
       CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[(g + 1) % 3], d->stream));
     }
@@ -280,16 +286,20 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
   CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d->stream));
   res->time_solve_s = cgm_now() - t_start;
   {
-    /* Median over full graphs after the first (warm-up), per iteration. */
-    double *tt = (double *)malloc(((size_t)nb + 1) * sizeof *tt);
+    /* Median over full graphs after the first (warm-up), per iteration; the low decile of their own
+     * times (from their starts). */
+    double *tt = (double *)malloc(2 * ((size_t)nb + 1) * sizeof *tt), *to = tt ? tt + nb + 1 : NULL;
     int nt = 0, isum = 0;
     double tsum = 0.0;
     for (int b = 0; b < nb; b++) {
       tsum += times[b].s;
       isum += times[b].active;
-      if (b > 0 && times[b].active == K && tt) tt[nt++] = times[b].s / K;
+      if (b > 0 && times[b].active == K && tt) tt[nt] = times[b].s / K, to[nt++] = times[b].own / K;
     }
-    res->time_per_iter_s = nt > 0 ? cgm_median(tt, nt) : (isum > 0 ? tsum / isum : 0.0);
+    res->time_per_iter_s = isum > 0 ? tsum / isum : 0.0;
+    res->time_per_iter_low_s = res->time_per_iter_s;
+    if (nt > 0)
+      res->time_per_iter_s = cgm_median(tt, nt), cgm_median_low(to, nt, &res->time_per_iter_low_s);
     free(tt);
   }
 out:

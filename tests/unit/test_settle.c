@@ -248,7 +248,20 @@ static void test_cpu_share(void) {
   CHECK(sched_setaffinity(0, sizeof was, &was) == 0);
 }
 
+/* A solve's median and low decile (cgm_median_low): 20 timings, two of them held up 10x; the
+ * decile is the second least left, the median moved half a step by the two. */
+static void test_median_low(void) {
+  double t[20], low = -1;
+  for (int i = 0; i < 20; i++) t[i] = 1.0 + 0.01 * ((i * 7) % 20);
+  t[3] *= 10, t[11] *= 10;
+  const double m = cgm_median_low(t, 20, &low);
+  CHECK_MSG(fabs(low - 1.02) < 1e-12, "low %g", low); /* 1.01 was held up */
+  CHECK_MSG(m > 1.09 && m < 1.11, "median %g", m);
+  CHECK(cgm_median_low(t, 0, &low) == 0.0 && low == 0.0);
+}
+
 int main(void) {
+  test_median_low();
   test_cpu_share();
   test_rank_step();
   test_pinned();

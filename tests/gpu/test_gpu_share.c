@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The GPU's share (cgm_mb_gpu_share): in (0, 1] whatever else runs, and under CGM_BUSY_SHARE while
+ * a second process keeps the GPU busy (its own probe, spinning 4 s: the two contexts take turns).
+ * Then a GPU solve of a fixed count reports the low decile of its graphs' own times, above zero and
+ * at most their median. Skipped (77) without a GPU. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgmodel/calibrate.h"
+#include "cgmodel/solver.h"
+#include "cgmodel/sparse.h"
+#include "microbench/microbench.h"
+#include "microbench/sweep_plan.h"
+#include "test_util.h"
+
+int main(void) {
+  int fd[2];
+  CHECK(pipe(fd) == 0);
+  const pid_t child = fork(); /* before this process touches CUDA: a context does not fork */
+  CHECK(child >= 0);
+  if (child == 0) {
+    char c = cgm_cuda_device_count() > 0 ? 'y' : 'n';
+    if (c == 'y') (void)cgm_mb_gpu_share(0, 0.01); /* its context made, then the signal */
+    if (write(fd[1], &c, 1) != 1) _exit(1);
+    if (c == 'y') (void)cgm_mb_gpu_share(0, 4.0);
+    _exit(0);
+  }
+  char c = 'n';
+  CHECK(read(fd[0], &c, 1) == 1);
+  if (c != 'y') {
+    waitpid(child, NULL, 0);
+    fprintf(stderr, "no GPU: skipped\n");
+    return CGM_TEST_SKIP;
+  }
+  const double beside = cgm_mb_gpu_share(0, 0.3);
+  int status = 0;
+  CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const double alone = cgm_mb_gpu_share(0, 0.1);
+  fprintf(stderr, "GPU share: %.3f alone, %.3f beside a process spinning on it\n", alone, beside);
+  CHECK_MSG(alone > 0 && alone <= 1, "alone %g", alone);
+  CHECK_MSG(beside > 0 && beside < CGM_BUSY_SHARE, "beside %g", beside);
+
+  cgm_error err = {0};
+  cgm_csr A;
+  CHECK_OK(cgm_gen_poisson3d(24, &A, &err));
+  cgm_solve_opts o = cgm_mb_solve_opts();
+  o.backend = CGM_BACKEND_CUDA;
+  o.precision = CGM_PREC_DOUBLE;
+  cgm_solve_result r;
+  CHECK_OK(mb_solve_timed(&A, &o, 32, &r, NULL, &err)); /* raised to MB_GPU_ITERS */
+  CHECK_MSG(r.iterations >= MB_GPU_ITERS, "%d iterations", r.iterations);
+  CHECK_MSG(r.time_per_iter_low_s > 0 && r.time_per_iter_s == r.time_per_iter_low_s,
+            "low %g, reported %g", r.time_per_iter_low_s, r.time_per_iter_s);
+  cgm_solve_result u; /* the user's solve: the median, at least the low decile */
+  double *b = calloc((size_t)A.nrows, sizeof *b), *x = calloc((size_t)A.nrows, sizeof *x);
+  CHECK(b && x);
+  for (int32_t i = 0; i < A.nrows; i++) b[i] = 1.0 + (i % 7);
+  o.tol = 1e-10;
+  cgm_status st = cgm_solve(&A, b, x, &o, &u, &err);
+  CHECK_MSG(st == CGM_OK, "%s", err.msg);
+  CHECK_MSG(u.time_per_iter_low_s > 0 && u.time_per_iter_low_s <= u.time_per_iter_s * 1.0001,
+            "low %g, median %g", u.time_per_iter_low_s, u.time_per_iter_s);
+  free(b), free(x);
+  cgm_csr_free(&A);
+  return 0;
+}
