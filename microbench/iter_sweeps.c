@@ -39,11 +39,10 @@ cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxi
   cgm_csr_spmv(A, x, b);
   memset(x, 0, sizeof(double) * A->nrows);
   cgm_solve_opts o = *base;
-  /* A GPU's iterations run in graphs of 32, each timed by events: at least 8 after the warm-up,
-   * whose low decile serves. A host held up past a graph (other work on its CPU) lets the GPU idle,
-   * and another process on the GPU takes time slices: either only adds time, to a few graphs. */
+  /* A GPU's iterations run in graphs of 32, each timed by events from its start: their low decile
+   * serves (a host held up past a graph no longer counts; another process's turns on the GPU do) */
   const bool gpu = base->backend == CGM_BACKEND_CUDA;
-  o.maxiter = gpu && maxiter < MB_GPU_ITERS ? MB_GPU_ITERS : maxiter;
+  o.maxiter = maxiter;
   o.tol = 1e-300; /* a fixed number of iterations */
   o.fixed_count = true;
   /* The sweeps' matrices are made SPD here (Poisson grids, diagonally dominant arrows, bands and

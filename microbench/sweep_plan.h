@@ -101,8 +101,6 @@ typedef struct mb_run {
 void mb_report(mb_run *R, const char *stage);
 /* The mb_emit_fn of an mb_run: stops the run (CGM_ERUNTIME) when the sink says so. */
 cgm_status mb_emit(void *R, const cgm_sample *s, const char *stage, cgm_error *err);
-/* The least iterations of a GPU's timed solve: 9 graphs of 32 (mb_solve_timed). */
-enum { MB_GPU_ITERS = 288 };
 /* A solve's iterations, each timed through its monitor (the solver reports their median only):
  * mb_iter_tick, the monitor, puts the seconds of each after the first `skip` in t (cap at most). */
 typedef struct mb_iter_clock {
@@ -113,8 +111,8 @@ void mb_iter_tick(void *ctx, int iteration, double relres);
 /* Solves A x = A 1 from x = 0 for exactly maxiter iterations (tolerance
  * 1e-300) with base's backend, precision, layout and GPUs; CGM_ENOCONV is
  * success. With t (NULL: none) on the CPU, each iteration after the first is timed: t their tenth
- * percentile and spread, also res->time_per_iter_s; a GPU's (at least MB_GPU_ITERS iterations) the
- * low decile of its graphs; cuSPARSE's the median. */
+ * percentile and spread, also res->time_per_iter_s; a GPU's the low decile of its graphs, each from
+ * its start; cuSPARSE's the median. */
 cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,
                           cgm_solve_result *res, mb_timing *t, cgm_error *err);
 /* mb_solve_timed, and where the solve stopped early (a single-precision

@@ -50,8 +50,8 @@ int main(void) {
   o.backend = CGM_BACKEND_CUDA;
   o.precision = CGM_PREC_DOUBLE;
   cgm_solve_result r;
-  CHECK_OK(mb_solve_timed(&A, &o, 32, &r, NULL, &err)); /* raised to MB_GPU_ITERS */
-  CHECK_MSG(r.iterations >= MB_GPU_ITERS, "%d iterations", r.iterations);
+  CHECK_OK(mb_solve_timed(&A, &o, 128, &r, NULL, &err));
+  CHECK_MSG(r.iterations > 32, "%d iterations", r.iterations); /* a graph timed past the warm-up */
   CHECK_MSG(r.time_per_iter_low_s > 0 && r.time_per_iter_s == r.time_per_iter_low_s,
             "low %g, reported %g", r.time_per_iter_low_s, r.time_per_iter_s);
   cgm_solve_result u; /* the user's solve: the median, at least the low decile */
