@@ -52,9 +52,8 @@ cgm_status cgm_mb_run(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress pr
 /* The share of their CPUs' time a team of `threads` (<= 0: OpenMP's default) gets, spinning for
  * `seconds`: about 1 on a quiet machine, 1/2 beside as many busy threads. */
 double cgm_mb_cpu_share(int threads, double seconds);
-/* The share of GPU `dev`'s time its kernels get over `seconds`: about 1 alone on it, 1/2 beside a
- * process that keeps it busy (the two contexts take turns, a slice of 2 ms each on an H200); 1
- * where it cannot be read (no CUDA, a failed call). */
+/* The share of GPU `dev`'s time its kernels get over `seconds`: 1 alone on it (or unread), 1/2
+ * beside a process that keeps it busy (the two contexts take turns: 2 ms each on an H200). */
 double cgm_mb_gpu_share(int dev, double seconds);
 
 /* One iteration of the locality sweep: its configuration, the refined model's shape of it (with the

@@ -113,24 +113,31 @@ static double t_kernels(const cgm_device_model *m, int bi, double spmv, double r
 }
 
 /* What a CPU's iteration of `rows` rows (q transactions) takes beyond its kernels' sum, by the
- * grids timed (rows in P->r): the solver's steps and vectors, which grow with the rows, not the
- * SpMV's bytes. Linear in log rows between two grids, the smallest's under it (fixed), per row past
- * the largest. NAN: no rows; or under the second grid's rows and over the smallest's bytes, which
- * the grids' line in bytes prices (the kernels' feet there scale their fixed costs away with the
- * bytes: docs/model.md). */
+ * grids timed (rows in P->r) of its team's side (one thread, no fork and no barrier; or more): the
+ * solver's steps and vectors, which grow with the rows, not the SpMV's bytes. Linear in log rows
+ * between two grids, the smallest's under it (fixed), per row past the largest. NAN: no rows; or
+ * under the second grid's rows and over the smallest's bytes, which the grids' line in bytes prices
+ * (the kernels' feet there scale their fixed costs away with the bytes: docs/model.md). */
 static double iter_over(const cgm_device_model *m, int bi, double rows, double q) {
   const cgm_iter_points *P = &m->cpu_iter[bi];
   double r[CGM_ITER_POINTS], o[CGM_ITER_POINTS];
-  int n = 0;
+  double lo[2] = {INFINITY, INFINITY}; /* of every grid, the least rows and the second least */
+  int n = 0;                           /* the grids of its side */
+  const bool one = rows < 2 * CGM_CPU_TEAM_ROWS; /* 494 rows priced toward 512's team of 2: 2.5x */
   for (int i = 0; i < P->n; i++) { /* by rows: a 2D grid may have more than a 3D one */
     if (!(P->r[i] > 0)) continue;
+    if (P->r[i] < lo[0])
+      lo[1] = lo[0], lo[0] = P->r[i];
+    else if (P->r[i] < lo[1])
+      lo[1] = P->r[i];
+    if ((P->r[i] < 2 * CGM_CPU_TEAM_ROWS) != one) continue;
     const double spmv = (P->m[i] - (CGM_CG4_PASSES + CGM_CG5_PASSES) * P->r[i]) * m->width;
     int k = n++;
     for (; k > 0 && r[k - 1] > P->r[i]; k--) r[k] = r[k - 1], o[k] = o[k - 1];
     r[k] = P->r[i];
     o[k] = P->t[i] - t_kernels(m, bi, spmv, P->r[i]);
   }
-  if (n == 0 || (n > 1 && rows < r[1] && q > P->m[0])) return NAN;
+  if (n == 0 || (rows < lo[1] && q > P->m[0])) return NAN;
   if (rows <= r[0]) return o[0];
   for (int k = 1; k < n; k++)
     if (rows <= r[k])

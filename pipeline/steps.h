@@ -50,9 +50,8 @@ void pipeline_cpu_advice(const cgm_host *h, const cgm_tuner_device *devs, int co
 void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev);
 typedef struct pipeline_known {
   double k;           /* double precision's K to tol; 0: no recorded solve of the matrix */
-  bool exact;         /* recorded in double at this tolerance (else scaled: by log(2 / tol)
-                         from the nearest tolerance recorded, and from mixed's count by the
-                         mixed ratio) */
+  bool exact;         /* recorded in double at this tolerance (else scaled: by log(2 / tol) from the
+                         nearest tolerance recorded, and from mixed's count by the mixed ratio) */
   double mixed_ratio; /* mixed's K over double's on this very matrix (0: not both recorded) */
 } pipeline_known;
 pipeline_known pipeline_known_iterations(cgm_db *db, const cgm_db_matrix *m, double tol);

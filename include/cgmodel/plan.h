@@ -16,6 +16,10 @@
 
 CGM_BEGIN_DECLS
 
+/* A CPU solve's OpenMP team (cgm_cpu_team; calibration and model alike): a thread a 256 rows, 1 to
+ * its threads; by the rows alone, one team for every kernel (teams per kernel: 25x slower). */
+#define CGM_CPU_TEAM_ROWS 256
+
 /* ------------------------------------------------------- the layout --- */
 
 /* B_x for block size n on `gpus` GPUs: at N = 1 it doubles (to 8 at most) while a row holds more

@@ -133,9 +133,7 @@ typedef struct cgm_solve_result {
   cgm_values storage;
   bool storage_exact;
   double value_bytes, index_bytes, iter_bytes;
-  /* time_per_iter_s's low decile (a GPU's graphs each from its own start): what other work on the
-   * machine did not add, the calibration's timing */
-  double time_per_iter_low_s;
+  double time_per_iter_low_s; /* its low decile (GPU: graphs from their starts) */
 } cgm_solve_result;
 
 /* Solves A x = b, x the initial guess on entry and the solution on return. CGM_OK when converged,

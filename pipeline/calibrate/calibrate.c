@@ -139,8 +139,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   const bool busy = o->quick && !o->strict && cpu && share < CGM_BUSY_SHARE; /* strict: all */
   rep->cal[ri].cpu_share = share;
   /* a GPU another process keeps busy: the two take turns, and a timing longer than a turn waits */
-  const double gshare = cpu ? 0 : cgm_mb_gpu_share(atoi(device + 5), 0.05);
-  rep->cal[ri].gpu_share = gshare;
+  const double gshare = rep->cal[ri].gpu_share = cpu ? 0 : cgm_mb_gpu_share(atoi(device + 5), 0.05);
   cgm_mb_opts mo = {"", gpus, o->quick, o->precisions, o->threads, o->gpu, busy}; /* device below */
   snprintf(mo.device, sizeof mo.device, "%s", device);
   stage_clock clk = {&sv, o, rep, ri, t0};

@@ -4,14 +4,11 @@
 
 #include <omp.h>
 
+#include "cgmodel/plan.h"
 #include "cgmodel/sparse.h"
 
-/* The OpenMP team of a kernel over vectors of `rows` entries: a thread per CGM_CPU_TEAM_ROWS rows,
- * at least one, at most the solve's threads (a fork and barrier cost a small matrix's whole
- * kernel). Of the rows alone, so that every kernel of a solve runs on the same team: libgomp
- * restarts threads between teams of different sizes (teams sized per kernel made a CPU solve 25x
- * slower). The calibration's kernels use the same rule. */
-#define CGM_CPU_TEAM_ROWS 256
+/* The OpenMP team of a kernel over vectors of `rows` entries (CGM_CPU_TEAM_ROWS, cgmodel/plan.h).
+ */
 static inline int cgm_cpu_team(int64_t rows) {
   const int64_t most = omp_get_max_threads(), k = rows / CGM_CPU_TEAM_ROWS;
   return (int)(k < 1 ? 1 : k < most ? k : most);

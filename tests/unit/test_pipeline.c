@@ -1647,6 +1647,35 @@ static void test_cpu_iter_rows(void) {
              cgm_iter_points_time(&norows, 0, spmv, 2048, 0), 1e-15);
 }
 
+/* A CPU's team is of its rows (one thread under 2 CGM_CPU_TEAM_ROWS, no fork and no barrier): a
+ * matrix of 400 rows takes the overhead of the grids of one thread (past the largest, 256 rows,
+ * per row), not a line toward the 512-row grid's team of two, 8x its overhead; one of 700 rows the
+ * line between the grids of teams. */
+static void test_cpu_iter_teams(void) {
+  cgm_device_model k;
+  memset(&k, 0, sizeof k);
+  k.width = 8;
+  k.spmv[0] = k.cg4 = k.cg5 = (cgm_sigmoid){18.0, 1.5, 900.0};
+  k.have_spmv[0] = k.have_vec = true;
+  cgm_device_model m = k;
+  const double r[5] = {16, 64, 256, 512, 1024}, over[5] = {0.2e-6, 0.4e-6, 1e-6, 8e-6, 9e-6};
+  m.cpu_iter[0].n = 5;
+  for (int i = 0; i < 5; i++) {
+    const double spmv = r[i] * 7 * 12.0 + 2 * r[i] * 8;
+    m.cpu_iter[0].m[i] = cgm_iter_bytes(spmv, (int64_t)r[i], 8) / 8;
+    m.cpu_iter[0].r[i] = r[i];
+    m.cpu_iter[0].t[i] = cgm_iter_points_time(&k, 0, spmv, (int64_t)r[i], 0) + over[i];
+  }
+  for (int i = 0; i < 2; i++) {
+    const double rows = i ? 700 : 400, spmv = rows * 7 * 12.0 + 2 * rows * 8;
+    const double got = cgm_iter_points_time(&m, 0, spmv, (int64_t)rows, 0) -
+                       cgm_iter_points_time(&k, 0, spmv, (int64_t)rows, 0);
+    const double want = i ? 8e-6 + 1e-6 * log(700 / 512.0) / log(2.0) : 1e-6 * 400 / 256;
+    CHECK_MSG(fabs(got / want - 1) < 1e-9, "%g rows: %g over the kernels, want %g", rows, got,
+              want);
+  }
+}
+
 /* A GPU's feet: under its iteration curve's foot the measured floor; the
  * row curve's base (its shortest arrow's iteration) taken off the walk of a
  * matrix whose own iteration is shorter, and nothing taken off a larger
@@ -1946,6 +1975,7 @@ int main(void) {
   test_cpu_feet();
   test_cpu_iter_points();
   test_cpu_iter_rows();
+  test_cpu_iter_teams();
   test_gpu_feet();
   test_refit_dip();
   test_interp();
