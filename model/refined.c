@@ -137,7 +137,7 @@ static double iter_over(const cgm_device_model *m, int bi, double rows, double q
     r[k] = P->r[i];
     o[k] = P->t[i] - t_kernels(m, bi, spmv, P->r[i]);
   }
-  if (n == 0 || (rows < lo[1] && q > P->m[0])) return NAN;
+  if (n == 0 || (isfinite(lo[1]) && rows < lo[1] && q > P->m[0])) return NAN;
   if (rows <= r[0]) return o[0];
   for (int k = 1; k < n; k++)
     if (rows <= r[k])
