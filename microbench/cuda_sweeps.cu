@@ -573,11 +573,13 @@ __global__ void share_spin(long long ns, unsigned long long *out) {
 
 extern "C" double cgm_mb_gpu_share(int dev, double seconds) {
   unsigned long long *d = nullptr, h[2] = {0, 0};
-  cudaError_t e = cudaSetDevice(dev);
+  int was = dev; /* the caller's device, set again after */
+  cudaError_t e = cudaGetDevice(&was) == cudaSuccess ? cudaSetDevice(dev) : cudaErrorInvalidDevice;
   if (e == cudaSuccess) e = cudaMalloc(&d, sizeof h);
   if (e == cudaSuccess) share_spin<<<1, 1>>>((long long)(seconds * 1e9), d), e = cudaGetLastError();
   if (e == cudaSuccess) e = cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
   if (d) cudaFree(d);
+  if (cudaSetDevice(was) != cudaSuccess) e = cudaErrorInvalidDevice;
   return e == cudaSuccess && h[1] > 0 ? 1.0 - (double)h[0] / (double)h[1] : 1.0;
 }
 

@@ -126,10 +126,7 @@ static double iter_over(const cgm_device_model *m, int bi, double rows, double q
   const bool one = rows < 2 * CGM_CPU_TEAM_ROWS; /* 494 rows priced toward 512's team of 2: 2.5x */
   for (int i = 0; i < P->n; i++) { /* by rows: a 2D grid may have more than a 3D one */
     if (!(P->r[i] > 0)) continue;
-    if (P->r[i] < lo[0])
-      lo[1] = lo[0], lo[0] = P->r[i];
-    else if (P->r[i] < lo[1])
-      lo[1] = P->r[i];
+    lo[1] = fmin(lo[1], fmax(lo[0], P->r[i])), lo[0] = fmin(lo[0], P->r[i]);
     if ((P->r[i] < 2 * CGM_CPU_TEAM_ROWS) != one) continue;
     const double spmv = (P->m[i] - (CGM_CG4_PASSES + CGM_CG5_PASSES) * P->r[i]) * m->width;
     int k = n++;

@@ -196,11 +196,7 @@ void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double re
              "maximum of %d iterations reached with relative residual %.3g (target %.3g)", maxiter,
              relres, tol);
   const int nt = it < ntimed ? it : ntimed;
-  res->time_per_iter_low_s = nt ? times[0] : 0.0;
-  if (nt > 1)
-    res->time_per_iter_s = cgm_median_low(times + 1, nt - 1, &res->time_per_iter_low_s);
-  else
-    res->time_per_iter_s = res->time_per_iter_low_s;
+  res->time_per_iter_s = cgm_median_low(times + (nt > 1), nt - (nt > 1), &res->time_per_iter_low_s);
 }
 
 void cgm_storage_report(cgm_solve_result *res, const cgm_value_set *s, int n, int64_t nblocks,

@@ -34,7 +34,7 @@ typedef struct {
   cgm_sample_vec *sv;
   const cgm_calibrate_opts *o;
   cgm_calibration_report *rep;
-  int ri;
+  int ri, gpu; /* gpu: the GPU's index, its share read as each sweep starts (-1: the CPU) */
   double since;
 } stage_clock;
 
@@ -58,7 +58,11 @@ static int clock_sink(void *ctx, const cgm_sample *s) {
 
 static void clock_progress(void *ctx, const char *stage, double done) {
   stage_clock *c = ctx;
-  stage_mark(c, stage);
+  const int had = c->rep->cal[c->ri].nstages;
+  stage_mark(c, stage); /* another process's work on the GPU may come and go: read at every sweep */
+  double *share = &c->rep->cal[c->ri].gpu_share;
+  if (c->gpu >= 0 && c->rep->cal[c->ri].nstages > had)
+    *share = fmin(*share, cgm_mb_gpu_share(c->gpu, 0.025));
   if (c->o->progress) c->o->progress(c->o->progress_ctx, stage, done);
 }
 
@@ -139,10 +143,10 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   const bool busy = o->quick && !o->strict && cpu && share < CGM_BUSY_SHARE; /* strict: all */
   rep->cal[ri].cpu_share = share;
   /* a GPU another process keeps busy: the two take turns, and a timing longer than a turn waits */
-  const double gshare = rep->cal[ri].gpu_share = cpu ? 0 : cgm_mb_gpu_share(atoi(device + 5), 0.05);
+  rep->cal[ri].gpu_share = cpu ? 0 : cgm_mb_gpu_share(atoi(device + 5), 0.05);
   cgm_mb_opts mo = {"", gpus, o->quick, o->precisions, o->threads, o->gpu, busy}; /* device below */
   snprintf(mo.device, sizeof mo.device, "%s", device);
-  stage_clock clk = {&sv, o, rep, ri, t0};
+  stage_clock clk = {&sv, o, rep, ri, cpu ? -1 : atoi(device + 5), t0};
   st = cgm_mb_run(&mo, clock_sink, clock_progress, &clk, err);
   if (!st && o->progress) o->progress(o->progress_ctx, "fits", 1.0);
   cgm_db_fit *fits = NULL;
@@ -160,11 +164,11 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
              "sweep, the SpMV's dense-block matrices past 2^16 elements and the largest grid; "
              "calibrate again when it is quiet for them",
              100 * share);
-  else if (!st && !cpu && gshare < CGM_BUSY_SHARE)
+  else if (!st && !cpu && rep->cal[ri].gpu_share < CGM_BUSY_SHARE) /* the least it read */
     snprintf(warn, sizeof rep->cal[ri].warning,
              "%s was shared with another process (its kernels had %.0f%% of its time): the "
              "timings longer than its turns are held up; calibrate again when it is free",
-             device, 100 * gshare);
+             device, 100 * rep->cal[ri].gpu_share);
   if (!st && cpu && cgm_check_cpu_timings(sv.v, sv.n, &why)) /* after the busy note, if any */
     snprintf(warn + strlen(warn), sizeof rep->cal[ri].warning - strlen(warn), "%s%s",
              *warn ? "; " : "", why.msg);
@@ -205,7 +209,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
       cJSON *j = cgm_calibration_options_json(device, gpus, o);
       if (rep->cal[ri].warning[0]) cJSON_AddBoolToObject(j, "disturbed", true);
       if (busy) cJSON_AddNumberToObject(j, "cpu_share", round(100 * share) / 100); /* thinned */
-      if (!cpu) cJSON_AddNumberToObject(j, "gpu_share", round(100 * gshare) / 100);
+      if (!cpu) cJSON_AddNumberToObject(j, "gpu_share", round(100 * rep->cal[ri].gpu_share) / 100);
       char *txt = cJSON_PrintUnformatted(j);
       snprintf(cal.options, sizeof cal.options, "%s", txt ? txt : "{}");
       cJSON_free(txt);

@@ -66,11 +66,8 @@ cgm_status gs_host_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *
   res->time_solve_s = cgm_now() - t0;
   {
     int nt = it < ntimed ? it : ntimed;
-    res->time_per_iter_low_s = nt ? times[0] : 0.0;
-    if (nt > 1)
-      res->time_per_iter_s = cgm_median_low(times + 1, nt - 1, &res->time_per_iter_low_s);
-    else
-      res->time_per_iter_s = res->time_per_iter_low_s;
+    res->time_per_iter_s =
+        cgm_median_low(times + (nt > 1), nt - (nt > 1), &res->time_per_iter_low_s);
   }
 out:
   free(times);
