@@ -12,7 +12,8 @@ cJSON *cgm_solve_report_json(const cgm_solve_report *rep) {
   cJSON_AddBoolToObject(j, "converged", r->converged);
   JSON_NUMS(j, {"iterations", r->iterations}, {"relative_residual", r->relative_residual},
             {"solver_residual", r->solver_residual}, {"tol", rep->tol}, {"maxiter", rep->maxiter},
-            {"time_per_iter_s", r->time_per_iter_s}, {"time_solve_s", r->time_solve_s},
+            {"time_per_iter_s", r->time_per_iter_s},
+            {"time_per_iter_low_s", r->time_per_iter_low_s}, {"time_solve_s", r->time_solve_s},
             {"time_setup_s", r->time_setup_s}, {"time_layout_s", r->time_layout_s},
             {"time_upload_s", r->time_upload_s});
   if (o->backend == CGM_BACKEND_CUDA)

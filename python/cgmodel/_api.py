@@ -377,6 +377,7 @@ class SolveResult:
     auto: Optional[str] = None
     solution_error: Optional[float] = None
     time_total_s: Optional[float] = None
+    time_per_iter_low_s: Optional[float] = None  # the low decile: what other work did not add
     stalled: bool = False
     fallback_iterations: int = 0
     predicted: Optional[dict] = None  # auto: the tuner's setup_s, iterations, total_s, ...

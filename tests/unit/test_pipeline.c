@@ -1042,7 +1042,8 @@ static void test_json(void) {
   s.time_read_s = 0.25;
   cJSON *j = cgm_solve_report_json(&s);
   CHECK_KEYS(j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
-                "time_per_iter_s,time_solve_s,time_setup_s,time_layout_s,time_upload_s,block,bx,"
+                "time_per_iter_s,time_per_iter_low_s,time_solve_s,time_setup_s,time_layout_s,time_"
+                "upload_s,block,bx,"
                 "gpus,precision,backend,device,"
                 "device_bytes,matrix,reorder,precond,time_read_s,time_analyse_s,time_check_s,"
                 "time_finish_s,time_total_s,cache");
@@ -1059,7 +1060,8 @@ static void test_json(void) {
   j = cgm_solve_report_json(&s);
   CHECK_KEYS(
       j, "converged,iterations,relative_residual,solver_residual,tol,maxiter,"
-         "time_per_iter_s,time_solve_s,time_setup_s,time_layout_s,time_upload_s,layout_on_device,"
+         "time_per_iter_s,time_per_iter_low_s,time_solve_s,time_setup_s,time_layout_s,time_upload_"
+         "s,layout_on_device,"
          "block,bx,gpus,precision,backend,"
          "exchange,device,device_bytes,exchange_bytes,stop_reason,matrix,reorder,precond,"
          "predicted_time_per_iter_s,auto,solution_error,time_read_s,time_analyse_s,time_check_s,"
