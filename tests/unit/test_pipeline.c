@@ -1563,17 +1563,35 @@ static void test_cpu_feet(void) {
   cgm_db_close(db);
 }
 
+/* A CPU's kernels' curves alone, no timed iterations: the sum the grids' overheads add to. */
+static cgm_device_model cpu_kernels(void) {
+  cgm_device_model k;
+  memset(&k, 0, sizeof k);
+  k.width = 8;
+  k.spmv[0] = k.cg4 = k.cg5 = (cgm_sigmoid){18.0, 1.5, 900.0};
+  k.have_spmv[0] = k.have_vec = true;
+  return k;
+}
+
+/* Poisson-like grids (7 entries a row) of r[i] rows timed into m: k's kernels' sum plus over[i]. */
+static void cpu_grids(const cgm_device_model *k, cgm_device_model *m, const double *r,
+                      const double *over, int n) {
+  m->cpu_iter[0].n = n;
+  for (int i = 0; i < n; i++) {
+    const double spmv = r[i] * 7 * 12.0 + 2 * r[i] * 8;
+    m->cpu_iter[0].m[i] = cgm_iter_bytes(spmv, (int64_t)r[i], 8) / 8;
+    m->cpu_iter[0].r[i] = r[i];
+    m->cpu_iter[0].t[i] = cgm_iter_points_time(k, 0, spmv, (int64_t)r[i], 0) + over[i];
+  }
+}
+
 /* A CPU's iteration by its timed iterations (cgm_iter_points_time):
  * between two sizes a straight line in log-log through both; at the
  * largest its time, and from four times over it the kernels' sum alone,
  * the correction fading in between; under the smallest, the kernels' sum
  * plus the overhead measured there, never over its time. */
 static void test_cpu_iter_points(void) {
-  cgm_device_model k;
-  memset(&k, 0, sizeof k);
-  k.width = 8;
-  k.spmv[0] = k.cg4 = k.cg5 = (cgm_sigmoid){18.0, 1.5, 900.0};
-  k.have_spmv[0] = k.have_vec = true;
+  const cgm_device_model k = cpu_kernels();
   cgm_device_model m = k;
   m.cpu_iter[0] = (cgm_iter_points){3, {1e4, 4e4, 1.6e5}, {10e-6, 40e-6, 80e-6}};
   const int64_t rows = 100;
@@ -1609,20 +1627,10 @@ static void test_cpu_iter_points(void) {
  * second grid's rows and over the smallest's bytes, and for a layout of
  * B_x > 1, the grids' line over the iteration's bytes. */
 static void test_cpu_iter_rows(void) {
-  cgm_device_model k;
-  memset(&k, 0, sizeof k);
-  k.width = 8;
-  k.spmv[0] = k.cg4 = k.cg5 = (cgm_sigmoid){18.0, 1.5, 900.0};
-  k.have_spmv[0] = k.have_vec = true;
+  const cgm_device_model k = cpu_kernels();
   cgm_device_model m = k;
   const double r[3] = {64, 1024, 4096}, over[3] = {1e-6, 1e-6, 1e-6 + 2e-9 * 4096};
-  m.cpu_iter[0].n = 3;
-  for (int i = 0; i < 3; i++) { /* Poisson-like grids: 7 entries a row */
-    const double spmv = r[i] * 7 * 12.0 + 2 * r[i] * 8;
-    m.cpu_iter[0].m[i] = cgm_iter_bytes(spmv, (int64_t)r[i], 8) / 8;
-    m.cpu_iter[0].r[i] = r[i];
-    m.cpu_iter[0].t[i] = cgm_iter_points_time(&k, 0, spmv, (int64_t)r[i], 0) + over[i];
-  }
+  cpu_grids(&k, &m, r, over, 3);
   cgm_device_model norows = m; /* by the iteration's bytes alone */
   memset(norows.cpu_iter[0].r, 0, sizeof norows.cpu_iter[0].r);
   /* long rows (60 a row): the kernels' sum of its own bytes plus the
@@ -1654,20 +1662,10 @@ static void test_cpu_iter_rows(void) {
  * per row), not a line toward the 512-row grid's team of two, 8x its overhead; one of 700 rows the
  * line between the grids of teams. */
 static void test_cpu_iter_teams(void) {
-  cgm_device_model k;
-  memset(&k, 0, sizeof k);
-  k.width = 8;
-  k.spmv[0] = k.cg4 = k.cg5 = (cgm_sigmoid){18.0, 1.5, 900.0};
-  k.have_spmv[0] = k.have_vec = true;
+  const cgm_device_model k = cpu_kernels();
   cgm_device_model m = k;
   const double r[5] = {16, 64, 256, 512, 1024}, over[5] = {0.2e-6, 0.4e-6, 1e-6, 8e-6, 9e-6};
-  m.cpu_iter[0].n = 5;
-  for (int i = 0; i < 5; i++) {
-    const double spmv = r[i] * 7 * 12.0 + 2 * r[i] * 8;
-    m.cpu_iter[0].m[i] = cgm_iter_bytes(spmv, (int64_t)r[i], 8) / 8;
-    m.cpu_iter[0].r[i] = r[i];
-    m.cpu_iter[0].t[i] = cgm_iter_points_time(&k, 0, spmv, (int64_t)r[i], 0) + over[i];
-  }
+  cpu_grids(&k, &m, r, over, 5);
   for (int i = 0; i < 2; i++) {
     const double rows = i ? 700 : 400, spmv = rows * 7 * 12.0 + 2 * rows * 8;
     const double got = cgm_iter_points_time(&m, 0, spmv, (int64_t)rows, 0) -
