@@ -62,8 +62,8 @@ typedef struct cgm_calibration_report {
     double cpu_share; /* a CPU's: the share of their CPUs' time its threads had at the start
                          (cgm_mb_cpu_share; 0 for a GPU); under CGM_BUSY_SHARE a quick
                          calibration leaves out what the model can do without (warning says) */
-    double gpu_share; /* a GPU's: the share of its time its kernels had at the start (another
-                         process's take turns with them); 0 for a CPU */
+    double gpu_share; /* a GPU's: the least share of its time its kernels had, at the start and
+                         as each sweep started (another process's take turns); 0 for a CPU */
   } cal[CGM_MAX_CALIBRATED];
 } cgm_calibration_report;
 
