@@ -88,8 +88,7 @@ int mb_iters_within(int iters, int least, double wall, double quiet) {
 enum { MAX_TIMINGS = 512 }; /* per measurement */
 
 void mb_timing_of(double *t, int n, mb_timing *out) {
-  const double med = cgm_median(t, n);
-  out->q = t[(n - 1) / 10];
+  const double med = cgm_median_low(t, n, &out->q);
   out->spread = out->q > 0 ? med / out->q - 1.0 : 0.0;
   out->n = n;
 }
