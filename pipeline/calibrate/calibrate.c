@@ -124,9 +124,9 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   rep->cal[ri].gpus = gpus;
   cgm_db_device dev;
   const bool cpu = strcmp(device, "cpu") == 0;
+  const int gpu = cpu ? -1 : atoi(device + 5); /* "cuda:K" */
   const double t_describe = cgm_now();
-  cgm_status st = cpu ? cgm_describe_cpu(&dev, o->threads, err)
-                      : cgm_describe_cuda(atoi(device + 5), &dev, err);
+  cgm_status st = cpu ? cgm_describe_cpu(&dev, o->threads, err) : cgm_describe_cuda(gpu, &dev, err);
   if (st) return st;
   /* A GPU's start, the driver's and its context's (describing it makes the context): what a solve
    * on it pays before its first kernel and one on the CPU does not (the tuner's CPU first) */
@@ -143,10 +143,10 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
   const bool busy = o->quick && !o->strict && cpu && share < CGM_BUSY_SHARE; /* strict: all */
   rep->cal[ri].cpu_share = share;
   /* a GPU another process keeps busy: the two take turns, and a timing longer than a turn waits */
-  rep->cal[ri].gpu_share = cpu ? 0 : cgm_mb_gpu_share(atoi(device + 5), 0.05);
+  rep->cal[ri].gpu_share = cpu ? 0 : cgm_mb_gpu_share(gpu, 0.05);
   cgm_mb_opts mo = {"", gpus, o->quick, o->precisions, o->threads, o->gpu, busy}; /* device below */
   snprintf(mo.device, sizeof mo.device, "%s", device);
-  stage_clock clk = {&sv, o, rep, ri, cpu ? -1 : atoi(device + 5), t0};
+  stage_clock clk = {&sv, o, rep, ri, gpu, t0};
   st = cgm_mb_run(&mo, clock_sink, clock_progress, &clk, err);
   if (!st && o->progress) o->progress(o->progress_ctx, "fits", 1.0);
   cgm_db_fit *fits = NULL;
