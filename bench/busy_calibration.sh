@@ -19,7 +19,8 @@
 # 2000 with 5 runs makes its host side, the matrix and layouts built by 16
 # threads, most of its time), and `validate --backend cuda` of the same
 # matrices and Poisson 64^3 and 96^3.
-# usage: [CPUS=LIST] [LOAD=cpu|gpu [LOAD_ITERS=K]] bench/busy_calibration.sh [BUILD_DIR] [RUNS]   (the table on stdout)
+# With KEEP=DIR the calibrations' databases and JSON are copied into DIR at the end.
+# usage: [CPUS=LIST] [LOAD=cpu|gpu [LOAD_ITERS=K]] [KEEP=DIR] bench/busy_calibration.sh [BUILD_DIR] [RUNS]   (the table on stdout)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -42,7 +43,7 @@ stop_hogs() {
   for p in "${hogs[@]}"; do wait "$p" 2>/dev/null || true; done
   hogs=()
 }
-trap 'stop_hogs; rm -rf "$tmp"' EXIT
+trap 'stop_hogs; [ -z "${KEEP:-}" ] || { mkdir -p "$KEEP"; cp "$tmp"/*.db "$tmp"/*.json "$KEEP"/; }; rm -rf "$tmp"' EXIT
 
 # One calibration in its own database: a line of the table.
 calibrate() { # MODE RUN
