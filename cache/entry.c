@@ -104,28 +104,28 @@ int cgm_cache_header_read(int fd, cgm_cache_header *h, char *path, size_t n, cha
   return 0;
 }
 
-/* The arrays of a CSR as the payload's three ranges, and their offsets. */
+/* The arrays of a CSR as the payload's three ranges, their offsets, and whether they are read from
+ * fd or written to it. */
 typedef struct {
   int fd;
+  bool write;
   void *p[3];
   size_t n[3];
   uint64_t off[3];
 } payload_io;
 
-static void payload_ranges(const cgm_csr *A, cgm_cache_layout l, payload_io *io) {
-  io->p[0] = A->rowptr, io->n[0] = ((size_t)A->nrows + 1) * 8, io->off[0] = l.rowptr;
-  io->p[1] = A->colidx, io->n[1] = (size_t)A->nnz * 4, io->off[1] = l.colidx;
-  io->p[2] = A->val, io->n[2] = (size_t)A->nnz * 8, io->off[2] = l.val;
+static payload_io payload_ranges(const cgm_csr *A, cgm_cache_layout l, int fd, bool write) {
+  payload_io io = {.fd = fd, .write = write};
+  io.p[0] = A->rowptr, io.n[0] = ((size_t)A->nrows + 1) * 8, io.off[0] = l.rowptr;
+  io.p[1] = A->colidx, io.n[1] = (size_t)A->nnz * 4, io.off[1] = l.colidx;
+  io.p[2] = A->val, io.n[2] = (size_t)A->nnz * 8, io.off[2] = l.val;
+  return io;
 }
 
-static int read_chunk(void *ctx, int r, size_t off, size_t len) {
+/* The visit of cgm_hash_ranges: the chunk read from the entry, or written to it. */
+static int move_chunk(void *ctx, int r, size_t off, size_t len) {
   const payload_io *io = ctx;
-  return pio_all(false, io->fd, (char *)io->p[r] + off, len, io->off[r] + off);
-}
-
-static int write_chunk(void *ctx, int r, size_t off, size_t len) {
-  const payload_io *io = ctx;
-  return pio_all(true, io->fd, (char *)io->p[r] + off, len, io->off[r] + off);
+  return pio_all(io->write, io->fd, (char *)io->p[r] + off, len, io->off[r] + off);
 }
 
 /* The CSR's structure: what the solver and the layout rely on, checked
@@ -165,11 +165,9 @@ int cgm_cache_entry_load(int fd, const char *real, const struct stat *s, cgm_csr
     return snprintf(why, wn, "stale: the file changed since the entry was written"), -1;
   cgm_error e = {0};
   if (cgm_csr_alloc(A, h.nrows, h.ncols, h.nnz, &e)) return snprintf(why, wn, "%s", e.msg), -1;
-  payload_io io;
-  io.fd = fd;
-  payload_ranges(A, cgm_cache_layout_of(h.header_bytes, h.nrows, h.nnz), &io);
+  payload_io io = payload_ranges(A, cgm_cache_layout_of(h.header_bytes, h.nrows, h.nnz), fd, false);
   uint64_t sum = 0;
-  int hr = cgm_hash_ranges(io.p, io.n, 3, read_chunk, &io, &sum);
+  int hr = cgm_hash_ranges(io.p, io.n, 3, move_chunk, &io, &sum);
   if (hr || sum != h.payload_hash || !csr_sane(A)) {
     cgm_csr_free(A);
     return snprintf(why, wn, "%s",
@@ -216,17 +214,12 @@ int cgm_cache_entry_store(const char *dir, const char *name, const char *real, c
   snprintf(tmp, sizeof tmp, "%s/%.16s" CGM_CACHE_TMP "XXXXXX", dir, name);
   int fd = mkstemp(tmp);
   if (fd < 0) return snprintf(why, wn, "cannot create a file in %s: %s", dir, strerror(errno)), -1;
-  payload_io io;
-  io.fd = fd;
-  payload_ranges(A, l, &io);
+  payload_io io = payload_ranges(A, l, fd, true);
   char *head = calloc(h.header_bytes, 1);
   int rc = head ? 0 : -1;
   /* the size first: the chunks are written in parallel, in any order */
   if (!rc && ftruncate(fd, (off_t)l.end)) rc = -1;
-  if (!rc) {
-    int hr = cgm_hash_ranges(io.p, io.n, 3, write_chunk, &io, &h.payload_hash);
-    rc = hr ? -1 : 0;
-  }
+  if (!rc && cgm_hash_ranges(io.p, io.n, 3, move_chunk, &io, &h.payload_hash)) rc = -1;
   if (!rc) {
     memcpy(head + sizeof h, real, h.path_len);
     h.header_hash = header_hash(&h, real);

@@ -63,18 +63,17 @@ uint64_t cgm_xxh64(const void *data, size_t n, uint64_t seed) {
 
 int cgm_hash_ranges(void *const *p, const size_t *n, int count, cgm_hash_visit_fn visit, void *ctx,
                     uint64_t *out) {
-  size_t total = 0;
-  for (int r = 0; r < count; r++) total += (n[r] + CGM_HASH_CHUNK - 1) / CGM_HASH_CHUNK;
-  uint64_t *h = malloc((total + 1) * sizeof *h);
-  size_t *first = malloc(((size_t)count + 1) * sizeof *first);
-  if (!h || !first) {
-    free(h);
-    free(first);
-    return -1;
-  }
+  size_t *first = malloc(((size_t)count + 1) * sizeof *first); /* range r's first chunk */
+  if (!first) return -1;
   first[0] = 0;
   for (int r = 0; r < count; r++)
     first[r + 1] = first[r] + (n[r] + CGM_HASH_CHUNK - 1) / CGM_HASH_CHUNK;
+  const size_t total = first[count];
+  uint64_t *h = malloc((total + 1) * sizeof *h);
+  if (!h) {
+    free(first);
+    return -1;
+  }
   int failed = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : failed)
   for (long c = 0; c < (long)total; c++) {

@@ -95,27 +95,20 @@ int cli_plot_precheck(const char *cmd, const char *out) {
 }
 
 int cli_plot_pick(const char *cmd, cgm_db *db, int64_t cal_id, const char *device, int64_t *out) {
-  cgm_calibration_pick p = {cal_id, CGM_PICK_LATEST, 0};
+  cgm_calibration_pick p = {cal_id, CGM_PICK_DEVICE, 0}; /* a device id, unless a word */
   const char *w = device ? device : "latest";
   static const char *const words[] = {"latest", "cpu", "cuda", "gpu-first"};
   static const cgm_pick_kind kinds[] = {CGM_PICK_LATEST, CGM_PICK_CPU, CGM_PICK_CUDA,
                                         CGM_PICK_GPU_FIRST};
-  p.kind = CGM_PICK_DEVICE;
   for (int i = 0; i < 4; i++)
     if (!strcmp(w, words[i])) p.kind = kinds[i];
-  if (cal_id <= 0 && p.kind == CGM_PICK_DEVICE) {
-    int64_t id;
-    if (cgm_parse_int(w, 1, INT64_MAX, &id))
-      p.device_id = id;
-    else
-      return cli_error(cmd, 2,
-                       "--device: '%s' is not latest, cpu, cuda or a device id "
-                       "(see 'cgmodel db list --json')",
-                       w);
-  }
+  if (cal_id <= 0 && p.kind == CGM_PICK_DEVICE && !cgm_parse_int(w, 1, INT64_MAX, &p.device_id))
+    return cli_error(cmd, 2,
+                     "--device: '%s' is not latest, cpu, cuda or a device id "
+                     "(see 'cgmodel db list --json')",
+                     w);
   cgm_error err = {0};
-  if (cgm_pick_calibration(db, &p, out, &err)) return cli_report(cmd, &err);
-  return 0;
+  return cgm_pick_calibration(db, &p, out, &err) ? cli_report(cmd, &err) : 0;
 }
 
 int cli_plot_done(const char *cmd, const cgm_plot_files *f) {

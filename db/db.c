@@ -32,17 +32,11 @@ static cgm_status exec_retry(cgm_db *db, const char *sql, const char *what, cgm_
 static int query_int(sqlite3 *h, const char *sql, int *out) {
   sqlite3_stmt *st = NULL;
   int rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
-  if (rc == SQLITE_OK) {
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-      *out = sqlite3_column_int(st, 0);
-      rc = SQLITE_OK;
-    } else if (rc == SQLITE_DONE) {
-      rc = SQLITE_ERROR; /* every statement used here returns a row */
-    }
-  }
+  if (rc == SQLITE_OK) rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) *out = sqlite3_column_int(st, 0);
   sqlite3_finalize(st);
-  return rc;
+  /* SQLITE_DONE: every statement used here returns a row */
+  return rc == SQLITE_ROW ? SQLITE_OK : rc == SQLITE_DONE ? SQLITE_ERROR : rc;
 }
 
 /* ------------------------------------------------------------- paths --- */
@@ -362,8 +356,7 @@ cgm_status cgm_db_commit(cgm_db *db, cgm_error *err) {
                     "was stored",
                     db->path);
   }
-  int rc = sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL);
-  cgm_status s = rc == SQLITE_OK ? CGM_OK : cgm_db__sqlfail(db, err, rc, "committing");
+  cgm_status s = cgm_db__exec(db, "COMMIT", "committing", err);
   /* A failed COMMIT may leave the transaction open: end it, nothing half. */
   if (!sqlite3_get_autocommit(db->h)) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
   db->in_txn = db->txn_aborted = false;

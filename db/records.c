@@ -123,7 +123,7 @@ static const column coef_cols[] = {CF(name, 't'), CF(precision, 'i'), CF(value, 
     CF(rms, 'd'), CF(n, 'i'), {0}};
 #define MX(m, t) COL(cgm_db_matrix, m, t)
 static const column matrix_cols[] = {MX(id, 'I'), MX(name, 't'), MX(path, 't'), MX(file_bytes, 'i'),
-    MX(x, 'i'), MX(nnz, 'i'), MX(features, 't'), {0}};
+    MX(x, 'i'), MX(nnz, 'i'), MX(features, 't'), MX(content_id, 'i'), {0}};
 #define SV(m, t) COL(cgm_db_solve, m, t)
 static const column solve_cols[] = {SV(id, 'I'), SV(matrix_id, 'i'), SV(calibration_id, 'r'),
     SV(created, 't'), SV(backend, 't'), SV(precision, 't'), SV(exchange, 't'), SV(devices, 't'),
@@ -205,21 +205,25 @@ static cgm_status first_row(cgm_db *db, binder *b, bool *found, const char *what
   return cgm_db__sqlfail(db, err, rc, what);
 }
 
-/* The record of the first row of the query sql (its parameter bound to id
- * when id > 0), its columns cols read into rec (zeroed first): *found. */
+/* The record `noun` of the first row of the query sql (its parameter bound to id when id > 0), its
+ * columns cols read into rec (zeroed first); CGM_EINPUT when there is none. */
 static cgm_status get_one(cgm_db *db, const char *sql, int64_t id, const column *cols, void *rec,
-                          size_t size, bool *found, const char *what, cgm_error *err) {
+                          size_t size, const char *noun, cgm_error *err) {
+  char what[64];
+  snprintf(what, sizeof what, "reading a %s", noun);
   binder b;
+  bool found = false;
   cgm_status s = start(db, sql, false, &b, err);
   if (s != CGM_OK) return s;
   if (id > 0) b_int(&b, id);
-  if ((s = first_row(db, &b, found, what, err))) return s;
-  if (*found) {
+  if ((s = first_row(db, &b, &found, what, err))) return s;
+  if (found) {
     memset(rec, 0, size);
     read_columns(&(reader){b.st, 0}, cols, rec);
   }
   sqlite3_finalize(b.st);
-  return CGM_OK;
+  if (found) return CGM_OK;
+  return cgm_fail(err, CGM_EINPUT, "%s: no %s with id %lld", db->path, noun, (long long)id);
 }
 
 /* Runs the query sql (its one parameter bound to id when id > 0: no id matches none) and calls
@@ -299,11 +303,8 @@ cgm_status cgm_db_device_get_or_add(cgm_db *db, cgm_db_device *dev, cgm_error *e
 
 cgm_status cgm_db_device_get(cgm_db *db, int64_t id, cgm_db_device *d, cgm_error *err) {
   if (!d) return cgm_fail(err, CGM_EINPUT, "cgm_db_device_get: no output");
-  bool found = false;
-  cgm_status s = get_one(db, "SELECT " DEVICE_COLS " FROM devices WHERE id = ?", id, device_cols, d,
-                         sizeof *d, &found, "reading a device", err);
-  if (s != CGM_OK || found) return s;
-  return cgm_fail(err, CGM_EINPUT, "%s: no device with id %lld", db->path, (long long)id);
+  return get_one(db, "SELECT " DEVICE_COLS " FROM devices WHERE id = ?", id, device_cols, d,
+                 sizeof *d, "device", err);
 }
 
 /* -------------------------------------------------------- calibrations --- */
@@ -338,11 +339,8 @@ cgm_status cgm_db_calibration_finish(cgm_db *db, int64_t cal_id, double seconds,
 cgm_status cgm_db_calibration_get(cgm_db *db, int64_t id, cgm_db_calibration *c, cgm_error *err) {
   if (!c) return cgm_fail(err, CGM_EINPUT, "cgm_db_calibration_get: no output");
   if (id <= 0) return cgm_fail(err, CGM_EINPUT, "no calibration with id %lld", (long long)id);
-  bool found = false;
-  cgm_status s = get_one(db, "SELECT " CAL_COLS " FROM calibrations WHERE id = ?", id,
-                         calibration_cols, c, sizeof *c, &found, "reading a calibration", err);
-  if (s != CGM_OK || found) return s;
-  return cgm_fail(err, CGM_EINPUT, "%s: no calibration with id %lld", db->path, (long long)id);
+  return get_one(db, "SELECT " CAL_COLS " FROM calibrations WHERE id = ?", id, calibration_cols, c,
+                 sizeof *c, "calibration", err);
 }
 
 typedef struct cal_iter {
@@ -491,14 +489,10 @@ cgm_status cgm_db_matrix_get_or_add(cgm_db *db, cgm_db_matrix *m, cgm_error *err
     return run(db, &b, "recording a matrix's content", err);
   }
   if (s != CGM_OK) return s;
-  s = start(db,
-            "INSERT INTO matrices (name, path, file_bytes, x, nnz, features, content_id) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name, file_bytes, x, nnz) DO NOTHING",
-            true, &b, err);
-  if (s != CGM_OK) return s;
-  bind_columns(&b, matrix_cols, m);
-  b_int(&b, m->content_id);
-  s = run(db, &b, "adding a matrix", err);
+  s = insert(db,
+             "INSERT INTO matrices (name, path, file_bytes, x, nnz, features, content_id) "
+             "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name, file_bytes, x, nnz) DO NOTHING",
+             NULL, matrix_cols, m, NULL, "adding a matrix", err);
   if (s == CGM_OK) s = matrix_find(db, m, &id, err);
   if (s == CGM_OK && id <= 0)
     s = cgm_fail(err, CGM_ERUNTIME, "%s: the matrix just added is missing", db->path);

@@ -225,15 +225,10 @@ int cgm_db__is_ours(sqlite3 *h, int *rc) {
     return 0;
   }
   if (*rc != SQLITE_OK) return -1;
-  int ours = 0;
   *rc = sqlite3_step(st);
-  if (*rc == SQLITE_ROW) {
-    const unsigned char *v = sqlite3_column_text(st, 0);
-    ours = v && strcmp((const char *)v, "cgmodel") == 0;
-    *rc = SQLITE_OK;
-  } else if (*rc == SQLITE_DONE) {
-    *rc = SQLITE_OK;
-  }
+  const unsigned char *v = *rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
+  const int ours = v && strcmp((const char *)v, "cgmodel") == 0;
+  if (*rc == SQLITE_ROW || *rc == SQLITE_DONE) *rc = SQLITE_OK;
   sqlite3_finalize(st);
   return *rc == SQLITE_OK ? ours : -1;
 }

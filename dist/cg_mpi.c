@@ -139,26 +139,24 @@ static void gpu_halo(cgm_dist_local *L, vectors *V, int id) {
  * swap, it replaces the iterated residual r and sums[1] gets r . D^-1 r
  * (reliable updates, backend.h; else r is left as it is). */
 static void truth(cgm_dist_local *L, vectors *V, bool swap, double sums[2]) {
-  double loc[2] = {0.0, 0.0};
+  double loc[2] = {0.0, 0.0}, rr = 0.0, rz = 0.0;
   if (V->g) {
     gpu_halo(L, V, DG_X);
     cgm_dgpu_spmv(V->g, DG_X, DG_U, -1);
     cgm_dgpu_resid(V->g, swap, loc);
-    MPI_Allreduce(loc, sums, 2, MPI_DOUBLE, MPI_SUM, L->comm);
-    return;
-  }
-  cgm_dist_spmv(L, V->x, V->u, NULL);
-  double rr = 0.0, rz = 0.0;
+  } else {
+    cgm_dist_spmv(L, V->x, V->u, NULL);
 #pragma omp parallel for schedule(static) reduction(+ : rr, rz)
-  for (int32_t i = 0; i < L->n; i++) {
-    const double ri = V->b[i] - V->u[i];
-    rr += ri * ri;
-    if (swap) {
-      V->r[i] = ri;
-      rz += ri * V->dinv[i] * ri;
+    for (int32_t i = 0; i < L->n; i++) {
+      const double ri = V->b[i] - V->u[i];
+      rr += ri * ri;
+      if (swap) {
+        V->r[i] = ri;
+        rz += ri * V->dinv[i] * ri;
+      }
     }
+    loc[0] = rr, loc[1] = rz;
   }
-  loc[0] = rr, loc[1] = rz;
   MPI_Allreduce(loc, sums, 2, MPI_DOUBLE, MPI_SUM, L->comm);
 }
 
@@ -212,9 +210,6 @@ static double spmv_dot(cgm_dist_local *L, vectors *V) {
 static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter, bool watch,
                           cgm_solve_result *res) {
   const int32_t n = L->n;
-  const int ntimed = V->ntimed;
-  double *times = V->times;
-  cgm_status st = CGM_OK;
   double sums[2];
   truth(L, V, true, sums); /* CG1 */
   double rr = sums[0], rz = sums[1];
@@ -224,7 +219,7 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
   int it = 0;
   cgm_watch rel = cgm_watch_start(relres, false); /* as the CPU backend's, in double */
   keep(V, n, false);
-  st = relres <= tol ? CGM_OK : CGM_ENOCONV;
+  cgm_status st = relres <= tol ? CGM_OK : CGM_ENOCONV;
   bool stalled = false;
   if (!isfinite(rr + rz)) /* a rank's GPU failed (its sums NaN): every rank stops here */
     snprintf(res->stop_reason, sizeof res->stop_reason, "NaN or Inf in the residual at CG1");
@@ -232,14 +227,7 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
     /* SpMV + CG3, p . Ap summed over the ranks */
     double vu_loc = spmv_dot(L, V), vu = 0.0;
     MPI_Allreduce(&vu_loc, &vu, 1, MPI_DOUBLE, MPI_SUM, L->comm);
-    if (!(vu > 0.0) || !isfinite(vu)) {
-      snprintf(res->stop_reason, sizeof res->stop_reason,
-               isfinite(vu) ? "CG breakdown after %d iterations: p'Ap = %.3g <= 0, the matrix is "
-                              "not positive definite"
-                            : "CG breakdown after %d iterations: p'Ap = %.3g is not finite",
-               it, vu);
-      break;
-    }
+    if (cgm_cg_breakdown(res, it, vu)) break;
     const double t = rz / vu;
     /* CG4, with r . z and r . r in one allreduce */
     double loc[2], dots[2];
@@ -296,7 +284,7 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
       direction(V, n, 1.0, s);
     }
     const double now = cgm_now();
-    if (it <= ntimed) times[it - 1] = now - t_prev;
+    if (it <= V->ntimed) V->times[it - 1] = now - t_prev;
     t_prev = now;
   }
   res->time_solve_s = cgm_now() - t_start;
@@ -308,7 +296,7 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
   if (stalled)
     cgm_solve_stall_reason(CGM_PREC_DOUBLE, relres, tol, it, res->stop_reason,
                            sizeof res->stop_reason);
-  cgm_cg_result_close(res, st, it, relres, maxiter, tol, times, ntimed);
+  cgm_cg_result_close(res, st, it, relres, maxiter, tol, V->times, V->ntimed);
   return st;
 }
 
@@ -412,12 +400,9 @@ static cgm_status gpu_start(cgm_dist_local *L, vectors *V, const cgm_solve_opts 
   return st;
 }
 
-/* What the ranks built, summed or maximised over them. */
+/* What the ranks built, summed or maximised over them (the ranks and partition are set). */
 static void describe(const cgm_dist_local *L, const vectors *V, const int32_t *bounds, int size,
-                     const cgm_dist_opts *d, cgm_solve_result *res, cgm_dist_info *info,
-                     int threads, const char *gpu) {
-  info->ranks = size;
-  info->partition = d->partition;
+                     cgm_solve_result *res, cgm_dist_info *info, int threads, const char *gpu) {
   info->rows_min = INT32_MAX;
   for (int k = 0; k < size; k++) {
     const int32_t r = bounds[k + 1] - bounds[k];
@@ -436,7 +421,6 @@ static void describe(const cgm_dist_local *L, const vectors *V, const int32_t *b
   info->halo_entries = sum;
   info->halo_max = max[0];
   info->neighbours_max = (int)max[1];
-  res->ranks = size;
   res->exchange_bytes = sum * (int64_t)sizeof(double);
   res->device_bytes = max[2];
   snprintf(info->exchange, sizeof info->exchange, "%s",
@@ -497,7 +481,7 @@ cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_root, doub
   if ((st = cgm_dist_agree(st, err, comm))) goto done;
   char gpu[sizeof res->device / 2] = "";
   if (h.gpu && (st = gpu_start(&L, &V, o, rank, size, gpu, sizeof gpu, err))) goto done;
-  describe(&L, &V, bounds, size, d, res, info, threads, gpu);
+  describe(&L, &V, bounds, size, res, info, threads, gpu);
   res->time_setup_s = cgm_now() - t0;
 
   st = iterate(&L, &V, h.tol, maxiter, !o->fixed_count, res);

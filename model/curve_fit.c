@@ -127,10 +127,8 @@ cgm_status cgm_fit_curve(const double *m, const double *b, int n, cgm_curve_fit 
     const double *mh = mm + nlo, *bh = bb + nlo;
     out->have_hi = true;
     out->split = split;
-    if (nhi >= 6 && cgm_fit_sigmoid(mh, bh, nhi, CGM_FIT_REL_HI, &out->hi, &e) == CGM_OK &&
-        out->hi.converged) {
-      /* Eq. 3 */
-    } else {
+    if (nhi < 6 || cgm_fit_sigmoid(mh, bh, nhi, CGM_FIT_REL_HI, &out->hi, &e) != CGM_OK ||
+        !out->hi.converged) {
       char why[160] = "";
       if (nhi >= 6) snprintf(why, sizeof why, "%.150s", e.code ? e.msg : out->hi.message);
       constant_fit(mh, bh, nhi, why, &out->hi);

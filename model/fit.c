@@ -18,6 +18,8 @@
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_vector.h>
 
+#include "common/timer.h" /* cgm_cmp_double */
+
 enum {
   FIT_MAXITER = 500,
   FIT_P = 3, /* mu, sigma, nu */
@@ -220,12 +222,8 @@ static cgm_status fit_points(const double *u, const double *b, size_t n, bool re
   gsl_multifit_nlinear_workspace *w =
       gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, n, FIT_P);
   gsl_matrix *J = gsl_matrix_alloc(n, FIT_P), *C = gsl_matrix_alloc(FIT_P, FIT_P);
-  if (!w || !J || !C) {
-    if (w) gsl_multifit_nlinear_free(w);
-    if (J) gsl_matrix_free(J);
-    if (C) gsl_matrix_free(C);
-    return cgm_fail(err, CGM_ERUNTIME, "fit: out of memory for %zu samples", n);
-  }
+  const cgm_status st =
+      w && J && C ? CGM_OK : cgm_fail(err, CGM_ERUNTIME, "fit: out of memory for %zu samples", n);
 
   double bmax = 0.0;
   for (size_t i = 0; i < n; i++) bmax = fmax(bmax, b[i]);
@@ -234,7 +232,7 @@ static cgm_status fit_points(const double *u, const double *b, size_t n, bool re
   int n_mu = fabs(mu_starts[0] - mu_starts[1]) < 0.25 ? 1 : 2;
 
   bool have = false;
-  for (int a = 0; a < n_mu; a++)
+  for (int a = 0; a < n_mu && !st; a++)
     for (size_t s = 0; s < sizeof SIGMA_STARTS / sizeof SIGMA_STARTS[0]; s++) {
       fit_run r;
       run_lm(w, &fdf, mu_starts[a], SIGMA_STARTS[s], nu0, &r);
@@ -244,10 +242,10 @@ static cgm_status fit_points(const double *u, const double *b, size_t n, bool re
       bool better = !have || (r.ok && !best->ok) || (r.ok == best->ok && r.chi2 < best->chi2);
       if (better) *best = r, have = true;
     }
-  gsl_multifit_nlinear_free(w);
+  gsl_multifit_nlinear_free(w); /* each of GSL's frees takes NULL */
   gsl_matrix_free(J);
   gsl_matrix_free(C);
-  return CGM_OK;
+  return st;
 }
 
 /* rms and R^2 = 1 - SS_res / SS_tot of the curve s on (u, b). R^2 is NaN
@@ -269,13 +267,8 @@ static void goodness(const cgm_sigmoid *s, const double *u, const double *b, siz
 /* -------------------------------------------------------------- public --- */
 
 typedef struct {
-  double u, b;
+  double u, b; /* u first: cgm_cmp_double orders the samples by it */
 } sample;
-
-static int by_u(const void *pa, const void *pb) {
-  const sample *a = pa, *c = pb;
-  return (a->u > c->u) - (a->u < c->u);
-}
 
 cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind kind, cgm_fit *out,
                            cgm_error *err) {
@@ -306,7 +299,7 @@ cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind
     return cgm_fail(err, CGM_ERUNTIME, "fit: out of memory for %d samples", n);
   }
   for (size_t i = 0; i < N; i++) smp[i] = (sample){log2(m[i]), b[i]};
-  qsort(smp, N, sizeof *smp, by_u);
+  qsort(smp, N, sizeof *smp, cgm_cmp_double);
   int distinct = 1;
   for (size_t i = 1; i < N; i++) distinct += smp[i].u != smp[i - 1].u;
   cgm_status st = CGM_OK;
@@ -319,8 +312,6 @@ cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind
 
   /* The points the LM fits: all samples (avg), or each bin's maximum (max). */
   size_t nfit = 0;
-  double tol = 0.0; /* max fit: how far a sample may stay above the lifted curve */
-  bool lift = kind == CGM_FIT_MAX;
   if (kind == CGM_FIT_MAX) {
     for (size_t i = 0; i < N;) {
       double key = floor(smp[i].u / BIN_WIDTH);
@@ -355,8 +346,9 @@ cgm_status cgm_fit_sigmoid(const double *m, const double *b, int n, cgm_fit_kind
   /* Max fit: scale the curve up (nu only: mu and sigma, the shape, stay) until no sample is above
    * it by more than tol, the rms of the fit to the bin maxima (their noise); in the all-points
    * fallback tol = 0, so the curve passes through the sample that is highest relative to it. */
-  if (lift && out->converged) {
-    tol = all_points ? 0.0 : out->rms;
+  if (kind == CGM_FIT_MAX && out->converged) {
+    /* how far a sample may stay above the lifted curve */
+    const double tol = all_points ? 0.0 : out->rms;
     double k = 1.0;
     for (size_t i = 0; i < N; i++)
       k = fmax(k, (smp[i].b - tol) / cgm_sigmoid_eval(&out->p, exp2(smp[i].u)));

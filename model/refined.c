@@ -150,16 +150,15 @@ double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int6
    * (N = 1, long rows) keep the grids' line over the iteration's bytes. */
   const double q = cgm_iter_bytes(spmv, rows, (int)m->width) / m->width;
   const double o = bx <= 1 && m->cpu_iter[bi].n > 0 ? iter_over(m, bi, (double)rows, q) : NAN;
-  if (!isnan(o)) { /* never under half the sum: a grid timed fast by chance */
-    const double tk = t_kernels(m, bi, spmv, (double)rows);
-    return tk + o > 0.5 * tk ? tk + o : 0.5 * tk;
-  }
+  const double tk = t_kernels(m, bi, spmv, (double)rows);
+  /* never under half the sum: a grid timed fast by chance */
+  if (!isnan(o)) return tk + o > 0.5 * tk ? tk + o : 0.5 * tk;
   const cgm_iter_points *P = &m->cpu_iter[bi];
-  if (P->n < 1 || !(q > 0)) return t_kernels(m, bi, spmv, (double)rows);
+  if (P->n < 1 || !(q > 0)) return tk;
   /* under the smallest size timed: the kernels' sum plus what the iteration there took beyond its
    * kernels (the solver's own steps, fixed a iteration), never over the time there */
   if (q <= P->m[0]) {
-    const double s = P->m[0] / q, tk = t_kernels(m, bi, spmv, (double)rows);
+    const double s = P->m[0] / q;
     const double over = P->t[0] - t_kernels(m, bi, spmv * s, (double)rows * s);
     const double t = tk + (over > 0 ? over : 0.0);
     return t < P->t[0] ? t : P->t[0];
@@ -169,7 +168,6 @@ double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int6
   /* over the largest: the kernels' sum, times the ratio the largest size measured against it (the
    * same shape, scaled to that size), the ratio fading out over two octaves */
   const double top = P->m[P->n - 1], s = top / q, fade = log2(q / top) / 2.0;
-  const double tk = t_kernels(m, bi, spmv, (double)rows);
   const double at = t_kernels(m, bi, spmv * s, (double)rows * s);
   return fade < 1.0 && at > 0 ? tk * pow(P->t[P->n - 1] / at, 1.0 - fade) : tk;
 }

@@ -60,8 +60,7 @@ cgm_status cgm_json_info(const cgm_csr *A, const char *name, char **out, cgm_err
     return cgm_fail(err, CGM_EINPUT, "matrix is %d x %d: not square", A->nrows, A->ncols);
   cgm_features f;
   if ((st = cgm_plan_features(A, &f, err))) return st;
-  cJSON *j = cgm_info_json(name ? name : "", &f, NULL);
-  return finish(j, NULL, out, err);
+  return finish(cgm_info_json(name ? name : "", &f, NULL), NULL, out, err);
 }
 
 cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out, cgm_error *err) {

@@ -162,20 +162,21 @@ static cJSON *listing(const char *key, cJSON **arr) {
   return o;
 }
 
-cgm_status cgm_db_calibrations_json(cgm_db *db, cJSON **out, cgm_error *err) {
-  cJSON *arr, *o = listing("calibrations", &arr);
-  cgm_status st = cgm_db_calibrations(db, add_calibration, arr, err);
+/* o into *out once its listing (st) is done; deleted where it failed (*out NULL). */
+static cgm_status listed(cgm_status st, cJSON *o, cJSON **out) {
   if (st) cJSON_Delete(o);
   *out = st ? NULL : o;
   return st;
 }
 
+cgm_status cgm_db_calibrations_json(cgm_db *db, cJSON **out, cgm_error *err) {
+  cJSON *arr, *o = listing("calibrations", &arr);
+  return listed(cgm_db_calibrations(db, add_calibration, arr, err), o, out);
+}
+
 cgm_status cgm_db_solves_json(cgm_db *db, cJSON **out, cgm_error *err) {
   cJSON *arr, *o = listing("solves", &arr);
-  cgm_status st = cgm_db_solves(db, add_solve, arr, err);
-  if (st) cJSON_Delete(o);
-  *out = st ? NULL : o;
-  return st;
+  return listed(cgm_db_solves(db, add_solve, arr, err), o, out);
 }
 
 cgm_status cgm_db_calibration_json(cgm_db *db, int64_t id, bool samples, cJSON **out,
@@ -191,12 +192,7 @@ cgm_status cgm_db_calibration_json(cgm_db *db, int64_t id, bool samples, cJSON *
     st = cgm_db_samples(db, id, add_sample, cJSON_AddArrayToObject(o, "samples"), err);
   if (!st && samples)
     st = cgm_db_coefs(db, id, add_coef, cJSON_AddArrayToObject(o, "coefficients"), err);
-  if (st) {
-    cJSON_Delete(o);
-    return st;
-  }
-  *out = o;
-  return CGM_OK;
+  return listed(st, o, out);
 }
 
 /* ---------------------------------------------------------- db import --- */

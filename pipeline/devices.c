@@ -93,12 +93,8 @@ cgm_status cgm_devices(const char *db_path, unsigned db_mode, const cgm_gpu_opts
     r->gpu[g].cc_minor = info.cc_minor;
     /* GPU 0's calibration stands for the GPUs of its model (cuda:all);
      * another model is calibrated alone. */
-    int first = g;
-    for (int k = 0; k < g; k++)
-      if (!strcmp(r->gpu[k].name, info.name)) {
-        first = k;
-        break;
-      }
+    int first = 0;
+    while (first < g && strcmp(r->gpu[first].name, info.name)) first++;
     snprintf(r->gpu[g].cal.refresh, sizeof r->gpu[g].cal.refresh,
              first == 0 ? "cgmodel calibrate --devices cuda:all"
                         : "cgmodel calibrate --devices cuda:%d",

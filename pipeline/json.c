@@ -46,15 +46,10 @@ static char *utf8_clean(const char *s) {
       unsigned b = p[i + k];
       ok = k == 1 ? b >= lo && b <= hi : b >= 0x80 && b <= 0xBF;
     }
-    if (ok) {
-      memcpy(out + o, p + i, len);
-      o += len;
-      i += len;
-    } else {
-      memcpy(out + o, "\xEF\xBF\xBD", 3);
-      o += 3;
-      i++;
-    }
+    /* a valid sequence as it is, else its first byte as U+FFFD */
+    memcpy(out + o, ok ? (const char *)p + i : "\xEF\xBF\xBD", ok ? len : 3);
+    o += ok ? len : 3;
+    i += ok ? len : 1;
   }
   out[o] = 0;
   return out;

@@ -127,7 +127,6 @@ static int take_fit(const cgm_db_fit *f, void *ctx) {
 }
 
 typedef struct {
-  cgm_db *db;
   const char *kind;
   cgm_tuner_device *v;
   int n, cap;
@@ -266,11 +265,10 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
                       ? cgm_db_samples(db, t->calibration_id, pipeline_collect_sample, &sv, err)
                       : CGM_OK;
   for (int pass = 0; pass < 2 && !st; pass++) {
-    fit_ctx fc = {0};
-    fc.t = t;
-    fc.want = pass ? WANT_PAPER : fit_kind;
-    fc.models = pass ? t->paper : t->model;
-    fc.sv = &sv;
+    fit_ctx fc = {.t = t,
+                  .models = pass ? t->paper : t->model,
+                  .want = pass ? WANT_PAPER : fit_kind,
+                  .sv = &sv};
     st = cgm_db_fits(db, t->calibration_id, take_fit, &fc, err);
     for (int p = 0; p < 2; p++) {
       cgm_device_model *m = &fc.models[p];
@@ -316,10 +314,7 @@ static int take_calibration(const cgm_db_calibration *c, const cgm_db_device *d,
 
 cgm_status cgm_load_devices_kind(cgm_db *db, const char *kind, int fit_kind,
                                  cgm_tuner_device **devs, int *count, cgm_error *err) {
-  load_ctx L = {0};
-  L.db = db;
-  L.kind = kind;
-  L.err = err;
+  load_ctx L = {.kind = kind, .err = err};
   *devs = NULL;
   *count = 0;
   cgm_status st = cgm_db_calibrations(db, take_calibration, &L, err);

@@ -92,7 +92,7 @@ cgm_status cgm_halo_sizes(const int64_t *bptr, const int32_t *bcol, int32_t nbco
   unsigned char *mark = calloc((size_t)nbcols / 8 + 1, 1);
   if (!mark) return cgm_fail(err, CGM_ERUNTIME, "out of memory sizing the halo of segment %d", seg);
   int64_t count = 0;
-  int32_t per[CGM_MAX_GPUS] = {0};
+  memset(from_owner, 0, (size_t)parts * sizeof *from_owner);
   for (int32_t b = b0; b < b1; b++) {
     unsigned char bnd = 0;
     for (int64_t q = bptr[b]; q < bptr[b + 1]; q++) {
@@ -104,14 +104,12 @@ cgm_status cgm_halo_sizes(const int64_t *bptr, const int32_t *bcol, int32_t nbco
       mark[c >> 3] |= bit, count++;
       int j = 0;
       while (j + 1 < parts && c >= bounds[j + 1]) j++;
-      per[j]++;
+      from_owner[j]++;
     }
     is_boundary[b - b0] = bnd;
   }
   free(mark);
   *nhalo = (int32_t)count;
-  if (from_owner)
-    for (int j = 0; j < parts; j++) from_owner[j] = per[j];
   return CGM_OK;
 }
 
@@ -140,10 +138,7 @@ cgm_status cgm_halo_build(const cgm_csr *A, int n, const int32_t *bounds, int pa
     if (l > maxlen) maxlen = l;
   }
   int32_t *cols = malloc(((size_t)maxlen + 1) * sizeof *cols);
-  if (!mark || !is_bnd || !cols) {
-    free(mark), free(is_bnd), free(cols);
-    return cgm_fail(err, CGM_ERUNTIME, "out of memory building the halo of segment %d", seg);
-  }
+  if (!mark || !is_bnd || !cols) goto oom;
   for (int32_t b = b0; b < b1; b++) {
     int32_t l = cgm_block_row_columns(A, b, n, cols);
     for (int32_t t = 0; t < l; t++)
@@ -153,17 +148,14 @@ cgm_status cgm_halo_build(const cgm_csr *A, int n, const int32_t *bounds, int pa
       }
   }
   free(cols);
+  cols = NULL;
   for (int32_t c = 0; c < nbcols; c++) h->nhalo += mark[c];
   for (int32_t b = 0; b < b1 - b0; b++) h->nboundary += is_bnd[b];
   h->ninterior = (b1 - b0) - h->nboundary;
   h->cols = malloc(((size_t)h->nhalo + 1) * sizeof *h->cols);
   h->interior = malloc(((size_t)h->ninterior + 1) * sizeof *h->interior);
   h->boundary = malloc(((size_t)h->nboundary + 1) * sizeof *h->boundary);
-  if (!h->cols || !h->interior || !h->boundary) {
-    free(mark), free(is_bnd);
-    cgm_halo_free(h);
-    return cgm_fail(err, CGM_ERUNTIME, "out of memory building the halo of segment %d", seg);
-  }
+  if (!h->cols || !h->interior || !h->boundary) goto oom;
   int32_t k = 0, ni = 0, nbd = 0;
   for (int32_t c = 0; c < nbcols; c++)
     if (mark[c]) h->cols[k++] = c;
@@ -187,6 +179,10 @@ cgm_status cgm_halo_build(const cgm_csr *A, int n, const int32_t *bounds, int pa
   }
   free(mark), free(is_bnd);
   return CGM_OK;
+oom:
+  free(mark), free(is_bnd), free(cols);
+  cgm_halo_free(h);
+  return cgm_fail(err, CGM_ERUNTIME, "out of memory building the halo of segment %d", seg);
 }
 
 void cgm_halo_remap(const cgm_halo *h, int32_t halo_start, cgm_bcsr *B) {

@@ -45,7 +45,7 @@ cgm_status cgm_halo_build(const cgm_csr *A, int n, const int32_t *bounds, int pa
 void cgm_halo_free(cgm_halo *h);
 
 /* The size of segment seg's halo from a block pattern: the foreign block
- * columns it reads per owning segment (from_owner[j], may be NULL), their
+ * columns it reads per owning segment (from_owner[j]), their
  * total, and which of its block rows read one (is_boundary[b - bounds[seg]]). */
 cgm_status cgm_halo_sizes(const int64_t *bptr, const int32_t *bcol, int32_t nbcols,
                           const int32_t *bounds, int parts, int seg, int32_t *nhalo,

@@ -74,12 +74,9 @@ static cgm_status pattern_make(const cgm_csr *A, int n, bool columns, cgm_plan_p
     for (int32_t b = 0; b < pt->nb && !st; b++)
       pt->len[b] = (int32_t)(pt->bptr[b + 1] - pt->bptr[b]);
   }
-  if (st) {
-    cgm_plan_pattern_free(pt);
-    return st;
-  }
-  *out = pt;
-  return CGM_OK;
+  if (st) cgm_plan_pattern_free(pt);
+  *out = st ? NULL : pt;
+  return st;
 }
 
 cgm_status cgm_plan_pattern_make(const cgm_csr *A, int n, cgm_plan_pattern **pt, cgm_error *err) {

@@ -74,18 +74,16 @@ static int cmp_block_key(const void *pa, const void *pb) {
   return atoi(((const key_entry *)pa)->title) - atoi(((const key_entry *)pb)->title);
 }
 
+/* err counted in the entry titled `title`, added with `style` where none is (k is zeroed). */
 static void key_add(key_entry *k, int *nk, const char *title, int style, double err) {
-  for (int i = 0; i < *nk; i++)
-    if (!strcmp(k[i].title, title)) {
-      k[i].n++;
-      k[i].sum += err;
-      return;
-    }
-  snprintf(k[*nk].title, sizeof k[*nk].title, "%s", title);
-  k[*nk].n = 1;
-  k[*nk].sum = err;
-  k[*nk].style = style;
-  (*nk)++;
+  int i = 0;
+  while (i < *nk && strcmp(k[i].title, title)) i++;
+  if (i == *nk) {
+    snprintf(k[i].title, sizeof k[i].title, "%s", title);
+    k[(*nk)++].style = style;
+  }
+  k[i].n++;
+  k[i].sum += err;
 }
 
 /* The solves and what the picture shows of them. */

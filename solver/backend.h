@@ -90,6 +90,9 @@ long double cgm_residual_ssq(int32_t n, const int64_t *rowptr, const int32_t *co
  * ntimed past the first (page faults, cold caches); times is reordered. */
 void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double relres, int maxiter,
                          double tol, double *times, int ntimed);
+/* Whether p . Ap = vu after `it` iterations breaks CG down (not positive, or not finite): then
+ * res->stop_reason says so (a host loop's check, the CPU's and the MPI solve's). */
+bool cgm_cg_breakdown(cgm_solve_result *res, int it, double vu);
 
 /* The result's storage fields: s's format over a layout of block size n (nblocks padded blocks,
  * nslots row slots, nslices slices), rows rows of vectors of w bytes. */

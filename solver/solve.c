@@ -114,24 +114,15 @@ static cgm_status check_matrix(const cgm_csr *A, cgm_solve_result *res, cgm_erro
   double *d = malloc((size_t)A->nrows * sizeof *d);
   if (!d) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
   cgm_csr_diagonal(A, d);
-  int32_t bad = -1;
-  for (int32_t i = 0; i < A->nrows && bad < 0; i++)
-    if (!(d[i] > 0.0)) bad = i;
-  double dbad = bad >= 0 ? d[bad] : 0.0;
+  int32_t bad = 0; /* the first diagonal entry not > 0 */
+  while (bad < A->nrows && d[bad] > 0.0) bad++;
+  const double dbad = bad < A->nrows ? d[bad] : 0.0;
   free(d);
-  if (bad >= 0) return cgm_check_refuse(CGM_CHECK_DIAGONAL, bad, bad, dbad, res, err);
-  return CGM_OK;
+  return bad < A->nrows ? cgm_check_refuse(CGM_CHECK_DIAGONAL, bad, bad, dbad, res, err) : CGM_OK;
 }
 
 cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err) {
   return check_matrix(A, NULL, err);
-}
-
-/* Single and mixed precision iterate with A in float: an entry outside its
- * range (cgm_check_float) is refused before the solve, naming the entry. */
-static cgm_status check_float_range(const cgm_csr *A, cgm_precision p, cgm_error *err) {
-  return p == CGM_PREC_DOUBLE ? CGM_OK
-                              : refuse_first(A, cgm_check_float, CGM_CHECK_RANGE, NULL, err);
 }
 
 /* The right-hand side and the initial guess first (NaN/Inf there is bad
@@ -197,6 +188,16 @@ void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double re
              relres, tol);
   const int nt = it < ntimed ? it : ntimed;
   res->time_per_iter_s = cgm_median_low(times + (nt > 1), nt - (nt > 1), &res->time_per_iter_low_s);
+}
+
+bool cgm_cg_breakdown(cgm_solve_result *res, int it, double vu) {
+  if (vu > 0.0 && isfinite(vu)) return false;
+  snprintf(res->stop_reason, sizeof res->stop_reason,
+           isfinite(vu) ? "CG breakdown after %d iterations: p'Ap = %.3g <= 0, the matrix is not "
+                          "positive definite"
+                        : "CG breakdown after %d iterations: p'Ap = %.3g is not finite",
+           it, vu);
+  return true;
 }
 
 void cgm_storage_report(cgm_solve_result *res, const cgm_value_set *s, int n, int64_t nblocks,
@@ -326,15 +327,14 @@ static cgm_status block_jacobi(const cgm_csr *A, const double *b, const double *
   const size_t len = (size_t)cgm_bjacobi_blocks(A->nrows, n) * (size_t)n * (size_t)n;
   *binv = malloc(len * sizeof **binv);
   if (pb->opts.backend == CGM_BACKEND_CUDA) *bblk = malloc(len * sizeof **bblk);
-  cgm_status st = CGM_OK;
   cgm_error e = {0};
-  if (!*binv || (pb->opts.backend == CGM_BACKEND_CUDA && !*bblk))
-    st =
-        cgm_fail(&e, CGM_ERUNTIME, "out of memory for the block-Jacobi inverses (%zu values)", len);
-  else
-    st = cgm_bjacobi_build(A, n, *binv, *bblk, &e);
-  if (st && err) *err = e;
+  const cgm_status st =
+      !*binv || (pb->opts.backend == CGM_BACKEND_CUDA && !*bblk)
+          ? cgm_fail(&e, CGM_ERUNTIME, "out of memory for the block-Jacobi inverses (%zu values)",
+                     len)
+          : cgm_bjacobi_build(A, n, *binv, *bblk, &e);
   if (st) {
+    if (err) *err = e;
     free(*binv);
     free(*bblk);
     *binv = *bblk = NULL;
@@ -443,7 +443,10 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   /* the checks and scalings below run on the cores the solve was given */
   if (o->threads > 0) omp_set_num_threads(o->threads);
   st = cgm_solve_check_input_as(A, b, x, o->matrix_checked, res, err);
-  if (!st) st = check_float_range(A, o->precision, err);
+  /* Single and mixed precision iterate with A in float: an entry outside its
+   * range (cgm_check_float) is refused before the solve, naming the entry. */
+  if (!st && o->precision != CGM_PREC_DOUBLE)
+    st = refuse_first(A, cgm_check_float, CGM_CHECK_RANGE, NULL, err);
   if (st) {
     /* Refused before iterating: report the residual of the initial guess. */
     if (st == CGM_ENOCONV) residual_of(A, b, x, res);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 /* The tridiagonal of n rows with row and column 0 also touching the
- * columns cols[0 .. m-1] (ascending, each >= 2); row 0 has len entries. */
+ * columns cols[0 .. m-1] (ascending, each >= 2; NULL: 2 .. m + 1); row 0 has len entries. */
 static cgm_status arrow_make(int32_t n, const int32_t *cols, int32_t m, int32_t len, cgm_csr *A,
                              cgm_error *err) {
   /* tridiagonal 3n - 2, row and column 0 beyond it 2 m */
@@ -31,7 +31,10 @@ static cgm_status arrow_make(int32_t n, const int32_t *cols, int32_t m, int32_t 
     PUT(i, i, i == 0 ? 2.0 + c * len : 2.0 + 2.0 * c);
     if (i > 0) PUT(i, i - 1, -1.0), PUT(i - 1, i, -1.0);
   }
-  for (int32_t j = 0; j < m; j++) PUT(0, cols[j], c), PUT(cols[j], 0, c);
+  for (int32_t j = 0; j < m; j++) {
+    const int32_t col = cols ? cols[j] : 2 + j;
+    PUT(0, col, c), PUT(col, 0, c);
+  }
 #undef PUT
   cgm_status st = cgm_csr_from_coo(n, n, k, ri, ci, v, A, NULL, err);
   free(ri), free(ci), free(v);
@@ -41,13 +44,7 @@ static cgm_status arrow_make(int32_t n, const int32_t *cols, int32_t m, int32_t 
 cgm_status cgm_gen_arrow(int32_t n, int32_t len, cgm_csr *A, cgm_error *err) {
   if (n < 1 || len < 1 || len > n)
     return cgm_fail(err, CGM_EINPUT, "arrow: need 1 <= len <= n (got n = %d, len = %d)", n, len);
-  const int32_t m = len > 2 ? len - 2 : 0;
-  int32_t *cols = malloc(sizeof *cols * ((size_t)m + 1));
-  if (!cols) return cgm_fail(err, CGM_ERUNTIME, "out of memory for an arrow of %d rows", n);
-  for (int32_t j = 0; j < m; j++) cols[j] = 2 + j;
-  cgm_status st = arrow_make(n, cols, m, len, A, err);
-  free(cols);
-  return st;
+  return arrow_make(n, NULL, len > 2 ? len - 2 : 0, len, A, err);
 }
 
 cgm_status cgm_gen_arrow_scattered(int32_t n, int32_t len, int32_t unit, uint64_t seed, cgm_csr *A,

@@ -39,6 +39,12 @@ void mm_bucket_free(mm_bucket *b) {
   memset(b, 0, sizeof *b);
 }
 
+/* Every entry e of bucket b of each chunk, in file order. */
+#define FOR_EACH_ENTRY(E, b, e)                                                                    \
+  for (int64_t c_ = 0; c_ < (E)->nch; c_++)                                                        \
+    for (const mm_page *pg_ = (E)->bk[c_][b].head; pg_; pg_ = pg_->next)                           \
+      for (const mm_ent *e = pg_->e; e < pg_->e + pg_->n; e++)
+
 /* --------------------------------------------------------------- CSR --- */
 
 typedef struct {
@@ -64,32 +70,26 @@ static void assemble_block(const mm_entries *E, int b, int32_t nrows, const int6
    * each row's next free place, and at last its end */
   int64_t *cnt = rowptr + r0;
   const bool mirror = E->mirror;
-  for (int64_t c = 0; c < E->nch; c++)
-    for (const mm_page *pg = E->bk[c][b].head; pg; pg = pg->next)
-      for (int32_t k = 0; k < pg->n; k++) {
-        const mm_ent *e = &pg->e[k];
-        cnt[e->row - r0]++;
-        if (mirror && e->row != e->col) cnt[e->col - r0]++;
-      }
+  FOR_EACH_ENTRY(E, b, e) {
+    cnt[e->row - r0]++;
+    if (mirror && e->row != e->col) cnt[e->col - r0]++;
+  }
   int64_t pos = base[b];
   for (int64_t i = 0; i < nr; i++) {
     int64_t n = cnt[i];
     cnt[i] = pos;
     pos += n;
   }
-  for (int64_t c = 0; c < E->nch; c++)
-    for (const mm_page *pg = E->bk[c][b].head; pg; pg = pg->next)
-      for (int32_t k = 0; k < pg->n; k++) {
-        const mm_ent *e = &pg->e[k];
-        int64_t p = cnt[e->row - r0]++;
-        colidx[p] = e->col;
-        val[p] = e->v;
-        if (mirror && e->row != e->col) {
-          p = cnt[e->col - r0]++;
-          colidx[p] = e->row;
-          val[p] = e->v;
-        }
-      }
+  FOR_EACH_ENTRY(E, b, e) {
+    int64_t p = cnt[e->row - r0]++;
+    colidx[p] = e->col;
+    val[p] = e->v;
+    if (mirror && e->row != e->col) {
+      p = cnt[e->col - r0]++;
+      colidx[p] = e->row;
+      val[p] = e->v;
+    }
+  }
   /* each row by column, duplicates summed in file order, compacted
    * towards the start of the block */
   int64_t out = base[b], nd = 0, ndiag = 0, end = base[b];
@@ -187,16 +187,11 @@ cgm_status mm_assemble_csr(const mm_entries *E, int32_t nrows, int32_t ncols, in
 void mm_assemble_dense(const mm_entries *E, int threads, double *x) {
   const int nb = E->nb;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-  for (int b = 0; b < nb; b++)
-    for (int64_t c = 0; c < E->nch; c++)
-      for (const mm_page *pg = E->bk[c][b].head; pg; pg = pg->next)
-        for (int32_t k = 0; k < pg->n; k++) x[pg->e[k].row] += pg->e[k].v;
+  for (int b = 0; b < nb; b++) FOR_EACH_ENTRY(E, b, e) x[e->row] += e->v;
 }
 
 void mm_assemble_values(const mm_entries *E, double *x) {
   /* a vector: one pass of copying, not worth the threads */
   int64_t o = 0;
-  for (int64_t c = 0; c < E->nch; c++)
-    for (const mm_page *pg = E->bk[c][0].head; pg; pg = pg->next)
-      for (int32_t k = 0; k < pg->n; k++) x[o++] = pg->e[k].v;
+  FOR_EACH_ENTRY(E, 0, e) x[o++] = e->v;
 }

@@ -549,13 +549,10 @@ static void parse_coordinate(void *X_, void *ch_) {
     uint64_t i = 0;
     while (mm_is_digit((unsigned char)*p)) i = i * 10 + (uint64_t)(*p++ - '0');
     if (p - ts > 19) i = UINT64_MAX;
-    if (*p != ' ' && *p != '\t') {
-      if (*p == '\n' || mm_is_blank((unsigned char)*p))
-        FAIL(true, CGM_EINPUT, "missing column index (expected '%s')",
-             values ? "ROW COL VALUE" : "ROW COL");
+    /* the end of the line or another blank: the column's check below says it is missing */
+    if (*p != '\n' && !mm_is_blank((unsigned char)*p))
       FAIL(true, CGM_EINPUT, "bad row index '%s' (expected an integer in 1..%llu)",
            tok_desc(tb, sizeof tb, ts), (unsigned long long)M);
-    }
     while (*p == ' ' || *p == '\t') p++;
     ts = p;
     uint64_t j = 0;
@@ -597,16 +594,13 @@ static void parse_coordinate(void *X_, void *ch_) {
     }
     if ((size_t)(p - ls) >= MM_LINE_MAX) FAIL(true, CGM_EINPUT, "%s", "line too long");
     p++;
-    if (sym && i != j && ch->tri[i < j].line < 0) ch->tri[i < j] = (mm_tri){line, k, i, j};
+    const bool mirror = sym && i != j;
+    if (mirror && ch->tri[i < j].line < 0) ch->tri[i < j] = (mm_tri){line, k, i, j};
     const int32_t r0 = (int32_t)(i - 1), c0 = (int32_t)(j - 1);
-    if (!mm_bucket_push(&bk[r0 >> shift], r0, c0, v))
+    if (!mm_bucket_push(&bk[r0 >> shift], r0, c0, v) ||
+        (mirror && !late_mirror && !mm_bucket_push(&bk[c0 >> shift], c0, r0, v)))
       FAIL(true, CGM_ERUNTIME, "out of memory after %lld entries", (long long)k);
-    if (sym && i != j) {
-      if (late_mirror)
-        bk[0].nmirror++;
-      else if (!mm_bucket_push(&bk[c0 >> shift], c0, r0, v))
-        FAIL(true, CGM_ERUNTIME, "out of memory after %lld entries", (long long)k);
-    }
+    if (mirror && late_mirror) bk[0].nmirror++;
     line++;
     k++;
   }

@@ -151,18 +151,11 @@ int mm_sorted_csr(mm_source *src, const char *s, const char *e, const mm_sorted_
   /* each chunk after the last entry of the one before; the rows between
    * two chunks, and after the last, start at the next entry */
   for (int64_t c = 0; ok && c < n; c++) {
-    if (c > 0 &&
-        (ch[c].fi < ch[c - 1].li || (ch[c].fi == ch[c - 1].li && ch[c].fj <= ch[c - 1].lj)))
-      ok = false;
-    else {
-      for (uint64_t r = c > 0 ? ch[c - 1].li : 0; r < ch[c].fi; r++) rowptr[r] = ch[c].off;
-    }
+    ok = c == 0 || ch[c].fi > ch[c - 1].li || (ch[c].fi == ch[c - 1].li && ch[c].fj > ch[c - 1].lj);
+    for (uint64_t r = c > 0 ? ch[c - 1].li : 0; ok && r < ch[c].fi; r++) rowptr[r] = ch[c].off;
   }
   for (uint64_t r = ch[n - 1].li; ok && r <= (uint64_t)sh->rows; r++) rowptr[r] = L;
   free(ch);
-  if (!ok) {
-    cgm_csr_free(A);
-    return 0;
-  }
-  return 1;
+  if (!ok) cgm_csr_free(A);
+  return ok;
 }

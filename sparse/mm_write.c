@@ -21,8 +21,7 @@
 
 typedef struct {
   cgm_outfile out; /* a temporary file beside the target, renamed over it at the end */
-  int fd;
-  int errnum; /* first failure (errno) */
+  int errnum;      /* first failure (errno) */
   char *buf;
   size_t len;
 } mmw;
@@ -30,7 +29,7 @@ typedef struct {
 static void w_flush(mmw *w) {
   size_t off = 0;
   while (!w->errnum && off < w->len) {
-    const ssize_t k = write(w->fd, w->buf + off, w->len - off);
+    const ssize_t k = write(w->out.fd, w->buf + off, w->len - off);
     if (k > 0)
       off += (size_t)k;
     else if (k == 0 || errno != EINTR)
@@ -47,7 +46,6 @@ static inline bool w_room(mmw *w) {
 
 static cgm_status w_open(mmw *w, const char *path, cgm_error *err) {
   memset(w, 0, sizeof *w);
-  w->fd = -1;
   if (!path || !*path) return cgm_fail(err, CGM_EINPUT, "no output file name given");
   w->buf = malloc(WBUF_SIZE);
   if (!w->buf) return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory for the write buffer", path);
@@ -55,10 +53,8 @@ static cgm_status w_open(mmw *w, const char *path, cgm_error *err) {
   if (st) {
     free(w->buf);
     w->buf = NULL;
-    return st;
   }
-  w->fd = w->out.fd;
-  return CGM_OK;
+  return st;
 }
 
 /* Flushes and renames over the target; on any failure the target is left

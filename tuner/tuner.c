@@ -319,13 +319,9 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
   int best = -1;
   for (int i = 0; i < count; i++) {
     if (!usable(&c[i])) continue;
-    if (best < 0) {
-      best = i;
-      continue;
-    }
-    double tb = choice_cost(&c[best]), ti = choice_cost(&c[i]);
+    const double tb = best < 0 ? INFINITY : choice_cost(&c[best]), ti = choice_cost(&c[i]);
     /* Within 1%: fewer GPUs win (the CPU counts as none). */
-    if (ti < tb * 0.99 || (ti <= tb * 1.01 && c[i].gpus < c[best].gpus)) best = i;
+    if (best < 0 || ti < tb * 0.99 || (ti <= tb * 1.01 && c[i].gpus < c[best].gpus)) best = i;
   }
   if (why && nwhy) {
     if (best < 0) {

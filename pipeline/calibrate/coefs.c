@@ -23,14 +23,14 @@ typedef struct {
   double *secs;
 } sweep;
 
-/* Runs the sweep with base's backend (a GPU's: our kernels on the
- * calibrated GPU, the calibration's options) and makes room to pick. */
-static cgm_status sweep_run(sweep_fn fn, const cgm_calibrate_opts *o, cgm_backend be, sweep *w,
+/* Runs the sweep on the CPU or a GPU (our kernels on the calibrated GPU, the calibration's options)
+ * and makes room to pick. */
+static cgm_status sweep_run(sweep_fn fn, const cgm_calibrate_opts *o, bool cpu, sweep *w,
                             cgm_error *err) {
   memset(w, 0, sizeof *w);
   cgm_solve_opts base = cgm_mb_solve_opts();
-  base.backend = be;
-  base.threads = be == CGM_BACKEND_CPU ? o->threads : 0;
+  base.backend = cpu ? CGM_BACKEND_CPU : CGM_BACKEND_CUDA;
+  base.threads = cpu ? o->threads : 0;
   base.gpu = o->gpu;
   cgm_status st = fn(&base, o->precisions, o->quick, &w->s, &w->n, err);
   const size_t n = (size_t)w->n + 1;
@@ -91,8 +91,7 @@ cgm_status calibrate_fit_locality(const cgm_calibrate_opts *o, const char *devic
                                   cgm_error *err) {
   *ncoef = 0;
   sweep w;
-  cgm_status st = sweep_run(cgm_mb_locality_sweep, o,
-                            strcmp(device, "cpu") ? CGM_BACKEND_CUDA : CGM_BACKEND_CPU, &w, err);
+  cgm_status st = sweep_run(cgm_mb_locality_sweep, o, !strcmp(device, "cpu"), &w, err);
   for (int p = 0; p < 2 && !st; p++) {
     if (!(o->precisions & (1u << p))) continue;
     cgm_device_model m;
@@ -112,7 +111,7 @@ cgm_status calibrate_fit_locality(const cgm_calibrate_opts *o, const char *devic
 cgm_status calibrate_fit_scatter(const cgm_calibrate_opts *o, const calibrate_fits *F,
                                  cgm_db_coef *coef, int *ncoef, cgm_error *err) {
   sweep w;
-  cgm_status st = sweep_run(cgm_mb_scatter_sweep, o, CGM_BACKEND_CUDA, &w, err);
+  cgm_status st = sweep_run(cgm_mb_scatter_sweep, o, false, &w, err);
   for (int p = 0; p < 2 && !st; p++) {
     if (!(o->precisions & (1u << p))) continue;
     cgm_device_model m;
@@ -139,7 +138,7 @@ cgm_status calibrate_fit_scatter(const cgm_calibrate_opts *o, const calibrate_fi
 cgm_status calibrate_fit_band_load(const cgm_calibrate_opts *o, const calibrate_fits *F,
                                    cgm_db_coef *coef, int *ncoef, cgm_error *err) {
   sweep w;
-  cgm_status st = sweep_run(cgm_mb_band_load_sweep, o, CGM_BACKEND_CUDA, &w, err);
+  cgm_status st = sweep_run(cgm_mb_band_load_sweep, o, false, &w, err);
   const int have = *ncoef;
   for (int p = 0; p < 2 && !st; p++) {
     if (!(o->precisions & (1u << p))) continue;
@@ -165,8 +164,7 @@ cgm_status calibrate_fit_gather(const cgm_calibrate_opts *o, const char *device,
                                 const calibrate_fits *F, cgm_db_coef *coef, int *ncoef,
                                 cgm_error *err) {
   sweep w;
-  cgm_status st = sweep_run(cgm_mb_gather_sweep, o,
-                            strcmp(device, "cpu") ? CGM_BACKEND_CUDA : CGM_BACKEND_CPU, &w, err);
+  cgm_status st = sweep_run(cgm_mb_gather_sweep, o, !strcmp(device, "cpu"), &w, err);
   const int have = *ncoef;
   for (int p = 0; p < 2 && !st; p++) {
     double bw[2] = {0, 0}; /* [0] CGM_GATHER_ROWS, [1] CGM_GATHER_ROWS_SMALL */

@@ -138,15 +138,12 @@ static int run_device(const analysis *a, bool say) {
   return -1;
 }
 
-/* The verdicts kept beside r's entry (malloc'ed, *n of them; NULL: none). */
+/* The verdicts kept beside r's entry: *n of them (0: none, or not whole ones), malloc'ed (NULL
+ * where none was read; the caller frees it even where *n is 0). */
 static analysis_blob *kept_verdicts(const cgm_solve_report *r, int *n) {
   size_t bytes = 0;
   analysis_blob *v = cgm_cache_extra_load(&r->cache, ANALYSIS, ANALYSIS_VERSION, &bytes);
   *n = v && bytes % sizeof *v == 0 ? (int)(bytes / sizeof *v) : 0;
-  if (!*n) {
-    free(v);
-    return NULL;
-  }
   return v;
 }
 

@@ -237,11 +237,8 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
     m.backend_default = false;
     return pipeline_run_solve_mpi(&m, r, err);
   }
-  solve_run s = {0};
-  s.o = o;
-  s.r = r;
-  s.t0 = cgm_now();
-  s.wu.cpu_only = gpu_deferred(o);
+  solve_run s = {.o = o, .r = r, .t0 = cgm_now()};
+  s.wu.cpu_only = gpu_deferred(o); /* after t0: the initializers' order is unspecified */
   if (!s.wu.cpu_only) warm_up_start(o, &s.wu);
   cgm_status st = step_read(&s, err);
   if (!st) st = step_rhs(&s, err);

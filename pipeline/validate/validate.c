@@ -100,12 +100,11 @@ static cgm_status run_matrix(validation *v, cgm_db *db, const char *path, const 
           o.tol = total ? O->total_tol : 1e-300;
           o.fixed_count = !total;
           o.threads = dv->threads; /* a CPU as calibrated (0: a GPU) */
-          cgm_validate_row row = {0};
+          cgm_validate_row row = {.backend = o.backend,
+                                  .precision = o.precision,
+                                  .block = o.layout.n,
+                                  .gpus = be == CGM_BACKEND_CPU ? 0 : G};
           snprintf(row.matrix, sizeof row.matrix, "%s", name);
-          row.backend = o.backend;
-          row.precision = o.precision;
-          row.block = o.layout.n;
-          row.gpus = be == CGM_BACKEND_CPU ? 0 : G;
           cgm_error e = {0};
           if (pr == CGM_PREC_MIXED && be == CGM_BACKEND_CUSPARSE) continue;
           /* no curve of the precision it iterates in: nothing to compare */
@@ -189,11 +188,8 @@ static cgm_status tune_matrix(validation *v, const cgm_csr *A, const cgm_feature
                               cgm_error *err) {
   cgm_validate_report *R = v->r;
   const cgm_validate_opts *O = v->o;
-  cgm_validate_matrix vm = {0};
+  cgm_validate_matrix vm = {.choice = -1, .best = -1, .regret = NAN};
   snprintf(vm.matrix, sizeof vm.matrix, "%s", R->rows[first].matrix);
-  vm.choice = -1;
-  vm.best = -1;
-  vm.regret = NAN;
   cgm_tuner_device local[2];
   int index[2];
   const int nl = pipeline_local_devices(
@@ -303,9 +299,8 @@ static cgm_status group(cgm_validate_report *R, bool include, cgm_error *err) {
     stats(e1, k1, &g->avg_rel_error, &g->variance, &g->median_rel_error, &g->p90_rel_error);
     g->mean_signed_error = k1 ? s1 / k1 : NAN;
     g->paper_mean_signed_error = k2 ? s2 / k2 : NAN;
-    double pvar, pmed, pp90;
-    g->paper_avg_rel_error = NAN;
-    if (k2) stats(e2, k2, &g->paper_avg_rel_error, &pvar, &pmed, &pp90);
+    double pvar, pmed, pp90; /* the average NaN where no paper prediction was */
+    stats(e2, k2, &g->paper_avg_rel_error, &pvar, &pmed, &pp90);
   }
   free(e1);
   free(e2);
@@ -384,9 +379,7 @@ cgm_status cgm_validate(cgm_db *db, const cgm_validate_opts *o, cgm_validate_rep
                         cgm_error *err) {
   memset(r, 0, sizeof *r);
   r->mean_regret = NAN;
-  validation v = {0};
-  v.o = o;
-  v.r = r;
+  validation v = {.o = o, .r = r};
   cgm_tuner_device *devs = NULL;
   int ndev = 0;
   cgm_status st = cgm_load_devices(db, NULL, &devs, &ndev, err);

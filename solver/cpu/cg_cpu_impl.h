@@ -176,7 +176,7 @@ void FN(cgm_cpu_cg5)(int64_t np, REAL s, REAL *v, const REAL *r, const REAL *din
 }
 
 /* Block-Jacobi: y = a x for one n x n block a (row-major). Called with n
- * a constant in each case of the switches below, so that it unrolls. */
+ * a constant in each branch below, so that it unrolls. */
 static inline void FN(bmv)(int n, const REAL *a, const REAL *x, REAL *y) {
   for (int i = 0; i < n; i++) {
     REAL t = 0;
@@ -202,20 +202,14 @@ static double FN(cg4_blk)(int team, int n, int64_t nb, REAL t, REAL *x, REAL *r,
       rr += (double)rk[e] * (double)rk[e];
     }
     const REAL *a = binv + k * n * n;
-    switch (n) {
-    case 1:
+    if (n == 1)
       FN(bmv)(1, a, rk, zk);
-      break;
-    case 2:
+    else if (n == 2)
       FN(bmv)(2, a, rk, zk);
-      break;
-    case 4:
+    else if (n == 4)
       FN(bmv)(4, a, rk, zk);
-      break;
-    default:
+    else
       FN(bmv)(n, a, rk, zk);
-      break;
-    }
     for (int e = 0; e < n; e++) rz += (double)rk[e] * (double)zk[e];
   }
   *rr_out = rr;
@@ -486,15 +480,7 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
   while (st != CGM_OK && !stalled && it < pb->maxiter) {
     /* SpMV + CG3 */
     double vu = FN(spmv_vals)(B, &C->V, v, u, v);
-    if (!(vu > 0.0) || !isfinite(vu)) {
-      snprintf(res->stop_reason, sizeof res->stop_reason,
-               isfinite(vu)
-                   ? "CG breakdown after %d iterations: p'Ap = %.3g <= 0, the matrix is not "
-                     "positive definite"
-                   : "CG breakdown after %d iterations: p'Ap = %.3g is not finite",
-               it, vu);
-      break;
-    }
+    if (cgm_cg_breakdown(res, it, vu)) break;
     const REAL t = (REAL)(rz / vu);
     /* CG4 (+ CG2's r.r) */
     double rz_new = blk ? FN(cg4_blk)(pc.team, bn, nbl, t, x, r, v, u, binv, &rr)
