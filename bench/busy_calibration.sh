@@ -62,7 +62,8 @@ open(base + ".rc", "w").write(f"{rc} {secs}\n")
 try:
     c = json.load(open(base + ".json"))["calibrations"][0]
     st = " ".join(f"{k} {v:.1f}" for k, v in c.get("stages", {}).items() if v >= 0.05)
-    extra = f'{c["unsettled"]:4d}/{c["samples"]:<4d}  [{st}] {c.get("warning", "")[:70]}'
+    share = f' gpu_share {c["gpu_share"]:.2f}' if "gpu_share" in c else ""
+    extra = f'{c["unsettled"]:4d}/{c["samples"]:<4d}  [{st}]{share} {c.get("warning", "")[:70]}'
 except Exception:
     extra = "   -/-     (nothing stored)"
 print(f"{run:>3}  {mode:6}  {rc:>4}  {secs:7.1f}  {extra}")
