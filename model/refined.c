@@ -142,8 +142,30 @@ static double iter_over(const cgm_device_model *m, int bi, double rows, double q
   return o[n - 1] * rows / r[n - 1];
 }
 
+/* One thread's iteration (N = 1, under 2 CGM_CPU_TEAM_ROWS rows: no fork, no barrier) past the
+ * smallest grid of one thread, by those grids alone: a straight line in its transactions q between
+ * two, the last two's rate past the largest. The SpMV curve over such bytes is of two threads'
+ * sweeps, and a matrix of long rows went by the line of every grid, toward the 512-row grid's team
+ * of two: bcsstk06 (420 rows of 19) 13.0 us against 7.8 measured (docs/accuracy.md). NAN under the
+ * smallest (its fixed costs: iter_over) or with fewer than two such grids. */
+static double one_thread_line(const cgm_iter_points *P, double q) {
+  double lq[2] = {0, 0}, lt[2] = {0, 0}; /* the two grids around q, or the last two */
+  int n = 0;
+  for (int i = 0; i < P->n && !(n >= 2 && q <= lq[1]); i++) { /* by transactions, ascending */
+    if (!(P->r[i] > 0) || P->r[i] >= 2 * CGM_CPU_TEAM_ROWS) continue;
+    if (n++ == 0 && q <= P->m[i]) return NAN;
+    lq[0] = lq[1], lt[0] = lt[1], lq[1] = P->m[i], lt[1] = P->t[i];
+  }
+  return n < 2 ? NAN : lt[0] + (lt[1] - lt[0]) * (q - lq[0]) / (lq[1] - lq[0]);
+}
+
 double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int64_t rows, int bx) {
   if (bi < 0 || bi >= CGM_NBLOCKSIZES) return NAN;
+  if (bi == 0 && rows < 2 * CGM_CPU_TEAM_ROWS) {
+    const double t =
+        one_thread_line(&m->cpu_iter[0], cgm_iter_bytes(spmv, rows, (int)m->width) / m->width);
+    if (t > 0) return t;
+  }
   /* The kernels' sum plus what the grids took beyond theirs at as many rows
    * (by the bytes alone, long-row meshes were priced 13-40% fast at N = 2, 4:
    * docs/model.md). The SpMV curve is of grids at B_x = 1: more lanes a row

@@ -1658,22 +1658,35 @@ static void test_cpu_iter_rows(void) {
 }
 
 /* A CPU's team is of its rows (one thread under 2 CGM_CPU_TEAM_ROWS, no fork and no barrier): a
- * matrix of 400 rows takes the overhead of the grids of one thread (past the largest, 256 rows,
- * per row), not a line toward the 512-row grid's team of two, 8x its overhead; one of 700 rows the
- * line between the grids of teams. */
+ * matrix of 400 rows, of short rows or long ones, at any B_x, is priced on the line of the grids of
+ * one thread (past the largest, 256 rows, at the rate of the last two), not toward the 512-row
+ * grid's team of two, 8x its overhead; one of 700 rows takes the overhead of the grids of teams
+ * (their log-rows line) over its kernels; one under the smallest grid's bytes its fixed costs. */
 static void test_cpu_iter_teams(void) {
   const cgm_device_model k = cpu_kernels();
   cgm_device_model m = k;
   const double r[5] = {16, 64, 256, 512, 1024}, over[5] = {0.2e-6, 0.4e-6, 1e-6, 8e-6, 9e-6};
   cpu_grids(&k, &m, r, over, 5);
-  for (int i = 0; i < 2; i++) {
-    const double rows = i ? 700 : 400, spmv = rows * 7 * 12.0 + 2 * rows * 8;
-    const double got = cgm_iter_points_time(&m, 0, spmv, (int64_t)rows, 0) -
-                       cgm_iter_points_time(&k, 0, spmv, (int64_t)rows, 0);
-    const double want = i ? 8e-6 + 1e-6 * log(700 / 512.0) / log(2.0) : 1e-6 * 400 / 256;
-    CHECK_MSG(fabs(got / want - 1) < 1e-9, "%g rows: %g over the kernels, want %g", rows, got,
-              want);
+  const cgm_iter_points *P = &m.cpu_iter[0]; /* by transactions: 16, 64, 256, 512, 1024 rows */
+  for (int len = 7; len <= 60; len += 53) {
+    const double spmv = 400 * len * 12.0 + 2 * 400 * 8, q = cgm_iter_bytes(spmv, 400, 8) / 8;
+    const double want = P->t[1] + (P->t[2] - P->t[1]) * (q - P->m[1]) / (P->m[2] - P->m[1]);
+    for (int bx = 0; bx <= 2; bx += 2) {
+      const double got = cgm_iter_points_time(&m, 0, spmv, 400, bx);
+      CHECK_MSG(fabs(got / want - 1) < 1e-9, "400 rows of %d, B_x %d: %g, want %g", len, bx, got,
+                want);
+      if (len == 7) /* fewer bytes than the 512-row grid: under its time */
+        CHECK_MSG(got < P->t[3], "400 rows: %g, over the team of two's %g", got, P->t[3]);
+    }
   }
+  const double spmv = 700 * 7 * 12.0 + 2 * 700 * 8;
+  const double got = cgm_iter_points_time(&m, 0, spmv, 700, 0) -
+                     cgm_iter_points_time(&k, 0, spmv, 700, 0),
+               want = 8e-6 + 1e-6 * log(700 / 512.0) / log(2.0);
+  CHECK_MSG(fabs(got / want - 1) < 1e-9, "700 rows: %g over the kernels, want %g", got, want);
+  const double tiny = 8 * 7 * 12.0 + 16 * 8; /* 8 rows: the kernels and the smallest's overhead */
+  CHECK_NEAR(cgm_iter_points_time(&m, 0, tiny, 8, 0) - cgm_iter_points_time(&k, 0, tiny, 8, 0),
+             0.2e-6, 1e-15);
 }
 
 /* A GPU's feet: under its iteration curve's foot the measured floor; the
