@@ -161,16 +161,15 @@ static double one_thread_line(const cgm_iter_points *P, double q) {
 
 double cgm_iter_points_time(const cgm_device_model *m, int bi, double spmv, int64_t rows, int bx) {
   if (bi < 0 || bi >= CGM_NBLOCKSIZES) return NAN;
+  const double q = cgm_iter_bytes(spmv, rows, (int)m->width) / m->width;
   if (bi == 0 && rows < 2 * CGM_CPU_TEAM_ROWS) {
-    const double t =
-        one_thread_line(&m->cpu_iter[0], cgm_iter_bytes(spmv, rows, (int)m->width) / m->width);
+    const double t = one_thread_line(&m->cpu_iter[0], q);
     if (t > 0) return t;
   }
   /* The kernels' sum plus what the grids took beyond theirs at as many rows
    * (by the bytes alone, long-row meshes were priced 13-40% fast at N = 2, 4:
    * docs/model.md). The SpMV curve is of grids at B_x = 1: more lanes a row
    * (N = 1, long rows) keep the grids' line over the iteration's bytes. */
-  const double q = cgm_iter_bytes(spmv, rows, (int)m->width) / m->width;
   const double o = bx <= 1 && m->cpu_iter[bi].n > 0 ? iter_over(m, bi, (double)rows, q) : NAN;
   const double tk = t_kernels(m, bi, spmv, (double)rows);
   /* never under half the sum: a grid timed fast by chance */
