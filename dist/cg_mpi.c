@@ -139,24 +139,26 @@ static void gpu_halo(cgm_dist_local *L, vectors *V, int id) {
  * swap, it replaces the iterated residual r and sums[1] gets r . D^-1 r
  * (reliable updates, backend.h; else r is left as it is). */
 static void truth(cgm_dist_local *L, vectors *V, bool swap, double sums[2]) {
-  double loc[2] = {0.0, 0.0}, rr = 0.0, rz = 0.0;
+  double loc[2] = {0.0, 0.0};
   if (V->g) {
     gpu_halo(L, V, DG_X);
     cgm_dgpu_spmv(V->g, DG_X, DG_U, -1);
     cgm_dgpu_resid(V->g, swap, loc);
-  } else {
-    cgm_dist_spmv(L, V->x, V->u, NULL);
-#pragma omp parallel for schedule(static) reduction(+ : rr, rz)
-    for (int32_t i = 0; i < L->n; i++) {
-      const double ri = V->b[i] - V->u[i];
-      rr += ri * ri;
-      if (swap) {
-        V->r[i] = ri;
-        rz += ri * V->dinv[i] * ri;
-      }
-    }
-    loc[0] = rr, loc[1] = rz;
+    MPI_Allreduce(loc, sums, 2, MPI_DOUBLE, MPI_SUM, L->comm);
+    return;
   }
+  cgm_dist_spmv(L, V->x, V->u, NULL);
+  double rr = 0.0, rz = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : rr, rz)
+  for (int32_t i = 0; i < L->n; i++) {
+    const double ri = V->b[i] - V->u[i];
+    rr += ri * ri;
+    if (swap) {
+      V->r[i] = ri;
+      rz += ri * V->dinv[i] * ri;
+    }
+  }
+  loc[0] = rr, loc[1] = rz;
   MPI_Allreduce(loc, sums, 2, MPI_DOUBLE, MPI_SUM, L->comm);
 }
 
