@@ -2,6 +2,7 @@
 /* Per-device resources of the CUDA solver: vectors, the uploaded layouts, reduction scratch and the
  * device-side state. Every transfer is ordered on the device's own stream, never on the legacy
  * default stream, which a non-blocking stream does not wait for. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -367,4 +368,87 @@ cgm_status cgm_cuda_download_vec(const cgm_cuda_dev *d, const void *src, double 
   free(tmp);
   CGM_CUDA_TRY(err, e);
   return CGM_OK;
+}
+
+enum { kWatchCap = 4096 };
+constexpr unsigned long long kWatchSliceNs = 20000000; /* what a kernel's first load may wait */
+
+/* g: mapped host memory, read while the kernels run: each stretch, then the count */
+__global__ void share_watch(const volatile int *stop, volatile unsigned long long *g) {
+  unsigned long long t0, t, last, n = g[0];
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  if (g[1] == 0) g[1] = t0; /* the first: the origin */
+  for (last = t0; last - t0 < kWatchSliceNs && !*stop; last = t) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    if (t - last > 20000 && n < kWatchCap) {
+      g[3 + 2 * n] = last - g[1], g[4 + 2 * n] = t - g[1];
+      __threadfence_system();
+      g[0] = ++n;
+    }
+  }
+  g[2] = last - g[1];
+}
+
+cudaError_t cgm_share_watch_begin(cgm_share_watch *w, cudaStream_t after) {
+  memset(w, 0, sizeof *w);
+  const size_t bytes = (3 + 2 * kWatchCap) * sizeof *w->h;
+  cudaError_t e = cudaStreamCreateWithFlags(&w->s, cudaStreamNonBlocking);
+  for (int k = 0; k < 3 && e == cudaSuccess; k++)
+    e = cudaEventCreate(k ? &w->ran[k - 1] : &w->origin);
+  if (e == cudaSuccess) e = cudaEventRecord(w->origin, after ? after : w->s);
+  if (e == cudaSuccess) e = cudaStreamWaitEvent(w->s, w->origin, 0);
+  if (e == cudaSuccess) e = cudaHostAlloc((void **)&w->stop, sizeof(int), cudaHostAllocMapped);
+  if (e == cudaSuccess) *w->stop = 0, e = cudaHostGetDevicePointer((void **)&w->stop_d, w->stop, 0);
+  if (e == cudaSuccess) e = cudaHostAlloc((void **)&w->h, bytes, cudaHostAllocMapped);
+  if (e == cudaSuccess) memset(w->h, 0, bytes), e = cudaHostGetDevicePointer((void **)&w->d, w->h, 0);
+  return e == cudaSuccess ? cgm_share_watch_feed(w) : e;
+}
+
+cudaError_t cgm_share_watch_feed(cgm_share_watch *w) {
+  cudaError_t e = cudaSuccess;
+  /* another once the older of the two queued has run (two at most a call: none spins forever) */
+  for (int k = 0; k < 2 && e == cudaSuccess; k++) {
+    if (w->launched >= 2 && cudaEventQuery(w->ran[w->launched % 2]) != cudaSuccess) break;
+    share_watch<<<1, 1, 0, w->s>>>(w->stop_d, w->d);
+    e = cudaGetLastError();
+    if (e == cudaSuccess) e = cudaEventRecord(w->ran[w->launched++ % 2], w->s);
+  }
+  return e;
+}
+
+cudaError_t cgm_share_watch_pause(cgm_share_watch *w) {
+  *(volatile int *)w->stop = 1;
+  const cudaError_t e = cudaStreamSynchronize(w->s);
+  *(volatile int *)w->stop = 0;
+  return e;
+}
+
+cudaError_t cgm_share_watch_end(cgm_share_watch *w, double *share) {
+  *share = 1.0;
+  if (!w->h) return cudaErrorInvalidValue;
+  *(volatile int *)w->stop = 1;
+  const cudaError_t e = cudaStreamSynchronize(w->s);
+  if (e == cudaSuccess && w->h[2] > 0)
+    *share = 1.0 - cgm_share_watch_gaps(w, 0, 1e300) / (w->h[2] * 1e-9);
+  return e;
+}
+
+double cgm_share_watch_gaps(const cgm_share_watch *w, double t0, double t1) {
+  const volatile unsigned long long *h = w->h;
+  double s = 0;
+  for (unsigned long long i = 0, n = h ? h[0] : 0; i < n; i++) {
+    const double a = fmax(t0, h[3 + 2 * i] * 1e-9), b = fmin(t1, h[4 + 2 * i] * 1e-9);
+    if (b > a) s += b - a;
+  }
+  return s;
+}
+
+void cgm_share_watch_free(cgm_share_watch *w) {
+  if (w->stop) *(volatile int *)w->stop = 1; /* kernels still queued after an error */
+  if (w->s) cudaStreamSynchronize(w->s), cudaStreamDestroy(w->s);
+  if (w->origin) cudaEventDestroy(w->origin);
+  for (int k = 0; k < 2; k++)
+    if (w->ran[k]) cudaEventDestroy(w->ran[k]);
+  cudaFreeHost(w->h), cudaFreeHost(w->stop);
+  memset(w, 0, sizeof *w);
 }

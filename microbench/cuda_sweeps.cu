@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cgmodel/model.h"
 #include "common/timer.h"
@@ -33,8 +34,9 @@ struct run_t {
   mb_run m;
   const cgm_mb_opts *o;
   int dev, prec, sms;
-  spmv_rig rig[2];   /* by precision */
-  layout_pool *pool; /* the SpMV sweep's copies of a layout */
+  spmv_rig rig[2];    /* by precision */
+  layout_pool *pool;  /* the SpMV sweep's copies of a layout */
+  cgm_share_watch sw; /* another process's turns on the GPU, less in each replay */
 };
 
 /* One replay of a graph of R launches, timed by events (settle.c's fn):
@@ -45,27 +47,32 @@ struct replay {
   cudaEvent_t a, b;
   int R;
   cudaError_t e;
+  cgm_share_watch *w;
 };
 
 double replay_time(void *ctx, int) {
   replay *p = (replay *)ctx;
-  float ms = 0;
+  float ms = 0, at = 0;
+  if (p->w->h) p->e = cgm_share_watch_feed(p->w);
   if (p->e == cudaSuccess) p->e = cudaEventRecord(p->a, p->s);
   if (p->e == cudaSuccess) p->e = cudaGraphLaunch(p->ge, p->s);
   if (p->e == cudaSuccess) p->e = cudaEventRecord(p->b, p->s);
   if (p->e == cudaSuccess) p->e = cudaEventSynchronize(p->b);
   if (p->e == cudaSuccess) p->e = cudaEventElapsedTime(&ms, p->a, p->b);
-  return p->e == cudaSuccess ? ms * 1e-3 / p->R : -1.0;
+  if (p->e == cudaSuccess && p->w->h) p->e = cudaEventElapsedTime(&at, p->w->origin, p->a);
+  /* less another process's turns inside it */
+  const double gaps = cgm_share_watch_gaps(p->w, at * 1e-3, (at + ms) * 1e-3);
+  return p->e == cudaSuccess ? (ms * 1e-3 - gaps) / p->R : -1.0;
 }
 
 /* Seconds per launch of enqueue(), R launches per graph: the replays settled as the CPU's kernels
  * are (settle.c; another process on the GPU takes its time slices), at least `replays` of them. */
 template <typename F>
-cgm_status graph_time(cudaStream_t s, int R, int replays, F enqueue, mb_timing *out,
+cgm_status graph_time(run_t *Run, cudaStream_t s, int R, F enqueue, mb_timing *out,
                       cgm_error *err) {
   cudaGraph_t g = nullptr;
-  replay rp = {nullptr, s, nullptr, nullptr, R, cudaSuccess};
-  const mb_settle_opts so = {4, 1e-3, 2, replays, 0.5};
+  replay rp = {nullptr, s, nullptr, nullptr, R, cudaSuccess, &Run->sw};
+  const mb_settle_opts so = {4, 1e-3, 2, Run->o->quick ? 5 : 11, 0.5};
   cgm_status st = CGM_OK;
   CGM_CUDA_GOTO(st, err, out, cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
   {
@@ -82,6 +89,8 @@ cgm_status graph_time(cudaStream_t s, int R, int replays, F enqueue, mb_timing *
     CGM_CUDA_GOTO(st, err, out, rp.e);
     st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
   }
+  /* its kernels stopped between samples: a free or a first load waits for them */
+  if (Run->sw.h) CGM_CUDA_GOTO(st, err, out, cgm_share_watch_pause(&Run->sw));
 out:
   if (rp.ge) cudaGraphExecDestroy(rp.ge);
   if (g) cudaGraphDestroy(g);
@@ -178,7 +187,7 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
                        double bytes) {
         mb_timing t;
         cgm_sample smp;
-        cgm_status ts = graph_time(s, R1, R->o->quick ? 5 : 11, launch, &t, err);
+        cgm_status ts = graph_time(R, s, R1, launch, &t, err);
         if (ts) return ts;
         mb_sample_timed(&smp, kernel, variant, R->prec, block, bytes, w, &t, "");
         return mb_emit(&R->m, &smp, kernel, err);
@@ -380,7 +389,7 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
       mb_timing t;
       st = pool_setup(&P, &d.A.L, w, nl, err);
       mb_report(&R->m, "spmv:upload"); /* the matrix and its copies (the rig's set-up, when made) */
-      if (!st && !(st = graph_time(d.stream, nl, R->o->quick ? 5 : 11, launch, &t, err))) {
+      if (!st && !(st = graph_time(R, d.stream, nl, launch, &t, err))) {
         cgm_sample smp;
         mb_sample_timed(&smp, "spmv", variant, p, n, bytes, w, &t, source);
         st = mb_emit(&R->m, &smp, "spmv", err);
@@ -559,28 +568,21 @@ out:
 
 } // namespace
 
-/* One thread reads the GPU's clock for `ns`: while its context is switched out the clock runs on,
- * a jump past any turn of the loop (20 us) */
-__global__ void share_spin(long long ns, unsigned long long *out) {
-  unsigned long long t0, t, last, gaps = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  for (last = t0; last - t0 < (unsigned long long)ns; last = t) {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    if (t - last > 20000) gaps += t - last;
-  }
-  out[0] = gaps, out[1] = last - t0;
-}
-
 extern "C" double cgm_mb_gpu_share(int dev, double seconds) {
-  unsigned long long *d = nullptr, h[2] = {0, 0};
   int was = dev; /* the caller's device, set again after */
+  double share = 1.0;
+  cgm_share_watch w = {};
   cudaError_t e = cudaGetDevice(&was) == cudaSuccess ? cudaSetDevice(dev) : cudaErrorInvalidDevice;
-  if (e == cudaSuccess) e = cudaMalloc(&d, sizeof h);
-  if (e == cudaSuccess) share_spin<<<1, 1>>>((long long)(seconds * 1e9), d), e = cudaGetLastError();
-  if (e == cudaSuccess) e = cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
-  if (d) cudaFree(d);
-  if (cudaSetDevice(was) != cudaSuccess) e = cudaErrorInvalidDevice;
-  return e == cudaSuccess && h[1] > 0 ? 1.0 - (double)h[0] / (double)h[1] : 1.0;
+  if (e == cudaSuccess) e = cgm_share_watch_begin(&w, NULL);
+  for (const double end = cgm_now() + seconds; e == cudaSuccess && cgm_now() < end;) {
+    struct timespec ts = {0, 1000000}; /* 1 ms: the kernels run 20 */
+    nanosleep(&ts, NULL);
+    e = cgm_share_watch_feed(&w);
+  }
+  if (e == cudaSuccess) cgm_share_watch_end(&w, &share);
+  if (w.s) cgm_share_watch_free(&w);
+  cudaSetDevice(was);
+  return share;
 }
 
 extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
@@ -616,6 +618,7 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
   CGM_CUDA_TRY(err, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   if (progress) progress(ctx, "setup", 0); /* the context is up */
   cgm_status st = CGM_OK;
+  CGM_CUDA_GOTO(st, err, out, cgm_share_watch_begin(&R.sw, NULL));
   for (int p = 0; p < 2 && !st; p++) {
     if (!(o->precisions & (1u << p))) continue;
     R.prec = p;
@@ -628,6 +631,8 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
   rigs_release(&R); /* before the whole solves, which make devices of their own */
   if (!st) st = iteration_sweeps(&R, err);
   if (!st && o->gpus <= 1) st = staged_sweep(&R, s, err); /* no GPUs to exchange among */
+out:
+  cgm_share_watch_free(&R.sw);
   cudaStreamDestroy(s);
   return st;
 }

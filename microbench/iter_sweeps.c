@@ -39,9 +39,11 @@ cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxi
   cgm_csr_spmv(A, x, b);
   memset(x, 0, sizeof(double) * A->nrows);
   cgm_solve_opts o = *base;
-  /* A GPU's iterations run in graphs of 32, each timed by events from its start: their low decile
-   * serves (a host held up past a graph no longer counts; another process's turns on the GPU do) */
+  /* A GPU's iterations run in graphs of 32, each timed by events from its start less another
+   * process's turns on the GPU inside it: their low decile serves (a host held up does not count)
+   */
   const bool gpu = base->backend == CGM_BACKEND_CUDA;
+  o.share_watch = gpu && base->gpus <= 1;
   o.maxiter = maxiter;
   o.tol = 1e-300; /* a fixed number of iterations */
   o.fixed_count = true;

@@ -74,6 +74,9 @@ typedef struct cgm_solve_opts {
   /* The caller vouches that A passed the matrix's checks before, unchanged:
    * finite, symmetric and positive diagonal are skipped. */
   bool matrix_checked;
+  /* One GPU: each graph timed less the turns another process had on the GPU inside it (a one-thread
+   * kernel beside the solve notes them: the calibration's samples); gpu_share in the result. */
+  bool share_watch;
   /* Set by cgm_solve_opts_settle: every field checked, defaults filled. */
   bool settled;
 } cgm_solve_opts;
@@ -134,6 +137,7 @@ typedef struct cgm_solve_result {
   bool storage_exact;
   double value_bytes, index_bytes, iter_bytes;
   double time_per_iter_low_s; /* its low decile (GPU: graphs from their starts) */
+  double gpu_share; /* share_watch: the part of the iterations' time our context had the GPU */
 } cgm_solve_result;
 
 /* Solves A x = b, x the initial guess on entry and the solution on return. CGM_OK when converged,

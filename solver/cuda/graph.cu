@@ -185,9 +185,11 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
    * + 3 bound them; their times' array grows as they come. */
   const int nbatch_max = pb->maxiter < (INT_MAX - 3) / 2 ? 2 * pb->maxiter + 3 : INT_MAX;
   struct {
-    double s, own; /* the graph's time from the one before, and from its start */
-    int active;    /* iterations it ran */
-  } *times = NULL, t;
+    double s, own, t0, t1; /* its time from the one before, and from its start; when (watched) */
+    int active;            /* iterations it ran */
+  } *times = NULL, t = {0, 0, 0, 0, 0};
+  /* opts.share_watch: each graph's own time less another process's turns inside it */
+  cgm_share_watch w = {};
   int cap = 0;
   cgm_status st = CGM_OK;
   int nb = 0, last_iter = 0;
@@ -205,6 +207,7 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
   double t_start = cgm_now();
   CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
   CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[2], d->stream));
+  if (pb->opts.share_watch) CGM_CUDA_GOTO(st, err, out, cgm_share_watch_begin(&w, d->stream));
   CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[3], d->stream));
   CGM_CUDA_GOTO(st, err, out, launch_batch(S, 0));
   CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[0], d->stream));
@@ -234,6 +237,11 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
     t.s = ms * 1e-3;
     CGM_CUDA_GOTO(st, err, out, cudaEventElapsedTime(&ms, d->ev[3 + g % 3], d->ev[g % 3]));
     t.own = ms * 1e-3;
+    if (w.s) {
+      CGM_CUDA_GOTO(st, err, out, cudaEventElapsedTime(&ms, w.origin, d->ev[3 + g % 3]));
+      t.t0 = ms * 1e-3, t.t1 = t.t0 + t.own;
+      CGM_CUDA_GOTO(st, err, out, cgm_share_watch_feed(&w));
+    }
     const cgm_cg_state *hs = d->host_state[g % 2];
     t.active = hs->iter - last_iter;
     last_iter = hs->iter;
@@ -285,6 +293,9 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
   }
   CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d->stream));
   res->time_solve_s = cgm_now() - t_start;
+  if (w.s) CGM_CUDA_GOTO(st, err, out, cgm_share_watch_end(&w, &res->gpu_share));
+  for (int b = 0; w.h && b < nb; b++)
+    times[b].own -= cgm_share_watch_gaps(&w, times[b].t0, times[b].t1);
   {
     /* Median over full graphs after the first (warm-up), per iteration; the low decile of their own
      * times (from their starts). */
@@ -303,6 +314,7 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
     free(tt);
   }
 out:
+  cgm_share_watch_free(&w);
   free(times);
   return st;
 }
