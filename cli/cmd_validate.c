@@ -91,12 +91,11 @@ static int body(const cli_parsed *p) {
   const char *backends = cli_str(req, "backend", "all"),
              *precision = cli_str(req, "precision", NULL);
   const bool json = cli_true(p->local, "json");
-  cgm_validate_opts o = {0};
-  o.total_tol = cli_num(req, "total", 0);
-  o.max_gpus = (int)cli_num(req, "gpus", 0);
-  o.iters = (int)cli_num(req, "iters", 100);
-  o.repeat = (int)cli_num(req, "repeat", 3);
-  o.include_disturbed = cli_true(req, "include_disturbed");
+  cgm_validate_opts o = {.total_tol = cli_num(req, "total", 0),
+                         .max_gpus = (int)cli_num(req, "gpus", 0),
+                         .iters = (int)cli_num(req, "iters", 100),
+                         .repeat = (int)cli_num(req, "repeat", 3),
+                         .include_disturbed = cli_true(req, "include_disturbed")};
   /* mixed precision is timed only as a whole solve (--total) */
   o.precisions =
       o.total_tol > 0 ? (1u << CGM_PREC_DOUBLE) | (1u << CGM_PREC_MIXED) : 1u << CGM_PREC_DOUBLE;

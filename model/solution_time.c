@@ -9,10 +9,8 @@
 /* The defaults, from solves on an H100 node (docs/precision.md): ~0.6 ns a byte (1 GB of Poisson
  * 192^3: 0.63-0.77 s), and the small bundled matrices' 3-5 ms on the GPU, 0.1-0.5 ms on the CPU. */
 cgm_setup_model cgm_setup_model_default(bool gpu) {
-  cgm_setup_model m = {0};
-  m.fixed_s = gpu ? 0.003 : 0.0001; /* a GPU: allocations, handles, graph capture */
-  m.s_per_byte = gpu ? 0.6e-9 : 0.4e-9;
-  return m;
+  /* fixed_s on a GPU: allocations, handles, graph capture */
+  return (cgm_setup_model){.fixed_s = gpu ? 0.003 : 0.0001, .s_per_byte = gpu ? 0.6e-9 : 0.4e-9};
 }
 
 double cgm_setup_time(const cgm_setup_model *m, double bytes) {

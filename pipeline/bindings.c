@@ -156,15 +156,14 @@ cgm_status cgm_json_solve_device(const cgm_csr_device *A, const double *b, doubl
     cJSON_Delete(o);
     return st;
   }
-  cgm_solve_report rep = {0};
-  rep.matrix = ro.matrix;
-  rep.opts = ro.solve;
+  cgm_solve_report rep = {.matrix = ro.matrix,
+                          .opts = ro.solve,
+                          .nrows = A->nrows,
+                          .ncols = A->ncols,
+                          .nnz = A->nnz,
+                          .solution_error = -1.0,
+                          .predicted = NAN};
   monitor_of(extras, &rep.opts);
-  rep.nrows = A->nrows;
-  rep.ncols = A->ncols;
-  rep.nnz = A->nnz;
-  rep.solution_error = -1.0;
-  rep.predicted = NAN;
   st = cgm_solve_device(A, b, x, &rep.opts, &rep.result, err);
   if (st == CGM_OK || st == CGM_ENOCONV) {
     rep.solved = true;

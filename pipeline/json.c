@@ -55,7 +55,8 @@ static char *utf8_clean(const char *s) {
   return out;
 }
 
-cJSON *json_string(const char *s) {
+/* A JSON string of s (NULL: ""), invalid UTF-8 replaced by U+FFFD; NULL when out of memory. */
+static cJSON *json_string(const char *s) {
   char *c = utf8_clean(s);
   cJSON *j = c ? cJSON_CreateString(c) : NULL;
   free(c);

@@ -18,9 +18,8 @@
 #include "cgmodel/run_solve.h"
 #include "cgmodel/validate.h"
 
-/* A JSON string of s (NULL: ""), invalid UTF-8 replaced by U+FFFD; and the same added to o under
- * key. Every string of these objects goes through them. NULL when out of memory. */
-cJSON *json_string(const char *s);
+/* A JSON string of s (NULL: ""), invalid UTF-8 replaced by U+FFFD, added to o under key (json.c's
+ * json_string). Every string of these objects goes through it. NULL when out of memory. */
 cJSON *json_add_string(cJSON *o, const char *key, const char *s);
 /* A run of numbers added to o in order: JSON_NUMS(o, {"key", value}, ...). */
 typedef struct json_num {

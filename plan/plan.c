@@ -24,15 +24,14 @@ struct cgm_plan_pattern {
 };
 
 cgm_plan_opts cgm_plan_opts_default(void) {
-  cgm_plan_opts o = {0};
-  o.backend = CGM_BACKEND_CPU;
-  o.precision = CGM_PREC_DOUBLE;
-  o.layout = cgm_bcsr_default_params(1);
+  cgm_plan_opts o = {.backend = CGM_BACKEND_CPU,
+                     .precision = CGM_PREC_DOUBLE,
+                     .layout = cgm_bcsr_default_params(1),
+                     .gpus = 1,
+                     .exchange = CGM_EXCHANGE_HALO, /* the fastest measured (docs/perf.md) */
+                     .balance = true};
   o.layout.bx = 0; /* chosen for the matrix (cgm_plan_layout_params) */
   o.layout.by = 0;
-  o.gpus = 1;
-  o.exchange = CGM_EXCHANGE_HALO; /* the fastest measured (docs/perf.md) */
-  o.balance = true;
   return o;
 }
 

@@ -70,9 +70,7 @@ static bool guard_hold(bool on) {
   bool ok = true;
   pthread_mutex_lock(&guard_lock);
   if (on && guard_users == 0) {
-    struct sigaction sa = {0};
-    sa.sa_sigaction = on_sigbus;
-    sa.sa_flags = SA_SIGINFO;
+    struct sigaction sa = {.sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO};
     sigemptyset(&sa.sa_mask);
     ok = sigaction(SIGBUS, &sa, &guard_prev) == 0;
   }

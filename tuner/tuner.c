@@ -10,11 +10,8 @@
 #include <string.h>
 
 cgm_tuner_opts cgm_tuner_opts_default(void) {
-  cgm_tuner_opts o = {0};
-  o.precisions = 1u << CGM_PREC_DOUBLE;
-  o.exchanges = 1u << CGM_EXCHANGE_HALO;
-  o.cusparse = true;
-  return o;
+  return (cgm_tuner_opts){
+      .precisions = 1u << CGM_PREC_DOUBLE, .exchanges = 1u << CGM_EXCHANGE_HALO, .cusparse = true};
 }
 
 /* Adds one candidate. */
@@ -171,15 +168,14 @@ static cgm_candidate price_one(const cgm_tuner_device *dv, int d, cgm_plan *pl, 
   pl->o.storage = o->storage;
   cgm_plan_set_precision(pl, pr);
   const int w = cgm_precision_width((cgm_precision)ip);
-  cgm_candidate c = {0};
-  c.device = d;
-  c.backend = pl->o.backend;
-  c.precision = pr;
-  c.block = n;
-  c.gpus = dv->is_cpu ? 0 : G;
-  c.exchange = pl->o.exchange;
-  c.exchange_bytes = (double)pl->exchange_elems * w;
-  c.values = pl->o.values;
+  cgm_candidate c = {.device = d,
+                     .backend = pl->o.backend,
+                     .precision = pr,
+                     .block = n,
+                     .gpus = dv->is_cpu ? 0 : G,
+                     .exchange = pl->o.exchange,
+                     .exchange_bytes = (double)pl->exchange_elems * w,
+                     .values = pl->o.values};
   c.time_per_iter_s = o->paper ? cgm_paper_device_time(&dv->paper[ip], n, x, e, G,
                                                        pl->o.exchange != CGM_EXCHANGE_HOST)
                                : cgm_refined_time(&dv->model[ip], pl);
@@ -215,13 +211,13 @@ static cgm_status price_cusparse(const cgm_features *f, const cgm_tuner_device *
     for (int pr = 0; pr < 2 && !st; pr++) { /* no mixed precision in the baseline */
       if (!precision_offered(o, (cgm_precision)pr) || !dv->have[pr] || !dv->model[pr].have_cusparse)
         continue;
-      cgm_candidate c = {0};
-      c.device = d;
-      c.backend = CGM_BACKEND_CUSPARSE;
-      c.precision = (cgm_precision)pr;
-      c.block = 1;
-      c.gpus = 1;
-      c.time_per_iter_s = cgm_refined_cusparse_time(&dv->model[pr], f->nnz, f->x);
+      cgm_candidate c = {.device = d,
+                         .backend = CGM_BACKEND_CUSPARSE,
+                         .precision = (cgm_precision)pr,
+                         .block = 1,
+                         .gpus = 1,
+                         .time_per_iter_s =
+                             cgm_refined_cusparse_time(&dv->model[pr], f->nnz, f->x)};
       c.gflops_raw = c.gflops_real = flops(nnz, x) / c.time_per_iter_s * 1e-9;
       cgm_plan_opts po = cgm_plan_opts_default();
       po.backend = CGM_BACKEND_CUSPARSE;
