@@ -53,9 +53,7 @@ static cgm_status record(cgm_db *db, cgm_db_matrix *m, const cgm_features *f,
   json_text(cgm_features_json(f, NULL), m->features, sizeof m->features);
   cgm_status st = cgm_db_matrix_get_or_add(db, m, err);
   if (st) return st;
-  cgm_db_solve s = {0};
-  s.matrix_id = m->id;
-  s.calibration_id = calibration_id > 0 ? calibration_id : 0;
+  cgm_db_solve s = {.matrix_id = m->id, .calibration_id = calibration_id > 0 ? calibration_id : 0};
   snprintf(s.backend, sizeof s.backend, "%s", cgm_backend_name(o->backend));
   snprintf(s.precision, sizeof s.precision, "%s", cgm_precision_name(o->precision));
   snprintf(s.exchange, sizeof s.exchange, "%s",

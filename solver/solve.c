@@ -20,18 +20,16 @@ cgm_gpu_opts cgm_gpu_opts_default(void) {
 }
 
 cgm_solve_opts cgm_solve_opts_default(void) {
-  cgm_solve_opts o = {0};
-  o.fallback = true;
   const cgm_plan_opts p = cgm_plan_opts_default();
-  o.backend = p.backend;
-  o.precision = p.precision;
-  o.layout = p.layout; /* B_x and B_y chosen for the matrix (cgm_plan_layout_params) */
-  o.gpus = p.gpus;
-  o.exchange = p.exchange;
-  o.gpu = cgm_gpu_opts_default();
-  o.reorder =
-      CGM_REORDER_NONE; /* the library solves as given; the command line's default is auto */
-  return o;
+  return (cgm_solve_opts){
+      .fallback = true,
+      .backend = p.backend,
+      .precision = p.precision,
+      .layout = p.layout, /* B_x and B_y chosen for the matrix (cgm_plan_layout_params) */
+      .gpus = p.gpus,
+      .exchange = p.exchange,
+      .gpu = cgm_gpu_opts_default(),
+      .reorder = CGM_REORDER_NONE}; /* the library solves as given; the command line's: auto */
 }
 
 static cgm_plan_opts plan_opts(const cgm_solve_opts *o) {
