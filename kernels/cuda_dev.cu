@@ -400,7 +400,8 @@ cudaError_t cgm_share_watch_begin(cgm_share_watch *w, cudaStream_t after) {
   if (e == cudaSuccess) e = cudaHostAlloc((void **)&w->stop, sizeof(int), cudaHostAllocMapped);
   if (e == cudaSuccess) *w->stop = 0, e = cudaHostGetDevicePointer((void **)&w->stop_d, w->stop, 0);
   if (e == cudaSuccess) e = cudaHostAlloc((void **)&w->h, bytes, cudaHostAllocMapped);
-  if (e == cudaSuccess) memset(w->h, 0, bytes), e = cudaHostGetDevicePointer((void **)&w->d, w->h, 0);
+  if (e == cudaSuccess)
+    memset(w->h, 0, bytes), e = cudaHostGetDevicePointer((void **)&w->d, w->h, 0);
   return e == cudaSuccess ? cgm_share_watch_feed(w) : e;
 }
 

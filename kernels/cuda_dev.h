@@ -133,7 +133,7 @@ cudaError_t cgm_share_watch_begin(cgm_share_watch *w, cudaStream_t after);
 cudaError_t cgm_share_watch_feed(cgm_share_watch *w);
 /* Stops the kernels queued; a feed starts them again. */
 cudaError_t cgm_share_watch_pause(cgm_share_watch *w);
-/* Stops them and fetches what they noted: *share of the time watched our context ran. */
+/* Stops them: *share of the time watched in which our context ran. */
 cudaError_t cgm_share_watch_end(cgm_share_watch *w, double *share);
 /* Seconds switched out within [t0, t1] (seconds from the origin event), so far. */
 double cgm_share_watch_gaps(const cgm_share_watch *w, double t0, double t1);
