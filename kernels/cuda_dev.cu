@@ -380,8 +380,8 @@ __global__ void share_watch(const volatile int *stop, volatile unsigned long lon
   if (g[1] == 0) g[1] = t0; /* the first: the origin */
   for (last = t0; last - t0 < kWatchSliceNs && !*stop; last = t) {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    if (t - last > 20000 && n < kWatchCap) {
-      g[3 + 2 * n] = last - g[1], g[4 + 2 * n] = t - g[1];
+    if (t - last > 20000) { /* a ring: the last kWatchCap stretches */
+      g[3 + 2 * (n % kWatchCap)] = last - g[1], g[4 + 2 * (n % kWatchCap)] = t - g[1];
       __threadfence_system();
       g[0] = ++n;
     }
@@ -437,8 +437,10 @@ cudaError_t cgm_share_watch_end(cgm_share_watch *w, double *share) {
 double cgm_share_watch_gaps(const cgm_share_watch *w, double t0, double t1) {
   const volatile unsigned long long *h = w->h;
   double s = 0;
-  for (unsigned long long i = 0, n = h ? h[0] : 0; i < n; i++) {
-    const double a = fmax(t0, h[3 + 2 * i] * 1e-9), b = fmin(t1, h[4 + 2 * i] * 1e-9);
+  const unsigned long long n = h ? h[0] : 0;
+  for (unsigned long long i = n > kWatchCap ? n - kWatchCap : 0, j; i < n; i++) {
+    j = i % kWatchCap;
+    const double a = fmax(t0, h[3 + 2 * j] * 1e-9), b = fmin(t1, h[4 + 2 * j] * 1e-9);
     if (b > a) s += b - a;
   }
   return s;

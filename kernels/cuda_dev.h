@@ -125,7 +125,7 @@ typedef struct cgm_share_watch {
   cudaStream_t s;
   cudaEvent_t origin, ran[2];   /* ran[k % 2]: after the k-th kernel */
   int launched, *stop, *stop_d; /* stop: mapped host memory, their end */
-  /* mapped host memory: count, origin, end, then each stretch's start and end (ns from origin) */
+  /* mapped host memory: count, origin, end, then a ring of the stretches (ns from origin) */
   unsigned long long *d, *h;
 } cgm_share_watch;
 cudaError_t cgm_share_watch_begin(cgm_share_watch *w, cudaStream_t after);
