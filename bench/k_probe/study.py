@@ -164,6 +164,14 @@ def table(rows, names):
     return "\n".join(lines)
 
 
+def prologue(res, al, be, tol):
+    """n steps watched, the last z, m coefficients, the log least residual so far, what is left to
+    tol (in log), the Ritz values of all m steps."""
+    n = len(res)
+    h = np.log(np.minimum.accumulate(res))
+    return n, n - 1, len(al), h, h[-1] - math.log(tol), ritz(al, be, len(al))
+
+
 def theta_min_seq(al, be, ks):
     return np.array([ritz(al, be, k)[0] for k in ks])
 
@@ -173,12 +181,7 @@ def combo(res, al, be, tol, c=1.5, eps=0.05, quad=True, minlen=0.25):
     the rate is the larger of the last quarter's and c x the Chebyshev rate of the Ritz condition number.
     Once it has settled (since step kc), CG accelerates (superlinearly) at a steady pace: log r fitted by
     a + b k + q k^2 over [kc, M] (q <= 0: accelerating), extrapolated; never slower than c x Chebyshev."""
-    n = len(res)
-    z = n - 1
-    m = len(al)
-    h = np.log(np.minimum.accumulate(res))
-    need = h[-1] - math.log(tol)
-    t = ritz(al, be, m)
+    n, z, m, h, need, t = prologue(res, al, be, tol)
     rc = c * cheb(t[-1] / t[0])
     r2 = -slope(h, n - n // 4, n)
     ks = np.unique(np.linspace(max(2, m // 20), m, 20).astype(int))
@@ -206,12 +209,7 @@ def deflated(res, al, be, tol, c=1.5, eps=0.01, jmax=0.1):
     c x Chebyshev rate of kappa_eff = theta_max / theta_{j+1}), j = the number of the lowest Ritz values
     that have settled (moved by less than eps relatively between step floor(3M/4) and M; at most
     jmax M of them): CG has already removed those, the rest of the run sees the others."""
-    n = len(res)
-    z = n - 1
-    m = len(al)
-    h = np.log(np.minimum.accumulate(res))
-    need = h[-1] - math.log(tol)
-    t = ritz(al, be, m)
+    n, z, m, h, need, t = prologue(res, al, be, tol)
     t0 = ritz(al, be, max(2, (3 * m) // 4))
     j = 0
     while j < min(len(t0), int(jmax * m)) and abs(t[j] - t0[j]) <= eps * t[j]:
