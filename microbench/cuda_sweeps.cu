@@ -579,9 +579,10 @@ extern "C" double cgm_mb_gpu_share(int dev, double seconds) {
     nanosleep(&ts, NULL);
     e = cgm_share_watch_feed(&w);
   }
-  if (e == cudaSuccess) e = cgm_share_watch_end(&w, &share);
+  if (e == cudaSuccess) cgm_share_watch_end(&w, &share);
   if (w.s) cgm_share_watch_free(&w);
-  return cudaSetDevice(was) == cudaSuccess && e == cudaSuccess ? share : 1.0; /* 1: unread */
+  cudaSetDevice(was);
+  return share;
 }
 
 extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
