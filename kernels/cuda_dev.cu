@@ -381,17 +381,18 @@ __global__ void share_watch(const volatile int *stop, volatile unsigned long lon
   for (last = t0; last - t0 < kWatchSliceNs && !*stop; last = t) {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     if (t - last > 20000) { /* a ring: the last kWatchCap stretches */
-      g[3 + 2 * (n % kWatchCap)] = last - g[1], g[4 + 2 * (n % kWatchCap)] = t - g[1];
+      g[4 + 2 * (n % kWatchCap)] = last - g[1], g[5 + 2 * (n % kWatchCap)] = t - g[1];
+      g[3] += t - last;
       __threadfence_system();
       g[0] = ++n;
     }
   }
-  g[2] = last - g[1];
+  g[2] += last - t0; /* one kernel at a time: the stream orders them */
 }
 
 cudaError_t cgm_share_watch_begin(cgm_share_watch *w, cudaStream_t after) {
   memset(w, 0, sizeof *w);
-  const size_t bytes = (3 + 2 * kWatchCap) * sizeof *w->h;
+  const size_t bytes = (4 + 2 * kWatchCap) * sizeof *w->h;
   cudaError_t e = cudaStreamCreateWithFlags(&w->s, cudaStreamNonBlocking);
   for (int k = 0; k < 3 && e == cudaSuccess; k++)
     e = cudaEventCreate(k ? &w->ran[k - 1] : &w->origin);
@@ -417,20 +418,11 @@ cudaError_t cgm_share_watch_feed(cgm_share_watch *w) {
   return e;
 }
 
-cudaError_t cgm_share_watch_pause(cgm_share_watch *w) {
+cudaError_t cgm_share_watch_pause(cgm_share_watch *w, double *share) {
   *(volatile int *)w->stop = 1;
   const cudaError_t e = cudaStreamSynchronize(w->s);
   *(volatile int *)w->stop = 0;
-  return e;
-}
-
-cudaError_t cgm_share_watch_end(cgm_share_watch *w, double *share) {
-  *share = 1.0;
-  if (!w->h) return cudaErrorInvalidValue;
-  *(volatile int *)w->stop = 1;
-  const cudaError_t e = cudaStreamSynchronize(w->s);
-  if (e == cudaSuccess && w->h[2] > 0)
-    *share = 1.0 - cgm_share_watch_gaps(w, 0, 1e300) / (w->h[2] * 1e-9);
+  if (share) *share = w->h[2] > 0 ? 1.0 - (double)w->h[3] / (double)w->h[2] : 1.0;
   return e;
 }
 
@@ -440,7 +432,7 @@ double cgm_share_watch_gaps(const cgm_share_watch *w, double t0, double t1) {
   const unsigned long long n = h ? h[0] : 0;
   for (unsigned long long i = n > kWatchCap ? n - kWatchCap : 0, j; i < n; i++) {
     j = i % kWatchCap;
-    const double a = fmax(t0, h[3 + 2 * j] * 1e-9), b = fmin(t1, h[4 + 2 * j] * 1e-9);
+    const double a = fmax(t0, h[4 + 2 * j] * 1e-9), b = fmin(t1, h[5 + 2 * j] * 1e-9);
     if (b > a) s += b - a;
   }
   return s;

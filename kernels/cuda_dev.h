@@ -119,22 +119,22 @@ cgm_status cgm_cuda_free_bytes(int dev, int64_t *avail, int64_t *total, cgm_erro
  * one-thread kernels on a stream of their own, from the work queued on `after` (NULL: now), note
  * each stretch of more than 20 us in which our context was switched out. Each runs 20 ms at most,
  * two queued (cgm_share_watch_feed): a kernel's first launch, whose load may wait for the context's
- * work, waits for them at most that long. Our grids stop a block short of a full wave: room for
- * them. */
+ * work, waits for them at most that long. While they watch, our grids are sized for one SM less:
+ * room for them. */
 typedef struct cgm_share_watch {
   cudaStream_t s;
   cudaEvent_t origin, ran[2];   /* ran[k % 2]: after the k-th kernel */
   int launched, *stop, *stop_d; /* stop: mapped host memory, their end */
-  /* mapped host memory: count, origin, end, then a ring of the stretches (ns from origin) */
+  /* mapped host memory: count, origin, ns watched, ns switched out, then a ring of the stretches
+   * (ns from origin) */
   unsigned long long *d, *h;
 } cgm_share_watch;
 cudaError_t cgm_share_watch_begin(cgm_share_watch *w, cudaStream_t after);
 /* Keeps two kernels queued: call it at least every 20 ms while watching. */
 cudaError_t cgm_share_watch_feed(cgm_share_watch *w);
-/* Stops the kernels queued; a feed starts them again. */
-cudaError_t cgm_share_watch_pause(cgm_share_watch *w);
-/* Stops them: *share of the time watched in which our context ran. */
-cudaError_t cgm_share_watch_end(cgm_share_watch *w, double *share);
+/* Stops the kernels queued (a feed starts them again); *share (NULL: none) of the time they watched
+ * in which our context ran. */
+cudaError_t cgm_share_watch_pause(cgm_share_watch *w, double *share);
 /* Seconds switched out within [t0, t1] (seconds from the origin event), so far. */
 double cgm_share_watch_gaps(const cgm_share_watch *w, double t0, double t1);
 void cgm_share_watch_free(cgm_share_watch *w);

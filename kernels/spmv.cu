@@ -163,14 +163,14 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
 }
 
 /* Threads per block and the grid for a layout: at most one full wave of
- * the device less a block (cgm_share_watch), looping over slices. */
+ * the device, looping over slices. */
 static void spmv_config(const cgm_dev_layout *L, cgm_precision prec, int sms, int *threads,
                         int *blocks) {
   const int S = L->by * L->bx * L->n * spmv_split(cgm_precision_width(prec), L->n, L->bx);
   const int spb = S <= kSpmvThreads ? kSpmvThreads / S : 1;
   *threads = kSpmvThreads;
   int64_t groups = (L->nslices + spb - 1) / spb;
-  int64_t wave = (int64_t)sms * kSpmvBlocksPerSM - 1;
+  int64_t wave = (int64_t)sms * kSpmvBlocksPerSM;
   *blocks = (int)(groups < wave ? groups : wave);
 }
 
@@ -392,8 +392,8 @@ extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision pr
     if (blocks > red.capacity) blocks = red.capacity;
     /* the gathers wait on L2: the more warps, the better, but with room left
      * for the MBR kernel that runs beside (cgm_sync.beside) */
-    if (blocks > (int64_t)sms * cgm::kLongBlocksPerSM - 1)
-      blocks = (int64_t)sms * cgm::kLongBlocksPerSM - 1;
+    if (blocks > (int64_t)sms * cgm::kLongBlocksPerSM)
+      blocks = (int64_t)sms * cgm::kLongBlocksPerSM;
     if (blocks < 1) blocks = 1; /* no rows: the dot (0 + add) is still delivered */
     if (prec == CGM_PREC_SINGLE)
       return cgm::launch_long<float>(L, x, y, p_rows, d, dot_add, red, guard, sy, (int)blocks, s);

@@ -13,10 +13,10 @@ namespace cgm {
 
 constexpr int kVecThreads = 256;
 
-/* The grid for n elements (Sec. 5.1): at most one resident wave, less a block (cgm_share_watch). */
+/* The grid for n elements (Sec. 5.1): at most one resident wave. */
 static int vector_blocks(int64_t n, int sms) {
   int64_t need = (n / 2 + kVecThreads - 1) / kVecThreads; /* >= packs of doubles */
-  int64_t wave = (int64_t)sms * (2048 / kVecThreads) - 1;
+  int64_t wave = (int64_t)sms * (2048 / kVecThreads);
   if (need < 1) need = 1;
   return (int)(need < wave ? need : wave);
 }

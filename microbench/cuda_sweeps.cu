@@ -90,7 +90,7 @@ cgm_status graph_time(run_t *Run, cudaStream_t s, int R, F enqueue, mb_timing *o
     st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
   }
   /* its kernels stopped between samples: a free or a first load waits for them */
-  if (Run->sw.h) CGM_CUDA_GOTO(st, err, out, cgm_share_watch_pause(&Run->sw));
+  if (Run->sw.h) CGM_CUDA_GOTO(st, err, out, cgm_share_watch_pause(&Run->sw, Run->o->gpu_share));
 out:
   if (rp.ge) cudaGraphExecDestroy(rp.ge);
   if (g) cudaGraphDestroy(g);
@@ -326,6 +326,7 @@ cgm_status rig_for(run_t *R, int p, int64_t rows, int64_t v_len, cgm_error *err)
   cgm_cuda_dev_free(&g->d);
   g->rows = g->v_len = 0;
   cgm_status st = cgm_cuda_dev_init(&g->d, R->dev, (cgm_precision)p, rows, v_len, err);
+  g->d.sms = R->sms; /* one less: room for the share watch's clock kernel */
   if (st) {
     cgm_cuda_dev_free(&g->d);
     return st;
@@ -579,10 +580,9 @@ extern "C" double cgm_mb_gpu_share(int dev, double seconds) {
     nanosleep(&ts, NULL);
     e = cgm_share_watch_feed(&w);
   }
-  if (e == cudaSuccess) cgm_share_watch_end(&w, &share);
+  if (e == cudaSuccess) e = cgm_share_watch_pause(&w, &share);
   if (w.s) cgm_share_watch_free(&w);
-  cudaSetDevice(was);
-  return share;
+  return cudaSetDevice(was) == cudaSuccess && e == cudaSuccess ? share : 1.0; /* 1: unread */
 }
 
 extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
@@ -603,6 +603,7 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
                     cgm_cuda_device_count());
   CGM_CUDA_TRY(err, cudaSetDevice(R.dev));
   CGM_CUDA_TRY(err, cudaDeviceGetAttribute(&R.sms, cudaDevAttrMultiProcessorCount, R.dev));
+  R.sms -= R.sms > 1; /* the grids of its sweeps leave an SM for the share watch's clock kernel */
   mb_range vr = mb_vector_range(true, o->quick);
   mb_grid ks[16];
   int nk = grid_sizes(o->quick, ks);

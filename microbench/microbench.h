@@ -33,6 +33,8 @@ typedef struct cgm_mb_opts {
   bool busy; /* CPU, quick: other work shares its CPUs (cgm_mb_cpu_share): the sweeps keep to
                 their time by leaving out the SpMV's dense-block matrices past 2^16 elements
                 and the iteration sweep's largest grid */
+  double *gpu_share; /* CUDA, out (NULL: none): the share of the GPU's time its kernel sweeps'
+                        replays had (cgm_share_watch), over all of them */
 } cgm_mb_opts;
 
 /* Receives every sample as it is measured; a non-zero return stops the run

@@ -416,6 +416,7 @@ static cgm_status setup_device(gpu_solver *S, const cgm_problem *pb, const cgm_s
   cgm_status st = cgm_cuda_dev_init(d, pb->dA ? pb->dA->device : g, pb->opts.precision,
                                     pb->plan.seg[g].rows, seg[g].v_len, err);
   d->vs = S->vs;
+  d->sms -= pb->opts.share_watch; /* room for its clock kernel (cgm_share_watch) */
   if (!st && (pb->dA || dev_layout)) {
     double tl = 0.0;
     st = pb->dA ? (tl = cgm_now(), cgm_cuda_matrix_from_device(d, pb->dA, p, &d->A, &d->C, err))

@@ -293,7 +293,7 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
   }
   CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d->stream));
   res->time_solve_s = cgm_now() - t_start;
-  if (w.s) CGM_CUDA_GOTO(st, err, out, cgm_share_watch_end(&w, &res->gpu_share));
+  if (w.s) CGM_CUDA_GOTO(st, err, out, cgm_share_watch_pause(&w, &res->gpu_share));
   for (int b = 0; w.h && b < nb; b++)
     times[b].own -= cgm_share_watch_gaps(&w, times[b].t0, times[b].t1);
   {
