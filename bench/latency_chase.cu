@@ -6,6 +6,7 @@
  * the step's latency, the median says how often the lines were cold.
  * usage: latency_chase MB CHUNKS STEPS   (8 MB: L2-resident on an H200; 512 MB: its HBM) */
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -30,13 +31,13 @@ static double quantile(std::vector<double> v, double f) {
   return v[(size_t)(f * (double)(v.size() - 1))];
 }
 
-#define CHECK(call)                                                                      \
-  do {                                                                                   \
-    const cudaError_t e_ = (call);                                                       \
-    if (e_ != cudaSuccess) {                                                             \
-      fprintf(stderr, "latency_chase: %s: %s\n", #call, cudaGetErrorString(e_));         \
-      return 1;                                                                          \
-    }                                                                                    \
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    const cudaError_t e_ = (call);                                                                 \
+    if (e_ != cudaSuccess) {                                                                       \
+      fprintf(stderr, "latency_chase: %s: %s\n", #call, cudaGetErrorString(e_));                   \
+      return 1;                                                                                    \
+    }                                                                                              \
   } while (0)
 
 int main(int argc, char **argv) {
@@ -68,11 +69,19 @@ int main(int argc, char **argv) {
     ns.push_back((double)h[3 * c] / steps), cyc.push_back((double)h[3 * c + 1] / steps);
     mhz.push_back((double)h[3 * c + 1] / (double)h[3 * c] * 1e3);
   }
-  printf("%.0f MB chunks %d steps %d: ns/step p10 %.1f p50 %.1f p90 %.1f | cycles/step p10 %.0f "
+  printf("%.3g MB chunks %d steps %d: ns/step p10 %.1f p50 %.1f p90 %.1f | cycles/step p10 %.0f "
          "p50 %.0f p90 %.0f | MHz p10 %.0f p50 %.0f p90 %.0f | span %.2f s\n",
          n * 128 / 1e6, chunks, steps, quantile(ns, .1), quantile(ns, .5), quantile(ns, .9),
          quantile(cyc, .1), quantile(cyc, .5), quantile(cyc, .9), quantile(mhz, .1),
          quantile(mhz, .5), quantile(mhz, .9), (double)(h[3 * (chunks - 1) + 2] - h[2]) * 1e-9);
+  /* where the chunks lie: an L2 hit's latency, a miss's, and a chunk with a turn in it */
+  const double edges[] = {0, 1.2 * quantile(ns, 0), 250, 500, 1000, 1e30};
+  printf("  chunks by ns/step:");
+  for (int k = 0; k < 5; k++)
+    printf(" [%.0f,%.0f) %zd", edges[k], edges[k + 1] > 1e29 ? INFINITY : edges[k + 1],
+           std::count_if(ns.begin(), ns.end(),
+                         [&](double v) { return v >= edges[k] && v < edges[k + 1]; }));
+  printf("\n");
   CHECK(cudaFree(d));
   CHECK(cudaFree(o));
   return 0;
