@@ -64,6 +64,7 @@ def _breakers(n, nnz):
         ("indices < 0", set_("indices", lambda c, r: at(c, r, -1))),
         ("indices int32 max", set_("indices", lambda c, r: at(c, r, big))),
         ("indices + 2^32", set_("indices", lambda c, r: c.astype(np.int64) + 2**32)),
+        ("indices uint32 2^31", set_("indices", lambda c, r: at(c.astype(np.uint32), r, 2**31 + 5))),
         ("one index + 2^32", set_("indices", lambda c, r: at(c.astype(np.int64), r, 2**32 + 3))),
         ("indices short", set_("indices", lambda c, r: c[: -r.integers(1, 4)])),
         ("indices long", set_("indices", lambda c, r: np.r_[c, c[:3]])),
@@ -266,6 +267,21 @@ def test_mutation_from_a_thread():
             t.join()
         assert r.iterations == r_ref.iterations and np.array_equal(x, x_ref), run
         assert A2.indices[5000] == 2**31 - 1  # the thread did write
+
+
+def test_narrow_index_dtypes():
+    """Indices of int16, uint16 or int8 are read as the same matrix (copied
+    as int32 directly: every value of those dtypes keeps its sign there)."""
+    from cgmodel._api import _Matrix
+
+    A = poisson2d(5)
+    for dt in (np.int16, np.uint16, np.int8, np.uint8):
+        B = A.copy()
+        B.indices = B.indices.astype(dt)
+        M = _Matrix(B)
+        assert M.colidx.dtype == np.int32
+        np.testing.assert_array_equal(M.colidx, A.indices)
+        np.testing.assert_array_equal(M.rowptr, A.indptr)
 
 
 def test_arrays_are_copied():
