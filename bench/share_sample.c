@@ -7,9 +7,8 @@
  * usage: share_sample N ITERS ROUNDS K CASE...   CASE: arrow:LEN (4096 rows), band:H (8192 rows,
  * half-width H) or a bench case (poisson3d:64); K: iterations a graph (0: the solver's 32) of
  * the watched solves; prints, a round at a time for each case, length and watch, the median
- * graph's and the low decile's us an iteration and the share. With PAD=MB1,MB2,... in the last
- * argument's place of K (K:PADS), each solve runs after that many MB of GPU memory are taken, which
- * moves where its arrays lie. */
+ * graph's and the low decile's us an iteration and the share. K:MB1,MB2,... also repeats each
+ * solve after that many MB of GPU memory are taken (which moves where its arrays lie). */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
