@@ -30,11 +30,11 @@ int main(int argc, char **argv) {
     return 2;
   }
   const int n = atoi(argv[1]), iters = atoi(argv[2]), rounds = atoi(argv[3]), K = atoi(argv[4]);
-  double pads[32] = {0};
-  int npad = 1;
+  double pads[32] = {0}; /* MB taken before each solve; none given: one pass with none */
+  int npad = 0;
   for (const char *q = strchr(argv[4], ':'); q && npad < 32; q = strchr(q + 1, ','))
-    pads[npad - 1] = atof(q + 1), npad++;
-  if (npad > 1) npad--;
+    pads[npad++] = atof(q + 1);
+  if (npad == 0) npad = 1;
   printf("case            N  iters  K   pad watch round  median_us   low_us  share\n");
   for (int c = 5; c < argc; c++) {
     cgm_csr A;
