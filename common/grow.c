@@ -21,3 +21,7 @@ bool cgm_push(void *pv, int *n, int *cap, const void *item, size_t elem, int fir
   memcpy((char *)v + elem * (size_t)(*n)++, item, elem);
   return true;
 }
+
+void cgm_free_each(void *const *p, size_t n) {
+  for (size_t i = 0; i < n; i++) free(p[i]);
+}

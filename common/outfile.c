@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/grow.h"
+
 /* "dir" and "base" of a path ("a" -> ".", "a"; "/a" -> "/", "a"); malloc'd. */
 static bool split(const char *path, char **dir, char **base) {
   const char *slash = strrchr(path, '/');
@@ -56,9 +58,7 @@ static char *canonical(const char *path) {
   size_t n = strlen(d) + strlen(base) + 2;
   char *out = malloc(n);
   if (out) snprintf(out, n, "%s/%s", strcmp(d, "/") ? d : "", base);
-  free(rd);
-  free(dir);
-  free(base);
+  CGM_FREE(rd, dir, base);
   return out;
 }
 
@@ -82,9 +82,7 @@ static bool errno_is_input(int e) {
 }
 
 static void release(cgm_outfile *o) {
-  free(o->path);
-  free(o->final);
-  free(o->tmp);
+  CGM_FREE(o->path, o->final, o->tmp);
   o->path = o->final = o->tmp = NULL;
   o->fd = -1;
   o->stream = NULL;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cgmodel/dist_mpi.h"
+#include "common/grow.h"
 #include "common/timer.h"
 #include "dist/gpu.h"
 #include "dist/local.h"
@@ -39,10 +40,7 @@ typedef struct {
 
 static void root_free(root_data *R) {
   cgm_csr_free(&R->permuted);
-  free(R->perm);
-  free(R->b);
-  free(R->x);
-  free(R->lens);
+  CGM_FREE(R->perm, R->b, R->x, R->lens);
   memset(R, 0, sizeof *R);
 }
 
@@ -518,11 +516,7 @@ cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_root, doub
   free(dsp);
   if (st == CGM_ENOCONV) cgm_fail(err, st, "%s", res->stop_reason);
 done:
-  free(bounds);
-  free(rowptr);
-  free(col);
-  free(val);
-  free(xall);
+  CGM_FREE(bounds, rowptr, col, val, xall);
   root_free(&R);
   cgm_dist_local_free(&L);
   vectors_free(&V);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cgmodel/dist_mpi.h"
+#include "common/grow.h"
 #include "common/timer.h"
 #include "dist/local.h"
 
@@ -150,19 +151,8 @@ done:
 }
 
 void cgm_dist_local_free(cgm_dist_local *L) {
-  free(L->rowptr);
-  free(L->col);
-  free(L->val);
-  free(L->ghost);
-  free(L->recv_rank);
-  free(L->recv_off);
-  free(L->send_rank);
-  free(L->send_off);
-  free(L->send_idx);
-  free(L->sendbuf);
-  free(L->req);
-  free(L->interior);
-  free(L->boundary);
+  CGM_FREE(L->rowptr, L->col, L->val, L->ghost, L->recv_rank, L->recv_off, L->send_rank,
+           L->send_off, L->send_idx, L->sendbuf, L->req, L->interior, L->boundary);
   memset(L, 0, sizeof *L);
 }
 

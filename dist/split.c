@@ -9,6 +9,7 @@
 #include <metis.h>
 #endif
 
+#include "common/grow.h"
 #include "dist/split.h"
 
 cgm_status cgm_dist_split_rows(const cgm_csr *A, int parts, int32_t *bounds, cgm_error *err) {
@@ -76,10 +77,7 @@ cgm_status cgm_dist_split_metis(const cgm_csr *A, int parts, int32_t *bounds, in
   for (int k = 0; k < parts; k++) count[k] = bounds[k];
   for (int32_t i = 0; i < n; i++) perm[count[part[i]]++] = i;
 done:
-  free(part);
-  free(xadj);
-  free(adj);
-  free(count);
+  CGM_FREE(part, xadj, adj, count);
   return st;
 }
 #else

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plan/partition.h"
+#include "common/grow.h"
 #include "common/timer.h"
 #include "sparse/bcsr_internal.h"
 
@@ -115,9 +116,7 @@ cgm_status cgm_halo_sizes(const int64_t *bptr, const int32_t *bcol, int32_t nbco
 
 void cgm_halo_free(cgm_halo *h) {
   if (!h) return;
-  free(h->cols);
-  free(h->interior);
-  free(h->boundary);
+  CGM_FREE(h->cols, h->interior, h->boundary);
   memset(h, 0, sizeof *h);
 }
 

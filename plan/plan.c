@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "plan/partition.h"
 #include "plan/scatter.h"
 #include "sparse/bcsr_internal.h"
@@ -84,10 +85,7 @@ cgm_status cgm_plan_pattern_make(const cgm_csr *A, int n, cgm_plan_pattern **pt,
 
 void cgm_plan_pattern_free(cgm_plan_pattern *pt) {
   if (!pt) return;
-  free(pt->len);
-  free(pt->bptr);
-  free(pt->bcol);
-  free(pt);
+  CGM_FREE(pt->len, pt->bptr, pt->bcol, pt);
 }
 
 /* The counts of the layout of the block rows among len[0..count) of at most

@@ -312,10 +312,6 @@ cgm_status cgm_plot_accuracy(cgm_db *db, const cgm_accplot_opts *ao, const cgm_p
     st = plot_run(&J, err);
 out:
   plot_end(&J);
-  free(B.color);
-  free(B.pt);
-  free(B.keys);
-  free(B.worst);
-  free(B.S.v);
+  CGM_FREE(B.color, B.pt, B.keys, B.worst, B.S.v);
   return st;
 }

@@ -473,8 +473,6 @@ cgm_status cgm_plot_calibration(cgm_db *db, int64_t cal_id, const cgm_calplot_op
   if (!(st = cal_script(&B, ttl, o->width > 0, err))) st = plot_run(&J, err);
 out:
   plot_end(&J);
-  free(B.el);
-  free(sv.v);
-  free(fv.v);
+  CGM_FREE(B.el, sv.v, fv.v);
   return st;
 }

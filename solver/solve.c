@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/timer.h"
 #include "solver/backend.h"
 
@@ -485,10 +486,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   double *bs = malloc(((size_t)A->nrows + 1) * sizeof *bs);
   double *ys = malloc(((size_t)A->nrows + 1) * sizeof *ys);
   if (!bs || !ys) {
-    free(bs);
-    free(ys);
-    free(binv);
-    free(bblk);
+    CGM_FREE(bs, ys, binv, bblk);
     return cgm_fail(err, CGM_ERUNTIME, "out of memory for %d rows", A->nrows);
   }
 #pragma omp parallel for schedule(static)
@@ -533,10 +531,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
         cgm_residual_roundoff(o->precision) * pb.anorm * cgm_solve_norm2(ys, A->nrows);
     st = cgm_solve_conclude(st, o->precision, pb.tol, err, res);
   }
-  free(bs);
-  free(ys);
-  free(binv);
-  free(bblk);
+  CGM_FREE(bs, ys, binv, bblk);
   res->time_finish_s = cgm_now() - t_finish;
   if (st == CGM_ENOCONV) return cgm_fail(err, CGM_ENOCONV, "%s", res->stop_reason);
   return st;
@@ -576,9 +571,6 @@ cgm_status cgm_solve(const cgm_csr *A, const double *b, double *x, const cgm_sol
     }
   }
   cgm_csr_free(&B);
-  free(perm);
-  free(bp);
-  free(xp);
-  free(mp);
+  CGM_FREE(perm, bp, xp, mp);
   return st;
 }

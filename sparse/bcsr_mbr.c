@@ -4,6 +4,7 @@
  * of one step are contiguous (3.4), padding with empty blocks to the longest
  * block row of the slice, and B_x (3.6). docs/bcsr-layout.md draws it. */
 #include "cgmodel/sparse.h"
+#include "common/grow.h"
 #include "sparse/bcsr_internal.h"
 
 #include <omp.h>
@@ -256,9 +257,7 @@ cgm_status cgm_bcsr_count(const cgm_csr *A, int32_t brow_begin, int32_t brow_end
     if (nblocks_padded) *nblocks_padded = slice_ptr[nslices];
     if (max_row_blocks) *max_row_blocks = nb > 0 ? len[order[0]] : 0;
   }
-  free(len);
-  free(order);
-  free(slice_ptr);
+  CGM_FREE(len, order, slice_ptr);
   return st;
 }
 
@@ -294,11 +293,7 @@ int64_t cgm_bcsr_padded_count(const int32_t *len, int32_t nb, cgm_bcsr_params p,
 
 void cgm_bcsr_free(cgm_bcsr *B) {
   if (!B) return;
-  free(B->slice_ptr);
-  free(B->bcol);
-  free(B->val);
-  free(B->brow);
-  free(B->brow_len);
+  CGM_FREE(B->slice_ptr, B->bcol, B->val, B->brow, B->brow_len);
   memset(B, 0, sizeof *B);
 }
 

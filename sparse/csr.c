@@ -2,6 +2,7 @@
 /* CSR storage, the reference SpMV and the COO -> CSR conversion every reader
  * and generator goes through. */
 #include "cgmodel/sparse.h"
+#include "common/grow.h"
 #include "common/timer.h"
 #include "sparse/mm_internal.h"
 
@@ -29,9 +30,7 @@ cgm_status cgm_csr_alloc(cgm_csr *A, int32_t nrows, int32_t ncols, int64_t nnz, 
 
 void cgm_csr_free(cgm_csr *A) {
   if (!A) return;
-  free(A->rowptr);
-  free(A->colidx);
-  free(A->val);
+  CGM_FREE(A->rowptr, A->colidx, A->val);
   memset(A, 0, sizeof *A);
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cgmodel/sparse.h"
+#include "common/grow.h"
 
 cgm_status cgm_gen_kron_sum(const cgm_csr *A, int32_t k, cgm_csr *B, cgm_error *err) {
   memset(B, 0, sizeof *B); /* empty on failure, as every generator leaves it */
@@ -41,8 +42,6 @@ cgm_status cgm_gen_kron_sum(const cgm_csr *A, int32_t k, cgm_csr *B, cgm_error *
 #undef PUT
     st = cgm_csr_from_coo((int32_t)rows, (int32_t)rows, q, ri, ci, v, B, NULL, err);
   }
-  free(ri);
-  free(ci);
-  free(v);
+  CGM_FREE(ri, ci, v);
   return st;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cgmodel/sparse.h"
+#include "common/grow.h"
 #include "sparse/rng.h"
 
 static int cmp_i64(const void *a, const void *b) {
@@ -175,14 +176,6 @@ cgm_status cgm_gen_mesh3d_coef(int32_t points, int k, cgm_numbering numbering, u
   }
   st = cgm_csr_from_coo(3 * points, 3 * points, q, ri, ci, v, A, NULL, err);
 done:
-  free(raw);
-  free(p);
-  free(cell_start);
-  free(cellof);
-  free(id);
-  free(edge);
-  free(ri);
-  free(ci);
-  free(v);
+  CGM_FREE(raw, p, cell_start, cellof, id, edge, ri, ci, v);
   return st;
 }

@@ -4,6 +4,7 @@
  * Every draw comes from a stream of (seed, row): the matrix does not depend on the thread count.
  * The CSR is built directly (cgm_csr_from_coo would sum repeated pairs, 16 more bytes an entry). */
 #include "cgmodel/sparse.h"
+#include "common/grow.h"
 #include "common/timer.h"
 #include "sparse/rng.h"
 
@@ -149,9 +150,7 @@ typedef struct {
 } adj;
 
 static void adj_free(adj *g) {
-  free(g->ptr);
-  free(g->col);
-  free(g->len);
+  CGM_FREE(g->ptr, g->col, g->len);
   memset(g, 0, sizeof *g);
 }
 
@@ -389,13 +388,7 @@ cgm_status cgm_gen_random_spd(int32_t n, double avg, cgm_rowdist dist, double al
 oom:
   st = cgm_fail(err, CGM_ERUNTIME, "out of memory generating a random %d x %d matrix", n, n);
 done:
-  free(cdf);
-  free(tlen);
-  free(npick);
-  free(dsum);
-  free(pptr);
-  free(picks);
-  free(next);
+  CGM_FREE(cdf, tlen, npick, dsum, pptr, picks, next);
   adj_free(&g1);
   adj_free(&g);
   free(idx);

@@ -4,6 +4,7 @@
  * neighbouring columns moves each sector once, one whose columns scatter a sector per entry. */
 #include <stdlib.h>
 
+#include "common/grow.h"
 #include "sparse/bcsr_internal.h"
 
 #define SECTOR_BYTES 32
@@ -128,11 +129,6 @@ cgm_status cgm_x_locality(const cgm_csr *A, cgm_bcsr_params p, cgm_block_feature
     bf->x_sectors_min[w] = (distinct * n * widths[w] + SECTOR_BYTES - 1) / SECTOR_BYTES;
     bf->x_locality[w] = bf->x_sectors_min[w] > 0 ? (double)s / (double)bf->x_sectors_min[w] : 1.0;
   }
-  free(len);
-  free(order);
-  free(rows);
-  free(used);
-  free(bptr);
-  free(bcol);
+  CGM_FREE(len, order, rows, used, bptr, bcol);
   return st;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cgmodel/sparse.h"
+#include "common/grow.h"
 #include "sparse/mm_internal.h"
 #include "sparse/rng.h"
 
@@ -172,10 +173,6 @@ cgm_status cgm_rcm(const cgm_csr *A, int32_t *perm, cgm_error *err) {
       perm[a] = perm[b];
       perm[b] = t;
     }
-  free(deg);
-  free(seen);
-  free(tmp);
-  free(placed);
-  free(key);
+  CGM_FREE(deg, seen, tmp, placed, key);
   return st;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/timer.h"
 #include "microbench/microbench.h"
 #include "pipeline/calibrate/fits.h"
@@ -121,9 +122,7 @@ static cgm_status fit_group(const cgm_sample_vec *sv, const char *kernel, const 
       report_failure(rep, ri, kernel, variant, prec, block, kind, f.message);
     (*nfits)++; /* stored with its converged flag: the model skips it */
   }
-  free(pts);
-  free(m);
-  free(b);
+  CGM_FREE(pts, m, b);
   return CGM_OK;
 }
 

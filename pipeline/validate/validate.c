@@ -35,9 +35,7 @@ static CGM_PRINTF(3, 4) void note(const cgm_validate_opts *o, cgm_note_kind kind
 }
 
 void cgm_validate_report_free(cgm_validate_report *r) {
-  free(r->rows);
-  free(r->groups);
-  free(r->matrices);
+  CGM_FREE(r->rows, r->groups, r->matrices);
   memset(r, 0, sizeof *r);
 }
 
@@ -302,9 +300,7 @@ static cgm_status group(cgm_validate_report *R, bool include, cgm_error *err) {
     double pvar, pmed, pp90; /* the average NaN where no paper prediction was */
     stats(e2, k2, &g->paper_avg_rel_error, &pvar, &pmed, &pp90);
   }
-  free(e1);
-  free(e2);
-  free(done);
+  CGM_FREE(e1, e2, done);
   return st;
 }
 
