@@ -161,7 +161,7 @@ cgm_status cgm_cache_list(const char *dir, cgm_cache_entry **out, int *count, cg
     x->source_bytes = h.src_size;
     x->nrows = h.nrows, x->ncols = h.ncols, x->nnz = h.nnz;
     struct stat s;
-    x->source_current = !stat(x->source, &s) && cgm_cache_key_matches(&h, &s);
+    x->source_current = !h.payload_bytes || (!stat(x->source, &s) && cgm_cache_key_matches(&h, &s));
   }
   free(f);
   qsort(e, (size_t)n, sizeof *e, by_recent);

@@ -95,6 +95,7 @@ int cgm_cache_header_read(int fd, cgm_cache_header *h, char *path, size_t n, cha
   if (h->nrows < 0 || h->ncols < 0 || h->nnz < 0 || h->nnz > ((int64_t)1 << 40))
     return snprintf(why, wn, "damaged header"), -1;
   cgm_cache_layout l = cgm_cache_layout_of(h->header_bytes, h->nrows, h->nnz);
+  if (!h->payload_bytes) l.end = h->header_bytes; /* a matrix in memory's: its header alone */
   if (h->payload_bytes != l.end - h->header_bytes) return snprintf(why, wn, "damaged header"), -1;
   if ((uint64_t)s.st_size != l.end)
     return snprintf(why, wn, "%s entry (%lld bytes, %llu expected)",
@@ -120,6 +121,12 @@ static payload_io payload_ranges(const cgm_csr *A, cgm_cache_layout l, int fd, b
   io.p[1] = A->colidx, io.n[1] = (size_t)A->nnz * 4, io.off[1] = l.colidx;
   io.p[2] = A->val, io.n[2] = (size_t)A->nnz * 8, io.off[2] = l.val;
   return io;
+}
+
+uint64_t cgm_cache_content_of(const cgm_csr *A) {
+  payload_io io = payload_ranges(A, cgm_cache_layout_of(0, A->nrows, A->nnz), -1, false);
+  uint64_t sum = 0;
+  return cgm_hash_ranges(io.p, io.n, 3, NULL, NULL, &sum) ? 0 : sum;
 }
 
 /* The visit of cgm_hash_ranges: the chunk read from the entry, or written to it. */
@@ -148,7 +155,7 @@ static bool csr_sane(const cgm_csr *A) {
 }
 
 int cgm_cache_entry_load(int fd, const char *real, const struct stat *s, cgm_csr *A,
-                         cgm_mm_info *info, uint64_t *id, char *why, size_t wn) {
+                         cgm_mm_info *info, uint64_t *id, uint64_t *content, char *why, size_t wn) {
   cgm_cache_header h;
   char *src = malloc(4097);
   if (!src) return snprintf(why, wn, "out of memory"), -1;
@@ -183,13 +190,13 @@ int cgm_cache_entry_load(int fd, const char *real, const struct stat *s, cgm_csr
     info->duplicates_summed = h.mm_duplicates;
     info->file_bytes = h.mm_file_bytes;
   }
-  *id = h.header_hash;
+  *id = h.header_hash, *content = h.payload_hash;
   return 0;
 }
 
 int cgm_cache_entry_store(const char *dir, const char *name, const char *real, const struct stat *s,
-                          const cgm_csr *A, const cgm_mm_info *mm, uint64_t *id, char *why,
-                          size_t wn) {
+                          const cgm_csr *A, const cgm_mm_info *mm, uint64_t *id, uint64_t *content,
+                          char *why, size_t wn) {
   cgm_cache_header h = {0};
   memcpy(h.magic, CGM_CACHE_MAGIC, 8);
   h.version = CGM_CACHE_VERSION;
@@ -207,6 +214,8 @@ int cgm_cache_entry_store(const char *dir, const char *name, const char *real, c
   h.mm_entries = mm->entries_in_file, h.mm_duplicates = mm->duplicates_summed;
   h.mm_file_bytes = mm->file_bytes;
   cgm_cache_layout l = cgm_cache_layout_of(h.header_bytes, A->nrows, A->nnz);
+  const bool memory = *content != 0;
+  if (memory) l.end = h.header_bytes, h.payload_hash = *content; /* a matrix in memory's */
   h.payload_bytes = l.end - h.header_bytes;
 
   char tmp[4200], final[4200];
@@ -219,11 +228,11 @@ int cgm_cache_entry_store(const char *dir, const char *name, const char *real, c
   int rc = head ? 0 : -1;
   /* the size first: the chunks are written in parallel, in any order */
   if (!rc && ftruncate(fd, (off_t)l.end)) rc = -1;
-  if (!rc && cgm_hash_ranges(io.p, io.n, 3, move_chunk, &io, &h.payload_hash)) rc = -1;
+  if (!rc && !memory && cgm_hash_ranges(io.p, io.n, 3, move_chunk, &io, &h.payload_hash)) rc = -1;
   if (!rc) {
     memcpy(head + sizeof h, real, h.path_len);
     h.header_hash = header_hash(&h, real);
-    *id = h.header_hash;
+    *id = h.header_hash, *content = h.payload_hash;
     memcpy(head, &h, sizeof h);
     rc = pio_all(true, fd, head, h.header_bytes, 0);
   }

@@ -15,6 +15,10 @@
 #define CGM_CACHE_ENDIAN 0x0102030405060708ULL
 #define CGM_CACHE_SUFFIX ".csr"
 #define CGM_CACHE_TMP ".csr.tmp." /* name.csr.tmp.XXXXXX while it is written */
+/* The source of a matrix in memory's entry, then its content's hash: its header alone
+ * (payload_bytes 0), under the name of that source, so that the extras of its analysis attach to it
+ * by content. */
+#define CGM_CACHE_MEMORY "memory:"
 
 /* The header at offset 0, followed by the source's absolute path (path_len bytes, no NUL), then the
  * payload at header_bytes: rowptr (nrows + 1 int64), colidx (nnz int32), val (nnz double), back to
@@ -54,6 +58,9 @@ bool cgm_cache_is_tmp_name(const char *name);
 /* An extra of an entry: hex + ".csr-" + its kind (cgm_cache_extra_put). */
 bool cgm_cache_is_extra_name(const char *name);
 
+/* The hash of A's arrays as an entry's payload holds them (0: out of memory). */
+uint64_t cgm_cache_content_of(const cgm_csr *A);
+
 /* Reads and checks the header of an open entry; path receives the source
  * (n >= 4096). 0: valid; else why says what is wrong. */
 int cgm_cache_header_read(int fd, cgm_cache_header *h, char *path, size_t n, char *why, size_t wn);
@@ -63,12 +70,13 @@ bool cgm_cache_key_matches(const cgm_cache_header *h, const struct stat *s);
 int64_t cgm_cache_ns(struct timespec t); /* the key's resolution */
 
 /* A valid entry (open as fd) of the source (absolute path real, stat s):
- * 0 with the CSR, the reader's info (NULL: not wanted) and the entry's id
- * (its header checksum); else why says what is wrong. */
+ * 0 with the CSR, the reader's info (NULL: not wanted), the entry's id
+ * (its header checksum) and content (its payload's); else why says what is wrong. */
 int cgm_cache_entry_load(int fd, const char *real, const struct stat *s, cgm_csr *A,
-                         cgm_mm_info *info, uint64_t *id, char *why, size_t wn);
+                         cgm_mm_info *info, uint64_t *id, uint64_t *content, char *why, size_t wn);
 /* Writes the entry of A (source real, stat s) as dir/name through a temporary file, fsync'ed and
- * renamed over it: a reader never sees half an entry. 0 with *id; else why. */
+ * renamed over it: a reader never sees half an entry; *content nonzero: its header alone, *content
+ * its payload's hash (a matrix in memory's). 0 with *id and *content; else why. */
 int cgm_cache_entry_store(const char *dir, const char *name, const char *real, const struct stat *s,
-                          const cgm_csr *A, const cgm_mm_info *mm, uint64_t *id, char *why,
-                          size_t wn);
+                          const cgm_csr *A, const cgm_mm_info *mm, uint64_t *id, uint64_t *content,
+                          char *why, size_t wn);

@@ -107,15 +107,3 @@ bool cgm_cache_extra_get(const cgm_cache_report *rep, const char *kind, uint32_t
   free(got);
   return ok;
 }
-
-uint64_t cgm_cache_content_id(const cgm_cache_report *rep) {
-  if (!rep || rep->entry_id == 0 || !rep->entry[0]) return 0;
-  int fd = open(rep->entry, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return 0;
-  cgm_cache_header h;
-  char src[4096], why[256];
-  const bool ok = cgm_cache_header_read(fd, &h, src, sizeof src, why, sizeof why) == 0 &&
-                  h.header_hash == rep->entry_id;
-  close(fd);
-  return ok ? h.payload_hash : 0;
-}

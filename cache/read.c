@@ -43,7 +43,7 @@ struct cgm_cache_store {
   cgm_mm_info mm;
   int64_t max_bytes;
   int rc, evicted;
-  uint64_t id;
+  uint64_t id, content;
   double time_s;
   char why[1024];
 };
@@ -53,8 +53,8 @@ static void *store_main(void *arg) {
   /* one core: the caller's solve, timed and recorded, runs beside it */
   omp_set_num_threads(1);
   const double t0 = cgm_now();
-  j->rc = cgm_cache_entry_store(j->dir, j->name, j->real, &j->s, j->A, &j->mm, &j->id, j->why,
-                                sizeof j->why);
+  j->rc = cgm_cache_entry_store(j->dir, j->name, j->real, &j->s, j->A, &j->mm, &j->id, &j->content,
+                                j->why, sizeof j->why);
   if (!j->rc && j->max_bytes > 0) j->evicted = cgm_cache_evict(j->dir, j->max_bytes, j->name, NULL);
   j->time_s = cgm_now() - t0;
   return NULL;
@@ -95,7 +95,7 @@ void cgm_cache_wait(cgm_cache_report *rep) {
   rep->time_store_s = j->time_s;
   if (!j->rc) {
     rep->stored = true;
-    rep->entry_id = j->id;
+    rep->entry_id = j->id, rep->content_id = j->content;
     rep->evicted = j->evicted;
   }
   note_append(rep, j->why);
@@ -133,7 +133,7 @@ cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr
     snprintf(rep->entry, sizeof rep->entry, "%s/%s", o->dir, name);
     int fd = open(rep->entry, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO: rejected */
     if (fd >= 0) {
-      if (!cgm_cache_entry_load(fd, real, &s0, A, info, &rep->entry_id, rep->note,
+      if (!cgm_cache_entry_load(fd, real, &s0, A, info, &rep->entry_id, &rep->content_id, rep->note,
                                 sizeof rep->note)) {
         /* the use, for the eviction (noatime mounts do not record reads) */
         const struct timespec ts[2] = {{0, UTIME_NOW}, {0, UTIME_OMIT}};
@@ -179,8 +179,8 @@ cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr
       /* (only with a report to wait on: without one nobody would join it) */
     } else {
       const double ts = cgm_now();
-      if (!cgm_cache_entry_store(o->dir, name, real, &s1, A, &mm, &rep->entry_id, why,
-                                 sizeof why)) {
+      if (!cgm_cache_entry_store(o->dir, name, real, &s1, A, &mm, &rep->entry_id, &rep->content_id,
+                                 why, sizeof why)) {
         rep->stored = true;
         if (o->max_bytes > 0) rep->evicted = cgm_cache_evict(o->dir, o->max_bytes, name, NULL);
       }
@@ -191,4 +191,35 @@ cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr
   free(real);
   rep->time_read_s = cgm_now() - t0;
   return st;
+}
+
+void cgm_cache_of_memory(const cgm_cache_opts *o, const cgm_csr *A, cgm_cache_report *rep) {
+  memset(rep, 0, sizeof *rep);
+  const double t0 = cgm_now();
+  const uint64_t content = o && o->dir && o->dir[0] ? cgm_cache_content_of(A) : 0;
+  if (!content) return; /* no cache (or no memory to hash in): off */
+  char real[64], name[32], src[4096];
+  snprintf(real, sizeof real, CGM_CACHE_MEMORY "%016llx", (unsigned long long)content);
+  cgm_cache_entry_name(real, name, sizeof name);
+  snprintf(rep->entry, sizeof rep->entry, "%s/%s", o->dir, name);
+  rep->max_bytes = o->max_bytes;
+  rep->content_id = content;
+  cgm_cache_header h;
+  int fd = open(rep->entry, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  rep->outcome = fd >= 0 ? CGM_CACHE_REJECTED : CGM_CACHE_MISS;
+  if (fd >= 0 && !cgm_cache_header_read(fd, &h, src, sizeof src, rep->note, sizeof rep->note) &&
+      !strcmp(src, real)) {
+    const struct timespec ts[2] = {{0, UTIME_NOW}, {0, UTIME_OMIT}}; /* the use, for the eviction */
+    (void)futimens(fd, ts);
+    rep->outcome = CGM_CACHE_HIT;
+    rep->entry_id = h.header_hash;
+  } else {
+    (void)cgm_mkdirs(o->dir, 0755, NULL, 0); /* else the write says why */
+    const struct stat none = {0};
+    const cgm_mm_info mm = {0};
+    rep->stored = !cgm_cache_entry_store(o->dir, name, real, &none, A, &mm, &rep->entry_id,
+                                         &rep->content_id, rep->note, sizeof rep->note);
+  }
+  if (fd >= 0) close(fd);
+  rep->time_read_s = cgm_now() - t0;
 }

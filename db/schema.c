@@ -175,8 +175,8 @@ static const char migration_6[] =
 static const char migration_7[] =
     "ALTER TABLE solves ADD COLUMN layout_on_device INTEGER NOT NULL DEFAULT 0;";
 
-/* 8: a matrix's identity by content (cgm_cache_content_id; 0: unknown), so that a solve of the same
- * matrix from another file, or under another name, knows its iteration count. */
+/* 8: a matrix's identity by content (cgm_cache_report.content_id; 0: unknown), so that a solve of
+ * the same matrix from another file, or under another name, knows its iteration count. */
 static const char migration_8[] =
     "ALTER TABLE matrices ADD COLUMN content_id INTEGER NOT NULL DEFAULT 0;";
 

@@ -50,7 +50,7 @@ double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, doubl
   m.file_bytes = q->path && stat(q->path, &fs) == 0 ? (int64_t)fs.st_size : 0;
   m.x = q->A->nrows;
   m.nnz = q->A->nnz;
-  m.content_id = (int64_t)cgm_cache_content_id(q->cache);
+  m.content_id = (int64_t)(q->cache ? q->cache->content_id : 0);
   const pipeline_known known = pipeline_known_iterations(q->db, &m, q->tol);
   snprintf(src, n, "database");
   if (mixed_ratio) *mixed_ratio = known.mixed_ratio;

@@ -8,8 +8,8 @@
 #include "cgmodel/pipeline.h"
 
 /* cgm_record_solve of the matrix file at path: named by its file name, with its size (0 when it
- * cannot be seen), and known by its content (cgm_cache_content_id; 0: unknown). f holds the block
- * sizes counted so far: a record computes no more. */
+ * cannot be seen), and known by its content (cgm_cache_report.content_id; 0: unknown). f holds the
+ * block sizes counted so far: a record computes no more. */
 cgm_status pipeline_record_file(cgm_db *db, const char *path, uint64_t content_id,
                                 const cgm_features *f, const cgm_solve_opts *o,
                                 const cgm_solve_result *r, double predicted, int64_t calibration_id,
@@ -73,8 +73,8 @@ bool pipeline_probe_run(const cgm_csr *A, double tol, double budget, cgm_precisi
                         pipeline_probe *h);
 double pipeline_probe_k(const pipeline_probe *h, double tol);
 /* K, double precision's iterations to q->tol (iterations.c): the hint (> 0), else recorded solves
- * of the matrix (pipeline_known_iterations: by content, cgm_cache_content_id, else by its file's
- * name and size), else the probe's run kept beside q->cache's entry, else a probe run now
+ * of the matrix (pipeline_known_iterations: by content, cgm_cache_report.content_id, else by its
+ * file's name and size), else the probe's run kept beside q->cache's entry, else a probe run now
  * (q->budget < 0: none; its run is kept); 0 when none knows (the caller estimates). src gets
  * "hint", "database", "probe" or "estimate"; *mixed_ratio (may be NULL: not asked) mixed's K over
  * double's on this matrix: recorded, else from the probe's run in mixed precision beside double's

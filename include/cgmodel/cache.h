@@ -42,6 +42,8 @@ typedef struct cgm_cache_report {
   double time_read_s;  /* the whole read: lookup, parse and write (not a background write) */
   double time_store_s; /* the write of the entry (in the background, or within time_read_s) */
   uint64_t entry_id;   /* the entry read or written (its header's checksum); 0: none */
+  uint64_t content_id; /* its matrix by content (the checksum of its CSR arrays, XXH64): the same
+                          for the same matrix from any file or in memory; 0: none */
   int64_t max_bytes;   /* the cache's limit (cgm_cache_opts), which the extras keep too */
   struct cgm_cache_store *pending; /* the write still under way (background); cgm_cache_wait */
 } cgm_cache_report;
@@ -54,6 +56,11 @@ CGM_API const char *cgm_cache_outcome_name(cgm_cache_outcome o);
  * never as an error. rep may be NULL. */
 CGM_API cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path, cgm_csr *A,
                                       cgm_mm_info *info, cgm_cache_report *rep, cgm_error *err);
+
+/* The entry of a matrix in memory, by its content (the hash of its arrays): its header alone,
+ * found again (hit) or written (miss, rep->stored), so that the extras of A's analysis are kept and
+ * found again as a file's are; outcome off without a cache directory. */
+CGM_API void cgm_cache_of_memory(const cgm_cache_opts *o, const cgm_csr *A, cgm_cache_report *rep);
 
 /* Extras: small data derived from a cached matrix (the features of its layouts), kept beside its
  * entry as ENTRY-KIND and valid for that entry only (rep->entry_id). A put after a read that hit or
@@ -68,10 +75,6 @@ CGM_API bool cgm_cache_extra_get(const cgm_cache_report *rep, const char *kind, 
 /* The same for an extra of any size: its data (malloc'ed), or NULL. */
 CGM_API void *cgm_cache_extra_load(const cgm_cache_report *rep, const char *kind, uint32_t version,
                                    size_t *bytes);
-
-/* The identity of the matrix rep's entry holds, by content: the checksum of its CSR arrays (XXH64),
- * the same for the same matrix read from any file; 0 without an entry. */
-CGM_API uint64_t cgm_cache_content_id(const cgm_cache_report *rep);
 
 /* Waits for the background write of rep's entry, if any, and completes the
  * report. Call it before A is changed or freed. */

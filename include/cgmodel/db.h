@@ -146,7 +146,7 @@ typedef struct cgm_db_matrix {
   int32_t x;
   int64_t nnz;
   char features[4096]; /* JSON of cgm_features */
-  int64_t content_id;  /* the matrix by content (cgm_cache_content_id as bits); 0: unknown */
+  int64_t content_id;  /* the matrix by content (cgm_cache_report.content_id as bits); 0: unknown */
 } cgm_db_matrix;
 
 /* Finds by (name, file_bytes, x, nnz): m->id, 0 when absent (nothing added). */

@@ -19,7 +19,7 @@ typedef struct cgm_predict_opts {
   cgm_gpu_opts gpu;     /* the GPU solver's options: a calibration of another CG is warned of */
   double iters_hint;    /* double precision's iteration count K when the user knows it (<= 0:
                            the database's record of this matrix at tuner.tol, else estimated) */
-  cgm_cache_opts cache; /* the matrix cache (dir NULL: none) */
+  cgm_cache_opts cache; /* the matrix cache (dir NULL: none; with csr: its content's entry) */
   cgm_note_fn note;     /* warnings (stale calibrations); NULL: none */
   void *note_ctx;
   const cgm_csr *csr;       /* a matrix in memory (bindings): used instead of reading `matrix`,

@@ -28,7 +28,8 @@ typedef struct cgm_run_solve_opts {
   double iters_hint;    /* autotune: double precision's K when the user knows it (<= 0:
                            the database's record of this matrix, else estimated) */
   const cgm_host *host; /* this machine; NULL: cgm_host_describe */
-  cgm_cache_opts cache; /* the matrix cache (dir NULL: none); b is never cached */
+  cgm_cache_opts cache; /* the matrix cache (dir NULL: none); b is never cached; with csr, the
+                           entry of its content (cgm_cache_of_memory) where an analysis runs */
   cgm_note_fn note;     /* the tuner's choice (info), stale calibrations and a record not
                            stored (warnings), a database that would not open (error) */
   void *note_ctx;

@@ -56,6 +56,7 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
   cgm_csr file = {0};
   cgm_cache_report cr = {0};
   if (!o->csr) st = cgm_cache_read_csr(&o->cache, o->matrix, &file, &r->mm, &cr, err);
+  if (o->csr) cgm_cache_of_memory(&o->cache, o->csr, &cr); /* its probe kept by content */
   const cgm_csr *A = o->csr ? o->csr : &file;
   /* What a solve would refuse has no time to predict: bad input here
    * (exit 2), whatever a solve would call it. */
@@ -68,13 +69,8 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
   cgm_tuner_opts to = o->tuner;
   if (!(to.tol > 0)) to.tol = CGM_DEFAULT_TOL; /* the one default of predict's tolerance */
   if (!st) {
-    const pipeline_k_query q = {db,
-                                A,
-                                o->csr ? NULL : o->matrix,
-                                o->csr ? NULL : &cr,
-                                to.tol,
-                                o->iters_hint,
-                                PIPELINE_PROBE_BUDGET};
+    const pipeline_k_query q = {
+        db, A, o->csr ? NULL : o->matrix, &cr, to.tol, o->iters_hint, PIPELINE_PROBE_BUDGET};
     double ratio = 0;
     to.iterations = pipeline_iterations(&q, r->k_source, sizeof r->k_source, &ratio);
     for (int i = 0; i < r->ndev && ratio > 0; i++) r->devs[i].mixed_ratio = ratio;

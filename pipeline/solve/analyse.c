@@ -42,9 +42,8 @@ typedef struct {
 static double known_iterations(const analysis *a, double tol, double budget, char *src, size_t n,
                                double *mixed_ratio) {
   const cgm_run_solve_opts *o = a->o;
-  const pipeline_k_query q = {
-      a->m.db,       a->A,  o->csr ? NULL : o->matrix, o->csr ? NULL : &a->r->cache, tol,
-      o->iters_hint, budget};
+  const pipeline_k_query q = {a->m.db,       a->A,  o->csr ? NULL : o->matrix, &a->r->cache, tol,
+                              o->iters_hint, budget};
   return pipeline_iterations(&q, src, n, mixed_ratio);
 }
 
@@ -54,7 +53,7 @@ static cgm_status features(analysis *a, int n, cgm_error *err) {
   if (bi < 0 || a->f->block[bi].n == n) return CGM_OK;
   cgm_features more;
   bool computed = false;
-  cgm_status st = solve_features_of(a->o, a->A, 1u << bi, a->r, &more, &computed, err);
+  cgm_status st = solve_features_of(a->A, 1u << bi, a->r, &more, &computed, err);
   if (st) return st;
   if (a->f->x != a->A->nrows) /* the first block size counted */
     *a->f = more;
@@ -152,7 +151,7 @@ static bool read_back(analysis *a, const analysis_blob *key) {
   analysis_blob got;
   cgm_solve_report *r = a->r;
   int n = 0, i = 0;
-  analysis_blob *kept = a->o->csr ? NULL : kept_verdicts(r, &n);
+  analysis_blob *kept = kept_verdicts(r, &n);
   while (i < n && memcmp(&kept[i].key, &key->key, sizeof key->key)) i++;
   if (i < n) got = kept[i];
   free(kept);
@@ -200,7 +199,7 @@ static cgm_status fix_precond_block(analysis *a, cgm_error *err) {
  * cannot pay for that: the default runs, and why says so. */
 static bool declined(analysis *a, double k) {
   cgm_solve_report *r = a->r;
-  if (a->plans->cached || a->o->csr) return false;
+  if (a->plans->cached) return false;
   const double cost = CGM_AUTO_S_PER_NNZ * (double)a->A->nnz;
   const double kk = k > 0 ? k : cgm_iterations_estimate(a->A->nrows, r->opts.tol);
   if (pipeline_auto_worth(a->m.devs, a->m.ndev, a->host, &r->opts, a->A, kk, cost,
@@ -230,12 +229,12 @@ static cgm_status choose(analysis *a, double k, cgm_error *err) {
   cgm_solve_report *r = a->r;
   const unsigned ex = (1u << CGM_EXCHANGE_HALO) | (1u << CGM_EXCHANGE_P2P);
   const int maxg = a->host->gpus > 1 ? a->host->gpus : 1;
-  cgm_status st = o->csr ? CGM_OK : pipeline_plans(a->A, &r->cache, maxg, ex, false, a->plans, err);
+  cgm_status st = pipeline_plans(a->A, &r->cache, maxg, ex, false, a->plans, err);
   cgm_tuner_plan by_size;
   const bool cheap = !st && declined(a, k);
   if (cheap)
     st = size_plan(a->A, &by_size, err);
-  else if (!st && !o->csr && !a->plans->cached)
+  else if (!st && !a->plans->cached)
     st = pipeline_plans(a->A, &r->cache, maxg, ex, true, a->plans, err);
   if (st) return st;
   cgm_autotune_opts c = o->constraints;
@@ -387,7 +386,7 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_feat
     analysis_key(&a, k, keep);
     keep->key.mixed_ratio = ratio;
     if (read_back(&a, keep)) return CGM_OK;
-    *store = !o->csr;
+    *store = true;
   }
   if (!st && o->autotune) st = choose(&a, k, err);
   if (!st && (d = run_device(&a, true)) >= 0) {

@@ -17,9 +17,9 @@ static const char CHECKED[] = "checked";
 
 enum { CHECKED_VERSION = 1 };
 
-bool solve_check_cached(const cgm_run_solve_opts *o, const cgm_solve_report *r) {
+bool solve_check_cached(const cgm_solve_report *r) {
   unsigned char ok = 0;
-  return !o->csr && cgm_cache_extra_get(&r->cache, CHECKED, CHECKED_VERSION, &ok, 1) && ok == 1;
+  return cgm_cache_extra_get(&r->cache, CHECKED, CHECKED_VERSION, &ok, 1) && ok == 1;
 }
 
 /* The block sizes whose features f holds (bit i: cgm_block_sizes[i]). */
@@ -36,13 +36,12 @@ static void features_take(cgm_features *dst, const cgm_features *src, unsigned m
     if (mask & (1u << b)) dst->block[b] = src->block[b];
 }
 
-cgm_status solve_features_of(const cgm_run_solve_opts *o, const cgm_csr *A, unsigned need,
-                             cgm_solve_report *r, cgm_features *f, bool *computed, cgm_error *err) {
+cgm_status solve_features_of(const cgm_csr *A, unsigned need, cgm_solve_report *r, cgm_features *f,
+                             bool *computed, cgm_error *err) {
   *computed = false;
   cgm_features have;
   unsigned got = 0;
-  if (!o->csr &&
-      cgm_cache_extra_get(&r->cache, FEATURES, CGM_PLAN_FEATURES_VERSION, &have, sizeof have) &&
+  if (cgm_cache_extra_get(&r->cache, FEATURES, CGM_PLAN_FEATURES_VERSION, &have, sizeof have) &&
       have.x == A->nrows && have.nnz == A->nnz)
     got = solve_features_blocks(&have);
   if (got && !(need & ~got)) {
@@ -57,9 +56,7 @@ cgm_status solve_features_of(const cgm_run_solve_opts *o, const cgm_csr *A, unsi
   return CGM_OK;
 }
 
-void solve_keep_extras(const cgm_run_solve_opts *o, cgm_solve_report *r, const cgm_features *f,
-                       bool features_new) {
-  if (o->csr) return; /* a matrix in memory has no cache entry */
+void solve_keep_extras(cgm_solve_report *r, const cgm_features *f, bool features_new) {
   if (features_new)
     cgm_cache_extra_put(&r->cache, FEATURES, CGM_PLAN_FEATURES_VERSION, f, sizeof *f);
   /* past the checks: solved, not refused (a refusal is the checks' verdict) */

@@ -131,8 +131,7 @@ static cgm_status step_analyse(solve_run *s, cgm_error *err) {
   const cgm_run_solve_opts *o = s->o;
   cgm_solve_report *r = s->r;
   const int bi = cgm_block_index(r->opts.layout.n);
-  if (!o->autotune &&
-      solve_features_of(o, s->A, 1u << bi, r, &s->f, &s->features_new, err) != CGM_OK)
+  if (!o->autotune && solve_features_of(s->A, 1u << bi, r, &s->f, &s->features_new, err) != CGM_OK)
     return CGM_OK; /* the solve goes on without a prediction */
   cgm_run_solve_opts with_host = *o;
   if (!o->host) with_host.host = &s->host;
@@ -166,7 +165,7 @@ static cgm_status step_solve(solve_run *s, cgm_error *err) {
     warm_up_end(&s->wu);
     cgm_cache_wait(&r->cache);
   }
-  so.matrix_checked = r->check_cached = solve_check_cached(o, r);
+  so.matrix_checked = r->check_cached = solve_check_cached(r);
   cgm_status st = cgm_solve(s->A, s->b, s->x, &so, &r->result, err);
   r->solved = st == CGM_OK || st == CGM_ENOCONV;
   /* cgm_solve knows no file names: its input errors get the file's */
@@ -195,8 +194,8 @@ static void step_record(solve_run *s) {
   cgm_cache_wait(&r->cache); /* the entry's content id */
   cgm_error e = {0};
   char msg[1100];
-  if (pipeline_record_file(s->models.db, o->matrix, o->csr ? 0 : cgm_cache_content_id(&r->cache),
-                           &s->f, &r->opts, &r->result, r->predicted, r->calibration_id, &e)) {
+  if (pipeline_record_file(s->models.db, o->matrix, r->cache.content_id, &s->f, &r->opts,
+                           &r->result, r->predicted, r->calibration_id, &e)) {
     snprintf(msg, sizeof msg, "the solve was not recorded: %s", e.msg);
     solve_note(o, CGM_NOTE_WARNING, msg);
   } else if (pipeline_solve_disturbed(s->models.db, &r->opts, &r->result, r->predicted,
@@ -212,15 +211,13 @@ static void step_finish(solve_run *s) {
   warm_up_end(&s->wu);
   s->r->time_gpu_start_s = s->wu.start_s;
   cgm_cache_wait(&s->r->cache);
-  solve_keep_extras(s->o, s->r, &s->f, s->features_new);
+  solve_keep_extras(s->r, &s->f, s->features_new);
   if (s->verdict_new) solve_keep_analysis(s->r, s->verdict);
-  if (!s->o->csr) pipeline_plans_keep(&s->r->cache, &s->plans);
+  pipeline_plans_keep(&s->r->cache, &s->plans);
   free(s->plans.plans);
   free(s->verdict);
   if (s->models.db) cgm_db_close(s->models.db);
-  free(s->models.devs);
-  free(s->b);
-  free(s->x);
+  CGM_FREE(s->models.devs, s->b, s->x);
   cgm_csr_free(&s->file);
 }
 
@@ -243,6 +240,8 @@ cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *r, cgm_e
   cgm_status st = step_read(&s, err);
   if (!st) st = step_rhs(&s, err);
   const bool analyse = !st && analysis_needed(&s);
+  /* a matrix in memory is known by its content: what its analysis keeps is found again */
+  if (analyse && o->csr) cgm_cache_of_memory(&o->cache, o->csr, &r->cache);
   /* this machine, its GPUs from the warm-up thread (a GPU solve waits for
    * the driver's start whatever it does: not the analysis' time) */
   if (analyse && !o->host) warm_up_host(&s.wu, &s.host);

@@ -64,17 +64,16 @@ cgm_backend solve_default_backend(int gpus_present);
 /* ----------------------------------------------------- features.c --- */
 
 /* Whether A's cache entry says it passed cgm_solve's checks before. */
-bool solve_check_cached(const cgm_run_solve_opts *o, const cgm_solve_report *r);
+bool solve_check_cached(const cgm_solve_report *r);
 /* A's features of the block sizes `need` asks for (bit i: cgm_block_sizes[i]): those kept beside
  * its cache entry, the missing ones computed and merged with them (*computed: there is something
  * new to keep). */
-cgm_status solve_features_of(const cgm_run_solve_opts *o, const cgm_csr *A, unsigned need,
-                             cgm_solve_report *r, cgm_features *f, bool *computed, cgm_error *err);
+cgm_status solve_features_of(const cgm_csr *A, unsigned need, cgm_solve_report *r, cgm_features *f,
+                             bool *computed, cgm_error *err);
 
 /* Keeps beside A's cache entry its features (when features_new) and, once
  * a solve of it ran (not refused), that it passed the checks. */
-void solve_keep_extras(const cgm_run_solve_opts *o, cgm_solve_report *r, const cgm_features *f,
-                       bool features_new);
+void solve_keep_extras(cgm_solve_report *r, const cgm_features *f, bool features_new);
 
 /* ------------------------------------------------------ analyse.c --- */
 

@@ -67,6 +67,21 @@ def _db(db):
     return str(db) if db is not None else default_db()
 
 
+def _cache(cache):
+    return None if cache is False else str(cache) if cache is not None else default_cache()
+
+
+def default_cache() -> Optional[str]:
+    """The cache directory the command line uses: $XDG_CACHE_HOME/cgmodel
+    (an absolute XDG_CACHE_HOME only), else ~/.cache/cgmodel."""
+    env = os.environ
+    if env.get("XDG_CACHE_HOME", "").startswith("/"):
+        return os.path.join(env["XDG_CACHE_HOME"], "cgmodel")
+    if env.get("HOME"):
+        return os.path.join(env["HOME"], ".cache", "cgmodel")
+    return None
+
+
 def _from_dict(cls, d):
     """cls from a JSON object: its fields by name, the rest ignored."""
     names = {f.name for f in dataclasses.fields(cls)}
@@ -308,13 +323,16 @@ def predict(
     db=None,
     name: str = "matrix",
     interconnect: Optional[str] = None,
+    cache=None,
 ) -> Prediction:
     """Predicted time per iteration of every configuration, as `cgmodel
     predict --json`; `choice` is None when nothing can be recommended
-    (the command line's exit 1). Needs a calibration in the database."""
+    (the command line's exit 1). Needs a calibration in the database.
+    cache: as solve's (the probe's run of A kept by content)."""
     M = _Matrix(A)
     opts = options(
         db=_db(db),
+        cache_dir=_cache(cache),
         name=name,
         gpus=gpus,
         precision=precision,
@@ -386,6 +404,7 @@ class SolveResult:
     precond_block: Optional[int] = None  # block-Jacobi's block as run
     residual_history: Optional[list] = None  # with a callback: [iteration, relative residual]s
     storage: Optional[dict] = None  # the values as stored: format, exact, value/index bytes, ...
+    cache: Optional[dict] = None  # A's entry by content: outcome, features, analysis (kept), ...
     notes: List[str] = dataclasses.field(default_factory=list)
 
 
@@ -414,6 +433,7 @@ def solve(
     atol: float = 0.0,
     callback=None,
     storage: Optional[str] = None,
+    cache=None,
 ):
     """Solves A x = b with Jacobi-preconditioned CG, as `cgmodel solve`.
 
@@ -435,7 +455,10 @@ def solve(
     auto lets the tuner choose among this machine's calibrated devices.
     db: the database of the prediction, the record and auto (None: the
     command line's default path); the solve is recorded, under `name`,
-    when the database exists and record is true.
+    when the database exists and record is true. cache: the directory
+    where what the record and auto derive from A is kept, under the hash
+    of A's arrays, and found again by the next solve of the same matrix
+    (None: the command line's, default_cache(); False: nothing kept).
 
     A, b and x0 are copied and checked before the library reads the
     copies (cgmodel/_input.py): bad input raises cgmodel.InputError.
@@ -486,6 +509,7 @@ def solve(
         iters_hint=iters_hint,
         precond=precond,
         precond_block=precond_block,
+        cache_dir=_cache(cache),
         **solver,
     )
     _, j, _msg = call_json(

@@ -131,9 +131,20 @@ def test_predict_and_auto_equal_cli(tmp_path):
     assert (p.choice is None) == (j["choice"] is None)
     assert p.reason == j["reason"]
     if p.choice is not None:
-        x, r = cgmodel.solve(A, auto=True, db=db, record=False)
+        x, r = cgmodel.solve(A, auto=True, db=db, record=False, cache=tmp_path / "c")
         assert r.auto == p.reason and r.block == p.choice.block
         assert residual(A, x, A @ np.ones(A.shape[0])) <= r.tol
+        assert r.cache["outcome"] == "miss" and not r.cache["analysis"]
+        # the same matrix again, as another object: its analysis found by content
+        x2, r2 = cgmodel.solve(A.copy(), auto=True, db=db, record=False, cache=tmp_path / "c")
+        assert r2.cache["outcome"] == "hit" and r2.cache["analysis"] and r2.cache["check"]
+        assert (r2.block, r2.precision, r2.backend) == (r.block, r.precision, r.backend)
+        assert residual(A, x2, A @ np.ones(A.shape[0])) <= r2.tol
+        B = A * 2.0  # another content: decided again
+        _, r3 = cgmodel.solve(B, auto=True, db=db, record=False, cache=tmp_path / "c")
+        assert r3.cache["outcome"] == "miss" and not r3.cache["analysis"]
+        _, r4 = cgmodel.solve(A, auto=True, db=db, record=False, cache=False)
+        assert r4.cache["outcome"] == "off" and not r4.cache["analysis"]
     # the devices report finds that calibration, made by this build
     d = cgmodel.devices(db=db)
     assert d["cpu"]["calibration"]["id"] == cal["calibrations"][0]["id"]

@@ -4,7 +4,8 @@
  * every way an entry must not be trusted: the source touched or rewritten,
  * a byte of the entry flipped, the entry cut short, another file's entry;
  * the eviction, --cache-max (extras counted) and a cache that is off; a
- * FIFO or a device at an entry's name never blocks a read or a listing. */
+ * FIFO or a device at an entry's name never blocks a read or a listing; a matrix in memory's
+ * entry by its content. */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700
 #include <fcntl.h>
@@ -429,6 +430,54 @@ static void test_background(void) {
   cgm_csr_free(&A);
 }
 
+/* A matrix in memory's entry: its header alone, found again by content (the same id as the same
+ * matrix read from a file), another content another entry, extras kept and found again, listed as
+ * current; a damaged header rejected and written again; no directory: off. */
+static void test_memory(void) {
+  cgm_error e = {0};
+  cgm_csr A;
+  CHECK_OK(cgm_gen_poisson3d(7, &A, &e));
+  cgm_cache_opts o = {.dir = cdir, .max_bytes = 1 << 30};
+  cgm_cache_report off, r, h, f, d;
+  cgm_cache_of_memory(&(cgm_cache_opts){0}, &A, &off);
+  CHECK(off.outcome == CGM_CACHE_OFF && off.entry_id == 0 && !off.entry[0]);
+  cgm_cache_of_memory(&o, &A, &r);
+  CHECK_MSG(r.outcome == CGM_CACHE_MISS && r.stored && r.entry_id != 0, "%d %s", r.outcome, r.note);
+  CHECK(file_size(r.entry) > 0 && file_size(r.entry) < 300); /* no payload */
+  const double v[3] = {1, 2, 3};
+  double w[3] = {0};
+  cgm_cache_extra_put(&r, "features", 1, v, sizeof v);
+  cgm_cache_of_memory(&o, &A, &h);
+  CHECK(h.outcome == CGM_CACHE_HIT && h.entry_id == r.entry_id && !strcmp(h.entry, r.entry));
+  CHECK(cgm_cache_extra_get(&h, "features", 1, w, sizeof w) && !memcmp(v, w, sizeof v));
+  char src[512];
+  snprintf(src, sizeof src, "%s/m.mtx", tmpdir);
+  write_matrix(src, &A);
+  f = read_check(src, 0, &A);
+  CHECK(f.content_id != 0 && f.content_id == h.content_id && h.content_id == r.content_id);
+  cgm_cache_entry *list;
+  int n = 0, mine = 0;
+  CHECK_OK(cgm_cache_list(cdir, &list, &n, &e));
+  for (int i = 0; i < n; i++)
+    if (strstr(h.entry, list[i].file)) {
+      mine++;
+      CHECK(list[i].valid_header && list[i].source_current && list[i].nnz == A.nnz);
+    }
+  CHECK(mine == 1);
+  free(list);
+  A.val[A.nnz / 2] += 1.0; /* another content: another entry, without the extra */
+  cgm_cache_of_memory(&o, &A, &d);
+  CHECK(d.outcome == CGM_CACHE_MISS && d.stored && strcmp(d.entry, h.entry));
+  CHECK(!cgm_cache_extra_get(&d, "features", 1, w, sizeof w));
+  A.val[A.nnz / 2] -= 1.0;
+  flip_byte(h.entry, 20); /* the header damaged: rejected, written again */
+  cgm_cache_of_memory(&o, &A, &d);
+  CHECK_MSG(d.outcome == CGM_CACHE_REJECTED && d.stored && d.note[0], "%d", d.outcome);
+  cgm_cache_of_memory(&o, &A, &d);
+  CHECK(d.outcome == CGM_CACHE_HIT && d.entry_id == r.entry_id);
+  cgm_csr_free(&A);
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof tmpdir, "%s/cgm-cache-XXXXXX",
            getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -441,6 +490,7 @@ int main(void) {
   test_extra_limit();
   test_fifo();
   test_background();
+  test_memory();
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
   if (system(cmd)) fprintf(stderr, "could not remove %s\n", tmpdir);

@@ -864,6 +864,22 @@ static void test_run_solve(void) {
   CHECK_MSG(!r.analysis_cached && r.opts.storage == CGM_STORAGE_FULL, "cached %d, storage %s",
             r.analysis_cached, cgm_storage_name(r.opts.storage));
   cgm_solve_report_free(&r);
+  /* the same matrix in memory: the entry of its content (the file's content id), its verdict
+   * made on the first call and read back on the second */
+  const uint64_t content = r.cache.content_id;
+  cgm_csr M;
+  CHECK_OK(cgm_mm_read_csr(mtx, &M, NULL, &err));
+  o.csr = &M;
+  for (int k = 0; k < 2; k++) {
+    CHECK(cgm_run_solve(&o, &r, &err) == CGM_OK && r.autotuned);
+    CHECK_MSG(r.cache.outcome == (k ? CGM_CACHE_HIT : CGM_CACHE_MISS) &&
+                  r.analysis_cached == (k == 1) && content && r.cache.content_id == content,
+              "call %d: outcome %d, analysis %d, content %llx", k, r.cache.outcome,
+              r.analysis_cached, (unsigned long long)r.cache.content_id);
+    cgm_solve_report_free(&r);
+  }
+  o.csr = NULL;
+  cgm_csr_free(&M);
   o.solve.storage = CGM_STORAGE_AUTO;
   o.cache.dir = NULL;
   o.record = true;
