@@ -127,6 +127,16 @@ cgm_status pipeline_plans(const cgm_csr *A, const cgm_cache_report *cache, int m
                           unsigned exchanges, bool count, pipeline_plan_set *set, cgm_error *err);
 void pipeline_plans_keep(const cgm_cache_report *cache, const pipeline_plan_set *set);
 
+/* extras.c: whether A's cache entry c says it passed cgm_solve's checks before; A's features of the
+ * block sizes `need` asks for (bit i: cgm_block_sizes[i]): those kept beside c (*cached: all of
+ * them), the missing ones computed and merged (*computed: something new to keep); and their keeping
+ * beside c (the features when new, the checks' mark when checked), once the entry is written. */
+bool pipeline_checked(const cgm_cache_report *c);
+cgm_status pipeline_features(const cgm_csr *A, unsigned need, const cgm_cache_report *c,
+                             cgm_features *f, bool *cached, bool *computed, cgm_error *err);
+void pipeline_keep_extras(const cgm_cache_report *c, const cgm_features *f, bool features_new,
+                          bool checked);
+
 /* The probe's budget where K decides between devices (--auto, validate --total): 1e8 entries read,
  * about 0.05 s on a 16-core host, what the largest matrix probed took before. */
 #define PIPELINE_PROBE_BUDGET 1e8

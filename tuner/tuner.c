@@ -30,8 +30,7 @@ static bool usable(const cgm_candidate *c) {
   return c->fits && isfinite(c->time_per_iter_s);
 }
 
-/* The most GPUs any candidate takes (at most o->max_gpus when given). */
-static int tuner_max_gpus(const cgm_tuner_device *devs, int ndev, const cgm_tuner_opts *o) {
+int cgm_tuner_max_gpus(const cgm_tuner_device *devs, int ndev, const cgm_tuner_opts *o) {
   int m = 1;
   for (int d = 0; d < ndev; d++)
     if (!devs[d].is_cpu && devs[d].gpus > m) m = devs[d].gpus;
@@ -259,7 +258,7 @@ cgm_status cgm_tuner_price(const cgm_tuner_plan *plans, int nplans, const cgm_fe
                            cgm_candidate **out, int *count, cgm_error *err) {
   *out = NULL;
   *count = 0;
-  int cap = 0, maxg = tuner_max_gpus(devs, ndev, o);
+  int cap = 0, maxg = cgm_tuner_max_gpus(devs, ndev, o);
   cgm_tuner_opts oo = *o;
   if (!(oo.iterations > 0)) oo.iterations = cgm_iterations_estimate(f->x, tuner_tol(o));
   o = &oo;
@@ -298,8 +297,8 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
                                 cgm_candidate **out, int *count, cgm_error *err) {
   cgm_tuner_plan *plans = NULL;
   int nplans = 0;
-  cgm_status st = cgm_tuner_plans(A, tuner_max_gpus(devs, ndev, o), o->block, o->exchanges, &plans,
-                                  &nplans, err);
+  cgm_status st = cgm_tuner_plans(A, cgm_tuner_max_gpus(devs, ndev, o), o->block, o->exchanges,
+                                  &plans, &nplans, err);
   if (!st) st = cgm_tuner_price(plans, nplans, f, devs, ndev, o, out, count, err);
   free(plans);
   return st;

@@ -41,6 +41,8 @@ typedef struct cgm_predict_report {
   char k_source[16];          /* where K came from: "hint", "database", "probe" or "estimate" */
   bool have_reorder;          /* solve --reorder auto's decision for the choice: */
   cgm_reorder_advice reorder; /* cgm_reorder_decide (not for the cuSPARSE baseline) */
+  cgm_cache_report cache;     /* how A was read, and what of it was kept beside its entry: */
+  bool check_cached, features_cached, plans_cached; /* its checks passed, features, plans */
 } cgm_predict_report;
 
 /* Every configuration of the calibrated devices for one matrix, timed by the model, and the tuner's

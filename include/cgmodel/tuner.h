@@ -81,6 +81,8 @@ typedef struct cgm_tuner_opts {
 #define CGM_MIXED_REPLACE_EVERY 40.0
 
 CGM_API cgm_tuner_opts cgm_tuner_opts_default(void);
+/* The most GPUs o prices on these devices (their GPUs, what-ifs included, at most o->max_gpus). */
+CGM_API int cgm_tuner_max_gpus(const cgm_tuner_device *devs, int ndev, const cgm_tuner_opts *o);
 
 /* What-if (docs/model.md): prices the GPU device d on up to `gpus` GPUs (at least its
  * calibration's), the exchange on 2 or more by the profile of prof (a calibration on several GPUs,

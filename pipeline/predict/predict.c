@@ -54,29 +54,46 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
   if ((st = cgm_what_if(db, o->interconnect, o->tuner.max_gpus, &h, r->devs, r->ndev, err)))
     return st;
   cgm_csr file = {0};
-  cgm_cache_report cr = {0};
-  if (!o->csr) st = cgm_cache_read_csr(&o->cache, o->matrix, &file, &r->mm, &cr, err);
-  if (o->csr) cgm_cache_of_memory(&o->cache, o->csr, &cr); /* its probe kept by content */
+  cgm_cache_report *cr =
+      &r->cache; /* what is derived from A kept beside it (by content in memory) */
+  if (!o->csr) st = cgm_cache_read_csr(&o->cache, o->matrix, &file, &r->mm, cr, err);
+  if (o->csr) cgm_cache_of_memory(&o->cache, o->csr, cr);
   const cgm_csr *A = o->csr ? o->csr : &file;
   /* What a solve would refuse has no time to predict: bad input here
    * (exit 2), whatever a solve would call it. */
-  if (!st && (st = cgm_solve_check_matrix(A, err))) {
+  r->check_cached = !st && pipeline_checked(cr);
+  if (!st && !r->check_cached && (st = cgm_solve_check_matrix(A, err))) {
     st = CGM_EINPUT;
     if (err) err->code = CGM_EINPUT;
     cgm_error_prefix(err, "%s: ", o->matrix ? o->matrix : "the matrix");
   }
-  if (!st) st = cgm_plan_features(A, &r->features, err);
+  bool f_new = false;
+  if (!st)
+    st = pipeline_features(A, (1u << CGM_NBLOCKSIZES) - 1, cr, &r->features, &r->features_cached,
+                           &f_new, err);
+  pipeline_keep_extras(cr, &r->features, f_new && !st, !st && !r->check_cached);
   cgm_tuner_opts to = o->tuner;
   if (!(to.tol > 0)) to.tol = CGM_DEFAULT_TOL; /* the one default of predict's tolerance */
   if (!st) {
     const pipeline_k_query q = {
-        db, A, o->csr ? NULL : o->matrix, &cr, to.tol, o->iters_hint, PIPELINE_PROBE_BUDGET};
+        db, A, o->csr ? NULL : o->matrix, cr, to.tol, o->iters_hint, PIPELINE_PROBE_BUDGET};
     double ratio = 0;
     to.iterations = pipeline_iterations(&q, r->k_source, sizeof r->k_source, &ratio);
     for (int i = 0; i < r->ndev && ratio > 0; i++) r->devs[i].mixed_ratio = ratio;
     if (!(to.iterations > 0)) to.iterations = cgm_iterations_estimate(A->nrows, to.tol);
     r->iterations = to.iterations;
-    st = cgm_tuner_candidates(A, &r->features, r->devs, r->ndev, &to, &r->cand, &r->ncand, err);
+    /* the plans of every block size kept beside the entry (counted here for them all) */
+    pipeline_plan_set ps;
+    st = pipeline_plans(A, cr, cgm_tuner_max_gpus(r->devs, r->ndev, &to), to.exchanges, !to.block,
+                        &ps, err);
+    r->plans_cached = ps.cached;
+    if (!st && ps.plans)
+      st = cgm_tuner_price(ps.plans, ps.count, &r->features, r->devs, r->ndev, &to, &r->cand,
+                           &r->ncand, err);
+    else if (!st)
+      st = cgm_tuner_candidates(A, &r->features, r->devs, r->ndev, &to, &r->cand, &r->ncand, err);
+    pipeline_plans_keep(cr, &ps);
+    free(ps.plans);
   }
   /* never a silent fall back to fewer GPUs than asked */
   int gpu = 0, at = to.max_gpus < 2;

@@ -43,5 +43,10 @@ cJSON *cgm_predict_json(const cgm_predict_opts *o, const cgm_predict_report *r) 
   cJSON_AddNumberToObject(j, "iterations", r->iterations);
   json_add_string(j, "iterations_source", r->k_source);
   if (r->have_reorder) cJSON_AddItemToObject(j, "reorder", cgm_reorder_advice_json(&r->reorder));
+  cJSON *cache = json_cache_report(&r->cache);
+  cJSON_AddBoolToObject(cache, "check", r->check_cached);
+  cJSON_AddBoolToObject(cache, "features", r->features_cached);
+  cJSON_AddBoolToObject(cache, "plans", r->plans_cached);
+  cJSON_AddItemToObject(j, "cache", cache);
   return j;
 }

@@ -53,7 +53,8 @@ static cgm_status features(analysis *a, int n, cgm_error *err) {
   if (bi < 0 || a->f->block[bi].n == n) return CGM_OK;
   cgm_features more;
   bool computed = false;
-  cgm_status st = solve_features_of(a->A, 1u << bi, a->r, &more, &computed, err);
+  cgm_status st = pipeline_features(a->A, 1u << bi, &a->r->cache, &more, &a->r->features_cached,
+                                    &computed, err);
   if (st) return st;
   if (a->f->x != a->A->nrows) /* the first block size counted */
     *a->f = more;

@@ -131,7 +131,8 @@ static cgm_status step_analyse(solve_run *s, cgm_error *err) {
   const cgm_run_solve_opts *o = s->o;
   cgm_solve_report *r = s->r;
   const int bi = cgm_block_index(r->opts.layout.n);
-  if (!o->autotune && solve_features_of(s->A, 1u << bi, r, &s->f, &s->features_new, err) != CGM_OK)
+  if (!o->autotune && pipeline_features(s->A, 1u << bi, &r->cache, &s->f, &r->features_cached,
+                                        &s->features_new, err) != CGM_OK)
     return CGM_OK; /* the solve goes on without a prediction */
   cgm_run_solve_opts with_host = *o;
   if (!o->host) with_host.host = &s->host;
@@ -165,7 +166,7 @@ static cgm_status step_solve(solve_run *s, cgm_error *err) {
     warm_up_end(&s->wu);
     cgm_cache_wait(&r->cache);
   }
-  so.matrix_checked = r->check_cached = solve_check_cached(r);
+  so.matrix_checked = r->check_cached = pipeline_checked(&r->cache);
   cgm_status st = cgm_solve(s->A, s->b, s->x, &so, &r->result, err);
   r->solved = st == CGM_OK || st == CGM_ENOCONV;
   /* cgm_solve knows no file names: its input errors get the file's */
@@ -211,7 +212,9 @@ static void step_finish(solve_run *s) {
   warm_up_end(&s->wu);
   s->r->time_gpu_start_s = s->wu.start_s;
   cgm_cache_wait(&s->r->cache);
-  solve_keep_extras(s->r, &s->f, s->features_new);
+  const cgm_solve_report *r = s->r; /* past the checks: solved, not refused (their verdict) */
+  pipeline_keep_extras(&r->cache, &s->f, s->features_new,
+                       r->solved && !r->result.refused && !r->check_cached);
   if (s->verdict_new) solve_keep_analysis(s->r, s->verdict);
   pipeline_plans_keep(&s->r->cache, &s->plans);
   free(s->plans.plans);

@@ -2,7 +2,6 @@
 /* The steps of `cgmodel solve` (cgm_run_solve) and what they share:
  *   rhs.c           the right-hand side, and the error of b = A * ones
  *   warm_up.c       the CUDA context made on a thread while the matrix is read
- *   features.c      the features and checks kept beside the cache entry
  *   analyse.c       the database, --auto's choice, the prediction, --reorder's
  *                   verdict (kept beside the cache entry)
  *   run_solve.c     the steps in order: read, right-hand side, analyse, solve,
@@ -60,20 +59,6 @@ void warm_up_end(warm_up *w);
 
 /* CUDA where a GPU is present, else the CPU. */
 cgm_backend solve_default_backend(int gpus_present);
-
-/* ----------------------------------------------------- features.c --- */
-
-/* Whether A's cache entry says it passed cgm_solve's checks before. */
-bool solve_check_cached(const cgm_solve_report *r);
-/* A's features of the block sizes `need` asks for (bit i: cgm_block_sizes[i]): those kept beside
- * its cache entry, the missing ones computed and merged with them (*computed: there is something
- * new to keep). */
-cgm_status solve_features_of(const cgm_csr *A, unsigned need, cgm_solve_report *r, cgm_features *f,
-                             bool *computed, cgm_error *err);
-
-/* Keeps beside A's cache entry its features (when features_new) and, once
- * a solve of it ran (not refused), that it passed the checks. */
-void solve_keep_extras(cgm_solve_report *r, const cgm_features *f, bool features_new);
 
 /* ------------------------------------------------------ analyse.c --- */
 

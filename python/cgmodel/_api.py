@@ -307,6 +307,7 @@ class Prediction:
     notes: List[str]
     iterations: Optional[float] = None  # double precision's K the totals use
     iterations_source: Optional[str] = None  # "hint", "database" or "estimate"
+    cache: Optional[dict] = None  # A's entry: outcome; check, features, plans (found kept)
 
 
 def predict(
@@ -328,7 +329,8 @@ def predict(
     """Predicted time per iteration of every configuration, as `cgmodel
     predict --json`; `choice` is None when nothing can be recommended
     (the command line's exit 1). Needs a calibration in the database.
-    cache: as solve's (the probe's run of A kept by content)."""
+    cache: as solve's (A's checks, features, plans and probe kept by its
+    content: a second prediction of the same matrix walks none of it)."""
     M = _Matrix(A)
     opts = options(
         db=_db(db),
@@ -358,6 +360,7 @@ def predict(
         notes,
         j.get("iterations"),
         j.get("iterations_source"),
+        j.get("cache"),
     )
 
 

@@ -121,6 +121,11 @@ def test_predict_and_auto_equal_cli(tmp_path):
     assert cal["calibrations"][0]["device"] == "cpu" and db.exists()
     A = read()
     p = cgmodel.predict(A, db=db)
+    assert p.cache["outcome"] in ("miss", "hit")
+    # again: its checks, features and plans found kept by content, the same prediction
+    p2 = cgmodel.predict(A.copy(), db=db)
+    assert p2.cache["outcome"] == "hit" and p2.cache["features"] and p2.cache["plans"]
+    assert p2.cache["check"] and p2.candidates == p.candidates
     rc, j = cli("predict", MATRIX, db=db)
     assert rc in (0, 1)
     assert len(p.candidates) == len(j["candidates"])

@@ -1109,7 +1109,8 @@ static void test_json(void) {
   memset(&po, 0, sizeof po);
   po.matrix = "A.mtx";
   j = cgm_predict_json(&po, &p);
-  CHECK_KEYS(j, "matrix,model,features,candidates,choice,reason,iterations,iterations_source");
+  CHECK_KEYS(j,
+             "matrix,model,features,candidates,choice,reason,iterations,iterations_source,cache");
   CHECK_KEYS(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "candidates"), 0),
              "device,backend,block,gpus,precision,storage,exchange,time_per_iter_s,setup_s,"
              "iterations,"
