@@ -26,6 +26,9 @@ typedef struct cgm_calibrate_opts {
 /* A CPU whose threads get less than this share of their CPUs' time is busy (other work runs on
  * them: two busy loops beside a 2-thread calibration on 2 cores leave it about 0.5). */
 #define CGM_BUSY_SHARE 0.75
+/* A GPU whose sweeps had less than this share of it over all their replays was shared (quiet ones
+ * read 1.00, beside another process 0.47-0.86 on one H200: docs/calibration.md). */
+#define CGM_GPU_SHARED_BELOW 0.95
 /* That share for a team of `threads` (<= 0: OpenMP's default), pinned as the CPU's sweeps run, over
  * 50 ms (cgm_calibrate reads it the same way before a CPU's sweeps). */
 CGM_API double cgm_calibrate_cpu_share(int threads);

@@ -167,7 +167,8 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
              "sweep, the SpMV's dense-block matrices past 2^16 elements and the largest grid; "
              "calibrate again when it is quiet for them",
              100 * share);
-  else if (!st && !cpu && (rep->cal[ri].gpu_share < CGM_BUSY_SHARE || watched < 0.95))
+  else if (!st && !cpu &&
+           (rep->cal[ri].gpu_share < CGM_BUSY_SHARE || watched < CGM_GPU_SHARED_BELOW))
     snprintf(warn, sizeof rep->cal[ri].warning,
              "%s was shared with another process (its kernels had %.0f%% of its time): the "
              "timings longer than its turns are held up; calibrate again when it is free",
