@@ -10,17 +10,14 @@ old=$1 new=$2 db=$3 rounds=$4 mtx=$5
 shift 5
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-now() { date +%s.%N; }
 run() { # build state round
   local bin=$1 tag=$2 state=$3
   shift 3
   [ "$state" = cold ] && rm -rf "$tmp/c_$tag" && cp "$db" "$tmp/$tag.db"
   [ -f "$tmp/$tag.db" ] || cp "$db" "$tmp/$tag.db"
-  local s e
-  s=$(now)
+  local s=$EPOCHREALTIME
   "$bin" predict "$mtx" --db "$tmp/$tag.db" --cache-dir "$tmp/c_$tag" --json "$@" > "$tmp/$tag.json" || true
-  e=$(now)
-  echo "$(echo "$e - $s" | bc)"
+  awk -v s="$s" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.4f", e - s }'
 }
 declare -A best
 for state in cold warm; do
@@ -31,12 +28,12 @@ for state in cold warm; do
       t=$(run "$bin" $tag $state "$@")
       printf '%s %s round %d: %.3f s\n' $state $tag "$r" "$t"
       k=$state.$tag
-      if [ -z "${best[$k]:-}" ] || (( $(echo "$t < ${best[$k]}" | bc) )); then best[$k]=$t; fi
+      best[$k]=$(awk -v a="${best[$k]:-1e9}" -v b="$t" 'BEGIN { print (b < a ? b : a) }')
     done
   done
 done
 for state in cold warm; do
   printf '%s: old %.3f s, new %.3f s, new/old %.2f (the least of %d)\n' $state "${best[$state.old]}" \
-    "${best[$state.new]}" "$(echo "${best[$state.new]} / ${best[$state.old]}" | bc -l)" "$rounds"
+    "${best[$state.new]}" "$(awk -v a="${best[$state.new]}" -v b="${best[$state.old]}" 'BEGIN { print a / b }')" "$rounds"
 done
 python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print('new, last warm call: cache', j.get('cache'))" "$tmp/new.json"
