@@ -197,9 +197,9 @@ void cgm_cache_of_memory(const cgm_cache_opts *o, const cgm_csr *A, cgm_cache_re
   memset(rep, 0, sizeof *rep);
   const double t0 = cgm_now();
   const uint64_t content = o && o->dir && o->dir[0] ? cgm_cache_content_of(A) : 0;
-  if (!content) return; /* no cache (or no memory to hash in): off */
-  char real[64], name[32], src[4096];
-  snprintf(real, sizeof real, CGM_CACHE_MEMORY "%016llx", (unsigned long long)content);
+  if (!content) return;               /* no cache (or no memory to hash in): off */
+  char real[64], name[32], src[4096]; /* the columns too: the arrays do not hold them */
+  snprintf(real, sizeof real, CGM_CACHE_MEMORY "%016llx:%d", (unsigned long long)content, A->ncols);
   cgm_cache_entry_name(real, name, sizeof name);
   snprintf(rep->entry, sizeof rep->entry, "%s/%s", o->dir, name);
   rep->max_bytes = o->max_bytes;

@@ -96,15 +96,17 @@ cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *pat
   return record(db, &m, f, o, r, predicted, calibration_id, err);
 }
 
-cgm_status pipeline_record_file(cgm_db *db, const char *path, uint64_t content_id,
+cgm_status pipeline_record_file(cgm_db *db, const char *path, bool memory, uint64_t content_id,
                                 const cgm_features *f, const cgm_solve_opts *o,
                                 const cgm_solve_result *r, double predicted, int64_t calibration_id,
                                 cgm_error *err) {
   struct stat sb;
   cgm_db_matrix m = {0};
-  snprintf(m.name, sizeof m.name, "%s", pipeline_file_name(path));
-  snprintf(m.path, sizeof m.path, "%s", path);
-  m.file_bytes = stat(path, &sb) == 0 ? (int64_t)sb.st_size : 0;
+  /* a matrix in memory (path: its name) is one by its content: a row of its own */
+  snprintf(m.name, sizeof m.name, memory && content_id ? "%.100s@%016llx" : "%s",
+           memory ? path : pipeline_file_name(path), (unsigned long long)content_id);
+  snprintf(m.path, sizeof m.path, "%s", memory ? "" : path);
+  m.file_bytes = !memory && stat(path, &sb) == 0 ? (int64_t)sb.st_size : 0;
   m.content_id = (int64_t)content_id;
   return record(db, &m, f, o, r, predicted, calibration_id, err);
 }

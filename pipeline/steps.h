@@ -8,9 +8,10 @@
 #include "cgmodel/pipeline.h"
 
 /* cgm_record_solve of the matrix file at path: named by its file name, with its size (0 when it
- * cannot be seen), and known by its content (cgm_cache_report.content_id; 0: unknown). f holds the
- * block sizes counted so far: a record computes no more. */
-cgm_status pipeline_record_file(cgm_db *db, const char *path, uint64_t content_id,
+ * cannot be seen), and known by its content (cgm_cache_report.content_id; 0: unknown); memory: path
+ * is a matrix in memory's name, recorded as NAME@CONTENT. f holds the block sizes counted so far: a
+ * record computes no more. */
+cgm_status pipeline_record_file(cgm_db *db, const char *path, bool memory, uint64_t content_id,
                                 const cgm_features *f, const cgm_solve_opts *o,
                                 const cgm_solve_result *r, double predicted, int64_t calibration_id,
                                 cgm_error *err);

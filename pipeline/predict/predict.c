@@ -58,6 +58,7 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
       &r->cache; /* what is derived from A kept beside it (by content in memory) */
   if (!o->csr) st = cgm_cache_read_csr(&o->cache, o->matrix, &file, &r->mm, cr, err);
   if (o->csr) cgm_cache_of_memory(&o->cache, o->csr, cr);
+  cgm_cache_wait(cr); /* a background write (cgm_cache_opts.background) done before A is freed */
   const cgm_csr *A = o->csr ? o->csr : &file;
   /* What a solve would refuse has no time to predict: bad input here
    * (exit 2), whatever a solve would call it. */

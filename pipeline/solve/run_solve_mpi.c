@@ -26,7 +26,9 @@ static void record(const cgm_run_solve_opts *o, const cgm_csr *A, const cgm_solv
   cgm_features f;
   cgm_status st = cgm_plan_features_blocks(A, 1u, &f, &e); /* CSR rows: N = 1 alone */
   if (!st) st = cgm_open_database(o->db_path, o->db_readonly ? CGM_DB_READONLY : 0, &db, &e);
-  if (!st) st = pipeline_record_file(db, o->matrix, 0, &f, &r->opts, &r->result, NAN, 0, &e);
+  if (!st)
+    st = pipeline_record_file(db, o->matrix, o->csr != NULL, 0, &f, &r->opts, &r->result, NAN, 0,
+                              &e);
   if (st && o->note) {
     char msg[1100];
     snprintf(msg, sizeof msg, "the solve was not recorded: %s", e.msg);

@@ -145,7 +145,8 @@ static cgm_status run_matrix(validation *v, cgm_db *db, const char *path, const 
           if (!cgm_push(&R->rows, &R->nrows, &v->rows_cap, &row, sizeof row, 256))
             return CGM_ERUNTIME;
           cgm_error e2 = {0};
-          pipeline_record_file(db, path, 0, f, &o, &res, row.predicted_s, dv->calibration_id, &e2);
+          pipeline_record_file(db, path, false, 0, f, &o, &res, row.predicted_s, dv->calibration_id,
+                               &e2);
         }
       }
     }

@@ -68,7 +68,7 @@ def _db(db):
 
 
 def _cache(cache):
-    return None if cache is False else str(cache) if cache is not None else default_cache()
+    return None if cache is False else default_cache() if cache in (None, True) else str(cache)
 
 
 def default_cache() -> Optional[str]:

@@ -150,6 +150,13 @@ def test_predict_and_auto_equal_cli(tmp_path):
         assert r3.cache["outcome"] == "miss" and not r3.cache["analysis"]
         _, r4 = cgmodel.solve(A, auto=True, db=db, record=False, cache=False)
         assert r4.cache["outcome"] == "off" and not r4.cache["analysis"]
+    # two matrices in memory of one shape and name: each recorded as itself (NAME@CONTENT)
+    B = (A + sp.identity(A.shape[0]) * abs(A).max()).tocsr()
+    for M in (A, B):
+        cgmodel.solve(M, db=db, backend="cpu", cache=tmp_path / "c")
+    rc, j = cli("db", "solves", db=db)
+    names = {s["matrix"] for s in j["solves"] if s["matrix"].startswith("matrix@")}
+    assert rc == 0 and len(names) == 2, names
     # the devices report finds that calibration, made by this build
     d = cgmodel.devices(db=db)
     assert d["cpu"]["calibration"]["id"] == cal["calibrations"][0]["id"]

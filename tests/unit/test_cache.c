@@ -470,6 +470,10 @@ static void test_memory(void) {
   CHECK(d.outcome == CGM_CACHE_MISS && d.stored && strcmp(d.entry, h.entry));
   CHECK(!cgm_cache_extra_get(&d, "features", 1, w, sizeof w));
   A.val[A.nnz / 2] -= 1.0;
+  A.ncols++; /* the same arrays of another width: another entry (the arrays do not hold it) */
+  cgm_cache_of_memory(&o, &A, &d);
+  CHECK(d.outcome == CGM_CACHE_MISS && strcmp(d.entry, h.entry) && d.content_id == h.content_id);
+  A.ncols--;
   flip_byte(h.entry, 20); /* the header damaged: rejected, written again */
   cgm_cache_of_memory(&o, &A, &d);
   CHECK_MSG(d.outcome == CGM_CACHE_REJECTED && d.stored && d.note[0], "%d", d.outcome);
