@@ -215,10 +215,9 @@ void cgm_cache_of_memory(const cgm_cache_opts *o, const cgm_csr *A, cgm_cache_re
     rep->entry_id = h.header_hash;
   } else {
     (void)cgm_mkdirs(o->dir, 0755, NULL, 0); /* else the write says why */
-    const struct stat none = {0};
-    const cgm_mm_info mm = {0};
-    rep->stored = !cgm_cache_entry_store(o->dir, name, real, &none, A, &mm, &rep->entry_id,
-                                         &rep->content_id, rep->note, sizeof rep->note);
+    rep->stored =
+        !cgm_cache_entry_store(o->dir, name, real, &(struct stat){0}, A, &(cgm_mm_info){0},
+                               &rep->entry_id, &rep->content_id, rep->note, sizeof rep->note);
   }
   if (fd >= 0) close(fd);
   rep->time_read_s = cgm_now() - t0;

@@ -5,15 +5,13 @@
 
 #include "pipeline/steps.h"
 
-/* The features of A are kept beside its cache entry (the extra FEATURES), so that a warm solve or
- * prediction does not walk every block size's pattern again (seconds at 49M entries for the record
- * and the prediction); computed ones are stored at the end, once the entry is written. */
+/* The features of A beside its cache entry: a warm solve or prediction walks no block size's
+ * pattern again (seconds at 49M entries); computed ones are kept once the entry is written. */
 static const char FEATURES[] = "features";
 
-/* A cache entry whose matrix passed cgm_solve's checks (a solve of it ran, not refused; a
- * prediction's cgm_solve_check_matrix passed) carries the extra CHECKED: a warm solve of the same
- * checksummed matrix skips the finite, symmetric and diagonal checks (0.1-0.2 s at 49M entries;
- * cgm_solve_opts.matrix_checked). */
+/* An entry whose matrix passed cgm_solve's checks (a solve ran, not refused; a prediction's
+ * cgm_solve_check_matrix passed) carries CHECKED: a warm solve of it skips the finite, symmetric
+ * and diagonal checks (0.1-0.2 s at 49M entries; cgm_solve_opts.matrix_checked). */
 static const char CHECKED[] = "checked";
 
 enum { CHECKED_VERSION = 1 };

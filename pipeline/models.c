@@ -319,12 +319,12 @@ cgm_status cgm_load_devices_kind(cgm_db *db, const char *kind, int fit_kind,
   *count = 0;
   cgm_status st = cgm_db_calibrations(db, take_calibration, &L, err);
   if (!st) st = L.st;
-  for (int i = 0; i < L.n && !st; i++) st = load_fits(db, &L.v[i], fit_kind, err);
+  for (int i = 0; i < L.n && !st; i++) st = load_fits(db, &L.v[i], fit_kind & ~CGM_NO_HISTORY, err);
   if (st) {
     free(L.v);
     return st;
   }
-  pipeline_learn_history(db, L.v, L.n);
+  pipeline_learn_history(fit_kind & CGM_NO_HISTORY ? NULL : db, L.v, L.n); /* NULL: the defaults */
   *devs = L.v;
   *count = L.n;
   return CGM_OK;

@@ -112,7 +112,9 @@ static cgm_status open_models(analysis *a, solve_models *m, cgm_error *err) {
     snprintf(why, sizeof why, "the solve will not be recorded: %s", db_err->msg);
     solve_note(o, CGM_NOTE_WARNING, why);
   }
-  if (!m->loaded && m->db && (st = cgm_load_devices(m->db, NULL, &m->devs, &m->ndev, db_err))) {
+  const int kind = CGM_FIT_REL | (need ? 0 : CGM_NO_HISTORY); /* history: --auto's choice alone */
+  if (!m->loaded && m->db &&
+      (st = cgm_load_devices_kind(m->db, NULL, kind, &m->devs, &m->ndev, db_err))) {
     if (need) return st;
     m->ndev = 0;
   }

@@ -1444,6 +1444,12 @@ static void test_setup_samples(void) {
                 fabs(devs[0].setup_dev.s_per_byte / 0.05e-9 - 1) < 0.1,
             "setup on the device %g s + %g s/B from %d", n ? devs[0].setup_dev.fixed_s : 0,
             n ? devs[0].setup_dev.s_per_byte : 0, n ? devs[0].setup_dev.samples : 0);
+  const uint64_t fp = n ? devs[0].fingerprint : 0;
+  free(devs);
+  /* without the history (a solve that does not choose): the default setup models, the same fits */
+  CHECK_OK(cgm_load_devices_kind(db, "cuda", CGM_FIT_REL | CGM_NO_HISTORY, &devs, &n, &err));
+  CHECK(n == 1 && devs[0].setup.samples == 0 && devs[0].setup.fixed_s == d.fixed_s &&
+        devs[0].setup_dev.samples == 0 && devs[0].fingerprint == fp);
   free(devs);
   /* Recorded solves of this calibration join its samples by where their
    * layout was built (3 host-built at N = 1, one device-built), not
