@@ -220,6 +220,26 @@ static void total_time(void) {
     CHECK(seen >= 4);
     free(c);
   }
+  /* Mixed's setup: its single copy's bytes where the GPU builds the layout (N = 1), double's where
+   * the host builds it (N > 1: double's layout, the single copy made on the device). */
+  {
+    cgm_tuner_device d2 = dv;
+    d2.setup = d2.setup_dev = (cgm_setup_model){0.0, 1e-9, 5};
+    cgm_candidate *c = NULL;
+    int nc = 0, pairs = 0;
+    CHECK_OK(cgm_tuner_candidates(&A, &f, &d2, 1, &o, &c, &nc, &err));
+    for (int i = 0; i < nc; i++)
+      for (int j = 0; j < nc; j++)
+        if (c[i].gpus == 1 && c[j].gpus == 1 && c[i].block == c[j].block &&
+            c[i].precision == CGM_PREC_MIXED && c[j].precision == CGM_PREC_DOUBLE) {
+          pairs++;
+          CHECK_MSG(
+              c[i].block == 1 ? c[i].setup_s < 0.9 * c[j].setup_s : c[i].setup_s == c[j].setup_s,
+              "N = %d: mixed's setup %g s, double's %g s", c[i].block, c[i].setup_s, c[j].setup_s);
+        }
+    CHECK(pairs == 4);
+    free(c);
+  }
   /* By hand: mixed 5% under double's total is not chosen, 15% under is. */
   cgm_candidate h[2];
   memset(h, 0, sizeof h);
