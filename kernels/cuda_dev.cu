@@ -31,12 +31,7 @@ cgm_status cgm_cuda_free_bytes(int dev, int64_t *avail, int64_t *total, cgm_erro
 }
 
 void cgm_cuda_matrix_free(cgm_dev_matrix *m) {
-  cudaFree(m->val);
-  cudaFree(m->val_hi);
-  cudaFree(m->dict);
-  cudaFree(m->slice_ptr);
-  cudaFree(m->bcol);
-  cudaFree(m->brow);
+  cgm_cuda_free_all({m->val, m->val_hi, m->dict, m->slice_ptr, m->bcol, m->brow});
   memset(m, 0, sizeof *m);
 }
 
@@ -58,11 +53,8 @@ void cgm_cuda_dev_free(cgm_cuda_dev *d) {
   cgm_cuda_matrix_free(&d->A);
   cgm_cuda_matrix_free(&d->B);
   cgm_cuda_matrix_free(&d->C);
-  void *ptrs[] = {d->x,        d->r,     d->v,       d->u,        d->dinv, d->s,    d->partials,
-                  d->counters, d->state, d->dot_tmp, d->send_idx, d->b,    d->x_hi, d->y_hi};
-  for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++) cudaFree(ptrs[i]);
-  cudaFree(const_cast<void *>(d->bj.inv));
-  cudaFree(const_cast<void *>(d->bj.blk));
+  cgm_cuda_free_all({d->x, d->r, d->v, d->u, d->dinv, d->s, d->partials, d->counters, d->state,
+                     d->dot_tmp, d->send_idx, d->b, d->x_hi, d->y_hi, d->bj.inv, d->bj.blk});
   for (int i = 0; i < 2; i++)
     if (d->host_state[i]) cudaFreeHost(d->host_state[i]);
   stager_release(&d->stage);

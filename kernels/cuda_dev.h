@@ -140,3 +140,11 @@ double cgm_share_watch_gaps(const cgm_share_watch *w, double t0, double t1);
 void cgm_share_watch_free(cgm_share_watch *w);
 
 CGM_END_DECLS
+
+#ifdef __cplusplus
+#include <initializer_list>
+/* cudaFree of each (NULL too), its result ignored: the releases of cleanup paths. */
+static inline void cgm_cuda_free_all(std::initializer_list<const void *> ps) {
+  for (const void *p : ps) cudaFree(const_cast<void *>(p));
+}
+#endif

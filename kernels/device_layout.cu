@@ -214,12 +214,6 @@ cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A,
                     err);
 out:
   /* the temporaries go; on failure m's and c's arrays stay with d (cgm_cuda_dev_free) */
-  cudaFree(len);
-  cudaFree(len_sorted);
-  cudaFree(iota);
-  cudaFree(order);
-  cudaFree(counts);
-  cudaFree(size);
-  cudaFree(tmp);
+  cgm_cuda_free_all({len, len_sorted, iota, order, counts, size, tmp});
   return st;
 }

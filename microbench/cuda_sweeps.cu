@@ -229,9 +229,7 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
     }
   }
 out:
-  cudaFree(base);
-  cudaFree(sink);
-  cudaFree(st_dev);
+  cgm_cuda_free_all({base, sink, st_dev});
   return st;
 }
 

@@ -323,9 +323,7 @@ static cgm_status layout_on_device(cgm_cuda_dev *d, const cgm_csr *A, cgm_bcsr_p
     st = cgm_cuda_matrix_from_device(d, &dA, p, &d->A, &d->C, err);
   }
 out:
-  cudaFree(rp);
-  cudaFree(ci);
-  cudaFree(va);
+  cgm_cuda_free_all({rp, ci, va});
   return st;
 }
 
