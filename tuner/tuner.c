@@ -189,15 +189,14 @@ static cgm_candidate price_one(const cgm_tuner_device *dv, int d, cgm_plan *pl, 
    * the device: where the GPU builds the layout (one GPU, N = 1) its setups measured 0.7-0.95x
    * double's, elsewhere the host builds double's layout for it and they measured as long as
    * double's (within 10%, one H200, 2026-11-30: bench/results/2026-11-30_h200_tuner_terms.txt). */
+  const bool dev = !dv->is_cpu && cgm_plan_layout_on_device(pl);
   double setup_bytes = (double)pl->device_bytes;
   if (pr == CGM_PREC_MIXED) {
     cgm_plan sp = *pl;
-    const bool dev = !dv->is_cpu && cgm_plan_layout_on_device(pl);
     cgm_plan_set_precision(&sp, dev ? CGM_PREC_SINGLE : CGM_PREC_DOUBLE);
     setup_bytes = (double)sp.device_bytes;
   }
-  solution_time(&c, dv, setup_bytes * (G > 1 ? G : 1), !dv->is_cpu && cgm_plan_layout_on_device(pl),
-                o);
+  solution_time(&c, dv, setup_bytes * (G > 1 ? G : 1), dev, o);
   return c;
 }
 

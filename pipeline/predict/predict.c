@@ -54,8 +54,8 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
   if ((st = cgm_what_if(db, o->interconnect, o->tuner.max_gpus, &h, r->devs, r->ndev, err)))
     return st;
   cgm_csr file = {0};
-  cgm_cache_report *cr =
-      &r->cache; /* what is derived from A kept beside it (by content in memory) */
+  /* what is derived from A is kept beside its entry (a matrix in memory's: by its content) */
+  cgm_cache_report *cr = &r->cache;
   if (!o->csr) st = cgm_cache_read_csr(&o->cache, o->matrix, &file, &r->mm, cr, err);
   if (o->csr) cgm_cache_of_memory(&o->cache, o->csr, cr);
   cgm_cache_wait(cr); /* a background write (cgm_cache_opts.background) done before A is freed */
