@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Runs the libFuzzer harnesses of tests/fuzz (docs/reliability.md, "Fuzzing")
-# for SECONDS each (default 60), one after the other, on one core each, with
+# for SECONDS each (default 60), all at once, one process each, with
 # the seed corpus (tests/fuzz/corpus; tests/fuzz/corpus-cli for fuzz_cli) copied to a scratch directory (the repo
 # is not modified). Installs clang and libomp when missing, builds a
 # CPU-only clang tree with ASan + UBSan + libFuzzer coverage in
@@ -43,8 +43,9 @@ bin=$(cd "$bdir/tests/fuzz" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/cgm-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-failed=0
-summary=()
+# The harnesses run at once, one process each: 3 x SECONDS of one core would
+# be most of CI's time on 2 cores, and each harness's budget is its own.
+pids=()
 for h in "${harnesses[@]}"; do
   mkdir -p "$work/$h"
   # the reader's harnesses share the Matrix Market corpus and dictionary;
@@ -55,13 +56,21 @@ for h in "${harnesses[@]}"; do
     corpus=tests/fuzz/corpus-cli dict="$PWD/tests/fuzz/cli.dict" extra=(-close_fd_mask=2)
   fi
   cp -r "$corpus/." "$work/$h/"
-  log="$work/$h.log"
   echo "fuzz: $h for ${secs} s ..." >&2
-  rc=0
   # run from the scratch dir: libFuzzer writes nothing into the repo
-  (cd "$work" && "$bin/$h" -max_total_time="$secs" -max_len=65536 -timeout=10 \
+  (cd "$work" && rc=0 && "$bin/$h" -max_total_time="$secs" -max_len=65536 -timeout=10 \
      -rss_limit_mb=2048 -dict="$dict" -print_final_stats=1 \
-     -artifact_prefix="$art/$h-" "${extra[@]}" "$work/$h") >"$log" 2>&1 || rc=$?
+     -artifact_prefix="$art/$h-" "${extra[@]}" "$work/$h" >"$work/$h.log" 2>&1 || rc=$?
+   echo "$rc" >"$work/$h.rc") &
+  pids+=($!)
+done
+wait "${pids[@]}"
+
+failed=0
+summary=()
+for h in "${harnesses[@]}"; do
+  log="$work/$h.log"
+  rc=$(cat "$work/$h.rc" 2>/dev/null || echo 255)
   cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 || true)
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
