@@ -12,6 +12,6 @@ ctest --test-dir build --output-on-failure -j "$(nproc)"
 scripts/build.sh build-asan -DCGMODEL_CUDA=OFF -DCGMODEL_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -L 'unit|e2e'
-# libFuzzer harnesses, 20 s each on the seed corpus (docs/reliability.md, "Fuzzing")
-scripts/fuzz.sh 20
+# libFuzzer harnesses, 30 s each, all at once, on the seed corpus (docs/reliability.md, "Fuzzing")
+scripts/fuzz.sh 30
 echo "all tests passed"
