@@ -122,6 +122,13 @@ int cgm_cache_evict(const char *dir, int64_t max_bytes, const char *keep, int64_
   return removed;
 }
 
+/* The cache directory could not be read (errno): when it is not there, nothing is cached yet. */
+static cgm_status unreadable(const char *dir, cgm_error *err) {
+  if (errno == ENOENT) return CGM_OK;
+  return cgm_fail(err, CGM_ERUNTIME, "cannot read the cache directory %s: %s", dir,
+                  strerror(errno));
+}
+
 static int by_recent(const void *a, const void *b) {
   const cgm_cache_entry *x = a, *y = b;
   return (x->accessed < y->accessed) - (x->accessed > y->accessed);
@@ -132,11 +139,7 @@ cgm_status cgm_cache_list(const char *dir, cgm_cache_entry **out, int *count, cg
   *count = 0;
   file_info *f;
   int n;
-  if (scan(dir, false, &f, &n)) {
-    if (errno == ENOENT) return CGM_OK;
-    return cgm_fail(err, CGM_ERUNTIME, "cannot read the cache directory %s: %s", dir,
-                    strerror(errno));
-  }
+  if (scan(dir, false, &f, &n)) return unreadable(dir, err);
   cgm_cache_entry *e = calloc((size_t)n + 1, sizeof *e);
   if (!e) {
     free(f);
@@ -173,11 +176,7 @@ cgm_status cgm_cache_list(const char *dir, cgm_cache_entry **out, int *count, cg
 cgm_status cgm_cache_clear(const char *dir, int *removed, cgm_error *err) {
   *removed = 0;
   DIR *d = opendir(dir);
-  if (!d) {
-    if (errno == ENOENT) return CGM_OK;
-    return cgm_fail(err, CGM_ERUNTIME, "cannot read the cache directory %s: %s", dir,
-                    strerror(errno));
-  }
+  if (!d) return unreadable(dir, err);
   struct dirent *de;
   char p[4200];
   cgm_status st = CGM_OK;

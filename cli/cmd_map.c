@@ -54,12 +54,9 @@ static int body(const cli_parsed *p) {
   if (p->npos)
     return cli_error("map", 2, "unexpected argument '%s' (cgmodel map --help)", p->pos[0]);
   char dbbuf[1024];
-  const cli_input dbin = {"the database", cli_db_path(db_path, dbbuf, sizeof dbbuf)};
-  int rc = cli_refuse_alias("map", "-o", out, cgm_plot_writes, &dbin, 1);
-  for (int k = 0; k < nmarks && !rc; k++) {
-    const cli_input m = {"the --mark matrix", mark_path[k]};
-    rc = cli_refuse_alias("map", "-o", out, cgm_plot_writes, &m, 1);
-  }
+  cli_input in[MAX_MARKS + 1] = {{"the database", cli_db_path(db_path, dbbuf, sizeof dbbuf)}};
+  for (int k = 0; k < nmarks; k++) in[k + 1] = (cli_input){"the --mark matrix", mark_path[k]};
+  int rc = cli_refuse_alias("map", "-o", out, cgm_plot_writes, in, nmarks + 1);
   if (rc || cli_parse_only || (rc = cli_plot_precheck("map", out))) return rc;
   /* The matrices first: a bad one is reported before anything is drawn. */
   cgm_error err = {0};

@@ -23,19 +23,12 @@ typedef struct {
 /* Squared relative error of the model with coefficient c, summed. */
 static double sse(void *ctx, double c) {
   const samples *d = ctx;
-  cgm_device_model *m = d->m;
-  const int bi = d->bi, n = d->n, k = d->k;
-  const cgm_segment_shape *s = d->s;
-  const double *t = d->t;
-  if (d->band)
-    m->band_scatter_coef[bi] = c;
-  else
-    m->scatter_coef[bi] = c;
+  (d->band ? d->m->band_scatter_coef : d->m->scatter_coef)[d->bi] = c;
   double sum = 0.0;
-  for (int i = 0; i < k; i++) {
-    const double p = cgm_refined_segment_time(m, n, &s[i]);
+  for (int i = 0; i < d->k; i++) {
+    const double p = cgm_refined_segment_time(d->m, d->n, &d->s[i]);
     if (!isfinite(p)) return INFINITY;
-    const double e = (p - t[i]) / t[i];
+    const double e = (p - d->t[i]) / d->t[i];
     sum += e * e;
   }
   return sum;

@@ -18,25 +18,21 @@ cgm_sigmoid *pipeline_kernel_curve(cgm_device_model *m, const cgm_db_fit *f, cgm
   const int b = cgm_block_index(f->block);
   const char *v = f->variant;
   *have = NULL;
+/* Block size b's curve c (m->c[b], its regime c_hi and flag have_c) in slot PIPELINE_SLOT_S + b. */
+#define BLOCK_CURVE(c, S)                                                                          \
+  at(&m->c[b], &m->c##_hi[b], &m->have_##c[b], PIPELINE_SLOT_##S + b, hi, have, slot)
   /* The mesh curve; a database from before it has the "all" curve alone
    * (cgm_refit adds the mesh curve). The loader's ranks keep mesh first. */
   if (!strcmp(f->kernel, "spmv") && (!strcmp(v, "mesh") || !strcmp(v, "all")) && b >= 0)
-    return at(&m->spmv[b], &m->spmv_hi[b], &m->have_spmv[b], PIPELINE_SLOT_SPMV + b, hi, have,
-              slot);
+    return BLOCK_CURVE(spmv, SPMV);
   if (!strcmp(f->kernel, "iter") && b >= 0) {
-    if (!strcmp(v, "mesh"))
-      return at(&m->iter[b], &m->iter_hi[b], &m->have_iter[b], PIPELINE_SLOT_ITER + b, hi, have,
-                slot);
-    if (!strcmp(v, "meshc"))
-      return at(&m->iterc[b], &m->iterc_hi[b], &m->have_iterc[b], PIPELINE_SLOT_ITERC + b, hi, have,
-                slot);
-    if (!strcmp(v, "row"))
-      return at(&m->row[b], &m->row_hi[b], &m->have_row[b], PIPELINE_SLOT_ROW + b, hi, have, slot);
-    if (!strcmp(v, "band"))
-      return at(&m->band[b], &m->band_hi[b], &m->have_band[b], PIPELINE_SLOT_BAND + b, hi, have,
-                slot);
+    if (!strcmp(v, "mesh")) return BLOCK_CURVE(iter, ITER);
+    if (!strcmp(v, "meshc")) return BLOCK_CURVE(iterc, ITERC);
+    if (!strcmp(v, "row")) return BLOCK_CURVE(row, ROW);
+    if (!strcmp(v, "band")) return BLOCK_CURVE(band, BAND);
     return NULL;
   }
+#undef BLOCK_CURVE
   if (!strcmp(f->kernel, "cg4"))
     return at(&m->cg4, &m->cg4_hi, NULL, PIPELINE_SLOT_CG4, hi, have, slot);
   if (!strcmp(f->kernel, "cg5"))

@@ -29,12 +29,6 @@ static unsigned features_blocks(const cgm_features *f) {
   return m;
 }
 
-/* The block sizes `mask` of src copied into dst. */
-static void features_take(cgm_features *dst, const cgm_features *src, unsigned mask) {
-  for (int b = 0; b < CGM_NBLOCKSIZES; b++)
-    if (mask & (1u << b)) dst->block[b] = src->block[b];
-}
-
 cgm_status pipeline_features(const cgm_csr *A, unsigned need, const cgm_cache_report *c,
                              cgm_features *f, bool *cached, bool *computed, cgm_error *err) {
   *computed = false;
@@ -50,7 +44,8 @@ cgm_status pipeline_features(const cgm_csr *A, unsigned need, const cgm_cache_re
   }
   cgm_status st = cgm_plan_features_blocks(A, need & ~got, f, err);
   if (st) return st;
-  features_take(f, &have, got);
+  for (int b = 0; b < CGM_NBLOCKSIZES; b++) /* and those the entry kept */
+    if (got & (1u << b)) f->block[b] = have.block[b];
   *computed = true;
   return CGM_OK;
 }

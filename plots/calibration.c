@@ -393,9 +393,8 @@ static cgm_status cal_script(cal_build *B, const char *title, bool sized, cgm_er
   FILE *gp;
   cgm_status st = plot_script_open(J, "cgmodel plot calibration", &gp, err);
   if (st) return st;
-  plot_data_var(gp, J, "samples", true);
-  plot_data_var(gp, J, "curves", true);
-  plot_data_var(gp, J, "fits", true);
+  static const char *const data[] = {"samples", "curves", "fits"};
+  for (int k = 0; k < 3; k++) plot_data_var(gp, J, data[k], true);
   gp_var(gp, "plot_title", title);
   fprintf(gp, "rows = %d\ncols = %d\nnpanels = %d\n", rows, cols, B->npanels);
   fprintf(gp, "array ptitle[%d]\narray e0[%d]\narray e1[%d]\n", B->npanels, B->npanels, B->npanels);

@@ -389,11 +389,8 @@ static cgm_status map_script(plot_job *J, map_data *D, cgm_plot_files *files, cg
   FILE *gp;
   cgm_status st = plot_script_open(J, "cgmodel map", &gp, err);
   if (st) return st;
-  plot_data_var(gp, J, "grid", true);
-  plot_data_var(gp, J, "contour", true);
-  plot_data_var(gp, J, "isolines", true);
-  plot_data_var(gp, J, "isolabels", true);
-  plot_data_var(gp, J, "marks", mo->nmarks > 0);
+  static const char *const data[] = {"grid", "contour", "isolines", "isolabels", "marks"};
+  for (int k = 0; k < 5; k++) plot_data_var(gp, J, data[k], k < 4 || mo->nmarks > 0);
   fprintf(gp, "nmarks = %d\n", mo->nmarks);
   char t[900], w[300] = ""; /* a what-if: more GPUs than here or than calibrated */
   if (dev->what_if_from > 0 && mo->gpus >= dev->what_if_from)

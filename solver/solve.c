@@ -60,14 +60,6 @@ cgm_status cgm_solve_plan_known(const cgm_csr *A, const cgm_features *f, const c
   return cgm_plan_make(A, &po, p, err);
 }
 
-/* The plan the solve builds: without the sectors of x (the model's). */
-static cgm_status solver_plan(const cgm_csr *A, const cgm_solve_opts *o, cgm_plan *p,
-                              cgm_error *err) {
-  cgm_plan_opts po = plan_opts(o);
-  po.skip_sectors = true;
-  return cgm_plan_make(A, &po, p, err);
-}
-
 void cgm_solve_stall_reason(cgm_precision p, double relres, double tol, int iterations, char *buf,
                             size_t n) {
   const char *why =
@@ -459,8 +451,10 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
   } else {
     pb.opts.precond_block = 0;
   }
-  /* what the backend builds (one segment but on our CUDA kernels) */
-  if ((st = solver_plan(A, &pb.opts, &pb.plan, err))) return st;
+  /* what the backend builds (one segment but on our CUDA kernels), without the model's x sectors */
+  cgm_plan_opts po = plan_opts(&pb.opts);
+  po.skip_sectors = true;
+  if ((st = cgm_plan_make(A, &po, &pb.plan, err))) return st;
   pb.opts.layout = pb.plan.o.layout;
   double *binv = NULL, *bblk = NULL;
   const double t_bjacobi = cgm_now();

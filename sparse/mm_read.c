@@ -418,16 +418,12 @@ static cgm_status read_size_line(mmr *r, mm_header *h) {
   return check_rows(r, h, r->vector);
 }
 
+/* Banner, comments, size line, reading the map under the guard (mmr_start: a fault is CGM_EINPUT,
+ * which the caller words as a change of the file). */
 static void header_run(void *r_, void *h) {
   mmr *r = r_;
   r->st = read_banner(r, h);
   if (!r->st) r->st = read_size_line(r, h);
-}
-
-/* Banner, comments, size line, reading the map under the guard (a fault:
- * CGM_EINPUT, which the caller words as a change of the file). */
-static cgm_status read_header(mmr *r, mm_header *h) {
-  return mm_source_guard(&r->src, header_run, r, h) ? r->st : CGM_EINPUT;
 }
 
 /* ================================================== the body, in chunks === */
@@ -913,7 +909,7 @@ static cgm_status mmr_start(mmr *r, const char *path, const cgm_mm_read_opts *op
   r->square = o->square && !vector;
   size_t piece = o->stream_bytes > 0 ? (size_t)o->stream_bytes : 0;
   cgm_status st = mm_source_open(&r->src, path, piece, err);
-  if (!st) st = read_header(r, h);
+  if (!st) st = mm_source_guard(&r->src, header_run, r, h) ? r->st : CGM_EINPUT;
   if (!st && mm_test_after_header) mm_test_after_header(r->path);
   return st;
 }
