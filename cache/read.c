@@ -17,6 +17,7 @@
 #include "cache/dir.h"
 #include "cache/entry.h"
 #include "cgmodel/cache.h"
+#include "common/grow.h"
 #include "common/outfile.h"
 #include "common/timer.h"
 
@@ -74,8 +75,7 @@ static bool store_start(const cgm_cache_opts *o, const char *name, const char *r
   j->mm = *mm;
   j->max_bytes = o->max_bytes;
   if (!j->real || pthread_create(&j->thread, NULL, store_main, j)) {
-    free(j->real);
-    free(j);
+    CGM_FREE(j->real, j);
     return false;
   }
   rep->pending = j;
@@ -99,8 +99,7 @@ void cgm_cache_wait(cgm_cache_report *rep) {
     rep->evicted = j->evicted;
   }
   note_append(rep, j->why);
-  free(j->real);
-  free(j);
+  CGM_FREE(j->real, j);
 }
 
 /* A source modified within this window of its read is not stored: a

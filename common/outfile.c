@@ -19,8 +19,7 @@ static bool split(const char *path, char **dir, char **base) {
   *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
   *base = strdup(slash ? slash + 1 : path);
   if (*dir && *base) return true;
-  free(*dir);
-  free(*base);
+  CGM_FREE(*dir, *base);
   return false;
 }
 
@@ -71,8 +70,7 @@ bool cgm_path_aliases(const char *out, const char *in) {
   char *a = canonical(out), *b = canonical(in);
   /* Out of memory: say they alias (the caller refuses) rather than risk it. */
   bool same = !a || !b || strcmp(a, b) == 0;
-  free(a);
-  free(b);
+  CGM_FREE(a, b);
   return same;
 }
 
@@ -119,8 +117,7 @@ static cgm_status open_at(cgm_outfile *o, const char *path, bool follow, cgm_err
   o->tmp = malloc(n);
   if (o->tmp) /* the name cut so that the temporary one stays within NAME_MAX */
     snprintf(o->tmp, n, "%s/.%.200s.XXXXXX", dir, base);
-  free(dir);
-  free(base);
+  CGM_FREE(dir, base);
   if (!o->tmp) return open_fail(o, path, 0, err);
   o->fd = mkstemp(o->tmp);
   if (o->fd < 0) return open_fail(o, path, errno, err);

@@ -115,8 +115,7 @@ typedef struct {
 
 static void vectors_free(vectors *V) {
   cgm_dgpu_close(V->g);
-  free(V->b), free(V->x), free(V->r), free(V->v), free(V->u), free(V->dinv), free(V->times);
-  free(V->best);
+  CGM_FREE(V->b, V->x, V->r, V->v, V->u, V->dinv, V->times, V->best);
   memset(V, 0, sizeof *V);
 }
 
@@ -512,8 +511,7 @@ cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_root, doub
   } else {
     st = ast;
   }
-  free(cnt);
-  free(dsp);
+  CGM_FREE(cnt, dsp);
   if (st == CGM_ENOCONV) cgm_fail(err, st, "%s", res->stop_reason);
 done:
   CGM_FREE(bounds, rowptr, col, val, xall);

@@ -145,8 +145,7 @@ cgm_status cgm_dist_local_build(cgm_dist_local *L, const int32_t *bounds, int ra
   }
   st = cgm_dist_agree(st, err, comm);
 done:
-  free(need);
-  free(give);
+  CGM_FREE(need, give);
   return st;
 }
 

@@ -144,10 +144,7 @@ void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev) {
       devs[d].setup_dev = cgm_setup_fit(u[1].bytes, u[1].secs, u[1].n, gpu);
       devs[d].start_s = sink.start_s;
     }
-    for (int k = 0; k < 2; k++) {
-      free(u[k].bytes);
-      free(u[k].secs);
-    }
+    CGM_FREE(u[0].bytes, u[0].secs, u[1].bytes, u[1].secs);
   }
   const double ratio = mixed_ratio(&h);
   for (int d = 0; d < ndev && ratio > 0; d++) devs[d].mixed_ratio = ratio;

@@ -181,8 +181,7 @@ static cgm_status part_sectors(const cgm_plan_pattern *pt, const int32_t *rows, 
                                   pt->n, k) != 0)
     st = cgm_fail(err, CGM_ERUNTIME, "out of memory counting sectors of x");
   for (int w = 0; w < CGM_NSECTOR_WIDTHS && !st; w++) out[w] += k[w];
-  free(len);
-  free(order);
+  CGM_FREE(len, order);
   return st;
 }
 
@@ -240,8 +239,7 @@ static cgm_status halo_segments(const cgm_plan_pattern *pt, cgm_plan *p, cgm_err
     p->exchange_elems += s->halo_rows;
     for (int j = 0; j < G; j++) p->seg[j].sends += (int64_t)from[j] * p->o.layout.n;
   }
-  free(sub);
-  free(bnd);
+  CGM_FREE(sub, bnd);
   return st;
 }
 

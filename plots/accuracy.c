@@ -235,8 +235,7 @@ static cgm_status acc_worst(plot_job *J, acc_build *B, cgm_error *err) {
     }
     st = plot_file_close(J, fw, err);
   }
-  free(label);
-  free(ly);
+  CGM_FREE(label, ly);
   return st;
 }
 

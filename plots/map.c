@@ -453,7 +453,6 @@ cgm_status cgm_plot_map(const cgm_tuner_device *dev, const cgm_map_opts *mo, con
   if (!st) st = map_script(&J, &D, files, err);
   if (!st) st = plot_run(&J, err);
   plot_end(&J);
-  free(D.C.seg);
-  free(mem);
+  CGM_FREE(D.C.seg, mem);
   return st;
 }

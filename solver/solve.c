@@ -326,8 +326,7 @@ static cgm_status block_jacobi(const cgm_csr *A, const double *b, const double *
           : cgm_bjacobi_build(A, n, *binv, *bblk, &e);
   if (st) {
     if (err) *err = e;
-    free(*binv);
-    free(*bblk);
+    CGM_FREE(*binv, *bblk);
     *binv = *bblk = NULL;
   }
   if (st == CGM_ENOCONV) {
@@ -472,8 +471,7 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
     memset(x, 0, (size_t)A->nrows * sizeof *x);
     res->converged = true;
     snprintf(res->device, sizeof res->device, "none (b = 0)");
-    free(binv);
-    free(bblk);
+    CGM_FREE(binv, bblk);
     return CGM_OK;
   }
   /* CG is scale invariant: A y = b / ||b||, x = ||b|| y (no under- or overflow) */

@@ -144,8 +144,7 @@ cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **
   prefix_sum(p + 1, nb);
   int32_t *c = malloc(((size_t)p[nb] + 1) * sizeof *c);
   if (!c) {
-    free(tmp);
-    free(p);
+    CGM_FREE(tmp, p);
     return cgm_fail(err, CGM_ERUNTIME, "out of memory for the block pattern");
   }
 #pragma omp parallel for schedule(static) if (nb >= CGM_PAR_MIN)
@@ -364,8 +363,7 @@ static cgm_status build_sel(const cgm_csr *A, const selection *sel, int32_t base
           ? cgm_fail(err, CGM_ERUNTIME, "out of memory for the layout of %d block rows", nb)
           : layout_shape(A, sel, p, len, order, B->slice_ptr, err);
   if (st) {
-    free(order);
-    free(len);
+    CGM_FREE(order, len);
     cgm_bcsr_free(B);
     return st;
   }
@@ -381,8 +379,7 @@ static cgm_status build_sel(const cgm_csr *A, const selection *sel, int32_t base
 #pragma omp parallel for schedule(static) if (nb >= CGM_PAR_MIN)
   for (int64_t s = 0; s < (int64_t)B->nslices * p.by; s++)
     B->brow[s] = s < nb ? sel_row(sel, order[s]) - base : -1;
-  free(order);
-  free(len);
+  CGM_FREE(order, len);
 
   size_t nq = (size_t)(B->nblocks_padded > 0 ? B->nblocks_padded : 1);
   B->bcol = malloc(nq * sizeof *B->bcol);

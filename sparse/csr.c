@@ -245,8 +245,7 @@ cgm_status cgm_csr_from_coo(int32_t nrows, int32_t ncols, int64_t n, const int32
     A->rowptr[i] = out;
     out = mm_csr_sum_row(A->colidx, A->val, b, e, out, i, &dup, &diag, &tmp);
   }
-  free(tmp.c);
-  free(tmp.v);
+  CGM_FREE(tmp.c, tmp.v);
   A->rowptr[nrows] = out;
   A->nnz = out;
   if (ndup) *ndup = dup;

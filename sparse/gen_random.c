@@ -388,10 +388,8 @@ cgm_status cgm_gen_random_spd(int32_t n, double avg, cgm_rowdist dist, double al
 oom:
   st = cgm_fail(err, CGM_ERUNTIME, "out of memory generating a random %d x %d matrix", n, n);
 done:
-  CGM_FREE(cdf, tlen, npick, dsum, pptr, picks, next);
+  CGM_FREE(cdf, tlen, npick, dsum, pptr, picks, next, idx, drop);
   adj_free(&g1);
   adj_free(&g);
-  free(idx);
-  free(drop);
   return st;
 }

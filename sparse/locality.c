@@ -64,8 +64,7 @@ int cgm_layout_x_sectors(const int64_t *bptr, const int32_t *bcol, int32_t nbcol
       if ((k + 1) * (int64_t)by > nb)
         total8 += read_both(stamp, mark, 0, n, &total4); /* padding slots: column 0 */
     }
-    free(stamp[0]);
-    free(stamp[1]);
+    CGM_FREE(stamp[0], stamp[1]);
   }
   if (failed) return -1;
   out[0] = total8;

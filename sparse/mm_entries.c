@@ -2,6 +2,7 @@
 /* Entries between parsing and CSR (sparse/mm_entries.h). */
 #define _POSIX_C_SOURCE 200809L
 
+#include "common/grow.h"
 #include "sparse/mm_entries.h"
 #include "sparse/mm_internal.h"
 
@@ -132,8 +133,7 @@ cgm_status mm_assemble_csr(const mm_entries *E, int32_t nrows, int32_t ncols, in
   const int64_t total = oom ? 0 : base[nb];
   oom = oom || cgm_csr_alloc(A, nrows, ncols, total, NULL) != CGM_OK;
   if (oom) {
-    free(base);
-    free(res);
+    CGM_FREE(base, res);
     return CGM_ERUNTIME;
   }
   int32_t *const colidx = A->colidx;
@@ -144,8 +144,7 @@ cgm_status mm_assemble_csr(const mm_entries *E, int32_t nrows, int32_t ncols, in
     mm_row_tmp tmp = {0};
 #pragma omp for schedule(dynamic, 1)
     for (int b = 0; b < nb; b++) assemble_block(E, b, nrows, base, A, &res[b], &tmp);
-    free(tmp.c);
-    free(tmp.v);
+    CGM_FREE(tmp.c, tmp.v);
   }
 
   /* Duplicates left gaps between the blocks: close them in block order and
@@ -177,8 +176,7 @@ cgm_status mm_assemble_csr(const mm_entries *E, int32_t nrows, int32_t ncols, in
   }
   rowptr[nrows] = nnz;
   A->nnz = nnz;
-  free(base);
-  free(res);
+  CGM_FREE(base, res);
   return CGM_OK;
 }
 

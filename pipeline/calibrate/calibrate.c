@@ -19,6 +19,7 @@
 #include "cgmodel/cgmodel.h"
 #include "cgmodel/pipeline.h"
 #include "cgmodel/calibrate.h"
+#include "common/grow.h"
 #include "common/timer.h"
 #include "microbench/microbench.h"
 #include "pipeline/calibrate/fits.h"
@@ -237,8 +238,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
     rep->cal[ri].fits = nfits;
     rep->cal[ri].ncoef = ncoef;
   }
-  free(sv.v);
-  free(fits);
+  CGM_FREE(sv.v, fits);
   return st;
 }
 
@@ -284,8 +284,7 @@ cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cg
   rep->cal[0].samples = sv.n;
   rep->cal[0].fits = nfits;
   rep->cal[0].seconds = cgm_now() - t0;
-  free(sv.v);
-  free(fits);
+  CGM_FREE(sv.v, fits);
   return st;
 }
 

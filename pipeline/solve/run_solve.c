@@ -16,8 +16,7 @@
 #include "pipeline/solve/solve_steps.h"
 
 void cgm_solve_report_free(cgm_solve_report *r) {
-  free(r->x);
-  free(r->residual_history);
+  CGM_FREE(r->x, r->residual_history);
   r->x = NULL;
   r->residual_history = NULL;
   r->nhistory = 0;
@@ -218,10 +217,8 @@ static void step_finish(solve_run *s) {
                        r->solved && !r->result.refused && !r->check_cached);
   if (s->verdict_new) solve_keep_analysis(s->r, s->verdict);
   pipeline_plans_keep(&s->r->cache, &s->plans);
-  free(s->plans.plans);
-  free(s->verdict);
   if (s->models.db) cgm_db_close(s->models.db);
-  CGM_FREE(s->models.devs, s->b, s->x);
+  CGM_FREE(s->plans.plans, s->verdict, s->models.devs, s->b, s->x);
   cgm_csr_free(&s->file);
 }
 

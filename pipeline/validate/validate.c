@@ -366,8 +366,7 @@ static cgm_status validate_one(validation *v, cgm_db *db, const char *path, cgm_
     if (run_matrix(v, db, path, &A, &f, b, x)) st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
   }
   if (!st && v->r->nrows > first) st = tune_matrix(v, &A, &f, first, err);
-  free(b);
-  free(x);
+  CGM_FREE(b, x);
   cgm_csr_free(&A);
   return st;
 }
