@@ -92,7 +92,7 @@ static int body(const cli_parsed *p) {
   if (cli_env_gpu_opts(&po.gpu, emsg, sizeof emsg)) return cli_error("predict", 2, "%s", emsg);
   if (cli_parse_only) return 0;
   cgm_db *db;
-  int rc = cli_db_open("predict", db_path, false, &db);
+  int rc = cli_db_open("predict", db_path, CGM_DB_UNCHECKED, &db);
   if (rc) return rc;
   cgm_predict_report r;
   if (cgm_predict(db, &po, &r, &err)) {

@@ -13,10 +13,10 @@ const char *cli_db_path(const char *path, char *buf, size_t n) {
   return path ? path : cli_env_db_path(buf, n);
 }
 
-int cli_db_open(const char *cmd, const char *path, bool create, cgm_db **db) {
+int cli_db_open(const char *cmd, const char *path, unsigned flags, cgm_db **db) {
   char buf[1024];
   cgm_error err = {0};
-  unsigned mode = (create ? CGM_DB_CREATE : 0u) | (cli_env_db_readonly() ? CGM_DB_READONLY : 0u);
+  const unsigned mode = flags | (cli_env_db_readonly() ? CGM_DB_READONLY : 0u);
   if (cgm_open_database(cli_db_path(path, buf, sizeof buf), mode, db, &err))
     return cli_report(cmd, &err);
   return 0;

@@ -11,9 +11,10 @@
  * default path (cgm_db_default_path, in buf). */
 const char *cli_db_path(const char *path, char *buf, size_t n);
 
-/* Opens --db FILE, $CGMODEL_DB or the default path; with create false a missing file is reported as
- * "no calibration yet" (exit 2). Prints the error and returns the exit code, or 0 with *db set. */
-int cli_db_open(const char *cmd, const char *path, bool create, cgm_db **db);
+/* Opens --db FILE, $CGMODEL_DB or the default path with flags CGM_DB_* (true: CGM_DB_CREATE);
+ * without CGM_DB_CREATE a missing file is reported as "no calibration yet" (exit 2). Prints the
+ * error and returns the exit code, or 0 with *db set. */
+int cli_db_open(const char *cmd, const char *path, unsigned flags, cgm_db **db);
 
 /* Progress on stderr when it is a terminal: "stage [#####     ] 42%", or
  * "3/16 matrices"; cli_progress_end ends the line when one was shown. */

@@ -16,6 +16,7 @@ struct cgm_db {
   sqlite3 *h;
   char *path;
   bool readonly;
+  bool unchecked;        /* CGM_DB_UNCHECKED */
   const char *ro_reason; /* why it was opened read-only (for the write errors) */
   bool in_txn;           /* cgm_db_begin called, no commit or rollback yet */
   bool txn_aborted;      /* an error inside in_txn rolled the transaction back */

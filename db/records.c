@@ -529,16 +529,32 @@ cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx)
   return cgm_db_solves_of(db, -1, 0, fn, ctx, err);
 }
 
+static int take_id(sqlite3_stmt *st, void *ctx) {
+  int64_t *ids = ctx; /* ids[0]: how many follow, at most 16 */
+  ids[++ids[0]] = sqlite3_column_int64(st, 0);
+  return ids[0] == 16;
+}
+
 cgm_status cgm_db_solves_of(cgm_db *db, int64_t matrix_id, int64_t content_id,
                             int (*fn)(const cgm_db_solve *s, void *ctx), void *ctx,
                             cgm_error *err) {
   if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_solves: no callback");
   solve_iter it = {fn, ctx};
-  const char *sql = matrix_id > 0 || content_id ? SOLVES
-                        "WHERE s.matrix_id = ?1 OR (?2 != 0 AND m.content_id = ?2) "
-                        "ORDER BY s.id DESC LIMIT " CGM_DB_SOLVES_RECENT
-                    : matrix_id == 0 ? SOLVES "ORDER BY s.id DESC LIMIT " CGM_DB_SOLVES_RECENT
-                                     : SOLVES "ORDER BY s.id";
-  return each_row(db, sql, matrix_id > 0 ? matrix_id : 0, content_id, solve_row, &it,
-                  "reading solves", err);
+  if (matrix_id <= 0 && !content_id)
+    return each_row(db,
+                    matrix_id ? SOLVES "ORDER BY s.id"
+                              : SOLVES "ORDER BY s.id DESC LIMIT " CGM_DB_SOLVES_RECENT,
+                    0, 0, solve_row, &it, "reading solves", err);
+  /* The matrix's rows first, then each one's solves by its index: one query with the OR across
+   * the join scanned every solve (21 ms at 111,000, for a matrix solved once or never). */
+  int64_t ids[17] = {0};
+  cgm_status s =
+      each_row(db,
+               "SELECT id FROM matrices WHERE id = ?1 OR (?2 != 0 AND content_id = ?2) "
+               "ORDER BY id DESC",
+               matrix_id > 0 ? matrix_id : 0, content_id, take_id, ids, "reading solves", err);
+  for (int i = 1; i <= ids[0] && !s; i++)
+    s = each_row(db, SOLVES "WHERE s.matrix_id = ?1 ORDER BY s.id DESC LIMIT " CGM_DB_SOLVES_OF,
+                 ids[i], 0, solve_row, &it, "reading solves", err);
+  return s;
 }

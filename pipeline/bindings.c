@@ -77,7 +77,7 @@ cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out, c
   po.csr = A;
   if (!st && !db_path) st = cgm_fail(err, CGM_EINPUT, "predict needs a database path");
   cgm_db *db = NULL;
-  if (!st) st = cgm_open_database(db_path, false, &db, err);
+  if (!st) st = cgm_open_database(db_path, CGM_DB_UNCHECKED, &db, err);
   cJSON *notes = cJSON_CreateArray();
   po.note = collect_note;
   po.note_ctx = notes;

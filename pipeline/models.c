@@ -261,7 +261,9 @@ static int take_coef(const cgm_db_coef *c, void *ctx) {
 static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_error *err) {
   /* the samples: the refined model's interpolations and feet */
   cgm_sample_vec sv = {0};
-  cgm_status st = fit_kind == CGM_FIT_REL
+  const bool samples = !(fit_kind & CGM_NO_SAMPLES);
+  fit_kind &= ~(CGM_NO_HISTORY | CGM_NO_SAMPLES);
+  cgm_status st = fit_kind == CGM_FIT_REL && samples
                       ? cgm_db_samples(db, t->calibration_id, pipeline_collect_sample, &sv, err)
                       : CGM_OK;
   for (int pass = 0; pass < 2 && !st; pass++) {
@@ -319,7 +321,7 @@ cgm_status cgm_load_devices_kind(cgm_db *db, const char *kind, int fit_kind,
   *count = 0;
   cgm_status st = cgm_db_calibrations(db, take_calibration, &L, err);
   if (!st) st = L.st;
-  for (int i = 0; i < L.n && !st; i++) st = load_fits(db, &L.v[i], fit_kind & ~CGM_NO_HISTORY, err);
+  for (int i = 0; i < L.n && !st; i++) st = load_fits(db, &L.v[i], fit_kind, err);
   if (st) {
     free(L.v);
     return st;

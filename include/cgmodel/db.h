@@ -22,9 +22,12 @@ typedef struct cgm_db cgm_db;
 
 /* How cgm_db_open opens the file (flags, or'ed; 0: read and write an existing file). */
 enum {
-  CGM_DB_CREATE = 1u,  /* create the file and its directory when absent, as calibrate does */
-  CGM_DB_READONLY = 2u /* read-only whatever the file's permissions (root ignores them): the
-                          CLI's $CGMODEL_DB_READONLY; writes are refused naming the file */
+  CGM_DB_CREATE = 1u,   /* create the file and its directory when absent, as calibrate does */
+  CGM_DB_READONLY = 2u, /* read-only whatever the file's permissions (root ignores them): the
+                           CLI's $CGMODEL_DB_READONLY; writes are refused naming the file */
+  CGM_DB_UNCHECKED = 4u /* no page-by-page check on open (SQLite's quick_check, 1-2 ms a MB: a
+                           recorded solve's database grows by every solve): a solve or prediction
+                           reads a few pages and SQLite reports damage on those it touches */
 };
 
 /* Opens and migrates an older schema; flags are CGM_DB_* (true and false still mean create or not).
@@ -183,11 +186,12 @@ typedef struct cgm_db_solve {
 CGM_API cgm_status cgm_db_solve_add(cgm_db *db, cgm_db_solve *s, cgm_error *err);
 CGM_API cgm_status cgm_db_solves(cgm_db *db, int (*fn)(const cgm_db_solve *s, void *ctx), void *ctx,
                                  cgm_error *err);
-/* The newest CGM_DB_SOLVES_RECENT solves of a matrix (matrix_id, or any of content content_id;
- * 0: not known), or of all with both 0, newest first: what a solve's analysis reads, bounded
- * however large the database grows (reading every solve took 60-95 ms at 5,000); matrix_id
- * negative: every solve, oldest first. */
+/* The newest CGM_DB_SOLVES_OF solves of a matrix (matrix_id, or each matrix of content content_id;
+ * 0: not known), newest first for each, or the newest CGM_DB_SOLVES_RECENT of all with both 0:
+ * what a solve's analysis reads, bounded however large the database grows (reading every solve
+ * took 60-95 ms at 5,000); matrix_id negative: every solve, oldest first. */
 #define CGM_DB_SOLVES_RECENT "1024"
+#define CGM_DB_SOLVES_OF "64"
 CGM_API cgm_status cgm_db_solves_of(cgm_db *db, int64_t matrix_id, int64_t content_id,
                                     int (*fn)(const cgm_db_solve *s, void *ctx), void *ctx,
                                     cgm_error *err);

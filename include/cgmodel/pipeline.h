@@ -75,8 +75,10 @@ CGM_API cgm_status cgm_load_devices(cgm_db *db, const char *kind, cgm_tuner_devi
 /* The same with the curves of one fit kind (cgm_fit_kind): CGM_FIT_REL is
  * cgm_load_devices (with its fallbacks to avg and max fits); any other kind
  * takes only that kind's converged fits (the maps draw the maximum fits); | CGM_NO_HISTORY: the
- * recorded solves unread (setup models and mixed's ratio the defaults). */
+ * recorded solves unread (setup models and mixed's ratio the defaults); | CGM_NO_SAMPLES: the
+ * samples unread too (no interpolations, no feet): not whole models, but whole fingerprints. */
 #define CGM_NO_HISTORY 0x100
+#define CGM_NO_SAMPLES 0x200
 CGM_API cgm_status cgm_load_devices_kind(cgm_db *db, const char *kind, int fit_kind,
                                          cgm_tuner_device **devs, int *count, cgm_error *err);
 /* One calibration (complete or not) as a tuner device, with its fits of

@@ -108,6 +108,7 @@ typedef struct {
   cgm_tuner_device *devs;
   int ndev;
   bool loaded;
+  bool light; /* without samples (CGM_NO_SAMPLES): enough for a verdict's key */
 } solve_models;
 
 /* --auto's CPU first (pipeline_cpu_first): decided by the database, before any GPU's start, on the
