@@ -7,6 +7,7 @@
 #
 # usage: bench/cli_record_history.sh OLD_CGMODEL NEW_CGMODEL DB MATRIX [ROUNDS] [HISTORY] [SOLVE OPTIONS...]
 set -euo pipefail
+export LC_ALL=C # $EPOCHREALTIME's decimal point
 old=$1 new=$2 src=$3 mtx=$4 rounds=${5:-7} history=${6:-100000}
 shift $(($# < 6 ? $# : 6))
 work=$(mktemp -d)

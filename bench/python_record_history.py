@@ -35,7 +35,7 @@ def matrix(spec):
 
 
 def grow(db, history):
-    """history more solves: copies of the newest recorded ones, each given one of the matrices."""
+    """history more solves: copies of the newest recorded one, given each matrix in turn."""
     con = sqlite3.connect(db)
     cols = [r[1] for r in con.execute("PRAGMA table_info(solves)") if r[1] != "id"]
     nmat = con.execute("SELECT count(*) FROM matrices").fetchone()[0]
@@ -43,9 +43,10 @@ def grow(db, history):
     rest = ", ".join(c for c in cols if c != "matrix_id")
     con.execute(
         f"INSERT INTO solves ({', '.join(cols)}) "
-        f"WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < ?) "
-        f"SELECT (SELECT id FROM matrices ORDER BY abs(random()) % ? LIMIT 1), {rest} "
-        f"FROM k, (SELECT * FROM solves ORDER BY id DESC LIMIT 1)", (history - 1, max(nmat, 1)))
+        f"WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < ?), "
+        f"mm(mid, r) AS (SELECT id, row_number() OVER (ORDER BY id) - 1 FROM matrices) "
+        f"SELECT mid, {rest} FROM k JOIN mm ON mm.r = k.i % ?, "
+        f"(SELECT * FROM solves ORDER BY id DESC LIMIT 1)", (history - 1, max(nmat, 1)))
     con.commit()
     n = con.execute("SELECT count(*) FROM solves").fetchone()[0]
     con.close()

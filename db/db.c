@@ -187,7 +187,7 @@ static cgm_status inspect(cgm_db *db, int *version, bool *empty, cgm_error *err)
 
   /* quick_check reads every page (about 40 ms for 8 MB): damage found now
    * is reported before anything is written. */
-  if (db->unchecked) return CGM_OK;
+  if (db->unchecked && *version == CGM_DB_SCHEMA_VERSION) return CGM_OK; /* a migration writes */
   sqlite3_stmt *st = NULL;
   rc = sqlite3_prepare_v2(db->h, "PRAGMA quick_check(1)", -1, &st, NULL);
   if (rc == SQLITE_OK) rc = sqlite3_step(st);

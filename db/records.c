@@ -535,6 +535,16 @@ static int take_id(sqlite3_stmt *st, void *ctx) {
   return ids[0] == 16;
 }
 
+/* solve_row, remembering that fn asked to stop: the next matrix row's query does not start. */
+typedef struct {
+  solve_iter it;
+  bool stop;
+} solve_stop;
+static int solve_row_stop(sqlite3_stmt *st, void *ctx) {
+  solve_stop *s = ctx;
+  return s->stop = solve_row(st, &s->it) != 0;
+}
+
 cgm_status cgm_db_solves_of(cgm_db *db, int64_t matrix_id, int64_t content_id,
                             int (*fn)(const cgm_db_solve *s, void *ctx), void *ctx,
                             cgm_error *err) {
@@ -545,16 +555,18 @@ cgm_status cgm_db_solves_of(cgm_db *db, int64_t matrix_id, int64_t content_id,
                     matrix_id ? SOLVES "ORDER BY s.id"
                               : SOLVES "ORDER BY s.id DESC LIMIT " CGM_DB_SOLVES_RECENT,
                     0, 0, solve_row, &it, "reading solves", err);
-  /* The matrix's rows first, then each one's solves by its index: one query with the OR across
-   * the join scanned every solve (21 ms at 111,000, for a matrix solved once or never). */
+  /* The matrix's rows first (its own, then the newest of its content), then each one's solves by
+   * its index: one query with the OR across the join scanned every solve (21 ms at 111,000, for a
+   * matrix solved once or never). */
   int64_t ids[17] = {0};
+  solve_stop ss = {it, false};
   cgm_status s =
       each_row(db,
                "SELECT id FROM matrices WHERE id = ?1 OR (?2 != 0 AND content_id = ?2) "
-               "ORDER BY id DESC",
+               "ORDER BY id = ?1 DESC, id DESC",
                matrix_id > 0 ? matrix_id : 0, content_id, take_id, ids, "reading solves", err);
-  for (int i = 1; i <= ids[0] && !s; i++)
+  for (int i = 1; i <= ids[0] && !s && !ss.stop; i++)
     s = each_row(db, SOLVES "WHERE s.matrix_id = ?1 ORDER BY s.id DESC LIMIT " CGM_DB_SOLVES_OF,
-                 ids[i], 0, solve_row, &it, "reading solves", err);
+                 ids[i], 0, solve_row_stop, &ss, "reading solves", err);
   return s;
 }

@@ -129,14 +129,22 @@ static cgm_status open_models(analysis *a, solve_models *m, cgm_error *err) {
 }
 
 /* No verdict kept for this key: the models whole (open_models read no samples without --auto: 0.5
- * ms of a recorded solve's 3 on 2 cores); none where they cannot be read. */
-static void whole_models(analysis *a, solve_models *m) {
+ * ms of a recorded solve's 3 on 2 cores). Where they cannot be read (the samples' pages damaged:
+ * the open checked none) none, said, and no verdict kept: false. */
+static bool whole_models(analysis *a, solve_models *m) {
   cgm_error e = {0};
   free(m->devs);
-  if (cgm_load_devices_kind(m->db, NULL, CGM_FIT_REL | CGM_NO_HISTORY, &m->devs, &m->ndev, &e))
+  const bool ok =
+      !cgm_load_devices_kind(m->db, NULL, CGM_FIT_REL | CGM_NO_HISTORY, &m->devs, &m->ndev, &e);
+  if (!ok) {
     m->devs = NULL, m->ndev = 0;
+    char why[CGM_ERRMSG_MAX + 64];
+    snprintf(why, sizeof why, "no prediction: %s", e.msg);
+    solve_note(a->o, CGM_NOTE_WARNING, why);
+  }
   m->light = false;
   a->m = *m;
+  return ok;
 }
 
 /* The calibrated device of the configuration that runs; -1: none, also a
@@ -405,7 +413,7 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_feat
     if (read_back(&a, keep)) return CGM_OK;
     *store = true;
   }
-  if (!st && m->light) whole_models(&a, m);
+  if (!st && *store && m->light) *store = whole_models(&a, m);
   if (!st && o->autotune) st = choose(&a, k, err);
   if (!st && (d = run_device(&a, true)) >= 0) {
     char msg[512]; /* our kernels' prediction from a calibration of another CG */

@@ -577,13 +577,14 @@ static void test_known_iterations(void) {
   k = pipeline_known_iterations(db, &solo, 1e-8);
   CHECK_MSG(k.k == 400, "mixed alone: %g, want 440 / 1.1", k.k);
   /* Solved more often than the analysis reads (time steps of one matrix): its newest
-   * CGM_DB_SOLVES_RECENT solves give K (the 440 above is past them), and the ratio, learned from
-   * the newest solves of all, is forgotten once they are all this matrix's (mixed's K stands for
-   * double's). */
-  const int recent = atoi(CGM_DB_SOLVES_RECENT);
+   * CGM_DB_SOLVES_OF solves give K (the 440 above and the 100 below, one older, are past them), and
+   * the ratio, learned from the newest CGM_DB_SOLVES_RECENT solves of all, is forgotten once they
+   * are all this matrix's (mixed's K stands for double's). */
+  const int recent = atoi(CGM_DB_SOLVES_RECENT), past = recent + 9 - atoi(CGM_DB_SOLVES_OF);
+  CHECK(past > 0);
   CHECK_OK(cgm_db_begin(db, &err));
   for (int i = 0; i < recent + 10; i++)
-    add_solve(db, solo.id, "mixed", 450 - (i == recent + 9), 1e-8);
+    add_solve(db, solo.id, "mixed", i == past ? 100 : 450 - (i == recent + 9), 1e-8);
   CHECK_OK(cgm_db_commit(db, &err));
   k = pipeline_known_iterations(db, &solo, 1e-8);
   CHECK_MSG(k.k == 449, "after %d more: %g, want the newest solves' least", recent + 10, k.k);
