@@ -39,6 +39,11 @@ static bool extra_path(const cgm_cache_report *rep, const char *kind, char *out,
 /* The other entries evicted until the entry with its extras, this one (`need` bytes, replacing the
  * one at path) included, fits in the limit; false when it cannot. */
 static bool make_room(const cgm_cache_report *rep, const char *path, int64_t need) {
+  /* An extra of at most 1/1024 of the limit reads the directory's total at one put in 32 (by its
+   * path): at every put, a Python loop whose matrix changes at each step (an entry and its extras a
+   * step) grew quadratic, 117 ms a solve after 2,000 steps on 2 cores. Between reads such extras
+   * may pass the limit by about 3%. */
+  if (need <= rep->max_bytes / 1024 && cgm_xxh64(path, strlen(path), 0) % 32) return true;
   char dir[4096];
   const char *slash = strrchr(rep->entry, '/');
   if (!slash || slash - rep->entry >= (ptrdiff_t)sizeof dir) return false;

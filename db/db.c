@@ -167,23 +167,21 @@ static cgm_status inspect(cgm_db *db, int *version, bool *empty, cgm_error *err)
                     "upgrade cgmodel",
                     db->path, *version, CGM_DB_SCHEMA_VERSION);
 
-  /* A table of the schema that is gone (dropped by hand, a half-copied
-   * file): every query on it would fail later with "no such table". */
+  /* A table of the schema that is gone (dropped by hand, a half-copied file): every query on it
+   * would fail later with "no such table". One query: every solve opens the file. */
   static const char *const tables[] = {"meta", "devices",  "calibrations", "samples",
                                        "fits", "matrices", "predictions",  "solves"};
-  for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
-    char sql[128];
-    int have = 0;
-    snprintf(sql, sizeof sql,
-             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '%s'", tables[t]);
-    rc = query_int(db->h, sql, &have);
-    if (rc != SQLITE_OK) return read_fail(db, rc, "reading the schema", err);
-    if (!have) {
-      char detail[96];
-      snprintf(detail, sizeof detail, "its table %s is missing", tables[t]);
-      return corrupt(db, detail, err);
-    }
-  }
+  int gone = 0; /* the first missing one's index + 1 */
+  rc = query_int(db->h,
+                 "WITH t(i, name) AS (VALUES (1, 'meta'), (2, 'devices'), (3, 'calibrations'), "
+                 "(4, 'samples'), (5, 'fits'), (6, 'matrices'), (7, 'predictions'), (8, 'solves')) "
+                 "SELECT coalesce(min(i), 0) FROM t WHERE name NOT IN "
+                 "(SELECT name FROM sqlite_master WHERE type = 'table')",
+                 &gone);
+  if (rc != SQLITE_OK) return read_fail(db, rc, "reading the schema", err);
+  char missing[96];
+  snprintf(missing, sizeof missing, "its table %s is missing", gone ? tables[gone - 1] : "");
+  if (gone) return corrupt(db, missing, err);
 
   /* quick_check reads every page (about 40 ms for 8 MB): damage found now
    * is reported before anything is written. */

@@ -134,18 +134,19 @@ static const column solve_cols[] = {SV(id, 'I'), SV(matrix_id, 'i'), SV(calibrat
     SV(matrix_content, 'I'), {0}};
 /* clang-format on */
 
-/* The iterator of a listing of records of type T (name##_iter, the
- * callback and its context) and its row reader for each_row. */
+/* The iterator of a listing of records of type T (name##_iter, the callback, its context and
+ * whether it asked to stop: a listing of several queries ends) and its row reader for each_row. */
 #define ROWS(T, name, cols)                                                                        \
   typedef struct {                                                                                 \
     int (*fn)(const T *rec, void *ctx);                                                            \
     void *ctx;                                                                                     \
+    bool stop;                                                                                     \
   } name##_iter;                                                                                   \
   static int name##_row(sqlite3_stmt *st, void *ctx) {                                             \
-    const name##_iter *it = ctx;                                                                   \
+    name##_iter *it = ctx;                                                                         \
     T rec = {0};                                                                                   \
     read_columns(&(reader){st, 0}, cols, &rec);                                                    \
-    return it->fn(&rec, it->ctx);                                                                  \
+    return it->stop = it->fn(&rec, it->ctx) != 0;                                                  \
   }
 
 /* ROWS and the public listing fn of a calibration's records of type T: the
@@ -155,7 +156,7 @@ static const column solve_cols[] = {SV(id, 'I'), SV(matrix_id, 'i'), SV(calibrat
   cgm_status fn_name(cgm_db *db, int64_t cal_id, int (*fn)(const T *rec, void *ctx), void *ctx,    \
                      cgm_error *err) {                                                             \
     if (!fn) return cgm_fail(err, CGM_EINPUT, #fn_name ": no callback");                           \
-    name##_iter it = {fn, ctx};                                                                    \
+    name##_iter it = {fn, ctx, false};                                                             \
     return each_row(db, sql, cal_id, 0, name##_row, &it, what, err);                               \
   }
 
@@ -535,21 +536,11 @@ static int take_id(sqlite3_stmt *st, void *ctx) {
   return ids[0] == 16;
 }
 
-/* solve_row, remembering that fn asked to stop: the next matrix row's query does not start. */
-typedef struct {
-  solve_iter it;
-  bool stop;
-} solve_stop;
-static int solve_row_stop(sqlite3_stmt *st, void *ctx) {
-  solve_stop *s = ctx;
-  return s->stop = solve_row(st, &s->it) != 0;
-}
-
 cgm_status cgm_db_solves_of(cgm_db *db, int64_t matrix_id, int64_t content_id,
                             int (*fn)(const cgm_db_solve *s, void *ctx), void *ctx,
                             cgm_error *err) {
   if (!fn) return cgm_fail(err, CGM_EINPUT, "cgm_db_solves: no callback");
-  solve_iter it = {fn, ctx};
+  solve_iter it = {fn, ctx, false};
   if (matrix_id <= 0 && !content_id)
     return each_row(db,
                     matrix_id ? SOLVES "ORDER BY s.id"
@@ -559,14 +550,13 @@ cgm_status cgm_db_solves_of(cgm_db *db, int64_t matrix_id, int64_t content_id,
    * its index: one query with the OR across the join scanned every solve (21 ms at 111,000, for a
    * matrix solved once or never). */
   int64_t ids[17] = {0};
-  solve_stop ss = {it, false};
   cgm_status s =
       each_row(db,
                "SELECT id FROM matrices WHERE id = ?1 OR (?2 != 0 AND content_id = ?2) "
                "ORDER BY id = ?1 DESC, id DESC",
                matrix_id > 0 ? matrix_id : 0, content_id, take_id, ids, "reading solves", err);
-  for (int i = 1; i <= ids[0] && !s && !ss.stop; i++)
+  for (int i = 1; i <= ids[0] && !s && !it.stop; i++)
     s = each_row(db, SOLVES "WHERE s.matrix_id = ?1 ORDER BY s.id DESC LIMIT " CGM_DB_SOLVES_OF,
-                 ids[i], 0, solve_row_stop, &ss, "reading solves", err);
+                 ids[i], 0, solve_row, &it, "reading solves", err);
   return s;
 }

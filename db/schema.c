@@ -197,9 +197,13 @@ static const char migration_10[] =
     "UPDATE calibrations SET interconnect = 'peer:' || (SELECT model FROM devices d WHERE d.id = "
     "calibrations.device_id) WHERE id IN (SELECT calibration_id FROM fits WHERE kernel = 'xfer');";
 
-static const char *const migrations[] = {migration_1, migration_2, migration_3, migration_4,
-                                         migration_5, migration_6, migration_7, migration_8,
-                                         migration_9, migration_10};
+/* Version 11: matrices found by their content without reading them all (a matrix in memory whose
+ * values change at every step adds a row a step). */
+static const char migration_11[] = "CREATE INDEX matrices_content ON matrices (content_id);";
+
+static const char *const migrations[] = {migration_1, migration_2,  migration_3, migration_4,
+                                         migration_5, migration_6,  migration_7, migration_8,
+                                         migration_9, migration_10, migration_11};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == CGM_DB_SCHEMA_VERSION,
                "one migration per schema version");

@@ -13,6 +13,9 @@ CGM_BEGIN_DECLS
 
 /* The default size limit of the cache directory: 4 GiB. */
 #define CGM_CACHE_DEFAULT_MAX_BYTES ((int64_t)4 << 30)
+/* Entries kept at most, whatever their bytes: a matrix in memory whose values change at every step
+ * makes a header-only entry and its extras (a few KB) a step, and an eviction reads them all. */
+#define CGM_CACHE_MAX_ENTRIES 1024
 
 typedef struct cgm_cache_opts {
   const char *dir;   /* the cache directory (created when missing); NULL: no cache */

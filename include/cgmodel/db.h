@@ -18,7 +18,7 @@ CGM_BEGIN_DECLS
 typedef struct cgm_db cgm_db;
 
 /* The schema version this build writes and reads. */
-#define CGM_DB_SCHEMA_VERSION 10
+#define CGM_DB_SCHEMA_VERSION 11
 
 /* How cgm_db_open opens the file (flags, or'ed; 0: read and write an existing file). */
 enum {

@@ -393,9 +393,11 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_feat
                                      r->opts.backend != CGM_BACKEND_CUSPARSE);
   /* --auto weighs mixed precision by this matrix's own ratio where known */
   const bool mixed = o->autotune && !o->constraints.precision_given;
-  /* --auto's probe where it can pay: its two runs against what the choice
-   * could save at the size's K (a small matrix's runs are whole solves) */
-  double budget = o->autotune ? PIPELINE_PROBE_BUDGET : 0, bound;
+  /* --auto's probe where it can pay: its two runs against what the choice could save at the size's
+   * K (a small matrix's runs are whole solves). Without --auto none (a run kept still serves): its
+   * 50 CPU iterations were 40 of an 84 ms analysis at 760k entries on 2 cores, paid by every new
+   * content, for --reorder auto's K, which the size's estimate gives about as well. */
+  double budget = o->autotune ? PIPELINE_PROBE_BUDGET : -1.0, bound;
   const double ke = cgm_iterations_estimate(A->nrows, r->opts.tol);
   if (!st && o->autotune &&
       !pipeline_auto_worth(a.m.devs, a.m.ndev, a.host, &r->opts, A, ke,

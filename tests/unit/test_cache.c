@@ -482,6 +482,35 @@ static void test_memory(void) {
   cgm_csr_free(&A);
 }
 
+/* A matrix in memory whose values change at every step (a nonlinear or time-dependent solve) makes
+ * an entry a step, each far under the byte limit: the entries' count is bounded, kept by the
+ * extras' puts, which read the directory at one put in 32 (or so) alone. */
+static void test_many_steps(void) {
+  cgm_error e = {0};
+  cgm_csr A;
+  CHECK_OK(cgm_gen_poisson3d(2, &A, &e));
+  int removed = 0;
+  CHECK_OK(cgm_cache_clear(cdir, &removed, &e));
+  const cgm_cache_opts o = {.dir = cdir, .max_bytes = CGM_CACHE_DEFAULT_MAX_BYTES};
+  const int steps = CGM_CACHE_MAX_ENTRIES + 300;
+  const double v[4] = {1, 2, 3, 4};
+  for (int k = 0; k < steps; k++) {
+    A.val[0] = 6.0 + k; /* a new content */
+    cgm_cache_report r;
+    cgm_cache_of_memory(&o, &A, &r);
+    CHECK(r.stored);
+    cgm_cache_extra_put(&r, "features", 1, v, sizeof v);
+    cgm_cache_extra_put(&r, "checked", 1, v, sizeof v);
+  }
+  cgm_cache_entry *list = NULL;
+  int n = 0;
+  CHECK_OK(cgm_cache_list(cdir, &list, &n, &e));
+  /* at most the cap and the entries made since the last put that read the directory */
+  CHECK_MSG(n <= CGM_CACHE_MAX_ENTRIES + 200 && n >= CGM_CACHE_MAX_ENTRIES - 200, "%d entries", n);
+  free(list);
+  cgm_csr_free(&A);
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof tmpdir, "%s/cgm-cache-XXXXXX",
            getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -495,6 +524,7 @@ int main(void) {
   test_fifo();
   test_background();
   test_memory();
+  test_many_steps();
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
   if (system(cmd)) fprintf(stderr, "could not remove %s\n", tmpdir);

@@ -22,9 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Takes a database back from schema version 10 (calibrations'
- * interconnect profiles) to 9. */
-#define DROP_V10 "ALTER TABLE calibrations DROP COLUMN interconnect; "
+/* Takes a database back from schema version 11 (the index of the matrices' content) and 10
+ * (calibrations' interconnect profiles) to 9. */
+#define DROP_V10 "DROP INDEX matrices_content; ALTER TABLE calibrations DROP COLUMN interconnect; "
 /* Takes it back from 10 to 8 (9: timings' spread and settledness,
  * disturbed solves): the start of every downgrade below. */
 #define DROP_V9                                                                                    \
