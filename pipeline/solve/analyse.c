@@ -94,6 +94,15 @@ static void analysis_key(const analysis *a, double k_known, analysis_blob *b) {
     }
 }
 
+/* The verdicts kept beside r's entry: *n of them (0: none, or not whole ones), malloc'ed (NULL
+ * where none was read; the caller frees it even where *n is 0). */
+static analysis_blob *kept_verdicts(const cgm_solve_report *r, int *n) {
+  size_t bytes = 0;
+  analysis_blob *v = cgm_cache_extra_load(&r->cache, ANALYSIS, ANALYSIS_VERSION, &bytes);
+  *n = v && bytes % sizeof *v == 0 ? (int)(bytes / sizeof *v) : 0;
+  return v;
+}
+
 /* The database (opened when it exists; always with --auto) and the
  * calibrated devices, loaded once a solve (m). Without --auto one that will
  * not open is said and done without: the solve is not the database's. */
@@ -113,14 +122,18 @@ static cgm_status open_models(analysis *a, solve_models *m, cgm_error *err) {
     snprintf(why, sizeof why, "the solve will not be recorded: %s", db_err->msg);
     solve_note(o, CGM_NOTE_WARNING, why);
   }
-  /* history: --auto's choice alone; samples: a verdict's miss (whole_models) */
-  const int kind = CGM_FIT_REL | (need ? 0 : CGM_NO_HISTORY | CGM_NO_SAMPLES);
+  /* history: --auto's choice alone; samples: not where a verdict kept may serve (whole_models on a
+   * miss), a matrix seen before; a new content (values changed at each step) loads them at once */
+  int kept = 0;
+  free(kept_verdicts(a->r, &kept));
+  const bool light = !need && kept > 0;
+  const int kind = CGM_FIT_REL | (need ? 0 : CGM_NO_HISTORY) | (light ? CGM_NO_SAMPLES : 0);
   if (!m->loaded && m->db &&
       (st = cgm_load_devices_kind(m->db, NULL, kind, &m->devs, &m->ndev, db_err))) {
     if (need) return st;
     m->ndev = 0;
   }
-  m->light |= !m->loaded && !need;
+  m->light |= !m->loaded && light;
   m->loaded = true;
   a->m = *m;
   if (!o->host) cgm_host_describe(&a->here);
@@ -160,15 +173,6 @@ static int run_device(const analysis *a, bool say) {
   pipeline_cpu_advice(a->host, a->m.devs, a->m.ndev, threads, msg, sizeof msg);
   if (say && msg[0]) solve_note(a->o, CGM_NOTE_WARNING, msg + 2); /* no prediction: past "; " */
   return -1;
-}
-
-/* The verdicts kept beside r's entry: *n of them (0: none, or not whole ones), malloc'ed (NULL
- * where none was read; the caller frees it even where *n is 0). */
-static analysis_blob *kept_verdicts(const cgm_solve_report *r, int *n) {
-  size_t bytes = 0;
-  analysis_blob *v = cgm_cache_extra_load(&r->cache, ANALYSIS, ANALYSIS_VERSION, &bytes);
-  *n = v && bytes % sizeof *v == 0 ? (int)(bytes / sizeof *v) : 0;
-  return v;
 }
 
 /* A verdict kept beside the cache entry with this key: applied. */

@@ -266,7 +266,12 @@ entry=$(json_get "$TMP/ana1.json" cache.entry)
 assert_file_exists "$entry-analysis" "analysis: kept beside the entry"
 # decided from the whole models: a solve first loads them without samples, enough for the key
 expect_exit 0 "$CGM" predict "$A" --json
-json_check "$OUT" "'$(json_get "$TMP/ana1.json" reorder)' == 'rcm' or [c['time_per_iter_s'] for c in j['candidates'] if (c['backend'], c['block'], c['precision'], c['storage']) == ('cpu', 1, 'double', 'full')] == [$(json_get "$TMP/ana1.json" predicted_time_per_iter_s)]" "analysis: the solve's prediction is predict's (as numbered)"
+cp "$OUT" "$TMP/ana_pred.json"
+same_as_predict() { # the solve's JSON ($OUT), its block size: its prediction is predict's (as numbered)
+  json_check "$TMP/ana_pred.json" "'$(json_get "$OUT" reorder)' == 'rcm' or [c['time_per_iter_s'] for c in j['candidates'] if (c['backend'], c['block'], c['precision'], c['storage']) == ('cpu', $1, 'double', 'full')] == [$(json_get "$OUT" predicted_time_per_iter_s)]" "analysis: the solve's prediction is predict's at N = $1"
+}
+cp "$TMP/ana1.json" "$OUT"
+same_as_predict 1
 expect_exit 0 "${ANA[@]}"
 json_check "$OUT" 'j["cache"]["analysis"]' "analysis: read back"
 for k in predicted_time_per_iter_s reorder iterations; do
@@ -274,6 +279,7 @@ for k in predicted_time_per_iter_s reorder iterations; do
 done
 expect_exit 0 "${ANA[@]}" --block 2
 json_check "$OUT" 'not j["cache"]["analysis"] and j["block"] == 2' "analysis: other options decide anew"
+same_as_predict 2 # the models first without samples (a verdict kept), then whole
 expect_exit 0 "${ANA[@]}" --block 2
 json_check "$OUT" 'j["cache"]["analysis"]' "analysis: the new options' verdict kept"
 expect_exit 0 "${ANA[@]}"
