@@ -36,14 +36,14 @@ static double secs(struct timespec t) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Removes an orphaned extra or a killed writer's temporary: true. */
-static bool sweep_extra(const char *dir, const char *name, const struct stat *s, time_t now) {
-  char p[4200], entry[4200];
-  snprintf(p, sizeof p, "%s/%s", dir, name);
-  snprintf(entry, sizeof entry, "%s/%.20s", dir, name); /* 16 hex digits and ".csr" */
+/* Removes an orphaned extra or a killed writer's temporary from the directory dfd: true. */
+static bool sweep_extra(int dfd, const char *name, const struct stat *s, time_t now) {
+  char entry[32];
+  snprintf(entry, sizeof entry, "%.20s", name); /* 16 hex digits and ".csr" */
   struct stat e;
-  const bool orphan = stat(entry, &e) != 0 && errno == ENOENT;
-  return (orphan || (strstr(name, ".tmp.") && now - s->st_mtime > TMP_STALE_S)) && !unlink(p);
+  const bool orphan = fstatat(dfd, entry, &e, 0) != 0 && errno == ENOENT;
+  return (orphan || (strstr(name, ".tmp.") && now - s->st_mtime > TMP_STALE_S)) &&
+         !unlinkat(dfd, name, 0);
 }
 
 static int by_name(const void *a, const void *b) {
@@ -61,20 +61,18 @@ static int scan(const char *dir, bool sweep, file_info **out, int *count) {
   int cap = 0, n = 0;
   file_info *v = NULL;
   struct dirent *de;
-  char p[4200];
   time_t now = time(NULL);
   while ((de = readdir(d))) {
     const bool entry = cgm_cache_is_entry_name(de->d_name),
                extra = cgm_cache_is_extra_name(de->d_name);
     if (!entry && !extra && !(sweep && cgm_cache_is_tmp_name(de->d_name))) continue;
-    snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
     struct stat s; /* by the open directory: no walk of its path for every file */
     if (fstatat(dirfd(d), de->d_name, &s, 0) || !S_ISREG(s.st_mode)) continue;
     if (!entry && !extra) {
-      if (now - s.st_mtime > TMP_STALE_S) unlink(p);
+      if (now - s.st_mtime > TMP_STALE_S) unlinkat(dirfd(d), de->d_name, 0);
       continue;
     }
-    if (extra && sweep && sweep_extra(dir, de->d_name, &s, now)) continue;
+    if (extra && sweep && sweep_extra(dirfd(d), de->d_name, &s, now)) continue;
     file_info fi = {.bytes = (int64_t)s.st_size, .atime = secs(s.st_atim)};
     snprintf(fi.name, sizeof fi.name, "%.63s", de->d_name);
     if (!cgm_push(&v, &n, &cap, &fi, sizeof fi, 32)) break;
