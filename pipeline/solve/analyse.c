@@ -124,16 +124,16 @@ static cgm_status open_models(analysis *a, solve_models *m, cgm_error *err) {
   }
   /* history: --auto's choice alone; samples: not where a verdict kept may serve (whole_models on a
    * miss), a matrix seen before; a new content (values changed at each step) loads them at once */
-  int kept = 0;
-  free(kept_verdicts(a->r, &kept));
-  const bool light = !need && kept > 0;
+  int kept = 0; /* read only where the models are to be loaded */
+  if (!need && !m->loaded && m->db) free(kept_verdicts(a->r, &kept));
+  const bool light = kept > 0;
   const int kind = CGM_FIT_REL | (need ? 0 : CGM_NO_HISTORY) | (light ? CGM_NO_SAMPLES : 0);
   if (!m->loaded && m->db &&
       (st = cgm_load_devices_kind(m->db, NULL, kind, &m->devs, &m->ndev, db_err))) {
     if (need) return st;
     m->ndev = 0;
   }
-  m->light |= !m->loaded && light;
+  m->light |= light;
   m->loaded = true;
   a->m = *m;
   if (!o->host) cgm_host_describe(&a->here);
