@@ -65,6 +65,19 @@ __global__ void fill(int64_t nslots, int bx, int by, const IP *rowptr, const int
   }
 }
 
+/* cgm_values_choose_by's pass: bit CGM_VALUES_OUTSIDE, a value outside vs's dictionary (where
+ * vs is DICT; a NaN is in none); bit CGM_VALUES_NOT_F32, a value not a float. */
+__global__ void values_found(int64_t nnz, const double *val, cgm_value_set vs, unsigned *found) {
+  unsigned f = 0;
+  CGM_GRID_LOOP(k, nnz) {
+    const double v = val[k];
+    bool in = vs.fmt != CGM_VALUES_DICT;
+    for (int i = 0; i < vs.ndict && !in; i++) in = vs.dict[i] == v;
+    f |= (in ? 0u : CGM_VALUES_OUTSIDE) | ((double)(float)v == v ? 0u : CGM_VALUES_NOT_F32);
+  }
+  if (f) atomicOr(found, f);
+}
+
 /* The values as d stores them (d->vs for d->A; c, the long rows, full). */
 template <typename IP>
 cudaError_t launch_fill(const cgm_cuda_dev *d, const cgm_csr_device *A, int bx, int by,
@@ -215,5 +228,22 @@ cgm_status cgm_cuda_matrix_from_device(cgm_cuda_dev *d, const cgm_csr_device *A,
 out:
   /* the temporaries go; on failure m's and c's arrays stay with d (cgm_cuda_dev_free) */
   cgm_cuda_free_all({len, len_sorted, iota, order, counts, size, tmp});
+  return st;
+}
+
+cgm_status cgm_cuda_values_found(cgm_cuda_dev *d, const double *val, int64_t nnz,
+                                 const cgm_value_set *vs, unsigned *found, cgm_error *err) {
+  unsigned *f = NULL;
+  cgm_status st = CGM_OK;
+  CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
+  CGM_CUDA_TRY(err, cudaMalloc((void **)&f, sizeof *f));
+  CGM_CUDA_GOTO(st, err, out, cudaMemsetAsync(f, 0, sizeof *f, d->stream));
+  values_found<<<grid_for(nnz), kThreads, 0, d->stream>>>(nnz, val, *vs, f);
+  CGM_CUDA_GOTO(st, err, out, cudaGetLastError());
+  CGM_CUDA_GOTO(st, err, out,
+                cudaMemcpyAsync(found, f, sizeof *f, cudaMemcpyDeviceToHost, d->stream));
+  CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d->stream));
+out:
+  cgm_cuda_free_all({f});
   return st;
 }

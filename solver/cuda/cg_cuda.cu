@@ -213,12 +213,13 @@ out:
   return st;
 }
 
-/* Uploads D^-1, b, x0 (own rows) and x0 into v as the first SpMV reads it;
+/* Uploads D^-1 (where the GPU did not build the layout and it), b, x0 (own rows) and x0 into v
+ * as the first SpMV reads it;
  * in mixed precision x0 goes to x_hi, the correction x starting at zero.
  * Filled straight into the pinned buffers on every core; x0 = 0 (the
  * default) is not sent at all: x, x_hi and v start at zero (cgm_cuda_dev_init). */
 static cgm_status upload_vectors(gpu_solver *S, const cgm_problem *pb, const cgm_seg_host *seg,
-                                 cgm_error *err) {
+                                 bool dev_layout, cgm_error *err) {
   const cgm_csr *A = pb->A;
   const int n = S->n;
   const int64_t nglob = (int64_t)S->bounds[S->G] * n;
@@ -239,7 +240,7 @@ static cgm_status upload_vectors(gpu_solver *S, const cgm_problem *pb, const cgm
                              b = {pb->b, NULL, r0, A->nrows, 0.0, b_single},
                              x = {pb->x, NULL, r0, A->nrows, 0.0, single && !d->mixed},
                              v = {pb->x, NULL, 0, A->nrows, 0.0, single};
-    if ((st = cgm_cuda_upload_rows(d, d->dinv, &dinv, d->rows, err))) break;
+    if (!dev_layout && (st = cgm_cuda_upload_rows(d, d->dinv, &dinv, d->rows, err))) break;
     if (pb->binv && (st = upload_bjacobi(S, pb, d, g, err))) break;
     if ((st = cgm_cuda_upload_rows(d, d->b, &b, d->rows, err)) || !x0) continue;
     /* the solution in double in mixed; the iteration solves for its correction */
@@ -291,10 +292,47 @@ static cgm_status want_device_layout(const gpu_solver *S, const cgm_problem *pb,
   return CGM_OK;
 }
 
-/* A's CSR to d's device, the layout of block size 1 built there into d->A
- * (its long rows into d->C), the CSR freed; *tl = the start of the build. */
-static cgm_status layout_on_device(cgm_cuda_dev *d, const cgm_csr *A, cgm_bcsr_params p, double *tl,
-                                   cgm_error *err) {
+/* cgm_values_choose_by's pass on the GPU that holds the CSR. */
+struct values_ctx {
+  cgm_cuda_dev *d;
+  const double *val;
+  int64_t nnz;
+  cgm_error *err;
+  cgm_status st;
+};
+static int values_pass(void *ctx, const cgm_value_set *s) {
+  values_ctx *c = (values_ctx *)ctx;
+  unsigned found = 0;
+  c->st = cgm_cuda_values_found(c->d, c->val, c->nnz, s, &found, c->err);
+  return c->st ? -1 : (int)found;
+}
+
+/* The values' storage (A on the host; a matrix in GPU memory keeps its values), read from a copy
+ * of A's values on d where there is one (dval: no pass of the host over them); values not exact
+ * only where reliable updates replace the residual by the true one in double (one GPU), as in
+ * single precision. */
+static cgm_status choose_values(gpu_solver *S, const cgm_problem *pb, cgm_cuda_dev *d,
+                                const double *dval, cgm_error *err) {
+  const cgm_csr *A = pb->A;
+  const int32_t nbc = (pb->plan.nrows + S->n - 1) / S->n;
+  cgm_value_set c;
+  values_ctx ctx = {d, dval, A->nnz, err, CGM_OK};
+  if (!dval)
+    c = cgm_values_choose(A->val, A->nnz, S->n, nbc, pb->opts.storage, pb->opts.precision);
+  else if (!cgm_values_choose_by(&c, A->val, A->nnz, S->n, nbc, pb->opts.storage,
+                                 pb->opts.precision, values_pass, &ctx))
+    return ctx.st;
+  if (c.exact || S->pol.reliable) S->vs = c;
+  if (!S->vs.exact) S->pol.reduced = 1, S->pol.floor_watch = 0;
+  return CGM_OK;
+}
+
+/* A's CSR to d's device, the values' storage and D^-1 read from it there and the layout of block
+ * size 1 built there into d->A (its long rows into d->C), the CSR freed; *tl = the start of the
+ * build. */
+static cgm_status layout_on_device(gpu_solver *S, const cgm_problem *pb, cgm_cuda_dev *d,
+                                   double *tl, cgm_error *err) {
+  const cgm_csr *A = pb->A;
   void *rp = NULL, *ci = NULL, *va = NULL;
   const size_t bytes[3] = {((size_t)A->nrows + 1) * 8, (size_t)(A->nnz > 0 ? A->nnz : 1) * 4,
                            (size_t)(A->nnz > 0 ? A->nnz : 1) * 8};
@@ -320,7 +358,10 @@ static cgm_status layout_on_device(cgm_cuda_dev *d, const cgm_csr *A, cgm_bcsr_p
     dA.colidx = (const int32_t *)ci;
     dA.val = (const double *)va;
     *tl = cgm_now(); /* the upload was the CSR's; the build is the layout's */
-    st = cgm_cuda_matrix_from_device(d, &dA, p, &d->A, &d->C, err);
+    if ((st = choose_values(S, pb, d, dA.val, err)) || (st = gs_device_dinv(S, d, &dA, err)))
+      goto out;
+    d->vs = S->vs;
+    st = cgm_cuda_matrix_from_device(d, &dA, pb->opts.layout, &d->A, &d->C, err);
   }
 out:
   cgm_cuda_free_all({rp, ci, va});
@@ -359,17 +400,8 @@ static void init_solver(gpu_solver *S, const cgm_problem *pb) {
   S->chunk = pb->plan.chunk_rows;
   S->exchange_elems = pb->plan.exchange_elems;
   S->pol = gs_policy_make(&pb->opts, &pb->plan);
-  /* The values' storage; values not exact only where reliable updates
-   * replace the residual by the true one in double (one GPU), as in
-   * single precision. A matrix in GPU memory keeps its values. */
-  const int32_t nbc = (pb->plan.nrows + S->n - 1) / S->n;
-  S->vs = cgm_values_choose(NULL, 0, S->n, nbc, CGM_STORAGE_FULL, CGM_PREC_DOUBLE);
-  if (!pb->dA) {
-    const cgm_value_set c =
-        cgm_values_choose(pb->A->val, pb->A->nnz, S->n, nbc, pb->opts.storage, pb->opts.precision);
-    if (c.exact || S->pol.reliable) S->vs = c;
-  }
-  if (!S->vs.exact) S->pol.reduced = 1, S->pol.floor_watch = 0;
+  S->vs =
+      cgm_values_choose(NULL, 0, S->n, 1, CGM_STORAGE_FULL, CGM_PREC_DOUBLE); /* choose_values */
 }
 
 /* Every segment's memory (the plan's), checked before any allocation. */
@@ -418,7 +450,7 @@ static cgm_status setup_device(gpu_solver *S, const cgm_problem *pb, const cgm_s
   if (!st && (pb->dA || dev_layout)) {
     double tl = 0.0;
     st = pb->dA ? (tl = cgm_now(), cgm_cuda_matrix_from_device(d, pb->dA, p, &d->A, &d->C, err))
-                : layout_on_device(d, pb->A, p, &tl, err);
+                : layout_on_device(S, pb, d, &tl, err);
     *built += cgm_now() - tl;
     res->time_layout_s += cgm_now() - tl;
   } else if (!st) {
@@ -464,7 +496,8 @@ static cgm_status setup(gpu_solver *S, const cgm_problem *pb, cgm_seg_host *seg,
   cgm_status st = CGM_OK;
   if (S->pol.mode == MODE_P2P || S->pol.mode == MODE_HALO)
     if ((st = gs_enable_peers(G, err))) return st;
-  if ((st = check_memory(S, pb, err)) || (st = build_segments(S, pb, seg, &dev_layout, res, err)))
+  if ((st = check_memory(S, pb, err)) || (st = build_segments(S, pb, seg, &dev_layout, res, err)) ||
+      (!pb->dA && !dev_layout && (st = choose_values(S, pb, &S->dev[0], NULL, err))))
     return st;
   const double tu = cgm_now(); /* the start of the upload */
   for (int g = 0; g < G && !st; g++) st = setup_device(S, pb, seg, g, dev_layout, &built, res, err);
@@ -486,7 +519,8 @@ static cgm_status setup(gpu_solver *S, const cgm_problem *pb, cgm_seg_host *seg,
     CGM_CUDA_TRY(err, cudaSetDevice(S->dev[0].dev));
     S->pol.pdl = cgm_pdl_supported();
   }
-  if ((st = pb->dA ? gs_device_vectors(S, pb, err) : upload_vectors(S, pb, seg, err))) return st;
+  if ((st = pb->dA ? gs_device_vectors(S, pb, err) : upload_vectors(S, pb, seg, dev_layout, err)))
+    return st;
   for (int g = 0; g < G; g++) cgm_cuda_stage_release(&S->dev[g]); /* the uploads are done */
   res->time_upload_s = cgm_now() - tu - built;       /* with the exchange's and NCCL's setup */
   for (int g = 0; g < G; g++) cgm_seg_free(&seg[g]); /* the host copies are no longer needed */

@@ -147,13 +147,13 @@ __global__ void scale_back(int32_t n, const double *y, double scale, double *x, 
   }
 }
 
-/* D^-1 from A's diagonal in the iteration's precision. */
+/* D^-1 from A's diagonal in the iteration's precision, 1 past A's n rows (cgm_stage_rows'). */
 template <typename IP, typename T>
-__global__ void inverse_diagonal(int32_t n, const IP *rp, const int32_t *col, const double *val,
-                                 T *dinv) {
-  CGM_GRID_LOOP(i, n) {
-    const int64_t k = find_col(rp, col, i, (int32_t)i);
-    dinv[i] = (T)(1.0 / val[k]); /* present and positive: checked */
+__global__ void inverse_diagonal(int32_t n, int64_t rows, const IP *rp, const int32_t *col,
+                                 const double *val, T *dinv) {
+  CGM_GRID_LOOP(i, rows) {
+    const int64_t k = i < n ? find_col(rp, col, i, (int32_t)i) : -1;
+    dinv[i] = (T)(i >= n ? 1.0 : 1.0 / (k >= 0 ? val[k] : 0.0)); /* present and positive: checked */
   }
 }
 
@@ -418,22 +418,28 @@ cgm_status check_opts(const cgm_solve_opts *o, cgm_error *err) {
 
 } // namespace
 
+cgm_status gs_device_dinv(const gpu_solver *S, cgm_cuda_dev *d, const cgm_csr_device *A,
+                          cgm_error *err) {
+  CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
+  with_rowptr(A, [&](auto rp) {
+    if (S->prec == CGM_PREC_SINGLE) /* the iteration's: single in mixed too */
+      inverse_diagonal<<<grid_for(d->rows), kThreads, 0, d->stream>>>(
+          A->nrows, d->rows, rp, A->colidx, A->val, (float *)d->dinv);
+    else
+      inverse_diagonal<<<grid_for(d->rows), kThreads, 0, d->stream>>>(
+          A->nrows, d->rows, rp, A->colidx, A->val, (double *)d->dinv);
+  });
+  CGM_CUDA_TRY(err, cudaGetLastError());
+  return CGM_OK;
+}
+
 cgm_status gs_device_vectors(gpu_solver *S, const cgm_problem *pb, cgm_error *err) {
   cgm_cuda_dev *d = &S->dev[0];
   const cgm_csr_device *A = pb->dA;
   const int32_t n = A->nrows;
-  const int grid = grid_for(n);
-  CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
   const bool f32 = S->prec == CGM_PREC_SINGLE; /* the iteration's: single in mixed too */
-  with_rowptr(A, [&](auto rp) {
-    if (f32)
-      inverse_diagonal<<<grid, kThreads, 0, d->stream>>>(n, rp, A->colidx, A->val,
-                                                         (float *)d->dinv);
-    else
-      inverse_diagonal<<<grid, kThreads, 0, d->stream>>>(n, rp, A->colidx, A->val,
-                                                         (double *)d->dinv);
-  });
-  CGM_CUDA_TRY(err, cudaGetLastError());
+  cgm_status st = gs_device_dinv(S, d, A, err);
+  if (st) return st;
   /* b: double unless in single precision */
   CGM_CUDA_TRY(err, put_vec(pb->opts.precision == CGM_PREC_SINGLE, n, pb->b, d->b, d->stream));
   if (d->mixed) { /* the solution in double; the iteration solves for its correction */

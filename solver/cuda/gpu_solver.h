@@ -126,6 +126,9 @@ cgm_status gs_probe(gpu_solver *S, double *rt, double *xn, double *dxn, cgm_erro
  * vectors D^-1, b, x0 and v set from them on the device, and the solution
  * (x_hi + x in mixed precision) written back into x there (n rows). */
 cgm_status gs_device_vectors(gpu_solver *S, const cgm_problem *pb, cgm_error *err);
+/* D^-1 (d->rows of it) from a CSR in d's memory: a layout built there needs none sent. */
+cgm_status gs_device_dinv(const gpu_solver *S, cgm_cuda_dev *d, const cgm_csr_device *A,
+                          cgm_error *err);
 cgm_status gs_device_solution(gpu_solver *S, double *x, int64_t n, cgm_error *err);
 
 /* startup.cu */

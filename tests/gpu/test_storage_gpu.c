@@ -6,7 +6,8 @@
  * one GPU: DICT takes full's iterations exactly, F32 with reliable updates
  * reaches the tolerance in the true residual within 10% of full's, both
  * with the layout built on the host and on the GPU, with long rows apart
- * too (an arrow, a power law); and the format each solve stores is the
+ * too (an arrow, a power law), a value the GPU's sample of them misses, integers past a
+ * dictionary; and the format each solve stores is the
  * one the model priced, on 2 GPUs too where there are 2. Skipped (77)
  * without a GPU. */
 #include <math.h>
@@ -103,6 +104,30 @@ static void test_solves(bool dl) {
   const cgm_solve_result rf = solve(&R, CGM_STORAGE_FULL, dl),
                          rc = solve(&R, CGM_STORAGE_COMPACT, dl);
   CHECK(rc.storage == CGM_VALUES_F32 && !rc.storage_exact && rc.iterations <= 1.1 * rf.iterations);
+  /* the values' format as the GPU's pass reads it (a layout built there) and the host's: a
+   * diagonal entry that a sample of the values misses (a dictionary of 4, found by the host's pass
+   * after the GPU's), and integers past a dictionary's room (D P D, D = 1..5: f32, exact) */
+  cgm_csr Q, I;
+  CHECK_OK(cgm_gen_poisson3d(40, &Q, &err));
+  CHECK_OK(cgm_gen_poisson3d(40, &I, &err));
+  const int64_t gap = Q.nnz / 32; /* the sample: runs of 32 at multiples of gap */
+  int32_t r = Q.nrows / 3;
+  while (Q.rowptr[r] % gap < 64 || Q.rowptr[r] % gap > gap - 64) r++;
+  for (int64_t k = Q.rowptr[r]; k < Q.rowptr[r + 1]; k++)
+    if (Q.colidx[k] == r) Q.val[k] = 6.5;
+  for (int32_t i = 0; i < I.nrows; i++)
+    for (int64_t k = I.rowptr[i]; k < I.rowptr[i + 1]; k++)
+      I.val[k] *= (double)(1 + i % 5) * (1 + I.colidx[k] % 5);
+  const cgm_solve_result qf = solve(&Q, CGM_STORAGE_FULL, dl),
+                         qc = solve(&Q, CGM_STORAGE_COMPACT, dl),
+                         ic = solve(&I, CGM_STORAGE_COMPACT, dl);
+  CHECK_MSG(qc.storage == CGM_VALUES_DICT && qc.iterations == qf.iterations,
+            "device layout %d: %s, %d iterations against full's %d", dl,
+            cgm_values_name(qc.storage), qc.iterations, qf.iterations);
+  CHECK_MSG(ic.storage == CGM_VALUES_F32 && ic.storage_exact, "device layout %d: %s, exact %d", dl,
+            cgm_values_name(ic.storage), ic.storage_exact);
+  cgm_csr_free(&Q);
+  cgm_csr_free(&I);
   cgm_csr_free(&W);
   cgm_csr_free(&R);
   cgm_csr_free(&P);

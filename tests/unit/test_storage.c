@@ -121,6 +121,71 @@ static void test_spmv(void) {
   cgm_csr_free(&K);
 }
 
+/* A pass as a GPU runs it (kernels/device_layout.cu values_found), on the host; fail: it fails. */
+typedef struct {
+  const double *val;
+  int64_t nnz;
+  int calls, fail;
+} host_pass;
+static int pass_on_host(void *ctx, const cgm_value_set *s) {
+  host_pass *h = ctx;
+  int found = 0;
+  h->calls++;
+  for (int64_t k = 0; k < h->nnz; k++) {
+    bool in = s->fmt != CGM_VALUES_DICT;
+    for (int i = 0; i < s->ndict && !in; i++) in = s->dict[i] == h->val[k];
+    found |= (in ? 0 : CGM_VALUES_OUTSIDE) |
+             ((double)(float)h->val[k] == h->val[k] ? 0 : CGM_VALUES_NOT_F32);
+  }
+  return h->fail ? -1 : found;
+}
+
+/* cgm_values_choose_by (a sample's dictionary and one pass elsewhere) gives what the host's
+ * whole pass gives: the same format, exactness and dictionary (as a set), on values of every kind
+ * (a stencil's, a value the sample misses, integers past the dictionary's room, values that are
+ * not floats, a NaN); no pass where the sample rules both formats out; a failed pass says so. */
+static void test_choose_by(void) {
+  const int64_t big = (int64_t)(CGM_COMPACT_MIN_BYTES / 12) + 1;
+  double *v = malloc((size_t)big * sizeof *v);
+  CHECK(v != NULL);
+  if (!v) return;
+  for (int kind = 0; kind < 7; kind++) {
+    for (int64_t k = 0; k < big; k++)
+      v[k] = kind == 0   ? (k % 7 == 0 ? 6.0 : -1.0) /* a stencil */
+             : kind == 1 ? (k % 7 == 0         ? 6.0
+                            : k == big / 3 + 6 ? 2.5
+                                               : -1.0)                         /* one unsampled */
+             : kind == 2 ? (double)(k % 20)                                    /* past the room */
+             : kind == 3 ? 1.0 / (double)(k + 3)                               /* not floats */
+             : kind == 4 ? (double)(k % 15) + (k == big / 2 + 100 ? NAN : 0.0) /* a NaN */
+             : kind == 5 ? (k % 5 ? 1.0 : 0.1)                                 /* few, not floats */
+                         : (double)(k % 15) + (k == big - 1 ? 0.1 : 0.0);      /* one not a float */
+    for (int st = 0; st < 3; st++) {
+      const cgm_storage storage = st == 0   ? CGM_STORAGE_AUTO
+                                  : st == 1 ? CGM_STORAGE_COMPACT
+                                            : CGM_STORAGE_FULL;
+      const cgm_value_set a = cgm_values_choose(v, big, 1, 4096, storage, CGM_PREC_DOUBLE);
+      host_pass h = {v, big, 0, 0};
+      cgm_value_set b;
+      CHECK(cgm_values_choose_by(&b, v, big, 1, 4096, storage, CGM_PREC_DOUBLE, pass_on_host, &h));
+      CHECK(a.fmt == b.fmt && a.exact == b.exact && a.ndict == b.ndict && a.shift == b.shift);
+      for (int i = 0; i < a.ndict; i++) {
+        bool in = false;
+        for (int j = 0; j < b.ndict; j++) in = in || a.dict[i] == b.dict[j];
+        CHECK(in);
+      }
+      CHECK(h.calls == (st < 2 && kind != 3)); /* full asked, or the sample rules both out */
+      if (kind == 1 && st < 2) CHECK(b.fmt == CGM_VALUES_DICT && b.ndict == 4);
+    }
+  }
+  host_pass h = {v, big, 0, 1};
+  cgm_value_set b;
+  CHECK(!cgm_values_choose_by(&b, v, big, 1, 4096, CGM_STORAGE_COMPACT, CGM_PREC_DOUBLE,
+                              pass_on_host, &h));
+  CHECK(b.fmt == CGM_VALUES_FULL && b.exact);
+  free(v);
+}
+
 static cgm_solve_result solve(const cgm_csr *A, cgm_storage storage, cgm_precision prec,
                               cgm_status want, char *msg) {
   cgm_solve_opts o = cgm_solve_opts_default();
@@ -380,6 +445,7 @@ static void test_class_agrees(void) {
 }
 
 int main(void) {
+  test_choose_by();
   test_class_agrees();
   test_model_bytes();
   test_model_format();
