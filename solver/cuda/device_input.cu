@@ -258,30 +258,32 @@ cudaError_t rowptr_at(const cgm_csr_device *A, int64_t i, int64_t *out) {
   return e;
 }
 
-/* Row i's offsets, columns and values (for a message): malloc'ed. */
-cgm_status fetch_row(dctx *c, int32_t i, int64_t *len, int32_t **cols, double **vals,
-                     cgm_error *err) {
+/* A row's columns and values (for a message), freed with it. */
+struct Row {
+  int64_t len = 0;
+  int32_t *cols = nullptr;
+  double *vals = nullptr;
+  ~Row() {
+    free(cols);
+    free(vals);
+  }
+};
+
+/* Row i's offsets, columns and values into r. */
+cgm_status fetch_row(dctx *c, int32_t i, Row *r, cgm_error *err) {
   const cgm_csr_device *A = c->A;
   int64_t k[2] = {0, 0};
   CGM_CUDA_TRY(err, rowptr_at(A, i, &k[0]));
   CGM_CUDA_TRY(err, rowptr_at(A, (int64_t)i + 1, &k[1]));
-  *len = k[1] > k[0] ? k[1] - k[0] : 0;
-  *cols = (int32_t *)malloc(sizeof(int32_t) * (size_t)(*len + 1));
-  *vals = (double *)malloc(sizeof(double) * (size_t)(*len + 1));
-  if (!*cols || !*vals) {
-    free(*cols);
-    free(*vals);
-    return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-  }
-  cudaError_t e =
-      cudaMemcpy(*cols, A->colidx + k[0], sizeof(int32_t) * (size_t)*len, cudaMemcpyDeviceToHost);
+  r->len = k[1] > k[0] ? k[1] - k[0] : 0;
+  r->cols = (int32_t *)malloc(sizeof(int32_t) * (size_t)(r->len + 1));
+  r->vals = (double *)malloc(sizeof(double) * (size_t)(r->len + 1));
+  if (!r->cols || !r->vals) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  cudaError_t e = cudaMemcpy(r->cols, A->colidx + k[0], sizeof(int32_t) * (size_t)r->len,
+                             cudaMemcpyDeviceToHost);
   if (e == cudaSuccess)
-    e = cudaMemcpy(*vals, A->val + k[0], sizeof(double) * (size_t)*len, cudaMemcpyDeviceToHost);
-  if (e != cudaSuccess) {
-    free(*cols);
-    free(*vals);
-    CGM_CUDA_TRY(err, e);
-  }
+    e = cudaMemcpy(r->vals, A->val + k[0], sizeof(double) * (size_t)r->len, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) CGM_CUDA_TRY(err, e);
   return CGM_OK;
 }
 
@@ -323,37 +325,31 @@ cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision 
     CGM_CUDA_TRY(err, cudaMemcpy(&v, (is_b ? b : x) + i, 8, cudaMemcpyDeviceToHost));
     return cgm_check_refuse(is_b ? CGM_CHECK_RHS : CGM_CHECK_GUESS, i, 0, v, res, err);
   }
-  int64_t len = 0;
-  int32_t *cols = NULL;
-  double *vals = NULL;
+  Row row;
   if (h.structure < INT32_MAX) {
     const int32_t i = h.structure;
-    if ((st = fetch_row(c, i, &len, &cols, &vals, err))) return st;
+    if ((st = fetch_row(c, i, &row, err))) return st;
     st = cgm_fail(err, CGM_EINPUT, "CSR row %d: the row pointer decreases", i);
-    for (int64_t k = 0; k < len; k++) {
-      if (cols[k] < 0 || cols[k] >= A->ncols) {
-        st = cgm_fail(err, CGM_EINPUT, "CSR row %d: column %d out of range 0..%d", i, cols[k],
+    for (int64_t k = 0; k < row.len; k++) {
+      if (row.cols[k] < 0 || row.cols[k] >= A->ncols) {
+        st = cgm_fail(err, CGM_EINPUT, "CSR row %d: column %d out of range 0..%d", i, row.cols[k],
                       A->ncols - 1);
         break;
       }
-      if (k > 0 && cols[k] <= cols[k - 1]) {
+      if (k > 0 && row.cols[k] <= row.cols[k - 1]) {
         st = cgm_fail(err, CGM_EINPUT, "CSR row %d: columns not sorted and unique (%d after %d)", i,
-                      cols[k], cols[k - 1]);
+                      row.cols[k], row.cols[k - 1]);
         break;
       }
     }
-    free(cols);
-    free(vals);
     return st;
   }
   if (h.nonfinite < INT32_MAX) {
     const int32_t i = h.nonfinite;
-    if ((st = fetch_row(c, i, &len, &cols, &vals, err))) return st;
-    for (int64_t k = 0; k < len && !st; k++)
-      if (!isfinite(vals[k]))
-        st = cgm_check_refuse(CGM_CHECK_FINITE, i, cols[k], vals[k], res, err);
-    free(cols);
-    free(vals);
+    if ((st = fetch_row(c, i, &row, err))) return st;
+    for (int64_t k = 0; k < row.len && !st; k++)
+      if (!isfinite(row.vals[k]))
+        st = cgm_check_refuse(CGM_CHECK_FINITE, i, row.cols[k], row.vals[k], res, err);
     return st ? st : cgm_fail(err, CGM_ERUNTIME, "row %d changed while it was checked", i + 1);
   }
   /* the mirrors, once every row is sound */
@@ -366,22 +362,18 @@ cgm_status check_input(dctx *c, const double *b, const double *x, cgm_precision 
   if (h.asymmetric < INT32_MAX) return cgm_check_refuse(CGM_CHECK_SYMMETRIC, 0, 0, 0, res, err);
   if (h.diagonal < INT32_MAX) {
     const int32_t i = h.diagonal;
-    if ((st = fetch_row(c, i, &len, &cols, &vals, err))) return st;
+    if ((st = fetch_row(c, i, &row, err))) return st;
     double d = 0.0;
-    for (int64_t k = 0; k < len; k++)
-      if (cols[k] == i) d = vals[k];
-    free(cols);
-    free(vals);
+    for (int64_t k = 0; k < row.len; k++)
+      if (row.cols[k] == i) d = row.vals[k];
     return cgm_check_refuse(CGM_CHECK_DIAGONAL, i, i, d, res, err);
   }
   if (h.range < INT32_MAX) {
     const int32_t i = h.range;
-    if ((st = fetch_row(c, i, &len, &cols, &vals, err))) return st;
-    for (int64_t k = 0; k < len && !st; k++)
-      if (cgm_check_float(vals[k]))
-        st = cgm_check_refuse(CGM_CHECK_RANGE, i, cols[k], vals[k], res, err);
-    free(cols);
-    free(vals);
+    if ((st = fetch_row(c, i, &row, err))) return st;
+    for (int64_t k = 0; k < row.len && !st; k++)
+      if (cgm_check_float(row.vals[k]))
+        st = cgm_check_refuse(CGM_CHECK_RANGE, i, row.cols[k], row.vals[k], res, err);
     if (st) return st;
   }
   memcpy(anorm, &h.anorm, sizeof *anorm);
