@@ -106,7 +106,8 @@ static void test_solves(bool dl) {
   CHECK(rc.storage == CGM_VALUES_F32 && !rc.storage_exact && rc.iterations <= 1.1 * rf.iterations);
   /* the values' format as the GPU's pass reads it (a layout built there) and the host's: a
    * diagonal entry that a sample of the values misses (a dictionary of 4, found by the host's pass
-   * after the GPU's), and integers past a dictionary's room (D P D, D = 1..5: f32, exact) */
+   * after the GPU's), and integers past a dictionary's room (D P D, D = 1..7: 26 values, f32,
+   * exact) */
   cgm_csr Q, I;
   CHECK_OK(cgm_gen_poisson3d(40, &Q, &err));
   CHECK_OK(cgm_gen_poisson3d(40, &I, &err));
@@ -117,7 +118,7 @@ static void test_solves(bool dl) {
     if (Q.colidx[k] == r) Q.val[k] = 6.5;
   for (int32_t i = 0; i < I.nrows; i++)
     for (int64_t k = I.rowptr[i]; k < I.rowptr[i + 1]; k++)
-      I.val[k] *= (double)(1 + i % 5) * (1 + I.colidx[k] % 5);
+      I.val[k] *= (double)(1 + i % 7) * (1 + I.colidx[k] % 7);
   const cgm_solve_result qf = solve(&Q, CGM_STORAGE_FULL, dl),
                          qc = solve(&Q, CGM_STORAGE_COMPACT, dl),
                          ic = solve(&I, CGM_STORAGE_COMPACT, dl);
