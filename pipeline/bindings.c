@@ -3,9 +3,13 @@
  * by pointer, the options as a JSON object and the result as the JSON the command line prints with
  * --json, so a binding mirrors two small structs (cgm_csr, cgm_error) instead of every report, and
  * its results carry the command line's keys. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -100,6 +104,55 @@ static void monitor_of(const cgm_json_extras *x, cgm_solve_opts *s) {
   s->monitor_every = x->monitor_every, s->monitor_x = x->monitor_x;
 }
 
+/* The database kept open between a process's solves (a loop of time steps): each solve would
+ * open it (2 ms), start its WAL and checkpoint it at close: four syncs of the file system, 3 ms
+ * each on a disk, more on a network file system. SQLite checkpoints it every 1000 pages and at
+ * cgm_json_release. A solve while it is in use (another thread) opens its own; another file at the
+ * path (replaced) is opened. A forked child closes its copy first (its parent's SHARED lock keeps
+ * that close from checkpointing), so that no connection of its parent's lingers in SQLite's state
+ * of the file, then opens its own. */
+static struct {
+  pthread_mutex_t mu;
+  cgm_db *db;
+  char *path;
+  dev_t dev;
+  ino_t ino;
+  pid_t pid;
+  bool ro;
+} kept = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0, 0, 0, false};
+
+static void release_locked(void) {
+  cgm_db_close(kept.db);
+  kept.db = NULL;
+  free(kept.path);
+  kept.path = NULL;
+}
+
+void cgm_json_release(void) {
+  pthread_mutex_lock(&kept.mu);
+  release_locked();
+  pthread_mutex_unlock(&kept.mu);
+}
+
+/* The kept handle of o's database, locked until the solve ends (NULL: the solve opens its own). */
+static cgm_db *take_db(const cgm_run_solve_opts *o) {
+  struct stat sb;
+  if (!o->db_path || stat(o->db_path, &sb) != 0 || pthread_mutex_trylock(&kept.mu)) return NULL;
+  if (kept.pid != getpid() ||
+      (kept.db && (strcmp(kept.path, o->db_path) || kept.ro != o->db_readonly ||
+                   kept.dev != sb.st_dev || kept.ino != sb.st_ino)))
+    release_locked();
+  cgm_error e = {0};
+  if (!kept.db &&
+      (!(kept.path = strdup(o->db_path)) ||
+       cgm_open_database(o->db_path, CGM_DB_UNCHECKED | (o->db_readonly ? CGM_DB_READONLY : 0),
+                         &kept.db, &e)))
+    release_locked();
+  kept.dev = sb.st_dev, kept.ino = sb.st_ino, kept.pid = getpid(), kept.ro = o->db_readonly;
+  if (!kept.db) pthread_mutex_unlock(&kept.mu);
+  return kept.db;
+}
+
 cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const char *options,
                           const cgm_json_extras *extras, char **out, cgm_error *err) {
   *out = NULL;
@@ -128,7 +181,9 @@ cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const ch
   ro.note = collect_note;
   ro.note_ctx = notes;
   cgm_solve_report rep;
+  ro.db = take_db(&ro);
   st = cgm_run_solve(&ro, &rep, err);
+  if (ro.db) pthread_mutex_unlock(&kept.mu);
   if (rep.solved) {
     memcpy(x, rep.x, (size_t)rep.nrows * sizeof *x);
     cgm_error e = {0};

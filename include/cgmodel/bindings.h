@@ -19,6 +19,9 @@ CGM_BEGIN_DECLS
  * command line prints with --json, plus "notes" (the step's notes: kind and message) for predict
  * and solve. *out is for cgm_json_free; NULL after an error. A is checked first (cgm_csr_check). */
 CGM_API void cgm_json_free(char *text);
+/* Closes the database cgm_json_solve keeps open between a process's solves (its last commits
+ * checkpointed into the file); the next solve opens it again. A binding calls it at exit. */
+CGM_API void cgm_json_release(void);
 /* info --json of A (square); `name` is its "matrix". */
 CGM_API cgm_status cgm_json_info(const cgm_csr *A, const char *name, char **out, cgm_error *err);
 /* predict --json. Options: the keys of `cgmodel predict`'s request (docs/cli.md): db

@@ -19,6 +19,8 @@ typedef struct cgm_run_solve_opts {
   const char *db_path; /* the database: opened when the file exists (always with autotune),
                           for the prediction and the record; NULL: none */
   bool db_readonly;    /* open it read-only (CGM_DB_READONLY): predictions, no record */
+  cgm_db *db;          /* db_path already open (flags as above and CGM_DB_UNCHECKED), used in
+                          its place and left open: a binding's, kept between solves */
   bool record;         /* store the solve beside its prediction when the database exists */
   bool autotune;       /* the tuner chooses the configuration (cgm_autotune; needs the database) */
   cgm_autotune_opts constraints; /* with autotune: the backend or precision the user fixed */

@@ -114,6 +114,7 @@ static cgm_status open_models(analysis *a, solve_models *m, cgm_error *err) {
   cgm_status st = CGM_OK;
   struct stat sb;
   if (need && !o->db_path) return cgm_fail(err, CGM_EINPUT, "auto: it needs a database");
+  if (!m->loaded && !m->db) m->db = o->db;
   if (!m->loaded && !m->db && o->db_path && (need || stat(o->db_path, &sb) == 0) &&
       (st = cgm_open_database(o->db_path, CGM_DB_UNCHECKED | (o->db_readonly ? CGM_DB_READONLY : 0),
                               &m->db, db_err))) {

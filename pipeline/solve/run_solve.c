@@ -217,7 +217,7 @@ static void step_finish(solve_run *s) {
                        r->solved && !r->result.refused && !r->check_cached);
   if (s->verdict_new) solve_keep_analysis(s->r, s->verdict);
   pipeline_plans_keep(&s->r->cache, &s->plans);
-  if (s->models.db) cgm_db_close(s->models.db);
+  if (s->models.db != s->o->db) cgm_db_close(s->models.db); /* not the caller's */
   CGM_FREE(s->plans.plans, s->verdict, s->models.devs, s->b, s->x);
   cgm_csr_free(&s->file);
 }

@@ -7,6 +7,7 @@ ctypes.CDLL releases the GIL for the duration of every foreign call, so a
 long solve or calibration in one thread does not stop the others.
 """
 
+import atexit
 import ctypes
 import ctypes.util
 import glob
@@ -126,6 +127,12 @@ lib.cgm_cuda_device_count.restype = _c.c_int
 lib.cgm_cuda_device_count.argtypes = []
 lib.cgm_json_free.restype = None
 lib.cgm_json_free.argtypes = [_c.c_void_p]
+# The database solve() keeps open between calls, closed (its commits checkpointed) at exit; an
+# older library without it keeps nothing open.
+if hasattr(lib, "cgm_json_release"):
+    lib.cgm_json_release.restype = None
+    lib.cgm_json_release.argtypes = []
+    atexit.register(lib.cgm_json_release)
 _OUT = _c.POINTER(_c.c_void_p)
 _ERR = _c.POINTER(_Err)
 _CSR = _c.POINTER(Csr)

@@ -7,9 +7,11 @@ refused with the library's message.
 Run by CTest (python_binding, label e2e) with CGMODEL_LIBRARY and
 CGMODEL_CLI set to the build's library and executable."""
 
+import contextlib
 import dataclasses
 import json
 import os
+import sqlite3
 import subprocess
 import threading
 
@@ -157,6 +159,32 @@ def test_predict_and_auto_equal_cli(tmp_path):
     rc, j = cli("db", "solves", db=db)
     names = {s["matrix"] for s in j["solves"] if s["matrix"].startswith("matrix@")}
     assert rc == 0 and len(names) == 2, names
+    # recorded solves in a loop keep the database open between calls (no open, no sync a
+    # solve): each record is in the file for another connection at once; another path is
+    # another file; a forked child records through a connection of its own, the parent's after it
+    def count(path):
+        with contextlib.closing(sqlite3.connect(path)) as con:
+            return con.execute("SELECT count(*) FROM solves").fetchone()[0]
+
+    db2 = tmp_path / "copy.db"
+    with contextlib.closing(sqlite3.connect(db)) as src, contextlib.closing(sqlite3.connect(db2)) as dst:
+        src.backup(dst)
+    n, n2 = count(db), count(db2)
+    for k, path in enumerate((db, db, db2, db)):
+        cgmodel.solve(A, db=path, backend="cpu", threads=1, cache=tmp_path / "c")
+        assert (count(db), count(db2)) == (n + k + (k < 2), n2 + (k >= 2)), k
+    fds = [os.path.realpath(f"/proc/self/fd/{f}") for f in os.listdir("/proc/self/fd")]
+    assert str(db.resolve()) in fds and str(db2.resolve()) not in fds  # db's, kept open
+    pid = os.fork()
+    if pid == 0:  # the child: no pytest teardown
+        try:
+            cgmodel.solve(A, db=db, backend="cpu", threads=1, cache=tmp_path / "c")
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    assert os.waitpid(pid, 0)[1] == 0 and count(db) == n + 4
+    cgmodel.solve(A, db=db, backend="cpu", threads=1, cache=tmp_path / "c")
+    assert count(db) == n + 5
     # the devices report finds that calibration, made by this build
     d = cgmodel.devices(db=db)
     assert d["cpu"]["calibration"]["id"] == cal["calibrations"][0]["id"]
