@@ -37,3 +37,14 @@
       goto label;                                                                                  \
     }                                                                                              \
   } while (0)
+
+/* f(g, &d[g]) for every device g of d[0, n) (anything with a .dev), each made current first: the
+ * first failure returned, the devices after it not visited. The per-device loops of the solver. */
+template <typename D, typename F> static cudaError_t cgm_each_device(D *d, int n, F f) {
+  for (int g = 0; g < n; g++) {
+    cudaError_t e = cudaSetDevice(d[g].dev);
+    if (e == cudaSuccess) e = f(g, &d[g]);
+    if (e) return e;
+  }
+  return cudaSuccess;
+}

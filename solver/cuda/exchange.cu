@@ -7,18 +7,15 @@
 /* Every device waits for the latest `which` event of all others. */
 cudaError_t gs_all_to_all(gpu_solver *S, cudaEvent_t cgm_cuda_dev::*which) {
   if (S->G == 1 || S->pol.flags) return cudaSuccess;
-  for (int g = 0; g < S->G; g++) {
-    cudaError_t e = cudaSetDevice(S->dev[g].dev);
-    if (e == cudaSuccess) e = cudaEventRecord(S->dev[g].*which, S->dev[g].stream);
-    if (e) return e;
-  }
-  for (int k = 0; k < S->G; k++) {
-    cudaError_t e = cudaSetDevice(S->dev[k].dev);
-    for (int g = 0; g < S->G && e == cudaSuccess; g++)
-      if (g != k) e = cudaStreamWaitEvent(S->dev[k].stream, S->dev[g].*which, 0);
-    if (e) return e;
-  }
-  return cudaSuccess;
+  cudaError_t e = cgm_each_device(
+      S->dev, S->G, [&](int, cgm_cuda_dev *d) { return cudaEventRecord(d->*which, d->stream); });
+  if (e) return e;
+  return cgm_each_device(S->dev, S->G, [&](int k, cgm_cuda_dev *d) {
+    cudaError_t ek = cudaSuccess;
+    for (int g = 0; g < S->G && ek == cudaSuccess; g++)
+      if (g != k) ek = cudaStreamWaitEvent(d->stream, S->dev[g].*which, 0);
+    return ek;
+  });
 }
 
 cudaError_t gs_nccl_allreduce(gpu_solver *S, int slot, int which, int count) {
@@ -39,20 +36,16 @@ cudaError_t gs_nccl_allreduce(gpu_solver *S, int slot, int which, int count) {
 cudaError_t gs_exchange(gpu_solver *S, int slot) {
   const size_t w = (size_t)cgm_precision_width(S->prec);
   if (S->pol.mode == MODE_P2P) {
-    for (int g = 0; g < S->G; g++) {
-      cgm_cuda_dev *d = &S->dev[g];
+    cudaError_t e = cgm_each_device(S->dev, S->G, [&](int g, cgm_cuda_dev *d) {
       void *dst[CGM_MAX_GPUS];
       int nd = 0;
       for (int k = 0; k < S->G; k++)
         if (k != g) dst[nd++] = (char *)S->dev[k].v + d->v_off * w;
       cgm_sync y = gs_sync_for(S, g, 0, 0, 0, gs_all_mask(S) & ~(1u << g), CGM_FLAG_VEC, slot + 2);
-      cudaError_t e = cudaSetDevice(d->dev);
-      if (e == cudaSuccess)
-        e = cgm_launch_scatter((char *)d->v + d->v_off * w, cgm_vec_len(d->rows) * (int64_t)w, dst,
-                               nd, d->state, &y, cgm_cuda_red(d, 4), d->sms, d->stream);
-      if (e) return e;
-    }
-    return gs_all_to_all(S, &cgm_cuda_dev::ev_c);
+      return cgm_launch_scatter((char *)d->v + d->v_off * w, cgm_vec_len(d->rows) * (int64_t)w, dst,
+                                nd, d->state, &y, cgm_cuda_red(d, 4), d->sms, d->stream);
+    });
+    return e ? e : gs_all_to_all(S, &cgm_cuda_dev::ev_c);
   }
   if (S->pol.mode == MODE_NCCL) {
     ncclDataType_t t = S->prec == CGM_PREC_SINGLE ? ncclFloat32 : ncclFloat64;
@@ -68,8 +61,7 @@ cudaError_t gs_exchange(gpu_solver *S, int slot) {
     return S->nccl->ncclGroupEnd() == ncclSuccess ? cudaSuccess : cudaErrorUnknown;
   }
   if (S->pol.mode == MODE_HALO) { /* pack on the comm stream, after the own CG5 or cgg */
-    for (int g = 0; g < S->G; g++) {
-      cgm_cuda_dev *d = &S->dev[g];
+    cudaError_t e = cgm_each_device(S->dev, S->G, [&](int g, cgm_cuda_dev *d) {
       cgm_sync y = gs_sync_for(S, g, 0, 0, 0, S->send_mask[g] | gs_own_pack_flag(S, g),
                                CGM_FLAG_VEC, slot + 2);
       if (S->pol.late) { /* the pack ends once the peers' packs are in here too */
@@ -77,15 +69,15 @@ cudaError_t gs_exchange(gpu_solver *S, int slot) {
         y.wait_kind = CGM_FLAG_VEC;
         y.wait_off = slot + 2;
       }
-      cudaError_t e = cudaSetDevice(d->dev);
-      if (e == cudaSuccess) e = cudaEventRecord(d->ev_fork, d->stream);
-      if (e == cudaSuccess) e = cudaStreamWaitEvent(d->comm, d->ev_fork, 0);
-      if (e == cudaSuccess)
-        e = cgm_launch_pack(S->prec, d->v, &d->pack, d->state, &y, cgm_cuda_red(d, 4), d->sms,
-                            d->comm);
-      if (e == cudaSuccess) e = cudaEventRecord(d->ev_pack, d->comm);
-      if (e) return e;
-    }
+      cudaError_t ed = cudaEventRecord(d->ev_fork, d->stream);
+      if (ed == cudaSuccess) ed = cudaStreamWaitEvent(d->comm, d->ev_fork, 0);
+      if (ed == cudaSuccess)
+        ed = cgm_launch_pack(S->prec, d->v, &d->pack, d->state, &y, cgm_cuda_red(d, 4), d->sms,
+                             d->comm);
+      if (ed == cudaSuccess) ed = cudaEventRecord(d->ev_pack, d->comm);
+      return ed;
+    });
+    if (e) return e;
     S->pack_recorded = 1;
   }
   return cudaSuccess;
@@ -94,57 +86,46 @@ cudaError_t gs_exchange(gpu_solver *S, int slot) {
 /* The paper's host-driven loop (Algorithm 2 with Algorithm 1's reductions):
  * partial sums and the vector go through pinned host memory. */
 cudaError_t gs_host_reduce(gpu_solver *S, int slot, int which, int count) {
-  for (int g = 0; g < S->G; g++) {
-    cgm_cuda_dev *d = &S->dev[g];
-    cudaError_t e = cudaSetDevice(d->dev);
-    if (e == cudaSuccess)
-      e = cudaMemcpyAsync(S->host_red + 3 * g, &d->state->local[slot].pq + which,
-                          sizeof(double) * count, cudaMemcpyDeviceToHost, d->stream);
-    if (e) return e;
-  }
-  for (int g = 0; g < S->G; g++) { /* SyncGPUs() */
-    cudaError_t e = cudaStreamSynchronize(S->dev[g].stream);
-    if (e) return e;
-  }
+  cudaError_t e = cgm_each_device(S->dev, S->G, [&](int g, cgm_cuda_dev *d) {
+    return cudaMemcpyAsync(S->host_red + 3 * g, &d->state->local[slot].pq + which,
+                           sizeof(double) * count, cudaMemcpyDeviceToHost, d->stream);
+  });
+  for (int g = 0; g < S->G && e == cudaSuccess; g++) /* SyncGPUs() */
+    e = cudaStreamSynchronize(S->dev[g].stream);
+  if (e) return e;
   double tot[3] = {0, 0, 0};
   for (int g = 0; g < S->G; g++)
     for (int c = 0; c < count; c++) tot[c] += S->host_red[3 * g + c];
-  for (int g = 0; g < S->G; g++) {
-    cgm_cuda_dev *d = &S->dev[g];
-    cudaError_t e = cudaSetDevice(d->dev);
-    if (e == cudaSuccess)
-      e = cudaMemcpyAsync(&d->state->slot[0][slot].pq + which, tot, sizeof(double) * count,
-                          cudaMemcpyHostToDevice, d->stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream); /* tot is on the stack */
-    if (e) return e;
-  }
-  return cudaSuccess;
+  return cgm_each_device(S->dev, S->G, [&](int, cgm_cuda_dev *d) {
+    cudaError_t ed = cudaMemcpyAsync(&d->state->slot[0][slot].pq + which, tot,
+                                     sizeof(double) * count, cudaMemcpyHostToDevice, d->stream);
+    if (ed == cudaSuccess) ed = cudaStreamSynchronize(d->stream); /* tot is on the stack */
+    return ed;
+  });
 }
 
 cudaError_t gs_host_exchange(gpu_solver *S) {
   const size_t w = (size_t)cgm_precision_width(S->prec);
-  for (int g = 0; g < S->G; g++) { /* v_host,i <- v_i */
-    cgm_cuda_dev *d = &S->dev[g];
-    cudaError_t e = cudaSetDevice(d->dev);
-    if (e == cudaSuccess)
-      e = cudaMemcpyAsync((char *)S->host_v + d->v_off * w, (char *)d->v + d->v_off * w,
-                          (size_t)d->rows * w, cudaMemcpyDeviceToHost, d->stream);
-    if (e) return e;
-  }
-  for (int g = 0; g < S->G; g++) { /* SyncGPUs() */
-    cudaError_t e = cudaStreamSynchronize(S->dev[g].stream);
-    if (e) return e;
-  }
-  for (int g = 0; g < S->G; g++) { /* v <- v_host,j for j != i */
-    cgm_cuda_dev *d = &S->dev[g];
-    cudaError_t e = cudaSetDevice(d->dev);
-    for (int j = 0; j < S->G && e == cudaSuccess; j++) {
-      if (j == g) continue;
-      const cgm_cuda_dev *dj = &S->dev[j];
-      e = cudaMemcpyAsync((char *)d->v + dj->v_off * w, (char *)S->host_v + dj->v_off * w,
-                          (size_t)dj->rows * w, cudaMemcpyHostToDevice, d->stream);
-    }
-    if (e) return e;
-  }
-  return cudaSuccess;
+  /* v_host,i <- v_i */
+  cudaError_t e = cgm_each_device(S->dev, S->G, [&](int, cgm_cuda_dev *d) {
+    return cudaMemcpyAsync((char *)S->host_v + d->v_off * w, (char *)d->v + d->v_off * w,
+                           (size_t)d->rows * w, cudaMemcpyDeviceToHost, d->stream);
+  });
+  for (int g = 0; g < S->G && e == cudaSuccess; g++) /* SyncGPUs() */
+    e = cudaStreamSynchronize(S->dev[g].stream);
+  if (e) return e;
+  return cgm_each_device(
+      S->dev, S->G,
+      [&](int g, cgm_cuda_dev *d) { /* v <- v_host,j, j != i */
+                                    cudaError_t ed = cudaSuccess;
+                                    for (int j = 0; j < S->G && ed == cudaSuccess; j++) {
+                                      if (j == g) continue;
+                                      const cgm_cuda_dev *dj = &S->dev[j];
+                                      ed = cudaMemcpyAsync((char *)d->v + dj->v_off * w,
+                                                           (char *)S->host_v + dj->v_off * w,
+                                                           (size_t)dj->rows * w,
+                                                           cudaMemcpyHostToDevice, d->stream);
+                                    }
+                                    return ed;
+      });
 }

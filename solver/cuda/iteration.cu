@@ -128,56 +128,45 @@ static cudaError_t spmv_all(gpu_solver *S, int slot) {
 }
 
 static cudaError_t cg4_all(gpu_solver *S, int slot, int prev) {
-  for (int g = 0; g < S->G; g++) {
-    cgm_cuda_dev *d = &S->dev[g];
+  cudaError_t e = cgm_each_device(S->dev, S->G, [&](int g, cgm_cuda_dev *d) {
     cgm_out out = {};
     gs_outputs(S, g, slot, 1, &out);
     cgm_sync y = gs_sync_for(S, g, gs_all_mask(S), CGM_FLAG_PQ, slot + 1, gs_all_mask(S),
                              CGM_FLAG_RZ, slot + 1);
-    cudaError_t e = cudaSetDevice(d->dev);
-    if (e == cudaSuccess)
-      e = cgm_launch_cg4(S->prec, d->rows, d->state, nparts(S), slot, prev, d->x, d->r,
-                         (char *)d->v + d->v_off * (size_t)cgm_precision_width(S->prec), d->u,
-                         d->dinv, &d->bj, &out, cgm_cuda_red(d, 1), &y, d->sms, d->stream);
-    if (e) return e;
-  }
+    return cgm_launch_cg4(S->prec, d->rows, d->state, nparts(S), slot, prev, d->x, d->r,
+                          (char *)d->v + d->v_off * (size_t)cgm_precision_width(S->prec), d->u,
+                          d->dinv, &d->bj, &out, cgm_cuda_red(d, 1), &y, d->sms, d->stream);
+  });
+  if (e) return e;
   if (S->pol.mode == MODE_NCCL) return gs_nccl_allreduce(S, slot, 1, 2);
   return gs_all_to_all(S, &cgm_cuda_dev::ev_b);
 }
 
 static cudaError_t cg5_all(gpu_solver *S, int slot, int prev) {
-  for (int g = 0; g < S->G; g++) {
-    cgm_cuda_dev *d = &S->dev[g];
+  cudaError_t e = cgm_each_device(S->dev, S->G, [&](int g, cgm_cuda_dev *d) {
     cgm_sync y = gs_sync_for(S, g, gs_all_mask(S), CGM_FLAG_RZ, slot + 1, 0, 0, 0);
-    cudaError_t e = cudaSetDevice(d->dev);
-    if (e == cudaSuccess)
-      e = cgm_launch_cg5(S->prec, d->rows, d->state, nparts(S), slot, prev,
-                         (char *)d->v + d->v_off * (size_t)cgm_precision_width(S->prec), d->r,
-                         d->dinv, &d->bj, &y, d->sms, d->stream);
-    if (e) return e;
-  }
-  return gs_exchange(S, slot);
+    return cgm_launch_cg5(S->prec, d->rows, d->state, nparts(S), slot, prev,
+                          (char *)d->v + d->v_off * (size_t)cgm_precision_width(S->prec), d->r,
+                          d->dinv, &d->bj, &y, d->sms, d->stream);
+  });
+  return e ? e : gs_exchange(S, slot);
 }
 
 /* The single-reduction CG's update on every device, after all SpMV sums (the PQ flags); its own
  * partials of the next r . u and r . r stay local until the next SpMV carries them. */
 static cudaError_t cgg_all(gpu_solver *S, int slot, int prev) {
-  for (int g = 0; g < S->G; g++) {
-    cgm_cuda_dev *d = &S->dev[g];
+  cudaError_t e = cgm_each_device(S->dev, S->G, [&](int g, cgm_cuda_dev *d) {
     cgm_out out = {};
     out.p[0] = &d->state->local[(slot + 1) % S->pol.K].rz;
     out.n = 1;
     cgm_sync y = gs_sync_for(S, g, gs_all_mask(S), CGM_FLAG_PQ, slot + 1, 0, 0, 0);
     y.ll = S->pol.ll;
-    cudaError_t e = cudaSetDevice(d->dev);
-    if (e == cudaSuccess)
-      e = cgm_launch_cgg(S->prec, d->rows, d->state, nparts(S), slot, prev, d->x,
-                         (char *)d->v + d->v_off * (size_t)cgm_precision_width(S->prec),
-                         d->r /* p */, d->u, d->s, d->dinv, &d->bj, &out, cgm_cuda_red(d, 1), &y,
-                         d->sms, d->stream);
-    if (e) return e;
-  }
-  return gs_exchange(S, slot);
+    return cgm_launch_cgg(S->prec, d->rows, d->state, nparts(S), slot, prev, d->x,
+                          (char *)d->v + d->v_off * (size_t)cgm_precision_width(S->prec),
+                          d->r /* p */, d->u, d->s, d->dinv, &d->bj, &out, cgm_cuda_red(d, 1), &y,
+                          d->sms, d->stream);
+  });
+  return e ? e : gs_exchange(S, slot);
 }
 
 cudaError_t gs_iteration(gpu_solver *S, int slot) {
