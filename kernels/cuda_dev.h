@@ -93,9 +93,16 @@ cudaError_t cgm_cuda_dmalloc(cgm_cuda_dev *d, void **p, size_t bytes);
 cgm_status cgm_dev_matrix_describe(cgm_cuda_dev *d, cgm_dev_matrix *m, cgm_bcsr_params p,
                                    int32_t nslices, int32_t nbrows, int64_t nblocks_padded,
                                    cgm_error *err);
-/* *found: cgm_values_choose_by's pass over val[0..nnz) on d's device against vs. */
-cgm_status cgm_cuda_values_found(cgm_cuda_dev *d, const double *val, int64_t nnz,
-                                 const cgm_value_set *vs, unsigned *found, cgm_error *err);
+/* cgm_values_choose_by's pass over val[0..nnz) on d's device (ctx: a cgm_cuda_values; st and
+ * err say why it returned -1). */
+typedef struct cgm_cuda_values {
+  cgm_cuda_dev *d;
+  const double *val;
+  int64_t nnz;
+  cgm_error *err;
+  cgm_status st;
+} cgm_cuda_values;
+int cgm_cuda_values_pass(void *ctx, const cgm_value_set *vs, double *outside);
 /* Builds into m, on d's device, the layout of block size 1 of a CSR already there, entry for entry
  * cgm_bcsr_build's (device_layout.cu); with c, the rows longer than CGM_LONG_ROW go to c as the
  * host's split puts them. Refused when its values do not fit. */

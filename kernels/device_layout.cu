@@ -65,15 +65,18 @@ __global__ void fill(int64_t nslots, int bx, int by, const IP *rowptr, const int
   }
 }
 
-/* cgm_values_choose_by's pass: bit CGM_VALUES_OUTSIDE, a value outside vs's dictionary (where
- * vs is DICT; a NaN is in none); bit CGM_VALUES_NOT_F32, a value not a float. */
-__global__ void values_found(int64_t nnz, const double *val, cgm_value_set vs, unsigned *found) {
+/* cgm_values_choose_by's pass: found |= CGM_VALUES_OUTSIDE where a value lies outside vs's
+ * dictionary (where vs is DICT; a NaN is in none), one such in *outside (any), | CGM_VALUES_NOT_F32
+ * where one is not a float. */
+__global__ void values_found(int64_t nnz, const double *val, cgm_value_set vs, unsigned *found,
+                             double *outside) {
   unsigned f = 0;
   CGM_GRID_LOOP(k, nnz) {
     const double v = val[k];
     bool in = vs.fmt != CGM_VALUES_DICT;
     for (int i = 0; i < vs.ndict && !in; i++) in = vs.dict[i] == v;
-    f |= (in ? 0u : CGM_VALUES_OUTSIDE) | ((double)(float)v == v ? 0u : CGM_VALUES_NOT_F32);
+    if (!in) *outside = v, f |= CGM_VALUES_OUTSIDE;
+    f |= (double)(float)v == v ? 0u : CGM_VALUES_NOT_F32;
   }
   if (f) atomicOr(found, f);
 }
@@ -231,19 +234,23 @@ out:
   return st;
 }
 
-cgm_status cgm_cuda_values_found(cgm_cuda_dev *d, const double *val, int64_t nnz,
-                                 const cgm_value_set *vs, unsigned *found, cgm_error *err) {
-  unsigned *f = NULL;
-  cgm_status st = CGM_OK;
-  CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
-  CGM_CUDA_TRY(err, cudaMalloc((void **)&f, sizeof *f));
-  CGM_CUDA_GOTO(st, err, out, cudaMemsetAsync(f, 0, sizeof *f, d->stream));
-  values_found<<<grid_for(nnz), kThreads, 0, d->stream>>>(nnz, val, *vs, f);
-  CGM_CUDA_GOTO(st, err, out, cudaGetLastError());
-  CGM_CUDA_GOTO(st, err, out,
-                cudaMemcpyAsync(found, f, sizeof *f, cudaMemcpyDeviceToHost, d->stream));
-  CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d->stream));
+int cgm_cuda_values_pass(void *ctx, const cgm_value_set *vs, double *outside) {
+  cgm_cuda_values *c = (cgm_cuda_values *)ctx;
+  struct {
+    unsigned found;
+    double outside;
+  } h = {0u, 0.0}, *f = NULL;
+  CGM_CUDA_GOTO(c->st, c->err, out, cudaSetDevice(c->d->dev));
+  CGM_CUDA_GOTO(c->st, c->err, out, cudaMalloc((void **)&f, sizeof *f));
+  CGM_CUDA_GOTO(c->st, c->err, out, cudaMemsetAsync(f, 0, sizeof *f, c->d->stream));
+  values_found<<<grid_for(c->nnz), kThreads, 0, c->d->stream>>>(c->nnz, c->val, *vs, &f->found,
+                                                                &f->outside);
+  CGM_CUDA_GOTO(c->st, c->err, out, cudaGetLastError());
+  CGM_CUDA_GOTO(c->st, c->err, out,
+                cudaMemcpyAsync(&h, f, sizeof h, cudaMemcpyDeviceToHost, c->d->stream));
+  CGM_CUDA_GOTO(c->st, c->err, out, cudaStreamSynchronize(c->d->stream));
+  *outside = h.outside;
 out:
   cgm_cuda_free_all({f});
-  return st;
+  return c->st ? -1 : (int)h.found;
 }

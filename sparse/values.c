@@ -3,8 +3,6 @@
  * solve from A's values, the same on the CPU and the GPU. */
 #include "cgmodel/sparse.h"
 
-#include <omp.h>
-
 static int dict_code(const cgm_value_set *s, double v) {
   for (int i = 0; i < s->ndict; i++)
     if (s->dict[i] == v) return i;
@@ -31,39 +29,6 @@ cgm_values cgm_values_pick(unsigned cls, int64_t nnz, int n, cgm_storage storage
   return (cls & CGM_CAN_F32) || storage == CGM_STORAGE_COMPACT ? CGM_VALUES_F32 : CGM_VALUES_FULL;
 }
 
-/* s's dictionary grown by val[0..nnz) (where dict), in one pass with a part on each thread (49M
- * values in one pass were most of a compact solve's setup on one H200), each with its own
- * dictionary, merged in thread order; a thread stops once neither format can hold its part.
- * Returns whether the dictionary holds them all; *f32: every value a float. */
-static bool scan(cgm_value_set *s, const double *val, int64_t nnz, bool dict, int codes,
-                 bool *f32) {
-  /* the threads start from copies: s and dict change in the ordered merge
-   * while a later thread may still be starting */
-  const cgm_value_set s0 = *s;
-  const bool dict0 = dict;
-  bool f = true;
-#pragma omp parallel
-  {
-    const int nt = omp_get_num_threads(), id = omp_get_thread_num();
-    cgm_value_set t = s0;
-    bool td = dict0, tf = true;
-    for (int64_t k = nnz * id / nt; k < nnz * (id + 1) / nt && (td || tf); k++) {
-      tf = tf && (double)(float)val[k] == val[k];
-      td = td && dict_add(&t, val[k], codes);
-    }
-#pragma omp for ordered schedule(static, 1)
-    for (int i = 0; i < nt; i++) /* thread i's iteration */
-#pragma omp ordered
-    {
-      f = f && tf;
-      dict = dict && td;
-      for (int j = s0.ndict; j < t.ndict && dict; j++) dict = dict_add(s, t.dict[j], codes);
-    }
-  }
-  *f32 = f;
-  return dict;
-}
-
 /* The padding's 0 alone, the column's bits for nbcols; *codes: the dictionary's room. */
 static cgm_value_set start(int32_t nbcols, int *codes) {
   cgm_value_set s = {CGM_VALUES_FULL, true, 1, 0, {0.0}};
@@ -81,17 +46,6 @@ static cgm_value_set settle(cgm_value_set s, bool dict, bool f32, int64_t nnz, i
   return s;
 }
 
-cgm_value_set cgm_values_choose(const double *val, int64_t nnz, int n, int32_t nbcols,
-                                cgm_storage storage, cgm_precision prec) {
-  int codes;
-  cgm_value_set s = start(nbcols, &codes);
-  if (cgm_values_pick(CGM_CAN_DICT | CGM_CAN_F32, nnz, n, storage, prec) == CGM_VALUES_FULL)
-    return settle(s, false, false, nnz, n, storage, prec);
-  bool f32;
-  const bool dict = scan(&s, val, nnz, n == 1, codes, &f32);
-  return settle(s, dict, f32, nnz, n, storage, prec);
-}
-
 /* CGM_VALUES_SAMPLE of val[0..nnz) (all where fewer) into v, 32 runs of neighbours evenly spaced:
  * a run spans rows, so a varying diagonal shows even where the runs' spacing is a multiple of the
  * rows' length. Returns their count. */
@@ -101,25 +55,63 @@ static int64_t sample(const double *val, int64_t nnz, double *v) {
   return n;
 }
 
+/* The host's pass (cgm_values_choose_by's) on every core. */
+typedef struct {
+  const double *val;
+  int64_t nnz;
+} host_values;
+static int host_pass(void *ctx, const cgm_value_set *s, double *outside) {
+  const host_values *h = ctx;
+  int found = 0;
+#pragma omp parallel for schedule(static) reduction(| : found)
+  for (int64_t k = 0; k < h->nnz; k++) {
+    const double v = h->val[k];
+    if (s->fmt == CGM_VALUES_DICT && !(found & CGM_VALUES_OUTSIDE) && dict_code(s, v) < 0) {
+#pragma omp critical
+      *outside = v;
+      found |= CGM_VALUES_OUTSIDE;
+    }
+    found |= (double)(float)v == v ? 0 : CGM_VALUES_NOT_F32;
+  }
+  return found;
+}
+
+cgm_value_set cgm_values_choose(const double *val, int64_t nnz, int n, int32_t nbcols,
+                                cgm_storage storage, cgm_precision prec) {
+  host_values h = {val, nnz};
+  cgm_value_set s;
+  cgm_values_choose_by(&s, val, nnz, n, nbcols, storage, prec, host_pass, &h);
+  return s;
+}
+
+/* The sample's dictionary first (a stencil's every value), then a pass over them all, and again
+ * with each value a pass finds outside it until none is or the dictionary is full: a pass or two
+ * where a dictionary holds, none where the sample rules out both formats (49M values in one pass
+ * on one core were most of a compact solve's setup on one H200). */
 bool cgm_values_choose_by(cgm_value_set *out, const double *val, int64_t nnz, int n, int32_t nbcols,
                           cgm_storage storage, cgm_precision prec,
-                          int (*pass)(void *ctx, const cgm_value_set *s), void *ctx) {
+                          int (*pass)(void *ctx, const cgm_value_set *s, double *outside),
+                          void *ctx) {
   int codes;
   cgm_value_set s = start(nbcols, &codes);
   *out = settle(s, false, false, nnz, n, CGM_STORAGE_FULL, prec);
   if (cgm_values_pick(CGM_CAN_DICT | CGM_CAN_F32, nnz, n, storage, prec) == CGM_VALUES_FULL)
     return true;
-  double v[CGM_VALUES_SAMPLE];
-  bool f32;
-  const bool dict = scan(&s, v, sample(val, nnz, v), n == 1, codes, &f32);
-  s.fmt = dict ? CGM_VALUES_DICT : CGM_VALUES_FULL;
-  const int found = dict || f32 ? pass(ctx, &s) : CGM_VALUES_NOT_F32; /* else the sample says */
-  if (found < 0) return false;
-  if ((found & CGM_VALUES_OUTSIDE) && dict && s.ndict < codes) /* it may fit one still */
-    *out = cgm_values_choose(val, nnz, n, nbcols, storage, prec);
-  else
-    *out = settle(s, dict && !(found & CGM_VALUES_OUTSIDE), !(found & CGM_VALUES_NOT_F32), nnz, n,
-                  storage, prec);
+  double v[CGM_VALUES_SAMPLE], w = 0.0;
+  const int64_t m = sample(val, nnz, v);
+  bool dict = n == 1, f32 = true;
+  for (int64_t k = 0; k < m; k++) {
+    f32 = f32 && (double)(float)v[k] == v[k];
+    dict = dict && dict_add(&s, v[k], codes);
+  }
+  int found = CGM_VALUES_NOT_F32; /* the sample's answer where it rules out both */
+  while (dict || f32) {
+    s.fmt = dict ? CGM_VALUES_DICT : CGM_VALUES_FULL;
+    if ((found = pass(ctx, &s, &w)) < 0) return false;
+    if (!(found & CGM_VALUES_OUTSIDE) || !(dict = dict && dict_add(&s, w, codes))) break;
+  }
+  *out = settle(s, dict && !(found & CGM_VALUES_OUTSIDE), !(found & CGM_VALUES_NOT_F32), nnz, n,
+                storage, prec);
   return true;
 }
 

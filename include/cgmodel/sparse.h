@@ -187,17 +187,16 @@ typedef struct cgm_value_set {
 #define CGM_COMPACT_MIN_BYTES (16.0 * 1048576.0)
 CGM_API cgm_value_set cgm_values_choose(const double *val, int64_t nnz, int n, int32_t nbcols,
                                         cgm_storage storage, cgm_precision prec);
-/* cgm_values_choose's answer where one pass over the values is cheaper elsewhere (a GPU holding
- * them): the dictionary is a sample's (CGM_VALUES_SAMPLE of them, as cgm_values_class_sampled
- * reads them), pass(ctx, s) checks every value against s (its dictionary where s->fmt is DICT)
- * and returns CGM_VALUES_OUTSIDE, a value outside it, | CGM_VALUES_NOT_F32, a value not a float;
- * the host's own pass runs only where a value outside a dictionary with room left may fit it.
- * False when pass failed (returned < 0; *out then full). */
+/* cgm_values_choose's answer with its passes over the values made by pass (a GPU's where it holds
+ * them; cgm_values_choose's on every core): pass(ctx, s, outside) reads every value and returns
+ * CGM_VALUES_OUTSIDE where one lies outside s's dictionary (s->fmt DICT; one such in *outside) |
+ * CGM_VALUES_NOT_F32 where one is not a float, < 0 when it failed (then false, *out full). */
 #define CGM_VALUES_OUTSIDE 1
 #define CGM_VALUES_NOT_F32 2
 CGM_API bool cgm_values_choose_by(cgm_value_set *out, const double *val, int64_t nnz, int n,
                                   int32_t nbcols, cgm_storage storage, cgm_precision prec,
-                                  int (*pass)(void *ctx, const cgm_value_set *s), void *ctx);
+                                  int (*pass)(void *ctx, const cgm_value_set *s, double *outside),
+                                  void *ctx);
 /* What A's values allow (one pass over them): bit CGM_CAN_DICT, a
  * dictionary at N = 1; bit CGM_CAN_F32, every value a float. */
 #define CGM_CAN_DICT 1u

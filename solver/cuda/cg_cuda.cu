@@ -292,21 +292,6 @@ static cgm_status want_device_layout(const gpu_solver *S, const cgm_problem *pb,
   return CGM_OK;
 }
 
-/* cgm_values_choose_by's pass on the GPU that holds the CSR. */
-struct values_ctx {
-  cgm_cuda_dev *d;
-  const double *val;
-  int64_t nnz;
-  cgm_error *err;
-  cgm_status st;
-};
-static int values_pass(void *ctx, const cgm_value_set *s) {
-  values_ctx *c = (values_ctx *)ctx;
-  unsigned found = 0;
-  c->st = cgm_cuda_values_found(c->d, c->val, c->nnz, s, &found, c->err);
-  return c->st ? -1 : (int)found;
-}
-
 /* The values' storage (A on the host; a matrix in GPU memory keeps its values), read from a copy
  * of A's values on d where there is one (dval: no pass of the host over them); values not exact
  * only where reliable updates replace the residual by the true one in double (one GPU), as in
@@ -316,11 +301,11 @@ static cgm_status choose_values(gpu_solver *S, const cgm_problem *pb, cgm_cuda_d
   const cgm_csr *A = pb->A;
   const int32_t nbc = (pb->plan.nrows + S->n - 1) / S->n;
   cgm_value_set c;
-  values_ctx ctx = {d, dval, A->nnz, err, CGM_OK};
+  cgm_cuda_values ctx = {d, dval, A->nnz, err, CGM_OK};
   if (!dval)
     c = cgm_values_choose(A->val, A->nnz, S->n, nbc, pb->opts.storage, pb->opts.precision);
   else if (!cgm_values_choose_by(&c, A->val, A->nnz, S->n, nbc, pb->opts.storage,
-                                 pb->opts.precision, values_pass, &ctx))
+                                 pb->opts.precision, cgm_cuda_values_pass, &ctx))
     return ctx.st;
   if (c.exact || S->pol.reliable) S->vs = c;
   if (!S->vs.exact) S->pol.reduced = 1, S->pol.floor_watch = 0;
