@@ -104,28 +104,26 @@ static void monitor_of(const cgm_json_extras *x, cgm_solve_opts *s) {
   s->monitor_every = x->monitor_every, s->monitor_x = x->monitor_x;
 }
 
-/* The database kept open between a process's solves (a loop of time steps): each solve would
- * open it (2 ms), start its WAL and checkpoint it at close: four syncs of the file system, 3 ms
- * each on a disk, more on a network file system. SQLite checkpoints it every 1000 pages and at
- * cgm_json_release. A solve while it is in use (another thread) opens its own; another file at the
- * path (replaced) is opened. A forked child closes its copy first (its parent's SHARED lock keeps
- * that close from checkpointing), so that no connection of its parent's lingers in SQLite's state
- * of the file, then opens its own. */
+/* The database kept open between a process's solves (a loop of time steps), which each would
+ * open, start its WAL and checkpoint at close: four syncs of the file system, 3 ms each on a disk,
+ * more on a network file system. SQLite checkpoints it every 1000 pages and at cgm_json_release.
+ * A solve while it is in use (another thread) opens its own; a file put at its path is opened
+ * anew; a forked child closes its copy (its parent's lock keeps that close from checkpointing),
+ * so that no connection of its parent's lingers in SQLite's state of the file, and opens its own.
+ */
 static struct {
   pthread_mutex_t mu;
   cgm_db *db;
   char *path;
-  dev_t dev;
-  ino_t ino;
+  struct stat sb;
   pid_t pid;
   bool ro;
-} kept = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0, 0, 0, false};
+} kept = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static void release_locked(void) {
   cgm_db_close(kept.db);
-  kept.db = NULL;
   free(kept.path);
-  kept.path = NULL;
+  kept.db = NULL, kept.path = NULL;
 }
 
 void cgm_json_release(void) {
@@ -140,7 +138,7 @@ static cgm_db *take_db(const cgm_run_solve_opts *o) {
   if (!o->db_path || stat(o->db_path, &sb) != 0 || pthread_mutex_trylock(&kept.mu)) return NULL;
   if (kept.pid != getpid() ||
       (kept.db && (strcmp(kept.path, o->db_path) || kept.ro != o->db_readonly ||
-                   kept.dev != sb.st_dev || kept.ino != sb.st_ino)))
+                   kept.sb.st_dev != sb.st_dev || kept.sb.st_ino != sb.st_ino)))
     release_locked();
   cgm_error e = {0};
   if (!kept.db &&
@@ -148,7 +146,7 @@ static cgm_db *take_db(const cgm_run_solve_opts *o) {
        cgm_open_database(o->db_path, CGM_DB_UNCHECKED | (o->db_readonly ? CGM_DB_READONLY : 0),
                          &kept.db, &e)))
     release_locked();
-  kept.dev = sb.st_dev, kept.ino = sb.st_ino, kept.pid = getpid(), kept.ro = o->db_readonly;
+  kept.sb = sb, kept.pid = getpid(), kept.ro = o->db_readonly;
   if (!kept.db) pthread_mutex_unlock(&kept.mu);
   return kept.db;
 }
