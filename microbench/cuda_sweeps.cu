@@ -113,9 +113,9 @@ int launches_for(double bytes) {
 template <typename T>
 __global__ void load_fixed(const T *__restrict__ base, int nvec, int64_t m, double *out) {
   double s = 0;
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < m;
-       i += (int64_t)gridDim.x * blockDim.x)
+  CGM_GRID_LOOP(i, m) {
     for (int k = 0; k < nvec; k++) s += (double)base[k * m + i];
+  }
   if (s == -1.0) out[blockIdx.x] = s; /* never true for our data: keeps the loads alive */
 }
 
@@ -129,8 +129,7 @@ __global__ void load_variable(const T *__restrict__ base, int nvec, int64_t m, d
 }
 
 template <typename T> __global__ void fill(T *p, int64_t n) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x) {
+  CGM_GRID_LOOP(i, n) {
     double f = (double)i * 0.6180339887498949;
     p[i] = (T)(1.0 + 0.25 * (f - floor(f)));
   }
@@ -158,7 +157,6 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
     h.slot[0][0].rz = 1.0;
     h.slot[0][0].rr = 1.0;
     h.slot[0][1].rz = 1.0;
-    h.thr = 0.0;
     h.maxiter = INT_MAX;
     CGM_CUDA_GOTO(st, err, out, cudaMemcpyAsync(st_dev, &h, sizeof h, cudaMemcpyHostToDevice, s));
   }
@@ -249,6 +247,13 @@ struct layout_pool {
   int k = 1;
 };
 
+void pool_release(layout_pool *P) {
+  if (P->mem) cudaFree(P->mem);
+  P->mem = nullptr;
+  P->cap = 0;
+  P->k = 1;
+}
+
 cgm_status pool_setup(layout_pool *P, const cgm_dev_layout *L, int w, int want, cgm_error *err) {
   const size_t vb = (size_t)L->nblocks_padded * L->n * L->n * w;
   const size_t cb = (size_t)L->nblocks_padded * sizeof(int32_t);
@@ -270,9 +275,7 @@ cgm_status pool_setup(layout_pool *P, const cgm_dev_layout *L, int w, int want, 
   if (k < 2) return CGM_OK;
   cgm_status st = CGM_OK;
   if ((k - 1) * one > P->cap) {
-    if (P->mem) cudaFree(P->mem);
-    P->mem = nullptr;
-    P->cap = 0;
+    pool_release(P);
     if (cudaMalloc(&P->mem, (k - 1) * one) != cudaSuccess) {
       (void)cudaGetLastError(); /* no room for copies: time the one matrix */
       P->mem = nullptr;
@@ -302,18 +305,6 @@ cgm_status pool_setup(layout_pool *P, const cgm_dev_layout *L, int w, int want, 
   P->k = k;
 out:
   return st;
-}
-
-/* The copies are done with (their memory stays for the next matrix). */
-void pool_done(layout_pool *P) {
-  P->k = 1;
-}
-
-void pool_release(layout_pool *P) {
-  if (P->mem) cudaFree(P->mem);
-  P->mem = nullptr;
-  P->cap = 0;
-  P->k = 1;
 }
 
 /* The rig of precision p, made (again) when it has never been or is too
@@ -393,7 +384,7 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
         mb_sample_timed(&smp, "spmv", variant, p, n, bytes, w, &t, source);
         st = mb_emit(&R->m, &smp, "spmv", err);
       }
-      pool_done(&P);
+      P.k = 1; /* the copies are done with (their memory stays for the next matrix) */
     }
     cgm_cuda_matrix_free(&d.A);
     mb_report(&R->m, "spmv:free");
@@ -592,10 +583,7 @@ extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
   R.dev = atoi(o->device + 5);
   layout_pool pool;
   R.pool = &pool;
-  for (int p = 0; p < 2; p++) {
-    R.rig[p].d.dev = -1;
-    R.rig[p].rows = R.rig[p].v_len = 0;
-  }
+  for (int p = 0; p < 2; p++) R.rig[p].d.dev = -1;
   if (R.dev < 0 || R.dev >= cgm_cuda_device_count())
     return cgm_fail(err, CGM_EINPUT, "%s: no such CUDA device (%d present)", o->device,
                     cgm_cuda_device_count());

@@ -102,17 +102,14 @@ cgm_status mb_shape_push(const cgm_csr *A, const cgm_solve_opts *base, int n, in
   mb_timing t;
   if (!st) st = mb_solve_steady(A, &o, maxiter, &r, &t, &steady, err);
   if (st || !steady || !(r.time_per_iter_s > 0)) return st;
-  cgm_locality_sample *nv = cgm_grow(v->v, v->n, &v->cap, sizeof *nv, 16);
-  if (!nv) return cgm_fail(err, CGM_ERUNTIME, "out of memory for a coefficient's sweep");
-  v->v = nv;
-  cgm_locality_sample *s = &v->v[v->n++];
-  memset(s, 0, sizeof *s);
-  s->block = o.layout.n;
-  s->precision = p;
-  s->group = group;
-  s->shape = cgm_refined_shape(&plan, 0);
-  s->seconds = r.time_per_iter_s;
-  snprintf(s->source, sizeof s->source, "%s", src);
+  cgm_locality_sample s = {.block = o.layout.n,
+                           .precision = p,
+                           .group = group,
+                           .shape = cgm_refined_shape(&plan, 0),
+                           .seconds = r.time_per_iter_s};
+  snprintf(s.source, sizeof s.source, "%s", src);
+  if (!cgm_push(&v->v, &v->n, &v->cap, &s, sizeof s, 16))
+    return cgm_fail(err, CGM_ERUNTIME, "out of memory for a coefficient's sweep");
   return CGM_OK;
 }
 

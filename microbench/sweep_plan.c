@@ -156,8 +156,7 @@ static cgm_status visit(const cgm_csr *A, int n, mb_range r, const char *variant
   cgm_status st = cgm_bcsr_count(A, 0, (A->nrows + n - 1) / n, cgm_plan_layout_params(A, n, 1), &nb,
                                  &np, &longest, err);
   if (st) return st;
-  if ((double)np * n * n > ldexp(4.0, r.hi)) return fn(ctx, NULL, n, variant, src, err);
-  return fn(ctx, A, n, variant, src, err);
+  return fn(ctx, (double)np * n * n > ldexp(4.0, r.hi) ? NULL : A, n, variant, src, err);
 }
 
 cgm_status mb_for_each_matrix(const int *ns, int nn, bool cuda, bool quick, int dense_hi,
