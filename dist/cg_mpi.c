@@ -121,11 +121,9 @@ static void vectors_free(vectors *V) {
 
 /* Vector id's halo on the GPU. */
 static void gpu_halo(cgm_dist_local *L, vectors *V, int id) {
-  if (V->nccl) {
-    cgm_dgpu_halo_nccl(V->g, id, L->nrecv, L->recv_rank, L->recv_off, L->nsend, L->send_rank,
-                       L->send_off);
-    return;
-  }
+  if (V->nccl)
+    return cgm_dgpu_halo_nccl(V->g, id, L->nrecv, L->recv_rank, L->recv_off, L->nsend, L->send_rank,
+                              L->send_off);
   cgm_dgpu_pack(V->g, id, L->sendbuf);
   cgm_dist_exchange_post(L, V->v + L->n);
   cgm_dist_exchange_finish(L);
@@ -292,10 +290,7 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
     if (stalled || !(true_residual(L, V) <= rel.least)) keep(V, n, true);
     relres = true_residual(L, V);
   }
-  if (stalled)
-    cgm_solve_stall_reason(CGM_PREC_DOUBLE, relres, tol, it, res->stop_reason,
-                           sizeof res->stop_reason);
-  cgm_cg_result_close(res, st, it, relres, maxiter, tol, V->times, V->ntimed);
+  cgm_cg_result_close(res, st, it, relres, maxiter, tol, CGM_PREC_DOUBLE, V->times, V->ntimed);
   return st;
 }
 

@@ -86,10 +86,11 @@ long double cgm_residual_ssq(int32_t n, const int64_t *rowptr, const int32_t *co
                              const double *val, const double *b, const double *x, double scale);
 
 /* The end of a host loop's result: the count, residual, verdict, stop
- * reason at the cap, and the time per iteration, the median of the first
- * ntimed past the first (page faults, cold caches); times is reordered. */
+ * reason (res->stalled: cgm_solve_stall_reason's in precision p; else at
+ * the cap), and the time per iteration, the median of the first ntimed
+ * past the first (page faults, cold caches); times is reordered. */
 void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double relres, int maxiter,
-                         double tol, double *times, int ntimed);
+                         double tol, cgm_precision p, double *times, int ntimed);
 /* Whether p . Ap = vu after `it` iterations breaks CG down (not positive, or not finite): then
  * res->stop_reason says so (a host loop's check, the CPU's and the MPI solve's). */
 bool cgm_cg_breakdown(cgm_solve_result *res, int it, double vu);
@@ -263,10 +264,6 @@ static inline cgm_floor_watch cgm_floor_watch_start(double true_residual, double
                                                     double bnorm) {
   cgm_floor_watch w = {CGM_FLOOR_PROBE * true_residual, 0.0, CGM_DOUBLE_ROUNDOFF * anorm, bnorm};
   return w;
-}
-
-static inline bool cgm_floor_due(const cgm_floor_watch *w, double iterated) {
-  return iterated <= w->next;
 }
 
 /* After a probe (xnorm = ||x||, dxnorm = ||D x||, thr = tol ||b||). */

@@ -169,7 +169,9 @@ static void breakdown_verdict(const cgm_csr *A, cgm_precision p, cgm_solve_resul
 }
 
 void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double relres, int maxiter,
-                         double tol, double *times, int ntimed) {
+                         double tol, cgm_precision p, double *times, int ntimed) {
+  if (res->stalled)
+    cgm_solve_stall_reason(p, relres, tol, it, res->stop_reason, sizeof res->stop_reason);
   res->iterations = it;
   res->solver_residual = relres;
   res->converged = st == CGM_OK;

@@ -557,10 +557,7 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
       memcpy(pb->x, C->x_best, (size_t)C->B.nrows * sizeof *pb->x);
     relres = FN(exact)(pb, pb->x) / pb->bnorm;
   }
-  if (stalled)
-    cgm_solve_stall_reason(pb->opts.precision, relres, pb->tol, it, res->stop_reason,
-                           sizeof res->stop_reason);
-  cgm_cg_result_close(res, st, it, relres, pb->maxiter, pb->tol, times, ntimed);
+  cgm_cg_result_close(res, st, it, relres, pb->maxiter, pb->tol, pb->opts.precision, times, ntimed);
   res->device_bytes = pb->plan.device_bytes;
   cgm_storage_report(res, &C->vs, B->p.n, B->nblocks_padded, (int64_t)B->nslices * B->p.by,
                      B->nslices, np, (int)sizeof(REAL));

@@ -250,10 +250,9 @@ template <typename T> cgm_status download(cs_solve<T> *R, double *x, cgm_error *
 /* Everything of R, freed; what was never made is NULL. */
 template <typename T> void release(cs_solve<T> *R) {
   const cgm_cusparse_fns *cs = R->cs;
-  if (R->vp) cs->cusparseDestroyDnVec(R->vp);
-  if (R->vq) cs->cusparseDestroyDnVec(R->vq);
-  if (R->vx) cs->cusparseDestroyDnVec(R->vx);
-  if (R->vr) cs->cusparseDestroyDnVec(R->vr);
+  const cusparseDnVecDescr_t vecs[] = {R->vp, R->vq, R->vx, R->vr};
+  for (cusparseDnVecDescr_t v : vecs)
+    if (v) cs->cusparseDestroyDnVec(v);
   if (R->mat) cs->cusparseDestroySpMat(R->mat);
   if (R->sp) cs->cusparseDestroy(R->sp);
   if (R->bl) R->cb->cublasDestroy(R->bl);
@@ -292,7 +291,8 @@ cgm_status run(const cgm_problem *pb, const cgm_cusparse_fns *cs, const cgm_cubl
   if (!st) {
     st = iterate(&R, pb, rz, &rr, &itn, times, ntimed, res, err);
     if (st == CGM_OK || st == CGM_ENOCONV) { /* not an error: the result, x */
-      cgm_cg_result_close(res, st, itn, sqrt(rr) / pb->bnorm, pb->maxiter, pb->tol, times, ntimed);
+      cgm_cg_result_close(res, st, itn, sqrt(rr) / pb->bnorm, pb->maxiter, pb->tol,
+                          pb->opts.precision, times, ntimed);
       const cgm_status st2 = download(&R, pb->x, err);
       if (st2) st = st2;
     }

@@ -104,8 +104,7 @@ typedef struct reliable {
 
 /* Double precision's floor watch (backend.h): a probe is due. */
 static bool floor_due(const reliable *R, const cgm_cg_state *hs) {
-  return R->watch && R->last == 0 && hs->done == CGM_RUN &&
-         cgm_floor_due(&R->floor, sqrt(hs->rr_last));
+  return R->watch && R->last == 0 && hs->done == CGM_RUN && sqrt(hs->rr_last) <= R->floor.next;
 }
 
 /* The probe after the stream's work; *stop set when the solve ends at its floor, S->final the state
