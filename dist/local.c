@@ -85,15 +85,6 @@ static bool peers(const int *count, int size, int *m, int **rank, int32_t **off)
   return true;
 }
 
-/* The receives: need[r] counts what this rank reads from rank r. */
-static cgm_status plan_receives(cgm_dist_local *L, const int32_t *bounds, int size, int *need,
-                                cgm_error *err) {
-  for (int32_t j = 0; j < L->nghost; j++) need[owner(bounds, size, L->ghost[j])]++;
-  if (!peers(need, size, &L->nrecv, &L->recv_rank, &L->recv_off))
-    return cgm_fail(err, CGM_ERUNTIME, "out of memory");
-  return CGM_OK;
-}
-
 /* The sends, from what the others need (give[r]); allocations only. */
 static cgm_status plan_sends(cgm_dist_local *L, int size, const int *give, cgm_error *err) {
   const bool ok = peers(give, size, &L->nsend, &L->send_rank, &L->send_off);
@@ -119,7 +110,10 @@ cgm_status cgm_dist_local_build(cgm_dist_local *L, const int32_t *bounds, int ra
   int *need = calloc((size_t)size, sizeof *need), *give = calloc((size_t)size, sizeof *give);
   cgm_status st = need && give ? CGM_OK : cgm_fail(err, CGM_ERUNTIME, "out of memory");
   if (!st) st = find_ghosts(L, err);
-  if (!st) st = plan_receives(L, bounds, size, need, err);
+  /* The receives: need[r] counts what this rank reads from rank r. */
+  for (int32_t j = 0; !st && j < L->nghost; j++) need[owner(bounds, size, L->ghost[j])]++;
+  if (!st && !peers(need, size, &L->nrecv, &L->recv_rank, &L->recv_off))
+    st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
   if ((st = cgm_dist_agree(st, err, comm))) goto done;
   MPI_Alltoall(need, 1, MPI_INT, give, 1, MPI_INT, comm);
   st = plan_sends(L, size, give, err);

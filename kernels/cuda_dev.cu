@@ -118,9 +118,8 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
   for (size_t i = 0; i < 5; i++)
     CGM_CUDA_TRY(err, cudaEventCreateWithFlags(dep[i], cudaEventDisableTiming));
   /* Padding stays zero forever: only the rows of the layout are written. */
-  void *zero[] = {d->x, d->r, d->u, d->dinv, d->s};
   for (size_t i = 0; i < 5; i++)
-    CGM_CUDA_TRY(err, cudaMemsetAsync(zero[i], 0, (size_t)d->np * w, d->stream));
+    CGM_CUDA_TRY(err, cudaMemsetAsync(*vecs[i], 0, (size_t)d->np * w, d->stream));
   CGM_CUDA_TRY(
       err, cudaMemsetAsync(d->b, 0, (size_t)d->np * (prec == CGM_PREC_SINGLE ? 4 : 8), d->stream));
   if (d->mixed) {

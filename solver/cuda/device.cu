@@ -16,11 +16,9 @@ extern "C" bool cgm_have_cuda_build(void) {
 
 extern "C" int cgm_cuda_runtime_version(void) {
   int v = 0;
-  if (cudaRuntimeGetVersion(&v) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  return v;
+  if (cudaRuntimeGetVersion(&v) == cudaSuccess) return v;
+  (void)cudaGetLastError();
+  return 0;
 }
 
 extern "C" void cgm_cuda_warm_up(int count) {
@@ -54,11 +52,9 @@ extern "C" int cgm_cuda_device_count(void) {
   const long long ns = (long long)(1e9 * (cgm_now() - t0));
   long long none = 0; /* the first count's: it started the driver */
   driver_start_ns.compare_exchange_strong(none, ns > 0 ? ns : 1);
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError(); /* no driver or no device: a CPU machine */
-    return 0;
-  }
-  return n;
+  if (e == cudaSuccess) return n;
+  (void)cudaGetLastError(); /* no driver or no device: a CPU machine */
+  return 0;
 }
 
 extern "C" cgm_status cgm_cuda_device_info(int dev, cgm_device_info *info, cgm_error *err) {

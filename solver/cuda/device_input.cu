@@ -592,10 +592,7 @@ extern "C" cgm_status cgm_solve_device(const cgm_csr_device *A, const double *b,
   } else {
     st = solve_device(&c, b, x, o, bs, ys, res, err);
   }
-  cudaFree(bs);
-  cudaFree(ys);
-  cudaFree(c.scratch);
-  cudaFree(c.part);
+  cgm_cuda_free_all({bs, ys, c.scratch, c.part});
   if (c.host_part) cudaFreeHost(c.host_part);
   if (c.s) cudaStreamDestroy(c.s);
   return st;

@@ -55,21 +55,15 @@ static cgm_status row_lengths(const cgm_csr *A, int n, int32_t b0, int32_t b1, i
   return CGM_OK;
 }
 
-/* The own block rows [b0, b1) in order, into a new array *rows. */
-static cgm_status own_rows(int32_t b0, int32_t b1, int32_t **rows, cgm_error *err) {
-  *rows = malloc(((size_t)(b1 - b0) + 1) * sizeof **rows);
-  if (!*rows) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
-  for (int32_t i = b0; i < b1; i++) (*rows)[i - b0] = i;
-  return CGM_OK;
-}
-
 /* The long block rows of [b0, b1) apart into s->C; without the halo the others into the MBR layout
  * s->A, with it the halo's interior and boundary lists keep the others alone. */
 static cgm_status build_long_split(const cgm_csr *A, int32_t b0, int32_t b1, cgm_bcsr_params lp,
                                    cgm_seg_host *s, bool halo, cgm_error *err) {
   int32_t *len = NULL, *rows = NULL, ns = 0;
   cgm_status st = row_lengths(A, lp.n, b0, b1, &len, err);
-  if (!st) st = own_rows(b0, b1, &rows, err);
+  if (!st && !(rows = malloc(((size_t)(b1 - b0) + 1) * sizeof *rows))) /* the own, in order */
+    st = cgm_fail(err, CGM_ERUNTIME, "out of host memory");
+  for (int32_t i = b0; !st && i < b1; i++) rows[i - b0] = i;
   if (!st) st = split_long(A, len, rows, b1 - b0, b0, lp.n, &ns, &s->C, err);
   if (!st && halo) {
     s->h.ninterior = keep_short(len, b0, s->h.interior, s->h.ninterior);
@@ -97,15 +91,11 @@ cgm_status cgm_seg_build(const cgm_csr *A, const cgm_plan *p, int g, cgm_seg_hos
     return CGM_OK;
   }
   const bool long_rows = cgm_plan_long_part(&p->seg[g]) != NULL;
-  if (G == 1 && long_rows) {
-    s->v_len = (int64_t)p->nb * n;
-    s->v_off = (int64_t)b0 * n;
-    return build_long_split(A, b0, b1, lp, s, false, err);
-  }
   if (G == 1 || p->o.exchange != CGM_EXCHANGE_HALO) { /* the whole vector */
     s->v_len = (int64_t)p->nb * n;
     s->v_off = (int64_t)b0 * n;
-    return cgm_bcsr_build(A, b0, b1, lp, &s->A, err);
+    return G == 1 && long_rows ? build_long_split(A, b0, b1, lp, s, false, err)
+                               : cgm_bcsr_build(A, b0, b1, lp, &s->A, err);
   }
   cgm_status st = cgm_halo_build(A, n, p->bounds, G, g, &s->h, err);
   if (!st && long_rows) st = build_long_split(A, b0, b1, lp, s, true, err);

@@ -31,23 +31,16 @@ static cgm_dynlib cublas_lib =
     CGM_DYNLIB_INIT(CGM_CUBLAS_SONAME, "the cusparse backend", cublas_syms);
 static cgm_dynlib nccl_lib = CGM_DYNLIB_INIT(CGM_NCCL_SONAME, "the nccl exchange", nccl_syms);
 
-cgm_status cgm_cusparse_load(const cgm_cusparse_fns **fns, cgm_error *err) {
-  cgm_status st = cgm_dynlib_load(&cusparse_lib, err);
-  *fns = st == CGM_OK ? &cusparse_fns : NULL;
-  return st;
-}
-
-cgm_status cgm_cublas_load(const cgm_cublas_fns **fns, cgm_error *err) {
-  cgm_status st = cgm_dynlib_load(&cublas_lib, err);
-  *fns = st == CGM_OK ? &cublas_fns : NULL;
-  return st;
-}
-
-cgm_status cgm_nccl_load(const cgm_nccl_fns **fns, cgm_error *err) {
-  cgm_status st = cgm_dynlib_load(&nccl_lib, err);
-  *fns = st == CGM_OK ? &nccl_fns : NULL;
-  return st;
-}
+/* cgm_cusparse_load, cgm_cublas_load, cgm_nccl_load (vendor_libs.h) */
+#define CGM_LOADER(name)                                                                           \
+  cgm_status cgm_##name##_load(const cgm_##name##_fns **fns, cgm_error *err) {                     \
+    cgm_status st = cgm_dynlib_load(&name##_lib, err);                                             \
+    *fns = st == CGM_OK ? &name##_fns : NULL;                                                      \
+    return st;                                                                                     \
+  }
+CGM_LOADER(cusparse)
+CGM_LOADER(cublas)
+CGM_LOADER(nccl)
 
 bool cgm_nccl_available(char *why, size_t n) {
   const cgm_nccl_fns *f;
