@@ -121,9 +121,11 @@ static void vectors_free(vectors *V) {
 
 /* Vector id's halo on the GPU. */
 static void gpu_halo(cgm_dist_local *L, vectors *V, int id) {
-  if (V->nccl)
-    return cgm_dgpu_halo_nccl(V->g, id, L->nrecv, L->recv_rank, L->recv_off, L->nsend, L->send_rank,
-                              L->send_off);
+  if (V->nccl) {
+    cgm_dgpu_halo_nccl(V->g, id, L->nrecv, L->recv_rank, L->recv_off, L->nsend, L->send_rank,
+                       L->send_off);
+    return;
+  }
   cgm_dgpu_pack(V->g, id, L->sendbuf);
   cgm_dist_exchange_post(L, V->v + L->n);
   cgm_dist_exchange_finish(L);
