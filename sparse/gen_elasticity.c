@@ -12,14 +12,12 @@
 #define NU 0.3
 #define YOUNG 1.0
 
-/* Ke for the unit cube, local node a = ax + 2 ay + 4 az (the same
+/* Ke (zeroed by the caller) for the unit cube, local node a = ax + 2 ay + 4 az (the same
  * lexicographic order as the global nodes), dof 3 a + component. */
 static void element_matrix(double Ke[24][24]) {
   const double lambda = YOUNG * NU / ((1.0 + NU) * (1.0 - 2.0 * NU));
   const double mu = YOUNG / (2.0 * (1.0 + NU));
   const double g = 1.0 / sqrt(3.0);
-  for (int r = 0; r < 24; r++)
-    for (int c = 0; c < 24; c++) Ke[r][c] = 0.0;
   /* 2x2x2 Gauss is exact here (the integrand is quadratic per direction).
    * x = (xi + 1) / 2, so d/dx = 2 d/dxi and detJ = 1/8; weights are 1. */
   for (int gp = 0; gp < 8; gp++) {
@@ -90,7 +88,7 @@ cgm_status cgm_gen_elasticity3d(int32_t n, cgm_csr *A, cgm_error *err) {
     for (int c = 0; c < 3; c++) A->rowptr[3 * f + c + 1] = A->rowptr[3 * f + c] + len;
   }
 
-  double Ke[24][24];
+  double Ke[24][24] = {{0.0}};
   element_matrix(Ke);
 
 #pragma omp parallel for schedule(static)

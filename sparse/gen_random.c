@@ -117,19 +117,6 @@ static int32_t upper_bound_i(const int64_t *c, int32_t n, int64_t r) {
   return lo;
 }
 
-static void sort_i32(int32_t *v, int64_t len) {
-  if (len > 16) {
-    qsort(v, (size_t)len, sizeof *v, cgm_cmp_i32);
-    return;
-  }
-  for (int64_t k = 1; k < len; k++) {
-    int32_t x = v[k];
-    int64_t m = k - 1;
-    while (m >= 0 && v[m] > x) v[m + 1] = v[m], m--;
-    v[m + 1] = x;
-  }
-}
-
 /* Position of column j in sorted row [b, e) of col, -1 if absent. */
 static int64_t find_col(const int32_t *col, int64_t b, int64_t e, int32_t j) {
   const int32_t *p = bsearch(&j, col + b, (size_t)(e - b), sizeof j, cgm_cmp_i32);
@@ -186,7 +173,7 @@ static int adj_add(int32_t n, const adj *old, const int64_t *pptr, const int32_t
   for (int32_t i = 0; i < n; i++) {
     int32_t *c = g->col + g->ptr[i];
     int64_t m = g->ptr[i + 1] - g->ptr[i], out = 0;
-    sort_i32(c, m);
+    qsort(c, (size_t)m, sizeof *c, cgm_cmp_i32);
     for (int64_t k = 0; k < m; k++)
       if (out == 0 || c[out - 1] != c[k]) c[out++] = c[k];
     g->len[i] = (int32_t)out;
