@@ -166,12 +166,7 @@ cgm_num_result cgm_mm_parse_double(const char *s, size_t len, double *out) {
     size_t n = len - (size_t)(p - b);
     static const char *const words[] = {"nan", "inf", "infinity"};
     bool word = false, isnum = p != b + len && (mm_is_digit((unsigned char)*p) || *p == '.');
-    for (int w = 0; w < 3 && !word; w++) {
-      if (strlen(words[w]) != n) continue;
-      word = true;
-      for (size_t k = 0; k < n; k++)
-        if (mm_lower_ascii((unsigned char)p[k]) != words[w][k]) word = false;
-    }
+    for (int w = 0; w < 3 && !word; w++) word = mm_kw_eq(p, n, words[w]);
     if (!word && !isnum) r = CGM_NUM_BAD;
     if (isnum && e != b + len) r = CGM_NUM_BAD;
   }

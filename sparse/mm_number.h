@@ -48,6 +48,14 @@ static inline int mm_lower_ascii(int c) {
   return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c;
 }
 
+/* s[0, n) is the lowercase keyword kw, in any case. */
+static inline bool mm_kw_eq(const char *s, size_t n, const char *kw) {
+  if (strlen(kw) != n) return false;
+  for (size_t k = 0; k < n; k++)
+    if (mm_lower_ascii((unsigned char)s[k]) != kw[k]) return false;
+  return true;
+}
+
 /* 10^0 .. 10^22: exactly representable in a double. */
 static const double mm_exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                           1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,

@@ -191,17 +191,10 @@ static bool next_tok(const char **pp, const char *le, const char **ts, size_t *t
   return true;
 }
 
-static bool kw_eq(const char *s, size_t n, const char *kw) {
-  if (strlen(kw) != n) return false;
-  for (size_t k = 0; k < n; k++)
-    if (mm_lower_ascii((unsigned char)s[k]) != kw[k]) return false;
-  return true;
-}
-
 /* The index of s in the NULL-terminated kws, or -1. */
 static int kw_index(const char *s, size_t n, const char *const *kws) {
   for (int k = 0; kws[k]; k++)
-    if (kw_eq(s, n, kws[k])) return k;
+    if (mm_kw_eq(s, n, kws[k])) return k;
   return -1;
 }
 
@@ -285,7 +278,7 @@ static cgm_status read_banner(mmr *r, mm_header *h) {
   int nt = 0;
   char tb[64];
   while (nt < 5 && next_tok(&p, le, &t[nt], &tl[nt])) nt++;
-  if (nt == 0 || !kw_eq(t[0], tl[0], "%%matrixmarket"))
+  if (nt == 0 || !mm_kw_eq(t[0], tl[0], "%%matrixmarket"))
     return fail_at(r, ln, CGM_EINPUT,
                    "missing Matrix Market banner: the first line must start with %%%%MatrixMarket "
                    "(found '%s')",
@@ -300,7 +293,7 @@ static cgm_status read_banner(mmr *r, mm_header *h) {
   if (next_tok(&p, le, &xt, &xl))
     return fail_at(r, ln, CGM_EINPUT, "extra token '%s' after the banner keywords",
                    tok_copy(tb, sizeof tb, xt, xl));
-  if (!kw_eq(t[1], tl[1], "matrix"))
+  if (!mm_kw_eq(t[1], tl[1], "matrix"))
     return fail_at(r, ln, CGM_EINPUT, "unsupported object '%s': only 'matrix' is supported",
                    tok_copy(tb, sizeof tb, t[1], tl[1]));
   static const char *const kws[3][5] = {{"coordinate", "array"},
@@ -491,9 +484,7 @@ static CGM_PRINTF(7, 8) void chunk_fail(body *X, mm_chunk *ch, int64_t line, con
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
   }
-  size_t n = strlen(msg) + 1;
-  ch->err_msg = malloc(n);
-  if (ch->err_msg) memcpy(ch->err_msg, msg, n);
+  ch->err_msg = strdup(msg);
   ch->err_line = line;
   ch->err_data = data;
   ch->err_code = code;

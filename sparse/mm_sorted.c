@@ -134,13 +134,11 @@ int mm_sorted_csr(mm_source *src, const char *s, const char *e, const mm_sorted_
     if (!mm_source_guard(src, count_lines, &ch[c], NULL)) atomic_store(&stop, true);
   int64_t total = 0;
   for (int64_t c = 0; c < n; c++) ch[c].off = total, total += ch[c].lines;
-  if (total != L || atomic_load(&stop)) {
+  int go = total == L && !atomic_load(&stop); /* 0: not sorted */
+  if (go && cgm_csr_alloc(A, (int32_t)sh->rows, (int32_t)sh->cols, L, NULL)) go = -1;
+  if (go < 1) {
     free(ch);
-    return 0;
-  }
-  if (cgm_csr_alloc(A, (int32_t)sh->rows, (int32_t)sh->cols, L, NULL)) {
-    free(ch);
-    return -1;
+    return go;
   }
   int64_t *const rowptr = A->rowptr;
   target tg = {sh, A, &stop};
