@@ -165,16 +165,9 @@ cgm_status cgm_halo_build(const cgm_csr *A, int n, const int32_t *bounds, int pa
       h->interior[ni++] = b0 + b;
   }
   /* owner[j] = first halo column at or after segment j's first block row. */
-  for (int j = 0; j <= parts; j++) {
-    int32_t lo = 0, hi = h->nhalo;
-    while (lo < hi) {
-      int32_t mid = lo + (hi - lo) / 2;
-      if (h->cols[mid] < bounds[j])
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    h->owner[j] = lo;
+  for (int j = 0, c = 0; j <= parts; j++) { /* bounds ascend: one walk */
+    while (c < h->nhalo && h->cols[c] < bounds[j]) c++;
+    h->owner[j] = c;
   }
   free(mark), free(is_bnd);
   return CGM_OK;

@@ -264,6 +264,10 @@ static void one_segment(cgm_plan *p, const cgm_plan_opts *o, int32_t nrows, int6
   p->seg[0].rows = p->seg[0].v_len = nrows;
 }
 
+static int gcd(int a, int b) {
+  return b ? gcd(b, a % b) : a;
+}
+
 cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts *o, cgm_plan *p,
                                  cgm_error *err) {
   cgm_status st = plan_start(p, o, err);
@@ -287,13 +291,7 @@ cgm_status cgm_plan_from_pattern(const cgm_plan_pattern *pt, const cgm_plan_opts
   int align = cgm_partition_align(n);
   if (o->row_align > 1) { /* segment starts at multiples of both */
     const int rows = align * n, m = o->row_align;
-    int a = rows, b = m;
-    while (b) {
-      const int t = a % b;
-      a = b;
-      b = t;
-    }
-    align = rows / a * m / n; /* lcm(rows, m) / n: n divides rows */
+    align = rows / gcd(rows, m) * m / n; /* lcm(rows, m) / n: n divides rows */
   }
   const bool halo = G > 1 && o->exchange == CGM_EXCHANGE_HALO;
   if (halo && !pt->bptr)

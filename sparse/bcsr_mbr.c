@@ -133,16 +133,14 @@ cgm_status cgm_block_pattern(const cgm_csr *A, int n, int64_t **bptr, int32_t **
   /* One merge a block row into room for its rows' entries and a diagonal
    * block (A's row pointer bounds it), then the lists moved together: one
    * pass of the merge instead of one to count and one to fill. */
-  int32_t *tmp = malloc(((size_t)A->nnz + (size_t)nb + 1) * sizeof *tmp);
-  if (!tmp) {
-    free(p);
-    return cgm_fail(err, CGM_ERUNTIME, "out of memory for the block pattern");
-  }
+  int32_t *tmp = malloc(((size_t)A->nnz + (size_t)nb + 1) * sizeof *tmp), *c = NULL;
+  if (tmp) {
 #pragma omp parallel for schedule(dynamic, 256)
-  for (int32_t b = 0; b < nb; b++)
-    p[b + 1] = cgm_block_row_columns(A, b, n, tmp + A->rowptr[(int64_t)b * n] + b);
-  prefix_sum(p + 1, nb);
-  int32_t *c = malloc(((size_t)p[nb] + 1) * sizeof *c);
+    for (int32_t b = 0; b < nb; b++)
+      p[b + 1] = cgm_block_row_columns(A, b, n, tmp + A->rowptr[(int64_t)b * n] + b);
+    prefix_sum(p + 1, nb);
+    c = malloc(((size_t)p[nb] + 1) * sizeof *c);
+  }
   if (!c) {
     CGM_FREE(tmp, p);
     return cgm_fail(err, CGM_ERUNTIME, "out of memory for the block pattern");
