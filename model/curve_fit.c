@@ -70,9 +70,8 @@ static void constant_fit(const double *m, const double *b, int n, const char *wh
   f->m_lo = m[0];
   f->m_hi = m[n - 1];
   f->converged = c > 0;
-  snprintf(f->message, sizeof f->message, "constant: the median of %d samples%s%.100s", n,
-           *why ? " (Eq. 3: " : "", *why ? why : "");
-  if (*why) snprintf(f->message + strlen(f->message), sizeof f->message - strlen(f->message), ")");
+  snprintf(f->message, sizeof f->message, "constant: the median of %d samples%s%.100s%s", n,
+           *why ? " (Eq. 3: " : "", why, *why ? ")" : "");
 }
 
 cgm_status cgm_fit_curve(const double *m, const double *b, int n, cgm_curve_fit *out,

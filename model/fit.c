@@ -105,7 +105,6 @@ static void run_lm(gsl_multifit_nlinear_workspace *w, gsl_multifit_nlinear_fdf *
   double q0[FIT_P] = {mu0, log(sigma0), log(nu0)};
   gsl_vector_view v0 = gsl_vector_view_array(q0, FIT_P);
   memset(run, 0, sizeof *run);
-  run->chi2 = INFINITY;
   int st = gsl_multifit_nlinear_init(&v0.vector, fdf, w), info = 0;
   if (st == GSL_SUCCESS)
     st = gsl_multifit_nlinear_driver(FIT_MAXITER, FIT_XTOL, FIT_GTOL, FIT_FTOL, NULL, NULL, &info,

@@ -331,14 +331,10 @@ double cgm_paper_device_time(const cgm_device_model *m, int n, double x, double 
                              bool direct) {
   int bi = cgm_block_index(n);
   if (bi < 0 || !m->have_spmv[bi] || !m->have_vec) return NAN;
-  cgm_paper_params p;
+  const cgm_sigmoid red = m->have_red ? m->red : m->cg5;
+  cgm_paper_params p = {
+      .cg2 = red, .cg3 = red, .cg4 = m->cg4, .cg5 = m->cg5, .red = red, .width = m->width};
   for (int b = 0; b < 4; b++) p.spmv[b] = m->spmv[b];
-  p.red = m->have_red ? m->red : m->cg5;
-  p.cg2 = p.cg3 = p.red;
-  p.cg4 = m->cg4;
-  p.cg5 = m->cg5;
-  p.width = m->width;
-  p.t_sync = 0.0;
   if (gpus <= 1) return cgm_paper_time(&p, n, x, e);
   int ex = direct ? CGM_EXCHANGE_P2P : CGM_EXCHANGE_HOST;
   if (gpus > CGM_MAX_GPUS || !m->have_xfer[ex][gpus]) return NAN;
