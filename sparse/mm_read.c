@@ -460,8 +460,11 @@ typedef struct {
   bool nomem;                /* no memory for a chunk: stopped after the last one */
 } body;
 
-static bool stop_requested(body *X, const mm_chunk *ch) {
-  return atomic_load_explicit(&X->first_err, memory_order_relaxed) < ch->idx;
+/* An earlier chunk ended in an error: this one is skipped. */
+static bool skipped(body *X, mm_chunk *ch) {
+  if (atomic_load_explicit(&X->first_err, memory_order_relaxed) >= ch->idx) return false;
+  ch->state = CH_SKIPPED;
+  return true;
 }
 
 /* The chunk ends in an error: the chunks after it need not run. */
@@ -512,10 +515,7 @@ static void parse_coordinate(void *X_, void *ch_) {
     return;                                                                                        \
   } while (0)
   while (p < end) {
-    if ((line & 8191) == 0 && line && stop_requested(X, ch)) {
-      ch->state = CH_SKIPPED;
-      return;
-    }
+    if ((line & 8191) == 0 && line && skipped(X, ch)) return;
     const char *ls = p;
     while (*p == ' ' || *p == '\t') p++;
     if (!mm_is_digit((unsigned char)*p)) { /* a comment, a blank line or a bad one */
@@ -604,10 +604,7 @@ static void parse_array(void *X_, void *ch_) {
   int64_t line = 0, k = 0;
   char tb[96], vm[VMSG];
   while (p < end) {
-    if ((line & 8191) == 0 && line && stop_requested(X, ch)) {
-      ch->state = CH_SKIPPED;
-      return;
-    }
+    if ((line & 8191) == 0 && line && skipped(X, ch)) return;
     const char *ls = p, *le = memchr(p, '\n', (size_t)(end - p));
     const char *q = ls;
     while (q < le && mm_is_blank((unsigned char)*q)) q++;
@@ -644,10 +641,7 @@ static void parse_array(void *X_, void *ch_) {
 /* Parses a chunk under the source's guard: a fault (the file shrank) ends
  * it as an error, which the reader words as a change of the file. */
 static void parse_chunk(body *X, mm_chunk *ch) {
-  if (stop_requested(X, ch)) {
-    ch->state = CH_SKIPPED;
-    return;
-  }
+  if (skipped(X, ch)) return;
   if (!mm_source_guard(X->src, X->array ? parse_array : parse_coordinate, X, ch)) {
     ch->err_code = CGM_EINPUT;
     note_error(X, ch);

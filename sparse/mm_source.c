@@ -507,14 +507,12 @@ void mm_source_release_text(mm_source *s) {
 
 void mm_source_close(mm_source *s) {
   mm_source_release_text(s);
-  free(s->carry);
-  s->carry = NULL;
-  free(s->zin);
-  s->zin = NULL;
 #ifdef CGM_HAVE_ZLIB
   if (s->z) inflateEnd(s->z);
 #endif
-  free(s->z);
+  CGM_FREE(s->carry, s->zin, s->z);
+  s->carry = NULL; /* closed again after a failed open */
+  s->zin = NULL;
   s->z = NULL;
   if (s->fd >= 0) close(s->fd);
   s->fd = -1;

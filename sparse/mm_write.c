@@ -50,10 +50,7 @@ static cgm_status w_open(mmw *w, const char *path, cgm_error *err) {
   w->buf = malloc(WBUF_SIZE);
   if (!w->buf) return cgm_fail(err, CGM_ERUNTIME, "%s: out of memory for the write buffer", path);
   cgm_status st = cgm_outfile_open(&w->out, path, err);
-  if (st) {
-    free(w->buf);
-    w->buf = NULL;
-  }
+  if (st) free(w->buf); /* the callers return at once */
   return st;
 }
 
@@ -62,7 +59,6 @@ static cgm_status w_open(mmw *w, const char *path, cgm_error *err) {
 static cgm_status w_close(mmw *w, cgm_error *err) {
   if (!w->errnum) w_flush(w);
   free(w->buf);
-  w->buf = NULL;
   if (w->errnum) {
     char path[1024];
     snprintf(path, sizeof path, "%s", w->out.path);
