@@ -67,13 +67,12 @@ static cgm_status pattern_make(const cgm_csr *A, int n, bool columns, cgm_plan_p
   cgm_status st = CGM_OK;
   pt->len = malloc(((size_t)pt->nb + 1) * sizeof *pt->len);
   if (!pt->len) st = cgm_fail(err, CGM_ERUNTIME, "out of memory for %d block rows", pt->nb);
-  if (!st && !columns) {
+  if (!st && !columns)
     st = cgm_bcsr_row_blocks(A, n, pt->len, err);
-  } else {
-    if (!st) st = cgm_block_pattern(A, n, &pt->bptr, &pt->bcol, err);
-    for (int32_t b = 0; b < pt->nb && !st; b++)
-      pt->len[b] = (int32_t)(pt->bptr[b + 1] - pt->bptr[b]);
-  }
+  else if (!st)
+    st = cgm_block_pattern(A, n, &pt->bptr, &pt->bcol, err);
+  for (int32_t b = 0; b < pt->nb && !st && columns; b++)
+    pt->len[b] = (int32_t)(pt->bptr[b + 1] - pt->bptr[b]);
   if (st) cgm_plan_pattern_free(pt);
   *out = st ? NULL : pt;
   return st;
