@@ -20,9 +20,7 @@ bool mm_bucket_grow(mm_bucket *b) {
   if (cap > PAGE_MAX) cap = PAGE_MAX;
   mm_page *pg = malloc(sizeof *pg + (size_t)cap * sizeof(mm_ent));
   if (!pg) return false;
-  pg->next = NULL;
-  pg->n = 0;
-  pg->cap = cap;
+  *pg = (mm_page){.next = NULL, .n = 0, .cap = cap};
   if (b->tail)
     b->tail->next = pg;
   else

@@ -661,9 +661,7 @@ static void body_free(body *X) {
 #pragma omp parallel for num_threads(X->threads > 1 ? X->threads : 1)                              \
     schedule(dynamic, 1) if (X->nch > 1)
   for (int64_t c = 0; c < X->nch; c++) chunk_free(X->ch[c], X->nb);
-  free(X->ch);
-  X->ch = NULL;
-  X->nch = X->cap = 0;
+  free(X->ch); /* X is not read again */
 }
 
 /* Appends the whole lines [s, e) as chunks of about chunk_bytes (a line at least), the first new
