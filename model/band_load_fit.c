@@ -51,6 +51,5 @@ cgm_status cgm_fit_band_load(const cgm_device_model *m, int n, const cgm_segment
   }
   if (k > 0) *frac = cgm_median(r, k);
   free(r);
-  if (k == 0) return cgm_fail(err, CGM_EINPUT, "the model cannot time the band-load samples");
-  return CGM_OK;
+  return k > 0 ? CGM_OK : cgm_fail(err, CGM_EINPUT, "the model cannot time the band-load samples");
 }

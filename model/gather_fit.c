@@ -44,8 +44,7 @@ cgm_status cgm_fit_gather_bw(const cgm_device_model *m, const cgm_segment_shape 
   }
   if (k > 0) *bw = cgm_median(r, k);
   free(r);
-  if (k == 0)
-    return cgm_fail(err, CGM_EINPUT,
-                    "the gather samples ran no slower than their bytes say: no gather term");
-  return CGM_OK;
+  return k > 0 ? CGM_OK
+               : cgm_fail(err, CGM_EINPUT,
+                          "the gather samples ran no slower than their bytes say: no gather term");
 }

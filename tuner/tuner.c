@@ -14,7 +14,6 @@ cgm_tuner_opts cgm_tuner_opts_default(void) {
       .precisions = 1u << CGM_PREC_DOUBLE, .exchanges = 1u << CGM_EXCHANGE_HALO, .cusparse = true};
 }
 
-/* Adds one candidate. */
 static cgm_status push(cgm_candidate **v, int *n, int *cap, const cgm_candidate *c,
                        cgm_error *err) {
   return cgm_push(v, n, cap, c, sizeof *c, 64)
