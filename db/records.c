@@ -32,10 +32,8 @@ static void b_double(binder *b, double v) {
 static void b_text(binder *b, const char *s, size_t cap) {
   b->i++;
   if (b->rc == SQLITE_OK)
-    b->rc =
-        sqlite3_bind_text(b->st, b->i, s ? s : "", s ? (int)strnlen(s, cap) : 0, SQLITE_TRANSIENT);
+    b->rc = sqlite3_bind_text(b->st, b->i, s, (int)strnlen(s, cap), SQLITE_TRANSIENT);
 }
-#define B_FIELD(b, field) b_text((b), (field), sizeof(field))
 
 /* An id where 0 means none. */
 static void b_ref(binder *b, int64_t id) {
@@ -124,6 +122,10 @@ static const column coef_cols[] = {CF(name, 't'), CF(precision, 'i'), CF(value, 
 #define MX(m, t) COL(cgm_db_matrix, m, t)
 static const column matrix_cols[] = {MX(id, 'I'), MX(name, 't'), MX(path, 't'), MX(file_bytes, 'i'),
     MX(x, 'i'), MX(nnz, 'i'), MX(features, 't'), MX(content_id, 'i'), {0}};
+/* the unique keys the lookups bind */
+static const column device_key[] = {DV(kind, 't'), DV(model, 't'), DV(host, 't'), {0}};
+static const column matrix_key[] = {MX(name, 't'), MX(file_bytes, 'i'), MX(x, 'i'), MX(nnz, 'i'),
+    {0}};
 #define SV(m, t) COL(cgm_db_solve, m, t)
 static const column solve_cols[] = {SV(id, 'I'), SV(matrix_id, 'i'), SV(calibration_id, 'r'),
     SV(created, 't'), SV(backend, 't'), SV(precision, 't'), SV(exchange, 't'), SV(devices, 't'),
@@ -255,26 +257,23 @@ static cgm_status each_row(cgm_db *db, const char *sql, int64_t id, int64_t id2,
   "id, name, model, kind, cc_major, cc_minor, sms, threads, mem_total, clock_khz, "                \
   "mem_clock_khz, bus_width_bits, driver_version, runtime_version, host"
 
-/* Looks up the id of the row matching a unique key: *id = 0 when absent. */
-static cgm_status find_id(cgm_db *db, binder *b, int64_t *id, const char *what, cgm_error *err) {
+/* The id of the row the query sql finds by rec's key columns: *id = 0 when absent. */
+static cgm_status find_id(cgm_db *db, const char *sql, const column *key, const void *rec,
+                          int64_t *id, const char *what, cgm_error *err) {
+  binder b;
   bool found = false;
-  cgm_status s = first_row(db, b, &found, what, err);
+  cgm_status s = start(db, sql, false, &b, err);
   if (s != CGM_OK) return s;
-  *id = found ? sqlite3_column_int64(b->st, 0) : 0;
-  sqlite3_finalize(b->st);
-  b->st = NULL;
+  bind_columns(&b, key, rec);
+  if ((s = first_row(db, &b, &found, what, err))) return s;
+  *id = found ? sqlite3_column_int64(b.st, 0) : 0;
+  sqlite3_finalize(b.st);
   return CGM_OK;
 }
 
 static cgm_status device_find(cgm_db *db, const cgm_db_device *dev, int64_t *id, cgm_error *err) {
-  binder b;
-  cgm_status s =
-      start(db, "SELECT id FROM devices WHERE kind = ? AND model = ? AND host = ?", false, &b, err);
-  if (s != CGM_OK) return s;
-  B_FIELD(&b, dev->kind);
-  B_FIELD(&b, dev->model);
-  B_FIELD(&b, dev->host);
-  return find_id(db, &b, id, "looking up a device", err);
+  return find_id(db, "SELECT id FROM devices WHERE kind = ? AND model = ? AND host = ?", device_key,
+                 dev, id, "looking up a device", err);
 }
 
 cgm_status cgm_db_device_get_or_add(cgm_db *db, cgm_db_device *dev, cgm_error *err) {
@@ -453,16 +452,9 @@ CAL_ROWS(cgm_db_fit, fit, fit_cols, cgm_db_fits,
 /* ------------------------------------------------------ matrices, solves --- */
 
 static cgm_status matrix_find(cgm_db *db, const cgm_db_matrix *m, int64_t *id, cgm_error *err) {
-  binder b;
-  cgm_status s =
-      start(db, "SELECT id FROM matrices WHERE name = ? AND file_bytes = ? AND x = ? AND nnz = ?",
-            false, &b, err);
-  if (s != CGM_OK) return s;
-  B_FIELD(&b, m->name);
-  b_int(&b, m->file_bytes);
-  b_int(&b, m->x);
-  b_int(&b, m->nnz);
-  return find_id(db, &b, id, "looking up a matrix", err);
+  return find_id(db,
+                 "SELECT id FROM matrices WHERE name = ? AND file_bytes = ? AND x = ? AND nnz = ?",
+                 matrix_key, m, id, "looking up a matrix", err);
 }
 
 cgm_status cgm_db_matrix_find(cgm_db *db, cgm_db_matrix *m, cgm_error *err) {
