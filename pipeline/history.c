@@ -80,14 +80,9 @@ typedef struct {
 } setups;
 
 static bool setups_add(setups *u, double bytes, double secs) {
-  double *b = cgm_grow(u->bytes, u->n, &u->bcap, sizeof *b, 256);
-  if (b) u->bytes = b;
-  double *t = b ? cgm_grow(u->secs, u->n, &u->scap, sizeof *t, 256) : NULL;
-  if (!t) return false;
-  u->secs = t;
-  u->bytes[u->n] = bytes;
-  u->secs[u->n++] = secs;
-  return true;
+  int n = u->n; /* counted by the second push alone */
+  return cgm_push(&u->bytes, &n, &u->bcap, &bytes, sizeof bytes, 256) &&
+         cgm_push(&u->secs, &u->n, &u->scap, &secs, sizeof secs, 256);
 }
 
 /* A GPU's setups come in two kinds, each fitted on its own: the host builds the layout and it

@@ -20,18 +20,16 @@
  * bounds) it falls back to the samples' interpolation where the calibration made one
  * (CGM_FIT_INTERP), else to the average fit, then to the maximum fit (never to a fit that did not
  * converge). prio[] remembers what each curve holds. */
-enum {
-  WANT_PAPER = -1
-}; /* the paper's model: avg fits (Sec. 6.2), else max, else rel, else the
-      interpolation's median throughput */
+/* the paper's model: avg fits (Sec. 6.2), else max, else rel, else the interpolation's median
+ * throughput */
+enum { WANT_PAPER = -1 };
 
 typedef struct {
   cgm_tuner_device *t;
   cgm_device_model *models; /* [2], per precision: t->model or t->paper */
   int prio[2][PIPELINE_SLOTS];
   char held[2][PIPELINE_SLOTS][8]; /* the variant of the curve a slot holds ("mesh", "all", "") */
-  int want; /* CGM_FIT_REL: with the fallbacks; WANT_PAPER; another kind: only that kind (the maps)
-             */
+  int want; /* CGM_FIT_REL: with the fallbacks; WANT_PAPER; another kind alone (the maps) */
   const cgm_sample_vec *sv; /* the calibration's samples (the interpolations'), want REL */
 } fit_ctx;
 
@@ -45,8 +43,7 @@ static bool take(fit_ctx *c, int prec, int slot, int kind, const char *variant) 
   /* Of two SpMV curves of one rank, the refined model takes the mesh curve
    * (pipeline/calibrate.c); the paper's model keeps the "all" curve. */
   int r = 2 * fit_rank(c->want, kind) + (c->want != WANT_PAPER && !strcmp(variant, "mesh"));
-  if (r < 2) return false;
-  if (c->prio[prec][slot] >= r) return false;
+  if (r < 2 || c->prio[prec][slot] >= r) return false;
   c->prio[prec][slot] = r;
   snprintf(c->held[prec][slot], sizeof c->held[prec][slot], "%s", variant);
   return true;
@@ -272,10 +269,8 @@ static cgm_status load_fits(cgm_db *db, cgm_tuner_device *t, int fit_kind, cgm_e
                   .want = pass ? WANT_PAPER : fit_kind,
                   .sv = &sv};
     st = cgm_db_fits(db, t->calibration_id, take_fit, &fc, err);
-    for (int p = 0; p < 2; p++) {
-      cgm_device_model *m = &fc.models[p];
+    for (cgm_device_model *m = fc.models; m < fc.models + 2; m++)
       m->have_vec = m->cg4.nu > 0 && m->cg5.nu > 0;
-    }
     /* An exchange one precision lacks (its fit did not converge: single's
      * halo on 2 H200s) is the other's at the same bytes: the links move
      * bytes. Its mu, in elements, moves by the widths' ratio. */

@@ -33,14 +33,9 @@ typedef struct {
 
 static void keep_history(void *ctx, int iteration, double relres) {
   history *h = ctx;
-  cgm_solve_report *r = h->r;
-  double *p = cgm_grow(r->residual_history, r->nhistory, &h->cap, 2 * sizeof *p, 64);
-  if (p) { /* out of memory: the history stops growing, the solve goes on */
-    r->residual_history = p;
-    p[2 * r->nhistory] = iteration;
-    p[2 * r->nhistory + 1] = relres;
-    r->nhistory++;
-  }
+  const double pair[2] = {iteration, relres};
+  /* out of memory: the history stops growing, the solve goes on */
+  (void)cgm_push(&h->r->residual_history, &h->r->nhistory, &h->cap, pair, sizeof pair, 64);
   h->fn(h->ctx, iteration, relres);
 }
 
