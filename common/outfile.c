@@ -81,9 +81,7 @@ static bool errno_is_input(int e) {
 
 static void release(cgm_outfile *o) {
   CGM_FREE(o->path, o->final, o->tmp);
-  o->path = o->final = o->tmp = NULL;
-  o->fd = -1;
-  o->stream = NULL;
+  *o = (cgm_outfile){.fd = -1};
 }
 
 /* e: an errno, or 0 for out of memory. */
@@ -95,8 +93,7 @@ static cgm_status open_fail(cgm_outfile *o, const char *path, int e, cgm_error *
 }
 
 static cgm_status open_at(cgm_outfile *o, const char *path, bool follow, cgm_error *err) {
-  memset(o, 0, sizeof *o);
-  o->fd = -1;
+  *o = (cgm_outfile){.fd = -1};
   if (!path || !*path) return cgm_fail(err, CGM_EINPUT, "no output file name given");
   o->path = strdup(path);
   /* following: a symbolic link's file is replaced, the link kept */
@@ -121,16 +118,11 @@ static cgm_status open_at(cgm_outfile *o, const char *path, bool follow, cgm_err
   if (!o->tmp) return open_fail(o, path, 0, err);
   o->fd = mkstemp(o->tmp);
   if (o->fd < 0) return open_fail(o, path, errno, err);
-  /* mkstemp makes it 0600: give it the old file's mode, or what a new file gets. */
-  mode_t mode;
-  if (exists) {
-    mode = st.st_mode & 07777;
-  } else {
-    mode_t mask = umask(0);
-    umask(mask);
-    mode = 0666 & ~mask;
-  }
-  (void)fchmod(o->fd, mode); /* a failure is harmless: the file stays its owner's */
+  /* mkstemp makes it 0600: give it the old file's mode, or what a new file gets (the umask read and
+   * restored). A failure is harmless: the file stays its owner's. */
+  const mode_t mask = exists ? 0 : umask(0);
+  if (!exists) umask(mask);
+  (void)fchmod(o->fd, exists ? st.st_mode & 07777 : 0666 & ~mask);
   return CGM_OK;
 }
 
@@ -155,8 +147,6 @@ cgm_status cgm_outfile_commit(cgm_outfile *o, bool ok, cgm_error *err) {
   } else if (o->fd >= 0 && close(o->fd) != 0) {
     e = errno;
   }
-  o->stream = NULL;
-  o->fd = -1;
   if (ok && !e && o->tmp && rename(o->tmp, o->final) != 0) e = errno;
   cgm_status st = CGM_OK;
   if (!ok || e) {
@@ -171,10 +161,5 @@ cgm_status cgm_outfile_commit(cgm_outfile *o, bool ok, cgm_error *err) {
 }
 
 void cgm_outfile_abort(cgm_outfile *o) {
-  if (o->stream)
-    fclose(o->stream);
-  else if (o->fd >= 0)
-    close(o->fd);
-  if (o->tmp) unlink(o->tmp);
-  release(o);
+  (void)cgm_outfile_commit(o, false, NULL); /* closed, the temporary file removed */
 }
