@@ -64,13 +64,8 @@ void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, uint32_t
   snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
   int fd = mkstemp(tmp);
   if (fd < 0) return;
-  extra_header h = {0};
+  extra_header h = {"", 1, version, rep->entry_id, bytes, cgm_xxh64(data, bytes, 0)};
   memcpy(h.magic, EXTRA_MAGIC, 8);
-  h.format = 1;
-  h.version = version;
-  h.entry_id = rep->entry_id;
-  h.bytes = bytes;
-  h.hash = cgm_xxh64(data, bytes, 0);
   bool ok =
       write(fd, &h, sizeof h) == (ssize_t)sizeof h && write(fd, data, bytes) == (ssize_t)bytes;
   if (close(fd)) ok = false;

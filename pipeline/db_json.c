@@ -133,11 +133,6 @@ static int add_calibration(const cgm_db_calibration *c, const cgm_db_device *d, 
   return 0;
 }
 
-static int add_fit(const cgm_db_fit *f, void *ctx) {
-  cJSON_AddItemToArray((cJSON *)ctx, record_json(cJSON_CreateObject(), fit_keys, f));
-  return 0;
-}
-
 static int add_sample(const cgm_db_sample *s, void *ctx) {
   cJSON *o = record_json(cJSON_CreateObject(), sample_keys, s);
   cJSON_AddNumberToObject(o, "gbps", cgm_sample_gbps(s));
@@ -145,15 +140,15 @@ static int add_sample(const cgm_db_sample *s, void *ctx) {
   return 0;
 }
 
-static int add_coef(const cgm_db_coef *c, void *ctx) {
-  cJSON_AddItemToArray((cJSON *)ctx, record_json(cJSON_CreateObject(), coef_keys, c));
-  return 0;
-}
-
-static int add_solve(const cgm_db_solve *s, void *ctx) {
-  cJSON_AddItemToArray((cJSON *)ctx, record_json(cJSON_CreateObject(), solve_keys, s));
-  return 0;
-}
+/* A listing's callback `name`: each record of type T the object of its keys, in the array ctx. */
+#define ADD(name, T, keys)                                                                         \
+  static int name(const T *rec, void *ctx) {                                                       \
+    cJSON_AddItemToArray((cJSON *)ctx, record_json(cJSON_CreateObject(), keys, rec));              \
+    return 0;                                                                                      \
+  }
+ADD(add_fit, cgm_db_fit, fit_keys)
+ADD(add_coef, cgm_db_coef, coef_keys)
+ADD(add_solve, cgm_db_solve, solve_keys)
 
 /* {key: []}, and the array a listing fills. */
 static cJSON *listing(const char *key, cJSON **arr) {

@@ -66,12 +66,8 @@ static void pick(sweep *w, int p, int block, int group, const cgm_device_model *
 static void coef_push(cgm_db_coef *coef, int *ncoef, const char *family, int block, int p,
                       double value, double rms, int n) {
   cgm_db_coef *q = &coef[(*ncoef)++];
-  memset(q, 0, sizeof *q);
+  *q = (cgm_db_coef){.precision = p, .value = value, .rms = rms, .n = n};
   snprintf(q->name, sizeof q->name, block ? "%s%d" : "%s", family, block);
-  q->precision = p;
-  q->value = value;
-  q->rms = rms;
-  q->n = n;
 }
 
 /* The model of precision p from the fits and the coefficients fitted so far (the locality term, the
