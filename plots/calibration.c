@@ -59,8 +59,8 @@ static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
                                      "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 static const int kind_dt[] = {1, 2, 3, 3};
 
-static element *add_element(cal_build *B) {
-  const element e = {0};
+/* e appended to the elements; NULL when out of memory. */
+static element *add_element(cal_build *B, element e) {
   return cgm_push(&B->el, &B->nel, &B->cap, &e, sizeof e, 64) ? &B->el[B->nel - 1] : NULL;
 }
 
@@ -96,13 +96,9 @@ static cgm_status add_samples(cal_build *B, const char *kernel, const char *vari
     if (s->m < B->mlo) B->mlo = s->m;
     if (s->m > B->mhi) B->mhi = s->m;
   }
-  element *e = add_element(B);
+  element *e = add_element(B, (element){true, B->nseries++, "", color, pt, 0});
   if (!e) return CGM_ERUNTIME;
-  e->is_sample = true;
-  e->index = B->nseries++;
   snprintf(e->title, sizeof e->title, "%s", title);
-  e->color = color;
-  e->pt = pt;
   return CGM_OK;
 }
 
@@ -161,14 +157,10 @@ static cgm_status add_fits(cal_build *B, const char *kernel, const char *variant
         double m = exp2(lo + (hi - lo) * k / (np - 1));
         fprintf(B->fc, "%.9g %.9g\n", m, cgm_sigmoid_eval(&sg, m));
       }
-      element *e = add_element(B);
+      element *e = add_element(B, (element){false, B->ncurves++, "", color, 0, kind_dt[kind]});
       if (!e) return CGM_ERUNTIME;
-      e->is_sample = false;
-      e->index = B->ncurves++;
       snprintf(e->title, sizeof e->title, "%s%s μ=%.2f σ=%.2f ν=%.4g", prefix,
                cgm_fit_kind_name(kind), f->mu, f->sigma, f->nu);
-      e->color = color;
-      e->dt = kind_dt[kind];
       (*drawn)++;
     }
   }
