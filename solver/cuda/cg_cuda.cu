@@ -213,8 +213,8 @@ out:
   return st;
 }
 
-/* Uploads D^-1 (where the GPU did not build the layout and it), b, x0 (own rows) and x0 into v
- * as the first SpMV reads it;
+/* Uploads D^-1 (unless the GPU built the layout, and D^-1 with it), b, x0 (own rows) and x0 into
+ * v as the first SpMV reads it;
  * in mixed precision x0 goes to x_hi, the correction x starting at zero.
  * Filled straight into the pinned buffers on every core; x0 = 0 (the
  * default) is not sent at all: x, x_hi and v start at zero (cgm_cuda_dev_init). */
@@ -385,8 +385,7 @@ static void init_solver(gpu_solver *S, const cgm_problem *pb) {
   S->chunk = pb->plan.chunk_rows;
   S->exchange_elems = pb->plan.exchange_elems;
   S->pol = gs_policy_make(&pb->opts, &pb->plan);
-  S->vs =
-      cgm_values_choose(NULL, 0, S->n, 1, CGM_STORAGE_FULL, CGM_PREC_DOUBLE); /* choose_values */
+  S->vs = cgm_values_choose(NULL, 0, S->n, 1, CGM_STORAGE_FULL, CGM_PREC_DOUBLE); /* until chosen */
 }
 
 /* Every segment's memory (the plan's), checked before any allocation. */
