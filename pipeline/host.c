@@ -4,6 +4,7 @@
  * the steps that run (solve's prediction and --auto, validate). */
 #define _POSIX_C_SOURCE 200809L
 #include <omp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -50,6 +51,21 @@ cgm_status cgm_describe_cuda(int dev, cgm_db_device *d, cgm_error *err) {
   return CGM_OK;
 }
 
+/* The GPUs, asked once a process: a warm Python loop of solves asked the CUDA runtime for GPU 0's
+ * properties at every call. GPU 0 stands for the GPUs: a solve on G GPUs uses 0 .. G-1. */
+static struct {
+  pthread_once_t once;
+  int gpus;
+  char gpu[sizeof((cgm_host *)0)->gpu];
+} gpus0 = {PTHREAD_ONCE_INIT, 0, ""};
+static void ask_gpus(void) {
+  cgm_db_device d;
+  cgm_error e = {0};
+  gpus0.gpus = cgm_cuda_device_count();
+  if (gpus0.gpus > 0 && !cgm_describe_cuda(0, &d, &e))
+    snprintf(gpus0.gpu, sizeof gpus0.gpu, "%s", d.model);
+}
+
 void cgm_host_describe(cgm_host *h) {
   memset(h, 0, sizeof *h);
   cgm_db_device d;
@@ -57,9 +73,9 @@ void cgm_host_describe(cgm_host *h) {
   /* The CPU at OpenMP's default thread count: a solve without --threads runs with it. */
   if (!cgm_describe_cpu(&d, 0, &e)) snprintf(h->cpu, sizeof h->cpu, "%s", d.model);
   h->threads = d.threads;
-  h->gpus = cgm_cuda_device_count();
-  /* GPU 0 stands for the GPUs: a solve on G GPUs uses 0 .. G-1. */
-  if (h->gpus > 0 && !cgm_describe_cuda(0, &d, &e)) snprintf(h->gpu, sizeof h->gpu, "%s", d.model);
+  pthread_once(&gpus0.once, ask_gpus);
+  h->gpus = gpus0.gpus;
+  snprintf(h->gpu, sizeof h->gpu, "%s", gpus0.gpu);
 }
 
 int cgm_find_device(const cgm_tuner_device *devs, int count, bool cpu, const char *model) {

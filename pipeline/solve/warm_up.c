@@ -12,16 +12,14 @@
 static void *warm_up_main(void *arg) {
   warm_up *w = arg;
   const double t0 = cgm_now();
-  const int n = cgm_cuda_device_count();
-  /* GPU 0's model, this machine's name for the calibrations: asked here,
-   * once the driver is up and before the context, which would hold the
-   * runtime for 0.1-0.2 s against an analysis asking for it */
-  cgm_db_device d;
-  cgm_error e = {0};
-  char model[256] = "";
-  if (n > 0 && !cgm_describe_cuda(0, &d, &e)) snprintf(model, sizeof model, "%s", d.model);
+  /* GPU 0's model, this machine's name for the calibrations: asked here (once a process), once
+   * the driver is up and before the context, which would hold the runtime for 0.1-0.2 s against an
+   * analysis asking for it */
+  cgm_host h;
+  cgm_host_describe(&h);
+  const int n = h.gpus;
   pthread_mutex_lock(&w->mu);
-  memcpy(w->gpu_model, model, sizeof model);
+  memcpy(w->gpu_model, h.gpu, sizeof h.gpu);
   w->ndev = n;
   pthread_cond_broadcast(&w->counted);
   pthread_mutex_unlock(&w->mu);
