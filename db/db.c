@@ -328,6 +328,11 @@ const char *cgm_db_path(const cgm_db *db) {
   return db ? db->path : NULL;
 }
 
+int64_t cgm_db_data_version(cgm_db *db) {
+  int v = -1;
+  return db && query_int(db->h, "PRAGMA data_version", &v) == SQLITE_OK ? v : -1;
+}
+
 /* ------------------------------------------------------ transactions --- */
 
 cgm_status cgm_db_begin(cgm_db *db, cgm_error *err) {

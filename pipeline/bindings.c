@@ -118,12 +118,14 @@ static struct {
   struct stat sb;
   pid_t pid;
   bool ro;
+  cgm_devices_kept devs; /* its calibrations as the last solve loaded them */
 } kept = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static void release_locked(void) {
   cgm_db_close(kept.db);
   free(kept.path);
-  kept.db = NULL, kept.path = NULL;
+  free(kept.devs.devs);
+  kept.db = NULL, kept.path = NULL, kept.devs = (cgm_devices_kept){0};
 }
 
 void cgm_json_release(void) {
@@ -180,6 +182,7 @@ cgm_status cgm_json_solve(const cgm_csr *A, const double *b, double *x, const ch
   ro.note_ctx = notes;
   cgm_solve_report rep;
   ro.db = take_db(&ro);
+  ro.kept_devs = ro.db ? &kept.devs : NULL;
   st = cgm_run_solve(&ro, &rep, err);
   if (ro.db) pthread_mutex_unlock(&kept.mu);
   if (rep.solved) {

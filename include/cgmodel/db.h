@@ -36,6 +36,8 @@ enum {
 CGM_API cgm_status cgm_db_open(const char *path, unsigned flags, cgm_db **db, cgm_error *err);
 CGM_API void cgm_db_close(cgm_db *db);
 CGM_API const char *cgm_db_path(const cgm_db *db);
+/* SQLite's data version: it changes when another connection commits (not this one); -1: error. */
+CGM_API int64_t cgm_db_data_version(cgm_db *db);
 
 /* Explicit transactions; a calibration is one transaction. */
 CGM_API cgm_status cgm_db_begin(cgm_db *db, cgm_error *err);

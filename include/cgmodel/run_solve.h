@@ -13,6 +13,14 @@ CGM_BEGIN_DECLS
 
 /* ------------------------------------------ solve (run_solve.c) --- */
 
+/* The devices a kept database's last solve loaded (cgm_run_solve_opts.kept_devs), reused while
+ * no other connection has written it and the load is of the same kind; the caller frees devs. */
+typedef struct cgm_devices_kept {
+  cgm_tuner_device *devs;
+  int ndev, kind;
+  int64_t version; /* cgm_db_data_version at the load */
+} cgm_devices_kept;
+
 typedef struct cgm_run_solve_opts {
   const char *matrix;  /* A.mtx */
   const char *rhs;     /* b.mtx; NULL: b = A * ones, so the solution is all ones */
@@ -21,8 +29,9 @@ typedef struct cgm_run_solve_opts {
   bool db_readonly;    /* open it read-only (CGM_DB_READONLY): predictions, no record */
   cgm_db *db;          /* db_path already open (flags as above and CGM_DB_UNCHECKED), used in
                           its place and left open: a binding's, kept between solves */
-  bool record;         /* store the solve beside its prediction when the database exists */
-  bool autotune;       /* the tuner chooses the configuration (cgm_autotune; needs the database) */
+  cgm_devices_kept *kept_devs; /* with db: its devices as loaded before (NULL: loaded anew) */
+  bool record;                 /* store the solve beside its prediction when the database exists */
+  bool autotune; /* the tuner chooses the configuration (cgm_autotune; needs the database) */
   cgm_autotune_opts constraints; /* with autotune: the backend or precision the user fixed */
   cgm_solve_opts solve;          /* the configuration (autotune replaces what it chooses) */
   bool backend_default; /* solve.backend was not chosen: CUDA where a GPU is present, else the

@@ -103,6 +103,30 @@ static analysis_blob *kept_verdicts(const cgm_solve_report *r, int *n) {
   return v;
 }
 
+/* cgm_load_devices_kind, or a copy of what the kept database's last solve loaded: a solve writes
+ * no calibration and, without its history, reads nothing a solve writes, so only another
+ * connection's commit (the data version) can change it. Most of a warm recorded solve's analysis
+ * (1.1 of 1.2 ms on 2 cores). */
+static cgm_status load_devices(const cgm_run_solve_opts *o, cgm_db *db, int kind,
+                               cgm_tuner_device **devs, int *n, cgm_error *err) {
+  cgm_devices_kept *k = db == o->db && (kind & CGM_NO_HISTORY) ? o->kept_devs : NULL;
+  const int64_t v = k ? cgm_db_data_version(db) : -1;
+  size_t bytes = k ? sizeof **devs * (size_t)k->ndev : 0;
+  if (v >= 0 && k->kind == kind && k->version == v && (!bytes || (*devs = malloc(bytes)))) {
+    if (bytes) memcpy(*devs, k->devs, bytes);
+    *n = k->ndev;
+    return CGM_OK;
+  }
+  const cgm_status st = cgm_load_devices_kind(db, NULL, kind, devs, n, err);
+  if (st || v < 0) return st;
+  free(k->devs);
+  bytes = sizeof **devs * (size_t)*n;
+  *k = (cgm_devices_kept){bytes ? malloc(bytes) : NULL, *n, kind, v};
+  if (bytes && k->devs) memcpy(k->devs, *devs, bytes);
+  if (bytes && !k->devs) k->kind = 0; /* matches no load */
+  return CGM_OK;
+}
+
 /* The database (opened when it exists; always with --auto) and the
  * calibrated devices, loaded once a solve (m). Without --auto one that will
  * not open is said and done without: the solve is not the database's. */
@@ -129,8 +153,7 @@ static cgm_status open_models(analysis *a, solve_models *m, cgm_error *err) {
   if (!need && !m->loaded && m->db) free(kept_verdicts(a->r, &kept));
   const bool light = kept > 0;
   const int kind = CGM_FIT_REL | (need ? 0 : CGM_NO_HISTORY) | (light ? CGM_NO_SAMPLES : 0);
-  if (!m->loaded && m->db &&
-      (st = cgm_load_devices_kind(m->db, NULL, kind, &m->devs, &m->ndev, db_err))) {
+  if (!m->loaded && m->db && (st = load_devices(o, m->db, kind, &m->devs, &m->ndev, db_err))) {
     if (need) return st;
     m->ndev = 0;
   }
@@ -148,8 +171,7 @@ static cgm_status open_models(analysis *a, solve_models *m, cgm_error *err) {
 static bool whole_models(analysis *a, solve_models *m) {
   cgm_error e = {0};
   free(m->devs);
-  const bool ok =
-      !cgm_load_devices_kind(m->db, NULL, CGM_FIT_REL | CGM_NO_HISTORY, &m->devs, &m->ndev, &e);
+  const bool ok = !load_devices(a->o, m->db, CGM_FIT_REL | CGM_NO_HISTORY, &m->devs, &m->ndev, &e);
   if (!ok) {
     m->devs = NULL, m->ndev = 0;
     char why[CGM_ERRMSG_MAX + 64];

@@ -189,6 +189,16 @@ def test_predict_and_auto_equal_cli(tmp_path):
     d = cgmodel.devices(db=db)
     assert d["cpu"]["calibration"]["id"] == cal["calibrations"][0]["id"]
     assert d["cpu"]["calibration"]["stale"] is False
+    # the calibrations the kept handle's last solve loaded serve the next as they were (the same
+    # prediction) until another connection writes the file: one deleted there is seen at once
+    solve = lambda: cgmodel.solve(A, db=db, backend="cpu", cache=tmp_path / "c")[1]
+    p1, p2 = solve().predicted_time_per_iter_s, solve().predicted_time_per_iter_s
+    assert p1 is not None and p1 == p2
+    with contextlib.closing(sqlite3.connect(db)) as con:
+        con.execute("PRAGMA foreign_keys = ON")
+        con.execute("DELETE FROM calibrations")
+        con.commit()
+    assert solve().predicted_time_per_iter_s is None
 
 
 # ----------------------------------------------------- independent checks ---
