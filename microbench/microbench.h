@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Microbenchmarks: timings of the solver's own kernels (never copies) and of the device's memory
  * system, the low quantile of timings settled after a warm-up (settle.c). */
-#ifndef CGM_MICROBENCH_MICROBENCH_H
-#define CGM_MICROBENCH_MICROBENCH_H
+#pragma once
 
 #include <stdbool.h>
 
@@ -101,4 +100,3 @@ cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progre
                            void *ctx, cgm_error *err);
 
 CGM_END_DECLS
-#endif

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What the sweeps measure, shared by the CPU and CUDA sweeps: vector sizes
  * and the matrices of the SpMV sweeps. */
-#ifndef CGM_MICROBENCH_SWEEP_PLAN_H
-#define CGM_MICROBENCH_SWEEP_PLAN_H
+#pragma once
 
 #include <stdbool.h>
 
@@ -156,4 +155,3 @@ int mb_band_half(int n, int L);
 double mb_value(int64_t i);
 
 CGM_END_DECLS
-#endif

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* `cgmodel calibrate`: the sweeps of every device, the fits of Eq. 3 and
  * their record in the database; and a stored calibration fitted anew. */
-#ifndef CGMODEL_CALIBRATE_H
-#define CGMODEL_CALIBRATE_H
+#pragma once
 
 #include <stdbool.h>
 
@@ -116,4 +115,3 @@ CGM_API cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report 
 CGM_API cgm_status cgm_check_cpu_timings(const cgm_sample *v, int count, cgm_error *err);
 
 CGM_END_DECLS
-#endif

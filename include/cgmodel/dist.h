@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The distributed CG's options and report, free of MPI types so that every
  * build has them (the solve is in cgmodel/dist_mpi.h; docs/distributed.md). */
-#ifndef CGMODEL_DIST_H
-#define CGMODEL_DIST_H
+#pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -55,4 +54,3 @@ CGM_API void cgm_dist_finalize(void);
 CGM_API cgm_status cgm_dist_agree_start(cgm_status st, uint64_t fingerprint, cgm_error *err);
 
 CGM_END_DECLS
-#endif

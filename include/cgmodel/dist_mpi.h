@@ -3,8 +3,7 @@
  * rows, a point-to-point halo exchange of the vector entries it reads from others, and
  * MPI_Allreduce for the dot products (docs/distributed.md). Only a build with MPI compiles and
  * installs this header. */
-#ifndef CGMODEL_DIST_MPI_H
-#define CGMODEL_DIST_MPI_H
+#pragma once
 
 #include <mpi.h>
 
@@ -28,4 +27,3 @@ CGM_API cgm_status cgm_solve_mpi(const cgm_csr *A_on_root, const double *b_on_ro
 CGM_API cgm_status cgm_dist_agree(cgm_status st, cgm_error *err, MPI_Comm comm);
 
 CGM_END_DECLS
-#endif

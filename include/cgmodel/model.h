@@ -3,8 +3,7 @@
  * fitted with Levenberg-Marquardt, and the per-iteration time, flops and performance (Eqs. 4-9).
  * Never touches a device. Units: m in elements ("transactions"), throughput in GB/s (as the paper's
  * nu), times in seconds. */
-#ifndef CGMODEL_MODEL_H
-#define CGMODEL_MODEL_H
+#pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -380,4 +379,3 @@ CGM_API cgm_setup_model cgm_setup_fit(const double *bytes, const double *seconds
 CGM_API double cgm_iterations_estimate(int64_t x, double tol);
 
 CGM_END_DECLS
-#endif

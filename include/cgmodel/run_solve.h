@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* `cgmodel solve` end to end: the matrix and right-hand side, --auto's
  * choice and the prediction, the solve and its record. */
-#ifndef CGMODEL_RUN_SOLVE_H
-#define CGMODEL_RUN_SOLVE_H
+#pragma once
 
 #include <stdbool.h>
 
@@ -117,4 +116,3 @@ CGM_API cgm_status cgm_run_solve(const cgm_run_solve_opts *o, cgm_solve_report *
 CGM_API void cgm_solve_report_free(cgm_solve_report *r);
 
 CGM_END_DECLS
-#endif

@@ -2,8 +2,7 @@
 /* Jacobi-preconditioned Conjugate Gradient (Algorithm 2 of Verschoor & Jalba
  * 2012) on a backend: the CPU (OpenMP), our CUDA kernels over the BCSR MBR
  * layout on 1..n GPUs, or the cuSPARSE CSR baseline. */
-#ifndef CGMODEL_SOLVER_H
-#define CGMODEL_SOLVER_H
+#pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -189,4 +188,3 @@ CGM_API cgm_status cgm_cuda_device_info(int dev, cgm_device_info *info, cgm_erro
 CGM_API cgm_status cgm_cuda_can_access_peer(int a, int b, bool *ok, cgm_error *err);
 
 CGM_END_DECLS
-#endif

@@ -6,8 +6,7 @@
  *   coefs.c  the coefficients measured by sweeps of their own: x locality,
  *            the row scatter, the gather rate, the band load
  * calibrate_fit_all records what did not converge in rep->cal[ri]. */
-#ifndef CGM_PIPELINE_CALIBRATE_FITS_H
-#define CGM_PIPELINE_CALIBRATE_FITS_H
+#pragma once
 
 #include "cgmodel/calibrate.h"
 #include "cgmodel/sample.h"
@@ -40,5 +39,3 @@ cgm_status calibrate_fit_band_load(const cgm_calibrate_opts *o, const calibrate_
 cgm_status calibrate_fit_gather(const cgm_calibrate_opts *o, const char *device,
                                 const calibrate_fits *F, cgm_db_coef *coef, int *ncoef,
                                 cgm_error *err);
-
-#endif
