@@ -3,7 +3,6 @@
  * entry's write (now or on a thread of its own) and the eviction after it. */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700
-#include <errno.h>
 #include <fcntl.h>
 #include <omp.h>
 #include <pthread.h>

@@ -4,7 +4,6 @@
 
 #include <float.h>
 #include <limits.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli/output.h"

@@ -2,7 +2,6 @@
 /* cgmodel devices [--db FILE] [--json]: this machine's devices, how its GPUs
  * reach each other, and each device's newest calibration. */
 #include <stdio.h>
-#include <string.h>
 
 #include "cgmodel/devices.h"
 #include "cli/commands.h"

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cgmodel info A.mtx [--json]: the features of a matrix. */
 #include <stdio.h>
-#include <string.h>
 
 #include "cli/commands.h"
 #include "cli/output.h"

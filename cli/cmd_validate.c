@@ -5,7 +5,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cgmodel/pipeline.h"
 #include "cgmodel/validate.h"

@@ -4,7 +4,6 @@
 #include <limits.h>
 #include <omp.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cgmodel/model.h"
 #include "cgmodel/plan.h"

@@ -6,7 +6,6 @@
  * whatever backend the options name (the CPU here; a GPU the same way). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cgmodel/model.h"
 #include "microbench/microbench.h"

@@ -5,7 +5,6 @@
  * row-scatter coefficient (cgm_fit_scatter_coef). GPU only: a CPU's model has no walk. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cgmodel/model.h"
 #include "cgmodel/plan.h"

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* devices --json. */
 #include <stdio.h>
-#include <string.h>
 
 #include "pipeline/json.h"
 #include "cgmodel/devices.h"

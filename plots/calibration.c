@@ -3,7 +3,6 @@
  * Eq. 3 fits (the paper's Figs. 5, 6a and 7), one panel per kernel family. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "plots/plot_internal.h"

@@ -4,7 +4,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cgmodel/plan.h"
 #include "plots/plot_internal.h"

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* predict --json: the matrix, the model, its features, every candidate and the choice. */
 #include <math.h>
-#include <string.h>
 
 #include "pipeline/json.h"
 #include "cgmodel/predict.h"
