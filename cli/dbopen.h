@@ -2,13 +2,11 @@
 /* Opening the database for a subcommand, and the progress line. */
 #pragma once
 
-#include <stdbool.h>
 #include <stddef.h>
 
 #include "cgmodel/db.h"
 
-/* The database's path: --db FILE when given (path), else $CGMODEL_DB or the
- * default path (cgm_db_default_path, in buf). */
+/* The database's path: --db FILE when given (path), else cli_env_db_path's (in buf). */
 const char *cli_db_path(const char *path, char *buf, size_t n);
 
 /* Opens --db FILE, $CGMODEL_DB or the default path with flags CGM_DB_* (true: CGM_DB_CREATE);

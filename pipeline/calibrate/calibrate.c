@@ -16,7 +16,6 @@
 
 #include <cjson/cJSON.h>
 
-#include "cgmodel/cgmodel.h"
 #include "cgmodel/pipeline.h"
 #include "cgmodel/calibrate.h"
 #include "common/grow.h"
