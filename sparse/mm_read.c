@@ -365,12 +365,10 @@ static cgm_status read_size_line(mmr *r, mm_header *h) {
     if (e == 1)
       return fail_at(r, ln, CGM_EINPUT, "bad size line: %s '%s' is not a number (expected '%s')",
                      names[k], tok_copy(tb, sizeof tb, st[k], sl[k]), shape);
-    if (e == 2)
-      return fail_at(r, ln, CGM_EINPUT, "bad size line: negative %s %s", names[k],
-                     tok_copy(tb, sizeof tb, st[k], sl[k]));
-    if (e == 3)
-      return fail_at(r, ln, CGM_EINPUT, "bad size line: %s %s is too large", names[k],
-                     tok_copy(tb, sizeof tb, st[k], sl[k]));
+    if (e >= 2) /* "negative N" or "N is too large" */
+      return fail_at(r, ln, CGM_EINPUT, "bad size line: %s%s %s%s", e == 2 ? "negative " : "",
+                     names[k], tok_copy(tb, sizeof tb, st[k], sl[k]),
+                     e == 3 ? " is too large" : "");
   }
   if (next_tok(&p, le, &xt, &xl))
     return fail_at(r, ln, CGM_EINPUT, "bad size line: extra token '%s' (expected '%s')",
