@@ -112,10 +112,11 @@ static cgm_status load_devices(const cgm_run_solve_opts *o, cgm_db *db, int kind
   cgm_devices_kept *k = db == o->db && (kind & CGM_NO_HISTORY) ? o->kept_devs : NULL;
   const int64_t v = k ? cgm_db_data_version(db) : -1;
   size_t bytes = k ? sizeof **devs * (size_t)k->ndev : 0;
-  if (v >= 0 && k->kind == kind && k->version == v && (!bytes || (*devs = malloc(bytes)))) {
-    if (bytes) memcpy(*devs, k->devs, bytes);
+  if (v >= 0 && k->kind == kind && k->version == v) {
+    *devs = bytes ? malloc(bytes) : NULL; /* none kept: none, not the caller's freed pointer */
+    if (bytes && *devs) memcpy(*devs, k->devs, bytes);
     *n = k->ndev;
-    return CGM_OK;
+    if (!bytes || *devs) return CGM_OK;
   }
   const cgm_status st = cgm_load_devices_kind(db, NULL, kind, devs, n, err);
   if (st || v < 0) return st;

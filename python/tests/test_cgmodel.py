@@ -199,6 +199,7 @@ def test_predict_and_auto_equal_cli(tmp_path):
         con.execute("DELETE FROM calibrations")
         con.commit()
     assert solve().predicted_time_per_iter_s is None
+    assert solve().predicted_time_per_iter_s is None  # none kept serves as none
 
 
 # ----------------------------------------------------- independent checks ---
