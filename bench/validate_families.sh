@@ -4,7 +4,8 @@
 # unless it exists), then `cgmodel validate` over generated families at
 # several sizes (Poisson 3D, elasticity, random geometric meshes numbered
 # sorted and at random, Kronecker sums of a bundled matrix, power-law and
-# uniform random rows) and the bundled SPD matrices. Prints, per family and per block size x
+# uniform random rows, P1 tetrahedra where SciPy is present) and the bundled
+# SPD matrices. Prints, per family and per block size x
 # precision, the average |error| and the mean signed error of the refined
 # model's time per iteration, and the tuner's regret. The model is not fitted
 # to any of these matrices: the calibration sweeps its own.
@@ -63,6 +64,16 @@ done
 k=$out/m/kron_bcsstk08_64.mtx
 [ $small != 0 ] || { [ -e "$k" ] || "$cg" gen kron --with data/matrices/bcsstk08.mtx --k 64 -o "$k" 2>/dev/null; } &&
   [ -e "$k" ] && echo "$k" >>"$list"
+# P1 finite elements on Delaunay tetrahedra (bench/p1_mesh.py, SciPy): partly filled blocks at N = 2, 4
+if [ $small != 1 ] && python3 -c "import scipy.spatial" 2>/dev/null; then
+  for spec in p1-laplace:laplace:150000:morton p1-laplace:laplace:150000:random \
+    p1-elasticity:elasticity:100000:random; do
+    IFS=: read -r fam kind n numbering <<<"$spec"
+    f=$out/m/${fam}_${n}_$numbering.mtx
+    [ -e "$f" ] || timeout 150 python3 bench/p1_mesh.py "$kind" "$n" "$numbering" "$f" 2>/dev/null || rm -f "$f"
+    [ -e "$f" ] && echo "$f" >>"$list"
+  done
+fi
 awk -F'\t' '$7 == "yes" {print "data/matrices/" $1 ".mtx"}' data/matrices/MANIFEST.tsv >>"$list"
 # VALIDATE_TIMEOUT=S: stop validate after S seconds (what it measured by then is summarised)
 timeout "${VALIDATE_TIMEOUT:-0}" "$cg" validate "$list" --precision both --iters 100 --repeat 3 --db "$db" \
@@ -73,7 +84,7 @@ from collections import defaultdict
 rows = list(csv.DictReader(open(sys.argv[1])))
 def family(m):
     m = re.sub(r"\.mtx$", "", m)
-    g = re.match(r"(poisson3d|elasticity|mesh-sorted|mesh-random|powerlaw|uniform|kron)_", m)
+    g = re.match(r"(poisson3d|elasticity|mesh-sorted|mesh-random|powerlaw|uniform|kron|p1-laplace|p1-elasticity)_", m)
     return g.group(1) if g else "bundled"
 groups = defaultdict(list)
 for r in rows:
