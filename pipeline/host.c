@@ -66,13 +66,17 @@ static void ask_gpus(void) {
     snprintf(gpus0.gpu, sizeof gpus0.gpu, "%s", d.model);
 }
 
-void cgm_host_describe(cgm_host *h) {
+void cgm_host_describe_cpu(cgm_host *h) {
   memset(h, 0, sizeof *h);
   cgm_db_device d;
   cgm_error e = {0};
   /* The CPU at OpenMP's default thread count: a solve without --threads runs with it. */
   if (!cgm_describe_cpu(&d, 0, &e)) snprintf(h->cpu, sizeof h->cpu, "%s", d.model);
   h->threads = d.threads;
+}
+
+void cgm_host_describe(cgm_host *h) {
+  cgm_host_describe_cpu(h);
   pthread_once(&gpus0.once, ask_gpus);
   h->gpus = gpus0.gpus;
   snprintf(h->gpu, sizeof h->gpu, "%s", gpus0.gpu);

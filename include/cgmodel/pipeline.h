@@ -47,8 +47,10 @@ typedef struct cgm_host {
   int threads;   /* OpenMP's default thread count: what a solve without --threads runs */
 } cgm_host;
 
-/* Describes this machine (its CPU and GPU 0, and the GPU count). */
+/* Describes this machine (its CPU and GPU 0, and the GPU count); _cpu: its CPU alone, no GPU
+ * asked (gpus 0). */
 CGM_API void cgm_host_describe(cgm_host *h);
+CGM_API void cgm_host_describe_cpu(cgm_host *h);
 
 /* The index in devs of the calibrated CPU (cpu) or GPU of this model; -1 when none. */
 CGM_API int cgm_find_device(const cgm_tuner_device *devs, int count, bool cpu, const char *model);

@@ -3,8 +3,6 @@
  * and analysed (warm_up in solve_steps.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "common/timer.h"
 #include "pipeline/solve/solve_steps.h"
@@ -49,13 +47,8 @@ int warm_up_devices(warm_up *w) {
 }
 
 void warm_up_host(warm_up *w, cgm_host *h) {
-  if (w->cpu_only) { /* the CPU at OpenMP's default thread count: a solve without threads runs
-                        with it, so only that calibration predicts it */
-    cgm_db_device d;
-    cgm_error e = {0};
-    memset(h, 0, sizeof *h);
-    if (!cgm_describe_cpu(&d, 0, &e)) snprintf(h->cpu, sizeof h->cpu, "%s", d.model);
-    h->threads = d.threads;
+  if (w->cpu_only) { /* no GPU asked */
+    cgm_host_describe_cpu(h);
     return;
   }
   /* GPU 0 is described once a process: while the thread asks, this waits for it; after, no wait
