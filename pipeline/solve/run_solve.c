@@ -4,7 +4,6 @@
  * one), solve, and record the solve beside its prediction. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
