@@ -33,8 +33,7 @@ cgm_status cgm_dist_agree(cgm_status st, cgm_error *err, MPI_Comm comm) {
   struct {
     int code;
     char msg[CGM_ERRMSG_MAX];
-  } m;
-  memset(&m, 0, sizeof m);
+  } m = {0};
   if (rank == first) {
     m.code = (int)st;
     if (err) memcpy(m.msg, err->msg, sizeof m.msg);

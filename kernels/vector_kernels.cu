@@ -523,8 +523,7 @@ __global__ void epoch_next(cgm_cg_state *st) {
 
 /* The kernels take cgm_sync by value; NULL means no wait and no raise. */
 static cgm_sync sync_or_none(const cgm_sync *s) {
-  cgm_sync none = {};
-  return s ? *s : none;
+  return s ? *s : cgm_sync{};
 }
 
 /* Packs of 16 bytes in a padded vector of n elements. */

@@ -8,7 +8,6 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include "cgmodel/model.h"
@@ -151,8 +150,7 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
   CGM_CUDA_GOTO(st, err, out, cudaGetLastError());
   {
     /* A state that keeps CG4 and CG5 computing: finite scalars, never done. */
-    cgm_cg_state h;
-    memset(&h, 0, sizeof h);
+    cgm_cg_state h = {};
     h.slot[0][0].pq = 1.0;
     h.slot[0][0].rz = 1.0;
     h.slot[0][0].rr = 1.0;
@@ -576,8 +574,7 @@ extern "C" double cgm_mb_gpu_share(int dev, double seconds) {
 
 extern "C" cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink,
                                       cgm_mb_progress progress, void *ctx, cgm_error *err) {
-  run_t R;
-  memset(&R, 0, sizeof R);
+  run_t R = {};
   R.o = o;
   R.m = mb_run{sink, progress, ctx, 0, 0};
   R.dev = atoi(o->device + 5);

@@ -575,8 +575,7 @@ static void FN(release)(FN(solve) * C) {
 
 /* The layout, the vectors, the iteration (each its own step above). */
 cgm_status FN(cgm_cpu_cg)(const cgm_problem *pb, cgm_solve_result *res, cgm_error *err) {
-  FN(solve) C;
-  memset(&C, 0, sizeof C);
+  FN(solve) C = {0};
   const double t0 = cgm_now();
   cgm_status st = FN(setup)(&C, pb, t0, res, err);
   if (!st) {

@@ -267,8 +267,7 @@ template <typename T>
 cgm_status run(const cgm_problem *pb, const cgm_cusparse_fns *cs, const cgm_cublas_fns *cb,
                cgm_solve_result *res, cgm_error *err) {
   const cgm_csr *A = pb->A;
-  cs_solve<T> R;
-  memset(&R, 0, sizeof R);
+  cs_solve<T> R = {};
   R.cs = cs;
   R.cb = cb;
   R.n = A->nrows;
