@@ -15,10 +15,7 @@
 
 namespace cgm {
 
-constexpr int kSpmvThreads = 256;
-#ifndef CGM_SPMV_BLOCKS_PER_SM
-#define CGM_SPMV_BLOCKS_PER_SM 4
-#endif
+constexpr int kSpmvThreads = CGM_SPMV_THREADS;
 constexpr int kSpmvBlocksPerSM = CGM_SPMV_BLOCKS_PER_SM; /* register cap of __launch_bounds__ */
 static_assert(kSpmvBlocksPerSM >= 2, "cgm_sync.leave keeps one block per SM free for the pack");
 

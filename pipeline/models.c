@@ -145,7 +145,10 @@ static void fill_device(const cgm_db_calibration *c, const cgm_db_device *d, cgm
   cgm_calibration_cg(c->options, t->is_cpu, t->cg, sizeof t->cg);
   t->gpus = pipeline_calibration_gpus(c->options);
   snprintf(t->interconnect, sizeof t->interconnect, "%s", c->interconnect);
-  for (int p = 0; p < 2; p++) t->model[p].width = t->paper[p].width = p == CGM_PREC_SINGLE ? 4 : 8;
+  for (int p = 0; p < 2; p++) {
+    t->model[p].width = t->paper[p].width = p == CGM_PREC_SINGLE ? 4 : 8;
+    t->model[p].sms = t->is_cpu ? 0 : d->sms;
+  }
 }
 
 void cgm_calibration_cg(const char *options_json, bool is_cpu, char *out, size_t n) {

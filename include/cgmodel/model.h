@@ -212,8 +212,9 @@ typedef struct cgm_segment_shape {
   /* Bytes of x the long rows' kernel gathers as 32-byte sectors (the plan's
    * long_x_sectors times 32 at its width; 0: none or unknown). */
   double long_sector_bytes;
-  int32_t bx; /* its SpMV's lanes a block row, B_x (0: unknown, as 1) */
-  bool f32;   /* its values stored in f32 (cgm_plan_opts.values) */
+  int32_t bx;     /* its SpMV's lanes a block row, B_x (0: unknown, as 1) */
+  int64_t slices; /* its MBR SpMV's slices, a warp each (0: unknown) */
+  bool f32;       /* its values stored in f32 (cgm_plan_opts.values) */
 } cgm_segment_shape;
 
 /* The bytes of x beyond the contiguous estimate (rows x width) that a locality coefficient c adds
@@ -254,6 +255,7 @@ typedef struct cgm_device_model {
   cgm_sigmoid xfer[CGM_NEXCHANGES][CGM_MAX_GPUS + 1]; /* [exchange][gpus] */
   bool have_xfer[CGM_NEXCHANGES][CGM_MAX_GPUS + 1];
   double width;
+  int sms; /* a GPU's multiprocessors, where its SpMV's waves are priced (0: a CPU, unknown) */
   /* The terms of docs/model.md, each absent in older calibrations (and on a CPU). Locality: the
    * SpMV moves c (x_sector_bytes - rows w) bytes more than the contiguous estimate. */
   double x_coef;

@@ -22,6 +22,13 @@ CGM_BEGIN_DECLS
 
 /* ------------------------------------------------------- the layout --- */
 
+/* The MBR SpMV's blocks (kernels/spmv.cu): this many threads, 8 slices of a warp, at most this many
+ * an SM at once (its register cap): one wave holds 32 slices an SM, more loop over the grid. */
+#define CGM_SPMV_THREADS 256
+#ifndef CGM_SPMV_BLOCKS_PER_SM
+#define CGM_SPMV_BLOCKS_PER_SM 4
+#endif
+
 /* B_x for block size n on `gpus` GPUs: at N = 1 it doubles (to 8 at most) while a row holds more
  * than 16 entries a thread and one GPU's rows times B_x stay within CGM_BX_THREADS (plan/layout.c);
  * at N >= 2 B_x = 1. B_y keeps one warp per slice. */

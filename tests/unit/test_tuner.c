@@ -535,6 +535,32 @@ int main(void) {
   CHECK(cgm_fit_band_load(&one, 8, &s4, &tl, 1, &frac, &lerr) == CGM_EINPUT); /* no band curve */
   one.have_band_load[2] = false;
   s4.rows = 4096;
+  /* Past one wave of slices (32 an SM) the stream and the walk add in quadrature over their own
+   * floors (the vectors' time, the band's); within a wave, or with no SM count, the larger. */
+  {
+    cgm_segment_shape sw = {.rows = 16384, .max_row = 3000, .mean_row = 3000};
+    const double tr = cgm_refined_segment_time(&one, 4, &sw);
+    const cgm_segment_shape vec = {.rows = 16384}, flo = {.rows = CGM_BAND_ROWS},
+                            str = {.rows = 16384, .spmv_bytes = 1.5e8};
+    const double tv = cgm_refined_segment_time(&one, 4, &vec),
+                 tf = cgm_refined_segment_time(&one, 4, &flo),
+                 ts = cgm_refined_segment_time(&one, 4, &str);
+    CHECK(tf < tv && tv < ts && ts < tr && tr < 2 * ts); /* both limits count */
+    sw.spmv_bytes = str.spmv_bytes;
+    const double want_q = tv + hypot(ts - tv, tr - tf);
+    const int64_t slices[] = {0, 128, 129, 100000};
+    for (int k = 0; k < 2; k++) {
+      one.sms = 4 * k; /* 0: unknown; 4: a wave of 128 slices */
+      for (int i = 0; i < 4; i++) {
+        sw.slices = slices[i];
+        const double t = cgm_refined_segment_time(&one, 4, &sw);
+        const double want_t = k && slices[i] > 128 ? want_q : tr;
+        CHECK_MSG(fabs(t - want_t) <= 1e-9 * want_t, "sms %d, %lld slices: %g s, want %g", one.sms,
+                  (long long)slices[i], t, want_t);
+      }
+    }
+    one.sms = 0;
+  }
   /* A band curve under the row curve never lowers the floor. */
   cgm_sigmoid keep = one.band[2];
   one.band[2] = (cgm_sigmoid){log2(a / (0.5 * c)), 1.0 / M_LN2, 8.0 / (0.5 * c) * 1e-9};
