@@ -214,6 +214,7 @@ typedef struct cgm_segment_shape {
   double long_sector_bytes;
   int32_t bx;     /* its SpMV's lanes a block row, B_x (0: unknown, as 1) */
   int64_t slices; /* its MBR SpMV's slices, a warp each (0: unknown) */
+  bool long_rows; /* a layout of long rows beside them (cgm_plan_long_part) */
   bool f32;       /* its values stored in f32 (cgm_plan_opts.values) */
 } cgm_segment_shape;
 

@@ -559,6 +559,8 @@ int main(void) {
                   (long long)slices[i], t, want_t);
       }
     }
+    sw.long_rows = true; /* the hubs' kernel walks beside, not queued: the larger */
+    CHECK_NEAR(cgm_refined_segment_time(&one, 4, &sw), tr, 1e-9 * tr);
     one.sms = 0;
   }
   /* A band curve under the row curve never lowers the floor. */
