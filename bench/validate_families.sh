@@ -10,9 +10,12 @@
 # model's time per iteration, and the tuner's regret. The model is not fitted
 # to any of these matrices: the calibration sweeps its own.
 # Run on a GPU machine from the repository root (after scripts/device-run.sh):
-#   bench/validate_families.sh BUILD_DIR OUTDIR [--quick] [--small|--medium]
+#   bench/validate_families.sh BUILD_DIR OUTDIR [--quick] [--small|--medium|--heldout]
 # --medium: the largest size of each family left out (one device call);
-# --small: only the sizes below 5M nonzeros (a CPU dry run).
+# --small: only the sizes below 5M nonzeros (a CPU dry run);
+# --heldout: other sizes, seeds and families than these (P1 tetrahedra of seed 7, a random geometric
+# graph, meshes of 12 neighbours and of stiffness jumps, wider uniform rows, elasticity 40^3) beside
+# Poisson 96^3, no bundled matrices: a check of a model change on matrices it was not developed on.
 # Environment: VALIDATE_TIMEOUT (seconds, default none), VALIDATE_ARGS (more
 # options for validate, e.g. "--backend cuda").
 set -euo pipefail
@@ -24,7 +27,8 @@ for a in "$@"; do
     --quick) quick=--quick ;;
     --small) small=1 ;;
     --medium) small=2 ;;
-    *) echo "usage: $0 BUILD_DIR OUTDIR [--quick] [--small|--medium]" >&2; exit 2 ;;
+    --heldout) small=3 ;;
+    *) echo "usage: $0 BUILD_DIR OUTDIR [--quick] [--small|--medium|--heldout]" >&2; exit 2 ;;
   esac
 done
 cg=$build/cli/cgmodel
@@ -51,12 +55,15 @@ specs=(poisson3d:poisson3d:48 poisson3d:poisson3d:96 poisson3d:poisson3d:160
   elasticity:elasticity3d:32 mesh-sorted:mesh3d:20000 mesh-sorted:mesh3d:200000
   mesh-random:mesh3d:20000:--numbering=random mesh-random:mesh3d:200000:--numbering=random
   powerlaw:random:100000:--dist=powerlaw)
+[ $small = 3 ] && specs=(poisson3d:poisson3d:96 elasticity:elasticity3d:40
+  "mesh12-random:mesh3d:100000:--numbering=random --k=12 --seed=7"
+  "mesh-contrast:mesh3d:50000:--contrast=100 --seed=7" "uniform12:random:500000:--avg=12 --seed=7")
 [ $small = 1 ] && specs=(poisson3d:poisson3d:24 elasticity:elasticity3d:10 mesh-sorted:mesh3d:5000
   mesh-random:mesh3d:5000:--numbering=random powerlaw:random:20000:--dist=powerlaw)
 for spec in "${specs[@]}"; do
   IFS=: read -r fam kind n extra <<<"$spec"
   f=$out/m/${fam}_$n.mtx
-  # shellcheck disable=SC2086 # extra is one option or none
+  # shellcheck disable=SC2086 # extra is options or none
   [ -e "$f" ] || "$cg" gen "$kind" --n "$n" ${extra:+$extra} --symmetric -o "$f" 2>/dev/null
   echo "$f" >>"$list"
 done
@@ -65,16 +72,27 @@ k=$out/m/kron_bcsstk08_64.mtx
 [ $small != 0 ] || { [ -e "$k" ] || "$cg" gen kron --with data/matrices/bcsstk08.mtx --k 64 -o "$k" 2>/dev/null; } &&
   [ -e "$k" ] && echo "$k" >>"$list"
 # P1 finite elements on Delaunay tetrahedra (bench/p1_mesh.py, SciPy): partly filled blocks at N = 2, 4
+p1=(p1-laplace:laplace:150000:morton:1 p1-laplace:laplace:150000:random:1
+  p1-elasticity:elasticity:100000:random:1)
+[ $small = 3 ] && p1=(p1-laplace:laplace:200000:morton:7 p1-laplace:laplace:100000:random:7
+  p1-elasticity:elasticity:60000:morton:7 p1-laplace:laplace:150000:morton:1)
 if [ $small != 1 ] && python3 -c "import scipy.spatial" 2>/dev/null; then
-  for spec in p1-laplace:laplace:150000:morton p1-laplace:laplace:150000:random \
-    p1-elasticity:elasticity:100000:random; do
-    IFS=: read -r fam kind n numbering <<<"$spec"
-    f=$out/m/${fam}_${n}_$numbering.mtx
-    [ -e "$f" ] || timeout 150 python3 bench/p1_mesh.py "$kind" "$n" "$numbering" "$f" 2>/dev/null || rm -f "$f"
+  for spec in "${p1[@]}"; do
+    IFS=: read -r fam kind n numbering seed <<<"$spec"
+    f=$out/m/${fam}_${n}_${numbering}_s$seed.mtx
+    [ -e "$f" ] || timeout 200 python3 bench/p1_mesh.py "$kind" "$n" "$numbering" "$f" "$seed" 2>/dev/null ||
+      rm -f "$f"
     [ -e "$f" ] && echo "$f" >>"$list"
   done
+  # a random geometric graph's Laplacian in 3D: 300k points, 14 neighbours on average
+  f=$out/m/rgg3d_300000.mtx
+  [ $small != 3 ] || [ -e "$f" ] || timeout 100 python3 -c "import sys; sys.path.insert(0, 'bench/k_probe')
+import gen, scipy.io, scipy.sparse as sp
+A = gen.rgg(300000, 3, 14, 1e-3, 7)
+scipy.io.mmwrite(sys.argv[1], sp.tril(sp.csr_matrix(A)).tocoo(), symmetry='symmetric')" "$f" || rm -f "$f"
+  [ -e "$f" ] && echo "$f" >>"$list"
 fi
-awk -F'\t' '$7 == "yes" {print "data/matrices/" $1 ".mtx"}' data/matrices/MANIFEST.tsv >>"$list"
+[ $small = 3 ] || awk -F'\t' '$7 == "yes" {print "data/matrices/" $1 ".mtx"}' data/matrices/MANIFEST.tsv >>"$list"
 # VALIDATE_TIMEOUT=S: stop validate after S seconds (what it measured by then is summarised)
 timeout "${VALIDATE_TIMEOUT:-0}" "$cg" validate "$list" --precision both --iters 100 --repeat 3 --db "$db" \
   ${VALIDATE_ARGS:-} --csv "$out/validate.csv" --json >"$out/validate.json" 2>"$out/validate.err" || true
@@ -84,7 +102,7 @@ from collections import defaultdict
 rows = list(csv.DictReader(open(sys.argv[1])))
 def family(m):
     m = re.sub(r"\.mtx$", "", m)
-    g = re.match(r"(poisson3d|elasticity|mesh-sorted|mesh-random|powerlaw|uniform|kron|p1-laplace|p1-elasticity)_", m)
+    g = re.match(r"(poisson3d|elasticity|mesh-sorted|mesh-random|mesh12-random|mesh-contrast|powerlaw|uniform12|uniform|kron|p1-laplace|p1-elasticity|rgg3d)_", m)
     return g.group(1) if g else "bundled"
 groups = defaultdict(list)
 for r in rows:
