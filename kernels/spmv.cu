@@ -32,11 +32,10 @@ template <typename T, int NE> __host__ __device__ constexpr int spmv_unroll() {
   return u > CGM_SPMV_MAX_UNROLL ? CGM_SPMV_MAX_UNROLL : u;
 }
 
-/* Threads per block row of a block (w: bytes of an element): 2 for 64-byte
- * rows while the B_x partners stay inside one warp, else 1. The kernels
- * take it at compile time, the launch configuration at run time. */
+/* Threads per block row of a block (w: bytes of an element; CGM_SPMV_SPLIT): the kernels take it
+ * at compile time, the launch configuration and the model at run time. */
 __host__ __device__ constexpr int spmv_split(int w, int n, int bx) {
-  return (n * w > 32 && 2 * n * bx <= 32) ? 2 : 1;
+  return CGM_SPMV_SPLIT(w, n, bx);
 }
 
 /* V (cgm_values): the values' storage, read by the accessor in the loop

@@ -81,10 +81,10 @@ cgm_segment_shape cgm_refined_shape(const cgm_plan *p, int g) {
      * rows' kernel beside the short rows' priced power-law graphs 17% fast with the longer walk
      * alone, 11% with the sum (two H200 validations, 2026-11-28) */
     sh.max_row += (L->max_row + lbx - 1) / lbx;
-    if (L->long_rows)
-      sh.long_rows = true;
-    else
-      sh.slices += L->nslices;
+    const int S = by * lbx * n * CGM_SPMV_SPLIT(w, n, lbx),
+              spb = S < CGM_SPMV_THREADS ? CGM_SPMV_THREADS / S : 1;
+    sh.long_rows |= L->long_rows;
+    if (!L->long_rows) sh.spmv_blocks += (L->nslices + spb - 1) / spb; /* spmv.cu's grid */
     brows += L->brows;
     walk += L->walk;
   }
@@ -286,12 +286,11 @@ double cgm_refined_segment_time(const cgm_device_model *m, int n, const cgm_segm
       const double base = t_curve(&m->row[bi], &m->row_hi[bi], rf->m * w, w);
       if (base > t) tr -= base - t;
     }
-    /* Past one wave of slices each block walks its slice groups in turn, a group's walk after the
-     * previous one's stream: the two add as the gathers do (the stream over the vectors' time, the
-     * walk over the band's own), not as a maximum; long rows walk in a kernel beside, not queued.
-     * P1 tetrahedra at N = 2, 4 on an H200: 23-25% fast -> 2-6% (docs/accuracy.md). */
-    if (m->sms > 0 && !s->long_rows &&
-        s->slices > (int64_t)m->sms * CGM_SPMV_BLOCKS_PER_SM * CGM_SPMV_THREADS / 32) {
+    /* Past one wave of blocks each walks its slice groups in turn, a group's walk after the last
+     * one's stream: the two add as the gathers do (the stream over the vectors' time, the walk over
+     * the band's own), not as a maximum; long rows walk in a kernel beside, not queued. P1
+     * tetrahedra at N = 2, 4 on an H200: 23-25% fast -> 2-6% (docs/accuracy.md). */
+    if (m->sms > 0 && !s->long_rows && s->spmv_blocks > (int64_t)m->sms * CGM_SPMV_BLOCKS_PER_SM) {
       const double tv = t_stream(m, bi, 0.0, s);
       const double tf = t_stream(m, bi, 0.0, &(cgm_segment_shape){.rows = CGM_BAND_ROWS});
       const double tq = tv + hypot(fmax(t - tv, 0.0), fmax(tr - tf, 0.0));

@@ -212,10 +212,10 @@ typedef struct cgm_segment_shape {
   /* Bytes of x the long rows' kernel gathers as 32-byte sectors (the plan's
    * long_x_sectors times 32 at its width; 0: none or unknown). */
   double long_sector_bytes;
-  int32_t bx;     /* its SpMV's lanes a block row, B_x (0: unknown, as 1) */
-  int64_t slices; /* its MBR SpMV's slices, a warp each (0: unknown) */
-  bool long_rows; /* a layout of long rows beside them (cgm_plan_long_part) */
-  bool f32;       /* its values stored in f32 (cgm_plan_opts.values) */
+  int32_t bx;          /* its SpMV's lanes a block row, B_x (0: unknown, as 1) */
+  int64_t spmv_blocks; /* its MBR SpMV's slice groups, a block each (0: unknown) */
+  bool long_rows;      /* a layout of long rows beside them (cgm_plan_long_part) */
+  bool f32;            /* its values stored in f32 (cgm_plan_opts.values) */
 } cgm_segment_shape;
 
 /* The bytes of x beyond the contiguous estimate (rows x width) that a locality coefficient c adds

@@ -22,12 +22,15 @@ CGM_BEGIN_DECLS
 
 /* ------------------------------------------------------- the layout --- */
 
-/* The MBR SpMV's blocks (kernels/spmv.cu): this many threads, 8 slices of a warp, at most this many
- * an SM at once (its register cap): one wave holds 32 slices an SM, more loop over the grid. */
+/* The MBR SpMV's blocks (kernels/spmv.cu): this many threads, at most this many an SM at once (its
+ * register cap; a grid of more slice groups loops). A slice takes B_y B_x N threads times the
+ * split: 2 lanes a 64-byte block row while the B_x partners stay in one warp (N = 8 in double),
+ * else 1. */
 #define CGM_SPMV_THREADS 256
 #ifndef CGM_SPMV_BLOCKS_PER_SM
 #define CGM_SPMV_BLOCKS_PER_SM 4
 #endif
+#define CGM_SPMV_SPLIT(w, n, bx) ((n) * (w) > 32 && 2 * (n) * (bx) <= 32 ? 2 : 1)
 
 /* B_x for block size n on `gpus` GPUs: at N = 1 it doubles (to 8 at most) while a row holds more
  * than 16 entries a thread and one GPU's rows times B_x stay within CGM_BX_THREADS (plan/layout.c);

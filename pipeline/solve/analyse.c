@@ -19,9 +19,9 @@ static const char ANALYSIS[] = "analysis";
  * configurations (double and mixed, --auto beside them) finds each of them again, where one verdict
  * would be replaced by the next configuration's each time. */
 enum { ANALYSIS_KEPT = 8 };
-/* 3: --auto's verdicts are kept too (the constraints in the key, the
- * configuration chosen beside the prediction); 5, 7: the mixed ratio, the storage in the key */
-enum { ANALYSIS_VERSION = 7 };
+/* 3: --auto's verdicts are kept too (the constraints in the key, the configuration chosen beside
+ * the prediction); 5, 7: the mixed ratio, the storage in the key; 8: the walk past one wave */
+enum { ANALYSIS_VERSION = 8 };
 
 /* What the analysis works from and on. */
 typedef struct {

@@ -333,6 +333,7 @@ static void calibration_open(cgm_db *db, const char *kind, const char *model,
   snprintf(d.model, sizeof d.model, "%s", model);
   snprintf(d.host, sizeof d.host, "testhost");
   d.threads = 2;
+  d.sms = strcmp(kind, "cpu") ? 132 : 0;
   CHECK_OK(cgm_db_device_get_or_add(db, &d, &err));
   memset(c, 0, sizeof *c);
   c->device_id = d.id;
@@ -1418,6 +1419,8 @@ static void test_setup_samples(void) {
   const cgm_setup_model d = cgm_setup_model_default(true);
   CHECK(n == 1 && devs[0].setup.samples == 0 && devs[0].setup.fixed_s == d.fixed_s &&
         devs[0].setup_dev.samples == 0);
+  /* the device record's multiprocessors reach its models (the walk past one wave) */
+  CHECK(devs[0].model[0].sms == 132 && devs[0].model[1].sms == 132);
   free(devs);
   /* 16 host-built setups at every block size (N = 1 among them) on 1.2 ms +
    * 0.3 ns a byte, 4 device-built ones at N = 1 on 0.8 ms + 0.05 ns */

@@ -307,6 +307,14 @@ static void cpu_beside_split(void) {
     cgm_plan p;
     CHECK_OK(cgm_plan_make(&A, &po, &p, &err));
     CHECK(c[i].backend == CGM_BACKEND_CPU ? p.seg[0].nparts == 1 : p.seg[0].part[1].long_rows);
+    if (c[i].backend == CGM_BACKEND_CUDA) { /* the MBR grid: 256 threads, a warp a slice (two at
+                                               N = 8 in 8 bytes), the long rows apart */
+      const cgm_segment_shape sh = cgm_refined_shape(&p, 0);
+      const int64_t lanes = c[i].block == 8 && cgm_precision_width(c[i].precision) == 8 ? 64 : 32;
+      CHECK_MSG(sh.long_rows && sh.spmv_blocks == (p.seg[0].part[0].nslices * lanes + 255) / 256,
+                "N=%d: %lld blocks of %lld slices", c[i].block, (long long)sh.spmv_blocks,
+                (long long)p.seg[0].part[0].nslices);
+    }
     CHECK_MSG(c[i].memory_bytes == p.device_bytes, "%s N=%d: %lld bytes, the plan %lld",
               cgm_backend_name(c[i].backend), c[i].block, (long long)c[i].memory_bytes,
               (long long)p.device_bytes);
@@ -535,7 +543,7 @@ int main(void) {
   CHECK(cgm_fit_band_load(&one, 8, &s4, &tl, 1, &frac, &lerr) == CGM_EINPUT); /* no band curve */
   one.have_band_load[2] = false;
   s4.rows = 4096;
-  /* Past one wave of slices (32 an SM) the stream and the walk add in quadrature over their own
+  /* Past one wave of SpMV blocks (4 an SM) the stream and the walk add in quadrature over their own
    * floors (the vectors' time, the band's); within a wave, or with no SM count, the larger. */
   {
     cgm_segment_shape sw = {.rows = 16384, .max_row = 3000, .mean_row = 3000};
@@ -548,15 +556,15 @@ int main(void) {
     CHECK(tf < tv && tv < ts && ts < tr && tr < 2 * ts); /* both limits count */
     sw.spmv_bytes = str.spmv_bytes;
     const double want_q = tv + hypot(ts - tv, tr - tf);
-    const int64_t slices[] = {0, 128, 129, 100000};
+    const int64_t blocks[] = {0, 16, 17, 100000};
     for (int k = 0; k < 2; k++) {
-      one.sms = 4 * k; /* 0: unknown; 4: a wave of 128 slices */
+      one.sms = 4 * k; /* 0: unknown; 4: a wave of 16 blocks */
       for (int i = 0; i < 4; i++) {
-        sw.slices = slices[i];
+        sw.spmv_blocks = blocks[i];
         const double t = cgm_refined_segment_time(&one, 4, &sw);
-        const double want_t = k && slices[i] > 128 ? want_q : tr;
-        CHECK_MSG(fabs(t - want_t) <= 1e-9 * want_t, "sms %d, %lld slices: %g s, want %g", one.sms,
-                  (long long)slices[i], t, want_t);
+        const double want_t = k && blocks[i] > 16 ? want_q : tr;
+        CHECK_MSG(fabs(t - want_t) <= 1e-9 * want_t, "sms %d, %lld blocks: %g s, want %g", one.sms,
+                  (long long)blocks[i], t, want_t);
       }
     }
     sw.long_rows = true; /* the hubs' kernel walks beside, not queued: the larger */
