@@ -96,6 +96,7 @@ fi
 # VALIDATE_TIMEOUT=S: stop validate after S seconds (what it measured by then is summarised)
 timeout "${VALIDATE_TIMEOUT:-0}" "$cg" validate "$list" --precision both --iters 100 --repeat 3 --db "$db" \
   ${VALIDATE_ARGS:-} --csv "$out/validate.csv" --json >"$out/validate.json" 2>"$out/validate.err" || true
+[ -s "$out/validate.csv" ] || { echo "validate measured nothing (see $out/validate.err)" >&2; exit 1; }
 python3 - "$out/validate.csv" "$out/validate.json" <<'PY'
 import csv, json, re, sys
 from collections import defaultdict
