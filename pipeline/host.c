@@ -75,11 +75,16 @@ void cgm_host_describe_cpu(cgm_host *h) {
   h->threads = d.threads;
 }
 
-void cgm_host_describe(cgm_host *h) {
-  cgm_host_describe_cpu(h);
-  pthread_once(&gpus0.once, ask_gpus);
+int cgm_host_describe_gpus(cgm_host *h) {
+  pthread_once(&gpus0.once, ask_gpus); /* another thread asking: waits for its answer */
   h->gpus = gpus0.gpus;
   snprintf(h->gpu, sizeof h->gpu, "%s", gpus0.gpu);
+  return h->gpus;
+}
+
+void cgm_host_describe(cgm_host *h) {
+  cgm_host_describe_cpu(h);
+  cgm_host_describe_gpus(h);
 }
 
 int cgm_find_device(const cgm_tuner_device *devs, int count, bool cpu, const char *model) {

@@ -48,9 +48,10 @@ typedef struct cgm_host {
 } cgm_host;
 
 /* Describes this machine (its CPU and GPU 0, and the GPU count); _cpu: its CPU alone, no GPU
- * asked (gpus 0). */
+ * asked (gpus 0); _gpus: GPU 0 and the count alone (asked once a process), returning the count. */
 CGM_API void cgm_host_describe(cgm_host *h);
 CGM_API void cgm_host_describe_cpu(cgm_host *h);
+CGM_API int cgm_host_describe_gpus(cgm_host *h);
 
 /* The index in devs of the calibrated CPU (cpu) or GPU of this model; -1 when none. */
 CGM_API int cgm_find_device(const cgm_tuner_device *devs, int count, bool cpu, const char *model);

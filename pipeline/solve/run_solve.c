@@ -101,8 +101,9 @@ static cgm_status step_rhs(solve_run *s, cgm_error *err) {
   if (!s->x || !s->verdict) return cgm_fail(err, CGM_ERUNTIME, "out of memory");
   cgm_status st = pipeline_right_hand_side(s->o, s->A, &s->b, &s->generated, err);
   if (!st) st = pipeline_initial_guess(s->o, s->A->nrows, s->x, err);
+  cgm_host h; /* the GPUs present: the warm-up thread's count (cgm_host_describe_gpus waits) */
   if (!st && s->o->backend_default && !s->wu.cpu_only)
-    s->r->opts.backend = solve_default_backend(warm_up_devices(&s->wu));
+    s->r->opts.backend = solve_default_backend(cgm_host_describe_gpus(&h));
   return st;
 }
 

@@ -41,16 +41,11 @@ typedef struct {
   pthread_t thread;
   int gpus;
   bool started;
-  pthread_mutex_t mu;
-  pthread_cond_t counted;
-  int ndev;       /* the GPUs present; -1 until counted */
   bool cpu_only;  /* not started yet (--auto weighs the CPU first): this machine without its GPUs */
   double start_s; /* the thread's time: the driver's start, GPU 0's description, the contexts */
 } warm_up;
 
 void warm_up_start(const cgm_run_solve_opts *o, warm_up *w);
-/* The GPUs present: the thread's count, else counted here. */
-int warm_up_devices(warm_up *w);
 /* This machine as cgm_host_describe says (its CPU alone before the GPUs' start). */
 void warm_up_host(warm_up *w, cgm_host *h);
 void warm_up_end(warm_up *w);

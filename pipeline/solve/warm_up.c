@@ -14,12 +14,7 @@ static void *warm_up_main(void *arg) {
    * the driver is up and before the context, which would hold the runtime for 0.1-0.2 s against an
    * analysis asking for it */
   cgm_host h;
-  cgm_host_describe(&h);
-  const int n = h.gpus;
-  pthread_mutex_lock(&w->mu);
-  w->ndev = n;
-  pthread_cond_broadcast(&w->counted);
-  pthread_mutex_unlock(&w->mu);
+  const int n = cgm_host_describe_gpus(&h);
   if (n > 0) cgm_cuda_warm_up(w->gpus);
   w->start_s = n > 0 ? cgm_now() - t0 : 0; /* read after the join */
   return NULL;
@@ -27,23 +22,10 @@ static void *warm_up_main(void *arg) {
 
 void warm_up_start(const cgm_run_solve_opts *o, warm_up *w) {
   w->started = false;
-  w->ndev = -1;
   const bool gpu = o->solve.backend != CGM_BACKEND_CPU || o->autotune || o->backend_default;
   if (!gpu || !cgm_have_cuda_build()) return;
   w->gpus = o->solve.gpus > 1 && !o->autotune ? o->solve.gpus : 1;
-  /* the static initialisers: nothing to fail, nothing to destroy */
-  w->mu = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
-  w->counted = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
   w->started = pthread_create(&w->thread, NULL, warm_up_main, w) == 0;
-}
-
-int warm_up_devices(warm_up *w) {
-  if (!w->started) return cgm_cuda_device_count();
-  pthread_mutex_lock(&w->mu);
-  while (w->ndev < 0) pthread_cond_wait(&w->counted, &w->mu);
-  const int n = w->ndev;
-  pthread_mutex_unlock(&w->mu);
-  return n;
 }
 
 void warm_up_host(warm_up *w, cgm_host *h) {
