@@ -426,7 +426,9 @@ double cgm_share_watch_gaps(const cgm_share_watch *w, double t0, double t1) {
     const double a = fmax(t0, h[4 + 2 * j] * 1e-9), b = fmin(t1, h[5 + 2 * j] * 1e-9);
     if (b > a) s += b - a;
   }
-  return s;
+  /* a window wholly within another's turns (the watch polls: its stretches' ends are late by a
+   * poll) says nothing of our own time: none taken off, its whole time an upper bound */
+  return s < 0.999 * (t1 - t0) ? s : 0.0;
 }
 
 void cgm_share_watch_free(cgm_share_watch *w) {

@@ -145,7 +145,8 @@ cudaError_t cgm_share_watch_feed(cgm_share_watch *w);
 /* Stops the kernels queued (a feed starts them again); *share (NULL: none) of the time they watched
  * in which our context ran. */
 cudaError_t cgm_share_watch_pause(cgm_share_watch *w, double *share);
-/* Seconds switched out within [t0, t1] (seconds from the origin event), so far. */
+/* Seconds switched out within [t0, t1] (seconds from the origin event), so far; 0 for a window
+ * switched out throughout (its whole time then serves as an upper bound). */
 double cgm_share_watch_gaps(const cgm_share_watch *w, double t0, double t1);
 void cgm_share_watch_free(cgm_share_watch *w);
 

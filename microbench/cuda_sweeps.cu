@@ -60,7 +60,9 @@ double replay_time(void *ctx, int) {
   if (p->e == cudaSuccess) p->e = cudaEventElapsedTime(&ms, p->a, p->b);
   if (p->e == cudaSuccess && p->w->h) p->e = cudaEventElapsedTime(&at, p->w->origin, p->a);
   /* less another process's turns inside it */
-  const double gaps = cgm_share_watch_gaps(p->w, at * 1e-3, (at + ms) * 1e-3);
+  /* the window's end from its start in double: at + ms in float rounds by microseconds once the
+   * origin is seconds old, and a gap as long as the window left less than nothing */
+  const double gaps = cgm_share_watch_gaps(p->w, at * 1e-3, at * 1e-3 + ms * 1e-3);
   return p->e == cudaSuccess ? (ms * 1e-3 - gaps) / p->R : -1.0;
 }
 

@@ -5,7 +5,8 @@
  * the code tolerates that call's failure, still converges to the right
  * answer; the device memory it allocated is freed; and the next solve on
  * the same devices converges. On one GPU (our kernels at N = 1 and 4, the
- * cuSPARSE baseline) and, with 2 or more GPUs, on two (halo and p2p).
+ * cuSPARSE baseline) and, with 2 or more GPUs, on two (halo and p2p). A matrix that does not fit
+ * the memory left is refused by name.
  * Skipped (77) without a GPU. */
 #include <stdint.h>
 
@@ -102,6 +103,19 @@ int main(void) {
     sweep("2 GPUs, halo", &A, b, o);
     o.exchange = CGM_EXCHANGE_P2P;
     sweep("2 GPUs, p2p", &A, b, o);
+  }
+  /* Does not fit: leave 64 MiB free (less than the solver's reserve for the CUDA context and
+   * libraries), then ask. Here, alone on the GPU: its memory filled would fail another test's. */
+  size_t fr, tot;
+  void *hog = NULL;
+  CHECK(cudaMemGetInfo(&fr, &tot) == cudaSuccess);
+  if (cudaMalloc(&hog, fr - (64u << 20)) == cudaSuccess) {
+    o = cgm_solve_opts_default();
+    o.backend = CGM_BACKEND_CUDA;
+    o.maxiter = 0;
+    cgm_status st = run(&A, b, ones, &o, &err);
+    CHECK_MSG(st == CGM_EINPUT && strstr(err.msg, "does not fit"), "%d %s", st, err.msg);
+    cudaFree(hog);
   }
   free(b), free(ones);
   cgm_csr_free(&A);
