@@ -61,6 +61,13 @@ bool cgm_cache_is_extra_name(const char *name);
 /* The hash of A's arrays as an entry's payload holds them (0: out of memory). */
 uint64_t cgm_cache_content_of(const cgm_csr *A);
 
+/* An extra put while the entry's write is under way (cgm_cache_opts.background; the entry's id is
+ * known only once written): held by the write and put once it is done (cgm_cache_wait), so that
+ * the analysis of a first read is not lost (none where out of memory: an extra is a shortcut). */
+struct cgm_cache_store;
+void cgm_cache_store_defer(struct cgm_cache_store *j, const char *kind, uint32_t version,
+                           const void *data, size_t bytes);
+
 /* Reads and checks the header of an open entry; path receives the source
  * (n >= 4096). 0: valid; else why says what is wrong. */
 int cgm_cache_header_read(int fd, cgm_cache_header *h, char *path, size_t n, char *why, size_t wn);

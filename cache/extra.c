@@ -27,11 +27,17 @@ typedef struct {
   uint64_t bytes, hash;     /* of the data that follows */
 } extra_header;
 
-/* ENTRY-KIND; false when the kind is not a plain word or the path too long. */
-static bool extra_path(const cgm_cache_report *rep, const char *kind, char *out, size_t n) {
-  if (!rep || rep->entry_id == 0 || !rep->entry[0] || !kind || !kind[0]) return false;
+/* A kind is a plain word: lower-case letters and digits. */
+static bool kind_ok(const char *kind) {
+  if (!kind || !kind[0]) return false;
   for (const char *c = kind; *c; c++)
     if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9'))) return false;
+  return true;
+}
+
+/* ENTRY-KIND; false when the kind is not a plain word or the path too long. */
+static bool extra_path(const cgm_cache_report *rep, const char *kind, char *out, size_t n) {
+  if (!rep || rep->entry_id == 0 || !rep->entry[0] || !kind_ok(kind)) return false;
   int k = snprintf(out, n, "%s-%s", rep->entry, kind);
   return k > 0 && (size_t)k < n;
 }
@@ -58,6 +64,11 @@ static bool make_room(const cgm_cache_report *rep, const char *path, int64_t nee
 void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, uint32_t version,
                          const void *data, size_t bytes) {
   char path[4200], tmp[4300];
+  if (rep && rep->pending) { /* put once the entry is written */
+    if (bytes <= EXTRA_MAX_BYTES && kind_ok(kind))
+      cgm_cache_store_defer(rep->pending, kind, version, data, bytes);
+    return;
+  }
   if (bytes > EXTRA_MAX_BYTES || !extra_path(rep, kind, path, sizeof path)) return;
   if (rep->outcome != CGM_CACHE_HIT && !rep->stored) return;
   if (rep->max_bytes > 0 && !make_room(rep, path, (int64_t)(sizeof(extra_header) + bytes))) return;

@@ -46,7 +46,29 @@ struct cgm_cache_store {
   uint64_t id, content;
   double time_s;
   char why[1024];
+  struct deferred *extras; /* put while it wrote */
 };
+
+/* An extra put before its entry was written: the last put of a kind and version. */
+struct deferred {
+  struct deferred *next;
+  char kind[32];
+  uint32_t version;
+  size_t bytes;
+  unsigned char data[];
+};
+
+void cgm_cache_store_defer(struct cgm_cache_store *j, const char *kind, uint32_t version,
+                           const void *data, size_t bytes) {
+  struct deferred **at = &j->extras, *d = malloc(sizeof *d + bytes + 1);
+  while (*at && ((*at)->version != version || strcmp((*at)->kind, kind))) at = &(*at)->next;
+  if (!d || strlen(kind) >= sizeof d->kind) return free(d);
+  *d = (struct deferred){*at ? (*at)->next : NULL, "", version, bytes};
+  snprintf(d->kind, sizeof d->kind, "%s", kind);
+  if (bytes) memcpy(d->data, data, bytes);
+  free(*at); /* the earlier put of the kind */
+  *at = d;
+}
 
 static void *store_main(void *arg) {
   struct cgm_cache_store *j = arg;
@@ -98,6 +120,10 @@ void cgm_cache_wait(cgm_cache_report *rep) {
     rep->evicted = j->evicted;
   }
   note_append(rep, j->why);
+  for (struct deferred *d = j->extras, *next; d; d = next) {
+    if (!j->rc) cgm_cache_extra_put(rep, d->kind, d->version, d->data, d->bytes);
+    next = d->next, free(d);
+  }
   CGM_FREE(j->real, j);
 }
 

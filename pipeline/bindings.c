@@ -56,25 +56,25 @@ static void collect_note(void *ctx, cgm_note_kind kind, const char *msg) {
   cJSON_AddItemToArray(notes, n);
 }
 
-cgm_status cgm_json_info(const cgm_csr *A, const char *name, char **out, cgm_error *err) {
+/* A's arrays sane, and A square: what every step of a matrix in memory needs. */
+static cgm_status square(const cgm_csr *A, char **out, cgm_error *err) {
   *out = NULL;
-  cgm_status st = cgm_csr_check(A, err);
-  if (st) return st;
-  if (A->nrows != A->ncols)
-    return cgm_fail(err, CGM_EINPUT, "matrix is %d x %d: not square", A->nrows, A->ncols);
+  const cgm_status st = cgm_csr_check(A, err);
+  if (st || A->nrows == A->ncols) return st;
+  return cgm_fail(err, CGM_EINPUT, "matrix is %d x %d: not square", A->nrows, A->ncols);
+}
+
+cgm_status cgm_json_info(const cgm_csr *A, const char *name, char **out, cgm_error *err) {
+  cgm_status st = square(A, out, err);
   cgm_features f;
-  if ((st = cgm_plan_features(A, &f, err))) return st;
+  if (st || (st = cgm_plan_features(A, &f, err))) return st;
   return finish(cgm_info_json(name ? name : "", &f, NULL), NULL, out, err);
 }
 
 cgm_status cgm_json_predict(const cgm_csr *A, const char *options, char **out, cgm_error *err) {
-  *out = NULL;
-  cgm_status st = cgm_csr_check(A, err);
-  if (st) return st;
-  if (A->nrows != A->ncols)
-    return cgm_fail(err, CGM_EINPUT, "matrix is %d x %d: not square", A->nrows, A->ncols);
   cJSON *o;
-  if ((st = request(options, &o, err))) return st;
+  cgm_status st = square(A, out, err);
+  if (st || (st = request(options, &o, err))) return st;
   cgm_predict_opts po;
   const char *db_path;
   st = cgm_predict_request(o, &po, &db_path, err);

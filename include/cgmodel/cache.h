@@ -68,9 +68,10 @@ CGM_API void cgm_cache_of_memory(const cgm_cache_opts *o, const cgm_csr *A, cgm_
 /* Extras: small data derived from a cached matrix (the features of its layouts), kept beside its
  * entry as ENTRY-KIND and valid for that entry only (rep->entry_id). A put after a read that hit or
  * stored the entry writes it, evicting other entries to keep the limit (failures are ignored: an
- * extra is only a shortcut); a get is true when the extra of this entry, kind and version holds
- * exactly `bytes` bytes with a matching checksum. Bump `version` whenever what is stored changes
- * meaning. */
+ * extra is only a shortcut); one put while the entry's background write is under way is held
+ * (the last of a kind) and written once cgm_cache_wait finds the entry stored. A get is true when
+ * the extra of this entry, kind and version holds exactly `bytes` bytes with a matching checksum.
+ * Bump `version` whenever what is stored changes meaning. */
 CGM_API void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, uint32_t version,
                                  const void *data, size_t bytes);
 CGM_API bool cgm_cache_extra_get(const cgm_cache_report *rep, const char *kind, uint32_t version,

@@ -407,7 +407,9 @@ static void test_fifo(void) {
 }
 
 /* A miss written in the background: the CSR at once, the entry once waited
- * for (stored, its id, the time), then a hit; waiting again is harmless. */
+ * for (stored, its id, the time), then a hit; waiting again is harmless. An extra put while the
+ * write is under way (the analysis of a first read) is on disk beside the entry once waited for,
+ * the later of two puts of a kind: a later hit reads it. */
 static void test_background(void) {
   cgm_error e = {0};
   cgm_csr A, M;
@@ -420,6 +422,11 @@ static void test_background(void) {
   CHECK_OK(cgm_cache_read_csr(&o, src, &M, NULL, &r, &e));
   CHECK(r.outcome == CGM_CACHE_MISS && csr_same(&M, &A));
   CHECK(r.pending != NULL && !r.stored);
+  const double v1[2] = {1, 2}, v2[2] = {3, 4};
+  double w[2] = {0};
+  cgm_cache_extra_put(&r, "probe", 1, v1, sizeof v1);
+  cgm_cache_extra_put(&r, "probe", 1, v2, sizeof v2);
+  cgm_cache_extra_put(&r, "other", 2, v1, sizeof v1);
   cgm_cache_wait(&r);
   CHECK_MSG(r.pending == NULL && r.stored && r.entry_id != 0 && r.time_store_s > 0, "%s", r.note);
   cgm_cache_wait(&r); /* nothing pending: nothing changes */
@@ -427,6 +434,10 @@ static void test_background(void) {
   cgm_csr_free(&M);
   cgm_cache_report h = read_check(src, 0, &A);
   CHECK(h.outcome == CGM_CACHE_HIT && h.entry_id == r.entry_id && h.pending == NULL);
+  memset(w, 0, sizeof w);
+  CHECK(cgm_cache_extra_get(&h, "probe", 1, w, sizeof w) && w[0] == 3 && w[1] == 4);
+  CHECK(cgm_cache_extra_get(&h, "other", 2, w, sizeof w) && w[0] == 1 && w[1] == 2);
+  CHECK(!cgm_cache_extra_get(&h, "probe", 2, w, sizeof w)); /* another version: none */
   cgm_csr_free(&A);
 }
 
