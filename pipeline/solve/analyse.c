@@ -129,9 +129,10 @@ static cgm_status load_devices(const cgm_run_solve_opts *o, cgm_db *db, int kind
 }
 
 /* The database (opened when it exists; always with --auto) and the
- * calibrated devices, loaded once a solve (m). Without --auto one that will
- * not open is said and done without: the solve is not the database's. */
-static cgm_status open_models(analysis *a, solve_models *m, cgm_error *err) {
+ * calibrated devices, loaded once a solve (m); whole: with their samples and history whatever is
+ * kept. Without --auto one that will not open is said and done without: the solve is not the
+ * database's. */
+static cgm_status open_models(analysis *a, solve_models *m, bool whole, cgm_error *err) {
   const cgm_run_solve_opts *o = a->o;
   const bool need = o->autotune;
   cgm_error mine = {0};
@@ -148,12 +149,14 @@ static cgm_status open_models(analysis *a, solve_models *m, cgm_error *err) {
     snprintf(why, sizeof why, "the solve will not be recorded: %s", db_err->msg);
     solve_note(o, CGM_NOTE_WARNING, why);
   }
-  /* history: --auto's choice alone; samples: not where a verdict kept may serve (whole_models on a
-   * miss), a matrix seen before; a new content (values changed at each step) loads them at once */
+  /* history (--auto's choice alone) and samples: not where a verdict kept may serve (whole_models
+   * on a miss), a matrix seen before (3.3 of a warm --auto's 6.3 ms at Poisson 64^3 on 2 cores); a
+   * new content (values changed at each step) loads them at once */
   int kept = 0; /* read only where the models are to be loaded */
-  if (!need && !m->loaded && m->db) free(kept_verdicts(a->r, &kept));
+  if (!whole && !m->loaded && m->db) free(kept_verdicts(a->r, &kept));
   const bool light = kept > 0;
-  const int kind = CGM_FIT_REL | (need ? 0 : CGM_NO_HISTORY) | (light ? CGM_NO_SAMPLES : 0);
+  const int kind =
+      CGM_FIT_REL | (need && !light ? 0 : CGM_NO_HISTORY) | (light ? CGM_NO_SAMPLES : 0);
   if (!m->loaded && m->db && (st = load_devices(o, m->db, kind, &m->devs, &m->ndev, db_err))) {
     if (need) return st;
     m->ndev = 0;
@@ -172,7 +175,8 @@ static cgm_status open_models(analysis *a, solve_models *m, cgm_error *err) {
 static bool whole_models(analysis *a, solve_models *m) {
   cgm_error e = {0};
   free(m->devs);
-  const bool ok = !load_devices(a->o, m->db, CGM_FIT_REL | CGM_NO_HISTORY, &m->devs, &m->ndev, &e);
+  const int kind = CGM_FIT_REL | (a->o->autotune ? 0 : CGM_NO_HISTORY);
+  const bool ok = !load_devices(a->o, m->db, kind, &m->devs, &m->ndev, &e);
   if (!ok) {
     m->devs = NULL, m->ndev = 0;
     char why[CGM_ERRMSG_MAX + 64];
@@ -399,12 +403,40 @@ bool solve_cpu_first(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_solve_re
   analysis a = {.o = o, .A = A, .r = r};
   cgm_error e = {0};
   char src[16];
-  r->cpu_first = !open_models(&a, m, &e);
+  r->cpu_first = !open_models(&a, m, true, &e); /* the GPU's start: the history's */
   double k = r->cpu_first ? known_iterations(&a, r->opts.tol, -1.0, src, sizeof src, NULL) : 0;
   r->cpu_first =
       r->cpu_first && pipeline_cpu_first(a.m.devs, a.m.ndev, a.host, r->opts.threads, A,
                                          k > 0 ? k : A->nrows, &r->cpu_first_s, &r->gpu_start_s);
   return r->cpu_first;
+}
+
+/* K: --auto decides between devices by it (the probe may run to the solution); --reorder auto
+ * weighs RCM against it. *ratio: mixed's K over double's for this matrix where --auto weighs mixed
+ * precision and it is known (set on the devices too). */
+static double weigh_k(analysis *a, double *ratio) {
+  const cgm_run_solve_opts *o = a->o;
+  cgm_solve_report *r = a->r;
+  *ratio = 0;
+  if (!o->autotune &&
+      (r->opts.reorder == CGM_REORDER_NONE || r->opts.backend == CGM_BACKEND_CUSPARSE))
+    return 0;
+  /* --auto's probe where it can pay: its two runs against what the choice could save at the size's
+   * K (a small matrix's runs are whole solves). Without --auto none (a run kept still serves): its
+   * 50 CPU iterations were 40 of an 84 ms analysis at 760k entries on 2 cores, paid by every new
+   * content, for --reorder auto's K, which the size's estimate gives about as well. Nor on models
+   * without their samples (a verdict kept: the K it was keyed by, from what is kept). */
+  double budget = o->autotune && !a->m.light ? PIPELINE_PROBE_BUDGET : -1.0, bound;
+  const double ke = cgm_iterations_estimate(a->A->nrows, r->opts.tol);
+  if (budget > 0 && !pipeline_auto_worth(
+                        a->m.devs, a->m.ndev, a->host, &r->opts, a->A, ke,
+                        2.0 * CGM_PROBE_S_PER_NNZ * fmin(budget, (double)a->A->nnz * ke), &bound))
+    budget = -1.0; /* a run kept beside the entry still serves */
+  const bool mixed = o->autotune && !o->constraints.precision_given;
+  const double k = known_iterations(a, r->opts.tol, budget, r->k_source, sizeof r->k_source,
+                                    mixed ? ratio : NULL);
+  for (int i = 0; i<a->m.ndev && * ratio> 0; i++) a->m.devs[i].mixed_ratio = *ratio;
+  return k;
 }
 
 cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_features *f,
@@ -413,28 +445,9 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_feat
   *store = false;
   analysis a = {.o = o, .A = A, .r = r, .f = f, .features_new = f_new, .plans = plans};
   cgm_status st = o->autotune ? fix_precond_block(&a, err) : CGM_OK;
-  if (!st) st = open_models(&a, m, err);
-  /* K: --auto decides between devices by it (the probe may run to the
-   * solution); --reorder auto weighs RCM against it */
+  if (!st) st = open_models(&a, m, false, err);
   double k = 0, ratio = 0;
-  const bool weigh = o->autotune || (r->opts.reorder != CGM_REORDER_NONE &&
-                                     r->opts.backend != CGM_BACKEND_CUSPARSE);
-  /* --auto weighs mixed precision by this matrix's own ratio where known */
-  const bool mixed = o->autotune && !o->constraints.precision_given;
-  /* --auto's probe where it can pay: its two runs against what the choice could save at the size's
-   * K (a small matrix's runs are whole solves). Without --auto none (a run kept still serves): its
-   * 50 CPU iterations were 40 of an 84 ms analysis at 760k entries on 2 cores, paid by every new
-   * content, for --reorder auto's K, which the size's estimate gives about as well. */
-  double budget = o->autotune ? PIPELINE_PROBE_BUDGET : -1.0, bound;
-  const double ke = cgm_iterations_estimate(A->nrows, r->opts.tol);
-  if (!st && o->autotune &&
-      !pipeline_auto_worth(a.m.devs, a.m.ndev, a.host, &r->opts, A, ke,
-                           2.0 * CGM_PROBE_S_PER_NNZ * fmin(budget, (double)A->nnz * ke), &bound))
-    budget = -1.0; /* a run kept beside the entry still serves */
-  if (!st && weigh)
-    k = known_iterations(&a, r->opts.tol, budget, r->k_source, sizeof r->k_source,
-                         mixed ? &ratio : NULL);
-  for (int i = 0; i < a.m.ndev && ratio > 0; i++) a.m.devs[i].mixed_ratio = ratio;
+  if (!st) k = weigh_k(&a, &ratio);
   int d = st ? -1 : run_device(&a, false);
   /* a verdict decided before with this model and these options, read back */
   if (!st && (d >= 0 || o->autotune)) {
@@ -443,7 +456,10 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_feat
     if (read_back(&a, keep)) return CGM_OK;
     *store = true;
   }
-  if (!st && *store && m->light) *store = whole_models(&a, m);
+  if (!st && *store && m->light) {
+    *store = whole_models(&a, m);
+    if (o->autotune) k = weigh_k(&a, &ratio); /* the probe where it pays, by the whole models */
+  }
   if (!st && o->autotune) st = choose(&a, k, err);
   if (!st && (d = run_device(&a, true)) >= 0) {
     char msg[512]; /* our kernels' prediction from a calibration of another CG */

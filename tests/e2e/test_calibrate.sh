@@ -293,6 +293,22 @@ json_check "$OUT" 'not j["cache"]["analysis"]' "analysis: another K decides anew
 # (an extra named outside [a-z0-9] is refused: mixed's ran anew every time)
 expect_exit 0 "${ANA[@]}" --auto
 for k in probe probemixed; do assert_file_exists "$entry-$k" "the probe's run kept: $k"; done
+# --auto on a file read the first time (a miss: its entry written in the background while the
+# analysis runs) keeps its verdict, and the next reads it back (the models first without their
+# samples and history): the same choice (the probe's runs, put while the entry is written, are kept
+# too: test_cache)
+expect_exit 0 "$CGM" gen poisson3d --n 20 -o "$TMP/fresh.mtx"
+touch -d "@$(($(date +%s) - 10))" "$TMP/fresh.mtx" # not modified within the second: cached
+FRESH=("$CGM" solve "$TMP/fresh.mtx" --backend cpu --no-record --json --tol 1e-7 --auto --cache-dir "$TMP/fresh")
+expect_exit 0 "${FRESH[@]}"
+cp "$OUT" "$TMP/auto1.json"
+json_check "$OUT" 'j["cache"]["outcome"] == "miss" and not j["cache"]["analysis"]' "--auto, first read: decided"
+assert_file_exists "$(json_get "$OUT" cache.entry)-analysis" "--auto, first read: its verdict kept"
+expect_exit 0 "${FRESH[@]}"
+json_check "$OUT" 'j["cache"]["analysis"]' "--auto: its verdict read back"
+for k in auto predicted_time_per_iter_s block precision; do
+  assert_eq "$(json_get "$OUT" $k)" "$(json_get "$TMP/auto1.json" $k)" "--auto read back: same $k"
+done
 # recorded solves: the first records K (the next weighs it: decided anew),
 # then the verdict holds though every solve adds a record
 REC=("$CGM" solve "$A" --backend cpu --json --tol 3e-7)
