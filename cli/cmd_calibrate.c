@@ -84,26 +84,24 @@ static int body(const cli_parsed *p) {
   for (int i = 0; i < rep.count; i++)
     if (rep.cal[i].warning[0]) cli_note("calibrate", CGM_NOTE_WARNING, rep.cal[i].warning);
   if (st) {
-    cgm_db_close(db);
-    return cli_report("calibrate", &err);
-  }
-  if (cli_true(p->local, "json")) {
+    rc = cli_report("calibrate", &err);
+  } else if (cli_true(p->local, "json")) {
     cJSON *j = cgm_calibration_report_json(&rep, cgm_db_path(db));
     char wait[96];
     cJSON_AddStringToObject(j, "openmp_wait", cli_env_openmp_wait_said(wait, sizeof wait));
-    cgm_db_close(db);
-    return cli_print_json(j);
+    rc = cli_print_json(j);
+  } else {
+    char name[4096];
+    printf("database %s\n", cli_escape(cgm_db_path(db), name, sizeof name));
+    print_calibrations(&rep);
+    printf("see %s with:", rep.count > 1 ? "them" : "it");
+    for (int i = 0; i < rep.count; i++)
+      printf("%s cgmodel db show %lld%s%s", i ? ";" : "", (long long)rep.cal[i].id,
+             db_path ? " --db " : "", db_path ? cli_escape(db_path, name, sizeof name) : "");
+    printf("\n");
   }
-  char name[4096];
-  printf("database %s\n", cli_escape(cgm_db_path(db), name, sizeof name));
-  print_calibrations(&rep);
-  printf("see %s with:", rep.count > 1 ? "them" : "it");
-  for (int i = 0; i < rep.count; i++)
-    printf("%s cgmodel db show %lld%s%s", i ? ";" : "", (long long)rep.cal[i].id,
-           db_path ? " --db " : "", db_path ? cli_escape(db_path, name, sizeof name) : "");
-  printf("\n");
   cgm_db_close(db);
-  return 0;
+  return rc;
 }
 
 const cli_command cli_calibrate = {

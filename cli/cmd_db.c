@@ -54,11 +54,6 @@ static int solve_print(const cgm_db_solve *s, void *ctx) {
   return 0;
 }
 
-/* A JSON result (made by the call that returned st into *o): printed, or its error reported. */
-static int print_or_report(cgm_status st, cJSON **o, const cgm_error *err) {
-  return st ? cli_report("db", err) : cli_print_json(*o);
-}
-
 static int body(const cli_parsed *p) {
   const char *db_path = cli_str(p->req, "db", NULL), *out = cli_str(p->local, "out", NULL);
   const bool json = cli_true(p->local, "json");
@@ -92,40 +87,36 @@ static int body(const cli_parsed *p) {
   rc = cli_db_open("db", db_path, import, &db);
   if (rc) return rc;
   cgm_error err = {0};
+  cgm_status st = CGM_OK; /* the library's error, reported below; else o, when made, printed */
   cJSON *o = NULL;
+  cgm_db_calibration c;
+  cgm_db_device d;
   if (!strcmp(what, "list")) {
     if (json) {
-      rc = print_or_report(cgm_db_calibrations_json(db, &o, &err), &o, &err);
+      st = cgm_db_calibrations_json(db, &o, &err);
     } else {
       printf(LIST_ROW, "ID", "created (UTC)", "kind", "model", "time", "", "");
-      if (cgm_db_calibrations(db, list_print, NULL, &err)) rc = cli_report("db", &err);
+      st = cgm_db_calibrations(db, list_print, NULL, &err);
     }
+  } else if (!strcmp(what, "show") && json) {
+    st = cgm_db_calibration_json(db, id, false, &o, &err);
   } else if (!strcmp(what, "show")) {
-    if (json) {
-      rc = print_or_report(cgm_db_calibration_json(db, id, false, &o, &err), &o, &err);
-    } else {
-      cgm_db_calibration c;
-      cgm_db_device d;
-      if (cgm_db_calibration_get(db, id, &c, &err) ||
-          cgm_db_device_get(db, c.device_id, &d, &err)) {
-        rc = cli_report("db", &err);
-      } else {
-        printf("calibration %lld, %s, cgmodel %s, %.1f s%s\n", (long long)c.id, c.created,
-               c.tool_version, c.seconds, c.complete ? "" : " (incomplete)");
-        char model[1024], host[512], options[2048];
-        printf("device      %s %s on %s\n", d.kind, cli_escape(d.model, model, sizeof model),
-               cli_escape(d.host, host, sizeof host));
-        printf("options     %s\n", cli_escape(c.options, options, sizeof options));
-        printf("fits (Eq. 3: throughput in GB/s over log2 of the elements moved):\n");
-        if (cgm_db_fits(db, id, fit_print, NULL, &err)) rc = cli_report("db", &err);
-      }
+    if (!(st = cgm_db_calibration_get(db, id, &c, &err)) &&
+        !(st = cgm_db_device_get(db, c.device_id, &d, &err))) {
+      printf("calibration %lld, %s, cgmodel %s, %.1f s%s\n", (long long)c.id, c.created,
+             c.tool_version, c.seconds, c.complete ? "" : " (incomplete)");
+      char model[1024], host[512], options[2048];
+      printf("device      %s %s on %s\n", d.kind, cli_escape(d.model, model, sizeof model),
+             cli_escape(d.host, host, sizeof host));
+      printf("options     %s\n", cli_escape(c.options, options, sizeof options));
+      printf("fits (Eq. 3: throughput in GB/s over log2 of the elements moved):\n");
+      st = cgm_db_fits(db, id, fit_print, NULL, &err);
     }
   } else if (!strcmp(what, "export")) {
-    if (cgm_db_calibration_json(db, id, true, &o, &err)) {
-      rc = cli_report("db", &err);
-    } else {
+    if (!(st = cgm_db_calibration_json(db, id, true, &o, &err))) {
       char *txt = cJSON_Print(o);
       cJSON_Delete(o);
+      o = NULL; /* the file's, not stdout's */
       cgm_outfile of;
       if (!txt)
         rc = cli_error("db", 3, "out of memory printing calibration %lld", (long long)id);
@@ -141,32 +132,29 @@ static int body(const cli_parsed *p) {
       if (!rc) fprintf(stderr, "cgmodel db: calibration %lld written to %s\n", (long long)id, out);
     }
   } else if (import) {
-    if (cgm_db_import(db, p->pos[1], &id, &err))
-      rc = cli_report("db", &err);
-    else if (json)
-      rc = print_or_report(cgm_db_calibration_json(db, id, false, &o, &err), &o, &err);
-    else
+    if (!(st = cgm_db_import(db, p->pos[1], &id, &err)) && json)
+      st = cgm_db_calibration_json(db, id, false, &o, &err);
+    else if (!st)
       printf("calibration %lld imported from %s\n", (long long)id, p->pos[1]);
   } else if (!strcmp(what, "refit")) {
     cgm_calibration_report rep;
-    if (cgm_refit(db, id, &rep, &err)) {
-      rc = cli_report("db", &err);
-    } else if (json) { /* what calibrate --json says of a calibration */
-      rc = cli_print_json(cgm_calibration_report_json(&rep, cgm_db_path(db)));
-    } else {
+    if (!(st = cgm_refit(db, id, &rep, &err)) && json) { /* as calibrate --json says it */
+      o = cgm_calibration_report_json(&rep, cgm_db_path(db));
+    } else if (!st) {
       printf("calibration %lld: %s (%s), %d samples, %d fits (%d did not converge)\n",
              (long long)id, rep.cal[0].device, rep.cal[0].model, rep.cal[0].samples,
              rep.cal[0].fits, rep.cal[0].fits_failed);
       if (rep.cal[0].failed[0]) printf("  not converged: %s\n", rep.cal[0].failed);
     }
   } else if (!strcmp(what, "solves")) {
-    if (json)
-      rc = print_or_report(cgm_db_solves_json(db, &o, &err), &o, &err);
-    else if (cgm_db_solves(db, solve_print, NULL, &err))
-      rc = cli_report("db", &err);
+    st = json ? cgm_db_solves_json(db, &o, &err) : cgm_db_solves(db, solve_print, NULL, &err);
   } else {
     rc = cli_error("db", 2, "unknown db command '%s' (cgmodel db --help)", what);
   }
+  if (st)
+    rc = cli_report("db", &err);
+  else if (o)
+    rc = cli_print_json(o);
   cgm_db_close(db);
   return rc;
 }
