@@ -2,12 +2,14 @@
 /* One cache entry: its format (docs/cache.md), name, header, load, write. */
 #pragma once
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cgmodel/cache.h"
 #include "cgmodel/sparse.h"
 
 #define CGM_CACHE_MAGIC "CGMCSR\r\n" /* 8 bytes: the CR-LF catches a text-mode copy */
@@ -61,12 +63,26 @@ bool cgm_cache_is_extra_name(const char *name);
 /* The hash of A's arrays as an entry's payload holds them (0: out of memory). */
 uint64_t cgm_cache_content_of(const cgm_csr *A);
 
-/* An extra put while the entry's write is under way (cgm_cache_opts.background; the entry's id is
- * known only once written): held by the write and put once it is done (cgm_cache_wait), so that
- * the analysis of a first read is not lost (none where out of memory: an extra is a shortcut). */
-struct cgm_cache_store;
-void cgm_cache_store_defer(struct cgm_cache_store *j, const char *kind, uint32_t version,
-                           const void *data, size_t bytes);
+/* An entry written on a thread of its own (cgm_cache_opts.background, read.c): the parse's CSR goes
+ * to the caller at once, the write (600 MB and an fsync at Poisson 192^3) beside what it does next.
+ * An extra put meanwhile (a first read's analysis) waits in `extras` (extra.c) for its id. */
+struct cgm_cache_store {
+  pthread_t thread;
+  char dir[4096], name[32];
+  char *real;
+  struct stat s;
+  const cgm_csr *A;
+  cgm_mm_info mm;
+  int64_t max_bytes;
+  int rc, evicted;
+  uint64_t id, content;
+  double time_s;
+  char why[1024];
+  struct cgm_cache_deferred *extras; /* in the order put */
+};
+/* The extras put while an entry was written: put beside it (put: it was written), and freed. */
+void cgm_cache_extras_flush(struct cgm_cache_deferred **list, const cgm_cache_report *rep,
+                            bool put);
 
 /* Reads and checks the header of an open entry; path receives the source
  * (n >= 4096). 0: valid; else why says what is wrong. */

@@ -35,6 +35,36 @@ static bool kind_ok(const char *kind) {
   return true;
 }
 
+/* An extra put before its entry was written. */
+struct cgm_cache_deferred {
+  struct cgm_cache_deferred *next;
+  char kind[32];
+  uint32_t version;
+  size_t bytes;
+  unsigned char data[];
+};
+
+/* Held for the entry's write j (none where out of memory: an extra is only a shortcut). */
+static void defer(struct cgm_cache_store *j, const char *kind, uint32_t version, const void *data,
+                  size_t bytes) {
+  struct cgm_cache_deferred **at = &j->extras, *d = malloc(sizeof *d + bytes + 1);
+  if (!d || strlen(kind) >= sizeof d->kind) return free(d);
+  while (*at) at = &(*at)->next; /* in order: a later put of a kind is put over an earlier one */
+  *d = (struct cgm_cache_deferred){NULL, "", version, bytes};
+  snprintf(d->kind, sizeof d->kind, "%s", kind);
+  if (bytes) memcpy(d->data, data, bytes);
+  *at = d;
+}
+
+void cgm_cache_extras_flush(struct cgm_cache_deferred **list, const cgm_cache_report *rep,
+                            bool put) {
+  for (struct cgm_cache_deferred *d = *list, *next; d; d = next) {
+    if (put) cgm_cache_extra_put(rep, d->kind, d->version, d->data, d->bytes);
+    next = d->next, free(d);
+  }
+  *list = NULL;
+}
+
 /* ENTRY-KIND; false when the kind is not a plain word or the path too long. */
 static bool extra_path(const cgm_cache_report *rep, const char *kind, char *out, size_t n) {
   if (!rep || rep->entry_id == 0 || !rep->entry[0] || !kind_ok(kind)) return false;
@@ -65,8 +95,7 @@ void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, uint32_t
                          const void *data, size_t bytes) {
   char path[4200], tmp[4300];
   if (rep && rep->pending) { /* put once the entry is written */
-    if (bytes <= EXTRA_MAX_BYTES && kind_ok(kind))
-      cgm_cache_store_defer(rep->pending, kind, version, data, bytes);
+    if (bytes <= EXTRA_MAX_BYTES && kind_ok(kind)) defer(rep->pending, kind, version, data, bytes);
     return;
   }
   if (bytes > EXTRA_MAX_BYTES || !extra_path(rep, kind, path, sizeof path)) return;

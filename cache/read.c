@@ -31,45 +31,6 @@ static bool same_file_state(const struct stat *a, const struct stat *b) {
          a->st_ino == b->st_ino;
 }
 
-/* An entry written on a thread of its own (cgm_cache_opts.background):
- * the parse's CSR goes to the caller at once, and the write (600 MB and an
- * fsync at Poisson 192^3) overlaps what the caller does next. */
-struct cgm_cache_store {
-  pthread_t thread;
-  char dir[4096], name[32];
-  char *real;
-  struct stat s;
-  const cgm_csr *A;
-  cgm_mm_info mm;
-  int64_t max_bytes;
-  int rc, evicted;
-  uint64_t id, content;
-  double time_s;
-  char why[1024];
-  struct deferred *extras; /* put while it wrote */
-};
-
-/* An extra put before its entry was written: the last put of a kind and version. */
-struct deferred {
-  struct deferred *next;
-  char kind[32];
-  uint32_t version;
-  size_t bytes;
-  unsigned char data[];
-};
-
-void cgm_cache_store_defer(struct cgm_cache_store *j, const char *kind, uint32_t version,
-                           const void *data, size_t bytes) {
-  struct deferred **at = &j->extras, *d = malloc(sizeof *d + bytes + 1);
-  while (*at && ((*at)->version != version || strcmp((*at)->kind, kind))) at = &(*at)->next;
-  if (!d || strlen(kind) >= sizeof d->kind) return free(d);
-  *d = (struct deferred){*at ? (*at)->next : NULL, "", version, bytes};
-  snprintf(d->kind, sizeof d->kind, "%s", kind);
-  if (bytes) memcpy(d->data, data, bytes);
-  free(*at); /* the earlier put of the kind */
-  *at = d;
-}
-
 static void *store_main(void *arg) {
   struct cgm_cache_store *j = arg;
   /* one core: the caller's solve, timed and recorded, runs beside it */
@@ -120,10 +81,7 @@ void cgm_cache_wait(cgm_cache_report *rep) {
     rep->evicted = j->evicted;
   }
   note_append(rep, j->why);
-  for (struct deferred *d = j->extras, *next; d; d = next) {
-    if (!j->rc) cgm_cache_extra_put(rep, d->kind, d->version, d->data, d->bytes);
-    next = d->next, free(d);
-  }
+  cgm_cache_extras_flush(&j->extras, rep, !j->rc);
   CGM_FREE(j->real, j);
 }
 

@@ -3,6 +3,7 @@
 #include "cli/dbopen.h"
 
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cgmodel/pipeline.h"
 #include "cli/commands.h"
@@ -25,7 +26,7 @@ int cli_db_open(const char *cmd, const char *path, unsigned flags, cgm_db **db) 
 static int shown = 0;
 
 void cli_progress(void *ctx, const char *stage, double done) {
-  if (!cli_stderr_is_tty()) return;
+  if (!isatty(STDERR_FILENO)) return; /* progress only on a terminal */
   int w = 30, k = (int)(done * w + 0.5);
   if (k > w) k = w;
   char bar[40];
@@ -37,12 +38,12 @@ void cli_progress(void *ctx, const char *stage, double done) {
 }
 
 void cli_progress_count(void *ctx, int done, int total) {
-  if (!cli_stderr_is_tty()) return;
+  if (!isatty(STDERR_FILENO)) return;
   fprintf(stderr, "\r%d/%d matrices", done, total);
   shown = 1;
 }
 
 void cli_progress_end(void) {
-  if (shown && cli_stderr_is_tty()) fputc('\n', stderr);
+  if (shown && isatty(STDERR_FILENO)) fputc('\n', stderr);
   shown = 0;
 }

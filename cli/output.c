@@ -8,7 +8,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 char cli_last_error[1024];
 
@@ -47,10 +46,6 @@ void cli_note(void *ctx, cgm_note_kind kind, const char *msg) {
 
 const char *cli_input_path(const char *arg) {
   return arg && !strcmp(arg, "-") ? "/dev/stdin" : arg;
-}
-
-int cli_stderr_is_tty(void) {
-  return isatty(STDERR_FILENO);
 }
 
 const char *cli_escape(const char *s, char *buf, size_t n) {

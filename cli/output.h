@@ -28,6 +28,3 @@ const char *cli_input_path(const char *arg);
 /* s with its control characters escaped as messages show them (cgm_fput_escaped: \n, \t, \xNN), in
  * buf: a file name or a database's text printed in a report stays on its line. */
 const char *cli_escape(const char *s, char *buf, size_t n);
-
-/* True when stderr is a terminal (progress is shown only then). */
-int cli_stderr_is_tty(void);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The vocabulary of a request (cgmodel/options.h): the names of the configuration's choices as
  * every interface spells them, the block sizes, and the one check of a block size. */
-#include "cgmodel/options.h"
-
 #include <string.h>
+
+#include "cgmodel/options.h"
+#include "common/parse.h"
 
 const int cgm_block_sizes[CGM_NBLOCKSIZES] = {1, 2, 4, 8};
 
@@ -15,32 +16,14 @@ static const char *const precond_names[] = {"jacobi", "block"};
 static const char *const cg_names[] = {"cgg", "classic"};
 static const char *const storage_names[] = {"auto", "full", "compact"};
 
-/* The index of s in table, -1 when it is not there. */
-static int lookup(const char *s, const char *const *table, int n) {
-  for (int i = 0; s && i < n; i++)
-    if (strcmp(s, table[i]) == 0) return i;
-  return -1;
-}
-
-/* cgm_WHAT_name and the parse function `parse` of a table. */
-#define NAMES(what, type, table, parse)                                                            \
-  const char *cgm_##what##_name(type v) {                                                          \
-    const int n = (int)(sizeof table / sizeof *table);                                             \
-    return (int)v >= 0 && (int)v < n ? table[v] : "unknown";                                       \
-  }                                                                                                \
-  parse(const char *s, type *out) {                                                                \
-    const int i = lookup(s, table, (int)(sizeof table / sizeof *table));                           \
-    if (i >= 0) *out = (type)i;                                                                    \
-    return i >= 0;                                                                                 \
-  }
-NAMES(backend, cgm_backend, backend_names, bool cgm_backend_parse)
-NAMES(precision, cgm_precision, precision_names,
-      static bool parse_precision) /* and fp64, fp32 below */
-NAMES(exchange, cgm_exchange, exchange_names, bool cgm_exchange_parse)
-NAMES(reorder, cgm_reorder, reorder_names, bool cgm_reorder_parse)
-NAMES(precond, cgm_precond, precond_names, bool cgm_precond_parse)
-NAMES(cg_variant, cgm_cg_variant, cg_names, bool cgm_cg_variant_parse)
-NAMES(storage, cgm_storage, storage_names, bool cgm_storage_parse)
+CGM_NAMES(backend, cgm_backend, backend_names, bool cgm_backend_parse)
+CGM_NAMES(precision, cgm_precision, precision_names,
+          static bool parse_precision) /* and fp64, fp32 below */
+CGM_NAMES(exchange, cgm_exchange, exchange_names, bool cgm_exchange_parse)
+CGM_NAMES(reorder, cgm_reorder, reorder_names, bool cgm_reorder_parse)
+CGM_NAMES(precond, cgm_precond, precond_names, bool cgm_precond_parse)
+CGM_NAMES(cg_variant, cgm_cg_variant, cg_names, bool cgm_cg_variant_parse)
+CGM_NAMES(storage, cgm_storage, storage_names, bool cgm_storage_parse)
 
 bool cgm_precision_parse(const char *s, cgm_precision *p) {
   if (s && (strcmp(s, "fp64") == 0 || strcmp(s, "fp32") == 0)) {

@@ -62,3 +62,9 @@ int cgm_parse_list(const char *s, cgm_item *items, int max, char *why, size_t nw
   }
   return n;
 }
+
+int cgm_parse_name(const char *s, const char *const *table, int n) {
+  for (int i = 0; s && i < n; i++)
+    if (strcmp(s, table[i]) == 0) return i;
+  return -1;
+}

@@ -23,3 +23,17 @@ typedef struct cgm_item {
 int cgm_parse_list(const char *s, cgm_item *items, int max, char *why, size_t nwhy);
 /* True when the item is the word w. */
 bool cgm_item_is(cgm_item it, const char *w);
+
+/* The index of s in table (n names), -1 when it is not there. */
+int cgm_parse_name(const char *s, const char *const *table, int n);
+/* cgm_WHAT_name and the parse function `parse` of a table of names: a choice's spellings. */
+#define CGM_NAMES(what, type, table, parse)                                                        \
+  const char *cgm_##what##_name(type v) {                                                          \
+    const int n = (int)(sizeof table / sizeof *table);                                             \
+    return (int)v >= 0 && (int)v < n ? table[v] : "unknown";                                       \
+  }                                                                                                \
+  parse(const char *s, type *out) {                                                                \
+    const int i = cgm_parse_name(s, table, (int)(sizeof table / sizeof *table));                   \
+    if (i >= 0) *out = (type)i;                                                                    \
+    return i >= 0;                                                                                 \
+  }

@@ -373,3 +373,9 @@ void cgm_db_rollback(cgm_db *db) {
   if (db->h && !sqlite3_get_autocommit(db->h)) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
   db->in_txn = db->txn_aborted = false;
 }
+
+cgm_status cgm_db_end(cgm_db *db, cgm_status st, cgm_error *err) {
+  if (!st) return cgm_db_commit(db, err);
+  cgm_db_rollback(db);
+  return st;
+}

@@ -1,23 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The partition names and what this build of the distributed solve has. */
-#include <string.h>
-
+/* The partitions' names and what this build of the distributed solve has. */
 #include "cgmodel/dist.h"
+#include "common/parse.h"
 
-static const char *names[] = {"rows", "metis"};
-
-const char *cgm_dist_partition_name(cgm_dist_partition p) {
-  return (unsigned)p < 2 ? names[p] : "unknown";
-}
-
-bool cgm_dist_partition_parse(const char *s, cgm_dist_partition *p) {
-  for (int i = 0; i < 2; i++)
-    if (s && !strcmp(s, names[i])) {
-      *p = (cgm_dist_partition)i;
-      return true;
-    }
-  return false;
-}
+static const char *const names[] = {"rows", "metis"};
+CGM_NAMES(dist_partition, cgm_dist_partition, names, bool cgm_dist_partition_parse)
 
 cgm_dist_opts cgm_dist_opts_default(void) {
   return (cgm_dist_opts){.partition = CGM_DIST_ROWS};

@@ -67,33 +67,34 @@ typedef struct cgm_locality_sample {
   char source[48]; /* "poisson3d:20:w64": mesh, size, shuffle window (0: random) */
 } cgm_locality_sample;
 
+/* A sweep of the coefficients' (below): its samples in each precision of `precisions`, solved with
+ * base's backend; *out is malloc'ed. */
+typedef cgm_status cgm_mb_sweep_fn(const cgm_solve_opts *base, unsigned precisions, bool quick,
+                                   cgm_locality_sample **out, int *count, cgm_error *err);
+
 /* The locality sweep: a 3D Poisson grid and a 3D elasticity grid, each numbered naturally, shuffled
  * within windows of 64 and 4096 rows, and at random (the bytes fixed, the locality varying), solved
  * for a fixed number of iterations at N = 1 (the one block size whose bytes a renumbering keeps)
- * and each precision of `precisions` with base's backend (one device). *out is malloc'ed. */
-cgm_status cgm_mb_locality_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
-                                 cgm_locality_sample **out, int *count, cgm_error *err);
+ * and each precision (one device). */
+cgm_mb_sweep_fn cgm_mb_locality_sweep;
 
 /* The row-scatter sweep: arrows whose long row reads x at random (a line a step; group 0) and bands
  * numbered at random a block row at a time (every lane of a warp walking scattered; group 1), at
  * every block size and each precision of `precisions`, solved for a fixed number of iterations with
  * base's backend (a GPU: the walk is its model's). Quick: one arrow (CGM_LONG_ROW blocks) and one
  * band (32), else arrows of 64 and CGM_LONG_ROW blocks and bands of 8, 32 and 128 (127:
- * mb_band_half). *out is malloc'ed. */
-cgm_status cgm_mb_scatter_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
-                                cgm_locality_sample **out, int *count, cgm_error *err);
+ * mb_band_half). */
+cgm_mb_sweep_fn cgm_mb_scatter_sweep;
 
 /* The band-load sweep: bands of CGM_BAND_LOAD_WIDTH x CGM_BAND_ROWS rows whose block rows are 8 and
- * 32 blocks long (quick: 32), at every block size and each precision of `precisions`, solved for a
- * fixed number of iterations with base's backend (a GPU). *out is malloc'ed. */
-cgm_status cgm_mb_band_load_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
-                                  cgm_locality_sample **out, int *count, cgm_error *err);
+ * 32 blocks long (quick: 32), at every block size and each precision, solved for a fixed number of
+ * iterations on a GPU. */
+cgm_mb_sweep_fn cgm_mb_band_load_sweep;
 
 /* The gather sweep: uniform random SPD matrices of CGM_GATHER_ROWS and CGM_GATHER_ROWS_SMALL rows
- * (a sector of x a nonzero), solved for a fixed number of iterations at N = 1 in each precision of
- * `precisions` with base's backend (a GPU), the larger first. *out is malloc'ed. */
-cgm_status cgm_mb_gather_sweep(const cgm_solve_opts *base, unsigned precisions, bool quick,
-                               cgm_locality_sample **out, int *count, cgm_error *err);
+ * (a sector of x a nonzero), solved for a fixed number of iterations at N = 1 in each precision on
+ * a GPU, the larger first. */
+cgm_mb_sweep_fn cgm_mb_gather_sweep;
 
 /* The CUDA part of cgm_mb_run (CGM_ERUNTIME in a CPU-only build). */
 cgm_status cgm_mb_run_cuda(const cgm_mb_opts *o, cgm_mb_sink sink, cgm_mb_progress progress,

@@ -12,10 +12,9 @@
 
 mb_range mb_vector_range(bool cuda, bool quick) {
   if (cuda) return quick ? (mb_range){10, 26, 2} : (mb_range){10, 27, 1};
-  /* A CPU's curve bends twice (fork/join, then caches): every size, from
-   * vectors of 512 (quick) or 256 entries, one or two threads' work
-   * (cgm_cpu_team), as small matrices' solves run them. Smaller ones (64,
-   * 128) pulled a quick curve without a cache split 40% off its samples on a
+  /* A CPU's curve bends twice (fork/join, then caches): every size, from vectors of 512 (quick) or
+   * 256 entries, one or two threads' work (cgm_cpu_team), as small matrices' solves run them.
+   * Smaller ones (64, 128) pulled a quick curve without a cache split 40% off its samples on a
    * 2-core machine, 2 calibrations in 6. */
   return quick ? (mb_range){9, 22, 1} : (mb_range){8, 25, 1};
 }

@@ -268,10 +268,7 @@ cgm_status cgm_db_import(cgm_db *db, const char *path, int64_t *id, cgm_error *e
         i++;
       }
     }
-    if (!st)
-      st = cgm_db_commit(db, err);
-    else
-      cgm_db_rollback(db);
+    st = cgm_db_end(db, st, err);
   }
   if (!st) *id = cal.id;
   cJSON_Delete(j);

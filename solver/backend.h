@@ -85,10 +85,9 @@ double cgm_solve_norm2(const double *v, int32_t n);
 long double cgm_residual_ssq(int32_t n, const int64_t *rowptr, const int32_t *col,
                              const double *val, const double *b, const double *x, double scale);
 
-/* The end of a host loop's result: the count, residual, verdict, stop
- * reason (res->stalled: cgm_solve_stall_reason's in precision p; else at
- * the cap), and the time per iteration, the median of the first ntimed
- * past the first (page faults, cold caches); times is reordered. */
+/* The end of a host loop's result: the count, residual, verdict, stop reason (res->stalled:
+ * cgm_solve_stall_reason's in precision p; else at the cap), and the time per iteration, the median
+ * of the first ntimed past the first (page faults, cold caches); times is reordered. */
 void cgm_cg_result_close(cgm_solve_result *res, cgm_status st, int it, double relres, int maxiter,
                          double tol, cgm_precision p, double *times, int ntimed);
 /* Whether p . Ap = vu after `it` iterations breaks CG down (not positive, or not finite): then
@@ -185,28 +184,23 @@ static inline bool cgm_watch_check(cgm_watch *w, bool claimed, double iterated, 
   return stalled;
 }
 
-/* The GPU's: in double the checks before a claim are cgm_floor_watch's
- * probes, and the window's checks start after a refused claim. Whether a
- * precision has reached what it can, judged at each replacement:
- *  - double, its tolerance above what double shows: as cgm_watch, no bound
- *    decides; the true residual has not halved its best for as many
- *    iterations as that best took (at least CGM_STALL_MIN) while rounding
- *    shows. Three refused claims in a row ended a P1 tetrahedral solve
- *    (150k rows, random b) at 1.18e-8 for --tol 1e-8 where plain CG reaches
- *    1.9e-9 by iteration 3,220;
- *  - single and mixed (mixed then hands over to double), and double once
- *    its tolerance lies below what double shows (the claims are then made
- *    at the floor, graph.cu's floor_step; `bounded`): the true residual
- *    lies within the floor u ||A|| ||x|| of the arithmetic that forms it
- *    and has not halved (or convergence was claimed there); or three stalls
- *    in a row: not halved, and convergence claimed or the iteration loose
- *    from the truth (true > 5 x iterated); in mixed precision (`handover`:
- *    double takes over) the truth grown past CGM_DIVERGED times its best
- *    (single diverged on LF10 and bcsstk01, iterated and true residuals
- *    rising together to 1e25; CG's own residual may rise by up to the
- *    square root of the condition number, so single alone is not stopped
- *    so); or no halving for as many iterations as the best took (at least
- *    500). */
+/* The GPU's: in double the checks before a claim are cgm_floor_watch's probes, and the window's
+ * checks start after a refused claim. Whether a precision has reached what it can, judged at each
+ * replacement:
+ * - double, its tolerance above what double shows: as cgm_watch, no bound decides; the true
+ *   residual has not halved its best for as many iterations as that best took (at least
+ *   CGM_STALL_MIN) while rounding shows. Three refused claims in a row ended a P1 tetrahedral solve
+ *   (150k rows, random b) at 1.18e-8 for --tol 1e-8 where plain CG reaches 1.9e-9 by iteration
+ *   3,220;
+ * - single and mixed (mixed then hands over to double), and double once its tolerance lies below
+ *   what double shows (the claims are then made at the floor, graph.cu's floor_step; `bounded`):
+ *   the true residual lies within the floor u ||A|| ||x|| of the arithmetic that forms it and has
+ *   not halved (or convergence was claimed there); or three stalls in a row: not halved, and
+ *   convergence claimed or the iteration loose from the truth (true > 5 x iterated); in mixed
+ *   precision (`handover`: double takes over) the truth grown past CGM_DIVERGED times its best
+ *   (single diverged on LF10 and bcsstk01, iterated and true residuals rising together to 1e25;
+ *   CG's own residual may rise by up to the square root of the condition number, so single alone is
+ *   not stopped so); or no halving for as many iterations as the best took (at least 500). */
 #define CGM_DIVERGED 1e3
 typedef struct cgm_reliable {
   double best; /* the true residual at the last halving */

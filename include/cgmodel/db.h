@@ -43,6 +43,9 @@ CGM_API int64_t cgm_db_data_version(cgm_db *db);
 CGM_API cgm_status cgm_db_begin(cgm_db *db, cgm_error *err);
 CGM_API cgm_status cgm_db_commit(cgm_db *db, cgm_error *err);
 CGM_API void cgm_db_rollback(cgm_db *db);
+/* The transaction ended as st says: committed where it is CGM_OK (the commit's status), else rolled
+ * back (st). */
+CGM_API cgm_status cgm_db_end(cgm_db *db, cgm_status st, cgm_error *err);
 
 /* ------------------------------------------------------------- devices --- */
 

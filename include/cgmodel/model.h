@@ -309,10 +309,9 @@ CGM_API double cgm_iter_points_time(const cgm_device_model *m, int bi, double sp
 /* A segment of a plan as the refined model sees it: its rows, the bytes of its SpMV layouts, and
  * its threads' walk, longest (the interior's plus the boundary's) and mean, in blocks over B_x. */
 CGM_API cgm_segment_shape cgm_refined_shape(const cgm_plan *p, int g);
-/* One segment's iteration (no exchange): the iteration curve where
- * calibrated, else SpMV + CG4 + CG5; never less than the walk of its
- * longest row (the row curve moved toward the band curve by the share rows
- * * mean_row / (CGM_BAND_ROWS * max_row)). NaN when a curve is missing. */
+/* One segment's iteration (no exchange): the iteration curve where calibrated, else SpMV + CG4 +
+ * CG5; never less than the walk of its longest row (the row curve moved toward the band curve by
+ * the share rows * mean_row / (CGM_BAND_ROWS * max_row)). NaN when a curve is missing. */
 CGM_API double cgm_refined_segment_time(const cgm_device_model *m, int n,
                                         const cgm_segment_shape *s);
 /* Refined Eq. 4/9 for a plan: the slowest segment's iteration plus, on several GPUs, the fitted
@@ -364,9 +363,8 @@ CGM_API double cgm_refined_cusparse_time(const cgm_device_model *m, int64_t nnz,
 
 /* ----------------------------------------- time to a solution --- */
 
-/* Setup time of a configuration (layout and upload): fixed_s + s_per_byte
- * * cgm_plan.device_bytes; samples: the setups it was fitted on (0: the
- * defaults). */
+/* Setup time of a configuration (layout and upload): fixed_s + s_per_byte * cgm_plan.device_bytes;
+ * samples: the setups it was fitted on (0: the defaults). */
 typedef struct cgm_setup_model {
   double fixed_s, s_per_byte;
   int samples;

@@ -124,14 +124,12 @@ CGM_API cgm_status cgm_mm_write_vector(const char *path, const double *v, int32_
 
 /* ------------------------------------------------ BCSR in the MBR layout --- */
 
-/* The layout the SpMV kernels read (docs/bcsr-layout.md). The matrix is cut
- * into N x N blocks. Block rows are sorted by their number of blocks
- * (longest first, stable), then grouped into slices of `by` consecutive
- * sorted block rows (B_y of the paper, Table 1). Inside a slice, step s holds
- * the s-th group of `bx` blocks (B_x, Sec. 3.6) of every block row of the
- * slice, so that all blocks processed in one step are contiguous in memory
- * (block reordering, Sec. 3.4); shorter block rows are padded with empty
- * blocks to the length of the longest one in their slice (Sec. 3.5).
+/* The layout the SpMV kernels read (docs/bcsr-layout.md). The matrix is cut into N x N blocks.
+ * Block rows are sorted by their number of blocks (longest first, stable), then grouped into slices
+ * of `by` consecutive sorted block rows (B_y of the paper, Table 1). Inside a slice, step s holds
+ * the s-th group of `bx` blocks (B_x, Sec. 3.6) of every block row of the slice, so that all blocks
+ * processed in one step are contiguous in memory (block reordering, Sec. 3.4); shorter block rows
+ * are padded with empty blocks to the length of the longest one in their slice (Sec. 3.5).
  *
  *   slot q of step s of slice k: block row  j = q / bx  (0 <= j < by)
  *                                  block     t = s * bx + q % bx of that row
@@ -140,8 +138,8 @@ CGM_API cgm_status cgm_mm_write_vector(const char *path, const double *v, int32_
  *   block column: bcol[block index]    (in block units, times N for x)
  *   result row:   brow[k * by + j] * N + r   (-1: padding row, no result)
  *
- * Rows beyond nrows in the last block row (nrows not a multiple of N) get a
- * 1 on the diagonal so that the padded system stays SPD; their b is 0. */
+ * Rows beyond nrows in the last block row (nrows not a multiple of N) get a 1 on the diagonal so
+ * that the padded system stays SPD; their b is 0. */
 typedef struct cgm_bcsr_params {
   int n;  /* block dimension N: 1, 2, 4 or 8 */
   int bx; /* B_x >= 1: blocks of one block row processed together per step */

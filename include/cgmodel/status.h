@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Error reporting for libcgmodel.
  *
- * Library functions never print and never exit: they return a cgm_status and,
- * when an error object is given, fill it with a message the CLI shows as is.
- * The numeric values are the CLI's exit codes (docs/cli.md). */
+ * Library functions never print and never exit: they return a cgm_status and, when an error object
+ * is given, fill it with a message the CLI shows as is. The numeric values are the CLI's exit codes
+ * (docs/cli.md). */
 #pragma once
 
 #include "cgmodel/export.h"

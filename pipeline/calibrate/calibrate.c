@@ -227,10 +227,7 @@ static cgm_status calibrate_one(cgm_db *db, const cgm_calibrate_opts *o, const c
     double secs = cgm_now() - t0;
     stage_mark(&clk, "store");
     if (!st) st = cgm_db_calibration_finish(db, cal.id, secs, err);
-    if (!st)
-      st = cgm_db_commit(db, err);
-    else
-      cgm_db_rollback(db);
+    st = cgm_db_end(db, st, err);
     rep->cal[ri].id = cal.id;
     rep->cal[ri].seconds = secs;
     rep->cal[ri].samples = sv.n;
@@ -275,10 +272,7 @@ cgm_status cgm_refit(cgm_db *db, int64_t cal_id, cgm_calibration_report *rep, cg
   if (!st) {
     st = cgm_db_fits_delete(db, cal_id, err);
     for (int i = 0; i < nfits && !st; i++) st = cgm_db_fit_add(db, cal_id, &fits[i], err);
-    if (!st)
-      st = cgm_db_commit(db, err);
-    else
-      cgm_db_rollback(db);
+    st = cgm_db_end(db, st, err);
   }
   rep->cal[0].samples = sv.n;
   rep->cal[0].fits = nfits;

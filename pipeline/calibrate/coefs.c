@@ -13,8 +13,6 @@
 
 /* A coefficient's sweep run, and its samples of one precision picked into
  * the arrays its fit takes. */
-typedef cgm_status (*sweep_fn)(const cgm_solve_opts *base, unsigned precisions, bool quick,
-                               cgm_locality_sample **out, int *count, cgm_error *err);
 typedef struct {
   cgm_locality_sample *s;
   int n, k; /* samples; picked */
@@ -25,7 +23,7 @@ typedef struct {
 
 /* Runs the sweep on the CPU or a GPU (our kernels on the calibrated GPU, the calibration's options)
  * and makes room to pick. */
-static cgm_status sweep_run(sweep_fn fn, const cgm_calibrate_opts *o, bool cpu, sweep *w,
+static cgm_status sweep_run(cgm_mb_sweep_fn *fn, const cgm_calibrate_opts *o, bool cpu, sweep *w,
                             cgm_error *err) {
   memset(w, 0, sizeof *w);
   cgm_solve_opts base = cgm_mb_solve_opts();

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What a calibration fits to its samples (calibrate.c runs them in order):
- *   fits.c   Eq. 3 to every kernel's groups of samples (avg, max and the
- *            model's relative curves), and the exchange samples derived
- *            from whole multi-GPU iterations
- *   coefs.c  the coefficients measured by sweeps of their own: x locality,
- *            the row scatter, the gather rate, the band load
+ *   fits.c   Eq. 3 to every kernel's groups of samples (avg, max and the model's relative curves),
+ *            and the exchange samples derived from whole multi-GPU iterations
+ *   coefs.c  the coefficients measured by sweeps of their own: x locality, the row scatter, the
+ *            gather rate, the band load
  * calibrate_fit_all records what did not converge in rep->cal[ri]. */
 #pragma once
 

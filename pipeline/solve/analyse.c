@@ -411,9 +411,8 @@ bool solve_cpu_first(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_solve_re
   return r->cpu_first;
 }
 
-/* K: --auto decides between devices by it (the probe may run to the solution); --reorder auto
- * weighs RCM against it. *ratio: mixed's K over double's for this matrix where --auto weighs mixed
- * precision and it is known (set on the devices too). */
+/* K, which --auto decides by (the probe may run to the solution) and --reorder auto weighs RCM
+ * against; *ratio: mixed's K over double's where --auto weighs mixed and it is known (0: not). */
 static double weigh_k(analysis *a, double *ratio) {
   const cgm_run_solve_opts *o = a->o;
   cgm_solve_report *r = a->r;
@@ -425,7 +424,7 @@ static double weigh_k(analysis *a, double *ratio) {
    * K (a small matrix's runs are whole solves). Without --auto none (a run kept still serves): its
    * 50 CPU iterations were 40 of an 84 ms analysis at 760k entries on 2 cores, paid by every new
    * content, for --reorder auto's K, which the size's estimate gives about as well. Nor on models
-   * without their samples (a verdict kept: the K it was keyed by, from what is kept). */
+   * without their samples (a verdict kept: its key's K is what is kept). */
   double budget = o->autotune && !a->m.light ? PIPELINE_PROBE_BUDGET : -1.0, bound;
   const double ke = cgm_iterations_estimate(a->A->nrows, r->opts.tol);
   if (budget > 0 && !pipeline_auto_worth(
@@ -435,7 +434,7 @@ static double weigh_k(analysis *a, double *ratio) {
   const bool mixed = o->autotune && !o->constraints.precision_given;
   const double k = known_iterations(a, r->opts.tol, budget, r->k_source, sizeof r->k_source,
                                     mixed ? ratio : NULL);
-  for (int i = 0; i<a->m.ndev && * ratio> 0; i++) a->m.devs[i].mixed_ratio = *ratio;
+  for (int i = 0; *ratio > 0 && i < a->m.ndev; i++) a->m.devs[i].mixed_ratio = *ratio;
   return k;
 }
 

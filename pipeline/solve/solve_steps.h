@@ -2,10 +2,9 @@
 /* The steps of `cgmodel solve` (cgm_run_solve) and what they share:
  *   rhs.c           the right-hand side, and the error of b = A * ones
  *   warm_up.c       the CUDA context made on a thread while the matrix is read
- *   analyse.c       the database, --auto's choice, the prediction, --reorder's
- *                   verdict (kept beside the cache entry)
- *   run_solve.c     the steps in order: read, right-hand side, analyse, solve,
- *                   record
+ *   analyse.c       the database, --auto's choice, the prediction, --reorder's verdict (kept beside
+ *                   the cache entry)
+ *   run_solve.c     the steps in order: read, right-hand side, analyse, solve, record
  *   run_solve_mpi.c the same under MPI: rank 0 reads and records */
 #pragma once
 

@@ -260,17 +260,17 @@ static void stats(double *e, int n, double *avg, double *var, double *med, doubl
 /* Groups: backend x precision x block x GPUs, in order of appearance; the
  * rows other work held up left out unless include. */
 static cgm_status group(cgm_validate_report *R, bool include, cgm_error *err) {
-  double *e1 = malloc(sizeof(double) * (R->nrows + 1)),
-         *e2 = malloc(sizeof(double) * (R->nrows + 1));
+  /* [0] the refined model's errors, [1] the paper's */
+  double *e[2] = {malloc(sizeof(double) * (R->nrows + 1)), malloc(sizeof(double) * (R->nrows + 1))};
   bool *done = calloc((size_t)R->nrows + 1, 1);
   R->groups = malloc(sizeof *R->groups * (R->nrows + 1));
   cgm_status st = CGM_OK;
-  if (!e1 || !e2 || !done || !R->groups) st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
+  if (!e[0] || !e[1] || !done || !R->groups) st = cgm_fail(err, CGM_ERUNTIME, "out of memory");
   for (int i = 0; i < R->nrows && !st; i++) {
     if (done[i]) continue;
     const cgm_validate_row *p = &R->rows[i];
-    int k1 = 0, k2 = 0;
-    double s1 = 0, s2 = 0; /* signed: the bias the absolute errors hide */
+    int k[2] = {0, 0};
+    double s[2] = {0, 0}; /* signed: the bias the absolute errors hide */
     for (int j = i; j < R->nrows; j++) {
       const cgm_validate_row *q = &R->rows[j];
       if (q->backend != p->backend || q->precision != p->precision || q->block != p->block ||
@@ -278,30 +278,25 @@ static cgm_status group(cgm_validate_report *R, bool include, cgm_error *err) {
         continue;
       done[j] = true;
       if (q->disturbed && !include) continue;
-      if (isfinite(q->predicted_s)) {
-        s1 += (q->predicted_s - q->measured_s) / q->measured_s;
-        e1[k1++] = fabs(q->predicted_s - q->measured_s) / q->measured_s;
-      }
-      if (isfinite(q->predicted_paper_s)) {
-        s2 += (q->predicted_paper_s - q->measured_s) / q->measured_s;
-        e2[k2++] = fabs(q->predicted_paper_s - q->measured_s) / q->measured_s;
-      }
+      const double m = q->measured_s,
+                   rel[2] = {(q->predicted_s - m) / m, (q->predicted_paper_s - m) / m};
+      for (int t = 0; t < 2; t++)
+        if (isfinite(rel[t])) s[t] += rel[t], e[t][k[t]++] = fabs(rel[t]);
     }
     cgm_validate_group *g = &R->groups[R->ngroups++];
-    memset(g, 0, sizeof *g);
-    g->backend = p->backend;
-    g->precision = p->precision;
-    g->block = p->block;
-    g->gpus = p->gpus;
-    g->count = k1;
-    g->paper_count = k2;
-    stats(e1, k1, &g->avg_rel_error, &g->variance, &g->median_rel_error, &g->p90_rel_error);
-    g->mean_signed_error = k1 ? s1 / k1 : NAN;
-    g->paper_mean_signed_error = k2 ? s2 / k2 : NAN;
+    *g = (cgm_validate_group){.backend = p->backend,
+                              .precision = p->precision,
+                              .block = p->block,
+                              .gpus = p->gpus,
+                              .count = k[0],
+                              .paper_count = k[1]};
+    stats(e[0], k[0], &g->avg_rel_error, &g->variance, &g->median_rel_error, &g->p90_rel_error);
+    g->mean_signed_error = k[0] ? s[0] / k[0] : NAN;
+    g->paper_mean_signed_error = k[1] ? s[1] / k[1] : NAN;
     double pvar, pmed, pp90; /* the average NaN where no paper prediction was */
-    stats(e2, k2, &g->paper_avg_rel_error, &pvar, &pmed, &pp90);
+    stats(e[1], k[1], &g->paper_avg_rel_error, &pvar, &pmed, &pp90);
   }
-  CGM_FREE(e1, e2, done);
+  CGM_FREE(e[0], e[1], done);
   return st;
 }
 

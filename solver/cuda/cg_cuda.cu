@@ -1,24 +1,21 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Jacobi-PCG on 1..G GPUs of one node with our kernels, alpha and beta kept
- * on the devices. Two iterations (kernels.h, cgm_gpu_opts.cg):
- *   cgg      (default) the single-reduction CG of Chronopoulos and Gear:
- *            one reduction and two kernels an iteration, 12 vector passes
- *   classic  the paper's Algorithm 2 fused: SpMV+CG3, CG4(+CG2), CG5; two
- *            reductions and three kernels, 13 passes (always in host mode)
- * Each GPU holds one of the plan's segments (segments.c). What the SpMV
- * reads from other GPUs comes by one of four exchange modes:
- *   nccl  the whole vector by ncclAllGather over equal chunks; scalars by
- *         ncclAllReduce
- *   p2p   the whole vector by peer stores from a copy kernel; every GPU
- *         writes its partial sums into every GPU's state
- *   halo  only the entries each segment reads, packed into the peers'
- *         vectors on a second stream while the interior rows are
- *         multiplied; scalars as p2p
+/* Jacobi-PCG on 1..G GPUs of one node with our kernels, alpha and beta kept on the devices. Two
+ * iterations (kernels.h, cgm_gpu_opts.cg):
+ *   cgg      (default) the single-reduction CG of Chronopoulos and Gear: one reduction and two
+ *            kernels an iteration, 12 vector passes
+ *   classic  the paper's Algorithm 2 fused: SpMV+CG3, CG4(+CG2), CG5; two reductions and three
+ *            kernels, 13 passes (always in host mode)
+ * Each GPU holds one of the plan's segments (segments.c). What the SpMV reads from other GPUs comes
+ * by one of four exchange modes:
+ *   nccl  the whole vector by ncclAllGather over equal chunks; scalars by ncclAllReduce
+ *   p2p   the whole vector by peer stores from a copy kernel; every GPU writes its partial sums
+ *         into every GPU's state
+ *   halo  only the entries each segment reads, packed into the peers' vectors on a second stream
+ *         while the interior rows are multiplied; scalars as p2p
  *   host  the paper's: vector and sums through host memory, no graph
- * Except for host, K iterations of all GPUs are one CUDA graph, and the
- * host looks at the state once per graph while the next one runs. Between
- * devices, p2p and halo use flags in device memory (cgm_sync: graph edges
- * cost ~15 us each on 4 H200s), refined by the late pack (halo) and the ll
+ * Except for host, K iterations of all GPUs are one CUDA graph, and the host looks at the state
+ * once per graph while the next one runs. Between devices, p2p and halo use flags in device memory
+ * (cgm_sync: graph edges cost ~15 us each on 4 H200s), refined by the late pack (halo) and the ll
  * words (cgg: data and tick in one store, no system-scope fence). */
 #include <math.h>
 #include <stdio.h>

@@ -1,16 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The CUDA solver's state and the pieces its files share (CUDA C++, internal
- * to solver/cuda). The solve is split by job:
- *   policy.c      how a solve runs: every choice the options and the plan
- *                 settle (gs_policy, plain C)
- *   cg_cuda.cu    the driver, in steps: set-up from the plan (devices,
- *                 layouts, vectors, exchange), CG1, the loop, the finish
- *                 (result, stop reason, download), teardown
+/* The CUDA solver's state and the pieces its files share (CUDA C++, internal to solver/cuda). The
+ * solve is split by job:
+ *   policy.c      how a solve runs: each choice the options and the plan settle (plain C)
+ *   cg_cuda.cu    the driver, in steps: set-up from the plan (devices, layouts, vectors, exchange),
+ *                 CG1, the loop, the finish (result, stop reason, download), teardown
  *   segments.c    host-side segment layouts and halo send lists (plain C)
  *   iteration.cu  one iteration on every device (SpMV, cgg or CG4 + CG5)
  *   exchange.cu   the vector and reduction exchanges between devices
- *   graph.cu      batches of iterations in CUDA graphs, the host's loop over
- *                 them and the watchdogs
+ *   graph.cu      batches of iterations in CUDA graphs, the host's loop over them and the watchdogs
  *   host_loop.cu  the paper's host-staged loop (the host exchange)
  *   reliable.cu   the true residual replacing the iterated one (one GPU)
  *   startup.cu    peer access and NCCL's communicators
