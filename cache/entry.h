@@ -80,9 +80,8 @@ struct cgm_cache_store {
   char why[1024];
   struct cgm_cache_deferred *extras; /* in the order put */
 };
-/* The extras put while an entry was written: put beside it (put: it was written), and freed. */
-void cgm_cache_extras_flush(struct cgm_cache_deferred **list, const cgm_cache_report *rep,
-                            bool put);
+/* The extras put while an entry was written: put beside it where it was (put), all freed. */
+void cgm_cache_deferred_put(struct cgm_cache_deferred *d, const cgm_cache_report *rep, bool put);
 
 /* Reads and checks the header of an open entry; path receives the source
  * (n >= 4096). 0: valid; else why says what is wrong. */

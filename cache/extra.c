@@ -56,13 +56,11 @@ static void defer(struct cgm_cache_store *j, const char *kind, uint32_t version,
   *at = d;
 }
 
-void cgm_cache_extras_flush(struct cgm_cache_deferred **list, const cgm_cache_report *rep,
-                            bool put) {
-  for (struct cgm_cache_deferred *d = *list, *next; d; d = next) {
+void cgm_cache_deferred_put(struct cgm_cache_deferred *d, const cgm_cache_report *rep, bool put) {
+  for (struct cgm_cache_deferred *next; d; d = next) {
     if (put) cgm_cache_extra_put(rep, d->kind, d->version, d->data, d->bytes);
     next = d->next, free(d);
   }
-  *list = NULL;
 }
 
 /* ENTRY-KIND; false when the kind is not a plain word or the path too long. */

@@ -47,15 +47,12 @@ static void *store_main(void *arg) {
 static bool store_start(const cgm_cache_opts *o, const char *name, const char *real,
                         const struct stat *s, const cgm_csr *A, const cgm_mm_info *mm,
                         cgm_cache_report *rep) {
-  struct cgm_cache_store *j = calloc(1, sizeof *j);
+  struct cgm_cache_store *j = malloc(sizeof *j);
   if (!j) return false;
+  *j = (struct cgm_cache_store){
+      .real = strdup(real), .s = *s, .A = A, .mm = *mm, .max_bytes = o->max_bytes};
   snprintf(j->dir, sizeof j->dir, "%s", o->dir);
   snprintf(j->name, sizeof j->name, "%s", name);
-  j->real = strdup(real);
-  j->s = *s;
-  j->A = A;
-  j->mm = *mm;
-  j->max_bytes = o->max_bytes;
   if (!j->real || pthread_create(&j->thread, NULL, store_main, j)) {
     CGM_FREE(j->real, j);
     return false;
@@ -81,7 +78,7 @@ void cgm_cache_wait(cgm_cache_report *rep) {
     rep->evicted = j->evicted;
   }
   note_append(rep, j->why);
-  cgm_cache_extras_flush(&j->extras, rep, !j->rc);
+  cgm_cache_deferred_put(j->extras, rep, !j->rc);
   CGM_FREE(j->real, j);
 }
 

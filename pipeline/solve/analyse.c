@@ -445,8 +445,7 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_feat
   analysis a = {.o = o, .A = A, .r = r, .f = f, .features_new = f_new, .plans = plans};
   cgm_status st = o->autotune ? fix_precond_block(&a, err) : CGM_OK;
   if (!st) st = open_models(&a, m, false, err);
-  double k = 0, ratio = 0;
-  if (!st) k = weigh_k(&a, &ratio);
+  double ratio = 0, k = st ? 0 : weigh_k(&a, &ratio);
   int d = st ? -1 : run_device(&a, false);
   /* a verdict decided before with this model and these options, read back */
   if (!st && (d >= 0 || o->autotune)) {

@@ -482,7 +482,35 @@ static void test_fixed_count_claim(void) {
   cgm_csr_free(&A);
 }
 
+/* A solve runs on the threads it was given (or, on a GPU, on a team sized by the matrix) and
+ * leaves the caller's OpenMP team as it was, whatever its backend and outcome. */
+static void test_team_kept(void) {
+  cgm_csr A;
+  cgm_error err = {0};
+  CHECK_OK(cgm_gen_poisson3d(8, &A, &err));
+  double *b = rhs_ones(&A), *x = calloc(A.nrows, sizeof *x);
+  omp_set_num_threads(3);
+  const cgm_backend be[] = {CGM_BACKEND_CPU, CGM_BACKEND_CUDA, CGM_BACKEND_CUSPARSE};
+  for (int k = 0; k < 3; k++)
+    for (int t = 0; t <= 2; t++) {
+      cgm_solve_opts o = cgm_solve_opts_default();
+      o.backend = be[k];
+      o.threads = t;
+      cgm_solve_result r;
+      const cgm_status st = cgm_solve(&A, b, x, &o, &r, &err);
+      CHECK_MSG(omp_get_max_threads() == 3, "%s, threads %d: the team %d after the solve (%d)",
+                cgm_backend_name(be[k]), t, omp_get_max_threads(), st);
+      if (k == 0 && !st) /* the CPU's device names its team: the one given, else the caller's */
+        CHECK_MSG(strstr(r.device, t ? (t == 1 ? "(1 thread)" : "(2 threads)") : "(3 threads)"),
+                  "%s", r.device);
+      omp_set_num_threads(3);
+    }
+  free(b), free(x);
+  cgm_csr_free(&A);
+}
+
 int main(void) {
+  test_team_kept();
   test_norm2();
   test_floor();
   {
