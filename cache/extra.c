@@ -29,10 +29,7 @@ typedef struct {
 
 /* A kind is a plain word: lower-case letters and digits. */
 static bool kind_ok(const char *kind) {
-  if (!kind || !kind[0]) return false;
-  for (const char *c = kind; *c; c++)
-    if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9'))) return false;
-  return true;
+  return kind && kind[0] && strspn(kind, "abcdefghijklmnopqrstuvwxyz0123456789") == strlen(kind);
 }
 
 /* An extra put before its entry was written. */

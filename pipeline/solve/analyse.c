@@ -65,7 +65,7 @@ static cgm_status features(analysis *a, int n, cgm_error *err) {
 }
 
 /* The key of a verdict: what it was decided from (analysis_blob.key). */
-static void analysis_key(const analysis *a, double k_known, analysis_blob *b) {
+static void analysis_key(const analysis *a, double k_known, double ratio, analysis_blob *b) {
   const cgm_solve_opts *so = &a->r->opts;
   memset(b, 0, sizeof *b); /* the padding too: the key is compared as bytes */
   b->key.autotune = a->o->autotune;
@@ -84,6 +84,7 @@ static void analysis_key(const analysis *a, double k_known, analysis_blob *b) {
   b->key.storage = so->storage;
   b->key.balance = so->gpu.balance;
   b->key.k_known = k_known;
+  b->key.mixed_ratio = ratio;
   const cgm_host_devices m = cgm_host_match(a->host, a->m.devs, a->m.ndev, so->threads);
   const int run = so->backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
   const int at[2] = {a->o->autotune ? m.gpu : run, a->o->autotune ? m.cpu : -1};
@@ -449,14 +450,16 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_feat
   int d = st ? -1 : run_device(&a, false);
   /* a verdict decided before with this model and these options, read back */
   if (!st && (d >= 0 || o->autotune)) {
-    analysis_key(&a, k, keep);
-    keep->key.mixed_ratio = ratio;
+    analysis_key(&a, k, ratio, keep);
     if (read_back(&a, keep)) return CGM_OK;
     *store = true;
   }
   if (!st && *store && m->light) {
     *store = whole_models(&a, m);
-    if (o->autotune) k = weigh_k(&a, &ratio); /* the probe where it pays, by the whole models */
+    if (o->autotune) { /* the probe where it pays, by the whole models: the key of what it finds */
+      k = weigh_k(&a, &ratio);
+      analysis_key(&a, k, ratio, keep);
+    }
   }
   if (!st && o->autotune) st = choose(&a, k, err);
   if (!st && (d = run_device(&a, true)) >= 0) {

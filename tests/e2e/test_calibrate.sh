@@ -309,6 +309,16 @@ json_check "$OUT" 'j["cache"]["analysis"]' "--auto: its verdict read back"
 for k in auto predicted_time_per_iter_s block precision; do
   assert_eq "$(json_get "$OUT" $k)" "$(json_get "$TMP/auto1.json" $k)" "--auto read back: same $k"
 done
+# a plain solve's verdict kept first: --auto then misses on the models read without their samples,
+# decides on the whole ones and keeps that, which the next --auto reads back
+PLAIN=("$CGM" solve "$TMP/fresh.mtx" --backend cpu --no-record --json --tol 1e-6 --cache-dir "$TMP/fresh")
+expect_exit 0 "${PLAIN[@]}"
+expect_exit 0 "${PLAIN[@]}" --auto
+json_check "$OUT" 'not j["cache"]["analysis"]' "--auto after a plain solve: decided"
+cp "$OUT" "$TMP/auto2.json"
+expect_exit 0 "${PLAIN[@]}" --auto
+json_check "$OUT" 'j["cache"]["analysis"]' "--auto after a plain solve: read back the next time"
+assert_eq "$(json_get "$OUT" auto)" "$(json_get "$TMP/auto2.json" auto)" "--auto after a plain solve: the same choice"
 # recorded solves: the first records K (the next weighs it: decided anew),
 # then the verdict holds though every solve adds a record
 REC=("$CGM" solve "$A" --backend cpu --json --tol 3e-7)
