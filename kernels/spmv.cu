@@ -23,13 +23,9 @@ static_assert(kSpmvBlocksPerSM >= 2, "cgm_sync.leave keeps one block per SM free
  * for wide rows to stay clear of spills. Steps past the end of a slice are predicated off, so a
  * short slice costs one trip: one round trip for values and columns, one for the gathered x. NE is
  * the elements a thread holds of a row (N / H). */
-#ifndef CGM_SPMV_MAX_UNROLL
-#define CGM_SPMV_MAX_UNROLL 8
-#endif
 template <typename T, int NE> __host__ __device__ constexpr int spmv_unroll() {
   constexpr int b = NE * (int)sizeof(T);
-  constexpr int u = b <= 8 ? 8 : (b <= 16 ? 4 : (b <= 32 ? 2 : 1));
-  return u > CGM_SPMV_MAX_UNROLL ? CGM_SPMV_MAX_UNROLL : u;
+  return b <= 8 ? 8 : (b <= 16 ? 4 : (b <= 32 ? 2 : 1));
 }
 
 /* Threads per block row of a block (w: bytes of an element; CGM_SPMV_SPLIT): the kernels take it
@@ -134,6 +130,11 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
 #pragma unroll
             for (int e = 0; e < NE; e++) xv[u][e] = 0;
         }
+        /* N = 1: the next group's columns into L2 (32-byte sectors, 2 a thread) while x arrives,
+         * so that they wait on L2, not memory. Not its values (in double they evicted x), not at
+         * N > 1 (slower there; docs/perf.md, "The next columns in L2") */
+        for (int64_t k = 8 * t; N == 1 && s == 0 && k < nb1 - nb0 && k < 16 * S; k += 8 * S)
+          asm volatile("prefetch.global.L2 [%0];" ::"l"(L.bcol + nb0 + k));
 #pragma unroll
         for (int u = 0; u < U; u++)
 #pragma unroll
@@ -212,20 +213,11 @@ static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, co
  * fused dot adds p_row * y_row per row in block order. No flag waits. */
 /* One thread's share of a long row: units q, q + stride, ... below q1, in kLongChains independent
  * chains, so that as many random gathers of x wait on L2 at once. */
-#ifndef CGM_LONG_CHAINS
-#define CGM_LONG_CHAINS 4
-#endif
-#ifndef CGM_LONG_BLOCKS_PER_SM
-#define CGM_LONG_BLOCKS_PER_SM 4
-#endif
-constexpr int kLongChains = CGM_LONG_CHAINS;
-constexpr int kLongBlocksPerSM = CGM_LONG_BLOCKS_PER_SM; /* the grid's */
+constexpr int kLongChains = 4;
+constexpr int kLongBlocksPerSM = 4; /* the grid's */
 /* The register budget: blocks of kSpmvThreads an SM (6: 40 registers a thread, room beside the grid
  * for the MBR kernel; at 8 it spilled, docs/perf.md). */
-#ifndef CGM_LONG_REG_BLOCKS
-#define CGM_LONG_REG_BLOCKS 6
-#endif
-constexpr int kLongRegBlocks = CGM_LONG_REG_BLOCKS;
+constexpr int kLongRegBlocks = 6;
 /* Unit u's row of its block times x, added to a. */
 template <typename T, int N>
 __device__ __forceinline__ void unit_add(double &a, const T *__restrict__ val,
