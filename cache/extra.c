@@ -27,9 +27,11 @@ typedef struct {
   uint64_t bytes, hash;     /* of the data that follows */
 } extra_header;
 
-/* A kind is a plain word: lower-case letters and digits. */
+/* A kind is a plain word of at most 31 lower-case letters and digits (what a put held until its
+ * entry is written keeps: the same kinds either way). */
 static bool kind_ok(const char *kind) {
-  return kind && kind[0] && strspn(kind, "abcdefghijklmnopqrstuvwxyz0123456789") == strlen(kind);
+  return kind && kind[0] && strlen(kind) < 32 &&
+         strspn(kind, "abcdefghijklmnopqrstuvwxyz0123456789") == strlen(kind);
 }
 
 /* An extra put before its entry was written. */
@@ -45,7 +47,7 @@ struct cgm_cache_deferred {
 static void defer(struct cgm_cache_store *j, const char *kind, uint32_t version, const void *data,
                   size_t bytes) {
   struct cgm_cache_deferred **at = &j->extras, *d = malloc(sizeof *d + bytes + 1);
-  if (!d || strlen(kind) >= sizeof d->kind) return free(d);
+  if (!d) return;
   while (*at) at = &(*at)->next; /* in order: a later put of a kind is put over an earlier one */
   *d = (struct cgm_cache_deferred){NULL, "", version, bytes};
   snprintf(d->kind, sizeof d->kind, "%s", kind);

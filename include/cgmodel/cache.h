@@ -66,7 +66,8 @@ CGM_API cgm_status cgm_cache_read_csr(const cgm_cache_opts *o, const char *path,
 CGM_API void cgm_cache_of_memory(const cgm_cache_opts *o, const cgm_csr *A, cgm_cache_report *rep);
 
 /* Extras: small data derived from a cached matrix (the features of its layouts), kept beside its
- * entry as ENTRY-KIND and valid for that entry only (rep->entry_id). A put after a read that hit or
+ * entry as ENTRY-KIND (KIND 1-31 lower-case letters and digits; no other is kept) and valid for
+ * that entry only (rep->entry_id). A put after a read that hit or
  * stored the entry writes it, evicting other entries to keep the limit (failures are ignored: an
  * extra is only a shortcut); one put while the entry's background write is under way is held
  * (the last of a kind) and written once cgm_cache_wait finds the entry stored. A get is true when
