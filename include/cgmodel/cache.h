@@ -67,10 +67,10 @@ CGM_API void cgm_cache_of_memory(const cgm_cache_opts *o, const cgm_csr *A, cgm_
 
 /* Extras: small data derived from a cached matrix (the features of its layouts), kept beside its
  * entry as ENTRY-KIND (KIND 1-31 lower-case letters and digits; no other is kept) and valid for
- * that entry only (rep->entry_id). A put after a read that hit or
- * stored the entry writes it, evicting other entries to keep the limit (failures are ignored: an
- * extra is only a shortcut); one put while the entry's background write is under way is held
- * (the last of a kind) and written once cgm_cache_wait finds the entry stored. A get is true when
+ * that entry only (rep->entry_id). A put after a read that hit or stored the entry writes it,
+ * evicting other entries to keep the limit (failures are ignored: an extra is only a shortcut); a
+ * put while the entry's background write is under way is held and written once cgm_cache_wait
+ * finds the entry stored (the last of a kind wins). A get is true when
  * the extra of this entry, kind and version holds exactly `bytes` bytes with a matching checksum.
  * Bump `version` whenever what is stored changes meaning. */
 CGM_API void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, uint32_t version,

@@ -288,7 +288,7 @@ static void test_extra(void) {
   CHECK(!cgm_cache_extra_get(&h, "features", 1, w, sizeof w - 8)); /* another size */
   CHECK(!cgm_cache_extra_get(&h, "other", 1, w, sizeof w));        /* another kind */
   CHECK(!cgm_cache_extra_get(&h, "../x", 1, w, sizeof w));         /* not a plain word */
-  const char *longk = "abcdefghijklmnopqrstuvwxyz0123456";         /* 33 letters: no kind */
+  const char *longk = "abcdefghijklmnopqrstuvwxyz0123456";         /* 33 characters: no kind */
   cgm_cache_extra_put(&h, longk, 1, v, sizeof v);
   CHECK(!cgm_cache_extra_get(&h, longk, 1, w, sizeof w));
   cgm_cache_report other = h;
