@@ -27,17 +27,18 @@ typedef struct {
   uint64_t bytes, hash;     /* of the data that follows */
 } extra_header;
 
-/* A kind is a plain word of at most 31 lower-case letters and digits (what a put held until its
- * entry is written keeps: the same kinds either way). */
+/* A kind is a plain word of lower-case letters and digits, shorter than KIND_MAX (what a put held
+ * until its entry is written keeps: the same kinds either way). */
+enum { KIND_MAX = 32 };
 static bool kind_ok(const char *kind) {
-  return kind && kind[0] && strlen(kind) < 32 &&
+  return kind && kind[0] && strlen(kind) < KIND_MAX &&
          strspn(kind, "abcdefghijklmnopqrstuvwxyz0123456789") == strlen(kind);
 }
 
 /* An extra put before its entry was written. */
 struct cgm_cache_deferred {
   struct cgm_cache_deferred *next;
-  char kind[32];
+  char kind[KIND_MAX];
   uint32_t version;
   size_t bytes;
   unsigned char data[];
