@@ -6,22 +6,32 @@ whole command's wall clock and the phases the solve reports (read, check,
 setup = layout + upload, solve, finish), each build's low quantile (the
 minimum of ROUNDS: other work only adds time) and the ratio new / old.
 
-Usage: bench/solve_ab.py OLD_CGMODEL NEW_CGMODEL ROUNDS FILE[:solve options] ...
+With --cold every run reads the file into an empty matrix cache of its own: the first contact
+with a content, its analysis (time_analyse_s: the features, --reorder auto's verdict, --auto's
+choice) made anew.
+
+Usage: bench/solve_ab.py [--cold] OLD_CGMODEL NEW_CGMODEL ROUNDS FILE[:solve options] ...
   e.g. bench/solve_ab.py old/cgmodel build-dev/cli/cgmodel 5 p192.mtx:--tol=1e-10
 """
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
-PHASES = ["read", "check", "setup", "upload", "solve", "finish", "total"]
+PHASES = ["read", "analyse", "check", "setup", "upload", "solve", "finish", "total"]
+COLD = False
 
 
 def run(cg, path, opts):
+    cache = tempfile.mkdtemp() if COLD else None
     t0 = time.perf_counter()
-    p = subprocess.run([cg, "solve", path, "--no-record", "--json"] + opts,
-                       capture_output=True, text=True)
+    p = subprocess.run([cg, "solve", path, "--no-record", "--json"] + opts +
+                       (["--cache-dir", cache] if cache else []), capture_output=True, text=True)
     wall = time.perf_counter() - t0
+    if cache:
+        shutil.rmtree(cache)
     try:
         j = json.loads(p.stdout)
     except ValueError:
@@ -33,12 +43,16 @@ def run(cg, path, opts):
 
 
 def main():
-    if len(sys.argv) < 5:
+    global COLD
+    args = sys.argv[1:]
+    COLD = bool(args) and args[0] == "--cold"
+    args = args[1:] if COLD else args
+    if len(args) < 4:
         sys.exit(__doc__)
-    old, new, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    old, new, rounds = args[0], args[1], int(args[2])
     cols = ["wall"] + PHASES
     print(f"{'case':34} {'build':5} " + " ".join(f"{c:>7}" for c in cols) + "   iters  residual")
-    for case in sys.argv[4:]:
+    for case in args[3:]:
         path, _, o = case.partition(":")
         opts = [a.replace("=", " ", 1).split(" ") for a in o.split(",") if a]
         opts = [x for a in opts for x in a]

@@ -49,15 +49,8 @@ static cgm_status locality_bound(const cgm_csr *A, const cgm_features *f,
 }
 
 cgm_status cgm_reorder_decide(const cgm_csr *A, const cgm_features *f, const cgm_tuner_device *dev,
-                              const cgm_solve_opts *o, double iterations, cgm_reorder_advice *a,
-                              cgm_error *err) {
-  return pipeline_reorder_decide(A, f, dev, o, iterations, NULL, a, err);
-}
-
-cgm_status pipeline_reorder_decide(const cgm_csr *A, const cgm_features *f,
-                                   const cgm_tuner_device *dev, const cgm_solve_opts *o,
-                                   double iterations, const cgm_plan *plan_none,
-                                   cgm_reorder_advice *a, cgm_error *err) {
+                              const cgm_solve_opts *o, double iterations, const cgm_plan *plan_none,
+                              cgm_reorder_advice *a, cgm_error *err) {
   memset(a, 0, sizeof *a);
   a->t_iter_none = a->t_iter_rcm = NAN;
   a->bandwidth_rcm = -1;
@@ -67,7 +60,8 @@ cgm_status pipeline_reorder_decide(const cgm_csr *A, const cgm_features *f,
   double t_ideal;
   cgm_status st = locality_bound(A, f, dev, &po, plan_none, &a->t_iter_none, &t_ideal, err);
   if (st) return st;
-  a->bandwidth_none = cgm_csr_bandwidth(A);
+  double far = 0.0, near = 0.0; /* mean |i - j| as numbered, and after RCM */
+  cgm_csr_spread(A, NULL, &a->bandwidth_none, &far);
   a->gain_bound_s = a->iterations * fmax(0.0, a->t_iter_none - t_ideal);
   const double floor_s = CGM_RCM_FLOOR_S_PER_NNZ * (double)A->nnz;
   /* Cheap first: when even the least sectors cannot repay the least RCM costs, neither RCM nor the
@@ -82,18 +76,29 @@ cgm_status pipeline_reorder_decide(const cgm_csr *A, const cgm_features *f,
     return CGM_OK;
   }
   const double t0 = cgm_now();
-  int32_t *perm = malloc(((size_t)A->nrows + 1) * sizeof *perm);
+  int32_t *perm = malloc(((size_t)A->nrows + 1) * sizeof *perm),
+          *to = malloc(((size_t)A->nrows + 1) * sizeof *to);
   cgm_csr B = {0};
-  st = perm ? cgm_rcm(A, perm, err) : cgm_fail(err, CGM_ERUNTIME, "out of memory");
-  if (!st) st = cgm_csr_permute(A, perm, &B, err);
-  a->cost_s = cgm_now() - t0;
-  if (!st) st = cgm_predict_config(&B, f, dev, &po, &a->t_iter_rcm, err);
+  st = perm && to ? cgm_rcm(A, perm, err) : cgm_fail(err, CGM_ERUNTIME, "out of memory");
   if (!st) {
-    a->rcm_computed = true;
-    a->bandwidth_rcm = cgm_csr_bandwidth(&B);
-    cgm_tuner_reorder(a);
+    for (int32_t i = 0; i < A->nrows; i++) to[perm[i]] = i;
+    cgm_csr_spread(A, to, &a->bandwidth_rcm, &near);
+  }
+  /* An RCM that leaves the columns about as far from their rows cannot read x in fewer sectors:
+   * neither its matrix nor its plan is made (--reorder auto; a grid in its natural numbering) */
+  if (!st && o->reorder == CGM_REORDER_AUTO && near > CGM_RCM_NEARER * far) {
+    a->cost_s = cgm_now() - t0;
+    snprintf(a->why, sizeof a->why,
+             "no reordering: RCM leaves the columns about as far from their "
+             "rows (%.3g apart on average, %.3g as numbered)",
+             near, far);
+  } else if (!st) {
+    st = cgm_csr_permute(A, perm, &B, err);
+    a->cost_s = cgm_now() - t0;
+    if (!st) st = cgm_predict_config(&B, f, dev, &po, &a->t_iter_rcm, err);
+    if (!st) a->rcm_computed = true, cgm_tuner_reorder(a);
   }
   cgm_csr_free(&B);
-  free(perm);
+  free(perm), free(to);
   return st;
 }

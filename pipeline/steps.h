@@ -149,12 +149,5 @@ cgm_status pipeline_predict_plan(const cgm_csr *A, const cgm_features *f,
                                  const cgm_tuner_device *dev, const cgm_solve_opts *o,
                                  double *seconds, cgm_plan *plan, bool *planned, cgm_error *err);
 
-/* cgm_reorder_decide given the plan of A as numbered for o when the caller made it already
- * (plan_none; NULL: made here): a solve's analysis predicted that configuration just before. */
-cgm_status pipeline_reorder_decide(const cgm_csr *A, const cgm_features *f,
-                                   const cgm_tuner_device *dev, const cgm_solve_opts *o,
-                                   double iterations, const cgm_plan *plan_none,
-                                   cgm_reorder_advice *a, cgm_error *err);
-
 /* The GPU count a calibration measured, from its stored options (1 when not recorded; models.c). */
 int pipeline_calibration_gpus(const char *options_json);

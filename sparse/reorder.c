@@ -64,17 +64,19 @@ void cgm_perm_shuffle(int32_t n, int32_t window, uint64_t seed, int32_t *perm) {
   }
 }
 
-int64_t cgm_csr_bandwidth(const cgm_csr *A) {
+void cgm_csr_spread(const cgm_csr *A, const int32_t *to, int64_t *max, double *mean) {
   int64_t bw = 0;
+  double sum = 0.0;
   /* every core: a warm solve's reordering decision reads it (49M entries) */
-#pragma omp parallel for schedule(static) reduction(max : bw)
+#pragma omp parallel for schedule(static) reduction(max : bw) reduction(+ : sum)
   for (int32_t i = 0; i < A->nrows; i++)
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-      const int64_t d = (int64_t)A->colidx[k] - i;
-      if (d > bw) bw = d;
-      if (-d > bw) bw = -d;
+      const int64_t j = A->colidx[k], d = to ? (int64_t)to[j] - to[i] : j - i;
+      bw = d > bw ? d : -d > bw ? -d : bw;
+      sum += (double)(d < 0 ? -d : d);
     }
-  return bw;
+  if (max) *max = bw;
+  if (mean) *mean = A->nnz > 0 ? sum / (double)A->nnz : 0.0;
 }
 
 /* Breadth-first search from root over the nodes neither placed nor reached by this search (seen[v]

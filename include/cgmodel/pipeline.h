@@ -148,10 +148,12 @@ CGM_API cgm_status cgm_predict_config(const cgm_csr *A, const cgm_features *f,
 
 /* Whether reverse Cuthill-McKee pays for configuration o on device dev over K = iterations (<= 0:
  * cgm_iterations_estimate): RCM computed and timed here (the cost), both numberings predicted
- * (cgm_predict_config), the choice by cgm_tuner_reorder. */
+ * (cgm_predict_config), the choice by cgm_tuner_reorder. plan_none: the plan of A as numbered for
+ * o where the caller made it already (a solve's analysis), else NULL. */
 CGM_API cgm_status cgm_reorder_decide(const cgm_csr *A, const cgm_features *f,
                                       const cgm_tuner_device *dev, const cgm_solve_opts *o,
-                                      double iterations, cgm_reorder_advice *a, cgm_error *err);
+                                      double iterations, const cgm_plan *plan_none,
+                                      cgm_reorder_advice *a, cgm_error *err);
 
 /* Stores a solve and its prediction (NaN: none). */
 CGM_API cgm_status cgm_record_solve(cgm_db *db, const char *matrix_name, const char *path,

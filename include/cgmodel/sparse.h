@@ -287,8 +287,9 @@ CGM_API cgm_status cgm_csr_permute(const cgm_csr *A, const int32_t *perm, cgm_cs
  * pseudo-peripheral node (George-Liu), breadth first with neighbours by increasing degree, the
  * whole order reversed. perm has nrows entries. O(nnz) per search, a few searches per component. */
 CGM_API cgm_status cgm_rcm(const cgm_csr *A, int32_t *perm, cgm_error *err);
-/* max |i - j| over the stored entries. */
-CGM_API int64_t cgm_csr_bandwidth(const cgm_csr *A);
+/* The bandwidth max |to[i] - to[j]| and the mean of |to[i] - to[j]| over the stored entries (i, j)
+ * (to: new numbers by old; NULL: as numbered); either output may be NULL. */
+CGM_API void cgm_csr_spread(const cgm_csr *A, const int32_t *to, int64_t *max, double *mean);
 /* A numbering shuffled inside consecutive windows of `window` entries (<= 1: the identity; >= n: a
  * uniformly random permutation), deterministic in seed: the locality sweep's numberings. */
 CGM_API void cgm_perm_shuffle(int32_t n, int32_t window, uint64_t seed, int32_t *perm);

@@ -151,6 +151,7 @@ typedef struct cgm_reorder_advice {
 /* A floor under RCM's host cost per stored entry: a quarter of the 22 ns
  * measured on 2 cores, so that it never skips an RCM that would pay. */
 #define CGM_RCM_FLOOR_S_PER_NNZ 5e-9
+#define CGM_RCM_NEARER 0.9 /* RCM weighed only where its mean |i - j| is under this of A's own */
 
 /* Fills a->rcm and a->why from its times: RCM when cost_s + K t_iter_rcm is
  * below K t_iter_none by more than 1% (NaN times: no reordering). */

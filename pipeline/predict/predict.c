@@ -117,8 +117,8 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
     so.exchange = c->exchange;
     so.gpu = o->gpu;
     so.reorder = CGM_REORDER_AUTO;
-    st = cgm_reorder_decide(A, &r->features, &r->devs[c->device], &so, r->iterations, &r->reorder,
-                            err);
+    st = cgm_reorder_decide(A, &r->features, &r->devs[c->device], &so, r->iterations, NULL,
+                            &r->reorder, err);
     r->have_reorder = st == CGM_OK;
   }
   cgm_csr_free(&file);

@@ -368,8 +368,8 @@ static cgm_status predict_run(analysis *a, int d, double k, cgm_error *err) {
   if (r->opts.reorder == CGM_REORDER_NONE || r->opts.backend == CGM_BACKEND_CUSPARSE) return CGM_OK;
   cgm_error e = {0};
   if (!(k > 0)) k = cgm_iterations_estimate(a->A->nrows, r->opts.tol);
-  if (pipeline_reorder_decide(a->A, a->f, &a->m.devs[d], &r->opts, k, planned ? &plan : NULL,
-                              &r->reorder, &e) == CGM_OK) {
+  if (cgm_reorder_decide(a->A, a->f, &a->m.devs[d], &r->opts, k, planned ? &plan : NULL,
+                         &r->reorder, &e) == CGM_OK) {
     r->have_reorder = true;
     if (r->opts.reorder == CGM_REORDER_AUTO) {
       r->opts.reorder = r->reorder.rcm ? CGM_REORDER_RCM : CGM_REORDER_NONE;

@@ -102,7 +102,7 @@ static void test_reorder_bound(void) {
     o.layout.n = 1;
     o.reorder = CGM_REORDER_RCM; /* both numberings predicted */
     cgm_reorder_advice ad;
-    CHECK_OK(cgm_reorder_decide(&A, &f, &d, &o, 1000, &ad, &e));
+    CHECK_OK(cgm_reorder_decide(&A, &f, &d, &o, 1000, NULL, &ad, &e));
     const double gain = ad.iterations * (ad.t_iter_none - ad.t_iter_rcm);
     CHECK(ad.rcm_computed && isfinite(gain));
     CHECK_MSG(ad.gain_bound_s >= gain - 1e-9 * fabs(gain),
@@ -111,11 +111,28 @@ static void test_reorder_bound(void) {
     if (scatter) {
       CHECK_MSG(gain > CGM_RCM_FLOOR_S_PER_NNZ * (double)A.nnz, "RCM gains %g s", gain);
       o.reorder = CGM_REORDER_AUTO; /* so auto weighs RCM */
-      CHECK_OK(cgm_reorder_decide(&A, &f, &d, &o, 1000, &ad, &e));
+      CHECK_OK(cgm_reorder_decide(&A, &f, &d, &o, 1000, NULL, &ad, &e));
       CHECK_MSG(ad.rcm_computed, "%s", ad.why);
     }
   }
   cgm_csr_free(&A);
+  { /* a grid in its natural numbering: RCM leaves its columns no nearer, so auto makes neither
+     * the permuted matrix nor its plan (rcm predicts it all the same) */
+    CHECK_OK(cgm_gen_poisson2d(150, &A, &e));
+    CHECK_OK(cgm_plan_features(&A, &f, &e));
+    cgm_solve_opts o = cgm_solve_opts_default();
+    o.backend = CGM_BACKEND_CUDA;
+    o.layout.n = 1;
+    o.reorder = CGM_REORDER_AUTO;
+    cgm_reorder_advice ad;
+    CHECK_OK(cgm_reorder_decide(&A, &f, &d, &o, 1e5, NULL, &ad, &e));
+    CHECK_MSG(!ad.rcm && !ad.rcm_computed && ad.bandwidth_rcm >= 150 && strstr(ad.why, "as far"),
+              "natural grid: %s", ad.why);
+    o.reorder = CGM_REORDER_RCM;
+    CHECK_OK(cgm_reorder_decide(&A, &f, &d, &o, 1e5, NULL, &ad, &e));
+    CHECK_MSG(ad.rcm_computed && isfinite(ad.t_iter_rcm), "natural grid, rcm: %s", ad.why);
+    cgm_csr_free(&A);
+  }
   /* Long rows (129 entries: they leave the layout on one GPU) numbered at
    * random, with the gather term: RCM gives them back their band, and the
    * bound, which takes the long rows' sectors to their least too, still
@@ -135,7 +152,7 @@ static void test_reorder_bound(void) {
   o.layout.n = 1;
   o.reorder = CGM_REORDER_RCM;
   cgm_reorder_advice ad;
-  CHECK_OK(cgm_reorder_decide(&A, &f, &d, &o, 1000, &ad, &e));
+  CHECK_OK(cgm_reorder_decide(&A, &f, &d, &o, 1000, NULL, &ad, &e));
   const double gain = ad.iterations * (ad.t_iter_none - ad.t_iter_rcm);
   CHECK_MSG(ad.rcm_computed && gain > 0 && ad.gain_bound_s >= gain - 1e-9 * fabs(gain),
             "long rows: bound %g s under the model's own gain by RCM %g s", ad.gain_bound_s, gain);

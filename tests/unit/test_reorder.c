@@ -14,6 +14,12 @@
 #include "test_linalg.h"
 #include "test_util.h"
 
+static int64_t bandwidth(const cgm_csr *A) {
+  int64_t bw;
+  cgm_csr_spread(A, NULL, &bw, NULL);
+  return bw;
+}
+
 static int is_perm(const int32_t *p, int32_t n) {
   char *seen = calloc((size_t)n + 1, 1);
   int ok = seen != NULL;
@@ -74,7 +80,7 @@ static void check_rcm(const cgm_csr *A, const char *what, double shrink) {
   CHECK_MSG(is_perm(p, A->nrows), "%s: not a permutation", what);
   cgm_csr B;
   CHECK_OK(cgm_csr_permute(A, p, &B, &e));
-  const int64_t b0 = cgm_csr_bandwidth(A), b1 = cgm_csr_bandwidth(&B);
+  const int64_t b0 = bandwidth(A), b1 = bandwidth(&B);
   CHECK_MSG(b1 * shrink <= b0, "%s: bandwidth %lld -> %lld", what, (long long)b0, (long long)b1);
   cgm_csr_free(&B);
   free(p);
@@ -87,7 +93,7 @@ static void test_bandwidth(void) {
   cgm_error e = {0};
   cgm_csr A, B;
   CHECK_OK(cgm_gen_poisson2d(30, &A, &e));
-  CHECK_MSG(cgm_csr_bandwidth(&A) == 30, "%lld", (long long)cgm_csr_bandwidth(&A));
+  CHECK_MSG(bandwidth(&A) == 30, "%lld", (long long)bandwidth(&A));
   int32_t perm[900];
   for (int32_t i = 0; i < 900; i++) perm[i] = i;
   perm[0] = 899;
@@ -97,8 +103,22 @@ static void test_bandwidth(void) {
   for (int32_t i = 0; i < B.nrows; i++)
     for (int64_t k = B.rowptr[i]; k < B.rowptr[i + 1]; k++)
       want = llabs((long long)B.colidx[k] - i) > want ? llabs((long long)B.colidx[k] - i) : want;
-  CHECK_MSG(want >= 869 && cgm_csr_bandwidth(&B) == want, "%lld, counted %lld",
-            (long long)cgm_csr_bandwidth(&B), (long long)want);
+  CHECK_MSG(want >= 869 && bandwidth(&B) == want, "%lld, counted %lld", (long long)bandwidth(&B),
+            (long long)want);
+  /* the spread of A under the numbering to[old] = new is B's as numbered: its widest and mean
+   * |i - j| counted on B; A's own mean (4 n (n - 1) entries 1 apart and as many n apart) */
+  int32_t to[900];
+  for (int32_t i = 0; i < 900; i++) to[perm[i]] = i;
+  double sum = 0.0, mean_a, mean_b;
+  int64_t max_b;
+  for (int32_t i = 0; i < B.nrows; i++)
+    for (int64_t k = B.rowptr[i]; k < B.rowptr[i + 1]; k++)
+      sum += llabs((long long)B.colidx[k] - i);
+  cgm_csr_spread(&A, to, &max_b, &mean_b);
+  cgm_csr_spread(&A, NULL, NULL, &mean_a);
+  CHECK_MSG(max_b == want && fabs(mean_b - sum / (double)B.nnz) < 1e-9 * mean_b &&
+                fabs(mean_a - 2.0 * 30 * 29 * 31 / (double)A.nnz) < 1e-9 * mean_a,
+            "spread %lld %g %g", (long long)max_b, mean_b, mean_a);
   cgm_csr_free(&A);
   cgm_csr_free(&B);
 }
@@ -120,7 +140,7 @@ static void test_rcm(void) {
   CHECK_OK(cgm_rcm(&P, q, &e));
   cgm_csr R;
   CHECK_OK(cgm_csr_permute(&P, q, &R, &e));
-  CHECK_MSG(cgm_csr_bandwidth(&R) <= 3 * 144, "%lld", (long long)cgm_csr_bandwidth(&R));
+  CHECK_MSG(bandwidth(&R) <= 3 * 144, "%lld", (long long)bandwidth(&R));
   cgm_csr_free(&R);
   free(q);
   free(perm);
