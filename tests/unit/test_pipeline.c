@@ -78,6 +78,15 @@ static cgm_host host(const char *cpu, const char *gpu, int gpus) {
   return h;
 }
 
+/* One GPU at N = 1 with the numbering r. */
+static cgm_solve_opts cuda_n1(cgm_reorder r) {
+  cgm_solve_opts o = cgm_solve_opts_default();
+  o.backend = CGM_BACKEND_CUDA;
+  o.layout.n = 1;
+  o.reorder = r;
+  return o;
+}
+
 /* --reorder auto's bound is the most any numbering could gain in the model:
  * on a device whose walk carries the row-scatter term, a randomly numbered
  * mesh whose walk sets the pace gains by RCM's in-order rows, and the bound
@@ -97,10 +106,7 @@ static void test_reorder_bound(void) {
   for (int scatter = 0; scatter < 2; scatter++) {
     m->scatter_coef[0] = 2e-6;
     m->have_scatter_coef[0] = scatter;
-    cgm_solve_opts o = cgm_solve_opts_default();
-    o.backend = CGM_BACKEND_CUDA;
-    o.layout.n = 1;
-    o.reorder = CGM_REORDER_RCM; /* both numberings predicted */
+    cgm_solve_opts o = cuda_n1(CGM_REORDER_RCM); /* both numberings predicted */
     cgm_reorder_advice ad;
     CHECK_OK(cgm_reorder_decide(&A, &f, &d, &o, 1000, NULL, &ad, &e));
     const double gain = ad.iterations * (ad.t_iter_none - ad.t_iter_rcm);
@@ -120,10 +126,7 @@ static void test_reorder_bound(void) {
      * the permuted matrix nor its plan (rcm predicts it all the same) */
     CHECK_OK(cgm_gen_poisson2d(150, &A, &e));
     CHECK_OK(cgm_plan_features(&A, &f, &e));
-    cgm_solve_opts o = cgm_solve_opts_default();
-    o.backend = CGM_BACKEND_CUDA;
-    o.layout.n = 1;
-    o.reorder = CGM_REORDER_AUTO;
+    cgm_solve_opts o = cuda_n1(CGM_REORDER_AUTO);
     cgm_reorder_advice ad;
     CHECK_OK(cgm_reorder_decide(&A, &f, &d, &o, 1e5, NULL, &ad, &e));
     CHECK_MSG(!ad.rcm && !ad.rcm_computed && ad.bandwidth_rcm >= 150 && strstr(ad.why, "as far"),
@@ -147,10 +150,7 @@ static void test_reorder_bound(void) {
   CHECK_OK(cgm_plan_features(&A, &f, &e));
   m->have_gather_bw = true;
   m->gather_bw = 0.5e12;
-  cgm_solve_opts o = cgm_solve_opts_default();
-  o.backend = CGM_BACKEND_CUDA;
-  o.layout.n = 1;
-  o.reorder = CGM_REORDER_RCM;
+  cgm_solve_opts o = cuda_n1(CGM_REORDER_RCM);
   cgm_reorder_advice ad;
   CHECK_OK(cgm_reorder_decide(&A, &f, &d, &o, 1000, NULL, &ad, &e));
   const double gain = ad.iterations * (ad.t_iter_none - ad.t_iter_rcm);
