@@ -91,8 +91,13 @@ static double uniform_total(const cgm_tuner_device *d, int64_t nrows, double nnz
 
 bool pipeline_auto_worth(const cgm_tuner_device *devs, int ndev, const cgm_host *host,
                          const cgm_solve_opts *def, const cgm_csr *A, double k, double cost_s,
-                         double *bound_s) {
-  *bound_s = NAN;
+                         const cgm_candidate *c, double *bound_s) {
+  const double nnz = (double)A->nnz, v = (CGM_CG4_PASSES + CGM_CG5_PASSES + 2.0) * A->nrows;
+  *bound_s = c ? c->total_s - fmin(k, c->iterations) * c->time_per_iter_s * 4.0 * (nnz + v) /
+                                  (nnz * (cgm_values_block_bytes(c->values, 1, c->precision) + 4) +
+                                   v * cgm_precision_width(c->precision))
+               : NAN;
+  if (c) return !(*bound_s < cost_s); /* NaN: nothing to weigh it by */
   const cgm_host_devices m = cgm_host_match(host, devs, ndev, def->threads);
   const int d = def->backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
   double t = NAN;

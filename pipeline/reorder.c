@@ -89,9 +89,7 @@ cgm_status cgm_reorder_decide(const cgm_csr *A, const cgm_features *f, const cgm
   if (!st && o->reorder == CGM_REORDER_AUTO && near > CGM_RCM_NEARER * far) {
     a->cost_s = cgm_now() - t0;
     snprintf(a->why, sizeof a->why,
-             "no reordering: RCM leaves the columns about as far from their "
-             "rows (%.3g apart on average, %.3g as numbered)",
-             near, far);
+             "no reordering: RCM leaves entries %.3g apart (mean), %.3g as numbered", near, far);
   } else if (!st) {
     st = cgm_csr_permute(A, perm, &B, err);
     a->cost_s = cgm_now() - t0;

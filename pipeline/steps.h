@@ -93,21 +93,22 @@ double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, doubl
  * block pattern per block size, about this long per stored entry (measured: 0.31 s at 14.6M entries
  * and 0.67-0.79 s at 49M on a 16-core H200 node, 2026-11-29). */
 #define CGM_AUTO_S_PER_NNZ 20e-9
-/* The iteration probe's cost a stored entry and step on the CPU (bcsstk15,
- * 519 steps: 60 ms on 2 cores of an AMD EPYC, 2026-11-29); it runs twice
- * (double, and mixed for the matrix's own ratio). */
+/* The iteration probe's cost a stored entry and step on the CPU (bcsstk15, 519 steps: 60 ms on 2
+ * cores of an AMD EPYC); it runs twice (double, and mixed for the matrix's own ratio). */
 #define CGM_PROBE_S_PER_NNZ 1e-9
-/* The least fraction of the default's time per iteration any configuration
- * reaches: single-precision values at half the bytes and blocks of N > 1 at
- * a fraction of the index bytes (a measured best is 0.5-0.66). */
+/* The least fraction of the default's time per iteration any configuration reaches: single values
+ * at half the bytes, blocks of N > 1 at a fraction of the index bytes (a measured best: 0.5-0.66).
+ */
 #define CGM_AUTO_FLOOR 0.35
 /* Whether --auto's analysis (cost_s) can pay for itself: the most any configuration could save
- * (*bound_s) against the default def (its predicted setup and k iterations on the uniform plan of
- * A's size, the calibrated device of this host: no pass over A) is more than it. True when nothing
- * calibrated says otherwise (*bound_s NaN). */
+ * (*bound_s) against the default def (its setup and k iterations on the uniform plan of A's size,
+ * this host's calibrated device) is more than it; true where nothing calibrated says (NaN). With c,
+ * the size plan's choice (one GPU): what block sizes N > 1 could save against it, at best 4 bytes
+ * an entry (single values, indices / N^2; a dictionary's codes) and single vectors: c's time scaled
+ * by those bytes over its own (values, indices, vectors). */
 bool pipeline_auto_worth(const cgm_tuner_device *devs, int ndev, const cgm_host *host,
                          const cgm_solve_opts *def, const cgm_csr *A, double k, double cost_s,
-                         double *bound_s);
+                         const cgm_candidate *c, double *bound_s);
 /* Whether this CPU's double solve of A in k iterations (*cpu_s: uniform plan, its calibration on
  * `threads`) is shorter than the quickest start a calibrated GPU measured (*start_s, or INFINITY).
  */

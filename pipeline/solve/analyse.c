@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A solve's analysis: the database, the calibrations and this machine's devices, --auto's choice,
- * the prediction of the configuration that runs and --reorder auto's verdict. What it decides is
- * kept beside the matrix's cache entry (analysis_blob in solve_steps.h), and --auto's plans too, so
- * that a warm solve reads its verdict back instead of walking the matrix; a cold --auto first
- * weighs its own cost against the most it could save. */
+ * the prediction of the configuration that runs and --reorder auto's verdict, kept beside the
+ * matrix's cache entry (analysis_blob in solve_steps.h) with --auto's plans, so that a warm solve
+ * reads its verdict back; a cold --auto first weighs its own cost against the most it could save.
+ */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -15,9 +15,8 @@
 #include "pipeline/solve/solve_steps.h"
 
 static const char ANALYSIS[] = "analysis";
-/* The verdicts kept beside an entry, the newest first: a user who runs one matrix in several
- * configurations (double and mixed, --auto beside them) finds each of them again, where one verdict
- * would be replaced by the next configuration's each time. */
+/* The verdicts kept beside an entry, the newest first: one matrix run in several configurations
+ * (double and mixed, --auto beside them) finds each again, not the last one's alone. */
 enum { ANALYSIS_KEPT = 8 };
 /* 3: --auto's verdicts are kept too (the constraints in the key, the configuration chosen beside
  * the prediction); 5, 7: the mixed ratio, the storage in the key; 8: the walk past one wave */
@@ -104,10 +103,9 @@ static analysis_blob *kept_verdicts(const cgm_solve_report *r, int *n) {
   return v;
 }
 
-/* cgm_load_devices_kind, or a copy of what the kept database's last solve loaded: a solve writes
- * no calibration and, without its history, reads nothing a solve writes, so only another
- * connection's commit (the data version) can change it. Most of a warm recorded solve's analysis
- * (1.1 of 1.2 ms on 2 cores). */
+/* cgm_load_devices_kind, or a copy of what the kept database's last solve loaded (most of a warm
+ * recorded solve's analysis): a solve writes no calibration and, without its history, reads nothing
+ * a solve writes, so only another connection's commit (the data version) can change it. */
 static cgm_status load_devices(const cgm_run_solve_opts *o, cgm_db *db, int kind,
                                cgm_tuner_device **devs, int *n, cgm_error *err) {
   cgm_devices_kept *k = db == o->db && (kind & CGM_NO_HISTORY) ? o->kept_devs : NULL;
@@ -151,8 +149,7 @@ static cgm_status open_models(analysis *a, solve_models *m, bool whole, cgm_erro
     solve_note(o, CGM_NOTE_WARNING, why);
   }
   /* history (--auto's choice alone) and samples: not where a verdict kept may serve (whole_models
-   * on a miss), a matrix seen before (3.3 of a warm --auto's 6.3 ms at Poisson 64^3 on 2 cores); a
-   * new content (values changed at each step) loads them at once */
+   * on a miss: half a warm --auto's time); a new content (values changed at each step) at once */
   int kept = 0; /* read only where the models are to be loaded */
   if (!whole && !m->loaded && m->db) free(kept_verdicts(a->r, &kept));
   const bool light = kept > 0;
@@ -170,9 +167,8 @@ static cgm_status open_models(analysis *a, solve_models *m, bool whole, cgm_erro
   return CGM_OK;
 }
 
-/* No verdict kept for this key: the models whole (open_models read no samples without --auto: 0.5
- * ms of a recorded solve's 3 on 2 cores). Where they cannot be read (the samples' pages damaged:
- * the open checked none) none, said, and no verdict kept: false. */
+/* No verdict kept for this key: the models whole (open_models read no samples without --auto).
+ * Where they cannot be read (the samples' pages damaged) none, said, and no verdict kept: false. */
 static bool whole_models(analysis *a, solve_models *m) {
   cgm_error e = {0};
   free(m->devs);
@@ -253,18 +249,18 @@ static cgm_status fix_precond_block(analysis *a, cgm_error *err) {
   return CGM_OK;
 }
 
-/* Whether the tuner's plans must be counted for --auto to choose, and
- * cannot pay for that: the default runs, and why says so. */
-static bool declined(analysis *a, double k) {
+/* Whether counting the tuner's plans cannot pay for itself (the default, or the size plan's choice
+ * c, runs, and why says so; pipeline_auto_worth): c given, on one GPU with Jacobi, where the plans
+ * add the block sizes N > 1 alone. */
+static bool declined(analysis *a, double k, const cgm_candidate *c) {
   cgm_solve_report *r = a->r;
-  if (a->plans->cached) return false;
-  const double cost = CGM_AUTO_S_PER_NNZ * (double)a->A->nnz;
-  const double kk = k > 0 ? k : cgm_iterations_estimate(a->A->nrows, r->opts.tol);
-  if (pipeline_auto_worth(a->m.devs, a->m.ndev, a->host, &r->opts, a->A, kk, cost,
+  const double cost = CGM_AUTO_S_PER_NNZ * (double)a->A->nnz,
+               kk = k > 0 ? k : cgm_iterations_estimate(a->A->nrows, r->opts.tol);
+  if (a->plans->cached || (c && (a->host->gpus > 1 || r->opts.precond != CGM_PRECOND_JACOBI)) ||
+      pipeline_auto_worth(a->m.devs, a->m.ndev, a->host, &r->opts, a->A, kk, cost, c,
                           &r->auto_bound_s))
     return false;
-  r->auto_declined = true;
-  r->auto_analysis_s = cost;
+  r->auto_declined = true, r->auto_analysis_s = cost;
   return true;
 }
 
@@ -274,9 +270,8 @@ static cgm_status size_plan(const cgm_csr *A, cgm_tuner_plan *tp, cgm_error *err
   memset(tp, 0, sizeof *tp);
   cgm_plan_opts po = cgm_plan_opts_default();
   po.backend = CGM_BACKEND_CUDA;
-  /* what its values allow from a sample of them (a whole pass is what declining saves): double's
-   * dictionary prices a stencil at its 4 bytes a nonzero, not the 12 that made mixed look a third
-   * cheaper than the double it was not (Poisson 192^3: 0.708 against 0.677 s, one H200) */
+  /* what its values allow from a sample of them (a whole pass is what declining saves): a stencil
+   * in double at its dictionary's 4 bytes a nonzero, not the 12 that made mixed look cheaper */
   po.value_class = cgm_values_class_sampled(A->val, A->nnz, A->ncols);
   return cgm_plan_uniform(A->nrows, (double)A->nnz, &po, &tp->plan, err);
 }
@@ -288,24 +283,26 @@ static cgm_status choose(analysis *a, double k, cgm_error *err) {
   const unsigned ex = (1u << CGM_EXCHANGE_HALO) | (1u << CGM_EXCHANGE_P2P);
   const int maxg = a->host->gpus > 1 ? a->host->gpus : 1;
   cgm_status st = pipeline_plans(a->A, &r->cache, maxg, ex, false, a->plans, err);
+  const bool kept = !st && a->plans->cached;
+  bool cheap = !st && declined(a, k, NULL);
   cgm_tuner_plan by_size;
-  const bool cheap = !st && declined(a, k);
-  if (cheap)
-    st = size_plan(a->A, &by_size, err);
-  else if (!st && !a->plans->cached)
-    st = pipeline_plans(a->A, &r->cache, maxg, ex, true, a->plans, err);
-  if (st) return st;
   cgm_autotune_opts c = o->constraints;
-  c.tol = r->opts.tol;
-  c.iterations = k;
-  c.block_jacobi = r->opts.precond != CGM_PRECOND_JACOBI;
-  c.plans = cheap ? &by_size : a->plans->plans;
-  c.nplans = cheap ? 1 : a->plans->count;
-  cgm_autotune_result ar;
+  c.tol = r->opts.tol, c.iterations = k, c.block_jacobi = r->opts.precond != CGM_PRECOND_JACOBI;
+  cgm_autotune_result ar = {0};
+  cgm_solve_opts chosen = r->opts;
   /* what the pricing reads of the matrix: the plans hold the rest */
   const cgm_features sizes = {.x = a->A->nrows, .nnz = a->A->nnz};
-  if ((st = cgm_autotune(a->A, &sizes, a->m.devs, a->m.ndev, a->host, &c, &r->opts, &ar, err)))
-    return st;
+  /* the size plan's choice first (the plans not kept): what counting them could improve on */
+  for (int pass = kept; pass < 2 && !st; pass++) {
+    st = pass ? (kept ? CGM_OK : pipeline_plans(a->A, &r->cache, maxg, ex, true, a->plans, err))
+              : size_plan(a->A, &by_size, err);
+    c.plans = pass ? a->plans->plans : &by_size, c.nplans = pass ? a->plans->count : 1;
+    chosen = r->opts;
+    if (!st) st = cgm_autotune(a->A, &sizes, a->m.devs, a->m.ndev, a->host, &c, &chosen, &ar, err);
+    if (!st && !pass && (cheap = cheap || (ar.chosen && declined(a, k, &ar.choice)))) break;
+  }
+  if (st) return st;
+  r->opts = chosen;
   r->choice = ar.choice;
   char first[128] = "";
   if (r->cpu_first)
@@ -422,15 +419,15 @@ static double weigh_k(analysis *a, double *ratio) {
       (r->opts.reorder == CGM_REORDER_NONE || r->opts.backend == CGM_BACKEND_CUSPARSE))
     return 0;
   /* --auto's probe where it can pay: its two runs against what the choice could save at the size's
-   * K (a small matrix's runs are whole solves). Without --auto none (a run kept still serves): its
-   * 50 CPU iterations were 40 of an 84 ms analysis at 760k entries on 2 cores, paid by every new
-   * content, for --reorder auto's K, which the size's estimate gives about as well. Nor on models
-   * without their samples (a verdict kept: its key's K is what is kept). */
+   * K (a small matrix's runs are whole solves). Without --auto none (a run kept still serves):
+   * every new content paid it for --reorder auto's K, which the size's estimate gives about as
+   * well. Nor on models without their samples (a verdict kept: its key's K is what is kept). */
   double budget = o->autotune && !a->m.light ? PIPELINE_PROBE_BUDGET : -1.0, bound;
   const double ke = cgm_iterations_estimate(a->A->nrows, r->opts.tol);
-  if (budget > 0 && !pipeline_auto_worth(
-                        a->m.devs, a->m.ndev, a->host, &r->opts, a->A, ke,
-                        2.0 * CGM_PROBE_S_PER_NNZ * fmin(budget, (double)a->A->nnz * ke), &bound))
+  if (budget > 0 &&
+      !pipeline_auto_worth(a->m.devs, a->m.ndev, a->host, &r->opts, a->A, ke,
+                           2.0 * CGM_PROBE_S_PER_NNZ * fmin(budget, (double)a->A->nnz * ke), NULL,
+                           &bound))
     budget = -1.0; /* a run kept beside the entry still serves */
   const bool mixed = o->autotune && !o->constraints.precision_given;
   const double k = known_iterations(a, r->opts.tol, budget, r->k_source, sizeof r->k_source,

@@ -57,8 +57,8 @@ typedef struct {
   bool verdict_new;
 } solve_run;
 
-/* --auto on a small matrix weighs the CPU before starting a GPU (0.35-0.45 s on an H200 node,
- * 2026-11-29), whose start would hide a short read; a larger one starts it beside the read. */
+/* --auto on a small matrix weighs the CPU before starting a GPU (0.35-0.45 s on an H200 node),
+ * whose start would hide a short read; a larger one starts it beside the read. */
 enum { CPU_FIRST_FILE_BYTES = 16 << 20, CPU_FIRST_NNZ = 1 << 20 };
 static bool gpu_deferred(const cgm_run_solve_opts *o) {
   struct stat st;
@@ -109,8 +109,7 @@ static cgm_status step_rhs(solve_run *s, cgm_error *err) {
 
 /* Whether the analysis runs: for the record, --auto, --reorder. The record and --reorder auto need
  * a database (a calibration decides, the solve is kept there): without one nothing is recorded, the
- * numbering stays, and the features (a block size's pattern, 0.13 s at 6.1M entries on 2 cores) are
- * not worth counting. */
+ * numbering stays, and the features (a pass over A) are not worth counting. */
 static bool analysis_needed(const solve_run *s) {
   const cgm_run_solve_opts *o = s->o;
   struct stat dbs;
@@ -154,9 +153,8 @@ static cgm_status step_solve(solve_run *s, cgm_error *err) {
     so.monitor_ctx = &h;
   }
   /* A GPU solve's first CUDA call waits for the context the warm-up thread is making (the runtime
-   * serialises the two), so the solve's checks on the host run meanwhile (0.08 s of Poisson
-   * 192^3's, the context taking 0.2-0.25 s on an H200 node); a CPU solve is timed on cores the
-   * thread, and the cache's write, would share. */
+   * serialises the two), so the solve's checks on the host run meanwhile; a CPU solve is timed on
+   * cores the thread, and the cache's write, would share. */
   if (so.backend == CGM_BACKEND_CPU) {
     warm_up_end(&s->wu);
     cgm_cache_wait(&r->cache);
