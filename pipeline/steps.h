@@ -97,8 +97,7 @@ double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, doubl
  * cores of an AMD EPYC); it runs twice (double, and mixed for the matrix's own ratio). */
 #define CGM_PROBE_S_PER_NNZ 1e-9
 /* The least fraction of the default's time per iteration any configuration reaches: single values
- * at half the bytes, blocks of N > 1 at a fraction of the index bytes (a measured best: 0.5-0.66).
- */
+ * at half the bytes, blocks of N > 1 at a fraction of the index bytes (measured best: 0.5-0.66). */
 #define CGM_AUTO_FLOOR 0.35
 /* Whether --auto's analysis (cost_s) can pay for itself: the most any configuration could save
  * (*bound_s) against the default def (its setup and k iterations on the uniform plan of A's size,

@@ -2,8 +2,7 @@
 /* A solve's analysis: the database, the calibrations and this machine's devices, --auto's choice,
  * the prediction of the configuration that runs and --reorder auto's verdict, kept beside the
  * matrix's cache entry (analysis_blob in solve_steps.h) with --auto's plans, so that a warm solve
- * reads its verdict back; a cold --auto first weighs its own cost against the most it could save.
- */
+ * reads its verdict back; a cold --auto first weighs its cost against the most it could save. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
