@@ -233,8 +233,7 @@ __global__ void __launch_bounds__(kVecThreads)
     cg1_blk(int64_t rows, int n, const T *b, const T *u, const T *inv, T *r, T *v, double *out,
             cgm_reduce_buf red) {
   double s[2] = {0.0, 0.0};
-  const int64_t nb = (rows + n - 1) / n;
-  CGM_GRID_LOOP(k, nb) {
+  CGM_GRID_LOOP(k, (rows + n - 1) / n) {
     T rk[kMaxBlk] = {}, zk[kMaxBlk];
     const int64_t i0 = k * n;
     const int m = rows - i0 < n ? (int)(rows - i0) : n; /* the last block may be cut */
@@ -261,8 +260,7 @@ __global__ void __launch_bounds__(kVecThreads)
   if (!cg4_alpha(state, nparts, slot, prev, sync, &alpha_d)) return;
   const T alpha = (T)alpha_d;
   double s[2] = {0.0, 0.0};
-  const int64_t nb = (rows + n - 1) / n;
-  CGM_GRID_LOOP(k, nb) {
+  CGM_GRID_LOOP(k, (rows + n - 1) / n) {
     T rk[kMaxBlk] = {}, zk[kMaxBlk];
     const int64_t i0 = k * n;
     const int m = rows - i0 < n ? (int)(rows - i0) : n; /* the last block may be cut */
@@ -286,8 +284,7 @@ __global__ void __launch_bounds__(kVecThreads)
   double beta_d;
   if (!cg5_beta(state, nparts, slot, prev, sync, &beta_d)) return;
   const T beta = (T)beta_d;
-  const int64_t nb = (rows + n - 1) / n;
-  CGM_GRID_LOOP(k, nb) {
+  CGM_GRID_LOOP(k, (rows + n - 1) / n) {
     T rk[kMaxBlk] = {}, zk[kMaxBlk];
     const int64_t i0 = k * n;
     const int m = rows - i0 < n ? (int)(rows - i0) : n; /* the last block may be cut */
@@ -309,8 +306,7 @@ __global__ void __launch_bounds__(kVecThreads)
   if (!cgg_scalars(state, nparts, slot, prev, sync, &c)) return;
   const T alpha = (T)c.alpha, tb = (T)c.beta;
   double acc[2] = {0.0, 0.0};
-  const int64_t nb = (rows + n - 1) / n;
-  CGM_GRID_LOOP(k, nb) {
+  CGM_GRID_LOOP(k, (rows + n - 1) / n) {
     T sk[kMaxBlk] = {}, zk[kMaxBlk], uk[kMaxBlk] = {}, rk[kMaxBlk];
     const int64_t i0 = k * n;
     const int m = rows - i0 < n ? (int)(rows - i0) : n; /* the last block may be cut */
@@ -342,8 +338,7 @@ __global__ void __launch_bounds__(kVecThreads)
     replace_blk(int64_t rows, int n, int cgg, const R *b, const R *y, const T *inv, const T *blk,
                 T *z, T *v, const T *x, const T *sp, double *out, cgm_reduce_buf red) {
   double s[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
-  const int64_t nb = (rows + n - 1) / n;
-  CGM_GRID_LOOP(k, nb) {
+  CGM_GRID_LOOP(k, (rows + n - 1) / n) {
     const int64_t i0 = k * n;
     const int m = rows - i0 < n ? (int)(rows - i0) : n; /* the last block may be cut */
     const T *a = inv + k * n * n;
