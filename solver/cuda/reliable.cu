@@ -41,12 +41,9 @@ cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_er
   }
   CGM_CUDA_TRY(err, cgm_launch_resume(d->state, d->dot_tmp, S->pol.cgg, restart, d->stream));
   double out[5];
-  CGM_CUDA_TRY(err,
-               cudaMemcpyAsync(out, d->dot_tmp, sizeof out, cudaMemcpyDeviceToHost, d->stream));
-  CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
-  *rt = sqrt(out[0]);
-  *xn = sqrt(out[3]);
-  return CGM_OK;
+  const cgm_status st = cgm_cuda_download_double(d, d->dot_tmp, out, 5, err);
+  if (!st) *rt = sqrt(out[0]), *xn = sqrt(out[3]);
+  return st;
 }
 
 cgm_status gs_probe(gpu_solver *S, double *rt, double *xn, double *dxn, cgm_error *err) {
@@ -63,11 +60,7 @@ cgm_status gs_probe(gpu_solver *S, double *rt, double *xn, double *dxn, cgm_erro
   CGM_CUDA_TRY(err, cgm_launch_diag_norm(d->rows, (const double *)d->x, (const double *)d->dinv,
                                          d->dot_tmp + 5, cgm_cuda_red(d, 0), d->sms, d->stream));
   double out[6];
-  CGM_CUDA_TRY(err,
-               cudaMemcpyAsync(out, d->dot_tmp, sizeof out, cudaMemcpyDeviceToHost, d->stream));
-  CGM_CUDA_TRY(err, cudaStreamSynchronize(d->stream));
-  *rt = sqrt(out[0]);
-  *xn = sqrt(out[3]);
-  *dxn = sqrt(out[5]);
-  return CGM_OK;
+  const cgm_status st = cgm_cuda_download_double(d, d->dot_tmp, out, 6, err);
+  if (!st) *rt = sqrt(out[0]), *xn = sqrt(out[3]), *dxn = sqrt(out[5]);
+  return st;
 }
