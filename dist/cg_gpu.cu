@@ -121,12 +121,15 @@ static unsigned blocks(const cgm_dgpu *G, int64_t threads) {
   return (unsigned)(b < 1 ? 1 : (b > cap ? cap : b));
 }
 
+/* bytes from the GPU's src to the host's dst, waited for (nothing after a failure). */
+static void to_host(cgm_dgpu *G, void *dst, const void *src, size_t bytes) {
+  if (!G->st && !DG_CHECK(G, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, G->s)))
+    DG_CHECK(G, cudaStreamSynchronize(G->s));
+}
+
 /* The sums of the kernel just launched on the stream (NaN after a failure). */
 static void sums(cgm_dgpu *G, double *out, int k) {
-  if (!G->st && !DG_CHECK(G, cudaGetLastError()) &&
-      !DG_CHECK(G,
-                cudaMemcpyAsync(G->hsums, G->sums, 2 * sizeof *out, cudaMemcpyDeviceToHost, G->s)))
-    DG_CHECK(G, cudaStreamSynchronize(G->s));
+  if (!G->st && !DG_CHECK(G, cudaGetLastError())) to_host(G, G->hsums, G->sums, 2 * sizeof *out);
   for (int i = 0; i < k; i++) out[i] = G->st ? NAN : G->hsums[i];
 }
 
@@ -254,9 +257,7 @@ void cgm_dgpu_copy(cgm_dgpu *G, int dst, int src) {
 }
 
 void cgm_dgpu_download(cgm_dgpu *G, int id, double *host) {
-  if (!G->st && !DG_CHECK(G, cudaMemcpyAsync(host, G->v[id], (size_t)G->m.n * sizeof(double),
-                                             cudaMemcpyDeviceToHost, G->s)))
-    DG_CHECK(G, cudaStreamSynchronize(G->s));
+  to_host(G, host, G->v[id], (size_t)G->m.n * sizeof(double));
 }
 
 /* The entries others read, packed into G->send. */
@@ -268,9 +269,7 @@ static bool pack(cgm_dgpu *G, int id) {
 }
 
 void cgm_dgpu_pack(cgm_dgpu *G, int id, double *send) {
-  if (pack(G, id) && !DG_CHECK(G, cudaMemcpyAsync(send, G->send, (size_t)G->m.nsend * 8,
-                                                  cudaMemcpyDeviceToHost, G->s)))
-    DG_CHECK(G, cudaStreamSynchronize(G->s));
+  if (pack(G, id)) to_host(G, send, G->send, (size_t)G->m.nsend * 8);
 }
 
 void cgm_dgpu_ghosts(cgm_dgpu *G, int id, const double *ghosts) {
