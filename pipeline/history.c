@@ -149,7 +149,7 @@ void pipeline_learn_history(cgm_db *db, cgm_tuner_device *devs, int ndev) {
 /* K grows with log(1 / tol) (cgm_iterations_estimate): a count recorded at
  * tol_rec, taken to tol. */
 static double scale_tol(double k, double tol_rec, double tol) {
-  return k * log(2.0 / tol) / log(2.0 / tol_rec);
+  return same_tol(tol_rec, tol) ? k : k * log(2.0 / tol) / log(2.0 / tol_rec); /* no 300.0000001 */
 }
 
 /* Whether solve s is of matrix m: by content where both know it, else by
@@ -193,7 +193,9 @@ pipeline_known pipeline_known_iterations(cgm_db *db, const cgm_db_matrix *matrix
     history all = {0};
     const double r = cgm_db_solves_of(db, 0, 0, take, &all, &e) || all.oom ? 0 : mixed_ratio(&all);
     free(all.v);
-    out.k = ceil(scale_tol(best[1], at[1], tol) / (r > 0 ? r : 1.0));
+    out.mixed_ratio = r > 0 ? r : 1.0; /* mixed's own count, as recorded */
+    out.mixed_alone = true;
+    out.k = ceil(scale_tol(best[1], at[1], tol) / out.mixed_ratio);
   }
   return out;
 }

@@ -4,6 +4,7 @@
  * matrix (by content, across tolerances and precisions), the probe's run kept beside the matrix's
  * cache entry, or a probe run now. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -39,8 +40,8 @@ static double probe_k(const pipeline_k_query *q, cgm_precision prec) {
   return k;
 }
 
-double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, double *mixed_ratio) {
-  if (mixed_ratio) *mixed_ratio = 0;
+double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, pipeline_ratio *mx) {
+  if (mx) *mx = (pipeline_ratio){0};
   snprintf(src, n, "hint");
   if (q->hint > 0) return q->hint;
   cgm_db_matrix m = {0};
@@ -52,14 +53,31 @@ double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, doubl
   m.content_id = (int64_t)(q->cache ? q->cache->content_id : 0);
   const pipeline_known known = pipeline_known_iterations(q->db, &m, q->tol);
   snprintf(src, n, "database");
-  if (mixed_ratio) *mixed_ratio = known.mixed_ratio;
-  if (known.k > 0 && (!mixed_ratio || known.mixed_ratio > 0)) return known.k;
-  /* the probe's runs: K, and mixed's run beside double's for this matrix's
-   * own ratio where none is recorded (both kept: paid once) */
-  const double k = probe_k(q, CGM_PREC_DOUBLE);
-  const double km = k > 0 && mixed_ratio ? probe_k(q, CGM_PREC_MIXED) : 0;
-  if (km > 0) *mixed_ratio = km / k;
-  if (known.k > 0) return known.k;
-  snprintf(src, n, k > 0 ? "probe" : "estimate");
+  pipeline_ratio r = {known.mixed_ratio, known.mixed_ratio > 0 && !known.mixed_alone};
+  double k = known.k;
+  if (!(k > 0) || (mx && !r.measured)) {
+    /* the probe's runs: K, and mixed's run beside double's for this matrix's
+     * own ratio where none is recorded (both kept: paid once) */
+    const double kp = probe_k(q, CGM_PREC_DOUBLE);
+    const double km = kp > 0 && mx ? probe_k(q, CGM_PREC_MIXED) : 0;
+    if (km > 0) {
+      if (known.mixed_alone)
+        k = ceil(k * r.ratio * kp / km); /* recorded mixed's by its own ratio */
+      r = (pipeline_ratio){km / kp, true};
+    }
+    if (!(k > 0)) {
+      k = kp;
+      snprintf(src, n, kp > 0 ? "probe" : "estimate");
+    }
+  }
+  if (mx && q->explore && !r.measured) {
+    if (known.mixed_alone) { /* double's run, at its most hopeful K */
+      k = ceil(known.k * r.ratio / CGM_MIXED_RATIO_MOST);
+      r.ratio = CGM_MIXED_RATIO_MOST;
+    } else {
+      r.ratio = 1.0; /* mixed's run, at its most hopeful K */
+    }
+  }
+  if (mx) *mx = r;
   return k;
 }

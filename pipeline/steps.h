@@ -53,7 +53,10 @@ typedef struct pipeline_known {
   double k;           /* double precision's K to tol; 0: no recorded solve of the matrix */
   bool exact;         /* recorded in double at this tolerance (else scaled: by log(2 / tol) from the
                          nearest tolerance recorded, and from mixed's count by the mixed ratio) */
-  double mixed_ratio; /* mixed's K over double's on this very matrix (0: not both recorded) */
+  double mixed_ratio; /* mixed's K over double's: this very matrix's where both are recorded; where
+                         mixed alone is, the ratio k was derived by (mixed priced at its own K); 0:
+                         neither */
+  bool mixed_alone;   /* mixed alone recorded: k is derived, mixed_ratio not measured */
 } pipeline_known;
 pipeline_known pipeline_known_iterations(cgm_db *db, const cgm_db_matrix *m, double tol);
 /* K to tol in precision prec (double or mixed) from a CPU run of Jacobi CG (b = A * ones) of about
@@ -77,17 +80,30 @@ double pipeline_probe_k(const pipeline_probe *h, double tol);
  * of the matrix (pipeline_known_iterations: by content, cgm_cache_report.content_id, else by its
  * file's name and size), else the probe's run kept beside q->cache's entry, else a probe run now
  * (q->budget < 0: none; its run is kept); 0 when none knows (the caller estimates). src gets
- * "hint", "database", "probe" or "estimate"; *mixed_ratio (may be NULL: not asked) mixed's K over
- * double's on this matrix: recorded, else from the probe's run in mixed precision beside double's
- * (kept beside the entry too; 0: unknown). */
+ * "hint", "database", "probe" or "estimate"; *mx (may be NULL: not asked) mixed's K over double's
+ * on this matrix: recorded, else from the probe's run in mixed precision beside double's (kept
+ * beside the entry too; ratio 0: unknown, the tuner's default).
+ *
+ * q->explore (a solve that records its run, --auto weighing both precisions): what no run of this
+ * matrix has measured is priced at its most hopeful, so that the choice runs it once and its record
+ * tells: mixed's ratio unknown, 1 (as many iterations as double); mixed alone recorded, double's K
+ * as mixed's over CGM_MIXED_RATIO_MOST. A run that teaches is not wasted where its precision was
+ * the better; where it was not, a second solve knows both. */
 typedef struct pipeline_k_query {
   cgm_db *db; /* NULL: none */
   const cgm_csr *A;
   const char *path;              /* the matrix file (NULL: a matrix in memory) */
   const cgm_cache_report *cache; /* its cache entry (NULL: none) */
   double tol, hint, budget;
+  bool explore;
 } pipeline_k_query;
-double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, double *mixed_ratio);
+typedef struct pipeline_ratio {
+  double ratio;  /* mixed's K over double's (0: unknown) */
+  bool measured; /* this matrix's own: both precisions recorded, or both probed */
+} pipeline_ratio;
+/* the most mixed's K has been seen over double's (the CPU probe's, LF10 to 1e-8: 3) */
+#define CGM_MIXED_RATIO_MOST 3.0
+double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, pipeline_ratio *mx);
 
 /* What --auto's analysis costs where nothing of it is kept yet: the tuner's plans, one walk of the
  * block pattern per block size, about this long per stored entry (measured: 0.31 s at 14.6M entries

@@ -305,9 +305,14 @@ cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
   return st;
 }
 
-/* The predicted total, mixed precision's raised by CGM_MIXED_MARGIN. */
-static double choice_cost(const cgm_candidate *c) {
-  return c->precision == CGM_PREC_MIXED ? c->total_s / (1.0 - CGM_MIXED_MARGIN) : c->total_s;
+static double mixed_margin(const cgm_tuner_device *dv) {
+  return dv->mixed_measured && dv->mixed_ratio > 0 ? CGM_MIXED_MARGIN_MEASURED : CGM_MIXED_MARGIN;
+}
+
+/* The predicted total, mixed precision's raised by its margin. */
+static double choice_cost(const cgm_candidate *c, const cgm_tuner_device *devs) {
+  return c->precision == CGM_PREC_MIXED ? c->total_s / (1.0 - mixed_margin(&devs[c->device]))
+                                        : c->total_s;
 }
 
 int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *devs, char *why,
@@ -315,7 +320,8 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
   int best = -1;
   for (int i = 0; i < count; i++) {
     if (!usable(&c[i])) continue;
-    const double tb = best < 0 ? INFINITY : choice_cost(&c[best]), ti = choice_cost(&c[i]);
+    const double tb = best < 0 ? INFINITY : choice_cost(&c[best], devs),
+                 ti = choice_cost(&c[i], devs);
     /* Within 1%: fewer GPUs win (the CPU counts as none). */
     if (best < 0 || ti < tb * 0.99 || (ti <= tb * 1.01 && c[i].gpus < c[best].gpus)) best = i;
   }
@@ -376,7 +382,7 @@ int cgm_tuner_choose(const cgm_candidate *c, int count, const cgm_tuner_device *
         const size_t k = strlen(tail);
         snprintf(tail + k, sizeof tail - k,
                  "; mixed precision %.3g s, not the %.0f%% ahead it must be to be chosen",
-                 c[mx].total_s, 100.0 * CGM_MIXED_MARGIN);
+                 c[mx].total_s, 100.0 * mixed_margin(&devs[c[mx].device]));
       }
       /* "the CPU, single precision, 8x8 blocks: ...", "1 x H200, cusparse, ..." */
       char backend[40] = "";

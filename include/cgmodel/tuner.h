@@ -32,6 +32,8 @@ typedef struct cgm_tuner_device {
                                 samples = 0: `setup` stands for it */
   double start_s;            /* a GPU's start (driver, context) as calibrated; 0: the CPU, none */
   double mixed_ratio;        /* mixed precision's iterations over double's (<= 0: 1.2) */
+  bool mixed_measured;       /* mixed_ratio is this matrix's own, measured: the margin mixed
+                                must lead by is CGM_MIXED_MARGIN_MEASURED */
   uint64_t fingerprint;      /* of the calibration's fits and coefficients as loaded: a verdict
                                 kept from them is stale once a refit changes them */
   char interconnect[272];    /* the profile its exchanges are priced by: its calibration's own
@@ -125,6 +127,10 @@ CGM_API cgm_status cgm_tuner_candidates(const cgm_csr *A, const cgm_features *f,
  * much faster: the model put it at 0.59-0.99 of double's total where an
  * H100 measured 0.76-3.4 (validate --total 1e-8, 35 matrices). */
 #define CGM_MIXED_MARGIN 0.10
+/* ... and this much where both its K and double's are the matrix's own runs': what is left is the
+ * time per iteration's error, within 10% and mostly shared by the two (one kernel family, one
+ * device's curves). */
+#define CGM_MIXED_MARGIN_MEASURED 0.03
 
 /* The candidate with the least predicted total time (setup + K iterations) that fits (ties within
  * 1% go to fewer GPUs, then to the CPU); -1 when none. `why` gets one line of explanation. */

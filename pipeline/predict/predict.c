@@ -77,10 +77,13 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
   if (!(to.tol > 0)) to.tol = CGM_DEFAULT_TOL; /* the one default of predict's tolerance */
   if (!st) {
     const pipeline_k_query q = {
-        db, A, o->csr ? NULL : o->matrix, cr, to.tol, o->iters_hint, PIPELINE_PROBE_BUDGET};
-    double ratio = 0;
+        db, A, o->csr ? NULL : o->matrix, cr, to.tol, o->iters_hint, PIPELINE_PROBE_BUDGET, false};
+    pipeline_ratio ratio = {0};
     to.iterations = pipeline_iterations(&q, r->k_source, sizeof r->k_source, &ratio);
-    for (int i = 0; i < r->ndev && ratio > 0; i++) r->devs[i].mixed_ratio = ratio;
+    for (int i = 0; i < r->ndev && ratio.ratio > 0; i++) {
+      r->devs[i].mixed_ratio = ratio.ratio;
+      r->devs[i].mixed_measured = ratio.measured;
+    }
     if (!(to.iterations > 0)) to.iterations = cgm_iterations_estimate(A->nrows, to.tol);
     r->iterations = to.iterations;
     /* the plans of every block size kept beside the entry (counted here for them all) */

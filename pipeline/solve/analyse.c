@@ -18,8 +18,9 @@ static const char ANALYSIS[] = "analysis";
  * (double and mixed, --auto beside them) finds each again, not the last one's alone. */
 enum { ANALYSIS_KEPT = 8 };
 /* 3: --auto's verdicts are kept too (the constraints in the key, the configuration chosen beside
- * the prediction); 5, 7: the mixed ratio, the storage in the key; 8: the walk past one wave */
-enum { ANALYSIS_VERSION = 8 };
+ * the prediction); 5, 7: the mixed ratio, the storage in the key; 8: the walk past one wave; 9:
+ * whether the ratio is measured */
+enum { ANALYSIS_VERSION = 9 };
 
 /* What the analysis works from and on. */
 typedef struct {
@@ -35,14 +36,16 @@ typedef struct {
 } analysis;
 
 /* K, the iterations a solve is expected to take (pipeline_iterations:
- * budget < 0 runs no probe); src says where it came from; *mixed_ratio
- * (NULL: not asked) mixed's K over double's on this matrix (0: unknown). */
+ * budget < 0 runs no probe); src says where it came from; *mx (NULL: not
+ * asked) mixed's K over double's on this matrix, at its most hopeful where
+ * the solve records what it runs (pipeline_k_query.explore). */
 static double known_iterations(const analysis *a, double tol, double budget, char *src, size_t n,
-                               double *mixed_ratio) {
+                               pipeline_ratio *mx) {
   const cgm_run_solve_opts *o = a->o;
-  const pipeline_k_query q = {a->m.db,       a->A,  o->csr ? NULL : o->matrix, &a->r->cache, tol,
-                              o->iters_hint, budget};
-  return pipeline_iterations(&q, src, n, mixed_ratio);
+  const bool explore = mx && o->record && !o->db_readonly && a->m.db;
+  const pipeline_k_query q = {
+      a->m.db, a->A, o->csr ? NULL : o->matrix, &a->r->cache, tol, o->iters_hint, budget, explore};
+  return pipeline_iterations(&q, src, n, mx);
 }
 
 /* The features of block size n, counted when not yet there. */
@@ -63,7 +66,8 @@ static cgm_status features(analysis *a, int n, cgm_error *err) {
 }
 
 /* The key of a verdict: what it was decided from (analysis_blob.key). */
-static void analysis_key(const analysis *a, double k_known, double ratio, analysis_blob *b) {
+static void analysis_key(const analysis *a, double k_known, pipeline_ratio ratio,
+                         analysis_blob *b) {
   const cgm_solve_opts *so = &a->r->opts;
   memset(b, 0, sizeof *b); /* the padding too: the key is compared as bytes */
   b->key.autotune = a->o->autotune;
@@ -82,7 +86,8 @@ static void analysis_key(const analysis *a, double k_known, double ratio, analys
   b->key.storage = so->storage;
   b->key.balance = so->gpu.balance;
   b->key.k_known = k_known;
-  b->key.mixed_ratio = ratio;
+  b->key.mixed_ratio = ratio.ratio;
+  b->key.mixed_measured = ratio.measured;
   const cgm_host_devices m = cgm_host_match(a->host, a->m.devs, a->m.ndev, so->threads);
   const int run = so->backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
   const int at[2] = {a->o->autotune ? m.gpu : run, a->o->autotune ? m.cpu : -1};
@@ -410,10 +415,10 @@ bool solve_cpu_first(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_solve_re
 
 /* K, which --auto decides by (the probe may run to the solution) and --reorder auto weighs RCM
  * against; *ratio: mixed's K over double's where --auto weighs mixed and it is known (0: not). */
-static double weigh_k(analysis *a, double *ratio) {
+static double weigh_k(analysis *a, pipeline_ratio *ratio) {
   const cgm_run_solve_opts *o = a->o;
   cgm_solve_report *r = a->r;
-  *ratio = 0;
+  *ratio = (pipeline_ratio){0};
   if (!o->autotune &&
       (r->opts.reorder == CGM_REORDER_NONE || r->opts.backend == CGM_BACKEND_CUSPARSE))
     return 0;
@@ -431,7 +436,10 @@ static double weigh_k(analysis *a, double *ratio) {
   const bool mixed = o->autotune && !o->constraints.precision_given;
   const double k = known_iterations(a, r->opts.tol, budget, r->k_source, sizeof r->k_source,
                                     mixed ? ratio : NULL);
-  for (int i = 0; *ratio > 0 && i < a->m.ndev; i++) a->m.devs[i].mixed_ratio = *ratio;
+  for (int i = 0; ratio->ratio > 0 && i < a->m.ndev; i++) {
+    a->m.devs[i].mixed_ratio = ratio->ratio;
+    a->m.devs[i].mixed_measured = ratio->measured;
+  }
   return k;
 }
 
@@ -442,7 +450,8 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_feat
   analysis a = {.o = o, .A = A, .r = r, .f = f, .features_new = f_new, .plans = plans};
   cgm_status st = o->autotune ? fix_precond_block(&a, err) : CGM_OK;
   if (!st) st = open_models(&a, m, false, err);
-  double ratio = 0, k = st ? 0 : weigh_k(&a, &ratio);
+  pipeline_ratio ratio = {0};
+  double k = st ? 0 : weigh_k(&a, &ratio);
   int d = st ? -1 : run_device(&a, false);
   /* a verdict decided before with this model and these options, read back */
   if (!st && (d >= 0 || o->autotune)) {

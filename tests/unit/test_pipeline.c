@@ -491,14 +491,14 @@ static void test_probe(void) {
     CHECK_OK(cgm_mm_read_csr(path, &A, NULL, &err));
     const int32_t kd = solve_count(&A, 1e-8, CGM_PREC_DOUBLE),
                   km = solve_count(&A, 1e-8, CGM_PREC_MIXED);
-    const pipeline_k_query q = {NULL, &A, NULL, NULL, 1e-8, 0, PIPELINE_PROBE_BUDGET};
+    const pipeline_k_query q = {NULL, &A, NULL, NULL, 1e-8, 0, PIPELINE_PROBE_BUDGET, false};
     char src[32];
-    double ratio = -1;
+    pipeline_ratio ratio = {-1, false};
     const double k = pipeline_iterations(&q, src, sizeof src, &ratio);
     CHECK_MSG(k == kd && !strcmp(src, "probe"), "%s: K %g from %s, the solve %d", mixed[m], k, src,
               kd);
-    CHECK_MSG(fabs(ratio - (double)km / kd) < 1e-12, "%s: mixed ratio %g, the solves %d / %d",
-              mixed[m], ratio, km, kd);
+    CHECK_MSG(fabs(ratio.ratio - (double)km / kd) < 1e-12 && ratio.measured,
+              "%s: mixed ratio %g, the solves %d / %d", mixed[m], ratio.ratio, km, kd);
     cgm_csr_free(&A);
   }
   cgm_csr P;
@@ -660,7 +660,9 @@ static void test_known_iterations(void) {
   CHECK_OK(cgm_db_matrix_get_or_add(db, &solo, &err));
   add_solve(db, solo.id, "mixed", 440, 1e-8);
   k = pipeline_known_iterations(db, &solo, 1e-8);
-  CHECK_MSG(k.k == 400, "mixed alone: %g, want 440 / 1.1", k.k);
+  CHECK_MSG(k.k == 400 && k.mixed_alone && fabs(k.mixed_ratio - 1.1) < 1e-12,
+            "mixed alone: %g (ratio %g), want 440 / 1.1 and mixed priced at its own 440", k.k,
+            k.mixed_ratio);
   /* Solved more often than the analysis reads (time steps of one matrix): its newest
    * CGM_DB_SOLVES_OF solves give K (the 440 above and the 100 below, one older, are past them), and
    * the ratio, learned from the newest CGM_DB_SOLVES_RECENT solves of all, is forgotten once they
@@ -684,6 +686,70 @@ static void test_known_iterations(void) {
   twin.id = 0, twin.file_bytes = 1;
   k = pipeline_known_iterations(db, &twin, 1e-8);
   CHECK_MSG(k.k == 449, "by content after others' solves: %g", k.k);
+  cgm_db_close(db);
+}
+
+/* A solve that records its run (--auto, pipeline_k_query.explore) prices what no run of the matrix
+ * measured at its most hopeful, so that one run tells: mixed's ratio unknown, 1; mixed alone
+ * recorded, double's K at mixed's over CGM_MIXED_RATIO_MOST (mixed still at its own); both
+ * recorded, the measured ratio, whether exploring or not. */
+static void test_explore_iterations(void) {
+  cgm_error err = {0};
+  char dbp[512], src[32];
+  tmp_path(dbp, sizeof dbp, "explore.db");
+  cgm_db *db = NULL;
+  CHECK_OK(cgm_open_database(dbp, CGM_DB_CREATE, &db, &err));
+  cgm_csr A;
+  CHECK_OK(cgm_gen_poisson2d(8, &A, &err));
+  if (!db || !A.nrows) return;
+  cgm_cache_report cr;
+  memset(&cr, 0, sizeof cr); /* no entry: no probe's run kept */
+  cr.content_id = 0x5151;
+  cgm_db_matrix m, other;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "explore.mtx");
+  m.file_bytes = 10, m.x = A.nrows, m.nnz = A.nnz, m.content_id = (int64_t)cr.content_id;
+  other = m;
+  snprintf(other.name, sizeof other.name, "other.mtx");
+  other.content_id = 0x6161;
+  CHECK_OK(cgm_db_matrix_get_or_add(db, &m, &err));
+  CHECK_OK(cgm_db_matrix_get_or_add(db, &other, &err));
+  pipeline_k_query q = {db, &A, NULL, &cr, 1e-8, 0, -1.0, true}; /* budget < 0: no probe */
+  pipeline_ratio r;
+  /* another matrix's pair teaches 1.25; this one has mixed alone */
+  add_solve(db, other.id, "double", 200, 1e-8);
+  add_solve(db, other.id, "mixed", 250, 1e-8);
+  add_solve(db, m.id, "mixed", 500, 1e-8);
+  double k = pipeline_iterations(&q, src, sizeof src, &r);
+  CHECK_MSG(k == ceil(400 * 1.25 / CGM_MIXED_RATIO_MOST) && r.ratio == CGM_MIXED_RATIO_MOST &&
+                !r.measured && ceil(k * r.ratio) >= 500 && ceil(k * r.ratio) <= 503,
+            "mixed alone, exploring: double's K %g, ratio %g", k, r.ratio);
+  q.explore = false;
+  k = pipeline_iterations(&q, src, sizeof src, &r);
+  CHECK_MSG(k == 400 && fabs(r.ratio - 1.25) < 1e-12 && !r.measured && !strcmp(src, "database"),
+            "mixed alone: double's K %g by the learned ratio %g", k, r.ratio);
+  /* double recorded too (at 1e-8, the same tolerance): the ratio is measured */
+  add_solve(db, m.id, "double", 450, 1e-8);
+  for (int e = 0; e < 2; e++) {
+    q.explore = e;
+    k = pipeline_iterations(&q, src, sizeof src, &r);
+    CHECK_MSG(k == 450 && fabs(r.ratio - 500.0 / 450) < 1e-12 && r.measured,
+              "both recorded (explore %d): K %g, ratio %g", e, k, r.ratio);
+  }
+  /* a new content with double alone: mixed at double's K when exploring, else the default */
+  cr.content_id = 0x7171;
+  m.content_id = 0x7171, m.id = 0;
+  snprintf(m.name, sizeof m.name, "third.mtx");
+  CHECK_OK(cgm_db_matrix_get_or_add(db, &m, &err));
+  add_solve(db, m.id, "double", 321, 1e-8);
+  q.explore = true;
+  k = pipeline_iterations(&q, src, sizeof src, &r);
+  CHECK_MSG(k == 321 && r.ratio == 1.0 && !r.measured, "double alone, exploring: %g, ratio %g", k,
+            r.ratio);
+  q.explore = false;
+  k = pipeline_iterations(&q, src, sizeof src, &r);
+  CHECK_MSG(k == 321 && r.ratio == 0, "double alone: %g, ratio %g", k, r.ratio);
+  cgm_csr_free(&A);
   cgm_db_close(db);
 }
 
@@ -2091,6 +2157,7 @@ int main(void) {
   test_validate_offered();
   test_probe();
   test_known_iterations();
+  test_explore_iterations();
   test_auto_worth();
   test_blocks_bound();
   test_reorder_bound();

@@ -258,6 +258,15 @@ static void total_time(void) {
   CHECK_MSG(strstr(hw, "mixed precision 0.95 s, not the 10% ahead"), "why: %s", hw);
   h[1].total_s = 0.85;
   CHECK(cgm_tuner_choose(h, 2, &dv, NULL, 0) == 1);
+  /* the ratio the matrix's own runs measured: 5% ahead is enough, 2% is not */
+  const cgm_tuner_device kept = dv;
+  dv.mixed_ratio = 1.02, dv.mixed_measured = true;
+  h[1].total_s = 0.95;
+  CHECK(cgm_tuner_choose(h, 2, &dv, NULL, 0) == 1);
+  h[1].total_s = 0.98;
+  CHECK(cgm_tuner_choose(h, 2, &dv, hw, sizeof hw) == 0);
+  CHECK_MSG(strstr(hw, "not the 3% ahead"), "why: %s", hw);
+  dv = kept;
   /* Few iterations and a costly setup: the least setup wins; many
    * iterations: the fastest iteration. */
   o.tol = 1e-8;
