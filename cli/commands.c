@@ -90,8 +90,6 @@ int cli_report(const char *cmd, const cgm_error *err) {
   return cli_error(cmd, err->code ? (int)err->code : 3, "%s", msg);
 }
 
-/* ------------------------------------------------------ __options --- */
-
 static cJSON *words(const char *values) {
   cJSON *a = cJSON_CreateArray();
   for (const char *v = values; v && a; v = strchr(v, '|') ? strchr(v, '|') + 1 : NULL) {

@@ -39,8 +39,6 @@ static int query_int(sqlite3 *h, const char *sql, int *out) {
   return rc == SQLITE_ROW ? SQLITE_OK : rc == SQLITE_DONE ? SQLITE_ERROR : rc;
 }
 
-/* ------------------------------------------------------------- paths --- */
-
 /* The directory part of path ("." when there is none); malloc'ed. */
 static char *dir_of(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -61,8 +59,6 @@ static char *immutable_uri(const char *path) {
   sqlite3_str_appendall(u, "?immutable=1");
   return sqlite3_str_finish(u);
 }
-
-/* -------------------------------------------------------------- open --- */
 
 static cgm_status corrupt(cgm_db *db, const char *detail, cgm_error *err) {
   return cgm_fail(err, CGM_EINPUT,
@@ -332,8 +328,6 @@ int64_t cgm_db_data_version(cgm_db *db) {
   int v = -1;
   return db && query_int(db->h, "PRAGMA data_version", &v) == SQLITE_OK ? v : -1;
 }
-
-/* ------------------------------------------------------ transactions --- */
 
 cgm_status cgm_db_begin(cgm_db *db, cgm_error *err) {
   if (!db) return cgm_fail(err, CGM_EINPUT, "cgm_db_begin: no database");

@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* ------------------------------------------------- binding, reading --- */
-
 /* Binds parameters 1, 2, ... in order and keeps the first error. */
 typedef struct binder {
   sqlite3_stmt *st;
@@ -251,8 +249,6 @@ static cgm_status each_row(cgm_db *db, const char *sql, int64_t id, int64_t id2,
   return rc == SQLITE_DONE ? CGM_OK : cgm_db__sqlfail(db, err, rc, what);
 }
 
-/* ------------------------------------------------------------- devices --- */
-
 #define DEVICE_COLS                                                                                \
   "id, name, model, kind, cc_major, cc_minor, sms, threads, mem_total, clock_khz, "                \
   "mem_clock_khz, bus_width_bits, driver_version, runtime_version, host"
@@ -306,8 +302,6 @@ cgm_status cgm_db_device_get(cgm_db *db, int64_t id, cgm_db_device *d, cgm_error
   return get_one(db, "SELECT " DEVICE_COLS " FROM devices WHERE id = ?", id, device_cols, d,
                  sizeof *d, "device", err);
 }
-
-/* -------------------------------------------------------- calibrations --- */
 
 #define CAL_COLS "id, device_id, created, tool_version, options, seconds, complete, interconnect"
 
@@ -375,8 +369,6 @@ cgm_status cgm_db_calibrations(cgm_db *db,
       0, 0, cal_row, &it, "listing calibrations", err);
 }
 
-/* ------------------------------------------------------------- samples --- */
-
 cgm_status cgm_db_sample_add(cgm_db *db, int64_t cal_id, const cgm_db_sample *smp, cgm_error *err) {
   if (!db || !smp) return cgm_fail(err, CGM_EINPUT, "cgm_db_sample_add: no database or sample");
   cgm_status s = cgm_db__writable(db, err);
@@ -399,8 +391,6 @@ CAL_ROWS(cgm_db_sample, sample, sample_cols, cgm_db_samples,
          "SELECT kernel, variant, precision, block, m, bytes, seconds, source, spread, unsettled "
          "FROM samples WHERE calibration_id = ? ORDER BY id",
          "reading samples")
-
-/* ---------------------------------------------------------------- fits --- */
 
 #define FIT_COLS                                                                                   \
   "kernel, variant, precision, block, kind, mu, sigma, nu, se_mu, se_sigma, se_nu, r2, rms, n, "   \
@@ -428,8 +418,6 @@ cgm_status cgm_db_fits_delete(cgm_db *db, int64_t cal_id, cgm_error *err) {
   return run(db, &b, what, err);
 }
 
-/* -------------------------------------------------------- coefficients --- */
-
 cgm_status cgm_db_coef_add(cgm_db *db, int64_t cal_id, const cgm_db_coef *c, cgm_error *err) {
   if (!db || !c) return cgm_fail(err, CGM_EINPUT, "cgm_db_coef_add: no database or coefficient");
   char what[128];
@@ -448,8 +436,6 @@ CAL_ROWS(cgm_db_coef, coef, coef_cols, cgm_db_coefs,
 
 CAL_ROWS(cgm_db_fit, fit, fit_cols, cgm_db_fits,
          "SELECT " FIT_COLS " FROM fits WHERE calibration_id = ? ORDER BY id", "reading fits")
-
-/* ------------------------------------------------------ matrices, solves --- */
 
 static cgm_status matrix_find(cgm_db *db, const cgm_db_matrix *m, int64_t *id, cgm_error *err) {
   return find_id(db,

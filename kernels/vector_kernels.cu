@@ -211,7 +211,6 @@ __global__ void __launch_bounds__(kVecThreads)
   last_block_sum<2>(acc, red, out, nullptr);
 }
 
-/* ------------------------------------------------------- block-Jacobi --- */
 /* The same steps with z = M^-1 r by the n x n inverses (cgm_bjac): a
  * thread owns a block, whose every r its z needs. The last block may be
  * cut at the own rows: past them nothing is read or written. */

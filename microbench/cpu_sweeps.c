@@ -34,8 +34,6 @@ static void fill(void *v, int64_t n, int w) {
       ((double *)v)[i] = mb_value(i);
 }
 
-/* ------------------------------------------------------ CG4 and CG5 --- */
-
 typedef struct {
   int prec;
   int64_t np;
@@ -86,8 +84,6 @@ static cgm_status vector_sweep(cpu_run *R, cgm_error *err) {
   free(buf);
   return st;
 }
-
-/* --------------------------------------------------------------- SpMV --- */
 
 typedef struct {
   const cgm_bcsr *B;
@@ -152,8 +148,6 @@ static cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *varia
   cgm_bcsr_free(&B);
   return st;
 }
-
-/* ------------------------------------------------------- iterations --- */
 
 /* The grids whose CPU solves time whole iterations: 4^2 and 8^2 (the solver's fixed steps), the 2D
  * floor grid (smaller 3D grids underflow first), then sizes through the OpenMP teams' steps (a

@@ -109,8 +109,6 @@ int launches_for(double bytes) {
   return bytes < 1e7 ? 32 : (bytes < 1e8 ? 8 : 2);
 }
 
-/* ------------------------------------------------------------ loads --- */
-
 template <typename T>
 __global__ void load_fixed(const T *__restrict__ base, int nvec, int64_t m, double *out) {
   double s = 0;
@@ -230,8 +228,6 @@ out:
   cgm_cuda_free_all({base, sink, st_dev});
   return st;
 }
-
-/* ------------------------------------------------------------- SpMV --- */
 
 /* Copies of a layout on the device, cycled through by the launches of one graph: like the vector
  * sweeps, each launch then reads a matrix the previous ones did not leave in the L2. One copy
@@ -394,8 +390,6 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
   return st;
 }
 
-/* ------------------------------------- whole iterations through solve --- */
-
 /* The 2D floor grid (mb_grid), then 3D grids from 8^3 to 256^3 (quick: every other): from halos of
  * a few hundred bytes, where an exchange is its latency, to 16.8M rows. */
 static int grid_sizes(bool quick, mb_grid *k) {
@@ -478,8 +472,6 @@ cgm_status iteration_sweeps(run_t *R, cgm_error *err) {
   }
   return CGM_OK;
 }
-
-/* ------------------------------------------- the host-staged exchange --- */
 
 /* The exchange of x elements among G = 2..8 GPUs through pinned host memory (Eq. 9), timed on one:
  * the host loop's own calls (host_loop.cu: two reductions, the vector's parts down and up, the

@@ -32,15 +32,11 @@ static const double SIGMA_STARTS[] = {0.5, 1.0, 2.0, 4.0};
  * an error; a clamped, flat f only makes the step be rejected). */
 static const double LOG_CLAMP = 40.0;
 
-/* ------------------------------------------------------------ GSL errors --- */
-
 static once_flag gsl_once = ONCE_FLAG_INIT;
 /* GSL's default handler calls abort(); the library must return errors instead. */
 static void gsl_quiet(void) {
   gsl_set_error_handler_off();
 }
-
-/* ----------------------------------------------------------------- model --- */
 
 typedef struct {
   const double *u; /* log2 m, sorted ascending */
@@ -87,8 +83,6 @@ static int model_df(const gsl_vector *q, void *params, gsl_matrix *J) {
   }
   return GSL_SUCCESS;
 }
-
-/* ---------------------------------------------------------- one LM run --- */
 
 typedef struct {
   double mu, sigma, nu;
@@ -163,8 +157,6 @@ static bool physical(fit_run *r, double u_lo, double u_hi, double bmax) {
   return false;
 }
 
-/* ----------------------------------------------------- starting values --- */
-
 /* log2 m where the bin means of b (bins of BIN_WIDTH, u sorted) first reach
  * level, interpolated between bins and clamped to the data's range. The bin
  * means smooth out noise that would make single samples cross early. */
@@ -185,8 +177,6 @@ static double half_point(const double *u, const double *b, size_t n, double leve
   }
   return u[n - 1];
 }
-
-/* ------------------------------------------------- fit one point set --- */
 
 /* Standard errors of (mu, sigma, nu): (J^T J)^-1 with J the Jacobian in
  * those parameters, scaled by the residual variance chi^2 / (n - 3). */
@@ -262,8 +252,6 @@ static void goodness(const cgm_sigmoid *s, const double *u, const double *b, siz
   *rms = sqrt(ss_res / (double)n);
   *r2 = ss_tot > 0.0 ? 1.0 - ss_res / ss_tot : NAN;
 }
-
-/* -------------------------------------------------------------- public --- */
 
 typedef struct {
   double u, b; /* u first: cgm_cmp_double orders the samples by it */

@@ -189,8 +189,6 @@ cgm_status cgm_db_calibration_json(cgm_db *db, int64_t id, bool samples, cJSON *
   return listed(st, o, out);
 }
 
-/* ---------------------------------------------------------- db import --- */
-
 /* A calibration is the same by its device (kind, model, host) and when it was made. */
 typedef struct {
   const cgm_db_device *d;

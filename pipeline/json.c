@@ -187,8 +187,6 @@ cJSON *cgm_calibration_options_json(const char *device, int gpus, const cgm_cali
   return j;
 }
 
-/* ------------------------------------------------- command results --- */
-
 cJSON *cgm_info_json(const char *path, const cgm_features *f, const cgm_mm_info *mm) {
   cJSON *o = cgm_features_json(f, mm);
   json_add_string(o, "matrix", path);
@@ -244,5 +242,3 @@ cJSON *cgm_reorder_advice_json(const cgm_reorder_advice *a) {
   json_add_string(j, "why", a->why);
   return j;
 }
-
-/* ------------------------------------------------ database records --- */

@@ -143,8 +143,6 @@ bool cgm_precisions_parse(const char *s, bool mixed, unsigned *out) {
   return set != 0;
 }
 
-/* ------------------------------------------------------------ solve --- */
-
 #define S(key, type, member) F(cgm_run_solve_opts, key, type, member)
 #define SC(key, member, c, names) C(cgm_run_solve_opts, key, member, c, names)
 /* clang-format off */
@@ -226,8 +224,6 @@ cJSON *cgm_solve_request_json(const cgm_run_solve_opts *o, const cgm_solve_repor
   ran.solve.precond_block = r->opts.precond == CGM_PRECOND_BLOCK ? r->result.precond_block : 0;
   return fields_json(solve_fields, &ran, o->mpi ? skip + 2 : skip);
 }
-
-/* ---------------------------------------------------------- predict --- */
 
 #define P(key, type, member) F(cgm_predict_opts, key, type, member)
 /* clang-format off */
@@ -319,8 +315,6 @@ cJSON *cgm_predict_request_json(const cgm_predict_opts *o) {
   for (int k = 0; k < 4; k++) json_add_string(j, words[k][0], words[k][1]);
   return j;
 }
-
-/* -------------------------------------------------------- calibrate --- */
 
 /* clang-format off */
 static const field calibrate_fields[] = {

@@ -44,8 +44,6 @@ void mm_bucket_free(mm_bucket *b) {
     for (const mm_page *pg_ = (E)->bk[c_][b].head; pg_; pg_ = pg_->next)                           \
       for (const mm_ent *e = pg_->e; e < pg_->e + pg_->n; e++)
 
-/* --------------------------------------------------------------- CSR --- */
-
 typedef struct {
   int64_t uniq, dups, diag;
   int64_t delta; /* how far the block moves when gaps are closed */
@@ -177,8 +175,6 @@ cgm_status mm_assemble_csr(const mm_entries *E, int32_t nrows, int32_t ncols, in
   CGM_FREE(base, res);
   return CGM_OK;
 }
-
-/* ------------------------------------------------------------ vectors --- */
 
 void mm_assemble_dense(const mm_entries *E, int threads, double *x) {
   const int nb = E->nb;

@@ -175,8 +175,6 @@ cgm_num_result cgm_mm_parse_double(const char *s, size_t len, double *out) {
   return r;
 }
 
-/* ---------------------------------------------------------- formatting --- */
-
 static bool same_bits(double a, double b) {
   uint64_t x, y;
   memcpy(&x, &a, sizeof x);

@@ -48,8 +48,6 @@ static CGM_PRINTF(3, 4) void src_fail(mm_source *s, cgm_status code, const char 
   s->fail_code = code;
 }
 
-/* ------------------------------------------ a mapped file that shrinks --- */
-
 /* Reading a mapped page beyond the end of a file another process truncated raises SIGBUS on the
  * reading thread. While any file is mapped a handler jumps back into that thread's innermost
  * mm_source_guard; a SIGBUS outside one goes to the handler that was there before. */

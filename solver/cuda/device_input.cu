@@ -168,8 +168,6 @@ cudaError_t put_vec(bool f32, int32_t n, const double *src, void *dst, cudaStrea
   return cudaGetLastError();
 }
 
-/* ----------------------------------------------------------- host side --- */
-
 typedef struct {
   const cgm_csr_device *A;
   cudaStream_t s;
