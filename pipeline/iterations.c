@@ -53,7 +53,7 @@ double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, pipel
   m.content_id = (int64_t)(q->cache ? q->cache->content_id : 0);
   const pipeline_known known = pipeline_known_iterations(q->db, &m, q->tol);
   snprintf(src, n, "database");
-  pipeline_ratio r = {known.mixed_ratio, known.mixed_ratio > 0 && !known.mixed_alone};
+  pipeline_ratio r = {known.mixed_ratio, known.mixed_ratio > 0 && !known.mixed_alone, false};
   double k = known.k;
   if (!(k > 0) || (mx && !r.measured)) {
     /* the probe's runs: K, and mixed's run beside double's for this matrix's
@@ -63,7 +63,7 @@ double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, pipel
     if (km > 0) {
       if (known.mixed_alone)
         k = ceil(k * r.ratio * kp / km); /* recorded mixed's by its own ratio */
-      r = (pipeline_ratio){km / kp, true};
+      r = (pipeline_ratio){km / kp, true, false};
     }
     if (!(k > 0)) {
       k = kp;
@@ -77,6 +77,7 @@ double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, pipel
     } else {
       r.ratio = 1.0; /* mixed's run, at its most hopeful K */
     }
+    r.hopeful = true;
   }
   if (mx) *mx = r;
   return k;

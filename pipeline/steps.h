@@ -100,6 +100,7 @@ typedef struct pipeline_k_query {
 typedef struct pipeline_ratio {
   double ratio;  /* mixed's K over double's (0: unknown) */
   bool measured; /* this matrix's own: both precisions recorded, or both probed */
+  bool hopeful;  /* priced at its most hopeful (q->explore): mixed leads by the measured margin */
 } pipeline_ratio;
 /* the most mixed's K has been seen over double's (the CPU probe's, LF10 to 1e-8: 3) */
 #define CGM_MIXED_RATIO_MOST 3.0

@@ -87,7 +87,7 @@ static void analysis_key(const analysis *a, double k_known, pipeline_ratio ratio
   b->key.balance = so->gpu.balance;
   b->key.k_known = k_known;
   b->key.mixed_ratio = ratio.ratio;
-  b->key.mixed_measured = ratio.measured;
+  b->key.mixed_measured = ratio.measured + 2 * ratio.hopeful;
   const cgm_host_devices m = cgm_host_match(a->host, a->m.devs, a->m.ndev, so->threads);
   const int run = so->backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
   const int at[2] = {a->o->autotune ? m.gpu : run, a->o->autotune ? m.cpu : -1};
@@ -438,7 +438,7 @@ static double weigh_k(analysis *a, pipeline_ratio *ratio) {
                                     mixed ? ratio : NULL);
   for (int i = 0; ratio->ratio > 0 && i < a->m.ndev; i++) {
     a->m.devs[i].mixed_ratio = ratio->ratio;
-    a->m.devs[i].mixed_measured = ratio->measured;
+    a->m.devs[i].mixed_measured = ratio->measured || ratio->hopeful;
   }
   return k;
 }

@@ -74,9 +74,9 @@ typedef struct {
     int precond_block;
     cgm_storage storage;
     bool balance;
-    double k_known;      /* K weighed: the hint, the database's or the probe's */
-    double mixed_ratio;  /* --auto: mixed's K over double's for this matrix (0: the devices') */
-    bool mixed_measured; /* ... this matrix's own runs' (else hopeful or derived) */
+    double k_known;     /* K weighed: the hint, the database's or the probe's */
+    double mixed_ratio; /* --auto: mixed's K over double's for this matrix (0: the devices') */
+    int mixed_measured; /* pipeline_ratio: measured + 2 * hopeful */
     /* the device that runs (--auto: this machine's GPU and CPU): its
      * calibration and the fingerprint of its fits as loaded */
     int64_t calibration[2];

@@ -722,18 +722,19 @@ static void test_explore_iterations(void) {
   add_solve(db, m.id, "mixed", 500, 1e-8);
   double k = pipeline_iterations(&q, src, sizeof src, &r);
   CHECK_MSG(k == ceil(400 * 1.25 / CGM_MIXED_RATIO_MOST) && r.ratio == CGM_MIXED_RATIO_MOST &&
-                !r.measured && ceil(k * r.ratio) >= 500 && ceil(k * r.ratio) <= 503,
+                !r.measured && r.hopeful && ceil(k * r.ratio) >= 500 && ceil(k * r.ratio) <= 503,
             "mixed alone, exploring: double's K %g, ratio %g", k, r.ratio);
   q.explore = false;
   k = pipeline_iterations(&q, src, sizeof src, &r);
-  CHECK_MSG(k == 400 && fabs(r.ratio - 1.25) < 1e-12 && !r.measured && !strcmp(src, "database"),
+  CHECK_MSG(k == 400 && fabs(r.ratio - 1.25) < 1e-12 && !r.measured && !r.hopeful &&
+                !strcmp(src, "database"),
             "mixed alone: double's K %g by the learned ratio %g", k, r.ratio);
   /* double recorded too (at 1e-8, the same tolerance): the ratio is measured */
   add_solve(db, m.id, "double", 450, 1e-8);
   for (int e = 0; e < 2; e++) {
     q.explore = e;
     k = pipeline_iterations(&q, src, sizeof src, &r);
-    CHECK_MSG(k == 450 && fabs(r.ratio - 500.0 / 450) < 1e-12 && r.measured,
+    CHECK_MSG(k == 450 && fabs(r.ratio - 500.0 / 450) < 1e-12 && r.measured && !r.hopeful,
               "both recorded (explore %d): K %g, ratio %g", e, k, r.ratio);
   }
   /* a new content with double alone: mixed at double's K when exploring, else the default */
@@ -744,8 +745,8 @@ static void test_explore_iterations(void) {
   add_solve(db, m.id, "double", 321, 1e-8);
   q.explore = true;
   k = pipeline_iterations(&q, src, sizeof src, &r);
-  CHECK_MSG(k == 321 && r.ratio == 1.0 && !r.measured, "double alone, exploring: %g, ratio %g", k,
-            r.ratio);
+  CHECK_MSG(k == 321 && r.ratio == 1.0 && !r.measured && r.hopeful,
+            "double alone, exploring: %g, ratio %g", k, r.ratio);
   q.explore = false;
   k = pipeline_iterations(&q, src, sizeof src, &r);
   CHECK_MSG(k == 321 && r.ratio == 0, "double alone: %g, ratio %g", k, r.ratio);
