@@ -184,15 +184,14 @@ static cgm_candidate price_one(const cgm_tuner_device *dv, int d, cgm_plan *pl, 
   c.fits = dv->is_cpu || dv->mem_bytes <= 0 || pl->device_bytes <= dv->mem_bytes;
   c.what_if = !dv->is_cpu && dv->what_if_from > 0 && G >= dv->what_if_from;
   c.speedup = NAN;
-  /* Setup is timed by the bytes of the iteration's layout. Mixed precision makes its single copy on
-   * the device: where the GPU builds the layout (one GPU, N = 1) its setups measured 0.7-0.95x
-   * double's, elsewhere the host builds double's layout for it and they measured as long as
-   * double's (within 10%, one H200, 2026-11-30: bench/results/2026-11-30_h200_tuner_terms.txt). */
+  /* Setup is timed by the bytes of the iteration's layout. Mixed precision uploads double's values
+   * and makes its single copy on the device: priced as double's layout, its setups measured
+   * 0.7-1.3x double's at N = 1 (median 0.93) and within 10% at N = 2 (docs/model.md). */
   const bool dev = !dv->is_cpu && cgm_plan_layout_on_device(pl);
   double setup_bytes = (double)pl->device_bytes;
   if (pr == CGM_PREC_MIXED) {
     cgm_plan sp = *pl;
-    cgm_plan_set_precision(&sp, dev ? CGM_PREC_SINGLE : CGM_PREC_DOUBLE);
+    cgm_plan_set_precision(&sp, CGM_PREC_DOUBLE);
     setup_bytes = (double)sp.device_bytes;
   }
   solution_time(&c, dv, setup_bytes * (G > 1 ? G : 1), dev, o);
