@@ -5,9 +5,9 @@
 # database for each build, then bench/auto_bench.py with each build on the same
 # generated files, old, new, old, new (CuPy in the first pass alone). From the repository root after
 # scripts/device-run.sh has linked the tree:
-#   scripts/device-run.sh exec bench/auto_old_new.sh OLD_CGMODEL [CASE...]
-# CASE: a .mtx path (default: gen poisson2d --n 2048, mesh3d --n 300000
-# --contrast 100, elasticity3d --n 32). Results: $OUT/auto_old_new.tgz and
+#   scripts/device-run.sh exec bash bench/auto_old_new.sh OLD_CGMODEL [CASE...]
+# CASE: a .mtx path, beside gen poisson2d --n 2048, mesh3d --n 300000
+# --contrast 100 and elasticity3d --n 32. Results: $OUT/auto_old_new.tgz and
 # summary.txt.
 set -uo pipefail
 old=$1
@@ -18,14 +18,11 @@ mkdir -p "$out/m"
 trap 'rm -rf "$out"/*/cache "$out"/m; tar czf "${OUT:-.}/auto_old_new.tgz" -C "$(dirname "$out")" auto_old_new; cp "$out/summary.txt" "${OUT:-.}/"' EXIT
 say() { echo "$@" | tee -a "$out/summary.txt"; }
 say "$(date -u +%FT%TZ): $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(nproc) cores"
-cases=("$@")
-if [ ${#cases[@]} -eq 0 ]; then
-  "$new" gen poisson2d --n 2048 -o "$out/m/poisson2d_2048.mtx"
-  "$new" gen mesh3d --n 300000 --contrast 100 -o "$out/m/mesh3d_300k_contrast.mtx"
-  "$new" gen elasticity3d --n 32 -o "$out/m/elasticity3d_32.mtx"
-  touch -d '-1 min' "$out"/m/*.mtx
-  cases=("$out"/m/*.mtx)
-fi
+"$new" gen poisson2d --n 2048 -o "$out/m/poisson2d_2048.mtx"
+"$new" gen mesh3d --n 300000 --contrast 100 -o "$out/m/mesh3d_300k_contrast.mtx"
+"$new" gen elasticity3d --n 32 -o "$out/m/elasticity3d_32.mtx"
+touch -d '-1 min' "$out"/m/*.mtx
+cases=("$out"/m/*.mtx "$@")
 t0=$(date +%s)
 timeout 120 "$new" calibrate --devices cuda:0 --quick --db "$out/cal.db" >"$out/calibrate.txt" 2>&1
 say "calibrate --quick: rc $?, $(($(date +%s) - t0)) s"
