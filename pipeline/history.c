@@ -184,7 +184,10 @@ pipeline_known pipeline_known_iterations(cgm_db *db, const cgm_db_matrix *matrix
       best[p] = s->iterations, dist[p] = d, at[p] = ts;
   }
   free(h.v);
-  const double ratio = best[0] > 0 && best[1] > 0 && same_tol(at[0], at[1]) ? best[1] / best[0] : 0;
+  /* both recorded: their ratio, each count taken to tol where their tolerances differ */
+  const double ratio = best[0] > 0 && best[1] > 0
+                           ? scale_tol(best[1], at[1], tol) / scale_tol(best[0], at[0], tol)
+                           : 0;
   out.mixed_ratio = ratio;
   if (best[0] > 0) {
     out.k = ceil(scale_tol(best[0], at[0], tol));

@@ -53,9 +53,11 @@ double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, pipel
   m.content_id = (int64_t)(q->cache ? q->cache->content_id : 0);
   const pipeline_known known = pipeline_known_iterations(q->db, &m, q->tol);
   snprintf(src, n, "database");
-  pipeline_ratio r = {known.mixed_ratio, known.mixed_ratio > 0 && !known.mixed_alone, false};
+  pipeline_ratio r = {known.mixed_ratio, !(known.mixed_ratio > 0) ? PIPELINE_RATIO_NONE
+                                         : known.mixed_alone      ? PIPELINE_RATIO_DERIVED
+                                                                  : PIPELINE_RATIO_RECORDED};
   double k = known.k;
-  if (!(k > 0) || (mx && !r.measured)) {
+  if (!(k > 0) || (mx && r.source != PIPELINE_RATIO_RECORDED)) {
     /* the probe's runs: K, and mixed's run beside double's for this matrix's
      * own ratio where none is recorded (both kept: paid once) */
     const double kp = probe_k(q, CGM_PREC_DOUBLE);
@@ -63,22 +65,15 @@ double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, pipel
     if (km > 0) {
       if (known.mixed_alone)
         k = ceil(k * r.ratio * kp / km); /* recorded mixed's by its own ratio */
-      r = (pipeline_ratio){km / kp, true, false};
+      r = (pipeline_ratio){km / kp, PIPELINE_RATIO_PROBED};
     }
     if (!(k > 0)) {
       k = kp;
       snprintf(src, n, kp > 0 ? "probe" : "estimate");
     }
   }
-  if (mx && q->explore && !r.measured) {
-    if (known.mixed_alone) { /* double's run, at its most hopeful K */
-      k = ceil(known.k * r.ratio / CGM_MIXED_RATIO_MOST);
-      r.ratio = CGM_MIXED_RATIO_MOST;
-    } else {
-      r.ratio = 1.0; /* mixed's run, at its most hopeful K */
-    }
-    r.hopeful = true;
-  }
+  if (mx && q->explore && r.source == PIPELINE_RATIO_NONE)
+    r = (pipeline_ratio){1.0, PIPELINE_RATIO_HOPEFUL}; /* mixed's run, at its most hopeful K */
   if (mx) *mx = r;
   return k;
 }

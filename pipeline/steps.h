@@ -53,9 +53,9 @@ typedef struct pipeline_known {
   double k;           /* double precision's K to tol; 0: no recorded solve of the matrix */
   bool exact;         /* recorded in double at this tolerance (else scaled: by log(2 / tol) from the
                          nearest tolerance recorded, and from mixed's count by the mixed ratio) */
-  double mixed_ratio; /* mixed's K over double's: this very matrix's where both are recorded; where
-                         mixed alone is, the ratio k was derived by (mixed priced at its own K); 0:
-                         neither */
+  double mixed_ratio; /* mixed's K over double's: this very matrix's where both are recorded (each
+                         scaled to tol); where mixed alone is, the ratio k was derived by (mixed
+                         priced at its own K); 0: neither */
   bool mixed_alone;   /* mixed alone recorded: k is derived, mixed_ratio not measured */
 } pipeline_known;
 pipeline_known pipeline_known_iterations(cgm_db *db, const cgm_db_matrix *m, double tol);
@@ -84,11 +84,10 @@ double pipeline_probe_k(const pipeline_probe *h, double tol);
  * on this matrix: recorded, else from the probe's run in mixed precision beside double's (kept
  * beside the entry too; ratio 0: unknown, the tuner's default).
  *
- * q->explore (a solve that records its run, --auto weighing both precisions): what no run of this
- * matrix has measured is priced at its most hopeful, so that the choice runs it once and its record
- * tells: mixed's ratio unknown, 1 (as many iterations as double); mixed alone recorded, double's K
- * as mixed's over CGM_MIXED_RATIO_MOST. A run that teaches is not wasted where its precision was
- * the better; where it was not, a second solve knows both. */
+ * q->explore (a Jacobi solve that records its run, --auto weighing both precisions): where nothing
+ * tells mixed's ratio on this matrix (no record of mixed, no probe), it is priced at its most
+ * hopeful, 1, so that the choice runs mixed once and its record tells; where mixed was the slower,
+ * the next solve knows it. */
 typedef struct pipeline_k_query {
   cgm_db *db; /* NULL: none */
   const cgm_csr *A;
@@ -97,13 +96,24 @@ typedef struct pipeline_k_query {
   double tol, hint, budget;
   bool explore;
 } pipeline_k_query;
+/* Where mixed's ratio came from: none (the tuner's default), the ratio mixed alone's record was
+ * taken to double's by, the probe's two runs, both precisions' records of this matrix, or explore's
+ * most hopeful. The recorded and the hopeful lead by CGM_MIXED_MARGIN_MEASURED. */
+typedef enum {
+  PIPELINE_RATIO_NONE,
+  PIPELINE_RATIO_DERIVED,
+  PIPELINE_RATIO_PROBED,
+  PIPELINE_RATIO_RECORDED,
+  PIPELINE_RATIO_HOPEFUL
+} pipeline_ratio_source;
 typedef struct pipeline_ratio {
-  double ratio;  /* mixed's K over double's (0: unknown) */
-  bool measured; /* this matrix's own: both precisions recorded, or both probed */
-  bool hopeful;  /* priced at its most hopeful (q->explore): mixed leads by the measured margin */
+  double ratio; /* mixed's K over double's (0: unknown) */
+  pipeline_ratio_source source;
 } pipeline_ratio;
-/* the most mixed's K has been seen over double's (the CPU probe's, LF10 to 1e-8: 3) */
-#define CGM_MIXED_RATIO_MOST 3.0
+/* Whether the tuner's margin for mixed is CGM_MIXED_MARGIN_MEASURED. */
+static inline bool pipeline_ratio_own(pipeline_ratio r) {
+  return r.source == PIPELINE_RATIO_RECORDED || r.source == PIPELINE_RATIO_HOPEFUL;
+}
 double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, pipeline_ratio *mx);
 
 /* What --auto's analysis costs where nothing of it is kept yet: the tuner's plans, one walk of the

@@ -32,8 +32,9 @@ typedef struct cgm_tuner_device {
                                 samples = 0: `setup` stands for it */
   double start_s;            /* a GPU's start (driver, context) as calibrated; 0: the CPU, none */
   double mixed_ratio;        /* mixed precision's iterations over double's (<= 0: 1.2) */
-  bool mixed_measured;       /* mixed_ratio is this matrix's own, measured (or its most hopeful,
-                                for a run to measure it): mixed leads by CGM_MIXED_MARGIN_MEASURED */
+  bool mixed_measured;       /* mixed_ratio is this matrix's own, from solves recorded in both
+                                precisions (or its most hopeful, for a run to measure it): mixed
+                                leads by CGM_MIXED_MARGIN_MEASURED */
   uint64_t fingerprint;      /* of the calibration's fits and coefficients as loaded: a verdict
                                 kept from them is stale once a refit changes them */
   char interconnect[272];    /* the profile its exchanges are priced by: its calibration's own

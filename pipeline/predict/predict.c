@@ -82,7 +82,7 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
     to.iterations = pipeline_iterations(&q, r->k_source, sizeof r->k_source, &ratio);
     for (int i = 0; i < r->ndev && ratio.ratio > 0; i++) {
       r->devs[i].mixed_ratio = ratio.ratio;
-      r->devs[i].mixed_measured = ratio.measured || ratio.hopeful;
+      r->devs[i].mixed_measured = pipeline_ratio_own(ratio);
     }
     if (!(to.iterations > 0)) to.iterations = cgm_iterations_estimate(A->nrows, to.tol);
     r->iterations = to.iterations;

@@ -18,9 +18,9 @@ static const char ANALYSIS[] = "analysis";
  * (double and mixed, --auto beside them) finds each again, not the last one's alone. */
 enum { ANALYSIS_KEPT = 8 };
 /* 3: --auto's verdicts are kept too (the constraints in the key, the configuration chosen beside
- * the prediction); 5, 7: the mixed ratio, the storage in the key; 8: the walk past one wave; 9:
- * whether the ratio is measured */
-enum { ANALYSIS_VERSION = 9 };
+ * the prediction); 5, 7: the mixed ratio, the storage in the key; 8: the walk past one wave; 9, 10:
+ * where the ratio came from, mixed's setup priced as double's */
+enum { ANALYSIS_VERSION = 10 };
 
 /* What the analysis works from and on. */
 typedef struct {
@@ -38,11 +38,12 @@ typedef struct {
 /* K, the iterations a solve is expected to take (pipeline_iterations:
  * budget < 0 runs no probe); src says where it came from; *mx (NULL: not
  * asked) mixed's K over double's on this matrix, at its most hopeful where
- * the solve records what it runs (pipeline_k_query.explore). */
+ * a Jacobi solve records what it runs (pipeline_k_query.explore). */
 static double known_iterations(const analysis *a, double tol, double budget, char *src, size_t n,
                                pipeline_ratio *mx) {
   const cgm_run_solve_opts *o = a->o;
-  const bool explore = mx && o->record && !o->db_readonly && a->m.db;
+  const bool explore = mx && o->record && !o->db_readonly && a->m.db &&
+                       a->r->opts.precond == CGM_PRECOND_JACOBI; /* what the records count */
   const pipeline_k_query q = {
       a->m.db, a->A, o->csr ? NULL : o->matrix, &a->r->cache, tol, o->iters_hint, budget, explore};
   return pipeline_iterations(&q, src, n, mx);
@@ -87,7 +88,7 @@ static void analysis_key(const analysis *a, double k_known, pipeline_ratio ratio
   b->key.balance = so->gpu.balance;
   b->key.k_known = k_known;
   b->key.mixed_ratio = ratio.ratio;
-  b->key.mixed_measured = ratio.measured + 2 * ratio.hopeful;
+  b->key.mixed_source = (int)ratio.source;
   const cgm_host_devices m = cgm_host_match(a->host, a->m.devs, a->m.ndev, so->threads);
   const int run = so->backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
   const int at[2] = {a->o->autotune ? m.gpu : run, a->o->autotune ? m.cpu : -1};
@@ -438,7 +439,7 @@ static double weigh_k(analysis *a, pipeline_ratio *ratio) {
                                     mixed ? ratio : NULL);
   for (int i = 0; ratio->ratio > 0 && i < a->m.ndev; i++) {
     a->m.devs[i].mixed_ratio = ratio->ratio;
-    a->m.devs[i].mixed_measured = ratio->measured || ratio->hopeful;
+    a->m.devs[i].mixed_measured = pipeline_ratio_own(*ratio);
   }
   return k;
 }

@@ -76,7 +76,7 @@ typedef struct {
     bool balance;
     double k_known;     /* K weighed: the hint, the database's or the probe's */
     double mixed_ratio; /* --auto: mixed's K over double's for this matrix (0: the devices') */
-    int mixed_measured; /* pipeline_ratio: measured + 2 * hopeful */
+    int mixed_source;   /* pipeline_ratio.source */
     /* the device that runs (--auto: this machine's GPU and CPU): its
      * calibration and the fingerprint of its fits as loaded */
     int64_t calibration[2];

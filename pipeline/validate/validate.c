@@ -209,7 +209,7 @@ static cgm_status tune_matrix(validation *v, const cgm_csr *A, const cgm_feature
             ? pipeline_probe_iterations(A, to.tol, PIPELINE_PROBE_BUDGET, CGM_PREC_MIXED)
             : 0;
     for (int i = 0; i < nl && km > 0; i++)
-      local[i].mixed_ratio = km / to.iterations, local[i].mixed_measured = true;
+      local[i].mixed_ratio = km / to.iterations; /* probed: the default margin */
   }
   cgm_candidate *c = NULL;
   int nc = 0;

@@ -493,11 +493,11 @@ static void test_probe(void) {
                   km = solve_count(&A, 1e-8, CGM_PREC_MIXED);
     const pipeline_k_query q = {NULL, &A, NULL, NULL, 1e-8, 0, PIPELINE_PROBE_BUDGET, false};
     char src[32];
-    pipeline_ratio ratio = {-1, false};
+    pipeline_ratio ratio = {-1, PIPELINE_RATIO_NONE};
     const double k = pipeline_iterations(&q, src, sizeof src, &ratio);
     CHECK_MSG(k == kd && !strcmp(src, "probe"), "%s: K %g from %s, the solve %d", mixed[m], k, src,
               kd);
-    CHECK_MSG(fabs(ratio.ratio - (double)km / kd) < 1e-12 && ratio.measured,
+    CHECK_MSG(fabs(ratio.ratio - (double)km / kd) < 1e-12 && ratio.source == PIPELINE_RATIO_PROBED,
               "%s: mixed ratio %g, the solves %d / %d", mixed[m], ratio.ratio, km, kd);
     cgm_csr_free(&A);
   }
@@ -689,10 +689,10 @@ static void test_known_iterations(void) {
   cgm_db_close(db);
 }
 
-/* A solve that records its run (--auto, pipeline_k_query.explore) prices what no run of the matrix
- * measured at its most hopeful, so that one run tells: mixed's ratio unknown, 1; mixed alone
- * recorded, double's K at mixed's over CGM_MIXED_RATIO_MOST (mixed still at its own); both
- * recorded, the measured ratio, whether exploring or not. */
+/* A solve that records its run (--auto, pipeline_k_query.explore) prices mixed's ratio at its most
+ * hopeful, 1, where nothing of mixed on the matrix is known, so that one run tells; mixed alone
+ * recorded, double's K by the ratio learned elsewhere (mixed at its own), exploring or not; both
+ * recorded, their ratio, at one tolerance or each taken to the asked one. */
 static void test_explore_iterations(void) {
   cgm_error err = {0};
   char dbp[512], src[32];
@@ -720,23 +720,32 @@ static void test_explore_iterations(void) {
   add_solve(db, other.id, "double", 200, 1e-8);
   add_solve(db, other.id, "mixed", 250, 1e-8);
   add_solve(db, m.id, "mixed", 500, 1e-8);
-  double k = pipeline_iterations(&q, src, sizeof src, &r);
-  CHECK_MSG(k == ceil(400 * 1.25 / CGM_MIXED_RATIO_MOST) && r.ratio == CGM_MIXED_RATIO_MOST &&
-                !r.measured && r.hopeful && ceil(k * r.ratio) >= 500 && ceil(k * r.ratio) <= 503,
-            "mixed alone, exploring: double's K %g, ratio %g", k, r.ratio);
-  q.explore = false;
-  k = pipeline_iterations(&q, src, sizeof src, &r);
-  CHECK_MSG(k == 400 && fabs(r.ratio - 1.25) < 1e-12 && !r.measured && !r.hopeful &&
-                !strcmp(src, "database"),
-            "mixed alone: double's K %g by the learned ratio %g", k, r.ratio);
+  double k;
+  for (int e = 0; e < 2; e++) {
+    q.explore = !e;
+    k = pipeline_iterations(&q, src, sizeof src, &r);
+    CHECK_MSG(k == 400 && fabs(r.ratio - 1.25) < 1e-12 && r.source == PIPELINE_RATIO_DERIVED &&
+                  !strcmp(src, "database"),
+              "mixed alone (explore %d): double's K %g by the learned ratio %g", !e, k, r.ratio);
+  }
   /* double recorded too (at 1e-8, the same tolerance): the ratio is measured */
   add_solve(db, m.id, "double", 450, 1e-8);
   for (int e = 0; e < 2; e++) {
     q.explore = e;
     k = pipeline_iterations(&q, src, sizeof src, &r);
-    CHECK_MSG(k == 450 && fabs(r.ratio - 500.0 / 450) < 1e-12 && r.measured && !r.hopeful,
+    CHECK_MSG(k == 450 && fabs(r.ratio - 500.0 / 450) < 1e-12 &&
+                  r.source == PIPELINE_RATIO_RECORDED,
               "both recorded (explore %d): K %g, ratio %g", e, k, r.ratio);
   }
+  /* at 1e-6 too, double alone: at 1e-6 each count is taken there (mixed's 500 from 1e-8), and
+   * at 1e-8 the nearest of each, the same pair as above */
+  add_solve(db, m.id, "double", 300, 1e-6);
+  k = pipeline_iterations(&(pipeline_k_query){db, &A, NULL, &cr, 1e-6, 0, -1.0, true}, src,
+                          sizeof src, &r);
+  const double m6 = 500 * log(2.0 / 1e-6) / log(2.0 / 1e-8);
+  CHECK_MSG(k == 300 && fabs(r.ratio - m6 / 300) < 1e-9 && r.source == PIPELINE_RATIO_RECORDED,
+            "both recorded, mixed at another tolerance: K %g, ratio %g (want %g)", k, r.ratio,
+            m6 / 300);
   /* a new content with double alone: mixed at double's K when exploring, else the default */
   cr.content_id = 0x7171;
   m.content_id = 0x7171, m.id = 0;
@@ -745,11 +754,12 @@ static void test_explore_iterations(void) {
   add_solve(db, m.id, "double", 321, 1e-8);
   q.explore = true;
   k = pipeline_iterations(&q, src, sizeof src, &r);
-  CHECK_MSG(k == 321 && r.ratio == 1.0 && !r.measured && r.hopeful,
+  CHECK_MSG(k == 321 && r.ratio == 1.0 && r.source == PIPELINE_RATIO_HOPEFUL,
             "double alone, exploring: %g, ratio %g", k, r.ratio);
   q.explore = false;
   k = pipeline_iterations(&q, src, sizeof src, &r);
-  CHECK_MSG(k == 321 && r.ratio == 0, "double alone: %g, ratio %g", k, r.ratio);
+  CHECK_MSG(k == 321 && r.ratio == 0 && r.source == PIPELINE_RATIO_NONE,
+            "double alone: %g, ratio %g", k, r.ratio);
   cgm_csr_free(&A);
   cgm_db_close(db);
 }
