@@ -3,7 +3,7 @@
 # The test command of the README: installs what is missing, builds, runs every
 # test (GPU tests skip without a GPU), then builds a CPU-only tree under
 # AddressSanitizer + UndefinedBehaviorSanitizer and runs the unit and e2e
-# tests there too, and last runs each libFuzzer harness for 20 s.
+# tests there too, and last runs the libFuzzer harnesses, 30 s at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
