@@ -110,9 +110,14 @@ typedef struct pipeline_ratio {
   double ratio; /* mixed's K over double's (0: unknown) */
   pipeline_ratio_source source;
 } pipeline_ratio;
-/* Whether the tuner's margin for mixed is CGM_MIXED_MARGIN_MEASURED. */
-static inline bool pipeline_ratio_own(pipeline_ratio r) {
-  return r.source == PIPELINE_RATIO_RECORDED || r.source == PIPELINE_RATIO_HOPEFUL;
+/* The ratio given to the tuner's devices where known (ratio 0: their default stands), with the
+ * margin it earns: CGM_MIXED_MARGIN_MEASURED for the recorded and the hopeful. */
+static inline void pipeline_ratio_give(pipeline_ratio r, cgm_tuner_device *devs, int n) {
+  for (int i = 0; r.ratio > 0 && i < n; i++) {
+    devs[i].mixed_ratio = r.ratio;
+    devs[i].mixed_measured =
+        r.source == PIPELINE_RATIO_RECORDED || r.source == PIPELINE_RATIO_HOPEFUL;
+  }
 }
 double pipeline_iterations(const pipeline_k_query *q, char *src, size_t n, pipeline_ratio *mx);
 

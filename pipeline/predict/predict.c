@@ -80,10 +80,7 @@ cgm_status cgm_predict(cgm_db *db, const cgm_predict_opts *o, cgm_predict_report
         db, A, o->csr ? NULL : o->matrix, cr, to.tol, o->iters_hint, PIPELINE_PROBE_BUDGET, false};
     pipeline_ratio ratio = {0};
     to.iterations = pipeline_iterations(&q, r->k_source, sizeof r->k_source, &ratio);
-    for (int i = 0; i < r->ndev && ratio.ratio > 0; i++) {
-      r->devs[i].mixed_ratio = ratio.ratio;
-      r->devs[i].mixed_measured = pipeline_ratio_own(ratio);
-    }
+    pipeline_ratio_give(ratio, r->devs, r->ndev);
     if (!(to.iterations > 0)) to.iterations = cgm_iterations_estimate(A->nrows, to.tol);
     r->iterations = to.iterations;
     /* the plans of every block size kept beside the entry (counted here for them all) */

@@ -437,10 +437,7 @@ static double weigh_k(analysis *a, pipeline_ratio *ratio) {
   const bool mixed = o->autotune && !o->constraints.precision_given;
   const double k = known_iterations(a, r->opts.tol, budget, r->k_source, sizeof r->k_source,
                                     mixed ? ratio : NULL);
-  for (int i = 0; ratio->ratio > 0 && i < a->m.ndev; i++) {
-    a->m.devs[i].mixed_ratio = ratio->ratio;
-    a->m.devs[i].mixed_measured = pipeline_ratio_own(*ratio);
-  }
+  pipeline_ratio_give(*ratio, a->m.devs, a->m.ndev);
   return k;
 }
 
