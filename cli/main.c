@@ -38,7 +38,11 @@ int main(int argc, char **argv) {
   if (!strcmp(name, "__options")) return cli_print_tables(); /* for the man pages */
   const cli_command *c = cli_command_find(name);
   int rc = c ? refuse_under_mpi(name) : 0;
-  if (c) return rc ? rc : cli_main(c, argc - 1, argv + 1);
+  if (c && !rc) {
+    rc = cli_main(c, argc - 1, argv + 1);
+    cgm_cuda_release_kept(); /* the pinned memory its solves kept for a next one */
+  }
+  if (c) return rc;
   fputs("cgmodel: error: unknown command '", stderr);
   cgm_fput_escaped(stderr, name, false);
   fputs("'\n\n", stderr);

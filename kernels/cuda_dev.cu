@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mutex>
+
 #include "kernels/cuda_dev.h"
 #include "kernels/cuda_util.h"
 
@@ -35,7 +37,9 @@ void cgm_cuda_matrix_free(cgm_dev_matrix *m) {
   memset(m, 0, sizeof *m);
 }
 
-static void stager_release(cgm_stager *s);
+static void stager_put(int dev, cgm_stager *s);
+static void state_put(int dev, cgm_cg_state *h);
+static cudaError_t state_take(int dev, cgm_cg_state **h);
 
 void cgm_cuda_dev_drop_graphs(cgm_cuda_dev *d) {
   if (d->dev < 0) return;
@@ -55,9 +59,8 @@ void cgm_cuda_dev_free(cgm_cuda_dev *d) {
   cgm_cuda_matrix_free(&d->C);
   cgm_cuda_free_all({d->x, d->r, d->v, d->u, d->dinv, d->s, d->partials, d->counters, d->state,
                      d->dot_tmp, d->send_idx, d->b, d->x_hi, d->y_hi, d->bj.inv, d->bj.blk});
-  for (int i = 0; i < 2; i++)
-    if (d->host_state[i]) cudaFreeHost(d->host_state[i]);
-  stager_release(&d->stage);
+  state_put(d->dev, d->host_state[0]); /* [1] lies in the same allocation */
+  stager_put(d->dev, &d->stage);
   cudaEvent_t evs[] = {d->ev[0], d->ev[1], d->ev[2], d->ev[3],   d->ev[4],  d->ev[5],
                        d->ev_a,  d->ev_b,  d->ev_c,  d->ev_pack, d->ev_fork};
   for (size_t i = 0; i < sizeof evs / sizeof *evs; i++)
@@ -111,8 +114,8 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
   CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&d->state, sizeof(cgm_cg_state)));
   CGM_CUDA_TRY(err, cudaMemsetAsync(d->counters, 0, 7 * sizeof(unsigned), d->stream));
   CGM_CUDA_TRY(err, cudaMemsetAsync(d->state, 0, sizeof(cgm_cg_state), d->stream));
-  for (int i = 0; i < 2; i++)
-    CGM_CUDA_TRY(err, cudaMallocHost((void **)&d->host_state[i], sizeof(cgm_cg_state)));
+  CGM_CUDA_TRY(err, state_take(dev, &d->host_state[0]));
+  d->host_state[1] = d->host_state[0] + 1;
   for (int i = 0; i < 6; i++) CGM_CUDA_TRY(err, cudaEventCreate(&d->ev[i]));
   cudaEvent_t *dep[] = {&d->ev_a, &d->ev_b, &d->ev_c, &d->ev_pack, &d->ev_fork};
   for (size_t i = 0; i < 5; i++)
@@ -147,8 +150,82 @@ static void stager_release(cgm_stager *s) {
   memset(s, 0, sizeof *s);
 }
 
-static cgm_status stager_alloc(stager *s, cgm_error *err) {
+/* Pinned host memory outlives a solve. Pinning is most of a small solve's setup in a warm process
+ * (one H200, 2026-12-02, bench/small_setup.sh: cudaMallocHost 0.5 ms for the state's few bytes,
+ * 2.3 ms for an 8 MB staging buffer, cudaFreeHost 0.1-0.4 ms each; 11 of Poisson 64^3's 17 ms of
+ * setup), so a device's last staging buffers and host state stay for the process's next solve on
+ * it, until cgm_cuda_release_kept. One set a device: a second solve at once on the same device
+ * pins its own, freed after it. */
+static struct {
+  cgm_stager stage;
+  cgm_cg_state *state; /* two: one per graph */
+} kept[CGM_MAX_GPUS];
+static std::mutex kept_lock;
+
+static bool kept_slot(int dev) {
+  return dev >= 0 && dev < CGM_MAX_GPUS;
+}
+
+/* s (its transfers done) kept for dev's next solve, or freed when one is kept already. */
+static void stager_put(int dev, cgm_stager *s) {
+  if (!s->buf[0] || !s->buf[1]) return stager_release(s);
+  for (int i = 0; i < 2; i++) (void)cudaEventSynchronize(s->done[i]);
+  std::lock_guard<std::mutex> g(kept_lock);
+  if (!kept_slot(dev) || kept[dev].stage.buf[0]) return stager_release(s);
+  kept[dev].stage = *s;
+  kept[dev].stage.k = 0;
+  memset(s, 0, sizeof *s);
+}
+
+static void state_put(int dev, cgm_cg_state *h) {
+  if (!h) return;
+  {
+    std::lock_guard<std::mutex> g(kept_lock);
+    if (kept_slot(dev) && !kept[dev].state) {
+      kept[dev].state = h;
+      return;
+    }
+  }
+  cudaFreeHost(h);
+}
+
+/* *h: two states, zeroed, kept or pinned now. */
+static cudaError_t state_take(int dev, cgm_cg_state **h) {
+  {
+    std::lock_guard<std::mutex> g(kept_lock);
+    if (kept_slot(dev)) *h = kept[dev].state, kept[dev].state = NULL;
+  }
+  if (!*h) {
+    const cudaError_t e = cudaMallocHost((void **)h, 2 * sizeof(cgm_cg_state));
+    if (e != cudaSuccess) return e;
+  }
+  memset(*h, 0, 2 * sizeof(cgm_cg_state));
+  return cudaSuccess;
+}
+
+extern "C" void cgm_cuda_release_kept(void) {
+  std::lock_guard<std::mutex> g(kept_lock);
+  for (int d = 0; d < CGM_MAX_GPUS; d++) {
+    if (!kept[d].stage.buf[0] && !kept[d].state) continue;
+    if (cudaSetDevice(d) == cudaSuccess) {
+      stager_release(&kept[d].stage);
+      if (kept[d].state) cudaFreeHost(kept[d].state);
+    }
+    kept[d].state = NULL;
+    (void)cudaGetLastError();
+  }
+}
+
+static cgm_status stager_alloc(const cgm_cuda_dev *d, stager *s, cgm_error *err) {
   if (s->buf[0] && s->buf[1]) return CGM_OK;
+  {
+    std::lock_guard<std::mutex> g(kept_lock);
+    if (kept_slot(d->dev) && kept[d->dev].stage.buf[0]) {
+      *s = kept[d->dev].stage;
+      memset(&kept[d->dev].stage, 0, sizeof kept[d->dev].stage);
+      return CGM_OK;
+    }
+  }
   cgm_status st = CGM_OK;
   for (int i = 0; i < 2; i++) {
     CGM_CUDA_GOTO(st, err, fail, cudaMallocHost(&s->buf[i], STAGE_BYTES));
@@ -186,7 +263,7 @@ static cgm_status stage_upload(stager *s, const cgm_cuda_dev *d, void *dst, size
     CGM_CUDA_TRY(err, e);
     return CGM_OK;
   }
-  cgm_status st = stager_alloc(s, err);
+  cgm_status st = stager_alloc(d, s, err);
   if (st) return st;
   const size_t per = STAGE_BYTES / width; /* elements a buffer holds */
   for (size_t i = 0; i < count; i += per) {
@@ -246,7 +323,7 @@ cgm_status cgm_cuda_upload_rows(cgm_cuda_dev *d, void *dst, const cgm_stage_rows
 void cgm_cuda_stage_release(cgm_cuda_dev *d) {
   if (d->dev < 0 || !d->stage.buf[0]) return;
   if (cudaSetDevice(d->dev) == cudaSuccess) (void)cudaStreamSynchronize(d->stream);
-  stager_release(&d->stage);
+  stager_put(d->dev, &d->stage);
   (void)cudaGetLastError();
 }
 

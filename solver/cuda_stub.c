@@ -12,6 +12,7 @@ void cgm_cuda_context_ready(int dev) {
 void cgm_cuda_warm_up(int count) {
   (void)count;
 }
+void cgm_cuda_release_kept(void) {}
 int cgm_cuda_device_count(void) {
   return 0;
 }

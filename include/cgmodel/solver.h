@@ -166,6 +166,11 @@ CGM_API double cgm_cuda_driver_start_s(void);
 /* Creates the CUDA context on devices 0 .. count - 1 (0.1-0.3 s each), for a thread of its own
  * while the matrix is read; errors are left to the solve. */
 CGM_API void cgm_cuda_warm_up(int count);
+/* Frees the pinned host memory that the CUDA solver keeps from one solve to the next on each GPU
+ * (two 8 MiB upload buffers and the iteration's state: pinning them again is most of a small
+ * solve's setup). The CUDA driver frees it at the process's end; call this to give it back sooner,
+ * and before cudaDeviceReset. Not while a solve runs. */
+CGM_API void cgm_cuda_release_kept(void);
 /* True when this library was built with the CUDA backend. */
 CGM_API bool cgm_have_cuda_build(void);
 /* Whether the nccl exchange's library (opened, not linked) can be opened:

@@ -232,6 +232,41 @@ static void check_device_layout(const char *what, const cgm_csr *A) {
   free(b), free(x0), free(x1);
 }
 
+/* The pinned buffers and state a solve leaves for the next (cgm_cuda_release_kept): a solve that
+ * pins its own, one that takes the kept ones after another matrix and precision used them, and
+ * one after they were released give the same iterations and the same solution, bit for bit. The
+ * matrix's arrays pass one staging buffer (8 MiB) unless small. */
+static void check_kept(int m) {
+  cgm_csr A, S;
+  cgm_error err = {0};
+  CHECK_OK(cgm_gen_poisson3d(m, &A, &err));
+  CHECK_OK(cgm_gen_elasticity3d(3, &S, &err));
+  double *b = rhs(&A), *x[3], *bs = rhs(&S), *xs = malloc(S.nrows * sizeof *xs);
+  cgm_solve_result r[3], rs;
+  cgm_precision ps[] = {CGM_PREC_MIXED, CGM_PREC_SINGLE};
+  cgm_cuda_release_kept();
+  for (int k = 0; k < 3; k++) {
+    x[k] = malloc(A.nrows * sizeof *x[k]);
+    if (k == 2) cgm_cuda_release_kept();
+    CHECK_OK(run(&A, b, x[k], CGM_BACKEND_CUDA, 1, CGM_PREC_DOUBLE, &r[k], &err));
+    if (k < 2) /* the kept state and buffers through another solve */
+      CHECK(ok_or_honest(run(&S, bs, xs, CGM_BACKEND_CUDA, 2, ps[k], &rs, &err), ps[k], &err));
+  }
+  for (int k = 1; k < 3; k++)
+    CHECK_MSG(r[k].iterations == r[0].iterations && !memcmp(x[0], x[k], A.nrows * sizeof *x[0]),
+              "poisson3d %d, solve %d of 3 (%s): %d iterations against %d, or another solution", m,
+              k + 1, k == 1 ? "kept buffers" : "after their release", r[k].iterations,
+              r[0].iterations);
+  const double res = test_residual(&A, b, x[2]);
+  CHECK_MSG(res <= 1e-8, "poisson3d %d after the release: residual %.3g", m, res);
+  const double res_s = test_residual(&S, bs, xs); /* the last solve of S: single precision */
+  CHECK_MSG(rs.converged ? res_s <= tol_of(CGM_PREC_SINGLE) : res_s < 1e-4,
+            "elasticity on the kept buffers: residual %.3g", res_s);
+  for (int k = 0; k < 3; k++) free(x[k]);
+  free(b), free(bs), free(xs);
+  cgm_csr_free(&A), cgm_csr_free(&S);
+}
+
 /* An unreachable tolerance on an ill-conditioned mesh (stiffness jumping
  * by 1e8 between regions): our CUDA double solve stops at its floor, says
  * so, reports the floor as the CPU's test recomputes it in long double,
@@ -416,6 +451,7 @@ int main(void) {
     check_matrix(real[i], &A);
     cgm_csr_free(&A);
   }
+  check_kept(small ? 9 : 64);
   check_floor(small ? 500 : 2000);
   if (!small) check_floor(40000); /* 120,000 rows */
   failures();
