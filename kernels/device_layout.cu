@@ -67,7 +67,7 @@ __global__ void fill(int64_t nslots, int bx, int by, const IP *rowptr, const int
 
 /* cgm_values_choose_by's pass: found |= CGM_VALUES_OUTSIDE where a value lies outside vs's
  * dictionary (where vs is DICT; a NaN is in none), one such in *outside (any), | CGM_VALUES_NOT_F32
- * where one is not a float. */
+ * where one is not a float, | CGM_VALUES_FAR where one is outside float's normal range. */
 __global__ void values_found(int64_t nnz, const double *val, cgm_value_set vs, unsigned *found,
                              double *outside) {
   unsigned f = 0;
@@ -77,6 +77,7 @@ __global__ void values_found(int64_t nnz, const double *val, cgm_value_set vs, u
     for (int i = 0; i < vs.ndict && !in; i++) in = vs.dict[i] == v;
     if (!in) *outside = v, f |= CGM_VALUES_OUTSIDE;
     f |= (double)(float)v == v ? 0u : CGM_VALUES_NOT_F32;
+    f |= CGM_FLOAT_NEAR(v) ? 0u : CGM_VALUES_FAR;
   }
   if (f) atomicOr(found, f);
 }

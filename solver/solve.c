@@ -408,8 +408,9 @@ cgm_status cgm_solve_fallback(cgm_problem *pb, cgm_solve_result *res, cgm_error 
   if (st == CGM_ENOCONV && res->iterations >= cap) {
     snprintf(res->stop_reason, sizeof res->stop_reason,
              "maximum of %d iterations reached with relative residual %.3g (target %.3g), %d of "
-             "them in single precision",
-             cap, res->solver_residual, pb->tol, first.iterations);
+             "them %s",
+             cap, res->solver_residual, pb->tol, first.iterations,
+             o.precision == CGM_PREC_MIXED ? "in single precision" : "on values rounded to floats");
     snprintf(e2.msg, sizeof e2.msg, "%s", res->stop_reason);
   }
   if (err && st != CGM_OK) *err = e2;
@@ -493,10 +494,17 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
    * of the cap (stalled, or broken down in rounding) hands over to double, from where it got if
    * that is finite and nearer than x0 by a residual recomputed here (single can diverge, LF10
    * reached 1e25, and its own residual need not show it). */
-  if (st == CGM_ENOCONV && o->precision == CGM_PREC_MIXED && o->fallback &&
+  /* Compact storage promises it too, but values that float rounds can make an ill-conditioned
+   * matrix indefinite (a mesh whose stiffness jumps by 1e8: the least eigenvalue of D^-1/2 A
+   * D^-1/2, 3.3e-10, rounded to -1.8e-10), where CG diverges: it goes on with full values the same
+   * way. */
+  const bool rounded = o->storage == CGM_STORAGE_COMPACT && res->storage == CGM_VALUES_F32 &&
+                       !res->storage_exact && o->precision == CGM_PREC_DOUBLE;
+  if (st == CGM_ENOCONV && (o->precision == CGM_PREC_MIXED || rounded) && o->fallback &&
       res->iterations < pb.maxiter) {
     if (!(true_residual(A, bs, ys, 1.0) < true_residual(A, b, x, bnorm))) /* NaN: x0 too */
       for (int32_t i = 0; i < A->nrows; i++) ys[i] = x[i] / bnorm;
+    if (rounded) pb.opts.storage = pb.plan.o.storage = CGM_STORAGE_FULL;
     st = cgm_solve_fallback(&pb, res, err);
   }
   res->time_setup_s += time_bjacobi;

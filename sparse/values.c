@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The values' storage format of a layout (cgm_value_set): chosen once per
  * solve from A's values, the same on the CPU and the GPU. */
+#include <math.h>
+
 #include "cgmodel/sparse.h"
 
 static int dict_code(const cgm_value_set *s, double v) {
@@ -26,7 +28,10 @@ cgm_values cgm_values_pick(unsigned cls, int64_t nnz, int n, cgm_storage storage
       (storage == CGM_STORAGE_AUTO && (double)nnz * 12.0 < CGM_COMPACT_MIN_BYTES))
     return CGM_VALUES_FULL;
   if (n == 1 && (cls & CGM_CAN_DICT)) return CGM_VALUES_DICT;
-  return (cls & CGM_CAN_F32) || storage == CGM_STORAGE_COMPACT ? CGM_VALUES_F32 : CGM_VALUES_FULL;
+  /* compact rounds to floats where they stay near (a value past float's range: full) */
+  return (cls & CGM_CAN_F32) || (storage == CGM_STORAGE_COMPACT && (cls & CGM_CAN_F32_NEAR))
+             ? CGM_VALUES_F32
+             : CGM_VALUES_FULL;
 }
 
 /* The padding's 0 alone, the column's bits for nbcols; *codes: the dictionary's room. */
@@ -37,10 +42,11 @@ static cgm_value_set start(int32_t nbcols, int *codes) {
   return s;
 }
 
-static cgm_value_set settle(cgm_value_set s, bool dict, bool f32, int64_t nnz, int n,
+static cgm_value_set settle(cgm_value_set s, bool dict, bool f32, bool near, int64_t nnz, int n,
                             cgm_storage storage, cgm_precision prec) {
-  s.fmt =
-      cgm_values_pick((dict ? CGM_CAN_DICT : 0) | (f32 ? CGM_CAN_F32 : 0), nnz, n, storage, prec);
+  s.fmt = cgm_values_pick((dict ? CGM_CAN_DICT : 0) | (f32 ? CGM_CAN_F32 : 0) |
+                              (near ? CGM_CAN_F32_NEAR : 0),
+                          nnz, n, storage, prec);
   s.exact = s.fmt == CGM_VALUES_FULL || dict || f32;
   if (!dict) s.ndict = s.shift = 0;
   return s;
@@ -72,6 +78,7 @@ static int host_pass(void *ctx, const cgm_value_set *s, double *outside) {
       found |= CGM_VALUES_OUTSIDE;
     }
     found |= (double)(float)v == v ? 0 : CGM_VALUES_NOT_F32;
+    found |= CGM_FLOAT_NEAR(v) ? 0 : CGM_VALUES_FAR;
   }
   return found;
 }
@@ -94,7 +101,7 @@ bool cgm_values_choose_by(cgm_value_set *out, const double *val, int64_t nnz, in
                           void *ctx) {
   int codes;
   cgm_value_set s = start(nbcols, &codes);
-  *out = settle(s, false, false, nnz, n, CGM_STORAGE_FULL, prec);
+  *out = settle(s, false, false, false, nnz, n, CGM_STORAGE_FULL, prec);
   if (cgm_values_pick(CGM_CAN_DICT | CGM_CAN_F32, nnz, n, storage, prec) == CGM_VALUES_FULL)
     return true;
   double v[CGM_VALUES_SAMPLE], w = 0.0;
@@ -104,14 +111,16 @@ bool cgm_values_choose_by(cgm_value_set *out, const double *val, int64_t nnz, in
     f32 = f32 && (double)(float)v[k] == v[k];
     dict = dict && dict_add(&s, v[k], codes);
   }
-  int found = CGM_VALUES_NOT_F32; /* the sample's answer where it rules out both */
-  while (dict || f32) {
+  /* the sample's answer where it rules out both, unless compact needs the range */
+  int found = CGM_VALUES_NOT_F32 | CGM_VALUES_FAR;
+  for (bool passed = false; dict || f32 || (!passed && storage == CGM_STORAGE_COMPACT);
+       passed = true) {
     s.fmt = dict ? CGM_VALUES_DICT : CGM_VALUES_FULL;
     if ((found = pass(ctx, &s, &w)) < 0) return false;
     if (!(found & CGM_VALUES_OUTSIDE) || !(dict = dict && dict_add(&s, w, codes))) break;
   }
-  *out = settle(s, dict && !(found & CGM_VALUES_OUTSIDE), !(found & CGM_VALUES_NOT_F32), nnz, n,
-                storage, prec);
+  *out = settle(s, dict && !(found & CGM_VALUES_OUTSIDE), !(found & CGM_VALUES_NOT_F32),
+                !(found & CGM_VALUES_FAR), nnz, n, storage, prec);
   return true;
 }
 
@@ -119,9 +128,13 @@ unsigned cgm_values_class(const double *val, int64_t nnz, int32_t ncols) {
   if (!val) return 0; /* a pattern alone: full values */
   const cgm_value_set s =
       cgm_values_choose(val, nnz, 1, ncols, CGM_STORAGE_COMPACT, CGM_PREC_DOUBLE);
-  bool f32 = s.exact; /* f32: every value a float; a dictionary's own values say */
-  for (int j = 1; j < s.ndict; j++) f32 = f32 && (double)(float)s.dict[j] == s.dict[j];
-  return (s.fmt == CGM_VALUES_DICT ? CGM_CAN_DICT : 0) | (f32 ? CGM_CAN_F32 : 0);
+  /* f32: every value a float, a dictionary's own values say (compact's full: one that is not) */
+  bool f32 = s.exact && s.fmt != CGM_VALUES_FULL;
+  bool near = s.fmt != CGM_VALUES_FULL; /* compact's full: a value past float's range */
+  for (int j = 1; j < s.ndict; j++)
+    f32 = f32 && (double)(float)s.dict[j] == s.dict[j], near = near && CGM_FLOAT_NEAR(s.dict[j]);
+  return (s.fmt == CGM_VALUES_DICT ? CGM_CAN_DICT : 0) | (f32 ? CGM_CAN_F32 : 0) |
+         (near ? CGM_CAN_F32_NEAR : 0);
 }
 
 unsigned cgm_values_class_sampled(const double *val, int64_t nnz, int32_t ncols) {

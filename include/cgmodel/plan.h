@@ -49,7 +49,7 @@ CGM_API cgm_status cgm_plan_features_blocks(const cgm_csr *A, unsigned blocks, c
                                             cgm_error *err);
 /* The version of what cgm_plan_features gives, kept with a cached matrix's features (cache extra
  * "features"): bump it when the features, their struct or the layout rule change. */
-#define CGM_PLAN_FEATURES_VERSION 4u
+#define CGM_PLAN_FEATURES_VERSION 5u
 
 /* ------------------------------------------------------- the plan --- */
 

@@ -48,7 +48,8 @@ typedef struct cgm_solve_opts {
   int maxiter;      /* <= 0: 10 * dimension, at least 1000 */
   int check_every;  /* GPU: test convergence every k iterations (<= 0: automatic) */
   int threads;      /* CPU: OpenMP threads, <= 0: the OpenMP default */
-  bool fallback;    /* mixed precision stopped short of the cap goes on in double (default) */
+  bool fallback;    /* mixed precision stopped short of the cap goes on in double, compact storage's
+                     * rounded values with full ones (default) */
   cgm_gpu_opts gpu; /* CUDA backend */
   /* Progress: called with the solver's relative residual estimate at
    * iteration 0, every monitor_every iterations (<= 0: 1; on a GPU at the
@@ -119,7 +120,8 @@ typedef struct cgm_solve_result {
   int64_t device_bytes;     /* memory the configuration allocated on each device */
   int64_t exchange_bytes;   /* bytes moved between devices per iteration */
   bool stalled;            /* stopped because the true residual stopped falling in this precision */
-  int fallback_iterations; /* mixed precision that went on in double: its iterations before */
+  int fallback_iterations; /* mixed precision that went on in double, or compact storage's rounded
+                            * values that went on full: its iterations before */
   int precond_block;       /* block-Jacobi's block size as run (0: Jacobi) */
   int ranks;               /* MPI processes that ran the solve (cgm_solve_mpi); 0: one process */
   double attainable_residual; /* u ||A||_inf ||x|| / ||b||: the least its arithmetic shows */

@@ -191,14 +191,21 @@ CGM_API cgm_value_set cgm_values_choose(const double *val, int64_t nnz, int n, i
  * CGM_VALUES_NOT_F32 where one is not a float, < 0 when it failed (then false, *out full). */
 #define CGM_VALUES_OUTSIDE 1
 #define CGM_VALUES_NOT_F32 2
+/* | CGM_VALUES_FAR where one lies outside float's normal range (CGM_FLOAT_NEAR): a float would make
+ * it infinite or keep few of its digits, so compact storage keeps full values there. */
+#define CGM_VALUES_FAR 4
+#define CGM_FLOAT_NEAR(v) ((v) == 0.0 || (fabs(v) >= 1.17549435e-38 && fabs(v) <= 3.40282347e+38))
 CGM_API bool cgm_values_choose_by(cgm_value_set *out, const double *val, int64_t nnz, int n,
                                   int32_t nbcols, cgm_storage storage, cgm_precision prec,
                                   int (*pass)(void *ctx, const cgm_value_set *s, double *outside),
                                   void *ctx);
 /* What A's values allow (one pass over them): bit CGM_CAN_DICT, a
- * dictionary at N = 1; bit CGM_CAN_F32, every value a float. */
+ * dictionary at N = 1; bit CGM_CAN_F32, every value a float; bit
+ * CGM_CAN_F32_NEAR, every value within float's normal range (compact's
+ * rounded floats). */
 #define CGM_CAN_DICT 1u
 #define CGM_CAN_F32 2u
+#define CGM_CAN_F32_NEAR 4u
 CGM_API unsigned cgm_values_class(const double *val, int64_t nnz, int32_t ncols);
 /* cgm_values_class of CGM_VALUES_SAMPLE of them, 32 runs evenly spaced (all where fewer): what a
  * whole pass would say of a stencil's or an integer-valued matrix's values, without the pass

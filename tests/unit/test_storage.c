@@ -136,6 +136,7 @@ static int pass_on_host(void *ctx, const cgm_value_set *s, double *outside) {
     for (int i = 0; i < s->ndict && !in; i++) in = s->dict[i] == h->val[k];
     if (!in) *outside = h->val[k], found |= CGM_VALUES_OUTSIDE;
     found |= (double)(float)h->val[k] == h->val[k] ? 0 : CGM_VALUES_NOT_F32;
+    found |= CGM_FLOAT_NEAR(h->val[k]) ? 0 : CGM_VALUES_FAR;
   }
   return h->fail ? -1 : found;
 }
@@ -143,15 +144,18 @@ static int pass_on_host(void *ctx, const cgm_value_set *s, double *outside) {
 /* cgm_values_choose_by with a pass as the GPU makes it gives what cgm_values_choose's passes on
  * every core give: the same format, exactness and dictionary (as a set), on values of every kind
  * (a stencil's, a value the sample misses, integers past the dictionary's room, values that are
- * not floats, a NaN); no pass where the sample rules both formats out; a failed pass says so. */
+ * not floats, a NaN, values past float's range or below its normal range); no pass where the
+ * sample rules both formats out (but compact's, which needs the range); a failed pass says so. */
 static void test_choose_by(void) {
   const int64_t big = (int64_t)(CGM_COMPACT_MIN_BYTES / 12) + 1;
   double *v = malloc((size_t)big * sizeof *v);
   CHECK(v != NULL);
   if (!v) return;
-  for (int kind = 0; kind < 7; kind++) {
+  for (int kind = 0; kind < 9; kind++) {
     for (int64_t k = 0; k < big; k++)
-      v[k] = kind == 0   ? (k % 7 == 0 ? 6.0 : -1.0) /* a stencil */
+      v[k] = kind == 7   ? 1e50 / (double)(k + 3)    /* past float's range */
+             : kind == 8 ? 1e-40 / (double)(k + 3)   /* below its normal range */
+             : kind == 0 ? (k % 7 == 0 ? 6.0 : -1.0) /* a stencil */
              : kind == 1 ? (k % 7 == 0         ? 6.0
                             : k == big / 3 + 6 ? 2.5
                                                : -1.0)                         /* one unsampled */
@@ -174,9 +178,14 @@ static void test_choose_by(void) {
         for (int j = 0; j < b.ndict; j++) in = in || a.dict[i] == b.dict[j];
         CHECK(in);
       }
-      /* none where full is asked or the sample rules both out; two where it misses one value */
-      CHECK(h.calls == (st == 2 || kind == 3 ? 0 : kind == 1 || kind == 6 ? 2 : 1));
+      /* none where full is asked or the sample rules both out (but compact: the range), two
+       * where it misses one value */
+      const bool none = st == 2 || (st == 0 && (kind == 3 || kind >= 7));
+      CHECK(h.calls == (none ? 0 : kind == 1 || kind == 6 ? 2 : 1));
       if (kind == 1 && st < 2) CHECK(b.fmt == CGM_VALUES_DICT && b.ndict == 4);
+      /* compact rounds to floats only where they stay near the values */
+      if (st == 1 && kind >= 7) CHECK(b.fmt == CGM_VALUES_FULL && b.exact);
+      if (st == 1 && kind == 3) CHECK(b.fmt == CGM_VALUES_F32 && !b.exact);
     }
   }
   host_pass h = {v, big, 0, 1};
@@ -228,6 +237,30 @@ static void test_solves(void) {
   CHECK_MSG(strstr(msg, "storage compact") && strstr(msg, "single"), "%s", msg);
   const cgm_solve_result ps = solve(&P, CGM_STORAGE_AUTO, CGM_PREC_MIXED, CGM_OK, NULL);
   CHECK(ps.storage == CGM_VALUES_FULL);
+  /* values floats cannot hold: compact keeps them full (as floats they were infinite: NaN) */
+  for (int64_t k = 0; k < K.nnz; k++) K.val[k] *= 1e50;
+  const cgm_solve_result kb = solve(&K, CGM_STORAGE_COMPACT, CGM_PREC_DOUBLE, CGM_OK, NULL);
+  CHECK(kb.storage == CGM_VALUES_FULL && kb.iterations == kf.iterations);
+  /* Stiffness jumping by 1e8: rounded to floats the matrix is indefinite and CG on them diverges;
+   * the solve goes on with full values and meets the tolerance (solve() recomputes it). */
+  cgm_csr M;
+  CHECK_OK(cgm_gen_mesh3d_coef(500, 8, CGM_NUMBERING_SORTED, 1, 1e8, &M, &err));
+  double *ones = malloc(M.nrows * sizeof *ones), *b = malloc(M.nrows * sizeof *b);
+  double *x = calloc(M.nrows, sizeof *x);
+  for (int32_t i = 0; i < M.nrows; i++) ones[i] = 1.0;
+  cgm_csr_spmv(&M, ones, b);
+  cgm_solve_opts o = cgm_solve_opts_default();
+  o.storage = CGM_STORAGE_COMPACT;
+  o.tol = 1e-3;
+  cgm_solve_result mc;
+  CHECK_OK(cgm_solve(&M, b, x, &o, &mc, &err));
+  const double res = test_residual(&M, b, x);
+  CHECK_MSG(mc.fallback_iterations > 0 && mc.storage == CGM_VALUES_FULL && mc.converged &&
+                res <= 1e-3,
+            "compact on a 1e8 contrast: %d iterations on floats, then %s, residual %.3g",
+            mc.fallback_iterations, cgm_values_name(mc.storage), res);
+  free(ones), free(b), free(x);
+  cgm_csr_free(&M);
   cgm_csr_free(&P);
   cgm_csr_free(&K);
 }
@@ -256,31 +289,35 @@ static void test_model_bytes(void) {
 /* The model prices the format a solve would take: what A's values allow
  * (cgm_values_class), auto's rule by size and precision, --storage full. */
 static void test_model_format(void) {
+  const unsigned NEAR = CGM_CAN_F32_NEAR; /* every value within float's normal range */
   cgm_csr P, K;
   cgm_error err;
   read_matrix("bcsstk15", &K);
-  CHECK(cgm_values_class(K.val, K.nnz, K.ncols) == 0);
+  CHECK(cgm_values_class(K.val, K.nnz, K.ncols) == NEAR); /* floats round them */
   const double third[3] = {1.0 / 3.0, 0.25, 3.0}, sixteenths[3] = {1.0 / 16, 0.5, 2.0};
-  CHECK(cgm_values_class(third, 3, 10) == CGM_CAN_DICT); /* few values, 1/3 not a float */
-  CHECK(cgm_values_class(sixteenths, 3, 10) == (CGM_CAN_DICT | CGM_CAN_F32));
+  CHECK(cgm_values_class(third, 3, 10) == (CGM_CAN_DICT | NEAR)); /* few values, 1/3 not a float */
+  CHECK(cgm_values_class(sixteenths, 3, 10) == (CGM_CAN_DICT | CGM_CAN_F32 | NEAR));
   double many[40];
   for (int i = 0; i < 40; i++) many[i] = 1.0 + i;
-  CHECK(cgm_values_class(many, 40, 10) == CGM_CAN_F32);
+  CHECK(cgm_values_class(many, 40, 10) == (CGM_CAN_F32 | NEAR));
   many[7] = 0.1;
+  CHECK(cgm_values_class(many, 40, 10) == NEAR);
+  many[9] = 1e39; /* past float's range: compact keeps full values */
   CHECK(cgm_values_class(many, 40, 10) == 0);
+  many[9] = 10.0;
   /* sampled: the class of every value where a sample sees them all (Poisson's two, bcsstk15's
    * many), and where fewer than the sample, the whole pass's */
-  CHECK(cgm_values_class_sampled(K.val, K.nnz, K.ncols) == 0);
-  CHECK(cgm_values_class_sampled(many, 40, 10) == 0);
+  CHECK(cgm_values_class_sampled(K.val, K.nnz, K.ncols) == NEAR);
+  CHECK(cgm_values_class_sampled(many, 40, 10) == NEAR);
   many[7] = 8.0;
-  CHECK(cgm_values_class_sampled(many, 40, 10) == CGM_CAN_F32);
+  CHECK(cgm_values_class_sampled(many, 40, 10) == (CGM_CAN_F32 | NEAR));
   /* 60^3: 1.5M entries, past CGM_COMPACT_MIN_BYTES */
   CHECK_OK(cgm_gen_poisson3d(60, &P, &err));
   CHECK((double)P.nnz * 12.0 >= CGM_COMPACT_MIN_BYTES);
   CHECK(P.nnz > 1000 * CGM_VALUES_SAMPLE &&
         cgm_values_class_sampled(P.val, P.nnz, P.ncols) ==
             cgm_values_class(P.val, P.nnz, P.ncols) &&
-        cgm_values_class(P.val, P.nnz, P.ncols) == (CGM_CAN_DICT | CGM_CAN_F32));
+        cgm_values_class(P.val, P.nnz, P.ncols) == (CGM_CAN_DICT | CGM_CAN_F32 | NEAR));
   const struct {
     const cgm_csr *A;
     int n;
@@ -420,10 +457,12 @@ static void test_class_agrees(void) {
   enum { BIG = 1500000 }; /* past CGM_COMPACT_MIN_BYTES: auto may compact */
   double *v = malloc(BIG * sizeof *v);
   if (!v) return;
-  for (int c = 0; c < 6; c++) {
+  for (int c = 0; c < 8; c++) {
     int32_t ncols = c == 5 ? (1 << 28) + 1 : 5000; /* 2^29 columns: 4 codes a value */
     for (int64_t k = 0; k < BIG; k++)
-      v[k] = c == 0   ? (k % 3 ? 1.0 / 3.0 : -0.1)             /* a dictionary, not floats */
+      v[k] = c == 6   ? 1e50 / (double)(k + 3)                 /* past float's range */
+             : c == 7 ? (k % 3 ? 1e50 : -1e49)                 /* a dictionary past it */
+             : c == 0 ? (k % 3 ? 1.0 / 3.0 : -0.1)             /* a dictionary, not floats */
              : c == 1 ? (double)(k % 1000)                     /* floats, too many for codes */
              : c == 2 ? (k == BIG / 2 ? NAN : (double)(k % 5)) /* a NaN */
              : c == 5 ? (double)(k % 6)                        /* 6 values, 4 codes */
