@@ -2,8 +2,10 @@
 /* The one parser of the command line, and --help, both driven by the command's tables (args.h). */
 #include "cli/args.h"
 
+#include <ctype.h>
 #include <float.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/output.h"
@@ -86,9 +88,17 @@ static cJSON *value_of(const cli_opt *o, const char *v, char *msg, size_t n) {
   if (o->kind == CLI_CHOICE)
     snprintf(msg, n, "%s: '%s' is not %s", o->flag, v, words_text(o->values, buf, sizeof buf));
   else {
+    char *end; /* a numeral all the same: a value past the range, or one a double cannot hold */
+    const double w = strtod(v, &end);
+    const bool numeral = !integer && end != v && !*end && !isspace((unsigned char)*v) && w == w;
     if (range || integer) snprintf(buf, sizeof buf, " in [%.17g, %.17g]", lo, hi);
-    snprintf(msg, n, "option %s: '%s' is not %s%s", o->flag, v, integer ? "an integer" : "a number",
-             buf);
+    snprintf(msg, n, "option %s: '%s' is %s%s", o->flag, v,
+             numeral   ? (range ? "not" : "beyond what a double holds")
+             : integer ? "not an integer"
+                       : "not a number",
+             numeral && range ? buf
+             : numeral        ? ""
+                              : buf);
   }
   return NULL;
 }

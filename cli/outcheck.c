@@ -37,8 +37,12 @@ static int refuse_unwritable(const char *cmd, const char *opt, const char *out) 
 
 int cli_refuse_alias(const char *cmd, const char *opt, const char *out, cli_writes_fn writes,
                      const cli_input *in, int n) {
-  if (!out || !*out) return 0;
-  int rc = strcmp(out, "-") ? refuse_unwritable(cmd, opt, out) : 0;
+  if (!out) return 0;
+  if (!*out) return cli_error(cmd, 2, "%s: no file name given", opt);
+  if (!strcmp(out, "-")) /* where a reader takes "-" for standard input, a file named - surprises */
+    return cli_error(cmd, 2, "%s -: standard output carries this command's report: name a file",
+                     opt);
+  int rc = refuse_unwritable(cmd, opt, out);
   if (rc) return rc;
   if (!writes) writes = cgm_path_aliases;
   for (int i = 0; i < n; i++)

@@ -18,8 +18,9 @@ typedef struct cli_input {
 typedef bool (*cli_writes_fn)(const char *out, const char *path);
 
 /* Prints "cgmodel <cmd>: error: <opt> <out> is <role> <path>: ..." and returns 2 when `out` (NULL:
- * nothing to check) would overwrite one of the n inputs, or cannot be written at all (a directory,
- * or a folder that is not there or not writable: said before any work); returns 0 otherwise.
+ * nothing to check) would overwrite one of the n inputs, or cannot be written at all (no name, "-",
+ * a directory, or a folder that is not there or not writable: said before any work); returns 0
+ * otherwise.
  * `writes` NULL means cgm_path_aliases. */
 int cli_refuse_alias(const char *cmd, const char *opt, const char *out, cli_writes_fn writes,
                      const cli_input *in, int n);

@@ -38,6 +38,17 @@ done
 expect_fail 2 "--maxiter -3: not in 0..1000000000" "$CGM" solve A.mtx --maxiter -3
 expect_fail 2 "option --tol: ' 1e-3' is not a number" "$CGM" solve A.mtx --tol " 1e-3"
 expect_fail 2 "option --tol: '1e-3 ' is not a number" "$CGM" solve A.mtx --tol "1e-3 "
+expect_fail 2 "option --tol: '1e-400' is beyond what a double holds" "$CGM" solve A.mtx --tol 1e-400
+expect_fail 2 "option --tol: 'nan' is not a number" "$CGM" solve A.mtx --tol nan
+# an output named "" or "-" is refused before the solve (it ran, and the solution was lost)
+expect_fail 2 "-o: no file name given" "$CGM" solve "$DATA/bcsstk01.mtx" --no-record -o ""
+expect_fail 2 "-o -: standard output carries this command's report" "$CGM" solve \
+  "$DATA/bcsstk01.mtx" --no-record -o -
+assert_no_file - "-o - wrote a file named -"
+# gen -o - writes the matrix to standard output, which solve - reads
+"$CGM" gen poisson2d --n 5 -o - 2>/dev/null | "$CGM" solve - --no-record --json >piped.json &&
+  assert_py "__import__('json').load(open('piped.json'))['converged'] is True" "gen -o - | solve -"
+assert_no_file - "gen -o - wrote a file named -"
 expect_fail 2 "--fits: 'avg,,max' has an empty item" "$CGM" plot calibration --fits avg,,max -o p.png
 expect_fail 2 "--fits: 'avg' is given twice" "$CGM" plot calibration --fits avg,avg -o p.png
 expect_fail 2 "--fits: the list is empty" "$CGM" plot calibration --fits "" -o p.png
