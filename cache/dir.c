@@ -171,6 +171,22 @@ cgm_status cgm_cache_list(const char *dir, cgm_cache_entry **out, int *count, cg
   return CGM_OK;
 }
 
+/* Whether the file at p is the cache's own: an entry's or an extra's magic first, or a temporary
+ * whose writer stopped before its header. A user's file that only looks like one by its name, and a
+ * symbolic link, are left alone. */
+static bool ours(const char *p, bool tmp) {
+  const int fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+  if (fd < 0) return false;
+  struct stat s;
+  char m[8];
+  const bool regular = !fstat(fd, &s) && S_ISREG(s.st_mode);
+  const ssize_t n = regular ? read(fd, m, sizeof m) : -1;
+  close(fd);
+  if (n == (ssize_t)sizeof m)
+    return !memcmp(m, CGM_CACHE_MAGIC, 8) || !memcmp(m, CGM_CACHE_EXTRA_MAGIC, 8);
+  return tmp && n >= 0;
+}
+
 cgm_status cgm_cache_clear(const char *dir, int *removed, cgm_error *err) {
   *removed = 0;
   DIR *d = opendir(dir);
@@ -179,10 +195,11 @@ cgm_status cgm_cache_clear(const char *dir, int *removed, cgm_error *err) {
   char p[4200];
   cgm_status st = CGM_OK;
   while ((de = readdir(d))) {
-    if (!cgm_cache_is_entry_name(de->d_name) && !cgm_cache_is_tmp_name(de->d_name) &&
-        !cgm_cache_is_extra_name(de->d_name))
+    const bool tmp = cgm_cache_is_tmp_name(de->d_name);
+    if (!cgm_cache_is_entry_name(de->d_name) && !tmp && !cgm_cache_is_extra_name(de->d_name))
       continue;
     snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+    if (!ours(p, tmp)) continue;
     if (!unlink(p))
       (*removed)++;
     else if (errno != ENOENT && !st)

@@ -12,7 +12,8 @@
 #include "cgmodel/cache.h"
 #include "cgmodel/sparse.h"
 
-#define CGM_CACHE_MAGIC "CGMCSR\r\n" /* 8 bytes: the CR-LF catches a text-mode copy */
+#define CGM_CACHE_MAGIC "CGMCSR\r\n"      /* 8 bytes: the CR-LF catches a text-mode copy */
+#define CGM_CACHE_EXTRA_MAGIC "CGMXTRA\n" /* an extra's (extra.c) */
 #define CGM_CACHE_VERSION 1u
 #define CGM_CACHE_ENDIAN 0x0102030405060708ULL
 #define CGM_CACHE_SUFFIX ".csr"

@@ -17,7 +17,6 @@
 #include "cache/hash.h"
 #include "cgmodel/cache.h"
 
-#define EXTRA_MAGIC "CGMXTRA\n"
 #define EXTRA_MAX_BYTES ((size_t)1 << 20) /* extras are small */
 
 typedef struct {
@@ -103,7 +102,7 @@ void cgm_cache_extra_put(const cgm_cache_report *rep, const char *kind, uint32_t
   int fd = mkstemp(tmp);
   if (fd < 0) return;
   extra_header h = {"", 1, version, rep->entry_id, bytes, cgm_xxh64(data, bytes, 0)};
-  memcpy(h.magic, EXTRA_MAGIC, 8);
+  memcpy(h.magic, CGM_CACHE_EXTRA_MAGIC, 8);
   bool ok =
       write(fd, &h, sizeof h) == (ssize_t)sizeof h && write(fd, data, bytes) == (ssize_t)bytes;
   if (close(fd)) ok = false;
@@ -123,7 +122,7 @@ void *cgm_cache_extra_load(const cgm_cache_report *rep, const char *kind, uint32
   unsigned char *buf = NULL;
   /* a FIFO or device there is not ours */
   bool ok = !fstat(fd, &sb) && S_ISREG(sb.st_mode) && read(fd, &h, sizeof h) == (ssize_t)sizeof h &&
-            !memcmp(h.magic, EXTRA_MAGIC, 8) && h.format == 1 && h.version == version &&
+            !memcmp(h.magic, CGM_CACHE_EXTRA_MAGIC, 8) && h.format == 1 && h.version == version &&
             h.entry_id == rep->entry_id && h.bytes <= EXTRA_MAX_BYTES &&
             (buf = malloc(h.bytes + 1)) != NULL && read(fd, buf, h.bytes + 1) == (ssize_t)h.bytes &&
             cgm_xxh64(buf, h.bytes, 0) == h.hash;

@@ -235,11 +235,15 @@ D=$TMP/other-cache
 expect_exit 0 "${SOLVE[@]}" --cache-dir "$D"
 assert_eq "$(find "$D" -name '*.csr' | wc -l)" 1 "--cache-dir"
 echo keep >"$D/notes.txt"
+echo mine >"$D/0123456789abcdef.csr" # named as an entry is, but no entry
+echo mine >"$D/0123456789abcdef.csr-features"
 expect_exit 0 "$CGM" cache clear --cache-dir "$D"
 last_stdout_contains "2 files removed" # the entry and its checked extra
 assert_file_exists "$D/notes.txt" "clear keeps other files"
+assert_file_exists "$D/0123456789abcdef.csr" "clear keeps a file that is no entry by its name alone"
+assert_file_exists "$D/0123456789abcdef.csr-features" "clear keeps a file that is no extra"
 expect_exit 0 "$CGM" cache list --json --cache-dir "$D"
-json_check "$OUT" 'j["entries"] == []' "empty after clear"
+json_check "$OUT" '[e["valid_header"] for e in j["entries"]] == [False]' "no entry after clear, the look-alike listed as none"
 expect_exit 0 "$CGM" cache list --cache-dir "$TMP/none"
 last_stdout_contains "0 entries"
 
