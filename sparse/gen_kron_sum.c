@@ -14,6 +14,8 @@ cgm_status cgm_gen_kron_sum(const cgm_csr *A, int32_t k, cgm_csr *B, cgm_error *
     return cgm_fail(err, CGM_EINPUT, "Kronecker sum of a %d x %d matrix: not square", A->nrows,
                     A->ncols);
   if (k < 1) return cgm_fail(err, CGM_EINPUT, "Kronecker sum with k = %d layers (need k >= 1)", k);
+  if (!cgm_csr_is_symmetric(A)) /* the sum is SPD only where A is */
+    return cgm_fail(err, CGM_EINPUT, "Kronecker sum of a matrix that is not symmetric");
   const int64_t rows = (int64_t)A->nrows * k;
   if (rows > INT32_MAX)
     return cgm_fail(err, CGM_EINPUT,

@@ -601,6 +601,8 @@ static void test_kron_sum(void) {
       }
   cgm_csr_free(&B);
   CHECK(cgm_gen_kron_sum(&A, 0, &B, &e) == CGM_EINPUT);
+  A.val[A.rowptr[0] + 1] += 0.5; /* (0, 1) apart from (1, 0): not symmetric, the sum not SPD */
+  CHECK(cgm_gen_kron_sum(&A, k, &B, &e) == CGM_EINPUT && strstr(e.msg, "not symmetric"));
   cgm_csr_free(&A);
 }
 
