@@ -287,9 +287,11 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
     t_prev = now;
   }
   res->time_solve_s = cgm_now() - t_start;
-  /* a stall, the cap, a breakdown: x of the least true residual if the last's is worse */
+  /* a stall, a breakdown, the cap once rounding shows: x of the least true residual if the last's
+   * is worse; the cap before: the last (the CPU's rule) */
   if (st != CGM_OK && (stalled || watch)) {
-    if (stalled || !(true_residual(L, V) <= rel.least)) keep(V, n, true);
+    if (stalled || ((it < maxiter || rel.replacing) && !(true_residual(L, V) <= rel.least)))
+      keep(V, n, true);
     relres = true_residual(L, V);
   }
   cgm_cg_result_close(res, st, it, relres, maxiter, tol, CGM_PREC_DOUBLE, V->times, V->ntimed);

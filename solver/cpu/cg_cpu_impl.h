@@ -551,9 +551,13 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
   cgm_monitor_report(&pb->opts, &last_mon, it, relres, true, FN(iterate_out), C);
   res->time_solve_s = cgm_now() - t_start;
   (void)FN(iterate_out)(C, pb->x);
-  /* a stall, the cap, a breakdown: x of the least true residual if the last's is worse */
+  /* A stall, a breakdown, or the cap once rounding shows: x of the least true residual if the
+   * last's is worse. The cap in double before that: the last, CG's own (the least error in A's norm
+   * over its Krylov space, as SciPy returns; the least residual may be x0's, and a restart from it
+   * never moved). */
+  const bool capped = !stalled && !reduced && !rel.replacing && it >= pb->maxiter;
   if (st != CGM_OK && (stalled || watch)) {
-    if (stalled || !(FN(exact)(pb, pb->x) <= rel.least))
+    if (stalled || (!capped && !(FN(exact)(pb, pb->x) <= rel.least)))
       memcpy(pb->x, C->x_best, (size_t)C->B.nrows * sizeof *pb->x);
     relres = FN(exact)(pb, pb->x) / pb->bnorm;
   }
