@@ -331,6 +331,8 @@ def predict(
     (the command line's exit 1). Needs a calibration in the database.
     cache: as solve's (A's checks, features, plans and probe kept by its
     content: a second prediction of the same matrix walks none of it)."""
+    if tol is not None:  # as solve's: the relative residual to reach
+        tol = number("tol", tol, 0, 1, open_lo=True)
     M = _Matrix(A)
     opts = options(
         db=_db(db),
@@ -477,9 +479,8 @@ def solve(
     if tol is not None and rtol is not None and tol != rtol:
         raise InputError(f"tol {tol!r} and rtol {rtol!r}: rtol is tol's other name, give one")
     key = "rtol" if rtol is not None else "tol"
-    tol = number(key, tol if tol is not None else rtol if rtol is not None else 1e-8, 0, 1)
-    if tol == 0:
-        raise InputError(f"{key} is 0: the relative residual to reach is in (0, 1]")
+    tol = number(key, tol if tol is not None else rtol if rtol is not None else 1e-8, 0, 1,
+                 open_lo=True)
     atol = number("atol", atol)
     maxiter = number("maxiter", maxiter, 1, 1e9, integer=True) if maxiter is not None else None
     solver = dict(backend=backend, precision=precision, block=block, bx=bx, gpus=gpus, tol=tol,

@@ -27,15 +27,17 @@ def on_gpu(obj):
     return type(obj).__module__.startswith(("cupy", "cupyx"))
 
 
-def number(name, v, lo=0.0, hi=np.inf, integer=False):
-    """v as a float (an int when `integer`) in [lo, hi], finite."""
+def number(name, v, lo=0.0, hi=np.inf, integer=False, open_lo=False):
+    """v as a float (an int when `integer`) in [lo, hi] ((lo, hi] when open_lo), finite."""
     try:
         f = float(v)
     except (TypeError, ValueError):
         raise InputError(f"{name} is {v!r}: not a number") from None
-    if not np.isfinite(f) or not (lo <= f <= hi) or (integer and f != int(f)):
+    low_ok = lo < f if open_lo else lo <= f
+    if not np.isfinite(f) or not (low_ok and f <= hi) or (integer and f != int(f)):
         kind = "an integer" if integer else "a finite number"
-        raise InputError(f"{name} is {v!r}: {kind} in [{lo:g}, {hi:g}] is needed")
+        raise InputError(f"{name} is {v!r}: {kind} in {'(' if open_lo else '['}{lo:g}, {hi:g}] "
+                         "is needed")
     return int(f) if integer else f
 
 
