@@ -62,11 +62,14 @@ static void print_table(const cgm_validate_report *r) {
          "paper bias");
   for (int i = 0; i < r->ngroups; i++) {
     const cgm_validate_group *g = &r->groups[i];
-    printf("%-8s %-6s %2d %4d %5d %9.1f%% %+9.1f%% %10.4f %9.1f%% %9.1f%% %11.1f%% %+11.1f%%\n",
+    char paper[2][16] = {"-", "-"}; /* the paper's model prices no such configuration */
+    if (isfinite(g->paper_avg_rel_error))
+      snprintf(paper[0], 16, "%.1f%%", 100 * g->paper_avg_rel_error),
+          snprintf(paper[1], 16, "%+.1f%%", 100 * g->paper_mean_signed_error);
+    printf("%-8s %-6s %2d %4d %5d %9.1f%% %+9.1f%% %10.4f %9.1f%% %9.1f%% %12s %12s\n",
            cgm_backend_name(g->backend), cgm_precision_name(g->precision), g->block, g->gpus,
            g->count, 100 * g->avg_rel_error, 100 * g->mean_signed_error, g->variance,
-           100 * g->median_rel_error, 100 * g->p90_rel_error, 100 * g->paper_avg_rel_error,
-           100 * g->paper_mean_signed_error);
+           100 * g->median_rel_error, 100 * g->p90_rel_error, paper[0], paper[1]);
   }
   printf("tuner: choice within 5%% of the best measured on %d of %d matrices (within 10%% on %d); "
          "mean regret %.3f, worst %.3f\n",
@@ -80,6 +83,10 @@ static void print_table(const cgm_validate_report *r) {
   if (isfinite(r->ratio_mean_error))
     printf("iterations, mixed over double: within %.1f%% on average, worst %.1f%%\n",
            100 * r->ratio_mean_error, 100 * r->ratio_max_error);
+  if (r->k_counted) /* a count the probe ran to the tolerance is exact: say how many were */
+    printf("iterations: %d of %d matrices small enough for the probe to run them to the "
+           "tolerance (as --auto does), the others extrapolated or estimated\n",
+           r->k_probed, r->k_counted);
   if (r->disturbed)
     printf("disturbed: %d runs held up by other work (notes above)\n", r->disturbed);
 }

@@ -81,6 +81,8 @@ typedef struct cgm_validate_matrix {
    * mixed/double ratio; NaN where a precision was not measured */
   double k_error[2];
   double ratio_error;
+  bool k_probed; /* the double count came from a probe that ran to the tolerance (small matrices:
+                    then exact, as --auto's) */
 } cgm_validate_matrix;
 
 typedef struct cgm_validate_report {
@@ -99,8 +101,9 @@ typedef struct cgm_validate_report {
    * precision (mean, median, worst; NaN when none), and the mixed/double ratio's (mean, worst) */
   double k_mean_error[2], k_median_error[2], k_max_error[2];
   double ratio_mean_error, ratio_max_error;
-  int disturbed; /* rows other work held up: left out of the groups and the regret (unless
-                    include_disturbed), each said in a note */
+  int k_counted, k_probed; /* matrices with a double count compared; of them, probed to the tol */
+  int disturbed;           /* rows other work held up: left out of the groups and the regret (unless
+                              include_disturbed), each said in a note */
 } cgm_validate_report;
 
 /* The paper's Table 6 on this machine: for every matrix (symmetric with a positive diagonal; others

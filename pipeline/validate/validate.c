@@ -203,6 +203,9 @@ static cgm_status tune_matrix(validation *v, const cgm_csr *A, const cgm_feature
     to.tol = O->total_tol;
     /* as solve --auto on a new matrix */
     to.iterations = pipeline_probe_iterations(A, to.tol, PIPELINE_PROBE_BUDGET, CGM_PREC_DOUBLE);
+    /* within its budget of entry-steps: it ran to the tolerance (beyond: extrapolated, estimated)
+     */
+    vm.k_probed = to.iterations > 0 && to.iterations * (double)A->nnz < PIPELINE_PROBE_BUDGET;
     to.precisions = O->precisions | (1u << CGM_PREC_MIXED);
     const double km =
         to.iterations > 0
@@ -322,6 +325,7 @@ static void regret(cgm_validate_report *R) {
     for (int i = 0; e && i < R->nmatrices; i++) {
       const double x = p < 2 ? R->matrices[i].k_error[p] : R->matrices[i].ratio_error;
       if (!isfinite(x)) continue;
+      if (p == 0) R->k_counted++, R->k_probed += R->matrices[i].k_probed;
       e[n++] = x, s += x;
       if (!(x <= worst)) worst = x;
     }

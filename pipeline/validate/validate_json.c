@@ -43,6 +43,7 @@ cJSON *cgm_validate_json(const cgm_validate_report *r) {
       JSON_NUMS(q, {"mean_rel_error", r->k_mean_error[p]},
                 {"median_rel_error", r->k_median_error[p]}, {"max_rel_error", r->k_max_error[p]});
     }
+    JSON_NUMS(k, {"counted", r->k_counted}, {"probed_to_tol", r->k_probed});
     if (isfinite(r->ratio_mean_error)) {
       JSON_NUMS(k, {"mixed_over_double_mean_rel_error", r->ratio_mean_error},
                 {"mixed_over_double_max_rel_error", r->ratio_max_error});
@@ -55,6 +56,7 @@ cJSON *cgm_validate_json(const cgm_validate_report *r) {
       if (isfinite(m->k_error[0])) cJSON_AddNumberToObject(q, "double_rel_error", m->k_error[0]);
       if (isfinite(m->k_error[1])) cJSON_AddNumberToObject(q, "mixed_rel_error", m->k_error[1]);
       if (isfinite(m->ratio_error)) cJSON_AddNumberToObject(q, "ratio_rel_error", m->ratio_error);
+      cJSON_AddBoolToObject(q, "probed_to_tol", m->k_probed);
       cJSON_AddItemToArray(per, q);
     }
   }
