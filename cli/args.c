@@ -184,11 +184,11 @@ static int cli_parse(const cli_command *c, int argc, char **argv, cli_parsed *p)
       snprintf(msg, sizeof msg, "unknown option '%s'", s);
     else if (o->kind <= CLI_CONST && v)
       snprintf(msg, sizeof msg, "option %s takes no value", o->flag);
-    else if (o->kind == CLI_OPTINT && !v) /* --monitor, or --monitor K */
-      v = next && next[0] >= '0' && next[0] <= '9' && strspn(next, "0123456789") == strlen(next)
-              ? argv[++i]
-              : o->values;
-    else if (o->kind > CLI_CONST && !v && !(v = next))
+    else if (o->kind == CLI_OPTINT && !v) { /* --monitor, or --monitor K (-K: its range says) */
+      const char *d = next && next[0] == '-' ? next + 1 : next;
+      v = d && d[0] >= '0' && d[0] <= '9' && strspn(d, "0123456789") == strlen(d) ? argv[++i]
+                                                                                  : o->values;
+    } else if (o->kind > CLI_CONST && !v && !(v = next))
       snprintf(msg, sizeof msg, "option %s needs a value", o->flag);
     else if (o->kind > CLI_CONST && v == next)
       i++;
