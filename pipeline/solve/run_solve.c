@@ -166,9 +166,11 @@ static cgm_status step_solve(solve_run *s, cgm_error *err) {
   cgm_status st = cgm_solve(s->A, s->b, s->x, &so, &r->result, err);
   r->solved = st == CGM_OK || st == CGM_ENOCONV;
   /* cgm_solve knows no file names: its input errors get the file's */
-  if (st == CGM_EINPUT && err) {
-    bool about_rhs = o->rhs && !strncmp(err->msg, "right-hand side", 15);
-    cgm_error_prefix(err, "%s: ", about_rhs ? o->rhs : o->matrix);
+  if (st == CGM_EINPUT && err) { /* b's and x0's errors the vector's file, or none in memory */
+    const bool about_rhs = !strncmp(err->msg, "right-hand side", 15),
+               about_x0 = !strncmp(err->msg, "initial guess", 13);
+    const char *file = about_rhs ? o->rhs : about_x0 ? o->x0_path : o->matrix;
+    if (file) cgm_error_prefix(err, "%s: ", file);
   }
   if (r->solved) {
     if (s->generated && s->A->nrows == s->A->ncols)

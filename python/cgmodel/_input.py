@@ -198,6 +198,9 @@ def vector(v, n, what):
     from NumPy or CuPy."""
     if on_gpu(v):
         v = v.get()
+    if hasattr(v, "toarray") and hasattr(v, "nnz"):  # NumPy would see one object, not entries
+        raise InputError(f"{what} is a sparse {type(v).__name__}: a dense vector of {n} entries "
+                         f"is needed ({what}.toarray().ravel())")
     try:
         a = np.asarray(v)
     except Exception as e:  # noqa: BLE001 (anything NumPy cannot read)

@@ -163,6 +163,17 @@ def test_adversarial_cases():
             cgmodel.solve(A, **bad)
     with pytest.raises(cgmodel.InputError, match="tol is nan"):
         cgmodel.predict(A, tol=np.nan, db="x.db")
+    # b's and x0's own, not the matrix's name before them; a sparse b asked as a dense vector
+    b, x0 = np.ones(A.shape[0]), np.zeros(A.shape[0])
+    b[3], x0[2] = np.nan, np.inf
+    with pytest.raises(cgmodel.InputError) as e:
+        solve(A, b=b)
+    assert str(e.value).startswith("right-hand side entry 4 is nan")
+    with pytest.raises(cgmodel.InputError) as e:
+        solve(A, x0=x0)
+    assert str(e.value).startswith("initial guess entry 3 is inf")
+    with pytest.raises(cgmodel.InputError, match="a dense vector"):
+        solve(A, b=sp.csr_matrix(np.ones(A.shape[0])).T)
 
 
 _OOM_CHILD = """
