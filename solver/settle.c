@@ -71,6 +71,11 @@ static cgm_status check_combinations(const cgm_solve_opts *o, cgm_error *err) {
                     "storage compact stores the values apart from double arithmetic on our "
                     "kernels (precision is %s, backend %s): use storage=auto or full",
                     cgm_precision_name(o->precision), cgm_backend_name(o->backend));
+  if (o->precond_block > 0 && o->precond != CGM_PRECOND_BLOCK)
+    return cgm_fail(err, CGM_EINPUT,
+                    "precond_block %d is block-Jacobi's block size: with precond=block only "
+                    "(precond is %s)",
+                    o->precond_block, o->precond == CGM_PRECOND_JACOBI ? "jacobi" : "not block");
   if (o->precond == CGM_PRECOND_BLOCK && o->backend == CGM_BACKEND_CUSPARSE)
     return cgm_fail(err, CGM_EINPUT,
                     "precond block: the cusparse backend has Jacobi preconditioning only; "

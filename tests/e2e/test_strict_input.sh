@@ -41,6 +41,9 @@ expect_fail 2 "option --tol: '1e-3 ' is not a number" "$CGM" solve A.mtx --tol "
 expect_fail 2 "option --tol: '1e-400' is beyond what a double holds" "$CGM" solve A.mtx --tol 1e-400
 expect_fail 2 "option --tol: 'nan' is not a number" "$CGM" solve A.mtx --tol nan
 expect_fail 2 "--monitor -1: an interval of iterations" "$CGM" solve A.mtx --monitor -1
+# an option that would do nothing is refused, not dropped
+expect_fail 2 "--precond-block 3 is block-Jacobi's block size: with --precond block only" "$CGM" \
+  solve "$DATA/bcsstk01.mtx" --no-record --precond-block 3
 # an output named "" or "-" is refused before the solve (it ran, and the solution was lost)
 expect_fail 2 "-o: no file name given" "$CGM" solve "$DATA/bcsstk01.mtx" --no-record -o ""
 expect_fail 2 "-o -: standard output carries this command's report" "$CGM" solve \

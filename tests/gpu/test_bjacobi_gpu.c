@@ -38,7 +38,7 @@ static int solve(const char *what, const cgm_csr *A, const double *b, cfg c) {
   o.gpu.cg = c.cg;
   o.precision = c.prec;
   o.precond = c.pc;
-  o.precond_block = c.pblock;
+  o.precond_block = c.pc == CGM_PRECOND_BLOCK ? c.pblock : 0; /* alone it would be refused */
   o.reorder = c.reorder;
   o.layout = cgm_bcsr_default_params(c.n);
   o.gpus = c.gpus > 0 ? c.gpus : 1;

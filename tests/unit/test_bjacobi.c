@@ -145,7 +145,7 @@ static cgm_solve_result solve_pb(const cgm_csr *A, const double *b, int n, int p
   cgm_solve_opts o = cgm_solve_opts_default();
   o.layout = cgm_bcsr_default_params(n);
   o.precond = pc;
-  o.precond_block = pblock;
+  o.precond_block = pc == CGM_PRECOND_BLOCK ? pblock : 0; /* alone it would be refused */
   o.precision = p;
   o.reorder = reorder;
   cgm_solve_result r;
@@ -460,7 +460,21 @@ static void test_names(void) {
   CHECK(cgm_solve_opts_default().precond == CGM_PRECOND_JACOBI);
 }
 
+/* A block size without block-Jacobi would do nothing: refused, naming both. */
+static void test_block_alone(void) {
+  cgm_csr A;
+  cgm_error err = {0};
+  CHECK_OK(cgm_gen_poisson2d(6, &A, &err));
+  cgm_solve_opts o = cgm_solve_opts_default();
+  o.precond_block = 2;
+  CHECK(cgm_solve_opts_settle(&o, &A, &err) == CGM_EINPUT && strstr(err.msg, "precond=block only"));
+  o.precond = CGM_PRECOND_BLOCK;
+  CHECK_OK(cgm_solve_opts_settle(&o, &A, &err));
+  cgm_csr_free(&A);
+}
+
 int main(void) {
+  test_block_alone();
   test_names();
   test_inverses();
   test_elasticity();
