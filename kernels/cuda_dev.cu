@@ -134,16 +134,17 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
   return CGM_OK;
 }
 
-/* Uploads through two pinned staging buffers: the host fills one on every core (a copy, or the
- * conversion to single) while the copy engine drains the other (a pageable copy stages on one
- * thread). Small arrays go directly. The buffers are the device's (cgm_cuda_dev.stage), kept across
- * uploads. 8 MB each: pinning costs ~0.4 ms a MB, and 8 MB still keeps the copy engine busy (0.3 ms
- * a buffer at 25 GB/s). */
+/* Uploads through a ring of three pinned staging buffers: the host fills one on every core (a
+ * copy, or the conversion to single) while the copy engine drains the others (a pageable copy
+ * stages on one thread). Small arrays go directly. The buffers are the device's
+ * (cgm_cuda_dev.stage), kept across uploads. 8 MB each: pinning costs ~0.3 ms a MB; with the
+ * buffers pinned, 600 MB went at 40 GB/s through two of them and 49 through three, 50 through two
+ * of 32 MB (one H200, 2026-12-02, bench/upload_bench.c). */
 #define STAGE_BYTES ((size_t)8 << 20)
 typedef cgm_stager stager;
 
 static void stager_release(cgm_stager *s) {
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < CGM_STAGE_BUFS; i++) {
     if (s->done[i]) cudaEventDestroy(s->done[i]);
     if (s->buf[i]) cudaFreeHost(s->buf[i]);
   }
@@ -153,9 +154,9 @@ static void stager_release(cgm_stager *s) {
 /* Pinned host memory outlives a solve. Pinning is most of a small solve's setup in a warm process
  * (one H200, 2026-12-02, bench/small_setup.sh: cudaMallocHost 0.5 ms for the state's few bytes,
  * 2.3 ms for an 8 MB staging buffer, cudaFreeHost 0.1-0.4 ms each; 11 of Poisson 64^3's 17 ms of
- * setup), so a device's last staging buffers and host state stay for the process's next solve on
- * it, until cgm_cuda_release_kept. One set a device: a second solve at once on the same device
- * pins its own, freed after it. */
+ * setup, with two buffers), so a device's last staging buffers and host state stay for the
+ * process's next solve on it, until cgm_cuda_release_kept. One set a device: a second solve at once
+ * on the same device pins its own, freed after it. */
 static struct {
   cgm_stager stage;
   cgm_cg_state *state; /* two: one per graph */
@@ -168,8 +169,8 @@ static bool kept_slot(int dev) {
 
 /* s (its transfers done) kept for dev's next solve, or freed when one is kept already. */
 static void stager_put(int dev, cgm_stager *s) {
-  if (!s->buf[0] || !s->buf[1]) return stager_release(s);
-  for (int i = 0; i < 2; i++) (void)cudaEventSynchronize(s->done[i]);
+  if (!s->buf[CGM_STAGE_BUFS - 1]) return stager_release(s); /* none, or not all pinned */
+  for (int i = 0; i < CGM_STAGE_BUFS; i++) (void)cudaEventSynchronize(s->done[i]);
   std::lock_guard<std::mutex> g(kept_lock);
   if (!kept_slot(dev) || kept[dev].stage.buf[0]) return stager_release(s);
   kept[dev].stage = *s;
@@ -217,7 +218,7 @@ extern "C" void cgm_cuda_release_kept(void) {
 }
 
 static cgm_status stager_alloc(const cgm_cuda_dev *d, stager *s, cgm_error *err) {
-  if (s->buf[0] && s->buf[1]) return CGM_OK;
+  if (s->buf[CGM_STAGE_BUFS - 1]) return CGM_OK;
   {
     std::lock_guard<std::mutex> g(kept_lock);
     if (kept_slot(d->dev) && kept[d->dev].stage.buf[0]) {
@@ -227,7 +228,7 @@ static cgm_status stager_alloc(const cgm_cuda_dev *d, stager *s, cgm_error *err)
     }
   }
   cgm_status st = CGM_OK;
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < CGM_STAGE_BUFS; i++) {
     CGM_CUDA_GOTO(st, err, fail, cudaMallocHost(&s->buf[i], STAGE_BYTES));
     CGM_CUDA_GOTO(st, err, fail, cudaEventCreateWithFlags(&s->done[i], cudaEventDisableTiming));
   }
@@ -273,7 +274,7 @@ static cgm_status stage_upload(stager *s, const cgm_cuda_dev *d, void *dst, size
     CGM_CUDA_TRY(err, cudaMemcpyAsync((char *)dst + i * width, s->buf[s->k], c * width,
                                       cudaMemcpyHostToDevice, d->stream));
     CGM_CUDA_TRY(err, cudaEventRecord(s->done[s->k], d->stream));
-    s->k ^= 1;
+    s->k = (s->k + 1) % CGM_STAGE_BUFS;
   }
   return CGM_OK;
 }

@@ -24,10 +24,11 @@ typedef struct cgm_dev_matrix {
   int present; /* 0 when the layout has no block rows */
 } cgm_dev_matrix;
 
-/* The pinned staging buffers of a device's uploads (cuda_dev.cu). */
+/* The pinned staging buffers of a device's uploads (cuda_dev.cu): a ring of CGM_STAGE_BUFS. */
+#define CGM_STAGE_BUFS 3
 typedef struct cgm_stager {
-  void *buf[2];
-  cudaEvent_t done[2];
+  void *buf[CGM_STAGE_BUFS];
+  cudaEvent_t done[CGM_STAGE_BUFS];
   int k;
 } cgm_stager;
 

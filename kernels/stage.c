@@ -4,8 +4,9 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Pieces of 1 MiB: enough to keep every core's memory stream busy. */
-#define PIECE ((size_t)1 << 20)
+/* Pieces of 256 KiB: an 8 MiB staging buffer in 32, for every core of a node (with the solver's
+ * three buffers kept, 600 MB went to an H200 at 49 GB/s; bench/upload_bench.c). */
+#define PIECE ((size_t)1 << 18)
 
 void cgm_stage_fill(void *dst, const void *src, size_t count, int to_single) {
   if (to_single) {
