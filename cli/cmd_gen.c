@@ -45,8 +45,8 @@ static int body(const cli_parsed *p) {
   char dbbuf[1024];
   const cli_input in[] = {{"the database", cli_db_path(NULL, dbbuf, sizeof dbbuf)},
                           {"the --with matrix", kron ? with : NULL}};
-  if (!strcmp(out, "-")) out = "/dev/stdout"; /* gen -o - | cgmodel solve - */
-  int rc = cli_refuse_alias("gen", "-o", out, NULL, in, 2);
+  /* -o -: standard output (gen -o - | cgmodel solve -), written in place */
+  int rc = strcmp(out, "-") ? cli_refuse_alias("gen", "-o", out, NULL, in, 2) : 0;
   if (rc || cli_parse_only) return rc;
   const uint64_t seed = (uint64_t)cli_num(r, "seed", 1);
   cgm_error err = {0};

@@ -96,6 +96,10 @@ static cgm_status open_at(cgm_outfile *o, const char *path, bool follow, cgm_err
   *o = (cgm_outfile){.fd = -1};
   if (!path || !*path) return cgm_fail(err, CGM_EINPUT, "no output file name given");
   o->path = strdup(path);
+  if (!strcmp(path, "-")) { /* standard output, in place (appended to where the shell said >>) */
+    o->fd = o->path ? dup(STDOUT_FILENO) : -1;
+    return o->fd < 0 ? open_fail(o, "standard output", o->path ? errno : 0, err) : CGM_OK;
+  }
   /* following: a symbolic link's file is replaced, the link kept */
   o->final = follow ? realpath(path, NULL) : NULL;
   if (!o->final) o->final = strdup(path);

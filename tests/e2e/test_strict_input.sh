@@ -49,10 +49,16 @@ expect_fail 2 "-o: no file name given" "$CGM" solve "$DATA/bcsstk01.mtx" --no-re
 expect_fail 2 "-o -: standard output carries this command's report" "$CGM" solve \
   "$DATA/bcsstk01.mtx" --no-record -o -
 assert_no_file - "-o - wrote a file named -"
-# gen -o - writes the matrix to standard output, which solve - reads
-"$CGM" gen poisson2d --n 5 -o - 2>/dev/null | "$CGM" solve - --no-record --json >piped.json &&
-  assert_py "__import__('json').load(open('piped.json'))['converged'] is True" "gen -o - | solve -"
+# gen -o - writes the matrix to standard output, which solve - reads; redirected to a file it is
+# written in place (>> keeps what was there)
+"$CGM" gen poisson2d --n 5 -o - 2>/dev/null | "$CGM" solve - --no-record --json >piped.json ||
+  fail "gen -o - | solve - failed"
+assert_py "__import__('json').load(open('piped.json'))['converged'] is True" "gen -o - | solve -"
 assert_no_file - "gen -o - wrote a file named -"
+echo "kept" >appended.txt
+"$CGM" gen poisson2d --n 3 -o - >>appended.txt 2>/dev/null || fail "gen -o - >> a file failed"
+assert_eq "$(head -1 appended.txt) $(sed -n 2p appended.txt | cut -c1-14)" "kept %%MatrixMarket" \
+  "gen -o - >> a file appends"
 expect_fail 2 "--fits: 'avg,,max' has an empty item" "$CGM" plot calibration --fits avg,,max -o p.png
 expect_fail 2 "--fits: 'avg' is given twice" "$CGM" plot calibration --fits avg,avg -o p.png
 expect_fail 2 "--fits: the list is empty" "$CGM" plot calibration --fits "" -o p.png
