@@ -222,7 +222,8 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
   bool stalled = false;
   if (!isfinite(rr + rz)) /* a rank's GPU failed (its sums NaN): every rank stops here */
     snprintf(res->stop_reason, sizeof res->stop_reason, "NaN or Inf in the residual at CG1");
-  while (st != CGM_OK && !stalled && it < maxiter && isfinite(rr + rz)) {
+  bool hit_cap = false; /* the loop ended by the cap alone */
+  while (st != CGM_OK && !stalled && isfinite(rr + rz) && !(hit_cap = it >= maxiter)) {
     /* SpMV + CG3, p . Ap summed over the ranks */
     double vu_loc = spmv_dot(L, V), vu = 0.0;
     MPI_Allreduce(&vu_loc, &vu, 1, MPI_DOUBLE, MPI_SUM, L->comm);
@@ -290,7 +291,8 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
   /* a stall, a breakdown, the cap once rounding shows: x of the least true residual if the last's
    * is worse; the cap before: the last (the CPU's rule) */
   if (st != CGM_OK && (stalled || watch)) {
-    if (stalled || ((it < maxiter || rel.replacing) && !(true_residual(L, V) <= rel.least)))
+    const double last = true_residual(L, V);
+    if (stalled || !((hit_cap && !rel.replacing && isfinite(last)) || last <= rel.least))
       keep(V, n, true);
     relres = true_residual(L, V);
   }

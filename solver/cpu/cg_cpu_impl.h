@@ -477,7 +477,8 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
   bool stalled = false; /* then x_best is returned */
   int last_mon = -1;
   cgm_monitor_report(&pb->opts, &last_mon, 0, relres, false, FN(iterate_out), C);
-  while (st != CGM_OK && !stalled && it < pb->maxiter) {
+  bool hit_cap = false; /* the loop ended by the cap alone (not a breakdown, a NaN, a stall) */
+  while (st != CGM_OK && !stalled && !(hit_cap = it >= pb->maxiter)) {
     /* SpMV + CG3 */
     double vu = FN(spmv_vals)(B, &C->V, v, u, v);
     if (cgm_cg_breakdown(res, it, vu)) break;
@@ -555,9 +556,10 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
    * last's is worse. The cap in double before that: the last, CG's own (the least error in A's norm
    * over its Krylov space, as SciPy returns; the least residual may be x0's, and a restart from it
    * never moved). */
-  const bool capped = !stalled && !reduced && !rel.replacing && it >= pb->maxiter;
+  const bool capped = hit_cap && !rel.reduced && !rel.replacing;
   if (st != CGM_OK && (stalled || watch)) {
-    if (stalled || (!capped && !(FN(exact)(pb, pb->x) <= rel.least)))
+    const double last = FN(exact)(pb, pb->x);
+    if (stalled || !((capped && isfinite(last)) || last <= rel.least))
       memcpy(pb->x, C->x_best, (size_t)C->B.nrows * sizeof *pb->x);
     relres = FN(exact)(pb, pb->x) / pb->bnorm;
   }
