@@ -201,11 +201,12 @@ static cgm_status tune_matrix(validation *v, const cgm_csr *A, const cgm_feature
   to.max_gpus = v->maxg;
   if (O->total_tol > 0) {
     to.tol = O->total_tol;
-    /* as solve --auto on a new matrix */
-    to.iterations = pipeline_probe_iterations(A, to.tol, PIPELINE_PROBE_BUDGET, CGM_PREC_DOUBLE);
-    /* within its budget of entry-steps: it ran to the tolerance (beyond: extrapolated, estimated)
-     */
-    vm.k_probed = to.iterations > 0 && to.iterations * (double)A->nnz < PIPELINE_PROBE_BUDGET;
+    /* as solve --auto on a new matrix: exact where the probe's run reached the tolerance */
+    pipeline_probe h;
+    const bool ran = pipeline_probe_run(A, to.tol, PIPELINE_PROBE_BUDGET, CGM_PREC_DOUBLE, &h);
+    to.iterations = ran ? pipeline_probe_k(&h, to.tol) : 0;
+    for (int i = 0; ran && i < h.n; i++) vm.k_probed |= h.r[i] > 0 && h.r[i] <= to.tol;
+    free(h.r);
     to.precisions = O->precisions | (1u << CGM_PREC_MIXED);
     const double km =
         to.iterations > 0
