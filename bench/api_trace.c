@@ -8,6 +8,7 @@
  *   API_TRACE_TOP=N  rows listed (default 40) */
 #define _POSIX_C_SOURCE 199309L
 #include <cupti.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ typedef struct {
 } slot;
 
 static slot table[SLOTS];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local double started[DEPTH];
 static _Thread_local int depth;
 
@@ -52,15 +54,17 @@ static void CUPTIAPI on_call(void *user, CUpti_CallbackDomain domain, CUpti_Call
   (void)user, (void)id;
   const CUpti_CallbackData *cb = data;
   if (cb->callbackSite == CUPTI_API_ENTER) {
-    if (depth < DEPTH) started[depth] = now();
+    if (depth >= 0 && depth < DEPTH) started[depth] = now();
     depth++;
     return;
   }
-  if (--depth >= DEPTH || depth < 0) return;
+  if (depth <= 0) return; /* an exit whose entry came before the subscription */
+  if (--depth >= DEPTH) return;
   const double t = now() - started[depth];
-  /* the tracer is not thread-safe on purpose: the solver calls CUDA from one thread */
+  pthread_mutex_lock(&lock); /* the warm-up thread calls CUDA too */
   slot *s = find(cb->functionName, domain == CUPTI_CB_DOMAIN_RUNTIME_API);
   if (s) s->calls++, s->total += t;
+  pthread_mutex_unlock(&lock);
 }
 
 static int by_total(const void *a, const void *b) {

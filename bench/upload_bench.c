@@ -3,7 +3,7 @@
  * do it: one pageable cudaMemcpy, staging through pinned buffers of several sizes
  * and counts (filled on every core, in pieces of a size, while the copy engine
  * drains the others; pinned within the time, or kept from an earlier upload as the
- * solver keeps them; the solver's own way is 2 buffers of 8 MB), and the array
+ * solver keeps them; the solver's own way is 3 buffers of 8 MB, 256 KB pieces), and the array
  * pinned in place (cudaHostRegister, its cost counted). Rounds interleave the ways; it prints
  * each way's best and median seconds and GB/s. Plain CUDA runtime + OpenMP.
  * Usage: upload_bench [MB=600] [ROUNDS=5] */

@@ -169,8 +169,10 @@ static bool kept_slot(int dev) {
 
 /* s (its transfers done) kept for dev's next solve, or freed when one is kept already. */
 static void stager_put(int dev, cgm_stager *s) {
-  if (!s->buf[CGM_STAGE_BUFS - 1]) return stager_release(s); /* none, or not all pinned */
-  for (int i = 0; i < CGM_STAGE_BUFS; i++) (void)cudaEventSynchronize(s->done[i]);
+  bool ok = s->buf[CGM_STAGE_BUFS - 1] != NULL; /* all pinned */
+  for (int i = 0; ok && i < CGM_STAGE_BUFS; i++)
+    ok = cudaEventSynchronize(s->done[i]) == cudaSuccess;
+  if (!ok) return stager_release(s); /* a device in error keeps nothing */
   std::lock_guard<std::mutex> g(kept_lock);
   if (!kept_slot(dev) || kept[dev].stage.buf[0]) return stager_release(s);
   kept[dev].stage = *s;
@@ -206,15 +208,17 @@ static cudaError_t state_take(int dev, cgm_cg_state **h) {
 
 extern "C" void cgm_cuda_release_kept(void) {
   std::lock_guard<std::mutex> g(kept_lock);
+  int cur = -1; /* the caller's device, set again after (no CUDA call where nothing is kept) */
   for (int d = 0; d < CGM_MAX_GPUS; d++) {
     if (!kept[d].stage.buf[0] && !kept[d].state) continue;
-    if (cudaSetDevice(d) == cudaSuccess) {
-      stager_release(&kept[d].stage);
-      if (kept[d].state) cudaFreeHost(kept[d].state);
-    }
+    if (cur < 0 && cudaGetDevice(&cur) != cudaSuccess) cur = 0;
+    if (cudaSetDevice(d) != cudaSuccess) continue; /* kept: nothing is lost */
+    stager_release(&kept[d].stage);
+    if (kept[d].state) cudaFreeHost(kept[d].state);
     kept[d].state = NULL;
-    (void)cudaGetLastError();
   }
+  if (cur >= 0) (void)cudaSetDevice(cur);
+  (void)cudaGetLastError();
 }
 
 static cgm_status stager_alloc(const cgm_cuda_dev *d, stager *s, cgm_error *err) {

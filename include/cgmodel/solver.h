@@ -169,7 +169,7 @@ CGM_API double cgm_cuda_driver_start_s(void);
  * while the matrix is read; errors are left to the solve. */
 CGM_API void cgm_cuda_warm_up(int count);
 /* Frees the pinned host memory that the CUDA solver keeps from one solve to the next on each GPU
- * (two 8 MiB upload buffers and the iteration's state: pinning them again is most of a small
+ * (three 8 MiB upload buffers and the iteration's states: pinning them again is most of a small
  * solve's setup). The CUDA driver frees it at the process's end; call this to give it back sooner,
  * and before cudaDeviceReset. Not while a solve runs. */
 CGM_API void cgm_cuda_release_kept(void);

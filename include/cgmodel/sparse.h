@@ -6,6 +6,8 @@
 
 #include "cgmodel/export.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -194,7 +196,7 @@ CGM_API cgm_value_set cgm_values_choose(const double *val, int64_t nnz, int n, i
 /* | CGM_VALUES_FAR where one lies outside float's normal range (CGM_FLOAT_NEAR): a float would make
  * it infinite or keep few of its digits, so compact storage keeps full values there. */
 #define CGM_VALUES_FAR 4
-#define CGM_FLOAT_NEAR(v) ((v) == 0.0 || (fabs(v) >= 1.17549435e-38 && fabs(v) <= 3.40282347e+38))
+#define CGM_FLOAT_NEAR(v) ((v) == 0.0 || (fabs(v) >= FLT_MIN && fabs(v) <= FLT_MAX))
 CGM_API bool cgm_values_choose_by(cgm_value_set *out, const double *val, int64_t nnz, int n,
                                   int32_t nbcols, cgm_storage storage, cgm_precision prec,
                                   int (*pass)(void *ctx, const cgm_value_set *s, double *outside),
