@@ -206,7 +206,7 @@ static cudaError_t state_take(int dev, cgm_cg_state **h) {
   return cudaSuccess;
 }
 
-extern "C" void cgm_cuda_release_kept(void) {
+void cgm_cuda_dev_release_kept(void) {
   std::lock_guard<std::mutex> g(kept_lock);
   int cur = -1; /* the caller's device, set again after (no CUDA call where nothing is kept) */
   for (int d = 0; d < CGM_MAX_GPUS; d++) {

@@ -85,6 +85,8 @@ cgm_status cgm_cuda_upload_rows(cgm_cuda_dev *d, void *dst, const cgm_stage_rows
 /* Frees the device's pinned upload buffers once its uploads are done (a
  * solve's setup; the calibration keeps them from matrix to matrix). */
 void cgm_cuda_stage_release(cgm_cuda_dev *d);
+/* Frees the pinned memory kept for the devices' next solves (cgm_cuda_release_kept). */
+void cgm_cuda_dev_release_kept(void);
 /* Frees an uploaded layout's arrays (m zeroed). */
 void cgm_cuda_matrix_free(cgm_dev_matrix *m);
 /* cudaMalloc on d's current device, counted in d->bytes (16 bytes for 0). */

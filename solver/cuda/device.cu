@@ -21,6 +21,10 @@ extern "C" int cgm_cuda_runtime_version(void) {
   return 0;
 }
 
+extern "C" void cgm_cuda_release_kept(void) {
+  cgm_cuda_dev_release_kept();
+}
+
 extern "C" void cgm_cuda_warm_up(int count) {
   const int n = cgm_cuda_device_count();
   for (int d = 0; d < count && d < n; d++) cgm_cuda_context_ready(d);
