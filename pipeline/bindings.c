@@ -132,6 +132,7 @@ void cgm_json_release(void) {
   pthread_mutex_lock(&kept.mu);
   release_locked();
   pthread_mutex_unlock(&kept.mu);
+  cgm_cuda_release_kept(); /* and the GPUs' pinned memory the solves kept */
 }
 
 /* The kept handle of o's database, locked until the solve ends (NULL: the solve opens its own). */

@@ -20,7 +20,8 @@ CGM_BEGIN_DECLS
  * and solve. *out is for cgm_json_free; NULL after an error. A is checked first (cgm_csr_check). */
 CGM_API void cgm_json_free(char *text);
 /* Closes the database cgm_json_solve keeps open between a process's solves (its last commits
- * checkpointed into the file); the next solve opens it again. A binding calls it at exit. */
+ * checkpointed into the file) and frees the GPUs' kept pinned memory (cgm_cuda_release_kept); the
+ * next solve opens and pins them again. A binding calls it at exit. */
 CGM_API void cgm_json_release(void);
 /* info --json of A (square); `name` is its "matrix". */
 CGM_API cgm_status cgm_json_info(const cgm_csr *A, const char *name, char **out, cgm_error *err);

@@ -23,6 +23,7 @@ from ._api import (
     have_cuda,
     info,
     predict,
+    release,
     solve,
     version,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "info",
     "library_path",
     "predict",
+    "release",
     "solve",
     "version",
 ]

@@ -49,6 +49,13 @@ def have_cuda() -> bool:
     return bool(lib.cgm_have_cuda_build())
 
 
+def release() -> None:
+    """Gives back what solves keep from one call to the next: the database connection and each
+    GPU's pinned host memory (the next solve opens and pins them again). Called at exit; call it
+    before resetting a GPU (cupy.cuda.runtime.deviceReset), whose reset frees that memory under it."""
+    lib.cgm_json_release()
+
+
 def default_db() -> Optional[str]:
     """The database the command line uses without --db: $CGMODEL_DB, else
     $XDG_DATA_HOME/cgmodel/cgmodel.db (an absolute XDG_DATA_HOME only), else

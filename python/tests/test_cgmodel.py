@@ -96,6 +96,21 @@ def test_solve_point_block_jacobi(nodb):
         cgmodel.solve(A, b, backend="cpu", record=False, precond="block", precond_block=9)
 
 
+def test_release_then_solve(nodb):
+    """release() gives back what solves keep (the database, a GPU's pinned memory); the next solve
+    takes them anew and gives the same solution, on the GPU where there is one."""
+    A = scipy.io.mmread(os.path.join(REPO, "data", "matrices", "bcsstk16.mtx")).tocsr()
+    b = A @ np.ones(A.shape[0])
+    gpu = cgmodel.devices(db=None)["gpus_present"] > 0
+    kw = dict(record=False, backend="cuda" if gpu else "cpu")
+    x1, r1 = cgmodel.solve(A, b, **kw)
+    cgmodel.release()
+    cgmodel.release()  # twice: nothing kept, nothing done
+    x2, r2 = cgmodel.solve(A, b, **kw)
+    assert r1.converged and r2.iterations == r1.iterations and np.array_equal(x1, x2)
+    assert residual(A, x2, b) <= 1e-8
+
+
 def test_info_equals_cli(nodb):
     rc, j = cli("info", MATRIX)
     assert rc == 0
