@@ -92,13 +92,14 @@ static cJSON *value_of(const cli_opt *o, const char *v, char *msg, size_t n) {
     const double w = strtod(v, &end);
     const bool numeral = !integer && end != v && !*end && !isspace((unsigned char)*v) && w == w;
     if (range || integer) snprintf(buf, sizeof buf, " in [%.17g, %.17g]", lo, hi);
-    snprintf(msg, n, "option %s: '%s' is %s%s", o->flag, v,
-             numeral   ? (range ? "not" : "beyond what a double holds")
-             : integer ? "not an integer"
-                       : "not a number",
-             numeral && range ? buf
-             : numeral        ? ""
-                              : buf);
+    if (numeral && !range)
+      snprintf(msg, n, "option %s: '%s' is beyond what a double holds", o->flag, v);
+    else
+      snprintf(msg, n, "option %s: '%s' is not%s%s", o->flag, v,
+               numeral   ? ""
+               : integer ? " an integer"
+                         : " a number",
+               buf);
   }
   return NULL;
 }

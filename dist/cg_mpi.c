@@ -291,10 +291,10 @@ static cgm_status iterate(cgm_dist_local *L, vectors *V, double tol, int maxiter
   /* a stall, a breakdown, the cap once rounding shows: x of the least true residual if the last's
    * is worse; the cap before: the last (the CPU's rule) */
   if (st != CGM_OK && (stalled || watch)) {
-    const double last = true_residual(L, V);
+    double last = true_residual(L, V);
     if (stalled || !((hit_cap && !rel.replacing && isfinite(last)) || last <= rel.least))
-      keep(V, n, true);
-    relres = true_residual(L, V);
+      keep(V, n, true), last = true_residual(L, V);
+    relres = last;
   }
   cgm_cg_result_close(res, st, it, relres, maxiter, tol, CGM_PREC_DOUBLE, V->times, V->ntimed);
   return st;

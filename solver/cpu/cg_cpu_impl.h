@@ -558,10 +558,10 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
    * never moved). */
   const bool capped = hit_cap && !rel.reduced && !rel.replacing;
   if (st != CGM_OK && (stalled || watch)) {
-    const double last = FN(exact)(pb, pb->x);
+    double last = FN(exact)(pb, pb->x);
     if (stalled || !((capped && isfinite(last)) || last <= rel.least))
-      memcpy(pb->x, C->x_best, (size_t)C->B.nrows * sizeof *pb->x);
-    relres = FN(exact)(pb, pb->x) / pb->bnorm;
+      memcpy(pb->x, C->x_best, (size_t)C->B.nrows * sizeof *pb->x), last = FN(exact)(pb, pb->x);
+    relres = last / pb->bnorm;
   }
   cgm_cg_result_close(res, st, it, relres, pb->maxiter, pb->tol, pb->opts.precision, times, ntimed);
   res->device_bytes = pb->plan.device_bytes;
