@@ -148,9 +148,12 @@ last_stdout_contains "recommended"
 # solve --reorder auto's decision for the choice: both numberings predicted
 last_stdout_contains "bandwidth"
 json_check "$TMP/pred.json" 'j["reorder"]["choice"] in ("rcm", "none") and j["reorder"]["time_per_iter_s"] > 0 and j["reorder"]["iterations"] > 0 and j["reorder"]["gain_bound_s"] >= 0' "predict: the reorder decision"
-# RCM computed and both numberings predicted, or skipped because even x
-# read in its least sectors could not repay the least RCM costs
-json_check "$TMP/pred.json" '(j["reorder"]["rcm_computed"] and j["reorder"]["time_per_iter_rcm_s"] > 0 and j["reorder"]["bandwidth_rcm"] > 0) or (not j["reorder"]["rcm_computed"] and j["reorder"]["choice"] == "none" and j["reorder"]["gain_bound_s"] <= 5e-9 * j["features"]["nnz"] and "bandwidth_rcm" not in j["reorder"])' "predict: RCM weighed, or bounded out"
+# RCM computed and both numberings predicted; or skipped because even x
+# read in its least sectors could not repay the least RCM costs; or computed
+# and found to leave the entries about as far apart (no plan made for it).
+# Which one depends on the calibration's locality fit, so each is accepted
+# with its own evidence.
+json_check "$TMP/pred.json" '(j["reorder"]["rcm_computed"] and j["reorder"]["time_per_iter_rcm_s"] > 0 and j["reorder"]["bandwidth_rcm"] > 0) or (not j["reorder"]["rcm_computed"] and j["reorder"]["choice"] == "none" and "bandwidth_rcm" not in j["reorder"] and "time_per_iter_rcm_s" not in j["reorder"] and ((j["reorder"]["gain_bound_s"] <= 5e-9 * j["features"]["nnz"] and j["reorder"]["reorder_s"] == 0) or (j["reorder"]["gain_bound_s"] > 5e-9 * j["features"]["nnz"] and j["reorder"]["reorder_s"] > 0 and "RCM leaves entries" in j["reorder"]["why"])))' "predict: RCM weighed, bounded out, or found no nearer"
 expect_fail 2 "--block" "$CGM" predict "$A" --block 3
 
 # ---- db refit: a database from before the mesh curves (only the "all"
