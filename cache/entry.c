@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cache/hash.h"
+#include "common/par.h"
 
 cgm_cache_layout cgm_cache_layout_of(uint32_t header_bytes, int32_t nrows, int64_t nnz) {
   cgm_cache_layout l;
@@ -140,7 +141,7 @@ static int move_chunk(void *ctx, int r, size_t off, size_t len) {
 static bool csr_sane(const cgm_csr *A) {
   if (A->rowptr[0] != 0 || A->rowptr[A->nrows] != A->nnz) return false;
   int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad)
+#pragma omp parallel for schedule(static) reduction(| : bad) if (A->nnz >= CGM_PAR_MIN_NNZ)
   for (int32_t i = 0; i < A->nrows; i++) {
     if (A->rowptr[i + 1] < A->rowptr[i] || A->rowptr[i + 1] > A->nnz) {
       bad = 1;

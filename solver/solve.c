@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "common/par.h"
 #include "common/timer.h"
 #include "solver/backend.h"
 
@@ -84,7 +85,7 @@ static bool not_finite(double v) {
 static cgm_status refuse_first(const cgm_csr *A, bool (*bad)(double), cgm_check c,
                                cgm_solve_result *res, cgm_error *err) {
   int32_t first = INT32_MAX;
-#pragma omp parallel for schedule(static) reduction(min : first)
+#pragma omp parallel for schedule(static) reduction(min : first) if (A->nnz >= CGM_PAR_MIN_NNZ)
   for (int32_t i = 0; i < A->nrows; i++)
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
       if (bad(A->val[k]) && i < first) first = i;
@@ -121,7 +122,7 @@ cgm_status cgm_solve_check_matrix(const cgm_csr *A, cgm_error *err) {
 cgm_status cgm_solve_check_input_as(const cgm_csr *A, const double *b, const double *x,
                                     bool matrix_checked, cgm_solve_result *res, cgm_error *err) {
   int32_t bad_b = INT32_MAX, bad_x = INT32_MAX; /* the first of each, on every core */
-#pragma omp parallel for schedule(static) reduction(min : bad_b, bad_x)
+#pragma omp parallel for schedule(static) reduction(min : bad_b, bad_x) if (A->nrows >= CGM_PAR_MIN)
   for (int32_t i = 0; i < A->nrows; i++) {
     if (!isfinite(b[i]) && i < bad_b) bad_b = i;
     if (!isfinite(x[i]) && i < bad_x) bad_x = i;
@@ -135,7 +136,7 @@ cgm_status cgm_solve_check_input_as(const cgm_csr *A, const double *b, const dou
 /* max_i sum_j |a_ij| (>= ||A||_2 for a symmetric A). */
 static double inf_norm(const cgm_csr *A) {
   double m = 0.0;
-#pragma omp parallel for schedule(static) reduction(max : m)
+#pragma omp parallel for schedule(static) reduction(max : m) if (A->nnz >= CGM_PAR_MIN_NNZ)
   for (int32_t i = 0; i < A->nrows; i++) {
     double s = 0.0;
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) s += fabs(A->val[k]);
@@ -254,7 +255,7 @@ long double cgm_residual_ssq(int32_t n, const int64_t *rowptr, const int32_t *co
   const long double sc = scale;
   /* Partial sums joined in a critical section: an OpenMP reduction of a
    * long double needs 16-byte atomics (libatomic) with clang. */
-#pragma omp parallel
+#pragma omp parallel if (rowptr[n] >= CGM_PAR_MIN_NNZ)
   {
     long double part = 0.0L;
 #pragma omp for schedule(static)

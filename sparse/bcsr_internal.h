@@ -44,6 +44,6 @@ int64_t cgm_bcsr_padded_count(const int32_t *len, int32_t nb, cgm_bcsr_params p,
 cgm_status cgm_bcsr_build_rows(const cgm_csr *A, const int32_t *rows, int32_t nrows_sel,
                                int32_t base, cgm_bcsr_params p, cgm_bcsr *B, cgm_error *err);
 
-/* Below this many block rows (or slices) the layout's light passes stay on
- * one thread: a plan's many small builds would pay a parallel region each. */
-#define CGM_PAR_MIN 4096
+/* CGM_PAR_MIN: below this many block rows (or slices) the layout's light passes stay on one
+ * thread: a plan's many small builds would pay a parallel region each. */
+#include "common/par.h"

@@ -3,6 +3,7 @@
  * and generator goes through. */
 #include "cgmodel/sparse.h"
 #include "common/grow.h"
+#include "common/par.h"
 #include "common/timer.h"
 #include "sparse/mm_internal.h"
 
@@ -35,7 +36,7 @@ void cgm_csr_free(cgm_csr *A) {
 }
 
 void cgm_csr_spmv(const cgm_csr *A, const double *x, double *y) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (A->nnz >= CGM_PAR_MIN_NNZ)
   for (int32_t i = 0; i < A->nrows; i++) {
     double s = 0.0;
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) s += A->val[k] * x[A->colidx[k]];
@@ -44,7 +45,7 @@ void cgm_csr_spmv(const cgm_csr *A, const double *x, double *y) {
 }
 
 void cgm_csr_diagonal(const cgm_csr *A, double *d) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (A->nnz >= CGM_PAR_MIN_NNZ)
   for (int32_t i = 0; i < A->nrows; i++) d[i] = cgm_csr_diagonal_at(A, i);
 }
 
@@ -91,7 +92,7 @@ static bool symmetric(const cgm_csr *A, bool pattern) {
   if (A->nrows != A->ncols) return false;
   int bad = 0;
   int64_t found = 0, below = 0;
-#pragma omp parallel for schedule(dynamic, 1024) reduction(| : bad) reduction(+ : found, below)
+#pragma omp parallel for schedule(dynamic, 1024) reduction(| : bad) reduction(+ : found, below) if (A->nnz >= CGM_PAR_MIN_NNZ)
   for (int32_t i = 0; i < A->nrows; i++) {
     if (bad) continue;
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {

@@ -22,7 +22,7 @@ cgm_status cgm_features_compute_blocks(const cgm_csr *A, const cgm_bcsr_params *
   f->nnz = A->nnz;
   int32_t rmin = A->nrows > 0 ? INT32_MAX : 0, rmax = 0, empty = 0, bad = INT32_MAX;
   double sum = 0.0, sum2 = 0.0;
-#pragma omp parallel for reduction(min : rmin, bad) reduction(max : rmax) reduction(+ : sum, sum2, empty)
+#pragma omp parallel for reduction(min : rmin, bad) reduction(max : rmax) reduction(+ : sum, sum2, empty) if (A->nnz >= CGM_PAR_MIN_NNZ)
   for (int32_t i = 0; i < A->nrows; i++) {
     int64_t len = A->rowptr[i + 1] - A->rowptr[i];
     if (len < rmin) rmin = (int32_t)len;

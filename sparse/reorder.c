@@ -9,6 +9,7 @@
 #include "cgmodel/sparse.h"
 #include "common/grow.h"
 #include "sparse/mm_internal.h"
+#include "common/par.h"
 #include "sparse/rng.h"
 
 cgm_status cgm_csr_permute(const cgm_csr *A, const int32_t *perm, cgm_csr *B, cgm_error *err) {
@@ -35,7 +36,7 @@ cgm_status cgm_csr_permute(const cgm_csr *A, const int32_t *perm, cgm_csr *B, cg
   }
   for (int32_t i = 0; i < n; i++)
     B->rowptr[i + 1] = B->rowptr[i] + (A->rowptr[perm[i] + 1] - A->rowptr[perm[i]]);
-#pragma omp parallel for schedule(dynamic, 256)
+#pragma omp parallel for schedule(dynamic, 256) if (A->nnz >= CGM_PAR_MIN_NNZ)
   for (int32_t i = 0; i < n; i++) {
     const int64_t b = B->rowptr[i], len = B->rowptr[i + 1] - b, a = A->rowptr[perm[i]];
     int32_t *c = B->colidx + b;
@@ -68,7 +69,7 @@ void cgm_csr_spread(const cgm_csr *A, const int32_t *to, int64_t *max, double *m
   int64_t bw = 0;
   double sum = 0.0;
   /* every core: a warm solve's reordering decision reads it (49M entries) */
-#pragma omp parallel for schedule(static) reduction(max : bw) reduction(+ : sum)
+#pragma omp parallel for schedule(static) reduction(max : bw) reduction(+ : sum) if (A->nnz >= CGM_PAR_MIN_NNZ)
   for (int32_t i = 0; i < A->nrows; i++)
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
       const int64_t j = A->colidx[k], d = to ? (int64_t)to[j] - to[i] : j - i;

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "cgmodel/sparse.h"
+#include "common/par.h"
 
 static int dict_code(const cgm_value_set *s, double v) {
   for (int i = 0; i < s->ndict; i++)
@@ -69,7 +70,7 @@ typedef struct {
 static int host_pass(void *ctx, const cgm_value_set *s, double *outside) {
   const host_values *h = ctx;
   int found = 0;
-#pragma omp parallel for schedule(static) reduction(| : found)
+#pragma omp parallel for schedule(static) reduction(| : found) if (h->nnz >= CGM_PAR_MIN_NNZ)
   for (int64_t k = 0; k < h->nnz; k++) {
     const double v = h->val[k];
     if (s->fmt == CGM_VALUES_DICT && !(found & CGM_VALUES_OUTSIDE) && dict_code(s, v) < 0) {

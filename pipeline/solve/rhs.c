@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/par.h"
 #include "pipeline/solve/solve_steps.h"
 
 cgm_status pipeline_right_hand_side(const cgm_run_solve_opts *o, const cgm_csr *A, double **b,
@@ -58,7 +59,7 @@ cgm_status pipeline_initial_guess(const cgm_run_solve_opts *o, int32_t n, double
 
 double pipeline_solution_error(const double *x, int32_t n) {
   double e2 = 0.0; /* on every core: 7M rows took 10-20 ms on one */
-#pragma omp parallel for schedule(static) reduction(+ : e2)
+#pragma omp parallel for schedule(static) reduction(+ : e2) if (n >= CGM_PAR_MIN)
   for (int32_t i = 0; i < n; i++) e2 += (x[i] - 1.0) * (x[i] - 1.0);
   return sqrt(e2 / n);
 }

@@ -1327,9 +1327,9 @@ static void test_parallel_identical(void) {
     int64_t nent;
     bool sym;
     cgm_mm_field field;
-  } kinds[] = {{5000, 4000, 200000, false, CGM_MM_REAL},
-               {6000, 6000, 150000, true, CGM_MM_REAL},
-               {3000, 3000, 60000, false, CGM_MM_PATTERN}};
+  } kinds[] = {{5000, 4000, 80000, false, CGM_MM_REAL},
+               {6000, 6000, 60000, true, CGM_MM_REAL},
+               {3000, 3000, 30000, false, CGM_MM_PATTERN}};
   for (size_t kk = 0; kk < sizeof kinds / sizeof *kinds; kk++) {
     mmtext t;
     cgm_csr R;
@@ -1462,11 +1462,11 @@ static void test_deep_errors(void) {
   mmtext t;
   cgm_csr R;
   int64_t dups;
-  const int64_t nent = 100000;
+  const int64_t nent = 40000; /* about 1.2 MB: several chunks on every setting */
   gen_text(&t, 3000, 3000, nent, false, CGM_MM_REAL, &R, &dups);
   cgm_csr_free(&R);
   char want[256];
-  const int64_t k1 = 30001, k2 = 81234;
+  const int64_t k1 = 12001, k2 = 32494;
   const int64_t l1 = t.entry_line[k1], l2 = t.entry_line[k2];
   char *keep1 = strdup(t.line[l1 - 1]), *keep2 = strdup(t.line[l2 - 1]);
   size_t kl1 = strlen(keep1), kl2 = strlen(keep2);
