@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The matrices a step reads: one file's features, and the files of a
- * directory or a list (validate's input). */
+ * directory or a list (validate's input); and the notes steps make. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "cgmodel/pipeline.h"
 #include "common/grow.h"
+#include "pipeline/steps.h"
 
 cgm_status cgm_matrix_features(const char *path, cgm_features *f, cgm_mm_info *mm, cgm_error *err) {
   cgm_csr A = {0};
@@ -104,4 +106,14 @@ cgm_status cgm_matrix_paths(const char *arg, char ***paths, int *count, cgm_erro
 const char *pipeline_file_name(const char *path) {
   const char *slash = strrchr(path, '/');
   return slash ? slash + 1 : path;
+}
+
+void pipeline_note(cgm_note_fn fn, void *ctx, cgm_note_kind kind, const char *fmt, ...) {
+  if (!fn) return;
+  char msg[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fn(ctx, kind, msg);
 }

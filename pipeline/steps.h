@@ -33,6 +33,10 @@ cgm_status pipeline_calibration_get(cgm_db *db, int64_t id, cgm_db_calibration *
 /* The file name of a path (what follows the last '/'). */
 const char *pipeline_file_name(const char *path);
 
+/* A step's note, printf-style: said to fn (NULL: to no one), cut at 2048 bytes. */
+CGM_PRINTF(4, 5)
+void pipeline_note(cgm_note_fn fn, void *ctx, cgm_note_kind kind, const char *fmt, ...);
+
 /* This machine's calibrated devices (m: cgm_host_match) the tuner may choose among: GPU 0's model
  * when `gpu`, with at most `gpus` GPUs, then the CPU when `cpu`. Fills out[] and, for each, its
  * index in devs; returns how many (0, 1 or 2). */

@@ -149,9 +149,7 @@ static cgm_status open_models(analysis *a, solve_models *m, bool whole, cgm_erro
       (st = cgm_open_database(o->db_path, CGM_DB_UNCHECKED | (o->db_readonly ? CGM_DB_READONLY : 0),
                               &m->db, db_err))) {
     if (need) return st;
-    char why[CGM_ERRMSG_MAX + 64];
-    snprintf(why, sizeof why, "the solve will not be recorded: %s", db_err->msg);
-    solve_note(o, CGM_NOTE_WARNING, why);
+    solve_note(o, CGM_NOTE_WARNING, "the solve will not be recorded: %s", db_err->msg);
   }
   /* history (--auto's choice alone) and samples: not where a verdict kept may serve (whole_models
    * on a miss: half a warm --auto's time); a new content (values changed at each step) at once */
@@ -181,9 +179,7 @@ static bool whole_models(analysis *a, solve_models *m) {
   const bool ok = !load_devices(a->o, m->db, kind, &m->devs, &m->ndev, &e);
   if (!ok) {
     m->devs = NULL, m->ndev = 0;
-    char why[CGM_ERRMSG_MAX + 64];
-    snprintf(why, sizeof why, "no prediction: %s", e.msg);
-    solve_note(a->o, CGM_NOTE_WARNING, why);
+    solve_note(a->o, CGM_NOTE_WARNING, "no prediction: %s", e.msg);
   }
   m->light = false;
   a->m = *m;
@@ -201,7 +197,8 @@ static int run_device(const analysis *a, bool say) {
     return so->backend == CGM_BACKEND_CPU ? m.cpu : m.gpu;
   char msg[200];
   pipeline_cpu_advice(a->host, a->m.devs, a->m.ndev, threads, msg, sizeof msg);
-  if (say && msg[0]) solve_note(a->o, CGM_NOTE_WARNING, msg + 2); /* no prediction: past "; " */
+  if (say && msg[0])
+    solve_note(a->o, CGM_NOTE_WARNING, "%s", msg + 2); /* no prediction: past "; " */
   return -1;
 }
 
@@ -229,11 +226,11 @@ static bool read_back(analysis *a, const analysis_blob *key) {
     r->auto_bound_s = got.bound_s;
     snprintf(r->why, sizeof r->why, "%s", got.why);
     snprintf(r->k_source, sizeof r->k_source, "%s", got.k_source);
-    solve_note(a->o, CGM_NOTE_INFO, r->why);
+    solve_note(a->o, CGM_NOTE_INFO, "%s", r->why);
   }
   r->opts.reorder = got.resolved;
   if (r->have_reorder && key->key.reorder == CGM_REORDER_AUTO)
-    solve_note(a->o, CGM_NOTE_INFO, r->reorder.why);
+    solve_note(a->o, CGM_NOTE_INFO, "%s", r->reorder.why);
   return true;
 }
 
@@ -375,7 +372,7 @@ static cgm_status predict_run(analysis *a, int d, double k, cgm_error *err) {
     r->have_reorder = true;
     if (r->opts.reorder == CGM_REORDER_AUTO) {
       r->opts.reorder = r->reorder.rcm ? CGM_REORDER_RCM : CGM_REORDER_NONE;
-      solve_note(a->o, CGM_NOTE_INFO, r->reorder.why);
+      solve_note(a->o, CGM_NOTE_INFO, "%s", r->reorder.why);
     }
     if (r->opts.reorder == CGM_REORDER_RCM && r->calibration_id)
       r->predicted = r->reorder.t_iter_rcm;
@@ -469,12 +466,12 @@ cgm_status solve_analyse(const cgm_run_solve_opts *o, const cgm_csr *A, cgm_feat
     char msg[512]; /* our kernels' prediction from a calibration of another CG */
     if (r->opts.backend == CGM_BACKEND_CUDA &&
         cgm_calibration_cg_stale(&a.m.devs[d], &r->opts.gpu, msg, sizeof msg))
-      solve_note(o, CGM_NOTE_WARNING, msg);
+      solve_note(o, CGM_NOTE_WARNING, "%s", msg);
     if (r->autotuned && r->choice.iterations > 0 && r->opts.precision != CGM_PREC_MIXED)
       k = r->choice.iterations;
     st = predict_run(&a, d, k, err);
   }
-  if (!st && o->autotune) solve_note(o, CGM_NOTE_INFO, r->why);
+  if (!st && o->autotune) solve_note(o, CGM_NOTE_INFO, "%s", r->why);
   /* the record's features: the block size that runs (the prediction counted
    * them already where there is a calibration) */
   if (!st && o->record && a.m.db && f->x != A->nrows) (void)features(&a, r->opts.layout.n, NULL);

@@ -4,7 +4,6 @@
  * one), solve, and record the solve beside its prediction. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -195,13 +194,11 @@ static void step_record(solve_run *s) {
   char msg[1100];
   if (pipeline_record_file(s->models.db, o->matrix, o->csr != NULL, r->cache.content_id, &s->f,
                            &r->opts, &r->result, r->predicted, r->calibration_id, &e)) {
-    snprintf(msg, sizeof msg, "the solve was not recorded: %s", e.msg);
-    solve_note(o, CGM_NOTE_WARNING, msg);
+    solve_note(o, CGM_NOTE_WARNING, "the solve was not recorded: %s", e.msg);
   } else if (pipeline_solve_disturbed(s->models.db, &r->opts, &r->result, r->predicted,
-                                      r->calibration_id, msg, sizeof msg - 40)) {
+                                      r->calibration_id, msg, sizeof msg)) {
     r->disturbed = true;
-    strcat(msg, "; recorded as disturbed");
-    solve_note(o, CGM_NOTE_WARNING, msg);
+    solve_note(o, CGM_NOTE_WARNING, "%s; recorded as disturbed", msg);
   }
 }
 

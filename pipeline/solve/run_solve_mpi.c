@@ -4,7 +4,6 @@
  * not done (docs/distributed.md). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -29,11 +28,7 @@ static void record(const cgm_run_solve_opts *o, const cgm_csr *A, const cgm_solv
   if (!st)
     st = pipeline_record_file(db, o->matrix, o->csr != NULL, 0, &f, &r->opts, &r->result, NAN, 0,
                               &e);
-  if (st && o->note) {
-    char msg[1100];
-    snprintf(msg, sizeof msg, "the solve was not recorded: %s", e.msg);
-    o->note(o->note_ctx, CGM_NOTE_WARNING, msg);
-  }
+  if (st) solve_note(o, CGM_NOTE_WARNING, "the solve was not recorded: %s", e.msg);
   if (db) cgm_db_close(db);
 }
 

@@ -14,9 +14,8 @@
 #include "cgmodel/run_solve.h"
 #include "pipeline/steps.h"
 
-static inline void solve_note(const cgm_run_solve_opts *o, cgm_note_kind kind, const char *msg) {
-  if (o->note) o->note(o->note_ctx, kind, msg);
-}
+/* A note of the solve (o its options), printf-style. */
+#define solve_note(o, ...) pipeline_note((o)->note, (o)->note_ctx, __VA_ARGS__)
 
 /* ---------------------------------------------------------- rhs.c --- */
 

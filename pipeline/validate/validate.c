@@ -3,7 +3,6 @@
  * paper's Table 6), every run recorded beside its prediction, and the tuner's regret: what its
  * choice among the measured configurations costs against the best measured. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,16 +22,8 @@ typedef struct {
   int maxg; /* GPUs tried for cuda */
 } validation;
 
-static CGM_PRINTF(3, 4) void note(const cgm_validate_opts *o, cgm_note_kind kind, const char *fmt,
-                                  ...) {
-  if (!o->note) return;
-  char msg[1100];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  o->note(o->ctx, kind, msg);
-}
+/* A note of the validation (o its options), printf-style. */
+#define note(o, ...) pipeline_note((o)->note, (o)->ctx, __VA_ARGS__)
 
 void cgm_validate_report_free(cgm_validate_report *r) {
   CGM_FREE(r->rows, r->groups, r->matrices);
