@@ -12,10 +12,7 @@ static void print_human(const char *path, const cgm_features *f, const cgm_mm_in
   printf("matrix        %s\n", cli_escape(path, name, sizeof name));
   printf("dimension x   %d\n", f->x);
   printf("nonzeros      %lld (%lld entries in the file, %s, %s%s)\n", (long long)f->nnz,
-         (long long)mm->entries_in_file,
-         mm->field == CGM_MM_PATTERN   ? "pattern"
-         : mm->field == CGM_MM_INTEGER ? "integer"
-                                       : "real",
+         (long long)mm->entries_in_file, json_field_name(mm->field),
          mm->symmetry == CGM_MM_SYMMETRIC ? "symmetric" : "general",
          mm->duplicates_summed ? ", duplicates summed" : "");
   printf("row length    min %d, max %d, avg %.2f, cv %.3f, empty rows %d\n", f->row_min, f->row_max,

@@ -47,11 +47,9 @@ static cgm_status finish(cJSON *j, cJSON *notes, char **out, cgm_error *err) {
 
 /* The notes a step makes while it runs, kept for the result's "notes". */
 static void collect_note(void *ctx, cgm_note_kind kind, const char *msg) {
+  static const char *const kinds[] = {"info", "warning", "error"}; /* by cgm_note_kind */
   cJSON *notes = ctx, *n = cJSON_CreateObject();
-  json_add_string(n, "kind",
-                  kind == CGM_NOTE_ERROR     ? "error"
-                  : kind == CGM_NOTE_WARNING ? "warning"
-                                             : "info");
+  json_add_string(n, "kind", kinds[kind]);
   json_add_string(n, "message", msg); /* a note may carry a file name */
   cJSON_AddItemToArray(notes, n);
 }

@@ -93,7 +93,7 @@ void json_add_nums(cJSON *o, const json_num *t, size_t n) {
   for (size_t i = 0; i < n; i++) cJSON_AddNumberToObject(o, t[i].key, t[i].v);
 }
 
-static const char *field_name(cgm_mm_field f) {
+const char *json_field_name(cgm_mm_field f) {
   return f == CGM_MM_PATTERN ? "pattern" : f == CGM_MM_INTEGER ? "integer" : "real";
 }
 
@@ -107,7 +107,7 @@ cJSON *cgm_features_json(const cgm_features *f, const cgm_mm_info *mm) {
   if (f->first_bad_diagonal >= 0)
     cJSON_AddNumberToObject(o, "first_bad_diagonal_row", f->first_bad_diagonal + 1);
   if (mm) {
-    json_add_string(o, "field", field_name(mm->field));
+    json_add_string(o, "field", json_field_name(mm->field));
     json_add_string(o, "file_symmetry", mm->symmetry == CGM_MM_SYMMETRIC ? "symmetric" : "general");
     JSON_NUMS(o, {"entries_in_file", (double)mm->entries_in_file},
               {"duplicates_summed", (double)mm->duplicates_summed});

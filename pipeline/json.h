@@ -31,6 +31,9 @@ void json_add_nums(cJSON *o, const json_num *t, size_t n);
   json_add_nums(o, (const json_num[]){__VA_ARGS__},                                                \
                 sizeof((const json_num[]){__VA_ARGS__}) / sizeof(json_num))
 
+/* A Matrix Market field's name: "real", "integer" or "pattern". */
+const char *json_field_name(cgm_mm_field f);
+
 /* The JSON document of the file at path; CGM_EINPUT "PATH: why" when it
  * cannot be read, "PATH:LINE: not JSON" where its parse stopped. */
 cgm_status json_read_file(const char *path, cJSON **out, cgm_error *err);

@@ -12,10 +12,7 @@
 
 void cgm_candidate_device(const cgm_candidate *c, const cgm_tuner_device *devs, char *out,
                           size_t n) {
-  if (c->backend == CGM_BACKEND_CPU)
-    snprintf(out, n, "cpu");
-  else
-    snprintf(out, n, "%.200s", devs[c->device].name);
+  snprintf(out, n, "%.200s", c->backend == CGM_BACKEND_CPU ? "cpu" : devs[c->device].name);
 }
 
 void cgm_predict_report_free(cgm_predict_report *r) {
