@@ -76,7 +76,6 @@ static int mpi_agree(int rc, const cJSON *req) {
 
 /* --monitor: the solver's relative residual as it goes, on stderr. */
 static void print_residual(void *ctx, int iteration, double relres) {
-  (void)ctx;
   fprintf(stderr, "cgmodel solve: iteration %d relative residual %.6e\n", iteration, relres);
 }
 

@@ -8,7 +8,6 @@
 #include "cgmodel/pipeline.h"
 #include "cli/commands.h"
 #include "cli/env.h"
-#include "cli/output.h"
 
 const char *cli_db_path(const char *path, char *buf, size_t n) {
   return path ? path : cli_env_db_path(buf, n);

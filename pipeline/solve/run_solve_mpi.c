@@ -84,7 +84,6 @@ cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report 
 #else
 cgm_status pipeline_run_solve_mpi(const cgm_run_solve_opts *o, cgm_solve_report *r,
                                   cgm_error *err) {
-  (void)o, (void)r;
   return cgm_fail(err, CGM_ERUNTIME, "this build of cgmodel has no MPI (docs/distributed.md)");
 }
 #endif
