@@ -6,7 +6,7 @@
 #ifndef CGM_COMMON_PAR_H
 #define CGM_COMMON_PAR_H
 
-#define CGM_PAR_MIN 4096       /* rows, block rows or slices */
+#define CGM_PAR_MIN 4096      /* rows, block rows or slices */
 #define CGM_PAR_MIN_NNZ 65536 /* stored entries */
 
 #endif

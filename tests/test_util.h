@@ -71,4 +71,14 @@ static int cgm_test_failures = 0;
 /* 77 exit code tells CTest the test was skipped (SKIP_RETURN_CODE). */
 #define CGM_TEST_SKIP 77
 
+/* A sanitized build (ASan + UBSan, scripts/test.sh) runs the tests for memory safety at several
+ * times their cost: a loop that repeats one code path over many random or bundled inputs takes one
+ * in CGM_TEST_STRIDE there. The plain build runs them all; the fuzz harnesses cover the parsers
+ * under the sanitizers. */
+#ifdef CGM_TEST_SANITIZED
+#define CGM_TEST_STRIDE 4
+#else
+#define CGM_TEST_STRIDE 1
+#endif
+
 #endif

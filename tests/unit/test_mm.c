@@ -236,7 +236,7 @@ static void test_float_parser(void) {
   /* Random doubles in several printed forms. */
   static const char *fmts[] = {"%.17g", "%.15g", "%.16g", "%.6e", "%.16e", "%.20g", "%.3f"};
   char s[512];
-  const int iters = 200000;
+  const int iters = 200000 / CGM_TEST_STRIDE;
   for (int it = 0; it < iters; it++) {
     double x;
     switch (it % 4) {
@@ -266,7 +266,7 @@ static void test_float_parser(void) {
   }
   /* Random decimal strings: 1..25 digits, a point anywhere, exponent
    * -350..350: hits every exponent of the Eisel-Lemire table. */
-  for (int it = 0; it < 300000; it++) {
+  for (int it = 0; it < 300000 / CGM_TEST_STRIDE; it++) {
     char *o = s;
     if (splitmix64(&rng_state) & 1) *o++ = (splitmix64(&rng_state) & 1) ? '-' : '+';
     int nd = 1 + (int)(splitmix64(&rng_state) % 25),
@@ -284,7 +284,7 @@ static void test_float_parser(void) {
   /* Halfway cases: exact midpoints between neighbouring doubles, printed
    * with all their digits (%.40e keeps enough of them for small exponents)
    * and just above/below. */
-  for (int it = 0; it < 20000; it++) {
+  for (int it = 0; it < 20000 / CGM_TEST_STRIDE; it++) {
     double x = unif01(&rng_state) * pow(2.0, (double)((int)(splitmix64(&rng_state) % 200) - 100));
     double y = nextafter(x, INFINITY);
     long double mid = ((long double)x + (long double)y) / 2;
@@ -295,7 +295,7 @@ static void test_float_parser(void) {
     snprintf(s, sizeof s, "%.16Le", mid);
     check_parse(s);
   }
-  CHECK(n_parse_checked >= 1000000);
+  CHECK(n_parse_checked >= 1000000 / CGM_TEST_STRIDE);
   fprintf(stderr, "float parser: %ld strings compared with strtod\n", n_parse_checked);
 }
 
@@ -328,7 +328,7 @@ static void test_format_double(void) {
    * and odd multiples of 2^-q, whose exact expansions end in 5 (exact ties
    * at the 15th/16th/17th digit). */
   long checked = 0;
-  for (int it = 0; it < 600000; it++) {
+  for (int it = 0; it < 600000 / CGM_TEST_STRIDE; it++) {
     double x;
     char s[64];
     switch (it % 6) {
@@ -1784,7 +1784,7 @@ static void test_fuzz(void) {
     char orig[4096];
     size_t len = f ? fread(orig, 1, sizeof orig, f) : 0;
     if (f) fclose(f);
-    for (int it = 0; it < 1500; it++) {
+    for (int it = 0; it < 1500 / CGM_TEST_STRIDE; it++) {
       char t[4200];
       memcpy(t, orig, len);
       size_t n = len;
