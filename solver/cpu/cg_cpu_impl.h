@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/timer.h"
 #include "solver/backend.h"
 #include "solver/cpu/cg_cpu.h"
@@ -37,30 +38,19 @@
     for (int m = 0; m < by * NB; m++) acc[m] = 0;                                                  \
     for (int64_t s = 0; s < steps; s++) {                                                          \
       int64_t q = base + s * step_blocks;                                                          \
-      for (int j = 0; j < by && !REG(NB); j++)                                                     \
+      for (int j = 0; j < by; j++) {                                                               \
+        REAL sum[NB], *yr = REG(NB) ? sum : acc + j * NB;                                          \
+        for (int r = 0; r < NB && REG(NB); r++) sum[r] = 0;                                        \
         for (int kx = 0; kx < bx; kx++, q++) {                                                     \
           const int32_t cq = cols[q];                                                              \
           const REAL *xv = x + (int64_t)(COL)*NB;                                                  \
-          REAL *yr = acc + j * NB;                                                                 \
           for (int r = 0; r < NB; r++) {                                                           \
             REAL t = 0;                                                                            \
             for (int c = 0; c < NB; c++) t += (REAL)(VAL)*xv[c];                                   \
             yr[r] += t;                                                                            \
           }                                                                                        \
         }                                                                                          \
-      for (int j = 0; j < by && REG(NB); j++) {                                                    \
-        REAL sum[NB];                                                                              \
-        for (int r = 0; r < NB; r++) sum[r] = 0;                                                   \
-        for (int kx = 0; kx < bx; kx++, q++) {                                                     \
-          const int32_t cq = cols[q];                                                              \
-          const REAL *xv = x + (int64_t)(COL)*NB;                                                  \
-          for (int r = 0; r < NB; r++) {                                                           \
-            REAL t = 0;                                                                            \
-            for (int c = 0; c < NB; c++) t += (REAL)(VAL)*xv[c];                                   \
-            sum[r] += t;                                                                           \
-          }                                                                                        \
-        }                                                                                          \
-        for (int r = 0; r < NB; r++) acc[j * NB + r] += sum[r];                                    \
+        for (int r = 0; r < NB && REG(NB); r++) acc[j * NB + r] += sum[r];                         \
       }                                                                                            \
     }                                                                                              \
   }
@@ -573,9 +563,8 @@ static cgm_status FN(iterate)(FN(solve) * C, const cgm_problem *pb, cgm_solve_re
 static void FN(release)(FN(solve) * C) {
   if (C->reduced) free(C->val);
   free(C->packed);
-  void *bufs[] = {C->x,    C->r,    C->v,    C->u,   C->dinv,  C->binv,  C->b_it,
-                  C->diag, C->bpad, C->x_hi, C->tmp, C->times, C->x_best};
-  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) free(bufs[i]);
+  CGM_FREE(C->x, C->r, C->v, C->u, C->dinv, C->binv, C->b_it, C->diag, C->bpad, C->x_hi, C->tmp,
+           C->times, C->x_best);
   cgm_bcsr_free(&C->B);
 }
 
