@@ -21,25 +21,6 @@ static void b_int(binder *b, int64_t v) {
   if (b->rc == SQLITE_OK) b->rc = sqlite3_bind_int64(b->st, b->i, v);
 }
 
-static void b_double(binder *b, double v) {
-  b->i++;
-  if (b->rc == SQLITE_OK) b->rc = sqlite3_bind_double(b->st, b->i, v);
-}
-
-/* A fixed-size struct field: it need not be NUL-terminated. */
-static void b_text(binder *b, const char *s, size_t cap) {
-  b->i++;
-  if (b->rc == SQLITE_OK)
-    b->rc = sqlite3_bind_text(b->st, b->i, s, (int)strnlen(s, cap), SQLITE_TRANSIENT);
-}
-
-/* An id where 0 means none. */
-static void b_ref(binder *b, int64_t id) {
-  b->i++;
-  if (b->rc == SQLITE_OK)
-    b->rc = id > 0 ? sqlite3_bind_int64(b->st, b->i, id) : sqlite3_bind_null(b->st, b->i);
-}
-
 /* Reads columns 0, 1, ... in order. */
 typedef struct reader {
   sqlite3_stmt *st;
@@ -61,19 +42,24 @@ static int64_t int_of(const char *p, size_t size) {
   return size == 8 ? *(const int64_t *)p : size == 4 ? *(const int *)p : *(const bool *)p;
 }
 
+/* Binds rec's columns but 'I' and 'T' as the binder's next parameters. A text is a fixed-size
+ * struct field: it need not be NUL-terminated. An id ('r') of 0 means none: NULL. */
 static void bind_columns(binder *b, const column *c, const void *rec) {
   for (; c->type; c++) {
     const char *p = (const char *)rec + c->off;
-    if (c->type == 'I' || c->type == 'T')
+    if (c->type == 'I' || c->type == 'T') continue;
+    const int i = ++b->i;
+    const int64_t v = c->type == 'd' || c->type == 't' ? 0 : int_of(p, c->size);
+    if (b->rc != SQLITE_OK)
       continue;
     else if (c->type == 'd')
-      b_double(b, *(const double *)p);
+      b->rc = sqlite3_bind_double(b->st, i, *(const double *)p);
     else if (c->type == 't')
-      b_text(b, p, c->size);
-    else if (c->type == 'r')
-      b_ref(b, int_of(p, c->size));
+      b->rc = sqlite3_bind_text(b->st, i, p, (int)strnlen(p, c->size), SQLITE_TRANSIENT);
+    else if (c->type == 'r' && v <= 0)
+      b->rc = sqlite3_bind_null(b->st, i);
     else
-      b_int(b, c->type == 'b' ? int_of(p, c->size) != 0 : int_of(p, c->size));
+      b->rc = sqlite3_bind_int64(b->st, i, c->type == 'b' ? v != 0 : v);
   }
 }
 
@@ -322,7 +308,7 @@ cgm_status cgm_db_calibration_finish(cgm_db *db, int64_t cal_id, double seconds,
   cgm_status s =
       start(db, "UPDATE calibrations SET complete = 1, seconds = ? WHERE id = ?", true, &b, err);
   if (s != CGM_OK) return s;
-  b_double(&b, seconds);
+  b.rc = sqlite3_bind_double(b.st, ++b.i, seconds); /* the first parameter: rc is SQLITE_OK */
   b_int(&b, cal_id);
   s = run(db, &b, "marking a calibration complete", err);
   if (s == CGM_OK && sqlite3_changes(db->h) == 0)
