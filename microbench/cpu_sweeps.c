@@ -99,7 +99,6 @@ static double time_spmv(void *p, int i) {
     cgm_cpu_spmv_f32(a->B, a->val, a->x, a->y, a->x);
   else
     cgm_cpu_spmv_f64(a->B, a->val, a->x, a->y, a->x);
-  (void)i;
   return cgm_now() - t0;
 }
 

@@ -22,7 +22,6 @@ void mb_iter_tick(void *ctx, int iteration, double relres) {
   const double now = cgm_now();
   if (iteration > c->skip && c->n < c->cap) c->t[c->n++] = now - c->last;
   c->last = now;
-  (void)relres;
 }
 
 cgm_status mb_solve_timed(const cgm_csr *A, const cgm_solve_opts *base, int maxiter,

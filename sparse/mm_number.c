@@ -118,7 +118,6 @@ int cgm_num_eisel_lemire(int64_t q, uint64_t w, bool neg, double *out) {
   *out = make_double(neg, mant, power2);
   return 1;
 #else
-  (void)q, (void)w, (void)neg, (void)out;
   return 0;
 #endif
 }
@@ -262,7 +261,6 @@ static bool digits17_fast(double ax, char d[17], int *X) {
   *X = e10;
   return true;
 #else
-  (void)ax, (void)d, (void)X;
   return false;
 #endif
 }
