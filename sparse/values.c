@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The values' storage format of a layout (cgm_value_set): chosen once per
  * solve from A's values, the same on the CPU and the GPU. */
-#include <math.h>
-
 #include "cgmodel/sparse.h"
 #include "common/par.h"
 
