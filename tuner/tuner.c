@@ -21,10 +21,6 @@ static cgm_status push(cgm_candidate **v, int *n, int *cap, const cgm_candidate 
              : cgm_fail(err, CGM_ERUNTIME, "out of memory listing configurations");
 }
 
-static double flops(double e, double x) { /* Eq. 6 and 8 */
-  return 2.0 * e + 15.0 * x;
-}
-
 static bool usable(const cgm_candidate *c) {
   return c->fits && isfinite(c->time_per_iter_s);
 }
@@ -178,8 +174,9 @@ static cgm_candidate price_one(const cgm_tuner_device *dv, int d, cgm_plan *pl, 
                                                        pl->o.exchange != CGM_EXCHANGE_HOST)
                                : cgm_refined_time(&dv->model[ip], pl);
   if (pr == CGM_PREC_MIXED) c.time_per_iter_s += replacement_time(dv, pl, o);
-  c.gflops_raw = flops(e, x) / c.time_per_iter_s * 1e-9;
-  c.gflops_real = flops(nnz, x) / c.time_per_iter_s * 1e-9;
+  /* Eq. 6's flops of the stored elements, and of the nonzeros alone (Eq. 8: e d_N = nnz) */
+  c.gflops_raw = cgm_paper_flops(x, e) / c.time_per_iter_s * 1e-9;
+  c.gflops_real = cgm_paper_flops(x, nnz) / c.time_per_iter_s * 1e-9;
   c.memory_bytes = pl->device_bytes;
   c.fits = dv->is_cpu || dv->mem_bytes <= 0 || pl->device_bytes <= dv->mem_bytes;
   c.what_if = !dv->is_cpu && dv->what_if_from > 0 && G >= dv->what_if_from;
@@ -217,7 +214,7 @@ static cgm_status price_cusparse(const cgm_features *f, const cgm_tuner_device *
                          .gpus = 1,
                          .time_per_iter_s =
                              cgm_refined_cusparse_time(&dv->model[pr], f->nnz, f->x)};
-      c.gflops_raw = c.gflops_real = flops(nnz, x) / c.time_per_iter_s * 1e-9;
+      c.gflops_raw = c.gflops_real = cgm_paper_flops(x, nnz) / c.time_per_iter_s * 1e-9;
       cgm_plan_opts po = cgm_plan_opts_default();
       po.backend = CGM_BACKEND_CUSPARSE;
       po.precision = (cgm_precision)pr;
