@@ -96,7 +96,8 @@ CGM_API cgm_status cgm_mm_read_vector(const char *path, double **v, int32_t *n, 
 /* Reading options (docs/matrix-market.md, "Reading in parallel"): whatever
  * they are, the result is the same CSR bit for bit, or the same error. */
 typedef struct cgm_mm_read_opts {
-  int threads;          /* threads that parse and assemble; <= 0: OpenMP's default */
+  int threads;          /* threads that parse and assemble; <= 0: OpenMP's default (one for a
+                           file under 256 KiB) */
   int64_t chunk_bytes;  /* text one task parses (whole lines, one at least); <= 0: from the
                            size and the threads */
   int64_t stream_bytes; /* text read from a pipe or inflated from gzip at a time; <= 0: 16 MiB */
