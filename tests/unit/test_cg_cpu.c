@@ -309,7 +309,7 @@ static void test_tolerance(const char *what, const cgm_csr *A, double ratio) {
   for (int bi = 0; bi < CGM_NBLOCKSIZES; bi++) {
     const int n = cgm_block_sizes[bi];
     /* a sanitized build: the loosest and the tightest (test_util.h, CGM_TEST_STRIDE) */
-    for (int k = 0; k < 4; k += CGM_TEST_STRIDE > 1 ? 3 : 1) {
+    for (int k = 0; k < 4; k += CGM_TEST_STRIDE == 1 ? 1 : 3) {
       cgm_solve_result rd = solve_tol(A, b, x, n, CGM_PREC_DOUBLE, tols[k], CGM_OK);
       double res = test_residual(A, b, x);
       CHECK_MSG(rd.converged && res <= tols[k], "%s N=%d double tol %g: residual %.3g", what, n,
