@@ -49,17 +49,16 @@ static void bind_columns(binder *b, const column *c, const void *rec) {
     const char *p = (const char *)rec + c->off;
     if (c->type == 'I' || c->type == 'T') continue;
     const int i = ++b->i;
-    const int64_t v = c->type == 'd' || c->type == 't' ? 0 : int_of(p, c->size);
-    if (b->rc != SQLITE_OK)
-      continue;
-    else if (c->type == 'd')
+    if (b->rc != SQLITE_OK) continue;
+    if (c->type == 'd') {
       b->rc = sqlite3_bind_double(b->st, i, *(const double *)p);
-    else if (c->type == 't')
+    } else if (c->type == 't') {
       b->rc = sqlite3_bind_text(b->st, i, p, (int)strnlen(p, c->size), SQLITE_TRANSIENT);
-    else if (c->type == 'r' && v <= 0)
-      b->rc = sqlite3_bind_null(b->st, i);
-    else
-      b->rc = sqlite3_bind_int64(b->st, i, c->type == 'b' ? v != 0 : v);
+    } else {
+      const int64_t v = int_of(p, c->size);
+      b->rc = c->type == 'r' && v <= 0 ? sqlite3_bind_null(b->st, i)
+                                       : sqlite3_bind_int64(b->st, i, c->type == 'b' ? v != 0 : v);
+    }
   }
 }
 
