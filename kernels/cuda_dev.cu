@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <mutex>
+#include <utility>
 
 #include "kernels/cuda_dev.h"
 #include "kernels/cuda_util.h"
@@ -37,9 +38,8 @@ void cgm_cuda_matrix_free(cgm_dev_matrix *m) {
   memset(m, 0, sizeof *m);
 }
 
-static void stager_put(int dev, cgm_stager *s);
-static void state_put(int dev, cgm_cg_state *h);
-static cudaError_t state_take(int dev, cgm_cg_state **h);
+static void stager_release(cgm_stager *s);
+static void kept_swap(cgm_cuda_dev *d, bool put);
 
 void cgm_cuda_dev_drop_graphs(cgm_cuda_dev *d) {
   if (d->dev < 0) return;
@@ -59,8 +59,12 @@ void cgm_cuda_dev_free(cgm_cuda_dev *d) {
   cgm_cuda_matrix_free(&d->C);
   cgm_cuda_free_all({d->x, d->r, d->v, d->u, d->dinv, d->s, d->partials, d->counters, d->state,
                      d->dot_tmp, d->send_idx, d->b, d->x_hi, d->y_hi, d->bj.inv, d->bj.blk});
-  state_put(d->dev, d->host_state[0]); /* [1] lies in the same allocation */
-  stager_put(d->dev, &d->stage);
+  bool done = true; /* a device in error keeps nothing: its transfers may still read the buffers */
+  for (int i = 0; i < CGM_STAGE_BUFS && d->stage.done[i]; i++)
+    done = done && cudaEventSynchronize(d->stage.done[i]) == cudaSuccess;
+  if (done) kept_swap(d, true);
+  stager_release(&d->stage);
+  cudaFreeHost(d->host_state[0]); /* [1] lies in the same allocation */
   cudaEvent_t evs[] = {d->ev[0], d->ev[1], d->ev[2], d->ev[3],   d->ev[4],  d->ev[5],
                        d->ev_a,  d->ev_b,  d->ev_c,  d->ev_pack, d->ev_fork};
   for (size_t i = 0; i < sizeof evs / sizeof *evs; i++)
@@ -114,7 +118,10 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
   CGM_CUDA_TRY(err, cgm_cuda_dmalloc(d, (void **)&d->state, sizeof(cgm_cg_state)));
   CGM_CUDA_TRY(err, cudaMemsetAsync(d->counters, 0, 7 * sizeof(unsigned), d->stream));
   CGM_CUDA_TRY(err, cudaMemsetAsync(d->state, 0, sizeof(cgm_cg_state), d->stream));
-  CGM_CUDA_TRY(err, state_take(dev, &d->host_state[0]));
+  kept_swap(d, false);
+  if (!d->host_state[0])
+    CGM_CUDA_TRY(err, cudaMallocHost((void **)&d->host_state[0], 2 * sizeof(cgm_cg_state)));
+  memset(d->host_state[0], 0, 2 * sizeof(cgm_cg_state));
   d->host_state[1] = d->host_state[0] + 1;
   for (int i = 0; i < 6; i++) CGM_CUDA_TRY(err, cudaEventCreate(&d->ev[i]));
   cudaEvent_t *dep[] = {&d->ev_a, &d->ev_b, &d->ev_c, &d->ev_pack, &d->ev_fork};
@@ -163,47 +170,15 @@ static struct {
 } kept[CGM_MAX_GPUS];
 static std::mutex kept_lock;
 
-static bool kept_slot(int dev) {
-  return dev >= 0 && dev < CGM_MAX_GPUS;
-}
-
-/* s (its transfers done) kept for dev's next solve, or freed when one is kept already. */
-static void stager_put(int dev, cgm_stager *s) {
-  bool ok = s->buf[CGM_STAGE_BUFS - 1] != NULL; /* all pinned */
-  for (int i = 0; ok && i < CGM_STAGE_BUFS; i++)
-    ok = cudaEventSynchronize(s->done[i]) == cudaSuccess;
-  if (!ok) return stager_release(s); /* a device in error keeps nothing */
+/* d (holding none) takes its device's kept set, or (put) leaves its own for the next solve where
+ * none is kept; what d still holds after is its own to free. */
+static void kept_swap(cgm_cuda_dev *d, bool put) {
   std::lock_guard<std::mutex> g(kept_lock);
-  if (!kept_slot(dev) || kept[dev].stage.buf[0]) return stager_release(s);
-  kept[dev].stage = *s;
-  kept[dev].stage.k = 0;
-  memset(s, 0, sizeof *s);
-}
-
-static void state_put(int dev, cgm_cg_state *h) {
-  if (!h) return;
-  {
-    std::lock_guard<std::mutex> g(kept_lock);
-    if (kept_slot(dev) && !kept[dev].state) {
-      kept[dev].state = h;
-      return;
-    }
-  }
-  cudaFreeHost(h);
-}
-
-/* *h: two states, zeroed, kept or pinned now. */
-static cudaError_t state_take(int dev, cgm_cg_state **h) {
-  {
-    std::lock_guard<std::mutex> g(kept_lock);
-    if (kept_slot(dev)) *h = kept[dev].state, kept[dev].state = NULL;
-  }
-  if (!*h) {
-    const cudaError_t e = cudaMallocHost((void **)h, 2 * sizeof(cgm_cg_state));
-    if (e != cudaSuccess) return e;
-  }
-  memset(*h, 0, 2 * sizeof(cgm_cg_state));
-  return cudaSuccess;
+  if (d->dev < 0 || d->dev >= CGM_MAX_GPUS) return;
+  if (put == (kept[d->dev].stage.buf[0] || kept[d->dev].state)) return;
+  d->stage.k = 0;
+  std::swap(kept[d->dev].stage, d->stage);
+  std::swap(kept[d->dev].state, d->host_state[0]);
 }
 
 void cgm_cuda_dev_release_kept(void) {
@@ -214,7 +189,7 @@ void cgm_cuda_dev_release_kept(void) {
     if (cur < 0 && cudaGetDevice(&cur) != cudaSuccess) cur = 0;
     if (cudaSetDevice(d) != cudaSuccess) continue; /* kept: nothing is lost */
     stager_release(&kept[d].stage);
-    if (kept[d].state) cudaFreeHost(kept[d].state);
+    cudaFreeHost(kept[d].state);
     kept[d].state = NULL;
   }
   if (cur >= 0) (void)cudaSetDevice(cur);
@@ -222,15 +197,7 @@ void cgm_cuda_dev_release_kept(void) {
 }
 
 static cgm_status stager_alloc(const cgm_cuda_dev *d, stager *s, cgm_error *err) {
-  if (s->buf[CGM_STAGE_BUFS - 1]) return CGM_OK;
-  {
-    std::lock_guard<std::mutex> g(kept_lock);
-    if (kept_slot(d->dev) && kept[d->dev].stage.buf[0]) {
-      *s = kept[d->dev].stage;
-      memset(&kept[d->dev].stage, 0, sizeof kept[d->dev].stage);
-      return CGM_OK;
-    }
-  }
+  if (s->buf[CGM_STAGE_BUFS - 1]) return CGM_OK; /* this device's, or the kept ones */
   cgm_status st = CGM_OK;
   for (int i = 0; i < CGM_STAGE_BUFS; i++) {
     CGM_CUDA_GOTO(st, err, fail, cudaMallocHost(&s->buf[i], STAGE_BYTES));
@@ -323,13 +290,6 @@ cgm_status cgm_cuda_upload_rows(cgm_cuda_dev *d, void *dst, const cgm_stage_rows
                        stage_upload(&d->stage, d, dst, (size_t)count, src->to_single ? 4 : 8,
                                     cgm_stage_rows, src, err),
                        err);
-}
-
-void cgm_cuda_stage_release(cgm_cuda_dev *d) {
-  if (d->dev < 0 || !d->stage.buf[0]) return;
-  if (cudaSetDevice(d->dev) == cudaSuccess) (void)cudaStreamSynchronize(d->stream);
-  stager_put(d->dev, &d->stage);
-  (void)cudaGetLastError();
 }
 
 /* m's values in d's storage (d->vs; the long rows d->C full): DICT in the

@@ -82,9 +82,6 @@ cgm_status cgm_cuda_upload_arrays(cgm_cuda_dev *d, int k, void *const *dst, cons
  * doubles or floats (src->to_single), through the staging buffers. */
 cgm_status cgm_cuda_upload_rows(cgm_cuda_dev *d, void *dst, const cgm_stage_rows_src *src,
                                 int64_t count, cgm_error *err);
-/* Frees the device's pinned upload buffers once its uploads are done (a
- * solve's setup; the calibration keeps them from matrix to matrix). */
-void cgm_cuda_stage_release(cgm_cuda_dev *d);
 /* Frees the pinned memory kept for the devices' next solves (cgm_cuda_release_kept). */
 void cgm_cuda_dev_release_kept(void);
 /* Frees an uploaded layout's arrays (m zeroed). */

@@ -502,7 +502,6 @@ static cgm_status setup(gpu_solver *S, const cgm_problem *pb, cgm_seg_host *seg,
   }
   if ((st = pb->dA ? gs_device_vectors(S, pb, err) : upload_vectors(S, pb, seg, dev_layout, err)))
     return st;
-  for (int g = 0; g < G; g++) cgm_cuda_stage_release(&S->dev[g]); /* the uploads are done */
   res->time_upload_s = cgm_now() - tu - built;       /* with the exchange's and NCCL's setup */
   for (int g = 0; g < G; g++) cgm_seg_free(&seg[g]); /* the host copies are no longer needed */
   cudaDeviceProp prop;
