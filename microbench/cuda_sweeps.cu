@@ -109,22 +109,15 @@ int launches_for(double bytes) {
   return bytes < 1e7 ? 32 : (bytes < 1e8 ? 8 : 2);
 }
 
+/* The plain loads of nvec vectors of m elements. A fixed grid loops over them; a variable one (a
+ * thread an element) makes one trip of the loop. */
 template <typename T>
-__global__ void load_fixed(const T *__restrict__ base, int nvec, int64_t m, double *out) {
+__global__ void load_vectors(const T *__restrict__ base, int nvec, int64_t m, double *out) {
   double s = 0;
   CGM_GRID_LOOP(i, m) {
     for (int k = 0; k < nvec; k++) s += (double)base[k * m + i];
   }
   if (s == -1.0) out[blockIdx.x] = s; /* never true for our data: keeps the loads alive */
-}
-
-template <typename T>
-__global__ void load_variable(const T *__restrict__ base, int nvec, int64_t m, double *out) {
-  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (i >= m) return;
-  double s = 0;
-  for (int k = 0; k < nvec; k++) s += (double)base[k * m + i];
-  if (s == -1.0) out[blockIdx.x] = s;
 }
 
 template <typename T> __global__ void fill(T *p, int64_t n) {
@@ -192,11 +185,11 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
       for (int nvec = 1; nvec <= 8 && !st; nvec *= 2) {
         int R1 = launches_for((double)nvec * m * w);
         auto fixed = [&]() {
-          load_fixed<T><<<R->sms * 8, 256, 0, s>>>(set_of(nvec, calls), nvec, m, sink);
+          load_vectors<T><<<R->sms * 8, 256, 0, s>>>(set_of(nvec, calls), nvec, m, sink);
           return cudaGetLastError();
         };
         auto variable = [&]() {
-          load_variable<T>
+          load_vectors<T>
               <<<(unsigned)((m + 255) / 256), 256, 0, s>>>(set_of(nvec, calls), nvec, m, sink);
           return cudaGetLastError();
         };
