@@ -305,9 +305,9 @@ __device__ __forceinline__ bool ll_wait(cgm_cg_state *st, int nparts, int off, d
 
 /* Every block calls this with its partial sums; the last block to arrive adds all partials in block
  * order (deterministic), plus add[0..NV) when given, and writes the totals to every destination of
- * out. Returns true in the last block. */
+ * out. */
 template <int NV>
-__device__ __forceinline__ bool
+__device__ __forceinline__ void
 last_block_sum(double (&v)[NV], cgm_reduce_buf red, const cgm_out &out, const double *add,
                const cgm_cg_state *st = nullptr, const cgm_sync *sync = nullptr) {
   /* sync points at the caller's kernel parameter: only constant-index reads */
@@ -321,7 +321,7 @@ last_block_sum(double (&v)[NV], cgm_reduce_buf red, const cgm_out &out, const do
     is_last = arrived == gridDim.x - 1;
   }
   __syncthreads();
-  if (!is_last) return false;
+  if (!is_last) return;
   /* What thread 0 adds and forwards, loaded beside the partials rather
    * than after them: one memory round trip fewer on the way to the peers. */
   double a[NV], c[2] = {0.0, 0.0};
@@ -359,18 +359,13 @@ last_block_sum(double (&v)[NV], cgm_reduce_buf red, const cgm_out &out, const do
       if (out.ll && sync) ll_send(st, *sync, out, t, c);
     if (sync) sync_raise(st, *sync);
   }
-  return true;
 }
 
 /* Single destination. */
 template <int NV>
-__device__ __forceinline__ bool last_block_sum(double (&v)[NV], cgm_reduce_buf red, double *out) {
-  cgm_out o;
-  o.p[0] = out;
-  o.n = 1;
-  o.ll = 0;
-  o.carry = nullptr;
-  return last_block_sum<NV>(v, red, o, nullptr);
+__device__ __forceinline__ void last_block_sum(double (&v)[NV], cgm_reduce_buf red, double *out) {
+  const cgm_out o = {{out}, 1}; /* no ll words, no carry */
+  last_block_sum<NV>(v, red, o, nullptr);
 }
 
 } // namespace cgm
