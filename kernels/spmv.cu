@@ -28,12 +28,6 @@ template <typename T, int NE> __host__ __device__ constexpr int spmv_unroll() {
   return b <= 8 ? 8 : (b <= 16 ? 4 : (b <= 32 ? 2 : 1));
 }
 
-/* Threads per block row of a block (w: bytes of an element; CGM_SPMV_SPLIT): the kernels take it
- * at compile time, the launch configuration and the model at run time. */
-__host__ __device__ constexpr int spmv_split(int w, int n, int bx) {
-  return CGM_SPMV_SPLIT(w, n, bx);
-}
-
 /* V (cgm_values): the values' storage, read by the accessor in the loop
  * below; the arithmetic stays T's. */
 template <typename T, int N, int BX, int V>
@@ -55,7 +49,7 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
   if (!sync_wait(guard, sync)) return; /* x's foreign entries have arrived */
   using VT = typename std::conditional<V == CGM_VALUES_F32, float, T>::type;
   const VT *__restrict__ val = static_cast<const VT *>(L.val);
-  constexpr int H = spmv_split((int)sizeof(T), N, BX), NE = N / H;
+  constexpr int H = CGM_SPMV_SPLIT((int)sizeof(T), N, BX), NE = N / H;
   const int S = L.by * BX * N * H; /* threads per slice */
   const int spb = blockDim.x / S;  /* slices per block */
   const int t = threadIdx.x % S, h = t % H, q = t / (N * H), r = (t / H) % N;
@@ -159,16 +153,14 @@ __global__ void __launch_bounds__(kSpmvThreads, kSpmvBlocksPerSM) /* <= 64 regis
   }
 }
 
-/* Threads per block and the grid for a layout: at most one full wave of
- * the device, looping over slices. */
-static void spmv_config(const cgm_dev_layout *L, cgm_precision prec, int sms, int *threads,
-                        int *blocks) {
-  const int S = L->by * L->bx * L->n * spmv_split(cgm_precision_width(prec), L->n, L->bx);
+/* The grid of kSpmvThreads blocks for a layout of w-byte elements: at most one full wave of the
+ * device, looping over slices. */
+static int spmv_blocks(const cgm_dev_layout *L, int w, int sms) {
+  const int S = L->by * L->bx * L->n * CGM_SPMV_SPLIT(w, L->n, L->bx);
   const int spb = S <= kSpmvThreads ? kSpmvThreads / S : 1;
-  *threads = kSpmvThreads;
   int64_t groups = (L->nslices + spb - 1) / spb;
   int64_t wave = (int64_t)sms * kSpmvBlocksPerSM;
-  *blocks = (int)(groups < wave ? groups : wave);
+  return (int)(groups < wave ? groups : wave);
 }
 
 template <typename T, int N, int BX, int V>
@@ -177,10 +169,9 @@ static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const
                           cgm_cg_state *guard, const cgm_sync &sync, int sms, cudaStream_t s) {
   /* A slice wider than a block (a layout cgm_spmv_supported refuses)
    * would leave the kernel no slice per block. */
-  if (L->by * BX * N * spmv_split((int)sizeof(T), N, BX) > kSpmvThreads)
+  if (L->by * BX * N * CGM_SPMV_SPLIT((int)sizeof(T), N, BX) > kSpmvThreads)
     return cudaErrorInvalidValue;
-  int threads, blocks;
-  spmv_config(L, sizeof(T) == 4 ? CGM_PREC_SINGLE : CGM_PREC_DOUBLE, sms, &threads, &blocks);
+  int blocks = spmv_blocks(L, (int)sizeof(T), sms);
   if (sync.leave > 0 && sync.leave < kSpmvBlocksPerSM &&
       blocks > (kSpmvBlocksPerSM - sync.leave) * sms)
     blocks = (kSpmvBlocksPerSM - sync.leave) * sms;
@@ -188,7 +179,7 @@ static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const
     if (dot.n == 0 && dot.ll == 0) return cudaSuccess;
     blocks = 1; /* no rows, but the dot (0 + add) and its flags are expected */
   }
-  return launch_k(sync.overlap, spmv_mbr<T, N, BX, V>, blocks, threads, s, *L,
+  return launch_k(sync.overlap, spmv_mbr<T, N, BX, V>, blocks, kSpmvThreads, s, *L,
                   static_cast<const T *>(x), static_cast<T *>(y), static_cast<const T *>(p), dot,
                   add, red, guard, sync);
 }
@@ -281,28 +272,25 @@ __global__ void __launch_bounds__(kSpmvThreads, kLongRegBlocks)
   const int lane = threadIdx.x & 31;
   const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
   double dot = 0.0;
+  /* row r (threadIdx.x or lane) of slice k's block row is v, rounded into T (y's and the dot's) */
+  auto put = [&](int64_t k, auto r, double v) {
+    const int64_t row = (int64_t)L.brow[k] * N + r;
+    const T acc = (T)v;
+    y[row] = acc;
+    if (want_dot) dot += (double)p_rows[row] * (double)acc;
+  };
   /* the hubs (sorted first): a block a row */
   for (int64_t k = blockIdx.x; k < L.nhuge; k += gridDim.x) {
     const double v = rows_block_sum<N>(strided_sum<T, N>(
         val, L.bcol, x, L.slice_ptr[k] * N + threadIdx.x, L.slice_ptr[k + 1] * N, blockDim.x));
-    if (threadIdx.x < N) {
-      const int64_t row = (int64_t)L.brow[k] * N + threadIdx.x;
-      const T acc = (T)v;
-      y[row] = acc;
-      if (want_dot) dot += (double)p_rows[row] * (double)acc;
-    }
+    if (threadIdx.x < N) put(k, threadIdx.x, v);
   }
   /* the others: a warp a row */
   for (int64_t k = L.nhuge + (((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5); k < L.nslices;
        k += nwarps) {
     const double v = rows_warp_sum<N>(
         strided_sum<T, N>(val, L.bcol, x, L.slice_ptr[k] * N + lane, L.slice_ptr[k + 1] * N, 32));
-    if (lane < N) {
-      const int64_t row = (int64_t)L.brow[k] * N + lane;
-      const T acc = (T)v;
-      y[row] = acc;
-      if (want_dot) dot += (double)p_rows[row] * (double)acc;
-    }
+    if (lane < N) put(k, lane, v);
   }
   if (want_dot) {
     double v[1] = {dot};
@@ -352,7 +340,7 @@ extern "C" cgm_status cgm_spmv_supported(int n, int bx, int by, cgm_precision pr
     return cgm_fail(err, CGM_EINPUT, "the CUDA kernels need B_x in {1, 2, 4, 8} (got %d)", bx);
   if (n * bx > 32)
     return cgm_fail(err, CGM_EINPUT, "the CUDA kernels need N * B_x <= 32 (got %d * %d)", n, bx);
-  const int h = cgm::spmv_split(cgm_precision_width(prec), n, bx);
+  const int h = CGM_SPMV_SPLIT(cgm_precision_width(prec), n, bx);
   int S = by * bx * n * h;
   if (S > cgm::kSpmvThreads || cgm::kSpmvThreads % S != 0)
     return cgm_fail(err, CGM_EINPUT,
@@ -366,11 +354,8 @@ extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision pr
                                        const double *dot_add, cgm_reduce_buf red,
                                        cgm_cg_state *guard, const cgm_sync *sync, int sms,
                                        cudaStream_t s) {
-  cgm_out none = {};
-  none.n = 0;
-  cgm_sync nosync = {};
-  const cgm_sync &sy = sync ? *sync : nosync;
-  const cgm_out &d = dot ? *dot : none;
+  const cgm_sync sy = sync ? *sync : cgm_sync{};
+  const cgm_out d = dot ? *dot : cgm_out{}; /* none: n = 0 */
   if (L->long_rows) {
     if (L->by != 1 || L->bx != 1 || L->fmt != CGM_VALUES_FULL || sy.wait_mask || sy.nraise || d.ll)
       return cudaErrorInvalidValue;
@@ -383,19 +368,15 @@ extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision pr
     if (blocks > (int64_t)sms * cgm::kLongBlocksPerSM)
       blocks = (int64_t)sms * cgm::kLongBlocksPerSM;
     if (blocks < 1) blocks = 1; /* no rows: the dot (0 + add) is still delivered */
-    if (prec == CGM_PREC_SINGLE)
-      return cgm::launch_long<float>(L, x, y, p_rows, d, dot_add, red, guard, sy, (int)blocks, s);
-    return cgm::launch_long<double>(L, x, y, p_rows, d, dot_add, red, guard, sy, (int)blocks, s);
+    return (prec == CGM_PREC_SINGLE ? cgm::launch_long<float>
+                                    : cgm::launch_long<double>)(L, x, y, p_rows, d, dot_add, red,
+                                                                guard, sy, (int)blocks, s);
   }
-  if (prec == CGM_PREC_SINGLE)
-    return cgm::launch_n<float, CGM_VALUES_FULL>(L, x, y, p_rows, d, dot_add, red, guard, sy, sms,
-                                                 s);
-  if (L->fmt == CGM_VALUES_DICT) /* block size 1 only (cgm_values_choose) */
-    return L->n == 1 ? cgm::launch_bx<double, 1, CGM_VALUES_DICT>(L, x, y, p_rows, d, dot_add, red,
-                                                                  guard, sy, sms, s)
-                     : cudaErrorInvalidValue;
-  return (L->fmt == CGM_VALUES_F32 ? cgm::launch_n<double, CGM_VALUES_F32>
-                                   : cgm::launch_n<double, CGM_VALUES_FULL>)(L, x, y, p_rows, d,
-                                                                             dot_add, red, guard,
-                                                                             sy, sms, s);
+  /* full values in single precision; dict at block size 1 only (cgm_values_choose) */
+  const auto k = prec == CGM_PREC_SINGLE     ? cgm::launch_n<float, CGM_VALUES_FULL>
+                 : L->fmt == CGM_VALUES_F32  ? cgm::launch_n<double, CGM_VALUES_F32>
+                 : L->fmt != CGM_VALUES_DICT ? cgm::launch_n<double, CGM_VALUES_FULL>
+                 : L->n == 1                 ? cgm::launch_bx<double, 1, CGM_VALUES_DICT>
+                                             : nullptr;
+  return k ? k(L, x, y, p_rows, d, dot_add, red, guard, sy, sms, s) : cudaErrorInvalidValue;
 }
