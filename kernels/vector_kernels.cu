@@ -553,12 +553,10 @@ extern "C" cudaError_t cgm_launch_cg1(cgm_precision prec, int64_t n, const void 
   return cgm::by_prec(prec, [&](auto t) {
     using T = decltype(t);
     if (cgm::blocked(bj)) /* a thread a block */
-      cgm::cg1_blk<T><<<cgm::blk_blocks(n, bj, sms), cgm::kVecThreads, 0, s>>>(
-          n, bj->n, CP(b), CP(u), CP(bj->inv), P(r), P(v), out, red);
-    else
-      cgm::cg1<T><<<cgm::vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(
-          cgm::packs(prec, n), CP(b), CP(u), CP(dinv), P(r), P(v), out, red);
-    return cudaGetLastError();
+      return cgm::launch_k(false, cgm::cg1_blk<T>, cgm::blk_blocks(n, bj, sms), cgm::kVecThreads, s,
+                           n, bj->n, CP(b), CP(u), CP(bj->inv), P(r), P(v), out, red);
+    return cgm::launch_k(false, cgm::cg1<T>, cgm::vector_blocks(n, sms), cgm::kVecThreads, s,
+                         cgm::packs(prec, n), CP(b), CP(u), CP(dinv), P(r), P(v), out, red);
   });
 }
 
@@ -622,9 +620,8 @@ extern "C" cudaError_t cgm_launch_pack(cgm_precision prec, const void *v_own, co
   if (total == 0 && sy.nraise == 0 && sy.wait_mask == 0) return cudaSuccess;
   return cgm::by_prec(prec, [&](auto t) {
     using T = decltype(t);
-    cgm::pack<T><<<cgm::vector_blocks(2 * total, sms), cgm::kVecThreads, 0, s>>>(
-        CP(v_own), *pk, guard, sy, red.counter);
-    return cudaGetLastError();
+    return cgm::launch_k(false, cgm::pack<T>, cgm::vector_blocks(2 * total, sms), cgm::kVecThreads,
+                         s, CP(v_own), *pk, guard, sy, red.counter);
   });
 }
 
@@ -632,17 +629,16 @@ extern "C" cudaError_t cgm_launch_dot(cgm_precision prec, int64_t n, const void 
                                       double *out, cgm_reduce_buf red, int sms, cudaStream_t s) {
   return cgm::by_prec(prec, [&](auto t) {
     using T = decltype(t);
-    cgm::dot<T><<<cgm::vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(cgm::packs(prec, n), CP(x),
-                                                                        CP(y), out, red);
-    return cudaGetLastError();
+    return cgm::launch_k(false, cgm::dot<T>, cgm::vector_blocks(n, sms), cgm::kVecThreads, s,
+                         cgm::packs(prec, n), CP(x), CP(y), out, red);
   });
 }
 
 extern "C" cudaError_t cgm_launch_diag_norm(int64_t n, const double *x, const double *dinv,
                                             double *out, cgm_reduce_buf red, int sms,
                                             cudaStream_t s) {
-  cgm::diag_norm<<<cgm::vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, x, dinv, out, red);
-  return cudaGetLastError();
+  return cgm::launch_k(false, cgm::diag_norm, cgm::vector_blocks(n, sms), cgm::kVecThreads, s, n, x,
+                       dinv, out, red);
 }
 
 extern "C" cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *const *dst,
@@ -654,15 +650,14 @@ extern "C" cudaError_t cgm_launch_scatter(const void *src, int64_t bytes, void *
   d.n = ndst;
   for (int k = 0; k < ndst && k < CGM_MAX_GPUS; k++) d.p[k] = static_cast<uint4 *>(dst[k]);
   int64_t n16 = bytes / 16;
-  cgm::scatter<<<cgm::vector_blocks(2 * n16, sms), cgm::kVecThreads, 0, s>>>(
-      static_cast<const uint4 *>(src), n16, d, guard, sy, red.counter);
-  return cudaGetLastError();
+  return cgm::launch_k(false, cgm::scatter, cgm::vector_blocks(2 * n16, sms), cgm::kVecThreads, s,
+                       static_cast<const uint4 *>(src), n16, d, guard, sy, red.counter);
 }
 
 extern "C" cudaError_t cgm_launch_fold(int64_t n, double *x_hi, float *x_lo, double *out,
                                        cgm_reduce_buf red, int sms, cudaStream_t s) {
-  cgm::fold<<<cgm::vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, x_hi, x_lo, out, red);
-  return cudaGetLastError();
+  return cgm::launch_k(false, cgm::fold, cgm::vector_blocks(n, sms), cgm::kVecThreads, s, n, x_hi,
+                       x_lo, out, red);
 }
 
 /* cgm_launch_replace with the residual in R and the iteration in T. */
@@ -672,12 +667,11 @@ static cudaError_t replace_as(int64_t n, int cgg, const void *b, const void *y, 
                               double *out, cgm_reduce_buf red, int sms, cudaStream_t s) {
   const R *rb = static_cast<const R *>(b), *ry = static_cast<const R *>(y);
   if (cgm::blocked(bj))
-    cgm::replace_blk<R, T><<<cgm::blk_blocks(n, bj, sms), cgm::kVecThreads, 0, s>>>(
-        n, bj->n, cgg, rb, ry, CP(bj->inv), CP(bj->blk), P(z), P(v), CP(x), CP(sp), out, red);
-  else
-    cgm::replace<R, T><<<cgm::vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(
-        n, cgg, rb, ry, CP(dinv), P(z), P(v), CP(x), CP(sp), out, red);
-  return cudaGetLastError();
+    return cgm::launch_k(false, cgm::replace_blk<R, T>, cgm::blk_blocks(n, bj, sms),
+                         cgm::kVecThreads, s, n, bj->n, cgg, rb, ry, CP(bj->inv), CP(bj->blk), P(z),
+                         P(v), CP(x), CP(sp), out, red);
+  return cgm::launch_k(false, cgm::replace<R, T>, cgm::vector_blocks(n, sms), cgm::kVecThreads, s,
+                       n, cgg, rb, ry, CP(dinv), P(z), P(v), CP(x), CP(sp), out, red);
 }
 
 extern "C" cudaError_t cgm_launch_replace(cgm_precision rprec, cgm_precision iprec, int64_t n,
@@ -700,8 +694,8 @@ extern "C" cudaError_t cgm_launch_resume(cgm_cg_state *st, const double *out, in
 
 extern "C" cudaError_t cgm_launch_to_single(const double *src, float *dst, int64_t n, int sms,
                                             cudaStream_t s) {
-  cgm::to_single<<<cgm::vector_blocks(n, sms), cgm::kVecThreads, 0, s>>>(n, src, dst);
-  return cudaGetLastError();
+  return cgm::launch_k(false, cgm::to_single, cgm::vector_blocks(n, sms), cgm::kVecThreads, s, n,
+                       src, dst);
 }
 
 extern "C" cudaError_t cgm_launch_epoch(cgm_cg_state *st, cudaStream_t s) {
