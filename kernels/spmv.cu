@@ -184,18 +184,23 @@ static cudaError_t launch(const cgm_dev_layout *L, const void *x, void *y, const
                   add, red, guard, sync);
 }
 
-template <typename T, int N, int V>
-static cudaError_t launch_bx(const cgm_dev_layout *L, const void *x, void *y, const void *p,
-                             const cgm_out &dot, const double *add, cgm_reduce_buf red,
-                             cgm_cg_state *guard, const cgm_sync &sync, int sms, cudaStream_t s) {
-  const int b = L->bx;
+/* The launch of block size N at B_x bx, or nullptr. */
+template <typename T, int N, int V> static decltype(&launch<T, N, 1, V>) pick_bx(int bx) {
   constexpr int B8 = N <= 4 ? 8 : 4; /* B_x 8 only up to N = 4 */
-  if (b == 1 || b == 2 || b == 4 || (b == 8 && N <= 4))
-    return (b == 1   ? launch<T, N, 1, V>
-            : b == 2 ? launch<T, N, 2, V>
-            : b == 4 ? launch<T, N, 4, V>
-                     : launch<T, N, B8, V>)(L, x, y, p, dot, add, red, guard, sync, sms, s);
-  return cudaErrorInvalidValue;
+  return bx == 1             ? launch<T, N, 1, V>
+         : bx == 2           ? launch<T, N, 2, V>
+         : bx == 4           ? launch<T, N, 4, V>
+         : bx == 8 && N <= 4 ? launch<T, N, B8, V>
+                             : nullptr;
+}
+
+/* The launch of L's block size and B_x, or nullptr. */
+template <typename T, int V> static decltype(&launch<T, 1, 1, V>) pick(const cgm_dev_layout *L) {
+  return L->n == 1   ? pick_bx<T, 1, V>(L->bx)
+         : L->n == 2 ? pick_bx<T, 2, V>(L->bx)
+         : L->n == 4 ? pick_bx<T, 4, V>(L->bx)
+         : L->n == 8 ? pick_bx<T, 8, V>(L->bx)
+                     : nullptr;
 }
 
 /* Long rows (cgm_dev_layout.long_rows): a slice a block row, whose blocks a warp (or a block)
@@ -313,18 +318,6 @@ static cudaError_t launch_long(const cgm_dev_layout *L, const void *x, void *y, 
                   static_cast<T *>(y), static_cast<const T *>(p), dot, add, red, guard, sync);
 }
 
-template <typename T, int V>
-static cudaError_t launch_n(const cgm_dev_layout *L, const void *x, void *y, const void *p,
-                            const cgm_out &dot, const double *add, cgm_reduce_buf red,
-                            cgm_cg_state *guard, const cgm_sync &sync, int sms, cudaStream_t s) {
-  const auto k = L->n == 1   ? launch_bx<T, 1, V>
-                 : L->n == 2 ? launch_bx<T, 2, V>
-                 : L->n == 4 ? launch_bx<T, 4, V>
-                 : L->n == 8 ? launch_bx<T, 8, V>
-                             : nullptr;
-  return k ? k(L, x, y, p, dot, add, red, guard, sync, sms, s) : cudaErrorInvalidValue;
-}
-
 } // namespace cgm
 
 extern "C" void cgm_kernels_preload(void) {
@@ -373,10 +366,10 @@ extern "C" cudaError_t cgm_launch_spmv(const cgm_dev_layout *L, cgm_precision pr
                                                                 guard, sy, (int)blocks, s);
   }
   /* full values in single precision; dict at block size 1 only (cgm_values_choose) */
-  const auto k = prec == CGM_PREC_SINGLE     ? cgm::launch_n<float, CGM_VALUES_FULL>
-                 : L->fmt == CGM_VALUES_F32  ? cgm::launch_n<double, CGM_VALUES_F32>
-                 : L->fmt != CGM_VALUES_DICT ? cgm::launch_n<double, CGM_VALUES_FULL>
-                 : L->n == 1                 ? cgm::launch_bx<double, 1, CGM_VALUES_DICT>
+  const auto k = prec == CGM_PREC_SINGLE     ? cgm::pick<float, CGM_VALUES_FULL>(L)
+                 : L->fmt == CGM_VALUES_F32  ? cgm::pick<double, CGM_VALUES_F32>(L)
+                 : L->fmt != CGM_VALUES_DICT ? cgm::pick<double, CGM_VALUES_FULL>(L)
+                 : L->n == 1                 ? cgm::pick_bx<double, 1, CGM_VALUES_DICT>(L->bx)
                                              : nullptr;
   return k ? k(L, x, y, p_rows, d, dot_add, red, guard, sy, sms, s) : cudaErrorInvalidValue;
 }
