@@ -144,9 +144,7 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
   {
     /* A state that keeps CG4 and CG5 computing: finite scalars, never done. */
     cgm_cg_state h = {};
-    h.slot[0][0].pq = 1.0;
-    h.slot[0][0].rz = 1.0;
-    h.slot[0][0].rr = 1.0;
+    h.slot[0][0] = {1.0, 1.0, 1.0}; /* pq, rz, rr */
     h.slot[0][1].rz = 1.0;
     h.maxiter = INT_MAX;
     CGM_CUDA_GOTO(st, err, out, cudaMemcpyAsync(st_dev, &h, sizeof h, cudaMemcpyHostToDevice, s));
@@ -155,9 +153,7 @@ template <typename T> cgm_status vector_sweeps(run_t *R, cudaStream_t s, cgm_err
     unsigned *counter = (unsigned *)(sink + 8192 * 2); /* zeroed below */
     CGM_CUDA_GOTO(st, err, out, cudaMemsetAsync(counter, 0, 16, s));
     cgm_reduce_buf red = {sink, counter, 4096};
-    cgm_out o = {};
-    o.p[0] = &st_dev->local[0].rz;
-    o.n = 1;
+    const cgm_out o = {{&st_dev->local[0].rz}, 1};
     for (int e = rg.lo; e <= rg.hi && !st; e += rg.step) {
       const int64_t m = (int64_t)1 << e;
       /* Each launch of a graph reads its own set of k vectors while the pool of 8 x 2^hi elements
@@ -355,9 +351,7 @@ cgm_status spmv_one(void *ctx, const cgm_csr *A, int n, const char *variant, con
         !(st = cgm_cuda_upload_vec(&d, d.v, x, xlen, err))) {
       double bytes = cgm_spmv_bytes(B.nblocks_padded, (int64_t)B.nslices * B.p.by, B.nslices, n,
                                     (int64_t)B.nbrows * n, w);
-      cgm_out o = {};
-      o.p[0] = d.dot_tmp;
-      o.n = 1;
+      const cgm_out o = {{d.dot_tmp}, 1};
       const int nl = launches_for(bytes);
       layout_pool &P = *R->pool;
       int calls = 0;
