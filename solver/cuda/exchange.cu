@@ -5,7 +5,7 @@
 #include "solver/cuda/gpu_solver.h"
 
 /* Every device waits for the latest `which` event of all others. */
-cudaError_t gs_all_to_all(gpu_solver *S, cudaEvent_t cgm_cuda_dev::*which) {
+static cudaError_t all_to_all(gpu_solver *S, cudaEvent_t cgm_cuda_dev::*which) {
   if (S->G == 1 || S->pol.flags) return cudaSuccess;
   cudaError_t e = cgm_each_device(
       S->dev, S->G, [&](int, cgm_cuda_dev *d) { return cudaEventRecord(d->*which, d->stream); });
@@ -18,18 +18,25 @@ cudaError_t gs_all_to_all(gpu_solver *S, cudaEvent_t cgm_cuda_dev::*which) {
   });
 }
 
-cudaError_t gs_nccl_allreduce(gpu_solver *S, int slot, int which, int count) {
-  ncclDataType_t t = ncclFloat64;
+/* One NCCL group of call(g) for every device g; the group closed after a failed call too. */
+template <typename F> static cudaError_t nccl_group(gpu_solver *S, F call) {
   if (S->nccl->ncclGroupStart() != ncclSuccess) return cudaErrorUnknown;
-  for (int g = 0; g < S->G; g++) {
-    cgm_cg_state *st = S->dev[g].state;
-    if (S->nccl->ncclAllReduce(&st->local[slot].pq + which, &st->slot[0][slot].pq + which, count, t,
-                               ncclSum, S->comm[g], S->dev[g].stream) != ncclSuccess) {
+  for (int g = 0; g < S->G; g++)
+    if (call(g) != ncclSuccess) {
       S->nccl->ncclGroupEnd();
       return cudaErrorUnknown;
     }
-  }
   return S->nccl->ncclGroupEnd() == ncclSuccess ? cudaSuccess : cudaErrorUnknown;
+}
+
+cudaError_t gs_reduce(gpu_solver *S, int slot, int which, int count,
+                      cudaEvent_t cgm_cuda_dev::*ev) {
+  if (S->pol.mode != MODE_NCCL) return all_to_all(S, ev);
+  return nccl_group(S, [&](int g) {
+    cgm_cg_state *st = S->dev[g].state;
+    return S->nccl->ncclAllReduce(&st->local[slot].pq + which, &st->slot[0][slot].pq + which, count,
+                                  ncclFloat64, ncclSum, S->comm[g], S->dev[g].stream);
+  });
 }
 
 /* The vector's exchange after CG5 or cgg at `slot` (after CG1: -1). */
@@ -45,20 +52,15 @@ cudaError_t gs_exchange(gpu_solver *S, int slot) {
       return cgm_launch_scatter((char *)d->v + d->v_off * w, cgm_vec_len(d->rows) * (int64_t)w, dst,
                                 nd, d->state, &y, cgm_cuda_red(d, 4), d->sms, d->stream);
     });
-    return e ? e : gs_all_to_all(S, &cgm_cuda_dev::ev_c);
+    return e ? e : all_to_all(S, &cgm_cuda_dev::ev_c);
   }
   if (S->pol.mode == MODE_NCCL) {
     ncclDataType_t t = S->prec == CGM_PREC_SINGLE ? ncclFloat32 : ncclFloat64;
-    if (S->nccl->ncclGroupStart() != ncclSuccess) return cudaErrorUnknown;
-    for (int g = 0; g < S->G; g++) { /* in place: the own chunk is at g * chunk */
-      char *v = (char *)S->dev[g].v;
-      if (S->nccl->ncclAllGather(v + S->chunk * g * w, v, (size_t)S->chunk, t, S->comm[g],
-                                 S->dev[g].stream) != ncclSuccess) {
-        S->nccl->ncclGroupEnd();
-        return cudaErrorUnknown;
-      }
-    }
-    return S->nccl->ncclGroupEnd() == ncclSuccess ? cudaSuccess : cudaErrorUnknown;
+    return nccl_group(S, [&](int g) {
+      char *v = (char *)S->dev[g].v; /* in place: the own chunk is at g * chunk */
+      return S->nccl->ncclAllGather(v + S->chunk * g * w, v, (size_t)S->chunk, t, S->comm[g],
+                                    S->dev[g].stream);
+    });
   }
   if (S->pol.mode == MODE_HALO) { /* pack on the comm stream, after the own CG5 or cgg */
     cudaError_t e = cgm_each_device(S->dev, S->G, [&](int g, cgm_cuda_dev *d) {

@@ -86,13 +86,17 @@ static inline cgm_sync gs_sync_for(const gpu_solver *S, int g, unsigned wait_mas
   return y;
 }
 
-/* iteration.cu */
-void gs_outputs(const gpu_solver *S, int g, int slot, int which, cgm_out *o);
+/* iteration.cu: the launches on every device of SpMV + CG3 (the reduction of p . A p; cgg: u . A u
+ * with the carried r . u and r . r), of CG4 and of CG5, each without the exchange that follows it;
+ * gs_iteration, one iteration with its exchanges. */
+cudaError_t gs_spmv(gpu_solver *S, int slot);
+cudaError_t gs_cg4(gpu_solver *S, int slot, int prev);
+cudaError_t gs_cg5(gpu_solver *S, int slot, int prev);
 cudaError_t gs_iteration(gpu_solver *S, int slot);
 
-/* exchange.cu */
-cudaError_t gs_all_to_all(gpu_solver *S, cudaEvent_t cgm_cuda_dev::*which);
-cudaError_t gs_nccl_allreduce(gpu_solver *S, int slot, int which, int count);
+/* exchange.cu; gs_reduce: reduction `which`'s count sums at slot to every device by NCCL's
+ * all-reduce, else every stream waits for the others' latest event ev (flags: the kernels wait) */
+cudaError_t gs_reduce(gpu_solver *S, int slot, int which, int count, cudaEvent_t cgm_cuda_dev::*ev);
 cudaError_t gs_exchange(gpu_solver *S, int slot);
 cudaError_t gs_host_reduce(gpu_solver *S, int slot, int which, int count);
 cudaError_t gs_host_exchange(gpu_solver *S);

@@ -8,7 +8,6 @@
 
 cgm_status gs_host_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,
                         cgm_cg_state *fin, cgm_error *err) {
-  const size_t w = (size_t)cgm_precision_width(S->prec);
   int ntimed = pb->maxiter < CGM_MAX_TIMED ? pb->maxiter : CGM_MAX_TIMED, it = 0;
   double *times = (double *)malloc(((size_t)ntimed + 1) * sizeof *times);
   cgm_status st = CGM_OK;
@@ -16,35 +15,13 @@ cgm_status gs_host_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *
   if (!times) return cgm_fail(err, CGM_ERUNTIME, "out of host memory");
   for (;;) {
     const int slot = it % 2, prev = 1 - slot;
-    for (int g = 0; g < S->G; g++) {
-      cgm_cuda_dev *d = &S->dev[g];
-      cgm_out o = {};
-      gs_outputs(S, g, slot, 0, &o);
-      CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
-      CGM_CUDA_GOTO(st, err, out,
-                    cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, (char *)d->v + d->v_off * w, &o,
-                                    NULL, cgm_cuda_red(d, 0), d->state, NULL, d->sms, d->stream));
-    }
+    /* the launches of the graphs' iteration (no flags, no PDL: plain launches), the sums and the
+     * vector through the host in between */
+    CGM_CUDA_GOTO(st, err, out, gs_spmv(S, slot));
     CGM_CUDA_GOTO(st, err, out, gs_host_reduce(S, slot, 0, 1));
-    for (int g = 0; g < S->G; g++) {
-      cgm_cuda_dev *d = &S->dev[g];
-      cgm_out o = {};
-      gs_outputs(S, g, slot, 1, &o);
-      CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
-      CGM_CUDA_GOTO(st, err, out,
-                    cgm_launch_cg4(S->prec, d->rows, d->state, 1, slot, prev, d->x, d->r,
-                                   (char *)d->v + d->v_off * w, d->u, d->dinv, &d->bj, &o,
-                                   cgm_cuda_red(d, 1), NULL, d->sms, d->stream));
-    }
+    CGM_CUDA_GOTO(st, err, out, gs_cg4(S, slot, prev));
     CGM_CUDA_GOTO(st, err, out, gs_host_reduce(S, slot, 1, 2));
-    for (int g = 0; g < S->G; g++) {
-      cgm_cuda_dev *d = &S->dev[g];
-      CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
-      CGM_CUDA_GOTO(st, err, out,
-                    cgm_launch_cg5(S->prec, d->rows, d->state, 1, slot, prev,
-                                   (char *)d->v + d->v_off * w, d->r, d->dinv, &d->bj, NULL, d->sms,
-                                   d->stream));
-    }
+    CGM_CUDA_GOTO(st, err, out, gs_cg5(S, slot, prev));
     CGM_CUDA_GOTO(st, err, out, gs_host_exchange(S));
     cgm_cuda_dev *d0 = &S->dev[0];
     CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d0->dev));

@@ -7,7 +7,7 @@
 /* Where device g's reduction results go, and how many partials a consumer
  * adds: every device's state (p2p, halo), the own total (one GPU), or the
  * own local partial that NCCL or the host reduces. */
-void gs_outputs(const gpu_solver *S, int g, int slot, int which, cgm_out *o) {
+static void outputs(const gpu_solver *S, int g, int slot, int which, cgm_out *o) {
   o->n = 0;
   o->carry = NULL;
   if (S->pol.mode == MODE_P2P || S->pol.mode == MODE_HALO) {
@@ -23,15 +23,13 @@ static int nparts(const gpu_solver *S) {
   return S->pol.mode == MODE_P2P || S->pol.mode == MODE_HALO ? S->G : 1;
 }
 
-/* SpMV + CG3 on every device, the reduction of p . A p (cgg: u . A u, with
- * the carried r . u and r . r). */
-static cudaError_t spmv_all(gpu_solver *S, int slot) {
+cudaError_t gs_spmv(gpu_solver *S, int slot) {
   for (int g = 0; g < S->G; g++) {
     cgm_cuda_dev *d = &S->dev[g];
     cudaError_t e = cudaSetDevice(d->dev);
     if (e) return e;
     cgm_out out = {};
-    gs_outputs(S, g, slot, 0, &out);
+    outputs(S, g, slot, 0, &out);
     /* cgg's r . u and r . r partials ride with u . A u; with the ll words
      * no PQ flag: cgg waits for the words themselves. */
     if (S->pol.cgg) out.carry = &d->state->local[slot].rz;
@@ -123,39 +121,34 @@ static cudaError_t spmv_all(gpu_solver *S, int slot) {
     }
     if (e) return e;
   }
-  if (S->pol.mode == MODE_NCCL) return gs_nccl_allreduce(S, slot, 0, S->pol.cgg ? 3 : 1);
-  return gs_all_to_all(S, &cgm_cuda_dev::ev_a);
+  return cudaSuccess;
 }
 
-static cudaError_t cg4_all(gpu_solver *S, int slot, int prev) {
-  cudaError_t e = cgm_each_device(S->dev, S->G, [&](int g, cgm_cuda_dev *d) {
+cudaError_t gs_cg4(gpu_solver *S, int slot, int prev) {
+  return cgm_each_device(S->dev, S->G, [&](int g, cgm_cuda_dev *d) {
     cgm_out out = {};
-    gs_outputs(S, g, slot, 1, &out);
+    outputs(S, g, slot, 1, &out);
     cgm_sync y = gs_sync_for(S, g, gs_all_mask(S), CGM_FLAG_PQ, slot + 1, gs_all_mask(S),
                              CGM_FLAG_RZ, slot + 1);
     return cgm_launch_cg4(S->prec, d->rows, d->state, nparts(S), slot, prev, d->x, d->r,
                           (char *)d->v + d->v_off * (size_t)cgm_precision_width(S->prec), d->u,
                           d->dinv, &d->bj, &out, cgm_cuda_red(d, 1), &y, d->sms, d->stream);
   });
-  if (e) return e;
-  if (S->pol.mode == MODE_NCCL) return gs_nccl_allreduce(S, slot, 1, 2);
-  return gs_all_to_all(S, &cgm_cuda_dev::ev_b);
 }
 
-static cudaError_t cg5_all(gpu_solver *S, int slot, int prev) {
-  cudaError_t e = cgm_each_device(S->dev, S->G, [&](int g, cgm_cuda_dev *d) {
+cudaError_t gs_cg5(gpu_solver *S, int slot, int prev) {
+  return cgm_each_device(S->dev, S->G, [&](int g, cgm_cuda_dev *d) {
     cgm_sync y = gs_sync_for(S, g, gs_all_mask(S), CGM_FLAG_RZ, slot + 1, 0, 0, 0);
     return cgm_launch_cg5(S->prec, d->rows, d->state, nparts(S), slot, prev,
                           (char *)d->v + d->v_off * (size_t)cgm_precision_width(S->prec), d->r,
                           d->dinv, &d->bj, &y, d->sms, d->stream);
   });
-  return e ? e : gs_exchange(S, slot);
 }
 
 /* The single-reduction CG's update on every device, after all SpMV sums (the PQ flags); its own
  * partials of the next r . u and r . r stay local until the next SpMV carries them. */
 static cudaError_t cgg_all(gpu_solver *S, int slot, int prev) {
-  cudaError_t e = cgm_each_device(S->dev, S->G, [&](int g, cgm_cuda_dev *d) {
+  return cgm_each_device(S->dev, S->G, [&](int g, cgm_cuda_dev *d) {
     cgm_out out = {};
     out.p[0] = &d->state->local[(slot + 1) % S->pol.K].rz;
     out.n = 1;
@@ -166,14 +159,16 @@ static cudaError_t cgg_all(gpu_solver *S, int slot, int prev) {
                           d->r /* p */, d->u, d->s, d->dinv, &d->bj, &out, cgm_cuda_red(d, 1), &y,
                           d->sms, d->stream);
   });
-  return e ? e : gs_exchange(S, slot);
 }
 
+/* Each reduction's sums travel to every device (gs_reduce) before the kernel that reads them; the
+ * vector's exchange follows the update. */
 cudaError_t gs_iteration(gpu_solver *S, int slot) {
   const int prev = (slot + S->pol.K - 1) % S->pol.K;
-  cudaError_t e = spmv_all(S, slot);
-  if (S->pol.cgg) return e == cudaSuccess ? cgg_all(S, slot, prev) : e;
-  if (e == cudaSuccess) e = cg4_all(S, slot, prev);
-  if (e == cudaSuccess) e = cg5_all(S, slot, prev);
-  return e;
+  cudaError_t e = gs_spmv(S, slot);
+  if (e == cudaSuccess) e = gs_reduce(S, slot, 0, S->pol.cgg ? 3 : 1, &cgm_cuda_dev::ev_a);
+  if (e == cudaSuccess && !S->pol.cgg) e = gs_cg4(S, slot, prev);
+  if (e == cudaSuccess && !S->pol.cgg) e = gs_reduce(S, slot, 1, 2, &cgm_cuda_dev::ev_b);
+  if (e == cudaSuccess) e = S->pol.cgg ? cgg_all(S, slot, prev) : gs_cg5(S, slot, prev);
+  return e == cudaSuccess ? gs_exchange(S, slot) : e;
 }
