@@ -33,7 +33,7 @@ static cgm_status setup_halo_sends(gpu_solver *S, const cgm_seg_host *seg, cgm_e
   for (int j = 0; j < S->G; j++) {
     cgm_cuda_dev *d = &S->dev[j];
     cgm_seg_sends sl;
-    cgm_status st = cgm_seg_sends_build(S->plan, seg, j, &sl, err);
+    cgm_status st = cgm_seg_sends_build(&S->pb->plan, seg, j, &sl, err);
     if (st) return st;
     memset(&d->pack, 0, sizeof d->pack);
     for (int k = 0; k <= sl.ndst; k++) d->pack.off[k] = sl.off[k];
@@ -377,10 +377,8 @@ static void init_solver(gpu_solver *S, const cgm_problem *pb) {
   S->n = pb->opts.layout.n;
   S->prec = cgm_precision_iter(pb->opts.precision);
   S->pb = pb;
-  S->plan = &pb->plan;
   S->bounds = pb->plan.bounds;
   S->chunk = pb->plan.chunk_rows;
-  S->exchange_elems = pb->plan.exchange_elems;
   S->pol = gs_policy_make(&pb->opts, &pb->plan);
   S->vs = cgm_values_choose(NULL, 0, S->n, 1, CGM_STORAGE_FULL, CGM_PREC_DOUBLE); /* until chosen */
 }
@@ -510,7 +508,7 @@ static cgm_status setup(gpu_solver *S, const cgm_problem *pb, cgm_seg_host *seg,
     snprintf(res->device, sizeof res->device, "%d x %.200s", G, prop.name);
   else
     snprintf(res->device, sizeof res->device, "%.200s", prop.name);
-  res->exchange_bytes = S->exchange_elems * (int64_t)cgm_precision_width(S->prec);
+  res->exchange_bytes = pb->plan.exchange_elems * (int64_t)cgm_precision_width(S->prec);
   return CGM_OK;
 }
 

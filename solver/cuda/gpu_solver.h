@@ -29,8 +29,7 @@ typedef struct gpu_solver {
   gs_policy pol; /* how it runs (policy.h) */
   cgm_precision prec;
   cgm_value_set vs;      /* the values' storage (cgm_cuda_dev.vs) */
-  const cgm_problem *pb; /* what is solved */
-  const cgm_plan *plan;  /* what was built */
+  const cgm_problem *pb; /* what is solved, and its plan */
   const int32_t *bounds; /* the plan's segment block rows */
   int64_t chunk;         /* rows per all-gather chunk (nccl) */
   cgm_cuda_dev dev[CGM_MAX_GPUS];
@@ -44,7 +43,6 @@ typedef struct gpu_solver {
   int mon_last;       /* cgm_monitor_report: the iteration last reported */
   cgm_cg_state final; /* the state reported when the host ended the run (host mode: the last) */
   unsigned send_mask[CGM_MAX_GPUS]; /* halo: the devices segment g sends to */
-  int64_t exchange_elems;           /* per iteration */
   void *host_v;                     /* pinned: host mode */
   double *host_red;                 /* pinned: host mode partials */
 } gpu_solver;
