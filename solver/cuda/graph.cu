@@ -83,9 +83,14 @@ cgm_status gs_capture(gpu_solver *S, cgm_error *err) {
   return CGM_OK;
 }
 
-static cudaError_t launch_batch(gpu_solver *S, int gi) {
-  if (!S->pol.graphs) return enqueue_batch(S, gi);
-  return cudaGraphLaunch(S->dev[0].graph_exec[gi], S->dev[0].stream);
+/* Batch b queued on device 0's stream (graph b % 2, or enqueued anew), between ev[3 + b % 3] at its
+ * start and ev[b % 3] at its end (gs_graph_loop). */
+static cudaError_t queue_batch(gpu_solver *S, int b) {
+  cgm_cuda_dev *d = &S->dev[0];
+  cudaError_t e = cudaEventRecord(d->ev[3 + b % 3], d->stream);
+  if (e == cudaSuccess)
+    e = S->pol.graphs ? cudaGraphLaunch(d->graph_exec[b % 2], d->stream) : enqueue_batch(S, b % 2);
+  return e == cudaSuccess ? cudaEventRecord(d->ev[b % 3], d->stream) : e;
 }
 
 /* The host's part of the reliable updates (one GPU, backend.h): the true
@@ -207,15 +212,11 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
   CGM_CUDA_GOTO(st, err, out, cudaSetDevice(d->dev));
   CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[2], d->stream));
   if (pb->opts.share_watch) CGM_CUDA_GOTO(st, err, out, cgm_share_watch_begin(&w, d->stream));
-  CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[3], d->stream));
-  CGM_CUDA_GOTO(st, err, out, launch_batch(S, 0));
-  CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[0], d->stream));
+  CGM_CUDA_GOTO(st, err, out, queue_batch(S, 0));
   for (int g = 0;; g++) {
     queued = false;
     if (g + 1 < nbatch_max && !pending && !keep_x) {
-      CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[3 + (g + 1) % 3], d->stream));
-      CGM_CUDA_GOTO(st, err, out, launch_batch(S, (g + 1) % 2));
-      CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[(g + 1) % 3], d->stream));
+      CGM_CUDA_GOTO(st, err, out, queue_batch(S, g + 1));
       queued = true;
     }
     {
@@ -284,11 +285,7 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
     }
     /* nothing queued: the next graph, whose time starts here */
     CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[g % 3], d->stream));
-    if (g + 1 < nbatch_max) {
-      CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[3 + (g + 1) % 3], d->stream));
-      CGM_CUDA_GOTO(st, err, out, launch_batch(S, (g + 1) % 2));
-      CGM_CUDA_GOTO(st, err, out, cudaEventRecord(d->ev[(g + 1) % 3], d->stream));
-    }
+    if (g + 1 < nbatch_max) CGM_CUDA_GOTO(st, err, out, queue_batch(S, g + 1));
   }
   CGM_CUDA_GOTO(st, err, out, cudaStreamSynchronize(d->stream));
   res->time_solve_s = cgm_now() - t_start;
