@@ -207,16 +207,9 @@ double cgm_dgpu_spmv(cgm_dgpu *G, int src, int dst, int p) {
   const int32_t n = G->m.n;
   const double *pv = p >= 0 ? G->v[p] : NULL;
   const unsigned nb = blocks(G, (int64_t)n * G->W);
-#define DG_SPMV(W, U)                                                                              \
-  spmv_k<W, U>                                                                                     \
-      <<<nb, 256, 0, G->s>>>(n, G->rowptr, G->col, G->val, G->v[src], G->v[dst], pv, G->sums)
-  if (G->W == 32)
-    DG_SPMV(32, 2);
-  else if (G->W == 4)
-    DG_SPMV(4, 4);
-  else
-    DG_SPMV(2, 4);
-#undef DG_SPMV
+  /* the lanes a row (cgm_dgpu_open) and the entries each lane loads at once */
+  const auto k = G->W == 32 ? spmv_k<32, 2> : G->W == 4 ? spmv_k<4, 4> : spmv_k<2, 4>;
+  k<<<nb, 256, 0, G->s>>>(n, G->rowptr, G->col, G->val, G->v[src], G->v[dst], pv, G->sums);
   sums(G, &out, p >= 0 ? 1 : 0);
   return p >= 0 ? out : (G->st ? NAN : 0.0);
 }
