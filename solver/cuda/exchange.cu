@@ -116,18 +116,15 @@ cudaError_t gs_host_exchange(gpu_solver *S) {
   for (int g = 0; g < S->G && e == cudaSuccess; g++) /* SyncGPUs() */
     e = cudaStreamSynchronize(S->dev[g].stream);
   if (e) return e;
-  return cgm_each_device(
-      S->dev, S->G,
-      [&](int g, cgm_cuda_dev *d) { /* v <- v_host,j, j != i */
-                                    cudaError_t ed = cudaSuccess;
-                                    for (int j = 0; j < S->G && ed == cudaSuccess; j++) {
-                                      if (j == g) continue;
-                                      const cgm_cuda_dev *dj = &S->dev[j];
-                                      ed = cudaMemcpyAsync((char *)d->v + dj->v_off * w,
-                                                           (char *)S->host_v + dj->v_off * w,
-                                                           (size_t)dj->rows * w,
-                                                           cudaMemcpyHostToDevice, d->stream);
-                                    }
-                                    return ed;
-      });
+  /* v <- v_host,j, j != i */
+  return cgm_each_device(S->dev, S->G, [&](int g, cgm_cuda_dev *d) {
+    cudaError_t ed = cudaSuccess;
+    for (int j = 0; j < S->G && ed == cudaSuccess; j++) {
+      if (j == g) continue;
+      const cgm_cuda_dev *dj = &S->dev[j];
+      ed = cudaMemcpyAsync((char *)d->v + dj->v_off * w, (char *)S->host_v + dj->v_off * w,
+                           (size_t)dj->rows * w, cudaMemcpyHostToDevice, d->stream);
+    }
+    return ed;
+  });
 }
