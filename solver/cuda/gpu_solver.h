@@ -15,8 +15,6 @@
  *                 vectors set from it there, the solution written back */
 #pragma once
 
-#include <string.h>
-
 #include "solver/backend.h"
 #include "solver/cuda/policy.h"
 #include "solver/cuda/vendor_libs.h"
