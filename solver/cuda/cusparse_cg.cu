@@ -267,12 +267,8 @@ template <typename T>
 cgm_status run(const cgm_problem *pb, const cgm_cusparse_fns *cs, const cgm_cublas_fns *cb,
                cgm_solve_result *res, cgm_error *err) {
   const cgm_csr *A = pb->A;
-  cs_solve<T> R = {};
-  R.cs = cs;
-  R.cb = cb;
-  R.n = A->nrows;
-  R.idx64 = A->nnz > INT32_MAX;
-  R.dt = sizeof(T) == 4 ? CUDA_R_32F : CUDA_R_64F;
+  /* the tables, n, idx64 and dt; the rest NULL until made */
+  cs_solve<T> R = {cs, cb, A->nrows, A->nnz > INT32_MAX, sizeof(T) == 4 ? CUDA_R_32F : CUDA_R_64F};
   cgm_cuda_context_ready(0);
   const double t0 = cgm_now();
   const int ntimed = pb->maxiter < CGM_MAX_TIMED ? pb->maxiter : CGM_MAX_TIMED;
