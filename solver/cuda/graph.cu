@@ -67,13 +67,12 @@ cgm_status gs_capture(gpu_solver *S, cgm_error *err) {
   cgm_cuda_dev *d0 = &S->dev[0];
   if (!S->pol.graphs) return CGM_OK;
   for (int gi = 0; gi < 2; gi++) {
-    cudaGraph_t graph;
+    cudaGraph_t graph = NULL;
     CGM_CUDA_TRY(err, cudaSetDevice(d0->dev));
     /* Thread-local: NCCL's own threads make CUDA calls while we capture. */
     CGM_CUDA_TRY(err, cudaStreamBeginCapture(d0->stream, cudaStreamCaptureModeThreadLocal));
     cudaError_t e = enqueue_batch(S, gi);
     cudaSetDevice(d0->dev);
-    graph = NULL;
     cudaError_t e2 = cudaStreamEndCapture(d0->stream, &graph); /* always: leaves capture mode */
     if (e == cudaSuccess) e = e2;
     if (e == cudaSuccess) e = cudaGraphInstantiate(&d0->graph_exec[gi], graph, 0);
