@@ -45,13 +45,11 @@ static cgm_status setup_halo_sends(gpu_solver *S, const cgm_seg_host *seg, cgm_e
     d->pack.ndst = sl.ndst;
     const int64_t e = sl.off[sl.ndst];
     cudaError_t ce = cudaSetDevice(d->dev);
+    if (ce == cudaSuccess) /* counted in d->bytes */
+      ce = cgm_cuda_dmalloc(d, (void **)&d->send_idx, sizeof(int32_t) * (size_t)(e > 0 ? e : 1));
     if (ce == cudaSuccess)
-      ce = cudaMalloc((void **)&d->send_idx, sizeof(int32_t) * (size_t)(e > 0 ? e : 1));
-    if (ce == cudaSuccess) {
-      d->bytes += sizeof(int32_t) * (e > 0 ? e : 1);
       ce = cudaMemcpyAsync(d->send_idx, sl.idx, sizeof(int32_t) * (size_t)e, cudaMemcpyHostToDevice,
                            d->stream);
-    }
     if (ce == cudaSuccess) ce = cudaStreamSynchronize(d->stream);
     cgm_seg_sends_free(&sl);
     CGM_CUDA_TRY(err, ce);
