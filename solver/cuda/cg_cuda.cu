@@ -611,13 +611,9 @@ static void teardown(gpu_solver *S, cgm_seg_host *seg) {
   /* Graphs first: a graph that captured NCCL collectives holds its communicator, and
    * ncclCommDestroy waits for it forever (on the H200 nodes: the "NCCL hang" of docs/perf.md). */
   for (int g = 0; g < CGM_MAX_GPUS; g++) cgm_cuda_dev_drop_graphs(&S->dev[g]);
-  if (S->have_comm)
-    for (int g = 0; g < S->G; g++) {
-      if (S->hung)
-        S->nccl->ncclCommAbort(S->comm[g]); /* unblocks NCCL's kernels */
-      else
-        S->nccl->ncclCommDestroy(S->comm[g]);
-    }
+  if (S->have_comm) /* after a hang, abort: that unblocks NCCL's kernels */
+    for (int g = 0; g < S->G; g++)
+      S->hung ? S->nccl->ncclCommAbort(S->comm[g]) : S->nccl->ncclCommDestroy(S->comm[g]);
   if (S->host_v) cudaFreeHost(S->host_v);
   if (S->host_red) cudaFreeHost(S->host_red);
   for (int g = 0; g < CGM_MAX_GPUS; g++) cgm_cuda_dev_free(&S->dev[g]);
