@@ -106,15 +106,7 @@ static cgm_status cg1(gpu_solver *S, const cgm_problem *pb, double *rz_rr, cgm_e
       CGM_CUDA_TRY(err, cudaMemcpyAsync(part[g], d->dot_tmp + 1, sizeof part[g],
                                         cudaMemcpyDeviceToHost, d->stream));
     } else {
-      CGM_CUDA_TRY(err, cgm_launch_spmv(&d->A.L, S->prec, d->v, d->u, v_own, NULL, NULL,
-                                        cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream));
-      if (d->B.present)
-        CGM_CUDA_TRY(err, cgm_launch_spmv(&d->B.L, S->prec, d->v, d->u, v_own, NULL, NULL,
-                                          cgm_cuda_red(d, 3), NULL, NULL, d->sms, d->stream));
-      if (d->C.present)
-        CGM_CUDA_TRY(err,
-                     cgm_launch_spmv(&d->C.L, S->prec, d->v, d->u, v_own, NULL, NULL,
-                                     cgm_cuda_red(d, CGM_RED_LONG), NULL, NULL, d->sms, d->stream));
+      CGM_CUDA_TRY(err, gs_spmv_whole(d, S->prec, false, d->v, d->u)); /* u = A x0 */
       /* r = b - u; v_own = D^-1 r. */
       CGM_CUDA_TRY(err, cgm_launch_cg1(S->prec, d->rows, d->b, d->u, d->dinv, &d->bj, d->r, v_own,
                                        d->dot_tmp, cgm_cuda_red(d, 2), d->sms, d->stream));

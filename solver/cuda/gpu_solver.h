@@ -9,7 +9,7 @@
  *   exchange.cu   the vector and reduction exchanges between devices
  *   graph.cu      batches of iterations in CUDA graphs, the host's loop over them and the watchdogs
  *   host_loop.cu  the paper's host-staged loop (the host exchange)
- *   reliable.cu   the true residual replacing the iterated one (one GPU)
+ *   reliable.cu   the true residual replacing the iterated one (one GPU); A x whole (CG1 too)
  *   startup.cu    peer access and NCCL's communicators
  *   device_input.cu  a matrix already in a GPU's memory: its checks, the
  *                 vectors set from it there, the solution written back */
@@ -111,6 +111,9 @@ cgm_status gs_graph_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result 
 cgm_status gs_host_loop(gpu_solver *S, const cgm_problem *pb, cgm_solve_result *res,
                         cgm_cg_state *fin, cgm_error *err);
 
+/* reliable.cu: y = A x over every layout of d, the MBR rows, the halo's boundary rows and the long
+ * rows (hi: the double values, of mixed precision or of F32 values that are not exact). */
+cudaError_t gs_spmv_whole(cgm_cuda_dev *d, cgm_precision p, bool hi, const void *x, void *y);
 /* reliable.cu: replaces the iterated residual by the true one after the stream's work, resuming the
  * run (restart: from a new direction); *rt the true residual's norm, *xn the solution's. */
 cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_error *err);

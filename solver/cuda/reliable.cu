@@ -5,11 +5,12 @@
 
 #include "solver/cuda/gpu_solver.h"
 
-/* y = A x over the MBR layout and the long rows' (hi: the double values,
- * of mixed precision or of F32 values that are not exact). */
-static cudaError_t spmv_whole(cgm_cuda_dev *d, cgm_precision p, bool hi, const void *x, void *y) {
+cudaError_t gs_spmv_whole(cgm_cuda_dev *d, cgm_precision p, bool hi, const void *x, void *y) {
   cudaError_t e = cgm_launch_spmv(hi ? &d->A.L_hi : &d->A.L, p, x, y, NULL, NULL, NULL,
                                   cgm_cuda_red(d, 0), NULL, NULL, d->sms, d->stream);
+  if (e == cudaSuccess && d->B.present) /* the halo's boundary rows (several GPUs: CG1 only) */
+    e = cgm_launch_spmv(hi ? &d->B.L_hi : &d->B.L, p, x, y, NULL, NULL, NULL, cgm_cuda_red(d, 3),
+                        NULL, NULL, d->sms, d->stream);
   if (e == cudaSuccess && d->C.present) /* the long rows */
     e = cgm_launch_spmv(hi ? &d->C.L_hi : &d->C.L, p, x, y, NULL, NULL, NULL,
                         cgm_cuda_red(d, CGM_RED_LONG), NULL, NULL, d->sms, d->stream);
@@ -28,13 +29,13 @@ cgm_status gs_replace(gpu_solver *S, int restart, double *rt, double *xn, cgm_er
   if (d->mixed) {
     CGM_CUDA_TRY(err, cgm_launch_fold(d->rows, d->x_hi, (float *)d->x, d->dot_tmp + 3, red, d->sms,
                                       d->stream));
-    CGM_CUDA_TRY(err, spmv_whole(d, CGM_PREC_DOUBLE, true, d->x_hi, d->y_hi));
+    CGM_CUDA_TRY(err, gs_spmv_whole(d, CGM_PREC_DOUBLE, true, d->x_hi, d->y_hi));
     CGM_CUDA_TRY(err, cgm_launch_replace(CGM_PREC_DOUBLE, CGM_PREC_SINGLE, d->rows, S->pol.cgg,
                                          d->b, d->y_hi, d->dinv, &d->bj, z, v, NULL, sp, d->dot_tmp,
                                          red, d->sms, d->stream));
   } else {
     /* u (A's product's place) is free between iterations: A x goes there */
-    CGM_CUDA_TRY(err, spmv_whole(d, S->prec, !S->vs.exact, d->x, d->u));
+    CGM_CUDA_TRY(err, gs_spmv_whole(d, S->prec, !S->vs.exact, d->x, d->u));
     CGM_CUDA_TRY(err,
                  cgm_launch_replace(S->prec, S->prec, d->rows, S->pol.cgg, d->b, d->u, d->dinv,
                                     &d->bj, z, v, d->x, sp, d->dot_tmp, red, d->sms, d->stream));
@@ -54,7 +55,7 @@ cgm_status gs_probe(gpu_solver *S, double *rt, double *xn, double *dxn, cgm_erro
   CGM_CUDA_TRY(err, cudaSetDevice(d->dev));
   /* A x into u (free between iterations), then b - u over it: the replace
    * kernel without a direction, reading each y[i] before it writes z[i] */
-  CGM_CUDA_TRY(err, spmv_whole(d, S->prec, !S->vs.exact, d->x, d->u));
+  CGM_CUDA_TRY(err, gs_spmv_whole(d, S->prec, !S->vs.exact, d->x, d->u));
   CGM_CUDA_TRY(err, cgm_launch_replace(S->prec, S->prec, d->rows, 0, d->b, d->u, d->dinv, &d->bj,
                                        d->u, NULL, d->x, NULL, d->dot_tmp, red, d->sms, d->stream));
   CGM_CUDA_TRY(err, cgm_launch_diag_norm(d->rows, (const double *)d->x, (const double *)d->dinv,
