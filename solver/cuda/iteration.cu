@@ -92,14 +92,9 @@ cudaError_t gs_spmv(gpu_solver *S, int slot) {
       /* Events where there are no flags, and for the long rows' kernel, which cannot wait on flags
        * (a graph's first iteration reads halos delivered before it started). */
       const bool events = !S->pol.flags || (d->C.present && !S->pol.late);
-      for (int j = 0; j < S->G && e == cudaSuccess && S->pack_recorded && events; j++) {
-        const cgm_cuda_dev *dj = &S->dev[j];
-        for (int k = 0; k < dj->pack.ndst; k++)
-          if (dj->pack.dst[k] >= d->v &&
-              (char *)dj->pack.dst[k] <
-                  (char *)d->v + d->v_len * (size_t)cgm_precision_width(S->prec))
-            e = cudaStreamWaitEvent(d->stream, dj->ev_pack, 0);
-      }
+      const unsigned recv = S->pack_recorded && events ? gs_recv_mask(S, g) : 0u;
+      for (int j = 0; j < S->G && e == cudaSuccess; j++)
+        if ((recv >> j) & 1u) e = cudaStreamWaitEvent(d->stream, S->dev[j].ev_pack, 0);
       if (e == cudaSuccess && S->pol.late && S->pack_recorded)
         e = cudaStreamWaitEvent(d->stream, d->ev_pack, 0);
       /* The long rows: the interior's sum added to theirs, handed on to the
