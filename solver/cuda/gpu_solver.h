@@ -58,7 +58,7 @@ static inline unsigned gs_recv_mask(const gpu_solver *S, int g) {
 }
 
 /* Halo with flags: device g's pack also raises g's own flag, which g's
- * boundary SpMV waits for (spmv_all). Not with late (policy.h): there the boundary
+ * boundary SpMV waits for (gs_spmv). Not with late (policy.h): there the boundary
  * SpMV follows the own pack by an event and waits for no flag. */
 static inline unsigned gs_own_pack_flag(const gpu_solver *S, int g) {
   return S->pol.flags && !S->pol.late && S->send_mask[g] ? 1u << g : 0u;
