@@ -87,12 +87,6 @@ void cgm_host_describe(cgm_host *h) {
   cgm_host_describe_gpus(h);
 }
 
-int cgm_find_device(const cgm_tuner_device *devs, int count, bool cpu, const char *model) {
-  for (int i = 0; i < count; i++)
-    if (devs[i].is_cpu == cpu && !strcmp(devs[i].name, model)) return i;
-  return -1;
-}
-
 bool cgm_same_cpu(const char *a, const char *b) {
   /* the names up to the " (T threads)" that ends them */
   const char *pa = strrchr(a, '('), *pb = strrchr(b, '(');
@@ -110,7 +104,8 @@ cgm_host_devices cgm_host_match(const cgm_host *h, const cgm_tuner_device *devs,
     for (int i = 0; i < count && m.cpu < 0; i++)
       if (devs[i].is_cpu && cgm_same_cpu(devs[i].name, h->cpu) && (pass || devs[i].threads == want))
         m.cpu = i;
-  if (h->gpus > 0 && h->gpu[0]) m.gpu = cgm_find_device(devs, count, false, h->gpu);
+  for (int i = 0; i < count && m.gpu < 0 && h->gpus > 0 && h->gpu[0]; i++)
+    if (!devs[i].is_cpu && !strcmp(devs[i].name, h->gpu)) m.gpu = i;
   return m;
 }
 

@@ -53,9 +53,6 @@ CGM_API void cgm_host_describe(cgm_host *h);
 CGM_API void cgm_host_describe_cpu(cgm_host *h);
 CGM_API int cgm_host_describe_gpus(cgm_host *h);
 
-/* The index in devs of the calibrated CPU (cpu) or GPU of this model; -1 when none. */
-CGM_API int cgm_find_device(const cgm_tuner_device *devs, int count, bool cpu, const char *model);
-
 /* Whether two calibrated CPUs' names are one CPU model (at any threads). */
 CGM_API bool cgm_same_cpu(const char *a, const char *b);
 
