@@ -3,8 +3,6 @@
  * command on a matrix in memory, options and report as JSON text. */
 #pragma once
 
-#include <stdbool.h>
-
 #include "cgmodel/export.h"
 #include "cgmodel/solver.h"
 #include "cgmodel/status.h"
