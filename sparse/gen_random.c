@@ -104,20 +104,9 @@ static int64_t upper_bound_d(const double *c, int64_t n, double u) {
   return lo;
 }
 
-/* First index k with c[k + 1] > r, c the n + 1 prefix sums (c[0] = 0, r < c[n]): a gallop from
- * where r falls were the sums even, then a bisection of the bracket. The same index as a bisection
- * of the whole, found in a few cache lines instead of log2(n) misses (the picks were a fifth of a
- * quick CPU calibration). */
+/* First index k with c[k + 1] > r, c the n + 1 prefix sums (c[0] = 0). */
 static int32_t upper_bound_i(const int64_t *c, int32_t n, int64_t r) {
-  const int32_t g = (int32_t)fmin(n - 1, (double)r / (double)c[n] * n);
-  int32_t lo = 0, hi = n - 1, s = 1;
-  if (c[g + 1] > r) { /* k <= g: down until a sum is <= r */
-    for (hi = g; g - s >= 0 && c[g - s + 1] > r; s *= 2) hi = g - s;
-    lo = g - s >= 0 ? g - s + 1 : 0;
-  } else { /* k > g */
-    for (lo = g + 1; g + s < n - 1 && c[g + s + 1] <= r; s *= 2) lo = g + s + 1;
-    hi = g + s < n - 1 ? g + s : n - 1;
-  }
+  int32_t lo = 0, hi = n - 1;
   while (lo < hi) {
     int32_t mid = lo + (hi - lo) / 2;
     if (c[mid + 1] > r)
