@@ -7,10 +7,20 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include <gsl/gsl_eigen.h>
-#include <gsl/gsl_matrix.h>
-
 #include "solver/backend.h"
+
+/* How many eigenvalues of the symmetric tridiagonal matrix (diagonal a, off-diagonal b) of order k
+ * lie below x: the negative pivots of its LDL^T less x (Sturm's count; a zero pivot counts). */
+static int below(const double *a, const double *b, int k, double x) {
+  int c = 0;
+  double d = 1.0; /* the pivot before i's */
+  for (int i = 0; i < k; i++) {
+    d = a[i] - x - (i > 0 ? b[i - 1] * b[i - 1] / d : 0.0);
+    if (d == 0.0) d = -1e-300;
+    c += d < 0.0;
+  }
+  return c;
+}
 
 cgm_status cgm_lanczos_min(const cgm_csr *A, int steps, double *ritz_min, cgm_error *err) {
   const int32_t n = A->nrows;
@@ -20,9 +30,6 @@ cgm_status cgm_lanczos_min(const cgm_csr *A, int steps, double *ritz_min, cgm_er
          *u = calloc((size_t)n + 1, sizeof *u);
   double *alpha = calloc((size_t)steps + 1, sizeof *alpha),
          *beta = calloc((size_t)steps + 1, sizeof *beta);
-  gsl_matrix *T = NULL;
-  gsl_vector *ev = NULL;
-  gsl_eigen_symm_workspace *ws = NULL;
   cgm_status st = CGM_OK;
   if (!v || !w || !u || !alpha || !beta) {
     st = cgm_fail(err, CGM_ERUNTIME, "out of memory checking definiteness");
@@ -56,29 +63,22 @@ cgm_status cgm_lanczos_min(const cgm_csr *A, int steps, double *ritz_min, cgm_er
     }
     for (int32_t i = 0; i < n; i++) u[i] = v[i], v[i] = w[i] / beta[k];
   }
-  T = gsl_matrix_calloc((size_t)k, (size_t)k);
-  ev = gsl_vector_alloc((size_t)k);
-  ws = gsl_eigen_symm_alloc((size_t)k);
-  if (!T || !ev || !ws) {
-    st = cgm_fail(err, CGM_ERUNTIME, "out of memory checking definiteness");
-    goto out;
-  }
+  /* T_k's smallest eigenvalue by bisection between Gershgorin's bounds, to the last bit */
+  double lo = INFINITY, hi = -INFINITY;
+  bool finite = true;
   for (int i = 0; i < k; i++) {
-    gsl_matrix_set(T, (size_t)i, (size_t)i, alpha[i]);
-    if (i + 1 < k) {
-      gsl_matrix_set(T, (size_t)i, (size_t)i + 1, beta[i]);
-      gsl_matrix_set(T, (size_t)i + 1, (size_t)i, beta[i]);
-    }
+    const double r = (i > 0 ? fabs(beta[i - 1]) : 0.0) + (i + 1 < k ? fabs(beta[i]) : 0.0);
+    lo = fmin(lo, alpha[i] - r), hi = fmax(hi, alpha[i] + r),
+    finite = finite && isfinite(alpha[i] + r);
   }
-  if (gsl_eigen_symm(T, ev, ws)) {
-    st = cgm_fail(err, CGM_ERUNTIME, "the Lanczos check's eigenvalues did not converge");
+  if (!finite) {
+    st = cgm_fail(err, CGM_ERUNTIME, "the Lanczos check met a value that is not finite");
     goto out;
   }
-  *ritz_min = gsl_vector_min(ev);
+  for (double mid = 0.5 * (lo + hi); lo < mid && mid < hi; mid = 0.5 * (lo + hi))
+    *(below(alpha, beta, k, mid) > 0 ? &hi : &lo) = mid;
+  *ritz_min = hi;
 out:
-  if (ws) gsl_eigen_symm_free(ws);
-  gsl_vector_free(ev);
-  gsl_matrix_free(T);
   free(v), free(w), free(u), free(alpha), free(beta);
   return st;
 }
