@@ -38,8 +38,59 @@ void cgm_cuda_matrix_free(cgm_dev_matrix *m) {
   memset(m, 0, sizeof *m);
 }
 
-static void stager_release(cgm_stager *s);
-static void kept_swap(cgm_cuda_dev *d, bool put);
+/* Uploads through a ring of three pinned staging buffers: the host fills one on every core (a
+ * copy, or the conversion to single) while the copy engine drains the others (a pageable copy
+ * stages on one thread). Small arrays go directly. The buffers are the device's
+ * (cgm_cuda_dev.stage), kept across uploads. 8 MB each: pinning costs ~0.3 ms a MB; with the
+ * buffers pinned, 600 MB went at 40 GB/s through two of them and 49 through three, 50 through two
+ * of 32 MB (one H200, 2026-12-02, bench/upload_bench.c). */
+#define STAGE_BYTES ((size_t)8 << 20)
+
+static void stager_release(cgm_stager *s) {
+  for (int i = 0; i < CGM_STAGE_BUFS; i++) {
+    if (s->done[i]) cudaEventDestroy(s->done[i]);
+    if (s->buf[i]) cudaFreeHost(s->buf[i]);
+  }
+  memset(s, 0, sizeof *s);
+}
+
+/* Pinned host memory outlives a solve. Pinning is most of a small solve's setup in a warm process
+ * (one H200, 2026-12-02, bench/small_setup.sh: cudaMallocHost 0.5 ms for the state's few bytes,
+ * 2.3 ms for an 8 MB staging buffer, cudaFreeHost 0.1-0.4 ms each; 11 of Poisson 64^3's 17 ms of
+ * setup, with two buffers), so a device's last staging buffers and host state stay for the
+ * process's next solve on it, until cgm_cuda_release_kept. One set a device: a second solve at once
+ * on the same device pins its own, freed after it. */
+static struct {
+  cgm_stager stage;
+  cgm_cg_state *state; /* two: one per graph */
+} kept[CGM_MAX_GPUS];
+static std::mutex kept_lock;
+
+/* d (holding none) takes its device's kept set, or (put) leaves its own for the next solve where
+ * none is kept; what d still holds after is its own to free. */
+static void kept_swap(cgm_cuda_dev *d, bool put) {
+  std::lock_guard<std::mutex> g(kept_lock);
+  if (d->dev < 0 || d->dev >= CGM_MAX_GPUS) return;
+  if (put == (kept[d->dev].stage.buf[0] || kept[d->dev].state)) return;
+  d->stage.k = 0;
+  std::swap(kept[d->dev].stage, d->stage);
+  std::swap(kept[d->dev].state, d->host_state[0]);
+}
+
+void cgm_cuda_dev_release_kept(void) {
+  std::lock_guard<std::mutex> g(kept_lock);
+  int cur = -1; /* the caller's device, set again after (no CUDA call where nothing is kept) */
+  for (int d = 0; d < CGM_MAX_GPUS; d++) {
+    if (!kept[d].stage.buf[0] && !kept[d].state) continue;
+    if (cur < 0 && cudaGetDevice(&cur) != cudaSuccess) cur = 0;
+    if (cudaSetDevice(d) != cudaSuccess) continue; /* kept: nothing is lost */
+    stager_release(&kept[d].stage);
+    cudaFreeHost(kept[d].state);
+    kept[d].state = NULL;
+  }
+  if (cur >= 0) (void)cudaSetDevice(cur);
+  (void)cudaGetLastError();
+}
 
 void cgm_cuda_dev_drop_graphs(cgm_cuda_dev *d) {
   if (d->dev < 0) return;
@@ -141,62 +192,7 @@ cgm_status cgm_cuda_dev_init(cgm_cuda_dev *d, int dev, cgm_precision prec, int64
   return CGM_OK;
 }
 
-/* Uploads through a ring of three pinned staging buffers: the host fills one on every core (a
- * copy, or the conversion to single) while the copy engine drains the others (a pageable copy
- * stages on one thread). Small arrays go directly. The buffers are the device's
- * (cgm_cuda_dev.stage), kept across uploads. 8 MB each: pinning costs ~0.3 ms a MB; with the
- * buffers pinned, 600 MB went at 40 GB/s through two of them and 49 through three, 50 through two
- * of 32 MB (one H200, 2026-12-02, bench/upload_bench.c). */
-#define STAGE_BYTES ((size_t)8 << 20)
-typedef cgm_stager stager;
-
-static void stager_release(cgm_stager *s) {
-  for (int i = 0; i < CGM_STAGE_BUFS; i++) {
-    if (s->done[i]) cudaEventDestroy(s->done[i]);
-    if (s->buf[i]) cudaFreeHost(s->buf[i]);
-  }
-  memset(s, 0, sizeof *s);
-}
-
-/* Pinned host memory outlives a solve. Pinning is most of a small solve's setup in a warm process
- * (one H200, 2026-12-02, bench/small_setup.sh: cudaMallocHost 0.5 ms for the state's few bytes,
- * 2.3 ms for an 8 MB staging buffer, cudaFreeHost 0.1-0.4 ms each; 11 of Poisson 64^3's 17 ms of
- * setup, with two buffers), so a device's last staging buffers and host state stay for the
- * process's next solve on it, until cgm_cuda_release_kept. One set a device: a second solve at once
- * on the same device pins its own, freed after it. */
-static struct {
-  cgm_stager stage;
-  cgm_cg_state *state; /* two: one per graph */
-} kept[CGM_MAX_GPUS];
-static std::mutex kept_lock;
-
-/* d (holding none) takes its device's kept set, or (put) leaves its own for the next solve where
- * none is kept; what d still holds after is its own to free. */
-static void kept_swap(cgm_cuda_dev *d, bool put) {
-  std::lock_guard<std::mutex> g(kept_lock);
-  if (d->dev < 0 || d->dev >= CGM_MAX_GPUS) return;
-  if (put == (kept[d->dev].stage.buf[0] || kept[d->dev].state)) return;
-  d->stage.k = 0;
-  std::swap(kept[d->dev].stage, d->stage);
-  std::swap(kept[d->dev].state, d->host_state[0]);
-}
-
-void cgm_cuda_dev_release_kept(void) {
-  std::lock_guard<std::mutex> g(kept_lock);
-  int cur = -1; /* the caller's device, set again after (no CUDA call where nothing is kept) */
-  for (int d = 0; d < CGM_MAX_GPUS; d++) {
-    if (!kept[d].stage.buf[0] && !kept[d].state) continue;
-    if (cur < 0 && cudaGetDevice(&cur) != cudaSuccess) cur = 0;
-    if (cudaSetDevice(d) != cudaSuccess) continue; /* kept: nothing is lost */
-    stager_release(&kept[d].stage);
-    cudaFreeHost(kept[d].state);
-    kept[d].state = NULL;
-  }
-  if (cur >= 0) (void)cudaSetDevice(cur);
-  (void)cudaGetLastError();
-}
-
-static cgm_status stager_alloc(const cgm_cuda_dev *d, stager *s, cgm_error *err) {
+static cgm_status stager_alloc(const cgm_cuda_dev *d, cgm_stager *s, cgm_error *err) {
   if (s->buf[CGM_STAGE_BUFS - 1]) return CGM_OK; /* this device's, or the kept ones */
   cgm_status st = CGM_OK;
   for (int i = 0; i < CGM_STAGE_BUFS; i++) {
@@ -222,7 +218,7 @@ static cgm_status stager_finish(const cgm_cuda_dev *d, cgm_status st, cgm_error 
  * writes: past one buffer's size through the buffers, filled on every core
  * while the copy engine drains the other; below it from one pageable copy. */
 typedef void (*stage_fill_fn)(void *buf, size_t first, size_t count, const void *ctx);
-static cgm_status stage_upload(stager *s, const cgm_cuda_dev *d, void *dst, size_t count,
+static cgm_status stage_upload(cgm_stager *s, const cgm_cuda_dev *d, void *dst, size_t count,
                                size_t width, stage_fill_fn fill_with, const void *ctx,
                                cgm_error *err) {
   if (count * width < STAGE_BYTES) {
@@ -264,7 +260,7 @@ static void fill_copy(void *buf, size_t first, size_t count, const void *ctx) {
 
 /* dst (device) = src (host): count elements of `width` bytes on the device;
  * to_single: src holds doubles, dst receives floats (width 4). */
-static cgm_status stage_copy(stager *s, const cgm_cuda_dev *d, void *dst, const void *src,
+static cgm_status stage_copy(cgm_stager *s, const cgm_cuda_dev *d, void *dst, const void *src,
                              size_t count, size_t width, int to_single, cgm_error *err) {
   if (count * width < STAGE_BYTES && !to_single) { /* as it is */
     CGM_CUDA_TRY(err, cudaMemcpyAsync(dst, src, count * width, cudaMemcpyHostToDevice, d->stream));
