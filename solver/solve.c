@@ -525,6 +525,10 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
       st = cgm_solve_overflow(res, inf_at, ys[inf_at], bnorm);
     else
       res->relative_residual = true_residual(A, b, x, bnorm);
+    if (res->stalled && inf_at < 0) /* the residual of the x returned, not of the solver's y */
+      cgm_solve_stall_reason(res->fallback_iterations > 0 ? CGM_PREC_DOUBLE : o->precision,
+                             res->relative_residual, pb.tol, res->iterations, res->stop_reason,
+                             sizeof res->stop_reason);
     /* The least relative residual the arithmetic can show for this A and
      * b: u ||A|| ||x|| / ||b|| (||b|| = 1 here). */
     res->attainable_residual =
