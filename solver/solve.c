@@ -364,6 +364,11 @@ cgm_status cgm_solve_conclude(cgm_status st, cgm_precision p, double tol, const 
                                   : "");
     st = CGM_ENOCONV;
   }
+  /* a stall states the x returned's residual, not the solver's (1-9% apart at the floor) */
+  if (res->stalled && isfinite(res->relative_residual))
+    cgm_solve_stall_reason(res->fallback_iterations > 0 ? CGM_PREC_DOUBLE : p,
+                           res->relative_residual, tol, res->iterations, res->stop_reason,
+                           sizeof res->stop_reason);
   if (st == CGM_ENOCONV && !res->stop_reason[0])
     snprintf(res->stop_reason, sizeof res->stop_reason, "%.250s",
              err && err->msg[0] ? err->msg : "did not converge");
@@ -525,10 +530,6 @@ static cgm_status solve_in_order(const cgm_csr *A, const double *b, double *x,
       st = cgm_solve_overflow(res, inf_at, ys[inf_at], bnorm);
     else
       res->relative_residual = true_residual(A, b, x, bnorm);
-    if (res->stalled && inf_at < 0) /* the residual of the x returned, not of the solver's y */
-      cgm_solve_stall_reason(res->fallback_iterations > 0 ? CGM_PREC_DOUBLE : o->precision,
-                             res->relative_residual, pb.tol, res->iterations, res->stop_reason,
-                             sizeof res->stop_reason);
     /* The least relative residual the arithmetic can show for this A and
      * b: u ||A|| ||x|| / ||b|| (||b|| = 1 here). */
     res->attainable_residual =
